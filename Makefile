@@ -1,0 +1,97 @@
+# sweep - top-level build.
+#
+#   make            build every library and program into $(BUILD)/bin
+#   make test       build and run every test (unit, integration, interop)
+#   make bench      run the benchmarks, one BENCH line per figure
+#   make run        run the main job (see README.md)
+#   make install    install programs, libraries and headers under $(DESTDIR)$(PREFIX)
+#   make clean      remove build directories
+#
+# Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
+# SANITIZER=address|undefined (builds into build-<sanitizer>/), PREFIX, DESTDIR.
+#
+# Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
+# they share: flags, the object rule, Debian dependencies and the top targets.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+SANITIZER ?=
+
+BUILD := build$(if $(SANITIZER),-$(SANITIZER))
+BIN := $(BUILD)/bin
+LIB := $(BUILD)/lib
+
+# Determinism (DESIGN.md): no fused multiply-add, no fast-math, ever. These
+# come after the user's CFLAGS so they cannot be switched off by accident,
+# and a fast-math request is refused outright.
+SWEEP_FPFLAGS := -ffp-contract=off -fno-fast-math
+ifneq ($(findstring fast-math,$(CFLAGS))$(findstring -Ofast,$(CFLAGS)),)
+$(error sweep: -ffast-math/-Ofast break bit-identical replay; remove them from CFLAGS)
+endif
+
+SWEEP_CFLAGS := -std=gnu11 -Wall -Wextra -I. -MMD -MP
+SWEEP_LDLIBS := -lm
+ifneq ($(SANITIZER),)
+SWEEP_SANFLAGS := -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+COMPILE = $(CC) $(SWEEP_CFLAGS) $(CFLAGS) $(SWEEP_SANFLAGS) $(SWEEP_FPFLAGS)
+LINK = $(CC) $(CFLAGS) $(SWEEP_SANFLAGS) $(LDFLAGS)
+
+# Filled in by the folder fragments.
+PROGRAMS :=
+LIBRARIES :=
+TESTS :=
+BENCHES :=
+INSTALL_HEADERS :=
+
+.PHONY: all test bench run install clean deps
+all:
+
+include core/core.mk
+include maps/maps.mk
+include tests/tests.mk
+-include protocol/protocol.mk
+-include server/server.mk
+-include client-sdk/client-sdk.mk
+
+all: $(LIBRARIES) $(PROGRAMS)
+
+$(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(COMPILE) -c $< -o $@
+
+# --- Debian dependencies ----------------------------------------------------
+# Checked once per build directory. As root the missing ones are installed;
+# otherwise the exact apt-get line is printed and the build stops.
+DEB_PACKAGES := gcc make pkgconf libc6-dev libuv1-dev libsqlite3-dev sqlite3 \
+	libcmocka-dev clang flatbuffers-compiler libflatbuffers-dev \
+	python3-flatbuffers g++ libassimp-dev
+
+deps: $(BUILD)/.deps-ok
+
+$(BUILD)/.deps-ok:
+	@mkdir -p $(@D)
+	@SWEEP_DEB_PACKAGES="$(DEB_PACKAGES)" sh tests/install-deps.sh
+	@touch $@
+
+# --- top targets ------------------------------------------------------------
+test: $(TESTS) $(PROGRAMS)
+	@sh tests/run-tests.sh $(TESTS)
+
+bench: $(BENCHES) $(PROGRAMS)
+	@BUILD=$(BUILD) sh tests/bench/run-bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sweep
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
+	for h in $(INSTALL_HEADERS); do \
+		install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/sweep/$$h || exit 1; done
+
+clean:
+	rm -rf build build-*
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,83 @@
+/*
+ * config.c - movement rules: defaults, range checks, and a deterministic
+ * cosine so slope limits written in degrees mean the same everywhere.
+ */
+#include <math.h>
+
+#include "core/move.h"
+
+void sweep_config_default(sweep_config *cfg)
+{
+    cfg->gravity = sweep_v3(0.0, 0.0, -9.81);
+    cfg->walkable_normal_up = 0.70710678118654752440; /* cos 45 degrees */
+    cfg->step_height = 0.35;
+    cfg->skin = 1e-3;
+    cfg->max_iterations = 8;
+    cfg->min_radius = 0.01;
+    cfg->max_radius = 100.0;
+    cfg->max_anisotropy = 32.0;
+    cfg->max_speed = 1000.0;
+    cfg->max_dt = 1.0;
+    cfg->max_coordinate = 1e7;
+}
+
+sweep_status sweep_config_check(const sweep_config *c)
+{
+    if (!c)
+        return SWEEP_E_ARG;
+    if (!sweep_v3_isfinite(c->gravity))
+        return SWEEP_E_CONFIG;
+    if (!(c->walkable_normal_up > 0.0 && c->walkable_normal_up <= 1.0))
+        return SWEEP_E_CONFIG;
+    if (!(c->step_height >= 0.0 && c->step_height <= 1e6))
+        return SWEEP_E_CONFIG;
+    if (!(c->skin > 0.0 && c->skin <= 0.1))
+        return SWEEP_E_CONFIG;
+    if (c->max_iterations < 1 || c->max_iterations > 64)
+        return SWEEP_E_CONFIG;
+    if (!(c->min_radius > 0.0 && c->max_radius >= c->min_radius && c->max_radius <= 1e6))
+        return SWEEP_E_CONFIG;
+    if (!(c->max_anisotropy >= 1.0 && c->max_anisotropy <= 1e3))
+        return SWEEP_E_CONFIG;
+    if (!(c->max_speed > 0.0 && c->max_speed <= 1e9))
+        return SWEEP_E_CONFIG;
+    if (!(c->max_dt > 0.0 && c->max_dt <= 1e3))
+        return SWEEP_E_CONFIG;
+    if (!(c->max_coordinate > 0.0 && c->max_coordinate <= 1e12))
+        return SWEEP_E_CONFIG;
+    return SWEEP_OK;
+}
+
+/* Taylor series of cos about 0 in r^2, evaluated by Horner's rule. On
+ * [0, pi/2] the first omitted term is below 2e-17, so the result is within
+ * rounding of the true value; only + - * / are used. */
+static double cos_small(double r)
+{
+    double r2 = r * r, s = 1.0;
+    for (int k = 11; k >= 1; k--)
+        s = 1.0 - s * r2 / (double)((2 * k - 1) * (2 * k));
+    return s;
+}
+
+double sweep_cos_degrees(double degrees)
+{
+    if (!isfinite(degrees))
+        return NAN;
+    double x = fmod(fabs(degrees), 360.0); /* exact in IEEE arithmetic */
+    if (x > 180.0)
+        x = 360.0 - x;
+    double sign = 1.0;
+    if (x > 90.0) {
+        x = 180.0 - x;
+        sign = -1.0;
+    }
+    /* Near 90 degrees use cos x = sin(90 - x) = sin y with y small, so the
+     * answer keeps full relative precision; sin by its own series. */
+    if (x > 45.0) {
+        double y = (90.0 - x) * (3.14159265358979323846 / 180.0), y2 = y * y, s = 1.0;
+        for (int k = 11; k >= 1; k--)
+            s = 1.0 - s * y2 / (double)((2 * k) * (2 * k + 1));
+        return sign * y * s;
+    }
+    return sign * cos_small(x * (3.14159265358979323846 / 180.0));
+}

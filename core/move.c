@@ -1,0 +1,326 @@
+/*
+ * move.c - collide-and-slide for one ellipsoid (see move.h for the passes).
+ *
+ * All sliding happens in eSpace, where the ellipsoid is a unit sphere and a
+ * sweep is one call to the scene. A pass is the course chapter's
+ * CollideEllipsoid loop: sweep, stop `skin` short of the contact along the
+ * path (Fauerby's veryCloseDistance, which never drifts sideways on a
+ * slope), project the rest of the displacement onto the sliding plane, and
+ * repeat, at most max_iterations times. The jitter filter ends a pass when
+ * the slide would turn against the pass's input displacement; when the
+ * iterations run out the pass falls back to the first contact along the
+ * original displacement, which is always a safe place.
+ *
+ * Positions are carried in eSpace and turned back into world space once, as
+ * start + (eSpace displacement) * radii, so a body that does not move keeps
+ * its position bit for bit.
+ */
+#include "core/move.h"
+
+#include <string.h>
+
+#include "core/scene.h"
+#include "core/world_impl.h"
+
+/* A remaining eSpace displacement shorter than this is not worth a sweep. */
+#define MIN_DISP 1e-9
+
+typedef struct ctx {
+    const sweep_world *w;
+    const sweep_config *cfg;
+    sweep_vec3 radii, inv_radii;
+    sweep_vec3 up; /* world, unit; zero when there is no gravity */
+    int has_up;
+    sweep_move_result *res;
+} ctx;
+
+enum mode {
+    MODE_SLIDE, /* lateral: steep surfaces act as vertical walls */
+    MODE_FALL,  /* along up: moving down stops on walkable ground */
+    MODE_PROBE  /* one sweep, stop at the first contact, no slide */
+};
+
+typedef struct pass_out {
+    int hit_steep;    /* touched a surface that is not walkable ground */
+    int ground;       /* ended on walkable ground (FALL, PROBE) */
+    sweep_vec3 ground_normal;
+    uint32_t ground_index, ground_material;
+} pass_out;
+
+static sweep_vec3 to_world_normal(const ctx *c, sweep_vec3 ne)
+{
+    return sweep_v3_normalize(sweep_v3_mul(ne, c->inv_radii));
+}
+
+static sweep_vec3 to_espace_normal(const ctx *c, sweep_vec3 nw)
+{
+    return sweep_v3_normalize(sweep_v3_mul(nw, c->radii));
+}
+
+static int is_walkable(const ctx *c, sweep_vec3 nw)
+{
+    return c->has_up && sweep_v3_dot(nw, c->up) >= c->cfg->walkable_normal_up;
+}
+
+/* Appends the contacts of one sweep (new triangles only) and grows the
+ * extents box; e_at is the eSpace centre at the contact. */
+static void record(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_at)
+{
+    sweep_move_result *res = c->res;
+    res->flags |= SWEEP_MOVED_HIT;
+    for (uint32_t i = 0; i < sr->count; i++) {
+        const sweep__scene_hit *h = &sr->hits[i];
+        sweep_vec3 rel = sweep_v3_mul(sweep_v3_scale(h->normal, -1.0), c->radii);
+        res->extents_min = sweep_v3_min(res->extents_min, rel);
+        res->extents_max = sweep_v3_max(res->extents_max, rel);
+        uint32_t k = 0;
+        while (k < res->contact_count && res->contacts[k].triangle != h->index)
+            k++;
+        if (k < res->contact_count || k == SWEEP_MAX_CONTACTS)
+            continue;
+        sweep_contact *ct = &res->contacts[res->contact_count++];
+        ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
+        ct->normal = to_world_normal(c, h->normal);
+        ct->triangle = h->index;
+        ct->material = c->w->tris[h->tri].material;
+    }
+}
+
+/* Where the sphere may stop for a sweep result: `skin` short of the contact
+ * along the path, or pushed out along the normal when it started embedded. */
+static sweep_vec3 stop_point(const ctx *c, sweep_vec3 from, sweep_vec3 disp, const sweep__scene_result *sr)
+{
+    double skin = c->cfg->skin;
+    if (sr->t_min < 0.0)
+        return sweep_v3_madd(from, sr->hits[0].normal, -sr->t_min + skin);
+    double len = sweep_v3_len(disp);
+    double t = len > 0.0 ? sr->t_min - skin / len : 0.0;
+    return t > 0.0 ? sweep_v3_madd(from, disp, t) : from;
+}
+
+/*
+ * One pass from *e_pos by e_disp (eSpace). *vel (world, may be NULL) loses
+ * the part that runs into each sliding plane. Updates *e_pos; fills *po.
+ */
+static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_disp, sweep_vec3 *vel,
+                     pass_out *po)
+{
+    memset(po, 0, sizeof *po);
+    sweep_vec3 from = *e_pos, target = sweep_v3_add(from, e_disp);
+    const sweep_vec3 input = e_disp;
+    int moving_down = c->has_up && sweep_v3_dot(sweep_v3_mul(e_disp, c->radii), c->up) < 0.0;
+    uint32_t i;
+    for (i = 0; i < c->cfg->max_iterations; i++) {
+        sweep_vec3 disp = sweep_v3_sub(target, from);
+        if (sweep_v3_len2(disp) < MIN_DISP * MIN_DISP)
+            break;
+        sweep__scene_result sr;
+        int first = c->res->iterations == 0;
+        c->res->iterations++;
+        if (!sweep__scene_sweep(c->w, c->radii, c->inv_radii, from, disp, &sr)) {
+            from = target;
+            break;
+        }
+        if (first && sr.t_min < 0.0)
+            c->res->flags |= SWEEP_MOVED_STARTED_EMBEDDED;
+        sweep_vec3 at = stop_point(c, from, disp, &sr);
+        record(c, &sr, at);
+        const sweep__scene_hit *h = &sr.hits[0];
+        sweep_vec3 ne = h->normal, nw = to_world_normal(c, ne);
+        int walkable = is_walkable(c, nw);
+        if (!walkable)
+            po->hit_steep = 1;
+        from = at;
+        if (walkable && (mode == MODE_PROBE || (mode == MODE_FALL && moving_down))) {
+            po->ground = 1;
+            po->ground_normal = nw;
+            po->ground_index = h->index;
+            po->ground_material = c->w->tris[h->tri].material;
+        }
+        if (mode == MODE_PROBE || po->ground)
+            break;
+        if (mode == MODE_SLIDE && c->has_up && !walkable) {
+            /* Walking treats a steep surface as a wall: slide along its
+             * horizontal normal, never up it. */
+            double u = sweep_v3_dot(nw, c->up);
+            sweep_vec3 flat = sweep_v3_normalize(sweep_v3_madd(nw, c->up, -u));
+            if (u > 0.0 && sweep_v3_len2(flat) > 0.0) {
+                nw = flat;
+                ne = to_espace_normal(c, flat);
+            }
+        }
+        target = sweep_v3_madd(target, ne, -sweep_v3_dot(sweep_v3_sub(target, from), ne));
+        if (vel) {
+            double into = sweep_v3_dot(*vel, nw);
+            if (into < 0.0)
+                *vel = sweep_v3_madd(*vel, nw, -into);
+        }
+        if (sweep_v3_dot(sweep_v3_sub(target, from), input) < 0.0)
+            break; /* the jitter filter: the slide turned back */
+    }
+    if (i == c->cfg->max_iterations) {
+        /* Out of iterations: settle for the first contact along the input. */
+        c->res->flags |= SWEEP_MOVED_ITERATION_LIMIT;
+        sweep__scene_result sr;
+        from = *e_pos;
+        c->res->iterations++;
+        if (sweep__scene_sweep(c->w, c->radii, c->inv_radii, from, input, &sr))
+            from = stop_point(c, from, input, &sr);
+        else
+            from = sweep_v3_add(from, input);
+    }
+    *e_pos = from;
+}
+
+static double horizontal_len2(const ctx *c, sweep_vec3 d)
+{
+    return sweep_v3_len2(sweep_v3_madd(d, c->up, -sweep_v3_dot(d, c->up)));
+}
+
+static void set_ground(sweep_move_result *res, const pass_out *po)
+{
+    res->flags |= SWEEP_MOVED_GROUNDED;
+    res->ground_normal = po->ground_normal;
+    res->ground_triangle = po->ground_index;
+    res->ground_material = po->ground_material;
+}
+
+/*
+ * Step-up (Quake's StepSlideMove in ellipsoid form): up by at most
+ * step_height, the same lateral slide, then down onto walkable ground. Keeps
+ * the result only if it lands and gets further across than the plain slide.
+ */
+static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start, sweep_vec3 e_lat,
+                     sweep_vec3 vel_in, sweep_vec3 *e_pos, sweep_vec3 *vel)
+{
+    /* The plain slide's contacts were only a try: the step starts afresh. */
+    sweep_move_result plain = *c->res;
+    *c->res = *before;
+    c->res->iterations = plain.iterations;
+    double plain_progress = horizontal_len2(c, sweep_v3_mul(sweep_v3_sub(*e_pos, e_start), c->radii));
+
+    pass_out po;
+    sweep_vec3 p = e_start, v = vel_in;
+    sweep_vec3 rise = sweep_v3_mul(sweep_v3_scale(c->up, c->cfg->step_height), c->inv_radii);
+    run_pass(c, MODE_PROBE, &p, rise, NULL, &po);
+    sweep_vec3 risen = sweep_v3_sub(p, e_start);
+    run_pass(c, MODE_SLIDE, &p, e_lat, &v, &po);
+    run_pass(c, MODE_FALL, &p, sweep_v3_scale(risen, -1.0), NULL, &po);
+    double progress = horizontal_len2(c, sweep_v3_mul(sweep_v3_sub(p, e_start), c->radii));
+    if (po.ground && progress > plain_progress) {
+        c->res->flags |= SWEEP_MOVED_STEPPED;
+        *e_pos = p;
+        *vel = v;
+        return;
+    }
+    uint32_t iterations = c->res->iterations;
+    *c->res = plain;
+    c->res->iterations = iterations;
+}
+
+static sweep_status check_input(const sweep_config *cfg, const sweep_move_input *in)
+{
+    if (!sweep_v3_isfinite(in->position) || !sweep_v3_isfinite(in->radii) ||
+        !sweep_v3_isfinite(in->velocity) || !isfinite(in->dt))
+        return SWEEP_E_NONFINITE;
+    sweep_vec3 r = in->radii;
+    double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
+    double rmax = r.x > r.y ? (r.x > r.z ? r.x : r.z) : (r.y > r.z ? r.y : r.z);
+    if (!(rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy))
+        return SWEEP_E_RADII;
+    if (!(in->dt > 0.0 && in->dt <= cfg->max_dt))
+        return SWEEP_E_DT;
+    if (sweep_v3_len2(in->velocity) > cfg->max_speed * cfg->max_speed)
+        return SWEEP_E_VELOCITY;
+    sweep_vec3 p = in->position;
+    if (fabs(p.x) > cfg->max_coordinate || fabs(p.y) > cfg->max_coordinate || fabs(p.z) > cfg->max_coordinate)
+        return SWEEP_E_POSITION;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const sweep_move_input *in,
+                        sweep_move_result *out)
+{
+    if (!world || !cfg || !in || !out)
+        return SWEEP_E_ARG;
+    sweep_status st = sweep_config_check(cfg);
+    if (st == SWEEP_OK)
+        st = check_input(cfg, in);
+    if (st != SWEEP_OK)
+        return st;
+
+    sweep_move_result res;
+    memset(&res, 0, sizeof res);
+    res.ground_triangle = SWEEP_NO_TRIANGLE;
+    res.extents_min = in->radii;
+    res.extents_max = sweep_v3_scale(in->radii, -1.0);
+
+    ctx c = {world, cfg, in->radii, sweep_v3(1.0 / in->radii.x, 1.0 / in->radii.y, 1.0 / in->radii.z),
+             sweep_v3(0, 0, 0), 0, &res};
+    double g = sweep_v3_len(cfg->gravity);
+    if (g > 0.0) {
+        c.up = sweep_v3_scale(cfg->gravity, -1.0 / g);
+        c.has_up = 1;
+    }
+
+    sweep_vec3 disp = sweep_v3_scale(in->velocity, in->dt);
+    sweep_vec3 vel_lat = in->velocity, vel_vert = sweep_v3(0, 0, 0);
+    sweep_vec3 disp_lat = disp, disp_vert = sweep_v3(0, 0, 0);
+    if (c.has_up) {
+        double dv = sweep_v3_dot(disp, c.up), vv = sweep_v3_dot(in->velocity, c.up);
+        disp_vert = sweep_v3_scale(c.up, dv);
+        disp_lat = sweep_v3_sub(disp, disp_vert);
+        vel_vert = sweep_v3_scale(c.up, vv);
+        vel_lat = sweep_v3_sub(in->velocity, vel_vert);
+    }
+    int was_grounded = c.has_up && (in->flags & SWEEP_INPUT_GROUNDED);
+
+    const sweep_vec3 e_start = sweep_v3_mul(in->position, c.inv_radii);
+    sweep_vec3 e_pos = e_start;
+    pass_out po;
+
+    /* 1-3: lateral slide, and the step-up when a steep surface blocked it. */
+    sweep_vec3 e_lat = sweep_v3_mul(disp_lat, c.inv_radii);
+    if (sweep_v3_len2(e_lat) > 0.0) {
+        sweep_vec3 vel_in = vel_lat;
+        sweep_move_result before = res;
+        run_pass(&c, MODE_SLIDE, &e_pos, e_lat, &vel_lat, &po);
+        if (po.hit_steep && was_grounded && cfg->step_height > 0.0)
+            try_step(&c, &before, e_start, e_lat, vel_in, &e_pos, &vel_lat);
+    }
+
+    /* 4: the vertical pass (gravity and jumps). */
+    memset(&po, 0, sizeof po);
+    sweep_vec3 e_vert = sweep_v3_mul(disp_vert, c.inv_radii);
+    if (sweep_v3_len2(e_vert) > 0.0)
+        run_pass(&c, MODE_FALL, &e_pos, e_vert, &vel_vert, &po);
+    if (po.ground)
+        set_ground(&res, &po);
+
+    /* 5: keep a walking body on the ground over steps down and slopes. */
+    if (!po.ground && was_grounded && cfg->step_height > 0.0 && sweep_v3_dot(disp, c.up) <= 0.0) {
+        sweep_move_result before = res;
+        sweep_vec3 p = e_pos;
+        sweep_vec3 down = sweep_v3_mul(sweep_v3_scale(c.up, -cfg->step_height), c.inv_radii);
+        run_pass(&c, MODE_FALL, &p, down, NULL, &po);
+        if (po.ground) {
+            e_pos = p;
+            set_ground(&res, &po);
+            res.flags |= SWEEP_MOVED_SNAPPED;
+        } else {
+            uint32_t iterations = res.iterations;
+            res = before;
+            res.iterations = iterations;
+        }
+    }
+
+    /* 6: results. A grounded body has no velocity along up: the ground
+     * took it, and gravity must not pile up while standing. */
+    sweep_vec3 vel = sweep_v3_add(vel_lat, vel_vert);
+    if (res.flags & SWEEP_MOVED_GROUNDED)
+        vel = sweep_v3_madd(vel, c.up, -sweep_v3_dot(vel, c.up));
+    res.velocity = vel;
+    res.position = sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), c.radii));
+    *out = res;
+    return SWEEP_OK;
+}

@@ -1,0 +1,122 @@
+/*
+ * move.h - collide-and-slide: moving one ellipsoid through a world.
+ *
+ * This is the entry point the server, the client SDK's prediction and the
+ * tools call for every player step. One call:
+ *
+ *   1. splits the displacement velocity * dt into a lateral part (across the
+ *      up axis) and a vertical part (along it), as Fauerby's gravity pass;
+ *   2. slides the lateral part along what it hits (bounded iterations, the
+ *      jitter filter, the iteration-limit fallback of the seeds); steep
+ *      surfaces act as walls here, so walking never climbs a steep ramp;
+ *   3. if the body was grounded and the lateral move was blocked, tries to
+ *      step up by at most step_height and keeps the step only if it lands on
+ *      walkable ground and goes further;
+ *   4. moves the vertical part: falling stops on walkable ground, slides
+ *      down steep ground;
+ *   5. if the body was grounded, is not moving up and lost the ground, snaps
+ *      down by at most step_height onto walkable ground (stairs down, ramps);
+ *   6. reports the new position, the integration velocity (the input velocity
+ *      with what the surfaces took away; zero along up while grounded), the
+ *      ground, the contacts and the collision extents.
+ *
+ * Without gravity (zero vector) there is no up axis: the whole displacement
+ * is one slide and there is no ground logic.
+ *
+ * The call is a pure function of (world, config, input): no allocation, no
+ * global state, bit-identical on every machine (see vec3.h conventions).
+ * Bad input returns an error and writes nothing.
+ */
+#ifndef SWEEP_CORE_MOVE_H
+#define SWEEP_CORE_MOVE_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+#include "core/vec3.h"
+#include "core/world.h"
+
+#define SWEEP_MAX_CONTACTS 8
+
+/* Movement rules and limits, usually one per world (the map supplies them). */
+typedef struct sweep_config {
+    sweep_vec3 gravity;        /* units/s^2; only its direction is used here */
+    double walkable_normal_up; /* cosine of the steepest walkable slope, in (0, 1] */
+    double step_height;        /* highest step climbed or snapped down, units; 0 = none */
+    double skin;               /* gap kept to surfaces, in eSpace units (fraction of a radius) */
+    uint32_t max_iterations;   /* slide iterations per pass, 1..64 */
+    /* Limits on input; anything outside is refused with an error. */
+    double min_radius, max_radius; /* units */
+    double max_anisotropy;         /* largest radius / smallest radius */
+    double max_speed;              /* units/s */
+    double max_dt;                 /* seconds */
+    double max_coordinate;         /* |position component|, units */
+} sweep_config;
+
+/* Fills cfg with the documented defaults: z up, 9.81 gravity, 45 degree
+ * walkable slope, 0.35 step, skin 1e-3, 8 iterations, radii 0.01..100,
+ * anisotropy 32, speed 1000, dt 1, coordinates 1e7. */
+void sweep_config_default(sweep_config *cfg);
+
+/* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */
+sweep_status sweep_config_check(const sweep_config *cfg);
+
+/* cos(degrees) from + - * / only, so a slope limit given in degrees turns into
+ * the same walkable_normal_up on every machine. Exact to within 2 ulp on
+ * [0, 90]; any finite argument is accepted. */
+double sweep_cos_degrees(double degrees);
+
+enum {
+    SWEEP_INPUT_GROUNDED = 1u << 0 /* the previous move ended grounded */
+};
+
+typedef struct sweep_move_input {
+    sweep_vec3 position; /* ellipsoid centre, units */
+    sweep_vec3 radii;    /* semi-axes along x, y, z, units */
+    sweep_vec3 velocity; /* requested velocity for this step, units/s */
+    double dt;           /* seconds */
+    uint32_t flags;      /* SWEEP_INPUT_* */
+} sweep_move_input;
+
+enum {
+    SWEEP_MOVED_HIT = 1u << 0,             /* touched at least one surface */
+    SWEEP_MOVED_GROUNDED = 1u << 1,        /* ends standing on walkable ground */
+    SWEEP_MOVED_STARTED_EMBEDDED = 1u << 2, /* began overlapping geometry and was pushed out */
+    SWEEP_MOVED_ITERATION_LIMIT = 1u << 3, /* a pass ran out of iterations; fallback used */
+    SWEEP_MOVED_STEPPED = 1u << 4,         /* climbed a step */
+    SWEEP_MOVED_SNAPPED = 1u << 5          /* snapped down onto ground */
+};
+
+typedef struct sweep_contact {
+    sweep_vec3 point;  /* world point on the ellipsoid surface where it touched */
+    sweep_vec3 normal; /* world unit normal of the sliding plane, towards the ellipsoid */
+    uint32_t triangle; /* triangle index as given to sweep_world_create */
+    uint32_t material;
+} sweep_contact;
+
+typedef struct sweep_move_result {
+    sweep_vec3 position;      /* new centre */
+    sweep_vec3 velocity;      /* integration velocity, units/s */
+    sweep_vec3 ground_normal; /* world unit normal under the body if grounded, else zero */
+    uint32_t ground_triangle; /* SWEEP_NO_TRIANGLE if not grounded */
+    uint32_t ground_material; /* 0 if not grounded */
+    uint32_t flags;           /* SWEEP_MOVED_* */
+    uint32_t iterations;      /* scene sweeps performed, all passes together */
+    uint32_t contact_count;
+    /* Surfaces touched during this move, in the order first touched, each
+     * triangle once, at most SWEEP_MAX_CONTACTS. */
+    sweep_contact contacts[SWEEP_MAX_CONTACTS];
+    /* Bounding box of the contact points relative to the centre at contact
+     * (seeds, CollideEllipsoid): min = +radii and max = -radii when empty. */
+    sweep_vec3 extents_min, extents_max;
+} sweep_move_result;
+
+/*
+ * Moves one ellipsoid. Returns SWEEP_OK and fills *out, or an error
+ * (NONFINITE, RADII, VELOCITY, DT, POSITION, CONFIG, ARG) and leaves *out
+ * untouched.
+ */
+sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg,
+                        const sweep_move_input *in, sweep_move_result *out);
+
+#endif

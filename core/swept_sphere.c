@@ -1,0 +1,202 @@
+/*
+ * swept_sphere.c - unit sphere swept against one triangle (see swept_sphere.h).
+ *
+ * Order of the test, cheapest rejections first:
+ *   1. centre behind the plane: back face, nothing;
+ *   2. the plane slab |dist| <= 1 is out of reach within tmax: nothing;
+ *   3. overlap at t = 0 (exact closest point): embedded answer;
+ *   4. the sphere reaches the plane at t0 with its lowest point inside the
+ *      triangle: face contact at t0, the earliest possible;
+ *   5. otherwise the earliest of the three vertex and three edge contacts.
+ */
+#include "core/swept_sphere.h"
+
+/*
+ * First t in [0, tmax] where g(t) = A t^2 + B t + C reaches zero from above,
+ * where g > 0 means "apart" and A >= 0. Returns -1 if there is none.
+ * Already touching (C <= 0) counts as a contact at 0 only while closing in.
+ */
+static double first_contact(double A, double B, double C, double tmax)
+{
+    if (C <= 0.0)
+        return B < 0.0 ? 0.0 : -1.0;
+    if (B >= 0.0)
+        return -1.0; /* apart and not closing: both roots (if any) lie before 0 */
+    if (A < 0.0)
+        A = 0.0; /* rounding of a quantity that is >= 0 by Cauchy-Schwarz */
+    double disc = B * B - 4.0 * A * C;
+    if (disc < 0.0)
+        return -1.0;
+    double t = 2.0 * C / (-B + sqrt(disc));
+    return t <= tmax ? t : -1.0;
+}
+
+static sweep_vec3 closest_on_segment(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b)
+{
+    sweep_vec3 ab = sweep_v3_sub(b, a);
+    double l2 = sweep_v3_len2(ab);
+    if (!(l2 > 0.0))
+        return a;
+    double f = sweep_v3_dot(sweep_v3_sub(p, a), ab) / l2;
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    return sweep_v3_madd(a, ab, f);
+}
+
+/* Fallback for triangles without area: nearest point of the three sides. */
+static sweep_vec3 closest_on_sides(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
+{
+    sweep_vec3 q[3] = {closest_on_segment(p, a, b), closest_on_segment(p, b, c), closest_on_segment(p, c, a)};
+    sweep_vec3 best = q[0];
+    double bd = sweep_v3_len2(sweep_v3_sub(p, q[0]));
+    for (int i = 1; i < 3; i++) {
+        double d = sweep_v3_len2(sweep_v3_sub(p, q[i]));
+        if (d < bd)
+            bd = d, best = q[i];
+    }
+    return best;
+}
+
+/* Voronoi-region walk: which vertex, edge or the face is nearest to p. */
+sweep_vec3 sweep_closest_point_on_triangle(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
+{
+    sweep_vec3 ab = sweep_v3_sub(b, a), ac = sweep_v3_sub(c, a);
+    sweep_vec3 ap = sweep_v3_sub(p, a);
+    double d1 = sweep_v3_dot(ab, ap), d2 = sweep_v3_dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0)
+        return a;
+    sweep_vec3 bp = sweep_v3_sub(p, b);
+    double d3 = sweep_v3_dot(ab, bp), d4 = sweep_v3_dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3)
+        return b;
+    sweep_vec3 cp = sweep_v3_sub(p, c);
+    double d5 = sweep_v3_dot(ab, cp), d6 = sweep_v3_dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6)
+        return c;
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0)
+        return sweep_v3_madd(a, ab, d1 / (d1 - d3));
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0)
+        return sweep_v3_madd(a, ac, d2 / (d2 - d6));
+    double va = d3 * d6 - d5 * d4;
+    double e1 = d4 - d3, e2 = d5 - d6;
+    if (va <= 0.0 && e1 >= 0.0 && e2 >= 0.0 && e1 + e2 > 0.0)
+        return sweep_v3_madd(b, sweep_v3_sub(c, b), e1 / (e1 + e2));
+    double sum = va + vb + vc;
+    if (!(sum > 0.0))
+        return closest_on_sides(p, a, b, c);
+    return sweep_v3_add(a, sweep_v3_add(sweep_v3_scale(ab, vb / sum), sweep_v3_scale(ac, vc / sum)));
+}
+
+/* Is p (on the triangle's plane) inside the triangle or on its border? */
+static int inside(sweep_vec3 p, sweep_vec3 a, sweep_vec3 ab, sweep_vec3 ac)
+{
+    sweep_vec3 ap = sweep_v3_sub(p, a);
+    double d00 = sweep_v3_dot(ab, ab), d01 = sweep_v3_dot(ab, ac), d11 = sweep_v3_dot(ac, ac);
+    double d20 = sweep_v3_dot(ap, ab), d21 = sweep_v3_dot(ap, ac);
+    double u = d11 * d20 - d01 * d21;
+    double v = d00 * d21 - d01 * d20;
+    double den = d00 * d11 - d01 * d01;
+    return u >= 0.0 && v >= 0.0 && u + v <= den;
+}
+
+typedef struct best {
+    double t;
+    sweep_vec3 point;
+    sweep_feature feature;
+    int found;
+} best;
+
+static void vertex_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p, best *bs)
+{
+    sweep_vec3 w = sweep_v3_sub(center, p);
+    double A = sweep_v3_len2(disp);
+    double B = 2.0 * sweep_v3_dot(disp, w);
+    double C = sweep_v3_len2(w) - 1.0;
+    double t = first_contact(A, B, C, bs->t);
+    if (t >= 0.0 && (!bs->found || t < bs->t)) {
+        bs->t = t, bs->point = p, bs->feature = SWEEP_FEATURE_VERTEX, bs->found = 1;
+    }
+}
+
+/* Contact with the segment p1-p2: the infinite cylinder of radius 1 around
+ * its line, kept only where the contact projects inside the segment. */
+static void edge_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p1, sweep_vec3 p2, best *bs)
+{
+    sweep_vec3 e = sweep_v3_sub(p2, p1), w = sweep_v3_sub(center, p1);
+    double ee = sweep_v3_len2(e);
+    if (!(ee > 0.0))
+        return; /* zero-length edge: its vertices cover it */
+    double ed = sweep_v3_dot(e, disp), ew = sweep_v3_dot(e, w);
+    double A = ee * sweep_v3_len2(disp) - ed * ed;
+    double B = 2.0 * (ee * sweep_v3_dot(w, disp) - ew * ed);
+    double C = ee * (sweep_v3_len2(w) - 1.0) - ew * ew;
+    double t = first_contact(A, B, C, bs->t);
+    if (t < 0.0 || (bs->found && t >= bs->t))
+        return;
+    double f = (ew + ed * t) / ee;
+    if (f < 0.0 || f > 1.0)
+        return;
+    bs->t = t, bs->point = sweep_v3_madd(p1, e, f), bs->feature = SWEEP_FEATURE_EDGE, bs->found = 1;
+}
+
+int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
+                                sweep_vec3 c, double tmax, sweep_sphere_hit *out)
+{
+    sweep_vec3 ab = sweep_v3_sub(b, a), ac = sweep_v3_sub(c, a);
+    sweep_vec3 nn = sweep_v3_cross(ab, ac);
+    sweep_vec3 ca = sweep_v3_sub(center, a);
+    double s = sweep_v3_dot(nn, ca);
+    if (s < 0.0)
+        return 0; /* centre behind the plane: back face */
+    double nlen = sweep_v3_len(nn);
+    if (!(nlen > 0.0))
+        return 0; /* no plane, no front */
+    sweep_vec3 n = sweep_v3_scale(nn, 1.0 / nlen);
+    double dist = s / nlen;
+    double nv = sweep_v3_dot(n, disp);
+    if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
+        return 0; /* never reaches the slab in time */
+
+    if (dist < 1.0) {
+        sweep_vec3 q = sweep_closest_point_on_triangle(center, a, b, c);
+        sweep_vec3 away = sweep_v3_sub(center, q);
+        double d = sweep_v3_len(away);
+        if (d < 1.0) {
+            out->t = d - 1.0;
+            /* On the face, or so close that the direction is noise. */
+            out->normal = d > 1e-12 ? sweep_v3_scale(away, 1.0 / d) : n;
+            out->point = q;
+            out->feature = SWEEP_FEATURE_FACE;
+            out->embedded = 1;
+            return 1;
+        }
+    } else {
+        double t0 = first_contact(0.0, nv, dist - 1.0, tmax);
+        if (t0 >= 0.0) {
+            sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
+            if (inside(p, a, ab, ac)) {
+                out->t = t0, out->normal = n, out->point = p;
+                out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
+                return 1;
+            }
+        }
+    }
+
+    best bs = {tmax, {0, 0, 0}, SWEEP_FEATURE_VERTEX, 0};
+    vertex_contact(center, disp, a, &bs);
+    vertex_contact(center, disp, b, &bs);
+    vertex_contact(center, disp, c, &bs);
+    edge_contact(center, disp, a, b, &bs);
+    edge_contact(center, disp, b, c, &bs);
+    edge_contact(center, disp, c, a, &bs);
+    if (!bs.found)
+        return 0;
+    sweep_vec3 at = sweep_v3_madd(center, disp, bs.t);
+    sweep_vec3 nrm = sweep_v3_normalize(sweep_v3_sub(at, bs.point));
+    if (sweep_v3_len2(nrm) == 0.0)
+        nrm = n;
+    out->t = bs.t, out->normal = nrm, out->point = bs.point;
+    out->feature = bs.feature, out->embedded = 0;
+    return 1;
+}

@@ -1,0 +1,56 @@
+/*
+ * swept_sphere.h - the narrow phase: a unit sphere moving in a straight line
+ * against one triangle, in ellipsoid space (Fauerby 2003, section 3; the
+ * course chapter's SphereIntersectTriangle with its embedded corrections).
+ *
+ * The sphere starts at `center` and moves by `disp` over t in [0, 1]. Only
+ * the front of the triangle collides (the side cross(b - a, c - a) points
+ * to); a centre behind the plane sees nothing.
+ *
+ * Two kinds of answer:
+ *   - a sweep contact: the first t in [0, tmax] at which the sphere touches
+ *     the face, an edge or a vertex, with the contact normal (from the
+ *     contact point to the centre at that time);
+ *   - an embedded start: the sphere already overlaps the triangle at t = 0.
+ *     Then t = -(penetration depth) (so any embedded answer is "earlier"
+ *     than any sweep contact, the deepest first) and the normal is the
+ *     direction to push the centre out: the face normal over the interior,
+ *     away from the closest edge or vertex point elsewhere.
+ *
+ * Robustness: every quadratic is solved in the cancellation-free form
+ * t = 2C / (-B + sqrt(B^2 - 4AC)), which needs no division by a small A, so
+ * parallel and zero motion, zero-length edges and needle triangles give "no
+ * contact" or a finite answer, never NaN.
+ */
+#ifndef SWEEP_CORE_SWEPT_SPHERE_H
+#define SWEEP_CORE_SWEPT_SPHERE_H
+
+#include "core/vec3.h"
+
+typedef enum sweep_feature {
+    SWEEP_FEATURE_FACE = 0,
+    SWEEP_FEATURE_EDGE = 1,
+    SWEEP_FEATURE_VERTEX = 2
+} sweep_feature;
+
+typedef struct sweep_sphere_hit {
+    double t;          /* contact time in [0, tmax], or -(penetration) when embedded */
+    sweep_vec3 normal; /* unit */
+    sweep_vec3 point;  /* contact point on the triangle (closest point when embedded) */
+    sweep_feature feature;
+    int embedded;
+} sweep_sphere_hit;
+
+/*
+ * Returns 1 and fills *out if the unit sphere touches the front of triangle
+ * (a, b, c) at some t <= tmax or starts embedded in it; 0 otherwise (then
+ * *out is untouched).
+ */
+int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
+                                sweep_vec3 c, double tmax, sweep_sphere_hit *out);
+
+/* The point of triangle (a, b, c) closest to p. Works for degenerate
+ * triangles too (then it is the closest point of the segment or point). */
+sweep_vec3 sweep_closest_point_on_triangle(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * world.c - building a sweep_world: validating the triangle list, leaving out
+ * degenerate triangles, and building the bounding volume hierarchy.
+ *
+ * The BVH is a binary tree built top-down with a binned surface-area
+ * heuristic (16 bins along the widest centroid axis). Everything about the
+ * build is a deterministic function of the description: bins come from
+ * double arithmetic, partitions are in-place two-pointer swaps, and there is
+ * no randomness or pointer-dependent order. The same description therefore
+ * gives the same tree, and so the same traversal order, on every machine.
+ * Invariants of the result are listed in world_impl.h.
+ */
+#include "core/world.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/world_impl.h"
+
+#define BINS 16
+/* Past this depth the builder splits at the median, which halves the range
+ * each time, so no leaf can be deeper than SWEEP__BVH_MAX_DEPTH. */
+#define SAH_MAX_DEPTH 36
+/* A triangle whose doubled area is below this fraction of its longest edge
+ * squared is a needle or a point: its plane is numerically meaningless. */
+#define DEGENERATE_RATIO 1e-8
+
+typedef struct prim {
+    sweep_vec3 lo, hi, c; /* bounds and centroid */
+    uint32_t tri;         /* index into the build's triangle array */
+} prim;
+
+typedef struct builder {
+    prim *prims;
+    sweep__node *nodes;
+    uint32_t node_count;
+    uint32_t depth;
+} builder;
+
+static float round_down(double x)
+{
+    float f = (float)x;
+    if ((double)f > x)
+        f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+static float round_up(double x)
+{
+    float f = (float)x;
+    if ((double)f < x)
+        f = nextafterf(f, INFINITY);
+    return f;
+}
+
+/* Half the surface area of a box: the SAH cost weight. */
+static double half_area(sweep_vec3 lo, sweep_vec3 hi)
+{
+    sweep_vec3 d = sweep_v3_sub(hi, lo);
+    if (d.x < 0.0 || d.y < 0.0 || d.z < 0.0)
+        return 0.0;
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+}
+
+static double axis_of(sweep_vec3 v, int axis)
+{
+    return axis == 0 ? v.x : axis == 1 ? v.y : v.z;
+}
+
+static int is_degenerate(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
+{
+    sweep_vec3 ab = sweep_v3_sub(b, a), ac = sweep_v3_sub(c, a), bc = sweep_v3_sub(c, b);
+    double cross = sweep_v3_len(sweep_v3_cross(ab, ac));
+    double longest = sweep_v3_len2(ab);
+    if (sweep_v3_len2(ac) > longest)
+        longest = sweep_v3_len2(ac);
+    if (sweep_v3_len2(bc) > longest)
+        longest = sweep_v3_len2(bc);
+    return !(cross > DEGENERATE_RATIO * longest);
+}
+
+/* Finds the cheapest binned SAH split of prims[begin, end). Returns 1 and the
+ * split (axis, bin boundary) if splitting beats keeping a leaf. */
+static int find_split(const prim *prims, uint32_t begin, uint32_t end, sweep_vec3 lo, sweep_vec3 hi,
+                      sweep_vec3 clo, sweep_vec3 chi, int *out_axis, int *out_bin)
+{
+    double best = half_area(lo, hi) * (double)(end - begin); /* cost of a leaf */
+    int found = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        double cmin = axis_of(clo, axis), extent = axis_of(chi, axis) - cmin;
+        if (!(extent > 0.0))
+            continue;
+        double scale = (double)BINS / extent;
+        uint32_t count[BINS] = {0};
+        sweep_vec3 blo[BINS], bhi[BINS];
+        for (int i = 0; i < BINS; i++) {
+            blo[i] = sweep_v3(INFINITY, INFINITY, INFINITY);
+            bhi[i] = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+        }
+        for (uint32_t i = begin; i < end; i++) {
+            int b = (int)((axis_of(prims[i].c, axis) - cmin) * scale);
+            if (b >= BINS)
+                b = BINS - 1;
+            count[b]++;
+            blo[b] = sweep_v3_min(blo[b], prims[i].lo);
+            bhi[b] = sweep_v3_max(bhi[b], prims[i].hi);
+        }
+        /* Right-to-left suffix costs, then a left-to-right sweep. */
+        double right_cost[BINS];
+        sweep_vec3 rlo = sweep_v3(INFINITY, INFINITY, INFINITY), rhi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+        uint32_t rcount = 0;
+        for (int i = BINS - 1; i > 0; i--) {
+            rlo = sweep_v3_min(rlo, blo[i]);
+            rhi = sweep_v3_max(rhi, bhi[i]);
+            rcount += count[i];
+            right_cost[i] = half_area(rlo, rhi) * (double)rcount;
+        }
+        sweep_vec3 llo = sweep_v3(INFINITY, INFINITY, INFINITY), lhi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+        uint32_t lcount = 0;
+        for (int i = 0; i < BINS - 1; i++) {
+            llo = sweep_v3_min(llo, blo[i]);
+            lhi = sweep_v3_max(lhi, bhi[i]);
+            lcount += count[i];
+            if (lcount == 0 || lcount == end - begin)
+                continue;
+            double cost = half_area(llo, lhi) * (double)lcount + right_cost[i + 1];
+            if (cost < best) {
+                best = cost;
+                *out_axis = axis;
+                *out_bin = i + 1;
+                found = 1;
+            }
+        }
+    }
+    return found;
+}
+
+/* Moves the prims whose centroid falls in a bin below `bin` to the front;
+ * returns the first index of the right part. */
+static uint32_t partition(prim *prims, uint32_t begin, uint32_t end, int axis, int bin, double cmin,
+                          double extent)
+{
+    double scale = (double)BINS / extent;
+    uint32_t i = begin, j = end;
+    while (i < j) {
+        int b = (int)((axis_of(prims[i].c, axis) - cmin) * scale);
+        if (b >= BINS)
+            b = BINS - 1;
+        if (b < bin) {
+            i++;
+        } else {
+            j--;
+            prim t = prims[i];
+            prims[i] = prims[j];
+            prims[j] = t;
+        }
+    }
+    return i;
+}
+
+/* Builds the subtree over prims[begin, end) at node index `at` (pre-order). */
+static void build_node(builder *bd, uint32_t at, uint32_t begin, uint32_t end, uint32_t depth)
+{
+    prim *prims = bd->prims;
+    sweep_vec3 lo = prims[begin].lo, hi = prims[begin].hi;
+    sweep_vec3 clo = prims[begin].c, chi = prims[begin].c;
+    for (uint32_t i = begin + 1; i < end; i++) {
+        lo = sweep_v3_min(lo, prims[i].lo);
+        hi = sweep_v3_max(hi, prims[i].hi);
+        clo = sweep_v3_min(clo, prims[i].c);
+        chi = sweep_v3_max(chi, prims[i].c);
+    }
+    sweep__node *n = &bd->nodes[at];
+    n->lo[0] = round_down(lo.x), n->lo[1] = round_down(lo.y), n->lo[2] = round_down(lo.z);
+    n->hi[0] = round_up(hi.x), n->hi[1] = round_up(hi.y), n->hi[2] = round_up(hi.z);
+    if (depth > bd->depth)
+        bd->depth = depth;
+
+    uint32_t count = end - begin, mid = begin;
+    if (count > SWEEP__BVH_LEAF_SIZE) {
+        int axis = 0, bin = 0;
+        if (depth < SAH_MAX_DEPTH && find_split(prims, begin, end, lo, hi, clo, chi, &axis, &bin)) {
+            mid = partition(prims, begin, end, axis, bin, axis_of(clo, axis),
+                            axis_of(chi, axis) - axis_of(clo, axis));
+        } else if (depth >= SAH_MAX_DEPTH || count > 4 * SWEEP__BVH_LEAF_SIZE) {
+            /* Too deep, or SAH sees no gain on a big range (identical
+             * centroids): halve by position so leaves stay small. */
+            mid = begin + count / 2;
+        }
+    }
+    if (mid == begin || mid == end) {
+        n->first = begin;
+        n->count = count;
+        return;
+    }
+    n->count = 0;
+    uint32_t left = ++bd->node_count - 1;
+    assert(left == at + 1);
+    build_node(bd, left, begin, mid, depth + 1);
+    uint32_t right = ++bd->node_count - 1;
+    bd->nodes[at].first = right; /* re-fetch: n is still valid, nodes never move */
+    build_node(bd, right, mid, end, depth + 1);
+}
+
+static sweep_status check_desc(const sweep_world_desc *d)
+{
+    if (d->triangle_count > SWEEP_WORLD_MAX_TRIANGLES)
+        return SWEEP_E_GEOMETRY;
+    if (d->triangle_count > 0 && (!d->indices || !d->vertices))
+        return SWEEP_E_ARG;
+    for (uint32_t i = 0; i < d->vertex_count; i++)
+        if (!sweep_v3_isfinite(d->vertices[i]))
+            return SWEEP_E_GEOMETRY;
+    for (uint64_t i = 0; i < 3 * (uint64_t)d->triangle_count; i++)
+        if (d->indices[i] >= d->vertex_count)
+            return SWEEP_E_GEOMETRY;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
+{
+    if (!desc || !out)
+        return SWEEP_E_ARG;
+    sweep_status st = check_desc(desc);
+    if (st != SWEEP_OK)
+        return st;
+
+    sweep_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return SWEEP_E_NOMEM;
+    w->described_count = desc->triangle_count;
+
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < desc->triangle_count; i++) {
+        const uint32_t *ix = &desc->indices[3 * (size_t)i];
+        if (is_degenerate(desc->vertices[ix[0]], desc->vertices[ix[1]], desc->vertices[ix[2]]))
+            w->degenerate_count++;
+        else
+            n++;
+    }
+    w->tri_count = n;
+    if (n == 0)
+        goto done;
+
+    sweep__tri *staged = malloc((size_t)n * sizeof *staged);
+    builder bd = {0};
+    bd.prims = malloc((size_t)n * sizeof *bd.prims);
+    bd.nodes = malloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
+    w->tris = malloc((size_t)n * sizeof *w->tris);
+    if (!staged || !bd.prims || !bd.nodes || !w->tris) {
+        free(staged), free(bd.prims), free(bd.nodes), free(w->tris), free(w);
+        return SWEEP_E_NOMEM;
+    }
+
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < desc->triangle_count; i++) {
+        const uint32_t *ix = &desc->indices[3 * (size_t)i];
+        sweep_vec3 a = desc->vertices[ix[0]], b = desc->vertices[ix[1]], c = desc->vertices[ix[2]];
+        if (is_degenerate(a, b, c))
+            continue;
+        staged[k].a = a, staged[k].b = b, staged[k].c = c;
+        staged[k].index = i;
+        staged[k].material = desc->materials ? desc->materials[i] : 0;
+        prim *p = &bd.prims[k];
+        p->lo = sweep_v3_min(a, sweep_v3_min(b, c));
+        p->hi = sweep_v3_max(a, sweep_v3_max(b, c));
+        p->c = sweep_v3_scale(sweep_v3_add(a, sweep_v3_add(b, c)), 1.0 / 3.0);
+        p->tri = k;
+        k++;
+    }
+
+    bd.node_count = 1;
+    build_node(&bd, 0, 0, n, 1);
+    assert(bd.depth <= SWEEP__BVH_MAX_DEPTH);
+
+    for (uint32_t i = 0; i < n; i++)
+        w->tris[i] = staged[bd.prims[i].tri];
+    w->lo = bd.prims[0].lo, w->hi = bd.prims[0].hi;
+    for (uint32_t i = 1; i < n; i++) {
+        w->lo = sweep_v3_min(w->lo, bd.prims[i].lo);
+        w->hi = sweep_v3_max(w->hi, bd.prims[i].hi);
+    }
+    free(staged);
+    free(bd.prims);
+    sweep__node *shrunk = realloc(bd.nodes, (size_t)bd.node_count * sizeof *bd.nodes);
+    w->nodes = shrunk ? shrunk : bd.nodes;
+    w->node_count = bd.node_count;
+    w->depth = bd.depth;
+done:
+    *out = w;
+    return SWEEP_OK;
+}
+
+void sweep_world_destroy(sweep_world *w)
+{
+    if (!w)
+        return;
+    free(w->tris);
+    free(w->nodes);
+    free(w);
+}
+
+void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->triangle_count = w->described_count;
+    out->degenerate_count = w->degenerate_count;
+    out->node_count = w->node_count;
+    out->bvh_depth = w->depth;
+    out->bytes = sizeof *w + (size_t)w->tri_count * sizeof *w->tris + (size_t)w->node_count * sizeof *w->nodes;
+    out->bounds_min = w->lo;
+    out->bounds_max = w->hi;
+}

@@ -1,0 +1,67 @@
+/*
+ * world.h - static level geometry prepared for collision queries.
+ *
+ * A world is built once from an indexed triangle list (the maps loader does
+ * this from a SQLite map; tests and benchmarks from generated levels) and is
+ * read-only afterwards, so any number of moves may query it at once from
+ * any number of threads without locking.
+ *
+ * The front of a triangle (a, b, c) is the side that cross(b - a, c - a)
+ * points to; the ellipsoid collides only with front faces. Triangles whose
+ * area is zero or negligible against their edge lengths (collinear, needle or
+ * repeated vertices) cannot give a usable plane: they are counted in
+ * sweep_world_info.degenerate_count and left out of collision.
+ *
+ * Every triangle keeps the index it had in the description. That index is
+ * the stable key that breaks ties between equal times of impact and the
+ * number reported in contacts, so it must not depend on load order quirks.
+ */
+#ifndef SWEEP_CORE_WORLD_H
+#define SWEEP_CORE_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "core/vec3.h"
+
+/* Upper bound on triangles in one world (indices stay below 2^31). */
+#define SWEEP_WORLD_MAX_TRIANGLES (1u << 30)
+
+/* The value of a triangle index that names no triangle. */
+#define SWEEP_NO_TRIANGLE UINT32_MAX
+
+typedef struct sweep_world sweep_world;
+
+typedef struct sweep_world_desc {
+    const sweep_vec3 *vertices;
+    uint32_t vertex_count;
+    const uint32_t *indices;   /* 3 per triangle, into vertices */
+    const uint32_t *materials; /* one per triangle; NULL means material 0 everywhere */
+    uint32_t triangle_count;
+} sweep_world_desc;
+
+typedef struct sweep_world_info {
+    uint32_t triangle_count;   /* triangles in the description */
+    uint32_t degenerate_count; /* of those, left out of collision */
+    uint32_t node_count;       /* BVH nodes */
+    uint32_t bvh_depth;        /* deepest BVH leaf, root = 1 */
+    size_t bytes;              /* memory the world holds */
+    sweep_vec3 bounds_min;     /* of the collidable triangles; zero if none */
+    sweep_vec3 bounds_max;
+} sweep_world_info;
+
+/*
+ * Builds a world from desc. Fails with SWEEP_E_GEOMETRY if a vertex is not
+ * finite, an index is out of range or there are more than
+ * SWEEP_WORLD_MAX_TRIANGLES triangles; SWEEP_E_NOMEM if memory runs out.
+ * Zero triangles is allowed (an empty world collides with nothing).
+ * On failure *out is left untouched.
+ */
+sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out);
+
+void sweep_world_destroy(sweep_world *world);
+
+void sweep_world_get_info(const sweep_world *world, sweep_world_info *out);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * world_impl.h - the inside of a sweep_world, shared by the builder
+ * (world.c) and the queries (scene.c). Not installed, not public.
+ *
+ * Invariants, established by sweep_world_create and never changed after:
+ *   - tris[] holds only collidable (non-degenerate) triangles, reordered so
+ *     that every BVH leaf covers a contiguous range of it.
+ *   - tris[i].index is the triangle's index in the caller's description.
+ *   - nodes[0] is the root (when tri_count > 0). An inner node's left child
+ *     is the next node in the array and its right child is nodes[first];
+ *     a leaf has count > 0 and covers tris[first .. first + count).
+ *   - Node bounds are floats rounded outwards, so they always contain the
+ *     exact double bounds of everything below them.
+ *   - No path from the root is deeper than SWEEP__BVH_MAX_DEPTH nodes, so a
+ *     fixed-size traversal stack cannot overflow.
+ */
+#ifndef SWEEP_CORE_WORLD_IMPL_H
+#define SWEEP_CORE_WORLD_IMPL_H
+
+#include <stdint.h>
+
+#include "core/vec3.h"
+#include "core/world.h"
+
+#define SWEEP__BVH_MAX_DEPTH 64
+#define SWEEP__BVH_LEAF_SIZE 4
+
+typedef struct sweep__tri {
+    sweep_vec3 a, b, c; /* world space, copied from the vertex list for locality */
+    uint32_t index;     /* index in the description: the stable tie-break key */
+    uint32_t material;
+} sweep__tri;
+
+typedef struct sweep__node {
+    float lo[3], hi[3];
+    uint32_t first; /* leaf: first triangle; inner: right child */
+    uint32_t count; /* leaf: triangles (> 0); inner: 0 */
+} sweep__node;
+
+struct sweep_world {
+    sweep__tri *tris;
+    uint32_t tri_count;
+    sweep__node *nodes;
+    uint32_t node_count;
+    uint32_t depth;
+    uint32_t described_count;
+    uint32_t degenerate_count;
+    sweep_vec3 lo, hi;
+};
+
+#endif

@@ -1,0 +1,1 @@
+# maps/ - level geometry: generated levels and the walker benchmark for now.

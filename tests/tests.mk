@@ -1,0 +1,14 @@
+# tests/ - every tests/<module>/test_*.c is one cmocka program, linked with
+# the libraries its module's fragment lists in TEST_LIBS_<module> and the
+# extra link flags in TEST_LDLIBS_<module>.
+
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
+
+TEST_LIBS_core := $(CORE_LIB)
+
+.SECONDEXPANSION:
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))
+	@mkdir -p $(@D)
+	$(LINK) $< $(TEST_LIBS_$(firstword $(subst /, ,$*))) -lcmocka \
+		$(TEST_LDLIBS_$(firstword $(subst /, ,$*))) $(SWEEP_LDLIBS) -o $@
