@@ -31,6 +31,7 @@ typedef struct ctx {
     sweep_vec3 radii, inv_radii;
     sweep_vec3 up; /* world, unit; zero when there is no gravity */
     int has_up;
+    double foot;   /* centre to lowest point of the ellipsoid, along up */
     sweep_move_result *res;
 } ctx;
 
@@ -41,9 +42,10 @@ enum mode {
 };
 
 typedef struct pass_out {
-    int hit_steep;    /* touched a surface that is not walkable ground */
+    int hit_steep;    /* touched something that cannot support the body */
     int ground;       /* ended on walkable ground (FALL, PROBE) */
     sweep_vec3 ground_normal;
+    double ground_height; /* world height along up of the supporting point */
     uint32_t ground_index, ground_material;
 } pass_out;
 
@@ -60,6 +62,44 @@ static sweep_vec3 to_espace_normal(const ctx *c, sweep_vec3 nw)
 static int is_walkable(const ctx *c, sweep_vec3 nw)
 {
     return c->has_up && sweep_v3_dot(nw, c->up) >= c->cfg->walkable_normal_up;
+}
+
+/*
+ * Does this contact hold the body up? Either its own normal is walkable, or
+ * it is the edge or corner of a walkable face that touches the body no
+ * higher than step_height above its lowest point. The second rule is what a
+ * round body needs: it meets a step, a kerb or a ledge at the step's top
+ * edge, where the contact normal is steep although the surface is a floor.
+ * Fills *ground_n with the normal of the surface stood on.
+ */
+static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 *ground_n)
+{
+    sweep_vec3 nw = to_world_normal(c, h->normal);
+    if (is_walkable(c, nw)) {
+        *ground_n = nw;
+        return 1;
+    }
+    if (!c->has_up || !(c->cfg->step_height > 0.0) || sweep_v3_dot(nw, c->up) <= 0.0)
+        return 0;
+    const sweep__tri *t = &c->w->tris[h->tri];
+    sweep_vec3 face = sweep_v3_normalize(sweep_v3_cross(sweep_v3_sub(t->b, t->a), sweep_v3_sub(t->c, t->a)));
+    if (!is_walkable(c, face))
+        return 0;
+    sweep_vec3 rel = sweep_v3_mul(h->normal, c->radii); /* centre minus contact point */
+    double height = c->foot - sweep_v3_dot(rel, c->up);
+    if (height > c->cfg->step_height)
+        return 0;
+    *ground_n = face;
+    return 1;
+}
+
+/* The first of a sweep's simultaneous contacts that supports the body. */
+static const sweep__scene_hit *support_of(const ctx *c, const sweep__scene_result *sr, sweep_vec3 *ground_n)
+{
+    for (uint32_t i = 0; i < sr->count; i++)
+        if (supports(c, &sr->hits[i], ground_n))
+            return &sr->hits[i];
+    return NULL;
 }
 
 /* Appends the contacts of one sweep (new triangles only) and grows the
@@ -126,20 +166,21 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         sweep_vec3 at = stop_point(c, from, disp, &sr);
         record(c, &sr, at);
         const sweep__scene_hit *h = &sr.hits[0];
-        sweep_vec3 ne = h->normal, nw = to_world_normal(c, ne);
-        int walkable = is_walkable(c, nw);
-        if (!walkable)
+        sweep_vec3 ne = h->normal, nw = to_world_normal(c, ne), gn;
+        const sweep__scene_hit *support = support_of(c, &sr, &gn);
+        if (!support)
             po->hit_steep = 1;
         from = at;
-        if (walkable && (mode == MODE_PROBE || (mode == MODE_FALL && moving_down))) {
+        if (support && mode == MODE_FALL && moving_down) {
             po->ground = 1;
-            po->ground_normal = nw;
-            po->ground_index = h->index;
-            po->ground_material = c->w->tris[h->tri].material;
+            po->ground_normal = gn;
+            po->ground_height = sweep_v3_dot(sweep_v3_mul(sweep_v3_sub(at, support->normal), c->radii), c->up);
+            po->ground_index = support->index;
+            po->ground_material = c->w->tris[support->tri].material;
         }
         if (mode == MODE_PROBE || po->ground)
             break;
-        if (mode == MODE_SLIDE && c->has_up && !walkable) {
+        if (mode == MODE_SLIDE && c->has_up && !support) {
             /* Walking treats a steep surface as a wall: slide along its
              * horizontal normal, never up it. */
             double u = sweep_v3_dot(nw, c->up);
@@ -207,7 +248,11 @@ static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start
     run_pass(c, MODE_SLIDE, &p, e_lat, &v, &po);
     run_pass(c, MODE_FALL, &p, sweep_v3_scale(risen, -1.0), NULL, &po);
     double progress = horizontal_len2(c, sweep_v3_mul(sweep_v3_sub(p, e_start), c->radii));
-    if (po.ground && progress > plain_progress) {
+    /* What holds the body up now must be at most one step above where its
+     * feet were: otherwise a body could perch on a higher edge and creep up
+     * it over several moves. */
+    double feet = sweep_v3_dot(sweep_v3_mul(e_start, c->radii), c->up) - c->foot;
+    if (po.ground && progress > plain_progress && po.ground_height - feet <= c->cfg->step_height) {
         c->res->flags |= SWEEP_MOVED_STEPPED;
         *e_pos = p;
         *vel = v;
@@ -256,11 +301,13 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
     res.extents_max = sweep_v3_scale(in->radii, -1.0);
 
     ctx c = {world, cfg, in->radii, sweep_v3(1.0 / in->radii.x, 1.0 / in->radii.y, 1.0 / in->radii.z),
-             sweep_v3(0, 0, 0), 0, &res};
+             sweep_v3(0, 0, 0), 0, 0.0, &res};
     double g = sweep_v3_len(cfg->gravity);
     if (g > 0.0) {
         c.up = sweep_v3_scale(cfg->gravity, -1.0 / g);
         c.has_up = 1;
+        sweep_vec3 ru = sweep_v3_mul(in->radii, c.up);
+        c.foot = sweep_v3_len(ru);
     }
 
     sweep_vec3 disp = sweep_v3_scale(in->velocity, in->dt);

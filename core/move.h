@@ -62,8 +62,8 @@ void sweep_config_default(sweep_config *cfg);
 sweep_status sweep_config_check(const sweep_config *cfg);
 
 /* cos(degrees) from + - * / only, so a slope limit given in degrees turns into
- * the same walkable_normal_up on every machine. Exact to within 2 ulp on
- * [0, 90]; any finite argument is accepted. */
+ * the same walkable_normal_up on every machine. Within 1e-15 of the true
+ * value; any finite argument is accepted (NaN for NaN or infinity). */
 double sweep_cos_degrees(double degrees);
 
 enum {

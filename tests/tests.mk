@@ -5,7 +5,9 @@
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 
-TEST_LIBS_core := $(CORE_LIB)
+# Core tests walk generated levels, which live in maps/.
+TEST_LIBS_core = $(MAPS_LIB) $(CORE_LIB)
+TEST_LDLIBS_core = $(MAPS_LDLIBS)
 
 .SECONDEXPANSION:
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))

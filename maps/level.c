@@ -1,0 +1,151 @@
+/*
+ * level.c - growable arrays behind sweep_level (see level.h).
+ */
+#include "maps/level.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sweep_level_init(sweep_level *lv)
+{
+    memset(lv, 0, sizeof *lv);
+    sweep_config_default(&lv->config);
+    lv->default_radii = sweep_v3(0.4, 0.4, 0.9);
+    lv->tick_rate = 60.0;
+}
+
+void sweep_level_free(sweep_level *lv)
+{
+    free(lv->vertices);
+    free(lv->indices);
+    free(lv->materials);
+    free(lv->material_table);
+    free(lv->spawns);
+    sweep_level_init(lv);
+}
+
+/* Makes room for one more element of `size` bytes in *arr (doubling). */
+static int grow(void **arr, uint32_t *cap, uint32_t count, size_t size, uint32_t limit)
+{
+    if (count < *cap)
+        return 1;
+    if (count >= limit)
+        return 0;
+    uint64_t n = *cap ? 2 * (uint64_t)*cap : 64;
+    if (n > limit)
+        n = limit;
+    void *p = realloc(*arr, (size_t)n * size);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = (uint32_t)n;
+    return 1;
+}
+
+sweep_status sweep_level_add_vertex(sweep_level *lv, sweep_vec3 v, uint32_t *out)
+{
+    if (lv->vertex_count >= UINT32_MAX - 1)
+        return SWEEP_E_GEOMETRY;
+    if (!grow((void **)&lv->vertices, &lv->vertex_cap, lv->vertex_count, sizeof *lv->vertices, UINT32_MAX - 1))
+        return SWEEP_E_NOMEM;
+    lv->vertices[lv->vertex_count] = v;
+    if (out)
+        *out = lv->vertex_count;
+    lv->vertex_count++;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_add_triangle(sweep_level *lv, uint32_t a, uint32_t b, uint32_t c, uint32_t material)
+{
+    if (lv->triangle_count >= SWEEP_WORLD_MAX_TRIANGLES)
+        return SWEEP_E_GEOMETRY;
+    uint32_t cap = lv->triangle_cap;
+    if (!grow((void **)&lv->materials, &cap, lv->triangle_count, sizeof *lv->materials,
+              SWEEP_WORLD_MAX_TRIANGLES))
+        return SWEEP_E_NOMEM;
+    if (cap != lv->triangle_cap) {
+        uint32_t *p = realloc(lv->indices, (size_t)cap * 3 * sizeof *p);
+        if (!p)
+            return SWEEP_E_NOMEM; /* materials grew; the next call reuses that room */
+        lv->indices = p;
+        lv->triangle_cap = cap;
+    }
+    uint32_t *ix = &lv->indices[3 * (size_t)lv->triangle_count];
+    ix[0] = a, ix[1] = b, ix[2] = c;
+    lv->materials[lv->triangle_count++] = material;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_add_quad(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep_vec3 d,
+                                  uint32_t material)
+{
+    uint32_t i[4];
+    sweep_vec3 v[4] = {a, b, c, d};
+    for (int k = 0; k < 4; k++) {
+        sweep_status st = sweep_level_add_vertex(lv, v[k], &i[k]);
+        if (st != SWEEP_OK)
+            return st;
+    }
+    sweep_status st = sweep_level_add_triangle(lv, i[0], i[1], i[2], material);
+    if (st == SWEEP_OK)
+        st = sweep_level_add_triangle(lv, i[0], i[2], i[3], material);
+    return st;
+}
+
+sweep_status sweep_level_add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, uint32_t material, int bottom)
+{
+    /* Corners named by which coordinate is high: xyz bit pattern. */
+    sweep_vec3 p[8];
+    for (int k = 0; k < 8; k++)
+        p[k] = sweep_v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
+    /* Each face listed counter-clockwise seen from outside, so that
+     * cross(b - a, c - a) points out of the box. */
+    static const int faces[6][4] = {
+        {4, 5, 7, 6}, /* +z top */
+        {0, 2, 3, 1}, /* -z bottom */
+        {1, 3, 7, 5}, /* +x */
+        {0, 4, 6, 2}, /* -x */
+        {2, 6, 7, 3}, /* +y */
+        {0, 1, 5, 4}, /* -y */
+    };
+    for (int f = 0; f < 6; f++) {
+        if (f == 1 && !bottom)
+            continue;
+        const int *q = faces[f];
+        sweep_status st = sweep_level_add_quad(lv, p[q[0]], p[q[1]], p[q[2]], p[q[3]], material);
+        if (st != SWEEP_OK)
+            return st;
+    }
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_add_material(sweep_level *lv, uint32_t id, const char *name, double friction,
+                                      uint32_t flags)
+{
+    if (!grow((void **)&lv->material_table, &lv->material_cap, lv->material_count, sizeof *lv->material_table,
+              UINT32_MAX))
+        return SWEEP_E_NOMEM;
+    sweep_material *m = &lv->material_table[lv->material_count++];
+    memset(m, 0, sizeof *m);
+    m->id = id;
+    if (name) {
+        strncpy(m->name, name, sizeof m->name - 1);
+    }
+    m->friction = friction;
+    m->flags = flags;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_add_spawn(sweep_level *lv, sweep_vec3 p)
+{
+    if (!grow((void **)&lv->spawns, &lv->spawn_cap, lv->spawn_count, sizeof *lv->spawns, UINT32_MAX))
+        return SWEEP_E_NOMEM;
+    lv->spawns[lv->spawn_count++] = p;
+    return SWEEP_OK;
+}
+
+sweep_world_desc sweep_level_world_desc(const sweep_level *lv)
+{
+    sweep_world_desc d = {lv->vertices, lv->vertex_count, lv->indices, lv->materials, lv->triangle_count};
+    return d;
+}

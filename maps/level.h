@@ -1,0 +1,69 @@
+/*
+ * level.h - a level as plain arrays: vertices, indexed triangles with a
+ * material each, named materials, spawn points and the movement rules.
+ *
+ * This is what every map source produces (the SQLite loader, the
+ * generator, the importer) and what sweep_world_create consumes, through
+ * sweep_level_world_desc(). Arrays grow as items are added; a level owns its
+ * memory and sweep_level_free() releases it.
+ */
+#ifndef SWEEP_MAPS_LEVEL_H
+#define SWEEP_MAPS_LEVEL_H
+
+#include <stdint.h>
+
+#include "core/move.h"
+#include "core/status.h"
+#include "core/vec3.h"
+#include "core/world.h"
+
+#define SWEEP_LEVEL_NAME_MAX 64
+
+typedef struct sweep_material {
+    uint32_t id;
+    char name[SWEEP_LEVEL_NAME_MAX];
+    double friction;
+    uint32_t flags;
+} sweep_material;
+
+typedef struct sweep_level {
+    char name[SWEEP_LEVEL_NAME_MAX];
+    sweep_config config;       /* gravity, slope, step height, limits */
+    sweep_vec3 default_radii;  /* player ellipsoid if a spawn gives none */
+    double tick_rate;          /* server ticks per second */
+
+    sweep_vec3 *vertices;
+    uint32_t vertex_count, vertex_cap;
+    uint32_t *indices;         /* 3 per triangle */
+    uint32_t *materials;       /* material id per triangle */
+    uint32_t triangle_count, triangle_cap;
+    sweep_material *material_table;
+    uint32_t material_count, material_cap;
+    sweep_vec3 *spawns;
+    uint32_t spawn_count, spawn_cap;
+} sweep_level;
+
+/* An empty level with default rules (sweep_config_default), radii
+ * (0.4, 0.4, 0.9) and 60 ticks per second. */
+void sweep_level_init(sweep_level *lv);
+void sweep_level_free(sweep_level *lv);
+
+/* Each add returns SWEEP_OK or SWEEP_E_NOMEM (or SWEEP_E_GEOMETRY when a
+ * count would pass SWEEP_WORLD_MAX_TRIANGLES); ids are returned in *out. */
+sweep_status sweep_level_add_vertex(sweep_level *lv, sweep_vec3 v, uint32_t *out);
+sweep_status sweep_level_add_triangle(sweep_level *lv, uint32_t a, uint32_t b, uint32_t c, uint32_t material);
+/* A planar quad a-b-c-d (in order around it) as two triangles facing the
+ * same way as (a, b, c). */
+sweep_status sweep_level_add_quad(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep_vec3 d,
+                                  uint32_t material);
+/* An axis-aligned box with outward faces; the bottom face is left out when
+ * `bottom` is 0 (boxes standing on terrain never show it). */
+sweep_status sweep_level_add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, uint32_t material, int bottom);
+sweep_status sweep_level_add_material(sweep_level *lv, uint32_t id, const char *name, double friction,
+                                      uint32_t flags);
+sweep_status sweep_level_add_spawn(sweep_level *lv, sweep_vec3 p);
+
+/* The world description over the level's arrays (valid while lv lives). */
+sweep_world_desc sweep_level_world_desc(const sweep_level *lv);
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * sweep_walk_main.c - sweep-walk: walkers on a level, as a benchmark and as
+ * a quick check that a level is walkable.
+ *
+ * It builds a generated level (or loads a map), places walkers at the
+ * spawn points, runs the walker workload of walker.h and prints one BENCH
+ * line (moves per second, per-move latency percentiles, memory per
+ * triangle, BVH build time) and the final state hash, which is the same on
+ * every machine for the same arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/move.h"
+#include "core/world.h"
+#include "maps/level.h"
+#include "maps/levelgen.h"
+#include "maps/walker.h"
+
+static const char usage[] =
+    "usage: sweep-walk [options]\n"
+    "\n"
+    "Walks simulated players over a level and reports speed and the final\n"
+    "state hash (identical on every machine for the same options).\n"
+    "\n"
+    "level:\n"
+    "  --tris N           generated level of about N triangles (default 10000)\n"
+    "  --level-seed S     seed of the generated level (default 1)\n"
+    "walkers:\n"
+    "  --walkers N        number of walkers (default 64)\n"
+    "  --steps N          steps per walker (default 1000)\n"
+    "  --dt SECONDS       time step (default 1/60)\n"
+    "  --speed U          walking speed across the up axis, units/s (default 5)\n"
+    "  --heading-every N  steps between heading changes (default 60)\n"
+    "  --gravity X,Y,Z    gravity, units/s^2 (default: the level's)\n"
+    "  --radii X,Y,Z      ellipsoid radii (default: the level's)\n"
+    "  --seed S           seed of the headings (default 1)\n"
+    "  --spawns FILE      start points, one 'x y z' per line (default: the level's)\n"
+    "output:\n"
+    "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
+    "  --bench-only       print only the BENCH and hash lines\n"
+    "  --help             this text\n";
+
+typedef struct options {
+    uint32_t tris, walkers, steps, heading_every;
+    uint64_t level_seed, seed;
+    double dt, speed;
+    int has_gravity, has_radii, bench_only;
+    sweep_vec3 gravity, radii;
+    const char *spawns, *dump;
+} options;
+
+static int fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sweep-walk: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_vec3(const char *s, sweep_vec3 *out)
+{
+    double v[3];
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtod(p, &end);
+        if (errno || end == p || !isfinite(v[i]))
+            return 0;
+        if (i < 2 && *end != ',')
+            return 0;
+        p = end + (i < 2);
+        if (i == 2 && *end)
+            return 0;
+    }
+    *out = sweep_v3(v[0], v[1], v[2]);
+    return 1;
+}
+
+/* Reads 'x y z' lines; blank lines and '#' comments are skipped. */
+static int read_spawns(const char *path, sweep_vec3 **out, uint32_t *count)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "sweep-walk: cannot open spawns file %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    char line[512];
+    uint32_t n = 0, cap = 0, lineno = 0;
+    sweep_vec3 *v = NULL;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '#' || *p == '\n' || *p == '\0')
+            continue;
+        double x, y, z;
+        char extra;
+        if (sscanf(p, "%lf %lf %lf %c", &x, &y, &z, &extra) != 3 || !isfinite(x) || !isfinite(y) || !isfinite(z)) {
+            fprintf(stderr, "sweep-walk: %s:%u: expected 'x y z' with finite numbers\n", path, lineno);
+            free(v), fclose(f);
+            return 0;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            sweep_vec3 *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                free(v), fclose(f);
+                fprintf(stderr, "sweep-walk: out of memory\n");
+                return 0;
+            }
+            v = nv;
+        }
+        v[n++] = sweep_v3(x, y, z);
+    }
+    fclose(f);
+    if (n == 0) {
+        fprintf(stderr, "sweep-walk: %s has no spawn points\n", path);
+        free(v);
+        return 0;
+    }
+    *out = v, *count = n;
+    return 1;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP };
+    static const struct option longopts[] = {
+        {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
+        {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
+        {"heading-every", 1, 0, O_HEADING}, {"gravity", 1, 0, O_GRAVITY}, {"radii", 1, 0, O_RADII},
+        {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
+        {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {0, 0, 0, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *a = optarg;
+        switch (c) {
+        case O_TRIS:
+            if (!parse_u32(a, 200, SWEEP_WORLD_MAX_TRIANGLES / 2, &o->tris))
+                return fail("--tris wants a whole number from 200 up, got '%s'", a);
+            break;
+        case O_LSEED:
+            if (!parse_u64(a, &o->level_seed))
+                return fail("--level-seed wants a whole number, got '%s'", a);
+            break;
+        case O_WALKERS:
+            if (!parse_u32(a, 1, 1000000, &o->walkers))
+                return fail("--walkers wants a number from 1 to 1000000, got '%s'", a);
+            break;
+        case O_STEPS:
+            if (!parse_u32(a, 1, 100000000, &o->steps))
+                return fail("--steps wants a number from 1 to 100000000, got '%s'", a);
+            break;
+        case O_DT:
+            if (!parse_double(a, &o->dt) || !(o->dt > 0.0))
+                return fail("--dt wants a positive number of seconds, got '%s'", a);
+            break;
+        case O_SPEED:
+            if (!parse_double(a, &o->speed) || o->speed < 0.0)
+                return fail("--speed wants a number >= 0, got '%s'", a);
+            break;
+        case O_HEADING:
+            if (!parse_u32(a, 1, UINT32_MAX, &o->heading_every))
+                return fail("--heading-every wants a number >= 1, got '%s'", a);
+            break;
+        case O_GRAVITY:
+            if (!parse_vec3(a, &o->gravity))
+                return fail("--gravity wants X,Y,Z (finite numbers), got '%s'", a);
+            o->has_gravity = 1;
+            break;
+        case O_RADII:
+            if (!parse_vec3(a, &o->radii))
+                return fail("--radii wants X,Y,Z (finite numbers), got '%s'", a);
+            o->has_radii = 1;
+            break;
+        case O_SEED:
+            if (!parse_u64(a, &o->seed))
+                return fail("--seed wants a whole number, got '%s'", a);
+            break;
+        case O_SPAWNS:
+            o->spawns = a;
+            break;
+        case O_DUMP:
+            o->dump = a;
+            break;
+        case O_BENCH:
+            o->bench_only = 1;
+            break;
+        case O_HELP:
+            fputs(usage, stdout);
+            exit(0);
+        default:
+            return fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return fail("unexpected argument '%s' (see --help)", argv[optind]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {10000, 64, 1000, 60, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL};
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+
+    sweep_level lv;
+    sweep_level_init(&lv);
+    sweep_levelgen_params gp = {o.level_seed, o.tris, o.walkers < 256 ? o.walkers : 256};
+    sweep_status st = sweep_levelgen(&gp, &lv);
+    if (st != SWEEP_OK) {
+        fprintf(stderr, "sweep-walk: generating the level failed: %s\n", sweep_status_message(st));
+        return 1;
+    }
+    sweep_config cfg = lv.config;
+    if (o.has_gravity)
+        cfg.gravity = o.gravity;
+    sweep_walk_params wp = {o.walkers, o.steps, o.heading_every, o.dt, o.speed,
+                            o.has_radii ? o.radii : lv.default_radii, o.seed};
+    if (o.dt > cfg.max_dt || o.speed > cfg.max_speed) {
+        fprintf(stderr, "sweep-walk: --dt must be at most %g s and --speed at most %g units/s\n", cfg.max_dt,
+                cfg.max_speed);
+        return 2;
+    }
+
+    sweep_vec3 *spawns = lv.spawns;
+    uint32_t spawn_count = lv.spawn_count;
+    sweep_vec3 *file_spawns = NULL;
+    if (o.spawns) {
+        if (!read_spawns(o.spawns, &file_spawns, &spawn_count))
+            return 1;
+        spawns = file_spawns;
+    }
+    if (spawn_count == 0) {
+        fprintf(stderr, "sweep-walk: the level has no spawn points; give some with --spawns\n");
+        return 1;
+    }
+
+    sweep_world_desc desc = sweep_level_world_desc(&lv);
+    sweep_world *world;
+    double t0 = now_ns();
+    st = sweep_world_create(&desc, &world);
+    double build_ms = (now_ns() - t0) / 1e6;
+    if (st != SWEEP_OK) {
+        fprintf(stderr, "sweep-walk: building the world failed: %s\n", sweep_status_message(st));
+        return 1;
+    }
+    sweep_world_info info;
+    sweep_world_get_info(world, &info);
+
+    sweep_walker *walkers = calloc(o.walkers, sizeof *walkers);
+    uint64_t moves = (uint64_t)o.walkers * o.steps;
+    float *samples = malloc(moves * sizeof *samples);
+    if (!walkers || !samples) {
+        fprintf(stderr, "sweep-walk: out of memory for %" PRIu64 " moves\n", moves);
+        return 1;
+    }
+    sweep_walk_place(&wp, spawns, spawn_count, walkers);
+
+    uint64_t embedded = 0, limits = 0, errors = 0, k = 0;
+    sweep_move_result res;
+    double start = now_ns();
+    for (uint32_t s = 0; s < o.steps; s++) {
+        for (uint32_t i = 0; i < o.walkers; i++) {
+            double a = now_ns();
+            st = sweep_walk_step(world, &cfg, &wp, i, s, &walkers[i], &res);
+            samples[k++] = (float)(now_ns() - a);
+            if (st != SWEEP_OK) {
+                if (errors++ == 0)
+                    fprintf(stderr, "sweep-walk: walker %u step %u: %s\n", i, s, sweep_status_message(st));
+                continue;
+            }
+            embedded += (res.flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
+            limits += (res.flags & SWEEP_MOVED_ITERATION_LIMIT) != 0;
+        }
+    }
+    double total_s = (now_ns() - start) / 1e9;
+    qsort(samples, moves, sizeof *samples, cmp_float);
+    double p50 = samples[moves / 2], p99 = samples[moves * 99 / 100];
+
+    uint32_t grounded = 0;
+    for (uint32_t i = 0; i < o.walkers; i++)
+        grounded += walkers[i].grounded;
+    uint64_t hash = sweep_walk_hash(walkers, o.walkers);
+
+    printf("BENCH name=core.walk tris=%u moves_per_s=%.0f ns_per_move_p50=%.0f ns_per_move_p99=%.0f "
+           "bytes_per_tri=%.1f build_ms=%.1f\n",
+           info.triangle_count, (double)moves / total_s, p50, p99,
+           (double)info.bytes / (info.triangle_count ? info.triangle_count : 1), build_ms);
+    printf("state_hash=%016" PRIx64 " walkers=%u steps=%u grounded=%u embedded_starts=%" PRIu64
+           " iteration_limits=%" PRIu64 " errors=%" PRIu64 "\n",
+           hash, o.walkers, o.steps, grounded, embedded, limits, errors);
+    if (!o.bench_only) {
+        printf("level: %s, %u triangles (%u degenerate), BVH %u nodes, depth %u, %.1f MiB\n", lv.name,
+               info.triangle_count, info.degenerate_count, info.node_count, info.bvh_depth,
+               (double)info.bytes / 1048576.0);
+        printf("walked: %" PRIu64 " moves in %.3f s; per-move timing includes ~2 clock reads\n", moves, total_s);
+    }
+
+    if (o.dump) {
+        FILE *f = fopen(o.dump, "w");
+        if (!f) {
+            fprintf(stderr, "sweep-walk: cannot write %s: %s\n", o.dump, strerror(errno));
+            return 1;
+        }
+        for (uint32_t i = 0; i < o.walkers; i++)
+            fprintf(f, "%u %.17g %.17g %.17g\n", i, walkers[i].position.x, walkers[i].position.y,
+                    walkers[i].position.z);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "sweep-walk: writing %s failed: %s\n", o.dump, strerror(errno));
+            return 1;
+        }
+    }
+    free(samples);
+    free(walkers);
+    free(file_spawns);
+    sweep_world_destroy(world);
+    sweep_level_free(&lv);
+    return errors ? 1 : 0;
+}

@@ -1,0 +1,228 @@
+/*
+ * test_swept_sphere.c - the narrow phase against cases solved by hand:
+ * face, edge and vertex contacts, parallel motion, embedded starts, back
+ * faces and degenerate triangles.
+ *
+ * All cases are in eSpace (unit sphere). The reference triangle lies in the
+ * plane z = 0 with its front facing +z.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "core/swept_sphere.h"
+
+#define EPS 1e-12
+
+static const sweep_vec3 A = {0, 0, 0}, B = {4, 0, 0}, C = {0, 4, 0};
+
+static void near(double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("got %.17g, want %.17g (tolerance %g)", got, want, tol);
+}
+
+static void near_v(sweep_vec3 got, sweep_vec3 want, double tol)
+{
+    near(got.x, want.x, tol);
+    near(got.y, want.y, tol);
+    near(got.z, want.z, tol);
+}
+
+static void head_on_face(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 3), sweep_v3(0, 0, -4), A, B, C, 1.0, &h), 1);
+    near(h.t, 0.5, EPS);
+    assert_int_equal(h.feature, SWEEP_FEATURE_FACE);
+    assert_false(h.embedded);
+    near_v(h.normal, sweep_v3(0, 0, 1), EPS);
+    near_v(h.point, sweep_v3(1, 1, 0), EPS);
+}
+
+static void tmax_limits_contact(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* The same contact at t = 0.5 is out of reach when tmax = 0.4. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 3), sweep_v3(0, 0, -4), A, B, C, 0.4, &h), 0);
+    /* Stopping short of the plane: no contact. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 3), sweep_v3(0, 0, -1.5), A, B, C, 1.0, &h), 0);
+}
+
+static void glancing_face(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* Shallow descent: the lowest point reaches z = 0 when the centre has
+     * dropped 0.5 of 1, halfway along. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(0.5, 1, 1.5), sweep_v3(2, 0, -1), A, B, C, 1.0, &h), 1);
+    near(h.t, 0.5, EPS);
+    assert_int_equal(h.feature, SWEEP_FEATURE_FACE);
+    near_v(h.point, sweep_v3(1.5, 1, 0), EPS);
+}
+
+static void parallel_to_plane(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* Above the slab, moving parallel: never touches. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 2), sweep_v3(5, 0, 0), A, B, C, 1.0, &h), 0);
+    /* Resting exactly on the face and sliding along it: not a new contact. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 1), sweep_v3(0.5, 0.5, 0), A, B, C, 1.0, &h), 0);
+}
+
+static void edge_contact(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* In the plane of the triangle, moving at the edge A-B (y = 0) from below. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(2, -3, 0.5), sweep_v3(0, 4, 0), A, B, C, 1.0, &h), 1);
+    /* Touches when the distance to the line y = 0, z = 0 is 1: y = -sqrt(0.75). */
+    near(h.t, (3.0 - sqrt(0.75)) / 4.0, EPS);
+    assert_int_equal(h.feature, SWEEP_FEATURE_EDGE);
+    near_v(h.point, sweep_v3(2, 0, 0), EPS);
+    near_v(h.normal, sweep_v3(0, -sqrt(0.75), 0.5), EPS);
+}
+
+static void vertex_contact(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* Diagonally at vertex A from its own Voronoi region (x < 0, y < 0). */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(-3, -3, 0.5), sweep_v3(3, 3, 0), A, B, C, 1.0, &h), 1);
+    /* 2 s^2 + 0.25 = 1 with s = 3 - 3t. */
+    near(h.t, (3.0 - sqrt(0.375)) / 3.0, EPS);
+    assert_int_equal(h.feature, SWEEP_FEATURE_VERTEX);
+    near_v(h.point, A, EPS);
+    near(sweep_v3_len(h.normal), 1.0, EPS);
+}
+
+static void embedded_face(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 0.25), sweep_v3(1, 0, 0), A, B, C, 1.0, &h), 1);
+    assert_true(h.embedded);
+    near(h.t, -0.75, EPS);
+    near_v(h.normal, sweep_v3(0, 0, 1), EPS);
+    near_v(h.point, sweep_v3(1, 1, 0), EPS);
+}
+
+static void embedded_edge(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(2, -0.3, 0.4), sweep_v3(0, 0, 0), A, B, C, 1.0, &h), 1);
+    assert_true(h.embedded);
+    near(h.t, 0.5 - 1.0, EPS);
+    near_v(h.normal, sweep_v3(0, -0.6, 0.8), EPS);
+    near_v(h.point, sweep_v3(2, 0, 0), EPS);
+}
+
+static void embedded_vertex(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(-0.3, -0.4, 0), sweep_v3(0, 0, 1), A, B, C, 1.0, &h), 1);
+    assert_true(h.embedded);
+    near(h.t, -0.5, EPS);
+    near_v(h.normal, sweep_v3(-0.6, -0.8, 0), EPS);
+    near_v(h.point, A, EPS);
+}
+
+static void back_face_ignored(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    /* From below, through the back: nothing, whether moving or overlapping. */
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, -3), sweep_v3(0, 0, 6), A, B, C, 1.0, &h), 0);
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, -0.5), sweep_v3(0, 0, 0), A, B, C, 1.0, &h), 0);
+}
+
+static void moving_away_ignored(void **state)
+{
+    (void)state;
+    sweep_sphere_hit h;
+    assert_int_equal(sweep_sphere_sweep_triangle(sweep_v3(1, 1, 1.5), sweep_v3(0, 0, 3), A, B, C, 1.0, &h), 0);
+}
+
+static void degenerate_triangles_no_nan(void **state)
+{
+    (void)state;
+    const sweep_vec3 tris[][3] = {
+        {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}},       /* collinear */
+        {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}},       /* a point */
+        {{0, 0, 0}, {0, 0, 0}, {3, 0, 0}},       /* repeated vertex */
+        {{0, 0, 0}, {5, 0, 0}, {5, 1e-300, 0}},  /* needle */
+    };
+    const sweep_vec3 starts[] = {{0.5, 0, 0.2}, {0, -3, 0}, {1, 1, 3}, {2.5, 0, 0}};
+    const sweep_vec3 disps[] = {{0, 0, -1}, {0, 6, 0}, {0, 0, 0}, {1e-20, 0, 0}};
+    for (size_t t = 0; t < sizeof tris / sizeof tris[0]; t++)
+        for (size_t s = 0; s < 4; s++)
+            for (size_t d = 0; d < 4; d++) {
+                sweep_sphere_hit h;
+                if (sweep_sphere_sweep_triangle(starts[s], disps[d], tris[t][0], tris[t][1], tris[t][2], 1.0, &h)) {
+                    assert_true(isfinite(h.t));
+                    assert_true(sweep_v3_isfinite(h.normal));
+                    assert_true(sweep_v3_isfinite(h.point));
+                }
+                sweep_vec3 q = sweep_closest_point_on_triangle(starts[s], tris[t][0], tris[t][1], tris[t][2]);
+                assert_true(sweep_v3_isfinite(q));
+            }
+}
+
+/* Brute force: the best of a dense barycentric sampling is never closer than
+ * the routine's answer, and the answer is on the triangle. */
+static void closest_point_matches_sampling(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (int iter = 0; iter < 200; iter++) {
+        double r[12];
+        for (int i = 0; i < 12; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            r[i] = (double)(x >> 11) / 9007199254740992.0 * 4.0 - 2.0;
+        }
+        sweep_vec3 a = {r[0], r[1], r[2]}, b = {r[3], r[4], r[5]}, c = {r[6], r[7], r[8]}, p = {r[9], r[10], r[11]};
+        sweep_vec3 q = sweep_closest_point_on_triangle(p, a, b, c);
+        double dq = sweep_v3_len(sweep_v3_sub(p, q));
+        double best = INFINITY;
+        for (int i = 0; i <= 60; i++)
+            for (int j = 0; i + j <= 60; j++) {
+                double u = i / 60.0, v = j / 60.0;
+                sweep_vec3 s = sweep_v3_add(a, sweep_v3_add(sweep_v3_scale(sweep_v3_sub(b, a), u),
+                                                            sweep_v3_scale(sweep_v3_sub(c, a), v)));
+                double d = sweep_v3_len(sweep_v3_sub(p, s));
+                best = d < best ? d : best;
+            }
+        assert_true(dq <= best + 1e-12);
+        assert_true(best - dq < 0.2); /* sampling is coarse, but not that coarse */
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(head_on_face),
+        cmocka_unit_test(tmax_limits_contact),
+        cmocka_unit_test(glancing_face),
+        cmocka_unit_test(parallel_to_plane),
+        cmocka_unit_test(edge_contact),
+        cmocka_unit_test(vertex_contact),
+        cmocka_unit_test(embedded_face),
+        cmocka_unit_test(embedded_edge),
+        cmocka_unit_test(embedded_vertex),
+        cmocka_unit_test(back_face_ignored),
+        cmocka_unit_test(moving_away_ignored),
+        cmocka_unit_test(degenerate_triangles_no_nan),
+        cmocka_unit_test(closest_point_matches_sampling),
+    };
+    return cmocka_run_group_tests_name("swept_sphere", tests, NULL, NULL);
+}
