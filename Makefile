@@ -78,8 +78,8 @@ $(BUILD)/.deps-ok:
 	@touch $@
 
 # --- top targets ------------------------------------------------------------
-test: $(TESTS) $(PROGRAMS)
-	@sh tests/run-tests.sh $(TESTS)
+test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
+	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
 
 bench: $(BENCHES) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/bench/run-bench.sh

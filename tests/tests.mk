@@ -4,6 +4,8 @@
 
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
+# Compiler/optimisation-level determinism (rebuilds the walker from source).
+TESTS += tests/core/cross_build.sh
 
 # Core tests walk generated levels, which live in maps/.
 TEST_LIBS_core = $(MAPS_LIB) $(CORE_LIB)
