@@ -69,7 +69,7 @@ static double axis_of(sweep_vec3 v, int axis)
     return axis == 0 ? v.x : axis == 1 ? v.y : v.z;
 }
 
-static int is_degenerate(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
+int sweep_triangle_is_degenerate(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
 {
     sweep_vec3 ab = sweep_v3_sub(b, a), ac = sweep_v3_sub(c, a), bc = sweep_v3_sub(c, b);
     double cross = sweep_v3_len(sweep_v3_cross(ab, ac));
@@ -235,7 +235,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     uint32_t n = 0;
     for (uint32_t i = 0; i < desc->triangle_count; i++) {
         const uint32_t *ix = &desc->indices[3 * (size_t)i];
-        if (is_degenerate(desc->vertices[ix[0]], desc->vertices[ix[1]], desc->vertices[ix[2]]))
+        if (sweep_triangle_is_degenerate(desc->vertices[ix[0]], desc->vertices[ix[1]], desc->vertices[ix[2]]))
             w->degenerate_count++;
         else
             n++;
@@ -258,7 +258,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     for (uint32_t i = 0; i < desc->triangle_count; i++) {
         const uint32_t *ix = &desc->indices[3 * (size_t)i];
         sweep_vec3 a = desc->vertices[ix[0]], b = desc->vertices[ix[1]], c = desc->vertices[ix[2]];
-        if (is_degenerate(a, b, c))
+        if (sweep_triangle_is_degenerate(a, b, c))
             continue;
         staged[k].a = a, staged[k].b = b, staged[k].c = c;
         staged[k].index = i;

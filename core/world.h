@@ -33,6 +33,14 @@
 
 typedef struct sweep_world sweep_world;
 
+/*
+ * 1 if the triangle (a, b, c) cannot give a usable plane: twice its area is
+ * not above 1e-8 times its longest edge squared (repeated vertices,
+ * collinear points, needles). Exported so the map loader and importer drop
+ * exactly what the core would, and triangle indices agree everywhere.
+ */
+int sweep_triangle_is_degenerate(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c);
+
 typedef struct sweep_world_desc {
     const sweep_vec3 *vertices;
     uint32_t vertex_count;
