@@ -23,3 +23,56 @@ PROGRAMS += $(BIN)/sweep-walk
 $(BIN)/sweep-walk: $(BUILD)/maps/sweep_walk_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# --- the map format, loader and tools (issue 3) -----------------------------
+INSTALL_HEADERS += maps/loader.h maps/writer.h maps/content_hash.h maps/sha256.h \
+	maps/schema.h
+
+# schema.sql compiled into the library as a C string (maps/schema.h), so the
+# tools create exactly the documented schema. maps/schema_sql.c is generated
+# from it but kept in the source tree (and in git), so that every build of
+# maps/*.c, including tests/core/cross_build.sh's, has it; make regenerates
+# it whenever schema.sql changes, and tests/maps/test_writer checks they match.
+maps/schema_sql.c: maps/schema.sql
+	{ echo '/* schema_sql.c - maps/schema.sql as a C string (see schema.h).'; \
+	  echo ' * Generated from schema.sql by maps/maps.mk: edit schema.sql, not this. */'; \
+	  echo '#include "maps/schema.h"'; echo; echo 'const char sweep_map_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	  echo '    ;'; } >$@.tmp && mv $@.tmp $@
+
+# Programs.
+PROGRAMS += $(BIN)/sweep-mapgen $(BIN)/sweep-import
+$(BIN)/sweep-mapgen: $(BUILD)/maps/mapgen_main.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+# The importer is the only program linked with libassimp.
+MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c,$(wildcard maps/import*.c)))
+$(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# Sample maps: maps/NAME.sql (rows) after maps/schema.sql, in one
+# transaction, into $(BUILD)/maps/NAME.db. Built into a temporary file and
+# renamed, so a failed build leaves no map behind; foreign keys are on, so
+# a triangle naming a missing vertex or material stops the build.
+MAPS_SAMPLES := $(patsubst maps/%.sql,$(BUILD)/maps/%.db,$(filter-out maps/schema.sql,$(wildcard maps/*.sql)))
+all: $(MAPS_SAMPLES)
+$(BUILD)/maps/%.db: maps/%.sql maps/schema.sql | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@rm -f $@.tmp
+	{ echo 'PRAGMA foreign_keys = ON;'; echo 'BEGIN;'; cat maps/schema.sql $<; echo 'COMMIT;'; } \
+		| sqlite3 -bail $@.tmp >/dev/null || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
+
+# Tests that need the built arena or the programs (make test also brings
+# the sample maps up to date).
+test: $(MAPS_SAMPLES)
+$(BUILD)/tests/maps/test_arena: | $(BUILD)/maps/arena.db
+$(BUILD)/tests/maps/test_import: | $(BIN)/sweep-import
+$(BUILD)/tests/maps/test_writer: | $(BIN)/sweep-mapgen
+
+# Benchmark: load time of generated maps (tests/bench/run-bench.sh).
+BENCHES += $(BUILD)/tests/bench/bench_maps_load
+$(BUILD)/tests/bench/bench_maps_load: $(BUILD)/tests/bench/bench_maps_load.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@

@@ -1,0 +1,54 @@
+/*
+ * content_hash.h - the map content hash: one SHA-256 digest that says two
+ * programs hold the same level, in the sense that every move gives the same
+ * result on both.
+ *
+ * The server sends it in Welcome; a client compares it with the hash of the
+ * map it predicts with. It is computed from a loaded sweep_level (after the
+ * loader dropped degenerate triangles), never from the file bytes, so two
+ * files that load to the same level (different page sizes, row order on
+ * disk, SQLite versions) hash the same, and a generated level can be hashed
+ * without writing it.
+ *
+ * Serialization (version 1), fed to SHA-256 (FIPS 180-4) in this order.
+ * u32 = 4 bytes little-endian; f64 = the 8 bytes of the IEEE-754 binary64
+ * value, little-endian, with -0.0 written as +0.0 (SQLite does not keep the
+ * sign of zero, so it cannot be part of a map's identity):
+ *
+ *   8 bytes  the ASCII text "SWEEPMAP"
+ *   u32      1 (version of this serialization)
+ *   rules:   f64 gravity x, y, z; f64 walkable_normal_up; f64 step_height;
+ *            f64 default radii x, y, z; f64 tick_rate
+ *   u32      vertex count V, then V times: f64 x, y, z
+ *   u32      triangle count T, then T times: u32 a, b, c, material id
+ *   u32      material count M, then M times in increasing id order:
+ *            u32 id, f64 friction, u32 flags
+ *
+ * Left out on purpose: the level's name, units, material names and spawn
+ * points (labels and server-side choices that cannot change a move), and
+ * the core's own limits (skin, iteration count, input limits), which belong
+ * to the build of the core, not to the map.
+ */
+#ifndef SWEEP_MAPS_CONTENT_HASH_H
+#define SWEEP_MAPS_CONTENT_HASH_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+#include "maps/level.h"
+#include "maps/sha256.h"
+
+#define SWEEP_CONTENT_HASH_VERSION 1
+
+typedef struct sweep_content_hash {
+    uint8_t bytes[SWEEP_SHA256_SIZE];
+} sweep_content_hash;
+
+/* Hashes lv as described above. SWEEP_E_ARG if a pointer is NULL,
+ * SWEEP_E_NOMEM if sorting the material table needs memory it cannot get. */
+sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash *out);
+
+/* Lower-case hex, 64 characters and a NUL. */
+void sweep_content_hash_hex(const sweep_content_hash *h, char out[2 * SWEEP_SHA256_SIZE + 1]);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * import_main.c - sweep-import: a 3D scene file (OBJ, glTF, FBX, ... via
+ * libassimp) to a sweep map.
+ *
+ * The scene is converted by import_scene.c, spawn points from a text file
+ * are added, and the map is written by writer.c, which loads it back before
+ * publishing it under the output name: a file assimp cannot read, a scene
+ * with nothing to import or any other failure leaves no output file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/move.h"
+#include "maps/content_hash.h"
+#include "maps/import.h"
+#include "maps/level.h"
+#include "maps/writer.h"
+
+static const char usage[] =
+    "usage: sweep-import INPUT -o OUTPUT.db [options]\n"
+    "\n"
+    "Converts a 3D scene (Wavefront OBJ, glTF 2.0 .gltf/.glb, FBX, COLLADA and\n"
+    "the other formats libassimp reads) into a sweep map. Every triangle of\n"
+    "every mesh becomes map geometry, each source material a map material\n"
+    "(by name), and empty nodes named spawn* become spawn points.\n"
+    "\n"
+    "  -o OUTPUT.db        the map to write; replaced only when the new one is complete\n"
+    "  --up y|z            the file's up axis (default y, as glTF and most OBJ exports);\n"
+    "                      y-up scenes are turned z up: (x, y, z) -> (x, -z, y)\n"
+    "  --scale S           multiply coordinates by S (file units to map units, default 1)\n"
+    "  --exclude NAME      leave out the node (with its children) or mesh named NAME;\n"
+    "                      repeat for more names\n"
+    "  --spawns FILE       spawn points, one 'x y z' line each (# comments allowed),\n"
+    "                      in map coordinates (after --up and --scale)\n"
+    "  --spawn-prefix P    empty nodes whose name starts with P (any case) become spawn\n"
+    "                      points at their origin, the player's centre (default 'spawn';\n"
+    "                      '' turns this off)\n"
+    "  --name NAME         the map's name (default: the input's file name)\n"
+    "  --progress          show progress on stderr (default: only when stderr is a terminal)\n"
+    "  --quiet             print nothing but errors\n"
+    "  --help              this text\n"
+    "\n"
+    "The map gets the default movement rules: z up, gravity 9.81, player radii\n"
+    "0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60 ticks/s.\n";
+
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("sweep-import: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Adds the spawn points of a text file; 0 (with a message) on any bad line. */
+static int read_spawns(const char *path, sweep_level *lv)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return !fail("%s: %s", path, strerror(errno));
+    char line[512];
+    unsigned n = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        char *p = line + strspn(line, " \t\r\n");
+        if (*p == '#' || *p == '\0')
+            continue;
+        double v[3];
+        char *end = p;
+        int k;
+        for (k = 0; k < 3; k++) {
+            char *start = end;
+            errno = 0;
+            v[k] = strtod(start, &end);
+            if (end == start || errno || !isfinite(v[k]))
+                break;
+        }
+        end += strspn(end, " \t\r\n");
+        if (k < 3 || *end) {
+            fclose(f);
+            return !fail("%s line %u: expected three finite numbers 'x y z'", path, n);
+        }
+        for (k = 0; k < 3; k++) {
+            if (!(fabs(v[k]) <= lv->config.max_coordinate)) {
+                fclose(f);
+                return !fail("%s line %u: %g is beyond the coordinate limit %g", path, n, v[k],
+                             lv->config.max_coordinate);
+            }
+        }
+        if (sweep_level_add_spawn(lv, sweep_v3(v[0], v[1], v[2])) != SWEEP_OK) {
+            fclose(f);
+            return !fail("out of memory");
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return !fail("%s: read error", path);
+    return 1;
+}
+
+static void convert_progress(void *ctx, uint32_t done, uint32_t total)
+{
+    (void)ctx;
+    fprintf(stderr, "\rsweep-import: converting mesh %u of %u", done, total);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void write_progress(void *ctx, const char *stage, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    fprintf(stderr, "\rsweep-import: writing %s %3.0f%%", stage, total ? 100.0 * (double)done / (double)total : 100.0);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_NAME, O_PROGRESS, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
+        {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
+        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
+        {"output", 1, 0, 'o'},      {0, 0, 0, 0}};
+    sweep_import_options io = {1, 1.0, NULL, 0, "spawn", NULL, NULL};
+    const char **exclude = calloc((size_t)argc + 1, sizeof *exclude);
+    const char *out = NULL, *spawns = NULL, *name = NULL;
+    int progress = isatty(2), quiet = 0, c;
+    if (!exclude)
+        return fail("out of memory");
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_UP:
+            if (strcmp(optarg, "y") == 0 || strcmp(optarg, "Y") == 0)
+                io.up_axis_y = 1;
+            else if (strcmp(optarg, "z") == 0 || strcmp(optarg, "Z") == 0)
+                io.up_axis_y = 0;
+            else
+                return fail("--up wants y or z, got '%s'", optarg);
+            break;
+        case O_SCALE:
+            if (!parse_double(optarg, &io.scale) || !(io.scale > 0.0 && io.scale < 1e12))
+                return fail("--scale wants a positive number, got '%s'", optarg);
+            break;
+        case O_EXCLUDE:
+            exclude[io.exclude_count++] = optarg;
+            break;
+        case O_SPAWNS:
+            spawns = optarg;
+            break;
+        case O_PREFIX:
+            io.spawn_prefix = optarg;
+            break;
+        case O_NAME:
+            name = optarg;
+            break;
+        case O_PROGRESS:
+            progress = 1;
+            break;
+        case O_QUIET:
+            quiet = 1;
+            progress = 0;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case O_HELP:
+            fputs(usage, stdout);
+            return 0;
+        default:
+            return fail("unknown option or missing value in '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return fail("no INPUT file (see --help)");
+    if (optind + 1 < argc)
+        return fail("one INPUT file only; unexpected '%s'", argv[optind + 1]);
+    if (!out || !*out)
+        return fail("-o OUTPUT.db is required (see --help)");
+    const char *in = argv[optind];
+    io.exclude = exclude;
+    if (progress)
+        io.progress = convert_progress;
+
+    double t0 = now_s();
+    if (progress)
+        fprintf(stderr, "sweep-import: reading %s\n", in);
+    sweep_level lv;
+    sweep_import_stats stats;
+    char err[1024];
+    if (sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
+        return fail("%s: %s", in, err);
+    for (size_t i = 0; i < io.exclude_count && i < 64; i++)
+        if (!(stats.exclude_matched >> i & 1))
+            fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
+
+    /* Name: --name, else the input's file name without its extension. */
+    const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+    if (!name) {
+        size_t len = strcspn(base, ".");
+        if (len == 0)
+            len = strlen(base);
+        if (len >= sizeof lv.name)
+            len = sizeof lv.name - 1; /* only a label: shortened, not refused */
+        memcpy(lv.name, base, len);
+        lv.name[len] = '\0';
+    } else if (!*name || strlen(name) >= sizeof lv.name) {
+        sweep_level_free(&lv);
+        return fail("--name must be 1 to %zu bytes", sizeof lv.name - 1);
+    } else {
+        snprintf(lv.name, sizeof lv.name, "%s", name);
+    }
+    uint32_t node_spawns = lv.spawn_count;
+    if (spawns && !read_spawns(spawns, &lv)) {
+        sweep_level_free(&lv);
+        return 1;
+    }
+
+    sweep_map_write_options wo = {"m", 45.0, progress ? write_progress : NULL, NULL};
+    sweep_map_write_result res;
+    sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
+    uint32_t spawn_total = lv.spawn_count;
+    sweep_level_free(&lv);
+    free(exclude);
+    if (st != SWEEP_OK)
+        return fail("%s: %s", out, err);
+    if (!quiet) {
+        char hex[2 * SWEEP_SHA256_SIZE + 1];
+        sweep_content_hash_hex(&res.hash, hex);
+        printf("sweep-import: imported %s: %u meshes (%u excluded), %u materials, %u triangles "
+               "(%u degenerate dropped, %u points/lines skipped), %u spawns (%u from nodes), %.2f s\n",
+               in, stats.meshes, stats.meshes_excluded, stats.materials, res.triangle_count,
+               stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, now_s() - t0);
+        printf("sweep-import: wrote %s, content hash %s\n", out, hex);
+    }
+    return 0;
+}

@@ -1,0 +1,751 @@
+/*
+ * loader.c - reading and validating a sweep map (see loader.h and
+ * schema.sql for the rules).
+ *
+ * The load runs in one read transaction, so the row counts taken first (to
+ * size the arrays once) and the rows read afterwards are one snapshot. Each
+ * table is read with one prepared statement in id order, through typed
+ * column reads; every value is checked as it arrives, and the first bad
+ * one stops the load with a message naming its table and row id.
+ *
+ * Before SQLite sees the file, its 100-byte header is checked by hand:
+ * SQLite treats an empty file as an empty database and may read a
+ * truncated one without complaint until it reaches a missing page, and a
+ * user deserves "truncated" rather than "disk image is malformed".
+ *
+ * Invariants on success: vertex_count >= 1, triangle_count >= 1, every
+ * index < vertex_count, every triangle's material is in material_table,
+ * every number finite, no triangle degenerate by sweep_triangle_is_degenerate (core/world.h).
+ */
+#include "maps/loader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "core/move.h"
+#include "core/world.h"
+
+#define MAX_MATERIALS 65536u
+#define MAX_SPAWNS 1000000u
+#define MAX_GRAVITY 1000.0
+
+typedef struct load {
+    const char *path;
+    sqlite3 *db;
+    sweep_level *lv;
+    sweep_map_load_info *info;
+    char *err;
+    size_t errlen;
+    sweep_map_error error;
+} load;
+
+static const char *const error_names[SWEEP_MAP_ERROR_COUNT] = {
+    "OK",      "ARG",    "OPEN",     "EMPTY_FILE", "NOT_DATABASE", "TRUNCATED", "CORRUPT",
+    "NOT_MAP", "VERSION", "SCHEMA",  "METADATA",   "VALUE",        "VERTEX_ID", "INDEX",
+    "MATERIAL", "NO_TRIANGLES", "TOO_BIG", "NOMEM", "IO",
+};
+
+const char *sweep_map_error_name(sweep_map_error e)
+{
+    if ((unsigned)e >= SWEEP_MAP_ERROR_COUNT)
+        return "UNKNOWN";
+    return error_names[e];
+}
+
+/* Records the first failure: code, table, row and a message of the form
+ * "<table> row id=<n>: <what>" (or "<table>: <what>", or just "<what>"). */
+static int fail(load *L, sweep_map_error code, const char *table, int64_t row, const char *fmt, ...)
+{
+    if (L->error != SWEEP_MAP_OK)
+        return 0;
+    L->error = code;
+    if (L->info) {
+        L->info->error = code;
+        snprintf(L->info->table, sizeof L->info->table, "%s", table ? table : "");
+        L->info->row_id = row;
+    }
+    if (L->err && L->errlen) {
+        size_t n = 0;
+        if (table && row >= 0)
+            n = (size_t)snprintf(L->err, L->errlen, "%s row id=%lld: ", table, (long long)row);
+        else if (table)
+            n = (size_t)snprintf(L->err, L->errlen, "%s: ", table);
+        else
+            L->err[0] = '\0';
+        if (n < L->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(L->err + n, L->errlen - n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return 0;
+}
+
+/* Turns an SQLite failure while reading `table` into the matching map error. */
+static int fail_sqlite(load *L, int rc, const char *table, int64_t row)
+{
+    const char *msg = L->db ? sqlite3_errmsg(L->db) : sqlite3_errstr(rc);
+    switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+        return fail(L, SWEEP_MAP_E_NOT_DATABASE, NULL, -1, "not an SQLite database (%s)", msg);
+    case SQLITE_CORRUPT:
+        return fail(L, SWEEP_MAP_E_CORRUPT, table, row, "the file is damaged (%s)", msg);
+    case SQLITE_NOMEM:
+        return fail(L, SWEEP_MAP_E_NOMEM, table, row, "out of memory");
+    default:
+        return fail(L, SWEEP_MAP_E_IO, table, row, "SQLite error: %s", msg);
+    }
+}
+
+static const char *type_name(int type)
+{
+    switch (type) {
+    case SQLITE_INTEGER: return "integer";
+    case SQLITE_FLOAT: return "real";
+    case SQLITE_TEXT: return "text";
+    case SQLITE_BLOB: return "blob";
+    default: return "NULL";
+    }
+}
+
+/* Reads column col of a number column; 0 (with the error recorded) unless
+ * it is a finite number. */
+static int get_number(load *L, sqlite3_stmt *st, int col, const char *table, int64_t row, const char *name,
+                      double *out)
+{
+    int type = sqlite3_column_type(st, col);
+    if (type == SQLITE_FLOAT) {
+        *out = sqlite3_column_double(st, col);
+    } else if (type == SQLITE_INTEGER) {
+        *out = (double)sqlite3_column_int64(st, col);
+    } else if (type == SQLITE_TEXT) {
+        const unsigned char *t = sqlite3_column_text(st, col);
+        return fail(L, SWEEP_MAP_E_VALUE, table, row, "%s is not a finite number (text '%.20s')", name,
+                    t ? (const char *)t : "");
+    } else {
+        return fail(L, SWEEP_MAP_E_VALUE, table, row, "%s is not a finite number (%s)", name, type_name(type));
+    }
+    if (!isfinite(*out))
+        return fail(L, SWEEP_MAP_E_VALUE, table, row, "%s is not a finite number (%g)", name, *out);
+    return 1;
+}
+
+/* Reads an integer column; SQLite's REAL affinity may hand back 2.0 for
+ * an index written as 2.0, but a fraction or text is refused. */
+static int get_integer(load *L, sqlite3_stmt *st, int col, const char *table, int64_t row, const char *name,
+                       sweep_map_error code, int64_t *out)
+{
+    int type = sqlite3_column_type(st, col);
+    if (type == SQLITE_INTEGER) {
+        *out = sqlite3_column_int64(st, col);
+        return 1;
+    }
+    if (type == SQLITE_FLOAT) {
+        double d = sqlite3_column_double(st, col);
+        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) {
+            *out = (int64_t)d;
+            return 1;
+        }
+        return fail(L, code, table, row, "%s is not a whole number (%g)", name, d);
+    }
+    return fail(L, code, table, row, "%s is not a whole number (%s)", name, type_name(type));
+}
+
+/* Reads a text column of 1..max-1 bytes into out. */
+static int get_text(load *L, sqlite3_stmt *st, int col, const char *table, int64_t row, const char *name,
+                    sweep_map_error code, char *out, size_t max)
+{
+    if (sqlite3_column_type(st, col) != SQLITE_TEXT)
+        return fail(L, code, table, row, "%s is not text (%s)", name, type_name(sqlite3_column_type(st, col)));
+    const unsigned char *t = sqlite3_column_text(st, col);
+    int n = sqlite3_column_bytes(st, col);
+    if (!t)
+        return fail(L, SWEEP_MAP_E_NOMEM, table, row, "out of memory");
+    if (n < 1 || (size_t)n >= max || memchr(t, '\0', (size_t)n))
+        return fail(L, code, table, row, "%s must be 1 to %zu bytes of text, got %d bytes", name, max - 1, n);
+    memcpy(out, t, (size_t)n);
+    out[n] = '\0';
+    return 1;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Checks the file itself before SQLite opens it: a regular, non-empty file
+ * starting with the SQLite header and at least as long as that header
+ * says the database is. */
+static int check_file(load *L)
+{
+    struct stat sb;
+    if (stat(L->path, &sb) != 0)
+        return fail(L, SWEEP_MAP_E_OPEN, NULL, -1, "cannot open: %s", strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return fail(L, SWEEP_MAP_E_OPEN, NULL, -1, "not a regular file");
+    if (sb.st_size == 0)
+        return fail(L, SWEEP_MAP_E_EMPTY_FILE, NULL, -1, "the file is empty (0 bytes), not a map");
+    FILE *f = fopen(L->path, "rb");
+    if (!f)
+        return fail(L, SWEEP_MAP_E_OPEN, NULL, -1, "cannot open: %s", strerror(errno));
+    unsigned char h[100];
+    size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+        return fail(L, SWEEP_MAP_E_NOT_DATABASE, NULL, -1,
+                    "not an SQLite database (%lld bytes without the 'SQLite format 3' header)",
+                    (long long)sb.st_size);
+    uint32_t page = (uint32_t)h[16] << 8 | h[17];
+    if (page == 1)
+        page = 65536;
+    if (page < 512 || (page & (page - 1)))
+        return fail(L, SWEEP_MAP_E_CORRUPT, NULL, -1, "the file is damaged (header page size %u)", page);
+    /* The page count at offset 28 is only meaningful when the change
+     * counter (24) equals the version-valid-for number (92); SQLite older
+     * than 3.7.0 did not keep it up to date. */
+    uint32_t pages = be32(h + 28);
+    if (pages && be32(h + 24) == be32(h + 92)) {
+        long long want = (long long)pages * page;
+        if ((long long)sb.st_size < want)
+            return fail(L, SWEEP_MAP_E_TRUNCATED, NULL, -1,
+                        "the file is truncated: its header says %u pages of %u bytes (%lld bytes), "
+                        "the file has %lld bytes",
+                        pages, page, want, (long long)sb.st_size);
+    }
+    return 1;
+}
+
+/* Runs a one-value query (a PRAGMA) and returns its integer. */
+static int query_int(load *L, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(L->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return fail_sqlite(L, rc, NULL, -1);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE)
+        *out = 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail_sqlite(L, rc, NULL, -1);
+    return 1;
+}
+
+static int open_db(load *L)
+{
+    /* This SQLite may be built to treat names starting with "file:" as
+     * URIs; a map path is always a plain file name, so such a relative
+     * name is made explicit with "./". */
+    char *name = NULL;
+    const char *use = L->path;
+    if (strncmp(L->path, "file:", 5) == 0) {
+        name = malloc(strlen(L->path) + 3);
+        if (!name)
+            return fail(L, SWEEP_MAP_E_NOMEM, NULL, -1, "out of memory");
+        strcpy(name, "./");
+        strcat(name, L->path);
+        use = name;
+    }
+    /* Read-only and without immutable=1: a map written by a crashed tool
+     * may have a hot journal that SQLite must see, and another process
+     * may hold a write lock; both are handled only with normal locking. */
+    /* NOMUTEX: the connection never leaves this call, and SQLite's
+     * per-call connection mutex otherwise costs a quarter of a big load. */
+    int rc = sqlite3_open_v2(use, &L->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    free(name);
+    if (rc != SQLITE_OK) {
+        fail(L, SWEEP_MAP_E_OPEN, NULL, -1, "cannot open: %s", L->db ? sqlite3_errmsg(L->db) : sqlite3_errstr(rc));
+        return 0;
+    }
+    sqlite3_extended_result_codes(L->db, 1);
+    /* No PRAGMA mmap_size: it would save a few percent of a big load, but
+     * a map file truncated in place while mapped (cp over it) would kill
+     * the process with SIGBUS instead of giving an error. */
+    return 1;
+}
+
+static int check_header(load *L)
+{
+    int64_t app, version;
+    if (!query_int(L, "PRAGMA application_id", &app) || !query_int(L, "PRAGMA user_version", &version))
+        return 0;
+    if (L->info)
+        L->info->schema_version = (uint32_t)version;
+    if (app != SWEEP_MAP_APPLICATION_ID) {
+        int64_t tables = 0;
+        if (!query_int(L, "SELECT count(*) FROM sqlite_master", &tables))
+            return 0;
+        if (tables == 0)
+            return fail(L, SWEEP_MAP_E_NOT_MAP, NULL, -1, "an empty SQLite database, not a sweep map");
+        return fail(L, SWEEP_MAP_E_NOT_MAP, NULL, -1,
+                    "an SQLite database but not a sweep map (application_id is 0x%08llx, expected 0x%08x)",
+                    (unsigned long long)(uint32_t)app, SWEEP_MAP_APPLICATION_ID);
+    }
+    if (version != SWEEP_MAP_SCHEMA_VERSION)
+        return fail(L, SWEEP_MAP_E_VERSION, NULL, -1,
+                    "schema version %lld is not supported (this build reads version %d)%s", (long long)version,
+                    SWEEP_MAP_SCHEMA_VERSION,
+                    version > SWEEP_MAP_SCHEMA_VERSION ? ": the map is newer than this program" : "");
+    static const char *const tables[] = {"map", "materials", "vertices", "triangles", "spawns"};
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
+                                NULL);
+    if (rc != SQLITE_OK)
+        return fail_sqlite(L, rc, NULL, -1);
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc == SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return fail(L, SWEEP_MAP_E_SCHEMA, tables[i], -1, "the table is missing (the map is incomplete)");
+        }
+        if (rc != SQLITE_ROW) {
+            sqlite3_finalize(st);
+            return fail_sqlite(L, rc, NULL, -1);
+        }
+    }
+    sqlite3_finalize(st);
+    return 1;
+}
+
+/* Prepares a SELECT over `table`; a missing column becomes a schema error. */
+static sqlite3_stmt *prepare(load *L, const char *table, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(L->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_ERROR)
+            fail(L, SWEEP_MAP_E_SCHEMA, table, -1, "%s", sqlite3_errmsg(L->db));
+        else
+            fail_sqlite(L, rc, table, -1);
+        return NULL;
+    }
+    return st;
+}
+
+static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = prepare(L, table, sql);
+    if (!st)
+        return 0;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return fail_sqlite(L, rc, table, -1);
+    return 1;
+}
+
+static int read_map_row(load *L)
+{
+    static const char *const T = "map";
+    sqlite3_stmt *st = prepare(L, T,
+                               "SELECT id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, radius_x, "
+                               "radius_y, radius_z, walkable_slope_deg, step_height FROM map");
+    if (!st)
+        return 0;
+    sweep_level *lv = L->lv;
+    int rc = sqlite3_step(st), ok = 1;
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return fail(L, SWEEP_MAP_E_METADATA, T, -1, "no row: a map needs exactly one row of metadata");
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fail_sqlite(L, rc, T, -1);
+    }
+    int64_t id = sqlite3_column_int64(st, 0);
+    char units[16];
+    double g[3], tick, r[3], slope, step;
+    static const char *const gn[3] = {"gravity_x", "gravity_y", "gravity_z"};
+    static const char *const rn[3] = {"radius_x", "radius_y", "radius_z"};
+    ok = get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_METADATA, lv->name, sizeof lv->name) &&
+         get_text(L, st, 2, T, id, "units", SWEEP_MAP_E_METADATA, units, sizeof units);
+    for (int i = 0; ok && i < 3; i++)
+        ok = get_number(L, st, 3 + i, T, id, gn[i], &g[i]);
+    ok = ok && get_number(L, st, 6, T, id, "tick_rate", &tick);
+    for (int i = 0; ok && i < 3; i++)
+        ok = get_number(L, st, 7 + i, T, id, rn[i], &r[i]);
+    ok = ok && get_number(L, st, 10, T, id, "walkable_slope_deg", &slope) &&
+         get_number(L, st, 11, T, id, "step_height", &step);
+    if (ok) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            ok = fail(L, SWEEP_MAP_E_METADATA, T, sqlite3_column_int64(st, 0),
+                      "a second row: a map has exactly one row of metadata");
+        else if (rc != SQLITE_DONE)
+            ok = fail_sqlite(L, rc, T, id);
+    }
+    sqlite3_finalize(st);
+    if (!ok)
+        return 0;
+
+    /* Metadata errors are reported with the status SWEEP_E_CONFIG. */
+    sweep_config *c = &lv->config;
+    if (!(g[0] * g[0] + g[1] * g[1] + g[2] * g[2] <= MAX_GRAVITY * MAX_GRAVITY))
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "gravity (%g, %g, %g) is longer than %g units/s^2", g[0], g[1],
+                    g[2], MAX_GRAVITY);
+    if (!(tick >= 1.0 && tick <= 1000.0))
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "tick_rate=%g must be between 1 and 1000 ticks/s", tick);
+    for (int i = 0; i < 3; i++)
+        if (!(r[i] >= c->min_radius && r[i] <= c->max_radius))
+            return fail(L, SWEEP_MAP_E_METADATA, T, id, "%s=%g must be between %g and %g", rn[i], r[i],
+                        c->min_radius, c->max_radius);
+    double rmin = fmin(r[0], fmin(r[1], r[2])), rmax = fmax(r[0], fmax(r[1], r[2]));
+    if (!(rmax <= c->max_anisotropy * rmin))
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "radii (%g, %g, %g): largest / smallest is above %g", r[0], r[1],
+                    r[2], c->max_anisotropy);
+    if (!(slope >= 0.0 && slope < 90.0))
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "walkable_slope_deg=%g must be in [0, 90)", slope);
+    if (!(step >= 0.0 && step <= 1e6))
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "step_height=%g must be in [0, 1e6]", step);
+    c->gravity = sweep_v3(g[0], g[1], g[2]);
+    c->walkable_normal_up = sweep_cos_degrees(slope);
+    c->step_height = step;
+    if (sweep_config_check(c) != SWEEP_OK)
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "the movement rules are out of the core's range");
+    lv->default_radii = sweep_v3(r[0], r[1], r[2]);
+    lv->tick_rate = tick;
+    if (L->info) {
+        memcpy(L->info->units, units, sizeof units);
+        L->info->walkable_slope_deg = slope;
+    }
+    return 1;
+}
+
+static int read_materials(load *L)
+{
+    static const char *const T = "materials";
+    sweep_level *lv = L->lv;
+    int64_t n;
+    if (!count_rows(L, T, "SELECT count(*) FROM materials", &n))
+        return 0;
+    if (n > MAX_MATERIALS)
+        return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, at most %u are allowed", (long long)n,
+                    MAX_MATERIALS);
+    if (n == 0)
+        return fail(L, SWEEP_MAP_E_MATERIAL, T, -1, "no rows: every triangle needs a material");
+    lv->material_table = calloc((size_t)n, sizeof *lv->material_table);
+    if (!lv->material_table)
+        return fail(L, SWEEP_MAP_E_NOMEM, T, -1, "out of memory");
+    lv->material_cap = (uint32_t)n;
+    sqlite3_stmt *st = prepare(L, T, "SELECT id, name, friction, flags FROM materials ORDER BY id");
+    if (!st)
+        return 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), flags;
+        if (lv->material_count >= lv->material_cap) {
+            ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
+            break;
+        }
+        sweep_material *m = &lv->material_table[lv->material_count];
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || id < 1 || id > UINT32_MAX) {
+            ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "id must be a whole number from 1 to %u", UINT32_MAX);
+            break;
+        }
+        m->id = (uint32_t)id;
+        ok = get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_MATERIAL, m->name, sizeof m->name) &&
+             get_number(L, st, 2, T, id, "friction", &m->friction) &&
+             get_integer(L, st, 3, T, id, "flags", SWEEP_MAP_E_MATERIAL, &flags);
+        if (!ok)
+            break;
+        if (m->friction < 0.0)
+            ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "friction=%g must not be negative", m->friction);
+        else if (flags < 0 || flags > UINT32_MAX)
+            ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "flags=%lld must fit in 32 bits", (long long)flags);
+        m->flags = (uint32_t)flags;
+        for (uint32_t k = 0; ok && k < lv->material_count; k++)
+            if (strcmp(lv->material_table[k].name, m->name) == 0)
+                ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "name '%s' is also the name of material %u", m->name,
+                          lv->material_table[k].id);
+        if (ok)
+            lv->material_count++;
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, -1);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static int read_vertices(load *L)
+{
+    static const char *const T = "vertices";
+    sweep_level *lv = L->lv;
+    int64_t n;
+    if (!count_rows(L, T, "SELECT count(*) FROM vertices", &n))
+        return 0;
+    if (n == 0)
+        return fail(L, SWEEP_MAP_E_NO_TRIANGLES, T, -1, "no rows: the map has no geometry");
+    if (n > (int64_t)3 * SWEEP_WORLD_MAX_TRIANGLES || n >= UINT32_MAX)
+        return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows is more than the core accepts", (long long)n);
+    lv->vertices = malloc((size_t)n * sizeof *lv->vertices);
+    if (!lv->vertices)
+        return fail(L, SWEEP_MAP_E_NOMEM, T, -1, "out of memory for %lld vertices", (long long)n);
+    lv->vertex_cap = (uint32_t)n;
+    sqlite3_stmt *st = prepare(L, T, "SELECT id, x, y, z FROM vertices ORDER BY id");
+    if (!st)
+        return 0;
+    const double limit = lv->config.max_coordinate;
+    int rc, ok = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        uint32_t i = lv->vertex_count;
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || id != (int64_t)i) {
+            ok = fail(L, SWEEP_MAP_E_VERTEX_ID, T, id,
+                      "vertex ids must run 0, 1, 2, ... without gaps; expected id %u here", i);
+            break;
+        }
+        if (i >= lv->vertex_cap) {
+            ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
+            break;
+        }
+        double v[3];
+        /* The common case, three floats, skips the general reader. */
+        for (int k = 0; k < 3; k++) {
+            sqlite3_value *val = sqlite3_column_value(st, 1 + k);
+            if (sqlite3_value_type(val) == SQLITE_FLOAT) {
+                v[k] = sqlite3_value_double(val);
+                if (!isfinite(v[k]))
+                    ok = get_number(L, st, 1 + k, T, id, k == 0 ? "x" : k == 1 ? "y" : "z", &v[k]);
+            } else {
+                ok = get_number(L, st, 1 + k, T, id, k == 0 ? "x" : k == 1 ? "y" : "z", &v[k]);
+            }
+            if (!ok)
+                break;
+            if (!(fabs(v[k]) <= limit)) {
+                ok = fail(L, SWEEP_MAP_E_VALUE, T, id, "%c=%g is beyond the coordinate limit %g", "xyz"[k], v[k],
+                          limit);
+                break;
+            }
+        }
+        if (!ok)
+            break;
+        lv->vertices[i] = sweep_v3(v[0], v[1], v[2]);
+        lv->vertex_count++;
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, (int64_t)lv->vertex_count);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+/* Index of material id in the (id-sorted) table, or -1. */
+static int64_t find_material(const sweep_level *lv, int64_t id)
+{
+    uint32_t lo = 0, hi = lv->material_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lv->material_table[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < lv->material_count && lv->material_table[lo].id == id ? (int64_t)lo : -1;
+}
+
+static int read_triangles(load *L)
+{
+    static const char *const T = "triangles";
+    sweep_level *lv = L->lv;
+    int64_t n;
+    if (!count_rows(L, T, "SELECT count(*) FROM triangles", &n))
+        return 0;
+    if (n == 0)
+        return fail(L, SWEEP_MAP_E_NO_TRIANGLES, T, -1, "no rows: a map needs at least one triangle");
+    if (n > SWEEP_WORLD_MAX_TRIANGLES)
+        return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, the core accepts at most %u", (long long)n,
+                    SWEEP_WORLD_MAX_TRIANGLES);
+    lv->indices = malloc((size_t)n * 3 * sizeof *lv->indices);
+    lv->materials = malloc((size_t)n * sizeof *lv->materials);
+    if (!lv->indices || !lv->materials)
+        return fail(L, SWEEP_MAP_E_NOMEM, T, -1, "out of memory for %lld triangles", (long long)n);
+    lv->triangle_cap = (uint32_t)n;
+    sqlite3_stmt *st = prepare(L, T, "SELECT id, a, b, c, material FROM triangles ORDER BY id");
+    if (!st)
+        return 0;
+    static const char *const names[3] = {"a", "b", "c"};
+    uint32_t rows = 0, dropped = 0;
+    int64_t first_dropped = -1, last_mat = -1, last_mat_at = -1;
+    int rc, ok = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (rows >= lv->triangle_cap) {
+            ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
+            break;
+        }
+        rows++;
+        uint32_t ix[3];
+        for (int k = 0; k < 3; k++) {
+            int64_t v;
+            sqlite3_value *val = sqlite3_column_value(st, 1 + k);
+            if (sqlite3_value_type(val) == SQLITE_INTEGER)
+                v = sqlite3_value_int64(val);
+            else if (!(ok = get_integer(L, st, 1 + k, T, id, names[k], SWEEP_MAP_E_INDEX, &v)))
+                break;
+            if (v < 0 || v >= lv->vertex_count) {
+                ok = fail(L, SWEEP_MAP_E_INDEX, T, id,
+                          "vertex %s=%lld is out of range (table vertices has %u rows, ids 0 to %u)", names[k],
+                          (long long)v, lv->vertex_count, lv->vertex_count - 1);
+                break;
+            }
+            ix[k] = (uint32_t)v;
+        }
+        if (!ok)
+            break;
+        int64_t mat;
+        sqlite3_value *mval = sqlite3_column_value(st, 4);
+        if (sqlite3_value_type(mval) == SQLITE_INTEGER)
+            mat = sqlite3_value_int64(mval);
+        else if (!(ok = get_integer(L, st, 4, T, id, "material", SWEEP_MAP_E_MATERIAL, &mat)))
+            break;
+        /* Neighbouring triangles usually share a material. */
+        if (mat != last_mat) {
+            last_mat_at = find_material(lv, mat);
+            last_mat = mat;
+        }
+        if (last_mat_at < 0) {
+            ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "material %lld is not in table materials", (long long)mat);
+            break;
+        }
+        if (sweep_triangle_is_degenerate(lv->vertices[ix[0]], lv->vertices[ix[1]], lv->vertices[ix[2]])) {
+            if (dropped++ == 0)
+                first_dropped = id;
+            continue;
+        }
+        uint32_t t = lv->triangle_count++;
+        lv->indices[3 * (size_t)t] = ix[0];
+        lv->indices[3 * (size_t)t + 1] = ix[1];
+        lv->indices[3 * (size_t)t + 2] = ix[2];
+        lv->materials[t] = (uint32_t)mat;
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, -1);
+    sqlite3_finalize(st);
+    if (L->info) {
+        L->info->triangle_rows = rows;
+        L->info->degenerate_dropped = dropped;
+        L->info->first_degenerate_id = first_dropped;
+    }
+    if (ok && lv->triangle_count == 0)
+        return fail(L, SWEEP_MAP_E_NO_TRIANGLES, T, -1, "all %u triangles are degenerate (zero area)", rows);
+    return ok;
+}
+
+static int read_spawns(load *L)
+{
+    static const char *const T = "spawns";
+    sweep_level *lv = L->lv;
+    int64_t n;
+    if (!count_rows(L, T, "SELECT count(*) FROM spawns", &n))
+        return 0;
+    if (n > MAX_SPAWNS)
+        return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, at most %u are allowed", (long long)n, MAX_SPAWNS);
+    if (n == 0)
+        return 1;
+    lv->spawns = malloc((size_t)n * sizeof *lv->spawns);
+    if (!lv->spawns)
+        return fail(L, SWEEP_MAP_E_NOMEM, T, -1, "out of memory");
+    lv->spawn_cap = (uint32_t)n;
+    sqlite3_stmt *st = prepare(L, T, "SELECT id, x, y, z FROM spawns ORDER BY id");
+    if (!st)
+        return 0;
+    int rc, ok = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (lv->spawn_count >= lv->spawn_cap) {
+            ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
+            break;
+        }
+        double v[3];
+        ok = get_number(L, st, 1, T, id, "x", &v[0]) && get_number(L, st, 2, T, id, "y", &v[1]) &&
+             get_number(L, st, 3, T, id, "z", &v[2]);
+        for (int k = 0; ok && k < 3; k++)
+            if (!(fabs(v[k]) <= lv->config.max_coordinate))
+                ok = fail(L, SWEEP_MAP_E_VALUE, T, id, "%c=%g is beyond the coordinate limit %g", "xyz"[k], v[k],
+                          lv->config.max_coordinate);
+        if (!ok)
+            break;
+        lv->spawns[lv->spawn_count++] = sweep_v3(v[0], v[1], v[2]);
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, -1);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static sweep_status status_of(sweep_map_error e)
+{
+    switch (e) {
+    case SWEEP_MAP_OK: return SWEEP_OK;
+    case SWEEP_MAP_E_ARG: return SWEEP_E_ARG;
+    case SWEEP_MAP_E_NOMEM: return SWEEP_E_NOMEM;
+    case SWEEP_MAP_E_METADATA: return SWEEP_E_CONFIG;
+    default: return SWEEP_E_GEOMETRY;
+    }
+}
+
+sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_info *info, char *err,
+                            size_t errlen)
+{
+    load L = {path, NULL, out, info, err, errlen, SWEEP_MAP_OK};
+    if (err && errlen)
+        err[0] = '\0';
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->row_id = -1;
+        info->first_degenerate_id = -1;
+    }
+    if (!out || !path) {
+        fail(&L, SWEEP_MAP_E_ARG, NULL, -1, "no path or no level to load into");
+        return SWEEP_E_ARG;
+    }
+    sweep_level_init(out);
+    if (check_file(&L) && open_db(&L)) {
+        /* One read transaction: counts and rows are the same snapshot. */
+        int rc = sqlite3_exec(L.db, "BEGIN", NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            fail_sqlite(&L, rc, NULL, -1);
+        else if (check_header(&L) && read_map_row(&L) && read_materials(&L) && read_vertices(&L) &&
+                 read_triangles(&L))
+            read_spawns(&L);
+    }
+    if (L.db)
+        sqlite3_close(L.db); /* closing ends the read transaction */
+    if (L.error != SWEEP_MAP_OK)
+        sweep_level_free(out);
+    return status_of(L.error);
+}
+
+sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,
+                                   char *err, size_t errlen)
+{
+    if (!lv || !out) {
+        if (err && errlen)
+            snprintf(err, errlen, "no level or no output");
+        return SWEEP_E_ARG;
+    }
+    sweep_world_desc desc = sweep_level_world_desc(lv);
+    sweep_world *w = NULL;
+    sweep_status st = sweep_world_create(&desc, &w);
+    if (st != SWEEP_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "building the world failed: %s", sweep_status_message(st));
+        return st;
+    }
+    if (world_info)
+        sweep_world_get_info(w, world_info);
+    *out = w;
+    return SWEEP_OK;
+}

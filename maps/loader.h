@@ -1,0 +1,102 @@
+/*
+ * loader.h - loading a sweep map (an SQLite database in the format of
+ * maps/schema.sql) into a sweep_level, and building its core world.
+ *
+ * The map is external input: the loader opens it read-only, refuses
+ * anything it cannot fully trust (wrong file type, truncated or damaged
+ * file, unknown schema version, missing tables, a NaN or out-of-range
+ * number, an index out of range, an unknown material, no triangles) and
+ * says exactly what and where: the message names the table and the row id
+ * ("triangles row id=12: vertex b=900 is out of range ..."). The message
+ * does not repeat the path; the caller prints it.
+ *
+ * Degenerate triangles are not an error: they are dropped, counted in
+ * sweep_map_load_info and the rest keep their order (see schema.sql).
+ *
+ * Typical use:
+ *
+ *   sweep_level lv;
+ *   sweep_map_load_info info;
+ *   char err[256];
+ *   if (sweep_map_load(path, &lv, &info, err, sizeof err) != SWEEP_OK)
+ *       die("%s: %s", path, err);
+ *   sweep_world *w;
+ *   if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK) ...
+ *   ... sweep_world_destroy(w); sweep_level_free(&lv);
+ */
+#ifndef SWEEP_MAPS_LOADER_H
+#define SWEEP_MAPS_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "core/world.h"
+#include "maps/level.h"
+
+/* The schema version (PRAGMA user_version) this build reads and writes. */
+#define SWEEP_MAP_SCHEMA_VERSION 1
+/* PRAGMA application_id of every sweep map: "SWMP". */
+#define SWEEP_MAP_APPLICATION_ID 0x53574D50
+
+/* Why a load failed, finer than sweep_status. Names are stable. */
+typedef enum sweep_map_error {
+    SWEEP_MAP_OK = 0,
+    SWEEP_MAP_E_ARG,          /* NULL path or output */
+    SWEEP_MAP_E_OPEN,         /* missing, unreadable or not a regular file */
+    SWEEP_MAP_E_EMPTY_FILE,   /* zero bytes */
+    SWEEP_MAP_E_NOT_DATABASE, /* not an SQLite database at all */
+    SWEEP_MAP_E_TRUNCATED,    /* shorter than its own header says */
+    SWEEP_MAP_E_CORRUPT,      /* SQLite found the file damaged */
+    SWEEP_MAP_E_NOT_MAP,      /* an SQLite database, but not a sweep map */
+    SWEEP_MAP_E_VERSION,      /* a sweep map of a schema version this build does not read */
+    SWEEP_MAP_E_SCHEMA,       /* a table or column is missing */
+    SWEEP_MAP_E_METADATA,     /* the map row is missing, repeated or out of range */
+    SWEEP_MAP_E_VALUE,        /* NULL, text, NaN, infinite or out-of-range number in a row */
+    SWEEP_MAP_E_VERTEX_ID,    /* vertex ids do not run 0, 1, 2, ... */
+    SWEEP_MAP_E_INDEX,        /* a triangle names a vertex that does not exist */
+    SWEEP_MAP_E_MATERIAL,     /* unknown material on a triangle, or a bad materials row */
+    SWEEP_MAP_E_NO_TRIANGLES, /* no triangles, or all of them degenerate */
+    SWEEP_MAP_E_TOO_BIG,      /* more rows than the core accepts */
+    SWEEP_MAP_E_NOMEM,        /* out of memory */
+    SWEEP_MAP_E_IO,           /* any other error reported by SQLite while reading */
+    SWEEP_MAP_ERROR_COUNT
+} sweep_map_error;
+
+/* Stable upper-case name ("TRUNCATED", ...); "UNKNOWN" if out of range. */
+const char *sweep_map_error_name(sweep_map_error e);
+
+typedef struct sweep_map_load_info {
+    sweep_map_error error;     /* SWEEP_MAP_OK on success */
+    char table[16];            /* table the error is about, "" if none */
+    int64_t row_id;            /* its row id, -1 if the error is not about one row */
+    uint32_t schema_version;
+    char units[16];            /* map.units */
+    double walkable_slope_deg; /* map.walkable_slope_deg, as stored */
+    uint32_t triangle_rows;    /* rows in the triangles table */
+    uint32_t degenerate_dropped;
+    int64_t first_degenerate_id; /* row id of the first dropped triangle, -1 if none */
+} sweep_map_load_info;
+
+/*
+ * Loads the map at path into *out (which need not be initialised). On
+ * SWEEP_OK the caller owns *out and frees it with sweep_level_free. On
+ * failure *out is an empty initialised level, err holds one line saying
+ * what is wrong (if err is not NULL), info->error says why, and the status
+ * is SWEEP_E_NOMEM when memory ran out, SWEEP_E_ARG for a NULL argument,
+ * SWEEP_E_CONFIG for bad movement rules in the map row, and
+ * SWEEP_E_GEOMETRY for everything else wrong with the file. info may be
+ * NULL.
+ */
+sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_info *info, char *err,
+                            size_t errlen);
+
+/*
+ * Builds the core world (with its BVH) over a loaded level. The world does
+ * not keep pointers into lv. world_info may be NULL. On failure *out is
+ * untouched and err says why.
+ */
+sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,
+                                   char *err, size_t errlen);
+
+#endif

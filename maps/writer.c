@@ -1,0 +1,255 @@
+/*
+ * writer.c - a sweep_level into a new map file, atomically (see writer.h).
+ *
+ * Speed matters for multi-million-triangle levels: the temporary file is
+ * written with the journal and fsync off (if anything fails the file is
+ * thrown away, so there is nothing to recover), all rows go in one
+ * transaction through prepared statements, and the one fsync happens
+ * before the rename that publishes the map.
+ */
+#include "maps/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "maps/schema.h"
+
+#define PROGRESS_EVERY 65536u
+
+typedef struct wctx {
+    sqlite3 *db;
+    const sweep_map_write_options *opt;
+    char *err;
+    size_t errlen;
+    int failed;
+} wctx;
+
+static int wfail(wctx *w, const char *fmt, ...)
+{
+    if (w->failed)
+        return 0;
+    w->failed = 1;
+    if (w->err && w->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err, w->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+static void progress(wctx *w, const char *stage, uint64_t done, uint64_t total)
+{
+    if (w->opt && w->opt->progress)
+        w->opt->progress(w->opt->progress_ctx, stage, done, total);
+}
+
+static int exec(wctx *w, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        wfail(w, "%s: %s", what, msg ? msg : sqlite3_errmsg(w->db));
+        sqlite3_free(msg);
+        return 0;
+    }
+    return 1;
+}
+
+static sqlite3_stmt *prep(wctx *w, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+        wfail(w, "preparing '%s': %s", sql, sqlite3_errmsg(w->db));
+    return st;
+}
+
+/* Steps an INSERT and resets it; names the table and row on failure. */
+static int insert(wctx *w, sqlite3_stmt *st, const char *table, int64_t row)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return wfail(w, "writing %s row id=%lld: %s", table, (long long)row, sqlite3_errmsg(w->db));
+    return 1;
+}
+
+static int write_rows(wctx *w, const sweep_level *lv)
+{
+    const sweep_map_write_options *o = w->opt;
+    const sweep_config *c = &lv->config;
+    sqlite3_stmt *st = prep(w, "INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, "
+                               "radius_x, radius_y, radius_z, walkable_slope_deg, step_height) "
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return 0;
+    sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, o->units ? o->units : "m", -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 3, c->gravity.x);
+    sqlite3_bind_double(st, 4, c->gravity.y);
+    sqlite3_bind_double(st, 5, c->gravity.z);
+    sqlite3_bind_double(st, 6, lv->tick_rate);
+    sqlite3_bind_double(st, 7, lv->default_radii.x);
+    sqlite3_bind_double(st, 8, lv->default_radii.y);
+    sqlite3_bind_double(st, 9, lv->default_radii.z);
+    sqlite3_bind_double(st, 10, o->walkable_slope_deg);
+    sqlite3_bind_double(st, 11, c->step_height);
+    int ok = insert(w, st, "map", 1);
+    sqlite3_finalize(st);
+
+    if (ok && (st = prep(w, "INSERT INTO materials (id, name, friction, flags) VALUES (?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->material_count; i++) {
+            const sweep_material *m = &lv->material_table[i];
+            sqlite3_bind_int64(st, 1, m->id);
+            sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
+            sqlite3_bind_double(st, 3, m->friction);
+            sqlite3_bind_int64(st, 4, m->flags);
+            ok = insert(w, st, "materials", m->id);
+        }
+        sqlite3_finalize(st);
+    }
+    if (ok && (st = prep(w, "INSERT INTO vertices (id, x, y, z) VALUES (?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->vertex_count; i++) {
+            sqlite3_bind_int64(st, 1, i);
+            sqlite3_bind_double(st, 2, lv->vertices[i].x);
+            sqlite3_bind_double(st, 3, lv->vertices[i].y);
+            sqlite3_bind_double(st, 4, lv->vertices[i].z);
+            ok = insert(w, st, "vertices", i);
+            if (i % PROGRESS_EVERY == 0)
+                progress(w, "vertices", i, lv->vertex_count);
+        }
+        progress(w, "vertices", lv->vertex_count, lv->vertex_count);
+        sqlite3_finalize(st);
+    }
+    if (ok && (st = prep(w, "INSERT INTO triangles (id, a, b, c, material) VALUES (?, ?, ?, ?, ?)"))) {
+        for (uint32_t t = 0; ok && t < lv->triangle_count; t++) {
+            const uint32_t *ix = &lv->indices[3 * (size_t)t];
+            sqlite3_bind_int64(st, 1, t);
+            sqlite3_bind_int64(st, 2, ix[0]);
+            sqlite3_bind_int64(st, 3, ix[1]);
+            sqlite3_bind_int64(st, 4, ix[2]);
+            sqlite3_bind_int64(st, 5, lv->materials[t]);
+            ok = insert(w, st, "triangles", t);
+            if (t % PROGRESS_EVERY == 0)
+                progress(w, "triangles", t, lv->triangle_count);
+        }
+        progress(w, "triangles", lv->triangle_count, lv->triangle_count);
+        sqlite3_finalize(st);
+    }
+    if (ok && (st = prep(w, "INSERT INTO spawns (id, x, y, z) VALUES (?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->spawn_count; i++) {
+            sqlite3_bind_int64(st, 1, i);
+            sqlite3_bind_double(st, 2, lv->spawns[i].x);
+            sqlite3_bind_double(st, 3, lv->spawns[i].y);
+            sqlite3_bind_double(st, 4, lv->spawns[i].z);
+            ok = insert(w, st, "spawns", i);
+        }
+        sqlite3_finalize(st);
+    }
+    return ok && !w->failed;
+}
+
+/* Flushes a file (or directory) to disk; 1 on success. */
+static int sync_path(const char *path, int dir)
+{
+    int fd = open(path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0)
+        return 0;
+    int ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
+sweep_status sweep_map_write(const char *path, const sweep_level *lv, const sweep_map_write_options *opt,
+                             sweep_map_write_result *result, char *err, size_t errlen)
+{
+    static const sweep_map_write_options defaults = {NULL, 45.0, NULL, NULL};
+    wctx w = {NULL, opt ? opt : &defaults, err, errlen, 0};
+    if (err && errlen)
+        err[0] = '\0';
+    if (!path || !lv) {
+        wfail(&w, "no path or no level to write");
+        return SWEEP_E_ARG;
+    }
+
+    /* The temporary name: beside the destination (so rename is atomic),
+     * and prefixed with "./" if relative and starting with "file:" (see
+     * open_db in loader.c). */
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp) {
+        wfail(&w, "out of memory");
+        return SWEEP_E_NOMEM;
+    }
+    snprintf(tmp, len + 16, "%s%s.tmp-XXXXXX", strncmp(path, "file:", 5) == 0 ? "./" : "", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        wfail(&w, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+        free(tmp);
+        return SWEEP_E_ARG;
+    }
+    fchmod(fd, 0644); /* mkstemp makes it private; a map is for everyone to read */
+    close(fd);
+
+    sweep_status status = SWEEP_E_GEOMETRY;
+    if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        wfail(&w, "cannot open %s: %s", tmp, w.db ? sqlite3_errmsg(w.db) : "out of memory");
+    } else if (exec(&w, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", "setting up the file") &&
+               exec(&w, "BEGIN", "starting the transaction") && exec(&w, sweep_map_schema_sql, "creating the schema") &&
+               write_rows(&w, lv) && exec(&w, "COMMIT", "committing")) {
+        status = SWEEP_OK;
+    }
+    if (w.db && sqlite3_close(w.db) != SQLITE_OK && status == SWEEP_OK) {
+        wfail(&w, "closing %s failed", tmp);
+        status = SWEEP_E_GEOMETRY;
+    }
+
+    /* Load it back: what the server will see, checked by the same code. */
+    if (status == SWEEP_OK) {
+        sweep_level back;
+        sweep_map_load_info info;
+        char lerr[256];
+        status = sweep_map_load(tmp, &back, &info, lerr, sizeof lerr);
+        if (status != SWEEP_OK) {
+            wfail(&w, "the written map does not load: %s", lerr);
+        } else {
+            if (result) {
+                result->load = info;
+                result->triangle_count = back.triangle_count;
+                status = sweep_level_content_hash(&back, &result->hash);
+                if (status != SWEEP_OK)
+                    wfail(&w, "hashing the map failed: %s", sweep_status_message(status));
+            }
+            sweep_level_free(&back);
+        }
+    }
+    if (status == SWEEP_OK && !sync_path(tmp, 0)) {
+        wfail(&w, "flushing %s to disk failed: %s", tmp, strerror(errno));
+        status = SWEEP_E_GEOMETRY;
+    }
+    if (status == SWEEP_OK && rename(tmp, path) != 0) {
+        wfail(&w, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        status = SWEEP_E_GEOMETRY;
+    }
+    if (status != SWEEP_OK) {
+        unlink(tmp);
+    } else {
+        /* Make the rename itself durable; failure here loses nothing. */
+        char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+        if (dir) {
+            if (slash)
+                *(slash == dir ? slash + 1 : slash) = '\0';
+            sync_path(slash ? dir : ".", 1);
+            free(dir);
+        }
+    }
+    free(tmp);
+    return status;
+}

@@ -1,0 +1,47 @@
+/*
+ * writer.h - writing a sweep_level as a sweep map (maps/schema.sql), for
+ * sweep-mapgen and sweep-import.
+ *
+ * The map is written into a temporary file beside the destination, in one
+ * transaction with prepared statements, then loaded back with the loader
+ * (so a tool can never write a map the server would refuse), flushed to
+ * disk and renamed over the destination. Whatever fails, no half-written
+ * map is left at the destination and the temporary file is removed.
+ */
+#ifndef SWEEP_MAPS_WRITER_H
+#define SWEEP_MAPS_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "maps/content_hash.h"
+#include "maps/level.h"
+#include "maps/loader.h"
+
+/* Called now and then while writing; done <= total rows of `stage`. */
+typedef void (*sweep_map_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
+
+typedef struct sweep_map_write_options {
+    const char *units;           /* map.units; NULL means "m" */
+    double walkable_slope_deg;   /* map.walkable_slope_deg, [0, 90) */
+    sweep_map_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+} sweep_map_write_options;
+
+/* What the written map loads back as (filled on success). */
+typedef struct sweep_map_write_result {
+    sweep_map_load_info load;  /* from loading the written file */
+    uint32_t triangle_count;   /* triangles kept by the loader */
+    sweep_content_hash hash;   /* content hash of the loaded map */
+} sweep_map_write_result;
+
+/*
+ * Writes lv to path (replacing any file there only on success). result may
+ * be NULL. On failure err says why and nothing exists at path that was not
+ * there before.
+ */
+sweep_status sweep_map_write(const char *path, const sweep_level *lv, const sweep_map_write_options *opt,
+                             sweep_map_write_result *result, char *err, size_t errlen);
+
+#endif

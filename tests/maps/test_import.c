@@ -1,0 +1,326 @@
+/*
+ * test_import.c - sweep-import, run as a program on files the test writes:
+ * an OBJ (with its .mtl) and a glTF 2.0 (JSON with a base64 data: URI
+ * buffer), each with two meshes and two named materials, import to the
+ * expected geometry; names can be excluded; empty nodes named spawn* and a
+ * spawn file give spawn points; broken input is refused with a clear
+ * message and leaves no output file.
+ */
+#include "tests/maps/map_fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "maps/loader.h"
+
+static int setup(void **state)
+{
+    *state = fixture_new();
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_cleanup(*state);
+    return 0;
+}
+
+/* Runs sweep-import with `args` (already quoted); returns the exit status
+ * and the combined output in out. */
+static int import(const char *args, char *out, size_t outlen)
+{
+    char bin[4200], cmd[10000];
+    snprintf(bin, sizeof bin, "%s", fixture_build("bin/sweep-import"));
+    if (access(bin, X_OK) != 0)
+        fail_msg("%s is missing: build it with make", bin);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, outlen - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    if (getenv("SWEEP_TEST_VERBOSE"))
+        printf("%s", out);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static const char obj_text[] =
+    "# two objects, two materials, y up\n"
+    "mtllib scene.mtl\n"
+    "o Floor\n"
+    "v 0 0 0\nv 10 0 0\nv 10 0 -10\nv 0 0 -10\n"
+    "usemtl Ground\n"
+    "f 1 2 3 4\n"
+    "o Wall\n"
+    "v 0 0 -5\nv 10 0 -5\nv 10 3 -5\nv 0 3 -5\n"
+    "usemtl Brick\n"
+    "f 5 6 7 8\n";
+
+static const char mtl_text[] = "newmtl Ground\nKd 0.5 0.5 0.5\nnewmtl Brick\nKd 0.8 0.2 0.2\n";
+
+static void base64(const uint8_t *in, size_t n, char *out)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = t[v >> 18 & 63];
+        out[o++] = t[v >> 12 & 63];
+        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    out[o] = '\0';
+}
+
+/* The same scene as the OBJ, as glTF: the wall mesh is placed by its
+ * node's translation, and an empty node "Spawn_A" marks a spawn point.
+ * As .gltf the buffer is a base64 data: URI; as .glb (binary) it is the
+ * file's BIN chunk. */
+static void write_gltf(const char *path, int binary)
+{
+    uint8_t buf[108];
+    float floor_pos[12] = {0, 0, 0, 10, 0, 0, 10, 0, -10, 0, 0, -10};
+    float wall_pos[12] = {0, 0, 0, 10, 0, 0, 10, 3, 0, 0, 3, 0};
+    uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
+    /* glTF buffers are little-endian; so is every machine this runs on,
+     * but write the bytes out explicitly anyway. */
+    size_t o = 0;
+    for (int i = 0; i < 12; i++, o += 4) {
+        uint32_t v;
+        memcpy(&v, &floor_pos[i], 4);
+        for (int k = 0; k < 4; k++)
+            buf[o + k] = (uint8_t)(v >> (8 * k));
+    }
+    for (int i = 0; i < 12; i++, o += 4) {
+        uint32_t v;
+        memcpy(&v, &wall_pos[i], 4);
+        for (int k = 0; k < 4; k++)
+            buf[o + k] = (uint8_t)(v >> (8 * k));
+    }
+    for (int i = 0; i < 6; i++, o += 2) {
+        buf[o] = (uint8_t)idx[i];
+        buf[o + 1] = (uint8_t)(idx[i] >> 8);
+    }
+    char b64[200], uri[256] = "";
+    base64(buf, sizeof buf, b64);
+    if (!binary)
+        snprintf(uri, sizeof uri, ", \"uri\": \"data:application/octet-stream;base64,%s\"", b64);
+    char json[4096];
+    int n = snprintf(json, sizeof json,
+        "{\"asset\": {\"version\": \"2.0\"},\n"
+        " \"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
+        " \"nodes\": [{\"name\": \"Floor\", \"mesh\": 0},\n"
+        "           {\"name\": \"Wall\", \"mesh\": 1, \"translation\": [0, 0, -5]},\n"
+        "           {\"name\": \"Spawn_A\", \"translation\": [2, 1, -2]}],\n"
+        " \"meshes\": [{\"name\": \"FloorMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 2, \"material\": 0}]},\n"
+        "            {\"name\": \"WallMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 1}, \"indices\": 2, \"material\": 1}]}],\n"
+        " \"materials\": [{\"name\": \"Ground\"}, {\"name\": \"Brick\"}],\n"
+        " \"buffers\": [{\"byteLength\": 108%s}],\n"
+        " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48},\n"
+        "                 {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 48},\n"
+        "                 {\"buffer\": 0, \"byteOffset\": 96, \"byteLength\": 12}],\n"
+        " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"min\": [0, 0, -10], \"max\": [10, 0, 0]},\n"
+        "               {\"bufferView\": 1, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"min\": [0, 0, 0], \"max\": [10, 3, 0]},\n"
+        "               {\"bufferView\": 2, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n",
+        uri);
+    assert_true(n > 0 && (size_t)n < sizeof json - 4);
+    if (!binary) {
+        assert_true(fixture_write(path, json, (size_t)n));
+        return;
+    }
+    /* GLB: 12-byte header, a JSON chunk padded with spaces to 4 bytes, a
+     * BIN chunk (108 bytes, already aligned); all numbers little-endian. */
+    while (n % 4)
+        json[n++] = ' ';
+    size_t total = 12 + 8 + (size_t)n + 8 + sizeof buf;
+    uint8_t *glb = malloc(total), *p = glb;
+    uint32_t words[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)n, 0x4E4F534Au}; /* "glTF", "JSON" */
+    for (int i = 0; i < 5; i++, p += 4)
+        for (int k = 0; k < 4; k++)
+            p[k] = (uint8_t)(words[i] >> (8 * k));
+    memcpy(p, json, (size_t)n), p += n;
+    uint32_t bin[2] = {(uint32_t)sizeof buf, 0x004E4942u}; /* "BIN\0" */
+    for (int i = 0; i < 2; i++, p += 4)
+        for (int k = 0; k < 4; k++)
+            p[k] = (uint8_t)(bin[i] >> (8 * k));
+    memcpy(p, buf, sizeof buf);
+    assert_true(fixture_write(path, glb, total));
+    free(glb);
+}
+
+static uint32_t material_id(const sweep_level *lv, const char *name)
+{
+    for (uint32_t i = 0; i < lv->material_count; i++)
+        if (strcmp(lv->material_table[i].name, name) == 0)
+            return lv->material_table[i].id;
+    fail_msg("no material '%s' in the imported map", name);
+    return 0;
+}
+
+/* The scene, imported y up: a 10 x 10 floor at z = 0 (material Ground)
+ * and a 10 x 3 wall standing at y = 5 (material Brick). */
+static void check_scene(const char *db, int with_wall)
+{
+    sweep_level lv;
+    char err[512];
+    if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s: %s", db, err);
+    assert_int_equal(lv.triangle_count, with_wall ? 4 : 2);
+    assert_int_equal(lv.material_count, with_wall ? 2 : 1);
+    uint32_t ground = material_id(&lv, "Ground");
+    uint32_t brick = with_wall ? material_id(&lv, "Brick") : 0;
+    uint32_t floor_tris = 0, wall_tris = 0;
+    for (uint32_t t = 0; t < lv.triangle_count; t++) {
+        const sweep_vec3 *v = lv.vertices;
+        const uint32_t *ix = &lv.indices[3 * t];
+        if (lv.materials[t] == ground) {
+            floor_tris++;
+            for (int k = 0; k < 3; k++) {
+                assert_true(v[ix[k]].z == 0.0);
+                assert_true(v[ix[k]].x >= 0.0 && v[ix[k]].x <= 10.0);
+                assert_true(v[ix[k]].y >= 0.0 && v[ix[k]].y <= 10.0);
+            }
+            /* y up -> z up keeps the front: the floor faces up. */
+            sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(v[ix[1]], v[ix[0]]), sweep_v3_sub(v[ix[2]], v[ix[0]]));
+            assert_true(n.z > 0.0);
+        } else {
+            assert_int_equal(lv.materials[t], brick);
+            wall_tris++;
+            for (int k = 0; k < 3; k++) {
+                assert_true(v[ix[k]].y == 5.0);
+                assert_true(v[ix[k]].z >= 0.0 && v[ix[k]].z <= 3.0);
+            }
+        }
+    }
+    assert_int_equal(floor_tris, 2);
+    assert_int_equal(wall_tris, with_wall ? 2 : 0);
+    sweep_level_free(&lv);
+}
+
+static void obj_imports(void **state)
+{
+    fixture *f = *state;
+    char obj[4200], out[4200], args[9000], text[4096];
+    assert_true(fixture_write(fixture_path(f, "scene.mtl"), mtl_text, strlen(mtl_text)));
+    snprintf(obj, sizeof obj, "%s", fixture_path(f, "scene.obj"));
+    assert_true(fixture_write(obj, obj_text, strlen(obj_text)));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "obj.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s'", obj, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    assert_non_null(strstr(text, "2 meshes"));
+    assert_non_null(strstr(text, "4 triangles"));
+    check_scene(out, 1);
+
+    /* Leave the wall out by name. */
+    snprintf(args, sizeof args, "'%s' -o '%s' --exclude Wall", obj, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    check_scene(out, 0);
+}
+
+static void gltf_imports(void **state)
+{
+    fixture *f = *state;
+    char in[4200], out[4200], spawns[4200], args[13000], text[4096];
+    snprintf(in, sizeof in, "%s", fixture_path(f, "scene.gltf"));
+    write_gltf(in, 0);
+    snprintf(spawns, sizeof spawns, "%s", fixture_path(f, "spawns.txt"));
+    assert_true(fixture_write(spawns, "# x y z\n1 2 1.5\n\n3.5 4 1\n", 24));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "gltf.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s' --up y --spawns '%s'", in, out, spawns);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    assert_non_null(strstr(text, "2 meshes"));
+    check_scene(out, 1);
+
+    sweep_level lv;
+    char err[256];
+    assert_int_equal(sweep_map_load(out, &lv, NULL, err, sizeof err), SWEEP_OK);
+    assert_string_equal(lv.name, "scene");
+    assert_int_equal(lv.spawn_count, 3);
+    /* The node first, at file (2, 1, -2) -> map (2, 2, 1); then the file's. */
+    assert_true(lv.spawns[0].x == 2.0 && lv.spawns[0].y == 2.0 && lv.spawns[0].z == 1.0);
+    assert_true(lv.spawns[1].x == 1.0 && lv.spawns[1].y == 2.0 && lv.spawns[1].z == 1.5);
+    assert_true(lv.spawns[2].x == 3.5 && lv.spawns[2].y == 4.0 && lv.spawns[2].z == 1.0);
+    sweep_level_free(&lv);
+
+    /* --scale and --up z: the file's own axes, twice as big. */
+    snprintf(args, sizeof args, "'%s' -o '%s' --up z --scale 2 --spawn-prefix ''", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    assert_int_equal(sweep_map_load(out, &lv, NULL, err, sizeof err), SWEEP_OK);
+    assert_int_equal(lv.spawn_count, 0);
+    for (uint32_t i = 0; i < lv.vertex_count; i++) {
+        assert_true(lv.vertices[i].x >= 0.0 && lv.vertices[i].x <= 20.0);
+        assert_true(lv.vertices[i].z >= -20.0 && lv.vertices[i].z <= 0.0);
+    }
+    sweep_level_free(&lv);
+}
+
+static void glb_imports(void **state)
+{
+    fixture *f = *state;
+    char in[4200], out[4200], args[9000], text[4096];
+    snprintf(in, sizeof in, "%s", fixture_path(f, "scene.glb"));
+    write_gltf(in, 1);
+    snprintf(out, sizeof out, "%s", fixture_path(f, "glb.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s'", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    check_scene(out, 1);
+    /* Same geometry as the OBJ version, so the same content hash. */
+    assert_non_null(strstr(text, "content hash 377bdefb5d73c475bd2e52e26e5517aacc2eaa18230b414a157a4e83c3ce27be"));
+}
+
+static void refused(fixture *f, const char *name, const void *data, size_t len, const char *extra,
+                    const char *expect)
+{
+    char in[4200], out[4200], args[9000], text[4096];
+    snprintf(in, sizeof in, "%s", fixture_path(f, name));
+    assert_true(fixture_write(in, data, len));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "out.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s' %s", in, out, extra);
+    int before = fixture_count_files(f);
+    assert_int_equal(import(args, text, sizeof text), 1);
+    if (!strstr(text, expect))
+        fail_msg("output '%s' lacks '%s'", text, expect);
+    assert_int_equal(access(out, F_OK), -1);
+    assert_int_equal(fixture_count_files(f), before); /* no temporary either */
+}
+
+static void broken_files_are_refused(void **state)
+{
+    fixture *f = *state;
+    const char cut[] = "{\"asset\": {\"version\": \"2.0\"}, \"meshes\": [{\"primitives\": [";
+    refused(f, "cut.gltf", cut, strlen(cut), "", "cannot import");
+    uint8_t junk[3000];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (uint8_t)(i * 131 + 7);
+    refused(f, "junk.glb", junk, sizeof junk, "", "cannot import");
+    refused(f, "junk.fbx", junk, sizeof junk, "", "cannot import");
+    /* A valid OBJ with nothing but a line: nothing to import. */
+    const char line_only[] = "v 0 0 0\nv 1 0 0\nl 1 2\n";
+    refused(f, "line.obj", line_only, strlen(line_only), "", "");
+    /* A good file with a bad spawn file. */
+    assert_true(fixture_write(fixture_path(f, "scene.mtl"), mtl_text, strlen(mtl_text)));
+    assert_true(fixture_write(fixture_path(f, "bad-spawns.txt"), "1 2\n", 4));
+    char extra[4300];
+    snprintf(extra, sizeof extra, "--spawns '%s'", fixture_path(f, "bad-spawns.txt"));
+    refused(f, "scene.obj", obj_text, strlen(obj_text), extra, "line 1");
+    refused(f, "scene.obj", obj_text, strlen(obj_text), "--up x", "--up");
+    refused(f, "scene.obj", obj_text, strlen(obj_text), "--scale -1", "--scale");
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fixture_argv0 = argv[0];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(obj_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(gltf_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(glb_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(broken_files_are_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("maps.import", tests, NULL, NULL);
+}
