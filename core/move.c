@@ -33,6 +33,7 @@ typedef struct ctx {
     int has_up;
     double foot;   /* centre to lowest point of the ellipsoid, along up */
     sweep_move_result *res;
+    sweep__scene scene; /* the triangles this move is near */
 } ctx;
 
 enum mode {
@@ -157,7 +158,7 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         sweep__scene_result sr;
         int first = c->res->iterations == 0;
         c->res->iterations++;
-        if (!sweep__scene_sweep(c->w, c->radii, c->inv_radii, from, disp, &sr)) {
+        if (!sweep__scene_sweep(&c->scene, from, disp, &sr)) {
             from = target;
             break;
         }
@@ -205,7 +206,7 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         sweep__scene_result sr;
         from = *e_pos;
         c->res->iterations++;
-        if (sweep__scene_sweep(c->w, c->radii, c->inv_radii, from, input, &sr))
+        if (sweep__scene_sweep(&c->scene, from, input, &sr))
             from = stop_point(c, from, input, &sr);
         else
             from = sweep_v3_add(from, input);
@@ -263,6 +264,25 @@ static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start
     c->res->iterations = iterations;
 }
 
+/*
+ * Keeps the triangles this move will most likely sweep against: a box
+ * around the start holding the ellipsoid moved by the whole displacement
+ * in any direction, a step up or down, and the skin. Only speed depends on
+ * it; a sweep that leaves it walks the BVH (scene.h).
+ */
+static void begin_scene(ctx *c, sweep_vec3 position, sweep_vec3 disp, int was_grounded)
+{
+    double reach = sweep_v3_len(disp);
+    double step = c->has_up && was_grounded ? c->cfg->step_height : 0.0;
+    double grow = 1.0 + 4.0 * c->cfg->skin + 2e-3;
+    sweep_vec3 pad;
+    pad.x = c->radii.x * grow + reach + step * fabs(c->up.x);
+    pad.y = c->radii.y * grow + reach + step * fabs(c->up.y);
+    pad.z = c->radii.z * grow + reach + step * fabs(c->up.z);
+    sweep__scene_begin(&c->scene, c->w, c->radii, c->inv_radii, sweep_v3_sub(position, pad),
+                       sweep_v3_add(position, pad));
+}
+
 static sweep_status check_input(const sweep_config *cfg, const sweep_move_input *in)
 {
     if (!sweep_v3_isfinite(in->position) || !sweep_v3_isfinite(in->radii) ||
@@ -300,8 +320,10 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
     res.extents_min = in->radii;
     res.extents_max = sweep_v3_scale(in->radii, -1.0);
 
-    ctx c = {world, cfg, in->radii, sweep_v3(1.0 / in->radii.x, 1.0 / in->radii.y, 1.0 / in->radii.z),
-             sweep_v3(0, 0, 0), 0, 0.0, &res};
+    ctx c;
+    c.w = world, c.cfg = cfg, c.radii = in->radii;
+    c.inv_radii = sweep_v3(1.0 / in->radii.x, 1.0 / in->radii.y, 1.0 / in->radii.z);
+    c.up = sweep_v3(0, 0, 0), c.has_up = 0, c.foot = 0.0, c.res = &res;
     double g = sweep_v3_len(cfg->gravity);
     if (g > 0.0) {
         c.up = sweep_v3_scale(cfg->gravity, -1.0 / g);
@@ -321,6 +343,7 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
         vel_lat = sweep_v3_sub(in->velocity, vel_vert);
     }
     int was_grounded = c.has_up && (in->flags & SWEEP_INPUT_GROUNDED);
+    begin_scene(&c, in->position, disp, was_grounded);
 
     const sweep_vec3 e_start = sweep_v3_mul(in->position, c.inv_radii);
     sweep_vec3 e_pos = e_start;

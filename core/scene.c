@@ -4,7 +4,9 @@
  * The broad phase is the world-space box around the swept ellipsoid,
  * tested against BVH node boxes depth first, left child before right, with a
  * fixed-size stack (world_impl.h bounds the depth). Candidate triangles are
- * scaled into eSpace on the fly, so one world serves every ellipsoid size.
+ * scaled into eSpace per move, so one world serves every ellipsoid size;
+ * a move keeps the few it is near (sweep__scene_begin) because its several
+ * sweeps mostly see the same ones.
  */
 #include "core/scene.h"
 
@@ -68,43 +70,138 @@ static void finish(sweep__scene_result *r)
     }
 }
 
-int sweep__scene_sweep(const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii, sweep_vec3 e_from,
-                       sweep_vec3 e_disp, sweep__scene_result *out)
+static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
 {
+    return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
+           ahi.z >= blo.z;
+}
+
+static int box_inside(sweep_vec3 lo, sweep_vec3 hi, sweep_vec3 olo, sweep_vec3 ohi)
+{
+    return lo.x >= olo.x && lo.y >= olo.y && lo.z >= olo.z && hi.x <= ohi.x && hi.y <= ohi.y && hi.z <= ohi.z;
+}
+
+/* Triangles of the BVH leaves that overlap a box, depth first, left child
+ * first: the one traversal order every sweep uses. */
+typedef struct leaf_walk {
+    const sweep_world *w;
+    sweep_vec3 lo, hi;
+    uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1];
+    uint32_t sp;
+    uint32_t next, end; /* triangles left in the current leaf */
+} leaf_walk;
+
+static void walk_begin(leaf_walk *it, const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi)
+{
+    it->w = w, it->lo = lo, it->hi = hi;
+    it->sp = 0;
+    it->next = it->end = 0;
+    if (w->tri_count > 0)
+        it->stack[it->sp++] = 0;
+}
+
+/* The next triangle (position in w->tris) in *out; 0 when done. */
+static int walk_next(leaf_walk *it, uint32_t *out)
+{
+    while (it->next == it->end) {
+        if (it->sp == 0)
+            return 0;
+        const sweep__node *n = &it->w->nodes[it->stack[--it->sp]];
+        if (!overlaps(n, it->lo, it->hi))
+            continue;
+        if (n->count == 0) {
+            /* Push right first so the left subtree is visited first. */
+            it->stack[it->sp++] = n->first;
+            it->stack[it->sp++] = (uint32_t)(n - it->w->nodes) + 1;
+            continue;
+        }
+        it->next = n->first;
+        it->end = n->first + n->count;
+    }
+    *out = it->next++;
+    return 1;
+}
+
+static void tri_box(const sweep__tri *t, sweep_vec3 *lo, sweep_vec3 *hi)
+{
+    *lo = sweep_v3_min(t->a, sweep_v3_min(t->b, t->c));
+    *hi = sweep_v3_max(t->a, sweep_v3_max(t->b, t->c));
+}
+
+static sweep_vec3 to_espace(const sweep__scene *s, sweep_vec3 p)
+{
+    return sweep_v3_mul(p, s->inv_radii);
+}
+
+void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii,
+                        sweep_vec3 lo, sweep_vec3 hi)
+{
+    s->w = w, s->radii = radii, s->inv_radii = inv_radii;
+    s->lo = lo, s->hi = hi;
+    s->count = 0;
+    s->kept = 1;
+    leaf_walk it;
+    uint32_t i;
+    walk_begin(&it, w, lo, hi);
+    while (walk_next(&it, &i)) {
+        sweep_vec3 tlo, thi;
+        tri_box(&w->tris[i], &tlo, &thi);
+        if (!box_overlaps(tlo, thi, lo, hi))
+            continue;
+        if (s->count == SWEEP__MAX_CANDIDATES) {
+            s->kept = 0;
+            return;
+        }
+        sweep__candidate *cd = &s->cand[s->count++];
+        const sweep__tri *t = &w->tris[i];
+        cd->lo = tlo, cd->hi = thi, cd->tri = i;
+        sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
+    }
+}
+
+/* The running tmax: nothing later than the earliest contact (plus the tie
+ * window) can matter. */
+static double limit(const sweep__scene_result *r)
+{
+    double tmax = r->count ? r->t_min + SWEEP__TIE_EPS : 1.0;
+    return tmax > 1.0 ? 1.0 : tmax;
+}
+
+int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
+{
+    const sweep_world *w = s->w;
     if (w->tri_count == 0)
         return 0;
-    sweep_vec3 from = sweep_v3_mul(e_from, radii);
-    sweep_vec3 to = sweep_v3_mul(sweep_v3_add(e_from, e_disp), radii);
-    sweep_vec3 pad = sweep_v3_scale(radii, 1.0 + BOX_MARGIN);
+    sweep_vec3 from = sweep_v3_mul(e_from, s->radii);
+    sweep_vec3 to = sweep_v3_mul(sweep_v3_add(e_from, e_disp), s->radii);
+    sweep_vec3 pad = sweep_v3_scale(s->radii, 1.0 + BOX_MARGIN);
     sweep_vec3 lo = sweep_v3_sub(sweep_v3_min(from, to), pad);
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
+    double disp_len = sweep_v3_len(e_disp);
 
     sweep__scene_result r;
     r.count = 0;
     r.t_min = 1.0;
-    uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1];
-    uint32_t sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-        const sweep__node *n = &w->nodes[stack[--sp]];
-        if (!overlaps(n, lo, hi))
-            continue;
-        if (n->count == 0) {
-            /* Push right first so the left subtree is visited first. */
-            stack[sp++] = n->first;
-            stack[sp++] = (uint32_t)(n - w->nodes) + 1;
-            continue;
+    sweep_sphere_hit h;
+    if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
+        /* A kept triangle outside this sweep's box cannot be touched by it,
+         * and one inside is one the BVH walk would test, in this order. */
+        for (uint32_t k = 0; k < s->count; k++) {
+            const sweep__candidate *cd = &s->cand[k];
+            if (!box_overlaps(cd->lo, cd->hi, lo, hi))
+                continue;
+            if (sweep__sphere_sweep_prepared(e_from, e_disp, disp_len, &cd->prep, limit(&r), &h))
+                consider(&r, &h, cd->tri, w->tris[cd->tri].index);
         }
-        for (uint32_t i = n->first; i < n->first + n->count; i++) {
+    } else {
+        leaf_walk it;
+        uint32_t i;
+        walk_begin(&it, w, lo, hi);
+        while (walk_next(&it, &i)) {
             const sweep__tri *tr = &w->tris[i];
-            sweep_vec3 a = sweep_v3_mul(tr->a, inv_radii);
-            sweep_vec3 b = sweep_v3_mul(tr->b, inv_radii);
-            sweep_vec3 c = sweep_v3_mul(tr->c, inv_radii);
-            double tmax = r.count ? r.t_min + SWEEP__TIE_EPS : 1.0;
-            if (tmax > 1.0)
-                tmax = 1.0;
-            sweep_sphere_hit h;
-            if (sweep_sphere_sweep_triangle(e_from, e_disp, a, b, c, tmax, &h))
+            sweep__tri_prep p;
+            sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
+            if (sweep__sphere_sweep_prepared(e_from, e_disp, disp_len, &p, limit(&r), &h))
                 consider(&r, &h, i, tr->index);
         }
     }

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "core/swept_sphere.h"
 #include "core/vec3.h"
 #include "core/world.h"
 
@@ -29,15 +30,47 @@ typedef struct sweep__scene_result {
     sweep__scene_hit hits[SWEEP__MAX_SIMULTANEOUS];
 } sweep__scene_result;
 
+/* Most triangles one move keeps at hand; a move near more falls back to
+ * walking the BVH on every sweep (same answers, more time). */
+#define SWEEP__MAX_CANDIDATES 64
+
+/* A triangle kept for a move: its world box and its prepared eSpace form. */
+typedef struct sweep__candidate {
+    sweep_vec3 lo, hi;     /* world space */
+    sweep__tri_prep prep;  /* eSpace */
+    uint32_t tri;          /* position in world->tris */
+} sweep__candidate;
+
 /*
- * Sweeps the unit sphere from e_from by e_disp (eSpace) against every
- * triangle of w, scaled into eSpace by inv_radii. Returns 1 and fills *out
- * on contact (or embedded start), 0 if the path is clear. The traversal
- * order is fixed by the tree and the primary contact is the lowest triangle
- * index among those within SWEEP__TIE_EPS of the earliest, so the answer
- * depends on nothing but the inputs.
+ * What one move sweeps against. sweep__scene_begin walks the BVH once with a
+ * box around everything the move is likely to reach and keeps the
+ * triangles in it, in BVH order, already in eSpace; each sweep whose own box
+ * lies inside that box then tests only those. A sweep that leaves the box,
+ * or a move near too many triangles, walks the BVH as if nothing were kept.
+ * Either way a sweep tests, in the same order, every triangle the BVH walk
+ * would test that could be touched, so the answers are the same bits.
  */
-int sweep__scene_sweep(const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii, sweep_vec3 e_from,
-                       sweep_vec3 e_disp, sweep__scene_result *out);
+typedef struct sweep__scene {
+    const sweep_world *w;
+    sweep_vec3 radii, inv_radii;
+    sweep_vec3 lo, hi; /* world box the candidates cover */
+    int kept;          /* 0: no candidates kept, every sweep walks the BVH */
+    uint32_t count;
+    sweep__candidate cand[SWEEP__MAX_CANDIDATES];
+} sweep__scene;
+
+/* Prepares the candidates of one move: triangles touching the world box
+ * [lo, hi], for an ellipsoid of the given radii. */
+void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii,
+                        sweep_vec3 lo, sweep_vec3 hi);
+
+/*
+ * Sweeps the unit sphere from e_from by e_disp (eSpace) against the world
+ * of s. Returns 1 and fills *out on contact (or embedded start), 0 if the
+ * path is clear. The primary contact is the lowest triangle index among
+ * those within SWEEP__TIE_EPS of the earliest, so the answer depends on
+ * nothing but the inputs.
+ */
+int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out);
 
 #endif

@@ -140,19 +140,54 @@ static void edge_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p1, swee
     bs->t = t, bs->point = sweep_v3_madd(p1, e, f), bs->feature = SWEEP_FEATURE_EDGE, bs->found = 1;
 }
 
+void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p)
+{
+    p->a = a, p->b = b, p->c = c;
+    p->ab = sweep_v3_sub(b, a), p->ac = sweep_v3_sub(c, a);
+    p->nn = sweep_v3_cross(p->ab, p->ac);
+    p->nlen = sweep_v3_len(p->nn);
+    p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
+    /* Any ball holding the triangle will do for the far test: the centroid
+     * and its farthest vertex, rounded up so rounding never makes it small. */
+    p->mid = sweep_v3_scale(sweep_v3_add(a, sweep_v3_add(b, c)), 1.0 / 3.0);
+    double r2 = sweep_v3_len2(sweep_v3_sub(a, p->mid));
+    double rb = sweep_v3_len2(sweep_v3_sub(b, p->mid)), rc = sweep_v3_len2(sweep_v3_sub(c, p->mid));
+    r2 = rb > r2 ? rb : r2;
+    r2 = rc > r2 ? rc : r2;
+    p->reach2 = r2;
+}
+
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out)
 {
-    sweep_vec3 ab = sweep_v3_sub(b, a), ac = sweep_v3_sub(c, a);
-    sweep_vec3 nn = sweep_v3_cross(ab, ac);
+    sweep__tri_prep p;
+    sweep__tri_prepare(a, b, c, &p);
+    return sweep__sphere_sweep_prepared(center, disp, sweep_v3_len(disp), &p, tmax, out);
+}
+
+int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp_len, const sweep__tri_prep *p,
+                                 double tmax, sweep_sphere_hit *out)
+{
+    /* Far test: the distance from the centre to the triangle changes no
+     * faster than the centre moves, so a triangle whose ball stays more than
+     * 1 away over the whole reach of the sweep cannot be touched. The
+     * margins (relative, and absolute in proportion to the coordinates,
+     * whose rounding the exact test shares) only ever let more triangles
+     * through to the exact test. */
+    double reach = 1.0 + disp_len * tmax;
+    double size = fabs(center.x) + fabs(center.y) + fabs(center.z);
+    double far = (sqrt(p->reach2) + reach) * (1.0 + 1e-12) + 1e-9 * (1.0 + size);
+    if (sweep_v3_len2(sweep_v3_sub(center, p->mid)) > far * far)
+        return 0;
+    sweep_vec3 a = p->a, b = p->b, c = p->c, ab = p->ab, ac = p->ac, nn = p->nn;
     sweep_vec3 ca = sweep_v3_sub(center, a);
     double s = sweep_v3_dot(nn, ca);
     if (s < 0.0)
         return 0; /* centre behind the plane: back face */
-    double nlen = sweep_v3_len(nn);
+    double nlen = p->nlen;
     if (!(nlen > 0.0))
         return 0; /* no plane, no front */
-    sweep_vec3 n = sweep_v3_scale(nn, 1.0 / nlen);
+    sweep_vec3 n = p->n;
     double dist = s / nlen;
     double nv = sweep_v3_dot(n, disp);
     if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))

@@ -49,6 +49,28 @@ typedef struct sweep_sphere_hit {
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out);
 
+/*
+ * A triangle with the quantities every sweep against it needs, computed
+ * once (core/scene.c keeps one per candidate for a whole move). The values
+ * come from the same expressions sweep_sphere_sweep_triangle uses, so a
+ * prepared sweep returns the same bits as an unprepared one.
+ */
+typedef struct sweep__tri_prep {
+    sweep_vec3 a, b, c;
+    sweep_vec3 ab, ac;
+    sweep_vec3 nn;   /* cross(ab, ac), unnormalised */
+    sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
+    double nlen;     /* |nn| */
+    sweep_vec3 mid;  /* centre of a ball holding the triangle ... */
+    double reach2;   /* ... and the square of its radius */
+} sweep__tri_prep;
+
+void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
+
+/* sweep_sphere_sweep_triangle over a prepared triangle; disp_len = |disp|. */
+int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp_len, const sweep__tri_prep *p,
+                                 double tmax, sweep_sphere_hit *out);
+
 /* The point of triangle (a, b, c) closest to p. Works for degenerate
  * triangles too (then it is the closest point of the segment or point). */
 sweep_vec3 sweep_closest_point_on_triangle(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c);
