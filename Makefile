@@ -81,6 +81,11 @@ $(BUILD)/.deps-ok:
 test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
 
+# The main job. A fragment sets RUN_DEPS and RUN_CMD; the last one included
+# wins, so the server's (server/server.mk) replaces the core demo of maps.mk.
+run: $(RUN_DEPS)
+	$(RUN_CMD)
+
 bench: $(BENCHES) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/bench/run-bench.sh
 

@@ -76,3 +76,8 @@ BENCHES += $(BUILD)/tests/bench/bench_maps_load
 $(BUILD)/tests/bench/bench_maps_load: $(BUILD)/tests/bench/bench_maps_load.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# make run, until a server fragment replaces it: walkers on the sample arena,
+# narrated (see sweep-walk --demo).
+RUN_DEPS := $(BIN)/sweep-walk $(BUILD)/maps/arena.db
+RUN_CMD = $(BIN)/sweep-walk --map $(BUILD)/maps/arena.db --walkers 8 --steps 1200 --demo

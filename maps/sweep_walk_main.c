@@ -21,6 +21,7 @@
 #include "core/world.h"
 #include "maps/level.h"
 #include "maps/levelgen.h"
+#include "maps/loader.h"
 #include "maps/walker.h"
 
 static const char usage[] =
@@ -32,6 +33,7 @@ static const char usage[] =
     "level:\n"
     "  --tris N           generated level of about N triangles (default 10000)\n"
     "  --level-seed S     seed of the generated level (default 1)\n"
+    "  --map FILE         a SQLite map instead of a generated level\n"
     "walkers:\n"
     "  --walkers N        number of walkers (default 64)\n"
     "  --steps N          steps per walker (default 1000)\n"
@@ -45,15 +47,16 @@ static const char usage[] =
     "output:\n"
     "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
     "  --bench-only       print only the BENCH and hash lines\n"
+    "  --demo             also tell what happened to each walker (at most 16)\n"
     "  --help             this text\n";
 
 typedef struct options {
     uint32_t tris, walkers, steps, heading_every;
     uint64_t level_seed, seed;
     double dt, speed;
-    int has_gravity, has_radii, bench_only;
+    int has_gravity, has_radii, bench_only, demo;
     sweep_vec3 gravity, radii;
-    const char *spawns, *dump;
+    const char *spawns, *dump, *map;
 } options;
 
 static int fail(const char *fmt, const char *arg)
@@ -177,16 +180,74 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* What --demo tells about one walker. */
+typedef struct demo_track {
+    sweep_vec3 start;
+    double path, lowest, highest; /* along up */
+    uint32_t steps_climbed, snaps, hits, airborne, embedded;
+    sweep_vec3 last;
+} demo_track;
+
+static sweep_vec3 up_of(const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity);
+    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+}
+
+static demo_track *demo_start(const sweep_walker *walkers, uint32_t n)
+{
+    demo_track *t = calloc(n, sizeof *t);
+    for (uint32_t i = 0; t && i < n; i++) {
+        t[i].start = t[i].last = walkers[i].position;
+        t[i].lowest = t[i].highest = 0.0;
+    }
+    return t;
+}
+
+static void demo_note(demo_track *t, const sweep_move_result *r, const sweep_config *cfg)
+{
+    double h = sweep_v3_dot(sweep_v3_sub(r->position, t->start), up_of(cfg));
+    t->lowest = h < t->lowest ? h : t->lowest;
+    t->highest = h > t->highest ? h : t->highest;
+    t->path += sweep_v3_len(sweep_v3_sub(r->position, t->last));
+    t->last = r->position;
+    t->steps_climbed += (r->flags & SWEEP_MOVED_STEPPED) != 0;
+    t->snaps += (r->flags & SWEEP_MOVED_SNAPPED) != 0;
+    t->hits += (r->flags & SWEEP_MOVED_HIT) != 0;
+    t->airborne += (r->flags & SWEEP_MOVED_GROUNDED) == 0;
+    t->embedded += (r->flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
+}
+
+/* Plain-language account of each walker's trip, for make run and level checks. */
+static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, const sweep_config *cfg,
+                        uint32_t steps, double dt)
+{
+    printf("\n%u walkers, %u steps of %.4g s each (%.1f s of play); step height %.3g, walkable slope "
+           "cos %.3f:\n", n, steps, dt, steps * dt, cfg->step_height, cfg->walkable_normal_up);
+    for (uint32_t i = 0; i < n && i < 16; i++) {
+        const demo_track *d = &t[i];
+        printf("  walker %2u: (%.2f, %.2f, %.2f) -> (%.2f, %.2f, %.2f), walked %.1f units, height %+.2f..%+.2f;\n"
+               "             touched surfaces on %u steps, climbed %u steps, snapped down %u times, airborne %u steps,"
+               " %s at the end%s\n",
+               i, d->start.x, d->start.y, d->start.z, w[i].position.x, w[i].position.y, w[i].position.z, d->path,
+               d->lowest, d->highest, d->hits, d->steps_climbed, d->snaps, d->airborne,
+               w[i].grounded ? "standing" : "in the air", d->embedded ? " (started embedded at least once)" : "");
+    }
+    if (n > 16)
+        printf("  (%u more walkers not shown)\n", n - 16);
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
         {"heading-every", 1, 0, O_HEADING}, {"gravity", 1, 0, O_GRAVITY}, {"radii", 1, 0, O_RADII},
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
-        {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {0, 0, 0, 0}};
+        {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
+        {"demo", 0, 0, O_DEMO},       {0, 0, 0, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -243,6 +304,12 @@ static int parse_args(int argc, char **argv, options *o)
         case O_BENCH:
             o->bench_only = 1;
             break;
+        case O_MAP:
+            o->map = a;
+            break;
+        case O_DEMO:
+            o->demo = 1;
+            break;
         case O_HELP:
             fputs(usage, stdout);
             exit(0);
@@ -257,18 +324,28 @@ static int parse_args(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {10000, 64, 1000, 60, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL};
+    options o = {10000, 64, 1000, 60, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, NULL};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
 
     sweep_level lv;
     sweep_level_init(&lv);
-    sweep_levelgen_params gp = {o.level_seed, o.tris, o.walkers < 256 ? o.walkers : 256};
-    sweep_status st = sweep_levelgen(&gp, &lv);
-    if (st != SWEEP_OK) {
-        fprintf(stderr, "sweep-walk: generating the level failed: %s\n", sweep_status_message(st));
-        return 1;
+    sweep_status st;
+    if (o.map) {
+        char err[512];
+        st = sweep_map_load(o.map, &lv, NULL, err, sizeof err);
+        if (st != SWEEP_OK) {
+            fprintf(stderr, "sweep-walk: %s\n", err);
+            return 1;
+        }
+    } else {
+        sweep_levelgen_params gp = {o.level_seed, o.tris, o.walkers < 256 ? o.walkers : 256};
+        st = sweep_levelgen(&gp, &lv);
+        if (st != SWEEP_OK) {
+            fprintf(stderr, "sweep-walk: generating the level failed: %s\n", sweep_status_message(st));
+            return 1;
+        }
     }
     sweep_config cfg = lv.config;
     if (o.has_gravity)
@@ -314,6 +391,11 @@ int main(int argc, char **argv)
         return 1;
     }
     sweep_walk_place(&wp, spawns, spawn_count, walkers);
+    demo_track *track = NULL;
+    if (o.demo && !(track = demo_start(walkers, o.walkers))) {
+        fprintf(stderr, "sweep-walk: out of memory\n");
+        return 1;
+    }
 
     uint64_t embedded = 0, limits = 0, errors = 0, k = 0;
     sweep_move_result res;
@@ -330,6 +412,8 @@ int main(int argc, char **argv)
             }
             embedded += (res.flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
             limits += (res.flags & SWEEP_MOVED_ITERATION_LIMIT) != 0;
+            if (track)
+                demo_note(&track[i], &res, &cfg);
         }
     }
     double total_s = (now_ns() - start) / 1e9;
@@ -353,6 +437,11 @@ int main(int argc, char **argv)
                info.triangle_count, info.degenerate_count, info.node_count, info.bvh_depth,
                (double)info.bytes / 1048576.0);
         printf("walked: %" PRIu64 " moves in %.3f s; per-move timing includes ~2 clock reads\n", moves, total_s);
+    }
+
+    if (track) {
+        demo_report(track, walkers, o.walkers, &cfg, o.steps, o.dt);
+        free(track);
     }
 
     if (o.dump) {
