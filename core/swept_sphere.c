@@ -24,6 +24,15 @@ static double first_contact(double A, double B, double C, double tmax)
         return -1.0; /* apart and not closing: both roots (if any) lie before 0 */
     if (A < 0.0)
         A = 0.0; /* rounding of a quantity that is >= 0 by Cauchy-Schwarz */
+    /* Convex and still falling at tmax with g(tmax) clearly above zero: no
+     * root before tmax, and no square root needed to know it. The margin
+     * keeps every case the exact formula could round below tmax. */
+    double slope = 2.0 * A * tmax + B;
+    if (slope <= 0.0) {
+        double g = (A * tmax + B) * tmax + C;
+        if (g > 1e-9 * (A * tmax * tmax - B * tmax + C))
+            return -1.0;
+    }
     double disc = B * B - 4.0 * A * C;
     if (disc < 0.0)
         return -1.0;
@@ -154,7 +163,7 @@ void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_pre
     double rb = sweep_v3_len2(sweep_v3_sub(b, p->mid)), rc = sweep_v3_len2(sweep_v3_sub(c, p->mid));
     r2 = rb > r2 ? rb : r2;
     r2 = rc > r2 ? rc : r2;
-    p->reach2 = r2;
+    p->rad = sqrt(r2);
 }
 
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
@@ -176,7 +185,7 @@ int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp
      * through to the exact test. */
     double reach = 1.0 + disp_len * tmax;
     double size = fabs(center.x) + fabs(center.y) + fabs(center.z);
-    double far = (sqrt(p->reach2) + reach) * (1.0 + 1e-12) + 1e-9 * (1.0 + size);
+    double far = (p->rad + reach) * (1.0 + 1e-12) + 1e-9 * (1.0 + size);
     if (sweep_v3_len2(sweep_v3_sub(center, p->mid)) > far * far)
         return 0;
     sweep_vec3 a = p->a, b = p->b, c = p->c, ab = p->ab, ac = p->ac, nn = p->nn;

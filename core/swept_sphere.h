@@ -62,7 +62,7 @@ typedef struct sweep__tri_prep {
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
     sweep_vec3 mid;  /* centre of a ball holding the triangle ... */
-    double reach2;   /* ... and the square of its radius */
+    double rad;      /* ... and its radius */
 } sweep__tri_prep;
 
 void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
