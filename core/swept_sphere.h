@@ -63,6 +63,8 @@ typedef struct sweep__tri_prep {
     double nlen;     /* |nn| */
     sweep_vec3 mid;  /* centre of a ball holding the triangle ... */
     double rad;      /* ... and its radius */
+    sweep_vec3 out[3]; /* cross(edge, n) for edges ab, bc, ca: in-plane, outward, |edge| long */
+    double edge2[3];   /* squared edge lengths */
 } sweep__tri_prep;
 
 void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
