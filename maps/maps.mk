@@ -81,3 +81,4 @@ $(BUILD)/tests/bench/bench_maps_load: $(BUILD)/tests/bench/bench_maps_load.o $(M
 # narrated (see sweep-walk --demo).
 RUN_DEPS := $(BIN)/sweep-walk $(BUILD)/maps/arena.db
 RUN_CMD = $(BIN)/sweep-walk --map $(BUILD)/maps/arena.db --walkers 8 --steps 1200 --demo
+$(BUILD)/tests/maps/test_walk_map: | $(BIN)/sweep-walk $(BUILD)/maps/arena.db

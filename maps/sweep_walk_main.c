@@ -336,7 +336,7 @@ int main(int argc, char **argv)
         char err[512];
         st = sweep_map_load(o.map, &lv, NULL, err, sizeof err);
         if (st != SWEEP_OK) {
-            fprintf(stderr, "sweep-walk: %s\n", err);
+            fprintf(stderr, "sweep-walk: %s: %s\n", o.map, err);
             return 1;
         }
     } else {
