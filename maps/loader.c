@@ -428,7 +428,7 @@ static int read_materials(load *L)
 {
     static const char *const T = "materials";
     sweep_level *lv = L->lv;
-    int64_t n;
+    int64_t n = 0;
     if (!count_rows(L, T, "SELECT count(*) FROM materials", &n))
         return 0;
     if (n > MAX_MATERIALS)
@@ -483,7 +483,7 @@ static int read_vertices(load *L)
 {
     static const char *const T = "vertices";
     sweep_level *lv = L->lv;
-    int64_t n;
+    int64_t n = 0;
     if (!count_rows(L, T, "SELECT count(*) FROM vertices", &n))
         return 0;
     if (n == 0)
@@ -559,7 +559,7 @@ static int read_triangles(load *L)
 {
     static const char *const T = "triangles";
     sweep_level *lv = L->lv;
-    int64_t n;
+    int64_t n = 0;
     if (!count_rows(L, T, "SELECT count(*) FROM triangles", &n))
         return 0;
     if (n == 0)
@@ -647,7 +647,7 @@ static int read_spawns(load *L)
 {
     static const char *const T = "spawns";
     sweep_level *lv = L->lv;
-    int64_t n;
+    int64_t n = 0;
     if (!count_rows(L, T, "SELECT count(*) FROM spawns", &n))
         return 0;
     if (n > MAX_SPAWNS)
