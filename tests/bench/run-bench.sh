@@ -23,3 +23,7 @@ for tris in 1000 10000 100000 1000000; do
     fi
     "${BUILD:-build}/tests/bench/bench_maps_load" "$map" 5
 done
+
+# --- protocol: the wire codec, encode and verify+decode (issue 4) -----------
+# Per message, the median of 9 runs; frames are size-prefixed as over TCP.
+"${BUILD:-build}/tests/bench/bench_protocol" 9

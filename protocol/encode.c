@@ -1,0 +1,381 @@
+/*
+ * encode.c - sweep_message to FlatBuffer (encode.h), one function per table
+ * of sweep.fbs on top of builder.c. Each writes its children (strings,
+ * vectors, sub-tables) before opening its own table, as the back-to-front
+ * builder requires.
+ */
+#include "protocol/encode.h"
+
+#include "protocol/builder.h"
+#include "protocol/format.h"
+#include "protocol/schema.h"
+
+/* Scalars at their default are omitted, like the official builders do. */
+static void u8_if(sweep_builder *b, unsigned id, uint8_t v)
+{
+    if (v)
+        sweep_builder_add_u8(b, id, v);
+}
+
+static void u16_if(sweep_builder *b, unsigned id, uint16_t v)
+{
+    if (v)
+        sweep_builder_add_u16(b, id, v);
+}
+
+static void u32_if(sweep_builder *b, unsigned id, uint32_t v)
+{
+    if (v)
+        sweep_builder_add_u32(b, id, v);
+}
+
+static void u64_if(sweep_builder *b, unsigned id, uint64_t v)
+{
+    if (v)
+        sweep_builder_add_u64(b, id, v);
+}
+
+/* Compared by bits, so -0.0 is written (it is not the default's bits). */
+static void f64_if(sweep_builder *b, unsigned id, double v)
+{
+    uint8_t bits[8];
+    sweep__wrf64(bits, v);
+    if (sweep__rd64(bits) != 0)
+        sweep_builder_add_f64(b, id, v);
+}
+
+/* The optional ground normal is written when grounded, and also whenever
+ * it is not all-zero bits, so that what is encoded decodes to the same
+ * struct (absent decodes as zero). */
+static int vec3_is_zero(sweep_vec3 v)
+{
+    uint8_t bits[24];
+    sweep__wrvec3(bits, v);
+    for (int i = 0; i < 24; i++)
+        if (bits[i])
+            return 0;
+    return 1;
+}
+
+static sweep_ref str_opt(sweep_builder *b, sweep_str s)
+{
+    return s.ptr ? sweep_builder_string(b, s.ptr, s.len) : 0;
+}
+
+static void ref_if(sweep_builder *b, unsigned id, sweep_ref r)
+{
+    if (r)
+        sweep_builder_add_ref(b, id, r);
+}
+
+static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
+{
+    sweep_builder_vector_start(b, SWEEP__CONTACT_SIZE, count, SWEEP__STRUCT_ALIGN);
+    for (uint32_t i = count; i-- > 0;) {
+        uint8_t *p = sweep_builder_push(b, SWEEP__CONTACT_SIZE);
+        if (p) {
+            sweep__wrvec3(p, c[i].point);
+            sweep__wrvec3(p + 24, c[i].normal);
+            sweep__wr32(p + 48, c[i].triangle);
+            sweep__wr32(p + 52, c[i].material);
+        }
+    }
+    return sweep_builder_vector_end(b, count);
+}
+
+static sweep_ref move(sweep_builder *b, const sweep_msg_move *m)
+{
+    sweep_builder_table_start(b);
+    sweep_builder_add_vec3(b, SWEEP__MOVE_VELOCITY, m->velocity);
+    if (m->has_claimed_position)
+        sweep_builder_add_vec3(b, SWEEP__MOVE_CLAIMED_POSITION, m->claimed_position);
+    u64_if(b, SWEEP__MOVE_CLIENT_TICK, m->client_tick);
+    f64_if(b, SWEEP__MOVE_DT, m->dt);
+    u32_if(b, SWEEP__MOVE_ENTITY, m->entity);
+    u32_if(b, SWEEP__MOVE_SEQUENCE, m->sequence);
+    return sweep_builder_table_end(b);
+}
+
+static sweep_ref move_result(sweep_builder *b, const sweep_msg_move_result *r)
+{
+    sweep_ref c = r->contact_count ? contacts(b, r->contacts, r->contact_count) : 0;
+    sweep_builder_table_start(b);
+    sweep_builder_add_vec3(b, SWEEP__MR_POSITION, r->position);
+    sweep_builder_add_vec3(b, SWEEP__MR_VELOCITY, r->velocity);
+    if (r->grounded || !vec3_is_zero(r->ground_normal))
+        sweep_builder_add_vec3(b, SWEEP__MR_GROUND_NORMAL, r->ground_normal);
+    u64_if(b, SWEEP__MR_SERVER_TICK, r->server_tick);
+    f64_if(b, SWEEP__MR_CORRECTION, r->correction);
+    u32_if(b, SWEEP__MR_ENTITY, r->entity);
+    u32_if(b, SWEEP__MR_SEQUENCE, r->sequence);
+    u32_if(b, SWEEP__MR_GROUND_MATERIAL, r->ground_material);
+    ref_if(b, SWEEP__MR_CONTACTS, c);
+    u8_if(b, SWEEP__MR_GROUNDED, r->grounded);
+    u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
+    return sweep_builder_table_end(b);
+}
+
+/* A batch writes its items' tables first, keeping their refs in scratch
+ * at the front of the output buffer (so a batch of any size needs no memory
+ * of ours), then the vector of offsets to them in message order. */
+static sweep_ref batch(sweep_builder *b, const void *items, size_t item_size, uint32_t count,
+                       sweep_ref (*one)(sweep_builder *, const void *))
+{
+    uint8_t *refs = sweep_builder_scratch(b, 4 * (size_t)count);
+    if (refs == NULL)
+        return 0;
+    /* Last item first, so item i's table lies after item i-1's: a reader
+     * walking the vector walks memory forward. */
+    for (uint32_t i = count; i-- > 0;)
+        sweep__wr32(refs + 4 * (size_t)i, one(b, (const uint8_t *)items + item_size * i));
+    sweep_ref v = sweep_builder_ref_vector(b, refs, count);
+    sweep_builder_scratch_release(b);
+    return v;
+}
+
+static sweep_ref move_any(sweep_builder *b, const void *m)
+{
+    return move(b, m);
+}
+
+static sweep_ref move_result_any(sweep_builder *b, const void *r)
+{
+    return move_result(b, r);
+}
+
+static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
+{
+    const sweep_ref none = 0;
+    sweep_ref s1, s2, s3;
+    switch (msg->kind) {
+    case SWEEP_MSG_HELLO: {
+        const sweep_msg_hello *h = &msg->as.hello;
+        if (h->client_name.ptr == NULL)
+            break;
+        s1 = str_opt(b, h->client_name);
+        s2 = str_opt(b, h->auth_token);
+        s3 = str_opt(b, h->world);
+        sweep_ref s4 = h->cookie.ptr ? sweep_builder_bytes(b, h->cookie.ptr, h->cookie.len) : 0;
+        sweep_ref s5 = h->padding.ptr ? sweep_builder_bytes(b, h->padding.ptr, h->padding.len) : 0;
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__HELLO_CLIENT_NAME, s1);
+        ref_if(b, SWEEP__HELLO_AUTH_TOKEN, s2);
+        ref_if(b, SWEEP__HELLO_WORLD, s3);
+        ref_if(b, SWEEP__HELLO_COOKIE, s4);
+        ref_if(b, SWEEP__HELLO_PADDING, s5);
+        u32_if(b, SWEEP__HELLO_PROTOCOL_VERSION, h->protocol_version);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_WELCOME: {
+        const sweep_msg_welcome *w = &msg->as.welcome;
+        if (w->map_name.ptr == NULL || w->map_hash.ptr == NULL)
+            break;
+        s1 = str_opt(b, w->map_name);
+        s2 = sweep_builder_bytes(b, w->map_hash.ptr, w->map_hash.len);
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__WELCOME_SESSION_ID, w->session_id);
+        f64_if(b, SWEEP__WELCOME_TICK_RATE, w->tick_rate);
+        sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_NAME, s1);
+        sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_HASH, s2);
+        u32_if(b, SWEEP__WELCOME_PROTOCOL_VERSION, w->protocol_version);
+        u32_if(b, SWEEP__WELCOME_MAX_BATCH, w->max_batch);
+        u32_if(b, SWEEP__WELCOME_MAX_FRAME_SIZE, w->max_frame_size);
+        u32_if(b, SWEEP__WELCOME_MAX_ENTITIES, w->max_entities);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_SPAWN: {
+        const sweep_msg_spawn *s = &msg->as.spawn;
+        sweep_builder_table_start(b);
+        sweep_builder_add_vec3(b, SWEEP__SPAWN_RADII, s->radii);
+        sweep_builder_add_vec3(b, SWEEP__SPAWN_POSITION, s->position);
+        f64_if(b, SWEEP__SPAWN_MAX_SPEED, s->max_speed);
+        f64_if(b, SWEEP__SPAWN_STEP_HEIGHT, s->step_height);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_SPAWNED: {
+        const sweep_msg_spawned *s = &msg->as.spawned;
+        sweep_builder_table_start(b);
+        sweep_builder_add_vec3(b, SWEEP__SPAWNED_POSITION, s->position);
+        sweep_builder_add_vec3(b, SWEEP__SPAWNED_RADII, s->radii);
+        u32_if(b, SWEEP__SPAWNED_ENTITY, s->entity);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_DESPAWN:
+    case SWEEP_MSG_DESPAWNED:
+        sweep_builder_table_start(b);
+        u32_if(b, SWEEP__ENTITY_ENTITY,
+               msg->kind == SWEEP_MSG_DESPAWN ? msg->as.despawn.entity : msg->as.despawned.entity);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_MOVE:
+        return move(b, &msg->as.move);
+    case SWEEP_MSG_MOVE_RESULT:
+        if (msg->as.move_result.contact_count > SWEEP_MAX_CONTACTS)
+            break;
+        return move_result(b, &msg->as.move_result);
+    case SWEEP_MSG_MOVE_BATCH: {
+        const sweep_msg_move_batch *mb = &msg->as.move_batch;
+        if (mb->moves == NULL && mb->count)
+            break;
+        s1 = batch(b, mb->moves, sizeof *mb->moves, mb->count, move_any);
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__BATCH_ITEMS, s1);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_MOVE_RESULT_BATCH: {
+        const sweep_msg_move_result_batch *rb = &msg->as.move_result_batch;
+        if (rb->results == NULL && rb->count)
+            break;
+        for (uint32_t i = 0; i < rb->count; i++)
+            if (rb->results[i].contact_count > SWEEP_MAX_CONTACTS)
+                goto bad;
+        s1 = batch(b, rb->results, sizeof *rb->results, rb->count, move_result_any);
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__BATCH_ITEMS, s1);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_COLLIDE: {
+        const sweep_msg_collide *c = &msg->as.collide;
+        sweep_builder_table_start(b);
+        sweep_builder_add_vec3(b, SWEEP__COLLIDE_POSITION, c->position);
+        sweep_builder_add_vec3(b, SWEEP__COLLIDE_RADII, c->radii);
+        sweep_builder_add_vec3(b, SWEEP__COLLIDE_VELOCITY, c->velocity);
+        f64_if(b, SWEEP__COLLIDE_DT, c->dt);
+        u8_if(b, SWEEP__COLLIDE_GROUNDED, c->grounded);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_COLLIDE_RESULT: {
+        const sweep_msg_collide_result *c = &msg->as.collide_result;
+        if (c->contact_count > SWEEP_MAX_CONTACTS)
+            break;
+        s1 = c->contact_count ? contacts(b, c->contacts, c->contact_count) : 0;
+        sweep_builder_table_start(b);
+        sweep_builder_add_vec3(b, SWEEP__CR_POSITION, c->position);
+        sweep_builder_add_vec3(b, SWEEP__CR_VELOCITY, c->velocity);
+        if (c->grounded || !vec3_is_zero(c->ground_normal))
+            sweep_builder_add_vec3(b, SWEEP__CR_GROUND_NORMAL, c->ground_normal);
+        u32_if(b, SWEEP__CR_GROUND_MATERIAL, c->ground_material);
+        ref_if(b, SWEEP__CR_CONTACTS, s1);
+        u8_if(b, SWEEP__CR_GROUNDED, c->grounded);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_WORLD_STATE: {
+        const sweep_msg_world_state *w = &msg->as.world_state;
+        if (w->movers == NULL && w->count)
+            break;
+        sweep_builder_vector_start(b, SWEEP__MOVER_SIZE, w->count, SWEEP__STRUCT_ALIGN);
+        for (uint32_t i = w->count; i-- > 0;) {
+            uint8_t *p = sweep_builder_push(b, SWEEP__MOVER_SIZE);
+            if (p) {
+                sweep__wr32(p, w->movers[i].id);
+                sweep__wr32(p + 4, w->movers[i].flags);
+                sweep__wrvec3(p + 8, w->movers[i].position);
+                for (int k = 0; k < 4; k++)
+                    sweep__wrf64(p + 32 + 8 * k, w->movers[i].rotation[k]);
+            }
+        }
+        s1 = sweep_builder_vector_end(b, w->count);
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__WS_TICK, w->tick);
+        sweep_builder_add_ref(b, SWEEP__WS_MOVERS, s1);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_PING:
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__PING_CLIENT_TIME, msg->as.ping.client_time);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_PONG:
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__PONG_CLIENT_TIME, msg->as.pong.client_time);
+        u64_if(b, SWEEP__PONG_SERVER_TIME, msg->as.pong.server_time);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_GET_STATS:
+        sweep_builder_table_start(b);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_STATS: {
+        const sweep_msg_stats *s = &msg->as.stats;
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__STATS_MOVES_TOTAL, s->moves_total);
+        u64_if(b, SWEEP__STATS_ERRORS_TOTAL, s->errors_total);
+        u64_if(b, SWEEP__STATS_TICK_NS_P50, s->tick_ns_p50);
+        u64_if(b, SWEEP__STATS_TICK_NS_P99, s->tick_ns_p99);
+        u32_if(b, SWEEP__STATS_SESSIONS, s->sessions);
+        u32_if(b, SWEEP__STATS_ENTITIES, s->entities);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_ERROR: {
+        const sweep_msg_error *e = &msg->as.error;
+        if (e->message.ptr == NULL || (unsigned)e->code > 0xffff)
+            break;
+        s1 = str_opt(b, e->message);
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__ERROR_MESSAGE, s1);
+        u32_if(b, SWEEP__ERROR_SEQUENCE, e->sequence);
+        u32_if(b, SWEEP__ERROR_ENTITY, e->entity);
+        u16_if(b, SWEEP__ERROR_CODE, (uint16_t)e->code);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_BYE:
+        s1 = str_opt(b, msg->as.bye.reason);
+        sweep_builder_table_start(b);
+        ref_if(b, SWEEP__BYE_REASON, s1);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_CHALLENGE: {
+        const sweep_msg_challenge *c = &msg->as.challenge;
+        if (c->cookie.ptr == NULL)
+            break;
+        s1 = sweep_builder_bytes(b, c->cookie.ptr, c->cookie.len);
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__CHALLENGE_COOKIE, s1);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_NONE:
+    case SWEEP_MSG_KIND_COUNT:
+    default:
+        break;
+    }
+bad:
+    *bad = 1;
+    return none;
+}
+
+sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,
+                               const uint8_t **out, size_t *out_len)
+{
+    if (msg == NULL || buf == NULL || out == NULL || out_len == NULL)
+        return SWEEP_PROTO_E_ARG;
+    sweep_builder b;
+    sweep_builder_init(&b, buf, cap);
+    int bad = 0;
+    sweep_ref r = body(&b, msg, &bad);
+    if (bad)
+        return SWEEP_PROTO_E_ARG;
+    sweep_builder_table_start(&b);
+    u64_if(&b, SWEEP__MESSAGE_SERVER_TICK, msg->server_tick);
+    sweep_builder_add_ref(&b, SWEEP__MESSAGE_BODY, r);
+    u32_if(&b, SWEEP__MESSAGE_SEQUENCE, msg->sequence);
+    sweep_builder_add_u8(&b, SWEEP__MESSAGE_BODY_TYPE, (uint8_t)msg->kind);
+    sweep_ref root = sweep_builder_table_end(&b);
+    return sweep_builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER,
+                                (flags & SWEEP_WIRE_SIZE_PREFIXED) != 0, out, out_len);
+}
+
+/* Zeros for Hello.padding; a padded Hello never needs more than this. */
+static const uint8_t zero_pad[SWEEP_UDP_HELLO_MIN];
+
+sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, size_t min_size,
+                                      void *buf, size_t cap, const uint8_t **out, size_t *out_len)
+{
+    if (msg == NULL || msg->kind != SWEEP_MSG_HELLO || msg->as.hello.padding.ptr != NULL ||
+        min_size > sizeof zero_pad)
+        return SWEEP_PROTO_E_ARG;
+    sweep_proto_error e = sweep_encode(msg, flags, buf, cap, out, out_len);
+    if (e != SWEEP_PROTO_OK || *out_len >= min_size)
+        return e;
+    /* The padding vector costs its bytes plus a count, an offset, a vtable
+     * entry and some alignment, so a padding of exactly the gap lands on
+     * min_size or a few bytes (< 24) above it; never below. */
+    sweep_message m = *msg;
+    m.as.hello.padding.ptr = zero_pad;
+    m.as.hello.padding.len = (uint32_t)(min_size - *out_len);
+    return sweep_encode(&m, flags, buf, cap, out, out_len);
+}

@@ -1,0 +1,38 @@
+/*
+ * encode.h - turns a sweep_message into the bytes of one FlatBuffer.
+ *
+ * The output is built back to front in the caller's buffer and ends at its
+ * last byte: *out points inside buf, no copy is made. With
+ * SWEEP_WIRE_SIZE_PREFIXED the bytes are a complete TCP frame. Scalars equal
+ * to their schema default (zero, false) are left out, as official builders
+ * do; a bool is written as 0 or 1.
+ */
+#ifndef SWEEP_PROTOCOL_ENCODE_H
+#define SWEEP_PROTOCOL_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/error.h"
+#include "protocol/framing.h"
+#include "protocol/message.h"
+#include "protocol/verify.h"
+
+/* SWEEP_PROTO_OK and (*out, *out_len); SWEEP_PROTO_E_BUFFER_SPACE if cap is
+ * too small; SWEEP_PROTO_E_ARG for a NULL pointer, an unknown kind, a
+ * required string or vector left NULL, or more than SWEEP_MAX_CONTACTS
+ * contacts. Never allocates: a batch borrows 4 bytes per item at the
+ * front of buf as scratch, so cap must exceed the output by that much
+ * (a buffer of the frame maximum plus 4 * max_batch is always enough). */
+sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,
+                               const uint8_t **out, size_t *out_len);
+
+/* UDP handshake helper: encodes a Hello (msg->as.hello.padding must be
+ * absent) and, if it comes out shorter than min_size bytes (at most
+ * SWEEP_UDP_HELLO_MIN; pass SWEEP_UDP_HELLO_MIN), adds zero padding so it is
+ * at least min_size and at most a few bytes more. SWEEP_PROTO_E_ARG for any
+ * other kind or a min_size above SWEEP_UDP_HELLO_MIN. */
+sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, size_t min_size,
+                                      void *buf, size_t cap, const uint8_t **out, size_t *out_len);
+
+#endif

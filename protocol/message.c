@@ -1,0 +1,89 @@
+/*
+ * message.c - names of message kinds and wire codes, and the mappings from
+ * core statuses and codec errors onto wire codes (message.h). The names are
+ * spelled as in sweep.fbs so a log line can be matched against the schema.
+ */
+#include "protocol/message.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char *const kind_names[SWEEP_MSG_KIND_COUNT] = {
+    "NONE",       "Hello",      "Welcome",       "Spawn",          "Spawned",
+    "Despawn",    "Despawned",  "Move",          "MoveResult",     "MoveBatch",
+    "MoveResultBatch", "Collide", "CollideResult", "WorldState",   "Ping",
+    "Pong",       "GetStats",   "Stats",         "Error",          "Bye",
+    "Challenge",
+};
+
+static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
+    "None",          "MalformedBuffer", "BadIdentifier",   "Misaligned",     "MissingField",
+    "TooComplex",    "FrameTooLarge",   "DatagramTooLarge", "UnknownMessage", "UnknownEntity",
+    "NotYourEntity", "BadNumber",       "BadRadii",        "BadVelocity",    "BadDt",
+    "BadPosition",   "BatchTooLarge",   "RateLimited",     "TooManyEntities", "TooManySessions",
+    "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
+    "BadCookie",
+};
+
+sweep_str sweep_str_of(const char *s)
+{
+    sweep_str r = {s, s ? (uint32_t)strlen(s) : 0};
+    return r;
+}
+
+const char *sweep_msg_kind_name(sweep_msg_kind k)
+{
+    return (unsigned)k < SWEEP_MSG_KIND_COUNT ? kind_names[k] : "Unknown";
+}
+
+const char *sweep_wire_code_name(sweep_wire_code c)
+{
+    return (unsigned)c < SWEEP_WIRE_CODE_COUNT ? code_names[c] : "Unknown";
+}
+
+sweep_wire_code sweep_wire_code_from_status(sweep_status s)
+{
+    switch (s) {
+    case SWEEP_OK: return SWEEP_WIRE_NONE;
+    case SWEEP_E_NONFINITE: return SWEEP_WIRE_BAD_NUMBER;
+    case SWEEP_E_RADII: return SWEEP_WIRE_BAD_RADII;
+    case SWEEP_E_VELOCITY: return SWEEP_WIRE_BAD_VELOCITY;
+    case SWEEP_E_DT: return SWEEP_WIRE_BAD_DT;
+    case SWEEP_E_POSITION: return SWEEP_WIRE_BAD_POSITION;
+    case SWEEP_E_CONFIG:
+    case SWEEP_E_GEOMETRY:
+    case SWEEP_E_NOMEM:
+    case SWEEP_E_ARG:
+    default: return SWEEP_WIRE_INTERNAL;
+    }
+}
+
+sweep_wire_code sweep_wire_code_from_proto(sweep_proto_error e)
+{
+    switch (e) {
+    case SWEEP_PROTO_OK: return SWEEP_WIRE_NONE;
+    case SWEEP_PROTO_E_IDENTIFIER: return SWEEP_WIRE_BAD_IDENTIFIER;
+    case SWEEP_PROTO_E_ALIGNMENT: return SWEEP_WIRE_MISALIGNED;
+    case SWEEP_PROTO_E_REQUIRED: return SWEEP_WIRE_MISSING_FIELD;
+    case SWEEP_PROTO_E_DEPTH:
+    case SWEEP_PROTO_E_TOO_MANY_TABLES: return SWEEP_WIRE_TOO_COMPLEX;
+    case SWEEP_PROTO_E_UNION_TYPE: return SWEEP_WIRE_UNKNOWN_MESSAGE;
+    case SWEEP_PROTO_E_FRAME_TOO_LARGE: return SWEEP_WIRE_FRAME_TOO_LARGE;
+    case SWEEP_PROTO_E_DATAGRAM_TOO_LARGE: return SWEEP_WIRE_DATAGRAM_TOO_LARGE;
+    case SWEEP_PROTO_E_CAPACITY: return SWEEP_WIRE_BATCH_TOO_LARGE;
+    case SWEEP_PROTO_E_TRUNCATED:
+    case SWEEP_PROTO_E_SIZE_PREFIX:
+    case SWEEP_PROTO_E_TOO_BIG:
+    case SWEEP_PROTO_E_ROOT_OFFSET:
+    case SWEEP_PROTO_E_OFFSET:
+    case SWEEP_PROTO_E_VTABLE:
+    case SWEEP_PROTO_E_TABLE_BOUNDS:
+    case SWEEP_PROTO_E_STRING_BOUNDS:
+    case SWEEP_PROTO_E_STRING_NUL:
+    case SWEEP_PROTO_E_VECTOR_BOUNDS:
+    case SWEEP_PROTO_E_UNION_VALUE: return SWEEP_WIRE_MALFORMED_BUFFER;
+    case SWEEP_PROTO_E_BUFFER_SPACE:
+    case SWEEP_PROTO_E_ARG:
+    default: return SWEEP_WIRE_INTERNAL;
+    }
+}

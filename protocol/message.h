@@ -1,0 +1,295 @@
+/*
+ * message.h - the messages of sweep.fbs as plain C structs, and the wire
+ * error codes.
+ *
+ * These structs are what the rest of sweep handles: the decoder fills them
+ * from a verified buffer, the encoder turns them into bytes. They mirror
+ * sweep.fbs field for field (the schema stays the contract; the interop
+ * tests check that the two agree, value by value, through the official
+ * runtime).
+ *
+ * Conventions:
+ *   - Strings and byte vectors are views (sweep_str, sweep_bytes) into the
+ *     buffer they were decoded from: valid as long as that buffer is, never
+ *     copied. A decoded string is NUL-terminated (the verifier checked it);
+ *     ptr == NULL means the field was absent.
+ *   - Batches and mover lists point into storage the caller lent to the
+ *     decoder (sweep_decoder, decode.h); contacts are held inline, at most
+ *     SWEEP_MAX_CONTACTS as in the core.
+ *   - Message.sequence is the request's sequence, or in an answer the
+ *     sequence answered; Message.server_tick is the tick an answer was
+ *     computed at. Move and MoveResult carry their own sequence too, because
+ *     a batch holds many of them.
+ */
+#ifndef SWEEP_PROTOCOL_MESSAGE_H
+#define SWEEP_PROTOCOL_MESSAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/move.h"
+#include "core/status.h"
+#include "core/vec3.h"
+#include "protocol/error.h"
+
+/* Protocol.Version in sweep.fbs. */
+#define SWEEP_PROTOCOL_VERSION 1u
+/* file_identifier in sweep.fbs: bytes 4..7 of every buffer (after the size
+ * prefix, if any). */
+#define SWEEP_WIRE_IDENTIFIER "SWP1"
+
+/* Union Body in sweep.fbs, same numbers. */
+typedef enum sweep_msg_kind {
+    SWEEP_MSG_NONE = 0,
+    SWEEP_MSG_HELLO,
+    SWEEP_MSG_WELCOME,
+    SWEEP_MSG_SPAWN,
+    SWEEP_MSG_SPAWNED,
+    SWEEP_MSG_DESPAWN,
+    SWEEP_MSG_DESPAWNED,
+    SWEEP_MSG_MOVE,
+    SWEEP_MSG_MOVE_RESULT,
+    SWEEP_MSG_MOVE_BATCH,
+    SWEEP_MSG_MOVE_RESULT_BATCH,
+    SWEEP_MSG_COLLIDE,
+    SWEEP_MSG_COLLIDE_RESULT,
+    SWEEP_MSG_WORLD_STATE,
+    SWEEP_MSG_PING,
+    SWEEP_MSG_PONG,
+    SWEEP_MSG_GET_STATS,
+    SWEEP_MSG_STATS,
+    SWEEP_MSG_ERROR,
+    SWEEP_MSG_BYE,
+    SWEEP_MSG_CHALLENGE,
+    SWEEP_MSG_KIND_COUNT
+} sweep_msg_kind;
+
+/* ErrorCode in sweep.fbs, same numbers. */
+typedef enum sweep_wire_code {
+    SWEEP_WIRE_NONE = 0,
+    SWEEP_WIRE_MALFORMED_BUFFER,
+    SWEEP_WIRE_BAD_IDENTIFIER,
+    SWEEP_WIRE_MISALIGNED,
+    SWEEP_WIRE_MISSING_FIELD,
+    SWEEP_WIRE_TOO_COMPLEX,
+    SWEEP_WIRE_FRAME_TOO_LARGE,
+    SWEEP_WIRE_DATAGRAM_TOO_LARGE,
+    SWEEP_WIRE_UNKNOWN_MESSAGE,
+    SWEEP_WIRE_UNKNOWN_ENTITY,
+    SWEEP_WIRE_NOT_YOUR_ENTITY,
+    SWEEP_WIRE_BAD_NUMBER,
+    SWEEP_WIRE_BAD_RADII,
+    SWEEP_WIRE_BAD_VELOCITY,
+    SWEEP_WIRE_BAD_DT,
+    SWEEP_WIRE_BAD_POSITION,
+    SWEEP_WIRE_BATCH_TOO_LARGE,
+    SWEEP_WIRE_RATE_LIMITED,
+    SWEEP_WIRE_TOO_MANY_ENTITIES,
+    SWEEP_WIRE_TOO_MANY_SESSIONS,
+    SWEEP_WIRE_NOT_WELCOMED,
+    SWEEP_WIRE_VERSION_MISMATCH,
+    SWEEP_WIRE_UNKNOWN_WORLD,
+    SWEEP_WIRE_AUTH_FAILED,
+    SWEEP_WIRE_INTERNAL,
+    SWEEP_WIRE_BAD_COOKIE,
+    SWEEP_WIRE_CODE_COUNT
+} sweep_wire_code;
+
+typedef struct sweep_str {
+    const char *ptr; /* NULL = absent */
+    uint32_t len;    /* bytes, without the terminating NUL */
+} sweep_str;
+
+typedef struct sweep_bytes {
+    const uint8_t *ptr; /* NULL = absent */
+    uint32_t len;
+} sweep_bytes;
+
+typedef struct sweep_msg_hello {
+    uint32_t protocol_version;
+    sweep_str client_name; /* required */
+    sweep_str auth_token;
+    sweep_str world;
+    sweep_bytes cookie;  /* UDP: the Challenge's cookie echoed; absent over TCP */
+    sweep_bytes padding; /* UDP: filler up to SWEEP_UDP_HELLO_MIN bytes */
+} sweep_msg_hello;
+
+/* UDP only: the server's stateless answer to a Hello without a valid cookie. */
+typedef struct sweep_msg_challenge {
+    sweep_bytes cookie; /* required */
+} sweep_msg_challenge;
+
+typedef struct sweep_msg_welcome {
+    uint32_t protocol_version;
+    uint64_t session_id;
+    double tick_rate;
+    sweep_str map_name;  /* required */
+    sweep_bytes map_hash; /* required; 32 bytes of SHA-256 in practice */
+    uint32_t max_batch;
+    uint32_t max_frame_size;
+    uint32_t max_entities;
+} sweep_msg_welcome;
+
+typedef struct sweep_msg_spawn {
+    sweep_vec3 radii;
+    sweep_vec3 position;
+    double max_speed;   /* 0 = the world's limit */
+    double step_height; /* 0 = the world's rule */
+} sweep_msg_spawn;
+
+typedef struct sweep_msg_spawned {
+    uint32_t entity;
+    sweep_vec3 position;
+    sweep_vec3 radii;
+} sweep_msg_spawned;
+
+typedef struct sweep_msg_entity {
+    uint32_t entity;
+} sweep_msg_entity; /* Despawn and Despawned */
+
+typedef struct sweep_msg_move {
+    uint32_t entity;
+    uint32_t sequence;
+    uint64_t client_tick;
+    sweep_vec3 velocity;
+    double dt;
+    bool has_claimed_position;
+    sweep_vec3 claimed_position;
+} sweep_msg_move;
+
+typedef struct sweep_msg_move_result {
+    uint32_t entity;
+    uint32_t sequence; /* the Move.sequence answered */
+    uint64_t server_tick;
+    sweep_vec3 position;
+    sweep_vec3 velocity;
+    bool grounded;
+    sweep_vec3 ground_normal; /* zero when absent */
+    uint32_t ground_material;
+    uint32_t contact_count;
+    sweep_contact contacts[SWEEP_MAX_CONTACTS];
+    bool corrected;
+    double correction;
+} sweep_msg_move_result;
+
+typedef struct sweep_msg_move_batch {
+    const sweep_msg_move *moves;
+    uint32_t count;
+} sweep_msg_move_batch;
+
+typedef struct sweep_msg_move_result_batch {
+    const sweep_msg_move_result *results;
+    uint32_t count;
+} sweep_msg_move_result_batch;
+
+typedef struct sweep_msg_collide {
+    sweep_vec3 position;
+    sweep_vec3 radii;
+    sweep_vec3 velocity;
+    double dt;
+    bool grounded;
+} sweep_msg_collide;
+
+typedef struct sweep_msg_collide_result {
+    sweep_vec3 position;
+    sweep_vec3 velocity;
+    bool grounded;
+    sweep_vec3 ground_normal;
+    uint32_t ground_material;
+    uint32_t contact_count;
+    sweep_contact contacts[SWEEP_MAX_CONTACTS];
+} sweep_msg_collide_result;
+
+/* MoverTransform in sweep.fbs. */
+typedef struct sweep_wire_mover {
+    uint32_t id;
+    uint32_t flags;
+    sweep_vec3 position;
+    double rotation[4]; /* unit quaternion x, y, z, w */
+} sweep_wire_mover;
+
+typedef struct sweep_msg_world_state {
+    uint64_t tick;
+    const sweep_wire_mover *movers;
+    uint32_t count;
+} sweep_msg_world_state;
+
+typedef struct sweep_msg_ping {
+    uint64_t client_time;
+} sweep_msg_ping;
+
+typedef struct sweep_msg_pong {
+    uint64_t client_time;
+    uint64_t server_time;
+} sweep_msg_pong;
+
+typedef struct sweep_msg_stats {
+    uint32_t sessions;
+    uint32_t entities;
+    uint64_t moves_total;
+    uint64_t errors_total;
+    uint64_t tick_ns_p50;
+    uint64_t tick_ns_p99;
+} sweep_msg_stats;
+
+typedef struct sweep_msg_error {
+    sweep_wire_code code; /* may hold a value newer than this build */
+    sweep_str message;    /* required */
+    uint32_t sequence;
+    uint32_t entity;
+} sweep_msg_error;
+
+typedef struct sweep_msg_bye {
+    sweep_str reason;
+} sweep_msg_bye;
+
+/* The root table Message: envelope plus one body. */
+typedef struct sweep_message {
+    sweep_msg_kind kind;
+    uint32_t sequence;
+    uint64_t server_tick;
+    union {
+        sweep_msg_hello hello;
+        sweep_msg_welcome welcome;
+        sweep_msg_spawn spawn;
+        sweep_msg_spawned spawned;
+        sweep_msg_entity despawn;
+        sweep_msg_entity despawned;
+        sweep_msg_move move;
+        sweep_msg_move_result move_result;
+        sweep_msg_move_batch move_batch;
+        sweep_msg_move_result_batch move_result_batch;
+        sweep_msg_collide collide;
+        sweep_msg_collide_result collide_result;
+        sweep_msg_world_state world_state;
+        sweep_msg_ping ping;
+        sweep_msg_pong pong;
+        sweep_msg_stats stats;
+        sweep_msg_error error;
+        sweep_msg_bye bye;
+        sweep_msg_challenge challenge;
+    } as;
+} sweep_message;
+
+/* A view of a C string (NULL stays absent). */
+sweep_str sweep_str_of(const char *s);
+
+/* Stable name of a kind as in sweep.fbs ("Hello", "MoveBatch", ...);
+ * "Unknown" if out of range. */
+const char *sweep_msg_kind_name(sweep_msg_kind k);
+
+/* Stable name of a wire code as in sweep.fbs ("BadRadii", ...); "Unknown" if out of range. */
+const char *sweep_wire_code_name(sweep_wire_code c);
+
+/* The wire code the server sends for a core status (SWEEP_OK gives NONE):
+ * bad input maps to its Bad* code; CONFIG, GEOMETRY, NOMEM and ARG are the
+ * server's own fault and map to INTERNAL. */
+sweep_wire_code sweep_wire_code_from_status(sweep_status s);
+
+/* The wire code for a codec error: the verifier's fine classes fold into
+ * MALFORMED_BUFFER, BAD_IDENTIFIER, MISALIGNED, MISSING_FIELD, TOO_COMPLEX
+ * or UNKNOWN_MESSAGE; CAPACITY (a batch larger than the server's storage)
+ * becomes BATCH_TOO_LARGE. */
+sweep_wire_code sweep_wire_code_from_proto(sweep_proto_error e);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * protocol.h - the whole public protocol API in one include: messages and
+ * wire codes (message.h), codec errors (error.h), verifier (verify.h),
+ * decoder (decode.h), encoder (encode.h) and framing (framing.h).
+ * builder.h is public too, for tools that write custom buffers.
+ */
+#ifndef SWEEP_PROTOCOL_PROTOCOL_H
+#define SWEEP_PROTOCOL_PROTOCOL_H
+
+#include "protocol/decode.h"
+#include "protocol/encode.h"
+#include "protocol/error.h"
+#include "protocol/framing.h"
+#include "protocol/message.h"
+#include "protocol/verify.h"
+
+#endif

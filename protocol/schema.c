@@ -1,0 +1,104 @@
+/*
+ * schema.c - internal: the tables of sweep.fbs described for the verifier
+ * (schema.h). One array of fields per table, indexed by field id, written
+ * in declaration order so it can be read against sweep.fbs line by line.
+ */
+#include "protocol/schema.h"
+
+#include <stddef.h>
+
+#define U8 {SWEEP__F_SCALAR, 1, 1, 0, NULL, NULL, 0}
+#define U16 {SWEEP__F_SCALAR, 2, 2, 0, NULL, NULL, 0}
+#define U32 {SWEEP__F_SCALAR, 4, 4, 0, NULL, NULL, 0}
+#define U64 {SWEEP__F_SCALAR, 8, 8, 0, NULL, NULL, 0}
+#define F64 U64
+#define VEC3 {SWEEP__F_STRUCT, SWEEP__VEC3_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}
+#define VEC3_REQ {SWEEP__F_STRUCT, SWEEP__VEC3_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}
+#define STR {SWEEP__F_STRING, 0, 0, 0, NULL, NULL, 0}
+#define STR_REQ {SWEEP__F_STRING, 0, 0, 1, NULL, NULL, 0}
+#define COUNT(a) ((uint8_t)(sizeof(a) / sizeof((a)[0])))
+#define TABLE(var, nm, fields) const sweep__table var = {nm, COUNT(fields), fields}
+
+#define BYTES {SWEEP__F_VECTOR, 1, 1, 0, NULL, NULL, 0}
+#define BYTES_REQ {SWEEP__F_VECTOR, 1, 1, 1, NULL, NULL, 0}
+
+static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES};
+static const sweep__field welcome[] = {
+    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32,
+};
+static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64};
+static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ};
+static const sweep__field entity[] = {U32};
+static const sweep__field move[] = {U32, U32, U64, VEC3_REQ, F64, VEC3};
+static const sweep__field move_result[] = {
+    U32, U32, U64, VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
+    {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
+};
+static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
+static const sweep__field collide_result[] = {
+    VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
+    {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0},
+};
+static const sweep__field world_state[] = {
+    U64, {SWEEP__F_VECTOR, SWEEP__MOVER_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0},
+};
+static const sweep__field ping[] = {U64};
+static const sweep__field pong[] = {U64, U64};
+static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64};
+static const sweep__field error[] = {U16, STR_REQ, U32, U32};
+static const sweep__field bye[] = {STR};
+static const sweep__field challenge[] = {BYTES_REQ};
+
+static TABLE(t_hello, "Hello", hello);
+static TABLE(t_welcome, "Welcome", welcome);
+static TABLE(t_spawn, "Spawn", spawn);
+static TABLE(t_spawned, "Spawned", spawned);
+static TABLE(t_despawn, "Despawn", entity);
+static TABLE(t_despawned, "Despawned", entity);
+static TABLE(t_move, "Move", move);
+static TABLE(t_move_result, "MoveResult", move_result);
+static const sweep__field move_batch[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_move, NULL, 0}};
+static const sweep__field move_result_batch[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_move_result, NULL, 0}};
+static TABLE(t_move_batch, "MoveBatch", move_batch);
+static TABLE(t_move_result_batch, "MoveResultBatch", move_result_batch);
+static TABLE(t_collide, "Collide", collide);
+static TABLE(t_collide_result, "CollideResult", collide_result);
+static TABLE(t_world_state, "WorldState", world_state);
+static TABLE(t_ping, "Ping", ping);
+static TABLE(t_pong, "Pong", pong);
+static const sweep__table t_get_stats = {"GetStats", 0, NULL};
+static TABLE(t_stats, "Stats", stats);
+static TABLE(t_error, "Error", error);
+static TABLE(t_bye, "Bye", bye);
+static TABLE(t_challenge, "Challenge", challenge);
+
+/* Union Body, indexed by type (0 is NONE). */
+static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {
+    [SWEEP_MSG_NONE] = NULL,
+    [SWEEP_MSG_HELLO] = &t_hello,
+    [SWEEP_MSG_WELCOME] = &t_welcome,
+    [SWEEP_MSG_SPAWN] = &t_spawn,
+    [SWEEP_MSG_SPAWNED] = &t_spawned,
+    [SWEEP_MSG_DESPAWN] = &t_despawn,
+    [SWEEP_MSG_DESPAWNED] = &t_despawned,
+    [SWEEP_MSG_MOVE] = &t_move,
+    [SWEEP_MSG_MOVE_RESULT] = &t_move_result,
+    [SWEEP_MSG_MOVE_BATCH] = &t_move_batch,
+    [SWEEP_MSG_MOVE_RESULT_BATCH] = &t_move_result_batch,
+    [SWEEP_MSG_COLLIDE] = &t_collide,
+    [SWEEP_MSG_COLLIDE_RESULT] = &t_collide_result,
+    [SWEEP_MSG_WORLD_STATE] = &t_world_state,
+    [SWEEP_MSG_PING] = &t_ping,
+    [SWEEP_MSG_PONG] = &t_pong,
+    [SWEEP_MSG_GET_STATS] = &t_get_stats,
+    [SWEEP_MSG_STATS] = &t_stats,
+    [SWEEP_MSG_ERROR] = &t_error,
+    [SWEEP_MSG_BYE] = &t_bye,
+    [SWEEP_MSG_CHALLENGE] = &t_challenge,
+};
+
+static const sweep__field message[] = {
+    U32, U64, {SWEEP__F_UNION_TYPE, 1, 1, 0, NULL, NULL, 0},
+    {SWEEP__F_UNION, 4, 4, 1, NULL, body, SWEEP_MSG_KIND_COUNT},
+};
+TABLE(sweep__table_message, "Message", message);

@@ -1,0 +1,96 @@
+/*
+ * schema.h - internal: sweep.fbs as data. Field ids of every table (used by
+ * the encoder and the decoder) and a description of each table's fields
+ * (used by the verifier).
+ *
+ * The field id of a FlatBuffers field is its position in the table's
+ * declaration, counting a union as two (its type, then its value); the
+ * vtable entry of id i is at byte 4 + 2 * i of the vtable. Any change to
+ * sweep.fbs must be mirrored here; the interop tests (official runtime
+ * against this codec, both ways, every message kind) catch a mismatch.
+ */
+#ifndef SWEEP_PROTOCOL_SCHEMA_H
+#define SWEEP_PROTOCOL_SCHEMA_H
+
+#include <stdint.h>
+
+#include "protocol/message.h"
+
+/* Inline sizes of the schema's structs. */
+#define SWEEP__VEC3_SIZE 24u
+#define SWEEP__CONTACT_SIZE 56u
+#define SWEEP__MOVER_SIZE 64u
+#define SWEEP__STRUCT_ALIGN 8u /* all of them hold doubles */
+
+enum { SWEEP__MESSAGE_SEQUENCE, SWEEP__MESSAGE_SERVER_TICK, SWEEP__MESSAGE_BODY_TYPE, SWEEP__MESSAGE_BODY };
+enum {
+    SWEEP__HELLO_PROTOCOL_VERSION, SWEEP__HELLO_CLIENT_NAME, SWEEP__HELLO_AUTH_TOKEN, SWEEP__HELLO_WORLD,
+    SWEEP__HELLO_COOKIE, SWEEP__HELLO_PADDING
+};
+enum {
+    SWEEP__WELCOME_PROTOCOL_VERSION, SWEEP__WELCOME_SESSION_ID, SWEEP__WELCOME_TICK_RATE,
+    SWEEP__WELCOME_MAP_NAME, SWEEP__WELCOME_MAP_HASH, SWEEP__WELCOME_MAX_BATCH,
+    SWEEP__WELCOME_MAX_FRAME_SIZE, SWEEP__WELCOME_MAX_ENTITIES
+};
+enum { SWEEP__SPAWN_RADII, SWEEP__SPAWN_POSITION, SWEEP__SPAWN_MAX_SPEED, SWEEP__SPAWN_STEP_HEIGHT };
+enum { SWEEP__SPAWNED_ENTITY, SWEEP__SPAWNED_POSITION, SWEEP__SPAWNED_RADII };
+enum { SWEEP__ENTITY_ENTITY }; /* Despawn, Despawned */
+enum {
+    SWEEP__MOVE_ENTITY, SWEEP__MOVE_SEQUENCE, SWEEP__MOVE_CLIENT_TICK, SWEEP__MOVE_VELOCITY,
+    SWEEP__MOVE_DT, SWEEP__MOVE_CLAIMED_POSITION
+};
+enum {
+    SWEEP__MR_ENTITY, SWEEP__MR_SEQUENCE, SWEEP__MR_SERVER_TICK, SWEEP__MR_POSITION,
+    SWEEP__MR_VELOCITY, SWEEP__MR_GROUNDED, SWEEP__MR_GROUND_NORMAL, SWEEP__MR_GROUND_MATERIAL,
+    SWEEP__MR_CONTACTS, SWEEP__MR_CORRECTED, SWEEP__MR_CORRECTION
+};
+enum { SWEEP__BATCH_ITEMS }; /* MoveBatch.moves, MoveResultBatch.results */
+enum { SWEEP__COLLIDE_POSITION, SWEEP__COLLIDE_RADII, SWEEP__COLLIDE_VELOCITY, SWEEP__COLLIDE_DT, SWEEP__COLLIDE_GROUNDED };
+enum {
+    SWEEP__CR_POSITION, SWEEP__CR_VELOCITY, SWEEP__CR_GROUNDED, SWEEP__CR_GROUND_NORMAL,
+    SWEEP__CR_GROUND_MATERIAL, SWEEP__CR_CONTACTS
+};
+enum { SWEEP__WS_TICK, SWEEP__WS_MOVERS };
+enum { SWEEP__PING_CLIENT_TIME };
+enum { SWEEP__PONG_CLIENT_TIME, SWEEP__PONG_SERVER_TIME };
+enum {
+    SWEEP__STATS_SESSIONS, SWEEP__STATS_ENTITIES, SWEEP__STATS_MOVES_TOTAL, SWEEP__STATS_ERRORS_TOTAL,
+    SWEEP__STATS_TICK_NS_P50, SWEEP__STATS_TICK_NS_P99
+};
+enum { SWEEP__ERROR_CODE, SWEEP__ERROR_MESSAGE, SWEEP__ERROR_SEQUENCE, SWEEP__ERROR_ENTITY };
+enum { SWEEP__BYE_REASON };
+enum { SWEEP__CHALLENGE_COOKIE };
+
+/* What a field holds, as far as the verifier cares. */
+typedef enum sweep__field_kind {
+    SWEEP__F_SCALAR,       /* size = align = 1, 2, 4 or 8 */
+    SWEEP__F_STRUCT,       /* inline struct: size, align */
+    SWEEP__F_STRING,       /* offset to a string */
+    SWEEP__F_VECTOR,       /* offset to a vector of scalars/structs: element size, align */
+    SWEEP__F_TABLE_VECTOR, /* offset to a vector of offsets to tables of type `table` */
+    SWEEP__F_UNION_TYPE,   /* u8 type of the union whose value is the next field */
+    SWEEP__F_UNION         /* offset to a table of type members[type] */
+} sweep__field_kind;
+
+struct sweep__table;
+
+typedef struct sweep__field {
+    uint8_t kind; /* sweep__field_kind */
+    uint8_t size;
+    uint8_t align;
+    uint8_t required;
+    const struct sweep__table *table;          /* SWEEP__F_TABLE_VECTOR */
+    const struct sweep__table *const *members; /* SWEEP__F_UNION, indexed by type */
+    uint8_t member_count;                      /* SWEEP__F_UNION: types 1..count-1 valid */
+} sweep__field;
+
+typedef struct sweep__table {
+    const char *name;
+    uint8_t field_count;
+    const sweep__field *fields; /* indexed by field id */
+} sweep__table;
+
+/* The root table. */
+extern const sweep__table sweep__table_message;
+
+#endif

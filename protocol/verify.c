@@ -1,0 +1,246 @@
+/*
+ * verify.c - the verifier (verify.h), driven by the schema description in
+ * schema.c.
+ *
+ * Invariants while walking:
+ *   - `n` is the length of the bytes given, including the size prefix;
+ *     every position is an index into those bytes, so alignment is checked
+ *     on positions, not on addresses.
+ *   - A position is only dereferenced after a check that the bytes it
+ *     covers are inside [0, n). Arithmetic is done in size_t on values
+ *     bounded by n (< 2^31) plus 32-bit quantities, so nothing overflows
+ *     on a 64-bit size_t; on 32-bit hosts the explicit comparisons below
+ *     are written to avoid sums that could wrap.
+ *   - Recursion is bounded by the depth limit; each table visit counts
+ *     against the table limit before it is inspected.
+ */
+#include "protocol/verify.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "protocol/format.h"
+#include "protocol/message.h"
+#include "protocol/schema.h"
+
+typedef struct vstate {
+    const uint8_t *b;
+    size_t n;
+    uint32_t depth, max_depth;
+    uint32_t tables, max_tables;
+} vstate;
+
+/* True if [pos, pos + size) lies inside the buffer. */
+static int inside(const vstate *v, size_t pos, size_t size)
+{
+    return pos <= v->n && size <= v->n - pos;
+}
+
+/* Follows the uoffset stored at pos (already checked inside and aligned). */
+static sweep_proto_error follow(const vstate *v, size_t pos, size_t *target)
+{
+    uint32_t o = sweep__rd32(v->b + pos);
+    if (o == 0 || o > SWEEP__MAX_BUFFER || !inside(v, pos, (size_t)o + 1))
+        return SWEEP_PROTO_E_OFFSET;
+    *target = pos + o;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error check_string(const vstate *v, size_t pos)
+{
+    if (pos % 4)
+        return SWEEP_PROTO_E_ALIGNMENT;
+    if (!inside(v, pos, 4))
+        return SWEEP_PROTO_E_STRING_BOUNDS;
+    uint32_t len = sweep__rd32(v->b + pos);
+    if (!inside(v, pos + 4, len))
+        return SWEEP_PROTO_E_STRING_BOUNDS;
+    if (!inside(v, pos + 4 + len, 1) || v->b[pos + 4 + len] != 0)
+        return SWEEP_PROTO_E_STRING_NUL;
+    return SWEEP_PROTO_OK;
+}
+
+/* A vector's count at pos; its elements (elem bytes each, aligned to
+ * align) must fit. Returns the count through *count. */
+static sweep_proto_error check_vector(const vstate *v, size_t pos, size_t elem, size_t align,
+                                      uint32_t *count)
+{
+    if (pos % 4 || (pos + 4) % align)
+        return SWEEP_PROTO_E_ALIGNMENT;
+    if (!inside(v, pos, 4))
+        return SWEEP_PROTO_E_VECTOR_BOUNDS;
+    uint32_t c = sweep__rd32(v->b + pos);
+    if ((size_t)c > (v->n - pos - 4) / elem)
+        return SWEEP_PROTO_E_VECTOR_BOUNDS;
+    *count = c;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error check_table(vstate *v, size_t tpos, const sweep__table *t);
+
+static sweep_proto_error check_table_vector(vstate *v, size_t pos, const sweep__table *t)
+{
+    uint32_t count;
+    sweep_proto_error e = check_vector(v, pos, 4, 4, &count);
+    for (uint32_t i = 0; e == SWEEP_PROTO_OK && i < count; i++) {
+        size_t elem = pos + 4 + (size_t)i * 4, target;
+        e = follow(v, elem, &target);
+        if (e == SWEEP_PROTO_OK)
+            e = check_table(v, target, t);
+    }
+    return e;
+}
+
+/* Position of field `id` of the table at tpos whose vtable is at vt with
+ * vsize bytes, or 0 if absent (offset 0 or id beyond the vtable: a writer
+ * with an older schema). */
+static size_t field_offset(const vstate *v, size_t vt, uint16_t vsize, unsigned id)
+{
+    size_t entry = 4 + 2 * (size_t)id;
+    if (entry + 2 > vsize)
+        return 0;
+    return sweep__rd16(v->b + vt + entry);
+}
+
+static sweep_proto_error check_table(vstate *v, size_t tpos, const sweep__table *t)
+{
+    sweep_proto_error e = SWEEP_PROTO_OK;
+    if (tpos % 4)
+        return SWEEP_PROTO_E_ALIGNMENT;
+    if (!inside(v, tpos, 4))
+        return SWEEP_PROTO_E_TABLE_BOUNDS;
+    if (++v->depth > v->max_depth)
+        return SWEEP_PROTO_E_DEPTH;
+    if (++v->tables > v->max_tables)
+        return SWEEP_PROTO_E_TOO_MANY_TABLES;
+
+    /* vtable = table - soffset; soffset is signed (a shared vtable may sit
+     * after the table). Computed in 64 bits so any i32 is representable. */
+    int64_t vt64 = (int64_t)tpos - (int32_t)sweep__rd32(v->b + tpos);
+    if (vt64 < 0 || !inside(v, (size_t)vt64, 4))
+        return SWEEP_PROTO_E_VTABLE;
+    size_t vt = (size_t)vt64;
+    if (vt % 2)
+        return SWEEP_PROTO_E_ALIGNMENT;
+    uint16_t vsize = sweep__rd16(v->b + vt);
+    uint16_t tsize = sweep__rd16(v->b + vt + 2);
+    if (vsize < 4 || vsize % 2 || !inside(v, vt, vsize))
+        return SWEEP_PROTO_E_VTABLE;
+    if (tsize < 4 || !inside(v, tpos, tsize))
+        return SWEEP_PROTO_E_TABLE_BOUNDS;
+
+    for (unsigned id = 0; id < t->field_count; id++) {
+        const sweep__field *f = &t->fields[id];
+        size_t fo = field_offset(v, vt, vsize, id);
+        if (f->kind == SWEEP__F_UNION) {
+            /* The type field (id - 1) was checked as a u8 just before. */
+            size_t to = field_offset(v, vt, vsize, id - 1);
+            unsigned type = to ? v->b[tpos + to] : 0;
+            if (type >= f->member_count)
+                return SWEEP_PROTO_E_UNION_TYPE;
+            if (fo == 0) {
+                if (f->required)
+                    return SWEEP_PROTO_E_REQUIRED;
+                if (type != 0)
+                    return SWEEP_PROTO_E_UNION_VALUE;
+                continue;
+            }
+            if (type == 0)
+                return SWEEP_PROTO_E_UNION_VALUE;
+        }
+        if (fo == 0) {
+            if (f->required)
+                return SWEEP_PROTO_E_REQUIRED;
+            continue;
+        }
+        size_t inline_size = f->kind == SWEEP__F_SCALAR || f->kind == SWEEP__F_STRUCT ||
+                                     f->kind == SWEEP__F_UNION_TYPE
+                                 ? f->size
+                                 : 4;
+        size_t align = f->kind == SWEEP__F_SCALAR || f->kind == SWEEP__F_STRUCT ||
+                               f->kind == SWEEP__F_UNION_TYPE
+                           ? f->align
+                           : 4;
+        /* Offset < 4 would overlap the table's own soffset. */
+        if (fo < 4 || fo + inline_size > tsize)
+            return SWEEP_PROTO_E_TABLE_BOUNDS;
+        size_t pos = tpos + fo;
+        if (pos % align)
+            return SWEEP_PROTO_E_ALIGNMENT;
+
+        size_t target;
+        uint32_t count;
+        switch (f->kind) {
+        case SWEEP__F_SCALAR:
+        case SWEEP__F_STRUCT:
+        case SWEEP__F_UNION_TYPE:
+            break;
+        case SWEEP__F_STRING:
+            if ((e = follow(v, pos, &target)) == SWEEP_PROTO_OK)
+                e = check_string(v, target);
+            break;
+        case SWEEP__F_VECTOR:
+            if ((e = follow(v, pos, &target)) == SWEEP_PROTO_OK)
+                e = check_vector(v, target, f->size, f->align, &count);
+            break;
+        case SWEEP__F_TABLE_VECTOR:
+            if ((e = follow(v, pos, &target)) == SWEEP_PROTO_OK)
+                e = check_table_vector(v, target, f->table);
+            break;
+        case SWEEP__F_UNION: {
+            size_t to = field_offset(v, vt, vsize, id - 1);
+            unsigned type = v->b[tpos + to];
+            if ((e = follow(v, pos, &target)) == SWEEP_PROTO_OK)
+                e = check_table(v, target, f->members[type]);
+            break;
+        }
+        default:
+            assert(!"field kind missing from the verifier");
+            e = SWEEP_PROTO_E_ARG;
+        }
+        if (e != SWEEP_PROTO_OK)
+            return e;
+    }
+    v->depth--;
+    return SWEEP_PROTO_OK;
+}
+
+sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
+                                    const sweep_verify_limits *limits)
+{
+    if (buf == NULL)
+        return SWEEP_PROTO_E_ARG;
+    if (len > SWEEP__MAX_BUFFER)
+        return SWEEP_PROTO_E_TOO_BIG;
+    vstate v = {buf, len, 0, SWEEP_VERIFY_MAX_DEPTH, 0, SWEEP_VERIFY_MAX_TABLES};
+    if (limits && limits->max_depth)
+        v.max_depth = limits->max_depth;
+    if (limits && limits->max_tables)
+        v.max_tables = limits->max_tables;
+
+    size_t base = 0;
+    if (flags & SWEEP_WIRE_SIZE_PREFIXED) {
+        if (len < 4)
+            return SWEEP_PROTO_E_TRUNCATED;
+        uint32_t size = sweep__rd32(v.b);
+        if (size > len - 4)
+            return SWEEP_PROTO_E_TRUNCATED;
+        if (size < len - 4)
+            return SWEEP_PROTO_E_SIZE_PREFIX;
+        base = 4;
+    }
+    /* Root offset, identifier, and the smallest table (soffset) and vtable. */
+    if (len - base < 12)
+        return SWEEP_PROTO_E_TRUNCATED;
+    if (memcmp(v.b + base + 4, SWEEP_WIRE_IDENTIFIER, 4) != 0)
+        return SWEEP_PROTO_E_IDENTIFIER;
+    size_t root;
+    if (follow(&v, base, &root) != SWEEP_PROTO_OK)
+        return SWEEP_PROTO_E_ROOT_OFFSET;
+    return check_table(&v, root, &sweep__table_message);
+}
+
+sweep_proto_error sweep_verify(const void *buf, size_t len, unsigned flags)
+{
+    return sweep_verify_with(buf, len, flags, NULL);
+}

@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""interop.py - the official FlatBuffers Python runtime's side of the
+interop test (interop.sh). Uses only the code flatc generated from
+protocol/sweep.fbs (directory given by --gen) and the Debian
+python3-flatbuffers runtime.
+
+  interop.py --gen DIR build OUTDIR   py_NN.bin, py_NN.sp.bin, py_NN.json
+  interop.py --gen DIR dump FILE [sp] decode with the generated code, print
+                                      canonical JSON (see interop_tool.c)
+  interop.py --gen DIR same A B       exit 0 iff the JSON files A and B hold
+                                      equal values
+
+The generated code does not verify: only dump buffers the official C++
+Verifier accepted first (interop.sh does).
+"""
+import importlib
+import json
+import struct
+import sys
+
+# sweep.fbs, table by table: (field, type). Types: u8/u16/u32/u64, f64,
+# bool, str, bytes, vec3 (required struct), vec3opt (optional, null when
+# absent), vec3zero (optional, zero when absent, as the C decoder does),
+# contacts, movers, tables:<Table>.
+SPEC = {
+    'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
+              ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
+    'Welcome': [('protocol_version', 'u32'), ('session_id', 'u64'), ('tick_rate', 'f64'),
+                ('map_name', 'str'), ('map_hash', 'bytes'), ('max_batch', 'u32'),
+                ('max_frame_size', 'u32'), ('max_entities', 'u32')],
+    'Spawn': [('radii', 'vec3'), ('position', 'vec3'), ('max_speed', 'f64'), ('step_height', 'f64')],
+    'Spawned': [('entity', 'u32'), ('position', 'vec3'), ('radii', 'vec3')],
+    'Despawn': [('entity', 'u32')],
+    'Despawned': [('entity', 'u32')],
+    'Move': [('entity', 'u32'), ('sequence', 'u32'), ('client_tick', 'u64'), ('velocity', 'vec3'),
+             ('dt', 'f64'), ('claimed_position', 'vec3opt')],
+    'MoveResult': [('entity', 'u32'), ('sequence', 'u32'), ('server_tick', 'u64'),
+                   ('position', 'vec3'), ('velocity', 'vec3'), ('grounded', 'bool'),
+                   ('ground_normal', 'vec3zero'), ('ground_material', 'u32'),
+                   ('contacts', 'contacts'), ('corrected', 'bool'), ('correction', 'f64')],
+    'MoveBatch': [('moves', 'tables:Move')],
+    'MoveResultBatch': [('results', 'tables:MoveResult')],
+    'Collide': [('position', 'vec3'), ('radii', 'vec3'), ('velocity', 'vec3'), ('dt', 'f64'),
+                ('grounded', 'bool')],
+    'CollideResult': [('position', 'vec3'), ('velocity', 'vec3'), ('grounded', 'bool'),
+                      ('ground_normal', 'vec3zero'), ('ground_material', 'u32'),
+                      ('contacts', 'contacts')],
+    'WorldState': [('tick', 'u64'), ('movers', 'movers')],
+    'Ping': [('client_time', 'u64')],
+    'Pong': [('client_time', 'u64'), ('server_time', 'u64')],
+    'GetStats': [],
+    'Stats': [('sessions', 'u32'), ('entities', 'u32'), ('moves_total', 'u64'),
+              ('errors_total', 'u64'), ('tick_ns_p50', 'u64'), ('tick_ns_p99', 'u64')],
+    'Error': [('code', 'u16'), ('message', 'str'), ('sequence', 'u32'), ('entity', 'u32')],
+    'Bye': [('reason', 'str')],
+    'Challenge': [('cookie', 'bytes')],
+}
+# Union Body, in order (type 1 first).
+KINDS = ['Hello', 'Welcome', 'Spawn', 'Spawned', 'Despawn', 'Despawned', 'Move', 'MoveResult',
+         'MoveBatch', 'MoveResultBatch', 'Collide', 'CollideResult', 'WorldState', 'Ping',
+         'Pong', 'GetStats', 'Stats', 'Error', 'Bye', 'Challenge']
+
+W = None  # the generated package sweep.wire, set in main()
+
+
+def camel(name):
+    return ''.join(p.capitalize() for p in name.split('_'))
+
+
+def mod(table):
+    return importlib.import_module('sweep.wire.' + table)
+
+
+# --- canonical form ----------------------------------------------------------
+
+def hbits(x):
+    return '0x%016x' % struct.unpack('<Q', struct.pack('<d', x))[0]
+
+
+def canon_vec(v):
+    return None if v is None else [hbits(c) for c in v]
+
+
+def canon_table(table, d):
+    out = {}
+    for name, typ in SPEC[table]:
+        v = d.get(name)
+        if typ in ('u8', 'u16', 'u32', 'u64'):
+            out[name] = int(v or 0)
+        elif typ == 'f64':
+            out[name] = hbits(float(v or 0.0))
+        elif typ == 'bool':
+            out[name] = bool(v)
+        elif typ in ('str',):
+            out[name] = None if v is None else v.encode('utf-8').hex()
+        elif typ == 'bytes':
+            out[name] = None if v is None else bytes(v).hex()
+        elif typ == 'vec3':
+            out[name] = canon_vec(v)
+        elif typ == 'vec3opt':
+            out[name] = canon_vec(v)
+        elif typ == 'vec3zero':
+            out[name] = canon_vec(v if v is not None else (0.0, 0.0, 0.0))
+        elif typ == 'contacts':
+            out[name] = [{'point': canon_vec(c['point']), 'normal': canon_vec(c['normal']),
+                          'triangle': c['triangle'], 'material': c['material']} for c in (v or [])]
+        elif typ == 'movers':
+            out[name] = [{'id': m['id'], 'flags': m['flags'], 'position': canon_vec(m['position']),
+                          'rotation': [hbits(q) for q in m['rotation']]} for m in (v or [])]
+        elif typ.startswith('tables:'):
+            out[name] = [canon_table(typ[7:], t) for t in (v or [])]
+    return out
+
+
+def canon(msg):
+    return {'kind': msg['kind'], 'sequence': msg.get('sequence', 0),
+            'server_tick': msg.get('server_tick', 0),
+            'body': canon_table(msg['kind'], msg['body'])}
+
+
+# --- building with the official runtime --------------------------------------
+
+def build_table(b, table, d):
+    m = mod(table)
+    pre = {}
+    # Children first: strings, vectors, sub-tables.
+    for name, typ in SPEC[table]:
+        v = d.get(name)
+        if v is None:
+            continue
+        if typ == 'str':
+            pre[name] = b.CreateString(v)
+        elif typ == 'bytes':
+            pre[name] = b.CreateByteVector(bytes(v))
+        elif typ == 'contacts':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for c in reversed(v):
+                mod('Contact').CreateContact(b, *c['point'], *c['normal'], c['triangle'], c['material'])
+            pre[name] = b.EndVector()
+        elif typ == 'movers':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for x in reversed(v):
+                mod('MoverTransform').CreateMoverTransform(b, x['id'], x['flags'], *x['position'],
+                                                           *x['rotation'])
+            pre[name] = b.EndVector()
+        elif typ.startswith('tables:'):
+            refs = [build_table(b, typ[7:], t) for t in v]
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(refs))
+            for r in reversed(refs):
+                b.PrependUOffsetTRelative(r)
+            pre[name] = b.EndVector()
+    getattr(m, table + 'Start')(b)
+    for name, typ in SPEC[table]:
+        v = d.get(name)
+        add = getattr(m, table + 'Add' + camel(name))
+        if name in pre:
+            add(b, pre[name])
+        elif v is None:
+            continue
+        elif typ.startswith('vec3'):
+            add(b, mod('Vec3').CreateVec3(b, *v))
+        else:
+            add(b, v)
+    return getattr(m, table + 'End')(b)
+
+
+def build(msg, size_prefixed):
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    body = build_table(b, msg['kind'], msg['body'])
+    M = mod('Message')
+    M.MessageStart(b)
+    M.MessageAddSequence(b, msg.get('sequence', 0))
+    M.MessageAddServerTick(b, msg.get('server_tick', 0))
+    M.MessageAddBodyType(b, KINDS.index(msg['kind']) + 1)
+    M.MessageAddBody(b, body)
+    root = M.MessageEnd(b)
+    if size_prefixed:
+        b.FinishSizePrefixed(root, file_identifier=b'SWP1')
+    else:
+        b.Finish(root, file_identifier=b'SWP1')
+    return bytes(b.Output())
+
+
+# --- reading with the official runtime ---------------------------------------
+
+def vec3(v):
+    return None if v is None else (v.X(), v.Y(), v.Z())
+
+
+def read_table(table, t):
+    d = {}
+    for name, typ in SPEC[table]:
+        acc = camel(name)
+        if typ in ('u8', 'u16', 'u32', 'u64', 'f64', 'bool'):
+            d[name] = getattr(t, acc)()
+        elif typ == 'str':
+            s = getattr(t, acc)()
+            d[name] = None if s is None else s.decode('utf-8')
+        elif typ == 'bytes':
+            if getattr(t, acc + 'IsNone')():
+                d[name] = None
+            else:
+                d[name] = bytes(getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')()))
+        elif typ.startswith('vec3'):
+            d[name] = vec3(getattr(t, acc)())
+        elif typ == 'contacts':
+            out = []
+            for j in range(getattr(t, acc + 'Length')()):
+                c = getattr(t, acc)(j)
+                out.append({'point': vec3(c.Point(W.Vec3.Vec3())),
+                            'normal': vec3(c.Normal(W.Vec3.Vec3())),
+                            'triangle': c.Triangle(), 'material': c.Material()})
+            d[name] = out
+        elif typ == 'movers':
+            out = []
+            for j in range(getattr(t, acc + 'Length')()):
+                x = getattr(t, acc)(j)
+                q = x.Rotation(W.Quat.Quat())
+                out.append({'id': x.Id(), 'flags': x.Flags(),
+                            'position': vec3(x.Position(W.Vec3.Vec3())),
+                            'rotation': (q.X(), q.Y(), q.Z(), q.W())})
+            d[name] = out
+        elif typ.startswith('tables:'):
+            d[name] = [read_table(typ[7:], getattr(t, acc)(j))
+                       for j in range(getattr(t, acc + 'Length')())]
+    return d
+
+
+def read(buf, size_prefixed):
+    M = mod('Message')
+    off = 4 if size_prefixed else 0
+    assert M.Message.MessageBufferHasIdentifier(buf, 0, size_prefixed=size_prefixed)
+    root = M.Message.GetRootAs(buf, off)
+    kind = KINDS[root.BodyType() - 1]
+    u = root.Body()
+    t = getattr(mod(kind), kind)()
+    t.Init(u.Bytes, u.Pos)
+    return {'kind': kind, 'sequence': root.Sequence(), 'server_tick': root.ServerTick(),
+            'body': read_table(kind, t)}
+
+
+# --- the samples the Python side builds ----------------------------------------
+
+def samples():
+    inf = float('inf')
+    contact = lambda k: {'point': (float(k), k + 0.25, -1.5), 'normal': (0.0, 0.6, 0.8),
+                         'triangle': 1000 + k, 'material': k}
+    move = lambda i: {'entity': 3 + i, 'sequence': 500 + i, 'client_tick': 2**40 + i,
+                      'velocity': (0.5 * i, -1.0, 2.0), 'dt': 1.0 / 30.0,
+                      'claimed_position': (1.0, 2.0, 3.0 + i) if i % 3 == 0 else None}
+    result = lambda i: {'entity': 3 + i, 'sequence': 500 + i, 'server_tick': 7 + i,
+                        'position': (0.1, 0.2, 0.3 * i), 'velocity': (-0.0 if i == 5 else 1.0, 2.0, 3.0),
+                        'grounded': i % 2 == 0, 'ground_normal': (0.0, 0.0, 1.0) if i % 2 == 0 else None,
+                        'ground_material': i, 'contacts': [contact(k) for k in range(i % 9)],
+                        'corrected': i % 4 == 1, 'correction': 0.125 if i % 4 == 1 else 0.0}
+    return [
+        {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'python ✓',
+                                                   'auth_token': 'tok', 'world': 'arena'}},
+        {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'udp',
+                                                   'cookie': bytes(range(24)), 'padding': bytes(200)}},
+        {'kind': 'Welcome', 'sequence': 1, 'server_tick': 5,
+         'body': {'protocol_version': 1, 'session_id': 2**63 + 5, 'tick_rate': 128.0,
+                  'map_name': 'dm_test', 'map_hash': bytes(range(32)), 'max_batch': 64,
+                  'max_frame_size': 65536, 'max_entities': 8}},
+        {'kind': 'Spawn', 'sequence': 2, 'body': {'radii': (0.5, 0.5, 1.8), 'position': (0.0, 0.0, 10.0),
+                                                   'max_speed': 320.0, 'step_height': 18.0}},
+        {'kind': 'Spawned', 'sequence': 2, 'server_tick': 9,
+         'body': {'entity': 1, 'position': (0.0, 0.0, 9.5), 'radii': (0.5, 0.5, 1.8)}},
+        {'kind': 'Despawn', 'sequence': 3, 'body': {'entity': 1}},
+        {'kind': 'Despawned', 'sequence': 3, 'server_tick': 10, 'body': {'entity': 1}},
+        {'kind': 'Move', 'sequence': 4, 'body': move(0)},
+        {'kind': 'Move', 'sequence': 4, 'body': dict(move(1), velocity=(inf, -inf, 1e-310))},
+        {'kind': 'MoveResult', 'sequence': 4, 'server_tick': 11, 'body': result(8)},
+        {'kind': 'MoveResult', 'sequence': 4, 'server_tick': 11, 'body': result(1)},
+        {'kind': 'MoveBatch', 'sequence': 5, 'body': {'moves': [move(i) for i in range(64)]}},
+        {'kind': 'MoveBatch', 'sequence': 5, 'body': {'moves': []}},
+        {'kind': 'MoveResultBatch', 'sequence': 5, 'server_tick': 12,
+         'body': {'results': [result(i) for i in range(64)]}},
+        {'kind': 'Collide', 'sequence': 6, 'body': {'position': (1.0, 1.0, 1.0), 'radii': (1.0, 1.0, 2.0),
+                                                     'velocity': (0.0, 5.0, 0.0), 'dt': 0.1, 'grounded': True}},
+        {'kind': 'CollideResult', 'sequence': 6, 'server_tick': 13,
+         'body': {'position': (1.0, 1.5, 1.0), 'velocity': (0.0, 5.0, 0.0), 'grounded': True,
+                  'ground_normal': (0.0, 0.0, 1.0), 'ground_material': 4,
+                  'contacts': [contact(0), contact(1), contact(2)]}},
+        {'kind': 'WorldState', 'server_tick': 14,
+         'body': {'tick': 14, 'movers': [{'id': i, 'flags': 0, 'position': (i, 2.0 * i, 0.5),
+                                          'rotation': (0.0, 0.0, 0.6, 0.8)} for i in range(5)]}},
+        {'kind': 'Ping', 'sequence': 7, 'body': {'client_time': 2**64 - 1}},
+        {'kind': 'Pong', 'sequence': 7, 'body': {'client_time': 2**64 - 1, 'server_time': 123}},
+        {'kind': 'GetStats', 'sequence': 8, 'body': {}},
+        {'kind': 'Stats', 'sequence': 8, 'body': {'sessions': 1, 'entities': 2, 'moves_total': 3,
+                                                   'errors_total': 4, 'tick_ns_p50': 5, 'tick_ns_p99': 6}},
+        {'kind': 'Error', 'sequence': 9, 'body': {'code': 25, 'message': 'bad cookie', 'sequence': 9,
+                                                   'entity': 0}},
+        {'kind': 'Bye', 'body': {'reason': 'bye'}},
+        {'kind': 'Bye', 'body': {}},
+        {'kind': 'Challenge', 'body': {'cookie': bytes(range(100, 132))}},
+    ]
+
+
+def main(argv):
+    global W
+    if len(argv) < 4 or argv[1] != '--gen':
+        sys.exit(__doc__)
+    sys.path.insert(0, argv[2])
+    W = importlib.import_module('sweep.wire')
+    for t in ['Vec3', 'Quat']:
+        setattr(W, t, mod(t))
+    cmd = argv[3]
+    if cmd == 'build':
+        outdir = argv[4]
+        msgs = samples()
+        kinds = {m['kind'] for m in msgs}
+        assert kinds == set(KINDS), 'samples miss kinds: %s' % (set(KINDS) - kinds)
+        for i, m in enumerate(msgs):
+            for sp in (False, True):
+                with open('%s/py_%02d%s.bin' % (outdir, i, '.sp' if sp else ''), 'wb') as f:
+                    f.write(build(m, sp))
+            with open('%s/py_%02d.json' % (outdir, i), 'w') as f:
+                f.write(json.dumps(canon(m), sort_keys=True) + '\n')
+    elif cmd == 'dump':
+        with open(argv[4], 'rb') as f:
+            buf = bytearray(f.read())
+        sp = len(argv) > 5 and argv[5] == 'sp'
+        print(json.dumps(canon(read(buf, sp)), sort_keys=True))
+    elif cmd == 'same':
+        with open(argv[4]) as a, open(argv[5]) as b:
+            x, y = json.load(a), json.load(b)
+        if x != y:
+            for k in sorted(set(x) | set(y)):
+                if x.get(k) != y.get(k):
+                    print('differs at %r:\n  %s\n  %s' % (k, json.dumps(x.get(k))[:400],
+                                                         json.dumps(y.get(k))[:400]), file=sys.stderr)
+            sys.exit(1)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -1,0 +1,363 @@
+/*
+ * interop_tool.c - the C side of the interop test (interop.sh): writes the
+ * codec's sample messages as buffers, prints any buffer it decodes as
+ * canonical JSON, and re-encodes buffers that came from another runtime.
+ *
+ * Canonical JSON is what both sides (this tool and interop.py, over the
+ * official Python runtime) print for a message, so values are compared,
+ * never bytes: keys sorted, one line; doubles as the hex of their 64 bits
+ * (exact, NaN and -0.0 included), strings and byte vectors as hex of their
+ * bytes, absent strings/vectors/optional structs as null, batches as lists.
+ *
+ *   interop_tool emit DIR          c_NN.bin, c_NN.sp.bin (size-prefixed), c_NN.json
+ *   interop_tool dump FILE [sp]    verify + decode, print canonical JSON
+ *   interop_tool reencode IN OUT [sp]   decode IN, encode it again into OUT
+ *                                      (OUT size-prefixed iff sp, like IN)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples.h"
+
+static sweep_msg_move moves[4096];
+static sweep_msg_move_result results[4096];
+static sweep_wire_mover movers[4096];
+static uint8_t in_buf[1 << 20];
+static uint8_t out_buf[1 << 20];
+
+static void dbl(FILE *o, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    fprintf(o, "\"0x%016llx\"", (unsigned long long)u);
+}
+
+static void vec(FILE *o, sweep_vec3 v)
+{
+    fputc('[', o);
+    dbl(o, v.x);
+    fputc(',', o);
+    dbl(o, v.y);
+    fputc(',', o);
+    dbl(o, v.z);
+    fputc(']', o);
+}
+
+static void hex(FILE *o, const void *p, size_t n)
+{
+    if (p == NULL) {
+        fputs("null", o);
+        return;
+    }
+    fputc('"', o);
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "%02x", ((const uint8_t *)p)[i]);
+    fputc('"', o);
+}
+
+static void str(FILE *o, sweep_str s)
+{
+    hex(o, s.ptr, s.len);
+}
+
+static void bytes(FILE *o, sweep_bytes b)
+{
+    hex(o, b.ptr, b.len);
+}
+
+static void contacts(FILE *o, const sweep_contact *c, uint32_t n)
+{
+    fputc('[', o);
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(o, "%s{\"material\":%u,\"normal\":", i ? "," : "", c[i].material);
+        vec(o, c[i].normal);
+        fputs(",\"point\":", o);
+        vec(o, c[i].point);
+        fprintf(o, ",\"triangle\":%u}", c[i].triangle);
+    }
+    fputc(']', o);
+}
+
+static void move(FILE *o, const sweep_msg_move *m)
+{
+    fputs("{\"claimed_position\":", o);
+    if (m->has_claimed_position)
+        vec(o, m->claimed_position);
+    else
+        fputs("null", o);
+    fprintf(o, ",\"client_tick\":%llu,\"dt\":", (unsigned long long)m->client_tick);
+    dbl(o, m->dt);
+    fprintf(o, ",\"entity\":%u,\"sequence\":%u,\"velocity\":", m->entity, m->sequence);
+    vec(o, m->velocity);
+    fputc('}', o);
+}
+
+static void move_result(FILE *o, const sweep_msg_move_result *r)
+{
+    fputs("{\"contacts\":", o);
+    contacts(o, r->contacts, r->contact_count);
+    fprintf(o, ",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
+    dbl(o, r->correction);
+    fprintf(o, ",\"entity\":%u,\"ground_material\":%u,\"ground_normal\":", r->entity, r->ground_material);
+    vec(o, r->ground_normal);
+    fprintf(o, ",\"grounded\":%s,\"position\":", r->grounded ? "true" : "false");
+    vec(o, r->position);
+    fprintf(o, ",\"sequence\":%u,\"server_tick\":%llu,\"velocity\":", r->sequence,
+            (unsigned long long)r->server_tick);
+    vec(o, r->velocity);
+    fputc('}', o);
+}
+
+/* Prints m as canonical JSON (see the file comment). */
+static void dump(FILE *o, const sweep_message *m)
+{
+    fprintf(o, "{\"body\":");
+    switch (m->kind) {
+    case SWEEP_MSG_HELLO: {
+        const sweep_msg_hello *h = &m->as.hello;
+        fputs("{\"auth_token\":", o);
+        str(o, h->auth_token);
+        fputs(",\"client_name\":", o);
+        str(o, h->client_name);
+        fputs(",\"cookie\":", o);
+        bytes(o, h->cookie);
+        fputs(",\"padding\":", o);
+        bytes(o, h->padding);
+        fprintf(o, ",\"protocol_version\":%u,\"world\":", h->protocol_version);
+        str(o, h->world);
+        fputc('}', o);
+        break;
+    }
+    case SWEEP_MSG_WELCOME: {
+        const sweep_msg_welcome *w = &m->as.welcome;
+        fputs("{\"map_hash\":", o);
+        bytes(o, w->map_hash);
+        fputs(",\"map_name\":", o);
+        str(o, w->map_name);
+        fprintf(o, ",\"max_batch\":%u,\"max_entities\":%u,\"max_frame_size\":%u,\"protocol_version\":%u,"
+                   "\"session_id\":%llu,\"tick_rate\":",
+                w->max_batch, w->max_entities, w->max_frame_size, w->protocol_version,
+                (unsigned long long)w->session_id);
+        dbl(o, w->tick_rate);
+        fputc('}', o);
+        break;
+    }
+    case SWEEP_MSG_SPAWN:
+        fputs("{\"max_speed\":", o);
+        dbl(o, m->as.spawn.max_speed);
+        fputs(",\"position\":", o);
+        vec(o, m->as.spawn.position);
+        fputs(",\"radii\":", o);
+        vec(o, m->as.spawn.radii);
+        fputs(",\"step_height\":", o);
+        dbl(o, m->as.spawn.step_height);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_SPAWNED:
+        fprintf(o, "{\"entity\":%u,\"position\":", m->as.spawned.entity);
+        vec(o, m->as.spawned.position);
+        fputs(",\"radii\":", o);
+        vec(o, m->as.spawned.radii);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_DESPAWN:
+        fprintf(o, "{\"entity\":%u}", m->as.despawn.entity);
+        break;
+    case SWEEP_MSG_DESPAWNED:
+        fprintf(o, "{\"entity\":%u}", m->as.despawned.entity);
+        break;
+    case SWEEP_MSG_MOVE:
+        move(o, &m->as.move);
+        break;
+    case SWEEP_MSG_MOVE_RESULT:
+        move_result(o, &m->as.move_result);
+        break;
+    case SWEEP_MSG_MOVE_BATCH:
+        fputs("{\"moves\":[", o);
+        for (uint32_t i = 0; i < m->as.move_batch.count; i++) {
+            if (i)
+                fputc(',', o);
+            move(o, &m->as.move_batch.moves[i]);
+        }
+        fputs("]}", o);
+        break;
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        fputs("{\"results\":[", o);
+        for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
+            if (i)
+                fputc(',', o);
+            move_result(o, &m->as.move_result_batch.results[i]);
+        }
+        fputs("]}", o);
+        break;
+    case SWEEP_MSG_COLLIDE:
+        fputs("{\"dt\":", o);
+        dbl(o, m->as.collide.dt);
+        fprintf(o, ",\"grounded\":%s,\"position\":", m->as.collide.grounded ? "true" : "false");
+        vec(o, m->as.collide.position);
+        fputs(",\"radii\":", o);
+        vec(o, m->as.collide.radii);
+        fputs(",\"velocity\":", o);
+        vec(o, m->as.collide.velocity);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_COLLIDE_RESULT: {
+        const sweep_msg_collide_result *c = &m->as.collide_result;
+        fputs("{\"contacts\":", o);
+        contacts(o, c->contacts, c->contact_count);
+        fprintf(o, ",\"ground_material\":%u,\"ground_normal\":", c->ground_material);
+        vec(o, c->ground_normal);
+        fprintf(o, ",\"grounded\":%s,\"position\":", c->grounded ? "true" : "false");
+        vec(o, c->position);
+        fputs(",\"velocity\":", o);
+        vec(o, c->velocity);
+        fputc('}', o);
+        break;
+    }
+    case SWEEP_MSG_WORLD_STATE:
+        fputs("{\"movers\":[", o);
+        for (uint32_t i = 0; i < m->as.world_state.count; i++) {
+            const sweep_wire_mover *v = &m->as.world_state.movers[i];
+            fprintf(o, "%s{\"flags\":%u,\"id\":%u,\"position\":", i ? "," : "", v->flags, v->id);
+            vec(o, v->position);
+            fputs(",\"rotation\":[", o);
+            for (int k = 0; k < 4; k++) {
+                if (k)
+                    fputc(',', o);
+                dbl(o, v->rotation[k]);
+            }
+            fputs("]}", o);
+        }
+        fprintf(o, "],\"tick\":%llu}", (unsigned long long)m->as.world_state.tick);
+        break;
+    case SWEEP_MSG_PING:
+        fprintf(o, "{\"client_time\":%llu}", (unsigned long long)m->as.ping.client_time);
+        break;
+    case SWEEP_MSG_PONG:
+        fprintf(o, "{\"client_time\":%llu,\"server_time\":%llu}", (unsigned long long)m->as.pong.client_time,
+                (unsigned long long)m->as.pong.server_time);
+        break;
+    case SWEEP_MSG_GET_STATS:
+        fputs("{}", o);
+        break;
+    case SWEEP_MSG_STATS: {
+        const sweep_msg_stats *s = &m->as.stats;
+        fprintf(o, "{\"entities\":%u,\"errors_total\":%llu,\"moves_total\":%llu,\"sessions\":%u,"
+                   "\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}",
+                s->entities, (unsigned long long)s->errors_total, (unsigned long long)s->moves_total,
+                s->sessions, (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99);
+        break;
+    }
+    case SWEEP_MSG_ERROR:
+        fprintf(o, "{\"code\":%u,\"entity\":%u,\"message\":", (unsigned)m->as.error.code, m->as.error.entity);
+        str(o, m->as.error.message);
+        fprintf(o, ",\"sequence\":%u}", m->as.error.sequence);
+        break;
+    case SWEEP_MSG_BYE:
+        fputs("{\"reason\":", o);
+        str(o, m->as.bye.reason);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_CHALLENGE:
+        fputs("{\"cookie\":", o);
+        bytes(o, m->as.challenge.cookie);
+        fputc('}', o);
+        break;
+    default:
+        fputs("null", o);
+        break;
+    }
+    fprintf(o, ",\"kind\":\"%s\",\"sequence\":%u,\"server_tick\":%llu}\n", sweep_msg_kind_name(m->kind),
+            m->sequence, (unsigned long long)m->server_tick);
+}
+
+static int write_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+        fprintf(stderr, "interop_tool: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static long read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "interop_tool: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(in_buf, 1, sizeof in_buf, f);
+    fclose(f);
+    return (long)n;
+}
+
+static sweep_proto_error decode_file(const char *path, unsigned flags, sweep_message *m)
+{
+    long n = read_file(path);
+    if (n < 0)
+        return SWEEP_PROTO_E_ARG;
+    sweep_decoder d = {moves, 4096, results, 4096, movers, 4096, {0, 0}};
+    return sweep_decode(&d, in_buf, (size_t)n, flags, m);
+}
+
+static int emit(const char *dir)
+{
+    char path[4096];
+    for (unsigned i = 0; i < sample_count(); i++) {
+        sweep_message m = sample_message(i);
+        for (int sp = 0; sp < 2; sp++) {
+            const uint8_t *out;
+            size_t len;
+            if (sweep_encode(&m, sp ? SWEEP_WIRE_SIZE_PREFIXED : 0, out_buf, sizeof out_buf, &out, &len) !=
+                SWEEP_PROTO_OK)
+                return 1;
+            snprintf(path, sizeof path, "%s/c_%02u%s.bin", dir, i, sp ? ".sp" : "");
+            if (write_file(path, out, len))
+                return 1;
+        }
+        snprintf(path, sizeof path, "%s/c_%02u.json", dir, i);
+        FILE *f = fopen(path, "w");
+        if (f == NULL)
+            return 1;
+        dump(f, &m);
+        fclose(f);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "emit") == 0)
+        return emit(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "dump") == 0) {
+        unsigned flags = argc > 3 && strcmp(argv[3], "sp") == 0 ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+        sweep_message m;
+        sweep_proto_error e = decode_file(argv[2], flags, &m);
+        if (e != SWEEP_PROTO_OK) {
+            fprintf(stderr, "interop_tool: %s: %s\n", argv[2], sweep_proto_error_name(e));
+            return 1;
+        }
+        dump(stdout, &m);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "reencode") == 0) {
+        unsigned flags = argc > 4 && strcmp(argv[4], "sp") == 0 ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+        sweep_message m;
+        sweep_proto_error e = decode_file(argv[2], flags, &m);
+        const uint8_t *out;
+        size_t len;
+        if (e == SWEEP_PROTO_OK)
+            e = sweep_encode(&m, flags, out_buf, sizeof out_buf, &out, &len);
+        if (e != SWEEP_PROTO_OK) {
+            fprintf(stderr, "interop_tool: %s: %s\n", argv[2], sweep_proto_error_name(e));
+            return 1;
+        }
+        return write_file(argv[3], out, len) ? 1 : 0;
+    }
+    fprintf(stderr, "usage: interop_tool emit DIR | dump FILE [sp] | reencode IN OUT [sp]\n");
+    return 2;
+}

@@ -1,0 +1,415 @@
+/*
+ * samples.h - one or more sample messages of every kind of sweep.fbs, and a
+ * deep comparison of two decoded messages. Shared by the protocol unit
+ * tests, the interop tool, the fuzz corpus generator and the codec
+ * benchmark, so that they all exercise the same, fully populated values
+ * (every field set to something other than its default, so that a field
+ * lost on the way shows up as a difference).
+ *
+ * Header-only on purpose: each test program is one .c file (tests/tests.mk).
+ */
+#ifndef SWEEP_TESTS_PROTOCOL_SAMPLES_H
+#define SWEEP_TESTS_PROTOCOL_SAMPLES_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/protocol.h"
+
+#define SAMPLE_BATCH 64u
+
+/* Storage the samples point into (batches, movers); static so samples stay
+ * valid for the whole program. */
+static sweep_msg_move sample__moves[SAMPLE_BATCH];
+static sweep_msg_move_result sample__results[SAMPLE_BATCH];
+static sweep_wire_mover sample__movers[4];
+static const uint8_t sample__hash[32] = {
+    0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
+    0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8,
+};
+static const uint8_t sample__cookie[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint8_t sample__padding[8] = {0};
+
+static inline sweep_msg_move sample_move(uint32_t i)
+{
+    sweep_msg_move m;
+    memset(&m, 0, sizeof m);
+    m.entity = 7 + i;
+    m.sequence = 1000 + i;
+    m.client_tick = 0x100000000ull + i;
+    m.velocity = sweep_v3(1.5 + i, -2.25, 0.1 * (i + 1));
+    m.dt = 1.0 / 60.0;
+    m.has_claimed_position = (i % 2) == 0;
+    if (m.has_claimed_position)
+        m.claimed_position = sweep_v3(10.0 + i, 20.5, -3.125);
+    return m;
+}
+
+static inline sweep_msg_move_result sample_move_result(uint32_t i)
+{
+    sweep_msg_move_result r;
+    memset(&r, 0, sizeof r);
+    r.entity = 7 + i;
+    r.sequence = 1000 + i;
+    r.server_tick = 123456789ull + i;
+    r.position = sweep_v3(1.0 / 3.0, 2.0 + i, -7.75);
+    r.velocity = sweep_v3(0.5, 0.0, -9.81);
+    r.grounded = (i % 3) != 0;
+    if (r.grounded)
+        r.ground_normal = sweep_v3(0.0, 0.0, 1.0);
+    r.ground_material = 3 + i;
+    r.contact_count = i % (SWEEP_MAX_CONTACTS + 1);
+    for (uint32_t k = 0; k < r.contact_count; k++) {
+        r.contacts[k].point = sweep_v3(k, k + 0.5, -1.0 * k);
+        r.contacts[k].normal = sweep_v3(0.6, 0.0, 0.8);
+        r.contacts[k].triangle = 100 * k + i;
+        r.contacts[k].material = k + 1;
+    }
+    r.corrected = (i % 2) == 1;
+    r.correction = r.corrected ? 0.015625 * (i + 1) : 0.0;
+    return r;
+}
+
+/* Sample number `which` (0 .. sample_count() - 1); several kinds have more
+ * than one variant (optional fields present and absent, empty and full
+ * batches). */
+static inline unsigned sample_count(void)
+{
+    return 26;
+}
+
+static inline sweep_message sample_message(unsigned which)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.sequence = 42 + which;
+    m.server_tick = which % 2 ? 0xfedcba9876543210ull : 0;
+    switch (which) {
+    case 0:
+        m.kind = SWEEP_MSG_HELLO;
+        m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
+        m.as.hello.client_name = sweep_str_of("unit-test client \xc3\xa9");
+        m.as.hello.auth_token = sweep_str_of("s3cr3t");
+        m.as.hello.world = sweep_str_of("arena");
+        break;
+    case 1: /* the UDP form: cookie and padding */
+        m.kind = SWEEP_MSG_HELLO;
+        m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
+        m.as.hello.client_name = sweep_str_of("");
+        m.as.hello.cookie.ptr = sample__cookie;
+        m.as.hello.cookie.len = sizeof sample__cookie;
+        m.as.hello.padding.ptr = sample__padding;
+        m.as.hello.padding.len = sizeof sample__padding;
+        break;
+    case 2:
+        m.kind = SWEEP_MSG_WELCOME;
+        m.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+        m.as.welcome.session_id = 0x0123456789abcdefull;
+        m.as.welcome.tick_rate = 60.0;
+        m.as.welcome.map_name = sweep_str_of("arena");
+        m.as.welcome.map_hash.ptr = sample__hash;
+        m.as.welcome.map_hash.len = sizeof sample__hash;
+        m.as.welcome.max_batch = 256;
+        m.as.welcome.max_frame_size = 65536;
+        m.as.welcome.max_entities = 32;
+        break;
+    case 3:
+        m.kind = SWEEP_MSG_SPAWN;
+        m.as.spawn.radii = sweep_v3(0.4, 0.4, 0.9);
+        m.as.spawn.position = sweep_v3(1.0, 2.0, 3.0);
+        m.as.spawn.max_speed = 7.5;
+        m.as.spawn.step_height = 0.25;
+        break;
+    case 4:
+        m.kind = SWEEP_MSG_SPAWNED;
+        m.as.spawned.entity = 9;
+        m.as.spawned.position = sweep_v3(1.0, 2.0, 3.0625);
+        m.as.spawned.radii = sweep_v3(0.4, 0.4, 0.9);
+        break;
+    case 5:
+        m.kind = SWEEP_MSG_DESPAWN;
+        m.as.despawn.entity = 9;
+        break;
+    case 6:
+        m.kind = SWEEP_MSG_DESPAWNED;
+        m.as.despawned.entity = 0xffffffffu;
+        break;
+    case 7:
+        m.kind = SWEEP_MSG_MOVE;
+        m.as.move = sample_move(0); /* with claimed position */
+        break;
+    case 8:
+        m.kind = SWEEP_MSG_MOVE;
+        m.as.move = sample_move(1); /* without */
+        break;
+    case 9:
+        m.kind = SWEEP_MSG_MOVE_RESULT;
+        /* grounded, corrected, the most contacts a result can hold */
+        m.as.move_result = sample_move_result(SWEEP_MAX_CONTACTS);
+        m.as.move_result.grounded = true;
+        m.as.move_result.ground_normal = sweep_v3(0.0, 0.6, 0.8);
+        m.as.move_result.corrected = true;
+        m.as.move_result.correction = 0.75;
+        break;
+    case 10:
+        m.kind = SWEEP_MSG_MOVE_RESULT;
+        m.as.move_result = sample_move_result(0); /* not grounded, no contacts */
+        break;
+    case 11:
+        m.kind = SWEEP_MSG_MOVE_BATCH;
+        for (uint32_t i = 0; i < SAMPLE_BATCH; i++)
+            sample__moves[i] = sample_move(i);
+        m.as.move_batch.moves = sample__moves;
+        m.as.move_batch.count = SAMPLE_BATCH;
+        break;
+    case 12:
+        m.kind = SWEEP_MSG_MOVE_BATCH; /* empty but present */
+        break;
+    case 13:
+        m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
+        for (uint32_t i = 0; i < SAMPLE_BATCH; i++)
+            sample__results[i] = sample_move_result(i);
+        m.as.move_result_batch.results = sample__results;
+        m.as.move_result_batch.count = SAMPLE_BATCH;
+        break;
+    case 14:
+        m.kind = SWEEP_MSG_COLLIDE;
+        m.as.collide.position = sweep_v3(5.0, 6.0, 7.0);
+        m.as.collide.radii = sweep_v3(0.5, 0.5, 1.0);
+        m.as.collide.velocity = sweep_v3(-1.0, 0.0, 0.0);
+        m.as.collide.dt = 0.05;
+        m.as.collide.grounded = true;
+        break;
+    case 15:
+        m.kind = SWEEP_MSG_COLLIDE_RESULT;
+        m.as.collide_result.position = sweep_v3(4.95, 6.0, 7.0);
+        m.as.collide_result.velocity = sweep_v3(-1.0, 0.0, 0.0);
+        m.as.collide_result.grounded = true;
+        m.as.collide_result.ground_normal = sweep_v3(0.0, 0.0, 1.0);
+        m.as.collide_result.ground_material = 2;
+        m.as.collide_result.contact_count = 2;
+        m.as.collide_result.contacts[0] = sample_move_result(2).contacts[0];
+        m.as.collide_result.contacts[1] = sample_move_result(2).contacts[1];
+        break;
+    case 16:
+        m.kind = SWEEP_MSG_WORLD_STATE;
+        m.as.world_state.tick = 99;
+        for (uint32_t i = 0; i < 4; i++) {
+            sample__movers[i].id = i + 1;
+            sample__movers[i].flags = i == 3 ? 0x80000000u : 0;
+            sample__movers[i].position = sweep_v3(i, -1.0 * i, 2.5);
+            sample__movers[i].rotation[0] = 0.0;
+            sample__movers[i].rotation[1] = 0.0;
+            sample__movers[i].rotation[2] = i ? 0.6 : 0.0;
+            sample__movers[i].rotation[3] = i ? 0.8 : 1.0;
+        }
+        m.as.world_state.movers = sample__movers;
+        m.as.world_state.count = 4;
+        break;
+    case 17:
+        m.kind = SWEEP_MSG_PING;
+        m.as.ping.client_time = 1234567890123ull;
+        break;
+    case 18:
+        m.kind = SWEEP_MSG_PONG;
+        m.as.pong.client_time = 1234567890123ull;
+        m.as.pong.server_time = 987654321ull;
+        break;
+    case 19:
+        m.kind = SWEEP_MSG_GET_STATS;
+        break;
+    case 20:
+        m.kind = SWEEP_MSG_STATS;
+        m.as.stats.sessions = 3;
+        m.as.stats.entities = 17;
+        m.as.stats.moves_total = 1ull << 40;
+        m.as.stats.errors_total = 5;
+        m.as.stats.tick_ns_p50 = 120000;
+        m.as.stats.tick_ns_p99 = 950000;
+        break;
+    case 21:
+        m.kind = SWEEP_MSG_ERROR;
+        m.as.error.code = SWEEP_WIRE_BAD_RADII;
+        m.as.error.message = sweep_str_of("radius 0 is not in [0.01, 100]");
+        m.as.error.sequence = 77;
+        m.as.error.entity = 9;
+        break;
+    case 22:
+        m.kind = SWEEP_MSG_BYE;
+        m.as.bye.reason = sweep_str_of("server shutting down");
+        break;
+    case 23:
+        m.kind = SWEEP_MSG_BYE; /* no reason */
+        break;
+    case 24:
+        m.kind = SWEEP_MSG_CHALLENGE;
+        m.as.challenge.cookie.ptr = sample__cookie;
+        m.as.challenge.cookie.len = sizeof sample__cookie;
+        break;
+    default: /* 25: extremes that must survive bit for bit */
+        m.kind = SWEEP_MSG_MOVE;
+        m.sequence = 0xffffffffu;
+        m.server_tick = 0xffffffffffffffffull;
+        m.as.move = sample_move(2);
+        m.as.move.velocity = sweep_v3(INFINITY, -INFINITY, 5e-324);
+        m.as.move.dt = 1.7976931348623157e308;
+        break;
+    }
+    return m;
+}
+
+/* Bitwise double equality, so that NaN payloads and -0.0 count. */
+static inline int sample__deq(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static inline int sample__veq(sweep_vec3 a, sweep_vec3 b)
+{
+    return sample__deq(a.x, b.x) && sample__deq(a.y, b.y) && sample__deq(a.z, b.z);
+}
+
+static inline int sample__streq(sweep_str a, sweep_str b)
+{
+    if ((a.ptr == NULL) != (b.ptr == NULL) || a.len != b.len)
+        return 0;
+    return a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0;
+}
+
+static inline int sample__byteseq(sweep_bytes a, sweep_bytes b)
+{
+    if ((a.ptr == NULL) != (b.ptr == NULL) || a.len != b.len)
+        return 0;
+    return a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0;
+}
+
+static inline int sample__contacts_eq(const sweep_contact *a, const sweep_contact *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!sample__veq(a[i].point, b[i].point) || !sample__veq(a[i].normal, b[i].normal) ||
+            a[i].triangle != b[i].triangle || a[i].material != b[i].material)
+            return 0;
+    return 1;
+}
+
+static inline int sample__move_eq(const sweep_msg_move *a, const sweep_msg_move *b)
+{
+    return a->entity == b->entity && a->sequence == b->sequence && a->client_tick == b->client_tick &&
+           sample__veq(a->velocity, b->velocity) && sample__deq(a->dt, b->dt) &&
+           a->has_claimed_position == b->has_claimed_position &&
+           (!a->has_claimed_position || sample__veq(a->claimed_position, b->claimed_position));
+}
+
+static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_msg_move_result *b)
+{
+    return a->entity == b->entity && a->sequence == b->sequence && a->server_tick == b->server_tick &&
+           sample__veq(a->position, b->position) && sample__veq(a->velocity, b->velocity) &&
+           a->grounded == b->grounded && sample__veq(a->ground_normal, b->ground_normal) &&
+           a->ground_material == b->ground_material && a->contact_count == b->contact_count &&
+           sample__contacts_eq(a->contacts, b->contacts, a->contact_count) &&
+           a->corrected == b->corrected && sample__deq(a->correction, b->correction);
+}
+
+/* 1 if a and b hold the same values (views compared by content). An empty
+ * batch equals an empty batch whatever its pointer. */
+static inline int sample_equal(const sweep_message *a, const sweep_message *b)
+{
+    if (a->kind != b->kind || a->sequence != b->sequence || a->server_tick != b->server_tick)
+        return 0;
+    switch (a->kind) {
+    case SWEEP_MSG_HELLO:
+        return a->as.hello.protocol_version == b->as.hello.protocol_version &&
+               sample__streq(a->as.hello.client_name, b->as.hello.client_name) &&
+               sample__streq(a->as.hello.auth_token, b->as.hello.auth_token) &&
+               sample__streq(a->as.hello.world, b->as.hello.world) &&
+               sample__byteseq(a->as.hello.cookie, b->as.hello.cookie) &&
+               sample__byteseq(a->as.hello.padding, b->as.hello.padding);
+    case SWEEP_MSG_WELCOME: {
+        const sweep_msg_welcome *x = &a->as.welcome, *y = &b->as.welcome;
+        return x->protocol_version == y->protocol_version && x->session_id == y->session_id &&
+               sample__deq(x->tick_rate, y->tick_rate) && sample__streq(x->map_name, y->map_name) &&
+               sample__byteseq(x->map_hash, y->map_hash) && x->max_batch == y->max_batch &&
+               x->max_frame_size == y->max_frame_size && x->max_entities == y->max_entities;
+    }
+    case SWEEP_MSG_SPAWN:
+        return sample__veq(a->as.spawn.radii, b->as.spawn.radii) &&
+               sample__veq(a->as.spawn.position, b->as.spawn.position) &&
+               sample__deq(a->as.spawn.max_speed, b->as.spawn.max_speed) &&
+               sample__deq(a->as.spawn.step_height, b->as.spawn.step_height);
+    case SWEEP_MSG_SPAWNED:
+        return a->as.spawned.entity == b->as.spawned.entity &&
+               sample__veq(a->as.spawned.position, b->as.spawned.position) &&
+               sample__veq(a->as.spawned.radii, b->as.spawned.radii);
+    case SWEEP_MSG_DESPAWN:
+        return a->as.despawn.entity == b->as.despawn.entity;
+    case SWEEP_MSG_DESPAWNED:
+        return a->as.despawned.entity == b->as.despawned.entity;
+    case SWEEP_MSG_MOVE:
+        return sample__move_eq(&a->as.move, &b->as.move);
+    case SWEEP_MSG_MOVE_RESULT:
+        return sample__result_eq(&a->as.move_result, &b->as.move_result);
+    case SWEEP_MSG_MOVE_BATCH:
+        if (a->as.move_batch.count != b->as.move_batch.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.move_batch.count; i++)
+            if (!sample__move_eq(&a->as.move_batch.moves[i], &b->as.move_batch.moves[i]))
+                return 0;
+        return 1;
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        if (a->as.move_result_batch.count != b->as.move_result_batch.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.move_result_batch.count; i++)
+            if (!sample__result_eq(&a->as.move_result_batch.results[i],
+                                   &b->as.move_result_batch.results[i]))
+                return 0;
+        return 1;
+    case SWEEP_MSG_COLLIDE:
+        return sample__veq(a->as.collide.position, b->as.collide.position) &&
+               sample__veq(a->as.collide.radii, b->as.collide.radii) &&
+               sample__veq(a->as.collide.velocity, b->as.collide.velocity) &&
+               sample__deq(a->as.collide.dt, b->as.collide.dt) &&
+               a->as.collide.grounded == b->as.collide.grounded;
+    case SWEEP_MSG_COLLIDE_RESULT: {
+        const sweep_msg_collide_result *x = &a->as.collide_result, *y = &b->as.collide_result;
+        return sample__veq(x->position, y->position) && sample__veq(x->velocity, y->velocity) &&
+               x->grounded == y->grounded && sample__veq(x->ground_normal, y->ground_normal) &&
+               x->ground_material == y->ground_material && x->contact_count == y->contact_count &&
+               sample__contacts_eq(x->contacts, y->contacts, x->contact_count);
+    }
+    case SWEEP_MSG_WORLD_STATE:
+        if (a->as.world_state.tick != b->as.world_state.tick ||
+            a->as.world_state.count != b->as.world_state.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.world_state.count; i++) {
+            const sweep_wire_mover *x = &a->as.world_state.movers[i], *y = &b->as.world_state.movers[i];
+            if (x->id != y->id || x->flags != y->flags || !sample__veq(x->position, y->position))
+                return 0;
+            for (int k = 0; k < 4; k++)
+                if (!sample__deq(x->rotation[k], y->rotation[k]))
+                    return 0;
+        }
+        return 1;
+    case SWEEP_MSG_PING:
+        return a->as.ping.client_time == b->as.ping.client_time;
+    case SWEEP_MSG_PONG:
+        return a->as.pong.client_time == b->as.pong.client_time &&
+               a->as.pong.server_time == b->as.pong.server_time;
+    case SWEEP_MSG_GET_STATS:
+        return 1;
+    case SWEEP_MSG_STATS:
+        return memcmp(&a->as.stats, &b->as.stats, sizeof a->as.stats) == 0;
+    case SWEEP_MSG_ERROR:
+        return a->as.error.code == b->as.error.code &&
+               sample__streq(a->as.error.message, b->as.error.message) &&
+               a->as.error.sequence == b->as.error.sequence && a->as.error.entity == b->as.error.entity;
+    case SWEEP_MSG_BYE:
+        return sample__streq(a->as.bye.reason, b->as.bye.reason);
+    case SWEEP_MSG_CHALLENGE:
+        return sample__byteseq(a->as.challenge.cookie, b->as.challenge.cookie);
+    default:
+        return 0;
+    }
+}
+
+#endif

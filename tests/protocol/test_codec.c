@@ -1,0 +1,428 @@
+/*
+ * test_codec.c - the encoder and decoder against each other: every message
+ * kind of sweep.fbs survives encode -> verify -> decode with equal values,
+ * plain and size-prefixed; the encoder refuses what it cannot write; the
+ * decoder refuses batches larger than its storage; names and numbers of
+ * the public enums stay what sweep.fbs says.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "samples.h"
+
+#define BUF_CAP (64u * 1024u)
+
+static uint8_t out_buf[BUF_CAP];
+static sweep_msg_move dec_moves[SAMPLE_BATCH];
+static sweep_msg_move_result dec_results[SAMPLE_BATCH];
+static sweep_wire_mover dec_movers[16];
+
+static sweep_decoder decoder(void)
+{
+    sweep_decoder d;
+    memset(&d, 0, sizeof d);
+    d.moves = dec_moves;
+    d.moves_cap = SAMPLE_BATCH;
+    d.results = dec_results;
+    d.results_cap = SAMPLE_BATCH;
+    d.movers = dec_movers;
+    d.movers_cap = 16;
+    return d;
+}
+
+/* Encodes, verifies and decodes sample `i` with the given flags and checks
+ * the decoded values equal the original. */
+static void roundtrip_one(unsigned i, unsigned flags)
+{
+    sweep_message m = sample_message(i), back;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(sweep_encode(&m, flags, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_non_null(out);
+    assert_true(len >= 12);
+    /* The identifier sits after the root offset (and the prefix). */
+    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
+    assert_memory_equal(out + base + 4, SWEEP_WIRE_IDENTIFIER, 4);
+    if (flags & SWEEP_WIRE_SIZE_PREFIXED)
+        assert_int_equal(out[0] | out[1] << 8 | out[2] << 16 | (uint32_t)out[3] << 24, len - 4);
+    /* The builder pads the total to its largest alignment (at least 4). */
+    assert_int_equal(len % 4, 0);
+    assert_int_equal(sweep_verify(out, len, flags), SWEEP_PROTO_OK);
+    sweep_decoder d = decoder();
+    memset(&back, 0xa5, sizeof back);
+    assert_int_equal(sweep_decode(&d, out, len, flags, &back), SWEEP_PROTO_OK);
+    if (!sample_equal(&m, &back))
+        fail_msg("sample %u (%s) changed on the way", i, sweep_msg_kind_name(m.kind));
+}
+
+static void test_roundtrip_every_kind_plain(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++)
+        roundtrip_one(i, 0);
+}
+
+static void test_roundtrip_every_kind_size_prefixed(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++)
+        roundtrip_one(i, SWEEP_WIRE_SIZE_PREFIXED);
+}
+
+/* The samples must cover the whole union, so a new kind without a sample
+ * fails here rather than going untested. */
+static void test_samples_cover_every_kind(void **state)
+{
+    (void)state;
+    int seen[SWEEP_MSG_KIND_COUNT] = {0};
+    for (unsigned i = 0; i < sample_count(); i++) {
+        sweep_message m = sample_message(i);
+        assert_true(m.kind > SWEEP_MSG_NONE && m.kind < SWEEP_MSG_KIND_COUNT);
+        seen[m.kind] = 1;
+    }
+    for (int k = 1; k < SWEEP_MSG_KIND_COUNT; k++)
+        if (!seen[k])
+            fail_msg("no sample of kind %s", sweep_msg_kind_name((sweep_msg_kind)k));
+}
+
+/* Decoding must not depend on where the bytes sit in memory: a datagram
+ * may land at any address. */
+static void test_decode_at_odd_address(void **state)
+{
+    (void)state;
+    static uint8_t copy[BUF_CAP + 8];
+    for (unsigned i = 0; i < sample_count(); i++) {
+        sweep_message m = sample_message(i), back;
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+        for (size_t shift = 1; shift < 8; shift += 2) {
+            memcpy(copy + shift, out, len);
+            sweep_decoder d = decoder();
+            assert_int_equal(sweep_decode(&d, copy + shift, len, 0, &back), SWEEP_PROTO_OK);
+            assert_true(sample_equal(&m, &back));
+        }
+    }
+}
+
+/* Encoding is a pure function of the message: decoding and re-encoding
+ * gives the same bytes, so recorded sessions replay byte for byte. */
+static void test_reencode_is_identical(void **state)
+{
+    (void)state;
+    static uint8_t second[BUF_CAP];
+    for (unsigned i = 0; i < sample_count(); i++) {
+        sweep_message m = sample_message(i), back;
+        const uint8_t *a, *b;
+        size_t la, lb;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &a, &la), SWEEP_PROTO_OK);
+        sweep_decoder d = decoder();
+        assert_int_equal(sweep_decode(&d, a, la, 0, &back), SWEEP_PROTO_OK);
+        assert_int_equal(sweep_encode(&back, 0, second, sizeof second, &b, &lb), SWEEP_PROTO_OK);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+    }
+}
+
+static void test_nan_payload_survives(void **state)
+{
+    (void)state;
+    sweep_message m = sample_message(7), back;
+    uint64_t bits = 0x7ff8dead0000beefull;
+    memcpy(&m.as.move.dt, &bits, sizeof bits);
+    m.as.move.velocity.x = -0.0;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    uint64_t got;
+    memcpy(&got, &back.as.move.dt, sizeof got);
+    assert_int_equal(got, bits);
+    assert_true(signbit(back.as.move.velocity.x) && back.as.move.velocity.x == 0.0);
+}
+
+/* Every output size below what a message needs fails cleanly, and writes
+ * nothing outside the buffer (the buffer is exactly cap bytes on the heap,
+ * so a sanitizer build would catch a stray write). A batch also needs 4
+ * bytes per item of headroom, lent as scratch (encode.h). */
+static void test_encode_buffer_too_small(void **state)
+{
+    (void)state;
+    unsigned picks[] = {0, 2, 9, 11, 13, 16};
+    for (size_t p = 0; p < sizeof picks / sizeof picks[0]; p++) {
+        sweep_message m = sample_message(picks[p]);
+        const uint8_t *out;
+        size_t need;
+        assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, out_buf, sizeof out_buf, &out, &need),
+                         SWEEP_PROTO_OK);
+        size_t headroom = 0;
+        if (m.kind == SWEEP_MSG_MOVE_BATCH)
+            headroom = 4 * (size_t)m.as.move_batch.count;
+        if (m.kind == SWEEP_MSG_MOVE_RESULT_BATCH)
+            headroom = 4 * (size_t)m.as.move_result_batch.count;
+        /* The smallest buffer that works lies in [need, need + headroom];
+         * below it every size fails cleanly. */
+        size_t min_cap = need;
+        while (min_cap <= need + headroom) {
+            uint8_t *b = malloc(min_cap);
+            size_t len = 0;
+            sweep_proto_error e = sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, b, min_cap, &out, &len);
+            free(b);
+            if (e == SWEEP_PROTO_OK)
+                break;
+            assert_int_equal(e, SWEEP_PROTO_E_BUFFER_SPACE);
+            min_cap++;
+        }
+        assert_true(min_cap <= need + headroom);
+        for (size_t cap = 0; cap < min_cap; cap += (cap < 64 ? 1 : 37)) {
+            uint8_t *small = malloc(cap ? cap : 1);
+            assert_non_null(small);
+            size_t len = 0;
+            assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, small, cap, &out, &len),
+                             SWEEP_PROTO_E_BUFFER_SPACE);
+            free(small);
+        }
+        uint8_t *exact = malloc(min_cap);
+        size_t len = 0;
+        assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, exact, min_cap, &out, &len), SWEEP_PROTO_OK);
+        assert_int_equal(len, need);
+        assert_ptr_equal(out, exact + min_cap - need);
+        assert_int_equal(sweep_verify(out, len, SWEEP_WIRE_SIZE_PREFIXED), SWEEP_PROTO_OK);
+        free(exact);
+    }
+}
+
+static void test_encode_refuses_bad_messages(void **state)
+{
+    (void)state;
+    const uint8_t *out;
+    size_t len;
+    sweep_message m;
+
+    m = sample_message(0);
+    assert_int_equal(sweep_encode(NULL, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    assert_int_equal(sweep_encode(&m, 0, NULL, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, NULL, &len), SWEEP_PROTO_E_ARG);
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, NULL), SWEEP_PROTO_E_ARG);
+
+    m.kind = SWEEP_MSG_NONE;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m.kind = SWEEP_MSG_KIND_COUNT;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+
+    /* Required strings and vectors left out. */
+    m = sample_message(0);
+    m.as.hello.client_name.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(2);
+    m.as.welcome.map_hash.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(2);
+    m.as.welcome.map_name.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(21);
+    m.as.error.message.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(24);
+    m.as.challenge.cookie.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+
+    /* More contacts than a result can hold. */
+    m = sample_message(9);
+    m.as.move_result.contact_count = SWEEP_MAX_CONTACTS + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(15);
+    m.as.collide_result.contact_count = SWEEP_MAX_CONTACTS + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(13);
+    sweep_msg_move_result bad[2] = {sample_move_result(0), sample_move_result(1)};
+    bad[1].contact_count = 99;
+    m.as.move_result_batch.results = bad;
+    m.as.move_result_batch.count = 2;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+
+    /* A batch count without its array. */
+    m = sample_message(11);
+    m.as.move_batch.moves = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+}
+
+/* Batches longer than the decoder's storage are refused, not truncated. */
+static void test_decode_capacity(void **state)
+{
+    (void)state;
+    unsigned picks[] = {11, 13, 16};
+    for (size_t p = 0; p < 3; p++) {
+        sweep_message m = sample_message(picks[p]), back;
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+        sweep_decoder d = decoder();
+        d.moves_cap = SAMPLE_BATCH - 1;
+        d.results_cap = SAMPLE_BATCH - 1;
+        d.movers_cap = 3;
+        back.kind = SWEEP_MSG_NONE;
+        assert_int_equal(sweep_decode(&d, out, len, 0, &back), SWEEP_PROTO_E_CAPACITY);
+        assert_int_equal(back.kind, SWEEP_MSG_NONE); /* untouched on failure */
+        assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_E_CAPACITY);
+    }
+    /* An empty batch needs no storage at all. */
+    sweep_message m = sample_message(12), back;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.as.move_batch.count, 0);
+    assert_int_equal(sweep_decode(NULL, NULL, len, 0, &back), SWEEP_PROTO_E_ARG);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, NULL), SWEEP_PROTO_E_ARG);
+}
+
+/* Tables with the same layout share a vtable, so a 64-move batch costs
+ * far less than 64 single moves. */
+static void test_batch_shares_vtables(void **state)
+{
+    (void)state;
+    sweep_message one = sample_message(8), batch = sample_message(11);
+    const uint8_t *out;
+    size_t l1, l64;
+    assert_int_equal(sweep_encode(&one, 0, out_buf, sizeof out_buf, &out, &l1), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_encode(&batch, 0, out_buf, sizeof out_buf, &out, &l64), SWEEP_PROTO_OK);
+    assert_true(l64 < 64 * (l1 - 16));
+}
+
+/* The UDP handshake: a padded Hello reaches SWEEP_UDP_HELLO_MIN, and the
+ * Challenge that answers it is smaller. */
+static void test_udp_hello_padding_and_challenge(void **state)
+{
+    (void)state;
+    sweep_message h = sample_message(0), back;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode_padded(&h, 0, SWEEP_UDP_HELLO_MIN, out_buf, sizeof out_buf, &out, &len),
+                     SWEEP_PROTO_OK);
+    assert_true(len >= SWEEP_UDP_HELLO_MIN);
+    assert_true(len < SWEEP_UDP_HELLO_MIN + 24);
+    assert_int_equal(sweep_datagram_check(len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.kind, SWEEP_MSG_HELLO);
+    assert_non_null(back.as.hello.padding.ptr);
+    for (uint32_t i = 0; i < back.as.hello.padding.len; i++)
+        assert_int_equal(back.as.hello.padding.ptr[i], 0);
+    assert_true(sample__streq(back.as.hello.client_name, h.as.hello.client_name));
+    size_t hello_len = len;
+
+    sweep_message c = sample_message(24);
+    uint8_t cookie[32] = {0x42};
+    c.as.challenge.cookie.ptr = cookie;
+    c.as.challenge.cookie.len = sizeof cookie;
+    assert_int_equal(sweep_encode(&c, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len < hello_len);
+
+    /* Already long enough: no padding added. */
+    sweep_message big = sample_message(0);
+    char name[300];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    big.as.hello.client_name = sweep_str_of(name);
+    assert_int_equal(sweep_encode_padded(&big, 0, SWEEP_UDP_HELLO_MIN, out_buf, sizeof out_buf, &out, &len),
+                     SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_null(back.as.hello.padding.ptr);
+
+    /* Only for Hello, and only up to the documented minimum. */
+    assert_int_equal(sweep_encode_padded(&c, 0, SWEEP_UDP_HELLO_MIN, out_buf, sizeof out_buf, &out, &len),
+                     SWEEP_PROTO_E_ARG);
+    assert_int_equal(sweep_encode_padded(&h, 0, SWEEP_UDP_HELLO_MIN + 1, out_buf, sizeof out_buf, &out, &len),
+                     SWEEP_PROTO_E_ARG);
+}
+
+/* The numbers are the wire contract (sweep.fbs). */
+static void test_enum_numbers_match_schema(void **state)
+{
+    (void)state;
+    assert_int_equal(SWEEP_MSG_HELLO, 1);
+    assert_int_equal(SWEEP_MSG_MOVE_BATCH, 9);
+    assert_int_equal(SWEEP_MSG_BYE, 19);
+    assert_int_equal(SWEEP_MSG_CHALLENGE, 20);
+    assert_int_equal(SWEEP_MSG_KIND_COUNT, 21);
+    assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
+    assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 26);
+    assert_int_equal(SWEEP_UDP_HELLO_MIN, 256);
+    assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_CHALLENGE), "Challenge");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVE_RESULT_BATCH), "MoveResultBatch");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_KIND_COUNT), "Unknown");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_BAD_COOKIE), "BadCookie");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_INTERNAL), "Internal");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
+    for (int k = 0; k < SWEEP_MSG_KIND_COUNT; k++) {
+        assert_non_null(sweep_msg_kind_name((sweep_msg_kind)k));
+        assert_string_not_equal(sweep_msg_kind_name((sweep_msg_kind)k), "Unknown");
+    }
+    for (int c = 0; c < SWEEP_WIRE_CODE_COUNT; c++)
+        assert_string_not_equal(sweep_wire_code_name((sweep_wire_code)c), "Unknown");
+    /* Codec errors: every value named, names distinct. */
+    for (int e = 0; e < SWEEP_PROTO_ERROR_COUNT; e++) {
+        const char *n = sweep_proto_error_name((sweep_proto_error)e);
+        assert_string_not_equal(n, "UNKNOWN");
+        for (int f = 0; f < e; f++)
+            assert_string_not_equal(n, sweep_proto_error_name((sweep_proto_error)f));
+    }
+    assert_string_equal(sweep_proto_error_name(SWEEP_PROTO_ERROR_COUNT), "UNKNOWN");
+}
+
+static void test_wire_code_mappings(void **state)
+{
+    (void)state;
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_OK), SWEEP_WIRE_NONE);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_IDENTIFIER), SWEEP_WIRE_BAD_IDENTIFIER);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_ALIGNMENT), SWEEP_WIRE_MISALIGNED);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_REQUIRED), SWEEP_WIRE_MISSING_FIELD);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_DEPTH), SWEEP_WIRE_TOO_COMPLEX);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_TOO_MANY_TABLES), SWEEP_WIRE_TOO_COMPLEX);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_UNION_TYPE), SWEEP_WIRE_UNKNOWN_MESSAGE);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_FRAME_TOO_LARGE), SWEEP_WIRE_FRAME_TOO_LARGE);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_DATAGRAM_TOO_LARGE),
+                     SWEEP_WIRE_DATAGRAM_TOO_LARGE);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_CAPACITY), SWEEP_WIRE_BATCH_TOO_LARGE);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_STRING_NUL), SWEEP_WIRE_MALFORMED_BUFFER);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_TRUNCATED), SWEEP_WIRE_MALFORMED_BUFFER);
+    assert_int_equal(sweep_wire_code_from_proto(SWEEP_PROTO_E_ARG), SWEEP_WIRE_INTERNAL);
+    assert_int_equal(sweep_wire_code_from_status(SWEEP_OK), SWEEP_WIRE_NONE);
+    assert_int_equal(sweep_wire_code_from_status(SWEEP_E_RADII), SWEEP_WIRE_BAD_RADII);
+    assert_int_equal(sweep_wire_code_from_status(SWEEP_E_NONFINITE), SWEEP_WIRE_BAD_NUMBER);
+    assert_int_equal(sweep_wire_code_from_status(SWEEP_E_NOMEM), SWEEP_WIRE_INTERNAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_every_kind_plain),
+        cmocka_unit_test(test_roundtrip_every_kind_size_prefixed),
+        cmocka_unit_test(test_samples_cover_every_kind),
+        cmocka_unit_test(test_decode_at_odd_address),
+        cmocka_unit_test(test_reencode_is_identical),
+        cmocka_unit_test(test_nan_payload_survives),
+        cmocka_unit_test(test_encode_buffer_too_small),
+        cmocka_unit_test(test_encode_refuses_bad_messages),
+        cmocka_unit_test(test_decode_capacity),
+        cmocka_unit_test(test_batch_shares_vtables),
+        cmocka_unit_test(test_udp_hello_padding_and_challenge),
+        cmocka_unit_test(test_enum_numbers_match_schema),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_wire_code_mappings),
+    };
+    return cmocka_run_group_tests_name("protocol codec", tests, NULL, NULL);
+}
