@@ -82,3 +82,10 @@ $(BUILD)/tests/bench/bench_maps_load: $(BUILD)/tests/bench/bench_maps_load.o $(M
 RUN_DEPS := $(BIN)/sweep-walk $(BUILD)/maps/arena.db
 RUN_CMD = $(BIN)/sweep-walk --map $(BUILD)/maps/arena.db --walkers 8 --steps 1200 --demo
 $(BUILD)/tests/maps/test_walk_map: | $(BIN)/sweep-walk $(BUILD)/maps/arena.db
+
+# make install also puts the sample maps where packaged servers find them.
+install: install-maps
+.PHONY: install-maps
+install-maps: $(MAPS_SAMPLES)
+	install -d $(DESTDIR)$(PREFIX)/share/sweep/maps
+	install -m 644 $(MAPS_SAMPLES) $(DESTDIR)$(PREFIX)/share/sweep/maps/
