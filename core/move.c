@@ -265,22 +265,24 @@ static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start
 }
 
 /*
- * Keeps the triangles this move will most likely sweep against: a box
- * around the start holding the ellipsoid moved by the whole displacement
- * in any direction, a step up or down, and the skin. Only speed depends on
- * it; a sweep that leaves it walks the BVH (scene.h).
+ * Keeps the triangles this move will most likely sweep against: the box
+ * swept by the ellipsoid along the whole displacement, grown by the skin,
+ * a little slack for slides that bend the path, and a step up and down
+ * for a body on the ground. Only speed depends on it: a sweep that leaves
+ * it walks the BVH (scene.h).
  */
 static void begin_scene(ctx *c, sweep_vec3 position, sweep_vec3 disp, int was_grounded)
 {
-    double reach = sweep_v3_len(disp);
     double step = c->has_up && was_grounded ? c->cfg->step_height : 0.0;
     double grow = 1.0 + 4.0 * c->cfg->skin + 2e-3;
+    double bend = 0.25 * sweep_v3_len(disp);
     sweep_vec3 pad;
-    pad.x = c->radii.x * grow + reach + step * fabs(c->up.x);
-    pad.y = c->radii.y * grow + reach + step * fabs(c->up.y);
-    pad.z = c->radii.z * grow + reach + step * fabs(c->up.z);
-    sweep__scene_begin(&c->scene, c->w, c->radii, c->inv_radii, sweep_v3_sub(position, pad),
-                       sweep_v3_add(position, pad));
+    pad.x = c->radii.x * grow + bend + step * fabs(c->up.x);
+    pad.y = c->radii.y * grow + bend + step * fabs(c->up.y);
+    pad.z = c->radii.z * grow + bend + step * fabs(c->up.z);
+    sweep_vec3 end = sweep_v3_add(position, disp);
+    sweep__scene_begin(&c->scene, c->w, c->radii, c->inv_radii, sweep_v3_sub(sweep_v3_min(position, end), pad),
+                       sweep_v3_add(sweep_v3_max(position, end), pad));
 }
 
 static sweep_status check_input(const sweep_config *cfg, const sweep_move_input *in)

@@ -17,10 +17,12 @@
  * eSpace round trip can never hide a triangle the narrow phase would see. */
 #define BOX_MARGIN 1e-3
 
-static int overlaps(const sweep__node *n, sweep_vec3 lo, sweep_vec3 hi)
+/* Node test in float, against the query box rounded outwards: never
+ * misses a node the double box touches, and needs no conversions. */
+static int overlaps(const sweep__node *n, const float lo[3], const float hi[3])
 {
-    return lo.x <= n->hi[0] && hi.x >= n->lo[0] && lo.y <= n->hi[1] && hi.y >= n->lo[1] &&
-           lo.z <= n->hi[2] && hi.z >= n->lo[2];
+    return lo[0] <= n->hi[0] && hi[0] >= n->lo[0] && lo[1] <= n->hi[1] && hi[1] >= n->lo[1] &&
+           lo[2] <= n->hi[2] && hi[2] >= n->lo[2];
 }
 
 /* Adds one narrow-phase contact to the running set of earliest contacts. */
@@ -85,7 +87,7 @@ static int box_inside(sweep_vec3 lo, sweep_vec3 hi, sweep_vec3 olo, sweep_vec3 o
  * first: the one traversal order every sweep uses. */
 typedef struct leaf_walk {
     const sweep_world *w;
-    sweep_vec3 lo, hi;
+    float lo[3], hi[3];
     uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1];
     uint32_t sp;
     uint32_t next, end; /* triangles left in the current leaf */
@@ -93,10 +95,12 @@ typedef struct leaf_walk {
 
 static void walk_begin(leaf_walk *it, const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi)
 {
-    it->w = w, it->lo = lo, it->hi = hi;
+    it->w = w;
+    it->lo[0] = sweep__float_down(lo.x), it->lo[1] = sweep__float_down(lo.y), it->lo[2] = sweep__float_down(lo.z);
+    it->hi[0] = sweep__float_up(hi.x), it->hi[1] = sweep__float_up(hi.y), it->hi[2] = sweep__float_up(hi.z);
     it->sp = 0;
     it->next = it->end = 0;
-    if (w->tri_count > 0)
+    if (w->tri_count > 0 && overlaps(&w->nodes[0], it->lo, it->hi))
         it->stack[it->sp++] = 0;
 }
 
@@ -106,13 +110,15 @@ static int walk_next(leaf_walk *it, uint32_t *out)
     while (it->next == it->end) {
         if (it->sp == 0)
             return 0;
-        const sweep__node *n = &it->w->nodes[it->stack[--it->sp]];
-        if (!overlaps(n, it->lo, it->hi))
-            continue;
+        /* Every node on the stack overlaps the box: children are tested
+         * before they are pushed, right first so the left is visited first. */
+        uint32_t at = it->stack[--it->sp];
+        const sweep__node *n = &it->w->nodes[at];
         if (n->count == 0) {
-            /* Push right first so the left subtree is visited first. */
-            it->stack[it->sp++] = n->first;
-            it->stack[it->sp++] = (uint32_t)(n - it->w->nodes) + 1;
+            if (overlaps(&it->w->nodes[n->first], it->lo, it->hi))
+                it->stack[it->sp++] = n->first;
+            if (overlaps(&it->w->nodes[at + 1], it->lo, it->hi))
+                it->stack[it->sp++] = at + 1;
             continue;
         }
         it->next = n->first;
@@ -177,7 +183,8 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
     sweep_vec3 pad = sweep_v3_scale(s->radii, 1.0 + BOX_MARGIN);
     sweep_vec3 lo = sweep_v3_sub(sweep_v3_min(from, to), pad);
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
-    double disp_len = sweep_v3_len(e_disp);
+    sweep__path path;
+    sweep__path_init(&path, e_from, e_disp);
 
     sweep__scene_result r;
     r.count = 0;
@@ -190,7 +197,7 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
             const sweep__candidate *cd = &s->cand[k];
             if (!box_overlaps(cd->lo, cd->hi, lo, hi))
                 continue;
-            if (sweep__sphere_sweep_prepared(e_from, e_disp, disp_len, &cd->prep, limit(&r), &h))
+            if (sweep__sphere_sweep_prepared(&path, &cd->prep, limit(&r), &h))
                 consider(&r, &h, cd->tri, w->tris[cd->tri].index);
         }
     } else {
@@ -201,7 +208,7 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
             const sweep__tri *tr = &w->tris[i];
             sweep__tri_prep p;
             sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
-            if (sweep__sphere_sweep_prepared(e_from, e_disp, disp_len, &p, limit(&r), &h))
+            if (sweep__sphere_sweep_prepared(&path, &p, limit(&r), &h))
                 consider(&r, &h, i, tr->index);
         }
     }

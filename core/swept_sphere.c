@@ -120,14 +120,13 @@ static int inside(sweep_vec3 p, sweep_vec3 a, sweep_vec3 ab, sweep_vec3 ac)
  * often. Most triangles next to the one a body lands on end here instead of
  * in six quadratics.
  */
-static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, sweep_vec3 center, sweep_vec3 disp,
+static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double size, sweep_vec3 disp,
                               double dist, double nv, double t0, double tmax)
 {
     double d_end = dist + nv * tmax;
     double r = d_end > 0.0 && d_end < 1.0 ? sqrt(1.0 - d_end * d_end) : 1.0;
     sweep_vec3 along = sweep_v3_madd(disp, pt->n, -nv);
-    double reach = (r + sweep_v3_len(along) * (tmax - t0)) * (1.0 + 1e-9) +
-                   1e-9 * (1.0 + fabs(center.x) + fabs(center.y) + fabs(center.z));
+    double reach = (r + sweep_v3_len(along) * (tmax - t0)) * (1.0 + 1e-9) + 1e-9 * (1.0 + size);
     const sweep_vec3 *corner[3] = {&pt->a, &pt->b, &pt->c};
     for (int i = 0; i < 3; i++) {
         double s = sweep_v3_dot(sweep_v3_sub(p, *corner[i]), pt->out[i]);
@@ -184,14 +183,6 @@ void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_pre
     p->nn = sweep_v3_cross(p->ab, p->ac);
     p->nlen = sweep_v3_len(p->nn);
     p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
-    /* Any ball holding the triangle will do for the far test: the centroid
-     * and its farthest vertex, rounded up so rounding never makes it small. */
-    p->mid = sweep_v3_scale(sweep_v3_add(a, sweep_v3_add(b, c)), 1.0 / 3.0);
-    double r2 = sweep_v3_len2(sweep_v3_sub(a, p->mid));
-    double rb = sweep_v3_len2(sweep_v3_sub(b, p->mid)), rc = sweep_v3_len2(sweep_v3_sub(c, p->mid));
-    r2 = rb > r2 ? rb : r2;
-    r2 = rc > r2 ? rc : r2;
-    p->rad = sqrt(r2);
     sweep_vec3 bc = sweep_v3_sub(c, b), ca = sweep_v3_sub(a, c);
     p->out[0] = sweep_v3_cross(p->ab, p->n);
     p->out[1] = sweep_v3_cross(bc, p->n);
@@ -203,24 +194,24 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out)
 {
     sweep__tri_prep p;
+    sweep__path path;
     sweep__tri_prepare(a, b, c, &p);
-    return sweep__sphere_sweep_prepared(center, disp, sweep_v3_len(disp), &p, tmax, out);
+    sweep__path_init(&path, center, disp);
+    return sweep__sphere_sweep_prepared(&path, &p, tmax, out);
 }
 
-int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp_len, const sweep__tri_prep *pt,
-                                 double tmax, sweep_sphere_hit *out)
+void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
 {
-    /* Far test: the distance from the centre to the triangle changes no
-     * faster than the centre moves, so a triangle whose ball stays more than
-     * 1 away over the whole reach of the sweep cannot be touched. The
-     * margins (relative, and absolute in proportion to the coordinates,
-     * whose rounding the exact test shares) only ever let more triangles
-     * through to the exact test. */
-    double reach = 1.0 + disp_len * tmax;
-    double size = fabs(center.x) + fabs(center.y) + fabs(center.z);
-    double far = (pt->rad + reach) * (1.0 + 1e-12) + 1e-9 * (1.0 + size);
-    if (sweep_v3_len2(sweep_v3_sub(center, pt->mid)) > far * far)
-        return 0;
+    p->center = center, p->disp = disp;
+    p->disp_len = sweep_v3_len(disp);
+    p->size = fabs(center.x) + fabs(center.y) + fabs(center.z);
+}
+
+int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                 sweep_sphere_hit *out)
+{
+    const sweep_vec3 center = path->center, disp = path->disp;
+    const double disp_len = path->disp_len, size = path->size;
     sweep_vec3 a = pt->a, b = pt->b, c = pt->c, ab = pt->ab, ac = pt->ac, nn = pt->nn;
     sweep_vec3 ca = sweep_v3_sub(center, a);
     double s = sweep_v3_dot(nn, ca);
@@ -261,7 +252,7 @@ int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp
                 out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
                 return 1;
             }
-            if (edges_out_of_reach(pt, p, center, disp, dist, nv, t0, tmax))
+            if (edges_out_of_reach(pt, p, size, disp, dist, nv, t0, tmax))
                 return 0;
         }
     }

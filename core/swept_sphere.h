@@ -61,17 +61,24 @@ typedef struct sweep__tri_prep {
     sweep_vec3 nn;   /* cross(ab, ac), unnormalised */
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
-    sweep_vec3 mid;  /* centre of a ball holding the triangle ... */
-    double rad;      /* ... and its radius */
     sweep_vec3 out[3]; /* cross(edge, n) for edges ab, bc, ca: in-plane, outward, |edge| long */
     double edge2[3];   /* squared edge lengths */
 } sweep__tri_prep;
 
 void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
 
-/* sweep_sphere_sweep_triangle over a prepared triangle; disp_len = |disp|. */
-int sweep__sphere_sweep_prepared(sweep_vec3 center, sweep_vec3 disp, double disp_len, const sweep__tri_prep *p,
-                                 double tmax, sweep_sphere_hit *out);
+/* One sweep's path, shared by every triangle it is tested against. */
+typedef struct sweep__path {
+    sweep_vec3 center, disp;
+    double disp_len; /* |disp| */
+    double size;     /* |center.x| + |center.y| + |center.z|: scale of its rounding */
+} sweep__path;
+
+void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp);
+
+/* sweep_sphere_sweep_triangle over a prepared triangle. */
+int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                 sweep_sphere_hit *out);
 
 /* The point of triangle (a, b, c) closest to p. Works for degenerate
  * triangles too (then it is the closest point of the segment or point). */

@@ -43,22 +43,6 @@ typedef struct builder {
     uint32_t depth;
 } builder;
 
-static float round_down(double x)
-{
-    float f = (float)x;
-    if ((double)f > x)
-        f = nextafterf(f, -INFINITY);
-    return f;
-}
-
-static float round_up(double x)
-{
-    float f = (float)x;
-    if ((double)f < x)
-        f = nextafterf(f, INFINITY);
-    return f;
-}
-
 /* Half the surface area of a box: the SAH cost weight. */
 static double half_area(sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -177,8 +161,8 @@ static void build_node(builder *bd, uint32_t at, uint32_t begin, uint32_t end, u
         chi = sweep_v3_max(chi, prims[i].c);
     }
     sweep__node *n = &bd->nodes[at];
-    n->lo[0] = round_down(lo.x), n->lo[1] = round_down(lo.y), n->lo[2] = round_down(lo.z);
-    n->hi[0] = round_up(hi.x), n->hi[1] = round_up(hi.y), n->hi[2] = round_up(hi.z);
+    n->lo[0] = sweep__float_down(lo.x), n->lo[1] = sweep__float_down(lo.y), n->lo[2] = sweep__float_down(lo.z);
+    n->hi[0] = sweep__float_up(hi.x), n->hi[1] = sweep__float_up(hi.y), n->hi[2] = sweep__float_up(hi.z);
     if (depth > bd->depth)
         bd->depth = depth;
 

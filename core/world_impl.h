@@ -17,6 +17,7 @@
 #ifndef SWEEP_CORE_WORLD_IMPL_H
 #define SWEEP_CORE_WORLD_IMPL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "core/vec3.h"
@@ -36,6 +37,20 @@ typedef struct sweep__node {
     uint32_t first; /* leaf: first triangle; inner: right child */
     uint32_t count; /* leaf: triangles (> 0); inner: 0 */
 } sweep__node;
+
+/* The float nearest x that is not above it (not below it), so float boxes
+ * built from doubles always hold the double box. */
+static inline float sweep__float_down(double x)
+{
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+
+static inline float sweep__float_up(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
 
 struct sweep_world {
     sweep__tri *tris;
