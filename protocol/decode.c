@@ -200,6 +200,7 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         m->as.spawn.position = get_vec3(t, SWEEP__SPAWN_POSITION, NULL);
         m->as.spawn.max_speed = get_f64(t, SWEEP__SPAWN_MAX_SPEED);
         m->as.spawn.step_height = get_f64(t, SWEEP__SPAWN_STEP_HEIGHT);
+        m->as.spawn.spawn_point = get_u32(t, SWEEP__SPAWN_SPAWN_POINT);
         break;
     case SWEEP_MSG_SPAWNED:
         m->as.spawned.entity = get_u32(t, SWEEP__SPAWNED_ENTITY);

@@ -190,6 +190,7 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         sweep_builder_add_vec3(b, SWEEP__SPAWN_POSITION, s->position);
         f64_if(b, SWEEP__SPAWN_MAX_SPEED, s->max_speed);
         f64_if(b, SWEEP__SPAWN_STEP_HEIGHT, s->step_height);
+        u32_if(b, SWEEP__SPAWN_SPAWN_POINT, s->spawn_point);
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_SPAWNED: {

@@ -22,7 +22,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "NotYourEntity", "BadNumber",       "BadRadii",        "BadVelocity",    "BadDt",
     "BadPosition",   "BatchTooLarge",   "RateLimited",     "TooManyEntities", "TooManySessions",
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
-    "BadCookie",
+    "BadCookie",     "StaleSequence",   "SlowReader",
 };
 
 sweep_str sweep_str_of(const char *s)

@@ -92,6 +92,8 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_AUTH_FAILED,
     SWEEP_WIRE_INTERNAL,
     SWEEP_WIRE_BAD_COOKIE,
+    SWEEP_WIRE_STALE_SEQUENCE,
+    SWEEP_WIRE_SLOW_READER,
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
@@ -135,6 +137,7 @@ typedef struct sweep_msg_spawn {
     sweep_vec3 position;
     double max_speed;   /* 0 = the world's limit */
     double step_height; /* 0 = the world's rule */
+    uint32_t spawn_point; /* N > 0: the map's N-th spawn point, position ignored */
 } sweep_msg_spawn;
 
 typedef struct sweep_msg_spawned {

@@ -151,6 +151,7 @@ static void dump(FILE *o, const sweep_message *m)
         vec(o, m->as.spawn.position);
         fputs(",\"radii\":", o);
         vec(o, m->as.spawn.radii);
+        fprintf(o, ",\"spawn_point\":%u", m->as.spawn.spawn_point);
         fputs(",\"step_height\":", o);
         dbl(o, m->as.spawn.step_height);
         fputc('}', o);

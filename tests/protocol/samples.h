@@ -120,6 +120,7 @@ static inline sweep_message sample_message(unsigned which)
         m.as.spawn.position = sweep_v3(1.0, 2.0, 3.0);
         m.as.spawn.max_speed = 7.5;
         m.as.spawn.step_height = 0.25;
+        m.as.spawn.spawn_point = 2;
         break;
     case 4:
         m.kind = SWEEP_MSG_SPAWNED;
@@ -336,7 +337,8 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return sample__veq(a->as.spawn.radii, b->as.spawn.radii) &&
                sample__veq(a->as.spawn.position, b->as.spawn.position) &&
                sample__deq(a->as.spawn.max_speed, b->as.spawn.max_speed) &&
-               sample__deq(a->as.spawn.step_height, b->as.spawn.step_height);
+               sample__deq(a->as.spawn.step_height, b->as.spawn.step_height) &&
+               a->as.spawn.spawn_point == b->as.spawn.spawn_point;
     case SWEEP_MSG_SPAWNED:
         return a->as.spawned.entity == b->as.spawned.entity &&
                sample__veq(a->as.spawned.position, b->as.spawned.position) &&

@@ -353,7 +353,9 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_MSG_KIND_COUNT, 21);
     assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
     assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 26);
+    assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
+    assert_int_equal(SWEEP_WIRE_SLOW_READER, 27);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 28);
     assert_int_equal(SWEEP_UDP_HELLO_MIN, 256);
     assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
 }
@@ -366,6 +368,7 @@ static void test_names(void **state)
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_KIND_COUNT), "Unknown");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_BAD_COOKIE), "BadCookie");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_INTERNAL), "Internal");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_SLOW_READER), "SlowReader");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
     for (int k = 0; k < SWEEP_MSG_KIND_COUNT; k++) {
         assert_non_null(sweep_msg_kind_name((sweep_msg_kind)k));
