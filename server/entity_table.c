@@ -1,0 +1,104 @@
+/*
+ * entity_table.c - the server's entities by id: open addressing with linear
+ * probing and backward-shift deletion (no tombstones, so lookups stay short
+ * however many spawns and despawns a long-running server sees).
+ *
+ * Invariant: the table is at most half full; ids are never 0. Lookups are
+ * what every Move does, so they must not depend on how many entities
+ * another session owns: the id alone finds the entity, and ownership is
+ * checked afterwards (that is how "not your entity" differs from
+ * "unknown entity").
+ */
+#include <stdlib.h>
+
+#include "server/server_impl.h"
+
+static uint32_t slot_of(uint32_t id, uint32_t cap)
+{
+    /* ids are sequential: a multiplicative hash spreads them */
+    return (uint32_t)((id * 2654435761u) & (cap - 1));
+}
+
+int sweep__entity_table_init(sweep__entity_table *t)
+{
+    t->cap = 64;
+    t->count = 0;
+    t->slots = calloc(t->cap, sizeof *t->slots);
+    return t->slots ? 0 : -1;
+}
+
+void sweep__entity_table_free(sweep__entity_table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->count = 0;
+}
+
+sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id)
+{
+    if (id == 0 || !t->slots)
+        return NULL;
+    for (uint32_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        sweep__entity *e = t->slots[i];
+        if (!e)
+            return NULL;
+        if (e->id == id)
+            return e;
+    }
+}
+
+/* Doubles the table and reinserts everything. */
+static int grow(sweep__entity_table *t)
+{
+    uint32_t ncap = t->cap * 2;
+    sweep__entity **ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        sweep__entity *e = t->slots[i];
+        if (!e)
+            continue;
+        uint32_t j = slot_of(e->id, ncap);
+        while (ns[j])
+            j = (j + 1) & (ncap - 1);
+        ns[j] = e;
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+    return 0;
+}
+
+int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e)
+{
+    if ((t->count + 1) * 2 > t->cap && grow(t) != 0)
+        return -1;
+    uint32_t i = slot_of(e->id, t->cap);
+    while (t->slots[i])
+        i = (i + 1) & (t->cap - 1);
+    t->slots[i] = e;
+    t->count++;
+    return 0;
+}
+
+void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id)
+{
+    uint32_t mask = t->cap - 1, i = slot_of(id, t->cap);
+    while (t->slots[i] && t->slots[i]->id != id)
+        i = (i + 1) & mask;
+    if (!t->slots[i])
+        return;
+    t->slots[i] = NULL;
+    t->count--;
+    /* Backward shift: move later members of the probe run into the hole if
+     * their home slot is not strictly between the hole and them. */
+    for (uint32_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
+        uint32_t home = slot_of(t->slots[j]->id, t->cap);
+        int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+            t->slots[i] = t->slots[j];
+            t->slots[j] = NULL;
+            i = j;
+        }
+    }
+}

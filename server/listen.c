@@ -1,0 +1,117 @@
+/*
+ * listen.c - binding TCP and UDP to the same address and port.
+ *
+ * The sockets are created and bound with plain socket calls, then handed to
+ * libuv (uv_tcp_open, uv_udp_open): that keeps the "port 0" search
+ * synchronous. With port 0 the kernel picks a free TCP port and the UDP
+ * socket is bound to the same number; if some other program holds that UDP
+ * port, both are closed and the search starts again (a few times).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/server_impl.h"
+
+#define SWEEP__BIND_ATTEMPTS 16
+
+/* host text -> address with the given port. */
+static int resolve(const char *host, int port, struct sockaddr_storage *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    if (strcmp(host, "localhost") == 0)
+        host = "127.0.0.1";
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)sa) == 0)
+        return 0;
+    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)sa) == 0)
+        return 0;
+    return -1;
+}
+
+static void set_port(struct sockaddr_storage *sa, int port)
+{
+    if (sa->ss_family == AF_INET)
+        ((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)port);
+}
+
+/* A bound socket of the given type, or -1 with errno set. */
+static int bound_socket(const struct sockaddr_storage *sa, int type)
+{
+    int fd = socket(sa->ss_family, type | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    if (type == SOCK_STREAM)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (sa->ss_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    socklen_t len = sa->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (bind(fd, (const struct sockaddr *)sa, len) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
+{
+    struct sockaddr_storage sa;
+    if (resolve(s->opt.host, s->opt.port, &sa) != 0) {
+        snprintf(err, errlen, "--listen: '%s' is not a numeric IPv4 or IPv6 address", s->opt.host);
+        return -1;
+    }
+    for (int attempt = 0; attempt < SWEEP__BIND_ATTEMPTS; attempt++) {
+        set_port(&sa, s->opt.port);
+        int tfd = bound_socket(&sa, SOCK_STREAM);
+        if (tfd < 0) {
+            snprintf(err, errlen, "tcp bind %s:%d: %s", s->opt.host, s->opt.port, strerror(errno));
+            return -1;
+        }
+        struct sockaddr_storage got;
+        socklen_t gl = sizeof got;
+        getsockname(tfd, (struct sockaddr *)&got, &gl);
+        int port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                                   : ((struct sockaddr_in *)&got)->sin_port);
+        set_port(&sa, port);
+        int ufd = bound_socket(&sa, SOCK_DGRAM);
+        if (ufd < 0) {
+            int e = errno;
+            close(tfd);
+            if (s->opt.port == 0 && e == EADDRINUSE)
+                continue;
+            snprintf(err, errlen, "udp bind %s:%d: %s", s->opt.host, port, strerror(e));
+            return -1;
+        }
+        uv_tcp_init(&s->loop, &s->tcp);
+        s->tcp.data = s;
+        s->tcp_open = 1;
+        uv_udp_init(&s->loop, &s->udp);
+        s->udp.data = s;
+        s->udp_open = 1;
+        int r = uv_tcp_open(&s->tcp, tfd);
+        if (r != 0) {
+            close(tfd);
+            close(ufd);
+            snprintf(err, errlen, "cannot use the TCP socket: %s", uv_strerror(r));
+            return -1;
+        }
+        r = uv_udp_open(&s->udp, ufd);
+        if (r != 0) {
+            close(ufd);
+            snprintf(err, errlen, "cannot use the UDP socket: %s", uv_strerror(r));
+            return -1;
+        }
+        s->port = port;
+        if (sa.ss_family == AF_INET6)
+            snprintf(s->host_text, sizeof s->host_text, "[%s]", s->opt.host);
+        else
+            uv_ip4_name((struct sockaddr_in *)&sa, s->host_text, sizeof s->host_text);
+        return 0;
+    }
+    snprintf(err, errlen, "no port free for both TCP and UDP after %d attempts", SWEEP__BIND_ATTEMPTS);
+    return -1;
+}

@@ -1,0 +1,301 @@
+/*
+ * options.c - sweepd's command line and config file (see options.h).
+ *
+ * Both go through one table of settings, so a key in a config file and the
+ * long option of the same name can never disagree on meaning or range.
+ * Numbers are parsed strictly (the whole value, in range) because a typo in
+ * a limit must stop the server, not silently become 0.
+ */
+#include "server/options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEP__VERSION "0.1.0"
+
+void sweep_server_options_default(sweep_server_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    snprintf(opt->host, sizeof opt->host, "127.0.0.1");
+    opt->port = SWEEP_SERVER_DEFAULT_PORT;
+    opt->tick_rate = 0.0;
+    opt->max_sessions = 1024;
+    opt->max_entities = 64;
+    opt->max_batch = 64;
+    opt->max_frame = 64u * 1024u;
+    opt->rate_limit = 20000.0;
+    opt->max_write_queue = 1024u * 1024u;
+    opt->udp_idle_timeout = 30.0;
+    opt->drain_timeout = 2.0;
+    opt->log_level = SWEEP_LOG_INFO;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return SWEEP_OPTIONS_ERROR;
+}
+
+int sweep_log_level_parse(const char *name)
+{
+    static const char *names[] = {"error", "warn", "info", "debug"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    if (strcmp(name, "warning") == 0)
+        return SWEEP_LOG_WARN;
+    return -1;
+}
+
+/* Strict unsigned parse of the whole string into [lo, hi]. */
+static int parse_u32(const char *key, const char *v, uint32_t lo, uint32_t hi, uint32_t *out, char *err,
+                     size_t errlen)
+{
+    char *end;
+    errno = 0;
+    if (!*v || *v == '-' || isspace((unsigned char)*v))
+        return fail(err, errlen, "--%s: '%s' is not a whole number", key, v);
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return fail(err, errlen, "--%s: '%s' is not a whole number", key, v);
+    if (x < lo || x > hi)
+        return fail(err, errlen, "--%s: %s is out of range [%u, %u]", key, v, lo, hi);
+    *out = (uint32_t)x;
+    return SWEEP_OPTIONS_OK;
+}
+
+/* Strict finite double parse of the whole string into [lo, hi]. */
+static int parse_double(const char *key, const char *v, double lo, double hi, double *out, char *err,
+                        size_t errlen)
+{
+    char *end;
+    errno = 0;
+    if (!*v || isspace((unsigned char)*v))
+        return fail(err, errlen, "--%s: '%s' is not a number", key, v);
+    double x = strtod(v, &end);
+    if (errno || *end || !isfinite(x))
+        return fail(err, errlen, "--%s: '%s' is not a number", key, v);
+    if (x < lo || x > hi)
+        return fail(err, errlen, "--%s: %s is out of range [%g, %g]", key, v, lo, hi);
+    *out = x;
+    return SWEEP_OPTIONS_OK;
+}
+
+/* HOST:PORT, [V6]:PORT or :PORT (host kept). */
+static int parse_listen(sweep_server_options *opt, const char *v, char *err, size_t errlen)
+{
+    const char *colon;
+    char host[sizeof opt->host];
+    if (v[0] == '[') {
+        const char *close = strchr(v, ']');
+        if (!close || close[1] != ':')
+            return fail(err, errlen, "--listen: '%s' is not [IPV6]:PORT", v);
+        size_t n = (size_t)(close - v - 1);
+        if (n == 0 || n >= sizeof host)
+            return fail(err, errlen, "--listen: bad host in '%s'", v);
+        memcpy(host, v + 1, n);
+        host[n] = 0;
+        colon = close + 1;
+    } else {
+        colon = strrchr(v, ':');
+        if (!colon)
+            return fail(err, errlen, "--listen: '%s' is not HOST:PORT", v);
+        size_t n = (size_t)(colon - v);
+        if (n >= sizeof host)
+            return fail(err, errlen, "--listen: host too long in '%s'", v);
+        memcpy(host, v, n);
+        host[n] = 0;
+        if (memchr(host, ':', n))
+            return fail(err, errlen, "--listen: write IPv6 addresses as [ADDR]:PORT");
+    }
+    uint32_t port;
+    if (parse_u32("listen", colon + 1, 0, 65535, &port, err, errlen) != SWEEP_OPTIONS_OK)
+        return SWEEP_OPTIONS_ERROR;
+    if (host[0])
+        snprintf(opt->host, sizeof opt->host, "%s", host);
+    opt->port = (int)port;
+    return SWEEP_OPTIONS_OK;
+}
+
+int sweep_server_options_set(sweep_server_options *opt, const char *key, const char *value, char *err,
+                             size_t errlen)
+{
+    if (!value)
+        return fail(err, errlen, "--%s needs a value", key);
+    if (strcmp(key, "map") == 0) {
+        if (opt->map_count >= SWEEP_SERVER_MAX_MAPS)
+            return fail(err, errlen, "--map: at most %d maps", SWEEP_SERVER_MAX_MAPS);
+        if (!*value || strlen(value) >= SWEEP_SERVER_PATH_MAX)
+            return fail(err, errlen, "--map: bad path '%s'", value);
+        snprintf(opt->maps[opt->map_count++], SWEEP_SERVER_PATH_MAX, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "listen") == 0)
+        return parse_listen(opt, value, err, errlen);
+    if (strcmp(key, "tick-rate") == 0)
+        return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
+    if (strcmp(key, "max-sessions") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->max_sessions, err, errlen);
+    if (strcmp(key, "max-entities") == 0)
+        return parse_u32(key, value, 1, 100000, &opt->max_entities, err, errlen);
+    if (strcmp(key, "max-batch") == 0)
+        return parse_u32(key, value, 1, 4096, &opt->max_batch, err, errlen);
+    if (strcmp(key, "max-frame") == 0)
+        return parse_u32(key, value, 256, 1024u * 1024u, &opt->max_frame, err, errlen);
+    if (strcmp(key, "rate-limit") == 0)
+        return parse_double(key, value, 0.0, 1e9, &opt->rate_limit, err, errlen);
+    if (strcmp(key, "max-write-queue") == 0)
+        return parse_u32(key, value, 4096, 1024u * 1024u * 1024u, &opt->max_write_queue, err, errlen);
+    if (strcmp(key, "udp-idle-timeout") == 0)
+        return parse_double(key, value, 0.1, 86400.0, &opt->udp_idle_timeout, err, errlen);
+    if (strcmp(key, "drain-timeout") == 0)
+        return parse_double(key, value, 0.0, 600.0, &opt->drain_timeout, err, errlen);
+    if (strcmp(key, "log-level") == 0) {
+        int l = sweep_log_level_parse(value);
+        if (l < 0)
+            return fail(err, errlen, "--log-level: '%s' is not error, warn, info or debug", value);
+        opt->log_level = (sweep_log_level)l;
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "config") == 0)
+        return sweep_server_options_load_file(opt, value, err, errlen);
+    return fail(err, errlen, "unknown option --%s (see --help)", key);
+}
+
+/* Trims leading and trailing blanks in place. */
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = 0;
+    return s;
+}
+
+int sweep_server_options_load_file(sweep_server_options *opt, const char *path, char *err, size_t errlen)
+{
+    static int depth;
+    if (depth > 4)
+        return fail(err, errlen, "%s: config files nested too deep", path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail(err, errlen, "--config: cannot open %s: %s", path, strerror(errno));
+    char line[2048];
+    int lineno = 0, rc = SWEEP_OPTIONS_OK;
+    depth++;
+    while (rc == SWEEP_OPTIONS_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = fail(err, errlen, "%s:%d: line too long", path, lineno);
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            rc = fail(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+            break;
+        }
+        *eq = 0;
+        char *key = trim(s), *value = trim(eq + 1);
+        char sub[512];
+        if (sweep_server_options_set(opt, key, value, sub, sizeof sub) != SWEEP_OPTIONS_OK)
+            rc = fail(err, errlen, "%s:%d: %s", path, lineno, sub);
+    }
+    depth--;
+    fclose(f);
+    return rc;
+}
+
+void sweep_server_options_usage(FILE *out)
+{
+    fputs("usage: sweepd --map FILE [--map FILE ...] [options]\n"
+          "\n"
+          "The sweep authoritative collision server: TCP (size-prefixed frames) and UDP\n"
+          "(one message per datagram, challenge-cookie handshake) on the same port.\n"
+          "When listening it prints one line to stdout:\n"
+          "  sweepd ready tcp=HOST:PORT udp=HOST:PORT\n"
+          "\n"
+          "options (every one may also be a 'key = value' line of a --config file):\n"
+          "  --map FILE              a sweep map (SQLite); each is one world; repeatable.\n"
+          "                          Hello.world picks one by map name or file stem;\n"
+          "                          empty picks the first\n"
+          "  --listen HOST:PORT      TCP and UDP address (default 127.0.0.1:7878; port 0\n"
+          "                          picks a free port; IPv6 as [ADDR]:PORT)\n"
+          "  --tick-rate HZ          ticks per second of every world (default: the map's)\n"
+          "  --max-sessions N        sessions per server (default 1024)\n"
+          "  --max-entities N        entities per session (default 64)\n"
+          "  --max-batch N           moves per MoveBatch (default 64)\n"
+          "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
+          "  --rate-limit N          requests per second per session, a batch counting\n"
+          "                          one per move; 0 = unlimited (default 20000)\n"
+          "  --max-write-queue BYTES bytes queued for one TCP client before it is\n"
+          "                          disconnected as a slow reader (default 1048576)\n"
+          "  --udp-idle-timeout S    seconds of silence before a UDP session ends (30)\n"
+          "  --drain-timeout S       seconds a closing connection may take to flush (2)\n"
+          "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
+          "                          key=value lines on stderr\n"
+          "  --config FILE           read settings from FILE (keys = long option names)\n"
+          "  --help                  this text\n"
+          "  --version               print the version\n"
+          "\n"
+          "SIGTERM or SIGINT: stop accepting, answer what is in flight, send Bye, exit 0.\n"
+          "See sweepd(8).\n",
+          out);
+}
+
+int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv, FILE *out, char *err,
+                               size_t errlen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            sweep_server_options_usage(out);
+            return SWEEP_OPTIONS_EXIT;
+        }
+        if (strcmp(a, "--version") == 0) {
+            fprintf(out, "sweepd %s\n", SWEEP__VERSION);
+            return SWEEP_OPTIONS_EXIT;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2])
+            return fail(err, errlen, "unexpected argument '%s' (see --help)", a);
+        char key[64];
+        const char *value;
+        const char *eq = strchr(a + 2, '=');
+        size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (klen >= sizeof key)
+            return fail(err, errlen, "unknown option '%s' (see --help)", a);
+        memcpy(key, a + 2, klen);
+        key[klen] = 0;
+        if (eq)
+            value = eq + 1;
+        else if (i + 1 < argc)
+            value = argv[++i];
+        else
+            return fail(err, errlen, "--%s needs a value", key);
+        if (sweep_server_options_set(opt, key, value, err, errlen) != SWEEP_OPTIONS_OK)
+            return SWEEP_OPTIONS_ERROR;
+    }
+    return SWEEP_OPTIONS_OK;
+}
+
+int sweep_server_options_check(const sweep_server_options *opt, char *err, size_t errlen)
+{
+    if (opt->map_count == 0)
+        return fail(err, errlen, "no map given: use --map FILE (see --help)");
+    return SWEEP_OPTIONS_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * options.h - sweepd's settings: defaults, the command line and the
+ * optional `key = value` config file, whose keys are the long option names
+ * (so `max-sessions = 100` in a file means `--max-sessions 100`).
+ *
+ * Options apply in the order given: a --config FILE is read where it
+ * appears, so options after it override the file and options before it are
+ * overridden by it. --map accumulates from both. Every value is checked
+ * here, with a message naming the option, so the server never starts with a
+ * limit it cannot honour.
+ */
+#ifndef SWEEP_SERVER_OPTIONS_H
+#define SWEEP_SERVER_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SWEEP_SERVER_MAX_MAPS 16
+#define SWEEP_SERVER_PATH_MAX 1024
+#define SWEEP_SERVER_DEFAULT_PORT 7878
+
+typedef enum sweep_log_level {
+    SWEEP_LOG_ERROR = 0,
+    SWEEP_LOG_WARN,
+    SWEEP_LOG_INFO,
+    SWEEP_LOG_DEBUG
+} sweep_log_level;
+
+typedef struct sweep_server_options {
+    char maps[SWEEP_SERVER_MAX_MAPS][SWEEP_SERVER_PATH_MAX];
+    unsigned map_count;
+    char host[64];             /* numeric IPv4 or IPv6 address ("localhost" allowed) */
+    int port;                  /* 0 = any free port usable for TCP and UDP */
+    double tick_rate;          /* ticks per second for every world; 0 = each map's own */
+    uint32_t max_sessions;     /* TCP and UDP sessions together */
+    uint32_t max_entities;     /* per session */
+    uint32_t max_batch;        /* moves per MoveBatch */
+    uint32_t max_frame;        /* TCP frame body bytes (prefix excluded) */
+    double rate_limit;         /* requests per second per session; 0 = unlimited */
+    uint32_t max_write_queue;  /* bytes waiting to be written to one TCP connection */
+    double udp_idle_timeout;   /* seconds without a datagram before a UDP session is dropped */
+    double drain_timeout;      /* seconds a closing connection may take to flush */
+    sweep_log_level log_level;
+} sweep_server_options;
+
+/* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
+ * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
+ * timeout, 2 s drain, log level info, no maps. */
+void sweep_server_options_default(sweep_server_options *opt);
+
+/* Result of parsing. */
+enum {
+    SWEEP_OPTIONS_OK = 0,   /* run the server */
+    SWEEP_OPTIONS_EXIT = 1, /* --help or --version was printed: exit 0 */
+    SWEEP_OPTIONS_ERROR = -1
+};
+
+/* Parses argv[1..argc) into *opt (start from the defaults). --help and
+ * --version print to `out`. On error err holds one line naming the option. */
+int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv, FILE *out, char *err,
+                               size_t errlen);
+
+/* Applies one `key = value` config file. */
+int sweep_server_options_load_file(sweep_server_options *opt, const char *path, char *err, size_t errlen);
+
+/* Applies one setting by its long name (without "--"); value may be NULL
+ * only for flags. For tests and the config file. */
+int sweep_server_options_set(sweep_server_options *opt, const char *key, const char *value, char *err,
+                             size_t errlen);
+
+/* Final checks after parsing: at least one map. */
+int sweep_server_options_check(const sweep_server_options *opt, char *err, size_t errlen);
+
+/* The --help text. */
+void sweep_server_options_usage(FILE *out);
+
+/* "error", "warn", "info", "debug" -> level; -1 if unknown. */
+int sweep_log_level_parse(const char *name);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * send.c - answers on their way out: encode a sweep_message once, then
+ * hand the bytes to the transport of the peer.
+ *
+ * TCP gets a size-prefixed frame (tcp.c queues it with a cap). UDP gets one
+ * unprefixed buffer per datagram, at most SWEEP_UDP_MAX_DATAGRAM bytes and
+ * never more than the peer's budget: an address that has not answered a
+ * challenge has a budget equal to the datagram it sent, so the server can
+ * never be used to amplify traffic towards a spoofed address. A result
+ * batch too large for one datagram is split into several MoveResultBatch
+ * datagrams carrying the same Message.sequence.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    const uint8_t *out;
+    size_t len;
+    unsigned flags = p->conn ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
+    if (e != SWEEP_PROTO_OK) {
+        sweep__log(SWEEP_LOG_ERROR, "encode_failed", "kind=%s error=%s", sweep_msg_kind_name(m->kind),
+                   sweep_proto_error_name(e));
+        return -1;
+    }
+    if (p->conn)
+        return sweep__conn_write(p->conn, out, len, 0);
+    if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
+        s->stats.udp_dropped++;
+        sweep__log(SWEEP_LOG_DEBUG, "udp_reply_dropped", "kind=%s bytes=%zu budget=%zu",
+                   sweep_msg_kind_name(m->kind), len, p->budget);
+        return -1;
+    }
+    return sweep__udp_send(s, p->addr, out, len);
+}
+
+int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence, uint32_t entity,
+                      const char *fmt, ...)
+{
+    char text[256], msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* The message names the code and the sequence too, so that a human
+     * reading only the text (a CLI, a log) knows what was refused. */
+    snprintf(msg, sizeof msg, "%s (sequence %u): %s", sweep_wire_code_name(code), sequence, text);
+    s->stats.errors_total++;
+    sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
+               p->session ? (unsigned long long)p->session->id : 0ull, sweep_wire_code_name(code), sequence, entity);
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_ERROR;
+    m.sequence = sequence;
+    m.server_tick = p->session ? p->session->world->tick : 0;
+    m.as.error.code = code;
+    m.as.error.message = sweep_str_of(msg);
+    m.as.error.sequence = sequence;
+    m.as.error.entity = entity;
+    return sweep__send(s, p, &m);
+}
+
+/* Encodes results[0..n) as one MoveResultBatch. */
+static sweep_proto_error encode_batch(sweep_server *s, unsigned flags, uint32_t sequence, uint64_t tick,
+                                      const sweep_msg_move_result *r, uint32_t n, const uint8_t **out, size_t *len)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
+    m.sequence = sequence;
+    m.server_tick = tick;
+    m.as.move_result_batch.results = r;
+    m.as.move_result_batch.count = n;
+    return sweep_encode(&m, flags, s->out_buf, s->out_cap, out, len);
+}
+
+int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
+                        const sweep_msg_move_result *r, uint32_t n)
+{
+    const uint8_t *out;
+    size_t len;
+    if (p->conn) {
+        if (encode_batch(s, SWEEP_WIRE_SIZE_PREFIXED, sequence, tick, r, n, &out, &len) != SWEEP_PROTO_OK)
+            return -1;
+        return sweep__conn_write(p->conn, out, len, 0);
+    }
+    /* UDP: as many results per datagram as fit; halve until it does. */
+    uint32_t start = 0;
+    do {
+        uint32_t k = n - start;
+        for (;;) {
+            sweep_proto_error e = encode_batch(s, 0, sequence, tick, r + start, k, &out, &len);
+            if (e == SWEEP_PROTO_OK && len <= SWEEP_UDP_MAX_DATAGRAM)
+                break;
+            if (k <= 1) {
+                sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "bytes=%zu", len);
+                return -1;
+            }
+            k = (k + 1) / 2;
+        }
+        if (len > p->budget)
+            return -1;
+        sweep__udp_send(s, p->addr, out, len);
+        start += k;
+    } while (start < n);
+    return 0;
+}
+
+int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_BYE;
+    m.server_tick = p->session ? p->session->world->tick : 0;
+    m.as.bye.reason = sweep_str_of(reason);
+    return sweep__send(s, p, &m);
+}

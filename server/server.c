@@ -1,0 +1,238 @@
+/*
+ * server.c - the server object: creation (maps, sockets, buffers), the
+ * loop, signals and the graceful shutdown.
+ *
+ * Shutdown (SIGTERM, SIGINT or sweep_server_stop): the listener closes so
+ * no connection is accepted; the world ticks stop; every UDP session gets
+ * a Bye and ends; every TCP connection gets a Bye after the answers it is
+ * already owed (requests already read were answered synchronously, so
+ * "in flight" means queued) and is drained, each within --drain-timeout.
+ * When the last handle has closed the loop returns and run() returns 0. A
+ * second signal during shutdown closes whatever is left at once.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+#define SWEEP__HOUSEKEEPING_MS 100
+
+static void close_handle(uv_handle_t *h, int *open)
+{
+    if (*open) {
+        *open = 0;
+        if (!uv_is_closing(h))
+            uv_close(h, NULL);
+    }
+}
+
+static void shutdown_server(sweep_server *s, const char *reason)
+{
+    if (s->stopping) {
+        sweep__log(SWEEP_LOG_WARN, "shutdown_forced", "reason=%s connections=%u", reason, s->conn_count);
+        for (sweep__conn *c = s->conns; c; c = c->next)
+            sweep__conn_close(c);
+        return;
+    }
+    s->stopping = 1;
+    sweep__log(SWEEP_LOG_INFO, "shutdown", "reason=%s sessions=%u connections=%u", reason, s->session_count,
+               s->conn_count);
+    close_handle((uv_handle_t *)&s->tcp, &s->tcp_open);
+    sweep__worlds_stop(s);
+    sweep__session *ss = s->sessions;
+    while (ss) {
+        sweep__session *next = ss->next;
+        if (ss->transport == SWEEP__UDP) {
+            sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
+            sweep__send_bye(s, &p, "server shutting down");
+            sweep__session_destroy(ss);
+        }
+        ss = next;
+    }
+    close_handle((uv_handle_t *)&s->udp, &s->udp_open);
+    for (sweep__conn *c = s->conns; c; c = c->next) {
+        if (c->state == SWEEP__CONN_OPEN) {
+            sweep__peer p = {.conn = c, .session = c->session, .budget = SIZE_MAX};
+            sweep__send_bye(s, &p, "server shutting down");
+            sweep__conn_drain(c);
+        }
+    }
+    if (s->signals_open) {
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        s->signals_open = 0;
+    }
+    close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
+    if (s->conn_count == 0)
+        close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    shutdown_server(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static void on_stop_async(uv_async_t *h)
+{
+    shutdown_server(h->data, "stop");
+}
+
+/* Periodic chores: idle UDP sessions, connections that drain too long,
+ * and the end of the shutdown once every connection is gone. */
+static void on_housekeeping(uv_timer_t *t)
+{
+    sweep_server *s = t->data;
+    uint64_t now = uv_hrtime();
+    if (!s->stopping)
+        sweep__sessions_expire(s, now);
+    sweep__conns_check_drain(s, now);
+    if (s->stopping && s->conn_count == 0)
+        close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t p = 16;
+    while (p < n && p < (1u << 20))
+        p <<= 1;
+    return p;
+}
+
+sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
+{
+    sweep_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->opt = *opt;
+    s->ready_out = stdout;
+    sweep__log_set_level(opt->log_level);
+    if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
+        goto fail;
+    if (uv_loop_init(&s->loop) != 0) {
+        snprintf(err, errlen, "cannot create the event loop");
+        goto fail;
+    }
+    s->loop_open = 1;
+    int r = sweep__cookie_key_init(&s->cookie, 0);
+    if (r != 0) {
+        snprintf(err, errlen, "cannot draw the cookie secret: %s", uv_strerror(r));
+        goto fail;
+    }
+    /* Batch storage for the decoder: room for any batch a frame can hold
+     * (a Move is at least 16 bytes on the wire), so an oversized batch is
+     * decoded and refused by count, naming its sequence. */
+    uint32_t moves_cap = s->opt.max_frame / 16u + 1u;
+    if (moves_cap < s->opt.max_batch + 1u)
+        moves_cap = s->opt.max_batch + 1u;
+    s->decode_moves = calloc(moves_cap, sizeof *s->decode_moves);
+    s->decode_results = calloc(64, sizeof *s->decode_results);
+    s->results = calloc(s->opt.max_batch, sizeof *s->results);
+    s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
+    s->out_buf = malloc(s->out_cap);
+    s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
+    s->addr_buckets = calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
+    if (!s->decode_moves || !s->decode_results || !s->results || !s->out_buf || !s->addr_buckets ||
+        sweep__entity_table_init(&s->entities) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    s->decoder.moves = s->decode_moves;
+    s->decoder.moves_cap = moves_cap;
+    s->decoder.results = s->decode_results;
+    s->decoder.results_cap = 64;
+    if (sweep__worlds_load(s, err, errlen) != 0)
+        goto fail;
+    if (sweep__listen_bind(s, err, errlen) != 0)
+        goto fail;
+    uv_async_init(&s->loop, &s->stop_async, on_stop_async);
+    s->stop_async.data = s;
+    s->async_open = 1;
+    return s;
+fail:
+    sweep_server_destroy(s);
+    return NULL;
+}
+
+int sweep_server_port(const sweep_server *s)
+{
+    return s->port;
+}
+
+void sweep_server_set_ready_output(sweep_server *s, FILE *out)
+{
+    s->ready_out = out;
+}
+
+int sweep_server_run(sweep_server *s)
+{
+    char err[256];
+    /* A peer that resets while we write must not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
+    if (sweep__tcp_start(s, err, sizeof err) != 0 || sweep__udp_start(s, err, sizeof err) != 0) {
+        sweep__log(SWEEP_LOG_ERROR, "start_failed", "error=\"%s\"", err);
+        return 1;
+    }
+    uv_signal_init(&s->loop, &s->sigterm);
+    uv_signal_init(&s->loop, &s->sigint);
+    s->sigterm.data = s->sigint.data = s;
+    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&s->sigint, on_signal, SIGINT);
+    s->signals_open = 1;
+    uv_timer_init(&s->loop, &s->housekeeping);
+    s->housekeeping.data = s;
+    s->housekeeping_open = 1;
+    uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
+    sweep__worlds_start(s);
+    sweep__log(SWEEP_LOG_INFO, "ready", "tcp=%s:%d udp=%s:%d worlds=%u max_sessions=%u max_frame=%u", s->host_text,
+               s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame);
+    if (s->ready_out) {
+        fprintf(s->ready_out, "sweepd ready tcp=%s:%d udp=%s:%d\n", s->host_text, s->port, s->host_text, s->port);
+        fflush(s->ready_out);
+    }
+    int r = uv_run(&s->loop, UV_RUN_DEFAULT);
+    sweep__log(SWEEP_LOG_INFO, "stopped", "moves_total=%llu errors_total=%llu sessions_total=%llu",
+               (unsigned long long)s->stats.moves_total, (unsigned long long)s->stats.errors_total,
+               (unsigned long long)s->stats.sessions_total);
+    (void)r;
+    return 0;
+}
+
+void sweep_server_stop(sweep_server *s)
+{
+    uv_async_send(&s->stop_async);
+}
+
+void sweep_server_destroy(sweep_server *s)
+{
+    if (!s)
+        return;
+    if (s->loop_open) {
+        close_handle((uv_handle_t *)&s->tcp, &s->tcp_open);
+        close_handle((uv_handle_t *)&s->udp, &s->udp_open);
+        close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
+        close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
+        if (s->signals_open) {
+            uv_close((uv_handle_t *)&s->sigterm, NULL);
+            uv_close((uv_handle_t *)&s->sigint, NULL);
+            s->signals_open = 0;
+        }
+        sweep__worlds_stop(s);
+        for (sweep__conn *c = s->conns; c; c = c->next)
+            sweep__conn_close(c);
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+        while (s->sessions)
+            sweep__session_destroy(s->sessions);
+        uv_loop_close(&s->loop);
+    }
+    sweep__worlds_free(s);
+    sweep__entity_table_free(&s->entities);
+    free(s->decode_moves);
+    free(s->decode_results);
+    free(s->results);
+    free(s->out_buf);
+    free(s->addr_buckets);
+    free(s);
+}

@@ -1,0 +1,222 @@
+/*
+ * server_impl.h - internal: the structures shared by the files of server/
+ * (never installed, never included outside server/).
+ *
+ * Ownership and invariants:
+ *   - The server owns worlds (array, fixed after create), connections
+ *     (list), sessions (list) and entities (table by id). Everything runs
+ *     on the loop thread; nothing here is locked.
+ *   - A TCP connection has at most one session; the session dies when the
+ *     connection's handle is closed (close callback), never earlier, so a
+ *     pointer conn->session stays valid for the whole life of the handle.
+ *   - A UDP session is keyed by its source address in the address table and
+ *     dies on Bye, idle timeout or shutdown.
+ *   - An entity belongs to exactly one session (owner) and sits in both the
+ *     server's entity table and its owner's array; both are updated together.
+ *   - conn->write_pending counts bytes handed to uv_write and not yet
+ *     completed; it never exceeds max_write_queue except by the one final
+ *     Error of a connection being dropped for it.
+ */
+#ifndef SWEEP_SERVER_SERVER_IMPL_H
+#define SWEEP_SERVER_SERVER_IMPL_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+#include "core/move.h"
+#include "core/world.h"
+#include "maps/content_hash.h"
+#include "maps/level.h"
+#include "protocol/protocol.h"
+#include "server/cookie.h"
+#include "server/limits.h"
+#include "server/log.h"
+#include "server/options.h"
+#include "server/server.h"
+#include "server/stats.h"
+
+typedef struct sweep__session sweep__session;
+typedef struct sweep__conn sweep__conn;
+
+/* One loaded map with its tick. */
+typedef struct sweep__world {
+    sweep_server *server;
+    unsigned index;
+    char stem[SWEEP_LEVEL_NAME_MAX]; /* file name without directory and extension */
+    sweep_level level;
+    sweep_world *world;
+    sweep_content_hash hash;
+    double tick_rate;
+    uint64_t period_ns;
+    uint64_t start_ns; /* tick n is due at start_ns + n * period_ns */
+    uint64_t tick;     /* ticks completed */
+    uv_timer_t timer;
+    int timer_open;
+} sweep__world;
+
+typedef struct sweep__entity {
+    uint32_t id;
+    sweep__session *owner;
+    sweep_vec3 position;
+    sweep_vec3 radii;
+    int grounded;              /* the last move ended grounded */
+    double max_speed;          /* effective limits for this entity */
+    double step_height;
+    int has_last;              /* a move was applied */
+    uint32_t last_sequence;
+    sweep_msg_move_result last_result;
+} sweep__entity;
+
+/* Open-addressing table entity id -> entity. */
+typedef struct sweep__entity_table {
+    sweep__entity **slots;
+    uint32_t cap; /* power of two */
+    uint32_t count;
+} sweep__entity_table;
+
+typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
+
+struct sweep__session {
+    uint64_t id;
+    sweep_server *server;
+    sweep__world *world;
+    sweep__transport transport;
+    sweep__conn *conn;                 /* TCP */
+    struct sockaddr_storage addr;      /* UDP: the verified source address */
+    uint64_t last_seen_ns;             /* UDP idle timeout */
+    char peer[64];                     /* printable address */
+    char client_name[64];
+    sweep__entity **entities;
+    uint32_t entity_count, entity_cap;
+    sweep__bucket bucket;
+    int has_spawn;                     /* Spawn dedup: last Spawn's sequence and entity */
+    uint32_t spawn_sequence, spawn_entity;
+    sweep__session *prev, *next;       /* server list */
+    sweep__session *addr_next;         /* UDP address table chain */
+};
+
+typedef enum sweep__conn_state {
+    SWEEP__CONN_OPEN = 0,
+    SWEEP__CONN_DRAINING, /* no more reads; flushing, then close */
+    SWEEP__CONN_CLOSING   /* uv_close called */
+} sweep__conn_state;
+
+struct sweep__conn {
+    uv_tcp_t handle;
+    uv_shutdown_t shutdown_req;
+    sweep_server *server;
+    sweep__conn_state state;
+    uint64_t drain_deadline_ns;
+    sweep_framer framer;
+    uint8_t *frame_storage;
+    sweep__session *session;
+    size_t write_pending;
+    char peer[64];
+    sweep__conn *prev, *next;
+};
+
+/* Where an answer goes: a TCP connection, or a UDP address with a byte
+ * budget (the size of the datagram received, while unverified). */
+typedef struct sweep__peer {
+    sweep__conn *conn;
+    const struct sockaddr *addr;
+    sweep__session *session;
+    size_t budget; /* UDP: largest datagram allowed back; SIZE_MAX once verified */
+} sweep__peer;
+
+struct sweep_server {
+    sweep_server_options opt;
+    uv_loop_t loop;
+    int loop_open;
+    uv_tcp_t tcp;
+    uv_udp_t udp;
+    int tcp_open, udp_open;
+    uv_signal_t sigterm, sigint;
+    int signals_open;
+    uv_async_t stop_async;
+    int async_open;
+    uv_timer_t housekeeping;
+    int housekeeping_open;
+    FILE *ready_out;
+    int port;
+    char host_text[80]; /* host as printed: 127.0.0.1 or [::1] */
+    int stopping;
+
+    sweep__world *worlds;
+    unsigned world_count;
+
+    sweep__conn *conns;
+    uint32_t conn_count;
+    sweep__session *sessions;
+    uint32_t session_count;
+    sweep__session **addr_buckets; /* UDP sessions by address */
+    uint32_t addr_bucket_count;
+    sweep__entity_table entities;
+    uint64_t next_session_id;
+    uint32_t next_entity_id;
+
+    sweep__cookie_key cookie;
+    sweep_decoder decoder;
+    sweep_msg_move *decode_moves;
+    sweep_msg_move_result *decode_results;
+    sweep_msg_move_result *results; /* batch answers, max_batch */
+    uint8_t *out_buf;               /* encoder output */
+    size_t out_cap;
+    uint8_t read_buf[64 * 1024];
+    sweep__stats stats;
+};
+
+/* entity_table.c */
+int sweep__entity_table_init(sweep__entity_table *t);
+void sweep__entity_table_free(sweep__entity_table *t);
+sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id);
+int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e);
+void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id);
+
+/* world.c */
+int sweep__worlds_load(sweep_server *s, char *err, size_t errlen);
+void sweep__worlds_start(sweep_server *s);
+void sweep__worlds_stop(sweep_server *s);
+void sweep__worlds_free(sweep_server *s);
+sweep__world *sweep__world_find(sweep_server *s, const char *name);
+
+/* session.c */
+sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
+void sweep__session_destroy(sweep__session *ss);
+sweep__entity *sweep__session_spawn(sweep__session *ss);
+void sweep__session_despawn(sweep__session *ss, sweep__entity *e);
+sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *addr);
+void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr);
+void sweep__sessions_expire(sweep_server *s, uint64_t now_ns);
+void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen);
+
+/* send.c */
+int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m);
+int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence,
+                      uint32_t entity, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
+                        const sweep_msg_move_result *r, uint32_t n);
+int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason);
+
+/* dispatch.c */
+void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
+int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m);
+
+/* tcp.c */
+int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);
+void sweep__conn_drain(sweep__conn *c);
+void sweep__conn_close(sweep__conn *c);
+int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final);
+void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns);
+
+/* udp.c */
+int sweep__udp_start(sweep_server *s, char *err, size_t errlen);
+int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
+
+/* listen.c */
+int sweep__listen_bind(sweep_server *s, char *err, size_t errlen);
+
+#endif

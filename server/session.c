@@ -1,0 +1,209 @@
+/*
+ * session.c - sessions and the entities they own.
+ *
+ * A session is what a Welcome creates: one client, one world, its entities,
+ * its rate bucket. TCP sessions live as long as their connection; UDP
+ * sessions are found by source address (a small chained hash table) and
+ * end on Bye, after --udp-idle-timeout seconds of silence, or at shutdown.
+ * Destroying a session despawns everything it owns, so no entity outlives
+ * its owner and an id can never be moved by anyone else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
+        uv_ip4_name(a, ip, sizeof ip);
+        port = ntohs(a->sin_port);
+        snprintf(out, outlen, "%s:%d", ip, port);
+    } else if (addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
+        uv_ip6_name(a, ip, sizeof ip);
+        port = ntohs(a->sin6_port);
+        snprintf(out, outlen, "[%s]:%d", ip, port);
+    } else {
+        snprintf(out, outlen, "unknown");
+    }
+}
+
+/* Hash and equality of a UDP source address (family, address, port). */
+static uint32_t addr_hash(const struct sockaddr *a)
+{
+    uint32_t h = 2166136261u;
+    const uint8_t *p;
+    size_t n;
+    uint16_t port;
+    if (a->sa_family == AF_INET) {
+        p = (const uint8_t *)&((const struct sockaddr_in *)a)->sin_addr;
+        n = 4;
+        port = ((const struct sockaddr_in *)a)->sin_port;
+    } else {
+        p = (const uint8_t *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+        n = 16;
+        port = ((const struct sockaddr_in6 *)a)->sin6_port;
+    }
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    h = (h ^ (port & 0xff)) * 16777619u;
+    h = (h ^ (port >> 8)) * 16777619u;
+    return h;
+}
+
+static int addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (a->sa_family != b->sa_family)
+        return 0;
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    }
+    if (a->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+        return x->sin6_port == y->sin6_port && memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
+    }
+    return 0;
+}
+
+sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *addr)
+{
+    if (!s->addr_buckets || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return NULL;
+    sweep__session *ss = s->addr_buckets[addr_hash(addr) % s->addr_bucket_count];
+    while (ss && !addr_equal((const struct sockaddr *)&ss->addr, addr))
+        ss = ss->addr_next;
+    return ss;
+}
+
+void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr)
+{
+    sweep_server *s = ss->server;
+    size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memcpy(&ss->addr, addr, len);
+    sweep__addr_text(addr, ss->peer, sizeof ss->peer);
+    uint32_t b = addr_hash(addr) % s->addr_bucket_count;
+    ss->addr_next = s->addr_buckets[b];
+    s->addr_buckets[b] = ss;
+}
+
+static void udp_unbind(sweep__session *ss)
+{
+    sweep_server *s = ss->server;
+    uint32_t b = addr_hash((const struct sockaddr *)&ss->addr) % s->addr_bucket_count;
+    for (sweep__session **pp = &s->addr_buckets[b]; *pp; pp = &(*pp)->addr_next) {
+        if (*pp == ss) {
+            *pp = ss->addr_next;
+            return;
+        }
+    }
+}
+
+sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t)
+{
+    sweep__session *ss = calloc(1, sizeof *ss);
+    if (!ss)
+        return NULL;
+    ss->id = ++s->next_session_id;
+    ss->server = s;
+    ss->world = w;
+    ss->transport = t;
+    uint64_t now = uv_hrtime();
+    ss->last_seen_ns = now;
+    sweep__bucket_init(&ss->bucket, s->opt.rate_limit, now);
+    ss->next = s->sessions;
+    if (s->sessions)
+        s->sessions->prev = ss;
+    s->sessions = ss;
+    s->session_count++;
+    s->stats.sessions_total++;
+    return ss;
+}
+
+/* Removes e from the server table and frees it; the caller fixes the owner's array. */
+static void entity_free(sweep_server *s, sweep__entity *e)
+{
+    sweep__entity_table_remove(&s->entities, e->id);
+    free(e);
+}
+
+void sweep__session_destroy(sweep__session *ss)
+{
+    if (!ss)
+        return;
+    sweep_server *s = ss->server;
+    for (uint32_t i = 0; i < ss->entity_count; i++)
+        entity_free(s, ss->entities[i]);
+    free(ss->entities);
+    if (ss->transport == SWEEP__UDP && ss->addr.ss_family)
+        udp_unbind(ss);
+    if (ss->prev)
+        ss->prev->next = ss->next;
+    else
+        s->sessions = ss->next;
+    if (ss->next)
+        ss->next->prev = ss->prev;
+    s->session_count--;
+    sweep__log(SWEEP_LOG_INFO, "session_close", "session=%llu transport=%s peer=%s",
+               (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer);
+    free(ss);
+}
+
+sweep__entity *sweep__session_spawn(sweep__session *ss)
+{
+    sweep_server *s = ss->server;
+    if (ss->entity_count == ss->entity_cap) {
+        uint32_t ncap = ss->entity_cap ? ss->entity_cap * 2 : 4;
+        sweep__entity **n = realloc(ss->entities, ncap * sizeof *n);
+        if (!n)
+            return NULL;
+        ss->entities = n;
+        ss->entity_cap = ncap;
+    }
+    sweep__entity *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    /* ids never repeat within a process (0 is never used), so a stale id
+     * from a despawned entity is "unknown", never someone else's. */
+    do
+        e->id = ++s->next_entity_id;
+    while (e->id == 0 || sweep__entity_table_find(&s->entities, e->id));
+    e->owner = ss;
+    if (sweep__entity_table_insert(&s->entities, e) != 0) {
+        free(e);
+        return NULL;
+    }
+    ss->entities[ss->entity_count++] = e;
+    return e;
+}
+
+void sweep__session_despawn(sweep__session *ss, sweep__entity *e)
+{
+    for (uint32_t i = 0; i < ss->entity_count; i++) {
+        if (ss->entities[i] == e) {
+            ss->entities[i] = ss->entities[--ss->entity_count];
+            break;
+        }
+    }
+    entity_free(ss->server, e);
+}
+
+void sweep__sessions_expire(sweep_server *s, uint64_t now_ns)
+{
+    uint64_t idle = (uint64_t)(s->opt.udp_idle_timeout * 1e9);
+    sweep__session *ss = s->sessions;
+    while (ss) {
+        sweep__session *next = ss->next;
+        if (ss->transport == SWEEP__UDP && now_ns - ss->last_seen_ns > idle) {
+            sweep__log(SWEEP_LOG_INFO, "session_idle", "session=%llu peer=%s", (unsigned long long)ss->id, ss->peer);
+            sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
+            sweep__send_bye(s, &p, "idle timeout");
+            sweep__session_destroy(ss);
+        }
+        ss = next;
+    }
+}

@@ -1,0 +1,316 @@
+/*
+ * test_bad_input.c - every kind of bad input over the network gets a clear
+ * Error (code and sequence) and never brings sweepd down: garbage bytes,
+ * truncated frames, frames over --max-frame, unknown entities, another
+ * session's entity, NaN and out-of-range numbers, batches over
+ * --max-batch, too many entities, sessions and requests, oversized
+ * datagrams. Broken framing closes only that connection.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "server_fixture.h"
+
+static fx_server srv;
+static fx_rx *rx;
+static const double DT = 1.0 / 60.0;
+
+static int setup(void **state)
+{
+    (void)state;
+    rx = fx_rx_new();
+    const char *args[] = {"--max-batch", "4", "--max-entities", "2", "--max-frame", "1024", NULL};
+    return fx_start(&srv, args);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = fx_stop(&srv);
+    free(rx);
+    return rc == 0 ? 0 : -1;
+}
+
+/* A welcomed TCP connection. */
+static int welcomed(void)
+{
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    return fd;
+}
+
+/* The connection still answers a Ping. */
+static void assert_usable(int fd)
+{
+    sweep_message p = fx_msg(SWEEP_MSG_PING, 77), r;
+    assert_int_equal(fx_send(fd, &p), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+}
+
+static void test_garbage_in_a_frame_keeps_connection(void **state)
+{
+    (void)state;
+    int fd = welcomed();
+    uint8_t junk[64];
+    junk[0] = 60;
+    junk[1] = junk[2] = junk[3] = 0;
+    for (int i = 4; i < 64; i++)
+        junk[i] = (uint8_t)(i * 91 + 7);
+    assert_int_equal(fx_write_all(fd, junk, sizeof junk), 0);
+    sweep_message r;
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_true(r.as.error.code != SWEEP_WIRE_NONE);
+    assert_non_null(r.as.error.message.ptr);
+    assert_usable(fd);
+    close(fd);
+}
+
+static void test_garbage_stream_closes_after_error(void **state)
+{
+    (void)state;
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    uint8_t junk[64];
+    for (int i = 0; i < 64; i++)
+        junk[i] = (uint8_t)(0xff - i);
+    assert_int_equal(fx_write_all(fd, junk, sizeof junk), 0);
+    sweep_message r;
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_FRAME_TOO_LARGE);
+    assert_int_equal(fx_wait_eof(fd, rx, NULL), 1);
+    close(fd);
+}
+
+static void test_truncated_frame(void **state)
+{
+    (void)state;
+    int fd = welcomed();
+    /* A valid Spawn frame cut in half, with a prefix saying so. */
+    sweep_message s = fx_spawn_msg(5, sweep_v3(0, 0, 1), sweep_v3(0.4, 0.4, 0.9));
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&s, SWEEP_WIRE_SIZE_PREFIXED, fx_out, sizeof fx_out, &out, &len), SWEEP_PROTO_OK);
+    uint8_t cut[512];
+    size_t half = (len - 4) / 2;
+    memcpy(cut, out, 4 + half);
+    cut[0] = (uint8_t)half;
+    cut[1] = cut[2] = cut[3] = 0;
+    assert_int_equal(fx_write_all(fd, cut, 4 + half), 0);
+    sweep_message r;
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_usable(fd);
+    close(fd);
+
+    /* A frame cut by the end of the stream: the server closes, and lives. */
+    fd = welcomed();
+    assert_int_equal(fx_write_all(fd, out, len / 2), 0);
+    shutdown(fd, SHUT_WR);
+    assert_int_equal(fx_wait_eof(fd, rx, NULL), 1);
+    close(fd);
+    fd = welcomed();
+    assert_usable(fd);
+    close(fd);
+}
+
+static void test_frame_too_large(void **state)
+{
+    (void)state;
+    int fd = welcomed();
+    uint8_t hdr[4 + 100] = {0xd0, 0x07, 0, 0}; /* 2000 > --max-frame 1024 */
+    assert_int_equal(fx_write_all(fd, hdr, sizeof hdr), 0);
+    sweep_message r;
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_FRAME_TOO_LARGE);
+    assert_non_null(strstr(r.as.error.message.ptr, "2000"));
+    assert_int_equal(fx_wait_eof(fd, rx, NULL), 1);
+    close(fd);
+}
+
+static void test_entities_unknown_and_foreign(void **state)
+{
+    (void)state;
+    int a = welcomed(), b = welcomed();
+    uint32_t ea = fx_spawn(a, rx, 2, sweep_v3(-5, -5, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(ea != 0);
+    sweep_message m = fx_move_msg(999999, 3, sweep_v3(1, 0, 0), DT);
+    uint32_t seq = 0;
+    assert_int_equal(fx_expect_error(b, rx, &m, &seq), SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(seq, 3);
+    m = fx_move_msg(ea, 4, sweep_v3(1, 0, 0), DT);
+    assert_int_equal(fx_expect_error(b, rx, &m, &seq), SWEEP_WIRE_NOT_YOUR_ENTITY);
+    assert_int_equal(seq, 4);
+    sweep_message d = fx_msg(SWEEP_MSG_DESPAWN, 5);
+    d.as.despawn.entity = ea;
+    assert_int_equal(fx_expect_error(b, rx, &d, NULL), SWEEP_WIRE_NOT_YOUR_ENTITY);
+    /* The owner still moves it. */
+    assert_int_equal(fx_send(a, &m), 0);
+    assert_int_equal(fx_recv(a, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+    close(a);
+    close(b);
+}
+
+static void test_bad_numbers(void **state)
+{
+    (void)state;
+    int fd = welcomed();
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    sweep_message m = fx_move_msg(e, 3, sweep_v3(NAN, 0, 0), DT);
+    uint32_t seq = 0;
+    assert_int_equal(fx_expect_error(fd, rx, &m, &seq), SWEEP_WIRE_BAD_NUMBER);
+    assert_int_equal(seq, 3);
+    m = fx_move_msg(e, 4, sweep_v3(0, INFINITY, 0), DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
+    m = fx_move_msg(e, 5, sweep_v3(1e6, 0, 0), DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_VELOCITY);
+    m = fx_move_msg(e, 6, sweep_v3(1, 0, 0), 0.0);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_DT);
+    m = fx_move_msg(e, 7, sweep_v3(1, 0, 0), DT);
+    m.as.move.has_claimed_position = true;
+    m.as.move.claimed_position = sweep_v3(NAN, 0, 0);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
+    /* Refused moves changed nothing: a good one with a later sequence applies. */
+    m = fx_move_msg(e, 8, sweep_v3(1, 0, 0), DT);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+    assert_true(m.as.move_result.position.x > 8.0);
+    sweep_message s = fx_spawn_msg(9, sweep_v3(0, 0, 1), sweep_v3(NAN, 1, 1));
+    assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_NUMBER);
+    s = fx_spawn_msg(10, sweep_v3(0, 0, 1), sweep_v3(-1, 1, 1));
+    assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_RADII);
+    s = fx_spawn_msg(11, sweep_v3(1e300, 0, 1), sweep_v3(0.4, 0.4, 0.9));
+    assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_POSITION);
+    close(fd);
+}
+
+static void test_batch_and_entity_limits(void **state)
+{
+    (void)state;
+    int fd = welcomed();
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(-8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    sweep_msg_move moves[5];
+    for (int i = 0; i < 5; i++) {
+        memset(&moves[i], 0, sizeof moves[i]);
+        moves[i].entity = e;
+        moves[i].sequence = 10 + (uint32_t)i;
+        moves[i].velocity = sweep_v3(1, 0, 0);
+        moves[i].dt = DT;
+    }
+    sweep_message b = fx_msg(SWEEP_MSG_MOVE_BATCH, 33);
+    b.as.move_batch.moves = moves;
+    b.as.move_batch.count = 5; /* --max-batch 4 */
+    uint32_t seq = 0;
+    assert_int_equal(fx_expect_error(fd, rx, &b, &seq), SWEEP_WIRE_BATCH_TOO_LARGE);
+    assert_int_equal(seq, 33);
+    b.as.move_batch.count = 4;
+    sweep_message r;
+    assert_int_equal(fx_send(fd, &b), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT_BATCH);
+    assert_int_equal(r.as.move_result_batch.count, 4);
+
+    assert_true(fx_spawn(fd, rx, 40, sweep_v3(-8, 10, 0.9), sweep_v3(0.4, 0.4, 0.9)) != 0);
+    sweep_message s = fx_spawn_msg(41, sweep_v3(-8, 12, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_int_equal(fx_expect_error(fd, rx, &s, &seq), SWEEP_WIRE_TOO_MANY_ENTITIES);
+    assert_int_equal(seq, 41);
+    close(fd);
+}
+
+static void test_udp_datagram_too_large(void **state)
+{
+    (void)state;
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    assert_true(fx_udp_handshake(fd, rx) != 0);
+    uint8_t big[1500];
+    memset(big, 0x41, sizeof big);
+    assert_int_equal(send(fd, big, sizeof big, 0), (ssize_t)sizeof big);
+    sweep_message r;
+    assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_DATAGRAM_TOO_LARGE);
+    /* Garbage from a verified address gets an Error too. */
+    assert_int_equal(send(fd, big, 100, 0), 100);
+    assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    close(fd);
+}
+
+static void test_rate_and_session_limits(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--max-sessions", "2", "--rate-limit", "5", NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    int a = fx_tcp_connect(small.port), b = fx_tcp_connect(small.port), c = fx_tcp_connect(small.port);
+    assert_true(a >= 0 && b >= 0 && c >= 0);
+    assert_true(fx_hello(a, rx) != 0);
+    assert_true(fx_hello(b, rx) != 0);
+    sweep_message h = fx_hello_msg("third");
+    assert_int_equal(fx_expect_error(c, rx, &h, NULL), SWEEP_WIRE_TOO_MANY_SESSIONS);
+    /* 40 requests at once against 5 per second: some are refused, by sequence. */
+    for (uint32_t i = 0; i < 40; i++) {
+        sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, 100 + i);
+        assert_int_equal(fx_send(a, &g), 0);
+    }
+    int limited = 0, stats = 0;
+    for (int i = 0; i < 40; i++) {
+        sweep_message r;
+        assert_int_equal(fx_recv(a, rx, &r), 1);
+        if (r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_RATE_LIMITED) {
+            assert_true(r.as.error.sequence >= 100 && r.as.error.sequence < 140);
+            limited++;
+        } else if (r.kind == SWEEP_MSG_STATS) {
+            stats++;
+        }
+    }
+    assert_true(limited > 0);
+    assert_true(stats >= 1);
+    close(a);
+    close(b);
+    close(c);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
+static void test_server_survived(void **state)
+{
+    (void)state;
+    assert_true(fx_alive(&srv));
+    int fd = welcomed();
+    sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, 1), r;
+    assert_int_equal(fx_send(fd, &g), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_STATS);
+    assert_true(r.as.stats.errors_total >= 15);
+    close(fd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_garbage_in_a_frame_keeps_connection),
+        cmocka_unit_test(test_garbage_stream_closes_after_error),
+        cmocka_unit_test(test_truncated_frame),
+        cmocka_unit_test(test_frame_too_large),
+        cmocka_unit_test(test_entities_unknown_and_foreign),
+        cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_batch_and_entity_limits),
+        cmocka_unit_test(test_udp_datagram_too_large),
+        cmocka_unit_test(test_rate_and_session_limits),
+        cmocka_unit_test(test_server_survived),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

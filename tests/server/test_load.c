@@ -1,0 +1,266 @@
+/*
+ * test_load.c - sweepd under many clients and badly behaved ones: many
+ * TCP and UDP sessions at once, a client that never reads (its memory
+ * stays bounded and it is disconnected), a client that disconnects
+ * mid-frame, and SIGTERM while clients are connected (exit 0; clients get
+ * Bye or EOF).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "server_fixture.h"
+
+static fx_rx *rx;
+static const double DT = 1.0 / 60.0;
+
+static int setup(void **state)
+{
+    (void)state;
+    rx = fx_rx_new();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(rx);
+    return 0;
+}
+
+/* VmRSS of a process in KiB, or -1. */
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+#define NTCP 40
+#define NUDP 10
+
+static void test_many_clients(void **state)
+{
+    (void)state;
+    fx_server srv;
+    assert_int_equal(fx_start(&srv, NULL), 0);
+    int tcp[NTCP], udp[NUDP];
+    uint32_t ent[NTCP];
+    for (int i = 0; i < NTCP; i++) {
+        tcp[i] = fx_tcp_connect(srv.port);
+        assert_true(tcp[i] >= 0);
+    }
+    /* All Hellos in flight before any answer is read. */
+    for (int i = 0; i < NTCP; i++) {
+        sweep_message h = fx_hello_msg("many");
+        assert_int_equal(fx_send(tcp[i], &h), 0);
+    }
+    for (int i = 0; i < NTCP; i++) {
+        sweep_message r;
+        assert_int_equal(fx_recv(tcp[i], rx, &r), 1);
+        assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
+    }
+    for (int i = 0; i < NTCP; i++) {
+        ent[i] = fx_spawn(tcp[i], rx, 2, sweep_v3(-18 + (i % 8) * 4.5, -18 + (i / 8) * 4, 0.9), sweep_v3(0, 0, 0));
+        assert_true(ent[i] != 0);
+    }
+    for (int i = 0; i < NUDP; i++) {
+        udp[i] = fx_udp_socket(srv.port);
+        assert_true(fx_udp_handshake(udp[i], rx) != 0);
+    }
+    /* 20 rounds: every client sends a move, then all answers are read. */
+    for (uint32_t round = 1; round <= 20; round++) {
+        for (int i = 0; i < NTCP; i++) {
+            sweep_message m = fx_move_msg(ent[i], round, sweep_v3(1, 0.5, -0.1635), DT);
+            assert_int_equal(fx_send(tcp[i], &m), 0);
+        }
+        for (int i = 0; i < NUDP; i++) {
+            sweep_message p = fx_msg(SWEEP_MSG_PING, round);
+            assert_true(fx_udp_send(udp[i], &p) > 0);
+        }
+        for (int i = 0; i < NTCP; i++) {
+            sweep_message r;
+            assert_int_equal(fx_recv(tcp[i], rx, &r), 1);
+            assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+            assert_int_equal(r.as.move_result.entity, ent[i]);
+            assert_int_equal(r.as.move_result.sequence, round);
+        }
+        for (int i = 0; i < NUDP; i++) {
+            sweep_message r;
+            /* UDP may lose a datagram in principle; on loopback it does not under this load. */
+            assert_true(fx_udp_recv(udp[i], rx, &r, FX_TIMEOUT_MS) > 0);
+            assert_int_equal(r.kind, SWEEP_MSG_PONG);
+        }
+    }
+    sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, 99), r;
+    assert_int_equal(fx_send(tcp[0], &g), 0);
+    assert_int_equal(fx_recv(tcp[0], rx, &r), 1);
+    assert_int_equal(r.as.stats.sessions, NTCP + NUDP);
+    assert_int_equal(r.as.stats.entities, NTCP);
+    assert_int_equal(r.as.stats.moves_total, NTCP * 20);
+    for (int i = 0; i < NTCP; i++)
+        close(tcp[i]);
+    for (int i = 0; i < NUDP; i++)
+        close(udp[i]);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+static void test_client_that_never_reads(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-write-queue", "65536", "--drain-timeout", "1", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    long rss0 = rss_kib(srv.pid);
+    int fd = fx_tcp_connect_rcvbuf(srv.port, 4096);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    /* Send batches and never read, until the server gives up on us. */
+    sweep_msg_move moves[64];
+    uint32_t seq = 10;
+    int closed = 0;
+    size_t sent_total = 0;
+    uint64_t deadline = fx_now_ms() + 120000;
+    while (!closed && fx_now_ms() < deadline) {
+        for (int i = 0; i < 64; i++) {
+            memset(&moves[i], 0, sizeof moves[i]);
+            moves[i].entity = e;
+            moves[i].sequence = ++seq;
+            moves[i].velocity = sweep_v3(0.5, 0, -0.1635);
+            moves[i].dt = DT;
+        }
+        sweep_message b = fx_msg(SWEEP_MSG_MOVE_BATCH, seq);
+        b.as.move_batch.moves = moves;
+        b.as.move_batch.count = 64;
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(&b, SWEEP_WIRE_SIZE_PREFIXED, fx_out, sizeof fx_out, &out, &len), SWEEP_PROTO_OK);
+        size_t off = 0;
+        while (off < len && !closed && fx_now_ms() < deadline) {
+            ssize_t w = send(fd, out + off, len - off, MSG_NOSIGNAL);
+            if (w > 0) {
+                off += (size_t)w;
+                sent_total += (size_t)w;
+            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                struct pollfd p = {.fd = fd, .events = POLLOUT};
+                poll(&p, 1, 200);
+                if (p.revents & (POLLERR | POLLHUP))
+                    closed = 1;
+            } else if (w < 0 && errno != EINTR) {
+                closed = 1; /* EPIPE / ECONNRESET: the server closed us */
+            }
+        }
+    }
+    assert_true(closed);
+    assert_true(fx_alive(&srv));
+    long rss1 = rss_kib(srv.pid);
+    /* Bounded: the queue cap is 64 KiB; allow generous slack for the
+     * allocator, far below what the unread answers would have needed. */
+    if (rss0 > 0 && rss1 > 0)
+        assert_true(rss1 - rss0 < 64 * 1024);
+    (void)sent_total;
+    close(fd);
+    /* The server forgot that session and still serves others. */
+    int other = fx_tcp_connect(srv.port);
+    assert_true(fx_hello(other, rx) != 0);
+    sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, 1), r;
+    assert_int_equal(fx_send(other, &g), 0);
+    assert_int_equal(fx_recv(other, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_STATS);
+    assert_int_equal(r.as.stats.sessions, 1);
+    assert_int_equal(r.as.stats.entities, 0);
+    close(other);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+static void test_disconnect_mid_frame(void **state)
+{
+    (void)state;
+    fx_server srv;
+    assert_int_equal(fx_start(&srv, NULL), 0);
+    for (int round = 0; round < 20; round++) {
+        int fd = fx_tcp_connect(srv.port);
+        assert_true(fd >= 0);
+        if (round % 2)
+            assert_true(fx_hello(fd, rx) != 0);
+        sweep_message m = fx_spawn_msg(2, sweep_v3(0, 0, 1), sweep_v3(0.4, 0.4, 0.9));
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, fx_out, sizeof fx_out, &out, &len), SWEEP_PROTO_OK);
+        assert_int_equal(fx_write_all(fd, out, (size_t)(round % 4 == 0 ? 2 : len - 3)), 0);
+        if (round % 3 == 0) {
+            struct linger lg = {1, 0}; /* reset instead of FIN */
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        }
+        close(fd);
+    }
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fx_hello(fd, rx) != 0);
+    sweep_message p = fx_msg(SWEEP_MSG_GET_STATS, 3), r;
+    assert_int_equal(fx_send(fd, &p), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_STATS);
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+static void test_sigterm_with_clients(void **state)
+{
+    (void)state;
+    fx_server srv;
+    assert_int_equal(fx_start(&srv, NULL), 0);
+    int fds[5];
+    for (int i = 0; i < 5; i++) {
+        fds[i] = fx_tcp_connect(srv.port);
+        assert_true(fds[i] >= 0);
+        if (i < 4)
+            assert_true(fx_hello(fds[i], rx) != 0);
+    }
+    uint32_t e = fx_spawn(fds[0], rx, 2, sweep_v3(0, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    int u = fx_udp_socket(srv.port);
+    assert_true(fx_udp_handshake(u, rx) != 0);
+    /* A request in flight when the signal arrives. */
+    sweep_message m = fx_move_msg(e, 3, sweep_v3(1, 0, -0.1635), DT);
+    assert_int_equal(fx_send(fds[0], &m), 0);
+    kill(srv.pid, SIGTERM);
+    for (int i = 0; i < 5; i++) {
+        unsigned seen = 0;
+        assert_int_equal(fx_wait_eof(fds[i], rx, &seen), 1);
+        if (i < 4)
+            assert_true(seen & (1u << SWEEP_MSG_BYE));
+        if (i == 0)
+            assert_true(seen & (1u << SWEEP_MSG_MOVE_RESULT)); /* answered before closing */
+        close(fds[i]);
+    }
+    sweep_message r;
+    assert_true(fx_udp_recv(u, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_BYE);
+    close(u);
+    assert_int_equal(fx_wait(&srv), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_many_clients),
+        cmocka_unit_test(test_client_that_never_reads),
+        cmocka_unit_test(test_disconnect_mid_frame),
+        cmocka_unit_test(test_sigterm_with_clients),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,211 @@
+/*
+ * test_options.c - unit tests of the server library's small parts: the
+ * command line and config file, the HMAC-SHA256 challenge cookie, the
+ * per-session token bucket and the tick percentiles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <netinet/in.h>
+
+#include "server/cookie.h"
+#include "server/limits.h"
+#include "server/options.h"
+#include "server/stats.h"
+
+static int parse(sweep_server_options *o, char *err, size_t errlen, int argc, const char **argv)
+{
+    sweep_server_options_default(o);
+    FILE *devnull = fopen("/dev/null", "w");
+    int rc = sweep_server_options_parse(o, argc, (char **)argv, devnull, err, errlen);
+    fclose(devnull);
+    return rc;
+}
+
+static void test_defaults_and_cli(void **state)
+{
+    (void)state;
+    sweep_server_options o;
+    char err[256];
+    const char *argv[] = {"sweepd", "--map", "a.db", "--map=b.db", "--listen", "0.0.0.0:0", "--tick-rate", "30",
+                          "--max-sessions", "5", "--max-entities", "2", "--max-batch", "8", "--max-frame", "1024",
+                          "--rate-limit", "100", "--log-level", "debug"};
+    assert_int_equal(parse(&o, err, sizeof err, 20, argv), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.map_count, 2);
+    assert_string_equal(o.maps[0], "a.db");
+    assert_string_equal(o.maps[1], "b.db");
+    assert_string_equal(o.host, "0.0.0.0");
+    assert_int_equal(o.port, 0);
+    assert_true(o.tick_rate == 30.0);
+    assert_int_equal(o.max_sessions, 5);
+    assert_int_equal(o.max_entities, 2);
+    assert_int_equal(o.max_batch, 8);
+    assert_int_equal(o.max_frame, 1024);
+    assert_true(o.rate_limit == 100.0);
+    assert_int_equal(o.log_level, SWEEP_LOG_DEBUG);
+    assert_int_equal(sweep_server_options_check(&o, err, sizeof err), SWEEP_OPTIONS_OK);
+
+    sweep_server_options_default(&o);
+    assert_string_equal(o.host, "127.0.0.1");
+    assert_int_equal(o.port, 7878);
+    assert_int_equal(sweep_server_options_check(&o, err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--map"));
+
+    const char *v6[] = {"sweepd", "--listen", "[::1]:99"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, v6), SWEEP_OPTIONS_OK);
+    assert_string_equal(o.host, "::1");
+    assert_int_equal(o.port, 99);
+
+    const char *help[] = {"sweepd", "--help"};
+    assert_int_equal(parse(&o, err, sizeof err, 2, help), SWEEP_OPTIONS_EXIT);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    sweep_server_options o;
+    char err[256];
+    struct {
+        const char *a, *b, *word;
+    } bad[] = {
+        {"--max-batch", "0", "max-batch"},   {"--max-batch", "12x", "max-batch"}, {"--max-frame", "-5", "max-frame"},
+        {"--listen", "1.2.3.4", "listen"},   {"--listen", "h:70000", "listen"},   {"--tick-rate", "nan", "tick-rate"},
+        {"--log-level", "loud", "log-level"}, {"--frobnicate", "1", "frobnicate"}, {"--config", "/nonexistent/x", "config"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
+        err[0] = 0;
+        assert_int_equal(parse(&o, err, sizeof err, 3, argv), SWEEP_OPTIONS_ERROR);
+        assert_non_null(strstr(err, bad[i].word));
+    }
+    const char *missing[] = {"sweepd", "--map"};
+    assert_int_equal(parse(&o, err, sizeof err, 2, missing), SWEEP_OPTIONS_ERROR);
+}
+
+static void test_config_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sweepd-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "# sweepd settings\n"
+                       "map = one.db\n"
+                       "  max-sessions = 7   # trailing comment\n"
+                       "\n"
+                       "listen = 127.0.0.1:9000\n"
+                       "map=two.db\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    sweep_server_options o;
+    char err[256];
+    /* Options after --config override it; --map accumulates. */
+    const char *argv[] = {"sweepd", "--max-sessions", "3", "--config", path, "--listen", "127.0.0.1:0"};
+    assert_int_equal(parse(&o, err, sizeof err, 7, argv), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.max_sessions, 7);
+    assert_int_equal(o.port, 0);
+    assert_int_equal(o.map_count, 2);
+    assert_string_equal(o.maps[1], "two.db");
+
+    FILE *f = fopen(path, "w");
+    fputs("max-sessions = 7\nthis line has no equals sign\n", f);
+    fclose(f);
+    assert_int_equal(sweep_server_options_load_file(&o, path, err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, ":2:"));
+    f = fopen(path, "w");
+    fputs("max-batch = lots\n", f);
+    fclose(f);
+    assert_int_equal(sweep_server_options_load_file(&o, path, err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "max-batch"));
+    unlink(path);
+}
+
+/* RFC 4231 test case 2. */
+static void test_hmac_sha256(void **state)
+{
+    (void)state;
+    static const uint8_t want[32] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e, 0x6a, 0x04, 0x24,
+                                     0x26, 0x08, 0x95, 0x75, 0xc7, 0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27,
+                                     0x39, 0x83, 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43};
+    uint8_t out[32];
+    const char *msg = "what do ya want for nothing?";
+    sweep__hmac_sha256((const uint8_t *)"Jefe", 4, (const uint8_t *)msg, strlen(msg), out);
+    assert_memory_equal(out, want, 32);
+}
+
+static void test_cookie(void **state)
+{
+    (void)state;
+    sweep__cookie_key k;
+    assert_int_equal(sweep__cookie_key_init(&k, 1000), 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(4000);
+    a.sin_addr.s_addr = htonl(0x7f000001);
+    uint8_t c[SWEEP__COOKIE_SIZE];
+    uint64_t now = 50500; /* bucket 50 */
+    assert_int_equal(sweep__cookie_make(&k, (struct sockaddr *)&a, sweep__cookie_bucket(&k, now), c), 0);
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&a, now, c, sizeof c), 1);
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&a, now + 1000, c, sizeof c), 1); /* previous bucket */
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&a, now + 2000, c, sizeof c), 0); /* expired */
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&a, now, c, sizeof c - 1), 0);
+    struct sockaddr_in other = a;
+    other.sin_port = htons(4001);
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&other, now, c, sizeof c), 0);
+    c[5] ^= 1;
+    assert_int_equal(sweep__cookie_check(&k, (struct sockaddr *)&a, now, c, sizeof c), 0);
+    /* Another process (another secret) does not accept it. */
+    sweep__cookie_key k2;
+    assert_int_equal(sweep__cookie_key_init(&k2, 1000), 0);
+    c[5] ^= 1;
+    assert_int_equal(sweep__cookie_check(&k2, (struct sockaddr *)&a, now, c, sizeof c), 0);
+}
+
+static void test_bucket(void **state)
+{
+    (void)state;
+    sweep__bucket b;
+    sweep__bucket_init(&b, 10.0, 0);
+    int granted = 0;
+    for (int i = 0; i < 100; i++)
+        granted += sweep__bucket_take(&b, 1.0, 0);
+    assert_int_equal(granted, 10); /* the burst */
+    assert_int_equal(sweep__bucket_take(&b, 1.0, 50000000ull), 0); /* 0.5 token after 50 ms */
+    assert_int_equal(sweep__bucket_take(&b, 1.0, 100000000ull), 1); /* 1 token after 100 ms */
+    sweep__bucket_init(&b, 0.0, 0);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(sweep__bucket_take(&b, 5.0, 0), 1); /* unlimited */
+}
+
+static void test_tick_percentiles(void **state)
+{
+    (void)state;
+    sweep__stats *st = calloc(1, sizeof *st);
+    assert_int_equal(sweep__stats_tick_percentile(st, 50), 0);
+    for (uint64_t i = 1; i <= 100; i++)
+        sweep__stats_record_tick(st, 101 - i);
+    assert_int_equal(sweep__stats_tick_percentile(st, 50), 50);
+    assert_int_equal(sweep__stats_tick_percentile(st, 99), 99);
+    for (uint64_t i = 0; i < 5000; i++)
+        sweep__stats_record_tick(st, 7);
+    assert_int_equal(sweep__stats_tick_percentile(st, 99), 7); /* the ring forgets old ticks */
+    free(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_cli), cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_config_file),      cmocka_unit_test(test_hmac_sha256),
+        cmocka_unit_test(test_cookie),           cmocka_unit_test(test_bucket),
+        cmocka_unit_test(test_tick_percentiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
