@@ -27,3 +27,37 @@ done
 # --- protocol: the wire codec, encode and verify+decode (issue 4) -----------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
 "${BUILD:-build}/tests/bench/bench_protocol" 9
+
+# --- client SDK: end to end over loopback (issue 5) ------------------------
+# sweepd on the arena on a free port of 127.0.0.1 (no rate limit: the
+# benchmark is the limit), then sweep-bots for each mode, with one request
+# in flight per bot (batches of 16 moves for tcp_batch), and the libuv echo
+# baseline of the same message sizes: the machine's ceiling for the same
+# traffic. Then sweepd is stopped (SIGTERM).
+SDK_CLIENTS=${SWEEP_BENCH_CLIENTS:-4}
+SDK_SECONDS=${SWEEP_BENCH_SECONDS:-3}
+SDK_TMP=$(mktemp -d)
+"$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --rate-limit 0 \
+    --log-level warn >"$SDK_TMP/ready" 2>"$SDK_TMP/log" &
+SDK_PID=$!
+sdk_stop() { kill "$SDK_PID" 2>/dev/null; wait "$SDK_PID" 2>/dev/null; rm -rf "$SDK_TMP"; }
+trap sdk_stop EXIT
+i=0
+while ! grep -q '^sweepd ready' "$SDK_TMP/ready" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+SDK_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$SDK_TMP/ready")
+SDK_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\)$/\1/p' "$SDK_TMP/ready")
+if [ -z "$SDK_TCP" ]; then
+    echo "run-bench: sweepd did not start:" >&2
+    cat "$SDK_TMP/log" >&2
+    exit 1
+fi
+"$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" --batch 16 \
+    --duration "$SDK_SECONDS" --bench-line tcp_batch
+"$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" \
+    --duration "$SDK_SECONDS" --bench-line tcp_single
+"$BIN/sweep-bots" --connect "$SDK_UDP" --udp --clients "$SDK_CLIENTS" \
+    --duration "$SDK_SECONDS" --bench-line udp_single
+sdk_stop
+trap - EXIT
+"${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
+"${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"

@@ -1,0 +1,258 @@
+/*
+ * client.h - libsweep: talking to a sweepd server over TCP or UDP.
+ *
+ * A sweep_client is one connection to one server, already past the
+ * handshake when sweep_client_connect returns (Hello/Welcome over TCP; over
+ * UDP the padded Hello, the server's stateless Challenge and the Hello that
+ * returns its cookie). After that the caller spawns entities, sends moves
+ * (one by one or in batches) and receives what the server answers, in one
+ * of three ways:
+ *
+ *   - blocking calls that send one request and wait for its answer
+ *     (sweep_client_spawn, sweep_client_move, sweep_client_ping, ...), for
+ *     tools and tests;
+ *   - sweep_client_send_move / sweep_client_send_batch, which return at once
+ *     with the sequence numbers used, then sweep_client_poll, which hands
+ *     out one event (a move result, an error, ...) at a time, for game loops;
+ *   - sweep_client_dispatch, which calls a callback for every event that
+ *     arrived.
+ * sweep_client_fd gives the socket, so a program with many connections
+ * can wait on all of them with poll(2) or its own event loop and then call
+ * sweep_client_poll with a zero timeout.
+ *
+ * Errors are values: every call returns a sweep_client_status and, if the
+ * caller passes a sweep_client_error, fills it with what went wrong. An
+ * Error message from the server comes back with its wire code, its text and
+ * the sequence (and entity) it refers to, both as the result of a blocking
+ * call and as a SWEEP_CLIENT_EV_ERROR event.
+ *
+ * Plain sockets and poll(2) only: no threads, no signals, no global state.
+ * A client is used by one thread at a time. Answers that arrive while a
+ * blocking call waits for its own are kept, in order, for sweep_client_poll.
+ *
+ * Sequence numbers: the client numbers every request it sends from 1 up,
+ * one counter for everything (a batch takes one number for the message and
+ * one for each move). The server answers with the sequence it answers, so
+ * the numbers returned by the send calls are how results are matched to
+ * moves (see predict.h for prediction keyed on them).
+ */
+#ifndef SWEEP_CLIENT_SDK_CLIENT_H
+#define SWEEP_CLIENT_SDK_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/vec3.h"
+#include "protocol/message.h"
+
+typedef struct sweep_client sweep_client;
+
+typedef enum sweep_client_transport {
+    SWEEP_CLIENT_TCP = 0,
+    SWEEP_CLIENT_UDP = 1
+} sweep_client_transport;
+
+/* What a call reports. Names (sweep_client_status_name) are stable. */
+typedef enum sweep_client_status {
+    SWEEP_CLIENT_OK = 0,
+    SWEEP_CLIENT_E_ARG,          /* NULL or out-of-range argument */
+    SWEEP_CLIENT_E_ADDRESS,      /* the host:port could not be parsed or resolved */
+    SWEEP_CLIENT_E_CONNECT,      /* connecting failed (refused, unreachable) */
+    SWEEP_CLIENT_E_IO,           /* a socket call failed */
+    SWEEP_CLIENT_E_CLOSED,       /* the server closed the connection (or said Bye) */
+    SWEEP_CLIENT_E_TIMEOUT,      /* no answer within the time allowed */
+    SWEEP_CLIENT_E_PROTOCOL,     /* the server sent bytes that are not a valid answer */
+    SWEEP_CLIENT_E_SERVER,       /* the server answered with an Error: see code */
+    SWEEP_CLIENT_E_NOMEM,        /* out of memory */
+    SWEEP_CLIENT_E_TOO_LARGE,    /* a request does not fit a frame or datagram */
+    SWEEP_CLIENT_E_MAP_MISMATCH, /* the server's map hash is not the local map's */
+    SWEEP_CLIENT_STATUS_COUNT
+} sweep_client_status;
+
+#define SWEEP_CLIENT_MESSAGE_MAX 256
+
+/* One error, as a value. For SWEEP_CLIENT_E_SERVER, code/sequence/entity
+ * are those of the server's Error message and message is its text; for
+ * the others code is SWEEP_WIRE_NONE and message says what failed. */
+typedef struct sweep_client_error {
+    sweep_client_status status;
+    sweep_wire_code code;
+    uint32_t sequence;
+    uint32_t entity;
+    char message[SWEEP_CLIENT_MESSAGE_MAX];
+} sweep_client_error;
+
+/* Stable upper-case name of a status ("TIMEOUT", ...); "UNKNOWN" if out of range. */
+const char *sweep_client_status_name(sweep_client_status s);
+
+/* The name a program prints for an error: the wire code's name from
+ * sweep.fbs ("BadVelocity", ...) for a server Error, else the status name. */
+const char *sweep_client_error_name(const sweep_client_error *e);
+
+typedef struct sweep_client_options {
+    sweep_client_transport transport;
+    const char *address;     /* "HOST:PORT"; HOST may be a name, IPv4 or [IPv6] */
+    const char *client_name; /* sent in Hello; NULL = "libsweep" */
+    const char *world;       /* world (map instance) to join; NULL = the default */
+    const char *auth_token;  /* NULL = none */
+    int timeout_ms;          /* for connect and each blocking call; 0 = 5000 */
+    /* UDP only: how often a request without answer is resent during the
+     * handshake and blocking calls; 0 = 250 ms. */
+    int udp_retry_ms;
+} sweep_client_options;
+
+/* Zeroes opts (TCP, defaults everywhere). */
+void sweep_client_options_init(sweep_client_options *opts);
+
+/* Connects and completes the handshake; *out is the new client. On failure
+ * *out is NULL and err (if not NULL) says why: a server that answered the
+ * Hello with an Error gives SWEEP_CLIENT_E_SERVER and its code. */
+sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep_client **out,
+                                         sweep_client_error *err);
+
+/* Sends Bye (best effort), closes the socket and frees everything. NULL is ignored. */
+void sweep_client_close(sweep_client *c);
+
+/* What the server said in Welcome (strings are copied into the client). */
+typedef struct sweep_client_welcome {
+    uint32_t protocol_version;
+    uint64_t session_id;
+    double tick_rate;
+    char map_name[128];
+    uint8_t map_hash[32];
+    uint32_t map_hash_len;
+    uint32_t max_batch;
+    uint32_t max_frame_size;
+    uint32_t max_entities;
+} sweep_client_welcome;
+
+const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);
+
+/* The socket, for waiting on several clients at once (readable = call
+ * sweep_client_poll). Do not read, write or close it. */
+int sweep_client_fd(const sweep_client *c);
+
+sweep_client_transport sweep_client_get_transport(const sweep_client *c);
+
+/* The sequence number the next request will carry (for a batch, the
+ * message's; its moves take the numbers after it). Lets a caller key its
+ * prediction before a blocking sweep_client_move. */
+uint32_t sweep_client_next_sequence(const sweep_client *c);
+
+/* --- blocking requests --------------------------------------------------- */
+
+/* Spawns an ellipsoid at position; *out is the server's Spawned. */
+sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, sweep_vec3 radii,
+                                       sweep_msg_spawned *out, sweep_client_error *err);
+
+/* Spawns an ellipsoid at the map's spawn point `point` (1 = the first), as
+ * the server's map has it; radii of 0, 0, 0 mean the map's default. */
+sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
+                                                sweep_msg_spawned *out, sweep_client_error *err);
+
+/* Removes an entity of this session. */
+sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err);
+
+/* Sends one move and waits for its result. Over UDP the move is resent
+ * (same sequence) while no answer comes; the server recognises duplicates. */
+sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_vec3 velocity, double dt,
+                                      sweep_msg_move_result *out, sweep_client_error *err);
+
+/* A stateless collision query (the server keeps nothing). */
+sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collide *q,
+                                         sweep_msg_collide_result *out, sweep_client_error *err);
+
+/* Round trip; *rtt_ns is the time from send to Pong on this machine's monotonic clock. */
+sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err);
+
+sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err);
+
+/* --- sending without waiting ---------------------------------------------- */
+
+/* One move to send. claimed_position is optional (the client's prediction;
+ * the server reports in MoveResult whether it had to correct it). */
+typedef struct sweep_client_move_req {
+    uint32_t entity;
+    sweep_vec3 velocity;
+    double dt;
+    uint64_t client_tick;
+    int has_claimed_position;
+    sweep_vec3 claimed_position;
+} sweep_client_move_req;
+
+/* Sends one Move; *sequence (may be NULL) is the number it carries. */
+sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *m, uint32_t *sequence,
+                                           sweep_client_error *err);
+
+/* Sends count moves in one MoveBatch (count <= Welcome.max_batch, and over
+ * UDP the batch must fit one datagram); sequences[i] (array may be NULL)
+ * receives the number of moves[i]. */
+sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
+                                            uint32_t *sequences, sweep_client_error *err);
+
+/* Most moves that fit one UDP datagram in a batch (a conservative count,
+ * without claimed positions); for TCP, Welcome.max_batch. */
+uint32_t sweep_client_max_batch(const sweep_client *c);
+
+/* --- receiving ------------------------------------------------------------ */
+
+typedef enum sweep_client_event_kind {
+    SWEEP_CLIENT_EV_NONE = 0,
+    SWEEP_CLIENT_EV_MOVE_RESULT,   /* as.move_result (results of a batch come one by one) */
+    SWEEP_CLIENT_EV_ERROR,         /* as.error: a server Error, not tied to a waiting call */
+    SWEEP_CLIENT_EV_SPAWNED,       /* as.spawned */
+    SWEEP_CLIENT_EV_DESPAWNED,     /* as.entity */
+    SWEEP_CLIENT_EV_COLLIDE_RESULT, /* as.collide_result */
+    SWEEP_CLIENT_EV_PONG,          /* as.pong */
+    SWEEP_CLIENT_EV_STATS,         /* as.stats */
+    SWEEP_CLIENT_EV_WORLD_STATE,   /* as.world_tick (movers are not kept) */
+    SWEEP_CLIENT_EV_BYE            /* the server is closing; as.error.message holds the reason */
+} sweep_client_event_kind;
+
+typedef struct sweep_client_event {
+    sweep_client_event_kind kind;
+    uint32_t sequence;    /* the request answered (Message.sequence) */
+    uint64_t server_tick;
+    uint64_t received_ns; /* monotonic clock when it was read from the socket */
+    union {
+        sweep_msg_move_result move_result;
+        sweep_client_error error;
+        sweep_msg_spawned spawned;
+        uint32_t entity;
+        sweep_msg_collide_result collide_result;
+        sweep_msg_pong pong;
+        sweep_msg_stats stats;
+        uint64_t world_tick;
+    } as;
+} sweep_client_event;
+
+/* The next event, waiting at most timeout_ms (0 = do not wait, -1 = no
+ * limit). SWEEP_CLIENT_OK with *ev filled, or SWEEP_CLIENT_E_TIMEOUT when
+ * nothing came, or an error of the connection itself (CLOSED, IO,
+ * PROTOCOL). Over UDP a datagram that does not decode is dropped and
+ * counted, not fatal. */
+sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_client_event *ev,
+                                      sweep_client_error *err);
+
+typedef void (*sweep_client_event_cb)(void *user, const sweep_client_event *ev);
+
+/* Waits at most timeout_ms for something to arrive, then calls cb for
+ * every event available; *handled (may be NULL) is how many. Returns OK
+ * (also when nothing came in time) or a connection error. */
+sweep_client_status sweep_client_dispatch(sweep_client *c, int timeout_ms, sweep_client_event_cb cb, void *user,
+                                          unsigned *handled, sweep_client_error *err);
+
+/* Counters of this connection. */
+typedef struct sweep_client_counters {
+    uint64_t frames_sent, frames_received;
+    uint64_t bytes_sent, bytes_received;
+    uint64_t datagrams_dropped; /* UDP: undecodable or unexpected datagrams ignored */
+    uint64_t resends;           /* UDP: requests sent again for lack of an answer */
+} sweep_client_counters;
+
+void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out);
+
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC), as used in events. */
+uint64_t sweep_client_now_ns(void);
+
+#endif

@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""sweep_client.py - a small Python client for sweepd, on the official
+FlatBuffers runtime (Debian's python3-flatbuffers) and the code `flatc
+--python` generates from protocol/sweep.fbs.
+
+It shows the whole protocol from another language: the handshake (over UDP
+the padded Hello, the server's Challenge and the Hello that returns its
+cookie), Spawn, Move, and the server's Error messages. As a program it
+spawns one player and moves it, printing one line per result:
+
+    PYTHONPATH=build/client-sdk/python /usr/bin/python3 \\
+        client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
+        --position 0,0,0.95 --velocity 1,0,-5 --count 10 [--udp] [--bits]
+
+--bits prints the IEEE-754 bits of every double, so a test can compare
+them with the C core exactly. The generated code is not kept in git: make
+writes it to $(BUILD)/client-sdk/python (see client-sdk/README.md). Exits 1
+with the error's name (e.g. "error BadDt: ...") when the server refuses a
+request, 2 for a bad command line.
+"""
+
+import argparse
+import socket
+import struct
+import sys
+
+import flatbuffers
+from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,
+                        MoveResult, Spawn, Spawned, Vec3, Welcome)
+
+PROTOCOL_VERSION = 1
+IDENTIFIER = b"SWP1"
+UDP_HELLO_MIN = 256
+UDP_MAX_DATAGRAM = 1200
+
+ERROR_NAMES = {v: k for k, v in vars(ErrorCode.ErrorCode).items() if not k.startswith("_")}
+
+
+class ServerError(Exception):
+    """An Error message from the server: its code name, text and sequence."""
+
+    def __init__(self, code, message, sequence):
+        super().__init__(message)
+        self.name = ERROR_NAMES.get(code, "Unknown(%d)" % code)
+        self.code = code
+        self.sequence = sequence
+
+
+class Client:
+    """One connection to sweepd, TCP (size-prefixed frames) or UDP (one
+    buffer per datagram). Requests are answered in order, so each call
+    sends one request and reads until the answer to its sequence."""
+
+    def __init__(self, address, udp=False, timeout=20.0, name="sweep-python"):
+        host, port = address.rsplit(":", 1)
+        self.udp = udp
+        self.seq = 0
+        kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
+        self.sock = socket.socket(socket.AF_INET, kind)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, int(port)))
+        if not udp:
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.welcome = self._hello(name)
+
+    def close(self):
+        self.sock.close()
+
+    # --- framing -----------------------------------------------------------
+
+    def _next_seq(self):
+        self.seq += 1
+        return self.seq
+
+    def _finish(self, b, seq, body_type, body):
+        Message.Start(b)
+        Message.AddSequence(b, seq)
+        Message.AddBodyType(b, body_type)
+        Message.AddBody(b, body)
+        root = Message.End(b)
+        if self.udp:
+            b.Finish(root, file_identifier=IDENTIFIER)
+        else:
+            b.FinishSizePrefixed(root, file_identifier=IDENTIFIER)
+        return bytes(b.Output())
+
+    def _send(self, data):
+        if self.udp:
+            self.sock.send(data)
+        else:
+            self.sock.sendall(data)
+
+    def _recv_exact(self, n):
+        out = b""
+        while len(out) < n:
+            chunk = self.sock.recv(n - len(out))
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            out += chunk
+        return out
+
+    def _recv(self):
+        """The next Message from the server (the official runtime reads it)."""
+        if self.udp:
+            buf = self.sock.recv(65536)
+        else:
+            (size,) = struct.unpack("<I", self._recv_exact(4))
+            buf = self._recv_exact(size)
+        if not Message.Message.MessageBufferHasIdentifier(buf, 0):
+            raise ConnectionError("the server sent a buffer without the SWP1 identifier")
+        return Message.Message.GetRootAs(buf, 0)
+
+    def _answer(self, seq, want):
+        """Reads until the answer of kind `want` to `seq` (raising the
+        server's Error about it) and returns its body table."""
+        while True:
+            m = self._recv()
+            kind = m.BodyType()
+            tab = m.Body()
+            if kind == Body.Body.Error:
+                e = Error.Error()
+                e.Init(tab.Bytes, tab.Pos)
+                if m.Sequence() == seq or e.Sequence() == seq:
+                    raise ServerError(e.Code(), e.Message().decode(), e.Sequence())
+                continue
+            if kind == want and m.Sequence() == seq:
+                return tab
+
+    # --- requests ------------------------------------------------------------
+
+    def _hello_bytes(self, seq, name, cookie):
+        pad = 0
+        while True:
+            b = flatbuffers.Builder(512)
+            name_off = b.CreateString(name)
+            cookie_off = b.CreateByteVector(cookie) if cookie is not None else None
+            pad_off = b.CreateByteVector(bytes(pad)) if pad else None
+            Hello.Start(b)
+            Hello.AddProtocolVersion(b, PROTOCOL_VERSION)
+            Hello.AddClientName(b, name_off)
+            if cookie_off is not None:
+                Hello.AddCookie(b, cookie_off)
+            if pad_off is not None:
+                Hello.AddPadding(b, pad_off)
+            data = self._finish(b, seq, Body.Body.Hello, Hello.End(b))
+            # Over UDP the server never answers more bytes than it got, so a
+            # Hello must be big enough to carry the Challenge back.
+            if not self.udp or len(data) >= UDP_HELLO_MIN:
+                return data
+            pad += UDP_HELLO_MIN - len(data)
+
+    def _hello(self, name):
+        cookie = None
+        if self.udp:
+            seq = self._next_seq()
+            self._send(self._hello_bytes(seq, name, None))
+            tab = self._answer(seq, Body.Body.Challenge)
+            ch = Challenge.Challenge()
+            ch.Init(tab.Bytes, tab.Pos)
+            cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))
+        seq = self._next_seq()
+        self._send(self._hello_bytes(seq, name, cookie))
+        tab = self._answer(seq, Body.Body.Welcome)
+        w = Welcome.Welcome()
+        w.Init(tab.Bytes, tab.Pos)
+        return {
+            "protocol_version": w.ProtocolVersion(),
+            "session_id": w.SessionId(),
+            "map_name": w.MapName().decode(),
+            "map_hash": bytes(w.MapHash(i) for i in range(w.MapHashLength())).hex(),
+            "max_batch": w.MaxBatch(),
+        }
+
+    def spawn(self, position, radii):
+        seq = self._next_seq()
+        b = flatbuffers.Builder(128)
+        Spawn.Start(b)
+        Spawn.AddRadii(b, Vec3.CreateVec3(b, *radii))
+        Spawn.AddPosition(b, Vec3.CreateVec3(b, *position))
+        self._send(self._finish(b, seq, Body.Body.Spawn, Spawn.End(b)))
+        tab = self._answer(seq, Body.Body.Spawned)
+        s = Spawned.Spawned()
+        s.Init(tab.Bytes, tab.Pos)
+        p = s.Position()
+        return s.Entity(), (p.X(), p.Y(), p.Z())
+
+    def move(self, entity, velocity, dt):
+        seq = self._next_seq()
+        b = flatbuffers.Builder(128)
+        Move.Start(b)
+        Move.AddEntity(b, entity)
+        Move.AddSequence(b, seq)
+        Move.AddVelocity(b, Vec3.CreateVec3(b, *velocity))
+        Move.AddDt(b, dt)
+        self._send(self._finish(b, seq, Body.Body.Move, Move.End(b)))
+        tab = self._answer(seq, Body.Body.MoveResult)
+        r = MoveResult.MoveResult()
+        r.Init(tab.Bytes, tab.Pos)
+        p, v = r.Position(), r.Velocity()
+        return {
+            "sequence": r.Sequence(),
+            "position": (p.X(), p.Y(), p.Z()),
+            "velocity": (v.X(), v.Y(), v.Z()),
+            "grounded": bool(r.Grounded()),
+            "contacts": r.ContactsLength(),
+        }
+
+
+def bits(x):
+    return "%016x" % struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def vec(text):
+    parts = text.split(",")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError("wants X,Y,Z")
+    return tuple(float(p) for p in parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Spawn a player on sweepd and move it.")
+    ap.add_argument("--connect", required=True, metavar="HOST:PORT")
+    ap.add_argument("--udp", action="store_true")
+    ap.add_argument("--position", type=vec, default=(0.0, 0.0, 0.95))
+    ap.add_argument("--radii", type=vec, default=(0.4, 0.4, 0.9))
+    ap.add_argument("--velocity", type=vec, required=True)
+    ap.add_argument("--dt", type=float, default=0.016)
+    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--bits", action="store_true", help="print the bits of every double")
+    a = ap.parse_args()
+    try:
+        c = Client(a.connect, udp=a.udp)
+        w = c.welcome
+        print("welcome session=%d map=%s hash=%s" % (w["session_id"], w["map_name"], w["map_hash"]))
+        entity, pos = c.spawn(a.position, a.radii)
+        print("spawned entity=%d position=%r" % (entity, pos))
+        for _ in range(a.count):
+            r = c.move(entity, a.velocity, a.dt)
+            if a.bits:
+                print("move seq=%d position=%s velocity=%s grounded=%d" % (
+                    r["sequence"], ",".join(bits(x) for x in r["position"]),
+                    ",".join(bits(x) for x in r["velocity"]), r["grounded"]))
+            else:
+                print("move seq=%d position=%r velocity=%r grounded=%d contacts=%d" % (
+                    r["sequence"], r["position"], r["velocity"], r["grounded"], r["contacts"]))
+        c.close()
+    except ServerError as e:
+        print("error %s: %s (sequence %d)" % (e.name, e, e.sequence), file=sys.stderr)
+        return 1
+    except (OSError, ConnectionError) as e:
+        print("error %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
