@@ -29,6 +29,7 @@
 
 #include "client-sdk/client.h"
 #include "maps/loader.h"
+#include "maps/text_input.h"
 
 static const char usage[] =
     "usage: sweep-bots --connect HOST:PORT [options]\n"
@@ -89,17 +90,6 @@ static int bad(const char *what, const char *arg)
     return 2;
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static int parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -128,30 +118,30 @@ static int parse_args(int argc, char **argv, options *o)
         case 'c': o->connect = optarg; break;
         case 'u': o->udp = 1; break;
         case 'n':
-            if (!parse_num(optarg, 1, 4096, &v))
+            if (!sweep_parse_double(optarg, 1, 4096, &v))
                 return bad("--clients wants 1..4096, not", optarg);
             o->clients = (uint32_t)v;
             break;
         case 'r':
-            if (!parse_num(optarg, 0, 1e7, &o->rate))
+            if (!sweep_parse_double(optarg, 0, 1e7, &o->rate))
                 return bad("--rate wants moves per second, not", optarg);
             break;
         case 'b':
-            if (!parse_num(optarg, 1, 65536, &v))
+            if (!sweep_parse_double(optarg, 1, 65536, &v))
                 return bad("--batch wants 1..65536, not", optarg);
             o->batch = (uint32_t)v;
             break;
         case 'w':
-            if (!parse_num(optarg, 1, 1024, &v))
+            if (!sweep_parse_double(optarg, 1, 1024, &v))
                 return bad("--window wants 1..1024, not", optarg);
             o->window = (uint32_t)v;
             break;
         case 'd':
-            if (!parse_num(optarg, 0.01, 86400, &o->duration))
+            if (!sweep_parse_double(optarg, 0.01, 86400, &o->duration))
                 return bad("--duration wants seconds, not", optarg);
             break;
         case 'W':
-            if (!parse_num(optarg, 0, 3600, &o->warmup))
+            if (!sweep_parse_double(optarg, 0, 3600, &o->warmup))
                 return bad("--warmup wants seconds, not", optarg);
             break;
         case 'm': o->map = optarg; break;
@@ -160,11 +150,11 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad("--position wants X,Y,Z, not", optarg);
             break;
         case 's':
-            if (!parse_num(optarg, 0, 1000, &o->speed))
+            if (!sweep_parse_double(optarg, 0, 1000, &o->speed))
                 return bad("--speed wants units/s, not", optarg);
             break;
         case 't':
-            if (!parse_num(optarg, 1e-6, 1, &o->dt))
+            if (!sweep_parse_double(optarg, 1e-6, 1, &o->dt))
                 return bad("--dt wants seconds, not", optarg);
             break;
         case 'P': o->progress = 1; break;

@@ -27,6 +27,7 @@
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
 #include "maps/loader.h"
+#include "maps/text_input.h"
 
 static const char usage[] =
     "usage: sweep COMMAND [options]\n"
@@ -78,37 +79,6 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-static int parse_vec3(const char *s, sweep_vec3 *out)
-{
-    double v[3];
-    const char *p = s;
-    for (int i = 0; i < 3; i++) {
-        char *end;
-        errno = 0;
-        v[i] = strtod(p, &end);
-        if (errno || end == p)
-            return 0;
-        if (i < 2 && *end != ',')
-            return 0;
-        p = end + (i < 2);
-        if (i == 2 && *end)
-            return 0;
-    }
-    *out = (sweep_vec3){v[0], v[1], v[2]};
-    return 1;
-}
-
-static int parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > UINT32_MAX)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
 static int parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -133,7 +103,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'u': o->udp = 1; break;
         case 'm': o->map = optarg; break;
         case 'v':
-            if (!parse_vec3(optarg, &o->velocity))
+            if (!sweep_parse_vec3(optarg, &o->velocity))
                 return usage_error("--velocity wants X,Y,Z, not '%s'", optarg);
             o->has_velocity = 1;
             break;
@@ -144,21 +114,21 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("--dt wants seconds, not '%s'", optarg);
             break;
         case 'n':
-            if (!parse_u32(optarg, &o->count) || o->count == 0)
+            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->count) || o->count == 0)
                 return usage_error("--count wants a positive integer, not '%s'", optarg);
             break;
         case 'b': o->batch = 1; break;
         case 'p':
-            if (!parse_vec3(optarg, &o->position))
+            if (!sweep_parse_vec3(optarg, &o->position))
                 return usage_error("--position wants X,Y,Z, not '%s'", optarg);
             o->has_position = 1;
             break;
         case 's':
-            if (!parse_u32(optarg, &o->spawn) || o->spawn >= UINT32_MAX - 1)
+            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->spawn) || o->spawn >= UINT32_MAX - 1)
                 return usage_error("--spawn wants an index, not '%s'", optarg);
             break;
         case 'r':
-            if (!parse_vec3(optarg, &o->radii))
+            if (!sweep_parse_vec3(optarg, &o->radii))
                 return usage_error("--radii wants X,Y,Z, not '%s'", optarg);
             o->has_radii = 1;
             break;
@@ -166,7 +136,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'N': o->no_map_check = 1; break;
         case 't': {
             uint32_t t;
-            if (!parse_u32(optarg, &t) || t == 0 || t > 3600000)
+            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &t) || t == 0 || t > 3600000)
                 return usage_error("--timeout wants milliseconds, not '%s'", optarg);
             o->timeout_ms = (int)t;
             break;

@@ -7,7 +7,6 @@
  * publishing it under the output name: a file assimp cannot read, a scene
  * with nothing to import or any other failure leaves no output file.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "maps/content_hash.h"
 #include "maps/import.h"
 #include "maps/level.h"
+#include "maps/text_input.h"
 #include "maps/writer.h"
 
 static const char usage[] =
@@ -67,64 +67,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* Adds the spawn points of a text file; 0 (with a message) on any bad line. */
-static int read_spawns(const char *path, sweep_level *lv)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return !fail("%s: %s", path, strerror(errno));
-    char line[512];
-    unsigned n = 0;
-    while (fgets(line, sizeof line, f)) {
-        n++;
-        char *p = line + strspn(line, " \t\r\n");
-        if (*p == '#' || *p == '\0')
-            continue;
-        double v[3];
-        char *end = p;
-        int k;
-        for (k = 0; k < 3; k++) {
-            char *start = end;
-            errno = 0;
-            v[k] = strtod(start, &end);
-            if (end == start || errno || !isfinite(v[k]))
-                break;
-        }
-        end += strspn(end, " \t\r\n");
-        if (k < 3 || *end) {
-            fclose(f);
-            return !fail("%s line %u: expected three finite numbers 'x y z'", path, n);
-        }
-        for (k = 0; k < 3; k++) {
-            if (!(fabs(v[k]) <= lv->config.max_coordinate)) {
-                fclose(f);
-                return !fail("%s line %u: %g is beyond the coordinate limit %g", path, n, v[k],
-                             lv->config.max_coordinate);
-            }
-        }
-        if (sweep_level_add_spawn(lv, sweep_v3(v[0], v[1], v[2])) != SWEEP_OK) {
-            fclose(f);
-            return !fail("out of memory");
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return !fail("%s: read error", path);
-    return 1;
-}
-
 static void convert_progress(void *ctx, uint32_t done, uint32_t total)
 {
     (void)ctx;
@@ -169,7 +111,7 @@ int main(int argc, char **argv)
                 return fail("--up wants y or z, got '%s'", optarg);
             break;
         case O_SCALE:
-            if (!parse_double(optarg, &io.scale) || !(io.scale > 0.0 && io.scale < 1e12))
+            if (!sweep_parse_double(optarg, 0.0, 1e12, &io.scale) || !(io.scale > 0.0 && io.scale < 1e12))
                 return fail("--scale wants a positive number, got '%s'", optarg);
             break;
         case O_EXCLUDE:
@@ -241,9 +183,18 @@ int main(int argc, char **argv)
         snprintf(lv.name, sizeof lv.name, "%s", name);
     }
     uint32_t node_spawns = lv.spawn_count;
-    if (spawns && !read_spawns(spawns, &lv)) {
-        sweep_level_free(&lv);
-        return 1;
+    if (spawns) {
+        sweep_vec3 *pts = NULL;
+        uint32_t n = 0;
+        int ok = sweep_read_points(spawns, lv.config.max_coordinate, &pts, &n, err, sizeof err);
+        for (uint32_t i = 0; ok && i < n; i++)
+            if (sweep_level_add_spawn(&lv, pts[i]) != SWEEP_OK)
+                ok = 0, snprintf(err, sizeof err, "out of memory");
+        free(pts);
+        if (!ok) {
+            sweep_level_free(&lv);
+            return fail("%s", err);
+        }
     }
 
     sweep_map_write_options wo = {"m", 45.0, progress ? write_progress : NULL, NULL};

@@ -8,7 +8,6 @@
  * maps/writer.h: into a temporary file, loaded back to check it, then
  * renamed, so an interrupted or failed run leaves no half-written map.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,6 +21,7 @@
 #include "maps/content_hash.h"
 #include "maps/level.h"
 #include "maps/levelgen.h"
+#include "maps/text_input.h"
 #include "maps/writer.h"
 
 static const char usage[] =
@@ -50,19 +50,6 @@ static int fail(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return 2;
-}
-
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    char *end;
-    if (!s || !*s || *s == '-' || *s == '+')
-        return 0;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 static void show_progress(void *ctx, const char *stage, uint64_t done, uint64_t total)
@@ -95,16 +82,16 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
         case O_TRIS:
-            if (!parse_u64(optarg, 200, SWEEP_WORLD_MAX_TRIANGLES / 2, &tris))
+            if (!sweep_parse_u64(optarg, 200, SWEEP_WORLD_MAX_TRIANGLES / 2, &tris))
                 return fail("--tris wants a whole number from 200 to %u, got '%s'", SWEEP_WORLD_MAX_TRIANGLES / 2,
                             optarg);
             break;
         case O_SEED:
-            if (!parse_u64(optarg, 0, UINT64_MAX, &seed))
+            if (!sweep_parse_u64(optarg, 0, UINT64_MAX, &seed))
                 return fail("--seed wants a whole number, got '%s'", optarg);
             break;
         case O_SPAWNS:
-            if (!parse_u64(optarg, 0, 100000, &spawns))
+            if (!sweep_parse_u64(optarg, 0, 100000, &spawns))
                 return fail("--spawns wants a whole number from 0 to 100000, got '%s'", optarg);
             break;
         case O_PROGRESS:

@@ -9,6 +9,7 @@
  * every machine for the same arguments.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -22,6 +23,7 @@
 #include "maps/level.h"
 #include "maps/levelgen.h"
 #include "maps/loader.h"
+#include "maps/text_input.h"
 #include "maps/walker.h"
 
 static const char usage[] =
@@ -65,106 +67,6 @@ static int fail(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n");
     return 2;
-}
-
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-')
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int parse_vec3(const char *s, sweep_vec3 *out)
-{
-    double v[3];
-    const char *p = s;
-    for (int i = 0; i < 3; i++) {
-        char *end;
-        errno = 0;
-        v[i] = strtod(p, &end);
-        if (errno || end == p || !isfinite(v[i]))
-            return 0;
-        if (i < 2 && *end != ',')
-            return 0;
-        p = end + (i < 2);
-        if (i == 2 && *end)
-            return 0;
-    }
-    *out = sweep_v3(v[0], v[1], v[2]);
-    return 1;
-}
-
-/* Reads 'x y z' lines; blank lines and '#' comments are skipped. */
-static int read_spawns(const char *path, sweep_vec3 **out, uint32_t *count)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "sweep-walk: cannot open spawns file %s: %s\n", path, strerror(errno));
-        return 0;
-    }
-    char line[512];
-    uint32_t n = 0, cap = 0, lineno = 0;
-    sweep_vec3 *v = NULL;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '#' || *p == '\n' || *p == '\0')
-            continue;
-        double x, y, z;
-        char extra;
-        if (sscanf(p, "%lf %lf %lf %c", &x, &y, &z, &extra) != 3 || !isfinite(x) || !isfinite(y) || !isfinite(z)) {
-            fprintf(stderr, "sweep-walk: %s:%u: expected 'x y z' with finite numbers\n", path, lineno);
-            free(v), fclose(f);
-            return 0;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            sweep_vec3 *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                free(v), fclose(f);
-                fprintf(stderr, "sweep-walk: out of memory\n");
-                return 0;
-            }
-            v = nv;
-        }
-        v[n++] = sweep_v3(x, y, z);
-    }
-    fclose(f);
-    if (n == 0) {
-        fprintf(stderr, "sweep-walk: %s has no spawn points\n", path);
-        free(v);
-        return 0;
-    }
-    *out = v, *count = n;
-    return 1;
 }
 
 static double now_ns(void)
@@ -254,45 +156,45 @@ static int parse_args(int argc, char **argv, options *o)
         const char *a = optarg;
         switch (c) {
         case O_TRIS:
-            if (!parse_u32(a, 200, SWEEP_WORLD_MAX_TRIANGLES / 2, &o->tris))
+            if (!sweep_parse_u32(a, 200, SWEEP_WORLD_MAX_TRIANGLES / 2, &o->tris))
                 return fail("--tris wants a whole number from 200 up, got '%s'", a);
             break;
         case O_LSEED:
-            if (!parse_u64(a, &o->level_seed))
+            if (!sweep_parse_u64(a, 0, UINT64_MAX, &o->level_seed))
                 return fail("--level-seed wants a whole number, got '%s'", a);
             break;
         case O_WALKERS:
-            if (!parse_u32(a, 1, 1000000, &o->walkers))
+            if (!sweep_parse_u32(a, 1, 1000000, &o->walkers))
                 return fail("--walkers wants a number from 1 to 1000000, got '%s'", a);
             break;
         case O_STEPS:
-            if (!parse_u32(a, 1, 100000000, &o->steps))
+            if (!sweep_parse_u32(a, 1, 100000000, &o->steps))
                 return fail("--steps wants a number from 1 to 100000000, got '%s'", a);
             break;
         case O_DT:
-            if (!parse_double(a, &o->dt) || !(o->dt > 0.0))
+            if (!sweep_parse_double(a, -DBL_MAX, DBL_MAX, &o->dt) || !(o->dt > 0.0))
                 return fail("--dt wants a positive number of seconds, got '%s'", a);
             break;
         case O_SPEED:
-            if (!parse_double(a, &o->speed) || o->speed < 0.0)
+            if (!sweep_parse_double(a, -DBL_MAX, DBL_MAX, &o->speed) || o->speed < 0.0)
                 return fail("--speed wants a number >= 0, got '%s'", a);
             break;
         case O_HEADING:
-            if (!parse_u32(a, 1, UINT32_MAX, &o->heading_every))
+            if (!sweep_parse_u32(a, 1, UINT32_MAX, &o->heading_every))
                 return fail("--heading-every wants a number >= 1, got '%s'", a);
             break;
         case O_GRAVITY:
-            if (!parse_vec3(a, &o->gravity))
+            if (!sweep_parse_vec3(a, &o->gravity) || !sweep_v3_isfinite(o->gravity))
                 return fail("--gravity wants X,Y,Z (finite numbers), got '%s'", a);
             o->has_gravity = 1;
             break;
         case O_RADII:
-            if (!parse_vec3(a, &o->radii))
+            if (!sweep_parse_vec3(a, &o->radii) || !sweep_v3_isfinite(o->radii))
                 return fail("--radii wants X,Y,Z (finite numbers), got '%s'", a);
             o->has_radii = 1;
             break;
         case O_SEED:
-            if (!parse_u64(a, &o->seed))
+            if (!sweep_parse_u64(a, 0, UINT64_MAX, &o->seed))
                 return fail("--seed wants a whole number, got '%s'", a);
             break;
         case O_SPAWNS:
@@ -362,8 +264,15 @@ int main(int argc, char **argv)
     uint32_t spawn_count = lv.spawn_count;
     sweep_vec3 *file_spawns = NULL;
     if (o.spawns) {
-        if (!read_spawns(o.spawns, &file_spawns, &spawn_count))
+        char err[600];
+        if (!sweep_read_points(o.spawns, cfg.max_coordinate, &file_spawns, &spawn_count, err, sizeof err)) {
+            fprintf(stderr, "sweep-walk: %s\n", err);
             return 1;
+        }
+        if (spawn_count == 0) {
+            fprintf(stderr, "sweep-walk: %s has no spawn points\n", o.spawns);
+            return 1;
+        }
         spawns = file_spawns;
     }
     if (spawn_count == 0) {
