@@ -186,9 +186,10 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
     sweep__path path;
     sweep__path_init(&path, e_from, e_disp);
 
-    sweep__scene_result r;
-    r.count = 0;
-    r.t_min = 1.0;
+    /* Built in place: *out is scratch until the answer is 1. */
+    sweep__scene_result *r = out;
+    r->count = 0;
+    r->t_min = 1.0;
     sweep_sphere_hit h;
     if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
         /* A kept triangle outside this sweep's box cannot be touched by it,
@@ -197,8 +198,8 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
             const sweep__candidate *cd = &s->cand[k];
             if (!box_overlaps(cd->lo, cd->hi, lo, hi))
                 continue;
-            if (sweep__sphere_sweep_prepared(&path, &cd->prep, limit(&r), &h))
-                consider(&r, &h, cd->tri, w->tris[cd->tri].index);
+            if (sweep__sphere_sweep_prepared(&path, &cd->prep, limit(r), &h))
+                consider(r, &h, cd->tri, w->tris[cd->tri].index);
         }
     } else {
         leaf_walk it;
@@ -208,13 +209,12 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
             const sweep__tri *tr = &w->tris[i];
             sweep__tri_prep p;
             sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
-            if (sweep__sphere_sweep_prepared(&path, &p, limit(&r), &h))
-                consider(&r, &h, i, tr->index);
+            if (sweep__sphere_sweep_prepared(&path, &p, limit(r), &h))
+                consider(r, &h, i, tr->index);
         }
     }
-    if (r.count == 0)
+    if (r->count == 0)
         return 0;
-    finish(&r);
-    *out = r;
+    finish(r);
     return 1;
 }

@@ -67,9 +67,9 @@ void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii,
 /*
  * Sweeps the unit sphere from e_from by e_disp (eSpace) against the world
  * of s. Returns 1 and fills *out on contact (or embedded start), 0 if the
- * path is clear. The primary contact is the lowest triangle index among
- * those within SWEEP__TIE_EPS of the earliest, so the answer depends on
- * nothing but the inputs.
+ * path is clear (then *out holds nothing useful). The primary contact is
+ * the lowest triangle index among those within SWEEP__TIE_EPS of the
+ * earliest, so the answer depends on nothing but the inputs.
  */
 int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out);
 
