@@ -197,12 +197,17 @@ int main(int argc, char **argv)
         }
     }
 
-    sweep_map_write_options wo = {"m", 45.0, progress ? write_progress : NULL, NULL};
+    sweep_map_write_options wo = {"m", 45.0, progress ? write_progress : NULL, NULL,
+                                  sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
     uint32_t spawn_total = lv.spawn_count;
     sweep_level_free(&lv);
     free(exclude);
+    if (st != SWEEP_OK && *wo.cancel) {
+        fprintf(stderr, "sweep-import: interrupted; %s was not written\n", out);
+        return 130;
+    }
     if (st != SWEEP_OK)
         return fail("%s: %s", out, err);
     if (!quiet) {

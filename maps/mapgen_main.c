@@ -134,11 +134,16 @@ int main(int argc, char **argv)
         return fail("the generated level's walkable slope is not %g degrees; update sweep-mapgen", slope_deg);
     }
 
-    sweep_map_write_options wo = {"m", slope_deg, progress ? show_progress : NULL, NULL};
+    sweep_map_write_options wo = {"m", slope_deg, progress ? show_progress : NULL, NULL,
+                                  sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     char err[512];
     st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
     sweep_level_free(&lv);
+    if (st != SWEEP_OK && *wo.cancel) {
+        fprintf(stderr, "sweep-mapgen: interrupted; %s was not written\n", out);
+        return 130;
+    }
     if (st != SWEEP_OK)
         return fail("%s: %s", out, err);
     if (!quiet) {

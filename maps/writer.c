@@ -72,8 +72,37 @@ static sqlite3_stmt *prep(wctx *w, const char *sql)
 }
 
 /* Steps an INSERT and resets it; names the table and row on failure. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+const volatile sig_atomic_t *sweep_map_write_stop_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    return &stop_requested;
+}
+
+static int cancelled(wctx *w)
+{
+    if (w->opt && w->opt->cancel && *w->opt->cancel)
+        return !wfail(w, "interrupted");
+    return 0;
+}
+
 static int insert(wctx *w, sqlite3_stmt *st, const char *table, int64_t row)
 {
+    if (row % 4096 == 0 && cancelled(w))
+        return 0;
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
@@ -170,7 +199,7 @@ static int sync_path(const char *path, int dir)
 sweep_status sweep_map_write(const char *path, const sweep_level *lv, const sweep_map_write_options *opt,
                              sweep_map_write_result *result, char *err, size_t errlen)
 {
-    static const sweep_map_write_options defaults = {NULL, 45.0, NULL, NULL};
+    static const sweep_map_write_options defaults = {NULL, 45.0, NULL, NULL, NULL};
     wctx w = {NULL, opt ? opt : &defaults, err, errlen, 0};
     if (err && errlen)
         err[0] = '\0';
@@ -234,6 +263,8 @@ sweep_status sweep_map_write(const char *path, const sweep_level *lv, const swee
         wfail(&w, "flushing %s to disk failed: %s", tmp, strerror(errno));
         status = SWEEP_E_GEOMETRY;
     }
+    if (status == SWEEP_OK && cancelled(&w))
+        status = SWEEP_E_ARG;
     if (status == SWEEP_OK && rename(tmp, path) != 0) {
         wfail(&w, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         status = SWEEP_E_GEOMETRY;

@@ -11,6 +11,7 @@
 #ifndef SWEEP_MAPS_WRITER_H
 #define SWEEP_MAPS_WRITER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ typedef struct sweep_map_write_options {
     double walkable_slope_deg;   /* map.walkable_slope_deg, [0, 90) */
     sweep_map_progress_fn progress; /* may be NULL */
     void *progress_ctx;
+    /* When not NULL and it turns non-zero (a tool's SIGINT handler sets
+     * it), the write stops soon after, fails with "interrupted" and leaves
+     * nothing behind. */
+    const volatile sig_atomic_t *cancel;
 } sweep_map_write_options;
 
 /* What the written map loads back as (filled on success). */
@@ -43,5 +48,13 @@ typedef struct sweep_map_write_result {
  */
 sweep_status sweep_map_write(const char *path, const sweep_level *lv, const sweep_map_write_options *opt,
                              sweep_map_write_result *result, char *err, size_t errlen);
+
+/*
+ * For command-line tools: from now on SIGINT, SIGTERM and SIGHUP no longer
+ * kill the process but set the flag returned, which a write given it as
+ * `cancel` obeys, so an interrupted tool leaves no temporary file behind.
+ * The tool then reports the interruption and exits itself.
+ */
+const volatile sig_atomic_t *sweep_map_write_stop_on_signals(void);
 
 #endif

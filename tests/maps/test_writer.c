@@ -6,6 +6,7 @@
  */
 #include "tests/maps/map_fixture.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,7 +41,7 @@ static void generated_level_round_trip(void **state)
     assert_int_equal(sweep_levelgen(&p, &gen), SWEEP_OK);
 
     const char *path = fixture_path(f, "gen.db");
-    sweep_map_write_options o = {"m", 45.0, NULL, NULL};
+    sweep_map_write_options o = {"m", 45.0, NULL, NULL, NULL};
     sweep_map_write_result res;
     char err[512];
     if (sweep_map_write(path, &gen, &o, &res, err, sizeof err) != SWEEP_OK)
@@ -101,7 +102,40 @@ static void failed_write_leaves_nothing(void **state)
     assert_int_not_equal(sweep_map_write(fixture_path(f, "no/such/dir.db"), &lv, NULL, NULL, err, sizeof err),
                          SWEEP_OK);
     assert_non_null(strstr(err, "temporary"));
+
+    /* Interrupted (a tool's signal handler set the flag): nothing is left,
+     * and the map that was there stays. */
+    path = fixture_path(f, "out.db");
+    volatile sig_atomic_t stop = 1;
+    sweep_map_write_options o = {"m", 45.0, NULL, NULL, &stop};
+    assert_int_not_equal(sweep_map_write(path, &lv, &o, NULL, err, sizeof err), SWEEP_OK);
+    if (!strstr(err, "interrupted"))
+        fail_msg("expected 'interrupted', got '%s'", err);
+    assert_int_equal(fixture_count_files(f), 1);
+    stop = 0;
+    assert_int_equal(sweep_map_write(path, &lv, &o, NULL, err, sizeof err), SWEEP_OK);
+    assert_int_equal(fixture_count_files(f), 1);
     sweep_level_free(&lv);
+}
+
+/* A tool killed by SIGINT while writing leaves neither map nor temporary. */
+static void interrupted_mapgen_leaves_nothing(void **state)
+{
+    fixture *f = *state;
+    char bin[PATH_MAX], cmd[9000];
+    if (!realpath(fixture_build("bin/sweep-mapgen"), bin) || access(bin, X_OK) != 0)
+        fail_msg("%s is missing: build it with make", fixture_build("bin/sweep-mapgen"));
+    /* Large enough that the write is still going when the signal comes;
+     * the signal is sent once the temporary file exists. */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { '%s' --tris 3000000 --quiet -o big.db & pid=$!; "
+             "i=0; while ! ls big.db.tmp-* >/dev/null 2>&1 && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+             "kill -INT $pid; wait $pid; }",
+             f->dir, bin);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 130);
+    assert_int_equal(fixture_count_files(f), 0);
 }
 
 /* Runs a command and returns its stdout (first line) and exit status. */
@@ -177,6 +211,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(generated_level_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(failed_write_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(mapgen_is_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(interrupted_mapgen_leaves_nothing, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.writer", tests, NULL, NULL);
 }
