@@ -127,10 +127,13 @@ static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double si
     double r = d_end > 0.0 && d_end < 1.0 ? sqrt(1.0 - d_end * d_end) : 1.0;
     sweep_vec3 along = sweep_v3_madd(disp, pt->n, -nv);
     double reach = (r + sweep_v3_len(along) * (tmax - t0)) * (1.0 + 1e-9) + 1e-9 * (1.0 + size);
-    const sweep_vec3 *corner[3] = {&pt->a, &pt->b, &pt->c};
+    /* cross(edge, n) lies in the plane, points out of the triangle and is
+     * as long as the edge (edges ab, bc, ca in turn). */
+    const sweep_vec3 from[3] = {pt->a, pt->b, pt->c}, to[3] = {pt->b, pt->c, pt->a};
     for (int i = 0; i < 3; i++) {
-        double s = sweep_v3_dot(sweep_v3_sub(p, *corner[i]), pt->out[i]);
-        if (s > 0.0 && s * s > reach * reach * pt->edge2[i])
+        sweep_vec3 e = sweep_v3_sub(to[i], from[i]);
+        double s = sweep_v3_dot(sweep_v3_sub(p, from[i]), sweep_v3_cross(e, pt->n));
+        if (s > 0.0 && s * s > reach * reach * sweep_v3_len2(e))
             return 1;
     }
     return 0;
@@ -183,11 +186,6 @@ void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_pre
     p->nn = sweep_v3_cross(p->ab, p->ac);
     p->nlen = sweep_v3_len(p->nn);
     p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
-    sweep_vec3 bc = sweep_v3_sub(c, b), ca = sweep_v3_sub(a, c);
-    p->out[0] = sweep_v3_cross(p->ab, p->n);
-    p->out[1] = sweep_v3_cross(bc, p->n);
-    p->out[2] = sweep_v3_cross(ca, p->n);
-    p->edge2[0] = sweep_v3_len2(p->ab), p->edge2[1] = sweep_v3_len2(bc), p->edge2[2] = sweep_v3_len2(ca);
 }
 
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
@@ -210,24 +208,23 @@ void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
 int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
                                  sweep_sphere_hit *out)
 {
-    const sweep_vec3 center = path->center, disp = path->disp;
-    const double disp_len = path->disp_len, size = path->size;
-    sweep_vec3 a = pt->a, b = pt->b, c = pt->c, ab = pt->ab, ac = pt->ac, nn = pt->nn;
-    sweep_vec3 ca = sweep_v3_sub(center, a);
-    double s = sweep_v3_dot(nn, ca);
+    /* Read through the pointers until a test needs more: most calls end in
+     * the first few lines, and copying the triangle up front cost more
+     * than those lines. */
+    double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
     if (s < 0.0)
         return 0; /* centre behind the plane: back face */
     double nlen = pt->nlen;
     if (!(nlen > 0.0))
         return 0; /* no plane, no front */
-    sweep_vec3 n = pt->n;
     double dist = s / nlen;
-    double nv = sweep_v3_dot(n, disp);
+    double nv = sweep_v3_dot(pt->n, path->disp);
     if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
         return 0; /* never reaches the slab in time */
 
+    const sweep_vec3 center = path->center, disp = path->disp, n = pt->n;
     if (dist < 1.0) {
-        sweep_vec3 q = sweep_closest_point_on_triangle(center, a, b, c);
+        sweep_vec3 q = sweep_closest_point_on_triangle(center, pt->a, pt->b, pt->c);
         sweep_vec3 away = sweep_v3_sub(center, q);
         double d = sweep_v3_len(away);
         if (d < 1.0) {
@@ -241,29 +238,29 @@ int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep 
         }
         /* The distance to the triangle shrinks no faster than the centre
          * moves: still more than 1 away at tmax means no contact. */
-        if (d > (1.0 + disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + size))
+        if (d > (1.0 + path->disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + path->size))
             return 0;
     } else {
         double t0 = first_contact(0.0, nv, dist - 1.0, tmax);
         if (t0 >= 0.0) {
             sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
-            if (inside(p, a, ab, ac)) {
+            if (inside(p, pt->a, pt->ab, pt->ac)) {
                 out->t = t0, out->normal = n, out->point = p;
                 out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
                 return 1;
             }
-            if (edges_out_of_reach(pt, p, size, disp, dist, nv, t0, tmax))
+            if (edges_out_of_reach(pt, p, path->size, disp, dist, nv, t0, tmax))
                 return 0;
         }
     }
 
     best bs = {tmax, {0, 0, 0}, SWEEP_FEATURE_VERTEX, 0};
-    vertex_contact(center, disp, a, &bs);
-    vertex_contact(center, disp, b, &bs);
-    vertex_contact(center, disp, c, &bs);
-    edge_contact(center, disp, a, b, &bs);
-    edge_contact(center, disp, b, c, &bs);
-    edge_contact(center, disp, c, a, &bs);
+    vertex_contact(center, disp, pt->a, &bs);
+    vertex_contact(center, disp, pt->b, &bs);
+    vertex_contact(center, disp, pt->c, &bs);
+    edge_contact(center, disp, pt->a, pt->b, &bs);
+    edge_contact(center, disp, pt->b, pt->c, &bs);
+    edge_contact(center, disp, pt->c, pt->a, &bs);
     if (!bs.found)
         return 0;
     sweep_vec3 at = sweep_v3_madd(center, disp, bs.t);

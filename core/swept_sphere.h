@@ -61,8 +61,6 @@ typedef struct sweep__tri_prep {
     sweep_vec3 nn;   /* cross(ab, ac), unnormalised */
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
-    sweep_vec3 out[3]; /* cross(edge, n) for edges ab, bc, ca: in-plane, outward, |edge| long */
-    double edge2[3];   /* squared edge lengths */
 } sweep__tri_prep;
 
 void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
