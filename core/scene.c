@@ -105,7 +105,7 @@ static void walk_begin(leaf_walk *it, const sweep_world *w, sweep_vec3 lo, sweep
 }
 
 /* The next triangle (position in w->tris) in *out; 0 when done. */
-static int walk_next(leaf_walk *it, uint32_t *out)
+static inline int walk_next(leaf_walk *it, uint32_t *out)
 {
     while (it->next == it->end) {
         if (it->sp == 0)
