@@ -631,34 +631,6 @@ static sweep_client_status open_socket(sweep_client *c, const char *address, swe
     return fail(err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: %s", address, strerror(last_errno));
 }
 
-/* Most moves of a batch that fit one datagram, found by encoding full
- * batches (every field non-default, so nothing is left out). */
-static uint32_t measure_udp_batch(void)
-{
-    sweep_msg_move moves[64];
-    uint8_t buf[4096];
-    for (uint32_t i = 0; i < 64; i++) {
-        memset(&moves[i], 0, sizeof moves[i]);
-        moves[i].entity = UINT32_MAX;
-        moves[i].sequence = UINT32_MAX;
-        moves[i].client_tick = UINT64_MAX;
-        moves[i].velocity = (sweep_vec3){1, 1, 1};
-        moves[i].dt = 1;
-    }
-    uint32_t best = 1;
-    for (uint32_t n = 1; n <= 64; n++) {
-        sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = UINT32_MAX};
-        m.as.move_batch.moves = moves;
-        m.as.move_batch.count = n;
-        const uint8_t *out;
-        size_t len;
-        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
-            break;
-        best = n;
-    }
-    return best;
-}
-
 /* The Hello as sent over UDP: padded so the datagram is at least
  * SWEEP_UDP_HELLO_MIN bytes (the server never answers more than it got). */
 static sweep_client_status udp_hello(sweep_client *c, sweep_message *m, sweep_client_error *err)
@@ -766,7 +738,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
-    c->udp_max_batch = measure_udp_batch();
+    c->udp_max_batch = sweep_udp_max_batch();
     *out = c;
     return SWEEP_CLIENT_OK;
 failed:

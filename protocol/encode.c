@@ -6,6 +6,8 @@
  */
 #include "protocol/encode.h"
 
+#include <string.h>
+
 #include "protocol/builder.h"
 #include "protocol/format.h"
 #include "protocol/schema.h"
@@ -379,4 +381,37 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
     m.as.hello.padding.ptr = zero_pad;
     m.as.hello.padding.len = (uint32_t)(min_size - *out_len);
     return sweep_encode(&m, flags, buf, cap, out, out_len);
+}
+
+uint32_t sweep_udp_max_batch(void)
+{
+    /* Found by encoding: whatever the builder's layout, the answer is what
+     * really fits. Every field is non-default so nothing is left out. */
+    enum { MOST = 64 };
+    sweep_msg_move moves[MOST];
+    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 4 * MOST + 1024];
+    for (uint32_t i = 0; i < MOST; i++) {
+        memset(&moves[i], 0, sizeof moves[i]);
+        moves[i].entity = UINT32_MAX;
+        moves[i].sequence = UINT32_MAX;
+        moves[i].client_tick = UINT64_MAX;
+        moves[i].velocity = sweep_v3(1, 1, 1);
+        moves[i].dt = 1;
+    }
+    uint32_t best = 1;
+    for (uint32_t n = 1; n <= MOST; n++) {
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_MOVE_BATCH;
+        m.sequence = UINT32_MAX;
+        m.server_tick = UINT64_MAX;
+        m.as.move_batch.moves = moves;
+        m.as.move_batch.count = n;
+        const uint8_t *out;
+        size_t len;
+        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
+            break;
+        best = n;
+    }
+    return best;
 }

@@ -35,4 +35,10 @@ sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *b
 sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, size_t min_size,
                                       void *buf, size_t cap, const uint8_t **out, size_t *out_len);
 
+/* The most moves a MoveBatch can carry in one UDP datagram when every Move
+ * has all its fields but no claimed_position (each claimed position costs
+ * room for about one more move). What the server announces in a UDP
+ * Welcome's max_batch, and what a client can rely on. */
+uint32_t sweep_udp_max_batch(void);
+
 #endif

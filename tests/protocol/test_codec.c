@@ -360,6 +360,35 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
 }
 
+/* sweep_udp_max_batch moves fit one datagram, one more does not. */
+static void test_udp_max_batch(void **state)
+{
+    (void)state;
+    uint32_t n = sweep_udp_max_batch();
+    assert_true(n >= 8 && n < 64);
+    static sweep_msg_move moves[64];
+    for (uint32_t i = 0; i < 64; i++) {
+        moves[i].entity = UINT32_MAX - i;
+        moves[i].sequence = UINT32_MAX - i;
+        moves[i].client_tick = UINT64_MAX;
+        moves[i].velocity = sweep_v3(-1.5, 2.5, 1e300);
+        moves[i].dt = 1.0 / 60.0;
+    }
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_MOVE_BATCH;
+    m.sequence = UINT32_MAX;
+    m.as.move_batch.moves = moves;
+    const uint8_t *out;
+    size_t len;
+    m.as.move_batch.count = n;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    m.as.move_batch.count = n + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -424,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_batch_shares_vtables),
         cmocka_unit_test(test_udp_hello_padding_and_challenge),
         cmocka_unit_test(test_enum_numbers_match_schema),
+        cmocka_unit_test(test_udp_max_batch),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_wire_code_mappings),
     };
