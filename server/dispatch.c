@@ -41,7 +41,8 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->map_name = sweep_str_of(ss->world->level.name);
     w->map_hash.ptr = ss->world->hash.bytes;
     w->map_hash.len = sizeof ss->world->hash.bytes;
-    w->max_batch = s->opt.max_batch;
+    /* Over UDP a batch must fit one datagram: announce what does. */
+    w->max_batch = p->conn || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
     w->max_frame_size = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
     w->max_entities = s->opt.max_entities;
 }
@@ -393,6 +394,18 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         return;
     }
     s->stats.requests_total++;
+    /* Everything a session sends is paid for, Pings and repeated Hellos
+     * too, a batch by its moves (at most max_batch: an oversized batch is
+     * refused below without emptying the bucket). Bye is always free. */
+    if (p->session && m.kind != SWEEP_MSG_BYE) {
+        uint32_t n = m.kind == SWEEP_MSG_MOVE_BATCH ? m.as.move_batch.count : 1;
+        n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
+        if (!sweep__bucket_take(&p->session->bucket, (double)n, uv_hrtime())) {
+            sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, m.sequence, 0,
+                              "over the limit of %g requests per second", s->opt.rate_limit);
+            return;
+        }
+    }
     switch (m.kind) {
     case SWEEP_MSG_HELLO:
         sweep__hello(s, p, &m);
@@ -414,12 +427,6 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     if (!p->session) {
         sweep__send_error(s, p, SWEEP_WIRE_NOT_WELCOMED, m.sequence, 0, "%s before Hello/Welcome",
                           sweep_msg_kind_name(m.kind));
-        return;
-    }
-    double cost = m.kind == SWEEP_MSG_MOVE_BATCH && m.as.move_batch.count > 1 ? (double)m.as.move_batch.count : 1.0;
-    if (!sweep__bucket_take(&p->session->bucket, cost, uv_hrtime())) {
-        sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, m.sequence, 0, "over the limit of %g requests per second",
-                          s->opt.rate_limit);
         return;
     }
     switch (m.kind) {

@@ -31,6 +31,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->max_write_queue = 1024u * 1024u;
     opt->udp_idle_timeout = 30.0;
     opt->drain_timeout = 2.0;
+    opt->handshake_timeout = 5.0;
     opt->log_level = SWEEP_LOG_INFO;
 }
 
@@ -159,6 +160,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_double(key, value, 0.1, 86400.0, &opt->udp_idle_timeout, err, errlen);
     if (strcmp(key, "drain-timeout") == 0)
         return parse_double(key, value, 0.0, 600.0, &opt->drain_timeout, err, errlen);
+    if (strcmp(key, "handshake-timeout") == 0)
+        return parse_double(key, value, 0.1, 3600.0, &opt->handshake_timeout, err, errlen);
     if (strcmp(key, "log-level") == 0) {
         int l = sweep_log_level_parse(value);
         if (l < 0)
@@ -247,6 +250,8 @@ void sweep_server_options_usage(FILE *out)
           "                          disconnected as a slow reader (default 1048576)\n"
           "  --udp-idle-timeout S    seconds of silence before a UDP session ends (30)\n"
           "  --drain-timeout S       seconds a closing connection may take to flush (2)\n"
+          "  --handshake-timeout S   seconds a TCP connection may take to send its Hello\n"
+          "                          before it is closed (5)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr\n"
           "  --config FILE           read settings from FILE (keys = long option names)\n"

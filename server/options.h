@@ -41,12 +41,13 @@ typedef struct sweep_server_options {
     uint32_t max_write_queue;  /* bytes waiting to be written to one TCP connection */
     double udp_idle_timeout;   /* seconds without a datagram before a UDP session is dropped */
     double drain_timeout;      /* seconds a closing connection may take to flush */
+    double handshake_timeout;  /* seconds a TCP connection may stay without a session */
     sweep_log_level log_level;
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
- * timeout, 2 s drain, log level info, no maps. */
+ * timeout, 2 s drain, 5 s to say Hello, log level info, no maps. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

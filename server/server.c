@@ -58,10 +58,11 @@ static void shutdown_server(sweep_server *s, const char *reason)
             sweep__conn_drain(c);
         }
     }
+    /* The signal handles stay (a second signal forces the end) but no
+     * longer keep the loop alive; sweep_server_destroy closes them. */
     if (s->signals_open) {
-        uv_close((uv_handle_t *)&s->sigterm, NULL);
-        uv_close((uv_handle_t *)&s->sigint, NULL);
-        s->signals_open = 0;
+        uv_unref((uv_handle_t *)&s->sigterm);
+        uv_unref((uv_handle_t *)&s->sigint);
     }
     close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
     if (s->conn_count == 0)
@@ -121,10 +122,12 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
         snprintf(err, errlen, "cannot draw the cookie secret: %s", uv_strerror(r));
         goto fail;
     }
-    /* Batch storage for the decoder: room for any batch a frame can hold
-     * (a Move is at least 16 bytes on the wire), so an oversized batch is
-     * decoded and refused by count, naming its sequence. */
-    uint32_t moves_cap = s->opt.max_frame / 16u + 1u;
+    /* Batch storage for the decoder: room for any batch a frame can hold,
+     * so an oversized batch is decoded and refused by count, naming its
+     * sequence. Every vector entry may point at one shared Move table, so
+     * a frame holds up to one move per 4-byte offset. */
+    uint32_t moves_cap = s->opt.max_frame / 4u + 1u;
+    s->udp_max_batch = sweep_udp_max_batch();
     if (moves_cap < s->opt.max_batch + 1u)
         moves_cap = s->opt.max_batch + 1u;
     s->decode_moves = calloc(moves_cap, sizeof *s->decode_moves);

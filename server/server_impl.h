@@ -110,6 +110,7 @@ struct sweep__conn {
     sweep_server *server;
     sweep__conn_state state;
     uint64_t drain_deadline_ns;
+    uint64_t hello_deadline_ns; /* OPEN without a session past this: closed */
     sweep_framer framer;
     uint8_t *frame_storage;
     sweep__session *session;
@@ -135,6 +136,7 @@ struct sweep_server {
     uv_udp_t udp;
     int tcp_open, udp_open;
     uv_signal_t sigterm, sigint;
+    uint32_t udp_max_batch; /* most moves a batch datagram holds (sweep_udp_max_batch) */
     int signals_open;
     uv_async_t stop_async;
     int async_open;

@@ -77,10 +77,20 @@ void sweep__conn_drain(sweep__conn *c)
 
 void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns)
 {
-    for (sweep__conn *c = s->conns; c; c = c->next) {
+    sweep__conn *next;
+    for (sweep__conn *c = s->conns; c; c = next) {
+        next = c->next;
         if (c->state == SWEEP__CONN_DRAINING && now_ns >= c->drain_deadline_ns) {
             sweep__log(SWEEP_LOG_INFO, "conn_drain_timeout", "peer=%s pending=%zu", c->peer, c->write_pending);
             sweep__conn_close(c);
+        } else if (c->state == SWEEP__CONN_OPEN && !c->session && now_ns >= c->hello_deadline_ns) {
+            /* Without this, connections that never say Hello would hold
+             * the slots every real client needs, for ever. */
+            sweep__log(SWEEP_LOG_INFO, "conn_no_hello", "peer=%s", c->peer);
+            sweep__peer p = {.conn = c, .session = NULL, .budget = SIZE_MAX};
+            sweep__send_error(s, &p, SWEEP_WIRE_NOT_WELCOMED, 0, 0, "no Hello within %g s: closing",
+                              s->opt.handshake_timeout);
+            sweep__conn_drain(c);
         }
     }
 }
@@ -256,6 +266,7 @@ static void on_connection(uv_stream_t *server, int status)
         sweep__conn_close(c);
         return;
     }
+    c->hello_deadline_ns = uv_hrtime() + (uint64_t)(s->opt.handshake_timeout * 1e9);
     uv_tcp_nodelay(&c->handle, 1);
     sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
     if (uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)

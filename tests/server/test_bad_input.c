@@ -279,6 +279,21 @@ static void test_rate_and_session_limits(void **state)
     }
     assert_true(limited > 0);
     assert_true(stats >= 1);
+    /* Pings are requests too: they drain the same bucket. */
+    for (uint32_t i = 0; i < 40; i++) {
+        sweep_message g = fx_msg(SWEEP_MSG_PING, 200 + i);
+        assert_int_equal(fx_send(a, &g), 0);
+    }
+    int pongs = 0;
+    limited = 0;
+    for (int i = 0; i < 40; i++) {
+        sweep_message r;
+        assert_int_equal(fx_recv(a, rx, &r), 1);
+        pongs += r.kind == SWEEP_MSG_PONG;
+        limited += r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_RATE_LIMITED;
+    }
+    assert_int_equal(pongs + limited, 40);
+    assert_true(limited > 0);
     close(a);
     close(b);
     close(c);

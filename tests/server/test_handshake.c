@@ -138,6 +138,8 @@ static void test_udp_handshake(void **state)
     assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
     assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
     assert_int_equal(r.as.welcome.max_frame_size, SWEEP_UDP_MAX_DATAGRAM);
+    /* The batch it announces fits one datagram (the TCP default, 64, does not). */
+    assert_int_equal(r.as.welcome.max_batch, sweep_udp_max_batch());
     uint64_t sid = r.as.welcome.session_id;
     assert_true(sid != 0);
     sweep_message p = fx_msg(SWEEP_MSG_PING, 5);

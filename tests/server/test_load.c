@@ -116,26 +116,18 @@ static void test_many_clients(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
-static void test_client_that_never_reads(void **state)
+enum { FLOOD_CLOSED = 1, FLOOD_STALLED = 2, FLOOD_TIMEOUT = 0 };
+
+/* Sends 64-move batches for entity e and reads nothing, until the server
+ * closes the connection (FLOOD_CLOSED) or, with stop_on_stall, until it has
+ * stopped reading for a second (FLOOD_STALLED). */
+static int flood(int fd, uint32_t e, int stop_on_stall)
 {
-    (void)state;
-    fx_server srv;
-    const char *args[] = {"--max-write-queue", "65536", "--drain-timeout", "1", NULL};
-    assert_int_equal(fx_start(&srv, args), 0);
-    long rss0 = rss_kib(srv.pid);
-    int fd = fx_tcp_connect_rcvbuf(srv.port, 4096);
-    assert_true(fd >= 0);
-    assert_true(fx_hello(fd, rx) != 0);
-    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
-    assert_true(e != 0);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    /* Send batches and never read, until the server gives up on us. */
     sweep_msg_move moves[64];
     uint32_t seq = 10;
-    int closed = 0;
-    size_t sent_total = 0;
     uint64_t deadline = fx_now_ms() + 120000;
-    while (!closed && fx_now_ms() < deadline) {
+    while (fx_now_ms() < deadline) {
         for (int i = 0; i < 64; i++) {
             memset(&moves[i], 0, sizeof moves[i]);
             moves[i].entity = e;
@@ -150,29 +142,48 @@ static void test_client_that_never_reads(void **state)
         size_t len;
         assert_int_equal(sweep_encode(&b, SWEEP_WIRE_SIZE_PREFIXED, fx_out, sizeof fx_out, &out, &len), SWEEP_PROTO_OK);
         size_t off = 0;
-        while (off < len && !closed && fx_now_ms() < deadline) {
+        uint64_t stalled_since = 0;
+        while (off < len && fx_now_ms() < deadline) {
             ssize_t w = send(fd, out + off, len - off, MSG_NOSIGNAL);
             if (w > 0) {
                 off += (size_t)w;
-                sent_total += (size_t)w;
+                stalled_since = 0;
             } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (!stalled_since)
+                    stalled_since = fx_now_ms();
+                if (stop_on_stall && fx_now_ms() - stalled_since > 1000)
+                    return FLOOD_STALLED;
                 struct pollfd p = {.fd = fd, .events = POLLOUT};
                 poll(&p, 1, 200);
                 if (p.revents & (POLLERR | POLLHUP))
-                    closed = 1;
+                    return FLOOD_CLOSED;
             } else if (w < 0 && errno != EINTR) {
-                closed = 1; /* EPIPE / ECONNRESET: the server closed us */
+                return FLOOD_CLOSED; /* EPIPE / ECONNRESET: the server closed us */
             }
         }
     }
-    assert_true(closed);
+    return FLOOD_TIMEOUT;
+}
+
+static void test_client_that_never_reads(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-write-queue", "65536", "--drain-timeout", "1", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    long rss0 = rss_kib(srv.pid);
+    int fd = fx_tcp_connect_rcvbuf(srv.port, 4096);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    assert_int_equal(flood(fd, e, 0), FLOOD_CLOSED);
     assert_true(fx_alive(&srv));
     long rss1 = rss_kib(srv.pid);
     /* Bounded: the queue cap is 64 KiB; allow generous slack for the
      * allocator, far below what the unread answers would have needed. */
     if (rss0 > 0 && rss1 > 0)
         assert_true(rss1 - rss0 < 64 * 1024);
-    (void)sent_total;
     close(fd);
     /* The server forgot that session and still serves others. */
     int other = fx_tcp_connect(srv.port);
@@ -254,9 +265,62 @@ static void test_sigterm_with_clients(void **state)
     assert_int_equal(fx_wait(&srv), 0);
 }
 
+/* Connections that never say Hello are closed after --handshake-timeout
+ * with a NotWelcomed Error, so they cannot hold the slots real clients
+ * need; a client arriving afterwards is served. */
+static void test_silent_connections_are_closed(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-sessions", "2", "--handshake-timeout", "0.5", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    enum { SILENT = 80 }; /* more than max_sessions + the handshake margin */
+    int fds[SILENT];
+    for (int i = 0; i < SILENT; i++) {
+        fds[i] = fx_tcp_connect(srv.port);
+        assert_true(fds[i] >= 0);
+    }
+    unsigned seen = 0;
+    assert_int_equal(fx_wait_eof(fds[0], rx, &seen), 1);
+    assert_true(seen & (1u << SWEEP_MSG_ERROR));
+    for (int i = 0; i < SILENT; i++)
+        close(fds[i]);
+    int ok = fx_tcp_connect(srv.port);
+    assert_true(ok >= 0);
+    assert_true(fx_hello(ok, rx) != 0);
+    close(ok);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* A second signal during a shutdown that waits on a slow client ends it at
+ * once, still with exit status 0. */
+static void test_second_sigterm_forces_exit(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--drain-timeout", "60", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    int fd = fx_tcp_connect_rcvbuf(srv.port, 4096);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    /* Answers pile up towards this client, which reads nothing, until the
+     * server stops reading it (the slow-reader exit: draining, 60 s). */
+    assert_int_equal(flood(fd, e, 1), FLOOD_STALLED);
+    kill(srv.pid, SIGTERM);
+    usleep(300000);
+    assert_true(fx_alive(&srv)); /* still draining: the client does not read */
+    kill(srv.pid, SIGTERM);
+    assert_int_equal(fx_wait(&srv), 0);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_silent_connections_are_closed),
+        cmocka_unit_test(test_second_sigterm_forces_exit),
         cmocka_unit_test(test_many_clients),
         cmocka_unit_test(test_client_that_never_reads),
         cmocka_unit_test(test_disconnect_mid_frame),
