@@ -280,15 +280,26 @@ static void test_silent_connections_are_closed(void **state)
         fds[i] = fx_tcp_connect(srv.port);
         assert_true(fds[i] >= 0);
     }
+    /* Every one of them is closed by the server (the first ones after the
+     * timeout, with an Error; those past the margin at once). */
     unsigned seen = 0;
-    assert_int_equal(fx_wait_eof(fds[0], rx, &seen), 1);
-    assert_true(seen & (1u << SWEEP_MSG_ERROR));
-    for (int i = 0; i < SILENT; i++)
+    for (int i = 0; i < SILENT; i++) {
+        assert_int_equal(fx_wait_eof(fds[i], rx, i == 0 ? &seen : NULL), 1);
         close(fds[i]);
-    int ok = fx_tcp_connect(srv.port);
-    assert_true(ok >= 0);
-    assert_true(fx_hello(ok, rx) != 0);
-    close(ok);
+    }
+    assert_true(seen & (1u << SWEEP_MSG_ERROR));
+    /* A real client is served again (once the server has processed the
+     * closes, which it does on its own loop: retried, not timed). */
+    int welcomed = 0;
+    for (int attempt = 0; attempt < 50 && !welcomed; attempt++) {
+        int ok = fx_tcp_connect(srv.port);
+        assert_true(ok >= 0);
+        welcomed = fx_hello(ok, rx) != 0;
+        close(ok);
+        if (!welcomed)
+            usleep(100000);
+    }
+    assert_true(welcomed);
     assert_int_equal(fx_stop(&srv), 0);
 }
 
