@@ -76,14 +76,6 @@ static void convert_progress(void *ctx, uint32_t done, uint32_t total)
     fflush(stderr);
 }
 
-static void write_progress(void *ctx, const char *stage, uint64_t done, uint64_t total)
-{
-    (void)ctx;
-    fprintf(stderr, "\rsweep-import: writing %s %3.0f%%", stage, total ? 100.0 * (double)done / (double)total : 100.0);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
 
 int main(int argc, char **argv)
 {
@@ -197,7 +189,7 @@ int main(int argc, char **argv)
         }
     }
 
-    sweep_map_write_options wo = {"m", 45.0, progress ? write_progress : NULL, NULL,
+    sweep_map_write_options wo = {"m", 45.0, progress ? sweep_map_progress_stderr : NULL, "sweep-import",
                                   sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);

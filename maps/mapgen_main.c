@@ -52,14 +52,6 @@ static int fail(const char *fmt, ...)
     return 2;
 }
 
-static void show_progress(void *ctx, const char *stage, uint64_t done, uint64_t total)
-{
-    (void)ctx;
-    fprintf(stderr, "\rsweep-mapgen: writing %s %3.0f%%", stage, total ? 100.0 * (double)done / (double)total : 100.0);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
 
 static double now_s(void)
 {
@@ -134,7 +126,7 @@ int main(int argc, char **argv)
         return fail("the generated level's walkable slope is not %g degrees; update sweep-mapgen", slope_deg);
     }
 
-    sweep_map_write_options wo = {"m", slope_deg, progress ? show_progress : NULL, NULL,
+    sweep_map_write_options wo = {"m", slope_deg, progress ? sweep_map_progress_stderr : NULL, "sweep-mapgen",
                                   sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     char err[512];

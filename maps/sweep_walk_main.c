@@ -84,31 +84,26 @@ static int cmp_float(const void *a, const void *b)
 
 /* What --demo tells about one walker. */
 typedef struct demo_track {
+    sweep_vec3 up;
     sweep_vec3 start;
     double path, lowest, highest; /* along up */
     uint32_t steps_climbed, snaps, hits, airborne, embedded;
     sweep_vec3 last;
 } demo_track;
 
-static sweep_vec3 up_of(const sweep_config *cfg)
-{
-    double g = sweep_v3_len(cfg->gravity);
-    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
-}
-
-static demo_track *demo_start(const sweep_walker *walkers, uint32_t n)
+static demo_track *demo_start(const sweep_walker *walkers, uint32_t n, const sweep_config *cfg)
 {
     demo_track *t = calloc(n, sizeof *t);
     for (uint32_t i = 0; t && i < n; i++) {
+        t[i].up = sweep_walk_up(cfg);
         t[i].start = t[i].last = walkers[i].position;
-        t[i].lowest = t[i].highest = 0.0;
     }
     return t;
 }
 
-static void demo_note(demo_track *t, const sweep_move_result *r, const sweep_config *cfg)
+static void demo_note(demo_track *t, const sweep_move_result *r)
 {
-    double h = sweep_v3_dot(sweep_v3_sub(r->position, t->start), up_of(cfg));
+    double h = sweep_v3_dot(sweep_v3_sub(r->position, t->start), t->up);
     t->lowest = h < t->lowest ? h : t->lowest;
     t->highest = h > t->highest ? h : t->highest;
     t->path += sweep_v3_len(sweep_v3_sub(r->position, t->last));
@@ -301,7 +296,7 @@ int main(int argc, char **argv)
     }
     sweep_walk_place(&wp, spawns, spawn_count, walkers);
     demo_track *track = NULL;
-    if (o.demo && !(track = demo_start(walkers, o.walkers))) {
+    if (o.demo && !(track = demo_start(walkers, o.walkers, &cfg))) {
         fprintf(stderr, "sweep-walk: out of memory\n");
         return 1;
     }
@@ -322,7 +317,7 @@ int main(int argc, char **argv)
             embedded += (res.flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
             limits += (res.flags & SWEEP_MOVED_ITERATION_LIMIT) != 0;
             if (track)
-                demo_note(&track[i], &res, &cfg);
+                demo_note(&track[i], &res);
         }
     }
     double total_s = (now_ns() - start) / 1e9;

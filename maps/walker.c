@@ -51,11 +51,17 @@ void sweep_walk_place(const sweep_walk_params *p, const sweep_vec3 *spawns, uint
     }
 }
 
+sweep_vec3 sweep_walk_up(const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity);
+    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+}
+
 sweep_status sweep_walk_step(const sweep_world *w, const sweep_config *cfg, const sweep_walk_params *p,
                              uint32_t id, uint32_t step, sweep_walker *wk, sweep_move_result *res)
 {
     double g = sweep_v3_len(cfg->gravity);
-    sweep_vec3 up = g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+    sweep_vec3 up = sweep_walk_up(cfg);
     uint32_t every = p->heading_every ? p->heading_every : 1;
     if (step % every == 0)
         wk->heading = heading(p->seed, id, step / every, up);

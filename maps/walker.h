@@ -48,4 +48,7 @@ sweep_status sweep_walk_step(const sweep_world *w, const sweep_config *cfg, cons
 /* State hash of all walkers (positions, velocities, grounded flags). */
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count);
 
+/* The walkers' up: minus gravity, unit; +z when there is no gravity. */
+sweep_vec3 sweep_walk_up(const sweep_config *cfg);
+
 #endif

@@ -46,6 +46,15 @@ static int wfail(wctx *w, const char *fmt, ...)
     return 0;
 }
 
+void sweep_map_progress_stderr(void *ctx, const char *stage, uint64_t done, uint64_t total)
+{
+    fprintf(stderr, "\r%s: writing %s %3.0f%%", (const char *)ctx, stage,
+            total ? 100.0 * (double)done / (double)total : 100.0);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
 static void progress(wctx *w, const char *stage, uint64_t done, uint64_t total)
 {
     if (w->opt && w->opt->progress)

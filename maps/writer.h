@@ -23,6 +23,10 @@
 /* Called now and then while writing; done <= total rows of `stage`. */
 typedef void (*sweep_map_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
 
+/* A progress function for command-line tools: one self-overwriting line
+ * "PROGRAM: writing STAGE NN%" on stderr; ctx is the program's name. */
+void sweep_map_progress_stderr(void *ctx, const char *stage, uint64_t done, uint64_t total);
+
 typedef struct sweep_map_write_options {
     const char *units;           /* map.units; NULL means "m" */
     double walkable_slope_deg;   /* map.walkable_slope_deg, [0, 90) */
