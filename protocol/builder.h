@@ -29,7 +29,7 @@
 #include "core/vec3.h"
 #include "protocol/error.h"
 
-#define SWEEP_BUILDER_MAX_FIELDS 16
+#define SWEEP_BUILDER_MAX_FIELDS 24
 #define SWEEP_BUILDER_VTABLE_CACHE 8
 
 typedef uint32_t sweep_ref; /* 0 = nothing (or a failed builder) */

@@ -132,6 +132,7 @@ static sweep_proto_error get_contacts(const tab *t, unsigned id, sweep_contact *
         out[i].normal = sweep__rdvec3(p + 24);
         out[i].triangle = sweep__rd32(p + 48);
         out[i].material = sweep__rd32(p + 52);
+        out[i].mover = UINT32_MAX; /* not on the wire (message.h) */
     }
     *count = n;
     return SWEEP_PROTO_OK;
@@ -159,6 +160,11 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->ground_material = get_u32(t, SWEEP__MR_GROUND_MATERIAL);
     r->corrected = get_u8(t, SWEEP__MR_CORRECTED) != 0;
     r->correction = get_f64(t, SWEEP__MR_CORRECTION);
+    r->ground_mover = get_u32(t, SWEEP__MR_GROUND_MOVER);
+    r->pushed_by = get_u32(t, SWEEP__MR_PUSHED_BY);
+    r->carried = get_u8(t, SWEEP__MR_CARRIED) != 0;
+    r->pushed = get_u8(t, SWEEP__MR_PUSHED) != 0;
+    r->start_position = get_vec3(t, SWEEP__MR_START_POSITION, &r->has_start_position);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 
@@ -212,6 +218,7 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         break;
     case SWEEP_MSG_DESPAWNED:
         m->as.despawned.entity = get_u32(t, SWEEP__ENTITY_ENTITY);
+        m->as.despawned.crushed_by = get_u32(t, SWEEP__DESPAWNED_CRUSHED_BY);
         break;
     case SWEEP_MSG_MOVE:
         get_move(t, &m->as.move);
@@ -256,6 +263,7 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         c->grounded = get_u8(t, SWEEP__CR_GROUNDED) != 0;
         c->ground_normal = get_vec3(t, SWEEP__CR_GROUND_NORMAL, NULL);
         c->ground_material = get_u32(t, SWEEP__CR_GROUND_MATERIAL);
+        c->ground_mover = get_u32(t, SWEEP__CR_GROUND_MOVER);
         return get_contacts(t, SWEEP__CR_CONTACTS, c->contacts, &c->contact_count);
     }
     case SWEEP_MSG_WORLD_STATE:
@@ -274,6 +282,7 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         }
         m->as.world_state.movers = n ? d->movers : NULL;
         m->as.world_state.count = n;
+        m->as.world_state.mover_count = get_u32(t, SWEEP__WS_MOVER_COUNT);
         break;
     case SWEEP_MSG_PING:
         m->as.ping.client_time = get_u64(t, SWEEP__PING_CLIENT_TIME);
@@ -292,6 +301,8 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         s->errors_total = get_u64(t, SWEEP__STATS_ERRORS_TOTAL);
         s->tick_ns_p50 = get_u64(t, SWEEP__STATS_TICK_NS_P50);
         s->tick_ns_p99 = get_u64(t, SWEEP__STATS_TICK_NS_P99);
+        s->movers = get_u32(t, SWEEP__STATS_MOVERS);
+        s->crushed_total = get_u64(t, SWEEP__STATS_CRUSHED_TOTAL);
         break;
     }
     case SWEEP_MSG_ERROR:
@@ -305,6 +316,16 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         break;
     case SWEEP_MSG_CHALLENGE:
         m->as.challenge.cookie = get_bytes(t, SWEEP__CHALLENGE_COOKIE);
+        break;
+    case SWEEP_MSG_WATCH_WORLD:
+        m->as.watch_world.every = get_u32(t, SWEEP__WATCH_EVERY);
+        break;
+    case SWEEP_MSG_MOVER_COMMAND:
+        m->as.mover_command.mover = get_str(t, SWEEP__COMMAND_MOVER);
+        break;
+    case SWEEP_MSG_MOVER_COMMANDED:
+        m->as.mover_commanded.mover = get_u32(t, SWEEP__COMMANDED_MOVER);
+        m->as.mover_commanded.tick = get_u64(t, SWEEP__COMMANDED_TICK);
         break;
     case SWEEP_MSG_NONE:
     case SWEEP_MSG_KIND_COUNT:

@@ -106,14 +106,20 @@ static sweep_ref move_result(sweep_builder *b, const sweep_msg_move_result *r)
     sweep_builder_add_vec3(b, SWEEP__MR_VELOCITY, r->velocity);
     if (r->grounded || !vec3_is_zero(r->ground_normal))
         sweep_builder_add_vec3(b, SWEEP__MR_GROUND_NORMAL, r->ground_normal);
+    if (r->has_start_position)
+        sweep_builder_add_vec3(b, SWEEP__MR_START_POSITION, r->start_position);
     u64_if(b, SWEEP__MR_SERVER_TICK, r->server_tick);
     f64_if(b, SWEEP__MR_CORRECTION, r->correction);
     u32_if(b, SWEEP__MR_ENTITY, r->entity);
     u32_if(b, SWEEP__MR_SEQUENCE, r->sequence);
     u32_if(b, SWEEP__MR_GROUND_MATERIAL, r->ground_material);
     ref_if(b, SWEEP__MR_CONTACTS, c);
+    u32_if(b, SWEEP__MR_GROUND_MOVER, r->ground_mover);
+    u32_if(b, SWEEP__MR_PUSHED_BY, r->pushed_by);
     u8_if(b, SWEEP__MR_GROUNDED, r->grounded);
     u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
+    u8_if(b, SWEEP__MR_CARRIED, r->carried);
+    u8_if(b, SWEEP__MR_PUSHED, r->pushed);
     return sweep_builder_table_end(b);
 }
 
@@ -204,10 +210,13 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_DESPAWN:
+        sweep_builder_table_start(b);
+        u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.despawn.entity);
+        return sweep_builder_table_end(b);
     case SWEEP_MSG_DESPAWNED:
         sweep_builder_table_start(b);
-        u32_if(b, SWEEP__ENTITY_ENTITY,
-               msg->kind == SWEEP_MSG_DESPAWN ? msg->as.despawn.entity : msg->as.despawned.entity);
+        u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.despawned.entity);
+        u32_if(b, SWEEP__DESPAWNED_CRUSHED_BY, msg->as.despawned.crushed_by);
         return sweep_builder_table_end(b);
     case SWEEP_MSG_MOVE:
         return move(b, &msg->as.move);
@@ -258,6 +267,7 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
             sweep_builder_add_vec3(b, SWEEP__CR_GROUND_NORMAL, c->ground_normal);
         u32_if(b, SWEEP__CR_GROUND_MATERIAL, c->ground_material);
         ref_if(b, SWEEP__CR_CONTACTS, s1);
+        u32_if(b, SWEEP__CR_GROUND_MOVER, c->ground_mover);
         u8_if(b, SWEEP__CR_GROUNDED, c->grounded);
         return sweep_builder_table_end(b);
     }
@@ -280,6 +290,7 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         sweep_builder_table_start(b);
         u64_if(b, SWEEP__WS_TICK, w->tick);
         sweep_builder_add_ref(b, SWEEP__WS_MOVERS, s1);
+        u32_if(b, SWEEP__WS_MOVER_COUNT, w->mover_count);
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_PING:
@@ -301,8 +312,10 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         u64_if(b, SWEEP__STATS_ERRORS_TOTAL, s->errors_total);
         u64_if(b, SWEEP__STATS_TICK_NS_P50, s->tick_ns_p50);
         u64_if(b, SWEEP__STATS_TICK_NS_P99, s->tick_ns_p99);
+        u64_if(b, SWEEP__STATS_CRUSHED_TOTAL, s->crushed_total);
         u32_if(b, SWEEP__STATS_SESSIONS, s->sessions);
         u32_if(b, SWEEP__STATS_ENTITIES, s->entities);
+        u32_if(b, SWEEP__STATS_MOVERS, s->movers);
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_ERROR: {
@@ -331,6 +344,24 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         sweep_builder_add_ref(b, SWEEP__CHALLENGE_COOKIE, s1);
         return sweep_builder_table_end(b);
     }
+    case SWEEP_MSG_WATCH_WORLD:
+        sweep_builder_table_start(b);
+        u32_if(b, SWEEP__WATCH_EVERY, msg->as.watch_world.every);
+        return sweep_builder_table_end(b);
+    case SWEEP_MSG_MOVER_COMMAND: {
+        const sweep_msg_mover_command *c = &msg->as.mover_command;
+        if (c->mover.ptr == NULL)
+            break;
+        s1 = str_opt(b, c->mover);
+        sweep_builder_table_start(b);
+        sweep_builder_add_ref(b, SWEEP__COMMAND_MOVER, s1);
+        return sweep_builder_table_end(b);
+    }
+    case SWEEP_MSG_MOVER_COMMANDED:
+        sweep_builder_table_start(b);
+        u64_if(b, SWEEP__COMMANDED_TICK, msg->as.mover_commanded.tick);
+        u32_if(b, SWEEP__COMMANDED_MOVER, msg->as.mover_commanded.mover);
+        return sweep_builder_table_end(b);
     case SWEEP_MSG_NONE:
     case SWEEP_MSG_KIND_COUNT:
     default:
@@ -407,6 +438,39 @@ uint32_t sweep_udp_max_batch(void)
         m.server_tick = UINT64_MAX;
         m.as.move_batch.moves = moves;
         m.as.move_batch.count = n;
+        const uint8_t *out;
+        size_t len;
+        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
+            break;
+        best = n;
+    }
+    return best;
+}
+
+uint32_t sweep_udp_max_movers(void)
+{
+    /* Found by encoding, as sweep_udp_max_batch. */
+    enum { MOST = 64 };
+    sweep_wire_mover movers[MOST];
+    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
+    for (uint32_t i = 0; i < MOST; i++) {
+        movers[i].id = UINT32_MAX;
+        movers[i].flags = UINT32_MAX;
+        movers[i].position = sweep_v3(1, 1, 1);
+        for (int k = 0; k < 4; k++)
+            movers[i].rotation[k] = 0.5;
+    }
+    uint32_t best = 1;
+    for (uint32_t n = 1; n <= MOST; n++) {
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_WORLD_STATE;
+        m.sequence = UINT32_MAX;
+        m.server_tick = UINT64_MAX;
+        m.as.world_state.tick = UINT64_MAX;
+        m.as.world_state.mover_count = UINT32_MAX;
+        m.as.world_state.movers = movers;
+        m.as.world_state.count = n;
         const uint8_t *out;
         size_t len;
         if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)

@@ -8,12 +8,20 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/mover.h"
+
+/* MoverTransform.flags are the core's state flags as they are. */
+_Static_assert((unsigned)SWEEP_WIRE_MOVER_TRIGGERED == (unsigned)SWEEP_MOVER_TRIGGERED &&
+                   (unsigned)SWEEP_WIRE_MOVER_BLOCKED == (unsigned)SWEEP_MOVER_BLOCKED &&
+                   (unsigned)SWEEP_WIRE_MOVER_MOVED == (unsigned)SWEEP_MOVER_MOVED,
+               "MoverFlags in sweep.fbs must equal the core's SWEEP_MOVER_* flags");
+
 static const char *const kind_names[SWEEP_MSG_KIND_COUNT] = {
     "NONE",       "Hello",      "Welcome",       "Spawn",          "Spawned",
     "Despawn",    "Despawned",  "Move",          "MoveResult",     "MoveBatch",
     "MoveResultBatch", "Collide", "CollideResult", "WorldState",   "Ping",
     "Pong",       "GetStats",   "Stats",         "Error",          "Bye",
-    "Challenge",
+    "Challenge",  "WatchWorld", "MoverCommand",  "MoverCommanded",
 };
 
 static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
@@ -22,7 +30,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "NotYourEntity", "BadNumber",       "BadRadii",        "BadVelocity",    "BadDt",
     "BadPosition",   "BatchTooLarge",   "RateLimited",     "TooManyEntities", "TooManySessions",
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
-    "BadCookie",     "StaleSequence",   "SlowReader",
+    "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",
 };
 
 sweep_str sweep_str_of(const char *s)

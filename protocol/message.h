@@ -15,7 +15,12 @@
  *     ptr == NULL means the field was absent.
  *   - Batches and mover lists point into storage the caller lent to the
  *     decoder (sweep_decoder, decode.h); contacts are held inline, at most
- *     SWEEP_MAX_CONTACTS as in the core.
+ *     SWEEP_MAX_CONTACTS as in the core. The wire's Contact has no mover
+ *     field (a struct cannot grow): a decoded contact's `mover` is
+ *     UINT32_MAX, and a client that needs it asks its own core movers
+ *     (sweep_movers_of_triangle) about the triangle number.
+ *   - Mover ids on the wire are the map's movers.id (>= 1, 0 = none),
+ *     never the core's mover index.
  *   - Message.sequence is the request's sequence, or in an answer the
  *     sequence answered; Message.server_tick is the tick an answer was
  *     computed at. Move and MoveResult carry their own sequence too, because
@@ -61,6 +66,9 @@ typedef enum sweep_msg_kind {
     SWEEP_MSG_ERROR,
     SWEEP_MSG_BYE,
     SWEEP_MSG_CHALLENGE,
+    SWEEP_MSG_WATCH_WORLD,
+    SWEEP_MSG_MOVER_COMMAND,
+    SWEEP_MSG_MOVER_COMMANDED,
     SWEEP_MSG_KIND_COUNT
 } sweep_msg_kind;
 
@@ -94,6 +102,7 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_BAD_COOKIE,
     SWEEP_WIRE_STALE_SEQUENCE,
     SWEEP_WIRE_SLOW_READER,
+    SWEEP_WIRE_UNKNOWN_MOVER,
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
@@ -148,7 +157,12 @@ typedef struct sweep_msg_spawned {
 
 typedef struct sweep_msg_entity {
     uint32_t entity;
-} sweep_msg_entity; /* Despawn and Despawned */
+} sweep_msg_entity; /* Despawn */
+
+typedef struct sweep_msg_despawned {
+    uint32_t entity;
+    uint32_t crushed_by; /* mover id that crushed it (an unasked push); 0 = an answer to Despawn */
+} sweep_msg_despawned;
 
 typedef struct sweep_msg_move {
     uint32_t entity;
@@ -173,6 +187,13 @@ typedef struct sweep_msg_move_result {
     sweep_contact contacts[SWEEP_MAX_CONTACTS];
     bool corrected;
     double correction;
+    /* Movers; ids are the map's movers.id, 0 = none. */
+    uint32_t ground_mover; /* stood on after the move */
+    uint32_t pushed_by;    /* last mover that carried or pushed it since its previous move */
+    bool carried;          /* since its previous move */
+    bool pushed;
+    bool has_start_position; /* a mover moved it since its previous move: */
+    sweep_vec3 start_position; /* where this move started */
 } sweep_msg_move_result;
 
 typedef struct sweep_msg_move_batch {
@@ -201,12 +222,21 @@ typedef struct sweep_msg_collide_result {
     uint32_t ground_material;
     uint32_t contact_count;
     sweep_contact contacts[SWEEP_MAX_CONTACTS];
+    uint32_t ground_mover; /* movers.id stood on, 0 = none */
 } sweep_msg_collide_result;
+
+/* MoverFlags in sweep.fbs: the bits of sweep_wire_mover.flags, equal to
+ * the core's SWEEP_MOVER_* state flags (core/mover.h). */
+enum {
+    SWEEP_WIRE_MOVER_TRIGGERED = 1u << 0,
+    SWEEP_WIRE_MOVER_BLOCKED = 1u << 1,
+    SWEEP_WIRE_MOVER_MOVED = 1u << 2
+};
 
 /* MoverTransform in sweep.fbs. */
 typedef struct sweep_wire_mover {
-    uint32_t id;
-    uint32_t flags;
+    uint32_t id;    /* the map's movers.id */
+    uint32_t flags; /* SWEEP_WIRE_MOVER_* */
     sweep_vec3 position;
     double rotation[4]; /* unit quaternion x, y, z, w */
 } sweep_wire_mover;
@@ -215,7 +245,21 @@ typedef struct sweep_msg_world_state {
     uint64_t tick;
     const sweep_wire_mover *movers;
     uint32_t count;
+    uint32_t mover_count; /* movers in the world; above count in a split UDP push */
 } sweep_msg_world_state;
+
+typedef struct sweep_msg_watch_world {
+    uint32_t every; /* 0 = stop; N = a WorldState every N ticks */
+} sweep_msg_watch_world;
+
+typedef struct sweep_msg_mover_command {
+    sweep_str mover; /* required: the mover's name in the map */
+} sweep_msg_mover_command;
+
+typedef struct sweep_msg_mover_commanded {
+    uint32_t mover; /* movers.id */
+    uint64_t tick;  /* the tick at which the trigger fires */
+} sweep_msg_mover_commanded;
 
 typedef struct sweep_msg_ping {
     uint64_t client_time;
@@ -233,6 +277,8 @@ typedef struct sweep_msg_stats {
     uint64_t errors_total;
     uint64_t tick_ns_p50;
     uint64_t tick_ns_p99;
+    uint32_t movers;
+    uint64_t crushed_total;
 } sweep_msg_stats;
 
 typedef struct sweep_msg_error {
@@ -257,7 +303,7 @@ typedef struct sweep_message {
         sweep_msg_spawn spawn;
         sweep_msg_spawned spawned;
         sweep_msg_entity despawn;
-        sweep_msg_entity despawned;
+        sweep_msg_despawned despawned;
         sweep_msg_move move;
         sweep_msg_move_result move_result;
         sweep_msg_move_batch move_batch;
@@ -271,6 +317,9 @@ typedef struct sweep_message {
         sweep_msg_error error;
         sweep_msg_bye bye;
         sweep_msg_challenge challenge;
+        sweep_msg_watch_world watch_world;
+        sweep_msg_mover_command mover_command;
+        sweep_msg_mover_commanded mover_commanded;
     } as;
 } sweep_message;
 

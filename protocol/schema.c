@@ -29,32 +29,37 @@ static const sweep__field welcome[] = {
 static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32};
 static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ};
 static const sweep__field entity[] = {U32};
+static const sweep__field despawned[] = {U32, U32};
 static const sweep__field move[] = {U32, U32, U64, VEC3_REQ, F64, VEC3};
 static const sweep__field move_result[] = {
     U32, U32, U64, VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
     {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
+    U32, U32, U8, U8, VEC3,
 };
 static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
 static const sweep__field collide_result[] = {
     VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
-    {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0},
+    {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U32,
 };
 static const sweep__field world_state[] = {
-    U64, {SWEEP__F_VECTOR, SWEEP__MOVER_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0},
+    U64, {SWEEP__F_VECTOR, SWEEP__MOVER_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}, U32,
 };
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};
-static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64};
+static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64};
 static const sweep__field error[] = {U16, STR_REQ, U32, U32};
 static const sweep__field bye[] = {STR};
 static const sweep__field challenge[] = {BYTES_REQ};
+static const sweep__field watch_world[] = {U32};
+static const sweep__field mover_command[] = {STR_REQ};
+static const sweep__field mover_commanded[] = {U32, U64};
 
 static TABLE(t_hello, "Hello", hello);
 static TABLE(t_welcome, "Welcome", welcome);
 static TABLE(t_spawn, "Spawn", spawn);
 static TABLE(t_spawned, "Spawned", spawned);
 static TABLE(t_despawn, "Despawn", entity);
-static TABLE(t_despawned, "Despawned", entity);
+static TABLE(t_despawned, "Despawned", despawned);
 static TABLE(t_move, "Move", move);
 static TABLE(t_move_result, "MoveResult", move_result);
 static const sweep__field move_batch[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_move, NULL, 0}};
@@ -71,6 +76,9 @@ static TABLE(t_stats, "Stats", stats);
 static TABLE(t_error, "Error", error);
 static TABLE(t_bye, "Bye", bye);
 static TABLE(t_challenge, "Challenge", challenge);
+static TABLE(t_watch_world, "WatchWorld", watch_world);
+static TABLE(t_mover_command, "MoverCommand", mover_command);
+static TABLE(t_mover_commanded, "MoverCommanded", mover_commanded);
 
 /* Union Body, indexed by type (0 is NONE). */
 static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {
@@ -95,6 +103,9 @@ static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {
     [SWEEP_MSG_ERROR] = &t_error,
     [SWEEP_MSG_BYE] = &t_bye,
     [SWEEP_MSG_CHALLENGE] = &t_challenge,
+    [SWEEP_MSG_WATCH_WORLD] = &t_watch_world,
+    [SWEEP_MSG_MOVER_COMMAND] = &t_mover_command,
+    [SWEEP_MSG_MOVER_COMMANDED] = &t_mover_commanded,
 };
 
 static const sweep__field message[] = {

@@ -96,16 +96,23 @@ static void move(FILE *o, const sweep_msg_move *m)
 
 static void move_result(FILE *o, const sweep_msg_move_result *r)
 {
-    fputs("{\"contacts\":", o);
+    fprintf(o, "{\"carried\":%s,\"contacts\":", r->carried ? "true" : "false");
     contacts(o, r->contacts, r->contact_count);
     fprintf(o, ",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
     dbl(o, r->correction);
-    fprintf(o, ",\"entity\":%u,\"ground_material\":%u,\"ground_normal\":", r->entity, r->ground_material);
+    fprintf(o, ",\"entity\":%u,\"ground_material\":%u,\"ground_mover\":%u,\"ground_normal\":", r->entity,
+            r->ground_material, r->ground_mover);
     vec(o, r->ground_normal);
     fprintf(o, ",\"grounded\":%s,\"position\":", r->grounded ? "true" : "false");
     vec(o, r->position);
-    fprintf(o, ",\"sequence\":%u,\"server_tick\":%llu,\"velocity\":", r->sequence,
+    fprintf(o, ",\"pushed\":%s,\"pushed_by\":%u", r->pushed ? "true" : "false", r->pushed_by);
+    fprintf(o, ",\"sequence\":%u,\"server_tick\":%llu,\"start_position\":", r->sequence,
             (unsigned long long)r->server_tick);
+    if (r->has_start_position)
+        vec(o, r->start_position);
+    else
+        fputs("null", o);
+    fputs(",\"velocity\":", o);
     vec(o, r->velocity);
     fputc('}', o);
 }
@@ -167,7 +174,7 @@ static void dump(FILE *o, const sweep_message *m)
         fprintf(o, "{\"entity\":%u}", m->as.despawn.entity);
         break;
     case SWEEP_MSG_DESPAWNED:
-        fprintf(o, "{\"entity\":%u}", m->as.despawned.entity);
+        fprintf(o, "{\"crushed_by\":%u,\"entity\":%u}", m->as.despawned.crushed_by, m->as.despawned.entity);
         break;
     case SWEEP_MSG_MOVE:
         move(o, &m->as.move);
@@ -208,7 +215,8 @@ static void dump(FILE *o, const sweep_message *m)
         const sweep_msg_collide_result *c = &m->as.collide_result;
         fputs("{\"contacts\":", o);
         contacts(o, c->contacts, c->contact_count);
-        fprintf(o, ",\"ground_material\":%u,\"ground_normal\":", c->ground_material);
+        fprintf(o, ",\"ground_material\":%u,\"ground_mover\":%u,\"ground_normal\":", c->ground_material,
+                c->ground_mover);
         vec(o, c->ground_normal);
         fprintf(o, ",\"grounded\":%s,\"position\":", c->grounded ? "true" : "false");
         vec(o, c->position);
@@ -218,7 +226,7 @@ static void dump(FILE *o, const sweep_message *m)
         break;
     }
     case SWEEP_MSG_WORLD_STATE:
-        fputs("{\"movers\":[", o);
+        fprintf(o, "{\"mover_count\":%u,\"movers\":[", m->as.world_state.mover_count);
         for (uint32_t i = 0; i < m->as.world_state.count; i++) {
             const sweep_wire_mover *v = &m->as.world_state.movers[i];
             fprintf(o, "%s{\"flags\":%u,\"id\":%u,\"position\":", i ? "," : "", v->flags, v->id);
@@ -245,10 +253,11 @@ static void dump(FILE *o, const sweep_message *m)
         break;
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *s = &m->as.stats;
-        fprintf(o, "{\"entities\":%u,\"errors_total\":%llu,\"moves_total\":%llu,\"sessions\":%u,"
-                   "\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}",
-                s->entities, (unsigned long long)s->errors_total, (unsigned long long)s->moves_total,
-                s->sessions, (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99);
+        fprintf(o, "{\"crushed_total\":%llu,\"entities\":%u,\"errors_total\":%llu,\"movers\":%u,"
+                   "\"moves_total\":%llu,\"sessions\":%u,\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}",
+                (unsigned long long)s->crushed_total, s->entities, (unsigned long long)s->errors_total, s->movers,
+                (unsigned long long)s->moves_total, s->sessions, (unsigned long long)s->tick_ns_p50,
+                (unsigned long long)s->tick_ns_p99);
         break;
     }
     case SWEEP_MSG_ERROR:
@@ -265,6 +274,18 @@ static void dump(FILE *o, const sweep_message *m)
         fputs("{\"cookie\":", o);
         bytes(o, m->as.challenge.cookie);
         fputc('}', o);
+        break;
+    case SWEEP_MSG_WATCH_WORLD:
+        fprintf(o, "{\"every\":%u}", m->as.watch_world.every);
+        break;
+    case SWEEP_MSG_MOVER_COMMAND:
+        fputs("{\"mover\":", o);
+        str(o, m->as.mover_command.mover);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_MOVER_COMMANDED:
+        fprintf(o, "{\"mover\":%u,\"tick\":%llu}", m->as.mover_commanded.mover,
+                (unsigned long long)m->as.mover_commanded.tick);
         break;
     default:
         fputs("null", o);

@@ -68,6 +68,16 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
     }
     r.corrected = (i % 2) == 1;
     r.correction = r.corrected ? 0.015625 * (i + 1) : 0.0;
+    /* Movers: every combination of stood on / moved by one shows up in a
+     * 64-result batch. */
+    r.ground_mover = (i % 4) == 1 ? 2 + i : 0;
+    if ((i % 3) == 2) {
+        r.pushed_by = 1 + i;
+        r.carried = (i % 2) == 0;
+        r.pushed = (i % 4) != 0;
+        r.has_start_position = true;
+        r.start_position = sweep_v3(-0.5 * i, 1.0 / 7.0, 3.0 + i);
+    }
     return r;
 }
 
@@ -76,7 +86,7 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
  * batches). */
 static inline unsigned sample_count(void)
 {
-    return 26;
+    return 31;
 }
 
 static inline sweep_message sample_message(unsigned which)
@@ -133,8 +143,9 @@ static inline sweep_message sample_message(unsigned which)
         m.as.despawn.entity = 9;
         break;
     case 6:
-        m.kind = SWEEP_MSG_DESPAWNED;
+        m.kind = SWEEP_MSG_DESPAWNED; /* the push of a crushed entity */
         m.as.despawned.entity = 0xffffffffu;
+        m.as.despawned.crushed_by = 4;
         break;
     case 7:
         m.kind = SWEEP_MSG_MOVE;
@@ -152,6 +163,8 @@ static inline sweep_message sample_message(unsigned which)
         m.as.move_result.ground_normal = sweep_v3(0.0, 0.6, 0.8);
         m.as.move_result.corrected = true;
         m.as.move_result.correction = 0.75;
+        m.as.move_result.ground_mover = 3;
+        m.as.move_result.pushed = true;
         break;
     case 10:
         m.kind = SWEEP_MSG_MOVE_RESULT;
@@ -192,13 +205,14 @@ static inline sweep_message sample_message(unsigned which)
         m.as.collide_result.contact_count = 2;
         m.as.collide_result.contacts[0] = sample_move_result(2).contacts[0];
         m.as.collide_result.contacts[1] = sample_move_result(2).contacts[1];
+        m.as.collide_result.ground_mover = 12;
         break;
     case 16:
         m.kind = SWEEP_MSG_WORLD_STATE;
         m.as.world_state.tick = 99;
         for (uint32_t i = 0; i < 4; i++) {
             sample__movers[i].id = i + 1;
-            sample__movers[i].flags = i == 3 ? 0x80000000u : 0;
+            sample__movers[i].flags = i == 3 ? 0x80000000u | SWEEP_WIRE_MOVER_MOVED : i;
             sample__movers[i].position = sweep_v3(i, -1.0 * i, 2.5);
             sample__movers[i].rotation[0] = 0.0;
             sample__movers[i].rotation[1] = 0.0;
@@ -207,6 +221,7 @@ static inline sweep_message sample_message(unsigned which)
         }
         m.as.world_state.movers = sample__movers;
         m.as.world_state.count = 4;
+        m.as.world_state.mover_count = 6; /* one part of a split push */
         break;
     case 17:
         m.kind = SWEEP_MSG_PING;
@@ -228,6 +243,8 @@ static inline sweep_message sample_message(unsigned which)
         m.as.stats.errors_total = 5;
         m.as.stats.tick_ns_p50 = 120000;
         m.as.stats.tick_ns_p99 = 950000;
+        m.as.stats.movers = 4;
+        m.as.stats.crushed_total = 1ull << 33;
         break;
     case 21:
         m.kind = SWEEP_MSG_ERROR;
@@ -247,6 +264,26 @@ static inline sweep_message sample_message(unsigned which)
         m.kind = SWEEP_MSG_CHALLENGE;
         m.as.challenge.cookie.ptr = sample__cookie;
         m.as.challenge.cookie.len = sizeof sample__cookie;
+        break;
+    case 26:
+        m.kind = SWEEP_MSG_WATCH_WORLD;
+        m.as.watch_world.every = 3;
+        break;
+    case 27:
+        m.kind = SWEEP_MSG_WATCH_WORLD; /* stop: every = 0, an empty table */
+        break;
+    case 28:
+        m.kind = SWEEP_MSG_MOVER_COMMAND;
+        m.as.mover_command.mover = sweep_str_of("north door \xc3\xa9");
+        break;
+    case 29:
+        m.kind = SWEEP_MSG_MOVER_COMMANDED;
+        m.as.mover_commanded.mover = 0xfffffffeu;
+        m.as.mover_commanded.tick = 0x123456789abull;
+        break;
+    case 30:
+        m.kind = SWEEP_MSG_DESPAWNED; /* the answer to a Despawn */
+        m.as.despawned.entity = 12;
         break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
@@ -309,7 +346,10 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->grounded == b->grounded && sample__veq(a->ground_normal, b->ground_normal) &&
            a->ground_material == b->ground_material && a->contact_count == b->contact_count &&
            sample__contacts_eq(a->contacts, b->contacts, a->contact_count) &&
-           a->corrected == b->corrected && sample__deq(a->correction, b->correction);
+           a->corrected == b->corrected && sample__deq(a->correction, b->correction) &&
+           a->ground_mover == b->ground_mover && a->pushed_by == b->pushed_by && a->carried == b->carried &&
+           a->pushed == b->pushed && a->has_start_position == b->has_start_position &&
+           (!a->has_start_position || sample__veq(a->start_position, b->start_position));
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty
@@ -346,7 +386,8 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
     case SWEEP_MSG_DESPAWN:
         return a->as.despawn.entity == b->as.despawn.entity;
     case SWEEP_MSG_DESPAWNED:
-        return a->as.despawned.entity == b->as.despawned.entity;
+        return a->as.despawned.entity == b->as.despawned.entity &&
+               a->as.despawned.crushed_by == b->as.despawned.crushed_by;
     case SWEEP_MSG_MOVE:
         return sample__move_eq(&a->as.move, &b->as.move);
     case SWEEP_MSG_MOVE_RESULT:
@@ -377,11 +418,13 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return sample__veq(x->position, y->position) && sample__veq(x->velocity, y->velocity) &&
                x->grounded == y->grounded && sample__veq(x->ground_normal, y->ground_normal) &&
                x->ground_material == y->ground_material && x->contact_count == y->contact_count &&
-               sample__contacts_eq(x->contacts, y->contacts, x->contact_count);
+               sample__contacts_eq(x->contacts, y->contacts, x->contact_count) &&
+               x->ground_mover == y->ground_mover;
     }
     case SWEEP_MSG_WORLD_STATE:
         if (a->as.world_state.tick != b->as.world_state.tick ||
-            a->as.world_state.count != b->as.world_state.count)
+            a->as.world_state.count != b->as.world_state.count ||
+            a->as.world_state.mover_count != b->as.world_state.mover_count)
             return 0;
         for (uint32_t i = 0; i < a->as.world_state.count; i++) {
             const sweep_wire_mover *x = &a->as.world_state.movers[i], *y = &b->as.world_state.movers[i];
@@ -399,8 +442,12 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
                a->as.pong.server_time == b->as.pong.server_time;
     case SWEEP_MSG_GET_STATS:
         return 1;
-    case SWEEP_MSG_STATS:
-        return memcmp(&a->as.stats, &b->as.stats, sizeof a->as.stats) == 0;
+    case SWEEP_MSG_STATS: {
+        const sweep_msg_stats *x = &a->as.stats, *y = &b->as.stats;
+        return x->sessions == y->sessions && x->entities == y->entities && x->moves_total == y->moves_total &&
+               x->errors_total == y->errors_total && x->tick_ns_p50 == y->tick_ns_p50 &&
+               x->tick_ns_p99 == y->tick_ns_p99 && x->movers == y->movers && x->crushed_total == y->crushed_total;
+    }
     case SWEEP_MSG_ERROR:
         return a->as.error.code == b->as.error.code &&
                sample__streq(a->as.error.message, b->as.error.message) &&
@@ -409,6 +456,13 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return sample__streq(a->as.bye.reason, b->as.bye.reason);
     case SWEEP_MSG_CHALLENGE:
         return sample__byteseq(a->as.challenge.cookie, b->as.challenge.cookie);
+    case SWEEP_MSG_WATCH_WORLD:
+        return a->as.watch_world.every == b->as.watch_world.every;
+    case SWEEP_MSG_MOVER_COMMAND:
+        return sample__streq(a->as.mover_command.mover, b->as.mover_command.mover);
+    case SWEEP_MSG_MOVER_COMMANDED:
+        return a->as.mover_commanded.mover == b->as.mover_commanded.mover &&
+               a->as.mover_commanded.tick == b->as.mover_commanded.tick;
     default:
         return 0;
     }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "core/mover.h"
 #include "samples.h"
 
 #define BUF_CAP (64u * 1024u)
@@ -232,6 +233,13 @@ static void test_encode_refuses_bad_messages(void **state)
     m = sample_message(24);
     m.as.challenge.cookie.ptr = NULL;
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(28);
+    m.as.mover_command.mover.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    /* A WorldState count without its array. */
+    m = sample_message(16);
+    m.as.world_state.movers = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
 
     /* More contacts than a result can hold. */
     m = sample_message(9);
@@ -350,12 +358,20 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_MSG_MOVE_BATCH, 9);
     assert_int_equal(SWEEP_MSG_BYE, 19);
     assert_int_equal(SWEEP_MSG_CHALLENGE, 20);
-    assert_int_equal(SWEEP_MSG_KIND_COUNT, 21);
+    assert_int_equal(SWEEP_MSG_WATCH_WORLD, 21);
+    assert_int_equal(SWEEP_MSG_MOVER_COMMAND, 22);
+    assert_int_equal(SWEEP_MSG_MOVER_COMMANDED, 23);
+    assert_int_equal(SWEEP_MSG_KIND_COUNT, 24);
     assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
     assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
     assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
     assert_int_equal(SWEEP_WIRE_SLOW_READER, 27);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 28);
+    assert_int_equal(SWEEP_WIRE_UNKNOWN_MOVER, 28);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 29);
+    /* MoverFlags are the core's state bits (core/mover.h). */
+    assert_int_equal((unsigned)SWEEP_WIRE_MOVER_TRIGGERED, (unsigned)SWEEP_MOVER_TRIGGERED);
+    assert_int_equal((unsigned)SWEEP_WIRE_MOVER_BLOCKED, (unsigned)SWEEP_MOVER_BLOCKED);
+    assert_int_equal((unsigned)SWEEP_WIRE_MOVER_MOVED, (unsigned)SWEEP_MOVER_MOVED);
     assert_int_equal(SWEEP_UDP_HELLO_MIN, 256);
     assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
 }
@@ -389,6 +405,37 @@ static void test_udp_max_batch(void **state)
     assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
 }
 
+/* sweep_udp_max_movers movers fit one datagram, one more does not. */
+static void test_udp_max_movers(void **state)
+{
+    (void)state;
+    uint32_t n = sweep_udp_max_movers();
+    assert_true(n >= 8 && n < 64);
+    static sweep_wire_mover movers[64];
+    for (uint32_t i = 0; i < 64; i++) {
+        movers[i].id = UINT32_MAX - i;
+        movers[i].flags = 7;
+        movers[i].position = sweep_v3(-1.5, 2.5, 1e300);
+        movers[i].rotation[3] = 1.0;
+    }
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_WORLD_STATE;
+    m.sequence = UINT32_MAX;
+    m.server_tick = UINT64_MAX;
+    m.as.world_state.tick = UINT64_MAX;
+    m.as.world_state.mover_count = 1000;
+    m.as.world_state.movers = movers;
+    const uint8_t *out;
+    size_t len;
+    m.as.world_state.count = n;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    m.as.world_state.count = n + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -398,6 +445,10 @@ static void test_names(void **state)
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_BAD_COOKIE), "BadCookie");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_INTERNAL), "Internal");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_SLOW_READER), "SlowReader");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_UNKNOWN_MOVER), "UnknownMover");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_WATCH_WORLD), "WatchWorld");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVER_COMMAND), "MoverCommand");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVER_COMMANDED), "MoverCommanded");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
     for (int k = 0; k < SWEEP_MSG_KIND_COUNT; k++) {
         assert_non_null(sweep_msg_kind_name((sweep_msg_kind)k));
@@ -454,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_udp_hello_padding_and_challenge),
         cmocka_unit_test(test_enum_numbers_match_schema),
         cmocka_unit_test(test_udp_max_batch),
+        cmocka_unit_test(test_udp_max_movers),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_wire_code_mappings),
     };
