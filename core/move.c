@@ -16,9 +16,11 @@
  * its position bit for bit.
  */
 #include "core/move.h"
+#include "core/mover.h"
 
 #include <string.h>
 
+#include "core/mover_impl.h"
 #include "core/scene.h"
 #include "core/world_impl.h"
 
@@ -26,7 +28,6 @@
 #define MIN_DISP 1e-9
 
 typedef struct ctx {
-    const sweep_world *w;
     const sweep_config *cfg;
     sweep_vec3 radii, inv_radii;
     sweep_vec3 up; /* world, unit; zero when there is no gravity */
@@ -47,7 +48,7 @@ typedef struct pass_out {
     int ground;       /* ended on walkable ground (FALL, PROBE) */
     sweep_vec3 ground_normal;
     double ground_height; /* world height along up of the supporting point */
-    uint32_t ground_index, ground_material;
+    uint32_t ground_index, ground_material, ground_mover;
 } pass_out;
 
 static sweep_vec3 to_world_normal(const ctx *c, sweep_vec3 ne)
@@ -82,7 +83,7 @@ static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 *ground_
     }
     if (!c->has_up || !(c->cfg->step_height > 0.0) || sweep_v3_dot(nw, c->up) <= 0.0)
         return 0;
-    const sweep__tri *t = &c->w->tris[h->tri];
+    const sweep__tri *t = h->tri;
     sweep_vec3 face = sweep_v3_normalize(sweep_v3_cross(sweep_v3_sub(t->b, t->a), sweep_v3_sub(t->c, t->a)));
     if (!is_walkable(c, face))
         return 0;
@@ -123,7 +124,8 @@ static void record(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_at)
         ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
         ct->normal = to_world_normal(c, h->normal);
         ct->triangle = h->index;
-        ct->material = c->w->tris[h->tri].material;
+        ct->material = h->tri->material;
+        ct->mover = h->mover;
     }
 }
 
@@ -177,7 +179,8 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
             po->ground_normal = gn;
             po->ground_height = sweep_v3_dot(sweep_v3_mul(sweep_v3_sub(at, support->normal), c->radii), c->up);
             po->ground_index = support->index;
-            po->ground_material = c->w->tris[support->tri].material;
+            po->ground_material = support->tri->material;
+            po->ground_mover = support->mover;
         }
         if (mode == MODE_PROBE || po->ground)
             break;
@@ -225,6 +228,7 @@ static void set_ground(sweep_move_result *res, const pass_out *po)
     res->ground_normal = po->ground_normal;
     res->ground_triangle = po->ground_index;
     res->ground_material = po->ground_material;
+    res->ground_mover = po->ground_mover;
 }
 
 /*
@@ -271,7 +275,8 @@ static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start
  * for a body on the ground. Only speed depends on it: a sweep that leaves
  * it walks the BVH (scene.h).
  */
-static void begin_scene(ctx *c, sweep_vec3 position, sweep_vec3 disp, int was_grounded)
+static void begin_scene(ctx *c, const sweep__scene_src *src, sweep_vec3 position, sweep_vec3 disp,
+                        int was_grounded)
 {
     double step = c->has_up && was_grounded ? c->cfg->step_height : 0.0;
     double grow = 1.0 + 4.0 * c->cfg->skin + 2e-3;
@@ -281,7 +286,7 @@ static void begin_scene(ctx *c, sweep_vec3 position, sweep_vec3 disp, int was_gr
     pad.y = c->radii.y * grow + bend + step * fabs(c->up.y);
     pad.z = c->radii.z * grow + bend + step * fabs(c->up.z);
     sweep_vec3 end = sweep_v3_add(position, disp);
-    sweep__scene_begin(&c->scene, c->w, c->radii, c->inv_radii, sweep_v3_sub(sweep_v3_min(position, end), pad),
+    sweep__scene_begin(&c->scene, src, c->radii, c->inv_radii, sweep_v3_sub(sweep_v3_min(position, end), pad),
                        sweep_v3_add(sweep_v3_max(position, end), pad));
 }
 
@@ -305,8 +310,55 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
     return SWEEP_OK;
 }
 
+/* Fills the fixed part of a ctx for an ellipsoid of the given radii. */
+static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with_up, sweep_move_result *res)
+{
+    c->cfg = cfg, c->radii = radii;
+    c->inv_radii = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+    c->up = sweep_v3(0, 0, 0), c->has_up = 0, c->foot = 0.0, c->res = res;
+    double g = sweep_v3_len(cfg->gravity);
+    if (with_up && g > 0.0) {
+        c->up = sweep_v3_scale(cfg->gravity, -1.0 / g);
+        c->has_up = 1;
+        sweep_vec3 ru = sweep_v3_mul(radii, c->up);
+        c->foot = sweep_v3_len(ru);
+    }
+}
+
+static void result_init(sweep_move_result *res, sweep_vec3 radii)
+{
+    memset(res, 0, sizeof *res);
+    res->ground_triangle = SWEEP_NO_TRIANGLE;
+    res->ground_mover = SWEEP_NO_MOVER;
+    res->extents_min = radii;
+    res->extents_max = sweep_v3_scale(radii, -1.0);
+}
+
+sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 position,
+                        sweep_vec3 disp, int *hit)
+{
+    sweep_move_result res;
+    result_init(&res, radii);
+    ctx c;
+    ctx_init(&c, cfg, radii, 0, &res);
+    begin_scene(&c, src, position, disp, 0);
+    const sweep_vec3 e_start = sweep_v3_mul(position, c.inv_radii);
+    sweep_vec3 e_pos = e_start;
+    pass_out po;
+    run_pass(&c, MODE_SLIDE, &e_pos, sweep_v3_mul(disp, c.inv_radii), NULL, &po);
+    if (hit)
+        *hit = (res.flags & SWEEP_MOVED_HIT) != 0;
+    return sweep_v3_add(position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), radii));
+}
+
 sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const sweep_move_input *in,
                         sweep_move_result *out)
+{
+    return sweep_move_among(world, NULL, cfg, in, out);
+}
+
+sweep_status sweep_move_among(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
+                              const sweep_move_input *in, sweep_move_result *out)
 {
     if (!world || !cfg || !in || !out)
         return SWEEP_E_ARG;
@@ -317,22 +369,9 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
         return st;
 
     sweep_move_result res;
-    memset(&res, 0, sizeof res);
-    res.ground_triangle = SWEEP_NO_TRIANGLE;
-    res.extents_min = in->radii;
-    res.extents_max = sweep_v3_scale(in->radii, -1.0);
-
+    result_init(&res, in->radii);
     ctx c;
-    c.w = world, c.cfg = cfg, c.radii = in->radii;
-    c.inv_radii = sweep_v3(1.0 / in->radii.x, 1.0 / in->radii.y, 1.0 / in->radii.z);
-    c.up = sweep_v3(0, 0, 0), c.has_up = 0, c.foot = 0.0, c.res = &res;
-    double g = sweep_v3_len(cfg->gravity);
-    if (g > 0.0) {
-        c.up = sweep_v3_scale(cfg->gravity, -1.0 / g);
-        c.has_up = 1;
-        sweep_vec3 ru = sweep_v3_mul(in->radii, c.up);
-        c.foot = sweep_v3_len(ru);
-    }
+    ctx_init(&c, cfg, in->radii, 1, &res);
 
     sweep_vec3 disp = sweep_v3_scale(in->velocity, in->dt);
     sweep_vec3 vel_lat = in->velocity, vel_vert = sweep_v3(0, 0, 0);
@@ -345,7 +384,8 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
         vel_lat = sweep_v3_sub(in->velocity, vel_vert);
     }
     int was_grounded = c.has_up && (in->flags & SWEEP_INPUT_GROUNDED);
-    begin_scene(&c, in->position, disp, was_grounded);
+    sweep__scene_src src = {world, mv, 0, sweep_movers_count(mv), SWEEP_NO_MOVER, 0};
+    begin_scene(&c, &src, in->position, disp, was_grounded);
 
     const sweep_vec3 e_start = sweep_v3_mul(in->position, c.inv_radii);
     sweep_vec3 e_pos = e_start;
@@ -396,3 +436,4 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
     *out = res;
     return SWEEP_OK;
 }
+

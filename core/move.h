@@ -90,8 +90,9 @@ enum {
 typedef struct sweep_contact {
     sweep_vec3 point;  /* world point on the ellipsoid surface where it touched */
     sweep_vec3 normal; /* world unit normal of the sliding plane, towards the ellipsoid */
-    uint32_t triangle; /* triangle index as given to sweep_world_create */
+    uint32_t triangle; /* triangle index as given to sweep_world_create (mover triangles: mover.h) */
     uint32_t material;
+    uint32_t mover;    /* index of the mover touched (mover.h), or UINT32_MAX for static geometry */
 } sweep_contact;
 
 typedef struct sweep_move_result {
@@ -100,6 +101,7 @@ typedef struct sweep_move_result {
     sweep_vec3 ground_normal; /* world unit normal under the body if grounded, else zero */
     uint32_t ground_triangle; /* SWEEP_NO_TRIANGLE if not grounded */
     uint32_t ground_material; /* 0 if not grounded */
+    uint32_t ground_mover;    /* mover stood on (mover.h), UINT32_MAX if none */
     uint32_t flags;           /* SWEEP_MOVED_* */
     uint32_t iterations;      /* scene sweeps performed, all passes together */
     uint32_t contact_count;

@@ -10,6 +10,7 @@
  */
 #include "core/scene.h"
 
+#include "core/mover_impl.h"
 #include "core/swept_sphere.h"
 #include "core/world_impl.h"
 
@@ -26,9 +27,10 @@ static int overlaps(const sweep__node *n, const float lo[3], const float hi[3])
 }
 
 /* Adds one narrow-phase contact to the running set of earliest contacts. */
-static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, uint32_t tri, uint32_t index)
+static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover)
 {
-    sweep__scene_hit sh = {h->t, h->normal, tri, index};
+    uint32_t index = tri->index;
+    sweep__scene_hit sh = {h->t, h->normal, tri, index, mover};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
         r->count = 1;
         r->hits[0] = sh;
@@ -139,13 +141,68 @@ static sweep_vec3 to_espace(const sweep__scene *s, sweep_vec3 p)
     return sweep_v3_mul(p, s->inv_radii);
 }
 
-void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii,
+/* The triangles of mover m that src sweeps against, and their box. */
+static const sweep__tri *mover_tris(const sweep__scene_src *src, uint32_t m, sweep_vec3 *lo, sweep_vec3 *hi)
+{
+    const sweep__mover *mo = &src->movers->m[m];
+    if (src->prev) {
+        *lo = mo->prev_lo, *hi = mo->prev_hi;
+        return mo->prev;
+    }
+    *lo = mo->cur_lo, *hi = mo->cur_hi;
+    return mo->cur;
+}
+
+static void keep(sweep__scene *s, sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, sweep_vec3 thi,
+                 uint32_t mover)
+{
+    cd->lo = tlo, cd->hi = thi, cd->tri = t, cd->mover = mover;
+    sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
+}
+
+/* Keeps the mover triangles near [lo, hi], in mover order then triangle
+ * order: the order every sweep of the scene tests them in. */
+static void begin_movers(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
+{
+    const sweep__scene_src *src = &s->src;
+    s->mover_count = 0;
+    s->movers_kept = 1;
+    if (!src->movers)
+        return;
+    for (uint32_t m = src->first; m < src->end; m++) {
+        sweep_vec3 mlo, mhi;
+        if (m == src->skip)
+            continue;
+        const sweep__tri *tris = mover_tris(src, m, &mlo, &mhi);
+        if (!box_overlaps(mlo, mhi, lo, hi))
+            continue;
+        uint32_t n = src->movers->m[m].tri_count;
+        for (uint32_t k = 0; k < n; k++) {
+            sweep_vec3 tlo, thi;
+            tri_box(&tris[k], &tlo, &thi);
+            if (!box_overlaps(tlo, thi, lo, hi))
+                continue;
+            if (s->mover_count == SWEEP__MAX_CANDIDATES) {
+                s->movers_kept = 0;
+                return;
+            }
+            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, m);
+        }
+    }
+}
+
+void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
                         sweep_vec3 lo, sweep_vec3 hi)
 {
-    s->w = w, s->radii = radii, s->inv_radii = inv_radii;
+    const sweep_world *w = src->world;
+    s->src = *src;
+    s->radii = radii, s->inv_radii = inv_radii;
     s->lo = lo, s->hi = hi;
     s->count = 0;
     s->kept = 1;
+    begin_movers(s, lo, hi);
+    if (!w)
+        return;
     leaf_walk it;
     uint32_t i;
     walk_begin(&it, w, lo, hi);
@@ -158,10 +215,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii,
             s->kept = 0;
             return;
         }
-        sweep__candidate *cd = &s->cand[s->count++];
-        const sweep__tri *t = &w->tris[i];
-        cd->lo = tlo, cd->hi = thi, cd->tri = i;
-        sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
+        keep(s, &s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER);
     }
 }
 
@@ -173,11 +227,63 @@ static double limit(const sweep__scene_result *r)
     return tmax > 1.0 ? 1.0 : tmax;
 }
 
+/* Tests kept candidates whose box meets the sweep's box. */
+static void sweep_kept(const sweep__candidate *cand, uint32_t n, const sweep__path *path, sweep_vec3 lo,
+                       sweep_vec3 hi, sweep__scene_result *r)
+{
+    sweep_sphere_hit h;
+    for (uint32_t k = 0; k < n; k++) {
+        const sweep__candidate *cd = &cand[k];
+        if (!box_overlaps(cd->lo, cd->hi, lo, hi))
+            continue;
+        if (sweep__sphere_sweep_prepared(path, &cd->prep, limit(r), &h))
+            consider(r, &h, cd->tri, cd->mover);
+    }
+}
+
+/* Tests one world-space triangle prepared on the spot. */
+static void sweep_one(const sweep__scene *s, const sweep__path *path, const sweep__tri *tr, uint32_t mover,
+                      sweep__scene_result *r)
+{
+    sweep__tri_prep p;
+    sweep_sphere_hit h;
+    sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
+    if (sweep__sphere_sweep_prepared(path, &p, limit(r), &h))
+        consider(r, &h, tr, mover);
+}
+
+/* The movers' part of a sweep: kept candidates when the sweep stays in the
+ * kept box, otherwise every mover triangle near the sweep, in the same
+ * order. */
+static void sweep_mover_part(const sweep__scene *s, const sweep__path *path, sweep_vec3 lo, sweep_vec3 hi,
+                         sweep__scene_result *r)
+{
+    const sweep__scene_src *src = &s->src;
+    if (!src->movers)
+        return;
+    if (s->movers_kept && box_inside(lo, hi, s->lo, s->hi)) {
+        sweep_kept(s->mover_cand, s->mover_count, path, lo, hi, r);
+        return;
+    }
+    for (uint32_t m = src->first; m < src->end; m++) {
+        sweep_vec3 mlo, mhi;
+        if (m == src->skip)
+            continue;
+        const sweep__tri *tris = mover_tris(src, m, &mlo, &mhi);
+        if (!box_overlaps(mlo, mhi, lo, hi))
+            continue;
+        for (uint32_t k = 0; k < src->movers->m[m].tri_count; k++) {
+            sweep_vec3 tlo, thi;
+            tri_box(&tris[k], &tlo, &thi);
+            if (box_overlaps(tlo, thi, lo, hi))
+                sweep_one(s, path, &tris[k], m, r);
+        }
+    }
+}
+
 int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
 {
-    const sweep_world *w = s->w;
-    if (w->tri_count == 0)
-        return 0;
+    const sweep_world *w = s->src.world;
     sweep_vec3 from = sweep_v3_mul(e_from, s->radii);
     sweep_vec3 to = sweep_v3_mul(sweep_v3_add(e_from, e_disp), s->radii);
     sweep_vec3 pad = sweep_v3_scale(s->radii, 1.0 + BOX_MARGIN);
@@ -190,29 +296,20 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
     sweep__scene_result *r = out;
     r->count = 0;
     r->t_min = 1.0;
-    sweep_sphere_hit h;
-    if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
+    if (!w || w->tri_count == 0) {
+        /* no static geometry */
+    } else if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
         /* A kept triangle outside this sweep's box cannot be touched by it,
          * and one inside is one the BVH walk would test, in this order. */
-        for (uint32_t k = 0; k < s->count; k++) {
-            const sweep__candidate *cd = &s->cand[k];
-            if (!box_overlaps(cd->lo, cd->hi, lo, hi))
-                continue;
-            if (sweep__sphere_sweep_prepared(&path, &cd->prep, limit(r), &h))
-                consider(r, &h, cd->tri, w->tris[cd->tri].index);
-        }
+        sweep_kept(s->cand, s->count, &path, lo, hi, r);
     } else {
         leaf_walk it;
         uint32_t i;
         walk_begin(&it, w, lo, hi);
-        while (walk_next(&it, &i)) {
-            const sweep__tri *tr = &w->tris[i];
-            sweep__tri_prep p;
-            sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
-            if (sweep__sphere_sweep_prepared(&path, &p, limit(r), &h))
-                consider(r, &h, i, tr->index);
-        }
+        while (walk_next(&it, &i))
+            sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, r);
     }
+    sweep_mover_part(s, &path, lo, hi, r);
     if (r->count == 0)
         return 0;
     finish(r);

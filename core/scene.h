@@ -9,19 +9,22 @@
 
 #include <stdint.h>
 
+#include "core/mover.h"
 #include "core/swept_sphere.h"
 #include "core/vec3.h"
 #include "core/world.h"
+#include "core/world_impl.h"
 
 /* Contacts closer than this in t count as simultaneous. */
 #define SWEEP__TIE_EPS 1e-9
 #define SWEEP__MAX_SIMULTANEOUS 8
 
 typedef struct sweep__scene_hit {
-    double t;          /* as sweep_sphere_hit.t */
-    sweep_vec3 normal; /* eSpace, unit */
-    uint32_t tri;      /* position in world->tris */
-    uint32_t index;    /* the triangle's description index (tie-break key) */
+    double t;              /* as sweep_sphere_hit.t */
+    sweep_vec3 normal;     /* eSpace, unit */
+    const sweep__tri *tri; /* world space: a static triangle or a placed mover triangle */
+    uint32_t index;        /* the triangle's number (tie-break key) */
+    uint32_t mover;        /* the mover it belongs to, or SWEEP_NO_MOVER */
 } sweep__scene_hit;
 
 typedef struct sweep__scene_result {
@@ -38,8 +41,23 @@ typedef struct sweep__scene_result {
 typedef struct sweep__candidate {
     sweep_vec3 lo, hi;     /* world space */
     sweep__tri_prep prep;  /* eSpace */
-    uint32_t tri;          /* position in world->tris */
+    const sweep__tri *tri;
+    uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
 } sweep__candidate;
+
+/*
+ * What a scene sweeps against: the static world (or none), and a range of
+ * movers at their current or previous placement, less one. A move sees the
+ * world and every mover as they are now; a mover's tick sees one mover
+ * where it was (the push in its frame), or everything but that mover.
+ */
+typedef struct sweep__scene_src {
+    const sweep_world *world;   /* NULL: no static geometry */
+    const sweep_movers *movers; /* NULL: no movers */
+    uint32_t first, end;        /* movers first .. end-1 */
+    uint32_t skip;              /* a mover left out, or SWEEP_NO_MOVER */
+    int prev;                   /* 1: the movers' previous placement */
+} sweep__scene_src;
 
 /*
  * What one move sweeps against. sweep__scene_begin walks the BVH once with a
@@ -51,17 +69,20 @@ typedef struct sweep__candidate {
  * would test that could be touched, so the answers are the same bits.
  */
 typedef struct sweep__scene {
-    const sweep_world *w;
+    sweep__scene_src src;
     sweep_vec3 radii, inv_radii;
     sweep_vec3 lo, hi; /* world box the candidates cover */
     int kept;          /* 0: no candidates kept, every sweep walks the BVH */
     uint32_t count;
+    int movers_kept;   /* 0: too many mover triangles near, every sweep walks the movers */
+    uint32_t mover_count;
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
+    sweep__candidate mover_cand[SWEEP__MAX_CANDIDATES];
 } sweep__scene;
 
-/* Prepares the candidates of one move: triangles touching the world box
- * [lo, hi], for an ellipsoid of the given radii. */
-void sweep__scene_begin(sweep__scene *s, const sweep_world *w, sweep_vec3 radii, sweep_vec3 inv_radii,
+/* Prepares the candidates of one move: triangles of src touching the world
+ * box [lo, hi], for an ellipsoid of the given radii. */
+void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
                         sweep_vec3 lo, sweep_vec3 hi);
 
 /*

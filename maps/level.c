@@ -21,6 +21,13 @@ void sweep_level_free(sweep_level *lv)
     free(lv->materials);
     free(lv->material_table);
     free(lv->spawns);
+    for (uint32_t i = 0; i < lv->mover_count; i++) {
+        free(lv->movers[i].vertices);
+        free(lv->movers[i].indices);
+        free(lv->movers[i].materials);
+        free(lv->movers[i].keys);
+    }
+    free(lv->movers);
     sweep_level_init(lv);
 }
 
@@ -148,4 +155,103 @@ sweep_world_desc sweep_level_world_desc(const sweep_level *lv)
 {
     sweep_world_desc d = {lv->vertices, lv->vertex_count, lv->indices, lv->materials, lv->triangle_count};
     return d;
+}
+
+sweep_status sweep_level_add_mover(sweep_level *lv, uint32_t id, const char *name, uint32_t *out)
+{
+    if (!grow((void **)&lv->movers, &lv->mover_cap, lv->mover_count, sizeof *lv->movers, UINT32_MAX - 1))
+        return SWEEP_E_NOMEM;
+    sweep_level_mover *m = &lv->movers[lv->mover_count];
+    memset(m, 0, sizeof *m);
+    m->id = id;
+    if (name)
+        strncpy(m->name, name, sizeof m->name - 1);
+    m->mode = SWEEP_MOVER_ONCE;
+    m->trigger = SWEEP_TRIGGER_ALWAYS;
+    m->blocked = SWEEP_BLOCKED_STOP;
+    if (out)
+        *out = lv->mover_count;
+    lv->mover_count++;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_mover_add_vertex(sweep_level_mover *m, sweep_vec3 v, uint32_t *out)
+{
+    if (!grow((void **)&m->vertices, &m->vertex_cap, m->vertex_count, sizeof *m->vertices, UINT32_MAX - 1))
+        return SWEEP_E_NOMEM;
+    m->vertices[m->vertex_count] = v;
+    if (out)
+        *out = m->vertex_count;
+    m->vertex_count++;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_mover_add_triangle(sweep_level_mover *m, uint32_t a, uint32_t b, uint32_t c,
+                                            uint32_t material)
+{
+    if (m->triangle_count >= SWEEP_MOVER_MAX_TRIANGLES)
+        return SWEEP_E_GEOMETRY;
+    uint32_t cap = m->triangle_cap;
+    if (!grow((void **)&m->materials, &cap, m->triangle_count, sizeof *m->materials, SWEEP_MOVER_MAX_TRIANGLES))
+        return SWEEP_E_NOMEM;
+    if (cap != m->triangle_cap) {
+        uint32_t *p = realloc(m->indices, (size_t)cap * 3 * sizeof *m->indices);
+        if (!p)
+            return SWEEP_E_NOMEM;
+        m->indices = p;
+        m->triangle_cap = cap;
+    }
+    uint32_t *t = &m->indices[3 * (size_t)m->triangle_count];
+    t[0] = a, t[1] = b, t[2] = c;
+    m->materials[m->triangle_count++] = material;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_level_mover_add_keyframe(sweep_level_mover *m, double time, sweep_vec3 position,
+                                            sweep_quat rotation)
+{
+    if (!grow((void **)&m->keys, &m->key_cap, m->key_count, sizeof *m->keys, UINT32_MAX - 1))
+        return SWEEP_E_NOMEM;
+    sweep_keyframe *k = &m->keys[m->key_count++];
+    k->time = time;
+    k->pose.position = position;
+    k->pose.rotation = rotation;
+    return SWEEP_OK;
+}
+
+uint32_t sweep_level_find_mover(const sweep_level *lv, const char *name)
+{
+    for (uint32_t i = 0; i < lv->mover_count; i++)
+        if (name && strcmp(lv->movers[i].name, name) == 0)
+            return i;
+    return SWEEP_NO_MOVER;
+}
+
+sweep_mover_desc sweep_level_mover_desc(const sweep_level *lv, uint32_t i)
+{
+    const sweep_level_mover *m = &lv->movers[i];
+    sweep_mover_desc d;
+    memset(&d, 0, sizeof d);
+    d.vertices = m->vertices, d.vertex_count = m->vertex_count;
+    d.indices = m->indices, d.materials = m->materials, d.triangle_count = m->triangle_count;
+    d.keys = m->keys, d.key_count = m->key_count;
+    d.mode = m->mode, d.trigger = m->trigger, d.blocked = m->blocked;
+    d.wait_start = m->wait_start, d.wait_end = m->wait_end;
+    d.volume_min = m->volume_min, d.volume_max = m->volume_max;
+    return d;
+}
+
+sweep_status sweep_level_build_movers(const sweep_level *lv, sweep_movers **out)
+{
+    sweep_mover_desc *d = NULL;
+    if (lv->mover_count) {
+        d = malloc(lv->mover_count * sizeof *d);
+        if (!d)
+            return SWEEP_E_NOMEM;
+        for (uint32_t i = 0; i < lv->mover_count; i++)
+            d[i] = sweep_level_mover_desc(lv, i);
+    }
+    sweep_status st = sweep_movers_create(d, lv->mover_count, lv->tick_rate, lv->triangle_count, out);
+    free(d);
+    return st;
 }

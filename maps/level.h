@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/move.h"
+#include "core/mover.h"
 #include "core/status.h"
 #include "core/vec3.h"
 #include "core/world.h"
@@ -25,6 +26,25 @@ typedef struct sweep_material {
     double friction;
     uint32_t flags;
 } sweep_material;
+
+/* A mover (door, lift, platform; core/mover.h) as the map describes it: its
+ * triangles in its own local frame, its keyframed path and its rules. */
+typedef struct sweep_level_mover {
+    uint32_t id;                     /* movers.id in the map, >= 1: the id on the wire */
+    char name[SWEEP_LEVEL_NAME_MAX]; /* unique in the level; COMMAND triggers use it */
+    sweep_mover_mode mode;
+    sweep_mover_trigger trigger;
+    sweep_mover_blocked blocked;
+    double wait_start, wait_end;     /* seconds */
+    sweep_vec3 volume_min, volume_max; /* VOLUME trigger box, world units */
+    sweep_vec3 *vertices;            /* local frame */
+    uint32_t vertex_count, vertex_cap;
+    uint32_t *indices;               /* 3 per triangle */
+    uint32_t *materials;             /* material id per triangle */
+    uint32_t triangle_count, triangle_cap;
+    sweep_keyframe *keys;
+    uint32_t key_count, key_cap;
+} sweep_level_mover;
 
 typedef struct sweep_level {
     char name[SWEEP_LEVEL_NAME_MAX];
@@ -41,6 +61,8 @@ typedef struct sweep_level {
     uint32_t material_count, material_cap;
     sweep_vec3 *spawns;
     uint32_t spawn_count, spawn_cap;
+    sweep_level_mover *movers;       /* in id order */
+    uint32_t mover_count, mover_cap;
 } sweep_level;
 
 /* An empty level with default rules (sweep_config_default), radii
@@ -62,6 +84,25 @@ sweep_status sweep_level_add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, 
 sweep_status sweep_level_add_material(sweep_level *lv, uint32_t id, const char *name, double friction,
                                       uint32_t flags);
 sweep_status sweep_level_add_spawn(sweep_level *lv, sweep_vec3 p);
+
+/* Adds an empty mover (ONCE, ALWAYS, STOP, no waits) named `name` with map
+ * id `id`; its index in lv->movers is returned in *out. */
+sweep_status sweep_level_add_mover(sweep_level *lv, uint32_t id, const char *name, uint32_t *out);
+sweep_status sweep_level_mover_add_vertex(sweep_level_mover *m, sweep_vec3 v, uint32_t *out);
+sweep_status sweep_level_mover_add_triangle(sweep_level_mover *m, uint32_t a, uint32_t b, uint32_t c,
+                                            uint32_t material);
+sweep_status sweep_level_mover_add_keyframe(sweep_level_mover *m, double time, sweep_vec3 position,
+                                            sweep_quat rotation);
+/* The index of the mover named `name`, or SWEEP_NO_MOVER. */
+uint32_t sweep_level_find_mover(const sweep_level *lv, const char *name);
+
+/* The core description of mover i (valid while lv lives). */
+sweep_mover_desc sweep_level_mover_desc(const sweep_level *lv, uint32_t i);
+
+/* Builds the core movers of the level (sweep_movers_create with the
+ * level's tick rate, numbering mover triangles after the static ones).
+ * A level without movers gets an empty set. */
+sweep_status sweep_level_build_movers(const sweep_level *lv, sweep_movers **out);
 
 /* The world description over the level's arrays (valid while lv lives). */
 sweep_world_desc sweep_level_world_desc(const sweep_level *lv);

@@ -1,0 +1,263 @@
+/*
+ * push.c - one tick of the movers: each takes its next pose, then carries
+ * the bodies that stand on it and pushes the bodies in its way (mover.h
+ * says what the caller sees; this file says how).
+ *
+ * A mover's motion over the tick is the map X = cur * prev^-1 (a rigid
+ * motion: world point at the previous placement -> the same mover point at
+ * the current one). For a body at p:
+ *   - a rider is carried to X(p): it keeps its place on the mover exactly,
+ *     so it neither sinks into a rising floor nor floats above a falling
+ *     one, and turns about the mover's pivot with it;
+ *   - any other body near the mover's swept box is pushed: seen from the
+ *     mover, the body moves from p to X^-1(p) while the mover stands at its
+ *     previous placement. That relative path is slid against the mover
+ *     alone (the course chapter on dynamic objects extends the sweep by the
+ *     object's motion the same way); if it touches, the slide's end q is
+ *     where the body sits relative to the mover, and X(q) where it must go.
+ *     Sweeping the relative path is what catches a mover fast enough to
+ *     cross the whole body in one tick.
+ * Either way the body then slides from p towards its target through the
+ * static world and every other mover, so it is never pushed into them.
+ * Whether it got clear is checked in the mover's frame again: the path from
+ * a place known to be outside the mover (p for a rider, q for a pushed
+ * body) to X^-1(where it ended) must not enter the mover. A body that did
+ * not get clear blocks the mover (its rule decides what happens).
+ *
+ * Bodies are visited in array order and movers in index order, so the
+ * whole tick is a function of its inputs. Scratch memory (the positions to
+ * restore when a mover is stopped) grows with the body count and is kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mover_impl.h"
+
+/* Slack on the relative check: a contact this close to the end of the path
+ * is the skin gap the slide left, not an overlap. */
+#define CLEAR_T 1.0
+
+typedef struct sweep__saved_body {
+    uint32_t index;
+    sweep_vec3 position;
+    uint32_t flags, mover;
+} sweep__saved_body;
+
+static sweep_vec3 motion(const sweep__mover *m, sweep_vec3 p)
+{
+    return sweep__pose_apply(&m->pose, sweep__pose_unapply(&m->prev_pose, p));
+}
+
+static sweep_vec3 motion_inverse(const sweep__mover *m, sweep_vec3 p)
+{
+    return sweep__pose_apply(&m->prev_pose, sweep__pose_unapply(&m->pose, p));
+}
+
+static int boxes_overlap(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
+{
+    return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
+           ahi.z >= blo.z;
+}
+
+/* Does the unit-sphere path from a to b (world points, eSpace of radii)
+ * enter mover m at its previous placement before its end? */
+static int enters(const sweep_movers *mv, uint32_t m, sweep_vec3 radii, sweep_vec3 a, sweep_vec3 b)
+{
+    sweep__scene_src src = {NULL, mv, m, m + 1, SWEEP_NO_MOVER, 1};
+    sweep_vec3 inv = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+    sweep_vec3 pad = sweep_v3_scale(radii, 1.01);
+    sweep__scene sc;
+    sweep__scene_begin(&sc, &src, radii, inv, sweep_v3_sub(sweep_v3_min(a, b), pad),
+                       sweep_v3_add(sweep_v3_max(a, b), pad));
+    sweep__scene_result r;
+    sweep_vec3 ea = sweep_v3_mul(a, inv), ed = sweep_v3_sub(sweep_v3_mul(b, inv), ea);
+    if (!sweep__scene_sweep(&sc, ea, ed, &r))
+        return 0;
+    return r.t_min < CLEAR_T;
+}
+
+/* Is body b's centre inside mover m's trigger box? */
+static int in_volume(const sweep__mover *m, const sweep_body *b)
+{
+    sweep_vec3 p = b->position;
+    return p.x >= m->volume_min.x && p.x <= m->volume_max.x && p.y >= m->volume_min.y && p.y <= m->volume_max.y &&
+           p.z >= m->volume_min.z && p.z <= m->volume_max.z;
+}
+
+static int fired(sweep__mover *m, uint32_t index, const sweep_body *bodies, uint32_t count)
+{
+    int yes = m->command;
+    m->command = 0;
+    switch (m->trigger) {
+    case SWEEP_TRIGGER_ALWAYS:
+        return 1;
+    case SWEEP_TRIGGER_VOLUME:
+        for (uint32_t i = 0; i < count && !yes; i++)
+            if (!(bodies[i].flags & SWEEP_BODY_CRUSHED) && in_volume(m, &bodies[i]))
+                yes = 1;
+        return yes;
+    case SWEEP_TRIGGER_TOUCH:
+        for (uint32_t i = 0; i < count && !yes; i++)
+            if (!(bodies[i].flags & SWEEP_BODY_CRUSHED) &&
+                (bodies[i].touch_mover == index || bodies[i].ground_mover == index))
+                yes = 1;
+        return yes;
+    default:
+        return yes;
+    }
+}
+
+/* The state a REVERSE mover takes when blocked while going `going` (+1 or
+ * -1) from state s: the same place, heading back. At an end of an open
+ * path there is nowhere back to go, so it rests there; a loop's ends are
+ * the same pose, so it carries on round the other way. */
+static sweep_mover_state reversed(const sweep__mover *m, sweep_mover_state s, int32_t going)
+{
+    int loop = m->mode == SWEEP_MOVER_LOOP;
+    s.wait = 0;
+    s.dir = -going;
+    if (s.dir < 0 && s.path_tick == 0) {
+        if (loop)
+            s.path_tick = m->path_ticks;
+        else
+            s.dir = 0;
+    } else if (s.dir > 0 && s.path_tick == m->path_ticks) {
+        if (loop)
+            s.path_tick = 0;
+        else
+            s.dir = 0;
+    }
+    return s;
+}
+
+static int grow_scratch(sweep_movers *mv, uint32_t count)
+{
+    if (count <= mv->scratch_cap)
+        return 1;
+    sweep__saved_body *p = realloc(mv->scratch, (size_t)count * sizeof *p);
+    if (!p)
+        return 0;
+    mv->scratch = p;
+    mv->scratch_cap = count;
+    return 1;
+}
+
+/*
+ * Carries or pushes body b for mover index mi, which has just moved.
+ * Returns 1 if the body got clear, 0 if it blocks the mover. Fills
+ * *touched when the mover acted on it at all.
+ */
+static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, const sweep_config *cfg, sweep_body *b,
+                  int *touched)
+{
+    const sweep__mover *m = &mv->m[mi];
+    sweep_vec3 p = b->position, outside, target;
+    *touched = 0;
+    if (b->ground_mover == mi) {
+        outside = p;
+        target = motion(m, p);
+        b->flags |= SWEEP_BODY_CARRIED;
+    } else {
+        /* Broad phase: the body's box against everywhere the mover was. */
+        sweep_vec3 r = sweep_v3_scale(b->radii, 1.0 + 4.0 * cfg->skin);
+        sweep_vec3 lo = sweep_v3_min(m->prev_lo, m->cur_lo), hi = sweep_v3_max(m->prev_hi, m->cur_hi);
+        if (!boxes_overlap(sweep_v3_sub(p, r), sweep_v3_add(p, r), lo, hi))
+            return 1;
+        sweep__scene_src only = {NULL, mv, mi, mi + 1, SWEEP_NO_MOVER, 1};
+        int hit = 0;
+        outside = sweep__slide(&only, cfg, b->radii, p, sweep_v3_sub(motion_inverse(m, p), p), &hit);
+        if (!hit)
+            return 1;
+        target = motion(m, outside);
+        b->flags |= SWEEP_BODY_PUSHED;
+    }
+    *touched = 1;
+    b->mover = mi;
+    sweep__scene_src rest = {w, mv, 0, mv->count, mi, 0};
+    sweep_vec3 end = sweep__slide(&rest, cfg, b->radii, p, sweep_v3_sub(target, p), NULL);
+    b->position = end;
+    return !enters(mv, mi, b->radii, outside, motion_inverse(m, end));
+}
+
+sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const sweep_config *cfg, sweep_body *bodies,
+                               uint32_t count, sweep_tick_report *rep)
+{
+    if (!mv || !cfg || (count > 0 && !bodies))
+        return SWEEP_E_ARG;
+    sweep_status st = sweep_config_check(cfg);
+    if (st != SWEEP_OK)
+        return st;
+    if (!grow_scratch(mv, count))
+        return SWEEP_E_NOMEM;
+    sweep_tick_report r;
+    memset(&r, 0, sizeof r);
+    for (uint32_t i = 0; i < count; i++) {
+        if (bodies[i].flags & SWEEP_BODY_CRUSHED)
+            continue; /* left as the tick that crushed it reported it */
+        bodies[i].flags = 0;
+        bodies[i].mover = SWEEP_NO_MOVER;
+    }
+    sweep__saved_body *saved = mv->scratch;
+    for (uint32_t mi = 0; mi < mv->count; mi++) {
+        sweep__mover *m = &mv->m[mi];
+        sweep_mover_state before = m->state;
+        sweep_mover_state next = sweep__mover_next(m, fired(m, mi, bodies, count));
+        sweep_mover_pose pose = sweep__mover_pose_of(mv, m, next.path_tick);
+        sweep__mover_set(m, &pose); /* prev = where it was, cur = pose */
+        m->state = next;
+        if (memcmp(&m->prev_pose, &m->pose, sizeof pose) == 0)
+            continue;
+        m->state.flags |= SWEEP_MOVER_MOVED;
+        r.moved++;
+
+        uint32_t nsaved = 0, blocked = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            sweep_body *b = &bodies[i];
+            if (b->flags & SWEEP_BODY_CRUSHED)
+                continue;
+            sweep__saved_body sv = {i, b->position, b->flags, b->mover};
+            int touched;
+            int clear = act_on(mv, mi, w, cfg, b, &touched);
+            if (touched)
+                saved[nsaved++] = sv;
+            if (clear)
+                continue;
+            blocked++;
+            if (m->blocked == SWEEP_BLOCKED_CRUSH) {
+                b->flags |= SWEEP_BODY_CRUSHED;
+                r.crushed++;
+            } else {
+                b->flags |= SWEEP_BODY_BLOCKED;
+            }
+        }
+        if (!blocked)
+            continue;
+        r.blocked++;
+        if (m->blocked == SWEEP_BLOCKED_CRUSH) {
+            m->state.flags |= SWEEP_MOVER_BLOCKED;
+            continue;
+        }
+        /* STOP and REVERSE: the mover stays where it was this tick, and so
+         * does every body it moved; the blockers keep their flag. */
+        for (uint32_t k = 0; k < nsaved; k++) {
+            sweep_body *b = &bodies[saved[k].index];
+            uint32_t keep = b->flags & SWEEP_BODY_BLOCKED;
+            b->position = saved[k].position;
+            b->flags = saved[k].flags | keep;
+            b->mover = keep ? mi : saved[k].mover;
+        }
+        int32_t going = before.dir != 0 ? before.dir : next.dir;
+        sweep__mover_undo(m);
+        m->state = m->blocked == SWEEP_BLOCKED_REVERSE ? reversed(m, before, going) : before;
+        m->state.flags = SWEEP_MOVER_BLOCKED | (next.flags & SWEEP_MOVER_TRIGGERED);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t f = bodies[i].flags;
+        r.carried += (f & SWEEP_BODY_CARRIED) != 0;
+        r.pushed += (f & SWEEP_BODY_PUSHED) != 0;
+    }
+    mv->tick++;
+    if (rep)
+        *rep = r;
+    return SWEEP_OK;
+}
