@@ -142,8 +142,19 @@ static int grow_scratch(sweep_movers *mv, uint32_t count)
     return 1;
 }
 
+/* Can mover m, going from its previous to its current box (swept_lo ..
+ * swept_hi), reach body b at all? Riders always; others by boxes. */
+static int within_reach(const sweep_body *b, uint32_t mi, sweep_vec3 swept_lo, sweep_vec3 swept_hi, double grow)
+{
+    if (b->ground_mover == mi)
+        return 1;
+    sweep_vec3 r = sweep_v3_scale(b->radii, grow);
+    return boxes_overlap(sweep_v3_sub(b->position, r), sweep_v3_add(b->position, r), swept_lo, swept_hi);
+}
+
 /*
- * Carries or pushes body b for mover index mi, which has just moved.
+ * Carries or pushes body b for mover index mi, which has just moved and
+ * can reach it (within_reach).
  * Returns 1 if the body got clear, 0 if it blocks the mover. Fills
  * *touched when the mover acted on it at all.
  */
@@ -158,11 +169,6 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
         target = motion(m, p);
         b->flags |= SWEEP_BODY_CARRIED;
     } else {
-        /* Broad phase: the body's box against everywhere the mover was. */
-        sweep_vec3 r = sweep_v3_scale(b->radii, 1.0 + 4.0 * cfg->skin);
-        sweep_vec3 lo = sweep_v3_min(m->prev_lo, m->cur_lo), hi = sweep_v3_max(m->prev_hi, m->cur_hi);
-        if (!boxes_overlap(sweep_v3_sub(p, r), sweep_v3_add(p, r), lo, hi))
-            return 1;
         sweep__scene_src only = {NULL, mv, mi, mi + 1, SWEEP_NO_MOVER, 1};
         int hit = 0;
         outside = sweep__slide(&only, cfg, b->radii, p, sweep_v3_sub(motion_inverse(m, p), p), &hit);
@@ -176,6 +182,9 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
     sweep__scene_src rest = {w, mv, 0, mv->count, mi, 0};
     sweep_vec3 end = sweep__slide(&rest, cfg, b->radii, p, sweep_v3_sub(target, p), NULL);
     b->position = end;
+    /* Where it was sent is clear of the mover by construction. */
+    if (memcmp(&end, &target, sizeof end) == 0)
+        return 1;
     return !enters(mv, mi, b->radii, outside, motion_inverse(m, end));
 }
 
@@ -211,9 +220,11 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
         r.moved++;
 
         uint32_t nsaved = 0, blocked = 0;
+        sweep_vec3 swept_lo = sweep_v3_min(m->prev_lo, m->cur_lo), swept_hi = sweep_v3_max(m->prev_hi, m->cur_hi);
+        double grow = 1.0 + 4.0 * cfg->skin;
         for (uint32_t i = 0; i < count; i++) {
             sweep_body *b = &bodies[i];
-            if (b->flags & SWEEP_BODY_CRUSHED)
+            if ((b->flags & SWEEP_BODY_CRUSHED) || !within_reach(b, mi, swept_lo, swept_hi, grow))
                 continue;
             sweep__saved_body sv = {i, b->position, b->flags, b->mover};
             int touched;

@@ -286,6 +286,13 @@ int main(int argc, char **argv)
     }
     sweep_world_info info;
     sweep_world_get_info(world, &info);
+    /* A map's movers run too: each step is one tick of theirs, then one
+     * move of every walker, as sweepd runs them. */
+    sweep_movers *movers = NULL;
+    if (lv.mover_count > 0 && (st = sweep_level_build_movers(&lv, &movers)) != SWEEP_OK) {
+        fprintf(stderr, "sweep-walk: building the movers failed: %s\n", sweep_status_message(st));
+        return 1;
+    }
 
     sweep_walker *walkers = calloc(o.walkers, sizeof *walkers);
     uint64_t moves = (uint64_t)o.walkers * o.steps;
@@ -301,13 +308,17 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    uint64_t embedded = 0, limits = 0, errors = 0, k = 0;
+    uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
     sweep_move_result res;
     double start = now_ns();
     for (uint32_t s = 0; s < o.steps; s++) {
+        if (movers && (st = sweep_walk_tick(movers, world, &cfg, &wp, spawns, spawn_count, walkers, &crushed)) != SWEEP_OK) {
+            fprintf(stderr, "sweep-walk: mover tick %u: %s\n", s, sweep_status_message(st));
+            return 1;
+        }
         for (uint32_t i = 0; i < o.walkers; i++) {
             double a = now_ns();
-            st = sweep_walk_step(world, &cfg, &wp, i, s, &walkers[i], &res);
+            st = sweep_walk_step_among(world, movers, &cfg, &wp, i, s, &walkers[i], &res);
             samples[k++] = (float)(now_ns() - a);
             if (st != SWEEP_OK) {
                 if (errors++ == 0)
@@ -328,6 +339,8 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < o.walkers; i++)
         grounded += walkers[i].grounded;
     uint64_t hash = sweep_walk_hash(walkers, o.walkers);
+    if (movers)
+        hash = sweep_movers_hash(movers, hash);
 
     printf("BENCH name=core.walk tris=%u moves_per_s=%.0f ns_per_move_p50=%.0f ns_per_move_p99=%.0f "
            "bytes_per_tri=%.1f build_ms=%.1f\n",
@@ -336,6 +349,8 @@ int main(int argc, char **argv)
     printf("state_hash=%016" PRIx64 " walkers=%u steps=%u grounded=%u embedded_starts=%" PRIu64
            " iteration_limits=%" PRIu64 " errors=%" PRIu64 "\n",
            hash, o.walkers, o.steps, grounded, embedded, limits, errors);
+    if (movers)
+        printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);
     if (!o.bench_only) {
         printf("level: %s, %u triangles (%u degenerate), BVH %u nodes, depth %u, %.1f MiB\n", lv.name,
                info.triangle_count, info.degenerate_count, info.node_count, info.bvh_depth,
@@ -365,6 +380,7 @@ int main(int argc, char **argv)
     free(samples);
     free(walkers);
     free(file_spawns);
+    sweep_movers_destroy(movers);
     sweep_world_destroy(world);
     sweep_level_free(&lv);
     return errors ? 1 : 0;

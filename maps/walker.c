@@ -3,6 +3,8 @@
  */
 #include "maps/walker.h"
 
+#include <stdlib.h>
+
 #include "core/hash.h"
 
 static uint64_t mix(uint64_t x)
@@ -48,6 +50,8 @@ void sweep_walk_place(const sweep_walk_params *p, const sweep_vec3 *spawns, uint
         walkers[i].velocity = sweep_v3(0, 0, 0);
         walkers[i].heading = sweep_v3(0, 0, 0);
         walkers[i].grounded = 0;
+        walkers[i].ground_mover = SWEEP_NO_MOVER;
+        walkers[i].touch_mover = SWEEP_NO_MOVER;
     }
 }
 
@@ -59,6 +63,13 @@ sweep_vec3 sweep_walk_up(const sweep_config *cfg)
 
 sweep_status sweep_walk_step(const sweep_world *w, const sweep_config *cfg, const sweep_walk_params *p,
                              uint32_t id, uint32_t step, sweep_walker *wk, sweep_move_result *res)
+{
+    return sweep_walk_step_among(w, NULL, cfg, p, id, step, wk, res);
+}
+
+sweep_status sweep_walk_step_among(const sweep_world *w, const sweep_movers *mv, const sweep_config *cfg,
+                                   const sweep_walk_params *p, uint32_t id, uint32_t step, sweep_walker *wk,
+                                   sweep_move_result *res)
 {
     double g = sweep_v3_len(cfg->gravity);
     sweep_vec3 up = sweep_walk_up(cfg);
@@ -73,13 +84,50 @@ sweep_status sweep_walk_step(const sweep_world *w, const sweep_config *cfg, cons
     in.velocity = sweep_v3_madd(sweep_v3_madd(vertical, wk->heading, p->speed), cfg->gravity, p->dt);
     in.dt = p->dt;
     in.flags = wk->grounded ? SWEEP_INPUT_GROUNDED : 0;
-    sweep_status st = sweep_move(w, cfg, &in, res);
+    sweep_status st = sweep_move_among(w, mv, cfg, &in, res);
     if (st != SWEEP_OK)
         return st;
     wk->position = res->position;
     wk->velocity = res->velocity;
     wk->grounded = (res->flags & SWEEP_MOVED_GROUNDED) != 0;
+    wk->ground_mover = res->ground_mover;
+    wk->touch_mover = SWEEP_NO_MOVER;
+    for (uint32_t i = 0; i < res->contact_count && wk->touch_mover == SWEEP_NO_MOVER; i++)
+        wk->touch_mover = res->contacts[i].mover;
     return SWEEP_OK;
+}
+
+sweep_status sweep_walk_tick(sweep_movers *mv, const sweep_world *w, const sweep_config *cfg,
+                             const sweep_walk_params *p, const sweep_vec3 *spawns, uint32_t spawn_count,
+                             sweep_walker *walkers, uint64_t *crushed)
+{
+    sweep_body *bodies = malloc((p->walkers ? p->walkers : 1) * sizeof *bodies);
+    if (!bodies)
+        return SWEEP_E_NOMEM;
+    for (uint32_t i = 0; i < p->walkers; i++) {
+        sweep_body *b = &bodies[i];
+        b->position = walkers[i].position;
+        b->radii = p->radii;
+        b->ground_mover = walkers[i].ground_mover;
+        b->touch_mover = walkers[i].touch_mover;
+        b->flags = 0;
+        b->mover = SWEEP_NO_MOVER;
+    }
+    sweep_status st = sweep_movers_tick(mv, w, cfg, bodies, p->walkers, NULL);
+    for (uint32_t i = 0; st == SWEEP_OK && i < p->walkers; i++) {
+        walkers[i].position = bodies[i].position;
+        if (bodies[i].flags & SWEEP_BODY_CRUSHED) {
+            /* A game would kill and respawn the player: so does the walk. */
+            walkers[i].position = spawn_count ? spawns[i % spawn_count] : sweep_v3(0, 0, 0);
+            walkers[i].velocity = sweep_v3(0, 0, 0);
+            walkers[i].grounded = 0;
+            walkers[i].ground_mover = SWEEP_NO_MOVER;
+            if (crushed)
+                (*crushed)++;
+        }
+    }
+    free(bodies);
+    return st;
 }
 
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count)

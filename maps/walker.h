@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/move.h"
+#include "core/mover.h"
 #include "core/world.h"
 
 typedef struct sweep_walker {
@@ -25,6 +26,8 @@ typedef struct sweep_walker {
     sweep_vec3 velocity; /* last integration velocity */
     sweep_vec3 heading;  /* unit, across the up axis */
     uint32_t grounded;
+    uint32_t ground_mover; /* mover stood on after the last step, or SWEEP_NO_MOVER */
+    uint32_t touch_mover;  /* first mover touched in the last step, or SWEEP_NO_MOVER */
 } sweep_walker;
 
 typedef struct sweep_walk_params {
@@ -44,6 +47,22 @@ void sweep_walk_place(const sweep_walk_params *p, const sweep_vec3 *spawns, uint
 /* Advances walker `id` by step number `step`; fills *res with the move. */
 sweep_status sweep_walk_step(const sweep_world *w, const sweep_config *cfg, const sweep_walk_params *p,
                              uint32_t id, uint32_t step, sweep_walker *walker, sweep_move_result *res);
+
+/* The same among movers (mv may be NULL): the move sees them where they
+ * are, and the walker remembers the mover it stands on or touched. */
+sweep_status sweep_walk_step_among(const sweep_world *w, const sweep_movers *mv, const sweep_config *cfg,
+                                   const sweep_walk_params *p, uint32_t id, uint32_t step, sweep_walker *walker,
+                                   sweep_move_result *res);
+
+/*
+ * One tick of the movers with every walker as a body (carried, pushed),
+ * as a server runs it between two rounds of moves. Crushed walkers are put
+ * back at their spawn point (spawns as for sweep_walk_place) and counted
+ * in *crushed (may be NULL).
+ */
+sweep_status sweep_walk_tick(sweep_movers *mv, const sweep_world *w, const sweep_config *cfg,
+                             const sweep_walk_params *p, const sweep_vec3 *spawns, uint32_t spawn_count,
+                             sweep_walker *walkers, uint64_t *crushed);
 
 /* State hash of all walkers (positions, velocities, grounded flags). */
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count);

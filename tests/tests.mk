@@ -16,3 +16,9 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)
 	@mkdir -p $(@D)
 	$(LINK) $< $(TEST_LIBS_$(firstword $(subst /, ,$*))) -lcmocka \
 		$(TEST_LDLIBS_$(firstword $(subst /, ,$*))) $(SWEEP_LDLIBS) -o $@
+
+# Movers benchmark: core plus the level arrays of maps/.
+BENCHES += $(BUILD)/tests/bench/bench_movers
+$(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@

@@ -10,6 +10,10 @@ for tris in 1000 10000 100000 1000000; do
     "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
 done
 
+# --- core: moves among 120 movers (doors, lifts, turntables) with riders,
+# against the same moves with the movers frozen into static geometry -------
+"${BUILD:-build}/tests/bench/bench_movers" 120
+
 # --- maps: loading a map, read + validate + BVH build (issue 3) ------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is
