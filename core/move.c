@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "core/crowd.h"
 #include "core/mover_impl.h"
 #include "core/scene.h"
 #include "core/world_impl.h"
@@ -48,7 +49,7 @@ typedef struct pass_out {
     int ground;       /* ended on walkable ground (FALL, PROBE) */
     sweep_vec3 ground_normal;
     double ground_height; /* world height along up of the supporting point */
-    uint32_t ground_index, ground_material, ground_mover;
+    uint32_t ground_index, ground_material, ground_mover, ground_body;
 } pass_out;
 
 static sweep_vec3 to_world_normal(const ctx *c, sweep_vec3 ne)
@@ -126,6 +127,7 @@ static void record(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_at)
         ct->triangle = h->index;
         ct->material = h->tri->material;
         ct->mover = h->mover;
+        ct->body = h->body;
     }
 }
 
@@ -181,6 +183,7 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
             po->ground_index = support->index;
             po->ground_material = support->tri->material;
             po->ground_mover = support->mover;
+            po->ground_body = support->body;
         }
         if (mode == MODE_PROBE || po->ground)
             break;
@@ -229,6 +232,7 @@ static void set_ground(sweep_move_result *res, const pass_out *po)
     res->ground_triangle = po->ground_index;
     res->ground_material = po->ground_material;
     res->ground_mover = po->ground_mover;
+    res->ground_body = po->ground_body;
 }
 
 /*
@@ -330,6 +334,7 @@ static void result_init(sweep_move_result *res, sweep_vec3 radii)
     memset(res, 0, sizeof *res);
     res->ground_triangle = SWEEP_NO_TRIANGLE;
     res->ground_mover = SWEEP_NO_MOVER;
+    res->ground_body = SWEEP_NO_BODY;
     res->extents_min = radii;
     res->extents_max = sweep_v3_scale(radii, -1.0);
 }
@@ -360,7 +365,14 @@ sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const
 sweep_status sweep_move_among(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
                               const sweep_move_input *in, sweep_move_result *out)
 {
-    if (!world || !cfg || !in || !out)
+    sweep_space sp = {world, mv, NULL, SWEEP_NO_BODY};
+    return sweep_move_in(&sp, cfg, in, out);
+}
+
+sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, const sweep_move_input *in,
+                           sweep_move_result *out)
+{
+    if (!space || !space->world || !cfg || !in || !out)
         return SWEEP_E_ARG;
     sweep_status st = sweep_config_check(cfg);
     if (st == SWEEP_OK)
@@ -384,7 +396,9 @@ sweep_status sweep_move_among(const sweep_world *world, const sweep_movers *mv, 
         vel_lat = sweep_v3_sub(in->velocity, vel_vert);
     }
     int was_grounded = c.has_up && (in->flags & SWEEP_INPUT_GROUNDED);
-    sweep__scene_src src = {world, mv, 0, sweep_movers_count(mv), SWEEP_NO_MOVER, 0};
+    sweep__scene_src src = {.world = space->world, .movers = space->movers, .first = 0,
+                            .end = sweep_movers_count(space->movers), .skip = SWEEP_NO_MOVER, .prev = 0,
+                            .crowd = space->crowd, .self = space->self};
     begin_scene(&c, &src, in->position, disp, was_grounded);
 
     const sweep_vec3 e_start = sweep_v3_mul(in->position, c.inv_radii);

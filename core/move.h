@@ -93,6 +93,7 @@ typedef struct sweep_contact {
     uint32_t triangle; /* triangle index as given to sweep_world_create (mover triangles: mover.h) */
     uint32_t material;
     uint32_t mover;    /* index of the mover touched (mover.h), or UINT32_MAX for static geometry */
+    uint32_t body;     /* crowd slot of the body touched (crowd.h), or UINT32_MAX */
 } sweep_contact;
 
 typedef struct sweep_move_result {
@@ -102,6 +103,7 @@ typedef struct sweep_move_result {
     uint32_t ground_triangle; /* SWEEP_NO_TRIANGLE if not grounded */
     uint32_t ground_material; /* 0 if not grounded */
     uint32_t ground_mover;    /* mover stood on (mover.h), UINT32_MAX if none */
+    uint32_t ground_body;     /* crowd slot of the body stood on (crowd.h), UINT32_MAX if none */
     uint32_t flags;           /* SWEEP_MOVED_* */
     uint32_t iterations;      /* scene sweeps performed, all passes together */
     uint32_t contact_count;

@@ -63,7 +63,7 @@ static int boxes_overlap(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_v
  * enter mover m at its previous placement before its end? */
 static int enters(const sweep_movers *mv, uint32_t m, sweep_vec3 radii, sweep_vec3 a, sweep_vec3 b)
 {
-    sweep__scene_src src = {NULL, mv, m, m + 1, SWEEP_NO_MOVER, 1};
+    sweep__scene_src src = {.movers = mv, .first = m, .end = m + 1, .skip = SWEEP_NO_MOVER, .prev = 1, .self = SWEEP_NO_BODY};
     sweep_vec3 inv = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
     sweep_vec3 pad = sweep_v3_scale(radii, 1.01);
     sweep__scene sc;
@@ -169,7 +169,8 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
         target = motion(m, p);
         b->flags |= SWEEP_BODY_CARRIED;
     } else {
-        sweep__scene_src only = {NULL, mv, mi, mi + 1, SWEEP_NO_MOVER, 1};
+        sweep__scene_src only = {.movers = mv, .first = mi, .end = mi + 1, .skip = SWEEP_NO_MOVER, .prev = 1,
+                                 .self = SWEEP_NO_BODY};
         int hit = 0;
         outside = sweep__slide(&only, cfg, b->radii, p, sweep_v3_sub(motion_inverse(m, p), p), &hit);
         if (!hit)
@@ -179,7 +180,7 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
     }
     *touched = 1;
     b->mover = mi;
-    sweep__scene_src rest = {w, mv, 0, mv->count, mi, 0};
+    sweep__scene_src rest = {.world = w, .movers = mv, .end = mv->count, .skip = mi, .self = SWEEP_NO_BODY};
     sweep_vec3 end = sweep__slide(&rest, cfg, b->radii, p, sweep_v3_sub(target, p), NULL);
     b->position = end;
     /* Where it was sent is clear of the mover by construction. */

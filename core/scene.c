@@ -10,6 +10,7 @@
  */
 #include "core/scene.h"
 
+#include "core/crowd_impl.h"
 #include "core/mover_impl.h"
 #include "core/swept_sphere.h"
 #include "core/world_impl.h"
@@ -27,10 +28,11 @@ static int overlaps(const sweep__node *n, const float lo[3], const float hi[3])
 }
 
 /* Adds one narrow-phase contact to the running set of earliest contacts. */
-static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover)
+static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover,
+                     uint32_t body)
 {
     uint32_t index = tri->index;
-    sweep__scene_hit sh = {h->t, h->normal, tri, index, mover};
+    sweep__scene_hit sh = {h->t, h->normal, tri, index, mover, body};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
         r->count = 1;
         r->hits[0] = sh;
@@ -154,9 +156,9 @@ static const sweep__tri *mover_tris(const sweep__scene_src *src, uint32_t m, swe
 }
 
 static void keep(sweep__scene *s, sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, sweep_vec3 thi,
-                 uint32_t mover)
+                 uint32_t mover, uint32_t body)
 {
-    cd->lo = tlo, cd->hi = thi, cd->tri = t, cd->mover = mover;
+    cd->lo = tlo, cd->hi = thi, cd->tri = t, cd->mover = mover, cd->body = body;
     sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
 }
 
@@ -167,9 +169,7 @@ static void begin_movers(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     const sweep__scene_src *src = &s->src;
     s->mover_count = 0;
     s->movers_kept = 1;
-    if (!src->movers)
-        return;
-    for (uint32_t m = src->first; m < src->end; m++) {
+    for (uint32_t m = src->first; src->movers && m < src->end; m++) {
         sweep_vec3 mlo, mhi;
         if (m == src->skip)
             continue;
@@ -186,7 +186,24 @@ static void begin_movers(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
                 s->movers_kept = 0;
                 return;
             }
-            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, m);
+            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, m, SWEEP_NO_BODY);
+        }
+    }
+    const sweep_crowd *c = src->crowd;
+    for (uint32_t b = 0; c && b < c->slots; b++) {
+        if (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], lo, hi))
+            continue;
+        const sweep__tri *tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
+        for (uint32_t k = 0; k < SWEEP_CROWD_SHELL_TRIANGLES; k++) {
+            sweep_vec3 tlo, thi;
+            tri_box(&tris[k], &tlo, &thi);
+            if (!box_overlaps(tlo, thi, lo, hi))
+                continue;
+            if (s->mover_count == SWEEP__MAX_CANDIDATES) {
+                s->movers_kept = 0;
+                return;
+            }
+            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, SWEEP_NO_MOVER, b);
         }
     }
 }
@@ -215,7 +232,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             s->kept = 0;
             return;
         }
-        keep(s, &s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER);
+        keep(s, &s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER, SWEEP_NO_BODY);
     }
 }
 
@@ -237,35 +254,35 @@ static void sweep_kept(const sweep__candidate *cand, uint32_t n, const sweep__pa
         if (!box_overlaps(cd->lo, cd->hi, lo, hi))
             continue;
         if (sweep__sphere_sweep_prepared(path, &cd->prep, limit(r), &h))
-            consider(r, &h, cd->tri, cd->mover);
+            consider(r, &h, cd->tri, cd->mover, cd->body);
     }
 }
 
 /* Tests one world-space triangle prepared on the spot. */
 static void sweep_one(const sweep__scene *s, const sweep__path *path, const sweep__tri *tr, uint32_t mover,
-                      sweep__scene_result *r)
+                      uint32_t body, sweep__scene_result *r)
 {
     sweep__tri_prep p;
     sweep_sphere_hit h;
     sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
     if (sweep__sphere_sweep_prepared(path, &p, limit(r), &h))
-        consider(r, &h, tr, mover);
+        consider(r, &h, tr, mover, body);
 }
 
-/* The movers' part of a sweep: kept candidates when the sweep stays in the
- * kept box, otherwise every mover triangle near the sweep, in the same
- * order. */
-static void sweep_mover_part(const sweep__scene *s, const sweep__path *path, sweep_vec3 lo, sweep_vec3 hi,
+/* The moving part of a sweep (movers, then other bodies' shells): kept
+ * candidates when the sweep stays in the kept box, otherwise every such
+ * triangle near the sweep, in the same order. */
+static void sweep_dynamic(const sweep__scene *s, const sweep__path *path, sweep_vec3 lo, sweep_vec3 hi,
                          sweep__scene_result *r)
 {
     const sweep__scene_src *src = &s->src;
-    if (!src->movers)
+    if (!src->movers && !src->crowd)
         return;
     if (s->movers_kept && box_inside(lo, hi, s->lo, s->hi)) {
         sweep_kept(s->mover_cand, s->mover_count, path, lo, hi, r);
         return;
     }
-    for (uint32_t m = src->first; m < src->end; m++) {
+    for (uint32_t m = src->first; src->movers && m < src->end; m++) {
         sweep_vec3 mlo, mhi;
         if (m == src->skip)
             continue;
@@ -276,7 +293,19 @@ static void sweep_mover_part(const sweep__scene *s, const sweep__path *path, swe
             sweep_vec3 tlo, thi;
             tri_box(&tris[k], &tlo, &thi);
             if (box_overlaps(tlo, thi, lo, hi))
-                sweep_one(s, path, &tris[k], m, r);
+                sweep_one(s, path, &tris[k], m, SWEEP_NO_BODY, r);
+        }
+    }
+    const sweep_crowd *c = src->crowd;
+    for (uint32_t b = 0; c && b < c->slots; b++) {
+        if (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], lo, hi))
+            continue;
+        const sweep__tri *tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
+        for (uint32_t k = 0; k < SWEEP_CROWD_SHELL_TRIANGLES; k++) {
+            sweep_vec3 tlo, thi;
+            tri_box(&tris[k], &tlo, &thi);
+            if (box_overlaps(tlo, thi, lo, hi))
+                sweep_one(s, path, &tris[k], SWEEP_NO_MOVER, b, r);
         }
     }
 }
@@ -307,9 +336,9 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
         uint32_t i;
         walk_begin(&it, w, lo, hi);
         while (walk_next(&it, &i))
-            sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, r);
+            sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, SWEEP_NO_BODY, r);
     }
-    sweep_mover_part(s, &path, lo, hi, r);
+    sweep_dynamic(s, &path, lo, hi, r);
     if (r->count == 0)
         return 0;
     finish(r);

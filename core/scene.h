@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "core/crowd.h"
 #include "core/mover.h"
 #include "core/swept_sphere.h"
 #include "core/vec3.h"
@@ -25,6 +26,7 @@ typedef struct sweep__scene_hit {
     const sweep__tri *tri; /* world space: a static triangle or a placed mover triangle */
     uint32_t index;        /* the triangle's number (tie-break key) */
     uint32_t mover;        /* the mover it belongs to, or SWEEP_NO_MOVER */
+    uint32_t body;         /* the crowd slot whose shell it is, or SWEEP_NO_BODY */
 } sweep__scene_hit;
 
 typedef struct sweep__scene_result {
@@ -43,13 +45,15 @@ typedef struct sweep__candidate {
     sweep__tri_prep prep;  /* eSpace */
     const sweep__tri *tri;
     uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
+    uint32_t body;         /* SWEEP_NO_BODY unless a crowd shell */
 } sweep__candidate;
 
 /*
- * What a scene sweeps against: the static world (or none), and a range of
- * movers at their current or previous placement, less one. A move sees the
- * world and every mover as they are now; a mover's tick sees one mover
- * where it was (the push in its frame), or everything but that mover.
+ * What a scene sweeps against: the static world (or none), a range of
+ * movers at their current or previous placement, less one, and the other
+ * bodies' shells (or none). A move sees the world, every mover and every
+ * other body as they are now; a mover's tick sees one mover where it was
+ * (the push in its frame), or everything but that mover.
  */
 typedef struct sweep__scene_src {
     const sweep_world *world;   /* NULL: no static geometry */
@@ -57,6 +61,8 @@ typedef struct sweep__scene_src {
     uint32_t first, end;        /* movers first .. end-1 */
     uint32_t skip;              /* a mover left out, or SWEEP_NO_MOVER */
     int prev;                   /* 1: the movers' previous placement */
+    const sweep_crowd *crowd;   /* NULL: no bodies */
+    uint32_t self;              /* the body left out, or SWEEP_NO_BODY */
 } sweep__scene_src;
 
 /*
@@ -74,7 +80,7 @@ typedef struct sweep__scene {
     sweep_vec3 lo, hi; /* world box the candidates cover */
     int kept;          /* 0: no candidates kept, every sweep walks the BVH */
     uint32_t count;
-    int movers_kept;   /* 0: too many mover triangles near, every sweep walks the movers */
+    int movers_kept;   /* 0: too many mover and shell triangles near, every sweep walks them */
     uint32_t mover_count;
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
     sweep__candidate mover_cand[SWEEP__MAX_CANDIDATES];

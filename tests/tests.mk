@@ -22,3 +22,9 @@ BENCHES += $(BUILD)/tests/bench/bench_movers
 $(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# Players-as-obstacles benchmark.
+BENCHES += $(BUILD)/tests/bench/bench_crowd
+$(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@

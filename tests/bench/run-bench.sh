@@ -14,6 +14,11 @@ done
 # against the same moves with the movers frozen into static geometry -------
 "${BUILD:-build}/tests/bench/bench_movers" 120
 
+# --- core: players as obstacles, against the same moves passing through ------
+for bodies in 64 256 1024; do
+    "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
+done
+
 # --- maps: loading a map, read + validate + BVH build (issue 3) ------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is

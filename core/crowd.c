@@ -1,0 +1,103 @@
+/*
+ * crowd.c - bodies as shells for other bodies' moves (see crowd.h).
+ *
+ * A shell is rebuilt from its body's position and radii each time the slot
+ * is set: 16 vertices, 28 triangles, from + - * and one constant computed
+ * with sqrt, so every machine builds the same bits.
+ */
+#include "core/crowd_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out)
+{
+    if (!out || slots < 1 || slots > SWEEP_CROWD_MAX_SLOTS)
+        return SWEEP_E_ARG;
+    sweep_crowd *c = calloc(1, sizeof *c);
+    if (!c)
+        return SWEEP_E_NOMEM;
+    c->slots = slots;
+    c->used = calloc(slots, 1);
+    c->lo = malloc(slots * sizeof *c->lo);
+    c->hi = malloc(slots * sizeof *c->hi);
+    c->tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *c->tris);
+    if (!c->used || !c->lo || !c->hi || !c->tris) {
+        sweep_crowd_destroy(c);
+        return SWEEP_E_NOMEM;
+    }
+    *out = c;
+    return SWEEP_OK;
+}
+
+void sweep_crowd_destroy(sweep_crowd *c)
+{
+    if (!c)
+        return;
+    free(c->used);
+    free(c->lo);
+    free(c->hi);
+    free(c->tris);
+    free(c);
+}
+
+uint32_t sweep_crowd_slots(const sweep_crowd *c)
+{
+    return c ? c->slots : 0;
+}
+
+uint32_t sweep_crowd_slot_of_triangle(uint32_t tri)
+{
+    if (tri < SWEEP_CROWD_FIRST_TRIANGLE)
+        return SWEEP_NO_BODY;
+    uint32_t slot = (tri - SWEEP_CROWD_FIRST_TRIANGLE) / SWEEP_CROWD_SHELL_TRIANGLES;
+    return slot < SWEEP_CROWD_MAX_SLOTS ? slot : SWEEP_NO_BODY;
+}
+
+sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
+{
+    if (!c || slot >= c->slots)
+        return SWEEP_E_ARG;
+    if (!sweep_v3_isfinite(p) || !sweep_v3_isfinite(r))
+        return SWEEP_E_NONFINITE;
+    if (!(r.x > 0.0 && r.y > 0.0 && r.z > 0.0))
+        return SWEEP_E_RADII;
+    /* The octagon whose sides touch the unit circle every 45 degrees has its
+     * corners at (1, t), (t, 1), ... with t = tan(22.5 degrees). */
+    const double t = sqrt(2.0) - 1.0;
+    static const double ox[8] = {1, 0, -0, -1, -1, -0, 0, 1}, oy[8] = {0, 1, 1, 0, -0, -1, -1, -0};
+    static const double tx[8] = {0, 1, -1, 0, 0, -1, 1, 0}, ty[8] = {1, 0, 0, 1, -1, 0, 0, -1};
+    sweep_vec3 v[16]; /* 0..7 bottom ring, 8..15 top ring, counter-clockwise seen from above */
+    for (int k = 0; k < 8; k++) {
+        double x = ox[k] + tx[k] * t, y = oy[k] + ty[k] * t;
+        v[k] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z - r.z);
+        v[k + 8] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z + r.z);
+    }
+    sweep__tri *out = &c->tris[(size_t)slot * SWEEP_CROWD_SHELL_TRIANGLES];
+    uint32_t base = SWEEP_CROWD_FIRST_TRIANGLE + slot * SWEEP_CROWD_SHELL_TRIANGLES, n = 0;
+#define TRI(A, B, C)                                                                                                \
+    do {                                                                                                            \
+        out[n].a = v[A], out[n].b = v[B], out[n].c = v[C], out[n].index = base + n, out[n].material = 0;            \
+        n++;                                                                                                        \
+    } while (0)
+    for (int k = 0; k < 8; k++) {
+        int k1 = (k + 1) & 7;
+        TRI(k, k1, k1 + 8); /* side, outwards */
+        TRI(k, k1 + 8, k + 8);
+    }
+    for (int k = 1; k < 7; k++) {
+        TRI(8, 8 + k, 8 + k + 1); /* top, facing up */
+        TRI(0, k + 1, k);         /* bottom, facing down */
+    }
+#undef TRI
+    c->lo[slot] = sweep_v3_sub(p, sweep_v3(r.x, r.y, r.z));
+    c->hi[slot] = sweep_v3_add(p, sweep_v3(r.x, r.y, r.z));
+    c->used[slot] = 1;
+    return SWEEP_OK;
+}
+
+void sweep_crowd_clear(sweep_crowd *c, uint32_t slot)
+{
+    if (c && slot < c->slots)
+        c->used[slot] = 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * test_crowd.c - players as obstacles: bodies stop against each other at
+ * the sum of their radii, stand on each other's heads, slide round each
+ * other, never collide with themselves, and the same order of moves gives
+ * the same bits.
+ *
+ * "Apart" is checked without the core's sweep: bodies of equal round
+ * radii r side by side overlap when one's centre is closer than r to the
+ * octagon (apothem r) that the other's shell draws on the ground.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/crowd.h"
+#include "core/hash.h"
+#include "maps/level.h"
+
+#define DT (1.0 / 60.0)
+static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
+
+typedef struct guy {
+    sweep_vec3 pos, vel;
+    int grounded;
+    sweep_move_result last;
+} guy;
+
+typedef struct scene {
+    sweep_level lv;
+    sweep_world *w;
+    sweep_crowd *crowd;
+    sweep_config cfg;
+} scene;
+
+static void scene_init(scene *s, uint32_t slots)
+{
+    sweep_level_init(&s->lv);
+    sweep_config_default(&s->cfg);
+    assert_int_equal(sweep_level_add_quad(&s->lv, sweep_v3(-50, -50, 0), sweep_v3(50, -50, 0), sweep_v3(50, 50, 0),
+                                          sweep_v3(-50, 50, 0), 1),
+                     SWEEP_OK);
+    sweep_world_desc d = sweep_level_world_desc(&s->lv);
+    assert_int_equal(sweep_world_create(&d, &s->w), SWEEP_OK);
+    assert_int_equal(sweep_crowd_create(slots, &s->crowd), SWEEP_OK);
+}
+
+static void scene_free(scene *s)
+{
+    sweep_crowd_destroy(s->crowd);
+    sweep_world_destroy(s->w);
+    sweep_level_free(&s->lv);
+}
+
+static void put(scene *s, guy *g, uint32_t slot, double x, double y, double z)
+{
+    memset(g, 0, sizeof *g);
+    g->pos = sweep_v3(x, y, z);
+    assert_int_equal(sweep_crowd_set(s->crowd, slot, g->pos, RADII), SWEEP_OK);
+}
+
+/* One move of the body in `slot`, which then moves its shell. */
+static void step(scene *s, guy *g, uint32_t slot, sweep_vec3 lateral)
+{
+    sweep_space sp = {s->w, NULL, s->crowd, slot};
+    sweep_move_input in = {g->pos, RADII, sweep_v3(lateral.x, lateral.y, g->vel.z - 9.81 * DT), DT,
+                           g->grounded ? SWEEP_INPUT_GROUNDED : 0};
+    assert_int_equal(sweep_move_in(&sp, &s->cfg, &in, &g->last), SWEEP_OK);
+    g->pos = g->last.position;
+    g->vel = g->last.velocity;
+    g->grounded = (g->last.flags & SWEEP_MOVED_GROUNDED) != 0;
+    assert_int_equal(sweep_crowd_set(s->crowd, slot, g->pos, RADII), SWEEP_OK);
+}
+
+static void head_on_stop_at_sum_of_radii(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 4);
+    guy a, b;
+    put(&s, &a, 0, -3, 0, 0.9005);
+    put(&s, &b, 1, 3, 0, 0.9005);
+    int touched = 0;
+    for (int t = 0; t < 180; t++) {
+        step(&s, &a, 0, sweep_v3(4, 0, 0));
+        step(&s, &b, 1, sweep_v3(-4, 0, 0));
+        double gap = b.pos.x - a.pos.x;
+        assert_true(gap >= 0.8 - 1e-9);
+        for (uint32_t i = 0; i < a.last.contact_count; i++)
+            if (a.last.contacts[i].body == 1) {
+                touched = 1;
+                assert_true(sweep_crowd_slot_of_triangle(a.last.contacts[i].triangle) == 1);
+            }
+    }
+    assert_true(touched);
+    /* Pressed together, they rest a skin apart at the sum of their radii. */
+    assert_true(b.pos.x - a.pos.x < 0.8 + 0.01);
+    assert_true(a.pos.y == 0.0 && b.pos.y == 0.0);
+    scene_free(&s);
+}
+
+static void stands_on_a_head(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 2);
+    guy low, high;
+    put(&s, &low, 0, 0, 0, 0.9005);
+    put(&s, &high, 1, 0.1, 0.05, 4.0);
+    for (int t = 0; t < 120; t++) {
+        step(&s, &low, 0, sweep_v3(0, 0, 0));
+        step(&s, &high, 1, sweep_v3(0, 0, 0));
+    }
+    assert_true(high.grounded);
+    assert_int_equal(high.last.ground_body, 0);
+    assert_true(high.pos.z >= low.pos.z + 1.8 - 1e-9 && high.pos.z < low.pos.z + 1.8 + 0.01);
+    assert_int_equal(low.last.ground_body, SWEEP_NO_BODY);
+    scene_free(&s);
+}
+
+/* Distance from (x, y) to the octagon of apothem r round the origin (0
+ * inside), by the distance to its nearest side segment. */
+static double octagon_distance(double x, double y, double r)
+{
+    const double t = (sqrt(2.0) - 1.0) * r;
+    const double vx[8] = {r, t, -t, -r, -r, -t, t, r}, vy[8] = {t, r, r, t, -t, -r, -r, -t};
+    int inside = 1;
+    double best = INFINITY;
+    for (int k = 0; k < 8; k++) {
+        int k1 = (k + 1) & 7;
+        double ex = vx[k1] - vx[k], ey = vy[k1] - vy[k], px = x - vx[k], py = y - vy[k];
+        if (ex * py - ey * px < 0.0)
+            inside = 0;
+        double f = (px * ex + py * ey) / (ex * ex + ey * ey);
+        f = f < 0 ? 0 : f > 1 ? 1 : f;
+        double dx = px - f * ex, dy = py - f * ey, d = sqrt(dx * dx + dy * dy);
+        if (d < best)
+            best = d;
+    }
+    return inside ? 0.0 : best;
+}
+
+static void slides_round_another(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 2);
+    guy a, b;
+    put(&s, &a, 0, -3, 0.5, 0.9005); /* meets b on a slanted side */
+    put(&s, &b, 1, 0, 0, 0.9005);
+    for (int t = 0; t < 180; t++) {
+        step(&s, &a, 0, sweep_v3(3, 0, 0));
+        double d = octagon_distance(a.pos.x - b.pos.x, a.pos.y - b.pos.y, 0.4);
+        if (!(d >= 0.4 - 1e-9))
+            fail_msg("tick %d: a is %.6g from b's shell, less than its radius 0.4", t, d);
+    }
+    assert_true(a.pos.x > 1.0); /* it got past */
+    scene_free(&s);
+}
+
+static void own_shell_is_ignored(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 1);
+    guy a;
+    put(&s, &a, 0, 0, 0, 0.9005);
+    for (int t = 0; t < 60; t++)
+        step(&s, &a, 0, sweep_v3(2, 1, 0));
+    assert_true(fabs(a.pos.x - 2.0) < 1e-9 && fabs(a.pos.y - 1.0) < 1e-9);
+    scene_free(&s);
+}
+
+static uint64_t run_order(int reverse)
+{
+    scene s;
+    scene_init(&s, 8);
+    guy g[8];
+    for (uint32_t i = 0; i < 8; i++)
+        put(&s, &g[i], i, 3.0 * cos(i * 0.785398), 3.0 * sin(i * 0.785398), 0.9005);
+    uint64_t h = SWEEP_HASH_INIT;
+    for (int t = 0; t < 240; t++) {
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t i = reverse ? 7 - k : k;
+            step(&s, &g[i], i, sweep_v3(-g[i].pos.x, -g[i].pos.y, 0)); /* all to the middle */
+        }
+        for (uint32_t i = 0; i < 8; i++)
+            h = sweep_hash_body(h, g[i].pos, g[i].vel, (uint32_t)g[i].grounded);
+    }
+    for (uint32_t i = 0; i < 8; i++)
+        for (uint32_t j = i + 1; j < 8; j++) {
+            double dx = g[i].pos.x - g[j].pos.x, dy = g[i].pos.y - g[j].pos.y;
+            assert_true(sqrt(dx * dx + dy * dy) >= 0.8 - 1e-9);
+        }
+    scene_free(&s);
+    return h;
+}
+
+static void order_decides_and_repeats(void **state)
+{
+    (void)state;
+    uint64_t a = run_order(0), b = run_order(0), c = run_order(1);
+    assert_true(a == b);
+    assert_true(a != c); /* the order of moves is part of the input */
+}
+
+static void bad_slots_and_numbers(void **state)
+{
+    (void)state;
+    sweep_crowd *c;
+    assert_int_equal(sweep_crowd_create(0, &c), SWEEP_E_ARG);
+    assert_int_equal(sweep_crowd_create(3, &c), SWEEP_OK);
+    assert_int_equal(sweep_crowd_set(c, 3, sweep_v3(0, 0, 0), RADII), SWEEP_E_ARG);
+    assert_int_equal(sweep_crowd_set(c, 0, sweep_v3(NAN, 0, 0), RADII), SWEEP_E_NONFINITE);
+    assert_int_equal(sweep_crowd_set(c, 0, sweep_v3(0, 0, 0), sweep_v3(0, 1, 1)), SWEEP_E_RADII);
+    sweep_crowd_clear(c, 7); /* out of range: nothing */
+    assert_int_equal(sweep_crowd_slots(c), 3);
+    assert_int_equal(sweep_crowd_slot_of_triangle(5), SWEEP_NO_BODY);
+    assert_int_equal(sweep_crowd_slot_of_triangle(SWEEP_CROWD_FIRST_TRIANGLE + 2 * SWEEP_CROWD_SHELL_TRIANGLES + 3), 2);
+    sweep_crowd_destroy(c);
+    sweep_space sp = {NULL, NULL, NULL, SWEEP_NO_BODY};
+    sweep_config cfg;
+    sweep_config_default(&cfg);
+    sweep_move_input in = {{0, 0, 0}, RADII, {0, 0, 0}, DT, 0};
+    sweep_move_result r;
+    assert_int_equal(sweep_move_in(&sp, &cfg, &in, &r), SWEEP_E_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(head_on_stop_at_sum_of_radii),
+        cmocka_unit_test(stands_on_a_head),
+        cmocka_unit_test(slides_round_another),
+        cmocka_unit_test(own_shell_is_ignored),
+        cmocka_unit_test(order_decides_and_repeats),
+        cmocka_unit_test(bad_slots_and_numbers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
