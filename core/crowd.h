@@ -23,6 +23,10 @@
  * slot * SWEEP_CROWD_SHELL_TRIANGLES + k, far above any level or mover
  * triangle; a contact with a shell names its slot in `body`.
  *
+ * The movers' tick (mover.h) does not see the crowd: a door may push one
+ * body into another's shell. Nothing is lost: the next move of either
+ * starts embedded and is pushed out by the embedded-start rule (move.h).
+ *
  * Cost: a move tests every occupied slot's box once, so a crowd of n
  * bodies costs O(n) per move; the benchmark measures it.
  */
