@@ -8,16 +8,22 @@
  *
  * Movement semantics (the client SDK's prediction must do exactly this to
  * be bit-identical; documented in server/README.md and sweepd(8)):
- *   - the entity's state is position, radii, grounded flag and its limits;
- *   - a Move calls sweep_move(world, cfg, in) with in.position = the stored
- *     position, in.radii = the spawned radii, in.velocity = Move.velocity
+ *   - the entity's state is position, radii, grounded flag and its limits,
+ *     plus what the movers need (the mover it stands on and the first one
+ *     it touched in its last move, and what carried or pushed it since);
+ *   - a Move calls sweep_move_among(world, movers, cfg, in) (the movers at
+ *     their poses of the last tick) with in.position = the stored
+ *     position (where the movers left it), in.radii = the spawned radii,
+ *     in.velocity = Move.velocity
  *     and in.dt = Move.dt exactly as received (the client adds gravity
  *     itself), in.flags = SWEEP_INPUT_GROUNDED if the entity's previous
  *     applied move ended grounded (never, before the first move);
  *   - cfg is the world's config with max_speed and step_height replaced by
  *     the entity's Spawn values when those are > 0 and below the world's;
- *   - on success the new position and grounded flag are stored; on error
- *     nothing changes;
+ *   - on success the new position, grounded flag and movers stood on and
+ *     touched are stored, and the result tells what the movers did to the
+ *     entity since its previous move (then forgotten); on error nothing
+ *     changes;
  *   - a Move whose sequence is not above the entity's last applied one is
  *     not applied: the same sequence gets the stored result again, an older
  *     one an Error.
@@ -45,6 +51,20 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->max_batch = p->conn || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
     w->max_frame_size = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
     w->max_entities = s->opt.max_entities;
+}
+
+/* Does a Hello's auth_token equal the command token? Compared in time
+ * that depends on the lengths only, so answers cannot be timed to guess
+ * the token byte by byte. No token configured trusts nobody. */
+static int token_matches(const char *token, sweep_str given)
+{
+    size_t n = strlen(token);
+    if (n == 0 || given.ptr == NULL || given.len != n)
+        return 0;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(token[i] ^ given.ptr[i]);
+    return diff == 0;
 }
 
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
@@ -84,6 +104,7 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "out of memory");
         return -1;
     }
+    ss->trusted = token_matches(s->opt.command_token, h->auth_token);
     if (p->conn) {
         ss->conn = p->conn;
         p->conn->session = ss;
@@ -99,9 +120,9 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     p->session = ss;
     p->budget = SIZE_MAX;
     char q[96];
-    sweep__log(SWEEP_LOG_INFO, "session_open", "session=%llu transport=%s peer=%s world=%s client=%s",
+    sweep__log(SWEEP_LOG_INFO, "session_open", "session=%llu transport=%s peer=%s world=%s client=%s trusted=%d",
                (unsigned long long)ss->id, p->conn ? "tcp" : "udp", ss->peer, w->level.name,
-               sweep__log_quote(ss->client_name, strlen(ss->client_name), q, sizeof q));
+               sweep__log_quote(ss->client_name, strlen(ss->client_name), q, sizeof q), ss->trusted);
     fill_welcome(s, ss, p, &out, m->sequence);
     return sweep__send(s, p, &out);
 }
@@ -261,7 +282,7 @@ static int apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     in.dt = mv->dt;
     in.flags = e->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_move_result res;
-    sweep_status st = sweep_move(w->world, &cfg, &in, &res);
+    sweep_status st = sweep_move_among(w->world, w->movers, &cfg, &in, &res);
     if (st != SWEEP_OK) {
         sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
                           sweep_status_message(st));
@@ -271,6 +292,14 @@ static int apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     e->grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
     e->has_last = 1;
     e->last_sequence = mv->sequence;
+    e->ground_mover = res.ground_mover;
+    e->touch_mover = SWEEP_NO_MOVER;
+    for (uint32_t i = 0; i < res.contact_count; i++) {
+        if (res.contacts[i].mover != SWEEP_NO_MOVER) {
+            e->touch_mover = res.contacts[i].mover;
+            break;
+        }
+    }
 
     memset(out, 0, sizeof *out);
     out->entity = e->id;
@@ -287,6 +316,17 @@ static int apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         sweep_vec3 c = mv->claimed_position;
         out->corrected = c.x != res.position.x || c.y != res.position.y || c.z != res.position.z;
         out->correction = out->corrected ? sweep_v3_len(sweep_v3_sub(c, res.position)) : 0.0;
+    }
+    /* What the movers did since the previous move is told once, here. */
+    out->ground_mover = sweep__world_mover_id(w, res.ground_mover);
+    if (e->moved_flags) {
+        out->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
+        out->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
+        out->pushed_by = sweep__world_mover_id(w, e->moved_by);
+        out->has_start_position = true;
+        out->start_position = in.position;
+        e->moved_flags = 0;
+        e->moved_by = SWEEP_NO_MOVER;
     }
     e->last_result = *out;
     s->stats.moves_total++;
@@ -334,7 +374,7 @@ static void on_collide(sweep_server *s, sweep__peer *p, const sweep_message *m)
     in.dt = c->dt;
     in.flags = c->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_move_result res;
-    sweep_status st = sweep_move(w->world, &w->level.config, &in, &res);
+    sweep_status st = sweep_move_among(w->world, w->movers, &w->level.config, &in, &res);
     if (st != SWEEP_OK) {
         sweep__send_error(s, p, sweep_wire_code_from_status(st), m->sequence, 0, "collide: %s",
                           sweep_status_message(st));
@@ -353,6 +393,7 @@ static void on_collide(sweep_server *s, sweep__peer *p, const sweep_message *m)
     r->ground_material = res.ground_material;
     r->contact_count = res.contact_count;
     memcpy(r->contacts, res.contacts, res.contact_count * sizeof res.contacts[0]);
+    r->ground_mover = sweep__world_mover_id(w, res.ground_mover);
     sweep__send(s, p, &out);
 }
 
@@ -369,6 +410,74 @@ static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
     out.as.stats.errors_total = s->stats.errors_total;
     out.as.stats.tick_ns_p50 = sweep__stats_tick_percentile(&s->stats, 50);
     out.as.stats.tick_ns_p99 = sweep__stats_tick_percentile(&s->stats, 99);
+    for (unsigned i = 0; i < s->world_count; i++)
+        out.as.stats.movers += s->worlds[i].mover_count;
+    out.as.stats.crushed_total = s->stats.crushed_total;
+    sweep__send(s, p, &out);
+}
+
+/* WatchWorld: the session's interval, and the poses at once. */
+static void on_watch_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    sweep__session *ss = p->session;
+    uint32_t every = m->as.watch_world.every;
+    if (every != ss->watch_every)
+        sweep__log(SWEEP_LOG_DEBUG, "watch_world", "session=%llu every=%u", (unsigned long long)ss->id, every);
+    ss->watch_every = every;
+    sweep__send_world_state(s, p, ss->world, m->sequence);
+}
+
+/* The index of the mover named exactly `name` (bytes, not a C string: a
+ * name with a NUL inside matches nothing), or SWEEP_NO_MOVER. */
+static uint32_t find_mover(const sweep__world *w, sweep_str name)
+{
+    for (uint32_t i = 0; i < w->mover_count; i++) {
+        const char *n = w->level.movers[i].name;
+        if (strlen(n) == name.len && memcmp(n, name.ptr, name.len) == 0)
+            return i;
+    }
+    return SWEEP_NO_MOVER;
+}
+
+/* MoverCommand: trusted sessions fire a mover's trigger at the next tick.
+ * Trust is checked first, so others cannot even learn which names exist. */
+static void on_mover_command(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    sweep__session *ss = p->session;
+    sweep__world *w = ss->world;
+    sweep_str name = m->as.mover_command.mover;
+    char q[96];
+    if (!ss->trusted) {
+        if (!s->opt.command_token[0])
+            sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                              "MoverCommand needs a trusted session, and this server trusts none (no "
+                              "--command-token)");
+        else
+            sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                              "MoverCommand needs a trusted session: Hello.auth_token must be the server's "
+                              "--command-token");
+        return;
+    }
+    if (name.len == 0) {
+        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "MoverCommand.mover is empty; name a mover");
+        return;
+    }
+    uint32_t i = find_mover(w, name);
+    if (i == SWEEP_NO_MOVER || sweep_movers_trigger(w->movers, i) != SWEEP_OK) {
+        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "world %s has no mover named %s (%u movers)",
+                          w->level.name, sweep__log_quote(name.ptr, name.len, q, sizeof q), w->mover_count);
+        return;
+    }
+    sweep__log(SWEEP_LOG_INFO, "mover_command", "session=%llu world=%u mover=%u name=%s fires_at=%llu",
+               (unsigned long long)ss->id, w->index, w->level.movers[i].id,
+               sweep__log_quote(name.ptr, name.len, q, sizeof q), (unsigned long long)(w->tick + 1));
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_MOVER_COMMANDED;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    out.as.mover_commanded.mover = w->level.movers[i].id;
+    out.as.mover_commanded.tick = w->tick + 1;
     sweep__send(s, p, &out);
 }
 
@@ -447,6 +556,12 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         break;
     case SWEEP_MSG_GET_STATS:
         on_stats(s, p, &m);
+        break;
+    case SWEEP_MSG_WATCH_WORLD:
+        on_watch_world(s, p, &m);
+        break;
+    case SWEEP_MSG_MOVER_COMMAND:
+        on_mover_command(s, p, &m);
         break;
     default:
         sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MESSAGE, m.sequence, 0, "%s is not a request this server accepts",

@@ -169,6 +169,16 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         opt->log_level = (sweep_log_level)l;
         return SWEEP_OPTIONS_OK;
     }
+    if (strcmp(key, "command-token") == 0) {
+        size_t n = strlen(value);
+        if (n == 0)
+            return fail(err, errlen, "--command-token: the token is empty (leave the option out to trust no session)");
+        if (n >= sizeof opt->command_token)
+            return fail(err, errlen, "--command-token: the token is %zu bytes; at most %u", n,
+                        SWEEP_SERVER_TOKEN_MAX - 1);
+        memcpy(opt->command_token, value, n + 1);
+        return SWEEP_OPTIONS_OK;
+    }
     if (strcmp(key, "config") == 0)
         return sweep_server_options_load_file(opt, value, err, errlen);
     return fail(err, errlen, "unknown option --%s (see --help)", key);
@@ -252,6 +262,10 @@ void sweep_server_options_usage(FILE *out)
           "  --drain-timeout S       seconds a closing connection may take to flush (2)\n"
           "  --handshake-timeout S   seconds a TCP connection may take to send its Hello\n"
           "                          before it is closed (5)\n"
+          "  --command-token TOKEN   sessions whose Hello.auth_token is TOKEN are trusted:\n"
+          "                          they may send MoverCommand (default: none is). Put\n"
+          "                          it in a --config file: a command line is visible\n"
+          "                          to every local user\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr\n"
           "  --config FILE           read settings from FILE (keys = long option names)\n"

@@ -19,6 +19,7 @@
 #define SWEEP_SERVER_MAX_MAPS 16
 #define SWEEP_SERVER_PATH_MAX 1024
 #define SWEEP_SERVER_DEFAULT_PORT 7878
+#define SWEEP_SERVER_TOKEN_MAX 256 /* --command-token: at most 255 bytes */
 
 typedef enum sweep_log_level {
     SWEEP_LOG_ERROR = 0,
@@ -43,11 +44,13 @@ typedef struct sweep_server_options {
     double drain_timeout;      /* seconds a closing connection may take to flush */
     double handshake_timeout;  /* seconds a TCP connection may stay without a session */
     sweep_log_level log_level;
+    char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token of trusted sessions; "" = none */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
- * timeout, 2 s drain, 5 s to say Hello, log level info, no maps. */
+ * timeout, 2 s drain, 5 s to say Hello, log level info, no maps, no
+ * command token (no session is trusted). */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

@@ -8,12 +8,28 @@
  * challenge has a budget equal to the datagram it sent, so the server can
  * never be used to amplify traffic towards a spoofed address. A result
  * batch too large for one datagram is split into several MoveResultBatch
- * datagrams carrying the same Message.sequence.
+ * datagrams carrying the same Message.sequence; a WorldState too large for
+ * one datagram (or TCP frame) is split the same way (world.c), through
+ * sweep__send_sized.
  */
 #include <stdarg.h>
 #include <string.h>
 
 #include "server/server_impl.h"
+
+/* Hands an encoded message to the peer's transport. */
+static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, const uint8_t *out, size_t len)
+{
+    if (p->conn)
+        return sweep__conn_write(p->conn, out, len, 0);
+    if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
+        s->stats.udp_dropped++;
+        sweep__log(SWEEP_LOG_DEBUG, "udp_reply_dropped", "kind=%s bytes=%zu budget=%zu",
+                   sweep_msg_kind_name(m->kind), len, p->budget);
+        return -1;
+    }
+    return sweep__udp_send(s, p->addr, out, len);
+}
 
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
@@ -26,15 +42,24 @@ int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
                    sweep_proto_error_name(e));
         return -1;
     }
-    if (p->conn)
-        return sweep__conn_write(p->conn, out, len, 0);
-    if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
-        s->stats.udp_dropped++;
-        sweep__log(SWEEP_LOG_DEBUG, "udp_reply_dropped", "kind=%s bytes=%zu budget=%zu",
-                   sweep_msg_kind_name(m->kind), len, p->budget);
+    return transmit(s, p, m, out, len);
+}
+
+int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, size_t limit)
+{
+    const uint8_t *out;
+    size_t len;
+    unsigned flags = p->conn ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    size_t prefix = p->conn ? SWEEP_FRAME_PREFIX : 0;
+    sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
+    if (e == SWEEP_PROTO_E_BUFFER_SPACE || (e == SWEEP_PROTO_OK && len - prefix > limit))
+        return 1;
+    if (e != SWEEP_PROTO_OK) {
+        sweep__log(SWEEP_LOG_ERROR, "encode_failed", "kind=%s error=%s", sweep_msg_kind_name(m->kind),
+                   sweep_proto_error_name(e));
         return -1;
     }
-    return sweep__udp_send(s, p->addr, out, len);
+    return transmit(s, p, m, out, len) == 0 ? 0 : -1;
 }
 
 int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence, uint32_t entity,

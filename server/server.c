@@ -128,16 +128,18 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
      * a frame holds up to one move per 4-byte offset. */
     uint32_t moves_cap = s->opt.max_frame / 4u + 1u;
     s->udp_max_batch = sweep_udp_max_batch();
+    s->udp_max_movers = sweep_udp_max_movers();
     if (moves_cap < s->opt.max_batch + 1u)
         moves_cap = s->opt.max_batch + 1u;
     s->decode_moves = calloc(moves_cap, sizeof *s->decode_moves);
     s->decode_results = calloc(64, sizeof *s->decode_results);
+    s->decode_movers = calloc(64, sizeof *s->decode_movers);
     s->results = calloc(s->opt.max_batch, sizeof *s->results);
     s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
     s->out_buf = malloc(s->out_cap);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
-    if (!s->decode_moves || !s->decode_results || !s->results || !s->out_buf || !s->addr_buckets ||
+    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->results || !s->out_buf || !s->addr_buckets ||
         sweep__entity_table_init(&s->entities) != 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -146,6 +148,10 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
     s->decoder.moves_cap = moves_cap;
     s->decoder.results = s->decode_results;
     s->decoder.results_cap = 64;
+    /* A WorldState is the server's to send, but one sent to it should be
+     * refused as such (UnknownMessage), not as too large to decode. */
+    s->decoder.movers = s->decode_movers;
+    s->decoder.movers_cap = 64;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
     if (sweep__listen_bind(s, err, errlen) != 0)
@@ -234,6 +240,7 @@ void sweep_server_destroy(sweep_server *s)
     sweep__entity_table_free(&s->entities);
     free(s->decode_moves);
     free(s->decode_results);
+    free(s->decode_movers);
     free(s->results);
     free(s->out_buf);
     free(s->addr_buckets);

@@ -11,8 +11,13 @@
  *     pointer conn->session stays valid for the whole life of the handle.
  *   - A UDP session is keyed by its source address in the address table and
  *     dies on Bye, idle timeout or shutdown.
- *   - An entity belongs to exactly one session (owner) and sits in both the
- *     server's entity table and its owner's array; both are updated together.
+ *   - An entity belongs to exactly one session (owner) and sits in the
+ *     server's entity table, its owner's array and its world's array (in
+ *     spawn order: the order movers carry and push bodies in, which must be
+ *     the same on every run); all three are updated together.
+ *   - Mover numbers kept on the server (entity ground/touch/moved_by) are
+ *     core indices (SWEEP_NO_MOVER = none); only the wire uses the map's
+ *     movers.id, translated where a message is filled.
  *   - conn->write_pending counts bytes handed to uv_write and not yet
  *     completed; it never exceeds max_write_queue except by the one final
  *     Error of a connection being dropped for it.
@@ -27,6 +32,7 @@
 #include <uv.h>
 
 #include "core/move.h"
+#include "core/mover.h"
 #include "core/world.h"
 #include "maps/content_hash.h"
 #include "maps/level.h"
@@ -40,6 +46,7 @@
 
 typedef struct sweep__session sweep__session;
 typedef struct sweep__conn sweep__conn;
+typedef struct sweep__entity sweep__entity;
 
 /* One loaded map with its tick. */
 typedef struct sweep__world {
@@ -55,11 +62,21 @@ typedef struct sweep__world {
     uint64_t tick;     /* ticks completed */
     uv_timer_t timer;
     int timer_open;
+    /* Movers (NULL when the map has none) and what their tick needs. */
+    sweep_movers *movers;
+    uint32_t mover_count;
+    uint8_t *mover_blocked;    /* per mover: blocked on the last tick (logs say when it starts) */
+    sweep_wire_mover *wire;    /* WorldState scratch, one per mover */
+    sweep__entity **ents;      /* the world's entities in spawn order */
+    uint32_t ent_count, ent_cap;
+    sweep_body *bodies;        /* tick scratch, one per entity */
+    uint32_t body_cap;
 } sweep__world;
 
-typedef struct sweep__entity {
+struct sweep__entity {
     uint32_t id;
     sweep__session *owner;
+    sweep__world *world;
     sweep_vec3 position;
     sweep_vec3 radii;
     int grounded;              /* the last move ended grounded */
@@ -68,7 +85,12 @@ typedef struct sweep__entity {
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
     sweep_msg_move_result last_result;
-} sweep__entity;
+    /* Movers (core indices, SWEEP_NO_MOVER = none). */
+    uint32_t ground_mover;     /* stood on after the last move: the tick carries it */
+    uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
+    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since the last move */
+    uint32_t moved_by;         /* the last mover that carried or pushed it since then */
+};
 
 /* Open-addressing table entity id -> entity. */
 typedef struct sweep__entity_table {
@@ -94,6 +116,8 @@ struct sweep__session {
     sweep__bucket bucket;
     int has_spawn;                     /* Spawn dedup: last Spawn's sequence and entity */
     uint32_t spawn_sequence, spawn_entity;
+    int trusted;                       /* Hello.auth_token matched --command-token */
+    uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
 };
@@ -137,6 +161,7 @@ struct sweep_server {
     int tcp_open, udp_open;
     uv_signal_t sigterm, sigint;
     uint32_t udp_max_batch; /* most moves a batch datagram holds (sweep_udp_max_batch) */
+    uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
     int signals_open;
     uv_async_t stop_async;
     int async_open;
@@ -164,6 +189,7 @@ struct sweep_server {
     sweep_decoder decoder;
     sweep_msg_move *decode_moves;
     sweep_msg_move_result *decode_results;
+    sweep_wire_mover *decode_movers;
     sweep_msg_move_result *results; /* batch answers, max_batch */
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
@@ -184,6 +210,9 @@ void sweep__worlds_start(sweep_server *s);
 void sweep__worlds_stop(sweep_server *s);
 void sweep__worlds_free(sweep_server *s);
 sweep__world *sweep__world_find(sweep_server *s, const char *name);
+int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
+void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
+uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index); /* core index -> movers.id, 0 = none */
 
 /* session.c */
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
@@ -202,6 +231,11 @@ int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uin
 int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
                         const sweep_msg_move_result *r, uint32_t n);
 int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason);
+/* sweep__send, unless the message's bytes (TCP prefix not counted) pass
+ * limit or the output buffer: then 1 and nothing is sent. */
+int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, size_t limit);
+int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__world *w, uint32_t sequence);
+sweep__peer sweep__session_peer(sweep__session *ss); /* where pushes to a session go */
 
 /* dispatch.c */
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);

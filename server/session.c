@@ -124,11 +124,27 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     return ss;
 }
 
-/* Removes e from the server table and frees it; the caller fixes the owner's array. */
+/* Removes e from the server table and its world, and frees it; the caller
+ * fixes the owner's array. */
 static void entity_free(sweep_server *s, sweep__entity *e)
 {
     sweep__entity_table_remove(&s->entities, e->id);
+    if (e->world)
+        sweep__world_remove_entity(e->world, e);
     free(e);
+}
+
+sweep__peer sweep__session_peer(sweep__session *ss)
+{
+    sweep__peer p;
+    memset(&p, 0, sizeof p);
+    p.session = ss;
+    p.budget = SIZE_MAX;
+    if (ss->transport == SWEEP__TCP)
+        p.conn = ss->conn;
+    else
+        p.addr = (const struct sockaddr *)&ss->addr;
+    return p;
 }
 
 void sweep__session_destroy(sweep__session *ss)
@@ -173,7 +189,13 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
         e->id = ++s->next_entity_id;
     while (e->id == 0 || sweep__entity_table_find(&s->entities, e->id));
     e->owner = ss;
+    e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
     if (sweep__entity_table_insert(&s->entities, e) != 0) {
+        free(e);
+        return NULL;
+    }
+    if (sweep__world_add_entity(ss->world, e) != 0) {
+        sweep__entity_table_remove(&s->entities, e->id);
         free(e);
         return NULL;
     }

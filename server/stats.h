@@ -20,6 +20,7 @@ typedef struct sweep__stats {
     uint64_t requests_total;
     uint64_t sessions_total;
     uint64_t udp_dropped;
+    uint64_t crushed_total;   /* entities removed because a mover crushed them */
     uint64_t tick_ns[SWEEP__TICK_SAMPLES];
     uint32_t tick_count; /* samples held, <= SWEEP__TICK_SAMPLES */
     uint32_t tick_next;  /* ring position */

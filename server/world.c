@@ -1,14 +1,25 @@
 /*
- * world.c - worlds: one per --map, each a loaded level, its core world and
- * content hash, and its fixed-rate tick.
+ * world.c - worlds: one per --map, each a loaded level, its core world,
+ * content hash and movers, its entities in spawn order, and its fixed-rate
+ * tick.
  *
  * Tick numbers are integers and are scheduled from the start time, never
  * by adding periods to "now": tick n is due at start + n * period on the
  * monotonic clock (uv_hrtime), so timer lateness never accumulates into
- * drift. A late callback runs every tick that came due (movers, when they
- * arrive, advance one tick at a time); if the loop stalled for more than
- * SWEEP__TICK_CATCHUP ticks the excess is skipped and logged, so a stall
- * does not become a burst of thousands of ticks.
+ * drift. A late callback runs every tick that came due, one at a time; if
+ * the loop stalled for more than SWEEP__TICK_CATCHUP ticks the excess is
+ * skipped and logged, so a stall does not become a burst of thousands of
+ * ticks.
+ *
+ * One tick (tick_movers): every entity of the world becomes a sweep_body
+ * (its position, radii, and the mover its last move stood on and touched),
+ * in spawn order, and sweep_movers_tick advances the movers, carrying and
+ * pushing those bodies; positions are written back, each entity remembers
+ * what carried or pushed it for its next MoveResult, and crushed entities
+ * are removed, their owners told with an unasked Despawned. What a tick
+ * does depends on the tick number and the entities only, never on the
+ * clock. After the due ticks, each watching session whose interval came
+ * round gets one WorldState (the latest poses).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +42,40 @@ static void file_stem(const char *path, char *out, size_t outlen)
         n = outlen - 1;
     memcpy(out, base, n);
     out[n] = 0;
+}
+
+/* Builds the world's movers from its level at the world's own tick rate
+ * (which --tick-rate may have changed from the map's), numbering their
+ * triangles after the static ones as every client's core does. */
+static int build_movers(sweep__world *w, char *err, size_t errlen)
+{
+    const sweep_level *lv = &w->level;
+    w->mover_count = lv->mover_count;
+    if (lv->mover_count == 0)
+        return 0;
+    if (w->tick_rate < 1.0) {
+        snprintf(err, errlen, "the map has %u movers, which need at least 1 tick per second (tick rate %g)",
+                 lv->mover_count, w->tick_rate);
+        return -1;
+    }
+    sweep_mover_desc *d = calloc(lv->mover_count, sizeof *d);
+    w->mover_blocked = calloc(lv->mover_count, sizeof *w->mover_blocked);
+    w->wire = calloc(lv->mover_count, sizeof *w->wire);
+    if (!d || !w->mover_blocked || !w->wire) {
+        free(d);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < lv->mover_count; i++)
+        d[i] = sweep_level_mover_desc(lv, i);
+    sweep_status st = sweep_movers_create(d, lv->mover_count, w->tick_rate, lv->triangle_count, &w->movers);
+    free(d);
+    if (st != SWEEP_OK) {
+        snprintf(err, errlen, "cannot build the movers: %s", sweep_status_message(st));
+        w->movers = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
@@ -68,13 +113,228 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         w->period_ns = (uint64_t)(1e9 / w->tick_rate + 0.5);
         if (w->period_ns == 0)
             w->period_ns = 1;
+        if (build_movers(w, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s: %s", path, msg);
+            return -1;
+        }
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&w->hash, hex);
-        sweep__log(SWEEP_LOG_INFO, "world_loaded", "world=%u name=%s stem=%s path=%s triangles=%u spawns=%u tick_rate=%g hash=%s",
-                   i, w->level.name, w->stem, path, w->level.triangle_count, w->level.spawn_count, w->tick_rate,
-                   hex);
+        sweep__log(SWEEP_LOG_INFO, "world_loaded",
+                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g hash=%s", i,
+                   w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
+                   w->tick_rate, hex);
     }
     return 0;
+}
+
+uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index)
+{
+    return index < w->mover_count ? w->level.movers[index].id : 0;
+}
+
+int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
+{
+    if (w->ent_count == w->ent_cap) {
+        uint32_t ncap = w->ent_cap ? w->ent_cap * 2 : 16;
+        sweep__entity **n = realloc(w->ents, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        w->ents = n;
+        w->ent_cap = ncap;
+    }
+    w->ents[w->ent_count++] = e;
+    e->world = w;
+    return 0;
+}
+
+/* Keeps the others in spawn order: the tick's outcome depends on it. */
+void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
+{
+    for (uint32_t i = 0; i < w->ent_count; i++) {
+        if (w->ents[i] == e) {
+            memmove(&w->ents[i], &w->ents[i + 1], (w->ent_count - i - 1) * sizeof *w->ents);
+            w->ent_count--;
+            return;
+        }
+    }
+}
+
+/* A mover's name for logs. */
+static const char *mover_name(const sweep__world *w, uint32_t index)
+{
+    return index < w->mover_count ? w->level.movers[index].name : "?";
+}
+
+/* Takes out an entity a mover crushed and tells its owner, unasked. */
+static void crush(sweep__world *w, sweep__entity *e, uint32_t mover)
+{
+    sweep_server *s = w->server;
+    sweep__session *owner = e->owner;
+    uint32_t id = e->id;
+    sweep__log(SWEEP_LOG_INFO, "mover_crushed", "world=%u tick=%llu mover=%u name=%s entity=%u session=%llu", w->index,
+               (unsigned long long)w->tick, sweep__world_mover_id(w, mover), mover_name(w, mover), id,
+               (unsigned long long)owner->id);
+    sweep__session_despawn(owner, e);
+    s->stats.crushed_total++;
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_DESPAWNED;
+    m.sequence = 0;
+    m.server_tick = w->tick;
+    m.as.despawned.entity = id;
+    m.as.despawned.crushed_by = sweep__world_mover_id(w, mover);
+    sweep__peer p = sweep__session_peer(owner);
+    sweep__send(s, &p, &m);
+}
+
+/* One tick of the world's movers (see the file comment). Runs after
+ * w->tick was advanced, so logs and pushes name the tick just done. */
+static void tick_movers(sweep__world *w)
+{
+    if (!w->movers)
+        return;
+    uint32_t n = w->ent_count;
+    if (n > w->body_cap) {
+        uint32_t ncap = w->body_cap ? w->body_cap : 16;
+        while (ncap < n)
+            ncap *= 2;
+        sweep_body *b = realloc(w->bodies, ncap * sizeof *b);
+        if (!b) {
+            sweep__log(SWEEP_LOG_ERROR, "mover_tick_failed", "world=%u tick=%llu error=\"out of memory\"", w->index,
+                       (unsigned long long)w->tick);
+            return;
+        }
+        w->bodies = b;
+        w->body_cap = ncap;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const sweep__entity *e = w->ents[i];
+        sweep_body *b = &w->bodies[i];
+        b->position = e->position;
+        b->radii = e->radii;
+        b->ground_mover = e->ground_mover;
+        b->touch_mover = e->touch_mover;
+        b->flags = 0;
+        b->mover = SWEEP_NO_MOVER;
+    }
+    sweep_tick_report rep;
+    sweep_status st = sweep_movers_tick(w->movers, w->world, &w->level.config, w->bodies, n, &rep);
+    if (st != SWEEP_OK) {
+        /* Nothing moved; the next tick tries again. */
+        sweep__log(SWEEP_LOG_ERROR, "mover_tick_failed", "world=%u tick=%llu error=\"%s\"", w->index,
+                   (unsigned long long)w->tick, sweep_status_message(st));
+        return;
+    }
+    uint32_t crushed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sweep__entity *e = w->ents[i];
+        const sweep_body *b = &w->bodies[i];
+        e->position = b->position;
+        uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
+        if (moved) {
+            e->moved_flags |= moved;
+            e->moved_by = b->mover;
+        }
+        crushed += (b->flags & SWEEP_BODY_CRUSHED) != 0;
+    }
+    /* Say when a mover starts being blocked (not every tick it stays so),
+     * naming the first body in its way. */
+    for (uint32_t m = 0; m < w->mover_count; m++) {
+        sweep_mover_state ms;
+        sweep_movers_get(w->movers, m, NULL, &ms);
+        uint8_t blocked = (ms.flags & SWEEP_MOVER_BLOCKED) != 0;
+        if (blocked && !w->mover_blocked[m]) {
+            uint32_t by = 0;
+            for (uint32_t i = 0; i < n && !by; i++)
+                if ((w->bodies[i].flags & (SWEEP_BODY_BLOCKED | SWEEP_BODY_CRUSHED)) && w->bodies[i].mover == m)
+                    by = w->ents[i]->id;
+            sweep__log(SWEEP_LOG_INFO, "mover_blocked", "world=%u tick=%llu mover=%u name=%s entity=%u rule=%s",
+                       w->index, (unsigned long long)w->tick, sweep__world_mover_id(w, m), mover_name(w, m), by,
+                       sweep_mover_blocked_name(w->level.movers[m].blocked));
+        }
+        w->mover_blocked[m] = blocked;
+    }
+    /* Crushed entities leave last, from the end, so the indices of those
+     * still to visit do not move under us. */
+    for (uint32_t i = n; crushed && i-- > 0;) {
+        if (w->bodies[i].flags & SWEEP_BODY_CRUSHED) {
+            crush(w, w->ents[i], w->bodies[i].mover);
+            crushed--;
+        }
+    }
+}
+
+/* Fills the world's wire movers with the current poses and states. */
+static void fill_wire(sweep__world *w)
+{
+    for (uint32_t m = 0; m < w->mover_count; m++) {
+        sweep_mover_pose pose;
+        sweep_mover_state st;
+        sweep_movers_get(w->movers, m, &pose, &st);
+        sweep_wire_mover *o = &w->wire[m];
+        o->id = w->level.movers[m].id;
+        o->flags = st.flags & (SWEEP_MOVER_TRIGGERED | SWEEP_MOVER_BLOCKED | SWEEP_MOVER_MOVED);
+        o->position = pose.position;
+        o->rotation[0] = pose.rotation.x;
+        o->rotation[1] = pose.rotation.y;
+        o->rotation[2] = pose.rotation.z;
+        o->rotation[3] = pose.rotation.w;
+    }
+}
+
+int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__world *w, uint32_t sequence)
+{
+    fill_wire(w);
+    /* Over UDP as many movers per datagram as fit; over TCP as many as a
+     * frame of the server's own maximum holds (a MoverTransform is 64
+     * bytes; halving below covers the estimate). Each part is a whole
+     * WorldState of the same tick. */
+    size_t limit = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    uint32_t chunk = p->conn ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
+    uint32_t start = 0;
+    do {
+        uint32_t left = w->mover_count - start;
+        uint32_t k = left < chunk ? left : chunk;
+        for (;;) {
+            sweep_message m;
+            memset(&m, 0, sizeof m);
+            m.kind = SWEEP_MSG_WORLD_STATE;
+            m.sequence = sequence;
+            m.server_tick = w->tick;
+            m.as.world_state.tick = w->tick;
+            m.as.world_state.movers = k ? w->wire + start : NULL;
+            m.as.world_state.count = k;
+            m.as.world_state.mover_count = w->mover_count;
+            int r = sweep__send_sized(s, p, &m, limit);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+            if (k <= 1) {
+                sweep__log(SWEEP_LOG_ERROR, "world_state_too_large", "world=%u limit=%zu", w->index, limit);
+                return -1;
+            }
+            k = (k + 1) / 2;
+        }
+        start += k;
+    } while (start < w->mover_count);
+    return 0;
+}
+
+/* Sends the latest WorldState to each session of w whose interval came
+ * round in the ticks (before, w->tick]: one per session per callback even
+ * when a late callback ran several ticks. */
+static void push_world_states(sweep__world *w, uint64_t before)
+{
+    sweep_server *s = w->server;
+    for (sweep__session *ss = s->sessions; ss; ss = ss->next) {
+        if (ss->world != w || ss->watch_every == 0)
+            continue;
+        if (w->tick / ss->watch_every == before / ss->watch_every)
+            continue;
+        sweep__peer p = sweep__session_peer(ss);
+        sweep__send_world_state(s, &p, w, 0);
+    }
 }
 
 static void on_tick(uv_timer_t *t);
@@ -95,11 +355,11 @@ static void on_tick(uv_timer_t *t)
     sweep__world *w = t->data;
     sweep_server *s = w->server;
     uint64_t t0 = uv_hrtime();
+    uint64_t before = w->tick;
     unsigned steps = 0;
     while (w->start_ns + (w->tick + 1) * w->period_ns <= t0 && steps < SWEEP__TICK_CATCHUP) {
-        /* Per-tick world work (movers, riders) goes here; it must depend on
-         * w->tick only, never on the clock. */
         w->tick++;
+        tick_movers(w);
         steps++;
     }
     if (steps == SWEEP__TICK_CATCHUP && w->start_ns + (w->tick + 1) * w->period_ns <= t0) {
@@ -109,6 +369,8 @@ static void on_tick(uv_timer_t *t)
     }
     if (steps)
         sweep__stats_record_tick(&s->stats, (uv_hrtime() - t0) / steps);
+    if (steps && !s->stopping)
+        push_world_states(w, before);
     schedule_next(w);
 }
 
@@ -142,9 +404,15 @@ void sweep__worlds_stop(sweep_server *s)
 void sweep__worlds_free(sweep_server *s)
 {
     for (unsigned i = 0; i < s->world_count; i++) {
-        if (s->worlds[i].world)
-            sweep_world_destroy(s->worlds[i].world);
-        sweep_level_free(&s->worlds[i].level);
+        sweep__world *w = &s->worlds[i];
+        if (w->world)
+            sweep_world_destroy(w->world);
+        sweep_movers_destroy(w->movers);
+        free(w->mover_blocked);
+        free(w->wire);
+        free(w->ents);
+        free(w->bodies);
+        sweep_level_free(&w->level);
     }
     free(s->worlds);
     s->worlds = NULL;

@@ -68,9 +68,10 @@ static inline void fx_paths(fx_server *fx)
     snprintf(fx->arena, sizeof fx->arena, "%s/maps/arena.db", tmp);
 }
 
-/* Starts sweepd with --map arena --listen 127.0.0.1:0 and the extra
- * arguments (NULL-terminated); returns 0 once the ready line was read. */
-static inline int fx_start(fx_server *fx, const char *const *extra)
+/* Starts sweepd with --map MAP (NULL: the arena) --listen 127.0.0.1:0 and
+ * the extra arguments (NULL-terminated); returns 0 once the ready line was
+ * read. */
+static inline int fx_start_map(fx_server *fx, const char *map, const char *const *extra)
 {
     memset(fx, 0, sizeof *fx);
     fx_paths(fx);
@@ -78,7 +79,7 @@ static inline int fx_start(fx_server *fx, const char *const *extra)
     int n = 0;
     argv[n++] = fx->bin;
     argv[n++] = "--map";
-    argv[n++] = fx->arena;
+    argv[n++] = map ? map : fx->arena;
     argv[n++] = "--listen";
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "--log-level";
@@ -130,6 +131,12 @@ static inline int fx_start(fx_server *fx, const char *const *extra)
     }
     fx->port = tport;
     return 0;
+}
+
+/* Starts sweepd on the arena (fx_start_map). */
+static inline int fx_start(fx_server *fx, const char *const *extra)
+{
+    return fx_start_map(fx, NULL, extra);
 }
 
 /* Waits for the server to exit (killing it after the timeout); returns
@@ -257,6 +264,7 @@ typedef struct fx_rx {
     uint8_t buf[2 * 1024 * 1024];
     sweep_msg_move_result results[4096];
     sweep_msg_move moves[16];
+    sweep_wire_mover movers[4096];
     sweep_decoder dec;
 } fx_rx;
 
@@ -267,6 +275,8 @@ static inline fx_rx *fx_rx_new(void)
     rx->dec.results_cap = 4096;
     rx->dec.moves = rx->moves;
     rx->dec.moves_cap = 16;
+    rx->dec.movers = rx->movers;
+    rx->dec.movers_cap = 4096;
     return rx;
 }
 
@@ -319,6 +329,19 @@ static inline sweep_message fx_hello_msg(const char *name)
     m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
     m.as.hello.client_name = sweep_str_of(name);
     return m;
+}
+
+/* Hello over TCP with an auth token (NULL = none); returns the session
+ * id (0 on failure). */
+static inline uint64_t fx_hello_token(int fd, fx_rx *rx, const char *token)
+{
+    sweep_message m = fx_hello_msg("test");
+    m.as.hello.auth_token = sweep_str_of(token);
+    if (fx_send(fd, &m) != 0)
+        return 0;
+    if (fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_WELCOME)
+        return 0;
+    return m.as.welcome.session_id;
 }
 
 /* Hello over TCP; returns the session id (0 on failure). */

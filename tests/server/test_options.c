@@ -65,6 +65,13 @@ static void test_defaults_and_cli(void **state)
 
     const char *help[] = {"sweepd", "--help"};
     assert_int_equal(parse(&o, err, sizeof err, 2, help), SWEEP_OPTIONS_EXIT);
+
+    /* No token by default: no session is trusted. */
+    sweep_server_options_default(&o);
+    assert_string_equal(o.command_token, "");
+    const char *tok[] = {"sweepd", "--command-token", "open sesame"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, tok), SWEEP_OPTIONS_OK);
+    assert_string_equal(o.command_token, "open sesame");
 }
 
 static void test_bad_options(void **state)
@@ -78,6 +85,7 @@ static void test_bad_options(void **state)
         {"--max-batch", "0", "max-batch"},   {"--max-batch", "12x", "max-batch"}, {"--max-frame", "-5", "max-frame"},
         {"--listen", "1.2.3.4", "listen"},   {"--listen", "h:70000", "listen"},   {"--tick-rate", "nan", "tick-rate"},
         {"--log-level", "loud", "log-level"}, {"--frobnicate", "1", "frobnicate"}, {"--config", "/nonexistent/x", "config"},
+        {"--command-token", "", "command-token"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
@@ -87,6 +95,14 @@ static void test_bad_options(void **state)
     }
     const char *missing[] = {"sweepd", "--map"};
     assert_int_equal(parse(&o, err, sizeof err, 2, missing), SWEEP_OPTIONS_ERROR);
+    char long_token[SWEEP_SERVER_TOKEN_MAX + 1];
+    memset(long_token, 't', sizeof long_token - 1);
+    long_token[sizeof long_token - 1] = 0;
+    const char *too_long[] = {"sweepd", "--command-token", long_token};
+    assert_int_equal(parse(&o, err, sizeof err, 3, too_long), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "command-token"));
+    long_token[SWEEP_SERVER_TOKEN_MAX - 1] = 0; /* 255 bytes: the most */
+    assert_int_equal(parse(&o, err, sizeof err, 3, too_long), SWEEP_OPTIONS_OK);
 }
 
 static void test_config_file(void **state)
@@ -100,6 +116,7 @@ static void test_config_file(void **state)
                        "  max-sessions = 7   # trailing comment\n"
                        "\n"
                        "listen = 127.0.0.1:9000\n"
+                       "command-token = s3cr3t # trusted game servers\n"
                        "map=two.db\n";
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
@@ -112,6 +129,7 @@ static void test_config_file(void **state)
     assert_int_equal(o.port, 0);
     assert_int_equal(o.map_count, 2);
     assert_string_equal(o.maps[1], "two.db");
+    assert_string_equal(o.command_token, "s3cr3t");
 
     FILE *f = fopen(path, "w");
     fputs("max-sessions = 7\nthis line has no equals sign\n", f);
