@@ -56,9 +56,48 @@
 --                  round); walk +y from (14, 10) and fall in.
 --   spawns         (0, 0, 1), (4, 0, 1), (0, 4, 1), (4, 4, 1): open floor.
 --
+-- The east wing, beyond the east wall, holds the movers. It is a room of its
+-- own (no doorway into the arena: tools that walk the static level alone,
+-- such as sweep-walk, would see an open doorway there), reached by spawning
+-- at a given position, e.g. (24, 0, 1).
+--
+--   wing floor     z = 0 over x in [21, 41], y in [-12, 12]; walls 4 m high
+--                  at y in [12, 13], y in [-13, -12] and x in [41, 42] (the
+--                  arena's east wall closes the west side).
+--   partition      x in [29, 29.2] across the wing, 4 m high, splitting it
+--                  into a west hall (x < 29) and an east hall (x > 29.2),
+--                  with two doorways 2.5 m high (a lintel above each):
+--                    y in [-7, -5.5] for the sliding door,
+--                    y in [5, 6.2] for the swinging door.
+--   balcony        solid block x in [34.05, 41], y in [-12, -6], top z = 3,
+--                  reached only by the lift.
+--
+-- Movers (mover_* tables; their triangles are numbered after the static
+-- ones, in this order):
+--   1 sliding door  a 0.1 x 1.5 x 2.5 m panel filling the south doorway,
+--                   centred at (29.1, -6.25); slides 1.5 m to -y in 1 s into
+--                   the partition (a pocket door), waits 2 s, slides back.
+--                   pingpong, trigger volume: a player centre in x [27,
+--                   31.2], y [-8, -4.5], z [0, 2.5]; reverse when blocked.
+--                   Walk +x from (25, -6.25) and pass.
+--   2 swinging door a 0.1 x 1.16 x 2.5 m panel in the north doorway, hinged
+--                   on the vertical line x = 29.1, y = 5 (its local origin);
+--                   turns 90 degrees about +z clockwise seen from above, so
+--                   it swings into the east hall, in 0.9 s (keyframes every
+--                   30 degrees), waits 3 s, swings back. pingpong, trigger
+--                   touch, stop when blocked. Walk +x from (26, 5.6).
+--   3 lift          a 2 x 2 x 0.2 m platform centred at (33, -9), top at
+--                   z = 0.2 (one climbable step) going up to z = 3 (the
+--                   balcony's top) in 2.8 s; waits 2 s at each end. pingpong,
+--                   always, reverse when blocked.
+--   4 platform      a 2 x 2 x 0.2 m platform, top at z = 0.3, 0.1 m above the
+--                   floor, going round the loop (33, 2) -> (38, 2) ->
+--                   (38, 9) -> (33, 9) -> (33, 2) in 12 s, 1 s pause at the
+--                   start. loop, always, stop when blocked.
+--
 -- Materials: 1 concrete (floor, pit), 2 brick (walls, corridor, wedge, thin
--- wall), 3 stone (stairs), 4 metal (ramps and their platforms), 5 plaster
--- (ceilings).
+-- wall, wing walls), 3 stone (stairs, balcony), 4 metal (ramps and their
+-- platforms, lift, platform), 5 plaster (ceilings), 6 wood (doors).
 
 INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, radius_x, radius_y, radius_z,
                  walkable_slope_deg, step_height)
@@ -69,7 +108,8 @@ INSERT INTO materials (id, name, friction, flags) VALUES
     (2, 'brick', 0.8, 0),
     (3, 'stone', 0.9, 0),
     (4, 'metal', 0.5, 0),
-    (5, 'plaster', 0.8, 0);
+    (5, 'plaster', 0.8, 0),
+    (6, 'wood', 0.7, 0);
 
 -- Solid boxes: faces point out; bottom = 0 leaves the bottom face out
 -- (boxes standing on the floor).
@@ -133,19 +173,22 @@ INSERT INTO box_face VALUES
     (0, 4, 5, 7, 6), (1, 0, 2, 3, 1), (2, 1, 3, 7, 5),
     (3, 0, 4, 6, 2), (4, 2, 6, 7, 3), (5, 0, 1, 5, 4);
 
-INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
-SELECT b.name, b.material, 4,
-    CASE WHEN f.c0 & 1 THEN b.x1 ELSE b.x0 END, CASE WHEN f.c0 & 2 THEN b.y1 ELSE b.y0 END,
-    CASE WHEN f.c0 & 4 THEN b.z1 ELSE b.z0 END,
-    CASE WHEN f.c1 & 1 THEN b.x1 ELSE b.x0 END, CASE WHEN f.c1 & 2 THEN b.y1 ELSE b.y0 END,
-    CASE WHEN f.c1 & 4 THEN b.z1 ELSE b.z0 END,
-    CASE WHEN f.c2 & 1 THEN b.x1 ELSE b.x0 END, CASE WHEN f.c2 & 2 THEN b.y1 ELSE b.y0 END,
-    CASE WHEN f.c2 & 4 THEN b.z1 ELSE b.z0 END,
-    CASE WHEN f.c3 & 1 THEN b.x1 ELSE b.x0 END, CASE WHEN f.c3 & 2 THEN b.y1 ELSE b.y0 END,
-    CASE WHEN f.c3 & 4 THEN b.z1 ELSE b.z0 END
+-- Each box face as a quad, in box order then face order.
+CREATE TEMP VIEW box_quad AS
+SELECT b.rowid AS box_seq, f.f AS f, b.name AS name, b.material AS material,
+    CASE WHEN f.c0 & 1 THEN b.x1 ELSE b.x0 END AS ax, CASE WHEN f.c0 & 2 THEN b.y1 ELSE b.y0 END AS ay,
+    CASE WHEN f.c0 & 4 THEN b.z1 ELSE b.z0 END AS az,
+    CASE WHEN f.c1 & 1 THEN b.x1 ELSE b.x0 END AS bx, CASE WHEN f.c1 & 2 THEN b.y1 ELSE b.y0 END AS by,
+    CASE WHEN f.c1 & 4 THEN b.z1 ELSE b.z0 END AS bz,
+    CASE WHEN f.c2 & 1 THEN b.x1 ELSE b.x0 END AS cx, CASE WHEN f.c2 & 2 THEN b.y1 ELSE b.y0 END AS cy,
+    CASE WHEN f.c2 & 4 THEN b.z1 ELSE b.z0 END AS cz,
+    CASE WHEN f.c3 & 1 THEN b.x1 ELSE b.x0 END AS dx, CASE WHEN f.c3 & 2 THEN b.y1 ELSE b.y0 END AS dy,
+    CASE WHEN f.c3 & 4 THEN b.z1 ELSE b.z0 END AS dz
 FROM box AS b JOIN box_face AS f
-WHERE f.f <> 1 OR b.bottom
-ORDER BY b.rowid, f.f;
+WHERE f.f <> 1 OR b.bottom;
+
+INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+SELECT name, material, 4, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz FROM box_quad ORDER BY box_seq, f;
 
 INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz) VALUES
     -- Floor around the pit, facing up.
@@ -172,6 +215,28 @@ INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy,
     ('wedge west out',  2, 4, 0.0, 14.0, 0.0, -3.0, 8.0, 0.0, -3.0, 8.0, 3.0, 0.0, 14.0, 3.0),
     ('wedge east in',   2, 4, 0.0, 14.0, 0.0, 3.0, 8.0, 0.0, 3.0, 8.0, 3.0, 0.0, 14.0, 3.0),
     ('wedge east out',  2, 4, 3.0, 8.0, 0.0, 0.0, 14.0, 0.0, 0.0, 14.0, 3.0, 3.0, 8.0, 3.0);
+
+-- The east wing, after everything above so that the arena's triangles keep
+-- their numbers: its boxes, then its floor.
+INSERT INTO box VALUES
+    ('wing wall north', 2, 21.0, 12.0, 0.0, 42.0, 13.0, 4.0, 0),
+    ('wing wall south', 2, 21.0, -13.0, 0.0, 42.0, -12.0, 4.0, 0),
+    ('wing wall east',  2, 41.0, -12.0, 0.0, 42.0, 12.0, 4.0, 0),
+
+    ('wing partition south',  2, 29.0, -12.0, 0.0, 29.2, -7.0, 4.0, 0),
+    ('wing partition middle', 2, 29.0, -5.5, 0.0, 29.2, 5.0, 4.0, 0),
+    ('wing partition north',  2, 29.0, 6.2, 0.0, 29.2, 12.0, 4.0, 0),
+    ('wing lintel sliding',   2, 29.0, -7.0, 2.5, 29.2, -5.5, 4.0, 1),
+    ('wing lintel swinging',  2, 29.0, 5.0, 2.5, 29.2, 6.2, 4.0, 1),
+
+    ('wing balcony', 3, 34.05, -12.0, 0.0, 41.0, -6.0, 3.0, 0);
+
+INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+SELECT name, material, 4, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz FROM box_quad
+WHERE name LIKE 'wing %' ORDER BY box_seq, f;
+
+INSERT INTO face (name, material, n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz) VALUES
+    ('wing floor', 1, 4, 21.0, -12.0, 0.0, 41.0, -12.0, 0.0, 41.0, 12.0, 0.0, 21.0, 12.0, 0.0);
 
 -- Faces to rows: each face's corners become consecutive vertices; a quad
 -- a-b-c-d becomes triangles (a, b, c) and (a, c, d).
@@ -203,7 +268,69 @@ INSERT INTO spawns (id, x, y, z) VALUES
     (2, 0.0, 4.0, 1.0),
     (3, 4.0, 4.0, 1.0);
 
+-- Movers (see the list at the top). Each mesh is a closed box in the
+-- mover's local frame: corner k (bits as in box_face) is vertex k, face f
+-- gives triangles 2f and 2f + 1, all six faces pointing out.
+INSERT INTO movers (id, name, mode, trigger, blocked, wait_start, wait_end,
+                    volume_min_x, volume_min_y, volume_min_z, volume_max_x, volume_max_y, volume_max_z) VALUES
+    (1, 'sliding door', 'pingpong', 'volume', 'reverse', 0.0, 2.0, 27.0, -8.0, 0.0, 31.2, -4.5, 2.5),
+    (2, 'swinging door', 'pingpong', 'touch', 'stop', 0.0, 3.0, NULL, NULL, NULL, NULL, NULL, NULL),
+    (3, 'lift', 'pingpong', 'always', 'reverse', 2.0, 2.0, NULL, NULL, NULL, NULL, NULL, NULL),
+    (4, 'platform', 'loop', 'always', 'stop', 0.0, 1.0, NULL, NULL, NULL, NULL, NULL, NULL);
+
+CREATE TEMP TABLE mover_box (
+    mover INTEGER PRIMARY KEY, material INTEGER,
+    x0 REAL, y0 REAL, z0 REAL, x1 REAL, y1 REAL, z1 REAL);
+INSERT INTO mover_box VALUES
+    (1, 6, -0.05, -0.75, 0.0, 0.05, 0.75, 2.5),
+    (2, 6, -0.05, 0.02, 0.0, 0.05, 1.18, 2.5),
+    (3, 4, -1.0, -1.0, -0.2, 1.0, 1.0, 0.0),
+    (4, 4, -1.0, -1.0, -0.2, 1.0, 1.0, 0.0);
+
+CREATE TEMP TABLE corner (k INTEGER PRIMARY KEY);
+INSERT INTO corner VALUES (0), (1), (2), (3), (4), (5), (6), (7);
+
+INSERT INTO mover_vertices (mover, id, x, y, z)
+SELECT m.mover, c.k,
+    CASE WHEN c.k & 1 THEN m.x1 ELSE m.x0 END,
+    CASE WHEN c.k & 2 THEN m.y1 ELSE m.y0 END,
+    CASE WHEN c.k & 4 THEN m.z1 ELSE m.z0 END
+FROM mover_box AS m JOIN corner AS c
+ORDER BY m.mover, c.k;
+
+INSERT INTO mover_triangles (mover, id, a, b, c, material)
+SELECT mover, id, a, b, c, material FROM (
+    SELECT m.mover, 2 * f.f AS id, f.c0 AS a, f.c1 AS b, f.c2 AS c, m.material
+        FROM mover_box AS m JOIN box_face AS f
+    UNION ALL SELECT m.mover, 2 * f.f + 1, f.c0, f.c2, f.c3, m.material
+        FROM mover_box AS m JOIN box_face AS f)
+ORDER BY mover, id;
+
+-- Paths. Rotations are quaternions (qx, qy, qz, qw) computed when this file
+-- was written: a turn by angle a about +z is (0, 0, sin(a/2), cos(a/2));
+-- the swinging door's are for a = 0, -30, -60 and -90 degrees.
+INSERT INTO mover_keyframes (mover, id, time, x, y, z, qx, qy, qz, qw) VALUES
+    (1, 0, 0.0, 29.1, -6.25, 0.0, 0.0, 0.0, 0.0, 1.0),
+    (1, 1, 1.0, 29.1, -7.75, 0.0, 0.0, 0.0, 0.0, 1.0),
+
+    (2, 0, 0.0, 29.1, 5.0, 0.0, 0.0, 0.0, 0.0, 1.0),
+    (2, 1, 0.3, 29.1, 5.0, 0.0, 0.0, 0.0, -0.25881904510252074, 0.9659258262890683),
+    (2, 2, 0.6, 29.1, 5.0, 0.0, 0.0, 0.0, -0.49999999999999994, 0.8660254037844387),
+    (2, 3, 0.9, 29.1, 5.0, 0.0, 0.0, 0.0, -0.7071067811865475, 0.7071067811865476),
+
+    (3, 0, 0.0, 33.0, -9.0, 0.2, 0.0, 0.0, 0.0, 1.0),
+    (3, 1, 2.8, 33.0, -9.0, 3.0, 0.0, 0.0, 0.0, 1.0),
+
+    (4, 0, 0.0, 33.0, 2.0, 0.3, 0.0, 0.0, 0.0, 1.0),
+    (4, 1, 2.5, 38.0, 2.0, 0.3, 0.0, 0.0, 0.0, 1.0),
+    (4, 2, 6.0, 38.0, 9.0, 0.3, 0.0, 0.0, 0.0, 1.0),
+    (4, 3, 8.5, 33.0, 9.0, 0.3, 0.0, 0.0, 0.0, 1.0),
+    (4, 4, 12.0, 33.0, 2.0, 0.3, 0.0, 0.0, 0.0, 1.0);
+
+DROP TABLE temp.corner;
+DROP TABLE temp.mover_box;
 DROP TABLE temp.face_base;
+DROP VIEW temp.box_quad;
 DROP TABLE temp.face;
 DROP TABLE temp.box_face;
 DROP TABLE temp.box;

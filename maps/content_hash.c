@@ -4,6 +4,8 @@
  *
  * Values are written into a small staging buffer byte by byte, so the
  * result does not depend on the host's byte order or struct padding.
+ * Movers are appended only when there are some, so levels without movers
+ * keep the hashes they had before movers existed.
  */
 #include "maps/content_hash.h"
 
@@ -49,6 +51,60 @@ static void put_vec3(hash_writer *w, sweep_vec3 v)
     put_f64(w, v.z);
 }
 
+/* The movers part of the serialization (content_hash.h). */
+static void put_movers(hash_writer *w, const sweep_level *lv)
+{
+    static const uint8_t tag[8] = {'M', 'O', 'V', 'E', 'R', 'S', 0, 0};
+    if (w->n + sizeof tag > sizeof w->buf)
+        flush(w);
+    memcpy(w->buf + w->n, tag, sizeof tag);
+    w->n += sizeof tag;
+    put_u32(w, lv->mover_count);
+    for (uint32_t i = 0; i < lv->mover_count; i++) {
+        const sweep_level_mover *m = &lv->movers[i];
+        put_u32(w, m->id);
+        size_t len = strnlen(m->name, sizeof m->name);
+        put_u32(w, (uint32_t)len);
+        for (size_t k = 0; k < len; k++) {
+            if (w->n + 1 > sizeof w->buf)
+                flush(w);
+            w->buf[w->n++] = (uint8_t)m->name[k];
+        }
+        put_u32(w, (uint32_t)m->mode);
+        put_u32(w, (uint32_t)m->trigger);
+        put_u32(w, (uint32_t)m->blocked);
+        put_f64(w, m->wait_start);
+        put_f64(w, m->wait_end);
+        /* Only a volume trigger reads its box; the map stores NULL for the
+         * others, so a stray box in memory must not change the hash. */
+        if (m->trigger == SWEEP_TRIGGER_VOLUME) {
+            put_vec3(w, m->volume_min);
+            put_vec3(w, m->volume_max);
+        }
+        put_u32(w, m->vertex_count);
+        for (uint32_t v = 0; v < m->vertex_count; v++)
+            put_vec3(w, m->vertices[v]);
+        put_u32(w, m->triangle_count);
+        for (uint32_t t = 0; t < m->triangle_count; t++) {
+            const uint32_t *ix = &m->indices[3 * (size_t)t];
+            put_u32(w, ix[0]);
+            put_u32(w, ix[1]);
+            put_u32(w, ix[2]);
+            put_u32(w, m->materials[t]);
+        }
+        put_u32(w, m->key_count);
+        for (uint32_t k = 0; k < m->key_count; k++) {
+            const sweep_keyframe *kf = &m->keys[k];
+            put_f64(w, kf->time);
+            put_vec3(w, kf->pose.position);
+            put_f64(w, kf->pose.rotation.x);
+            put_f64(w, kf->pose.rotation.y);
+            put_f64(w, kf->pose.rotation.z);
+            put_f64(w, kf->pose.rotation.w);
+        }
+    }
+}
+
 static int by_id(const void *a, const void *b)
 {
     uint32_t x = ((const sweep_material *)a)->id, y = ((const sweep_material *)b)->id;
@@ -60,8 +116,14 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
     if (!lv || !out)
         return SWEEP_E_ARG;
     if ((lv->vertex_count && !lv->vertices) || (lv->triangle_count && (!lv->indices || !lv->materials)) ||
-        (lv->material_count && !lv->material_table))
+        (lv->material_count && !lv->material_table) || (lv->mover_count && !lv->movers))
         return SWEEP_E_ARG;
+    for (uint32_t i = 0; i < lv->mover_count; i++) {
+        const sweep_level_mover *m = &lv->movers[i];
+        if ((m->vertex_count && !m->vertices) || (m->triangle_count && (!m->indices || !m->materials)) ||
+            (m->key_count && !m->keys))
+            return SWEEP_E_ARG;
+    }
     /* A copy, because materials may sit in any order in the level while the
      * hash wants them by id. Tables are small. */
     sweep_material *mats = NULL;
@@ -109,6 +171,8 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
         put_f64(w, mats[m].friction);
         put_u32(w, mats[m].flags);
     }
+    if (lv->mover_count)
+        put_movers(w, lv);
 
     flush(w);
     sweep_sha256_final(&w->sha, out->bytes);

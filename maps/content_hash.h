@@ -24,10 +24,28 @@
  *   u32      material count M, then M times in increasing id order:
  *            u32 id, f64 friction, u32 flags
  *
+ * and only when the level has movers (so that a level without movers, and
+ * every map of schema version 1, keeps the hash it always had):
+ *
+ *   8 bytes  the ASCII text "MOVERS" and two zero bytes
+ *   u32      mover count N, then N times, in the level's order (id order
+ *            when loaded):
+ *     u32    id
+ *     u32    name length L in bytes, then the L bytes of the name (COMMAND
+ *            triggers and the wire name movers by it)
+ *     u32    mode, trigger, blocked (the values of the core's enums)
+ *     f64    wait_start, wait_end
+ *     f64    volume min x, y, z, max x, y, z (only when trigger is VOLUME)
+ *     u32    vertex count V, then V times: f64 x, y, z (local frame)
+ *     u32    triangle count T, then T times: u32 a, b, c, material id
+ *     u32    keyframe count K, then K times: f64 time, f64 position x, y,
+ *            z, f64 rotation x, y, z, w
+ *
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and
  * the core's own limits (skin, iteration count, input limits), which belong
- * to the build of the core, not to the map.
+ * to the build of the core, not to the map. A mover's name is in, unlike
+ * the other labels, because games address movers by name.
  */
 #ifndef SWEEP_MAPS_CONTENT_HASH_H
 #define SWEEP_MAPS_CONTENT_HASH_H

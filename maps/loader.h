@@ -5,10 +5,14 @@
  * The map is external input: the loader opens it read-only, refuses
  * anything it cannot fully trust (wrong file type, truncated or damaged
  * file, unknown schema version, missing tables, a NaN or out-of-range
- * number, an index out of range, an unknown material, no triangles) and
- * says exactly what and where: the message names the table and the row id
- * ("triangles row id=12: vertex b=900 is out of range ..."). The message
- * does not repeat the path; the caller prints it.
+ * number, an index out of range, an unknown material, no triangles, a
+ * mover that the core would refuse) and says exactly what and where: the
+ * message names the table and the row id ("triangles row id=12: vertex
+ * b=900 is out of range ..."); rows of the mover tables, keyed by mover and
+ * id, are named "mover_keyframes row mover=3 id=2: ...". The message does
+ * not repeat the path; the caller prints it.
+ *
+ * Maps of schema version 1 (before movers) load as levels without movers.
  *
  * Degenerate triangles are not an error: they are dropped, counted in
  * sweep_map_load_info and the rest keep their order (see schema.sql).
@@ -34,12 +38,18 @@
 #include "core/world.h"
 #include "maps/level.h"
 
-/* The schema version (PRAGMA user_version) this build reads and writes. */
-#define SWEEP_MAP_SCHEMA_VERSION 1
+/* The schema version (PRAGMA user_version) this build writes; it reads
+ * every version from SWEEP_MAP_SCHEMA_VERSION_MIN up to this one. */
+#define SWEEP_MAP_SCHEMA_VERSION 2
+#define SWEEP_MAP_SCHEMA_VERSION_MIN 1
 /* PRAGMA application_id of every sweep map: "SWMP". */
 #define SWEEP_MAP_APPLICATION_ID 0x53574D50
 
-/* Why a load failed, finer than sweep_status. Names are stable. */
+/* Why a load failed, finer than sweep_status. Names and values are stable
+ * (new codes are added at the end). Mover rows reuse the general codes
+ * where the fault is the same: VALUE for a NULL, text or non-finite number,
+ * VERTEX_ID for mover vertex ids with gaps, INDEX for a vertex not in the
+ * triangle's mover, MATERIAL, TOO_BIG, SCHEMA for a missing mover table. */
 typedef enum sweep_map_error {
     SWEEP_MAP_OK = 0,
     SWEEP_MAP_E_ARG,          /* NULL path or output */
@@ -60,6 +70,12 @@ typedef enum sweep_map_error {
     SWEEP_MAP_E_TOO_BIG,      /* more rows than the core accepts */
     SWEEP_MAP_E_NOMEM,        /* out of memory */
     SWEEP_MAP_E_IO,           /* any other error reported by SQLite while reading */
+    SWEEP_MAP_E_MOVER,        /* a bad movers row (name, mode, trigger, blocked, waits, volume), a row
+                                 of another mover table naming no mover, mover triangle ids with
+                                 gaps, or a mover without a usable triangle */
+    SWEEP_MAP_E_KEYFRAME,     /* a bad mover path: keyframe ids with gaps, fewer than 2 keyframes,
+                                 first time not 0, times not increasing, a rotation that is not a
+                                 unit quaternion, a loop that does not end where it starts */
     SWEEP_MAP_ERROR_COUNT
 } sweep_map_error;
 
@@ -70,12 +86,15 @@ typedef struct sweep_map_load_info {
     sweep_map_error error;     /* SWEEP_MAP_OK on success */
     char table[16];            /* table the error is about, "" if none */
     int64_t row_id;            /* its row id, -1 if the error is not about one row */
+    int64_t mover_id;          /* the mover the error is about (movers.id, or the mover column of a
+                                  mover_* row), -1 if none */
     uint32_t schema_version;
     char units[16];            /* map.units */
     double walkable_slope_deg; /* map.walkable_slope_deg, as stored */
     uint32_t triangle_rows;    /* rows in the triangles table */
     uint32_t degenerate_dropped;
     int64_t first_degenerate_id; /* row id of the first dropped triangle, -1 if none */
+    uint32_t mover_degenerate; /* degenerate mover triangles (kept, never collide) */
 } sweep_map_load_info;
 
 /*

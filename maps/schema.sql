@@ -1,14 +1,15 @@
--- schema.sql - the sweep map format, version 1 (PRAGMA user_version = 1).
+-- schema.sql - the sweep map format, version 2 (PRAGMA user_version = 2).
 --
 -- A sweep map is one SQLite database holding one level: its movement rules,
--- its materials, its static geometry as an indexed triangle list, and where
--- players may spawn. Maps live in the repository as SQL text (this schema
--- followed by INSERTs, see arena.sql) and are built into .db files by make;
--- tools (sweep-mapgen, sweep-import) write the same tables through the
--- SQLite C API. The loader (maps/loader.c) opens a map read-only and
--- re-checks every rule written here, because a map file is external input:
--- the CHECK constraints below help authors catch mistakes when the .db is
--- built, they are not what keeps the server safe.
+-- its materials, its static geometry as an indexed triangle list, where
+-- players may spawn, and its movers (doors, lifts, platforms). Maps live
+-- in the repository as SQL text (this schema followed by INSERTs, see
+-- arena.sql) and are built into .db files by make; tools (sweep-mapgen,
+-- sweep-import) write the same tables through the SQLite C API. The loader
+-- (maps/loader.c) opens a map read-only and re-checks every rule written
+-- here, because a map file is external input: the CHECK constraints below
+-- help authors catch mistakes when the .db is built, they are not what
+-- keeps the server safe.
 --
 -- Conventions
 --   * Geometry is in map units (see map.units; usually metres). Any up axis
@@ -34,14 +35,43 @@
 -- a sweep map (0x53574D50, "SWMP"), so an unrelated SQLite database is
 -- told apart from a sweep map of another version.
 --
--- Later: movers (doors, lifts) come in their own issue. They will get their
--- own tables (a mover, its triangles in its local frame, its keyframes as
--- positions and quaternions computed at import) added by a new schema
--- version; nothing in version 1 refers to them, and the tables below do not
--- change for them.
+-- Version 1 had every table below except the four mover tables; the loader
+-- still reads a version 1 map, as a level without movers. Version 2 adds
+-- the mover tables and changes nothing in the others.
+--
+-- Movers (core/mover.h tells what they do on each tick)
+--   * A mover is a closed triangle mesh in its own local frame
+--     (mover_vertices, mover_triangles, same front-face rule as above),
+--     moved along a path of keyframes (mover_keyframes). Its pose puts the
+--     mesh in the world: rotate by the unit quaternion, then translate,
+--     world = rotate(q, local) + position. Put the local origin where the
+--     mover turns (a door's hinge) and the keyframes say where that point is.
+--   * Keyframe times are seconds from the start of the path: the first is
+--     0, each later one strictly greater, the last at most 86400. Between
+--     two keyframes the position is interpolated linearly and the rotation
+--     by normalised lerp; the core never evaluates an angle. Rotations are
+--     stored as unit quaternions (x, y, z vector part, w scalar part,
+--     |q|^2 within 1e-6 of 1) computed once when the map is authored or
+--     imported: a turn by angle a about the unit axis u is
+--     (u sin(a/2), cos(a/2)). A turn of 180 degrees or more between two
+--     keyframes needs a keyframe in between.
+--   * A 'loop' path is closed: its last keyframe has exactly the position
+--     of the first and the same rotation (q or -q).
+--   * Time on the server is a whole number of ticks (map.tick_rate): a path
+--     of T seconds lasts ceil(T * tick_rate) ticks, waits are rounded to
+--     whole ticks.
+--   * Mover vertex, triangle and keyframe ids run 0, 1, 2, ... per mover
+--     without gaps. Mover triangles are numbered after the static ones:
+--     movers in id order, each one's triangles in id order, so triangle
+--     (mover m, id i) is the core's triangle number
+--       (static triangles kept) + (triangles of the movers before m) + i.
+--     A degenerate mover triangle keeps its number but never collides; a
+--     mover needs at least one triangle that is not degenerate.
+--   * Static and mover triangles together stay within the core's limit of
+--     2^30; one mover has at most 65536 triangles and 4096 keyframes.
 
 PRAGMA application_id = 1398230352; -- 0x53574D50 "SWMP"
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- map: exactly one row with the level's name and movement rules.
 CREATE TABLE map (
@@ -110,3 +140,98 @@ CREATE TABLE spawns (
     y REAL NOT NULL CHECK (typeof(y) = 'real' AND abs(y) <= 1e7),
     z REAL NOT NULL CHECK (typeof(z) = 'real' AND abs(z) <= 1e7)
 );
+
+-- movers: one row per door, lift or platform (version 2). Movers are built,
+-- numbered and advanced in increasing id order.
+CREATE TABLE movers (
+    -- 1 to 4294967295: names the mover on the wire and in logs.
+    id INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 4294967295),
+    -- 1 to 63 bytes, unique: COMMAND triggers and tools find movers by name.
+    name TEXT NOT NULL UNIQUE CHECK (length(CAST(name AS BLOB)) BETWEEN 1 AND 63),
+    -- What happens at the end of the path: 'once' stays there for good;
+    -- 'loop' carries on from the start (the path must be closed);
+    -- 'pingpong' runs back to the start and goes again.
+    mode TEXT NOT NULL CHECK (mode IN ('once', 'loop', 'pingpong')),
+    -- What sets it going: 'always' (every tick); 'volume' (a player's
+    -- centre inside the box below); 'touch' (a player stood on it or
+    -- touched it); 'command' (the game asks the server, by name). A
+    -- triggered mover goes idle at the start once its run is over.
+    trigger TEXT NOT NULL CHECK (trigger IN ('always', 'volume', 'touch', 'command')),
+    -- When a player in its way cannot be pushed clear: 'stop' (it stays
+    -- put this tick), 'reverse' (and turns round), 'crush' (it carries on
+    -- and the server takes the player out).
+    blocked TEXT NOT NULL CHECK (blocked IN ('stop', 'reverse', 'crush')),
+    -- Seconds it waits at the start before running again ('pingpong') and
+    -- at the end before going on, in [0, 86400].
+    wait_start REAL NOT NULL DEFAULT 0 CHECK (wait_start BETWEEN 0 AND 86400),
+    wait_end REAL NOT NULL DEFAULT 0 CHECK (wait_end BETWEEN 0 AND 86400),
+    -- The world box of a 'volume' trigger, map units, min below max on
+    -- each axis; NULL for every other trigger.
+    volume_min_x REAL,
+    volume_min_y REAL,
+    volume_min_z REAL,
+    volume_max_x REAL,
+    volume_max_y REAL,
+    volume_max_z REAL,
+    CHECK ((trigger = 'volume') = (volume_min_x IS NOT NULL AND volume_min_y IS NOT NULL AND
+                                   volume_min_z IS NOT NULL AND volume_max_x IS NOT NULL AND
+                                   volume_max_y IS NOT NULL AND volume_max_z IS NOT NULL)),
+    CHECK (volume_min_x IS NULL AND volume_min_y IS NULL AND volume_min_z IS NULL AND
+           volume_max_x IS NULL AND volume_max_y IS NULL AND volume_max_z IS NULL OR
+           volume_min_x < volume_max_x AND volume_min_y < volume_max_y AND volume_min_z < volume_max_z)
+);
+
+-- mover_vertices: a mover's mesh positions in its local frame, map units,
+-- |coordinate| <= 1e7. ids 0 .. count-1 per mover, no gaps.
+CREATE TABLE mover_vertices (
+    -- The mover (movers.id) the vertex belongs to.
+    mover INTEGER NOT NULL REFERENCES movers (id),
+    id INTEGER NOT NULL CHECK (id >= 0),
+    x REAL NOT NULL CHECK (typeof(x) = 'real' AND abs(x) <= 1e7),
+    y REAL NOT NULL CHECK (typeof(y) = 'real' AND abs(y) <= 1e7),
+    z REAL NOT NULL CHECK (typeof(z) = 'real' AND abs(z) <= 1e7),
+    PRIMARY KEY (mover, id)
+) WITHOUT ROWID;
+
+-- mover_triangles: a mover's mesh, three vertex ids of the same mover,
+-- counter-clockwise seen from the front (a closed shell, faces out), and
+-- the material. ids 0 .. count-1 per mover, no gaps: they number the
+-- triangles (see Movers above).
+CREATE TABLE mover_triangles (
+    -- The mover (movers.id) the triangle belongs to.
+    mover INTEGER NOT NULL REFERENCES movers (id),
+    id INTEGER NOT NULL CHECK (id >= 0),
+    -- Vertex ids in mover_vertices of the same mover.
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    c INTEGER NOT NULL,
+    material INTEGER NOT NULL REFERENCES materials (id),
+    PRIMARY KEY (mover, id),
+    FOREIGN KEY (mover, a) REFERENCES mover_vertices (mover, id),
+    FOREIGN KEY (mover, b) REFERENCES mover_vertices (mover, id),
+    FOREIGN KEY (mover, c) REFERENCES mover_vertices (mover, id)
+) WITHOUT ROWID;
+
+-- mover_keyframes: a mover's path, at least 2 keyframes, ids 0 .. count-1
+-- per mover in time order, no gaps.
+CREATE TABLE mover_keyframes (
+    -- The mover (movers.id) the keyframe belongs to.
+    mover INTEGER NOT NULL REFERENCES movers (id),
+    id INTEGER NOT NULL CHECK (id >= 0),
+    -- Seconds from the start of the path: 0 for id 0, then strictly
+    -- increasing with id (the loader checks the order), at most 86400.
+    time REAL NOT NULL CHECK (typeof(time) = 'real' AND time BETWEEN 0 AND 86400 AND (id > 0 OR time = 0)),
+    -- Where the local origin is at that time, world map units.
+    x REAL NOT NULL CHECK (typeof(x) = 'real' AND abs(x) <= 1e7),
+    y REAL NOT NULL CHECK (typeof(y) = 'real' AND abs(y) <= 1e7),
+    z REAL NOT NULL CHECK (typeof(z) = 'real' AND abs(z) <= 1e7),
+    -- The rotation at that time, a unit quaternion (qx, qy, qz vector
+    -- part, qw scalar part) written as numbers computed when the map is
+    -- made; (0, 0, 0, 1) is no rotation.
+    qx REAL NOT NULL CHECK (typeof(qx) = 'real'),
+    qy REAL NOT NULL CHECK (typeof(qy) = 'real'),
+    qz REAL NOT NULL CHECK (typeof(qz) = 'real'),
+    qw REAL NOT NULL CHECK (typeof(qw) = 'real'),
+    CHECK (abs(qx * qx + qy * qy + qz * qz + qw * qw - 1) <= 1e-6),
+    PRIMARY KEY (mover, id)
+) WITHOUT ROWID;

@@ -1,6 +1,9 @@
 /*
  * writer.c - a sweep_level into a new map file, atomically (see writer.h).
  *
+ * Movers go into their four tables (schema version 2) after the static
+ * level; a level without movers leaves them empty.
+ *
  * Speed matters for multi-million-triangle levels: the temporary file is
  * written with the journal and fsync off (if anything fails the file is
  * thrown away, so there is nothing to recover), all rows go in one
@@ -119,6 +122,115 @@ static int insert(wctx *w, sqlite3_stmt *st, const char *table, int64_t row)
     return 1;
 }
 
+/* insert() for a row of a mover_* table, keyed by mover and id. */
+static int insert_mover(wctx *w, sqlite3_stmt *st, const char *table, uint32_t mover, int64_t row)
+{
+    if (row % 4096 == 0 && cancelled(w))
+        return 0;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return wfail(w, "writing %s row mover=%u id=%lld: %s", table, mover, (long long)row, sqlite3_errmsg(w->db));
+    return 1;
+}
+
+/* The mover tables (schema version 2), each in (mover, id) order. A level
+ * whose movers are not in increasing id order, or repeat an id or a name,
+ * is refused by the tables' keys; the load-back check catches the rest. */
+static int write_movers(wctx *w, const sweep_level *lv)
+{
+    if (lv->mover_count == 0)
+        return 1;
+    if (!lv->movers)
+        return wfail(w, "the level has %u movers but no mover array", lv->mover_count);
+    sqlite3_stmt *st = prep(w, "INSERT INTO movers (id, name, mode, trigger, blocked, wait_start, wait_end, "
+                               "volume_min_x, volume_min_y, volume_min_z, volume_max_x, volume_max_y, volume_max_z) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return 0;
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < lv->mover_count; i++) {
+        const sweep_level_mover *m = &lv->movers[i];
+        const char *mode = sweep_mover_mode_name(m->mode), *trigger = sweep_mover_trigger_name(m->trigger),
+                   *blocked = sweep_mover_blocked_name(m->blocked);
+        if (!mode || !trigger || !blocked) {
+            ok = wfail(w, "mover %u '%s' has an unknown mode, trigger or blocked rule", m->id, m->name);
+            break;
+        }
+        sqlite3_bind_int64(st, 1, m->id);
+        sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, mode, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, trigger, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, blocked, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 6, m->wait_start);
+        sqlite3_bind_double(st, 7, m->wait_end);
+        const double box[6] = {m->volume_min.x, m->volume_min.y, m->volume_min.z,
+                               m->volume_max.x, m->volume_max.y, m->volume_max.z};
+        for (int k = 0; k < 6; k++) {
+            /* Only a volume trigger has a box; the others store NULL. */
+            if (m->trigger == SWEEP_TRIGGER_VOLUME)
+                sqlite3_bind_double(st, 8 + k, box[k]);
+            else
+                sqlite3_bind_null(st, 8 + k);
+        }
+        ok = insert(w, st, "movers", m->id);
+    }
+    sqlite3_finalize(st);
+
+    if (ok && (st = prep(w, "INSERT INTO mover_vertices (mover, id, x, y, z) VALUES (?, ?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->mover_count; i++) {
+            const sweep_level_mover *m = &lv->movers[i];
+            for (uint32_t v = 0; ok && v < m->vertex_count; v++) {
+                sqlite3_bind_int64(st, 1, m->id);
+                sqlite3_bind_int64(st, 2, v);
+                sqlite3_bind_double(st, 3, m->vertices[v].x);
+                sqlite3_bind_double(st, 4, m->vertices[v].y);
+                sqlite3_bind_double(st, 5, m->vertices[v].z);
+                ok = insert_mover(w, st, "mover_vertices", m->id, v);
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    if (ok && (st = prep(w, "INSERT INTO mover_triangles (mover, id, a, b, c, material) VALUES (?, ?, ?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->mover_count; i++) {
+            const sweep_level_mover *m = &lv->movers[i];
+            for (uint32_t t = 0; ok && t < m->triangle_count; t++) {
+                const uint32_t *ix = &m->indices[3 * (size_t)t];
+                sqlite3_bind_int64(st, 1, m->id);
+                sqlite3_bind_int64(st, 2, t);
+                sqlite3_bind_int64(st, 3, ix[0]);
+                sqlite3_bind_int64(st, 4, ix[1]);
+                sqlite3_bind_int64(st, 5, ix[2]);
+                sqlite3_bind_int64(st, 6, m->materials[t]);
+                ok = insert_mover(w, st, "mover_triangles", m->id, t);
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    if (ok && (st = prep(w, "INSERT INTO mover_keyframes (mover, id, time, x, y, z, qx, qy, qz, qw) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->mover_count; i++) {
+            const sweep_level_mover *m = &lv->movers[i];
+            for (uint32_t k = 0; ok && k < m->key_count; k++) {
+                const sweep_keyframe *kf = &m->keys[k];
+                sqlite3_bind_int64(st, 1, m->id);
+                sqlite3_bind_int64(st, 2, k);
+                sqlite3_bind_double(st, 3, kf->time);
+                sqlite3_bind_double(st, 4, kf->pose.position.x);
+                sqlite3_bind_double(st, 5, kf->pose.position.y);
+                sqlite3_bind_double(st, 6, kf->pose.position.z);
+                sqlite3_bind_double(st, 7, kf->pose.rotation.x);
+                sqlite3_bind_double(st, 8, kf->pose.rotation.y);
+                sqlite3_bind_double(st, 9, kf->pose.rotation.z);
+                sqlite3_bind_double(st, 10, kf->pose.rotation.w);
+                ok = insert_mover(w, st, "mover_keyframes", m->id, k);
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    return ok;
+}
+
 static int write_rows(wctx *w, const sweep_level *lv)
 {
     const sweep_map_write_options *o = w->opt;
@@ -191,7 +303,7 @@ static int write_rows(wctx *w, const sweep_level *lv)
         }
         sqlite3_finalize(st);
     }
-    return ok && !w->failed;
+    return ok && write_movers(w, lv) && !w->failed;
 }
 
 /* Flushes a file (or directory) to disk; 1 on success. */

@@ -1,6 +1,7 @@
 /*
- * writer.h - writing a sweep_level as a sweep map (maps/schema.sql), for
- * sweep-mapgen and sweep-import.
+ * writer.h - writing a sweep_level (static geometry and movers) as a
+ * sweep map of schema version SWEEP_MAP_SCHEMA_VERSION (maps/schema.sql),
+ * for sweep-mapgen and sweep-import.
  *
  * The map is written into a temporary file beside the destination, in one
  * transaction with prepared statements, then loaded back with the loader

@@ -4,7 +4,9 @@
  * output level empty; degenerate triangles are dropped and counted.
  *
  * Each test starts from the tiny valid map of map_fixture.h, breaks one
- * thing, and loads it.
+ * thing, and loads it. The mover tests start from the tiny map with two
+ * movers on it (mover_rows below) and name rows of the mover tables by
+ * mover and id.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -40,19 +42,52 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The tiny map at <dir>/map.db, with `breakage` run on it afterwards
- * (CHECK constraints off, so the test can store what the schema forbids). */
-static const char *tiny_map(fixture *f, const char *breakage)
+/* Two movers on the tiny map, both a 1 m box with faces out (corner k has
+ * bit 0 = x, bit 1 = y, bit 2 = z high): mover 3 'box', a volume-triggered
+ * pingpong with a turn of 90 degrees about +z at its last keyframe, and
+ * mover 5 'ring', an always-running closed loop. */
+static const char mover_rows[] =
+    "INSERT INTO movers VALUES (3, 'box', 'pingpong', 'volume', 'stop', 0.5, 1.0, 0, 0, 0, 10, 10, 3),\n"
+    "    (5, 'ring', 'loop', 'always', 'crush', 0, 0, NULL, NULL, NULL, NULL, NULL, NULL);\n"
+    "INSERT INTO mover_vertices VALUES (3, 0, 0, 0, 0), (3, 1, 1, 0, 0), (3, 2, 0, 1, 0), (3, 3, 1, 1, 0),\n"
+    "    (3, 4, 0, 0, 1), (3, 5, 1, 0, 1), (3, 6, 0, 1, 1), (3, 7, 1, 1, 1);\n"
+    "INSERT INTO mover_triangles VALUES (3, 0, 4, 5, 7, 1), (3, 1, 4, 7, 6, 1), (3, 2, 0, 2, 3, 1),\n"
+    "    (3, 3, 0, 3, 1, 1), (3, 4, 1, 3, 7, 1), (3, 5, 1, 7, 5, 1), (3, 6, 0, 4, 6, 1), (3, 7, 0, 6, 2, 1),\n"
+    "    (3, 8, 2, 6, 7, 1), (3, 9, 2, 7, 3, 1), (3, 10, 0, 1, 5, 1), (3, 11, 0, 5, 4, 1);\n"
+    "INSERT INTO mover_keyframes VALUES (3, 0, 0, 2, 2, 0, 0, 0, 0, 1), (3, 1, 1.5, 2, 2, 2, 0, 0, 0, 1),\n"
+    "    (3, 2, 3, 5, 2, 2, 0, 0, 0.7071067811865475, 0.7071067811865476);\n"
+    "INSERT INTO mover_vertices SELECT 5, id, x, y, z FROM mover_vertices WHERE mover = 3;\n"
+    "INSERT INTO mover_triangles SELECT 5, id, a, b, c, material FROM mover_triangles WHERE mover = 3;\n"
+    "INSERT INTO mover_keyframes VALUES (5, 0, 0, 1, 1, 1, 0, 0, 0, 1), (5, 1, 1, 3, 1, 1, 0, 0, 0, 1),\n"
+    "    (5, 2, 2, 1, 1, 1, 0, 0, 0, 1);\n";
+
+/* Builds `rows` at <dir>/map.db, then runs `breakage` on it (CHECK
+ * constraints off, so the test can store what the schema forbids). */
+static const char *build_map(fixture *f, const char *rows, const char *breakage)
 {
     static char path[4200];
     snprintf(path, sizeof path, "%s", fixture_path(f, "map.db"));
-    assert_true(fixture_build_map(path, fixture_tiny_rows));
+    assert_true(fixture_build_map(path, rows));
     if (breakage) {
         char sql[2048];
         snprintf(sql, sizeof sql, "PRAGMA ignore_check_constraints = 1; %s", breakage);
         assert_true(fixture_exec(path, sql));
     }
     return path;
+}
+
+/* The tiny map, broken by `breakage` (may be NULL). */
+static const char *tiny_map(fixture *f, const char *breakage)
+{
+    return build_map(f, fixture_tiny_rows, breakage);
+}
+
+/* The tiny map with mover_rows, broken by `breakage` (may be NULL). */
+static const char *mover_map(fixture *f, const char *breakage)
+{
+    static char rows[sizeof fixture_tiny_rows + sizeof mover_rows];
+    snprintf(rows, sizeof rows, "%s%s", fixture_tiny_rows, mover_rows);
+    return build_map(f, rows, breakage);
 }
 
 static void load(const char *path, outcome *o)
@@ -63,7 +98,9 @@ static void load(const char *path, outcome *o)
         /* A failed load leaves an empty level and says something. */
         assert_int_equal(o->lv.triangle_count, 0);
         assert_int_equal(o->lv.vertex_count, 0);
+        assert_int_equal(o->lv.mover_count, 0);
         assert_null(o->lv.vertices);
+        assert_null(o->lv.movers);
         assert_true(strlen(o->err) > 10);
     }
 }
@@ -99,7 +136,8 @@ static void tiny_map_loads(void **state)
     assert_int_equal(o.lv.material_count, 1);
     assert_int_equal(o.lv.spawn_count, 1);
     assert_int_equal(o.info.degenerate_dropped, 0);
-    assert_int_equal(o.info.schema_version, 1);
+    assert_int_equal(o.info.schema_version, 2);
+    assert_int_equal(o.lv.mover_count, 0);
     assert_string_equal(o.info.units, "m");
     assert_true(o.lv.config.gravity.z == -9.81);
     assert_true(o.lv.config.step_height == 0.35);
@@ -191,9 +229,11 @@ static void other_sqlite_database(void **state)
 static void wrong_schema_version(void **state)
 {
     outcome o;
-    load(tiny_map(*state, "PRAGMA user_version = 2;"), &o);
-    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 2", "newer");
-    assert_int_equal(o.info.schema_version, 2);
+    load(tiny_map(*state, "PRAGMA user_version = 3;"), &o);
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 3", "newer");
+    assert_int_equal(o.info.schema_version, 3);
+    load(tiny_map(*state, "PRAGMA user_version = 0;"), &o);
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 0", "versions 1 to 2");
 }
 
 static void missing_table(void **state)
@@ -328,6 +368,292 @@ static void all_triangles_degenerate(void **state)
     expect(&o, SWEEP_MAP_E_NO_TRIANGLES, "triangles", -1, "all 2 triangles are degenerate", NULL);
 }
 
+/* --- movers -------------------------------------------------------------- */
+
+/* expect() for an error about mover `mover`. */
+static void expect_mover(outcome *o, sweep_map_error e, const char *table, int64_t mover, int64_t row,
+                         const char *frag1, const char *frag2)
+{
+    int64_t got = o->info.mover_id;
+    expect(o, e, table, row, frag1, frag2);
+    assert_int_equal(got, mover);
+}
+
+static void movers_load(void **state)
+{
+    outcome o;
+    load(mover_map(*state, NULL), &o);
+    if (o.status != SWEEP_OK)
+        fail_msg("%s", o.err);
+    assert_int_equal(o.info.mover_id, -1);
+    assert_int_equal(o.info.mover_degenerate, 0);
+    assert_int_equal(o.lv.mover_count, 2);
+    const sweep_level_mover *m = &o.lv.movers[0];
+    assert_int_equal(m->id, 3);
+    assert_string_equal(m->name, "box");
+    assert_int_equal(m->mode, SWEEP_MOVER_PINGPONG);
+    assert_int_equal(m->trigger, SWEEP_TRIGGER_VOLUME);
+    assert_int_equal(m->blocked, SWEEP_BLOCKED_STOP);
+    assert_true(m->wait_start == 0.5 && m->wait_end == 1.0);
+    assert_true(m->volume_min.x == 0.0 && m->volume_max.y == 10.0 && m->volume_max.z == 3.0);
+    assert_int_equal(m->vertex_count, 8);
+    assert_int_equal(m->triangle_count, 12);
+    assert_int_equal(m->key_count, 3);
+    assert_true(m->vertices[5].x == 1.0 && m->vertices[5].z == 1.0);
+    assert_int_equal(m->indices[3 * 11 + 2], 4);
+    assert_int_equal(m->materials[11], 1);
+    assert_true(m->keys[2].time == 3.0 && m->keys[2].pose.position.x == 5.0);
+    assert_true(m->keys[2].pose.rotation.z == 0.7071067811865475);
+    m = &o.lv.movers[1];
+    assert_int_equal(m->id, 5);
+    assert_string_equal(m->name, "ring");
+    assert_int_equal(m->mode, SWEEP_MOVER_LOOP);
+    assert_int_equal(m->trigger, SWEEP_TRIGGER_ALWAYS);
+    assert_int_equal(m->blocked, SWEEP_BLOCKED_CRUSH);
+    assert_true(m->volume_min.x == 0.0 && m->volume_max.x == 0.0);
+    assert_int_equal(sweep_level_find_mover(&o.lv, "ring"), 1);
+    sweep_level_free(&o.lv);
+}
+
+static void mover_unknown_names(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE movers SET mode = 'bounce' WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 3, 3, "movers row id=3: mode 'bounce'", "once, loop, pingpong");
+    load(mover_map(*state, "UPDATE movers SET trigger = 'Always' WHERE id = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "trigger 'Always'", "always, volume, touch, command");
+    load(mover_map(*state, "UPDATE movers SET blocked = x'73746f70' WHERE id = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "blocked is not text (blob)", NULL);
+}
+
+static void mover_names(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE movers SET name = '' WHERE id = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "movers row id=5: name", "1 to 63 bytes");
+    /* The schema's UNIQUE would stop a repeated name: rebuild without it. */
+    load(mover_map(*state, "CREATE TABLE m2 AS SELECT * FROM movers; DROP TABLE movers;"
+                           "CREATE TABLE movers (id INTEGER PRIMARY KEY, name TEXT, mode TEXT, trigger TEXT,"
+                           " blocked TEXT, wait_start REAL, wait_end REAL, volume_min_x REAL, volume_min_y REAL,"
+                           " volume_min_z REAL, volume_max_x REAL, volume_max_y REAL, volume_max_z REAL);"
+                           "INSERT INTO movers SELECT * FROM m2; UPDATE movers SET name = 'box' WHERE id = 5;"),
+         &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "name 'box' is also the name of mover 3", NULL);
+}
+
+static void mover_bad_id(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE movers SET id = 0 WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 0, 0, "movers row id=0: id", "1 to 4294967295");
+}
+
+static void mover_waits(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE movers SET wait_end = 'NaN' WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "movers", 3, 3, "movers row id=3: wait_end", "NaN");
+    load(mover_map(*state, "UPDATE movers SET wait_start = -1 WHERE id = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "movers row id=5: mover 'ring': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_BAD_WAIT));
+}
+
+static void mover_volumes(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE movers SET volume_max_z = NULL WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 3, 3, "trigger 'volume' needs its box", "volume_max_z is NULL");
+    load(mover_map(*state, "UPDATE movers SET volume_min_y = 1 WHERE id = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "volume_min_y is set", "trigger is 'always'");
+    load(mover_map(*state, "UPDATE movers SET volume_max_x = -1 WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 3, 3, "mover 'box': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_BAD_VOLUME));
+    load(mover_map(*state, "UPDATE movers SET volume_min_z = 'low' WHERE id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "movers", 3, 3, "volume_min_z is not a finite number", "'low'");
+}
+
+static void mover_vertex_values(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_vertices SET y = 'NaN' WHERE mover = 3 AND id = 6;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_vertices", 3, 6, "mover_vertices row mover=3 id=6: y", "NaN");
+    load(mover_map(*state, "UPDATE mover_vertices SET x = 2e7 WHERE mover = 5 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_vertices", 5, 1, "mover_vertices row mover=5 id=1: x=2e+07",
+                 "limit");
+    load(mover_map(*state, "UPDATE mover_vertices SET z = x'00' WHERE mover = 5 AND id = 0;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_vertices", 5, 0, "z is not a finite number (blob)", NULL);
+}
+
+static void mover_vertex_id_gap(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_vertices SET id = 9 WHERE mover = 3 AND id = 7;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VERTEX_ID, "mover_vertices", 3, 9, "mover_vertices row mover=3 id=9",
+                 "expected id 7");
+    load(mover_map(*state, "UPDATE mover_vertices SET id = 1.5 WHERE mover = 5 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VERTEX_ID, "mover_vertices", 5, -1, "mover_vertices: a row of mover 5",
+                 "not a whole number");
+}
+
+static void mover_of_no_mover(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "INSERT INTO mover_vertices VALUES (4, 0, 0, 0, 0);"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "mover_vertices", 4, 0, "mover_vertices row mover=4 id=0",
+                 "mover 4 is not in table movers");
+    load(mover_map(*state, "INSERT INTO mover_keyframes VALUES (9, 0, 0, 0, 0, 0, 0, 0, 0, 1);"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "mover_keyframes", 9, 0, "mover 9 is not in table movers", NULL);
+    load(mover_map(*state, "INSERT INTO mover_triangles VALUES ('three', 0, 0, 1, 2, 1);"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "mover_triangles", -1, 0, "mover is not a whole number (text)", NULL);
+}
+
+static void mover_triangle_index(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_triangles SET b = 8 WHERE mover = 3 AND id = 4;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_INDEX, "mover_triangles", 3, 4, "mover_triangles row mover=3 id=4: vertex b=8",
+                 "mover 3 has 8 rows in mover_vertices, ids 0 to 7");
+    load(mover_map(*state, "UPDATE mover_triangles SET c = -1 WHERE mover = 5 AND id = 0;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_INDEX, "mover_triangles", 5, 0, "vertex c=-1", "out of range");
+    load(mover_map(*state, "DELETE FROM mover_vertices WHERE mover = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_INDEX, "mover_triangles", 5, 0, "mover 5 has no rows in mover_vertices", NULL);
+    load(mover_map(*state, "UPDATE mover_triangles SET a = 'x' WHERE mover = 5 AND id = 2;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_INDEX, "mover_triangles", 5, 2, "a is not a whole number", NULL);
+}
+
+static void mover_triangle_material(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_triangles SET material = 7 WHERE mover = 5 AND id = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MATERIAL, "mover_triangles", 5, 3, "mover_triangles row mover=5 id=3: material 7",
+                 "not in table materials");
+}
+
+static void mover_triangle_id_gap(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_triangles SET id = 20 WHERE mover = 3 AND id = 10;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "mover_triangles", 3, 11, "mover_triangles row mover=3 id=11",
+                 "expected id 10");
+}
+
+static void mover_without_triangles(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "DELETE FROM mover_triangles WHERE mover = 5;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "movers row id=5: mover 'ring': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_NO_TRIANGLES));
+    load(mover_map(*state, "UPDATE mover_triangles SET c = b WHERE mover = 3;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 3, 3, "mover 'box'", "(all 12 are degenerate)");
+}
+
+static void mover_degenerate_triangle_kept(void **state)
+{
+    /* A degenerate mover triangle keeps its place, so that the numbers of
+     * the others stay what the map says (schema.sql); it is counted. */
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_triangles SET c = a WHERE mover = 3 AND id = 5;"), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_int_equal(o.info.mover_degenerate, 1);
+    assert_int_equal(o.lv.movers[0].triangle_count, 12);
+    assert_int_equal(o.lv.movers[0].indices[3 * 5 + 2], 1);
+    sweep_level_free(&o.lv);
+}
+
+static void mover_too_many_triangles(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "WITH RECURSIVE n(i) AS (SELECT 12 UNION ALL SELECT i + 1 FROM n WHERE i < 65536)"
+                           " INSERT INTO mover_triangles SELECT 3, i, 0, 1, 2, 1 FROM n;"),
+         &o);
+    expect_mover(&o, SWEEP_MAP_E_TOO_BIG, "mover_triangles", 3, 65536, "at most 65536 triangles", NULL);
+}
+
+static void keyframe_times(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_keyframes SET time = 0.25 WHERE mover = 3 AND id = 0;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 3, 0, "mover_keyframes row mover=3 id=0: mover 3 'box': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_FIRST_TIME));
+    load(mover_map(*state, "UPDATE mover_keyframes SET time = 3 WHERE mover = 3 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 3, 2, "mover_keyframes row mover=3 id=2: mover 3 'box': ",
+                 "(time 3 after 3)");
+    load(mover_map(*state, "UPDATE mover_keyframes SET time = 1e6 WHERE mover = 5 AND id = 2;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 5, 2, "mover 5 'ring': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_TIME_ORDER));
+    load(mover_map(*state, "UPDATE mover_keyframes SET time = 'soon' WHERE mover = 5 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_keyframes", 5, 1, "time is not a finite number", "'soon'");
+}
+
+static void keyframe_rotation_not_unit(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_keyframes SET qw = 0.9 WHERE mover = 3 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 3, 1, "mover_keyframes row mover=3 id=1: mover 3 'box': ",
+                 "length squared is 0.81");
+    load(mover_map(*state, "UPDATE mover_keyframes SET qx = 'abc' WHERE mover = 3 AND id = 2;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_keyframes", 3, 2, "qx is not a finite number", "'abc'");
+}
+
+static void keyframe_position(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_keyframes SET y = -3e7 WHERE mover = 5 AND id = 1;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_VALUE, "mover_keyframes", 5, 1, "mover_keyframes row mover=5 id=1: y=-3e+07",
+                 "limit");
+}
+
+static void keyframes_too_few(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "DELETE FROM mover_keyframes WHERE mover = 3 AND id > 0;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 3, -1, "mover_keyframes: mover 3 'box' has 1 keyframe:",
+                 sweep_mover_problem_text(SWEEP_MOVER_FEW_KEYFRAMES));
+}
+
+static void keyframe_id_gap(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_keyframes SET id = 5 WHERE mover = 3 AND id = 2;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 3, 5, "mover_keyframes row mover=3 id=5",
+                 "expected id 2");
+}
+
+static void keyframe_open_loop(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "UPDATE mover_keyframes SET x = 1.5 WHERE mover = 5 AND id = 2;"), &o);
+    expect_mover(&o, SWEEP_MAP_E_KEYFRAME, "mover_keyframes", 5, 2, "mover 5 'ring': ",
+                 sweep_mover_problem_text(SWEEP_MOVER_OPEN_LOOP));
+    /* The same path is fine for a mover that does not loop. */
+    load(mover_map(*state, "UPDATE mover_keyframes SET x = 1.5 WHERE mover = 5 AND id = 2;"
+                           "UPDATE movers SET mode = 'once' WHERE id = 5;"),
+         &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    sweep_level_free(&o.lv);
+}
+
+static void mover_table_missing(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "DROP TABLE mover_keyframes;"), &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "mover_keyframes", -1, "mover_keyframes", "missing");
+    load(mover_map(*state, "ALTER TABLE movers DROP COLUMN wait_end;"), &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "movers", -1, "movers: ", "wait_end");
+}
+
+static void error_names_are_stable(void **state)
+{
+    (void)state;
+    assert_string_equal(sweep_map_error_name(SWEEP_MAP_E_IO), "IO");
+    assert_string_equal(sweep_map_error_name(SWEEP_MAP_E_MOVER), "MOVER");
+    assert_string_equal(sweep_map_error_name(SWEEP_MAP_E_KEYFRAME), "KEYFRAME");
+    assert_string_equal(sweep_map_error_name(SWEEP_MAP_ERROR_COUNT), "UNKNOWN");
+    assert_int_equal(SWEEP_MAP_E_IO, 18);
+    assert_int_equal(SWEEP_MAP_E_MOVER, 19);
+    assert_int_equal(SWEEP_MAP_E_KEYFRAME, 20);
+}
+
 static void uri_like_path_is_a_file(void **state)
 {
     /* "file:..." must be read as a file name, not as an SQLite URI. */
@@ -382,6 +708,29 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(bad_metadata, setup, teardown),
         cmocka_unit_test_setup_teardown(degenerate_triangles_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(all_triangles_degenerate, setup, teardown),
+        cmocka_unit_test_setup_teardown(movers_load, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_unknown_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_bad_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_volumes, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_vertex_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_vertex_id_gap, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_of_no_mover, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_triangle_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_triangle_material, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_triangle_id_gap, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_without_triangles, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_degenerate_triangle_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_too_many_triangles, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframe_times, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframe_rotation_not_unit, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframe_position, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframes_too_few, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframe_id_gap, setup, teardown),
+        cmocka_unit_test_setup_teardown(keyframe_open_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(mover_table_missing, setup, teardown),
+        cmocka_unit_test(error_names_are_stable),
         cmocka_unit_test_setup_teardown(uri_like_path_is_a_file, setup, teardown),
         cmocka_unit_test(null_arguments),
     };
