@@ -132,7 +132,8 @@ static sweep_proto_error get_contacts(const tab *t, unsigned id, sweep_contact *
         out[i].normal = sweep__rdvec3(p + 24);
         out[i].triangle = sweep__rd32(p + 48);
         out[i].material = sweep__rd32(p + 52);
-        out[i].mover = UINT32_MAX; /* not on the wire (message.h) */
+        out[i].mover = UINT32_MAX; /* neither is on the wire (message.h) */
+        out[i].body = UINT32_MAX;
     }
     *count = n;
     return SWEEP_PROTO_OK;

@@ -16,9 +16,10 @@
  *   - Batches and mover lists point into storage the caller lent to the
  *     decoder (sweep_decoder, decode.h); contacts are held inline, at most
  *     SWEEP_MAX_CONTACTS as in the core. The wire's Contact has no mover
- *     field (a struct cannot grow): a decoded contact's `mover` is
- *     UINT32_MAX, and a client that needs it asks its own core movers
- *     (sweep_movers_of_triangle) about the triangle number.
+ *     or body field (a struct cannot grow): a decoded contact's `mover`
+ *     and `body` are UINT32_MAX, and a client that needs them asks its
+ *     own core about the triangle number (sweep_movers_of_triangle,
+ *     sweep_crowd_slot_of_triangle).
  *   - Mover ids on the wire are the map's movers.id (>= 1, 0 = none),
  *     never the core's mover index.
  *   - Message.sequence is the request's sequence, or in an answer the
