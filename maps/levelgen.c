@@ -169,6 +169,107 @@ static void feature(gen *g, uint32_t bx, uint32_t by)
     }
 }
 
+/* Rotation about +z by a multiple of 45 degrees, from sqrt alone. */
+static sweep_quat turn_z(int eighths)
+{
+    const double h = sqrt(0.5), s22 = sqrt((1.0 - h) / 2.0), c22 = sqrt((1.0 + h) / 2.0);
+    /* half angles 0, 22.5, 45, ..., 157.5 degrees */
+    const double sn[8] = {0.0, s22, h, c22, 1.0, c22, h, s22};
+    const double cs[8] = {1.0, c22, h, s22, 0.0, -s22, -h, -c22};
+    sweep_quat q = {0.0, 0.0, sn[eighths & 7], cs[eighths & 7]};
+    return q;
+}
+
+/* Rotation about +z by a multiple of 120 degrees (0, 120, 240, 360). */
+static sweep_quat third_z(int k)
+{
+    const double s60 = sqrt(3.0) / 2.0;
+    const double sn[4] = {0.0, s60, s60, 0.0}, cs[4] = {1.0, 0.5, -0.5, -1.0};
+    sweep_quat q = {0.0, 0.0, sn[k & 3], cs[k & 3]};
+    return q;
+}
+
+/* A closed box lo..hi, faces outwards, into mover m's local frame. */
+static void mover_box(gen *g, sweep_level_mover *m, sweep_vec3 lo, sweep_vec3 hi, uint32_t mat)
+{
+    static const int faces[6][4] = {{4, 5, 7, 6}, {0, 2, 3, 1}, {1, 3, 7, 5}, {0, 4, 6, 2}, {2, 6, 7, 3}, {0, 1, 5, 4}};
+    uint32_t v[8];
+    for (int k = 0; k < 8 && g->st == SWEEP_OK; k++)
+        g->st = sweep_level_mover_add_vertex(m, sweep_v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z),
+                                             &v[k]);
+    for (int f = 0; f < 6 && g->st == SWEEP_OK; f++) {
+        const int *q = faces[f];
+        g->st = sweep_level_mover_add_triangle(m, v[q[0]], v[q[1]], v[q[2]], mat);
+        if (g->st == SWEEP_OK)
+            g->st = sweep_level_mover_add_triangle(m, v[q[0]], v[q[2]], v[q[3]], mat);
+    }
+}
+
+static void mover_key(gen *g, sweep_level_mover *m, double t, sweep_vec3 p, sweep_quat q)
+{
+    if (g->st == SWEEP_OK)
+        g->st = sweep_level_mover_add_keyframe(m, t, p, q);
+}
+
+/*
+ * Mover number i in block (bx, by), of kind i % 4, in the block's feature
+ * area. *rest gets where a rider's centre should start (above the lift or
+ * turntable), or the area's middle above ground for doors.
+ */
+static void mover_feature(gen *g, uint32_t i, uint32_t bx, uint32_t by, sweep_vec3 *rest)
+{
+    uint32_t x0 = bx * BLOCK + 4, y0 = by * BLOCK + 4;
+    double lo, hi;
+    h_range(g, x0, y0, x0 + 8, y0 + 8, &lo, &hi);
+    double zb = lo - 0.5, fx = x0, fy = y0;
+    char name[SWEEP_LEVEL_NAME_MAX];
+    static const char *const kinds[4] = {"lift", "turntable", "door", "swing"};
+    snprintf(name, sizeof name, "%s%u", kinds[i % 4], i);
+    uint32_t mi;
+    if (g->st == SWEEP_OK)
+        g->st = sweep_level_add_mover(g->lv, i + 1, name, &mi);
+    if (g->st != SWEEP_OK)
+        return;
+    sweep_level_mover *m = &g->lv->movers[mi];
+    m->trigger = SWEEP_TRIGGER_ALWAYS;
+    sweep_vec3 c = sweep_v3(fx + 4.0, fy + 4.0, hi);
+    *rest = sweep_v3(c.x, c.y, hi + 3.0);
+    switch (i % 4) {
+    case 0: /* lift: a column whose top is one step up from the highest ground,
+             * up 3 units and back; like a Quake plat it goes back up when
+             * someone is under it */
+        mover_box(g, m, sweep_v3(-1.5, -1.5, zb - hi), sweep_v3(1.5, 1.5, 0.3), SWEEP_GEN_MAT_METAL);
+        m->mode = SWEEP_MOVER_PINGPONG, m->blocked = SWEEP_BLOCKED_REVERSE;
+        m->wait_start = m->wait_end = 1.0;
+        mover_key(g, m, 0.0, c, turn_z(0));
+        mover_key(g, m, 2.0, sweep_v3(c.x, c.y, hi + 3.0), turn_z(0));
+        break;
+    case 1: /* turntable: a full turn in 9 s, a column standing in the ground */
+        mover_box(g, m, sweep_v3(-2.0, -2.0, zb - hi), sweep_v3(2.0, 2.0, 0.3), SWEEP_GEN_MAT_STONE);
+        m->mode = SWEEP_MOVER_LOOP, m->blocked = SWEEP_BLOCKED_STOP;
+        for (int k = 0; k <= 3; k++)
+            mover_key(g, m, 3.0 * k, c, third_z(k));
+        break;
+    case 2: /* sliding door across the area, waiting while blocked */
+        mover_box(g, m, sweep_v3(-0.1, -1.5, zb - hi), sweep_v3(0.1, 1.5, 2.5), SWEEP_GEN_MAT_WALL);
+        m->mode = SWEEP_MOVER_PINGPONG, m->blocked = SWEEP_BLOCKED_STOP;
+        m->wait_start = m->wait_end = 0.5;
+        mover_key(g, m, 0.0, sweep_v3(c.x - 3.0, c.y, hi), turn_z(0));
+        mover_key(g, m, 1.5, sweep_v3(c.x + 3.0, c.y, hi), turn_z(0));
+        *rest = sweep_v3(c.x, c.y + 2.5, hi + 2.0);
+        break;
+    default: /* swinging door on a hinge at the area's middle, crushing what blocks it */
+        mover_box(g, m, sweep_v3(0.0, -0.1, zb - hi), sweep_v3(3.0, 0.1, 2.5), SWEEP_GEN_MAT_WALL);
+        m->mode = SWEEP_MOVER_PINGPONG, m->blocked = SWEEP_BLOCKED_CRUSH;
+        m->wait_end = 1.0;
+        mover_key(g, m, 0.0, c, turn_z(0));
+        mover_key(g, m, 0.75, c, turn_z(1));
+        mover_key(g, m, 1.5, c, turn_z(2));
+        *rest = sweep_v3(c.x + 1.5, c.y + 1.5, hi + 2.0);
+        break;
+    }
+}
+
 sweep_status sweep_levelgen(const sweep_levelgen_params *p, sweep_level *lv)
 {
     if (!p || !lv || p->target_triangles < 200 || p->target_triangles > SWEEP_WORLD_MAX_TRIANGLES / 2)
@@ -210,9 +311,18 @@ sweep_status sweep_levelgen(const sweep_levelgen_params *p, sweep_level *lv)
         }
 
     uint32_t blocks = g.side / BLOCK;
+    uint32_t movers = p->mover_count < blocks * blocks ? p->mover_count : blocks * blocks;
+    sweep_vec3 *rests = movers ? malloc(movers * sizeof *rests) : NULL;
+    if (movers && !rests)
+        g.st = SWEEP_E_NOMEM;
     for (uint32_t by = 0; by < blocks; by++)
-        for (uint32_t bx = 0; bx < blocks; bx++)
-            feature(&g, bx, by);
+        for (uint32_t bx = 0; bx < blocks; bx++) {
+            uint32_t i = by * blocks + bx;
+            if (i < movers)
+                mover_feature(&g, i, bx, by, &rests[i]);
+            else
+                feature(&g, bx, by);
+        }
 
     /* Boundary walls just outside the terrain. */
     double s = g.side, wz = top + 4.0;
@@ -221,8 +331,12 @@ sweep_status sweep_levelgen(const sweep_levelgen_params *p, sweep_level *lv)
     box(&g, sweep_v3(0, -1, -1), sweep_v3(s, 0, wz), SWEEP_GEN_MAT_WALL);
     box(&g, sweep_v3(0, s, -1), sweep_v3(s, s + 1, wz), SWEEP_GEN_MAT_WALL);
 
-    /* Spawns over open terrain: inside a block's empty margin. */
-    for (uint32_t i = 0; i < p->spawn_count && g.st == SWEEP_OK; i++) {
+    /* The first spawns ride the movers; the rest are over open terrain:
+     * inside a block's empty margin. */
+    for (uint32_t i = 0; i < p->spawn_count && i < movers && g.st == SWEEP_OK; i++)
+        g.st = sweep_level_add_spawn(lv, rests[i]);
+    free(rests);
+    for (uint32_t i = movers < p->spawn_count ? movers : p->spawn_count; i < p->spawn_count && g.st == SWEEP_OK; i++) {
         uint64_t h = hash3(p->seed, 11, i, 0);
         uint32_t x = 1 + (uint32_t)(h % (g.side - 2)), y = 1 + (uint32_t)((h >> 32) % (g.side - 2));
         if (x % BLOCK >= 3 && x % BLOCK <= 13 && x / BLOCK < blocks)

@@ -25,7 +25,7 @@
 #include "maps/writer.h"
 
 static const char usage[] =
-    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--progress] [--quiet] -o OUT.db\n"
+    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--progress] [--quiet] -o OUT.db\n"
     "\n"
     "Writes a generated level (heightfield terrain with stairs, ramps below\n"
     "and above the walkable slope, walls, pillars and platforms) as a sweep\n"
@@ -33,7 +33,11 @@ static const char usage[] =
     "\n"
     "  --tris N      about N triangles, 200 to 536870912 (a few million is practical)\n"
     "  --seed S      level seed, a whole number (default 1)\n"
-    "  --spawns K    spawn points on open terrain, 0 to 100000 (default 16)\n"
+    "  --spawns K    spawn points on open terrain, 0 to 100000 (default 16); with movers\n"
+    "                the first ones are above the lifts and turntables\n"
+    "  --movers M    replace the first M features by movers, in turn a lift, a turntable,\n"
+    "                a sliding door and a swinging door (default 0; at most one per\n"
+    "                16 x 16 block)\n"
     "  -o OUT.db     the map to write; replaced only when the new one is complete\n"
     "  --progress    show progress on stderr (default: only when stderr is a terminal)\n"
     "  --quiet       print nothing but errors\n"
@@ -62,12 +66,12 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP };
+    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_MOVERS };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},   {"spawns", 1, 0, O_SPAWNS},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
-        {"output", 1, 0, 'o'},          {0, 0, 0, 0}};
-    uint64_t tris = 0, seed = 1, spawns = 16;
+        {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {0, 0, 0, 0}};
+    uint64_t tris = 0, seed = 1, spawns = 16, movers = 0;
     const char *out = NULL;
     int progress = isatty(2), quiet = 0, c;
     opterr = 0;
@@ -85,6 +89,10 @@ int main(int argc, char **argv)
         case O_SPAWNS:
             if (!sweep_parse_u64(optarg, 0, 100000, &spawns))
                 return fail("--spawns wants a whole number from 0 to 100000, got '%s'", optarg);
+            break;
+        case O_MOVERS:
+            if (!sweep_parse_u64(optarg, 0, 100000, &movers))
+                return fail("--movers wants a whole number from 0 to 100000, got '%s'", optarg);
             break;
         case O_PROGRESS:
             progress = 1;
@@ -113,7 +121,7 @@ int main(int argc, char **argv)
     double t0 = now_s();
     sweep_level lv;
     sweep_level_init(&lv);
-    sweep_levelgen_params gp = {seed, (uint32_t)tris, (uint32_t)spawns};
+    sweep_levelgen_params gp = {seed, (uint32_t)tris, (uint32_t)spawns, (uint32_t)movers};
     sweep_status st = sweep_levelgen(&gp, &lv);
     if (st != SWEEP_OK)
         return fail("generating the level failed: %s", sweep_status_message(st));

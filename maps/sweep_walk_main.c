@@ -35,6 +35,8 @@ static const char usage[] =
     "level:\n"
     "  --tris N           generated level of about N triangles (default 10000)\n"
     "  --level-seed S     seed of the generated level (default 1)\n"
+    "  --movers N         give the generated level N movers (lifts, turntables, doors;\n"
+    "                     default 0); a map's own movers always run\n"
     "  --map FILE         a SQLite map instead of a generated level\n"
     "walkers:\n"
     "  --walkers N        number of walkers (default 64)\n"
@@ -53,7 +55,7 @@ static const char usage[] =
     "  --help             this text\n";
 
 typedef struct options {
-    uint32_t tris, walkers, steps, heading_every;
+    uint32_t tris, walkers, steps, heading_every, movers;
     uint64_t level_seed, seed;
     double dt, speed;
     int has_gravity, has_radii, bench_only, demo;
@@ -137,14 +139,14 @@ static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, 
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
         {"heading-every", 1, 0, O_HEADING}, {"gravity", 1, 0, O_GRAVITY}, {"radii", 1, 0, O_RADII},
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
         {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
-        {"demo", 0, 0, O_DEMO},       {0, 0, 0, 0}};
+        {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {0, 0, 0, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -157,6 +159,10 @@ static int parse_args(int argc, char **argv, options *o)
         case O_LSEED:
             if (!sweep_parse_u64(a, 0, UINT64_MAX, &o->level_seed))
                 return fail("--level-seed wants a whole number, got '%s'", a);
+            break;
+        case O_MOVERS:
+            if (!sweep_parse_u32(a, 0, 100000, &o->movers))
+                return fail("--movers wants a whole number from 0 to 100000, got '%s'", a);
             break;
         case O_WALKERS:
             if (!sweep_parse_u32(a, 1, 1000000, &o->walkers))
@@ -221,7 +227,7 @@ static int parse_args(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {10000, 64, 1000, 60, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, NULL};
+    options o = {10000, 64, 1000, 60, 0, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, NULL};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
@@ -237,7 +243,7 @@ int main(int argc, char **argv)
             return 1;
         }
     } else {
-        sweep_levelgen_params gp = {o.level_seed, o.tris, o.walkers < 256 ? o.walkers : 256};
+        sweep_levelgen_params gp = {o.level_seed, o.tris, o.walkers < 256 ? o.walkers : 256, o.movers};
         st = sweep_levelgen(&gp, &lv);
         if (st != SWEEP_OK) {
             fprintf(stderr, "sweep-walk: generating the level failed: %s\n", sweep_status_message(st));

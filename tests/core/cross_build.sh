@@ -1,10 +1,12 @@
 #!/bin/sh
 # cross_build.sh - bit-identical results across compilers and optimisation
 # levels. Rebuilds sweep-walk from source with each compiler/flag set below,
-# runs the same walk, and compares the final state hash with the main build
-# and with the golden value committed in golden/walk.hash. A mismatch means a
-# change broke replay determinism (or, if intended, the golden file must be
-# updated in the same commit, saying why).
+# runs the same walks, and compares the final state hashes with the main
+# build and with the golden values committed in golden/: walk.hash for a
+# generated level, walk_movers.hash for one with lifts, turntables and doors
+# (riding, pushing and every blocked rule; the hash covers the movers). A
+# mismatch means a change broke replay determinism (or, if intended, the
+# golden file must be updated in the same commit, saying why).
 #
 # Speaks cmocka's summary lines so tests/run-tests.sh counts it.
 set -u
@@ -12,26 +14,36 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
 walk_args="--tris 3000 --level-seed 5 --walkers 16 --steps 600 --seed 5 --bench-only"
+movers_args="--tris 10000 --level-seed 3 --movers 16 --walkers 48 --steps 1200 --seed 3 --bench-only"
 golden=$(cat "$here/golden/walk.hash")
+golden_movers=$(cat "$here/golden/walk_movers.hash")
 
-hash_of() {
-    "$@" $walk_args | sed -n 's/^state_hash=\([0-9a-f]*\).*/\1/p'
+hash_of() { # args, program...
+    args=$1
+    shift
+    # shellcheck disable=SC2086
+    "$@" $args | sed -n 's/^state_hash=\([0-9a-f]*\).*/\1/p'
 }
 
 passed=0
 failed=0
-check() { # name, hash
+check() { # name, hash, golden
     echo "[ RUN      ] $1"
-    if [ -n "$2" ] && [ "$2" = "$golden" ]; then
+    if [ -n "$2" ] && [ "$2" = "$3" ]; then
         echo "[       OK ] $1 ($2)"
         passed=$((passed + 1))
     else
-        echo "[  FAILED  ] $1: state hash '$2', golden '$golden'"
+        echo "[  FAILED  ] $1: state hash '$2', golden '$3'"
         failed=$((failed + 1))
     fi
 }
 
-check "main build" "$(hash_of "$root/$BUILD/bin/sweep-walk")"
+both() { # name, program
+    check "$1" "$(hash_of "$walk_args" "$2")" "$golden"
+    check "$1, movers" "$(hash_of "$movers_args" "$2")" "$golden_movers"
+}
+
+both "main build" "$root/$BUILD/bin/sweep-walk"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -52,7 +64,7 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
         failed=$((failed + 1))
         continue
     fi
-    check "$variant" "$(hash_of "$out")"
+    both "$variant" "$out"
 done
 
 echo "[==========] $((passed + failed)) test(s) run."

@@ -24,7 +24,7 @@ static uint64_t run(int reverse_order)
 {
     sweep_level lv;
     sweep_level_init(&lv);
-    sweep_levelgen_params gp = {42, 4000, 16};
+    sweep_levelgen_params gp = {42, 4000, 16, 0};
     assert_int_equal(sweep_levelgen(&gp, &lv), SWEEP_OK);
     sweep_world_desc d = sweep_level_world_desc(&lv);
     sweep_world *w;

@@ -91,7 +91,7 @@ static void run_level(uint64_t level_seed, uint32_t tris, uint32_t steps)
 {
     sweep_level lv;
     sweep_level_init(&lv);
-    sweep_levelgen_params gp = {level_seed, tris, 16};
+    sweep_levelgen_params gp = {level_seed, tris, 16, 0};
     assert_int_equal(sweep_levelgen(&gp, &lv), SWEEP_OK);
     sweep_world_desc d = sweep_level_world_desc(&lv);
     sweep_world *w;
