@@ -18,9 +18,73 @@
  *     insensitive) becomes a spawn point at its origin: the player's
  *     centre, not its feet;
  *   - a node or mesh whose name equals one of `exclude` is left out (a
- *     node with its whole subtree).
+ *     node with its whole subtree);
+ *   - a mover node (below) becomes a mover instead of static geometry,
+ *     with its whole subtree.
  * The level gets the default rules of sweep_level_init (z up, gravity
  * 9.81, radii 0.4/0.4/0.9, step 0.35, 45 degrees, 60 ticks/s).
+ *
+ * Movers from the scene (glTF node animations, or any format assimp reads
+ * animations from). A node is a mover when its name starts with
+ * mover_prefix (any case; the mover is named after the rest: "mover_lift"
+ * is "lift") or when its glTF extras hold "sweep_mover" (assimp 5.2 turns a
+ * node's extras into its aiNode metadata):
+ *     "extras": {"sweep_mover": {"name": "lift", "mode": "pingpong",
+ *         "trigger": "volume", "blocked": "reverse", "wait_start": 1,
+ *         "wait_end": 2, "volume": [minx, miny, minz, maxx, maxy, maxz]}}
+ * Every key is optional ("sweep_mover": {} or true is enough); unknown keys
+ * are refused; the defaults are pingpong, always, stop, no waits; the name
+ * defaults to the node's (without the prefix). The volume is a world box
+ * in map coordinates (z up, after scale), like the side file's.
+ *   - Its mesh is the meshes of the node and of its subtree in the node's
+ *     own frame (the node's scale baked in), turned z up and scaled; the
+ *     pose carries where the node is.
+ *   - Its path is the first animation channel that targets the node
+ *     (animations in file order, channels in assimp's order; later ones
+ *     are counted in stats->channels_ignored): position and rotation keys merged on one time line (ticks /
+ *     ticks per second, 25 ticks/s when the file gives none), the position
+ *     lerped and the rotation nlerped at each merged time, here at import.
+ *     Time 0 of the animation is the start of the path: keys that start
+ *     later get a first keyframe at time 0 holding the first pose.
+ *   - Each pose is the node's animated local transform under its parents'
+ *     rest transforms, turned z up (positions through (x, y, z) -> (x, -z,
+ *     y) and rotations conjugated by the same turn: q' = r q r^-1), then
+ *     scaled; quaternions are unit.
+ *   - Refused, with the node named: a mover without an animation channel
+ *     or with fewer than two distinct key times; a scale that changes over
+ *     the animation; two keys of one kind at the same time (step jumps);
+ *     parents that scale unevenly, shear or mirror (the mover would not stay
+ *     rigid); a mover inside another; two movers of one name; bad extras.
+ *     glTF STEP and CUBICSPLINE samplers come through assimp as plain keys
+ *     and are interpolated linearly.
+ * An animated node that is not a mover stays static geometry at its rest
+ * pose (counted in stats->animated_static).
+ *
+ * Movers from a side file (movers_path), for formats without animations
+ * (OBJ) or to set the rules of scene movers. A line-based text file; '#'
+ * starts a comment, names may be "double quoted", all coordinates are map
+ * coordinates (z up, after up axis and scale), like the spawn file's:
+ *     mover NAME [RULE...]   starts a mover block; RULEs may also be lines
+ *                            of their own in the block:
+ *       mode once|loop|pingpong       (default pingpong)
+ *       trigger always|volume|touch|command  (default always)
+ *       blocked stop|reverse|crush    (default stop)
+ *       wait START END                seconds at the start and at the end
+ *       volume X0 Y0 Z0 X1 Y1 Z1      the box of a volume trigger
+ *     mesh NAME [NAME...]    nodes (with their subtrees) or meshes of the
+ *                            scene that form the mover, taken out of the
+ *                            static geometry
+ *     pivot X Y Z            the mover's local origin (default 0 0 0): its
+ *                            vertices are stored relative to it
+ *     key T X Y Z QX QY QZ QW         at T seconds the pivot is at (X, Y, Z)
+ *     key T X Y Z axis AX AY AZ deg D and the mover turned by the unit
+ *                            quaternion Q, or by D degrees about the axis
+ *                            (computed here, at import; Q is normalised)
+ * Keys start at time 0 and increase; successive keys turn less than 180
+ * degrees (nlerp takes the shorter way). A block with `mesh` needs two
+ * keys or more; a block with neither `mesh` nor `key` sets the rules of
+ * the scene mover of that NAME. Mover ids (1, 2, ...) follow the side
+ * file's order, then the scene's. Every error names the file and line.
  */
 #ifndef SWEEP_MAPS_IMPORT_H
 #define SWEEP_MAPS_IMPORT_H
@@ -40,6 +104,8 @@ typedef struct sweep_import_options {
     /* Called per mesh instance converted; may be NULL. */
     void (*progress)(void *ctx, uint32_t done, uint32_t total);
     void *progress_ctx;
+    const char *mover_prefix;   /* NULL or "": no movers by name (sweep-import uses "mover_") */
+    const char *movers_path;    /* side file of movers; NULL: none */
 } sweep_import_options;
 
 typedef struct sweep_import_stats {
@@ -51,6 +117,11 @@ typedef struct sweep_import_stats {
     uint32_t other_faces_skipped; /* points and lines */
     uint32_t materials;
     uint32_t spawns;             /* from nodes */
+    uint32_t movers;             /* all movers made */
+    uint32_t movers_from_file;   /* of which from the side file */
+    uint32_t mover_triangles;    /* kept in movers (not in `triangles`) */
+    uint32_t animated_static;    /* animated nodes imported as static geometry */
+    uint32_t channels_ignored;   /* channels of a mover node past the first one used */
     uint64_t exclude_matched;    /* bit i set if exclude[i] matched something (first 64) */
 } sweep_import_stats;
 
@@ -58,7 +129,7 @@ typedef struct sweep_import_stats {
  * Reads the scene at path into *out (initialised here). On failure *out is
  * empty, err says why (the file cannot be read, assimp refused it, the
  * scene is incomplete, a coordinate is not finite or out of range, nothing
- * is left to import) and the status is SWEEP_E_GEOMETRY (SWEEP_E_ARG for
+ * is left to import, a mover or the side file is wrong) and the status is SWEEP_E_GEOMETRY (SWEEP_E_ARG for
  * bad options, SWEEP_E_NOMEM when out of memory).
  */
 sweep_status sweep_import_scene(const char *path, const sweep_import_options *opt, sweep_level *out,

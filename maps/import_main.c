@@ -2,8 +2,10 @@
  * import_main.c - sweep-import: a 3D scene file (OBJ, glTF, FBX, ... via
  * libassimp) to a sweep map.
  *
- * The scene is converted by import_scene.c, spawn points from a text file
- * are added, and the map is written by writer.c, which loads it back before
+ * The scene is converted by import_scene.c (with its movers: animated
+ * nodes marked by name or glTF extras, and those of a --movers file),
+ * spawn points from a text file are added, and the map is written by
+ * writer.c, which loads it back before
  * publishing it under the output name: a file assimp cannot read, a scene
  * with nothing to import or any other failure leaves no output file.
  */
@@ -41,13 +43,49 @@ static const char usage[] =
     "  --spawn-prefix P    empty nodes whose name starts with P (any case) become spawn\n"
     "                      points at their origin, the player's centre (default 'spawn';\n"
     "                      '' turns this off)\n"
+    "  --movers FILE       movers (doors, lifts) made of named nodes or meshes, with their\n"
+    "                      keys and rules, for files without animations (format below)\n"
+    "  --mover-prefix P    nodes whose name starts with P (any case) are movers (default\n"
+    "                      'mover_'; '' turns this off)\n"
     "  --name NAME         the map's name (default: the input's file name)\n"
     "  --progress          show progress on stderr (default: only when stderr is a terminal)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
     "The map gets the default movement rules: z up, gravity 9.81, player radii\n"
-    "0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60 ticks/s.\n";
+    "0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60 ticks/s.\n"
+    "\n"
+    "Movers from the scene (glTF animations). A node named mover_NAME, or whose\n"
+    "glTF extras hold \"sweep_mover\", becomes the mover NAME (the node's name\n"
+    "without the prefix), with its subtree as its mesh and its animation channel\n"
+    "(position and rotation keys, merged on one time line from time 0) as its\n"
+    "path. Optional rules in the extras:\n"
+    "  \"extras\": {\"sweep_mover\": {\"name\": \"lift\", \"mode\": \"pingpong\",\n"
+    "      \"trigger\": \"volume\", \"blocked\": \"reverse\", \"wait_start\": 1,\n"
+    "      \"wait_end\": 2, \"volume\": [x0, y0, z0, x1, y1, z1]}}\n"
+    "mode once|loop|pingpong (default pingpong), trigger always|volume|touch|\n"
+    "command (default always), blocked stop|reverse|crush (default stop), waits in\n"
+    "seconds (default 0), volume a box in map coordinates. An animated node that\n"
+    "is not a mover stays static geometry at its rest pose (with a warning).\n"
+    "\n"
+    "The --movers file: one statement a line, '#' comments, \"quoted\" names; all\n"
+    "coordinates in map units and axes (after --up and --scale), as in --spawns:\n"
+    "  mover NAME [RULE...]     start a mover; RULEs may also be lines of their own:\n"
+    "    mode M | trigger T | blocked B | wait START END | volume X0 Y0 Z0 X1 Y1 Z1\n"
+    "  mesh NAME [NAME...]      nodes (with their subtrees) or meshes forming it,\n"
+    "                           taken out of the static geometry\n"
+    "  pivot X Y Z              its local origin (default 0 0 0)\n"
+    "  key T X Y Z QX QY QZ QW  at T seconds the pivot is at X Y Z, turned by the\n"
+    "                           unit quaternion (QX QY QZ QW)\n"
+    "  key T X Y Z axis AX AY AZ deg D   ... turned D degrees about the axis\n"
+    "Keys start at 0 s and increase; a turn between two keys must be under 180\n"
+    "degrees. A block without mesh and key lines sets the rules of the scene's\n"
+    "mover NAME. Example, a door swinging on a hinge at (4, 0, 0):\n"
+    "  mover door trigger touch blocked reverse wait 0 3\n"
+    "  mesh DoorPanel\n"
+    "  pivot 4 0 0\n"
+    "  key 0 4 0 0 axis 0 0 1 deg 0\n"
+    "  key 1 4 0 0 axis 0 0 1 deg 90\n";
 
 static int fail(const char *fmt, ...)
 {
@@ -79,18 +117,19 @@ static void convert_progress(void *ctx, uint32_t done, uint32_t total)
 
 int main(int argc, char **argv)
 {
-    enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_NAME, O_PROGRESS, O_QUIET, O_HELP };
+    enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
+           O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
+        {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
         {"output", 1, 0, 'o'},      {0, 0, 0, 0}};
-    sweep_import_options io = {1, 1.0, NULL, 0, "spawn", NULL, NULL};
-    const char **exclude = calloc((size_t)argc + 1, sizeof *exclude);
+    sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
+    /* On the stack, so that no early exit leaks it (argv bounds its size). */
+    const char *exclude[argc + 1];
     const char *out = NULL, *spawns = NULL, *name = NULL;
     int progress = isatty(2), quiet = 0, c;
-    if (!exclude)
-        return fail("out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -114,6 +153,12 @@ int main(int argc, char **argv)
             break;
         case O_PREFIX:
             io.spawn_prefix = optarg;
+            break;
+        case O_MOVERS:
+            io.movers_path = optarg;
+            break;
+        case O_MOVER_PREFIX:
+            io.mover_prefix = optarg;
             break;
         case O_NAME:
             name = optarg;
@@ -157,6 +202,16 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
             fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
+    if (stats.animated_static)
+        fprintf(stderr,
+                "sweep-import: warning: %u animated node%s imported as static geometry at rest (name a node "
+                "%s* or give it sweep_mover extras to make it a mover)\n",
+                stats.animated_static, stats.animated_static == 1 ? " is" : "s are",
+                io.mover_prefix && *io.mover_prefix ? io.mover_prefix : "mover_");
+    if (stats.channels_ignored)
+        fprintf(stderr, "sweep-import: warning: %u more animation channel%s of mover nodes ignored (a mover "
+                        "follows the first channel of its node)\n",
+                stats.channels_ignored, stats.channels_ignored == 1 ? "" : "s");
 
     /* Name: --name, else the input's file name without its extension. */
     const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
@@ -195,7 +250,6 @@ int main(int argc, char **argv)
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
     uint32_t spawn_total = lv.spawn_count;
     sweep_level_free(&lv);
-    free(exclude);
     if (st != SWEEP_OK && *wo.cancel) {
         fprintf(stderr, "sweep-import: interrupted; %s was not written\n", out);
         return 130;
@@ -206,9 +260,13 @@ int main(int argc, char **argv)
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s: %u meshes (%u excluded), %u materials, %u triangles "
-               "(%u degenerate dropped, %u points/lines skipped), %u spawns (%u from nodes), %.2f s\n",
+               "(%u degenerate dropped, %u points/lines skipped), %u spawns (%u from nodes), "
+               "%u movers (",
                in, stats.meshes, stats.meshes_excluded, stats.materials, res.triangle_count,
-               stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, now_s() - t0);
+               stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, stats.movers);
+        if (io.movers_path)
+            printf("%u from %s, ", stats.movers_from_file, io.movers_path);
+        printf("%u triangles), %.2f s\n", stats.mover_triangles, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     }
     return 0;
