@@ -134,9 +134,9 @@ static int insert_mover(wctx *w, sqlite3_stmt *st, const char *table, uint32_t m
     return 1;
 }
 
-/* The mover tables (schema version 2), each in (mover, id) order. A level
- * whose movers are not in increasing id order, or repeat an id or a name,
- * is refused by the tables' keys; the load-back check catches the rest. */
+/* The mover tables (schema version 2), each in (mover, id) order. Movers
+ * out of id order are refused here, a repeated name by the table's key,
+ * and anything else the loader would refuse by the load-back check. */
 static int write_movers(wctx *w, const sweep_level *lv)
 {
     if (lv->mover_count == 0)
@@ -151,6 +151,14 @@ static int write_movers(wctx *w, const sweep_level *lv)
     int ok = 1;
     for (uint32_t i = 0; ok && i < lv->mover_count; i++) {
         const sweep_level_mover *m = &lv->movers[i];
+        /* The loader reads movers in id order, and a mover's index is its
+         * place in that order (triangle numbers follow it): any other
+         * order would load as another level. */
+        if (i > 0 && m->id <= lv->movers[i - 1].id) {
+            ok = wfail(w, "movers must be in increasing id order: mover %u '%s' comes after mover %u", m->id,
+                       m->name, lv->movers[i - 1].id);
+            break;
+        }
         const char *mode = sweep_mover_mode_name(m->mode), *trigger = sweep_mover_trigger_name(m->trigger),
                    *blocked = sweep_mover_blocked_name(m->blocked);
         if (!mode || !trigger || !blocked) {

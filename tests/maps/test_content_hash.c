@@ -3,7 +3,9 @@
  * and the map content hash against its documented serialization: the
  * digest of a hand-written byte stream, a pinned value, and the
  * properties that matter (labels and material order do not count, -0.0 is
- * 0.0, every geometry bit does).
+ * 0.0, every geometry bit does). Movers: their part of the stream written
+ * out by hand, every field that changes a mover's behaviour changes the
+ * hash, and a level without movers hashes as before movers existed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,9 @@
 
 #include "maps/content_hash.h"
 #include "maps/sha256.h"
+
+/* Pinned hash of tiny_level_with_mover (see content_hash.h). */
+#define MOVER_LEVEL_HASH "a63d4de458dceb1e57173653d72d155f1d3075b67b95f3afd03aadecb1ea6d06"
 
 static void check_digest(const void *data, size_t len, const char *want)
 {
@@ -180,6 +185,167 @@ static void content_hash_ignores_labels_and_order(void **state)
     assert_int_equal(sweep_level_content_hash(NULL, &ha), SWEEP_E_ARG);
 }
 
+/* tiny_level plus one mover: a tetrahedron on a two-keyframe path. */
+static void tiny_level_with_mover(sweep_level *lv)
+{
+    tiny_level(lv);
+    uint32_t i;
+    assert_int_equal(sweep_level_add_mover(lv, 7, "lid", &i), SWEEP_OK);
+    sweep_level_mover *m = &lv->movers[i];
+    m->mode = SWEEP_MOVER_PINGPONG, m->trigger = SWEEP_TRIGGER_VOLUME, m->blocked = SWEEP_BLOCKED_CRUSH;
+    m->wait_start = 0.5, m->wait_end = 2.0;
+    m->volume_min = sweep_v3(-1, -2, -3), m->volume_max = sweep_v3(4, 5, 6);
+    const sweep_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(sweep_level_mover_add_vertex(m, v[k], NULL), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_triangle(m, 0, 2, 1, 2), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_triangle(m, 0, 1, 3, 2), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_triangle(m, 0, 3, 2, 1), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_triangle(m, 1, 2, 3, 2), SWEEP_OK);
+    sweep_quat turn = {0.0, 0.0, 0.6, 0.8};
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, sweep_v3(2, 3, 0), sweep_quat_identity()), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 1.5, sweep_v3(2, 3, 4), turn), SWEEP_OK);
+}
+
+static void content_hash_of_movers_is_documented(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    tiny_level_with_mover(&lv);
+    /* The level's part is the stream of the test above; the movers' part
+     * follows it. */
+    uint8_t buf[2048], *p = buf;
+    memcpy(p, "SWEEPMAP", 8), p += 8;
+    p = put(p, 1, 4);
+    p = put_f64(p, 0.0), p = put_f64(p, 0.0), p = put_f64(p, -9.81);
+    p = put_f64(p, lv.config.walkable_normal_up);
+    p = put_f64(p, 0.35);
+    p = put_f64(p, 0.4), p = put_f64(p, 0.4), p = put_f64(p, 0.9);
+    p = put_f64(p, 60.0);
+    p = put(p, 4, 4);
+    const double v[4][3] = {{0, 0, 0}, {10, 0, 0}, {10, 10, 0}, {0, 10, 0}};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 3; k++)
+            p = put_f64(p, v[i][k]);
+    p = put(p, 2, 4);
+    p = put(p, 0, 4), p = put(p, 1, 4), p = put(p, 2, 4), p = put(p, 1, 4);
+    p = put(p, 0, 4), p = put(p, 2, 4), p = put(p, 3, 4), p = put(p, 2, 4);
+    p = put(p, 2, 4);
+    p = put(p, 1, 4), p = put_f64(p, 1.0), p = put(p, 0, 4);
+    p = put(p, 2, 4), p = put_f64(p, 0.5), p = put(p, 3, 4);
+
+    memcpy(p, "MOVERS\0\0", 8), p += 8;
+    p = put(p, 1, 4);                                            /* one mover */
+    p = put(p, 7, 4);                                            /* id */
+    p = put(p, 3, 4), memcpy(p, "lid", 3), p += 3;               /* name */
+    p = put(p, 2, 4), p = put(p, 1, 4), p = put(p, 2, 4);        /* pingpong, volume, crush */
+    p = put_f64(p, 0.5), p = put_f64(p, 2.0);                    /* waits */
+    p = put_f64(p, -1), p = put_f64(p, -2), p = put_f64(p, -3); /* volume */
+    p = put_f64(p, 4), p = put_f64(p, 5), p = put_f64(p, 6);
+    p = put(p, 4, 4);
+    const double mv[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 3; k++)
+            p = put_f64(p, mv[i][k]);
+    p = put(p, 4, 4);
+    const uint32_t mt[4][4] = {{0, 2, 1, 2}, {0, 1, 3, 2}, {0, 3, 2, 1}, {1, 2, 3, 2}};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++)
+            p = put(p, mt[i][k], 4);
+    p = put(p, 2, 4);
+    p = put_f64(p, 0.0), p = put_f64(p, 2), p = put_f64(p, 3), p = put_f64(p, 0);
+    p = put_f64(p, 0), p = put_f64(p, 0), p = put_f64(p, 0), p = put_f64(p, 1);
+    p = put_f64(p, 1.5), p = put_f64(p, 2), p = put_f64(p, 3), p = put_f64(p, 4);
+    p = put_f64(p, 0), p = put_f64(p, 0), p = put_f64(p, 0.6), p = put_f64(p, 0.8);
+    uint8_t want[32];
+    sweep_sha256_digest(buf, (size_t)(p - buf), want);
+
+    sweep_content_hash h;
+    assert_int_equal(sweep_level_content_hash(&lv, &h), SWEEP_OK);
+    assert_memory_equal(h.bytes, want, 32);
+    char hex[65];
+    sweep_content_hash_hex(&h, hex);
+    assert_string_equal(hex, MOVER_LEVEL_HASH);
+    sweep_level_free(&lv);
+}
+
+static void hash_of(const sweep_level *lv, uint8_t out[32])
+{
+    sweep_content_hash h;
+    assert_int_equal(sweep_level_content_hash(lv, &h), SWEEP_OK);
+    memcpy(out, h.bytes, 32);
+}
+
+static void content_hash_covers_movers(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    tiny_level_with_mover(&lv);
+    sweep_level_mover *m = &lv.movers[0];
+    uint8_t base[32], h[32];
+    hash_of(&lv, base);
+
+    /* Each change is made, hashed, checked and undone. */
+#define CHANGES(field, value)                                                                                    \
+    do {                                                                                                         \
+        __typeof__(field) keep = (field);                                                                        \
+        (field) = (value);                                                                                       \
+        hash_of(&lv, h);                                                                                         \
+        (field) = keep;                                                                                          \
+        if (memcmp(h, base, 32) == 0)                                                                            \
+            fail_msg("changing %s did not change the hash", #field);                                            \
+    } while (0)
+    CHANGES(m->id, 8);
+    CHANGES(m->name[0], 'L');
+    CHANGES(m->mode, SWEEP_MOVER_ONCE);
+    CHANGES(m->trigger, SWEEP_TRIGGER_TOUCH);
+    CHANGES(m->blocked, SWEEP_BLOCKED_STOP);
+    CHANGES(m->wait_start, 0.25);
+    CHANGES(m->wait_end, nextafter(2.0, 3.0));
+    CHANGES(m->volume_min.y, -2.5);
+    CHANGES(m->volume_max.z, 6.5);
+    CHANGES(m->vertices[3].z, nextafter(1.0, 2.0));
+    CHANGES(m->indices[4], 3);
+    CHANGES(m->materials[2], 2);
+    CHANGES(m->keys[1].time, 1.25);
+    CHANGES(m->keys[1].pose.position.x, 2.5);
+    CHANGES(m->keys[1].pose.rotation.z, -0.6);
+    CHANGES(m->keys[1].pose.rotation.w, nextafter(0.8, 1.0));
+    CHANGES(m->triangle_count, 3);
+    CHANGES(m->key_count, 1);
+#undef CHANGES
+    hash_of(&lv, h);
+    assert_memory_equal(h, base, 32);
+
+    /* Only a volume trigger has a box: for the others it does not count. */
+    m->trigger = SWEEP_TRIGGER_ALWAYS;
+    uint8_t always[32];
+    hash_of(&lv, always);
+    m->volume_min = sweep_v3(9, 9, 9);
+    hash_of(&lv, h);
+    assert_memory_equal(h, always, 32);
+    m->trigger = SWEEP_TRIGGER_VOLUME;
+    m->volume_min = sweep_v3(-1, -2, -3);
+
+    /* -0.0 is 0.0 here too. */
+    m->vertices[0].x = -0.0;
+    hash_of(&lv, h);
+    assert_memory_equal(h, base, 32);
+
+    /* Without its movers, the level hashes as it did before movers. */
+    sweep_level plain;
+    tiny_level(&plain);
+    uint8_t without[32];
+    hash_of(&plain, without);
+    uint32_t n = lv.mover_count;
+    lv.mover_count = 0;
+    hash_of(&lv, h);
+    lv.mover_count = n;
+    assert_memory_equal(h, without, 32);
+    sweep_level_free(&plain);
+    sweep_level_free(&lv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +354,8 @@ int main(void)
         cmocka_unit_test(sha256_padding_boundaries),
         cmocka_unit_test(content_hash_is_the_documented_serialization),
         cmocka_unit_test(content_hash_ignores_labels_and_order),
+        cmocka_unit_test(content_hash_of_movers_is_documented),
+        cmocka_unit_test(content_hash_covers_movers),
     };
     return cmocka_run_group_tests_name("maps.content_hash", tests, NULL, NULL);
 }

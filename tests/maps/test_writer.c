@@ -1,8 +1,9 @@
 /*
  * test_writer.c - writing maps: a generated level written and loaded back
- * is the same level (same geometry, same content hash); a write that fails
- * leaves nothing behind and does not touch an existing map; sweep-mapgen
- * writes the same map for the same seed.
+ * is the same level (same geometry, same content hash; levels with movers
+ * are in test_movers_map.c); a write that fails leaves nothing behind and
+ * does not touch an existing map; sweep-mapgen writes the same map for the
+ * same seed.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -37,7 +38,7 @@ static void generated_level_round_trip(void **state)
     fixture *f = *state;
     sweep_level gen;
     sweep_level_init(&gen);
-    sweep_levelgen_params p = {7, 3000, 8};
+    sweep_levelgen_params p = {.seed = 7, .target_triangles = 3000, .spawn_count = 8};
     assert_int_equal(sweep_levelgen(&p, &gen), SWEEP_OK);
 
     const char *path = fixture_path(f, "gen.db");
@@ -58,6 +59,9 @@ static void generated_level_round_trip(void **state)
     assert_memory_equal(back.materials, gen.materials, gen.triangle_count * sizeof *gen.materials);
     assert_int_equal(back.spawn_count, 8);
     assert_string_equal(back.name, gen.name);
+    /* Written in the current format; a level without movers has none. */
+    assert_int_equal(res.load.schema_version, SWEEP_MAP_SCHEMA_VERSION);
+    assert_int_equal(back.mover_count, 0);
 
     /* 45 degrees through the map's deterministic cosine is the core's
      * default constant, so even the rules survive bit for bit. */
