@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -651,6 +652,96 @@ static void swinging_door_sweeps_player(void **state)
     scene_free(&s);
 }
 
+/* A small deterministic random source for the property test. */
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+static double rng_unit(uint64_t *x)
+{
+    return (double)(rng_next(x) >> 11) / 9007199254740992.0;
+}
+
+/* Random movers of every kind and rule over a walled floor, walkers going
+ * everywhere: after every tick and every move, no body that was not
+ * crushed is inside a mover, below the floor or through a wall. */
+static void random_movers_never_overlap(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        scene s;
+        scene_init(&s);
+        uint64_t r = 0x9e3779b97f4a7c15ull * seed;
+        floor_quad(&s, -12, -12, 12, 12, 0);
+        for (int k = 0; k < 4; k++) { /* walls round the room */
+            double x0 = k == 0 ? -13 : k == 1 ? 12 : -12, x1 = k == 0 ? -12 : k == 1 ? 13 : 12;
+            double y0 = k == 2 ? -13 : k == 3 ? 12 : -12, y1 = k == 2 ? -12 : k == 3 ? 13 : 12;
+            assert_int_equal(sweep_level_add_box(&s.lv, sweep_v3(x0, y0, 0), sweep_v3(x1, y1, 4), 2, 1), SWEEP_OK);
+        }
+        for (int i = 0; i < 6; i++) {
+            double cx = -8 + 16 * rng_unit(&r), cy = -8 + 16 * rng_unit(&r);
+            sweep_mover_blocked rule = (sweep_mover_blocked)(rng_next(&r) % 3);
+            char name[16];
+            snprintf(name, sizeof name, "m%d", i);
+            sweep_level_mover *m;
+            switch (i % 3) {
+            case 0: /* sliding door */
+                m = add_mover(&s, name, sweep_v3(-0.1, -1.2, 0.02), sweep_v3(0.1, 1.2, 2.5), SWEEP_MOVER_PINGPONG,
+                              SWEEP_TRIGGER_ALWAYS, rule);
+                key(m, 0, cx - 2, cy, 0, sweep_quat_identity());
+                key(m, 0.3 + rng_unit(&r), cx + 2, cy, 0, sweep_quat_identity());
+                break;
+            case 1: /* lift */
+                m = add_mover(&s, name, sweep_v3(-1.2, -1.2, 0.0), sweep_v3(1.2, 1.2, 0.3), SWEEP_MOVER_PINGPONG,
+                              SWEEP_TRIGGER_ALWAYS, rule);
+                key(m, 0, cx, cy, 0.02, sweep_quat_identity());
+                key(m, 0.5 + rng_unit(&r), cx, cy, 2.5, sweep_quat_identity());
+                m->wait_end = 0.3;
+                break;
+            default: /* swinging door */
+                m = add_mover(&s, name, sweep_v3(0, -0.1, 0.02), sweep_v3(2.2, 0.1, 2.5), SWEEP_MOVER_PINGPONG,
+                              SWEEP_TRIGGER_ALWAYS, rule);
+                key(m, 0, cx, cy, 0, sweep_quat_identity());
+                key(m, 0.4, cx, cy, 0, about_z(45));
+                key(m, 0.8, cx, cy, 0, about_z(90));
+                break;
+            }
+        }
+        scene_build(&s);
+        walker w[8];
+        for (int i = 0; i < 8; i++)
+            w[i] = at(-10 + 20 * rng_unit(&r), -10 + 20 * rng_unit(&r), 3.5);
+        /* Two riders stand on the lifts (movers 1 and 4) all along. */
+        for (int i = 0; i < 2; i++) {
+            sweep_vec3 c = s.lv.movers[1 + 3 * i].keys[0].pose.position;
+            w[i] = at(c.x + 0.3, c.y - 0.2, c.z + 0.3 + 0.9 + 0.0005);
+        }
+        for (int t = 0; t < 1500; t++) {
+            tick(&s, w, 8, NULL);
+            for (int i = 0; i < 8; i++) {
+                if (w[i].b.flags & SWEEP_BODY_CRUSHED)
+                    continue;
+                never_inside(&s, &w[i]);
+                double a = 6.283185307179586 * rng_unit(&r) * (t % 50 == 0);
+                sweep_vec3 want = t % 50 == 0 ? sweep_v3(4 * cos(a), 4 * sin(a), 0) : w[i].last.velocity;
+                want.z = 0;
+                if (i < 2)
+                    want = sweep_v3(0, 0, 0);
+                move(&s, &w[i], want);
+                never_inside(&s, &w[i]);
+                sweep_vec3 p = w[i].b.position;
+                if (!(p.z >= 0.9 - INSIDE_TOL && fabs(p.x) <= 12 - 0.4 + INSIDE_TOL &&
+                      fabs(p.y) <= 12 - 0.4 + INSIDE_TOL))
+                    fail_msg("seed %llu tick %d: body %d left the room: (%g, %g, %g)", (unsigned long long)seed, t,
+                             i, p.x, p.y, p.z);
+            }
+        }
+        scene_free(&s);
+    }
+}
+
 /* Runs a session of walkers among every kind of mover; returns the hash
  * of movers and bodies after every tick, folded. */
 static uint64_t session_hash(uint64_t *per_tick, int ticks)
@@ -758,6 +849,7 @@ int main(void)
         cmocka_unit_test(fast_mover_is_caught),
         cmocka_unit_test(walk_onto_and_off_platform),
         cmocka_unit_test(swinging_door_sweeps_player),
+        cmocka_unit_test(random_movers_never_overlap),
         cmocka_unit_test(same_session_same_hashes),
         cmocka_unit_test(set_pose_gives_same_move),
     };
