@@ -159,10 +159,11 @@ void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
     }
 }
 
-/* A mover's name for logs. */
-static const char *mover_name(const sweep__world *w, uint32_t index)
+/* A mover's name for logs, quoted: the map may put spaces in it. */
+static const char *mover_name(const sweep__world *w, uint32_t index, char *out, size_t outlen)
 {
-    return index < w->mover_count ? w->level.movers[index].name : "?";
+    const char *n = index < w->mover_count ? w->level.movers[index].name : "?";
+    return sweep__log_quote(n, strlen(n), out, outlen);
 }
 
 /* Takes out an entity a mover crushed and tells its owner, unasked. */
@@ -171,8 +172,9 @@ static void crush(sweep__world *w, sweep__entity *e, uint32_t mover)
     sweep_server *s = w->server;
     sweep__session *owner = e->owner;
     uint32_t id = e->id;
+    char q[96];
     sweep__log(SWEEP_LOG_INFO, "mover_crushed", "world=%u tick=%llu mover=%u name=%s entity=%u session=%llu", w->index,
-               (unsigned long long)w->tick, sweep__world_mover_id(w, mover), mover_name(w, mover), id,
+               (unsigned long long)w->tick, sweep__world_mover_id(w, mover), mover_name(w, mover, q, sizeof q), id,
                (unsigned long long)owner->id);
     sweep__session_despawn(owner, e);
     s->stats.crushed_total++;
@@ -248,9 +250,10 @@ static void tick_movers(sweep__world *w)
             for (uint32_t i = 0; i < n && !by; i++)
                 if ((w->bodies[i].flags & (SWEEP_BODY_BLOCKED | SWEEP_BODY_CRUSHED)) && w->bodies[i].mover == m)
                     by = w->ents[i]->id;
+            char q[96];
             sweep__log(SWEEP_LOG_INFO, "mover_blocked", "world=%u tick=%llu mover=%u name=%s entity=%u rule=%s",
-                       w->index, (unsigned long long)w->tick, sweep__world_mover_id(w, m), mover_name(w, m), by,
-                       sweep_mover_blocked_name(w->level.movers[m].blocked));
+                       w->index, (unsigned long long)w->tick, sweep__world_mover_id(w, m),
+                       mover_name(w, m, q, sizeof q), by, sweep_mover_blocked_name(w->level.movers[m].blocked));
         }
         w->mover_blocked[m] = blocked;
     }
