@@ -35,7 +35,8 @@
  * Every key is optional ("sweep_mover": {} or true is enough); unknown keys
  * are refused; the defaults are pingpong, always, stop, no waits; the name
  * defaults to the node's (without the prefix). The volume is a world box
- * in map coordinates (z up, after scale), like the side file's.
+ * in map coordinates (z up, after scale), like the side file's, and is kept
+ * only with trigger volume (a map stores no box for the others).
  *   - Its mesh is the meshes of the node and of its subtree in the node's
  *     own frame (the node's scale baked in), turned z up and scaled; the
  *     pose carries where the node is.

@@ -218,6 +218,25 @@ static sweep_vec3 to_map(const importer *im, const xform *x, double px, double p
     return sweep_v3(v[0] * s, v[1] * s, v[2] * s);
 }
 
+/* -0 as +0: a map stores a whole-number REAL as an integer, so it keeps
+ * no sign on zero; a mover made with +0 is bit for bit what its map loads
+ * (and hashes the same on the server). */
+static double plus_zero(double x)
+{
+    return x == 0.0 ? 0.0 : x;
+}
+
+static sweep_vec3 v3_plus_zero(sweep_vec3 v)
+{
+    return sweep_v3(plus_zero(v.x), plus_zero(v.y), plus_zero(v.z));
+}
+
+static sweep_quat quat_plus_zero(sweep_quat q)
+{
+    sweep_quat r = {plus_zero(q.x), plus_zero(q.y), plus_zero(q.z), plus_zero(q.w)};
+    return r;
+}
+
 static int within_limit(const importer *im, sweep_vec3 v)
 {
     double l = im->lv->config.max_coordinate;
@@ -394,7 +413,7 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
     uint32_t base = m->vertex_count;
     for (unsigned i = 0; i < mesh->mNumVertices; i++) {
         const struct aiVector3D *p = &mesh->mVertices[i];
-        sweep_vec3 v = sweep_v3_sub(to_map(im, x, p->x, p->y, p->z), s->pivot);
+        sweep_vec3 v = v3_plus_zero(sweep_v3_sub(to_map(im, x, p->x, p->y, p->z), s->pivot));
         if (!within_limit(im, v))
             return ifail(im, SWEEP_E_GEOMETRY,
                          "mover '%s', mesh '%s' (node '%s'): vertex %u at (%g, %g, %g) in the mover's frame is "
@@ -660,8 +679,8 @@ static int side_key(importer *im, unsigned line, char **w, int n, side_mover *sm
         return ifail(im, SWEEP_E_NOMEM, "out of memory");
     sweep_keyframe *k = &sm->keys[sm->key_count++];
     k->time = t;
-    k->pose.position = p;
-    k->pose.rotation = q;
+    k->pose.position = v3_plus_zero(p);
+    k->pose.rotation = quat_plus_zero(q);
     sm->key_line = line;
     return 1;
 }
@@ -1083,8 +1102,8 @@ static int scene_keys(importer *im, uint32_t mi, const struct aiNode *n, const c
         double t = times[i];
         sweep_vec3 lp = ch->mNumPositionKeys ? position_at(ch->mPositionKeys, ch->mNumPositionKeys, t) : rest_t;
         sweep_quat lq = ch->mNumRotationKeys ? rotation_at(ch->mRotationKeys, ch->mNumRotationKeys, t) : rest_q;
-        sweep_vec3 p = to_map(im, parent, lp.x, lp.y, lp.z);
-        sweep_quat q = sweep_quat_normalize(sweep_quat_mul(sweep_quat_mul(pre, lq), post));
+        sweep_vec3 p = v3_plus_zero(to_map(im, parent, lp.x, lp.y, lp.z));
+        sweep_quat q = quat_plus_zero(sweep_quat_normalize(sweep_quat_mul(sweep_quat_mul(pre, lq), post)));
         double seconds = t / tps;
         if (!within_limit(im, p))
             ok = ifail(im, SWEEP_E_GEOMETRY,
@@ -1419,6 +1438,12 @@ static int finish_movers(importer *im)
         mover_context(im, i, what, sizeof what);
         if (m->trigger == SWEEP_TRIGGER_VOLUME && !box_ok(m->volume_min, m->volume_max))
             return ifail(im, SWEEP_E_GEOMETRY, "%s has trigger volume but no volume box", what);
+        /* Only a volume trigger has a box in a map (schema.sql); keep none
+         * for the others, so that the level is what the map will load. */
+        if (m->trigger != SWEEP_TRIGGER_VOLUME)
+            m->volume_min = m->volume_max = sweep_v3(0.0, 0.0, 0.0);
+        m->volume_min = v3_plus_zero(m->volume_min), m->volume_max = v3_plus_zero(m->volume_max);
+        m->wait_start = plus_zero(m->wait_start), m->wait_end = plus_zero(m->wait_end);
         /* A loop must end exactly where it starts; single-precision keys
          * that meant to close the loop come within a rounding of it. */
         if (m->mode == SWEEP_MOVER_LOOP && m->key_count >= 2) {
@@ -1429,7 +1454,8 @@ static int finish_movers(importer *im)
             double d = sweep_quat_dot(a->rotation, b->rotation);
             if (fabs(d) >= 1.0 - LOOP_SLACK)
                 b->rotation = d > 0.0 ? a->rotation
-                                      : (sweep_quat){-a->rotation.x, -a->rotation.y, -a->rotation.z, -a->rotation.w};
+                                      : quat_plus_zero((sweep_quat){-a->rotation.x, -a->rotation.y, -a->rotation.z,
+                                                                    -a->rotation.w});
         }
         if (m->triangle_count == 0)
             return ifail(im, SWEEP_E_GEOMETRY, "%s has no triangles (its meshes are empty, excluded or degenerate)",

@@ -9,7 +9,8 @@
  * the core must accept them. An OBJ with a --movers side file makes the
  * same kinds of movers; broken side files and broken mover nodes are
  * refused with the file, line or node named. The sweep-import program
- * prints the count and leaves nothing behind on an error.
+ * prints the count and leaves nothing behind on an error; a map it (or
+ * sweep_map_write) writes loads back with the same movers, bit for bit.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -27,6 +28,7 @@
 #include "maps/import.h"
 #include "maps/level.h"
 #include "maps/loader.h"
+#include "maps/writer.h"
 
 #define TOL 1e-6
 #define S45 0.70710678118654752
@@ -619,6 +621,36 @@ static void side_file_movers(void **state)
     sweep_level_free(&lv);
 }
 
+/* A turntable going round in a loop: 360 degrees ends at -q of the start,
+ * the same turn; the last key is made exactly that, and the core runs it. */
+static void side_file_turntable_loop(void **state)
+{
+    fixture *f = *state;
+    char obj[4200], side[4200];
+    write_obj(f, obj, sizeof obj);
+    snprintf(side, sizeof side, "%s", fixture_path(f, "table.txt"));
+    const char text[] = "mover table mode loop\nmesh LiftPlatform\npivot 7 7 0\n"
+                        "key 0 7 7 0 axis 0 0 1 deg 0\nkey 1 7 7 0 axis 0 0 1 deg 120\n"
+                        "key 2 7 7 0 axis 0 0 1 deg 240\nkey 3 7 7 0 axis 0 0 1 deg 360\n";
+    assert_true(fixture_write(side, text, strlen(text)));
+    sweep_import_options o = options();
+    o.movers_path = side;
+    sweep_level lv;
+    char err[1024];
+    if (sweep_import_scene(obj, &o, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    const sweep_level_mover *m = mover_named(&lv, "table");
+    assert_int_equal(m->key_count, 4);
+    near_q(m->keys[1].pose.rotation, 0, 0, 0.86602540378443865, 0.5, "table at 120 degrees");
+    const sweep_quat last = m->keys[3].pose.rotation, minus_first = {0.0, 0.0, 0.0, -1.0};
+    assert_memory_equal(&last, &minus_first, sizeof last);
+    local_vertex(m, -1, -1, 0), local_vertex(m, 1, 1, 0);
+    sweep_movers *mv = NULL;
+    assert_int_equal(sweep_level_build_movers(&lv, &mv), SWEEP_OK);
+    sweep_movers_destroy(mv);
+    sweep_level_free(&lv);
+}
+
 /* A side-file block without mesh or keys gives its rules to a scene mover. */
 static void side_file_sets_scene_rules(void **state)
 {
@@ -715,6 +747,82 @@ static void bad_side_files_are_refused(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
+static int run_import(const char *args, char *out, size_t outlen);
+
+/* --- through the map format ----------------------------------------------- */
+
+/* The movers of a and b are the same, bit for bit. */
+static void same_movers(const sweep_level *a, const sweep_level *b)
+{
+    assert_int_equal(a->mover_count, b->mover_count);
+    for (uint32_t i = 0; i < a->mover_count; i++) {
+        const sweep_level_mover *x = &a->movers[i], *y = &b->movers[i];
+        assert_int_equal(x->id, y->id);
+        assert_string_equal(x->name, y->name);
+        assert_int_equal(x->mode, y->mode);
+        assert_int_equal(x->trigger, y->trigger);
+        assert_int_equal(x->blocked, y->blocked);
+        assert_memory_equal(&x->wait_start, &y->wait_start, sizeof x->wait_start);
+        assert_memory_equal(&x->wait_end, &y->wait_end, sizeof x->wait_end);
+        assert_memory_equal(&x->volume_min, &y->volume_min, sizeof x->volume_min);
+        assert_memory_equal(&x->volume_max, &y->volume_max, sizeof x->volume_max);
+        assert_int_equal(x->vertex_count, y->vertex_count);
+        assert_memory_equal(x->vertices, y->vertices, x->vertex_count * sizeof *x->vertices);
+        assert_int_equal(x->triangle_count, y->triangle_count);
+        assert_memory_equal(x->indices, y->indices, 3 * x->triangle_count * sizeof *x->indices);
+        assert_memory_equal(x->materials, y->materials, x->triangle_count * sizeof *x->materials);
+        assert_int_equal(x->key_count, y->key_count);
+        assert_memory_equal(x->keys, y->keys, x->key_count * sizeof *x->keys);
+    }
+}
+
+/* Imports in with o, writes the level to a map, loads it back: the same
+ * movers; and sweep-import (args) writes a map with the same movers too. */
+static void round_trip(fixture *f, const char *in, const sweep_import_options *o, const char *args)
+{
+    sweep_level lv, back;
+    char db[4200], err[1024], text[8192], cmd[13000];
+    if (sweep_import_scene(in, o, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_true(lv.mover_count > 0);
+    snprintf(lv.name, sizeof lv.name, "round"); /* sweep-import names it after the file */
+    snprintf(db, sizeof db, "%s", fixture_path(f, "round.db"));
+    sweep_map_write_options wo = {"m", 45.0, NULL, NULL, NULL};
+    if (sweep_map_write(db, &lv, &wo, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("write: %s", err);
+    if (sweep_map_load(db, &back, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("load: %s", err);
+    same_movers(&lv, &back);
+    assert_int_equal(lv.triangle_count, back.triangle_count);
+    sweep_level_free(&back);
+
+    snprintf(db, sizeof db, "%s", fixture_path(f, "program.db"));
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' %s", in, db, args);
+    assert_int_equal(run_import(cmd, text, sizeof text), 0);
+    if (sweep_map_load(db, &back, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("load: %s", err);
+    same_movers(&lv, &back);
+    sweep_level_free(&back);
+    sweep_level_free(&lv);
+}
+
+static void movers_survive_the_map_format(void **state)
+{
+    fixture *f = *state;
+    char gltf[4200], obj[4200], side[4200], args[4400];
+    snprintf(gltf, sizeof gltf, "%s", fixture_path(f, "movers.gltf"));
+    write_scene(gltf, scene_nodes, scene_roots, scene_channels);
+    sweep_import_options o = options();
+    round_trip(f, gltf, &o, "");
+
+    write_obj(f, obj, sizeof obj);
+    snprintf(side, sizeof side, "%s", fixture_path(f, "movers.txt"));
+    assert_true(fixture_write(side, side_text, strlen(side_text)));
+    o.movers_path = side;
+    snprintf(args, sizeof args, "--movers '%s'", side);
+    round_trip(f, obj, &o, args);
+}
+
 /* --- the program ---------------------------------------------------------- */
 
 static int run_import(const char *args, char *out, size_t outlen)
@@ -781,9 +889,11 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(merged_time_line_and_parent_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_mover_nodes_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_movers, setup, teardown),
+        cmocka_unit_test_setup_teardown(side_file_turntable_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_sets_scene_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_side_files_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(program_reports_movers, setup, teardown),
+        cmocka_unit_test_setup_teardown(movers_survive_the_map_format, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.import_movers", tests, NULL, NULL);
 }
