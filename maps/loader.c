@@ -762,9 +762,20 @@ static int get_choice(load *L, sqlite3_stmt *st, int col, const char *table, int
     return fail(L, SWEEP_MAP_E_MOVER, table, row, "%s '%.32s' is not one of %s", name, t, list);
 }
 
-static const char *mode_name(int i) { return sweep_mover_mode_name((sweep_mover_mode)i); }
-static const char *trigger_name(int i) { return sweep_mover_trigger_name((sweep_mover_trigger)i); }
-static const char *blocked_name(int i) { return sweep_mover_blocked_name((sweep_mover_blocked)i); }
+static const char *mode_name(int i)
+{
+    return sweep_mover_mode_name((sweep_mover_mode)i);
+}
+
+static const char *trigger_name(int i)
+{
+    return sweep_mover_trigger_name((sweep_mover_trigger)i);
+}
+
+static const char *blocked_name(int i)
+{
+    return sweep_mover_blocked_name((sweep_mover_blocked)i);
+}
 
 /* A mover's name and id, sorted by name then id to find a repeated name. */
 typedef struct named {
@@ -919,9 +930,20 @@ static sweep_level_mover *row_mover(load *L, sqlite3_stmt *st, const char *table
     return m;
 }
 
-static uint32_t vertices_of(const sweep_level_mover *m) { return m->vertex_count; }
-static uint32_t triangles_of(const sweep_level_mover *m) { return m->triangle_count; }
-static uint32_t keys_of(const sweep_level_mover *m) { return m->key_count; }
+static uint32_t vertices_of(const sweep_level_mover *m)
+{
+    return m->vertex_count;
+}
+
+static uint32_t triangles_of(const sweep_level_mover *m)
+{
+    return m->triangle_count;
+}
+
+static uint32_t keys_of(const sweep_level_mover *m)
+{
+    return m->key_count;
+}
 
 /* Reads one finite number in [-limit, limit] (a coordinate). */
 static int get_coordinate(load *L, sqlite3_stmt *st, int col, const char *table, int64_t row, const char *name,

@@ -372,6 +372,10 @@ static void movers_are_in_the_wing(void **state)
         assert_int_equal(m->triangle_count, 12);
         check_closed_outward(m);
     }
+    /* The wing's entry point (arena.sql) is open floor. */
+    sweep_vec3 entry = walk(a, sweep_v3(24, 0, 1), sweep_v3(0, 0, 0), 60);
+    assert_true(entry.x == 24.0 && entry.y == 0.0 && fabs(entry.z - 0.9) < 0.05);
+
     const sweep_level_mover *door = &a->lv.movers[0];
     assert_true(door->volume_min.x == 27.0 && door->volume_max.x == 31.2 && door->volume_min.y == -8.0 &&
                 door->volume_max.y == -4.5);
