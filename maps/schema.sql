@@ -153,9 +153,11 @@ CREATE TABLE movers (
     -- 'pingpong' runs back to the start and goes again.
     mode TEXT NOT NULL CHECK (mode IN ('once', 'loop', 'pingpong')),
     -- What sets it going: 'always' (every tick); 'volume' (a player's
-    -- centre inside the box below); 'touch' (a player stood on it or
-    -- touched it); 'command' (the game asks the server, by name). A
-    -- triggered mover goes idle at the start once its run is over.
+    -- centre inside the box below); 'touch' (a player's last move stood on
+    -- it or touched it); 'command' (the game asks the server, by name).
+    -- Unless 'always', a 'pingpong' or 'loop' mover stops at the start
+    -- after each run until it is triggered again, and a 'pingpong' one
+    -- triggered on its way back turns round (a door closing on someone).
     trigger TEXT NOT NULL CHECK (trigger IN ('always', 'volume', 'touch', 'command')),
     -- When a player in its way cannot be pushed clear: 'stop' (it stays
     -- put this tick), 'reverse' (and turns round), 'crush' (it carries on
