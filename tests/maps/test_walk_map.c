@@ -46,7 +46,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The hash sweep-walk must print for its default workload on the map. */
+/* The hash sweep-walk must print for its default workload on the map: a
+ * tick of the map's movers before each round of moves, the movers folded
+ * into the hash. */
 static uint64_t walk_here(const char *map, uint32_t walkers, uint32_t steps)
 {
     sweep_level lv;
@@ -56,15 +58,21 @@ static uint64_t walk_here(const char *map, uint32_t walkers, uint32_t steps)
     sweep_world *w;
     assert_int_equal(sweep_world_create(&desc, &w), SWEEP_OK);
     sweep_walk_params wp = {walkers, steps, 60, 1.0 / 60.0, 5.0, lv.default_radii, 1};
+    sweep_movers *mv;
+    assert_int_equal(sweep_level_build_movers(&lv, &mv), SWEEP_OK);
+    assert_true(sweep_movers_count(mv) > 0); /* the arena has doors and lifts */
     sweep_walker *wk = calloc(walkers, sizeof *wk);
     assert_non_null(wk);
     sweep_walk_place(&wp, lv.spawns, lv.spawn_count, wk);
     sweep_move_result res;
-    for (uint32_t s = 0; s < steps; s++)
+    for (uint32_t s = 0; s < steps; s++) {
+        assert_int_equal(sweep_walk_tick(mv, w, &lv.config, &wp, lv.spawns, lv.spawn_count, wk, NULL), SWEEP_OK);
         for (uint32_t i = 0; i < walkers; i++)
-            assert_int_equal(sweep_walk_step(w, &lv.config, &wp, i, s, &wk[i], &res), SWEEP_OK);
-    uint64_t h = sweep_walk_hash(wk, walkers);
+            assert_int_equal(sweep_walk_step_among(w, mv, &lv.config, &wp, i, s, &wk[i], &res), SWEEP_OK);
+    }
+    uint64_t h = sweep_movers_hash(mv, sweep_walk_hash(wk, walkers));
     free(wk);
+    sweep_movers_destroy(mv);
     sweep_world_destroy(w);
     sweep_level_free(&lv);
     return h;
