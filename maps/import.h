@@ -58,8 +58,9 @@
  *     rigid); a mover inside another; two movers of one name; bad extras.
  *     glTF STEP and CUBICSPLINE samplers come through assimp as plain keys
  *     and are interpolated linearly.
- * An animated node that is not a mover stays static geometry at its rest
- * pose (counted in stats->animated_static).
+ * An animated node that is not a mover stays at its rest pose, in the
+ * static geometry or in the mover it lies in (counted in
+ * stats->animated_static).
  *
  * Movers from a side file (movers_path), for formats without animations
  * (OBJ) or to set the rules of scene movers. A line-based text file; '#'
@@ -121,7 +122,7 @@ typedef struct sweep_import_stats {
     uint32_t movers;             /* all movers made */
     uint32_t movers_from_file;   /* of which from the side file */
     uint32_t mover_triangles;    /* kept in movers (not in `triangles`) */
-    uint32_t animated_static;    /* animated nodes imported as static geometry */
+    uint32_t animated_static;    /* animated nodes that are no mover, kept at rest */
     uint32_t channels_ignored;   /* channels of a mover node past the first one used */
     uint64_t exclude_matched;    /* bit i set if exclude[i] matched something (first 64) */
 } sweep_import_stats;

@@ -204,8 +204,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
     if (stats.animated_static)
         fprintf(stderr,
-                "sweep-import: warning: %u animated node%s imported as static geometry at rest (name a node "
-                "%s* or give it sweep_mover extras to make it a mover)\n",
+                "sweep-import: warning: %u animated node%s no mover, kept at rest (name a node %s* or give it "
+                "sweep_mover extras to make it a mover)\n",
                 stats.animated_static, stats.animated_static == 1 ? " is" : "s are",
                 io.mover_prefix && *io.mover_prefix ? io.mover_prefix : "mover_");
     if (stats.channels_ignored)
