@@ -56,8 +56,9 @@
  *     the animation; two keys of one kind at the same time (step jumps);
  *     parents that scale unevenly, shear or mirror (the mover would not stay
  *     rigid); a mover inside another; two movers of one name; bad extras.
- *     glTF STEP and CUBICSPLINE samplers come through assimp as plain keys
- *     and are interpolated linearly.
+ *     glTF STEP and CUBICSPLINE samplers come through assimp 5.2 as plain
+ *     keys (CUBICSPLINE without its tangents) and are interpolated
+ *     linearly like LINEAR ones.
  * An animated node that is not a mover stays at its rest pose, in the
  * static geometry or in the mover it lies in (counted in
  * stats->animated_static).
