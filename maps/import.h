@@ -42,9 +42,10 @@
  *     pose carries where the node is.
  *   - Its path is the first animation channel that targets the node
  *     (animations in file order, channels in assimp's order; later ones
- *     are counted in stats->channels_ignored): position and rotation keys merged on one time line (ticks /
- *     ticks per second, 25 ticks/s when the file gives none), the position
- *     lerped and the rotation nlerped at each merged time, here at import.
+ *     are counted in stats->channels_ignored): its position and rotation
+ *     keys merged on one time line (ticks / ticks per second, 25 ticks/s
+ *     when the file gives none), the position lerped and the rotation
+ *     nlerped at each merged time, here at import.
  *     Time 0 of the animation is the start of the path: keys that start
  *     later get a first keyframe at time 0 holding the first pose.
  *   - Each pose is the node's animated local transform under its parents'
