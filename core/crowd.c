@@ -41,6 +41,31 @@ void sweep_crowd_destroy(sweep_crowd *c)
     free(c);
 }
 
+sweep_status sweep_crowd_grow(sweep_crowd *c, uint32_t slots)
+{
+    if (!c || slots > SWEEP_CROWD_MAX_SLOTS)
+        return SWEEP_E_ARG;
+    if (slots <= c->slots)
+        return SWEEP_OK;
+    /* Each array is replaced only once all four are allocated, so a failure
+     * leaves the crowd as it was. */
+    uint8_t *used = calloc(slots, 1);
+    sweep_vec3 *lo = malloc(slots * sizeof *lo), *hi = malloc(slots * sizeof *hi);
+    sweep__tri *tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
+    if (!used || !lo || !hi || !tris) {
+        free(used), free(lo), free(hi), free(tris);
+        return SWEEP_E_NOMEM;
+    }
+    memcpy(used, c->used, c->slots);
+    memcpy(lo, c->lo, c->slots * sizeof *lo);
+    memcpy(hi, c->hi, c->slots * sizeof *hi);
+    memcpy(tris, c->tris, (size_t)c->slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
+    free(c->used), free(c->lo), free(c->hi), free(c->tris);
+    c->used = used, c->lo = lo, c->hi = hi, c->tris = tris;
+    c->slots = slots;
+    return SWEEP_OK;
+}
+
 uint32_t sweep_crowd_slots(const sweep_crowd *c)
 {
     return c ? c->slots : 0;
@@ -94,6 +119,14 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
     c->hi[slot] = sweep_v3_add(p, sweep_v3(r.x, r.y, r.z));
     c->used[slot] = 1;
     return SWEEP_OK;
+}
+
+uint32_t sweep_crowd_first_free(const sweep_crowd *c)
+{
+    for (uint32_t i = 0; c && i < c->slots; i++)
+        if (!c->used[i])
+            return i;
+    return SWEEP_NO_BODY;
 }
 
 void sweep_crowd_clear(sweep_crowd *c, uint32_t slot)

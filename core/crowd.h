@@ -54,6 +54,10 @@ sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out);
 
 void sweep_crowd_destroy(sweep_crowd *c);
 
+/* Grows the crowd to `slots` slots (never shrinks); bodies keep their slots.
+ * SWEEP_E_ARG past SWEEP_CROWD_MAX_SLOTS, SWEEP_E_NOMEM (nothing changed). */
+sweep_status sweep_crowd_grow(sweep_crowd *c, uint32_t slots);
+
 uint32_t sweep_crowd_slots(const sweep_crowd *c);
 
 /* Puts (or moves) a body of the given radii at position in slot. SWEEP_E_ARG
@@ -62,6 +66,10 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 position,
 
 /* Empties slot (nothing if it is empty or out of range). */
 void sweep_crowd_clear(sweep_crowd *c, uint32_t slot);
+
+/* The lowest empty slot, or SWEEP_NO_BODY when every slot is taken (a
+ * caller that fills slots this way numbers them the same way every run). */
+uint32_t sweep_crowd_first_free(const sweep_crowd *c);
 
 /* The slot a shell triangle number belongs to, or SWEEP_NO_BODY. */
 uint32_t sweep_crowd_slot_of_triangle(uint32_t tri);

@@ -11,12 +11,13 @@
  *   - the entity's state is position, radii, grounded flag and its limits,
  *     plus what the movers need (the mover it stands on and the first one
  *     it touched in its last move, and what carried or pushed it since);
- *   - a Move calls sweep_move_among(world, movers, cfg, in) (the movers at
- *     their poses of the last tick) with in.position = the stored
- *     position (where the movers left it), in.radii = the spawned radii,
- *     in.velocity = Move.velocity
- *     and in.dt = Move.dt exactly as received (the client adds gravity
- *     itself), in.flags = SWEEP_INPUT_GROUNDED if the entity's previous
+ *   - a Move calls sweep_move_in over the world, its movers (at their
+ *     poses of the last tick) and, with --players-block, the other
+ *     entities' shells where they are now (so the order moves arrive in
+ *     decides who blocks whom), with in.position = the stored position
+ *     (where the movers left it), in.radii = the spawned radii,
+ *     in.velocity = Move.velocity and in.dt = Move.dt exactly as received
+ *     (the client adds gravity itself), in.flags = SWEEP_INPUT_GROUNDED if the entity's previous
  *     applied move ended grounded (never, before the first move);
  *   - cfg is the world's config with max_speed and step_height replaced by
  *     the entity's Spawn values when those are > 0 and below the world's;
@@ -224,6 +225,7 @@ static void on_spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     e->position = q;
     e->radii = r;
     e->grounded = 0;
+    sweep__world_place_entity(ss->world, e);
     /* A client may tighten the world's limits for its entity, never loosen them. */
     e->max_speed = sp->max_speed > 0.0 && sp->max_speed < cfg->max_speed ? sp->max_speed : cfg->max_speed;
     e->step_height = sp->step_height > 0.0 && sp->step_height < cfg->step_height ? sp->step_height : cfg->step_height;
@@ -282,13 +284,15 @@ static int apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     in.dt = mv->dt;
     in.flags = e->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_move_result res;
-    sweep_status st = sweep_move_among(w->world, w->movers, &cfg, &in, &res);
+    sweep_space space = sweep__world_space(w, e);
+    sweep_status st = sweep_move_in(&space, &cfg, &in, &res);
     if (st != SWEEP_OK) {
         sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
                           sweep_status_message(st));
         return -1;
     }
     e->position = res.position;
+    sweep__world_place_entity(w, e);
     e->grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
     e->has_last = 1;
     e->last_sequence = mv->sequence;
@@ -374,7 +378,8 @@ static void on_collide(sweep_server *s, sweep__peer *p, const sweep_message *m)
     in.dt = c->dt;
     in.flags = c->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_move_result res;
-    sweep_status st = sweep_move_among(w->world, w->movers, &w->level.config, &in, &res);
+    sweep_space space = sweep__world_space(w, NULL);
+    sweep_status st = sweep_move_in(&space, &w->level.config, &in, &res);
     if (st != SWEEP_OK) {
         sweep__send_error(s, p, sweep_wire_code_from_status(st), m->sequence, 0, "collide: %s",
                           sweep_status_message(st));

@@ -179,6 +179,15 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         memcpy(opt->command_token, value, n + 1);
         return SWEEP_OPTIONS_OK;
     }
+    if (strcmp(key, "players-block") == 0) {
+        if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0)
+            opt->players_block = 1;
+        else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
+            opt->players_block = 0;
+        else
+            return fail(err, errlen, "--players-block: '%s' is not on or off", value);
+        return SWEEP_OPTIONS_OK;
+    }
     if (strcmp(key, "config") == 0)
         return sweep_server_options_load_file(opt, value, err, errlen);
     return fail(err, errlen, "unknown option --%s (see --help)", key);
@@ -266,6 +275,10 @@ void sweep_server_options_usage(FILE *out)
           "                          they may send MoverCommand (default: none is). Put\n"
           "                          it in a --config file: a command line is visible\n"
           "                          to every local user\n"
+          "  --players-block on|off  entities are obstacles to each other: each stands\n"
+          "                          for the others as a small shell round its ellipsoid;\n"
+          "                          moves are applied in the order they arrive, which\n"
+          "                          decides who blocks whom (default off)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr\n"
           "  --config FILE           read settings from FILE (keys = long option names)\n"

@@ -45,12 +45,13 @@ typedef struct sweep_server_options {
     double handshake_timeout;  /* seconds a TCP connection may stay without a session */
     sweep_log_level log_level;
     char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token of trusted sessions; "" = none */
+    int players_block;         /* entities are obstacles to each other (core/crowd.h) */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
  * timeout, 2 s drain, 5 s to say Hello, log level info, no maps, no
- * command token (no session is trusted). */
+ * command token (no session is trusted), entities pass through each other. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

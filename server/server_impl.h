@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <uv.h>
 
+#include "core/crowd.h"
 #include "core/move.h"
 #include "core/mover.h"
 #include "core/world.h"
@@ -71,6 +72,10 @@ typedef struct sweep__world {
     uint32_t ent_count, ent_cap;
     sweep_body *bodies;        /* tick scratch, one per entity */
     uint32_t body_cap;
+    /* Players as obstacles (--players-block): each entity's shell, in the
+     * lowest slot free when it spawned. NULL when entities pass through
+     * each other. */
+    sweep_crowd *crowd;
 } sweep__world;
 
 struct sweep__entity {
@@ -90,6 +95,7 @@ struct sweep__entity {
     uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
     uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since the last move */
     uint32_t moved_by;         /* the last mover that carried or pushed it since then */
+    uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
 };
 
 /* Open-addressing table entity id -> entity. */
@@ -213,6 +219,10 @@ sweep__world *sweep__world_find(sweep_server *s, const char *name);
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
 uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index); /* core index -> movers.id, 0 = none */
+/* Puts the entity's shell where the entity is now (players as obstacles). */
+void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
+/* What a move of entity e (NULL: a stateless Collide) meets. */
+sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e);
 
 /* session.c */
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);

@@ -117,12 +117,16 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
             snprintf(err, errlen, "%s: %s", path, msg);
             return -1;
         }
+        if (s->opt.players_block && sweep_crowd_create(64, &w->crowd) != SWEEP_OK) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&w->hash, hex);
         sweep__log(SWEEP_LOG_INFO, "world_loaded",
-                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g hash=%s", i,
-                   w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
-                   w->tick_rate, hex);
+                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s hash=%s",
+                   i, w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
+                   w->tick_rate, w->crowd ? "on" : "off", hex);
     }
     return 0;
 }
@@ -134,6 +138,16 @@ uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index)
 
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
 {
+    e->crowd_slot = SWEEP_NO_BODY;
+    if (w->crowd) {
+        uint32_t slot = sweep_crowd_first_free(w->crowd);
+        if (slot == SWEEP_NO_BODY) {
+            slot = sweep_crowd_slots(w->crowd);
+            if (sweep_crowd_grow(w->crowd, 2 * slot) != SWEEP_OK)
+                return -1;
+        }
+        e->crowd_slot = slot; /* taken by the first place_entity */
+    }
     if (w->ent_count == w->ent_cap) {
         uint32_t ncap = w->ent_cap ? w->ent_cap * 2 : 16;
         sweep__entity **n = realloc(w->ents, ncap * sizeof *n);
@@ -147,9 +161,24 @@ int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
     return 0;
 }
 
+void sweep__world_place_entity(sweep__world *w, sweep__entity *e)
+{
+    /* Radii and positions were checked on the way in, so this cannot fail. */
+    if (w->crowd && e->crowd_slot != SWEEP_NO_BODY)
+        sweep_crowd_set(w->crowd, e->crowd_slot, e->position, e->radii);
+}
+
+sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
+{
+    sweep_space sp = {w->world, w->movers, w->crowd, e ? e->crowd_slot : SWEEP_NO_BODY};
+    return sp;
+}
+
 /* Keeps the others in spawn order: the tick's outcome depends on it. */
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
 {
+    if (w->crowd && e->crowd_slot != SWEEP_NO_BODY)
+        sweep_crowd_clear(w->crowd, e->crowd_slot);
     for (uint32_t i = 0; i < w->ent_count; i++) {
         if (w->ents[i] == e) {
             memmove(&w->ents[i], &w->ents[i + 1], (w->ent_count - i - 1) * sizeof *w->ents);
@@ -232,6 +261,7 @@ static void tick_movers(sweep__world *w)
         sweep__entity *e = w->ents[i];
         const sweep_body *b = &w->bodies[i];
         e->position = b->position;
+        sweep__world_place_entity(w, e);
         uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
         if (moved) {
             e->moved_flags |= moved;
@@ -411,6 +441,7 @@ void sweep__worlds_free(sweep_server *s)
         if (w->world)
             sweep_world_destroy(w->world);
         sweep_movers_destroy(w->movers);
+        sweep_crowd_destroy(w->crowd);
         free(w->mover_blocked);
         free(w->wire);
         free(w->ents);

@@ -162,6 +162,22 @@ static void slides_round_another(void **state)
     scene_free(&s);
 }
 
+/* A body kept through a grow still blocks. */
+static void grown_crowd_keeps_bodies(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 1);
+    guy a, b;
+    put(&s, &b, 0, 0, 0, 0.9005);
+    assert_int_equal(sweep_crowd_grow(s.crowd, 40), SWEEP_OK);
+    put(&s, &a, 39, -3, 0, 0.9005);
+    for (int t = 0; t < 90; t++)
+        step(&s, &a, 39, sweep_v3(4, 0, 0));
+    assert_true(a.pos.x <= -0.8 + 1e-9 && a.pos.x > -0.81);
+    scene_free(&s);
+}
+
 static void own_shell_is_ignored(void **state)
 {
     (void)state;
@@ -219,6 +235,11 @@ static void bad_slots_and_numbers(void **state)
     assert_int_equal(sweep_crowd_set(c, 0, sweep_v3(0, 0, 0), sweep_v3(0, 1, 1)), SWEEP_E_RADII);
     sweep_crowd_clear(c, 7); /* out of range: nothing */
     assert_int_equal(sweep_crowd_slots(c), 3);
+    assert_int_equal(sweep_crowd_set(c, 2, sweep_v3(1, 2, 3), RADII), SWEEP_OK);
+    assert_int_equal(sweep_crowd_grow(c, 9), SWEEP_OK);
+    assert_int_equal(sweep_crowd_slots(c), 9);
+    assert_int_equal(sweep_crowd_set(c, 8, sweep_v3(0, 0, 0), RADII), SWEEP_OK);
+    assert_int_equal(sweep_crowd_grow(c, SWEEP_CROWD_MAX_SLOTS + 1), SWEEP_E_ARG);
     assert_int_equal(sweep_crowd_slot_of_triangle(5), SWEEP_NO_BODY);
     assert_int_equal(sweep_crowd_slot_of_triangle(SWEEP_CROWD_FIRST_TRIANGLE + 2 * SWEEP_CROWD_SHELL_TRIANGLES + 3), 2);
     sweep_crowd_destroy(c);
@@ -237,6 +258,7 @@ int main(void)
         cmocka_unit_test(stands_on_a_head),
         cmocka_unit_test(slides_round_another),
         cmocka_unit_test(own_shell_is_ignored),
+        cmocka_unit_test(grown_crowd_keeps_bodies),
         cmocka_unit_test(order_decides_and_repeats),
         cmocka_unit_test(bad_slots_and_numbers),
     };

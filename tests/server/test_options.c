@@ -72,6 +72,15 @@ static void test_defaults_and_cli(void **state)
     const char *tok[] = {"sweepd", "--command-token", "open sesame"};
     assert_int_equal(parse(&o, err, sizeof err, 3, tok), SWEEP_OPTIONS_OK);
     assert_string_equal(o.command_token, "open sesame");
+
+    /* Entities pass through each other unless asked. */
+    assert_int_equal(o.players_block, 0);
+    const char *block[] = {"sweepd", "--players-block", "on"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, block), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.players_block, 1);
+    const char *unblock[] = {"sweepd", "--players-block", "off"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, unblock), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.players_block, 0);
 }
 
 static void test_bad_options(void **state)
@@ -85,7 +94,7 @@ static void test_bad_options(void **state)
         {"--max-batch", "0", "max-batch"},   {"--max-batch", "12x", "max-batch"}, {"--max-frame", "-5", "max-frame"},
         {"--listen", "1.2.3.4", "listen"},   {"--listen", "h:70000", "listen"},   {"--tick-rate", "nan", "tick-rate"},
         {"--log-level", "loud", "log-level"}, {"--frobnicate", "1", "frobnicate"}, {"--config", "/nonexistent/x", "config"},
-        {"--command-token", "", "command-token"},
+        {"--command-token", "", "command-token"}, {"--players-block", "maybe", "players-block"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
@@ -117,6 +126,7 @@ static void test_config_file(void **state)
                        "\n"
                        "listen = 127.0.0.1:9000\n"
                        "command-token = s3cr3t # trusted game servers\n"
+                       "players-block = yes\n"
                        "map=two.db\n";
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
@@ -130,6 +140,7 @@ static void test_config_file(void **state)
     assert_int_equal(o.map_count, 2);
     assert_string_equal(o.maps[1], "two.db");
     assert_string_equal(o.command_token, "s3cr3t");
+    assert_int_equal(o.players_block, 1);
 
     FILE *f = fopen(path, "w");
     fputs("max-sessions = 7\nthis line has no equals sign\n", f);
