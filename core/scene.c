@@ -162,49 +162,88 @@ static void keep(sweep__scene *s, sweep__candidate *cd, const sweep__tri *t, swe
     sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
 }
 
-/* Keeps the mover triangles near [lo, hi], in mover order then triangle
- * order: the order every sweep of the scene tests them in. */
-static void begin_movers(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
+/*
+ * The moving triangles of a source near a box: each mover's (in mover
+ * order) then each other body's shell (in slot order), each in its own
+ * triangle order, whole groups skipped by their box. The one order every
+ * sweep of a scene tests them in, kept or not.
+ */
+typedef struct dyn_walk {
+    const sweep__scene_src *src;
+    sweep_vec3 lo, hi;
+    uint32_t m, b;             /* next mover, next slot */
+    const sweep__tri *tris;    /* the current group */
+    uint32_t k, n;             /* next triangle of it, its size */
+    uint32_t mover, body;      /* what the current group is */
+} dyn_walk;
+
+static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi)
 {
-    const sweep__scene_src *src = &s->src;
+    it->src = src, it->lo = lo, it->hi = hi;
+    it->m = src->movers ? src->first : src->end;
+    it->b = 0;
+    it->k = it->n = 0;
+}
+
+/* The next triangle whose own box meets the walk's box, with its box. */
+static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_vec3 *thi)
+{
+    const sweep__scene_src *src = it->src;
+    for (;;) {
+        while (it->k < it->n) {
+            const sweep__tri *t = &it->tris[it->k++];
+            tri_box(t, tlo, thi);
+            if (box_overlaps(*tlo, *thi, it->lo, it->hi))
+                return t;
+        }
+        while (it->m < src->end) {
+            sweep_vec3 glo, ghi;
+            uint32_t m = it->m++;
+            const sweep__tri *tris = mover_tris(src, m, &glo, &ghi);
+            if (m == src->skip || !box_overlaps(glo, ghi, it->lo, it->hi))
+                continue;
+            it->tris = tris;
+            it->n = src->movers->m[m].tri_count;
+            it->k = 0, it->mover = m, it->body = SWEEP_NO_BODY;
+            break;
+        }
+        if (it->k < it->n)
+            continue;
+        /* Shells: a tight scan, since a crowd may have thousands of slots. */
+        const sweep_crowd *c = src->crowd;
+        if (!c)
+            return NULL;
+        uint32_t b = it->b;
+        while (b < c->slots && (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi)))
+            b++;
+        if (b >= c->slots) {
+            it->b = b;
+            return NULL;
+        }
+        it->b = b + 1;
+        it->tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
+        it->n = SWEEP_CROWD_SHELL_TRIANGLES;
+        it->k = 0, it->mover = SWEEP_NO_MOVER, it->body = b;
+    }
+}
+
+/* Keeps the moving triangles near [lo, hi] (dyn_walk order). */
+static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
+{
     s->mover_count = 0;
     s->movers_kept = 1;
-    for (uint32_t m = src->first; src->movers && m < src->end; m++) {
-        sweep_vec3 mlo, mhi;
-        if (m == src->skip)
-            continue;
-        const sweep__tri *tris = mover_tris(src, m, &mlo, &mhi);
-        if (!box_overlaps(mlo, mhi, lo, hi))
-            continue;
-        uint32_t n = src->movers->m[m].tri_count;
-        for (uint32_t k = 0; k < n; k++) {
-            sweep_vec3 tlo, thi;
-            tri_box(&tris[k], &tlo, &thi);
-            if (!box_overlaps(tlo, thi, lo, hi))
-                continue;
-            if (s->mover_count == SWEEP__MAX_CANDIDATES) {
-                s->movers_kept = 0;
-                return;
-            }
-            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, m, SWEEP_NO_BODY);
+    if (!s->src.movers && !s->src.crowd)
+        return;
+    dyn_walk it;
+    sweep_vec3 tlo, thi;
+    const sweep__tri *t;
+    dyn_begin(&it, &s->src, lo, hi);
+    while ((t = dyn_next(&it, &tlo, &thi))) {
+        if (s->mover_count == SWEEP__MAX_CANDIDATES) {
+            s->movers_kept = 0;
+            return;
         }
-    }
-    const sweep_crowd *c = src->crowd;
-    for (uint32_t b = 0; c && b < c->slots; b++) {
-        if (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], lo, hi))
-            continue;
-        const sweep__tri *tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
-        for (uint32_t k = 0; k < SWEEP_CROWD_SHELL_TRIANGLES; k++) {
-            sweep_vec3 tlo, thi;
-            tri_box(&tris[k], &tlo, &thi);
-            if (!box_overlaps(tlo, thi, lo, hi))
-                continue;
-            if (s->mover_count == SWEEP__MAX_CANDIDATES) {
-                s->movers_kept = 0;
-                return;
-            }
-            keep(s, &s->mover_cand[s->mover_count++], &tris[k], tlo, thi, SWEEP_NO_MOVER, b);
-        }
+        keep(s, &s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
     }
 }
 
@@ -217,7 +256,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->lo = lo, s->hi = hi;
     s->count = 0;
     s->kept = 1;
-    begin_movers(s, lo, hi);
+    begin_dynamic(s, lo, hi);
     if (!w)
         return;
     leaf_walk it;
@@ -282,32 +321,12 @@ static void sweep_dynamic(const sweep__scene *s, const sweep__path *path, sweep_
         sweep_kept(s->mover_cand, s->mover_count, path, lo, hi, r);
         return;
     }
-    for (uint32_t m = src->first; src->movers && m < src->end; m++) {
-        sweep_vec3 mlo, mhi;
-        if (m == src->skip)
-            continue;
-        const sweep__tri *tris = mover_tris(src, m, &mlo, &mhi);
-        if (!box_overlaps(mlo, mhi, lo, hi))
-            continue;
-        for (uint32_t k = 0; k < src->movers->m[m].tri_count; k++) {
-            sweep_vec3 tlo, thi;
-            tri_box(&tris[k], &tlo, &thi);
-            if (box_overlaps(tlo, thi, lo, hi))
-                sweep_one(s, path, &tris[k], m, SWEEP_NO_BODY, r);
-        }
-    }
-    const sweep_crowd *c = src->crowd;
-    for (uint32_t b = 0; c && b < c->slots; b++) {
-        if (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], lo, hi))
-            continue;
-        const sweep__tri *tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
-        for (uint32_t k = 0; k < SWEEP_CROWD_SHELL_TRIANGLES; k++) {
-            sweep_vec3 tlo, thi;
-            tri_box(&tris[k], &tlo, &thi);
-            if (box_overlaps(tlo, thi, lo, hi))
-                sweep_one(s, path, &tris[k], SWEEP_NO_MOVER, b, r);
-        }
-    }
+    dyn_walk it;
+    sweep_vec3 tlo, thi;
+    const sweep__tri *t;
+    dyn_begin(&it, src, lo, hi);
+    while ((t = dyn_next(&it, &tlo, &thi)))
+        sweep_one(s, path, t, it.mover, it.body, r);
 }
 
 int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
