@@ -15,6 +15,11 @@
  *
  * UDP may lose datagrams: a request unanswered for a second is counted as
  * lost and its window slot reused, so one loss does not stall a bot.
+ *
+ * With --watch N every bot also subscribes to the movers' WorldState every
+ * N ticks, so the load includes the pushes a predicting game client
+ * receives; the WorldStates received (and the movers in them) are counted
+ * and reported, and a bot crushed by a mover is reported and respawned.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +54,8 @@ static const char usage[] =
     "  --position X,Y,Z     spawn point without --map (default 0,0,1)\n"
     "  --speed U            walking speed, units/s (default 2)\n"
     "  --dt SECONDS         time step of each move (default 1/60)\n"
+    "  --watch N            each bot also watches the movers: a WorldState every N\n"
+    "                       ticks (default: none)\n"
     "  --progress           live progress line on stderr even if not a terminal\n"
     "  --bench-line NAME    print 'BENCH name=server.NAME clients=... moves_per_s=...\n"
     "                       p50_us=... p99_us=...' instead of the summary\n"
@@ -57,7 +64,7 @@ static const char usage[] =
 typedef struct options {
     const char *connect, *map, *bench_name;
     int udp, progress;
-    uint32_t clients, batch, window;
+    uint32_t clients, batch, window, watch;
     double rate, duration, warmup, speed, dt;
     sweep_vec3 position;
 } options;
@@ -71,6 +78,8 @@ typedef struct inflight {
 typedef struct bot {
     sweep_client *c;
     uint32_t entity;
+    uint32_t crushed_entity; /* the entity a mover crushed last (its late answers are errors) */
+    sweep_vec3 spawn;
     uint64_t step;      /* moves sent, for the walking pattern */
     uint64_t next_send; /* rate mode: when the next request goes */
     inflight *fl;
@@ -81,6 +90,7 @@ typedef struct totals {
     uint64_t *lat_ns; /* measured latencies */
     size_t nlat, cap;
     uint64_t results, errors, lost, sent;
+    uint64_t world_states, world_movers, crushed; /* with --watch; counted the whole run */
     int measuring;
 } totals;
 
@@ -100,7 +110,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"map", required_argument, 0, 'm'},      {"position", required_argument, 0, 'p'},
         {"speed", required_argument, 0, 's'},    {"dt", required_argument, 0, 't'},
         {"progress", no_argument, 0, 'P'},       {"bench-line", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+        {"watch", required_argument, 0, 'a'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
     o->clients = 4;
@@ -156,6 +167,11 @@ static int parse_args(int argc, char **argv, options *o)
         case 't':
             if (!sweep_parse_double(optarg, 1e-6, 1, &o->dt))
                 return bad("--dt wants seconds, not", optarg);
+            break;
+        case 'a':
+            if (!sweep_parse_double(optarg, 1, 1e6, &v) || v != floor(v))
+                return bad("--watch wants a number of ticks (1 = every tick), not", optarg);
+            o->watch = (uint32_t)v;
             break;
         case 'P': o->progress = 1; break;
         case 'B': o->bench_name = optarg; break;
@@ -308,6 +324,11 @@ int main(int argc, char **argv)
             goto out;
         }
         bots[i].entity = sp.entity;
+        bots[i].spawn = spawns[i % nspawns];
+        if (o.watch && sweep_client_watch_world(bots[i].c, o.watch, NULL, &e) != SWEEP_CLIENT_OK) {
+            fprintf(stderr, "sweep-bots: bot %u: watch: %s: %s\n", i, sweep_client_error_name(&e), e.message);
+            goto out;
+        }
         bots[i].fl = calloc(window, sizeof *bots[i].fl);
         if (!bots[i].fl) {
             fprintf(stderr, "sweep-bots: out of memory\n");
@@ -378,6 +399,27 @@ int main(int argc, char **argv)
             while ((s = sweep_client_poll(bots[i].c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
                 if (ev.kind == SWEEP_CLIENT_EV_MOVE_RESULT) {
                     settle(&bots[i], &t, ev.as.move_result.sequence, ev.received_ns, 1);
+                } else if (ev.kind == SWEEP_CLIENT_EV_WORLD_STATE) {
+                    if (t.measuring) {
+                        t.world_states++;
+                        t.world_movers += ev.as.world_state.count;
+                    }
+                } else if (ev.kind == SWEEP_CLIENT_EV_DESPAWNED && ev.sequence == 0 &&
+                           ev.as.despawned.entity == bots[i].entity) {
+                    /* A mover crushed the bot's player: a new one carries on. */
+                    sweep_msg_spawned sp;
+                    t.crushed++;
+                    bots[i].crushed_entity = bots[i].entity;
+                    if (sweep_client_spawn(bots[i].c, bots[i].spawn, radii, &sp, &e) != SWEEP_CLIENT_OK) {
+                        fprintf(stderr, "sweep-bots: bot %u: respawn after a crush: %s: %s\n", i,
+                                sweep_client_error_name(&e), e.message);
+                        goto out;
+                    }
+                    bots[i].entity = sp.entity;
+                } else if (ev.kind == SWEEP_CLIENT_EV_ERROR && ev.as.error.code == SWEEP_WIRE_UNKNOWN_ENTITY &&
+                           ev.as.error.entity != 0 && ev.as.error.entity == bots[i].crushed_entity) {
+                    /* A move that was on its way when the player was crushed. */
+                    settle(&bots[i], &t, ev.as.error.sequence ? ev.as.error.sequence : ev.sequence, ev.received_ns, 0);
                 } else if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
                     if (t.errors++ < 5)
                         fprintf(stderr, "sweep-bots: bot %u: server error %s: %s (sequence %u)\n", i,
@@ -405,8 +447,11 @@ int main(int argc, char **argv)
     qsort(t.lat_ns, t.nlat, sizeof *t.lat_ns, cmp_u64);
     double mps = (double)t.results / o.duration;
     if (o.bench_name) {
-        printf("BENCH name=server.%s clients=%u moves_per_s=%.0f p50_us=%.1f p99_us=%.1f\n", o.bench_name, o.clients, mps,
+        printf("BENCH name=server.%s clients=%u moves_per_s=%.0f p50_us=%.1f p99_us=%.1f", o.bench_name, o.clients, mps,
                percentile_us(&t, 0.50), percentile_us(&t, 0.99));
+        if (o.watch)
+            printf(" world_states_per_s=%.0f", (double)t.world_states / o.duration);
+        printf("\n");
     } else {
         printf("clients:     %u (%s, %s)\n", o.clients, o.udp ? "udp" : "tcp",
                o.batch > 1 ? "batched" : "single moves");
@@ -415,6 +460,10 @@ int main(int argc, char **argv)
         printf("throughput:  %.0f moves/s\n", mps);
         printf("latency us:  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n", percentile_us(&t, 0.50),
                percentile_us(&t, 0.90), percentile_us(&t, 0.99), percentile_us(&t, 0.999), percentile_us(&t, 1.0));
+        if (o.watch)
+            printf("world states: %" PRIu64 " received (%.0f/s, %" PRIu64 " mover poses), %" PRIu64
+                   " players crushed\n",
+                   t.world_states, (double)t.world_states / o.duration, t.world_movers, t.crushed);
     }
     rc = t.results > 0 && t.errors == 0 ? 0 : 1;
     if (rc)

@@ -11,9 +11,16 @@
  * sweep_client_poll. While a TCP write waits for room the socket is read
  * too, so a client and a server that both write a lot cannot deadlock.
  *
+ * A WorldState's movers are copied out of the receive buffer into an
+ * array of their own when the message is queued (the decoder's storage is
+ * reused by the next message); the event owns that array until it is
+ * handed to the caller, then `handed` owns it until the next receiving
+ * call frees it.
+ *
  * Invariants: q[qhead .. qhead+qlen) are the pending events in arrival
  * order; after a fatal connection error (fatal.status != OK) no more bytes
- * are read or written and every call returns that error.
+ * are read or written and every call returns that error; every queued
+ * WORLD_STATE event with count > 0 owns its movers array.
  */
 #define _GNU_SOURCE
 #include "client-sdk/client.h"
@@ -41,6 +48,9 @@
 #define SWEEP__RX_MAX_FRAME (1u << 20)
 #define SWEEP__TX_CAP (SWEEP_FRAME_PREFIX + SWEEP_FRAME_DEFAULT_MAX)
 #define SWEEP__COOKIE_MAX 256
+/* Bytes a MoverTransform (a struct of sweep.fbs) takes in a buffer: a
+ * buffer of n bytes holds at most n / this many. */
+#define SWEEP__WIRE_MOVER_BYTES 64u
 
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
@@ -70,6 +80,7 @@ struct sweep_client {
     /* Events not yet handed out. */
     sweep_client_event *q;
     size_t qhead, qlen, qcap;
+    sweep_wire_mover *handed; /* movers of the WorldState handed out last */
 
     sweep_client_counters counters;
     sweep_client_error fatal;
@@ -217,6 +228,37 @@ static void queue_take(sweep_client *c, size_t i, sweep_client_event *out)
         c->qhead = 0;
 }
 
+/* Frees the movers of the WorldState handed out last: the caller was told
+ * they live until its next receiving call, which this is. */
+static void release_handed(sweep_client *c)
+{
+    free(c->handed);
+    c->handed = NULL;
+}
+
+/* Takes the movers array of an event being handed out into `handed`. */
+static void hand_out(sweep_client *c, const sweep_client_event *ev)
+{
+    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE) {
+        release_handed(c);
+        c->handed = (sweep_wire_mover *)ev->as.world_state.movers;
+    }
+}
+
+/* Frees the queue with the movers its WorldState events own. */
+static void free_queue(sweep_client *c)
+{
+    for (size_t i = 0; i < c->qlen; i++) {
+        sweep_client_event *ev = &c->q[c->qhead + i];
+        if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE)
+            free((void *)ev->as.world_state.movers);
+    }
+    free(c->q);
+    c->q = NULL;
+    c->qhead = c->qlen = c->qcap = 0;
+    release_handed(c);
+}
+
 static void copy_str(char *dst, size_t cap, sweep_str s)
 {
     size_t n = s.ptr ? s.len : 0;
@@ -290,7 +332,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         break;
     case SWEEP_MSG_DESPAWNED:
         ev->kind = SWEEP_CLIENT_EV_DESPAWNED;
-        ev->as.entity = m->as.despawned.entity;
+        ev->as.despawned = m->as.despawned;
         break;
     case SWEEP_MSG_COLLIDE_RESULT:
         ev->kind = SWEEP_CLIENT_EV_COLLIDE_RESULT;
@@ -304,9 +346,25 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         ev->kind = SWEEP_CLIENT_EV_STATS;
         ev->as.stats = m->as.stats;
         break;
-    case SWEEP_MSG_WORLD_STATE:
+    case SWEEP_MSG_WORLD_STATE: {
+        const sweep_msg_world_state *ws = &m->as.world_state;
+        sweep_wire_mover *copy = NULL;
+        if (ws->count > 0) {
+            copy = malloc((size_t)ws->count * sizeof *copy);
+            if (copy == NULL) {
+                c->qlen--;
+                return -1;
+            }
+            memcpy(copy, ws->movers, (size_t)ws->count * sizeof *copy);
+        }
         ev->kind = SWEEP_CLIENT_EV_WORLD_STATE;
-        ev->as.world_tick = m->as.world_state.tick;
+        ev->as.world_state = *ws;
+        ev->as.world_state.movers = copy;
+        break;
+    }
+    case SWEEP_MSG_MOVER_COMMANDED:
+        ev->kind = SWEEP_CLIENT_EV_MOVER_COMMANDED;
+        ev->as.mover_commanded = m->as.mover_commanded;
         break;
     case SWEEP_MSG_BYE:
         ev->kind = SWEEP_CLIENT_EV_BYE;
@@ -323,6 +381,21 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
 }
 
 /* --- socket I/O ---------------------------------------------------------------- */
+
+/* Mover storage for decoding a buffer of len bytes: enough for every
+ * MoverTransform it can hold, so a WorldState never fails for capacity. */
+static int size_movers(sweep_client *c, size_t len)
+{
+    size_t n = len / SWEEP__WIRE_MOVER_BYTES + 1;
+    if (n <= c->dec.movers_cap)
+        return 0;
+    sweep_wire_mover *m = realloc(c->dec.movers, n * sizeof *m);
+    if (m == NULL)
+        return -1;
+    c->dec.movers = m;
+    c->dec.movers_cap = (uint32_t)n;
+    return 0;
+}
 
 /* Reads what the socket has without waiting and queues the events.
  * Returns OK (also when there was nothing), or a fatal status. */
@@ -373,6 +446,8 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
             size_t flen;
             sweep_frame_status fs;
             while ((fs = sweep_framer_next(&c->framer, &frame, &flen)) == SWEEP_FRAME_READY) {
+                if (size_movers(c, flen) < 0)
+                    return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory decoding a frame");
                 sweep_proto_error pe = sweep_decode(&c->dec, frame, flen, SWEEP_WIRE_SIZE_PREFIXED, &m);
                 if (pe != SWEEP_PROTO_OK)
                     return fatal(c, err, SWEEP_CLIENT_E_PROTOCOL, "server sent an invalid frame (%s)",
@@ -513,6 +588,7 @@ static sweep_client_status request(sweep_client *c, const sweep_message *m, int 
 {
     const uint8_t *bytes;
     size_t len;
+    release_handed(c);
     sweep_client_status s = encode(c, m, &bytes, &len, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
@@ -524,6 +600,7 @@ static sweep_client_status request(sweep_client *c, const sweep_message *m, int 
         for (size_t i = 0; i < c->qlen; i++) {
             if (answers(&c->q[c->qhead + i], kind, seq)) {
                 queue_take(c, i, out);
+                hand_out(c, out);
                 if (out->kind == SWEEP_CLIENT_EV_ERROR) {
                     if (err)
                         *err = out->as.error;
@@ -724,7 +801,8 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     c->tx = malloc(c->tx_cap);
     c->rx = malloc(c->rx_cap);
     sweep_client_status s;
-    if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0) {
+    if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 ||
+        (c->transport == SWEEP_CLIENT_UDP && size_movers(c, c->rx_cap) < 0)) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
@@ -744,9 +822,11 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
 failed:
     if (c->fd >= 0)
         close(c->fd);
+    free_queue(c);
     free(c->tx);
     free(c->rx);
     free(c->dec.results);
+    free(c->dec.movers);
     free(c);
     return s;
 }
@@ -766,11 +846,12 @@ void sweep_client_close(sweep_client *c)
     }
     if (c->fd >= 0)
         close(c->fd);
+    free_queue(c);
     free(c->tx);
     free(c->rx);
     free(c->dec.results);
+    free(c->dec.movers);
     free(c->batch);
-    free(c->q);
     free(c);
 }
 
@@ -883,6 +964,36 @@ sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out
     return s;
 }
 
+sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sweep_msg_world_state *out,
+                                             sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    sweep_message m = {.kind = SWEEP_MSG_WATCH_WORLD, .sequence = c->next_seq++};
+    m.as.watch_world.every = every;
+    sweep_client_event ev;
+    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_WORLD_STATE, m.sequence, &ev, err);
+    if (s == SWEEP_CLIENT_OK && out)
+        *out = ev.as.world_state;
+    return s;
+}
+
+sweep_client_status sweep_client_mover_command(sweep_client *c, const char *mover, sweep_msg_mover_commanded *out,
+                                               sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    if (mover == NULL || mover[0] == '\0')
+        return fail(err, SWEEP_CLIENT_E_ARG, "a mover command needs the mover's name");
+    sweep_message m = {.kind = SWEEP_MSG_MOVER_COMMAND, .sequence = c->next_seq++};
+    m.as.mover_command.mover = sweep_str_of(mover);
+    sweep_client_event ev;
+    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_MOVER_COMMANDED, m.sequence, &ev, err);
+    if (s == SWEEP_CLIENT_OK && out)
+        *out = ev.as.mover_commanded;
+    return s;
+}
+
 sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
                                            sweep_client_error *err)
 {
@@ -932,13 +1043,16 @@ sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_cli
 {
     if (c == NULL || ev == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or event");
+    release_handed(c);
     uint64_t deadline = timeout_ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
         /* Events left by the handshake are internal; drop them on the way. */
         while (c->qlen > 0) {
             queue_take(c, 0, ev);
-            if ((int)ev->kind < SWEEP__EV_WELCOME)
+            if ((int)ev->kind < SWEEP__EV_WELCOME) {
+                hand_out(c, ev);
                 return ok(err);
+            }
         }
         if (c->fatal.status != SWEEP_CLIENT_OK)
             return fatal(c, err, c->fatal.status, "%s", c->fatal.message);

@@ -16,6 +16,11 @@
  *     out one event (a move result, an error, ...) at a time, for game loops;
  *   - sweep_client_dispatch, which calls a callback for every event that
  *     arrived.
+ * The server also sends messages nobody asked for (Message.sequence 0):
+ * the movers' WorldState after sweep_client_watch_world, and the Despawned
+ * of an entity a mover crushed. They are events like the answers, in
+ * arrival order, so a game that predicts (predict.h) applies each
+ * WorldState before the results computed after it.
  * sweep_client_fd gives the socket, so a program with many connections
  * can wait on all of them with poll(2) or its own event loop and then call
  * sweep_client_poll with a zero timeout.
@@ -167,6 +172,35 @@ sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_c
 
 sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err);
 
+/* --- movers ------------------------------------------------------------------ */
+
+/*
+ * Subscribes this session to the poses of the world's movers: the server
+ * answers at once with a WorldState (*out, may be NULL) and from then on
+ * pushes one (Message.sequence 0) after every `every`-th tick, which
+ * sweep_client_poll hands out as SWEEP_CLIENT_EV_WORLD_STATE events.
+ * every = 0 stops the pushes (and is answered with a WorldState too).
+ * out->movers points into memory the client owns, valid until the next
+ * call that receives on this client (sweep_client_poll, _dispatch, any
+ * blocking request) or sweep_client_close. Over UDP a world with more
+ * movers than one datagram holds comes in parts (protocol/README.md):
+ * *out is the first part, the others arrive as events.
+ */
+sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sweep_msg_world_state *out,
+                                             sweep_client_error *err);
+
+/*
+ * Fires the trigger of the mover named `mover` (its name in the map) at
+ * the server's next tick; *out (may be NULL) says the mover's id and that
+ * tick. Only a trusted session may: one that connected with
+ * options.auth_token equal to the server's --command-token; any other gets
+ * AuthFailed, and a name the world does not have gets UnknownMover (both
+ * SWEEP_CLIENT_E_SERVER with that code). Over UDP a command whose answer
+ * is lost is sent again, so the trigger may fire twice.
+ */
+sweep_client_status sweep_client_mover_command(sweep_client *c, const char *mover, sweep_msg_mover_commanded *out,
+                                               sweep_client_error *err);
+
 /* --- sending without waiting ---------------------------------------------- */
 
 /* One move to send. claimed_position is optional (the client's prediction;
@@ -201,12 +235,15 @@ typedef enum sweep_client_event_kind {
     SWEEP_CLIENT_EV_MOVE_RESULT,   /* as.move_result (results of a batch come one by one) */
     SWEEP_CLIENT_EV_ERROR,         /* as.error: a server Error, not tied to a waiting call */
     SWEEP_CLIENT_EV_SPAWNED,       /* as.spawned */
-    SWEEP_CLIENT_EV_DESPAWNED,     /* as.entity */
+    SWEEP_CLIENT_EV_DESPAWNED,     /* as.despawned: the answer to a Despawn, or (sequence 0,
+                                      crushed_by = the mover's id) an entity a mover crushed */
     SWEEP_CLIENT_EV_COLLIDE_RESULT, /* as.collide_result */
     SWEEP_CLIENT_EV_PONG,          /* as.pong */
     SWEEP_CLIENT_EV_STATS,         /* as.stats */
-    SWEEP_CLIENT_EV_WORLD_STATE,   /* as.world_tick (movers are not kept) */
-    SWEEP_CLIENT_EV_BYE            /* the server is closing; as.error.message holds the reason */
+    SWEEP_CLIENT_EV_WORLD_STATE,   /* as.world_state: movers' poses after a tick (sequence 0 when
+                                      pushed; see sweep_client_watch_world for how long movers lives) */
+    SWEEP_CLIENT_EV_BYE,           /* the server is closing; as.error.message holds the reason */
+    SWEEP_CLIENT_EV_MOVER_COMMANDED /* as.mover_commanded */
 } sweep_client_event_kind;
 
 typedef struct sweep_client_event {
@@ -218,11 +255,14 @@ typedef struct sweep_client_event {
         sweep_msg_move_result move_result;
         sweep_client_error error;
         sweep_msg_spawned spawned;
-        uint32_t entity;
+        uint32_t entity;                 /* = despawned.entity */
+        sweep_msg_despawned despawned;
         sweep_msg_collide_result collide_result;
         sweep_msg_pong pong;
         sweep_msg_stats stats;
-        uint64_t world_tick;
+        uint64_t world_tick;             /* = world_state.tick */
+        sweep_msg_world_state world_state;
+        sweep_msg_mover_commanded mover_commanded;
     } as;
 } sweep_client_event;
 

@@ -1,20 +1,62 @@
 /*
- * predict.c - prediction, rewind and replay over the core (predict.h), and
- * the map check against Welcome.
+ * predict.c - prediction, rewind and replay over the core (predict.h), the
+ * movers a client follows through WorldState, and the map check against
+ * Welcome.
  *
  * Comparisons are of bit patterns (memcmp of the doubles), never of values
  * within a tolerance: the whole point is that client and server compute the
  * same bits, and a tolerance would hide a map or build mismatch until it
  * grows into a visible desync.
+ *
+ * Mover poses seen so far are kept in a ring of SWEEP_PREDICT_HISTORY
+ * ticks (slot = tick % SWEEP_PREDICT_HISTORY, each entry tagged with its
+ * tick + 1 so that 0 means empty), so that the state of an answer computed
+ * at tick T can be placed on its mover's pose of tick T. `latest` holds,
+ * per mover, tick + 1 of the newest pose applied: a late UDP part never
+ * moves a mover back, and "the predictor holds the poses of tick T" means
+ * every mover's latest is T + 1.
  */
 #include "client-sdk/predict.h"
 
 #include <assert.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/quat.h"
 #include "maps/content_hash.h"
+
+struct sweep_predict_history {
+    uint32_t count;          /* movers */
+    uint64_t *latest;        /* [count] */
+    uint64_t *tag;           /* [SWEEP_PREDICT_HISTORY * count] */
+    sweep_mover_pose *poses; /* [SWEEP_PREDICT_HISTORY * count] */
+};
+
+/* Writes a message into err (may be NULL) and returns st. */
+static sweep_status say(char *err, size_t errlen, sweep_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static sweep_status say(char *err, size_t errlen, sweep_status st, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+sweep_predict_state sweep_predict_state_at(sweep_vec3 position)
+{
+    sweep_predict_state s;
+    memset(&s, 0, sizeof s);
+    s.position = position;
+    s.ground_mover = SWEEP_NO_MOVER;
+    return s;
+}
 
 void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
                           sweep_vec3 position, sweep_vec3 radii)
@@ -23,7 +65,52 @@ void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sw
     p->world = world;
     p->config = *cfg;
     p->radii = radii;
-    p->confirmed.position = position;
+    p->confirmed = sweep_predict_state_at(position);
+}
+
+static void free_history(struct sweep_predict_history *h)
+{
+    if (h == NULL)
+        return;
+    free(h->latest);
+    free(h->tag);
+    free(h->poses);
+    free(h);
+}
+
+sweep_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv, char *err,
+                                        size_t errlen)
+{
+    if (p == NULL)
+        return say(err, errlen, SWEEP_E_ARG, "no predictor");
+    struct sweep_predict_history *h = NULL;
+    if (mv != NULL) {
+        if (lv == NULL)
+            return say(err, errlen, SWEEP_E_ARG, "movers need the level they were built from (their ids)");
+        uint32_t n = sweep_movers_count(mv);
+        if (n != lv->mover_count)
+            return say(err, errlen, SWEEP_E_ARG, "the movers (%u) were not built from this level (%u movers)", n,
+                       lv->mover_count);
+        h = calloc(1, sizeof *h);
+        size_t slots = (size_t)SWEEP_PREDICT_HISTORY * n;
+        if (h == NULL || (n && ((h->latest = calloc(n, sizeof *h->latest)) == NULL ||
+                                (h->tag = calloc(slots, sizeof *h->tag)) == NULL ||
+                                (h->poses = calloc(slots, sizeof *h->poses)) == NULL))) {
+            free_history(h);
+            return say(err, errlen, SWEEP_E_NOMEM, "out of memory for the movers' pose history");
+        }
+        h->count = n;
+    }
+    free_history(p->history);
+    p->history = h;
+    p->movers = mv;
+    p->level = mv ? lv : NULL;
+    p->tick = 0;
+    /* Anchors were poses of other movers (or none): start afresh. */
+    p->confirmed_anchor.valid = 0;
+    for (uint32_t i = 0; i < p->count; i++)
+        p->pending[i].anchor.valid = 0;
+    return SWEEP_OK;
 }
 
 void sweep_predictor_free(sweep_predictor *p)
@@ -33,11 +120,18 @@ void sweep_predictor_free(sweep_predictor *p)
     free(p->pending);
     p->pending = NULL;
     p->count = p->cap = 0;
+    free_history(p->history);
+    p->history = NULL;
 }
 
-sweep_status sweep_predict_run(const sweep_world *world, const sweep_config *cfg, sweep_vec3 radii,
-                               sweep_predict_state *s, sweep_vec3 velocity, double dt, sweep_move_result *out)
+/* --- the server's rule for one move ---------------------------------------------- */
+
+sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
+                               sweep_vec3 radii, sweep_predict_state *s, sweep_vec3 velocity, double dt,
+                               sweep_move_result *out)
 {
+    if (s == NULL)
+        return SWEEP_E_ARG;
     sweep_move_input in = {
         .position = s->position,
         .radii = radii,
@@ -46,21 +140,252 @@ sweep_status sweep_predict_run(const sweep_world *world, const sweep_config *cfg
         .flags = s->grounded ? SWEEP_INPUT_GROUNDED : 0,
     };
     sweep_move_result r;
-    sweep_status st = sweep_move(world, cfg, &in, &r);
+    sweep_status st = sweep_move_among(world, mv, cfg, &in, &r);
     if (st != SWEEP_OK)
         return st;
     s->position = r.position;
     s->velocity = r.velocity;
     s->grounded = (r.flags & SWEEP_MOVED_GROUNDED) != 0;
+    s->ground_mover = r.ground_mover;
     if (out)
         *out = r;
     return SWEEP_OK;
 }
 
+sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r)
+{
+    sweep_predict_state s = *before;
+    if (r->has_start_position)
+        s.position = r->start_position;
+    return s;
+}
+
+static int same_bits(sweep_vec3 a, sweep_vec3 b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r)
+{
+    return same_bits(s->position, r->position) && same_bits(s->velocity, r->velocity) &&
+           (s->grounded != 0) == (r->grounded != 0);
+}
+
+/* --- movers of the map -------------------------------------------------------------- */
+
+sweep_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out)
+{
+    if (lv == NULL || out == NULL)
+        return SWEEP_E_ARG;
+    if (tick_rate == 0.0)
+        tick_rate = lv->tick_rate;
+    if (!(tick_rate >= 1.0 && tick_rate <= 10000.0))
+        return SWEEP_E_ARG;
+    sweep_mover_desc *d = NULL;
+    if (lv->mover_count && (d = calloc(lv->mover_count, sizeof *d)) == NULL)
+        return SWEEP_E_NOMEM;
+    for (uint32_t i = 0; i < lv->mover_count; i++)
+        d[i] = sweep_level_mover_desc(lv, i);
+    sweep_status st = sweep_movers_create(d, lv->mover_count, tick_rate, lv->triangle_count, out);
+    free(d);
+    return st;
+}
+
+/* The index of mover id in lv, trying `hint` first: a WorldState lists its
+ * movers in map order, so the next one is usually the next index. */
+static uint32_t find_mover(const sweep_level *lv, uint32_t id, uint32_t hint)
+{
+    if (id == 0)
+        return SWEEP_NO_MOVER;
+    if (hint < lv->mover_count && lv->movers[hint].id == id)
+        return hint;
+    /* Levels keep movers in id order; a hand-made one may not. */
+    uint32_t lo = 0, hi = lv->mover_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lv->movers[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < lv->mover_count && lv->movers[lo].id == id)
+        return lo;
+    for (uint32_t i = 0; i < lv->mover_count; i++)
+        if (lv->movers[i].id == id)
+            return i;
+    return SWEEP_NO_MOVER;
+}
+
+uint32_t sweep_predict_mover_index(const sweep_level *lv, uint32_t id)
+{
+    return lv ? find_mover(lv, id, id - 1) : SWEEP_NO_MOVER;
+}
+
+uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i)
+{
+    return lv && i < lv->mover_count ? lv->movers[i].id : 0;
+}
+
+static sweep_mover_pose wire_pose(const sweep_wire_mover *w)
+{
+    sweep_mover_pose pose;
+    pose.position = w->position;
+    pose.rotation = (sweep_quat){w->rotation[0], w->rotation[1], w->rotation[2], w->rotation[3]};
+    return pose;
+}
+
+/* Checks every mover of ws against lv and mv before anything is set, so
+ * that a bad WorldState changes nothing. */
+static sweep_status check_world_state(const sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
+                                      char *err, size_t errlen)
+{
+    if (mv == NULL || lv == NULL || ws == NULL)
+        return say(err, errlen, SWEEP_E_ARG, "no movers, level or WorldState");
+    if (sweep_movers_count(mv) != lv->mover_count)
+        return say(err, errlen, SWEEP_E_ARG, "the movers (%u) were not built from this level (%u movers)",
+                   sweep_movers_count(mv), lv->mover_count);
+    if (ws->count > 0 && ws->movers == NULL)
+        return say(err, errlen, SWEEP_E_ARG, "the WorldState says %u movers but holds none", ws->count);
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < ws->count; j++) {
+        const sweep_wire_mover *w = &ws->movers[j];
+        uint32_t i = find_mover(lv, w->id, at);
+        if (i == SWEEP_NO_MOVER)
+            return say(err, errlen, SWEEP_E_ARG, "WorldState of tick %llu names mover id %u, which the map '%s' does not have",
+                       (unsigned long long)ws->tick, w->id, lv->name);
+        sweep_mover_pose pose = wire_pose(w);
+        if (!sweep_v3_isfinite(pose.position) || !sweep_quat_isfinite(pose.rotation))
+            return say(err, errlen, SWEEP_E_NONFINITE, "WorldState of tick %llu: mover id %u has a non-finite pose",
+                       (unsigned long long)ws->tick, w->id);
+        if (fabs(sweep_quat_dot(pose.rotation, pose.rotation) - 1.0) > 1e-6)
+            return say(err, errlen, SWEEP_E_ARG,
+                       "WorldState of tick %llu: mover id %u has a rotation that is not a unit quaternion",
+                       (unsigned long long)ws->tick, w->id);
+        at = i + 1;
+    }
+    return SWEEP_OK;
+}
+
+sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
+                                             char *err, size_t errlen)
+{
+    sweep_status st = check_world_state(mv, lv, ws, err, errlen);
+    if (st != SWEEP_OK)
+        return st;
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < ws->count; j++) {
+        uint32_t i = find_mover(lv, ws->movers[j].id, at);
+        sweep_mover_pose pose = wire_pose(&ws->movers[j]);
+        (void)sweep_movers_set_pose(mv, i, &pose); /* checked above: cannot fail */
+        at = i + 1;
+    }
+    return SWEEP_OK;
+}
+
+/* The pose of mover m at tick, from the history; 0 if not known. */
+static int pose_at(const struct sweep_predict_history *h, uint32_t m, uint64_t tick, sweep_mover_pose *out)
+{
+    if (h == NULL || m >= h->count)
+        return 0;
+    size_t k = (size_t)(tick % SWEEP_PREDICT_HISTORY) * h->count + m;
+    if (h->tag[k] != tick + 1)
+        return 0;
+    *out = h->poses[k];
+    return 1;
+}
+
+/* 1 if the movers are at their poses of `tick` (all of them: a lost UDP
+ * part leaves one behind), or there are none to be at. */
+static int holds_tick(const sweep_predictor *p, uint64_t tick)
+{
+    if (p->movers == NULL || p->history == NULL)
+        return 1;
+    for (uint32_t m = 0; m < p->history->count; m++)
+        if (p->history->latest[m] != tick + 1)
+            return 0;
+    return 1;
+}
+
+sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws, char *err,
+                                         size_t errlen)
+{
+    if (p == NULL || p->movers == NULL)
+        return say(err, errlen, SWEEP_E_ARG, "the predictor has no movers (sweep_predictor_set_movers)");
+    sweep_status st = check_world_state(p->movers, p->level, ws, err, errlen);
+    if (st != SWEEP_OK)
+        return st;
+    struct sweep_predict_history *h = p->history;
+    uint32_t at = 0;
+    for (uint32_t j = 0; j < ws->count; j++) {
+        uint32_t i = find_mover(p->level, ws->movers[j].id, at);
+        at = i + 1;
+        if (h->latest[i] > ws->tick + 1)
+            continue; /* a late datagram: the mover is already further on */
+        sweep_mover_pose pose = wire_pose(&ws->movers[j]);
+        (void)sweep_movers_set_pose(p->movers, i, &pose);
+        h->latest[i] = ws->tick + 1;
+        size_t k = (size_t)(ws->tick % SWEEP_PREDICT_HISTORY) * h->count + i;
+        h->tag[k] = ws->tick + 1;
+        h->poses[k] = pose;
+    }
+    if (ws->tick > p->tick)
+        p->tick = ws->tick;
+    p->world_states++;
+    return SWEEP_OK;
+}
+
+/* --- carrying riders ------------------------------------------------------------------ */
+
+/* The anchor of a state just computed against the movers' current poses. */
+static sweep_predict_anchor anchor_now(const sweep_predictor *p, const sweep_predict_state *s)
+{
+    sweep_predict_anchor a = {0};
+    if (p->movers && s->ground_mover < sweep_movers_count(p->movers)) {
+        sweep_movers_get(p->movers, s->ground_mover, &a.pose, NULL);
+        a.valid = 1;
+    }
+    return a;
+}
+
+/* Carries s, which stands on its ground mover at the anchor's pose, to
+ * that mover's current pose: the same place on the mover, as the server's
+ * tick carries a rider (core/push.c: cur * prev^-1 applied to the body).
+ * Returns 1 if it moved. */
+static int carry(const sweep_predictor *p, sweep_predict_state *s, const sweep_predict_anchor *a)
+{
+    if (!a->valid || p->movers == NULL || s->ground_mover >= sweep_movers_count(p->movers))
+        return 0;
+    sweep_mover_pose now;
+    sweep_movers_get(p->movers, s->ground_mover, &now, NULL);
+    if (memcmp(&now, &a->pose, sizeof now) == 0)
+        return 0;
+    sweep_vec3 local = sweep_quat_rotate(sweep_quat_conj(a->pose.rotation), sweep_v3_sub(s->position, a->pose.position));
+    s->position = sweep_v3_add(sweep_quat_rotate(now.rotation, local), now.position);
+    return 1;
+}
+
+/* The newest predicted state and its anchor (not carried). */
+static void last_state(const sweep_predictor *p, sweep_predict_state *s, sweep_predict_anchor *a)
+{
+    if (p->count) {
+        *s = p->pending[p->count - 1].predicted;
+        *a = p->pending[p->count - 1].anchor;
+    } else {
+        *s = p->confirmed;
+        *a = p->confirmed_anchor;
+    }
+}
+
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p)
 {
-    return p->count ? p->pending[p->count - 1].predicted : p->confirmed;
+    sweep_predict_state s;
+    sweep_predict_anchor a;
+    last_state(p, &s, &a);
+    carry(p, &s, &a);
+    return s;
 }
+
+/* --- prediction and reconciliation -------------------------------------------------- */
 
 sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, sweep_vec3 velocity, double dt,
                                   sweep_move_result *out)
@@ -75,41 +400,41 @@ sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, sweep_v
         p->pending = n;
         p->cap = cap;
     }
-    sweep_predict_state s = sweep_predictor_current(p);
-    sweep_status st = sweep_predict_run(p->world, &p->config, p->radii, &s, velocity, dt, out);
+    sweep_predict_state s;
+    sweep_predict_anchor a;
+    last_state(p, &s, &a);
+    int carried = carry(p, &s, &a);
+    sweep_status st = sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, velocity, dt, out);
     if (st != SWEEP_OK)
         return st;
+    p->carries += carried;
     sweep_predict_pending *e = &p->pending[p->count++];
     e->sequence = sequence;
     e->velocity = velocity;
     e->dt = dt;
     e->predicted = s;
+    e->anchor = anchor_now(p, &s);
     p->predicted_moves++;
     return SWEEP_OK;
 }
 
-static int same_bits(sweep_vec3 a, sweep_vec3 b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r)
-{
-    return same_bits(s->position, r->position) && same_bits(s->velocity, r->velocity) &&
-           (s->grounded != 0) == (r->grounded != 0);
-}
-
-/* Recomputes pending[from ..) on top of `confirmed`. A move the core now
- * refuses (it cannot, with the same inputs, but a rewind may have moved the
- * body somewhere odd) keeps the state unchanged, as the server's Error
- * would. */
+/* Recomputes pending[from ..) on top of pending[from - 1] (or `confirmed`),
+ * carried first to the movers' current poses: the server starts a move
+ * where its ticks left the entity, and the current poses are the client's
+ * best knowledge of where they did. A move the core now refuses (it cannot,
+ * with the same inputs, but a rewind may have moved the body somewhere odd)
+ * keeps the state unchanged, as the server's Error would. */
 static uint32_t replay(sweep_predictor *p, uint32_t from)
 {
     sweep_predict_state s = from ? p->pending[from - 1].predicted : p->confirmed;
+    sweep_predict_anchor a = from ? p->pending[from - 1].anchor : p->confirmed_anchor;
+    if (from < p->count)
+        p->carries += carry(p, &s, &a);
     for (uint32_t i = from; i < p->count; i++) {
-        (void)sweep_predict_run(p->world, &p->config, p->radii, &s, p->pending[i].velocity, p->pending[i].dt,
-                                NULL);
+        (void)sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, p->pending[i].velocity,
+                                p->pending[i].dt, NULL);
         p->pending[i].predicted = s;
+        p->pending[i].anchor = anchor_now(p, &s);
     }
     p->replayed_moves += p->count - from;
     return p->count - from;
@@ -141,12 +466,28 @@ sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result
     if (i < p->count) {
         a.found = 1;
         a.dropped = i;
+        a.moved = r->has_start_position;
+        p->moved_by_movers += a.moved;
         /* Moves before it were never answered: the server has not applied
          * them, so its answer is the truth and the prediction must follow. */
         a.mismatch = i > 0 || !sweep_predict_state_equal(&p->pending[i].predicted, r);
+        if (a.mismatch && holds_tick(p, r->server_tick)) {
+            /* The same move from where the server started it, among the
+             * poses it met: a different answer here is a real desync. */
+            sweep_predict_state s = sweep_predict_server_start(&p->confirmed, r);
+            a.rerun = 1;
+            a.rerun_match = sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, p->pending[i].velocity,
+                                              p->pending[i].dt, NULL) == SWEEP_OK &&
+                            sweep_predict_state_equal(&s, r);
+            p->reruns++;
+            p->rerun_matches += a.rerun_match;
+        }
         p->confirmed.position = r->position;
         p->confirmed.velocity = r->velocity;
         p->confirmed.grounded = r->grounded;
+        p->confirmed.ground_mover = sweep_predict_mover_index(p->level, r->ground_mover);
+        p->confirmed_anchor.valid = pose_at(p->history, p->confirmed.ground_mover, r->server_tick,
+                                            &p->confirmed_anchor.pose);
         drop_front(p, i + 1);
         if (a.mismatch) {
             p->mismatches++;

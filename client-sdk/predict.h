@@ -1,76 +1,158 @@
 /*
  * predict.h - client-side prediction and reconciliation with the same core
- * the server runs.
+ * the server runs, among the same movers.
  *
  * A game cannot wait a round trip to show where its player went, so it
- * moves the player locally at once with sweep_move on the same map, sends
+ * moves the player locally at once with the core on the same map, sends
  * the move, and later compares the server's answer with what it predicted.
  * Because the core is deterministic and the map the same (checked with the
  * content hash from Welcome, sweep_client_check_map), the two agree bit for
  * bit and nothing needs correcting. When they do not (a move lost on UDP,
- * refused by the server, or a state the client got wrong), the predictor
- * rewinds to the server's answer and replays the moves the server has not
- * answered yet on top of it, so the predicted state converges again.
+ * refused by the server, a mover that carried or pushed the player, or a
+ * state the client got wrong), the predictor rewinds to the server's answer
+ * and replays the moves the server has not answered yet on top of it, so
+ * the predicted state converges again.
  *
- * The entity model is the server's, exactly: the state is position, radii
- * and a grounded flag; a move passes velocity and dt as given to sweep_move
- * with the world's config and SWEEP_INPUT_GROUNDED set when the previous
- * result was grounded; the new position and grounded flag are kept.
- * A freshly spawned entity starts not grounded.
+ * The entity model is the server's, exactly (server/README.md): the state
+ * is position, radii and a grounded flag; a move passes velocity and dt as
+ * given to sweep_move_among (the static world and the movers at their
+ * current poses) with the world's config and SWEEP_INPUT_GROUNDED set when
+ * the previous result was grounded; the new position and grounded flag are
+ * kept. A freshly spawned entity starts not grounded. sweep_predict_run is
+ * that rule, and the only place the predictor moves anything.
+ *
+ * Movers. The server moves its movers on its tick and, between two moves
+ * of an entity, its ticks carry the entity if it stands on one and push it
+ * if one runs into it; the next move starts where they left it, and the
+ * MoveResult says so (carried, pushed, pushed_by, start_position). The
+ * client follows the poses through WorldState (sweep_client_watch_world,
+ * every = 1 for a predicting client) and sets them on its own sweep_movers
+ * (built from the same map, sweep_predict_build_movers). Then:
+ *   - with the poses of the tick a move was applied at (MoveResult.server_tick)
+ *     and the state the server started it from (sweep_predict_server_start:
+ *     the previous answer, or start_position when a mover moved the entity),
+ *     sweep_predict_run gives the server's answer bit for bit;
+ *   - the predictor does not know at which tick the server will apply a
+ *     move, so it predicts against the newest poses it has, and when an
+ *     answer differs it checks the answer exactly if it still holds the
+ *     poses of the answer's tick (re-running the move from the server's
+ *     start: ack.rerun / rerun_match), takes the answer, and replays;
+ *   - every move it predicts or replays starts where the movers left the
+ *     entity, as on the server: a predicted state standing on a mover
+ *     (its ground_mover) is carried with that mover from the poses it was
+ *     computed against to the newest ones (the same place on the mover, as
+ *     the server's tick carries riders). Pushes are not foreseen: the
+ *     server's answer (start_position) brings them in.
+ *   Carrying needs the poses of the ticks involved: the predictor keeps
+ *   the last SWEEP_PREDICT_HISTORY ticks' poses it was given.
  *
  * Invariants: pending[0 .. count) are the moves sent and not yet answered,
- * in increasing sequence order, each with the state it predicted;
- * `confirmed` is the state after the last answered move (or the spawn);
- * the current prediction is the last pending state, or `confirmed` when
- * nothing is pending.
+ * in increasing sequence order, each with the state it predicted and the
+ * pose of the mover that state stands on when it was computed (its
+ * anchor); `confirmed` is the state after the last answered move (or the
+ * spawn) with the pose of its mover at the answer's tick; the current
+ * prediction is the last pending state, or `confirmed` when nothing is
+ * pending, carried from its anchor to the mover's newest pose.
  */
 #ifndef SWEEP_CLIENT_SDK_PREDICT_H
 #define SWEEP_CLIENT_SDK_PREDICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "client-sdk/client.h"
 #include "core/move.h"
+#include "core/mover.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "maps/level.h"
 
+/* Ticks of mover poses a predictor keeps for carrying riders (one second
+ * at 64 ticks per second: a round trip longer than that is not carried). */
+#define SWEEP_PREDICT_HISTORY 64u
+
 /* One entity's state as the server keeps it. */
 typedef struct sweep_predict_state {
     sweep_vec3 position;
-    sweep_vec3 velocity; /* integration velocity of the last move (zero at spawn) */
+    sweep_vec3 velocity;   /* integration velocity of the last move (zero at spawn) */
     int grounded;
+    uint32_t ground_mover; /* mover index (core/mover.h) stood on after the last move, SWEEP_NO_MOVER if none;
+                              written by sweep_predict_run, never read by it */
 } sweep_predict_state;
+
+/* A state at position, not grounded, on no mover: an entity as spawned. */
+sweep_predict_state sweep_predict_state_at(sweep_vec3 position);
+
+/* Where a predicted state sits on the mover it stands on: that mover's
+ * pose when the state was computed, so the state can be carried to the
+ * mover's newer poses. */
+typedef struct sweep_predict_anchor {
+    int valid; /* 0: on no mover, or the pose is not known */
+    sweep_mover_pose pose;
+} sweep_predict_anchor;
 
 typedef struct sweep_predict_pending {
     uint32_t sequence;
     sweep_vec3 velocity; /* as sent */
     double dt;
     sweep_predict_state predicted;
+    sweep_predict_anchor anchor;
 } sweep_predict_pending;
+
+struct sweep_predict_history; /* predict.c */
 
 typedef struct sweep_predictor {
     const sweep_world *world; /* borrowed; outlives the predictor */
     sweep_config config;
     sweep_vec3 radii;
     sweep_predict_state confirmed;
+    sweep_predict_anchor confirmed_anchor; /* the pose, at the answer's tick, of the mover it stands on */
     sweep_predict_pending *pending;
     uint32_t count, cap;
+    /* Movers (sweep_predictor_set_movers); NULL = static world only. */
+    sweep_movers *movers;      /* borrowed */
+    const sweep_level *level;  /* borrowed: the map the movers were built from (their ids) */
+    uint64_t tick;             /* newest tick whose WorldState was applied */
+    struct sweep_predict_history *history;
     /* Counters. */
     uint64_t predicted_moves;
     uint64_t acks_matched;   /* answers equal to the prediction, bit for bit */
     uint64_t mismatches;     /* answers that differed: each caused a rewind */
     uint64_t replayed_moves; /* moves recomputed after rewinds */
     uint64_t rejected;       /* moves the server refused with an Error */
+    uint64_t moved_by_movers; /* answers saying a mover carried or pushed the entity before the move */
+    uint64_t reruns;         /* differing answers checked by re-running from the server's start */
+    uint64_t rerun_matches;  /* ... that gave the server's answer bit for bit */
+    uint64_t carries;        /* predicted states carried with the mover they stand on */
+    uint64_t world_states;   /* WorldStates (or parts) applied */
 } sweep_predictor;
 
 /* Starts predicting for an entity of the given radii at position (as
  * Spawned said). world and cfg are the map's (sweep_map_build_world and
- * level.config). */
+ * level.config). No movers until sweep_predictor_set_movers. */
 void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
                           sweep_vec3 position, sweep_vec3 radii);
 
+/*
+ * Predicts among movers: mv (borrowed; NULL = none again) was built from
+ * lv (borrowed, the same map as the world) with sweep_predict_build_movers
+ * or sweep_level_build_movers; the predictor moves its poses only through
+ * sweep_predictor_world_state. Both must outlive the predictor (or the
+ * next call). SWEEP_E_ARG (err says why) when lv is missing or has another
+ * number of movers than mv, SWEEP_E_NOMEM; nothing changes then.
+ */
+sweep_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv, char *err,
+                                        size_t errlen);
+
 void sweep_predictor_free(sweep_predictor *p);
+
+/* Applies a WorldState (or one part of a split UDP one) to the predictor's
+ * movers and remembers its poses for carrying. A part older than what a
+ * mover already has (a late datagram) does not move it back. Errors as
+ * sweep_predict_apply_world_state, and SWEEP_E_ARG without movers; nothing
+ * changes on error. */
+sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws, char *err,
+                                         size_t errlen);
 
 /* Predicts the move numbered `sequence` (as the client sent it) and keeps
  * it until answered; *out (may be NULL) is the core's full result.
@@ -85,30 +167,77 @@ typedef struct sweep_predict_ack {
     int mismatch;      /* it differed from the prediction: rewound and replayed */
     uint32_t dropped;  /* older pending moves given up (never answered: lost) */
     uint32_t replayed; /* pending moves recomputed on top of the answer */
+    int moved;         /* a mover carried or pushed the entity before this move (start_position) */
+    int rerun;         /* the answer differed and the predictor held the poses of its tick, so it
+                          ran the move again from where the server started it ... */
+    int rerun_match;   /* ... and got the server's answer bit for bit: the difference was only
+                          where the move started or which poses it met, not the computation */
 } sweep_predict_ack;
 
 /* Reconciles with the server's answer to a move. Moves older than it that
  * are still pending are given up (the server answers in order, so they
  * were lost); if the answer differs from the prediction in position,
  * velocity or grounded flag (bits), the state is set to the server's and
- * the later moves are replayed. An answer to no pending move (a duplicate)
- * changes nothing. */
+ * the later moves are replayed (see the file comment for movers). An
+ * answer to no pending move (a duplicate) changes nothing. */
 sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info);
 
 /* The server refused the move numbered `sequence` (an Error naming it): it
  * is forgotten and the later pending moves are replayed without it. */
 sweep_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info);
 
-/* The current prediction (after every pending move). */
+/* The current prediction (after every pending move, carried to the newest
+ * poses). */
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p);
 
-/* 1 if the server result r equals the predicted state s bit for bit. */
+/* 1 if the server result r equals the predicted state s bit for bit
+ * (position, velocity, grounded). */
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r);
 
-/* Runs one move the way the server does for an entity in state *s, and
- * updates *s; *out (may be NULL) gets the full core result. */
-sweep_status sweep_predict_run(const sweep_world *world, const sweep_config *cfg, sweep_vec3 radii,
-                               sweep_predict_state *s, sweep_vec3 velocity, double dt, sweep_move_result *out);
+/*
+ * Runs one move the way the server does for an entity in state *s, among
+ * the movers mv at their current poses (NULL: static world only), and
+ * updates *s; *out (may be NULL) gets the full core result. The one
+ * function that does what the server does for a move.
+ */
+sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
+                               sweep_vec3 radii, sweep_predict_state *s, sweep_vec3 velocity, double dt,
+                               sweep_move_result *out);
+
+/* The state the server started the move answered by r from, given the
+ * entity's state `before` it (the previous answer): the same, except at
+ * r->start_position when a mover carried or pushed the entity in between.
+ * The grounded flag stays the previous answer's (carrying does not change
+ * it on the server either). */
+sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r);
+
+/* --- movers of the map ------------------------------------------------------- */
+
+/* Builds the core movers of lv for prediction, at tick_rate ticks per
+ * second (Welcome.tick_rate, which a server may set apart from the map's;
+ * 0 = the map's), triangles numbered after the static ones as on the
+ * server. Poses then come from WorldState; the tick rate only matters to
+ * path queries. Errors of sweep_movers_create (SWEEP_E_ARG for a tick rate
+ * out of [1, 10000], SWEEP_E_GEOMETRY, SWEEP_E_NOMEM). */
+sweep_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out);
+
+/* The index in lv->movers (and in movers built from lv) of the mover whose
+ * map id is `id`, or SWEEP_NO_MOVER (id 0, or not in the map). */
+uint32_t sweep_predict_mover_index(const sweep_level *lv, uint32_t id);
+
+/* The map id of mover index i of lv, 0 for SWEEP_NO_MOVER or out of range. */
+uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i);
+
+/*
+ * Puts each mover a WorldState lists at its pose (sweep_movers_set_pose),
+ * mapping MoverTransform.id to its index through lv (the map mv was built
+ * from). All or nothing: SWEEP_E_ARG for a mover id the map does not have,
+ * a rotation that is not a unit quaternion (|q|^2 off 1 by more than 1e-6)
+ * or mv with another number of movers than lv; SWEEP_E_NONFINITE for a
+ * NaN or infinite pose; err (may be NULL) says which mover.
+ */
+sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
+                                             char *err, size_t errlen);
 
 /* Compares the map hash the server sent in Welcome with the content hash
  * of lv. SWEEP_CLIENT_OK if equal, SWEEP_CLIENT_E_MAP_MISMATCH (err says

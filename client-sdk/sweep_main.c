@@ -2,18 +2,24 @@
  * sweep_main.c - `sweep`, the command-line client.
  *
  * `sweep move` moves one player, either locally against a map with the same
- * core the server runs (--map without --connect), or through a server
+ * core the server runs (--map without --connect; movers stand at the start
+ * of their paths, since nothing ticks them), or through a server
  * (--connect): it spawns the player at the map's first spawn point (the
  * server's own map unless --map is given; or at --position), sends the
- * moves and prints each result as text or JSON lines.
+ * moves and prints each result as text or JSON lines, with what the movers
+ * did to the player when they did something.
  * With both --map and --connect it also checks the server's map hash and
  * predicts every move locally, printing whether the server agreed bit for
- * bit. `sweep ping` and `sweep stats` ask a server for a round trip and its
- * counters.
+ * bit; on a map with movers it watches the world every tick and predicts
+ * among the movers at the poses the server sent (predict.h). `sweep watch`
+ * prints the movers' poses the server pushes (one record per tick, the
+ * parts of a split UDP WorldState put together), `sweep command` fires a
+ * mover's trigger (a trusted session: --token), and `sweep ping` and
+ * `sweep stats` ask a server for a round trip and its counters.
  *
  * Exit status: 0 on success, 1 on any error (the error's name is printed:
- * the server's code such as BadVelocity, or TIMEOUT, CLOSED, ...), 2 for a
- * bad command line.
+ * the server's code such as BadVelocity or AuthFailed, or TIMEOUT, CLOSED,
+ * ...), 2 for a bad command line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,42 +39,61 @@ static const char usage[] =
     "usage: sweep COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  move    move a player, locally (--map) or through a server (--connect)\n"
-    "  ping    round trip to a server\n"
-    "  stats   a server's counters\n"
+    "  move          move a player, locally (--map) or through a server (--connect)\n"
+    "  watch         print the movers' poses the server sends after its ticks\n"
+    "  command NAME  fire the trigger of the mover NAME (needs --token)\n"
+    "  ping          round trip to a server\n"
+    "  stats         a server's counters\n"
     "\n"
     "options:\n"
     "  --connect HOST:PORT  the server (sweepd); without it `move` runs locally\n"
     "  --udp                use UDP instead of TCP\n"
     "  --map FILE           the map: spawn point and radii, local moves, and with\n"
-    "                       --connect the map hash check and prediction\n"
+    "                       --connect the map hash check and prediction (among the\n"
+    "                       movers, at the poses the server sends); watch: mover names\n"
     "  --velocity X,Y,Z     requested velocity, units/s (move: required)\n"
     "  --dt SECONDS         time step per move (default 0.016)\n"
-    "  --count N            moves to make (default 1)\n"
+    "  --count N            move: moves to make (default 1); watch: ticks to print\n"
+    "                       (default: until interrupted)\n"
+    "  --every N            watch: a WorldState every N ticks (default 1)\n"
     "  --batch              send the moves in batches instead of one by one\n"
+    "  --interval MS        move: wait this long before each move (or batch), as a\n"
+    "                       game sends one move per frame (default 0)\n"
     "  --position X,Y,Z     spawn here (default: the map's spawn point --spawn)\n"
     "  --spawn K            which spawn point of the map, from 0 (default 0); without\n"
     "                       --map, the server's map's\n"
     "  --radii X,Y,Z        ellipsoid radii (default: the map's)\n"
     "  --world NAME         world (map instance) to join on the server\n"
+    "  --token TOKEN        Hello.auth_token: the server's --command-token makes the\n"
+    "                       session trusted (command needs it). The SWEEP_TOKEN\n"
+    "                       environment variable is read when it is not given, and\n"
+    "                       unlike a command line is not visible to other users\n"
     "  --no-map-check       do not refuse a server whose map hash differs\n"
     "  --timeout MS         time allowed for each answer (default 5000)\n"
     "  --json               JSON lines instead of text\n"
     "  --help               this text\n"
     "\n"
+    "move prints, when a mover did something: ground_mover (the mover id stood on\n"
+    "after the move), and carried, pushed, pushed_by, start (where the server\n"
+    "started the move: where its movers left the player since the move before).\n"
+    "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
+    "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
+    "\n"
     "examples:\n"
     "  sweep move --map arena.db --velocity 1,0,0 --count 60\n"
     "  sweep move --connect 127.0.0.1:7878 --velocity 1,0,0\n"
     "  sweep move --connect 127.0.0.1:7777 --map arena.db --velocity 1,0,0\n"
-    "  sweep move --connect 127.0.0.1:7777 --udp --position 0,0,1 --velocity 0,2,0 --json\n";
+    "  sweep move --connect 127.0.0.1:7777 --udp --position 0,0,1 --velocity 0,2,0 --json\n"
+    "  sweep watch --connect 127.0.0.1:7878 --every 30 --count 10\n"
+    "  SWEEP_TOKEN=secret sweep command --connect 127.0.0.1:7878 door\n";
 
 typedef struct options {
-    const char *command, *connect, *map, *world;
+    const char *command, *connect, *map, *world, *token, *mover;
     int udp, json, batch, no_map_check, timeout_ms;
-    int has_velocity, has_position, has_radii;
+    int has_velocity, has_position, has_radii, has_count;
     sweep_vec3 velocity, position, radii;
     double dt;
-    uint32_t count, spawn;
+    uint32_t count, spawn, every, interval_ms;
 } options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -89,11 +114,14 @@ static int parse_args(int argc, char **argv, options *o)
         {"spawn", required_argument, 0, 's'},   {"radii", required_argument, 0, 'r'},
         {"world", required_argument, 0, 'w'},   {"no-map-check", no_argument, 0, 'N'},
         {"timeout", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"every", required_argument, 0, 'e'},   {"token", required_argument, 0, 'T'},
+        {"interval", required_argument, 0, 'i'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
     o->dt = 0.016;
     o->count = 1;
+    o->every = 1;
     o->timeout_ms = 5000;
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -116,6 +144,20 @@ static int parse_args(int argc, char **argv, options *o)
         case 'n':
             if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->count) || o->count == 0)
                 return usage_error("--count wants a positive integer, not '%s'", optarg);
+            o->has_count = 1;
+            break;
+        case 'e':
+            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->every) || o->every == 0)
+                return usage_error("--every wants a positive number of ticks, not '%s'", optarg);
+            break;
+        case 'i':
+            if (!sweep_parse_u32(optarg, 0, 3600000, &o->interval_ms))
+                return usage_error("--interval wants milliseconds, not '%s'", optarg);
+            break;
+        case 'T':
+            if (!optarg[0])
+                return usage_error("%s", "--token wants a token, not an empty string");
+            o->token = optarg;
             break;
         case 'b': o->batch = 1; break;
         case 'p':
@@ -147,12 +189,25 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "a command is needed: move, ping or stats");
-    o->command = argv[optind];
-    if (optind + 1 < argc)
-        return usage_error("unexpected argument '%s'", argv[optind + 1]);
-    if (strcmp(o->command, "move") && strcmp(o->command, "ping") && strcmp(o->command, "stats"))
+        return usage_error("%s", "a command is needed: move, watch, command, ping or stats");
+    o->command = argv[optind++];
+    if (strcmp(o->command, "move") && strcmp(o->command, "watch") && strcmp(o->command, "command") &&
+        strcmp(o->command, "ping") && strcmp(o->command, "stats"))
         return usage_error("unknown command '%s'", o->command);
+    if (strcmp(o->command, "command") == 0) {
+        if (optind >= argc)
+            return usage_error("%s", "command needs the mover's name: sweep command --connect HOST:PORT NAME");
+        o->mover = argv[optind++];
+        if (!o->mover[0])
+            return usage_error("%s", "command needs the mover's name, not an empty string");
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->token == NULL) {
+        const char *env = getenv("SWEEP_TOKEN");
+        if (env && env[0])
+            o->token = env;
+    }
     if (strcmp(o->command, "move") == 0) {
         if (!o->has_velocity)
             return usage_error("%s", "move needs --velocity X,Y,Z");
@@ -177,19 +232,43 @@ static void print_num(double v)
         printf("null");
 }
 
+static void print_nums(const options *o, const double *v, int n)
+{
+    printf(o->json ? "[" : "(");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            printf(o->json ? "," : ", ");
+        if (o->json)
+            print_num(v[i]);
+        else
+            printf("%.17g", v[i]);
+    }
+    printf(o->json ? "]" : ")");
+}
+
 static void print_vec(const options *o, sweep_vec3 v)
 {
-    if (o->json) {
-        printf("[");
-        print_num(v.x);
-        printf(",");
-        print_num(v.y);
-        printf(",");
-        print_num(v.z);
-        printf("]");
-    } else {
-        printf("(%.17g, %.17g, %.17g)", v.x, v.y, v.z);
+    double a[3] = {v.x, v.y, v.z};
+    print_nums(o, a, 3);
+}
+
+/* A JSON string (or plain text) with quotes, backslashes and controls escaped. */
+static void print_str(const options *o, const char *s)
+{
+    if (!o->json) {
+        fputs(s, stdout);
+        return;
     }
+    putchar('"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            printf("\\u%04x", (unsigned char)*p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
 }
 
 /* One move's result (from the server or the local core). */
@@ -201,6 +280,11 @@ typedef struct shown_result {
     uint32_t ground_material, contact_count;
     const sweep_contact *contacts;
     const char *predicted; /* "match", "mismatch" or NULL */
+    const char *rerun;     /* "match", "mismatch" or NULL: the move re-run from the server's start */
+    /* Movers: ids, 0 = none. */
+    uint32_t ground_mover, pushed_by;
+    int carried, pushed, has_start;
+    sweep_vec3 start;
 } shown_result;
 
 static void print_result(const options *o, const shown_result *r)
@@ -223,8 +307,17 @@ static void print_result(const options *o, const shown_result *r)
             printf("}");
         }
         printf("]");
+        if (r->ground_mover)
+            printf(",\"ground_mover\":%" PRIu32, r->ground_mover);
+        if (r->has_start) {
+            printf(",\"carried\":%s,\"pushed\":%s,\"pushed_by\":%" PRIu32 ",\"start_position\":",
+                   r->carried ? "true" : "false", r->pushed ? "true" : "false", r->pushed_by);
+            print_vec(o, r->start);
+        }
         if (r->predicted)
             printf(",\"predicted\":\"%s\"", r->predicted);
+        if (r->rerun)
+            printf(",\"rerun\":\"%s\"", r->rerun);
         printf("}\n");
     } else {
         printf("move %" PRIu32 " seq=%" PRIu32 " tick=%" PRIu64 " position=", r->index, r->sequence, r->server_tick);
@@ -232,10 +325,23 @@ static void print_result(const options *o, const shown_result *r)
         printf(" velocity=");
         print_vec(o, r->velocity);
         printf(" grounded=%d contacts=%" PRIu32, r->grounded, r->contact_count);
+        if (r->ground_mover)
+            printf(" ground_mover=%" PRIu32, r->ground_mover);
+        if (r->has_start) {
+            if (r->carried)
+                printf(" carried=1");
+            if (r->pushed)
+                printf(" pushed=1");
+            printf(" pushed_by=%" PRIu32 " start=", r->pushed_by);
+            print_vec(o, r->start);
+        }
         if (r->predicted)
             printf(" predicted=%s", r->predicted);
+        if (r->rerun)
+            printf(" rerun=%s", r->rerun);
         printf("\n");
     }
+    fflush(stdout);
 }
 
 static void print_spawned(const options *o, uint32_t entity, sweep_vec3 position, sweep_vec3 radii)
@@ -255,27 +361,25 @@ static void print_spawned(const options *o, uint32_t entity, sweep_vec3 position
     }
 }
 
-/* Prints the error (stderr, and a JSON line on stdout with --json); returns 1. */
-static int report(const options *o, const sweep_client_error *e)
+/* Prints an error by name (stderr, and a JSON line on stdout with --json); returns 1. */
+static int report_named(const options *o, const char *name, const char *message, uint32_t sequence, int has_sequence)
 {
-    fprintf(stderr, "sweep: error %s: %s", sweep_client_error_name(e), e->message);
-    if (e->status == SWEEP_CLIENT_E_SERVER)
-        fprintf(stderr, " (sequence %" PRIu32 ")", e->sequence);
+    fprintf(stderr, "sweep: error %s: %s", name, message);
+    if (has_sequence)
+        fprintf(stderr, " (sequence %" PRIu32 ")", sequence);
     fprintf(stderr, "\n");
     if (o->json) {
-        printf("{\"error\":\"%s\",\"sequence\":%" PRIu32 ",\"message\":\"", sweep_client_error_name(e), e->sequence);
-        for (const char *p = e->message; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                printf("\\%c", *p);
-            else if ((unsigned char)*p < 0x20)
-                printf("\\u%04x", (unsigned char)*p);
-            else
-                putchar(*p);
-        }
-        printf("\"}\n");
+        printf("{\"error\":\"%s\",\"sequence\":%" PRIu32 ",\"message\":", name, sequence);
+        print_str(o, message);
+        printf("}\n");
     }
     fflush(stdout);
     return 1;
+}
+
+static int report(const options *o, const sweep_client_error *e)
+{
+    return report_named(o, sweep_client_error_name(e), e->message, e->sequence, e->status == SWEEP_CLIENT_E_SERVER);
 }
 
 static int report_msg(const options *o, sweep_client_status s, const char *fmt, const char *arg)
@@ -290,6 +394,7 @@ static int report_msg(const options *o, sweep_client_status s, const char *fmt, 
 typedef struct local_map {
     sweep_level lv;
     sweep_world *world;
+    sweep_movers *movers;
     int loaded;
 } local_map;
 
@@ -308,56 +413,144 @@ static int load_map(const options *o, local_map *m)
     return 0;
 }
 
-static const char *status_name(sweep_status s)
+/* The map's movers at tick_rate (0 = the map's). */
+static int build_movers(const options *o, local_map *m, double tick_rate)
 {
-    static const char *const names[] = {"OK",     "NONFINITE", "RADII",   "VELOCITY", "DT",
-                                        "POSITION", "CONFIG",  "GEOMETRY", "NOMEM",   "ARG"};
-    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "UNKNOWN";
+    sweep_status st = sweep_predict_build_movers(&m->lv, tick_rate, &m->movers);
+    if (st != SWEEP_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s (tick rate %g)", sweep_status_message(st), tick_rate);
+        return report_msg(o, SWEEP_CLIENT_E_ARG, "cannot build the map's movers: %s", msg);
+    }
+    return 0;
 }
 
-/* Moves locally with the core, exactly as the server would. */
+/* Moves locally with the core, exactly as the server would before its
+ * first tick (movers at the start of their paths). */
 static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_vec3 radii)
 {
+    if (m->lv.mover_count && build_movers(o, m, 0) != 0)
+        return 1;
     print_spawned(o, 0, start, radii);
-    sweep_predict_state s = {.position = start};
+    sweep_predict_state s = sweep_predict_state_at(start);
     for (uint32_t i = 0; i < o->count; i++) {
         sweep_move_result r;
-        sweep_status st = sweep_predict_run(m->world, &m->lv.config, radii, &s, o->velocity, o->dt, &r);
+        sweep_status st = sweep_predict_run(m->world, m->movers, &m->lv.config, radii, &s, o->velocity, o->dt, &r);
         if (st != SWEEP_OK) {
             /* Named as the server would name it, so local and remote runs read alike. */
             sweep_client_error e = {.status = SWEEP_CLIENT_E_SERVER, .code = sweep_wire_code_from_status(st),
                                     .sequence = i + 1};
-            snprintf(e.message, sizeof e.message, "move %u refused by the core (%s)", i + 1, status_name(st));
+            snprintf(e.message, sizeof e.message, "move %u refused by the core (%s)", i + 1, sweep_status_name(st));
             return report(o, &e);
         }
         shown_result sr = {
             .index = i + 1, .sequence = i + 1, .position = r.position, .velocity = r.velocity,
             .ground_normal = r.ground_normal, .grounded = s.grounded,
             .ground_material = r.ground_material, .contact_count = r.contact_count, .contacts = r.contacts,
+            .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover),
         };
         print_result(o, &sr);
     }
     return 0;
 }
 
+/* A remote run: the player, its prediction and what is left to do. */
+typedef struct run {
+    const options *o;
+    sweep_client *c;
+    local_map *m;
+    uint32_t entity;
+    sweep_predictor pred;
+    int predicting, watching;
+    int mismatches, reruns_matched;
+    int failed; /* an error was reported */
+} run;
+
 /* Prints one server result, reconciling it with the prediction if any. */
-static void show_remote(const options *o, sweep_predictor *pred, const sweep_msg_move_result *r, uint32_t index,
-                        int *mismatches)
+static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
 {
-    const char *predicted = NULL;
-    if (pred) {
+    const char *predicted = NULL, *rerun = NULL;
+    if (rn->predicting) {
         sweep_predict_ack a;
-        sweep_predictor_ack(pred, r, &a);
+        sweep_predictor_ack(&rn->pred, r, &a);
         predicted = a.mismatch ? "mismatch" : "match";
-        *mismatches += a.mismatch;
+        if (a.rerun)
+            rerun = a.rerun_match ? "match" : "mismatch";
+        rn->mismatches += a.mismatch;
+        rn->reruns_matched += a.mismatch && a.rerun && a.rerun_match;
     }
     shown_result sr = {
         .index = index, .sequence = r->sequence, .server_tick = r->server_tick, .position = r->position,
         .velocity = r->velocity, .ground_normal = r->ground_normal, .grounded = r->grounded,
         .ground_material = r->ground_material, .contact_count = r->contact_count, .contacts = r->contacts,
-        .predicted = predicted,
+        .predicted = predicted, .rerun = rerun, .ground_mover = r->ground_mover, .pushed_by = r->pushed_by,
+        .carried = r->carried, .pushed = r->pushed, .has_start = r->has_start_position, .start = r->start_position,
     };
-    print_result(o, &sr);
+    print_result(rn->o, &sr);
+}
+
+/* Handles an event that is not the answer being waited for: a WorldState
+ * moves the predictor's movers, the crushing of our player ends the run.
+ * Returns 0, or 1 after reporting an error. */
+static int other_event(run *rn, const sweep_client_event *ev)
+{
+    const options *o = rn->o;
+    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE && rn->predicting && rn->watching) {
+        char err[256];
+        if (sweep_predictor_world_state(&rn->pred, &ev->as.world_state, err, sizeof err) != SWEEP_OK)
+            return report_msg(o, SWEEP_CLIENT_E_PROTOCOL, "%s", err);
+    } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "entity %" PRIu32 " was crushed by mover %" PRIu32, ev->as.despawned.entity,
+                 ev->as.despawned.crushed_by);
+        if (o->json)
+            printf("{\"despawned\":%" PRIu32 ",\"crushed_by\":%" PRIu32 "}\n", ev->as.despawned.entity,
+                   ev->as.despawned.crushed_by);
+        else
+            printf("despawned entity=%" PRIu32 " crushed_by=%" PRIu32 "\n", ev->as.despawned.entity,
+                   ev->as.despawned.crushed_by);
+        return report_named(o, "Crushed", msg, 0, 0);
+    } else if (ev->kind == SWEEP_CLIENT_EV_ERROR) {
+        return report(o, &ev->as.error);
+    } else if (ev->kind == SWEEP_CLIENT_EV_BYE) {
+        return report(o, &ev->as.error);
+    }
+    return 0;
+}
+
+/* Handles everything already received, without waiting: the newest poses
+ * before the next prediction. */
+static int drain(run *rn)
+{
+    sweep_client_event ev;
+    sweep_client_error e;
+    sweep_client_status s;
+    while ((s = sweep_client_poll(rn->c, 0, &ev, &e)) == SWEEP_CLIENT_OK)
+        if (other_event(rn, &ev) != 0)
+            return 1;
+    return s == SWEEP_CLIENT_E_TIMEOUT ? 0 : report(rn->o, &e);
+}
+
+/* After a blocking move's answer r: the WorldStates that came before it
+ * (ticks up to its own) are applied before the answer is reconciled, later
+ * ones after, as if they had been read in order. */
+static int settle_single(run *rn, const sweep_msg_move_result *r, uint32_t index)
+{
+    sweep_client_event ev;
+    sweep_client_error e;
+    sweep_client_status s;
+    int shown = 0;
+    while ((s = sweep_client_poll(rn->c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
+        if (!shown && ev.kind == SWEEP_CLIENT_EV_WORLD_STATE && ev.as.world_state.tick > r->server_tick) {
+            show_remote(rn, r, index);
+            shown = 1;
+        }
+        if (other_event(rn, &ev) != 0)
+            return 1;
+    }
+    if (!shown)
+        show_remote(rn, r, index);
+    return s == SWEEP_CLIENT_E_TIMEOUT ? 0 : report(rn->o, &e);
 }
 
 static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_vec3 start, sweep_vec3 radii)
@@ -365,17 +558,42 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
     sweep_client_error e;
     sweep_msg_spawned sp;
     sweep_client_status st;
+    run rn = {.o = o, .c = c, .m = m, .predicting = m->loaded};
+    if (m->loaded && m->lv.mover_count && build_movers(o, m, sweep_client_get_welcome(c)->tick_rate) != 0)
+        return 1;
     if (!m->loaded && !o->has_position) /* the server's map picks the place (and radii) */
         st = sweep_client_spawn_at_point(c, o->spawn + 1, o->has_radii ? radii : sweep_v3(0, 0, 0), &sp, &e);
     else
         st = sweep_client_spawn(c, start, radii, &sp, &e);
     if (st != SWEEP_CLIENT_OK)
         return report(o, &e);
+    rn.entity = sp.entity;
     print_spawned(o, sp.entity, sp.position, sp.radii);
-    sweep_predictor pred;
-    if (m->loaded)
-        sweep_predictor_init(&pred, m->world, &m->lv.config, sp.position, sp.radii);
-    int rc = 0, mismatches = 0;
+    if (rn.predicting) {
+        sweep_predictor_init(&rn.pred, m->world, &m->lv.config, sp.position, sp.radii);
+        char err[256];
+        if (m->movers && sweep_predictor_set_movers(&rn.pred, m->movers, &m->lv, err, sizeof err) != SWEEP_OK) {
+            sweep_predictor_free(&rn.pred);
+            return report_msg(o, SWEEP_CLIENT_E_ARG, "%s", err);
+        }
+    }
+    if (m->movers) {
+        /* Predicting among movers needs their poses of every tick, from now. */
+        sweep_msg_world_state now;
+        int bad = sweep_client_watch_world(c, 1, &now, &e) != SWEEP_CLIENT_OK;
+        char err[256];
+        if (!bad && sweep_predictor_world_state(&rn.pred, &now, err, sizeof err) != SWEEP_OK) {
+            e = (sweep_client_error){.status = SWEEP_CLIENT_E_PROTOCOL};
+            snprintf(e.message, sizeof e.message, "%s", err);
+            bad = 1;
+        }
+        if (bad) {
+            sweep_predictor_free(&rn.pred);
+            return report(o, &e);
+        }
+        rn.watching = 1;
+    }
+    int rc = 0;
     uint32_t done = 0;
     uint32_t max_batch = o->batch ? sweep_client_max_batch(c) : 1;
     sweep_client_move_req *reqs = calloc(max_batch, sizeof *reqs);
@@ -385,56 +603,224 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
         goto out;
     }
     while (done < o->count && rc == 0) {
+        if (o->interval_ms) {
+            /* Wait while handling what comes, so the poses stay current. */
+            uint64_t until = sweep_client_now_ns() + (uint64_t)o->interval_ms * 1000000u;
+            for (uint64_t now; rc == 0 && (now = sweep_client_now_ns()) < until;) {
+                sweep_client_event ev;
+                int ms = (int)((until - now + 999999) / 1000000);
+                st = sweep_client_poll(c, ms, &ev, &e);
+                if (st == SWEEP_CLIENT_OK)
+                    rc = other_event(&rn, &ev);
+                else if (st != SWEEP_CLIENT_E_TIMEOUT)
+                    rc = report(o, &e);
+            }
+            if (rc)
+                break;
+        }
+        if ((rc = drain(&rn)) != 0)
+            break;
         uint32_t n = o->count - done < max_batch ? o->count - done : max_batch;
         for (uint32_t i = 0; i < n; i++)
             reqs[i] = (sweep_client_move_req){.entity = sp.entity, .velocity = o->velocity, .dt = o->dt};
         if (!o->batch) {
             /* One move, one blocking call: over UDP it is resent until answered. */
             uint32_t seq = sweep_client_next_sequence(c);
-            if (m->loaded)
-                (void)sweep_predictor_step(&pred, seq, o->velocity, o->dt, NULL);
+            if (rn.predicting)
+                (void)sweep_predictor_step(&rn.pred, seq, o->velocity, o->dt, NULL);
             sweep_msg_move_result r;
             if (sweep_client_move(c, sp.entity, o->velocity, o->dt, &r, &e) != SWEEP_CLIENT_OK) {
                 rc = report(o, &e);
                 break;
             }
             done++;
-            show_remote(o, m->loaded ? &pred : NULL, &r, done, &mismatches);
+            rc = settle_single(&rn, &r, done);
             continue;
         }
         if (sweep_client_send_batch(c, reqs, n, seqs, &e) != SWEEP_CLIENT_OK) {
             rc = report(o, &e);
             break;
         }
-        if (m->loaded)
+        if (rn.predicting)
             for (uint32_t i = 0; i < n; i++)
-                (void)sweep_predictor_step(&pred, seqs[i], o->velocity, o->dt, NULL);
-        /* Collect the n answers; an Error about one of them ends the run. */
+                (void)sweep_predictor_step(&rn.pred, seqs[i], o->velocity, o->dt, NULL);
+        /* Collect the n answers, in order with everything else; an Error
+         * about one of them ends the run. */
         for (uint32_t got = 0; got < n && rc == 0;) {
             sweep_client_event ev;
             if (sweep_client_poll(c, o->timeout_ms, &ev, &e) != SWEEP_CLIENT_OK) {
                 rc = report(o, &e);
                 break;
             }
-            if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
-                rc = report(o, &ev.as.error);
-                break;
-            }
-            if (ev.kind != SWEEP_CLIENT_EV_MOVE_RESULT)
+            if (ev.kind != SWEEP_CLIENT_EV_MOVE_RESULT) {
+                rc = other_event(&rn, &ev);
                 continue;
+            }
             got++;
-            show_remote(o, m->loaded ? &pred : NULL, &ev.as.move_result, done + got, &mismatches);
+            show_remote(&rn, &ev.as.move_result, done + got);
         }
         done += n;
     }
-    if (rc == 0 && mismatches && !o->json)
-        fprintf(stderr, "sweep: %d prediction(s) differed from the server\n", mismatches);
+    if (rc == 0 && rn.mismatches && !o->json) {
+        fprintf(stderr, "sweep: %d prediction(s) differed from the server", rn.mismatches);
+        if (rn.reruns_matched)
+            fprintf(stderr, "; %d of them re-run from where the server started them (movers, lost moves) agreed",
+                    rn.reruns_matched);
+        fprintf(stderr, "\n");
+    }
 out:
     free(reqs);
     free(seqs);
-    if (m->loaded)
-        sweep_predictor_free(&pred);
+    if (rn.predicting)
+        sweep_predictor_free(&rn.pred);
     return rc;
+}
+
+/* --- watch ---------------------------------------------------------------------- */
+
+/* One tick's movers, put together from the parts of a split UDP WorldState. */
+typedef struct tick_view {
+    uint64_t tick;
+    uint32_t mover_count, have, cap;
+    sweep_wire_mover *movers;
+    int open;    /* a tick is being collected */
+    uint32_t printed;
+} tick_view;
+
+static const char *mover_name(const local_map *m, uint32_t id)
+{
+    uint32_t i = m->loaded ? sweep_predict_mover_index(&m->lv, id) : SWEEP_NO_MOVER;
+    return i == SWEEP_NO_MOVER ? NULL : m->lv.movers[i].name;
+}
+
+static void print_tick(const options *o, const local_map *m, const tick_view *v)
+{
+    int partial = v->have < v->mover_count;
+    if (o->json) {
+        printf("{\"tick\":%" PRIu64 ",\"mover_count\":%" PRIu32 ",", v->tick, v->mover_count);
+        if (partial)
+            printf("\"partial\":true,");
+        printf("\"movers\":[");
+    } else {
+        printf("tick=%" PRIu64 " movers=%" PRIu32, v->tick, v->mover_count);
+        if (partial)
+            printf(" partial=%" PRIu32, v->have);
+        printf("\n");
+    }
+    for (uint32_t i = 0; i < v->have; i++) {
+        const sweep_wire_mover *w = &v->movers[i];
+        const char *name = mover_name(m, w->id);
+        if (o->json) {
+            printf("%s{\"id\":%" PRIu32, i ? "," : "", w->id);
+            if (name) {
+                printf(",\"name\":");
+                print_str(o, name);
+            }
+            printf(",\"position\":");
+        } else {
+            printf("  mover id=%" PRIu32, w->id);
+            if (name)
+                printf(" name=%s", name);
+            printf(" position=");
+        }
+        print_vec(o, w->position);
+        printf(o->json ? ",\"rotation\":" : " rotation=");
+        print_nums(o, w->rotation, 4);
+        printf(o->json ? ",\"flags\":%" PRIu32 "}" : " flags=%" PRIu32 "\n", w->flags);
+    }
+    if (o->json)
+        printf("]}\n");
+    fflush(stdout);
+}
+
+/* Takes one WorldState (or part); prints every tick that is complete, or
+ * left incomplete by a newer one. Returns -1 when out of memory. */
+static int take_world_state(const options *o, const local_map *m, tick_view *v, const sweep_msg_world_state *ws)
+{
+    if (v->open && ws->tick < v->tick)
+        return 0; /* a late part of a tick already printed or given up */
+    if (v->open && ws->tick > v->tick) {
+        print_tick(o, m, v); /* its missing parts were lost */
+        v->printed++;
+        v->open = 0;
+    }
+    if (!v->open) {
+        v->open = 1;
+        v->tick = ws->tick;
+        v->have = 0;
+    }
+    v->mover_count = ws->mover_count;
+    if (v->have + ws->count > v->cap) {
+        uint32_t cap = v->have + ws->count;
+        sweep_wire_mover *n = realloc(v->movers, (size_t)cap * sizeof *n);
+        if (n == NULL)
+            return -1;
+        v->movers = n;
+        v->cap = cap;
+    }
+    if (ws->count)
+        memcpy(v->movers + v->have, ws->movers, (size_t)ws->count * sizeof *ws->movers);
+    v->have += ws->count;
+    if (v->have >= v->mover_count) {
+        print_tick(o, m, v);
+        v->printed++;
+        v->open = 0;
+    }
+    return 0;
+}
+
+static int watch(const options *o, sweep_client *c, const local_map *m)
+{
+    sweep_client_error e;
+    sweep_msg_world_state first;
+    if (sweep_client_watch_world(c, o->every, &first, &e) != SWEEP_CLIENT_OK)
+        return report(o, &e);
+    tick_view v = {0};
+    int rc = 0;
+    uint64_t limit = o->has_count ? o->count : UINT64_MAX;
+    if (take_world_state(o, m, &v, &first) < 0)
+        rc = report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
+    /* A silent UDP client is dropped by the server after its idle timeout:
+     * a ping now and then keeps the session. */
+    uint64_t next_ping = sweep_client_now_ns() + 5000000000u;
+    while (rc == 0 && v.printed < limit) {
+        sweep_client_event ev;
+        sweep_client_status s = sweep_client_poll(c, 1000, &ev, &e);
+        if (s == SWEEP_CLIENT_OK && ev.kind == SWEEP_CLIENT_EV_WORLD_STATE) {
+            if (take_world_state(o, m, &v, &ev.as.world_state) < 0)
+                rc = report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
+        } else if (s == SWEEP_CLIENT_OK && (ev.kind == SWEEP_CLIENT_EV_ERROR || ev.kind == SWEEP_CLIENT_EV_BYE)) {
+            rc = report(o, &ev.as.error);
+        } else if (s != SWEEP_CLIENT_OK && s != SWEEP_CLIENT_E_TIMEOUT) {
+            rc = report(o, &e);
+        }
+        if (rc == 0 && o->udp && sweep_client_now_ns() >= next_ping) {
+            uint64_t rtt;
+            if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK && e.status != SWEEP_CLIENT_E_TIMEOUT)
+                rc = report(o, &e);
+            next_ping = sweep_client_now_ns() + 5000000000u;
+        }
+    }
+    free(v.movers);
+    return rc;
+}
+
+/* --- main ----------------------------------------------------------------------- */
+
+static int mover_command(const options *o, sweep_client *c)
+{
+    sweep_client_error e;
+    sweep_msg_mover_commanded mc;
+    if (sweep_client_mover_command(c, o->mover, &mc, &e) != SWEEP_CLIENT_OK)
+        return report(o, &e);
+    if (o->json) {
+        printf("{\"commanded\":");
+        print_str(o, o->mover);
+        printf(",\"mover\":%" PRIu32 ",\"tick\":%" PRIu64 "}\n", mc.mover, mc.tick);
+    } else {
+        printf("commanded mover=%" PRIu32 " name=%s tick=%" PRIu64 "\n", mc.mover, o->mover, mc.tick);
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -449,7 +835,7 @@ int main(int argc, char **argv)
         if ((rc = load_map(&o, &m)) != 0)
             goto done;
         radii = m.lv.default_radii;
-        if (!o.has_position) {
+        if (!o.has_position && strcmp(o.command, "move") == 0) {
             if (o.spawn >= m.lv.spawn_count) {
                 char msg[64];
                 snprintf(msg, sizeof msg, "%u", o.spawn);
@@ -472,6 +858,7 @@ int main(int argc, char **argv)
     co.address = o.connect;
     co.client_name = "sweep-cli";
     co.world = o.world;
+    co.auth_token = o.token;
     co.timeout_ms = o.timeout_ms;
     sweep_client *c;
     sweep_client_error e;
@@ -484,6 +871,10 @@ int main(int argc, char **argv)
             rc = report(&o, &e);
         else
             rc = move_remote(&o, c, &m, start, radii);
+    } else if (strcmp(o.command, "watch") == 0) {
+        rc = watch(&o, c, &m);
+    } else if (strcmp(o.command, "command") == 0) {
+        rc = mover_command(&o, c);
     } else if (strcmp(o.command, "ping") == 0) {
         uint64_t rtt;
         if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK)
@@ -498,13 +889,18 @@ int main(int argc, char **argv)
             rc = report(&o, &e);
         else
             printf(o.json ? "{\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"moves_total\":%" PRIu64
-                            ",\"errors_total\":%" PRIu64 ",\"tick_ns_p50\":%" PRIu64 ",\"tick_ns_p99\":%" PRIu64 "}\n"
+                            ",\"errors_total\":%" PRIu64 ",\"tick_ns_p50\":%" PRIu64 ",\"tick_ns_p99\":%" PRIu64
+                            ",\"movers\":%" PRIu32 ",\"crushed_total\":%" PRIu64 "}\n"
                           : "sessions=%" PRIu32 " entities=%" PRIu32 " moves_total=%" PRIu64 " errors_total=%" PRIu64
-                            " tick_ns_p50=%" PRIu64 " tick_ns_p99=%" PRIu64 "\n",
-                   st.sessions, st.entities, st.moves_total, st.errors_total, st.tick_ns_p50, st.tick_ns_p99);
+                            " tick_ns_p50=%" PRIu64 " tick_ns_p99=%" PRIu64 " movers=%" PRIu32
+                            " crushed_total=%" PRIu64 "\n",
+                   st.sessions, st.entities, st.moves_total, st.errors_total, st.tick_ns_p50, st.tick_ns_p99,
+                   st.movers, st.crushed_total);
     }
     sweep_client_close(c);
 done:
+    if (m.movers)
+        sweep_movers_destroy(m.movers);
     if (m.world)
         sweep_world_destroy(m.world);
     if (m.loaded)

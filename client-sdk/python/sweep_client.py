@@ -5,13 +5,23 @@ FlatBuffers runtime (Debian's python3-flatbuffers) and the code `flatc
 
 It shows the whole protocol from another language: the handshake (over UDP
 the padded Hello, the server's Challenge and the Hello that returns its
-cookie), Spawn, Move, and the server's Error messages. As a program it
-spawns one player and moves it, printing one line per result:
+cookie), Spawn, Move, WatchWorld and the WorldState pushes that follow
+it, and the server's Error messages. As a program it spawns one player
+and moves it, printing one line per result:
 
     PYTHONPATH=build/client-sdk/python /usr/bin/python3 \\
         client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
         --position 0,0,0.95 --velocity 1,0,-5 --count 10 [--udp] [--bits]
 
+or, with --watch N, subscribes to the movers' poses every N ticks and
+prints --count WorldStates (the answer, then the pushes), a line per
+WorldState and one per mover:
+
+    world tick=1234 movers=4/4
+      mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w)
+
+("movers=K/N": K movers in this message of the N the world has; over UDP
+a world too big for one datagram comes in several WorldStates per tick.)
 --bits prints the IEEE-754 bits of every double, so a test can compare
 them with the C core exactly. The generated code is not kept in git: make
 writes it to $(BUILD)/client-sdk/python (see client-sdk/README.md). Exits 1
@@ -23,10 +33,12 @@ import argparse
 import socket
 import struct
 import sys
+import time
 
 import flatbuffers
 from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,
-                        MoveResult, Spawn, Spawned, Vec3, Welcome)
+                        MoveResult, Ping, Quat, Spawn, Spawned, Vec3, WatchWorld,
+                        Welcome, WorldState)
 
 PROTOCOL_VERSION = 1
 IDENTIFIER = b"SWP1"
@@ -206,8 +218,85 @@ class Client:
         }
 
 
+    def watch(self, every):
+        """Subscribes to WorldState every `every` ticks (0 stops); returns
+        the server's answer, the poses now."""
+        seq = self._next_seq()
+        b = flatbuffers.Builder(64)
+        WatchWorld.Start(b)
+        WatchWorld.AddEvery(b, every)
+        self._send(self._finish(b, seq, Body.Body.WatchWorld, WatchWorld.End(b)))
+        return self._world_state(self._answer(seq, Body.Body.WorldState))
+
+    def ping(self):
+        """Sends a Ping without waiting (its Pong is skipped by the readers):
+        over UDP it keeps a silent session from timing out."""
+        seq = self._next_seq()
+        b = flatbuffers.Builder(64)
+        Ping.Start(b)
+        Ping.AddClientTime(b, 0)
+        self._send(self._finish(b, seq, Body.Body.Ping, Ping.End(b)))
+
+    def next_world_state(self):
+        """The next WorldState the server pushes (other messages are
+        skipped; an Error is raised)."""
+        while True:
+            m = self._recv()
+            kind, tab = m.BodyType(), m.Body()
+            if kind == Body.Body.Error:
+                e = Error.Error()
+                e.Init(tab.Bytes, tab.Pos)
+                raise ServerError(e.Code(), e.Message().decode(), e.Sequence())
+            if kind == Body.Body.WorldState:
+                return self._world_state(tab)
+
+    @staticmethod
+    def _world_state(tab):
+        ws = WorldState.WorldState()
+        ws.Init(tab.Bytes, tab.Pos)
+        movers = []
+        for i in range(ws.MoversLength()):
+            mt = ws.Movers(i)
+            p, q = mt.Position(Vec3.Vec3()), mt.Rotation(Quat.Quat())
+            movers.append({
+                "id": mt.Id(),
+                "flags": mt.Flags(),
+                "position": (p.X(), p.Y(), p.Z()),
+                "rotation": (q.X(), q.Y(), q.Z(), q.W()),
+            })
+        return {"tick": ws.Tick(), "mover_count": ws.MoverCount(), "movers": movers}
+
+
 def bits(x):
     return "%016x" % struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def print_world_state(ws, show_bits):
+    num = bits if show_bits else repr
+    print("world tick=%d movers=%d/%d" % (ws["tick"], len(ws["movers"]), ws["mover_count"]))
+    for m in ws["movers"]:
+        print("  mover id=%d flags=%d position=(%s) rotation=(%s)" % (
+            m["id"], m["flags"], ", ".join(num(x) for x in m["position"]),
+            ", ".join(num(x) for x in m["rotation"])))
+    sys.stdout.flush()
+
+
+def watch(c, every, count, show_bits):
+    """Prints `count` WorldStates: the answer to WatchWorld, then pushes."""
+    print_world_state(c.watch(every), show_bits)
+    next_ping = time.monotonic() + 5.0
+    for _ in range(count - 1):
+        print_world_state(c.next_world_state(), show_bits)
+        if c.udp and time.monotonic() >= next_ping:
+            c.ping()
+            next_ping = time.monotonic() + 5.0
+
+
+def positive(text):
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("wants a positive integer")
+    return n
 
 
 def vec(text):
@@ -218,20 +307,29 @@ def vec(text):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Spawn a player on sweepd and move it.")
+    ap = argparse.ArgumentParser(
+        description="Spawn a player on sweepd and move it, or (--watch) print the movers' poses.")
     ap.add_argument("--connect", required=True, metavar="HOST:PORT")
     ap.add_argument("--udp", action="store_true")
     ap.add_argument("--position", type=vec, default=(0.0, 0.0, 0.95))
     ap.add_argument("--radii", type=vec, default=(0.4, 0.4, 0.9))
-    ap.add_argument("--velocity", type=vec, required=True)
+    ap.add_argument("--velocity", type=vec, help="requested velocity (required unless --watch)")
     ap.add_argument("--dt", type=float, default=0.016)
-    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--count", type=positive, default=1, help="moves, or with --watch WorldStates to print")
+    ap.add_argument("--watch", type=positive, metavar="N",
+                    help="print the movers' poses every N ticks instead of moving")
     ap.add_argument("--bits", action="store_true", help="print the bits of every double")
     a = ap.parse_args()
+    if a.watch is None and a.velocity is None:
+        ap.error("--velocity is required (or --watch N)")
     try:
         c = Client(a.connect, udp=a.udp)
         w = c.welcome
         print("welcome session=%d map=%s hash=%s" % (w["session_id"], w["map_name"], w["map_hash"]))
+        if a.watch is not None:
+            watch(c, a.watch, a.count, a.bits)
+            c.close()
+            return 0
         entity, pos = c.spawn(a.position, a.radii)
         print("spawned entity=%d position=%r" % (entity, pos))
         for _ in range(a.count):

@@ -1,7 +1,8 @@
 /*
  * sweepd_fixture.h - a real sweepd for the client SDK's integration tests:
- * started on 127.0.0.1 with port 0 on the sample arena, its ready line
- * parsed for the TCP and UDP addresses, and stopped with SIGTERM.
+ * started on 127.0.0.1 with port 0 on the sample arena (or a map the test
+ * wrote), its ready line parsed for the TCP and UDP addresses, and stopped
+ * with SIGTERM.
  *
  * Programs are found beside the test: tests live in $(BUILD)/tests/client-sdk/,
  * so $(BUILD) is two levels above argv[0]'s directory (SWEEP_BUILD_DIR
@@ -68,15 +69,14 @@ static __attribute__((unused)) void fx_show_log(const sweepd *d)
     fclose(f);
 }
 
-/* Starts sweepd on the arena (plus extra arguments, NULL-terminated list).
- * Returns 0, or -1 after printing why. */
-static __attribute__((unused)) int fx_start_args(sweepd *d, const char *const *extra)
+/* Starts sweepd on the map at path `map` (plus extra arguments, a
+ * NULL-terminated list). Returns 0, or -1 after printing why. */
+static __attribute__((unused)) int fx_start_map(sweepd *d, const char *map, const char *const *extra)
 {
-    char bin[4096], map[4096];
+    char bin[4096];
     memset(d, 0, sizeof *d);
     d->pid = -1;
     fx_build("bin/sweepd", bin, sizeof bin);
-    fx_build("maps/arena.db", map, sizeof map);
     snprintf(d->dir, sizeof d->dir, "/tmp/sweep-sdk-test-XXXXXX");
     if (!mkdtemp(d->dir)) {
         perror("mkdtemp");
@@ -138,6 +138,13 @@ static __attribute__((unused)) int fx_start_args(sweepd *d, const char *const *e
         return -1;
     }
     return 0;
+}
+
+/* Starts sweepd on the arena (plus extra arguments, NULL-terminated list). */
+static __attribute__((unused)) int fx_start_args(sweepd *d, const char *const *extra)
+{
+    char map[4096];
+    return fx_start_map(d, fx_build("maps/arena.db", map, sizeof map), extra);
 }
 
 static __attribute__((unused)) int fx_start(sweepd *d)

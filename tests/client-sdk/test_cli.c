@@ -254,7 +254,7 @@ static void python_client_matches_the_core(void **state)
                               ",%" SCNx64 " grounded=%u",
                            &seq, &pb[0], &pb[1], &pb[2], &vb[0], &vb[1], &vb[2], &grounded);
             assert_int_equal(n, 8);
-            assert_int_equal(sweep_predict_run(w, &lv.config, lv.default_radii, &s, sweep_v3(8, -1, -5), 0.016, NULL),
+            assert_int_equal(sweep_predict_run(w, NULL, &lv.config, lv.default_radii, &s, sweep_v3(8, -1, -5), 0.016, NULL),
                              SWEEP_OK);
             assert_true(pb[0] == bits_of(s.position.x) && pb[1] == bits_of(s.position.y) &&
                         pb[2] == bits_of(s.position.z));

@@ -59,7 +59,7 @@ static int same_vec(sweep_vec3 a, sweep_vec3 b)
 static sweep_msg_move_result answer(sweep_predict_state *s, uint32_t seq, sweep_vec3 v, double dt)
 {
     sweep_move_result r;
-    assert_int_equal(sweep_predict_run(W, &LV.config, LV.default_radii, s, v, dt, &r), SWEEP_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, LV.default_radii, s, v, dt, &r), SWEEP_OK);
     sweep_msg_move_result m = {0};
     m.sequence = seq;
     m.position = r.position;
@@ -227,7 +227,7 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
             sweep_predict_state cur = sweep_predictor_current(&p);
             sweep_move_result pr;
             sweep_predict_state tmp = cur;
-            assert_int_equal(sweep_predict_run(W, &LV.config, sp.radii, &tmp, v, m.dt, &pr), SWEEP_OK);
+            assert_int_equal(sweep_predict_run(W, NULL, &LV.config, sp.radii, &tmp, v, m.dt, &pr), SWEEP_OK);
             m.has_claimed_position = 1;
             m.claimed_position = pr.position;
             assert_int_equal(sweep_client_send_move(c, &m, &seq, &e), SWEEP_CLIENT_OK);

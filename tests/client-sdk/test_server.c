@@ -130,7 +130,7 @@ static walk_stats walk(sweep_client_transport t, sweep_vec3 start, sweep_vec3 la
         assert_int_equal(s, SWEEP_CLIENT_OK);
         assert_int_equal(r.entity, sp.entity);
         sweep_move_result l;
-        assert_int_equal(sweep_predict_run(E.world, &E.lv.config, sp.radii, &local, v, dt, &l), SWEEP_OK);
+        assert_int_equal(sweep_predict_run(E.world, NULL, &E.lv.config, sp.radii, &local, v, dt, &l), SWEEP_OK);
         assert_same_result(&r, &l, i);
         ws.grounded_moves += r.grounded;
         ws.hit_moves += (l.flags & SWEEP_MOVED_HIT) != 0;
@@ -264,7 +264,7 @@ static void batches_match_the_core(void **state)
                 assert_int_equal(ev.as.move_result.sequence, seq[i]);
                 sweep_move_result l;
                 assert_int_equal(
-                    sweep_predict_run(E.world, &E.lv.config, sp.radii, &local, req[i].velocity, req[i].dt, &l),
+                    sweep_predict_run(E.world, NULL, &E.lv.config, sp.radii, &local, req[i].velocity, req[i].dt, &l),
                     SWEEP_OK);
                 assert_same_result(&ev.as.move_result, &l, round * (int)n + (int)i);
             }
