@@ -45,6 +45,10 @@
  *     server's answer (start_position) brings them in.
  *   Carrying needs the poses of the ticks involved: the predictor keeps
  *   the last SWEEP_PREDICT_HISTORY ticks' poses it was given.
+ * Other players: a sweepd run with --players-block on makes every entity
+ * an obstacle to the others. The protocol does not tell a client where the
+ * others are, so near them its predictions (and re-runs) differ from the
+ * answers; that is not a desync, and the answers still reconcile it.
  *
  * Invariants: pending[0 .. count) are the moves sent and not yet answered,
  * in increasing sequence order, each with the state it predicted and the
