@@ -361,7 +361,8 @@ static sweep_mover_pose path_pose(const sweep__mover *m, double tick_rate, uint3
     const sweep_keyframe *a = &m->keys[lo], *b = &m->keys[hi];
     double u = (t - a->time) / (b->time - a->time);
     sweep_mover_pose p;
-    p.position = sweep_v3_add(sweep_v3_scale(a->pose.position, 1.0 - u), sweep_v3_scale(b->pose.position, u));
+    /* a + (b - a) u: a coordinate the two keyframes share stays exact. */
+    p.position = sweep_v3_madd(a->pose.position, sweep_v3_sub(b->pose.position, a->pose.position), u);
     p.rotation = sweep_quat_nlerp(a->pose.rotation, b->pose.rotation, u);
     return p;
 }

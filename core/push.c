@@ -181,7 +181,13 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
     *touched = 1;
     b->mover = mi;
     sweep__scene_src rest = {.world = w, .movers = mv, .end = mv->count, .skip = mi, .self = SWEEP_NO_BODY};
-    sweep_vec3 end = sweep__slide(&rest, cfg, b->radii, p, sweep_v3_sub(target, p), NULL);
+    int blocked_on_way = 0;
+    sweep_vec3 end = sweep__slide(&rest, cfg, b->radii, p, sweep_v3_sub(target, p), &blocked_on_way);
+    /* Nothing on the way: exactly where the mover sends it (the slide's
+     * round trip through eSpace may be an ulp off), which is also what a
+     * client carrying its own player computes. */
+    if (!blocked_on_way)
+        end = target;
     b->position = end;
     /* Where it was sent is clear of the mover by construction. */
     if (memcmp(&end, &target, sizeof end) == 0)
