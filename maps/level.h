@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
 #include "core/status.h"
@@ -49,6 +50,8 @@ typedef struct sweep_level_mover {
 typedef struct sweep_level {
     char name[SWEEP_LEVEL_NAME_MAX];
     sweep_config config;       /* gravity, slope, step height, limits */
+    sweep_rules rules;         /* what a player's wish becomes (core/motion.h) */
+    double correction_threshold; /* a claimed position this far off is reported corrected, units */
     sweep_vec3 default_radii;  /* player ellipsoid if a spawn gives none */
     double tick_rate;          /* server ticks per second */
 
@@ -65,8 +68,9 @@ typedef struct sweep_level {
     uint32_t mover_count, mover_cap;
 } sweep_level;
 
-/* An empty level with default rules (sweep_config_default), radii
- * (0.4, 0.4, 0.9) and 60 ticks per second. */
+/* An empty level with default rules (sweep_config_default and
+ * sweep_rules_default), radii (0.4, 0.4, 0.9), a correction threshold of 0.25 and 60 ticks per
+ * second. */
 void sweep_level_init(sweep_level *lv);
 void sweep_level_free(sweep_level *lv);
 

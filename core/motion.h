@@ -1,0 +1,103 @@
+/*
+ * motion.h - the movement rules: what a player's wish becomes, applied the
+ * same way by the server (which owns every entity's velocity) and by a
+ * predicting client (which must get the same bits).
+ *
+ * A player does not say how it moves, only what it wants: a wished
+ * velocity across the ground plane and a jump button (sweep_wish). One
+ * step of sweep_act, in this order:
+ *   1. the wish loses its part along up and is clamped to walk_speed
+ *      (SWEEP_RULE_SPEED, with the excess);
+ *   2. the horizontal velocity turns towards the wish by at most
+ *      ground_accel * dt on walkable ground, air_accel * dt in the air
+ *      (Quake's friction-free acceleration towards a target velocity);
+ *   3. a jump starts only from walkable ground: the velocity along up
+ *      becomes jump_speed (a jump asked in the air: SWEEP_RULE_JUMP,
+ *      refused); on the ground the velocity along up is zero;
+ *   4. gravity * dt is added, and the velocity is capped at speed_limit
+ *      (SWEEP_RULE_LIMIT: terminal velocity, a law of the world rather than
+ *      a cheat);
+ *   5. one collide-and-slide (sweep_move_in) with that velocity; the
+ *      integration velocity it returns is the actor's new velocity.
+ * A move longer than max_step is split into equal steps no longer than it
+ * (as Quake 3 splits a long user command), so the outcome does not depend
+ * on how a client chops its time, only on how long it is; the jump is
+ * tried on the first step only.
+ *
+ * Everything is in the map's units and seconds (sweep_rules_default gives
+ * values for metres). The actor is the whole state a server keeps for an
+ * entity and a client needs to predict it; the rules come with the map
+ * (its content hash covers them).
+ */
+#ifndef SWEEP_CORE_MOTION_H
+#define SWEEP_CORE_MOTION_H
+
+#include <stdint.h>
+
+#include "core/crowd.h"
+#include "core/move.h"
+#include "core/status.h"
+#include "core/vec3.h"
+
+/* Most steps one move is split into. */
+#define SWEEP_ACT_MAX_STEPS 64u
+
+typedef struct sweep_rules {
+    double walk_speed;   /* fastest horizontal speed a player may wish for, units/s, > 0 */
+    double ground_accel; /* horizontal acceleration on walkable ground, units/s^2, > 0 */
+    double air_accel;    /* horizontal acceleration in the air (air control), units/s^2, >= 0 */
+    double jump_speed;   /* speed along up a jump starts with, units/s, >= 0 (0: no jumping) */
+    double max_step;     /* longest step of one move, s, in (0, 1]; longer moves are split */
+    double speed_limit;  /* no velocity is longer than this, units/s, >= walk_speed and >= jump_speed */
+} sweep_rules;
+
+/* Rules for a level in metres: walk 5 m/s, 50 m/s^2 on the ground, 10 in
+ * the air, jumps of 5 m/s (about 1.3 m high under 9.81), steps of at most
+ * 1/30 s, 60 m/s at most. */
+void sweep_rules_default(sweep_rules *r);
+
+/* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */
+sweep_status sweep_rules_check(const sweep_rules *r);
+
+enum {
+    SWEEP_WISH_JUMP = 1u << 0 /* jump, if standing on walkable ground */
+};
+
+typedef struct sweep_wish {
+    sweep_vec3 velocity; /* wished velocity; its part along up is ignored */
+    uint32_t buttons;    /* SWEEP_WISH_* */
+} sweep_wish;
+
+/* What a server keeps of an entity, and a client predicts. */
+typedef struct sweep_actor {
+    sweep_vec3 position;
+    sweep_vec3 velocity;   /* the last step's integration velocity */
+    uint32_t grounded;     /* 1: the last step ended on walkable ground */
+} sweep_actor;
+
+/* Rules that acted on a move (sweep_act_result.rules). */
+enum {
+    SWEEP_RULE_SPEED = 1u << 0, /* the wish was faster than walk_speed: clamped */
+    SWEEP_RULE_JUMP = 1u << 1,  /* a jump was asked off the ground: refused */
+    SWEEP_RULE_LIMIT = 1u << 2  /* the velocity reached speed_limit: capped */
+};
+
+typedef struct sweep_act_result {
+    sweep_move_result move; /* the last step's result (its contacts, ground, flags) */
+    uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
+    uint32_t steps;         /* core steps the move was split into */
+    uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
+    double speed_excess;    /* how much faster than walk_speed the wish was, units/s (0 if not) */
+} sweep_act_result;
+
+/*
+ * Moves an actor of the given radii by its wish for dt seconds (0 < dt <=
+ * cfg->max_dt) under the rules, through the space. On SWEEP_OK *actor is
+ * the new state and *out (may be NULL) says what happened; on an error
+ * (bad rules, bad wish, what sweep_move refuses) nothing changes.
+ */
+sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
+                       sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
+                       sweep_act_result *out);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * test_motion.c - the movement rules: walking up to the wished speed,
+ * clamping a wish that is too fast, jumping only from the ground, ignoring
+ * a wish to fly, terminal velocity, and splitting long moves so that the
+ * result depends on how long a move is, not on how a client chops it.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/motion.h"
+#include "maps/level.h"
+
+#define DT (1.0 / 60.0)
+static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
+
+typedef struct scene {
+    sweep_level lv;
+    sweep_world *w;
+    sweep_space sp;
+    sweep_config cfg;
+    sweep_rules rules;
+} scene;
+
+static void scene_init(scene *s)
+{
+    sweep_level_init(&s->lv);
+    sweep_config_default(&s->cfg);
+    sweep_rules_default(&s->rules);
+    assert_int_equal(sweep_level_add_quad(&s->lv, sweep_v3(-500, -500, 0), sweep_v3(500, -500, 0),
+                                          sweep_v3(500, 500, 0), sweep_v3(-500, 500, 0), 1),
+                     SWEEP_OK);
+    sweep_world_desc d = sweep_level_world_desc(&s->lv);
+    assert_int_equal(sweep_world_create(&d, &s->w), SWEEP_OK);
+    sweep_space sp = {s->w, NULL, NULL, SWEEP_NO_BODY};
+    s->sp = sp;
+}
+
+static void scene_free(scene *s)
+{
+    sweep_world_destroy(s->w);
+    sweep_level_free(&s->lv);
+}
+
+static sweep_actor standing(double x, double y)
+{
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(x, y, 0.9005);
+    return a;
+}
+
+static sweep_act_result act(scene *s, sweep_actor *a, sweep_vec3 wish, uint32_t buttons, double dt)
+{
+    sweep_wish w = {wish, buttons};
+    sweep_act_result r;
+    sweep_status st = sweep_act(&s->sp, &s->cfg, &s->rules, RADII, a, &w, dt, &r);
+    if (st != SWEEP_OK)
+        fail_msg("sweep_act: %s", sweep_status_name(st));
+    return r;
+}
+
+static double horizontal(sweep_vec3 v)
+{
+    return sqrt(v.x * v.x + v.y * v.y);
+}
+
+static void walks_up_to_the_wish(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor a = standing(0, 0);
+    for (int i = 0; i < 10; i++)
+        act(&s, &a, sweep_v3(0, 0, 0), 0, DT);
+    assert_true(a.grounded);
+    sweep_act_result r = act(&s, &a, sweep_v3(3, 0, 0), 0, DT);
+    /* One step of acceleration: 50 m/s^2 for 1/60 s. */
+    assert_true(fabs(a.velocity.x - 50.0 / 60.0) < 1e-12);
+    for (int i = 0; i < 30; i++)
+        r = act(&s, &a, sweep_v3(3, 0, 0), 0, DT);
+    assert_true(a.velocity.x == 3.0 && a.velocity.y == 0.0 && a.velocity.z == 0.0);
+    assert_int_equal(r.rules, 0);
+    assert_true(a.grounded);
+    /* Stopping takes time too. */
+    act(&s, &a, sweep_v3(0, 0, 0), 0, DT);
+    assert_true(a.velocity.x > 2.0);
+    scene_free(&s);
+}
+
+static void too_fast_a_wish_is_clamped_and_named(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor a = standing(0, 0);
+    sweep_act_result r;
+    for (int i = 0; i < 60; i++)
+        r = act(&s, &a, sweep_v3(60, 80, 0), 0, DT); /* 100 m/s asked */
+    assert_true(r.rules & SWEEP_RULE_SPEED);
+    assert_true(fabs(r.speed_excess - 95.0) < 1e-9);
+    assert_true(fabs(horizontal(a.velocity) - 5.0) < 1e-9);
+    assert_true(fabs(a.velocity.x / a.velocity.y - 0.75) < 1e-9); /* the direction is kept */
+    scene_free(&s);
+}
+
+static void jumps_only_from_the_ground(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor a = standing(0, 0);
+    act(&s, &a, sweep_v3(0, 0, 0), 0, DT);
+    assert_true(a.grounded);
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), SWEEP_WISH_JUMP, DT);
+    assert_int_equal(r.rules, 0);
+    assert_false(a.grounded);
+    double peak = a.position.z;
+    int refused = 0;
+    for (int i = 0; i < 120; i++) {
+        /* Asking again in the air is refused and named; it adds nothing. */
+        r = act(&s, &a, sweep_v3(0, 0, 0), SWEEP_WISH_JUMP * (i < 30), DT);
+        refused += (r.rules & SWEEP_RULE_JUMP) != 0;
+        peak = a.position.z > peak ? a.position.z : peak;
+        if (a.grounded)
+            break;
+    }
+    assert_int_equal(refused, 30);
+    /* v^2 / 2g = 1.274 m, less a little for the discrete steps. */
+    assert_true(peak - 0.9005 > 1.2 && peak - 0.9005 < 1.28);
+    assert_true(a.grounded);
+    scene_free(&s);
+}
+
+static void a_wish_to_fly_is_ignored(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor a = standing(0, 0);
+    a.position.z = 5.0; /* in the air */
+    double z = a.position.z;
+    for (int i = 0; i < 20; i++) {
+        act(&s, &a, sweep_v3(0, 0, 50), 0, DT); /* "up, please" */
+        assert_true(a.position.z < z);
+        z = a.position.z;
+    }
+    scene_free(&s);
+}
+
+static void falling_stops_at_the_speed_limit(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.rules.speed_limit = 12.0;
+    sweep_actor a = standing(0, 0);
+    a.position.z = 200.0;
+    sweep_act_result r;
+    for (int i = 0; i < 180; i++)
+        r = act(&s, &a, sweep_v3(0, 0, 0), 0, DT);
+    assert_true(r.rules & SWEEP_RULE_LIMIT);
+    assert_true(fabs(a.velocity.z + 12.0) < 1e-9);
+    scene_free(&s);
+}
+
+static void long_moves_are_split(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor one = standing(0, 0), two = standing(0, 0);
+    for (int i = 0; i < 5; i++) {
+        act(&s, &one, sweep_v3(0, 0, 0), 0, DT);
+        act(&s, &two, sweep_v3(0, 0, 0), 0, DT);
+    }
+    double h = 1.0 / 30.0;
+    sweep_act_result r = act(&s, &one, sweep_v3(4, 1, 0), 0, 4 * h); /* four steps of the longest */
+    assert_int_equal(r.steps, 4);
+    for (int i = 0; i < 4; i++)
+        act(&s, &two, sweep_v3(4, 1, 0), 0, h);
+    assert_memory_equal(&one, &two, sizeof one);
+    /* A move that would need more than 64 steps is refused untouched. */
+    sweep_actor before = one;
+    s.cfg.max_dt = 10.0;
+    sweep_wish w = {sweep_v3(1, 0, 0), 0};
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &one, &w, 3.0, NULL), SWEEP_E_DT);
+    assert_memory_equal(&one, &before, sizeof one);
+    scene_free(&s);
+}
+
+static void bad_rules_and_input_are_refused(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_rules def;
+    sweep_rules_default(&def);
+    assert_int_equal(sweep_rules_check(&def), SWEEP_OK);
+    sweep_actor a = standing(0, 0), before = a;
+    sweep_wish w = {sweep_v3(1, 0, 0), 0};
+    s.rules.walk_speed = NAN;
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_CONFIG);
+    s.rules = def;
+    s.rules.speed_limit = 2.0; /* below walk speed */
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_CONFIG);
+    s.rules = def;
+    s.rules.speed_limit = 5000.0; /* above the config's input limit */
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_CONFIG);
+    s.rules = def;
+    w.velocity.y = INFINITY;
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_NONFINITE);
+    w.velocity.y = 0;
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, 0.0, NULL), SWEEP_E_DT);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, 2.0, NULL), SWEEP_E_DT);
+    assert_int_equal(sweep_act(NULL, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_ARG);
+    assert_memory_equal(&a, &before, sizeof a);
+    scene_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(walks_up_to_the_wish),
+        cmocka_unit_test(too_fast_a_wish_is_clamped_and_named),
+        cmocka_unit_test(jumps_only_from_the_ground),
+        cmocka_unit_test(a_wish_to_fly_is_ignored),
+        cmocka_unit_test(falling_stops_at_the_speed_limit),
+        cmocka_unit_test(long_moves_are_split),
+        cmocka_unit_test(bad_rules_and_input_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
