@@ -143,6 +143,56 @@ static sweep_vec3 stop_point(const ctx *c, sweep_vec3 from, sweep_vec3 disp, con
     return t > 0.0 ? sweep_v3_madd(from, disp, t) : from;
 }
 
+/* The sliding planes met so far in one pass (eSpace and world normals). */
+#define MAX_PLANES 4
+typedef struct plane_set {
+    sweep_vec3 e[MAX_PLANES], w[MAX_PLANES];
+    uint32_t count;
+} plane_set;
+
+/* Planes closer than this (cosine) are one plane: unwelded coplanar
+ * triangles must not make a crease. */
+#define SAME_PLANE 0.999999
+
+/*
+ * Creases (Quake's PM_SlideMove does the same): when the slide along the
+ * new plane n runs into a plane met earlier in the pass, moving along
+ * either one alone would ping-pong between them until the iterations run
+ * out, so the slide follows the line where the two meet instead, and stops
+ * when a third plane closes that line too (a corner). `slid` is rest slid
+ * along n; returns the displacement to try next and adds n to the set.
+ * *vel (may be NULL) follows the crease the same way.
+ */
+static sweep_vec3 follow_creases(plane_set *ps, sweep_vec3 ne, sweep_vec3 nw, sweep_vec3 rest, sweep_vec3 slid,
+                                 sweep_vec3 *vel)
+{
+    double tiny = 1e-12 * sweep_v3_len(rest);
+    for (uint32_t k = 0; k < ps->count; k++) {
+        if (sweep_v3_dot(ne, ps->e[k]) > SAME_PLANE || !(sweep_v3_dot(slid, ps->e[k]) < -tiny))
+            continue;
+        sweep_vec3 crease = sweep_v3_normalize(sweep_v3_cross(ne, ps->e[k]));
+        slid = sweep_v3_scale(crease, sweep_v3_dot(rest, crease));
+        if (vel) {
+            sweep_vec3 cw = sweep_v3_normalize(sweep_v3_cross(nw, ps->w[k]));
+            *vel = sweep_v3_scale(cw, sweep_v3_dot(*vel, cw));
+        }
+        for (uint32_t j = 0; j < ps->count; j++)
+            if (j != k && sweep_v3_dot(ne, ps->e[j]) <= SAME_PLANE && sweep_v3_dot(slid, ps->e[j]) < -tiny) {
+                slid = sweep_v3(0, 0, 0);
+                if (vel)
+                    *vel = sweep_v3(0, 0, 0);
+                break;
+            }
+        break;
+    }
+    if (ps->count < MAX_PLANES) {
+        ps->e[ps->count] = ne;
+        ps->w[ps->count] = nw;
+        ps->count++;
+    }
+    return slid;
+}
+
 /*
  * One pass from *e_pos by e_disp (eSpace). *vel (world, may be NULL) loses
  * the part that runs into each sliding plane. Updates *e_pos; fills *po.
@@ -154,6 +204,8 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
     sweep_vec3 from = *e_pos, target = sweep_v3_add(from, e_disp);
     const sweep_vec3 input = e_disp;
     int moving_down = c->has_up && sweep_v3_dot(sweep_v3_mul(e_disp, c->radii), c->up) < 0.0;
+    plane_set planes;
+    planes.count = 0;
     uint32_t i;
     for (i = 0; i < c->cfg->max_iterations; i++) {
         sweep_vec3 disp = sweep_v3_sub(target, from);
@@ -197,12 +249,15 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
                 ne = to_espace_normal(c, flat);
             }
         }
-        target = sweep_v3_madd(target, ne, -sweep_v3_dot(sweep_v3_sub(target, from), ne));
+        sweep_vec3 rest = sweep_v3_sub(target, from);
+        sweep_vec3 slid = sweep_v3_madd(rest, ne, -sweep_v3_dot(rest, ne));
         if (vel) {
             double into = sweep_v3_dot(*vel, nw);
             if (into < 0.0)
                 *vel = sweep_v3_madd(*vel, nw, -into);
         }
+        slid = follow_creases(&planes, ne, nw, rest, slid, vel);
+        target = sweep_v3_add(from, slid);
         if (sweep_v3_dot(sweep_v3_sub(target, from), input) < 0.0)
             break; /* the jitter filter: the slide turned back */
     }
