@@ -2,8 +2,9 @@
  * move.c - collide-and-slide for one ellipsoid (see move.h for the passes).
  *
  * All sliding happens in eSpace, where the ellipsoid is a unit sphere and a
- * sweep is one call to the scene. A pass is the course chapter's
- * CollideEllipsoid loop: sweep, stop `skin` short of the contact along the
+ * sweep is one call to the scene. A pass is the CollideEllipsoid loop of
+ * "Collision Detection and Response" (chapter 12 of a game programming
+ * course): sweep, stop `skin` short of the contact along the
  * path (Fauerby's veryCloseDistance, which never drifts sideways on a
  * slope), project the rest of the displacement onto the sliding plane, and
  * repeat, at most max_iterations times. The jitter filter ends a pass when

@@ -7,7 +7,8 @@
  *   1. splits the displacement velocity * dt into a lateral part (across the
  *      up axis) and a vertical part (along it), as Fauerby's gravity pass;
  *   2. slides the lateral part along what it hits (bounded iterations, the
- *      jitter filter, the iteration-limit fallback of the seeds); steep
+ *      jitter filter and the iteration-limit fallback of "Collision Detection
+ *      and Response", chapter 12 of a game programming course); steep
  *      surfaces act as walls here, so walking never climbs a steep ramp;
  *   3. if the body was grounded and the lateral move was blocked, tries to
  *      step up by at most step_height and keeps the step only if it lands on
@@ -111,7 +112,8 @@ typedef struct sweep_move_result {
      * triangle once, at most SWEEP_MAX_CONTACTS. */
     sweep_contact contacts[SWEEP_MAX_CONTACTS];
     /* Bounding box of the contact points relative to the centre at contact
-     * (seeds, CollideEllipsoid): min = +radii and max = -radii when empty. */
+     * (the collision extents of that chapter's CollideEllipsoid): min =
+     * +radii and max = -radii when empty. */
     sweep_vec3 extents_min, extents_max;
 } sweep_move_result;
 

@@ -29,7 +29,8 @@
  * Each tick, in mover order (sweep_movers_tick): the mover takes its next
  * pose; bodies standing on it are carried with it (rotation included), and
  * bodies in its way are pushed. The push is found in the mover's frame
- * (the course chapter on dynamic objects): the body's motion relative to
+ * ("Collision Detection and Response", chapter 12 of a game programming
+ * course, on dynamic objects): the body's motion relative to
  * the mover over the tick is swept against the mover at its previous
  * placement, the slide result is mapped back into the world by the mover's
  * motion, and the body then slides there through everything else. Because

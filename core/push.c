@@ -12,8 +12,9 @@
  *   - any other body near the mover's swept box is pushed: seen from the
  *     mover, the body moves from p to X^-1(p) while the mover stands at its
  *     previous placement. That relative path is slid against the mover
- *     alone (the course chapter on dynamic objects extends the sweep by the
- *     object's motion the same way); if it touches, the slide's end q is
+ *     alone ("Collision Detection and Response", chapter 12 of a game
+ *     programming course, extends the sweep by a dynamic object's motion
+ *     the same way); if it touches, the slide's end q is
  *     where the body sits relative to the mover, and X(q) where it must go.
  *     Sweeping the relative path is what catches a mover fast enough to
  *     cross the whole body in one tick.

@@ -1,8 +1,9 @@
 /*
  * scene.h - one straight sweep of the unit sphere (eSpace) through a world:
  * BVH broad phase, narrow phase per candidate, nearest contact with the
- * simultaneous contacts beside it (the course chapter's
- * EllipsoidIntersectScene). Internal to core/.
+ * simultaneous contacts beside it (EllipsoidIntersectScene in "Collision
+ * Detection and Response", chapter 12 of a game programming course).
+ * Internal to core/.
  */
 #ifndef SWEEP_CORE_SCENE_H
 #define SWEEP_CORE_SCENE_H

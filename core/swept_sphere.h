@@ -1,7 +1,8 @@
 /*
  * swept_sphere.h - the narrow phase: a unit sphere moving in a straight line
  * against one triangle, in ellipsoid space (Fauerby 2003, section 3; the
- * course chapter's SphereIntersectTriangle with its embedded corrections).
+ * SphereIntersectTriangle of "Collision Detection and Response", chapter 12
+ * of a game programming course, with its embedded corrections).
  *
  * The sphere starts at `center` and moves by `disp` over t in [0, 1]. Only
  * the front of the triangle collides (the side cross(b - a, c - a) points
