@@ -41,6 +41,9 @@
 #include "core/vec3.h"
 #include "core/world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define SWEEP_NO_BODY UINT32_MAX
 #define SWEEP_CROWD_SHELL_TRIANGLES 28u
 #define SWEEP_CROWD_FIRST_TRIANGLE 0x80000000u
@@ -86,5 +89,9 @@ typedef struct sweep_space {
  * crowd). Contacts with shells have body = the slot touched. */
 sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, const sweep_move_input *in,
                            sweep_move_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,9 @@
 
 #include "core/vec3.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define SWEEP_HASH_INIT UINT64_C(0xcbf29ce484222325)
 
 uint64_t sweep_hash_bytes(uint64_t h, const void *data, size_t len);
@@ -25,5 +28,9 @@ uint64_t sweep_hash_vec3(uint64_t h, sweep_vec3 v);
 
 /* Hash of one body's state: position, velocity and grounded flag, in that order. */
 uint64_t sweep_hash_body(uint64_t h, sweep_vec3 position, sweep_vec3 velocity, uint32_t grounded);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

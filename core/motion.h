@@ -39,6 +39,9 @@
 #include "core/status.h"
 #include "core/vec3.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* Most steps one move is split into. */
 #define SWEEP_ACT_MAX_STEPS 64u
 
@@ -99,5 +102,9 @@ typedef struct sweep_act_result {
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
                        sweep_act_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

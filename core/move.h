@@ -37,6 +37,9 @@
 #include "core/vec3.h"
 #include "core/world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define SWEEP_MAX_CONTACTS 8
 
 /* Movement rules and limits, usually one per world (the map supplies them). */
@@ -124,5 +127,9 @@ typedef struct sweep_move_result {
  */
 sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg,
                         const sweep_move_input *in, sweep_move_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -64,6 +64,9 @@
 #include "core/vec3.h"
 #include "core/world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* The value of a mover index that names no mover. */
 #define SWEEP_NO_MOVER UINT32_MAX
 /* Limits a description must respect. */
@@ -257,5 +260,9 @@ uint64_t sweep_movers_hash(const sweep_movers *mv, uint64_t h);
  */
 sweep_status sweep_move_among(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
                               const sweep_move_input *in, sweep_move_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

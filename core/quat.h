@@ -15,6 +15,9 @@
 
 #include "core/vec3.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef struct sweep_quat {
     double x, y, z, w;
 } sweep_quat;
@@ -87,5 +90,9 @@ static inline sweep_quat sweep_quat_nlerp(sweep_quat a, sweep_quat b, double u)
     sweep_quat r = {a.x * v + b.x * u, a.y * v + b.y * u, a.z * v + b.z * u, a.w * v + b.w * u};
     return sweep_quat_normalize(r);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

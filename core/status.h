@@ -8,6 +8,9 @@
 #ifndef SWEEP_CORE_STATUS_H
 #define SWEEP_CORE_STATUS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef enum sweep_status {
     SWEEP_OK = 0,
     SWEEP_E_NONFINITE,     /* a NaN or infinite number in the input */
@@ -27,5 +30,9 @@ const char *sweep_status_name(sweep_status s);
 
 /* One human sentence describing the status, for logs and error messages. */
 const char *sweep_status_message(sweep_status s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,9 @@
 
 #include "core/vec3.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef enum sweep_feature {
     SWEEP_FEATURE_FACE = 0,
     SWEEP_FEATURE_EDGE = 1,
@@ -82,5 +85,9 @@ int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep 
 /* The point of triangle (a, b, c) closest to p. Works for degenerate
  * triangles too (then it is the closest point of the segment or point). */
 sweep_vec3 sweep_closest_point_on_triangle(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,6 +22,9 @@
 
 #include <math.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef struct sweep_vec3 {
     double x, y, z;
 } sweep_vec3;
@@ -107,5 +110,9 @@ static inline int sweep_v3_isfinite(sweep_vec3 a)
 {
     return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,6 +25,9 @@
 #include "core/status.h"
 #include "core/vec3.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* Upper bound on triangles in one world (indices stay below 2^31). */
 #define SWEEP_WORLD_MAX_TRIANGLES (1u << 30)
 
@@ -71,5 +74,9 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
 void sweep_world_destroy(sweep_world *world);
 
 void sweep_world_get_info(const sweep_world *world, sweep_world_info *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
