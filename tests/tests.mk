@@ -19,6 +19,11 @@ $(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o
 	@mkdir -p $(@D)
 	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# Test objects come from the object pattern rule through the one below,
+# which makes them intermediate: keep them, so that a second `make test`
+# rebuilds nothing.
+.SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(TEST_SRC) $(wildcard tests/bench/*.c))
+
 .SECONDEXPANSION:
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))
 	@mkdir -p $(@D)
