@@ -45,22 +45,31 @@ both() { # name, program
 
 both "main build" "$root/$BUILD/bin/sweep-walk"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Each variant's binary is kept in $BUILD/cross and rebuilt only when a
+# source it is built from is newer, so a second run only walks.
+cross="$root/$BUILD/cross"
+mkdir -p "$cross"
 cd "$root"
 srcs="$(ls core/*.c) $(ls maps/*.c | grep -v '_main\.c$' | grep -v '^maps/import') maps/sweep_walk_main.c"
+hdrs="$(ls core/*.h maps/*.h)"
 for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O2"; do
     cc=${variant%% *}
     if ! command -v "$cc" >/dev/null 2>&1; then
         echo "($cc not installed: $variant not checked)"
         continue
     fi
-    out="$tmp/walk-$(echo "$variant" | tr ' =' '__')"
+    out="$cross/walk-$(echo "$variant" | tr ' =' '__')"
+    stale=1
     # shellcheck disable=SC2086
-    if ! $variant -std=gnu11 -I. -ffp-contract=off -fno-fast-math $srcs -lsqlite3 -lm -o "$out" 2>"$out.log"; then
+    if [ -x "$out" ] && [ -z "$(find $srcs $hdrs "$0" -newer "$out" 2>/dev/null | head -n 1)" ]; then
+        stale=0
+    fi
+    # shellcheck disable=SC2086
+    if [ $stale -eq 1 ] && ! $variant -std=gnu11 -I. -ffp-contract=off -fno-fast-math $srcs -lsqlite3 -lm -o "$out" 2>"$out.log"; then
         echo "[ RUN      ] $variant"
         echo "[  FAILED  ] $variant: build failed:"
         cat "$out.log"
+        rm -f "$out"
         failed=$((failed + 1))
         continue
     fi
