@@ -147,6 +147,21 @@ static void get_move(const tab *t, sweep_msg_move *m)
     m->velocity = get_vec3(t, SWEEP__MOVE_VELOCITY, NULL);
     m->dt = get_f64(t, SWEEP__MOVE_DT);
     m->claimed_position = get_vec3(t, SWEEP__MOVE_CLAIMED_POSITION, &m->has_claimed_position);
+    m->buttons = get_u32(t, SWEEP__MOVE_BUTTONS);
+    m->mode = get_u8(t, SWEEP__MOVE_MODE);
+}
+
+/* A [ulong] vector into out[SWEEP_WIRE_RULE_SLOTS]; absent is empty. */
+static sweep_proto_error get_u64s(const tab *t, unsigned id, uint64_t *out, uint32_t *count)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, id, &e);
+    if (n > SWEEP_WIRE_RULE_SLOTS)
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = sweep__rd64(t->b + e + 8 * (size_t)i);
+    *count = n;
+    return SWEEP_PROTO_OK;
 }
 
 static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
@@ -166,6 +181,10 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->carried = get_u8(t, SWEEP__MR_CARRIED) != 0;
     r->pushed = get_u8(t, SWEEP__MR_PUSHED) != 0;
     r->start_position = get_vec3(t, SWEEP__MR_START_POSITION, &r->has_start_position);
+    r->rules = get_u32(t, SWEEP__MR_RULES);
+    r->speed_excess = get_f64(t, SWEEP__MR_SPEED_EXCESS);
+    r->time_excess = get_f64(t, SWEEP__MR_TIME_EXCESS);
+    r->applied_dt = get_f64(t, SWEEP__MR_APPLIED_DT);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 
@@ -200,6 +219,9 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         w->max_batch = get_u32(t, SWEEP__WELCOME_MAX_BATCH);
         w->max_frame_size = get_u32(t, SWEEP__WELCOME_MAX_FRAME_SIZE);
         w->max_entities = get_u32(t, SWEEP__WELCOME_MAX_ENTITIES);
+        w->role = get_u8(t, SWEEP__WELCOME_ROLE);
+        w->identity = get_str(t, SWEEP__WELCOME_IDENTITY);
+        w->time_bank = get_f64(t, SWEEP__WELCOME_TIME_BANK);
         break;
     }
     case SWEEP_MSG_SPAWN:
@@ -213,6 +235,8 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         m->as.spawned.entity = get_u32(t, SWEEP__SPAWNED_ENTITY);
         m->as.spawned.position = get_vec3(t, SWEEP__SPAWNED_POSITION, NULL);
         m->as.spawned.radii = get_vec3(t, SWEEP__SPAWNED_RADII, NULL);
+        m->as.spawned.rules = get_u32(t, SWEEP__SPAWNED_RULES);
+        m->as.spawned.spawn_point = get_u32(t, SWEEP__SPAWNED_SPAWN_POINT);
         break;
     case SWEEP_MSG_DESPAWN:
         m->as.despawn.entity = get_u32(t, SWEEP__ENTITY_ENTITY);
@@ -304,7 +328,10 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         s->tick_ns_p99 = get_u64(t, SWEEP__STATS_TICK_NS_P99);
         s->movers = get_u32(t, SWEEP__STATS_MOVERS);
         s->crushed_total = get_u64(t, SWEEP__STATS_CRUSHED_TOTAL);
-        break;
+        sweep_proto_error err = get_u64s(t, SWEEP__STATS_RULES_TOTAL, s->rules_total, &s->rules_total_count);
+        if (err == SWEEP_PROTO_OK)
+            err = get_u64s(t, SWEEP__STATS_SESSION_RULES, s->session_rules, &s->session_rules_count);
+        return err;
     }
     case SWEEP_MSG_ERROR:
         m->as.error.code = (sweep_wire_code)get_u16(t, SWEEP__ERROR_CODE);

@@ -85,6 +85,20 @@ static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t cou
     return sweep_builder_vector_end(b, count);
 }
 
+/* A [ulong] vector, or nothing when empty (absent decodes as empty). */
+static sweep_ref u64s(sweep_builder *b, const uint64_t *v, uint32_t count)
+{
+    if (count == 0)
+        return 0;
+    sweep_builder_vector_start(b, 8, count, 8);
+    for (uint32_t i = count; i-- > 0;) {
+        uint8_t *p = sweep_builder_push(b, 8);
+        if (p)
+            sweep__wr64(p, v[i]);
+    }
+    return sweep_builder_vector_end(b, count);
+}
+
 static sweep_ref move(sweep_builder *b, const sweep_msg_move *m)
 {
     sweep_builder_table_start(b);
@@ -95,6 +109,8 @@ static sweep_ref move(sweep_builder *b, const sweep_msg_move *m)
     f64_if(b, SWEEP__MOVE_DT, m->dt);
     u32_if(b, SWEEP__MOVE_ENTITY, m->entity);
     u32_if(b, SWEEP__MOVE_SEQUENCE, m->sequence);
+    u32_if(b, SWEEP__MOVE_BUTTONS, m->buttons);
+    u8_if(b, SWEEP__MOVE_MODE, m->mode);
     return sweep_builder_table_end(b);
 }
 
@@ -110,12 +126,16 @@ static sweep_ref move_result(sweep_builder *b, const sweep_msg_move_result *r)
         sweep_builder_add_vec3(b, SWEEP__MR_START_POSITION, r->start_position);
     u64_if(b, SWEEP__MR_SERVER_TICK, r->server_tick);
     f64_if(b, SWEEP__MR_CORRECTION, r->correction);
+    f64_if(b, SWEEP__MR_SPEED_EXCESS, r->speed_excess);
+    f64_if(b, SWEEP__MR_TIME_EXCESS, r->time_excess);
+    f64_if(b, SWEEP__MR_APPLIED_DT, r->applied_dt);
     u32_if(b, SWEEP__MR_ENTITY, r->entity);
     u32_if(b, SWEEP__MR_SEQUENCE, r->sequence);
     u32_if(b, SWEEP__MR_GROUND_MATERIAL, r->ground_material);
     ref_if(b, SWEEP__MR_CONTACTS, c);
     u32_if(b, SWEEP__MR_GROUND_MOVER, r->ground_mover);
     u32_if(b, SWEEP__MR_PUSHED_BY, r->pushed_by);
+    u32_if(b, SWEEP__MR_RULES, r->rules);
     u8_if(b, SWEEP__MR_GROUNDED, r->grounded);
     u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
@@ -180,15 +200,19 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
             break;
         s1 = str_opt(b, w->map_name);
         s2 = sweep_builder_bytes(b, w->map_hash.ptr, w->map_hash.len);
+        s3 = str_opt(b, w->identity);
         sweep_builder_table_start(b);
         u64_if(b, SWEEP__WELCOME_SESSION_ID, w->session_id);
         f64_if(b, SWEEP__WELCOME_TICK_RATE, w->tick_rate);
+        f64_if(b, SWEEP__WELCOME_TIME_BANK, w->time_bank);
+        ref_if(b, SWEEP__WELCOME_IDENTITY, s3);
         sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_NAME, s1);
         sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_HASH, s2);
         u32_if(b, SWEEP__WELCOME_PROTOCOL_VERSION, w->protocol_version);
         u32_if(b, SWEEP__WELCOME_MAX_BATCH, w->max_batch);
         u32_if(b, SWEEP__WELCOME_MAX_FRAME_SIZE, w->max_frame_size);
         u32_if(b, SWEEP__WELCOME_MAX_ENTITIES, w->max_entities);
+        u8_if(b, SWEEP__WELCOME_ROLE, w->role);
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_SPAWN: {
@@ -207,6 +231,8 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         sweep_builder_add_vec3(b, SWEEP__SPAWNED_POSITION, s->position);
         sweep_builder_add_vec3(b, SWEEP__SPAWNED_RADII, s->radii);
         u32_if(b, SWEEP__SPAWNED_ENTITY, s->entity);
+        u32_if(b, SWEEP__SPAWNED_RULES, s->rules);
+        u32_if(b, SWEEP__SPAWNED_SPAWN_POINT, s->spawn_point);
         return sweep_builder_table_end(b);
     }
     case SWEEP_MSG_DESPAWN:
@@ -307,7 +333,13 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         return sweep_builder_table_end(b);
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *s = &msg->as.stats;
+        if (s->rules_total_count > SWEEP_WIRE_RULE_SLOTS || s->session_rules_count > SWEEP_WIRE_RULE_SLOTS)
+            break;
+        s1 = u64s(b, s->rules_total, s->rules_total_count);
+        s2 = u64s(b, s->session_rules, s->session_rules_count);
         sweep_builder_table_start(b);
+        ref_if(b, SWEEP__STATS_RULES_TOTAL, s1);
+        ref_if(b, SWEEP__STATS_SESSION_RULES, s2);
         u64_if(b, SWEEP__STATS_MOVES_TOTAL, s->moves_total);
         u64_if(b, SWEEP__STATS_ERRORS_TOTAL, s->errors_total);
         u64_if(b, SWEEP__STATS_TICK_NS_P50, s->tick_ns_p50);
@@ -428,6 +460,8 @@ uint32_t sweep_udp_max_batch(void)
         moves[i].client_tick = UINT64_MAX;
         moves[i].velocity = sweep_v3(1, 1, 1);
         moves[i].dt = 1;
+        moves[i].buttons = UINT32_MAX;
+        moves[i].mode = UINT8_MAX;
     }
     uint32_t best = 1;
     for (uint32_t n = 1; n <= MOST; n++) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/motion.h"
 #include "core/mover.h"
 
 /* MoverTransform.flags are the core's state flags as they are. */
@@ -15,6 +16,12 @@ _Static_assert((unsigned)SWEEP_WIRE_MOVER_TRIGGERED == (unsigned)SWEEP_MOVER_TRI
                    (unsigned)SWEEP_WIRE_MOVER_BLOCKED == (unsigned)SWEEP_MOVER_BLOCKED &&
                    (unsigned)SWEEP_WIRE_MOVER_MOVED == (unsigned)SWEEP_MOVER_MOVED,
                "MoverFlags in sweep.fbs must equal the core's SWEEP_MOVER_* flags");
+
+/* The first Rule bits are the core's, so a MoveResult passes them on as they are. */
+_Static_assert((unsigned)SWEEP_WIRE_RULE_SPEED == (unsigned)SWEEP_RULE_SPEED &&
+                   (unsigned)SWEEP_WIRE_RULE_JUMP == (unsigned)SWEEP_RULE_JUMP &&
+                   (unsigned)SWEEP_WIRE_RULE_LIMIT == (unsigned)SWEEP_RULE_LIMIT,
+               "Rule in sweep.fbs must start with the core's SWEEP_RULE_* bits");
 
 static const char *const kind_names[SWEEP_MSG_KIND_COUNT] = {
     "NONE",       "Hello",      "Welcome",       "Spawn",          "Spawned",
@@ -30,8 +37,15 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "NotYourEntity", "BadNumber",       "BadRadii",        "BadVelocity",    "BadDt",
     "BadPosition",   "BatchTooLarge",   "RateLimited",     "TooManyEntities", "TooManySessions",
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
-    "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",
+    "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",   "NotAllowed",
+    "SpawnRefused",
 };
+
+static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
+    "Speed", "Jump", "Limit", "TimeBudget", "Correction", "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove",
+};
+
+static const char *const mode_names[SWEEP_WIRE_MODE_COUNT] = {"Walk", "Fly", "Noclip"};
 
 sweep_str sweep_str_of(const char *s)
 {
@@ -47,6 +61,21 @@ const char *sweep_msg_kind_name(sweep_msg_kind k)
 const char *sweep_wire_code_name(sweep_wire_code c)
 {
     return (unsigned)c < SWEEP_WIRE_CODE_COUNT ? code_names[c] : "Unknown";
+}
+
+const char *sweep_wire_rule_name(unsigned bit)
+{
+    return bit < SWEEP_WIRE_RULE_COUNT ? rule_names[bit] : "Unknown";
+}
+
+const char *sweep_wire_mode_name(unsigned mode)
+{
+    return mode < SWEEP_WIRE_MODE_COUNT ? mode_names[mode] : "Unknown";
+}
+
+const char *sweep_wire_role_name(unsigned role)
+{
+    return role == SWEEP_WIRE_ROLE_PLAYER ? "Player" : role == SWEEP_WIRE_ROLE_SERVER ? "Server" : "Unknown";
 }
 
 sweep_wire_code sweep_wire_code_from_status(sweep_status s)

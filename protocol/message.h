@@ -104,8 +104,53 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_STALE_SEQUENCE,
     SWEEP_WIRE_SLOW_READER,
     SWEEP_WIRE_UNKNOWN_MOVER,
+    SWEEP_WIRE_NOT_ALLOWED,   /* the session's role or the server's settings forbid it */
+    SWEEP_WIRE_SPAWN_REFUSED, /* the spawn place overlaps something, or no spawn point is free */
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
+
+/* Role in sweep.fbs (Welcome.role). */
+typedef enum sweep_wire_role {
+    SWEEP_WIRE_ROLE_PLAYER = 0, /* motion, time, spawning and radii are the server's */
+    SWEEP_WIRE_ROLE_SERVER = 1  /* a game server, a test, a tool: may spawn anywhere, command movers,
+                                   and send raw moves where the server allows them */
+} sweep_wire_role;
+
+/* MoveMode in sweep.fbs (Move.mode). */
+typedef enum sweep_wire_mode {
+    SWEEP_WIRE_MODE_WALK = 0,   /* the map's movement rules: velocity is a wish (sweep_act) */
+    SWEEP_WIRE_MODE_FLY = 1,    /* velocity as given, with collision (sweep_move) */
+    SWEEP_WIRE_MODE_NOCLIP = 2, /* position += velocity * dt, no collision */
+    SWEEP_WIRE_MODE_COUNT
+} sweep_wire_mode;
+
+/* Rule in sweep.fbs: bit numbers (Stats vectors are indexed by them) and
+ * the bits of MoveResult.rules and Spawned.rules. The first three are the
+ * core's SWEEP_RULE_* (core/motion.h), bit for bit. */
+enum {
+    SWEEP_WIRE_RULE_SPEED_BIT = 0,
+    SWEEP_WIRE_RULE_JUMP_BIT = 1,
+    SWEEP_WIRE_RULE_LIMIT_BIT = 2,
+    SWEEP_WIRE_RULE_TIME_BUDGET_BIT = 3,
+    SWEEP_WIRE_RULE_CORRECTION_BIT = 4,
+    SWEEP_WIRE_RULE_VERTICAL_BIT = 5,
+    SWEEP_WIRE_RULE_SPAWN_POSITION_BIT = 6,
+    SWEEP_WIRE_RULE_SPAWN_RADII_BIT = 7,
+    SWEEP_WIRE_RULE_FREE_MOVE_BIT = 8,
+    SWEEP_WIRE_RULE_COUNT = 9, /* rules this build knows */
+    SWEEP_WIRE_RULE_SLOTS = 32 /* most a Stats vector holds (Rule is a uint of bits) */
+};
+enum {
+    SWEEP_WIRE_RULE_SPEED = 1u << SWEEP_WIRE_RULE_SPEED_BIT,
+    SWEEP_WIRE_RULE_JUMP = 1u << SWEEP_WIRE_RULE_JUMP_BIT,
+    SWEEP_WIRE_RULE_LIMIT = 1u << SWEEP_WIRE_RULE_LIMIT_BIT,
+    SWEEP_WIRE_RULE_TIME_BUDGET = 1u << SWEEP_WIRE_RULE_TIME_BUDGET_BIT,
+    SWEEP_WIRE_RULE_CORRECTION = 1u << SWEEP_WIRE_RULE_CORRECTION_BIT,
+    SWEEP_WIRE_RULE_VERTICAL = 1u << SWEEP_WIRE_RULE_VERTICAL_BIT,
+    SWEEP_WIRE_RULE_SPAWN_POSITION = 1u << SWEEP_WIRE_RULE_SPAWN_POSITION_BIT,
+    SWEEP_WIRE_RULE_SPAWN_RADII = 1u << SWEEP_WIRE_RULE_SPAWN_RADII_BIT,
+    SWEEP_WIRE_RULE_FREE_MOVE = 1u << SWEEP_WIRE_RULE_FREE_MOVE_BIT
+};
 
 typedef struct sweep_str {
     const char *ptr; /* NULL = absent */
@@ -140,6 +185,9 @@ typedef struct sweep_msg_welcome {
     uint32_t max_batch;
     uint32_t max_frame_size;
     uint32_t max_entities;
+    uint8_t role;       /* sweep_wire_role; may hold a value newer than this build */
+    sweep_str identity; /* the token's identity, "#guest", "#command-token"; absent from older servers */
+    double time_bank;   /* seconds a player's entity may bank */
 } sweep_msg_welcome;
 
 typedef struct sweep_msg_spawn {
@@ -147,13 +195,16 @@ typedef struct sweep_msg_spawn {
     sweep_vec3 position;
     double max_speed;   /* 0 = the world's limit */
     double step_height; /* 0 = the world's rule */
-    uint32_t spawn_point; /* N > 0: the map's N-th spawn point, position ignored */
+    uint32_t spawn_point; /* N > 0: the map's N-th spawn point, position ignored; 0: the server
+                             role's position, a player's next free point */
 } sweep_msg_spawn;
 
 typedef struct sweep_msg_spawned {
     uint32_t entity;
     sweep_vec3 position;
     sweep_vec3 radii;
+    uint32_t rules;       /* SWEEP_WIRE_RULE_* bits: what was not taken from the Spawn */
+    uint32_t spawn_point; /* the map's spawn point used (1-based), 0 = a position given */
 } sweep_msg_spawned;
 
 typedef struct sweep_msg_entity {
@@ -173,6 +224,8 @@ typedef struct sweep_msg_move {
     double dt;
     bool has_claimed_position;
     sweep_vec3 claimed_position;
+    uint32_t buttons; /* Walk: SWEEP_WISH_* (core/motion.h) */
+    uint8_t mode;     /* sweep_wire_mode; may hold a value newer than this build */
 } sweep_msg_move;
 
 typedef struct sweep_msg_move_result {
@@ -195,6 +248,11 @@ typedef struct sweep_msg_move_result {
     bool pushed;
     bool has_start_position; /* a mover moved it since its previous move: */
     sweep_vec3 start_position; /* where this move started */
+    /* The rules the server enforced on this move. */
+    uint32_t rules;      /* SWEEP_WIRE_RULE_* bits */
+    double speed_excess; /* units/s the wish was above walk_speed */
+    double time_excess;  /* seconds asked and not granted */
+    double applied_dt;   /* seconds the move ran for */
 } sweep_msg_move_result;
 
 typedef struct sweep_msg_move_batch {
@@ -280,6 +338,12 @@ typedef struct sweep_msg_stats {
     uint64_t tick_ns_p99;
     uint32_t movers;
     uint64_t crushed_total;
+    /* Times each rule acted, indexed by SWEEP_WIRE_RULE_*_BIT; counts are the
+     * vectors' lengths on the wire (a newer server may send more). */
+    uint64_t rules_total[SWEEP_WIRE_RULE_SLOTS];
+    uint32_t rules_total_count;
+    uint64_t session_rules[SWEEP_WIRE_RULE_SLOTS];
+    uint32_t session_rules_count;
 } sweep_msg_stats;
 
 typedef struct sweep_msg_error {
@@ -333,6 +397,16 @@ const char *sweep_msg_kind_name(sweep_msg_kind k);
 
 /* Stable name of a wire code as in sweep.fbs ("BadRadii", ...); "Unknown" if out of range. */
 const char *sweep_wire_code_name(sweep_wire_code c);
+
+/* Name of a Rule by bit number as in sweep.fbs ("Speed", "TimeBudget", ...);
+ * "Unknown" if out of range. */
+const char *sweep_wire_rule_name(unsigned bit);
+
+/* "Walk", "Fly", "Noclip"; "Unknown" if out of range. */
+const char *sweep_wire_mode_name(unsigned mode);
+
+/* "Player", "Server"; "Unknown" if out of range. */
+const char *sweep_wire_role_name(unsigned role);
 
 /* The wire code the server sends for a core status (SWEEP_OK gives NONE):
  * bad input maps to its Bad* code; CONFIG, GEOMETRY, NOMEM and ARG are the

@@ -1,7 +1,8 @@
 /*
  * protocol.h - the whole public protocol API in one include: messages and
  * wire codes (message.h), codec errors (error.h), verifier (verify.h),
- * decoder (decode.h), encoder (encode.h) and framing (framing.h).
+ * decoder (decode.h), encoder (encode.h), framing (framing.h) and identity
+ * tokens (token.h).
  * builder.h is public too, for tools that write custom buffers.
  */
 #ifndef SWEEP_PROTOCOL_PROTOCOL_H
@@ -12,6 +13,7 @@
 #include "protocol/error.h"
 #include "protocol/framing.h"
 #include "protocol/message.h"
+#include "protocol/token.h"
 #include "protocol/verify.h"
 
 #endif

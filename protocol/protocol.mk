@@ -1,7 +1,8 @@
 # protocol/ - the wire protocol (issue 4): sweep.fbs, the C codec
 # (libsweep-protocol.a: builder, encoder, verifier, decoder, framing), its
 # tests (unit, interop with the official FlatBuffers tools, fuzz smoke) and
-# its benchmark. Depends on core types only.
+# its benchmark. Depends on core types, and on maps/sha256 for the HMAC of
+# identity tokens (token.c): link libsweep-maps after libsweep-protocol.
 
 PROTOCOL_SRC := $(wildcard protocol/*.c)
 PROTOCOL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(PROTOCOL_SRC))
@@ -9,13 +10,14 @@ PROTOCOL_LIB := $(LIB)/libsweep-protocol.a
 
 LIBRARIES += $(PROTOCOL_LIB)
 INSTALL_HEADERS += protocol/protocol.h protocol/message.h protocol/error.h protocol/verify.h \
-	protocol/decode.h protocol/encode.h protocol/framing.h protocol/builder.h protocol/sweep.fbs
+	protocol/decode.h protocol/encode.h protocol/framing.h protocol/builder.h protocol/token.h \
+	protocol/sweep.fbs
 
 $(PROTOCOL_LIB): $(PROTOCOL_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-TEST_LIBS_protocol = $(PROTOCOL_LIB) $(CORE_LIB)
+TEST_LIBS_protocol = $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_protocol =
 
 # --- interop with the official FlatBuffers tools -----------------------------
@@ -48,11 +50,11 @@ PROTOCOL_FUZZ := $(BUILD)/tests/fuzz/fuzz_protocol
 PROTOCOL_CORPUS := tests/fuzz/corpus/protocol
 
 $(PROTOCOL_FUZZ): tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) $(wildcard protocol/*.h) tests/protocol/samples.h \
-		$(CORE_LIB) | $(BUILD)/.deps-ok
+		maps/sha256.c $(CORE_LIB) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) $(CORE_LIB) -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) maps/sha256.c $(CORE_LIB) -lm -o $@
 
-$(BUILD)/tests/fuzz/make_corpus: $(BUILD)/tests/fuzz/make_corpus.o $(PROTOCOL_LIB) $(CORE_LIB)
+$(BUILD)/tests/fuzz/make_corpus: $(BUILD)/tests/fuzz/make_corpus.o $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(SWEEP_LDLIBS) -o $@
 

@@ -24,17 +24,17 @@
 
 static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES};
 static const sweep__field welcome[] = {
-    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32,
+    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64,
 };
 static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32};
-static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ};
+static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ, U32, U32};
 static const sweep__field entity[] = {U32};
 static const sweep__field despawned[] = {U32, U32};
-static const sweep__field move[] = {U32, U32, U64, VEC3_REQ, F64, VEC3};
+static const sweep__field move[] = {U32, U32, U64, VEC3_REQ, F64, VEC3, U32, U8};
 static const sweep__field move_result[] = {
     U32, U32, U64, VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
     {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
-    U32, U32, U8, U8, VEC3,
+    U32, U32, U8, U8, VEC3, U32, F64, F64, F64,
 };
 static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
 static const sweep__field collide_result[] = {
@@ -46,7 +46,8 @@ static const sweep__field world_state[] = {
 };
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};
-static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64};
+#define U64S {SWEEP__F_VECTOR, 8, 8, 0, NULL, NULL, 0}
+static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64, U64S, U64S};
 static const sweep__field error[] = {U16, STR_REQ, U32, U32};
 static const sweep__field bye[] = {STR};
 static const sweep__field challenge[] = {BYTES_REQ};

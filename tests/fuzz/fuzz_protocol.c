@@ -9,6 +9,11 @@
  * through something the decoder misreads, or a decoder that reads past
  * what the verifier proved, shows up as a failed round trip (abort).
  *
+ * The bytes are also an untrusted Hello.auth_token: the token checker
+ * must read only what it is given and accept nothing a MAC does not prove
+ * (a token it accepts must be the one sweep_token_make writes for its
+ * claims).
+ *
  * Built with clang -fsanitize=fuzzer,address,undefined (protocol.mk):
  * `make fuzz FUZZ_SECONDS=N`, and a bounded smoke run in `make test`.
  */
@@ -58,10 +63,33 @@ static void roundtrip(const uint8_t *data, size_t size, unsigned flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* data as a token under a fixed secret. */
+static void token(const uint8_t *data, size_t size)
+{
+    static const uint8_t secret[] = "fuzzing-secret-0123456789";
+    sweep_token_claims c;
+    char *copy = malloc(size ? size : 1); /* exactly size bytes: ASan sees any overread */
+    if (!copy)
+        return;
+    memcpy(copy, data, size);
+    sweep_token_status st = sweep_token_check(secret, sizeof secret - 1, copy, size, 0, &c);
+    if (st == SWEEP_TOKEN_OK || st == SWEEP_TOKEN_EXPIRED) {
+        char again[SWEEP_TOKEN_MAX + 1];
+        if (sweep_token_make(secret, sizeof secret - 1, c.role, c.identity, c.expiry, again, sizeof again) !=
+                SWEEP_TOKEN_OK ||
+            strlen(again) != size || memcmp(again, copy, size) != 0) {
+            fprintf(stderr, "a token the checker accepted is not the one its claims make\n");
+            abort();
+        }
+    }
+    free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     roundtrip(data, size, 0);
     roundtrip(data, size, SWEEP_WIRE_SIZE_PREFIXED);
+    token(data, size);
 
     /* The same bytes as a stream, in two chunks, through a small framer. */
     sweep_framer f;

@@ -5,7 +5,9 @@
  * a size-prefixed frame, plus invalid variants of a few of them, one per
  * class of defect (cut short, wrong identifier, root offset out of range,
  * bad union type, corrupted vtable and vector count, two frames in one),
- * so the fuzzer starts next to every branch of the verifier.
+ * so the fuzzer starts next to every branch of the verifier; and identity
+ * tokens under the harness's secret (good, expired, another role), so it
+ * starts next to every branch of the token checker too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,5 +104,16 @@ int main(int argc, char **argv)
             break;
         }
     }
+    /* Tokens under the secret of fuzz_protocol.c. */
+    static const uint8_t secret[] = "fuzzing-secret-0123456789";
+    char tok[SWEEP_TOKEN_MAX + 1];
+    if (sweep_token_make(secret, sizeof secret - 1, SWEEP_WIRE_ROLE_PLAYER, "alice", 2000000000ull, tok,
+                         sizeof tok) != SWEEP_TOKEN_OK)
+        return 1;
+    put("token-player", (const uint8_t *)tok, strlen(tok));
+    if (sweep_token_make(secret, sizeof secret - 1, SWEEP_WIRE_ROLE_SERVER, "game.server-1@eu", 0, tok,
+                         sizeof tok) != SWEEP_TOKEN_OK)
+        return 1;
+    put("token-server-expired", (const uint8_t *)tok, strlen(tok));
     return 0;
 }

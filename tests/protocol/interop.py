@@ -21,26 +21,30 @@ import sys
 # sweep.fbs, table by table: (field, type). Types: u8/u16/u32/u64, f64,
 # bool, str, bytes, vec3 (required struct), vec3opt (optional, null when
 # absent), vec3zero (optional, zero when absent, as the C decoder does),
-# contacts, movers, tables:<Table>.
+# u64s ([ulong], empty when absent, as the C decoder does), contacts,
+# movers, tables:<Table>.
 SPEC = {
     'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
               ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
     'Welcome': [('protocol_version', 'u32'), ('session_id', 'u64'), ('tick_rate', 'f64'),
                 ('map_name', 'str'), ('map_hash', 'bytes'), ('max_batch', 'u32'),
-                ('max_frame_size', 'u32'), ('max_entities', 'u32')],
+                ('max_frame_size', 'u32'), ('max_entities', 'u32'), ('role', 'u8'),
+                ('identity', 'str'), ('time_bank', 'f64')],
     'Spawn': [('radii', 'vec3'), ('position', 'vec3'), ('max_speed', 'f64'), ('step_height', 'f64'),
               ('spawn_point', 'u32')],
-    'Spawned': [('entity', 'u32'), ('position', 'vec3'), ('radii', 'vec3')],
+    'Spawned': [('entity', 'u32'), ('position', 'vec3'), ('radii', 'vec3'), ('rules', 'u32'),
+                ('spawn_point', 'u32')],
     'Despawn': [('entity', 'u32')],
     'Despawned': [('entity', 'u32'), ('crushed_by', 'u32')],
     'Move': [('entity', 'u32'), ('sequence', 'u32'), ('client_tick', 'u64'), ('velocity', 'vec3'),
-             ('dt', 'f64'), ('claimed_position', 'vec3opt')],
+             ('dt', 'f64'), ('claimed_position', 'vec3opt'), ('buttons', 'u32'), ('mode', 'u8')],
     'MoveResult': [('entity', 'u32'), ('sequence', 'u32'), ('server_tick', 'u64'),
                    ('position', 'vec3'), ('velocity', 'vec3'), ('grounded', 'bool'),
                    ('ground_normal', 'vec3zero'), ('ground_material', 'u32'),
                    ('contacts', 'contacts'), ('corrected', 'bool'), ('correction', 'f64'),
                    ('ground_mover', 'u32'), ('pushed_by', 'u32'), ('carried', 'bool'),
-                   ('pushed', 'bool'), ('start_position', 'vec3opt')],
+                   ('pushed', 'bool'), ('start_position', 'vec3opt'), ('rules', 'u32'),
+                   ('speed_excess', 'f64'), ('time_excess', 'f64'), ('applied_dt', 'f64')],
     'MoveBatch': [('moves', 'tables:Move')],
     'MoveResultBatch': [('results', 'tables:MoveResult')],
     'Collide': [('position', 'vec3'), ('radii', 'vec3'), ('velocity', 'vec3'), ('dt', 'f64'),
@@ -54,7 +58,8 @@ SPEC = {
     'GetStats': [],
     'Stats': [('sessions', 'u32'), ('entities', 'u32'), ('moves_total', 'u64'),
               ('errors_total', 'u64'), ('tick_ns_p50', 'u64'), ('tick_ns_p99', 'u64'),
-              ('movers', 'u32'), ('crushed_total', 'u64')],
+              ('movers', 'u32'), ('crushed_total', 'u64'), ('rules_total', 'u64s'),
+              ('session_rules', 'u64s')],
     'Error': [('code', 'u16'), ('message', 'str'), ('sequence', 'u32'), ('entity', 'u32')],
     'Bye': [('reason', 'str')],
     'Challenge': [('cookie', 'bytes')],
@@ -109,6 +114,8 @@ def canon_table(table, d):
             out[name] = canon_vec(v)
         elif typ == 'vec3zero':
             out[name] = canon_vec(v if v is not None else (0.0, 0.0, 0.0))
+        elif typ == 'u64s':
+            out[name] = [int(x) for x in (v or [])]
         elif typ == 'contacts':
             out[name] = [{'point': canon_vec(c['point']), 'normal': canon_vec(c['normal']),
                           'triangle': c['triangle'], 'material': c['material']} for c in (v or [])]
@@ -140,6 +147,11 @@ def build_table(b, table, d):
             pre[name] = b.CreateString(v)
         elif typ == 'bytes':
             pre[name] = b.CreateByteVector(bytes(v))
+        elif typ == 'u64s':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for x in reversed(v):
+                b.PrependUint64(x)
+            pre[name] = b.EndVector()
         elif typ == 'contacts':
             getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
             for c in reversed(v):
@@ -212,6 +224,8 @@ def read_table(table, t):
                 d[name] = bytes(getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')()))
         elif typ.startswith('vec3'):
             d[name] = vec3(getattr(t, acc)())
+        elif typ == 'u64s':
+            d[name] = [getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')())]
         elif typ == 'contacts':
             out = []
             for j in range(getattr(t, acc + 'Length')()):
@@ -256,7 +270,8 @@ def samples():
                          'triangle': 1000 + k, 'material': k}
     move = lambda i: {'entity': 3 + i, 'sequence': 500 + i, 'client_tick': 2**40 + i,
                       'velocity': (0.5 * i, -1.0, 2.0), 'dt': 1.0 / 30.0,
-                      'claimed_position': (1.0, 2.0, 3.0 + i) if i % 3 == 0 else None}
+                      'claimed_position': (1.0, 2.0, 3.0 + i) if i % 3 == 0 else None,
+                      'buttons': [0, 1, 2**32 - 1][i % 3], 'mode': i % 4}
     result = lambda i: {'entity': 3 + i, 'sequence': 500 + i, 'server_tick': 7 + i,
                         'position': (0.1, 0.2, 0.3 * i), 'velocity': (-0.0 if i == 5 else 1.0, 2.0, 3.0),
                         'grounded': i % 2 == 0, 'ground_normal': (0.0, 0.0, 1.0) if i % 2 == 0 else None,
@@ -265,7 +280,11 @@ def samples():
                         'ground_mover': 4 + i if i % 5 == 1 else 0,
                         'pushed_by': 1 + i if i % 3 == 0 else 0,
                         'carried': i % 6 == 0, 'pushed': i % 3 == 0 and i % 2 == 1,
-                        'start_position': (i / 3.0, -2.0, 0.5) if i % 3 == 0 else None}
+                        'start_position': (i / 3.0, -2.0, 0.5) if i % 3 == 0 else None,
+                        'rules': [0, 1, 8, 2**32 - 1, 2 | 32][i % 5],
+                        'speed_excess': 95.0 if i % 5 in (1, 3) else 0.0,
+                        'time_excess': 0.5 / (i + 1) if i % 5 in (2, 3) else 0.0,
+                        'applied_dt': 0.0 if i % 4 == 2 else 1.0 / 60.0}
     return [
         {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'python ✓',
                                                    'auth_token': 'tok', 'world': 'arena'}},
@@ -274,12 +293,16 @@ def samples():
         {'kind': 'Welcome', 'sequence': 1, 'server_tick': 5,
          'body': {'protocol_version': 1, 'session_id': 2**63 + 5, 'tick_rate': 128.0,
                   'map_name': 'dm_test', 'map_hash': bytes(range(32)), 'max_batch': 64,
-                  'max_frame_size': 65536, 'max_entities': 8}},
+                  'max_frame_size': 65536, 'max_entities': 8, 'role': 1, 'identity': 'bot-7',
+                  'time_bank': 0.5}},
+        {'kind': 'Welcome', 'sequence': 1,
+         'body': {'protocol_version': 1, 'map_name': 'old server', 'map_hash': b''}},
         {'kind': 'Spawn', 'sequence': 2, 'body': {'radii': (0.5, 0.5, 1.8), 'position': (0.0, 0.0, 10.0),
                                                    'max_speed': 320.0, 'step_height': 18.0,
                                                    'spawn_point': 3}},
         {'kind': 'Spawned', 'sequence': 2, 'server_tick': 9,
-         'body': {'entity': 1, 'position': (0.0, 0.0, 9.5), 'radii': (0.5, 0.5, 1.8)}},
+         'body': {'entity': 1, 'position': (0.0, 0.0, 9.5), 'radii': (0.5, 0.5, 1.8),
+                  'rules': 64 | 128, 'spawn_point': 2}},
         {'kind': 'Despawn', 'sequence': 3, 'body': {'entity': 1}},
         {'kind': 'Despawned', 'sequence': 3, 'server_tick': 10, 'body': {'entity': 1}},
         {'kind': 'Despawned', 'server_tick': 10, 'body': {'entity': 2**32 - 1, 'crushed_by': 7}},
@@ -306,7 +329,9 @@ def samples():
         {'kind': 'GetStats', 'sequence': 8, 'body': {}},
         {'kind': 'Stats', 'sequence': 8, 'body': {'sessions': 1, 'entities': 2, 'moves_total': 3,
                                                    'errors_total': 4, 'tick_ns_p50': 5, 'tick_ns_p99': 6,
-                                                   'movers': 7, 'crushed_total': 2**40}},
+                                                   'movers': 7, 'crushed_total': 2**40,
+                                                   'rules_total': [1, 2, 3, 2**64 - 1, 0, 0, 7, 8, 9],
+                                                   'session_rules': [0] * 9}},
         {'kind': 'Error', 'sequence': 9, 'body': {'code': 25, 'message': 'bad cookie', 'sequence': 9,
                                                    'entity': 0}},
         {'kind': 'Bye', 'body': {'reason': 'bye'}},
@@ -314,6 +339,8 @@ def samples():
         {'kind': 'Challenge', 'body': {'cookie': bytes(range(100, 132))}},
         {'kind': 'Error', 'sequence': 10, 'body': {'code': 28, 'message': 'no mover named "x"',
                                                     'sequence': 10}},
+        {'kind': 'Error', 'sequence': 14, 'body': {'code': 30, 'message': 'spawn refused',
+                                                    'sequence': 14, 'entity': 0}},
         {'kind': 'WatchWorld', 'sequence': 11, 'body': {'every': 2**32 - 1}},
         {'kind': 'WatchWorld', 'sequence': 12, 'body': {}},
         {'kind': 'MoverCommand', 'sequence': 13, 'body': {'mover': 'lift ✓'}},

@@ -87,16 +87,18 @@ static void move(FILE *o, const sweep_msg_move *m)
         vec(o, m->claimed_position);
     else
         fputs("null", o);
-    fprintf(o, ",\"client_tick\":%llu,\"dt\":", (unsigned long long)m->client_tick);
+    fprintf(o, ",\"buttons\":%u,\"client_tick\":%llu,\"dt\":", m->buttons, (unsigned long long)m->client_tick);
     dbl(o, m->dt);
-    fprintf(o, ",\"entity\":%u,\"sequence\":%u,\"velocity\":", m->entity, m->sequence);
+    fprintf(o, ",\"entity\":%u,\"mode\":%u,\"sequence\":%u,\"velocity\":", m->entity, m->mode, m->sequence);
     vec(o, m->velocity);
     fputc('}', o);
 }
 
 static void move_result(FILE *o, const sweep_msg_move_result *r)
 {
-    fprintf(o, "{\"carried\":%s,\"contacts\":", r->carried ? "true" : "false");
+    fputs("{\"applied_dt\":", o);
+    dbl(o, r->applied_dt);
+    fprintf(o, ",\"carried\":%s,\"contacts\":", r->carried ? "true" : "false");
     contacts(o, r->contacts, r->contact_count);
     fprintf(o, ",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
     dbl(o, r->correction);
@@ -105,16 +107,29 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
     vec(o, r->ground_normal);
     fprintf(o, ",\"grounded\":%s,\"position\":", r->grounded ? "true" : "false");
     vec(o, r->position);
-    fprintf(o, ",\"pushed\":%s,\"pushed_by\":%u", r->pushed ? "true" : "false", r->pushed_by);
-    fprintf(o, ",\"sequence\":%u,\"server_tick\":%llu,\"start_position\":", r->sequence,
+    fprintf(o, ",\"pushed\":%s,\"pushed_by\":%u,\"rules\":%u", r->pushed ? "true" : "false", r->pushed_by,
+            r->rules);
+    fprintf(o, ",\"sequence\":%u,\"server_tick\":%llu,\"speed_excess\":", r->sequence,
             (unsigned long long)r->server_tick);
+    dbl(o, r->speed_excess);
+    fputs(",\"start_position\":", o);
     if (r->has_start_position)
         vec(o, r->start_position);
     else
         fputs("null", o);
+    fputs(",\"time_excess\":", o);
+    dbl(o, r->time_excess);
     fputs(",\"velocity\":", o);
     vec(o, r->velocity);
     fputc('}', o);
+}
+
+static void u64s(FILE *o, const uint64_t *v, uint32_t n)
+{
+    fputc('[', o);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(o, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+    fputc(']', o);
 }
 
 /* Prints m as canonical JSON (see the file comment). */
@@ -139,15 +154,19 @@ static void dump(FILE *o, const sweep_message *m)
     }
     case SWEEP_MSG_WELCOME: {
         const sweep_msg_welcome *w = &m->as.welcome;
-        fputs("{\"map_hash\":", o);
+        fputs("{\"identity\":", o);
+        str(o, w->identity);
+        fputs(",\"map_hash\":", o);
         bytes(o, w->map_hash);
         fputs(",\"map_name\":", o);
         str(o, w->map_name);
         fprintf(o, ",\"max_batch\":%u,\"max_entities\":%u,\"max_frame_size\":%u,\"protocol_version\":%u,"
-                   "\"session_id\":%llu,\"tick_rate\":",
-                w->max_batch, w->max_entities, w->max_frame_size, w->protocol_version,
+                   "\"role\":%u,\"session_id\":%llu,\"tick_rate\":",
+                w->max_batch, w->max_entities, w->max_frame_size, w->protocol_version, w->role,
                 (unsigned long long)w->session_id);
         dbl(o, w->tick_rate);
+        fputs(",\"time_bank\":", o);
+        dbl(o, w->time_bank);
         fputc('}', o);
         break;
     }
@@ -168,7 +187,7 @@ static void dump(FILE *o, const sweep_message *m)
         vec(o, m->as.spawned.position);
         fputs(",\"radii\":", o);
         vec(o, m->as.spawned.radii);
-        fputc('}', o);
+        fprintf(o, ",\"rules\":%u,\"spawn_point\":%u}", m->as.spawned.rules, m->as.spawned.spawn_point);
         break;
     case SWEEP_MSG_DESPAWN:
         fprintf(o, "{\"entity\":%u}", m->as.despawn.entity);
@@ -254,10 +273,14 @@ static void dump(FILE *o, const sweep_message *m)
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *s = &m->as.stats;
         fprintf(o, "{\"crushed_total\":%llu,\"entities\":%u,\"errors_total\":%llu,\"movers\":%u,"
-                   "\"moves_total\":%llu,\"sessions\":%u,\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}",
+                   "\"moves_total\":%llu,\"rules_total\":",
                 (unsigned long long)s->crushed_total, s->entities, (unsigned long long)s->errors_total, s->movers,
-                (unsigned long long)s->moves_total, s->sessions, (unsigned long long)s->tick_ns_p50,
-                (unsigned long long)s->tick_ns_p99);
+                (unsigned long long)s->moves_total);
+        u64s(o, s->rules_total, s->rules_total_count);
+        fputs(",\"session_rules\":", o);
+        u64s(o, s->session_rules, s->session_rules_count);
+        fprintf(o, ",\"sessions\":%u,\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}", s->sessions,
+                (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99);
         break;
     }
     case SWEEP_MSG_ERROR:

@@ -43,6 +43,8 @@ static inline sweep_msg_move sample_move(uint32_t i)
     m.has_claimed_position = (i % 2) == 0;
     if (m.has_claimed_position)
         m.claimed_position = sweep_v3(10.0 + i, 20.5, -3.125);
+    m.buttons = (i % 3) == 0 ? 1u : (i % 3) == 1 ? 0u : 0x80000001u;
+    m.mode = (uint8_t)(i % 4); /* Walk, Fly, Noclip, and a mode this build does not know */
     return m;
 }
 
@@ -78,6 +80,11 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
         r.has_start_position = true;
         r.start_position = sweep_v3(-0.5 * i, 1.0 / 7.0, 3.0 + i);
     }
+    /* Rules: none, some, all bits (a newer server's too). */
+    r.rules = (i % 5) == 0 ? 0u : (i % 5) == 4 ? 0xffffffffu : (1u << (i % 9)) | 8u;
+    r.speed_excess = (r.rules & 1u) ? 95.0 + i : 0.0;
+    r.time_excess = (r.rules & 8u) ? 0.75 / (i + 1) : 0.0;
+    r.applied_dt = (i % 7) == 6 ? 0.0 : 1.0 / 60.0 - 1e-3 * (i % 3);
     return r;
 }
 
@@ -86,8 +93,13 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
  * batches). */
 static inline unsigned sample_count(void)
 {
-    return 31;
+    return 33;
 }
+
+static const uint64_t sample__rules[SWEEP_WIRE_RULE_SLOTS] = {
+    1, 0, 3, 1ull << 40, 5, 0xffffffffffffffffull, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+};
 
 static inline sweep_message sample_message(unsigned which)
 {
@@ -123,6 +135,9 @@ static inline sweep_message sample_message(unsigned which)
         m.as.welcome.max_batch = 256;
         m.as.welcome.max_frame_size = 65536;
         m.as.welcome.max_entities = 32;
+        m.as.welcome.role = SWEEP_WIRE_ROLE_SERVER;
+        m.as.welcome.identity = sweep_str_of("game-server.eu-1@example");
+        m.as.welcome.time_bank = 0.25;
         break;
     case 3:
         m.kind = SWEEP_MSG_SPAWN;
@@ -137,6 +152,8 @@ static inline sweep_message sample_message(unsigned which)
         m.as.spawned.entity = 9;
         m.as.spawned.position = sweep_v3(1.0, 2.0, 3.0625);
         m.as.spawned.radii = sweep_v3(0.4, 0.4, 0.9);
+        m.as.spawned.rules = SWEEP_WIRE_RULE_SPAWN_POSITION | SWEEP_WIRE_RULE_SPAWN_RADII;
+        m.as.spawned.spawn_point = 3;
         break;
     case 5:
         m.kind = SWEEP_MSG_DESPAWN;
@@ -245,6 +262,10 @@ static inline sweep_message sample_message(unsigned which)
         m.as.stats.tick_ns_p99 = 950000;
         m.as.stats.movers = 4;
         m.as.stats.crushed_total = 1ull << 33;
+        memcpy(m.as.stats.rules_total, sample__rules, sizeof sample__rules);
+        m.as.stats.rules_total_count = SWEEP_WIRE_RULE_SLOTS;
+        memcpy(m.as.stats.session_rules, sample__rules + 3, 9 * sizeof sample__rules[0]);
+        m.as.stats.session_rules_count = SWEEP_WIRE_RULE_COUNT;
         break;
     case 21:
         m.kind = SWEEP_MSG_ERROR;
@@ -284,6 +305,20 @@ static inline sweep_message sample_message(unsigned which)
     case 30:
         m.kind = SWEEP_MSG_DESPAWNED; /* the answer to a Despawn */
         m.as.despawned.entity = 12;
+        break;
+    case 31: /* a player's Welcome: role Player (the default), a guest */
+        m.kind = SWEEP_MSG_WELCOME;
+        m.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+        m.as.welcome.session_id = 7;
+        m.as.welcome.tick_rate = 30.0;
+        m.as.welcome.map_name = sweep_str_of("");
+        m.as.welcome.map_hash.ptr = sample__hash;
+        m.as.welcome.map_hash.len = 0;
+        m.as.welcome.identity = sweep_str_of("#guest");
+        break;
+    case 32: /* Stats of an older server: no rule counts */
+        m.kind = SWEEP_MSG_STATS;
+        m.as.stats.sessions = 1;
         break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
@@ -336,7 +371,8 @@ static inline int sample__move_eq(const sweep_msg_move *a, const sweep_msg_move 
     return a->entity == b->entity && a->sequence == b->sequence && a->client_tick == b->client_tick &&
            sample__veq(a->velocity, b->velocity) && sample__deq(a->dt, b->dt) &&
            a->has_claimed_position == b->has_claimed_position &&
-           (!a->has_claimed_position || sample__veq(a->claimed_position, b->claimed_position));
+           (!a->has_claimed_position || sample__veq(a->claimed_position, b->claimed_position)) &&
+           a->buttons == b->buttons && a->mode == b->mode;
 }
 
 static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_msg_move_result *b)
@@ -349,7 +385,9 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->corrected == b->corrected && sample__deq(a->correction, b->correction) &&
            a->ground_mover == b->ground_mover && a->pushed_by == b->pushed_by && a->carried == b->carried &&
            a->pushed == b->pushed && a->has_start_position == b->has_start_position &&
-           (!a->has_start_position || sample__veq(a->start_position, b->start_position));
+           (!a->has_start_position || sample__veq(a->start_position, b->start_position)) &&
+           a->rules == b->rules && sample__deq(a->speed_excess, b->speed_excess) &&
+           sample__deq(a->time_excess, b->time_excess) && sample__deq(a->applied_dt, b->applied_dt);
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty
@@ -371,7 +409,9 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return x->protocol_version == y->protocol_version && x->session_id == y->session_id &&
                sample__deq(x->tick_rate, y->tick_rate) && sample__streq(x->map_name, y->map_name) &&
                sample__byteseq(x->map_hash, y->map_hash) && x->max_batch == y->max_batch &&
-               x->max_frame_size == y->max_frame_size && x->max_entities == y->max_entities;
+               x->max_frame_size == y->max_frame_size && x->max_entities == y->max_entities &&
+               x->role == y->role && sample__streq(x->identity, y->identity) &&
+               sample__deq(x->time_bank, y->time_bank);
     }
     case SWEEP_MSG_SPAWN:
         return sample__veq(a->as.spawn.radii, b->as.spawn.radii) &&
@@ -382,7 +422,8 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
     case SWEEP_MSG_SPAWNED:
         return a->as.spawned.entity == b->as.spawned.entity &&
                sample__veq(a->as.spawned.position, b->as.spawned.position) &&
-               sample__veq(a->as.spawned.radii, b->as.spawned.radii);
+               sample__veq(a->as.spawned.radii, b->as.spawned.radii) &&
+               a->as.spawned.rules == b->as.spawned.rules && a->as.spawned.spawn_point == b->as.spawned.spawn_point;
     case SWEEP_MSG_DESPAWN:
         return a->as.despawn.entity == b->as.despawn.entity;
     case SWEEP_MSG_DESPAWNED:
@@ -446,7 +487,12 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         const sweep_msg_stats *x = &a->as.stats, *y = &b->as.stats;
         return x->sessions == y->sessions && x->entities == y->entities && x->moves_total == y->moves_total &&
                x->errors_total == y->errors_total && x->tick_ns_p50 == y->tick_ns_p50 &&
-               x->tick_ns_p99 == y->tick_ns_p99 && x->movers == y->movers && x->crushed_total == y->crushed_total;
+               x->tick_ns_p99 == y->tick_ns_p99 && x->movers == y->movers && x->crushed_total == y->crushed_total &&
+               x->rules_total_count == y->rules_total_count && x->session_rules_count == y->session_rules_count &&
+               (x->rules_total_count == 0 ||
+                memcmp(x->rules_total, y->rules_total, x->rules_total_count * sizeof x->rules_total[0]) == 0) &&
+               (x->session_rules_count == 0 ||
+                memcmp(x->session_rules, y->session_rules, x->session_rules_count * sizeof x->session_rules[0]) == 0);
     }
     case SWEEP_MSG_ERROR:
         return a->as.error.code == b->as.error.code &&

@@ -14,7 +14,9 @@
 
 #include <cmocka.h>
 
+#include "core/motion.h"
 #include "core/mover.h"
+#include "protocol/builder.h"
 #include "samples.h"
 
 #define BUF_CAP (64u * 1024u)
@@ -291,6 +293,52 @@ static void test_decode_capacity(void **state)
     assert_int_equal(sweep_decode(NULL, out, len, 0, NULL), SWEEP_PROTO_E_ARG);
 }
 
+/* Stats rule counts: up to 32 (one per bit of a Rule) are kept, more are
+ * refused as the decoder's capacity, never read past; the encoder refuses
+ * to write more. */
+static void test_stats_rule_vectors(void **state)
+{
+    (void)state;
+    for (uint32_t n = 31; n <= 33; n++) {
+        uint8_t buf[1024];
+        sweep_builder b;
+        sweep_builder_init(&b, buf, sizeof buf);
+        sweep_builder_vector_start(&b, 8, n, 8);
+        for (uint32_t i = n; i-- > 0;) {
+            uint8_t *p = sweep_builder_push(&b, 8);
+            assert_non_null(p);
+            memset(p, (int)i, 8);
+        }
+        sweep_ref v = sweep_builder_vector_end(&b, n);
+        sweep_builder_table_start(&b);
+        sweep_builder_add_ref(&b, 9, v); /* session_rules */
+        sweep_ref body = sweep_builder_table_end(&b);
+        sweep_builder_table_start(&b);
+        sweep_builder_add_ref(&b, 3, body);
+        sweep_builder_add_u8(&b, 2, SWEEP_MSG_STATS);
+        sweep_ref root = sweep_builder_table_end(&b);
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER, 0, &out, &len), SWEEP_PROTO_OK);
+        assert_int_equal(sweep_verify(out, len, 0), SWEEP_PROTO_OK);
+        sweep_message m;
+        sweep_proto_error e = sweep_decode(NULL, out, len, 0, &m);
+        if (n <= SWEEP_WIRE_RULE_SLOTS) {
+            assert_int_equal(e, SWEEP_PROTO_OK);
+            assert_int_equal(m.as.stats.session_rules_count, n);
+            assert_int_equal(m.as.stats.rules_total_count, 0);
+            assert_true(m.as.stats.session_rules[n - 1] == 0x0101010101010101ull * (n - 1));
+        } else {
+            assert_int_equal(e, SWEEP_PROTO_E_CAPACITY);
+        }
+    }
+    sweep_message m = sample_message(20);
+    m.as.stats.rules_total_count = SWEEP_WIRE_RULE_SLOTS + 1;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+}
+
 /* Tables with the same layout share a vtable, so a 64-move batch costs
  * far less than 64 single moves. */
 static void test_batch_shares_vtables(void **state)
@@ -367,7 +415,26 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
     assert_int_equal(SWEEP_WIRE_SLOW_READER, 27);
     assert_int_equal(SWEEP_WIRE_UNKNOWN_MOVER, 28);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 29);
+    assert_int_equal(SWEEP_WIRE_NOT_ALLOWED, 29);
+    assert_int_equal(SWEEP_WIRE_SPAWN_REFUSED, 30);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 31);
+    assert_int_equal(SWEEP_WIRE_ROLE_PLAYER, 0);
+    assert_int_equal(SWEEP_WIRE_ROLE_SERVER, 1);
+    assert_int_equal(SWEEP_WIRE_MODE_WALK, 0);
+    assert_int_equal(SWEEP_WIRE_MODE_FLY, 1);
+    assert_int_equal(SWEEP_WIRE_MODE_NOCLIP, 2);
+    /* Rule bits: the core's three first, then the server's. */
+    assert_int_equal((unsigned)SWEEP_WIRE_RULE_SPEED, (unsigned)SWEEP_RULE_SPEED);
+    assert_int_equal((unsigned)SWEEP_WIRE_RULE_JUMP, (unsigned)SWEEP_RULE_JUMP);
+    assert_int_equal((unsigned)SWEEP_WIRE_RULE_LIMIT, (unsigned)SWEEP_RULE_LIMIT);
+    assert_int_equal(SWEEP_WIRE_RULE_TIME_BUDGET, 8);
+    assert_int_equal(SWEEP_WIRE_RULE_CORRECTION, 16);
+    assert_int_equal(SWEEP_WIRE_RULE_VERTICAL, 32);
+    assert_int_equal(SWEEP_WIRE_RULE_SPAWN_POSITION, 64);
+    assert_int_equal(SWEEP_WIRE_RULE_SPAWN_RADII, 128);
+    assert_int_equal(SWEEP_WIRE_RULE_FREE_MOVE, 256);
+    assert_int_equal(SWEEP_WIRE_RULE_COUNT, 9);
+    assert_int_equal(SWEEP_WIRE_RULE_SLOTS, 32);
     /* MoverFlags are the core's state bits (core/mover.h). */
     assert_int_equal((unsigned)SWEEP_WIRE_MOVER_TRIGGERED, (unsigned)SWEEP_MOVER_TRIGGERED);
     assert_int_equal((unsigned)SWEEP_WIRE_MOVER_BLOCKED, (unsigned)SWEEP_MOVER_BLOCKED);
@@ -389,6 +456,8 @@ static void test_udp_max_batch(void **state)
         moves[i].client_tick = UINT64_MAX;
         moves[i].velocity = sweep_v3(-1.5, 2.5, 1e300);
         moves[i].dt = 1.0 / 60.0;
+        moves[i].buttons = SWEEP_WISH_JUMP;
+        moves[i].mode = SWEEP_WIRE_MODE_NOCLIP;
     }
     sweep_message m;
     memset(&m, 0, sizeof m);
@@ -449,7 +518,21 @@ static void test_names(void **state)
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_WATCH_WORLD), "WatchWorld");
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVER_COMMAND), "MoverCommand");
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVER_COMMANDED), "MoverCommanded");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_NOT_ALLOWED), "NotAllowed");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_SPAWN_REFUSED), "SpawnRefused");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
+    static const char *const rules[] = {"Speed", "Jump", "Limit", "TimeBudget", "Correction",
+                                        "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove"};
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
+        assert_string_equal(sweep_wire_rule_name(i), rules[i]);
+    assert_string_equal(sweep_wire_rule_name(SWEEP_WIRE_RULE_COUNT), "Unknown");
+    assert_string_equal(sweep_wire_mode_name(SWEEP_WIRE_MODE_WALK), "Walk");
+    assert_string_equal(sweep_wire_mode_name(SWEEP_WIRE_MODE_FLY), "Fly");
+    assert_string_equal(sweep_wire_mode_name(SWEEP_WIRE_MODE_NOCLIP), "Noclip");
+    assert_string_equal(sweep_wire_mode_name(3), "Unknown");
+    assert_string_equal(sweep_wire_role_name(SWEEP_WIRE_ROLE_PLAYER), "Player");
+    assert_string_equal(sweep_wire_role_name(SWEEP_WIRE_ROLE_SERVER), "Server");
+    assert_string_equal(sweep_wire_role_name(2), "Unknown");
     for (int k = 0; k < SWEEP_MSG_KIND_COUNT; k++) {
         assert_non_null(sweep_msg_kind_name((sweep_msg_kind)k));
         assert_string_not_equal(sweep_msg_kind_name((sweep_msg_kind)k), "Unknown");
@@ -502,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_encode_refuses_bad_messages),
         cmocka_unit_test(test_decode_capacity),
         cmocka_unit_test(test_batch_shares_vtables),
+        cmocka_unit_test(test_stats_rule_vectors),
         cmocka_unit_test(test_udp_hello_padding_and_challenge),
         cmocka_unit_test(test_enum_numbers_match_schema),
         cmocka_unit_test(test_udp_max_batch),
