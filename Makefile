@@ -68,7 +68,7 @@ $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 # otherwise the exact apt-get line is printed and the build stops.
 DEB_PACKAGES := gcc make pkgconf libc6-dev libuv1-dev libsqlite3-dev sqlite3 \
 	libcmocka-dev clang flatbuffers-compiler libflatbuffers-dev \
-	python3-flatbuffers g++ libassimp-dev
+	python3-flatbuffers g++ libassimp-dev libzip-dev
 
 deps: $(BUILD)/.deps-ok
 
@@ -98,5 +98,11 @@ install: all
 
 clean:
 	rm -rf build build-*
+
+# The corpus of real levels (Debian's openarena-oacmp1, Quake 3 maps) that
+# the BSP importer's tests and benchmark use when it is installed.
+.PHONY: corpus
+corpus:
+	@sh tests/install-corpus.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -45,11 +45,15 @@ PROGRAMS += $(BIN)/sweep-mapgen $(BIN)/sweep-import
 $(BIN)/sweep-mapgen: $(BUILD)/maps/mapgen_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
-# The importer is the only program linked with libassimp.
-MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c,$(wildcard maps/import*.c)))
-$(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB)
+# The importer is the only program linked with libassimp, and with libzip
+# for the Quake 3 reader (import_bsp.c, kept out of MAPS_IMPORT_OBJ so that
+# what links the assimp importer alone does not need libzip).
+MAPS_BSP_OBJ := $(BUILD)/maps/import_bsp.o
+MAPS_BSP_LDLIBS := -lzip
+MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c maps/import_bsp.c,$(wildcard maps/import*.c)))
+$(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(LINK) $^ -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $^ -lassimp $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Sample maps: maps/NAME.sql (rows) after maps/schema.sql, in one
 # transaction, into $(BUILD)/maps/NAME.db. Built into a temporary file and
