@@ -24,6 +24,15 @@ $(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o
 # rebuilds nothing.
 .SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(TEST_SRC) $(wildcard tests/bench/*.c))
 
+# The Quake 3 importer's tests call sweep_import_bsp in-process and write
+# .pk3 files, so they link its object and libzip; the corpus test runs
+# sweep-walk on each imported level.
+$(BUILD)/tests/maps/test_import_bsp: $(BUILD)/tests/maps/test_import_bsp.o $(MAPS_BSP_OBJ) $(MAPS_LIB) \
+		$(CORE_LIB) | $(BIN)/sweep-walk
+	@mkdir -p $(@D)
+	$(LINK) $< $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) \
+		$(SWEEP_LDLIBS) -o $@
+
 .SECONDEXPANSION:
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))
 	@mkdir -p $(@D)

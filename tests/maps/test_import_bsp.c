@@ -1,0 +1,1167 @@
+/*
+ * test_import_bsp.c - the Quake 3 BSP importer (maps/import_bsp.c).
+ *
+ * The levels are written here, at run time, by a small IBSP writer: a
+ * floor, a wall with a bevel plane and a repeated side, a water brush that
+ * must be ignored, a player-clip brush, a func_static box, one curved patch,
+ * two spawn points, and brush-model movers (two doors, one opened by a
+ * trigger_multiple, a lift, a bobbing platform, a turntable and a train on
+ * three corners). They are imported from a .bsp file and from a .pk3 built
+ * with libzip, and checked: every brush a closed shell facing out (each
+ * directed edge once, its reverse once, positive volume), the patch
+ * two-sided, spawns, materials, movers' paths and rules, and a round trip
+ * through the map writer and loader. Then every class of malformed input is
+ * refused with a message naming the lump and record, every truncation and
+ * thousands of corrupted copies are refused or imported without a crash.
+ * Last, when the corpus (Debian's openarena-oacmp1, tests/install-corpus.sh)
+ * is installed, each of its levels is imported, loaded back and walked by
+ * sweep-walk; without it that test is skipped, saying why.
+ */
+#include "tests/maps/map_fixture.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <zip.h>
+
+#include "core/quat.h"
+#include "maps/import_bsp.h"
+#include "maps/level.h"
+#include "maps/loader.h"
+#include "maps/writer.h"
+
+/* ------------------------------------------------------------------------
+ * A tiny IBSP writer
+ */
+
+enum { L_ENT, L_SHADERS, L_PLANES, L_MODELS = 7, L_BRUSHES, L_SIDES, L_VERTS, L_FACES = 13, LUMPS = 17 };
+
+typedef struct wbuf {
+    uint8_t *p;
+    size_t n, cap;
+} wbuf;
+
+typedef struct bspw {
+    wbuf l[LUMPS];
+    uint32_t brush_first_side;
+} bspw;
+
+static void put(wbuf *b, const void *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+static void put_i32(wbuf *b, int32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)((uint32_t)v >> 24)};
+    put(b, x, 4);
+}
+
+static void put_f32(wbuf *b, double v)
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_i32(b, (int32_t)u);
+}
+
+static int32_t shader(bspw *w, const char *name, uint32_t flags, uint32_t contents)
+{
+    char n[64] = {0};
+    memcpy(n, name, strlen(name) < 64 ? strlen(name) : 64);
+    put(&w->l[L_SHADERS], n, 64);
+    put_i32(&w->l[L_SHADERS], (int32_t)flags);
+    put_i32(&w->l[L_SHADERS], (int32_t)contents);
+    return (int32_t)(w->l[L_SHADERS].n / 72 - 1);
+}
+
+static int32_t plane(bspw *w, double nx, double ny, double nz, double d)
+{
+    put_f32(&w->l[L_PLANES], nx);
+    put_f32(&w->l[L_PLANES], ny);
+    put_f32(&w->l[L_PLANES], nz);
+    put_f32(&w->l[L_PLANES], d);
+    return (int32_t)(w->l[L_PLANES].n / 16 - 1);
+}
+
+static void side(bspw *w, int32_t pl, int32_t sh)
+{
+    put_i32(&w->l[L_SIDES], pl);
+    put_i32(&w->l[L_SIDES], sh);
+}
+
+static void brush_begin(bspw *w)
+{
+    w->brush_first_side = (uint32_t)(w->l[L_SIDES].n / 8);
+}
+
+static int32_t brush_end(bspw *w, int32_t sh)
+{
+    put_i32(&w->l[L_BRUSHES], (int32_t)w->brush_first_side);
+    put_i32(&w->l[L_BRUSHES], (int32_t)(w->l[L_SIDES].n / 8 - w->brush_first_side));
+    put_i32(&w->l[L_BRUSHES], sh);
+    return (int32_t)(w->l[L_BRUSHES].n / 12 - 1);
+}
+
+/* The six axial sides of a box, in q3map's order; side_sh[k] < 0 takes sh.
+ * skip (0..5, or -1) leaves one side out (a brush that is not closed). */
+static void box_sides(bspw *w, const double lo[3], const double hi[3], int32_t sh, const int32_t *side_sh, int skip)
+{
+    for (int k = 0; k < 3; k++) {
+        double n[3] = {0, 0, 0};
+        n[k] = -1;
+        if (2 * k != skip)
+            side(w, plane(w, n[0], n[1], n[2], -lo[k]), side_sh && side_sh[2 * k] >= 0 ? side_sh[2 * k] : sh);
+        n[k] = 1;
+        if (2 * k + 1 != skip)
+            side(w, plane(w, n[0], n[1], n[2], hi[k]), side_sh && side_sh[2 * k + 1] >= 0 ? side_sh[2 * k + 1] : sh);
+    }
+}
+
+static int32_t box(bspw *w, double x0, double y0, double z0, double x1, double y1, double z1, int32_t sh)
+{
+    const double lo[3] = {x0, y0, z0}, hi[3] = {x1, y1, z1};
+    brush_begin(w);
+    box_sides(w, lo, hi, sh, NULL, -1);
+    return brush_end(w, sh);
+}
+
+static void model(bspw *w, double x0, double y0, double z0, double x1, double y1, double z1, int32_t face,
+                  int32_t faces, int32_t brush, int32_t brushes)
+{
+    const double v[6] = {x0, y0, z0, x1, y1, z1};
+    for (int i = 0; i < 6; i++)
+        put_f32(&w->l[L_MODELS], v[i]);
+    put_i32(&w->l[L_MODELS], face);
+    put_i32(&w->l[L_MODELS], faces);
+    put_i32(&w->l[L_MODELS], brush);
+    put_i32(&w->l[L_MODELS], brushes);
+}
+
+static void vertex(bspw *w, double x, double y, double z)
+{
+    put_f32(&w->l[L_VERTS], x);
+    put_f32(&w->l[L_VERTS], y);
+    put_f32(&w->l[L_VERTS], z);
+    for (int i = 0; i < 8; i++)
+        put_i32(&w->l[L_VERTS], 0);
+}
+
+static void face(bspw *w, int32_t sh, int32_t type, int32_t first_vertex, int32_t n, int32_t pw, int32_t ph)
+{
+    int32_t v[26] = {0};
+    v[0] = sh, v[1] = -1, v[2] = type, v[3] = first_vertex, v[4] = n, v[7] = -1, v[24] = pw, v[25] = ph;
+    for (int i = 0; i < 26; i++)
+        put_i32(&w->l[L_FACES], v[i]);
+}
+
+/* The header and the lumps one after another, 4-byte aligned. */
+static uint8_t *bspw_finish(bspw *w, size_t *size)
+{
+    size_t off = 144;
+    for (int l = 0; l < LUMPS; l++)
+        off += (w->l[l].n + 3) & ~(size_t)3;
+    uint8_t *out = calloc(1, off);
+    assert_non_null(out);
+    memcpy(out, "IBSP", 4);
+    out[4] = 46;
+    size_t at = 144;
+    for (int l = 0; l < LUMPS; l++) {
+        uint32_t o = (uint32_t)at, n = (uint32_t)w->l[l].n;
+        for (int k = 0; k < 4; k++) {
+            out[8 + 8 * l + k] = (uint8_t)(o >> (8 * k));
+            out[12 + 8 * l + k] = (uint8_t)(n >> (8 * k));
+        }
+        if (n)
+            memcpy(out + at, w->l[l].p, n);
+        at += (n + 3) & ~(size_t)3;
+        free(w->l[l].p);
+    }
+    *size = off;
+    return out;
+}
+
+static const char level_entities[] =
+    "// a comment, as Quake 3 allows\n"
+    "{\n\"classname\" \"worldspawn\"\n\"message\" \"test level\"\n\"gravity\" \"800\"\n}\n"
+    "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+    "{ \"classname\" \"info_player_start\" \"origin\" \"64 0 24\" \"angle\" \"90\" }\n"
+    "{ \"classname\" \"func_door\" \"model\" \"*1\" \"angle\" \"90\" \"speed\" \"100\" }\n"
+    "{ \"classname\" \"func_plat\" \"model\" \"*2\" \"height\" \"64\" }\n"
+    "{ \"classname\" \"func_bobbing\" \"model\" \"*3\" \"origin\" \"0 300 64\" \"height\" \"16\" \"speed\" \"2\" }\n"
+    "{ \"classname\" \"func_rotating\" \"model\" \"*4\" \"origin\" \"-300 0 64\" \"speed\" \"90\" }\n"
+    "{ \"classname\" \"func_train\" \"model\" \"*5\" \"origin\" \"0 -300 64\" \"target\" \"c1\" \"speed\" \"50\" }\n"
+    "{ \"classname\" \"path_corner\" \"targetname\" \"c1\" \"target\" \"c2\" \"origin\" \"0 -300 64\" \"wait\" \"1\" }\n"
+    "{ \"classname\" \"path_corner\" \"targetname\" \"c2\" \"target\" \"c3\" \"origin\" \"100 -300 64\" }\n"
+    "{ \"classname\" \"path_corner\" \"targetname\" \"c3\" \"target\" \"c1\" \"origin\" \"100 -200 64\" \"speed\" "
+    "\"200\" }\n"
+    "{ \"classname\" \"trigger_multiple\" \"model\" \"*6\" \"target\" \"gate\" }\n"
+    "{ \"classname\" \"func_door\" \"model\" \"*7\" \"targetname\" \"gate\" \"angle\" \"-1\" \"lip\" \"0\" "
+    "\"spawnflags\" \"4\" }\n"
+    "{ \"classname\" \"func_static\" \"model\" \"*8\" }\n"
+    "{ \"classname\" \"light\" \"origin\" \"0 0 100\" }\n";
+
+/* 63 'a's after "textures/", then '1' or '2': 64 bytes, no NUL, equal in
+ * their first 63 bytes. */
+#define LONG_NAME(c) "textures/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" c
+
+enum { OPEN_FLOOR = 1, NO_SOLID = 2 };
+
+/* The test level as an IBSP file; `ents` replaces its entity text. */
+static uint8_t *make_level(const char *ents, int variant, size_t *size)
+{
+    bspw w;
+    memset(&w, 0, sizeof w);
+    const uint32_t solid = variant & NO_SOLID ? 0x20 : 0x1;
+    int32_t s_floor = shader(&w, "textures/test/floor", 0, solid);
+    int32_t s_wall = shader(&w, "textures/test/wall", 0x2 /* slick */ | 0x10, solid);
+    int32_t s_water = shader(&w, "textures/liquids/water", 0x4000, 0x20);
+    int32_t s_clip = shader(&w, "textures/common/clip", 0x80, variant & NO_SOLID ? 0x20 : 0x10000);
+    int32_t s_curve = shader(&w, "textures/test/curve", 0, solid);
+    int32_t s_door = shader(&w, "textures/test/door", 0, 0x1);
+    int32_t s_trig = shader(&w, "textures/common/trigger", 0x80, 0x40000000);
+    int32_t s_long1 = shader(&w, LONG_NAME("1"), 0, solid);
+    int32_t s_long2 = shader(&w, LONG_NAME("2"), 0, solid);
+    int32_t s_dupe = shader(&w, "textures/test/dupe", 0, solid);
+
+    /* World (model 0): brushes 0..3. */
+    const double flo[3] = {-512, -512, -16}, fhi[3] = {512, 512, 0};
+    brush_begin(&w);
+    box_sides(&w, flo, fhi, s_floor, NULL, variant & OPEN_FLOOR ? 4 : -1);
+    side(&w, plane(&w, 0, 0, 1, 0), s_dupe); /* the top again: adds nothing */
+    brush_end(&w, s_floor);
+    const double wlo[3] = {200, -256, 0}, whi[3] = {216, 256, 128};
+    const int32_t wall_sides[6] = {s_long1, s_long2, -1, -1, -1, -1};
+    brush_begin(&w);
+    box_sides(&w, wlo, whi, s_wall, wall_sides, -1);
+    /* a bevel: touches the box along its (216, 256) edge only */
+    side(&w, plane(&w, sqrt(0.5), sqrt(0.5), 0, (216 + 256) * sqrt(0.5)), s_wall);
+    brush_end(&w, s_wall);
+    box(&w, -100, -100, 0, -50, -50, 64, s_water);
+    box(&w, -300, -300, 0, -200, -200, 100, s_clip);
+    /* Movers and the others: brushes 4.. */
+    int32_t b_door = box(&w, 300, -32, 0, 308, 32, 96, s_door);
+    int32_t b_plat = box(&w, -400, 300, 0, -336, 364, 8, s_door);
+    int32_t b_bob = box(&w, -16, -16, -8, 16, 16, 8, s_door);
+    int32_t b_rot = box(&w, -32, -4, -4, 32, 4, 4, s_door);
+    int32_t b_train = box(&w, -8, -8, -8, 8, 8, 8, s_door);
+    int32_t b_trig = box(&w, -200, 100, 0, -100, 200, 64, s_trig);
+    int32_t b_gate = box(&w, -150, 250, 0, -100, 260, 100, s_door);
+    int32_t b_static = box(&w, 400, 400, 0, 432, 432, 32, s_floor);
+
+    /* The patch (face 0, a 3 x 3 dome) and a flat face that is ignored. */
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            vertex(&w, -480 + 32 * i, -480 + 32 * j, i == 1 || j == 1 ? 32 : 0);
+    face(&w, s_curve, 2, 0, 9, 3, 3);
+    face(&w, s_floor, 1, 0, 3, 0, 0);
+
+    model(&w, -512, -512, -16, 512, 512, 128, 0, 2, 0, 4);
+    model(&w, 300, -32, 0, 308, 32, 96, 2, 0, b_door, 1);
+    model(&w, -400, 300, 0, -336, 364, 8, 2, 0, b_plat, 1);
+    model(&w, -16, -16, -8, 16, 16, 8, 2, 0, b_bob, 1);
+    model(&w, -32, -4, -4, 32, 4, 4, 2, 0, b_rot, 1);
+    model(&w, -8, -8, -8, 8, 8, 8, 2, 0, b_train, 1);
+    model(&w, -200, 100, 0, -100, 200, 64, 2, 0, b_trig, 1);
+    model(&w, -150, 250, 0, -100, 260, 100, 2, 0, b_gate, 1);
+    model(&w, 400, 400, 0, 432, 432, 32, 2, 0, b_static, 1);
+
+    put(&w.l[L_ENT], ents ? ents : level_entities, strlen(ents ? ents : level_entities) + 1);
+    return bspw_finish(&w, size);
+}
+
+/* Byte offset of lump l in a file made by bspw_finish. */
+static size_t lump_at(const uint8_t *f, int l)
+{
+    return (size_t)f[8 + 8 * l] | (size_t)f[9 + 8 * l] << 8 | (size_t)f[10 + 8 * l] << 16 |
+           (size_t)f[11 + 8 * l] << 24;
+}
+
+static void set_i32(uint8_t *p, int32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (uint8_t)((uint32_t)v >> (8 * k));
+}
+
+static void set_f32(uint8_t *p, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    set_i32(p, (int32_t)u);
+}
+
+/* ------------------------------------------------------------------------
+ * Checks on the imported geometry
+ */
+
+typedef struct edge {
+    uint32_t a, b;
+} edge;
+
+static int edge_cmp(const void *x, const void *y)
+{
+    const edge *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static size_t count_edge(const edge *e, size_t n, uint32_t a, uint32_t b)
+{
+    edge key = {a, b};
+    const edge *f = bsearch(&key, e, n, sizeof *e, edge_cmp);
+    if (!f)
+        return 0;
+    while (f > e && f[-1].a == a && f[-1].b == b)
+        f--;
+    size_t c = 0;
+    while (f + c < e + n && f[c].a == a && f[c].b == b)
+        c++;
+    return c;
+}
+
+/* The pieces of a mesh: triangles joined by shared vertices. */
+typedef struct piece {
+    uint32_t tris, bad_edges, two_sided;
+    double volume;
+    double lo[3], hi[3];
+} piece;
+
+static uint32_t find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* Splits a mesh into its connected pieces (sorted by their low corner)
+ * and checks each: a closed shell has every directed edge once and its
+ * reverse once; a two-sided surface has each triangle also reversed. */
+static uint32_t pieces_of(const sweep_vec3 *v, uint32_t nv, const uint32_t *ix, uint32_t nt, piece *out, uint32_t max)
+{
+    uint32_t *parent = malloc(nv * sizeof *parent), *root_piece = malloc(nv * sizeof *root_piece);
+    edge *e = malloc(3 * (size_t)nt * sizeof *e + 1);
+    assert_true(parent && root_piece && e);
+    for (uint32_t i = 0; i < nv; i++)
+        parent[i] = i, root_piece[i] = UINT32_MAX;
+    for (uint32_t t = 0; t < nt; t++)
+        for (int k = 1; k < 3; k++) {
+            uint32_t a = find(parent, ix[3 * t]), b = find(parent, ix[3 * t + k]);
+            if (a != b)
+                parent[a] = b;
+        }
+    for (uint32_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            e[3 * t + k] = (edge){ix[3 * t + k], ix[3 * t + (k + 1) % 3]};
+    qsort(e, 3 * (size_t)nt, sizeof *e, edge_cmp);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t r = find(parent, ix[3 * t]);
+        if (root_piece[r] == UINT32_MAX) {
+            assert_true(n < max);
+            root_piece[r] = n;
+            memset(&out[n], 0, sizeof out[n]);
+            for (int k = 0; k < 3; k++)
+                out[n].lo[k] = INFINITY, out[n].hi[k] = -INFINITY;
+            n++;
+        }
+        piece *p = &out[root_piece[r]];
+        const uint32_t *x = &ix[3 * t];
+        sweep_vec3 a = v[x[0]], b = v[x[1]], c = v[x[2]];
+        p->tris++;
+        p->volume += sweep_v3_dot(a, sweep_v3_cross(b, c)) / 6.0;
+        for (int k = 0; k < 3; k++) {
+            sweep_vec3 q = v[x[k]];
+            double qc[3] = {q.x, q.y, q.z};
+            for (int i = 0; i < 3; i++)
+                p->lo[i] = fmin(p->lo[i], qc[i]), p->hi[i] = fmax(p->hi[i], qc[i]);
+            if (count_edge(e, 3 * (size_t)nt, x[k], x[(k + 1) % 3]) != 1 ||
+                count_edge(e, 3 * (size_t)nt, x[(k + 1) % 3], x[k]) != 1)
+                p->bad_edges++;
+        }
+        /* the same triangle the other way round */
+        for (uint32_t u = 0; u < nt; u++) {
+            const uint32_t *y = &ix[3 * u];
+            if (y[0] == x[0] && y[1] == x[2] && y[2] == x[1]) {
+                p->two_sided++;
+                break;
+            }
+        }
+    }
+    /* sorted by low corner, so tests can name them */
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0; j--) {
+            piece *a = &out[j - 1], *b = &out[j];
+            int swap = a->lo[0] > b->lo[0] || (a->lo[0] == b->lo[0] && a->lo[1] > b->lo[1]);
+            if (!swap)
+                break;
+            piece t = *a;
+            *a = *b, *b = t;
+        }
+    free(parent), free(root_piece), free(e);
+    return n;
+}
+
+static void assert_box(const piece *p, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    const double lo[3] = {x0, y0, z0}, hi[3] = {x1, y1, z1};
+    for (int k = 0; k < 3; k++) {
+        assert_true(fabs(p->lo[k] - lo[k]) < 1e-9);
+        assert_true(fabs(p->hi[k] - hi[k]) < 1e-9);
+    }
+}
+
+/* A closed shell facing out, of the given volume. */
+static void assert_shell(const piece *p, double volume)
+{
+    assert_int_equal(p->bad_edges, 0);
+    assert_int_equal(p->two_sided, 0);
+    assert_true(p->volume > 0);
+    assert_true(fabs(p->volume - volume) < 1e-6 * volume);
+}
+
+static const sweep_material *material_named(const sweep_level *lv, const char *name)
+{
+    for (uint32_t i = 0; i < lv->material_count; i++)
+        if (strcmp(lv->material_table[i].name, name) == 0)
+            return &lv->material_table[i];
+    return NULL;
+}
+
+static void assert_v3(sweep_vec3 v, double x, double y, double z)
+{
+    if (!(fabs(v.x - x) < 1e-9 && fabs(v.y - y) < 1e-9 && fabs(v.z - z) < 1e-9))
+        fail_msg("(%.17g, %.17g, %.17g) is not (%g, %g, %g)", v.x, v.y, v.z, x, y, z);
+}
+
+static const sweep_level_mover *mover_named(const sweep_level *lv, const char *name)
+{
+    uint32_t i = sweep_level_find_mover(lv, name);
+    if (i == SWEEP_NO_MOVER)
+        fail_msg("no mover '%s'", name);
+    return &lv->movers[i];
+}
+
+/* A mover's mesh is one closed shell of the given box, in its frame. */
+static void assert_mover_shell(const sweep_level_mover *m, double hx, double hy, double hz)
+{
+    piece p[4];
+    assert_int_equal(pieces_of(m->vertices, m->vertex_count, m->indices, m->triangle_count, p, 4), 1);
+    assert_shell(&p[0], 8 * hx * hy * hz);
+    assert_box(&p[0], -hx, -hy, -hz, hx, hy, hz);
+}
+
+static uint32_t warnings;
+static void count_warning(void *ctx, const char *msg)
+{
+    (void)ctx;
+    print_message("warning: %s\n", msg);
+    warnings++;
+}
+
+/* Everything the test level must become. */
+static void check_level(const sweep_level *lv, const sweep_bsp_stats *st)
+{
+    /* World brushes: floor, wall, clip (the water is not solid); and the
+     * func_static box; and the patch. */
+    assert_int_equal(st->brushes, 4);
+    assert_int_equal(st->brushes_solid, 3);
+    assert_int_equal(st->brushes_empty, 0);
+    assert_int_equal(st->patches, 1);
+    assert_int_equal(st->static_models, 1);
+    assert_int_equal(st->triangles, lv->triangle_count);
+    piece p[16];
+    uint32_t n = pieces_of(lv->vertices, lv->vertex_count, lv->indices, lv->triangle_count, p, 16);
+    assert_int_equal(n, 5);
+    /* by low corner: floor, patch, clip, wall, func_static */
+    assert_box(&p[0], -512, -512, -16, 512, 512, 0);
+    assert_shell(&p[0], 1024.0 * 1024 * 16);
+    assert_int_equal(p[0].tris, 12);
+    /* the patch: 4 x 4 quads, each triangle in both windings */
+    assert_int_equal(p[1].tris, 4 * 4 * 2 * 2);
+    assert_int_equal(p[1].two_sided, p[1].tris);
+    assert_true(fabs(p[1].volume) < 1e-6);
+    assert_true(p[1].lo[0] == -480 && p[1].hi[0] == -416 && p[1].lo[2] == 0 && p[1].hi[2] > 8 && p[1].hi[2] < 32);
+    assert_int_equal(st->patch_triangles, 64);
+    assert_box(&p[2], -300, -300, 0, -200, -200, 100);
+    assert_shell(&p[2], 100.0 * 100 * 100);
+    assert_box(&p[3], 200, -256, 0, 216, 256, 128);
+    assert_shell(&p[3], 16.0 * 512 * 128);
+    assert_int_equal(p[3].tris, 12); /* the bevel adds nothing */
+    assert_box(&p[4], 400, 400, 0, 432, 432, 32);
+    assert_shell(&p[4], 32.0 * 32 * 32);
+    /* the water's corner (-100, -100, 0) is no vertex */
+    for (uint32_t i = 0; i < lv->vertex_count; i++)
+        assert_false(lv->vertices[i].x == -100 && lv->vertices[i].y == -100);
+
+    /* Spawns: Quake 3 raises the player 9 above the spawn point, and the
+     * box centre is 4 above the origin. */
+    assert_int_equal(lv->spawn_count, 2);
+    assert_int_equal(st->spawns, 2);
+    assert_v3(lv->spawns[0], 0, 0, 24 + 13);
+    assert_v3(lv->spawns[1], 64, 0, 24 + 13);
+
+    /* Materials: in order of first use, names cut to 63 bytes and kept
+     * unique, surface flags kept, slick means no friction. */
+    assert_int_equal(lv->material_count, 7);
+    assert_int_equal(st->materials, 7);
+    assert_string_equal(lv->material_table[0].name, "textures/test/floor");
+    char cut[64];
+    snprintf(cut, sizeof cut, "%.63s", LONG_NAME("1"));
+    assert_int_equal(strlen(cut), 63);
+    assert_string_equal(lv->material_table[1].name, cut);
+    assert_int_equal(strlen(lv->material_table[2].name), 63);
+    assert_memory_equal(lv->material_table[2].name, cut, 61);
+    assert_string_equal(lv->material_table[2].name + 61, "~2");
+    const sweep_material *wall = material_named(lv, "textures/test/wall");
+    assert_non_null(wall);
+    assert_int_equal(wall->flags, 0x12);
+    assert_true(wall->friction == 0.0);
+    const sweep_material *clip = material_named(lv, "textures/common/clip");
+    assert_non_null(clip);
+    assert_int_equal(clip->flags, 0x80);
+    assert_true(clip->friction == 1.0);
+    assert_non_null(material_named(lv, "textures/test/curve"));
+    assert_non_null(material_named(lv, "textures/test/door"));
+    assert_null(material_named(lv, "textures/liquids/water"));
+    assert_null(material_named(lv, "textures/common/trigger"));
+    assert_null(material_named(lv, "textures/test/dupe"));
+    for (uint32_t i = 0; i < lv->material_count; i++)
+        assert_int_equal(lv->material_table[i].id, i + 1);
+
+    /* Rules: Quake 3's. */
+    assert_v3(lv->config.gravity, 0, 0, -800);
+    assert_true(lv->config.step_height == 18);
+    assert_true(fabs(lv->config.walkable_normal_up - 0.7) < 1e-12);
+    assert_true(fabs(st->walkable_slope_deg - acos(0.7) * 180 / M_PI) < 1e-12);
+    assert_v3(lv->default_radii, 15, 15, 28);
+    assert_true(lv->tick_rate == 60);
+    assert_true(lv->rules.walk_speed == 320 && lv->rules.ground_accel == 3200 && lv->rules.air_accel == 320);
+    assert_true(lv->rules.jump_speed == 270 && lv->rules.speed_limit == 3000);
+    assert_true(fabs(lv->rules.max_step - 1.0 / 30) < 1e-15);
+    assert_true(lv->config.max_speed >= lv->rules.speed_limit);
+    assert_true(lv->correction_threshold == 8);
+    assert_int_equal(sweep_rules_check(&lv->rules), SWEEP_OK);
+    assert_int_equal(sweep_config_check(&lv->config), SWEEP_OK);
+
+    /* Movers, in entity order. */
+    assert_int_equal(lv->mover_count, 6);
+    assert_int_equal(st->movers, 6);
+    uint32_t mtris = 0;
+    for (uint32_t i = 0; i < lv->mover_count; i++) {
+        assert_int_equal(lv->movers[i].id, i + 1);
+        sweep_mover_desc d = sweep_level_mover_desc(lv, i);
+        uint32_t at;
+        assert_int_equal(sweep_mover_desc_check(&d, &at), SWEEP_MOVER_FINE);
+        mtris += lv->movers[i].triangle_count;
+    }
+    assert_int_equal(st->mover_triangles, mtris);
+
+    /* func_door: 64 + 2 - lip 8 = 58 along +y at 100 u/s; its trigger is
+     * its box grown 120 on its thinnest axis (x), then by the player's half
+     * box. */
+    const sweep_level_mover *door = mover_named(lv, "func_door_1");
+    assert_int_equal(door->mode, SWEEP_MOVER_PINGPONG);
+    assert_int_equal(door->trigger, SWEEP_TRIGGER_VOLUME);
+    assert_int_equal(door->blocked, SWEEP_BLOCKED_REVERSE);
+    assert_true(door->wait_start == 0 && door->wait_end == 2);
+    assert_int_equal(door->key_count, 2);
+    assert_true(door->keys[0].time == 0 && fabs(door->keys[1].time - 0.58) < 1e-12);
+    assert_v3(door->keys[0].pose.position, 304, 0, 48);
+    assert_v3(door->keys[1].pose.position, 304, 58, 48);
+    assert_v3(door->volume_min, 299 - 120 - 15, -33 - 15, -1 - 28);
+    assert_v3(door->volume_max, 309 + 120 + 15, 33 + 15, 97 + 28);
+    assert_mover_shell(door, 4, 32, 48);
+
+    /* func_plat: rests 64 below where it is built, rises at 200 when
+     * touched, waits 1 s up. */
+    const sweep_level_mover *plat = mover_named(lv, "func_plat_2");
+    assert_int_equal(plat->mode, SWEEP_MOVER_PINGPONG);
+    assert_int_equal(plat->trigger, SWEEP_TRIGGER_TOUCH);
+    assert_int_equal(plat->blocked, SWEEP_BLOCKED_REVERSE);
+    assert_true(plat->wait_end == 1);
+    assert_int_equal(plat->key_count, 2);
+    assert_v3(plat->keys[0].pose.position, -368, 332, 4 - 64);
+    assert_v3(plat->keys[1].pose.position, -368, 332, 4);
+    assert_true(fabs(plat->keys[1].time - 64.0 / 200) < 1e-12);
+    assert_mover_shell(plat, 32, 32, 4);
+
+    /* func_bobbing: 16 * sin along z, period 2 s, a closed loop. */
+    const sweep_level_mover *bob = mover_named(lv, "func_bobbing_3");
+    assert_int_equal(bob->mode, SWEEP_MOVER_LOOP);
+    assert_int_equal(bob->trigger, SWEEP_TRIGGER_ALWAYS);
+    assert_int_equal(bob->blocked, SWEEP_BLOCKED_CRUSH);
+    assert_int_equal(bob->key_count, SWEEP_BSP_BOB_SAMPLES + 1);
+    for (uint32_t k = 0; k < bob->key_count; k++) {
+        double t = 2.0 * k / SWEEP_BSP_BOB_SAMPLES;
+        assert_true(fabs(bob->keys[k].time - t) < 1e-12);
+        assert_v3(bob->keys[k].pose.position, 0, 300, 64 + 16 * sin(M_PI * t));
+    }
+    assert_memory_equal(&bob->keys[0].pose.position, &bob->keys[bob->key_count - 1].pose.position,
+                        sizeof(sweep_vec3));
+    assert_mover_shell(bob, 16, 16, 8);
+
+    /* func_rotating: 90 degrees/s about z through its origin. */
+    const sweep_level_mover *rot = mover_named(lv, "func_rotating_4");
+    assert_int_equal(rot->mode, SWEEP_MOVER_LOOP);
+    assert_int_equal(rot->blocked, SWEEP_BLOCKED_STOP);
+    uint32_t steps = (uint32_t)ceil(360.0 / SWEEP_BSP_TURN_STEP_DEG);
+    assert_true(steps >= 4);
+    assert_int_equal(rot->key_count, steps + 1);
+    for (uint32_t k = 0; k < rot->key_count; k++) {
+        double a = (360.0 / steps) * k;
+        assert_true(fabs(rot->keys[k].time - a / 90.0) < 1e-12);
+        assert_v3(rot->keys[k].pose.position, -300, 0, 64);
+        sweep_quat q = rot->keys[k].pose.rotation;
+        assert_true(q.x == 0 && q.y == 0);
+        assert_true(fabs(q.z - sin(a * M_PI / 360)) < 1e-12 && fabs(q.w - cos(a * M_PI / 360)) < 1e-12);
+        /* (1, 0, 0) turns counter-clockwise seen from above */
+        sweep_vec3 x = sweep_quat_rotate(q, sweep_v3(1, 0, 0));
+        assert_true(fabs(x.x - cos(a * M_PI / 180)) < 1e-12 && fabs(x.y - sin(a * M_PI / 180)) < 1e-12);
+    }
+    assert_mover_shell(rot, 32, 4, 4);
+
+    /* func_train: waits 1 s at c1, c1 -> c2 and c2 -> c3 at the train's
+     * 50, c3 -> c1 at c3's 200. */
+    const sweep_level_mover *train = mover_named(lv, "func_train_5");
+    assert_int_equal(train->mode, SWEEP_MOVER_LOOP);
+    assert_int_equal(train->trigger, SWEEP_TRIGGER_ALWAYS);
+    assert_int_equal(train->blocked, SWEEP_BLOCKED_STOP);
+    assert_int_equal(train->key_count, 5);
+    const double tt[5] = {0, 1, 3, 5, 5 + sqrt(2.0) * 100 / 200};
+    const double tp[5][3] = {{0, -300, 64}, {0, -300, 64}, {100, -300, 64}, {100, -200, 64}, {0, -300, 64}};
+    for (int k = 0; k < 5; k++) {
+        assert_true(fabs(train->keys[k].time - tt[k]) < 1e-12);
+        assert_v3(train->keys[k].pose.position, tp[k][0], tp[k][1], tp[k][2]);
+    }
+    assert_mover_shell(train, 8, 8, 8);
+
+    /* The gate: opened by the trigger_multiple's box, up by its height + 2
+     * (lip 0) at 400, a crusher. */
+    const sweep_level_mover *gate = mover_named(lv, "func_door_7");
+    assert_int_equal(gate->trigger, SWEEP_TRIGGER_VOLUME);
+    assert_int_equal(gate->blocked, SWEEP_BLOCKED_CRUSH);
+    assert_v3(gate->keys[0].pose.position, -125, 255, 50);
+    assert_v3(gate->keys[1].pose.position, -125, 255, 152);
+    assert_true(fabs(gate->keys[1].time - 102.0 / 400) < 1e-12);
+    assert_v3(gate->volume_min, -201 - 15, 99 - 15, -1 - 28);
+    assert_v3(gate->volume_max, -99 + 15, 201 + 15, 65 + 28);
+    assert_mover_shell(gate, 25, 5, 50);
+    assert_string_equal(lv->name, "test");
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ */
+
+static int setup(void **state)
+{
+    *state = fixture_new();
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_cleanup(*state);
+    return 0;
+}
+
+static void imports_the_test_level(void **state)
+{
+    fixture *f = *state;
+    size_t size;
+    uint8_t *data = make_level(NULL, 0, &size);
+    char path[4200], err[1024];
+    snprintf(path, sizeof path, "%s", fixture_path(f, "test.bsp"));
+    assert_true(fixture_write(path, data, size));
+
+    sweep_level lv;
+    sweep_bsp_stats st;
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL};
+    sweep_status r = sweep_import_bsp(path, &o, &lv, &st, err, sizeof err);
+    if (r != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(warnings, 0);
+    assert_int_equal(st.warnings, 0);
+    check_level(&lv, &st);
+
+    /* The same from memory, bit for bit. */
+    sweep_level again;
+    assert_int_equal(sweep_import_bsp_memory(data, size, "test.bsp", NULL, &again, NULL, err, sizeof err), SWEEP_OK);
+    assert_int_equal(again.vertex_count, lv.vertex_count);
+    assert_int_equal(again.triangle_count, lv.triangle_count);
+    assert_memory_equal(again.vertices, lv.vertices, lv.vertex_count * sizeof *lv.vertices);
+    assert_memory_equal(again.indices, lv.indices, 3 * (size_t)lv.triangle_count * sizeof *lv.indices);
+    sweep_level_free(&again);
+
+    /* Round trip: the writer loads it back (as the server would). */
+    char db[4200];
+    snprintf(db, sizeof db, "%s", fixture_path(f, "test.db"));
+    sweep_map_write_options wo = {"in", st.walkable_slope_deg, NULL, NULL, NULL};
+    sweep_map_write_result res;
+    if (sweep_map_write(db, &lv, &wo, &res, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(res.triangle_count, lv.triangle_count);
+    sweep_level back;
+    if (sweep_map_load(db, &back, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(back.triangle_count, lv.triangle_count);
+    assert_int_equal(back.spawn_count, 2);
+    assert_int_equal(back.material_count, lv.material_count);
+    assert_int_equal(back.mover_count, lv.mover_count);
+    for (uint32_t i = 0; i < lv.mover_count; i++) {
+        assert_string_equal(back.movers[i].name, lv.movers[i].name);
+        assert_int_equal(back.movers[i].key_count, lv.movers[i].key_count);
+        assert_int_equal(back.movers[i].trigger, lv.movers[i].trigger);
+    }
+    assert_true(fabs(back.config.walkable_normal_up - lv.config.walkable_normal_up) < 1e-15);
+    sweep_level_free(&back);
+    sweep_level_free(&lv);
+    free(data);
+}
+
+/* Writes a .pk3 holding the given members (name, data, size) with libzip. */
+static void write_pk3(const char *path, int n, const char *const *names, uint8_t *const *data, const size_t *sizes)
+{
+    int code;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &code);
+    assert_non_null(z);
+    for (int i = 0; i < n; i++) {
+        zip_source_t *s = zip_source_buffer(z, data[i], sizes[i], 0);
+        assert_non_null(s);
+        assert_true(zip_file_add(z, names[i], s, ZIP_FL_OVERWRITE) >= 0);
+    }
+    assert_int_equal(zip_close(z), 0);
+}
+
+static void imports_from_a_pk3(void **state)
+{
+    fixture *f = *state;
+    size_t size, other_size;
+    uint8_t *data = make_level(NULL, 0, &size);
+    uint8_t *other = make_level("{ \"classname\" \"worldspawn\" }\n", 0, &other_size);
+    uint8_t readme[] = "not a level";
+    char pk3[4200], one[4200], err[1024];
+    snprintf(pk3, sizeof pk3, "%s", fixture_path(f, "pack.pk3"));
+    const char *names[3] = {"readme.txt", "maps/test.bsp", "maps/Other.BSP"};
+    uint8_t *datas[3] = {readme, data, other};
+    size_t sizes[3] = {sizeof readme, size, other_size};
+    write_pk3(pk3, 3, names, datas, sizes);
+
+    char **list;
+    uint32_t count;
+    assert_true(sweep_bsp_list(pk3, &list, &count, err, sizeof err));
+    assert_int_equal(count, 2);
+    assert_string_equal(list[0], "maps/test.bsp");
+    assert_string_equal(list[1], "maps/Other.BSP");
+    sweep_bsp_list_free(list, count);
+
+    sweep_level lv;
+    sweep_bsp_stats st;
+    sweep_bsp_options o = {"maps/test.bsp", NULL, NULL};
+    if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    check_level(&lv, &st);
+    sweep_level_free(&lv);
+
+    /* Member names in any case, as Quake 3's file system. */
+    o.member = "MAPS/OTHER.bsp";
+    assert_int_equal(sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err), SWEEP_OK);
+    assert_string_equal(lv.name, "Other");
+    assert_int_equal(lv.mover_count, 0);
+    assert_int_equal(lv.spawn_count, 0);
+    sweep_level_free(&lv);
+
+    /* Two levels and no --bsp: which one? */
+    assert_int_equal(sweep_import_bsp(pk3, NULL, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "more than one"));
+    assert_non_null(strstr(err, "--bsp"));
+    assert_int_equal(lv.triangle_count, 0);
+    o.member = "maps/missing.bsp";
+    assert_int_equal(sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "no member 'maps/missing.bsp'"));
+
+    /* One level: taken without --bsp. */
+    snprintf(one, sizeof one, "%s", fixture_path(f, "one.pk3"));
+    write_pk3(one, 2, names, datas, sizes);
+    assert_int_equal(sweep_import_bsp(one, NULL, &lv, &st, err, sizeof err), SWEEP_OK);
+    check_level(&lv, &st);
+    sweep_level_free(&lv);
+
+    /* A broken member is named with its pack. */
+    data[4] = 47;
+    write_pk3(one, 2, names, datas, sizes);
+    assert_int_equal(sweep_import_bsp(one, NULL, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "one.pk3:maps/test.bsp: IBSP version 47"));
+
+    /* --bsp on a plain .bsp, and a file that is not there. */
+    char bsp[4200];
+    snprintf(bsp, sizeof bsp, "%s", fixture_path(f, "plain.bsp"));
+    assert_true(fixture_write(bsp, other, other_size));
+    o.member = "maps/test.bsp";
+    assert_int_equal(sweep_import_bsp(bsp, &o, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "not a .pk3"));
+    assert_int_equal(sweep_import_bsp(fixture_path(f, "nope.bsp"), NULL, &lv, &st, err, sizeof err),
+                     SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "cannot open"));
+    assert_false(sweep_bsp_list(bsp, &list, &count, err, sizeof err));
+    assert_non_null(strstr(err, "zip"));
+
+    assert_true(sweep_bsp_is_input("a/b.BSP") && sweep_bsp_is_input("x.pk3"));
+    assert_false(sweep_bsp_is_input("x.gltf") || sweep_bsp_is_input(".bsp"));
+    free(data);
+    free(other);
+}
+
+/* Imports a broken copy and expects an error containing every `want`. */
+static void expect_error(const uint8_t *data, size_t size, const char *want1, const char *want2)
+{
+    sweep_level lv;
+    char err[1024];
+    sweep_status r = sweep_import_bsp_memory(data, size, "bad.bsp", NULL, &lv, NULL, err, sizeof err);
+    if (r != SWEEP_E_GEOMETRY)
+        fail_msg("expected an error with '%s', got status %d", want1, (int)r);
+    if (!strstr(err, want1) || (want2 && !strstr(err, want2)))
+        fail_msg("error '%s' does not say '%s' / '%s'", err, want1, want2 ? want2 : "");
+    assert_int_equal(lv.triangle_count, 0);
+    assert_int_equal(lv.vertex_count, 0);
+    assert_int_equal(lv.mover_count, 0);
+    assert_true(strncmp(err, "bad.bsp: ", 9) == 0);
+}
+
+/* A copy `buf` of the test level (good) with one change, then the code. */
+#define WITH_COPY(buf, size, ...)                                                                                 \
+    do {                                                                                                           \
+        uint8_t *buf = malloc(size);                                                                               \
+        memcpy(buf, good, size);                                                                                   \
+        __VA_ARGS__;                                                                                               \
+        free(buf);                                                                                                 \
+    } while (0)
+
+static void refuses_every_malformed_lump(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *good = make_level(NULL, 0, &size);
+    const size_t planes = lump_at(good, L_PLANES), models = lump_at(good, L_MODELS),
+                 brushes = lump_at(good, L_BRUSHES), sides = lump_at(good, L_SIDES), verts = lump_at(good, L_VERTS),
+                 faces = lump_at(good, L_FACES);
+
+    /* The header. */
+    expect_error(good, 0, "truncated: 0 bytes", NULL);
+    expect_error(good, 100, "truncated: 100 bytes", NULL);
+    WITH_COPY(b, size, { b[3] = 'Q'; expect_error(b, size, "bad magic 'IBSQ'", NULL); });
+    WITH_COPY(b, size, { b[4] = 47; expect_error(b, size, "IBSP version 47 is not supported", NULL); });
+    /* Lumps out of the file, negative, or of no whole number of records. */
+    WITH_COPY(b, size, {
+        set_i32(b + 8 + 8 * L_BRUSHES, (int32_t)size);
+        expect_error(b, size, "lump 8 (brushes)", "past the end of the file");
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + 12 + 8 * L_PLANES, -16);
+        expect_error(b, size, "lump 2 (planes): negative", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + 12 + 8 * L_SIDES, 12);
+        expect_error(b, size, "lump 9 (brushsides): length 12 is not a whole number of 8-byte records", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + 8 + 8 * L_FACES, 8);
+        expect_error(b, size, "lump 13 (faces): offset 8 lies inside the header", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + 12 + 8 * L_MODELS, 0);
+        expect_error(b, size, "lump 7 (models): empty", NULL);
+    });
+    /* Counts that overflow and indices out of range. */
+    WITH_COPY(b, size, {
+        set_i32(b + models + 32, 0x7fffffff);
+        set_i32(b + models + 36, 0x7fffffff);
+        expect_error(b, size, "lump 7 (models): record 0: brushes 2147483647 + 2147483647", "lump 8 (brushes)");
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + models + 40 + 28, -1);
+        expect_error(b, size, "lump 7 (models): record 1: faces", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + brushes + 12 + 4, 0x7fffffff);
+        expect_error(b, size, "lump 8 (brushes): record 1: sides", "lump 9 (brushsides)");
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + brushes + 8, -1);
+        expect_error(b, size, "lump 8 (brushes): record 0: shader -1 is out of range", "lump 1 (shaders) has 10");
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + sides + 8 * 3, 99999);
+        expect_error(b, size, "lump 9 (brushsides): record 3: plane 99999 is out of range", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + sides + 8 * 2 + 4, 10);
+        expect_error(b, size, "lump 9 (brushsides): record 2: shader 10", NULL);
+    });
+    /* Numbers that are not finite, and planes that are not planes. */
+    WITH_COPY(b, size, {
+        set_f32(b + planes + 16 * 5 + 12, NAN);
+        expect_error(b, size, "lump 2 (planes): record 5", "not a finite number");
+    });
+    WITH_COPY(b, size, {
+        set_f32(b + planes + 16 * 5, 0), set_f32(b + planes + 16 * 5 + 4, 0), set_f32(b + planes + 16 * 5 + 8, 0);
+        expect_error(b, size, "lump 2 (planes): record 5: normal (0, 0, 0) is not of unit length", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_f32(b + models + 40 * 2 + 16, INFINITY);
+        expect_error(b, size, "lump 7 (models): record 2", "not a finite number");
+    });
+    WITH_COPY(b, size, {
+        set_f32(b + verts + 44 * 4 + 8, NAN);
+        expect_error(b, size, "lump 10 (vertexes): record 4", "not a finite number");
+    });
+    /* Patches. */
+    WITH_COPY(b, size, {
+        set_i32(b + faces + 96, 4);
+        expect_error(b, size, "lump 13 (faces): record 0: a patch of 4 x 3", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + faces + 16, 8);
+        expect_error(b, size, "lump 13 (faces): record 0: a patch of 3 x 3 control points has 8 vertices", NULL);
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + faces + 12, 5);
+        expect_error(b, size, "lump 13 (faces): record 0: vertices 5 + 9", "lump 10 (vertexes)");
+    });
+    WITH_COPY(b, size, {
+        set_i32(b + faces, 1000);
+        expect_error(b, size, "lump 13 (faces): record 0: shader 1000", NULL);
+    });
+    free(good);
+
+    /* Geometry that is no solid. */
+    good = make_level(NULL, OPEN_FLOOR, &size);
+    expect_error(good, size, "lump 8 (brushes): record 0: the brush is not closed", NULL);
+    free(good);
+    good = make_level(
+        "{ \"classname\" \"worldspawn\" }\n{ \"classname\" \"func_door\" \"model\" \"*1\" }", NO_SOLID, &size);
+    expect_error(good, size, "no player-solid brush or patch", NULL);
+    free(good);
+
+    /* Entity text. */
+    static const struct {
+        const char *text, *want;
+    } ents[] = {
+        {"{ \"classname\" \"worldspawn }", "lump 0 (entities): entity 0: the quoted string at byte 14 is not closed"},
+        {"{ \"classname\" \"worldspawn\" ", "lump 0 (entities): entity 0: not closed by '}'"},
+        {"{ \"classname\" \"worldspawn\" } }", "lump 0 (entities): entity 1: expected '{' at byte 29"},
+        {"{ \"classname\" }", "lump 0 (entities): entity 0: key 'classname' has no value"},
+        {"{ \"a\" { }", "entity 0: key 'a' has no value"},
+        {"{ \"classname\" \"worldspawn\" }{ \"classname\" \"func_door\" \"model\" \"*99\" }",
+         "lump 0 (entities): entity 1 (func_door): model '*99' is out of range"},
+        {"{ \"classname\" \"func_plat\" \"model\" \"*0\" }", "model '*0' is out of range"},
+        {"{ \"classname\" \"info_player_start\" \"origin\" \"nan 0 0\" }",
+         "entity 0 (info_player_start): \"origin\" \"nan 0 0\" is not three finite numbers"},
+        {"{ \"classname\" \"info_player_start\" \"origin\" \"1 2\" }", "is not three finite numbers"},
+        {"{ \"classname\" \"func_door\" \"model\" \"*1\" \"speed\" \"fast\" }",
+         "entity 0 (func_door): \"speed\" \"fast\" is not a finite number"},
+        {"{ \"classname\" \"func_door\" \"model\" \"*1\" \"angle\" \"1e999\" }", "\"angle\" \"1e999\""},
+        {"{ \"classname\" \"func_rotating\" \"model\" \"*4\" \"spawnflags\" \"1.5\" }",
+         "\"spawnflags\" is not a whole number"},
+        {"{ \"classname\" \"worldspawn\" \"gravity\" \"inf\" }", "entity 0 (worldspawn): \"gravity\" \"inf\""},
+    };
+    for (size_t i = 0; i < sizeof ents / sizeof ents[0]; i++) {
+        good = make_level(ents[i].text, 0, &size);
+        expect_error(good, size, ents[i].want, NULL);
+        free(good);
+    }
+}
+
+/* Movers that cannot move stay static, with a warning; bare words, and
+ * entity text with no NUL at its end, are read as Quake 3 reads them. */
+static void warns_about_movers_that_cannot_move(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = make_level("{ classname worldspawn }\n"
+                               "{ \"classname\" \"func_door\" \"model\" \"*1\" \"lip\" \"500\" }\n"
+                               "{ \"classname\" \"func_train\" \"model\" \"*5\" \"target\" \"nowhere\" }\n"
+                               "{ \"classname\" \"func_door\" \"model\" \"*6\" }\n"
+                               "{ \"classname\" \"func_door\" }\n",
+                               0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL};
+    if (sweep_import_bsp_memory(data, size, "w.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    /* the door that would not move and the train without a path became
+     * static boxes; the trigger-shaded door has nothing solid; the last one
+     * has no model */
+    assert_int_equal(lv.mover_count, 0);
+    assert_int_equal(warnings, 4);
+    assert_int_equal(st.warnings, 4);
+    piece p[16];
+    assert_int_equal(pieces_of(lv.vertices, lv.vertex_count, lv.indices, lv.triangle_count, p, 16), 6);
+    sweep_level_free(&lv);
+    free(data);
+}
+
+/* Every prefix of the file, and thousands of copies with a few bytes
+ * changed: an error or a level, never a crash (run it under
+ * SANITIZER=address to see every read stays in bounds). */
+static void survives_truncation_and_corruption(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *good = make_level(NULL, 0, &size);
+    char err[1024];
+    sweep_level lv;
+    for (size_t n = 0; n < size; n++) {
+        uint8_t *b = malloc(n ? n : 1);
+        memcpy(b, good, n);
+        sweep_status r = sweep_import_bsp_memory(b, n, "cut.bsp", NULL, &lv, NULL, err, sizeof err);
+        if (r == SWEEP_OK)
+            fail_msg("a file cut to %zu of %zu bytes imported", n, size);
+        assert_true(strstr(err, "truncated") || strstr(err, "past the end"));
+        free(b);
+    }
+    uint64_t seed = 12345;
+    uint32_t refused = 0, imported = 0;
+    for (int round = 0; round < 3000; round++) {
+        uint8_t *b = malloc(size);
+        memcpy(b, good, size);
+        int flips = 1 + round % 4;
+        for (int k = 0; k < flips; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)(seed >> 33) % size;
+            /* mostly the records after the entity text, where numbers live */
+            if (round % 3 && at < 144 + 2048)
+                at = 144 + (size_t)(seed >> 20) % 144;
+            b[at] = (uint8_t)(seed >> 13);
+        }
+        sweep_status r = sweep_import_bsp_memory(b, size, "x.bsp", NULL, &lv, NULL, err, sizeof err);
+        if (r == SWEEP_OK) {
+            imported++;
+            sweep_level_free(&lv);
+        } else {
+            assert_int_equal(r, SWEEP_E_GEOMETRY);
+            assert_true(strlen(err) > 7);
+            refused++;
+        }
+        free(b);
+    }
+    print_message("corrupted copies: %u refused, %u imported\n", refused, imported);
+    assert_true(refused > 0 && imported > 0);
+    free(good);
+}
+
+/* ------------------------------------------------------------------------
+ * The corpus
+ */
+
+/* Runs cmd, its output into out; returns its exit status. */
+static int run(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static double field(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+static void corpus_levels_import_load_and_walk(void **state)
+{
+    fixture *f = *state;
+    char cmd[9000], out[8192], pk3[4096], err[1024];
+    snprintf(cmd, sizeof cmd, "sh '%s' 2>'%s'", fixture_src("tests/install-corpus.sh"),
+             fixture_path(f, "corpus.err"));
+    int rc = run(cmd, pk3, sizeof pk3);
+    if (rc != 0) {
+        char *why = fixture_read(fixture_path(f, "corpus.err"), NULL);
+        print_message("skipped: the corpus is not installed (%s)\n", why ? strtok(why, "\n") : "no reason given");
+        free(why);
+        skip();
+    }
+    pk3[strcspn(pk3, "\n")] = '\0';
+    char **names;
+    uint32_t count;
+    if (!sweep_bsp_list(pk3, &names, &count, err, sizeof err))
+        fail_msg("%s", err);
+    assert_true(count >= 13);
+    char walk[4200];
+    snprintf(walk, sizeof walk, "%s", fixture_build("bin/sweep-walk"));
+    if (access(walk, X_OK) != 0)
+        fail_msg("%s is missing: build it with make", walk);
+    for (uint32_t i = 0; i < count; i++) {
+        sweep_level lv;
+        sweep_bsp_stats st;
+        sweep_bsp_options o = {names[i], NULL, NULL};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+            fail_msg("%s", err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        assert_true(lv.spawn_count > 0);
+        char db[4200];
+        snprintf(db, sizeof db, "%s", fixture_path(f, "corpus.db"));
+        sweep_map_write_options wo = {"in", st.walkable_slope_deg, NULL, NULL, NULL};
+        sweep_map_write_result res;
+        if (sweep_map_write(db, &lv, &wo, &res, err, sizeof err) != SWEEP_OK)
+            fail_msg("%s: %s", names[i], err);
+        sweep_level back;
+        if (sweep_map_load(db, &back, NULL, err, sizeof err) != SWEEP_OK)
+            fail_msg("%s: %s", names[i], err);
+        assert_int_equal(back.triangle_count, lv.triangle_count);
+        assert_int_equal(back.spawn_count, lv.spawn_count);
+        assert_int_equal(back.mover_count, lv.mover_count);
+        sweep_level_free(&back);
+
+        snprintf(cmd, sizeof cmd, "'%s' --map '%s' --walkers 16 --steps 300 --speed 320 --bench-only 2>&1", walk, db);
+        int wrc = run(cmd, out, sizeof out);
+        double errors = field(out, " errors="), limits = field(out, "iteration_limits=");
+        print_message("%-20s tris=%u spawns=%u movers=%u (%u tris) import_ms=%.1f | walk moves_per_s=%.0f "
+                      "p50_ns=%.0f p99_ns=%.0f iteration_limits=%.0f errors=%.0f\n",
+                      names[i], lv.triangle_count, lv.spawn_count, lv.mover_count, st.mover_triangles, ms,
+                      field(out, "moves_per_s="), field(out, "ns_per_move_p50="), field(out, "ns_per_move_p99="),
+                      limits, errors);
+        if (wrc != 0 || errors != 0)
+            fail_msg("%s: sweep-walk failed (rc %d):\n%s", names[i], wrc, out);
+        sweep_level_free(&lv);
+        remove(db);
+    }
+    sweep_bsp_list_free(names, count);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fixture_argv0 = argv[0];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(imports_the_test_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(imports_from_a_pk3, setup, teardown),
+        cmocka_unit_test(refuses_every_malformed_lump),
+        cmocka_unit_test(warns_about_movers_that_cannot_move),
+        cmocka_unit_test(survives_truncation_and_corruption),
+        cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
