@@ -33,6 +33,38 @@ for tris in 1000 10000 100000 1000000; do
     "${BUILD:-build}/tests/bench/bench_maps_load" "$map" 5
 done
 
+# --- maps: importing a Quake 3 level (the corpus, tests/install-corpus.sh) ---
+# The corpus level with the most triangles, imported by sweep-import 5 times
+# into the build directory: import_ms is the median time to read and convert
+# the level (not to write the map), bytes_per_tri the written map's size per
+# triangle. Without the corpus (not root, no package) it says why and skips.
+BSP_DIR=${BUILD:-build}/bench-maps
+BSP_ERR=$(mktemp)
+if BSP_PK3=$(sh tests/install-corpus.sh 2>"$BSP_ERR"); then
+    mkdir -p "$BSP_DIR"
+    bsp_best="" bsp_best_tris=0
+    for m in $("$BIN/sweep-import" "$BSP_PK3" --list); do
+        t=$("$BIN/sweep-import" "$BSP_PK3" --bsp "$m" -o "$BSP_DIR/bsp.db" |
+            sed -n 's/^sweep-import: imported .*: \([0-9]*\) triangles (.*/\1/p')
+        if [ -n "$t" ] && [ "$t" -gt "$bsp_best_tris" ]; then bsp_best=$m bsp_best_tris=$t; fi
+    done
+    [ -n "$bsp_best" ] || { echo "run-bench: no level of $BSP_PK3 imported" >&2; exit 1; }
+    bsp_ms=""
+    for _ in 1 2 3 4 5; do
+        bsp_ms="$bsp_ms $("$BIN/sweep-import" "$BSP_PK3" --bsp "$bsp_best" -o "$BSP_DIR/bsp.db" |
+            sed -n 's/.*; import \([0-9.]*\) ms.*/\1/p')"
+    done
+    bsp_bytes=$(wc -c <"$BSP_DIR/bsp.db")
+    bsp_name=$(basename "$bsp_best" .bsp)
+    echo "$bsp_ms" | tr ' ' '\n' | grep . | sort -n | awk -v n="$bsp_name" -v t="$bsp_best_tris" -v b="$bsp_bytes" \
+        '{ v[NR] = $1 } END { printf "BENCH name=maps.import_bsp map=%s tris=%d import_ms=%.1f bytes_per_tri=%.1f\n",
+            n, t, v[int((NR + 1) / 2)], b / t }'
+    rm -f "$BSP_DIR/bsp.db"
+else
+    echo "run-bench: maps.import_bsp skipped: $(head -n 1 "$BSP_ERR")"
+fi
+rm -f "$BSP_ERR"
+
 # --- protocol: the wire codec, encode and verify+decode (issue 4) -----------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
 "${BUILD:-build}/tests/bench/bench_protocol" 9
