@@ -966,13 +966,17 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
     for (uint32_t i = 0, at = 0; i < n && ok; at += counts[i], i++)
         for (uint32_t k = 0; k < counts[i] && ok; k++)
             ok = weld(b, &nverts, b->pts[(size_t)i * cap + k], &ids[at + k]);
-    uint32_t corners = nverts;
+    /* Each face's ring and its sorted corner ids (a face holds at most all
+     * the corners), kept until all faces are known. */
+    uint32_t corners = nverts, faces = 0, used = 0, face_cap = 0;
+    uint32_t *face_side = ok ? malloc(n * sizeof *face_side) : NULL, *face_at = ok ? malloc(n * sizeof *face_at) : NULL;
+    uint32_t *face_len = ok ? malloc(n * sizeof *face_len) : NULL, *face_ring = NULL, *face_ids = NULL;
+    if (ok && (!face_len || !face_side || !face_at))
+        ok = out_of_memory(b);
     for (uint32_t i = 0, at = 0; i < n && ok; at += counts[i], i++) {
         if (counts[i] < 3)
             continue;
-        const plane *pi = &b->planes[i32_at(record(b, L_BRUSHSIDES, first + i))];
-        uint32_t sh = (uint32_t)i32_at(record(b, L_BRUSHSIDES, first + i) + 4);
-        /* Room for every corner of the brush on this face. */
+        /* Room for every corner of the brush on each edge of this face. */
         if (!(ok = grow_scratch(b, (void **)&b->ring, &b->ring_cap, counts[i] * (corners + 1) + 1,
                                 sizeof b->ring[0])))
             break;
@@ -1015,9 +1019,53 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
             k--;
         if (k < 3)
             continue;
-        ok = fan_face(b, k, pi->n, sh, &nverts, &nt);
+        uint32_t cap0 = face_cap;
+        if (!(ok = grow_scratch(b, (void **)&face_ring, &face_cap, used + k, sizeof *face_ring)))
+            break;
+        if (!(ok = grow_scratch(b, (void **)&face_ids, &cap0, used + k, sizeof *face_ids)))
+            break;
+        uint32_t *mine = face_ids + used;
+        for (uint32_t e = 0; e < k; e++) {
+            uint32_t x = b->ring[e], pos = e;
+            while (pos > 0 && mine[pos - 1] > x)
+                mine[pos] = mine[pos - 1], pos--;
+            mine[pos] = x;
+        }
+        memcpy(face_ring + used, b->ring, k * sizeof *b->ring);
+        face_side[faces] = i, face_at[faces] = used, face_len[faces++] = k;
+        used += k;
+    }
+    /* A face all of whose corners are corners of another face lies in it:
+     * two planes crossing inside a sliver thinner than the weld. It is
+     * kept once, as the larger face (the first of equal ones). */
+    for (uint32_t f = 0; f < faces && ok; f++) {
+        int inside = 0;
+        for (uint32_t g = 0; g < faces && !inside; g++) {
+            if (g == f || face_len[g] < face_len[f] || (face_len[g] == face_len[f] && g > f))
+                continue;
+            const uint32_t *a = face_ids + face_at[f], *c = face_ids + face_at[g];
+            uint32_t x = 0, y = 0;
+            while (x < face_len[f] && y < face_len[g])
+                if (a[x] == c[y])
+                    x++, y++;
+                else if (a[x] > c[y])
+                    y++;
+                else
+                    break;
+            inside = x == face_len[f];
+        }
+        if (inside)
+            continue;
+        const uint8_t *sd = record(b, L_BRUSHSIDES, first + face_side[f]);
+        memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
+        ok = fan_face(b, face_len[f], b->planes[i32_at(sd)].n, (uint32_t)i32_at(sd + 4), &nverts, &nt);
     }
     free(ids);
+    free(face_len);
+    free(face_ids);
+    free(face_side);
+    free(face_at);
+    free(face_ring);
     free(counts);
     free(keep);
     if (!ok)

@@ -8,12 +8,18 @@
  *     shader's contents stop a player (CONTENTS_SOLID 0x1 or
  *     CONTENTS_PLAYERCLIP 0x10000) becomes a closed convex shell of
  *     triangles facing out: each side's plane is clipped by all the other
- *     planes of the brush, in double precision; a side that keeps no area
- *     (a bevel plane, touching the brush along an edge or at a corner) gives
- *     nothing; corners closer than SWEEP_BSP_WELD_EPSILON are merged, so
+ *     planes of the brush, in double precision, a corner within
+ *     SWEEP_BSP_PLANE_EPSILON of a plane counting as on it; a side that
+ *     keeps no area (a bevel plane, touching the brush along an edge or at
+ *     a corner) gives nothing; a side on the plane of an earlier one, or
+ *     nearly parallel to it and never more than SWEEP_BSP_COPLANAR_EPSILON
+ *     away from it over the brush (one plane rounded two ways), is dropped;
+ *     corners closer than SWEEP_BSP_WELD_EPSILON are merged and a corner
+ *     lying on another side's edge is inserted into that edge, so
  *     neighbouring sides share their vertices exactly and every edge of a
- *     shell belongs to two of its triangles. Brushes without volume are
- *     left out and counted.
+ *     shell belongs to two of its triangles; a face whose corners all
+ *     belong to another face (a sliver thinner than the weld) is kept once.
+ *     Brushes left without volume are left out and counted.
  *   - Every player-solid curved patch (face type 2) is tessellated: each
  *     3x3 block of its control grid is a biquadratic Bezier patch cut into
  *     SWEEP_BSP_PATCH_LEVEL x SWEEP_BSP_PATCH_LEVEL quads. A patch is a
