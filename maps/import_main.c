@@ -8,6 +8,8 @@
  * writer.c, which loads it back before
  * publishing it under the output name: a file assimp cannot read, a scene
  * with nothing to import or any other failure leaves no output file.
+ * A Quake 3 level (.bsp, or a .pk3's member) goes through import_bsp.c
+ * instead of assimp, with Quake 3's rules.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include "core/move.h"
 #include "maps/content_hash.h"
 #include "maps/import.h"
+#include "maps/import_bsp.h"
 #include "maps/level.h"
 #include "maps/text_input.h"
 #include "maps/writer.h"
@@ -49,11 +52,23 @@ static const char usage[] =
     "                      'mover_'; '' turns this off)\n"
     "  --name NAME         the map's name (default: the input's file name)\n"
     "  --progress          show progress on stderr (default: only when stderr is a terminal)\n"
+    "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
+    "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
     "The map gets the default movement rules: z up, gravity 9.81, player radii\n"
     "0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60 ticks/s.\n"
+    "\n"
+    "Quake 3 levels (IBSP 46): INPUT.bsp, or INPUT.pk3 with --bsp maps/NAME.bsp\n"
+    "(a .pk3 holding one level needs none). The collision hull is imported, not\n"
+    "the render mesh: player-solid brushes as closed shells, curved patches as\n"
+    "two-sided meshes; info_player_deathmatch/start become spawns (the player\n"
+    "box's centre), func_door, func_button, func_plat, func_bobbing, func_train\n"
+    "and func_rotating movers, func_static static geometry. The map's units are\n"
+    "'in' and its rules Quake 3's: gravity 800 (or the worldspawn's), step 18,\n"
+    "walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270. --up, --scale,\n"
+    "--exclude, --movers and the prefixes do not apply (see maps/import_bsp.h).\n"
     "\n"
     "Movers from the scene (glTF animations). A node named mover_NAME, or whose\n"
     "glTF extras hold \"sweep_mover\", becomes the mover NAME (the node's name\n"
@@ -114,22 +129,51 @@ static void convert_progress(void *ctx, uint32_t done, uint32_t total)
     fflush(stderr);
 }
 
+/* --list: the .bsp members of a .pk3, one a line. */
+static int list_levels(const char *pk3)
+{
+    char **names, err[1024];
+    uint32_t count;
+    if (!sweep_bsp_list(pk3, &names, &count, err, sizeof err))
+        return fail("%s", err);
+    for (uint32_t i = 0; i < count; i++)
+        puts(names[i]);
+    sweep_bsp_list_free(names, count);
+    return 0;
+}
+
+static void bsp_warning(void *ctx, const char *msg)
+{
+    fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
+}
+
+/* A Quake 3 level into lv; *seconds is how long the import took. */
+static sweep_status import_bsp_level(const char *in, const char *member, sweep_level *lv, sweep_bsp_stats *st,
+                                     double *seconds, char *err, size_t errlen)
+{
+    sweep_bsp_options bo = {member, bsp_warning, (void *)in};
+    double t = now_s();
+    sweep_status r = sweep_import_bsp(in, &bo, lv, st, err, errlen);
+    *seconds = now_s() - t;
+    return r;
+}
 
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP };
+           O_QUIET, O_HELP, O_BSP, O_LIST };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
-        {"output", 1, 0, 'o'},      {0, 0, 0, 0}};
+        {"output", 1, 0, 'o'},      {"bsp", 1, 0, O_BSP},              {"list", 0, 0, O_LIST},
+        {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1];
-    const char *out = NULL, *spawns = NULL, *name = NULL;
-    int progress = isatty(2), quiet = 0, c;
+    const char *out = NULL, *spawns = NULL, *name = NULL, *bsp_member = NULL;
+    int progress = isatty(2), quiet = 0, list = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -163,6 +207,12 @@ int main(int argc, char **argv)
         case O_NAME:
             name = optarg;
             break;
+        case O_BSP:
+            bsp_member = optarg;
+            break;
+        case O_LIST:
+            list = 1;
+            break;
         case O_PROGRESS:
             progress = 1;
             break;
@@ -184,6 +234,8 @@ int main(int argc, char **argv)
         return fail("no INPUT file (see --help)");
     if (optind + 1 < argc)
         return fail("one INPUT file only; unexpected '%s'", argv[optind + 1]);
+    if (list)
+        return list_levels(argv[optind]);
     if (!out || !*out)
         return fail("-o OUTPUT.db is required (see --help)");
     const char *in = argv[optind];
@@ -195,9 +247,14 @@ int main(int argc, char **argv)
     if (progress)
         fprintf(stderr, "sweep-import: reading %s\n", in);
     sweep_level lv;
-    sweep_import_stats stats;
+    sweep_import_stats stats = {0};
     char err[1024];
-    if (sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
+    sweep_bsp_stats bstats;
+    double bsp_seconds = 0.0;
+    const int bsp = bsp_member || sweep_bsp_is_input(in);
+    if (bsp && import_bsp_level(in, bsp_member, &lv, &bstats, &bsp_seconds, err, sizeof err) != SWEEP_OK)
+        return fail("%s", err);
+    if (!bsp && sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
         return fail("%s: %s", in, err);
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
@@ -215,7 +272,9 @@ int main(int argc, char **argv)
 
     /* Name: --name, else the input's file name without its extension. */
     const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-    if (!name) {
+    if (!name && bsp) {
+        /* the BSP importer named it after the level, not the .pk3 */
+    } else if (!name) {
         size_t len = strcspn(base, ".");
         if (len == 0)
             len = strlen(base);
@@ -244,7 +303,7 @@ int main(int argc, char **argv)
         }
     }
 
-    sweep_map_write_options wo = {"m", 45.0, progress ? sweep_map_progress_stderr : NULL, "sweep-import",
+    sweep_map_write_options wo = {bsp ? "in" : "m", bsp ? bstats.walkable_slope_deg : 45.0, progress ? sweep_map_progress_stderr : NULL, "sweep-import",
                                   sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
@@ -256,7 +315,18 @@ int main(int argc, char **argv)
     }
     if (st != SWEEP_OK)
         return fail("%s: %s", out, err);
-    if (!quiet) {
+    if (!quiet && bsp) {
+        char hex[2 * SWEEP_SHA256_SIZE + 1];
+        sweep_content_hash_hex(&res.hash, hex);
+        printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped), %u of %u "
+               "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
+               "triangles), %u warnings; import %.1f ms, %.2f s in all\n",
+               in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
+               bstats.patches, bstats.degenerate_dropped, bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
+               bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
+               bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
+        printf("sweep-import: wrote %s, content hash %s\n", out, hex);
+    } else if (!quiet) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s: %u meshes (%u excluded), %u materials, %u triangles "

@@ -25,10 +25,10 @@ $(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o
 .SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(TEST_SRC) $(wildcard tests/bench/*.c))
 
 # The Quake 3 importer's tests call sweep_import_bsp in-process and write
-# .pk3 files, so they link its object and libzip; the corpus test runs
-# sweep-walk on each imported level.
+# .pk3 files, so they link its object and libzip; they also run
+# sweep-import, and sweep-walk on each level of the corpus.
 $(BUILD)/tests/maps/test_import_bsp: $(BUILD)/tests/maps/test_import_bsp.o $(MAPS_BSP_OBJ) $(MAPS_LIB) \
-		$(CORE_LIB) | $(BIN)/sweep-walk
+		$(CORE_LIB) | $(BIN)/sweep-walk $(BIN)/sweep-import
 	@mkdir -p $(@D)
 	$(LINK) $< $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) \
 		$(SWEEP_LDLIBS) -o $@

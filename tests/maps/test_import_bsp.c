@@ -1151,6 +1151,95 @@ static void corpus_levels_import_load_and_walk(void **state)
     sweep_bsp_list_free(names, count);
 }
 
+/* sweep-import on a .bsp, on a .pk3 (--list, --bsp), with --rules on top
+ * of Quake 3's, and refusing what it cannot import. */
+static void sweep_import_takes_bsp_and_pk3(void **state)
+{
+    fixture *f = *state;
+    char bin[4200], bsp[4200], pk3[4200], db[4200], rules[4200], cmd[20000], out[8192], err[1024];
+    snprintf(bin, sizeof bin, "%s", fixture_build("bin/sweep-import"));
+    if (access(bin, X_OK) != 0)
+        fail_msg("%s is missing: build it with make", bin);
+    size_t size, other_size;
+    uint8_t *data = make_level(NULL, 0, &size);
+    uint8_t *other = make_level("{ \"classname\" \"worldspawn\" \"gravity\" \"400\" }", 0, &other_size);
+    snprintf(bsp, sizeof bsp, "%s", fixture_path(f, "test.bsp"));
+    snprintf(pk3, sizeof pk3, "%s", fixture_path(f, "pack.pk3"));
+    snprintf(db, sizeof db, "%s", fixture_path(f, "out.db"));
+    snprintf(rules, sizeof rules, "%s", fixture_path(f, "rules.txt"));
+    assert_true(fixture_write(bsp, data, size));
+    const char *names[2] = {"maps/test.bsp", "maps/low.bsp"};
+    uint8_t *datas[2] = {data, other};
+    size_t sizes[2] = {size, other_size};
+    write_pk3(pk3, 2, names, datas, sizes);
+
+    /* A .bsp: Quake 3's units and rules. */
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, bsp, db);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
+    assert_non_null(strstr(out, "triangles (64 from 1 patches"));
+    assert_non_null(strstr(out, "6 movers"));
+    sweep_level lv;
+    sweep_map_load_info info;
+    if (sweep_map_load(db, &lv, &info, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_string_equal(info.units, "in");
+    assert_true(fabs(info.walkable_slope_deg - acos(0.7) * 180 / M_PI) < 1e-12);
+    assert_string_equal(lv.name, "test");
+    assert_v3(lv.config.gravity, 0, 0, -800);
+    assert_true(lv.config.step_height == 18 && lv.rules.walk_speed == 320);
+    assert_int_equal(lv.mover_count, 6);
+    assert_int_equal(lv.spawn_count, 2);
+    sweep_level_free(&lv);
+
+    /* A .pk3: its levels listed, one taken by name, named after it; the
+     * worldspawn's gravity, then the --rules file's values on top. */
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --list 2>&1", bin, pk3);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    assert_string_equal(out, "maps/test.bsp\nmaps/low.bsp\n");
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp maps/low.bsp -o '%s' --quiet 2>&1", bin, pk3, db);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
+    assert_string_equal(out, "");
+    assert_int_equal(sweep_map_load(db, &lv, NULL, err, sizeof err), SWEEP_OK);
+    assert_string_equal(lv.name, "low");
+    assert_v3(lv.config.gravity, 0, 0, -400);
+    sweep_level_free(&lv);
+    /* --rules comes with the movement-rules columns; until sweep-import
+     * has it, this part waits. */
+    snprintf(cmd, sizeof cmd, "'%s' --help 2>&1", bin);
+    run(cmd, out, sizeof out);
+    if (!strstr(out, "--rules")) {
+        print_message("note: sweep-import has no --rules yet; its check is left out\n");
+        goto refused;
+    }
+    assert_true(fixture_write(rules, "gravity = 0,0,-1000\nwalk_speed = 250\n", 36));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp maps/test.bsp -o '%s' --rules '%s' --quiet 2>&1", bin, pk3, db,
+             rules);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
+    assert_int_equal(sweep_map_load(db, &lv, NULL, err, sizeof err), SWEEP_OK);
+    assert_v3(lv.config.gravity, 0, 0, -1000);
+    assert_true(lv.rules.walk_speed == 250 && lv.rules.jump_speed == 270 && lv.config.step_height == 18);
+    assert_v3(lv.default_radii, 15, 15, 28);
+    sweep_level_free(&lv);
+
+refused:
+    /* Refused, with nothing written. */
+    remove(db);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, pk3, db);
+    assert_int_equal(run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "more than one"));
+    data[8 + 8 * L_PLANES] = 0xff, data[11 + 8 * L_PLANES] = 0x7f;
+    assert_true(fixture_write(bsp, data, size));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, bsp, db);
+    assert_int_equal(run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "lump 2 (planes)"));
+    assert_int_equal(access(db, F_OK), -1);
+    free(data);
+    free(other);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -1161,6 +1250,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(refuses_every_malformed_lump),
         cmocka_unit_test(warns_about_movers_that_cannot_move),
         cmocka_unit_test(survives_truncation_and_corruption),
+        cmocka_unit_test_setup_teardown(sweep_import_takes_bsp_and_pk3, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
