@@ -18,7 +18,10 @@
  * no crack opens at a T), and each polygon is fanned into triangles whose
  * front, cross(b - a, c - a), is the side's outward normal. A side whose
  * polygon keeps no area is a bevel plane (q3map adds them for box traces)
- * and gives nothing.
+ * and gives nothing. Compilers round planes to single precision, so one
+ * plane may come twice, a hair apart, crossing inside the brush: such
+ * sides are merged, and a sliver face that welds into another face is kept
+ * once; on the corpus every brush then closes.
  *
  * Everything is deterministic: lumps are walked in file order, entities in
  * text order, so the same file gives the same map and content hash. This
@@ -48,8 +51,10 @@
 #define IBSP_VERSION 46
 /* IBSP offsets are signed 32-bit: no valid file is larger. */
 #define MAX_FILE_BYTES 0x7fffffffu
-/* More sides than any compiler writes (q3map's limit is far below). */
-#define MAX_BRUSH_SIDES 1024
+/* q3map builds brushes of at most 300 sides (MAX_BUILD_SIDES); more is a
+ * broken file, and would only make the per-brush work quadratic for no
+ * level's sake. */
+#define MAX_BRUSH_SIDES 300
 /* Patch control grids wider than this are refused (q3map stays at 65). */
 #define MAX_PATCH_SIDE 257
 /* Half the size of the polygon a side starts from before clipping, units;
@@ -151,7 +156,7 @@ typedef struct bsp {
     uint32_t next_mover_id;
 
     /* Scratch for one brush, grown as needed. */
-    double (*pts)[3];    /* polygon points, one block of cap_pts per side */
+    double (*pts)[3];    /* polygon points, one block per side */
     uint32_t pts_cap;
     double (*verts)[3];  /* welded corners of the brush */
     uint32_t vert_cap;
@@ -1324,7 +1329,8 @@ static int mover_begin(bsp *b, const entity *e, uint32_t m, const double pivot[3
 
 /* Drops mover idx (the last one made) again, with a warning, and puts its
  * model into the static geometry at `origin` instead. */
-static int mover_abandon(bsp *b, const entity *e, uint32_t m, uint32_t idx, const double origin[3], const char *why)
+static int mover_abandon(bsp *b, const entity *e, uint32_t m, uint32_t idx, const double origin[3],
+                         const char *why)
 {
     sweep_level_mover *mv = &b->lv->movers[idx];
     free(mv->vertices), free(mv->indices), free(mv->materials), free(mv->keys);
@@ -1335,7 +1341,8 @@ static int mover_abandon(bsp *b, const entity *e, uint32_t m, uint32_t idx, cons
     memcpy(s.shift, origin, sizeof s.shift);
     if (!model_geometry(b, m, &s, NULL, NULL))
         return 0;
-    b->st->triangles += s.triangles;
+    b->st->patch_triangles += s.patch_triangles;
+    b->st->patches += s.patches;
     return 1;
 }
 
@@ -1714,7 +1721,6 @@ static int do_entities(bsp *b)
             ok = ent_origin(b, e, o);
             memcpy(s.shift, o, sizeof o);
             ok = ok && model_geometry(b, m, &s, NULL, NULL);
-            b->st->triangles += s.triangles;
             b->st->patch_triangles += s.patch_triangles;
             b->st->patches += s.patches;
             b->st->static_models++;
@@ -1809,7 +1815,6 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         sink s = {.lv = out};
         stats->brushes = b.models[0].brushes;
         ok = ok && model_geometry(&b, 0, &s, &stats->brushes_solid, &stats->brushes_empty);
-        stats->triangles += s.triangles;
         stats->patch_triangles += s.patch_triangles;
         stats->patches += s.patches;
     }
@@ -1820,6 +1825,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         double h = b.models[0].maxs[2] - b.models[0].mins[2];
         stats->walkable_slope_deg = sweep_bsp_rules(out, g, h);
         stats->materials = out->material_count;
+        stats->triangles = out->triangle_count;
         /* The name: the file's, without folders or extension. */
         const char *base = strrchr(b.label, '/') ? strrchr(b.label, '/') + 1 : b.label;
         size_t n = strcspn(base, ".");
@@ -1845,7 +1851,9 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
 
 static int is_zip(const uint8_t *head, size_t n)
 {
-    return n >= 4 && head[0] == 'P' && head[1] == 'K' && (head[2] == 3 || head[2] == 5) && (head[3] == 4 || head[3] == 6);
+    /* a local file header, or the end record of an empty zip */
+    return n >= 4 && head[0] == 'P' && head[1] == 'K' &&
+           ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6));
 }
 
 static void zip_message(int code, char *buf, size_t len)
