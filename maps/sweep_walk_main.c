@@ -51,6 +51,8 @@ static const char usage[] =
     "output:\n"
     "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
     "  --bench-only       print only the BENCH and hash lines\n"
+    "  --level-bench      also print a BENCH name=core.level line (mean cost, fallback\n"
+    "                     moves, stuck walkers, walkers that left the level)\n"
     "  --demo             also tell what happened to each walker (at most 16)\n"
     "  --help             this text\n";
 
@@ -58,7 +60,7 @@ typedef struct options {
     uint32_t tris, walkers, steps, heading_every, movers;
     uint64_t level_seed, seed;
     double dt, speed;
-    int has_gravity, has_radii, bench_only, demo;
+    int has_gravity, has_radii, bench_only, demo, level_bench;
     sweep_vec3 gravity, radii;
     const char *spawns, *dump, *map;
 } options;
@@ -139,14 +141,15 @@ static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, 
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
         {"heading-every", 1, 0, O_HEADING}, {"gravity", 1, 0, O_GRAVITY}, {"radii", 1, 0, O_RADII},
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
         {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
-        {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {0, 0, 0, 0}};
+        {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {"level-bench", 0, 0, O_LEVEL_BENCH},
+        {0, 0, 0, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -204,6 +207,10 @@ static int parse_args(int argc, char **argv, options *o)
         case O_DUMP:
             o->dump = a;
             break;
+        case O_LEVEL_BENCH:
+            o->level_bench = 1;
+            o->bench_only = 1;
+            break;
         case O_BENCH:
             o->bench_only = 1;
             break;
@@ -227,7 +234,10 @@ static int parse_args(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {10000, 64, 1000, 60, 0, 1, 1, 1.0 / 60.0, 5.0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, NULL};
+    options o;
+    memset(&o, 0, sizeof o);
+    o.tris = 10000, o.walkers = 64, o.steps = 1000, o.heading_every = 60;
+    o.level_seed = 1, o.seed = 1, o.dt = 1.0 / 60.0, o.speed = 5.0;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
@@ -316,8 +326,19 @@ int main(int argc, char **argv)
 
     uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
     sweep_move_result res;
+    /* Where each walker was `window` steps before the end: one that has not
+     * gone a radius since, through several heading changes, is stuck. */
+    uint32_t window = o.steps / 2 < 300 ? o.steps / 2 : 300;
+    sweep_vec3 *mark = malloc(o.walkers * sizeof *mark);
+    if (!mark) {
+        fprintf(stderr, "sweep-walk: out of memory\n");
+        return 1;
+    }
     double start = now_ns();
     for (uint32_t s = 0; s < o.steps; s++) {
+        if (s == o.steps - window)
+            for (uint32_t i = 0; i < o.walkers; i++)
+                mark[i] = walkers[i].position;
         if (movers && (st = sweep_walk_tick(movers, world, &cfg, &wp, spawns, spawn_count, walkers, &crushed)) != SWEEP_OK) {
             fprintf(stderr, "sweep-walk: mover tick %u: %s\n", s, sweep_status_message(st));
             return 1;
@@ -338,12 +359,27 @@ int main(int argc, char **argv)
         }
     }
     double total_s = (now_ns() - start) / 1e9;
+    double sum_ns = 0.0;
+    for (uint64_t i = 0; i < moves; i++)
+        sum_ns += samples[i];
     qsort(samples, moves, sizeof *samples, cmp_float);
     double p50 = samples[moves / 2], p99 = samples[moves * 99 / 100];
 
-    uint32_t grounded = 0;
-    for (uint32_t i = 0; i < o.walkers; i++)
+    /* Left the level: below its lowest triangle or beside its bounds by more
+     * than a body; stuck: see `mark`. */
+    uint32_t grounded = 0, left = 0, stuck = 0;
+    sweep_vec3 r = wp.radii;
+    double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
+    for (uint32_t i = 0; i < o.walkers; i++) {
+        sweep_vec3 p = walkers[i].position;
         grounded += walkers[i].grounded;
+        int out = p.x < info.bounds_min.x - 2 * r.x || p.x > info.bounds_max.x + 2 * r.x ||
+                  p.y < info.bounds_min.y - 2 * r.y || p.y > info.bounds_max.y + 2 * r.y ||
+                  p.z < info.bounds_min.z - 2 * r.z;
+        left += out;
+        stuck += !out && window > 0 && sweep_v3_len(sweep_v3_sub(p, mark[i])) < rmin;
+    }
+    free(mark);
     uint64_t hash = sweep_walk_hash(walkers, o.walkers);
     if (movers)
         hash = sweep_movers_hash(movers, hash);
@@ -353,8 +389,13 @@ int main(int argc, char **argv)
            info.triangle_count, (double)moves / total_s, p50, p99,
            (double)info.bytes / (info.triangle_count ? info.triangle_count : 1), build_ms);
     printf("state_hash=%016" PRIx64 " walkers=%u steps=%u grounded=%u embedded_starts=%" PRIu64
-           " iteration_limits=%" PRIu64 " errors=%" PRIu64 "\n",
-           hash, o.walkers, o.steps, grounded, embedded, limits, errors);
+           " iteration_limits=%" PRIu64 " errors=%" PRIu64 " left=%u stuck=%u\n",
+           hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, stuck);
+    if (o.level_bench)
+        printf("BENCH name=core.level map=%s tris=%u moves_per_s=%.0f ns_per_move_mean=%.0f ns_per_move_p50=%.0f "
+               "ns_per_move_p99=%.0f fallback_moves=%" PRIu64 " stuck=%u left=%u\n",
+               lv.name, info.triangle_count, (double)moves / total_s, sum_ns / (double)moves, p50, p99, limits, stuck,
+               left);
     if (movers)
         printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);
     if (!o.bench_only) {

@@ -65,6 +65,31 @@ else
 fi
 rm -f "$BSP_ERR"
 
+# --- core: every corpus level walked (the real-level workload) -------------
+# Each Quake 3 level of the corpus, imported once into the build directory
+# (again when sweep-import is newer), walked by 64 walkers for 10,000 steps
+# of 1/60 s at Quake's 320 units/s, its movers running: one BENCH
+# name=core.level line per level (mean, p50 and p99 cost per move, moves that
+# fell back for want of iterations, walkers stuck or out of the level).
+# SWEEP_BENCH_LEVEL_STEPS shortens the walk. Skipped, with the reason,
+# without the corpus.
+LEVEL_DIR=${BUILD:-build}/bench-corpus
+LEVEL_ERR=$(mktemp)
+if LEVEL_PK3=$(sh tests/install-corpus.sh 2>"$LEVEL_ERR"); then
+    mkdir -p "$LEVEL_DIR"
+    for m in $("$BIN/sweep-import" "$LEVEL_PK3" --list); do
+        db="$LEVEL_DIR/$(basename "$m" .bsp).db"
+        if ! [ "$db" -nt "$BIN/sweep-import" ]; then
+            "$BIN/sweep-import" "$LEVEL_PK3" --bsp "$m" -o "$db" --quiet || exit 1
+        fi
+        "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
+            --level-bench | grep '^BENCH name=core.level'
+    done
+else
+    echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"
+fi
+rm -f "$LEVEL_ERR"
+
 # --- protocol: the wire codec, encode and verify+decode (issue 4) -----------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
 "${BUILD:-build}/tests/bench/bench_protocol" 9
