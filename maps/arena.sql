@@ -13,6 +13,13 @@
 -- slope 45 degrees. The floor is z = 0; a player standing on it has its
 -- centre at z = 0.9.
 --
+-- Movement rules (the defaults for metres, written out so that a reader
+-- sees them): players walk at up to 5 m/s, reach it at 50 m/s^2 on the
+-- ground and 10 m/s^2 in the air, jump at 5 m/s (about 1.3 m high), moves
+-- are split into steps of at most 1/30 s, and no velocity, falling or
+-- asked for, is above 60 m/s. A claimed position more than 0.25 m off is
+-- flagged as corrected.
+--
 -- Where things are (x, y ranges; "walk +y from (x, y)" is a clear approach
 -- that leads straight into the feature):
 --
@@ -100,8 +107,10 @@
 -- platforms, lift, platform), 5 plaster (ceilings), 6 wood (doors).
 
 INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, radius_x, radius_y, radius_z,
-                 walkable_slope_deg, step_height)
-VALUES (1, 'arena', 'm', 0.0, 0.0, -9.81, 60.0, 0.4, 0.4, 0.9, 45.0, 0.35);
+                 walkable_slope_deg, step_height,
+                 walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold)
+VALUES (1, 'arena', 'm', 0.0, 0.0, -9.81, 60.0, 0.4, 0.4, 0.9, 45.0, 0.35,
+        5.0, 50.0, 10.0, 5.0, 1.0 / 30, 60.0, 0.25);
 
 INSERT INTO materials (id, name, friction, flags) VALUES
     (1, 'concrete', 1.0, 0),

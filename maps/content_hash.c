@@ -4,8 +4,8 @@
  *
  * Values are written into a small staging buffer byte by byte, so the
  * result does not depend on the host's byte order or struct padding.
- * Movers are appended only when there are some, so levels without movers
- * keep the hashes they had before movers existed.
+ * Movers are appended only when there are some, so the stream of a level
+ * without movers has no movers part at all.
  */
 #include "maps/content_hash.h"
 
@@ -151,6 +151,14 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
     put_f64(w, lv->config.step_height);
     put_vec3(w, lv->default_radii);
     put_f64(w, lv->tick_rate);
+    /* The movement rules decide every move as much as the geometry does. */
+    put_f64(w, lv->rules.walk_speed);
+    put_f64(w, lv->rules.ground_accel);
+    put_f64(w, lv->rules.air_accel);
+    put_f64(w, lv->rules.jump_speed);
+    put_f64(w, lv->rules.max_step);
+    put_f64(w, lv->rules.speed_limit);
+    put_f64(w, lv->correction_threshold);
 
     put_u32(w, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)

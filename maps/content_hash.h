@@ -10,22 +10,25 @@
  * disk, SQLite versions) hash the same, and a generated level can be hashed
  * without writing it.
  *
- * Serialization (version 1), fed to SHA-256 (FIPS 180-4) in this order.
+ * Serialization (version 2), fed to SHA-256 (FIPS 180-4) in this order.
  * u32 = 4 bytes little-endian; f64 = the 8 bytes of the IEEE-754 binary64
  * value, little-endian, with -0.0 written as +0.0 (SQLite does not keep the
  * sign of zero, so it cannot be part of a map's identity):
  *
  *   8 bytes  the ASCII text "SWEEPMAP"
- *   u32      1 (version of this serialization)
+ *   u32      2 (version of this serialization)
  *   rules:   f64 gravity x, y, z; f64 walkable_normal_up; f64 step_height;
- *            f64 default radii x, y, z; f64 tick_rate
+ *            f64 default radii x, y, z; f64 tick_rate;
+ *            f64 walk_speed, ground_accel, air_accel, jump_speed, max_step,
+ *            speed_limit (the movement rules, core/motion.h);
+ *            f64 correction_threshold
  *   u32      vertex count V, then V times: f64 x, y, z
  *   u32      triangle count T, then T times: u32 a, b, c, material id
  *   u32      material count M, then M times in increasing id order:
  *            u32 id, f64 friction, u32 flags
  *
- * and only when the level has movers (so that a level without movers, and
- * every map of schema version 1, keeps the hash it always had):
+ * and only when the level has movers (a level without movers, such as
+ * every map of schema version 1, has no movers part):
  *
  *   8 bytes  the ASCII text "MOVERS" and two zero bytes
  *   u32      mover count N, then N times, in the level's order (id order
@@ -44,8 +47,13 @@
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and
  * the core's own limits (skin, iteration count, input limits), which belong
- * to the build of the core, not to the map. A mover's name is in, unlike
- * the other labels, because games address movers by name.
+ * to the build of the core, not to the map; the one input limit a map sets,
+ * config.max_speed, is its speed_limit, already in. A mover's name is in,
+ * unlike the other labels, because games address movers by name.
+ *
+ * Version 1 had no movement rules and no correction threshold: every
+ * map's hash changed with version 2, schema version 1 maps too (they load
+ * with the default rules, and those are now part of what the hash says).
  */
 #ifndef SWEEP_MAPS_CONTENT_HASH_H
 #define SWEEP_MAPS_CONTENT_HASH_H
@@ -56,7 +64,7 @@
 #include "maps/level.h"
 #include "maps/sha256.h"
 
-#define SWEEP_CONTENT_HASH_VERSION 1
+#define SWEEP_CONTENT_HASH_VERSION 2
 
 typedef struct sweep_content_hash {
     uint8_t bytes[SWEEP_SHA256_SIZE];

@@ -4,12 +4,14 @@
  *
  * The scene is converted by import_scene.c (with its movers: animated
  * nodes marked by name or glTF extras, and those of a --movers file),
- * spawn points from a text file are added, and the map is written by
+ * spawn points from a text file are added, the physics and movement rules
+ * of a --rules file (read before the scene, so a bad one costs nothing)
+ * replace the defaults, and the map is written by
  * writer.c, which loads it back before
  * publishing it under the output name: a file assimp cannot read, a scene
  * with nothing to import or any other failure leaves no output file.
  * A Quake 3 level (.bsp, or a .pk3's member) goes through import_bsp.c
- * instead of assimp, with Quake 3's rules.
+ * instead of assimp, with Quake 3's rules as the defaults --rules replaces.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -50,6 +52,8 @@ static const char usage[] =
     "                      keys and rules, for files without animations (format below)\n"
     "  --mover-prefix P    nodes whose name starts with P (any case) are movers (default\n"
     "                      'mover_'; '' turns this off)\n"
+    "  --rules FILE        the map's physics and movement rules, in map units (format\n"
+    "                      below; default: the rules for metres)\n"
     "  --name NAME         the map's name (default: the input's file name)\n"
     "  --progress          show progress on stderr (default: only when stderr is a terminal)\n"
     "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
@@ -57,8 +61,10 @@ static const char usage[] =
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
-    "The map gets the default movement rules: z up, gravity 9.81, player radii\n"
-    "0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60 ticks/s.\n"
+    "Without --rules the map gets the default rules, for metres: z up, gravity\n"
+    "9.81, player radii 0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60\n"
+    "ticks/s, walk 5 m/s, jump 5 m/s, speed limit 60 m/s. A scene in other units\n"
+    "wants --scale to metres, or a --rules file in its units.\n"
     "\n"
     "Quake 3 levels (IBSP 46): INPUT.bsp, or INPUT.pk3 with --bsp maps/NAME.bsp\n"
     "(a .pk3 holding one level needs none). The collision hull is imported, not\n"
@@ -66,9 +72,10 @@ static const char usage[] =
     "two-sided meshes; info_player_deathmatch/start become spawns (the player\n"
     "box's centre), func_door, func_button, func_plat, func_bobbing, func_train\n"
     "and func_rotating movers, func_static static geometry. The map's units are\n"
-    "'in' and its rules Quake 3's: gravity 800 (or the worldspawn's), step 18,\n"
-    "walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270. --up, --scale,\n"
-    "--exclude, --movers and the prefixes do not apply (see maps/import_bsp.h).\n"
+    "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
+    "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270;\n"
+    "--rules replaces them. --up, --scale, --exclude, --movers and the prefixes do\n"
+    "not apply (see maps/import_bsp.h).\n"
     "\n"
     "Movers from the scene (glTF animations). A node named mover_NAME, or whose\n"
     "glTF extras hold \"sweep_mover\", becomes the mover NAME (the node's name\n"
@@ -100,7 +107,8 @@ static const char usage[] =
     "  mesh DoorPanel\n"
     "  pivot 4 0 0\n"
     "  key 0 4 0 0 axis 0 0 1 deg 0\n"
-    "  key 1 4 0 0 axis 0 0 1 deg 90\n";
+    "  key 1 4 0 0 axis 0 0 1 deg 90\n"
+    "\n" SWEEP_MAP_RULES_HELP;
 
 static int fail(const char *fmt, ...)
 {
@@ -147,32 +155,41 @@ static void bsp_warning(void *ctx, const char *msg)
     fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
 }
 
-/* A Quake 3 level into lv; *seconds is how long the import took. */
-static sweep_status import_bsp_level(const char *in, const char *member, sweep_level *lv, sweep_bsp_stats *st,
-                                     double *seconds, char *err, size_t errlen)
+/* A Quake 3 level into lv, its rules (Quake 3's, then the --rules file's)
+ * into values; *seconds is how long the import itself took. */
+static sweep_status import_bsp_level(const char *in, const char *member, const char *rules, sweep_level *lv,
+                                     sweep_bsp_stats *st, sweep_map_values *values, double *seconds, char *err,
+                                     size_t errlen)
 {
     sweep_bsp_options bo = {member, bsp_warning, (void *)in};
     double t = now_s();
     sweep_status r = sweep_import_bsp(in, &bo, lv, st, err, errlen);
     *seconds = now_s() - t;
-    return r;
+    if (r != SWEEP_OK)
+        return r;
+    sweep_map_values_of(lv, st->walkable_slope_deg, values);
+    if (rules && !sweep_map_read_rules(rules, values, err, errlen)) {
+        sweep_level_free(lv);
+        return SWEEP_E_CONFIG;
+    }
+    return SWEEP_OK;
 }
 
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP, O_BSP, O_LIST };
+           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
-        {"output", 1, 0, 'o'},      {"bsp", 1, 0, O_BSP},              {"list", 0, 0, O_LIST},
-        {0, 0, 0, 0}};
+        {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
+        {"list", 0, 0, O_LIST},     {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1];
-    const char *out = NULL, *spawns = NULL, *name = NULL, *bsp_member = NULL;
+    const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
     int progress = isatty(2), quiet = 0, list = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -206,6 +223,9 @@ int main(int argc, char **argv)
             break;
         case O_NAME:
             name = optarg;
+            break;
+        case O_RULES:
+            rules = optarg;
             break;
         case O_BSP:
             bsp_member = optarg;
@@ -243,19 +263,33 @@ int main(int argc, char **argv)
     if (progress)
         io.progress = convert_progress;
 
+    /* The importer leaves sweep_level_init's rules alone (metres, 45
+     * degrees): the file is read against those, before the scene. */
+    const double default_slope_deg = 45.0;
+    sweep_map_values values;
+    char err[1024];
+    sweep_level lv;
+    sweep_level_init(&lv);
+    /* A Quake 3 level's file is read against Quake 3's rules (and again
+     * after the level, against the level's own gravity and height). */
+    const int bsp = bsp_member || sweep_bsp_is_input(in);
+    double slope_deg = bsp ? sweep_bsp_rules(&lv, 800.0, 0.0) : default_slope_deg;
+    sweep_map_values_of(&lv, slope_deg, &values);
+    if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
+        return fail("%s", err);
+
     double t0 = now_s();
     if (progress)
         fprintf(stderr, "sweep-import: reading %s\n", in);
-    sweep_level lv;
     sweep_import_stats stats = {0};
-    char err[1024];
     sweep_bsp_stats bstats;
     double bsp_seconds = 0.0;
-    const int bsp = bsp_member || sweep_bsp_is_input(in);
-    if (bsp && import_bsp_level(in, bsp_member, &lv, &bstats, &bsp_seconds, err, sizeof err) != SWEEP_OK)
+    if (bsp && import_bsp_level(in, bsp_member, rules, &lv, &bstats, &values, &bsp_seconds, err, sizeof err) !=
+                   SWEEP_OK)
         return fail("%s", err);
     if (!bsp && sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
         return fail("%s: %s", in, err);
+    sweep_map_apply_values(&values, &lv);
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
             fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
@@ -303,7 +337,8 @@ int main(int argc, char **argv)
         }
     }
 
-    sweep_map_write_options wo = {bsp ? "in" : "m", bsp ? bstats.walkable_slope_deg : 45.0, progress ? sweep_map_progress_stderr : NULL, "sweep-import",
+    sweep_map_write_options wo = {bsp ? "in" : "m", values.walkable_slope_deg,
+                                  progress ? sweep_map_progress_stderr : NULL, "sweep-import",
                                   sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);

@@ -33,7 +33,9 @@
 #include "maps/loader.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,12 +397,161 @@ static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
     return 1;
 }
 
+/* The ranges of the map row's single values. The movement rules' ranges
+ * are the core's (sweep_rules_check in core/motion.c), restated here only
+ * to name the column at fault; sweep_rules_check still has the last word. */
+typedef struct value_range {
+    const char *column;
+    size_t offset;         /* of the double in sweep_map_values */
+    double lo, hi;
+    int lo_open, hi_open;  /* the bound itself is refused */
+    const char *range;     /* how the message states it */
+} value_range;
+
+#define VALUE_AT(field) offsetof(sweep_map_values, field)
+static const value_range value_ranges[] = {
+    {"tick_rate", VALUE_AT(tick_rate), 1.0, 1000.0, 0, 0, "must be between 1 and 1000 ticks/s"},
+    /* 90 degrees would make walls walkable. */
+    {"walkable_slope_deg", VALUE_AT(walkable_slope_deg), 0.0, 90.0, 0, 1, "must be in [0, 90)"},
+    {"step_height", VALUE_AT(step_height), 0.0, 1e6, 0, 0, "must be in [0, 1e6]"},
+    {"walk_speed", VALUE_AT(rules.walk_speed), 0.0, 1e6, 1, 0, "must be in (0, 1e6] units/s"},
+    {"ground_accel", VALUE_AT(rules.ground_accel), 0.0, 1e9, 1, 0, "must be in (0, 1e9] units/s^2"},
+    {"air_accel", VALUE_AT(rules.air_accel), 0.0, 1e9, 0, 0, "must be in [0, 1e9] units/s^2"},
+    {"jump_speed", VALUE_AT(rules.jump_speed), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
+    {"max_step", VALUE_AT(rules.max_step), 1e-3, 1.0, 0, 0, "must be in [0.001, 1] s"},
+    {"speed_limit", VALUE_AT(rules.speed_limit), 0.0, 1e7, 1, 0, "must be in (0, 1e7] units/s"},
+    {"correction_threshold", VALUE_AT(correction_threshold), 0.0, DBL_MAX, 0, 0,
+     "must be finite and at least 0 units"},
+};
+#undef VALUE_AT
+
+static sweep_status bad_value(const char **key, const char *name, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (key)
+        *key = name;
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return SWEEP_E_CONFIG;
+}
+
+void sweep_map_values_of(const sweep_level *lv, double walkable_slope_deg, sweep_map_values *out)
+{
+    out->gravity = lv->config.gravity;
+    out->tick_rate = lv->tick_rate;
+    out->radii = lv->default_radii;
+    out->walkable_slope_deg = walkable_slope_deg;
+    out->step_height = lv->config.step_height;
+    out->rules = lv->rules;
+    out->correction_threshold = lv->correction_threshold;
+}
+
+/* The config a level gets from v: the core's defaults for everything a
+ * map does not say. */
+static sweep_config config_of(const sweep_map_values *v)
+{
+    sweep_config c;
+    sweep_config_default(&c);
+    c.gravity = v->gravity;
+    c.walkable_normal_up = sweep_cos_degrees(v->walkable_slope_deg);
+    c.step_height = v->step_height;
+    c.max_speed = v->rules.speed_limit;
+    return c;
+}
+
+sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key, char *err, size_t errlen)
+{
+    if (key)
+        *key = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    if (!v)
+        return SWEEP_E_ARG;
+    const sweep_vec3 g = v->gravity, r = v->radii;
+    if (!sweep_v3_isfinite(g))
+        return bad_value(key, "gravity", err, errlen, "gravity (%g, %g, %g) is not finite", g.x, g.y, g.z);
+    if (!(sweep_v3_len2(g) <= MAX_GRAVITY * MAX_GRAVITY))
+        return bad_value(key, "gravity", err, errlen, "gravity (%g, %g, %g) is longer than %g units/s^2", g.x, g.y,
+                         g.z, MAX_GRAVITY);
+    sweep_config c;
+    sweep_config_default(&c);
+    static const char *const rn[3] = {"radius_x", "radius_y", "radius_z"};
+    const double ra[3] = {r.x, r.y, r.z};
+    for (int i = 0; i < 3; i++)
+        if (!(ra[i] >= c.min_radius && ra[i] <= c.max_radius))
+            return bad_value(key, "radii", err, errlen, "%s=%g must be between %g and %g", rn[i], ra[i],
+                             c.min_radius, c.max_radius);
+    for (size_t i = 0; i < sizeof value_ranges / sizeof value_ranges[0]; i++) {
+        const value_range *vr = &value_ranges[i];
+        double x;
+        memcpy(&x, (const char *)v + vr->offset, sizeof x);
+        int ok = (vr->lo_open ? x > vr->lo : x >= vr->lo) && (vr->hi_open ? x < vr->hi : x <= vr->hi);
+        if (!ok)
+            return bad_value(key, vr->column, err, errlen, "%s=%g %s", vr->column, x, vr->range);
+    }
+
+    /* The rules that tie several values together. */
+    double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
+    if (!(rmax <= c.max_anisotropy * rmin))
+        return bad_value(key, "radii", err, errlen, "radii (%g, %g, %g): largest / smallest is above %g", r.x, r.y,
+                         r.z, c.max_anisotropy);
+    const sweep_rules *ru = &v->rules;
+    if (!(ru->speed_limit >= ru->walk_speed && ru->speed_limit >= ru->jump_speed))
+        return bad_value(key, "speed_limit", err, errlen,
+                         "speed_limit=%g must be at least walk_speed=%g and jump_speed=%g", ru->speed_limit,
+                         ru->walk_speed, ru->jump_speed);
+    /* The core's own checks, in case its ranges ever grow stricter than
+     * the ones above. */
+    if (sweep_rules_check(ru) != SWEEP_OK)
+        return bad_value(key, NULL, err, errlen,
+                         "the movement rules (walk_speed %g, ground_accel %g, air_accel %g, jump_speed %g, "
+                         "max_step %g, speed_limit %g) are out of the core's range",
+                         ru->walk_speed, ru->ground_accel, ru->air_accel, ru->jump_speed, ru->max_step,
+                         ru->speed_limit);
+    c = config_of(v);
+    if (sweep_config_check(&c) != SWEEP_OK)
+        return bad_value(key, NULL, err, errlen, "gravity, walkable_slope_deg and step_height are out of the "
+                                                 "core's range");
+    return SWEEP_OK;
+}
+
+void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv)
+{
+    sweep_config c = config_of(v);
+    lv->config.gravity = c.gravity;
+    lv->config.walkable_normal_up = c.walkable_normal_up;
+    lv->config.step_height = c.step_height;
+    lv->config.max_speed = c.max_speed;
+    lv->default_radii = v->radii;
+    lv->tick_rate = v->tick_rate;
+    lv->rules = v->rules;
+    lv->correction_threshold = v->correction_threshold;
+}
+
+/* The map row's number columns in the order of sweep_map_values; a
+ * version 1 map has the first nine only. */
+static const char *const map_columns[] = {
+    "gravity_x",  "gravity_y",    "gravity_z", "tick_rate",  "radius_x", "radius_y",   "radius_z",
+    "walkable_slope_deg", "step_height", "walk_speed", "ground_accel", "air_accel", "jump_speed", "max_step",
+    "speed_limit", "correction_threshold"};
+#define MAP_COLUMNS_V1 9u
+#define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
+
 static int read_map_row(load *L)
 {
     static const char *const T = "map";
-    sqlite3_stmt *st = prepare(L, T,
-                               "SELECT id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, radius_x, "
-                               "radius_y, radius_z, walkable_slope_deg, step_height FROM map");
+    /* Version 1 maps have no rule columns: they keep the defaults that
+     * sweep_level_init gave the level. */
+    const size_t ncol = L->version >= 2 ? MAP_COLUMNS : MAP_COLUMNS_V1;
+    char sql[512];
+    size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT id, name, units");
+    for (size_t i = 0; i < ncol; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", map_columns[i]);
+    snprintf(sql + n, sizeof sql - n, " FROM map");
+    sqlite3_stmt *st = prepare(L, T, sql);
     if (!st)
         return 0;
     sweep_level *lv = L->lv;
@@ -415,18 +566,11 @@ static int read_map_row(load *L)
     }
     int64_t id = sqlite3_column_int64(st, 0);
     char units[16];
-    double g[3], tick, r[3], slope, step;
-    static const char *const gn[3] = {"gravity_x", "gravity_y", "gravity_z"};
-    static const char *const rn[3] = {"radius_x", "radius_y", "radius_z"};
+    double x[MAP_COLUMNS];
     ok = get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_METADATA, lv->name, sizeof lv->name) &&
          get_text(L, st, 2, T, id, "units", SWEEP_MAP_E_METADATA, units, sizeof units);
-    for (int i = 0; ok && i < 3; i++)
-        ok = get_number(L, st, 3 + i, T, id, gn[i], &g[i]);
-    ok = ok && get_number(L, st, 6, T, id, "tick_rate", &tick);
-    for (int i = 0; ok && i < 3; i++)
-        ok = get_number(L, st, 7 + i, T, id, rn[i], &r[i]);
-    ok = ok && get_number(L, st, 10, T, id, "walkable_slope_deg", &slope) &&
-         get_number(L, st, 11, T, id, "step_height", &step);
+    for (size_t i = 0; ok && i < ncol; i++)
+        ok = get_number(L, st, 3 + (int)i, T, id, map_columns[i], &x[i]);
     if (ok) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
@@ -439,35 +583,30 @@ static int read_map_row(load *L)
     if (!ok)
         return 0;
 
+    sweep_map_values v;
+    sweep_map_values_of(lv, 0.0, &v);
+    v.gravity = sweep_v3(x[0], x[1], x[2]);
+    v.tick_rate = x[3];
+    v.radii = sweep_v3(x[4], x[5], x[6]);
+    v.walkable_slope_deg = x[7];
+    v.step_height = x[8];
+    if (ncol == MAP_COLUMNS) {
+        v.rules.walk_speed = x[9];
+        v.rules.ground_accel = x[10];
+        v.rules.air_accel = x[11];
+        v.rules.jump_speed = x[12];
+        v.rules.max_step = x[13];
+        v.rules.speed_limit = x[14];
+        v.correction_threshold = x[15];
+    }
     /* Metadata errors are reported with the status SWEEP_E_CONFIG. */
-    sweep_config *c = &lv->config;
-    if (!(g[0] * g[0] + g[1] * g[1] + g[2] * g[2] <= MAX_GRAVITY * MAX_GRAVITY))
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "gravity (%g, %g, %g) is longer than %g units/s^2", g[0], g[1],
-                    g[2], MAX_GRAVITY);
-    if (!(tick >= 1.0 && tick <= 1000.0))
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "tick_rate=%g must be between 1 and 1000 ticks/s", tick);
-    for (int i = 0; i < 3; i++)
-        if (!(r[i] >= c->min_radius && r[i] <= c->max_radius))
-            return fail(L, SWEEP_MAP_E_METADATA, T, id, "%s=%g must be between %g and %g", rn[i], r[i],
-                        c->min_radius, c->max_radius);
-    double rmin = fmin(r[0], fmin(r[1], r[2])), rmax = fmax(r[0], fmax(r[1], r[2]));
-    if (!(rmax <= c->max_anisotropy * rmin))
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "radii (%g, %g, %g): largest / smallest is above %g", r[0], r[1],
-                    r[2], c->max_anisotropy);
-    if (!(slope >= 0.0 && slope < 90.0))
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "walkable_slope_deg=%g must be in [0, 90)", slope);
-    if (!(step >= 0.0 && step <= 1e6))
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "step_height=%g must be in [0, 1e6]", step);
-    c->gravity = sweep_v3(g[0], g[1], g[2]);
-    c->walkable_normal_up = sweep_cos_degrees(slope);
-    c->step_height = step;
-    if (sweep_config_check(c) != SWEEP_OK)
-        return fail(L, SWEEP_MAP_E_METADATA, T, id, "the movement rules are out of the core's range");
-    lv->default_radii = sweep_v3(r[0], r[1], r[2]);
-    lv->tick_rate = tick;
+    char why[256];
+    if (sweep_map_check_values(&v, NULL, why, sizeof why) != SWEEP_OK)
+        return fail(L, SWEEP_MAP_E_METADATA, T, id, "%s", why);
+    sweep_map_apply_values(&v, lv);
     if (L->info) {
         memcpy(L->info->units, units, sizeof units);
-        L->info->walkable_slope_deg = slope;
+        L->info->walkable_slope_deg = v.walkable_slope_deg;
     }
     return 1;
 }

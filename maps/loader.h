@@ -12,7 +12,15 @@
  * id, are named "mover_keyframes row mover=3 id=2: ...". The message does
  * not repeat the path; the caller prints it.
  *
- * Maps of schema version 1 (before movers) load as levels without movers.
+ * Maps of schema version 1 (before movers and movement rules) load as
+ * levels without movers under the default rules (sweep_level_init).
+ *
+ * The map row's numbers (gravity, radii, slope, the movement rules, ...)
+ * go through sweep_map_check_values and sweep_map_apply_values, which the
+ * tools also use for values they take from elsewhere (--rules files), so
+ * a value is refused in the same words wherever it comes from. The map's
+ * speed_limit becomes the level's config.max_speed: no move on the map
+ * may ask for more.
  *
  * Degenerate triangles are not an error: they are dropped, counted in
  * sweep_map_load_info and the rest keep their order (see schema.sql).
@@ -109,6 +117,43 @@ typedef struct sweep_map_load_info {
  */
 sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_info *info, char *err,
                             size_t errlen);
+
+/*
+ * The numbers of the map row, as stored: the level's physics and its
+ * movement rules, in map units and seconds, the slope in degrees.
+ */
+typedef struct sweep_map_values {
+    sweep_vec3 gravity;          /* gravity_x, gravity_y, gravity_z */
+    double tick_rate;
+    sweep_vec3 radii;            /* radius_x, radius_y, radius_z */
+    double walkable_slope_deg;
+    double step_height;
+    sweep_rules rules;           /* walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit */
+    double correction_threshold;
+} sweep_map_values;
+
+/* The values of lv. A level keeps only the cosine of its slope, so the
+ * caller says the slope it was made with. */
+void sweep_map_values_of(const sweep_level *lv, double walkable_slope_deg, sweep_map_values *out);
+
+/*
+ * SWEEP_OK if a map may hold these values (the loader's rules, the core's
+ * ranges: sweep_config_check and sweep_rules_check). Otherwise
+ * SWEEP_E_CONFIG, err says what is wrong naming the column and its value
+ * ("walk_speed=0 must be in (0, 1e6] units/s"), and *key (may be NULL)
+ * names the value at fault as a --rules file does: the column's name, or
+ * "gravity" or "radii" for the three columns of those vectors (NULL if
+ * only the core's own last check refuses them). Each value is checked
+ * alone first, then the rules that tie several together: the radii's
+ * proportions (*key "radii") and speed_limit against walk_speed and
+ * jump_speed (*key "speed_limit").
+ */
+sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key, char *err, size_t errlen);
+
+/* Puts checked values into lv: config (gravity, walkable_normal_up by the
+ * core's deterministic cosine, step_height, max_speed = speed_limit),
+ * default_radii, tick_rate, rules and correction_threshold. */
+void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
 
 /*
  * Builds the core world (with its BVH) over a loaded level. The world does

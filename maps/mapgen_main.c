@@ -3,10 +3,13 @@
  * as a sweep map file, for benchmarks and for trying the server on a level
  * of any size.
  *
- * The same (--tris, --seed) always gives the same map, and so the same
- * content hash, which the program prints. The map is written through
- * maps/writer.h: into a temporary file, loaded back to check it, then
- * renamed, so an interrupted or failed run leaves no half-written map.
+ * The same (--tris, --seed, --rules file) always gives the same map, and
+ * so the same content hash, which the program prints. The level is made
+ * for metres under the default rules; --rules sets other physics and
+ * movement rules in the map row (the geometry stays as generated). The
+ * map is written through maps/writer.h: into a temporary file, loaded
+ * back to check it, then renamed, so an interrupted or failed run leaves
+ * no half-written map.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,11 +28,12 @@
 #include "maps/writer.h"
 
 static const char usage[] =
-    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--progress] [--quiet] -o OUT.db\n"
+    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--rules FILE] [--progress] [--quiet]\n"
+    "                    -o OUT.db\n"
     "\n"
     "Writes a generated level (heightfield terrain with stairs, ramps below\n"
     "and above the walkable slope, walls, pillars and platforms) as a sweep\n"
-    "map. The same N and S always give the same map.\n"
+    "map. The same N, S and --rules file always give the same map.\n"
     "\n"
     "  --tris N      about N triangles, 200 to 536870912 (a few million is practical)\n"
     "  --seed S      level seed, a whole number (default 1)\n"
@@ -38,12 +42,15 @@ static const char usage[] =
     "  --movers M    replace the first M features by movers, in turn a lift, a turntable,\n"
     "                a sliding door and a swinging door (default 0; at most one per\n"
     "                16 x 16 block)\n"
+    "  --rules FILE  the map's physics and movement rules (format below; default: the\n"
+    "                rules for metres, walk 5 m/s, jump 5 m/s, speed limit 60 m/s, ...)\n"
     "  -o OUT.db     the map to write; replaced only when the new one is complete\n"
     "  --progress    show progress on stderr (default: only when stderr is a terminal)\n"
     "  --quiet       print nothing but errors\n"
     "  --help        this text\n"
     "\n"
-    "Prints one line: the file, its triangle count and its content hash.\n";
+    "Prints one line: the file, its triangle count and its content hash.\n"
+    "\n" SWEEP_MAP_RULES_HELP;
 
 static int fail(const char *fmt, ...)
 {
@@ -66,13 +73,14 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_MOVERS };
+    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_MOVERS, O_RULES };
     static const struct option longopts[] = {
-        {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},   {"spawns", 1, 0, O_SPAWNS},
-        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
-        {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {0, 0, 0, 0}};
+        {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},     {"spawns", 1, 0, O_SPAWNS},
+        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},   {"help", 0, 0, O_HELP},
+        {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {"rules", 1, 0, O_RULES},
+        {0, 0, 0, 0}};
     uint64_t tris = 0, seed = 1, spawns = 16, movers = 0;
-    const char *out = NULL;
+    const char *out = NULL, *rules = NULL;
     int progress = isatty(2), quiet = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -93,6 +101,9 @@ int main(int argc, char **argv)
         case O_MOVERS:
             if (!sweep_parse_u64(optarg, 0, 100000, &movers))
                 return fail("--movers wants a whole number from 0 to 100000, got '%s'", optarg);
+            break;
+        case O_RULES:
+            rules = optarg;
             break;
         case O_PROGRESS:
             progress = 1;
@@ -118,9 +129,20 @@ int main(int argc, char **argv)
     if (!out || !*out)
         return fail("-o OUT.db is required (see --help)");
 
-    double t0 = now_s();
+    /* The generated level is made for metres at 45 degrees under the
+     * default rules (levelgen leaves sweep_level_init's values alone), so
+     * the file is read against those: before generating, so that a bad
+     * file costs nothing. */
+    const double default_slope_deg = 45.0;
+    sweep_map_values values;
+    char err[512];
     sweep_level lv;
     sweep_level_init(&lv);
+    sweep_map_values_of(&lv, default_slope_deg, &values);
+    if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
+        return fail("%s", err);
+
+    double t0 = now_s();
     sweep_levelgen_params gp = {seed, (uint32_t)tris, (uint32_t)spawns, (uint32_t)movers};
     sweep_status st = sweep_levelgen(&gp, &lv);
     if (st != SWEEP_OK)
@@ -128,16 +150,16 @@ int main(int argc, char **argv)
 
     /* The map stores the slope limit in degrees. Generated levels use the
      * core's default of 45 degrees; make sure that is still true. */
-    const double slope_deg = 45.0;
-    if (!(fabs(sweep_cos_degrees(slope_deg) - lv.config.walkable_normal_up) < 1e-12)) {
+    if (!(fabs(sweep_cos_degrees(default_slope_deg) - lv.config.walkable_normal_up) < 1e-12)) {
         sweep_level_free(&lv);
-        return fail("the generated level's walkable slope is not %g degrees; update sweep-mapgen", slope_deg);
+        return fail("the generated level's walkable slope is not %g degrees; update sweep-mapgen",
+                    default_slope_deg);
     }
+    sweep_map_apply_values(&values, &lv);
 
-    sweep_map_write_options wo = {"m", slope_deg, progress ? sweep_map_progress_stderr : NULL, "sweep-mapgen",
-                                  sweep_map_write_stop_on_signals()};
+    sweep_map_write_options wo = {"m", values.walkable_slope_deg, progress ? sweep_map_progress_stderr : NULL,
+                                  "sweep-mapgen", sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
-    char err[512];
     st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
     sweep_level_free(&lv);
     if (st != SWEEP_OK && *wo.cancel) {

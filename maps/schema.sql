@@ -35,9 +35,11 @@
 -- a sweep map (0x53574D50, "SWMP"), so an unrelated SQLite database is
 -- told apart from a sweep map of another version.
 --
--- Version 1 had every table below except the four mover tables; the loader
--- still reads a version 1 map, as a level without movers. Version 2 adds
--- the mover tables and changes nothing in the others.
+-- Version 1 had every table below except the four mover tables and the
+-- movement-rule columns of map (walk_speed to correction_threshold); the
+-- loader still reads a version 1 map, as a level without movers under the
+-- default rules (the DEFAULT of each of those columns). Version 2 adds the
+-- mover tables and those columns, and changes nothing else.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -99,7 +101,41 @@ CREATE TABLE map (
     -- deterministic cosine, so every machine gets the same bits.
     walkable_slope_deg REAL NOT NULL CHECK (walkable_slope_deg >= 0 AND walkable_slope_deg < 90),
     -- Highest step climbed (and snapped down), units, 0 = none.
-    step_height REAL NOT NULL CHECK (step_height >= 0)
+    step_height REAL NOT NULL CHECK (step_height >= 0),
+
+    -- Movement rules (version 2; core/motion.h). A player sends a wish, a
+    -- velocity across the ground and a jump button, and the server turns
+    -- it into motion with these, in map units and seconds like everything
+    -- else: a level in centimetres wants walk_speed 500, not 5. Each
+    -- DEFAULT is the core's value for metres (sweep_rules_default), so a
+    -- map written as SQL text may leave them out; the ranges are the core's.
+    --
+    -- Fastest horizontal speed a player may wish for, units/s, in (0, 1e6];
+    -- a faster wish is clamped to it (and the answer says so).
+    walk_speed REAL NOT NULL DEFAULT 5.0 CHECK (walk_speed > 0 AND walk_speed <= 1e6),
+    -- How fast the horizontal velocity turns towards the wish on walkable
+    -- ground, units/s^2, in (0, 1e9].
+    ground_accel REAL NOT NULL DEFAULT 50.0 CHECK (ground_accel > 0 AND ground_accel <= 1e9),
+    -- The same in the air (air control), units/s^2, in [0, 1e9]; 0 = none.
+    air_accel REAL NOT NULL DEFAULT 10.0 CHECK (air_accel >= 0 AND air_accel <= 1e9),
+    -- Speed along up a jump starts with, units/s, in [0, 1e6]; 0 = no
+    -- jumping. 5 m/s under 9.81 m/s^2 rises about 1.3 m.
+    jump_speed REAL NOT NULL DEFAULT 5.0 CHECK (jump_speed >= 0 AND jump_speed <= 1e6),
+    -- Longest step of one move, s, in [0.001, 1]: a longer move is split
+    -- into equal steps no longer than this, so the outcome depends on how
+    -- long a move is, not on how a client chops its time. 1/30 s.
+    max_step REAL NOT NULL DEFAULT (1.0 / 30) CHECK (max_step >= 0.001 AND max_step <= 1),
+    -- No velocity is longer than this, units/s, in [walk_speed, 1e7] and at
+    -- least jump_speed: terminal velocity for a falling player, and also
+    -- the largest speed any move may ask for (raw moves of trusted roles
+    -- too), which replaces the fixed 1000 units/s of earlier versions. It
+    -- is in map units: a level in inches needs about 2400 where one in
+    -- metres needs 60, or its falling players are refused.
+    speed_limit REAL NOT NULL DEFAULT 60.0 CHECK (speed_limit <= 1e7),
+    -- A position claimed by a client farther than this from the server's
+    -- is flagged as corrected, units, finite and >= 0 (0: any difference).
+    correction_threshold REAL NOT NULL DEFAULT 0.25 CHECK (correction_threshold >= 0),
+    CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 
 -- materials: what a surface is made of. Reported with every contact.

@@ -128,3 +128,27 @@ int sweep_read_points(const char *path, double max_abs, sweep_vec3 **out, uint32
     *out = pts, *count = n;
     return 1;
 }
+
+/* s without the blanks at both ends (in place). */
+static char *trim(char *s)
+{
+    s += strspn(s, " \t\r\n\v\f");
+    size_t n = strlen(s);
+    while (n > 0 && strchr(" \t\r\n\v\f", s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+int sweep_split_setting(char *line, char **key, char **value)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return *trim(line) ? -1 : 0;
+    *eq = '\0';
+    *key = trim(line);
+    *value = trim(eq + 1);
+    return **key && **value ? 1 : -1;
+}

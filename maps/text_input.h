@@ -5,7 +5,9 @@
  * Every tool (sweep-walk, sweep-mapgen, sweep-import, sweep, sweep-bots)
  * reads its numbers through these, so they all refuse the same things the
  * same way: trailing junk, signs on counts, values out of range, and (where
- * a finite number is wanted) NaN and infinity.
+ * a finite number is wanted) NaN and infinity. Settings files of
+ * "key = value" lines (sweep-mapgen and sweep-import --rules) are split
+ * with sweep_split_setting.
  */
 #ifndef SWEEP_MAPS_TEXT_INPUT_H
 #define SWEEP_MAPS_TEXT_INPUT_H
@@ -36,5 +38,14 @@ int sweep_parse_vec3(const char *s, sweep_vec3 *out);
  */
 int sweep_read_points(const char *path, double max_abs, sweep_vec3 **out, uint32_t *count, char *err,
                       size_t errlen);
+
+/*
+ * Splits one line of a settings file, "key = value", in place: blanks
+ * around the key and the value are dropped, and '#' starts a comment that
+ * runs to the end of the line. Returns 1 with *key and *value pointing into
+ * line, 0 for a line of nothing but blanks and a comment, -1 when the line
+ * is not of that form (no '=', or an empty key or value).
+ */
+int sweep_split_setting(char *line, char **key, char **value);
 
 #endif

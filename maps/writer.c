@@ -4,6 +4,9 @@
  * Movers go into their four tables (schema version 2) after the static
  * level; a level without movers leaves them empty.
  *
+ * sweep_map_read_rules, the tools' --rules files, lives here too: it
+ * fills the values of the map row a tool is about to write.
+ *
  * Speed matters for multi-million-triangle levels: the temporary file is
  * written with the journal and fsync off (if anything fails the file is
  * thrown away, so there is nothing to recover), all rows go in one
@@ -14,7 +17,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 #include <sqlite3.h>
 
 #include "maps/schema.h"
+#include "maps/text_input.h"
 
 #define PROGRESS_EVERY 65536u
 
@@ -243,9 +249,16 @@ static int write_rows(wctx *w, const sweep_level *lv)
 {
     const sweep_map_write_options *o = w->opt;
     const sweep_config *c = &lv->config;
+    /* The loader's words for a bad value, rather than a CHECK constraint's. */
+    sweep_map_values v;
+    char why[256];
+    sweep_map_values_of(lv, o->walkable_slope_deg, &v);
+    if (sweep_map_check_values(&v, NULL, why, sizeof why) != SWEEP_OK)
+        return wfail(w, "the map row: %s", why);
     sqlite3_stmt *st = prep(w, "INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, "
-                               "radius_x, radius_y, radius_z, walkable_slope_deg, step_height) "
-                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "radius_x, radius_y, radius_z, walkable_slope_deg, step_height, walk_speed, "
+                               "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold) "
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -259,6 +272,17 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 9, lv->default_radii.z);
     sqlite3_bind_double(st, 10, o->walkable_slope_deg);
     sqlite3_bind_double(st, 11, c->step_height);
+    /* Every rule is written, defaults too: the file alone says how its
+     * level moves. (config.max_speed is not: the loader derives it from
+     * speed_limit.) */
+    const sweep_rules *r = &lv->rules;
+    sqlite3_bind_double(st, 12, r->walk_speed);
+    sqlite3_bind_double(st, 13, r->ground_accel);
+    sqlite3_bind_double(st, 14, r->air_accel);
+    sqlite3_bind_double(st, 15, r->jump_speed);
+    sqlite3_bind_double(st, 16, r->max_step);
+    sqlite3_bind_double(st, 17, r->speed_limit);
+    sqlite3_bind_double(st, 18, lv->correction_threshold);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -412,4 +436,163 @@ sweep_status sweep_map_write(const char *path, const sweep_level *lv, const swee
     }
     free(tmp);
     return status;
+}
+
+/* --- --rules files --------------------------------------------------------- */
+
+/* The keys of a --rules file: the map row's columns, vectors as one key. */
+typedef struct rules_key {
+    const char *key;
+    size_t offset; /* in sweep_map_values: a double, or a sweep_vec3 if vec */
+    int vec;
+} rules_key;
+
+#define RULE_AT(field) offsetof(sweep_map_values, field)
+static const rules_key rules_keys[] = {
+    {"gravity", RULE_AT(gravity), 1},
+    {"radii", RULE_AT(radii), 1},
+    {"tick_rate", RULE_AT(tick_rate), 0},
+    {"walkable_slope_deg", RULE_AT(walkable_slope_deg), 0},
+    {"step_height", RULE_AT(step_height), 0},
+    {"walk_speed", RULE_AT(rules.walk_speed), 0},
+    {"ground_accel", RULE_AT(rules.ground_accel), 0},
+    {"air_accel", RULE_AT(rules.air_accel), 0},
+    {"jump_speed", RULE_AT(rules.jump_speed), 0},
+    {"max_step", RULE_AT(rules.max_step), 0},
+    {"speed_limit", RULE_AT(rules.speed_limit), 0},
+    {"correction_threshold", RULE_AT(correction_threshold), 0},
+};
+#undef RULE_AT
+#define RULES_KEYS (sizeof rules_keys / sizeof rules_keys[0])
+
+static int rules_key_index(const char *key)
+{
+    for (size_t i = 0; i < RULES_KEYS; i++)
+        if (key && strcmp(rules_keys[i].key, key) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "X,Y,Z" with blanks allowed around each number; 1 if so. */
+static int parse_vec3_list(char *s, double out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        char *comma = strchr(s, ',');
+        if ((i < 2) != (comma != NULL))
+            return 0;
+        if (comma)
+            *comma = '\0';
+        char *p = s + strspn(s, " \t");
+        size_t n = strlen(p);
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            p[--n] = '\0';
+        if (!sweep_parse_double(p, -DBL_MAX, DBL_MAX, &out[i]))
+            return 0;
+        if (comma)
+            s = comma + 1;
+    }
+    return 1;
+}
+
+int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen)
+        err = dummy, errlen = sizeof dummy;
+    if (!path || !v) {
+        snprintf(err, errlen, "no rules file or no values to read into");
+        return 0;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    unsigned set_on[RULES_KEYS] = {0}; /* the line of each key, 0 if absent */
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned lineno = 0;
+    int ok = 1;
+    while (ok && getline(&line, &cap, f) >= 0) {
+        lineno++;
+        char *key, *value;
+        int kind = sweep_split_setting(line, &key, &value);
+        if (kind == 0)
+            continue;
+        if (kind < 0) {
+            snprintf(err, errlen, "%s line %u: expected 'key = value'", path, lineno);
+            ok = 0;
+            break;
+        }
+        int k = rules_key_index(key);
+        if (k < 0) {
+            snprintf(err, errlen,
+                     "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
+                     "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
+                     "correction_threshold)",
+                     path, lineno, key);
+            ok = 0;
+            break;
+        }
+        if (set_on[k]) {
+            snprintf(err, errlen, "%s line %u: %s is already set on line %u", path, lineno, key, set_on[k]);
+            ok = 0;
+            break;
+        }
+        set_on[k] = lineno;
+        const rules_key *rk = &rules_keys[k];
+        if (rk->vec) {
+            double x[3];
+            /* The value is quoted before parsing cuts it up at the commas. */
+            char shown[48];
+            snprintf(shown, sizeof shown, "%s", value);
+            if (!parse_vec3_list(value, x)) {
+                snprintf(err, errlen, "%s line %u: %s wants three finite numbers X,Y,Z, got '%s'", path, lineno,
+                         key, shown);
+                ok = 0;
+                break;
+            }
+            sweep_vec3 p = sweep_v3(x[0], x[1], x[2]);
+            memcpy((char *)v + rk->offset, &p, sizeof p);
+        } else {
+            double x;
+            if (!sweep_parse_double(value, -DBL_MAX, DBL_MAX, &x)) {
+                snprintf(err, errlen, "%s line %u: %s wants a finite number, got '%.40s'", path, lineno, key, value);
+                ok = 0;
+                break;
+            }
+            memcpy((char *)v + rk->offset, &x, sizeof x);
+        }
+    }
+    if (ok && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        ok = 0;
+    }
+    free(line);
+    fclose(f);
+    if (!ok)
+        return 0;
+
+    /* The whole set, as the loader will see it; the message goes to the
+     * line that set the value at fault. */
+    const char *key = NULL;
+    char why[256];
+    if (sweep_map_check_values(v, &key, why, sizeof why) == SWEEP_OK)
+        return 1;
+    int k = rules_key_index(key);
+    unsigned at = k >= 0 ? set_on[k] : 0;
+    const char *note = "";
+    if (k >= 0 && !at && strcmp(key, "speed_limit") == 0) {
+        /* The file raised walk_speed or jump_speed above a speed_limit it
+         * left alone: that line is the one to look at. */
+        const sweep_rules *r = &v->rules;
+        at = r->walk_speed > r->speed_limit ? set_on[rules_key_index("walk_speed")]
+                                            : set_on[rules_key_index("jump_speed")];
+        note = " (speed_limit is not set in the file: raise it too)";
+    }
+    if (at)
+        snprintf(err, errlen, "%s line %u: %s%s", path, at, why, note);
+    else
+        snprintf(err, errlen, "%s: %s", path, why);
+    return 0;
 }

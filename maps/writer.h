@@ -8,6 +8,10 @@
  * (so a tool can never write a map the server would refuse), flushed to
  * disk and renamed over the destination. Whatever fails, no half-written
  * map is left at the destination and the temporary file is removed.
+ *
+ * The tools' --rules files (the level's physics and movement rules, as
+ * "key = value" lines) are read here too, by sweep_map_read_rules, into
+ * the values the written map row will hold.
  */
 #ifndef SWEEP_MAPS_WRITER_H
 #define SWEEP_MAPS_WRITER_H
@@ -61,5 +65,53 @@ sweep_status sweep_map_write(const char *path, const sweep_level *lv, const swee
  * The tool then reports the interruption and exits itself.
  */
 const volatile sig_atomic_t *sweep_map_write_stop_on_signals(void);
+
+/*
+ * Reads a --rules file into *v, which holds the values to start from: a
+ * key the file leaves out keeps its value. The format (also the tools'
+ * --help, SWEEP_MAP_RULES_HELP): one "key = value" a line, blank lines and
+ * '#' comments (to the end of a line) ignored, each key at most once;
+ * keys are the map row's column names (maps/schema.sql), in its units:
+ *   gravity = X,Y,Z    radii = X,Y,Z    tick_rate    walkable_slope_deg
+ *   step_height    walk_speed    ground_accel    air_accel    jump_speed
+ *   max_step    speed_limit    correction_threshold
+ * Numbers are finite decimals. The values are checked as the loader checks
+ * a map row (sweep_map_check_values), so a file the tool accepts never
+ * makes a map the loader refuses. Returns 1 on success; on failure 0 and
+ * err says "FILE line N: what is wrong" (or "FILE: ..." if no line is to
+ * blame), and *v may be partly changed.
+ */
+int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_t errlen);
+
+/* The --rules paragraph of sweep-mapgen's and sweep-import's --help. */
+#define SWEEP_MAP_RULES_HELP                                                                                   \
+    "The --rules file: one 'key = value' a line, '#' comments; keys left out keep\n"                           \
+    "the defaults, in map units and seconds:\n"                                                               \
+    "  gravity = X,Y,Z          units/s^2, at most 1000 long; \"up\" is against it\n"                           \
+    "                           (default 0,0,-9.81)\n"                                                         \
+    "  radii = X,Y,Z            player ellipsoid semi-axes, 0.01 to 100 (0.4,0.4,0.9)\n"                      \
+    "  tick_rate                server ticks per second, 1 to 1000 (60)\n"                                    \
+    "  walkable_slope_deg       steepest walkable slope, [0, 90) degrees (45)\n"                              \
+    "  step_height              highest step climbed (0.35)\n"                                                \
+    "  walk_speed               fastest speed a player may wish for, units/s (5)\n"                           \
+    "  ground_accel, air_accel  how fast it gets there on the ground, in the air,\n"                          \
+    "                           units/s^2 (50, 10)\n"                                                          \
+    "  jump_speed               upward speed of a jump, 0 = no jumping (5)\n"                                 \
+    "  max_step                 longest step a move is split into, 0.001 to 1 s (1/30)\n"                     \
+    "  speed_limit              no velocity is longer, and no move may ask for more,\n"                       \
+    "                           units/s, at least walk_speed and jump_speed (60)\n"                           \
+    "  correction_threshold     a claimed position farther off is flagged corrected (0.25)\n"                 \
+    "The defaults are for metres: a level in other units needs its own (a level in\n"                        \
+    "inches: gravity = 0,0,-386.1, speed_limit = 2400, ...). Example:\n"                                      \
+    "  # inches\n"                                                                                              \
+    "  gravity = 0, 0, -386.1\n"                                                                                \
+    "  radii = 16, 16, 36\n"                                                                                  \
+    "  step_height = 14\n"                                                                                     \
+    "  walk_speed = 200\n"                                                                                     \
+    "  ground_accel = 2000\n"                                                                                  \
+    "  air_accel = 400\n"                                                                                      \
+    "  jump_speed = 200\n"                                                                                     \
+    "  speed_limit = 2400\n"                                                                                   \
+    "  correction_threshold = 10\n"
 
 #endif

@@ -28,7 +28,7 @@
 #define ARENA_TRIANGLES 454
 #define ARENA_VERTICES 912
 #define ARENA_MOVERS 4
-#define ARENA_HASH "b54b138c7f64b930aa3d38ae1fdf78ae21c92dffb19f14140ae8f148f13efcaf"
+#define ARENA_HASH "54fa0498c4042156ae2aa7ac2bfd7f95e4440b97879f9079b82c9e24ee6f523f"
 
 typedef struct arena {
     fixture *f;
@@ -100,6 +100,12 @@ static void round_trip_counts_and_hash(void **state)
     assert_true(a->lv.default_radii.x == 0.4 && a->lv.default_radii.z == 0.9);
     assert_true(a->lv.config.step_height == 0.35);
     assert_true(a->lv.tick_rate == 60.0);
+    /* The arena states the default rules for metres, bit for bit. */
+    sweep_rules def;
+    sweep_rules_default(&def);
+    assert_memory_equal(&a->lv.rules, &def, sizeof def);
+    assert_true(a->lv.correction_threshold == 0.25);
+    assert_true(a->lv.config.max_speed == 60.0);
 
     sweep_world_info wi;
     sweep_world_get_info(a->world, &wi);

@@ -3,9 +3,10 @@
  * and the map content hash against its documented serialization: the
  * digest of a hand-written byte stream, a pinned value, and the
  * properties that matter (labels and material order do not count, -0.0 is
- * 0.0, every geometry bit does). Movers: their part of the stream written
- * out by hand, every field that changes a mover's behaviour changes the
- * hash, and a level without movers hashes as before movers existed.
+ * 0.0, every geometry bit does, and so does every movement rule). Movers:
+ * their part of the stream written out by hand, every field that changes a
+ * mover's behaviour changes the hash, and a level without movers has no
+ * movers part.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 #include "maps/sha256.h"
 
 /* Pinned hash of tiny_level_with_mover (see content_hash.h). */
-#define MOVER_LEVEL_HASH "a63d4de458dceb1e57173653d72d155f1d3075b67b95f3afd03aadecb1ea6d06"
+#define MOVER_LEVEL_HASH "6ff511ee0e0078bd7f4a4bf33d5149030ee974a3b027f2ebf5c2652391dcabef"
 
 static void check_digest(const void *data, size_t len, const char *want)
 {
@@ -117,6 +118,25 @@ static uint8_t *put_f64(uint8_t *p, double d)
     return put(p, v, 8);
 }
 
+/* The tag, the version and the level's rules: the head of every stream,
+ * for the default rules of sweep_level_init. */
+static uint8_t *put_head(uint8_t *p, const sweep_level *lv)
+{
+    memcpy(p, "SWEEPMAP", 8), p += 8;
+    p = put(p, 2, 4);
+    p = put_f64(p, 0.0), p = put_f64(p, 0.0), p = put_f64(p, -9.81);
+    p = put_f64(p, lv->config.walkable_normal_up);
+    p = put_f64(p, 0.35);
+    p = put_f64(p, 0.4), p = put_f64(p, 0.4), p = put_f64(p, 0.9);
+    p = put_f64(p, 60.0);
+    /* walk_speed, ground_accel, air_accel, jump_speed, max_step,
+     * speed_limit, correction_threshold */
+    p = put_f64(p, 5.0), p = put_f64(p, 50.0), p = put_f64(p, 10.0), p = put_f64(p, 5.0);
+    p = put_f64(p, 1.0 / 30.0), p = put_f64(p, 60.0);
+    p = put_f64(p, 0.25);
+    return p;
+}
+
 static void content_hash_is_the_documented_serialization(void **state)
 {
     (void)state;
@@ -124,13 +144,7 @@ static void content_hash_is_the_documented_serialization(void **state)
     tiny_level(&lv);
     /* The stream content_hash.h describes, written out by hand. */
     uint8_t buf[1024], *p = buf;
-    memcpy(p, "SWEEPMAP", 8), p += 8;
-    p = put(p, 1, 4);
-    p = put_f64(p, 0.0), p = put_f64(p, 0.0), p = put_f64(p, -9.81);
-    p = put_f64(p, lv.config.walkable_normal_up);
-    p = put_f64(p, 0.35);
-    p = put_f64(p, 0.4), p = put_f64(p, 0.4), p = put_f64(p, 0.9);
-    p = put_f64(p, 60.0);
+    p = put_head(p, &lv);
     p = put(p, 4, 4);
     const double v[4][3] = {{0, 0, 0}, {10, 0, 0}, {10, 10, 0}, {0, 10, 0}};
     for (int i = 0; i < 4; i++)
@@ -151,7 +165,7 @@ static void content_hash_is_the_documented_serialization(void **state)
     char hex[65];
     sweep_content_hash_hex(&h, hex);
     /* Pinned, so a change of the serialization cannot go unnoticed. */
-    assert_string_equal(hex, "b3ec43afa54187ea25b2c6b80952690c581f2746aa707df90c9b916b1d69663a");
+    assert_string_equal(hex, "205533aba3e13103c9dad7fecf96b25949c6d62d2724e187b9b5ee3a6dfd6de4");
     sweep_level_free(&lv);
 }
 
@@ -215,13 +229,7 @@ static void content_hash_of_movers_is_documented(void **state)
     /* The level's part is the stream of the test above; the movers' part
      * follows it. */
     uint8_t buf[2048], *p = buf;
-    memcpy(p, "SWEEPMAP", 8), p += 8;
-    p = put(p, 1, 4);
-    p = put_f64(p, 0.0), p = put_f64(p, 0.0), p = put_f64(p, -9.81);
-    p = put_f64(p, lv.config.walkable_normal_up);
-    p = put_f64(p, 0.35);
-    p = put_f64(p, 0.4), p = put_f64(p, 0.4), p = put_f64(p, 0.9);
-    p = put_f64(p, 60.0);
+    p = put_head(p, &lv);
     p = put(p, 4, 4);
     const double v[4][3] = {{0, 0, 0}, {10, 0, 0}, {10, 10, 0}, {0, 10, 0}};
     for (int i = 0; i < 4; i++)
@@ -346,6 +354,57 @@ static void content_hash_covers_movers(void **state)
     sweep_level_free(&lv);
 }
 
+/* Every movement rule, and the correction threshold, is part of the hash
+ * to the last bit; -0.0 is 0.0 there too. */
+static void content_hash_covers_rules(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    tiny_level(&lv);
+    uint8_t base[32], h[32];
+    hash_of(&lv, base);
+    double *const fields[] = {&lv.rules.walk_speed, &lv.rules.ground_accel, &lv.rules.air_accel,
+                              &lv.rules.jump_speed, &lv.rules.max_step,     &lv.rules.speed_limit,
+                              &lv.correction_threshold};
+    static const char *const names[] = {"walk_speed", "ground_accel", "air_accel", "jump_speed",
+                                         "max_step",   "speed_limit",  "correction_threshold"};
+    uint8_t seen[7][32];
+    for (int i = 0; i < 7; i++) {
+        double keep = *fields[i];
+        *fields[i] = nextafter(keep, INFINITY);
+        hash_of(&lv, h);
+        *fields[i] = keep;
+        if (memcmp(h, base, 32) == 0)
+            fail_msg("one bit more of %s did not change the hash", names[i]);
+        /* Each field has its own place in the stream: no two changes
+         * collide (as swapping two fields' values would if they did not). */
+        memcpy(seen[i], h, 32);
+        for (int k = 0; k < i; k++)
+            if (memcmp(seen[k], h, 32) == 0)
+                fail_msg("changing %s and %s gave the same hash", names[k], names[i]);
+    }
+    /* Two values swapped: a different level, a different hash. */
+    lv.rules.walk_speed = 10.0, lv.rules.air_accel = 5.0;
+    hash_of(&lv, h);
+    assert_memory_not_equal(h, base, 32);
+    lv.rules.walk_speed = 5.0, lv.rules.air_accel = 10.0;
+
+    lv.rules.air_accel = 0.0;
+    uint8_t zero[32];
+    hash_of(&lv, zero);
+    lv.rules.air_accel = -0.0;
+    hash_of(&lv, h);
+    assert_memory_equal(h, zero, 32);
+    lv.rules.air_accel = 10.0;
+
+    /* config.max_speed is not in the stream: the loader makes it the
+     * speed_limit, which is. */
+    lv.config.max_speed = 1234.0;
+    hash_of(&lv, h);
+    assert_memory_equal(h, base, 32);
+    sweep_level_free(&lv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +415,7 @@ int main(void)
         cmocka_unit_test(content_hash_ignores_labels_and_order),
         cmocka_unit_test(content_hash_of_movers_is_documented),
         cmocka_unit_test(content_hash_covers_movers),
+        cmocka_unit_test(content_hash_covers_rules),
     };
     return cmocka_run_group_tests_name("maps.content_hash", tests, NULL, NULL);
 }

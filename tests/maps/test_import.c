@@ -3,8 +3,9 @@
  * an OBJ (with its .mtl) and a glTF 2.0 (JSON with a base64 data: URI
  * buffer), each with two meshes and two named materials, import to the
  * expected geometry; names can be excluded; empty nodes named spawn* and a
- * spawn file give spawn points; broken input is refused with a clear
- * message and leaves no output file.
+ * spawn file give spawn points; a --rules file sets the map's physics and
+ * movement rules; broken input is refused with a clear message (a bad
+ * --rules line by its number) and leaves no output file.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -270,7 +271,82 @@ static void glb_imports(void **state)
     assert_int_equal(import(args, text, sizeof text), 0);
     check_scene(out, 1);
     /* Same geometry as the OBJ version, so the same content hash. */
-    assert_non_null(strstr(text, "content hash 377bdefb5d73c475bd2e52e26e5517aacc2eaa18230b414a157a4e83c3ce27be"));
+    assert_non_null(strstr(text, "content hash bba4b651604e5b8cf80c7ba5daa61fbd349e83ef3dbf653c7cd77211b6f812be"));
+}
+
+/* A scene in inches with its rules: they are in the map, bit for bit, and
+ * the geometry is the one imported without them. */
+static void rules_file_imports(void **state)
+{
+    fixture *f = *state;
+    char obj[4200], out[4200], rules[4200], args[13000], text[4096];
+    assert_true(fixture_write(fixture_path(f, "scene.mtl"), mtl_text, strlen(mtl_text)));
+    snprintf(obj, sizeof obj, "%s", fixture_path(f, "scene.obj"));
+    assert_true(fixture_write(obj, obj_text, strlen(obj_text)));
+    snprintf(rules, sizeof rules, "%s", fixture_path(f, "inches.rules"));
+    static const char inches[] = "# the scene is in inches\n"
+                                 "gravity = 0, 0, -386.08858267716535\n"
+                                 "radii = 16, 16, 36\n"
+                                 "step_height = 14\n"
+                                 "walkable_slope_deg = 50\n"
+                                 "tick_rate = 30\n"
+                                 "walk_speed = 200\n"
+                                 "ground_accel = 2000\n"
+                                 "air_accel = 400\n"
+                                 "jump_speed = 200\n"
+                                 "max_step = 0.02\n"
+                                 "speed_limit = 2400   # 61 m/s\n"
+                                 "correction_threshold = 10\n";
+    assert_true(fixture_write(rules, inches, strlen(inches)));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "inches.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s' --rules '%s'", obj, out, rules);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    check_scene(out, 1);
+    /* Other rules, another hash than the same scene in glb_imports. */
+    assert_non_null(strstr(text, "content hash "));
+    assert_null(strstr(text, "content hash bba4b651604e5b8cf80c7ba5daa61fbd349e83ef3dbf653c7cd77211b6f812be"));
+
+    sweep_level lv;
+    sweep_map_load_info info;
+    char err[512];
+    assert_int_equal(sweep_map_load(out, &lv, &info, err, sizeof err), SWEEP_OK);
+    const sweep_rules want = {200.0, 2000.0, 400.0, 200.0, 0.02, 2400.0};
+    assert_memory_equal(&lv.rules, &want, sizeof want);
+    assert_true(lv.correction_threshold == 10.0 && lv.config.max_speed == 2400.0);
+    assert_true(lv.config.gravity.x == 0.0 && lv.config.gravity.z == -386.08858267716535);
+    assert_true(lv.default_radii.x == 16.0 && lv.default_radii.z == 36.0);
+    assert_true(lv.config.step_height == 14.0 && lv.tick_rate == 30.0);
+    assert_true(info.walkable_slope_deg == 50.0);
+    sweep_level_free(&lv);
+
+    /* Bad lines: exit 1, the file and the line, nothing written. */
+    static const struct {
+        const char *text;
+        const char *frag;
+    } bad[] = {
+        {"walk_speed = 200\nspeed_limit = 100\n", "line 2: speed_limit=100 must be at least walk_speed=200"},
+        {"# inches\n\ngravity = 0 0 -386\n", "line 3: gravity wants three finite numbers X,Y,Z"},
+        {"walk_speed = 5\nwalk = 6\n", "line 2: unknown key 'walk'"},
+        {"max_step: 0.02\n", "line 1: expected 'key = value'"},
+    };
+    remove(out);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_true(fixture_write(rules, bad[i].text, strlen(bad[i].text)));
+        int before = fixture_count_files(f);
+        assert_int_equal(import(args, text, sizeof text), 1);
+        char want_msg[4400];
+        snprintf(want_msg, sizeof want_msg, "sweep-import: %s %s", rules, bad[i].frag);
+        if (strncmp(text, want_msg, strlen(want_msg)) != 0)
+            fail_msg("output '%s' is not '%s'", text, want_msg);
+        assert_int_equal(access(out, F_OK), -1);
+        assert_int_equal(fixture_count_files(f), before);
+    }
+
+    /* --help documents it. */
+    static char help[32768];
+    assert_int_equal(import("--help", help, sizeof help), 0);
+    assert_non_null(strstr(help, "--rules FILE"));
+    assert_non_null(strstr(help, "correction_threshold"));
 }
 
 static void refused(fixture *f, const char *name, const void *data, size_t len, const char *extra,
@@ -320,6 +396,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(obj_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(gltf_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(glb_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(rules_file_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(broken_files_are_refused, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.import", tests, NULL, NULL);

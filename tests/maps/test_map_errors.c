@@ -343,6 +343,97 @@ static void bad_metadata(void **state)
     expect(&o, SWEEP_MAP_E_METADATA, "map", 1, "name", NULL);
 }
 
+/* Each movement rule out of range, not a number, or missing, refused
+ * with a message naming its column. */
+static void bad_rules(void **state)
+{
+    static const struct {
+        const char *set;  /* SET clause of an UPDATE of the map row */
+        sweep_map_error error;
+        const char *frag;
+    } cases[] = {
+        {"walk_speed = 0", SWEEP_MAP_E_METADATA, "map row id=1: walk_speed=0 must be in (0, 1e6] units/s"},
+        {"walk_speed = -5", SWEEP_MAP_E_METADATA, "walk_speed=-5 must be"},
+        {"walk_speed = 2e6, speed_limit = 1e7", SWEEP_MAP_E_METADATA, "walk_speed=2e+06 must be"},
+        {"ground_accel = 0", SWEEP_MAP_E_METADATA, "ground_accel=0 must be in (0, 1e9] units/s^2"},
+        {"ground_accel = 1e10", SWEEP_MAP_E_METADATA, "ground_accel=1e+10 must be"},
+        {"air_accel = -0.5", SWEEP_MAP_E_METADATA, "air_accel=-0.5 must be in [0, 1e9] units/s^2"},
+        {"jump_speed = -1", SWEEP_MAP_E_METADATA, "jump_speed=-1 must be in [0, 1e6] units/s"},
+        {"max_step = 0", SWEEP_MAP_E_METADATA, "max_step=0 must be in [0.001, 1] s"},
+        {"max_step = 1.5", SWEEP_MAP_E_METADATA, "max_step=1.5 must be in [0.001, 1] s"},
+        {"speed_limit = 0", SWEEP_MAP_E_METADATA, "speed_limit=0 must be in (0, 1e7] units/s"},
+        {"speed_limit = 2e7", SWEEP_MAP_E_METADATA, "speed_limit=2e+07 must be"},
+        {"speed_limit = 4", SWEEP_MAP_E_METADATA, "speed_limit=4 must be at least walk_speed=5 and jump_speed=5"},
+        {"jump_speed = 61", SWEEP_MAP_E_METADATA, "speed_limit=60 must be at least walk_speed=5 and jump_speed=61"},
+        {"correction_threshold = -0.25", SWEEP_MAP_E_METADATA,
+         "correction_threshold=-0.25 must be finite and at least 0 units"},
+        /* Not a finite number: the column is named too. */
+        {"correction_threshold = 9e999", SWEEP_MAP_E_VALUE,
+         "map row id=1: correction_threshold is not a finite number"},
+        {"speed_limit = -9e999", SWEEP_MAP_E_VALUE, "speed_limit is not a finite number"},
+        {"walk_speed = 'fast'", SWEEP_MAP_E_VALUE, "walk_speed is not a finite number (text 'fast')"},
+        {"max_step = NULL", SWEEP_MAP_E_VALUE, "max_step is not a finite number (NULL)"},
+        {"air_accel = x'00'", SWEEP_MAP_E_VALUE, "air_accel is not a finite number (blob)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sql[256];
+        /* NOT NULL is no CHECK constraint: rebuild the row without it. */
+        snprintf(sql, sizeof sql,
+                 "CREATE TABLE m2 AS SELECT * FROM map; DROP TABLE map; ALTER TABLE m2 RENAME TO map;"
+                 "UPDATE map SET %s;",
+                 cases[i].set);
+        outcome o;
+        load(tiny_map(*state, sql), &o);
+        if (o.status == SWEEP_OK)
+            fail_msg("'%s' was accepted", cases[i].set);
+        expect(&o, cases[i].error, "map", 1, cases[i].frag, NULL);
+        if (cases[i].error == SWEEP_MAP_E_METADATA)
+            assert_int_equal(o.status, SWEEP_E_CONFIG);
+    }
+
+    /* A version 2 map without a rule column is incomplete. */
+    outcome o;
+    load(tiny_map(*state, "ALTER TABLE map DROP COLUMN max_step;"), &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "map", -1, "map: ", "max_step");
+
+    /* The boundaries themselves are fine. */
+    load(tiny_map(*state, "UPDATE map SET walk_speed = 1e6, ground_accel = 1e9, air_accel = 0, jump_speed = 0,"
+                          "max_step = 0.001, speed_limit = 1e7, correction_threshold = 0;"),
+         &o);
+    if (o.status != SWEEP_OK)
+        fail_msg("%s", o.err);
+    assert_true(o.lv.rules.walk_speed == 1e6 && o.lv.rules.max_step == 0.001 && o.lv.config.max_speed == 1e7);
+    sweep_level_free(&o.lv);
+}
+
+/* The schema's CHECK constraints catch bad rules when a map is built from
+ * SQL text, before any loader sees it; left out, they take the defaults. */
+static void rules_checked_when_built(void **state)
+{
+    fixture *f = *state;
+    const char *path = fixture_path(f, "built.db");
+    static const char *const bad[] = {
+        "walk_speed = 0", "ground_accel = 0", "air_accel = -1", "jump_speed = -1", "max_step = 0",
+        "max_step = 2",   "speed_limit = 4",  "jump_speed = 70", "correction_threshold = -1",
+    };
+    char rows[2048];
+    fixture_quiet = 1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(rows, sizeof rows, "%s UPDATE map SET %s;", fixture_tiny_rows, bad[i]);
+        if (fixture_build_map(path, rows))
+            fail_msg("the schema accepted '%s'", bad[i]);
+    }
+    fixture_quiet = 0;
+    outcome o;
+    load(tiny_map(f, NULL), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    sweep_rules def;
+    sweep_rules_default(&def);
+    assert_memory_equal(&o.lv.rules, &def, sizeof def);
+    assert_true(o.lv.correction_threshold == 0.25 && o.lv.config.max_speed == 60.0);
+    sweep_level_free(&o.lv);
+}
+
 static void degenerate_triangles_dropped(void **state)
 {
     /* Row 5 repeats a vertex, row 7 is three collinear points; both go,
@@ -706,6 +797,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(zero_triangles, setup, teardown),
         cmocka_unit_test_setup_teardown(vertex_id_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_metadata, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(rules_checked_when_built, setup, teardown),
         cmocka_unit_test_setup_teardown(degenerate_triangles_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(all_triangles_degenerate, setup, teardown),
         cmocka_unit_test_setup_teardown(movers_load, setup, teardown),

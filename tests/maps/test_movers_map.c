@@ -3,7 +3,7 @@
  * written by the writer and read by the loader comes back bit for bit
  * (every mode, trigger and blocked rule, awkward numbers, a degenerate
  * mover triangle), and so does the sample arena; maps of schema version 1
- * still load, as levels without movers and with the hash they always had;
+ * still load, as levels without movers under the default rules;
  * the writer refuses movers it could not write faithfully.
  *
  * The error classes of the mover tables are in test_map_errors.c, the
@@ -253,9 +253,17 @@ static void version_1_map_loads(void **state)
     assert_null(v1.movers);
     assert_int_equal(v1.triangle_count, 2);
     assert_int_equal(v1.spawn_count, 1);
+    /* No rule columns: the default rules, and their speed limit for every
+     * move. */
+    sweep_rules def;
+    sweep_rules_default(&def);
+    assert_memory_equal(&v1.rules, &def, sizeof def);
+    assert_true(v1.correction_threshold == 0.25);
+    assert_true(v1.config.max_speed == def.speed_limit);
 
-    /* The same rows in a version 2 map: the same level and hash (a level
-     * without movers hashes as it did before movers existed). */
+    /* The same rows in a version 2 map, whose rule columns take the
+     * schema's DEFAULTs: the same level and hash, so those DEFAULTs are the
+     * core's defaults to the last bit. */
     const char *p2 = fixture_path(f, "v2.db");
     assert_true(fixture_build_map(p2, fixture_tiny_rows));
     assert_int_equal(sweep_map_load(p2, &v2, &info, err, sizeof err), SWEEP_OK);
@@ -265,8 +273,9 @@ static void version_1_map_loads(void **state)
     char hex[65];
     assert_int_equal(sweep_level_content_hash(&v1, &h), SWEEP_OK);
     sweep_content_hash_hex(&h, hex);
-    /* The tiny map's hash before movers existed. */
-    assert_string_equal(hex, "5f87b1f47469564a8442cc4f7619f83a197a922e05e02e943b471e04e2592f26");
+    /* Pinned (content hash version 2, with the rules; it was
+     * 5f87b1f4... in version 1). */
+    assert_string_equal(hex, "9079e2b420e2d890da937c9c222df2b18fb61fcd89181911d468216d00d80fa2");
     sweep_level_free(&v1);
     sweep_level_free(&v2);
 

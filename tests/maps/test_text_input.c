@@ -1,5 +1,6 @@
 /*
- * test_text_input.c - the number and point parsing every tool shares.
+ * test_text_input.c - the number and point parsing every tool shares, and
+ * the "key = value" lines of settings files.
  */
 #include "map_fixture.h" /* first: it sets _GNU_SOURCE */
 
@@ -89,6 +90,41 @@ static void point_files(void **state)
     fixture_cleanup(f);
 }
 
+static void settings_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int kind;
+        const char *key, *value;
+    } cases[] = {
+        {"walk_speed = 5\n", 1, "walk_speed", "5"},
+        {"  gravity=0, 0, -9.81   # down\r\n", 1, "gravity", "0, 0, -9.81"},
+        {"\tkey\t=\tvalue with blanks\t", 1, "key", "value with blanks"},
+        {"a = b = c", 1, "a", "b = c"},
+        {"", 0, NULL, NULL},
+        {"   \t\r\n", 0, NULL, NULL},
+        {"# only a comment = 5", 0, NULL, NULL},
+        {"   # indented comment", 0, NULL, NULL},
+        {"walk_speed 5", -1, NULL, NULL},
+        {" = 5", -1, NULL, NULL},
+        {"walk_speed =  # no value", -1, NULL, NULL},
+        {"walk_speed # = 5", -1, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "%s", cases[i].line);
+        char *key = NULL, *value = NULL;
+        int kind = sweep_split_setting(line, &key, &value);
+        if (kind != cases[i].kind)
+            fail_msg("'%s': %d, expected %d", cases[i].line, kind, cases[i].kind);
+        if (kind == 1) {
+            assert_string_equal(key, cases[i].key);
+            assert_string_equal(value, cases[i].value);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +132,7 @@ int main(void)
         cmocka_unit_test(numbers),
         cmocka_unit_test(vectors),
         cmocka_unit_test(point_files),
+        cmocka_unit_test(settings_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
