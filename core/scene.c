@@ -227,39 +227,6 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
     }
 }
 
-/*
- * The centres a kept sweep can start from: a sweep tests the kept
- * candidates only when its box (its path grown by the radii) lies inside
- * the kept box, so its start lies inside the kept box shrunk by the radii.
- */
-typedef struct start_box {
-    sweep_vec3 c, half; /* centre and half extents */
-} start_box;
-
-static start_box starts_of(sweep_vec3 lo, sweep_vec3 hi, sweep_vec3 radii)
-{
-    start_box b;
-    b.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
-    b.half = sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii);
-    b.half = sweep_v3_max(b.half, sweep_v3(0, 0, 0));
-    return b;
-}
-
-/*
- * 1 if every start of the box lies clearly behind t's plane: no sweep of
- * the move can touch t, since the narrow phase sees only front faces from a
- * centre in front of the plane. The margin covers the rounding of the
- * narrow phase's own (eSpace) side test, whose sign equals this one's.
- */
-static int behind(const sweep__tri *t, const start_box *b)
-{
-    sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(t->b, t->a), sweep_v3_sub(t->c, t->a));
-    sweep_vec3 d = sweep_v3_sub(b->c, t->a);
-    double reach = fabs(n.x) * b->half.x + fabs(n.y) * b->half.y + fabs(n.z) * b->half.z;
-    double scale = (fabs(n.x) + fabs(n.y) + fabs(n.z)) * (fabs(d.x) + fabs(d.y) + fabs(d.z) + reach + 1.0);
-    return sweep_v3_dot(n, d) + reach < -1e-9 * scale;
-}
-
 /* Keeps the moving triangles near [lo, hi] (dyn_walk order). */
 static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -270,11 +237,8 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    start_box sb = starts_of(lo, hi, s->radii);
     dyn_begin(&it, &s->src, lo, hi);
     while ((t = dyn_next(&it, &tlo, &thi))) {
-        if (behind(t, &sb))
-            continue;
         if (s->mover_count == SWEEP__MAX_CANDIDATES) {
             s->movers_kept = 0;
             return;
@@ -297,12 +261,11 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         return;
     leaf_walk it;
     uint32_t i;
-    start_box sb = starts_of(lo, hi, radii);
     walk_begin(&it, w, lo, hi);
     while (walk_next(&it, &i)) {
         sweep_vec3 tlo, thi;
         tri_box(&w->tris[i], &tlo, &thi);
-        if (!box_overlaps(tlo, thi, lo, hi) || behind(&w->tris[i], &sb))
+        if (!box_overlaps(tlo, thi, lo, hi))
             continue;
         if (s->count == SWEEP__MAX_CANDIDATES) {
             s->kept = 0;
