@@ -1,25 +1,58 @@
 /*
- * bots_main.c - `sweep-bots`, the load generator.
+ * bots_main.c - `sweep-bots`: the load generator, and players honest and
+ * cheating, to show what the server's rules prevent.
  *
- * N bot connections (TCP or UDP) each spawn one player and walk it around a
- * small square, sending moves one by one or in batches, either at a fixed
- * rate per bot (--rate) or as fast as the server answers with a fixed
- * number of requests in flight (--rate 0, the benchmark mode). All bots run
- * in this one thread over libsweep, waiting on every socket with poll(2).
+ * N bot connections (TCP or UDP) each spawn one player and move it. All
+ * bots run in this one thread over libsweep, waiting on every socket with
+ * poll(2) (over UDP with --loss, --jitter-ms or --reorder their datagrams
+ * go through in-process relays on a thread of their own, netem.h).
  *
- * It measures, per move, the time from sending its request to receiving its
- * result (for a batch, every move of it counts from the batch's send), and
- * reports throughput and latency percentiles at the end; with --bench-line
- * NAME it prints the project's one-line BENCH format instead. A live
- * progress line goes to stderr when it is a terminal (or with --progress).
+ * --mode load (the default) is the benchmark: each bot walks a small
+ * square, sending moves one by one or in batches, either at a fixed rate
+ * (--rate) or as fast as the server answers with a fixed number of
+ * requests in flight (--rate 0); the time from sending a request to its
+ * result is measured and reported as throughput and latency percentiles
+ * (or one BENCH line with --bench-line NAME). UDP may lose datagrams: a
+ * request unanswered for a second is counted as lost and its window slot
+ * reused, so one loss does not stall a bot.
  *
- * UDP may lose datagrams: a request unanswered for a second is counted as
- * lost and its window slot reused, so one loss does not stall a bot.
+ * The other modes are players of a map (--map, the server's: its rules,
+ * spawn points and radii), a comma-separated list shared out among the
+ * bots in turn, each sending a move every 1/--rate seconds (60 Hz by
+ * default) that asks the time since the previous one:
+ *   honest          walks a square at the walk speed and jumps about once a
+ *                   second when standing, predicting every move with the
+ *                   core (predict.h) and claiming the predicted position;
+ *   speed           wishes ten times the walk speed;
+ *   dilate          asks four times the time that passed with each move;
+ *   flood           sends eight times as many moves as time allows;
+ *   burst           stays silent for a second, then sends the second's moves
+ *                   at once (a lag switch);
+ *   fly             asks Fly moves going up;
+ *   noclip          asks Noclip moves through the walls;
+ *   jump            holds jump and wishes to rise at the jump speed, in the
+ *                   air too (the old protocol's jump: a velocity upwards);
+ *   spawn-anywhere  asks to spawn at --target (8 m above the first spawn
+ *                   point by default), then walks;
+ *   shrink          asks radii a quarter of the map's, then walks;
+ *   teleport        walks, claiming a position 10 m away from the server's;
+ *   forge           first says Hello with a server token it signed itself,
+ *                   then (refused) joins as what --token says, and walks.
+ * The report gives, per mode: moves sent and answered, errors by code,
+ * corrections the server flagged (above the map's threshold), the rules
+ * the server named (MoveResult.rules, Spawned.rules, and its Stats counters
+ * for the bots' sessions), and what the mode gained: distance travelled
+ * per second and the fastest 0.25 s, the highest point above the spawn,
+ * the farthest from it, the time granted per second against the time
+ * asked, where it spawned against where it asked, the radii it got; and
+ * each cheat's figures against the honest bots' when they ran together.
+ * With --redundancy N every UDP datagram also carries the bot's last N
+ * unanswered moves (libsweep), so a lost datagram costs no move.
  *
- * With --watch N every bot also subscribes to the movers' WorldState every
- * N ticks, so the load includes the pushes a predicting game client
- * receives; the WorldStates received (and the movers in them) are counted
- * and reported, and a bot crushed by a mover is reported and respawned.
+ * Against a server older than roles (no identity in its Welcome) the same
+ * bots still run: it applies velocities as given, so there the cheats
+ * show what they gain when nothing stops them (granted time is then the
+ * time asked).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,61 +63,186 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client-sdk/client.h"
+#include "client-sdk/netem.h"
+#include "client-sdk/predict.h"
 #include "maps/loader.h"
 #include "maps/text_input.h"
+#include "protocol/token.h"
 
 static const char usage[] =
     "usage: sweep-bots --connect HOST:PORT [options]\n"
     "\n"
-    "Load generator: bots that spawn a player each and move it through sweepd,\n"
-    "then throughput and latency percentiles.\n"
+    "Bots that spawn a player each and move it through sweepd: a load generator\n"
+    "(throughput and latency percentiles), or honest and cheating players (what\n"
+    "the server's rules let each cheat gain, and what they named).\n"
     "\n"
     "  --connect HOST:PORT  the server\n"
     "  --udp                UDP instead of TCP\n"
     "  --clients N          bot connections (default 4)\n"
-    "  --rate M             moves per second per bot; 0 = as fast as answered (default 0)\n"
-    "  --batch B            moves per MoveBatch; 1 = single Move messages (default 1)\n"
-    "  --window W           requests in flight per bot with --rate 0 (default 1)\n"
+    "  --mode LIST          load (default), or a comma-separated list of player\n"
+    "                       modes shared out among the bots in turn: honest, speed,\n"
+    "                       dilate, flood, burst, fly, noclip, jump, spawn-anywhere,\n"
+    "                       shrink, teleport, forge (player modes need --map)\n"
+    "  --rate M             moves per second per bot; load: 0 = as fast as answered\n"
+    "                       (default 0); players: their pace (default 60)\n"
+    "  --batch B            load: moves per MoveBatch; 1 = single Move messages\n"
+    "                       (default 1)\n"
+    "  --window W           load: requests in flight per bot with --rate 0 (default 1)\n"
     "  --duration S         seconds to run (default 5)\n"
     "  --warmup S           seconds run first and not measured (default 0.5)\n"
-    "  --map FILE           take the spawn points and radii from this map\n"
-    "  --position X,Y,Z     spawn point without --map (default 0,0,1)\n"
-    "  --speed U            walking speed, units/s (default 2)\n"
-    "  --dt SECONDS         time step of each move (default 1/60)\n"
+    "  --map FILE           the server's map: spawn points, radii, movement rules\n"
+    "  --position X,Y,Z     load: spawn point without --map (default 0,0,1)\n"
+    "  --speed U            load: walking speed, units/s (default 2)\n"
+    "  --dt SECONDS         load: time step of each move (default 1/60)\n"
+    "  --target X,Y,Z       spawn-anywhere: where to ask (default 8 m above the first\n"
+    "                       spawn point)\n"
+    "  --token TOKEN        Hello.auth_token of every bot (SWEEP_TOKEN is read when\n"
+    "                       it is not given)\n"
+    "  --secret-file FILE   instead, a player token of its own for each bot, minted\n"
+    "                       with the server's secret (identity bot-N)\n"
+    "  --redundancy N       UDP: each datagram also carries the last N unanswered\n"
+    "                       moves (0..8, default 0)\n"
+    "  --loss P             UDP: drop each datagram, both ways, with probability P\n"
+    "  --jitter-ms J        UDP: delay each datagram by a uniform 0..J ms\n"
+    "  --reorder P          UDP: hold a datagram back 20-40 ms more with probability\n"
+    "                       P, so later ones overtake it\n"
+    "  --seed S             of the losses, delays and reordering (default 1); the\n"
+    "                       network is bad from the first move to the last, not while\n"
+    "                       the bots connect and spawn\n"
     "  --watch N            each bot also watches the movers: a WorldState every N\n"
     "                       ticks (default: none)\n"
     "  --progress           live progress line on stderr even if not a terminal\n"
-    "  --bench-line NAME    print 'BENCH name=server.NAME clients=... moves_per_s=...\n"
-    "                       p50_us=... p99_us=...' instead of the summary\n"
-    "  --help               this text\n";
+    "  --bench-line NAME    load: print 'BENCH name=server.NAME clients=...\n"
+    "                       moves_per_s=... p50_us=... p99_us=...' instead of the\n"
+    "                       summary\n"
+    "  --help               this text\n"
+    "\n"
+    "Player modes print one line per mode:\n"
+    "  mode=NAME bots= moves= answered= errors= error_codes= corrections=\n"
+    "  max_correction= rule_moves= rules= spawn_rules= stats_rules= distance_per_s=\n"
+    "  peak_speed= max_height= reach= dt_asked_per_s= dt_granted_per_s=\n"
+    "  granted_ratio= spawn_offset= radii_ratio= role= mismatches= lost=\n"
+    "(rules and counts as Name:count lists, 'none' when empty): distance_per_s is\n"
+    "the way across the ground per bot-second, peak_speed the longest 0.25 s of it\n"
+    "per second, max_height and reach how high above and how far across from the\n"
+    "map's spawn point a bot got, dt_asked_per_s and dt_granted_per_s the time\n"
+    "asked and granted per bot-second, spawn_offset how far from where it asked a\n"
+    "spawn landed, radii_ratio the smallest volume got over the map's player's,\n"
+    "lost the moves neither answered nor refused. Then for each\n"
+    "cheat that ran beside honest bots an 'advantage mode=NAME ...' line of\n"
+    "ratios to the honest figures. Exit status 1 when an honest bot saw an\n"
+    "error, a correction or a rule, or when no move was answered.\n";
+
+/* --- modes ------------------------------------------------------------------ */
+
+typedef enum bot_mode {
+    MODE_LOAD = 0,
+    MODE_HONEST,
+    MODE_SPEED,
+    MODE_DILATE,
+    MODE_FLOOD,
+    MODE_BURST,
+    MODE_FLY,
+    MODE_NOCLIP,
+    MODE_JUMP,
+    MODE_SPAWN_ANYWHERE,
+    MODE_SHRINK,
+    MODE_TELEPORT,
+    MODE_FORGE,
+    MODE_COUNT
+} bot_mode;
+
+static const char *const mode_names[MODE_COUNT] = {
+    "load", "honest", "speed", "dilate", "flood", "burst", "fly", "noclip", "jump", "spawn-anywhere", "shrink",
+    "teleport", "forge",
+};
+
+/* How much each cheat overdoes it. */
+#define SPEED_FACTOR 10.0  /* speed: the wish, in walk speeds */
+#define DILATE_FACTOR 4.0  /* dilate: time asked per time passed */
+#define FLOOD_FACTOR 8.0   /* flood: moves per move time allows */
+#define BURST_PERIOD 2.0   /* burst: seconds of silence plus seconds of moves sent at once */
+#define TELEPORT_CLAIM 10.0 /* teleport: how far off the claims are, units */
+#define SHRINK_FACTOR 0.25 /* shrink: radii asked, in map radii */
 
 typedef struct options {
-    const char *connect, *map, *bench_name;
-    int udp, progress;
-    uint32_t clients, batch, window, watch;
+    const char *connect, *map, *bench_name, *token, *secret_file;
+    int udp, progress, has_target;
+    uint32_t clients, batch, window, watch, redundancy;
     double rate, duration, warmup, speed, dt;
-    sweep_vec3 position;
+    double loss, jitter_ms, reorder;
+    uint64_t seed;
+    sweep_vec3 position, target;
+    int modes[MODE_COUNT]; /* the list, in order */
+    uint32_t nmodes;
+    int players;           /* player modes (not load) */
 } options;
 
-/* One request in flight: sequences [first, last] sent at t_ns. */
+/* One request in flight (load): sequences [first, last] sent at t_ns. */
 typedef struct inflight {
     uint32_t first, last, remaining;
     uint64_t t_ns;
 } inflight;
 
+/* Answers remembered per bot to know what a move asked (by sequence % this). */
+#define ASKED_RING 4096u
+/* Answers remembered per bot for the fastest 0.25 s. */
+#define TRACK_RING 256u
+#define PEAK_WINDOW_NS 250000000u
+
 typedef struct bot {
     sweep_client *c;
+    bot_mode mode;
+    uint32_t index;
     uint32_t entity;
     uint32_t crushed_entity; /* the entity a mover crushed last (its late answers are errors) */
-    sweep_vec3 spawn;
-    uint64_t step;      /* moves sent, for the walking pattern */
-    uint64_t next_send; /* rate mode: when the next request goes */
-    inflight *fl;
+    sweep_vec3 spawn;        /* where it was put */
+    sweep_vec3 origin;       /* the map's spawn point it was given (or would have been): heights and
+                                reaches are measured from here */
+    sweep_vec3 radii;        /* what it got */
+    uint64_t step;           /* moves sent, for the walking pattern */
+    uint64_t next_send;      /* when the next move goes */
+    inflight *fl;            /* load */
     uint32_t nfl;
+    /* Players. */
+    sweep_predictor pred;
+    int predicting;
+    uint32_t grounded_run;   /* predicted moves in a row that ended standing */
+    uint64_t last_jump;      /* step of the last jump pressed */
+    uint32_t last_seq;       /* the newest answer's sequence */
+    sweep_vec3 last_pos;     /* ... and position */
+    double asked_dt[ASKED_RING];
+    uint32_t asked_seq[ASKED_RING];
+    uint64_t track_t[TRACK_RING];
+    sweep_vec3 track_p[TRACK_RING];
+    uint32_t track_n;
+    double time_bank;        /* Welcome.time_bank, or a second for a server without one */
+    double burst_owed;       /* burst: seconds of moves held back, to send at once */
+    uint64_t burst_at;       /* burst: when the held moves go */
 } bot;
+
+/* What one mode did, all its bots together. */
+typedef struct mode_totals {
+    uint32_t bots;
+    uint64_t sent, answered, errors, corrections, rule_moves, lost, mismatches;
+    uint64_t error_codes[SWEEP_WIRE_CODE_COUNT + 1]; /* the last slot: codes newer than this build */
+    uint64_t rules[32], spawn_rules[32], stats_rules[32];
+    double max_correction;
+    double distance;           /* measured: path length across the ground, units */
+    double dt_asked, dt_granted; /* measured, seconds */
+    double peak;               /* longest way across the ground in 0.25 s, units */
+    double max_height, reach;  /* above / across from the spawn point, units */
+    double spawn_offset;       /* farthest spawn from where it was asked, units */
+    double radii_ratio;        /* smallest volume got / the map's player's */
+    int roles_seen;            /* 1 if the server told roles */
+    uint32_t role_server;      /* sessions the server made of the server role */
+    uint32_t refused_hellos;   /* Hellos refused (forge) */
+} mode_totals;
 
 typedef struct totals {
     uint64_t *lat_ns; /* measured latencies */
@@ -92,12 +250,50 @@ typedef struct totals {
     uint64_t results, errors, lost, sent;
     uint64_t world_states, world_movers, crushed; /* with --watch; counted the whole run */
     int measuring;
+    mode_totals m[MODE_COUNT];
 } totals;
+
+/* The map, when given: rules, spawn points, radii, prediction. */
+typedef struct map_info {
+    int loaded;
+    sweep_level lv;
+    sweep_world *world;
+    sweep_vec3 up;
+} map_info;
 
 static int bad(const char *what, const char *arg)
 {
     fprintf(stderr, "sweep-bots: %s '%s' (sweep-bots --help)\n", what, arg);
     return 2;
+}
+
+static int parse_modes(const char *list, options *o)
+{
+    char buf[512];
+    if (strlen(list) >= sizeof buf)
+        return bad("--mode list too long:", list);
+    strcpy(buf, list);
+    o->nmodes = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int m = 0; m < MODE_COUNT; m++)
+            if (strcmp(t, mode_names[m]) == 0)
+                found = m;
+        if (found < 0)
+            return bad("--mode: no such mode", t);
+        if (o->nmodes == MODE_COUNT)
+            return bad("--mode lists too many modes:", list);
+        o->modes[o->nmodes++] = found;
+    }
+    if (o->nmodes == 0)
+        return bad("--mode wants a list of modes, not", list);
+    int load = 0;
+    for (uint32_t i = 0; i < o->nmodes; i++)
+        load |= o->modes[i] == MODE_LOAD;
+    if (load && o->nmodes > 1)
+        return bad("--mode load runs alone, not in", list);
+    o->players = !load;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, options *o)
@@ -111,6 +307,11 @@ static int parse_args(int argc, char **argv, options *o)
         {"speed", required_argument, 0, 's'},    {"dt", required_argument, 0, 't'},
         {"progress", no_argument, 0, 'P'},       {"bench-line", required_argument, 0, 'B'},
         {"watch", required_argument, 0, 'a'},    {"help", no_argument, 0, 'h'},
+        {"mode", required_argument, 0, 'M'},     {"token", required_argument, 0, 'T'},
+        {"secret-file", required_argument, 0, 'S'}, {"redundancy", required_argument, 0, 'R'},
+        {"loss", required_argument, 0, 'L'},     {"jitter-ms", required_argument, 0, 'J'},
+        {"reorder", required_argument, 0, 'O'},  {"seed", required_argument, 0, 'E'},
+        {"target", required_argument, 0, 'G'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -121,15 +322,19 @@ static int parse_args(int argc, char **argv, options *o)
     o->warmup = 0.5;
     o->speed = 2;
     o->dt = 1.0 / 60.0;
+    o->rate = -1; /* not given */
+    o->seed = 1;
     o->position = (sweep_vec3){0, 0, 1};
-    int c;
+    o->modes[0] = MODE_LOAD;
+    o->nmodes = 1;
+    int c, rc;
     double v;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': o->connect = optarg; break;
         case 'u': o->udp = 1; break;
         case 'n':
-            if (!sweep_parse_double(optarg, 1, 4096, &v))
+            if (!sweep_parse_double(optarg, 1, 4096, &v) || v != floor(v))
                 return bad("--clients wants 1..4096, not", optarg);
             o->clients = (uint32_t)v;
             break;
@@ -138,12 +343,12 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad("--rate wants moves per second, not", optarg);
             break;
         case 'b':
-            if (!sweep_parse_double(optarg, 1, 65536, &v))
+            if (!sweep_parse_double(optarg, 1, 65536, &v) || v != floor(v))
                 return bad("--batch wants 1..65536, not", optarg);
             o->batch = (uint32_t)v;
             break;
         case 'w':
-            if (!sweep_parse_double(optarg, 1, 1024, &v))
+            if (!sweep_parse_double(optarg, 1, 1024, &v) || v != floor(v))
                 return bad("--window wants 1..1024, not", optarg);
             o->window = (uint32_t)v;
             break;
@@ -157,8 +362,13 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'm': o->map = optarg; break;
         case 'p':
-            if (sscanf(optarg, "%lf,%lf,%lf", &o->position.x, &o->position.y, &o->position.z) != 3)
+            if (!sweep_parse_vec3(optarg, &o->position) || !sweep_v3_isfinite(o->position))
                 return bad("--position wants X,Y,Z, not", optarg);
+            break;
+        case 'G':
+            if (!sweep_parse_vec3(optarg, &o->target) || !sweep_v3_isfinite(o->target))
+                return bad("--target wants X,Y,Z, not", optarg);
+            o->has_target = 1;
             break;
         case 's':
             if (!sweep_parse_double(optarg, 0, 1000, &o->speed))
@@ -173,6 +383,37 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad("--watch wants a number of ticks (1 = every tick), not", optarg);
             o->watch = (uint32_t)v;
             break;
+        case 'M':
+            if ((rc = parse_modes(optarg, o)) != 0)
+                return rc;
+            break;
+        case 'T':
+            if (!optarg[0])
+                return bad("--token wants a token, not", optarg);
+            o->token = optarg;
+            break;
+        case 'S': o->secret_file = optarg; break;
+        case 'R':
+            if (!sweep_parse_double(optarg, 0, SWEEP_CLIENT_REDUNDANCY_MAX, &v) || v != floor(v))
+                return bad("--redundancy wants 0..8 moves, not", optarg);
+            o->redundancy = (uint32_t)v;
+            break;
+        case 'L':
+            if (!sweep_parse_double(optarg, 0, 1, &o->loss))
+                return bad("--loss wants a probability 0..1, not", optarg);
+            break;
+        case 'J':
+            if (!sweep_parse_double(optarg, 0, 10000, &o->jitter_ms))
+                return bad("--jitter-ms wants 0..10000 ms, not", optarg);
+            break;
+        case 'O':
+            if (!sweep_parse_double(optarg, 0, 1, &o->reorder))
+                return bad("--reorder wants a probability 0..1, not", optarg);
+            break;
+        case 'E':
+            if (!sweep_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+                return bad("--seed wants a number, not", optarg);
+            break;
         case 'P': o->progress = 1; break;
         case 'B': o->bench_name = optarg; break;
         case 'h': fputs(usage, stdout); exit(0);
@@ -183,15 +424,59 @@ static int parse_args(int argc, char **argv, options *o)
         return bad("unexpected argument", argv[optind]);
     if (!o->connect)
         return bad("--connect HOST:PORT is required; got", "");
+    if (o->token == NULL) {
+        const char *env = getenv("SWEEP_TOKEN");
+        if (env && env[0])
+            o->token = env;
+    }
+    if (o->token && o->secret_file)
+        return bad("--token and --secret-file exclude each other; got", o->secret_file);
+    if (!o->udp && (o->loss > 0 || o->jitter_ms > 0 || o->reorder > 0 || o->redundancy > 0))
+        return bad("--loss, --jitter-ms, --reorder and --redundancy are for UDP (add --udp); got", "tcp");
+    if (o->players) {
+        if (!o->map)
+            return bad("player modes need --map FILE (the server's map); mode", mode_names[o->modes[0]]);
+        if (o->batch != 1 || o->bench_name)
+            return bad("--batch and --bench-line are for --mode load; got mode", mode_names[o->modes[0]]);
+        if (o->rate < 0)
+            o->rate = 60;
+        if (o->rate < 1 || o->rate > 1000)
+            return bad("player modes want --rate 1..1000 moves per second; got", "another rate");
+    } else if (o->rate < 0) {
+        o->rate = 0;
+    }
     return 0;
 }
 
-/* The walking pattern: a square, one side per 30 moves, in the plane. */
-static sweep_vec3 velocity_at(const options *o, uint64_t step)
+/* --- helpers ---------------------------------------------------------------------- */
+
+static uint64_t ns_of(double seconds)
 {
-    static const double dir[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
-    const double *d = dir[(step / 30) % 4];
-    return (sweep_vec3){o->speed * d[0], o->speed * d[1], 0};
+    return (uint64_t)(seconds * 1e9);
+}
+
+static sweep_vec3 along(sweep_vec3 v, sweep_vec3 up, double *height)
+{
+    double h = sweep_v3_dot(v, up);
+    if (height)
+        *height = h;
+    return sweep_v3_madd(v, up, -h);
+}
+
+/* Length across the ground (the part of v not along up). */
+static double across_len(sweep_vec3 v, sweep_vec3 up)
+{
+    return sweep_v3_len(along(v, up, NULL));
+}
+
+/* The walking pattern: a square, one side per `side` moves, starting
+ * towards +x and turning clockwise (from the arena's spawn points, onto
+ * open floor). Returns a unit direction across the ground. */
+static sweep_vec3 square_dir(uint64_t step, uint64_t side)
+{
+    static const double dir[4][2] = {{1, 0}, {0, -1}, {-1, 0}, {0, 1}};
+    const double *d = dir[(step / (side ? side : 1)) % 4];
+    return (sweep_vec3){d[0], d[1], 0};
 }
 
 static void record(totals *t, uint64_t ns)
@@ -209,15 +494,39 @@ static void record(totals *t, uint64_t ns)
     t->lat_ns[t->nlat++] = ns;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double percentile_us(const totals *t, double q)
+{
+    if (t->nlat == 0)
+        return 0;
+    size_t i = (size_t)(q * (double)(t->nlat - 1) + 0.5);
+    return (double)t->lat_ns[i] / 1e3;
+}
+
+static void count_error(mode_totals *mt, sweep_wire_code code)
+{
+    mt->errors++;
+    mt->error_codes[(unsigned)code < SWEEP_WIRE_CODE_COUNT ? (unsigned)code : SWEEP_WIRE_CODE_COUNT]++;
+}
+
+/* --- load mode ------------------------------------------------------------------------ */
+
 /* Sends the bot's next request (one move or one batch). */
-static int send_next(const options *o, bot *b, totals *t, uint64_t now)
+static int send_load(const options *o, bot *b, totals *t, uint64_t now)
 {
     sweep_client_move_req reqs[256];
     uint32_t seqs[256];
     uint32_t n = o->batch;
     sweep_client_error e;
     for (uint32_t i = 0; i < n; i++)
-        reqs[i] = (sweep_client_move_req){.entity = b->entity, .velocity = velocity_at(o, b->step + i), .dt = o->dt};
+        reqs[i] = (sweep_client_move_req){.entity = b->entity,
+                                          .velocity = sweep_v3_scale(square_dir(b->step + i, 30), o->speed),
+                                          .dt = o->dt};
     sweep_client_status s = n == 1 ? sweep_client_send_move(b->c, &reqs[0], &seqs[0], &e)
                                    : sweep_client_send_batch(b->c, reqs, n, seqs, &e);
     if (s != SWEEP_CLIENT_OK) {
@@ -249,18 +558,389 @@ static void settle(bot *b, totals *t, uint32_t seq, uint64_t when, int is_result
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* --- player modes --------------------------------------------------------------------- */
+
+/* Sends one player move of the bot's mode asking dt seconds. */
+static int send_player(const options *o, const map_info *mi, bot *b, totals *t, double dt)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const sweep_rules *rules = &mi->lv.rules;
+    double ws = rules->walk_speed;
+    uint64_t side = (uint64_t)(o->rate + 0.5);
+    sweep_vec3 dir = square_dir(b->step, side);
+    sweep_client_move_req m = {.entity = b->entity, .velocity = sweep_v3_scale(dir, ws), .dt = dt};
+    switch (b->mode) {
+    case MODE_SPEED:
+        m.velocity = sweep_v3_scale(dir, ws * SPEED_FACTOR);
+        break;
+    case MODE_FLY:
+        m.mode = SWEEP_WIRE_MODE_FLY;
+        m.velocity = sweep_v3_madd(sweep_v3_scale(dir, ws), mi->up, ws);
+        break;
+    case MODE_NOCLIP:
+        m.mode = SWEEP_WIRE_MODE_NOCLIP;
+        m.velocity = sweep_v3(ws, 0, 0);
+        break;
+    case MODE_JUMP:
+        m.buttons = SWEEP_WISH_JUMP;
+        m.velocity = sweep_v3_madd(m.velocity, mi->up, rules->jump_speed > 0 ? rules->jump_speed : ws);
+        break;
+    case MODE_TELEPORT:
+        m.has_claimed_position = 1;
+        m.claimed_position = sweep_v3_add(b->last_pos, sweep_v3(TELEPORT_CLAIM, 0, 0));
+        break;
+    default:
+        break;
+    }
+    uint32_t seq = sweep_client_next_sequence(b->c);
+    if (b->predicting) {
+        /* An honest player jumps when it stands, about once a second; the
+         * prediction says when it stands and where it will be. */
+        sweep_predict_state now = sweep_predictor_current(&b->pred);
+        b->grounded_run = now.grounded ? b->grounded_run + 1 : 0;
+        if (b->mode == MODE_HONEST && rules->jump_speed > 0 && b->grounded_run >= 6 && b->step >= b->last_jump + side) {
+            m.buttons = SWEEP_WISH_JUMP;
+            b->last_jump = b->step;
+        }
+        sweep_wish w = {.velocity = m.velocity, .buttons = m.buttons};
+        if (sweep_predictor_step(&b->pred, seq, &w, dt, NULL) == SWEEP_OK) {
+            m.has_claimed_position = 1;
+            m.claimed_position = sweep_predictor_current(&b->pred).position;
+        }
+    }
+    sweep_client_error e;
+    uint32_t sent;
+    if (sweep_client_send_move(b->c, &m, &sent, &e) != SWEEP_CLIENT_OK) {
+        fprintf(stderr, "sweep-bots: bot %u (%s): send failed: %s: %s\n", b->index, mode_names[b->mode],
+                sweep_client_error_name(&e), e.message);
+        return -1;
+    }
+    b->asked_seq[sent % ASKED_RING] = sent;
+    b->asked_dt[sent % ASKED_RING] = dt;
+    b->step++;
+    t->m[b->mode].sent++;
+    return 0;
 }
 
-static double percentile_us(const totals *t, double q)
+/* Sends what is due for a player bot at `now`; *wake is lowered to when
+ * it wants to send next. */
+static int pace_player(const options *o, const map_info *mi, bot *b, totals *t, uint64_t now, uint64_t *wake)
 {
-    if (t->nlat == 0)
+    uint64_t interval = (uint64_t)(1e9 / o->rate);
+    double period = 1.0 / o->rate;
+    if (b->mode == MODE_BURST) {
+        /* Held back for a while, then all at once. */
+        while (b->next_send <= now) {
+            b->burst_owed += period;
+            b->next_send += interval;
+        }
+        if (now >= b->burst_at) {
+            uint32_t n = (uint32_t)(b->burst_owed / period + 0.5);
+            for (uint32_t i = 0; i < n; i++)
+                if (send_player(o, mi, b, t, period) != 0)
+                    return -1;
+            b->burst_owed = 0;
+            b->burst_at += ns_of(BURST_PERIOD);
+        }
+        if (b->burst_at < *wake)
+            *wake = b->burst_at;
         return 0;
-    size_t i = (size_t)(q * (double)(t->nlat - 1) + 0.5);
-    return (double)t->lat_ns[i] / 1e3;
+    }
+    uint64_t every = b->mode == MODE_FLOOD ? (uint64_t)(interval / FLOOD_FACTOR) : interval;
+    double dt = b->mode == MODE_DILATE ? period * DILATE_FACTOR : period;
+    /* After a stall (this process starved of CPU) the moves catch up,
+     * asking the time that passed, but no more than half the time bank:
+     * as a game drops the frames of a hitch, an honest client never asks
+     * the server for time it cannot have. */
+    uint64_t catch_up = (uint64_t)(0.5 * b->time_bank * 1e9);
+    if (catch_up < interval)
+        catch_up = interval;
+    if (now > b->next_send + catch_up)
+        b->next_send = now - catch_up;
+    while (b->next_send <= now) {
+        if (send_player(o, mi, b, t, dt) != 0)
+            return -1;
+        b->next_send += every;
+    }
+    if (b->next_send < *wake)
+        *wake = b->next_send;
+    return 0;
+}
+
+/* Accounts one answer of a player bot. */
+static void take_result(const options *o, const map_info *mi, bot *b, totals *t, const sweep_msg_move_result *r,
+                        uint64_t now)
+{
+    (void)o;
+    mode_totals *mt = &t->m[b->mode];
+    mt->answered++;
+    if (r->corrected) {
+        mt->corrections++;
+        if (r->correction > mt->max_correction)
+            mt->max_correction = r->correction;
+    }
+    if (r->rules) {
+        mt->rule_moves++;
+        for (unsigned i = 0; i < 32; i++)
+            if (r->rules & (1u << i))
+                mt->rules[i]++;
+    }
+    if (b->predicting) {
+        sweep_predict_ack a;
+        sweep_predictor_ack(&b->pred, r, &a);
+        mt->mismatches += a.found && a.mismatch;
+    }
+    double asked = b->asked_seq[r->sequence % ASKED_RING] == r->sequence ? b->asked_dt[r->sequence % ASKED_RING] : 0;
+    const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+    double granted = w->has_roles ? r->applied_dt : asked; /* an older server grants what is asked */
+    if (t->measuring) {
+        mt->dt_asked += asked;
+        mt->dt_granted += granted;
+    }
+    double height;
+    along(sweep_v3_sub(r->position, b->origin), mi->up, &height);
+    if (height > mt->max_height)
+        mt->max_height = height;
+    double reach = across_len(sweep_v3_sub(r->position, b->origin), mi->up);
+    if (reach > mt->reach)
+        mt->reach = reach;
+    if (r->sequence <= b->last_seq)
+        return; /* an older answer that came late: the path has moved on */
+    if (t->measuring)
+        mt->distance += across_len(sweep_v3_sub(r->position, b->last_pos), mi->up);
+    b->last_seq = r->sequence;
+    b->last_pos = r->position;
+    /* The fastest 0.25 s: from the oldest answer kept within the window. */
+    uint32_t k = b->track_n % TRACK_RING;
+    b->track_t[k] = now;
+    b->track_p[k] = r->position;
+    b->track_n++;
+    uint32_t kept = b->track_n < TRACK_RING ? b->track_n : TRACK_RING;
+    for (uint32_t i = kept; i-- > 1;) {
+        uint32_t j = (b->track_n - 1 - i) % TRACK_RING;
+        if (now - b->track_t[j] <= PEAK_WINDOW_NS) {
+            double d = across_len(sweep_v3_sub(r->position, b->track_p[j]), mi->up);
+            if (t->measuring && d > mt->peak)
+                mt->peak = d;
+            break;
+        }
+    }
+}
+
+/* --- connecting and spawning ------------------------------------------------------------ */
+
+/* A token of role server for `identity`, signed with a key nobody else has:
+ * what a cheater who knows the format but not the secret can make. */
+static void forged_token(char *out, size_t cap, uint32_t index)
+{
+    uint8_t key[32];
+    for (int i = 0; i < 32; i++)
+        key[i] = (uint8_t)(0xA5 ^ (i * 7) ^ index);
+    char id[32];
+    snprintf(id, sizeof id, "eve-%u", index);
+    if (sweep_token_make(key, sizeof key, SWEEP_WIRE_ROLE_SERVER, id, (uint64_t)time(NULL) + 3600, out, cap) !=
+        SWEEP_TOKEN_OK)
+        snprintf(out, cap, "sweep1:server:%s:4000000000:%064d", id, 0);
+}
+
+static int connect_bot(const options *o, const char *address, const uint8_t *secret, size_t secret_len, bot *b,
+                       totals *t)
+{
+    sweep_client_options co;
+    sweep_client_options_init(&co);
+    co.transport = o->udp ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
+    co.address = address;
+    co.client_name = "sweep-bots";
+    co.timeout_ms = 10000;
+    co.auth_token = o->token;
+    char token[SWEEP_TOKEN_MAX + 1];
+    sweep_client_error e;
+    if (b->mode == MODE_FORGE) {
+        forged_token(token, sizeof token, b->index);
+        co.auth_token = token;
+        sweep_client_status s = sweep_client_connect(&co, &b->c, &e);
+        if (s == SWEEP_CLIENT_OK) {
+            /* Taken (a server without roles takes any token): go on as it is. */
+            const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+            t->m[b->mode].role_server += w->has_roles && w->role == SWEEP_WIRE_ROLE_SERVER;
+            t->m[b->mode].roles_seen |= w->has_roles;
+            return 0;
+        }
+        if (s != SWEEP_CLIENT_E_SERVER) {
+            fprintf(stderr, "sweep-bots: bot %u: connect: %s: %s\n", b->index, sweep_client_error_name(&e), e.message);
+            return -1;
+        }
+        t->m[b->mode].refused_hellos++;
+        count_error(&t->m[b->mode], e.code);
+        co.auth_token = o->token;
+    }
+    if (secret) {
+        char id[32];
+        snprintf(id, sizeof id, "bot-%u", b->index);
+        if (sweep_token_make(secret, secret_len, SWEEP_WIRE_ROLE_PLAYER, id, (uint64_t)time(NULL) + 86400, token,
+                             sizeof token) != SWEEP_TOKEN_OK) {
+            fprintf(stderr, "sweep-bots: cannot mint a token with --secret-file\n");
+            return -1;
+        }
+        co.auth_token = token;
+    }
+    if (sweep_client_connect(&co, &b->c, &e) != SWEEP_CLIENT_OK) {
+        fprintf(stderr, "sweep-bots: bot %u: connect: %s: %s\n", b->index, sweep_client_error_name(&e), e.message);
+        return -1;
+    }
+    const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+    t->m[b->mode].role_server += w->has_roles && w->role == SWEEP_WIRE_ROLE_SERVER;
+    t->m[b->mode].roles_seen |= w->has_roles;
+    return 0;
+}
+
+/* Spawns (or respawns) a player bot as its mode asks. */
+static int spawn_player(const options *o, const map_info *mi, bot *b, totals *t)
+{
+    const sweep_level *lv = &mi->lv;
+    mode_totals *mt = &t->m[b->mode];
+    uint32_t point = lv->spawn_count ? b->index % lv->spawn_count + 1 : 0;
+    sweep_msg_spawned sp;
+    sweep_client_error e;
+    sweep_client_status s;
+    sweep_vec3 asked_pos = point ? lv->spawns[point - 1] : sweep_v3(0, 0, 0), asked_radii = lv->default_radii;
+    if (b->mode == MODE_SPAWN_ANYWHERE) {
+        asked_pos = o->has_target ? o->target
+                                  : sweep_v3_madd(lv->spawn_count ? lv->spawns[0] : sweep_v3(0, 0, 0), mi->up, 8.0);
+        s = sweep_client_spawn(b->c, asked_pos, sweep_v3(0, 0, 0), &sp, &e);
+    } else if (b->mode == MODE_SHRINK) {
+        asked_radii = sweep_v3_scale(lv->default_radii, SHRINK_FACTOR);
+        s = sweep_client_spawn_at_point(b->c, point ? point : 1, asked_radii, &sp, &e);
+    } else {
+        s = sweep_client_spawn_player(b->c, point, &sp, &e);
+    }
+    if (s != SWEEP_CLIENT_OK) {
+        fprintf(stderr, "sweep-bots: bot %u (%s): spawn: %s: %s\n", b->index, mode_names[b->mode],
+                sweep_client_error_name(&e), e.message);
+        return -1;
+    }
+    for (unsigned i = 0; i < 32; i++)
+        if (sp.rules & (1u << i))
+            mt->spawn_rules[i]++;
+    double off = sweep_v3_len(sweep_v3_sub(sp.position, asked_pos));
+    if (b->mode == MODE_SPAWN_ANYWHERE && off > mt->spawn_offset)
+        mt->spawn_offset = off;
+    /* Volume got against the map's player: below 1, a smaller target. */
+    sweep_vec3 r0 = lv->default_radii;
+    double ratio = (sp.radii.x * sp.radii.y * sp.radii.z) / (r0.x * r0.y * r0.z);
+    if (mt->radii_ratio == 0 || ratio < mt->radii_ratio)
+        mt->radii_ratio = ratio;
+    (void)asked_radii;
+    b->entity = sp.entity;
+    b->spawn = sp.position;
+    b->origin = sp.spawn_point && sp.spawn_point <= lv->spawn_count ? lv->spawns[sp.spawn_point - 1]
+                : point                                              ? lv->spawns[point - 1]
+                                                                     : sp.position;
+    b->radii = sp.radii;
+    b->last_pos = sp.position;
+    b->last_seq = 0;
+    b->track_n = 0;
+    b->grounded_run = 0;
+    if (b->predicting) {
+        sweep_predictor_free(&b->pred);
+        b->predicting = 0;
+    }
+    if (b->mode == MODE_HONEST) {
+        sweep_predictor_init(&b->pred, mi->world, &lv->config, &lv->rules, sp.position, sp.radii);
+        b->predicting = 1;
+    }
+    return 0;
+}
+
+/* --- report -------------------------------------------------------------------------- */
+
+/* "Name:count,..." of the non-zero counts, or "none". */
+static void print_counts(const char *key, const uint64_t *v, unsigned n, const char *(*name)(unsigned))
+{
+    printf(" %s=", key);
+    int any = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!v[i])
+            continue;
+        printf("%s%s:%" PRIu64, any ? "," : "", name(i), v[i]);
+        any = 1;
+    }
+    if (!any)
+        printf("none");
+}
+
+static const char *rule_name(unsigned bit)
+{
+    static char buf[16];
+    const char *n = sweep_wire_rule_name(bit);
+    if (strcmp(n, "Unknown") != 0)
+        return n;
+    snprintf(buf, sizeof buf, "Bit%u", bit);
+    return buf;
+}
+
+static const char *code_name(unsigned code)
+{
+    return code < SWEEP_WIRE_CODE_COUNT ? sweep_wire_code_name((sweep_wire_code)code) : "Newer";
+}
+
+typedef struct figures {
+    double distance_per_s, peak_speed, dt_asked_per_s, dt_granted_per_s, granted_ratio;
+} figures;
+
+static figures figures_of(const mode_totals *mt, double duration)
+{
+    figures f = {0};
+    double bot_s = mt->bots * duration;
+    if (bot_s > 0) {
+        f.distance_per_s = mt->distance / bot_s;
+        f.dt_asked_per_s = mt->dt_asked / bot_s;
+        f.dt_granted_per_s = mt->dt_granted / bot_s;
+    }
+    f.peak_speed = mt->peak / (PEAK_WINDOW_NS / 1e9);
+    f.granted_ratio = mt->dt_asked > 0 ? mt->dt_granted / mt->dt_asked : 0;
+    return f;
+}
+
+static void print_mode(const options *o, int mode, const mode_totals *mt)
+{
+    figures f = figures_of(mt, o->duration);
+    printf("mode=%s bots=%u transport=%s moves=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64, mode_names[mode],
+           mt->bots, o->udp ? "udp" : "tcp", mt->sent, mt->answered, mt->errors);
+    print_counts("error_codes", mt->error_codes, SWEEP_WIRE_CODE_COUNT + 1, code_name);
+    printf(" corrections=%" PRIu64 " max_correction=%.3f rule_moves=%" PRIu64, mt->corrections, mt->max_correction,
+           mt->rule_moves);
+    print_counts("rules", mt->rules, 32, rule_name);
+    print_counts("spawn_rules", mt->spawn_rules, 32, rule_name);
+    print_counts("stats_rules", mt->stats_rules, 32, rule_name);
+    printf(" distance_per_s=%.3f peak_speed=%.3f max_height=%.3f reach=%.3f dt_asked_per_s=%.3f "
+           "dt_granted_per_s=%.3f granted_ratio=%.3f spawn_offset=%.3f radii_ratio=%.4f role=%s mismatches=%" PRIu64
+           " lost=%" PRIu64 "\n",
+           f.distance_per_s, f.peak_speed, mt->max_height, mt->reach, f.dt_asked_per_s, f.dt_granted_per_s,
+           f.granted_ratio, mt->spawn_offset, mt->radii_ratio,
+           !mt->roles_seen ? "none" : mt->role_server ? "Server" : "Player", mt->mismatches, mt->lost);
+}
+
+static void print_advantage(const options *o, int mode, const mode_totals *mt, const mode_totals *honest)
+{
+    figures f = figures_of(mt, o->duration), h = figures_of(honest, o->duration);
+    printf("advantage mode=%s distance=%.2fx peak_speed=%.2fx height=%.2fx reach=%.2fx granted_per_s=%.2fx\n",
+           mode_names[mode], h.distance_per_s > 0 ? f.distance_per_s / h.distance_per_s : 0,
+           h.peak_speed > 0 ? f.peak_speed / h.peak_speed : 0,
+           honest->max_height > 0 ? mt->max_height / honest->max_height : 0,
+           honest->reach > 0 ? mt->reach / honest->reach : 0,
+           h.dt_granted_per_s > 0 ? f.dt_granted_per_s / h.dt_granted_per_s : 0);
+}
+
+/* --- main ------------------------------------------------------------------------------ */
+
+/* Many bots, many sockets: as many descriptors as the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &r);
+    }
 }
 
 int main(int argc, char **argv)
@@ -273,90 +953,149 @@ int main(int argc, char **argv)
         fprintf(stderr, "sweep-bots: --batch above 256 is not supported\n");
         return 2;
     }
+    raise_fd_limit();
     sweep_vec3 radii = {0.4, 0.4, 0.9};
     sweep_vec3 *spawns = &o.position;
     uint32_t nspawns = 1;
-    sweep_level lv;
-    int have_map = 0;
+    map_info mi = {0};
+    mi.up = sweep_v3(0, 0, 1);
+    uint8_t secret[SWEEP_TOKEN_SECRET_MAX];
+    size_t secret_len = 0;
+    char err[512];
+    if (o.secret_file) {
+        int loose = 0;
+        if (sweep_token_secret_read(o.secret_file, secret, &secret_len, &loose, err, sizeof err) != 0) {
+            fprintf(stderr, "sweep-bots: %s\n", err);
+            return 1;
+        }
+    }
     if (o.map) {
-        char err[256];
-        if (sweep_map_load(o.map, &lv, NULL, err, sizeof err) != SWEEP_OK) {
+        if (sweep_map_load(o.map, &mi.lv, NULL, err, sizeof err) != SWEEP_OK) {
             fprintf(stderr, "sweep-bots: %s: %s\n", o.map, err);
             return 1;
         }
-        have_map = 1;
-        radii = lv.default_radii;
-        if (lv.spawn_count) {
-            spawns = lv.spawns;
-            nspawns = lv.spawn_count;
+        mi.loaded = 1;
+        radii = mi.lv.default_radii;
+        if (mi.lv.spawn_count) {
+            spawns = mi.lv.spawns;
+            nspawns = mi.lv.spawn_count;
+        }
+        double g = sweep_v3_len(mi.lv.config.gravity);
+        if (g > 0)
+            mi.up = sweep_v3_scale(mi.lv.config.gravity, -1.0 / g);
+        if (o.players && sweep_map_build_world(&mi.lv, &mi.world, NULL, err, sizeof err) != SWEEP_OK) {
+            fprintf(stderr, "sweep-bots: %s: %s\n", o.map, err);
+            sweep_level_free(&mi.lv);
+            return 1;
         }
     }
 
     bot *bots = calloc(o.clients, sizeof *bots);
     struct pollfd *pfd = calloc(o.clients, sizeof *pfd);
     totals t = {0};
+    sweep_netem *net = NULL;
     if (!bots || !pfd) {
         fprintf(stderr, "sweep-bots: out of memory\n");
         return 1;
     }
     rc = 1;
-    sweep_client_options co;
-    sweep_client_options_init(&co);
-    co.transport = o.udp ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
-    co.address = o.connect;
-    co.client_name = "sweep-bots";
-    co.timeout_ms = 10000;
+    if (o.loss > 0 || o.jitter_ms > 0 || o.reorder > 0) {
+        sweep_netem_options no = {.loss = o.loss, .jitter_ms = o.jitter_ms, .reorder = o.reorder, .seed = o.seed};
+        if (sweep_netem_start(&no, o.connect, o.clients, &net, err, sizeof err) != 0) {
+            fprintf(stderr, "sweep-bots: %s\n", err);
+            goto out;
+        }
+    }
     uint32_t window = o.rate > 0 ? 1024 : o.window;
     for (uint32_t i = 0; i < o.clients; i++) {
+        bot *b = &bots[i];
+        b->index = i;
+        b->mode = (bot_mode)o.modes[i % o.nmodes];
+        t.m[b->mode].bots++;
         sweep_client_error e;
-        if (sweep_client_connect(&co, &bots[i].c, &e) != SWEEP_CLIENT_OK) {
-            fprintf(stderr, "sweep-bots: bot %u: connect: %s: %s\n", i, sweep_client_error_name(&e), e.message);
+        if (connect_bot(&o, net ? sweep_netem_address(net, i) : o.connect, o.secret_file ? secret : NULL, secret_len,
+                        b, &t) != 0)
             goto out;
-        }
-        if (o.batch > sweep_client_max_batch(bots[i].c)) {
+        if (o.batch > sweep_client_max_batch(b->c)) {
             fprintf(stderr, "sweep-bots: --batch %u is above what the server (or a datagram) allows: %u\n", o.batch,
-                    sweep_client_max_batch(bots[i].c));
+                    sweep_client_max_batch(b->c));
             goto out;
         }
-        sweep_msg_spawned sp;
-        if (sweep_client_spawn(bots[i].c, spawns[i % nspawns], radii, &sp, &e) != SWEEP_CLIENT_OK) {
-            fprintf(stderr, "sweep-bots: bot %u: spawn: %s: %s\n", i, sweep_client_error_name(&e), e.message);
+        b->time_bank = sweep_client_get_welcome(b->c)->time_bank > 0 ? sweep_client_get_welcome(b->c)->time_bank : 1.0;
+        if (o.redundancy && sweep_client_set_redundancy(b->c, o.redundancy, &e) != SWEEP_CLIENT_OK) {
+            fprintf(stderr, "sweep-bots: --redundancy: %s\n", e.message);
             goto out;
         }
-        bots[i].entity = sp.entity;
-        bots[i].spawn = spawns[i % nspawns];
-        if (o.watch && sweep_client_watch_world(bots[i].c, o.watch, NULL, &e) != SWEEP_CLIENT_OK) {
+        if (b->mode == MODE_HONEST && sweep_client_check_map(b->c, &mi.lv, &e) != SWEEP_CLIENT_OK) {
+            fprintf(stderr, "sweep-bots: honest bots predict with --map, and %s\n", e.message);
+            goto out;
+        }
+        if (o.players) {
+            if (spawn_player(&o, &mi, b, &t) != 0)
+                goto out;
+        } else {
+            /* A player goes where the map says (asking a place would only be
+             * named); the server role where the options say. */
+            sweep_msg_spawned sp;
+            const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+            sweep_client_status s =
+                w->has_roles && w->role == SWEEP_WIRE_ROLE_PLAYER
+                    ? sweep_client_spawn_player(b->c, mi.loaded && mi.lv.spawn_count ? i % nspawns + 1 : 0, &sp, &e)
+                    : sweep_client_spawn(b->c, spawns[i % nspawns], radii, &sp, &e);
+            if (s != SWEEP_CLIENT_OK) {
+                fprintf(stderr, "sweep-bots: bot %u: spawn: %s: %s\n", i, sweep_client_error_name(&e), e.message);
+                goto out;
+            }
+            b->entity = sp.entity;
+            b->spawn = sp.position;
+            b->radii = sp.radii;
+        }
+        if (o.watch && sweep_client_watch_world(b->c, o.watch, NULL, &e) != SWEEP_CLIENT_OK) {
             fprintf(stderr, "sweep-bots: bot %u: watch: %s: %s\n", i, sweep_client_error_name(&e), e.message);
             goto out;
         }
-        bots[i].fl = calloc(window, sizeof *bots[i].fl);
-        if (!bots[i].fl) {
+        b->fl = calloc(window, sizeof *b->fl);
+        if (!b->fl) {
             fprintf(stderr, "sweep-bots: out of memory\n");
             goto out;
         }
-        pfd[i].fd = sweep_client_fd(bots[i].c);
+        pfd[i].fd = sweep_client_fd(b->c);
         pfd[i].events = POLLIN;
     }
 
+    /* The bad network is for the run, not for connecting hundreds of bots
+     * one after another. */
+    sweep_netem_impair(net, 1);
     int show_progress = o.progress || isatty(2);
     uint64_t start = sweep_client_now_ns();
     uint64_t measure_at = start + (uint64_t)(o.warmup * 1e9);
     uint64_t end = measure_at + (uint64_t)(o.duration * 1e9);
     uint64_t interval = o.rate > 0 ? (uint64_t)(1e9 * o.batch / o.rate) : 0;
     uint64_t next_progress = start + 500000000u, last_results = 0, last_progress = start;
-    for (uint32_t i = 0; i < o.clients; i++)
+    for (uint32_t i = 0; i < o.clients; i++) {
         bots[i].next_send = start + (interval ? interval * i / o.clients : 0);
+        bots[i].burst_at = start + ns_of(BURST_PERIOD / 2) + (interval ? interval * i / o.clients : 0);
+    }
     int failed = 0;
+    /* Players: after the run, a little while for the last answers. */
+    uint64_t stop_sending = end, stop = o.players ? end + 1000000000u : end;
     for (;;) {
         uint64_t now = sweep_client_now_ns();
         if (!t.measuring && now >= measure_at)
             t.measuring = 1;
-        if (now >= end)
+        if (t.measuring && now >= end)
+            t.measuring = 0;
+        if (now >= stop)
             break;
         /* Send what is due. */
-        uint64_t wake = end;
-        for (uint32_t i = 0; i < o.clients && !failed; i++) {
+        uint64_t wake = stop;
+        for (uint32_t i = 0; i < o.clients && !failed && now < stop_sending; i++) {
             bot *b = &bots[i];
+            if (o.players) {
+                if (pace_player(&o, &mi, b, &t, now, &wake) != 0)
+                    failed = 1;
+                continue;
+            }
             /* A request unanswered for a second is lost (UDP): free its slot. */
             for (uint32_t k = 0; k < b->nfl;) {
                 if (now - b->fl[k].t_ns > 1000000000u) {
@@ -369,7 +1108,7 @@ int main(int argc, char **argv)
             }
             if (interval) {
                 while (b->next_send <= now && b->nfl < window) {
-                    if (send_next(&o, b, &t, now) < 0)
+                    if (send_load(&o, b, &t, now) < 0)
                         failed = 1;
                     b->next_send += interval;
                 }
@@ -377,54 +1116,83 @@ int main(int argc, char **argv)
                     wake = b->next_send;
             } else {
                 while (b->nfl < window && !failed)
-                    if (send_next(&o, b, &t, now) < 0)
+                    if (send_load(&o, b, &t, now) < 0)
                         failed = 1;
             }
         }
         if (failed)
             goto out;
-        int timeout = (int)((wake > now ? wake - now : 0) / 1000000u);
-        if (timeout > 100)
-            timeout = 100;
-        if (poll(pfd, o.clients, timeout) < 0 && errno != EINTR) {
+        /* Until the next send is due, to the nanosecond: a millisecond
+         * timeout would spin through the last millisecond before each. */
+        uint64_t wait = wake > now ? wake - now : 0;
+        if (wait > 100000000u)
+            wait = 100000000u;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
+        if (ppoll(pfd, o.clients, &ts, NULL) < 0 && errno != EINTR) {
             perror("sweep-bots: poll");
             goto out;
         }
         for (uint32_t i = 0; i < o.clients; i++) {
             if (!(pfd[i].revents & (POLLIN | POLLERR | POLLHUP)))
                 continue;
+            bot *b = &bots[i];
+            mode_totals *mt = &t.m[b->mode];
             sweep_client_event ev;
             sweep_client_error e;
             sweep_client_status s;
-            while ((s = sweep_client_poll(bots[i].c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
+            while ((s = sweep_client_poll(b->c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
                 if (ev.kind == SWEEP_CLIENT_EV_MOVE_RESULT) {
-                    settle(&bots[i], &t, ev.as.move_result.sequence, ev.received_ns, 1);
+                    if (o.players)
+                        take_result(&o, &mi, b, &t, &ev.as.move_result, ev.received_ns);
+                    else
+                        settle(b, &t, ev.as.move_result.sequence, ev.received_ns, 1);
                 } else if (ev.kind == SWEEP_CLIENT_EV_WORLD_STATE) {
                     if (t.measuring) {
                         t.world_states++;
                         t.world_movers += ev.as.world_state.count;
                     }
                 } else if (ev.kind == SWEEP_CLIENT_EV_DESPAWNED && ev.sequence == 0 &&
-                           ev.as.despawned.entity == bots[i].entity) {
+                           ev.as.despawned.entity == b->entity) {
                     /* A mover crushed the bot's player: a new one carries on. */
-                    sweep_msg_spawned sp;
                     t.crushed++;
-                    bots[i].crushed_entity = bots[i].entity;
-                    if (sweep_client_spawn(bots[i].c, bots[i].spawn, radii, &sp, &e) != SWEEP_CLIENT_OK) {
-                        fprintf(stderr, "sweep-bots: bot %u: respawn after a crush: %s: %s\n", i,
-                                sweep_client_error_name(&e), e.message);
-                        goto out;
+                    b->crushed_entity = b->entity;
+                    if (o.players) {
+                        if (spawn_player(&o, &mi, b, &t) != 0)
+                            goto out;
+                    } else {
+                        sweep_msg_spawned sp;
+                        const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+                        sweep_client_status st = w->has_roles && w->role == SWEEP_WIRE_ROLE_PLAYER
+                                                     ? sweep_client_spawn_player(b->c, 0, &sp, &e)
+                                                     : sweep_client_spawn(b->c, b->spawn, b->radii, &sp, &e);
+                        if (st != SWEEP_CLIENT_OK) {
+                            fprintf(stderr, "sweep-bots: bot %u: respawn after a crush: %s: %s\n", i,
+                                    sweep_client_error_name(&e), e.message);
+                            goto out;
+                        }
+                        b->entity = sp.entity;
                     }
-                    bots[i].entity = sp.entity;
                 } else if (ev.kind == SWEEP_CLIENT_EV_ERROR && ev.as.error.code == SWEEP_WIRE_UNKNOWN_ENTITY &&
-                           ev.as.error.entity != 0 && ev.as.error.entity == bots[i].crushed_entity) {
+                           ev.as.error.entity != 0 && ev.as.error.entity == b->crushed_entity) {
                     /* A move that was on its way when the player was crushed. */
-                    settle(&bots[i], &t, ev.as.error.sequence ? ev.as.error.sequence : ev.sequence, ev.received_ns, 0);
+                    settle(b, &t, ev.as.error.sequence ? ev.as.error.sequence : ev.sequence, ev.received_ns, 0);
                 } else if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
+                    if (o.players) {
+                        count_error(mt, ev.as.error.code);
+                        if (b->predicting)
+                            sweep_predictor_reject(&b->pred, ev.as.error.sequence, NULL);
+                        if (b->mode == MODE_HONEST && mt->errors <= 5)
+                            fprintf(stderr, "sweep-bots: honest bot %u: server error %s: %s (sequence %u)\n", i,
+                                    sweep_client_error_name(&ev.as.error), ev.as.error.message, ev.as.error.sequence);
+                        continue;
+                    }
                     if (t.errors++ < 5)
                         fprintf(stderr, "sweep-bots: bot %u: server error %s: %s (sequence %u)\n", i,
                                 sweep_client_error_name(&ev.as.error), ev.as.error.message, ev.as.error.sequence);
-                    settle(&bots[i], &t, ev.as.error.sequence ? ev.as.error.sequence : ev.sequence, ev.received_ns, 0);
+                    settle(b, &t, ev.as.error.sequence ? ev.as.error.sequence : ev.sequence, ev.received_ns, 0);
+                } else if (ev.kind == SWEEP_CLIENT_EV_BYE) {
+                    fprintf(stderr, "sweep-bots: bot %u: the server said goodbye: %s\n", i, ev.as.error.message);
+                    goto out;
                 }
             }
             if (s != SWEEP_CLIENT_E_TIMEOUT) {
@@ -434,16 +1202,102 @@ int main(int argc, char **argv)
         }
         if (show_progress && now >= next_progress) {
             double secs = (double)(now - last_progress) / 1e9;
-            fprintf(stderr, "\r[%6.1fs] %s clients=%u moves=%" PRIu64 " rate=%.0f/s errors=%" PRIu64 " lost=%" PRIu64 "   ",
-                    (double)(now - start) / 1e9, t.measuring ? "measuring" : "warmup   ", o.clients, t.results,
-                    (double)(t.results - last_results) / secs, t.errors, t.lost);
-            last_results = t.results;
+            uint64_t answered = t.results;
+            for (int m = 0; m < MODE_COUNT; m++)
+                answered += t.m[m].answered;
+            fprintf(stderr, "\r[%6.1fs] %s clients=%u moves=%" PRIu64 " rate=%.0f/s errors=%" PRIu64 "   ",
+                    (double)(now - start) / 1e9, now < measure_at ? "warmup   " : now < end ? "measuring" : "draining ",
+                    o.clients, answered, (double)(answered - last_results) / secs, t.errors);
+            last_results = answered;
             last_progress = now;
             next_progress = now + 500000000u;
         }
     }
     if (show_progress)
         fprintf(stderr, "\n");
+
+    sweep_netem_impair(net, 0);
+    if (o.players) {
+        /* The server's own counts of the rules, per session, then the report. */
+        uint64_t total_rules[32] = {0};
+        uint32_t total_count = 0;
+        for (uint32_t i = 0; i < o.clients; i++) {
+            bot *b = &bots[i];
+            mode_totals *mt = &t.m[b->mode];
+            if (!sweep_client_get_welcome(b->c)->has_roles)
+                continue; /* an older server has no rule counts */
+            sweep_msg_stats st;
+            sweep_client_error e;
+            if (sweep_client_get_stats(b->c, &st, &e) != SWEEP_CLIENT_OK) {
+                fprintf(stderr, "sweep-bots: bot %u: stats: %s: %s\n", i, sweep_client_error_name(&e), e.message);
+                continue;
+            }
+            for (uint32_t k = 0; k < st.session_rules_count && k < 32; k++)
+                mt->stats_rules[k] += st.session_rules[k];
+            for (uint32_t k = 0; k < st.rules_total_count && k < 32; k++)
+                total_rules[k] = st.rules_total[k];
+            if (st.rules_total_count > total_count)
+                total_count = st.rules_total_count;
+        }
+        for (int m = 0; m < MODE_COUNT; m++) {
+            /* Moves neither answered nor refused: lost on the way (or given up by the server). */
+            mode_totals *mt = &t.m[m];
+            uint64_t refused = mt->errors - mt->refused_hellos;
+            mt->lost = mt->sent > mt->answered + refused ? mt->sent - mt->answered - refused : 0;
+        }
+        int honest_bad = 0, answered = 0;
+        for (uint32_t k = 0; k < o.nmodes; k++) {
+            int m = o.modes[k];
+            int seen = 0;
+            for (uint32_t j = 0; j < k; j++)
+                seen |= o.modes[j] == m;
+            if (seen || t.m[m].bots == 0)
+                continue;
+            print_mode(&o, m, &t.m[m]);
+            answered |= t.m[m].answered > 0;
+        }
+        const mode_totals *h = &t.m[MODE_HONEST];
+        if (h->bots) {
+            for (uint32_t k = 0; k < o.nmodes; k++) {
+                int m = o.modes[k];
+                int seen = 0;
+                for (uint32_t j = 0; j < k; j++)
+                    seen |= o.modes[j] == m;
+                if (!seen && m != MODE_HONEST && t.m[m].bots)
+                    print_advantage(&o, m, &t.m[m], h);
+            }
+            uint64_t honest_rules = 0;
+            for (unsigned k = 0; k < 32; k++)
+                honest_rules += h->rules[k] + h->spawn_rules[k] + h->stats_rules[k];
+            honest_bad = h->errors || h->corrections || h->rule_moves || honest_rules;
+        }
+        if (total_count) {
+            printf("server rules_total=");
+            int any = 0;
+            for (uint32_t k = 0; k < total_count; k++)
+                if (total_rules[k]) {
+                    printf("%s%s:%" PRIu64, any ? "," : "", rule_name(k), total_rules[k]);
+                    any = 1;
+                }
+            printf("%s\n", any ? "" : "none");
+        }
+        if (net) {
+            sweep_netem_counters nc;
+            sweep_netem_stop(net, &nc);
+            net = NULL;
+            printf("network to_server=%" PRIu64 " dropped=%" PRIu64 " reordered=%" PRIu64 " to_clients=%" PRIu64
+                   " dropped=%" PRIu64 " reordered=%" PRIu64 " overflow=%" PRIu64 " failed=%" PRIu64 "\n",
+                   nc.received[0], nc.dropped[0], nc.reordered[0], nc.received[1], nc.dropped[1], nc.reordered[1],
+                   nc.overflow[0] + nc.overflow[1], nc.failed[0] + nc.failed[1]);
+        }
+        rc = answered && !honest_bad ? 0 : 1;
+        if (!answered)
+            fprintf(stderr, "sweep-bots: no move was answered\n");
+        else if (honest_bad)
+            fprintf(stderr, "sweep-bots: honest bots saw errors, corrections or rules\n");
+        goto out;
+    }
+
     qsort(t.lat_ns, t.nlat, sizeof *t.lat_ns, cmp_u64);
     double mps = (double)t.results / o.duration;
     if (o.bench_name) {
@@ -471,12 +1325,18 @@ int main(int argc, char **argv)
 out:
     for (uint32_t i = 0; i < o.clients; i++) {
         sweep_client_close(bots[i].c);
+        if (bots[i].predicting)
+            sweep_predictor_free(&bots[i].pred);
         free(bots[i].fl);
     }
+    sweep_netem_stop(net, NULL);
     free(bots);
     free(pfd);
     free(t.lat_ns);
-    if (have_map)
-        sweep_level_free(&lv);
+    memset(secret, 0, sizeof secret);
+    if (mi.world)
+        sweep_world_destroy(mi.world);
+    if (mi.loaded)
+        sweep_level_free(&mi.lv);
     return rc;
 }

@@ -17,10 +17,20 @@
  * handed to the caller, then `handed` owns it until the next receiving
  * call frees it.
  *
+ * Redundancy (UDP): `unanswered` keeps, oldest first, the last moves sent
+ * whose answer has not come; sweep_client_send_move puts the newest
+ * `redundancy` of them in a MoveBatch beside the new move. Every answer
+ * or Error naming a move takes it (and the older moves of its entity,
+ * which the server can no longer apply) out. Answers to moves are handed
+ * out once: over UDP `seen` remembers the sequences of the last
+ * SWEEP__SEEN answers queued (slot seq % SWEEP__SEEN), and an answer
+ * already there is a repeat of a resent move and is dropped.
+ *
  * Invariants: q[qhead .. qhead+qlen) are the pending events in arrival
  * order; after a fatal connection error (fatal.status != OK) no more bytes
  * are read or written and every call returns that error; every queued
- * WORLD_STATE event with count > 0 owns its movers array.
+ * WORLD_STATE event with count > 0 owns its movers array; unanswered[0 ..
+ * nunanswered) are in increasing sequence order.
  */
 #define _GNU_SOURCE
 #include "client-sdk/client.h"
@@ -52,6 +62,10 @@
  * buffer of n bytes holds at most n / this many. */
 #define SWEEP__WIRE_MOVER_BYTES 64u
 
+/* Answers to moves remembered for dropping repeats (UDP): far more than
+ * the moves in flight, as a window of sequence numbers. */
+#define SWEEP__SEEN 4096u
+
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
 
@@ -81,6 +95,13 @@ struct sweep_client {
     sweep_client_event *q;
     size_t qhead, qlen, qcap;
     sweep_wire_mover *handed; /* movers of the WorldState handed out last */
+
+    /* Redundancy (UDP). */
+    uint32_t redundancy;
+    sweep_msg_move unanswered[SWEEP_CLIENT_REDUNDANCY_MAX];
+    uint32_t nunanswered;
+    sweep_msg_move red_batch[SWEEP_CLIENT_REDUNDANCY_MAX + 1];
+    uint32_t *seen; /* [SWEEP__SEEN], UDP only */
 
     sweep_client_counters counters;
     sweep_client_error fatal;
@@ -259,6 +280,35 @@ static void free_queue(sweep_client *c)
     release_handed(c);
 }
 
+/* The moves an answer (or Error) about `seq` of `entity` settles: itself
+ * and the older moves of that entity stop being sent again. */
+static void settle_unanswered(sweep_client *c, uint32_t entity, uint32_t seq)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->nunanswered; i++) {
+        const sweep_msg_move *m = &c->unanswered[i];
+        if (m->sequence == seq || (m->entity == entity && m->sequence < seq))
+            continue;
+        c->unanswered[k++] = *m;
+    }
+    c->nunanswered = k;
+}
+
+/* 1 if the answer to move `seq` was already queued once (UDP: a resent
+ * move answered again); else remembers it. */
+static int repeated_answer(sweep_client *c, uint32_t seq)
+{
+    if (c->seen == NULL || seq == 0)
+        return 0;
+    uint32_t *slot = &c->seen[seq % SWEEP__SEEN];
+    if (*slot == seq) {
+        c->counters.duplicates++;
+        return 1;
+    }
+    *slot = seq;
+    return 0;
+}
+
 static void copy_str(char *dst, size_t cap, sweep_str s)
 {
     size_t n = s.ptr ? s.len : 0;
@@ -276,6 +326,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
     sweep_client_event *ev;
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
+            const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
+            settle_unanswered(c, r->entity, r->sequence);
+            if (repeated_answer(c, r->sequence))
+                continue;
             if ((ev = queue_push(c)) == NULL)
                 return -1;
             ev->kind = SWEEP_CLIENT_EV_MOVE_RESULT;
@@ -285,6 +339,13 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
             ev->as.move_result = m->as.move_result_batch.results[i];
         }
         return 0;
+    }
+    if (m->kind == SWEEP_MSG_MOVE_RESULT) {
+        settle_unanswered(c, m->as.move_result.entity, m->as.move_result.sequence);
+        if (repeated_answer(c, m->as.move_result.sequence))
+            return 0;
+    } else if (m->kind == SWEEP_MSG_ERROR && m->as.error.sequence != 0) {
+        settle_unanswered(c, m->as.error.entity, m->as.error.sequence);
     }
     if ((ev = queue_push(c)) == NULL)
         return -1;
@@ -305,6 +366,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         c->welcome.max_batch = w->max_batch;
         c->welcome.max_frame_size = w->max_frame_size;
         c->welcome.max_entities = w->max_entities;
+        c->welcome.role = w->role;
+        copy_str(c->welcome.identity, sizeof c->welcome.identity, w->identity);
+        c->welcome.has_roles = w->identity.ptr != NULL;
+        c->welcome.time_bank = w->time_bank;
         break;
     }
     case SWEEP_MSG_CHALLENGE:
@@ -766,6 +831,44 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
     return ok(err);
 }
 
+/* Most moves one datagram holds in a MoveBatch with every field of every
+ * move present, claimed positions included (the protocol's own count,
+ * sweep_udp_max_batch, leaves them out): found by encoding. */
+static uint32_t udp_batch_with_claims(void)
+{
+    enum { MOST = 64 };
+    sweep_msg_move moves[MOST];
+    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
+    for (uint32_t i = 0; i < MOST; i++) {
+        memset(&moves[i], 0, sizeof moves[i]);
+        moves[i].entity = UINT32_MAX;
+        moves[i].sequence = UINT32_MAX;
+        moves[i].client_tick = UINT64_MAX;
+        moves[i].velocity = sweep_v3(1, 1, 1);
+        moves[i].dt = 1;
+        moves[i].has_claimed_position = true;
+        moves[i].claimed_position = sweep_v3(1, 1, 1);
+        moves[i].buttons = UINT32_MAX;
+        moves[i].mode = UINT8_MAX;
+    }
+    uint32_t best = 1;
+    for (uint32_t n = 1; n <= MOST; n++) {
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_MOVE_BATCH;
+        m.sequence = UINT32_MAX;
+        m.server_tick = UINT64_MAX;
+        m.as.move_batch.moves = moves;
+        m.as.move_batch.count = n;
+        const uint8_t *out;
+        size_t len;
+        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
+            break;
+        best = n;
+    }
+    return best;
+}
+
 /* Result storage for decoding batches; sized by what the server allows. */
 static int size_decoder(sweep_client *c, uint32_t n)
 {
@@ -801,8 +904,10 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     c->tx = malloc(c->tx_cap);
     c->rx = malloc(c->rx_cap);
     sweep_client_status s;
+    if (c->transport == SWEEP_CLIENT_UDP)
+        c->seen = calloc(SWEEP__SEEN, sizeof *c->seen);
     if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 ||
-        (c->transport == SWEEP_CLIENT_UDP && size_movers(c, c->rx_cap) < 0)) {
+        (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL))) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
@@ -816,7 +921,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
-    c->udp_max_batch = sweep_udp_max_batch();
+    c->udp_max_batch = udp_batch_with_claims();
     *out = c;
     return SWEEP_CLIENT_OK;
 failed:
@@ -827,6 +932,7 @@ failed:
     free(c->rx);
     free(c->dec.results);
     free(c->dec.movers);
+    free(c->seen);
     free(c);
     return s;
 }
@@ -852,6 +958,7 @@ void sweep_client_close(sweep_client *c)
     free(c->dec.results);
     free(c->dec.movers);
     free(c->batch);
+    free(c->seen);
     free(c);
 }
 
@@ -887,6 +994,12 @@ sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point,
     return spawn(c, sweep_v3(0, 0, 0), point, radii, out, err);
 }
 
+sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, sweep_msg_spawned *out,
+                                              sweep_client_error *err)
+{
+    return spawn(c, sweep_v3(0, 0, 0), point, sweep_v3(0, 0, 0), out, err);
+}
+
 sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err)
 {
     if (c == NULL)
@@ -907,21 +1020,40 @@ static void fill_move(sweep_msg_move *mv, const sweep_client_move_req *r, uint32
     mv->dt = r->dt;
     mv->has_claimed_position = r->has_claimed_position != 0;
     mv->claimed_position = r->claimed_position;
+    mv->buttons = r->buttons;
+    mv->mode = (uint8_t)r->mode;
 }
 
-sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_vec3 velocity, double dt,
-                                      sweep_msg_move_result *out, sweep_client_error *err)
+/* A mode the wire cannot carry would be sent as another one: refuse it. */
+static int mode_ok(const sweep_client_move_req *r)
 {
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_client_move_req r = {.entity = entity, .velocity = velocity, .dt = dt};
+    return r->mode <= UINT8_MAX;
+}
+
+sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_client_move_req *r,
+                                              sweep_msg_move_result *out, uint32_t *sequence,
+                                              sweep_client_error *err)
+{
+    if (c == NULL || r == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+    if (!mode_ok(r))
+        return fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
     sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq++};
-    fill_move(&m.as.move, &r, m.sequence);
+    fill_move(&m.as.move, r, m.sequence);
+    if (sequence)
+        *sequence = m.sequence;
     sweep_client_event ev;
     sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_MOVE_RESULT, m.sequence, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.move_result;
     return s;
+}
+
+sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_vec3 velocity, double dt,
+                                      sweep_msg_move_result *out, sweep_client_error *err)
+{
+    sweep_client_move_req r = {.entity = entity, .velocity = velocity, .dt = dt};
+    return sweep_client_move_request(c, &r, out, NULL, err);
 }
 
 sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collide *q,
@@ -994,14 +1126,77 @@ sweep_client_status sweep_client_mover_command(sweep_client *c, const char *move
     return s;
 }
 
+sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    if (n > 0 && c->transport != SWEEP_CLIENT_UDP)
+        return fail(err, SWEEP_CLIENT_E_ARG, "redundancy is for UDP: TCP loses nothing");
+    if (n > SWEEP_CLIENT_REDUNDANCY_MAX)
+        return fail(err, SWEEP_CLIENT_E_ARG, "redundancy %u is above %u moves per datagram", n,
+                    SWEEP_CLIENT_REDUNDANCY_MAX);
+    c->redundancy = n;
+    if (n == 0)
+        c->nunanswered = 0;
+    return ok(err);
+}
+
+/* Remembers a move just sent for redundancy, dropping the oldest when full. */
+static void keep_unanswered(sweep_client *c, const sweep_msg_move *mv)
+{
+    if (c->nunanswered == SWEEP_CLIENT_REDUNDANCY_MAX) {
+        memmove(c->unanswered, c->unanswered + 1, (SWEEP_CLIENT_REDUNDANCY_MAX - 1) * sizeof *c->unanswered);
+        c->nunanswered--;
+    }
+    c->unanswered[c->nunanswered++] = *mv;
+}
+
+/* Sends mv with the newest unanswered moves before it in one MoveBatch
+ * (Message.sequence is mv's own), as many as fit the datagram. */
+static sweep_client_status send_redundant(sweep_client *c, const sweep_msg_move *mv, sweep_client_error *err)
+{
+    uint32_t n = c->nunanswered < c->redundancy ? c->nunanswered : c->redundancy;
+    for (;; n--) {
+        memcpy(c->red_batch, c->unanswered + (c->nunanswered - n), (size_t)n * sizeof *c->red_batch);
+        c->red_batch[n] = *mv;
+        sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = mv->sequence};
+        m.as.move_batch.moves = c->red_batch;
+        m.as.move_batch.count = n + 1;
+        if (n == 0) {
+            m.kind = SWEEP_MSG_MOVE;
+            m.as.move = *mv;
+        }
+        sweep_client_error e;
+        sweep_client_status s = send_message(c, &m, &e);
+        if (s == SWEEP_CLIENT_E_TOO_LARGE && n > 0)
+            continue; /* long claims: fewer old moves */
+        if (s != SWEEP_CLIENT_OK) {
+            if (err)
+                *err = e;
+            return s;
+        }
+        c->counters.redundant_moves += n;
+        return ok(err);
+    }
+}
+
 sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
                                            sweep_client_error *err)
 {
     if (c == NULL || r == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+    if (!mode_ok(r))
+        return fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
     sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq++};
     fill_move(&m.as.move, r, m.sequence);
-    sweep_client_status s = send_message(c, &m, err);
+    sweep_client_status s;
+    if (c->redundancy > 0) {
+        s = send_redundant(c, &m.as.move, err);
+        if (s == SWEEP_CLIENT_OK)
+            keep_unanswered(c, &m.as.move);
+    } else {
+        s = send_message(c, &m, err);
+    }
     if (s == SWEEP_CLIENT_OK && sequence)
         *sequence = m.sequence;
     return s;
@@ -1021,6 +1216,9 @@ sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_
         c->batch = b;
         c->batch_cap = count;
     }
+    for (uint32_t i = 0; i < count; i++)
+        if (!mode_ok(&moves[i]))
+            return fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
     sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
     for (uint32_t i = 0; i < count; i++)
         fill_move(&c->batch[i], &moves[i], c->next_seq + 1 + i);
@@ -1089,4 +1287,27 @@ sweep_client_status sweep_client_dispatch(sweep_client *c, int timeout_ms, sweep
     if (s == SWEEP_CLIENT_E_TIMEOUT)
         return ok(err);
     return s;
+}
+
+const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap)
+{
+    if (buf == NULL || cap == 0)
+        return buf;
+    buf[0] = '\0';
+    size_t len = 0;
+    for (unsigned bit = 0; bit < 32; bit++) {
+        if (!(rules & (1u << bit)))
+            continue;
+        const char *name = sweep_wire_rule_name(bit);
+        char unknown[16];
+        if (strcmp(name, "Unknown") == 0) {
+            snprintf(unknown, sizeof unknown, "Bit%u", bit);
+            name = unknown;
+        }
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? (sep ? sep : ",") : "", name);
+        if (w < 0 || (size_t)w >= cap - len)
+            break; /* truncated: snprintf kept it terminated */
+        len += (size_t)w;
+    }
+    return buf;
 }

@@ -40,6 +40,18 @@
  * one for each move). The server answers with the sequence it answers, so
  * the numbers returned by the send calls are how results are matched to
  * moves (see predict.h for prediction keyed on them).
+ *
+ * Who the session is: options.auth_token is sent in Hello (an identity
+ * token of protocol/token.h, the server's --command-token, or nothing for
+ * a guest) and the Welcome says what the server made of it (role,
+ * identity). A player's moves are wishes (a velocity across the ground,
+ * buttons such as jump) that the server turns into motion by the map's
+ * rules, within a time budget; every MoveResult names the rules that
+ * acted (rules, speed_excess, time_excess, applied_dt). Over UDP,
+ * sweep_client_set_redundancy makes each Move datagram carry the last few
+ * unanswered moves again, so a lost datagram costs no move; the server
+ * answers a move it already applied with the same result, and the client
+ * hands each move's answer out once.
  */
 #ifndef SWEEP_CLIENT_SDK_CLIENT_H
 #define SWEEP_CLIENT_SDK_CLIENT_H
@@ -99,7 +111,8 @@ typedef struct sweep_client_options {
     const char *address;     /* "HOST:PORT"; HOST may be a name, IPv4 or [IPv6] */
     const char *client_name; /* sent in Hello; NULL = "libsweep" */
     const char *world;       /* world (map instance) to join; NULL = the default */
-    const char *auth_token;  /* NULL = none */
+    const char *auth_token;  /* Hello.auth_token: an identity token (protocol/token.h), the server's
+                                --command-token, or NULL = none (a guest, where the server admits them) */
     int timeout_ms;          /* for connect and each blocking call; 0 = 5000 */
     /* UDP only: how often a request without answer is resent during the
      * handshake and blocking calls; 0 = 250 ms. */
@@ -129,6 +142,12 @@ typedef struct sweep_client_welcome {
     uint32_t max_batch;
     uint32_t max_frame_size;
     uint32_t max_entities;
+    /* Who the server made this session (protocol/README.md, "Identity and roles"). */
+    uint32_t role;        /* sweep_wire_role: PLAYER (motion, time and spawning are the server's) or SERVER */
+    char identity[80];    /* the token's identity, "#guest", "#command-token"; "" from a server without roles */
+    int has_roles;        /* 0: a server older than roles (no identity in its Welcome): it applies
+                             velocities as given and role reads PLAYER */
+    double time_bank;     /* seconds of movement a player's entity may bank (0 from such a server) */
 } sweep_client_welcome;
 
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);
@@ -155,11 +174,19 @@ sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, swe
 sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
                                                 sweep_msg_spawned *out, sweep_client_error *err);
 
+/* Spawns a player the way a player may: at the map's spawn point `point`
+ * (1 = the first), or with point 0 at the one the server picks (the next
+ * free one), with the map's radii; position and radii go as zeros, so
+ * nothing is named in out->rules. The server role may call it too. */
+sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, sweep_msg_spawned *out,
+                                              sweep_client_error *err);
+
 /* Removes an entity of this session. */
 sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err);
 
-/* Sends one move and waits for its result. Over UDP the move is resent
- * (same sequence) while no answer comes; the server recognises duplicates. */
+/* Sends one Walk move (velocity is the wish, no buttons) and waits for its
+ * result. Over UDP the move is resent (same sequence) while no answer
+ * comes; the server answers a resent move with the result it kept. */
 sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_vec3 velocity, double dt,
                                       sweep_msg_move_result *out, sweep_client_error *err);
 
@@ -192,9 +219,9 @@ sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sw
 /*
  * Fires the trigger of the mover named `mover` (its name in the map) at
  * the server's next tick; *out (may be NULL) says the mover's id and that
- * tick. Only a trusted session may: one that connected with
- * options.auth_token equal to the server's --command-token; any other gets
- * AuthFailed, and a name the world does not have gets UnknownMover (both
+ * tick. Only a session of the server role may: one that connected with a
+ * server token or the server's --command-token as options.auth_token; any
+ * other gets AuthFailed, and a name the world does not have gets UnknownMover (both
  * SWEEP_CLIENT_E_SERVER with that code). Over UDP a command whose answer
  * is lost is sent again, so the trigger may fire twice.
  */
@@ -203,20 +230,52 @@ sweep_client_status sweep_client_mover_command(sweep_client *c, const char *move
 
 /* --- sending without waiting ---------------------------------------------- */
 
-/* One move to send. claimed_position is optional (the client's prediction;
- * the server reports in MoveResult whether it had to correct it). */
+/* One move to send. In Walk mode (0, the only mode of a player) velocity
+ * is the wish: the velocity wished across the ground (its part along up is
+ * ignored and named Vertical) and buttons (SWEEP_WISH_JUMP, core/motion.h).
+ * Fly and Noclip (sweep_wire_mode) apply velocity as given; only the
+ * server role may ask them, where the server allows it. claimed_position
+ * is optional (the client's prediction; the server reports in MoveResult
+ * when it is farther from its answer than the map's correction threshold). */
 typedef struct sweep_client_move_req {
     uint32_t entity;
-    sweep_vec3 velocity;
-    double dt;
+    sweep_vec3 velocity; /* Walk: the wish */
+    double dt;           /* seconds asked: the time since the previous move */
     uint64_t client_tick;
     int has_claimed_position;
     sweep_vec3 claimed_position;
+    uint32_t buttons;    /* Walk: SWEEP_WISH_* */
+    uint32_t mode;       /* sweep_wire_mode; 0 = Walk */
 } sweep_client_move_req;
 
-/* Sends one Move; *sequence (may be NULL) is the number it carries. */
+/* Sends one move (any mode, buttons, claimed position) and waits for its
+ * result, as sweep_client_move; *sequence (may be NULL) is its number. */
+sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_client_move_req *m,
+                                              sweep_msg_move_result *out, uint32_t *sequence,
+                                              sweep_client_error *err);
+
+/* Sends one Move; *sequence (may be NULL) is the number it carries. With
+ * redundancy (sweep_client_set_redundancy) the datagram is a MoveBatch of
+ * the last unanswered moves, each with its own number, and this one. */
 sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *m, uint32_t *sequence,
                                            sweep_client_error *err);
+
+/* Most moves a datagram carries again (sweep_client_set_redundancy). */
+#define SWEEP_CLIENT_REDUNDANCY_MAX 8u
+
+/*
+ * UDP: from now on every sweep_client_send_move sends, in the same
+ * datagram, up to n of the moves sent before it that are still unanswered
+ * (the newest n, unchanged, with their own sequence numbers), so a move
+ * gets through unless n + 1 datagrams in a row are lost. A move stops
+ * being sent again once an answer (or Error) names it or a later move of
+ * the same entity. The server applies each move once and answers a resent
+ * one it applied with the same result; the client drops repeated answers
+ * (counters.duplicates), so each move's result is handed out once. n = 0
+ * turns it off. SWEEP_CLIENT_E_ARG over TCP (which loses nothing) or for
+ * n above SWEEP_CLIENT_REDUNDANCY_MAX.
+ */
+sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err);
 
 /* Sends count moves in one MoveBatch (count <= Welcome.max_batch, and over
  * UDP the batch must fit one datagram); sequences[i] (array may be NULL)
@@ -224,8 +283,9 @@ sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_m
 sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                             uint32_t *sequences, sweep_client_error *err);
 
-/* Most moves that fit one UDP datagram in a batch (a conservative count,
- * without claimed positions); for TCP, Welcome.max_batch. */
+/* Most moves a batch may hold: Welcome.max_batch, and over UDP no more
+ * than fit one datagram with every field of every move present (claimed
+ * positions, buttons, mode included). */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 
 /* --- receiving ------------------------------------------------------------ */
@@ -288,11 +348,19 @@ typedef struct sweep_client_counters {
     uint64_t bytes_sent, bytes_received;
     uint64_t datagrams_dropped; /* UDP: undecodable or unexpected datagrams ignored */
     uint64_t resends;           /* UDP: requests sent again for lack of an answer */
+    uint64_t redundant_moves;   /* UDP: moves sent again beside a new one (redundancy) */
+    uint64_t duplicates;        /* UDP: answers to a move already handed out, dropped */
 } sweep_client_counters;
 
 void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC), as used in events. */
 uint64_t sweep_client_now_ns(void);
+
+/* The names of the Rule bits set in `rules` (MoveResult.rules,
+ * Spawned.rules), joined by `sep` ("Speed,TimeBudget"; "Bit12" for a bit
+ * this build does not know; "" for none), in buf (always NUL-terminated,
+ * truncated to cap). Returns buf. */
+const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap);
 
 #endif

@@ -59,11 +59,12 @@ sweep_predict_state sweep_predict_state_at(sweep_vec3 position)
 }
 
 void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
-                          sweep_vec3 position, sweep_vec3 radii)
+                          const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii)
 {
     memset(p, 0, sizeof *p);
     p->world = world;
     p->config = *cfg;
+    p->rules = *rules;
     p->radii = radii;
     p->confirmed = sweep_predict_state_at(position);
 }
@@ -127,26 +128,22 @@ void sweep_predictor_free(sweep_predictor *p)
 /* --- the server's rule for one move ---------------------------------------------- */
 
 sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
-                               sweep_vec3 radii, sweep_predict_state *s, sweep_vec3 velocity, double dt,
-                               sweep_move_result *out)
+                               const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
+                               const sweep_wish *wish, double dt, sweep_act_result *out)
 {
-    if (s == NULL)
+    if (world == NULL || cfg == NULL || rules == NULL || s == NULL || wish == NULL)
         return SWEEP_E_ARG;
-    sweep_move_input in = {
-        .position = s->position,
-        .radii = radii,
-        .velocity = velocity,
-        .dt = dt,
-        .flags = s->grounded ? SWEEP_INPUT_GROUNDED : 0,
-    };
-    sweep_move_result r;
-    sweep_status st = sweep_move_among(world, mv, cfg, &in, &r);
+    /* No crowd: other players are not predicted (see the file comment). */
+    sweep_space space = {.world = world, .movers = mv, .crowd = NULL, .self = SWEEP_NO_BODY};
+    sweep_actor a = {.position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0};
+    sweep_act_result r;
+    sweep_status st = sweep_act(&space, cfg, rules, radii, &a, wish, dt, &r);
     if (st != SWEEP_OK)
         return st;
-    s->position = r.position;
-    s->velocity = r.velocity;
-    s->grounded = (r.flags & SWEEP_MOVED_GROUNDED) != 0;
-    s->ground_mover = r.ground_mover;
+    s->position = a.position;
+    s->velocity = a.velocity;
+    s->grounded = a.grounded != 0;
+    s->ground_mover = r.move.ground_mover;
     if (out)
         *out = r;
     return SWEEP_OK;
@@ -387,10 +384,10 @@ sweep_predict_state sweep_predictor_current(const sweep_predictor *p)
 
 /* --- prediction and reconciliation -------------------------------------------------- */
 
-sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, sweep_vec3 velocity, double dt,
-                                  sweep_move_result *out)
+sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                  sweep_act_result *out)
 {
-    if (p == NULL)
+    if (p == NULL || wish == NULL)
         return SWEEP_E_ARG;
     if (p->count == p->cap) {
         uint32_t cap = p->cap ? 2 * p->cap : 64;
@@ -404,13 +401,13 @@ sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, sweep_v
     sweep_predict_anchor a;
     last_state(p, &s, &a);
     int carried = carry(p, &s, &a);
-    sweep_status st = sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, velocity, dt, out);
+    sweep_status st = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, wish, dt, out);
     if (st != SWEEP_OK)
         return st;
     p->carries += carried;
     sweep_predict_pending *e = &p->pending[p->count++];
     e->sequence = sequence;
-    e->velocity = velocity;
+    e->wish = *wish;
     e->dt = dt;
     e->predicted = s;
     e->anchor = anchor_now(p, &s);
@@ -431,7 +428,7 @@ static uint32_t replay(sweep_predictor *p, uint32_t from)
     if (from < p->count)
         p->carries += carry(p, &s, &a);
     for (uint32_t i = from; i < p->count; i++) {
-        (void)sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, p->pending[i].velocity,
+        (void)sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, &p->pending[i].wish,
                                 p->pending[i].dt, NULL);
         p->pending[i].predicted = s;
         p->pending[i].anchor = anchor_now(p, &s);
@@ -468,16 +465,19 @@ sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result
         a.dropped = i;
         a.moved = r->has_start_position;
         p->moved_by_movers += a.moved;
-        /* Moves before it were never answered: the server has not applied
-         * them, so its answer is the truth and the prediction must follow. */
-        a.mismatch = i > 0 || !sweep_predict_state_equal(&p->pending[i].predicted, r);
+        /* Moves before it are given up: their answers were lost (the
+         * server applied them, and this answer is the state after them) or
+         * they were (it did not, and this answer says where that left the
+         * entity). Either way the answer is the truth; only when it differs
+         * from the prediction must the later moves be replayed. */
+        a.mismatch = !sweep_predict_state_equal(&p->pending[i].predicted, r);
         if (a.mismatch && holds_tick(p, r->server_tick)) {
             /* The same move from where the server started it, among the
              * poses it met: a different answer here is a real desync. */
             sweep_predict_state s = sweep_predict_server_start(&p->confirmed, r);
             a.rerun = 1;
-            a.rerun_match = sweep_predict_run(p->world, p->movers, &p->config, p->radii, &s, p->pending[i].velocity,
-                                              p->pending[i].dt, NULL) == SWEEP_OK &&
+            a.rerun_match = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s,
+                                              &p->pending[i].wish, p->pending[i].dt, NULL) == SWEEP_OK &&
                             sweep_predict_state_equal(&s, r);
             p->reruns++;
             p->rerun_matches += a.rerun_match;

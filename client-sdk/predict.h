@@ -14,13 +14,22 @@
  * the predicted state converges again.
  *
  * The entity model is the server's, exactly (server/README.md): the state
- * is position, radii and a grounded flag; a move passes velocity and dt as
- * given to sweep_move_among (the static world and the movers at their
- * current poses) with the world's config and SWEEP_INPUT_GROUNDED set when
- * the previous result was grounded; the new position and grounded flag are
- * kept. A freshly spawned entity starts not grounded. sweep_predict_run is
- * that rule, and the only place the predictor moves anything.
- *
+ * is the server's actor (core/motion.h: position, velocity, grounded) and
+ * the mover it stands on; the radii are the spawned ones. A player's move
+ * is a wish (a velocity across the ground and buttons such as
+ * SWEEP_WISH_JUMP) and a dt, and the server runs sweep_act with the map's
+ * rules (sweep_level.rules) and config through the static world and the
+ * movers at their current poses: the rules clamp the wish to the walk
+ * speed, accelerate towards it, start jumps from walkable ground only,
+ * add gravity and split long moves into steps. The new actor and ground
+ * mover are kept. A freshly spawned entity starts at rest, not grounded.
+ * sweep_predict_run is that rule, and the only place the predictor moves
+ * anything; it is the server's Walk mode, the one mode a player may use.
+ * The server may grant less time than a move asks (its time budget,
+ * MoveResult.applied_dt): an honest client never asks for more than the
+ * time that passed, so that does not happen to it, and when it does the
+ * answer differs and is taken like any other difference.
+
  * Movers. The server moves its movers on its tick and, between two moves
  * of an entity, its ticks carry the entity if it stands on one and push it
  * if one runs into it; the next move starts where they left it, and the
@@ -65,6 +74,7 @@
 #include <stdint.h>
 
 #include "client-sdk/client.h"
+#include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
 #include "core/status.h"
@@ -75,11 +85,12 @@
  * at 64 ticks per second: a round trip longer than that is not carried). */
 #define SWEEP_PREDICT_HISTORY 64u
 
-/* One entity's state as the server keeps it. */
+/* One entity's state as the server keeps it: its actor (core/motion.h)
+ * and the mover it stands on. */
 typedef struct sweep_predict_state {
     sweep_vec3 position;
-    sweep_vec3 velocity;   /* integration velocity of the last move (zero at spawn) */
-    int grounded;
+    sweep_vec3 velocity;   /* the actor's velocity: the last step's integration velocity (zero at spawn) */
+    int grounded;          /* the last step ended on walkable ground */
     uint32_t ground_mover; /* mover index (core/mover.h) stood on after the last move, SWEEP_NO_MOVER if none;
                               written by sweep_predict_run, never read by it */
 } sweep_predict_state;
@@ -97,7 +108,7 @@ typedef struct sweep_predict_anchor {
 
 typedef struct sweep_predict_pending {
     uint32_t sequence;
-    sweep_vec3 velocity; /* as sent */
+    sweep_wish wish; /* as sent: wished velocity and buttons */
     double dt;
     sweep_predict_state predicted;
     sweep_predict_anchor anchor;
@@ -108,6 +119,7 @@ struct sweep_predict_history; /* predict.c */
 typedef struct sweep_predictor {
     const sweep_world *world; /* borrowed; outlives the predictor */
     sweep_config config;
+    sweep_rules rules;        /* the map's movement rules */
     sweep_vec3 radii;
     sweep_predict_state confirmed;
     sweep_predict_anchor confirmed_anchor; /* the pose, at the answer's tick, of the mover it stands on */
@@ -132,10 +144,11 @@ typedef struct sweep_predictor {
 } sweep_predictor;
 
 /* Starts predicting for an entity of the given radii at position (as
- * Spawned said). world and cfg are the map's (sweep_map_build_world and
- * level.config). No movers until sweep_predictor_set_movers. */
+ * Spawned said), at rest and not grounded. world, cfg and rules are the
+ * map's (sweep_map_build_world, level.config, level.rules). No movers
+ * until sweep_predictor_set_movers. */
 void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
-                          sweep_vec3 position, sweep_vec3 radii);
+                          const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii);
 
 /*
  * Predicts among movers: mv (borrowed; NULL = none again) was built from
@@ -158,12 +171,13 @@ void sweep_predictor_free(sweep_predictor *p);
 sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws, char *err,
                                          size_t errlen);
 
-/* Predicts the move numbered `sequence` (as the client sent it) and keeps
- * it until answered; *out (may be NULL) is the core's full result.
+/* Predicts the move numbered `sequence` (the wish and dt as the client
+ * sent them) and keeps it until answered; *out (may be NULL) is the core's
+ * full result, its `rules` what the server will report for the move.
  * SWEEP_OK, SWEEP_E_NOMEM, or the core's status for bad input (then
  * nothing is kept: the server will refuse the move as well). */
-sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, sweep_vec3 velocity, double dt,
-                                  sweep_move_result *out);
+sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                  sweep_act_result *out);
 
 /* What one answer did. */
 typedef struct sweep_predict_ack {
@@ -179,11 +193,13 @@ typedef struct sweep_predict_ack {
 } sweep_predict_ack;
 
 /* Reconciles with the server's answer to a move. Moves older than it that
- * are still pending are given up (the server answers in order, so they
- * were lost); if the answer differs from the prediction in position,
- * velocity or grounded flag (bits), the state is set to the server's and
- * the later moves are replayed (see the file comment for movers). An
- * answer to no pending move (a duplicate) changes nothing. */
+ * are still pending are given up (the server applies moves in order: they
+ * were lost, or their answers were, and this answer is the state after
+ * them either way); if the answer differs from the prediction in
+ * position, velocity or grounded flag (bits), the state is set to the
+ * server's and the later moves are replayed (see the file comment for
+ * movers). An answer to no pending move (a duplicate, or one overtaken by
+ * a later answer) changes nothing. */
 sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info);
 
 /* The server refused the move numbered `sequence` (an Error naming it): it
@@ -199,14 +215,18 @@ sweep_predict_state sweep_predictor_current(const sweep_predictor *p);
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r);
 
 /*
- * Runs one move the way the server does for an entity in state *s, among
- * the movers mv at their current poses (NULL: static world only), and
- * updates *s; *out (may be NULL) gets the full core result. The one
- * function that does what the server does for a move.
+ * Runs one Walk move the way the server does for an entity in state *s:
+ * sweep_act with the rules and config, the wish and dt, through the
+ * static world and the movers mv at their current poses (NULL: static
+ * world only); updates *s on success; *out (may be NULL) gets the full
+ * result (the last step's collision, the rules that acted). The one
+ * function that does what the server does for a move. SWEEP_E_ARG for a
+ * missing world, config, rules, state or wish; otherwise sweep_act's
+ * status, and *s is unchanged on error.
  */
 sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
-                               sweep_vec3 radii, sweep_predict_state *s, sweep_vec3 velocity, double dt,
-                               sweep_move_result *out);
+                               const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
+                               const sweep_wish *wish, double dt, sweep_act_result *out);
 
 /* The state the server started the move answered by r from, given the
  * entity's state `before` it (the previous answer): the same, except at

@@ -2,20 +2,24 @@
  * sweep_main.c - `sweep`, the command-line client.
  *
  * `sweep move` moves one player, either locally against a map with the same
- * core the server runs (--map without --connect; movers stand at the start
- * of their paths, since nothing ticks them), or through a server
- * (--connect): it spawns the player at the map's first spawn point (the
- * server's own map unless --map is given; or at --position), sends the
- * moves and prints each result as text or JSON lines, with what the movers
- * did to the player when they did something.
+ * core and movement rules the server runs (--map without --connect; movers
+ * stand at the start of their paths, since nothing ticks them), or through
+ * a server (--connect): it spawns the player at a spawn point of the map
+ * (or, for a session of the server role, at --position), sends the moves
+ * (each a wish: --velocity across the ground, --jump) and prints each
+ * result as text or JSON lines: where the player went, the rules the
+ * server applied (and by how much the move asked too much), and what the
+ * movers did to the player when they did something.
  * With both --map and --connect it also checks the server's map hash and
  * predicts every move locally, printing whether the server agreed bit for
  * bit; on a map with movers it watches the world every tick and predicts
  * among the movers at the poses the server sent (predict.h). `sweep watch`
  * prints the movers' poses the server pushes (one record per tick, the
  * parts of a split UDP WorldState put together), `sweep command` fires a
- * mover's trigger (a trusted session: --token), and `sweep ping` and
- * `sweep stats` ask a server for a round trip and its counters.
+ * mover's trigger (a session of the server role: --token), `sweep ping` and
+ * `sweep stats` ask a server for a round trip and its counters, and
+ * `sweep token` mints an identity token (protocol/token.h) from the
+ * server's secret file.
  *
  * Exit status: 0 on success, 1 on any error (the error's name is printed:
  * the server's code such as BadVelocity or AuthFailed, or TIMEOUT, CLOSED,
@@ -30,10 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
 #include "maps/loader.h"
 #include "maps/text_input.h"
+#include "protocol/token.h"
 
 static const char usage[] =
     "usage: sweep COMMAND [options]\n"
@@ -44,6 +51,8 @@ static const char usage[] =
     "  command NAME  fire the trigger of the mover NAME (needs --token)\n"
     "  ping          round trip to a server\n"
     "  stats         a server's counters\n"
+    "  token         print an identity token for Hello.auth_token (--secret-file,\n"
+    "                --role, --identity, --ttl)\n"
     "\n"
     "options:\n"
     "  --connect HOST:PORT  the server (sweepd); without it `move` runs locally\n"
@@ -51,31 +60,55 @@ static const char usage[] =
     "  --map FILE           the map: spawn point and radii, local moves, and with\n"
     "                       --connect the map hash check and prediction (among the\n"
     "                       movers, at the poses the server sends); watch: mover names\n"
-    "  --velocity X,Y,Z     requested velocity, units/s (move: required)\n"
+    "  --velocity X,Y,Z     the wish: the velocity wished across the ground, units/s\n"
+    "                       (its part along up is ignored, and named Vertical); with\n"
+    "                       --mode fly or noclip the velocity itself (move: required)\n"
+    "  --jump               jump whenever standing: the jump button on each move that\n"
+    "                       starts on walkable ground (as the last answer or, with\n"
+    "                       --map, the prediction says)\n"
+    "  --hold-jump          the jump button on every move (a jump asked in the air is\n"
+    "                       refused and named Jump)\n"
+    "  --mode MODE          walk (default), fly or noclip; fly and noclip only for a\n"
+    "                       session of the server role on a server that allows them\n"
     "  --dt SECONDS         time step per move (default 0.016)\n"
     "  --count N            move: moves to make (default 1); watch: ticks to print\n"
     "                       (default: until interrupted)\n"
     "  --every N            watch: a WorldState every N ticks (default 1)\n"
     "  --batch              send the moves in batches instead of one by one\n"
     "  --interval MS        move: wait this long before each move (or batch), as a\n"
-    "                       game sends one move per frame (default 0)\n"
-    "  --position X,Y,Z     spawn here (default: the map's spawn point --spawn)\n"
-    "  --spawn K            which spawn point of the map, from 0 (default 0); without\n"
-    "                       --map, the server's map's\n"
-    "  --radii X,Y,Z        ellipsoid radii (default: the map's)\n"
+    "                       game sends one move per frame. Default: a player's moves\n"
+    "                       go out in real time, one every --dt (its time budget\n"
+    "                       pays for no more), the server role's at once;\n"
+    "                       --interval 0 sends a player's at once too\n"
+    "  --position X,Y,Z     spawn here: the server role may; a player is put at a\n"
+    "                       spawn point anyway (named SpawnPosition)\n"
+    "  --spawn K            which spawn point of the map, from 0 (default 0)\n"
+    "  --radii X,Y,Z        ellipsoid radii (default: the map's; a player always gets\n"
+    "                       the map's, named SpawnRadii)\n"
     "  --world NAME         world (map instance) to join on the server\n"
-    "  --token TOKEN        Hello.auth_token: the server's --command-token makes the\n"
-    "                       session trusted (command needs it). The SWEEP_TOKEN\n"
-    "                       environment variable is read when it is not given, and\n"
-    "                       unlike a command line is not visible to other users\n"
+    "  --token TOKEN        Hello.auth_token: an identity token (sweep token) or the\n"
+    "                       server's --command-token; without one the session is a\n"
+    "                       guest player, where the server admits guests. A server\n"
+    "                       token makes a session of the server role (command needs\n"
+    "                       it). The SWEEP_TOKEN environment variable is read when it\n"
+    "                       is not given, and unlike a command line is not visible to\n"
+    "                       other users\n"
+    "  --secret-file FILE   token: the server's --auth-secret-file\n"
+    "  --role ROLE          token: player or server\n"
+    "  --identity NAME      token: who, 1 to 64 of [A-Za-z0-9._@+-]\n"
+    "  --ttl SECONDS        token: valid for this long from now (default 3600)\n"
     "  --no-map-check       do not refuse a server whose map hash differs\n"
     "  --timeout MS         time allowed for each answer (default 5000)\n"
     "  --json               JSON lines instead of text\n"
     "  --help               this text\n"
     "\n"
-    "move prints, when a mover did something: ground_mover (the mover id stood on\n"
-    "after the move), and carried, pushed, pushed_by, start (where the server\n"
-    "started the move: where its movers left the player since the move before).\n"
+    "move prints, for each move, the rules the server applied (rules=Speed,... as in\n"
+    "sweep.fbs), speed_excess (units/s wished above the walk speed), time_excess\n"
+    "(seconds asked beyond the time budget) and applied_dt (seconds granted), and\n"
+    "correction when a claimed position was off; when a mover did something:\n"
+    "ground_mover (the mover id stood on after the move), and carried, pushed,\n"
+    "pushed_by, start (where the server started the move: where its movers left the\n"
+    "player since the move before).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
     "\n"
@@ -85,14 +118,19 @@ static const char usage[] =
     "  sweep move --connect 127.0.0.1:7777 --map arena.db --velocity 1,0,0\n"
     "  sweep move --connect 127.0.0.1:7777 --udp --position 0,0,1 --velocity 0,2,0 --json\n"
     "  sweep watch --connect 127.0.0.1:7878 --every 30 --count 10\n"
-    "  SWEEP_TOKEN=secret sweep command --connect 127.0.0.1:7878 door\n";
+    "  sweep token --secret-file secret --role server --identity tools --ttl 600\n"
+    "  SWEEP_TOKEN=$(sweep token ...) sweep command --connect 127.0.0.1:7878 door\n";
 
 typedef struct options {
     const char *command, *connect, *map, *world, *token, *mover;
+    const char *secret_file, *role, *identity;
     int udp, json, batch, no_map_check, timeout_ms;
     int has_velocity, has_position, has_radii, has_count;
+    int jump, hold_jump, has_interval;
+    uint32_t mode;
     sweep_vec3 velocity, position, radii;
     double dt;
+    uint64_t ttl;
     uint32_t count, spawn, every, interval_ms;
 } options;
 
@@ -116,9 +154,14 @@ static int parse_args(int argc, char **argv, options *o)
         {"timeout", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
         {"every", required_argument, 0, 'e'},   {"token", required_argument, 0, 'T'},
         {"interval", required_argument, 0, 'i'}, {"help", no_argument, 0, 'h'},
+        {"jump", no_argument, 0, 'J'},          {"hold-jump", no_argument, 0, 'H'},
+        {"mode", required_argument, 0, 'M'},    {"secret-file", required_argument, 0, 'S'},
+        {"role", required_argument, 0, 'R'},    {"identity", required_argument, 0, 'I'},
+        {"ttl", required_argument, 0, 'L'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
+    o->ttl = 3600;
     o->dt = 0.016;
     o->count = 1;
     o->every = 1;
@@ -153,6 +196,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'i':
             if (!sweep_parse_u32(optarg, 0, 3600000, &o->interval_ms))
                 return usage_error("--interval wants milliseconds, not '%s'", optarg);
+            o->has_interval = 1;
             break;
         case 'T':
             if (!optarg[0])
@@ -175,6 +219,33 @@ static int parse_args(int argc, char **argv, options *o)
             o->has_radii = 1;
             break;
         case 'w': o->world = optarg; break;
+        case 'J': o->jump = 1; break;
+        case 'H': o->hold_jump = 1; break;
+        case 'M':
+            if (strcmp(optarg, "walk") == 0)
+                o->mode = SWEEP_WIRE_MODE_WALK;
+            else if (strcmp(optarg, "fly") == 0)
+                o->mode = SWEEP_WIRE_MODE_FLY;
+            else if (strcmp(optarg, "noclip") == 0)
+                o->mode = SWEEP_WIRE_MODE_NOCLIP;
+            else
+                return usage_error("--mode wants walk, fly or noclip, not '%s'", optarg);
+            break;
+        case 'S': o->secret_file = optarg; break;
+        case 'R':
+            if (strcmp(optarg, "player") && strcmp(optarg, "server"))
+                return usage_error("--role wants player or server, not '%s'", optarg);
+            o->role = optarg;
+            break;
+        case 'I':
+            if (!sweep_token_identity_valid(optarg, strlen(optarg)))
+                return usage_error("--identity wants 1 to 64 of A-Z a-z 0-9 . _ @ + -, not '%s'", optarg);
+            o->identity = optarg;
+            break;
+        case 'L':
+            if (!sweep_parse_u64(optarg, 1, (uint64_t)1 << 40, &o->ttl))
+                return usage_error("--ttl wants a positive number of seconds, not '%s'", optarg);
+            break;
         case 'N': o->no_map_check = 1; break;
         case 't': {
             uint32_t t;
@@ -189,10 +260,10 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "a command is needed: move, watch, command, ping or stats");
+        return usage_error("%s", "a command is needed: move, watch, command, ping, stats or token");
     o->command = argv[optind++];
     if (strcmp(o->command, "move") && strcmp(o->command, "watch") && strcmp(o->command, "command") &&
-        strcmp(o->command, "ping") && strcmp(o->command, "stats"))
+        strcmp(o->command, "ping") && strcmp(o->command, "stats") && strcmp(o->command, "token"))
         return usage_error("unknown command '%s'", o->command);
     if (strcmp(o->command, "command") == 0) {
         if (optind >= argc)
@@ -208,9 +279,23 @@ static int parse_args(int argc, char **argv, options *o)
         if (env && env[0])
             o->token = env;
     }
-    if (strcmp(o->command, "move") == 0) {
+    if (strcmp(o->command, "token") == 0) {
+        if (!o->secret_file || !o->role || !o->identity)
+            return usage_error("%s", "token needs --secret-file FILE --role player|server --identity NAME");
+    } else if (o->secret_file || o->role || o->identity) {
+        return usage_error("%s", "--secret-file, --role and --identity are for `sweep token`");
+    }
+    if (o->jump && o->hold_jump)
+        return usage_error("%s", "--jump and --hold-jump exclude each other");
+    if ((o->jump || o->hold_jump) && o->mode != SWEEP_WIRE_MODE_WALK)
+        return usage_error("%s", "jumping is for walking (--mode walk)");
+    if (strcmp(o->command, "token") == 0) {
+        /* nothing more */
+    } else if (strcmp(o->command, "move") == 0) {
         if (!o->has_velocity)
             return usage_error("%s", "move needs --velocity X,Y,Z");
+        if (!o->connect && o->mode != SWEEP_WIRE_MODE_WALK)
+            return usage_error("%s", "a local move walks: --mode fly and noclip are the server's");
         if (!o->connect && !o->map)
             return usage_error("%s", "move needs --map FILE (local) or --connect HOST:PORT");
         if (!o->map && !o->has_position && !o->connect)
@@ -285,6 +370,11 @@ typedef struct shown_result {
     uint32_t ground_mover, pushed_by;
     int carried, pushed, has_start;
     sweep_vec3 start;
+    /* The rules: what acted, by how much the move asked too much, what it got. */
+    uint32_t rules, buttons;
+    double speed_excess, time_excess, applied_dt;
+    int corrected;
+    double correction;
 } shown_result;
 
 static void print_result(const options *o, const shown_result *r)
@@ -314,6 +404,17 @@ static void print_result(const options *o, const shown_result *r)
                    r->carried ? "true" : "false", r->pushed ? "true" : "false", r->pushed_by);
             print_vec(o, r->start);
         }
+        char names[256];
+        printf(",\"buttons\":%" PRIu32 ",\"rules\":%" PRIu32 ",\"rule_names\":", r->buttons, r->rules);
+        print_str(o, sweep_client_rules_string(r->rules, ",", names, sizeof names));
+        printf(",\"speed_excess\":");
+        print_num(r->speed_excess);
+        printf(",\"time_excess\":");
+        print_num(r->time_excess);
+        printf(",\"applied_dt\":");
+        print_num(r->applied_dt);
+        printf(",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
+        print_num(r->correction);
         if (r->predicted)
             printf(",\"predicted\":\"%s\"", r->predicted);
         if (r->rerun)
@@ -335,6 +436,17 @@ static void print_result(const options *o, const shown_result *r)
             printf(" pushed_by=%" PRIu32 " start=", r->pushed_by);
             print_vec(o, r->start);
         }
+        if (r->buttons & SWEEP_WISH_JUMP)
+            printf(" jump=1");
+        char names[256];
+        printf(" rules=%s", r->rules ? sweep_client_rules_string(r->rules, ",", names, sizeof names) : "none");
+        if (r->speed_excess > 0)
+            printf(" speed_excess=%.17g", r->speed_excess);
+        if (r->time_excess > 0)
+            printf(" time_excess=%.17g", r->time_excess);
+        printf(" applied_dt=%.17g", r->applied_dt);
+        if (r->corrected)
+            printf(" corrected=1 correction=%.17g", r->correction);
         if (r->predicted)
             printf(" predicted=%s", r->predicted);
         if (r->rerun)
@@ -344,20 +456,47 @@ static void print_result(const options *o, const shown_result *r)
     fflush(stdout);
 }
 
-static void print_spawned(const options *o, uint32_t entity, sweep_vec3 position, sweep_vec3 radii)
+/* The Spawned answer (or the local start): where, how big, which spawn
+ * point, and what the server did not take from the Spawn (rules). */
+static void print_spawned(const options *o, uint32_t entity, sweep_vec3 position, sweep_vec3 radii, uint32_t point,
+                          uint32_t rules)
 {
+    char names[256];
+    sweep_client_rules_string(rules, ",", names, sizeof names);
     if (o->json) {
         printf("{\"spawned\":%" PRIu32 ",\"position\":", entity);
         print_vec(o, position);
         printf(",\"radii\":");
         print_vec(o, radii);
+        printf(",\"spawn_point\":%" PRIu32 ",\"rules\":%" PRIu32 ",\"rule_names\":", point, rules);
+        print_str(o, names);
         printf("}\n");
     } else {
         printf("spawned entity=%" PRIu32 " position=", entity);
         print_vec(o, position);
         printf(" radii=");
         print_vec(o, radii);
-        printf("\n");
+        if (point)
+            printf(" spawn_point=%" PRIu32, point);
+        printf(" rules=%s\n", rules ? names : "none");
+    }
+}
+
+/* Who the server made the session (Welcome). */
+static void print_session(const options *o, const sweep_client_welcome *w)
+{
+    const char *role = w->has_roles ? sweep_wire_role_name(w->role) : "none";
+    if (o->json) {
+        printf("{\"session\":%" PRIu64 ",\"role\":", w->session_id);
+        print_str(o, role);
+        printf(",\"identity\":");
+        print_str(o, w->identity);
+        printf(",\"time_bank\":");
+        print_num(w->time_bank);
+        printf("}\n");
+    } else {
+        printf("session id=%" PRIu64 " role=%s identity=%s time_bank=%.17g\n", w->session_id, role,
+               w->identity[0] ? w->identity : "-", w->time_bank);
     }
 }
 
@@ -425,17 +564,36 @@ static int build_movers(const options *o, local_map *m, double tick_rate)
     return 0;
 }
 
-/* Moves locally with the core, exactly as the server would before its
- * first tick (movers at the start of their paths). */
+/* The buttons of the next move: --hold-jump presses jump always, --jump
+ * when the player stands (grounded: as far as the caller knows). */
+static uint32_t buttons_for(const options *o, int grounded)
+{
+    return o->hold_jump || (o->jump && grounded) ? SWEEP_WISH_JUMP : 0;
+}
+
+/* The wish of every move. */
+static sweep_wish wish_for(const options *o, int grounded)
+{
+    sweep_wish w = {.velocity = o->velocity, .buttons = buttons_for(o, grounded)};
+    return w;
+}
+
+/* Moves locally with the core and the map's rules, exactly as the server
+ * would walk a player before its first tick (movers at the start of their
+ * paths). The rules shown are the core's (Speed, Jump, Limit): the time
+ * budget and the claimed position are the server's business. */
 static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_vec3 radii)
 {
     if (m->lv.mover_count && build_movers(o, m, 0) != 0)
         return 1;
-    print_spawned(o, 0, start, radii);
+    print_spawned(o, 0, start, radii, o->has_position ? 0 : o->spawn + 1, 0);
     sweep_predict_state s = sweep_predict_state_at(start);
     for (uint32_t i = 0; i < o->count; i++) {
-        sweep_move_result r;
-        sweep_status st = sweep_predict_run(m->world, m->movers, &m->lv.config, radii, &s, o->velocity, o->dt, &r);
+        sweep_act_result ar;
+        sweep_wish w = wish_for(o, s.grounded);
+        sweep_status st = sweep_predict_run(m->world, m->movers, &m->lv.config, &m->lv.rules, radii, &s, &w, o->dt,
+                                            &ar);
+        const sweep_move_result r = ar.move;
         if (st != SWEEP_OK) {
             /* Named as the server would name it, so local and remote runs read alike. */
             sweep_client_error e = {.status = SWEEP_CLIENT_E_SERVER, .code = sweep_wire_code_from_status(st),
@@ -447,7 +605,8 @@ static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_ve
             .index = i + 1, .sequence = i + 1, .position = r.position, .velocity = r.velocity,
             .ground_normal = r.ground_normal, .grounded = s.grounded,
             .ground_material = r.ground_material, .contact_count = r.contact_count, .contacts = r.contacts,
-            .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover),
+            .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover), .rules = ar.rules,
+            .buttons = w.buttons, .speed_excess = ar.speed_excess, .applied_dt = o->dt,
         };
         print_result(o, &sr);
     }
@@ -464,7 +623,33 @@ typedef struct run {
     int predicting, watching;
     int mismatches, reruns_matched;
     int failed; /* an error was reported */
+    int last_grounded; /* the last answer's, for --jump without a prediction */
+    /* The buttons of the moves sent lately, by sequence % 64, to print with their answers. */
+    uint32_t sent_seq[64], sent_buttons[64];
 } run;
+
+/* Whether the next move starts on the ground, as well as the client knows. */
+static int grounded_now(const run *rn)
+{
+    return rn->predicting ? sweep_predictor_current(&rn->pred).grounded : rn->last_grounded;
+}
+
+/* Makes move `seq`: its wish (jumping as the options say), predicted when
+ * predicting, with the prediction as its claimed position. */
+static sweep_client_move_req next_move(run *rn, uint32_t seq)
+{
+    const options *o = rn->o;
+    sweep_wish w = wish_for(o, grounded_now(rn));
+    sweep_client_move_req m = {.entity = rn->entity, .velocity = w.velocity, .dt = o->dt, .buttons = w.buttons,
+                               .mode = o->mode};
+    if (rn->predicting && sweep_predictor_step(&rn->pred, seq, &w, o->dt, NULL) == SWEEP_OK) {
+        m.has_claimed_position = 1;
+        m.claimed_position = sweep_predictor_current(&rn->pred).position;
+    }
+    rn->sent_seq[seq % 64] = seq;
+    rn->sent_buttons[seq % 64] = w.buttons;
+    return m;
+}
 
 /* Prints one server result, reconciling it with the prediction if any. */
 static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
@@ -479,12 +664,16 @@ static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
         rn->mismatches += a.mismatch;
         rn->reruns_matched += a.mismatch && a.rerun && a.rerun_match;
     }
+    rn->last_grounded = r->grounded;
     shown_result sr = {
         .index = index, .sequence = r->sequence, .server_tick = r->server_tick, .position = r->position,
         .velocity = r->velocity, .ground_normal = r->ground_normal, .grounded = r->grounded,
         .ground_material = r->ground_material, .contact_count = r->contact_count, .contacts = r->contacts,
         .predicted = predicted, .rerun = rerun, .ground_mover = r->ground_mover, .pushed_by = r->pushed_by,
         .carried = r->carried, .pushed = r->pushed, .has_start = r->has_start_position, .start = r->start_position,
+        .rules = r->rules, .speed_excess = r->speed_excess, .time_excess = r->time_excess,
+        .applied_dt = r->applied_dt, .corrected = r->corrected, .correction = r->correction,
+        .buttons = rn->sent_seq[r->sequence % 64] == r->sequence ? rn->sent_buttons[r->sequence % 64] : 0,
     };
     print_result(rn->o, &sr);
 }
@@ -558,26 +747,32 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
     sweep_client_error e;
     sweep_msg_spawned sp;
     sweep_client_status st;
-    run rn = {.o = o, .c = c, .m = m, .predicting = m->loaded};
-    if (m->loaded && m->lv.mover_count && build_movers(o, m, sweep_client_get_welcome(c)->tick_rate) != 0)
+    /* Only a walk follows the rules the predictor runs. */
+    run rn = {.o = o, .c = c, .m = m, .predicting = m->loaded && o->mode == SWEEP_WIRE_MODE_WALK};
+    print_session(o, sweep_client_get_welcome(c));
+    if (rn.predicting && m->lv.mover_count && build_movers(o, m, sweep_client_get_welcome(c)->tick_rate) != 0)
         return 1;
-    if (!m->loaded && !o->has_position) /* the server's map picks the place (and radii) */
-        st = sweep_client_spawn_at_point(c, o->spawn + 1, o->has_radii ? radii : sweep_v3(0, 0, 0), &sp, &e);
+    /* A spawn point unless --position: the server's map's, with the map's
+     * radii unless --radii (the server decides what a player gets). */
+    (void)start;
+    sweep_vec3 asked_radii = o->has_radii ? radii : sweep_v3(0, 0, 0);
+    if (o->has_position)
+        st = sweep_client_spawn(c, o->position, asked_radii, &sp, &e);
     else
-        st = sweep_client_spawn(c, start, radii, &sp, &e);
+        st = sweep_client_spawn_at_point(c, o->spawn + 1, asked_radii, &sp, &e);
     if (st != SWEEP_CLIENT_OK)
         return report(o, &e);
     rn.entity = sp.entity;
-    print_spawned(o, sp.entity, sp.position, sp.radii);
+    print_spawned(o, sp.entity, sp.position, sp.radii, sp.spawn_point, sp.rules);
     if (rn.predicting) {
-        sweep_predictor_init(&rn.pred, m->world, &m->lv.config, sp.position, sp.radii);
+        sweep_predictor_init(&rn.pred, m->world, &m->lv.config, &m->lv.rules, sp.position, sp.radii);
         char err[256];
         if (m->movers && sweep_predictor_set_movers(&rn.pred, m->movers, &m->lv, err, sizeof err) != SWEEP_OK) {
             sweep_predictor_free(&rn.pred);
             return report_msg(o, SWEEP_CLIENT_E_ARG, "%s", err);
         }
     }
-    if (m->movers) {
+    if (rn.predicting && m->movers) {
         /* Predicting among movers needs their poses of every tick, from now. */
         sweep_msg_world_state now;
         int bad = sweep_client_watch_world(c, 1, &now, &e) != SWEEP_CLIENT_OK;
@@ -602,10 +797,26 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
         rc = report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
         goto out;
     }
+    /* A player's time is budgeted by the server's clock: by default its
+     * moves go out as the time they ask passes. */
+    const sweep_client_welcome *wel = sweep_client_get_welcome(c);
+    int pace = !o->has_interval && wel->has_roles && wel->role == SWEEP_WIRE_ROLE_PLAYER;
+    if (pace && o->batch && o->dt > 0 && wel->time_bank > 0) {
+        /* A batch is sent once its time has passed, and must not ask more
+         * than the bank holds: half of it, to leave room for the ticks. */
+        double fit = 0.5 * wel->time_bank / o->dt;
+        if (fit < max_batch)
+            max_batch = fit >= 1 ? (uint32_t)fit : 1;
+    }
+    uint64_t next_at = sweep_client_now_ns();
     while (done < o->count && rc == 0) {
-        if (o->interval_ms) {
+        uint32_t n = o->count - done < max_batch ? o->count - done : max_batch;
+        double asked = (o->batch ? n : 1) * o->dt;
+        if (pace && o->batch && asked > 0 && asked <= 3600)
+            next_at += (uint64_t)(asked * 1e9); /* a batch waits for its time to pass */
+        if (o->interval_ms || pace) {
             /* Wait while handling what comes, so the poses stay current. */
-            uint64_t until = sweep_client_now_ns() + (uint64_t)o->interval_ms * 1000000u;
+            uint64_t until = pace ? next_at : sweep_client_now_ns() + (uint64_t)o->interval_ms * 1000000u;
             for (uint64_t now; rc == 0 && (now = sweep_client_now_ns()) < until;) {
                 sweep_client_event ev;
                 int ms = (int)((until - now + 999999) / 1000000);
@@ -620,16 +831,13 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
         }
         if ((rc = drain(&rn)) != 0)
             break;
-        uint32_t n = o->count - done < max_batch ? o->count - done : max_batch;
-        for (uint32_t i = 0; i < n; i++)
-            reqs[i] = (sweep_client_move_req){.entity = sp.entity, .velocity = o->velocity, .dt = o->dt};
+        if (pace && !o->batch && asked > 0 && asked <= 3600) /* a bad dt is the server's to refuse, not a wait */
+            next_at += (uint64_t)(asked * 1e9); /* a single move goes, then its time passes */
         if (!o->batch) {
             /* One move, one blocking call: over UDP it is resent until answered. */
-            uint32_t seq = sweep_client_next_sequence(c);
-            if (rn.predicting)
-                (void)sweep_predictor_step(&rn.pred, seq, o->velocity, o->dt, NULL);
+            sweep_client_move_req req = next_move(&rn, sweep_client_next_sequence(c));
             sweep_msg_move_result r;
-            if (sweep_client_move(c, sp.entity, o->velocity, o->dt, &r, &e) != SWEEP_CLIENT_OK) {
+            if (sweep_client_move_request(c, &req, &r, NULL, &e) != SWEEP_CLIENT_OK) {
                 rc = report(o, &e);
                 break;
             }
@@ -637,13 +845,14 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
             rc = settle_single(&rn, &r, done);
             continue;
         }
+        /* A batch takes one number, its moves the ones after it. */
+        uint32_t base = sweep_client_next_sequence(c) + 1;
+        for (uint32_t i = 0; i < n; i++)
+            reqs[i] = next_move(&rn, base + i);
         if (sweep_client_send_batch(c, reqs, n, seqs, &e) != SWEEP_CLIENT_OK) {
             rc = report(o, &e);
             break;
         }
-        if (rn.predicting)
-            for (uint32_t i = 0; i < n; i++)
-                (void)sweep_predictor_step(&rn.pred, seqs[i], o->velocity, o->dt, NULL);
         /* Collect the n answers, in order with everything else; an Error
          * about one of them ends the run. */
         for (uint32_t got = 0; got < n && rc == 0;) {
@@ -805,6 +1014,71 @@ static int watch(const options *o, sweep_client *c, const local_map *m)
     return rc;
 }
 
+/* --- stats and tokens ------------------------------------------------------------ */
+
+/* One Stats rule vector: "Speed:3,Jump:0,..." or a JSON object. */
+static void print_rule_counts(const options *o, const uint64_t *v, uint32_t n)
+{
+    printf(o->json ? "{" : "");
+    for (uint32_t i = 0; i < n && i < SWEEP_WIRE_RULE_SLOTS; i++) {
+        const char *name = sweep_wire_rule_name(i);
+        char unknown[16];
+        if (strcmp(name, "Unknown") == 0) {
+            snprintf(unknown, sizeof unknown, "Bit%u", i);
+            name = unknown;
+        }
+        printf(o->json ? "%s\"%s\":%" PRIu64 : "%s%s:%" PRIu64, i ? "," : "", name, v[i]);
+    }
+    printf(o->json ? "}" : "");
+}
+
+static void print_stats(const options *o, const sweep_msg_stats *st)
+{
+    printf(o->json ? "{\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"moves_total\":%" PRIu64
+                     ",\"errors_total\":%" PRIu64 ",\"tick_ns_p50\":%" PRIu64 ",\"tick_ns_p99\":%" PRIu64
+                     ",\"movers\":%" PRIu32 ",\"crushed_total\":%" PRIu64 ",\"rules_total\":"
+                   : "sessions=%" PRIu32 " entities=%" PRIu32 " moves_total=%" PRIu64 " errors_total=%" PRIu64
+                     " tick_ns_p50=%" PRIu64 " tick_ns_p99=%" PRIu64 " movers=%" PRIu32 " crushed_total=%" PRIu64
+                     " rules_total=",
+           st->sessions, st->entities, st->moves_total, st->errors_total, st->tick_ns_p50, st->tick_ns_p99,
+           st->movers, st->crushed_total);
+    print_rule_counts(o, st->rules_total, st->rules_total_count);
+    printf(o->json ? ",\"session_rules\":" : " session_rules=");
+    print_rule_counts(o, st->session_rules, st->session_rules_count);
+    printf(o->json ? "}\n" : "\n");
+}
+
+/* `sweep token`: mints a token with the secret of --secret-file. */
+static int mint_token(const options *o)
+{
+    uint8_t secret[SWEEP_TOKEN_SECRET_MAX];
+    size_t len = 0;
+    int loose = 0;
+    char err[512];
+    if (sweep_token_secret_read(o->secret_file, secret, &len, &loose, err, sizeof err) != 0)
+        return report_msg(o, SWEEP_CLIENT_E_ARG, "%s", err);
+    if (loose)
+        fprintf(stderr, "sweep: warning: %s can be read by others; anyone who reads it can mint any token\n",
+                o->secret_file);
+    uint32_t role = strcmp(o->role, "server") == 0 ? SWEEP_WIRE_ROLE_SERVER : SWEEP_WIRE_ROLE_PLAYER;
+    uint64_t now = (uint64_t)time(NULL);
+    char token[SWEEP_TOKEN_MAX + 1];
+    sweep_token_status ts = sweep_token_make(secret, len, role, o->identity, now + o->ttl, token, sizeof token);
+    memset(secret, 0, sizeof secret);
+    if (ts != SWEEP_TOKEN_OK)
+        return report_msg(o, SWEEP_CLIENT_E_ARG, "cannot make the token: %s", sweep_token_status_message(ts));
+    if (o->json) {
+        printf("{\"token\":");
+        print_str(o, token);
+        printf(",\"role\":\"%s\",\"identity\":", o->role);
+        print_str(o, o->identity);
+        printf(",\"expiry\":%" PRIu64 "}\n", now + o->ttl);
+    } else {
+        printf("%s\n", token);
+    }
+    return 0;
+}
+
 /* --- main ----------------------------------------------------------------------- */
 
 static int mover_command(const options *o, sweep_client *c)
@@ -829,6 +1103,8 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
+    if (strcmp(o.command, "token") == 0)
+        return mint_token(&o);
     local_map m = {0};
     sweep_vec3 start = o.position, radii = {0.4, 0.4, 0.9};
     if (o.map) {
@@ -888,14 +1164,7 @@ int main(int argc, char **argv)
         if (sweep_client_get_stats(c, &st, &e) != SWEEP_CLIENT_OK)
             rc = report(&o, &e);
         else
-            printf(o.json ? "{\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"moves_total\":%" PRIu64
-                            ",\"errors_total\":%" PRIu64 ",\"tick_ns_p50\":%" PRIu64 ",\"tick_ns_p99\":%" PRIu64
-                            ",\"movers\":%" PRIu32 ",\"crushed_total\":%" PRIu64 "}\n"
-                          : "sessions=%" PRIu32 " entities=%" PRIu32 " moves_total=%" PRIu64 " errors_total=%" PRIu64
-                            " tick_ns_p50=%" PRIu64 " tick_ns_p99=%" PRIu64 " movers=%" PRIu32
-                            " crushed_total=%" PRIu64 "\n",
-                   st.sessions, st.entities, st.moves_total, st.errors_total, st.tick_ns_p50, st.tick_ns_p99,
-                   st.movers, st.crushed_total);
+            print_stats(&o, &st);
     }
     sweep_client_close(c);
 done:

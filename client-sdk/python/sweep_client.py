@@ -5,13 +5,24 @@ FlatBuffers runtime (Debian's python3-flatbuffers) and the code `flatc
 
 It shows the whole protocol from another language: the handshake (over UDP
 the padded Hello, the server's Challenge and the Hello that returns its
-cookie), Spawn, Move, WatchWorld and the WorldState pushes that follow
-it, and the server's Error messages. As a program it spawns one player
-and moves it, printing one line per result:
+cookie) with an identity token (--token) and the role the server gave,
+Spawn, Move (a wish: the velocity wished across the ground, and the jump
+button), WatchWorld and the WorldState pushes that follow it, and the
+server's Error messages. As a program it spawns one player (at a spawn
+point of the map, or, for the server role, at --position) and moves it,
+printing one line per result with the rules the server applied:
 
     PYTHONPATH=build/client-sdk/python /usr/bin/python3 \\
         client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
-        --position 0,0,0.95 --velocity 1,0,-5 --count 10 [--udp] [--bits]
+        --velocity 1,0,0 --count 10 [--jump] [--udp] [--bits] [--token T]
+
+    welcome session=3 map=arena hash=... role=Player identity=#guest
+    spawned entity=123 position=(0.0, 0.0, 1.0) spawn_point=1 rules=none
+    move seq=3 position=(...) velocity=(...) grounded=0 contacts=0 rules=none applied_dt=0.016
+
+A player's moves go out in real time (one every --dt: the server grants a
+player no more time than passes); the server role's at once, or every
+--interval ms.
 
 or, with --watch N, subscribes to the movers' poses every N ticks and
 prints --count WorldStates (the answer, then the pushes), a line per
@@ -37,8 +48,8 @@ import time
 
 import flatbuffers
 from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,
-                        MoveResult, Ping, Quat, Spawn, Spawned, Vec3, WatchWorld,
-                        Welcome, WorldState)
+                        MoveMode, MoveResult, Ping, Quat, Role, Rule, Spawn, Spawned,
+                        Vec3, WatchWorld, Welcome, WorldState)
 
 PROTOCOL_VERSION = 1
 IDENTIFIER = b"SWP1"
@@ -46,6 +57,21 @@ UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
 
 ERROR_NAMES = {v: k for k, v in vars(ErrorCode.ErrorCode).items() if not k.startswith("_")}
+ROLE_NAMES = {v: k for k, v in vars(Role.Role).items() if not k.startswith("_")}
+MODES = {k.lower(): v for k, v in vars(MoveMode.MoveMode).items() if not k.startswith("_")}
+# Rule is a set of bit flags: name of each bit, lowest first.
+RULE_BITS = sorted((v, k) for k, v in vars(Rule.Rule).items() if not k.startswith("_"))
+JUMP = 1  # Move.buttons bit 0 (core/motion.h SWEEP_WISH_JUMP)
+
+
+def rule_names(bits):
+    """"Speed,TimeBudget" for the Rule bits set, "none" for none."""
+    names = [name for bit, name in RULE_BITS if bits & bit]
+    known = 0
+    for bit, _ in RULE_BITS:
+        known |= bit
+    names += ["Bit%d" % i for i in range(32) if bits & ~known & (1 << i)]
+    return ",".join(names) if names else "none"
 
 
 class ServerError(Exception):
@@ -63,7 +89,7 @@ class Client:
     buffer per datagram). Requests are answered in order, so each call
     sends one request and reads until the answer to its sequence."""
 
-    def __init__(self, address, udp=False, timeout=20.0, name="sweep-python"):
+    def __init__(self, address, udp=False, timeout=20.0, name="sweep-python", token=None):
         host, port = address.rsplit(":", 1)
         self.udp = udp
         self.seq = 0
@@ -73,7 +99,7 @@ class Client:
         self.sock.connect((host, int(port)))
         if not udp:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.welcome = self._hello(name)
+        self.welcome = self._hello(name, token)
 
     def close(self):
         self.sock.close()
@@ -140,16 +166,19 @@ class Client:
 
     # --- requests ------------------------------------------------------------
 
-    def _hello_bytes(self, seq, name, cookie):
+    def _hello_bytes(self, seq, name, token, cookie):
         pad = 0
         while True:
             b = flatbuffers.Builder(512)
             name_off = b.CreateString(name)
+            token_off = b.CreateString(token) if token else None
             cookie_off = b.CreateByteVector(cookie) if cookie is not None else None
             pad_off = b.CreateByteVector(bytes(pad)) if pad else None
             Hello.Start(b)
             Hello.AddProtocolVersion(b, PROTOCOL_VERSION)
             Hello.AddClientName(b, name_off)
+            if token_off is not None:
+                Hello.AddAuthToken(b, token_off)
             if cookie_off is not None:
                 Hello.AddCookie(b, cookie_off)
             if pad_off is not None:
@@ -161,42 +190,60 @@ class Client:
                 return data
             pad += UDP_HELLO_MIN - len(data)
 
-    def _hello(self, name):
+    def _hello(self, name, token):
         cookie = None
         if self.udp:
             seq = self._next_seq()
-            self._send(self._hello_bytes(seq, name, None))
+            self._send(self._hello_bytes(seq, name, token, None))
             tab = self._answer(seq, Body.Body.Challenge)
             ch = Challenge.Challenge()
             ch.Init(tab.Bytes, tab.Pos)
             cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))
         seq = self._next_seq()
-        self._send(self._hello_bytes(seq, name, cookie))
+        self._send(self._hello_bytes(seq, name, token, cookie))
         tab = self._answer(seq, Body.Body.Welcome)
         w = Welcome.Welcome()
         w.Init(tab.Bytes, tab.Pos)
+        identity = w.Identity()
         return {
             "protocol_version": w.ProtocolVersion(),
             "session_id": w.SessionId(),
             "map_name": w.MapName().decode(),
             "map_hash": bytes(w.MapHash(i) for i in range(w.MapHashLength())).hex(),
             "max_batch": w.MaxBatch(),
+            # A server older than roles sends no identity (and applies
+            # velocities as given).
+            "role": ROLE_NAMES.get(w.Role(), "Unknown(%d)" % w.Role()) if identity is not None else None,
+            "identity": identity.decode() if identity is not None else None,
+            "time_bank": w.TimeBank(),
         }
 
-    def spawn(self, position, radii):
+    def spawn(self, position=None, radii=None, spawn_point=0):
+        """Spawns at the map's spawn point `spawn_point` (1 = the first; 0
+        = the one the server picks) or, for the server role, at position.
+        A player sends zeros: asking a place or radii is only named."""
         seq = self._next_seq()
         b = flatbuffers.Builder(128)
         Spawn.Start(b)
-        Spawn.AddRadii(b, Vec3.CreateVec3(b, *radii))
-        Spawn.AddPosition(b, Vec3.CreateVec3(b, *position))
+        Spawn.AddRadii(b, Vec3.CreateVec3(b, *(radii or (0.0, 0.0, 0.0))))
+        Spawn.AddPosition(b, Vec3.CreateVec3(b, *(position or (0.0, 0.0, 0.0))))
+        if spawn_point:
+            Spawn.AddSpawnPoint(b, spawn_point)
         self._send(self._finish(b, seq, Body.Body.Spawn, Spawn.End(b)))
         tab = self._answer(seq, Body.Body.Spawned)
         s = Spawned.Spawned()
         s.Init(tab.Bytes, tab.Pos)
         p = s.Position()
-        return s.Entity(), (p.X(), p.Y(), p.Z())
+        return {
+            "entity": s.Entity(),
+            "position": (p.X(), p.Y(), p.Z()),
+            "rules": s.Rules(),
+            "spawn_point": s.SpawnPoint(),
+        }
 
-    def move(self, entity, velocity, dt):
+    def move(self, entity, velocity, dt, buttons=0, mode=0):
+        """One move: in Walk mode (0) velocity is the wish, buttons bit 0
+        jumps; returns the result with the rules the server applied."""
         seq = self._next_seq()
         b = flatbuffers.Builder(128)
         Move.Start(b)
@@ -204,6 +251,10 @@ class Client:
         Move.AddSequence(b, seq)
         Move.AddVelocity(b, Vec3.CreateVec3(b, *velocity))
         Move.AddDt(b, dt)
+        if buttons:
+            Move.AddButtons(b, buttons)
+        if mode:
+            Move.AddMode(b, mode)
         self._send(self._finish(b, seq, Body.Body.Move, Move.End(b)))
         tab = self._answer(seq, Body.Body.MoveResult)
         r = MoveResult.MoveResult()
@@ -215,6 +266,11 @@ class Client:
             "velocity": (v.X(), v.Y(), v.Z()),
             "grounded": bool(r.Grounded()),
             "contacts": r.ContactsLength(),
+            "rules": r.Rules(),
+            "speed_excess": r.SpeedExcess(),
+            "time_excess": r.TimeExcess(),
+            "applied_dt": r.AppliedDt(),
+            "corrected": bool(r.Corrected()),
         }
 
 
@@ -311,9 +367,21 @@ def main():
         description="Spawn a player on sweepd and move it, or (--watch) print the movers' poses.")
     ap.add_argument("--connect", required=True, metavar="HOST:PORT")
     ap.add_argument("--udp", action="store_true")
-    ap.add_argument("--position", type=vec, default=(0.0, 0.0, 0.95))
-    ap.add_argument("--radii", type=vec, default=(0.4, 0.4, 0.9))
-    ap.add_argument("--velocity", type=vec, help="requested velocity (required unless --watch)")
+    ap.add_argument("--token", help="Hello.auth_token: an identity token (sweep token) or the server's "
+                    "--command-token; none = a guest player")
+    ap.add_argument("--position", type=vec, help="spawn here (the server role; a player is put at a "
+                    "spawn point, and the server names SpawnPosition)")
+    ap.add_argument("--spawn", type=positive, default=1, metavar="K",
+                    help="the map's spawn point K (1 = the first) when no --position")
+    ap.add_argument("--radii", type=vec, help="ellipsoid radii (default: the map's)")
+    ap.add_argument("--velocity", type=vec,
+                    help="the wish: velocity wished across the ground (required unless --watch)")
+    ap.add_argument("--jump", action="store_true", help="jump whenever standing (as the last answer says)")
+    ap.add_argument("--mode", choices=sorted(MODES), default="walk",
+                    help="walk, or fly/noclip (the server role, where the server allows them)")
+    ap.add_argument("--interval", type=float, metavar="MS",
+                    help="wait this long before each move (default: a player's moves go out in "
+                    "real time, one every --dt; the server role's at once)")
     ap.add_argument("--dt", type=float, default=0.016)
     ap.add_argument("--count", type=positive, default=1, help="moves, or with --watch WorldStates to print")
     ap.add_argument("--watch", type=positive, metavar="N",
@@ -322,25 +390,54 @@ def main():
     a = ap.parse_args()
     if a.watch is None and a.velocity is None:
         ap.error("--velocity is required (or --watch N)")
+    if a.interval is not None and not 0 <= a.interval <= 3600000:
+        ap.error("--interval wants milliseconds")
     try:
-        c = Client(a.connect, udp=a.udp)
+        c = Client(a.connect, udp=a.udp, token=a.token)
         w = c.welcome
-        print("welcome session=%d map=%s hash=%s" % (w["session_id"], w["map_name"], w["map_hash"]))
+        print("welcome session=%d map=%s hash=%s role=%s identity=%s" % (
+            w["session_id"], w["map_name"], w["map_hash"], w["role"] or "none", w["identity"] or "-"))
         if a.watch is not None:
             watch(c, a.watch, a.count, a.bits)
             c.close()
             return 0
-        entity, pos = c.spawn(a.position, a.radii)
-        print("spawned entity=%d position=%r" % (entity, pos))
+        if a.position is not None:
+            sp = c.spawn(position=a.position, radii=a.radii)
+        else:
+            sp = c.spawn(radii=a.radii, spawn_point=a.spawn)
+        print("spawned entity=%d position=%r spawn_point=%d rules=%s" % (
+            sp["entity"], sp["position"], sp["spawn_point"], rule_names(sp["rules"])))
+        # A player's time is the server's: pace its moves by the time they ask.
+        pace = a.interval is None and w["role"] == "Player"
+        step = a.interval / 1000.0 if a.interval else (a.dt if pace and a.dt > 0 else 0.0)
+        next_at = time.monotonic()
+        grounded = False
         for _ in range(a.count):
-            r = c.move(entity, a.velocity, a.dt)
+            if step:
+                delay = next_at - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                next_at += step
+            buttons = JUMP if a.jump and grounded else 0
+            r = c.move(sp["entity"], a.velocity, a.dt, buttons=buttons, mode=MODES[a.mode])
+            grounded = r["grounded"]
+            rules = "rules=%s" % rule_names(r["rules"])
+            if r["speed_excess"]:
+                rules += " speed_excess=%r" % r["speed_excess"]
+            if r["time_excess"]:
+                rules += " time_excess=%r" % r["time_excess"]
+            rules += " applied_dt=%r" % r["applied_dt"]
+            if buttons:
+                rules += " jump=1"
+            if r["corrected"]:
+                rules += " corrected=1"
             if a.bits:
-                print("move seq=%d position=%s velocity=%s grounded=%d" % (
+                print("move seq=%d position=%s velocity=%s grounded=%d %s" % (
                     r["sequence"], ",".join(bits(x) for x in r["position"]),
-                    ",".join(bits(x) for x in r["velocity"]), r["grounded"]))
+                    ",".join(bits(x) for x in r["velocity"]), r["grounded"], rules))
             else:
-                print("move seq=%d position=%r velocity=%r grounded=%d contacts=%d" % (
-                    r["sequence"], r["position"], r["velocity"], r["grounded"], r["contacts"]))
+                print("move seq=%d position=%r velocity=%r grounded=%d contacts=%d %s" % (
+                    r["sequence"], r["position"], r["velocity"], r["grounded"], r["contacts"], rules))
         c.close()
     except ServerError as e:
         print("error %s: %s (sequence %d)" % (e.name, e, e.sequence), file=sys.stderr)

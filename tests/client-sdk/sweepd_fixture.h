@@ -10,6 +10,10 @@
  * temporary directory and is shown when SWEEP_TEST_VERBOSE is set or when
  * the server does not come up. Timeouts are generous: tests must pass on a
  * loaded two-core machine. Header-only, as every test program is one .c file.
+ *
+ * Identities: fx_secret writes the secret of FX_SECRET to a private file for
+ * sweepd --auth-secret-file, and fx_token mints tokens under it
+ * (protocol/token.h), as a game's login service would.
  */
 #ifndef SWEEP_TESTS_SWEEPD_FIXTURE_H
 #define SWEEP_TESTS_SWEEPD_FIXTURE_H
@@ -27,6 +31,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "protocol/message.h"
+#include "protocol/token.h"
+
+/* The secret the tests' servers and tokens share (32 bytes). */
+#define FX_SECRET "sweep-sdk-tests-shared-secret-32"
 
 static char fx_argv0[4096];
 
@@ -181,6 +191,34 @@ static __attribute__((unused)) int fx_stop(sweepd *d)
     if (d->dir[0])
         rmdir(d->dir);
     return rc;
+}
+
+/* Writes FX_SECRET (and a line break, which readers drop) to a new
+ * private file; its path goes to path. Returns 0, or -1 after saying why. */
+static __attribute__((unused)) int fx_secret(char *path, size_t cap)
+{
+    snprintf(path, cap, "/tmp/sweep-sdk-secret-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        perror("mkstemp");
+        return -1;
+    }
+    const char text[] = FX_SECRET "\n";
+    int ok = write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1);
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* A token of `role` (SWEEP_WIRE_ROLE_*) for identity, valid ttl seconds
+ * from now (negative: expired that long ago), under FX_SECRET. */
+static __attribute__((unused)) const char *fx_token(uint32_t role, const char *identity, long ttl, char *out,
+                                                   size_t cap)
+{
+    uint64_t expiry = (uint64_t)((long)time(NULL) + ttl);
+    if (sweep_token_make((const uint8_t *)FX_SECRET, sizeof FX_SECRET - 1, role, identity, expiry, out, cap) !=
+        SWEEP_TOKEN_OK)
+        snprintf(out, cap, "cannot-mint");
+    return out;
 }
 
 /* Runs a command line through sh, stdout and stderr into *out (malloc'd).

@@ -1,14 +1,19 @@
 /*
- * test_predict.c - client-side prediction and reconciliation (predict.h).
+ * test_predict.c - client-side prediction and reconciliation (predict.h)
+ * with the map's movement rules (core/motion.h).
  *
  * First without a server (answers made from the core itself): an answer
  * equal to the prediction confirms it; a different one rewinds to it and
  * replays the later moves; a lost move is given up; a refused one is
- * forgotten. Then against a real sweepd on the arena: a scripted walk with
+ * forgotten; the rules act in the prediction as on the server (a wish
+ * clamped, a jump refused in the air, nothing moved by a bad wish). Then
+ * against a real sweepd on the arena: a scripted walk with jumps and
  * several moves in flight is predicted bit for bit on every move (TCP and
- * UDP, with claimed positions the server never corrects), and a forced
- * mismatch (a move predicted but never sent) triggers one rewind and
- * replay after which prediction and server agree again, to the bit.
+ * UDP, UDP with redundant moves too, with claimed positions the server
+ * never flags and no rule named), a player paced in real time within its
+ * time budget likewise, and a forced mismatch (a move predicted but never
+ * sent) triggers one rewind and replay after which prediction and server
+ * agree again, to the bit.
  */
 #include "tests/client-sdk/sweepd_fixture.h"
 
@@ -25,6 +30,8 @@
 #include "core/vec3.h"
 #include "maps/loader.h"
 
+#define TOKEN "predict-test-token"
+
 static sweepd D;
 static sweep_level LV;
 static sweep_world *W;
@@ -38,7 +45,10 @@ static int setup(void **state)
         fprintf(stderr, "arena: %s\n", err);
         return -1;
     }
-    return fx_start(&D);
+    /* The command token makes sessions of the server role: they spawn
+     * where they ask and their moves are not charged to a time budget. */
+    const char *args[] = {"--command-token", TOKEN, NULL};
+    return fx_start_args(&D, args);
 }
 
 static int teardown(void **state)
@@ -55,23 +65,30 @@ static int same_vec(sweep_vec3 a, sweep_vec3 b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* The answer a faithful server gives for state s after (v, dt). */
-static sweep_msg_move_result answer(sweep_predict_state *s, uint32_t seq, sweep_vec3 v, double dt)
+/* The answer a faithful server gives for state s after (w, dt). */
+static sweep_msg_move_result answer(sweep_predict_state *s, uint32_t seq, sweep_wish w, double dt)
 {
-    sweep_move_result r;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, LV.default_radii, s, v, dt, &r), SWEEP_OK);
+    sweep_act_result r;
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, s, &w, dt, &r), SWEEP_OK);
     sweep_msg_move_result m = {0};
     m.sequence = seq;
-    m.position = r.position;
-    m.velocity = r.velocity;
+    m.position = r.move.position;
+    m.velocity = r.move.velocity;
     m.grounded = s->grounded;
+    m.rules = r.rules;
     return m;
 }
 
-static sweep_vec3 script_velocity(int i)
+static sweep_wish wish(double x, double y, uint32_t buttons)
 {
-    /* Along +x, then +y, with a steady fall: reaches the ground and walks. */
-    return i < 40 ? sweep_v3(3, 0, -4) : sweep_v3(0, 3, -4);
+    sweep_wish w = {.velocity = sweep_v3(x, y, 0), .buttons = buttons};
+    return w;
+}
+
+static sweep_wish script_wish(int i)
+{
+    /* Along +x, then +y; it falls to the ground, walks, and jumps at 30. */
+    return i < 40 ? wish(3, 0, i == 30 ? SWEEP_WISH_JUMP : 0) : wish(0, 3, 0);
 }
 
 static void matching_answers_confirm(void **state)
@@ -79,13 +96,15 @@ static void matching_answers_confirm(void **state)
     (void)state;
     sweep_vec3 start = sweep_v3(0, 0, 1);
     sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, start, LV.default_radii);
-    sweep_predict_state server = {.position = start};
-    for (int i = 0; i < 80; i++)
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 10, script_velocity(i), 1.0 / 60, NULL), SWEEP_OK);
+    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    sweep_predict_state server = sweep_predict_state_at(start);
+    for (int i = 0; i < 80; i++) {
+        sweep_wish w = script_wish(i);
+        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 10, &w, 1.0 / 60, NULL), SWEEP_OK);
+    }
     assert_int_equal(p.count, 80);
     for (int i = 0; i < 80; i++) {
-        sweep_msg_move_result r = answer(&server, (uint32_t)i + 10, script_velocity(i), 1.0 / 60);
+        sweep_msg_move_result r = answer(&server, (uint32_t)i + 10, script_wish(i), 1.0 / 60);
         sweep_predict_ack a;
         assert_int_equal(sweep_predictor_ack(&p, &r, &a), SWEEP_OK);
         assert_true(a.found);
@@ -96,6 +115,7 @@ static void matching_answers_confirm(void **state)
     assert_int_equal(p.acks_matched, 80);
     sweep_predict_state cur = sweep_predictor_current(&p);
     assert_true(same_vec(cur.position, server.position));
+    assert_true(same_vec(cur.velocity, server.velocity));
     /* A duplicate answer changes nothing. */
     sweep_msg_move_result dup = {.sequence = 89, .position = sweep_v3(99, 99, 99)};
     sweep_predict_ack a;
@@ -110,12 +130,14 @@ static void a_different_answer_rewinds_and_replays(void **state)
     (void)state;
     sweep_vec3 start = sweep_v3(0, 0, 1);
     sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, start, LV.default_radii);
-    for (int i = 0; i < 10; i++)
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, script_velocity(i), 1.0 / 60, NULL), SWEEP_OK);
+    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    for (int i = 0; i < 10; i++) {
+        sweep_wish w = script_wish(i);
+        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, 1.0 / 60, NULL), SWEEP_OK);
+    }
     /* The server had the player somewhere else (it was pushed, say). */
-    sweep_predict_state server = {.position = sweep_v3(2, 2, 1)};
-    sweep_msg_move_result r = answer(&server, 1, script_velocity(0), 1.0 / 60);
+    sweep_predict_state server = sweep_predict_state_at(sweep_v3(2, 2, 1));
+    sweep_msg_move_result r = answer(&server, 1, script_wish(0), 1.0 / 60);
     sweep_predict_ack a;
     sweep_predictor_ack(&p, &r, &a);
     assert_true(a.found && a.mismatch);
@@ -123,7 +145,7 @@ static void a_different_answer_rewinds_and_replays(void **state)
     assert_int_equal(p.mismatches, 1);
     /* The replayed prediction is what the server will say for the rest. */
     for (int i = 1; i < 10; i++) {
-        r = answer(&server, (uint32_t)i + 1, script_velocity(i), 1.0 / 60);
+        r = answer(&server, (uint32_t)i + 1, script_wish(i), 1.0 / 60);
         sweep_predictor_ack(&p, &r, &a);
         assert_true(a.found);
         assert_false(a.mismatch);
@@ -137,9 +159,11 @@ static void lost_and_refused_moves(void **state)
     (void)state;
     sweep_vec3 start = sweep_v3(4, 4, 1);
     sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, start, LV.default_radii);
-    for (int i = 0; i < 6; i++)
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, script_velocity(i), 1.0 / 60, NULL), SWEEP_OK);
+    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    for (int i = 0; i < 6; i++) {
+        sweep_wish w = script_wish(i);
+        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, 1.0 / 60, NULL), SWEEP_OK);
+    }
     /* Move 3 is refused: forgotten, 4..6 replayed without it. */
     sweep_predict_ack a;
     sweep_predictor_reject(&p, 3, &a);
@@ -147,32 +171,95 @@ static void lost_and_refused_moves(void **state)
     assert_int_equal(a.replayed, 3);
     assert_int_equal(p.count, 5);
     /* Moves 1 and 2 were lost: the answer to 4 gives them up. */
-    sweep_predict_state server = {.position = start};
-    sweep_msg_move_result r = answer(&server, 4, script_velocity(3), 1.0 / 60);
+    sweep_predict_state server = sweep_predict_state_at(start);
+    sweep_msg_move_result r = answer(&server, 4, script_wish(3), 1.0 / 60);
     sweep_predictor_ack(&p, &r, &a);
     assert_true(a.found && a.mismatch);
     assert_int_equal(a.dropped, 2);
     assert_int_equal(a.replayed, 2);
     for (int i = 4; i < 6; i++) {
-        r = answer(&server, (uint32_t)i + 1, script_velocity(i), 1.0 / 60);
+        r = answer(&server, (uint32_t)i + 1, script_wish(i), 1.0 / 60);
         sweep_predictor_ack(&p, &r, &a);
         assert_false(a.mismatch);
     }
     assert_int_equal(p.count, 0);
     assert_true(same_vec(sweep_predictor_current(&p).position, server.position));
     /* Bad input is refused by the core and not kept. */
-    assert_int_equal(sweep_predictor_step(&p, 100, sweep_v3(NAN, 0, 0), 1.0 / 60, NULL), SWEEP_E_NONFINITE);
+    sweep_wish nan_wish = wish(NAN, 0, 0);
+    assert_int_equal(sweep_predictor_step(&p, 100, &nan_wish, 1.0 / 60, NULL), SWEEP_E_NONFINITE);
+    assert_int_equal(sweep_predictor_step(&p, 100, NULL, 1.0 / 60, NULL), SWEEP_E_ARG);
+    sweep_wish ok = wish(1, 0, 0);
+    assert_int_equal(sweep_predictor_step(&p, 100, &ok, 0.0, NULL), SWEEP_E_DT);
     assert_int_equal(p.count, 0);
     sweep_predictor_free(&p);
 }
 
-static sweep_client *connect_to(sweep_client_transport t)
+/* The rules act in a prediction as the core says: a wish above the walk
+ * speed is clamped, a jump starts from the ground only, the velocity is
+ * kept from move to move, and a move longer than max_step is split. */
+static void rules_act_in_the_prediction(void **state)
+{
+    (void)state;
+    const double dt = 1.0 / 60;
+    sweep_predict_state s = sweep_predict_state_at(sweep_v3(0, 0, 0.95));
+    sweep_act_result r;
+    sweep_wish fast = wish(50, 0, SWEEP_WISH_JUMP);
+    /* Spawned in the air: the jump is refused, the wish clamped. */
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r), SWEEP_OK);
+    assert_true(r.rules & SWEEP_RULE_SPEED);
+    assert_true(r.rules & SWEEP_RULE_JUMP);
+    assert_true(r.speed_excess == 50 - LV.rules.walk_speed);
+    fast.buttons = 0;
+    for (int i = 0; i < 60; i++)
+        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r),
+                         SWEEP_OK);
+    /* Walking at the walk speed, never faster. */
+    assert_true(s.grounded);
+    assert_true(fabs(s.velocity.x - LV.rules.walk_speed) < 1e-9);
+    /* From the ground a jump starts at the jump speed, less one step of gravity. */
+    sweep_wish hop = wish(0, 0, SWEEP_WISH_JUMP);
+    double z0 = s.position.z;
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r), SWEEP_OK);
+    assert_false(r.rules & SWEEP_RULE_JUMP);
+    assert_false(s.grounded);
+    assert_true(s.position.z > z0);
+    /* Up to the top and down: the highest point is the jump's, nothing more
+     * (jump held in the air is refused every time). */
+    double top = s.position.z;
+    int refused = 0;
+    for (int i = 0; i < 90 && !s.grounded; i++) {
+        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r),
+                         SWEEP_OK);
+        refused += (r.rules & SWEEP_RULE_JUMP) != 0;
+        if (s.position.z > top)
+            top = s.position.z;
+    }
+    double h = LV.rules.jump_speed * LV.rules.jump_speed / (2 * 9.81);
+    assert_true(top - z0 <= h + 1e-9);
+    assert_true(top - z0 > 0.9 * h);
+    assert_true(refused > 20);
+    /* A long move is split into steps of at most max_step. */
+    sweep_wish walk = wish(1, 0, 0);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, 0.1, &r), SWEEP_OK);
+    assert_true(r.steps >= 3 && r.steps * LV.rules.max_step >= 0.1 && (r.steps - 1) * LV.rules.max_step < 0.1);
+    /* Missing arguments are refused, and change nothing. */
+    sweep_predict_state before = s;
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, NULL, LV.default_radii, &s, &walk, dt, &r), SWEEP_E_ARG);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, NULL, dt, &r),
+                     SWEEP_E_ARG);
+    assert_int_equal(sweep_predict_run(NULL, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, dt, &r),
+                     SWEEP_E_ARG);
+    assert_memory_equal(&s, &before, sizeof s);
+}
+
+static sweep_client *connect_to(sweep_client_transport t, const char *token)
 {
     sweep_client_options o;
     sweep_client_options_init(&o);
     o.transport = t;
     o.address = t == SWEEP_CLIENT_TCP ? D.tcp : D.udp;
     o.client_name = "test_predict";
+    o.auth_token = token;
     o.timeout_ms = 20000;
     sweep_client *c = NULL;
     sweep_client_error e;
@@ -184,59 +271,90 @@ static sweep_client *connect_to(sweep_client_transport t)
 }
 
 /* A scripted walk over the arena: towards the stairs, up them, along the
- * landing, back down; a steady fall velocity keeps it on the ground. */
+ * landing, back down; with a jump now and then. */
 static sweep_vec3 tour_velocity(int i)
 {
     if (i < 60)
-        return sweep_v3(-4, -3, -6);
+        return sweep_v3(-4, -3, 0);
     if (i < 150)
-        return sweep_v3(0, 4, -6);
+        return sweep_v3(0, 4, 0);
     if (i < 200)
-        return sweep_v3(4, 0, -6);
-    return sweep_v3(0, -4, -6);
+        return sweep_v3(4, 0, 0);
+    return sweep_v3(0, -4, 0);
 }
 
-/* Walks `steps` moves with up to `window` in flight; with skip > 0, move
- * number `skip` is predicted but never sent (the forced mismatch). Returns
- * the number of mismatching answers. */
-static int predicted_walk(sweep_client_transport t, int steps, int window, int skip)
+static uint32_t tour_buttons(int i)
 {
-    sweep_client *c = connect_to(t);
+    return i == 20 || i == 175 || i == 230 ? SWEEP_WISH_JUMP : 0;
+}
+
+/* Walks `steps` moves with up to `window` in flight (over UDP with
+ * `redundancy` earlier moves in each datagram); with skip > 0, move number
+ * `skip` is predicted but never sent (the forced mismatch); with paced,
+ * one move per 1/60 s as a player in real time (a guest, charged to its
+ * time budget), else as the server role. Returns the number of
+ * mismatching answers. */
+static int predicted_walk(sweep_client_transport t, int steps, int window, int skip, uint32_t redundancy, int paced)
+{
+    sweep_client *c = connect_to(t, paced ? NULL : TOKEN);
     sweep_client_error e;
     assert_int_equal(sweep_client_check_map(c, &LV, &e), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_client_get_welcome(c)->role, paced ? SWEEP_WIRE_ROLE_PLAYER : SWEEP_WIRE_ROLE_SERVER);
+    assert_int_equal(sweep_client_set_redundancy(c, redundancy, &e), SWEEP_CLIENT_OK);
     sweep_msg_spawned sp;
-    sweep_vec3 start = sweep_v3(-10, -14, 0.95);
-    assert_int_equal(sweep_client_spawn(c, start, LV.default_radii, &sp, &e), SWEEP_CLIENT_OK);
+    sweep_vec3 start = sweep_v3(-9, -14, 0.95); /* between two flights of stairs */
+    if (paced)
+        assert_int_equal(sweep_client_spawn_player(c, 2, &sp, &e), SWEEP_CLIENT_OK); /* (4, 0, 1) */
+    else
+        assert_int_equal(sweep_client_spawn(c, start, LV.default_radii, &sp, &e), SWEEP_CLIENT_OK);
+    assert_int_equal(sp.rules, 0);
     sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, sp.position, sp.radii);
-    int sent = 0, sent_real = 0, answered = 0, mismatches = 0, expected = steps - (skip > 0);
+    sweep_predictor_init(&p, W, &LV.config, &LV.rules, sp.position, sp.radii);
+    int sent = 0, sent_real = 0, answered = 0, mismatches = 0, expected = steps - (skip > 0), jumps = 0;
+    int last_jump = 0;
+    uint64_t next_send = sweep_client_now_ns();
     sweep_msg_move_result last = {0};
     while (answered < expected) {
-        while (sent < steps && sent_real - answered < window) {
-            sweep_vec3 v = tour_velocity(sent);
-            sweep_client_move_req m = {.entity = sp.entity, .velocity = v, .dt = 1.0 / 60};
+        while (sent < steps && sent_real - answered < window && (!paced || sweep_client_now_ns() >= next_send)) {
+            next_send += 1000000000u / 60;
+            sweep_wish w = {.velocity = tour_velocity(sent), .buttons = tour_buttons(sent)};
+            if (paced) /* jumps when it stands: a player cannot jump in the air */
+                w.buttons = sent - last_jump >= 25 && sweep_predictor_current(&p).grounded ? SWEEP_WISH_JUMP : 0;
+            if (w.buttons) {
+                jumps++;
+                last_jump = sent;
+            }
+            sweep_client_move_req m = {.entity = sp.entity, .velocity = w.velocity, .buttons = w.buttons,
+                                       .dt = 1.0 / 60};
             uint32_t seq;
             if (sent + 1 == skip) {
                 /* Predicted, never sent: the server will not know it. Its
                  * number (0) is below every real one, as a lost move's is. */
-                assert_int_equal(sweep_predictor_step(&p, 0, v, m.dt, NULL), SWEEP_OK);
+                assert_int_equal(sweep_predictor_step(&p, 0, &w, m.dt, NULL), SWEEP_OK);
                 sent++;
                 continue;
             }
-            /* The claimed position is the prediction: the server must agree. */
-            sweep_predict_state cur = sweep_predictor_current(&p);
-            sweep_move_result pr;
-            sweep_predict_state tmp = cur;
-            assert_int_equal(sweep_predict_run(W, NULL, &LV.config, sp.radii, &tmp, v, m.dt, &pr), SWEEP_OK);
+            /* The claimed position is the prediction, and it is what
+             * sweep_predict_run gives from the current prediction. */
+            sweep_predict_state tmp = sweep_predictor_current(&p);
+            sweep_act_result pr;
+            assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, sp.radii, &tmp, &w, m.dt, &pr),
+                             SWEEP_OK);
             m.has_claimed_position = 1;
-            m.claimed_position = pr.position;
-            assert_int_equal(sweep_client_send_move(c, &m, &seq, &e), SWEEP_CLIENT_OK);
-            assert_int_equal(sweep_predictor_step(&p, seq, v, m.dt, NULL), SWEEP_OK);
+            m.claimed_position = pr.move.position;
+            seq = sweep_client_next_sequence(c);
+            assert_int_equal(sweep_predictor_step(&p, seq, &w, m.dt, NULL), SWEEP_OK);
+            assert_true(same_vec(sweep_predictor_current(&p).position, pr.move.position));
+            uint32_t got;
+            assert_int_equal(sweep_client_send_move(c, &m, &got, &e), SWEEP_CLIENT_OK);
+            assert_int_equal(got, seq);
             sent++;
             sent_real++;
         }
         sweep_client_event ev;
-        sweep_client_status s = sweep_client_poll(c, 20000, &ev, &e);
+        sweep_client_status s = sweep_client_poll(c, paced && sent < steps ? 5 : 20000, &ev, &e);
+        if (s == SWEEP_CLIENT_E_TIMEOUT && paced && sent < steps)
+            continue;
         if (s != SWEEP_CLIENT_OK)
             fprintf(stderr, "poll: %s: %s\n", sweep_client_error_name(&e), e.message);
         assert_int_equal(s, SWEEP_CLIENT_OK);
@@ -245,13 +363,23 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
         assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
         sweep_predict_ack a;
         assert_int_equal(sweep_predictor_ack(&p, &ev.as.move_result, &a), SWEEP_OK);
-        if (!a.found)
-            continue; /* a duplicate answer to a UDP resend */
+        assert_true(a.found); /* libsweep hands each answer out once, resent or not */
         answered++;
         mismatches += a.mismatch;
+        /* No rule acts on this walk, every move gets its time, and a claim
+         * one lost move off is not flagged (below the map's threshold). */
+        assert_false(ev.as.move_result.corrected);
+        assert_int_equal(ev.as.move_result.rules, 0);
+        assert_true(ev.as.move_result.applied_dt == 1.0 / 60);
         if (!a.mismatch && skip == 0)
-            assert_false(ev.as.move_result.corrected);
+            assert_true(ev.as.move_result.correction == 0); /* exact: nothing to correct */
         last = ev.as.move_result;
+    }
+    assert_true(jumps >= (paced ? 2 : 3)); /* a jump lasts about a second */
+    if (redundancy && !paced) { /* paced, each answer comes before the next move */
+        sweep_client_counters cc;
+        sweep_client_get_counters(c, &cc);
+        assert_true(cc.redundant_moves > 0);
     }
     /* Converged: the prediction is the server's last answer, to the bit. */
     assert_int_equal(p.count, 0);
@@ -270,9 +398,18 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
 static void scripted_walk_is_predicted_exactly(void **state)
 {
     (void)state;
-    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 1, 0), 0);
-    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 8, 0), 0);
-    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 260, 4, 0), 0);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 1, 0, 0, 0), 0);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 8, 0, 0, 0), 0);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 260, 4, 0, 0, 0), 0);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 260, 4, 0, 3, 0), 0);
+}
+
+static void player_in_real_time_is_predicted_exactly(void **state)
+{
+    (void)state;
+    /* Two seconds as a player: every move within the time budget. */
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 120, 8, 0, 0, 1), 0);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 120, 8, 0, 3, 1), 0);
 }
 
 static void forced_mismatch_rewinds_and_converges(void **state)
@@ -280,8 +417,8 @@ static void forced_mismatch_rewinds_and_converges(void **state)
     (void)state;
     /* Skipping move 100 (mid-stairs) changes where the server is: exactly
      * the first answer after it differs, the rest are predicted again. */
-    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 6, 100), 1);
-    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 260, 1, 100), 1);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_TCP, 260, 6, 100, 0, 0), 1);
+    assert_int_equal(predicted_walk(SWEEP_CLIENT_UDP, 260, 1, 100, 0, 0), 1);
 }
 
 int main(int argc, char **argv)
@@ -292,7 +429,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(matching_answers_confirm),
         cmocka_unit_test(a_different_answer_rewinds_and_replays),
         cmocka_unit_test(lost_and_refused_moves),
+        cmocka_unit_test(rules_act_in_the_prediction),
         cmocka_unit_test(scripted_walk_is_predicted_exactly),
+        cmocka_unit_test(player_in_real_time_is_predicted_exactly),
         cmocka_unit_test(forced_mismatch_rewinds_and_converges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

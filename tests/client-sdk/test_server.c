@@ -1,12 +1,15 @@
 /*
  * test_server.c - libsweep against a real sweepd on the sample arena: every
  * walk is done twice, through the server (TCP and UDP, single moves and
- * batches) and with the core run locally on the same map, and the two must
- * agree bit for bit on every move: into walls, up stairs, down a ramp,
- * standing on a walkable slope. Also the handshake (map hash), errors as
- * values (the server's code, text and sequence reach the caller), the
+ * batches) and with the core's movement rules run locally on the same map
+ * (sweep_predict_run), and the two must agree bit for bit on every move,
+ * rules named included: into walls, up stairs, down a ramp, standing on a
+ * walkable slope. Also the handshake (map hash, role and identity), errors
+ * as values (the server's code, text and sequence reach the caller), the
  * event API, ping and stats.
  *
+ * The walks start where the test wants them, which only the server role
+ * may ask: the sessions say Hello with the server's --command-token.
  * One sweepd serves the whole program (group setup); each test opens its
  * own connections.
  */
@@ -25,6 +28,8 @@
 #include "core/vec3.h"
 #include "maps/loader.h"
 
+#define TOKEN "server-test-token"
+
 typedef struct env {
     sweepd d;
     sweep_level lv;
@@ -37,7 +42,8 @@ static int setup(void **state)
 {
     char map[4096], err[256];
     (void)state;
-    if (fx_start(&E.d) != 0)
+    const char *args[] = {"--command-token", TOKEN, NULL};
+    if (fx_start_args(&E.d, args) != 0)
         return -1;
     if (sweep_map_load(fx_build("maps/arena.db", map, sizeof map), &E.lv, NULL, err, sizeof err) != SWEEP_OK ||
         sweep_map_build_world(&E.lv, &E.world, NULL, err, sizeof err) != SWEEP_OK) {
@@ -56,13 +62,15 @@ static int teardown(void **state)
     return rc == 0 ? 0 : -1;
 }
 
-static sweep_client *connect_to(sweep_client_transport t)
+/* A session of the server role (token = TOKEN) or a guest player (NULL). */
+static sweep_client *connect_as(sweep_client_transport t, const char *token)
 {
     sweep_client_options o;
     sweep_client_options_init(&o);
     o.transport = t;
     o.address = t == SWEEP_CLIENT_TCP ? E.d.tcp : E.d.udp;
     o.client_name = "test_server";
+    o.auth_token = token;
     o.timeout_ms = 20000;
     sweep_client *c = NULL;
     sweep_client_error e;
@@ -74,15 +82,21 @@ static sweep_client *connect_to(sweep_client_transport t)
     return c;
 }
 
+static sweep_client *connect_to(sweep_client_transport t)
+{
+    return connect_as(t, TOKEN);
+}
+
 static int same_vec(sweep_vec3 a, sweep_vec3 b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* The server's result r and the local core's result l (after the same
- * input from the same state) agree in every bit the protocol carries. */
-static void assert_same_result(const sweep_msg_move_result *r, const sweep_move_result *l, int step)
+/* The server's result r and the local core's result a (after the same
+ * wish from the same state) agree in every bit the protocol carries. */
+static void assert_same_result(const sweep_msg_move_result *r, const sweep_act_result *a, double dt, int step)
 {
+    const sweep_move_result *l = &a->move;
     int grounded = (l->flags & SWEEP_MOVED_GROUNDED) != 0;
     if (!same_vec(r->position, l->position) || !same_vec(r->velocity, l->velocity) || r->grounded != grounded) {
         fprintf(stderr, "step %d: server (%.17g, %.17g, %.17g) grounded %d, local (%.17g, %.17g, %.17g) grounded %d\n",
@@ -99,6 +113,12 @@ static void assert_same_result(const sweep_msg_move_result *r, const sweep_move_
         assert_true(same_vec(r->contacts[i].point, l->contacts[i].point));
         assert_true(same_vec(r->contacts[i].normal, l->contacts[i].normal));
     }
+    /* The rules the server named are the core's (a server role's moves
+     * are not charged to a time budget, and no wish here points up). */
+    assert_int_equal(r->rules, a->rules);
+    assert_true(r->speed_excess == a->speed_excess);
+    assert_true(r->time_excess == 0);
+    assert_true(r->applied_dt == dt);
 }
 
 typedef struct walk_stats {
@@ -107,40 +127,49 @@ typedef struct walk_stats {
     int grounded_at_end;
 } walk_stats;
 
-/* A player walking at `lateral` (units/s) with gravity for `steps` ticks
- * of 1/60 s from `start`: the vertical velocity of each move is the last
- * result's plus gravity * dt, as a game does (and maps/walker.c). One move
- * per request, checked against the local core after every move. */
-static walk_stats walk(sweep_client_transport t, sweep_vec3 start, sweep_vec3 lateral, int steps)
+/* A player wishing to walk at `lateral` (units/s, across the ground; the
+ * server clamps it to the walk speed and adds gravity) for `steps` ticks
+ * of 1/60 s from `start`, or until it is beyond y = stop_y. One move per
+ * request, checked against the local core after every move. */
+static walk_stats walk_to(sweep_client_transport t, sweep_vec3 start, sweep_vec3 lateral, int steps, double stop_y)
 {
     sweep_client *c = connect_to(t);
     sweep_client_error e;
     sweep_msg_spawned sp;
     assert_int_equal(sweep_client_spawn(c, start, E.lv.default_radii, &sp, &e), SWEEP_CLIENT_OK);
     assert_true(same_vec(sp.position, start));
+    assert_int_equal(sp.rules, 0);
     const double dt = 1.0 / 60.0;
-    sweep_predict_state local = {.position = start};
+    sweep_predict_state local = sweep_predict_state_at(start);
     walk_stats ws = {0};
+    sweep_wish w = {.velocity = lateral};
     for (int i = 0; i < steps; i++) {
-        sweep_vec3 v = sweep_v3_madd(sweep_v3(lateral.x, lateral.y, local.velocity.z), E.lv.config.gravity, dt);
         sweep_msg_move_result r;
-        sweep_client_status s = sweep_client_move(c, sp.entity, v, dt, &r, &e);
+        sweep_client_status s = sweep_client_move(c, sp.entity, lateral, dt, &r, &e);
         if (s != SWEEP_CLIENT_OK)
             fprintf(stderr, "move %d: %s: %s\n", i, sweep_client_error_name(&e), e.message);
         assert_int_equal(s, SWEEP_CLIENT_OK);
         assert_int_equal(r.entity, sp.entity);
-        sweep_move_result l;
-        assert_int_equal(sweep_predict_run(E.world, NULL, &E.lv.config, sp.radii, &local, v, dt, &l), SWEEP_OK);
-        assert_same_result(&r, &l, i);
+        sweep_act_result a;
+        assert_int_equal(sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w, dt, &a),
+                         SWEEP_OK);
+        assert_same_result(&r, &a, dt, i);
         ws.grounded_moves += r.grounded;
-        ws.hit_moves += (l.flags & SWEEP_MOVED_HIT) != 0;
-        ws.stepped += (l.flags & SWEEP_MOVED_STEPPED) != 0;
-        ws.snapped += (l.flags & SWEEP_MOVED_SNAPPED) != 0;
+        ws.hit_moves += (a.flags & SWEEP_MOVED_HIT) != 0;
+        ws.stepped += (a.flags & SWEEP_MOVED_STEPPED) != 0;
+        ws.snapped += (a.flags & SWEEP_MOVED_SNAPPED) != 0;
         ws.grounded_at_end = r.grounded;
         ws.end = r.position;
+        if (r.position.y > stop_y)
+            break;
     }
     sweep_client_close(c);
     return ws;
+}
+
+static walk_stats walk(sweep_client_transport t, sweep_vec3 start, sweep_vec3 lateral, int steps)
+{
+    return walk_to(t, start, lateral, steps, INFINITY);
 }
 
 static void welcome_names_the_arena(void **state)
@@ -153,6 +182,11 @@ static void welcome_names_the_arena(void **state)
         assert_string_equal(w->map_name, "arena");
         assert_int_equal(w->map_hash_len, 32);
         assert_true(w->max_batch >= 1);
+        /* The command token made it a session of the server role. */
+        assert_true(w->has_roles);
+        assert_int_equal(w->role, SWEEP_WIRE_ROLE_SERVER);
+        assert_string_equal(w->identity, "#command-token");
+        assert_true(w->time_bank > 0);
         sweep_client_error e;
         assert_int_equal(sweep_client_check_map(c, &E.lv, &e), SWEEP_CLIENT_OK);
         /* A level that differs in one vertex is another map. */
@@ -163,6 +197,13 @@ static void welcome_names_the_arena(void **state)
         E.lv.vertices[0].x -= 1.0;
         assert_int_equal(sweep_client_check_map(c, &E.lv, &e), SWEEP_CLIENT_OK);
         sweep_client_close(c);
+        /* Without a token: a guest player. */
+        c = connect_as((sweep_client_transport)t, NULL);
+        w = sweep_client_get_welcome(c);
+        assert_true(w->has_roles);
+        assert_int_equal(w->role, SWEEP_WIRE_ROLE_PLAYER);
+        assert_string_equal(w->identity, "#guest");
+        sweep_client_close(c);
     }
 }
 
@@ -170,15 +211,16 @@ static void walking_into_a_wall(void **state)
 {
     (void)state;
     for (int t = 0; t < 2; t++) {
-        /* Along y = -7 (clear of the corridors and ramps) at 8 m/s into the
-         * +x outer wall (x = 20). */
-        walk_stats ws = walk((sweep_client_transport)t, sweep_v3(4, -7, 0.95), sweep_v3(8, 0, 0), 150);
+        /* Along y = -7 (clear of the corridors and ramps), wishing 8 m/s
+         * (clamped to the walk speed, 5, and named Speed) into the +x outer
+         * wall (x = 20). */
+        walk_stats ws = walk((sweep_client_transport)t, sweep_v3(4, -7, 0.95), sweep_v3(8, 0, 0), 250);
         assert_true(ws.end.x < 20.0 - 0.4 + 1e-6);
         assert_true(ws.end.x > 19.0);
         assert_true(ws.hit_moves > 0);
         assert_true(ws.grounded_at_end);
         /* Sliding along it when walking diagonally. */
-        ws = walk((sweep_client_transport)t, sweep_v3(4, -7, 0.95), sweep_v3(8, -2, 0), 150);
+        ws = walk((sweep_client_transport)t, sweep_v3(4, -7, 0.95), sweep_v3(8, -3, 0), 250);
         assert_true(ws.end.x < 20.0 - 0.4 + 1e-6);
         assert_true(ws.end.x > 19.0);
         assert_true(ws.end.y < -11.0);
@@ -192,7 +234,12 @@ static void up_the_stairs(void **state)
         {-15, 0.6, 1}, {-11, 1.0, 1}, {-7, 1.2, 1}, {-3, 2.0, 0}};
     for (int t = 0; t < 2; t++) {
         for (int i = 0; i < 4; i++) {
-            walk_stats ws = walk((sweep_client_transport)t, sweep_v3(flights[i].x, -18, 0.95), sweep_v3(0, 4, 0), 90);
+            /* Up to 3 s, until well onto the landing. (A wish's velocity is
+             * what the last move kept, so each riser slows the player down:
+             * 0.30 m steps take it about 115 moves to climb, where a constant
+             * velocity of 4 m/s took 70.) */
+            walk_stats ws = walk_to((sweep_client_transport)t, sweep_v3(flights[i].x, -18, 0.95), sweep_v3(0, 4, 0),
+                                    180, -13.0);
             if (flights[i].climbable) {
                 assert_true(ws.end.y > -13.6 && ws.end.y < -11.6);
                 assert_true(fabs(ws.end.z - (flights[i].landing + 0.9)) < 0.05);
@@ -248,12 +295,12 @@ static void batches_match_the_core(void **state)
         uint32_t n = sweep_client_max_batch(c);
         if (n > 8)
             n = 8;
-        sweep_predict_state local = {.position = start};
+        sweep_predict_state local = sweep_predict_state_at(start);
         for (int round = 0; round < 12; round++) {
             sweep_client_move_req req[8];
             uint32_t seq[8];
             for (uint32_t i = 0; i < n; i++)
-                req[i] = (sweep_client_move_req){.entity = sp.entity, .velocity = sweep_v3(0, 4, -3), .dt = 1.0 / 60};
+                req[i] = (sweep_client_move_req){.entity = sp.entity, .velocity = sweep_v3(0, 4, 0), .dt = 1.0 / 60};
             assert_int_equal(sweep_client_send_batch(c, req, n, seq, &e), SWEEP_CLIENT_OK);
             for (uint32_t i = 1; i < n; i++)
                 assert_true(seq[i] > seq[i - 1]);
@@ -262,11 +309,12 @@ static void batches_match_the_core(void **state)
                 assert_int_equal(sweep_client_poll(c, 20000, &ev, &e), SWEEP_CLIENT_OK);
                 assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
                 assert_int_equal(ev.as.move_result.sequence, seq[i]);
-                sweep_move_result l;
+                sweep_act_result l;
+                sweep_wish w = {.velocity = req[i].velocity};
                 assert_int_equal(
-                    sweep_predict_run(E.world, NULL, &E.lv.config, sp.radii, &local, req[i].velocity, req[i].dt, &l),
+                    sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w, req[i].dt, &l),
                     SWEEP_OK);
-                assert_same_result(&ev.as.move_result, &l, round * (int)n + (int)i);
+                assert_same_result(&ev.as.move_result, &l, req[i].dt, round * (int)n + (int)i);
             }
         }
         /* Up the 0.15 stairs onto the landing. */
@@ -296,8 +344,26 @@ static void errors_are_values(void **state)
 
         assert_int_equal(sweep_client_move(c, sp.entity, sweep_v3(1, 0, 0), 0.0, &r, &e), SWEEP_CLIENT_E_SERVER);
         assert_int_equal(e.code, SWEEP_WIRE_BAD_DT);
-        assert_int_equal(sweep_client_move(c, sp.entity, sweep_v3(1e9, 0, 0), 0.016, &r, &e), SWEEP_CLIENT_E_SERVER);
+        /* A wish too long to measure (its length overflows); a merely fast
+         * one is clamped and named instead. */
+        assert_int_equal(sweep_client_move(c, sp.entity, sweep_v3(1e300, 1e300, 0), 0.016, &r, &e),
+                         SWEEP_CLIENT_E_SERVER);
         assert_int_equal(e.code, SWEEP_WIRE_BAD_VELOCITY);
+        assert_int_equal(sweep_client_move(c, sp.entity, sweep_v3(1e9, 0, 0), 0.016, &r, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(r.rules, SWEEP_WIRE_RULE_SPEED);
+        assert_true(r.speed_excess == 1e9 - E.lv.rules.walk_speed);
+        /* Fly without --allow-free-move, and a mode that does not exist. */
+        sweep_client_move_req fly = {.entity = sp.entity, .velocity = sweep_v3(0, 0, 5), .dt = 0.016,
+                                     .mode = SWEEP_WIRE_MODE_FLY};
+        assert_int_equal(sweep_client_move_request(c, &fly, &r, NULL, &e), SWEEP_CLIENT_E_SERVER);
+        assert_int_equal(e.code, SWEEP_WIRE_NOT_ALLOWED);
+        assert_non_null(strstr(e.message, "FreeMove"));
+        fly.mode = 7;
+        assert_int_equal(sweep_client_move_request(c, &fly, &r, NULL, &e), SWEEP_CLIENT_E_SERVER);
+        assert_int_equal(e.code, SWEEP_WIRE_NOT_ALLOWED);
+        fly.mode = 256; /* not a MoveMode the wire can carry: refused here */
+        assert_int_equal(sweep_client_move_request(c, &fly, &r, NULL, &e), SWEEP_CLIENT_E_ARG);
+        assert_int_equal(sweep_client_send_move(c, &fly, NULL, &e), SWEEP_CLIENT_E_ARG);
         assert_int_equal(sweep_client_move(c, sp.entity + 1000, sweep_v3(1, 0, 0), 0.016, &r, &e),
                          SWEEP_CLIENT_E_SERVER);
         assert_int_equal(e.code, SWEEP_WIRE_UNKNOWN_ENTITY);
@@ -322,7 +388,8 @@ static void errors_are_values(void **state)
     }
 }
 
-/* Another session's entity cannot be moved. */
+/* Another session's entity cannot be moved, nor told from one that does
+ * not exist. */
 static void not_your_entity(void **state)
 {
     (void)state;
@@ -330,10 +397,12 @@ static void not_your_entity(void **state)
     sweep_client_error e;
     sweep_msg_spawned sp;
     assert_int_equal(sweep_client_spawn(a, sweep_v3(0, 4, 0.95), E.lv.default_radii, &sp, &e), SWEEP_CLIENT_OK);
+    assert_true(sp.entity != 0);
     sweep_msg_move_result r;
     sweep_client_status s = sweep_client_move(b, sp.entity, sweep_v3(1, 0, 0), 0.016, &r, &e);
     assert_int_equal(s, SWEEP_CLIENT_E_SERVER);
-    assert_true(e.code == SWEEP_WIRE_NOT_YOUR_ENTITY || e.code == SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(e.code, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(e.entity, sp.entity);
     sweep_client_close(a);
     sweep_client_close(b);
 }
