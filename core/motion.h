@@ -50,7 +50,7 @@ typedef struct sweep_rules {
     double ground_accel; /* horizontal acceleration on walkable ground, units/s^2, > 0 */
     double air_accel;    /* horizontal acceleration in the air (air control), units/s^2, >= 0 */
     double jump_speed;   /* speed along up a jump starts with, units/s, >= 0 (0: no jumping) */
-    double max_step;     /* longest step of one move, s, in (0, 1]; longer moves are split */
+    double max_step;     /* longest step of one move, s, in [0.001, 1]; longer moves are split */
     double speed_limit;  /* no velocity is longer than this, units/s, >= walk_speed and >= jump_speed */
 } sweep_rules;
 

@@ -3,6 +3,7 @@
  */
 #include "maps/walker.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/hash.h"
@@ -82,6 +83,11 @@ sweep_status sweep_walk_step_among(const sweep_world *w, const sweep_movers *mv,
     in.position = wk->position;
     in.radii = p->radii;
     in.velocity = sweep_v3_madd(sweep_v3_madd(vertical, wk->heading, p->speed), cfg->gravity, p->dt);
+    /* A long fall reaches the map's speed limit and goes no faster, as a
+     * player under the movement rules does. */
+    double v2 = sweep_v3_len2(in.velocity);
+    if (v2 > cfg->max_speed * cfg->max_speed)
+        in.velocity = sweep_v3_scale(in.velocity, cfg->max_speed / sqrt(v2));
     in.dt = p->dt;
     in.flags = wk->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_status st = sweep_move_among(w, mv, cfg, &in, res);
