@@ -1077,8 +1077,9 @@ int main(int argc, char **argv)
         bots[i].burst_at = start + ns_of(BURST_PERIOD / 2) + (interval ? interval * i / o.clients : 0);
     }
     int failed = 0;
-    /* Players: after the run, a little while for the last answers. */
-    uint64_t stop_sending = end, stop = o.players ? end + 1000000000u : end;
+    /* Players: after the run, up to 3 s for the last answers (a loaded
+     * machine may have left some on their way), less when all came. */
+    uint64_t stop_sending = end, stop = o.players ? end + 3000000000u : end;
     for (;;) {
         uint64_t now = sweep_client_now_ns();
         if (!t.measuring && now >= measure_at)
@@ -1087,6 +1088,14 @@ int main(int argc, char **argv)
             t.measuring = 0;
         if (now >= stop)
             break;
+        if (o.players && now >= stop_sending) {
+            uint64_t outstanding = 0;
+            for (int m = 0; m < MODE_COUNT; m++)
+                if (t.m[m].sent > t.m[m].answered + t.m[m].errors - t.m[m].refused_hellos)
+                    outstanding += t.m[m].sent - t.m[m].answered - (t.m[m].errors - t.m[m].refused_hellos);
+            if (outstanding == 0)
+                break;
+        }
         /* Send what is due. */
         uint64_t wake = stop;
         for (uint32_t i = 0; i < o.clients && !failed && now < stop_sending; i++) {
