@@ -798,7 +798,12 @@ static int spawn_player(const options *o, const map_info *mi, bot *b, totals *t)
 {
     const sweep_level *lv = &mi->lv;
     mode_totals *mt = &t->m[b->mode];
-    uint32_t point = lv->spawn_count ? b->index % lv->spawn_count + 1 : 0;
+    /* The server picks the spawn point (the next free one: with players
+     * blocking, an occupied one is skipped); a server older than roles
+     * would put a spawn point 0 at the origin, so it is given one in turn. */
+    uint32_t point = 0;
+    if (!sweep_client_get_welcome(b->c)->has_roles && lv->spawn_count)
+        point = b->index % lv->spawn_count + 1;
     sweep_msg_spawned sp;
     sweep_client_error e;
     sweep_client_status s;
@@ -809,7 +814,8 @@ static int spawn_player(const options *o, const map_info *mi, bot *b, totals *t)
         s = sweep_client_spawn(b->c, asked_pos, sweep_v3(0, 0, 0), &sp, &e);
     } else if (b->mode == MODE_SHRINK) {
         asked_radii = sweep_v3_scale(lv->default_radii, SHRINK_FACTOR);
-        s = sweep_client_spawn_at_point(b->c, point ? point : 1, asked_radii, &sp, &e);
+        s = point ? sweep_client_spawn_at_point(b->c, point, asked_radii, &sp, &e)
+                  : sweep_client_spawn(b->c, sweep_v3(0, 0, 0), asked_radii, &sp, &e);
     } else {
         s = sweep_client_spawn_player(b->c, point, &sp, &e);
     }

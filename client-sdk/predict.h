@@ -231,8 +231,9 @@ sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv,
 /* The state the server started the move answered by r from, given the
  * entity's state `before` it (the previous answer): the same, except at
  * r->start_position when a mover carried or pushed the entity in between.
- * The grounded flag stays the previous answer's (carrying does not change
- * it on the server either). */
+ * The velocity and the grounded flag stay the previous answer's: a tick
+ * that carries or pushes an entity moves only its position on the server
+ * too (server/world.c). */
 sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r);
 
 /* --- movers of the map ------------------------------------------------------- */
