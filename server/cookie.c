@@ -8,29 +8,12 @@
 #include <string.h>
 #include <uv.h>
 
-#include "maps/sha256.h"
+#include "protocol/token.h"
 
 void sweep__hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t msg_len,
                         uint8_t out[32])
 {
-    uint8_t k[64] = {0}, pad[64], inner[32];
-    if (key_len > 64)
-        sweep_sha256_digest(key, key_len, k);
-    else if (key_len)
-        memcpy(k, key, key_len);
-    sweep_sha256 s;
-    for (int i = 0; i < 64; i++)
-        pad[i] = (uint8_t)(k[i] ^ 0x36);
-    sweep_sha256_init(&s);
-    sweep_sha256_update(&s, pad, 64);
-    sweep_sha256_update(&s, msg, msg_len);
-    sweep_sha256_final(&s, inner);
-    for (int i = 0; i < 64; i++)
-        pad[i] = (uint8_t)(k[i] ^ 0x5c);
-    sweep_sha256_init(&s);
-    sweep_sha256_update(&s, pad, 64);
-    sweep_sha256_update(&s, inner, sizeof inner);
-    sweep_sha256_final(&s, out);
+    sweep_hmac_sha256(key, key_len, msg, msg_len, out);
 }
 
 int sweep__cookie_key_init(sweep__cookie_key *k, uint64_t period_ns)

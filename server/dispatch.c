@@ -2,32 +2,16 @@
  * dispatch.c - one verified request in, its answers out.
  *
  * Every request is decoded (the decoder verifies first), checked against
- * the session (welcomed? rate? owner?) and answered: a result, or an Error
- * naming the code and the sequence refused. Nothing here can stop the
- * server: bad input only ever produces an Error.
+ * the session (welcomed? rate? owner? role?) and answered: a result, or an
+ * Error naming the code and the sequence refused. Nothing here can stop
+ * the server: bad input only ever produces an Error.
  *
- * Movement semantics (the client SDK's prediction must do exactly this to
- * be bit-identical; documented in server/README.md and sweepd(8)):
- *   - the entity's state is position, radii, grounded flag and its limits,
- *     plus what the movers need (the mover it stands on and the first one
- *     it touched in its last move, and what carried or pushed it since);
- *   - a Move calls sweep_move_in over the world, its movers (at their
- *     poses of the last tick) and, with --players-block, the other
- *     entities' shells where they are now (so the order moves arrive in
- *     decides who blocks whom), with in.position = the stored position
- *     (where the movers left it), in.radii = the spawned radii,
- *     in.velocity = Move.velocity and in.dt = Move.dt exactly as received
- *     (the client adds gravity itself), in.flags = SWEEP_INPUT_GROUNDED if the entity's previous
- *     applied move ended grounded (never, before the first move);
- *   - cfg is the world's config with max_speed and step_height replaced by
- *     the entity's Spawn values when those are > 0 and below the world's;
- *   - on success the new position, grounded flag and movers stood on and
- *     touched are stored, and the result tells what the movers did to the
- *     entity since its previous move (then forgotten); on error nothing
- *     changes;
- *   - a Move whose sequence is not above the entity's last applied one is
- *     not applied: the same sequence gets the stored result again, an older
- *     one an Error.
+ * The work of the requests that change the world lives beside this file:
+ * who a session is (auth.c), where an entity is placed (spawn.c) and what
+ * a move does (moves.c, whose comment is the exact order of operations a
+ * predicting client follows). An entity id that is not the session's own
+ * is answered exactly as one that does not exist, so ids of other
+ * sessions cannot be probed.
  */
 #include <math.h>
 #include <string.h>
@@ -52,20 +36,9 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->max_batch = p->conn || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
     w->max_frame_size = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
     w->max_entities = s->opt.max_entities;
-}
-
-/* Does a Hello's auth_token equal the command token? Compared in time
- * that depends on the lengths only, so answers cannot be timed to guess
- * the token byte by byte. No token configured trusts nobody. */
-static int token_matches(const char *token, sweep_str given)
-{
-    size_t n = strlen(token);
-    if (n == 0 || given.ptr == NULL || given.len != n)
-        return 0;
-    unsigned char diff = 0;
-    for (size_t i = 0; i < n; i++)
-        diff |= (unsigned char)(token[i] ^ given.ptr[i]);
-    return diff == 0;
+    w->role = (uint8_t)ss->role;
+    w->identity = sweep_str_of(ss->identity);
+    w->time_bank = s->opt.time_bank;
 }
 
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
@@ -100,12 +73,17 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
             sweep__conn_drain(p->conn);
         return -1;
     }
+    uint32_t role;
+    char identity[SWEEP_TOKEN_IDENTITY_MAX + 1];
+    if (sweep__authenticate(s, p, m, &role, identity, sizeof identity) != 0)
+        return -1;
     sweep__session *ss = sweep__session_create(s, w, p->conn ? SWEEP__TCP : SWEEP__UDP);
     if (!ss) {
         sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "out of memory");
         return -1;
     }
-    ss->trusted = token_matches(s->opt.command_token, h->auth_token);
+    ss->role = role;
+    memcpy(ss->identity, identity, sizeof ss->identity);
     if (p->conn) {
         ss->conn = p->conn;
         p->conn->session = ss;
@@ -120,125 +98,31 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     p->session = ss;
     p->budget = SIZE_MAX;
-    char q[96];
-    sweep__log(SWEEP_LOG_INFO, "session_open", "session=%llu transport=%s peer=%s world=%s client=%s trusted=%d",
+    char q[96], qi[96];
+    sweep__log(SWEEP_LOG_INFO, "session_open",
+               "session=%llu transport=%s peer=%s world=%s client=%s role=%s identity=%s",
                (unsigned long long)ss->id, p->conn ? "tcp" : "udp", ss->peer, w->level.name,
-               sweep__log_quote(ss->client_name, strlen(ss->client_name), q, sizeof q), ss->trusted);
+               sweep__log_quote(ss->client_name, strlen(ss->client_name), q, sizeof q),
+               sweep_wire_role_name(ss->role), sweep__log_quote(ss->identity, strlen(ss->identity), qi, sizeof qi));
     fill_welcome(s, ss, p, &out, m->sequence);
     return sweep__send(s, p, &out);
 }
 
-/* Checks an entity id against the session: the entity, or NULL after
- * sending UnknownEntity / NotYourEntity. */
-static sweep__entity *own_entity(sweep_server *s, sweep__peer *p, uint32_t id, uint32_t sequence)
+sweep__entity *sweep__own_entity(sweep_server *s, sweep__peer *p, uint32_t id, uint32_t sequence)
 {
     sweep__entity *e = sweep__entity_table_find(&s->entities, id);
-    if (!e) {
-        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_ENTITY, sequence, id, "no entity %u", id);
-        return NULL;
-    }
-    if (e->owner != p->session) {
-        sweep__send_error(s, p, SWEEP_WIRE_NOT_YOUR_ENTITY, sequence, id,
-                          "entity %u belongs to another session", id);
+    if (!e || e->owner != p->session) {
+        /* One answer for both, word for word: another session's ids are
+         * not to be found by trying. */
+        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_ENTITY, sequence, id, "no entity %u in this session", id);
         return NULL;
     }
     return e;
 }
 
-static void send_spawned(sweep_server *s, sweep__peer *p, uint32_t sequence, const sweep__entity *e)
-{
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_SPAWNED;
-    m.sequence = sequence;
-    m.server_tick = p->session->world->tick;
-    m.as.spawned.entity = e->id;
-    m.as.spawned.position = e->position;
-    m.as.spawned.radii = e->radii;
-    sweep__send(s, p, &m);
-}
-
-static void on_spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
-{
-    sweep__session *ss = p->session;
-    const sweep_msg_spawn *sp = &m->as.spawn;
-    const sweep_config *cfg = &ss->world->level.config;
-    uint32_t seq = m->sequence;
-
-    /* UDP may deliver a Spawn twice: the same sequence gets the same entity. */
-    if (ss->transport == SWEEP__UDP && ss->has_spawn && ss->spawn_sequence == seq) {
-        sweep__entity *e = sweep__entity_table_find(&s->entities, ss->spawn_entity);
-        if (e && e->owner == ss) {
-            send_spawned(s, p, seq, e);
-            return;
-        }
-    }
-    if (ss->entity_count >= s->opt.max_entities) {
-        sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
-                          s->opt.max_entities);
-        return;
-    }
-    sweep_vec3 r = sp->radii;
-    if (r.x == 0.0 && r.y == 0.0 && r.z == 0.0)
-        r = ss->world->level.default_radii;
-    if (!sweep_v3_isfinite(r) || !sweep_v3_isfinite(sp->position) || !isfinite(sp->max_speed) ||
-        !isfinite(sp->step_height)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "Spawn holds a NaN or infinite number");
-        return;
-    }
-    /* The same radius rule as sweep_move, so a spawned entity can move. */
-    double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
-    if (!(rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_RADII, seq, 0,
-                          "radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", r.x, r.y, r.z,
-                          cfg->min_radius, cfg->max_radius, cfg->max_anisotropy);
-        return;
-    }
-    sweep_vec3 q = sp->position;
-    if (sp->spawn_point > 0) {
-        const sweep_level *lv = &ss->world->level;
-        if (sp->spawn_point > lv->spawn_count) {
-            sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "spawn point %u asked, the map has %u",
-                              sp->spawn_point, lv->spawn_count);
-            return;
-        }
-        q = lv->spawns[sp->spawn_point - 1];
-    }
-    if (fabs(q.x) > cfg->max_coordinate || fabs(q.y) > cfg->max_coordinate || fabs(q.z) > cfg->max_coordinate) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "position beyond the world limit %g",
-                          cfg->max_coordinate);
-        return;
-    }
-    if (sp->max_speed < 0.0) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_VELOCITY, seq, 0, "max_speed %g is negative", sp->max_speed);
-        return;
-    }
-    if (sp->step_height < 0.0) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "step_height %g is negative", sp->step_height);
-        return;
-    }
-    sweep__entity *e = sweep__session_spawn(ss);
-    if (!e) {
-        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "out of memory");
-        return;
-    }
-    e->position = q;
-    e->radii = r;
-    e->grounded = 0;
-    sweep__world_place_entity(ss->world, e);
-    /* A client may tighten the world's limits for its entity, never loosen them. */
-    e->max_speed = sp->max_speed > 0.0 && sp->max_speed < cfg->max_speed ? sp->max_speed : cfg->max_speed;
-    e->step_height = sp->step_height > 0.0 && sp->step_height < cfg->step_height ? sp->step_height : cfg->step_height;
-    ss->has_spawn = 1;
-    ss->spawn_sequence = seq;
-    ss->spawn_entity = e->id;
-    sweep__log(SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u", (unsigned long long)ss->id, e->id);
-    send_spawned(s, p, seq, e);
-}
-
 static void on_despawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
-    sweep__entity *e = own_entity(s, p, m->as.despawn.entity, m->sequence);
+    sweep__entity *e = sweep__own_entity(s, p, m->as.despawn.entity, m->sequence);
     if (!e)
         return;
     uint32_t id = e->id;
@@ -252,97 +136,12 @@ static void on_despawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__send(s, p, &out);
 }
 
-/* Applies one Move (or answers a duplicate): 0 with *out filled, or -1
- * after an Error was sent. */
-static int apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out)
-{
-    sweep__entity *e = own_entity(s, p, mv->entity, mv->sequence);
-    if (!e)
-        return -1;
-    if (e->has_last && mv->sequence <= e->last_sequence) {
-        if (mv->sequence == e->last_sequence) {
-            *out = e->last_result; /* a resend: the answer it already had */
-            return 0;
-        }
-        sweep__send_error(s, p, SWEEP_WIRE_STALE_SEQUENCE, mv->sequence, e->id,
-                          "stale sequence: move %u is older than the last applied move %u of entity %u",
-                          mv->sequence, e->last_sequence, e->id);
-        return -1;
-    }
-    if (mv->has_claimed_position && !sweep_v3_isfinite(mv->claimed_position)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "claimed_position is not finite");
-        return -1;
-    }
-    sweep__world *w = p->session->world;
-    sweep_config cfg = w->level.config;
-    cfg.max_speed = e->max_speed;
-    cfg.step_height = e->step_height;
-    sweep_move_input in;
-    in.position = e->position;
-    in.radii = e->radii;
-    in.velocity = mv->velocity;
-    in.dt = mv->dt;
-    in.flags = e->grounded ? SWEEP_INPUT_GROUNDED : 0;
-    sweep_move_result res;
-    sweep_space space = sweep__world_space(w, e);
-    sweep_status st = sweep_move_in(&space, &cfg, &in, &res);
-    if (st != SWEEP_OK) {
-        sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
-                          sweep_status_message(st));
-        return -1;
-    }
-    e->position = res.position;
-    sweep__world_place_entity(w, e);
-    e->grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
-    e->has_last = 1;
-    e->last_sequence = mv->sequence;
-    e->ground_mover = res.ground_mover;
-    e->touch_mover = SWEEP_NO_MOVER;
-    for (uint32_t i = 0; i < res.contact_count; i++) {
-        if (res.contacts[i].mover != SWEEP_NO_MOVER) {
-            e->touch_mover = res.contacts[i].mover;
-            break;
-        }
-    }
-
-    memset(out, 0, sizeof *out);
-    out->entity = e->id;
-    out->sequence = mv->sequence;
-    out->server_tick = w->tick;
-    out->position = res.position;
-    out->velocity = res.velocity;
-    out->grounded = e->grounded != 0;
-    out->ground_normal = res.ground_normal;
-    out->ground_material = res.ground_material;
-    out->contact_count = res.contact_count;
-    memcpy(out->contacts, res.contacts, res.contact_count * sizeof res.contacts[0]);
-    if (mv->has_claimed_position) {
-        sweep_vec3 c = mv->claimed_position;
-        out->corrected = c.x != res.position.x || c.y != res.position.y || c.z != res.position.z;
-        out->correction = out->corrected ? sweep_v3_len(sweep_v3_sub(c, res.position)) : 0.0;
-    }
-    /* What the movers did since the previous move is told once, here. */
-    out->ground_mover = sweep__world_mover_id(w, res.ground_mover);
-    if (e->moved_flags) {
-        out->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
-        out->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
-        out->pushed_by = sweep__world_mover_id(w, e->moved_by);
-        out->has_start_position = true;
-        out->start_position = in.position;
-        e->moved_flags = 0;
-        e->moved_by = SWEEP_NO_MOVER;
-    }
-    e->last_result = *out;
-    s->stats.moves_total++;
-    return 0;
-}
-
 static void on_move(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     sweep_message out;
     memset(&out, 0, sizeof out);
-    if (apply_move(s, p, &m->as.move, &out.as.move_result) != 0)
-        return;
+    if (sweep__apply_move(s, p, &m->as.move, &out.as.move_result) != 0)
+        return; /* an Error was sent, or an old move is dropped unanswered */
     out.kind = SWEEP_MSG_MOVE_RESULT;
     out.sequence = m->sequence;
     out.server_tick = out.as.move_result.server_tick;
@@ -359,7 +158,7 @@ static void on_move_batch(sweep_server *s, sweep__peer *p, const sweep_message *
     }
     uint32_t n = 0;
     for (uint32_t i = 0; i < b->count; i++) {
-        if (apply_move(s, p, &b->moves[i], &s->results[n]) == 0)
+        if (sweep__apply_move(s, p, &b->moves[i], &s->results[n]) == 0)
             n++;
         if (p->conn && p->conn->state != SWEEP__CONN_OPEN)
             return; /* dropped as a slow reader while answering */
@@ -418,6 +217,12 @@ static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
     for (unsigned i = 0; i < s->world_count; i++)
         out.as.stats.movers += s->worlds[i].mover_count;
     out.as.stats.crushed_total = s->stats.crushed_total;
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++) {
+        out.as.stats.rules_total[i] = s->stats.rules_total[i];
+        out.as.stats.session_rules[i] = p->session->rule_counts[i];
+    }
+    out.as.stats.rules_total_count = SWEEP_WIRE_RULE_COUNT;
+    out.as.stats.session_rules_count = SWEEP_WIRE_RULE_COUNT;
     sweep__send(s, p, &out);
 }
 
@@ -444,23 +249,24 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
-/* MoverCommand: trusted sessions fire a mover's trigger at the next tick.
- * Trust is checked first, so others cannot even learn which names exist. */
+/* MoverCommand: sessions of the server role fire a mover's trigger at the
+ * next tick. The role is checked first, so others cannot even learn which
+ * names exist. */
 static void on_mover_command(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     sweep__session *ss = p->session;
     sweep__world *w = ss->world;
     sweep_str name = m->as.mover_command.mover;
     char q[96];
-    if (!ss->trusted) {
-        if (!s->opt.command_token[0])
+    if (ss->role != SWEEP_WIRE_ROLE_SERVER) {
+        if (!sweep__server_role_possible(s))
             sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                              "MoverCommand needs a trusted session, and this server trusts none (no "
-                              "--command-token)");
+                              "MoverCommand needs the server role, and this server trusts none (no "
+                              "--command-token, no --auth-secret-file)");
         else
             sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                              "MoverCommand needs a trusted session: Hello.auth_token must be the server's "
-                              "--command-token");
+                              "MoverCommand needs the server role: Hello.auth_token must be a server token "
+                              "(sweep1:server:...) or the server's --command-token");
         return;
     }
     if (name.len == 0) {
@@ -545,7 +351,7 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     }
     switch (m.kind) {
     case SWEEP_MSG_SPAWN:
-        on_spawn(s, p, &m);
+        sweep__spawn(s, p, &m);
         break;
     case SWEEP_MSG_DESPAWN:
         on_despawn(s, p, &m);

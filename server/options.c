@@ -33,6 +33,8 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->drain_timeout = 2.0;
     opt->handshake_timeout = 5.0;
     opt->log_level = SWEEP_LOG_INFO;
+    opt->allow_guests = -1;
+    opt->time_bank = 0.25;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -88,6 +90,18 @@ static int parse_double(const char *key, const char *v, double lo, double hi, do
     if (x < lo || x > hi)
         return fail(err, errlen, "--%s: %s is out of range [%g, %g]", key, v, lo, hi);
     *out = x;
+    return SWEEP_OPTIONS_OK;
+}
+
+/* on|off (also yes|no, 1|0). */
+static int parse_on_off(const char *key, const char *v, int *out, char *err, size_t errlen)
+{
+    if (strcmp(v, "on") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
+        *out = 1;
+    else if (strcmp(v, "off") == 0 || strcmp(v, "no") == 0 || strcmp(v, "0") == 0)
+        *out = 0;
+    else
+        return fail(err, errlen, "--%s: '%s' is not on or off", key, v);
     return SWEEP_OPTIONS_OK;
 }
 
@@ -179,13 +193,22 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         memcpy(opt->command_token, value, n + 1);
         return SWEEP_OPTIONS_OK;
     }
-    if (strcmp(key, "players-block") == 0) {
-        if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0)
-            opt->players_block = 1;
-        else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
-            opt->players_block = 0;
-        else
-            return fail(err, errlen, "--players-block: '%s' is not on or off", value);
+    if (strcmp(key, "players-block") == 0)
+        return parse_on_off(key, value, &opt->players_block, err, errlen);
+    if (strcmp(key, "allow-guests") == 0)
+        return parse_on_off(key, value, &opt->allow_guests, err, errlen);
+    if (strcmp(key, "allow-free-move") == 0)
+        return parse_on_off(key, value, &opt->allow_free_move, err, errlen);
+    if (strcmp(key, "time-bank") == 0)
+        return parse_double(key, value, 0.001, 60.0, &opt->time_bank, err, errlen);
+    if (strcmp(key, "auth-secret-file") == 0) {
+        char sub[600];
+        if (!*value || strlen(value) >= sizeof opt->auth_secret_file)
+            return fail(err, errlen, "--auth-secret-file: bad path '%s'", value);
+        if (sweep_token_secret_read(value, opt->auth_secret, &opt->auth_secret_len, &opt->auth_secret_loose, sub,
+                                    sizeof sub) != 0)
+            return fail(err, errlen, "--auth-secret-file: %s", sub);
+        snprintf(opt->auth_secret_file, sizeof opt->auth_secret_file, "%s", value);
         return SWEEP_OPTIONS_OK;
     }
     if (strcmp(key, "config") == 0)
@@ -271,10 +294,19 @@ void sweep_server_options_usage(FILE *out)
           "  --drain-timeout S       seconds a closing connection may take to flush (2)\n"
           "  --handshake-timeout S   seconds a TCP connection may take to send its Hello\n"
           "                          before it is closed (5)\n"
-          "  --command-token TOKEN   sessions whose Hello.auth_token is TOKEN are trusted:\n"
-          "                          they may send MoverCommand (default: none is). Put\n"
-          "                          it in a --config file: a command line is visible\n"
-          "                          to every local user\n"
+          "  --command-token TOKEN   sessions whose Hello.auth_token is TOKEN get the server\n"
+          "                          role (default: none does). Put it in a --config\n"
+          "                          file: a command line is visible to every local user\n"
+          "  --auth-secret-file FILE the HMAC secret of identity tokens\n"
+          "                          (sweep1:<role>:<identity>:<expiry>:<mac>, protocol/\n"
+          "                          token.h); without it no token is accepted\n"
+          "  --allow-guests on|off   sessions without a token are guest players (default:\n"
+          "                          on without --auth-secret-file, off with it)\n"
+          "  --allow-free-move on|off  server-role sessions may send Fly and Noclip moves\n"
+          "                          (default off; players never may)\n"
+          "  --time-bank S           seconds of motion a player's entity may bank; a move\n"
+          "                          asking more time than its budget gets only what it\n"
+          "                          holds (default 0.25)\n"
           "  --players-block on|off  entities are obstacles to each other: each stands\n"
           "                          for the others as a small shell round its ellipsoid;\n"
           "                          moves are applied in the order they arrive, which\n"

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "protocol/token.h"
+
 #define SWEEP_SERVER_MAX_MAPS 16
 #define SWEEP_SERVER_PATH_MAX 1024
 #define SWEEP_SERVER_DEFAULT_PORT 7878
@@ -44,14 +46,25 @@ typedef struct sweep_server_options {
     double drain_timeout;      /* seconds a closing connection may take to flush */
     double handshake_timeout;  /* seconds a TCP connection may stay without a session */
     sweep_log_level log_level;
-    char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token of trusted sessions; "" = none */
+    char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token giving the server role; "" = none */
     int players_block;         /* entities are obstacles to each other (core/crowd.h) */
+    /* Identity (protocol/token.h). */
+    char auth_secret_file[SWEEP_SERVER_PATH_MAX]; /* where the secret was read from; "" = none */
+    uint8_t auth_secret[SWEEP_TOKEN_SECRET_MAX];   /* the HMAC key of sweep1 tokens */
+    size_t auth_secret_len;                        /* 0 = no secret: no token is accepted */
+    int auth_secret_loose;     /* the file is readable by group or others (warned about) */
+    int allow_guests;          /* 1, 0, or -1: the default, on without a secret and off with one */
+    /* Authority. */
+    int allow_free_move;       /* server-role sessions may send Fly and Noclip moves */
+    double time_bank;          /* seconds of motion a player's entity may bank */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
  * timeout, 2 s drain, 5 s to say Hello, log level info, no maps, no
- * command token (no session is trusted), entities pass through each other. */
+ * command token and no auth secret (nobody gets the server role; everyone
+ * is a guest player), entities pass through each other, no Fly or Noclip
+ * moves, a time bank of 0.25 s. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

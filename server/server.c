@@ -117,6 +117,13 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
         goto fail;
     }
     s->loop_open = 1;
+    /* Guests by default only where nobody can prove who they are. */
+    s->allow_guests = opt->allow_guests >= 0 ? opt->allow_guests : opt->auth_secret_len == 0;
+    sweep__bucket_init(&s->auth_log, 10.0, uv_hrtime());
+    if (opt->auth_secret_loose)
+        sweep__log(SWEEP_LOG_WARN, "auth_secret_readable",
+                   "file=%s: group or others may read it; anyone who can mints tokens of any role (chmod 600)",
+                   opt->auth_secret_file);
     int r = sweep__cookie_key_init(&s->cookie, 0);
     if (r != 0) {
         snprintf(err, errlen, "cannot draw the cookie secret: %s", uv_strerror(r));
@@ -195,8 +202,12 @@ int sweep_server_run(sweep_server *s)
     s->housekeeping_open = 1;
     uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
     sweep__worlds_start(s);
-    sweep__log(SWEEP_LOG_INFO, "ready", "tcp=%s:%d udp=%s:%d worlds=%u max_sessions=%u max_frame=%u", s->host_text,
-               s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame);
+    sweep__log(SWEEP_LOG_INFO, "ready",
+               "tcp=%s:%d udp=%s:%d worlds=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s guests=%s "
+               "free_move=%s time_bank=%g",
+               s->host_text, s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame,
+               s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
+               s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank);
     if (s->ready_out) {
         fprintf(s->ready_out, "sweepd ready tcp=%s:%d udp=%s:%d\n", s->host_text, s->port, s->host_text, s->port);
         fflush(s->ready_out);

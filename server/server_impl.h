@@ -14,7 +14,14 @@
  *   - An entity belongs to exactly one session (owner) and sits in the
  *     server's entity table, its owner's array and its world's array (in
  *     spawn order: the order movers carry and push bodies in, which must be
- *     the same on every run); all three are updated together.
+ *     the same on every run); all three are updated together. Its id is
+ *     random, non-zero and unique among the living.
+ *   - An entity's actor (position, velocity, grounded) is what its next
+ *     move starts from; a mover's tick changes its position only.
+ *   - A session's role is fixed at its Welcome; only SWEEP_WIRE_ROLE_SERVER
+ *     sessions may send MoverCommand, spawn where they like, or send Fly
+ *     and Noclip moves (the last only with --allow-free-move on), and only
+ *     their moves are not charged to the entities' time budgets.
  *   - Mover numbers kept on the server (entity ground/touch/moved_by) are
  *     core indices (SWEEP_NO_MOVER = none); only the wire uses the map's
  *     movers.id, translated where a message is filled.
@@ -32,6 +39,7 @@
 #include <uv.h>
 
 #include "core/crowd.h"
+#include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
 #include "core/world.h"
@@ -76,20 +84,30 @@ typedef struct sweep__world {
      * lowest slot free when it spawned. NULL when entities pass through
      * each other. */
     sweep_crowd *crowd;
+    double period_s;     /* seconds per tick: what each tick credits to a time budget */
+    uint32_t next_spawn; /* the spawn point (0-based) the server tries first for the next player */
 } sweep__world;
+
+/* Results an entity keeps for resent moves. */
+#define SWEEP__KEPT_RESULTS 32u
 
 struct sweep__entity {
     uint32_t id;
     sweep__session *owner;
     sweep__world *world;
-    sweep_vec3 position;
+    sweep_actor actor;         /* position, velocity, grounded: where the next move starts */
     sweep_vec3 radii;
-    int grounded;              /* the last move ended grounded */
-    double max_speed;          /* effective limits for this entity */
+    double max_speed;          /* Fly and Noclip moves: the entity's limits */
     double step_height;
+    sweep_vec3 ground_normal;  /* of the last move that ran, while grounded */
+    uint32_t ground_material;
+    double budget;             /* seconds of motion it may still ask for (player sessions) */
+    uint64_t budget_tick;      /* the world tick the budget was credited up to */
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
-    sweep_msg_move_result last_result;
+    uint32_t kept_next;        /* ring of the last results, for resends */
+    uint32_t kept_count;
+    sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
     /* Movers (core indices, SWEEP_NO_MOVER = none). */
     uint32_t ground_mover;     /* stood on after the last move: the tick carries it */
     uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
@@ -120,9 +138,13 @@ struct sweep__session {
     sweep__entity **entities;
     uint32_t entity_count, entity_cap;
     sweep__bucket bucket;
-    int has_spawn;                     /* Spawn dedup: last Spawn's sequence and entity */
-    uint32_t spawn_sequence, spawn_entity;
-    int trusted;                       /* Hello.auth_token matched --command-token */
+    int has_spawn;                     /* Spawn dedup: last Spawn's sequence, entity and answer */
+    uint32_t spawn_sequence, spawn_entity, spawn_rules, spawn_point;
+    uint32_t role;                     /* sweep_wire_role, from Hello.auth_token */
+    char identity[SWEEP_TOKEN_IDENTITY_MAX + 1]; /* the token's, "#guest" or "#command-token" */
+    uint64_t rule_counts[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted on this session */
+    sweep__bucket rule_log;            /* event=rule lines it may still cause */
+    uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
     uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
@@ -189,9 +211,11 @@ struct sweep_server {
     uint32_t addr_bucket_count;
     sweep__entity_table entities;
     uint64_t next_session_id;
-    uint32_t next_entity_id;
 
     sweep__cookie_key cookie;
+    int allow_guests;               /* --allow-guests, its default resolved */
+    sweep__bucket auth_log;         /* auth_failed lines it may still write */
+    uint64_t auth_log_suppressed;
     sweep_decoder decoder;
     sweep_msg_move *decode_moves;
     sweep_msg_move_result *decode_results;
@@ -250,6 +274,38 @@ sweep__peer sweep__session_peer(sweep__session *ss); /* where pushes to a sessio
 /* dispatch.c */
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m);
+/* The session's entity of that id, or NULL after an Error UnknownEntity
+ * (the same for an id that exists elsewhere as for one that does not). */
+sweep__entity *sweep__own_entity(sweep_server *s, sweep__peer *p, uint32_t id, uint32_t sequence);
+
+/* auth.c */
+/* The role and identity a Hello's auth_token gives: 0, or -1 after an
+ * Error AuthFailed was sent. */
+int sweep__authenticate(sweep_server *s, sweep__peer *p, const sweep_message *m, uint32_t *role, char *identity,
+                        size_t idlen);
+/* Can any session get the server role on this server? */
+int sweep__server_role_possible(const sweep_server *s);
+
+/* spawn.c */
+void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m);
+
+/* moves.c */
+/* Applies one Move, or answers a resend: 0 with *out filled, 1 for an old
+ * move with no kept result (ignored: nothing to send), -1 after an Error. */
+int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out);
+
+/* rules.c */
+/* What each rule's amount is (NAN: none) for the log; indexed by bit. */
+typedef struct sweep__rule_amounts {
+    double v[SWEEP_WIRE_RULE_COUNT];
+} sweep__rule_amounts;
+void sweep__rule_amounts_init(sweep__rule_amounts *a);
+/* Counts each rule of `bits` for the session and the server and logs it
+ * (event=rule, at most SWEEP__RULE_LOG_RATE lines a second per session). */
+void sweep__rules_report(sweep_server *s, sweep__session *ss, uint32_t entity, uint32_t bits,
+                         const sweep__rule_amounts *amounts);
+/* "Speed:3,TimeBudget:1" for a session's log line ("none" if nothing acted). */
+const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen);
 
 /* tcp.c */
 int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);

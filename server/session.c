@@ -7,6 +7,11 @@
  * end on Bye, after --udp-idle-timeout seconds of silence, or at shutdown.
  * Destroying a session despawns everything it owns, so no entity outlives
  * its owner and an id can never be moved by anyone else.
+ *
+ * Entity ids are drawn at random (uv_random: the kernel's generator), 32
+ * bits, never 0, never one in use: a client learns nothing about other
+ * sessions' entities from its own ids, and guessing one is a 1 in 2^32
+ * shot that is answered as an unknown id anyway.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +120,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     uint64_t now = uv_hrtime();
     ss->last_seen_ns = now;
     sweep__bucket_init(&ss->bucket, s->opt.rate_limit, now);
+    sweep__bucket_init(&ss->rule_log, 10.0, now);
     ss->next = s->sessions;
     if (s->sessions)
         s->sessions->prev = ss;
@@ -164,8 +170,10 @@ void sweep__session_destroy(sweep__session *ss)
     if (ss->next)
         ss->next->prev = ss->prev;
     s->session_count--;
-    sweep__log(SWEEP_LOG_INFO, "session_close", "session=%llu transport=%s peer=%s",
-               (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer);
+    char rules[256];
+    sweep__log(SWEEP_LOG_INFO, "session_close", "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu",
+               (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer,
+               sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->rule_log_suppressed);
     free(ss);
 }
 
@@ -183,11 +191,15 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
     sweep__entity *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    /* ids never repeat within a process (0 is never used), so a stale id
-     * from a despawned entity is "unknown", never someone else's. */
-    do
-        e->id = ++s->next_entity_id;
-    while (e->id == 0 || sweep__entity_table_find(&s->entities, e->id));
+    for (int tries = 0; e->id == 0 || sweep__entity_table_find(&s->entities, e->id); tries++) {
+        uint32_t id = 0;
+        if (tries == 64 || uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0) {
+            sweep__log(SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)ss->id);
+            free(e);
+            return NULL;
+        }
+        e->id = id;
+    }
     e->owner = ss;
     e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
     if (sweep__entity_table_insert(&s->entities, e) != 0) {

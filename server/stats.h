@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "protocol/message.h"
+
 #define SWEEP__TICK_SAMPLES 1024u
 
 typedef struct sweep__stats {
@@ -21,6 +23,8 @@ typedef struct sweep__stats {
     uint64_t sessions_total;
     uint64_t udp_dropped;
     uint64_t crushed_total;   /* entities removed because a mover crushed them */
+    uint64_t moves_ignored;   /* old moves with no kept result, dropped without an answer */
+    uint64_t rules_total[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted, all sessions */
     uint64_t tick_ns[SWEEP__TICK_SAMPLES];
     uint32_t tick_count; /* samples held, <= SWEEP__TICK_SAMPLES */
     uint32_t tick_next;  /* ring position */

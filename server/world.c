@@ -14,13 +14,16 @@
  * One tick (tick_movers): every entity of the world becomes a sweep_body
  * (its position, radii, and the mover its last move stood on and touched),
  * in spawn order, and sweep_movers_tick advances the movers, carrying and
- * pushing those bodies; positions are written back, each entity remembers
+ * pushing those bodies; positions are written back (only positions: a
+ * carried or pushed entity keeps the velocity and grounded flag of its
+ * last move, which its next move starts from), each entity remembers
  * what carried or pushed it for its next MoveResult, and crushed entities
  * are removed, their owners told with an unasked Despawned. What a tick
  * does depends on the tick number and the entities only, never on the
  * clock. After the due ticks, each watching session whose interval came
  * round gets one WorldState (the latest poses).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,9 +110,27 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
             return -1;
         }
         file_stem(path, w->stem, sizeof w->stem);
+        /* The rules are the map's, but sweep_act refuses rules that do not
+         * fit the config: better to say so now than on every move. */
+        const sweep_level *lv = &w->level;
+        if (sweep_rules_check(&lv->rules) != SWEEP_OK || !(lv->rules.speed_limit <= lv->config.max_speed)) {
+            snprintf(err, errlen,
+                     "%s: the map's movement rules are out of range (walk_speed %g, speed_limit %g, max_speed %g)",
+                     path, lv->rules.walk_speed, lv->rules.speed_limit, lv->config.max_speed);
+            return -1;
+        }
+        if (!(lv->correction_threshold >= 0.0 && isfinite(lv->correction_threshold))) {
+            snprintf(err, errlen, "%s: correction_threshold %g is not a distance", path, lv->correction_threshold);
+            return -1;
+        }
         w->tick_rate = s->opt.tick_rate > 0.0 ? s->opt.tick_rate : w->level.tick_rate;
         if (!(w->tick_rate > 0.0) || w->tick_rate > 10000.0)
             w->tick_rate = 60.0;
+        w->period_s = 1.0 / w->tick_rate;
+        if (s->opt.time_bank < w->period_s)
+            sweep__log(SWEEP_LOG_WARN, "time_bank_short",
+                       "world=%u time_bank=%g tick_period=%g: a player's entity cannot bank one tick's time, so "
+                       "every move asking a tick's worth is cut", i, s->opt.time_bank, w->period_s);
         w->period_ns = (uint64_t)(1e9 / w->tick_rate + 0.5);
         if (w->period_ns == 0)
             w->period_ns = 1;
@@ -124,9 +145,11 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&w->hash, hex);
         sweep__log(SWEEP_LOG_INFO, "world_loaded",
-                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s hash=%s",
+                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s "
+                   "walk_speed=%g speed_limit=%g correction_threshold=%g hash=%s",
                    i, w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
-                   w->tick_rate, w->crowd ? "on" : "off", hex);
+                   w->tick_rate, w->crowd ? "on" : "off", w->level.rules.walk_speed, w->level.rules.speed_limit,
+                   w->level.correction_threshold, hex);
     }
     return 0;
 }
@@ -165,7 +188,7 @@ void sweep__world_place_entity(sweep__world *w, sweep__entity *e)
 {
     /* Radii and positions were checked on the way in, so this cannot fail. */
     if (w->crowd && e->crowd_slot != SWEEP_NO_BODY)
-        sweep_crowd_set(w->crowd, e->crowd_slot, e->position, e->radii);
+        sweep_crowd_set(w->crowd, e->crowd_slot, e->actor.position, e->radii);
 }
 
 sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
@@ -241,7 +264,7 @@ static void tick_movers(sweep__world *w)
     for (uint32_t i = 0; i < n; i++) {
         const sweep__entity *e = w->ents[i];
         sweep_body *b = &w->bodies[i];
-        b->position = e->position;
+        b->position = e->actor.position;
         b->radii = e->radii;
         b->ground_mover = e->ground_mover;
         b->touch_mover = e->touch_mover;
@@ -260,7 +283,7 @@ static void tick_movers(sweep__world *w)
     for (uint32_t i = 0; i < n; i++) {
         sweep__entity *e = w->ents[i];
         const sweep_body *b = &w->bodies[i];
-        e->position = b->position;
+        e->actor.position = b->position; /* velocity and grounded stay those of its last move */
         sweep__world_place_entity(w, e);
         uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
         if (moved) {

@@ -11,6 +11,13 @@
  * hanging the suite. The binary is $SWEEP_BIN_DIR/sweepd, else
  * $BUILD/bin/sweepd, else build/bin/sweepd; the arena is the maps/arena.db
  * beside that bin/ folder.
+ *
+ * Roles: a Hello without a token is a guest player (the server's motion
+ * rules, time budget and spawn points apply). Tests that need exact
+ * control (positions, raw velocities) start sweepd with FX_SERVER_ARGS
+ * (the --command-token FX_TOKEN and --allow-free-move on), say Hello with
+ * FX_TOKEN and send Fly moves (fx_fly_msg): the server role's raw moves,
+ * collide-and-slide exactly as sweep_move does it.
  */
 #ifndef SWEEP_TESTS_SERVER_FIXTURE_H
 #define SWEEP_TESTS_SERVER_FIXTURE_H
@@ -34,6 +41,10 @@
 #include "protocol/protocol.h"
 
 #define FX_TIMEOUT_MS 30000
+
+/* The command token of the test servers that grant the server role. */
+#define FX_TOKEN "fixture-command-token"
+#define FX_SERVER_ARGS "--command-token", FX_TOKEN, "--allow-free-move", "on"
 
 typedef struct fx_server {
     pid_t pid;
@@ -69,9 +80,9 @@ static inline void fx_paths(fx_server *fx)
 }
 
 /* Starts sweepd with --map MAP (NULL: the arena) --listen 127.0.0.1:0 and
- * the extra arguments (NULL-terminated); returns 0 once the ready line was
- * read. */
-static inline int fx_start_map(fx_server *fx, const char *map, const char *const *extra)
+ * the extra arguments (NULL-terminated), its standard error into the file
+ * log (NULL: the test's own); returns 0 once the ready line was read. */
+static inline int fx_start_map_log(fx_server *fx, const char *map, const char *const *extra, const char *log)
 {
     memset(fx, 0, sizeof *fx);
     fx_paths(fx);
@@ -97,6 +108,13 @@ static inline int fx_start_map(fx_server *fx, const char *map, const char *const
         dup2(pfd[1], 1);
         close(pfd[0]);
         close(pfd[1]);
+        if (log) {
+            int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (lfd >= 0) {
+                dup2(lfd, 2);
+                close(lfd);
+            }
+        }
         execv(fx->bin, (char *const *)argv);
         fprintf(stderr, "exec %s: %s\n", fx->bin, strerror(errno));
         _exit(127);
@@ -131,6 +149,11 @@ static inline int fx_start_map(fx_server *fx, const char *map, const char *const
     }
     fx->port = tport;
     return 0;
+}
+
+static inline int fx_start_map(fx_server *fx, const char *map, const char *const *extra)
+{
+    return fx_start_map_log(fx, map, extra, NULL);
 }
 
 /* Starts sweepd on the arena (fx_start_map). */
@@ -384,6 +407,14 @@ static inline sweep_message fx_move_msg(uint32_t entity, uint32_t seq, sweep_vec
     return m;
 }
 
+/* A Fly move: the server role's raw velocity, as sweep_move takes it. */
+static inline sweep_message fx_fly_msg(uint32_t entity, uint32_t seq, sweep_vec3 v, double dt)
+{
+    sweep_message m = fx_move_msg(entity, seq, v, dt);
+    m.as.move.mode = SWEEP_WIRE_MODE_FLY;
+    return m;
+}
+
 /* Sends m and expects an Error: its code, or -1. */
 static inline int fx_expect_error(int fd, fx_rx *rx, const sweep_message *req, uint32_t *seq_out)
 {
@@ -440,12 +471,15 @@ static inline ssize_t fx_udp_recv(int fd, fx_rx *rx, sweep_message *m, int timeo
     return r;
 }
 
-/* Full UDP handshake: Hello, Challenge, Hello with cookie, Welcome.
- * Returns the session id or 0. Retries lost datagrams a few times. */
-static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
+/* Full UDP handshake with an auth token (NULL: none): Hello, Challenge,
+ * Hello with cookie, then the answer to that into *answer (may be NULL).
+ * Returns the session id, or 0 (no Welcome). Retries lost datagrams a few
+ * times. */
+static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *token, sweep_message *answer)
 {
     for (int attempt = 0; attempt < 5; attempt++) {
         sweep_message m = fx_hello_msg("udp-test"), r;
+        m.as.hello.auth_token = sweep_str_of(token);
         if (fx_udp_send(fd, &m) < 0)
             return 0;
         if (fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_CHALLENGE)
@@ -458,11 +492,19 @@ static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
         m.sequence = 2;
         if (fx_udp_send(fd, &m) < 0)
             return 0;
-        if (fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_WELCOME)
+        if (fx_udp_recv(fd, rx, &r, 5000) <= 0)
             continue;
-        return r.as.welcome.session_id;
+        if (answer)
+            *answer = r;
+        return r.kind == SWEEP_MSG_WELCOME ? r.as.welcome.session_id : 0;
     }
     return 0;
+}
+
+/* Full UDP handshake without a token (a guest). */
+static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
+{
+    return fx_udp_handshake_token(fd, rx, NULL, NULL);
 }
 
 #endif

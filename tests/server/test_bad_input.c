@@ -2,7 +2,9 @@
  * test_bad_input.c - every kind of bad input over the network gets a clear
  * Error (code and sequence) and never brings sweepd down: garbage bytes,
  * truncated frames, frames over --max-frame, unknown entities, another
- * session's entity, NaN and out-of-range numbers, batches over
+ * session's entity (answered exactly as an unknown one), NaN and
+ * out-of-range numbers (in the server role's raw moves and spawns, and in
+ * a player's wishes), batches over
  * --max-batch, too many entities, sessions and requests, oversized
  * datagrams. Broken framing closes only that connection.
  */
@@ -23,7 +25,7 @@ static int setup(void **state)
 {
     (void)state;
     rx = fx_rx_new();
-    const char *args[] = {"--max-batch", "4", "--max-entities", "2", "--max-frame", "1024", NULL};
+    const char *args[] = {"--max-batch", "4", "--max-entities", "2", "--max-frame", "1024", FX_SERVER_ARGS, NULL};
     return fx_start(&srv, args);
 }
 
@@ -41,6 +43,15 @@ static int welcomed(void)
     int fd = fx_tcp_connect(srv.port);
     assert_true(fd >= 0);
     assert_true(fx_hello(fd, rx) != 0);
+    return fd;
+}
+
+/* A welcomed TCP connection of the server role. */
+static int welcomed_server(void)
+{
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
     return fd;
 }
 
@@ -136,22 +147,53 @@ static void test_frame_too_large(void **state)
     close(fd);
 }
 
+/* The Error an id gets from session fd, its text with the id written as X. */
+static void error_for(int fd, sweep_message *req, uint32_t id, int *code, char *text, size_t textlen)
+{
+    sweep_message r;
+    assert_int_equal(fx_send(fd, req), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.entity, id);
+    *code = (int)r.as.error.code;
+    char idtext[16];
+    snprintf(idtext, sizeof idtext, "%u", id);
+    const char *at = strstr(r.as.error.message.ptr, idtext);
+    assert_non_null(at);
+    snprintf(text, textlen, "%.*sX%s", (int)(at - r.as.error.message.ptr), r.as.error.message.ptr,
+             at + strlen(idtext));
+}
+
 static void test_entities_unknown_and_foreign(void **state)
 {
     (void)state;
     int a = welcomed(), b = welcomed();
-    uint32_t ea = fx_spawn(a, rx, 2, sweep_v3(-5, -5, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    uint32_t ea = fx_spawn(a, rx, 2, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
     assert_true(ea != 0);
-    sweep_message m = fx_move_msg(999999, 3, sweep_v3(1, 0, 0), DT);
+    uint32_t unknown = ea ^ 0x5a5a5a5au;
+    sweep_message m = fx_move_msg(unknown, 3, sweep_v3(1, 0, 0), DT);
     uint32_t seq = 0;
     assert_int_equal(fx_expect_error(b, rx, &m, &seq), SWEEP_WIRE_UNKNOWN_ENTITY);
     assert_int_equal(seq, 3);
+    /* Another session's id is answered exactly as an id nobody has: the
+     * same code, the same words (only the number differs). */
+    int c1, c2;
+    char t1[400], t2[400];
+    m = fx_move_msg(unknown, 4, sweep_v3(1, 0, 0), DT);
+    error_for(b, &m, unknown, &c1, t1, sizeof t1);
     m = fx_move_msg(ea, 4, sweep_v3(1, 0, 0), DT);
-    assert_int_equal(fx_expect_error(b, rx, &m, &seq), SWEEP_WIRE_NOT_YOUR_ENTITY);
-    assert_int_equal(seq, 4);
+    error_for(b, &m, ea, &c2, t2, sizeof t2);
+    assert_int_equal(c1, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(c2, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_string_equal(t1, t2);
     sweep_message d = fx_msg(SWEEP_MSG_DESPAWN, 5);
     d.as.despawn.entity = ea;
-    assert_int_equal(fx_expect_error(b, rx, &d, NULL), SWEEP_WIRE_NOT_YOUR_ENTITY);
+    error_for(b, &d, ea, &c2, t2, sizeof t2);
+    d.as.despawn.entity = unknown;
+    error_for(b, &d, unknown, &c1, t1, sizeof t1);
+    assert_int_equal(c1, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(c2, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_string_equal(t1, t2);
     /* The owner still moves it. */
     assert_int_equal(fx_send(a, &m), 0);
     assert_int_equal(fx_recv(a, rx, &m), 1);
@@ -163,29 +205,55 @@ static void test_entities_unknown_and_foreign(void **state)
 static void test_bad_numbers(void **state)
 {
     (void)state;
-    int fd = welcomed();
+    int fd = welcomed_server();
     uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9));
     assert_true(e != 0);
-    sweep_message m = fx_move_msg(e, 3, sweep_v3(NAN, 0, 0), DT);
+    sweep_message m = fx_fly_msg(e, 3, sweep_v3(NAN, 0, 0), DT);
     uint32_t seq = 0;
     assert_int_equal(fx_expect_error(fd, rx, &m, &seq), SWEEP_WIRE_BAD_NUMBER);
     assert_int_equal(seq, 3);
-    m = fx_move_msg(e, 4, sweep_v3(0, INFINITY, 0), DT);
+    m = fx_fly_msg(e, 4, sweep_v3(0, INFINITY, 0), DT);
     assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
-    m = fx_move_msg(e, 5, sweep_v3(1e6, 0, 0), DT);
+    m = fx_fly_msg(e, 5, sweep_v3(1e6, 0, 0), DT);
     assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_VELOCITY);
-    m = fx_move_msg(e, 6, sweep_v3(1, 0, 0), 0.0);
+    m = fx_fly_msg(e, 6, sweep_v3(1, 0, 0), 0.0);
     assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_DT);
-    m = fx_move_msg(e, 7, sweep_v3(1, 0, 0), DT);
+    m = fx_fly_msg(e, 7, sweep_v3(1, 0, 0), DT);
     m.as.move.has_claimed_position = true;
     m.as.move.claimed_position = sweep_v3(NAN, 0, 0);
     assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
+    /* Noclip: a position past the world's limit, a speed past its own. */
+    m = fx_fly_msg(e, 8, sweep_v3(0, 0, 50), 1.0);
+    m.as.move.mode = SWEEP_WIRE_MODE_NOCLIP;
+    m.as.move.velocity = sweep_v3(0, 0, 1e6);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_VELOCITY);
+    /* A mode no server knows. */
+    m = fx_fly_msg(e, 9, sweep_v3(1, 0, 0), DT);
+    m.as.move.mode = 3;
+    assert_int_equal(fx_expect_error(fd, rx, &m, &seq), SWEEP_WIRE_NOT_ALLOWED);
+    assert_int_equal(seq, 9);
+    /* Walk: a wish may be fast (it is clamped and named), not endless. */
+    m = fx_move_msg(e, 10, sweep_v3(1e300, 1e300, 0), DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_VELOCITY);
+    m = fx_move_msg(e, 11, sweep_v3(1, 0, 0), 2.0);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_DT);
+    m = fx_move_msg(e, 12, sweep_v3(1, 0, 0), NAN);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
     /* Refused moves changed nothing: a good one with a later sequence applies. */
-    m = fx_move_msg(e, 8, sweep_v3(1, 0, 0), DT);
+    m = fx_fly_msg(e, 13, sweep_v3(1, 0, 0), DT);
     assert_int_equal(fx_send(fd, &m), 0);
     assert_int_equal(fx_recv(fd, rx, &m), 1);
     assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
     assert_true(m.as.move_result.position.x > 8.0);
+    /* Noclip goes through anything, within the world's limit. */
+    m = fx_fly_msg(e, 14, sweep_v3(0, 0, -30), 0.5);
+    m.as.move.mode = SWEEP_WIRE_MODE_NOCLIP;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+    assert_true(m.as.move_result.position.z == 0.9 - 15.0); /* under the floor */
+    assert_int_equal(m.as.move_result.contact_count, 0);
+    assert_false(m.as.move_result.grounded);
     sweep_message s = fx_spawn_msg(9, sweep_v3(0, 0, 1), sweep_v3(NAN, 1, 1));
     assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_NUMBER);
     s = fx_spawn_msg(10, sweep_v3(0, 0, 1), sweep_v3(-1, 1, 1));
@@ -193,13 +261,26 @@ static void test_bad_numbers(void **state)
     s = fx_spawn_msg(11, sweep_v3(1e300, 0, 1), sweep_v3(0.4, 0.4, 0.9));
     assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_POSITION);
     close(fd);
+
+    /* A player: NaN is refused the same way; wrong radii and places are
+     * not taken (test_authority.c names them). */
+    fd = welcomed();
+    s = fx_spawn_msg(12, sweep_v3(0, 0, 0), sweep_v3(NAN, 0, 0));
+    assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_NUMBER);
+    e = fx_spawn(fd, rx, 13, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    assert_true(e != 0);
+    m = fx_move_msg(e, 1, sweep_v3(0, INFINITY, 0), DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_NUMBER);
+    m = fx_move_msg(e, 2, sweep_v3(1, 0, 0), -DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_DT);
+    close(fd);
 }
 
 static void test_batch_and_entity_limits(void **state)
 {
     (void)state;
     int fd = welcomed();
-    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(-8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
     assert_true(e != 0);
     sweep_msg_move moves[5];
     for (int i = 0; i < 5; i++) {
@@ -222,8 +303,8 @@ static void test_batch_and_entity_limits(void **state)
     assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT_BATCH);
     assert_int_equal(r.as.move_result_batch.count, 4);
 
-    assert_true(fx_spawn(fd, rx, 40, sweep_v3(-8, 10, 0.9), sweep_v3(0.4, 0.4, 0.9)) != 0);
-    sweep_message s = fx_spawn_msg(41, sweep_v3(-8, 12, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(fx_spawn(fd, rx, 40, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0)) != 0);
+    sweep_message s = fx_spawn_msg(41, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
     assert_int_equal(fx_expect_error(fd, rx, &s, &seq), SWEEP_WIRE_TOO_MANY_ENTITIES);
     assert_int_equal(seq, 41);
     close(fd);

@@ -328,14 +328,30 @@ static void test_watch_world_udp_split(void **state)
     close(fd);
 }
 
-/* Only a session whose Hello carried the token may command movers; the
- * others learn nothing about the names. */
+/* Only a session of the server role (here: whose Hello carried the
+ * command token) may command movers; the others learn nothing about the
+ * names. A token that is neither the command token nor a sweep1 token
+ * does not even get a Welcome. */
 static void test_command_needs_token(void **state)
 {
     (void)state;
-    const char *tokens[] = {NULL, "", "lift-operator", TOKEN "x"};
-    for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
-        int fd = welcomed(tokens[i]);
+    const char *wrong[] = {"lift-operator", TOKEN "x", TOKEN "\n"};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        int fd = fx_tcp_connect(srv.port);
+        assert_true(fd >= 0);
+        sweep_message h = fx_hello_msg("impostor"), r;
+        h.as.hello.auth_token = sweep_str_of(wrong[i]);
+        assert_int_equal(fx_expect_error(fd, rx, &h, NULL), SWEEP_WIRE_AUTH_FAILED);
+        sweep_message m = command_msg(3, "door", 4);
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &r), 1);
+        assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+        assert_int_equal(r.as.error.code, SWEEP_WIRE_NOT_WELCOMED);
+        close(fd);
+    }
+    const char *guests[] = {NULL, ""};
+    for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++) {
+        int fd = welcomed(guests[i]);
         sweep_message m = command_msg(3, "door", 4), r;
         assert_int_equal(fx_send(fd, &m), 0);
         recv_answer(fd, &r);
@@ -413,14 +429,16 @@ static void test_lift_carries_entity(void **state)
 {
     (void)state;
     need_movers();
-    int fd = welcomed(NULL);
+    /* The server role places the entity above the lift; its moves are
+     * Walk moves wishing nothing: the map's gravity brings it down. */
+    int fd = welcomed(TOKEN);
     uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(5, 0, 4.6), RADII);
     assert_true(e != 0);
     uint32_t seq = 10;
     sweep_message m, r;
     int on_lift = 0;
     for (int i = 0; i < 600 && !on_lift; i++) {
-        m = fx_move_msg(e, ++seq, sweep_v3(0, 0, -5), DT);
+        m = fx_move_msg(e, ++seq, sweep_v3(0, 0, 0), DT);
         assert_int_equal(fx_send(fd, &m), 0);
         recv_answer(fd, &r);
         assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
@@ -429,8 +447,9 @@ static void test_lift_carries_entity(void **state)
     assert_true(on_lift);
     /* Stand still while the lift runs (about 12 ticks), then move. */
     sweep_vec3 before = r.as.move_result.position;
+    sweep_vec3 vbefore = r.as.move_result.velocity;
     usleep(200000);
-    m = fx_move_msg(e, ++seq, sweep_v3(0, 0, -5), DT);
+    m = fx_move_msg(e, ++seq, sweep_v3(0, 0, 0), DT);
     assert_int_equal(fx_send(fd, &m), 0);
     recv_answer(fd, &r);
     assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
@@ -443,6 +462,10 @@ static void test_lift_carries_entity(void **state)
     assert_int_equal(mr->ground_mover, LIFT_ID);
     /* The lift's top is 0.5 .. 3.5; the entity stands 0.9 above it. */
     assert_true(mr->position.z > 1.3 && mr->position.z < 4.5);
+    /* Standing, it kept no speed across the ground while carried. */
+    assert_true(vbefore.x == 0.0 && vbefore.y == 0.0);
+    assert_true(mr->velocity.x == 0.0 && mr->velocity.y == 0.0);
+    assert_int_equal(mr->rules, 0);
     /* A resend of the same sequence gets the same answer, mover fields too. */
     assert_int_equal(fx_send(fd, &m), 0);
     sweep_msg_move_result first = *mr;
@@ -554,8 +577,9 @@ static void test_bad_new_messages(void **state)
     close(fd);
 }
 
-/* A server without --command-token trusts nobody, token or not; its
- * WatchWorld answers all the arena's movers (none is fine too). */
+/* A server without --command-token or --auth-secret-file trusts nobody:
+ * a token is refused at Hello, a guest may not command; its WatchWorld
+ * answers all the arena's movers (none is fine too). */
 static void test_server_without_token(void **state)
 {
     (void)state;
@@ -563,7 +587,10 @@ static void test_server_without_token(void **state)
     assert_int_equal(fx_start(&plain, NULL), 0);
     int fd = fx_tcp_connect(plain.port);
     assert_true(fd >= 0);
-    assert_true(fx_hello_token(fd, rx, TOKEN) != 0);
+    sweep_message h = fx_hello_msg("with a token");
+    h.as.hello.auth_token = sweep_str_of(TOKEN);
+    assert_int_equal(fx_expect_error(fd, rx, &h, NULL), SWEEP_WIRE_AUTH_FAILED);
+    assert_true(fx_hello(fd, rx) != 0);
     sweep_message m = command_msg(2, "door", 4), r;
     assert_int_equal(fx_send(fd, &m), 0);
     assert_int_equal(fx_recv(fd, rx, &r), 1);

@@ -81,6 +81,49 @@ static void test_defaults_and_cli(void **state)
     const char *unblock[] = {"sweepd", "--players-block", "off"};
     assert_int_equal(parse(&o, err, sizeof err, 3, unblock), SWEEP_OPTIONS_OK);
     assert_int_equal(o.players_block, 0);
+
+    /* Authority: no secret, guests by the secret's absence, no free moves,
+     * a quarter second of banked time. */
+    sweep_server_options_default(&o);
+    assert_int_equal(o.auth_secret_len, 0);
+    assert_int_equal(o.allow_guests, -1);
+    assert_int_equal(o.allow_free_move, 0);
+    assert_true(o.time_bank == 0.25);
+    const char *auth[] = {"sweepd", "--allow-guests", "off", "--allow-free-move", "on", "--time-bank", "0.5"};
+    assert_int_equal(parse(&o, err, sizeof err, 7, auth), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.allow_guests, 0);
+    assert_int_equal(o.allow_free_move, 1);
+    assert_true(o.time_bank == 0.5);
+}
+
+/* --auth-secret-file reads the secret at once, so a missing or short file
+ * stops the server with the option's name. */
+static void test_auth_secret_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sweepd-secret-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *secret = "kz8Yq2v7Jm0pW4xN6tR1sB3dF5gH9cL0\n";
+    assert_int_equal(write(fd, secret, strlen(secret)), (ssize_t)strlen(secret));
+    close(fd);
+    sweep_server_options o;
+    char err[512];
+    const char *argv[] = {"sweepd", "--auth-secret-file", path};
+    assert_int_equal(parse(&o, err, sizeof err, 3, argv), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.auth_secret_len, 32);
+    assert_memory_equal(o.auth_secret, "kz8Yq2v7Jm0pW4xN6tR1sB3dF5gH9cL0", 32);
+    assert_string_equal(o.auth_secret_file, path);
+    assert_int_equal(o.auth_secret_loose, 0); /* mkstemp makes it 0600 */
+    FILE *f = fopen(path, "w");
+    fputs("too short\n", f);
+    fclose(f);
+    assert_int_equal(parse(&o, err, sizeof err, 3, argv), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "auth-secret-file"));
+    assert_non_null(strstr(err, "9 bytes"));
+    unlink(path);
+    assert_int_equal(parse(&o, err, sizeof err, 3, argv), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "cannot open"));
 }
 
 static void test_bad_options(void **state)
@@ -95,6 +138,8 @@ static void test_bad_options(void **state)
         {"--listen", "1.2.3.4", "listen"},   {"--listen", "h:70000", "listen"},   {"--tick-rate", "nan", "tick-rate"},
         {"--log-level", "loud", "log-level"}, {"--frobnicate", "1", "frobnicate"}, {"--config", "/nonexistent/x", "config"},
         {"--command-token", "", "command-token"}, {"--players-block", "maybe", "players-block"},
+        {"--allow-guests", "sometimes", "allow-guests"}, {"--allow-free-move", "2", "allow-free-move"},
+        {"--time-bank", "0", "time-bank"}, {"--time-bank", "61", "time-bank"}, {"--auth-secret-file", "", "auth-secret"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
@@ -232,9 +277,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_and_cli), cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_config_file),      cmocka_unit_test(test_hmac_sha256),
-        cmocka_unit_test(test_cookie),           cmocka_unit_test(test_bucket),
-        cmocka_unit_test(test_tick_percentiles),
+        cmocka_unit_test(test_config_file),      cmocka_unit_test(test_auth_secret_file),
+        cmocka_unit_test(test_hmac_sha256),      cmocka_unit_test(test_cookie),
+        cmocka_unit_test(test_bucket),           cmocka_unit_test(test_tick_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

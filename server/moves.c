@@ -1,0 +1,291 @@
+/*
+ * moves.c - one Move of one entity, in the order a predicting client must
+ * follow to get the same bits (server/README.md repeats it):
+ *
+ *   1. the entity must be the session's own (else UnknownEntity);
+ *   2. a sequence not above the last applied one is not applied again:
+ *      its kept result is answered (the last SWEEP__KEPT_RESULTS), or,
+ *      kept no longer or never applied, it is dropped without an answer;
+ *   3. the mode: Walk for anyone; Fly and Noclip only for the server role
+ *      on a server with --allow-free-move on (else NotAllowed, counted as
+ *      FreeMove); any other value NotAllowed;
+ *   4. the numbers: velocity and claimed_position finite (BadNumber), a
+ *      Walk wish of finite length (BadVelocity), 0 < dt <= max_dt (BadDt);
+ *   5. time (player sessions): the budget is credited with the tick period
+ *      for each tick since it was last credited, up to --time-bank; a dt
+ *      within it (1 us of slack for rounding, paid back from the next
+ *      credit) is granted whole, a larger one gets what the budget holds
+ *      (TimeBudget, time_excess); the server role is granted dt;
+ *   6. the motion, from the entity's actor (position where its last move
+ *      or since then a mover left it, velocity and grounded of its last
+ *      move), over the world, its movers at their poses of the last
+ *      completed tick and, with --players-block, the other entities'
+ *      shells:
+ *        Walk    sweep_act(space, world config, map rules, radii, actor,
+ *                {velocity, buttons & SWEEP_WISH_JUMP}, granted dt); with
+ *                nothing granted no step runs and the actor stays;
+ *        Fly     sweep_move_in with velocity as given, the entity's Spawn
+ *                limits, SWEEP_INPUT_GROUNDED from the actor; the actor
+ *                takes the result's position, velocity and ground;
+ *        Noclip  position + velocity * granted dt, no collision, within
+ *                the coordinate limit; velocity kept, not grounded;
+ *   7. report: correction = |claimed - position| when claimed, corrected
+ *      (and rule Correction) when above the map's correction_threshold;
+ *      Vertical when a Walk wish had a part along up; what the movers did
+ *      since the previous move; the rules counted and logged.
+ *
+ * A refused move (an Error) changes nothing, not even the budget.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+/* Rounding slack of the time budget, seconds: a move asking its whole
+ * budget must not be cut by the last bits of a sum of tick periods. */
+#define SWEEP__TIME_SLACK 1e-6
+
+static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
+{
+    for (uint32_t i = 0; i < e->kept_count; i++)
+        if (e->kept[i].sequence == sequence)
+            return &e->kept[i];
+    return NULL;
+}
+
+static void keep(sweep__entity *e, const sweep_msg_move_result *r)
+{
+    e->kept[e->kept_next] = *r;
+    e->kept_next = (e->kept_next + 1) % SWEEP__KEPT_RESULTS;
+    if (e->kept_count < SWEEP__KEPT_RESULTS)
+        e->kept_count++;
+}
+
+/* The budget credited up to the world's current tick, capped at the bank. */
+static void credit(sweep__entity *e, const sweep__world *w, double bank)
+{
+    if (w->tick > e->budget_tick) {
+        double b = e->budget + (double)(w->tick - e->budget_tick) * w->period_s;
+        e->budget = b < bank ? b : bank;
+        e->budget_tick = w->tick;
+    }
+}
+
+/* The unit vector against gravity, or zero without gravity (the core's up). */
+static sweep_vec3 up_of(const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity);
+    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
+}
+
+static int refuse_mode(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, const sweep__entity *e)
+{
+    sweep__session *ss = p->session;
+    sweep__rule_amounts a;
+    sweep__rule_amounts_init(&a);
+    a.v[SWEEP_WIRE_RULE_FREE_MOVE_BIT] = mv->mode;
+    sweep__rules_report(s, ss, e->id, SWEEP_WIRE_RULE_FREE_MOVE, &a);
+    const char *name = sweep_wire_mode_name(mv->mode);
+    if (ss->role != SWEEP_WIRE_ROLE_SERVER)
+        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                          "rule FreeMove: a player moves in Walk mode only; %s moves need the server role", name);
+    else
+        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                          "rule FreeMove: %s moves need a server started with --allow-free-move on", name);
+    return -1;
+}
+
+int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out)
+{
+    sweep__session *ss = p->session;
+    sweep__entity *e = sweep__own_entity(s, p, mv->entity, mv->sequence);
+    if (!e)
+        return -1;
+    if (e->has_last && mv->sequence <= e->last_sequence) {
+        const sweep_msg_move_result *k = kept_find(e, mv->sequence);
+        if (k) {
+            *out = *k; /* a resend: the answer it already had */
+            return 0;
+        }
+        s->stats.moves_ignored++;
+        sweep__log(SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
+                   (unsigned long long)ss->id, e->id, mv->sequence, e->last_sequence);
+        return 1;
+    }
+    sweep__world *w = ss->world;
+    const sweep_config *wcfg = &w->level.config;
+    int server = ss->role == SWEEP_WIRE_ROLE_SERVER;
+
+    if (mv->mode >= SWEEP_WIRE_MODE_COUNT) {
+        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                          "mode %u is not a MoveMode (Walk 0, Fly 1, Noclip 2)", (unsigned)mv->mode);
+        return -1;
+    }
+    if (mv->mode != SWEEP_WIRE_MODE_WALK && !(server && s->opt.allow_free_move))
+        return refuse_mode(s, p, mv, e);
+    if (!sweep_v3_isfinite(mv->velocity) || !isfinite(mv->dt)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "move of entity %u: %s", e->id,
+                          sweep_status_message(SWEEP_E_NONFINITE));
+        return -1;
+    }
+    if (mv->has_claimed_position && !sweep_v3_isfinite(mv->claimed_position)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "claimed_position is not finite");
+        return -1;
+    }
+    if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_len(mv->velocity))) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_VELOCITY, mv->sequence, e->id,
+                          "move of entity %u: the wish is too long to measure", e->id);
+        return -1;
+    }
+    if (!(mv->dt > 0.0 && mv->dt <= wcfg->max_dt)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_DT, mv->sequence, e->id, "move of entity %u: dt %g is not in (0, %g]",
+                          e->id, mv->dt, wcfg->max_dt);
+        return -1;
+    }
+
+    uint32_t rules = 0;
+    sweep__rule_amounts amounts;
+    sweep__rule_amounts_init(&amounts);
+    double granted = mv->dt, time_excess = 0.0, budget = e->budget;
+    if (!server) {
+        credit(e, w, s->opt.time_bank);
+        budget = e->budget;
+        if (mv->dt <= budget + SWEEP__TIME_SLACK) {
+            budget -= mv->dt; /* may dip below 0 by the slack: the next credit pays it */
+        } else {
+            granted = budget > 0.0 ? budget : 0.0;
+            budget -= granted;
+            time_excess = mv->dt - granted;
+            rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
+            amounts.v[SWEEP_WIRE_RULE_TIME_BUDGET_BIT] = time_excess;
+        }
+    }
+
+    sweep_actor a = e->actor;
+    sweep_space space = sweep__world_space(w, e);
+    sweep_move_result res;
+    memset(&res, 0, sizeof res);
+    res.ground_mover = SWEEP_NO_MOVER;
+    res.ground_body = SWEEP_NO_BODY;
+    int ran = 0;
+    double speed_excess = 0.0;
+    sweep_status st = SWEEP_OK;
+    if (mv->mode == SWEEP_WIRE_MODE_WALK) {
+        sweep_vec3 up = up_of(wcfg);
+        double vu = sweep_v3_dot(mv->velocity, up);
+        if (vu != 0.0) {
+            rules |= SWEEP_WIRE_RULE_VERTICAL;
+            amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
+        }
+        if (granted > 0.0) {
+            sweep_wish wish = {mv->velocity, mv->buttons & SWEEP_WISH_JUMP};
+            sweep_act_result ar;
+            st = sweep_act(&space, wcfg, &w->level.rules, e->radii, &a, &wish, granted, &ar);
+            if (st == SWEEP_OK) {
+                res = ar.move;
+                rules |= ar.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+                speed_excess = ar.speed_excess;
+                amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = ar.speed_excess;
+                ran = 1;
+            }
+        }
+    } else if (mv->mode == SWEEP_WIRE_MODE_FLY) {
+        sweep_config cfg = *wcfg;
+        cfg.max_speed = e->max_speed;
+        cfg.step_height = e->step_height;
+        sweep_move_input in = {a.position, e->radii, mv->velocity, granted, a.grounded ? SWEEP_INPUT_GROUNDED : 0};
+        st = sweep_move_in(&space, &cfg, &in, &res);
+        if (st == SWEEP_OK) {
+            a.position = res.position;
+            a.velocity = res.velocity;
+            a.grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
+            ran = 1;
+        }
+    } else { /* Noclip */
+        sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
+        if (sweep_v3_len(mv->velocity) > e->max_speed)
+            st = SWEEP_E_VELOCITY;
+        else if (!sweep_v3_isfinite(to) || fabs(to.x) > wcfg->max_coordinate || fabs(to.y) > wcfg->max_coordinate ||
+                 fabs(to.z) > wcfg->max_coordinate)
+            st = SWEEP_E_POSITION;
+        if (st == SWEEP_OK) {
+            a.position = to;
+            a.velocity = mv->velocity;
+            a.grounded = 0;
+            res.position = to;
+            res.velocity = mv->velocity;
+            ran = 1;
+        }
+    }
+    if (st != SWEEP_OK) {
+        sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
+                          sweep_status_message(st));
+        return -1;
+    }
+
+    /* Applied: from here on nothing can fail. */
+    if (!server)
+        e->budget = budget;
+    sweep_vec3 start = e->actor.position;
+    e->actor = a;
+    sweep__world_place_entity(w, e);
+    e->has_last = 1;
+    e->last_sequence = mv->sequence;
+    if (ran) {
+        e->ground_mover = res.ground_mover;
+        e->ground_normal = res.ground_normal;
+        e->ground_material = res.ground_material;
+        e->touch_mover = SWEEP_NO_MOVER;
+        for (uint32_t i = 0; i < res.contact_count; i++) {
+            if (res.contacts[i].mover != SWEEP_NO_MOVER) {
+                e->touch_mover = res.contacts[i].mover;
+                break;
+            }
+        }
+    }
+
+    memset(out, 0, sizeof *out);
+    out->entity = e->id;
+    out->sequence = mv->sequence;
+    out->server_tick = w->tick;
+    out->position = a.position;
+    out->velocity = a.velocity;
+    out->grounded = a.grounded != 0;
+    if (a.grounded) {
+        out->ground_normal = e->ground_normal;
+        out->ground_material = e->ground_material;
+    }
+    if (ran) {
+        out->contact_count = res.contact_count;
+        memcpy(out->contacts, res.contacts, res.contact_count * sizeof res.contacts[0]);
+    }
+    if (mv->has_claimed_position) {
+        double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
+        out->correction = d;
+        if (d > w->level.correction_threshold) {
+            out->corrected = true;
+            rules |= SWEEP_WIRE_RULE_CORRECTION;
+            amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;
+        }
+    }
+    /* What the movers did since the previous move is told once, here. */
+    out->ground_mover = sweep__world_mover_id(w, e->ground_mover);
+    if (e->moved_flags) {
+        out->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
+        out->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
+        out->pushed_by = sweep__world_mover_id(w, e->moved_by);
+        out->has_start_position = true;
+        out->start_position = start;
+        e->moved_flags = 0;
+        e->moved_by = SWEEP_NO_MOVER;
+    }
+    out->rules = rules;
+    out->speed_excess = speed_excess;
+    out->time_excess = time_excess;
+    out->applied_dt = granted;
+    keep(e, out);
+    s->stats.moves_total++;
+    if (rules)
+        sweep__rules_report(s, ss, e->id, rules, &amounts);
+    return 0;
+}

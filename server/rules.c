@@ -1,0 +1,74 @@
+/*
+ * rules.c - the record of what the server enforced: every rule that acts
+ * on a move or a spawn (the Rule bits of sweep.fbs) is counted for its
+ * session and for the server (Stats.session_rules, Stats.rules_total) and
+ * written to the log as one line per rule:
+ *
+ *   event=rule session=3 identity="alice" entity=2718281828 rule=Speed amount=95 suppressed=0
+ *
+ * amount is the rule's measure where it has one (Speed: units/s above the
+ * walk speed; TimeBudget: seconds not granted; Correction: the distance;
+ * Vertical: the wish's speed along up; SpawnPosition: the distance from
+ * the place asked; SpawnRadii: the largest difference from the map's
+ * radii). A cheating client could otherwise write the log for us, so each
+ * session may cause at most SWEEP__RULE_LOG_RATE lines a second (a burst
+ * of as many); the lines it loses are counted and the next line written,
+ * and session_close, say how many (suppressed=N). The counters are never
+ * rate-limited.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+#define SWEEP__RULE_LOG_RATE 10.0
+
+void sweep__rule_amounts_init(sweep__rule_amounts *a)
+{
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
+        a->v[i] = NAN;
+}
+
+void sweep__rules_report(sweep_server *s, sweep__session *ss, uint32_t entity, uint32_t bits,
+                         const sweep__rule_amounts *amounts)
+{
+    int logging = sweep__log_enabled(SWEEP_LOG_INFO);
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        ss->rule_counts[i]++;
+        s->stats.rules_total[i]++;
+        if (!logging)
+            continue;
+        if (!sweep__bucket_take(&ss->rule_log, 1.0, uv_hrtime())) {
+            ss->rule_log_suppressed++;
+            continue;
+        }
+        char amount[48] = "", q[96];
+        double a = amounts ? amounts->v[i] : NAN;
+        if (!isnan(a))
+            snprintf(amount, sizeof amount, " amount=%.17g", a);
+        sweep__log(SWEEP_LOG_INFO, "rule", "session=%llu identity=%s entity=%u rule=%s%s suppressed=%llu",
+                   (unsigned long long)ss->id, sweep__log_quote(ss->identity, strlen(ss->identity), q, sizeof q),
+                   entity, sweep_wire_rule_name(i), amount, (unsigned long long)ss->rule_log_suppressed);
+        ss->rule_log_suppressed = 0;
+    }
+}
+
+const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT && n < outlen; i++) {
+        if (!ss->rule_counts[i])
+            continue;
+        int w = snprintf(out + n, outlen - n, "%s%s:%llu", n ? "," : "", sweep_wire_rule_name(i),
+                         (unsigned long long)ss->rule_counts[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    if (!out[0])
+        snprintf(out, outlen, "none");
+    return out;
+}

@@ -1,0 +1,247 @@
+/*
+ * spawn.c - placing a new entity: where, how big, and whether the place is
+ * free.
+ *
+ * A player never chooses: Spawn.spawn_point N > 0 is the map's N-th point,
+ * 0 lets the server pick, round robin over the map's points from the one
+ * after the last it gave (per world, so the choice depends on the order of
+ * Spawns only), skipping points that are not free. The radii are the
+ * map's. What a player asked and did not get is named, not refused: a
+ * position other than the point given (SpawnPosition), radii other than
+ * the map's (SpawnRadii), both sent as zeros by a client that asks for
+ * nothing. The server role places where it says (or at the N-th point)
+ * with the radii it says (zeros: the map's).
+ *
+ * A place is free when the ellipsoid overlaps neither the level, nor a
+ * mover at its current pose, nor (with --players-block) another entity.
+ * The core has no overlap query, so the level and the movers are checked
+ * with the core's own embedded-start test: a move of 1e-6 units along up
+ * from the place, which reports SWEEP_MOVED_STARTED_EMBEDDED and the
+ * contact it started in when the ellipsoid overlaps a triangle's front at
+ * its start (a centre behind every face of a closed solid is not seen: the
+ * core collides with front faces only). Other entities are checked by
+ * their boxes (position +- radii), which contain their shells' sides: a
+ * centre inside another's shell would meet only back faces too. A place
+ * that is not free is refused with SpawnRefused naming what is in the way.
+ *
+ * A new entity is at rest, not grounded, with a full time bank.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "server/server_impl.h"
+
+/* 0 if an ellipsoid of radii r at q overlaps nothing of w, 1 if it does
+ * (what says what, for the Error), -1 with *st for a place the core
+ * refuses outright. */
+static int overlaps(const sweep__world *w, sweep_vec3 q, sweep_vec3 r, char *what, size_t whatlen,
+                    sweep_status *st)
+{
+    const sweep_config *cfg = &w->level.config;
+    for (uint32_t i = 0; w->crowd && i < w->ent_count; i++) {
+        const sweep__entity *o = w->ents[i];
+        sweep_vec3 d = sweep_v3_sub(q, o->actor.position);
+        if (fabs(d.x) < r.x + o->radii.x && fabs(d.y) < r.y + o->radii.y && fabs(d.z) < r.z + o->radii.z) {
+            snprintf(what, whatlen, "another entity");
+            return 1;
+        }
+    }
+    sweep_vec3 up = sweep_v3(0, 0, 1);
+    double g = sweep_v3_len(cfg->gravity);
+    if (g > 0.0)
+        up = sweep_v3_scale(cfg->gravity, -1.0 / g);
+    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
+    sweep_move_input in = {q, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
+    sweep_space space = sweep__world_space(w, NULL);
+    sweep_move_result res;
+    *st = sweep_move_in(&space, cfg, &in, &res);
+    if (*st != SWEEP_OK)
+        return -1;
+    if (!(res.flags & SWEEP_MOVED_STARTED_EMBEDDED))
+        return 0;
+    const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
+    if (c && c->mover != SWEEP_NO_MOVER) {
+        char qn[96];
+        const char *n = w->level.movers[c->mover].name;
+        snprintf(what, whatlen, "mover %u %s", w->level.movers[c->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
+    } else if (c && c->body != SWEEP_NO_BODY) {
+        snprintf(what, whatlen, "another entity");
+    } else {
+        snprintf(what, whatlen, "the level (triangle %u)", c ? c->triangle : 0u);
+    }
+    return 1;
+}
+
+static void send_spawned(sweep_server *s, sweep__peer *p, uint32_t sequence, const sweep__entity *e, uint32_t rules,
+                         uint32_t point)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_SPAWNED;
+    m.sequence = sequence;
+    m.server_tick = p->session->world->tick;
+    m.as.spawned.entity = e->id;
+    m.as.spawned.position = e->actor.position;
+    m.as.spawned.radii = e->radii;
+    m.as.spawned.rules = rules;
+    m.as.spawned.spawn_point = point;
+    sweep__send(s, p, &m);
+}
+
+static int is_zero(sweep_vec3 v)
+{
+    return v.x == 0.0 && v.y == 0.0 && v.z == 0.0;
+}
+
+static int same(sweep_vec3 a, sweep_vec3 b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    sweep__session *ss = p->session;
+    sweep__world *w = ss->world;
+    const sweep_msg_spawn *sp = &m->as.spawn;
+    const sweep_level *lv = &w->level;
+    const sweep_config *cfg = &lv->config;
+    uint32_t seq = m->sequence;
+    int player = ss->role != SWEEP_WIRE_ROLE_SERVER;
+
+    /* UDP may deliver a Spawn twice: the same sequence gets the same entity. */
+    if (ss->transport == SWEEP__UDP && ss->has_spawn && ss->spawn_sequence == seq) {
+        sweep__entity *e = sweep__entity_table_find(&s->entities, ss->spawn_entity);
+        if (e && e->owner == ss) {
+            send_spawned(s, p, seq, e, ss->spawn_rules, ss->spawn_point);
+            return;
+        }
+    }
+    if (ss->entity_count >= s->opt.max_entities) {
+        sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
+                          s->opt.max_entities);
+        return;
+    }
+    if (!sweep_v3_isfinite(sp->radii) || !sweep_v3_isfinite(sp->position) || !isfinite(sp->max_speed) ||
+        !isfinite(sp->step_height)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "Spawn holds a NaN or infinite number");
+        return;
+    }
+    if (sp->max_speed < 0.0) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_VELOCITY, seq, 0, "max_speed %g is negative", sp->max_speed);
+        return;
+    }
+    if (sp->step_height < 0.0) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "step_height %g is negative", sp->step_height);
+        return;
+    }
+    uint32_t rules = 0;
+    sweep__rule_amounts amounts;
+    sweep__rule_amounts_init(&amounts);
+    sweep_vec3 r = sp->radii;
+    if (player || is_zero(r)) {
+        if (player && !is_zero(r) && !same(r, lv->default_radii)) {
+            rules |= SWEEP_WIRE_RULE_SPAWN_RADII;
+            sweep_vec3 d = sweep_v3_sub(r, lv->default_radii);
+            amounts.v[SWEEP_WIRE_RULE_SPAWN_RADII_BIT] = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z)));
+        }
+        r = lv->default_radii;
+    }
+    /* The same radius rule as sweep_move, so a spawned entity can move. */
+    double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
+    if (!(rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_RADII, seq, 0,
+                          "radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", r.x, r.y, r.z,
+                          cfg->min_radius, cfg->max_radius, cfg->max_anisotropy);
+        return;
+    }
+    if (sp->spawn_point > lv->spawn_count) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "spawn point %u asked, the map has %u",
+                          sp->spawn_point, lv->spawn_count);
+        return;
+    }
+
+    /* Where: candidates in the order they are tried. */
+    uint32_t first, tries;
+    if (sp->spawn_point > 0) {
+        first = sp->spawn_point - 1;
+        tries = 1;
+    } else if (player) {
+        if (lv->spawn_count == 0) {
+            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+                              "the map has no spawn points, so a player cannot be placed");
+            return;
+        }
+        first = w->next_spawn % lv->spawn_count;
+        tries = lv->spawn_count;
+    } else {
+        first = UINT32_MAX; /* the server role's own position */
+        tries = 1;
+    }
+    sweep_vec3 q = sp->position;
+    uint32_t point = 0;
+    char what[160] = "";
+    int placed = 0;
+    for (uint32_t k = 0; k < tries && !placed; k++) {
+        if (first != UINT32_MAX) {
+            point = (first + k) % lv->spawn_count + 1;
+            q = lv->spawns[point - 1];
+        }
+        if (fabs(q.x) > cfg->max_coordinate || fabs(q.y) > cfg->max_coordinate || fabs(q.z) > cfg->max_coordinate) {
+            sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "position beyond the world limit %g",
+                              cfg->max_coordinate);
+            return;
+        }
+        sweep_status st;
+        int o = overlaps(w, q, r, what, sizeof what, &st);
+        if (o < 0) {
+            sweep__send_error(s, p, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
+            return;
+        }
+        placed = o == 0;
+    }
+    if (!placed) {
+        if (tries > 1)
+            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+                              "every spawn point of the map (%u) is occupied; the last tried overlaps %s", tries,
+                              what);
+        else if (point)
+            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "spawn point %u is occupied: it overlaps %s",
+                              point, what);
+        else
+            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+                              "(%g, %g, %g) with radii (%g, %g, %g) overlaps %s", q.x, q.y, q.z, r.x, r.y, r.z, what);
+        return;
+    }
+    if (player && !is_zero(sp->position) && !same(sp->position, q)) {
+        rules |= SWEEP_WIRE_RULE_SPAWN_POSITION;
+        amounts.v[SWEEP_WIRE_RULE_SPAWN_POSITION_BIT] = sweep_v3_len(sweep_v3_sub(sp->position, q));
+    }
+
+    sweep__entity *e = sweep__session_spawn(ss);
+    if (!e) {
+        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "out of memory, or no entity id could be drawn");
+        return;
+    }
+    if (player && sp->spawn_point == 0)
+        w->next_spawn = point % lv->spawn_count; /* the point after the one given */
+    e->actor.position = q;
+    e->actor.velocity = sweep_v3(0, 0, 0);
+    e->actor.grounded = 0;
+    e->radii = r;
+    e->budget = s->opt.time_bank;
+    e->budget_tick = w->tick;
+    sweep__world_place_entity(w, e);
+    /* A client may tighten the world's limits for its raw moves, never loosen them. */
+    e->max_speed = sp->max_speed > 0.0 && sp->max_speed < cfg->max_speed ? sp->max_speed : cfg->max_speed;
+    e->step_height = sp->step_height > 0.0 && sp->step_height < cfg->step_height ? sp->step_height : cfg->step_height;
+    ss->has_spawn = 1;
+    ss->spawn_sequence = seq;
+    ss->spawn_entity = e->id;
+    ss->spawn_rules = rules;
+    ss->spawn_point = point;
+    sweep__log(SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
+               point);
+    if (rules)
+        sweep__rules_report(s, ss, e->id, rules, &amounts);
+    send_spawned(s, p, seq, e, rules, point);
+}
