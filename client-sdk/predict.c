@@ -473,11 +473,18 @@ sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result
         a.mismatch = !sweep_predict_state_equal(&p->pending[i].predicted, r);
         if (a.mismatch && holds_tick(p, r->server_tick)) {
             /* The same move from where the server started it, among the
-             * poses it met: a different answer here is a real desync. */
+             * poses it met, for the time it granted (under TimeBudget
+             * applied_dt, and no step at all for none): a different
+             * answer here is a real desync. */
             sweep_predict_state s = sweep_predict_server_start(&p->confirmed, r);
+            double dt = p->pending[i].dt;
+            int cut = (r->rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+            if (cut)
+                dt = r->applied_dt;
             a.rerun = 1;
-            a.rerun_match = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s,
-                                              &p->pending[i].wish, p->pending[i].dt, NULL) == SWEEP_OK &&
+            a.rerun_match = (cut && !(dt > 0) ? SWEEP_OK
+                                             : sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii,
+                                                                 &s, &p->pending[i].wish, dt, NULL)) == SWEEP_OK &&
                             sweep_predict_state_equal(&s, r);
             p->reruns++;
             p->rerun_matches += a.rerun_match;

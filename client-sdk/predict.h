@@ -187,7 +187,8 @@ typedef struct sweep_predict_ack {
     uint32_t replayed; /* pending moves recomputed on top of the answer */
     int moved;         /* a mover carried or pushed the entity before this move (start_position) */
     int rerun;         /* the answer differed and the predictor held the poses of its tick, so it
-                          ran the move again from where the server started it ... */
+                          ran the move again from where the server started it, for the time
+                          the server granted (applied_dt under TimeBudget) ... */
     int rerun_match;   /* ... and got the server's answer bit for bit: the difference was only
                           where the move started or which poses it met, not the computation */
 } sweep_predict_ack;

@@ -194,6 +194,52 @@ static void lost_and_refused_moves(void **state)
     sweep_predictor_free(&p);
 }
 
+/* An answer cut by the time budget (TimeBudget, applied_dt) differs from
+ * the prediction; the predictor checks it by running the move again for
+ * the time granted (none: no step at all), takes it, and replays. */
+static void a_move_cut_by_the_time_budget_is_checked_exactly(void **state)
+{
+    (void)state;
+    sweep_vec3 start = sweep_v3(0, 0, 1);
+    sweep_predictor p;
+    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    const double dt = 1.0 / 60;
+    for (int i = 0; i < 4; i++) {
+        sweep_wish w = script_wish(i);
+        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, dt, NULL), SWEEP_OK);
+    }
+    sweep_predict_state server = sweep_predict_state_at(start);
+    /* Move 1 granted in full, move 2 half of it, move 3 nothing. */
+    sweep_msg_move_result r = answer(&server, 1, script_wish(0), dt);
+    r.applied_dt = dt;
+    sweep_predict_ack a;
+    sweep_predictor_ack(&p, &r, &a);
+    assert_false(a.mismatch);
+    r = answer(&server, 2, script_wish(1), dt / 2);
+    r.rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
+    r.applied_dt = dt / 2;
+    r.time_excess = dt / 2;
+    sweep_predictor_ack(&p, &r, &a);
+    assert_true(a.found && a.mismatch);
+    assert_true(a.rerun && a.rerun_match);
+    assert_int_equal(a.replayed, 2);
+    sweep_msg_move_result none = r;
+    none.sequence = 3;
+    none.applied_dt = 0;
+    none.time_excess = dt;
+    sweep_predictor_ack(&p, &none, &a);
+    assert_true(a.found && a.mismatch);
+    assert_true(a.rerun && a.rerun_match); /* nothing moved: the state of move 2 */
+    /* The last move is predicted from the server's state again. */
+    r = answer(&server, 4, script_wish(3), dt);
+    sweep_predictor_ack(&p, &r, &a);
+    assert_true(a.found);
+    assert_false(a.mismatch);
+    assert_int_equal(p.reruns, 2);
+    assert_int_equal(p.rerun_matches, 2);
+    sweep_predictor_free(&p);
+}
+
 /* The rules act in a prediction as the core says: a wish above the walk
  * speed is clamped, a jump starts from the ground only, the velocity is
  * kept from move to move, and a move longer than max_step is split. */
@@ -429,6 +475,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(matching_answers_confirm),
         cmocka_unit_test(a_different_answer_rewinds_and_replays),
         cmocka_unit_test(lost_and_refused_moves),
+        cmocka_unit_test(a_move_cut_by_the_time_budget_is_checked_exactly),
         cmocka_unit_test(rules_act_in_the_prediction),
         cmocka_unit_test(scripted_walk_is_predicted_exactly),
         cmocka_unit_test(player_in_real_time_is_predicted_exactly),
