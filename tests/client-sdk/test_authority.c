@@ -268,7 +268,7 @@ static void cheats_over(int udp)
         named(line, "rules", "TimeBudget");
         at_least(line, "dt_asked_per_s", 3.5);
         at_most(line, "dt_granted_per_s", time_bound);
-        at_most(line, "distance_per_s", r->walk_speed);
+        at_most(line, "distance_per_s", r->walk_speed * time_bound); /* the walk speed, for the time granted */
         is(line, "errors", "0");
     }
 
