@@ -6,9 +6,10 @@
  * frame (without the size prefix). From any other address only a Hello of
  * at least SWEEP_UDP_HELLO_MIN bytes is looked at: without a cookie it gets
  * a Challenge, with a wrong or expired cookie an Error BadCookie, with a
- * good one a Welcome; both refusals are capped at the size of the Hello
- * (see cookie.h, send.c). Everything else from an unverified address gets
- * nothing back. The socket is read one datagram per callback (no
+ * good one a Welcome (or the Hello's own refusal: the address is verified
+ * by then); the Challenge and BadCookie are capped at the size of the
+ * Hello (see cookie.h, send.c). Everything else from an unverified address
+ * gets nothing back. The socket is read one datagram per callback (no
  * UV_UDP_RECVMMSG: it needs a far larger buffer and gains little here).
  */
 #include <string.h>
@@ -69,6 +70,10 @@ static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_
                           "wrong or expired cookie; send a Hello without one for a new challenge");
         return;
     }
+    /* The cookie proves the sender receives at this address: from here on
+     * an answer (a Welcome, or an AuthFailed naming a long identity) may be
+     * larger than the Hello without amplifying anything towards a victim. */
+    p.budget = SIZE_MAX;
     sweep__hello(s, &p, &m);
 }
 

@@ -711,6 +711,12 @@ static void identity(int udp)
 
     expect_refused(srv.port, udp, "let me in", "token is not sweep1");
     expect_refused(srv.port, udp, mint(SECRET, SECRET_LEN, SWEEP_WIRE_ROLE_PLAYER, "bob", -5), "expired");
+    /* The longest identity: over UDP the refusal is larger than a minimal
+     * Hello, and still arrives (the cookie verified the address). */
+    expect_refused(srv.port, udp,
+                   mint(SECRET, SECRET_LEN, SWEEP_WIRE_ROLE_SERVER,
+                        "a-very-long-identity.of.exactly-64-bytes@example.org+01234567890", -1000000000),
+                   "expired");
     static const uint8_t other[] = "not-the-server-secret-at-all";
     expect_refused(srv.port, udp, mint(other, sizeof other - 1, SWEEP_WIRE_ROLE_SERVER, "mallory", 3600), "signature");
     /* A genuine player token rewritten into a server one. */
