@@ -47,6 +47,7 @@ enum mode {
 
 typedef struct pass_out {
     int hit_steep;    /* touched something that cannot support the body */
+    int hit_edge;     /* stood on the edge of a walkable face (a step's nose) */
     int ground;       /* ended on walkable ground (FALL, PROBE) */
     sweep_vec3 ground_normal;
     double ground_height; /* world height along up of the supporting point */
@@ -228,6 +229,8 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         const sweep__scene_hit *support = support_of(c, &sr, &gn);
         if (!support)
             po->hit_steep = 1;
+        else if (!is_walkable(c, nw))
+            po->hit_edge = 1;
         from = at;
         if (support && mode == MODE_FALL && moving_down) {
             po->ground = 1;
@@ -467,7 +470,9 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
         sweep_vec3 vel_in = vel_lat;
         sweep_move_result before = res;
         run_pass(&c, MODE_SLIDE, &e_pos, e_lat, &vel_lat, &po);
-        if (po.hit_steep && was_grounded && cfg->step_height > 0.0)
+        /* A riser, or a step's nose met by the round body: climbing over
+         * the nose would bleed the speed away, stepping up keeps it. */
+        if ((po.hit_steep || po.hit_edge) && was_grounded && cfg->step_height > 0.0)
             try_step(&c, &before, e_start, e_lat, vel_in, &e_pos, &vel_lat);
     }
 
