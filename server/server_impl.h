@@ -105,6 +105,7 @@ struct sweep__entity {
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
+    uint64_t lost_until_tick;  /* moves were lost: claims are not flagged until this tick */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
