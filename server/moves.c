@@ -32,9 +32,10 @@
  *   7. report: correction = |claimed - position| when claimed, corrected
  *      (and rule Correction) when above the map's correction_threshold,
  *      except for half a second of ticks after moves of the entity were
- *      lost (its sequence skipped some): a client that predicted a move the
- *      server never got claims positions the server cannot reach until it
- *      hears of the loss, and lost packets must not flag an honest player;
+ *      lost (its sequence skipped some) or a mover carried or pushed it: a
+ *      client that predicted a move the server never got, or did not foresee
+ *      the mover, claims positions the server cannot reach until it hears,
+ *      and neither must flag an honest player (sweep__entity_unflag);
  *      Vertical when a Walk wish had a part along up; what the movers did
  *      since the previous move; the rules counted and logged.
  *
@@ -44,10 +45,6 @@
 #include <string.h>
 
 #include "server/server_impl.h"
-
-/* How long after lost moves a client's claims go unflagged, seconds:
- * enough for the answer that shows the loss to reach it. */
-#define LOST_GRACE_S 0.5
 
 /* Rounding slack of the time budget, seconds: a move asking its whole
  * budget must not be cut by the last bits of a sum of tick periods. */
@@ -101,6 +98,13 @@ static int refuse_mode(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv
         sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
                           "rule FreeMove: %s moves need a server started with --allow-free-move on", name);
     return -1;
+}
+
+void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
+{
+    /* Enough for the answer that shows the change to reach the client. */
+    uint64_t grace = (uint64_t)(w->tick_rate * 0.5 + 0.5);
+    e->unflagged_until = w->tick + (grace ? grace : 1);
 }
 
 int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out)
@@ -234,10 +238,8 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     /* Applied: from here on nothing can fail. */
     if (!server)
         e->budget = budget;
-    if (e->has_last && mv->sequence > e->last_sequence + 1u) {
-        uint64_t grace = (uint64_t)(w->tick_rate * LOST_GRACE_S + 0.5);
-        e->lost_until_tick = w->tick + (grace ? grace : 1);
-    }
+    if (e->has_last && mv->sequence > e->last_sequence + 1u)
+        sweep__entity_unflag(w, e);
     sweep_vec3 start = e->actor.position;
     e->actor = a;
     sweep__world_place_entity(w, e);
@@ -274,7 +276,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
         out->correction = d;
-        if (d > w->level.correction_threshold && w->tick >= e->lost_until_tick) {
+        if (d > w->level.correction_threshold && w->tick >= e->unflagged_until) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;

@@ -105,7 +105,7 @@ struct sweep__entity {
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
-    uint64_t lost_until_tick;  /* moves were lost: claims are not flagged until this tick */
+    uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
@@ -244,6 +244,10 @@ sweep__world *sweep__world_find(sweep_server *s, const char *name);
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
 uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index); /* core index -> movers.id, 0 = none */
+/* For half a second from now, the entity's claimed positions are not
+ * flagged: something its client could not foresee moved it (a lost move, a
+ * mover), and the claims it sent before hearing are off by that. */
+void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
 /* Puts the entity's shell where the entity is now (players as obstacles). */
 void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
 /* What a move of entity e (NULL: a stateless Collide) meets. */

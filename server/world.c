@@ -289,6 +289,7 @@ static void tick_movers(sweep__world *w)
         if (moved) {
             e->moved_flags |= moved;
             e->moved_by = b->mover;
+            sweep__entity_unflag(w, e);
         }
         crushed += (b->flags & SWEEP_BODY_CRUSHED) != 0;
     }
