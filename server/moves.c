@@ -32,10 +32,11 @@
  *   7. report: correction = |claimed - position| when claimed, corrected
  *      (and rule Correction) when above the map's correction_threshold,
  *      except for half a second of ticks after moves of the entity were
- *      lost (its sequence skipped some) or a mover carried or pushed it: a
- *      client that predicted a move the server never got, or did not foresee
- *      the mover, claims positions the server cannot reach until it hears,
- *      and neither must flag an honest player (sweep__entity_unflag);
+ *      lost (its sequence skipped some) or a mover carried or pushed it or
+ *      its move met one: a client that predicted a move the server never
+ *      got, or a mover where its last WorldState had it, claims positions
+ *      the server cannot reach until it hears, and neither must flag an
+ *      honest player (sweep__entity_unflag);
  *      Vertical when a Walk wish had a part along up; what the movers did
  *      since the previous move; the rules counted and logged.
  *
@@ -256,6 +257,10 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
                 break;
             }
         }
+        /* Against a mover a client is only as exact as the poses it has:
+         * a door that closed since its last WorldState is no cheat. */
+        if (e->ground_mover != SWEEP_NO_MOVER || e->touch_mover != SWEEP_NO_MOVER)
+            sweep__entity_unflag(w, e);
     }
 
     memset(out, 0, sizeof *out);
