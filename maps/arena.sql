@@ -271,14 +271,11 @@ SELECT id, a, b, c, material FROM (
         FROM face JOIN face_base USING (seq) WHERE face.n = 4)
 ORDER BY id;
 
--- The last one is in the east wing, beside the lift, so that players (who
--- spawn only at spawn points) can reach the movers.
 INSERT INTO spawns (id, x, y, z) VALUES
     (0, 0.0, 0.0, 1.0),
     (1, 4.0, 0.0, 1.0),
     (2, 0.0, 4.0, 1.0),
-    (3, 4.0, 4.0, 1.0),
-    (4, 30.5, -9.0, 1.0);
+    (3, 4.0, 4.0, 1.0);
 
 -- Movers (see the list at the top). Each mesh is a closed box in the
 -- mover's local frame: corner k (bits as in box_face) is vertex k, face f

@@ -95,7 +95,7 @@ static void round_trip_counts_and_hash(void **state)
     assert_int_equal(a->lv.triangle_count, ARENA_TRIANGLES);
     assert_int_equal(a->lv.vertex_count, ARENA_VERTICES);
     assert_int_equal(a->lv.material_count, 6);
-    assert_int_equal(a->lv.spawn_count, 5); /* the last in the east wing */
+    assert_int_equal(a->lv.spawn_count, 4);
     assert_int_equal(a->lv.mover_count, ARENA_MOVERS);
     assert_true(a->lv.default_radii.x == 0.4 && a->lv.default_radii.z == 0.9);
     assert_true(a->lv.config.step_height == 0.35);

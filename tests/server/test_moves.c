@@ -230,7 +230,7 @@ static void test_spawn_at_map_spawn_point(void **state)
     assert_int_equal(r.as.spawned.spawn_point, 2);
     assert_int_equal(r.as.spawned.rules, 0); /* the server role may ask anything: nothing to name */
     sweep_message bad = fx_spawn_msg(3, sweep_v3(0, 0, 1), sweep_v3(0.4, 0.4, 0.9));
-    bad.as.spawn.spawn_point = 6; /* the arena has 5 */
+    bad.as.spawn.spawn_point = 5;
     uint32_t seq = 0;
     assert_int_equal(fx_expect_error(fd, rx, &bad, &seq), SWEEP_WIRE_BAD_POSITION);
     assert_int_equal(seq, 3);
