@@ -831,43 +831,6 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
     return ok(err);
 }
 
-/* Most moves one datagram holds in a MoveBatch with every field of every
- * move present, claimed positions included (the protocol's own count,
- * sweep_udp_max_batch, leaves them out): found by encoding. */
-static uint32_t udp_batch_with_claims(void)
-{
-    enum { MOST = 64 };
-    sweep_msg_move moves[MOST];
-    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
-    for (uint32_t i = 0; i < MOST; i++) {
-        memset(&moves[i], 0, sizeof moves[i]);
-        moves[i].entity = UINT32_MAX;
-        moves[i].sequence = UINT32_MAX;
-        moves[i].client_tick = UINT64_MAX;
-        moves[i].velocity = sweep_v3(1, 1, 1);
-        moves[i].dt = 1;
-        moves[i].has_claimed_position = true;
-        moves[i].claimed_position = sweep_v3(1, 1, 1);
-        moves[i].buttons = UINT32_MAX;
-        moves[i].mode = UINT8_MAX;
-    }
-    uint32_t best = 1;
-    for (uint32_t n = 1; n <= MOST; n++) {
-        sweep_message m;
-        memset(&m, 0, sizeof m);
-        m.kind = SWEEP_MSG_MOVE_BATCH;
-        m.sequence = UINT32_MAX;
-        m.server_tick = UINT64_MAX;
-        m.as.move_batch.moves = moves;
-        m.as.move_batch.count = n;
-        const uint8_t *out;
-        size_t len;
-        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
-            break;
-        best = n;
-    }
-    return best;
-}
 
 /* Result storage for decoding batches; sized by what the server allows. */
 static int size_decoder(sweep_client *c, uint32_t n)
@@ -921,7 +884,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
-    c->udp_max_batch = udp_batch_with_claims();
+    c->udp_max_batch = sweep_udp_max_batch_claimed();
     *out = c;
     return SWEEP_CLIENT_OK;
 failed:

@@ -446,13 +446,14 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
     return sweep_encode(&m, flags, buf, cap, out, out_len);
 }
 
-uint32_t sweep_udp_max_batch(void)
+/* Most moves of a MoveBatch one datagram holds, every field of every move
+ * present (and a claimed position too when `claims`): found by encoding,
+ * so whatever the builder's layout, the answer is what really fits. */
+static uint32_t udp_batch_fit(int claims)
 {
-    /* Found by encoding: whatever the builder's layout, the answer is what
-     * really fits. Every field is non-default so nothing is left out. */
     enum { MOST = 64 };
     sweep_msg_move moves[MOST];
-    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 4 * MOST + 1024];
+    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
     for (uint32_t i = 0; i < MOST; i++) {
         memset(&moves[i], 0, sizeof moves[i]);
         moves[i].entity = UINT32_MAX;
@@ -460,6 +461,8 @@ uint32_t sweep_udp_max_batch(void)
         moves[i].client_tick = UINT64_MAX;
         moves[i].velocity = sweep_v3(1, 1, 1);
         moves[i].dt = 1;
+        moves[i].has_claimed_position = claims != 0;
+        moves[i].claimed_position = sweep_v3(1, 1, 1);
         moves[i].buttons = UINT32_MAX;
         moves[i].mode = UINT8_MAX;
     }
@@ -479,6 +482,16 @@ uint32_t sweep_udp_max_batch(void)
         best = n;
     }
     return best;
+}
+
+uint32_t sweep_udp_max_batch(void)
+{
+    return udp_batch_fit(0);
+}
+
+uint32_t sweep_udp_max_batch_claimed(void)
+{
+    return udp_batch_fit(1);
 }
 
 uint32_t sweep_udp_max_movers(void)

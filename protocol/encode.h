@@ -41,6 +41,9 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
  * Welcome's max_batch, and what a client can rely on. */
 uint32_t sweep_udp_max_batch(void);
 
+/* The same when every move also carries a claimed position. */
+uint32_t sweep_udp_max_batch_claimed(void);
+
 /* The most movers a WorldState can carry in one UDP datagram (every field
  * at its largest). A server splits a larger world's WorldState into
  * datagrams of at most this many movers each. */
