@@ -115,6 +115,30 @@ static __attribute__((unused)) void fixture_cleanup(fixture *f)
     free(f);
 }
 
+/* The corpus of real levels (tests/install-corpus.sh finds or installs it):
+ * 1 with the .pk3's path in out, or 0 after printing why it is absent, for
+ * the caller to skip. */
+static __attribute__((unused)) int fixture_corpus(fixture *f, char *out, size_t cap)
+{
+    char cmd[9000], err_path[4200];
+    snprintf(err_path, sizeof err_path, "%s", fixture_path(f, "corpus.err"));
+    snprintf(cmd, sizeof cmd, "sh '%s' 2>'%s'", fixture_src("tests/install-corpus.sh"), err_path);
+    FILE *p = popen(cmd, "r");
+    out[0] = '\0';
+    if (p) {
+        if (!fgets(out, (int)cap, p))
+            out[0] = '\0';
+        out[strcspn(out, "\n")] = '\0';
+        int rc = pclose(p);
+        if (rc == 0 && out[0])
+            return 1;
+    }
+    char *why = fixture_read(err_path, NULL);
+    printf("skipped: the corpus is not installed (%s)\n", why ? strtok(why, "\n") : "no reason given");
+    free(why);
+    return 0;
+}
+
 /* Number of entries in the fixture directory (to prove nothing was left). */
 static __attribute__((unused)) int fixture_count_files(fixture *f)
 {

@@ -95,14 +95,8 @@ static void random_walks_never_overlap(void **state)
 {
     fixture *f = *state;
     char cmd[13000], pk3[4096];
-    snprintf(cmd, sizeof cmd, "sh '%s' 2>'%s'", fixture_src("tests/install-corpus.sh"),
-             fixture_path(f, "corpus.err"));
-    if (run_line(cmd, pk3, sizeof pk3) != 0 || !pk3[0]) {
-        char *why = fixture_read(fixture_path(f, "corpus.err"), NULL);
-        print_message("skipped: the corpus is not installed (%s)\n", why ? strtok(why, "\n") : "no reason given");
-        free(why);
+    if (!fixture_corpus(f, pk3, sizeof pk3))
         skip();
-    }
     static const char *const levels[] = {"maps/oacmpdm5.bsp", "maps/oacmpdm9.bsp", "maps/oacmpctf1.bsp"};
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
         char db[4200], line[512];

@@ -1092,16 +1092,8 @@ static void corpus_levels_import_load_and_walk(void **state)
 {
     fixture *f = *state;
     char cmd[9000], out[8192], pk3[4096], err[1024];
-    snprintf(cmd, sizeof cmd, "sh '%s' 2>'%s'", fixture_src("tests/install-corpus.sh"),
-             fixture_path(f, "corpus.err"));
-    int rc = run(cmd, pk3, sizeof pk3);
-    if (rc != 0) {
-        char *why = fixture_read(fixture_path(f, "corpus.err"), NULL);
-        print_message("skipped: the corpus is not installed (%s)\n", why ? strtok(why, "\n") : "no reason given");
-        free(why);
+    if (!fixture_corpus(f, pk3, sizeof pk3))
         skip();
-    }
-    pk3[strcspn(pk3, "\n")] = '\0';
     char **names;
     uint32_t count;
     if (!sweep_bsp_list(pk3, &names, &count, err, sizeof err))
@@ -1206,14 +1198,6 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
     assert_string_equal(lv.name, "low");
     assert_v3(lv.config.gravity, 0, 0, -400);
     sweep_level_free(&lv);
-    /* --rules comes with the movement-rules columns; until sweep-import
-     * has it, this part waits. */
-    snprintf(cmd, sizeof cmd, "'%s' --help 2>&1", bin);
-    run(cmd, out, sizeof out);
-    if (!strstr(out, "--rules")) {
-        print_message("note: sweep-import has no --rules yet; its check is left out\n");
-        goto refused;
-    }
     assert_true(fixture_write(rules, "gravity = 0,0,-1000\nwalk_speed = 250\n", 36));
     snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp maps/test.bsp -o '%s' --rules '%s' --quiet 2>&1", bin, pk3, db,
              rules);
@@ -1225,7 +1209,6 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
     assert_v3(lv.default_radii, 15, 15, 28);
     sweep_level_free(&lv);
 
-refused:
     /* Refused, with nothing written. */
     remove(db);
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, pk3, db);

@@ -36,7 +36,6 @@
 static fx_server srv;
 static fx_rx *rx;
 static char dir[64], map_path[128], conf_path[128];
-static int have_movers; /* the map loaded back with its movers */
 static const double DT = 1.0 / 60.0;
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
 
@@ -121,18 +120,17 @@ static int make_map(void)
         return -1;
     }
     sweep_level_free(&lv);
-    /* The map format is being extended to hold movers; until the writer
-     * and loader keep them, the tests that need movers skip. */
+    /* Every test below needs the movers: a map that loses them fails setup. */
     sweep_level back;
     if (sweep_map_load(map_path, &back, NULL, err, sizeof err) != SWEEP_OK) {
         fprintf(stderr, "test map does not load back: %s\n", err);
         return -1;
     }
-    have_movers = back.mover_count == MOVER_COUNT;
-    if (!have_movers)
+    int kept = back.mover_count == MOVER_COUNT;
+    if (!kept)
         fprintf(stderr, "test map: written with %u movers, loaded back with %u\n", MOVER_COUNT, back.mover_count);
     sweep_level_free(&back);
-    return 0;
+    return kept ? 0 : -1;
 }
 
 static int setup(void **state)
@@ -164,14 +162,6 @@ static int teardown(void **state)
     unlink(conf_path);
     rmdir(dir);
     return rc == 0 ? 0 : -1;
-}
-
-static void need_movers(void)
-{
-    if (!have_movers) {
-        fprintf(stderr, "skipped: the map writer or loader does not keep movers yet\n");
-        skip();
-    }
 }
 
 static int welcomed(const char *token)
@@ -237,7 +227,6 @@ static void assert_full_world_state(const sweep_message *m)
 static void test_watch_world_tcp(void **state)
 {
     (void)state;
-    need_movers();
     int fd = welcomed(NULL);
     sweep_message m = watch_msg(5, 3);
     assert_int_equal(fx_send(fd, &m), 0);
@@ -276,7 +265,6 @@ static void test_watch_world_tcp(void **state)
 static void test_watch_world_udp_split(void **state)
 {
     (void)state;
-    need_movers();
     int fd = fx_udp_socket(srv.port);
     assert_true(fd >= 0);
     assert_true(fx_udp_handshake(fd, rx) != 0);
@@ -370,7 +358,6 @@ static void test_command_needs_token(void **state)
 static void test_command_with_token(void **state)
 {
     (void)state;
-    need_movers();
     int fd = welcomed(TOKEN);
     uint32_t seq = 0;
     sweep_message m = command_msg(20, "nope", 4);
@@ -428,7 +415,6 @@ static void test_command_with_token(void **state)
 static void test_lift_carries_entity(void **state)
 {
     (void)state;
-    need_movers();
     /* The server role places the entity above the lift; its moves are
      * Walk moves wishing nothing: the map's gravity brings it down. */
     int fd = welcomed(TOKEN);
@@ -481,7 +467,6 @@ static void test_lift_carries_entity(void **state)
 static void test_crusher_despawns_entity(void **state)
 {
     (void)state;
-    need_movers();
     int fd = welcomed(TOKEN);
     uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(-15, 0, 0.95), RADII);
     assert_true(e != 0);
