@@ -353,6 +353,34 @@ static int material_id(importer *im, unsigned index, uint32_t *out)
     return 1;
 }
 
+/*
+ * Face f of mesh as three indices into `vertices` (the mesh's first vertex
+ * at base): 1 for a usable triangle; 0 for a face skipped and counted
+ * (points, lines, degenerate triangles); -1 after an error (ifail).
+ */
+static int face_of(importer *im, const struct aiMesh *mesh, unsigned f, uint32_t base, const sweep_vec3 *vertices,
+                   uint32_t ix[3])
+{
+    const struct aiFace *face = &mesh->mFaces[f];
+    if (face->mNumIndices != 3) {
+        im->stats->other_faces_skipped++;
+        return 0;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (face->mIndices[k] >= mesh->mNumVertices) {
+            ifail(im, SWEEP_E_GEOMETRY, "mesh '%s': face %u names vertex %u of %u", mesh->mName.data, f,
+                  face->mIndices[k], mesh->mNumVertices);
+            return -1;
+        }
+        ix[k] = base + face->mIndices[k];
+    }
+    if (sweep_triangle_is_degenerate(vertices[ix[0]], vertices[ix[1]], vertices[ix[2]])) {
+        im->stats->degenerate_dropped++;
+        return 0;
+    }
+    return 1;
+}
+
 /* The static level's share of add_mesh: vertices and triangles in map
  * coordinates, as they always were. */
 static int add_static_mesh(importer *im, const struct aiMesh *mesh, const xform *x, const char *node_name,
@@ -378,20 +406,11 @@ static int add_static_mesh(importer *im, const struct aiMesh *mesh, const xform 
             return ifail(im, SWEEP_E_NOMEM, "out of memory");
     }
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
-        const struct aiFace *face = &mesh->mFaces[f];
-        if (face->mNumIndices != 3) {
-            im->stats->other_faces_skipped++;
-            continue;
-        }
         uint32_t ix[3];
-        for (int k = 0; k < 3; k++) {
-            if (face->mIndices[k] >= mesh->mNumVertices)
-                return ifail(im, SWEEP_E_GEOMETRY, "mesh '%s': face %u names vertex %u of %u", mesh->mName.data,
-                             f, face->mIndices[k], mesh->mNumVertices);
-            ix[k] = base + face->mIndices[k];
-        }
-        if (sweep_triangle_is_degenerate(lv->vertices[ix[0]], lv->vertices[ix[1]], lv->vertices[ix[2]])) {
-            im->stats->degenerate_dropped++;
+        int k = face_of(im, mesh, f, base, lv->vertices, ix);
+        if (k <= 0) {
+            if (k < 0)
+                return 0;
             continue;
         }
         sweep_status st = sweep_level_add_triangle(lv, ix[0], ix[1], ix[2], mat);
@@ -423,20 +442,11 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
             return ifail(im, SWEEP_E_NOMEM, "out of memory");
     }
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
-        const struct aiFace *face = &mesh->mFaces[f];
-        if (face->mNumIndices != 3) {
-            im->stats->other_faces_skipped++;
-            continue;
-        }
         uint32_t ix[3];
-        for (int k = 0; k < 3; k++) {
-            if (face->mIndices[k] >= mesh->mNumVertices)
-                return ifail(im, SWEEP_E_GEOMETRY, "mesh '%s': face %u names vertex %u of %u", mesh->mName.data,
-                             f, face->mIndices[k], mesh->mNumVertices);
-            ix[k] = base + face->mIndices[k];
-        }
-        if (sweep_triangle_is_degenerate(m->vertices[ix[0]], m->vertices[ix[1]], m->vertices[ix[2]])) {
-            im->stats->degenerate_dropped++;
+        int k = face_of(im, mesh, f, base, m->vertices, ix);
+        if (k <= 0) {
+            if (k < 0)
+                return 0;
             continue;
         }
         sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[1], ix[2], mat);
