@@ -1466,8 +1466,6 @@ static int make_slider(bsp *b, const entity *e, uint32_t m, int button)
         lo[thin] -= 120.0, hi[thin] += 120.0;
         set_volume(mv, lo, hi);
     }
-    b->st->movers++;
-    b->st->mover_triangles += mv->triangle_count;
     return 1;
 }
 
@@ -1506,8 +1504,6 @@ static int make_plat(bsp *b, const entity *e, uint32_t m)
     mv->blocked = SWEEP_BLOCKED_REVERSE;
     const char *tn = ent_get(b, e, "targetname");
     mv->trigger = tn && *tn ? SWEEP_TRIGGER_COMMAND : SWEEP_TRIGGER_TOUCH;
-    b->st->movers++;
-    b->st->mover_triangles += mv->triangle_count;
     return 1;
 }
 
@@ -1546,8 +1542,6 @@ static int make_bobbing(bsp *b, const entity *e, uint32_t m)
     mv->mode = SWEEP_MOVER_LOOP;
     mv->trigger = SWEEP_TRIGGER_ALWAYS;
     mv->blocked = SWEEP_BLOCKED_CRUSH;
-    b->st->movers++;
-    b->st->mover_triangles += mv->triangle_count;
     return 1;
 }
 
@@ -1588,8 +1582,6 @@ static int make_rotating(bsp *b, const entity *e, uint32_t m)
     mv->mode = SWEEP_MOVER_LOOP;
     mv->trigger = SWEEP_TRIGGER_ALWAYS;
     mv->blocked = SWEEP_BLOCKED_STOP;
-    b->st->movers++;
-    b->st->mover_triangles += mv->triangle_count;
     return 1;
 }
 
@@ -1675,8 +1667,6 @@ static int make_train(bsp *b, const entity *e, uint32_t m)
     mv->mode = SWEEP_MOVER_LOOP;
     mv->trigger = SWEEP_TRIGGER_ALWAYS;
     mv->blocked = SWEEP_BLOCKED_STOP;
-    b->st->movers++;
-    b->st->mover_triangles += mv->triangle_count;
     return 1;
 }
 
@@ -1826,6 +1816,9 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         stats->walkable_slope_deg = sweep_bsp_rules(out, g, h);
         stats->materials = out->material_count;
         stats->triangles = out->triangle_count;
+        stats->movers = out->mover_count; /* the level started empty: all are the entities' */
+        for (uint32_t i = 0; i < out->mover_count; i++)
+            stats->mover_triangles += out->movers[i].triangle_count;
         /* The name: the file's, without folders or extension. */
         const char *base = strrchr(b.label, '/') ? strrchr(b.label, '/') + 1 : b.label;
         size_t n = strcspn(base, ".");
