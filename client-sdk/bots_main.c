@@ -328,29 +328,25 @@ static int parse_args(int argc, char **argv, options *o)
     o->modes[0] = MODE_LOAD;
     o->nmodes = 1;
     int c, rc;
-    double v;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': o->connect = optarg; break;
         case 'u': o->udp = 1; break;
         case 'n':
-            if (!sweep_parse_double(optarg, 1, 4096, &v) || v != floor(v))
+            if (!sweep_parse_u32(optarg, 1, 4096, &o->clients))
                 return bad("--clients wants 1..4096, not", optarg);
-            o->clients = (uint32_t)v;
             break;
         case 'r':
             if (!sweep_parse_double(optarg, 0, 1e7, &o->rate))
                 return bad("--rate wants moves per second, not", optarg);
             break;
         case 'b':
-            if (!sweep_parse_double(optarg, 1, 65536, &v) || v != floor(v))
+            if (!sweep_parse_u32(optarg, 1, 65536, &o->batch))
                 return bad("--batch wants 1..65536, not", optarg);
-            o->batch = (uint32_t)v;
             break;
         case 'w':
-            if (!sweep_parse_double(optarg, 1, 1024, &v) || v != floor(v))
+            if (!sweep_parse_u32(optarg, 1, 1024, &o->window))
                 return bad("--window wants 1..1024, not", optarg);
-            o->window = (uint32_t)v;
             break;
         case 'd':
             if (!sweep_parse_double(optarg, 0.01, 86400, &o->duration))
@@ -379,9 +375,8 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad("--dt wants seconds, not", optarg);
             break;
         case 'a':
-            if (!sweep_parse_double(optarg, 1, 1e6, &v) || v != floor(v))
+            if (!sweep_parse_u32(optarg, 1, 1000000, &o->watch))
                 return bad("--watch wants a number of ticks (1 = every tick), not", optarg);
-            o->watch = (uint32_t)v;
             break;
         case 'M':
             if ((rc = parse_modes(optarg, o)) != 0)
@@ -394,9 +389,8 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'S': o->secret_file = optarg; break;
         case 'R':
-            if (!sweep_parse_double(optarg, 0, SWEEP_CLIENT_REDUNDANCY_MAX, &v) || v != floor(v))
+            if (!sweep_parse_u32(optarg, 0, SWEEP_CLIENT_REDUNDANCY_MAX, &o->redundancy))
                 return bad("--redundancy wants 0..8 moves, not", optarg);
-            o->redundancy = (uint32_t)v;
             break;
         case 'L':
             if (!sweep_parse_double(optarg, 0, 1, &o->loss))
