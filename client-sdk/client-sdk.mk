@@ -11,7 +11,7 @@ CLIENT_DEPLIBS = $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 CLIENT_LDLIBS = $(MAPS_LDLIBS)
 
 LIBRARIES += $(CLIENT_LIB)
-INSTALL_HEADERS += client-sdk/client.h client-sdk/predict.h
+INSTALL_HEADERS += client-sdk/client.h client-sdk/predict.h client-sdk/replay.h
 
 $(CLIENT_LIB): $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRC))
 	@mkdir -p $(@D)
@@ -25,6 +25,14 @@ $(BIN)/sweep: $(BUILD)/client-sdk/sweep_main.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 $(BIN)/sweep-bots: $(BUILD)/client-sdk/bots_main.o $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) -pthread $(SWEEP_LDLIBS) -o $@
+
+# sweep-replay runs sweepd's own world code offline (server/offline.h), so
+# replay.o needs the server library after the client library.
+REPLAY_DEPLIBS = $(SERVER_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+PROGRAMS += $(BIN)/sweep-replay
+$(BIN)/sweep-replay: $(BUILD)/client-sdk/replay_main.o $(CLIENT_LIB) $(REPLAY_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # pkg-config file with the install prefix filled in.
 CLIENT_PC := $(BUILD)/client-sdk/sweep.pc

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "server/record.h"
 #include "server/server_impl.h"
 
 static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep__peer *p, sweep_message *m,
@@ -33,8 +34,8 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->map_hash.ptr = ss->world->hash.bytes;
     w->map_hash.len = sizeof ss->world->hash.bytes;
     /* Over UDP a batch must fit one datagram: announce what does. */
-    w->max_batch = p->conn || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
-    w->max_frame_size = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    w->max_batch = p->tcp || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
+    w->max_frame_size = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
     w->max_entities = s->opt.max_entities;
     w->role = (uint8_t)ss->role;
     w->identity = sweep_str_of(ss->identity);
@@ -98,6 +99,8 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     p->session = ss;
     p->budget = SIZE_MAX;
+    if (w->rec)
+        sweep__record_open(w, ss);
     char q[96], qi[96];
     sweep__log(SWEEP_LOG_INFO, "session_open",
                "session=%llu transport=%s peer=%s world=%s client=%s role=%s identity=%s",
@@ -156,13 +159,13 @@ static void on_move_batch(sweep_server *s, sweep__peer *p, const sweep_message *
                           "batch of %u moves; at most %u are accepted", b->count, s->opt.max_batch);
         return;
     }
+    /* Applied whole even if the connection is dropped while answering (a
+     * slow reader): what the world does never depends on the sockets, so
+     * a replay of the log does the same. */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < b->count; i++) {
+    for (uint32_t i = 0; i < b->count; i++)
         if (sweep__apply_move(s, p, &b->moves[i], &s->results[n]) == 0)
             n++;
-        if (p->conn && p->conn->state != SWEEP__CONN_OPEN)
-            return; /* dropped as a slow reader while answering */
-    }
     sweep__send_results(s, p, m->sequence, p->session->world->tick, s->results, n);
 }
 
@@ -337,6 +340,7 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         if (p->conn) {
             sweep__conn_drain(p->conn);
         } else if (p->session) {
+            p->session->close_reason = "bye";
             sweep__session_destroy(p->session);
             p->session = NULL;
         }
@@ -349,6 +353,13 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
                           sweep_msg_kind_name(m.kind));
         return;
     }
+    /* The log keeps each request that changes the world, then what it
+     * caused (record.h); the others change nothing a replay needs. */
+    sweep__world *w = p->session->world;
+    int recorded = sweep__record_kind(m.kind);
+    if (recorded && w->rec)
+        sweep__record_message(w, SWEEP_RECORD_IN, p->session->id, buf, len);
+    s->capturing = recorded && (w->rec || s->offline);
     switch (m.kind) {
     case SWEEP_MSG_SPAWN:
         sweep__spawn(s, p, &m);
@@ -379,4 +390,11 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
                           sweep_msg_kind_name(m.kind));
         break;
     }
+    s->capturing = 0;
+}
+
+int sweep__record_kind(int kind)
+{
+    return kind == SWEEP_MSG_SPAWN || kind == SWEEP_MSG_DESPAWN || kind == SWEEP_MSG_MOVE ||
+           kind == SWEEP_MSG_MOVE_BATCH || kind == SWEEP_MSG_MOVER_COMMAND;
 }

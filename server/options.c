@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SWEEP__VERSION "0.1.0"
-
 void sweep_server_options_default(sweep_server_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -35,6 +33,8 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->log_level = SWEEP_LOG_INFO;
     opt->allow_guests = -1;
     opt->time_bank = 0.25;
+    opt->record_max_mb = 256;
+    opt->record_hash_every = 60;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -211,6 +211,18 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         snprintf(opt->auth_secret_file, sizeof opt->auth_secret_file, "%s", value);
         return SWEEP_OPTIONS_OK;
     }
+    if (strcmp(key, "record") == 0) {
+        if (!*value || strlen(value) >= sizeof opt->record_dir)
+            return fail(err, errlen, "--record: bad directory '%s'", value);
+        snprintf(opt->record_dir, sizeof opt->record_dir, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "record-max-mb") == 0)
+        return parse_u32(key, value, 0, 1024u * 1024u, &opt->record_max_mb, err, errlen);
+    if (strcmp(key, "record-max-seconds") == 0)
+        return parse_double(key, value, 0.0, 30.0 * 86400.0, &opt->record_max_seconds, err, errlen);
+    if (strcmp(key, "record-hash-every") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->record_hash_every, err, errlen);
     if (strcmp(key, "config") == 0)
         return sweep_server_options_load_file(opt, value, err, errlen);
     return fail(err, errlen, "unknown option --%s (see --help)", key);
@@ -312,6 +324,13 @@ void sweep_server_options_usage(FILE *out)
           "                          for the others as a small shell round its ellipsoid;\n"
           "                          moves are applied in the order they arrive, which\n"
           "                          decides who blocks whom (default off)\n"
+          "  --record DIR            record every world's session log into DIR (a file\n"
+          "                          per world, <stem>-<UTC start>-<segment>.sweeplog):\n"
+          "                          requests that change the world, answers, ticks and\n"
+          "                          state hashes; sweep-replay re-runs and checks it\n"
+          "  --record-max-mb N       start a new segment past N MiB (default 256; 0 = never)\n"
+          "  --record-max-seconds S  start a new segment past S seconds (default 0 = never)\n"
+          "  --record-hash-every N   ticks between state hashes in the log (default 60)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr\n"
           "  --config FILE           read settings from FILE (keys = long option names)\n"
@@ -333,7 +352,7 @@ int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv,
             return SWEEP_OPTIONS_EXIT;
         }
         if (strcmp(a, "--version") == 0) {
-            fprintf(out, "sweepd %s\n", SWEEP__VERSION);
+            fprintf(out, "sweepd %s\n", SWEEP_SERVER_VERSION);
             return SWEEP_OPTIONS_EXIT;
         }
         if (strncmp(a, "--", 2) != 0 || !a[2])

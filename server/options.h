@@ -22,6 +22,7 @@
 #define SWEEP_SERVER_PATH_MAX 1024
 #define SWEEP_SERVER_DEFAULT_PORT 7878
 #define SWEEP_SERVER_TOKEN_MAX 256 /* --command-token: at most 255 bytes */
+#define SWEEP_SERVER_VERSION "0.1.0"
 
 typedef enum sweep_log_level {
     SWEEP_LOG_ERROR = 0,
@@ -57,6 +58,11 @@ typedef struct sweep_server_options {
     /* Authority. */
     int allow_free_move;       /* server-role sessions may send Fly and Noclip moves */
     double time_bank;          /* seconds of motion a player's entity may bank */
+    /* Session logs (server/record.h). */
+    char record_dir[SWEEP_SERVER_PATH_MAX]; /* "" = no recording */
+    uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */
+    double record_max_seconds; /* ... or past this many seconds; 0 = no limit */
+    uint32_t record_hash_every; /* ticks between state hashes in the log */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of

@@ -15,11 +15,25 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "server/record.h"
 #include "server/server_impl.h"
+
+/* While a world-changing request or a tick is handled, what is sent is
+ * also recorded, or, on an offline server, only handed to the replay. */
+static int capture(sweep_server *s, const sweep__peer *p, const uint8_t *out, size_t len)
+{
+    if (s->capturing && p->session && s->sink)
+        s->sink(s->sink_ctx, p->session->id, out, len);
+    else if (s->capturing && p->session && p->session->world->rec)
+        sweep__record_message(p->session->world, SWEEP_RECORD_OUT, p->session->id, out, len);
+    return s->offline;
+}
 
 /* Hands an encoded message to the peer's transport. */
 static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, const uint8_t *out, size_t len)
 {
+    if (capture(s, p, out, len))
+        return 0;
     if (p->conn)
         return sweep__conn_write(p->conn, out, len, 0);
     if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
@@ -35,7 +49,7 @@ int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     const uint8_t *out;
     size_t len;
-    unsigned flags = p->conn ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
     sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
     if (e != SWEEP_PROTO_OK) {
         sweep__log(SWEEP_LOG_ERROR, "encode_failed", "kind=%s error=%s", sweep_msg_kind_name(m->kind),
@@ -49,8 +63,8 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
 {
     const uint8_t *out;
     size_t len;
-    unsigned flags = p->conn ? SWEEP_WIRE_SIZE_PREFIXED : 0;
-    size_t prefix = p->conn ? SWEEP_FRAME_PREFIX : 0;
+    unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    size_t prefix = p->tcp ? SWEEP_FRAME_PREFIX : 0;
     sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
     if (e == SWEEP_PROTO_E_BUFFER_SPACE || (e == SWEEP_PROTO_OK && len - prefix > limit))
         return 1;
@@ -107,9 +121,11 @@ int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint
 {
     const uint8_t *out;
     size_t len;
-    if (p->conn) {
+    if (p->tcp) {
         if (encode_batch(s, SWEEP_WIRE_SIZE_PREFIXED, sequence, tick, r, n, &out, &len) != SWEEP_PROTO_OK)
             return -1;
+        if (capture(s, p, out, len))
+            return 0;
         return sweep__conn_write(p->conn, out, len, 0);
     }
     /* UDP: as many results per datagram as fit; halve until it does. */
@@ -128,7 +144,8 @@ int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint
         }
         if (len > p->budget)
             return -1;
-        sweep__udp_send(s, p->addr, out, len);
+        if (!capture(s, p, out, len))
+            sweep__udp_send(s, p->addr, out, len);
         start += k;
     } while (start < n);
     return 0;

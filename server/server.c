@@ -46,6 +46,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
         if (ss->transport == SWEEP__UDP) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
             sweep__send_bye(s, &p, "server shutting down");
+            ss->close_reason = "shutdown";
             sweep__session_destroy(ss);
         }
         ss = next;
@@ -53,7 +54,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
     close_handle((uv_handle_t *)&s->udp, &s->udp_open);
     for (sweep__conn *c = s->conns; c; c = c->next) {
         if (c->state == SWEEP__CONN_OPEN) {
-            sweep__peer p = {.conn = c, .session = c->session, .budget = SIZE_MAX};
+            sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
             sweep__send_bye(s, &p, "server shutting down");
             sweep__conn_drain(c);
         }
@@ -100,7 +101,9 @@ static uint32_t pow2_at_least(uint32_t n)
     return p;
 }
 
-sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
+/* An offline server (offline.c) has everything but the loop, the sockets
+ * and the recording. */
+sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen)
 {
     sweep_server *s = calloc(1, sizeof *s);
     if (!s) {
@@ -112,11 +115,12 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
     sweep__log_set_level(opt->log_level);
     if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
         goto fail;
-    if (uv_loop_init(&s->loop) != 0) {
+    s->offline = offline;
+    if (!offline && uv_loop_init(&s->loop) != 0) {
         snprintf(err, errlen, "cannot create the event loop");
         goto fail;
     }
-    s->loop_open = 1;
+    s->loop_open = !offline;
     /* Guests by default only where nobody can prove who they are. */
     s->allow_guests = opt->allow_guests >= 0 ? opt->allow_guests : opt->auth_secret_len == 0;
     sweep__bucket_init(&s->auth_log, 10.0, uv_hrtime());
@@ -161,7 +165,11 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
     s->decoder.movers_cap = 64;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
+    if (offline)
+        return s;
     if (sweep__listen_bind(s, err, errlen) != 0)
+        goto fail;
+    if (sweep__record_start(s, err, errlen) != 0)
         goto fail;
     uv_async_init(&s->loop, &s->stop_async, on_stop_async);
     s->stop_async.data = s;
@@ -170,6 +178,11 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
 fail:
     sweep_server_destroy(s);
     return NULL;
+}
+
+sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
+{
+    return sweep__server_create(opt, 0, err, errlen);
 }
 
 int sweep_server_port(const sweep_server *s)
@@ -243,10 +256,13 @@ void sweep_server_destroy(sweep_server *s)
         for (sweep__conn *c = s->conns; c; c = c->next)
             sweep__conn_close(c);
         uv_run(&s->loop, UV_RUN_DEFAULT);
-        while (s->sessions)
-            sweep__session_destroy(s->sessions);
         uv_loop_close(&s->loop);
     }
+    while (s->sessions) {
+        s->sessions->close_reason = "shutdown";
+        sweep__session_destroy(s->sessions);
+    }
+    sweep__record_stop(s, "shutdown");
     sweep__worlds_free(s);
     sweep__entity_table_free(&s->entities);
     free(s->decode_moves);

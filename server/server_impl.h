@@ -56,6 +56,7 @@
 typedef struct sweep__session sweep__session;
 typedef struct sweep__conn sweep__conn;
 typedef struct sweep__entity sweep__entity;
+typedef struct sweep__recorder sweep__recorder;
 
 /* One loaded map with its tick. */
 typedef struct sweep__world {
@@ -86,6 +87,7 @@ typedef struct sweep__world {
     sweep_crowd *crowd;
     double period_s;     /* seconds per tick: what each tick credits to a time budget */
     uint32_t next_spawn; /* the spawn point (0-based) the server tries first for the next player */
+    sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
 } sweep__world;
 
 /* Results an entity keeps for resent moves. */
@@ -147,6 +149,7 @@ struct sweep__session {
     sweep__bucket rule_log;            /* event=rule lines it may still cause */
     uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
     uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
+    const char *close_reason;          /* why it ends, for the session log (static text) */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
 };
@@ -175,6 +178,7 @@ struct sweep__conn {
 /* Where an answer goes: a TCP connection, or a UDP address with a byte
  * budget (the size of the datagram received, while unverified). */
 typedef struct sweep__peer {
+    int tcp;           /* TCP framing (size prefix, frame limits), even without a conn (replay) */
     sweep__conn *conn;
     const struct sockaddr *addr;
     sweep__session *session;
@@ -226,7 +230,19 @@ struct sweep_server {
     size_t out_cap;
     uint8_t read_buf[64 * 1024];
     sweep__stats stats;
+    /* Session logs and replay. While `capturing`, every message sent to a
+     * session is also an OUT record (recording) or goes to `sink` instead
+     * of a socket (an offline server, offline.c: nothing is ever sent). */
+    int capturing;
+    int offline;
+    void (*sink)(void *ctx, uint64_t session, const uint8_t *bytes, size_t len);
+    void *sink_ctx;
+    const uint32_t *next_ids; /* offline: the entity ids to give, in order (the log's ID records) */
+    uint32_t next_id_count;
 };
+
+/* server.c */
+sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen);
 
 /* entity_table.c */
 int sweep__entity_table_init(sweep__entity_table *t);
@@ -252,6 +268,28 @@ void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
 void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
 /* What a move of entity e (NULL: a stateless Collide) meets. */
 sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e);
+
+/* The state hash of a world after a tick: its tick, its movers and each
+ * entity in spawn order with everything its next move starts from (see
+ * world.c). Two runs of the same log agree on it bit for bit. */
+uint64_t sweep__world_state_hash(const sweep__world *w);
+/* Advances the world one tick: w->tick + 1, its TICK record, the movers'
+ * step and what it causes (world.c; the timer and replays call it). */
+void sweep__world_tick(sweep__world *w);
+
+/* recorder.c (record.h is the format) */
+int sweep__record_start(sweep_server *s, char *err, size_t errlen); /* --record: opens each world's log */
+void sweep__record_stop(sweep_server *s, const char *reason);        /* END, flush, close */
+int sweep__recording(const sweep__world *w);
+void sweep__record_open(sweep__world *w, const sweep__session *ss);
+void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason);
+void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
+void sweep__record_id(sweep__world *w, uint32_t entity);
+void sweep__record_tick(sweep__world *w);
+void sweep__record_hash(sweep__world *w);
+void sweep__record_tick_end(sweep__world *w); /* writes the tick's frame; may rotate */
+/* Does a request of this kind change the world (and so go into the log)? */
+int sweep__record_kind(int kind);
 
 /* session.c */
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);

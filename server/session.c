@@ -146,7 +146,8 @@ sweep__peer sweep__session_peer(sweep__session *ss)
     memset(&p, 0, sizeof p);
     p.session = ss;
     p.budget = SIZE_MAX;
-    if (ss->transport == SWEEP__TCP)
+    p.tcp = ss->transport == SWEEP__TCP;
+    if (p.tcp)
         p.conn = ss->conn;
     else
         p.addr = (const struct sockaddr *)&ss->addr;
@@ -158,6 +159,8 @@ void sweep__session_destroy(sweep__session *ss)
     if (!ss)
         return;
     sweep_server *s = ss->server;
+    if (ss->world->rec)
+        sweep__record_close(ss->world, ss, ss->close_reason ? ss->close_reason : "connection closed");
     for (uint32_t i = 0; i < ss->entity_count; i++)
         entity_free(s, ss->entities[i]);
     free(ss->entities);
@@ -191,6 +194,11 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
     sweep__entity *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
+    if (s->offline && s->next_id_count) {
+        /* A replay gives the ids the log says were drawn. */
+        e->id = *s->next_ids++;
+        s->next_id_count--;
+    }
     for (int tries = 0; e->id == 0 || sweep__entity_table_find(&s->entities, e->id); tries++) {
         uint32_t id = 0;
         if (tries == 64 || uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0) {
@@ -212,6 +220,8 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
         return NULL;
     }
     ss->entities[ss->entity_count++] = e;
+    if (ss->world->rec)
+        sweep__record_id(ss->world, e->id);
     return e;
 }
 
@@ -236,6 +246,7 @@ void sweep__sessions_expire(sweep_server *s, uint64_t now_ns)
             sweep__log(SWEEP_LOG_INFO, "session_idle", "session=%llu peer=%s", (unsigned long long)ss->id, ss->peer);
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
             sweep__send_bye(s, &p, "idle timeout");
+            ss->close_reason = "idle timeout";
             sweep__session_destroy(ss);
         }
         ss = next;

@@ -87,7 +87,7 @@ void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns)
             /* Without this, connections that never say Hello would hold
              * the slots every real client needs, for ever. */
             sweep__log(SWEEP_LOG_INFO, "conn_no_hello", "peer=%s", c->peer);
-            sweep__peer p = {.conn = c, .session = NULL, .budget = SIZE_MAX};
+            sweep__peer p = {.tcp = 1, .conn = c, .session = NULL, .budget = SIZE_MAX};
             sweep__send_error(s, &p, SWEEP_WIRE_NOT_WELCOMED, 0, 0, "no Hello within %g s: closing",
                               s->opt.handshake_timeout);
             sweep__conn_drain(c);
@@ -210,14 +210,14 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
             if (fs == SWEEP_FRAME_TOO_LARGE) {
                 const uint8_t *h = c->framer.buf + c->framer.start;
                 uint32_t announced = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
-                sweep__peer p = {.conn = c, .session = c->session, .budget = SIZE_MAX};
+                sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
                 sweep__send_error(s, &p, SWEEP_WIRE_FRAME_TOO_LARGE, 0, 0,
                                   "a frame announces %u bytes; at most %u are accepted; closing the connection",
                                   announced, s->opt.max_frame);
                 sweep__conn_drain(c);
                 return;
             }
-            sweep__peer p = {.conn = c, .session = c->session, .budget = SIZE_MAX};
+            sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
             sweep__dispatch(s, &p, frame, flen, SWEEP_WIRE_SIZE_PREFIXED);
             if (c->state != SWEEP__CONN_OPEN)
                 return;

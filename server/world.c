@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "maps/loader.h"
 #include "server/server_impl.h"
 
@@ -346,8 +347,8 @@ int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__world *w, ui
      * frame of the server's own maximum holds (a MoverTransform is 64
      * bytes; halving below covers the estimate). Each part is a whole
      * WorldState of the same tick. */
-    size_t limit = p->conn ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
-    uint32_t chunk = p->conn ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
+    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    uint32_t chunk = p->tcp ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
     uint32_t start = 0;
     do {
         uint32_t left = w->mover_count - start;
@@ -394,6 +395,49 @@ static void push_world_states(sweep__world *w, uint64_t before)
     }
 }
 
+void sweep__world_tick(sweep__world *w)
+{
+    sweep_server *s = w->server;
+    w->tick++;
+    if (w->rec)
+        sweep__record_tick(w);
+    s->capturing = w->rec || s->offline; /* a crushed entity's Despawned */
+    tick_movers(w);
+    s->capturing = 0;
+    if (w->rec && w->tick % s->opt.record_hash_every == 0)
+        sweep__record_hash(w);
+}
+
+uint64_t sweep__world_state_hash(const sweep__world *w)
+{
+    uint64_t h = sweep_hash_u64(SWEEP_HASH_INIT, w->tick);
+    if (w->movers)
+        h = sweep_movers_hash(w->movers, h);
+    h = sweep_hash_u32(h, w->next_spawn);
+    h = sweep_hash_u32(h, w->ent_count);
+    for (uint32_t i = 0; i < w->ent_count; i++) {
+        const sweep__entity *e = w->ents[i];
+        h = sweep_hash_u32(h, e->id);
+        h = sweep_hash_body(h, e->actor.position, e->actor.velocity, (uint32_t)e->actor.grounded);
+        h = sweep_hash_vec3(h, e->radii);
+        h = sweep_hash_double(h, e->max_speed);
+        h = sweep_hash_double(h, e->step_height);
+        h = sweep_hash_vec3(h, e->ground_normal);
+        h = sweep_hash_u32(h, e->ground_material);
+        h = sweep_hash_double(h, e->budget);
+        h = sweep_hash_u64(h, e->budget_tick);
+        h = sweep_hash_u32(h, (uint32_t)e->has_last);
+        h = sweep_hash_u32(h, e->last_sequence);
+        h = sweep_hash_u64(h, e->unflagged_until);
+        h = sweep_hash_u32(h, e->ground_mover);
+        h = sweep_hash_u32(h, e->touch_mover);
+        h = sweep_hash_u32(h, e->moved_flags);
+        h = sweep_hash_u32(h, e->moved_by);
+        h = sweep_hash_u32(h, e->crowd_slot);
+    }
+    return h;
+}
+
 static void on_tick(uv_timer_t *t);
 
 /* Arms the timer for the next due tick. */
@@ -415,10 +459,11 @@ static void on_tick(uv_timer_t *t)
     uint64_t before = w->tick;
     unsigned steps = 0;
     while (w->start_ns + (w->tick + 1) * w->period_ns <= t0 && steps < SWEEP__TICK_CATCHUP) {
-        w->tick++;
-        tick_movers(w);
+        sweep__world_tick(w);
         steps++;
     }
+    if (steps)
+        sweep__record_tick_end(w);
     if (steps == SWEEP__TICK_CATCHUP && w->start_ns + (w->tick + 1) * w->period_ns <= t0) {
         uint64_t behind = (t0 - w->start_ns) / w->period_ns - w->tick;
         sweep__log(SWEEP_LOG_WARN, "tick_overrun", "world=%u skipped=%llu", w->index, (unsigned long long)behind);

@@ -1,0 +1,754 @@
+/*
+ * replay.c - re-running session logs (replay.h) on sweepd's offline world
+ * code (server/offline.h) and comparing every message and state hash.
+ *
+ * A request (IN) or tick (TICK) of the log is followed by the ID records
+ * of the entities it made and the OUT records of what the server sent
+ * because of it; the replay reads that whole group first, runs the request
+ * or tick with those ids, collects what the offline server sends and
+ * compares the two lists, message by message, as bytes. Only when they
+ * differ are both sides decoded, to name the first field that does.
+ */
+#include "client-sdk/replay.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/decode.h"
+#include "protocol/framing.h"
+#include "server/offline.h"
+#include "server/record.h"
+
+typedef struct replay_session {
+    uint64_t id;
+    sweep__session *ss;
+    int tcp;
+} replay_session;
+
+/* One message the offline server sent, in the arena. */
+typedef struct sent {
+    uint64_t session;
+    size_t at, len;
+} sent;
+
+struct sweep_replay {
+    sweep_record_reader *reader;
+    char path[1024];     /* the segment being read */
+    char map[1024];
+    sweep_server *server;
+    sweep_record peek;
+    int has_peek;
+    replay_session *sessions;
+    uint32_t session_count, session_cap;
+    /* The group being replayed: ids to give, OUT records expected. */
+    uint32_t *ids;
+    uint32_t id_count, id_cap;
+    sweep_record *expect;
+    uint32_t expect_count, expect_cap;
+    /* What the offline server sent for it. */
+    sent *sent;
+    uint32_t sent_count, sent_cap;
+    uint8_t *arena;
+    size_t arena_len, arena_cap;
+    int arena_failed;
+    uint64_t *input;     /* an 8-aligned copy of the request */
+    size_t input_cap;    /* in uint64_t */
+    /* Decoding for differences and watchers. */
+    sweep_decoder dec[2];
+    sweep_msg_move *dec_moves[2];
+    sweep_msg_move_result *dec_results[2];
+    sweep_wire_mover *dec_movers[2];
+    uint64_t *scratch[2];
+    size_t scratch_cap[2]; /* in uint64_t */
+    sweep_replay_watcher watcher;
+    void *watcher_ctx;
+    sweep_replay_stats stats;
+    sweep_replay_divergence div;
+    int diverged;
+    char error[1400];
+    int done;
+    uint64_t bytes_before; /* sizes of the segments already read */
+};
+
+static int set_error(sweep_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_error(sweep_replay *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+    r->done = 1;
+    return -1;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*p, (size_t)ncap * size);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+static void on_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    sweep_replay *r = ctx;
+    if (grow((void **)&r->sent, &r->sent_cap, r->sent_count + 1, sizeof *r->sent) != 0) {
+        r->arena_failed = 1;
+        return;
+    }
+    if (r->arena_len + len > r->arena_cap) {
+        size_t ncap = r->arena_cap ? r->arena_cap : 64u * 1024u;
+        while (ncap < r->arena_len + len)
+            ncap *= 2;
+        uint8_t *n = realloc(r->arena, ncap);
+        if (!n) {
+            r->arena_failed = 1;
+            return;
+        }
+        r->arena = n;
+        r->arena_cap = ncap;
+    }
+    memcpy(r->arena + r->arena_len, bytes, len);
+    r->sent[r->sent_count++] = (sent){session, r->arena_len, len};
+    r->arena_len += len;
+}
+
+static replay_session *find_session(sweep_replay *r, uint64_t id)
+{
+    for (uint32_t i = 0; i < r->session_count; i++)
+        if (r->sessions[i].id == id)
+            return &r->sessions[i];
+    return NULL;
+}
+
+static int next_record(sweep_replay *r, sweep_record *out)
+{
+    if (r->has_peek) {
+        *out = r->peek;
+        r->has_peek = 0;
+        return 1;
+    }
+    char err[1200];
+    int got = sweep_record_next(r->reader, out, err, sizeof err);
+    if (got < 0)
+        return set_error(r, "%s", err);
+    return got;
+}
+
+/* ---- describing a difference ------------------------------------------ */
+
+static void text_double(char *out, size_t n, double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    snprintf(out, n, "%.17g (0x%016" PRIx64 ")", v, b);
+}
+
+typedef struct differ {
+    char field[96];
+    char a[128], b[128];
+    int found;
+} differ;
+
+static int diff_u64(differ *d, const char *field, uint64_t a, uint64_t b)
+{
+    if (d->found || a == b)
+        return d->found;
+    snprintf(d->field, sizeof d->field, "%s", field);
+    snprintf(d->a, sizeof d->a, "%" PRIu64, a);
+    snprintf(d->b, sizeof d->b, "%" PRIu64, b);
+    return d->found = 1;
+}
+
+static int diff_f64(differ *d, const char *field, double a, double b)
+{
+    if (d->found || memcmp(&a, &b, sizeof a) == 0)
+        return d->found;
+    snprintf(d->field, sizeof d->field, "%s", field);
+    text_double(d->a, sizeof d->a, a);
+    text_double(d->b, sizeof d->b, b);
+    return d->found = 1;
+}
+
+static int diff_vec(differ *d, const char *field, sweep_vec3 a, sweep_vec3 b)
+{
+    char f[96];
+    snprintf(f, sizeof f, "%s.x", field);
+    diff_f64(d, f, a.x, b.x);
+    snprintf(f, sizeof f, "%s.y", field);
+    diff_f64(d, f, a.y, b.y);
+    snprintf(f, sizeof f, "%s.z", field);
+    return diff_f64(d, f, a.z, b.z);
+}
+
+static int diff_str(differ *d, const char *field, sweep_str a, sweep_str b)
+{
+    if (d->found || (a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0)))
+        return d->found;
+    snprintf(d->field, sizeof d->field, "%s", field);
+    snprintf(d->a, sizeof d->a, "\"%.*s\"", (int)(a.len < 100 ? a.len : 100), a.ptr ? a.ptr : "");
+    snprintf(d->b, sizeof d->b, "\"%.*s\"", (int)(b.len < 100 ? b.len : 100), b.ptr ? b.ptr : "");
+    return d->found = 1;
+}
+
+static void diff_result(differ *d, const char *pre, const sweep_msg_move_result *a, const sweep_msg_move_result *b)
+{
+    char f[96];
+#define F(name) (snprintf(f, sizeof f, "%s.%s", pre, name), f)
+    diff_u64(d, F("entity"), a->entity, b->entity);
+    diff_u64(d, F("sequence"), a->sequence, b->sequence);
+    diff_u64(d, F("server_tick"), a->server_tick, b->server_tick);
+    diff_vec(d, F("position"), a->position, b->position);
+    diff_vec(d, F("velocity"), a->velocity, b->velocity);
+    diff_u64(d, F("grounded"), a->grounded, b->grounded);
+    diff_vec(d, F("ground_normal"), a->ground_normal, b->ground_normal);
+    diff_u64(d, F("ground_material"), a->ground_material, b->ground_material);
+    diff_u64(d, F("contact_count"), a->contact_count, b->contact_count);
+    for (uint32_t i = 0; i < a->contact_count && i < b->contact_count && !d->found; i++) {
+        char c[64];
+        snprintf(c, sizeof c, "contacts[%u].point", i);
+        diff_vec(d, F(c), a->contacts[i].point, b->contacts[i].point);
+        snprintf(c, sizeof c, "contacts[%u].normal", i);
+        diff_vec(d, F(c), a->contacts[i].normal, b->contacts[i].normal);
+        snprintf(c, sizeof c, "contacts[%u].triangle", i);
+        diff_u64(d, F(c), a->contacts[i].triangle, b->contacts[i].triangle);
+        snprintf(c, sizeof c, "contacts[%u].material", i);
+        diff_u64(d, F(c), a->contacts[i].material, b->contacts[i].material);
+        snprintf(c, sizeof c, "contacts[%u].mover", i);
+        diff_u64(d, F(c), a->contacts[i].mover, b->contacts[i].mover);
+    }
+    diff_u64(d, F("corrected"), a->corrected, b->corrected);
+    diff_f64(d, F("correction"), a->correction, b->correction);
+    diff_u64(d, F("ground_mover"), a->ground_mover, b->ground_mover);
+    diff_u64(d, F("pushed_by"), a->pushed_by, b->pushed_by);
+    diff_u64(d, F("carried"), a->carried, b->carried);
+    diff_u64(d, F("pushed"), a->pushed, b->pushed);
+    diff_u64(d, F("has_start_position"), a->has_start_position, b->has_start_position);
+    diff_vec(d, F("start_position"), a->start_position, b->start_position);
+    diff_u64(d, F("rules"), a->rules, b->rules);
+    diff_f64(d, F("speed_excess"), a->speed_excess, b->speed_excess);
+    diff_f64(d, F("time_excess"), a->time_excess, b->time_excess);
+    diff_f64(d, F("applied_dt"), a->applied_dt, b->applied_dt);
+#undef F
+}
+
+/* The first field where two decoded messages differ, and the entity it
+ * is about. */
+static uint32_t diff_message(differ *d, const sweep_message *a, const sweep_message *b)
+{
+    const char *kind = sweep_msg_kind_name(a->kind);
+    char f[96];
+    if (diff_u64(d, "message kind", a->kind, b->kind)) {
+        snprintf(d->a, sizeof d->a, "%s", sweep_msg_kind_name(a->kind));
+        snprintf(d->b, sizeof d->b, "%s", sweep_msg_kind_name(b->kind));
+        return 0;
+    }
+    snprintf(f, sizeof f, "%s.sequence", kind);
+    diff_u64(d, f, a->sequence, b->sequence);
+    snprintf(f, sizeof f, "%s.server_tick", kind);
+    diff_u64(d, f, a->server_tick, b->server_tick);
+    switch (a->kind) {
+    case SWEEP_MSG_MOVE_RESULT:
+        diff_result(d, kind, &a->as.move_result, &b->as.move_result);
+        return a->as.move_result.entity;
+    case SWEEP_MSG_MOVE_RESULT_BATCH: {
+        const sweep_msg_move_result_batch *x = &a->as.move_result_batch, *y = &b->as.move_result_batch;
+        diff_u64(d, "MoveResultBatch.count", x->count, y->count);
+        for (uint32_t i = 0; i < x->count && i < y->count && !d->found; i++) {
+            snprintf(f, sizeof f, "MoveResultBatch.results[%u]", i);
+            diff_result(d, f, &x->results[i], &y->results[i]);
+            if (d->found)
+                return x->results[i].entity;
+        }
+        return 0;
+    }
+    case SWEEP_MSG_SPAWNED:
+        diff_u64(d, "Spawned.entity", a->as.spawned.entity, b->as.spawned.entity);
+        diff_vec(d, "Spawned.position", a->as.spawned.position, b->as.spawned.position);
+        diff_vec(d, "Spawned.radii", a->as.spawned.radii, b->as.spawned.radii);
+        diff_u64(d, "Spawned.rules", a->as.spawned.rules, b->as.spawned.rules);
+        diff_u64(d, "Spawned.spawn_point", a->as.spawned.spawn_point, b->as.spawned.spawn_point);
+        return a->as.spawned.entity;
+    case SWEEP_MSG_DESPAWNED:
+        diff_u64(d, "Despawned.entity", a->as.despawned.entity, b->as.despawned.entity);
+        diff_u64(d, "Despawned.crushed_by", a->as.despawned.crushed_by, b->as.despawned.crushed_by);
+        return a->as.despawned.entity;
+    case SWEEP_MSG_ERROR:
+        diff_u64(d, "Error.code", a->as.error.code, b->as.error.code);
+        diff_u64(d, "Error.entity", a->as.error.entity, b->as.error.entity);
+        diff_str(d, "Error.message", a->as.error.message, b->as.error.message);
+        return a->as.error.entity;
+    case SWEEP_MSG_MOVER_COMMANDED:
+        diff_u64(d, "MoverCommanded.mover", a->as.mover_commanded.mover, b->as.mover_commanded.mover);
+        diff_u64(d, "MoverCommanded.tick", a->as.mover_commanded.tick, b->as.mover_commanded.tick);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t offset, const differ *d)
+{
+    sweep_replay_divergence *v = &r->div;
+    memset(v, 0, sizeof *v);
+    v->tick = sweep__offline_world_tick(r->server);
+    v->session = session;
+    v->entity = entity;
+    v->offset = offset;
+    snprintf(v->file, sizeof v->file, "%s", r->path);
+    snprintf(v->field, sizeof v->field, "%s", d->field);
+    snprintf(v->recorded, sizeof v->recorded, "%s", d->a);
+    snprintf(v->replayed, sizeof v->replayed, "%s", d->b);
+    snprintf(v->text, sizeof v->text,
+             "divergence at tick %" PRIu64 " (%s, byte %" PRIu64 "): session %" PRIu64 " entity %u %s: recorded %s, "
+             "replayed %s",
+             v->tick, v->file, offset, session, entity, v->field, v->recorded, v->replayed);
+    r->diverged = 1;
+    r->done = 1;
+    return -1;
+}
+
+/* Decodes one message into side's scratch (decoding wants the buffer
+ * aligned as it was sent); valid until the next decode of that side. */
+static int decode(sweep_replay *r, int side, uint64_t session, const uint8_t *bytes, size_t len, sweep_message *m)
+{
+    const replay_session *rs = find_session(r, session);
+    unsigned flags = rs && rs->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    size_t words = (len + 7) / 8;
+    if (words > r->scratch_cap[side]) {
+        uint64_t *n = realloc(r->scratch[side], words * 8);
+        if (!n)
+            return -1;
+        r->scratch[side] = n;
+        r->scratch_cap[side] = words;
+    }
+    memcpy(r->scratch[side], bytes, len);
+    return sweep_decode(&r->dec[side], r->scratch[side], len, flags, m) == SWEEP_PROTO_OK ? 0 : -1;
+}
+
+/* Compares what was sent with what the log expects (see the file comment). */
+static int compare(sweep_replay *r, uint64_t group_offset)
+{
+    if (r->arena_failed)
+        return set_error(r, "out of memory while replaying");
+    uint32_t n = r->expect_count < r->sent_count ? r->expect_count : r->sent_count;
+    for (uint32_t i = 0; i < n; i++) {
+        const sweep_record *x = &r->expect[i];
+        const sent *y = &r->sent[i];
+        const uint8_t *yb = r->arena + y->at;
+        if (x->session == y->session && x->bytes.len == y->len && memcmp(x->bytes.ptr, yb, y->len) == 0) {
+            r->stats.outputs++;
+            if (r->watcher) {
+                sweep_message m;
+                if (decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
+                    sweep_replay_event ev = {sweep__offline_world_tick(r->server), x->session, &m};
+                    r->watcher(r->watcher_ctx, &ev);
+                }
+            }
+            continue;
+        }
+        differ d;
+        memset(&d, 0, sizeof d);
+        uint32_t entity = 0;
+        if (diff_u64(&d, "message to session", x->session, y->session))
+            return diverge(r, x->session, 0, x->offset, &d);
+        sweep_message a, b;
+        int da = decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &a);
+        int db = decode(r, 1, y->session, yb, y->len, &b);
+        if (da == 0 && db == 0)
+            entity = diff_message(&d, &a, &b);
+        if (!d.found) {
+            snprintf(d.field, sizeof d.field, "message bytes");
+            snprintf(d.a, sizeof d.a, "%u bytes%s", x->bytes.len, da ? " (not decodable)" : "");
+            snprintf(d.b, sizeof d.b, "%zu bytes%s", y->len, db ? " (not decodable)" : "");
+        }
+        return diverge(r, x->session, entity, x->offset, &d);
+    }
+    if (r->expect_count != r->sent_count) {
+        differ d;
+        memset(&d, 0, sizeof d);
+        snprintf(d.field, sizeof d.field, "number of messages sent");
+        snprintf(d.a, sizeof d.a, "%u", r->expect_count);
+        snprintf(d.b, sizeof d.b, "%u", r->sent_count);
+        uint64_t session = 0;
+        if (r->sent_count > n) {
+            session = r->sent[n].session;
+            sweep_message b;
+            if (decode(r, 1, session, r->arena + r->sent[n].at, r->sent[n].len, &b) == 0) {
+                snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: %s)",
+                         sweep_msg_kind_name(b.kind));
+            }
+        } else {
+            session = r->expect[n].session;
+        }
+        return diverge(r, session, 0, n < r->expect_count ? r->expect[n].offset : group_offset, &d);
+    }
+    return 0;
+}
+
+/* Reads the ID and OUT records that follow a request or tick. */
+static int read_group(sweep_replay *r)
+{
+    r->id_count = r->expect_count = r->sent_count = 0;
+    r->arena_len = 0;
+    for (;;) {
+        sweep_record x;
+        int got = next_record(r, &x);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            return 0;
+        if (x.type == SWEEP_RECORD_ID) {
+            if (grow((void **)&r->ids, &r->id_cap, r->id_count + 1, sizeof *r->ids) != 0)
+                return set_error(r, "out of memory");
+            r->ids[r->id_count++] = x.entity;
+        } else if (x.type == SWEEP_RECORD_OUT) {
+            if (grow((void **)&r->expect, &r->expect_cap, r->expect_count + 1, sizeof *r->expect) != 0)
+                return set_error(r, "out of memory");
+            r->expect[r->expect_count++] = x;
+        } else {
+            r->peek = x;
+            r->has_peek = 1;
+            return 0;
+        }
+    }
+}
+
+static int on_request(sweep_replay *r, const sweep_record *x)
+{
+    replay_session *rs = find_session(r, x->session);
+    if (!rs)
+        return set_error(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt log)",
+                         r->path, x->offset, x->session);
+    if (read_group(r) < 0)
+        return -1;
+    size_t words = (x->bytes.len + 7) / 8;
+    if (words > r->input_cap) {
+        uint64_t *n = realloc(r->input, words * 8);
+        if (!n)
+            return set_error(r, "out of memory");
+        r->input = n;
+        r->input_cap = words;
+    }
+    memcpy(r->input, x->bytes.ptr, x->bytes.len);
+    r->stats.requests++;
+    sweep__offline_request(r->server, rs->ss, (const uint8_t *)r->input, x->bytes.len, r->ids, r->id_count, on_sent,
+                           r);
+    return compare(r, x->offset);
+}
+
+static int on_tick(sweep_replay *r, const sweep_record *x)
+{
+    uint64_t now = sweep__offline_world_tick(r->server);
+    if (x->tick != now + 1)
+        return set_error(r, "%s: byte %" PRIu64 ": TICK %" PRIu64 " follows tick %" PRIu64 " (corrupt log)", r->path,
+                         x->offset, x->tick, now);
+    if (read_group(r) < 0)
+        return -1;
+    r->stats.ticks++;
+    sweep__offline_tick(r->server, on_sent, r);
+    return compare(r, x->offset);
+}
+
+static int on_hash(sweep_replay *r, const sweep_record *x)
+{
+    uint64_t now = sweep__offline_world_tick(r->server);
+    if (x->tick != now)
+        return set_error(r, "%s: byte %" PRIu64 ": HASH of tick %" PRIu64 " at tick %" PRIu64 " (corrupt log)",
+                         r->path, x->offset, x->tick, now);
+    uint64_t h = sweep__offline_state_hash(r->server);
+    r->stats.hashes++;
+    if (h == x->hash)
+        return 0;
+    differ d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.field, sizeof d.field, "state hash (every entity and mover)");
+    snprintf(d.a, sizeof d.a, "%016" PRIx64, x->hash);
+    snprintf(d.b, sizeof d.b, "%016" PRIx64, h);
+    return diverge(r, 0, 0, x->offset, &d);
+}
+
+static int on_open(sweep_replay *r, const sweep_record *x)
+{
+    if (find_session(r, x->session))
+        return set_error(r, "%s: byte %" PRIu64 ": session %" PRIu64 " opened twice (corrupt log)", r->path,
+                         x->offset, x->session);
+    if (x->transport > 1)
+        return set_error(r, "%s: byte %" PRIu64 ": transport %u is neither TCP (0) nor UDP (1) (corrupt log)",
+                         r->path, x->offset, x->transport);
+    if (grow((void **)&r->sessions, &r->session_cap, r->session_count + 1, sizeof *r->sessions) != 0)
+        return set_error(r, "out of memory");
+    sweep__session *ss = sweep__offline_open(r->server, x->session, x->role, x->transport == 0,
+                                             (const char *)x->text.ptr, x->text.len);
+    if (!ss)
+        return set_error(r, "out of memory");
+    r->sessions[r->session_count++] = (replay_session){x->session, ss, x->transport == 0};
+    r->stats.sessions++;
+    return 0;
+}
+
+static int on_close(sweep_replay *r, const sweep_record *x)
+{
+    replay_session *rs = find_session(r, x->session);
+    if (!rs)
+        return set_error(r, "%s: byte %" PRIu64 ": CLOSE of session %" PRIu64 ", which no OPEN began (corrupt log)",
+                         r->path, x->offset, x->session);
+    sweep__offline_close(rs->ss);
+    *rs = r->sessions[--r->session_count];
+    return 0;
+}
+
+/* Checks a segment's HEAD against the world the replay runs. */
+static int check_head(sweep_replay *r, const sweep_record_head *h, char *err, size_t errlen)
+{
+    if (h->protocol_version != SWEEP_PROTOCOL_VERSION) {
+        snprintf(err, errlen, "%s: recorded with protocol version %u; this build speaks %u", r->path,
+                 h->protocol_version, SWEEP_PROTOCOL_VERSION);
+        return -1;
+    }
+    if (memcmp(h->content_hash, sweep__offline_map_hash(r->server), 32) != 0) {
+        char a[65], b[65];
+        for (int i = 0; i < 32; i++) {
+            snprintf(a + 2 * i, 3, "%02x", h->content_hash[i]);
+            snprintf(b + 2 * i, 3, "%02x", sweep__offline_map_hash(r->server)[i]);
+        }
+        snprintf(err, errlen,
+                 "%s: recorded on map '%.*s' with content hash %s; %s has content hash %s (not the same map)",
+                 r->path, (int)h->map_name.len, (const char *)h->map_name.ptr, a, r->map, b);
+        return -1;
+    }
+    return 0;
+}
+
+/* After an END "rotated": the next segment, named like this one with the
+ * segment number after, whose HEAD names this one as the previous. */
+static int next_segment(sweep_replay *r)
+{
+    const sweep_record_head *old = sweep_record_head_of(r->reader);
+    char next[sizeof r->path];
+    size_t n = strlen(r->path), sl = strlen(SWEEP_RECORD_SUFFIX);
+    if (n < sl + 5 || strcmp(r->path + n - sl, SWEEP_RECORD_SUFFIX) != 0)
+        return set_error(r, "%s: rotated, but the name does not end in -NNNN%s, so the next segment cannot be found",
+                         r->path, SWEEP_RECORD_SUFFIX);
+    snprintf(next, sizeof next, "%.*s%04u%s", (int)(n - sl - 4), r->path, old->segment + 1, SWEEP_RECORD_SUFFIX);
+    const char *base = strrchr(r->path, '/');
+    base = base ? base + 1 : r->path;
+    char err[1200];
+    sweep_record_reader *nr = sweep_record_open(next, err, sizeof err);
+    if (!nr)
+        return set_error(r, "the log continues in a next segment: %s", err);
+    const sweep_record_head *h = sweep_record_head_of(nr);
+    if (h->previous.len != strlen(base) || memcmp(h->previous.ptr, base, h->previous.len) != 0 ||
+        h->first_tick != sweep__offline_world_tick(r->server)) {
+        sweep_record_close(nr);
+        return set_error(r, "%s does not continue %s (its HEAD names another previous segment or tick)", next,
+                         r->path);
+    }
+    r->bytes_before += sweep_record_size(r->reader);
+    sweep_record_close(r->reader);
+    r->reader = nr;
+    snprintf(r->path, sizeof r->path, "%s", next);
+    r->stats.segments++;
+    if (check_head(r, h, err, sizeof err) != 0)
+        return set_error(r, "%s", err);
+    return 0;
+}
+
+int sweep_replay_step(sweep_replay *r)
+{
+    if (r->done)
+        return r->diverged || r->error[0] ? -1 : 0;
+    for (;;) {
+        sweep_record x;
+        int got = next_record(r, &x);
+        if (got < 0)
+            return -1;
+        if (got == 0) {
+            uint64_t at;
+            r->stats.truncated = sweep_record_truncated(r->reader, &at);
+            r->done = 1;
+            return 0;
+        }
+        int rc = 0;
+        switch (x.type) {
+        case SWEEP_RECORD_HEAD:
+            break;
+        case SWEEP_RECORD_OPEN:
+            rc = on_open(r, &x);
+            break;
+        case SWEEP_RECORD_CLOSE:
+            rc = on_close(r, &x);
+            break;
+        case SWEEP_RECORD_IN:
+            rc = on_request(r, &x);
+            break;
+        case SWEEP_RECORD_TICK:
+            if (on_tick(r, &x) < 0)
+                return -1;
+            return 1;
+        case SWEEP_RECORD_HASH:
+            rc = on_hash(r, &x);
+            break;
+        case SWEEP_RECORD_END:
+            if (x.text.len == 7 && memcmp(x.text.ptr, "rotated", 7) == 0) {
+                rc = next_segment(r);
+            } else {
+                r->stats.ended = 1;
+                r->done = 1;
+                return 0;
+            }
+            break;
+        default:
+            rc = set_error(r, "%s: byte %" PRIu64 ": %s record where a request, tick or session was due (corrupt log)",
+                           r->path, x.offset, sweep_record_type_name(x.type));
+            break;
+        }
+        if (rc < 0)
+            return -1;
+    }
+}
+
+int sweep_replay_run(sweep_replay *r)
+{
+    int rc;
+    while ((rc = sweep_replay_step(r)) == 1) {
+    }
+    return rc;
+}
+
+sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen)
+{
+    sweep_replay *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(r->path, sizeof r->path, "%s", log);
+    r->reader = sweep_record_open(log, err, errlen);
+    if (!r->reader) {
+        free(r);
+        return NULL;
+    }
+    const sweep_record_head *h = sweep_record_head_of(r->reader);
+    if (h->segment != 0) {
+        snprintf(err, errlen, "%s: segment %u of a log; a replay starts at segment 0 (this one continues %.*s)", log,
+                 h->segment, (int)h->previous.len, (const char *)h->previous.ptr);
+        sweep_replay_close(r);
+        return NULL;
+    }
+    if (map)
+        snprintf(r->map, sizeof r->map, "%s", map);
+    else
+        snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
+    sweep_server_options opt;
+    sweep_server_options_default(&opt);
+    snprintf(opt.maps[0], sizeof opt.maps[0], "%s", r->map);
+    opt.map_count = 1;
+    opt.tick_rate = h->tick_rate;
+    opt.time_bank = h->time_bank;
+    opt.allow_free_move = h->allow_free_move;
+    opt.players_block = h->players_block;
+    opt.max_entities = h->max_entities;
+    opt.max_batch = h->max_batch;
+    opt.max_frame = h->max_frame;
+    char sub[1024];
+    r->server = sweep__offline_create(&opt, sub, sizeof sub);
+    if (!r->server) {
+        snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
+        sweep_replay_close(r);
+        return NULL;
+    }
+    if (check_head(r, h, err, errlen) != 0) {
+        sweep_replay_close(r);
+        return NULL;
+    }
+    uint32_t moves_cap = h->max_frame / 4u + 1u;
+    for (int i = 0; i < 2; i++) {
+        r->dec_moves[i] = calloc(moves_cap, sizeof *r->dec_moves[i]);
+        r->dec_results[i] = calloc(moves_cap, sizeof *r->dec_results[i]);
+        r->dec_movers[i] = calloc(64, sizeof *r->dec_movers[i]);
+        if (!r->dec_moves[i] || !r->dec_results[i] || !r->dec_movers[i]) {
+            snprintf(err, errlen, "out of memory");
+            sweep_replay_close(r);
+            return NULL;
+        }
+        r->dec[i].moves = r->dec_moves[i];
+        r->dec[i].moves_cap = moves_cap;
+        r->dec[i].results = r->dec_results[i];
+        r->dec[i].results_cap = moves_cap;
+        r->dec[i].movers = r->dec_movers[i];
+        r->dec[i].movers_cap = 64;
+    }
+    r->stats.segments = 1;
+    return r;
+}
+
+const sweep_replay_divergence *sweep_replay_divergence_of(const sweep_replay *r)
+{
+    return r->diverged ? &r->div : NULL;
+}
+
+const char *sweep_replay_error(const sweep_replay *r)
+{
+    return r->error;
+}
+
+const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r)
+{
+    sweep_replay *m = (sweep_replay *)r;
+    m->stats.moves = sweep__offline_moves(r->server);
+    m->stats.bytes = m->bytes_before + (r->reader ? sweep_record_size(r->reader) : 0);
+    return &r->stats;
+}
+
+uint64_t sweep_replay_tick(const sweep_replay *r)
+{
+    return sweep__offline_world_tick(r->server);
+}
+
+const sweep_level *sweep_replay_level(const sweep_replay *r)
+{
+    return sweep__offline_level(r->server);
+}
+
+int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3])
+{
+    return sweep__offline_mover_position(r->server, index, position);
+}
+
+void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx)
+{
+    r->watcher = fn;
+    r->watcher_ctx = ctx;
+}
+
+void sweep_replay_close(sweep_replay *r)
+{
+    if (!r)
+        return;
+    sweep_record_close(r->reader);
+    sweep_server_destroy(r->server);
+    for (int i = 0; i < 2; i++) {
+        free(r->dec_moves[i]);
+        free(r->dec_results[i]);
+        free(r->dec_movers[i]);
+        free(r->scratch[i]);
+    }
+    free(r->sessions);
+    free(r->ids);
+    free(r->expect);
+    free(r->sent);
+    free(r->arena);
+    free(r->input);
+    free(r);
+}

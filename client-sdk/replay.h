@@ -1,0 +1,115 @@
+/*
+ * replay.h - re-running a session log that sweepd --record wrote, and
+ * checking every answer bit for bit.
+ *
+ * A replay loads the map the log was recorded on (its content hash must
+ * match), runs sweepd's own world code offline (server/offline.h: the same
+ * dispatch, moves, spawns and ticks, no sockets, no clock) through the
+ * log's requests and ticks, and compares each message the server sends
+ * with the one recorded, byte for byte, and each state hash. The first
+ * difference stops the replay and is described: tick, session, entity,
+ * the field, both values.
+ *
+ *   char err[512];
+ *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
+ *   if (!r) { fprintf(stderr, "%s\n", err); ... }
+ *   int rc;
+ *   while ((rc = sweep_replay_step(r)) == 1) { ... one tick replayed ... }
+ *   if (rc < 0) {
+ *       const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+ *       fprintf(stderr, "%s\n", d ? d->text : sweep_replay_error(r));
+ *   }
+ *   sweep_replay_close(r);
+ *
+ * Link: libsweep-client.a, then libsweep-server.a and the libraries it
+ * needs (pkg-config --libs sweep).
+ */
+#ifndef SWEEP_CLIENT_REPLAY_H
+#define SWEEP_CLIENT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps/level.h"
+#include "protocol/message.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sweep_replay sweep_replay;
+
+/* Where a replay and its log first disagree. */
+typedef struct sweep_replay_divergence {
+    uint64_t tick;          /* the world's tick when it happened */
+    uint64_t session;       /* 0 when not about a session's message */
+    uint32_t entity;        /* 0 when not about an entity */
+    uint64_t offset;        /* byte offset of the log record compared */
+    char file[1024];        /* the log segment that holds it */
+    char field[96];         /* "MoveResult.position.x", "state hash", "output count", ... */
+    char recorded[128];     /* both values as text (doubles as %.17g and their bits) */
+    char replayed[128];
+    char text[1024];        /* all of it, one line */
+} sweep_replay_divergence;
+
+typedef struct sweep_replay_stats {
+    uint64_t ticks;    /* TICK records replayed */
+    uint64_t sessions; /* OPEN records */
+    uint64_t requests; /* IN records */
+    uint64_t moves;    /* moves applied */
+    uint64_t outputs;  /* messages compared */
+    uint64_t hashes;   /* state hashes compared */
+    uint64_t bytes;    /* log bytes read (every segment) */
+    uint32_t segments; /* segments read */
+    int truncated;     /* the last segment ended in a torn frame (a killed server) */
+    int ended;         /* the last segment had an END record (a clean stop) */
+} sweep_replay_stats;
+
+/* Something a replay did, for tools that draw or count (sweep_replay_watch). */
+typedef struct sweep_replay_event {
+    uint64_t tick;
+    uint64_t session;
+    const sweep_message *message; /* a message the server sent (and the log holds), decoded */
+} sweep_replay_event;
+
+typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
+
+/* Opens the first segment of a log and loads `map` (NULL: the path the
+ * log recorded). NULL with err naming the file and what is wrong: not a
+ * log, corrupt, a later segment, another map (content hash), another
+ * protocol version. */
+sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
+
+/* Replays up to and including the next tick: 1 when a tick was replayed,
+ * 0 at the end of the log (following later segments), -1 on a divergence
+ * (sweep_replay_divergence_of) or a bad log (sweep_replay_error). */
+int sweep_replay_step(sweep_replay *r);
+
+/* Steps to the end: 0 when the whole log matched, -1 as above. */
+int sweep_replay_run(sweep_replay *r);
+
+/* The first divergence, or NULL. */
+const sweep_replay_divergence *sweep_replay_divergence_of(const sweep_replay *r);
+
+/* What stopped the replay when it was not a divergence ("" if nothing). */
+const char *sweep_replay_error(const sweep_replay *r);
+
+const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r);
+
+/* The world's tick, its level, and a mover's position now (index order;
+ * -1 past the last mover). */
+uint64_t sweep_replay_tick(const sweep_replay *r);
+const sweep_level *sweep_replay_level(const sweep_replay *r);
+int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3]);
+
+/* Calls fn for every message compared from now on (decoded; costs a
+ * decode per message). NULL stops. */
+void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx);
+
+void sweep_replay_close(sweep_replay *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

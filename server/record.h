@@ -1,0 +1,153 @@
+/*
+ * record.h - session logs: what sweepd --record writes and what replays
+ * read. One log per world; a log may be split into segments (rotation),
+ * each segment continuing the one before it.
+ *
+ * File layout (all integers little-endian, doubles as their IEEE-754 bits):
+ *
+ *   file    = header frame*
+ *   header  = "SWEEPLOG" u32 version(1) u32 zero                16 bytes
+ *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 of zlib
+ *   body    = record+
+ *   record  = u8 type  u32 len  payload[len]
+ *   string  = u32 len  bytes (no NUL)
+ *
+ * A frame is written with one write() when a tick ends (or when the records
+ * waiting pass SWEEP_RECORD_FLUSH_BYTES), so a process killed at any moment
+ * leaves whole frames followed by at most one partial frame. Readers take
+ * a last frame that runs past the end of the file as a torn tail (the log
+ * is read up to there and said to be truncated); a frame whose checksum
+ * fails, or a record that does not fit its frame, is corruption, named by
+ * its byte offset.
+ *
+ * Records, in the order things happened in the world:
+ *
+ *   HEAD   first record of every segment: segment number, start (Unix ms),
+ *          server version, protocol version, world index, map name, stem
+ *          and path, the map's 32-byte content hash, the settings a replay
+ *          needs (tick rate, time bank, free moves, players block, entity
+ *          and batch limits, frame size), the hash interval, the world tick
+ *          the segment starts at and the file name of the segment before;
+ *   OPEN   u64 session  u8 role  u8 transport(0 TCP, 1 UDP)  string
+ *          identity  string client: a session joined the world;
+ *   CLOSE  u64 session  string reason: it left; its entities went with it;
+ *   IN     u64 session  bytes: a request that changes the world (Spawn,
+ *          Despawn, Move, MoveBatch, MoverCommand) as received, after the
+ *          rate limit let it through (a TCP frame keeps its size prefix);
+ *   ID     u32 entity: the id the server drew for the entity a Spawn made;
+ *   OUT    u64 session  bytes: a message the server sent because of the IN
+ *          or TICK before it (answers, Errors, unasked Despawned), as sent;
+ *   TICK   u64 tick: the world's tick advanced to this number (its mover
+ *          step follows, with any OUT it caused);
+ *   HASH   u64 tick  u64 hash: the world's state hash after that tick
+ *          (sweep__world_state_hash), every hash_every ticks;
+ *   END    u64 tick  string reason: the segment was closed on purpose
+ *          ("shutdown", "rotated"); a log without one was cut short.
+ *
+ * Nothing else is needed to re-run a world: requests that change nothing
+ * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
+ * only randomness, entity ids, is recorded.
+ */
+#ifndef SWEEP_SERVER_RECORD_H
+#define SWEEP_SERVER_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWEEP_RECORD_MAGIC "SWEEPLOG"
+#define SWEEP_RECORD_VERSION 1u
+#define SWEEP_RECORD_HEADER_SIZE 16u
+#define SWEEP_RECORD_FRAME_HEADER 8u
+#define SWEEP_RECORD_FRAME_MAX (64u << 20)    /* larger is corruption */
+#define SWEEP_RECORD_FLUSH_BYTES (256u << 10) /* a frame is written once this much waits */
+#define SWEEP_RECORD_SUFFIX ".sweeplog"
+
+typedef enum sweep_record_type {
+    SWEEP_RECORD_HEAD = 1,
+    SWEEP_RECORD_OPEN = 2,
+    SWEEP_RECORD_CLOSE = 3,
+    SWEEP_RECORD_IN = 4,
+    SWEEP_RECORD_ID = 5,
+    SWEEP_RECORD_OUT = 6,
+    SWEEP_RECORD_TICK = 7,
+    SWEEP_RECORD_HASH = 8,
+    SWEEP_RECORD_END = 9
+} sweep_record_type;
+
+/* "HEAD", "OPEN", ... ("?" for anything else). */
+const char *sweep_record_type_name(unsigned type);
+
+/* Bytes with their length; not NUL-terminated. */
+typedef struct sweep_record_bytes {
+    const uint8_t *ptr;
+    uint32_t len;
+} sweep_record_bytes;
+
+typedef struct sweep_record_head {
+    uint32_t segment;
+    uint64_t started_unix_ms;
+    sweep_record_bytes server_version;
+    uint32_t protocol_version;
+    uint32_t world_index;
+    sweep_record_bytes map_name, map_stem, map_path;
+    uint8_t content_hash[32];
+    double tick_rate;
+    double time_bank;
+    uint8_t allow_free_move;
+    uint8_t players_block;
+    uint32_t max_entities;
+    uint32_t max_batch;
+    uint32_t max_frame;
+    uint32_t hash_every;
+    uint64_t first_tick;
+    sweep_record_bytes previous; /* file name of the segment before; empty for the first */
+} sweep_record_head;
+
+/* One record, decoded. Pointers point into the reader's mapping and stay
+ * valid until sweep_record_close. */
+typedef struct sweep_record {
+    uint8_t type;
+    uint64_t offset; /* of the record's type byte in the file */
+    uint64_t session;         /* OPEN CLOSE IN OUT */
+    uint64_t tick;            /* TICK HASH END */
+    uint64_t hash;            /* HASH */
+    uint32_t entity;          /* ID */
+    uint8_t role, transport;  /* OPEN */
+    sweep_record_bytes text;  /* OPEN identity, CLOSE and END reason */
+    sweep_record_bytes text2; /* OPEN client name */
+    sweep_record_bytes bytes; /* IN OUT: the message */
+    sweep_record_head head;   /* HEAD */
+} sweep_record;
+
+typedef struct sweep_record_reader sweep_record_reader;
+
+/* Opens a log segment read-only and checks its header and first record
+ * (a HEAD). NULL with err naming the file and what is wrong. */
+sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errlen);
+
+/* The segment's HEAD. */
+const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r);
+
+/* The next record: 1 with *out filled, 0 at the end of the log (also after
+ * a torn tail: see sweep_record_truncated), -1 with err naming the byte
+ * offset and what is wrong. */
+int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen);
+
+/* After the end: 1 if the last frame was cut short (the writer was killed
+ * mid-write), with the offset it started at. */
+int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at);
+
+/* The file's size in bytes. */
+uint64_t sweep_record_size(const sweep_record_reader *r);
+
+void sweep_record_close(sweep_record_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,338 @@
+/*
+ * record_read.c - reading a session log (record.h), read-only and checked:
+ * every frame's checksum before any record of it is believed, every length
+ * against what holds it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "server/record.h"
+
+struct sweep_record_reader {
+    char path[1024];
+    const uint8_t *data;
+    size_t size;
+    size_t pos;       /* next frame */
+    size_t body_pos;  /* next record in the current frame */
+    size_t body_end;  /* end of the current frame; body_pos == body_end: none */
+    int truncated;
+    uint64_t truncated_at;
+    sweep_record_head head;
+};
+
+static const char *const type_names[] = {"?", "HEAD", "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END"};
+
+const char *sweep_record_type_name(unsigned type)
+{
+    return type < sizeof type_names / sizeof type_names[0] ? type_names[type] : "?";
+}
+
+static uint32_t u32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+    return (uint64_t)u32_at(p) | (uint64_t)u32_at(p + 4) << 32;
+}
+
+/* A cursor over one record's payload: reads past its end set `bad`. */
+typedef struct cursor {
+    const uint8_t *p;
+    size_t left;
+    int bad;
+} cursor;
+
+static const uint8_t *take(cursor *c, size_t n)
+{
+    if (c->bad || n > c->left) {
+        c->bad = 1;
+        return NULL;
+    }
+    const uint8_t *at = c->p;
+    c->p += n;
+    c->left -= n;
+    return at;
+}
+
+static uint8_t get_u8(cursor *c)
+{
+    const uint8_t *p = take(c, 1);
+    return p ? p[0] : 0;
+}
+
+static uint32_t get_u32(cursor *c)
+{
+    const uint8_t *p = take(c, 4);
+    return p ? u32_at(p) : 0;
+}
+
+static uint64_t get_u64(cursor *c)
+{
+    const uint8_t *p = take(c, 8);
+    return p ? u64_at(p) : 0;
+}
+
+static double get_f64(cursor *c)
+{
+    uint64_t b = get_u64(c);
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+static sweep_record_bytes get_str(cursor *c)
+{
+    sweep_record_bytes s = {NULL, 0};
+    uint32_t n = get_u32(c);
+    const uint8_t *p = take(c, n);
+    if (p) {
+        s.ptr = p;
+        s.len = n;
+    }
+    return s;
+}
+
+static sweep_record_bytes get_rest(cursor *c)
+{
+    sweep_record_bytes s = {c->p, (uint32_t)c->left};
+    c->p += c->left;
+    c->left = 0;
+    return s;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void parse_head(cursor *c, sweep_record_head *h)
+{
+    h->segment = get_u32(c);
+    h->started_unix_ms = get_u64(c);
+    h->server_version = get_str(c);
+    h->protocol_version = get_u32(c);
+    h->world_index = get_u32(c);
+    h->map_name = get_str(c);
+    h->map_stem = get_str(c);
+    h->map_path = get_str(c);
+    const uint8_t *hash = take(c, 32);
+    if (hash)
+        memcpy(h->content_hash, hash, 32);
+    h->tick_rate = get_f64(c);
+    h->time_bank = get_f64(c);
+    h->allow_free_move = get_u8(c);
+    h->players_block = get_u8(c);
+    h->max_entities = get_u32(c);
+    h->max_batch = get_u32(c);
+    h->max_frame = get_u32(c);
+    h->hash_every = get_u32(c);
+    h->first_tick = get_u64(c);
+    h->previous = get_str(c);
+}
+
+/* Moves to the next frame: 1, 0 at the end (or a torn tail), -1. */
+static int next_frame(sweep_record_reader *r, char *err, size_t errlen)
+{
+    if (r->pos == r->size)
+        return 0;
+    size_t at = r->pos;
+    if (r->size - at < SWEEP_RECORD_FRAME_HEADER) {
+        r->truncated = 1;
+        r->truncated_at = at;
+        r->pos = r->size;
+        return 0;
+    }
+    uint32_t len = u32_at(r->data + at), crc = u32_at(r->data + at + 4);
+    if (len == 0 || len > SWEEP_RECORD_FRAME_MAX)
+        return fail(err, errlen, "%s: frame at byte %zu: length %u is not a frame's (corrupt log)", r->path, at,
+                    len);
+    if (r->size - at - SWEEP_RECORD_FRAME_HEADER < len) {
+        r->truncated = 1;
+        r->truncated_at = at;
+        r->pos = r->size;
+        return 0;
+    }
+    const uint8_t *body = r->data + at + SWEEP_RECORD_FRAME_HEADER;
+    uint32_t got = (uint32_t)crc32(crc32(0L, Z_NULL, 0), body, len);
+    if (got != crc)
+        return fail(err, errlen, "%s: frame at byte %zu (%u bytes): checksum %08x, the frame says %08x (corrupt log)",
+                    r->path, at, len, got, crc);
+    r->body_pos = at + SWEEP_RECORD_FRAME_HEADER;
+    r->body_end = r->body_pos + len;
+    r->pos = r->body_end;
+    return 1;
+}
+
+int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen)
+{
+    while (r->body_pos == r->body_end) {
+        int f = next_frame(r, err, errlen);
+        if (f <= 0)
+            return f;
+    }
+    size_t at = r->body_pos;
+    if (r->body_end - at < 5)
+        return fail(err, errlen, "%s: record at byte %zu: cut short by the end of its frame (corrupt log)", r->path, at);
+    uint8_t type = r->data[at];
+    uint32_t len = u32_at(r->data + at + 1);
+    if (r->body_end - at - 5 < len)
+        return fail(err, errlen, "%s: record at byte %zu (%s, %u bytes) runs past the end of its frame (corrupt log)",
+                    r->path, at, sweep_record_type_name(type), len);
+    memset(out, 0, sizeof *out);
+    out->type = type;
+    out->offset = at;
+    cursor c = {r->data + at + 5, len, 0};
+    switch (type) {
+    case SWEEP_RECORD_HEAD:
+        parse_head(&c, &out->head);
+        break;
+    case SWEEP_RECORD_OPEN:
+        out->session = get_u64(&c);
+        out->role = get_u8(&c);
+        out->transport = get_u8(&c);
+        out->text = get_str(&c);
+        out->text2 = get_str(&c);
+        break;
+    case SWEEP_RECORD_CLOSE:
+        out->session = get_u64(&c);
+        out->text = get_str(&c);
+        break;
+    case SWEEP_RECORD_IN:
+    case SWEEP_RECORD_OUT:
+        out->session = get_u64(&c);
+        out->bytes = get_rest(&c);
+        if (out->bytes.len == 0)
+            c.bad = 1;
+        break;
+    case SWEEP_RECORD_ID:
+        out->entity = get_u32(&c);
+        break;
+    case SWEEP_RECORD_TICK:
+        out->tick = get_u64(&c);
+        break;
+    case SWEEP_RECORD_HASH:
+        out->tick = get_u64(&c);
+        out->hash = get_u64(&c);
+        break;
+    case SWEEP_RECORD_END:
+        out->tick = get_u64(&c);
+        out->text = get_str(&c);
+        break;
+    default:
+        return fail(err, errlen, "%s: record at byte %zu: unknown type %u (corrupt log, or a newer format)", r->path,
+                    at, type);
+    }
+    if (c.bad || c.left)
+        return fail(err, errlen, "%s: record at byte %zu (%s): its %u bytes do not hold its fields (corrupt log)",
+                    r->path, at, sweep_record_type_name(type), len);
+    r->body_pos = at + 5 + len;
+    return 1;
+}
+
+sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errlen)
+{
+    sweep_record_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        fail(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    snprintf(r->path, sizeof r->path, "%s", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(r);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        free(r);
+        return NULL;
+    }
+    r->size = (size_t)st.st_size;
+    if (r->size < SWEEP_RECORD_HEADER_SIZE) {
+        fail(err, errlen, "%s: %zu bytes, shorter than a log's %u-byte header (not a sweep log, or cut short)", path,
+             r->size, SWEEP_RECORD_HEADER_SIZE);
+        close(fd);
+        free(r);
+        return NULL;
+    }
+    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        fail(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        free(r);
+        return NULL;
+    }
+    r->data = m;
+    char sub[1200];
+    sweep_record first;
+    if (memcmp(r->data, SWEEP_RECORD_MAGIC, 8) != 0) {
+        fail(err, errlen, "%s: not a sweep log (no SWEEPLOG header)", path);
+    } else if (u32_at(r->data + 8) != SWEEP_RECORD_VERSION) {
+        fail(err, errlen, "%s: log format version %u; this build reads version %u", path, u32_at(r->data + 8),
+             SWEEP_RECORD_VERSION);
+    } else {
+        r->pos = SWEEP_RECORD_HEADER_SIZE;
+        int got = sweep_record_next(r, &first, sub, sizeof sub);
+        if (got < 0)
+            fail(err, errlen, "%s", sub);
+        else if (got == 0)
+            fail(err, errlen, "%s: no whole frame after the header (the recording stopped before its first tick)",
+                 path);
+        else if (first.type != SWEEP_RECORD_HEAD)
+            fail(err, errlen, "%s: first record is %s at byte %llu, not HEAD (corrupt log)", path,
+                 sweep_record_type_name(first.type), (unsigned long long)first.offset);
+        else {
+            r->head = first.head;
+            return r;
+        }
+    }
+    sweep_record_close(r);
+    return NULL;
+}
+
+const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r)
+{
+    return &r->head;
+}
+
+int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at)
+{
+    if (at)
+        *at = r->truncated_at;
+    return r->truncated;
+}
+
+uint64_t sweep_record_size(const sweep_record_reader *r)
+{
+    return r->size;
+}
+
+void sweep_record_close(sweep_record_reader *r)
+{
+    if (!r)
+        return;
+    if (r->data)
+        munmap((void *)r->data, r->size);
+    free(r);
+}

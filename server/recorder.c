@@ -1,0 +1,394 @@
+/*
+ * recorder.c - sweepd --record: each world writes a session log
+ * (record.h) into the record directory.
+ *
+ * Records gather in memory and go to the file as one frame with one
+ * write() when a tick ends (or when SWEEP_RECORD_FLUSH_BYTES wait): one
+ * system call per tick, and a process killed at any moment leaves every
+ * earlier frame whole. Nothing is fsync'ed: a crash of the process loses
+ * nothing written, a crash of the machine may lose what the kernel had not
+ * yet written back.
+ *
+ * Files are named <stem>-<UTC start>-<segment>.sweeplog. A segment ends
+ * (END "rotated") and the next begins at a tick boundary once it passed
+ * --record-max-mb or --record-max-seconds; the next one's HEAD names it,
+ * so a replay follows the chain from the world's first segment.
+ *
+ * A write that fails (disk full, ...) is logged once and ends the world's
+ * recording; the server goes on serving.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "server/record.h"
+#include "server/server_impl.h"
+
+struct sweep__recorder {
+    int fd;
+    uint32_t segment;
+    char base[SWEEP_LEVEL_NAME_MAX + 32]; /* <stem>-<UTC start> */
+    char name[SWEEP_LEVEL_NAME_MAX + 64]; /* this segment's file name */
+    char path[SWEEP_SERVER_PATH_MAX + SWEEP_LEVEL_NAME_MAX + 96];
+    uint64_t segment_bytes;
+    uint64_t segment_start_ns;
+    uint8_t *buf; /* buf[0..8) is the frame header, filled when written */
+    size_t len, cap;
+    int failed;
+};
+
+static int reserve(sweep__recorder *r, size_t more)
+{
+    if (r->len + more <= r->cap)
+        return 0;
+    size_t ncap = r->cap ? r->cap : 64u * 1024u;
+    while (ncap < r->len + more)
+        ncap *= 2;
+    uint8_t *n = realloc(r->buf, ncap);
+    if (!n)
+        return -1;
+    r->buf = n;
+    r->cap = ncap;
+    return 0;
+}
+
+static void put_u32_at(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Appending is done in two passes over the same field list: one to size
+ * the record, one to write it. A NULL `at` only counts. */
+typedef struct out {
+    uint8_t *at;
+    size_t n;
+} out;
+
+static void put(out *o, const void *p, size_t n)
+{
+    if (o->at)
+        memcpy(o->at + o->n, p, n);
+    o->n += n;
+}
+
+static void put_u8(out *o, uint8_t v)
+{
+    put(o, &v, 1);
+}
+
+static void put_u32(out *o, uint32_t v)
+{
+    uint8_t b[4];
+    put_u32_at(b, v);
+    put(o, b, 4);
+}
+
+static void put_u64(out *o, uint64_t v)
+{
+    put_u32(o, (uint32_t)v);
+    put_u32(o, (uint32_t)(v >> 32));
+}
+
+static void put_f64(out *o, double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    put_u64(o, b);
+}
+
+static void put_str(out *o, const char *s)
+{
+    size_t n = strlen(s);
+    put_u32(o, (uint32_t)n);
+    put(o, s, n);
+}
+
+/* Writes the waiting records as one frame. */
+static void flush(sweep__world *w)
+{
+    sweep__recorder *r = w->rec;
+    if (!r || r->failed || r->len <= SWEEP_RECORD_FRAME_HEADER)
+        return;
+    uint32_t body = (uint32_t)(r->len - SWEEP_RECORD_FRAME_HEADER);
+    put_u32_at(r->buf, body);
+    put_u32_at(r->buf + 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), r->buf + SWEEP_RECORD_FRAME_HEADER, body));
+    size_t done = 0;
+    while (done < r->len) {
+        ssize_t k = write(r->fd, r->buf + done, r->len - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"%s\": recording of this world stops",
+                       w->index, r->path, k < 0 ? strerror(errno) : "short write");
+            r->failed = 1;
+            return;
+        }
+        done += (size_t)k;
+    }
+    r->segment_bytes += r->len;
+    r->len = SWEEP_RECORD_FRAME_HEADER;
+}
+
+/* Room for a record of `payload` bytes; its writer, positioned after the
+ * type and length. NULL when recording is off or out of memory. */
+static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
+{
+    sweep__recorder *r = w->rec;
+    if (!r || r->failed)
+        return NULL;
+    if (r->len + 5 + payload > SWEEP_RECORD_FLUSH_BYTES && r->len > SWEEP_RECORD_FRAME_HEADER)
+        flush(w);
+    if (reserve(r, 5 + payload) != 0) {
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u error=\"out of memory\": recording of this world stops",
+                   w->index);
+        r->failed = 1;
+        return NULL;
+    }
+    uint8_t *p = r->buf + r->len;
+    p[0] = type;
+    put_u32_at(p + 1, (uint32_t)payload);
+    r->len += 5 + payload;
+    return p + 5;
+}
+
+static void write_head(sweep__world *w, const char *previous)
+{
+    const sweep_server *s = w->server;
+    const sweep__recorder *r = w->rec;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t ms = (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+    size_t size = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        out o = {NULL, 0};
+        if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_HEAD, size)))
+            return;
+        put_u32(&o, r->segment);
+        put_u64(&o, ms);
+        put_str(&o, "sweepd " SWEEP_SERVER_VERSION);
+        put_u32(&o, SWEEP_PROTOCOL_VERSION);
+        put_u32(&o, w->index);
+        put_str(&o, w->level.name);
+        put_str(&o, w->stem);
+        put_str(&o, s->opt.maps[w->index]);
+        put(&o, w->hash.bytes, 32);
+        put_f64(&o, w->tick_rate);
+        put_f64(&o, s->opt.time_bank);
+        put_u8(&o, (uint8_t)s->opt.allow_free_move);
+        put_u8(&o, (uint8_t)s->opt.players_block);
+        put_u32(&o, s->opt.max_entities);
+        put_u32(&o, s->opt.max_batch);
+        put_u32(&o, s->opt.max_frame);
+        put_u32(&o, s->opt.record_hash_every);
+        put_u64(&o, w->tick);
+        put_str(&o, previous);
+        size = o.n;
+    }
+}
+
+/* Creates the next segment's file and writes its header and HEAD. */
+static int open_segment(sweep__world *w, const char *previous)
+{
+    sweep_server *s = w->server;
+    sweep__recorder *r = w->rec;
+    snprintf(r->name, sizeof r->name, "%s-%04u%s", r->base, r->segment, SWEEP_RECORD_SUFFIX);
+    snprintf(r->path, sizeof r->path, "%s/%s", s->opt.record_dir, r->name);
+    r->fd = open(r->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (r->fd < 0) {
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"%s\"", w->index, r->path,
+                   strerror(errno));
+        return -1;
+    }
+    uint8_t header[SWEEP_RECORD_HEADER_SIZE] = {0};
+    memcpy(header, SWEEP_RECORD_MAGIC, 8);
+    put_u32_at(header + 8, SWEEP_RECORD_VERSION);
+    if (write(r->fd, header, sizeof header) != (ssize_t)sizeof header) {
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"cannot write the header\"", w->index,
+                   r->path);
+        close(r->fd);
+        r->fd = -1;
+        return -1;
+    }
+    r->segment_bytes = sizeof header;
+    r->segment_start_ns = uv_hrtime();
+    r->len = SWEEP_RECORD_FRAME_HEADER;
+    write_head(w, previous);
+    flush(w); /* a log killed before its first tick still says what it is */
+    sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
+               r->segment, (unsigned long long)w->tick);
+    return r->failed ? -1 : 0;
+}
+
+static void write_end(sweep__world *w, const char *reason)
+{
+    size_t size = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        out o = {NULL, 0};
+        if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_END, size)))
+            return;
+        put_u64(&o, w->tick);
+        put_str(&o, reason);
+        size = o.n;
+    }
+}
+
+int sweep__record_start(sweep_server *s, char *err, size_t errlen)
+{
+    if (!s->opt.record_dir[0])
+        return 0;
+    struct stat st;
+    if (stat(s->opt.record_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "--record: %s is not a directory", s->opt.record_dir);
+        return -1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    gmtime_r(&now.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    for (unsigned i = 0; i < s->world_count; i++) {
+        sweep__world *w = &s->worlds[i];
+        w->rec = calloc(1, sizeof *w->rec);
+        if (!w->rec) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        w->rec->fd = -1;
+        snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, stamp);
+        if (open_segment(w, "") != 0) {
+            snprintf(err, errlen, "--record: cannot write %s (see the log line before)", w->rec->path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Ends the segment at a tick boundary when it is big or old enough. */
+static void maybe_rotate(sweep__world *w)
+{
+    const sweep_server *s = w->server;
+    sweep__recorder *r = w->rec;
+    int big = s->opt.record_max_mb && r->segment_bytes >= (uint64_t)s->opt.record_max_mb << 20;
+    int old = s->opt.record_max_seconds > 0.0 &&
+              (double)(uv_hrtime() - r->segment_start_ns) * 1e-9 >= s->opt.record_max_seconds;
+    if (!big && !old)
+        return;
+    char previous[sizeof r->name];
+    snprintf(previous, sizeof previous, "%s", r->name);
+    write_end(w, "rotated");
+    flush(w);
+    close(r->fd);
+    r->fd = -1;
+    if (r->failed)
+        return;
+    r->segment++;
+    if (open_segment(w, previous) != 0)
+        r->failed = 1;
+}
+
+void sweep__record_tick_end(sweep__world *w)
+{
+    if (!w->rec || w->rec->failed)
+        return;
+    flush(w);
+    if (!w->rec->failed)
+        maybe_rotate(w);
+}
+
+void sweep__record_stop(sweep_server *s, const char *reason)
+{
+    for (unsigned i = 0; i < s->world_count; i++) {
+        sweep__world *w = &s->worlds[i];
+        sweep__recorder *r = w->rec;
+        if (!r)
+            continue;
+        if (!r->failed && r->fd >= 0) {
+            write_end(w, reason);
+            flush(w);
+        }
+        if (r->fd >= 0)
+            close(r->fd);
+        free(r->buf);
+        free(r);
+        w->rec = NULL;
+    }
+}
+
+void sweep__record_open(sweep__world *w, const sweep__session *ss)
+{
+    size_t size = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        out o = {NULL, 0};
+        if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_OPEN, size)))
+            return;
+        put_u64(&o, ss->id);
+        put_u8(&o, (uint8_t)ss->role);
+        put_u8(&o, (uint8_t)ss->transport);
+        put_str(&o, ss->identity);
+        put_str(&o, ss->client_name);
+        size = o.n;
+    }
+}
+
+void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason)
+{
+    size_t size = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        out o = {NULL, 0};
+        if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_CLOSE, size)))
+            return;
+        put_u64(&o, ss->id);
+        put_str(&o, reason);
+        size = o.n;
+    }
+}
+
+void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    uint8_t *p = begin(w, type, 8 + len);
+    if (!p)
+        return;
+    out o = {p, 0};
+    put_u64(&o, session);
+    put(&o, bytes, len);
+}
+
+void sweep__record_id(sweep__world *w, uint32_t entity)
+{
+    uint8_t *p = begin(w, SWEEP_RECORD_ID, 4);
+    if (p)
+        put_u32_at(p, entity);
+}
+
+void sweep__record_tick(sweep__world *w)
+{
+    uint8_t *p = begin(w, SWEEP_RECORD_TICK, 8);
+    if (!p)
+        return;
+    out o = {p, 0};
+    put_u64(&o, w->tick);
+}
+
+void sweep__record_hash(sweep__world *w)
+{
+    uint8_t *p = begin(w, SWEEP_RECORD_HASH, 16);
+    if (!p)
+        return;
+    out o = {p, 0};
+    put_u64(&o, w->tick);
+    put_u64(&o, sweep__world_state_hash(w));
+}
+
+int sweep__recording(const sweep__world *w)
+{
+    return w->rec && !w->rec->failed;
+}
