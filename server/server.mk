@@ -9,7 +9,7 @@ SERVER_LIB := $(LIB)/libsweep-server.a
 SERVER_LDLIBS = -luv -lz $(MAPS_LDLIBS)
 
 LIBRARIES += $(SERVER_LIB)
-INSTALL_HEADERS += server/server.h server/options.h
+INSTALL_HEADERS += server/server.h server/options.h server/record.h
 
 $(SERVER_LIB): $(SERVER_OBJ)
 	@mkdir -p $(@D)
