@@ -62,6 +62,10 @@
 #include "core/vec3.h"
 #include "protocol/message.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sweep_client sweep_client;
 
 typedef enum sweep_client_transport {
@@ -362,5 +366,9 @@ uint64_t sweep_client_now_ns(void);
  * this build does not know; "" for none), in buf (always NUL-terminated,
  * truncated to cap). Returns buf. */
 const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -81,6 +81,10 @@
 #include "core/world.h"
 #include "maps/level.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Ticks of mover poses a predictor keeps for carrying riders (one second
  * at 64 ticks per second: a round trip longer than that is not carried). */
 #define SWEEP_PREDICT_HISTORY 64u
@@ -269,5 +273,9 @@ sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level
  * of lv. SWEEP_CLIENT_OK if equal, SWEEP_CLIENT_E_MAP_MISMATCH (err says
  * both hashes) if not. */
 sweep_client_status sweep_client_check_map(const sweep_client *c, const sweep_level *lv, sweep_client_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -64,6 +64,10 @@
 #include "maps/level.h"
 #include "maps/sha256.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_CONTENT_HASH_VERSION 2
 
 typedef struct sweep_content_hash {
@@ -76,5 +80,9 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
 
 /* Lower-case hex, 64 characters and a NUL. */
 void sweep_content_hash_hex(const sweep_content_hash *h, char out[2 * SWEEP_SHA256_SIZE + 1]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include "core/vec3.h"
 #include "core/world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_LEVEL_NAME_MAX 64
 
 typedef struct sweep_material {
@@ -110,5 +114,9 @@ sweep_status sweep_level_build_movers(const sweep_level *lv, sweep_movers **out)
 
 /* The world description over the level's arrays (valid while lv lives). */
 sweep_world_desc sweep_level_world_desc(const sweep_level *lv);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #include "core/status.h"
 #include "maps/level.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Material ids of generated levels. */
 enum {
     SWEEP_GEN_MAT_TERRAIN = 1,
@@ -44,5 +48,9 @@ typedef struct sweep_levelgen_params {
 /* Fills an initialised, empty level. SWEEP_E_ARG for a target out of range,
  * SWEEP_E_NOMEM if memory runs out (the level is then freed). */
 sweep_status sweep_levelgen(const sweep_levelgen_params *p, sweep_level *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -46,6 +46,10 @@
 #include "core/world.h"
 #include "maps/level.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The schema version (PRAGMA user_version) this build writes; it reads
  * every version from SWEEP_MAP_SCHEMA_VERSION_MIN up to this one. */
 #define SWEEP_MAP_SCHEMA_VERSION 2
@@ -162,5 +166,9 @@ void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
  */
 sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,
                                    char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,7 +9,15 @@
 #ifndef SWEEP_MAPS_SCHEMA_H
 #define SWEEP_MAPS_SCHEMA_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Every statement of schema.sql, run once on an empty database. */
 extern const char sweep_map_schema_sql[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_SHA256_SIZE 32
 
 typedef struct sweep_sha256 {
@@ -32,5 +36,9 @@ void sweep_sha256_digest(const void *data, size_t len, uint8_t out[SWEEP_SHA256_
 
 /* Lower-case hex of a digest, 64 characters and a terminating NUL. */
 void sweep_sha256_hex(const uint8_t digest[SWEEP_SHA256_SIZE], char out[2 * SWEEP_SHA256_SIZE + 1]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,6 +25,10 @@
 #include "maps/level.h"
 #include "maps/loader.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Called now and then while writing; done <= total rows of `stage`. */
 typedef void (*sweep_map_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
 
@@ -113,5 +117,9 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  jump_speed = 200\n"                                                                                     \
     "  speed_limit = 2400\n"                                                                                   \
     "  correction_threshold = 10\n"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -29,6 +29,10 @@
 #include "core/vec3.h"
 #include "protocol/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_BUILDER_MAX_FIELDS 24
 #define SWEEP_BUILDER_VTABLE_CACHE 8
 
@@ -90,5 +94,9 @@ sweep_ref sweep_builder_table_end(sweep_builder *b);
  * its end) and *out_len is the buffer's length. */
 sweep_proto_error sweep_builder_finish(sweep_builder *b, sweep_ref root, const char identifier[4],
                                        int size_prefixed, const uint8_t **out, size_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,6 +22,10 @@
 #include "protocol/message.h"
 #include "protocol/verify.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sweep_decoder {
     sweep_msg_move *moves;         /* MoveBatch storage */
     uint32_t moves_cap;
@@ -39,5 +43,15 @@ typedef struct sweep_decoder {
  * for NULL buf or out. *out is only written on success. */
 sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                sweep_message *out);
+
+/* Verifies buf like sweep_decode and reads only its kind and sequence:
+ * what a receiver needs to refuse a message it could not decode (one too
+ * large for its storage) by what it is. */
+sweep_proto_error sweep_decode_kind(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind,
+                                    uint32_t *sequence);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

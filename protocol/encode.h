@@ -18,6 +18,10 @@
 #include "protocol/message.h"
 #include "protocol/verify.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* SWEEP_PROTO_OK and (*out, *out_len); SWEEP_PROTO_E_BUFFER_SPACE if cap is
  * too small; SWEEP_PROTO_E_ARG for a NULL pointer, an unknown kind, a
  * required string or vector left NULL, or more than SWEEP_MAX_CONTACTS
@@ -38,7 +42,7 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
 /* The most moves a MoveBatch can carry in one UDP datagram when every Move
  * has all its fields but no claimed_position (each claimed position costs
  * room for about one more move). What the server announces in a UDP
- * Welcome's max_batch, and what a client can rely on. */
+XX
 uint32_t sweep_udp_max_batch(void);
 
 /* The same when every move also carries a claimed position. */
@@ -48,5 +52,9 @@ uint32_t sweep_udp_max_batch_claimed(void);
  * at its largest). A server splits a larger world's WorldState into
  * datagrams of at most this many movers each. */
 uint32_t sweep_udp_max_movers(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #ifndef SWEEP_PROTOCOL_ERROR_H
 #define SWEEP_PROTOCOL_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum sweep_proto_error {
     SWEEP_PROTO_OK = 0,
     /* Verifier: the buffer as a whole. */
@@ -43,5 +47,9 @@ typedef enum sweep_proto_error {
 
 /* Stable upper-case name ("OK", "TRUNCATED", ...); "UNKNOWN" if out of range. */
 const char *sweep_proto_error_name(sweep_proto_error e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

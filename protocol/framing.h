@@ -24,6 +24,10 @@
 
 #include "protocol/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_FRAME_PREFIX 4u
 #define SWEEP_FRAME_DEFAULT_MAX (64u * 1024u) /* bytes after the prefix */
 #define SWEEP_UDP_MAX_DATAGRAM 1200u
@@ -72,5 +76,9 @@ sweep_proto_error sweep_frame_check(size_t body_len, uint32_t max_frame);
 
 /* SWEEP_PROTO_OK, or SWEEP_PROTO_E_DATAGRAM_TOO_LARGE above SWEEP_UDP_MAX_DATAGRAM. */
 sweep_proto_error sweep_datagram_check(size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -38,6 +38,10 @@
 #include "core/vec3.h"
 #include "protocol/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Protocol.Version in sweep.fbs. */
 #define SWEEP_PROTOCOL_VERSION 1u
 /* file_identifier in sweep.fbs: bytes 4..7 of every buffer (after the size
@@ -418,5 +422,9 @@ sweep_wire_code sweep_wire_code_from_status(sweep_status s);
  * or UNKNOWN_MESSAGE; CAPACITY (a batch larger than the server's storage)
  * becomes BATCH_TOO_LARGE. */
 sweep_wire_code sweep_wire_code_from_proto(sweep_proto_error e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

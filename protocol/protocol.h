@@ -4,6 +4,8 @@
  * decoder (decode.h), encoder (encode.h), framing (framing.h) and identity
  * tokens (token.h).
  * builder.h is public too, for tools that write custom buffers.
+ * It declares nothing itself, so it needs no extern "C" block: each header
+ * it includes has its own, for C++ callers.
  */
 #ifndef SWEEP_PROTOCOL_PROTOCOL_H
 #define SWEEP_PROTOCOL_PROTOCOL_H

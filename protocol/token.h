@@ -40,6 +40,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_TOKEN_VERSION "sweep1"
 #define SWEEP_TOKEN_IDENTITY_MAX 64u
 #define SWEEP_TOKEN_SECRET_MIN 16u
@@ -104,5 +108,9 @@ sweep_token_status sweep_token_check(const uint8_t *secret, size_t secret_len, c
  * by its group or others, which the caller should warn about.
  */
 int sweep_token_secret_read(const char *path, uint8_t *secret, size_t *len, int *loose, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

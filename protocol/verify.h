@@ -40,6 +40,10 @@
 
 #include "protocol/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Flags for sweep_verify, sweep_decode and sweep_encode. */
 enum {
     SWEEP_WIRE_SIZE_PREFIXED = 1u << 0 /* buffer starts with a u32 LE size (TCP frames) */
@@ -63,5 +67,9 @@ sweep_proto_error sweep_verify(const void *buf, size_t len, unsigned flags);
 /* The same with explicit limits (NULL = defaults). */
 sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
                                     const sweep_verify_limits *limits);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,6 +18,10 @@
 
 #include "protocol/token.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SWEEP_SERVER_MAX_MAPS 16
 #define SWEEP_SERVER_PATH_MAX 1024
 #define SWEEP_SERVER_DEFAULT_PORT 7878
@@ -101,5 +105,9 @@ void sweep_server_options_usage(FILE *out);
 
 /* "error", "warn", "info", "debug" -> level; -1 if unknown. */
 int sweep_log_level_parse(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 
 #include "server/options.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sweep_server sweep_server;
 
 /* Loads every map, binds TCP and UDP on opt->listen (port 0: a free port
@@ -51,5 +55,9 @@ void sweep_server_stop(sweep_server *s);
 
 /* Frees everything; the server must not be running. NULL is ignored. */
 void sweep_server_destroy(sweep_server *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
