@@ -34,12 +34,22 @@ $(BIN)/sweep-replay: $(BUILD)/client-sdk/replay_main.o $(CLIENT_LIB) $(REPLAY_DE
 	@mkdir -p $(@D)
 	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
-# pkg-config file with the install prefix filled in.
+# pkg-config file with the install prefix filled in. It also depends on a
+# stamp holding the PREFIX it was made for: the stamp's recipe runs every
+# time but rewrites the file only when PREFIX differs, so `make install
+# PREFIX=/opt/x` after a build for /usr/local makes a new sweep.pc (instead
+# of installing one that points elsewhere), and the same PREFIX twice
+# rebuilds nothing.
 CLIENT_PC := $(BUILD)/client-sdk/sweep.pc
+CLIENT_PC_PREFIX := $(BUILD)/client-sdk/sweep.pc.prefix
 all: $(CLIENT_PC)
-$(CLIENT_PC): client-sdk/sweep.pc.in
+$(CLIENT_PC): client-sdk/sweep.pc.in $(CLIENT_PC_PREFIX)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' $< >$@.tmp && mv $@.tmp $@
+.PHONY: client-pc-prefix-check
+$(CLIENT_PC_PREFIX): client-pc-prefix-check
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(PREFIX)' ]; then printf '%s\n' '$(PREFIX)' >$@; fi
 .PHONY: install-client-pc
 install: install-client-pc
 install-client-pc: $(CLIENT_PC)
