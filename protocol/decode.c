@@ -364,6 +364,22 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
     return SWEEP_PROTO_OK;
 }
 
+sweep_proto_error sweep_decode_kind(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind,
+                                    uint32_t *sequence)
+{
+    if (buf == NULL || kind == NULL || sequence == NULL)
+        return SWEEP_PROTO_E_ARG;
+    sweep_proto_error e = sweep_verify(buf, len, flags);
+    if (e != SWEEP_PROTO_OK)
+        return e;
+    const uint8_t *b = buf;
+    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
+    tab root = tab_at(b, base + sweep__rd32(b + base));
+    *sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
+    *kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
+    return SWEEP_PROTO_OK;
+}
+
 sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                sweep_message *out)
 {

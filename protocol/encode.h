@@ -41,11 +41,12 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
 
 /* The most moves a MoveBatch can carry in one UDP datagram when every Move
  * has all its fields but no claimed_position (each claimed position costs
- * room for about one more move). What the server announces in a UDP
-XX
+ * room for about one more move). */
 uint32_t sweep_udp_max_batch(void);
 
-/* The same when every move also carries a claimed position. */
+/* The same when every move also carries a claimed position: what a server
+ * announces in a UDP Welcome's max_batch and enforces, since a batch of
+ * that many fits one datagram whatever its moves carry. */
 uint32_t sweep_udp_max_batch_claimed(void);
 
 /* The most movers a WorldState can carry in one UDP datagram (every field

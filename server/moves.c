@@ -10,6 +10,7 @@
  *      on a server with --allow-free-move on (else NotAllowed, counted as
  *      FreeMove); any other value NotAllowed;
  *   4. the numbers: velocity and claimed_position finite (BadNumber), a
+ *      claimed_position within the coordinate limit (BadPosition), a
  *      Walk wish of finite length (BadVelocity), 0 < dt <= max_dt (BadDt);
  *   5. time (player sessions): the budget is credited with the tick period
  *      for each tick since it was last credited, up to --time-bank; a dt
@@ -29,8 +30,12 @@
  *                takes the result's position, velocity and ground;
  *        Noclip  position + velocity * granted dt, no collision, within
  *                the coordinate limit; velocity kept, not grounded;
+ *      a move whose end is beyond the coordinate limit is refused
+ *      (BadPosition) and the entity stays where it was;
  *   7. report: correction = |claimed - position| when claimed, corrected
- *      (and rule Correction) when above the map's correction_threshold,
+ *      (and rule Correction) when above the map's correction_threshold
+ *      (a threshold of 0: when the claim differs from the position in any
+ *      bit, the sign of a zero included),
  *      except for half a second of ticks after moves of the entity were
  *      lost (its sequence skipped some) or a mover carried or pushed it or
  *      its move met one: a client that predicted a move the server never
@@ -75,6 +80,12 @@ static void credit(sweep__entity *e, const sweep__world *w, double bank)
         e->budget = b < bank ? b : bank;
         e->budget_tick = w->tick;
     }
+}
+
+/* Is every coordinate of p within [-limit, limit]? (NaN is not.) */
+static int within(sweep_vec3 p, double limit)
+{
+    return fabs(p.x) <= limit && fabs(p.y) <= limit && fabs(p.z) <= limit;
 }
 
 /* The unit vector against gravity, or zero without gravity (the core's up). */
@@ -143,6 +154,12 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     }
     if (mv->has_claimed_position && !sweep_v3_isfinite(mv->claimed_position)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "claimed_position is not finite");
+        return -1;
+    }
+    /* Inside the limit, the claim's distance to any position is finite. */
+    if (mv->has_claimed_position && !within(mv->claimed_position, wcfg->max_coordinate)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
+                          "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;
     }
     if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_len(mv->velocity))) {
@@ -218,8 +235,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
         if (sweep_v3_len(mv->velocity) > e->max_speed)
             st = SWEEP_E_VELOCITY;
-        else if (!sweep_v3_isfinite(to) || fabs(to.x) > wcfg->max_coordinate || fabs(to.y) > wcfg->max_coordinate ||
-                 fabs(to.z) > wcfg->max_coordinate)
+        else if (!within(to, wcfg->max_coordinate))
             st = SWEEP_E_POSITION;
         if (st == SWEEP_OK) {
             a.position = to;
@@ -233,6 +249,15 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     if (st != SWEEP_OK) {
         sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
                           sweep_status_message(st));
+        return -1;
+    }
+    /* A move may not carry an entity past the limit: from there every
+     * later move would be refused and the entity lost. It stays where it
+     * was instead. */
+    if (!within(a.position, wcfg->max_coordinate)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
+                          "move of entity %u would end beyond the world limit of %g; the entity stays where it was",
+                          e->id, wcfg->max_coordinate);
         return -1;
     }
 
@@ -281,7 +306,12 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
         out->correction = d;
-        if (d > w->level.correction_threshold && w->tick >= e->unflagged_until) {
+        /* A threshold of 0 asks for exact prediction: any bit off counts,
+         * -0.0 claimed for +0.0 too, though its distance is 0. */
+        int off = w->level.correction_threshold > 0.0
+                      ? d > w->level.correction_threshold
+                      : memcmp(&mv->claimed_position, &a.position, sizeof a.position) != 0;
+        if (off && w->tick >= e->unflagged_until) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;

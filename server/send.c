@@ -79,15 +79,14 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
 int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence, uint32_t entity,
                       const char *fmt, ...)
 {
-    char text[256], msg[400];
+    /* The text says what happened, once: the code, sequence and entity are
+     * fields of their own, which clients print beside it. */
+    char msg[300];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* The message names the code and the sequence too, so that a human
-     * reading only the text (a CLI, a log) knows what was refused. */
-    snprintf(msg, sizeof msg, "%s (sequence %u): %s", sweep_wire_code_name(code), sequence, text);
-    s->stats.errors_total++;
+    sweep__stats_error(&s->stats, code);
     sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
                p->session ? (unsigned long long)p->session->id : 0ull, sweep_wire_code_name(code), sequence, entity);
     sweep_message m;

@@ -138,7 +138,7 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
      * sequence. Every vector entry may point at one shared Move table, so
      * a frame holds up to one move per 4-byte offset. */
     uint32_t moves_cap = s->opt.max_frame / 4u + 1u;
-    s->udp_max_batch = sweep_udp_max_batch();
+    s->udp_max_batch = sweep_udp_max_batch_claimed();
     s->udp_max_movers = sweep_udp_max_movers();
     if (moves_cap < s->opt.max_batch + 1u)
         moves_cap = s->opt.max_batch + 1u;

@@ -193,7 +193,7 @@ struct sweep_server {
     uv_udp_t udp;
     int tcp_open, udp_open;
     uv_signal_t sigterm, sigint;
-    uint32_t udp_max_batch; /* most moves a batch datagram holds (sweep_udp_max_batch) */
+    uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
     int signals_open;
     uv_async_t stop_async;

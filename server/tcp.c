@@ -116,7 +116,7 @@ static void drop_slow_reader(sweep__conn *c, size_t wanted)
     sweep__log(SWEEP_LOG_WARN, "slow_reader", "peer=%s pending=%zu max_write_queue=%u", c->peer, c->write_pending,
                s->opt.max_write_queue);
     snprintf(text, sizeof text,
-             "SlowReader (sequence 0): %zu bytes of answers are waiting and %zu more would pass the write "
+             "%zu bytes of answers are waiting and %zu more would pass the write "
              "queue limit of %u bytes: the client does not read; disconnecting",
              c->write_pending, wanted, s->opt.max_write_queue);
     sweep_message m;
@@ -124,7 +124,7 @@ static void drop_slow_reader(sweep__conn *c, size_t wanted)
     m.kind = SWEEP_MSG_ERROR;
     m.as.error.code = SWEEP_WIRE_SLOW_READER;
     m.as.error.message = sweep_str_of(text);
-    s->stats.errors_total++;
+    sweep__stats_error(&s->stats, SWEEP_WIRE_SLOW_READER);
     if (sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, buf, sizeof buf, &out, &len) == SWEEP_PROTO_OK)
         sweep__conn_write(c, out, len, 1);
     sweep__conn_drain(c);
@@ -138,6 +138,7 @@ int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final
         drop_slow_reader(c, len);
         return -1;
     }
+    c->server->stats.bytes_out[SWEEP__TCP] += len;
     if (c->write_pending == 0) {
         uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
         int r = uv_try_write((uv_stream_t *)&c->handle, &b, 1);
@@ -197,6 +198,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     const uint8_t *data = (const uint8_t *)buf->base;
     size_t left = (size_t)nread;
+    s->stats.bytes_in[SWEEP__TCP] += left;
     while (left > 0 && c->state == SWEEP__CONN_OPEN) {
         size_t took = sweep_framer_feed(&c->framer, data, left);
         data += took;

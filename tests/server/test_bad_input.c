@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "server_fixture.h"
 
@@ -254,12 +255,33 @@ static void test_bad_numbers(void **state)
     assert_true(m.as.move_result.position.z == 0.9 - 15.0); /* under the floor */
     assert_int_equal(m.as.move_result.contact_count, 0);
     assert_false(m.as.move_result.grounded);
+    /* A claim beyond the world's limit: its distance would overflow. */
+    m = fx_fly_msg(e, 15, sweep_v3(1, 0, 0), DT);
+    m.as.move.has_claimed_position = true;
+    m.as.move.claimed_position = sweep_v3(1e300, -1e300, 0);
+    assert_int_equal(fx_expect_error(fd, rx, &m, &seq), SWEEP_WIRE_BAD_POSITION);
+    assert_int_equal(seq, 15);
     sweep_message s = fx_spawn_msg(9, sweep_v3(0, 0, 1), sweep_v3(NAN, 1, 1));
     assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_NUMBER);
     s = fx_spawn_msg(10, sweep_v3(0, 0, 1), sweep_v3(-1, 1, 1));
     assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_RADII);
     s = fx_spawn_msg(11, sweep_v3(1e300, 0, 1), sweep_v3(0.4, 0.4, 0.9));
     assert_int_equal(fx_expect_error(fd, rx, &s, NULL), SWEEP_WIRE_BAD_POSITION);
+    close(fd);
+
+    /* A move that would end past the world's limit is refused, and the
+     * entity stays usable where it was. */
+    fd = welcomed_server();
+    uint32_t edge = fx_spawn(fd, rx, 30, sweep_v3(1e7 - 0.05, 0, 1e7 - 1), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(edge != 0);
+    m = fx_fly_msg(edge, 1, sweep_v3(10, 0, 0), DT);
+    assert_int_equal(fx_expect_error(fd, rx, &m, &seq), SWEEP_WIRE_BAD_POSITION);
+    assert_int_equal(seq, 1);
+    m = fx_fly_msg(edge, 2, sweep_v3(-10, 0, 0), DT);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+    assert_true(m.as.move_result.position.x < 1e7 - 0.05);
     close(fd);
 
     /* A player: NaN is refused the same way; wrong radii and places are
@@ -274,6 +296,94 @@ static void test_bad_numbers(void **state)
     m = fx_move_msg(e, 2, sweep_v3(1, 0, 0), -DT);
     assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_BAD_DT);
     close(fd);
+}
+
+/* Valid messages the server does not take, too large for its storage:
+ * refused as what they are (UnknownMessage), not as a batch too large. */
+static void test_not_a_request(void **state)
+{
+    (void)state;
+    fx_server big; /* frames large enough to outgrow the decoder's storage */
+    const char *args[] = {FX_SERVER_ARGS, NULL};
+    assert_int_equal(fx_start(&big, args), 0);
+    int fd = fx_tcp_connect(big.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    static sweep_wire_mover movers[200];
+    for (uint32_t i = 0; i < 200; i++) {
+        movers[i].id = i + 1;
+        movers[i].rotation[3] = 1.0;
+    }
+    sweep_message w = fx_msg(SWEEP_MSG_WORLD_STATE, 51);
+    w.as.world_state.movers = movers;
+    w.as.world_state.count = 200;
+    w.as.world_state.mover_count = 200;
+    uint32_t seq = 0;
+    assert_int_equal(fx_expect_error(fd, rx, &w, &seq), SWEEP_WIRE_UNKNOWN_MESSAGE);
+    assert_int_equal(seq, 51);
+    static sweep_msg_move_result results[100];
+    memset(results, 0, sizeof results);
+    sweep_message b = fx_msg(SWEEP_MSG_MOVE_RESULT_BATCH, 52);
+    b.as.move_result_batch.results = results;
+    b.as.move_result_batch.count = 100;
+    assert_int_equal(fx_expect_error(fd, rx, &b, &seq), SWEEP_WIRE_UNKNOWN_MESSAGE);
+    assert_int_equal(seq, 52);
+    assert_usable(fd);
+    close(fd);
+    assert_int_equal(fx_stop(&big), 0);
+}
+
+/* Under a correction threshold of 0 a claim must be the position bit for
+ * bit: -0.0 for +0.0 is corrected, though its distance is 0. */
+static void test_exact_claims(void **state)
+{
+    (void)state;
+    char map[] = "/tmp/sweep-exact-XXXXXX";
+    int tmp = mkstemp(map);
+    assert_true(tmp >= 0);
+    FILE *in = fopen(srv.arena, "rb"), *out = fdopen(tmp, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    fclose(out);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(map, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE map SET correction_threshold = 0", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    fx_server exact;
+    const char *args[] = {FX_SERVER_ARGS, NULL};
+    assert_int_equal(fx_start_map(&exact, map, args), 0);
+    int fd = fx_tcp_connect(exact.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(8, 0, 0.9), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(e != 0);
+    /* Flying along x keeps y at +0.0. */
+    sweep_message m = fx_fly_msg(e, 3, sweep_v3(1, 0, 0), DT), r;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+    sweep_vec3 at = r.as.move_result.position;
+    assert_true(at.y == 0.0 && !signbit(at.y));
+    for (uint32_t k = 0; k < 2; k++) {
+        m = fx_fly_msg(e, 4 + k, sweep_v3(0, 0, 0), DT);
+        m.as.move.has_claimed_position = true;
+        m.as.move.claimed_position = sweep_v3(at.x, k ? -0.0 : 0.0, at.z);
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &r), 1);
+        assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+        assert_true(r.as.move_result.position.x == at.x && r.as.move_result.position.y == 0.0);
+        assert_true(r.as.move_result.correction == 0.0);
+        assert_int_equal(r.as.move_result.corrected, k == 1);
+        at = r.as.move_result.position;
+    }
+    close(fd);
+    assert_int_equal(fx_stop(&exact), 0);
+    unlink(map);
 }
 
 static void test_batch_and_entity_limits(void **state)
@@ -403,6 +513,8 @@ int main(void)
         cmocka_unit_test(test_frame_too_large),
         cmocka_unit_test(test_entities_unknown_and_foreign),
         cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_not_a_request),
+        cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),
         cmocka_unit_test(test_rate_and_session_limits),

@@ -139,7 +139,7 @@ static void test_udp_handshake(void **state)
     assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
     assert_int_equal(r.as.welcome.max_frame_size, SWEEP_UDP_MAX_DATAGRAM);
     /* The batch it announces fits one datagram (the TCP default, 64, does not). */
-    assert_int_equal(r.as.welcome.max_batch, sweep_udp_max_batch());
+    assert_int_equal(r.as.welcome.max_batch, sweep_udp_max_batch_claimed());
     uint64_t sid = r.as.welcome.session_id;
     assert_true(sid != 0);
     sweep_message p = fx_msg(SWEEP_MSG_PING, 5);
@@ -147,6 +147,25 @@ static void test_udp_handshake(void **state)
     assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
     assert_int_equal(r.kind, SWEEP_MSG_PONG);
     assert_int_equal(r.sequence, 5);
+    /* ... and is what the server enforces: one move more is refused, even
+     * in a batch small enough to fit a datagram (no claimed positions). */
+    uint32_t limit = sweep_udp_max_batch_claimed();
+    sweep_msg_move mv[64];
+    memset(mv, 0, sizeof mv);
+    for (uint32_t i = 0; i <= limit; i++) {
+        mv[i].entity = 1;
+        mv[i].sequence = i + 1;
+        mv[i].dt = 1.0 / 60.0;
+    }
+    sweep_message b = fx_msg(SWEEP_MSG_MOVE_BATCH, 7);
+    b.as.move_batch.moves = mv;
+    b.as.move_batch.count = limit + 1;
+    assert_true(limit + 1 <= sweep_udp_max_batch());
+    assert_true(fx_udp_send(fd, &b) > 0);
+    assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_BATCH_TOO_LARGE);
+    assert_int_equal(r.as.error.sequence, 7);
     /* A repeated Hello (lost Welcome) gets the same session. */
     assert_true(fx_udp_send(fd, &h) > 0);
     assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
