@@ -376,9 +376,20 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     if (p->session && m.kind != SWEEP_MSG_BYE) {
         uint32_t n = m.kind == SWEEP_MSG_MOVE_BATCH ? m.as.move_batch.count : 1;
         n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
-        if (!sweep__bucket_take(&p->session->bucket, (double)n, uv_hrtime())) {
-            sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, m.sequence, 0,
-                              "over the limit of %g requests per second", s->opt.rate_limit);
+        uint64_t now = uv_hrtime();
+        if (!sweep__bucket_take(&p->session->bucket, (double)n, now)) {
+            /* One RateLimited a second, the rest dropped unanswered: a
+             * client over its rate must not get an answer per request. */
+            sweep__session *ss = p->session;
+            ss->rate_dropped++;
+            if (!ss->rate_noticed || now - ss->rate_notice_ns >= 1000000000u) {
+                ss->rate_noticed = 1;
+                ss->rate_notice_ns = now;
+                sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, m.sequence, 0,
+                                  "over the limit of %g requests per second: this request and the others "
+                                  "beyond it in the next second are dropped unanswered",
+                                  s->opt.rate_limit);
+            }
             return;
         }
     }

@@ -141,6 +141,9 @@ struct sweep__session {
     sweep__entity **entities;
     uint32_t entity_count, entity_cap;
     sweep__bucket bucket;
+    int rate_noticed;                  /* a RateLimited was sent, at rate_notice_ns */
+    uint64_t rate_notice_ns;
+    uint64_t rate_dropped;             /* requests dropped over the rate limit */
     int has_spawn;                     /* Spawn dedup: last Spawn's sequence, entity and answer */
     uint32_t spawn_sequence, spawn_entity, spawn_rules, spawn_point;
     uint32_t role;                     /* sweep_wire_role, from Hello.auth_token */
