@@ -5,6 +5,7 @@
 #   make bench      run the benchmarks, one BENCH line per figure
 #   make run        run the main job (see README.md)
 #   make install    install programs, libraries and headers under $(DESTDIR)$(PREFIX)
+#   make uninstall  remove what make install put under $(DESTDIR)$(PREFIX)
 #   make clean      remove build directories
 #
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
@@ -47,7 +48,7 @@ TESTS :=
 BENCHES :=
 INSTALL_HEADERS :=
 
-.PHONY: all test bench run install clean deps
+.PHONY: all test bench run install uninstall clean deps
 all:
 
 include core/core.mk
@@ -95,6 +96,28 @@ install: all
 	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
 	for h in $(INSTALL_HEADERS); do \
 		install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/sweep/$$h || exit 1; done
+
+# What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
+# what the fragments' install rules add (sample maps: maps/maps.mk; the man
+# page: server/server.mk; sweep.pc: client-sdk/client-sdk.mk). A new install
+# rule needs its files here too. uninstall removes exactly these, builds
+# nothing, and leaves anything else it finds (a map of your own in
+# share/sweep/maps keeps that folder).
+INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(notdir $(LIBRARIES))) \
+	$(addprefix include/sweep/,$(INSTALL_HEADERS)) \
+	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
+	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
+	$(if $(CLIENT_PC),lib/pkgconfig/sweep.pc)
+# The folders that are sweep's alone, each before the one holding it (header
+# folders are one level deep); bin, lib, share/man and the rest are shared
+# with other packages and stay.
+INSTALLED_DIRS = $(addprefix include/sweep/,$(sort $(dir $(INSTALL_HEADERS)))) include/sweep \
+	share/sweep/maps share/sweep
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_FILES))
+	for d in $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_DIRS)); do \
+		if [ -d "$$d" ] && [ -z "$$(ls -A "$$d")" ]; then rmdir "$$d" || exit 1; fi; done
 
 clean:
 	rm -rf build build-*
