@@ -6,6 +6,9 @@ TEST_SRC := $(wildcard tests/*/test_*.c)
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 # Compiler/optimisation-level determinism (rebuilds the walker from source).
 TESTS += tests/core/cross_build.sh
+# make install and uninstall into a temporary DESTDIR, and C++ and C programs
+# built on the installed headers through the installed sweep.pc.
+TESTS += tests/install/test_install.sh
 
 # Core tests walk generated levels, which live in maps/.
 TEST_LIBS_core = $(MAPS_LIB) $(CORE_LIB)
