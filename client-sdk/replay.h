@@ -49,7 +49,7 @@ typedef struct sweep_replay_divergence {
     char field[96];         /* "MoveResult.position.x", "state hash", "output count", ... */
     char recorded[128];     /* both values as text (doubles as %.17g and their bits) */
     char replayed[128];
-    char text[1024];        /* all of it, one line */
+    char text[2048];        /* all of it, one line */
 } sweep_replay_divergence;
 
 typedef struct sweep_replay_stats {

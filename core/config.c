@@ -48,6 +48,19 @@ sweep_status sweep_config_check(const sweep_config *c)
     return SWEEP_OK;
 }
 
+int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r)
+{
+    double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
+    double rmax = r.x > r.y ? (r.x > r.z ? r.x : r.z) : (r.y > r.z ? r.y : r.z);
+    return rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy;
+}
+
+int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p)
+{
+    double l = cfg->max_coordinate;
+    return fabs(p.x) <= l && fabs(p.y) <= l && fabs(p.z) <= l;
+}
+
 /* Taylor series of cos about 0 in r^2, evaluated by Horner's rule. On
  * [0, pi/2] the first omitted term is below 2e-17, so the result is within
  * rounding of the true value; only + - * / are used. */

@@ -358,17 +358,13 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
     if (!sweep_v3_isfinite(in->position) || !sweep_v3_isfinite(in->radii) ||
         !sweep_v3_isfinite(in->velocity) || !isfinite(in->dt))
         return SWEEP_E_NONFINITE;
-    sweep_vec3 r = in->radii;
-    double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
-    double rmax = r.x > r.y ? (r.x > r.z ? r.x : r.z) : (r.y > r.z ? r.y : r.z);
-    if (!(rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy))
+    if (!sweep_config_radii_ok(cfg, in->radii))
         return SWEEP_E_RADII;
     if (!(in->dt > 0.0 && in->dt <= cfg->max_dt))
         return SWEEP_E_DT;
     if (sweep_v3_len2(in->velocity) > cfg->max_speed * cfg->max_speed)
         return SWEEP_E_VELOCITY;
-    sweep_vec3 p = in->position;
-    if (fabs(p.x) > cfg->max_coordinate || fabs(p.y) > cfg->max_coordinate || fabs(p.z) > cfg->max_coordinate)
+    if (!sweep_config_contains(cfg, in->position))
         return SWEEP_E_POSITION;
     return SWEEP_OK;
 }

@@ -65,6 +65,16 @@ void sweep_config_default(sweep_config *cfg);
 /* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */
 sweep_status sweep_config_check(const sweep_config *cfg);
 
+/* The one rule for radii, shared by every move and every place that makes
+ * a body (spawns, maps): each within [min_radius, max_radius] and the
+ * largest at most max_anisotropy times the smallest. 1 if r fits (NaN
+ * never does). */
+int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
+
+/* The one rule for positions: every coordinate within [-max_coordinate,
+ * max_coordinate]. 1 if p is inside (NaN never is). */
+int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p);
+
 /* cos(degrees) from + - * / only, so a slope limit given in degrees turns into
  * the same walkable_normal_up on every machine. Within 1e-15 of the true
  * value; any finite argument is accepted (NaN for NaN or infinity). */

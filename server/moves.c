@@ -82,12 +82,6 @@ static void credit(sweep__entity *e, const sweep__world *w, double bank)
     }
 }
 
-/* Is every coordinate of p within [-limit, limit]? (NaN is not.) */
-static int within(sweep_vec3 p, double limit)
-{
-    return fabs(p.x) <= limit && fabs(p.y) <= limit && fabs(p.z) <= limit;
-}
-
 /* The unit vector against gravity, or zero without gravity (the core's up). */
 static sweep_vec3 up_of(const sweep_config *cfg)
 {
@@ -157,7 +151,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         return -1;
     }
     /* Inside the limit, the claim's distance to any position is finite. */
-    if (mv->has_claimed_position && !within(mv->claimed_position, wcfg->max_coordinate)) {
+    if (mv->has_claimed_position && !sweep_config_contains(wcfg, mv->claimed_position)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;
@@ -235,7 +229,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
         if (sweep_v3_len(mv->velocity) > e->max_speed)
             st = SWEEP_E_VELOCITY;
-        else if (!within(to, wcfg->max_coordinate))
+        else if (!sweep_config_contains(wcfg, to))
             st = SWEEP_E_POSITION;
         if (st == SWEEP_OK) {
             a.position = to;
@@ -254,7 +248,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     /* A move may not carry an entity past the limit: from there every
      * later move would be refused and the entity lost. It stays where it
      * was instead. */
-    if (!within(a.position, wcfg->max_coordinate)) {
+    if (!sweep_config_contains(wcfg, a.position)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "move of entity %u would end beyond the world limit of %g; the entity stays where it was",
                           e->id, wcfg->max_coordinate);

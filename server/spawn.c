@@ -146,9 +146,8 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
         }
         r = lv->default_radii;
     }
-    /* The same radius rule as sweep_move, so a spawned entity can move. */
-    double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
-    if (!(rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy)) {
+    /* The same radius rule as every move, so a spawned entity can move. */
+    if (!sweep_config_radii_ok(cfg, r)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_RADII, seq, 0,
                           "radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", r.x, r.y, r.z,
                           cfg->min_radius, cfg->max_radius, cfg->max_anisotropy);
@@ -186,7 +185,7 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
             point = (first + k) % lv->spawn_count + 1;
             q = lv->spawns[point - 1];
         }
-        if (fabs(q.x) > cfg->max_coordinate || fabs(q.y) > cfg->max_coordinate || fabs(q.z) > cfg->max_coordinate) {
+        if (!sweep_config_contains(cfg, q)) {
             sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "position beyond the world limit %g",
                               cfg->max_coordinate);
             return;
