@@ -119,14 +119,15 @@ else
 fi
 
 # --- headers -------------------------------------------------------------------
-# A header may go without extern "C" only if all it has is its include
-# guard, #includes and comments (protocol/protocol.h).
+# A header may go without extern "C" only if all it has is preprocessor
+# lines and comments (protocol/protocol.h); the comments are stripped by the
+# C preprocessor itself, which knows where each one ends.
 run "extern \"C\" in every installed header"
 bare=
 for h in $(cd "$inst/include/sweep" && find . -name '*.h' | sed 's|^\./||' | sort); do
     grep -q 'extern "C"' "$inst/include/sweep/$h" && continue
-    rest=$(sed -e '/\/\*/,/\*\//d' -e '/^#\(ifndef\|define\|endif\|include\)/d' -e '/^[[:space:]]*$/d' \
-        "$inst/include/sweep/$h")
+    rest=$(gcc -fpreprocessed -dD -E -P -x c "$inst/include/sweep/$h" 2>&1 |
+        sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d')
     [ -z "$rest" ] || bare="$bare $h"
 done
 if [ -z "$bare" ]; then
