@@ -1,17 +1,34 @@
 /*
- * stats.c - tick-duration ring and percentiles (see stats.h).
+ * stats.c - tick-duration ring, percentiles and the counters that need
+ * more than an increment (see stats.h).
  */
 #include "server/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void sweep__stats_record_tick(sweep__stats *st, uint64_t ns)
+void sweep__stats_record_ticks(sweep__stats *st, uint64_t ns, unsigned steps)
 {
-    st->tick_ns[st->tick_next] = ns;
+    if (steps == 0)
+        return;
+    st->tick_ns[st->tick_next] = ns / steps;
     st->tick_next = (st->tick_next + 1) % SWEEP__TICK_SAMPLES;
     if (st->tick_count < SWEEP__TICK_SAMPLES)
         st->tick_count++;
+    st->ticks_total += steps;
+    st->tick_ns_total += ns;
+}
+
+void sweep__stats_record_tick(sweep__stats *st, uint64_t ns)
+{
+    sweep__stats_record_ticks(st, ns, 1);
+}
+
+void sweep__stats_error(sweep__stats *st, unsigned code)
+{
+    st->errors_total++;
+    if (code < SWEEP_WIRE_CODE_COUNT)
+        st->errors_by_code[code]++;
 }
 
 static int cmp_u64(const void *a, const void *b)

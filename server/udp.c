@@ -25,6 +25,7 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
         s->stats.udp_dropped++;
         return -1;
     }
+    s->stats.bytes_out[SWEEP__UDP] += len;
     return 0;
 }
 
@@ -88,6 +89,7 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
         return;
     const uint8_t *data = (const uint8_t *)buf->base;
     size_t len = (size_t)nread;
+    s->stats.bytes_in[SWEEP__UDP] += len;
     sweep__session *ss = sweep__udp_session_find(s, addr);
     if (ss)
         ss->last_seen_ns = uv_hrtime();

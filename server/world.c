@@ -470,7 +470,7 @@ static void on_tick(uv_timer_t *t)
         w->start_ns = t0 - w->tick * w->period_ns; /* re-anchor: tick numbers stay contiguous */
     }
     if (steps)
-        sweep__stats_record_tick(&s->stats, (uv_hrtime() - t0) / steps);
+        sweep__stats_record_ticks(&s->stats, uv_hrtime() - t0, steps);
     if (steps && !s->stopping)
         push_world_states(w, before);
     schedule_next(w);
