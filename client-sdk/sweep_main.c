@@ -1032,6 +1032,27 @@ static void print_rule_counts(const options *o, const uint64_t *v, uint32_t n)
     printf(o->json ? "}" : "");
 }
 
+/* Stats.errors_by_code: "BadDt:3,RateLimited:1" (codes that counted
+ * something; "none") or a JSON object of every code the server sent. */
+static void print_error_counts(const options *o, const uint64_t *v, uint32_t n)
+{
+    int any = 0;
+    printf(o->json ? "{" : "");
+    for (uint32_t i = 0; i < n && i < SWEEP_WIRE_CODE_SLOTS; i++) {
+        if (!o->json && v[i] == 0)
+            continue;
+        const char *name = sweep_wire_code_name((sweep_wire_code)i);
+        char unknown[16];
+        if (strcmp(name, "Unknown") == 0) {
+            snprintf(unknown, sizeof unknown, "Code%u", i);
+            name = unknown;
+        }
+        printf(o->json ? "%s\"%s\":%" PRIu64 : "%s%s:%" PRIu64, any ? "," : "", name, v[i]);
+        any = 1;
+    }
+    printf(o->json ? "}" : any ? "" : "none");
+}
+
 static void print_stats(const options *o, const sweep_msg_stats *st)
 {
     printf(o->json ? "{\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"moves_total\":%" PRIu64
@@ -1045,7 +1066,16 @@ static void print_stats(const options *o, const sweep_msg_stats *st)
     print_rule_counts(o, st->rules_total, st->rules_total_count);
     printf(o->json ? ",\"session_rules\":" : " session_rules=");
     print_rule_counts(o, st->session_rules, st->session_rules_count);
-    printf(o->json ? "}\n" : "\n");
+    printf(o->json ? ",\"errors_by_code\":" : " errors_by_code=");
+    print_error_counts(o, st->errors_by_code, st->errors_by_code_count);
+    printf(o->json ? ",\"tcp_bytes_in\":%" PRIu64 ",\"tcp_bytes_out\":%" PRIu64 ",\"udp_bytes_in\":%" PRIu64
+                     ",\"udp_bytes_out\":%" PRIu64 ",\"udp_dropped\":%" PRIu64 ",\"ticks_total\":%" PRIu64
+                     ",\"tick_ns_total\":%" PRIu64 ",\"move_ns_total\":%" PRIu64 "}\n"
+                   : " tcp_bytes_in=%" PRIu64 " tcp_bytes_out=%" PRIu64 " udp_bytes_in=%" PRIu64
+                     " udp_bytes_out=%" PRIu64 " udp_dropped=%" PRIu64 " ticks_total=%" PRIu64
+                     " tick_ns_total=%" PRIu64 " move_ns_total=%" PRIu64 "\n",
+           st->tcp_bytes_in, st->tcp_bytes_out, st->udp_bytes_in, st->udp_bytes_out, st->udp_dropped,
+           st->ticks_total, st->tick_ns_total, st->move_ns_total);
 }
 
 /* `sweep token`: mints a token with the secret of --secret-file. */

@@ -152,11 +152,12 @@ static void get_move(const tab *t, sweep_msg_move *m)
 }
 
 /* A [ulong] vector into out[SWEEP_WIRE_RULE_SLOTS]; absent is empty. */
-static sweep_proto_error get_u64s(const tab *t, unsigned id, uint64_t *out, uint32_t *count)
+/* A [ulong] of at most cap entries (the room in the message). */
+static sweep_proto_error get_u64s(const tab *t, unsigned id, uint64_t *out, uint32_t cap, uint32_t *count)
 {
     size_t e = 0;
     uint32_t n = get_vector(t, id, &e);
-    if (n > SWEEP_WIRE_RULE_SLOTS)
+    if (n > cap)
         return SWEEP_PROTO_E_CAPACITY;
     for (uint32_t i = 0; i < n; i++)
         out[i] = sweep__rd64(t->b + e + 8 * (size_t)i);
@@ -328,9 +329,22 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
         s->tick_ns_p99 = get_u64(t, SWEEP__STATS_TICK_NS_P99);
         s->movers = get_u32(t, SWEEP__STATS_MOVERS);
         s->crushed_total = get_u64(t, SWEEP__STATS_CRUSHED_TOTAL);
-        sweep_proto_error err = get_u64s(t, SWEEP__STATS_RULES_TOTAL, s->rules_total, &s->rules_total_count);
+        s->tcp_bytes_in = get_u64(t, SWEEP__STATS_TCP_BYTES_IN);
+        s->tcp_bytes_out = get_u64(t, SWEEP__STATS_TCP_BYTES_OUT);
+        s->udp_bytes_in = get_u64(t, SWEEP__STATS_UDP_BYTES_IN);
+        s->udp_bytes_out = get_u64(t, SWEEP__STATS_UDP_BYTES_OUT);
+        s->udp_dropped = get_u64(t, SWEEP__STATS_UDP_DROPPED);
+        s->ticks_total = get_u64(t, SWEEP__STATS_TICKS_TOTAL);
+        s->tick_ns_total = get_u64(t, SWEEP__STATS_TICK_NS_TOTAL);
+        s->move_ns_total = get_u64(t, SWEEP__STATS_MOVE_NS_TOTAL);
+        sweep_proto_error err =
+            get_u64s(t, SWEEP__STATS_RULES_TOTAL, s->rules_total, SWEEP_WIRE_RULE_SLOTS, &s->rules_total_count);
         if (err == SWEEP_PROTO_OK)
-            err = get_u64s(t, SWEEP__STATS_SESSION_RULES, s->session_rules, &s->session_rules_count);
+            err = get_u64s(t, SWEEP__STATS_SESSION_RULES, s->session_rules, SWEEP_WIRE_RULE_SLOTS,
+                           &s->session_rules_count);
+        if (err == SWEEP_PROTO_OK)
+            err = get_u64s(t, SWEEP__STATS_ERRORS_BY_CODE, s->errors_by_code, SWEEP_WIRE_CODE_SLOTS,
+                           &s->errors_by_code_count);
         return err;
     }
     case SWEEP_MSG_ERROR:

@@ -333,13 +333,24 @@ static sweep_ref body(sweep_builder *b, const sweep_message *msg, int *bad)
         return sweep_builder_table_end(b);
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *s = &msg->as.stats;
-        if (s->rules_total_count > SWEEP_WIRE_RULE_SLOTS || s->session_rules_count > SWEEP_WIRE_RULE_SLOTS)
+        if (s->rules_total_count > SWEEP_WIRE_RULE_SLOTS || s->session_rules_count > SWEEP_WIRE_RULE_SLOTS ||
+            s->errors_by_code_count > SWEEP_WIRE_CODE_SLOTS)
             break;
         s1 = u64s(b, s->rules_total, s->rules_total_count);
         s2 = u64s(b, s->session_rules, s->session_rules_count);
+        s3 = u64s(b, s->errors_by_code, s->errors_by_code_count);
         sweep_builder_table_start(b);
         ref_if(b, SWEEP__STATS_RULES_TOTAL, s1);
         ref_if(b, SWEEP__STATS_SESSION_RULES, s2);
+        ref_if(b, SWEEP__STATS_ERRORS_BY_CODE, s3);
+        u64_if(b, SWEEP__STATS_TCP_BYTES_IN, s->tcp_bytes_in);
+        u64_if(b, SWEEP__STATS_TCP_BYTES_OUT, s->tcp_bytes_out);
+        u64_if(b, SWEEP__STATS_UDP_BYTES_IN, s->udp_bytes_in);
+        u64_if(b, SWEEP__STATS_UDP_BYTES_OUT, s->udp_bytes_out);
+        u64_if(b, SWEEP__STATS_UDP_DROPPED, s->udp_dropped);
+        u64_if(b, SWEEP__STATS_TICKS_TOTAL, s->ticks_total);
+        u64_if(b, SWEEP__STATS_TICK_NS_TOTAL, s->tick_ns_total);
+        u64_if(b, SWEEP__STATS_MOVE_NS_TOTAL, s->move_ns_total);
         u64_if(b, SWEEP__STATS_MOVES_TOTAL, s->moves_total);
         u64_if(b, SWEEP__STATS_ERRORS_TOTAL, s->errors_total);
         u64_if(b, SWEEP__STATS_TICK_NS_P50, s->tick_ns_p50);

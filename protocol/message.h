@@ -113,6 +113,11 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
+/* Most entries a Stats.errors_by_code vector may hold here: room for codes
+ * newer than this build (ErrorCode is a ushort; a longer vector is refused
+ * as SWEEP_PROTO_E_CAPACITY, as a Rule vector past SWEEP_WIRE_RULE_SLOTS). */
+#define SWEEP_WIRE_CODE_SLOTS 64
+
 /* Role in sweep.fbs (Welcome.role). */
 typedef enum sweep_wire_role {
     SWEEP_WIRE_ROLE_PLAYER = 0, /* motion, time, spawning and radii are the server's */
@@ -348,6 +353,16 @@ typedef struct sweep_msg_stats {
     uint32_t rules_total_count;
     uint64_t session_rules[SWEEP_WIRE_RULE_SLOTS];
     uint32_t session_rules_count;
+    /* Errors sent, indexed by sweep_wire_code; the count is the vector's
+     * length on the wire (0 from a server older than the field). */
+    uint64_t errors_by_code[SWEEP_WIRE_CODE_SLOTS];
+    uint32_t errors_by_code_count;
+    uint64_t tcp_bytes_in, tcp_bytes_out; /* bytes received / handed to the socket, by transport */
+    uint64_t udp_bytes_in, udp_bytes_out;
+    uint64_t udp_dropped;   /* datagrams dropped, in and out */
+    uint64_t ticks_total;   /* world ticks run, all worlds */
+    uint64_t tick_ns_total; /* nanoseconds spent in them */
+    uint64_t move_ns_total; /* nanoseconds spent applying Moves */
 } sweep_msg_stats;
 
 typedef struct sweep_msg_error {

@@ -47,7 +47,8 @@ static const sweep__field world_state[] = {
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};
 #define U64S {SWEEP__F_VECTOR, 8, 8, 0, NULL, NULL, 0}
-static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64, U64S, U64S};
+static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64, U64S, U64S,
+                                     U64S, U64, U64, U64, U64, U64, U64, U64, U64};
 static const sweep__field error[] = {U16, STR_REQ, U32, U32};
 static const sweep__field bye[] = {STR};
 static const sweep__field challenge[] = {BYTES_REQ};

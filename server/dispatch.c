@@ -247,6 +247,16 @@ static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     out.as.stats.rules_total_count = SWEEP_WIRE_RULE_COUNT;
     out.as.stats.session_rules_count = SWEEP_WIRE_RULE_COUNT;
+    memcpy(out.as.stats.errors_by_code, s->stats.errors_by_code, sizeof s->stats.errors_by_code);
+    out.as.stats.errors_by_code_count = SWEEP_WIRE_CODE_COUNT;
+    out.as.stats.tcp_bytes_in = s->stats.bytes_in[SWEEP__TCP];
+    out.as.stats.tcp_bytes_out = s->stats.bytes_out[SWEEP__TCP];
+    out.as.stats.udp_bytes_in = s->stats.bytes_in[SWEEP__UDP];
+    out.as.stats.udp_bytes_out = s->stats.bytes_out[SWEEP__UDP];
+    out.as.stats.udp_dropped = s->stats.udp_dropped;
+    out.as.stats.ticks_total = s->stats.ticks_total;
+    out.as.stats.tick_ns_total = s->stats.tick_ns_total;
+    out.as.stats.move_ns_total = s->stats.move_ns_total;
     sweep__send(s, p, &out);
 }
 

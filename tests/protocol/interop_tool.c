@@ -272,15 +272,24 @@ static void dump(FILE *o, const sweep_message *m)
         break;
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *s = &m->as.stats;
-        fprintf(o, "{\"crushed_total\":%llu,\"entities\":%u,\"errors_total\":%llu,\"movers\":%u,"
-                   "\"moves_total\":%llu,\"rules_total\":",
-                (unsigned long long)s->crushed_total, s->entities, (unsigned long long)s->errors_total, s->movers,
+        fprintf(o, "{\"crushed_total\":%llu,\"entities\":%u,\"errors_by_code\":", (unsigned long long)s->crushed_total,
+                s->entities);
+        u64s(o, s->errors_by_code, s->errors_by_code_count);
+        fprintf(o, ",\"errors_total\":%llu,\"move_ns_total\":%llu,\"movers\":%u,\"moves_total\":%llu,\"rules_total\":",
+                (unsigned long long)s->errors_total, (unsigned long long)s->move_ns_total, s->movers,
                 (unsigned long long)s->moves_total);
         u64s(o, s->rules_total, s->rules_total_count);
         fputs(",\"session_rules\":", o);
         u64s(o, s->session_rules, s->session_rules_count);
-        fprintf(o, ",\"sessions\":%u,\"tick_ns_p50\":%llu,\"tick_ns_p99\":%llu}", s->sessions,
-                (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99);
+        fprintf(o,
+                ",\"sessions\":%u,\"tcp_bytes_in\":%llu,\"tcp_bytes_out\":%llu,\"tick_ns_p50\":%llu,"
+                "\"tick_ns_p99\":%llu,\"tick_ns_total\":%llu,\"ticks_total\":%llu,\"udp_bytes_in\":%llu,"
+                "\"udp_bytes_out\":%llu,\"udp_dropped\":%llu}",
+                s->sessions, (unsigned long long)s->tcp_bytes_in, (unsigned long long)s->tcp_bytes_out,
+                (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99,
+                (unsigned long long)s->tick_ns_total, (unsigned long long)s->ticks_total,
+                (unsigned long long)s->udp_bytes_in, (unsigned long long)s->udp_bytes_out,
+                (unsigned long long)s->udp_dropped);
         break;
     }
     case SWEEP_MSG_ERROR:

@@ -93,7 +93,7 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
  * batches). */
 static inline unsigned sample_count(void)
 {
-    return 33;
+    return 34;
 }
 
 static const uint64_t sample__rules[SWEEP_WIRE_RULE_SLOTS] = {
@@ -266,6 +266,17 @@ static inline sweep_message sample_message(unsigned which)
         m.as.stats.rules_total_count = SWEEP_WIRE_RULE_SLOTS;
         memcpy(m.as.stats.session_rules, sample__rules + 3, 9 * sizeof sample__rules[0]);
         m.as.stats.session_rules_count = SWEEP_WIRE_RULE_COUNT;
+        for (unsigned i = 0; i < SWEEP_WIRE_CODE_COUNT; i++)
+            m.as.stats.errors_by_code[i] = i == SWEEP_WIRE_BAD_DT ? 1ull << 35 : i * 3u;
+        m.as.stats.errors_by_code_count = SWEEP_WIRE_CODE_COUNT;
+        m.as.stats.tcp_bytes_in = 123456789012ull;
+        m.as.stats.tcp_bytes_out = 1;
+        m.as.stats.udp_bytes_in = 0xffffffffffffffffull;
+        m.as.stats.udp_bytes_out = 1ull << 32;
+        m.as.stats.udp_dropped = 77;
+        m.as.stats.ticks_total = 600;
+        m.as.stats.tick_ns_total = 31000001;
+        m.as.stats.move_ns_total = 4000000003ull;
         break;
     case 21:
         m.kind = SWEEP_MSG_ERROR;
@@ -319,6 +330,14 @@ static inline sweep_message sample_message(unsigned which)
     case 32: /* Stats of an older server: no rule counts */
         m.kind = SWEEP_MSG_STATS;
         m.as.stats.sessions = 1;
+        break;
+    case 33: /* Stats of a newer server: error codes this build does not name, no rule counts */
+        m.kind = SWEEP_MSG_STATS;
+        for (unsigned i = 0; i < SWEEP_WIRE_CODE_SLOTS; i++)
+            m.as.stats.errors_by_code[i] = 0x0101010101010101ull * (i % 5);
+        m.as.stats.errors_by_code_count = SWEEP_WIRE_CODE_SLOTS;
+        m.as.stats.udp_dropped = 5;
+        m.as.stats.move_ns_total = 1;
         break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
@@ -492,7 +511,15 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
                (x->rules_total_count == 0 ||
                 memcmp(x->rules_total, y->rules_total, x->rules_total_count * sizeof x->rules_total[0]) == 0) &&
                (x->session_rules_count == 0 ||
-                memcmp(x->session_rules, y->session_rules, x->session_rules_count * sizeof x->session_rules[0]) == 0);
+                memcmp(x->session_rules, y->session_rules, x->session_rules_count * sizeof x->session_rules[0]) == 0) &&
+               x->errors_by_code_count == y->errors_by_code_count &&
+               (x->errors_by_code_count == 0 ||
+                memcmp(x->errors_by_code, y->errors_by_code, x->errors_by_code_count * sizeof x->errors_by_code[0]) ==
+                    0) &&
+               x->tcp_bytes_in == y->tcp_bytes_in && x->tcp_bytes_out == y->tcp_bytes_out &&
+               x->udp_bytes_in == y->udp_bytes_in && x->udp_bytes_out == y->udp_bytes_out &&
+               x->udp_dropped == y->udp_dropped && x->ticks_total == y->ticks_total &&
+               x->tick_ns_total == y->tick_ns_total && x->move_ns_total == y->move_ns_total;
     }
     case SWEEP_MSG_ERROR:
         return a->as.error.code == b->as.error.code &&

@@ -339,6 +339,74 @@ static void test_stats_rule_vectors(void **state)
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
 }
 
+/* The counters added at the end of Stats sit at the field ids sweep.fbs
+ * gives them (10: errors_by_code, then 11..18 in declaration order), as
+ * any FlatBuffers reader finds them; errors_by_code keeps up to
+ * SWEEP_WIRE_CODE_SLOTS entries and refuses more, in both directions. */
+static void test_stats_added_counters(void **state)
+{
+    (void)state;
+    for (uint32_t n = SWEEP_WIRE_CODE_SLOTS - 1; n <= SWEEP_WIRE_CODE_SLOTS + 1; n++) {
+        uint8_t buf[2048];
+        sweep_builder b;
+        sweep_builder_init(&b, buf, sizeof buf);
+        sweep_builder_vector_start(&b, 8, n, 8);
+        for (uint32_t i = n; i-- > 0;) {
+            uint8_t *p = sweep_builder_push(&b, 8);
+            assert_non_null(p);
+            memset(p, (int)(i + 1), 8);
+        }
+        sweep_ref v = sweep_builder_vector_end(&b, n);
+        sweep_builder_table_start(&b);
+        sweep_builder_add_ref(&b, 10, v); /* errors_by_code */
+        for (unsigned id = 11; id <= 18; id++)
+            sweep_builder_add_u64(&b, id, 1000u + id);
+        sweep_builder_add_u64(&b, 3, 9); /* errors_total, an old field beside them */
+        sweep_ref body = sweep_builder_table_end(&b);
+        sweep_builder_table_start(&b);
+        sweep_builder_add_ref(&b, 3, body);
+        sweep_builder_add_u8(&b, 2, SWEEP_MSG_STATS);
+        sweep_ref root = sweep_builder_table_end(&b);
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER, 0, &out, &len), SWEEP_PROTO_OK);
+        assert_int_equal(sweep_verify(out, len, 0), SWEEP_PROTO_OK);
+        sweep_message m;
+        sweep_proto_error e = sweep_decode(NULL, out, len, 0, &m);
+        if (n > SWEEP_WIRE_CODE_SLOTS) {
+            assert_int_equal(e, SWEEP_PROTO_E_CAPACITY);
+            continue;
+        }
+        assert_int_equal(e, SWEEP_PROTO_OK);
+        const sweep_msg_stats *st = &m.as.stats;
+        assert_int_equal(st->errors_by_code_count, n);
+        assert_true(st->errors_by_code[0] == 0x0101010101010101ull);
+        assert_true(st->errors_by_code[n - 1] == 0x0101010101010101ull * n);
+        assert_true(st->errors_total == 9);
+        assert_true(st->tcp_bytes_in == 1011 && st->tcp_bytes_out == 1012);
+        assert_true(st->udp_bytes_in == 1013 && st->udp_bytes_out == 1014);
+        assert_true(st->udp_dropped == 1015 && st->ticks_total == 1016);
+        assert_true(st->tick_ns_total == 1017 && st->move_ns_total == 1018);
+        assert_int_equal(st->rules_total_count, 0);
+        /* And back: the same values through the encoder. */
+        sweep_message back;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+        assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+        assert_true(sample_equal(&m, &back));
+    }
+    /* A server older than the fields: all zero, no error counts. */
+    sweep_message old = sample_message(32), back;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&old, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.as.stats.errors_by_code_count, 0);
+    assert_true(back.as.stats.move_ns_total == 0 && back.as.stats.udp_bytes_out == 0);
+    sweep_message m = sample_message(20);
+    m.as.stats.errors_by_code_count = SWEEP_WIRE_CODE_SLOTS + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+}
+
 /* Tables with the same layout share a vtable, so a 64-move batch costs
  * far less than 64 single moves. */
 static void test_batch_shares_vtables(void **state)
@@ -586,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_decode_capacity),
         cmocka_unit_test(test_batch_shares_vtables),
         cmocka_unit_test(test_stats_rule_vectors),
+        cmocka_unit_test(test_stats_added_counters),
         cmocka_unit_test(test_udp_hello_padding_and_challenge),
         cmocka_unit_test(test_enum_numbers_match_schema),
         cmocka_unit_test(test_udp_max_batch),
