@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <uv.h>
 
 static sweep_log_level sweep__level = SWEEP_LOG_INFO;
@@ -35,9 +36,19 @@ void sweep__log(sweep_log_level level, const char *event, const char *fmt, ...)
     if (!sweep__t0)
         sweep__t0 = now;
     uint64_t ms = (now - sweep__t0) / 1000000u;
+    /* The wall clock, read separately: it may jump (NTP, an operator) while
+     * t, from the monotonic clock, never does. gmtime_r: no shared state,
+     * so the metrics thread may log too. */
+    struct timespec wall;
+    struct tm utc;
+    char ts[32] = "1970-01-01T00:00:00";
+    clock_gettime(CLOCK_REALTIME, &wall);
+    if (gmtime_r(&wall.tv_sec, &utc))
+        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &utc);
     char line[1024];
-    int n = snprintf(line, sizeof line, "t=%llu.%03llu level=%s event=%s", (unsigned long long)(ms / 1000),
-                     (unsigned long long)(ms % 1000), sweep__level_names[level], event);
+    int n = snprintf(line, sizeof line, "ts=%s.%03ldZ t=%llu.%03llu level=%s event=%s", ts, wall.tv_nsec / 1000000L,
+                     (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), sweep__level_names[level],
+                     event);
     if (n < 0)
         return;
     if (fmt && *fmt && (size_t)n < sizeof line - 2) {
