@@ -6,7 +6,8 @@
  * spawn points, runs the walker workload of walker.h and prints one BENCH
  * line (moves per second, per-move latency percentiles, memory per
  * triangle, BVH build time) and the final state hash, which is the same on
- * every machine for the same arguments.
+ * every machine for the same arguments. With --svg it also draws the level
+ * and where each walker went (maps/plot.h).
  */
 #include <errno.h>
 #include <float.h>
@@ -23,6 +24,7 @@
 #include "maps/level.h"
 #include "maps/levelgen.h"
 #include "maps/loader.h"
+#include "maps/plot.h"
 #include "maps/text_input.h"
 #include "maps/walker.h"
 
@@ -54,6 +56,10 @@ static const char usage[] =
     "  --level-bench      also print a BENCH name=core.level line (mean cost, fallback\n"
     "                     moves, stuck walkers, walkers that left the level)\n"
     "  --demo             also tell what happened to each walker (at most 16)\n"
+    "  --svg FILE         draw the level with each walker's path, where walkers\n"
+    "                     started and were crushed, and the movers' paths (SVG;\n"
+    "                     the drawing is timed with the walk's moves per second)\n"
+    "  --axis A           the axis --svg looks along: x, y or z (default z: from above)\n"
     "  --help             this text\n";
 
 typedef struct options {
@@ -62,7 +68,8 @@ typedef struct options {
     double dt, speed;
     int has_gravity, has_radii, bench_only, demo, level_bench;
     sweep_vec3 gravity, radii;
-    const char *spawns, *dump, *map;
+    const char *spawns, *dump, *map, *svg;
+    char axis;
 } options;
 
 static int fail(const char *fmt, const char *arg)
@@ -138,10 +145,73 @@ static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, 
         printf("  (%u more walkers not shown)\n", n - 16);
 }
 
+/* What --svg draws with: the plot, each walker a track of the same number,
+ * and where the walkers were before the movers' tick (to see who was
+ * crushed). */
+typedef struct walk_plot {
+    sweep_plot *plot;
+    sweep_walker *before;
+} walk_plot;
+
+static void plot_movers(walk_plot *wp, const sweep_movers *movers)
+{
+    for (uint32_t m = 0; movers && m < sweep_movers_count(movers); m++) {
+        sweep_mover_pose pose;
+        sweep_movers_get(movers, m, &pose, NULL);
+        sweep_plot_mover_point(wp->plot, m, pose.position);
+    }
+}
+
+static int plot_start(walk_plot *wp, const sweep_level *lv, char axis, const sweep_walker *walkers, uint32_t n,
+                      const sweep_movers *movers)
+{
+    wp->plot = sweep_plot_create(lv, axis);
+    wp->before = movers ? malloc(n * sizeof *wp->before) : NULL;
+    if (!wp->plot || (movers && !wp->before))
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "walker %u", i);
+        if (sweep_plot_track(wp->plot, name) < 0 || sweep_plot_point(wp->plot, (int)i, walkers[i].position) != 0 ||
+            sweep_plot_mark(wp->plot, SWEEP_PLOT_SPAWN, walkers[i].position, name) != 0)
+            return -1;
+    }
+    plot_movers(wp, movers);
+    return 0;
+}
+
+/* After a tick of the movers: their positions, and the walkers the tick
+ * crushed, which sweep_walk_tick has put back at their spawn point at
+ * rest: crossed out where they were, their path broken. */
+static void plot_tick(walk_plot *wp, const sweep_walker *walkers, uint32_t n, const sweep_movers *movers,
+                      const sweep_vec3 *spawns, uint32_t spawn_count, int any_crushed)
+{
+    plot_movers(wp, movers);
+    for (uint32_t i = 0; any_crushed && i < n; i++) {
+        sweep_vec3 home = spawns[i % spawn_count], was = wp->before[i].position, now = walkers[i].position;
+        if (now.x != home.x || now.y != home.y || now.z != home.z || walkers[i].grounded ||
+            (was.x == home.x && was.y == home.y && was.z == home.z))
+            continue;
+        char label[48];
+        snprintf(label, sizeof label, "walker %u crushed", i);
+        sweep_plot_mark(wp->plot, SWEEP_PLOT_CRUSH, was, label);
+        sweep_plot_break(wp->plot, (int)i);
+        sweep_plot_point(wp->plot, (int)i, now);
+    }
+}
+
+static void plot_free(walk_plot *wp)
+{
+    sweep_plot_destroy(wp->plot);
+    free(wp->before);
+    wp->plot = NULL;
+    wp->before = NULL;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH, O_SVG, O_AXIS };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
@@ -149,6 +219,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
         {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
         {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {"level-bench", 0, 0, O_LEVEL_BENCH},
+        {"svg", 1, 0, O_SVG},         {"axis", 1, 0, O_AXIS},
         {0, 0, 0, 0}};
     int c;
     opterr = 0;
@@ -220,6 +291,14 @@ static int parse_args(int argc, char **argv, options *o)
         case O_DEMO:
             o->demo = 1;
             break;
+        case O_SVG:
+            o->svg = a;
+            break;
+        case O_AXIS:
+            if (strlen(a) != 1 || !strchr("xyz", a[0]))
+                return fail("--axis wants x, y or z, got '%s'", a);
+            o->axis = a[0];
+            break;
         case O_HELP:
             fputs(usage, stdout);
             exit(0);
@@ -237,7 +316,7 @@ int main(int argc, char **argv)
     options o;
     memset(&o, 0, sizeof o);
     o.tris = 10000, o.walkers = 64, o.steps = 1000, o.heading_every = 60;
-    o.level_seed = 1, o.seed = 1, o.dt = 1.0 / 60.0, o.speed = 5.0;
+    o.level_seed = 1, o.seed = 1, o.dt = 1.0 / 60.0, o.speed = 5.0, o.axis = 'z';
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
@@ -323,6 +402,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "sweep-walk: out of memory\n");
         return 1;
     }
+    walk_plot plot = {0};
+    if (o.svg && plot_start(&plot, &lv, o.axis, walkers, o.walkers, movers) != 0) {
+        fprintf(stderr, "sweep-walk: out of memory for --svg\n");
+        return 1;
+    }
 
     uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
     sweep_move_result res;
@@ -339,10 +423,15 @@ int main(int argc, char **argv)
         if (s == o.steps - window)
             for (uint32_t i = 0; i < o.walkers; i++)
                 mark[i] = walkers[i].position;
+        uint64_t crushed_before = crushed;
+        if (plot.plot && movers)
+            memcpy(plot.before, walkers, o.walkers * sizeof *walkers);
         if (movers && (st = sweep_walk_tick(movers, world, &cfg, &wp, spawns, spawn_count, walkers, &crushed)) != SWEEP_OK) {
             fprintf(stderr, "sweep-walk: mover tick %u: %s\n", s, sweep_status_message(st));
             return 1;
         }
+        if (plot.plot && movers)
+            plot_tick(&plot, walkers, o.walkers, movers, spawns, spawn_count, crushed != crushed_before);
         for (uint32_t i = 0; i < o.walkers; i++) {
             double a = now_ns();
             st = sweep_walk_step_among(world, movers, &cfg, &wp, i, s, &walkers[i], &res);
@@ -356,6 +445,8 @@ int main(int argc, char **argv)
             limits += (res.flags & SWEEP_MOVED_ITERATION_LIMIT) != 0;
             if (track)
                 demo_note(&track[i], &res);
+            if (plot.plot)
+                sweep_plot_point(plot.plot, (int)i, walkers[i].position);
         }
     }
     double total_s = (now_ns() - start) / 1e9;
@@ -408,6 +499,17 @@ int main(int argc, char **argv)
     if (track) {
         demo_report(track, walkers, o.walkers, &cfg, o.steps, o.dt);
         free(track);
+    }
+
+    if (plot.plot) {
+        char err[1200], title[160];
+        snprintf(title, sizeof title, "sweep-walk: %u walkers, %u steps of %.4g s", o.walkers, o.steps, o.dt);
+        int bad = sweep_plot_write(plot.plot, o.svg, title, err, sizeof err);
+        plot_free(&plot);
+        if (bad) {
+            fprintf(stderr, "sweep-walk: %s\n", err);
+            return 1;
+        }
     }
 
     if (o.dump) {
