@@ -1,0 +1,952 @@
+#!/usr/bin/python3
+"""sweep_log.py - read the session logs that `sweepd --record DIR` writes
+(server/record.h has the format), for analysis in Python: the records, the
+wire messages inside them decoded with the code `flatc --python` generates
+from protocol/sweep.fbs, the move results, and a summary.
+
+As a command:
+
+    /usr/bin/python3 client-sdk/python/sweep_log.py LOG [--summary | --records | --moves]
+        [--json] [--no-follow] [--generated DIR]
+
+    --summary   (default) segments, bytes, ticks, sessions, requests and
+                messages by kind, moves, corrections, rule reports by rule,
+                errors by code, and how the log ends (truncated, ended)
+    --records   one line per record (with --json: one JSON object a line)
+    --moves     one line per move result (with --json: one JSON object a line)
+    --json      JSON instead of text
+    --no-follow read LOG alone, not the segments a rotation continued it in
+
+Exit status 0, or 2 (with the file and byte offset) for a log that cannot be
+read: not a log, a frame whose CRC-32 fails, a record that overruns its
+frame, a record of unknown type, a rotated segment whose next one is
+missing or does not continue it. A last frame cut short (the server was
+killed while writing it) is no error: the log is read up to it and said to
+be truncated.
+
+As a module (the FlatBuffers code is only needed to decode messages):
+
+    import sweep_log
+    log = sweep_log.open_log(path)            # follows rotated segments
+    for rec in log:                           # records, as namedtuples
+        if rec.type == "OUT":
+            msg = rec.message()               # sweep.wire.Message.Message
+            kind, body = sweep_log.body_of(msg)   # "MoveResult", its table
+    log.truncated, log.truncated_at, log.ended, log.end_reason, log.files, log.bytes
+
+    for m in sweep_log.move_results(sweep_log.open_log(path)):
+        print(m.tick, m.entity, m.position, m.velocity, m.corrected, m.correction, m.rule_names)
+
+    summary = sweep_log.summarize(path)       # the dict --summary --json prints
+
+  open_log(path, follow=True) -> Log: the segment at path, and (follow) the
+      segments after it: a segment that ends with END "rotated" continues in
+      the file of the same name with the 4-digit segment number plus one,
+      whose HEAD names it as `previous` and starts at the tick it ended at.
+      Iterating a Log yields every record, the HEAD of each segment
+      included; a Log can be iterated again (each pass re-reads the files).
+      After a pass: files (the segments read), heads, bytes (their sizes),
+      truncated and truncated_at ((file, offset) of the torn frame), ended
+      and end_reason (the last END: "shutdown"; None without one).
+  open_segment(path) -> Segment: one file; checks the header and that the
+      first record is a HEAD (segment.head). Iterating it yields its records
+      up to its END (or its end, or a torn frame: segment.truncated_at).
+  Records are namedtuples whose first fields are type (the name: "HEAD",
+      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END"), file and
+      offset (of the record's type byte in that file), then:
+        Head:  segment started_unix_ms server_version protocol_version
+               world_index map_name map_stem map_path content_hash (hex)
+               tick_rate time_bank allow_free_move players_block
+               max_entities max_batch max_frame hash_every first_tick
+               previous ("" for the first segment)
+        Open:  session role transport identity client   (transport 0 TCP, 1 UDP)
+        Close: session reason
+        In, Out: session transport data  (data: the message as received or
+               sent, TCP's 4-byte size prefix included; .message() decodes
+               it, without the prefix, into a sweep.wire.Message.Message;
+               transport comes from the session's OPEN, or is guessed from
+               where the "SWP1" identifier sits when the OPEN is in an
+               earlier segment that was not read)
+        Id:    entity        Tick: tick        Hash: tick hash
+        End:   tick reason
+  LogError(Exception): .path, .offset (None when not about a byte), .what;
+      str() is "PATH: ... byte N ..." as the C reader says it.
+  decode(data, transport=None) -> Message; body_of(message) -> (kind name,
+      the body's generated table object, e.g. a MoveResult.MoveResult).
+  move_results(records) -> MoveInfo namedtuples, one per entity per
+      MoveResult (alone or in a MoveResultBatch) the server sent: file
+      offset session tick entity sequence position velocity grounded
+      corrected correction rules (the Rule bits) rule_names speed_excess
+      time_excess applied_dt resent. A result the server sent again for a
+      move it had already applied (a resend, answered from what it kept:
+      the sequence is not above the entity's last one) has resent=True and
+      is not a move of its own.
+  summarize(path_or_log) -> dict (what --summary --json prints): moves
+      counts the moves the server applied (sweep-replay's "moves"), rules
+      counts rule reports as the server does (its Stats.rules_total):
+      applied moves' and new spawns' Rule bits, and FreeMove refusals.
+  load_wire(directory=None): where the generated code is. Without an
+      argument: $SWEEP_PY_GENERATED, else whatever `import sweep.wire` finds
+      (PYTHONPATH, as sweep_client.py is run), else
+      $SWEEP_BUILD_DIR/client-sdk/python, else build/client-sdk/python of
+      the repository this file is in. `make` generates it there.
+"""
+
+import argparse
+import collections
+import importlib
+import json
+import os
+import struct
+import sys
+import zlib
+
+MAGIC = b"SWEEPLOG"
+VERSION = 1
+HEADER_SIZE = 16
+FRAME_HEADER = 8
+FRAME_MAX = 64 << 20  # a longer frame is corruption, as the C reader says
+SUFFIX = ".sweeplog"
+IDENTIFIER = b"SWP1"
+TCP, UDP = 0, 1
+TRANSPORT_NAMES = {TCP: "TCP", UDP: "UDP"}
+
+HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END = range(1, 10)
+TYPE_NAMES = {HEAD: "HEAD", OPEN: "OPEN", CLOSE: "CLOSE", IN: "IN", ID: "ID", OUT: "OUT", TICK: "TICK",
+              HASH: "HASH", END: "END"}
+
+
+class LogError(Exception):
+    """A log that cannot be read: the file, the byte offset (or None) and what."""
+
+    def __init__(self, path, offset, what):
+        self.path = path
+        self.offset = offset
+        self.what = what
+        super().__init__("%s: %s" % (path, what))
+
+
+# --- records -------------------------------------------------------------------
+
+_BASE = "type file offset "
+Head = collections.namedtuple("Head", _BASE + (
+    "segment started_unix_ms server_version protocol_version world_index map_name map_stem map_path "
+    "content_hash tick_rate time_bank allow_free_move players_block max_entities max_batch max_frame "
+    "hash_every first_tick previous"))
+Open = collections.namedtuple("Open", _BASE + "session role transport identity client")
+Close = collections.namedtuple("Close", _BASE + "session reason")
+Id = collections.namedtuple("Id", _BASE + "entity")
+Tick = collections.namedtuple("Tick", _BASE + "tick")
+Hash = collections.namedtuple("Hash", _BASE + "tick hash")
+End = collections.namedtuple("End", _BASE + "tick reason")
+
+
+class _Carrying:
+    """IN and OUT records carry a wire message."""
+    __slots__ = ()
+
+    def message(self):
+        """The message decoded (sweep.wire.Message.Message); LogError if it
+        is not one."""
+        try:
+            return decode(self.data, self.transport)
+        except WireCodeMissing:
+            raise
+        except Exception as e:  # the runtime does not verify: any failure is a bad buffer
+            raise LogError(self.file, self.offset, "record at byte %d (%s): the message does not decode: %s"
+                           % (self.offset, self.type, e)) from None
+
+
+class In(_Carrying, collections.namedtuple("In", _BASE + "session transport data")):
+    __slots__ = ()
+
+
+class Out(_Carrying, collections.namedtuple("Out", _BASE + "session transport data")):
+    __slots__ = ()
+
+
+class _Short(Exception):
+    pass
+
+
+class _Cursor:
+    """Reads one record's payload; reading past its end raises _Short."""
+
+    def __init__(self, buf, start, end):
+        self.buf, self.pos, self.end = buf, start, end
+
+    def take(self, n):
+        if n > self.end - self.pos:
+            raise _Short()
+        at = self.pos
+        self.pos += n
+        return self.buf[at:at + n]
+
+    def u8(self):
+        return self.take(1)[0]
+
+    def u32(self):
+        return struct.unpack("<I", self.take(4))[0]
+
+    def u64(self):
+        return struct.unpack("<Q", self.take(8))[0]
+
+    def f64(self):
+        return struct.unpack("<d", self.take(8))[0]
+
+    def text(self):
+        return bytes(self.take(self.u32())).decode("utf-8", "replace")
+
+    def rest(self):
+        return bytes(self.take(self.end - self.pos))
+
+
+def _parse(kind, c, path, at):
+    """The record of type `kind` whose payload the cursor holds (not
+    checked for leftovers here)."""
+    if kind == HEAD:
+        return Head("HEAD", path, at, c.u32(), c.u64(), c.text(), c.u32(), c.u32(), c.text(), c.text(), c.text(),
+                    bytes(c.take(32)).hex(), c.f64(), c.f64(), c.u8(), c.u8(), c.u32(), c.u32(), c.u32(), c.u32(),
+                    c.u64(), c.text())
+    if kind == OPEN:
+        return Open("OPEN", path, at, c.u64(), c.u8(), c.u8(), c.text(), c.text())
+    if kind == CLOSE:
+        return Close("CLOSE", path, at, c.u64(), c.text())
+    if kind in (IN, OUT):
+        session = c.u64()
+        data = c.rest()
+        if not data:
+            raise _Short()
+        return (In if kind == IN else Out)(TYPE_NAMES[kind], path, at, session, None, data)
+    if kind == ID:
+        return Id("ID", path, at, c.u32())
+    if kind == TICK:
+        return Tick("TICK", path, at, c.u64())
+    if kind == HASH:
+        return Hash("HASH", path, at, c.u64(), c.u64())
+    return End("END", path, at, c.u64(), c.text())
+
+
+def _frame_records(path, body, base):
+    """The records of one frame whose body (checked) starts at file offset base."""
+    out = []
+    pos, n = 0, len(body)
+    while pos < n:
+        at = base + pos
+        if n - pos < 5:
+            raise LogError(path, at, "record at byte %d: cut short by the end of its frame (corrupt log)" % at)
+        kind = body[pos]
+        (length,) = struct.unpack_from("<I", body, pos + 1)
+        name = TYPE_NAMES.get(kind, "?")
+        if n - pos - 5 < length:
+            raise LogError(path, at, "record at byte %d (%s, %d bytes) runs past the end of its frame (corrupt log)"
+                           % (at, name, length))
+        if kind not in TYPE_NAMES:
+            raise LogError(path, at, "record at byte %d: unknown type %d (corrupt log, or a newer format)"
+                           % (at, kind))
+        c = _Cursor(body, pos + 5, pos + 5 + length)
+        try:
+            rec = _parse(kind, c, path, at)
+            if c.pos != c.end:
+                raise _Short()
+        except _Short:
+            raise LogError(path, at, "record at byte %d (%s): its %d bytes do not hold its fields (corrupt log)"
+                           % (at, name, length)) from None
+        out.append(rec)
+        pos += 5 + length
+    return out
+
+
+class Segment:
+    """One log file. Opening checks its header and that its first record is
+    a HEAD; iterating yields its records (the HEAD first) up to its END."""
+
+    def __init__(self, path):
+        self.path = path
+        self.truncated = False
+        self.truncated_at = None
+        self.end = None
+        try:
+            self.size = os.stat(path).st_size
+        except OSError as e:
+            raise LogError(path, None, "cannot open: %s" % (e.strerror or e)) from None
+        first = None
+        for rec in self._read(stop_after_first=True):
+            first = rec
+            break
+        if first is None:
+            raise LogError(path, None, "no whole frame after the header (the recording stopped before its first tick)")
+        if first.type != "HEAD":
+            raise LogError(path, first.offset, "first record is %s at byte %d, not HEAD (corrupt log)"
+                           % (first.type, first.offset))
+        self.head = first
+
+    def __iter__(self):
+        return self._read(stop_after_first=False)
+
+    def _read(self, stop_after_first):
+        path = self.path
+        try:
+            f = open(path, "rb")
+        except OSError as e:
+            raise LogError(path, None, "cannot open: %s" % (e.strerror or e)) from None
+        with f:
+            header = f.read(HEADER_SIZE)
+            if len(header) < HEADER_SIZE:
+                raise LogError(path, None, "%d bytes, shorter than a log's %d-byte header (not a sweep log, or cut "
+                               "short)" % (len(header), HEADER_SIZE))
+            if header[:8] != MAGIC:
+                raise LogError(path, 0, "not a sweep log (no SWEEPLOG header)")
+            version = struct.unpack_from("<I", header, 8)[0]
+            if version != VERSION:
+                raise LogError(path, 8, "log format version %d; this reader reads version %d" % (version, VERSION))
+            # Only the bytes there when the pass began: a log still being
+            # written is read up to its last whole frame.
+            size = os.fstat(f.fileno()).st_size
+            at = HEADER_SIZE
+            if not stop_after_first:
+                self.size = size
+                self.truncated, self.truncated_at, self.end = False, None, None
+            while at < size:
+                fh = f.read(FRAME_HEADER) if size - at >= FRAME_HEADER else b""
+                if len(fh) < FRAME_HEADER:
+                    self._torn(at, stop_after_first)
+                    return
+                length, crc = struct.unpack("<II", fh)
+                if length == 0 or length > FRAME_MAX:
+                    raise LogError(path, at, "frame at byte %d: length %d is not a frame's (corrupt log)"
+                                   % (at, length))
+                if size - at - FRAME_HEADER < length:
+                    self._torn(at, stop_after_first)
+                    return
+                body = f.read(length)
+                if len(body) < length:  # the file shrank under us: as torn
+                    self._torn(at, stop_after_first)
+                    return
+                got = zlib.crc32(body) & 0xFFFFFFFF
+                if got != crc:
+                    raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
+                                   "(corrupt log)" % (at, length, got, crc))
+                for rec in _frame_records(path, body, at + FRAME_HEADER):
+                    yield rec
+                    if stop_after_first:
+                        return
+                    if rec.type == "END":
+                        # A segment ends at its END, as the C replay reads it.
+                        self.end = rec
+                        return
+                at += FRAME_HEADER + length
+
+    def _torn(self, at, stop_after_first):
+        if not stop_after_first:
+            self.truncated = True
+            self.truncated_at = at
+
+
+def open_segment(path):
+    return Segment(path)
+
+
+def next_segment_path(path, segment):
+    """The file a segment named `path` (number `segment`) continues in."""
+    if not path.endswith(SUFFIX) or len(path) < len(SUFFIX) + 5:
+        return None
+    stem = path[:-len(SUFFIX) - 4]
+    if not path[len(stem):-len(SUFFIX)].isdigit():
+        return None
+    return "%s%04d%s" % (stem, segment + 1, SUFFIX)
+
+
+class Log:
+    """A log: the segment at path and, with follow, the segments that
+    continue it. Iterate it for the records."""
+
+    def __init__(self, path, follow=True):
+        self.path = path
+        self.follow = follow
+        self.first = Segment(path)
+        self._reset()
+
+    def _reset(self):
+        self.segments = []
+        self.files = []
+        self.heads = []
+        self.bytes = 0
+        self.truncated = False
+        self.truncated_at = None
+        self.ended = False
+        self.end_reason = None
+        self.next_file = None  # without follow: where a rotated log goes on
+
+    def __iter__(self):
+        self._reset()
+        seg = self.first
+        sessions = {}  # session -> transport, across segments: a session outlives a rotation
+        tick = seg.head.first_tick
+        while True:
+            self.segments.append(seg)
+            self.files.append(seg.path)
+            self.heads.append(seg.head)
+            for rec in seg:
+                t = rec.type
+                if t == "OPEN":
+                    sessions[rec.session] = rec.transport
+                elif t == "IN" or t == "OUT":
+                    rec = rec._replace(transport=sessions.get(rec.session))
+                elif t == "TICK":
+                    tick = rec.tick
+                yield rec
+            self.bytes += seg.size
+            if seg.end is None:
+                self.truncated = seg.truncated
+                self.truncated_at = (seg.path, seg.truncated_at) if seg.truncated else None
+                return
+            if seg.end.reason != "rotated":
+                self.ended = True
+                self.end_reason = seg.end.reason
+                return
+            nxt = next_segment_path(seg.path, seg.head.segment)
+            if nxt is None:
+                raise LogError(seg.path, seg.end.offset, "rotated, but the name does not end in -NNNN%s, so the next "
+                               "segment cannot be found" % SUFFIX)
+            if not self.follow:
+                self.next_file = nxt
+                self.end_reason = "rotated"
+                return
+            try:
+                following = Segment(nxt)
+            except LogError as e:
+                raise LogError(e.path, e.offset, "the log continues in this next segment of %s, which cannot be read: "
+                               "%s" % (seg.path, e.what)) from None
+            h = following.head
+            if (h.previous != os.path.basename(seg.path) or h.segment != seg.head.segment + 1
+                    or h.first_tick != tick):
+                raise LogError(nxt, h.offset, "does not continue %s (its HEAD says segment %d after '%s' at tick %d; "
+                               "expected segment %d after '%s' at tick %d)"
+                               % (seg.path, h.segment, h.previous, h.first_tick, seg.head.segment + 1,
+                                  os.path.basename(seg.path), tick))
+            seg = following
+
+
+def open_log(path, follow=True):
+    return Log(path, follow)
+
+
+def read_records(path, follow=True):
+    """Every record of the log at path (a generator)."""
+    return iter(Log(path, follow))
+
+
+# --- the wire messages ------------------------------------------------------------
+
+class WireCodeMissing(ImportError):
+    """The FlatBuffers code generated from protocol/sweep.fbs is not found."""
+
+
+_wire = None
+_wire_dir = None
+
+
+def _repo_root():
+    # This file is <repo>/client-sdk/python/sweep_log.py.
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _try_import(directory):
+    if directory is not None:
+        directory = os.path.abspath(directory)
+        if not os.path.isdir(os.path.join(directory, "sweep", "wire")):
+            return False
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+    try:
+        importlib.import_module("sweep.wire.Message")
+    except ImportError:
+        return False
+    return True
+
+
+class _Wire:
+    """The generated classes and the names of the enums."""
+
+    def __init__(self):
+        mod = lambda name: importlib.import_module("sweep.wire." + name)
+        self.Message = mod("Message").Message
+        self.Body = mod("Body").Body
+        self.body_names = {v: k for k, v in vars(self.Body).items() if not k.startswith("_")}
+        self.body_class = {}
+        for value, name in self.body_names.items():
+            if value:
+                self.body_class[value] = getattr(mod(name), name)
+        enum = lambda name: {v: k for k, v in vars(getattr(mod(name), name)).items() if not k.startswith("_")}
+        self.error_names = enum("ErrorCode")
+        self.role_names = enum("Role")
+        self.rule_bits = sorted(enum("Rule").items())  # (bit, name), lowest first
+
+
+def load_wire(directory=None):
+    """Imports the generated code (see the module's docstring for where it
+    is looked for) and returns its classes; WireCodeMissing if not found."""
+    global _wire, _wire_dir
+    if _wire is not None and (directory is None or os.path.abspath(directory) == _wire_dir):
+        return _wire
+    tried = []
+    if directory is not None:
+        candidates = [directory]
+    else:
+        candidates = []
+        env = os.environ.get("SWEEP_PY_GENERATED")
+        if env:
+            candidates.append(env)
+        candidates.append(None)  # whatever sys.path (PYTHONPATH) finds
+        build = os.environ.get("SWEEP_BUILD_DIR")
+        if build:
+            candidates.append(os.path.join(build, "client-sdk", "python"))
+        candidates.append(os.path.join(_repo_root(), "build", "client-sdk", "python"))
+    for d in candidates:
+        tried.append(d if d is not None else "PYTHONPATH")
+        if _try_import(d):
+            _wire = _Wire()
+            _wire_dir = os.path.abspath(d) if d is not None else None
+            return _wire
+    raise WireCodeMissing("the FlatBuffers code generated from protocol/sweep.fbs is not in %s (make generates it "
+                          "into $(BUILD)/client-sdk/python; give --generated DIR or SWEEP_PY_GENERATED)"
+                          % ", ".join(tried))
+
+
+def _looks_prefixed(data):
+    """A TCP frame: its size, then the buffer (root offset, "SWP1")."""
+    return (len(data) >= 12 and data[8:12] == IDENTIFIER
+            and struct.unpack_from("<I", data, 0)[0] == len(data) - 4)
+
+
+def decode(data, transport=None):
+    """The Message in data, as sent over `transport` (TCP's size prefix
+    stripped; None: told by where the identifier sits)."""
+    w = load_wire()
+    if transport is None:
+        transport = TCP if _looks_prefixed(data) else UDP
+    if transport == TCP:
+        if len(data) < 4 or struct.unpack_from("<I", data, 0)[0] != len(data) - 4:
+            raise ValueError("a TCP message whose size prefix is not its length")
+        buf = data[4:]
+    else:
+        buf = data
+    if len(buf) < 8 or not w.Message.MessageBufferHasIdentifier(buf, 0):
+        raise ValueError("no SWP1 identifier")
+    return w.Message.GetRootAs(buf, 0)
+
+
+def kind_name(kind):
+    return load_wire().body_names.get(kind, "Unknown(%d)" % kind)
+
+
+def body_of(message):
+    """(kind name, the body as its generated table object) of a Message."""
+    w = load_wire()
+    kind = message.BodyType()
+    tab = message.Body()
+    cls = w.body_class.get(kind)
+    if cls is None or tab is None:
+        return kind_name(kind), None
+    obj = cls()
+    obj.Init(tab.Bytes, tab.Pos)
+    return w.body_names[kind], obj
+
+
+def rule_names(bits):
+    """["Speed", "Correction"] for those Rule bits ("BitN" for unknown bits)."""
+    w = load_wire()
+    names = [name for bit, name in w.rule_bits if bits & bit]
+    known = 0
+    for bit, _ in w.rule_bits:
+        known |= bit
+    return names + ["Bit%d" % i for i in range(32) if bits & ~known & (1 << i)]
+
+
+def error_name(code):
+    return load_wire().error_names.get(code, "Unknown(%d)" % code)
+
+
+def role_name(role):
+    return load_wire().role_names.get(role, "Unknown(%d)" % role)
+
+
+# --- move results ------------------------------------------------------------------
+
+MoveInfo = collections.namedtuple("MoveInfo", (
+    "file offset session tick entity sequence position velocity grounded corrected correction rules rule_names "
+    "speed_excess time_excess applied_dt resent"))
+
+
+def _vec(v):
+    return (v.X(), v.Y(), v.Z()) if v is not None else None
+
+
+class _Tracker:
+    """What the server knew of entities, to tell an applied move from a
+    resend and a new spawn from a Spawned sent again."""
+
+    def __init__(self):
+        self.last_sequence = {}  # entity -> sequence of its last applied move
+        self.owner = {}          # entity -> session, from its Spawned
+        self.spawned = set()
+
+    def spawned_entity(self, session, entity):
+        """True for a new entity (its rules are reported)."""
+        if entity in self.spawned:
+            return False
+        self.spawned.add(entity)
+        self.owner[entity] = session
+        self.last_sequence.pop(entity, None)
+        return True
+
+    def gone(self, entity):
+        self.spawned.discard(entity)
+        self.owner.pop(entity, None)
+        self.last_sequence.pop(entity, None)
+
+    def closed(self, session):
+        for e in [e for e, s in self.owner.items() if s == session]:
+            self.gone(e)
+
+    def applied(self, entity, sequence):
+        """False for a result answered again (the sequence is not above the
+        entity's last applied one: the server re-sent what it kept)."""
+        last = self.last_sequence.get(entity)
+        if last is not None and sequence <= last:
+            return False
+        self.last_sequence[entity] = sequence
+        return True
+
+
+def _results_of(kind, body):
+    if kind == "MoveResult":
+        return [body]
+    if kind == "MoveResultBatch":
+        return [body.Results(i) for i in range(body.ResultsLength())]
+    return []
+
+
+def _move_info(rec, r, tracker):
+    seq = r.Sequence()
+    entity = r.Entity()
+    rules = r.Rules()
+    return MoveInfo(rec.file, rec.offset, rec.session, r.ServerTick(), entity, seq, _vec(r.Position()),
+                    _vec(r.Velocity()), bool(r.Grounded()), bool(r.Corrected()), r.Correction(), rules,
+                    rule_names(rules), r.SpeedExcess(), r.TimeExcess(), r.AppliedDt(),
+                    not tracker.applied(entity, seq))
+
+
+def _track(rec, kind, body, tracker):
+    """Keeps the tracker up to date with an OUT message (not move results)."""
+    if kind == "Spawned":
+        tracker.spawned_entity(rec.session, body.Entity())
+    elif kind == "Despawned":
+        tracker.gone(body.Entity())
+
+
+def move_results(records):
+    """A MoveInfo per entity per move result in the OUT records of
+    `records` (a Log, a Segment or any iterable of records)."""
+    tracker = _Tracker()
+    for rec in records:
+        if rec.type == "CLOSE":
+            tracker.closed(rec.session)
+            continue
+        if rec.type != "OUT":
+            continue
+        kind, body = body_of(rec.message())
+        if body is None:
+            continue
+        _track(rec, kind, body, tracker)
+        for r in _results_of(kind, body):
+            yield _move_info(rec, r, tracker)
+
+
+# --- summary -----------------------------------------------------------------------
+
+def summarize(log):
+    """The counts of a log (a path or a Log), as a dict."""
+    if not isinstance(log, Log):
+        log = Log(log)
+    w = load_wire()
+    s = collections.OrderedDict()
+    ticks = hashes = sessions = closed = requests = messages = 0
+    moves = resent = corrections = spawns = 0
+    max_correction = 0.0
+    first_tick = last_tick = None
+    by_request = collections.Counter()
+    by_message = collections.Counter()
+    rules = collections.Counter()
+    errors = collections.Counter()
+    tracker = _Tracker()
+    for rec in log:
+        t = rec.type
+        if t == "TICK":
+            ticks += 1
+            if first_tick is None:
+                first_tick = rec.tick
+            last_tick = rec.tick
+        elif t == "HASH":
+            hashes += 1
+        elif t == "OPEN":
+            sessions += 1
+        elif t == "CLOSE":
+            closed += 1
+            tracker.closed(rec.session)
+        elif t == "IN":
+            requests += 1
+            by_request[kind_name(rec.message().BodyType())] += 1
+        elif t == "OUT":
+            messages += 1
+            kind, body = body_of(rec.message())
+            by_message[kind] += 1
+            if body is None:
+                continue
+            if kind == "Spawned":
+                if tracker.spawned_entity(rec.session, body.Entity()):
+                    spawns += 1
+                    for name in rule_names(body.Rules()):
+                        rules[name] += 1
+            elif kind == "Despawned":
+                tracker.gone(body.Entity())
+            elif kind == "Error":
+                errors[error_name(body.Code())] += 1
+                # A refused Fly or Noclip move is the one rule reported with
+                # an Error instead of a result (server/moves.c).
+                text = body.Message() or b""
+                if text.startswith(b"rule FreeMove"):
+                    rules["FreeMove"] += 1
+            for r in _results_of(kind, body):
+                if not tracker.applied(r.Entity(), r.Sequence()):
+                    resent += 1
+                    continue
+                moves += 1
+                for name in rule_names(r.Rules()):
+                    rules[name] += 1
+                if r.Corrected():
+                    corrections += 1
+                    max_correction = max(max_correction, r.Correction())
+    head = log.heads[0]
+    s["ok"] = True
+    s["log"] = log.path
+    s["files"] = log.files
+    s["segments"] = len(log.files)
+    s["first_segment"] = head.segment
+    s["bytes"] = log.bytes
+    s["map"] = head.map_name
+    s["map_path"] = head.map_path
+    s["world"] = head.world_index
+    s["server_version"] = head.server_version
+    s["protocol_version"] = head.protocol_version
+    s["started_unix_ms"] = head.started_unix_ms
+    s["tick_rate"] = head.tick_rate
+    s["ticks"] = ticks
+    s["first_tick"] = first_tick
+    s["last_tick"] = last_tick
+    s["hashes"] = hashes
+    s["sessions"] = sessions
+    s["closed"] = closed
+    s["requests"] = requests
+    s["requests_by_kind"] = dict(sorted(by_request.items()))
+    s["messages"] = messages
+    s["messages_by_kind"] = dict(sorted(by_message.items()))
+    s["spawns"] = spawns
+    s["moves"] = moves
+    s["resent"] = resent
+    s["corrections"] = corrections
+    s["max_correction"] = max_correction
+    order = {name: bit for bit, name in w.rule_bits}
+    s["rules"] = dict(sorted(rules.items(), key=lambda kv: (order.get(kv[0], 1 << 40), kv[0])))
+    s["errors"] = dict(sorted(errors.items()))
+    s["truncated"] = log.truncated
+    s["truncated_at"] = ({"file": log.truncated_at[0], "offset": log.truncated_at[1]}
+                         if log.truncated_at else None)
+    s["ended"] = log.ended
+    s["end_reason"] = log.end_reason
+    if log.next_file:
+        s["continues_in"] = log.next_file
+    return s
+
+
+# --- the command ---------------------------------------------------------------------
+
+def _counts(d):
+    return ", ".join("%s %d" % kv for kv in d.items()) if d else "none"
+
+
+def _print_summary(s):
+    n = s["segments"]
+    print("log %s: %d segment%s (from segment %d), %d bytes, map %s (%s), world %d, sweepd protocol %d"
+          % (s["log"], n, "" if n == 1 else "s", s["first_segment"], s["bytes"], s["map"], s["map_path"],
+             s["world"], s["protocol_version"]))
+    if s["ticks"]:
+        print("ticks %d (%d..%d at %g/s), state hashes %d" % (s["ticks"], s["first_tick"], s["last_tick"],
+                                                               s["tick_rate"], s["hashes"]))
+    else:
+        print("ticks 0, state hashes %d" % s["hashes"])
+    print("sessions %d (%d closed)" % (s["sessions"], s["closed"]))
+    print("requests %d: %s" % (s["requests"], _counts(s["requests_by_kind"])))
+    print("messages %d: %s" % (s["messages"], _counts(s["messages_by_kind"])))
+    print("moves %d (%d results resent), spawns %d, corrections %d (max %.3f)"
+          % (s["moves"], s["resent"], s["spawns"], s["corrections"], s["max_correction"]))
+    print("rules: %s" % _counts(s["rules"]))
+    print("errors: %s" % _counts(s["errors"]))
+    if s["truncated"]:
+        end = "truncated: the last frame (%s byte %d) was cut short; read up to it" % (
+            s["truncated_at"]["file"], s["truncated_at"]["offset"])
+    elif s["ended"]:
+        end = "ended: %s" % s["end_reason"]
+    elif s.get("continues_in"):
+        end = "rotated: continues in %s (not followed)" % s["continues_in"]
+    else:
+        end = "no END: the recording was cut short at a frame boundary"
+    print(end)
+
+
+def _fmt(x):
+    return repr(x)
+
+
+def _vec_text(v):
+    return "(%s)" % ", ".join(_fmt(x) for x in v) if v is not None else "-"
+
+
+def _record_fields(rec):
+    """The record's fields for --records (message summary for IN/OUT)."""
+    d = collections.OrderedDict()
+    d["type"] = rec.type
+    d["file"] = rec.file
+    d["offset"] = rec.offset
+    if rec.type == "HEAD":
+        for k in Head._fields[3:]:
+            d[k] = getattr(rec, k)
+    elif rec.type == "OPEN":
+        d["session"] = rec.session
+        d["role"] = role_name(rec.role)
+        d["transport"] = TRANSPORT_NAMES.get(rec.transport, "Unknown(%d)" % rec.transport)
+        d["identity"] = rec.identity
+        d["client"] = rec.client
+    elif rec.type in ("IN", "OUT"):
+        msg = rec.message()
+        kind, body = body_of(msg)
+        d["session"] = rec.session
+        d["transport"] = TRANSPORT_NAMES.get(rec.transport, "?")
+        d["kind"] = kind
+        d["sequence"] = msg.Sequence()
+        d["bytes"] = len(rec.data)
+        if kind == "Error" and body is not None:
+            d["code"] = error_name(body.Code())
+            d["message"] = (body.Message() or b"").decode("utf-8", "replace")
+        elif kind in ("Spawned", "Despawned", "Despawn", "Move") and body is not None:
+            d["entity"] = body.Entity()
+        elif kind in ("MoveBatch",) and body is not None:
+            d["moves"] = body.MovesLength()
+        elif kind in ("MoveResultBatch",) and body is not None:
+            d["results"] = body.ResultsLength()
+        elif kind == "MoveResult" and body is not None:
+            d["entity"] = body.Entity()
+    else:
+        for k in type(rec)._fields[3:]:
+            d[k] = getattr(rec, k)
+    return d
+
+
+def _record_line(d):
+    head = "%s %10d %-5s" % (os.path.basename(d["file"]), d["offset"], d["type"])
+    rest = []
+    for k, v in d.items():
+        if k in ("type", "file", "offset"):
+            continue
+        if k == "kind":
+            rest.append(v)
+        elif isinstance(v, str):
+            rest.append("%s=%s" % (k, json.dumps(v) if (not v or " " in v or '"' in v) else v))
+        else:
+            rest.append("%s=%s" % (k, v))
+    return head + " " + " ".join(rest)
+
+
+def _move_fields(m):
+    d = m._asdict()
+    d["rules"] = m.rule_names
+    del d["rule_names"]
+    d["rule_bits"] = m.rules
+    return d
+
+
+def _move_line(m):
+    line = "tick=%d session=%d entity=%d seq=%d position=%s velocity=%s grounded=%d corrected=%d correction=%s " \
+           "rules=%s" % (m.tick, m.session, m.entity, m.sequence, _vec_text(m.position), _vec_text(m.velocity),
+                         m.grounded, m.corrected, _fmt(m.correction), ",".join(m.rule_names) or "none")
+    if m.speed_excess:
+        line += " speed_excess=%s" % _fmt(m.speed_excess)
+    if m.time_excess:
+        line += " time_excess=%s" % _fmt(m.time_excess)
+    line += " applied_dt=%s" % _fmt(m.applied_dt)
+    if m.resent:
+        line += " resent=1"
+    return line
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="sweep_log.py",
+        description="Read a session log that sweepd --record wrote: a summary, its records or its move results. "
+                    "A rotated log is followed from LOG through the segments after it.")
+    ap.add_argument("log", metavar="LOG")
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--summary", dest="what", action="store_const", const="summary",
+                      help="counts (the default)")
+    what.add_argument("--records", dest="what", action="store_const", const="records",
+                      help="one line per record")
+    what.add_argument("--moves", dest="what", action="store_const", const="moves",
+                      help="one line per move result")
+    ap.add_argument("--json", action="store_true", help="JSON (a line per record or move with --records, --moves)")
+    ap.add_argument("--no-follow", action="store_true", help="read LOG alone, not the segments after it")
+    ap.add_argument("--generated", metavar="DIR",
+                    help="the flatc --python output for protocol/sweep.fbs (default: $SWEEP_PY_GENERATED, "
+                         "PYTHONPATH, $SWEEP_BUILD_DIR/client-sdk/python, build/client-sdk/python)")
+    a = ap.parse_args(argv)
+    what = a.what or "summary"
+    out = sys.stdout
+    try:
+        load_wire(a.generated)
+        log = Log(a.log, follow=not a.no_follow)
+        if what == "summary":
+            s = summarize(log)
+            if a.json:
+                json.dump(s, out)
+                out.write("\n")
+            else:
+                _print_summary(s)
+        elif what == "records":
+            for rec in log:
+                d = _record_fields(rec)
+                out.write((json.dumps(d) if a.json else _record_line(d)) + "\n")
+        else:
+            for m in move_results(log):
+                out.write((json.dumps(_move_fields(m)) if a.json else _move_line(m)) + "\n")
+    except (LogError, WireCodeMissing) as e:
+        out.flush()
+        if a.json:
+            err = {"ok": False, "error": str(e)}
+            if isinstance(e, LogError):
+                err["file"] = e.path
+                err["offset"] = e.offset
+            json.dump(err, out)
+            out.write("\n")
+        else:
+            print("sweep_log: %s" % e, file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # `| head` stopped reading, which is no failure; stdout goes nowhere
+        # so that Python's own flush at exit does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
