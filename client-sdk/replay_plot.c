@@ -1,0 +1,259 @@
+/*
+ * replay_plot.c - sweep-replay --svg: what a replayed session did, drawn
+ * over its level with maps/plot.h.
+ *
+ * Everything drawn comes from what the server sent, as the replay re-sends
+ * it (a watcher on the replay): each MoveResult puts its entity where the
+ * server put it (after where a mover carried it from, when one did), and
+ * says whether the move was corrected and which rules acted; Spawned and
+ * Despawned say where entities came in and where movers crushed them. The
+ * movers are the replay's own, sampled after every tick.
+ */
+#include "client-sdk/replay_plot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps/plot.h"
+
+/* An entity's track, found by its id (0 is never an entity). */
+typedef struct entity_slot {
+    uint32_t entity;
+    int track;
+    sweep_vec3 last;
+    int has_last;
+} entity_slot;
+
+struct sweep_replay_plot {
+    sweep_replay *r;
+    sweep_plot *plot;
+    entity_slot *slots;
+    size_t slot_count, nslots;
+    int failed; /* a point or mark was lost (memory): the write says so */
+};
+
+static size_t slot_hash(uint32_t id, size_t nslots)
+{
+    return (size_t)((id * 2654435761u) ^ (id >> 16)) & (nslots - 1);
+}
+
+static int slots_grow(sweep_replay_plot *p)
+{
+    size_t n = p->nslots ? p->nslots * 2 : 64;
+    entity_slot *s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < p->nslots; i++) {
+        if (!p->slots[i].entity)
+            continue;
+        size_t j = slot_hash(p->slots[i].entity, n);
+        while (s[j].entity)
+            j = (j + 1) & (n - 1);
+        s[j] = p->slots[i];
+    }
+    free(p->slots);
+    p->slots = s;
+    p->nslots = n;
+    return 0;
+}
+
+/* The entity's slot, made (with a new track) the first time it is seen;
+ * NULL when memory runs out. */
+static entity_slot *entity_of(sweep_replay_plot *p, uint32_t id)
+{
+    if ((p->slot_count + 1) * 2 > p->nslots && slots_grow(p) != 0)
+        return NULL;
+    size_t j = slot_hash(id, p->nslots);
+    for (; p->slots[j].entity; j = (j + 1) & (p->nslots - 1))
+        if (p->slots[j].entity == id)
+            return &p->slots[j];
+    char name[32];
+    snprintf(name, sizeof name, "entity %u", id);
+    int track = sweep_plot_track(p->plot, name);
+    if (track < 0)
+        return NULL;
+    entity_slot *s = &p->slots[j];
+    s->entity = id;
+    s->track = track;
+    s->has_last = 0;
+    p->slot_count++;
+    return s;
+}
+
+/* Only looks: an entity never seen is NULL. */
+static entity_slot *entity_find(sweep_replay_plot *p, uint32_t id)
+{
+    if (!p->nslots)
+        return NULL;
+    for (size_t j = slot_hash(id, p->nslots); p->slots[j].entity; j = (j + 1) & (p->nslots - 1))
+        if (p->slots[j].entity == id)
+            return &p->slots[j];
+    return NULL;
+}
+
+static void put_point(sweep_replay_plot *p, entity_slot *s, sweep_vec3 at)
+{
+    if (sweep_plot_point(p->plot, s->track, at) != 0 && sweep_v3_isfinite(at))
+        p->failed = 1;
+    s->last = at;
+    s->has_last = 1;
+}
+
+static void put_mark(sweep_replay_plot *p, sweep_plot_mark_kind kind, sweep_vec3 at, const char *label)
+{
+    if (sweep_plot_mark(p->plot, kind, at, label) != 0 && sweep_v3_isfinite(at))
+        p->failed = 1;
+}
+
+/* "Speed+TimeBudget": the rules named by their bits, cut to fit. */
+static void rule_names(uint32_t rules, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (unsigned bit = 0; bit < 32 && n + 1 < cap; bit++) {
+        if (!(rules & (1u << bit)))
+            continue;
+        int w = snprintf(out + n, cap - n, "%s%s", n ? "+" : "", sweep_wire_rule_name(bit));
+        if (w < 0)
+            break;
+        n += (size_t)w < cap - n ? (size_t)w : cap - n - 1;
+    }
+}
+
+static void on_result(sweep_replay_plot *p, const sweep_msg_move_result *mr)
+{
+    entity_slot *s = entity_of(p, mr->entity);
+    if (!s) {
+        p->failed = 1;
+        return;
+    }
+    /* A mover carried or pushed it between its moves: the path goes
+     * through where this move started. */
+    if (mr->has_start_position)
+        put_point(p, s, mr->start_position);
+    put_point(p, s, mr->position);
+    char label[128];
+    if (mr->corrected) {
+        snprintf(label, sizeof label, "entity %u corrected by %.3g", mr->entity, mr->correction);
+        put_mark(p, SWEEP_PLOT_CORRECTION, mr->position, label);
+    }
+    if (mr->rules) {
+        rule_names(mr->rules, label, sizeof label);
+        put_mark(p, SWEEP_PLOT_RULE, mr->position, label);
+    }
+}
+
+static void on_spawned(sweep_replay_plot *p, const sweep_msg_spawned *sp)
+{
+    entity_slot *s = entity_of(p, sp->entity);
+    if (!s) {
+        p->failed = 1;
+        return;
+    }
+    sweep_plot_break(p->plot, s->track);
+    put_point(p, s, sp->position);
+    char label[128];
+    if (sp->spawn_point)
+        snprintf(label, sizeof label, "entity %u at spawn point %u", sp->entity, sp->spawn_point);
+    else
+        snprintf(label, sizeof label, "entity %u", sp->entity);
+    put_mark(p, SWEEP_PLOT_SPAWN, sp->position, label);
+}
+
+static void on_despawned(sweep_replay_plot *p, const sweep_msg_despawned *d)
+{
+    entity_slot *s = entity_find(p, d->entity);
+    if (!s)
+        return;
+    sweep_plot_break(p->plot, s->track);
+    if (!d->crushed_by || !s->has_last)
+        return;
+    /* Where it last was is where the mover caught it. */
+    const sweep_level *lv = sweep_replay_level(p->r);
+    const char *mover = NULL;
+    for (uint32_t i = 0; lv && i < lv->mover_count && !mover; i++)
+        if (lv->movers[i].id == d->crushed_by)
+            mover = lv->movers[i].name;
+    char label[128];
+    if (mover)
+        snprintf(label, sizeof label, "entity %u crushed by %s", d->entity, mover);
+    else
+        snprintf(label, sizeof label, "entity %u crushed by mover %u", d->entity, d->crushed_by);
+    put_mark(p, SWEEP_PLOT_CRUSH, s->last, label);
+}
+
+static void watch(void *ctx, const sweep_replay_event *ev)
+{
+    sweep_replay_plot *p = ctx;
+    const sweep_message *m = ev->message;
+    switch (m->kind) {
+    case SWEEP_MSG_MOVE_RESULT:
+        on_result(p, &m->as.move_result);
+        break;
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        for (uint32_t i = 0; i < m->as.move_result_batch.count; i++)
+            on_result(p, &m->as.move_result_batch.results[i]);
+        break;
+    case SWEEP_MSG_SPAWNED:
+        on_spawned(p, &m->as.spawned);
+        break;
+    case SWEEP_MSG_DESPAWNED:
+        on_despawned(p, &m->as.despawned);
+        break;
+    default:
+        break;
+    }
+}
+
+sweep_replay_plot *sweep_replay_plot_start(sweep_replay *r, char axis)
+{
+    sweep_replay_plot *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->r = r;
+    p->plot = sweep_plot_create(sweep_replay_level(r), axis);
+    if (!p->plot) {
+        free(p);
+        return NULL;
+    }
+    sweep_replay_watch(r, watch, p);
+    return p;
+}
+
+static void sample_movers(sweep_replay_plot *p)
+{
+    double at[3];
+    for (uint32_t i = 0; sweep_replay_mover_position(p->r, i, at) == 0; i++)
+        if (sweep_plot_mover_point(p->plot, i, sweep_v3(at[0], at[1], at[2])) != 0)
+            p->failed = 1;
+}
+
+int sweep_replay_plot_run(sweep_replay_plot *p)
+{
+    sample_movers(p);
+    int rc;
+    while ((rc = sweep_replay_step(p->r)) == 1)
+        sample_movers(p);
+    return rc;
+}
+
+int sweep_replay_plot_write(sweep_replay_plot *p, const char *path, const char *title, char *err, size_t errlen)
+{
+    if (p->failed) {
+        snprintf(err, errlen, "cannot write %s: memory ran out while drawing", path);
+        return -1;
+    }
+    return sweep_plot_write(p->plot, path, title, err, errlen);
+}
+
+void sweep_replay_plot_free(sweep_replay_plot *p)
+{
+    if (!p)
+        return;
+    /* The replay may go on without the picture. */
+    sweep_replay_watch(p->r, NULL, NULL);
+    sweep_plot_destroy(p->plot);
+    free(p->slots);
+    free(p);
+}
