@@ -86,6 +86,8 @@ $(BUILD)/tests/bench/bench_maps_load: $(BUILD)/tests/bench/bench_maps_load.o $(M
 RUN_DEPS := $(BIN)/sweep-walk $(BUILD)/maps/arena.db
 RUN_CMD = $(BIN)/sweep-walk --map $(BUILD)/maps/arena.db --walkers 8 --steps 1200 --demo
 $(BUILD)/tests/maps/test_walk_map: | $(BIN)/sweep-walk $(BUILD)/maps/arena.db
+# test_plot also draws the arena with sweep-walk --svg.
+$(BUILD)/tests/maps/test_plot: | $(BIN)/sweep-walk $(BUILD)/maps/arena.db
 
 # make install also puts the sample maps where packaged servers find them.
 install: install-maps
