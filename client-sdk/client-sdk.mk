@@ -79,3 +79,11 @@ BENCHES += $(BUILD)/tests/bench/bench_echo
 $(BUILD)/tests/bench/bench_echo: $(BUILD)/tests/bench/bench_echo.o $(PROTOCOL_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ -luv $(SWEEP_LDLIBS) -o $@
+
+# Benchmark: a recorded session replayed in-process against the core alone
+# on the same moves; it replays through sweepd's offline world code, so it
+# links as sweep-replay does.
+BENCHES += $(BUILD)/tests/bench/bench_replay
+$(BUILD)/tests/bench/bench_replay: $(BUILD)/tests/bench/bench_replay.o $(CLIENT_LIB) $(REPLAY_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@

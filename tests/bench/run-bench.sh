@@ -127,3 +127,129 @@ sdk_stop
 trap - EXIT
 "${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
 "${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"
+
+# --- server: recording sessions, and replaying them (sweepd --record) -------
+# replay: sweepd --record on the arena with 16 honest players (sweep-bots
+# --mode honest, 60 moves/s each) for SWEEP_BENCH_REPLAY_SECONDS (default
+# 5), then bench_replay on the log: the whole log replayed in-process and
+# checked bit for bit, against sweep_act alone on the same moves with the
+# inputs the server gave them, alternating, 5 runs each. moves_per_s is the
+# replay's median, ratio_to_core the replay's over the core's, bytes_per_move
+# the log's size per move; the lines before it say how many core results
+# equal the recorded ones. With the corpus, the same on its level with the
+# most movers, imported by sweep-import (the bots take its spawn points and
+# rules from --map); without it, that one is skipped with the reason.
+#
+# server.record: sweepd on the arena under sweep-bots load (4 clients,
+# batches of 8, as fast as answered), a fresh sweepd for each run, with and
+# without --record into a temporary directory, 5 runs each, alternating (in
+# turn which goes first): moves_per_s is the recorded median,
+# ratio_to_unrecorded the recorded median over the unrecorded one. Bots and
+# server share the machine's cores (2 on the machine this was written for),
+# so a move's cost on either side counts; the log (a few hundred MB per run, written through the page
+# cache) is removed after each run. sweepd is stopped by its pid (SIGTERM).
+REC_TMP=$(mktemp -d)
+REC_PID=""
+REC_TCP=""
+REC_LOGS=""
+rec_stop() {
+    if [ -n "$REC_PID" ]; then
+        kill "$REC_PID" 2>/dev/null || true
+        wait "$REC_PID" 2>/dev/null || true
+    fi
+    REC_PID=""
+}
+rec_cleanup() { rec_stop; rm -rf "$REC_TMP"; }
+trap rec_cleanup EXIT
+# rec_start MAP [OPTION...]: sweepd on MAP on a free port of 127.0.0.1; its
+# TCP address in REC_TCP. REC_LOGS, when set, is the directory its --record
+# option names, made empty before each start (a start that failed may have
+# begun a log there). A failed start is tried again, twice at most, saying
+# why: on a busy machine sweepd has been seen to fail its listen on the port
+# the kernel gave it, and one lost start should not lose the figure.
+rec_start() {
+    rec_map=$1
+    shift
+    for rec_try in 1 2 3; do
+        rm -f "$REC_TMP/ready" # the last sweepd's ready line must not be read as this one's
+        if [ -n "$REC_LOGS" ]; then
+            rm -rf "$REC_LOGS"
+            mkdir "$REC_LOGS"
+        fi
+        "$BIN/sweepd" --map "$rec_map" --listen 127.0.0.1:0 --log-level warn "$@" >"$REC_TMP/ready" 2>"$REC_TMP/log" &
+        REC_PID=$!
+        i=0
+        while ! grep -q '^sweepd ready' "$REC_TMP/ready" 2>/dev/null && kill -0 "$REC_PID" 2>/dev/null &&
+            [ $i -lt 300 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        REC_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$REC_TMP/ready" 2>/dev/null || true)
+        [ -z "$REC_TCP" ] || return 0
+        rec_stop
+        echo "run-bench: sweepd did not start (try $rec_try of 3):" >&2
+        cat "$REC_TMP/log" >&2
+    done
+    exit 1
+}
+# rec_replay MAP: records the honest players on MAP, then replays the log.
+rec_replay() {
+    REC_LOGS="$REC_TMP/logs"
+    rec_start "$1" --record "$REC_LOGS"
+    if ! "$BIN/sweep-bots" --connect "$REC_TCP" --mode honest --map "$1" --clients 16 \
+        --duration "${SWEEP_BENCH_REPLAY_SECONDS:-5}" >"$REC_TMP/bots"; then
+        # The log is still a session to replay; say what the players saw.
+        echo "run-bench: honest players on $1 saw errors or corrections:" >&2
+        cat "$REC_TMP/bots" >&2
+    fi
+    rec_stop
+    "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 5
+    rm -rf "$REC_LOGS"
+    REC_LOGS=""
+}
+rec_replay "${BUILD:-build}/maps/arena.db"
+if REC_PK3=$(sh tests/install-corpus.sh 2>"$REC_TMP/corpus"); then
+    rec_best="" rec_best_movers=-1
+    for m in $("$BIN/sweep-import" "$REC_PK3" --list); do
+        n=$("$BIN/sweep-import" "$REC_PK3" --bsp "$m" -o "$REC_TMP/level.db" |
+            sed -n 's/.* \([0-9]*\) movers (.*/\1/p')
+        if [ -n "$n" ] && [ "$n" -gt "$rec_best_movers" ]; then rec_best=$m rec_best_movers=$n; fi
+    done
+    [ -n "$rec_best" ] || { echo "run-bench: no level of $REC_PK3 imported" >&2; exit 1; }
+    rec_level="$REC_TMP/$(basename "$rec_best" .bsp).db"
+    "$BIN/sweep-import" "$REC_PK3" --bsp "$rec_best" -o "$rec_level" --quiet
+    rec_replay "$rec_level"
+else
+    echo "run-bench: replay on a corpus level skipped: $(head -n 1 "$REC_TMP/corpus")"
+fi
+
+rec_runs=""
+for round in 1 2 3 4 5; do
+    if [ $((round % 2)) = 1 ]; then rec_order="plain record"; else rec_order="record plain"; fi
+    for mode in $rec_order; do
+        if [ "$mode" = record ]; then
+            REC_LOGS="$REC_TMP/load"
+            rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0 --record "$REC_LOGS"
+        else
+            REC_LOGS=""
+            rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0
+        fi
+        mps=$("$BIN/sweep-bots" --connect "$REC_TCP" --clients 4 --rate 0 --batch 8 --duration 3 --warmup 0.5 |
+            sed -n 's/^throughput: *\([0-9.]*\) moves\/s.*/\1/p')
+        rec_stop
+        rm -rf "$REC_TMP/load"
+        REC_LOGS=""
+        [ -n "$mps" ] || { echo "run-bench: sweep-bots measured nothing ($mode)" >&2; exit 1; }
+        rec_runs="$rec_runs $mode=$mps"
+    done
+done
+echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F= '
+    function median(v, n,    i, j, t) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    $1 == "record" { r[++nr] = $2 } $1 == "plain" { p[++np] = $2 }
+    END { mr = median(r, nr); mp = median(p, np)
+          printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f\n", mr, (mp > 0 ? mr / mp : 0) }'
+rec_cleanup
+trap - EXIT
