@@ -35,6 +35,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->time_bank = 0.25;
     opt->record_max_mb = 256;
     opt->record_hash_every = 60;
+    snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -105,39 +106,60 @@ static int parse_on_off(const char *key, const char *v, int *out, char *err, siz
     return SWEEP_OPTIONS_OK;
 }
 
-/* HOST:PORT, [V6]:PORT or :PORT (host kept). */
-static int parse_listen(sweep_server_options *opt, const char *v, char *err, size_t errlen)
+/* HOST:PORT, [V6]:PORT or :PORT (host kept) for the option `key` (--listen,
+ * --metrics), into host (64 bytes) and port. */
+static int parse_host_port(const char *key, const char *v, char *host_out, int *port_out, char *err, size_t errlen)
 {
     const char *colon;
-    char host[sizeof opt->host];
+    char host[64];
     if (v[0] == '[') {
         const char *close = strchr(v, ']');
         if (!close || close[1] != ':')
-            return fail(err, errlen, "--listen: '%s' is not [IPV6]:PORT", v);
+            return fail(err, errlen, "--%s: '%s' is not [IPV6]:PORT", key, v);
         size_t n = (size_t)(close - v - 1);
         if (n == 0 || n >= sizeof host)
-            return fail(err, errlen, "--listen: bad host in '%s'", v);
+            return fail(err, errlen, "--%s: bad host in '%s'", key, v);
         memcpy(host, v + 1, n);
         host[n] = 0;
         colon = close + 1;
     } else {
         colon = strrchr(v, ':');
         if (!colon)
-            return fail(err, errlen, "--listen: '%s' is not HOST:PORT", v);
+            return fail(err, errlen, "--%s: '%s' is not HOST:PORT", key, v);
         size_t n = (size_t)(colon - v);
         if (n >= sizeof host)
-            return fail(err, errlen, "--listen: host too long in '%s'", v);
+            return fail(err, errlen, "--%s: host too long in '%s'", key, v);
         memcpy(host, v, n);
         host[n] = 0;
         if (memchr(host, ':', n))
-            return fail(err, errlen, "--listen: write IPv6 addresses as [ADDR]:PORT");
+            return fail(err, errlen, "--%s: write IPv6 addresses as [ADDR]:PORT", key);
     }
     uint32_t port;
-    if (parse_u32("listen", colon + 1, 0, 65535, &port, err, errlen) != SWEEP_OPTIONS_OK)
+    if (parse_u32(key, colon + 1, 0, 65535, &port, err, errlen) != SWEEP_OPTIONS_OK)
         return SWEEP_OPTIONS_ERROR;
     if (host[0])
-        snprintf(opt->host, sizeof opt->host, "%s", host);
-    opt->port = (int)port;
+        snprintf(host_out, 64, "%s", host);
+    *port_out = (int)port;
+    return SWEEP_OPTIONS_OK;
+}
+
+static int parse_listen(sweep_server_options *opt, const char *v, char *err, size_t errlen)
+{
+    _Static_assert(sizeof opt->host == 64, "parse_host_port writes 64-byte hosts");
+    return parse_host_port("listen", v, opt->host, &opt->port, err, errlen);
+}
+
+/* --metrics HOST:PORT, or off (a config file's setting undone). */
+static int parse_metrics(sweep_server_options *opt, const char *v, char *err, size_t errlen)
+{
+    _Static_assert(sizeof opt->metrics_host == 64, "parse_host_port writes 64-byte hosts");
+    if (strcmp(v, "off") == 0) {
+        opt->metrics = 0;
+        return SWEEP_OPTIONS_OK;
+    }
+    if (parse_host_port("metrics", v, opt->metrics_host, &opt->metrics_port, err, errlen) != SWEEP_OPTIONS_OK)
+        return SWEEP_OPTIONS_ERROR;
+    opt->metrics = 1;
     return SWEEP_OPTIONS_OK;
 }
 
@@ -156,6 +178,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
     }
     if (strcmp(key, "listen") == 0)
         return parse_listen(opt, value, err, errlen);
+    if (strcmp(key, "metrics") == 0)
+        return parse_metrics(opt, value, err, errlen);
     if (strcmp(key, "tick-rate") == 0)
         return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
     if (strcmp(key, "max-sessions") == 0)
@@ -285,7 +309,7 @@ void sweep_server_options_usage(FILE *out)
           "The sweep authoritative collision server: TCP (size-prefixed frames) and UDP\n"
           "(one message per datagram, challenge-cookie handshake) on the same port.\n"
           "When listening it prints one line to stdout:\n"
-          "  sweepd ready tcp=HOST:PORT udp=HOST:PORT\n"
+          "  sweepd ready tcp=HOST:PORT udp=HOST:PORT [metrics=HOST:PORT]\n"
           "\n"
           "options (every one may also be a 'key = value' line of a --config file):\n"
           "  --map FILE              a sweep map (SQLite); each is one world; repeatable.\n"
@@ -331,8 +355,14 @@ void sweep_server_options_usage(FILE *out)
           "  --record-max-mb N       start a new segment past N MiB (default 256; 0 = never)\n"
           "  --record-max-seconds S  start a new segment past S seconds (default 0 = never)\n"
           "  --record-hash-every N   ticks between state hashes in the log (default 60)\n"
+          "  --metrics HOST:PORT     serve Prometheus metrics (text format 0.0.4) on\n"
+          "                          http://HOST:PORT/metrics (default: off; port 0 picks\n"
+          "                          a free port, named on the ready line as metrics=;\n"
+          "                          'off' undoes a config file's). Bind it to a private\n"
+          "                          address: it has no authentication\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
-          "                          key=value lines on stderr\n"
+          "                          key=value lines on stderr, each starting with\n"
+          "                          ts=<UTC time> t=<seconds since start>\n"
           "  --config FILE           read settings from FILE (keys = long option names)\n"
           "  --help                  this text\n"
           "  --version               print the version\n"

@@ -67,6 +67,10 @@ typedef struct sweep_server_options {
     uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */
     double record_max_seconds; /* ... or past this many seconds; 0 = no limit */
     uint32_t record_hash_every; /* ticks between state hashes in the log */
+    /* Prometheus metrics over HTTP (server/metrics.h). */
+    int metrics;               /* serve GET /metrics on metrics_host:metrics_port */
+    char metrics_host[64];     /* numeric IPv4 or IPv6 address, as --listen's */
+    int metrics_port;          /* 0 = any free port (the ready line names it) */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
@@ -74,7 +78,7 @@ typedef struct sweep_server_options {
  * timeout, 2 s drain, 5 s to say Hello, log level info, no maps, no
  * command token and no auth secret (nobody gets the server role; everyone
  * is a guest player), entities pass through each other, no Fly or Noclip
- * moves, a time bank of 0.25 s. */
+ * moves, a time bank of 0.25 s, no metrics endpoint. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

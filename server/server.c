@@ -89,6 +89,7 @@ static void on_housekeeping(uv_timer_t *t)
     if (!s->stopping)
         sweep__sessions_expire(s, now);
     sweep__conns_check_drain(s, now);
+    sweep__metrics_publish(s->metrics, s);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -169,6 +170,8 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
         return s;
     if (sweep__listen_bind(s, err, errlen) != 0)
         goto fail;
+    if (opt->metrics && !(s->metrics = sweep__metrics_start(s, uv_hrtime(), err, errlen)))
+        goto fail;
     if (sweep__record_start(s, err, errlen) != 0)
         goto fail;
     uv_async_init(&s->loop, &s->stop_async, on_stop_async);
@@ -215,14 +218,22 @@ int sweep_server_run(sweep_server *s)
     s->housekeeping_open = 1;
     uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
     sweep__worlds_start(s);
+    /* --metrics: "127.0.0.1:9100" (the port picked, for port 0) for both
+     * lines below, so a scrape right after the ready line has figures. */
+    char metrics[100] = "off";
+    if (s->metrics) {
+        snprintf(metrics, sizeof metrics, "%s:%d", sweep__metrics_host(s->metrics), sweep__metrics_port(s->metrics));
+        sweep__metrics_publish(s->metrics, s);
+    }
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s guests=%s "
-               "free_move=%s time_bank=%g",
+               "free_move=%s time_bank=%g metrics=%s",
                s->host_text, s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame,
                s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
-               s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank);
+               s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics);
     if (s->ready_out) {
-        fprintf(s->ready_out, "sweepd ready tcp=%s:%d udp=%s:%d\n", s->host_text, s->port, s->host_text, s->port);
+        fprintf(s->ready_out, "sweepd ready tcp=%s:%d udp=%s:%d%s%s\n", s->host_text, s->port, s->host_text, s->port,
+                s->metrics ? " metrics=" : "", s->metrics ? metrics : "");
         fflush(s->ready_out);
     }
     int r = uv_run(&s->loop, UV_RUN_DEFAULT);
@@ -242,6 +253,8 @@ void sweep_server_destroy(sweep_server *s)
 {
     if (!s)
         return;
+    sweep__metrics_stop(s->metrics); /* first: no scrape runs while the rest goes */
+    s->metrics = NULL;
     if (s->loop_open) {
         close_handle((uv_handle_t *)&s->tcp, &s->tcp_open);
         close_handle((uv_handle_t *)&s->udp, &s->udp_open);

@@ -49,6 +49,7 @@
 #include "server/cookie.h"
 #include "server/limits.h"
 #include "server/log.h"
+#include "server/metrics.h"
 #include "server/options.h"
 #include "server/server.h"
 #include "server/stats.h"
@@ -242,6 +243,7 @@ struct sweep_server {
     void *sink_ctx;
     const uint32_t *next_ids; /* offline: the entity ids to give, in order (the log's ID records) */
     uint32_t next_id_count;
+    sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
 
 /* server.c */

@@ -1,0 +1,307 @@
+/*
+ * metrics.c - the Prometheus endpoint (see metrics.h for the threading).
+ *
+ * The listening socket is created and bound here, not by libmicrohttpd, so
+ * that a busy or wrong address stops sweepd with the same kind of message
+ * as a busy --listen, and so that port 0 can be read back with
+ * getsockname. libmicrohttpd gets the socket and does all of HTTP.
+ */
+#include "server/metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/server_impl.h"
+
+#define SWEEP__METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/* A scraper that holds more connections, or one longer, is not a scraper. */
+#define SWEEP__METRICS_MAX_CONNECTIONS 32u
+#define SWEEP__METRICS_TIMEOUT_S 10u
+
+struct sweep__metrics {
+    struct MHD_Daemon *daemon;
+    pthread_mutex_t lock;          /* guards snap: the loop writes it, scrapes copy it */
+    sweep__metrics_snapshot snap;
+    uint64_t start_ns;
+    int port;
+    char host_text[80];
+};
+
+/* --- the exposition text ---------------------------------------------------- */
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Seconds from nanoseconds without rounding: whole seconds, nine decimals. */
+static void put_seconds(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000u, ns % 1000000000u);
+}
+
+static void metric(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+    head(f, name, type, help);
+    fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void metric_seconds(FILE *f, const char *name, const char *type, const char *help, uint64_t ns)
+{
+    head(f, name, type, help);
+    fprintf(f, "%s ", name);
+    put_seconds(f, ns);
+}
+
+static void by_transport(FILE *f, const char *name, const char *type, const char *help, uint64_t tcp, uint64_t udp)
+{
+    head(f, name, type, help);
+    fprintf(f, "%s{transport=\"tcp\"} %" PRIu64 "\n%s{transport=\"udp\"} %" PRIu64 "\n", name, tcp, name, udp);
+}
+
+char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime_ns, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    const sweep__stats *st = &snap->stats;
+    head(f, "sweep_info", "gauge", "The server's version and wire protocol version (the value is always 1).");
+    fprintf(f, "sweep_info{version=\"%s\",protocol=\"%u\"} 1\n", SWEEP_SERVER_VERSION, (unsigned)SWEEP_PROTOCOL_VERSION);
+    metric_seconds(f, "sweep_uptime_seconds", "gauge", "Seconds since the server started.", uptime_ns);
+    metric(f, "sweep_worlds", "gauge", "Worlds (maps) served.", snap->worlds);
+    metric(f, "sweep_movers", "gauge", "Movers (doors, lifts, platforms) in all worlds.", snap->movers);
+    by_transport(f, "sweep_sessions", "gauge", "Sessions open, by transport.", snap->sessions[0], snap->sessions[1]);
+    metric(f, "sweep_sessions_opened_total", "counter", "Sessions opened (Welcomes sent).", st->sessions_total);
+    metric(f, "sweep_tcp_connections", "gauge", "TCP connections open, with or without a session.",
+           snap->connections);
+    metric(f, "sweep_entities", "gauge", "Entities in all worlds.", snap->entities);
+    metric(f, "sweep_requests_total", "counter", "Requests decoded and dispatched.", st->requests_total);
+    metric(f, "sweep_moves_total", "counter", "Moves applied.", st->moves_total);
+    metric(f, "sweep_moves_ignored_total", "counter", "Moves older than any kept result, dropped unanswered.",
+           st->moves_ignored);
+    head(f, "sweep_errors_total", "counter", "Error messages sent, by ErrorCode.");
+    for (unsigned c = 1; c < SWEEP_WIRE_CODE_COUNT; c++)
+        fprintf(f, "sweep_errors_total{code=\"%s\"} %" PRIu64 "\n", sweep_wire_code_name((sweep_wire_code)c),
+                st->errors_by_code[c]);
+    head(f, "sweep_rule_reports_total", "counter", "Times each server rule acted, all sessions.");
+    for (unsigned r = 0; r < SWEEP_WIRE_RULE_COUNT; r++)
+        fprintf(f, "sweep_rule_reports_total{rule=\"%s\"} %" PRIu64 "\n", sweep_wire_rule_name(r), st->rules_total[r]);
+    metric(f, "sweep_crushed_total", "counter", "Entities removed because a mover crushed them.", st->crushed_total);
+    metric(f, "sweep_ticks_total", "counter", "World ticks run, all worlds.", st->ticks_total);
+    metric_seconds(f, "sweep_tick_seconds_total", "counter",
+                   "Seconds spent running world ticks (movers, carried and pushed entities).", st->tick_ns_total);
+    metric_seconds(f, "sweep_tick_p50_seconds", "gauge", "Median duration of one tick, over the last 1024.",
+                   sweep__stats_tick_percentile(st, 50));
+    metric_seconds(f, "sweep_tick_p99_seconds", "gauge", "99th percentile duration of one tick, over the last 1024.",
+                   sweep__stats_tick_percentile(st, 99));
+    metric_seconds(f, "sweep_move_seconds_total", "counter", "Seconds spent applying moves (answers not included).",
+                   st->move_ns_total);
+    by_transport(f, "sweep_received_bytes_total", "counter", "Bytes received, by transport.", st->bytes_in[0],
+                 st->bytes_in[1]);
+    by_transport(f, "sweep_sent_bytes_total", "counter", "Bytes handed to the sockets, by transport.", st->bytes_out[0],
+                 st->bytes_out[1]);
+    metric(f, "sweep_udp_dropped_total", "counter",
+           "UDP datagrams dropped: received unverified and not a Hello, too large, or not sent (over the "
+           "address's byte budget, socket buffer full).",
+           st->udp_dropped);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* --- HTTP --------------------------------------------------------------------- */
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+                              const char *type, const char *allow)
+{
+    /* Copied: the body's owner frees it whatever libmicrohttpd does. */
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    sweep__metrics *m = cls;
+    (void)version;
+    (void)upload_data;
+    (void)upload_data_size;
+    (void)req_cls;
+    if (strcmp(url, "/metrics") != 0) {
+        static const char text[] = "not found: the metrics are at /metrics\n";
+        return answer(c, MHD_HTTP_NOT_FOUND, text, sizeof text - 1, "text/plain; charset=utf-8", NULL);
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        static const char text[] = "only GET and HEAD\n";
+        return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, text, sizeof text - 1, "text/plain; charset=utf-8",
+                      "GET, HEAD");
+    }
+    /* The copy is ~10 KiB: on the heap, not this thread's stack. */
+    sweep__metrics_snapshot *snap = malloc(sizeof *snap);
+    if (!snap)
+        return MHD_NO;
+    pthread_mutex_lock(&m->lock);
+    *snap = m->snap;
+    pthread_mutex_unlock(&m->lock);
+    size_t len = 0;
+    char *body = sweep__metrics_render(snap, uv_hrtime() - m->start_ns, &len);
+    free(snap);
+    if (!body)
+        return MHD_NO;
+    enum MHD_Result ok = answer(c, MHD_HTTP_OK, body, len, SWEEP__METRICS_TYPE, NULL);
+    free(body);
+    return ok;
+}
+
+/* libmicrohttpd's complaints (a client that breaks HTTP, a failed accept)
+ * become log lines like the server's own. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char text[256], q[300];
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    if (n < 0)
+        return;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+        len--;
+    sweep__log(SWEEP_LOG_DEBUG, "metrics_http", "message=%s", sweep__log_quote(text, len, q, sizeof q));
+}
+
+/* --- start, publish, stop ----------------------------------------------------- */
+
+static int resolve(const char *host, int port, struct sockaddr_storage *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    if (strcmp(host, "localhost") == 0)
+        host = "127.0.0.1";
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)sa) == 0)
+        return 0;
+    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)sa) == 0)
+        return 0;
+    return -1;
+}
+
+sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, char *err, size_t errlen)
+{
+    const char *host = s->opt.metrics_host;
+    int port = s->opt.metrics_port;
+    struct sockaddr_storage sa;
+    if (resolve(host, port, &sa) != 0) {
+        snprintf(err, errlen, "--metrics: '%s' is not a numeric IPv4 or IPv6 address", host);
+        return NULL;
+    }
+    int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "--metrics: socket: %s", strerror(errno));
+        return NULL;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (sa.ss_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    socklen_t salen = sa.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (bind(fd, (const struct sockaddr *)&sa, salen) != 0 || listen(fd, 64) != 0) {
+        snprintf(err, errlen, "--metrics: cannot listen on %s:%d: %s", host, port, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    struct sockaddr_storage got;
+    socklen_t gl = sizeof got;
+    getsockname(fd, (struct sockaddr *)&got, &gl);
+    sweep__metrics *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    m->start_ns = start_ns;
+    m->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                              : ((struct sockaddr_in *)&got)->sin_port);
+    snprintf(m->host_text, sizeof m->host_text, sa.ss_family == AF_INET6 ? "[%s]" : "%s",
+             strcmp(host, "localhost") == 0 ? "127.0.0.1" : host);
+    pthread_mutex_init(&m->lock, NULL);
+    /* Signals stay with the loop thread (libuv's handlers): the HTTP
+     * thread starts with all of them blocked. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    m->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, m,
+                                 MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET,
+                                 (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, SWEEP__METRICS_MAX_CONNECTIONS,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, SWEEP__METRICS_TIMEOUT_S, MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!m->daemon) {
+        /* fd is not closed: whether a failed start closed it already is
+         * not documented, and closing a number twice could close another
+         * file. sweepd exits on this error anyway. */
+        snprintf(err, errlen, "--metrics: libmicrohttpd could not serve on %s:%d", m->host_text, m->port);
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+int sweep__metrics_port(const sweep__metrics *m)
+{
+    return m->port;
+}
+
+const char *sweep__metrics_host(const sweep__metrics *m)
+{
+    return m->host_text;
+}
+
+void sweep__metrics_publish(sweep__metrics *m, const sweep_server *s)
+{
+    if (!m)
+        return;
+    /* Counted here, on the loop thread, where the lists may be walked. */
+    uint32_t sessions[2] = {0, 0}, movers = 0;
+    for (const sweep__session *ss = s->sessions; ss; ss = ss->next)
+        sessions[ss->transport == SWEEP__UDP]++;
+    for (unsigned i = 0; i < s->world_count; i++)
+        movers += s->worlds[i].mover_count;
+    pthread_mutex_lock(&m->lock);
+    m->snap.stats = s->stats;
+    m->snap.sessions[0] = sessions[0];
+    m->snap.sessions[1] = sessions[1];
+    m->snap.connections = s->conn_count;
+    m->snap.entities = s->entities.count;
+    m->snap.worlds = s->world_count;
+    m->snap.movers = movers;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void sweep__metrics_stop(sweep__metrics *m)
+{
+    if (!m)
+        return;
+    MHD_stop_daemon(m->daemon); /* joins the thread and closes the socket */
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}

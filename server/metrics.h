@@ -1,0 +1,62 @@
+/*
+ * metrics.h - internal: sweepd's Prometheus endpoint (--metrics HOST:PORT),
+ * GET /metrics in the text exposition format 0.0.4, served by libmicrohttpd.
+ *
+ * Threading: libmicrohttpd answers in a thread of its own; the server's
+ * loop thread never waits for a scrape, and a scrape never reads the
+ * loop's structures. Instead the loop publishes a snapshot (the counters,
+ * the tick ring and the gauges it counts) under a mutex once per
+ * housekeeping tick (100 ms) and the scrape copies it out under the same
+ * mutex, then formats without it. So a scrape sees values at most one
+ * housekeeping period old, every value from the same instant.
+ *
+ * Why not libmicrohttpd's external select mode on libuv (uv_poll on its
+ * sockets)? Its set of sockets changes with every connection and its
+ * timeouts have to be re-armed after every call: more code on the loop
+ * thread than the copy of ~10 KiB ten times a second that this costs,
+ * and a slow or stuck scraper could then cost the loop time too.
+ */
+#ifndef SWEEP_SERVER_METRICS_H
+#define SWEEP_SERVER_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/stats.h"
+
+typedef struct sweep_server sweep_server;
+typedef struct sweep__metrics sweep__metrics;
+
+/* What a scrape reports: copied from the loop thread by
+ * sweep__metrics_publish. */
+typedef struct sweep__metrics_snapshot {
+    sweep__stats stats;   /* counters and the tick ring */
+    uint32_t sessions[2]; /* by transport (0 TCP, 1 UDP) */
+    uint32_t connections; /* TCP connections, with or without a session */
+    uint32_t entities;
+    uint32_t worlds;
+    uint32_t movers;      /* in all worlds */
+} sweep__metrics_snapshot;
+
+/* Binds s->opt.metrics_host:metrics_port and starts serving; NULL with err
+ * set ("--metrics: cannot bind ...") when it cannot. start_ns is when the
+ * server started (uptime). */
+sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, char *err, size_t errlen);
+
+/* The port bound (the one the kernel picked for port 0) and the host as
+ * printed (127.0.0.1, [::1]). */
+int sweep__metrics_port(const sweep__metrics *m);
+const char *sweep__metrics_host(const sweep__metrics *m);
+
+/* Loop thread: makes the server's current figures the ones scrapes see. */
+void sweep__metrics_publish(sweep__metrics *m, const sweep_server *s);
+
+/* Stops serving (waits for a scrape in progress) and frees; NULL is fine. */
+void sweep__metrics_stop(sweep__metrics *m);
+
+/* The exposition text of a snapshot taken uptime_ns after the start, in a
+ * malloc'ed buffer (*len bytes, not NUL-terminated); NULL if out of memory.
+ * Every line is a comment or `name{labels} value`. */
+char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime_ns, size_t *len);
+
+#endif
