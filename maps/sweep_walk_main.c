@@ -501,15 +501,16 @@ int main(int argc, char **argv)
         free(track);
     }
 
+    /* A picture that cannot be written fails the run, after the rest of
+     * the output and the cleanup. */
+    int svg_failed = 0;
     if (plot.plot) {
         char err[1200], title[160];
         snprintf(title, sizeof title, "sweep-walk: %u walkers, %u steps of %.4g s", o.walkers, o.steps, o.dt);
-        int bad = sweep_plot_write(plot.plot, o.svg, title, err, sizeof err);
+        svg_failed = sweep_plot_write(plot.plot, o.svg, title, err, sizeof err) != 0;
         plot_free(&plot);
-        if (bad) {
+        if (svg_failed)
             fprintf(stderr, "sweep-walk: %s\n", err);
-            return 1;
-        }
     }
 
     if (o.dump) {
@@ -532,5 +533,5 @@ int main(int argc, char **argv)
     sweep_movers_destroy(movers);
     sweep_world_destroy(world);
     sweep_level_free(&lv);
-    return errors ? 1 : 0;
+    return errors || svg_failed ? 1 : 0;
 }
