@@ -9,7 +9,9 @@
 #   make clean      remove build directories
 #
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
-# SANITIZER=address|undefined (builds into build-<sanitizer>/), PREFIX, DESTDIR.
+# SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
+# server's invariant checks, into build-debug/; sanitizer builds have them
+# too), PREFIX, DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
 # they share: flags, the object rule, Debian dependencies and the top targets.
@@ -19,8 +21,9 @@ DESTDIR ?=
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 SANITIZER ?=
+DEBUG ?=
 
-BUILD := build$(if $(SANITIZER),-$(SANITIZER))
+BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 
@@ -36,6 +39,10 @@ SWEEP_CFLAGS := -std=gnu11 -Wall -Wextra -I. -MMD -MP
 SWEEP_LDLIBS := -lm
 ifneq ($(SANITIZER),)
 SWEEP_SANFLAGS := -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+# Internal invariants asserted after every request and tick (server/invariants.c).
+ifneq ($(SANITIZER)$(DEBUG),)
+SWEEP_SANFLAGS += -DSWEEP_CHECKS=1
 endif
 
 COMPILE = $(CC) $(SWEEP_CFLAGS) $(CFLAGS) $(SWEEP_SANFLAGS) $(SWEEP_FPFLAGS)

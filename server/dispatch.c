@@ -358,7 +358,15 @@ static int is_request(sweep_msg_kind k)
     }
 }
 
+static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
+
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
+{
+    dispatch(s, p, buf, len, flags);
+    sweep__check_invariants(s);
+}
+
+static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
 {
     sweep_message m;
     sweep_proto_error e = sweep_decode(&s->decoder, buf, len, flags, &m);

@@ -246,6 +246,17 @@ struct sweep_server {
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
 
+/* invariants.c: the ownership rules above, asserted (SWEEP_CHECKS builds:
+ * make DEBUG=1 and the sanitizer builds; nothing otherwise). */
+#ifndef SWEEP_CHECKS
+#define SWEEP_CHECKS 0
+#endif
+#if SWEEP_CHECKS
+void sweep__check_invariants(const sweep_server *s);
+#else
+#define sweep__check_invariants(s) ((void)(s))
+#endif
+
 /* server.c */
 sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen);
 

@@ -462,8 +462,10 @@ static void on_tick(uv_timer_t *t)
         sweep__world_tick(w);
         steps++;
     }
-    if (steps)
+    if (steps) {
         sweep__record_tick_end(w);
+        sweep__check_invariants(s);
+    }
     if (steps == SWEEP__TICK_CATCHUP && w->start_ns + (w->tick + 1) * w->period_ns <= t0) {
         uint64_t behind = (t0 - w->start_ns) / w->period_ns - w->tick;
         sweep__log(SWEEP_LOG_WARN, "tick_overrun", "world=%u skipped=%llu", w->index, (unsigned long long)behind);

@@ -1,0 +1,76 @@
+/*
+ * invariants.c - the ownership rules of server_impl.h, checked with
+ * assert after every request and every tick in builds that ask for it
+ * (SWEEP_CHECKS: make DEBUG=1 and the sanitizer builds). A release build
+ * compiles this to nothing: the walk is linear in sessions and entities.
+ *
+ * Only internal state is asserted here, never anything a client sent.
+ */
+#include "server/server_impl.h"
+
+#if SWEEP_CHECKS
+#include <assert.h>
+
+/* How many times e appears in w's spawn-order array. */
+static uint32_t times_in_world(const sweep__world *w, const sweep__entity *e)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->ent_count; i++)
+        n += w->ents[i] == e;
+    return n;
+}
+
+void sweep__check_invariants(const sweep_server *s)
+{
+    /* Sessions: a well-linked list of session_count. */
+    uint32_t sessions = 0;
+    uint64_t owned = 0;
+    const sweep__session *prev = NULL;
+    for (const sweep__session *ss = s->sessions; ss; ss = ss->next) {
+        assert(ss->prev == prev);
+        assert(ss->server == s);
+        assert(ss->world >= s->worlds && ss->world < s->worlds + s->world_count);
+        assert(ss->entity_count <= ss->entity_cap);
+        /* Each entity: owned by it, in the table, once in its world. */
+        for (uint32_t i = 0; i < ss->entity_count; i++) {
+            const sweep__entity *e = ss->entities[i];
+            assert(e->owner == ss);
+            assert(e->id != 0);
+            assert(sweep__entity_table_find(&s->entities, e->id) == e);
+            assert(e->world == ss->world);
+            assert(times_in_world(e->world, e) == 1);
+        }
+        owned += ss->entity_count;
+        prev = ss;
+        sessions++;
+    }
+    assert(sessions == s->session_count);
+    assert(owned == s->entities.count);
+    /* Worlds: every entity listed is alive (so the counts above close the
+     * circle: no entity is in a world without an owner). */
+    uint64_t listed = 0;
+    for (unsigned i = 0; i < s->world_count; i++) {
+        const sweep__world *w = &s->worlds[i];
+        assert(w->ent_count <= w->ent_cap);
+        for (uint32_t k = 0; k < w->ent_count; k++) {
+            const sweep__entity *e = w->ents[k];
+            assert(e->world == w);
+            assert(sweep__entity_table_find(&s->entities, e->id) == e);
+        }
+        listed += w->ent_count;
+    }
+    assert(listed == s->entities.count);
+    /* Connections: a well-linked list of conn_count; a session it carries
+     * points back at it. */
+    uint32_t conns = 0;
+    const sweep__conn *cprev = NULL;
+    for (const sweep__conn *c = s->conns; c; c = c->next) {
+        assert(c->prev == cprev);
+        assert(!c->session || c->session->conn == c);
+        assert(c->write_pending <= s->opt.max_write_queue + (size_t)s->out_cap);
+        cprev = c;
+        conns++;
+    }
+    assert(conns == s->conn_count);
+}
+#endif
