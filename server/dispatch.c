@@ -54,6 +54,12 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     const sweep_msg_hello *h = &m->as.hello;
     sweep_message out;
+    if (p->session && !p->tcp && !s->offline) {
+        /* Over UDP an address is not a client: the cookie says whether this
+         * is the session's own client again or a new one (udp.c). */
+        if (sweep__udp_rehello(s, p, m) == SWEEP__REHELLO_DONE)
+            return -1;
+    }
     if (h->protocol_version != SWEEP_PROTOCOL_VERSION) {
         sweep__send_error(s, p, SWEEP_WIRE_VERSION_MISMATCH, m->sequence, 0,
                           "protocol version %u is not supported; this server speaks %u", h->protocol_version,
@@ -61,8 +67,9 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         return -1;
     }
     if (p->session) {
-        /* A repeated Hello (a UDP client whose Welcome was lost) gets the
-         * same Welcome again; the session and its world stay. */
+        /* A repeated Hello (a UDP client whose Welcome was lost, with the
+         * session's cookie) gets the same Welcome again; the session and
+         * its world stay. */
         fill_welcome(s, p->session, p, &out, m->sequence);
         return sweep__send(s, p, &out);
     }
@@ -99,6 +106,10 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         snprintf(ss->peer, sizeof ss->peer, "%s", p->conn->peer);
     } else {
         sweep__udp_session_bind(ss, p->addr);
+        /* Checked by udp.c before this: the Hello's cookie is valid, so of
+         * the right size. The session answers to it alone from now on. */
+        if (h->cookie.ptr && h->cookie.len == sizeof ss->cookie)
+            memcpy(ss->cookie, h->cookie.ptr, sizeof ss->cookie);
     }
     if (h->client_name.ptr) {
         size_t n = h->client_name.len < sizeof ss->client_name - 1 ? h->client_name.len : sizeof ss->client_name - 1;

@@ -136,6 +136,7 @@ struct sweep__session {
     sweep__transport transport;
     sweep__conn *conn;                 /* TCP */
     struct sockaddr_storage addr;      /* UDP: the verified source address */
+    uint8_t cookie[SWEEP__COOKIE_SIZE]; /* UDP: the cookie of the Hello that created it */
     uint64_t last_seen_ns;             /* UDP idle timeout */
     char peer[64];                     /* printable address */
     char client_name[64];
@@ -187,6 +188,7 @@ typedef struct sweep__peer {
     const struct sockaddr *addr;
     sweep__session *session;
     size_t budget; /* UDP: largest datagram allowed back; SIZE_MAX once verified */
+    size_t received; /* UDP: bytes of the datagram being answered (what a new handshake may get back) */
 } sweep__peer;
 
 struct sweep_server {
@@ -375,6 +377,14 @@ void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns);
 
 /* udp.c */
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen);
+/* What a UDP Hello from the address of p->session comes to (sweep__udp_rehello). */
+typedef enum sweep__rehello {
+    SWEEP__REHELLO_DONE = 0, /* answered (Challenge, BadCookie) or dropped; the session is untouched */
+    SWEEP__REHELLO_REPEAT,   /* the session's own cookie: its Welcome was lost, send it again */
+    SWEEP__REHELLO_NEW       /* another valid cookie: the session was ended, p->session is NULL;
+                                welcome the sender as a new client */
+} sweep__rehello;
+sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_message *m);
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
 
 /* listen.c */

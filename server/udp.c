@@ -9,8 +9,17 @@
  * good one a Welcome (or the Hello's own refusal: the address is verified
  * by then); the Challenge and BadCookie are capped at the size of the
  * Hello (see cookie.h, send.c). Everything else from an unverified address
- * gets nothing back. The socket is read one datagram per callback (no
- * UV_UDP_RECVMMSG: it needs a far larger buffer and gains little here).
+ * gets nothing back.
+ *
+ * A session is bound to the cookie that created it, because an address is
+ * not a client: a new socket may get the address and port of one that left
+ * without Bye. So a Hello from a session's address is a repeated Hello (the
+ * same Welcome) only with the session's own cookie; any other goes through
+ * the rules above as from an unverified address, and a valid cookie of its
+ * own ends the old session and starts a new one (sweep__udp_rehello).
+ *
+ * The socket is read one datagram per callback (no UV_UDP_RECVMMSG: it
+ * needs a far larger buffer and gains little here).
  */
 #include <string.h>
 
@@ -36,6 +45,44 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init((char *)s->read_buf, sizeof s->read_buf);
 }
 
+/* The cookie rules for a Hello of len bytes from addr, which anyone
+ * sending from there may have sent: 1 if it carries a valid cookie for
+ * addr; otherwise 0, after answering what it deserves (a Challenge with a
+ * new cookie when it has none, BadCookie when it is wrong or expired),
+ * never with more bytes than len (p's budget). */
+static int cookie_valid(sweep_server *s, sweep__peer *p, const sweep_message *m, uint64_t now)
+{
+    const sweep_bytes *cookie = &m->as.hello.cookie;
+    if (!cookie->ptr) {
+        uint8_t c[SWEEP__COOKIE_SIZE];
+        if (sweep__cookie_make(&s->cookie, p->addr, sweep__cookie_bucket(&s->cookie, now), c) != 0)
+            return 0;
+        sweep_message out;
+        memset(&out, 0, sizeof out);
+        out.kind = SWEEP_MSG_CHALLENGE;
+        out.sequence = m->sequence;
+        out.as.challenge.cookie.ptr = c;
+        out.as.challenge.cookie.len = sizeof c;
+        sweep__send(s, p, &out);
+        return 0;
+    }
+    if (!sweep__cookie_check(&s->cookie, p->addr, now, cookie->ptr, cookie->len)) {
+        sweep__send_error(s, p, SWEEP_WIRE_BAD_COOKIE, m->sequence, 0,
+                          "wrong or expired cookie; send a Hello without one for a new challenge");
+        return 0;
+    }
+    return 1;
+}
+
+static void log_dropped(const struct sockaddr *addr, size_t len, const char *event)
+{
+    if (sweep__log_enabled(SWEEP_LOG_DEBUG)) {
+        char a[64];
+        sweep__addr_text(addr, a, sizeof a);
+        sweep__log(SWEEP_LOG_DEBUG, event, "peer=%s bytes=%zu", a, len);
+    }
+}
+
 /* The stateless handshake for an address without a session. */
 static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
 {
@@ -43,39 +90,61 @@ static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_
     if (len < SWEEP_UDP_HELLO_MIN || sweep_decode(&s->decoder, data, len, 0, &m) != SWEEP_PROTO_OK ||
         m.kind != SWEEP_MSG_HELLO) {
         s->stats.udp_dropped++;
-        if (sweep__log_enabled(SWEEP_LOG_DEBUG)) {
-            char a[64];
-            sweep__addr_text(addr, a, sizeof a);
-            sweep__log(SWEEP_LOG_DEBUG, "udp_unverified_dropped", "peer=%s bytes=%zu", a, len);
-        }
+        log_dropped(addr, len, "udp_unverified_dropped");
         return;
     }
-    sweep__peer p = {.addr = addr, .budget = len};
-    uint64_t now = uv_hrtime();
-    const sweep_bytes *cookie = &m.as.hello.cookie;
-    if (!cookie->ptr) {
-        uint8_t c[SWEEP__COOKIE_SIZE];
-        if (sweep__cookie_make(&s->cookie, addr, sweep__cookie_bucket(&s->cookie, now), c) != 0)
-            return;
-        sweep_message out;
-        memset(&out, 0, sizeof out);
-        out.kind = SWEEP_MSG_CHALLENGE;
-        out.sequence = m.sequence;
-        out.as.challenge.cookie.ptr = c;
-        out.as.challenge.cookie.len = sizeof c;
-        sweep__send(s, &p, &out);
+    sweep__peer p = {.addr = addr, .budget = len, .received = len};
+    if (!cookie_valid(s, &p, &m, uv_hrtime()))
         return;
-    }
-    if (!sweep__cookie_check(&s->cookie, addr, now, cookie->ptr, cookie->len)) {
-        sweep__send_error(s, &p, SWEEP_WIRE_BAD_COOKIE, m.sequence, 0,
-                          "wrong or expired cookie; send a Hello without one for a new challenge");
-        return;
-    }
     /* The cookie proves the sender receives at this address: from here on
      * an answer (a Welcome, or an AuthFailed naming a long identity) may be
      * larger than the Hello without amplifying anything towards a victim. */
     p.budget = SIZE_MAX;
     sweep__hello(s, &p, &m);
+}
+
+sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    sweep__session *ss = p->session;
+    const sweep_bytes *cookie = &m->as.hello.cookie;
+    /* The cookie that created the session: the same client, whose Welcome
+     * was lost. Taken even once expired: it was only ever sent to this
+     * address, and a client resending its Hello for a while must not be
+     * refused by the session it already has. */
+    if (cookie->ptr && cookie->len == SWEEP__COOKIE_SIZE && sweep__cookie_equal(cookie->ptr, ss->cookie))
+        return SWEEP__REHELLO_REPEAT;
+    /* Anything else may come from a new socket that got the old one's
+     * address and port (a client gone without Bye, a NAT mapping reused):
+     * the address is not proof of being the session's client, so the Hello
+     * is judged as from an unverified address, without touching the
+     * session. */
+    sweep__peer q = {.addr = p->addr, .budget = p->received, .received = p->received};
+    if (p->received < SWEEP_UDP_HELLO_MIN) {
+        s->stats.udp_dropped++;
+        log_dropped(p->addr, p->received, "udp_hello_dropped");
+        return SWEEP__REHELLO_DONE;
+    }
+    if (!cookie_valid(s, &q, m, uv_hrtime()))
+        return SWEEP__REHELLO_DONE;
+    if (sweep__cookie_nonce(cookie->ptr) < sweep__cookie_nonce(ss->cookie)) {
+        /* Made before the session's own cookie: a late duplicate from an
+         * earlier handshake at this address, not a new client (who would
+         * have asked for its challenge after the session began). Dropped:
+         * an answer to it could be taken by the session's client as the
+         * answer to one of its own requests. */
+        s->stats.udp_dropped++;
+        log_dropped(p->addr, p->received, "udp_stale_hello_dropped");
+        return SWEEP__REHELLO_DONE;
+    }
+    /* A valid cookie of its own: a new client on the old one's port. The
+     * old client can no longer receive here, so its session ends now rather
+     * than at the idle timeout, with its entities, and no Bye (the address
+     * is the new client's). */
+    sweep__log(SWEEP_LOG_INFO, "session_replaced", "session=%llu peer=%s", (unsigned long long)ss->id, ss->peer);
+    ss->close_reason = "replaced by a new handshake";
+    sweep__session_destroy(ss);
+    p->session = NULL;
+    return SWEEP__REHELLO_NEW;
 }
 
 static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr, unsigned flags)
@@ -107,7 +176,9 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
         handshake(s, addr, data, len);
         return;
     }
-    sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
+    /* The received address, not the session's copy of it: a Hello may end
+     * the session while it is being answered (sweep__udp_rehello). */
+    sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len};
     sweep__dispatch(s, &p, data, len, 0);
 }
 

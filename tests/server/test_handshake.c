@@ -7,6 +7,13 @@
  * larger than the Hello); a datagram that is not a Hello, or a Hello below
  * SWEEP_UDP_HELLO_MIN, from an address without a session gets no reply
  * larger than itself (in practice none).
+ *
+ * And the address is not the client: every Challenge has a cookie of its
+ * own; a session answers a Hello with its own cookie (a lost Welcome) with
+ * the same Welcome, a Hello without a cookie from its address with a
+ * Challenge, a bad cookie with BadCookie, all leaving it alone; a new
+ * socket on a closed one's port that completes a handshake of its own gets
+ * a new session, and the old one's entities are gone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -211,6 +218,259 @@ static void test_udp_unverified_gets_nothing_bigger(void **state)
     close(fd);
 }
 
+/* --- UDP sessions and their cookies ---------------------------------------- */
+
+typedef struct udp_cookie {
+    uint8_t bytes[64];
+    uint32_t len;
+} udp_cookie;
+
+/* A Hello with cookie c (NULL: none) from fd; the answer into *r (decoded
+ * in rx), its size returned (0: none within timeout_ms). *sent gets the
+ * Hello's size. */
+static ssize_t udp_hello(int fd, const udp_cookie *c, uint32_t seq, sweep_message *r, ssize_t *sent,
+                         int timeout_ms)
+{
+    sweep_message h = fx_hello_msg("udp-cookie");
+    h.sequence = seq;
+    if (c) {
+        h.as.hello.cookie.ptr = c->bytes;
+        h.as.hello.cookie.len = c->len;
+    }
+    ssize_t n = fx_udp_send(fd, &h);
+    assert_true(n >= (ssize_t)SWEEP_UDP_HELLO_MIN);
+    if (sent)
+        *sent = n;
+    return fx_udp_recv(fd, rx, r, timeout_ms);
+}
+
+/* A Hello without a cookie: the Challenge's cookie. */
+static udp_cookie udp_challenge(int fd, uint32_t seq)
+{
+    sweep_message r;
+    ssize_t sent = 0;
+    ssize_t got = udp_hello(fd, NULL, seq, &r, &sent, FX_TIMEOUT_MS);
+    assert_true(got > 0 && got <= sent);
+    assert_int_equal(r.kind, SWEEP_MSG_CHALLENGE);
+    assert_int_equal(r.sequence, seq);
+    udp_cookie c;
+    assert_true(r.as.challenge.cookie.len > 0 && r.as.challenge.cookie.len <= sizeof c.bytes);
+    c.len = r.as.challenge.cookie.len;
+    memcpy(c.bytes, r.as.challenge.cookie.ptr, c.len);
+    return c;
+}
+
+/* A Hello with cookie c that must be Welcomed: the session id. */
+static uint64_t udp_welcome(int fd, const udp_cookie *c, uint32_t seq)
+{
+    sweep_message r;
+    assert_true(udp_hello(fd, c, seq, &r, NULL, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
+    assert_int_equal(r.sequence, seq);
+    assert_true(r.as.welcome.session_id != 0);
+    return r.as.welcome.session_id;
+}
+
+/* Sends m over UDP and returns the answer's kind (decoded into *r). */
+static sweep_msg_kind udp_ask(int fd, const sweep_message *m, sweep_message *r)
+{
+    assert_true(fx_udp_send(fd, m) > 0);
+    assert_true(fx_udp_recv(fd, rx, r, FX_TIMEOUT_MS) > 0);
+    return r->kind;
+}
+
+static uint32_t udp_spawn(int fd, uint32_t seq)
+{
+    sweep_message s = fx_spawn_msg(seq, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0)), r;
+    assert_int_equal(udp_ask(fd, &s, &r), SWEEP_MSG_SPAWNED);
+    assert_true(r.as.spawned.entity != 0);
+    return r.as.spawned.entity;
+}
+
+/* Moves entity e a little: 1 if it was this session's (a MoveResult), 0 if
+ * the server did not know it (UnknownEntity). */
+static int udp_moves(int fd, uint32_t e, uint32_t seq)
+{
+    sweep_message mv = fx_move_msg(e, seq, sweep_v3(0, 0, 0), 1.0 / 60.0), r;
+    sweep_msg_kind k = udp_ask(fd, &mv, &r);
+    if (k == SWEEP_MSG_MOVE_RESULT) {
+        assert_int_equal(r.as.move_result.entity, e);
+        return 1;
+    }
+    assert_int_equal(k, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_UNKNOWN_ENTITY);
+    assert_int_equal(r.as.error.entity, e);
+    return 0;
+}
+
+static sweep_msg_stats udp_stats(int fd, uint32_t seq)
+{
+    sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, seq), r;
+    assert_int_equal(udp_ask(fd, &g, &r), SWEEP_MSG_STATS);
+    return r.as.stats;
+}
+
+static void udp_ping(int fd, uint32_t seq)
+{
+    sweep_message p = fx_msg(SWEEP_MSG_PING, seq), r;
+    assert_int_equal(udp_ask(fd, &p, &r), SWEEP_MSG_PONG);
+    assert_int_equal(r.sequence, seq);
+}
+
+static void udp_bye(int fd)
+{
+    sweep_message bye = fx_msg(SWEEP_MSG_BYE, 999);
+    assert_true(fx_udp_send(fd, &bye) > 0);
+}
+
+static uint16_t udp_local_port(int fd)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    return ntohs(a.sin_port);
+}
+
+/* A UDP socket bound to 127.0.0.1:local_port and connected to the server. */
+static int udp_socket_at(uint16_t local_port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    int one = 1;
+    assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
+    struct sockaddr_in a = fx_addr(0);
+    a.sin_port = htons(local_port);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    struct sockaddr_in to = fx_addr(srv.port);
+    assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof to), 0);
+    return fd;
+}
+
+/* Two handshakes from one address, moments apart (so almost surely in one
+ * time bucket): two different cookies, each good for a session. */
+static void test_udp_cookies_unique(void **state)
+{
+    (void)state;
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    udp_cookie a = udp_challenge(fd, 1);
+    udp_cookie b = udp_challenge(fd, 2);
+    assert_int_equal(a.len, b.len);
+    assert_memory_not_equal(a.bytes, b.bytes, a.len);
+    /* The later one, then the earlier: the earlier is a stray from before
+     * the session and is not answered, the session stays. */
+    uint64_t sid = udp_welcome(fd, &b, 3);
+    sweep_message r;
+    assert_int_equal(udp_hello(fd, &a, 4, &r, NULL, 500), 0);
+    assert_int_equal(udp_welcome(fd, &b, 5), sid);
+    udp_bye(fd);
+    close(fd);
+}
+
+/* The session's own cookie again (its Welcome was lost): the same session,
+ * with its entity. */
+static void test_udp_repeated_hello_same_session(void **state)
+{
+    (void)state;
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    udp_cookie c = udp_challenge(fd, 1);
+    uint64_t sid = udp_welcome(fd, &c, 2);
+    uint32_t e = udp_spawn(fd, 3);
+    assert_int_equal(udp_welcome(fd, &c, 4), sid);
+    assert_int_equal(udp_welcome(fd, &c, 5), sid);
+    assert_int_equal(udp_moves(fd, e, 6), 1);
+    udp_bye(fd);
+    close(fd);
+}
+
+/* A client gone without Bye, and a new socket on its port: the new one's
+ * own handshake makes a new session, and the old one's entity is gone. */
+static void test_udp_reused_port_new_session(void **state)
+{
+    (void)state;
+    int old = fx_udp_socket(srv.port);
+    assert_true(old >= 0);
+    udp_cookie c1 = udp_challenge(old, 1);
+    uint64_t sid1 = udp_welcome(old, &c1, 2);
+    uint32_t e = udp_spawn(old, 3);
+    sweep_msg_stats before = udp_stats(old, 4);
+    assert_true(before.entities >= 1);
+    uint16_t port = udp_local_port(old);
+    close(old); /* no Bye */
+
+    int fd = udp_socket_at(port);
+    assert_int_equal(udp_local_port(fd), port);
+    udp_cookie c2 = udp_challenge(fd, 1);
+    assert_memory_not_equal(c1.bytes, c2.bytes, c1.len);
+    uint64_t sid2 = udp_welcome(fd, &c2, 2);
+    assert_true(sid2 != sid1);
+    /* The old entity is not the new session's, nor anyone's. */
+    assert_int_equal(udp_moves(fd, e, 3), 0);
+    sweep_msg_stats after = udp_stats(fd, 4);
+    assert_int_equal(after.entities, before.entities - 1);
+    assert_int_equal(after.sessions, before.sessions); /* one ended, one began */
+    /* The new session is a whole one, and its own cookie is what it
+     * answers to now, not the old one's. */
+    uint32_t e2 = udp_spawn(fd, 5);
+    assert_int_equal(udp_moves(fd, e2, 6), 1);
+    assert_int_equal(udp_welcome(fd, &c2, 7), sid2);
+    sweep_message r;
+    assert_int_equal(udp_hello(fd, &c1, 8, &r, NULL, 500), 0);
+    assert_int_equal(udp_moves(fd, e2, 9), 1);
+    udp_bye(fd);
+    close(fd);
+}
+
+/* A Hello without a cookie from a session's address: a Challenge no larger
+ * than the Hello, never a Welcome, and the session goes on as it was. */
+static void test_udp_cookieless_hello_challenged(void **state)
+{
+    (void)state;
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    udp_cookie c = udp_challenge(fd, 1);
+    uint64_t sid = udp_welcome(fd, &c, 2);
+    uint32_t e = udp_spawn(fd, 3);
+    udp_cookie again = udp_challenge(fd, 4);
+    assert_memory_not_equal(c.bytes, again.bytes, c.len);
+    udp_ping(fd, 5);
+    assert_int_equal(udp_moves(fd, e, 6), 1);
+    assert_int_equal(udp_welcome(fd, &c, 7), sid);
+    udp_bye(fd);
+    close(fd);
+}
+
+/* A forged cookie from a session's address: BadCookie no larger than the
+ * Hello, and the session goes on as it was. */
+static void test_udp_bad_cookie_leaves_session(void **state)
+{
+    (void)state;
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    udp_cookie c = udp_challenge(fd, 1);
+    uint64_t sid = udp_welcome(fd, &c, 2);
+    uint32_t e = udp_spawn(fd, 3);
+    udp_cookie forged[3] = {c, c, c};
+    forged[0].bytes[c.len - 1] ^= 0x01; /* the MAC */
+    forged[1].bytes[0] ^= 0x80;         /* the nonce: a "later" cookie, unsigned */
+    forged[2].len = c.len - 1;          /* a cut one */
+    for (int i = 0; i < 3; i++) {
+        sweep_message r;
+        ssize_t sent = 0;
+        ssize_t got = udp_hello(fd, &forged[i], 10 + (uint32_t)i, &r, &sent, FX_TIMEOUT_MS);
+        assert_true(got > 0 && got <= sent);
+        assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+        assert_int_equal(r.as.error.code, SWEEP_WIRE_BAD_COOKIE);
+        assert_int_equal(r.as.error.sequence, 10 + (uint32_t)i);
+    }
+    udp_ping(fd, 20);
+    assert_int_equal(udp_moves(fd, e, 21), 1);
+    assert_int_equal(udp_welcome(fd, &c, 22), sid);
+    udp_bye(fd);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +478,11 @@ int main(void)
         cmocka_unit_test(test_tcp_hello_refusals),
         cmocka_unit_test(test_udp_handshake),
         cmocka_unit_test(test_udp_unverified_gets_nothing_bigger),
+        cmocka_unit_test(test_udp_cookies_unique),
+        cmocka_unit_test(test_udp_repeated_hello_same_session),
+        cmocka_unit_test(test_udp_reused_port_new_session),
+        cmocka_unit_test(test_udp_cookieless_hello_challenged),
+        cmocka_unit_test(test_udp_bad_cookie_leaves_session),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
