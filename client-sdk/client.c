@@ -805,24 +805,45 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
     m.as.hello.world = sweep_str_of(o->world);
     sweep_client_event ev;
     sweep_client_status s;
-    if (c->transport == SWEEP_CLIENT_UDP) {
-        /* Round 1: the server answers an address it has not verified with a
-         * cookie only; round 2 proves we receive at this address. */
+    if (c->transport != SWEEP_CLIENT_UDP) {
         m.sequence = c->next_seq++;
-        if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
-            return s;
-        s = request(c, &m, SWEEP__EV_CHALLENGE, m.sequence, &ev, err);
-        if (s != SWEEP_CLIENT_OK)
-            return s;
-        m.as.hello.cookie.ptr = c->cookie;
-        m.as.hello.cookie.len = c->cookie_len;
-        m.sequence = c->next_seq++;
-        if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
-            return s;
+        s = request(c, &m, SWEEP__EV_WELCOME, m.sequence, &ev, err);
     } else {
-        m.sequence = c->next_seq++;
+        /* Round 1: the server answers an address it has not verified with a
+         * cookie only; round 2 proves we receive at this address. Each
+         * Challenge has a cookie of its own, and the session the server
+         * makes is bound to the cookie of the Hello that made it: round 2
+         * resends (a lost Welcome) carry that same cookie, kept here, not
+         * whatever a late Challenge to a resent round 1 left in c->cookie (a
+         * newer cookie would be taken for a new client on this port). A
+         * BadCookie (the cookie expired, or a NAT gave us another port
+         * between the rounds) starts over, a few times. */
+        uint8_t cookie[SWEEP__COOKIE_MAX];
+        for (int round = 0;; round++) {
+            m.as.hello.cookie.ptr = NULL;
+            m.as.hello.cookie.len = 0;
+            m.sequence = c->next_seq++;
+            if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
+                return s;
+            s = request(c, &m, SWEEP__EV_CHALLENGE, m.sequence, &ev, err);
+            if (s != SWEEP_CLIENT_OK)
+                return s;
+            uint32_t cookie_len = c->cookie_len;
+            memcpy(cookie, c->cookie, cookie_len);
+            m.as.hello.cookie.ptr = cookie;
+            m.as.hello.cookie.len = cookie_len;
+            m.sequence = c->next_seq++;
+            if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
+                return s;
+            sweep_client_error e = {.status = SWEEP_CLIENT_OK};
+            s = request(c, &m, SWEEP__EV_WELCOME, m.sequence, &ev, &e);
+            if (s == SWEEP_CLIENT_E_SERVER && e.code == SWEEP_WIRE_BAD_COOKIE && round < 2)
+                continue;
+            if (err)
+                *err = e;
+            break;
+        }
     }
-    s = request(c, &m, SWEEP__EV_WELCOME, m.sequence, &ev, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
     if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
@@ -830,7 +851,6 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
                     c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
     return ok(err);
 }
-
 
 /* Result storage for decoding batches; sized by what the server allows. */
 static int size_decoder(sweep_client *c, uint32_t n)

@@ -55,6 +55,7 @@ PROTOCOL_VERSION = 1
 IDENTIFIER = b"SWP1"
 UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
+HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
 
 ERROR_NAMES = {v: k for k, v in vars(ErrorCode.ErrorCode).items() if not k.startswith("_")}
 ROLE_NAMES = {v: k for k, v in vars(Role.Role).items() if not k.startswith("_")}
@@ -190,18 +191,54 @@ class Client:
                 return data
             pad += UDP_HELLO_MIN - len(data)
 
+    def _ask_hello(self, data, seq, want):
+        """Sends a Hello and returns the answer of kind `want` to `seq`. Over
+        UDP a lost datagram (the Hello or its answer) is made up for by
+        sending the same bytes again every HELLO_RESEND seconds, until the
+        socket's timeout."""
+        if not self.udp:
+            self._send(data)
+            return self._answer(seq, want)
+        timeout = self.sock.gettimeout()
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout("no answer to the Hello (sequence %d)" % seq)
+                self._send(data)
+                self.sock.settimeout(min(HELLO_RESEND, left))
+                try:
+                    return self._answer(seq, want)
+                except socket.timeout:
+                    continue
+        finally:
+            self.sock.settimeout(timeout)
+
     def _hello(self, name, token):
         cookie = None
-        if self.udp:
+        for attempt in range(3):
+            if self.udp:
+                # Round 1: a cookie for this address. Every Challenge has a
+                # cookie of its own, and the session the server makes is
+                # bound to the cookie of the Hello that made it.
+                seq = self._next_seq()
+                tab = self._ask_hello(self._hello_bytes(seq, name, token, None), seq, Body.Body.Challenge)
+                ch = Challenge.Challenge()
+                ch.Init(tab.Bytes, tab.Pos)
+                cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))
+            # Round 2 (UDP) resends the very same Hello, cookie and all: a
+            # repeated Hello with the session's cookie gets the same Welcome,
+            # where a new cookie would be taken for a new client on this
+            # port. BadCookie (expired, or a NAT gave us another port) starts
+            # over.
             seq = self._next_seq()
-            self._send(self._hello_bytes(seq, name, token, None))
-            tab = self._answer(seq, Body.Body.Challenge)
-            ch = Challenge.Challenge()
-            ch.Init(tab.Bytes, tab.Pos)
-            cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))
-        seq = self._next_seq()
-        self._send(self._hello_bytes(seq, name, token, cookie))
-        tab = self._answer(seq, Body.Body.Welcome)
+            try:
+                tab = self._ask_hello(self._hello_bytes(seq, name, token, cookie), seq, Body.Body.Welcome)
+                break
+            except ServerError as e:
+                if not self.udp or e.code != ErrorCode.ErrorCode.BadCookie or attempt == 2:
+                    raise
         w = Welcome.Welcome()
         w.Init(tab.Bytes, tab.Pos)
         identity = w.Identity()
