@@ -28,6 +28,8 @@ int sweep_replay_plot_run(sweep_replay_plot *p);
 /* Writes the SVG (title: shown in the picture). 0, or -1 with err. */
 int sweep_replay_plot_write(sweep_replay_plot *p, const char *path, const char *title, char *err, size_t errlen);
 
+/* Detaches the plot from its replay and frees it: call it before
+ * sweep_replay_close. */
 void sweep_replay_plot_free(sweep_replay_plot *p);
 
 #ifdef __cplusplus
