@@ -6,6 +6,8 @@ TEST_SRC := $(wildcard tests/*/test_*.c)
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 # Compiler/optimisation-level determinism (rebuilds the walker from source).
 TESTS += tests/core/cross_build.sh
+# docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
+TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
 # built on the installed headers through the installed sweep.pc.
 TESTS += tests/install/test_install.sh

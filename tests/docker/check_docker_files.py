@@ -1,0 +1,689 @@
+#!/usr/bin/python3
+"""check_docker_files.py ROOT TREE BUILD - the container files against the build.
+
+Run by test_docker_files.sh after `make install DESTDIR=TREE PREFIX=/usr/local`.
+No Docker engine or cluster is needed: what can be checked without one is
+checked against the installed tree and this machine's Debian package data.
+
+- every YAML file under docker/ parses; the Kubernetes files hold the kinds
+  they are meant to, with the security context the image's numeric USER
+  allows, and their probes (and compose's healthcheck) run `sweep ping`;
+- the Agones Fleet opens one TCPUDP port on sweepd's container port and has
+  Agones health checking off (sweepd never calls Health());
+- the Dockerfile's runtime USER is numeric, every path it copies from /out
+  exists in TREE, its ENTRYPOINT/CMD are exec form and their paths exist;
+- every shared library a shipped program links belongs to a package the
+  runtime stage installs or to the base image (see base_packages);
+- TREE's sweepd, started with the Dockerfile's CMD, answers every probe
+  command, which fails once sweepd has stopped; sweepd exits 0 on SIGTERM;
+- the Fleet's agones-ready script calls Ready() on a fake Agones SDK server
+  once sweepd answers, and not when the GameServer is already Allocated.
+
+Prints cmocka's summary lines so tests/run-tests.sh counts the checks.
+"""
+import glob
+import http.server
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+try:
+    import yaml
+except ImportError:
+    print("[  FAILED  ] no python3-yaml for %s" % sys.executable)
+    print("[  FAILED  ] 1 test(s).")
+    sys.exit(1)
+
+ROOT, TREE, BUILD = sys.argv[1:4]
+DOCKER = os.path.join(ROOT, "docker")
+DOCKERFILE = os.path.join(DOCKER, "Dockerfile")
+K8S = os.path.join(DOCKER, "k8s", "sweepd.yaml")
+FLEET = os.path.join(DOCKER, "k8s", "agones-fleet.yaml")
+COMPOSE = os.path.join(DOCKER, "compose.yaml")
+
+passed = 0
+failed = 0
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    """The check cannot be made honestly on this machine."""
+
+
+def check(name, fn):
+    """Runs one check: fn raises Fail (or anything) to fail it."""
+    global passed, failed
+    print("[ RUN      ] " + name, flush=True)
+    try:
+        note = fn()
+    except Skip as e:
+        print("[  SKIPPED ] %s: %s" % (name, e), flush=True)
+        return
+    except Exception as e:  # a crash in a check is that check's failure
+        failed += 1
+        msg = str(e) if isinstance(e, Fail) else "%s: %s" % (type(e).__name__, e)
+        print("[  FAILED  ] %s: %s" % (name, msg.replace("\n", "\n    ")), flush=True)
+        return
+    passed += 1
+    print("[       OK ] %s%s" % (name, " (%s)" % note if note else ""), flush=True)
+
+
+def expect(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def rebase(path):
+    """An absolute path of the image, in the installed tree."""
+    return os.path.join(TREE, path.lstrip("/"))
+
+
+# --- the Dockerfile ----------------------------------------------------------
+
+def dockerfile_instructions():
+    """(KEYWORD, argument text) per instruction: continuation lines joined,
+    comment lines dropped (as Docker does, even inside a continuation)."""
+    out, cur = [], ""
+    with open(DOCKERFILE) as f:
+        for line in f:
+            s = line.strip()
+            if s.startswith("#") or (not s and not cur):
+                continue
+            if s.endswith("\\"):
+                cur += s[:-1] + " "
+                continue
+            cur += s
+            if cur.strip():
+                kw, _, rest = cur.strip().partition(" ")
+                out.append((kw.upper(), rest.strip()))
+            cur = ""
+    return out
+
+
+INSTR = dockerfile_instructions()
+
+
+def runtime_stage():
+    last = max(i for i, (kw, _) in enumerate(INSTR) if kw == "FROM")
+    return INSTR[last:]
+
+
+def default_release():
+    for kw, arg in INSTR:
+        if kw == "FROM":
+            break
+        m = re.fullmatch(r"DEBIAN_RELEASE=(\S+)", arg) if kw == "ARG" else None
+        if m:
+            return m.group(1)
+    return None
+
+
+def runtime_user():
+    users = [arg for kw, arg in runtime_stage() if kw == "USER"]
+    expect(users, "the runtime stage has no USER: it would run as root")
+    m = re.fullmatch(r"(\d+)(?::(\d+))?", users[-1])
+    expect(m, "USER %r is not numeric (uid or uid:gid); the kubelet cannot "
+              "verify runAsNonRoot for a named user" % users[-1])
+    uid, gid = int(m.group(1)), m.group(2)
+    expect(uid != 0, "USER is root")
+    return uid, (int(gid) if gid is not None else None)
+
+
+def apt_installed():
+    """Packages the runtime stage's RUN lines apt-get install."""
+    pkgs = []
+    for kw, arg in runtime_stage():
+        if kw != "RUN":
+            continue
+        words = shlex.split(arg)
+        for i, w in enumerate(words):
+            if w == "install" and i > 0 and words[i - 1] in ("apt-get", "apt"):
+                for w2 in words[i + 1:]:
+                    if w2 in ("&&", "||", ";", "|") or w2.endswith(";"):
+                        break
+                    if not w2.startswith("-"):
+                        pkgs.append(w2)
+    return pkgs
+
+
+def copies_from_build():
+    """(sources, destination) of each COPY --from=build of the runtime stage."""
+    out = []
+    for kw, arg in runtime_stage():
+        if kw != "COPY" or "--from=build" not in arg.split():
+            continue
+        words = [w for w in shlex.split(arg) if not w.startswith("--")]
+        out.append((words[:-1], words[-1]))
+    return out
+
+
+def exec_form(keyword):
+    args = [arg for kw, arg in runtime_stage() if kw == keyword]
+    expect(args, "no %s in the runtime stage" % keyword)
+    try:
+        v = json.loads(args[-1])
+    except ValueError:
+        raise Fail("%s %s is shell form: sweepd would not be PID 1 and would not "
+                   "get the SIGTERM it stops gracefully on" % (keyword, args[-1]))
+    expect(isinstance(v, list) and all(isinstance(x, str) for x in v), "%s is not a list of strings" % keyword)
+    return v
+
+
+def shipped_programs():
+    progs = []
+    for srcs, _ in copies_from_build():
+        for s in srcs:
+            if s.startswith("/out/usr/local/bin/") and not s.endswith("/"):
+                progs.append(s[len("/out"):])
+    return progs
+
+
+def check_user():
+    uid, gid = runtime_user()
+    for kw, arg in runtime_stage():
+        m = re.search(r"useradd\b.*--uid[ =](\d+)", arg) if kw == "RUN" else None
+        if m:
+            expect(int(m.group(1)) == uid, "useradd --uid %s but USER %d" % (m.group(1), uid))
+    return "%d:%s" % (uid, gid)
+
+
+def check_copies():
+    missing = []
+    n = 0
+    for srcs, dest in copies_from_build():
+        for s in srcs:
+            expect(s.startswith("/out/"), "COPY --from=build source %s is outside /out" % s)
+            p = rebase(s[len("/out"):])
+            n += 1
+            if s.endswith("/") and not os.path.isdir(p):
+                missing.append(s + " (a directory)")
+            elif not os.path.exists(p):
+                missing.append(s)
+    expect(n > 0, "no COPY --from=build in the runtime stage")
+    expect(not missing, "not in `make install`'s tree: " + ", ".join(missing))
+    progs = shipped_programs()
+    for p in ("/usr/local/bin/sweepd", "/usr/local/bin/sweep", "/usr/local/bin/sweep-replay"):
+        expect(p in progs, "%s is not copied into the image" % p)
+    return "%d paths" % n
+
+
+def check_entrypoint():
+    ep, cmd = exec_form("ENTRYPOINT"), exec_form("CMD")
+    expect(ep and os.access(rebase(ep[0]), os.X_OK), "ENTRYPOINT %s is not an installed program" % ep[:1])
+    expect(ep[0] in shipped_programs(), "ENTRYPOINT %s is not copied into the image" % ep[0])
+    missing = [a for a in ep[1:] + cmd if a.startswith("/") and not os.path.exists(rebase(a))]
+    expect(not missing, "not in the installed tree: " + ", ".join(missing))
+    expect("--listen" in cmd, "CMD has no --listen: sweepd's default 127.0.0.1 is unreachable from outside")
+
+
+# --- the libraries ------------------------------------------------------------
+
+def dpkg_packages():
+    """name -> (installed, essential, priority, [dependency groups], provides)."""
+    fmt = "${Package}\\t${db:Status-Abbrev}\\t${Essential}\\t${Priority}\\t${Pre-Depends}\\t${Depends}\\t${Provides}\\n"
+    out = subprocess.run(["dpkg-query", "-W", "-f=" + fmt], capture_output=True, text=True, check=True).stdout
+    pkgs = {}
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) < 7:
+            continue
+        deps = [g for g in (f[4] + "," + f[5]).split(",") if g.strip()]
+        groups = [[re.sub(r"[ (:].*", "", a.strip()) for a in g.split("|")] for g in deps]
+        provides = [re.sub(r"[ (:].*", "", p.strip()) for p in f[6].split(",") if p.strip()]
+        pkgs[f[0]] = (f[1].startswith("ii"), f[2] == "yes", f[3], groups, provides)
+    return pkgs
+
+
+def base_packages(pkgs):
+    """What debian:<release>-slim holds whatever the Dockerfile installs:
+    the image is a minbase bootstrap, so the Essential and Priority:
+    required packages, and everything they depend on (libc6 and zlib1g
+    are Priority: optional and there only as dependencies, of dpkg among
+    others). Computed from this machine's package data, so only honest
+    when this machine runs the image's release (the caller checks)."""
+    return with_dependencies(pkgs, [n for n, p in pkgs.items() if p[0] and (p[1] or p[2] == "required")])
+
+
+def with_dependencies(pkgs, names):
+    """names and what they depend on (Pre-Depends and Depends), as apt
+    would install them."""
+    installed = {n for n, p in pkgs.items() if p[0]}
+    providers = {}
+    for n in installed:
+        for v in pkgs[n][4]:
+            providers.setdefault(v, n)
+    todo = [n for n in names if n in installed]
+    base = set()
+    while todo:
+        n = todo.pop()
+        if n in base:
+            continue
+        base.add(n)
+        for group in pkgs[n][3]:
+            # The first alternative present here, as apt would have chosen.
+            for alt in group:
+                pick = alt if alt in installed else providers.get(alt)
+                if pick:
+                    todo.append(pick)
+                    break
+    return base
+
+
+def linked_libraries(programs):
+    """{library path: [programs]} from ldd on the installed programs."""
+    libs = {}
+    for prog in programs:
+        r = subprocess.run(["ldd", rebase(prog)], capture_output=True, text=True)
+        expect(r.returncode == 0, "ldd %s: %s" % (prog, r.stderr.strip()))
+        for line in r.stdout.splitlines():
+            line = line.strip()
+            expect("not found" not in line, "%s: %s" % (prog, line))
+            m = re.match(r"(?:\S+ => )?(/\S+) \(0x", line)
+            if m:
+                libs.setdefault(m.group(1), []).append(os.path.basename(prog))
+    return libs
+
+
+def owners(paths):
+    """{path: package} via one dpkg -S over each path, its real path and
+    their /usr-merged twins (dpkg knows a file by the path it shipped)."""
+    cands = {}
+    for p in paths:
+        c = []
+        for q in (p, os.path.realpath(p)):
+            c += [q, q[4:] if q.startswith("/usr/") else "/usr" + q]
+        cands[p] = list(dict.fromkeys(c))
+    allc = sorted({q for c in cands.values() for q in c})
+    out = subprocess.run(["dpkg-query", "-S"] + allc, capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        pk, sep, path = line.partition(": ")
+        if sep and not pk.startswith("diversion"):
+            found[path.strip()] = pk.split(",")[0].strip().split(":")[0]
+    return {p: next((found[q] for q in cands[p] if q in found), None) for p in paths}
+
+
+def check_libraries():
+    release = default_release()
+    here = None
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release") as f:
+            m = re.search(r"^VERSION_CODENAME=(\S+)", f.read(), re.M)
+            here = m.group(1).strip('"') if m else None
+    if here != release:
+        raise Skip("this machine is %s, the image Debian %s: package names may differ" % (here, release))
+    pkgs = dpkg_packages()
+    base = base_packages(pkgs)
+    apt = apt_installed()
+    unknown = [p for p in apt if p not in pkgs or not pkgs[p][0]]
+    expect(not unknown, "the runtime stage installs packages not installed here: %s" % unknown)
+    # A listed package brings its dependencies (libmicrohttpd12 GnuTLS).
+    brought = with_dependencies(pkgs, apt)
+    libs = linked_libraries(shipped_programs())
+    sanitizer = re.compile(r"/lib(asan|ubsan|lsan|tsan|hwasan)\.so")
+    ignored = [p for p in libs if BUILD != "build" and sanitizer.search(p)]
+    pkg_of = owners([p for p in libs if p not in ignored])
+    bad = []
+    used = {}
+    for lib, pk in sorted(pkg_of.items()):
+        progs = ", ".join(sorted(set(libs[lib])))
+        if pk is None:
+            bad.append("%s (linked by %s) belongs to no Debian package" % (lib, progs))
+        elif pk in apt:
+            used[os.path.basename(lib)] = pk
+        elif pk in base:
+            used[os.path.basename(lib)] = pk + " (base)"
+        elif pk in brought:
+            used[os.path.basename(lib)] = pk + " (a dependency)"
+        else:
+            bad.append("%s (linked by %s) is in %s, which the runtime stage does not install"
+                       % (lib, progs, pk))
+    expect(not bad, "\n".join(bad))
+    note = ", ".join("%s->%s" % kv for kv in sorted(used.items()))
+    if ignored:
+        note += "; ignored the sanitizer runtime of %s: the image is built without one" % BUILD
+    return note
+
+
+# --- the YAML files -------------------------------------------------------------
+
+def load(path):
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
+
+
+def check_yaml_parses():
+    files = sorted(glob.glob(os.path.join(DOCKER, "**", "*.yaml"), recursive=True) +
+                   glob.glob(os.path.join(DOCKER, "**", "*.yml"), recursive=True))
+    expect(files, "no YAML files under docker/")
+    for f in files:
+        try:
+            docs = load(f)
+        except yaml.YAMLError as e:
+            raise Fail("%s: %s" % (os.path.relpath(f, ROOT), e))
+        expect(docs, "%s is empty" % os.path.relpath(f, ROOT))
+    return "%d files" % len(files)
+
+
+def pod_spec(doc):
+    if doc["kind"] == "Deployment":
+        return doc["spec"]["template"]["spec"]
+    if doc["kind"] == "Fleet":
+        return doc["spec"]["template"]["spec"]["template"]["spec"]
+    raise Fail("no pod template in a %s" % doc["kind"])
+
+
+def sweepd_containers(doc):
+    """The containers that run the image's ENTRYPOINT (sweepd)."""
+    spec = pod_spec(doc)
+    if doc["kind"] == "Fleet":
+        name = doc["spec"]["template"]["spec"].get("container")
+        cs = [c for c in spec["containers"] if c["name"] == name]
+        expect(cs, "the Fleet's spec.container %r names no container of its pod" % name)
+        return cs
+    cs = [c for c in spec["containers"] if "command" not in c]
+    expect(cs, "no container runs the image's sweepd")
+    return cs
+
+
+def ping_command(cmd, where):
+    """The --connect address and --timeout (ms) of a `sweep ping` command."""
+    expect(isinstance(cmd, list) and len(cmd) >= 2 and os.path.basename(cmd[0]) == "sweep" and cmd[1] == "ping",
+           "%s does not run `sweep ping`: %s" % (where, cmd))
+    expect(cmd[0].startswith("/") and cmd[0] in shipped_programs(), "%s: %s is not a program of the image" % (where, cmd[0]))
+    opts = dict(zip(cmd[2::2], cmd[3::2]))
+    expect("--connect" in opts, "%s: no --connect" % where)
+    expect("--timeout" in opts and opts["--timeout"].isdigit(),
+           "%s: no --timeout (sweep waits 5 s per step by default)" % where)
+    return opts["--connect"], int(opts["--timeout"])
+
+
+def check_probes(doc, where):
+    """Every sweepd container: startup, readiness and liveness probes exec
+    `sweep ping` on its own port, and give up before the kubelet does."""
+    n = 0
+    for c in sweepd_containers(doc):
+        port = c_port(doc, c)
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            w = "%s %s %s" % (where, c["name"], probe)
+            expect(probe in c, "%s is missing" % w)
+            p = c[probe]
+            expect("exec" in p, "%s is not an exec probe" % w)
+            addr, timeout_ms = ping_command(p["exec"]["command"], w)
+            expect(addr == "127.0.0.1:%d" % port, "%s pings %s, sweepd listens on %d" % (w, addr, port))
+            # connect, Hello and Ping may each take --timeout.
+            expect(3 * timeout_ms < 1000 * p.get("timeoutSeconds", 1),
+                   "%s: 3 x --timeout %d ms does not fit in timeoutSeconds %s" % (w, timeout_ms, p.get("timeoutSeconds", 1)))
+            n += 1
+    return n
+
+
+def c_port(doc, c):
+    if doc["kind"] == "Fleet":
+        ports = doc["spec"]["template"]["spec"]["ports"]
+        return ports[0]["containerPort"]
+    return c["ports"][0]["containerPort"]
+
+
+def check_security(doc, where, uid, gid):
+    spec = pod_spec(doc)
+    psc = spec.get("securityContext", {})
+    expect(psc.get("runAsNonRoot") is True, "%s: the pod lacks runAsNonRoot" % where)
+    for c in spec["containers"]:
+        sc = c.get("securityContext", {})
+        w = "%s container %s" % (where, c["name"])
+        expect(sc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True, "%s: not runAsNonRoot" % w)
+        expect(sc.get("runAsUser", psc.get("runAsUser")) == uid, "%s: runAsUser is not the image's %d" % (w, uid))
+        if gid is not None:
+            expect(sc.get("runAsGroup", psc.get("runAsGroup")) == gid, "%s: runAsGroup is not the image's %d" % (w, gid))
+        expect(sc.get("allowPrivilegeEscalation") is False, "%s: allowPrivilegeEscalation is not false" % w)
+        expect(sc.get("readOnlyRootFilesystem") is True, "%s: readOnlyRootFilesystem is not true" % w)
+        expect(sc.get("capabilities", {}).get("drop") == ["ALL"], "%s: capabilities do not drop ALL" % w)
+        expect("resources" in c and "requests" in c["resources"], "%s: no resource requests" % w)
+
+
+def check_k8s():
+    uid, gid = runtime_user()
+    docs = load(K8S)
+    kinds = [d.get("kind") for d in docs]
+    expect(kinds == ["Deployment", "Service"], "sweepd.yaml holds %s, not [Deployment, Service]" % kinds)
+    dep, svc = docs
+    check_security(dep, "Deployment", uid, gid)
+    n = check_probes(dep, "Deployment")
+    c = sweepd_containers(dep)[0]
+    cports = {(p["containerPort"], p.get("protocol", "TCP")) for p in c["ports"]}
+    port = c["ports"][0]["containerPort"]
+    expect(cports >= {(port, "TCP"), (port, "UDP")}, "the container does not open %d for TCP and UDP" % port)
+    sports = {(p["port"], p.get("targetPort"), p.get("protocol", "TCP")) for p in svc["spec"]["ports"]}
+    protos = {pr for (_, t, pr) in sports if t == port}
+    expect(protos == {"TCP", "UDP"}, "the Service does not send TCP and UDP to port %d: %s" % (port, sorted(sports)))
+    expect(len({sp for (sp, _, _) in sports}) == 1, "the Service's TCP and UDP ports differ: clients use one address")
+    expect(svc["spec"].get("selector") == dep["spec"]["selector"]["matchLabels"], "the Service selects other pods")
+    return "%d probes" % n
+
+
+def check_fleet():
+    uid, gid = runtime_user()
+    docs = load(FLEET)
+    kinds = [d.get("kind") for d in docs]
+    expect(kinds == ["Fleet"], "agones-fleet.yaml holds %s, not [Fleet]" % kinds)
+    fleet = docs[0]
+    expect(fleet.get("apiVersion") == "agones.dev/v1", "apiVersion is %r" % fleet.get("apiVersion"))
+    gs = fleet["spec"]["template"]["spec"]
+    ports = gs.get("ports", [])
+    expect(len(ports) == 1 and ports[0].get("protocol") == "TCPUDP",
+           "the GameServer needs one port with protocol TCPUDP (TCP and UDP on one number): %s" % ports)
+    expect(ports[0].get("containerPort") == 7878, "containerPort is %s, not 7878" % ports[0].get("containerPort"))
+    expect(gs.get("health", {}).get("disabled") is True,
+           "Agones health checking is on, but sweepd never calls Health(): every GameServer would turn Unhealthy")
+    check_security(fleet, "Fleet", uid, gid)
+    n = check_probes(fleet, "Fleet")
+    for c in sweepd_containers(fleet):
+        args = c.get("args", [])
+        expect("--listen" in args and args[args.index("--listen") + 1].endswith(":%d" % ports[0]["containerPort"]),
+               "sweepd does not listen on the GameServer's containerPort")
+    ready = [c for c in pod_spec(fleet)["containers"] if c["name"] == "agones-ready"]
+    expect(ready, "no agones-ready container: nothing would call Ready()")
+    return "%d probes" % n
+
+
+def check_compose():
+    docs = load(COMPOSE)
+    svc = docs[0]["services"]["sweepd"]
+    expect({"7878:7878/tcp", "7878:7878/udp"} <= set(svc.get("ports", [])), "compose does not publish 7878 for TCP and UDP")
+    hc = svc.get("healthcheck")
+    expect(hc and hc["test"][0] == "CMD", "compose has no exec-form healthcheck")
+    addr, timeout_ms = ping_command(hc["test"][1:], "compose healthcheck")
+    m = re.fullmatch(r"(\d+)s", str(hc.get("timeout", "30s")))
+    expect(m and 3 * timeout_ms < 1000 * int(m.group(1)), "compose healthcheck: 3 x --timeout does not fit in its timeout")
+    expect(svc.get("read_only") is True, "compose's container is not read_only")
+
+
+# --- sweepd itself, as the image would run it -----------------------------------
+
+def probe_commands():
+    cmds = []
+    for doc in load(K8S)[:1] + load(FLEET):
+        for c in sweepd_containers(doc):
+            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+                p = c[probe]
+                cmds.append((p["exec"]["command"], p.get("timeoutSeconds", 1)))
+    hc = load(COMPOSE)[0]["services"]["sweepd"]["healthcheck"]
+    cmds.append((hc["test"][1:], int(str(hc["timeout"]).rstrip("s"))))
+    uniq = []
+    for c in cmds:
+        if c not in uniq:
+            uniq.append(c)
+    return uniq
+
+
+def local(cmd, addr):
+    """A probe command as run here: the installed program, sweepd's address."""
+    out = [rebase(cmd[0])] + cmd[1:]
+    i = out.index("--connect")
+    out[i + 1] = addr
+    return out
+
+
+class Sweepd:
+    def __init__(self):
+        ep, cmd = exec_form("ENTRYPOINT"), exec_form("CMD")
+        args = [rebase(a) if a.startswith("/") else a for a in ep + cmd]
+        i = args.index("--listen")
+        args[i + 1] = "127.0.0.1:0"
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.err, text=True)
+        self.addr = None
+        line = [None]
+        t = threading.Thread(target=lambda: line.__setitem__(0, self.p.stdout.readline()), daemon=True)
+        t.start()
+        t.join(10)
+        m = re.match(r"sweepd ready tcp=(\S+)", line[0] or "")
+        if not m:
+            rc = self.stop()
+            self.err.seek(0)
+            tail = "".join(self.err.readlines()[-5:])
+            raise Fail("sweepd with the Dockerfile's CMD did not get ready (exit status %s):\n%s"
+                       % (rc, tail.strip()))
+        self.addr = m.group(1)
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        return self.p.returncode
+
+
+SERVER = None
+ENV = {k: v for k, v in os.environ.items() if k != "SWEEP_TOKEN"}  # a guest, as the probes are
+
+
+def check_probes_live():
+    global SERVER
+    SERVER = Sweepd()
+    for cmd, timeout_s in probe_commands():
+        r = subprocess.run(local(cmd, SERVER.addr), capture_output=True, text=True, timeout=timeout_s, env=ENV)
+        expect(r.returncode == 0, "%s failed against a running sweepd (rc %d): %s"
+               % (" ".join(cmd), r.returncode, r.stderr.strip()))
+    return "%d commands against %s" % (len(probe_commands()), SERVER.addr)
+
+
+def check_probes_fail_when_stopped():
+    expect(SERVER is not None, "sweepd did not start")
+    addr = SERVER.addr
+    rc = SERVER.stop()
+    expect(rc == 0, "sweepd exited %s on SIGTERM, not 0" % rc)
+    for cmd, timeout_s in probe_commands():
+        r = subprocess.run(local(cmd, addr), capture_output=True, text=True, timeout=timeout_s, env=ENV)
+        expect(r.returncode != 0, "%s succeeded with no sweepd" % " ".join(cmd))
+
+
+# --- the Fleet's stand-in for Ready() ------------------------------------------
+
+class FakeSDK(http.server.BaseHTTPRequestHandler):
+    """The two REST calls of the Agones SDK server that agones-ready makes."""
+    protocol_version = "HTTP/1.1"
+    state = "Scheduled"
+    calls = []
+
+    def reply(self, body):
+        b = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+
+    def do_GET(self):
+        FakeSDK.calls.append(("GET", self.path, ""))
+        # protojson spaces its output unpredictably: one space here.
+        self.reply('{"object_meta": {"name": "sweepd-x"}, "status": {"state": "%s"}}' % FakeSDK.state)
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        FakeSDK.calls.append(("POST", self.path, self.rfile.read(n).decode()))
+        self.reply("{}")
+
+    def log_message(self, *a):
+        pass
+
+
+def run_ready_script(state, addr, done):
+    """Runs agones-ready's script against FakeSDK until done(calls, output)."""
+    c = [c for c in pod_spec(load(FLEET)[0])["containers"] if c["name"] == "agones-ready"][0]
+    cmd = list(c["command"]) + list(c.get("args", []))
+    expect(cmd[:2] == ["/bin/bash", "-c"], "agones-ready does not run a bash script: %s" % cmd[:2])
+    expect("$$" not in cmd[2], "the script has $$, which Kubernetes turns into $")
+    script = cmd[2].replace("/usr/local/bin/sweep ", rebase("/usr/local/bin/sweep") + " ").replace("127.0.0.1:7878", addr)
+    FakeSDK.state, FakeSDK.calls = state, []
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeSDK)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    env = dict(ENV, AGONES_SDK_HTTP_PORT=str(httpd.server_address[1]))
+    p = subprocess.Popen(["/bin/bash", "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = []
+    threading.Thread(target=lambda: out.extend(p.stdout), daemon=True).start()
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and not done(FakeSDK.calls, "".join(out)) and p.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.2)  # anything it would do next
+        expect(p.poll() is None, "the script ended (rc %s), it should sleep: %s" % (p.returncode, "".join(out)))
+        expect(done(FakeSDK.calls, "".join(out)), "calls %s, output %r" % (FakeSDK.calls, "".join(out)))
+        return list(FakeSDK.calls)
+    finally:
+        p.kill()
+        p.wait()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def check_ready_script():
+    s = Sweepd()
+    try:
+        calls = run_ready_script("Scheduled", s.addr, lambda c, o: any(x[0] == "POST" for x in c))
+        expect(calls[0][:2] == ("GET", "/gameserver"), "first call %s, not GET /gameserver" % (calls[0],))
+        posts = [x for x in calls if x[0] == "POST"]
+        expect(posts == [("POST", "/ready", "{}")], "POSTs %s, not one /ready" % posts)
+        calls = run_ready_script("Allocated", s.addr, lambda c, o: "already Allocated" in o)
+        expect(not [x for x in calls if x[0] == "POST"], "Ready() sent to an Allocated GameServer: %s" % calls)
+    finally:
+        s.stop()
+
+
+def main():
+    check("YAML files under docker/ parse", check_yaml_parses)
+    check("Dockerfile runtime USER is numeric", check_user)
+    check("Dockerfile COPY --from=build sources are installed", check_copies)
+    check("Dockerfile ENTRYPOINT and CMD paths are installed", check_entrypoint)
+    check("shipped programs' libraries come from installed packages", check_libraries)
+    check("k8s sweepd.yaml: Deployment and Service", check_k8s)
+    check("k8s agones-fleet.yaml: Fleet", check_fleet)
+    check("compose.yaml", check_compose)
+    check("probe commands answer a running sweepd", check_probes_live)
+    check("probe commands fail once sweepd stopped", check_probes_fail_when_stopped)
+    check("agones-ready calls Ready() once, not when Allocated", check_ready_script)
+    if SERVER is not None:
+        SERVER.stop()
+    print("[==========] %d test(s) run." % (passed + failed))
+    print("[  PASSED  ] %d test(s)." % passed)
+    if failed:
+        print("[  FAILED  ] %d test(s)." % failed)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
