@@ -1,0 +1,1069 @@
+/*
+ * test_replay.c - session logs (server/record.h) and their replay
+ * (client-sdk/replay.h), end to end.
+ *
+ * The golden logs of tests/replay/golden (README.md there: walking,
+ * jumping, riding the arena's movers, refused cheats) must replay bit for
+ * bit on the arena this build makes, with what each scenario is about in
+ * its messages: a change to movement that was not meant shows up here.
+ * Then what a replay must say about a log that is not right: a MoveResult
+ * changed under a valid checksum is a divergence naming the field and both
+ * values, and so is any bit changed in any answer; a byte changed under
+ * the old checksum is corruption at the frame's byte offset; a file cut
+ * inside its last frame replays to there and says it was truncated;
+ * another map, a file that is not a log, an empty one, a later segment
+ * given first and a chain with a segment missing are refused, saying why.
+ * Then logs a real sweepd writes: killed with SIGKILL at different moments
+ * while bots play (the log must still replay, at most with a torn tail),
+ * and rotated every 0.3 s (the replay follows the segments). sweep-replay's
+ * exit statuses are checked once.
+ *
+ * Programs come from $(BUILD)/bin and the arena from $(BUILD)/maps, found
+ * beside this program (tests/client-sdk/sweepd_fixture.h); the golden logs
+ * from $(BUILD)/../tests/replay/golden, or SWEEP_REPLAY_GOLDEN.
+ */
+#include "tests/client-sdk/sweepd_fixture.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include <zlib.h>
+
+#include "client-sdk/replay.h"
+#include "protocol/decode.h"
+#include "server/record.h"
+
+static char g_map[1024];    /* $(BUILD)/maps/arena.db */
+static char g_golden[1024]; /* tests/replay/golden */
+static char g_bin[1024];    /* $(BUILD)/bin */
+static char g_tmp[256];     /* this run's scratch directory */
+
+/* ---- files --------------------------------------------------------------- */
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, r;
+    uint8_t *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            uint8_t *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static void write_all(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static const char *golden(const char *scenario, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s.sweeplog", g_golden, scenario);
+    return buf;
+}
+
+static const char *scratch(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", g_tmp, name);
+    return buf;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The frame (start of its 8-byte header, and body length) holding byte
+ * `at` of a log in memory, walking the frames from the file header. */
+static int frame_holding(const uint8_t *buf, size_t len, size_t at, size_t *start, uint32_t *body)
+{
+    size_t pos = SWEEP_RECORD_HEADER_SIZE;
+    while (pos + SWEEP_RECORD_FRAME_HEADER <= len) {
+        uint32_t n = le32(buf + pos);
+        if (pos + SWEEP_RECORD_FRAME_HEADER + n > len)
+            return -1;
+        if (at >= pos && at < pos + SWEEP_RECORD_FRAME_HEADER + n) {
+            *start = pos;
+            *body = n;
+            return 0;
+        }
+        pos += SWEEP_RECORD_FRAME_HEADER + n;
+    }
+    return -1;
+}
+
+/* The last whole frame of a log in memory. */
+static void last_frame(const uint8_t *buf, size_t len, size_t *start, uint32_t *body)
+{
+    size_t pos = SWEEP_RECORD_HEADER_SIZE;
+    *start = 0;
+    while (pos + SWEEP_RECORD_FRAME_HEADER <= len) {
+        uint32_t n = le32(buf + pos);
+        if (pos + SWEEP_RECORD_FRAME_HEADER + n > len)
+            break;
+        *start = pos;
+        *body = n;
+        pos += SWEEP_RECORD_FRAME_HEADER + n;
+    }
+    assert_int_equal(pos, len); /* the golden logs end on a frame boundary */
+    assert_true(*start >= SWEEP_RECORD_HEADER_SIZE);
+}
+
+static void fix_crc(uint8_t *buf, size_t start, uint32_t body)
+{
+    uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + start + SWEEP_RECORD_FRAME_HEADER, body);
+    for (int i = 0; i < 4; i++)
+        buf[start + 4 + i] = (uint8_t)(c >> (8 * i));
+}
+
+/* ---- reading a log's records ------------------------------------------------ */
+
+typedef struct scan {
+    uint32_t segment, hash_every, players_block;
+    uint64_t first_tick;
+    char map_name[64], previous[256];
+    uint8_t content_hash[32];
+    uint32_t opens, tcp, udp, server_role;
+    uint32_t ins, outs, ids, ticks, hashes, closes, ends;
+} scan;
+
+/* Reads every record of one segment with the reader API; 0, or -1 with
+ * err. */
+static int scan_log(const char *path, scan *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    sweep_record_reader *r = sweep_record_open(path, err, errlen);
+    if (!r)
+        return -1;
+    const sweep_record_head *h = sweep_record_head_of(r);
+    s->segment = h->segment;
+    s->hash_every = h->hash_every;
+    s->players_block = h->players_block;
+    s->first_tick = h->first_tick;
+    snprintf(s->map_name, sizeof s->map_name, "%.*s", (int)h->map_name.len, (const char *)h->map_name.ptr);
+    snprintf(s->previous, sizeof s->previous, "%.*s", (int)h->previous.len, (const char *)h->previous.ptr);
+    memcpy(s->content_hash, h->content_hash, 32);
+    sweep_record x;
+    int got;
+    while ((got = sweep_record_next(r, &x, err, errlen)) == 1) {
+        switch (x.type) {
+        case SWEEP_RECORD_OPEN:
+            s->opens++;
+            if (x.transport == 0)
+                s->tcp++;
+            else
+                s->udp++;
+            s->server_role += x.role == SWEEP_WIRE_ROLE_SERVER;
+            break;
+        case SWEEP_RECORD_IN: s->ins++; break;
+        case SWEEP_RECORD_OUT: s->outs++; break;
+        case SWEEP_RECORD_ID: s->ids++; break;
+        case SWEEP_RECORD_TICK: s->ticks++; break;
+        case SWEEP_RECORD_HASH: s->hashes++; break;
+        case SWEEP_RECORD_CLOSE: s->closes++; break;
+        case SWEEP_RECORD_END: s->ends++; break;
+        default: break;
+        }
+    }
+    sweep_record_close(r);
+    return got;
+}
+
+/* ---- replaying -------------------------------------------------------------- */
+
+/* What the messages of a replay held (sweep_replay_watch). */
+typedef struct tally {
+    uint64_t messages, answers, results, spawned, despawned, commanded, errors;
+    uint64_t error_codes[SWEEP_WIRE_CODE_COUNT];
+    uint32_t rules;     /* every rule bit of MoveResults and Spawneds */
+    uint64_t ruled;     /* MoveResults with a rule */
+    uint64_t corrected; /* MoveResults flagged as corrected */
+    uint64_t airborne;  /* MoveResults not on the ground */
+    uint64_t carried_on[8]; /* carried MoveResults by ground mover id */
+    uint64_t started_elsewhere; /* has_start_position: a mover moved it */
+    uint32_t commanded_mover;
+    double max_z;
+    uint64_t last_tick;
+    int tick_went_back;
+} tally;
+
+static void tally_result(tally *t, const sweep_msg_move_result *r)
+{
+    t->results++;
+    t->rules |= r->rules;
+    t->ruled += r->rules != 0;
+    t->corrected += r->corrected;
+    t->airborne += !r->grounded;
+    if (r->carried && r->ground_mover < 8)
+        t->carried_on[r->ground_mover]++;
+    t->started_elsewhere += r->has_start_position;
+    if (r->position.z > t->max_z)
+        t->max_z = r->position.z;
+}
+
+static void on_event(void *ctx, const sweep_replay_event *ev)
+{
+    tally *t = ctx;
+    const sweep_message *m = ev->message;
+    t->messages++;
+    t->answers += m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH ||
+                  m->kind == SWEEP_MSG_SPAWNED || m->kind == SWEEP_MSG_DESPAWNED ||
+                  m->kind == SWEEP_MSG_MOVER_COMMANDED || m->kind == SWEEP_MSG_ERROR;
+    t->tick_went_back |= ev->tick < t->last_tick || ev->session == 0;
+    t->last_tick = ev->tick;
+    switch (m->kind) {
+    case SWEEP_MSG_MOVE_RESULT: tally_result(t, &m->as.move_result); break;
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        for (uint32_t i = 0; i < m->as.move_result_batch.count; i++)
+            tally_result(t, &m->as.move_result_batch.results[i]);
+        break;
+    case SWEEP_MSG_SPAWNED:
+        t->spawned++;
+        t->rules |= m->as.spawned.rules;
+        break;
+    case SWEEP_MSG_DESPAWNED: t->despawned++; break;
+    case SWEEP_MSG_MOVER_COMMANDED:
+        t->commanded++;
+        t->commanded_mover = m->as.mover_commanded.mover;
+        break;
+    case SWEEP_MSG_ERROR:
+        t->errors++;
+        if (m->as.error.code < SWEEP_WIRE_CODE_COUNT)
+            t->error_codes[m->as.error.code]++;
+        break;
+    default: break;
+    }
+}
+
+/* Replays a whole log on `map`; fails the test, saying why, unless every
+ * bit matched. */
+static void replay_ok(const char *log, const char *map, sweep_replay_stats *st, tally *t)
+{
+    char err[1400];
+    sweep_replay *r = sweep_replay_open(log, map, err, sizeof err);
+    if (!r)
+        fail_msg("%s: cannot open: %s", log, err);
+    if (t) {
+        memset(t, 0, sizeof *t);
+        sweep_replay_watch(r, on_event, t);
+    }
+    int rc = sweep_replay_run(r);
+    if (rc != 0) {
+        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+        fail_msg("%s: %s", log, d ? d->text : sweep_replay_error(r));
+    }
+    *st = *sweep_replay_stats_of(r);
+    /* Stepping after the end stays at the end. */
+    assert_int_equal(sweep_replay_step(r), 0);
+    assert_null(sweep_replay_divergence_of(r));
+    assert_string_equal(sweep_replay_error(r), "");
+    sweep_replay_close(r);
+}
+
+/* ---- the golden logs ----------------------------------------------------- */
+
+static void golden_common(const char *scenario, scan *s, sweep_replay_stats *st, tally *t)
+{
+    char path[1200], err[1400];
+    golden(scenario, path, sizeof path);
+    if (scan_log(path, s, err, sizeof err) != 0)
+        fail_msg("%s: %s", path, err);
+    assert_int_equal(s->segment, 0);
+    assert_string_equal(s->map_name, "arena");
+    assert_int_equal(s->hash_every, 15);
+    assert_int_equal(s->ends, 1);
+    replay_ok(path, g_map, st, t);
+    /* Every record the reader saw is accounted for by the replay. */
+    assert_int_equal(st->ticks, s->ticks);
+    assert_int_equal(st->hashes, s->hashes);
+    assert_int_equal(st->requests, s->ins);
+    assert_int_equal(st->outputs, s->outs);
+    assert_int_equal(st->sessions, s->opens);
+    assert_int_equal(t->messages, s->outs);
+    assert_int_equal(st->segments, 1);
+    assert_true(st->ended);
+    assert_false(st->truncated);
+    assert_true(st->ticks > 30);
+    assert_true(st->moves > 50);
+    assert_true(st->hashes >= 2);
+    assert_true(st->bytes > 1000 && st->bytes < 200 * 1024);
+    assert_false(t->tick_went_back);
+    assert_int_equal(t->spawned, s->ids); /* one id drawn per entity spawned */
+    /* These scenarios send no batches and nothing is crushed: each request
+     * has one answer, each move applied one MoveResult. */
+    assert_int_equal(t->answers, st->requests);
+    assert_int_equal(t->results, st->moves);
+}
+
+/* Honest players: two over TCP, one over UDP; nothing refused, nothing
+ * corrected. */
+static void golden_walking(void **state)
+{
+    (void)state;
+    scan s;
+    sweep_replay_stats st;
+    tally t;
+    golden_common("walking", &s, &st, &t);
+    assert_int_equal(s.tcp, 2);
+    assert_int_equal(s.udp, 1);
+    assert_int_equal(s.server_role, 0);
+    assert_int_equal(t.spawned, 3);
+    assert_int_equal(t.errors, 0);
+    assert_int_equal(t.rules, 0);
+    assert_int_equal(t.corrected, 0);
+    assert_int_equal(t.results, st.moves);
+}
+
+/* Jumps: granted from the ground (a body well above its standing height),
+ * refused in the air (Jump) and a wish upwards (Vertical). */
+static void golden_jumping(void **state)
+{
+    (void)state;
+    scan s;
+    sweep_replay_stats st;
+    tally t;
+    golden_common("jumping", &s, &st, &t);
+    assert_int_equal(t.spawned, 3);
+    assert_int_equal(t.errors, 0);
+    assert_true(t.rules & SWEEP_WIRE_RULE_JUMP);
+    assert_true(t.rules & SWEEP_WIRE_RULE_VERTICAL);
+    assert_true(t.airborne > 20);
+    assert_true(t.max_z > 1.5); /* standing, a centre is at 0.9 */
+}
+
+/* The movers, players blocking: riders carried by the lift (mover 3) and
+ * the platform (mover 4), the sliding door (mover 1) commanded. */
+static void golden_movers(void **state)
+{
+    (void)state;
+    scan s;
+    sweep_replay_stats st;
+    tally t;
+    golden_common("movers", &s, &st, &t);
+    assert_int_equal(s.players_block, 1);
+    assert_int_equal(s.server_role, 4);
+    assert_int_equal(s.udp, 1);
+    assert_int_equal(t.errors, 0);
+    assert_int_equal(t.commanded, 1);
+    assert_int_equal(t.commanded_mover, 1);
+    assert_true(t.carried_on[3] > 20);
+    assert_true(t.carried_on[4] > 5);
+    assert_true(t.started_elsewhere > 20);
+    assert_true(t.max_z > 2.0); /* the lift raised its riders */
+}
+
+/* Cheats: every rule they trip is named, free moves and a guest's
+ * MoverCommand are refused with Errors. */
+static void golden_cheats(void **state)
+{
+    (void)state;
+    scan s;
+    sweep_replay_stats st;
+    tally t;
+    golden_common("cheats", &s, &st, &t);
+    assert_int_equal(s.server_role, 0);
+    const uint32_t want = SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_TIME_BUDGET |
+                          SWEEP_WIRE_RULE_CORRECTION | SWEEP_WIRE_RULE_SPAWN_POSITION | SWEEP_WIRE_RULE_SPAWN_RADII;
+    assert_int_equal(t.rules & want, want);
+    assert_true(t.ruled > 50);
+    assert_true(t.corrected > 10);
+    assert_true(t.error_codes[SWEEP_WIRE_NOT_ALLOWED] > 20); /* Fly and Noclip */
+    assert_int_equal(t.error_codes[SWEEP_WIRE_AUTH_FAILED], 1);  /* the MoverCommand */
+    assert_int_equal(t.errors, t.error_codes[SWEEP_WIRE_NOT_ALLOWED] + 1);
+    /* A refused move moves nothing: the requests are the moves applied,
+     * the spawns and the refusals. */
+    assert_int_equal(st.requests, st.moves + t.spawned + t.despawned + t.errors);
+}
+
+/* ---- a log that is not right ------------------------------------------------- */
+
+/* Where a MoveResult's position.x lies in a log. */
+typedef struct target {
+    uint64_t record;  /* offset of the OUT record */
+    size_t x_at;      /* file offset of position.x's lowest byte */
+    uint64_t session;
+    uint32_t entity;
+    double x;
+} target;
+
+/* The first MoveResult of the log whose position's 24 bytes occur once in
+ * its message (so the byte changed can only be position.x). */
+static void find_result(const char *log, target *t)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    uint64_t tcp_sessions[64];
+    unsigned ntcp = 0;
+    uint64_t aligned[8192];
+    sweep_record x;
+    int found = 0;
+    while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
+        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
+            tcp_sessions[ntcp++] = x.session;
+        if (x.type != SWEEP_RECORD_OUT || x.bytes.len > sizeof aligned)
+            continue;
+        unsigned flags = 0;
+        for (unsigned i = 0; i < ntcp; i++)
+            if (tcp_sessions[i] == x.session)
+                flags = SWEEP_WIRE_SIZE_PREFIXED;
+        memcpy(aligned, x.bytes.ptr, x.bytes.len);
+        sweep_message m;
+        if (sweep_decode(NULL, aligned, x.bytes.len, flags, &m) != SWEEP_PROTO_OK || m.kind != SWEEP_MSG_MOVE_RESULT)
+            continue;
+        const sweep_vec3 p = m.as.move_result.position;
+        double xyz[3] = {p.x, p.y, p.z};
+        const uint8_t *at = memmem(x.bytes.ptr, x.bytes.len, xyz, sizeof xyz);
+        if (!at || memmem(at + 1, x.bytes.len - (size_t)(at + 1 - x.bytes.ptr), xyz, sizeof xyz))
+            continue;
+        t->record = x.offset;
+        t->x_at = (size_t)x.offset + 5 + 8 + (size_t)(at - x.bytes.ptr);
+        t->session = x.session;
+        t->entity = m.as.move_result.entity;
+        t->x = p.x;
+        found = 1;
+    }
+    sweep_record_close(r);
+    assert_true(found);
+}
+
+/* Writes a copy of `log` to `out` with position.x of t changed by its
+ * lowest bit; with `fix`, the frame's checksum is made right again. */
+static void tamper(const char *log, const target *t, int fix, const char *out, size_t *frame_at)
+{
+    size_t len;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    assert_true(t->x_at < len);
+    uint32_t body = 0;
+    assert_int_equal(frame_holding(buf, len, t->x_at, frame_at, &body), 0);
+    buf[t->x_at] ^= 0x01;
+    if (fix)
+        fix_crc(buf, *frame_at, body);
+    write_all(out, buf, len);
+    free(buf);
+}
+
+static void bits_text(double v, char *out, size_t n)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    snprintf(out, n, "0x%016" PRIx64, b);
+}
+
+/* A MoveResult changed under a valid checksum: the replay's answer
+ * differs there, and the divergence names the field and both values. */
+static void changed_result_is_a_divergence(void **state)
+{
+    (void)state;
+    char log[1200], out[400];
+    target t;
+    size_t frame_at = 0;
+    find_result(golden("movers", log, sizeof log), &t);
+    tamper(log, &t, 1, scratch("changed.sweeplog", out, sizeof out), &frame_at);
+    char err[1400];
+    sweep_replay *r = sweep_replay_open(out, g_map, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    int rc, steps = 0;
+    while ((rc = sweep_replay_step(r)) == 1)
+        steps++;
+    assert_int_equal(rc, -1);
+    assert_true(steps > 0); /* the log was fine up to there */
+    const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+    assert_non_null(d);
+    assert_string_equal(d->field, "MoveResult.position.x");
+    assert_int_equal(d->session, t.session);
+    assert_int_equal(d->entity, t.entity);
+    assert_int_equal(d->offset, t.record);
+    assert_string_equal(d->file, out);
+    assert_int_equal(d->tick, sweep_replay_tick(r));
+    double changed = t.x;
+    uint8_t *b = (uint8_t *)&changed;
+    b[0] ^= 0x01;
+    char want_recorded[32], want_replayed[32];
+    bits_text(changed, want_recorded, sizeof want_recorded);
+    bits_text(t.x, want_replayed, sizeof want_replayed);
+    if (!strstr(d->recorded, want_recorded) || !strstr(d->replayed, want_replayed))
+        fail_msg("recorded '%s' (want %s), replayed '%s' (want %s)", d->recorded, want_recorded, d->replayed,
+                 want_replayed);
+    assert_non_null(strstr(d->text, "MoveResult.position.x"));
+    assert_non_null(strstr(d->text, d->recorded));
+    assert_non_null(strstr(d->text, d->replayed));
+    /* It stays stopped. */
+    assert_int_equal(sweep_replay_step(r), -1);
+    assert_int_equal(sweep_replay_run(r), -1);
+    sweep_replay_close(r);
+}
+
+/* Any bit of any answer changed under a valid checksum is caught, as a
+ * divergence at that very record: a replay compares every byte the
+ * server sent, not only the fields it knows how to name. One bit in each
+ * of about sixty answers of the cheats log (Spawneds, MoveResults with
+ * rules, Errors), at positions spread over the messages. */
+static void any_changed_answer_is_a_divergence(void **state)
+{
+    (void)state;
+    char log[1200], out[512], err[1400];
+    golden("cheats", log, sizeof log);
+    scratch("bit.sweeplog", out, sizeof out);
+    typedef struct answer {
+        uint64_t offset, session;
+        uint32_t len;
+    } answer;
+    static answer answers[4096];
+    uint32_t n = 0;
+    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    sweep_record x;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1 && n < 4096)
+        if (x.type == SWEEP_RECORD_OUT)
+            answers[n++] = (answer){x.offset, x.session, x.bytes.len};
+    sweep_record_close(rd);
+    assert_true(n > 100);
+    size_t len;
+    uint8_t *orig = read_all(log, &len);
+    assert_non_null(orig);
+    uint8_t *buf = malloc(len);
+    assert_non_null(buf);
+    unsigned tried = 0;
+    for (uint32_t i = 0; i < n; i += n / 60) {
+        const answer *a = &answers[i];
+        size_t at = (size_t)a->offset + 5 + 8 + (size_t)((i * 7919u) % a->len);
+        memcpy(buf, orig, len);
+        buf[at] ^= (uint8_t)(1u << (i % 8));
+        size_t start = 0;
+        uint32_t body = 0;
+        assert_int_equal(frame_holding(buf, len, at, &start, &body), 0);
+        fix_crc(buf, start, body);
+        write_all(out, buf, len);
+        sweep_replay *r = sweep_replay_open(out, g_map, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_replay_run(r), -1);
+        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+        if (!d)
+            fail_msg("bit %u of byte %zu (answer at %" PRIu64 "): no divergence but '%s'", i % 8, at, a->offset,
+                     sweep_replay_error(r));
+        assert_int_equal(d->offset, a->offset);
+        assert_int_equal(d->session, a->session);
+        assert_true(d->field[0] && d->recorded[0] && d->replayed[0]);
+        sweep_replay_close(r);
+        tried++;
+    }
+    assert_true(tried >= 60);
+    free(buf);
+    free(orig);
+}
+
+/* A byte changed under the old checksum is corruption, named by the
+ * frame's byte offset: no divergence is made up. */
+static void bad_checksum_is_corruption(void **state)
+{
+    (void)state;
+    char log[1200], out[400], err[1400], want[64];
+    target t;
+    size_t frame_at = 0;
+    find_result(golden("walking", log, sizeof log), &t);
+    tamper(log, &t, 0, scratch("corrupt.sweeplog", out, sizeof out), &frame_at);
+    sweep_replay *r = sweep_replay_open(out, g_map, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_replay_run(r), -1);
+    assert_null(sweep_replay_divergence_of(r));
+    const char *e = sweep_replay_error(r);
+    snprintf(want, sizeof want, "frame at byte %zu ", frame_at);
+    if (!strstr(e, want) || !strstr(e, "checksum") || !strstr(e, out))
+        fail_msg("error '%s' does not name the file, '%s' and the checksum", e, want);
+    const sweep_replay_stats *st = sweep_replay_stats_of(r);
+    assert_false(st->ended);
+    sweep_replay_close(r);
+
+    /* In the first frame (the HEAD), opening already fails. */
+    size_t len;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    buf[SWEEP_RECORD_HEADER_SIZE + SWEEP_RECORD_FRAME_HEADER + 10] ^= 0x40;
+    write_all(out, buf, len);
+    free(buf);
+    assert_null(sweep_replay_open(out, g_map, err, sizeof err));
+    snprintf(want, sizeof want, "frame at byte %u ", SWEEP_RECORD_HEADER_SIZE);
+    if (!strstr(err, want) || !strstr(err, "checksum"))
+        fail_msg("error '%s' does not say '%s' and checksum", err, want);
+}
+
+/* Cut inside the last frame (as a killed server leaves it): the replay
+ * goes to the last whole frame and says the log was truncated. */
+static void torn_tail_is_truncated(void **state)
+{
+    (void)state;
+    char log[1200], out[400];
+    size_t len;
+    uint8_t *buf = read_all(golden("jumping", log, sizeof log), &len);
+    assert_non_null(buf);
+    size_t last = 0;
+    uint32_t body = 0;
+    last_frame(buf, len, &last, &body);
+    sweep_replay_stats whole, st;
+    tally t;
+    replay_ok(log, g_map, &whole, &t);
+    scratch("torn.sweeplog", out, sizeof out);
+    /* In the body, in the frame header, and right at the frame's start. */
+    const size_t cuts[] = {last + SWEEP_RECORD_FRAME_HEADER + body / 2, last + 5, last + 1,
+                           last + SWEEP_RECORD_FRAME_HEADER + body - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        write_all(out, buf, cuts[i]);
+        replay_ok(out, g_map, &st, NULL);
+        assert_true(st.truncated);
+        assert_false(st.ended);
+        assert_int_equal(st.bytes, cuts[i]);
+        assert_true(st.ticks > 0 && st.ticks <= whole.ticks);
+        assert_true(st.moves > 0 && st.moves <= whole.moves);
+    }
+    /* Cut at a frame boundary: nothing torn, but no END either. */
+    write_all(out, buf, last);
+    replay_ok(out, g_map, &st, NULL);
+    assert_false(st.truncated);
+    assert_false(st.ended);
+    free(buf);
+}
+
+/* Another map: refused at open, naming both content hashes. */
+static void another_map_is_refused(void **state)
+{
+    (void)state;
+    char log[1200], other[400], cmd[8192], err[1400], *out = NULL;
+    scratch("other.db", other, sizeof other);
+    snprintf(cmd, sizeof cmd, "%s/sweep-mapgen --tris 300 --quiet -o %s", g_bin, other);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0)
+        fail_msg("%s: exit %d: %s", cmd, rc, out ? out : "");
+    free(out);
+    golden("walking", log, sizeof log);
+    assert_null(sweep_replay_open(log, other, err, sizeof err));
+    scan s;
+    char e2[1400];
+    assert_int_equal(scan_log(log, &s, e2, sizeof e2), 0);
+    char hex[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", s.content_hash[i]);
+    if (!strstr(err, "content hash") || !strstr(err, hex) || !strstr(err, other))
+        fail_msg("error '%s' does not name the content hashes (recorded %s) and %s", err, hex, other);
+
+    /* A map that is not there. */
+    scratch("no-such-map.db", other, sizeof other);
+    assert_null(sweep_replay_open(log, other, err, sizeof err));
+    if (!strstr(err, "cannot load the map"))
+        fail_msg("error '%s'", err);
+}
+
+static void refused_with(const char *path, const char *needle)
+{
+    char err[1400];
+    err[0] = 0;
+    sweep_replay *r = sweep_replay_open(path, g_map, err, sizeof err);
+    if (r) {
+        sweep_replay_close(r);
+        fail_msg("%s was opened as a log", path);
+    }
+    if (!strstr(err, needle) || !strstr(err, path))
+        fail_msg("%s: error '%s' does not name the file and say '%s'", path, err, needle);
+}
+
+/* Files that are not logs, or not all of one. */
+static void not_a_log_is_refused(void **state)
+{
+    (void)state;
+    char path[400];
+    scratch("text.sweeplog", path, sizeof path);
+    const char text[] = "this is a text file, not a session log at all\n";
+    write_all(path, text, sizeof text - 1);
+    refused_with(path, "not a sweep log");
+
+    scratch("empty.sweeplog", path, sizeof path);
+    write_all(path, "", 0);
+    refused_with(path, "0 bytes");
+
+    /* The header of a log and nothing after it (killed before it wrote its
+     * HEAD frame). */
+    scratch("header.sweeplog", path, sizeof path);
+    uint8_t h[SWEEP_RECORD_HEADER_SIZE] = "SWEEPLOG\x01";
+    write_all(path, h, sizeof h);
+    refused_with(path, "no whole frame");
+
+    /* A format from the future. */
+    h[8] = 2;
+    write_all(path, h, sizeof h);
+    refused_with(path, "version 2");
+
+    scratch("missing.sweeplog", path, sizeof path);
+    refused_with(path, "cannot open");
+    refused_with(g_tmp, "not a regular file");
+}
+
+/* ---- logs a real sweepd writes ------------------------------------------------ */
+
+/* sweep-bots against d in the background: `clients` bots of `modes` on
+ * the arena for `seconds`. Its output goes to `out`. */
+static pid_t start_bots(const sweepd *d, const char *modes, int clients, double seconds, int udp, const char *out)
+{
+    char bin[1100], n[16], dur[32];
+    snprintf(bin, sizeof bin, "%s/sweep-bots", g_bin);
+    snprintf(n, sizeof n, "%d", clients);
+    snprintf(dur, sizeof dur, "%.3f", seconds);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        const char *argv[] = {bin,        "--connect", udp ? d->udp : d->tcp, "--map", g_map, "--mode", modes,
+                              "--clients", n,          "--duration",          dur,     "--warmup", "0",
+                              udp ? "--udp" : NULL,    NULL};
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Waits up to `seconds` for pid; then SIGTERM and SIGKILL it (it is ours). */
+static void reap(pid_t pid, double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 100); i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(10000);
+    }
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 300; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* The logs in dir, sorted by name (segment order); returns how many. */
+static int logs_in(const char *dir, char names[][512], int cap)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) && n < cap) {
+        size_t l = strlen(e->d_name), sl = strlen(SWEEP_RECORD_SUFFIX);
+        if (l > sl && strcmp(e->d_name + l - sl, SWEEP_RECORD_SUFFIX) == 0)
+            snprintf(names[n++], 512, "%s/%s", dir, e->d_name);
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, 512, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* sweepd killed with SIGKILL while bots play, at different moments: the
+ * log it leaves replays, to its last whole frame. Whether a kill lands
+ * inside a write() (a torn tail) is luck; torn_tail_is_truncated makes
+ * sure of that case. */
+static void killed_server_log_replays(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *modes;
+        int clients, udp;
+        double after; /* seconds after the log holds some moves */
+    } rounds[] = {
+        {"honest", 3, 0, 0.0},
+        {"honest", 3, 0, 0.23},
+        {"honest,speed,teleport,fly,flood", 5, 0, 0.41},
+        {"honest", 2, 1, 0.67},
+    };
+    for (unsigned i = 0; i < sizeof rounds / sizeof rounds[0]; i++) {
+        char dir[400], name[64], bots_out[440];
+        snprintf(name, sizeof name, "killed-%u", i);
+        scratch(name, dir, sizeof dir);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        snprintf(bots_out, sizeof bots_out, "%s/bots.out", dir);
+        char rec[480];
+        snprintf(rec, sizeof rec, "%s/rec", dir);
+        assert_int_equal(mkdir(rec, 0700), 0);
+        const char *extra[] = {"--record", rec, "--record-hash-every", "10", NULL};
+        sweepd d;
+        assert_int_equal(fx_start_args(&d, extra), 0);
+        pid_t bots = start_bots(&d, rounds[i].modes, rounds[i].clients, 20.0, rounds[i].udp, bots_out);
+        /* Until the log holds a few dozen moves (each move and its answer
+         * take a few hundred bytes), however slow the machine is. Nothing
+         * is asserted before both programs are stopped. */
+        char logs[4][512];
+        int nlogs = logs_in(rec, logs, 4), waited = 0;
+        while (bots > 0 && nlogs == 1 && file_size(logs[0]) < 24 * 1024 && waited < 3000) {
+            usleep(10000);
+            waited++;
+        }
+        usleep((useconds_t)(rounds[i].after * 1e6));
+        kill(d.pid, SIGKILL);
+        waitpid(d.pid, NULL, 0);
+        d.pid = -1;
+        fx_stop(&d);
+        if (bots > 0)
+            reap(bots, 0.0);
+        assert_true(bots > 0);
+        assert_int_equal(nlogs, 1);
+        if (waited >= 3000) {
+            char *o = (char *)read_all(bots_out, &(size_t){0});
+            fail_msg("round %u: the log never grew past 24 KB; bots said: %s", i, o ? o : "");
+        }
+        sweep_replay_stats st;
+        tally t;
+        replay_ok(logs[0], g_map, &st, &t);
+        assert_true(st.ticks > 0);
+        assert_true(st.moves > 20);
+        assert_true(st.hashes > 0);
+        assert_false(st.ended);
+        assert_true(st.sessions >= 1 && st.sessions <= (uint64_t)rounds[i].clients);
+        /* A move and its answer are in one frame: both are kept or neither. */
+        assert_int_equal(t.results, st.moves);
+        if (getenv("SWEEP_TEST_VERBOSE"))
+            fprintf(stderr, "round %u: %" PRIu64 " ticks, %" PRIu64 " moves, %" PRIu64 " bytes%s\n", i, st.ticks,
+                    st.moves, st.bytes, st.truncated ? ", torn tail" : "");
+    }
+}
+
+/* Rotation every 0.3 s: segment 0 leads through the chain; a later
+ * segment is not a start; a missing middle segment is named. */
+static void rotated_log_follows_its_segments(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("rotated", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, "--record-max-seconds", "0.3", "--record-hash-every", "10", NULL};
+    sweepd d;
+    assert_int_equal(fx_start_args(&d, extra), 0);
+    char bots_out[480];
+    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    pid_t bots = start_bots(&d, "honest", 2, 1.5, 0, bots_out);
+    if (bots > 0)
+        reap(bots, 30.0);
+    assert_int_equal(fx_stop(&d), 0);
+    assert_true(bots > 0);
+
+    static char logs[64][512];
+    int n = logs_in(rec, logs, 64);
+    assert_true(n >= 3);
+    scan s;
+    char err[1400];
+    uint64_t tick = 0;
+    for (int i = 0; i < n; i++) {
+        if (scan_log(logs[i], &s, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_int_equal(s.segment, (uint32_t)i);
+        assert_int_equal(s.ends, 1);
+        if (i > 0) {
+            const char *prev = strrchr(logs[i - 1], '/') + 1;
+            assert_string_equal(s.previous, prev);
+            assert_true(s.first_tick > tick);
+        } else {
+            assert_string_equal(s.previous, "");
+        }
+        tick = s.first_tick;
+    }
+    sweep_replay_stats st;
+    tally t;
+    replay_ok(logs[0], g_map, &st, &t);
+    assert_int_equal(st.segments, (uint32_t)n);
+    assert_true(st.ended);
+    assert_false(st.truncated);
+    assert_true(st.moves > 50);
+    assert_true(st.hashes > 3);
+    assert_int_equal(t.spawned, 2);
+    assert_int_equal(t.errors, 0);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (uint64_t)file_size(logs[i]);
+    assert_int_equal(st.bytes, total);
+
+    /* A later segment is not where a replay starts. */
+    assert_null(sweep_replay_open(logs[1], g_map, err, sizeof err));
+    if (!strstr(err, "segment 1") || !strstr(err, "segment 0"))
+        fail_msg("error '%s'", err);
+
+    /* Without the second segment the chain breaks there, by name. */
+    char moved[600];
+    snprintf(moved, sizeof moved, "%s.away", logs[1]);
+    assert_int_equal(rename(logs[1], moved), 0);
+    sweep_replay *r = sweep_replay_open(logs[0], g_map, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_replay_run(r), -1);
+    assert_null(sweep_replay_divergence_of(r));
+    const char *e = sweep_replay_error(r);
+    if (!strstr(e, "next segment") || !strstr(e, logs[1]))
+        fail_msg("error '%s' does not name %s", e, logs[1]);
+    assert_int_equal(sweep_replay_stats_of(r)->segments, 1);
+    sweep_replay_close(r);
+
+    /* Another segment 1 in its place (the third, renamed) does not
+     * continue segment 0. */
+    assert_int_equal(rename(logs[2], logs[1]), 0);
+    r = sweep_replay_open(logs[0], g_map, err, sizeof err);
+    assert_non_null(r);
+    assert_int_equal(sweep_replay_run(r), -1);
+    e = sweep_replay_error(r);
+    if (!strstr(e, "does not continue"))
+        fail_msg("error '%s'", e);
+    sweep_replay_close(r);
+}
+
+/* ---- sweep-replay ------------------------------------------------------------ */
+
+static void cli_exit_statuses(void **state)
+{
+    (void)state;
+    char log[1200], cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --json", g_bin, golden("cheats", log, sizeof log), g_map);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "\"ok\":true") || !strstr(out, "\"ended\":true"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+
+    /* A divergence: exit 1, with the field in the JSON and in the text. */
+    char changed[400];
+    target t;
+    size_t frame_at = 0;
+    find_result(golden("walking", log, sizeof log), &t);
+    tamper(log, &t, 1, scratch("cli-changed.sweeplog", changed, sizeof changed), &frame_at);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --json", g_bin, changed, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "\"ok\":false") || !strstr(out, "\"field\":\"MoveResult.position.x\""))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s", g_bin, changed, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "divergence at tick") || !strstr(out, "MoveResult.position.x"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+
+    /* Not a log, and corruption: exit 2. */
+    char bad[400];
+    const char text[] = "#!/bin/sh\necho this is a script, not a log\n";
+    write_all(scratch("cli-bad.sweeplog", bad, sizeof bad), text, sizeof text - 1);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --json", g_bin, bad, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "\"ok\":false") || !strstr(out, "not a sweep log"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    tamper(log, &t, 0, bad, &frame_at);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s", g_bin, bad, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "checksum"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+}
+
+/* ---- setup --------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+    (void)state;
+    fx_build("maps/arena.db", g_map, sizeof g_map);
+    fx_build("bin", g_bin, sizeof g_bin);
+    const char *g = getenv("SWEEP_REPLAY_GOLDEN");
+    if (g && *g)
+        snprintf(g_golden, sizeof g_golden, "%s", g);
+    else
+        fx_build("../tests/replay/golden", g_golden, sizeof g_golden);
+    char probe[1200];
+    if (access(golden("walking", probe, sizeof probe), R_OK) != 0) {
+        fprintf(stderr, "test_replay: no golden logs at %s (set SWEEP_REPLAY_GOLDEN)\n", g_golden);
+        return -1;
+    }
+    if (access(g_map, R_OK) != 0) {
+        fprintf(stderr, "test_replay: no arena at %s (make builds it)\n", g_map);
+        return -1;
+    }
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/sweep-replay-test-XXXXXX");
+    if (!mkdtemp(g_tmp)) {
+        perror("mkdtemp");
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (g_tmp[0] && !getenv("SWEEP_TEST_KEEP"))
+        rm_tree(g_tmp);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fx_init(argv[0]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(golden_walking),
+        cmocka_unit_test(golden_jumping),
+        cmocka_unit_test(golden_movers),
+        cmocka_unit_test(golden_cheats),
+        cmocka_unit_test(changed_result_is_a_divergence),
+        cmocka_unit_test(any_changed_answer_is_a_divergence),
+        cmocka_unit_test(bad_checksum_is_corruption),
+        cmocka_unit_test(torn_tail_is_truncated),
+        cmocka_unit_test(another_map_is_refused),
+        cmocka_unit_test(not_a_log_is_refused),
+        cmocka_unit_test(killed_server_log_replays),
+        cmocka_unit_test(rotated_log_follows_its_segments),
+        cmocka_unit_test(cli_exit_statuses),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
