@@ -17,8 +17,10 @@
  * leaves whole frames followed by at most one partial frame. Readers take
  * a last frame that runs past the end of the file as a torn tail (the log
  * is read up to there and said to be truncated); a frame whose checksum
- * fails, or a record that does not fit its frame, is corruption, named by
- * its byte offset.
+ * fails, a length longer than any frame the writer makes
+ * (sweep_record_frame_bound), or a record that does not fit its frame is
+ * corruption, named by its byte offset. A segment's header and HEAD are
+ * one write, made before the previous segment's END "rotated".
  *
  * Records, in the order things happened in the world:
  *
@@ -140,6 +142,10 @@ int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size
 /* After the end: 1 if the last frame was cut short (the writer was killed
  * mid-write), with the offset it started at. */
 int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at);
+
+/* The longest frame a server with the limits of h writes: the flush
+ * threshold plus one record of the largest message either way. */
+uint64_t sweep_record_frame_bound(const sweep_record_head *h);
 
 /* The file's size in bytes. */
 uint64_t sweep_record_size(const sweep_record_reader *r);

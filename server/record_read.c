@@ -25,6 +25,7 @@ struct sweep_record_reader {
     size_t body_end;  /* end of the current frame; body_pos == body_end: none */
     int truncated;
     uint64_t truncated_at;
+    uint64_t bound; /* longest frame this log can hold (sweep_record_frame_bound) */
     sweep_record_head head;
 };
 
@@ -159,9 +160,9 @@ static int next_frame(sweep_record_reader *r, char *err, size_t errlen)
         return 0;
     }
     uint32_t len = u32_at(r->data + at), crc = u32_at(r->data + at + 4);
-    if (len == 0 || len > SWEEP_RECORD_FRAME_MAX)
-        return fail(err, errlen, "%s: frame at byte %zu: length %u is not a frame's (corrupt log)", r->path, at,
-                    len);
+    if (len == 0 || len > r->bound)
+        return fail(err, errlen, "%s: frame at byte %zu: length %u is longer than any frame of this log (%llu) "
+                    "(corrupt log)", r->path, at, len, (unsigned long long)r->bound);
     if (r->size - at - SWEEP_RECORD_FRAME_HEADER < len) {
         r->truncated = 1;
         r->truncated_at = at;
@@ -293,6 +294,7 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
              SWEEP_RECORD_VERSION);
     } else {
         r->pos = SWEEP_RECORD_HEADER_SIZE;
+        r->bound = 1u << 20; /* the first frame holds only the HEAD */
         int got = sweep_record_next(r, &first, sub, sizeof sub);
         if (got < 0)
             fail(err, errlen, "%s", sub);
@@ -304,6 +306,7 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
                  sweep_record_type_name(first.type), (unsigned long long)first.offset);
         else {
             r->head = first.head;
+            r->bound = sweep_record_frame_bound(&r->head);
             return r;
         }
     }
@@ -314,6 +317,16 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
 const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r)
 {
     return &r->head;
+}
+
+uint64_t sweep_record_frame_bound(const sweep_record_head *h)
+{
+    /* The largest message either way: a request frame (with its size
+     * prefix), or an answer to a full batch (well under 2 KiB a result). */
+    uint64_t in = 4u + (uint64_t)h->max_frame, out = 4096u + (uint64_t)h->max_batch * 2048u;
+    uint64_t msg = in > out ? in : out;
+    uint64_t b = SWEEP_RECORD_FLUSH_BYTES + 2u * (5u + 8u + msg) + 65536u;
+    return b < SWEEP_RECORD_FRAME_MAX ? b : SWEEP_RECORD_FRAME_MAX;
 }
 
 int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at)

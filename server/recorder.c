@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -111,8 +112,9 @@ static void put_str(out *o, const char *s)
     put(o, s, n);
 }
 
-/* Writes the waiting records as one frame. */
-static void flush(sweep__world *w)
+/* Writes `pre` (a file header, or nothing) and the waiting records as one
+ * frame to fd, with one write when the kernel takes it whole. */
+static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len)
 {
     sweep__recorder *r = w->rec;
     if (!r || r->failed || r->len <= SWEEP_RECORD_FRAME_HEADER)
@@ -120,9 +122,11 @@ static void flush(sweep__world *w)
     uint32_t body = (uint32_t)(r->len - SWEEP_RECORD_FRAME_HEADER);
     put_u32_at(r->buf, body);
     put_u32_at(r->buf + 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), r->buf + SWEEP_RECORD_FRAME_HEADER, body));
-    size_t done = 0;
-    while (done < r->len) {
-        ssize_t k = write(r->fd, r->buf + done, r->len - done);
+    struct iovec iov[2] = {{(void *)pre, pre_len}, {r->buf, r->len}};
+    int first = pre_len ? 0 : 1;
+    size_t left = pre_len + r->len;
+    while (left > 0) {
+        ssize_t k = writev(fd, iov + first, 2 - first);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -131,10 +135,24 @@ static void flush(sweep__world *w)
             r->failed = 1;
             return;
         }
-        done += (size_t)k;
+        left -= (size_t)k;
+        for (size_t done = (size_t)k; done > 0;) {
+            size_t n = done < iov[first].iov_len ? done : iov[first].iov_len;
+            iov[first].iov_base = (uint8_t *)iov[first].iov_base + n;
+            iov[first].iov_len -= n;
+            done -= n;
+            if (iov[first].iov_len == 0 && first < 1)
+                first++;
+        }
     }
-    r->segment_bytes += r->len;
+    r->segment_bytes += pre_len + r->len;
     r->len = SWEEP_RECORD_FRAME_HEADER;
+}
+
+/* Writes the waiting records as one frame. */
+static void flush(sweep__world *w)
+{
+    flush_to(w, w->rec ? w->rec->fd : -1, NULL, 0);
 }
 
 /* Room for a record of `payload` bytes; its writer, positioned after the
@@ -194,7 +212,9 @@ static void write_head(sweep__world *w, const char *previous)
     }
 }
 
-/* Creates the next segment's file and writes its header and HEAD. */
+/* Creates the next segment's file and writes its header and HEAD in one
+ * write: a log killed before its first tick still says what it is, and a
+ * segment is never seen without its HEAD. Sets r->fd to it. */
 static int open_segment(sweep__world *w, const char *previous)
 {
     sweep_server *s = w->server;
@@ -210,18 +230,11 @@ static int open_segment(sweep__world *w, const char *previous)
     uint8_t header[SWEEP_RECORD_HEADER_SIZE] = {0};
     memcpy(header, SWEEP_RECORD_MAGIC, 8);
     put_u32_at(header + 8, SWEEP_RECORD_VERSION);
-    if (write(r->fd, header, sizeof header) != (ssize_t)sizeof header) {
-        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"cannot write the header\"", w->index,
-                   r->path);
-        close(r->fd);
-        r->fd = -1;
-        return -1;
-    }
-    r->segment_bytes = sizeof header;
+    r->segment_bytes = 0;
     r->segment_start_ns = uv_hrtime();
     r->len = SWEEP_RECORD_FRAME_HEADER;
     write_head(w, previous);
-    flush(w); /* a log killed before its first tick still says what it is */
+    flush_to(w, r->fd, header, sizeof header);
     sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
                r->segment, (unsigned long long)w->tick);
     return r->failed ? -1 : 0;
@@ -282,17 +295,31 @@ static void maybe_rotate(sweep__world *w)
               (double)(uv_hrtime() - r->segment_start_ns) * 1e-9 >= s->opt.record_max_seconds;
     if (!big && !old)
         return;
-    char previous[sizeof r->name];
+    /* The next segment is written (header and HEAD) before the old one
+     * says "rotated": a kill in between leaves an old segment without an
+     * END, read as cut short, never an END naming a segment that is not
+     * there yet. */
+    char previous[sizeof r->name], previous_path[sizeof r->path];
     snprintf(previous, sizeof previous, "%s", r->name);
-    write_end(w, "rotated");
-    flush(w);
-    close(r->fd);
-    r->fd = -1;
-    if (r->failed)
-        return;
+    snprintf(previous_path, sizeof previous_path, "%s", r->path);
+    int old_fd = r->fd;
     r->segment++;
-    if (open_segment(w, previous) != 0)
+    int ok = open_segment(w, previous) == 0;
+    int new_fd = r->fd;
+    if (ok) {
+        r->fd = old_fd;
+        write_end(w, "rotated");
+        flush(w);
+        r->fd = new_fd;
+    } else {
         r->failed = 1;
+        if (new_fd >= 0)
+            close(new_fd);
+        r->fd = -1;
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s: the next segment could not be written; "
+                   "this log ends here, cut short", w->index, previous_path);
+    }
+    close(old_fd);
 }
 
 void sweep__record_tick_end(sweep__world *w)

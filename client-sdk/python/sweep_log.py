@@ -106,6 +106,15 @@ VERSION = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
 FRAME_MAX = 64 << 20  # a longer frame is corruption, as the C reader says
+FLUSH_BYTES = 256 << 10
+
+
+def frame_bound(head):
+    """The longest frame a server with the HEAD's limits writes (as
+    sweep_record_frame_bound in C): a longer length field is corruption,
+    not a torn tail."""
+    msg = max(4 + head.max_frame, 4096 + head.max_batch * 2048)
+    return min(FLUSH_BYTES + 2 * (5 + 8 + msg) + 65536, FRAME_MAX)
 SUFFIX = ".sweeplog"
 IDENTIFIER = b"SWP1"
 TCP, UDP = 0, 1
@@ -307,15 +316,16 @@ class Segment:
             if not stop_after_first:
                 self.size = size
                 self.truncated, self.truncated_at, self.end = False, None, None
+            bound = 1 << 20  # the first frame holds only the HEAD
             while at < size:
                 fh = f.read(FRAME_HEADER) if size - at >= FRAME_HEADER else b""
                 if len(fh) < FRAME_HEADER:
                     self._torn(at, stop_after_first)
                     return
                 length, crc = struct.unpack("<II", fh)
-                if length == 0 or length > FRAME_MAX:
-                    raise LogError(path, at, "frame at byte %d: length %d is not a frame's (corrupt log)"
-                                   % (at, length))
+                if length == 0 or length > bound:
+                    raise LogError(path, at, "frame at byte %d: length %d is longer than any frame of this log (%d) "
+                                   "(corrupt log)" % (at, length, bound))
                 if size - at - FRAME_HEADER < length:
                     self._torn(at, stop_after_first)
                     return
@@ -328,6 +338,8 @@ class Segment:
                     raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
                                    "(corrupt log)" % (at, length, got, crc))
                 for rec in _frame_records(path, body, at + FRAME_HEADER):
+                    if rec.type == "HEAD":
+                        bound = frame_bound(rec)
                     yield rec
                     if stop_after_first:
                         return
