@@ -187,8 +187,8 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
 
     sweep_actor a = e->actor;
     sweep_space space = sweep__world_space(w, e);
-    sweep_move_result res;
-    memset(&res, 0, sizeof res);
+    sweep_move_result res; /* read only when a move ran, which fills it */
+    res.contact_count = 0;
     res.ground_mover = SWEEP_NO_MOVER;
     res.ground_body = SWEEP_NO_BODY;
     int ran = 0;
