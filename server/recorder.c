@@ -3,11 +3,12 @@
  * (record.h) into the record directory.
  *
  * Records gather in memory and go to the file as one frame with one
- * write() when a tick ends (or when SWEEP_RECORD_FLUSH_BYTES wait): one
- * system call per tick, and a process killed at any moment leaves every
- * earlier frame whole. Nothing is fsync'ed: a crash of the process loses
- * nothing written, a crash of the machine may lose what the kernel had not
- * yet written back.
+ * write() when a tick ends (or when SWEEP_RECORD_FLUSH_BYTES wait), done by
+ * a writer thread (record_writer.c) so the loop only copies records: a
+ * process killed at any moment leaves every frame written whole, and loses
+ * at most the frames still queued (the log then ends at an earlier tick).
+ * Nothing is fsync'ed: a crash of the machine may lose what the kernel had
+ * not yet written back.
  *
  * Files are named <stem>-<UTC start>-<segment>.sweeplog. A segment ends
  * (END "rotated") and the next begins at a tick boundary once it passed
@@ -22,13 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "server/record.h"
+#include "server/record_writer.h"
 #include "server/server_impl.h"
+
+/* Bytes of frames waiting for the disk before a tick waits for it. */
+#define SWEEP__RECORD_QUEUE_MAX (64u << 20)
 
 struct sweep__recorder {
     int fd;
@@ -41,6 +44,7 @@ struct sweep__recorder {
     uint8_t *buf; /* buf[0..8) is the frame header, filled when written */
     size_t len, cap;
     int failed;
+    sweep__record_writer *writer; /* writes the frames, in order, off the loop thread */
 };
 
 static int reserve(sweep__recorder *r, size_t more)
@@ -112,47 +116,48 @@ static void put_str(out *o, const char *s)
     put(o, s, n);
 }
 
-/* Writes `pre` (a file header, or nothing) and the waiting records as one
- * frame to fd, with one write when the kernel takes it whole. */
-static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len)
+/* Ends the recording after a failed write, saying why once. */
+static int check_writer(sweep__world *w)
 {
     sweep__recorder *r = w->rec;
-    if (!r || r->failed || r->len <= SWEEP_RECORD_FRAME_HEADER)
-        return;
-    uint32_t body = (uint32_t)(r->len - SWEEP_RECORD_FRAME_HEADER);
-    put_u32_at(r->buf, body);
-    put_u32_at(r->buf + 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), r->buf + SWEEP_RECORD_FRAME_HEADER, body));
-    struct iovec iov[2] = {{(void *)pre, pre_len}, {r->buf, r->len}};
-    int first = pre_len ? 0 : 1;
-    size_t left = pre_len + r->len;
-    while (left > 0) {
-        ssize_t k = writev(fd, iov + first, 2 - first);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"%s\": recording of this world stops",
-                       w->index, r->path, k < 0 ? strerror(errno) : "short write");
-            r->failed = 1;
-            return;
-        }
-        left -= (size_t)k;
-        for (size_t done = (size_t)k; done > 0;) {
-            size_t n = done < iov[first].iov_len ? done : iov[first].iov_len;
-            iov[first].iov_base = (uint8_t *)iov[first].iov_base + n;
-            iov[first].iov_len -= n;
-            done -= n;
-            if (iov[first].iov_len == 0 && first < 1)
-                first++;
-        }
+    char why[256];
+    if (!r->failed && sweep__record_writer_failed(r->writer, why, sizeof why)) {
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s error=\"%s\": recording of this world stops",
+                   w->index, r->path, why);
+        r->failed = 1;
     }
-    r->segment_bytes += pre_len + r->len;
+    return r->failed;
+}
+
+/* Hands `pre` (a file header, or nothing) and the waiting records, as one
+ * frame, to the writer thread for fd; closes fd after them if asked. */
+static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len, int close_after)
+{
+    sweep__recorder *r = w->rec;
+    if (!r || fd < 0)
+        return;
+    int frame = !check_writer(w) && r->len > SWEEP_RECORD_FRAME_HEADER;
+    if (!frame && !close_after)
+        return;
+    size_t len = frame ? r->len : 0;
+    if (sweep__record_writer_put(r->writer, fd, frame ? pre : NULL, frame ? pre_len : 0, &r->buf, len, &r->cap,
+                                 close_after) != 0) {
+        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u error=\"out of memory\": recording of this world stops",
+                   w->index);
+        r->failed = 1;
+        if (close_after)
+            close(fd);
+        return;
+    }
+    if (frame)
+        r->segment_bytes += pre_len + len;
     r->len = SWEEP_RECORD_FRAME_HEADER;
 }
 
-/* Writes the waiting records as one frame. */
+/* Hands the waiting records to the writer as one frame. */
 static void flush(sweep__world *w)
 {
-    flush_to(w, w->rec ? w->rec->fd : -1, NULL, 0);
+    flush_to(w, w->rec ? w->rec->fd : -1, NULL, 0, 0);
 }
 
 /* Room for a record of `payload` bytes; its writer, positioned after the
@@ -234,7 +239,7 @@ static int open_segment(sweep__world *w, const char *previous)
     r->segment_start_ns = uv_hrtime();
     r->len = SWEEP_RECORD_FRAME_HEADER;
     write_head(w, previous);
-    flush_to(w, r->fd, header, sizeof header);
+    flush_to(w, r->fd, header, sizeof header, 0);
     sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
                r->segment, (unsigned long long)w->tick);
     return r->failed ? -1 : 0;
@@ -276,6 +281,11 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
             return -1;
         }
         w->rec->fd = -1;
+        w->rec->writer = sweep__record_writer_start(SWEEP__RECORD_QUEUE_MAX);
+        if (!w->rec->writer) {
+            snprintf(err, errlen, "--record: cannot start the writer thread");
+            return -1;
+        }
         snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, stamp);
         if (open_segment(w, "") != 0) {
             snprintf(err, errlen, "--record: cannot write %s (see the log line before)", w->rec->path);
@@ -307,19 +317,18 @@ static void maybe_rotate(sweep__world *w)
     int ok = open_segment(w, previous) == 0;
     int new_fd = r->fd;
     if (ok) {
-        r->fd = old_fd;
         write_end(w, "rotated");
-        flush(w);
-        r->fd = new_fd;
+        flush_to(w, old_fd, NULL, 0, 1);
     } else {
         r->failed = 1;
+        r->len = SWEEP_RECORD_FRAME_HEADER;
         if (new_fd >= 0)
-            close(new_fd);
+            flush_to(w, new_fd, NULL, 0, 1);
+        flush_to(w, old_fd, NULL, 0, 1);
         r->fd = -1;
         sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u file=%s: the next segment could not be written; "
                    "this log ends here, cut short", w->index, previous_path);
     }
-    close(old_fd);
 }
 
 void sweep__record_tick_end(sweep__world *w)
@@ -338,12 +347,10 @@ void sweep__record_stop(sweep_server *s, const char *reason)
         sweep__recorder *r = w->rec;
         if (!r)
             continue;
-        if (!r->failed && r->fd >= 0) {
+        if (!r->failed && r->fd >= 0)
             write_end(w, reason);
-            flush(w);
-        }
-        if (r->fd >= 0)
-            close(r->fd);
+        flush_to(w, r->fd, NULL, 0, 1);
+        sweep__record_writer_stop(r->writer); /* writes what is queued first */
         free(r->buf);
         free(r);
         w->rec = NULL;
