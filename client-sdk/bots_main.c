@@ -71,7 +71,7 @@
 #include "client-sdk/netem.h"
 #include "client-sdk/predict.h"
 #include "maps/loader.h"
-#include "maps/text_input.h"
+#include "core/parse.h"
 #include "protocol/token.h"
 
 static const char usage[] =

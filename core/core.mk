@@ -1,5 +1,8 @@
 # core/ - the deterministic geometry and movement library (libsweep-core.a).
-# Pure C, libc and libm's sqrt only; no I/O. Always compiled with the
+# Pure C, libc and libm's sqrt only; no I/O. Also the pure helpers every
+# layer shares: SHA-256 (tokens, cookies, map content hashes), the walkers
+# that benchmarks and tests drive through levels, and strict parsing of
+# numbers written as text. Always compiled with the
 # determinism flags of the top Makefile.
 
 CORE_SRC := $(wildcard core/*.c)
@@ -7,7 +10,8 @@ CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC))
 CORE_LIB := $(LIB)/libsweep-core.a
 
 LIBRARIES += $(CORE_LIB)
-INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/hash.h core/swept_sphere.h core/quat.h core/mover.h core/crowd.h core/motion.h
+INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/hash.h core/swept_sphere.h core/quat.h core/mover.h core/crowd.h core/motion.h \
+	core/sha256.h core/walker.h core/parse.h
 
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)

@@ -62,7 +62,7 @@
 
 #include "core/status.h"
 #include "maps/level.h"
-#include "maps/sha256.h"
+#include "core/sha256.h"
 
 #ifdef __cplusplus
 extern "C" {

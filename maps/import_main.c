@@ -26,6 +26,7 @@
 #include "maps/import.h"
 #include "maps/import_bsp.h"
 #include "maps/level.h"
+#include "core/parse.h"
 #include "maps/text_input.h"
 #include "maps/writer.h"
 

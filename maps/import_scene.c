@@ -38,7 +38,7 @@
 
 #include "core/quat.h"
 #include "core/world.h"
-#include "maps/text_input.h"
+#include "core/parse.h"
 
 #define MAX_DEPTH 256
 /* Words on one side-file line (so names on one 'mesh' line). */

@@ -24,7 +24,7 @@
 #include "maps/content_hash.h"
 #include "maps/level.h"
 #include "maps/levelgen.h"
-#include "maps/text_input.h"
+#include "core/parse.h"
 #include "maps/writer.h"
 
 static const char usage[] =

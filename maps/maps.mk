@@ -1,5 +1,6 @@
 # maps/ - levels: the in-memory level (level.c), generated levels
-# (levelgen.c), the walker benchmark (walker.c) and the tools over them.
+# (levelgen.c), the SQLite map format and the tools over them (the walkers
+# they run are core/walker.c).
 
 # Library: every maps/*.c except program mains (*_main.c) and the importer
 # (import*.c, the only code that links libassimp).
@@ -25,7 +26,7 @@ $(BIN)/sweep-walk: $(BUILD)/maps/sweep_walk_main.o $(MAPS_LIB) $(CORE_LIB)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # --- the map format, loader and tools (issue 3) -----------------------------
-INSTALL_HEADERS += maps/loader.h maps/writer.h maps/content_hash.h maps/sha256.h \
+INSTALL_HEADERS += maps/loader.h maps/writer.h maps/content_hash.h \
 	maps/schema.h
 
 # schema.sql compiled into the library as a C string (maps/schema.h), so the

@@ -25,8 +25,9 @@
 #include "maps/levelgen.h"
 #include "maps/loader.h"
 #include "maps/plot.h"
+#include "core/parse.h"
 #include "maps/text_input.h"
-#include "maps/walker.h"
+#include "core/walker.h"
 
 static const char usage[] =
     "usage: sweep-walk [options]\n"

@@ -29,7 +29,7 @@
 #include <sqlite3.h>
 
 #include "maps/schema.h"
-#include "maps/text_input.h"
+#include "core/parse.h"
 
 #define PROGRESS_EVERY 65536u
 

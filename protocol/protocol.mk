@@ -1,8 +1,8 @@
 # protocol/ - the wire protocol (issue 4): sweep.fbs, the C codec
 # (libsweep-protocol.a: builder, encoder, verifier, decoder, framing), its
 # tests (unit, interop with the official FlatBuffers tools, fuzz smoke) and
-# its benchmark. Depends on core types, and on maps/sha256 for the HMAC of
-# identity tokens (token.c): link libsweep-maps after libsweep-protocol.
+# its benchmark. Depends on core: its types, and SHA-256 for the HMAC of
+# identity tokens (token.c): link libsweep-core after libsweep-protocol.
 
 PROTOCOL_SRC := $(wildcard protocol/*.c)
 PROTOCOL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(PROTOCOL_SRC))
@@ -50,9 +50,9 @@ PROTOCOL_FUZZ := $(BUILD)/tests/fuzz/fuzz_protocol
 PROTOCOL_CORPUS := tests/fuzz/corpus/protocol
 
 $(PROTOCOL_FUZZ): tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) $(wildcard protocol/*.h) tests/protocol/samples.h \
-		maps/sha256.c $(CORE_LIB) | $(BUILD)/.deps-ok
+		$(CORE_LIB) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) maps/sha256.c $(CORE_LIB) -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_protocol.c $(PROTOCOL_SRC) $(CORE_LIB) -lm -o $@
 
 $(BUILD)/tests/fuzz/make_corpus: $(BUILD)/tests/fuzz/make_corpus.o $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "maps/sha256.h"
+#include "core/sha256.h"
 #include "protocol/message.h"
 
 static const char *const messages[SWEEP_TOKEN_STATUS_COUNT] = {

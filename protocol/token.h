@@ -32,7 +32,7 @@
  *     print(m+":"+hmac.new(open(sys.argv[1],"rb").read().rstrip(b"\r\n"),
  *     m.encode(),hashlib.sha256).hexdigest())' secret
  *
- * Uses SHA-256 from maps/sha256.h: link libsweep-maps after libsweep-protocol.
+ * Uses SHA-256 from core/sha256.h: link libsweep-core after libsweep-protocol.
  */
 #ifndef SWEEP_PROTOCOL_TOKEN_H
 #define SWEEP_PROTOCOL_TOKEN_H

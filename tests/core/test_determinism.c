@@ -15,7 +15,7 @@
 
 #include "core/hash.h"
 #include "maps/levelgen.h"
-#include "maps/walker.h"
+#include "core/walker.h"
 
 #define WALKERS 24
 #define STEPS 500

@@ -23,7 +23,7 @@
 
 #include "core/move.h"
 #include "maps/levelgen.h"
-#include "maps/walker.h"
+#include "core/walker.h"
 
 /* Distance from p to segment ab. */
 static double seg_dist(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b)

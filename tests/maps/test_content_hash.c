@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "maps/content_hash.h"
-#include "maps/sha256.h"
+#include "core/sha256.h"
 
 /* Pinned hash of tiny_level_with_mover (see content_hash.h). */
 #define MOVER_LEVEL_HASH "6ff511ee0e0078bd7f4a4bf33d5149030ee974a3b027f2ebf5c2652391dcabef"

@@ -25,7 +25,7 @@
 
 #include "core/swept_sphere.h"
 #include "maps/loader.h"
-#include "maps/walker.h"
+#include "core/walker.h"
 
 #define WALKERS 512
 #define STEPS 600

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "core/parse.h"
 #include "maps/text_input.h"
 
 static void counts(void **state)

@@ -20,7 +20,7 @@
 
 #include "core/world.h"
 #include "maps/loader.h"
-#include "maps/walker.h"
+#include "core/walker.h"
 
 /* Runs cmd, keeps its output (stdout and stderr) in out; returns the exit code. */
 static int run(const char *cmd, char *out, size_t cap)

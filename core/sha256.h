@@ -7,8 +7,8 @@
  * for speed (a few hundred MB/s), which is ample for hashing a level once
  * at load.
  */
-#ifndef SWEEP_MAPS_SHA256_H
-#define SWEEP_MAPS_SHA256_H
+#ifndef SWEEP_CORE_SHA256_H
+#define SWEEP_CORE_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>

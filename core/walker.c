@@ -1,7 +1,7 @@
 /*
  * walker.c - the walker workload (see walker.h).
  */
-#include "maps/walker.h"
+#include "core/walker.h"
 
 #include <math.h>
 #include <stdlib.h>

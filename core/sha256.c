@@ -5,7 +5,7 @@
  * Message words are read big-endian byte by byte, and the length is
  * appended the same way, so nothing depends on the host's byte order.
  */
-#include "maps/sha256.h"
+#include "core/sha256.h"
 
 #include <string.h>
 

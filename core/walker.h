@@ -12,8 +12,8 @@
  * without trigonometry, so a run is a pure function of its parameters: the
  * same parameters give the same final state hash on every machine.
  */
-#ifndef SWEEP_MAPS_WALKER_H
-#define SWEEP_MAPS_WALKER_H
+#ifndef SWEEP_CORE_WALKER_H
+#define SWEEP_CORE_WALKER_H
 
 #include <stdint.h>
 
