@@ -8,6 +8,10 @@
  * or tick with those ids, collects what the offline server sends and
  * compares the two lists, message by message, as bytes. Only when they
  * differ are both sides decoded, to name the first field that does.
+ *
+ * At the core depth the same loop, groups, segments and divergences
+ * serve replay_core.c, which runs each group through the core alone
+ * instead of the offline server (replay_impl.h).
  */
 #include "client-sdk/replay.h"
 
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client-sdk/replay_impl.h"
 #include "protocol/decode.h"
 #include "protocol/framing.h"
 #include "server/offline.h"
@@ -38,7 +43,9 @@ struct sweep_replay {
     sweep_record_reader *reader;
     char path[1024];     /* the segment being read */
     char map[1024];
-    sweep_server *server;
+    unsigned flags;           /* sweep_replay_open_flags */
+    sweep__replay_core *core; /* the core depth's state; NULL at the full depth */
+    sweep_server *server;     /* the full depth's offline server; NULL at the core depth */
     sweep_record peek;
     int has_peek;
     replay_session *sessions;
@@ -82,6 +89,17 @@ static int set_error(sweep_replay *r, const char *fmt, ...)
     va_end(ap);
     r->done = 1;
     return -1;
+}
+
+/* The world's tick and the map's content hash, at either depth. */
+static uint64_t world_tick(const sweep_replay *r)
+{
+    return r->core ? sweep__replay_core_tick(r->core) : sweep__offline_world_tick(r->server);
+}
+
+static const uint8_t *map_hash(const sweep_replay *r)
+{
+    return r->core ? sweep__replay_core_map_hash(r->core) : sweep__offline_map_hash(r->server);
 }
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -301,7 +319,7 @@ static int diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t 
 {
     sweep_replay_divergence *v = &r->div;
     memset(v, 0, sizeof *v);
-    v->tick = sweep__offline_world_tick(r->server);
+    v->tick = world_tick(r);
     v->session = session;
     v->entity = entity;
     v->offset = offset;
@@ -316,6 +334,55 @@ static int diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t 
     r->diverged = 1;
     r->done = 1;
     return -1;
+}
+
+/* ---- for the core depth (replay_impl.h) ---------------------------------- */
+
+int sweep__replay_fail(sweep_replay *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+    r->done = 1;
+    return -1;
+}
+
+const char *sweep__replay_path(const sweep_replay *r)
+{
+    return r->path;
+}
+
+int sweep__replay_diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t offset, const char *field,
+                          const char *recorded, const char *replayed)
+{
+    differ d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.field, sizeof d.field, "%s", field);
+    snprintf(d.a, sizeof d.a, "%s", recorded);
+    snprintf(d.b, sizeof d.b, "%s", replayed);
+    d.found = 1;
+    return diverge(r, session, entity, offset, &d);
+}
+
+int sweep__replay_diverge_result(sweep_replay *r, uint64_t session, uint64_t offset, const char *prefix,
+                                 const sweep_msg_move_result *recorded, const sweep_msg_move_result *replayed)
+{
+    differ d;
+    memset(&d, 0, sizeof d);
+    diff_result(&d, prefix, recorded, replayed);
+    return d.found ? diverge(r, session, recorded->entity, offset, &d) : 0;
+}
+
+int sweep__replay_watched(const sweep_replay *r)
+{
+    return r->watcher != NULL;
+}
+
+void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m)
+{
+    sweep_replay_event ev = {world_tick(r), session, m};
+    r->watcher(r->watcher_ctx, &ev);
 }
 
 /* Decodes one message into side's scratch (decoding wants the buffer
@@ -426,6 +493,12 @@ static int read_group(sweep_replay *r)
 
 static int on_request(sweep_replay *r, const sweep_record *x)
 {
+    if (r->core) {
+        if (read_group(r) < 0)
+            return -1;
+        r->stats.requests++;
+        return sweep__replay_core_on_request(r, r->core, x, r->expect, r->expect_count);
+    }
     replay_session *rs = find_session(r, x->session);
     if (!rs)
         return set_error(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt log)",
@@ -449,23 +522,27 @@ static int on_request(sweep_replay *r, const sweep_record *x)
 
 static int on_tick(sweep_replay *r, const sweep_record *x)
 {
-    uint64_t now = sweep__offline_world_tick(r->server);
+    uint64_t now = world_tick(r);
     if (x->tick != now + 1)
         return set_error(r, "%s: byte %" PRIu64 ": TICK %" PRIu64 " follows tick %" PRIu64 " (corrupt log)", r->path,
                          x->offset, x->tick, now);
     if (read_group(r) < 0)
         return -1;
     r->stats.ticks++;
+    if (r->core)
+        return sweep__replay_core_on_tick(r, r->core, x, r->expect, r->expect_count);
     sweep__offline_tick(r->server, on_sent, r);
     return compare(r, x->offset);
 }
 
 static int on_hash(sweep_replay *r, const sweep_record *x)
 {
-    uint64_t now = sweep__offline_world_tick(r->server);
+    uint64_t now = world_tick(r);
     if (x->tick != now)
         return set_error(r, "%s: byte %" PRIu64 ": HASH of tick %" PRIu64 " at tick %" PRIu64 " (corrupt log)",
                          r->path, x->offset, x->tick, now);
+    if (r->core)
+        return 0; /* the hash covers what only the server keeps (budgets, claims): not the core's to check */
     uint64_t h = sweep__offline_state_hash(r->server);
     r->stats.hashes++;
     if (h == x->hash)
@@ -480,6 +557,12 @@ static int on_hash(sweep_replay *r, const sweep_record *x)
 
 static int on_open(sweep_replay *r, const sweep_record *x)
 {
+    if (r->core) {
+        if (sweep__replay_core_on_open(r, r->core, x) < 0)
+            return -1;
+        r->stats.sessions++;
+        return 0;
+    }
     if (find_session(r, x->session))
         return set_error(r, "%s: byte %" PRIu64 ": session %" PRIu64 " opened twice (corrupt log)", r->path,
                          x->offset, x->session);
@@ -499,6 +582,8 @@ static int on_open(sweep_replay *r, const sweep_record *x)
 
 static int on_close(sweep_replay *r, const sweep_record *x)
 {
+    if (r->core)
+        return sweep__replay_core_on_close(r, r->core, x);
     replay_session *rs = find_session(r, x->session);
     if (!rs)
         return set_error(r, "%s: byte %" PRIu64 ": CLOSE of session %" PRIu64 ", which no OPEN began (corrupt log)",
@@ -516,11 +601,11 @@ static int check_head(sweep_replay *r, const sweep_record_head *h, char *err, si
                  h->protocol_version, SWEEP_PROTOCOL_VERSION);
         return -1;
     }
-    if (memcmp(h->content_hash, sweep__offline_map_hash(r->server), 32) != 0) {
+    if (memcmp(h->content_hash, map_hash(r), 32) != 0) {
         char a[65], b[65];
         for (int i = 0; i < 32; i++) {
             snprintf(a + 2 * i, 3, "%02x", h->content_hash[i]);
-            snprintf(b + 2 * i, 3, "%02x", sweep__offline_map_hash(r->server)[i]);
+            snprintf(b + 2 * i, 3, "%02x", map_hash(r)[i]);
         }
         snprintf(err, errlen,
                  "%s: recorded on map '%.*s' with content hash %s; %s has content hash %s (not the same map)",
@@ -549,7 +634,7 @@ static int next_segment(sweep_replay *r)
         return set_error(r, "the log continues in a next segment: %s", err);
     const sweep_record_head *h = sweep_record_head_of(nr);
     if (h->previous.len != strlen(base) || memcmp(h->previous.ptr, base, h->previous.len) != 0 ||
-        h->first_tick != sweep__offline_world_tick(r->server)) {
+        h->first_tick != world_tick(r)) {
         sweep_record_close(nr);
         return set_error(r, "%s does not continue %s (its HEAD names another previous segment or tick)", next,
                          r->path);
@@ -628,6 +713,15 @@ int sweep_replay_run(sweep_replay *r)
 
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen)
 {
+    return sweep_replay_open_flags(log, map, 0, err, errlen);
+}
+
+sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen)
+{
+    if (flags & ~SWEEP_REPLAY_CORE) {
+        snprintf(err, errlen, "%s: unknown replay flags 0x%x", log, flags & ~SWEEP_REPLAY_CORE);
+        return NULL;
+    }
     sweep_replay *r = calloc(1, sizeof *r);
     if (!r) {
         snprintf(err, errlen, "out of memory");
@@ -650,6 +744,22 @@ sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, siz
         snprintf(r->map, sizeof r->map, "%s", map);
     else
         snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
+    r->flags = flags;
+    char sub[1024];
+    if (flags & SWEEP_REPLAY_CORE) {
+        r->core = sweep__replay_core_open(h, r->map, sub, sizeof sub);
+        if (!r->core) {
+            snprintf(err, errlen, "%s: %s", log, sub);
+            sweep_replay_close(r);
+            return NULL;
+        }
+        if (check_head(r, h, err, errlen) != 0) {
+            sweep_replay_close(r);
+            return NULL;
+        }
+        r->stats.segments = 1;
+        return r;
+    }
     sweep_server_options opt;
     sweep_server_options_default(&opt);
     snprintf(opt.maps[0], sizeof opt.maps[0], "%s", r->map);
@@ -661,7 +771,6 @@ sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, siz
     opt.max_entities = h->max_entities;
     opt.max_batch = h->max_batch;
     opt.max_frame = h->max_frame;
-    char sub[1024];
     r->server = sweep__offline_create(&opt, sub, sizeof sub);
     if (!r->server) {
         snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
@@ -703,26 +812,36 @@ const char *sweep_replay_error(const sweep_replay *r)
     return r->error;
 }
 
+unsigned sweep_replay_flags(const sweep_replay *r)
+{
+    return r->flags;
+}
+
 const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r)
 {
     sweep_replay *m = (sweep_replay *)r;
-    m->stats.moves = sweep__offline_moves(r->server);
+    if (r->core)
+        sweep__replay_core_counts(r->core, &m->stats.moves, &m->stats.outputs, &m->stats.refused);
+    else
+        m->stats.moves = sweep__offline_moves(r->server);
     m->stats.bytes = m->bytes_before + (r->reader ? sweep_record_size(r->reader) : 0);
     return &r->stats;
 }
 
 uint64_t sweep_replay_tick(const sweep_replay *r)
 {
-    return sweep__offline_world_tick(r->server);
+    return world_tick(r);
 }
 
 const sweep_level *sweep_replay_level(const sweep_replay *r)
 {
-    return sweep__offline_level(r->server);
+    return r->core ? sweep__replay_core_level(r->core) : sweep__offline_level(r->server);
 }
 
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3])
 {
+    if (r->core)
+        return sweep__replay_core_mover_position(r->core, index, position);
     return sweep__offline_mover_position(r->server, index, position);
 }
 
@@ -738,6 +857,7 @@ void sweep_replay_close(sweep_replay *r)
         return;
     sweep_record_close(r->reader);
     sweep_server_destroy(r->server);
+    sweep__replay_core_close(r->core);
     for (int i = 0; i < 2; i++) {
         free(r->dec_moves[i]);
         free(r->dec_results[i]);

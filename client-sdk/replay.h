@@ -10,6 +10,25 @@
  * difference stops the replay and is described: tick, session, entity,
  * the field, both values.
  *
+ * That is the full depth, the default. The core depth
+ * (sweep_replay_open_flags with SWEEP_REPLAY_CORE) re-runs only the core
+ * motion: for every move the log answered, the exact input sweepd gave
+ * the core is rebuilt from the log (the entity's state after its previous
+ * answer, or its Spawned place; the Move's wish and mode; the time the
+ * server granted), sweep_act (Walk), sweep_move_in (Fly) or the Noclip
+ * arithmetic is run on the map, the movers are ticked in step with the
+ * log's TICK records, and what the core computes is compared with the
+ * recorded MoveResult bit for bit: position, velocity, grounded, ground
+ * normal and material, every contact, the ground mover, speed_excess and
+ * the core's rule bits (Speed, Jump, Limit), the server tick, and after a
+ * mover moved the entity its start position and what moved it; crushes
+ * are compared with the recorded Despawneds. It does not check what only
+ * the server decides (spawn places, time budgets, claims and corrections,
+ * Errors, the encoding of messages, state hashes), and refuses logs it
+ * cannot re-run from the core alone (recorded with --players-block on:
+ * there every move meets the other players' shells). It is about as fast
+ * as the core itself: a quick check of a long log's motion.
+ *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
  *   if (!r) { fprintf(stderr, "%s\n", err); ... }
@@ -56,13 +75,14 @@ typedef struct sweep_replay_stats {
     uint64_t ticks;    /* TICK records replayed */
     uint64_t sessions; /* OPEN records */
     uint64_t requests; /* IN records */
-    uint64_t moves;    /* moves applied */
-    uint64_t outputs;  /* messages compared */
-    uint64_t hashes;   /* state hashes compared */
+    uint64_t moves;    /* moves applied (core depth: each one run by the core and compared) */
+    uint64_t outputs;  /* messages compared (core depth: MoveResults compared) */
+    uint64_t hashes;   /* state hashes compared (core depth: none) */
     uint64_t bytes;    /* log bytes read (every segment) */
     uint32_t segments; /* segments read */
     int truncated;     /* the last segment ended in a torn frame (a killed server) */
     int ended;         /* the last segment had an END record (a clean stop) */
+    uint64_t refused;  /* core depth: moves answered with an Error, so with no result to compare */
 } sweep_replay_stats;
 
 /* Something a replay did, for tools that draw or count (sweep_replay_watch). */
@@ -79,6 +99,18 @@ typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
  * log, corrupt, a later segment, another map (content hash), another
  * protocol version. */
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
+
+/* The depths of a replay (see the top of this file). */
+#define SWEEP_REPLAY_CORE 1u /* the core motion alone, about as fast as the core */
+
+/* sweep_replay_open at a chosen depth: flags 0 is the full replay,
+ * SWEEP_REPLAY_CORE the core depth, which also refuses (NULL, err saying
+ * why) a log it cannot re-run from the core alone. Every other call works
+ * alike at both depths. */
+sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen);
+
+/* The flags the replay was opened with (0: full). */
+unsigned sweep_replay_flags(const sweep_replay *r);
 
 /* Replays up to and including the next tick: 1 when a tick was replayed,
  * 0 at the end of the log (following later segments), -1 on a divergence
@@ -103,7 +135,8 @@ const sweep_level *sweep_replay_level(const sweep_replay *r);
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3]);
 
 /* Calls fn for every message compared from now on (decoded; costs a
- * decode per message). NULL stops. */
+ * decode per message). At the core depth: every message the log holds,
+ * once its request or tick was checked. NULL stops. */
 void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx);
 
 void sweep_replay_close(sweep_replay *r);

@@ -1,0 +1,830 @@
+/*
+ * replay_core.c - the core depth of a replay (replay.h): every move a log
+ * answered is run again by the core alone, with the exact input sweepd
+ * gave it, and what the core computes is compared with the recorded
+ * MoveResult bit for bit.
+ *
+ * The input of a move is rebuilt from the log as server/moves.c builds it
+ * (its top comment is the order of operations followed here, step 6 and
+ * 7): the entity's actor is where its last applied move left it (position,
+ * velocity, grounded), or its Spawned place at rest for its first move,
+ * with the position the movers' ticks gave it since; the wish is the
+ * Move's velocity and jump button; the time is what the server granted
+ * (MoveResult.applied_dt: the time budget is the server's business, not
+ * the core's). Walk runs sweep_act on the map's config and rules, Fly
+ * sweep_move_in with the entity's own limits from its Spawn, Noclip the
+ * arithmetic. The entity then keeps what sweepd keeps (ground mover and
+ * normal, the first mover touched), and the result is built field by
+ * field as moves.c fills it. Fields only the server decides (the claim
+ * and its correction, the time budget's rules, time_excess, the Vertical
+ * rule) are taken from the recorded answer, so only the core's fields can
+ * differ, and a difference is named by replay.c exactly as the full depth
+ * names it.
+ *
+ * The movers are built as server/world.c builds them and ticked at each
+ * TICK record with the live entities as bodies, in spawn order, so each
+ * move meets the movers at the poses the server's did, and the positions,
+ * carries and pushes of the tick are this replay's own: a move after a
+ * mover moved its entity is compared on its start_position and what moved
+ * it too, and a crush on the Despawned the server sent.
+ *
+ * With --players-block on, a move also meets the other players' shells,
+ * which the log does not hold between moves; such logs are refused at
+ * open rather than half checked. Resent answers (a sequence already
+ * applied) are not runs of the core and are skipped; moves answered with
+ * an Error have no result and are counted.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client-sdk/replay_impl.h"
+#include "core/motion.h"
+#include "core/move.h"
+#include "core/mover.h"
+#include "maps/content_hash.h"
+#include "maps/loader.h"
+#include "protocol/decode.h"
+
+/* What sweepd keeps of an entity for its motion (server_impl.h,
+ * sweep__entity): what a move or a tick reads or writes. */
+typedef struct core_entity {
+    uint32_t id;
+    uint64_t session;
+    sweep_actor actor;
+    sweep_vec3 radii;
+    double max_speed, step_height; /* Fly and Noclip limits, from its Spawn */
+    sweep_vec3 ground_normal;      /* of its last move that ran */
+    uint32_t ground_material;
+    int has_last;
+    uint32_t last_sequence;
+    uint32_t ground_mover, touch_mover; /* core indices, SWEEP_NO_MOVER if none */
+    uint32_t moved_flags, moved_by;     /* what the ticks did since its last move */
+    int gone;                           /* removed, until the array is compacted */
+} core_entity;
+
+typedef struct core_session {
+    uint64_t id;
+    int tcp;
+} core_session;
+
+/* Indices by id: open addressing, a power of two at least twice the
+ * count; rebuilt whenever entries leave. */
+typedef struct index_map {
+    uint64_t *keys;
+    uint32_t *slots; /* UINT32_MAX: empty */
+    uint32_t cap;
+} index_map;
+
+/* A buffer of 8-byte words: messages are decoded from a copy aligned as
+ * they were sent. */
+typedef struct aligned_buf {
+    uint64_t *words;
+    size_t cap; /* in words */
+} aligned_buf;
+
+struct sweep__replay_core {
+    sweep_level level;
+    int level_loaded;
+    sweep_world *world;
+    sweep_content_hash hash;
+    double tick_rate;
+    sweep_movers *movers; /* NULL when the map has none, as on the server */
+    uint64_t tick;
+    core_entity *ents; /* in spawn order: the order the movers carry and push them in */
+    uint32_t ent_count, ent_cap;
+    index_map ent_index;
+    core_session *sessions;
+    uint32_t session_count, session_cap;
+    index_map session_index;
+    sweep_body *bodies;
+    uint32_t body_cap;
+    uint32_t *crushed; /* this tick's, as entity index and mover pairs */
+    uint32_t crushed_cap;
+    sweep_decoder dec_in, dec_out;
+    aligned_buf in_buf, out_buf;
+    uint64_t moves, outputs, refused;
+};
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*p, (size_t)ncap * size);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+/* ---- ids to indices -------------------------------------------------------- */
+
+static uint32_t map_hash_key(uint64_t key, uint32_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (uint32_t)key & (cap - 1);
+}
+
+static uint32_t map_get(const index_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return UINT32_MAX;
+    for (uint32_t i = map_hash_key(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->slots[i] == UINT32_MAX)
+            return UINT32_MAX;
+        if (m->keys[i] == key)
+            return m->slots[i];
+    }
+}
+
+static void map_put(index_map *m, uint64_t key, uint32_t slot)
+{
+    uint32_t i = map_hash_key(key, m->cap);
+    while (m->slots[i] != UINT32_MAX && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    m->keys[i] = key;
+    m->slots[i] = slot;
+}
+
+/* Sizes the map for `count` entries and empties it. */
+static int map_reset(index_map *m, uint32_t count)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * count + 2)
+        cap *= 2;
+    if (cap != m->cap) {
+        uint64_t *k = realloc(m->keys, cap * sizeof *k);
+        if (!k)
+            return -1;
+        m->keys = k;
+        uint32_t *s = realloc(m->slots, cap * sizeof *s);
+        if (!s)
+            return -1;
+        m->slots = s;
+        m->cap = cap;
+    }
+    memset(m->slots, 0xff, m->cap * sizeof *m->slots);
+    return 0;
+}
+
+static int rebuild_entities(sweep__replay_core *c)
+{
+    if (map_reset(&c->ent_index, c->ent_count) != 0)
+        return -1;
+    for (uint32_t i = 0; i < c->ent_count; i++)
+        map_put(&c->ent_index, c->ents[i].id, i);
+    return 0;
+}
+
+static int rebuild_sessions(sweep__replay_core *c)
+{
+    if (map_reset(&c->session_index, c->session_count) != 0)
+        return -1;
+    for (uint32_t i = 0; i < c->session_count; i++)
+        map_put(&c->session_index, c->sessions[i].id, i);
+    return 0;
+}
+
+static core_entity *find_entity(sweep__replay_core *c, uint32_t id)
+{
+    uint32_t i = map_get(&c->ent_index, id);
+    return i == UINT32_MAX || c->ents[i].gone ? NULL : &c->ents[i];
+}
+
+static core_session *find_session(sweep__replay_core *c, uint64_t id)
+{
+    uint32_t i = map_get(&c->session_index, id);
+    return i == UINT32_MAX ? NULL : &c->sessions[i];
+}
+
+/* Takes out the entities marked gone, the others keeping their order (a
+ * tick's outcome depends on it, as server/world.c says). */
+static int compact_entities(sweep__replay_core *c)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->ent_count; i++)
+        if (!c->ents[i].gone)
+            c->ents[n++] = c->ents[i];
+    if (n == c->ent_count)
+        return 0;
+    c->ent_count = n;
+    return rebuild_entities(c);
+}
+
+/* ---- the map, the movers ---------------------------------------------------- */
+
+static uint32_t mover_id(const sweep__replay_core *c, uint32_t index)
+{
+    return index < c->level.mover_count ? c->level.movers[index].id : 0;
+}
+
+static uint32_t mover_index(const sweep__replay_core *c, uint32_t id)
+{
+    for (uint32_t i = 0; id && i < c->level.mover_count; i++)
+        if (c->level.movers[i].id == id)
+            return i;
+    return SWEEP_NO_MOVER;
+}
+
+sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const char *map, char *err, size_t errlen)
+{
+    if (h->players_block) {
+        /* Each move would meet the other players' shells where they stand
+         * at that moment, and a refused spawn or a blocked walk depends on
+         * them too: the core alone cannot be given that from the log. */
+        snprintf(err, errlen, "core replay does not support logs recorded with --players-block on; use the full "
+                              "replay");
+        return NULL;
+    }
+    sweep__replay_core *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    char msg[1024];
+    if (sweep_map_load(map, &c->level, NULL, msg, sizeof msg) != SWEEP_OK) {
+        snprintf(err, errlen, "cannot load the map: %s: %s", map, msg);
+        sweep_level_free(&c->level);
+        free(c);
+        return NULL;
+    }
+    c->level_loaded = 1;
+    if (sweep_map_build_world(&c->level, &c->world, NULL, msg, sizeof msg) != SWEEP_OK ||
+        sweep_level_content_hash(&c->level, &c->hash) != SWEEP_OK) {
+        snprintf(err, errlen, "cannot load the map: %s: %s", map, c->world ? "cannot hash the map" : msg);
+        sweep__replay_core_close(c);
+        return NULL;
+    }
+    /* The world's tick rate as sweepd chose it (server/world.c). */
+    c->tick_rate = h->tick_rate > 0.0 ? h->tick_rate : c->level.tick_rate;
+    if (!(c->tick_rate > 0.0) || c->tick_rate > 10000.0)
+        c->tick_rate = 60.0;
+    const sweep_level *lv = &c->level;
+    if (lv->mover_count > 0) {
+        if (c->tick_rate < 1.0) {
+            snprintf(err, errlen, "cannot load the map: %s: the map has %u movers, which need at least 1 tick per "
+                     "second (tick rate %g)", map, lv->mover_count, c->tick_rate);
+            sweep__replay_core_close(c);
+            return NULL;
+        }
+        sweep_mover_desc *d = calloc(lv->mover_count, sizeof *d);
+        sweep_status st = SWEEP_E_ARG;
+        if (d) {
+            for (uint32_t i = 0; i < lv->mover_count; i++)
+                d[i] = sweep_level_mover_desc(lv, i);
+            /* Mover triangles numbered after the static ones, at the
+             * world's own tick rate, as sweepd builds them. */
+            st = sweep_movers_create(d, lv->mover_count, c->tick_rate, lv->triangle_count, &c->movers);
+            free(d);
+        }
+        if (st != SWEEP_OK) {
+            c->movers = NULL;
+            snprintf(err, errlen, "cannot load the map: %s: cannot build the movers: %s", map,
+                     d ? sweep_status_message(st) : "out of memory");
+            sweep__replay_core_close(c);
+            return NULL;
+        }
+    }
+    c->tick = h->first_tick;
+    /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
+    uint32_t cap = h->max_frame / 4u + 1u;
+    c->dec_in.moves = calloc(cap, sizeof *c->dec_in.moves);
+    c->dec_in.moves_cap = cap;
+    c->dec_out.results = calloc(cap, sizeof *c->dec_out.results);
+    c->dec_out.results_cap = cap;
+    c->dec_out.movers = calloc(lv->mover_count + 1, sizeof *c->dec_out.movers);
+    c->dec_out.movers_cap = lv->mover_count + 1;
+    if (!c->dec_in.moves || !c->dec_out.results || !c->dec_out.movers || rebuild_entities(c) != 0 ||
+        rebuild_sessions(c) != 0) {
+        snprintf(err, errlen, "out of memory");
+        sweep__replay_core_close(c);
+        return NULL;
+    }
+    return c;
+}
+
+void sweep__replay_core_close(sweep__replay_core *c)
+{
+    if (!c)
+        return;
+    sweep_movers_destroy(c->movers);
+    if (c->world)
+        sweep_world_destroy(c->world);
+    if (c->level_loaded)
+        sweep_level_free(&c->level);
+    free(c->ents);
+    free(c->ent_index.keys);
+    free(c->ent_index.slots);
+    free(c->sessions);
+    free(c->session_index.keys);
+    free(c->session_index.slots);
+    free(c->bodies);
+    free(c->crushed);
+    free(c->dec_in.moves);
+    free(c->dec_out.results);
+    free(c->dec_out.movers);
+    free(c->in_buf.words);
+    free(c->out_buf.words);
+    free(c);
+}
+
+uint64_t sweep__replay_core_tick(const sweep__replay_core *c)
+{
+    return c->tick;
+}
+
+const uint8_t *sweep__replay_core_map_hash(const sweep__replay_core *c)
+{
+    return c->hash.bytes;
+}
+
+const sweep_level *sweep__replay_core_level(const sweep__replay_core *c)
+{
+    return &c->level;
+}
+
+int sweep__replay_core_mover_position(const sweep__replay_core *c, uint32_t index, double position[3])
+{
+    if (!c->movers || index >= c->level.mover_count)
+        return -1;
+    sweep_mover_pose pose;
+    sweep_movers_get(c->movers, index, &pose, NULL);
+    position[0] = pose.position.x;
+    position[1] = pose.position.y;
+    position[2] = pose.position.z;
+    return 0;
+}
+
+void sweep__replay_core_counts(const sweep__replay_core *c, uint64_t *moves, uint64_t *outputs, uint64_t *refused)
+{
+    *moves = c->moves;
+    *outputs = c->outputs;
+    *refused = c->refused;
+}
+
+/* ---- reading messages ------------------------------------------------------- */
+
+static int decode(const sweep_decoder *d, aligned_buf *b, const sweep_record_bytes *bytes, int tcp, sweep_message *m)
+{
+    size_t words = ((size_t)bytes->len + 7) / 8;
+    if (words > b->cap) {
+        uint64_t *n = realloc(b->words, words * 8);
+        if (!n)
+            return -1;
+        b->words = n;
+        b->cap = words;
+    }
+    memcpy(b->words, bytes->ptr, bytes->len);
+    return sweep_decode(d, b->words, bytes->len, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, m) == SWEEP_PROTO_OK ? 0 : -1;
+}
+
+/* Decodes an OUT record for its session; -1 after sweep__replay_fail. */
+static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, sweep_message *m)
+{
+    const core_session *s = find_session(c, o->session);
+    if (!s)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
+                                  "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
+    if (decode(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, m) != 0)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a message the server sent does not decode (corrupt log)",
+                                  sweep__replay_path(r), o->offset);
+    return 0;
+}
+
+/* ---- sessions ---------------------------------------------------------------- */
+
+int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const sweep_record *x)
+{
+    if (find_session(c, x->session))
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": session %" PRIu64 " opened twice (corrupt log)",
+                                  sweep__replay_path(r), x->offset, x->session);
+    if (x->transport > 1)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": transport %u is neither TCP (0) nor UDP (1) (corrupt "
+                                  "log)", sweep__replay_path(r), x->offset, x->transport);
+    if (grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0};
+    if (c->session_index.cap < 2 * c->session_count + 2)
+        return rebuild_sessions(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
+    map_put(&c->session_index, x->session, c->session_count - 1);
+    return 0;
+}
+
+/* A session's end takes its entities with it. */
+int sweep__replay_core_on_close(sweep_replay *r, sweep__replay_core *c, const sweep_record *x)
+{
+    core_session *s = find_session(c, x->session);
+    if (!s)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": CLOSE of session %" PRIu64 ", which no OPEN began "
+                                  "(corrupt log)", sweep__replay_path(r), x->offset, x->session);
+    *s = c->sessions[--c->session_count];
+    for (uint32_t i = 0; i < c->ent_count; i++)
+        if (c->ents[i].session == x->session)
+            c->ents[i].gone = 1;
+    if (rebuild_sessions(c) != 0 || compact_entities(c) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    return 0;
+}
+
+/* ---- spawns and despawns ------------------------------------------------------- */
+
+/* A Spawned answer: a new entity at rest, not grounded, where the server
+ * placed it (spawn.c; where is the server's choice, not the core's). A
+ * Spawned for an entity the session already has is a resent answer. */
+static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, const sweep_message *req,
+                      const sweep_msg_spawned *sp)
+{
+    if (find_entity(c, sp->entity))
+        return 0;
+    if (grow((void **)&c->ents, &c->ent_cap, c->ent_count + 1, sizeof *c->ents) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    const sweep_config *cfg = &c->level.config;
+    core_entity *e = &c->ents[c->ent_count++];
+    memset(e, 0, sizeof *e);
+    e->id = sp->entity;
+    e->session = session;
+    e->actor.position = sp->position;
+    e->radii = sp->radii;
+    e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
+    /* A client may tighten the world's limits for its raw moves, never
+     * loosen them (spawn.c). */
+    double max_speed = 0.0, step_height = 0.0;
+    if (req && req->kind == SWEEP_MSG_SPAWN) {
+        max_speed = req->as.spawn.max_speed;
+        step_height = req->as.spawn.step_height;
+    }
+    e->max_speed = max_speed > 0.0 && max_speed < cfg->max_speed ? max_speed : cfg->max_speed;
+    e->step_height = step_height > 0.0 && step_height < cfg->step_height ? step_height : cfg->step_height;
+    if (c->ent_index.cap < 2 * c->ent_count + 2)
+        return rebuild_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
+    map_put(&c->ent_index, e->id, c->ent_count - 1);
+    return 0;
+}
+
+static int on_despawned(sweep_replay *r, sweep__replay_core *c, const sweep_msg_despawned *d)
+{
+    core_entity *e = find_entity(c, d->entity);
+    if (!e)
+        return 0;
+    e->gone = 1;
+    return compact_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
+}
+
+/* ---- moves --------------------------------------------------------------------- */
+
+static int same_bits(const void *a, const void *b, size_t n)
+{
+    return memcmp(a, b, n) == 0;
+}
+
+/* Every field replay.c's diff_result looks at, bit for bit: when this
+ * says they differ, the divergence names the first field that does. */
+static int same_result(const sweep_msg_move_result *a, const sweep_msg_move_result *b)
+{
+    if (a->entity != b->entity || a->sequence != b->sequence || a->server_tick != b->server_tick ||
+        !same_bits(&a->position, &b->position, sizeof a->position) ||
+        !same_bits(&a->velocity, &b->velocity, sizeof a->velocity) || a->grounded != b->grounded ||
+        !same_bits(&a->ground_normal, &b->ground_normal, sizeof a->ground_normal) ||
+        a->ground_material != b->ground_material || a->contact_count != b->contact_count)
+        return 0;
+    for (uint32_t i = 0; i < a->contact_count; i++) {
+        const sweep_contact *x = &a->contacts[i], *y = &b->contacts[i];
+        if (!same_bits(&x->point, &y->point, sizeof x->point) || !same_bits(&x->normal, &y->normal, sizeof x->normal) ||
+            x->triangle != y->triangle || x->material != y->material || x->mover != y->mover)
+            return 0;
+    }
+    return a->corrected == b->corrected && same_bits(&a->correction, &b->correction, sizeof a->correction) &&
+           a->ground_mover == b->ground_mover && a->pushed_by == b->pushed_by && a->carried == b->carried &&
+           a->pushed == b->pushed && a->has_start_position == b->has_start_position &&
+           same_bits(&a->start_position, &b->start_position, sizeof a->start_position) && a->rules == b->rules &&
+           same_bits(&a->speed_excess, &b->speed_excess, sizeof a->speed_excess) &&
+           same_bits(&a->time_excess, &b->time_excess, sizeof a->time_excess) &&
+           same_bits(&a->applied_dt, &b->applied_dt, sizeof a->applied_dt);
+}
+
+/* The Move of the request a result answers: results come in the order of
+ * the moves, so the search starts after the last one found. */
+static const sweep_msg_move *move_of(const sweep_msg_move *moves, uint32_t count, uint32_t *cursor,
+                                     const sweep_msg_move_result *res)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = (*cursor + k) % count;
+        if (moves[i].entity == res->entity && moves[i].sequence == res->sequence) {
+            *cursor = i + 1;
+            return &moves[i];
+        }
+    }
+    return NULL;
+}
+
+/* Names a result for a divergence: "MoveResult" or its place in a batch. */
+static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
+{
+    if (batch)
+        snprintf(buf, n, "MoveResultBatch.results[%u]", i);
+    else
+        snprintf(buf, n, "MoveResult");
+    return buf;
+}
+
+/* One recorded MoveResult: the move run again, its result compared. */
+static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, const sweep_msg_move *moves,
+                        uint32_t move_count, uint32_t *cursor, const sweep_msg_move_result *rec, int batch,
+                        uint32_t index)
+{
+    char name[64];
+    core_entity *e = find_entity(c, rec->entity);
+    if (!e || e->session != o->session) {
+        char field[96], what[96];
+        snprintf(field, sizeof field, "%s.entity", result_name(name, sizeof name, batch, index));
+        snprintf(what, sizeof what, "no entity %u in session %" PRIu64, rec->entity, o->session);
+        return sweep__replay_diverge(r, o->session, rec->entity, o->offset, field, "a result for it", what);
+    }
+    /* A sequence not above the last applied one is a kept answer sent
+     * again (moves.c step 2): nothing ran. */
+    if (e->has_last && rec->sequence <= e->last_sequence)
+        return 0;
+    const sweep_msg_move *mv = move_of(moves, move_count, cursor, rec);
+    if (!mv)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a MoveResult (entity %u, sequence %u) answers no Move of "
+                                  "its request (corrupt log)", sweep__replay_path(r), o->offset, rec->entity,
+                                  rec->sequence);
+
+    /* Step 6: the motion, from the entity's actor. */
+    const sweep_config *wcfg = &c->level.config;
+    const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
+    double granted = rec->applied_dt;
+    sweep_actor a = e->actor;
+    sweep_act_result ar;       /* Walk */
+    sweep_move_result fly;     /* Fly */
+    const sweep_move_result *res = NULL; /* what ran, if something did; Noclip touches nothing */
+    int ran = 0;
+    uint32_t rules = 0;
+    double speed_excess = 0.0;
+    sweep_status st = SWEEP_OK;
+    if (mv->mode == SWEEP_WIRE_MODE_WALK) {
+        if (granted > 0.0) {
+            sweep_wish wish = {mv->velocity, mv->buttons & SWEEP_WISH_JUMP};
+            st = sweep_act(&space, wcfg, &c->level.rules, e->radii, &a, &wish, granted, &ar);
+            if (st == SWEEP_OK) {
+                res = &ar.move;
+                rules = ar.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+                speed_excess = ar.speed_excess;
+                ran = 1;
+            }
+        }
+    } else if (mv->mode == SWEEP_WIRE_MODE_FLY) {
+        sweep_config cfg = *wcfg;
+        cfg.max_speed = e->max_speed;
+        cfg.step_height = e->step_height;
+        sweep_move_input in = {a.position, e->radii, mv->velocity, granted, a.grounded ? SWEEP_INPUT_GROUNDED : 0};
+        st = sweep_move_in(&space, &cfg, &in, &fly);
+        if (st == SWEEP_OK) {
+            a.position = fly.position;
+            a.velocity = fly.velocity;
+            a.grounded = (fly.flags & SWEEP_MOVED_GROUNDED) != 0;
+            res = &fly;
+            ran = 1;
+        }
+    } else if (mv->mode == SWEEP_WIRE_MODE_NOCLIP) {
+        sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
+        if (sweep_v3_len(mv->velocity) > e->max_speed)
+            st = SWEEP_E_VELOCITY;
+        else if (!sweep_config_contains(wcfg, to))
+            st = SWEEP_E_POSITION;
+        if (st == SWEEP_OK) {
+            a.position = to;
+            a.velocity = mv->velocity;
+            a.grounded = 0;
+            ran = 1;
+        }
+    } else {
+        st = SWEEP_E_ARG; /* no such mode: the server refuses it */
+    }
+    /* The server refuses what the core refuses, and a move ending beyond
+     * the coordinate limit: a recorded answer there is a divergence. */
+    if (st == SWEEP_OK && !sweep_config_contains(wcfg, a.position))
+        st = SWEEP_E_POSITION;
+    if (st != SWEEP_OK) {
+        char what[160];
+        snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
+        return sweep__replay_diverge(r, o->session, rec->entity, o->offset, result_name(name, sizeof name, batch, index),
+                                     "applied", what);
+    }
+
+    /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
+     * move ran with nothing touched: no ground, no contact. */
+    sweep_vec3 start = e->actor.position;
+    e->actor = a;
+    e->has_last = 1;
+    e->last_sequence = rec->sequence;
+    uint32_t contact_count = 0;
+    if (ran) {
+        e->ground_mover = res ? res->ground_mover : SWEEP_NO_MOVER;
+        e->ground_normal = res ? res->ground_normal : sweep_v3(0, 0, 0);
+        e->ground_material = res ? res->ground_material : 0;
+        e->touch_mover = SWEEP_NO_MOVER;
+        contact_count = res ? res->contact_count : 0;
+        for (uint32_t i = 0; i < contact_count; i++) {
+            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
+                e->touch_mover = res->contacts[i].mover;
+                break;
+            }
+        }
+    }
+
+    /* Step 7: the result as moves.c fills it, as the wire carries it
+     * (every field replay.c compares is set; contacts up to the count);
+     * what only the server decides comes from the record. */
+    sweep_msg_move_result rep;
+    rep.entity = rec->entity;
+    rep.sequence = rec->sequence;
+    rep.server_tick = c->tick;
+    rep.position = a.position;
+    rep.velocity = a.velocity;
+    rep.grounded = a.grounded != 0;
+    rep.ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
+    rep.ground_material = a.grounded ? e->ground_material : 0;
+    rep.contact_count = contact_count;
+    for (uint32_t i = 0; i < contact_count; i++) {
+        rep.contacts[i] = res->contacts[i];
+        rep.contacts[i].mover = UINT32_MAX; /* neither is on the wire */
+        rep.contacts[i].body = UINT32_MAX;
+    }
+    rep.corrected = rec->corrected;
+    rep.correction = rec->correction;
+    rep.ground_mover = mover_id(c, e->ground_mover);
+    rep.carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
+    rep.pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
+    rep.pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
+    rep.has_start_position = e->moved_flags != 0;
+    rep.start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
+    e->moved_flags = 0;
+    e->moved_by = SWEEP_NO_MOVER;
+    const uint32_t core_rules = SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT;
+    rep.rules = (rec->rules & ~core_rules) | rules;
+    rep.speed_excess = speed_excess;
+    rep.time_excess = rec->time_excess;
+    rep.applied_dt = granted;
+    c->moves++;
+    c->outputs++;
+    if (same_result(rec, &rep))
+        return 0;
+    result_name(name, sizeof name, batch, index);
+    if (sweep__replay_diverge_result(r, o->session, o->offset, name, rec, &rep) < 0)
+        return -1;
+    return sweep__replay_diverge(r, o->session, rec->entity, o->offset, name, "recorded", "differs");
+}
+
+/* ---- requests and ticks ----------------------------------------------------------- */
+
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                                  const sweep_record *outs, uint32_t out_count)
+{
+    core_session *s = find_session(c, x->session);
+    if (!s)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt "
+                                  "log)", sweep__replay_path(r), x->offset, x->session);
+    sweep_message req;
+    if (decode(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, &req) != 0)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
+                                  sweep__replay_path(r), x->offset);
+    const sweep_msg_move *moves = NULL;
+    uint32_t move_count = 0, cursor = 0;
+    if (req.kind == SWEEP_MSG_MOVE) {
+        moves = &req.as.move;
+        move_count = 1;
+    } else if (req.kind == SWEEP_MSG_MOVE_BATCH) {
+        moves = req.as.move_batch.moves;
+        move_count = req.as.move_batch.count;
+    }
+    for (uint32_t k = 0; k < out_count; k++) {
+        const sweep_record *o = &outs[k];
+        sweep_message m;
+        if (decode_out(r, c, o, &m) != 0)
+            return -1;
+        int rc = 0;
+        switch (m.kind) {
+        case SWEEP_MSG_MOVE_RESULT:
+            rc = check_result(r, c, o, moves, move_count, &cursor, &m.as.move_result, 0, 0);
+            break;
+        case SWEEP_MSG_MOVE_RESULT_BATCH:
+            for (uint32_t i = 0; i < m.as.move_result_batch.count && rc == 0; i++)
+                rc = check_result(r, c, o, moves, move_count, &cursor, &m.as.move_result_batch.results[i], 1, i);
+            break;
+        case SWEEP_MSG_ERROR:
+            /* A refused move has no result; a batch refused whole for its
+             * size refuses every move in it. */
+            if (move_count)
+                c->refused += m.as.error.code == SWEEP_WIRE_BATCH_TOO_LARGE ? move_count : 1;
+            break;
+        case SWEEP_MSG_SPAWNED:
+            rc = on_spawned(r, c, o->session, &req, &m.as.spawned);
+            break;
+        case SWEEP_MSG_DESPAWNED:
+            rc = on_despawned(r, c, &m.as.despawned);
+            break;
+        case SWEEP_MSG_MOVER_COMMANDED: {
+            /* dispatch.c fires the trigger as it answers; it runs at the
+             * next tick. */
+            uint32_t i = mover_index(c, m.as.mover_commanded.mover);
+            if (i == SWEEP_NO_MOVER || !c->movers || sweep_movers_trigger(c->movers, i) != SWEEP_OK)
+                rc = sweep__replay_fail(r, "%s: byte %" PRIu64 ": MoverCommanded names mover %u, which the map does "
+                                        "not have (corrupt log)", sweep__replay_path(r), o->offset,
+                                        m.as.mover_commanded.mover);
+            break;
+        }
+        default:
+            break;
+        }
+        if (rc < 0)
+            return -1;
+        if (sweep__replay_watched(r))
+            sweep__replay_notify(r, o->session, &m);
+    }
+    return 0;
+}
+
+/* One tick of the movers, as server/world.c's tick_movers: every entity a
+ * body in spawn order; positions written back, velocity and grounded
+ * kept; what carried or pushed each remembered for its next result;
+ * crushed entities taken out, each compared with the Despawned the server
+ * sent its owner (from the last body to the first, as it sends them). */
+int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                               const sweep_record *outs, uint32_t out_count)
+{
+    c->tick = x->tick;
+    uint32_t n = c->ent_count, crushed = 0;
+    if (c->movers) {
+        if (grow((void **)&c->bodies, &c->body_cap, n + 1, sizeof *c->bodies) != 0 ||
+            grow((void **)&c->crushed, &c->crushed_cap, 2 * n + 2, sizeof *c->crushed) != 0)
+            return sweep__replay_fail(r, "out of memory");
+        for (uint32_t i = 0; i < n; i++) {
+            const core_entity *e = &c->ents[i];
+            c->bodies[i] = (sweep_body){e->actor.position, e->radii, e->ground_mover, e->touch_mover, 0,
+                                        SWEEP_NO_MOVER};
+        }
+        /* A failed tick moves nothing (the server logs it and goes on). */
+        if (sweep_movers_tick(c->movers, c->world, &c->level.config, c->bodies, n, NULL) == SWEEP_OK) {
+            for (uint32_t i = 0; i < n; i++) {
+                core_entity *e = &c->ents[i];
+                const sweep_body *b = &c->bodies[i];
+                e->actor.position = b->position;
+                uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
+                if (moved) {
+                    e->moved_flags |= moved;
+                    e->moved_by = b->mover;
+                }
+            }
+            for (uint32_t i = n; i-- > 0;) {
+                if (c->bodies[i].flags & SWEEP_BODY_CRUSHED) {
+                    c->crushed[2 * crushed] = i;
+                    c->crushed[2 * crushed + 1] = c->bodies[i].mover;
+                    crushed++;
+                }
+            }
+        }
+    }
+    for (uint32_t k = 0; k < out_count || k < crushed; k++) {
+        char rec[128], rep[128];
+        if (k >= out_count || k >= crushed) {
+            snprintf(rec, sizeof rec, "%u", out_count);
+            snprintf(rep, sizeof rep, "%u (entities crushed)", crushed);
+            const sweep_record *o = k < out_count ? &outs[k] : NULL;
+            return sweep__replay_diverge(r, o ? o->session : 0, 0, o ? o->offset : x->offset,
+                                         "number of messages sent", rec, rep);
+        }
+        const sweep_record *o = &outs[k];
+        sweep_message m;
+        if (decode_out(r, c, o, &m) != 0)
+            return -1;
+        const core_entity *e = &c->ents[c->crushed[2 * k]];
+        uint32_t by = mover_id(c, c->crushed[2 * k + 1]);
+        if (m.kind != SWEEP_MSG_DESPAWNED) {
+            snprintf(rep, sizeof rep, "%s", sweep_msg_kind_name(SWEEP_MSG_DESPAWNED));
+            return sweep__replay_diverge(r, o->session, e->id, o->offset, "message kind", sweep_msg_kind_name(m.kind),
+                                         rep);
+        }
+        if (m.as.despawned.entity != e->id || m.as.despawned.crushed_by != by || o->session != e->session) {
+            int which = m.as.despawned.entity != e->id || o->session != e->session;
+            snprintf(rec, sizeof rec, "%u", which ? m.as.despawned.entity : m.as.despawned.crushed_by);
+            snprintf(rep, sizeof rep, "%u", which ? e->id : by);
+            return sweep__replay_diverge(r, o->session, m.as.despawned.entity, o->offset,
+                                         which ? "Despawned.entity" : "Despawned.crushed_by", rec, rep);
+        }
+        if (sweep__replay_watched(r))
+            sweep__replay_notify(r, o->session, &m);
+    }
+    for (uint32_t k = 0; k < crushed; k++)
+        c->ents[c->crushed[2 * k]].gone = 1;
+    if (crushed && compact_entities(c) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    return 0;
+}

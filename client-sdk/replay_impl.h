@@ -1,0 +1,71 @@
+/*
+ * replay_impl.h - internal: what the two depths of a replay share (never
+ * installed).
+ *
+ * replay.c owns the sweep_replay: the log's segments, the loop over its
+ * records, the grouping of each request or tick with the ID and OUT
+ * records after it, errors and divergences. The full depth runs each
+ * group through sweepd's offline world code; the core depth
+ * (replay_core.c) through the core alone, with the calls below. Either
+ * way a divergence is described by replay.c, so both name fields alike.
+ */
+#ifndef SWEEP_CLIENT_REPLAY_IMPL_H
+#define SWEEP_CLIENT_REPLAY_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client-sdk/replay.h"
+#include "protocol/message.h"
+#include "server/record.h"
+
+typedef struct sweep__replay_core sweep__replay_core;
+
+/* ---- replay.c, for the core depth ------------------------------------- */
+
+/* Stops the replay with an error (printf-style); returns -1. */
+int sweep__replay_fail(sweep_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The segment being read, for messages that name a byte offset. */
+const char *sweep__replay_path(const sweep_replay *r);
+
+/* Stops the replay on a divergence given as text; returns -1. */
+int sweep__replay_diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t offset, const char *field,
+                          const char *recorded, const char *replayed);
+
+/* Stops the replay on the first field where two MoveResults differ, named
+ * under `prefix` ("MoveResult", "MoveResultBatch.results[2]") as the full
+ * depth names it; returns -1, or 0 if they do not differ at all. */
+int sweep__replay_diverge_result(sweep_replay *r, uint64_t session, uint64_t offset, const char *prefix,
+                                 const sweep_msg_move_result *recorded, const sweep_msg_move_result *replayed);
+
+/* 1 when sweep_replay_watch has a watcher; then sweep__replay_notify hands
+ * it one message the log holds. */
+int sweep__replay_watched(const sweep_replay *r);
+void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m);
+
+/* ---- replay_core.c ------------------------------------------------------ */
+
+/* Loads `map` for a log whose first HEAD is h, or refuses a log the core
+ * alone cannot re-run; NULL with err. */
+sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const char *map, char *err, size_t errlen);
+void sweep__replay_core_close(sweep__replay_core *c);
+
+/* The records of the log, each with its group (IDs and OUTs after it):
+ * 0, or -1 after sweep__replay_fail or a divergence. */
+int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
+int sweep__replay_core_on_close(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                                  const sweep_record *outs, uint32_t out_count);
+int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                               const sweep_record *outs, uint32_t out_count);
+
+/* What replay.h asks of a replay, at the core depth. */
+uint64_t sweep__replay_core_tick(const sweep__replay_core *c);
+const uint8_t *sweep__replay_core_map_hash(const sweep__replay_core *c);
+const sweep_level *sweep__replay_core_level(const sweep__replay_core *c);
+int sweep__replay_core_mover_position(const sweep__replay_core *c, uint32_t index, double position[3]);
+/* Moves applied (each compared), results compared, moves refused. */
+void sweep__replay_core_counts(const sweep__replay_core *c, uint64_t *moves, uint64_t *outputs, uint64_t *refused);
+
+#endif
