@@ -1,6 +1,8 @@
 /*
  * replay_main.c - sweep-replay: re-runs a session log against its map and
- * checks every answer bit for bit (client-sdk/replay.h does the work).
+ * checks every answer bit for bit (client-sdk/replay.h does the work), at
+ * the full depth (the server's whole request path) or, with --core, the
+ * core's motion alone.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,14 +16,24 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: sweep-replay LOG [--map FILE] [--json] [--svg OUT.svg [--axis x|y|z]]\n"
+    fputs("usage: sweep-replay LOG [--core] [--map FILE] [--json] [--svg OUT.svg [--axis x|y|z]]\n"
           "\n"
           "Re-runs a session log that sweepd --record wrote: loads the map (by default the\n"
           "path the log recorded; its content hash must match), replays every request and\n"
           "tick through sweepd's own world code, and compares every message the server\n"
-          "sent and every state hash, bit for bit. A rotated log is followed from its\n"
-          "first segment (LOG) through the next ones in the same directory.\n"
+          "sent and every state hash, bit for bit (the full depth). A rotated log is\n"
+          "followed from its first segment (LOG) through the next ones in the same\n"
+          "directory.\n"
           "\n"
+          "With --core (the core depth) only the core's motion is re-run, about as fast\n"
+          "as the core itself: each recorded move with the exact input the server gave\n"
+          "the core, the movers ticked in step, and what the core computes compared with\n"
+          "the recorded MoveResult bit for bit (position, velocity, ground, contacts,\n"
+          "ground mover, start position after a mover, the core's rules). Spawn places,\n"
+          "time budgets, corrections, Errors, message bytes and state hashes are the full\n"
+          "depth's to check; logs recorded with --players-block on need it.\n"
+          "\n"
+          "  --core        the core depth (default: the full depth)\n"
           "  --map FILE    the map to replay on (default: the path in the log)\n"
           "  --json        one JSON object instead of text\n"
           "  --svg FILE    also draw the level with every entity's path, corrections,\n"
@@ -30,8 +42,9 @@ static void usage(FILE *out)
           "  --help        this text\n"
           "\n"
           "Prints the first divergence (tick, session, entity, field, both values) or a\n"
-          "one-line summary with moves per second. Exit status: 0 when every bit matched,\n"
-          "1 on a divergence, 2 when the log or map cannot be used.\n",
+          "one-line summary with moves per second, each naming the depth that ran. Exit\n"
+          "status: 0 when every bit matched, 1 on a divergence, 2 when the log or map\n"
+          "cannot be used (or the core depth cannot re-run it).\n",
           out);
 }
 
@@ -61,13 +74,16 @@ int main(int argc, char **argv)
     const char *map = NULL, *svg = NULL;
     char axis = 'z';
     int json = 0;
+    unsigned flags = 0;
     static const struct option longs[] = {{"map", required_argument, 0, 'm'}, {"json", no_argument, 0, 'j'},
                                           {"svg", required_argument, 0, 's'}, {"axis", required_argument, 0, 'a'},
-                                          {"help", no_argument, 0, 'h'},     {0, 0, 0, 0}};
+                                          {"core", no_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
         switch (c) {
         case 'm': map = optarg; break;
+        case 'c': flags |= SWEEP_REPLAY_CORE; break;
         case 'j': json = 1; break;
         case 's': svg = optarg; break;
         case 'a':
@@ -86,11 +102,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *log = argv[optind];
+    const char *depth = flags & SWEEP_REPLAY_CORE ? "core" : "full";
     char err[1400];
-    sweep_replay *r = sweep_replay_open(log, map, err, sizeof err);
+    sweep_replay *r = sweep_replay_open_flags(log, map, flags, err, sizeof err);
     if (!r) {
         if (json) {
-            printf("{\"ok\":false,\"error\":");
+            printf("{\"ok\":false,\"depth\":\"%s\",\"error\":", depth);
             json_str(err);
             printf("}\n");
         } else {
@@ -123,13 +140,15 @@ int main(int argc, char **argv)
     }
     double mps = seconds > 0.0 ? (double)st->moves / seconds : 0.0;
     if (json) {
-        printf("{\"ok\":%s,\"log\":", rc == 0 ? "true" : "false");
+        printf("{\"ok\":%s,\"depth\":\"%s\",\"log\":", rc == 0 ? "true" : "false", depth);
         json_str(log);
         printf(",\"ticks\":%" PRIu64 ",\"sessions\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"moves\":%" PRIu64
                ",\"messages\":%" PRIu64 ",\"hashes\":%" PRIu64 ",\"segments\":%u,\"bytes\":%" PRIu64
                ",\"truncated\":%s,\"ended\":%s,\"seconds\":%.6f,\"moves_per_s\":%.0f",
                st->ticks, st->sessions, st->requests, st->moves, st->outputs, st->hashes, st->segments, st->bytes,
                st->truncated ? "true" : "false", st->ended ? "true" : "false", seconds, mps);
+        if (flags & SWEEP_REPLAY_CORE)
+            printf(",\"refused\":%" PRIu64, st->refused);
         if (d) {
             printf(",\"divergence\":{\"tick\":%" PRIu64 ",\"session\":%" PRIu64 ",\"entity\":%u,\"offset\":%" PRIu64
                    ",\"file\":",
@@ -148,14 +167,20 @@ int main(int argc, char **argv)
         }
         printf("}\n");
     } else if (d) {
-        printf("%s\n", d->text);
+        printf("%s (%s depth)\n", d->text, depth);
     } else if (rc != 0) {
-        fprintf(stderr, "sweep-replay: %s\n", sweep_replay_error(r));
+        fprintf(stderr, "sweep-replay: %s (%s depth)\n", sweep_replay_error(r), depth);
     } else {
-        printf("replay ok: %s: %" PRIu64 " ticks, %" PRIu64 " sessions, %" PRIu64 " moves, %" PRIu64
-               " messages and %" PRIu64 " state hashes equal bit for bit (%u segment%s); %.0f moves/s%s\n",
-               log, st->ticks, st->sessions, st->moves, st->outputs, st->hashes, st->segments,
-               st->segments == 1 ? "" : "s", mps,
+        char what[160];
+        if (flags & SWEEP_REPLAY_CORE)
+            snprintf(what, sizeof what, "their results equal bit for bit to what the core computes, %" PRIu64
+                     " refused moves skipped", st->refused);
+        else
+            snprintf(what, sizeof what, "%" PRIu64 " messages and %" PRIu64 " state hashes equal bit for bit",
+                     st->outputs, st->hashes);
+        printf("replay ok (%s depth): %s: %" PRIu64 " ticks, %" PRIu64 " sessions, %" PRIu64 " moves, %s (%u "
+               "segment%s); %.0f moves/s%s\n",
+               depth, log, st->ticks, st->sessions, st->moves, what, st->segments, st->segments == 1 ? "" : "s", mps,
                st->truncated ? "; the log ends in a torn frame (the server was killed): replayed to its last whole "
                                "frame"
                : st->ended ? ""
