@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "protocol/kinds.h"
+
 #define U8 {SWEEP__F_SCALAR, 1, 1, 0, NULL, NULL, 0}
 #define U16 {SWEEP__F_SCALAR, 2, 2, 0, NULL, NULL, 0}
 #define U32 {SWEEP__F_SCALAR, 4, 4, 0, NULL, NULL, 0}
@@ -82,33 +84,11 @@ static TABLE(t_watch_world, "WatchWorld", watch_world);
 static TABLE(t_mover_command, "MoverCommand", mover_command);
 static TABLE(t_mover_commanded, "MoverCommanded", mover_commanded);
 
-/* Union Body, indexed by type (0 is NONE). */
-static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {
-    [SWEEP_MSG_NONE] = NULL,
-    [SWEEP_MSG_HELLO] = &t_hello,
-    [SWEEP_MSG_WELCOME] = &t_welcome,
-    [SWEEP_MSG_SPAWN] = &t_spawn,
-    [SWEEP_MSG_SPAWNED] = &t_spawned,
-    [SWEEP_MSG_DESPAWN] = &t_despawn,
-    [SWEEP_MSG_DESPAWNED] = &t_despawned,
-    [SWEEP_MSG_MOVE] = &t_move,
-    [SWEEP_MSG_MOVE_RESULT] = &t_move_result,
-    [SWEEP_MSG_MOVE_BATCH] = &t_move_batch,
-    [SWEEP_MSG_MOVE_RESULT_BATCH] = &t_move_result_batch,
-    [SWEEP_MSG_COLLIDE] = &t_collide,
-    [SWEEP_MSG_COLLIDE_RESULT] = &t_collide_result,
-    [SWEEP_MSG_WORLD_STATE] = &t_world_state,
-    [SWEEP_MSG_PING] = &t_ping,
-    [SWEEP_MSG_PONG] = &t_pong,
-    [SWEEP_MSG_GET_STATS] = &t_get_stats,
-    [SWEEP_MSG_STATS] = &t_stats,
-    [SWEEP_MSG_ERROR] = &t_error,
-    [SWEEP_MSG_BYE] = &t_bye,
-    [SWEEP_MSG_CHALLENGE] = &t_challenge,
-    [SWEEP_MSG_WATCH_WORLD] = &t_watch_world,
-    [SWEEP_MSG_MOVER_COMMAND] = &t_mover_command,
-    [SWEEP_MSG_MOVER_COMMANDED] = &t_mover_commanded,
-};
+/* Union Body, indexed by type, built from kinds.h: a kind without its
+ * table does not compile. 0 is NONE, which has none. */
+#define BODY_ROW(kind, stem) [SWEEP_MSG_##kind] = &t_##stem,
+static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(BODY_ROW)};
+#undef BODY_ROW
 
 static const sweep__field message[] = {
     U32, U64, {SWEEP__F_UNION_TYPE, 1, 1, 0, NULL, NULL, 0},
