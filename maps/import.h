@@ -24,6 +24,36 @@
  * The level gets the default rules of sweep_level_init (z up, gravity
  * 9.81, radii 0.4/0.4/0.9, step 0.35, 45 degrees, 60 ticks/s).
  *
+ * One-sided triangles and open meshes. Players collide with the front of a
+ * map triangle only (schema.sql), but a render mesh is often an open sheet
+ * (a floor plane, a terrain, a wall seen from one side) drawn with
+ * back-face culling off; imported one-sided, a player would rise through
+ * that floor from below or walk out through the wall from behind. So each
+ * mesh is sorted, per node instance and destination (the static level or
+ * one mover), the node's meshes together (assimp splits an OBJ object or a
+ * glTF mesh into one mesh per material):
+ *   - closed: every edge of its kept triangles, after welding vertices at
+ *     exactly the same position (exports repeat a vertex per face for its
+ *     normals and UVs), belongs to exactly two triangles that run along it
+ *     in opposite directions, i.e. a watertight, consistently wound shell;
+ *     a player outside cannot reach its inside, and it stays one-sided;
+ *   - open: anything else (a boundary edge, an edge of three or more
+ *     triangles, two neighbours wound against each other).
+ * sides says what becomes of them: SWEEP_SIDES_AUTO (the default, 0) makes
+ * an open mesh two-sided, each triangle followed after the mesh's last by
+ * its reversed twin (a, c, b) with the same vertices and material;
+ * SWEEP_SIDES_ONE keeps every triangle as the file winds it;
+ * SWEEP_SIDES_TWO doubles every mesh, closed or not. Under AUTO and ONE an
+ * open mesh is reported through `warning` once per distinct mesh (its
+ * instances counted), naming it with its boundary edges. A material named
+ * in two_sided_materials is doubled wherever it is used and one named in
+ * one_sided_materials never is, whatever the mesh rule and sides say; the
+ * mesh rule decides only the other triangles, and a mesh whose triangles
+ * all follow a material option is not reported. Movers' meshes follow the
+ * same rules (a mover is checked apart from the static level).
+ * Twins count in stats->triangles or stats->mover_triangles, and in
+ * stats->twins.
+ *
  * Movers from the scene (glTF node animations, or any format assimp reads
  * animations from). A node is a mover when its name starts with
  * mover_prefix (any case; the mover is named after the rest: "mover_lift"
@@ -99,6 +129,13 @@
 #include "core/status.h"
 #include "maps/level.h"
 
+/* What becomes two-sided (see above). */
+typedef enum sweep_import_sides {
+    SWEEP_SIDES_AUTO = 0, /* open meshes two-sided, closed ones one-sided */
+    SWEEP_SIDES_ONE,      /* every triangle as the file winds it */
+    SWEEP_SIDES_TWO       /* every triangle with its reversed twin */
+} sweep_import_sides;
+
 typedef struct sweep_import_options {
     int up_axis_y;              /* 1: the file is y up (glTF, most OBJ); 0: already z up */
     double scale;               /* file units to map units, > 0 */
@@ -110,6 +147,17 @@ typedef struct sweep_import_options {
     void *progress_ctx;
     const char *mover_prefix;   /* NULL or "": no movers by name (sweep-import uses "mover_") */
     const char *movers_path;    /* side file of movers; NULL: none */
+    sweep_import_sides sides;   /* 0 (SWEEP_SIDES_AUTO) unless set */
+    /* Materials (map names, as written: "material<N>" for an unnamed one)
+     * always two-sided or always one-sided; a name may not be in both. */
+    const char *const *two_sided_materials;
+    size_t two_sided_count;
+    const char *const *one_sided_materials;
+    size_t one_sided_count;
+    /* Called with each warning (an open mesh) once the scene is converted,
+     * in the order the meshes came; may be NULL. */
+    void (*warning)(void *ctx, const char *msg);
+    void *warning_ctx;
 } sweep_import_options;
 
 typedef struct sweep_import_stats {
@@ -127,6 +175,13 @@ typedef struct sweep_import_stats {
     uint32_t animated_static;    /* animated nodes that are no mover, kept at rest */
     uint32_t channels_ignored;   /* channels of a mover node past the first one used */
     uint64_t exclude_matched;    /* bit i set if exclude[i] matched something (first 64) */
+    uint32_t meshes_open;        /* mesh instances found open whose other triangles the mesh rule decided
+                                    (AUTO and ONE; none are looked for under TWO) */
+    uint32_t meshes_two_sided;   /* of which made two-sided (AUTO) */
+    uint32_t open_warnings;      /* warnings about them: one per distinct mesh */
+    uint32_t twins;              /* reversed twins added, static and movers */
+    uint64_t two_sided_matched;  /* bit i set if two_sided_materials[i] named a material used (first 64) */
+    uint64_t one_sided_matched;  /* the same for one_sided_materials */
 } sweep_import_stats;
 
 /*
@@ -134,7 +189,9 @@ typedef struct sweep_import_stats {
  * empty, err says why (the file cannot be read, assimp refused it, the
  * scene is incomplete, a coordinate is not finite or out of range, nothing
  * is left to import, a mover or the side file is wrong) and the status is SWEEP_E_GEOMETRY (SWEEP_E_ARG for
- * bad options, SWEEP_E_NOMEM when out of memory).
+ * bad options, such as a material both one- and two-sided; SWEEP_E_NOMEM
+ * when out of memory). Warnings are only given for an import that
+ * succeeds.
  */
 sweep_status sweep_import_scene(const char *path, const sweep_import_options *opt, sweep_level *out,
                                 sweep_import_stats *stats, char *err, size_t errlen);

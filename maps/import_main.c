@@ -12,6 +12,9 @@
  * with nothing to import or any other failure leaves no output file.
  * A Quake 3 level (.bsp, or a .pk3's member) goes through import_bsp.c
  * instead of assimp, with Quake 3's rules as the defaults --rules replaces.
+ * --sides and the material options say which scene meshes become
+ * two-sided (import.h); a Quake 3 level has its own rule, since brushes
+ * are solids and patches surfaces, so they are only warned about there.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -40,10 +43,18 @@ static const char usage[] =
     "\n"
     "Triangles are one-sided: a player collides with the face their winding\n"
     "points to (counter-clockwise seen from the front) and passes through from\n"
-    "behind. A floor must face up and a wall into the room; a panel that must\n"
-    "stop players from both sides needs a triangle facing each way (export\n"
-    "double-sided materials as two meshes). `sweep-walk --map OUT --demo` shows\n"
-    "walkers falling through a floor that faces down.\n"
+    "behind. A floor must face up and a wall into the room. A render mesh is\n"
+    "often an open sheet (a floor plane, a terrain, a wall drawn from one side),\n"
+    "through which a player would rise from below or walk out from behind, so by\n"
+    "default (--sides auto) each mesh is checked after welding vertices at the\n"
+    "same position: a closed mesh (every edge shared by exactly two of its\n"
+    "triangles, running it in opposite directions: a watertight, consistently\n"
+    "wound shell, whose inside no player reaches) stays one-sided, and an open\n"
+    "one is made two-sided, each triangle getting a reversed twin, with a warning\n"
+    "naming it and its boundary edges. A node's meshes are checked together (a\n"
+    "file splits an object into one mesh per material); movers' meshes follow\n"
+    "the same rules. `sweep-walk --map OUT --demo` shows walkers falling through\n"
+    "a one-sided floor that faces down.\n"
     "\n"
     "  -o OUTPUT.db        the map to write; replaced only when the new one is complete\n"
     "  --up y|z            the file's up axis (default y, as glTF and most OBJ exports);\n"
@@ -60,6 +71,13 @@ static const char usage[] =
     "                      keys and rules, for files without animations (format below)\n"
     "  --mover-prefix P    nodes whose name starts with P (any case) are movers (default\n"
     "                      'mover_'; '' turns this off)\n"
+    "  --sides auto|one|two  auto (default): open meshes two-sided, closed ones\n"
+    "                      one-sided; one: every triangle as wound (open meshes still\n"
+    "                      warned about); two: every triangle with its reversed twin\n"
+    "  --two-sided-material NAME   triangles of material NAME always get a twin,\n"
+    "                      whatever --sides and their mesh say; repeat for more names\n"
+    "  --one-sided-material NAME   triangles of material NAME never do (a closed\n"
+    "                      mesh's, or a floor nobody reaches from below); repeatable\n"
     "  --rules FILE        the map's physics and movement rules, in map units (format\n"
     "                      below; default: the rules for metres)\n"
     "  --name NAME         the map's name (default: the input's file name)\n"
@@ -82,8 +100,10 @@ static const char usage[] =
     "and func_rotating movers, func_static static geometry. The map's units are\n"
     "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
     "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270;\n"
-    "--rules replaces them. --up, --scale, --exclude, --movers and the prefixes do\n"
-    "not apply (see maps/import_bsp.h).\n"
+    "--rules replaces them. Brushes are solids, so their shells are closed and\n"
+    "stay one-sided; patches are surfaces, and always two-sided. --up, --scale,\n"
+    "--exclude, --movers, the prefixes, --sides and the material options are for\n"
+    "scenes and do not apply (see maps/import_bsp.h).\n"
     "\n"
     "Movers from the scene (glTF animations). A node named mover_NAME, or whose\n"
     "glTF extras hold \"sweep_mover\", becomes the mover NAME (the node's name\n"
@@ -158,6 +178,11 @@ static int list_levels(const char *pk3)
     return 0;
 }
 
+static void scene_warning(void *ctx, const char *msg)
+{
+    fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
+}
+
 static void bsp_warning(void *ctx, const char *msg)
 {
     fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
@@ -186,17 +211,19 @@ static sweep_status import_bsp_level(const char *in, const char *member, const c
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST };
+           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
-        {"list", 0, 0, O_LIST},     {0, 0, 0, 0}};
+        {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
+        {"one-sided-material", 1, 0, O_ONE_SIDED}, {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
-    const char *exclude[argc + 1];
+    const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
+    int sides_given = 0;
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
     int progress = isatty(2), quiet = 0, list = 0, c;
     opterr = 0;
@@ -216,6 +243,23 @@ int main(int argc, char **argv)
             break;
         case O_EXCLUDE:
             exclude[io.exclude_count++] = optarg;
+            break;
+        case O_SIDES:
+            if (strcmp(optarg, "auto") == 0)
+                io.sides = SWEEP_SIDES_AUTO;
+            else if (strcmp(optarg, "one") == 0)
+                io.sides = SWEEP_SIDES_ONE;
+            else if (strcmp(optarg, "two") == 0)
+                io.sides = SWEEP_SIDES_TWO;
+            else
+                return fail("--sides wants auto, one or two, got '%s'", optarg);
+            sides_given = 1;
+            break;
+        case O_TWO_SIDED:
+            two_sided[io.two_sided_count++] = optarg;
+            break;
+        case O_ONE_SIDED:
+            one_sided[io.one_sided_count++] = optarg;
             break;
         case O_SPAWNS:
             spawns = optarg;
@@ -268,6 +312,10 @@ int main(int argc, char **argv)
         return fail("-o OUTPUT.db is required (see --help)");
     const char *in = argv[optind];
     io.exclude = exclude;
+    io.two_sided_materials = two_sided;
+    io.one_sided_materials = one_sided;
+    io.warning = scene_warning;
+    io.warning_ctx = (void *)in;
     if (progress)
         io.progress = convert_progress;
 
@@ -281,6 +329,9 @@ int main(int argc, char **argv)
     /* A Quake 3 level's file is read against Quake 3's rules (and again
      * after the level, against the level's own gravity and height). */
     const int bsp = bsp_member || sweep_bsp_is_input(in);
+    if (bsp && (sides_given || io.two_sided_count || io.one_sided_count))
+        fprintf(stderr, "sweep-import: warning: --sides and the material options are for scenes; a Quake 3 level "
+                        "keeps its own rule (brushes one-sided, patches two-sided)\n");
     double slope_deg = bsp ? sweep_bsp_rules(&lv, 800.0, 0.0) : default_slope_deg;
     sweep_map_values_of(&lv, slope_deg, &values);
     if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
@@ -301,6 +352,16 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
             fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
+    for (size_t i = 0; !bsp && i < io.two_sided_count && i < 64; i++)
+        if (!(stats.two_sided_matched >> i & 1))
+            fprintf(stderr, "sweep-import: warning: --two-sided-material '%s' matched no material of the "
+                            "imported meshes\n",
+                    two_sided[i]);
+    for (size_t i = 0; !bsp && i < io.one_sided_count && i < 64; i++)
+        if (!(stats.one_sided_matched >> i & 1))
+            fprintf(stderr, "sweep-import: warning: --one-sided-material '%s' matched no material of the "
+                            "imported meshes\n",
+                    one_sided[i]);
     if (stats.animated_static)
         fprintf(stderr,
                 "sweep-import: warning: %u animated node%s no mover, kept at rest (name a node %s* or give it "
@@ -379,7 +440,15 @@ int main(int argc, char **argv)
                stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, stats.movers);
         if (io.movers_path)
             printf("%u from %s, ", stats.movers_from_file, io.movers_path);
-        printf("%u triangles), %.2f s\n", stats.mover_triangles, now_s() - t0);
+        printf("%u triangles); ", stats.mover_triangles);
+        /* The twins are counted in the triangles above. */
+        if (io.sides == SWEEP_SIDES_TWO)
+            printf("sides two: ");
+        else
+            printf("sides %s: %u open mesh%s %s, ", io.sides == SWEEP_SIDES_AUTO ? "auto" : "one", stats.meshes_open,
+                   stats.meshes_open == 1 ? "" : "es",
+                   io.sides == SWEEP_SIDES_AUTO ? "made two-sided" : "kept one-sided");
+        printf("%u reversed twin%s; %.2f s\n", stats.twins, stats.twins == 1 ? "" : "s", now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     }
     return 0;

@@ -164,7 +164,10 @@ static uint32_t material_id(const sweep_level *lv, const char *name)
 }
 
 /* The scene, imported y up: a 10 x 10 floor at z = 0 (material Ground)
- * and a 10 x 3 wall standing at y = 5 (material Brick). */
+ * and a 10 x 3 wall standing at y = 5 (material Brick). Both are open
+ * quads, which sweep-import makes two-sided by default; the imports
+ * checked here ask for --sides one, to see the file's own triangles
+ * (test_import_sides.c tests the sides). */
 static void check_scene(const char *db, int with_wall)
 {
     sweep_level lv;
@@ -211,14 +214,14 @@ static void obj_imports(void **state)
     snprintf(obj, sizeof obj, "%s", fixture_path(f, "scene.obj"));
     assert_true(fixture_write(obj, obj_text, strlen(obj_text)));
     snprintf(out, sizeof out, "%s", fixture_path(f, "obj.db"));
-    snprintf(args, sizeof args, "'%s' -o '%s'", obj, out);
+    snprintf(args, sizeof args, "'%s' -o '%s' --sides one", obj, out);
     assert_int_equal(import(args, text, sizeof text), 0);
     assert_non_null(strstr(text, "2 meshes"));
     assert_non_null(strstr(text, "4 triangles"));
     check_scene(out, 1);
 
     /* Leave the wall out by name. */
-    snprintf(args, sizeof args, "'%s' -o '%s' --exclude Wall", obj, out);
+    snprintf(args, sizeof args, "'%s' -o '%s' --exclude Wall --sides one", obj, out);
     assert_int_equal(import(args, text, sizeof text), 0);
     check_scene(out, 0);
 }
@@ -232,7 +235,7 @@ static void gltf_imports(void **state)
     snprintf(spawns, sizeof spawns, "%s", fixture_path(f, "spawns.txt"));
     assert_true(fixture_write(spawns, "# x y z\n1 2 1.5\n\n3.5 4 1\n", 24));
     snprintf(out, sizeof out, "%s", fixture_path(f, "gltf.db"));
-    snprintf(args, sizeof args, "'%s' -o '%s' --up y --spawns '%s'", in, out, spawns);
+    snprintf(args, sizeof args, "'%s' -o '%s' --up y --spawns '%s' --sides one", in, out, spawns);
     assert_int_equal(import(args, text, sizeof text), 0);
     assert_non_null(strstr(text, "2 meshes"));
     check_scene(out, 1);
@@ -267,7 +270,7 @@ static void glb_imports(void **state)
     snprintf(in, sizeof in, "%s", fixture_path(f, "scene.glb"));
     write_gltf(in, 1);
     snprintf(out, sizeof out, "%s", fixture_path(f, "glb.db"));
-    snprintf(args, sizeof args, "'%s' -o '%s'", in, out);
+    snprintf(args, sizeof args, "'%s' -o '%s' --sides one", in, out);
     assert_int_equal(import(args, text, sizeof text), 0);
     check_scene(out, 1);
     /* Same geometry as the OBJ version, so the same content hash. */
@@ -299,7 +302,7 @@ static void rules_file_imports(void **state)
                                  "correction_threshold = 10\n";
     assert_true(fixture_write(rules, inches, strlen(inches)));
     snprintf(out, sizeof out, "%s", fixture_path(f, "inches.db"));
-    snprintf(args, sizeof args, "'%s' -o '%s' --rules '%s'", obj, out, rules);
+    snprintf(args, sizeof args, "'%s' -o '%s' --rules '%s' --sides one", obj, out, rules);
     assert_int_equal(import(args, text, sizeof text), 0);
     check_scene(out, 1);
     /* Other rules, another hash than the same scene in glb_imports. */
