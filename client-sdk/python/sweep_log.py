@@ -521,9 +521,11 @@ def load_wire(directory=None):
             _wire = _Wire()
             _wire_dir = os.path.abspath(d) if d is not None else None
             return _wire
-    raise WireCodeMissing("the FlatBuffers code generated from protocol/sweep.fbs is not in %s (make generates it "
+    err = WireCodeMissing("the FlatBuffers code generated from protocol/sweep.fbs is not in %s (make generates it "
                           "into $(BUILD)/client-sdk/python; give --generated DIR or SWEEP_PY_GENERATED)"
                           % ", ".join(tried))
+    err.tried = tried  # where it looked, for programs without --generated to say it their way
+    raise err
 
 
 def _looks_prefixed(data):
