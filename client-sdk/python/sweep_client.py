@@ -7,26 +7,42 @@ It shows the whole protocol from another language: the handshake (over UDP
 the padded Hello, the server's Challenge and the Hello that returns its
 cookie) with an identity token (--token) and the role the server gave,
 Spawn, Move (a wish: the velocity wished across the ground, and the jump
-button), WatchWorld and the WorldState pushes that follow it, and the
-server's Error messages. As a program it spawns one player (at a spawn
-point of the map, or, for the server role, at --position) and moves it,
-printing one line per result with the rules the server applied:
+button) one at a time or in MoveBatches (--batch N), WatchWorld and the
+WorldState pushes that follow it, and the server's Error messages, over
+IPv4 or IPv6 (--connect [::1]:PORT). As a program it spawns one player (at
+a spawn point of the map, or, for the server role, at --position) and
+moves it, printing one line per result with the rules the server applied:
 
-    PYTHONPATH=build/client-sdk/python /usr/bin/python3 \\
-        client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
-        --velocity 1,0,0 --count 10 [--jump] [--udp] [--bits] [--token T]
+    client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
+        --velocity 1,0,0 --count 10 [--jump] [--udp] [--bits] [--token T] \\
+        [--map build/maps/arena.db] [--spawn-point N] [--batch N]
 
-    welcome session=3 map=arena hash=... role=Player identity=#guest
-    spawned entity=123 position=(0.0, 0.0, 1.0) spawn_point=1 rules=none
+    welcome session=3 map=arena hash=... role=Player identity=#guest transport=tcp peer=127.0.0.1:PORT
+    spawned entity=123 position=(0.0, 0.0, 1.0) spawn_point=1 rules=none picked_by=server
     move seq=3 position=(...) velocity=(...) grounded=0 contacts=0 rules=none applied_dt=0.016
 
-A player's moves go out in real time (one every --dt: the server grants a
-player no more time than passes); the server role's at once, or every
---interval ms.
+Any python3 will do: one without the FlatBuffers runtime runs the script
+again under /usr/bin/python3 (or $SWEEP_PYTHON) when that one has it, or
+says what to run (sweep_env.py). The generated code is not kept in git:
+make writes it to $(BUILD)/client-sdk/python, and it is found there without
+PYTHONPATH (build/ of this repository, $SWEEP_BUILD_DIR, or
+$SWEEP_PY_GENERATED; see client-sdk/README.md).
 
-or, with --watch N, subscribes to the movers' poses every N ticks and
-prints --count WorldStates (the answer, then the pushes), a line per
-WorldState and one per mover:
+--map FILE reads the map's spawn points and player radii with sqlite3
+(maps/schema.sql): the client asks them, checks that the server runs that
+map and put the player where the map says, and prints which point it got.
+Without --spawn-point the server picks the point (a player is always put at
+one); --spawn-point N asks for the N-th.
+
+A player's moves go out in real time (one every --dt, a batch once its
+moves' time has passed: the server grants a player no more time than
+passes); the server role's at once, or every --interval ms. A batch holds
+at most what the Welcome allows (max_batch; over UDP what one datagram
+holds, max_frame_size 1200) and, for a paced player, half the time bank.
+
+With --watch N it subscribes to the movers' poses every N ticks and prints
+--count WorldStates (the answer, then the pushes), a line per WorldState
+and one per mover:
 
     world tick=1234 movers=4/4
       mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w)
@@ -34,28 +50,39 @@ WorldState and one per mover:
 ("movers=K/N": K movers in this message of the N the world has; over UDP
 a world too big for one datagram comes in several WorldStates per tick.)
 --bits prints the IEEE-754 bits of every double, so a test can compare
-them with the C core exactly. The generated code is not kept in git: make
-writes it to $(BUILD)/client-sdk/python (see client-sdk/README.md). Exits 1
-with the error's name (e.g. "error BadDt: ...") when the server refuses a
-request, 2 for a bad command line.
+them with the C core exactly. Exits 1 with the error's name (e.g. "error
+BadDt: ...") when the server refuses a request, or when it runs another
+map than --map; 2 for a bad command line, a map file that cannot be read,
+or a Python without what it needs.
 """
 
 import argparse
+import os
 import socket
+import sqlite3
 import struct
 import sys
 import time
+import urllib.parse
 
-import flatbuffers
-from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,
-                        MoveMode, MoveResult, Ping, Quat, Role, Rule, Spawn, Spawned,
-                        Vec3, WatchWorld, Welcome, WorldState)
+import sweep_env
+
+sweep_env.need_flatbuffers(__file__, as_program=__name__ == "__main__")
+sweep_env.need_wire(__file__, as_program=__name__ == "__main__")
+
+import flatbuffers  # noqa: E402 (needs the checks above)
+from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
+                        MoveBatch, MoveMode, MoveResult, MoveResultBatch, Ping, Quat, Role, Rule,
+                        Spawn, Spawned, Vec3, WatchWorld, Welcome, WorldState)
 
 PROTOCOL_VERSION = 1
 IDENTIFIER = b"SWP1"
 UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
 HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
+MOVE_RESEND = 0.5    # seconds without an answer before UDP moves are sent again
+MAP_APPLICATION_ID = 0x53574D50  # "SWMP", maps/schema.sql
+MAP_VERSIONS = (1, 2)            # the map layouts whose spawns and radii this reads
 
 ERROR_NAMES = {v: k for k, v in vars(ErrorCode.ErrorCode).items() if not k.startswith("_")}
 ROLE_NAMES = {v: k for k, v in vars(Role.Role).items() if not k.startswith("_")}
@@ -75,6 +102,28 @@ def rule_names(bits):
     return ",".join(names) if names else "none"
 
 
+def split_address(text):
+    """"HOST:PORT" or "[IPV6]:PORT" -> (host, port); ValueError if neither."""
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0 or text[end + 1:end + 2] != ":":
+            raise ValueError("%r: an IPv6 address is written [ADDRESS]:PORT" % text)
+        host, port = text[1:end], text[end + 2:]
+    else:
+        host, sep, port = text.rpartition(":")
+        if not sep:
+            raise ValueError("%r: wants HOST:PORT" % text)
+        if ":" in host:
+            raise ValueError("%r: an IPv6 address goes in brackets, as in [%s]:%s" % (text, host, port))
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError("%r: wants HOST:PORT with a port from 1 to 65535" % text)
+    return host, int(port)
+
+
+def join_address(host, port):
+    return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+
+
 class ServerError(Exception):
     """An Error message from the server: its code name, text and sequence."""
 
@@ -87,20 +136,36 @@ class ServerError(Exception):
 
 class Client:
     """One connection to sweepd, TCP (size-prefixed frames) or UDP (one
-    buffer per datagram). Requests are answered in order, so each call
-    sends one request and reads until the answer to its sequence."""
+    buffer per datagram), over IPv4 or IPv6. Requests are answered in
+    order, so each call sends one request and reads until the answer to its
+    sequence."""
 
     def __init__(self, address, udp=False, timeout=20.0, name="sweep-python", token=None):
-        host, port = address.rsplit(":", 1)
+        """address: "HOST:PORT", "[IPV6]:PORT" or (host, port). Every
+        address the name has is tried in turn until one answers the
+        handshake (a server may listen on 127.0.0.1 where "localhost" is
+        ::1 first)."""
+        host, port = split_address(address) if isinstance(address, str) else address
         self.udp = udp
         self.seq = 0
         kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
-        self.sock = socket.socket(socket.AF_INET, kind)
-        self.sock.settimeout(timeout)
-        self.sock.connect((host, int(port)))
-        if not udp:
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.welcome = self._hello(name, token)
+        infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, kind)
+        for i, (family, type_, proto, _, addr) in enumerate(infos):
+            self.sock = socket.socket(family, type_, proto)
+            try:
+                self.sock.settimeout(timeout)
+                self.sock.connect(addr)
+                if not udp:
+                    self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.peer = join_address(addr[0], addr[1])
+                self.welcome = self._hello(name, token)
+                return
+            except OSError as e:
+                self.sock.close()
+                # A refused or unreachable address gives way to the next;
+                # one that only stays silent is the answer.
+                if i == len(infos) - 1 or isinstance(e, socket.timeout):
+                    raise
 
     def close(self):
         self.sock.close()
@@ -149,6 +214,12 @@ class Client:
             raise ConnectionError("the server sent a buffer without the SWP1 identifier")
         return Message.Message.GetRootAs(buf, 0)
 
+    @staticmethod
+    def _error(m, tab):
+        e = Error.Error()
+        e.Init(tab.Bytes, tab.Pos)
+        return ServerError(e.Code(), e.Message().decode(), e.Sequence()), m.Sequence()
+
     def _answer(self, seq, want):
         """Reads until the answer of kind `want` to `seq` (raising the
         server's Error about it) and returns its body table."""
@@ -157,10 +228,9 @@ class Client:
             kind = m.BodyType()
             tab = m.Body()
             if kind == Body.Body.Error:
-                e = Error.Error()
-                e.Init(tab.Bytes, tab.Pos)
-                if m.Sequence() == seq or e.Sequence() == seq:
-                    raise ServerError(e.Code(), e.Message().decode(), e.Sequence())
+                err, about = self._error(m, tab)
+                if about == seq or err.sequence == seq:
+                    raise err
                 continue
             if kind == want and m.Sequence() == seq:
                 return tab
@@ -245,9 +315,14 @@ class Client:
         return {
             "protocol_version": w.ProtocolVersion(),
             "session_id": w.SessionId(),
+            "tick_rate": w.TickRate(),
             "map_name": w.MapName().decode(),
             "map_hash": bytes(w.MapHash(i) for i in range(w.MapHashLength())).hex(),
+            # Over UDP: what one datagram holds (max_frame_size is then the
+            # datagram's limit, 1200 bytes).
             "max_batch": w.MaxBatch(),
+            "max_frame_size": w.MaxFrameSize(),
+            "max_entities": w.MaxEntities(),
             # A server older than roles sends no identity (and applies
             # velocities as given).
             "role": ROLE_NAMES.get(w.Role(), "Unknown(%d)" % w.Role()) if identity is not None else None,
@@ -258,7 +333,8 @@ class Client:
     def spawn(self, position=None, radii=None, spawn_point=0):
         """Spawns at the map's spawn point `spawn_point` (1 = the first; 0
         = the one the server picks) or, for the server role, at position.
-        A player sends zeros: asking a place or radii is only named."""
+        A player sends zeros, or what the map says: asking another place
+        or other radii is only named."""
         seq = self._next_seq()
         b = flatbuffers.Builder(128)
         Spawn.Start(b)
@@ -270,32 +346,30 @@ class Client:
         tab = self._answer(seq, Body.Body.Spawned)
         s = Spawned.Spawned()
         s.Init(tab.Bytes, tab.Pos)
-        p = s.Position()
+        p, r = s.Position(), s.Radii()
         return {
             "entity": s.Entity(),
             "position": (p.X(), p.Y(), p.Z()),
+            "radii": (r.X(), r.Y(), r.Z()),
             "rules": s.Rules(),
             "spawn_point": s.SpawnPoint(),
         }
 
-    def move(self, entity, velocity, dt, buttons=0, mode=0):
-        """One move: in Walk mode (0) velocity is the wish, buttons bit 0
-        jumps; returns the result with the rules the server applied."""
-        seq = self._next_seq()
-        b = flatbuffers.Builder(128)
+    @staticmethod
+    def _add_move(b, entity, seq, move):
         Move.Start(b)
         Move.AddEntity(b, entity)
         Move.AddSequence(b, seq)
-        Move.AddVelocity(b, Vec3.CreateVec3(b, *velocity))
-        Move.AddDt(b, dt)
-        if buttons:
-            Move.AddButtons(b, buttons)
-        if mode:
-            Move.AddMode(b, mode)
-        self._send(self._finish(b, seq, Body.Body.Move, Move.End(b)))
-        tab = self._answer(seq, Body.Body.MoveResult)
-        r = MoveResult.MoveResult()
-        r.Init(tab.Bytes, tab.Pos)
+        Move.AddVelocity(b, Vec3.CreateVec3(b, *move["velocity"]))
+        Move.AddDt(b, move["dt"])
+        if move.get("buttons"):
+            Move.AddButtons(b, move["buttons"])
+        if move.get("mode"):
+            Move.AddMode(b, move["mode"])
+        return Move.End(b)
+
+    @staticmethod
+    def _result(r):
         p, v = r.Position(), r.Velocity()
         return {
             "sequence": r.Sequence(),
@@ -310,6 +384,101 @@ class Client:
             "corrected": bool(r.Corrected()),
         }
 
+    def _results(self, data, seq, move_seqs):
+        """Sends data (a Move or MoveBatch of sequence seq) and returns the
+        results of move_seqs, in that order. Over UDP the same bytes go
+        again after MOVE_RESEND seconds without an answer, until the
+        socket's timeout: the server answers a move it already applied with
+        the result it kept, so a resend never moves the entity twice. Over
+        UDP a batch's results may come in several MoveResultBatches."""
+        got = {}
+        timeout = self.sock.gettimeout()
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        self._send(data)
+        try:
+            while len(got) < len(move_seqs):
+                if self.udp:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise socket.timeout("no answer to moves %d-%d" % (move_seqs[0], move_seqs[-1]))
+                    self.sock.settimeout(min(MOVE_RESEND, left))
+                try:
+                    m = self._recv()
+                except socket.timeout:
+                    if not self.udp:
+                        raise
+                    self._send(data)
+                    continue
+                kind, tab = m.BodyType(), m.Body()
+                if kind == Body.Body.Error:
+                    err, about = self._error(m, tab)
+                    if about == seq or err.sequence == seq or err.sequence in move_seqs:
+                        raise err
+                elif kind == Body.Body.MoveResult:
+                    r = MoveResult.MoveResult()
+                    r.Init(tab.Bytes, tab.Pos)
+                    if r.Sequence() in move_seqs:
+                        got[r.Sequence()] = self._result(r)
+                elif kind == Body.Body.MoveResultBatch and m.Sequence() == seq:
+                    rb = MoveResultBatch.MoveResultBatch()
+                    rb.Init(tab.Bytes, tab.Pos)
+                    for i in range(rb.ResultsLength()):
+                        r = rb.Results(i)
+                        if r.Sequence() in move_seqs:
+                            got[r.Sequence()] = self._result(r)
+        finally:
+            self.sock.settimeout(timeout)
+        return [got[s] for s in move_seqs]
+
+    def move(self, entity, velocity, dt, buttons=0, mode=0):
+        """One move: in Walk mode (0) velocity is the wish, buttons bit 0
+        jumps; returns the result with the rules the server applied."""
+        seq = self._next_seq()
+        b = flatbuffers.Builder(128)
+        mv = self._add_move(b, entity, seq, {"velocity": velocity, "dt": dt, "buttons": buttons, "mode": mode})
+        return self._results(self._finish(b, seq, Body.Body.Move, mv), seq, [seq])[0]
+
+    def batch_limit(self):
+        """The most moves one MoveBatch may hold: the Welcome's max_batch
+        (over UDP the server announces what one datagram holds)."""
+        return max(1, self.welcome["max_batch"])
+
+    def _batch_bytes(self, entity, moves):
+        """A MoveBatch: the message takes one sequence, its moves the ones
+        after it (Move.sequence increases per entity)."""
+        seq = self._next_seq()
+        b = flatbuffers.Builder(256 + 128 * len(moves))
+        offsets = [self._add_move(b, entity, self._next_seq(), mv) for mv in moves]
+        MoveBatch.StartMovesVector(b, len(offsets))
+        for off in reversed(offsets):
+            b.PrependUOffsetTRelative(off)
+        vec = b.EndVector()
+        MoveBatch.Start(b)
+        MoveBatch.AddMoves(b, vec)
+        data = self._finish(b, seq, Body.Body.MoveBatch, MoveBatch.End(b))
+        return data, seq, list(range(seq + 1, seq + 1 + len(moves)))
+
+    def move_batch(self, entity, moves):
+        """Sends moves (dicts of velocity, dt, buttons, mode) in MoveBatches
+        and returns [(batch sequence, [results])], one item per batch:
+        one, unless moves holds more than batch_limit() or its bytes do not
+        fit the Welcome's max_frame_size (a UDP datagram, 1200 bytes), when
+        it is cut in halves until each part fits."""
+        if not moves:
+            return []
+        limit = self.welcome["max_frame_size"] or (UDP_MAX_DATAGRAM if self.udp else 0)
+        if len(moves) > self.batch_limit():
+            half = self.batch_limit()
+            return self.move_batch(entity, moves[:half]) + self.move_batch(entity, moves[half:])
+        start = self.seq
+        data, seq, move_seqs = self._batch_bytes(entity, moves)
+        # TCP's max_frame_size counts the bytes after the 4-byte prefix.
+        size = len(data) - (0 if self.udp else 4)
+        if limit and size > limit and len(moves) > 1:
+            self.seq = start  # nothing was sent: its sequences are free again
+            half = (len(moves) + 1) // 2
+            return self.move_batch(entity, moves[:half]) + self.move_batch(entity, moves[half:])
+        return [(seq, self._results(data, seq, move_seqs))]
 
     def watch(self, every):
         """Subscribes to WorldState every `every` ticks (0 stops); returns
@@ -337,9 +506,7 @@ class Client:
             m = self._recv()
             kind, tab = m.BodyType(), m.Body()
             if kind == Body.Body.Error:
-                e = Error.Error()
-                e.Init(tab.Bytes, tab.Pos)
-                raise ServerError(e.Code(), e.Message().decode(), e.Sequence())
+                raise self._error(m, tab)[0]
             if kind == Body.Body.WorldState:
                 return self._world_state(tab)
 
@@ -360,6 +527,43 @@ class Client:
         return {"tick": ws.Tick(), "mover_count": ws.MoverCount(), "movers": movers}
 
 
+# --- the map file ----------------------------------------------------------------
+
+class MapError(Exception):
+    """A map file that cannot be read for its spawn points."""
+
+
+def read_map(path):
+    """The name, player radii and spawn points (in id order, the server's
+    numbering from 1) of the sweep map at path, read-only."""
+    if not os.path.isfile(path):
+        raise MapError("%s: no such file" % path)
+    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
+    try:
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as e:
+        raise MapError("%s: %s" % (path, e))
+    try:
+        app = con.execute("PRAGMA application_id").fetchone()[0]
+        if app != MAP_APPLICATION_ID:
+            raise MapError("%s: not a sweep map (application_id %#x, a map has %#x)" % (path, app, MAP_APPLICATION_ID))
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        if version not in MAP_VERSIONS:
+            raise MapError("%s: map format version %d; this client reads versions %s"
+                           % (path, version, ", ".join(map(str, MAP_VERSIONS))))
+        row = con.execute("SELECT name, radius_x, radius_y, radius_z FROM map WHERE id = 1").fetchone()
+        if row is None:
+            raise MapError("%s: the map table has no row" % path)
+        spawns = [tuple(float(c) for c in r) for r in con.execute("SELECT x, y, z FROM spawns ORDER BY id")]
+    except sqlite3.Error as e:
+        raise MapError("%s: %s" % (path, e))
+    finally:
+        con.close()
+    return {"path": path, "name": row[0], "radii": tuple(float(c) for c in row[1:]), "spawns": spawns}
+
+
+# --- printing ---------------------------------------------------------------------
+
 def bits(x):
     return "%016x" % struct.unpack("<Q", struct.pack("<d", x))[0]
 
@@ -374,6 +578,27 @@ def print_world_state(ws, show_bits):
     sys.stdout.flush()
 
 
+def print_move(r, buttons, show_bits):
+    rules = "rules=%s" % rule_names(r["rules"])
+    if r["speed_excess"]:
+        rules += " speed_excess=%r" % r["speed_excess"]
+    if r["time_excess"]:
+        rules += " time_excess=%r" % r["time_excess"]
+    rules += " applied_dt=%r" % r["applied_dt"]
+    if buttons:
+        rules += " jump=1"
+    if r["corrected"]:
+        rules += " corrected=1"
+    if show_bits:
+        print("move seq=%d position=%s velocity=%s grounded=%d %s" % (
+            r["sequence"], ",".join(bits(x) for x in r["position"]),
+            ",".join(bits(x) for x in r["velocity"]), r["grounded"], rules))
+    else:
+        print("move seq=%d position=%r velocity=%r grounded=%d contacts=%d %s" % (
+            r["sequence"], r["position"], r["velocity"], r["grounded"], r["contacts"], rules))
+    sys.stdout.flush()
+
+
 def watch(c, every, count, show_bits):
     """Prints `count` WorldStates: the answer to WatchWorld, then pushes."""
     print_world_state(c.watch(every), show_bits)
@@ -384,6 +609,8 @@ def watch(c, every, count, show_bits):
             c.ping()
             next_ping = time.monotonic() + 5.0
 
+
+# --- the program ------------------------------------------------------------------
 
 def positive(text):
     n = int(text)
@@ -399,82 +626,217 @@ def vec(text):
     return tuple(float(p) for p in parts)
 
 
-def main():
+def address(text):
+    try:
+        return split_address(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+EPILOG = """examples (sweepd --map build/maps/arena.db --listen 127.0.0.1:7878, or [::1]:7878):
+  %(prog)s --connect 127.0.0.1:7878 --velocity 1,0,0 --count 10
+  %(prog)s --connect [::1]:7878 --udp --map build/maps/arena.db --spawn-point 2 \\
+      --velocity 3,0,-5 --count 60 --batch 4 --jump
+  %(prog)s --connect 127.0.0.1:7878 --token "$COMMAND_TOKEN" --position 0,0,0.95 --velocity 1,0,-5
+  %(prog)s --connect 127.0.0.1:7878 --watch 30 --count 5
+
+Any python3 runs it: one without the FlatBuffers runtime runs it again under
+$SWEEP_PYTHON or /usr/bin/python3 (Debian's python3-flatbuffers). The code
+flatc generates is found in build/client-sdk/python of this repository,
+$SWEEP_BUILD_DIR/client-sdk/python or $SWEEP_PY_GENERATED (make writes it).
+Exit status: 0; 1 the server refused a request (the Error's name is
+printed), could not be reached, or runs another map than --map; 2 a bad
+command line, an unreadable --map, or a Python without what it needs."""
+
+
+def build_parser():
     ap = argparse.ArgumentParser(
-        description="Spawn a player on sweepd and move it, or (--watch) print the movers' poses.")
-    ap.add_argument("--connect", required=True, metavar="HOST:PORT")
-    ap.add_argument("--udp", action="store_true")
+        prog=os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "sweep_client.py",
+        description="Spawn a player on sweepd and move it (one move at a time, or in batches), "
+                    "or (--watch) print the movers' poses.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--connect", required=True, type=address, metavar="HOST:PORT",
+                    help="the server's address: HOST:PORT, or [IPV6]:PORT such as [::1]:7878; a name "
+                    "with several addresses has each tried in turn")
+    ap.add_argument("--udp", action="store_true",
+                    help="talk over UDP (the cookie handshake, one message per datagram) instead of TCP")
     ap.add_argument("--token", help="Hello.auth_token: an identity token (sweep token) or the server's "
                     "--command-token; none = a guest player")
-    ap.add_argument("--position", type=vec, help="spawn here (the server role; a player is put at a "
-                    "spawn point, and the server names SpawnPosition)")
-    ap.add_argument("--spawn", type=positive, default=1, metavar="K",
-                    help="the map's spawn point K (1 = the first) when no --position")
-    ap.add_argument("--radii", type=vec, help="ellipsoid radii (default: the map's)")
-    ap.add_argument("--velocity", type=vec,
+    ap.add_argument("--map", metavar="FILE",
+                    help="the map the server runs (a .db): its spawn points and player radii are read "
+                    "with sqlite3 and asked for, and the client checks that the server put the player "
+                    "where the map says")
+    ap.add_argument("--spawn-point", "--spawn", type=positive, dest="spawn_point", metavar="N",
+                    help="spawn at the map's N-th spawn point (1 = the first; --spawn is its old name); "
+                    "default: a player gets the point the server picks, the server role the first")
+    ap.add_argument("--position", type=vec, metavar="X,Y,Z",
+                    help="spawn here (the server role; a player is put at a spawn point, and the server "
+                    "names SpawnPosition)")
+    ap.add_argument("--radii", type=vec, metavar="X,Y,Z",
+                    help="ellipsoid radii (default: the map's; a player gets the map's anyway, and the "
+                    "server names SpawnRadii)")
+    ap.add_argument("--velocity", type=vec, metavar="X,Y,Z",
                     help="the wish: velocity wished across the ground (required unless --watch)")
-    ap.add_argument("--jump", action="store_true", help="jump whenever standing (as the last answer says)")
+    ap.add_argument("--jump", action="store_true",
+                    help="jump whenever standing (as the last answer says; in a batch, on its first move)")
     ap.add_argument("--mode", choices=sorted(MODES), default="walk",
                     help="walk, or fly/noclip (the server role, where the server allows them)")
+    ap.add_argument("--dt", type=float, default=0.016, metavar="SECONDS",
+                    help="seconds each move asks for (default 0.016)")
+    ap.add_argument("--count", type=positive, default=1, metavar="N",
+                    help="moves to send (default 1), or with --watch WorldStates to print")
+    ap.add_argument("--batch", type=positive, metavar="N",
+                    help="send the moves N at a time in MoveBatches (at most the Welcome's max_batch; "
+                    "over UDP what one datagram holds)")
     ap.add_argument("--interval", type=float, metavar="MS",
-                    help="wait this long before each move (default: a player's moves go out in "
+                    help="wait this long before each move or batch (default: a player's moves go out in "
                     "real time, one every --dt; the server role's at once)")
-    ap.add_argument("--dt", type=float, default=0.016)
-    ap.add_argument("--count", type=positive, default=1, help="moves, or with --watch WorldStates to print")
     ap.add_argument("--watch", type=positive, metavar="N",
                     help="print the movers' poses every N ticks instead of moving")
-    ap.add_argument("--bits", action="store_true", help="print the bits of every double")
+    ap.add_argument("--bits", action="store_true",
+                    help="print the IEEE-754 bits of every double (to compare with the C core exactly)")
+    return ap
+
+
+def pick_spawn(a, w, mp):
+    """(position, radii, spawn_point) for the Spawn: a player asks a map
+    point (or lets the server pick one) with the map's radii; the server
+    role says where, or takes a point too."""
+    radii = a.radii or (mp["radii"] if mp else None)
+    if a.position is not None:
+        return a.position, radii, 0
+    point = a.spawn_point or 0
+    if not point and w["role"] != "Player":
+        point = 1  # the server role's spawn point 0 would mean "at position"
+    position = mp["spawns"][point - 1] if mp and point else None
+    return position, radii, point
+
+
+def check_spawn(sp, mp, picked):
+    """With --map: the point the server chose, and whether it is where the
+    map says. Returns an error text, or None."""
+    n = sp["spawn_point"]
+    if not n:
+        return None  # a position of the server role's own
+    if n > len(mp["spawns"]):
+        return "the server used spawn point %d; %s has %d" % (n, mp["path"], len(mp["spawns"]))
+    want = mp["spawns"][n - 1]
+    if sp["position"] != want or sp["radii"] != mp["radii"]:
+        return ("the server put the player at %r with radii %r; spawn point %d of %s is %r with radii %r"
+                % (sp["position"], sp["radii"], n, mp["path"], want, mp["radii"]))
+    print("spawn_point %d of %d (%s) position=%r radii=%r: as %s says" % (
+        n, len(mp["spawns"]), "picked by the server" if picked == "server" else "asked", want, mp["radii"],
+        mp["path"]))
+    return None
+
+
+def batch_size(a, w, pace, limit):
+    """Moves per batch: what was asked, within the Welcome's max_batch and,
+    for a paced player, half its time bank (a batch goes once its time has
+    passed and must not ask more than the bank holds, with room for the
+    ticks)."""
+    size = min(a.batch, limit)
+    why = []
+    if a.batch > limit:
+        why.append("Welcome.max_batch")
+    if pace and a.dt > 0 and w["time_bank"] > 0:
+        fit = max(1, int(0.5 * w["time_bank"] / a.dt))
+        if fit < size:
+            size = fit
+            why.append("half the time bank %r" % w["time_bank"])
+    return size, why
+
+
+def run_moves(c, a, w, sp):
+    # A player's time is the server's: pace its moves by the time they ask.
+    pace = a.interval is None and w["role"] == "Player"
+    size = 1
+    if a.batch:
+        size, why = batch_size(a, w, pace, c.batch_limit())
+        print("batch size=%d asked=%d max_batch=%d max_frame=%d%s" % (
+            size, a.batch, w["max_batch"], w["max_frame_size"], (" (within %s)" % ", ".join(why)) if why else ""))
+    next_at = time.monotonic()
+    grounded = False
+    done = 0
+    while done < a.count:
+        n = min(size, a.count - done) if a.batch else 1
+        asked = n * a.dt
+        if pace and a.batch and 0 < asked <= 3600:
+            next_at += asked  # a batch waits for its time to pass
+        if a.interval:
+            time.sleep(a.interval / 1000.0)
+        elif pace:
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        if pace and not a.batch and 0 < asked <= 3600:
+            next_at += asked  # a single move goes, then its time passes
+        # The jump button follows the last answer: in a batch, its first move.
+        buttons = JUMP if a.jump and grounded else 0
+        mode = MODES[a.mode]
+        if not a.batch:
+            r = c.move(sp["entity"], a.velocity, a.dt, buttons=buttons, mode=mode)
+            print_move(r, buttons, a.bits)
+            grounded = r["grounded"]
+        else:
+            moves = [{"velocity": a.velocity, "dt": a.dt, "buttons": buttons if i == 0 else 0, "mode": mode}
+                     for i in range(n)]
+            for seq, results in c.move_batch(sp["entity"], moves):
+                print("batch seq=%d moves=%d" % (seq, len(results)))
+                for r in results:
+                    print_move(r, buttons, a.bits)
+                    buttons = 0  # pressed on the first move only
+                grounded = results[-1]["grounded"]
+        done += n
+
+
+def main():
+    ap = build_parser()
     a = ap.parse_args()
     if a.watch is None and a.velocity is None:
         ap.error("--velocity is required (or --watch N)")
+    if a.watch is not None and a.batch is not None:
+        ap.error("--batch is for moves, not --watch")
     if a.interval is not None and not 0 <= a.interval <= 3600000:
         ap.error("--interval wants milliseconds")
+    if a.position is not None and a.spawn_point is not None:
+        ap.error("--position or --spawn-point, not both")
+    mp = None
+    if a.map is not None:
+        try:
+            mp = read_map(a.map)
+        except MapError as e:
+            print("error map: %s" % e, file=sys.stderr)
+            return 2
+        if a.spawn_point is not None and a.spawn_point > len(mp["spawns"]):
+            ap.error("--spawn-point %d: %s has %d spawn point(s)" % (a.spawn_point, a.map, len(mp["spawns"])))
+        print("map %s name=%s spawn_points=%d radii=%r" % (a.map, mp["name"], len(mp["spawns"]), mp["radii"]))
     try:
         c = Client(a.connect, udp=a.udp, token=a.token)
         w = c.welcome
-        print("welcome session=%d map=%s hash=%s role=%s identity=%s" % (
-            w["session_id"], w["map_name"], w["map_hash"], w["role"] or "none", w["identity"] or "-"))
+        print("welcome session=%d map=%s hash=%s role=%s identity=%s transport=%s peer=%s" % (
+            w["session_id"], w["map_name"], w["map_hash"], w["role"] or "none", w["identity"] or "-",
+            "udp" if a.udp else "tcp", c.peer))
+        sys.stdout.flush()
+        if mp is not None and mp["name"] != w["map_name"]:
+            print("error map: the server runs map %s, %s is %s" % (w["map_name"], a.map, mp["name"]), file=sys.stderr)
+            return 1
         if a.watch is not None:
             watch(c, a.watch, a.count, a.bits)
             c.close()
             return 0
-        if a.position is not None:
-            sp = c.spawn(position=a.position, radii=a.radii)
-        else:
-            sp = c.spawn(radii=a.radii, spawn_point=a.spawn)
-        print("spawned entity=%d position=%r spawn_point=%d rules=%s" % (
-            sp["entity"], sp["position"], sp["spawn_point"], rule_names(sp["rules"])))
-        # A player's time is the server's: pace its moves by the time they ask.
-        pace = a.interval is None and w["role"] == "Player"
-        step = a.interval / 1000.0 if a.interval else (a.dt if pace and a.dt > 0 else 0.0)
-        next_at = time.monotonic()
-        grounded = False
-        for _ in range(a.count):
-            if step:
-                delay = next_at - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                next_at += step
-            buttons = JUMP if a.jump and grounded else 0
-            r = c.move(sp["entity"], a.velocity, a.dt, buttons=buttons, mode=MODES[a.mode])
-            grounded = r["grounded"]
-            rules = "rules=%s" % rule_names(r["rules"])
-            if r["speed_excess"]:
-                rules += " speed_excess=%r" % r["speed_excess"]
-            if r["time_excess"]:
-                rules += " time_excess=%r" % r["time_excess"]
-            rules += " applied_dt=%r" % r["applied_dt"]
-            if buttons:
-                rules += " jump=1"
-            if r["corrected"]:
-                rules += " corrected=1"
-            if a.bits:
-                print("move seq=%d position=%s velocity=%s grounded=%d %s" % (
-                    r["sequence"], ",".join(bits(x) for x in r["position"]),
-                    ",".join(bits(x) for x in r["velocity"]), r["grounded"], rules))
-            else:
-                print("move seq=%d position=%r velocity=%r grounded=%d contacts=%d %s" % (
-                    r["sequence"], r["position"], r["velocity"], r["grounded"], r["contacts"], rules))
+        position, radii, point = pick_spawn(a, w, mp)
+        sp = c.spawn(position=position, radii=radii, spawn_point=point)
+        picked = "server" if a.position is None and not point else "client"
+        print("spawned entity=%d position=%r spawn_point=%d rules=%s picked_by=%s" % (
+            sp["entity"], sp["position"], sp["spawn_point"], rule_names(sp["rules"]), picked))
+        if mp is not None:
+            bad = check_spawn(sp, mp, picked)
+            if bad:
+                print("error map: %s" % bad, file=sys.stderr)
+                return 1
+        sys.stdout.flush()
+        run_moves(c, a, w, sp)
         c.close()
     except ServerError as e:
         print("error %s: %s (sequence %d)" % (e.name, e, e.sequence), file=sys.stderr)
