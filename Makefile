@@ -11,7 +11,8 @@
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
 # SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
 # server's invariant checks, into build-debug/; sanitizer builds have them
-# too), PREFIX, DESTDIR.
+# too), FAULTS=1 (allocation failures injected on demand, server/alloc.h,
+# into build-faults/; with the invariant checks), PREFIX, DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
 # they share: flags, the object rule, Debian dependencies and the top targets.
@@ -22,8 +23,9 @@ CFLAGS ?= -O2 -g
 LDFLAGS ?=
 SANITIZER ?=
 DEBUG ?=
+FAULTS ?=
 
-BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)
+BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)$(if $(FAULTS),-faults)
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 
@@ -40,9 +42,14 @@ SWEEP_LDLIBS := -lm
 ifneq ($(SANITIZER),)
 SWEEP_SANFLAGS := -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-# Internal invariants asserted after every request and tick (server/invariants.c).
-ifneq ($(SANITIZER)$(DEBUG),)
+# Internal invariants asserted after every request and tick (server/invariants.c);
+# in a fault-injection build too, where the failure paths are the point.
+ifneq ($(SANITIZER)$(DEBUG)$(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_CHECKS=1
+endif
+# Allocations of server/ that fail when SWEEP_FAIL_ALLOC says (server/alloc.h).
+ifneq ($(FAULTS),)
+SWEEP_SANFLAGS += -DSWEEP_FAULTS=1
 endif
 
 COMPILE = $(CC) $(SWEEP_CFLAGS) $(CFLAGS) $(SWEEP_SANFLAGS) $(SWEEP_FPFLAGS)

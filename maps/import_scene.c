@@ -790,9 +790,9 @@ static void sides_warn(importer *im)
             snprintf(bad, sizeof bad, ", %u edge%s of three or more triangles or of two wound the same way", o->bad,
                      o->bad == 1 ? "" : "s");
         if (o->instances > 1)
-            snprintf(inst, sizeof inst, " (%u instances)", o->instances);
-        snprintf(msg, sizeof msg, "%s%s is open (%u boundary edge%s%s): %s", o->what, inst,
-                 o->boundary, o->boundary == 1 ? "" : "s", bad,
+            snprintf(inst, sizeof inst, ", %u instances", o->instances);
+        snprintf(msg, sizeof msg, "%s is open (%u boundary edge%s%s%s): %s", o->what, o->boundary,
+                 o->boundary == 1 ? "" : "s", bad, inst,
                  im->opt->sides == SWEEP_SIDES_AUTO ? "made two-sided"
                                                     : "kept one-sided, so players pass through it from behind");
         im->stats->open_warnings++;

@@ -95,7 +95,13 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         return -1;
     sweep__session *ss = sweep__session_create(s, w, p->conn ? SWEEP__TCP : SWEEP__UDP);
     if (!ss) {
-        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "out of memory");
+        char peer[64];
+        if (p->conn)
+            snprintf(peer, sizeof peer, "%s", p->conn->peer);
+        else
+            sweep__addr_text(p->addr, peer, sizeof peer);
+        sweep__log(SWEEP_LOG_ERROR, "session_failed", "peer=%s error=\"out of memory\"", peer);
+        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "out of memory for a new session");
         return -1;
     }
     ss->role = role;

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
 static uint32_t slot_of(uint32_t id, uint32_t cap)
@@ -23,7 +24,7 @@ int sweep__entity_table_init(sweep__entity_table *t)
 {
     t->cap = 64;
     t->count = 0;
-    t->slots = calloc(t->cap, sizeof *t->slots);
+    t->slots = sweep__calloc(t->cap, sizeof *t->slots);
     return t->slots ? 0 : -1;
 }
 
@@ -51,7 +52,7 @@ sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t i
 static int grow(sweep__entity_table *t)
 {
     uint32_t ncap = t->cap * 2;
-    sweep__entity **ns = calloc(ncap, sizeof *ns);
+    sweep__entity **ns = sweep__calloc(ncap, sizeof *ns);
     if (!ns)
         return -1;
     for (uint32_t i = 0; i < t->cap; i++) {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "server/alloc.h"
 #include "server/record.h"
 
 typedef struct job {
@@ -140,7 +141,7 @@ static void *run(void *arg)
 
 sweep__record_writer *sweep__record_writer_start(size_t max_queued)
 {
-    sweep__record_writer *w = calloc(1, sizeof *w);
+    sweep__record_writer *w = sweep__calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->max_queued = max_queued;
@@ -160,9 +161,20 @@ sweep__record_writer *sweep__record_writer_start(size_t max_queued)
 int sweep__record_writer_put(sweep__record_writer *w, int fd, const uint8_t *pre, size_t pre_len, uint8_t **buf,
                              size_t len, size_t *cap, int close_after)
 {
-    job *j = calloc(1, sizeof *j);
-    if (!j)
+    job *j = sweep__calloc(1, sizeof *j);
+    if (!j) {
+        if (close_after) {
+            /* The close cannot be queued, and closing now would pull fd
+             * from under the frames still queued for it (or hand their
+             * bytes to whatever file gets the number next): wait for them. */
+            pthread_mutex_lock(&w->mu);
+            while (w->head)
+                pthread_cond_wait(&w->room, &w->mu);
+            pthread_mutex_unlock(&w->mu);
+            close(fd);
+        }
         return -1;
+    }
     j->fd = fd;
     j->close_after = close_after;
     if (pre_len > sizeof j->pre)

@@ -19,7 +19,9 @@ sweep__record_writer *sweep__record_writer_start(size_t max_queued);
  * pre[0..pre_len) (a segment's file header, at most 16 bytes, or none) in
  * one writev; then fd is closed if close_after. The writer takes *buf and
  * gives back in *buf and *cap a spare buffer, or NULL and 0. With a NULL
- * buf or len 0 only the close is queued. 0, or -1 if out of memory. */
+ * buf or len 0 only the close is queued. 0, or -1 if out of memory (the
+ * frame is not queued, *buf stays the caller's; fd is still closed if
+ * close_after, once the frames queued before are written). */
 int sweep__record_writer_put(sweep__record_writer *w, int fd, const uint8_t *pre, size_t pre_len, uint8_t **buf,
                              size_t len, size_t *cap, int close_after);
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/alloc.h"
 #include "server/record.h"
 #include "server/record_writer.h"
 #include "server/server_impl.h"
@@ -44,6 +45,7 @@ struct sweep__recorder {
     uint8_t *buf; /* buf[0..8) is the frame header, filled when written */
     size_t len, cap;
     int failed;
+    size_t request_at; /* where in buf the IN of the request being handled starts; 0: not in buf */
     sweep__record_writer *writer; /* writes the frames, in order, off the loop thread */
 };
 
@@ -54,7 +56,7 @@ static int reserve(sweep__recorder *r, size_t more)
     size_t ncap = r->cap ? r->cap : 64u * 1024u;
     while (ncap < r->len + more)
         ncap *= 2;
-    uint8_t *n = realloc(r->buf, ncap);
+    uint8_t *n = sweep__realloc(r->buf, ncap);
     if (!n)
         return -1;
     r->buf = n;
@@ -142,16 +144,15 @@ static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len
     size_t len = frame ? r->len : 0;
     if (sweep__record_writer_put(r->writer, fd, frame ? pre : NULL, frame ? pre_len : 0, &r->buf, len, &r->cap,
                                  close_after) != 0) {
-        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u error=\"out of memory\": recording of this world stops",
-                   w->index);
+        sweep__log(SWEEP_LOG_ERROR, "record_failed",
+                   "world=%u file=%s error=\"out of memory\": recording of this world stops", w->index, r->path);
         r->failed = 1;
-        if (close_after)
-            close(fd);
         return;
     }
     if (frame)
         r->segment_bytes += pre_len + len;
     r->len = SWEEP_RECORD_FRAME_HEADER;
+    r->request_at = 0;
 }
 
 /* Hands the waiting records to the writer as one frame. */
@@ -170,8 +171,8 @@ static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
     if (r->len + 5 + payload > SWEEP_RECORD_FLUSH_BYTES && r->len > SWEEP_RECORD_FRAME_HEADER)
         flush(w);
     if (reserve(r, 5 + payload) != 0) {
-        sweep__log(SWEEP_LOG_ERROR, "record_failed", "world=%u error=\"out of memory\": recording of this world stops",
-                   w->index);
+        sweep__log(SWEEP_LOG_ERROR, "record_failed",
+                   "world=%u file=%s error=\"out of memory\": recording of this world stops", w->index, r->path);
         r->failed = 1;
         return NULL;
     }
@@ -275,7 +276,7 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
     for (unsigned i = 0; i < s->world_count; i++) {
         sweep__world *w = &s->worlds[i];
-        w->rec = calloc(1, sizeof *w->rec);
+        w->rec = sweep__calloc(1, sizeof *w->rec);
         if (!w->rec) {
             snprintf(err, errlen, "out of memory");
             return -1;
@@ -391,9 +392,30 @@ void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, cons
     uint8_t *p = begin(w, type, 8 + len);
     if (!p)
         return;
+    if (type == SWEEP_RECORD_IN)
+        w->rec->request_at = (size_t)(p - w->rec->buf) - 5;
     out o = {p, 0};
     put_u64(&o, session);
     put(&o, bytes, len);
+}
+
+void sweep__record_drop_request(sweep__world *w)
+{
+    sweep__recorder *r = w->rec;
+    if (!r || r->failed)
+        return;
+    if (r->request_at >= SWEEP_RECORD_FRAME_HEADER) {
+        r->len = r->request_at;
+        r->request_at = 0;
+        return;
+    }
+    /* Its IN went out with a frame flushed in the middle of it: a replay
+     * of what is written would not match, so it ends before. */
+    sweep__log(SWEEP_LOG_ERROR, "record_failed",
+               "world=%u file=%s error=\"a request refused for want of memory is already written\": recording of this "
+               "world stops",
+               w->index, r->path);
+    r->failed = 1;
 }
 
 void sweep__record_id(sweep__world *w, uint32_t entity)

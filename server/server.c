@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
 #define SWEEP__HOUSEKEEPING_MS 100
@@ -106,7 +107,7 @@ static uint32_t pow2_at_least(uint32_t n)
  * and the recording. */
 sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen)
 {
-    sweep_server *s = calloc(1, sizeof *s);
+    sweep_server *s = sweep__calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -143,14 +144,14 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
     s->udp_max_movers = sweep_udp_max_movers();
     if (moves_cap < s->opt.max_batch + 1u)
         moves_cap = s->opt.max_batch + 1u;
-    s->decode_moves = calloc(moves_cap, sizeof *s->decode_moves);
-    s->decode_results = calloc(64, sizeof *s->decode_results);
-    s->decode_movers = calloc(64, sizeof *s->decode_movers);
-    s->results = calloc(s->opt.max_batch, sizeof *s->results);
+    s->decode_moves = sweep__calloc(moves_cap, sizeof *s->decode_moves);
+    s->decode_results = sweep__calloc(64, sizeof *s->decode_results);
+    s->decode_movers = sweep__calloc(64, sizeof *s->decode_movers);
+    s->results = sweep__calloc(s->opt.max_batch, sizeof *s->results);
     s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
-    s->out_buf = malloc(s->out_cap);
+    s->out_buf = sweep__malloc(s->out_cap);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
-    s->addr_buckets = calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
+    s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
     if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->results || !s->out_buf || !s->addr_buckets ||
         sweep__entity_table_init(&s->entities) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -231,6 +232,9 @@ int sweep_server_run(sweep_server *s)
                s->host_text, s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame,
                s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics);
+    /* Fault-injection builds count allocations from here: what a test
+     * fails is the requests' and the ticks', never the start-up's. */
+    sweep__faults_arm();
     if (s->ready_out) {
         fprintf(s->ready_out, "sweepd ready tcp=%s:%d udp=%s:%d%s%s\n", s->host_text, s->port, s->host_text, s->port,
                 s->metrics ? " metrics=" : "", s->metrics ? metrics : "");

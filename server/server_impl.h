@@ -303,6 +303,12 @@ void sweep__record_open(sweep__world *w, const sweep__session *ss);
 void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason);
 void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
 void sweep__record_id(sweep__world *w, uint32_t entity);
+/* The request being handled was refused for the server's own failure (out
+ * of memory) and changed nothing: a replay, which would not fail, must not
+ * see it, as it never sees one the rate limit refused. Its records leave
+ * the log (the caller stops capturing what it sends next); if they are
+ * written already, the recording stops. */
+void sweep__record_drop_request(sweep__world *w);
 void sweep__record_tick(sweep__world *w);
 void sweep__record_hash(sweep__world *w);
 void sweep__record_tick_end(sweep__world *w); /* writes the tick's frame; may rotate */
@@ -312,7 +318,8 @@ int sweep__record_kind(int kind);
 /* session.c */
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
 void sweep__session_destroy(sweep__session *ss);
-sweep__entity *sweep__session_spawn(sweep__session *ss);
+/* A new entity of the session, or NULL with *why saying what failed. */
+sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why);
 void sweep__session_despawn(sweep__session *ss, sweep__entity *e);
 sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *addr);
 void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr);

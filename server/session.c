@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
 void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen)
@@ -110,7 +111,7 @@ static void udp_unbind(sweep__session *ss)
 
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t)
 {
-    sweep__session *ss = calloc(1, sizeof *ss);
+    sweep__session *ss = sweep__calloc(1, sizeof *ss);
     if (!ss)
         return NULL;
     ss->id = ++s->next_session_id;
@@ -182,20 +183,24 @@ void sweep__session_destroy(sweep__session *ss)
     free(ss);
 }
 
-sweep__entity *sweep__session_spawn(sweep__session *ss)
+sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why)
 {
     sweep_server *s = ss->server;
     if (ss->entity_count == ss->entity_cap) {
         uint32_t ncap = ss->entity_cap ? ss->entity_cap * 2 : 4;
-        sweep__entity **n = realloc(ss->entities, ncap * sizeof *n);
-        if (!n)
+        sweep__entity **n = sweep__realloc(ss->entities, ncap * sizeof *n);
+        if (!n) {
+            *why = "out of memory for the session's entity list";
             return NULL;
+        }
         ss->entities = n;
         ss->entity_cap = ncap;
     }
-    sweep__entity *e = calloc(1, sizeof *e);
-    if (!e)
+    sweep__entity *e = sweep__calloc(1, sizeof *e);
+    if (!e) {
+        *why = "out of memory for the entity";
         return NULL;
+    }
     if (s->offline && s->next_id_count) {
         /* A replay gives the ids the log says were drawn. */
         e->id = *s->next_ids++;
@@ -206,6 +211,7 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
         if (tries == 64 || uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0) {
             sweep__log(SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)ss->id);
             free(e);
+            *why = "no entity id could be drawn";
             return NULL;
         }
         e->id = id;
@@ -214,11 +220,13 @@ sweep__entity *sweep__session_spawn(sweep__session *ss)
     e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
     if (sweep__entity_table_insert(&s->entities, e) != 0) {
         free(e);
+        *why = "out of memory for the entity table";
         return NULL;
     }
     if (sweep__world_add_entity(ss->world, e) != 0) {
         sweep__entity_table_remove(&s->entities, e->id);
         free(e);
+        *why = "out of memory for the world's entity arrays";
         return NULL;
     }
     ss->entities[ss->entity_count++] = e;

@@ -216,9 +216,15 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
         amounts.v[SWEEP_WIRE_RULE_SPAWN_POSITION_BIT] = sweep_v3_len(sweep_v3_sub(sp->position, q));
     }
 
-    sweep__entity *e = sweep__session_spawn(ss);
+    const char *why = "";
+    sweep__entity *e = sweep__session_spawn(ss, &why);
     if (!e) {
-        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "out of memory, or no entity id could be drawn");
+        sweep__log(SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"", (unsigned long long)ss->id, why);
+        /* Nothing changed, and a replay would not fail: the log forgets it. */
+        if (w->rec)
+            sweep__record_drop_request(w);
+        s->capturing = 0;
+        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "Spawn: %s", why);
         return;
     }
     if (player && sp->spawn_point == 0)

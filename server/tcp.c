@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
 typedef struct sweep__write {
@@ -152,7 +153,7 @@ int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final
         if (len == 0)
             return 0;
     }
-    sweep__write *w = malloc(sizeof *w + len);
+    sweep__write *w = sweep__malloc(sizeof *w + len);
     if (!w) {
         sweep__conn_close(c);
         return -1;
@@ -236,7 +237,7 @@ static void on_connection(uv_stream_t *server, int status)
         sweep__log(SWEEP_LOG_WARN, "accept_error", "error=%s", uv_err_name(status));
         return;
     }
-    sweep__conn *c = calloc(1, sizeof *c);
+    sweep__conn *c = sweep__calloc(1, sizeof *c);
     if (!c)
         return;
     c->server = s;
@@ -263,7 +264,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     size_t cap = SWEEP_FRAME_PREFIX + (size_t)s->opt.max_frame;
-    c->frame_storage = malloc(cap);
+    c->frame_storage = sweep__malloc(cap);
     if (!c->frame_storage || sweep_framer_init(&c->framer, c->frame_storage, cap, s->opt.max_frame) != SWEEP_PROTO_OK) {
         sweep__conn_close(c);
         return;

@@ -29,6 +29,7 @@
 
 #include "core/hash.h"
 #include "maps/loader.h"
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
 #define SWEEP__TICK_CATCHUP 1000u
@@ -62,9 +63,9 @@ static int build_movers(sweep__world *w, char *err, size_t errlen)
                  lv->mover_count, w->tick_rate);
         return -1;
     }
-    sweep_mover_desc *d = calloc(lv->mover_count, sizeof *d);
-    w->mover_blocked = calloc(lv->mover_count, sizeof *w->mover_blocked);
-    w->wire = calloc(lv->mover_count, sizeof *w->wire);
+    sweep_mover_desc *d = sweep__calloc(lv->mover_count, sizeof *d);
+    w->mover_blocked = sweep__calloc(lv->mover_count, sizeof *w->mover_blocked);
+    w->wire = sweep__calloc(lv->mover_count, sizeof *w->wire);
     if (!d || !w->mover_blocked || !w->wire) {
         free(d);
         snprintf(err, errlen, "out of memory");
@@ -84,7 +85,7 @@ static int build_movers(sweep__world *w, char *err, size_t errlen)
 
 int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
 {
-    s->worlds = calloc(s->opt.map_count, sizeof *s->worlds);
+    s->worlds = sweep__calloc(s->opt.map_count, sizeof *s->worlds);
     if (!s->worlds) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -160,6 +161,22 @@ uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index)
     return index < w->mover_count ? w->level.movers[index].id : 0;
 }
 
+/* Room for n bodies in the tick's scratch (worlds with movers only). */
+static int bodies_reserve(sweep__world *w, uint32_t n)
+{
+    if (!w->movers || n <= w->body_cap)
+        return 0;
+    uint32_t ncap = w->body_cap ? w->body_cap : 16;
+    while (ncap < n)
+        ncap *= 2;
+    sweep_body *b = sweep__realloc(w->bodies, ncap * sizeof *b);
+    if (!b)
+        return -1;
+    w->bodies = b;
+    w->body_cap = ncap;
+    return 0;
+}
+
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
 {
     e->crowd_slot = SWEEP_NO_BODY;
@@ -174,12 +191,17 @@ int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
     }
     if (w->ent_count == w->ent_cap) {
         uint32_t ncap = w->ent_cap ? w->ent_cap * 2 : 16;
-        sweep__entity **n = realloc(w->ents, ncap * sizeof *n);
+        sweep__entity **n = sweep__realloc(w->ents, ncap * sizeof *n);
         if (!n)
             return -1;
         w->ents = n;
         w->ent_cap = ncap;
     }
+    /* The tick's scratch grows here, where a failure refuses one Spawn,
+     * rather than in the tick, where it would skip the movers' step and
+     * make this run differ from its replay. */
+    if (bodies_reserve(w, w->ent_count + 1) != 0)
+        return -1;
     w->ents[w->ent_count++] = e;
     e->world = w;
     return 0;
@@ -249,18 +271,10 @@ static void tick_movers(sweep__world *w)
     if (!w->movers)
         return;
     uint32_t n = w->ent_count;
-    if (n > w->body_cap) {
-        uint32_t ncap = w->body_cap ? w->body_cap : 16;
-        while (ncap < n)
-            ncap *= 2;
-        sweep_body *b = realloc(w->bodies, ncap * sizeof *b);
-        if (!b) {
-            sweep__log(SWEEP_LOG_ERROR, "mover_tick_failed", "world=%u tick=%llu error=\"out of memory\"", w->index,
-                       (unsigned long long)w->tick);
-            return;
-        }
-        w->bodies = b;
-        w->body_cap = ncap;
+    if (bodies_reserve(w, n) != 0) { /* cannot happen: each Spawn made room */
+        sweep__log(SWEEP_LOG_ERROR, "mover_tick_failed", "world=%u tick=%llu error=\"out of memory\"", w->index,
+                   (unsigned long long)w->tick);
+        return;
     }
     for (uint32_t i = 0; i < n; i++) {
         const sweep__entity *e = w->ents[i];

@@ -24,6 +24,13 @@ $(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o
 	@mkdir -p $(@D)
 	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# The sides tests (which meshes become two-sided) do the same: in-process
+# imports, and sweep-import itself.
+$(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $(MAPS_IMPORT_OBJ) \
+		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
+	@mkdir -p $(@D)
+	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # Test objects come from the object pattern rule through the one below,
 # which makes them intermediate: keep them, so that a second `make test`
 # rebuilds nothing.
