@@ -40,8 +40,9 @@
  *   - open: anything else (a boundary edge, an edge of three or more
  *     triangles, two neighbours wound against each other).
  * sides says what becomes of them: SWEEP_SIDES_AUTO (the default, 0) makes
- * an open mesh two-sided, each triangle followed after the mesh's last by
- * its reversed twin (a, c, b) with the same vertices and material;
+ * an open mesh two-sided: after the mesh's last triangle come the reversed
+ * twins (a, c, b) of its triangles, in order, on the same vertices and with
+ * the same materials;
  * SWEEP_SIDES_ONE keeps every triangle as the file winds it;
  * SWEEP_SIDES_TWO doubles every mesh, closed or not. Under AUTO and ONE an
  * open mesh is reported through `warning` once per distinct mesh (its

@@ -23,6 +23,14 @@
  * sides are merged, and a sliver face that welds into another face is kept
  * once; on the corpus every brush then closes.
  *
+ * Sides: map triangles are one-sided (players collide with fronts only),
+ * and a Quake 3 level answers that itself, so sweep-import's rule for
+ * scenes (--sides and the material options, import.h) does not apply
+ * here. A brush is a solid, and its shell, closed and facing out, stays
+ * one-sided: nobody reaches its inside. A patch is a surface with no
+ * inside, hit from either side in Quake 3, so each of its triangles is
+ * written in both windings.
+ *
  * Everything is deterministic: lumps are walked in file order, entities in
  * text order, so the same file gives the same map and content hash. This
  * file is also where Quake 3's angles meet trigonometry, once: movers'
