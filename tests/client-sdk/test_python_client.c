@@ -1,0 +1,535 @@
+/*
+ * test_python_client.c - the Python example client
+ * (client-sdk/python/sweep_client.py) as a game developer runs it, against
+ * real sweepd servers on the arena: one on 127.0.0.1 and, where the
+ * machine has an IPv6 loopback, one on [::1].
+ *
+ * - Any python3 first on PATH: under a PATH whose python3 lacks the
+ *   FlatBuffers runtime (the pyenv or virtualenv one the machine has, or
+ *   else Debian's with its site directories off) the client must still
+ *   run, from any directory and without PYTHONPATH; with no interpreter
+ *   that has the runtime it must exit 2 saying what to run.
+ * - IPv6: --connect [::1]:PORT over TCP and UDP (skipped with a note when
+ *   /proc/net/if_inet6 has no ::1).
+ * - --batch N: MoveBatches within what the Welcome announces (max_batch;
+ *   over UDP what one datagram holds), results equal bit for bit to the
+ *   same moves sent one by one, a paced player kept within its time bank.
+ * - --map FILE: the spawn points and radii read from the map, the point
+ *   the server picked shown and equal to the map's, --spawn-point N asked
+ *   for, a point the map lacks refused before connecting, another map or a
+ *   file that is not one named as such.
+ * - --help names every option the script defines, each with its help, and
+ *   shows examples.
+ *
+ * Every run but the first group uses /usr/bin/python3 (Debian's
+ * python3-flatbuffers) from the root directory, without PYTHONPATH: the
+ * generated code of this build is found through SWEEP_BUILD_DIR. The script
+ * is found in the source tree, the build directory's parent (SWEEP_SRCDIR
+ * overrides it).
+ */
+#include "tests/client-sdk/sweepd_fixture.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "maps/loader.h"
+#include "protocol/encode.h"
+#include "protocol/framing.h"
+
+#define TOKEN "python-client-test-token"
+
+static sweepd D4, D6;
+static int HAVE_V6;
+static char SCRIPT[PATH_MAX], BUILD[PATH_MAX], MAP[PATH_MAX], TMP[256];
+static sweep_level LV;
+
+/* ::1 is configured when /proc/net/if_inet6 lists it (on lo). */
+static int have_ipv6_loopback(void)
+{
+    FILE *f = fopen("/proc/net/if_inet6", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "00000000000000000000000000000001 ", 33) == 0)
+            found = 1;
+    fclose(f);
+    return found;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char rel[PATH_MAX + 64];
+    if (!realpath(fx_build(".", rel, sizeof rel), BUILD)) {
+        fprintf(stderr, "the build directory %s is not there\n", rel);
+        return -1;
+    }
+    if (!realpath(fx_build("maps/arena.db", rel, sizeof rel), MAP)) {
+        fprintf(stderr, "%s is not built\n", rel);
+        return -1;
+    }
+    const char *src = getenv("SWEEP_SRCDIR");
+    if (src && *src)
+        snprintf(rel, sizeof rel, "%s/client-sdk/python/sweep_client.py", src);
+    else
+        snprintf(rel, sizeof rel, "%s/../client-sdk/python/sweep_client.py", BUILD);
+    if (!realpath(rel, SCRIPT) && !realpath("client-sdk/python/sweep_client.py", SCRIPT)) {
+        fprintf(stderr, "sweep_client.py not found at %s (set SWEEP_SRCDIR)\n", rel);
+        return -1;
+    }
+    char err[256];
+    if (sweep_map_load(MAP, &LV, NULL, err, sizeof err) != SWEEP_OK) {
+        fprintf(stderr, "%s: %s\n", MAP, err);
+        return -1;
+    }
+    snprintf(TMP, sizeof TMP, "/tmp/sweep-pyclient-XXXXXX");
+    if (!mkdtemp(TMP)) {
+        perror("mkdtemp");
+        return -1;
+    }
+    const char *v4[] = {"--command-token", TOKEN, NULL};
+    if (fx_start_args(&D4, v4) != 0)
+        return -1;
+    /* The last --listen is the one sweepd takes. */
+    HAVE_V6 = have_ipv6_loopback();
+    const char *v6[] = {"--command-token", TOKEN, "--listen", "[::1]:0", NULL};
+    if (HAVE_V6 && fx_start_args(&D6, v6) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = fx_stop(&D4) == 0 ? 0 : -1;
+    if (HAVE_V6 && fx_stop(&D6) != 0)
+        rc = -1;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", TMP);
+    fx_run(cmd, NULL);
+    sweep_level_free(&LV);
+    return rc;
+}
+
+/* Runs sweep_client.py ARGS with /usr/bin/python3 from /, finding the
+ * generated code through SWEEP_BUILD_DIR alone. */
+static int py(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int py(char **out, const char *fmt, ...)
+{
+    char args[4096], cmd[3 * PATH_MAX + 4096 + 128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' /usr/bin/python3 '%s' %s", BUILD,
+             SCRIPT, args);
+    return fx_run(cmd, out);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* --- any python3 first on PATH ------------------------------------------------- */
+
+/* Writes TMP/bin/python3, a python3 that cannot import flatbuffers: the one
+ * PATH gives when it lacks it, else Debian's without its site directories. */
+static void fake_python3(char *dir, size_t cap)
+{
+    char *out = NULL, real[PATH_MAX] = "", cmd[PATH_MAX + 128];
+    if (fx_run("command -v python3", &out) == 0 && out) {
+        out[strcspn(out, "\n")] = '\0';
+        snprintf(real, sizeof real, "%s", out);
+    }
+    free(out);
+    int lacks = 0;
+    if (real[0]) {
+        snprintf(cmd, sizeof cmd, "'%s' -c 'import flatbuffers'", real);
+        lacks = fx_run(cmd, NULL) != 0;
+    }
+    snprintf(dir, cap, "%s/bin", TMP);
+    mkdir(dir, 0700);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/python3", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    if (lacks)
+        fprintf(f, "#!/bin/sh\nexec '%s' \"$@\"\n", real);
+    else
+        fprintf(f, "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+    fclose(f);
+    assert_int_equal(chmod(path, 0755), 0);
+    /* It is what it should be: first on PATH, and without the module. */
+    snprintf(cmd, sizeof cmd, "PATH='%s':\"$PATH\" python3 -c 'import flatbuffers'", dir);
+    assert_int_not_equal(fx_run(cmd, NULL), 0);
+}
+
+static void runs_whatever_python3_comes_first(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], cmd[5 * PATH_MAX + 512], *out;
+    fake_python3(dir, sizeof dir);
+    for (int t = 0; t < 2; t++) {
+        snprintf(cmd, sizeof cmd,
+                 "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED -u SWEEP_PYTHON PATH='%s':\"$PATH\" "
+                 "SWEEP_BUILD_DIR='%s' python3 '%s' --connect %s %s --velocity 1,0,0 --count 2",
+                 dir, BUILD, SCRIPT, t ? D4.udp : D4.tcp, t ? "--udp" : "");
+        assert_int_equal(fx_run(cmd, &out), 0);
+        assert_non_null(strstr(out, "welcome session="));
+        assert_int_equal(count_of(out, "move seq="), 2);
+        free(out);
+    }
+    /* Built in the repository's build/: found without SWEEP_BUILD_DIR too. */
+    char repo_build[PATH_MAX], rel[PATH_MAX + 32];
+    snprintf(rel, sizeof rel, "%s/../../../build", SCRIPT);
+    if (realpath(rel, repo_build) && strcmp(repo_build, BUILD) == 0) {
+        snprintf(cmd, sizeof cmd,
+                 "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED -u SWEEP_PYTHON -u SWEEP_BUILD_DIR "
+                 "PATH='%s':\"$PATH\" python3 '%s' --connect %s --velocity 1,0,0",
+                 dir, SCRIPT, D4.tcp);
+        assert_int_equal(fx_run(cmd, &out), 0);
+        assert_int_equal(count_of(out, "move seq="), 1);
+        free(out);
+    }
+    /* No interpreter that has it: exit 2, saying exactly what to run. */
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH PATH='%s':\"$PATH\" SWEEP_PYTHON='%s/python3' SWEEP_BUILD_DIR='%s' "
+             "python3 '%s' --connect %s --velocity 1,0,0",
+             dir, dir, BUILD, SCRIPT, D4.tcp);
+    assert_int_equal(fx_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "flatbuffers is not importable by "));
+    assert_non_null(strstr(out, "(Python 3."));
+    char want[PATH_MAX + 256];
+    snprintf(want, sizeof want, "/usr/bin/python3 %s --connect %s --velocity 1,0,0", SCRIPT, D4.tcp);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "apt-get install python3-flatbuffers"));
+    assert_null(strstr(out, "Traceback"));
+    free(out);
+}
+
+/* --- IPv6 ---------------------------------------------------------------------- */
+
+static void ipv6_tcp_and_udp(void **state)
+{
+    (void)state;
+    if (!HAVE_V6) {
+        print_message("skipped: this machine has no IPv6 loopback (no ::1 in /proc/net/if_inet6)\n");
+        skip();
+    }
+    assert_true(strncmp(D6.tcp, "[::1]:", 6) == 0 && strncmp(D6.udp, "[::1]:", 6) == 0);
+    for (int t = 0; t < 2; t++) {
+        const char *addr = t ? D6.udp : D6.tcp, *udp = t ? "--udp" : "";
+        char *out, peer[160];
+        snprintf(peer, sizeof peer, " transport=%s peer=%s", t ? "udp" : "tcp", addr);
+        assert_int_equal(py(&out, "--connect %s %s --velocity 3,0,0 --count 3", addr, udp), 0);
+        assert_non_null(strstr(out, peer));
+        assert_int_equal(count_of(out, "move seq="), 3);
+        free(out);
+        assert_int_equal(py(&out, "--connect %s %s --map '%s' --velocity 3,0,0 --count 6 --batch 3", addr, udp, MAP),
+                         0);
+        assert_non_null(strstr(out, peer));
+        assert_non_null(strstr(out, " (picked by the server) position="));
+        assert_int_equal(count_of(out, "batch seq="), 2);
+        assert_int_equal(count_of(out, "move seq="), 6);
+        free(out);
+        assert_int_equal(py(&out, "--connect %s %s --watch 1 --count 2", addr, udp), 0);
+        assert_int_equal(count_of(out, "world tick="), 2);
+        free(out);
+    }
+    /* An IPv6 address without brackets is a bad command line. */
+    char *out;
+    assert_int_equal(py(&out, "--connect ::1:%s --velocity 1,0,0", strrchr(D6.tcp, ':') + 1), 2);
+    assert_non_null(strstr(out, "in brackets"));
+    free(out);
+}
+
+/* --- batches and the map ------------------------------------------------------- */
+
+/* The text after "move seq=N " of each move line, in order (the sequences
+ * differ between single moves and batches, which take one more each). */
+static int move_tails(const char *out, char tails[][256], int cap)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "move seq=")) != NULL && n < cap; p++) {
+        const char *sp = strchr(p + 9, ' ');
+        const char *eol = strchr(p, '\n');
+        assert_non_null(sp);
+        size_t len = eol ? (size_t)(eol - sp) : strlen(sp);
+        assert_true(len < 256);
+        memcpy(tails[n], sp, len);
+        tails[n][len] = '\0';
+        n++;
+    }
+    return n;
+}
+
+/* Each "batch seq=B moves=K" is followed by the results of moves B+1..B+K;
+ * returns the number of batches, each at most `most` moves, and their
+ * moves in *moves. */
+static int check_batches(const char *out, unsigned most, int *moves)
+{
+    int batches = 0;
+    *moves = 0;
+    for (const char *p = out; (p = strstr(p, "batch seq=")) != NULL; p++) {
+        unsigned seq, k;
+        assert_int_equal(sscanf(p, "batch seq=%u moves=%u", &seq, &k), 2);
+        assert_true(k >= 1 && k <= most);
+        const char *q = p;
+        for (unsigned i = 1; i <= k; i++) {
+            unsigned ms;
+            q = strstr(q + 1, "move seq=");
+            assert_non_null(q);
+            assert_int_equal(sscanf(q, "move seq=%u", &ms), 1);
+            assert_int_equal(ms, seq + i);
+        }
+        batches++;
+        *moves += (int)k;
+    }
+    return batches;
+}
+
+static void batches_within_what_the_server_announces(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        const char *addr = t ? D4.udp : D4.tcp, *udp = t ? "--udp" : "";
+        char *one, *four;
+        static char a[40][256], b[40][256];
+        /* The server role along a wall, wishing too fast: the same results,
+         * bit for bit, one by one and four at a time. */
+        const char *moves = "--position 4,-7,0.95 --velocity 8,-1,0 --count 24 --bits";
+        assert_int_equal(py(&one, "--connect %s %s --token %s %s", addr, udp, TOKEN, moves), 0);
+        assert_int_equal(py(&four, "--connect %s %s --token %s %s --batch 4", addr, udp, TOKEN, moves), 0);
+        assert_int_equal(move_tails(one, a, 40), 24);
+        assert_int_equal(move_tails(four, b, 40), 24);
+        for (int i = 0; i < 24; i++)
+            assert_string_equal(a[i], b[i]);
+        assert_int_equal(count_of(four, " rules=Speed "), 24);
+        unsigned size, asked, max_batch, max_frame;
+        const char *line = strstr(four, "batch size=");
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "batch size=%u asked=%u max_batch=%u max_frame=%u", &size, &asked, &max_batch,
+                                &max_frame),
+                         4);
+        assert_int_equal(size, 4);
+        assert_int_equal(asked, 4);
+        if (t) {
+            /* Over UDP the server announces what one datagram holds. */
+            assert_int_equal(max_batch, sweep_udp_max_batch_claimed());
+            assert_int_equal(max_frame, SWEEP_UDP_MAX_DATAGRAM);
+        }
+        int n;
+        assert_int_equal(check_batches(four, 4, &n), 6);
+        assert_int_equal(n, 24);
+        free(one);
+        free(four);
+
+        /* More than a batch may hold: as many as the Welcome allows. */
+        char *out;
+        assert_int_equal(py(&out, "--connect %s %s --token %s --position 0,0,0.95 --velocity 1,0,0 --count 70 "
+                                  "--batch 100",
+                            addr, udp, TOKEN),
+                         0);
+        line = strstr(out, "batch size=");
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "batch size=%u asked=%u max_batch=%u", &size, &asked, &max_batch), 3);
+        assert_int_equal(size, max_batch < 100 ? max_batch : 100);
+        assert_int_equal(check_batches(out, size, &n), (70 + size - 1) / size);
+        assert_int_equal(n, 70);
+        assert_null(strstr(out, "error"));
+        free(out);
+
+        /* A player's batches, paced, stay within its time bank. */
+        assert_int_equal(py(&out, "--connect %s %s --velocity 3,0,0 --count 20 --batch 50", addr, udp), 0);
+        line = strstr(out, "batch size=");
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "batch size=%u", &size), 1);
+        assert_true(size >= 1 && size < 50);
+        assert_non_null(strstr(line, "half the time bank"));
+        assert_int_equal(check_batches(out, size, &n), (20 + size - 1) / size);
+        assert_int_equal(n, 20);
+        assert_int_equal(count_of(out, "TimeBudget"), 0);
+        free(out);
+    }
+}
+
+/* The spawned line's point and position are the map's N-th. */
+static unsigned spawned_at_map_point(const char *out, const char *picked_by)
+{
+    const char *p = strstr(out, "spawned entity=");
+    assert_non_null(p);
+    unsigned entity, point;
+    double x, y, z;
+    char rest[64] = "";
+    assert_int_equal(sscanf(p, "spawned entity=%u position=(%lf, %lf, %lf) spawn_point=%u rules=none picked_by=%63s",
+                            &entity, &x, &y, &z, &point, rest),
+                     6);
+    assert_string_equal(rest, picked_by);
+    assert_true(point >= 1 && point <= LV.spawn_count);
+    sweep_vec3 s = LV.spawns[point - 1];
+    assert_true(x == s.x && y == s.y && z == s.z);
+    char line[256];
+    snprintf(line, sizeof line, "spawn_point %u of %u (%s) position=", point, LV.spawn_count,
+             strcmp(picked_by, "server") == 0 ? "picked by the server" : "asked");
+    assert_non_null(strstr(out, line));
+    return point;
+}
+
+static void spawn_points_of_the_map(void **state)
+{
+    (void)state;
+    char *out, want[PATH_MAX + 128];
+    for (int t = 0; t < 2; t++) {
+        const char *addr = t ? D4.udp : D4.tcp, *udp = t ? "--udp" : "";
+        /* A guest with --map and --batch 4: the point the server picked. */
+        assert_int_equal(py(&out, "--connect %s %s --map '%s' --velocity 3,0,0 --count 10 --batch 4", addr, udp, MAP),
+                         0);
+        snprintf(want, sizeof want, "map %s name=%s spawn_points=%u radii=(", MAP, LV.name, LV.spawn_count);
+        assert_non_null(strstr(out, want));
+        spawned_at_map_point(out, "server");
+        int n;
+        assert_int_equal(check_batches(out, 4, &n), 3);
+        assert_int_equal(n, 10);
+        assert_non_null(strstr(out, "batch size=4 asked=4"));
+        free(out);
+        /* One asked for: that one, as the map says. */
+        assert_int_equal(py(&out, "--connect %s %s --map '%s' --spawn-point 3 --velocity 1,0,0", addr, udp, MAP), 0);
+        assert_int_equal(spawned_at_map_point(out, "client"), 3);
+        free(out);
+    }
+    /* The server role takes a point too when it gives no position. */
+    assert_int_equal(py(&out, "--connect %s --token %s --map '%s' --spawn-point 2 --velocity 1,0,0", D4.tcp, TOKEN,
+                        MAP),
+                     0);
+    assert_int_equal(spawned_at_map_point(out, "client"), 2);
+    free(out);
+    /* A point the map lacks: refused before connecting. */
+    assert_int_equal(py(&out, "--connect %s --map '%s' --spawn-point %u --velocity 1,0,0", D4.tcp, MAP,
+                        LV.spawn_count + 1),
+                     2);
+    snprintf(want, sizeof want, "has %u spawn point(s)", LV.spawn_count);
+    assert_non_null(strstr(out, want));
+    assert_null(strstr(out, "welcome"));
+    free(out);
+    /* Another map than the server's: exit 1, naming both. */
+    char other[300];
+    snprintf(other, sizeof other, "%s/other.db", TMP);
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", MAP, other);
+    assert_int_equal(fx_run(cmd, NULL), 0);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(other, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE map SET name = 'elsewhere'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(py(&out, "--connect %s --map '%s' --velocity 1,0,0", D4.tcp, other), 1);
+    snprintf(want, sizeof want, "error map: the server runs map %s, %s is elsewhere", LV.name, other);
+    assert_non_null(strstr(out, want));
+    assert_null(strstr(out, "spawned"));
+    free(out);
+    /* A file that is not a map. */
+    assert_int_equal(py(&out, "--connect %s --map '%s' --velocity 1,0,0", D4.tcp, SCRIPT), 2);
+    assert_non_null(strstr(out, "error map: "));
+    assert_null(strstr(out, "Traceback"));
+    free(out);
+}
+
+/* --- help ---------------------------------------------------------------------- */
+
+static void help_names_every_option(void **state)
+{
+    (void)state;
+    char *help;
+    assert_int_equal(py(&help, "--help"), 0);
+    assert_true(strstr(help, "\noptions:\n") || strstr(help, "\noptional arguments:\n"));
+    /* The options the script defines: each add_argument's strings. */
+    FILE *f = fopen(SCRIPT, "r");
+    assert_non_null(f);
+    static char src[1 << 20];
+    size_t len = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[len] = '\0';
+    int options = 0;
+    for (const char *p = src; (p = strstr(p, "add_argument(")) != NULL; p++) {
+        const char *q = p + strlen("add_argument(");
+        char names[4][64];
+        int k = 0;
+        while (*q == '"' && k < 4) {
+            const char *end = strchr(q + 1, '"');
+            assert_non_null(end);
+            assert_true(end - q - 1 < 64);
+            memcpy(names[k], q + 1, (size_t)(end - q - 1));
+            names[k][end - q - 1] = '\0';
+            k++;
+            q = end + 1;
+            if (*q != ',')
+                break;
+            q++;
+            while (*q == ' ')
+                q++;
+        }
+        assert_true(k >= 1);
+        /* The first name starts a line of the options section ... */
+        char at[80];
+        snprintf(at, sizeof at, "\n  %s", names[0]);
+        const char *h = help;
+        while ((h = strstr(h, at)) != NULL && !strchr(" ,\n", h[strlen(at)]))
+            h++;
+        if (!h)
+            fail_msg("--help does not list %s", names[0]);
+        const char *next = strstr(h + 1, "\n  -"), *gap = strstr(h + 1, "\n\n");
+        if (!next || (gap && gap < next))
+            next = gap;
+        const char *eol = strchr(h + 1, '\n');
+        /* ... with every other name on it, and help text after. */
+        for (int i = 1; i < k; i++) {
+            const char *o = strstr(h, names[i]);
+            if (!o || o > eol)
+                fail_msg("--help does not name %s beside %s", names[i], names[0]);
+        }
+        const char *text = strstr(h + strlen(at), "  ");
+        while (text && *text == ' ')
+            text++;
+        int letters = 0;
+        for (const char *c = text; c && c < next && *c; c++)
+            letters += (*c >= 'a' && *c <= 'z');
+        if (letters < 10)
+            fail_msg("--help gives %s no help text", names[0]);
+        options++;
+    }
+    assert_true(options >= 16);
+    /* Examples, IPv6 and batches among them. */
+    assert_non_null(strstr(help, "\nexamples"));
+    assert_non_null(strstr(help, "--connect [::1]:"));
+    assert_non_null(strstr(help, "--batch 4"));
+    assert_non_null(strstr(help, "--map build/maps/arena.db"));
+    free(help);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fx_init(argv[0]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(runs_whatever_python3_comes_first),
+        cmocka_unit_test(ipv6_tcp_and_udp),
+        cmocka_unit_test(batches_within_what_the_server_announces),
+        cmocka_unit_test(spawn_points_of_the_map),
+        cmocka_unit_test(help_names_every_option),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
