@@ -747,7 +747,8 @@ static int sides_group(importer *im, const struct aiNode *n, const side_group *g
         if (!(rule == SIDES_TWO_MAT || (rule == SIDES_MESH && mesh_two)))
             continue;
         uint32_t a = ix[0], b = ix[1], c = ix[2];
-        sweep_status st = m ? sweep_level_mover_add_triangle(m, a, c, b, mt) : sweep_level_add_triangle(lv, a, c, b, mt);
+        sweep_status st =
+            m ? sweep_level_mover_add_triangle(m, a, c, b, mt) : sweep_level_add_triangle(lv, a, c, b, mt);
         if (st != SWEEP_OK) {
             if (st == SWEEP_E_NOMEM)
                 return ifail(im, st, "out of memory");

@@ -419,7 +419,8 @@ static void instanced_mesh_warned_once(void **state)
     base64(buf, sizeof buf, b64);
     int n = snprintf(json, sizeof json,
         "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
-        " \"nodes\": [{\"name\": \"TileA\", \"mesh\": 0}, {\"name\": \"TileB\", \"mesh\": 0, \"translation\": [3, 0, 0]}],\n"
+        " \"nodes\": [{\"name\": \"TileA\", \"mesh\": 0},\n"
+        "           {\"name\": \"TileB\", \"mesh\": 0, \"translation\": [3, 0, 0]}],\n"
         " \"meshes\": [{\"name\": \"Tile\", \"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1}]}],\n"
         " \"buffers\": [{\"byteLength\": 60, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
         " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48},\n"
