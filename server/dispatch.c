@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "protocol/from_core.h"
 #include "server/record.h"
 #include "server/server_impl.h"
 
@@ -231,15 +232,7 @@ static void on_collide(sweep_server *s, sweep__peer *p, const sweep_message *m)
     out.kind = SWEEP_MSG_COLLIDE_RESULT;
     out.sequence = m->sequence;
     out.server_tick = w->tick;
-    sweep_msg_collide_result *r = &out.as.collide_result;
-    r->position = res.position;
-    r->velocity = res.velocity;
-    r->grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
-    r->ground_normal = res.ground_normal;
-    r->ground_material = res.ground_material;
-    r->contact_count = res.contact_count;
-    memcpy(r->contacts, res.contacts, res.contact_count * sizeof res.contacts[0]);
-    r->ground_mover = sweep__world_mover_id(w, res.ground_mover);
+    sweep__collide_result_from_move(&out.as.collide_result, &res, sweep__world_mover_id(w, res.ground_mover));
     sweep__send(s, p, &out);
 }
 

@@ -50,6 +50,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "protocol/from_core.h"
 #include "server/server_impl.h"
 
 /* Rounding slack of the time budget, seconds: a move asking its whole
@@ -293,10 +294,8 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         out->ground_normal = e->ground_normal;
         out->ground_material = e->ground_material;
     }
-    if (ran) {
-        out->contact_count = res.contact_count;
-        memcpy(out->contacts, res.contacts, res.contact_count * sizeof res.contacts[0]);
-    }
+    if (ran)
+        out->contact_count = sweep__wire_contacts_from_core(out->contacts, &res);
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
         out->correction = d;
