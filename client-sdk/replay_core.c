@@ -46,6 +46,7 @@
 #include "maps/content_hash.h"
 #include "maps/loader.h"
 #include "protocol/decode.h"
+#include "protocol/from_core.h"
 
 /* What sweepd keeps of an entity for its motion (server_impl.h,
  * sweep__entity): what a move or a tick reads or writes. */
@@ -652,12 +653,7 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     rep.grounded = a.grounded != 0;
     rep.ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
     rep.ground_material = a.grounded ? e->ground_material : 0;
-    rep.contact_count = contact_count;
-    for (uint32_t i = 0; i < contact_count; i++) {
-        rep.contacts[i] = res->contacts[i];
-        rep.contacts[i].mover = UINT32_MAX; /* neither is on the wire */
-        rep.contacts[i].body = UINT32_MAX;
-    }
+    rep.contact_count = contact_count ? sweep__wire_contacts_from_core(rep.contacts, res) : 0;
     rep.corrected = rec->corrected;
     rep.correction = rec->correction;
     rep.ground_mover = mover_id(c, e->ground_mover);

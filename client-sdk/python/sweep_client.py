@@ -652,7 +652,7 @@ command line, an unreadable --map, or a Python without what it needs."""
 def build_parser():
     ap = argparse.ArgumentParser(
         prog=os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "sweep_client.py",
-        description="Spawn a player on sweepd and move it (one move at a time, or in batches), "
+        description="Spawn a player on sweepd and move it (one move at a time, or in batches),\n"
                     "or (--watch) print the movers' poses.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--connect", required=True, type=address, metavar="HOST:PORT",
