@@ -374,6 +374,11 @@ int sweep__replay_diverge_result(sweep_replay *r, uint64_t session, uint64_t off
     return d.found ? diverge(r, session, recorded->entity, offset, &d) : 0;
 }
 
+sweep__replay_core *sweep__replay_core_of(sweep_replay *r)
+{
+    return r->core;
+}
+
 int sweep__replay_watched(const sweep_replay *r)
 {
     return r->watcher != NULL;

@@ -106,6 +106,8 @@ struct sweep__replay_core {
     sweep_decoder dec_in, dec_out;
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
+    sweep__replay_core_observer observer;
+    void *observer_ctx;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -363,6 +365,12 @@ int sweep__replay_core_mover_position(const sweep__replay_core *c, uint32_t inde
     return 0;
 }
 
+void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void *ctx)
+{
+    c->observer = fn;
+    c->observer_ctx = ctx;
+}
+
 void sweep__replay_core_counts(const sweep__replay_core *c, uint64_t *moves, uint64_t *outputs, uint64_t *refused)
 {
     *moves = c->moves;
@@ -562,7 +570,8 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     const sweep_config *wcfg = &c->level.config;
     const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
     double granted = rec->applied_dt;
-    sweep_actor a = e->actor;
+    const sweep_actor before = e->actor;
+    sweep_actor a = before;
     sweep_act_result ar;       /* Walk */
     sweep_move_result fly;     /* Fly */
     const sweep_move_result *res = NULL; /* what ran, if something did; Noclip touches nothing */
@@ -671,8 +680,15 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     rep.applied_dt = granted;
     c->moves++;
     c->outputs++;
-    if (same_result(rec, &rep))
+    if (same_result(rec, &rep)) {
+        if (c->observer) {
+            sweep__replay_core_move om = {space, wcfg, &c->level.rules, e->radii, before, a,
+                                          {mv->velocity, mv->buttons & SWEEP_WISH_JUMP}, granted, mv->mode,
+                                          rep.has_start_position};
+            c->observer(c->observer_ctx, &om);
+        }
         return 0;
+    }
     result_name(name, sizeof name, batch, index);
     if (sweep__replay_diverge_result(r, o->session, o->offset, name, rec, &rep) < 0)
         return -1;
@@ -756,6 +772,8 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
                                const sweep_record *outs, uint32_t out_count)
 {
+    if (c->observer)
+        c->observer(c->observer_ctx, NULL);
     c->tick = x->tick;
     uint32_t n = c->ent_count, crushed = 0;
     if (c->movers) {

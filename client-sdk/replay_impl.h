@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "client-sdk/replay.h"
+#include "core/crowd.h"
+#include "core/motion.h"
 #include "protocol/message.h"
 #include "server/record.h"
 
@@ -59,6 +61,31 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
                                   const sweep_record *outs, uint32_t out_count);
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
                                const sweep_record *outs, uint32_t out_count);
+
+/* The core depth's state of r; NULL at the full depth. */
+sweep__replay_core *sweep__replay_core_of(sweep_replay *r);
+
+/* One move the core depth checked: what the core was given, and the actor
+ * it came out with. */
+typedef struct sweep__replay_core_move {
+    sweep_space space;
+    const sweep_config *config; /* the world's (a Fly move ran on a copy with the entity's limits) */
+    const sweep_rules *rules;
+    sweep_vec3 radii;
+    sweep_actor before, after;
+    sweep_wish wish;
+    double dt;         /* the time granted */
+    uint32_t mode;     /* SWEEP_WIRE_MODE_*; a Walk move ran sweep_act when dt > 0 */
+    int started_moved; /* a mover moved the entity since its previous move */
+} sweep__replay_core_move;
+
+/* Called for every move whose result matched, and with NULL just before
+ * each tick: the moves seen since the last NULL met the space as it stands
+ * until then, so they can be run again against it (what
+ * tests/bench/bench_replay.c times as the core's own speed). NULL fn
+ * stops. */
+typedef void (*sweep__replay_core_observer)(void *ctx, const sweep__replay_core_move *m);
+void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void *ctx);
 
 /* What replay.h asks of a replay, at the core depth. */
 uint64_t sweep__replay_core_tick(const sweep__replay_core *c);
