@@ -413,6 +413,113 @@ static void golden_cheats(void **state)
     assert_int_equal(st.requests, st.moves + t.spawned + t.despawned + t.errors);
 }
 
+/* ---- the core depth ------------------------------------------------------- */
+
+/* Replays a whole log at the core depth; fails the test, saying why,
+ * unless every result the core computes matched the recorded one. */
+static void core_ok(const char *log, const char *map, sweep_replay_stats *st, tally *t)
+{
+    char err[1400];
+    sweep_replay *r = sweep_replay_open_flags(log, map, SWEEP_REPLAY_CORE, err, sizeof err);
+    if (!r)
+        fail_msg("%s: cannot open at the core depth: %s", log, err);
+    assert_int_equal(sweep_replay_flags(r), SWEEP_REPLAY_CORE);
+    if (t) {
+        memset(t, 0, sizeof *t);
+        sweep_replay_watch(r, on_event, t);
+    }
+    int rc = sweep_replay_run(r);
+    if (rc != 0) {
+        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+        fail_msg("%s (core depth): %s", log, d ? d->text : sweep_replay_error(r));
+    }
+    *st = *sweep_replay_stats_of(r);
+    assert_int_equal(sweep_replay_step(r), 0);
+    assert_null(sweep_replay_divergence_of(r));
+    assert_string_equal(sweep_replay_error(r), "");
+    sweep_replay_close(r);
+}
+
+/* The core depth after the full one on the same log: it checks, with the
+ * core alone, every move the full depth applied, reads the same records,
+ * and hands the watcher the same messages. */
+static void core_matches_full(const char *log, const sweep_replay_stats *full, const tally *tf,
+                              sweep_replay_stats *core, tally *tc)
+{
+    core_ok(log, g_map, core, tc);
+    assert_int_equal(core->moves, full->moves);
+    assert_int_equal(core->outputs, core->moves); /* one result compared per move */
+    assert_int_equal(core->hashes, 0);
+    assert_int_equal(full->refused, 0);
+    assert_int_equal(core->ticks, full->ticks);
+    assert_int_equal(core->sessions, full->sessions);
+    assert_int_equal(core->requests, full->requests);
+    assert_int_equal(core->segments, full->segments);
+    assert_int_equal(core->bytes, full->bytes);
+    assert_int_equal(core->ended, full->ended);
+    assert_int_equal(core->truncated, full->truncated);
+    assert_int_equal(tc->messages, tf->messages);
+    assert_int_equal(tc->results, tf->results);
+    assert_int_equal(tc->spawned, tf->spawned);
+    assert_int_equal(tc->despawned, tf->despawned);
+    assert_int_equal(tc->errors, tf->errors);
+    assert_int_equal(tc->commanded, tf->commanded);
+    assert_int_equal(tc->started_elsewhere, tf->started_elsewhere);
+    assert_memory_equal(tc->carried_on, tf->carried_on, sizeof tc->carried_on);
+    assert_false(tc->tick_went_back);
+}
+
+static void both_depths(const char *log, sweep_replay_stats *full, tally *tf, sweep_replay_stats *core, tally *tc)
+{
+    replay_ok(log, g_map, full, tf);
+    core_matches_full(log, full, tf, core, tc);
+}
+
+/* The golden logs recorded without --players-block replay at the core
+ * depth too; the refused Fly and Noclip moves of the cheats are counted,
+ * having no result to compare. */
+static void golden_core_depth(void **state)
+{
+    (void)state;
+    static const char *const scenarios[] = {"walking", "jumping", "cheats"};
+    for (unsigned i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        char path[1200];
+        sweep_replay_stats full, core;
+        tally tf, tc;
+        both_depths(golden(scenarios[i], path, sizeof path), &full, &tf, &core, &tc);
+        assert_true(core.moves > 50);
+        if (strcmp(scenarios[i], "cheats") == 0) {
+            assert_true(core.refused > 20);
+            assert_int_equal(core.refused, tf.error_codes[SWEEP_WIRE_NOT_ALLOWED]);
+        } else {
+            assert_int_equal(core.refused, 0);
+        }
+    }
+}
+
+/* With --players-block on, every move meets the other players' shells,
+ * which the log does not hold between moves: the core depth refuses such
+ * a log at open, saying why, rather than checking half of it. */
+static void golden_players_block_refused_at_core_depth(void **state)
+{
+    (void)state;
+    char path[1200], err[1400];
+    golden("movers", path, sizeof path);
+    err[0] = 0;
+    sweep_replay *r = sweep_replay_open_flags(path, g_map, SWEEP_REPLAY_CORE, err, sizeof err);
+    if (r) {
+        sweep_replay_close(r);
+        fail_msg("%s was opened at the core depth", path);
+    }
+    if (!strstr(err, path) || !strstr(err, "core replay does not support logs recorded with --players-block on") ||
+        !strstr(err, "use the full replay"))
+        fail_msg("error '%s'", err);
+    /* The full depth takes it, as golden_movers shows; unknown flags are
+     * refused. */
+    assert_null(sweep_replay_open_flags(path, g_map, 0x80u, err, sizeof err));
+    assert_non_null(strstr(err, "flags"));
+}
+
 /* ---- a log that is not right ------------------------------------------------- */
 
 /* Where a MoveResult's position.x lies in a log. */
@@ -533,6 +640,68 @@ static void changed_result_is_a_divergence(void **state)
     assert_int_equal(sweep_replay_step(r), -1);
     assert_int_equal(sweep_replay_run(r), -1);
     sweep_replay_close(r);
+}
+
+/* The same at the core depth (on a log it takes): the recomputed result
+ * differs from the changed one at that very record, named as the full
+ * depth names it, with both values. */
+static void core_changed_result_is_a_divergence(void **state)
+{
+    (void)state;
+    char log[1200], out[400];
+    target t;
+    size_t frame_at = 0;
+    find_result(golden("walking", log, sizeof log), &t);
+    tamper(log, &t, 1, scratch("core-changed.sweeplog", out, sizeof out), &frame_at);
+    const sweep_replay_divergence *d;
+    sweep_replay_divergence full;
+    char err[1400];
+    for (int depth = 0; depth < 2; depth++) {
+        sweep_replay *r = sweep_replay_open_flags(out, g_map, depth ? SWEEP_REPLAY_CORE : 0, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        int rc, steps = 0;
+        while ((rc = sweep_replay_step(r)) == 1)
+            steps++;
+        assert_int_equal(rc, -1);
+        assert_true(steps > 0);
+        d = sweep_replay_divergence_of(r);
+        assert_non_null(d);
+        assert_string_equal(sweep_replay_error(r), "");
+        if (depth == 0) {
+            full = *d;
+            sweep_replay_close(r);
+            continue;
+        }
+        assert_string_equal(d->field, "MoveResult.position.x");
+        assert_int_equal(d->session, t.session);
+        assert_int_equal(d->entity, t.entity);
+        assert_int_equal(d->offset, t.record);
+        assert_string_equal(d->file, out);
+        assert_int_equal(d->tick, sweep_replay_tick(r));
+        /* Where the full depth stopped, and what it said. */
+        assert_int_equal(d->tick, full.tick);
+        assert_int_equal(d->offset, full.offset);
+        assert_string_equal(d->field, full.field);
+        assert_string_equal(d->recorded, full.recorded);
+        assert_string_equal(d->replayed, full.replayed);
+        double changed = t.x;
+        ((uint8_t *)&changed)[0] ^= 0x01;
+        char want_recorded[32], want_replayed[32];
+        bits_text(changed, want_recorded, sizeof want_recorded);
+        bits_text(t.x, want_replayed, sizeof want_replayed);
+        if (!strstr(d->recorded, want_recorded) || !strstr(d->replayed, want_replayed))
+            fail_msg("recorded '%s' (want %s), replayed '%s' (want %s)", d->recorded, want_recorded, d->replayed,
+                     want_replayed);
+        assert_non_null(strstr(d->text, "MoveResult.position.x"));
+        assert_int_equal(sweep_replay_step(r), -1);
+        assert_int_equal(sweep_replay_run(r), -1);
+        /* Every move before it was checked, none after. */
+        const sweep_replay_stats *st = sweep_replay_stats_of(r);
+        assert_true(st->moves > 0);
+        assert_int_equal(st->outputs, st->moves);
+        sweep_replay_close(r);
+    }
 }
 
 /* Any bit of any answer changed under a valid checksum is caught, as a
@@ -874,6 +1043,11 @@ static void killed_server_log_replays(void **state)
         if (getenv("SWEEP_TEST_VERBOSE"))
             fprintf(stderr, "round %u: %" PRIu64 " ticks, %" PRIu64 " moves, %" PRIu64 " bytes%s\n", i, st.ticks,
                     st.moves, st.bytes, st.truncated ? ", torn tail" : "");
+        /* The core depth takes the same log, to the same last frame. */
+        sweep_replay_stats cst;
+        tally ct;
+        core_matches_full(logs[0], &st, &t, &cst, &ct);
+        assert_int_equal(cst.refused, t.errors);
     }
 }
 
@@ -930,6 +1104,12 @@ static void rotated_log_follows_its_segments(void **state)
     for (int i = 0; i < n; i++)
         total += (uint64_t)file_size(logs[i]);
     assert_int_equal(st.bytes, total);
+    /* The core depth follows the same segments, its world going on from
+     * one to the next. */
+    sweep_replay_stats cst;
+    tally ct;
+    core_matches_full(logs[0], &st, &t, &cst, &ct);
+    assert_int_equal(cst.segments, (uint32_t)n);
 
     /* A later segment is not where a replay starts. */
     assert_null(sweep_replay_open(logs[1], g_map, err, sizeof err));
@@ -949,6 +1129,15 @@ static void rotated_log_follows_its_segments(void **state)
     if (!strstr(e, "next segment") || !strstr(e, logs[1]))
         fail_msg("error '%s' does not name %s", e, logs[1]);
     assert_int_equal(sweep_replay_stats_of(r)->segments, 1);
+    sweep_replay_close(r);
+    r = sweep_replay_open_flags(logs[0], g_map, SWEEP_REPLAY_CORE, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_replay_run(r), -1);
+    assert_null(sweep_replay_divergence_of(r));
+    e = sweep_replay_error(r);
+    if (!strstr(e, "next segment") || !strstr(e, logs[1]))
+        fail_msg("core depth: error '%s' does not name %s", e, logs[1]);
     sweep_replay_close(r);
 
     /* Another segment 1 in its place (the third, renamed) does not
@@ -1009,6 +1198,174 @@ static void cli_exit_statuses(void **state)
     free(out);
 }
 
+/* ---- the core depth on movers and raw moves ----------------------------------- */
+
+/* The moves a log's requests hold, by mode (Walk, Fly, Noclip), and the
+ * batches among them. */
+static void count_modes(const char *log, uint64_t modes[3], uint64_t *batches)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    uint64_t tcp_sessions[64];
+    unsigned ntcp = 0;
+    static uint64_t aligned[16384];
+    static sweep_msg_move moves[1024];
+    sweep_decoder dec = {.moves = moves, .moves_cap = 1024};
+    sweep_record x;
+    modes[0] = modes[1] = modes[2] = *batches = 0;
+    while (sweep_record_next(r, &x, err, sizeof err) == 1) {
+        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
+            tcp_sessions[ntcp++] = x.session;
+        if (x.type != SWEEP_RECORD_IN || x.bytes.len > sizeof aligned)
+            continue;
+        unsigned flags = 0;
+        for (unsigned i = 0; i < ntcp; i++)
+            if (tcp_sessions[i] == x.session)
+                flags = SWEEP_WIRE_SIZE_PREFIXED;
+        memcpy(aligned, x.bytes.ptr, x.bytes.len);
+        sweep_message m;
+        assert_int_equal(sweep_decode(&dec, aligned, x.bytes.len, flags, &m), SWEEP_PROTO_OK);
+        if (m.kind == SWEEP_MSG_MOVE && m.as.move.mode < 3) {
+            modes[m.as.move.mode]++;
+        } else if (m.kind == SWEEP_MSG_MOVE_BATCH) {
+            (*batches)++;
+            for (uint32_t i = 0; i < m.as.move_batch.count; i++)
+                if (moves[i].mode < 3)
+                    modes[moves[i].mode]++;
+        }
+    }
+    sweep_record_close(r);
+}
+
+/* A log the golden ones cannot give the core depth: players passing
+ * through each other (so nothing is refused at open), riders the lift
+ * and the platform carry (each move after a tick that carried its entity
+ * starts where this replay's own mover ticks put it), a door commanded,
+ * and the server role's raw moves: Fly through sweep_move_in with the
+ * entity's own limits, Noclip by arithmetic, some in batches. Both depths
+ * must match it, and the core depth must check every move. */
+static void core_depth_movers_and_raw_moves(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("raw", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    static const char token[] = "core-depth-test-command-token";
+    const char *extra[] = {"--record", rec, "--command-token", token, "--allow-free-move", "on", NULL};
+    sweepd d;
+    assert_int_equal(fx_start_args(&d, extra), 0);
+    char cmd[8192], *out = NULL;
+    /* One shell, so every client's output is kept with the others. */
+    snprintf(cmd, sizeof cmd,
+             "(S=%s/sweep; A=%s; M=%s; U=%s; "
+             "$S move --connect $A --map $M --position 32.5,-9,2.5 --velocity 0,0,0 --count 60 --interval 16 & p1=$!; "
+             "$S move --connect $U --udp --map $M --position 35,2,1.3 --velocity -0.5,0,0 --count 70 --interval 16 "
+             "& p2=$!; "
+             "$S move --connect $A --map $M --mode fly --position 24,-4,1.5 --velocity 1.5,0.5,-0.8 --count 60 "
+             "--interval 16 & p3=$!; "
+             "$S move --connect $A --map $M --mode fly --position 24,8,3 --velocity 0.5,-1,-2 --count 48 --batch "
+             "--interval 16 & p4=$!; "
+             "$S move --connect $A --map $M --mode noclip --position 25,4,1 --velocity 0.3,-0.4,0.2 --count 40 "
+             "--interval 16 & p5=$!; "
+             "sleep 0.3; $S command --connect $A 'sliding door' || exit 9; "
+             "wait $p1 && wait $p2 && wait $p3 && wait $p4 && wait $p5)",
+             g_bin, d.tcp, g_map, d.udp);
+    setenv("SWEEP_TOKEN", token, 1);
+    int rc = fx_run(cmd, &out);
+    unsetenv("SWEEP_TOKEN");
+    assert_int_equal(fx_stop(&d), 0);
+    if (rc != 0)
+        fail_msg("clients: exit %d: %s", rc, out ? out : "");
+    free(out);
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+
+    uint64_t modes[3], batches;
+    count_modes(logs[0], modes, &batches);
+    assert_true(modes[SWEEP_WIRE_MODE_WALK] >= 130);
+    assert_true(modes[SWEEP_WIRE_MODE_FLY] >= 100);
+    assert_true(modes[SWEEP_WIRE_MODE_NOCLIP] >= 40);
+    assert_true(batches > 0);
+
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    both_depths(logs[0], &full, &tf, &core, &tc);
+    /* Every move was applied and checked by the core: none refused. */
+    assert_int_equal(core.refused, 0);
+    assert_int_equal(tf.errors, 0);
+    assert_int_equal(core.moves, modes[0] + modes[1] + modes[2]);
+    assert_true(tc.carried_on[3] > 10); /* the lift */
+    assert_true(tc.carried_on[4] > 5);  /* the platform */
+    assert_true(tc.started_elsewhere > 15);
+    assert_int_equal(tc.commanded, 1);
+    assert_true(tc.max_z > 2.0);
+}
+
+/* sweep-replay --core: the depth in the text and the JSON, its exit
+ * statuses, and a log it cannot take. */
+static void cli_core_depth(void **state)
+{
+    (void)state;
+    char log[1200], cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --core --json", g_bin,
+             golden("cheats", log, sizeof log), g_map);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "\"ok\":true") || !strstr(out, "\"depth\":\"core\"") ||
+        !strstr(out, "\"hashes\":0") || !strstr(out, "\"refused\":"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --json", g_bin, log, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "\"depth\":\"full\""))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --core --map %s", g_bin, log, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "replay ok (core depth)"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+
+    /* A divergence: exit 1, the field named, the depth said. */
+    char changed[400];
+    target t;
+    size_t frame_at = 0;
+    find_result(golden("walking", log, sizeof log), &t);
+    tamper(log, &t, 1, scratch("cli-core-changed.sweeplog", changed, sizeof changed), &frame_at);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --core --json", g_bin, changed, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "\"ok\":false") || !strstr(out, "\"depth\":\"core\"") ||
+        !strstr(out, "\"field\":\"MoveResult.position.x\""))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --core", g_bin, changed, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "divergence at tick") || !strstr(out, "MoveResult.position.x") ||
+        !strstr(out, "core depth"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+
+    /* Players blocking: exit 2, saying why and what to use instead. */
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --core", g_bin, golden("movers", log, sizeof log), g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "--players-block on") || !strstr(out, "use the full replay"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --core --json", g_bin, log, g_map);
+    rc = fx_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "\"ok\":false") || !strstr(out, "\"depth\":\"core\"") ||
+        !strstr(out, "--players-block on"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay --help", g_bin);
+    rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "--core"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+}
+
 /* ---- setup --------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1055,7 +1412,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(golden_jumping),
         cmocka_unit_test(golden_movers),
         cmocka_unit_test(golden_cheats),
+        cmocka_unit_test(golden_core_depth),
+        cmocka_unit_test(golden_players_block_refused_at_core_depth),
         cmocka_unit_test(changed_result_is_a_divergence),
+        cmocka_unit_test(core_changed_result_is_a_divergence),
         cmocka_unit_test(any_changed_answer_is_a_divergence),
         cmocka_unit_test(bad_checksum_is_corruption),
         cmocka_unit_test(torn_tail_is_truncated),
@@ -1064,6 +1424,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(killed_server_log_replays),
         cmocka_unit_test(rotated_log_follows_its_segments),
         cmocka_unit_test(cli_exit_statuses),
+        cmocka_unit_test(core_depth_movers_and_raw_moves),
+        cmocka_unit_test(cli_core_depth),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
