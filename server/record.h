@@ -13,8 +13,10 @@
  *   string  = u32 len  bytes (no NUL)
  *
  * A frame is written with one write() when a tick ends (or when the records
- * waiting pass SWEEP_RECORD_FLUSH_BYTES), so a process killed at any moment
- * leaves whole frames followed by at most one partial frame. Readers take
+ * waiting pass SWEEP_RECORD_FLUSH_BYTES, before the next request, tick,
+ * OPEN or CLOSE: a request and what it caused share a frame), so a process
+ * killed at any moment, or a disk that fills, leaves whole frames followed
+ * by at most one partial frame, and a log cut there replays. Readers take
  * a last frame that runs past the end of the file as a torn tail (the log
  * is read up to there and said to be truncated); a frame whose checksum
  * fails, a length longer than any frame the writer makes

@@ -46,6 +46,7 @@ struct sweep__recorder {
     size_t len, cap;
     int failed;
     size_t request_at; /* where in buf the IN of the request being handled starts; 0: not in buf */
+    size_t hard_max;   /* no frame may pass this (the readers' sweep_record_frame_bound) */
     sweep__record_writer *writer; /* writes the frames, in order, off the loop thread */
 };
 
@@ -162,13 +163,23 @@ static void flush(sweep__world *w)
 }
 
 /* Room for a record of `payload` bytes; its writer, positioned after the
- * type and length. NULL when recording is off or out of memory. */
+ * type and length. NULL when recording is off or out of memory.
+ *
+ * Past SWEEP_RECORD_FLUSH_BYTES a frame ends only before a record that
+ * starts something (a request, a tick, a session opening or closing):
+ * what a request caused (its answers, the id it drew) follows it into the
+ * same frame, so a log cut after any frame (a full disk, a kill) never
+ * holds a request without its answers, which its replay would miss. A
+ * request and its answers fit the readers' frame bound; a tick that
+ * crushes thousands of entities may not, and is cut at the bound. */
 static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
 {
     sweep__recorder *r = w->rec;
     if (!r || r->failed)
         return NULL;
-    if (r->len + 5 + payload > SWEEP_RECORD_FLUSH_BYTES && r->len > SWEEP_RECORD_FRAME_HEADER)
+    int starts = type != SWEEP_RECORD_OUT && type != SWEEP_RECORD_ID && type != SWEEP_RECORD_HASH;
+    size_t limit = starts ? SWEEP_RECORD_FLUSH_BYTES : r->hard_max;
+    if (r->len + 5 + payload > limit && r->len > SWEEP_RECORD_FRAME_HEADER)
         flush(w);
     if (reserve(r, 5 + payload) != 0) {
         sweep__log(SWEEP_LOG_ERROR, "record_failed",
@@ -282,6 +293,11 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
             return -1;
         }
         w->rec->fd = -1;
+        sweep_record_head h;
+        memset(&h, 0, sizeof h);
+        h.max_frame = s->opt.max_frame;
+        h.max_batch = s->opt.max_batch;
+        w->rec->hard_max = (size_t)sweep_record_frame_bound(&h);
         w->rec->writer = sweep__record_writer_start(SWEEP__RECORD_QUEUE_MAX);
         if (!w->rec->writer) {
             snprintf(err, errlen, "--record: cannot start the writer thread");
