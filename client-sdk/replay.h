@@ -26,8 +26,10 @@
  * the server decides (spawn places, time budgets, claims and corrections,
  * Errors, the encoding of messages, state hashes), and refuses logs it
  * cannot re-run from the core alone (recorded with --players-block on:
- * there every move meets the other players' shells). It is about as fast
- * as the core itself: a quick check of a long log's motion.
+ * there every move meets the other players' shells). It checks a log's
+ * motion without the server's request path; reading the log (a CRC per
+ * frame, a verified decode of each Move and MoveResult) still costs about
+ * what the core's work does, so it is not much faster than the full depth.
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
@@ -101,7 +103,7 @@ typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
 
 /* The depths of a replay (see the top of this file). */
-#define SWEEP_REPLAY_CORE 1u /* the core motion alone, about as fast as the core */
+#define SWEEP_REPLAY_CORE 1u /* the core's motion alone, against the recorded results */
 
 /* sweep_replay_open at a chosen depth: flags 0 is the full replay,
  * SWEEP_REPLAY_CORE the core depth, which also refuses (NULL, err saying
