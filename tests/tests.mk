@@ -33,8 +33,10 @@ $(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $
 
 # Test objects come from the object pattern rule through the one below,
 # which makes them intermediate: keep them, so that a second `make test`
-# rebuilds nothing.
-.SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(TEST_SRC) $(wildcard tests/bench/*.c))
+# rebuilds nothing. Every C file under tests/, not only test_*.c: a helper
+# such as tests/protocol/interop_tool.c is linked the same way, and its
+# object, deleted after the first run, was rebuilt by the second.
+.SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*/*.c))
 
 # The Quake 3 importer's tests call sweep_import_bsp in-process and write
 # .pk3 files, so they link its object and libzip; they also run
