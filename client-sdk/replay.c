@@ -338,14 +338,19 @@ static int diverge(sweep_replay *r, uint64_t session, uint32_t entity, uint64_t 
 
 /* ---- for the core depth (replay_impl.h) ---------------------------------- */
 
+int sweep__replay_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    return grow(p, cap, need, size);
+}
+
 int sweep__replay_fail(sweep_replay *r, const char *fmt, ...)
 {
+    char text[sizeof r->error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    r->done = 1;
-    return -1;
+    return set_error(r, "%s", text);
 }
 
 const char *sweep__replay_path(const sweep_replay *r)
@@ -753,36 +758,25 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     char sub[1024];
     if (flags & SWEEP_REPLAY_CORE) {
         r->core = sweep__replay_core_open(h, r->map, sub, sizeof sub);
-        if (!r->core) {
+        if (!r->core)
             snprintf(err, errlen, "%s: %s", log, sub);
-            sweep_replay_close(r);
-            return NULL;
-        }
-        if (check_head(r, h, err, errlen) != 0) {
-            sweep_replay_close(r);
-            return NULL;
-        }
-        r->stats.segments = 1;
-        return r;
+    } else {
+        sweep_server_options opt;
+        sweep_server_options_default(&opt);
+        snprintf(opt.maps[0], sizeof opt.maps[0], "%s", r->map);
+        opt.map_count = 1;
+        opt.tick_rate = h->tick_rate;
+        opt.time_bank = h->time_bank;
+        opt.allow_free_move = h->allow_free_move;
+        opt.players_block = h->players_block;
+        opt.max_entities = h->max_entities;
+        opt.max_batch = h->max_batch;
+        opt.max_frame = h->max_frame;
+        r->server = sweep__offline_create(&opt, sub, sizeof sub);
+        if (!r->server)
+            snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
     }
-    sweep_server_options opt;
-    sweep_server_options_default(&opt);
-    snprintf(opt.maps[0], sizeof opt.maps[0], "%s", r->map);
-    opt.map_count = 1;
-    opt.tick_rate = h->tick_rate;
-    opt.time_bank = h->time_bank;
-    opt.allow_free_move = h->allow_free_move;
-    opt.players_block = h->players_block;
-    opt.max_entities = h->max_entities;
-    opt.max_batch = h->max_batch;
-    opt.max_frame = h->max_frame;
-    r->server = sweep__offline_create(&opt, sub, sizeof sub);
-    if (!r->server) {
-        snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
-        sweep_replay_close(r);
-        return NULL;
-    }
-    if (check_head(r, h, err, errlen) != 0) {
+    if ((!r->core && !r->server) || check_head(r, h, err, errlen) != 0) {
         sweep_replay_close(r);
         return NULL;
     }

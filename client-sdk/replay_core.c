@@ -110,21 +110,6 @@ struct sweep__replay_core {
     void *observer_ctx;
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *n = realloc(*p, (size_t)ncap * size);
-    if (!n)
-        return -1;
-    *p = n;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- ids to indices -------------------------------------------------------- */
 
 static uint32_t map_hash_key(uint64_t key, uint32_t cap)
@@ -417,7 +402,7 @@ int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const swe
     if (x->transport > 1)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": transport %u is neither TCP (0) nor UDP (1) (corrupt "
                                   "log)", sweep__replay_path(r), x->offset, x->transport);
-    if (grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
+    if (sweep__replay_grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
         return sweep__replay_fail(r, "out of memory");
     c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0};
     if (c->session_index.cap < 2 * c->session_count + 2)
@@ -452,7 +437,7 @@ static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, 
 {
     if (find_entity(c, sp->entity))
         return 0;
-    if (grow((void **)&c->ents, &c->ent_cap, c->ent_count + 1, sizeof *c->ents) != 0)
+    if (sweep__replay_grow((void **)&c->ents, &c->ent_cap, c->ent_count + 1, sizeof *c->ents) != 0)
         return sweep__replay_fail(r, "out of memory");
     const sweep_config *cfg = &c->level.config;
     core_entity *e = &c->ents[c->ent_count++];
@@ -777,8 +762,8 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
     c->tick = x->tick;
     uint32_t n = c->ent_count, crushed = 0;
     if (c->movers) {
-        if (grow((void **)&c->bodies, &c->body_cap, n + 1, sizeof *c->bodies) != 0 ||
-            grow((void **)&c->crushed, &c->crushed_cap, 2 * n + 2, sizeof *c->crushed) != 0)
+        if (sweep__replay_grow((void **)&c->bodies, &c->body_cap, n + 1, sizeof *c->bodies) != 0 ||
+            sweep__replay_grow((void **)&c->crushed, &c->crushed_cap, 2 * n + 2, sizeof *c->crushed) != 0)
             return sweep__replay_fail(r, "out of memory");
         for (uint32_t i = 0; i < n; i++) {
             const core_entity *e = &c->ents[i];

@@ -25,6 +25,10 @@ typedef struct sweep__replay_core sweep__replay_core;
 
 /* ---- replay.c, for the core depth ------------------------------------- */
 
+/* Makes room for `need` items of `size` bytes in *p (capacity *cap,
+ * doubling); 0, or -1 if out of memory. */
+int sweep__replay_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
+
 /* Stops the replay with an error (printf-style); returns -1. */
 int sweep__replay_fail(sweep_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

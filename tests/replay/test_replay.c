@@ -273,14 +273,15 @@ static void on_event(void *ctx, const sweep_replay_event *ev)
     }
 }
 
-/* Replays a whole log on `map`; fails the test, saying why, unless every
- * bit matched. */
-static void replay_ok(const char *log, const char *map, sweep_replay_stats *st, tally *t)
+/* Replays a whole log on `map` at the depth `flags` (replay.h); fails the
+ * test, saying why, unless every bit matched. */
+static void replay_at(const char *log, const char *map, unsigned flags, sweep_replay_stats *st, tally *t)
 {
     char err[1400];
-    sweep_replay *r = sweep_replay_open(log, map, err, sizeof err);
+    sweep_replay *r = sweep_replay_open_flags(log, map, flags, err, sizeof err);
     if (!r)
-        fail_msg("%s: cannot open: %s", log, err);
+        fail_msg("%s: cannot open (flags %u): %s", log, flags, err);
+    assert_int_equal(sweep_replay_flags(r), flags);
     if (t) {
         memset(t, 0, sizeof *t);
         sweep_replay_watch(r, on_event, t);
@@ -288,7 +289,7 @@ static void replay_ok(const char *log, const char *map, sweep_replay_stats *st, 
     int rc = sweep_replay_run(r);
     if (rc != 0) {
         const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
-        fail_msg("%s: %s", log, d ? d->text : sweep_replay_error(r));
+        fail_msg("%s (%s depth): %s", log, flags ? "core" : "full", d ? d->text : sweep_replay_error(r));
     }
     *st = *sweep_replay_stats_of(r);
     /* Stepping after the end stays at the end. */
@@ -296,6 +297,11 @@ static void replay_ok(const char *log, const char *map, sweep_replay_stats *st, 
     assert_null(sweep_replay_divergence_of(r));
     assert_string_equal(sweep_replay_error(r), "");
     sweep_replay_close(r);
+}
+
+static void replay_ok(const char *log, const char *map, sweep_replay_stats *st, tally *t)
+{
+    replay_at(log, map, 0, st, t);
 }
 
 /* ---- the golden logs ----------------------------------------------------- */
@@ -415,38 +421,13 @@ static void golden_cheats(void **state)
 
 /* ---- the core depth ------------------------------------------------------- */
 
-/* Replays a whole log at the core depth; fails the test, saying why,
- * unless every result the core computes matched the recorded one. */
-static void core_ok(const char *log, const char *map, sweep_replay_stats *st, tally *t)
-{
-    char err[1400];
-    sweep_replay *r = sweep_replay_open_flags(log, map, SWEEP_REPLAY_CORE, err, sizeof err);
-    if (!r)
-        fail_msg("%s: cannot open at the core depth: %s", log, err);
-    assert_int_equal(sweep_replay_flags(r), SWEEP_REPLAY_CORE);
-    if (t) {
-        memset(t, 0, sizeof *t);
-        sweep_replay_watch(r, on_event, t);
-    }
-    int rc = sweep_replay_run(r);
-    if (rc != 0) {
-        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
-        fail_msg("%s (core depth): %s", log, d ? d->text : sweep_replay_error(r));
-    }
-    *st = *sweep_replay_stats_of(r);
-    assert_int_equal(sweep_replay_step(r), 0);
-    assert_null(sweep_replay_divergence_of(r));
-    assert_string_equal(sweep_replay_error(r), "");
-    sweep_replay_close(r);
-}
-
 /* The core depth after the full one on the same log: it checks, with the
  * core alone, every move the full depth applied, reads the same records,
  * and hands the watcher the same messages. */
 static void core_matches_full(const char *log, const sweep_replay_stats *full, const tally *tf,
                               sweep_replay_stats *core, tally *tc)
 {
-    core_ok(log, g_map, core, tc);
+    replay_at(log, g_map, SWEEP_REPLAY_CORE, core, tc);
     assert_int_equal(core->moves, full->moves);
     assert_int_equal(core->outputs, core->moves); /* one result compared per move */
     assert_int_equal(core->hashes, 0);
@@ -648,14 +629,17 @@ static void changed_result_is_a_divergence(void **state)
 static void core_changed_result_is_a_divergence(void **state)
 {
     (void)state;
-    char log[1200], out[400];
+    char log[1200], out[400], err[1400];
     target t;
     size_t frame_at = 0;
     find_result(golden("walking", log, sizeof log), &t);
     tamper(log, &t, 1, scratch("core-changed.sweeplog", out, sizeof out), &frame_at);
-    const sweep_replay_divergence *d;
-    sweep_replay_divergence full;
-    char err[1400];
+    double changed = t.x;
+    ((uint8_t *)&changed)[0] ^= 0x01;
+    char want_recorded[32], want_replayed[32];
+    bits_text(changed, want_recorded, sizeof want_recorded);
+    bits_text(t.x, want_replayed, sizeof want_replayed);
+    sweep_replay_divergence at[2];
     for (int depth = 0; depth < 2; depth++) {
         sweep_replay *r = sweep_replay_open_flags(out, g_map, depth ? SWEEP_REPLAY_CORE : 0, err, sizeof err);
         if (!r)
@@ -665,43 +649,32 @@ static void core_changed_result_is_a_divergence(void **state)
             steps++;
         assert_int_equal(rc, -1);
         assert_true(steps > 0);
-        d = sweep_replay_divergence_of(r);
+        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
         assert_non_null(d);
         assert_string_equal(sweep_replay_error(r), "");
-        if (depth == 0) {
-            full = *d;
-            sweep_replay_close(r);
-            continue;
-        }
         assert_string_equal(d->field, "MoveResult.position.x");
         assert_int_equal(d->session, t.session);
         assert_int_equal(d->entity, t.entity);
         assert_int_equal(d->offset, t.record);
         assert_string_equal(d->file, out);
         assert_int_equal(d->tick, sweep_replay_tick(r));
-        /* Where the full depth stopped, and what it said. */
-        assert_int_equal(d->tick, full.tick);
-        assert_int_equal(d->offset, full.offset);
-        assert_string_equal(d->field, full.field);
-        assert_string_equal(d->recorded, full.recorded);
-        assert_string_equal(d->replayed, full.replayed);
-        double changed = t.x;
-        ((uint8_t *)&changed)[0] ^= 0x01;
-        char want_recorded[32], want_replayed[32];
-        bits_text(changed, want_recorded, sizeof want_recorded);
-        bits_text(t.x, want_replayed, sizeof want_replayed);
         if (!strstr(d->recorded, want_recorded) || !strstr(d->replayed, want_replayed))
-            fail_msg("recorded '%s' (want %s), replayed '%s' (want %s)", d->recorded, want_recorded, d->replayed,
-                     want_replayed);
-        assert_non_null(strstr(d->text, "MoveResult.position.x"));
-        assert_int_equal(sweep_replay_step(r), -1);
-        assert_int_equal(sweep_replay_run(r), -1);
-        /* Every move before it was checked, none after. */
+            fail_msg("depth %d: recorded '%s' (want %s), replayed '%s' (want %s)", depth, d->recorded,
+                     want_recorded, d->replayed, want_replayed);
+        assert_int_equal(sweep_replay_run(r), -1); /* it stays stopped */
+        /* Every move up to it was checked, one result each. */
         const sweep_replay_stats *st = sweep_replay_stats_of(r);
         assert_true(st->moves > 0);
-        assert_int_equal(st->outputs, st->moves);
+        if (depth)
+            assert_int_equal(st->outputs, st->moves);
+        at[depth] = *d;
         sweep_replay_close(r);
     }
+    /* The core depth stops where the full one does, saying the same. */
+    assert_int_equal(at[1].tick, at[0].tick);
+    assert_string_equal(at[1].recorded, at[0].recorded);
+    assert_string_equal(at[1].replayed, at[0].replayed);
+    assert_string_equal(at[1].text, at[0].text);
 }
 
 /* Any bit of any answer changed under a valid checksum is caught, as a
