@@ -46,6 +46,10 @@
  *      since the previous move; the rules counted and logged.
  *
  * A refused move (an Error) changes nothing, not even the budget.
+ *
+ * client-sdk/replay_core.c mirrors steps 6 and 7 (the core depth of a
+ * replay) and client-sdk/predict.c follows the whole order: a change here
+ * changes them too, and the golden session logs of tests/replay/ say so.
  */
 #include <math.h>
 #include <string.h>
