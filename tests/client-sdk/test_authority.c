@@ -19,7 +19,7 @@
  * The figures come from sweep-bots' report (one key=value line per mode);
  * this test reads them, it does not recompute them.
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -33,7 +33,7 @@
 #include "client-sdk/client.h"
 #include "maps/loader.h"
 
-static sweepd D;
+static fx_server D;
 static char BOTS[4096], MAP[4096], SECRET[256];
 static sweep_level LV;
 
@@ -50,7 +50,7 @@ static int setup(void **state)
     if (fx_secret(SECRET, sizeof SECRET) != 0)
         return -1;
     const char *args[] = {"--auth-secret-file", SECRET, NULL};
-    return fx_start_args(&D, args);
+    return fx_start(&D, args);
 }
 
 static int teardown(void **state)

@@ -19,7 +19,7 @@
  * command token; sessions that must spawn at a position of their own
  * choose say Hello with it (the server role).
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -38,7 +38,7 @@
 
 #define TOKEN "cli-test-token"
 
-static sweepd D;
+static fx_server D;
 static char SWEEP[4096], MAP[4096], SECRET[256];
 
 static int setup(void **state)
@@ -49,7 +49,7 @@ static int setup(void **state)
     if (fx_secret(SECRET, sizeof SECRET) != 0)
         return -1;
     const char *args[] = {"--command-token", TOKEN, "--auth-secret-file", SECRET, "--allow-guests", "on", NULL};
-    return fx_start_args(&D, args);
+    return fx_start(&D, args);
 }
 
 static int teardown(void **state)

@@ -29,7 +29,7 @@
  * still on the lift and in the door's way (a wish of zero: the movers do
  * the moving); they are placed there by sessions of the server role.
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -54,7 +54,7 @@
 /* Mover ids in the test level (equal to index + 1). */
 enum { LIFT = 1, DOOR = 2, GATE = 3, PRESS = 4, MOVERS = 4 };
 
-static sweepd D;
+static fx_server D;
 static char DIR_[256], MAP[512], SWEEP[4096], SECRET[256];
 static const sweep_wish STILL = {.velocity = {0, 0, 0}, .buttons = 0};
 static sweep_level LV; /* the map as loaded back: exactly what the server runs */

@@ -15,7 +15,7 @@
  * sent) triggers one rewind and replay after which prediction and server
  * agree again, to the bit.
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -32,7 +32,7 @@
 
 #define TOKEN "predict-test-token"
 
-static sweepd D;
+static fx_server D;
 static sweep_level LV;
 static sweep_world *W;
 
@@ -48,7 +48,7 @@ static int setup(void **state)
     /* The command token makes sessions of the server role: they spawn
      * where they ask and their moves are not charged to a time budget. */
     const char *args[] = {"--command-token", TOKEN, NULL};
-    return fx_start_args(&D, args);
+    return fx_start(&D, args);
 }
 
 static int teardown(void **state)

@@ -27,7 +27,7 @@
  * is found in the source tree, the build directory's parent (SWEEP_SRCDIR
  * overrides it).
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <limits.h>
 #include <setjmp.h>
@@ -46,7 +46,7 @@
 
 #define TOKEN "python-client-test-token"
 
-static sweepd D4, D6;
+static fx_server D4, D6;
 static int HAVE_V6;
 static char SCRIPT[PATH_MAX], BUILD[PATH_MAX], MAP[PATH_MAX], TMP[256];
 static sweep_level LV;
@@ -98,12 +98,12 @@ static int setup(void **state)
         return -1;
     }
     const char *v4[] = {"--command-token", TOKEN, NULL};
-    if (fx_start_args(&D4, v4) != 0)
+    if (fx_start(&D4, v4) != 0)
         return -1;
     /* The last --listen is the one sweepd takes. */
     HAVE_V6 = have_ipv6_loopback();
     const char *v6[] = {"--command-token", TOKEN, "--listen", "[::1]:0", NULL};
-    if (HAVE_V6 && fx_start_args(&D6, v6) != 0)
+    if (HAVE_V6 && fx_start(&D6, v6) != 0)
         return -1;
     return 0;
 }

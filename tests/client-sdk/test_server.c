@@ -13,7 +13,7 @@
  * One sweepd serves the whole program (group setup); each test opens its
  * own connections.
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -31,7 +31,7 @@
 #define TOKEN "server-test-token"
 
 typedef struct env {
-    sweepd d;
+    fx_server d;
     sweep_level lv;
     sweep_world *world;
 } env;
@@ -43,7 +43,7 @@ static int setup(void **state)
     char map[4096], err[256];
     (void)state;
     const char *args[] = {"--command-token", TOKEN, NULL};
-    if (fx_start_args(&E.d, args) != 0)
+    if (fx_start(&E.d, args) != 0)
         return -1;
     if (sweep_map_load(fx_build("maps/arena.db", map, sizeof map), &E.lv, NULL, err, sizeof err) != SWEEP_OK ||
         sweep_map_build_world(&E.lv, &E.world, NULL, err, sizeof err) != SWEEP_OK) {

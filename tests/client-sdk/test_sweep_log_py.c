@@ -17,7 +17,7 @@
  * the generated code of $(BUILD)/client-sdk/python; it is found in the
  * source tree, the build directory's parent (SWEEP_SRCDIR overrides it).
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -250,8 +250,8 @@ static void record(char *dir, size_t cap, const char *extra_opt, const char *ext
     const char *args[] = {"--record", dir, extra_opt, extra_val, NULL};
     if (!extra_opt)
         args[2] = NULL;
-    sweepd d;
-    assert_int_equal(fx_start_args(&d, args), 0);
+    fx_server d;
+    assert_int_equal(fx_start(&d, args), 0);
     char cmd[16384], *out;
     snprintf(cmd, sizeof cmd, "'%s' --connect %s --map '%s' --warmup 0 %s", BOTS, d.tcp, MAP, bots_args);
     int rc = fx_run(cmd, &out);

@@ -19,10 +19,10 @@
  * exit statuses are checked once.
  *
  * Programs come from $(BUILD)/bin and the arena from $(BUILD)/maps, found
- * beside this program (tests/client-sdk/sweepd_fixture.h); the golden logs
+ * beside this program (tests/sweepd_fixture.h); the golden logs
  * from $(BUILD)/../tests/replay/golden, or SWEEP_REPLAY_GOLDEN.
  */
-#include "tests/client-sdk/sweepd_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #include <dirent.h>
 #include <ftw.h>
@@ -887,7 +887,7 @@ static void not_a_log_is_refused(void **state)
 
 /* sweep-bots against d in the background: `clients` bots of `modes` on
  * the arena for `seconds`. Its output goes to `out`. */
-static pid_t start_bots(const sweepd *d, const char *modes, int clients, double seconds, int udp, const char *out)
+static pid_t start_bots(const fx_server *d, const char *modes, int clients, double seconds, int udp, const char *out)
 {
     char bin[1100], n[16], dur[32];
     snprintf(bin, sizeof bin, "%s/sweep-bots", g_bin);
@@ -978,8 +978,8 @@ static void killed_server_log_replays(void **state)
         snprintf(rec, sizeof rec, "%s/rec", dir);
         assert_int_equal(mkdir(rec, 0700), 0);
         const char *extra[] = {"--record", rec, "--record-hash-every", "10", NULL};
-        sweepd d;
-        assert_int_equal(fx_start_args(&d, extra), 0);
+        fx_server d;
+        assert_int_equal(fx_start(&d, extra), 0);
         pid_t bots = start_bots(&d, rounds[i].modes, rounds[i].clients, 20.0, rounds[i].udp, bots_out);
         /* Until the log holds a few dozen moves (each move and its answer
          * take a few hundred bytes), however slow the machine is. Nothing
@@ -1033,8 +1033,8 @@ static void rotated_log_follows_its_segments(void **state)
     scratch("rotated", rec, sizeof rec);
     assert_int_equal(mkdir(rec, 0700), 0);
     const char *extra[] = {"--record", rec, "--record-max-seconds", "0.3", "--record-hash-every", "10", NULL};
-    sweepd d;
-    assert_int_equal(fx_start_args(&d, extra), 0);
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
     char bots_out[480];
     snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
     pid_t bots = start_bots(&d, "honest", 2, 1.5, 0, bots_out);
@@ -1227,8 +1227,8 @@ static void core_depth_movers_and_raw_moves(void **state)
     assert_int_equal(mkdir(rec, 0700), 0);
     static const char token[] = "core-depth-test-command-token";
     const char *extra[] = {"--record", rec, "--command-token", token, "--allow-free-move", "on", NULL};
-    sweepd d;
-    assert_int_equal(fx_start_args(&d, extra), 0);
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
     char cmd[8192], *out = NULL;
     /* One shell, so every client's output is kept with the others. */
     snprintf(cmd, sizeof cmd,

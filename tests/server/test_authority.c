@@ -41,7 +41,7 @@
 #include <cmocka.h>
 
 #include "maps/loader.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static fx_server srv;      /* guests on, tokens, the server role with free moves, logging to log_path */
 static fx_rx *rx;

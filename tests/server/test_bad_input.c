@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static fx_server srv;
 static fx_rx *rx;

@@ -24,7 +24,7 @@
 
 #include "maps/content_hash.h"
 #include "maps/loader.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static fx_server srv;
 static fx_rx *rx;

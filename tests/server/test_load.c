@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static fx_rx *rx;
 static const double DT = 1.0 / 60.0;

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "server/options.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #define MOVES 10u
 #define BAD_DTS 3u
@@ -32,58 +32,6 @@ static fx_server srv;
 static int metrics_port;
 static fx_rx *rx;
 static char log_path[] = "/tmp/sweep-test-metrics-XXXXXX";
-
-/* Runs sweepd on the arena with the extra arguments, stdout to a pipe
- * (the ready line, into line), stderr to log (NULL: the test's). Returns
- * the pid, or -1; the pipe is read until the first line or EOF. */
-static pid_t run_sweepd(const char *const *extra, const char *log, char *line, size_t linelen)
-{
-    fx_server paths;
-    fx_paths(&paths);
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = paths.bin;
-    argv[n++] = "--map";
-    argv[n++] = paths.arena;
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    for (int i = 0; extra[i] && n < 31; i++)
-        argv[n++] = extra[i];
-    argv[n] = NULL;
-    int pfd[2];
-    if (pipe(pfd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(pfd[1], 1);
-        close(pfd[0]);
-        close(pfd[1]);
-        if (log) {
-            int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            if (lfd >= 0) {
-                dup2(lfd, 2);
-                close(lfd);
-            }
-        }
-        execv(paths.bin, (char *const *)argv);
-        _exit(127);
-    }
-    close(pfd[1]);
-    size_t len = 0;
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    while (len < linelen - 1) {
-        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-        int left = (int)(deadline - fx_now_ms());
-        if (left <= 0 || poll(&p, 1, left) <= 0 || read(pfd[0], line + len, 1) != 1 || line[len] == '\n')
-            break;
-        len++;
-    }
-    line[len] = 0;
-    close(pfd[0]);
-    return pid;
-}
 
 static int setup(void **state)
 {
@@ -95,17 +43,14 @@ static int setup(void **state)
     close(fd);
     const char *extra[] = {"--metrics", "127.0.0.1:0", "--log-level", "info", NULL};
     char line[256];
-    memset(&srv, 0, sizeof srv);
-    fx_paths(&srv);
-    srv.pid = run_sweepd(extra, log_path, line, sizeof line);
     int tport = -1, uport = -1;
-    if (srv.pid <= 0 ||
-        sscanf(line, "sweepd ready tcp=127.0.0.1:%d udp=127.0.0.1:%d metrics=127.0.0.1:%d", &tport, &uport,
+    if (fx_launch(&srv, NULL, NULL, extra, log_path, line, sizeof line) != 0)
+        return -1;
+    if (sscanf(line, "sweepd ready tcp=127.0.0.1:%d udp=127.0.0.1:%d metrics=127.0.0.1:%d", &tport, &uport,
                &metrics_port) != 3 ||
         tport <= 0 || metrics_port <= 0 || metrics_port == tport) {
         fprintf(stderr, "test_metrics: bad ready line '%s'\n", line);
-        if (srv.pid > 0)
-            kill(srv.pid, SIGKILL);
+        fx_stop(&srv);
         return -1;
     }
     srv.port = tport;
@@ -497,9 +442,7 @@ static void test_busy_metrics_port_stops_sweepd(void **state)
     close(lfd);
     const char *extra[] = {"--metrics", addr, NULL};
     fx_server fx;
-    memset(&fx, 0, sizeof fx);
-    fx.pid = run_sweepd(extra, errlog, line, sizeof line);
-    assert_true(fx.pid > 0);
+    assert_int_equal(fx_launch(&fx, NULL, NULL, extra, errlog, line, sizeof line), 0);
     assert_int_equal(fx_wait(&fx), 1);
     assert_string_equal(line, ""); /* no ready line */
     FILE *f = fopen(errlog, "r");
@@ -516,8 +459,7 @@ static void test_busy_metrics_port_stops_sweepd(void **state)
     close(busy);
     /* A malformed address is an option error (exit 2), before any map loads. */
     const char *bad[] = {"--metrics", "127.0.0.1", NULL};
-    fx.pid = run_sweepd(bad, "/dev/null", line, sizeof line);
-    assert_true(fx.pid > 0);
+    assert_int_equal(fx_launch(&fx, NULL, NULL, bad, "/dev/null", line, sizeof line), 0);
     assert_int_equal(fx_wait(&fx), 2);
 }
 

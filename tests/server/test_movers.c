@@ -23,7 +23,7 @@
 #include "maps/loader.h"
 #include "maps/writer.h"
 #include "protocol/builder.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 #define TOKEN "lift-operator-7f3a"
 #define LIFT_ID 7u

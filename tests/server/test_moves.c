@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "maps/loader.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static fx_server srv;
 static fx_rx *rx;

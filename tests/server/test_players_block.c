@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "core/crowd.h"
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 static const double DT = 1.0 / 60.0;
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};

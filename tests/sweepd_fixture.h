@@ -1,0 +1,768 @@
+/*
+ * sweepd_fixture.h - a real sweepd for the integration tests of every
+ * folder (tests/server, tests/client-sdk, tests/replay): started on
+ * 127.0.0.1 with port 0 on the sample arena (or a map the test wrote), its
+ * ready line parsed for its addresses, stopped with SIGTERM; identities for
+ * it; commands run through sh; and a small raw client over TCP and UDP
+ * built on the protocol's encoder and decoder (deliberately not libsweep,
+ * so the server can be tested on its own).
+ *
+ * Header-only (static functions), as every test program is one .c file.
+ * Timeouts are generous (the suite runs on loaded two-core machines) and
+ * never assert speed: they only keep a broken server from hanging a test.
+ *
+ * Where things are: programs and maps come from the build directory,
+ * $SWEEP_BUILD_DIR if set, else two levels above the test program's own
+ * directory (tests live in $(BUILD)/tests/<folder>/): sweepd is
+ * $(BUILD)/bin/sweepd and the arena $(BUILD)/maps/arena.db.
+ *
+ * The server's standard error (its log) goes to a file in a private
+ * temporary directory (or to the file the test names), at --log-level
+ * $SWEEP_TEST_LOG (default warn; info with SWEEP_TEST_VERBOSE); the log is
+ * shown when the server does not come up, when it ends with a status other
+ * than 0, and always with SWEEP_TEST_VERBOSE, which also shows the output
+ * of every command fx_run runs.
+ *
+ * A server never outlives its test: it gets SIGKILL when the thread that
+ * started it ends (Linux, PR_SET_PDEATHSIG), however the test ends, so
+ * start servers from the main thread.
+ *
+ * Roles: a Hello without a token is a guest player (the server's motion
+ * rules, time budget and spawn points apply). Tests that need exact
+ * control (positions, raw velocities) start sweepd with FX_SERVER_ARGS
+ * (the --command-token FX_TOKEN and --allow-free-move on), say Hello with
+ * FX_TOKEN and send Fly moves (fx_fly_msg): the server role's raw moves,
+ * collide-and-slide exactly as sweep_move does it. Signed identities:
+ * fx_secret writes FX_SECRET to a private file for --auth-secret-file, and
+ * fx_token mints tokens under it (protocol/token.h), as a game's login
+ * service would.
+ */
+#ifndef SWEEP_TESTS_SWEEPD_FIXTURE_H
+#define SWEEP_TESTS_SWEEPD_FIXTURE_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "protocol/protocol.h"
+#include "protocol/token.h"
+
+#define FX_TIMEOUT_MS 30000
+
+/* The command token of the test servers that grant the server role. */
+#define FX_TOKEN "fixture-command-token"
+#define FX_SERVER_ARGS "--command-token", FX_TOKEN, "--allow-free-move", "on"
+
+/* The secret the tests' signed tokens use (32 bytes). */
+#define FX_SECRET "sweep-sdk-tests-shared-secret-32"
+
+static inline uint64_t fx_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static inline int fx_verbose(void)
+{
+    const char *v = getenv("SWEEP_TEST_VERBOSE");
+    return v && *v;
+}
+
+/* --- where things are -------------------------------------------------------- */
+
+static char fx_argv0[4096];
+
+/* Optional: where the test program is when /proc/self/exe cannot say, and
+ * a server that dies must not kill the test with SIGPIPE. */
+static inline void fx_init(const char *argv0)
+{
+    snprintf(fx_argv0, sizeof fx_argv0, "%s", argv0);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* $(BUILD)/rel. */
+static inline const char *fx_build(const char *rel, char *buf, size_t cap)
+{
+    const char *dir = getenv("SWEEP_BUILD_DIR");
+    if (dir && *dir) {
+        snprintf(buf, cap, "%s/%s", dir, rel);
+        return buf;
+    }
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0)
+        self[n] = '\0';
+    else if (strchr(fx_argv0, '/'))
+        snprintf(self, sizeof self, "%s", fx_argv0);
+    else
+        snprintf(self, sizeof self, "build/tests/x/x");
+    char up[4200], real[PATH_MAX];
+    snprintf(up, sizeof up, "%s/../..", dirname(self));
+    const char *base = realpath(up, real) ? real : up;
+    /* base/rel, cut to cap like snprintf (which warns here, knowing the
+     * sizes of both buffers). */
+    size_t bl = strlen(base), rl = strlen(rel);
+    if (cap == 0)
+        return buf;
+    if (bl > cap - 1)
+        bl = cap - 1;
+    memcpy(buf, base, bl);
+    if (bl + 1 < cap) {
+        buf[bl++] = '/';
+        if (rl > cap - 1 - bl)
+            rl = cap - 1 - bl;
+        memcpy(buf + bl, rel, rl);
+        bl += rl;
+    }
+    buf[bl] = '\0';
+    return buf;
+}
+
+/* --- starting and stopping sweepd ---------------------------------------------- */
+
+typedef struct fx_server {
+    pid_t pid;               /* 0: not running */
+    int port;                /* the TCP and UDP port */
+    char tcp[128], udp[128]; /* "HOST:PORT", as the ready line says */
+    char bin[1100];          /* the sweepd started */
+    char arena[1100];        /* the sample arena */
+    char dir[256];           /* private temporary directory */
+    char log[1100];          /* the server's stderr */
+    int own_log;             /* log is in dir, removed by fx_stop */
+    int reaped, status;      /* fx_alive saw it end, with this waitpid status */
+} fx_server;
+
+/* Fills fx->bin and fx->arena. */
+static inline void fx_paths(fx_server *fx)
+{
+    fx_build("bin/sweepd", fx->bin, sizeof fx->bin);
+    fx_build("maps/arena.db", fx->arena, sizeof fx->arena);
+}
+
+static inline void fx_show_log(const fx_server *fx)
+{
+    FILE *f = fx->log[0] ? fopen(fx->log, "r") : NULL;
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        fprintf(stderr, "  sweepd: %s", line);
+    fclose(f);
+}
+
+/* Starts bin (NULL: the build's sweepd) with --map MAP (NULL: the arena)
+ * --listen 127.0.0.1:0, the log level and the extra arguments (a
+ * NULL-terminated list; a later --listen or --log-level wins), its
+ * standard error into the file log (NULL: sweepd.log in fx->dir). Its
+ * first line of output, or what came of it before it ended or the
+ * timeout, goes to line. Returns 0 once started (whatever it said), -1
+ * after saying why not. */
+static inline int fx_launch(fx_server *fx, const char *bin, const char *map, const char *const *extra,
+                            const char *log, char *line, size_t cap)
+{
+    memset(fx, 0, sizeof *fx);
+    line[0] = '\0';
+    fx_paths(fx);
+    if (bin)
+        snprintf(fx->bin, sizeof fx->bin, "%s", bin);
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/sweep-test-XXXXXX");
+    if (!mkdtemp(fx->dir)) {
+        perror("fixture: mkdtemp");
+        fx->dir[0] = '\0';
+        return -1;
+    }
+    fx->own_log = !log;
+    if (log)
+        snprintf(fx->log, sizeof fx->log, "%s", log);
+    else
+        snprintf(fx->log, sizeof fx->log, "%s/sweepd.log", fx->dir);
+    const char *level = getenv("SWEEP_TEST_LOG");
+    if (!level || !*level)
+        level = fx_verbose() ? "info" : "warn";
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = fx->bin;
+    argv[n++] = "--map";
+    argv[n++] = map ? map : fx->arena;
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--log-level";
+    argv[n++] = level;
+    for (int i = 0; extra && extra[i] && n < 63; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    int out[2];
+    if (pipe(out) != 0) {
+        perror("fixture: pipe");
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fixture: fork");
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    if (pid == 0) {
+#ifdef __linux__
+        /* Dies with the test, even by SIGKILL; if the test is already
+         * gone, so is the reason to serve. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+#else
+        (void)parent;
+#endif
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        int lf = open(fx->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (lf >= 0) {
+            dup2(lf, 2);
+            close(lf);
+        }
+        execv(fx->bin, (char *const *)argv);
+        fprintf(stderr, "exec %s: %s\n", fx->bin, strerror(errno));
+        _exit(127);
+    }
+    close(out[1]);
+    fx->pid = pid;
+    size_t len = 0;
+    uint64_t deadline = fx_now_ms() + 2 * FX_TIMEOUT_MS;
+    while (len < cap - 1) {
+        struct pollfd p = {.fd = out[0], .events = POLLIN};
+        int left = (int)(deadline - fx_now_ms());
+        if (left <= 0 || poll(&p, 1, left) <= 0 || read(out[0], line + len, 1) != 1 || line[len] == '\n')
+            break;
+        len++;
+    }
+    line[len] = '\0';
+    close(out[0]);
+    return 0;
+}
+
+/* Removes what fx_launch made: the log if it was ours, the directory. */
+static inline void fx_cleanup(fx_server *fx)
+{
+    if (fx->own_log && fx->log[0])
+        unlink(fx->log);
+    if (fx->dir[0])
+        rmdir(fx->dir);
+    fx->dir[0] = '\0';
+}
+
+/* Waits for the server to exit (killing it after the timeout). Returns its
+ * exit status, 128 + the signal that ended it, or -1 if it had to be
+ * killed or was not running (a test that ended it itself sets pid to 0 or
+ * -1 and still calls this, to remove the directory). Its log is shown
+ * unless the status is 0. */
+static inline int fx_wait(fx_server *fx)
+{
+    if (fx->pid <= 0) {
+        if (fx_verbose())
+            fx_show_log(fx);
+        fx_cleanup(fx);
+        return -1;
+    }
+    int st = fx->status, rc = -1;
+    if (!fx->reaped) {
+        uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+        for (;;) {
+            pid_t r = waitpid(fx->pid, &st, WNOHANG);
+            if (r == fx->pid)
+                break;
+            if (r < 0 && errno != EINTR) {
+                st = -1;
+                break;
+            }
+            if (fx_now_ms() > deadline) {
+                fprintf(stderr, "fixture: sweepd (pid %d) did not exit in %d s: killed\n", (int)fx->pid,
+                        FX_TIMEOUT_MS / 1000);
+                kill(fx->pid, SIGKILL);
+                waitpid(fx->pid, NULL, 0);
+                st = -1;
+                break;
+            }
+            usleep(10000);
+        }
+    }
+    if (st != -1)
+        rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+    fx->pid = 0;
+    fx->reaped = 0;
+    if (rc != 0 && !fx_verbose()) {
+        fprintf(stderr, "fixture: sweepd ended with status %d; its log:\n", rc);
+        fx_show_log(fx);
+    }
+    if (fx_verbose())
+        fx_show_log(fx);
+    fx_cleanup(fx);
+    return rc;
+}
+
+/* SIGTERM and wait (fx_wait): 0 after a clean shutdown. */
+static inline int fx_stop(fx_server *fx)
+{
+    if (fx->pid > 0 && !fx->reaped)
+        kill(fx->pid, SIGTERM);
+    return fx_wait(fx);
+}
+
+/* 1 if the server process is still running. */
+static inline int fx_alive(fx_server *fx)
+{
+    if (fx->pid <= 0 || fx->reaped)
+        return 0;
+    if (waitpid(fx->pid, &fx->status, WNOHANG) == fx->pid) {
+        fx->reaped = 1; /* fx_wait still reports how it ended */
+        return 0;
+    }
+    return 1;
+}
+
+/* Starts bin (NULL: the build's sweepd) as fx_launch does and reads its
+ * ready line, "sweepd ready tcp=HOST:PORT udp=HOST:PORT ...". Returns 0,
+ * or -1 after showing why (its log) with the server stopped. */
+static inline int fx_start_bin(fx_server *fx, const char *bin, const char *map, const char *const *extra,
+                               const char *log)
+{
+    char line[512];
+    if (fx_launch(fx, bin, map, extra, log, line, sizeof line) != 0) {
+        fx_cleanup(fx);
+        return -1;
+    }
+    const char *colon;
+    if (sscanf(line, "sweepd ready tcp=%127s udp=%127s", fx->tcp, fx->udp) != 2 ||
+        !(colon = strrchr(fx->tcp, ':')) || (fx->port = atoi(colon + 1)) <= 0) {
+        fprintf(stderr, "fixture: no ready line from %s (got '%s'); its log:\n", fx->bin, line);
+        kill(fx->pid, SIGKILL);
+        waitpid(fx->pid, NULL, 0);
+        fx->pid = 0;
+        fx_show_log(fx);
+        fx_cleanup(fx);
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts sweepd on map (NULL: the arena) with its stderr into log. */
+static inline int fx_start_map_log(fx_server *fx, const char *map, const char *const *extra, const char *log)
+{
+    return fx_start_bin(fx, NULL, map, extra, log);
+}
+
+/* Starts sweepd on map (NULL: the arena). */
+static inline int fx_start_map(fx_server *fx, const char *map, const char *const *extra)
+{
+    return fx_start_bin(fx, NULL, map, extra, NULL);
+}
+
+/* Starts sweepd on the arena with the extra arguments (may be NULL). */
+static inline int fx_start(fx_server *fx, const char *const *extra)
+{
+    return fx_start_bin(fx, NULL, NULL, extra, NULL);
+}
+
+/* --- identities ------------------------------------------------------------------ */
+
+/* Writes FX_SECRET (and a line break, which readers drop) to a new
+ * private file; its path goes to path. Returns 0, or -1 after saying why. */
+static inline int fx_secret(char *path, size_t cap)
+{
+    snprintf(path, cap, "/tmp/sweep-test-secret-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        perror("fixture: mkstemp");
+        return -1;
+    }
+    const char text[] = FX_SECRET "\n";
+    int ok = write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1);
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* A token of `role` (SWEEP_WIRE_ROLE_*) for identity, valid ttl seconds
+ * from now (negative: expired that long ago), under FX_SECRET. */
+static inline const char *fx_token(uint32_t role, const char *identity, long ttl, char *out, size_t cap)
+{
+    uint64_t expiry = (uint64_t)((long)time(NULL) + ttl);
+    if (sweep_token_make((const uint8_t *)FX_SECRET, sizeof FX_SECRET - 1, role, identity, expiry, out, cap) !=
+        SWEEP_TOKEN_OK)
+        snprintf(out, cap, "cannot-mint");
+    return out;
+}
+
+/* --- commands ---------------------------------------------------------------------- */
+
+/* Runs a command line through sh, stdout and stderr into *out (malloc'd;
+ * out may be NULL). Returns the exit status, 128 + a signal, or -1. */
+static inline int fx_run(const char *cmd, char **out)
+{
+    if (out)
+        *out = NULL;
+    size_t n = strlen(cmd) + sizeof " 2>&1";
+    char *full = malloc(n);
+    if (!full)
+        return -1;
+    snprintf(full, n, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += r;
+        if (cap - len < 2) {
+            char *n = realloc(buf, cap * 2);
+            if (!n)
+                break;
+            buf = n;
+            cap *= 2;
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    int st = pclose(p);
+    if (fx_verbose() && buf)
+        fprintf(stderr, "$ %s\n%s", cmd, buf);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* --- a raw client: TCP ---------------------------------------------------------------- */
+
+static inline struct sockaddr_in fx_addr(int port)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return a;
+}
+
+static inline int fx_tcp_connect_rcvbuf(int port, int rcvbuf)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    struct sockaddr_in a = fx_addr(port);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static inline int fx_tcp_connect(int port)
+{
+    return fx_tcp_connect_rcvbuf(port, 0);
+}
+
+static inline int fx_write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static uint8_t fx_out[256 * 1024] __attribute__((unused));
+
+/* Encodes m as a TCP frame and writes it. */
+static inline int fx_send(int fd, const sweep_message *m)
+{
+    const uint8_t *out;
+    size_t len;
+    if (sweep_encode(m, SWEEP_WIRE_SIZE_PREFIXED, fx_out, sizeof fx_out, &out, &len) != SWEEP_PROTO_OK)
+        return -1;
+    return fx_write_all(fd, out, len);
+}
+
+/* Reads exactly len bytes within the deadline: 1, 0 on EOF, -1 on timeout/error. */
+static inline int fx_read_exact(int fd, uint8_t *buf, size_t len, uint64_t deadline)
+{
+    size_t got = 0;
+    while (got < len) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - fx_now_ms());
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            return -1;
+        ssize_t r = recv(fd, buf + got, len - got, 0);
+        if (r == 0)
+            return 0;
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return errno == ECONNRESET ? 0 : -1;
+        }
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+typedef struct fx_rx {
+    uint8_t buf[2 * 1024 * 1024];
+    sweep_msg_move_result results[4096];
+    sweep_msg_move moves[16];
+    sweep_wire_mover movers[4096];
+    sweep_decoder dec;
+} fx_rx;
+
+static inline fx_rx *fx_rx_new(void)
+{
+    fx_rx *rx = calloc(1, sizeof *rx);
+    rx->dec.results = rx->results;
+    rx->dec.results_cap = 4096;
+    rx->dec.moves = rx->moves;
+    rx->dec.moves_cap = 16;
+    rx->dec.movers = rx->movers;
+    rx->dec.movers_cap = 4096;
+    return rx;
+}
+
+/* Receives one TCP frame into rx and decodes it: 1, 0 on EOF, -1 on
+ * timeout or a frame that does not decode. */
+static inline int fx_recv(int fd, fx_rx *rx, sweep_message *m)
+{
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    int r = fx_read_exact(fd, rx->buf, 4, deadline);
+    if (r <= 0)
+        return r;
+    uint32_t n = (uint32_t)rx->buf[0] | (uint32_t)rx->buf[1] << 8 | (uint32_t)rx->buf[2] << 16 |
+                 (uint32_t)rx->buf[3] << 24;
+    if (n > sizeof rx->buf - 4)
+        return -1;
+    r = fx_read_exact(fd, rx->buf + 4, n, deadline);
+    if (r <= 0)
+        return r == 0 ? 0 : -1;
+    return sweep_decode(&rx->dec, rx->buf, 4 + n, SWEEP_WIRE_SIZE_PREFIXED, m) == SWEEP_PROTO_OK ? 1 : -1;
+}
+
+/* 1 if the peer closed (EOF or reset) within the timeout, skipping any
+ * frames still on the way; kinds seen are OR-ed into *seen as bits. */
+static inline int fx_wait_eof(int fd, fx_rx *rx, unsigned *seen)
+{
+    for (;;) {
+        sweep_message m;
+        int r = fx_recv(fd, rx, &m);
+        if (r == 0)
+            return 1;
+        if (r < 0)
+            return 0;
+        if (seen)
+            *seen |= 1u << m.kind;
+    }
+}
+
+static inline sweep_message fx_msg(sweep_msg_kind kind, uint32_t seq)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = kind;
+    m.sequence = seq;
+    return m;
+}
+
+static inline sweep_message fx_hello_msg(const char *name)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_HELLO, 1);
+    m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
+    m.as.hello.client_name = sweep_str_of(name);
+    return m;
+}
+
+/* Hello over TCP with an auth token (NULL = none); returns the session
+ * id (0 on failure). */
+static inline uint64_t fx_hello_token(int fd, fx_rx *rx, const char *token)
+{
+    sweep_message m = fx_hello_msg("test");
+    m.as.hello.auth_token = sweep_str_of(token);
+    if (fx_send(fd, &m) != 0)
+        return 0;
+    if (fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_WELCOME)
+        return 0;
+    return m.as.welcome.session_id;
+}
+
+/* Hello over TCP; returns the session id (0 on failure). */
+static inline uint64_t fx_hello(int fd, fx_rx *rx)
+{
+    sweep_message m = fx_hello_msg("test");
+    if (fx_send(fd, &m) != 0)
+        return 0;
+    if (fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_WELCOME)
+        return 0;
+    return m.as.welcome.session_id;
+}
+
+static inline sweep_message fx_spawn_msg(uint32_t seq, sweep_vec3 pos, sweep_vec3 radii)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_SPAWN, seq);
+    m.as.spawn.position = pos;
+    m.as.spawn.radii = radii;
+    return m;
+}
+
+/* Spawn over TCP; returns the entity id (0 on failure). */
+static inline uint32_t fx_spawn(int fd, fx_rx *rx, uint32_t seq, sweep_vec3 pos, sweep_vec3 radii)
+{
+    sweep_message m = fx_spawn_msg(seq, pos, radii);
+    if (fx_send(fd, &m) != 0)
+        return 0;
+    if (fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_SPAWNED)
+        return 0;
+    return m.as.spawned.entity;
+}
+
+static inline sweep_message fx_move_msg(uint32_t entity, uint32_t seq, sweep_vec3 v, double dt)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_MOVE, seq);
+    m.as.move.entity = entity;
+    m.as.move.sequence = seq;
+    m.as.move.velocity = v;
+    m.as.move.dt = dt;
+    return m;
+}
+
+/* A Fly move: the server role's raw velocity, as sweep_move takes it. */
+static inline sweep_message fx_fly_msg(uint32_t entity, uint32_t seq, sweep_vec3 v, double dt)
+{
+    sweep_message m = fx_move_msg(entity, seq, v, dt);
+    m.as.move.mode = SWEEP_WIRE_MODE_FLY;
+    return m;
+}
+
+/* Sends m and expects an Error: its code, or -1. */
+static inline int fx_expect_error(int fd, fx_rx *rx, const sweep_message *req, uint32_t *seq_out)
+{
+    sweep_message m;
+    if (fx_send(fd, req) != 0 || fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_ERROR)
+        return -1;
+    if (seq_out)
+        *seq_out = m.as.error.sequence;
+    return (int)m.as.error.code;
+}
+
+/* --- a raw client: UDP ------------------------------------------------------------------ */
+
+/* A UDP socket connected to the server (so it only hears the server). */
+static inline int fx_udp_socket(int port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = fx_addr(port);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Encodes m (a Hello is padded to SWEEP_UDP_HELLO_MIN) and sends it as
+ * one datagram; returns its size or -1. */
+static inline ssize_t fx_udp_send(int fd, const sweep_message *m)
+{
+    const uint8_t *out;
+    size_t len;
+    sweep_proto_error e = m->kind == SWEEP_MSG_HELLO
+                              ? sweep_encode_padded(m, 0, SWEEP_UDP_HELLO_MIN, fx_out, sizeof fx_out, &out, &len)
+                              : sweep_encode(m, 0, fx_out, sizeof fx_out, &out, &len);
+    if (e != SWEEP_PROTO_OK)
+        return -1;
+    return send(fd, out, len, 0) == (ssize_t)len ? (ssize_t)len : -1;
+}
+
+/* Receives one datagram within timeout_ms: its size (decoded into m if
+ * m is not NULL), 0 on timeout, -1 on error or undecodable bytes. */
+static inline ssize_t fx_udp_recv(int fd, fx_rx *rx, sweep_message *m, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return 0;
+    ssize_t r = recv(fd, rx->buf, sizeof rx->buf, 0);
+    if (r <= 0)
+        return -1;
+    if (m && sweep_decode(&rx->dec, rx->buf, (size_t)r, 0, m) != SWEEP_PROTO_OK)
+        return -1;
+    return r;
+}
+
+/* Full UDP handshake with an auth token (NULL: none): Hello, Challenge,
+ * Hello with cookie, then the answer to that into *answer (may be NULL).
+ * Returns the session id, or 0 (no Welcome). Retries lost datagrams a few
+ * times. */
+static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *token, sweep_message *answer)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        sweep_message m = fx_hello_msg("udp-test"), r;
+        m.as.hello.auth_token = sweep_str_of(token);
+        if (fx_udp_send(fd, &m) < 0)
+            return 0;
+        if (fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_CHALLENGE)
+            continue;
+        uint8_t cookie[64];
+        uint32_t cl = r.as.challenge.cookie.len < sizeof cookie ? r.as.challenge.cookie.len : sizeof cookie;
+        memcpy(cookie, r.as.challenge.cookie.ptr, cl);
+        m.as.hello.cookie.ptr = cookie;
+        m.as.hello.cookie.len = cl;
+        m.sequence = 2;
+        if (fx_udp_send(fd, &m) < 0)
+            return 0;
+        if (fx_udp_recv(fd, rx, &r, 5000) <= 0)
+            continue;
+        if (answer)
+            *answer = r;
+        return r.kind == SWEEP_MSG_WELCOME ? r.as.welcome.session_id : 0;
+    }
+    return 0;
+}
+
+/* Full UDP handshake without a token (a guest). */
+static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
+{
+    return fx_udp_handshake_token(fd, rx, NULL, NULL);
+}
+
+#endif
