@@ -21,6 +21,7 @@ checked against the installed tree and this machine's Debian package data.
 
 Prints cmocka's summary lines so tests/run-tests.sh counts the checks.
 """
+import atexit
 import glob
 import http.server
 import json
@@ -543,6 +544,7 @@ class Sweepd:
         args[i + 1] = "127.0.0.1:0"
         self.err = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.err, text=True)
+        STARTED.append(self)
         self.addr = None
         line = [None]
         t = threading.Thread(target=lambda: line.__setitem__(0, self.p.stdout.readline()), daemon=True)
@@ -567,6 +569,21 @@ class Sweepd:
                 self.p.wait()
         return self.p.returncode
 
+
+# Every sweepd this script started is stopped when it ends, however it
+# ends: an uncaught exception, or SIGTERM (run-tests.sh's time limit, an
+# interrupted make test), which becomes an ordinary exit so this runs.
+STARTED = []
+
+
+def stop_started():
+    for s in STARTED:
+        s.stop()
+
+
+atexit.register(stop_started)
+for sig in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
 
 SERVER = None
 ENV = {k: v for k, v in os.environ.items() if k != "SWEEP_TOKEN"}  # a guest, as the probes are
