@@ -152,6 +152,13 @@ done
 for b in "$work"/*.broken; do
     [ -f "$b" ] && broken="$broken $(cat "$b")"
 done
+# A program that never reported (its slot died) fails rather than vanishes.
+for t in "$@"; do
+    if ! cat "$work"/*.res 2>/dev/null | awk -v t="$t" '$5 == t { found = 1 } END { exit !found }'; then
+        failed=$((failed + 1))
+        broken="$broken $t(never ran)"
+    fi
+done
 
 # The times, for the next run's order, and the slowest programs.
 if [ -d "$(dirname "$times")" ]; then
