@@ -30,6 +30,11 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->udp_idle_timeout = 30.0;
     opt->drain_timeout = 2.0;
     opt->handshake_timeout = 5.0;
+    opt->idle_timeout = 60.0;
+    opt->max_conns_per_address = 64;
+    opt->max_handshakes_per_address = 16;
+    opt->max_sessions_per_address = 64;
+    opt->max_memory_mb = 0;
     opt->log_level = SWEEP_LOG_INFO;
     opt->allow_guests = -1;
     opt->time_bank = 0.25;
@@ -200,6 +205,21 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_double(key, value, 0.0, 600.0, &opt->drain_timeout, err, errlen);
     if (strcmp(key, "handshake-timeout") == 0)
         return parse_double(key, value, 0.1, 3600.0, &opt->handshake_timeout, err, errlen);
+    if (strcmp(key, "idle-timeout") == 0) {
+        if (parse_double(key, value, 0.0, 86400.0, &opt->idle_timeout, err, errlen) != SWEEP_OPTIONS_OK)
+            return SWEEP_OPTIONS_ERROR;
+        if (opt->idle_timeout > 0.0 && opt->idle_timeout < 0.1)
+            return fail(err, errlen, "--idle-timeout: %s is below 0.1 s (0 turns it off)", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "max-conns-per-address") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->max_conns_per_address, err, errlen);
+    if (strcmp(key, "max-handshakes-per-address") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->max_handshakes_per_address, err, errlen);
+    if (strcmp(key, "max-sessions-per-address") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->max_sessions_per_address, err, errlen);
+    if (strcmp(key, "max-memory") == 0)
+        return parse_u32(key, value, 0, 16u * 1024u * 1024u, &opt->max_memory_mb, err, errlen);
     if (strcmp(key, "log-level") == 0) {
         int l = sweep_log_level_parse(value);
         if (l < 0)
@@ -324,12 +344,29 @@ void sweep_server_options_usage(FILE *out)
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
           "  --rate-limit N          requests per second per session, a batch counting\n"
           "                          one per move; 0 = unlimited (default 20000)\n"
-          "  --max-write-queue BYTES bytes queued for one TCP client before it is\n"
-          "                          disconnected as a slow reader (default 1048576)\n"
+          "  --max-write-queue BYTES memory held for answers waiting for one TCP client\n"
+          "                          (buffers, not just answer bytes); past it the client\n"
+          "                          is disconnected as a slow reader (default 1048576)\n"
+          "  --max-memory MB         MiB all TCP connections may hold together (their\n"
+          "                          structures, partial frames and queued answers);\n"
+          "                          new connections are refused past 7/8 of it (default\n"
+          "                          0: a quarter of the machine's or cgroup's memory)\n"
+          "  --max-conns-per-address N\n"
+          "                          TCP connections open from one client address (an\n"
+          "                          IPv4 address or an IPv6 /64); more are refused with\n"
+          "                          an Error TooManySessions (default 64)\n"
+          "  --max-handshakes-per-address N\n"
+          "                          of those, connections that have not said Hello yet\n"
+          "                          (default 16)\n"
+          "  --max-sessions-per-address N\n"
+          "                          sessions of one client address, TCP and UDP (64)\n"
           "  --udp-idle-timeout S    seconds of silence before a UDP session ends (30)\n"
+          "  --idle-timeout S        seconds a TCP session may send nothing before it is\n"
+          "                          closed with Bye \"idle timeout\" (60; 0 = never)\n"
           "  --drain-timeout S       seconds a closing connection may take to flush (2)\n"
           "  --handshake-timeout S   seconds a TCP connection may take to send its Hello\n"
-          "                          before it is closed (5)\n"
+          "                          before it is closed (5); until then it may send 8\n"
+          "                          requests a second\n"
           "  --command-token TOKEN   sessions whose Hello.auth_token is TOKEN get the server\n"
           "                          role (default: none does). Put it in a --config\n"
           "                          file: a command line is visible to every local user\n"

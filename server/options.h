@@ -50,6 +50,11 @@ typedef struct sweep_server_options {
     double udp_idle_timeout;   /* seconds without a datagram before a UDP session is dropped */
     double drain_timeout;      /* seconds a closing connection may take to flush */
     double handshake_timeout;  /* seconds a TCP connection may stay without a session */
+    double idle_timeout;       /* seconds a TCP session may send nothing before it is closed; 0 = never */
+    uint32_t max_conns_per_address;      /* TCP connections open from one address (limits.h) */
+    uint32_t max_handshakes_per_address; /* of those, without a session yet */
+    uint32_t max_sessions_per_address;   /* sessions of one address, TCP and UDP */
+    uint32_t max_memory_mb;    /* MiB all TCP connections may hold together; 0 = a quarter of the machine's */
     sweep_log_level log_level;
     char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token giving the server role; "" = none */
     int players_block;         /* entities are obstacles to each other (core/crowd.h) */
@@ -75,7 +80,9 @@ typedef struct sweep_server_options {
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
- * timeout, 2 s drain, 5 s to say Hello, log level info, no maps, no
+ * timeout, 2 s drain, 5 s to say Hello, 60 s TCP idle timeout, per address
+ * 64 connections, 16 of them without a session and 64 sessions, connection
+ * memory a quarter of the machine's, log level info, no maps, no
  * command token and no auth secret (nobody gets the server role; everyone
  * is a guest player), entities pass through each other, no Fly or Noclip
  * moves, a time bank of 0.25 s, no metrics endpoint. */
