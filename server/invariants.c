@@ -63,14 +63,23 @@ void sweep__check_invariants(const sweep_server *s)
     /* Connections: a well-linked list of conn_count; a session it carries
      * points back at it. */
     uint32_t conns = 0;
+    size_t mem = 0;
     const sweep__conn *cprev = NULL;
     for (const sweep__conn *c = s->conns; c; c = c->next) {
         assert(c->prev == cprev);
         assert(!c->session || c->session->conn == c);
-        assert(c->write_pending <= s->opt.max_write_queue + (size_t)s->out_cap);
+        /* Memory: counted as held, within the caps (the answer buffers may
+         * pass theirs by one final Error of at most 512 bytes). */
+        assert(c->mem == sizeof *c + c->in_cap + c->flight_cap + c->queue_cap);
+        assert(c->in_len <= c->in_cap && c->in_cap <= SWEEP_FRAME_PREFIX + (size_t)s->opt.max_frame);
+        assert(c->flight_len <= c->flight_cap && c->queue_len <= c->queue_cap);
+        assert(c->flight_cap + c->queue_cap <= (size_t)s->opt.max_write_queue + 512u);
+        assert(c->writing || c->queue_len == 0);
+        mem += c->mem;
         cprev = c;
         conns++;
     }
     assert(conns == s->conn_count);
+    assert(mem == s->conn_mem);
 }
 #endif

@@ -1,11 +1,12 @@
 /*
  * listen.c - binding TCP and UDP to the same address and port.
  *
- * The sockets are created and bound with plain socket calls, then handed to
- * libuv (uv_tcp_open, uv_udp_open): that keeps the "port 0" search
- * synchronous. With port 0 the kernel picks a free TCP port and the UDP
- * socket is bound to the same number; if some other program holds that UDP
- * port, both are closed and the search starts again (a few times).
+ * The sockets are created and bound with plain socket calls (the UDP one
+ * then handed to libuv with uv_udp_open, the TCP one kept for tcp.c to
+ * listen on): that keeps the "port 0" search synchronous. With port 0 the
+ * kernel picks a free TCP port and the UDP socket is bound to the same
+ * number; if some other program holds that UDP port, both are closed and
+ * the search starts again (a few times).
  */
 #include <errno.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static void set_port(struct sockaddr_storage *sa, int port)
 /* A bound socket of the given type, or -1 with errno set. */
 static int bound_socket(const struct sockaddr_storage *sa, int type)
 {
-    int fd = socket(sa->ss_family, type | SOCK_CLOEXEC, 0);
+    int fd = socket(sa->ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -1;
     int one = 1;
@@ -86,20 +87,14 @@ int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
             snprintf(err, errlen, "udp bind %s:%d: %s", s->opt.host, port, strerror(e));
             return -1;
         }
-        uv_tcp_init(&s->loop, &s->tcp);
-        s->tcp.data = s;
+        /* The TCP socket stays a plain descriptor: tcp.c listens on it and
+         * accepts from it itself (it polls it; see tcp.c for why). */
+        s->tcp_fd = tfd;
         s->tcp_open = 1;
         uv_udp_init(&s->loop, &s->udp);
         s->udp.data = s;
         s->udp_open = 1;
-        int r = uv_tcp_open(&s->tcp, tfd);
-        if (r != 0) {
-            close(tfd);
-            close(ufd);
-            snprintf(err, errlen, "cannot use the TCP socket: %s", uv_strerror(r));
-            return -1;
-        }
-        r = uv_udp_open(&s->udp, ufd);
+        int r = uv_udp_open(&s->udp, ufd);
         if (r != 0) {
             close(ufd);
             snprintf(err, errlen, "cannot use the UDP socket: %s", uv_strerror(r));

@@ -39,7 +39,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
     s->stopping = 1;
     sweep__log(SWEEP_LOG_INFO, "shutdown", "reason=%s sessions=%u connections=%u", reason, s->session_count,
                s->conn_count);
-    close_handle((uv_handle_t *)&s->tcp, &s->tcp_open);
+    sweep__tcp_stop(s);
     sweep__worlds_stop(s);
     sweep__session *ss = s->sessions;
     while (ss) {
@@ -81,8 +81,9 @@ static void on_stop_async(uv_async_t *h)
     shutdown_server(h->data, "stop");
 }
 
-/* Periodic chores: idle UDP sessions, connections that drain too long,
- * and the end of the shutdown once every connection is gone. */
+/* Periodic chores: idle UDP and TCP sessions, connections that drain too
+ * long or never say Hello, and the end of the shutdown once every
+ * connection is gone. */
 static void on_housekeeping(uv_timer_t *t)
 {
     sweep_server *s = t->data;
@@ -260,7 +261,7 @@ void sweep_server_destroy(sweep_server *s)
     sweep__metrics_stop(s->metrics); /* first: no scrape runs while the rest goes */
     s->metrics = NULL;
     if (s->loop_open) {
-        close_handle((uv_handle_t *)&s->tcp, &s->tcp_open);
+        sweep__tcp_stop(s);
         close_handle((uv_handle_t *)&s->udp, &s->udp_open);
         close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
@@ -279,6 +280,7 @@ void sweep_server_destroy(sweep_server *s)
         s->sessions->close_reason = "shutdown";
         sweep__session_destroy(s->sessions);
     }
+    sweep__tcp_free(s); /* after the sessions, which take themselves off its counts */
     sweep__record_stop(s, "shutdown");
     sweep__worlds_free(s);
     sweep__entity_table_free(&s->entities);

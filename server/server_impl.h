@@ -25,9 +25,16 @@
  *   - Mover numbers kept on the server (entity ground/touch/moved_by) are
  *     core indices (SWEEP_NO_MOVER = none); only the wire uses the map's
  *     movers.id, translated where a message is filled.
- *   - conn->write_pending counts bytes handed to uv_write and not yet
- *     completed; it never exceeds max_write_queue except by the one final
- *     Error of a connection being dropped for it.
+ *   - A connection's memory is counted where it is allocated: conn->mem
+ *     is its structure plus the capacity of its three buffers (a partial
+ *     frame, the answers in flight, the answers queued behind them), and
+ *     server->conn_mem is the sum over the connections. The two answer
+ *     buffers together never exceed max_write_queue except by the one
+ *     final Error of a connection being dropped for it; the frame buffer
+ *     never exceeds the prefix + max_frame.
+ *   - server->addrs counts, per client address, the connections open, those
+ *     of them OPEN without a session, and the sessions (TCP and UDP); each
+ *     connection and UDP session adds itself once and takes itself off once.
  */
 #ifndef SWEEP_SERVER_SERVER_IMPL_H
 #define SWEEP_SERVER_SERVER_IMPL_H
@@ -168,14 +175,26 @@ typedef enum sweep__conn_state {
 struct sweep__conn {
     uv_tcp_t handle;
     uv_shutdown_t shutdown_req;
+    uv_write_t write_req;       /* the one write in flight (tcp.c) */
     sweep_server *server;
     sweep__conn_state state;
     uint64_t drain_deadline_ns;
     uint64_t hello_deadline_ns; /* OPEN without a session past this: closed */
-    sweep_framer framer;
-    uint8_t *frame_storage;
+    uint64_t last_read_ms;      /* loop time of the last bytes read: the idle timeout */
+    sweep__addr_key addr;       /* its entry in server->addrs */
+    unsigned counted_handshake : 1, counted_session : 1; /* what it adds to that entry */
+    unsigned writing : 1;       /* write_req is in flight */
+    unsigned shutdown_asked : 1;
+    uint8_t *in;                /* the start of a frame not complete yet */
+    size_t in_len, in_cap;
+    uint8_t *flight;            /* the bytes of the write in flight */
+    size_t flight_len, flight_cap;
+    uint8_t *queue;             /* answers waiting behind it */
+    size_t queue_len, queue_cap;
+    size_t mem;                 /* bytes it holds: the structure and the three buffers */
+    sweep__bucket early;        /* requests before its session's (Hello) */
+    uint64_t early_notice_ns;   /* when the last RateLimited for them was sent; 0 = never */
     sweep__session *session;
-    size_t write_pending;
     char peer[64];
     sweep__conn *prev, *next;
 };
@@ -195,7 +214,11 @@ struct sweep_server {
     sweep_server_options opt;
     uv_loop_t loop;
     int loop_open;
-    uv_tcp_t tcp;
+    uv_poll_t tcp;  /* the listening socket, accepted from by tcp.c */
+    int tcp_fd;     /* valid while tcp_open */
+    int tcp_polling; /* the poll handle: 0 none, 1 polling, 2 paused (an accept error) */
+    int tcp_started; /* sweep__tcp_start ran: spare_fd and addrs are set up */
+    int spare_fd;   /* kept open to accept and close a connection when out of descriptors; -1 none */
     uv_udp_t udp;
     int tcp_open, udp_open;
     uv_signal_t sigterm, sigint;
@@ -216,6 +239,12 @@ struct sweep_server {
 
     sweep__conn *conns;
     uint32_t conn_count;
+    size_t conn_mem;     /* bytes the connections hold (the sum of conn->mem) */
+    size_t max_memory;   /* --max-memory resolved, in bytes */
+    sweep__addr_table addrs; /* counts per client address (limits.h) */
+    sweep__bucket refuse_log; /* conn_refused lines it may still write */
+    uint64_t refuse_log_suppressed;
+    uint64_t refused_total;  /* connections refused at accept */
     sweep__session *sessions;
     uint32_t session_count;
     sweep__session **addr_buckets; /* UDP sessions by address */
@@ -377,10 +406,20 @@ const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t out
 
 /* tcp.c */
 int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);
+void sweep__tcp_stop(sweep_server *s); /* closes the listening socket: nothing more is accepted */
+void sweep__tcp_free(sweep_server *s); /* after every session is gone */
 void sweep__conn_drain(sweep__conn *c);
 void sweep__conn_close(sweep__conn *c);
 int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final);
+/* Housekeeping: drains past their deadline, connections silent past the
+ * handshake timeout, sessions idle past --idle-timeout. */
 void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns);
+/* A session of this address is made (+1) or ends (-1): the UDP ones
+ * (session.c); TCP sessions are counted by tcp.c. */
+void sweep__addr_sessions(sweep_server *s, const struct sockaddr *addr, int delta);
+/* May this address have one more session (--max-sessions-per-address)?
+ * 1, or 0 after an Error TooManySessions was sent to p. */
+int sweep__addr_session_allowed(sweep_server *s, sweep__peer *p, const struct sockaddr *addr, uint32_t sequence);
 
 /* udp.c */
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen);

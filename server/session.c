@@ -95,11 +95,13 @@ void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr)
     uint32_t b = addr_hash(addr) % s->addr_bucket_count;
     ss->addr_next = s->addr_buckets[b];
     s->addr_buckets[b] = ss;
+    sweep__addr_sessions(s, addr, +1);
 }
 
 static void udp_unbind(sweep__session *ss)
 {
     sweep_server *s = ss->server;
+    sweep__addr_sessions(s, (const struct sockaddr *)&ss->addr, -1);
     uint32_t b = addr_hash((const struct sockaddr *)&ss->addr) % s->addr_bucket_count;
     for (sweep__session **pp = &s->addr_buckets[b]; *pp; pp = &(*pp)->addr_next) {
         if (*pp == ss) {

@@ -100,6 +100,10 @@ static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_
      * an answer (a Welcome, or an AuthFailed naming a long identity) may be
      * larger than the Hello without amplifying anything towards a victim. */
     p.budget = SIZE_MAX;
+    /* One host may hold --max-sessions-per-address sessions, whatever its
+     * ports (a new port is a new UDP address to the session table). */
+    if (!sweep__addr_session_allowed(s, &p, addr, m.sequence))
+        return;
     sweep__hello(s, &p, &m);
 }
 
