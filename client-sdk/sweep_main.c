@@ -989,8 +989,9 @@ static int watch(const options *o, sweep_client *c, const local_map *m)
     uint64_t limit = o->has_count ? o->count : UINT64_MAX;
     if (take_world_state(o, m, &v, &first) < 0)
         rc = report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
-    /* A silent UDP client is dropped by the server after its idle timeout:
-     * a ping now and then keeps the session. */
+    /* A silent client is dropped by the server after its idle timeout
+     * (--udp-idle-timeout, --idle-timeout over TCP): a ping now and then
+     * keeps the session. */
     uint64_t next_ping = sweep_client_now_ns() + 5000000000u;
     while (rc == 0 && v.printed < limit) {
         sweep_client_event ev;
@@ -1003,7 +1004,7 @@ static int watch(const options *o, sweep_client *c, const local_map *m)
         } else if (s != SWEEP_CLIENT_OK && s != SWEEP_CLIENT_E_TIMEOUT) {
             rc = report(o, &e);
         }
-        if (rc == 0 && o->udp && sweep_client_now_ns() >= next_ping) {
+        if (rc == 0 && sweep_client_now_ns() >= next_ping) {
             uint64_t rtt;
             if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK && e.status != SWEEP_CLIENT_E_TIMEOUT)
                 rc = report(o, &e);
