@@ -59,10 +59,12 @@ void sweep__faults_arm(void)
     }
     count = 0;
     __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
-    /* Always said, even with nothing to fail: a test learns from this line
-     * that the sweepd it runs is a fault-injection build. */
-    sweep__log(SWEEP_LOG_WARN, "fault_injection", "armed fail_alloc=%llu random_p=%g random_sequence=%llu",
-               (unsigned long long)fail_at, fail_p, (unsigned long long)fail_sequence);
+    /* Said whenever asked, even for nothing (SWEEP_FAIL_ALLOC=0): a test
+     * learns from this line that the sweepd it runs is a fault-injection
+     * build. Unasked, the build behaves and logs as any other. */
+    if (n || r)
+        sweep__log(SWEEP_LOG_WARN, "fault_injection", "armed fail_alloc=%llu random_p=%g random_sequence=%llu",
+                   (unsigned long long)fail_at, fail_p, (unsigned long long)fail_sequence);
 }
 
 /* Whether this allocation is to fail; counts it. */

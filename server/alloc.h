@@ -19,7 +19,8 @@
  *
  * Each failure made is logged (event=fault_injected, with the allocation's
  * number, size and call site), so a test knows that its N was reached and
- * where. Only allocations of the loop thread go through here: one count,
+ * where; so is what was asked, when anything was (event=fault_injection
+ * armed, even for SWEEP_FAIL_ALLOC=0: how a test tells such a build). Only allocations of the loop thread go through here: one count,
  * one order, the same on every run of the same requests.
  *
  * free is the libc's in both builds.
