@@ -76,3 +76,16 @@ TEST_LIBS_replay = $(CLIENT_LIB) $(REPLAY_DEPLIBS)
 TEST_LDLIBS_replay = $(SERVER_LDLIBS)
 $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
 	$(BIN)/sweep-mapgen $(BIN)/sweep
+
+# Faults (tests/server/test_faults.c): allocation failures need a sweepd
+# built with FAULTS=1, which a normal build makes beside itself in
+# $(BUILD)-faults (make's own dependencies are the cache: a second run
+# rebuilds nothing); a FAULTS=1 build tests its own. The logs it records
+# under faults must replay.
+$(BUILD)/tests/server/test_faults: | $(BIN)/sweep-replay
+ifeq ($(FAULTS),)
+$(BUILD)/tests/server/test_faults: | faults-sweepd
+.PHONY: faults-sweepd
+faults-sweepd:
+	+@$(MAKE) --no-print-directory FAULTS=1 $(BUILD)-faults/bin/sweepd
+endif
