@@ -839,6 +839,97 @@ static void test_reopening_attacker_cannot_keep_a_client_out(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* An allocation that fails at accept refuses that one connection with an
+ * Error Internal, and the next connection is served: accepting never
+ * stops. With the fault-injection sweepd (make FAULTS=1, which a normal
+ * build makes beside itself in $(BUILD)-faults), SWEEP_FAIL_ALLOC=1 fails
+ * the first allocation after the ready line (the connection's structure)
+ * and 2 the second (the per-address table's first growth). */
+static void test_accept_survives_failed_allocations(void **state)
+{
+    (void)state;
+    char bin[1200], faults[1300];
+    fx_build("bin", bin, sizeof bin);
+    char *slash = strrchr(bin, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(faults, sizeof faults, "%s-faults/bin/sweepd", bin);
+    if (access(faults, X_OK) != 0) {
+        printf("limits: SKIPPED failed allocations at accept: no %s\n", faults);
+        skip();
+    }
+    for (int n = 1; n <= 2; n++) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", n);
+        setenv("SWEEP_FAIL_ALLOC", v, 1);
+        fx_server srv;
+        int started = fx_start_bin(&srv, faults, NULL, NULL, NULL);
+        unsetenv("SWEEP_FAIL_ALLOC");
+        assert_int_equal(started, 0);
+        int fd = connect_from("127.0.0.1", srv.port, 0);
+        assert_true(fd >= 0);
+        sweep_message m;
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_ERROR);
+        assert_int_equal(m.as.error.code, SWEEP_WIRE_INTERNAL);
+        assert_int_equal(fx_wait_eof(fd, rx, NULL), 1);
+        close(fd);
+        fd = session_from("127.0.0.1", srv.port);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(fx_stop(&srv), 0);
+    }
+}
+
+/* A server out of descriptors takes each waiting connection off the queue
+ * with its spare descriptor and refuses it, and serves again once
+ * descriptors are free: started here with 64 of them. */
+static void test_out_of_descriptors(void **state)
+{
+    (void)state;
+    enum { N = 100, PER = 10 };
+    struct rlimit saved, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    low = saved;
+    low.rlim_cur = 64;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    fx_server srv;
+    int started = fx_start(&srv, NULL); /* sweepd inherits the 64 */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    assert_int_equal(started, 0);
+    int fds[N], refused = 0;
+    char src[32];
+    for (int i = 0; i < N; i++) {
+        fds[i] = connect_from(host_of(src, sizeof src, 6, i, PER), srv.port, 0);
+        assert_true(fds[i] >= 0);
+    }
+    for (int i = 0; i < N; i++) {
+        struct pollfd p = {.fd = fds[i], .events = POLLIN};
+        if (poll(&p, 1, i == N - 1 ? 1000 : 50) == 1) {
+            sweep_message m;
+            if (fx_recv(fds[i], rx, &m) == 1 && m.kind == SWEEP_MSG_ERROR &&
+                m.as.error.code == SWEEP_WIRE_TOO_MANY_SESSIONS)
+                refused++;
+        }
+    }
+    printf("limits: %d connections to a sweepd with 64 descriptors: %d refused with an Error\n", N, refused);
+    assert_true(refused > 0);
+    assert_true(fx_alive(&srv));
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    int welcomed = 0;
+    for (int attempt = 0; attempt < 50 && !welcomed; attempt++) {
+        int fd = session_from("127.0.0.2", srv.port);
+        welcomed = fd >= 0;
+        if (fd >= 0)
+            close(fd);
+        else
+            usleep(100000);
+    }
+    assert_true(welcomed);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* A session that sends nothing for --idle-timeout gets Bye "idle timeout"
  * and is closed; one that keeps talking stays; the session log records the
  * close and replays. */
@@ -944,6 +1035,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sessions_per_address_tcp_and_udp),
         cmocka_unit_test(test_hello_flood_gets_one_share),
         cmocka_unit_test(test_reopening_attacker_cannot_keep_a_client_out),
+        cmocka_unit_test(test_accept_survives_failed_allocations),
+        cmocka_unit_test(test_out_of_descriptors),
         cmocka_unit_test(test_idle_sessions_expire),
         cmocka_unit_test(test_requests_before_hello_are_rate_limited),
     };
