@@ -61,6 +61,7 @@ static char dir[256];           /* scratch directory of this test */
 static char arena[1100];        /* the map every run serves */
 static char bin_dir[1100];      /* the sweepd under test (and sweep-replay) */
 static char faults_dir[1100];   /* a fault-injection sweepd, "" if none */
+static char mounted[300];       /* the tmpfs mounted, until unmounted: teardown's if a test failed */
 
 /* --- small things ---------------------------------------------------------- */
 
@@ -127,21 +128,52 @@ static void after_line(const char *path, const char *needle, char *out, size_t o
     fclose(f);
 }
 
-/* Starts the sweepd of bin (a bin/ directory) on the arena with the
- * extra arguments, its log into logpath, the environment as it is. */
-static int start_in(fx_server *fx, const char *bin, const char *const *extra, const char *logpath)
+/* The servers running, so that teardown ends those a failed assertion
+ * left behind. */
+static pid_t live[4];
+
+static void track(const fx_server *fx)
+{
+    for (unsigned i = 0; i < sizeof live / sizeof live[0]; i++)
+        if (!live[i]) {
+            live[i] = fx->pid;
+            return;
+        }
+}
+
+/* fx_stop, and the server is no longer tracked. */
+static int stop(fx_server *fx)
+{
+    for (unsigned i = 0; i < sizeof live / sizeof live[0]; i++)
+        if (live[i] == fx->pid)
+            live[i] = 0;
+    return fx_stop(fx);
+}
+
+/* Starts the sweepd of bin (a bin/ directory) on the map (NULL: the
+ * arena) with the extra arguments, its log into logpath, the environment
+ * as it is. */
+static int start_map_in(fx_server *fx, const char *bin, const char *map, const char *const *extra,
+                        const char *logpath)
 {
     const char *old = getenv("SWEEP_BIN_DIR");
     char saved[1100] = "";
     if (old)
         snprintf(saved, sizeof saved, "%s", old);
     setenv("SWEEP_BIN_DIR", bin, 1);
-    int r = fx_start_map_log(fx, arena, extra, logpath);
+    int r = fx_start_map_log(fx, map ? map : arena, extra, logpath);
     if (old)
         setenv("SWEEP_BIN_DIR", saved, 1);
     else
         unsetenv("SWEEP_BIN_DIR");
+    if (r == 0)
+        track(fx);
     return r;
+}
+
+static int start_in(fx_server *fx, const char *bin, const char *const *extra, const char *logpath)
+{
+    return start_map_in(fx, bin, NULL, extra, logpath);
 }
 
 /* Is bin/sweepd a fault-injection build? */
@@ -158,7 +190,7 @@ static int is_faults_build(const char *bin)
     unsetenv("SWEEP_FAIL_ALLOC");
     if (r != 0)
         return 0;
-    fx_stop(&fx);
+    stop(&fx);
     return file_contains(logpath, "event=fault_injection armed", NULL, 0) > 0;
 }
 
@@ -557,7 +589,7 @@ static void fault_once(uint64_t n, int record, unsigned spawns, fault_run *fr)
     client_close(&lag);
     client_close(&b);
     int alive = fx_alive(&fx);
-    int status = fx_stop(&fx);
+    int status = stop(&fx);
     fr->fired = count_lines(logpath, "event=fault_injected");
     char line[2048] = "";
     if (file_contains(logpath, "event=fault_injected", line, sizeof line))
@@ -665,7 +697,7 @@ static int random_run(const char *spec, char *failed_list, size_t listlen)
     if (!ok)
         print_message("%s: %s\n", spec, c.why);
     client_close(&c);
-    ok = fx_stop(&fx) == 0 && ok;
+    ok = stop(&fx) == 0 && ok;
     failed_list[0] = 0;
     FILE *f = fopen(logpath, "r");
     char line[2048], n[32];
@@ -717,7 +749,7 @@ static void test_random_failures_repeat(void **state)
         assert_int_equal(ooms_left, 0);
     }
     assert_true(fx_alive(&fx));
-    assert_int_equal(fx_stop(&fx), 0);
+    assert_int_equal(stop(&fx), 0);
     assert_true(count_lines(logpath, "event=fault_injected") >= 5);
 }
 
@@ -766,7 +798,7 @@ static void test_map_file_gone_while_serving(void **state)
     assert_int_equal(copy_file(arena, map), 0);
     const char *extra[] = {FX_SERVER_ARGS, NULL};
     fx_server fx;
-    assert_int_equal(fx_start_map_log(&fx, map, extra, logpath), 0);
+    assert_int_equal(start_map_in(&fx, bin_dir, map, extra, logpath), 0);
     int no_oom = 0;
     client c;
     client_init(&c, &no_oom);
@@ -815,7 +847,7 @@ static void test_map_file_gone_while_serving(void **state)
     /* The same world all along: new sessions are told the same map. */
     assert_true(welcome_hash_prefix(fx.port, &c) == hash);
     assert_true(fx_alive(&fx));
-    assert_int_equal(fx_stop(&fx), 0);
+    assert_int_equal(stop(&fx), 0);
     assert_int_equal(count_lines(logpath, "level=error"), 0);
     unlink(map);
 }
@@ -851,11 +883,13 @@ static void test_disk_full_while_recording(void **state)
     assert_int_equal(mkdir(recdir, 0700), 0);
     /* A small disk of its own; where mounting is not allowed, the same
      * from the kernel's file size limit (EFBIG instead of ENOSPC). */
-    int mounted = !getenv("SWEEP_FAULTS_NO_TMPFS") && mount("tmpfs", recdir, "tmpfs", 0, "size=1m") == 0;
+    int is_tmpfs = !getenv("SWEEP_FAULTS_NO_TMPFS") && mount("tmpfs", recdir, "tmpfs", 0, "size=1m") == 0;
+    if (is_tmpfs)
+        snprintf(mounted, sizeof mounted, "%s", recdir);
     struct rlimit old_fsize;
     getrlimit(RLIMIT_FSIZE, &old_fsize);
     void (*old_xfsz)(int) = SIG_DFL;
-    if (!mounted) {
+    if (!is_tmpfs) {
         print_message("(no tmpfs: %s; a 1 MiB file size limit instead)\n",
                       getenv("SWEEP_FAULTS_NO_TMPFS") ? "SWEEP_FAULTS_NO_TMPFS" : strerror(errno));
         /* Set in this process for the fork the fixture makes, then put
@@ -868,7 +902,7 @@ static void test_disk_full_while_recording(void **state)
     const char *extra[] = {FX_SERVER_ARGS, "--record", recdir, NULL};
     fx_server fx;
     int started = start_in(&fx, bin_dir, extra, logpath);
-    if (!mounted) {
+    if (!is_tmpfs) {
         setrlimit(RLIMIT_FSIZE, &old_fsize);
         signal(SIGXFSZ, old_xfsz);
     }
@@ -907,7 +941,7 @@ static void test_disk_full_while_recording(void **state)
     log_field(line, "file=", file, sizeof file);
     log_field(line, "error=", err, sizeof err);
     assert_non_null(strstr(file, recdir));
-    assert_true(strstr(err, mounted ? "No space left on device" : "File too large") != NULL);
+    assert_true(strstr(err, is_tmpfs ? "No space left on device" : "File too large") != NULL);
 
     client fresh;
     client_init(&fresh, &no_oom);
@@ -916,7 +950,7 @@ static void test_disk_full_while_recording(void **state)
     client_close(&fresh);
     for (int i = 0; i < LOADERS; i++)
         client_close(&c[i]);
-    assert_int_equal(fx_stop(&fx), 0);
+    assert_int_equal(stop(&fx), 0);
     assert_int_equal(count_lines(logpath, "event=record_failed"), 1);
 
     /* What was written replays: cut short, and equal to the end. */
@@ -926,8 +960,10 @@ static void test_disk_full_while_recording(void **state)
     print_message("sweep-replay: %s", out);
     assert_int_equal(rs, 0);
     empty_dir(recdir);
-    if (mounted)
+    if (is_tmpfs) {
         assert_int_equal(umount2(recdir, MNT_DETACH), 0);
+        mounted[0] = 0;
+    }
     rmdir(recdir);
 }
 
@@ -971,6 +1007,18 @@ static int teardown(void **state)
         unlink(p);
     }
     snprintf(p, sizeof p, "%s/rec", dir);
+    empty_dir(p);
+    rmdir(p);
+    /* A failed assertion leaves its test at once: the servers it started
+     * are ended and the disk it mounted is unmounted here. */
+    for (unsigned i = 0; i < sizeof live / sizeof live[0]; i++)
+        if (live[i]) {
+            kill(live[i], SIGKILL);
+            waitpid(live[i], NULL, 0);
+        }
+    if (mounted[0])
+        umount2(mounted, MNT_DETACH);
+    snprintf(p, sizeof p, "%s/full", dir);
     empty_dir(p);
     rmdir(p);
     rmdir(dir);
