@@ -690,12 +690,13 @@ static void admit(sweep_server *s, int fd, const struct sockaddr *sa)
     }
     if (s->session_count >= o->max_sessions) {
         refuse(s, fd, peer, "max_sessions", SWEEP_WIRE_TOO_MANY_SESSIONS,
-               "the server already has its maximum of %u sessions", o->max_sessions);
+               "the server already has its maximum of %u sessions (--max-sessions)", o->max_sessions);
         return;
     }
     if (s->conn_count >= o->max_sessions + SWEEP__HANDSHAKE_MARGIN) {
         refuse(s, fd, peer, "max_connections", SWEEP_WIRE_TOO_MANY_SESSIONS,
-               "the server already has its maximum of %u connections", o->max_sessions + SWEEP__HANDSHAKE_MARGIN);
+               "the server already has its maximum of %u connections (--max-sessions + %u)",
+               o->max_sessions + SWEEP__HANDSHAKE_MARGIN, SWEEP__HANDSHAKE_MARGIN);
         return;
     }
     /* The last eighth of --max-memory is for the buffers of the

@@ -738,6 +738,31 @@ static void test_sessions_per_address_tcp_and_udp(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* A full server refuses a newcomer at once, with an Error naming the
+ * limit, and goes on serving its sessions. */
+static void test_full_server_refuses_at_once(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-sessions", "2", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    int a = session_from("127.0.0.2", srv.port), b = session_from("127.0.0.3", srv.port);
+    assert_true(a >= 0 && b >= 0);
+    for (int i = 0; i < 20; i++) {
+        int fd = connect_from("127.0.0.4", srv.port, 0);
+        assert_true(fd >= 0);
+        expect_refused(fd, "--max-sessions");
+        close(fd);
+    }
+    sweep_message p = fx_msg(SWEEP_MSG_PING, 4), r;
+    assert_int_equal(fx_send(a, &p), 0);
+    assert_int_equal(fx_recv(a, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    close(a);
+    close(b);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* One host sends Hellos on connection after connection: it gets its share
  * of the sessions and no more, and a client of another host is welcome. */
 static void test_hello_flood_gets_one_share(void **state)
@@ -1033,6 +1058,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_thousands_of_connections),
         cmocka_unit_test(test_per_address_limits),
         cmocka_unit_test(test_sessions_per_address_tcp_and_udp),
+        cmocka_unit_test(test_full_server_refuses_at_once),
         cmocka_unit_test(test_hello_flood_gets_one_share),
         cmocka_unit_test(test_reopening_attacker_cannot_keep_a_client_out),
         cmocka_unit_test(test_accept_survives_failed_allocations),
