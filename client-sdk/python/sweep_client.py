@@ -492,7 +492,7 @@ class Client:
 
     def ping(self):
         """Sends a Ping without waiting (its Pong is skipped by the readers):
-        over UDP it keeps a silent session from timing out."""
+        it keeps a silent session (UDP, or TCP past --idle-timeout) alive."""
         seq = self._next_seq()
         b = flatbuffers.Builder(64)
         Ping.Start(b)
@@ -605,7 +605,7 @@ def watch(c, every, count, show_bits):
     next_ping = time.monotonic() + 5.0
     for _ in range(count - 1):
         print_world_state(c.next_world_state(), show_bits)
-        if c.udp and time.monotonic() >= next_ping:
+        if time.monotonic() >= next_ping:
             c.ping()
             next_ping = time.monotonic() + 5.0
 
