@@ -185,8 +185,14 @@ static inline int fx_launch(fx_server *fx, const char *bin, const char *map, con
     memset(fx, 0, sizeof *fx);
     line[0] = '\0';
     fx_paths(fx);
-    if (bin)
-        snprintf(fx->bin, sizeof fx->bin, "%s", bin);
+    if (bin) {
+        size_t n = strlen(bin);
+        if (n >= sizeof fx->bin) {
+            fprintf(stderr, "fixture: path too long: %s\n", bin);
+            return -1;
+        }
+        memcpy(fx->bin, bin, n + 1);
+    }
     snprintf(fx->dir, sizeof fx->dir, "/tmp/sweep-test-XXXXXX");
     if (!mkdtemp(fx->dir)) {
         perror("fixture: mkdtemp");

@@ -46,7 +46,7 @@
 
 #include <cmocka.h>
 
-#include "server_fixture.h"
+#include "tests/sweepd_fixture.h"
 
 /* The spawns of the first client: past 32 entities the entity table
  * grows, past 4, 8, 16 and 32 the session's and the world's arrays. */
@@ -156,16 +156,9 @@ static int stop(fx_server *fx)
 static int start_map_in(fx_server *fx, const char *bin, const char *map, const char *const *extra,
                         const char *logpath)
 {
-    const char *old = getenv("SWEEP_BIN_DIR");
-    char saved[1100] = "";
-    if (old)
-        snprintf(saved, sizeof saved, "%s", old);
-    setenv("SWEEP_BIN_DIR", bin, 1);
-    int r = fx_start_map_log(fx, map ? map : arena, extra, logpath);
-    if (old)
-        setenv("SWEEP_BIN_DIR", saved, 1);
-    else
-        unsetenv("SWEEP_BIN_DIR");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/sweepd", bin);
+    int r = fx_start_bin(fx, path, map ? map : arena, extra, logpath);
     if (r == 0)
         track(fx);
     return r;
