@@ -13,7 +13,8 @@
 # Three at a time on a two-core machine because the programs mostly wait
 # (servers ticking, bots paced at 60 Hz, Python starting): two at a time
 # keep the cores a third busy, and a third program slows none of the
-# others; what it changes is the wall time, about 48 s against 34 s.
+# others; what it changes is the wall time, by a third (59 s against 41 s
+# when last measured).
 #
 # Programs are independent of each other: the servers they start listen on
 # free ports of 127.0.0.1 and they write into private temporary
