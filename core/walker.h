@@ -21,6 +21,10 @@
 #include "core/mover.h"
 #include "core/world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sweep_walker {
     sweep_vec3 position;
     sweep_vec3 velocity; /* last integration velocity */
@@ -69,5 +73,9 @@ uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count);
 
 /* The walkers' up: minus gravity, unit; +z when there is no gravity. */
 sweep_vec3 sweep_walk_up(const sweep_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,8 +21,8 @@ $(BIN)/sweepd: $(BUILD)/server/sweepd_main.o $(SERVER_LIB) $(PROTOCOL_LIB) $(MAP
 	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Tests: unit tests of the library and integration tests that start the
-# built sweepd on 127.0.0.1 (they find it through SWEEP_BIN_DIR, or
-# $BUILD/bin, which run-tests.sh passes on).
+# built sweepd on 127.0.0.1 through tests/sweepd_fixture.h (it finds the
+# programs in $(BUILD)/bin beside the tests, or under SWEEP_BUILD_DIR).
 TEST_LIBS_server = $(SERVER_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_server = $(SERVER_LDLIBS) -lpthread
 SERVER_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/server/test_*.c))
