@@ -25,7 +25,7 @@ $(BIN)/sweep-walk: $(BUILD)/maps/sweep_walk_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
-# --- the map format, loader and tools (issue 3) -----------------------------
+# --- the map format, loader and tools ----------------------------------------
 INSTALL_HEADERS += maps/loader.h maps/writer.h maps/content_hash.h \
 	maps/schema.h
 

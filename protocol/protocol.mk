@@ -1,4 +1,4 @@
-# protocol/ - the wire protocol (issue 4): sweep.fbs, the C codec
+# protocol/ - the wire protocol: sweep.fbs, the C codec
 # (libsweep-protocol.a: builder, encoder, verifier, decoder, framing), its
 # tests (unit, interop with the official FlatBuffers tools, fuzz smoke) and
 # its benchmark. Depends on core: its types, and SHA-256 for the HMAC of

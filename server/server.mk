@@ -1,4 +1,4 @@
-# server/ - sweepd, the networked authoritative server (issue 5): the
+# server/ - sweepd, the networked authoritative server: the
 # library libsweep-server.a (everything but main, so tests can embed it),
 # the thin program sweepd, its man page, its tests and `make run`.
 

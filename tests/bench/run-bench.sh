@@ -5,7 +5,7 @@
 set -eu
 BIN=${BUILD:-build}/bin
 
-# --- core: walkers on generated levels (issue: core) ----------------------
+# --- core: walkers on generated levels -------------------------------------
 for tris in 1000 10000 100000 1000000; do
     "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
 done
@@ -19,7 +19,7 @@ for bodies in 64 256 1024; do
     "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
 done
 
-# --- maps: loading a map, read + validate + BVH build (issue 3) ------------
+# --- maps: loading a map, read + validate + BVH build -----------------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is
 # the peak of loading that map alone; load_ms is the median of 5 loads.
@@ -90,11 +90,11 @@ else
 fi
 rm -f "$LEVEL_ERR"
 
-# --- protocol: the wire codec, encode and verify+decode (issue 4) -----------
+# --- protocol: the wire codec, encode and verify+decode --------------------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
 "${BUILD:-build}/tests/bench/bench_protocol" 9
 
-# --- client SDK: end to end over loopback (issue 5) ------------------------
+# --- client SDK: end to end over loopback ----------------------------------
 # sweepd on the arena on a free port of 127.0.0.1 (no rate limit: the
 # benchmark is the limit), then sweep-bots for each mode, with one request
 # in flight per bot (batches of 16 moves for tcp_batch), and the libuv echo

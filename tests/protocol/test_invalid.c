@@ -1,5 +1,5 @@
 /*
- * test_invalid.c - one test per class of invalid buffer (issue 4), each
+ * test_invalid.c - one test per class of invalid buffer, each
  * asserting the exact error the verifier (or the framer) gives.
  *
  * Most cases start from a small buffer laid out by hand here, byte by byte
