@@ -29,7 +29,7 @@ BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)$(if $(FAULTS
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 
-# Determinism (DESIGN.md): no fused multiply-add, no fast-math, ever. These
+# Determinism (docs/design.md): no fused multiply-add, no fast-math, ever. These
 # come after the user's CFLAGS so they cannot be switched off by accident,
 # and a fast-math request is refused outright.
 SWEEP_FPFLAGS := -ffp-contract=off -fno-fast-math

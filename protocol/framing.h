@@ -10,7 +10,7 @@
  * A frame whose announced size is above the connection's maximum is
  * refused before any of its body is buffered: the reader cannot resync a
  * stream after such a header, so the state is sticky and the connection
- * should be closed after an Error (DESIGN.md: framing broken).
+ * should be closed after an Error (docs/design.md, Errors: framing broken).
  *
  * A UDP datagram carries one buffer without a prefix, at most
  * SWEEP_UDP_MAX_DATAGRAM bytes (fits the smallest common path MTU once IP
