@@ -47,6 +47,7 @@
 #include "maps/loader.h"
 #include "protocol/decode.h"
 #include "protocol/from_core.h"
+#include "server/entity_motion.h"
 
 /* What sweepd keeps of an entity for its motion (server_impl.h,
  * sweep__entity): what a move or a tick reads or writes. */
@@ -551,68 +552,29 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
                                   "its request (corrupt log)", sweep__replay_path(r), o->offset, rec->entity,
                                   rec->sequence);
 
-    /* Step 6: the motion, from the entity's actor. */
+    /* Step 6: the motion, from the entity's actor, by the server's own
+     * code (server/entity_motion.h). */
     const sweep_config *wcfg = &c->level.config;
     const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
     double granted = rec->applied_dt;
     const sweep_actor before = e->actor;
-    sweep_actor a = before;
-    sweep_act_result ar;       /* Walk */
-    sweep_move_result fly;     /* Fly */
-    const sweep_move_result *res = NULL; /* what ran, if something did; Noclip touches nothing */
-    int ran = 0;
-    uint32_t rules = 0;
-    double speed_excess = 0.0;
-    sweep_status st = SWEEP_OK;
-    if (mv->mode == SWEEP_WIRE_MODE_WALK) {
-        if (granted > 0.0) {
-            sweep_wish wish = {mv->velocity, mv->buttons & SWEEP_WISH_JUMP};
-            st = sweep_act(&space, wcfg, &c->level.rules, e->radii, &a, &wish, granted, &ar);
-            if (st == SWEEP_OK) {
-                res = &ar.move;
-                rules = ar.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-                speed_excess = ar.speed_excess;
-                ran = 1;
-            }
-        }
-    } else if (mv->mode == SWEEP_WIRE_MODE_FLY) {
-        sweep_config cfg = *wcfg;
-        cfg.max_speed = e->max_speed;
-        cfg.step_height = e->step_height;
-        sweep_move_input in = {a.position, e->radii, mv->velocity, granted, a.grounded ? SWEEP_INPUT_GROUNDED : 0};
-        st = sweep_move_in(&space, &cfg, &in, &fly);
-        if (st == SWEEP_OK) {
-            a.position = fly.position;
-            a.velocity = fly.velocity;
-            a.grounded = (fly.flags & SWEEP_MOVED_GROUNDED) != 0;
-            res = &fly;
-            ran = 1;
-        }
-    } else if (mv->mode == SWEEP_WIRE_MODE_NOCLIP) {
-        sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
-        if (sweep_v3_len(mv->velocity) > e->max_speed)
-            st = SWEEP_E_VELOCITY;
-        else if (!sweep_config_contains(wcfg, to))
-            st = SWEEP_E_POSITION;
-        if (st == SWEEP_OK) {
-            a.position = to;
-            a.velocity = mv->velocity;
-            a.grounded = 0;
-            ran = 1;
-        }
-    } else {
-        st = SWEEP_E_ARG; /* no such mode: the server refuses it */
-    }
+    const sweep__mover_entity me = {before, e->radii, e->max_speed, e->step_height};
+    sweep__motion mo;
+    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mv->mode, mv->velocity, mv->buttons, granted, &mo);
     /* The server refuses what the core refuses, and a move ending beyond
      * the coordinate limit: a recorded answer there is a divergence. */
-    if (st == SWEEP_OK && !sweep_config_contains(wcfg, a.position))
-        st = SWEEP_E_POSITION;
+    sweep_status st = mo.beyond_limit ? SWEEP_E_POSITION : mo.status;
     if (st != SWEEP_OK) {
         char what[160];
         snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
         return sweep__replay_diverge(r, o->session, rec->entity, o->offset, result_name(name, sizeof name, batch, index),
                                      "applied", what);
     }
+    const sweep_actor a = mo.actor;
+    const sweep_move_result *res = &mo.result;
+    int ran = mo.ran;
+    uint32_t rules = mo.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+    double speed_excess = mo.speed_excess;
 
     /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
      * move ran with nothing touched: no ground, no contact. */
@@ -622,11 +584,11 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     e->last_sequence = rec->sequence;
     uint32_t contact_count = 0;
     if (ran) {
-        e->ground_mover = res ? res->ground_mover : SWEEP_NO_MOVER;
-        e->ground_normal = res ? res->ground_normal : sweep_v3(0, 0, 0);
-        e->ground_material = res ? res->ground_material : 0;
+        e->ground_mover = res->ground_mover;
+        e->ground_normal = res->ground_normal;
+        e->ground_material = res->ground_material;
         e->touch_mover = SWEEP_NO_MOVER;
-        contact_count = res ? res->contact_count : 0;
+        contact_count = res->contact_count;
         for (uint32_t i = 0; i < contact_count; i++) {
             if (res->contacts[i].mover != SWEEP_NO_MOVER) {
                 e->touch_mover = res->contacts[i].mover;

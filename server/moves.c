@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "protocol/from_core.h"
+#include "server/entity_motion.h"
 #include "server/server_impl.h"
 
 /* Rounding slack of the time budget, seconds: a move asking its whole
@@ -190,15 +191,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         }
     }
 
-    sweep_actor a = e->actor;
     sweep_space space = sweep__world_space(w, e);
-    sweep_move_result res; /* read only when a move ran, which fills it */
-    res.contact_count = 0;
-    res.ground_mover = SWEEP_NO_MOVER;
-    res.ground_body = SWEEP_NO_BODY;
-    int ran = 0;
-    double speed_excess = 0.0;
-    sweep_status st = SWEEP_OK;
     if (mv->mode == SWEEP_WIRE_MODE_WALK) {
         sweep_vec3 up = up_of(wcfg);
         double vu = sweep_v3_dot(mv->velocity, up);
@@ -206,59 +199,27 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
             rules |= SWEEP_WIRE_RULE_VERTICAL;
             amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
         }
-        if (granted > 0.0) {
-            sweep_wish wish = {mv->velocity, mv->buttons & SWEEP_WISH_JUMP};
-            sweep_act_result ar;
-            st = sweep_act(&space, wcfg, &w->level.rules, e->radii, &a, &wish, granted, &ar);
-            if (st == SWEEP_OK) {
-                res = ar.move;
-                rules |= ar.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-                speed_excess = ar.speed_excess;
-                amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = ar.speed_excess;
-                ran = 1;
-            }
-        }
-    } else if (mv->mode == SWEEP_WIRE_MODE_FLY) {
-        sweep_config cfg = *wcfg;
-        cfg.max_speed = e->max_speed;
-        cfg.step_height = e->step_height;
-        sweep_move_input in = {a.position, e->radii, mv->velocity, granted, a.grounded ? SWEEP_INPUT_GROUNDED : 0};
-        st = sweep_move_in(&space, &cfg, &in, &res);
-        if (st == SWEEP_OK) {
-            a.position = res.position;
-            a.velocity = res.velocity;
-            a.grounded = (res.flags & SWEEP_MOVED_GROUNDED) != 0;
-            ran = 1;
-        }
-    } else { /* Noclip */
-        sweep_vec3 to = sweep_v3_madd(a.position, mv->velocity, granted);
-        if (sweep_v3_len(mv->velocity) > e->max_speed)
-            st = SWEEP_E_VELOCITY;
-        else if (!sweep_config_contains(wcfg, to))
-            st = SWEEP_E_POSITION;
-        if (st == SWEEP_OK) {
-            a.position = to;
-            a.velocity = mv->velocity;
-            a.grounded = 0;
-            res.position = to;
-            res.velocity = mv->velocity;
-            ran = 1;
-        }
     }
-    if (st != SWEEP_OK) {
-        sweep__send_error(s, p, sweep_wire_code_from_status(st), mv->sequence, e->id, "move of entity %u: %s", e->id,
-                          sweep_status_message(st));
+    const sweep__mover_entity me = {e->actor, e->radii, e->max_speed, e->step_height};
+    sweep__motion mo;
+    sweep__motion_run(&space, wcfg, &w->level.rules, &me, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    if (mo.status != SWEEP_OK) {
+        sweep__send_error(s, p, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
+                          e->id, sweep_status_message(mo.status));
         return -1;
     }
-    /* A move may not carry an entity past the limit: from there every
-     * later move would be refused and the entity lost. It stays where it
-     * was instead. */
-    if (!sweep_config_contains(wcfg, a.position)) {
+    if (mo.beyond_limit) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "move of entity %u would end beyond the world limit of %g; the entity stays where it was",
                           e->id, wcfg->max_coordinate);
         return -1;
     }
+    const sweep_actor a = mo.actor;
+    const sweep_move_result *res = &mo.result;
+    int ran = mo.ran;
+    rules |= mo.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+    double speed_excess = mo.speed_excess;
+    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.speed_excess;
 
     /* Applied: from here on nothing can fail. */
     if (!server)
@@ -271,13 +232,13 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     e->has_last = 1;
     e->last_sequence = mv->sequence;
     if (ran) {
-        e->ground_mover = res.ground_mover;
-        e->ground_normal = res.ground_normal;
-        e->ground_material = res.ground_material;
+        e->ground_mover = res->ground_mover;
+        e->ground_normal = res->ground_normal;
+        e->ground_material = res->ground_material;
         e->touch_mover = SWEEP_NO_MOVER;
-        for (uint32_t i = 0; i < res.contact_count; i++) {
-            if (res.contacts[i].mover != SWEEP_NO_MOVER) {
-                e->touch_mover = res.contacts[i].mover;
+        for (uint32_t i = 0; i < res->contact_count; i++) {
+            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
+                e->touch_mover = res->contacts[i].mover;
                 break;
             }
         }
@@ -299,7 +260,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         out->ground_material = e->ground_material;
     }
     if (ran)
-        out->contact_count = sweep__wire_contacts_from_core(out->contacts, &res);
+        out->contact_count = sweep__wire_contacts_from_core(out->contacts, res);
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
         out->correction = d;
