@@ -253,3 +253,97 @@ echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F= '
           printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f\n", mr, (mp > 0 ? mr / mp : 0) }'
 rec_cleanup
 trap - EXIT
+
+# --- server: players at 60 Hz over UDP, and sweepd's CPU time per move -----
+# sweepd on the arena on a free port of 127.0.0.1 (per-address limits raised:
+# every bot comes from 127.0.0.1), then sweep-bots --udp --rate 60 with 500,
+# 1,000 and 2,000 clients, each a player sending one single-move datagram
+# every 1/60 s, SWEEP_BENCH_UDP60_RUNS times each (default 3, in turn, a
+# fresh sweepd each time). Once the bots move, after a second of warmup,
+# the window of SWEEP_BENCH_UDP60_SECONDS (default 5) is measured from the
+# outside: sweepd's utime+stime (/proc/PID/stat) and its moves_total (`sweep
+# stats`) at both ends. moves_per_s and server_cpu_us_per_move come from
+# those; p50_us, p99_us and lost (moves unanswered for a second) from the
+# bots, over their own window, which covers it. Each figure is the median
+# of the runs. Bots and server share the machine's cores, so the latencies
+# count the bots' cost too; the CPU per move is sweepd's alone.
+U60_TMP=$(mktemp -d)
+U60_PID=""
+u60_stop() {
+    if [ -n "$U60_PID" ]; then
+        kill "$U60_PID" 2>/dev/null || true
+        wait "$U60_PID" 2>/dev/null || true
+    fi
+    U60_PID=""
+}
+u60_cleanup() { u60_stop; rm -rf "$U60_TMP"; }
+trap u60_cleanup EXIT
+U60_SECONDS=${SWEEP_BENCH_UDP60_SECONDS:-5}
+U60_HZ=$(getconf CLK_TCK)
+# The CPU ticks sweepd has used: utime + stime, the 14th and 15th fields
+# after its name (which holds no space: "(sweepd)").
+u60_cpu() { awk '{ print $14 + $15 }' "/proc/$U60_PID/stat"; }
+u60_moves() { "$BIN/sweep" stats --connect "$U60_TCP" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
+u60_run() {
+    n=$1
+    rm -f "$U60_TMP/ready"
+    "$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --log-level warn \
+        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64 \
+        >"$U60_TMP/ready" 2>"$U60_TMP/log" &
+    U60_PID=$!
+    i=0
+    while ! grep -q '^sweepd ready' "$U60_TMP/ready" 2>/dev/null && kill -0 "$U60_PID" 2>/dev/null &&
+        [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    U60_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$U60_TMP/ready" 2>/dev/null || true)
+    U60_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$U60_TMP/ready" 2>/dev/null || true)
+    if [ -z "$U60_UDP" ]; then
+        echo "run-bench: sweepd did not start:" >&2
+        cat "$U60_TMP/log" >&2
+        exit 1
+    fi
+    "$BIN/sweep-bots" --connect "$U60_UDP" --udp --rate 60 --clients "$n" --warmup 1 \
+        --duration $((U60_SECONDS + 2)) >"$U60_TMP/bots" 2>"$U60_TMP/bots.err" &
+    u60_bots=$!
+    # The bots move once all have their session and player: then a second
+    # of warmup, and the window.
+    i=0
+    while [ "$(u60_moves)" = 0 ] && [ $i -lt 600 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    sleep 1
+    c0=$(u60_cpu) m0=$(u60_moves)
+    sleep "$U60_SECONDS"
+    c1=$(u60_cpu) m1=$(u60_moves)
+    wait "$u60_bots" || { echo "run-bench: sweep-bots failed ($n clients):" >&2; cat "$U60_TMP/bots.err" >&2; }
+    u60_stop
+    awk -v n="$n" -v c="$((c1 - c0))" -v m="$((m1 - m0))" -v hz="$U60_HZ" -v s="$U60_SECONDS" '
+        /^moves:/ { lost = $(NF - 1) }
+        /^latency us:/ { p50 = $4; p99 = $8 }
+        END { printf "%d %.0f %.2f %s %s %s\n", n, m / s, (m > 0 ? c * 1e6 / hz / m : 0), p50, p99, lost }' \
+        "$U60_TMP/bots" >>"$U60_TMP/runs"
+}
+: >"$U60_TMP/runs"
+for round in $(seq "${SWEEP_BENCH_UDP60_RUNS:-3}"); do
+    for n in 500 1000 2000; do
+        u60_run "$n"
+    done
+done
+for n in 500 1000 2000; do
+    awk -v n="$n" '
+        function median(v, k,    i, j, t) {
+            for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+        }
+        $1 == n { k++; for (f = 2; f <= 6; f++) { col[f, k] = $f } }
+        END {
+            for (f = 2; f <= 6; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
+            printf "BENCH name=server.udp_60hz players=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f p50_us=%.1f p99_us=%.1f lost=%d\n",
+                n, med[2], med[3], med[4], med[5], med[6]
+        }' "$U60_TMP/runs"
+done
+u60_cleanup
+trap - EXIT
