@@ -16,8 +16,7 @@
 
 #define SWEEP__BIND_ATTEMPTS 16
 
-/* host text -> address with the given port. */
-static int resolve(const char *host, int port, struct sockaddr_storage *sa)
+int sweep__resolve(const char *host, int port, struct sockaddr_storage *sa)
 {
     memset(sa, 0, sizeof *sa);
     if (strcmp(host, "localhost") == 0)
@@ -61,7 +60,7 @@ static int bound_socket(const struct sockaddr_storage *sa, int type)
 int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
 {
     struct sockaddr_storage sa;
-    if (resolve(s->opt.host, s->opt.port, &sa) != 0) {
+    if (sweep__resolve(s->opt.host, s->opt.port, &sa) != 0) {
         snprintf(err, errlen, "--listen: '%s' is not a numeric IPv4 or IPv6 address", s->opt.host);
         return -1;
     }

@@ -193,24 +193,12 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* --- start, publish, stop ----------------------------------------------------- */
 
-static int resolve(const char *host, int port, struct sockaddr_storage *sa)
-{
-    memset(sa, 0, sizeof *sa);
-    if (strcmp(host, "localhost") == 0)
-        host = "127.0.0.1";
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)sa) == 0)
-        return 0;
-    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)sa) == 0)
-        return 0;
-    return -1;
-}
-
 sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, char *err, size_t errlen)
 {
     const char *host = s->opt.metrics_host;
     int port = s->opt.metrics_port;
     struct sockaddr_storage sa;
-    if (resolve(host, port, &sa) != 0) {
+    if (sweep__resolve(host, port, &sa) != 0) {
         snprintf(err, errlen, "--metrics: '%s' is not a numeric IPv4 or IPv6 address", host);
         return NULL;
     }

@@ -434,6 +434,8 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
 
 /* listen.c */
+/* A numeric IPv4 or IPv6 address ("localhost" too) with port: 0, or -1. */
+int sweep__resolve(const char *host, int port, struct sockaddr_storage *sa);
 int sweep__listen_bind(sweep_server *s, char *err, size_t errlen);
 
 #endif
