@@ -87,3 +87,10 @@ BENCHES += $(BUILD)/tests/bench/bench_replay
 $(BUILD)/tests/bench/bench_replay: $(BUILD)/tests/bench/bench_replay.o $(CLIENT_LIB) $(REPLAY_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# Benchmark: 10,000 sessions held for minutes, alone and beside hostile
+# clients; it starts sweepd and sweep-bots itself (run-bench.sh names them).
+BENCHES += $(BUILD)/tests/bench/bench_soak
+$(BUILD)/tests/bench/bench_soak: $(BUILD)/tests/bench/bench_soak.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(CLIENT_LDLIBS) $(SWEEP_LDLIBS) -o $@

@@ -1,0 +1,833 @@
+/*
+ * bench_soak.c - sweepd holding many sessions for minutes: does it keep its
+ * latency, its memory and its honest players' trust, alone and under attack?
+ *
+ *   bench_soak --sweepd PATH --bots PATH --map FILE [--sessions N] [--fast N]
+ *              [--seconds S] [--slow-rate M] [--hostile N] [--server-log FILE]
+ *
+ * Two runs, each against a fresh sweepd on a free port of 127.0.0.1 (its
+ * per-address limits raised: every client here comes from 127.0.0.1):
+ *
+ *   1. N honest sessions, TCP and UDP alternately, each with a spawned
+ *      player: `fast` of them send a move 60 times a second (a game client),
+ *      the others a few a second (--slow-rate, default 2). All are connected
+ *      one after the other (the ramp), then play 3 s unmeasured, then
+ *      `seconds` measured. Latency is the send-to-answer time of the fast
+ *      players' moves; moves_per_s counts every answered move.
+ *   2. The same, with `hostile` clients beside them from the end of the
+ *      ramp to the end: half are sweep-bots cheaters (speed, flood, burst,
+ *      dilate, ... over TCP and UDP, started as child processes), half are
+ *      raw sockets here: TCP garbage frames, oversized frames after a
+ *      Hello, Hellos that never end (a frame announced and trickled a byte
+ *      at a time), slow readers (Pings sent, Pongs never read, a tiny
+ *      receive buffer), UDP Hello floods and UDP garbage. Each raw client
+ *      opens again when the server drops it; hostile_closed counts the drops.
+ *
+ * sweepd's resident memory (VmRSS) is read at its start, after the ramp and
+ * the 3 s of play, and at the end (rss_max_mb: the most seen in between,
+ * read once a second). An honest error is anything an honest session was
+ * told or suffered besides its answers: an Error or Bye from the server, a
+ * failed connect, spawn or send, a connection that broke. unanswered counts
+ * moves still without answer 1 s after the last was sent (UDP may lose).
+ *
+ * The client is one thread, one epoll loop: on a 2-core machine it shares
+ * the cores with sweepd, so what a move costs here shows in the figures
+ * too. Slow sessions cost one timer entry and a move now and then.
+ * 10,000 sockets need RLIMIT_NOFILE raised: it is set to the hard limit
+ * (sweepd, a child, inherits it); below what the run needs, the benchmark
+ * says so and skips (exit 0).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client-sdk/client.h"
+#include "protocol/encode.h"
+#include "protocol/framing.h"
+#include "protocol/message.h"
+#include "protocol/verify.h"
+
+#define WARMUP_S 3.0
+#define FAST_HZ 60.0
+#define RING 8               /* fast moves in flight remembered per session */
+#define HIST_US (1u << 21)   /* latency histogram: 1 us bins up to ~2 s */
+#define RAW_TICK_NS 10000000 /* raw hostile clients act every 10 ms */
+#define MAX_NOTES 5          /* honest errors described on stderr */
+
+typedef struct options {
+    const char *sweepd, *bots, *map, *server_log;
+    unsigned sessions, fast, hostile;
+    double seconds, slow_rate;
+} options;
+
+/* --- time, memory ------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* VmRSS of pid in MiB, or -1. */
+static double rss_mb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    double mb = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            mb = strtod(line + 6, NULL) / 1024.0;
+            break;
+        }
+    fclose(f);
+    return mb;
+}
+
+/* --- sweepd ------------------------------------------------------------------- */
+
+typedef struct server {
+    pid_t pid;
+    char tcp[64], udp[64];
+} server;
+
+/* Starts sweepd and waits for its ready line; 0 or -1 (said why). */
+static int server_start(const options *o, server *s)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    char limit[32];
+    /* Every client is on 127.0.0.1: let one address hold them all, plus
+     * the hostile ones, plus room for reconnections in flight. */
+    snprintf(limit, sizeof limit, "%u", o->sessions + o->hostile * 4 + 256);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int log = open(o->server_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (log >= 0)
+            dup2(log, 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl(o->sweepd, o->sweepd, "--map", o->map, "--listen", "127.0.0.1:0", "--log-level", "warn",
+              "--max-sessions", limit, "--max-sessions-per-address", limit, "--max-conns-per-address", limit,
+              "--max-handshakes-per-address", "256", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    s->pid = pid;
+    char buf[512];
+    size_t len = 0;
+    uint64_t deadline = now_ns() + 30000000000ull;
+    for (;;) {
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
+        int left = (int)((deadline - now_ns()) / 1000000);
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        ssize_t r = read(fds[0], buf + len, sizeof buf - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        buf[len] = '\0';
+        if (strchr(buf, '\n') && sscanf(buf, "sweepd ready tcp=%63s udp=%63s", s->tcp, s->udp) == 2) {
+            close(fds[0]); /* sweepd writes nothing more to stdout */
+            return 0;
+        }
+    }
+    close(fds[0]);
+    fprintf(stderr, "bench_soak: sweepd did not say it was ready (log: %s)\n", o->server_log);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+static void server_stop(server *s)
+{
+    int st;
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "bench_soak: sweepd ended with status %d\n", st);
+}
+
+static int parse_addr(const char *hostport, struct sockaddr_in *sa)
+{
+    char host[64];
+    const char *colon = strrchr(hostport, ':');
+    if (colon == NULL || (size_t)(colon - hostport) >= sizeof host)
+        return -1;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = '\0';
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)atoi(colon + 1));
+    return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+/* --- honest sessions ---------------------------------------------------------- */
+
+typedef struct honest {
+    sweep_client *c;
+    uint32_t entity;
+    int fast, alive;
+    uint64_t sent, answered;
+    uint64_t period_ns, due;
+    uint32_t step;
+    uint32_t ring_seq[RING];
+    uint64_t ring_ns[RING];
+} honest;
+
+typedef struct run {
+    const options *o;
+    honest *h;
+    unsigned n;
+    int ep;
+    /* timer heap of session indices, earliest due first */
+    uint32_t *heap;
+    unsigned heap_len;
+    uint32_t *hist;
+    uint64_t hist_n, measured_moves, errors;
+    int measuring;
+    unsigned notes;
+} run;
+
+static void honest_error(run *r, unsigned i, const char *what, const sweep_client_error *e)
+{
+    r->errors++;
+    if (r->notes++ < MAX_NOTES)
+        fprintf(stderr, "bench_soak: honest session %u (%s): %s: %s: %s\n", i,
+                r->h[i].c && sweep_client_get_transport(r->h[i].c) == SWEEP_CLIENT_UDP ? "udp" : "tcp", what,
+                e ? sweep_client_error_name(e) : "-", e ? e->message : "-");
+}
+
+static void honest_drop(run *r, unsigned i)
+{
+    honest *h = &r->h[i];
+    if (!h->alive)
+        return;
+    epoll_ctl(r->ep, EPOLL_CTL_DEL, sweep_client_fd(h->c), NULL);
+    h->alive = 0;
+}
+
+static int heap_less(const run *r, uint32_t a, uint32_t b)
+{
+    return r->h[a].due < r->h[b].due;
+}
+
+static void heap_push(run *r, uint32_t i)
+{
+    unsigned k = r->heap_len++;
+    while (k > 0) {
+        unsigned parent = (k - 1) / 2;
+        if (!heap_less(r, i, r->heap[parent]))
+            break;
+        r->heap[k] = r->heap[parent];
+        k = parent;
+    }
+    r->heap[k] = i;
+}
+
+static uint32_t heap_pop(run *r)
+{
+    uint32_t top = r->heap[0], last = r->heap[--r->heap_len];
+    unsigned k = 0;
+    for (;;) {
+        unsigned c = 2 * k + 1;
+        if (c >= r->heap_len)
+            break;
+        if (c + 1 < r->heap_len && heap_less(r, r->heap[c + 1], r->heap[c]))
+            c++;
+        if (!heap_less(r, r->heap[c], last))
+            break;
+        r->heap[k] = r->heap[c];
+        k = c;
+    }
+    if (r->heap_len > 0)
+        r->heap[k] = last;
+    return top;
+}
+
+/* One honest move: a walk round a circle at 1 unit/s, asking one frame's
+ * time, so no rule of the server has anything to refuse. */
+static void honest_move(run *r, unsigned i, uint64_t now)
+{
+    honest *h = &r->h[i];
+    double a = (double)(h->step++ % 360) * (M_PI / 180.0);
+    sweep_client_move_req m = {.entity = h->entity, .velocity = sweep_v3(cos(a), sin(a), 0), .dt = 1.0 / FAST_HZ};
+    sweep_client_error e;
+    uint32_t seq;
+    if (sweep_client_send_move(h->c, &m, &seq, &e) != SWEEP_CLIENT_OK) {
+        honest_error(r, i, "send", &e);
+        honest_drop(r, i);
+        return;
+    }
+    h->sent++;
+    if (h->fast) {
+        h->ring_seq[seq % RING] = seq;
+        h->ring_ns[seq % RING] = now;
+    }
+}
+
+static void honest_read(run *r, unsigned i)
+{
+    honest *h = &r->h[i];
+    sweep_client_event ev;
+    sweep_client_error e;
+    for (;;) {
+        sweep_client_status s = sweep_client_poll(h->c, 0, &ev, &e);
+        if (s == SWEEP_CLIENT_E_TIMEOUT)
+            return;
+        if (s != SWEEP_CLIENT_OK) {
+            honest_error(r, i, "connection", &e);
+            honest_drop(r, i);
+            return;
+        }
+        switch (ev.kind) {
+        case SWEEP_CLIENT_EV_MOVE_RESULT:
+            h->answered++;
+            if (r->measuring)
+                r->measured_moves++;
+            if (h->fast && r->measuring && h->ring_seq[ev.sequence % RING] == ev.sequence) {
+                uint64_t us = (ev.received_ns - h->ring_ns[ev.sequence % RING]) / 1000u;
+                r->hist[us < HIST_US ? us : HIST_US - 1]++;
+                r->hist_n++;
+            }
+            break;
+        case SWEEP_CLIENT_EV_ERROR:
+            honest_error(r, i, "server Error", &ev.as.error);
+            break;
+        case SWEEP_CLIENT_EV_BYE:
+            honest_error(r, i, "server Bye", &ev.as.error);
+            honest_drop(r, i);
+            return;
+        default:
+            break;
+        }
+    }
+}
+
+static double percentile_us(const run *r, double q)
+{
+    if (r->hist_n == 0)
+        return 0;
+    uint64_t want = (uint64_t)ceil(q * (double)r->hist_n), seen = 0;
+    for (uint32_t us = 0; us < HIST_US; us++) {
+        seen += r->hist[us];
+        if (seen >= want && seen > 0)
+            return us;
+    }
+    return HIST_US;
+}
+
+/* --- raw hostile clients ------------------------------------------------------- */
+
+enum { RAW_GARBAGE, RAW_OVERSIZE, RAW_ENDLESS_HELLO, RAW_SLOW_READER, RAW_UDP_HELLO, RAW_UDP_GARBAGE, RAW_KINDS };
+
+typedef struct raw {
+    int kind, fd, state;
+    uint64_t reopen_at;
+} raw;
+
+typedef struct hostiles {
+    raw *raw;
+    unsigned nraw;
+    struct sockaddr_in tcp, udp;
+    uint8_t hello[512], udp_hello[512], ping[128];
+    size_t hello_len, udp_hello_len, ping_len;
+    uint64_t closed; /* raw clients the server dropped */
+    pid_t bots[2];
+    uint32_t rng;
+} hostiles;
+
+static uint32_t xorshift(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static void fill_random(hostiles *hs, uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)xorshift(&hs->rng);
+}
+
+static int encode_into(const sweep_message *m, unsigned flags, int padded, uint8_t *dst, size_t *len)
+{
+    static uint8_t scratch[4096];
+    const uint8_t *out;
+    sweep_proto_error pe = padded ? sweep_encode_padded(m, flags, SWEEP_UDP_HELLO_MIN, scratch, sizeof scratch, &out, len)
+                                  : sweep_encode(m, flags, scratch, sizeof scratch, &out, len);
+    if (pe != SWEEP_PROTO_OK)
+        return -1;
+    memcpy(dst, out, *len);
+    return 0;
+}
+
+static int hostiles_prepare(hostiles *hs, const server *s, unsigned nraw)
+{
+    memset(hs, 0, sizeof *hs);
+    hs->rng = 2463534242u;
+    hs->bots[0] = hs->bots[1] = -1;
+    if (parse_addr(s->tcp, &hs->tcp) != 0 || parse_addr(s->udp, &hs->udp) != 0)
+        return -1;
+    sweep_message m = {.kind = SWEEP_MSG_HELLO, .sequence = 1};
+    m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
+    m.as.hello.client_name = sweep_str_of("soak-hostile");
+    if (encode_into(&m, SWEEP_WIRE_SIZE_PREFIXED, 0, hs->hello, &hs->hello_len) != 0 ||
+        encode_into(&m, 0, 1, hs->udp_hello, &hs->udp_hello_len) != 0)
+        return -1;
+    sweep_message p = {.kind = SWEEP_MSG_PING, .sequence = 2};
+    if (encode_into(&p, SWEEP_WIRE_SIZE_PREFIXED, 0, hs->ping, &hs->ping_len) != 0)
+        return -1;
+    hs->nraw = nraw;
+    hs->raw = calloc(nraw ? nraw : 1, sizeof *hs->raw);
+    if (hs->raw == NULL)
+        return -1;
+    for (unsigned i = 0; i < nraw; i++) {
+        hs->raw[i].kind = (int)(i % RAW_KINDS);
+        hs->raw[i].fd = -1;
+    }
+    return 0;
+}
+
+static void raw_close(hostiles *hs, raw *c, uint64_t now, int by_server)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->state = 0;
+    c->reopen_at = now + 20000000u; /* 20 ms: a hostile client comes straight back */
+    hs->closed += by_server;
+}
+
+static int raw_is_udp(const raw *c)
+{
+    return c->kind == RAW_UDP_HELLO || c->kind == RAW_UDP_GARBAGE;
+}
+
+static void raw_open(hostiles *hs, raw *c)
+{
+    int udp = raw_is_udp(c);
+    c->fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0)
+        return;
+    if (c->kind == RAW_SLOW_READER) {
+        /* A small window so the server's answers back up at once. */
+        int small = 4096;
+        setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    }
+    const struct sockaddr_in *to = udp ? &hs->udp : &hs->tcp;
+    if (connect(c->fd, (const struct sockaddr *)to, sizeof *to) != 0 && errno != EINPROGRESS) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->state = 0;
+}
+
+/* Writes len bytes (what the socket takes); -1 when the server has gone. */
+static int raw_send(int fd, const void *b, size_t len)
+{
+    ssize_t w = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
+        return -1;
+    return 0;
+}
+
+/* Reads and drops what came; -1 when the server closed the connection. */
+static int raw_drain(int fd)
+{
+    static uint8_t sink[65536];
+    for (;;) {
+        ssize_t r = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (r > 0)
+            continue;
+        if (r == 0)
+            return -1;
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN ? 0 : -1;
+    }
+}
+
+static void raw_step(hostiles *hs, uint64_t now)
+{
+    uint8_t buf[2048];
+    for (unsigned i = 0; i < hs->nraw; i++) {
+        raw *c = &hs->raw[i];
+        if (c->fd < 0) {
+            if (now >= c->reopen_at)
+                raw_open(hs, c);
+            if (c->fd < 0)
+                continue;
+        }
+        int gone = 0;
+        if (c->kind != RAW_SLOW_READER && raw_drain(c->fd) < 0)
+            gone = 1;
+        switch (c->kind) {
+        case RAW_GARBAGE: /* frames of a sane size, bodies of noise */
+            buf[0] = 200, buf[1] = buf[2] = buf[3] = 0;
+            fill_random(hs, buf + 4, 200);
+            gone |= raw_send(c->fd, buf, 204) < 0;
+            break;
+        case RAW_OVERSIZE: /* a proper Hello, then a frame far past --max-frame */
+            if (c->state == 0) {
+                gone |= raw_send(c->fd, hs->hello, hs->hello_len) < 0;
+                c->state = 1;
+            } else if (c->state == 1) {
+                uint32_t big = 64u << 20;
+                memcpy(buf, &big, 4);
+                memset(buf + 4, 0, 1020);
+                gone |= raw_send(c->fd, buf, 1024) < 0;
+                c->state = 2;
+            }
+            break;
+        case RAW_ENDLESS_HELLO: /* a Hello frame announced, then a byte per tick */
+            if (c->state == 0) {
+                uint32_t len = 1000;
+                memcpy(buf, &len, 4);
+                gone |= raw_send(c->fd, buf, 4) < 0;
+                c->state = 1;
+            } else {
+                gone |= raw_send(c->fd, hs->hello + 4 + (size_t)(c->state - 1) % (hs->hello_len - 4), 1) < 0;
+                c->state++;
+            }
+            break;
+        case RAW_SLOW_READER: /* a session asking Pings, reading no Pong */
+            if (c->state == 0) {
+                gone |= raw_send(c->fd, hs->hello, hs->hello_len) < 0;
+                c->state = 1;
+            } else {
+                for (int k = 0; k < 32 && !gone; k++)
+                    gone |= raw_send(c->fd, hs->ping, hs->ping_len) < 0;
+            }
+            break;
+        case RAW_UDP_HELLO: /* Hellos without cookie: each costs the server a Challenge */
+            for (int k = 0; k < 20; k++)
+                (void)send(c->fd, hs->udp_hello, hs->udp_hello_len, MSG_DONTWAIT);
+            break;
+        case RAW_UDP_GARBAGE:
+            for (int k = 0; k < 20; k++) {
+                size_t len = 16 + xorshift(&hs->rng) % (SWEEP_UDP_MAX_DATAGRAM - 16);
+                fill_random(hs, buf, len);
+                (void)send(c->fd, buf, len, MSG_DONTWAIT);
+            }
+            break;
+        }
+        if (gone && !raw_is_udp(c))
+            raw_close(hs, c, now, 1);
+    }
+}
+
+/* sweep-bots with the cheating player modes, over TCP or UDP, for secs. */
+static pid_t cheaters_start(const options *o, const server *s, unsigned clients, int udp, double secs)
+{
+    if (clients == 0)
+        return -1;
+    char nclients[16], dur[32];
+    snprintf(nclients, sizeof nclients, "%u", clients);
+    snprintf(dur, sizeof dur, "%.0f", secs);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        const char *modes = "speed,dilate,flood,burst,fly,noclip,jump,teleport,shrink,spawn-anywhere";
+        if (udp)
+            execl(o->bots, o->bots, "--connect", s->udp, "--udp", "--mode", modes, "--map", o->map, "--clients",
+                  nclients, "--duration", dur, "--warmup", "0", (char *)NULL);
+        else
+            execl(o->bots, o->bots, "--connect", s->tcp, "--mode", modes, "--map", o->map, "--clients", nclients,
+                  "--duration", dur, "--warmup", "0", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void hostiles_stop(hostiles *hs, uint64_t now)
+{
+    for (unsigned i = 0; i < hs->nraw; i++)
+        if (hs->raw[i].fd >= 0)
+            raw_close(hs, &hs->raw[i], now, 0);
+    for (int k = 0; k < 2; k++)
+        if (hs->bots[k] > 0) {
+            kill(hs->bots[k], SIGTERM);
+            waitpid(hs->bots[k], NULL, 0);
+        }
+    free(hs->raw);
+}
+
+/* --- one run ------------------------------------------------------------------ */
+
+typedef struct result {
+    double moves_per_s, p50, p99, rss_start, rss_ramped, rss_end, rss_max, ramp_s;
+    uint64_t errors, unanswered, hostile_closed;
+    unsigned sessions;
+} result;
+
+static int soak(const options *o, unsigned hostile, result *res)
+{
+    memset(res, 0, sizeof *res);
+    server srv;
+    if (server_start(o, &srv) != 0)
+        return -1;
+    res->rss_start = rss_mb(srv.pid);
+    run r = {.o = o, .n = o->sessions};
+    r.h = calloc(r.n, sizeof *r.h);
+    r.heap = calloc(r.n, sizeof *r.heap);
+    r.hist = calloc(HIST_US, sizeof *r.hist);
+    r.ep = epoll_create1(EPOLL_CLOEXEC);
+    if (r.h == NULL || r.heap == NULL || r.hist == NULL || r.ep < 0) {
+        server_stop(&srv);
+        return -1;
+    }
+
+    /* The ramp: one session after the other, each spawned; the fast ones
+     * spread over the whole range so TCP and UDP both have them. */
+    uint64_t t0 = now_ns();
+    unsigned every = o->fast ? o->sessions / o->fast : 0;
+    unsigned nfast = 0;
+    for (unsigned i = 0; i < r.n; i++) {
+        honest *h = &r.h[i];
+        sweep_client_options co;
+        sweep_client_options_init(&co);
+        co.transport = i % 2 ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
+        co.address = i % 2 ? srv.udp : srv.tcp;
+        co.client_name = "soak";
+        sweep_client_error e;
+        if (sweep_client_connect(&co, &h->c, &e) != SWEEP_CLIENT_OK) {
+            honest_error(&r, i, "connect", &e);
+            continue;
+        }
+        sweep_msg_spawned sp;
+        if (sweep_client_spawn_player(h->c, 0, &sp, &e) != SWEEP_CLIENT_OK) {
+            honest_error(&r, i, "spawn", &e);
+            continue;
+        }
+        h->entity = sp.entity;
+        h->fast = every && i % every == 0 && nfast < o->fast;
+        nfast += (unsigned)h->fast;
+        h->alive = 1;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+        if (epoll_ctl(r.ep, EPOLL_CTL_ADD, sweep_client_fd(h->c), &ev) != 0) {
+            honest_error(&r, i, "epoll_ctl", NULL);
+            h->alive = 0;
+        }
+    }
+    uint64_t t1 = now_ns();
+    res->ramp_s = (double)(t1 - t0) / 1e9;
+    res->sessions = 0;
+    for (unsigned i = 0; i < r.n; i++) {
+        honest *h = &r.h[i];
+        if (!h->alive)
+            continue;
+        res->sessions++;
+        h->period_ns = (uint64_t)(1e9 / (h->fast ? FAST_HZ : o->slow_rate));
+        /* First moves spread over one period, so the sessions do not beat together. */
+        h->due = t1 + (uint64_t)((double)h->period_ns * ((double)i / (double)r.n));
+        heap_push(&r, i);
+    }
+
+    hostiles hs;
+    if (hostiles_prepare(&hs, &srv, hostile - hostile / 2) != 0) {
+        fprintf(stderr, "bench_soak: could not prepare the hostile clients\n");
+        server_stop(&srv);
+        return -1;
+    }
+    if (hostile) {
+        unsigned cheaters = hostile / 2;
+        double secs = WARMUP_S + o->seconds + 2;
+        hs.bots[0] = cheaters_start(o, &srv, cheaters - cheaters / 2, 0, secs);
+        hs.bots[1] = cheaters_start(o, &srv, cheaters / 2, 1, secs);
+    }
+
+    uint64_t measure_at = t1 + (uint64_t)(WARMUP_S * 1e9);
+    uint64_t end_at = measure_at + (uint64_t)(o->seconds * 1e9);
+    uint64_t next_raw = t1, next_rss = measure_at + 1000000000u;
+    struct epoll_event evs[512];
+    uint64_t now = now_ns();
+    while (now < end_at) {
+        while (r.heap_len > 0 && r.h[r.heap[0]].due <= now) {
+            uint32_t i = heap_pop(&r);
+            honest *h = &r.h[i];
+            if (!h->alive)
+                continue;
+            honest_move(&r, i, now);
+            h->due += h->period_ns;
+            if (h->due + h->period_ns < now) /* fell behind by more than a move: no burst to catch up */
+                h->due = now + h->period_ns;
+            heap_push(&r, i);
+        }
+        if (hs.nraw && now >= next_raw) {
+            raw_step(&hs, now);
+            next_raw += RAW_TICK_NS;
+            if (next_raw < now)
+                next_raw = now + RAW_TICK_NS;
+        }
+        if (!r.measuring && now >= measure_at) {
+            r.measuring = 1;
+            res->rss_ramped = res->rss_max = rss_mb(srv.pid);
+        }
+        if (r.measuring && now >= next_rss) {
+            double m = rss_mb(srv.pid);
+            if (m > res->rss_max)
+                res->rss_max = m;
+            next_rss += 1000000000u;
+        }
+        uint64_t wake = end_at;
+        if (r.heap_len > 0 && r.h[r.heap[0]].due < wake)
+            wake = r.h[r.heap[0]].due;
+        if (hs.nraw && next_raw < wake)
+            wake = next_raw;
+        if (!r.measuring && measure_at < wake)
+            wake = measure_at;
+        now = now_ns();
+        int timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+        int k = epoll_wait(r.ep, evs, 512, timeout);
+        for (int j = 0; j < k; j++)
+            if (r.h[evs[j].data.u32].alive)
+                honest_read(&r, evs[j].data.u32);
+        now = now_ns();
+    }
+    res->rss_end = rss_mb(srv.pid);
+    if (res->rss_end > res->rss_max)
+        res->rss_max = res->rss_end;
+    double measured_s = (double)(now - measure_at) / 1e9;
+    r.measuring = 0;
+    hostiles_stop(&hs, now);
+    res->hostile_closed = hs.closed;
+
+    /* A second for the last answers, then what never came. */
+    uint64_t drain_end = now_ns() + 1000000000u;
+    while ((now = now_ns()) < drain_end) {
+        int k = epoll_wait(r.ep, evs, 512, (int)((drain_end - now) / 1000000) + 1);
+        for (int j = 0; j < k; j++)
+            if (r.h[evs[j].data.u32].alive)
+                honest_read(&r, evs[j].data.u32);
+    }
+    for (unsigned i = 0; i < r.n; i++) {
+        if (r.h[i].alive)
+            res->unanswered += r.h[i].sent - r.h[i].answered;
+        sweep_client_close(r.h[i].c);
+    }
+    server_stop(&srv);
+
+    res->moves_per_s = (double)r.measured_moves / measured_s;
+    res->p50 = percentile_us(&r, 0.50);
+    res->p99 = percentile_us(&r, 0.99);
+    res->errors = r.errors;
+    fprintf(stderr,
+            "bench_soak: %s: %u sessions (%u fast) connected and spawned in %.1f s; %" PRIu64
+            " latency samples; rss max %.1f MiB; %" PRIu64 " moves unanswered\n",
+            hostile ? "with hostile clients" : "honest only", res->sessions, nfast, res->ramp_s, r.hist_n,
+            res->rss_max, res->unanswered);
+    close(r.ep);
+    free(r.h);
+    free(r.heap);
+    free(r.hist);
+    return 0;
+}
+
+/* --- main --------------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_soak --sweepd PATH --bots PATH --map FILE [--sessions N] [--fast N] [--seconds S]\n"
+                    "                  [--slow-rate M] [--hostile N] [--server-log FILE]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.sessions = 10000, .fast = 1000, .hostile = 200, .seconds = 180, .slow_rate = 2,
+                 .server_log = "/dev/null"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v == NULL)
+            usage();
+        if (strcmp(a, "--sweepd") == 0)
+            o.sweepd = v;
+        else if (strcmp(a, "--bots") == 0)
+            o.bots = v;
+        else if (strcmp(a, "--map") == 0)
+            o.map = v;
+        else if (strcmp(a, "--server-log") == 0)
+            o.server_log = v;
+        else if (strcmp(a, "--sessions") == 0)
+            o.sessions = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--fast") == 0)
+            o.fast = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--hostile") == 0)
+            o.hostile = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--seconds") == 0)
+            o.seconds = strtod(v, NULL);
+        else if (strcmp(a, "--slow-rate") == 0)
+            o.slow_rate = strtod(v, NULL);
+        else
+            usage();
+        i++;
+    }
+    if (o.sweepd == NULL || o.bots == NULL || o.map == NULL || o.sessions == 0 || o.fast > o.sessions ||
+        o.seconds <= 0 || o.slow_rate <= 0)
+        usage();
+    signal(SIGPIPE, SIG_IGN);
+
+    /* The sockets of every session, the hostile ones, and a margin for
+     * sweepd (which inherits the limit: its listening sockets, the map). */
+    struct rlimit rl;
+    rlim_t need = (rlim_t)o.sessions + o.hostile + 512;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    printf("bench_soak: RLIMIT_NOFILE %llu (need %llu)\n", (unsigned long long)rl.rlim_cur,
+           (unsigned long long)need);
+    if (rl.rlim_cur < need) {
+        printf("run-bench: server.soak skipped: the descriptor hard limit (%llu) is below the %llu the run needs\n",
+               (unsigned long long)rl.rlim_max, (unsigned long long)need);
+        return 0;
+    }
+    fflush(stdout);
+
+    result base, hostile;
+    if (soak(&o, 0, &base) != 0)
+        return 1;
+    printf("BENCH name=server.soak sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f p99_us=%.0f "
+           "rss_start_mb=%.1f rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " rss_max_mb=%.1f "
+           "unanswered=%" PRIu64 " ramp_s=%.1f\n",
+           base.sessions, o.fast, o.seconds, base.moves_per_s, base.p50, base.p99, base.rss_start, base.rss_ramped,
+           base.rss_end, base.errors, base.rss_max, base.unanswered, base.ramp_s);
+    fflush(stdout);
+    if (o.hostile == 0)
+        return base.errors ? 1 : 0;
+    if (soak(&o, o.hostile, &hostile) != 0)
+        return 1;
+    printf("BENCH name=server.soak_hostile sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f "
+           "honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f rss_ramped_mb=%.1f "
+           "rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64 " unanswered=%" PRIu64
+           "\n",
+           hostile.sessions, o.fast, o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
+           base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
+           hostile.errors, o.hostile, hostile.hostile_closed, hostile.unanswered);
+    return base.errors || hostile.errors ? 1 : 0;
+}
