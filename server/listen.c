@@ -90,7 +90,9 @@ int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
          * accepts from it itself (it polls it; see tcp.c for why). */
         s->tcp_fd = tfd;
         s->tcp_open = 1;
-        uv_udp_init(&s->loop, &s->udp);
+        /* Datagrams read in batches (udp.c); libuv falls back to one
+         * recvmsg at a time where the kernel has no recvmmsg. */
+        uv_udp_init_ex(&s->loop, &s->udp, AF_UNSPEC | UV_UDP_RECVMMSG);
         s->udp.data = s;
         s->udp_open = 1;
         int r = uv_udp_open(&s->udp, ufd);

@@ -289,6 +289,7 @@ void sweep_server_destroy(sweep_server *s)
     free(s->decode_movers);
     free(s->results);
     free(s->out_buf);
+    sweep__udp_free(s);
     free(s->addr_buckets);
     free(s);
 }

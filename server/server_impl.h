@@ -264,6 +264,14 @@ struct sweep_server {
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
     uint8_t read_buf[64 * 1024];
+    /* UDP (udp.c): datagrams are read in batches (recvmmsg), into one
+     * buffer of 64 KiB a datagram, and the answers to a batch leave
+     * together (sendmmsg) when it has been handled. */
+    uint8_t *udp_in;                /* the batch's datagrams; NULL: read_buf, one at a time */
+    size_t udp_in_cap;
+    struct sweep__udp_out *udp_out; /* answers waiting for the end of the batch */
+    int udp_batching;               /* inside a batch: answers wait in udp_out */
+    uint64_t udp_batch_ns;          /* when the batch was read: what its datagrams count as seen at */
     sweep__stats stats;
     /* Session logs and replay. While `capturing`, every message sent to a
      * session is also an OUT record (recording) or goes to `sink` instead
@@ -431,7 +439,10 @@ typedef enum sweep__rehello {
                                 welcome the sender as a new client */
 } sweep__rehello;
 sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_message *m);
+/* Sends one datagram: at once, or inside a receive batch queued behind the
+ * batch's earlier answers (0 either way; -1 when it is dropped at once). */
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
+void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */
 
 /* listen.c */
 /* A numeric IPv4 or IPv6 address ("localhost" too) with port: 0, or -1. */

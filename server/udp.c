@@ -1,6 +1,7 @@
 /*
- * udp.c - the UDP side: one message per datagram, and the challenge-cookie
- * handshake that verifies an address before it gets a session.
+ * udp.c - the UDP side: one message per datagram, read and answered in
+ * batches, and the challenge-cookie handshake that verifies an address
+ * before it gets a session.
  *
  * A datagram from an address with a session is dispatched like a TCP
  * frame (without the size prefix). From any other address only a Hello of
@@ -18,14 +19,47 @@
  * the rules above as from an unverified address, and a valid cookie of its
  * own ends the old session and starts a new one (sweep__udp_rehello).
  *
- * The socket is read one datagram per callback (no UV_UDP_RECVMMSG: it
- * needs a far larger buffer and gains little here).
+ * Batches: a player sends one small datagram per move, so a system call
+ * per datagram each way cost the server several times what the move
+ * itself does. The socket is read with recvmmsg (UV_UDP_RECVMMSG: up to
+ * SWEEP__UDP_IN_BATCH datagrams a call, each given 64 KiB of one buffer,
+ * as libuv requires), and while the datagrams of one such batch are
+ * handled their answers are queued, bytes and address copied, in the order
+ * they were made; when libuv says the batch is over (its last callback,
+ * without an address) the queue leaves with sendmmsg, and again whenever
+ * it is full. So every answer still leaves in the order it was made, one
+ * datagram each, to the address it was made for, and none waits longer
+ * than the rest of its batch takes. Anything sent outside a batch (a
+ * tick's WorldState, a Bye at the idle timeout or shutdown) leaves at
+ * once. A datagram the socket refuses is dropped and counted, as the
+ * network could lose it.
  */
+#define _GNU_SOURCE /* recvmmsg, sendmmsg */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "server/alloc.h"
 #include "server/server_impl.h"
 
-int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
+/* Datagrams one recvmmsg may read: libuv's own cap (UV__MMSG_MAXWIDTH),
+ * each datagram given 64 KiB of the buffer. */
+#define SWEEP__UDP_IN_BATCH 20u
+#define SWEEP__UDP_IN_SLOT (64u * 1024u)
+
+/* Answers queued for one sendmmsg: a receive batch's, and room for a few
+ * datagrams each (a Welcome, a result batch split in two). */
+#define SWEEP__UDP_OUT_MAX 64u
+
+typedef struct sweep__udp_out {
+    unsigned count;
+    struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
+    struct iovec iov[SWEEP__UDP_OUT_MAX];
+    struct sockaddr_storage addr[SWEEP__UDP_OUT_MAX];
+    uint8_t bytes[SWEEP__UDP_OUT_MAX][SWEEP_UDP_MAX_DATAGRAM];
+} sweep__udp_out;
+
+static int send_now(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
 {
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
     int r = uv_udp_try_send(&s->udp, &b, 1, addr);
@@ -38,11 +72,68 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
     return 0;
 }
 
+/* Sends what is queued, in order. A datagram the socket refuses is
+ * dropped (and taken off bytes_out, which counted it when it was queued)
+ * and the rest still go. */
+static void flush(sweep_server *s)
+{
+    sweep__udp_out *q = s->udp_out;
+    if (!q || q->count == 0)
+        return;
+    uv_os_fd_t fd;
+    unsigned i = 0;
+    if (uv_fileno((const uv_handle_t *)&s->udp, &fd) != 0)
+        fd = -1;
+    while (i < q->count) {
+        int r = fd >= 0 ? sendmmsg(fd, q->msgs + i, q->count - i, 0) : -1;
+        if (r > 0) {
+            i += (unsigned)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        s->stats.udp_dropped++;
+        s->stats.bytes_out[SWEEP__UDP] -= q->iov[i].iov_len;
+        i++;
+    }
+    q->count = 0;
+}
+
+int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
+{
+    sweep__udp_out *q = s->udp_out;
+    if (!s->udp_batching || !q || len > SWEEP_UDP_MAX_DATAGRAM) {
+        flush(s); /* nothing may overtake what is queued */
+        return send_now(s, addr, data, len);
+    }
+    if (q->count == SWEEP__UDP_OUT_MAX)
+        flush(s);
+    unsigned k = q->count++;
+    size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memcpy(&q->addr[k], addr, alen);
+    memcpy(q->bytes[k], data, len);
+    q->iov[k].iov_base = q->bytes[k];
+    q->iov[k].iov_len = len;
+    struct msghdr *h = &q->msgs[k].msg_hdr;
+    memset(h, 0, sizeof *h);
+    h->msg_name = &q->addr[k];
+    h->msg_namelen = (socklen_t)alen;
+    h->msg_iov = &q->iov[k];
+    h->msg_iovlen = 1;
+    /* Counted now, as a send at once would be: a Stats answered later in
+     * the same batch includes it. */
+    s->stats.bytes_out[SWEEP__UDP] += len;
+    return 0;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     sweep_server *s = h->data;
-    *buf = uv_buf_init((char *)s->read_buf, sizeof s->read_buf);
+    if (s->udp_in)
+        *buf = uv_buf_init((char *)s->udp_in, (unsigned)s->udp_in_cap);
+    else
+        *buf = uv_buf_init((char *)s->read_buf, sizeof s->read_buf);
 }
 
 /* The cookie rules for a Hello of len bytes from addr, which anyone
@@ -154,18 +245,35 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr, unsigned flags)
 {
     sweep_server *s = h->data;
-    if (nread < 0) {
-        sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
+    if (!addr) {
+        /* The end of a batch (UV_UDP_MMSG_FREE: the buffer is ours and
+         * stays), nothing more to read, or an error: what the batch
+         * answered leaves now. */
+        flush(s);
+        s->udp_batching = 0;
+        if (nread < 0)
+            sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
         return;
     }
-    if (!addr || s->stopping)
+    if (nread < 0 || s->stopping)
         return;
+    uint64_t now;
+    if (flags & UV_UDP_MMSG_CHUNK) {
+        /* One clock reading per batch: its datagrams came in one call. */
+        if (!s->udp_batching) {
+            s->udp_batching = 1;
+            s->udp_batch_ns = uv_hrtime();
+        }
+        now = s->udp_batch_ns;
+    } else {
+        now = uv_hrtime();
+    }
     const uint8_t *data = (const uint8_t *)buf->base;
     size_t len = (size_t)nread;
     s->stats.bytes_in[SWEEP__UDP] += len;
     sweep__session *ss = sweep__udp_session_find(s, addr);
     if (ss)
-        ss->last_seen_ns = uv_hrtime();
+        ss->last_seen_ns = now;
     if ((flags & UV_UDP_PARTIAL) || len > SWEEP_UDP_MAX_DATAGRAM) {
         if (ss) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
@@ -188,10 +296,29 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
 
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
 {
+    s->udp_in_cap = (size_t)SWEEP__UDP_IN_BATCH * SWEEP__UDP_IN_SLOT;
+    s->udp_in = sweep__malloc(s->udp_in_cap);
+    s->udp_out = sweep__malloc(sizeof *s->udp_out);
+    if (!s->udp_in || !s->udp_out) {
+        sweep__udp_free(s);
+        snprintf(err, errlen, "udp: out of memory for the receive and send batches");
+        return -1;
+    }
+    s->udp_out->count = 0;
+    s->udp_batching = 0;
     int r = uv_udp_recv_start(&s->udp, on_alloc, on_recv);
     if (r != 0) {
         snprintf(err, errlen, "udp receive: %s", uv_strerror(r));
         return -1;
     }
     return 0;
+}
+
+void sweep__udp_free(sweep_server *s)
+{
+    free(s->udp_in);
+    free(s->udp_out);
+    s->udp_in = NULL;
+    s->udp_in_cap = 0;
+    s->udp_out = NULL;
 }
