@@ -51,6 +51,9 @@
  * datagrams each (a Welcome, a result batch split in two). */
 #define SWEEP__UDP_OUT_MAX 64u
 
+/* The socket's receive buffer asked for (SO_RCVBUF). */
+#define SWEEP__UDP_RCVBUF (1024 * 1024)
+
 typedef struct sweep__udp_out {
     unsigned count;
     struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
@@ -306,6 +309,16 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
     }
     s->udp_out->count = 0;
     s->udp_batching = 0;
+    /* Room for the datagrams that come while the loop is busy elsewhere (a
+     * tick, or the process off the CPU on a shared machine): at 60 moves a
+     * second from each of a few thousand players the default (~200 KiB,
+     * a few hundred datagrams) is a few milliseconds, and past it moves
+     * are lost. Not more: a server that cannot keep up would only answer
+     * ever later (4 MiB held a second of moves at 2,000 players, all stale
+     * by the time they were answered). The kernel caps it at
+     * net.core.rmem_max; smaller is no failure. */
+    int rcvbuf = SWEEP__UDP_RCVBUF;
+    (void)uv_recv_buffer_size((uv_handle_t *)&s->udp, &rcvbuf);
     int r = uv_udp_recv_start(&s->udp, on_alloc, on_recv);
     if (r != 0) {
         snprintf(err, errlen, "udp receive: %s", uv_strerror(r));
