@@ -19,9 +19,9 @@
  * the rules above as from an unverified address, and a valid cookie of its
  * own ends the old session and starts a new one (sweep__udp_rehello).
  *
- * Batches: a player sends one small datagram per move, so a system call
- * per datagram each way cost the server several times what the move
- * itself does. The socket is read with recvmmsg (UV_UDP_RECVMMSG: up to
+ * Batches: a player sends one small datagram per move, which took a
+ * system call each way per move (most of the cost is the kernel's work
+ * per datagram, which stays: see server/README.md). The socket is read with recvmmsg (UV_UDP_RECVMMSG: up to
  * SWEEP__UDP_IN_BATCH datagrams a call, each given 64 KiB of one buffer,
  * as libuv requires), and while the datagrams of one such batch are
  * handled their answers are queued, bytes and address copied, in the order
