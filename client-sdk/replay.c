@@ -473,28 +473,31 @@ static int compare(sweep_replay *r, uint64_t group_offset)
     return 0;
 }
 
-/* Reads the ID and OUT records that follow a request or tick. */
+/* Reads the ID and OUT records that follow a request or tick. Each record
+ * is read straight into the next free slot of the expected list, so the
+ * OUT records (most of a log) are never copied; the one record that ends
+ * the group is moved to peek. */
 static int read_group(sweep_replay *r)
 {
     r->id_count = r->expect_count = r->sent_count = 0;
     r->arena_len = 0;
     for (;;) {
-        sweep_record x;
-        int got = next_record(r, &x);
+        if (grow((void **)&r->expect, &r->expect_cap, r->expect_count + 1, sizeof *r->expect) != 0)
+            return set_error(r, "out of memory");
+        sweep_record *x = &r->expect[r->expect_count];
+        int got = next_record(r, x);
         if (got < 0)
             return -1;
         if (got == 0)
             return 0;
-        if (x.type == SWEEP_RECORD_ID) {
+        if (x->type == SWEEP_RECORD_OUT) {
+            r->expect_count++;
+        } else if (x->type == SWEEP_RECORD_ID) {
             if (grow((void **)&r->ids, &r->id_cap, r->id_count + 1, sizeof *r->ids) != 0)
                 return set_error(r, "out of memory");
-            r->ids[r->id_count++] = x.entity;
-        } else if (x.type == SWEEP_RECORD_OUT) {
-            if (grow((void **)&r->expect, &r->expect_cap, r->expect_count + 1, sizeof *r->expect) != 0)
-                return set_error(r, "out of memory");
-            r->expect[r->expect_count++] = x;
+            r->ids[r->id_count++] = x->entity;
         } else {
-            r->peek = x;
+            r->peek = *x;
             r->has_peek = 1;
             return 0;
         }

@@ -112,7 +112,8 @@ typedef struct sweep_record_head {
 } sweep_record_head;
 
 /* One record, decoded. Pointers point into the reader's mapping and stay
- * valid until sweep_record_close. */
+ * valid until sweep_record_close. Only type, offset and the fields its type
+ * names below are set; the others keep whatever they held. */
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */
