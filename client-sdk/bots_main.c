@@ -3,9 +3,13 @@
  * cheating, to show what the server's rules prevent.
  *
  * N bot connections (TCP or UDP) each spawn one player and move it. All
- * bots run in this one thread over libsweep, waiting on every socket with
- * poll(2) (over UDP with --loss, --jitter-ms or --reorder their datagrams
- * go through in-process relays on a thread of their own, netem.h).
+ * bots run in this one thread over libsweep, their sockets in one epoll(7)
+ * set and their next moves in a heap ordered by time, so that a turn of
+ * the loop costs what is ready and what is due, not the number of bots:
+ * at thousands of bots and 60 Hz the load generator must stay cheaper
+ * than the server it measures (over UDP with --loss, --jitter-ms or
+ * --reorder their datagrams go through in-process relays on a thread of
+ * their own, netem.h).
  *
  * --mode load (the default) is the benchmark: each bot walks a small
  * square, sending moves one by one or in batches, either at a fixed rate
@@ -59,10 +63,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,6 +228,8 @@ typedef struct bot {
     double time_bank;        /* Welcome.time_bank, or a second for a server without one */
     double burst_owed;       /* burst: seconds of moves held back, to send at once */
     uint64_t burst_at;       /* burst: when the held moves go */
+    uint64_t due;            /* when it next has something to do (its key in the schedule) */
+    uint32_t heap_pos;       /* where it is in the schedule's heap */
 } bot;
 
 /* What one mode did, all its bots together. */
@@ -508,6 +514,78 @@ static void count_error(mode_totals *mt, sweep_wire_code code)
     mt->error_codes[(unsigned)code < SWEEP_WIRE_CODE_COUNT ? (unsigned)code : SWEEP_WIRE_CODE_COUNT]++;
 }
 
+/* --- the schedule ---------------------------------------------------------------------- */
+
+/* Every bot, in a binary min-heap keyed by bot.due: the loop takes the bots
+ * whose time has come off the top and never looks at the others. */
+typedef struct schedule {
+    bot *bots;
+    uint32_t *heap; /* bot indices */
+    uint32_t n;
+} schedule;
+
+static void sched_place(schedule *s, uint32_t pos, uint32_t i)
+{
+    s->heap[pos] = i;
+    s->bots[i].heap_pos = pos;
+}
+
+static void sched_up(schedule *s, uint32_t pos)
+{
+    uint32_t i = s->heap[pos];
+    uint64_t due = s->bots[i].due;
+    while (pos > 0) {
+        uint32_t parent = (pos - 1) / 2;
+        if (s->bots[s->heap[parent]].due <= due)
+            break;
+        sched_place(s, pos, s->heap[parent]);
+        pos = parent;
+    }
+    sched_place(s, pos, i);
+}
+
+static void sched_down(schedule *s, uint32_t pos)
+{
+    uint32_t i = s->heap[pos];
+    uint64_t due = s->bots[i].due;
+    for (;;) {
+        uint32_t child = 2 * pos + 1;
+        if (child >= s->n)
+            break;
+        if (child + 1 < s->n && s->bots[s->heap[child + 1]].due < s->bots[s->heap[child]].due)
+            child++;
+        if (s->bots[s->heap[child]].due >= due)
+            break;
+        sched_place(s, pos, s->heap[child]);
+        pos = child;
+    }
+    sched_place(s, pos, i);
+}
+
+/* Adds bot i (its due set) to the schedule. */
+static void sched_add(schedule *s, uint32_t i)
+{
+    sched_place(s, s->n++, i);
+    sched_up(s, s->n - 1);
+}
+
+/* Moves bot i to `due`. */
+static void sched_set(schedule *s, uint32_t i, uint64_t due)
+{
+    uint64_t old = s->bots[i].due;
+    s->bots[i].due = due;
+    if (due < old)
+        sched_up(s, s->bots[i].heap_pos);
+    else if (due > old)
+        sched_down(s, s->bots[i].heap_pos);
+}
+
+/* The bot due first (the schedule is never empty while the loop runs). */
+static uint32_t sched_top(const schedule *s)
+{
+    return s->heap[0];
+}
+
 /* --- load mode ------------------------------------------------------------------------ */
 
 /* Sends the bot's next request (one move or one batch). */
@@ -550,6 +628,52 @@ static void settle(bot *b, totals *t, uint32_t seq, uint64_t when, int is_result
             b->fl[i] = b->fl[--b->nfl];
         return;
     }
+}
+
+/* When a load bot next has something to do: its next send while its window
+ * has room (at once with --rate 0); with the window full, an answer makes
+ * room (and reschedules it) or else its oldest request is given up as lost
+ * a second after it went. */
+static uint64_t load_due(const bot *b, uint64_t interval, uint32_t window)
+{
+    if (b->nfl < window)
+        return interval ? b->next_send : 0;
+    uint64_t oldest = UINT64_MAX;
+    for (uint32_t k = 0; k < b->nfl; k++)
+        if (b->fl[k].t_ns < oldest)
+            oldest = b->fl[k].t_ns;
+    uint64_t expire = oldest + 1000000000u + 1;
+    return interval && b->next_send > expire ? b->next_send : expire;
+}
+
+/* Gives up the load bot's requests unanswered for a second and sends what is
+ * due at `now`; *due gets when it next has something to do. */
+static int pace_load(const options *o, bot *b, totals *t, uint64_t now, uint64_t interval, uint32_t window,
+                     uint64_t *due)
+{
+    /* A request unanswered for a second is lost (UDP): free its slot. */
+    for (uint32_t k = 0; k < b->nfl;) {
+        if (now - b->fl[k].t_ns > 1000000000u) {
+            if (t->measuring)
+                t->lost += b->fl[k].remaining;
+            b->fl[k] = b->fl[--b->nfl];
+        } else {
+            k++;
+        }
+    }
+    if (interval) {
+        while (b->next_send <= now && b->nfl < window) {
+            if (send_load(o, b, t, now) < 0)
+                return -1;
+            b->next_send += interval;
+        }
+    } else {
+        while (b->nfl < window)
+            if (send_load(o, b, t, now) < 0)
+                return -1;
+    }
+    *due = load_due(b, interval, window);
+    return 0;
 }
 
 /* --- player modes --------------------------------------------------------------------- */
@@ -991,11 +1115,18 @@ int main(int argc, char **argv)
     }
 
     bot *bots = calloc(o.clients, sizeof *bots);
-    struct pollfd *pfd = calloc(o.clients, sizeof *pfd);
+    /* Each socket is registered once (level-triggered: a bot drained to
+     * EAGAIN is not reported again until more arrives, as with poll). */
+    schedule sched = {.bots = bots, .heap = calloc(o.clients, sizeof *sched.heap)};
+    int epfd = epoll_create1(EPOLL_CLOEXEC);
     totals t = {0};
     sweep_netem *net = NULL;
-    if (!bots || !pfd) {
-        fprintf(stderr, "sweep-bots: out of memory\n");
+    if (!bots || !sched.heap || epfd < 0) {
+        fprintf(stderr, "sweep-bots: %s\n", epfd < 0 ? strerror(errno) : "out of memory");
+        free(bots);
+        free(sched.heap);
+        if (epfd >= 0)
+            close(epfd);
         return 1;
     }
     rc = 1;
@@ -1059,8 +1190,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "sweep-bots: out of memory\n");
             goto out;
         }
-        pfd[i].fd = sweep_client_fd(b->c);
-        pfd[i].events = POLLIN;
+        struct epoll_event ee = {.events = EPOLLIN, .data.u32 = i};
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, sweep_client_fd(b->c), &ee) != 0) {
+            fprintf(stderr, "sweep-bots: bot %u: epoll_ctl: %s\n", i, strerror(errno));
+            goto out;
+        }
     }
 
     /* The bad network is for the run, not for connecting hundreds of bots
@@ -1075,7 +1209,12 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < o.clients; i++) {
         bots[i].next_send = start + (interval ? interval * i / o.clients : 0);
         bots[i].burst_at = start + ns_of(BURST_PERIOD / 2) + (interval ? interval * i / o.clients : 0);
+        /* A burst bot counts its moves from next_send too, so it starts there. */
+        bots[i].due = o.players || interval ? bots[i].next_send : 0;
+        sched_add(&sched, i);
     }
+    struct epoll_event evs[512];
+    int have_pwait2 = 1;
     int failed = 0;
     /* Players: after the run, up to 3 s for the last answers (a loaded
      * machine may have left some on their way), less when all came. */
@@ -1096,38 +1235,21 @@ int main(int argc, char **argv)
             if (outstanding == 0)
                 break;
         }
-        /* Send what is due. */
+        /* Send what is due: only the bots at the top of the schedule. */
         uint64_t wake = stop;
-        for (uint32_t i = 0; i < o.clients && !failed && now < stop_sending; i++) {
-            bot *b = &bots[i];
-            if (o.players) {
-                if (pace_player(&o, &mi, b, &t, now, &wake) != 0)
+        if (now < stop_sending) {
+            while (bots[sched_top(&sched)].due <= now) {
+                uint32_t i = sched_top(&sched);
+                uint64_t due = UINT64_MAX;
+                if (o.players ? pace_player(&o, &mi, &bots[i], &t, now, &due)
+                              : pace_load(&o, &bots[i], &t, now, interval, window, &due)) {
                     failed = 1;
-                continue;
-            }
-            /* A request unanswered for a second is lost (UDP): free its slot. */
-            for (uint32_t k = 0; k < b->nfl;) {
-                if (now - b->fl[k].t_ns > 1000000000u) {
-                    if (t.measuring)
-                        t.lost += b->fl[k].remaining;
-                    b->fl[k] = b->fl[--b->nfl];
-                } else {
-                    k++;
+                    break;
                 }
+                sched_set(&sched, i, due);
             }
-            if (interval) {
-                while (b->next_send <= now && b->nfl < window) {
-                    if (send_load(&o, b, &t, now) < 0)
-                        failed = 1;
-                    b->next_send += interval;
-                }
-                if (b->next_send < wake)
-                    wake = b->next_send;
-            } else {
-                while (b->nfl < window && !failed)
-                    if (send_load(&o, b, &t, now) < 0)
-                        failed = 1;
-            }
+            if (bots[sched_top(&sched)].due < wake)
+                wake = bots[sched_top(&sched)].due;
         }
         if (failed)
             goto out;
@@ -1137,13 +1259,20 @@ int main(int argc, char **argv)
         if (wait > 100000000u)
             wait = 100000000u;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
-        if (ppoll(pfd, o.clients, &ts, NULL) < 0 && errno != EINTR) {
-            perror("sweep-bots: poll");
+        int nev = -1;
+        if (have_pwait2) {
+            nev = epoll_pwait2(epfd, evs, (int)(sizeof evs / sizeof evs[0]), &ts, NULL);
+            if (nev < 0 && errno == ENOSYS)
+                have_pwait2 = 0; /* a kernel before 5.11 */
+        }
+        if (!have_pwait2) /* whole milliseconds, rounded up: late by less than one rather than spinning */
+            nev = epoll_wait(epfd, evs, (int)(sizeof evs / sizeof evs[0]), (int)((wait + 999999) / 1000000));
+        if (nev < 0 && errno != EINTR) {
+            perror("sweep-bots: epoll_wait");
             goto out;
         }
-        for (uint32_t i = 0; i < o.clients; i++) {
-            if (!(pfd[i].revents & (POLLIN | POLLERR | POLLHUP)))
-                continue;
+        for (int k = 0; k < nev; k++) {
+            uint32_t i = evs[k].data.u32;
             bot *b = &bots[i];
             mode_totals *mt = &t.m[b->mode];
             sweep_client_event ev;
@@ -1207,6 +1336,12 @@ int main(int argc, char **argv)
             if (s != SWEEP_CLIENT_E_TIMEOUT) {
                 fprintf(stderr, "sweep-bots: bot %u: %s: %s\n", i, sweep_client_error_name(&e), e.message);
                 goto out;
+            }
+            if (!o.players) {
+                /* Answers made room in a full window: it may send again sooner. */
+                uint64_t due = load_due(b, interval, window);
+                if (due < b->due)
+                    sched_set(&sched, i, due);
             }
         }
         if (show_progress && now >= next_progress) {
@@ -1339,8 +1474,9 @@ out:
         free(bots[i].fl);
     }
     sweep_netem_stop(net, NULL);
+    close(epfd);
+    free(sched.heap);
     free(bots);
-    free(pfd);
     free(t.lat_ns);
     memset(secret, 0, sizeof secret);
     if (mi.world)
