@@ -522,3 +522,84 @@ sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t l
     *out = m;
     return SWEEP_PROTO_OK;
 }
+
+/* Items of the batch at body table t into storage of room cap. */
+static sweep_proto_error get_batch_moves(const tab *t, sweep_msg_move *store, uint32_t cap, uint32_t *count)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > cap)
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        get_move(&it, &store[i]);
+    }
+    *count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error get_batch_results(const tab *t, sweep_msg_move_result *store, uint32_t cap,
+                                           uint32_t *count)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > cap)
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_proto_error err = get_move_result(&it, &store[i]);
+        if (err != SWEEP_PROTO_OK)
+            return err;
+    }
+    *count = n;
+    return SWEEP_PROTO_OK;
+}
+
+sweep_proto_error sweep_decode_motion(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
+                                      sweep_decoded_motion *out)
+{
+    if (buf == NULL || out == NULL)
+        return SWEEP_PROTO_E_ARG;
+    sweep_proto_error e = sweep_verify_with(buf, len, flags, d ? &d->limits : NULL);
+    if (e != SWEEP_PROTO_OK)
+        return e;
+    const uint8_t *b = buf;
+    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
+    tab root = tab_at(b, base + sweep__rd32(b + base));
+    sweep_decoded_motion m = {SWEEP_MSG_NONE, 0, 0, NULL, 0, NULL, 0};
+    m.sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
+    m.server_tick = get_u64(&root, SWEEP__MESSAGE_SERVER_TICK);
+    m.kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
+    tab body = tab_at(b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
+    sweep_msg_move *moves = d ? d->moves : NULL;
+    sweep_msg_move_result *results = d ? d->results : NULL;
+    uint32_t moves_cap = d ? d->moves_cap : 0, results_cap = d ? d->results_cap : 0;
+    switch (m.kind) {
+    case SWEEP_MSG_MOVE:
+        if (moves_cap < 1)
+            return SWEEP_PROTO_E_CAPACITY;
+        get_move(&body, moves);
+        m.move_count = 1;
+        break;
+    case SWEEP_MSG_MOVE_BATCH:
+        e = get_batch_moves(&body, moves, moves_cap, &m.move_count);
+        break;
+    case SWEEP_MSG_MOVE_RESULT:
+        if (results_cap < 1)
+            return SWEEP_PROTO_E_CAPACITY;
+        e = get_move_result(&body, results);
+        m.result_count = 1;
+        break;
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        e = get_batch_results(&body, results, results_cap, &m.result_count);
+        break;
+    default:
+        break;
+    }
+    if (e != SWEEP_PROTO_OK)
+        return e;
+    m.moves = m.move_count ? moves : NULL;
+    m.results = m.result_count ? results : NULL;
+    *out = m;
+    return SWEEP_PROTO_OK;
+}

@@ -50,6 +50,28 @@ sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t l
 sweep_proto_error sweep_decode_kind(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind,
                                     uint32_t *sequence);
 
+/* The moves of a Move or MoveBatch, or the results of a MoveResult or
+ * MoveResultBatch, as sweep_decode_motion reads them. */
+typedef struct sweep_decoded_motion {
+    sweep_msg_kind kind;
+    uint32_t sequence;
+    uint64_t server_tick;
+    const sweep_msg_move *moves;          /* Move, MoveBatch: in the decoder's moves */
+    uint32_t move_count;
+    const sweep_msg_move_result *results; /* MoveResult, MoveResultBatch: in its results */
+    uint32_t result_count;
+} sweep_decoded_motion;
+
+/* Verifies buf exactly as sweep_decode does, then reads only the moves or
+ * results: a single Move or MoveResult goes into the decoder's storage too
+ * (so that needs room for one), and no sweep_message (over a kilobyte,
+ * most of it a result's contacts) is cleared or copied. For any other kind
+ * only kind, sequence and server_tick are set and the counts are 0: decode
+ * it with sweep_decode. Each move or result read equals what sweep_decode
+ * gives; errors are sweep_decode's. *out is only written on success. */
+sweep_proto_error sweep_decode_motion(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
+                                      sweep_decoded_motion *out);
+
 #ifdef __cplusplus
 }
 #endif

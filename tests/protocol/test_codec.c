@@ -296,6 +296,65 @@ static void test_decode_capacity(void **state)
 /* Stats rule counts: up to 32 (one per bit of a Rule) are kept, more are
  * refused as the decoder's capacity, never read past; the encoder refuses
  * to write more. */
+/* sweep_decode_motion reads the moves and results sweep_decode reads,
+ * value for value, and refuses what sweep_decode refuses (cut buffers
+ * here), with the same error. */
+static sweep_msg_move motion_moves[SAMPLE_BATCH];
+static sweep_msg_move_result motion_results[SAMPLE_BATCH];
+
+static void motion_one(unsigned i, unsigned flags)
+{
+    sweep_message m = sample_message(i), full;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(sweep_encode(&m, flags, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    sweep_decoder d = decoder();
+    assert_int_equal(sweep_decode(&d, out, len, flags, &full), SWEEP_PROTO_OK);
+    sweep_decoder dm = d;
+    dm.moves = motion_moves;
+    dm.results = motion_results;
+    sweep_decoded_motion v;
+    memset(&v, 0xa5, sizeof v);
+    assert_int_equal(sweep_decode_motion(&dm, out, len, flags, &v), SWEEP_PROTO_OK);
+    assert_int_equal(v.kind, full.kind);
+    assert_int_equal(v.sequence, full.sequence);
+    assert_int_equal(v.server_tick, full.server_tick);
+    const sweep_msg_move *moves = NULL;
+    const sweep_msg_move_result *results = NULL;
+    uint32_t nm = 0, nr = 0;
+    switch (full.kind) {
+    case SWEEP_MSG_MOVE: moves = &full.as.move, nm = 1; break;
+    case SWEEP_MSG_MOVE_BATCH: moves = full.as.move_batch.moves, nm = full.as.move_batch.count; break;
+    case SWEEP_MSG_MOVE_RESULT: results = &full.as.move_result, nr = 1; break;
+    case SWEEP_MSG_MOVE_RESULT_BATCH: results = full.as.move_result_batch.results, nr = full.as.move_result_batch.count; break;
+    default: break;
+    }
+    assert_int_equal(v.move_count, nm);
+    assert_int_equal(v.result_count, nr);
+    assert_true(nm ? v.moves == motion_moves : v.moves == NULL);
+    assert_true(nr ? v.results == motion_results : v.results == NULL);
+    for (uint32_t k = 0; k < nm; k++)
+        if (!sample__move_eq(&moves[k], &v.moves[k]))
+            fail_msg("sample %u: move %u differs from sweep_decode's", i, k);
+    for (uint32_t k = 0; k < nr; k++)
+        if (!sample__result_eq(&results[k], &v.results[k]))
+            fail_msg("sample %u: result %u differs from sweep_decode's", i, k);
+    /* No storage: a move or result has nowhere to go. */
+    sweep_proto_error none = sweep_decode_motion(NULL, out, len, flags, &v);
+    assert_int_equal(none, nm || nr ? SWEEP_PROTO_E_CAPACITY : SWEEP_PROTO_OK);
+    for (size_t cut = 0; cut < len; cut += 1 + cut / 8)
+        assert_int_equal(sweep_decode_motion(&dm, out, cut, flags, &v), sweep_decode(&d, out, cut, flags, &full));
+}
+
+static void test_decode_motion_equals_decode(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++) {
+        motion_one(i, 0);
+        motion_one(i, SWEEP_WIRE_SIZE_PREFIXED);
+    }
+}
+
 static void test_stats_rule_vectors(void **state)
 {
     (void)state;
@@ -652,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_encode_buffer_too_small),
         cmocka_unit_test(test_encode_refuses_bad_messages),
         cmocka_unit_test(test_decode_capacity),
+        cmocka_unit_test(test_decode_motion_equals_decode),
         cmocka_unit_test(test_batch_shares_vtables),
         cmocka_unit_test(test_stats_rule_vectors),
         cmocka_unit_test(test_stats_added_counters),
