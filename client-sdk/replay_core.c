@@ -366,7 +366,7 @@ void sweep__replay_core_counts(const sweep__replay_core *c, uint64_t *moves, uin
 
 /* ---- reading messages ------------------------------------------------------- */
 
-static int decode(const sweep_decoder *d, aligned_buf *b, const sweep_record_bytes *bytes, int tcp, sweep_message *m)
+static int align_copy(aligned_buf *b, const sweep_record_bytes *bytes)
 {
     size_t words = ((size_t)bytes->len + 7) / 8;
     if (words > b->cap) {
@@ -377,17 +377,48 @@ static int decode(const sweep_decoder *d, aligned_buf *b, const sweep_record_byt
         b->cap = words;
     }
     memcpy(b->words, bytes->ptr, bytes->len);
+    return 0;
+}
+
+static int decode(const sweep_decoder *d, aligned_buf *b, const sweep_record_bytes *bytes, int tcp, sweep_message *m)
+{
+    if (align_copy(b, bytes) != 0)
+        return -1;
     return sweep_decode(d, b->words, bytes->len, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, m) == SWEEP_PROTO_OK ? 0 : -1;
 }
 
-/* Decodes an OUT record for its session; -1 after sweep__replay_fail. */
-static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, sweep_message *m)
+/* Most messages of a log are moves and their results, and all the core
+ * depth reads of them is the moves or results: sweep_decode_motion
+ * verifies as sweep_decode does but fills no whole sweep_message. Any
+ * other kind (and everything when a watcher wants whole messages) is then
+ * decoded in full into *m; *full says which was done. */
+static int decode_motion(const sweep_decoder *d, aligned_buf *b, const sweep_record_bytes *bytes, int tcp,
+                         int want_full, sweep_decoded_motion *v, sweep_message *m, int *full)
+{
+    unsigned flags = tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    if (align_copy(b, bytes) != 0 || sweep_decode_motion(d, b->words, bytes->len, flags, v) != SWEEP_PROTO_OK)
+        return -1;
+    *full = want_full || (v->move_count == 0 && v->result_count == 0);
+    if (!*full) {
+        m->kind = v->kind;
+        return 0;
+    }
+    return sweep_decode(d, b->words, bytes->len, flags, m) == SWEEP_PROTO_OK ? 0 : -1;
+}
+
+/* Decodes an OUT record for its session; -1 after sweep__replay_fail.
+ * With v, as decode_motion: a result or batch of them only into *v unless
+ * *full says m was decoded too. */
+static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, sweep_message *m,
+                      sweep_decoded_motion *v, int *full)
 {
     const core_session *s = find_session(c, o->session);
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
                                   "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
-    if (decode(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, m) != 0)
+    int rc = v ? decode_motion(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, sweep__replay_watched(r), v, m, full)
+               : decode(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, m);
+    if (rc != 0)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a message the server sent does not decode (corrupt log)",
                                   sweep__replay_path(r), o->offset);
     return 0;
@@ -651,32 +682,30 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt "
                                   "log)", sweep__replay_path(r), x->offset, x->session);
+    /* Only a Spawn is read whole (on_spawned takes its limits); of a move
+     * or batch the moves are all that is read. */
     sweep_message req;
-    if (decode(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, &req) != 0)
+    sweep_decoded_motion rv;
+    int req_full;
+    if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, 0, &rv, &req, &req_full) != 0)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
                                   sweep__replay_path(r), x->offset);
-    const sweep_msg_move *moves = NULL;
-    uint32_t move_count = 0, cursor = 0;
-    if (req.kind == SWEEP_MSG_MOVE) {
-        moves = &req.as.move;
-        move_count = 1;
-    } else if (req.kind == SWEEP_MSG_MOVE_BATCH) {
-        moves = req.as.move_batch.moves;
-        move_count = req.as.move_batch.count;
-    }
+    const sweep_msg_move *moves = rv.moves;
+    uint32_t move_count = rv.move_count, cursor = 0;
     for (uint32_t k = 0; k < out_count; k++) {
         const sweep_record *o = &outs[k];
         sweep_message m;
-        if (decode_out(r, c, o, &m) != 0)
+        sweep_decoded_motion v;
+        int full;
+        if (decode_out(r, c, o, &m, &v, &full) != 0)
             return -1;
         int rc = 0;
         switch (m.kind) {
         case SWEEP_MSG_MOVE_RESULT:
-            rc = check_result(r, c, o, moves, move_count, &cursor, &m.as.move_result, 0, 0);
-            break;
         case SWEEP_MSG_MOVE_RESULT_BATCH:
-            for (uint32_t i = 0; i < m.as.move_result_batch.count && rc == 0; i++)
-                rc = check_result(r, c, o, moves, move_count, &cursor, &m.as.move_result_batch.results[i], 1, i);
+            for (uint32_t i = 0; i < v.result_count && rc == 0; i++)
+                rc = check_result(r, c, o, moves, move_count, &cursor, &v.results[i],
+                                  m.kind == SWEEP_MSG_MOVE_RESULT_BATCH, i);
             break;
         case SWEEP_MSG_ERROR:
             /* A refused move has no result; a batch refused whole for its
@@ -764,7 +793,7 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         }
         const sweep_record *o = &outs[k];
         sweep_message m;
-        if (decode_out(r, c, o, &m) != 0)
+        if (decode_out(r, c, o, &m, NULL, NULL) != 0)
             return -1;
         const core_entity *e = &c->ents[c->crushed[2 * k]];
         uint32_t by = mover_id(c, c->crushed[2 * k + 1]);
