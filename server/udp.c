@@ -23,8 +23,10 @@
  * system call each way per move (most of the cost is the kernel's work
  * per datagram, which stays: see server/README.md). The socket is read with recvmmsg (UV_UDP_RECVMMSG: up to
  * SWEEP__UDP_IN_BATCH datagrams a call, each given 64 KiB of one buffer,
- * as libuv requires), and while the datagrams of one such batch are
- * handled their answers are queued, bytes and address copied, in the order
+ * as libuv requires; libuv stops after some 32 datagrams a loop
+ * iteration, so after a full batch what waits is read here: read_on), and
+ * while the datagrams of one such batch are handled their answers are
+ * queued, bytes and address copied, in the order
  * they were made; when libuv says the batch is over (its last callback,
  * without an address) the queue leaves with sendmmsg, and again whenever
  * it is full. So every answer still leaves in the order it was made, one
@@ -47,6 +49,9 @@
 #define SWEEP__UDP_IN_BATCH 20u
 #define SWEEP__UDP_IN_SLOT (64u * 1024u)
 
+/* Datagrams read on after a full batch, in one loop iteration (read_on). */
+#define SWEEP__UDP_DRAIN_MAX 1024u
+
 /* Answers queued for one sendmmsg: a receive batch's, and room for a few
  * datagrams each (a Welcome, a result batch split in two). */
 #define SWEEP__UDP_OUT_MAX 64u
@@ -55,6 +60,7 @@
 #define SWEEP__UDP_RCVBUF (1024 * 1024)
 
 typedef struct sweep__udp_out {
+    unsigned received; /* datagrams of the receive batch so far */
     unsigned count;
     struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
     struct iovec iov[SWEEP__UDP_OUT_MAX];
@@ -245,39 +251,16 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
     return SWEEP__REHELLO_NEW;
 }
 
-static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr, unsigned flags)
+/* One datagram of len bytes from addr, seen at now; partial: cut short
+ * by the buffer. */
+static void on_datagram(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+                        uint64_t now)
 {
-    sweep_server *s = h->data;
-    if (!addr) {
-        /* The end of a batch (UV_UDP_MMSG_FREE: the buffer is ours and
-         * stays), nothing more to read, or an error: what the batch
-         * answered leaves now. */
-        flush(s);
-        s->udp_batching = 0;
-        if (nread < 0)
-            sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
-        return;
-    }
-    if (nread < 0 || s->stopping)
-        return;
-    uint64_t now;
-    if (flags & UV_UDP_MMSG_CHUNK) {
-        /* One clock reading per batch: its datagrams came in one call. */
-        if (!s->udp_batching) {
-            s->udp_batching = 1;
-            s->udp_batch_ns = uv_hrtime();
-        }
-        now = s->udp_batch_ns;
-    } else {
-        now = uv_hrtime();
-    }
-    const uint8_t *data = (const uint8_t *)buf->base;
-    size_t len = (size_t)nread;
     s->stats.bytes_in[SWEEP__UDP] += len;
     sweep__session *ss = sweep__udp_session_find(s, addr);
     if (ss)
         ss->last_seen_ns = now;
-    if ((flags & UV_UDP_PARTIAL) || len > SWEEP_UDP_MAX_DATAGRAM) {
+    if (partial || len > SWEEP_UDP_MAX_DATAGRAM) {
         if (ss) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
             sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0, "a datagram of %zu bytes; at most %u",
@@ -297,6 +280,88 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     sweep__dispatch(s, &p, data, len, 0);
 }
 
+/* Reads on after a full batch, up to SWEEP__UDP_DRAIN_MAX datagrams, until
+ * the socket is empty. libuv stops after about 32 datagrams per loop
+ * iteration whatever is waiting, while every TCP connection that is ready
+ * in the same iteration is read in full: under load the iterations grow
+ * long, UDP got a fixed few datagrams of each, and the receive buffer
+ * dropped the rest (with clients sending on a fixed schedule, the same
+ * ones each time, until their sessions idled out). The cap keeps the other
+ * handles' turn near one receive buffer's worth. */
+static void read_on(sweep_server *s)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno((const uv_handle_t *)&s->udp, &fd) != 0 || !s->udp_in)
+        return;
+    struct mmsghdr msgs[SWEEP__UDP_IN_BATCH];
+    struct iovec iov[SWEEP__UDP_IN_BATCH];
+    struct sockaddr_storage peers[SWEEP__UDP_IN_BATCH];
+    unsigned left = SWEEP__UDP_DRAIN_MAX;
+    while (left > 0 && !s->stopping) {
+        unsigned want = left < SWEEP__UDP_IN_BATCH ? left : SWEEP__UDP_IN_BATCH;
+        for (unsigned k = 0; k < want; k++) {
+            iov[k].iov_base = s->udp_in + (size_t)k * SWEEP__UDP_IN_SLOT;
+            iov[k].iov_len = SWEEP__UDP_IN_SLOT;
+            memset(&msgs[k], 0, sizeof msgs[k]);
+            msgs[k].msg_hdr.msg_name = &peers[k];
+            msgs[k].msg_hdr.msg_namelen = sizeof peers[k];
+            msgs[k].msg_hdr.msg_iov = &iov[k];
+            msgs[k].msg_hdr.msg_iovlen = 1;
+        }
+        int n = recvmmsg(fd, msgs, want, MSG_DONTWAIT, NULL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* empty, or an error libuv reports on its next read */
+        s->udp_batching = 1;
+        uint64_t now = uv_hrtime();
+        for (int k = 0; k < n && !s->stopping; k++)
+            on_datagram(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
+                        (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now);
+        flush(s);
+        s->udp_batching = 0;
+        left -= (unsigned)n;
+        if ((unsigned)n < want)
+            return;
+    }
+}
+
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr, unsigned flags)
+{
+    sweep_server *s = h->data;
+    if (!addr) {
+        /* The end of a batch (UV_UDP_MMSG_FREE: the buffer is ours and
+         * stays), nothing more to read, or an error: what the batch
+         * answered leaves now. A full batch may have left more waiting. */
+        flush(s);
+        s->udp_batching = 0;
+        unsigned got = s->udp_out ? s->udp_out->received : 0;
+        if (s->udp_out)
+            s->udp_out->received = 0;
+        if (nread < 0)
+            sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
+        else if ((flags & UV_UDP_MMSG_FREE) && got >= SWEEP__UDP_IN_BATCH)
+            read_on(s);
+        return;
+    }
+    if (nread < 0 || s->stopping)
+        return;
+    uint64_t now;
+    if (flags & UV_UDP_MMSG_CHUNK) {
+        /* One clock reading per batch: its datagrams came in one call. */
+        if (!s->udp_batching) {
+            s->udp_batching = 1;
+            s->udp_batch_ns = uv_hrtime();
+        }
+        if (s->udp_out)
+            s->udp_out->received++;
+        now = s->udp_batch_ns;
+    } else {
+        now = uv_hrtime();
+    }
+    on_datagram(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now);
+}
+
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
 {
     s->udp_in_cap = (size_t)SWEEP__UDP_IN_BATCH * SWEEP__UDP_IN_SLOT;
@@ -308,6 +373,7 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
         return -1;
     }
     s->udp_out->count = 0;
+    s->udp_out->received = 0;
     s->udp_batching = 0;
     /* Room for the datagrams that come while the loop is busy elsewhere (a
      * tick, or the process off the CPU on a shared machine): at 60 moves a

@@ -471,6 +471,56 @@ static void test_udp_bad_cookie_leaves_session(void **state)
     close(fd);
 }
 
+/* What waits on the UDP socket is read in one loop iteration (up to about
+ * a receive buffer's worth), not libuv's 32 or so: held (SIGSTOP), the
+ * server gets 200 Pings from a session, then one Ping over TCP; resumed,
+ * it answers every UDP Ping before the TCP one, which the same iteration
+ * reads. Reading a few dozen datagrams an iteration starved
+ * UDP behind busy TCP connections: the receive buffer dropped the rest,
+ * the same clients' each time, until their sessions idled out. */
+static void test_udp_waiting_datagrams_read_together(void **state)
+{
+    (void)state;
+    enum { PINGS = 200 };
+    int tcp = fx_tcp_connect(srv.port);
+    assert_true(tcp >= 0);
+    assert_true(fx_hello(tcp, rx) != 0);
+    int fd = fx_udp_socket(srv.port);
+    assert_true(fd >= 0);
+    int big = 4 << 20; /* room for every Pong (the kernel may give less) */
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+    udp_cookie c = udp_challenge(fd, 1);
+    udp_welcome(fd, &c, 2);
+
+    assert_int_equal(kill(srv.pid, SIGSTOP), 0);
+    for (uint32_t i = 0; i < PINGS; i++) {
+        sweep_message p = fx_msg(SWEEP_MSG_PING, 100 + i);
+        assert_true(fx_udp_send(fd, &p) > 0);
+    }
+    sweep_message tp = fx_msg(SWEEP_MSG_PING, 7), r;
+    assert_int_equal(fx_send(tcp, &tp), 0);
+    assert_int_equal(kill(srv.pid, SIGCONT), 0);
+
+    /* Pong.server_time is when each was answered, on one clock. */
+    assert_int_equal(fx_recv(tcp, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    assert_int_equal(r.sequence, 7);
+    uint64_t tcp_at = r.as.pong.server_time;
+    unsigned pongs = 0, before = 0;
+    while (pongs < PINGS && fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0) {
+        if (r.kind != SWEEP_MSG_PONG)
+            continue;
+        pongs++;
+        before += r.as.pong.server_time <= tcp_at;
+    }
+    assert_int_equal(pongs, PINGS);
+    assert_int_equal(before, PINGS);
+
+    udp_bye(fd);
+    close(fd);
+    close(tcp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_udp_reused_port_new_session),
         cmocka_unit_test(test_udp_cookieless_hello_challenged),
         cmocka_unit_test(test_udp_bad_cookie_leaves_session),
+        cmocka_unit_test(test_udp_waiting_datagrams_read_together),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
