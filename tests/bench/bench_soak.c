@@ -655,7 +655,9 @@ static int soak(const options *o, unsigned hostile, result *res)
             continue;
         }
         h->entity = sp.entity;
-        h->fast = every && i % every == 0 && nfast < o->fast;
+        /* By pairs (one TCP, one UDP): an even `every` alone would pick
+         * only TCP sessions. */
+        h->fast = every && (i / 2) % every == 0 && nfast < o->fast;
         nfast += (unsigned)h->fast;
         h->alive = 1;
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
