@@ -228,8 +228,6 @@ typedef struct bot {
     double time_bank;        /* Welcome.time_bank, or a second for a server without one */
     double burst_owed;       /* burst: seconds of moves held back, to send at once */
     uint64_t burst_at;       /* burst: when the held moves go */
-    uint64_t due;            /* when it next has something to do (its key in the schedule) */
-    uint32_t heap_pos;       /* where it is in the schedule's heap */
 } bot;
 
 /* What one mode did, all its bots together. */
@@ -516,74 +514,86 @@ static void count_error(mode_totals *mt, sweep_wire_code code)
 
 /* --- the schedule ---------------------------------------------------------------------- */
 
-/* Every bot, in a binary min-heap keyed by bot.due: the loop takes the bots
- * whose time has come off the top and never looks at the others. */
+/* Every bot, in a binary min-heap by when it next has something to do: the
+ * loop takes the bots whose time has come off the top and never looks at
+ * the others. The keys live in the heap itself, not in the (large) bots,
+ * so that a sift touches a few cache lines rather than a bot each. */
+typedef struct sched_entry {
+    uint64_t due;
+    uint32_t bot;
+} sched_entry;
+
 typedef struct schedule {
-    bot *bots;
-    uint32_t *heap; /* bot indices */
+    sched_entry *heap;
+    uint32_t *pos; /* per bot: its place in heap */
     uint32_t n;
 } schedule;
 
-static void sched_place(schedule *s, uint32_t pos, uint32_t i)
+static void sched_place(schedule *s, uint32_t at, sched_entry e)
 {
-    s->heap[pos] = i;
-    s->bots[i].heap_pos = pos;
+    s->heap[at] = e;
+    s->pos[e.bot] = at;
 }
 
-static void sched_up(schedule *s, uint32_t pos)
+static void sched_up(schedule *s, uint32_t at)
 {
-    uint32_t i = s->heap[pos];
-    uint64_t due = s->bots[i].due;
-    while (pos > 0) {
-        uint32_t parent = (pos - 1) / 2;
-        if (s->bots[s->heap[parent]].due <= due)
+    sched_entry e = s->heap[at];
+    while (at > 0) {
+        uint32_t parent = (at - 1) / 2;
+        if (s->heap[parent].due <= e.due)
             break;
-        sched_place(s, pos, s->heap[parent]);
-        pos = parent;
+        sched_place(s, at, s->heap[parent]);
+        at = parent;
     }
-    sched_place(s, pos, i);
+    sched_place(s, at, e);
 }
 
-static void sched_down(schedule *s, uint32_t pos)
+static void sched_down(schedule *s, uint32_t at)
 {
-    uint32_t i = s->heap[pos];
-    uint64_t due = s->bots[i].due;
+    sched_entry e = s->heap[at];
     for (;;) {
-        uint32_t child = 2 * pos + 1;
+        uint32_t child = 2 * at + 1;
         if (child >= s->n)
             break;
-        if (child + 1 < s->n && s->bots[s->heap[child + 1]].due < s->bots[s->heap[child]].due)
+        if (child + 1 < s->n && s->heap[child + 1].due < s->heap[child].due)
             child++;
-        if (s->bots[s->heap[child]].due >= due)
+        if (s->heap[child].due >= e.due)
             break;
-        sched_place(s, pos, s->heap[child]);
-        pos = child;
+        sched_place(s, at, s->heap[child]);
+        at = child;
     }
-    sched_place(s, pos, i);
+    sched_place(s, at, e);
 }
 
-/* Adds bot i (its due set) to the schedule. */
-static void sched_add(schedule *s, uint32_t i)
+/* Adds bot i, due at `due`. */
+static void sched_add(schedule *s, uint32_t i, uint64_t due)
 {
-    sched_place(s, s->n++, i);
+    sched_place(s, s->n++, (sched_entry){due, i});
     sched_up(s, s->n - 1);
+}
+
+/* When bot i is due. */
+static uint64_t sched_due(const schedule *s, uint32_t i)
+{
+    return s->heap[s->pos[i]].due;
 }
 
 /* Moves bot i to `due`. */
 static void sched_set(schedule *s, uint32_t i, uint64_t due)
 {
-    uint64_t old = s->bots[i].due;
-    s->bots[i].due = due;
+    uint32_t at = s->pos[i];
+    uint64_t old = s->heap[at].due;
+    s->heap[at].due = due;
     if (due < old)
-        sched_up(s, s->bots[i].heap_pos);
+        sched_up(s, at);
     else if (due > old)
-        sched_down(s, s->bots[i].heap_pos);
+        sched_down(s, at);
 }
 
 /* The bot due first (the schedule is never empty while the loop runs). */
-static uint32_t sched_top(const schedule *s)
+static const sched_entry *sched_top(const schedule *s)
 {
-    return s->heap[0];
+    return &s->heap[0];
 }
 
 /* --- load mode ------------------------------------------------------------------------ */
@@ -1117,14 +1127,15 @@ int main(int argc, char **argv)
     bot *bots = calloc(o.clients, sizeof *bots);
     /* Each socket is registered once (level-triggered: a bot drained to
      * EAGAIN is not reported again until more arrives, as with poll). */
-    schedule sched = {.bots = bots, .heap = calloc(o.clients, sizeof *sched.heap)};
+    schedule sched = {.heap = calloc(o.clients, sizeof *sched.heap), .pos = calloc(o.clients, sizeof *sched.pos)};
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     totals t = {0};
     sweep_netem *net = NULL;
-    if (!bots || !sched.heap || epfd < 0) {
+    if (!bots || !sched.heap || !sched.pos || epfd < 0) {
         fprintf(stderr, "sweep-bots: %s\n", epfd < 0 ? strerror(errno) : "out of memory");
         free(bots);
         free(sched.heap);
+        free(sched.pos);
         if (epfd >= 0)
             close(epfd);
         return 1;
@@ -1210,8 +1221,7 @@ int main(int argc, char **argv)
         bots[i].next_send = start + (interval ? interval * i / o.clients : 0);
         bots[i].burst_at = start + ns_of(BURST_PERIOD / 2) + (interval ? interval * i / o.clients : 0);
         /* A burst bot counts its moves from next_send too, so it starts there. */
-        bots[i].due = o.players || interval ? bots[i].next_send : 0;
-        sched_add(&sched, i);
+        sched_add(&sched, i, o.players || interval ? bots[i].next_send : 0);
     }
     struct epoll_event evs[512];
     int have_pwait2 = 1;
@@ -1238,8 +1248,8 @@ int main(int argc, char **argv)
         /* Send what is due: only the bots at the top of the schedule. */
         uint64_t wake = stop;
         if (now < stop_sending) {
-            while (bots[sched_top(&sched)].due <= now) {
-                uint32_t i = sched_top(&sched);
+            while (sched_top(&sched)->due <= now) {
+                uint32_t i = sched_top(&sched)->bot;
                 uint64_t due = UINT64_MAX;
                 if (o.players ? pace_player(&o, &mi, &bots[i], &t, now, &due)
                               : pace_load(&o, &bots[i], &t, now, interval, window, &due)) {
@@ -1248,8 +1258,8 @@ int main(int argc, char **argv)
                 }
                 sched_set(&sched, i, due);
             }
-            if (bots[sched_top(&sched)].due < wake)
-                wake = bots[sched_top(&sched)].due;
+            if (sched_top(&sched)->due < wake)
+                wake = sched_top(&sched)->due;
         }
         if (failed)
             goto out;
@@ -1340,7 +1350,7 @@ int main(int argc, char **argv)
             if (!o.players) {
                 /* Answers made room in a full window: it may send again sooner. */
                 uint64_t due = load_due(b, interval, window);
-                if (due < b->due)
+                if (due < sched_due(&sched, i))
                     sched_set(&sched, i, due);
             }
         }
@@ -1476,6 +1486,7 @@ out:
     sweep_netem_stop(net, NULL);
     close(epfd);
     free(sched.heap);
+    free(sched.pos);
     free(bots);
     free(t.lat_ns);
     memset(secret, 0, sizeof secret);
