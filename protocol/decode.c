@@ -288,16 +288,44 @@ static sweep_proto_error decode_move_result(const sweep_decoder *d, const tab *t
     return get_move_result(t, &m->as.move_result);
 }
 
-static sweep_proto_error decode_move_batch(const sweep_decoder *d, const tab *t, sweep_message *m)
+/* Items of the batch at body table t into storage of room cap. */
+static sweep_proto_error get_batch_moves(const tab *t, sweep_msg_move *store, uint32_t cap, uint32_t *count)
 {
     size_t e = 0;
     uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
-    if (n > (d ? d->moves_cap : 0))
+    if (n > cap)
         return SWEEP_PROTO_E_CAPACITY;
     for (uint32_t i = 0; i < n; i++) {
         tab it = table_elem(t->b, e, i);
-        get_move(&it, &d->moves[i]);
+        get_move(&it, &store[i]);
     }
+    *count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error get_batch_results(const tab *t, sweep_msg_move_result *store, uint32_t cap,
+                                           uint32_t *count)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > cap)
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_proto_error err = get_move_result(&it, &store[i]);
+        if (err != SWEEP_PROTO_OK)
+            return err;
+    }
+    *count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_move_batch(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    uint32_t n = 0;
+    sweep_proto_error e = get_batch_moves(t, d ? d->moves : NULL, d ? d->moves_cap : 0, &n);
+    if (e != SWEEP_PROTO_OK)
+        return e;
     m->as.move_batch.moves = n ? d->moves : NULL;
     m->as.move_batch.count = n;
     return SWEEP_PROTO_OK;
@@ -305,16 +333,10 @@ static sweep_proto_error decode_move_batch(const sweep_decoder *d, const tab *t,
 
 static sweep_proto_error decode_move_result_batch(const sweep_decoder *d, const tab *t, sweep_message *m)
 {
-    size_t e = 0;
-    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
-    if (n > (d ? d->results_cap : 0))
-        return SWEEP_PROTO_E_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        tab it = table_elem(t->b, e, i);
-        sweep_proto_error err = get_move_result(&it, &d->results[i]);
-        if (err != SWEEP_PROTO_OK)
-            return err;
-    }
+    uint32_t n = 0;
+    sweep_proto_error e = get_batch_results(t, d ? d->results : NULL, d ? d->results_cap : 0, &n);
+    if (e != SWEEP_PROTO_OK)
+        return e;
     m->as.move_result_batch.results = n ? d->results : NULL;
     m->as.move_result_batch.count = n;
     return SWEEP_PROTO_OK;
@@ -483,17 +505,29 @@ static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_ms
     return decode_body(d, t, m);
 }
 
+/* Verifies buf and finds its root Message table: what every decode starts
+ * with. */
+static sweep_proto_error open_root(const void *buf, size_t len, unsigned flags, const sweep_verify_limits *limits,
+                                   tab *root)
+{
+    sweep_proto_error e = sweep_verify_with(buf, len, flags, limits);
+    if (e != SWEEP_PROTO_OK)
+        return e;
+    const uint8_t *b = buf;
+    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
+    *root = tab_at(b, base + sweep__rd32(b + base));
+    return SWEEP_PROTO_OK;
+}
+
 sweep_proto_error sweep_decode_kind(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind,
                                     uint32_t *sequence)
 {
     if (buf == NULL || kind == NULL || sequence == NULL)
         return SWEEP_PROTO_E_ARG;
-    sweep_proto_error e = sweep_verify(buf, len, flags);
+    tab root;
+    sweep_proto_error e = open_root(buf, len, flags, NULL, &root);
     if (e != SWEEP_PROTO_OK)
         return e;
-    const uint8_t *b = buf;
-    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
-    tab root = tab_at(b, base + sweep__rd32(b + base));
     *sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
     *kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
     return SWEEP_PROTO_OK;
@@ -504,54 +538,20 @@ sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t l
 {
     if (buf == NULL || out == NULL)
         return SWEEP_PROTO_E_ARG;
-    sweep_proto_error e = sweep_verify_with(buf, len, flags, d ? &d->limits : NULL);
+    tab root;
+    sweep_proto_error e = open_root(buf, len, flags, d ? &d->limits : NULL, &root);
     if (e != SWEEP_PROTO_OK)
         return e;
-    const uint8_t *b = buf;
-    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
-    tab root = tab_at(b, base + sweep__rd32(b + base));
     sweep_message m;
     memset(&m, 0, sizeof m);
     m.sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
     m.server_tick = get_u64(&root, SWEEP__MESSAGE_SERVER_TICK);
     m.kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
-    tab body = tab_at(b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
+    tab body = tab_at(root.b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
     e = get_body(d, &body, m.kind, &m);
     if (e != SWEEP_PROTO_OK)
         return e;
     *out = m;
-    return SWEEP_PROTO_OK;
-}
-
-/* Items of the batch at body table t into storage of room cap. */
-static sweep_proto_error get_batch_moves(const tab *t, sweep_msg_move *store, uint32_t cap, uint32_t *count)
-{
-    size_t e = 0;
-    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
-    if (n > cap)
-        return SWEEP_PROTO_E_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        tab it = table_elem(t->b, e, i);
-        get_move(&it, &store[i]);
-    }
-    *count = n;
-    return SWEEP_PROTO_OK;
-}
-
-static sweep_proto_error get_batch_results(const tab *t, sweep_msg_move_result *store, uint32_t cap,
-                                           uint32_t *count)
-{
-    size_t e = 0;
-    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
-    if (n > cap)
-        return SWEEP_PROTO_E_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        tab it = table_elem(t->b, e, i);
-        sweep_proto_error err = get_move_result(&it, &store[i]);
-        if (err != SWEEP_PROTO_OK)
-            return err;
-    }
-    *count = n;
     return SWEEP_PROTO_OK;
 }
 
@@ -560,17 +560,15 @@ sweep_proto_error sweep_decode_motion(const sweep_decoder *d, const void *buf, s
 {
     if (buf == NULL || out == NULL)
         return SWEEP_PROTO_E_ARG;
-    sweep_proto_error e = sweep_verify_with(buf, len, flags, d ? &d->limits : NULL);
+    tab root;
+    sweep_proto_error e = open_root(buf, len, flags, d ? &d->limits : NULL, &root);
     if (e != SWEEP_PROTO_OK)
         return e;
-    const uint8_t *b = buf;
-    size_t base = (flags & SWEEP_WIRE_SIZE_PREFIXED) ? 4 : 0;
-    tab root = tab_at(b, base + sweep__rd32(b + base));
     sweep_decoded_motion m = {SWEEP_MSG_NONE, 0, 0, NULL, 0, NULL, 0};
     m.sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
     m.server_tick = get_u64(&root, SWEEP__MESSAGE_SERVER_TICK);
     m.kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
-    tab body = tab_at(b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
+    tab body = tab_at(root.b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
     sweep_msg_move *moves = d ? d->moves : NULL;
     sweep_msg_move_result *results = d ? d->results : NULL;
     uint32_t moves_cap = d ? d->moves_cap : 0, results_cap = d ? d->results_cap : 0;
