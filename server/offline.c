@@ -13,7 +13,9 @@ sweep_server *sweep__offline_create(const sweep_server_options *opt, char *err, 
     o.log_level = SWEEP_LOG_ERROR;
     o.rate_limit = 0.0;     /* the log holds only what the limit let through */
     o.record_dir[0] = 0;
-    o.max_sessions = UINT32_MAX;
+    /* max_sessions stays as given: only a Hello checks it, and an offline
+     * server takes none (UINT32_MAX here overflowed the address table's
+     * sizing into its 1M-bucket cap, 8 MB for no address at all). */
     return sweep__server_create(&o, 1, err, errlen);
 }
 
