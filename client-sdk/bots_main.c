@@ -922,6 +922,18 @@ static int connect_bot(const options *o, const char *address, const uint8_t *sec
 }
 
 /* Spawns (or respawns) a player bot as its mode asks. */
+/* A load bot's entity: a player goes where the map says (spawn point
+ * `point`, 0 for the server's pick; asking a place would only be named),
+ * the server role where the options say. */
+static sweep_client_status spawn_load(bot *b, uint32_t point, sweep_vec3 at, sweep_vec3 radii, sweep_msg_spawned *sp,
+                                      sweep_client_error *e)
+{
+    const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
+    if (w->has_roles && w->role == SWEEP_WIRE_ROLE_PLAYER)
+        return sweep_client_spawn_player(b->c, point, sp, e);
+    return sweep_client_spawn(b->c, at, radii, sp, e);
+}
+
 static int spawn_player(const options *o, const map_info *mi, bot *b, totals *t)
 {
     const sweep_level *lv = &mi->lv;
@@ -1176,14 +1188,9 @@ int main(int argc, char **argv)
             if (spawn_player(&o, &mi, b, &t) != 0)
                 goto out;
         } else {
-            /* A player goes where the map says (asking a place would only be
-             * named); the server role where the options say. */
             sweep_msg_spawned sp;
-            const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
-            sweep_client_status s =
-                w->has_roles && w->role == SWEEP_WIRE_ROLE_PLAYER
-                    ? sweep_client_spawn_player(b->c, mi.loaded && mi.lv.spawn_count ? i % nspawns + 1 : 0, &sp, &e)
-                    : sweep_client_spawn(b->c, spawns[i % nspawns], radii, &sp, &e);
+            sweep_client_status s = spawn_load(b, mi.loaded && mi.lv.spawn_count ? i % nspawns + 1 : 0,
+                                               spawns[i % nspawns], radii, &sp, &e);
             if (s != SWEEP_CLIENT_OK) {
                 fprintf(stderr, "sweep-bots: bot %u: spawn: %s: %s\n", i, sweep_client_error_name(&e), e.message);
                 goto out;
@@ -1309,10 +1316,7 @@ int main(int argc, char **argv)
                             goto out;
                     } else {
                         sweep_msg_spawned sp;
-                        const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
-                        sweep_client_status st = w->has_roles && w->role == SWEEP_WIRE_ROLE_PLAYER
-                                                     ? sweep_client_spawn_player(b->c, 0, &sp, &e)
-                                                     : sweep_client_spawn(b->c, b->spawn, b->radii, &sp, &e);
+                        sweep_client_status st = spawn_load(b, 0, b->spawn, b->radii, &sp, &e);
                         if (st != SWEEP_CLIENT_OK) {
                             fprintf(stderr, "sweep-bots: bot %u: respawn after a crush: %s: %s\n", i,
                                     sweep_client_error_name(&e), e.message);
