@@ -7,7 +7,7 @@
  *
  *   file    = header frame*
  *   header  = "SWEEPLOG" u32 version(1) u32 zero                16 bytes
- *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 of zlib
+ *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
  *   string  = u32 len  bytes (no NUL)

@@ -22,7 +22,8 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include <libdeflate.h>
 
 #include "server/alloc.h"
 #include "server/record.h"
@@ -111,7 +112,7 @@ static void *run(void *arg)
         if (j->buf && !failed) {
             uint32_t body = (uint32_t)(j->len - SWEEP_RECORD_FRAME_HEADER);
             put_u32(j->buf, body);
-            put_u32(j->buf + 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), j->buf + SWEEP_RECORD_FRAME_HEADER, body));
+            put_u32(j->buf + 4, libdeflate_crc32(0, j->buf + SWEEP_RECORD_FRAME_HEADER, body));
             bad = write_all(j->fd, j->pre, j->pre_len, j->buf, j->len, err, sizeof err) != 0;
         }
         if (j->close_after)

@@ -6,7 +6,7 @@ SERVER_SRC := $(filter-out server/sweepd_main.c,$(wildcard server/*.c))
 SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
 SERVER_LIB := $(LIB)/libsweep-server.a
 # Link flags every user of SERVER_LIB needs (after the other sweep libraries).
-SERVER_LDLIBS = -luv -lz -lmicrohttpd -lpthread $(MAPS_LDLIBS)
+SERVER_LDLIBS = -luv -ldeflate -lmicrohttpd -lpthread $(MAPS_LDLIBS)
 
 LIBRARIES += $(SERVER_LIB)
 INSTALL_HEADERS += server/server.h server/options.h server/record.h

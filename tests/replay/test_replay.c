@@ -35,7 +35,7 @@
 
 #include <cmocka.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "client-sdk/replay.h"
 #include "protocol/decode.h"
@@ -149,7 +149,7 @@ static void last_frame(const uint8_t *buf, size_t len, size_t *start, uint32_t *
 
 static void fix_crc(uint8_t *buf, size_t start, uint32_t body)
 {
-    uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + start + SWEEP_RECORD_FRAME_HEADER, body);
+    uint32_t c = libdeflate_crc32(0, buf + start + SWEEP_RECORD_FRAME_HEADER, body);
     for (int i = 0; i < 4; i++)
         buf[start + 4 + i] = (uint8_t)(c >> (8 * i));
 }
