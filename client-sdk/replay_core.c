@@ -602,10 +602,10 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
                                      "applied", what);
     }
     const sweep_actor a = mo.actor;
-    const sweep_move_result *res = &mo.result;
+    const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
-    uint32_t rules = mo.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-    double speed_excess = mo.speed_excess;
+    uint32_t rules = mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+    double speed_excess = mo.act.speed_excess;
 
     /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
      * move ran with nothing touched: no ground, no contact. */

@@ -30,9 +30,12 @@ typedef struct sweep__motion {
     int beyond_limit;      /* ran, but would end beyond the coordinate limit: refused too */
     int ran;               /* a step ran: result and actor are the move's */
     sweep_actor actor;     /* after the move */
-    sweep_move_result result; /* Walk, Fly: the core's; Noclip: position and velocity, no ground, no contact */
-    uint32_t rules;        /* SWEEP_RULE_* bits sweep_act reported (Walk) */
-    double speed_excess;   /* Walk */
+    /* act.move is the result: Walk, Fly: the core's; Noclip: position and
+     * velocity, no ground, no contact. act.rules (SWEEP_RULE_* bits) and
+     * act.speed_excess are sweep_act's (Walk), 0 otherwise. sweep_act
+     * writes straight into it: a copy of its ~600-byte result per move
+     * was a measurable part of a replay's cost. */
+    sweep_act_result act;
 } sweep__motion;
 
 /* Runs the motion of a move of `mode` (SWEEP_WIRE_MODE_*; another value is

@@ -215,11 +215,11 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
         return -1;
     }
     const sweep_actor a = mo.actor;
-    const sweep_move_result *res = &mo.result;
+    const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
-    rules |= mo.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-    double speed_excess = mo.speed_excess;
-    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.speed_excess;
+    rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+    double speed_excess = mo.act.speed_excess;
+    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
 
     /* Applied: from here on nothing can fail. */
     if (!server)
