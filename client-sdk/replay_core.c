@@ -409,13 +409,21 @@ static int decode_motion(const sweep_decoder *d, aligned_buf *b, const sweep_rec
 /* Decodes an OUT record for its session; -1 after sweep__replay_fail.
  * With v, as decode_motion: a result or batch of them only into *v unless
  * *full says m was decoded too. */
-static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, sweep_message *m,
+static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *or, sweep_message *m,
                       sweep_decoded_motion *v, int *full)
 {
+    const sweep_record *o = &or->rec;
     const core_session *s = find_session(c, o->session);
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
                                   "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
+    if (v && or->decoded && !sweep__replay_watched(r)) {
+        /* Decoded ahead (replay_read.h), as decode_motion would have. */
+        *v = or->motion;
+        m->kind = v->kind;
+        *full = 0;
+        return 0;
+    }
     int rc = v ? decode_motion(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, sweep__replay_watched(r), v, m, full)
                : decode(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, m);
     if (rc != 0)
@@ -675,9 +683,10 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
 
 /* ---- requests and ticks ----------------------------------------------------------- */
 
-int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                                  const sweep_record *outs, uint32_t out_count)
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *xr,
+                                  const sweep__replay_rec *const *outs, uint32_t out_count)
 {
+    const sweep_record *x = &xr->rec;
     core_session *s = find_session(c, x->session);
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt "
@@ -687,17 +696,20 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     sweep_message req;
     sweep_decoded_motion rv;
     int req_full;
-    if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, 0, &rv, &req, &req_full) != 0)
+    if (xr->decoded) {
+        rv = xr->motion; /* decoded ahead (replay_read.h) */
+        req.kind = rv.kind;
+    } else if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, 0, &rv, &req, &req_full) != 0)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
                                   sweep__replay_path(r), x->offset);
     const sweep_msg_move *moves = rv.moves;
     uint32_t move_count = rv.move_count, cursor = 0;
     for (uint32_t k = 0; k < out_count; k++) {
-        const sweep_record *o = &outs[k];
+        const sweep_record *o = &outs[k]->rec;
         sweep_message m;
         sweep_decoded_motion v;
         int full;
-        if (decode_out(r, c, o, &m, &v, &full) != 0)
+        if (decode_out(r, c, outs[k], &m, &v, &full) != 0)
             return -1;
         int rc = 0;
         switch (m.kind) {
@@ -746,7 +758,7 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
  * crushed entities taken out, each compared with the Despawned the server
  * sent its owner (from the last body to the first, as it sends them). */
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                               const sweep_record *outs, uint32_t out_count)
+                               const sweep__replay_rec *const *outs, uint32_t out_count)
 {
     if (c->observer)
         c->observer(c->observer_ctx, NULL);
@@ -787,13 +799,13 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         if (k >= out_count || k >= crushed) {
             snprintf(rec, sizeof rec, "%u", out_count);
             snprintf(rep, sizeof rep, "%u (entities crushed)", crushed);
-            const sweep_record *o = k < out_count ? &outs[k] : NULL;
+            const sweep_record *o = k < out_count ? &outs[k]->rec : NULL;
             return sweep__replay_diverge(r, o ? o->session : 0, 0, o ? o->offset : x->offset,
                                          "number of messages sent", rec, rep);
         }
-        const sweep_record *o = &outs[k];
+        const sweep_record *o = &outs[k]->rec;
         sweep_message m;
-        if (decode_out(r, c, o, &m, NULL, NULL) != 0)
+        if (decode_out(r, c, outs[k], &m, NULL, NULL) != 0)
             return -1;
         const core_entity *e = &c->ents[c->crushed[2 * k]];
         uint32_t by = mover_id(c, c->crushed[2 * k + 1]);

@@ -16,12 +16,17 @@
 #include <stdint.h>
 
 #include "client-sdk/replay.h"
+#include "client-sdk/replay_read.h"
 #include "core/crowd.h"
 #include "core/motion.h"
 #include "protocol/message.h"
 #include "server/record.h"
 
 typedef struct sweep__replay_core sweep__replay_core;
+
+/* sweep_replay_open_flags: the log read on the replay's own thread, as
+ * without a second CPU (client-sdk/replay_read.h; for tests). */
+#define SWEEP__REPLAY_NO_READ_AHEAD (1u << 16)
 
 /* ---- replay.c, for the core depth ------------------------------------- */
 
@@ -61,10 +66,10 @@ void sweep__replay_core_close(sweep__replay_core *c);
  * 0, or -1 after sweep__replay_fail or a divergence. */
 int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
 int sweep__replay_core_on_close(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
-int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                                  const sweep_record *outs, uint32_t out_count);
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *x,
+                                  const sweep__replay_rec *const *outs, uint32_t out_count);
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                               const sweep_record *outs, uint32_t out_count);
+                               const sweep__replay_rec *const *outs, uint32_t out_count);
 
 /* The core depth's state of r; NULL at the full depth. */
 sweep__replay_core *sweep__replay_core_of(sweep_replay *r);

@@ -38,6 +38,8 @@
 #include <libdeflate.h>
 
 #include "client-sdk/replay.h"
+#include "client-sdk/replay_impl.h"
+#include "client-sdk/replay_read.h"
 #include "protocol/decode.h"
 #include "server/record.h"
 
@@ -1339,6 +1341,164 @@ static void cli_core_depth(void **state)
     free(out);
 }
 
+/* ---- reading ahead (client-sdk/replay_read.h) ------------------------------- */
+
+/* Every record of a segment through the read-ahead, as (type, offset)
+ * pairs, and how it ended. */
+typedef struct read_trace {
+    uint64_t *items;
+    size_t count;
+    int rc;
+    int threaded;
+    char err[1200];
+} read_trace;
+
+static void trace_read(const char *path, unsigned flags, read_trace *t)
+{
+    char err[1400];
+    memset(t, 0, sizeof *t);
+    sweep_record_reader *rd = sweep_record_open(path, err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    sweep__replay_read *q = sweep__replay_read_start(rd, sweep_record_head_of(rd), flags);
+    assert_non_null(q);
+    t->threaded = sweep__replay_read_threaded(q);
+    size_t cap = 0;
+    const sweep__replay_rec *x;
+    while ((x = sweep__replay_read_next(q, &t->rc, t->err, sizeof t->err))) {
+        if (t->count + 2 > cap) {
+            cap = cap ? 2 * cap : 1024;
+            t->items = realloc(t->items, cap * sizeof *t->items);
+            assert_non_null(t->items);
+        }
+        t->items[t->count++] = x->rec.type;
+        t->items[t->count++] = x->rec.offset;
+        /* What was decoded ahead is what the replay would decode. */
+        if (x->decoded)
+            assert_true(x->motion.move_count > 0 || x->motion.result_count > 0);
+        sweep__replay_read_release(q);
+    }
+    sweep__replay_read_stop(q);
+    sweep_record_close(rd);
+}
+
+/* Replays a log that goes bad; err is the error, or the divergence's
+ * text. */
+static void replay_until_bad(const char *path, unsigned flags, sweep_replay_stats *st, char *err, size_t errlen)
+{
+    char e[1400];
+    sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, e, sizeof e);
+    if (!r)
+        fail_msg("%s: %s", path, e);
+    assert_int_equal(sweep_replay_run(r), -1);
+    const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+    snprintf(err, errlen, "%s", d ? d->text : sweep_replay_error(r));
+    *st = *sweep_replay_stats_of(r);
+    sweep_replay_close(r);
+}
+
+/* A log that goes bad in its last frame (a checksum that fails, a record
+ * running past its frame, a message that does not decode, the last two
+ * under a checksum made right): the read-ahead gives the records up to
+ * there, and the same error at the same place, as reading on the replay's
+ * own thread; replays stop alike with and without it, at both depths. On
+ * a machine with one CPU both ways read inline and this only checks that
+ * the inline way stops where it should. */
+static void read_ahead_stops_where_the_log_goes_bad(void **state)
+{
+    (void)state;
+    char log[1200], out[400];
+    size_t len;
+    uint8_t *orig = read_all(golden("walking", log, sizeof log), &len);
+    assert_non_null(orig);
+    size_t last = 0;
+    uint32_t body = 0;
+    last_frame(orig, len, &last, &body);
+    size_t first_rec = last + SWEEP_RECORD_FRAME_HEADER;
+    /* The last frame's first OUT record. */
+    size_t out_at = 0;
+    for (size_t at = first_rec; at + 5 <= first_rec + body; at += 5 + le32(orig + at + 1)) {
+        if (orig[at] == SWEEP_RECORD_OUT) {
+            out_at = at;
+            break;
+        }
+    }
+    assert_true(out_at > 0);
+    scratch("bad.sweeplog", out, sizeof out);
+    const char *want[3] = {"checksum", "runs past the end of its frame", "does not decode"};
+    for (int kind = 0; kind < 3; kind++) {
+        uint8_t *buf = malloc(len);
+        assert_non_null(buf);
+        memcpy(buf, orig, len);
+        char where[64];
+        if (kind == 0) {
+            buf[first_rec + body / 2] ^= 0x10;
+            snprintf(where, sizeof where, "frame at byte %zu ", last);
+        } else if (kind == 1) {
+            buf[first_rec + 1] = (uint8_t)body; /* its length: the whole frame, and the header past it */
+            buf[first_rec + 2] = (uint8_t)(body >> 8);
+            buf[first_rec + 3] = (uint8_t)(body >> 16);
+            buf[first_rec + 4] = (uint8_t)(body >> 24);
+            fix_crc(buf, last, body);
+            snprintf(where, sizeof where, "record at byte %zu ", first_rec);
+        } else {
+            /* The message after the session: neither a size prefix nor a
+             * root offset that holds. */
+            memset(buf + out_at + 5 + 8, 0xff, le32(buf + out_at + 1) - 8);
+            fix_crc(buf, last, body);
+            snprintf(where, sizeof where, "byte %zu: ", out_at);
+        }
+        write_all(out, buf, len);
+        free(buf);
+
+        read_trace ahead, inline_;
+        trace_read(out, SWEEP__REPLAY_READ_DECODE, &ahead);
+        trace_read(out, SWEEP__REPLAY_READ_INLINE, &inline_);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        assert_int_equal(ahead.threaded, cpus > 1);
+        assert_false(inline_.threaded);
+        assert_int_equal(ahead.rc, inline_.rc);
+        assert_string_equal(ahead.err, inline_.err);
+        assert_int_equal(ahead.count, inline_.count);
+        assert_memory_equal(ahead.items, inline_.items, ahead.count * sizeof *ahead.items);
+        if (kind < 2) {
+            assert_int_equal(ahead.rc, -1);
+            if (!strstr(ahead.err, where) || !strstr(ahead.err, want[kind]))
+                fail_msg("read-ahead error '%s' does not say '%s' and '%s'", ahead.err, where, want[kind]);
+        } else {
+            assert_int_equal(ahead.rc, 0); /* the records are whole; the message is what is bad */
+        }
+        free(ahead.items);
+        free(inline_.items);
+
+        /* Replays: the core depth with and without the read-ahead, and
+         * the full depth, all stop at the same place, naming it. */
+        char e_ahead[2100], e_inline[2100], e_full[2100];
+        sweep_replay_stats s_ahead, s_inline, s_full;
+        replay_until_bad(out, SWEEP_REPLAY_CORE, &s_ahead, e_ahead, sizeof e_ahead);
+        replay_until_bad(out, SWEEP_REPLAY_CORE | SWEEP__REPLAY_NO_READ_AHEAD, &s_inline, e_inline, sizeof e_inline);
+        replay_until_bad(out, 0, &s_full, e_full, sizeof e_full);
+        assert_string_equal(e_ahead, e_inline);
+        if (strstr(e_ahead, "divergence") || !strstr(e_ahead, where) || !strstr(e_ahead, want[kind]))
+            fail_msg("core replay error '%s' does not say '%s' and '%s'", e_ahead, where, want[kind]);
+        assert_int_equal(s_ahead.ticks, s_inline.ticks);
+        assert_int_equal(s_ahead.requests, s_inline.requests);
+        assert_int_equal(s_ahead.moves, s_inline.moves);
+        assert_int_equal(s_ahead.outputs, s_inline.outputs);
+        assert_true(s_ahead.moves > 0);
+        /* Corruption, not a made-up divergence: the full depth fails
+         * reading alike; it compares the recorded answer as bytes and
+         * never decodes it, so there the garbled one differs from the
+         * server's. */
+        assert_int_equal(s_full.ticks, s_ahead.ticks);
+        if (kind < 2)
+            assert_string_equal(e_full, e_ahead);
+        else if (!strstr(e_full, "divergence at tick") || !strstr(e_full, "message bytes"))
+            fail_msg("full replay of a garbled answer: '%s'", e_full);
+    }
+    free(orig);
+}
+
 /* ---- setup --------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1399,6 +1559,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(cli_core_depth),
+        cmocka_unit_test(read_ahead_stops_where_the_log_goes_bad),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
