@@ -52,6 +52,7 @@ struct sweep__replay_read {
     int stop;
     uint32_t pos; /* next record of held.tail */
     chunk *oom;   /* handed over, as the end, when a chunk cannot be had */
+    uint32_t waits; /* times the replay found no chunk read */
     /* The thread's own: sessions seen (for their transport), a copy of a
      * message aligned as it was sent. */
     known_session *sessions;
@@ -304,10 +305,46 @@ int sweep__replay_read_threaded(const sweep__replay_read *q)
     return q->threaded;
 }
 
+uint32_t sweep__replay_read_waits(const sweep__replay_read *q)
+{
+    return q->waits;
+}
+
+static void stop_thread(sweep__replay_read *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_broadcast(&q->free_cv);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->thread, NULL);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->filled_cv);
+    pthread_cond_destroy(&q->free_cv);
+    q->threaded = 0;
+}
+
 /* The next chunk, filled: by the thread, or here without one. */
 static chunk *take(sweep__replay_read *q)
 {
     chunk *c;
+    if (q->threaded) {
+        pthread_mutex_lock(&q->mu);
+        int starved = !q->filled.head && ++q->waits > SWEEP__REPLAY_READ_WAITS;
+        if (q->flags & SWEEP__REPLAY_READ_STARVE)
+            starved = q->held.count > 0; /* after its first chunk */
+        pthread_mutex_unlock(&q->mu);
+        if (starved) {
+            /* The thread keeps missing its turn (a busy machine, or a
+             * log it reads slower than the replay runs it): waking each
+             * other costs more than it saves. It ends after the chunk it
+             * is reading; what it read is taken first, then on this
+             * thread, decoding nothing ahead. */
+            stop_thread(q);
+            q->flags &= ~SWEEP__REPLAY_READ_DECODE;
+        }
+    }
+    if (!q->threaded && q->filled.head)
+        return pop(&q->filled);
     if (!q->threaded) {
         c = pop(&q->free);
         if (!c)
@@ -366,16 +403,8 @@ void sweep__replay_read_stop(sweep__replay_read *q)
 {
     if (!q)
         return;
-    if (q->threaded) {
-        pthread_mutex_lock(&q->mu);
-        q->stop = 1;
-        pthread_cond_broadcast(&q->free_cv);
-        pthread_mutex_unlock(&q->mu);
-        pthread_join(q->thread, NULL);
-        pthread_mutex_destroy(&q->mu);
-        pthread_cond_destroy(&q->filled_cv);
-        pthread_cond_destroy(&q->free_cv);
-    }
+    if (q->threaded)
+        stop_thread(q);
     list *ls[3] = {&q->free, &q->filled, &q->held};
     for (int i = 0; i < 3; i++) {
         chunk *c;

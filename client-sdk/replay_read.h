@@ -18,7 +18,11 @@
  *
  * On a machine with one CPU the thread would only take turns with the
  * replay: there the chunks are read on the replay's own thread when it
- * needs the next one, and nothing is decoded ahead.
+ * needs the next one, and nothing is decoded ahead. The same happens once
+ * the replay has found no chunk ready more than SWEEP__REPLAY_READ_WAITS
+ * times (the thread starves on a busy machine, or reads slower than the
+ * replay runs): each wait is a sleep and a wake-up, dearer than the
+ * reading it was to save. The records stay the same either way.
  */
 #ifndef SWEEP_CLIENT_REPLAY_READ_H
 #define SWEEP_CLIENT_REPLAY_READ_H
@@ -30,6 +34,7 @@
 
 #define SWEEP__REPLAY_READ_CHUNK 256u /* records per chunk */
 #define SWEEP__REPLAY_READ_AHEAD 8u   /* chunks read and not yet taken, at most */
+#define SWEEP__REPLAY_READ_WAITS 2u   /* the replay waits for the thread this often, then reads on its own */
 
 /* A record, and what the read-ahead decoded of it. */
 typedef struct sweep__replay_rec {
@@ -43,7 +48,8 @@ typedef struct sweep__replay_read sweep__replay_read;
 /* How records are read. */
 enum {
     SWEEP__REPLAY_READ_DECODE = 1u << 0, /* decode the motion of IN and OUT records too (the core depth) */
-    SWEEP__REPLAY_READ_INLINE = 1u << 1  /* no thread, whatever the machine (tests) */
+    SWEEP__REPLAY_READ_INLINE = 1u << 1, /* no thread, whatever the machine (tests) */
+    SWEEP__REPLAY_READ_STARVE = 1u << 2  /* the thread stops after its first chunk, as if starved (tests) */
 };
 
 /* Starts reading rd (positioned after its HEAD; h its HEAD) ahead. rd
@@ -51,8 +57,10 @@ enum {
  * sweep__replay_read_stop. NULL only when out of memory. */
 sweep__replay_read *sweep__replay_read_start(sweep_record_reader *rd, const sweep_record_head *h, unsigned flags);
 
-/* 1 if records are read on a second thread. */
+/* 1 if records are read on a second thread (now: it may stop, see above),
+ * and how often the replay found no chunk ready. */
 int sweep__replay_read_threaded(const sweep__replay_read *q);
+uint32_t sweep__replay_read_waits(const sweep__replay_read *q);
 
 /* The next record, as sweep_record_next gives it: *rc 1 and the record;
  * *rc 0 at the end, or -1 with err, and NULL. The record (its bytes, its

@@ -1451,9 +1451,10 @@ static void read_ahead_stops_where_the_log_goes_bad(void **state)
         write_all(out, buf, len);
         free(buf);
 
-        read_trace ahead, inline_;
+        read_trace ahead, inline_, starved;
         trace_read(out, SWEEP__REPLAY_READ_DECODE, &ahead);
         trace_read(out, SWEEP__REPLAY_READ_INLINE, &inline_);
+        trace_read(out, SWEEP__REPLAY_READ_DECODE | SWEEP__REPLAY_READ_STARVE, &starved);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         assert_int_equal(ahead.threaded, cpus > 1);
         assert_false(inline_.threaded);
@@ -1461,6 +1462,11 @@ static void read_ahead_stops_where_the_log_goes_bad(void **state)
         assert_string_equal(ahead.err, inline_.err);
         assert_int_equal(ahead.count, inline_.count);
         assert_memory_equal(ahead.items, inline_.items, ahead.count * sizeof *ahead.items);
+        /* Falling back to one thread midway changes nothing either. */
+        assert_int_equal(starved.rc, inline_.rc);
+        assert_string_equal(starved.err, inline_.err);
+        assert_int_equal(starved.count, inline_.count);
+        assert_memory_equal(starved.items, inline_.items, starved.count * sizeof *starved.items);
         if (kind < 2) {
             assert_int_equal(ahead.rc, -1);
             if (!strstr(ahead.err, where) || !strstr(ahead.err, want[kind]))
@@ -1470,6 +1476,7 @@ static void read_ahead_stops_where_the_log_goes_bad(void **state)
         }
         free(ahead.items);
         free(inline_.items);
+        free(starved.items);
 
         /* Replays: the core depth with and without the read-ahead, and
          * the full depth, all stop at the same place, naming it. */
