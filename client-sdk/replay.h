@@ -27,9 +27,12 @@
  * Errors, the encoding of messages, state hashes), and refuses logs it
  * cannot re-run from the core alone (recorded with --players-block on:
  * there every move meets the other players' shells). It checks a log's
- * motion without the server's request path; reading the log (a CRC per
- * frame, a verified decode of each Move and MoveResult) still costs about
- * what the core's work does, so it is not much faster than the full depth.
+ * motion without the server's request path. Where the machine has a
+ * second CPU the core depth reads the log ahead on it (a CRC per frame,
+ * a verified decode of each Move and MoveResult; client-sdk/replay_read.h),
+ * so the replay's own thread mostly runs the core and the movers' ticks;
+ * the full depth reads on its own thread, its cost being the server's
+ * request path (decode, checks, encode) around each core move.
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
