@@ -273,8 +273,10 @@ sweep__replay_read *sweep__replay_read_start(sweep_record_reader *rd, const swee
     q->rd = rd;
     q->flags = flags;
     /* A batch of the log holds at most max_batch moves, its answer as
-     * many results; a longer one (a corrupt log) is left to the replay. */
-    q->per_message = h->max_batch > 0 && h->max_batch < 4096u ? h->max_batch + 1u : 4097u;
+     * many results. Room for more than 256 in every chunk would be
+     * megabytes of results held ahead: a longer batch (or a corrupt
+     * one) is left to the replay to decode. */
+    q->per_message = h->max_batch > 0 && h->max_batch < 256u ? h->max_batch + 1u : 257u;
     q->threaded = !(flags & SWEEP__REPLAY_READ_INLINE) && cpus() > 1;
     q->oom = calloc(1, sizeof *q->oom);
     if (!q->oom) {
@@ -296,6 +298,7 @@ sweep__replay_read *sweep__replay_read_start(sweep_record_reader *rd, const swee
         pthread_cond_destroy(&q->filled_cv);
         pthread_cond_destroy(&q->free_cv);
         q->threaded = 0;
+        q->flags &= ~SWEEP__REPLAY_READ_DECODE;
     }
     return q;
 }
