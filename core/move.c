@@ -243,17 +243,24 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         }
         if (mode == MODE_PROBE || po->ground)
             break;
+        sweep_vec3 rest = sweep_v3_sub(target, from);
         if (mode == MODE_SLIDE && c->has_up && !support) {
             /* Walking treats a steep surface as a wall: slide along its
-             * horizontal normal, never up it. */
+             * horizontal normal, never up it. Only when the slide along
+             * the surface itself would rise, though: a slide that goes
+             * level or down (pressed down by an overhang or a crease)
+             * climbs nothing, and the horizontal stand-in would let it
+             * run back into the very face it touches, at t = 0 each
+             * iteration, until the iterations ran out. */
             double u = sweep_v3_dot(nw, c->up);
             sweep_vec3 flat = sweep_v3_normalize(sweep_v3_madd(nw, c->up, -u));
-            if (u > 0.0 && sweep_v3_len2(flat) > 0.0) {
+            sweep_vec3 along = sweep_v3_madd(rest, ne, -sweep_v3_dot(rest, ne));
+            int rises = sweep_v3_dot(sweep_v3_mul(along, c->radii), c->up) > 0.0;
+            if (u > 0.0 && rises && sweep_v3_len2(flat) > 0.0) {
                 nw = flat;
                 ne = to_espace_normal(c, flat);
             }
         }
-        sweep_vec3 rest = sweep_v3_sub(target, from);
         sweep_vec3 slid = sweep_v3_madd(rest, ne, -sweep_v3_dot(rest, ne));
         if (vel) {
             double into = sweep_v3_dot(*vel, nw);
