@@ -94,3 +94,27 @@ double sweep_cos_degrees(double degrees)
     }
     return sign * cos_small(x * (3.14159265358979323846 / 180.0));
 }
+
+sweep_vec3 sweep_clamp_speed(sweep_vec3 v, double limit)
+{
+    double l2 = sweep_v3_len2(v), lim2 = limit * limit;
+    if (!(l2 > lim2))
+        return v;
+    if (isinf(l2) && sweep_v3_isfinite(v)) {
+        /* |v|^2 overflowed: bring v near unit length first (any finite
+         * vector's largest component divides it without overflow). */
+        double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+        v = sweep_v3_scale(v, 1.0 / m);
+        l2 = sweep_v3_len2(v);
+    }
+    double k = limit / sqrt(l2);
+    sweep_vec3 c = sweep_v3_scale(v, k);
+    /* Each turn takes one ulp off k, so c shrinks by about one ulp too:
+     * one or two turns at most in practice, and k reaches 0 (c = 0,
+     * which passes) in the worst case. */
+    while (sweep_v3_len2(c) > lim2) {
+        k = nextafter(k, 0.0);
+        c = sweep_v3_scale(v, k);
+    }
+    return c;
+}

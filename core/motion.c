@@ -107,10 +107,9 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         double accel = grounded ? rules->ground_accel : rules->air_accel;
         sweep_vec3 hv = accelerate(across(a.velocity, up), target, accel * h);
         sweep_vec3 v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
-        double l2 = sweep_v3_len2(v);
-        if (l2 > rules->speed_limit * rules->speed_limit) {
+        if (sweep_v3_len2(v) > rules->speed_limit * rules->speed_limit) {
             res.rules |= SWEEP_RULE_LIMIT;
-            v = sweep_v3_scale(v, rules->speed_limit / sqrt(l2));
+            v = sweep_clamp_speed(v, rules->speed_limit);
         }
         sweep_move_input in = {a.position, radii, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
         st = sweep_move_in(space, cfg, &in, &res.move);

@@ -75,6 +75,18 @@ int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
  * max_coordinate]. 1 if p is inside (NaN never is). */
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p);
 
+/*
+ * v shortened to at most `limit` long, by the test every move's input
+ * check uses (|v|^2 > limit^2 is refused): v itself when it passes, else v
+ * scaled to the limit. Scaling by limit / |v| alone lands an ulp beyond the
+ * limit about one time in four, and a velocity clamped that way (a fall at
+ * terminal speed) would have every later move refused; so the factor is
+ * shrunk an ulp at a time until the result passes. + - * / sqrt and
+ * nextafter only: the same bits everywhere. A v that is not finite gives
+ * one that is not either (the move check refuses it); limit >= 0.
+ */
+sweep_vec3 sweep_clamp_speed(sweep_vec3 v, double limit);
+
 /* cos(degrees) from + - * / only, so a slope limit given in degrees turns into
  * the same walkable_normal_up on every machine. Within 1e-15 of the true
  * value; any finite argument is accepted (NaN for NaN or infinity). */

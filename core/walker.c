@@ -85,9 +85,7 @@ sweep_status sweep_walk_step_among(const sweep_world *w, const sweep_movers *mv,
     in.velocity = sweep_v3_madd(sweep_v3_madd(vertical, wk->heading, p->speed), cfg->gravity, p->dt);
     /* A long fall reaches the map's speed limit and goes no faster, as a
      * player under the movement rules does. */
-    double v2 = sweep_v3_len2(in.velocity);
-    if (v2 > cfg->max_speed * cfg->max_speed)
-        in.velocity = sweep_v3_scale(in.velocity, cfg->max_speed / sqrt(v2));
+    in.velocity = sweep_clamp_speed(in.velocity, cfg->max_speed);
     in.dt = p->dt;
     in.flags = wk->grounded ? SWEEP_INPUT_GROUNDED : 0;
     sweep_status st = sweep_move_among(w, mv, cfg, &in, res);

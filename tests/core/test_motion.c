@@ -2,7 +2,9 @@
  * test_motion.c - the movement rules: walking up to the wished speed,
  * clamping a wish that is too fast, jumping only from the ground, ignoring
  * a wish to fly, terminal velocity, and splitting long moves so that the
- * result depends on how long a move is, not on how a client chops it.
+ * result depends on how long a move is, not on how a client chops it; and
+ * the speed clamp (sweep_clamp_speed), whose result the move's own input
+ * check must never refuse.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include "core/motion.h"
+#include "core/walker.h"
 #include "maps/level.h"
 
 #define DT (1.0 / 60.0)
@@ -169,6 +172,121 @@ static void falling_stops_at_the_speed_limit(void **state)
     scene_free(&s);
 }
 
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A double in [-1, 1) from 53 random bits. */
+static double uniform(uint64_t *x)
+{
+    return (double)(splitmix(x) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* Random vectors of every length from under the limit to far over it,
+ * clamped to random limits: none ends longer than the limit by the test
+ * sweep_move's input check uses, each keeps its direction and reaches the
+ * limit to within a few ulps, and one already short enough is returned
+ * as it is. Plain scaling by limit / |v| fails the same test on a good
+ * share of them (counted, so the test is known to test something). */
+static void clamped_speeds_never_pass_the_limit(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    uint32_t over = 0, plain_over = 0;
+    for (int i = 0; i < 200000; i++) {
+        double limit = i % 4 == 0 ? 3000.0 : i % 4 == 1 ? 60.0 : ldexp(1.0 + uniform(&seed) * 0.5, (int)(i % 40) - 20);
+        double len = limit * ldexp(1.0, (int)(splitmix(&seed) % 40) - 8) * (1.0 + 0.5 * uniform(&seed));
+        sweep_vec3 d = sweep_v3(uniform(&seed), uniform(&seed), uniform(&seed));
+        if (i % 7 == 0)
+            d.x = d.y = 0.0; /* straight falls and climbs too */
+        if (sweep_v3_len2(d) == 0.0)
+            continue;
+        sweep_vec3 v = sweep_v3_scale(sweep_v3_normalize(d), len);
+        sweep_vec3 c = sweep_clamp_speed(v, limit);
+        double l2 = sweep_v3_len2(v), c2 = sweep_v3_len2(c);
+        if (!(l2 > limit * limit)) {
+            assert_memory_equal(&c, &v, sizeof c);
+            continue;
+        }
+        over++;
+        if (c2 > limit * limit)
+            fail_msg("|(%.17g, %.17g, %.17g)| clamped to %.17g: %.17g long", v.x, v.y, v.z, limit, sqrt(c2));
+        assert_true(sqrt(c2) >= limit * (1.0 - 1e-14));
+        /* Same direction: c is v times one positive factor. */
+        assert_true(sweep_v3_dot(c, v) > 0.0);
+        assert_true(sweep_v3_len(sweep_v3_cross(c, v)) <= 1e-12 * sqrt(c2) * sqrt(l2));
+        sweep_vec3 p = sweep_v3_scale(v, limit / sqrt(l2));
+        plain_over += sweep_v3_len2(p) > limit * limit;
+    }
+    print_message("%u vectors over their limit; plain scaling left %u of them over it\n", over, plain_over);
+    assert_true(over > 100000);
+    assert_true(plain_over > over / 20);
+    /* What the clamp makes of the extremes. */
+    sweep_vec3 big = sweep_clamp_speed(sweep_v3(1e300, -1e300, 1e300), 5.0);
+    assert_true(sweep_v3_len2(big) <= 25.0 && sweep_v3_len(big) > 4.99);
+    sweep_vec3 zero = sweep_clamp_speed(sweep_v3(3, 4, 0), 0.0);
+    assert_true(zero.x == 0.0 && zero.y == 0.0 && zero.z == 0.0);
+    assert_false(sweep_v3_isfinite(sweep_clamp_speed(sweep_v3(NAN, 0, 0), 1.0)));
+    assert_false(sweep_v3_isfinite(sweep_clamp_speed(sweep_v3(INFINITY, 0, 0), 1.0)));
+}
+
+/* Falls at terminal speed where the rules' limit is the config's input
+ * limit too, as in every map (the loader makes max_speed = speed_limit),
+ * across many wish directions and limits: no move is refused. A clamp an
+ * ulp too long was refused by sweep_move, and then every later move of the
+ * falling body with it. */
+static void falls_at_the_limit_are_never_refused(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    uint64_t seed = 11;
+    for (int k = 0; k < 64; k++) {
+        s.rules.speed_limit = 5.0 + 0.37 * k;
+        s.cfg.max_speed = s.rules.speed_limit;
+        sweep_actor a = standing(0, 0);
+        a.position.z = 1e5;
+        a.grounded = 0;
+        sweep_wish w = {sweep_v3(uniform(&seed) * 5.0, uniform(&seed) * 5.0, 0), 0};
+        for (int i = 0; i < 240; i++) {
+            sweep_act_result r;
+            sweep_status st = sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, &r);
+            if (st != SWEEP_OK)
+                fail_msg("limit %.17g, step %d: %s", s.rules.speed_limit, i, sweep_status_message(st));
+        }
+    }
+    scene_free(&s);
+}
+
+/* The same for the walker workload (walker.h), which clamps its fall to
+ * the config's max_speed. */
+static void walkers_falling_at_the_limit_are_never_refused(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    for (int k = 0; k < 64; k++) {
+        s.cfg.max_speed = 6.0 + 0.41 * k;
+        sweep_walk_params p = {8, 240, 7, DT, 5.0, RADII, (uint64_t)k};
+        sweep_walker wk[8];
+        sweep_vec3 spawn = sweep_v3(0, 0, 1e5);
+        sweep_walk_place(&p, &spawn, 1, wk);
+        sweep_move_result r;
+        for (uint32_t step = 0; step < p.steps; step++)
+            for (uint32_t i = 0; i < p.walkers; i++) {
+                sweep_status st = sweep_walk_step(s.w, &s.cfg, &p, i, step, &wk[i], &r);
+                if (st != SWEEP_OK)
+                    fail_msg("max_speed %.17g, walker %u step %u: %s", s.cfg.max_speed, i, step,
+                             sweep_status_message(st));
+            }
+    }
+    scene_free(&s);
+}
+
 static void long_moves_are_split(void **state)
 {
     (void)state;
@@ -263,6 +381,9 @@ int main(void)
         cmocka_unit_test(jumps_only_from_the_ground),
         cmocka_unit_test(a_wish_to_fly_is_ignored),
         cmocka_unit_test(falling_stops_at_the_speed_limit),
+        cmocka_unit_test(clamped_speeds_never_pass_the_limit),
+        cmocka_unit_test(falls_at_the_limit_are_never_refused),
+        cmocka_unit_test(walkers_falling_at_the_limit_are_never_refused),
         cmocka_unit_test(long_moves_are_split),
         cmocka_unit_test(stairs_at_walking_speed),
         cmocka_unit_test(bad_rules_and_input_are_refused),
