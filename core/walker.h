@@ -71,6 +71,60 @@ sweep_status sweep_walk_tick(sweep_movers *mv, const sweep_world *w, const sweep
 /* State hash of all walkers (positions, velocities, grounded flags). */
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count);
 
+/*
+ * Why a walker went nowhere. sweep-walk calls a walker that has not gone a
+ * radius in its last few hundred steps, through several heading changes,
+ * a suspect; most suspects are only unlucky (headings into a corner, along
+ * a diagonal wall), and the judge tells them apart from real failures with
+ * tests that do not use the core's sweep:
+ *   - INSIDE: the body overlaps a triangle it is in front of (a closest
+ *     point nearer than one eSpace unit): the core let it in.
+ *   - TRAPPED: the level itself holds it: in no direction of the walking
+ *     plane is there room for the body to travel two of its radii (a
+ *     closet, a closed room).
+ *   - STUCK: there is room, but walking there with the core goes nowhere.
+ *   - FREE: walking towards some room with the core gets a radius away.
+ */
+typedef enum sweep_walk_verdict {
+    SWEEP_WALK_FREE = 0,
+    SWEEP_WALK_TRAPPED,
+    SWEEP_WALK_STUCK,
+    SWEEP_WALK_INSIDE
+} sweep_walk_verdict;
+
+/* The directions sweep_walk_room tries: evenly around the walking plane. */
+#define SWEEP_WALK_DIRECTIONS 16
+
+/*
+ * 1 if a body of the walk's radii at `position` overlaps geometry: the
+ * static triangles and the movers' (where they are now; mv may be NULL),
+ * each only from its front, as the core collides with it. By closest
+ * points, not by the core's sweep.
+ */
+int sweep_walk_overlaps(const sweep_world *w, const sweep_movers *mv, const sweep_walk_params *p,
+                        sweep_vec3 position);
+
+/*
+ * The directions (bit k for direction k of SWEEP_WALK_DIRECTIONS) in which
+ * the level has room: the body, starting at `position`, fits (as
+ * sweep_walk_overlaps says) at every point of the straight line two of its
+ * smallest radii long, each point tried at heights from 0 to the step
+ * height. Not the core's answer: an independent one.
+ */
+uint32_t sweep_walk_room(const sweep_world *w, const sweep_movers *mv, const sweep_config *cfg,
+                         const sweep_walk_params *p, sweep_vec3 position);
+
+/*
+ * The verdict on a walker (see sweep_walk_verdict): INSIDE if it overlaps
+ * geometry; else TRAPPED if sweep_walk_room finds no room; else FREE if a
+ * probe, the walker walking straight into one of the directions with room
+ * with the core (the movers held still, up to 120 steps), gets at least its
+ * smallest radius away across the up axis; else STUCK. The walker itself is
+ * not changed. Deterministic, like the walk.
+ */
+sweep_walk_verdict sweep_walk_judge(const sweep_world *w, const sweep_movers *mv, const sweep_config *cfg,
+                                    const sweep_walk_params *p, const sweep_walker *walker);
+
 /* The walkers' up: minus gravity, unit; +z when there is no gravity. */
 sweep_vec3 sweep_walk_up(const sweep_config *cfg);
 

@@ -55,13 +55,23 @@ static const char usage[] =
     "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
     "  --bench-only       print only the BENCH and hash lines\n"
     "  --level-bench      also print a BENCH name=core.level line (mean cost, fallback\n"
-    "                     moves, stuck walkers, walkers that left the level)\n"
+    "                     moves, stuck, trapped and inside walkers, walkers that left\n"
+    "                     the level)\n"
     "  --demo             also tell what happened to each walker (at most 16)\n"
     "  --svg FILE         draw the level with each walker's path, where walkers\n"
     "                     started and were crushed, and the movers' paths (SVG;\n"
     "                     the drawing is timed with the walk's moves per second)\n"
     "  --axis A           the axis --svg looks along: x, y or z (default z: from above)\n"
-    "  --help             this text\n";
+    "  --help             this text\n"
+    "\n"
+    "The state line counts walkers that left the level (left=), and those that\n"
+    "went nowhere (less than a radius) in the last 300 steps, or in the last half\n"
+    "of a shorter walk (still=). Each still walker is judged by tests that do not\n"
+    "use the core's sweep: stuck= counts the core's failures (a walker inside\n"
+    "geometry, or one that cannot walk although the level has room for it),\n"
+    "trapped= the walkers the level itself holds (a closet: no room to walk two\n"
+    "radii in any direction); the rest only met a corner with unlucky headings.\n"
+    "inside= counts every walker that ends overlapping geometry (in stuck= too).\n";
 
 typedef struct options {
     uint32_t tris, walkers, steps, heading_every, movers;
@@ -101,6 +111,7 @@ typedef struct demo_track {
     double path, lowest, highest; /* along up */
     uint32_t steps_climbed, snaps, hits, airborne, embedded;
     sweep_vec3 last;
+    int verdict; /* sweep_walk_verdict of a still walker, -1 for one that kept moving */
 } demo_track;
 
 static demo_track *demo_start(const sweep_walker *walkers, uint32_t n, const sweep_config *cfg)
@@ -109,6 +120,7 @@ static demo_track *demo_start(const sweep_walker *walkers, uint32_t n, const swe
     for (uint32_t i = 0; t && i < n; i++) {
         t[i].up = sweep_walk_up(cfg);
         t[i].start = t[i].last = walkers[i].position;
+        t[i].verdict = -1;
     }
     return t;
 }
@@ -127,6 +139,23 @@ static void demo_note(demo_track *t, const sweep_move_result *r)
     t->embedded += (r->flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
 }
 
+/* What --demo says of a walker's verdict (sweep_walk_judge). */
+static const char *verdict_note(int v)
+{
+    switch (v) {
+    case SWEEP_WALK_FREE:
+        return "; went nowhere lately, but can walk on (its headings were unlucky)";
+    case SWEEP_WALK_TRAPPED:
+        return "; TRAPPED: the level leaves it no room to walk";
+    case SWEEP_WALK_STUCK:
+        return "; STUCK: there is room, but it cannot walk there";
+    case SWEEP_WALK_INSIDE:
+        return "; STUCK inside geometry";
+    default:
+        return "";
+    }
+}
+
 /* Plain-language account of each walker's trip, for make run and level checks. */
 static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, const sweep_config *cfg,
                         uint32_t steps, double dt)
@@ -137,10 +166,11 @@ static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, 
         const demo_track *d = &t[i];
         printf("  walker %2u: (%.2f, %.2f, %.2f) -> (%.2f, %.2f, %.2f), walked %.1f units, height %+.2f..%+.2f;\n"
                "             touched surfaces on %u steps, climbed %u steps, snapped down %u times, airborne %u steps,"
-               " %s at the end%s\n",
+               " %s at the end%s%s\n",
                i, d->start.x, d->start.y, d->start.z, w[i].position.x, w[i].position.y, w[i].position.z, d->path,
                d->lowest, d->highest, d->hits, d->steps_climbed, d->snaps, d->airborne,
-               w[i].grounded ? "standing" : "in the air", d->embedded ? " (started embedded at least once)" : "");
+               w[i].grounded ? "standing" : "in the air", d->embedded ? " (started embedded at least once)" : "",
+               verdict_note(d->verdict));
     }
     if (n > 16)
         printf("  (%u more walkers not shown)\n", n - 16);
@@ -412,7 +442,7 @@ int main(int argc, char **argv)
     uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
     sweep_move_result res;
     /* Where each walker was `window` steps before the end: one that has not
-     * gone a radius since, through several heading changes, is stuck. */
+     * gone a radius since, through several heading changes, is still. */
     uint32_t window = o.steps / 2 < 300 ? o.steps / 2 : 300;
     sweep_vec3 *mark = malloc(o.walkers * sizeof *mark);
     if (!mark) {
@@ -458,8 +488,12 @@ int main(int argc, char **argv)
     double p50 = samples[moves / 2], p99 = samples[moves * 99 / 100];
 
     /* Left the level: below its lowest triangle or beside its bounds by more
-     * than a body; stuck: see `mark`. */
-    uint32_t grounded = 0, left = 0, stuck = 0;
+     * than a body. Still: not gone a radius since `mark`; each still walker
+     * is judged (walker.h): stuck (the core failed: inside geometry, or
+     * going nowhere where the level has room) or trapped (the level holds
+     * it), or merely unlucky with its headings. Inside: any walker that
+     * ends overlapping geometry, still or not, which is stuck too. */
+    uint32_t grounded = 0, left = 0, still = 0, stuck = 0, trapped = 0, inside = 0;
     sweep_vec3 r = wp.radii;
     double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
     for (uint32_t i = 0; i < o.walkers; i++) {
@@ -469,7 +503,20 @@ int main(int argc, char **argv)
                   p.y < info.bounds_min.y - 2 * r.y || p.y > info.bounds_max.y + 2 * r.y ||
                   p.z < info.bounds_min.z - 2 * r.z;
         left += out;
-        stuck += !out && window > 0 && sweep_v3_len(sweep_v3_sub(p, mark[i])) < rmin;
+        if (out)
+            continue;
+        int is_still = window > 0 && sweep_v3_len(sweep_v3_sub(p, mark[i])) < rmin;
+        still += is_still;
+        sweep_walk_verdict v = SWEEP_WALK_FREE;
+        if (is_still)
+            v = sweep_walk_judge(world, movers, &cfg, &wp, &walkers[i]);
+        else if (sweep_walk_overlaps(world, movers, &wp, p))
+            v = SWEEP_WALK_INSIDE;
+        inside += v == SWEEP_WALK_INSIDE;
+        stuck += v == SWEEP_WALK_INSIDE || v == SWEEP_WALK_STUCK;
+        trapped += v == SWEEP_WALK_TRAPPED;
+        if (track)
+            track[i].verdict = is_still ? (int)v : -1;
     }
     free(mark);
     uint64_t hash = sweep_walk_hash(walkers, o.walkers);
@@ -481,13 +528,13 @@ int main(int argc, char **argv)
            info.triangle_count, (double)moves / total_s, p50, p99,
            (double)info.bytes / (info.triangle_count ? info.triangle_count : 1), build_ms);
     printf("state_hash=%016" PRIx64 " walkers=%u steps=%u grounded=%u embedded_starts=%" PRIu64
-           " iteration_limits=%" PRIu64 " errors=%" PRIu64 " left=%u stuck=%u\n",
-           hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, stuck);
+           " iteration_limits=%" PRIu64 " errors=%" PRIu64 " left=%u still=%u stuck=%u trapped=%u inside=%u\n",
+           hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, still, stuck, trapped, inside);
     if (o.level_bench)
         printf("BENCH name=core.level map=%s tris=%u moves_per_s=%.0f ns_per_move_mean=%.0f ns_per_move_p50=%.0f "
-               "ns_per_move_p99=%.0f fallback_moves=%" PRIu64 " stuck=%u left=%u\n",
+               "ns_per_move_p99=%.0f fallback_moves=%" PRIu64 " stuck=%u trapped=%u inside=%u left=%u\n",
                lv.name, info.triangle_count, (double)moves / total_s, sum_ns / (double)moves, p50, p99, limits, stuck,
-               left);
+               trapped, inside, left);
     if (movers)
         printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);
     if (!o.bench_only) {

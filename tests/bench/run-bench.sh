@@ -70,7 +70,8 @@ rm -f "$BSP_ERR"
 # (again when sweep-import is newer), walked by 64 walkers for 10,000 steps
 # of 1/60 s at Quake's 320 units/s, its movers running: one BENCH
 # name=core.level line per level (mean, p50 and p99 cost per move, moves that
-# fell back for want of iterations, walkers stuck or out of the level).
+# fell back for want of iterations, walkers the core left stuck or inside
+# geometry, walkers the level itself traps, walkers out of the level).
 # SWEEP_BENCH_LEVEL_STEPS shortens the walk. Skipped, with the reason,
 # without the corpus.
 LEVEL_DIR=${BUILD:-build}/bench-corpus

@@ -4,7 +4,9 @@
  * Runs the real program on the built sample arena and checks its answer
  * against the same walk done here in-process through the loader and the
  * walker workload, so the command line, the loader and the core agree to
- * the bit. Also checks that a bad map is refused with a message.
+ * the bit. Also checks that a bad map is refused with a message, and that
+ * walkers shut in a closet are reported trapped (the level holds them),
+ * not stuck (the core failed them).
  */
 #include "map_fixture.h" /* first: it sets _GNU_SOURCE */
 
@@ -20,6 +22,7 @@
 
 #include "core/world.h"
 #include "maps/loader.h"
+#include "maps/writer.h"
 #include "core/walker.h"
 
 /* Runs cmd, keeps its output (stdout and stderr) in out; returns the exit code. */
@@ -112,6 +115,57 @@ static void walks_the_arena_like_the_core(void **state)
     assert_int_equal(lines, 12);
 }
 
+/* A closed box lo..hi whose faces look inward. */
+static void add_room(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi)
+{
+    sweep_level box;
+    sweep_level_init(&box);
+    assert_int_equal(sweep_level_add_box(&box, lo, hi, 1, 1), SWEEP_OK);
+    for (uint32_t t = 0; t < box.triangle_count; t++) {
+        uint32_t id[3];
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(sweep_level_add_vertex(lv, box.vertices[box.indices[3 * t + k]], &id[k]), SWEEP_OK);
+        assert_int_equal(sweep_level_add_triangle(lv, id[0], id[2], id[1], 1), SWEEP_OK);
+    }
+    sweep_level_free(&box);
+}
+
+/* A room 12 x 12 with 5 spawn points and, away from it, a closet 1 x 1 x 2
+ * (the body is 0.8 x 0.8 x 1.8) with 2: sweep-walk counts the two closet
+ * walkers (and every walker it puts there: spawns are dealt round) as
+ * trapped, none as stuck or inside, and judges the rest, still or not,
+ * free. */
+static void closet_walkers_are_trapped_not_stuck(void **state)
+{
+    fixture *f = *state;
+    char bin[4200], map[4200], cmd[13000], out[8192], err[512];
+    snprintf(bin, sizeof bin, "%s", fixture_build("bin/sweep-walk"));
+    snprintf(map, sizeof map, "%s", fixture_path(f, "closet.db"));
+    sweep_level lv;
+    sweep_level_init(&lv);
+    snprintf(lv.name, sizeof lv.name, "closet");
+    assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+    add_room(&lv, sweep_v3(-6, -6, 0), sweep_v3(6, 6, 3));
+    add_room(&lv, sweep_v3(49.5, -0.5, 0), sweep_v3(50.5, 0.5, 2));
+    static const double room_spawns[5][2] = {{0, 0}, {3, 3}, {-3, 3}, {-3, -3}, {3, -3}};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(room_spawns[i][0], room_spawns[i][1], 1.0)), SWEEP_OK);
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(50, 0, 1.0)), SWEEP_OK);
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(50, 0, 1.05)), SWEEP_OK);
+    sweep_map_write_options wo = {"m", 45.0, NULL, NULL, NULL};
+    if (sweep_map_write(map, &lv, &wo, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_level_free(&lv);
+
+    /* 14 walkers over 7 spawns: 4 in the closet, 10 in the room. */
+    snprintf(cmd, sizeof cmd, "'%s' --map '%s' --walkers 14 --steps 600 --level-bench 2>&1", bin, map);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    print_message("%s", out);
+    assert_non_null(strstr(out, " stuck=0 trapped=4 inside=0"));
+    assert_non_null(strstr(out, "left=0 still="));
+    assert_non_null(strstr(out, "fallback_moves=0 stuck=0 trapped=4 inside=0 left=0"));
+}
+
 static void bad_map_is_refused(void **state)
 {
     fixture *f = *state;
@@ -137,6 +191,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(walks_the_arena_like_the_core, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_map_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(closet_walkers_are_trapped_not_stuck, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
