@@ -9,7 +9,8 @@
  *   2. slides the lateral part along what it hits (bounded iterations, the
  *      jitter filter and the iteration-limit fallback of "Collision Detection
  *      and Response", chapter 12 of a game programming course); steep
- *      surfaces act as walls here, so walking never climbs a steep ramp;
+ *      surfaces act as vertical walls here whenever sliding along them
+ *      would rise, so walking never climbs a steep ramp;
  *   3. if the body was grounded and the lateral move was blocked, tries to
  *      step up by at most step_height and keeps the step only if it lands on
  *      walkable ground and goes further;
