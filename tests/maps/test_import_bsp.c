@@ -15,7 +15,8 @@
  * thousands of corrupted copies are refused or imported without a crash.
  * Last, when the corpus (Debian's openarena-oacmp1, tests/install-corpus.sh)
  * is installed, each of its levels is imported, loaded back and walked by
- * sweep-walk; without it that test is skipped, saying why.
+ * sweep-walk, which must see no move fall back and no walker stuck or
+ * inside geometry; without the corpus that test is skipped, saying why.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -1138,6 +1139,10 @@ static void corpus_levels_import_load_and_walk(void **state)
                       limits, errors);
         if (wrc != 0 || errors != 0)
             fail_msg("%s: sweep-walk failed (rc %d):\n%s", names[i], wrc, out);
+        /* No move falls back, and no walker is left stuck or inside geometry
+         * by the core (trapped ones would be the level's doing). */
+        if (limits != 0 || field(out, " stuck=") != 0 || field(out, " inside=") != 0)
+            fail_msg("%s: the core fell back or left walkers stuck:\n%s", names[i], out);
         sweep_level_free(&lv);
         remove(db);
     }
