@@ -11,6 +11,7 @@
 #include "protocol/decode.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "protocol/format.h"
@@ -488,22 +489,49 @@ static sweep_proto_error decode_mover_commanded(const sweep_decoder *d, const ta
     return SWEEP_PROTO_OK;
 }
 
-/* Indexed by kind, built from kinds.h: a kind without its decoder does not
- * compile. NONE has none; the verifier lets neither it nor a kind out of
- * range through. */
-#define DECODER_ROW(kind, stem) [SWEEP_MSG_##kind] = decode_##stem,
-static const body_decoder decoders[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(DECODER_ROW)};
+/* The bytes of each kind's member of sweep_message.as, by stem: what a
+ * decode clears and copies out, so that a Move does not pay for the
+ * kilobyte of the largest member (GetStats has no member). */
+#define MEMBER_SIZE(member) sizeof(((const sweep_message *)0)->as.member)
+#define BODY_SIZE_hello MEMBER_SIZE(hello)
+#define BODY_SIZE_welcome MEMBER_SIZE(welcome)
+#define BODY_SIZE_spawn MEMBER_SIZE(spawn)
+#define BODY_SIZE_spawned MEMBER_SIZE(spawned)
+#define BODY_SIZE_despawn MEMBER_SIZE(despawn)
+#define BODY_SIZE_despawned MEMBER_SIZE(despawned)
+#define BODY_SIZE_move MEMBER_SIZE(move)
+#define BODY_SIZE_move_result MEMBER_SIZE(move_result)
+#define BODY_SIZE_move_batch MEMBER_SIZE(move_batch)
+#define BODY_SIZE_move_result_batch MEMBER_SIZE(move_result_batch)
+#define BODY_SIZE_collide MEMBER_SIZE(collide)
+#define BODY_SIZE_collide_result MEMBER_SIZE(collide_result)
+#define BODY_SIZE_world_state MEMBER_SIZE(world_state)
+#define BODY_SIZE_ping MEMBER_SIZE(ping)
+#define BODY_SIZE_pong MEMBER_SIZE(pong)
+#define BODY_SIZE_get_stats 0
+#define BODY_SIZE_stats MEMBER_SIZE(stats)
+#define BODY_SIZE_error MEMBER_SIZE(error)
+#define BODY_SIZE_bye MEMBER_SIZE(bye)
+#define BODY_SIZE_challenge MEMBER_SIZE(challenge)
+#define BODY_SIZE_watch_world MEMBER_SIZE(watch_world)
+#define BODY_SIZE_mover_command MEMBER_SIZE(mover_command)
+#define BODY_SIZE_mover_commanded MEMBER_SIZE(mover_commanded)
+
+typedef struct body_row {
+    body_decoder decode;
+    size_t size; /* of its member of sweep_message.as */
+} body_row;
+
+/* Indexed by kind, built from kinds.h: a kind without its decoder or its
+ * size does not compile. NONE has none; the verifier lets neither it nor a
+ * kind out of range through. */
+#define DECODER_ROW(kind, stem) [SWEEP_MSG_##kind] = {decode_##stem, BODY_SIZE_##stem},
+static const body_row decoders[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(DECODER_ROW)};
 #undef DECODER_ROW
 
-static sweep_proto_error get_body(const sweep_decoder *d, const tab *t, sweep_msg_kind kind, sweep_message *m)
-{
-    body_decoder decode_body = (unsigned)kind < SWEEP_MSG_KIND_COUNT ? decoders[kind] : NULL;
-    if (decode_body == NULL) {
-        assert(!"the verifier let an unknown union type through");
-        return SWEEP_PROTO_E_UNION_TYPE;
-    }
-    return decode_body(d, t, m);
-}
+/* The header of a sweep_message (kind, sequence, server_tick): what every
+ * decode writes besides its member. */
+#define HEADER_SIZE offsetof(sweep_message, as)
 
 /* Verifies buf and finds its root Message table: what every decode starts
  * with. */
@@ -542,16 +570,23 @@ sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t l
     sweep_proto_error e = open_root(buf, len, flags, d ? &d->limits : NULL, &root);
     if (e != SWEEP_PROTO_OK)
         return e;
+    /* Only the header and the kind's member are cleared, filled and copied
+     * out: the rest of the union is nobody's business. */
     sweep_message m;
-    memset(&m, 0, sizeof m);
     m.sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
     m.server_tick = get_u64(&root, SWEEP__MESSAGE_SERVER_TICK);
     m.kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
+    const body_row *row = (unsigned)m.kind < SWEEP_MSG_KIND_COUNT ? &decoders[m.kind] : NULL;
+    if (row == NULL || row->decode == NULL) {
+        assert(!"the verifier let an unknown union type through");
+        return SWEEP_PROTO_E_UNION_TYPE;
+    }
+    memset(&m.as, 0, row->size);
     tab body = tab_at(root.b, deref(&root, fpos(&root, SWEEP__MESSAGE_BODY)));
-    e = get_body(d, &body, m.kind, &m);
+    e = row->decode(d, &body, &m);
     if (e != SWEEP_PROTO_OK)
         return e;
-    *out = m;
+    memcpy(out, &m, HEADER_SIZE + row->size);
     return SWEEP_PROTO_OK;
 }
 

@@ -40,7 +40,9 @@ typedef struct sweep_decoder {
  * into *out. Errors: every verifier error; SWEEP_PROTO_E_CAPACITY if a batch
  * or mover list is longer than the decoder's storage (d == NULL lends none)
  * or a result has more than SWEEP_MAX_CONTACTS contacts; SWEEP_PROTO_E_ARG
- * for NULL buf or out. *out is only written on success. */
+ * for NULL buf or out. *out is only written on success, and then only its
+ * kind, sequence, server_tick and the member of `as` its kind names (the
+ * other members keep whatever they held: read only the kind's). */
 sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                sweep_message *out);
 

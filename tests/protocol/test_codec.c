@@ -64,6 +64,32 @@ static void roundtrip_one(unsigned i, unsigned flags)
         fail_msg("sample %u (%s) changed on the way", i, sweep_msg_kind_name(m.kind));
 }
 
+/* A decode clears the whole member of its kind, not only the fields on
+ * the wire: the contacts past contact_count of a MoveResult decoded over
+ * garbage are zero, as an absent field is. */
+static void test_decode_clears_its_member(void **state)
+{
+    (void)state;
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_MOVE_RESULT;
+    m.sequence = 9;
+    m.as.move_result = sample_move_result(1);
+    m.as.move_result.contact_count = 1;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    sweep_message back;
+    memset(&back, 0xa5, sizeof back);
+    sweep_decoder d = decoder();
+    assert_int_equal(sweep_decode(&d, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_true(sample_equal(&m, &back));
+    const sweep_msg_move_result *r = &back.as.move_result;
+    const uint8_t *rest = (const uint8_t *)&r->contacts[1];
+    for (size_t i = 0; i < sizeof r->contacts - sizeof r->contacts[0]; i++)
+        assert_int_equal(rest[i], 0);
+}
+
 static void test_roundtrip_every_kind_plain(void **state)
 {
     (void)state;
@@ -703,6 +729,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_every_kind_plain),
+        cmocka_unit_test(test_decode_clears_its_member),
         cmocka_unit_test(test_roundtrip_every_kind_size_prefixed),
         cmocka_unit_test(test_samples_cover_every_kind),
         cmocka_unit_test(test_decode_at_odd_address),
