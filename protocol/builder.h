@@ -49,7 +49,8 @@ typedef struct sweep_builder {
     int in_table;
     size_t table_start;
     unsigned field_limit; /* 1 + highest field id added */
-    uint32_t fields[SWEEP_BUILDER_MAX_FIELDS]; /* field id -> ref of its value, 0 = absent */
+    uint32_t present;     /* bit id: field id was added */
+    uint32_t fields[SWEEP_BUILDER_MAX_FIELDS]; /* field id -> ref of its value, where present */
     /* Recently written vtables, for sharing. */
     uint32_t vtables[SWEEP_BUILDER_VTABLE_CACHE];
     unsigned vtable_count, vtable_next;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "protocol/builder.h"
+#include "protocol/builder_inline.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/schema.h"
@@ -19,25 +19,25 @@
 static void u8_if(sweep_builder *b, unsigned id, uint8_t v)
 {
     if (v)
-        sweep_builder_add_u8(b, id, v);
+        sweep__builder_add_u8(b, id, v);
 }
 
 static void u16_if(sweep_builder *b, unsigned id, uint16_t v)
 {
     if (v)
-        sweep_builder_add_u16(b, id, v);
+        sweep__builder_add_u16(b, id, v);
 }
 
 static void u32_if(sweep_builder *b, unsigned id, uint32_t v)
 {
     if (v)
-        sweep_builder_add_u32(b, id, v);
+        sweep__builder_add_u32(b, id, v);
 }
 
 static void u64_if(sweep_builder *b, unsigned id, uint64_t v)
 {
     if (v)
-        sweep_builder_add_u64(b, id, v);
+        sweep__builder_add_u64(b, id, v);
 }
 
 /* Compared by bits, so -0.0 is written (it is not the default's bits). */
@@ -46,7 +46,7 @@ static void f64_if(sweep_builder *b, unsigned id, double v)
     uint8_t bits[8];
     sweep__wrf64(bits, v);
     if (sweep__rd64(bits) != 0)
-        sweep_builder_add_f64(b, id, v);
+        sweep__builder_add_f64(b, id, v);
 }
 
 /* The optional ground normal is written when grounded, and also whenever
@@ -70,14 +70,14 @@ static sweep_ref str_opt(sweep_builder *b, sweep_str s)
 static void ref_if(sweep_builder *b, unsigned id, sweep_ref r)
 {
     if (r)
-        sweep_builder_add_ref(b, id, r);
+        sweep__builder_add_ref(b, id, r);
 }
 
 static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
 {
-    sweep_builder_vector_start(b, SWEEP__CONTACT_SIZE, count, SWEEP__STRUCT_ALIGN);
+    sweep__builder_vector_start(b, SWEEP__CONTACT_SIZE, count, SWEEP__STRUCT_ALIGN);
     for (uint32_t i = count; i-- > 0;) {
-        uint8_t *p = sweep_builder_push(b, SWEEP__CONTACT_SIZE);
+        uint8_t *p = sweep__builder_push(b, SWEEP__CONTACT_SIZE);
         if (p) {
             sweep__wrvec3(p, c[i].point);
             sweep__wrvec3(p + 24, c[i].normal);
@@ -85,7 +85,7 @@ static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t cou
             sweep__wr32(p + 52, c[i].material);
         }
     }
-    return sweep_builder_vector_end(b, count);
+    return sweep__builder_vector_end(b, count);
 }
 
 /* A [ulong] vector, or nothing when empty (absent decodes as empty). */
@@ -93,29 +93,29 @@ static sweep_ref u64s(sweep_builder *b, const uint64_t *v, uint32_t count)
 {
     if (count == 0)
         return 0;
-    sweep_builder_vector_start(b, 8, count, 8);
+    sweep__builder_vector_start(b, 8, count, 8);
     for (uint32_t i = count; i-- > 0;) {
-        uint8_t *p = sweep_builder_push(b, 8);
+        uint8_t *p = sweep__builder_push(b, 8);
         if (p)
             sweep__wr64(p, v[i]);
     }
-    return sweep_builder_vector_end(b, count);
+    return sweep__builder_vector_end(b, count);
 }
 
 /* The table of one Move, alone or in a batch. */
 static sweep_ref move_table(sweep_builder *b, const sweep_msg_move *m)
 {
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__MOVE_VELOCITY, m->velocity);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__MOVE_VELOCITY, m->velocity);
     if (m->has_claimed_position)
-        sweep_builder_add_vec3(b, SWEEP__MOVE_CLAIMED_POSITION, m->claimed_position);
+        sweep__builder_add_vec3(b, SWEEP__MOVE_CLAIMED_POSITION, m->claimed_position);
     u64_if(b, SWEEP__MOVE_CLIENT_TICK, m->client_tick);
     f64_if(b, SWEEP__MOVE_DT, m->dt);
     u32_if(b, SWEEP__MOVE_ENTITY, m->entity);
     u32_if(b, SWEEP__MOVE_SEQUENCE, m->sequence);
     u32_if(b, SWEEP__MOVE_BUTTONS, m->buttons);
     u8_if(b, SWEEP__MOVE_MODE, m->mode);
-    return sweep_builder_table_end(b);
+    return sweep__builder_table_end(b);
 }
 
 /* The table of one MoveResult, alone or in a batch; its contact count was
@@ -123,13 +123,13 @@ static sweep_ref move_table(sweep_builder *b, const sweep_msg_move *m)
 static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result *r)
 {
     sweep_ref c = r->contact_count ? contacts(b, r->contacts, r->contact_count) : 0;
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__MR_POSITION, r->position);
-    sweep_builder_add_vec3(b, SWEEP__MR_VELOCITY, r->velocity);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__MR_POSITION, r->position);
+    sweep__builder_add_vec3(b, SWEEP__MR_VELOCITY, r->velocity);
     if (r->grounded || !vec3_is_zero(r->ground_normal))
-        sweep_builder_add_vec3(b, SWEEP__MR_GROUND_NORMAL, r->ground_normal);
+        sweep__builder_add_vec3(b, SWEEP__MR_GROUND_NORMAL, r->ground_normal);
     if (r->has_start_position)
-        sweep_builder_add_vec3(b, SWEEP__MR_START_POSITION, r->start_position);
+        sweep__builder_add_vec3(b, SWEEP__MR_START_POSITION, r->start_position);
     u64_if(b, SWEEP__MR_SERVER_TICK, r->server_tick);
     f64_if(b, SWEEP__MR_CORRECTION, r->correction);
     f64_if(b, SWEEP__MR_SPEED_EXCESS, r->speed_excess);
@@ -146,7 +146,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
     u8_if(b, SWEEP__MR_PUSHED, r->pushed);
-    return sweep_builder_table_end(b);
+    return sweep__builder_table_end(b);
 }
 
 /* A batch writes its items' tables first, keeping their refs in scratch
@@ -197,14 +197,14 @@ static bool encode_hello(sweep_builder *b, const sweep_message *msg, sweep_ref *
     sweep_ref world = str_opt(b, h->world);
     sweep_ref cookie = h->cookie.ptr ? sweep_builder_bytes(b, h->cookie.ptr, h->cookie.len) : 0;
     sweep_ref padding = h->padding.ptr ? sweep_builder_bytes(b, h->padding.ptr, h->padding.len) : 0;
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__HELLO_CLIENT_NAME, name);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__HELLO_CLIENT_NAME, name);
     ref_if(b, SWEEP__HELLO_AUTH_TOKEN, token);
     ref_if(b, SWEEP__HELLO_WORLD, world);
     ref_if(b, SWEEP__HELLO_COOKIE, cookie);
     ref_if(b, SWEEP__HELLO_PADDING, padding);
     u32_if(b, SWEEP__HELLO_PROTOCOL_VERSION, h->protocol_version);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -216,62 +216,62 @@ static bool encode_welcome(sweep_builder *b, const sweep_message *msg, sweep_ref
     sweep_ref map_name = str_opt(b, w->map_name);
     sweep_ref map_hash = sweep_builder_bytes(b, w->map_hash.ptr, w->map_hash.len);
     sweep_ref identity = str_opt(b, w->identity);
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u64_if(b, SWEEP__WELCOME_SESSION_ID, w->session_id);
     f64_if(b, SWEEP__WELCOME_TICK_RATE, w->tick_rate);
     f64_if(b, SWEEP__WELCOME_TIME_BANK, w->time_bank);
     ref_if(b, SWEEP__WELCOME_IDENTITY, identity);
-    sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_NAME, map_name);
-    sweep_builder_add_ref(b, SWEEP__WELCOME_MAP_HASH, map_hash);
+    sweep__builder_add_ref(b, SWEEP__WELCOME_MAP_NAME, map_name);
+    sweep__builder_add_ref(b, SWEEP__WELCOME_MAP_HASH, map_hash);
     u32_if(b, SWEEP__WELCOME_PROTOCOL_VERSION, w->protocol_version);
     u32_if(b, SWEEP__WELCOME_MAX_BATCH, w->max_batch);
     u32_if(b, SWEEP__WELCOME_MAX_FRAME_SIZE, w->max_frame_size);
     u32_if(b, SWEEP__WELCOME_MAX_ENTITIES, w->max_entities);
     u8_if(b, SWEEP__WELCOME_ROLE, w->role);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_spawn(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     const sweep_msg_spawn *s = &msg->as.spawn;
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__SPAWN_RADII, s->radii);
-    sweep_builder_add_vec3(b, SWEEP__SPAWN_POSITION, s->position);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__SPAWN_RADII, s->radii);
+    sweep__builder_add_vec3(b, SWEEP__SPAWN_POSITION, s->position);
     f64_if(b, SWEEP__SPAWN_MAX_SPEED, s->max_speed);
     f64_if(b, SWEEP__SPAWN_STEP_HEIGHT, s->step_height);
     u32_if(b, SWEEP__SPAWN_SPAWN_POINT, s->spawn_point);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_spawned(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     const sweep_msg_spawned *s = &msg->as.spawned;
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__SPAWNED_POSITION, s->position);
-    sweep_builder_add_vec3(b, SWEEP__SPAWNED_RADII, s->radii);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__SPAWNED_POSITION, s->position);
+    sweep__builder_add_vec3(b, SWEEP__SPAWNED_RADII, s->radii);
     u32_if(b, SWEEP__SPAWNED_ENTITY, s->entity);
     u32_if(b, SWEEP__SPAWNED_RULES, s->rules);
     u32_if(b, SWEEP__SPAWNED_SPAWN_POINT, s->spawn_point);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_despawn(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.despawn.entity);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_despawned(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.despawned.entity);
     u32_if(b, SWEEP__DESPAWNED_CRUSHED_BY, msg->as.despawned.crushed_by);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -295,9 +295,9 @@ static bool encode_move_batch(sweep_builder *b, const sweep_message *msg, sweep_
     if (mb->moves == NULL && mb->count)
         return false;
     sweep_ref moves = batch(b, mb->moves, sizeof *mb->moves, mb->count, move_any);
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__BATCH_ITEMS, moves);
-    *body = sweep_builder_table_end(b);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, moves);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -310,22 +310,22 @@ static bool encode_move_result_batch(sweep_builder *b, const sweep_message *msg,
         if (rb->results[i].contact_count > SWEEP_MAX_CONTACTS)
             return false;
     sweep_ref results = batch(b, rb->results, sizeof *rb->results, rb->count, move_result_any);
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__BATCH_ITEMS, results);
-    *body = sweep_builder_table_end(b);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, results);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_collide(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     const sweep_msg_collide *c = &msg->as.collide;
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__COLLIDE_POSITION, c->position);
-    sweep_builder_add_vec3(b, SWEEP__COLLIDE_RADII, c->radii);
-    sweep_builder_add_vec3(b, SWEEP__COLLIDE_VELOCITY, c->velocity);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__COLLIDE_POSITION, c->position);
+    sweep__builder_add_vec3(b, SWEEP__COLLIDE_RADII, c->radii);
+    sweep__builder_add_vec3(b, SWEEP__COLLIDE_VELOCITY, c->velocity);
     f64_if(b, SWEEP__COLLIDE_DT, c->dt);
     u8_if(b, SWEEP__COLLIDE_GROUNDED, c->grounded);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -335,16 +335,16 @@ static bool encode_collide_result(sweep_builder *b, const sweep_message *msg, sw
     if (c->contact_count > SWEEP_MAX_CONTACTS)
         return false;
     sweep_ref cs = c->contact_count ? contacts(b, c->contacts, c->contact_count) : 0;
-    sweep_builder_table_start(b);
-    sweep_builder_add_vec3(b, SWEEP__CR_POSITION, c->position);
-    sweep_builder_add_vec3(b, SWEEP__CR_VELOCITY, c->velocity);
+    sweep__builder_table_start(b);
+    sweep__builder_add_vec3(b, SWEEP__CR_POSITION, c->position);
+    sweep__builder_add_vec3(b, SWEEP__CR_VELOCITY, c->velocity);
     if (c->grounded || !vec3_is_zero(c->ground_normal))
-        sweep_builder_add_vec3(b, SWEEP__CR_GROUND_NORMAL, c->ground_normal);
+        sweep__builder_add_vec3(b, SWEEP__CR_GROUND_NORMAL, c->ground_normal);
     u32_if(b, SWEEP__CR_GROUND_MATERIAL, c->ground_material);
     ref_if(b, SWEEP__CR_CONTACTS, cs);
     u32_if(b, SWEEP__CR_GROUND_MOVER, c->ground_mover);
     u8_if(b, SWEEP__CR_GROUNDED, c->grounded);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -353,9 +353,9 @@ static bool encode_world_state(sweep_builder *b, const sweep_message *msg, sweep
     const sweep_msg_world_state *w = &msg->as.world_state;
     if (w->movers == NULL && w->count)
         return false;
-    sweep_builder_vector_start(b, SWEEP__MOVER_SIZE, w->count, SWEEP__STRUCT_ALIGN);
+    sweep__builder_vector_start(b, SWEEP__MOVER_SIZE, w->count, SWEEP__STRUCT_ALIGN);
     for (uint32_t i = w->count; i-- > 0;) {
-        uint8_t *p = sweep_builder_push(b, SWEEP__MOVER_SIZE);
+        uint8_t *p = sweep__builder_push(b, SWEEP__MOVER_SIZE);
         if (p) {
             sweep__wr32(p, w->movers[i].id);
             sweep__wr32(p + 4, w->movers[i].flags);
@@ -364,37 +364,37 @@ static bool encode_world_state(sweep_builder *b, const sweep_message *msg, sweep
                 sweep__wrf64(p + 32 + 8 * k, w->movers[i].rotation[k]);
         }
     }
-    sweep_ref movers = sweep_builder_vector_end(b, w->count);
-    sweep_builder_table_start(b);
+    sweep_ref movers = sweep__builder_vector_end(b, w->count);
+    sweep__builder_table_start(b);
     u64_if(b, SWEEP__WS_TICK, w->tick);
-    sweep_builder_add_ref(b, SWEEP__WS_MOVERS, movers);
+    sweep__builder_add_ref(b, SWEEP__WS_MOVERS, movers);
     u32_if(b, SWEEP__WS_MOVER_COUNT, w->mover_count);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_ping(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u64_if(b, SWEEP__PING_CLIENT_TIME, msg->as.ping.client_time);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_pong(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u64_if(b, SWEEP__PONG_CLIENT_TIME, msg->as.pong.client_time);
     u64_if(b, SWEEP__PONG_SERVER_TIME, msg->as.pong.server_time);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_get_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     (void)msg; /* an empty table */
-    sweep_builder_table_start(b);
-    *body = sweep_builder_table_end(b);
+    sweep__builder_table_start(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -407,7 +407,7 @@ static bool encode_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *
     sweep_ref rules_total = u64s(b, s->rules_total, s->rules_total_count);
     sweep_ref session_rules = u64s(b, s->session_rules, s->session_rules_count);
     sweep_ref errors_by_code = u64s(b, s->errors_by_code, s->errors_by_code_count);
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     ref_if(b, SWEEP__STATS_RULES_TOTAL, rules_total);
     ref_if(b, SWEEP__STATS_SESSION_RULES, session_rules);
     ref_if(b, SWEEP__STATS_ERRORS_BY_CODE, errors_by_code);
@@ -427,7 +427,7 @@ static bool encode_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *
     u32_if(b, SWEEP__STATS_SESSIONS, s->sessions);
     u32_if(b, SWEEP__STATS_ENTITIES, s->entities);
     u32_if(b, SWEEP__STATS_MOVERS, s->movers);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -437,21 +437,21 @@ static bool encode_error(sweep_builder *b, const sweep_message *msg, sweep_ref *
     if (e->message.ptr == NULL || (unsigned)e->code > 0xffff)
         return false;
     sweep_ref message = str_opt(b, e->message);
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__ERROR_MESSAGE, message);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__ERROR_MESSAGE, message);
     u32_if(b, SWEEP__ERROR_SEQUENCE, e->sequence);
     u32_if(b, SWEEP__ERROR_ENTITY, e->entity);
     u16_if(b, SWEEP__ERROR_CODE, (uint16_t)e->code);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_bye(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     sweep_ref reason = str_opt(b, msg->as.bye.reason);
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     ref_if(b, SWEEP__BYE_REASON, reason);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -461,17 +461,17 @@ static bool encode_challenge(sweep_builder *b, const sweep_message *msg, sweep_r
     if (c->cookie.ptr == NULL)
         return false;
     sweep_ref cookie = sweep_builder_bytes(b, c->cookie.ptr, c->cookie.len);
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__CHALLENGE_COOKIE, cookie);
-    *body = sweep_builder_table_end(b);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__CHALLENGE_COOKIE, cookie);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_watch_world(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u32_if(b, SWEEP__WATCH_EVERY, msg->as.watch_world.every);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -481,18 +481,18 @@ static bool encode_mover_command(sweep_builder *b, const sweep_message *msg, swe
     if (c->mover.ptr == NULL)
         return false;
     sweep_ref mover = str_opt(b, c->mover);
-    sweep_builder_table_start(b);
-    sweep_builder_add_ref(b, SWEEP__COMMAND_MOVER, mover);
-    *body = sweep_builder_table_end(b);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__COMMAND_MOVER, mover);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
 static bool encode_mover_commanded(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
-    sweep_builder_table_start(b);
+    sweep__builder_table_start(b);
     u64_if(b, SWEEP__COMMANDED_TICK, msg->as.mover_commanded.tick);
     u32_if(b, SWEEP__COMMANDED_MOVER, msg->as.mover_commanded.mover);
-    *body = sweep_builder_table_end(b);
+    *body = sweep__builder_table_end(b);
     return true;
 }
 
@@ -509,16 +509,16 @@ sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *b
         return SWEEP_PROTO_E_ARG;
     body_encoder encode_body = (unsigned)msg->kind < SWEEP_MSG_KIND_COUNT ? encoders[msg->kind] : NULL;
     sweep_builder b;
-    sweep_builder_init(&b, buf, cap);
+    sweep__builder_init(&b, buf, cap);
     sweep_ref r;
     if (encode_body == NULL || !encode_body(&b, msg, &r))
         return SWEEP_PROTO_E_ARG;
-    sweep_builder_table_start(&b);
+    sweep__builder_table_start(&b);
     u64_if(&b, SWEEP__MESSAGE_SERVER_TICK, msg->server_tick);
-    sweep_builder_add_ref(&b, SWEEP__MESSAGE_BODY, r);
+    sweep__builder_add_ref(&b, SWEEP__MESSAGE_BODY, r);
     u32_if(&b, SWEEP__MESSAGE_SEQUENCE, msg->sequence);
-    sweep_builder_add_u8(&b, SWEEP__MESSAGE_BODY_TYPE, (uint8_t)msg->kind);
-    sweep_ref root = sweep_builder_table_end(&b);
+    sweep__builder_add_u8(&b, SWEEP__MESSAGE_BODY_TYPE, (uint8_t)msg->kind);
+    sweep_ref root = sweep__builder_table_end(&b);
     return sweep_builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER,
                                 (flags & SWEEP_WIRE_SIZE_PREFIXED) != 0, out, out_len);
 }
