@@ -406,8 +406,10 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         uint32_t n = m.kind == SWEEP_MSG_MOVE_BATCH ? m.as.move_batch.count : 1;
         n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
         /* The clock only when there is a limit: reading it per request is
-         * a measurable part of a move otherwise. */
-        uint64_t now = s->opt.rate_limit > 0.0 ? uv_hrtime() : 0;
+         * a measurable part of a move otherwise. A UDP request brings the
+         * reading of its receive batch: the datagrams of one recvmmsg came
+         * in together. */
+        uint64_t now = s->opt.rate_limit > 0.0 ? (p->now ? p->now : uv_hrtime()) : 0;
         if (!sweep__bucket_take(&p->session->bucket, (double)n, now)) {
             /* One RateLimited a second, the rest dropped unanswered: a
              * client over its rate must not get an answer per request. */

@@ -208,6 +208,7 @@ typedef struct sweep__peer {
     sweep__session *session;
     size_t budget; /* UDP: largest datagram allowed back; SIZE_MAX once verified */
     size_t received; /* UDP: bytes of the datagram being answered (what a new handshake may get back) */
+    uint64_t now;    /* uv_hrtime() when it arrived, read once per receive batch (UDP); 0 = read when needed */
 } sweep__peer;
 
 struct sweep_server {

@@ -276,7 +276,7 @@ static void on_datagram(sweep_server *s, const uint8_t *data, size_t len, const 
     }
     /* The received address, not the session's copy of it: a Hello may end
      * the session while it is being answered (sweep__udp_rehello). */
-    sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len};
+    sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now};
     sweep__dispatch(s, &p, data, len, 0);
 }
 

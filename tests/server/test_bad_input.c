@@ -487,6 +487,48 @@ static void test_rate_and_session_limits(void **state)
     assert_int_equal(fx_stop(&small), 0);
 }
 
+/* The same over UDP, where a request is charged at the clock reading of
+ * its receive batch: 40 Pings at once against 5 per second get one
+ * RateLimited; 1.2 s later the bucket has refilled and a Ping is answered
+ * (a reading that did not move on would leave it empty). */
+static void test_udp_rate_limit(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--rate-limit", "5", NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    int fd = fx_udp_socket(small.port);
+    assert_true(fd >= 0);
+    assert_true(fx_udp_handshake(fd, rx) != 0);
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 40; i++) {
+            sweep_message g = fx_msg(SWEEP_MSG_PING, 100 + 100 * round + i);
+            assert_true(fx_udp_send(fd, &g) > 0);
+        }
+        usleep(1200 * 1000);
+        sweep_message ping = fx_msg(SWEEP_MSG_PING, 999);
+        assert_true(fx_udp_send(fd, &ping) > 0);
+        int limited = 0, answered = 0;
+        for (;;) {
+            sweep_message r;
+            assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+            if (r.kind == SWEEP_MSG_PONG && r.sequence == 999)
+                break;
+            if (r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_RATE_LIMITED) {
+                assert_true(r.as.error.sequence >= 100 && r.as.error.sequence < 300);
+                limited++;
+            } else {
+                assert_int_equal(r.kind, SWEEP_MSG_PONG);
+                answered++;
+            }
+        }
+        assert_int_equal(limited, 1);
+        assert_true(answered >= 1 && answered < 39);
+    }
+    close(fd);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
 static void test_server_survived(void **state)
 {
     (void)state;
@@ -514,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),
         cmocka_unit_test(test_rate_and_session_limits),
+        cmocka_unit_test(test_udp_rate_limit),
         cmocka_unit_test(test_server_survived),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
