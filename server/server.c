@@ -52,7 +52,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
         }
         ss = next;
     }
-    close_handle((uv_handle_t *)&s->udp, &s->udp_open);
+    sweep__udp_close(s);
     for (sweep__conn *c = s->conns; c; c = c->next) {
         if (c->state == SWEEP__CONN_OPEN) {
             sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
@@ -262,7 +262,7 @@ void sweep_server_destroy(sweep_server *s)
     s->metrics = NULL;
     if (s->loop_open) {
         sweep__tcp_stop(s);
-        close_handle((uv_handle_t *)&s->udp, &s->udp_open);
+        sweep__udp_close(s);
         close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
         if (s->signals_open) {

@@ -273,6 +273,8 @@ struct sweep_server {
     struct sweep__udp_out *udp_out; /* answers waiting for the end of the batch */
     int udp_batching;               /* inside a batch: answers wait in udp_out */
     uint64_t udp_batch_ns;          /* when the batch was read: what its datagrams count as seen at */
+    uv_check_t udp_flush;           /* after each loop iteration's I/O: what UDP answered leaves */
+    int udp_flush_open;
     sweep__stats stats;
     /* Session logs and replay. While `capturing`, every message sent to a
      * session is also an OUT record (recording) or goes to `sink` instead
@@ -443,6 +445,8 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 /* Sends one datagram: at once, or inside a receive batch queued behind the
  * batch's earlier answers (0 either way; -1 when it is dropped at once). */
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
+/* Sends what is queued and closes the socket's handles (a no-op once closed). */
+void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */
 
 /* listen.c */

@@ -25,15 +25,20 @@
  * SWEEP__UDP_IN_BATCH datagrams a call, each given 64 KiB of one buffer,
  * as libuv requires; libuv stops after some 32 datagrams a loop
  * iteration, so after a full batch what waits is read here: read_on), and
- * while the datagrams of one such batch are handled their answers are
- * queued, bytes and address copied, in the order
- * they were made; when libuv says the batch is over (its last callback,
- * without an address) the queue leaves with sendmmsg, and again whenever
- * it is full. So every answer still leaves in the order it was made, one
- * datagram each, to the address it was made for, and none waits longer
- * than the rest of its batch takes. Anything sent outside a batch (a
- * tick's WorldState, a Bye at the idle timeout or shutdown) leaves at
- * once. A datagram the socket refuses is dropped and counted, as the
+ * while the datagrams read in one loop iteration are handled their answers
+ * are queued, bytes and address copied, in the order they were made. They
+ * leave with one sendmmsg when the reading is over: when libuv finds the
+ * socket empty (its callback without an address or a batch), or else
+ * after the iteration's I/O (a check handle: libuv may also stop reading
+ * after its 32 datagrams without saying so); and whenever the queue is
+ * full. Per recvmmsg was not enough: under load each wake-up read a few
+ * datagrams several times over (the bots send while the server answers),
+ * with a sendmmsg after each. So every answer still leaves in the order it
+ * was made, one datagram each, to the address it was made for, and none
+ * waits longer than SWEEP__UDP_OUT_MAX answers or the rest of the
+ * iteration's reading take. Anything sent outside (a tick's WorldState, a
+ * Bye at the idle timeout or shutdown) leaves at once, after what is
+ * queued. A datagram the socket refuses is dropped and counted, as the
  * network could lose it.
  */
 #define _GNU_SOURCE /* recvmmsg, sendmmsg */
@@ -52,8 +57,9 @@
 /* Datagrams read on after a full batch, in one loop iteration (read_on). */
 #define SWEEP__UDP_DRAIN_MAX 1024u
 
-/* Answers queued for one sendmmsg: a receive batch's, and room for a few
- * datagrams each (a Welcome, a result batch split in two). */
+/* Answers queued for one sendmmsg: those of a loop iteration's reading,
+ * up to this many at a time (the first of them waits for the others to be
+ * made: 64 single moves are some 100 us of the server's time). */
 #define SWEEP__UDP_OUT_MAX 64u
 
 /* The socket's receive buffer asked for (SO_RCVBUF). */
@@ -313,13 +319,12 @@ static void read_on(sweep_server *s)
             continue;
         if (n <= 0)
             return; /* empty, or an error libuv reports on its next read */
+        /* Answers wait with the iteration's others (on_recv, on_check). */
         s->udp_batching = 1;
         uint64_t now = uv_hrtime();
         for (int k = 0; k < n && !s->stopping; k++)
             on_datagram(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
                         (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now);
-        flush(s);
-        s->udp_batching = 0;
         left -= (unsigned)n;
         if ((unsigned)n < want)
             return;
@@ -330,18 +335,23 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
 {
     sweep_server *s = h->data;
     if (!addr) {
-        /* The end of a batch (UV_UDP_MMSG_FREE: the buffer is ours and
-         * stays), nothing more to read, or an error: what the batch
-         * answered leaves now. A full batch may have left more waiting. */
-        flush(s);
-        s->udp_batching = 0;
         unsigned got = s->udp_out ? s->udp_out->received : 0;
         if (s->udp_out)
             s->udp_out->received = 0;
+        if (flags & UV_UDP_MMSG_FREE) {
+            /* The end of one recvmmsg's datagrams (the buffer is ours and
+             * stays): libuv may read again, and those answers go with
+             * these. A full batch may have left more waiting. */
+            if (got >= SWEEP__UDP_IN_BATCH)
+                read_on(s);
+            return;
+        }
+        /* Nothing more to read, or an error: what the reading answered
+         * leaves now. */
+        flush(s);
+        s->udp_batching = 0;
         if (nread < 0)
             sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
-        else if ((flags & UV_UDP_MMSG_FREE) && got >= SWEEP__UDP_IN_BATCH)
-            read_on(s);
         return;
     }
     if (nread < 0 || s->stopping)
@@ -349,17 +359,24 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     uint64_t now;
     if (flags & UV_UDP_MMSG_CHUNK) {
         /* One clock reading per batch: its datagrams came in one call. */
-        if (!s->udp_batching) {
-            s->udp_batching = 1;
+        if (!s->udp_out || s->udp_out->received++ == 0)
             s->udp_batch_ns = uv_hrtime();
-        }
-        if (s->udp_out)
-            s->udp_out->received++;
+        s->udp_batching = 1;
         now = s->udp_batch_ns;
     } else {
         now = uv_hrtime();
     }
     on_datagram(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now);
+}
+
+/* After the I/O of each loop iteration: libuv can stop reading after its
+ * 32 datagrams without a last callback, so what is still queued leaves
+ * here. */
+static void on_check(uv_check_t *h)
+{
+    sweep_server *s = h->data;
+    flush(s);
+    s->udp_batching = 0;
 }
 
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
@@ -385,12 +402,33 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
      * net.core.rmem_max; smaller is no failure. */
     int rcvbuf = SWEEP__UDP_RCVBUF;
     (void)uv_recv_buffer_size((uv_handle_t *)&s->udp, &rcvbuf);
+    /* Not a reason for the loop to go on: unreferenced. */
+    uv_check_init(&s->loop, &s->udp_flush);
+    s->udp_flush.data = s;
+    s->udp_flush_open = 1;
+    uv_check_start(&s->udp_flush, on_check);
+    uv_unref((uv_handle_t *)&s->udp_flush);
     int r = uv_udp_recv_start(&s->udp, on_alloc, on_recv);
     if (r != 0) {
         snprintf(err, errlen, "udp receive: %s", uv_strerror(r));
         return -1;
     }
     return 0;
+}
+
+void sweep__udp_close(sweep_server *s)
+{
+    flush(s);
+    s->udp_batching = 0;
+    if (s->udp_flush_open) {
+        s->udp_flush_open = 0;
+        uv_close((uv_handle_t *)&s->udp_flush, NULL);
+    }
+    if (s->udp_open) {
+        s->udp_open = 0;
+        if (!uv_is_closing((uv_handle_t *)&s->udp))
+            uv_close((uv_handle_t *)&s->udp, NULL);
+    }
 }
 
 void sweep__udp_free(sweep_server *s)
