@@ -349,6 +349,90 @@ done
 u60_cleanup
 trap - EXIT
 
+# --- server: sweepd's own CPU time per UDP move, kept busy ------------------
+# sweepd on the arena on a free port of 127.0.0.1 (per-address limits raised),
+# then 200 sweep-bots --udp players with 4 single-move datagrams in flight
+# each (--rate 0 --window 4: the server always has moves waiting, as near its
+# saturation as the bots sharing its cores can push it),
+# SWEEP_BENCH_UDPCOST_RUNS times (default 3, a fresh sweepd each time). Over
+# a window of SWEEP_BENCH_UDPCOST_SECONDS (default 5), after a second of
+# warmup: sweepd's utime and stime (/proc/PID/stat) over the moves it
+# applied (`sweep stats` moves_total). server_cpu_us_per_move is their sum
+# per move, user_us and sys_us its two parts (sys: the kernel's work on
+# sweepd's behalf, most of it sending the answers, loopback delivery to the
+# bots included), moves_per_server_core_s what one core of sweepd's at that
+# cost would answer; moves_per_s is what the shared machine did. Medians of
+# the runs.
+UC_TMP=$(mktemp -d)
+UC_PID=""
+uc_stop() {
+    if [ -n "$UC_PID" ]; then
+        kill "$UC_PID" 2>/dev/null || true
+        wait "$UC_PID" 2>/dev/null || true
+    fi
+    UC_PID=""
+}
+uc_cleanup() { uc_stop; rm -rf "$UC_TMP"; }
+trap uc_cleanup EXIT
+UC_SECONDS=${SWEEP_BENCH_UDPCOST_SECONDS:-5}
+UC_CLIENTS=200
+UC_HZ=$(getconf CLK_TCK)
+# utime and stime: the 14th and 15th fields after the name "(sweepd)".
+uc_cpu() { awk '{ print $14, $15 }' "/proc/$UC_PID/stat"; }
+uc_moves() { "$BIN/sweep" stats --connect "$UC_TCP" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
+: >"$UC_TMP/runs"
+for round in $(seq "${SWEEP_BENCH_UDPCOST_RUNS:-3}"); do
+    rm -f "$UC_TMP/ready"
+    "$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --log-level warn \
+        --max-sessions $((UC_CLIENTS + 64)) --max-sessions-per-address $((UC_CLIENTS + 64)) \
+        >"$UC_TMP/ready" 2>"$UC_TMP/log" &
+    UC_PID=$!
+    i=0
+    while ! grep -q '^sweepd ready' "$UC_TMP/ready" 2>/dev/null && kill -0 "$UC_PID" 2>/dev/null &&
+        [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    UC_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$UC_TMP/ready" 2>/dev/null || true)
+    UC_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$UC_TMP/ready" 2>/dev/null || true)
+    if [ -z "$UC_UDP" ]; then
+        echo "run-bench: sweepd did not start:" >&2
+        cat "$UC_TMP/log" >&2
+        exit 1
+    fi
+    "$BIN/sweep-bots" --connect "$UC_UDP" --udp --rate 0 --window 4 --clients "$UC_CLIENTS" --warmup 1 \
+        --duration $((UC_SECONDS + 2)) >"$UC_TMP/bots" 2>"$UC_TMP/bots.err" &
+    uc_bots=$!
+    i=0
+    while [ "$(uc_moves)" = 0 ] && [ $i -lt 600 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    sleep 1
+    c0=$(uc_cpu) m0=$(uc_moves)
+    sleep "$UC_SECONDS"
+    c1=$(uc_cpu) m1=$(uc_moves)
+    wait "$uc_bots" || { echo "run-bench: sweep-bots failed (udp_cost):" >&2; cat "$UC_TMP/bots.err" >&2; }
+    uc_stop
+    echo "$c0 $c1 $m0 $m1" | awk -v hz="$UC_HZ" -v s="$UC_SECONDS" '{
+        m = $6 - $5; u = ($3 - $1) * 1e6 / hz; k = ($4 - $2) * 1e6 / hz
+        if (m > 0) printf "%.0f %.3f %.3f %.3f\n", m / s, (u + k) / m, u / m, k / m }' >>"$UC_TMP/runs"
+done
+awk -v n="$UC_CLIENTS" '
+    function median(v, k,    i, j, t) {
+        for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+    }
+    { k++; for (f = 1; f <= 4; f++) col[f, k] = $f }
+    END {
+        if (k == 0) { print "run-bench: server.udp_cost measured nothing" > "/dev/stderr"; exit 1 }
+        for (f = 1; f <= 4; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
+        printf "BENCH name=server.udp_cost clients=%d window=4 moves_per_s=%.0f server_cpu_us_per_move=%.2f user_us=%.2f sys_us=%.2f moves_per_server_core_s=%.0f\n",
+            n, med[1], med[2], med[3], med[4], (med[2] > 0 ? 1e6 / med[2] : 0)
+    }' "$UC_TMP/runs"
+uc_cleanup
+trap - EXIT
+
 # --- server: a soak, 10,000 sessions for minutes, alone and under attack ----
 # bench_soak starts sweepd on the arena (per-address limits raised: every
 # client is on 127.0.0.1) and holds 10,000 sessions, TCP and UDP in turn,
