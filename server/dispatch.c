@@ -175,7 +175,7 @@ static uint64_t move_clock(const sweep_server *s)
 
 static void on_move(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
-    sweep_message out; /* the move fills its result whole; the rest of the union is never read */
+    sweep_message out; /* the move fills its result (contacts past its count aside); the rest is never read */
     uint64_t t0 = move_clock(s);
     int r = sweep__apply_move(s, p, &m->as.move, &out.as.move_result);
     s->stats.move_ns_total += move_clock(s) - t0;

@@ -52,6 +52,7 @@
  * changes them too, and the golden session logs of tests/replay/ say so.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "protocol/from_core.h"
@@ -61,6 +62,26 @@
 /* Rounding slack of the time budget, seconds: a move asking its whole
  * budget must not be cut by the last bits of a sum of tick periods. */
 #define SWEEP__TIME_SLACK 1e-6
+
+/* A result is 704 bytes, most of it room for SWEEP_MAX_CONTACTS contacts
+ * of which a move uses one or two: results are cleared and copied without
+ * the contacts past contact_count, which nothing reads (the encoder writes
+ * contact_count of them). Clearing and copying whole took two passes over
+ * 704 bytes per move, kept and answered. */
+#define RESULT_HEAD offsetof(sweep_msg_move_result, contacts)
+#define RESULT_TAIL (RESULT_HEAD + sizeof(((const sweep_msg_move_result *)0)->contacts))
+
+static void result_clear(sweep_msg_move_result *r)
+{
+    memset(r, 0, RESULT_HEAD);
+    memset((uint8_t *)r + RESULT_TAIL, 0, sizeof *r - RESULT_TAIL);
+}
+
+static void result_copy(sweep_msg_move_result *to, const sweep_msg_move_result *from)
+{
+    memcpy(to, from, RESULT_HEAD + (size_t)from->contact_count * sizeof from->contacts[0]);
+    memcpy((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
+}
 
 static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
 {
@@ -72,7 +93,7 @@ static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t s
 
 static void keep(sweep__entity *e, const sweep_msg_move_result *r)
 {
-    e->kept[e->kept_next] = *r;
+    result_copy(&e->kept[e->kept_next], r);
     e->kept_next = (e->kept_next + 1) % SWEEP__KEPT_RESULTS;
     if (e->kept_count < SWEEP__KEPT_RESULTS)
         e->kept_count++;
@@ -128,7 +149,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     if (e->has_last && mv->sequence <= e->last_sequence) {
         const sweep_msg_move_result *k = kept_find(e, mv->sequence);
         if (k) {
-            *out = *k; /* a resend: the answer it already had */
+            result_copy(out, k); /* a resend: the answer it already had */
             return 0;
         }
         s->stats.moves_ignored++;
@@ -248,7 +269,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
             sweep__entity_unflag(w, e);
     }
 
-    memset(out, 0, sizeof *out);
+    result_clear(out);
     out->entity = e->id;
     out->sequence = mv->sequence;
     out->server_tick = w->tick;

@@ -398,8 +398,9 @@ int sweep__server_role_possible(const sweep_server *s);
 void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m);
 
 /* moves.c */
-/* Applies one Move, or answers a resend: 0 with *out filled, 1 for an old
- * move with no kept result (ignored: nothing to send), -1 after an Error. */
+/* Applies one Move, or answers a resend: 0 with *out filled (its contacts
+ * past contact_count are not: nothing reads them), 1 for an old move with
+ * no kept result (ignored: nothing to send), -1 after an Error. */
 int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out);
 
 /* rules.c */

@@ -452,13 +452,28 @@ static void test_lift_carries_entity(void **state)
     assert_true(vbefore.x == 0.0 && vbefore.y == 0.0);
     assert_true(mr->velocity.x == 0.0 && mr->velocity.y == 0.0);
     assert_int_equal(mr->rules, 0);
-    /* A resend of the same sequence gets the same answer, mover fields too. */
-    assert_int_equal(fx_send(fd, &m), 0);
+    /* A resend of the same sequence gets the same answer, mover fields
+     * too, after a later move's answer was made in between. */
     sweep_msg_move_result first = *mr;
+    sweep_message later = fx_move_msg(e, seq + 1, sweep_v3(3, 0, 0), DT);
+    assert_int_equal(fx_send(fd, &later), 0);
     recv_answer(fd, &r);
+    assert_int_equal(r.as.move_result.sequence, seq + 1);
+    assert_int_equal(fx_send(fd, &m), 0);
+    recv_answer(fd, &r);
+    assert_int_equal(r.as.move_result.sequence, seq);
     assert_int_equal(r.as.move_result.pushed_by, first.pushed_by);
     assert_true(r.as.move_result.carried);
     assert_memory_equal(&r.as.move_result.start_position, &first.start_position, sizeof first.start_position);
+    /* Contacts too (a kept result keeps those it has). */
+    assert_int_equal(r.as.move_result.contact_count, first.contact_count);
+    for (uint32_t i = 0; i < first.contact_count; i++) {
+        const sweep_contact *a = &r.as.move_result.contacts[i], *b = &first.contacts[i];
+        assert_memory_equal(&a->point, &b->point, sizeof b->point);
+        assert_memory_equal(&a->normal, &b->normal, sizeof b->normal);
+        assert_int_equal(a->triangle, b->triangle);
+        assert_int_equal(a->material, b->material);
+    }
     close(fd);
 }
 
