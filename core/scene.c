@@ -155,11 +155,26 @@ static const sweep__tri *mover_tris(const sweep__scene_src *src, uint32_t m, swe
     return mo->cur;
 }
 
-static void keep(sweep__scene *s, sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, sweep_vec3 thi,
-                 uint32_t mover, uint32_t body)
+/* A float not above x (widen_up: not below), without a libm call: x is
+ * moved out by 2^-20 of itself (and 2^-100) first, far more than the float
+ * rounding of 2^-24 of itself, so the rounded value still lies outside. */
+static inline float widen_down(double x)
 {
-    cd->lo = tlo, cd->hi = thi, cd->tri = t, cd->mover = mover, cd->body = body;
-    sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), &cd->prep);
+    return (float)(x - (fabs(x) * 0x1p-20 + 0x1p-100));
+}
+
+static inline float widen_up(double x)
+{
+    return (float)(x + (fabs(x) * 0x1p-20 + 0x1p-100));
+}
+
+static void keep(sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, sweep_vec3 thi, uint32_t mover,
+                 uint32_t body)
+{
+    cd->lo[0] = widen_down(tlo.x), cd->lo[1] = widen_down(tlo.y), cd->lo[2] = widen_down(tlo.z);
+    cd->hi[0] = widen_up(thi.x), cd->hi[1] = widen_up(thi.y), cd->hi[2] = widen_up(thi.z);
+    cd->tri = t, cd->mover = mover, cd->body = body;
+    cd->prep = SWEEP__UNPREPARED;
 }
 
 /*
@@ -239,11 +254,11 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     const sweep__tri *t;
     dyn_begin(&it, &s->src, lo, hi);
     while ((t = dyn_next(&it, &tlo, &thi))) {
-        if (s->mover_count == SWEEP__MAX_CANDIDATES) {
+        if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
             s->movers_kept = 0;
             return;
         }
-        keep(s, &s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
+        keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
     }
 }
 
@@ -256,6 +271,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->lo = lo, s->hi = hi;
     s->count = 0;
     s->kept = 1;
+    s->prepared = 0;
     begin_dynamic(s, lo, hi);
     if (!w)
         return;
@@ -271,7 +287,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             s->kept = 0;
             return;
         }
-        keep(s, &s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER, SWEEP_NO_BODY);
+        keep(&s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER, SWEEP_NO_BODY);
     }
 }
 
@@ -283,16 +299,51 @@ static double limit(const sweep__scene_result *r)
     return tmax > 1.0 ? 1.0 : tmax;
 }
 
-/* Tests kept candidates whose box meets the sweep's box. */
-static void sweep_kept(const sweep__candidate *cand, uint32_t n, const sweep__path *path, sweep_vec3 lo,
-                       sweep_vec3 hi, sweep__scene_result *r)
+static void prepare(const sweep__scene *s, const sweep__tri *t, sweep__tri_prep *p)
+{
+    sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), p);
+}
+
+/* The float form of a sweep's box, rounded outwards. */
+typedef struct fbox {
+    float lo[3], hi[3];
+} fbox;
+
+static void fbox_of(fbox *f, sweep_vec3 lo, sweep_vec3 hi)
+{
+    f->lo[0] = sweep__float_down(lo.x), f->lo[1] = sweep__float_down(lo.y), f->lo[2] = sweep__float_down(lo.z);
+    f->hi[0] = sweep__float_up(hi.x), f->hi[1] = sweep__float_up(hi.y), f->hi[2] = sweep__float_up(hi.z);
+}
+
+/* Tests kept candidates whose box meets the sweep's box: the widened float
+ * boxes first, then the exact double box of those that pass, so the
+ * triangles tested are exactly those whose double box meets it. */
+static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
+                       const fbox *f, sweep_vec3 lo, sweep_vec3 hi, sweep__scene_result *r)
 {
     sweep_sphere_hit h;
     for (uint32_t k = 0; k < n; k++) {
-        const sweep__candidate *cd = &cand[k];
-        if (!box_overlaps(cd->lo, cd->hi, lo, hi))
+        sweep__candidate *cd = &cand[k];
+        if (!(f->lo[0] <= cd->hi[0] && f->hi[0] >= cd->lo[0] && f->lo[1] <= cd->hi[1] && f->hi[1] >= cd->lo[1] &&
+              f->lo[2] <= cd->hi[2] && f->hi[2] >= cd->lo[2]))
             continue;
-        if (sweep__sphere_sweep_prepared(path, &cd->prep, limit(r), &h))
+        sweep_vec3 tlo, thi;
+        tri_box(cd->tri, &tlo, &thi);
+        if (!box_overlaps(tlo, thi, lo, hi))
+            continue;
+        const sweep__tri_prep *p;
+        sweep__tri_prep local;
+        if (cd->prep != SWEEP__UNPREPARED) {
+            p = &s->prep[cd->prep];
+        } else if (s->prepared < SWEEP__MAX_PREPARED) {
+            cd->prep = s->prepared++;
+            prepare(s, cd->tri, &s->prep[cd->prep]);
+            p = &s->prep[cd->prep];
+        } else {
+            prepare(s, cd->tri, &local);
+            p = &local;
+        }
+        if (sweep__sphere_sweep_prepared(path, p, limit(r), &h))
             consider(r, &h, cd->tri, cd->mover, cd->body);
     }
 }
@@ -303,7 +354,7 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
 {
     sweep__tri_prep p;
     sweep_sphere_hit h;
-    sweep__tri_prepare(to_espace(s, tr->a), to_espace(s, tr->b), to_espace(s, tr->c), &p);
+    prepare(s, tr, &p);
     if (sweep__sphere_sweep_prepared(path, &p, limit(r), &h))
         consider(r, &h, tr, mover, body);
 }
@@ -311,14 +362,14 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
 /* The moving part of a sweep (movers, then other bodies' shells): kept
  * candidates when the sweep stays in the kept box, otherwise every such
  * triangle near the sweep, in the same order. */
-static void sweep_dynamic(const sweep__scene *s, const sweep__path *path, sweep_vec3 lo, sweep_vec3 hi,
-                         sweep__scene_result *r)
+static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const fbox *f, sweep_vec3 lo, sweep_vec3 hi,
+                          sweep__scene_result *r)
 {
     const sweep__scene_src *src = &s->src;
     if (!src->movers && !src->crowd)
         return;
     if (s->movers_kept && box_inside(lo, hi, s->lo, s->hi)) {
-        sweep_kept(s->mover_cand, s->mover_count, path, lo, hi, r);
+        sweep_kept(s, s->mover_cand, s->mover_count, path, f, lo, hi, r);
         return;
     }
     dyn_walk it;
@@ -329,7 +380,7 @@ static void sweep_dynamic(const sweep__scene *s, const sweep__path *path, sweep_
         sweep_one(s, path, t, it.mover, it.body, r);
 }
 
-int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
+int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
 {
     const sweep_world *w = s->src.world;
     sweep_vec3 from = sweep_v3_mul(e_from, s->radii);
@@ -339,6 +390,8 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
     sweep__path path;
     sweep__path_init(&path, e_from, e_disp);
+    fbox f;
+    fbox_of(&f, lo, hi);
 
     /* Built in place: *out is scratch until the answer is 1. */
     sweep__scene_result *r = out;
@@ -349,7 +402,7 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
     } else if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
         /* A kept triangle outside this sweep's box cannot be touched by it,
          * and one inside is one the BVH walk would test, in this order. */
-        sweep_kept(s->cand, s->count, &path, lo, hi, r);
+        sweep_kept(s, s->cand, s->count, &path, &f, lo, hi, r);
     } else {
         leaf_walk it;
         uint32_t i;
@@ -357,7 +410,7 @@ int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_di
         while (walk_next(&it, &i))
             sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, SWEEP_NO_BODY, r);
     }
-    sweep_dynamic(s, &path, lo, hi, r);
+    sweep_dynamic(s, &path, &f, lo, hi, r);
     if (r->count == 0)
         return 0;
     finish(r);

@@ -36,17 +36,33 @@ typedef struct sweep__scene_result {
     sweep__scene_hit hits[SWEEP__MAX_SIMULTANEOUS];
 } sweep__scene_result;
 
-/* Most triangles one move keeps at hand; a move near more falls back to
- * walking the BVH on every sweep (same answers, more time). */
-#define SWEEP__MAX_CANDIDATES 64
+/* Most static triangles one move keeps at hand, and most mover and shell
+ * triangles; a move near more falls back to walking the BVH (or the
+ * movers) on every sweep (same answers, more time). The real levels of the
+ * corpus keep up to about 500 static triangles for a move at Quake speeds. */
+#define SWEEP__MAX_CANDIDATES 768
+#define SWEEP__MAX_MOVER_CANDIDATES 64
+/* Most kept triangles prepared (turned into eSpace with their derived
+ * data) in one move: a triangle is prepared only when a sweep first needs
+ * it, since most kept triangles are never near a sweep. Past this, a
+ * triangle is prepared on the spot for each test (same bits, more time). */
+#define SWEEP__MAX_PREPARED 160
+#define SWEEP__UNPREPARED UINT32_MAX
 
-/* A triangle kept for a move: its world box and its prepared eSpace form. */
+/*
+ * A triangle kept for a move: its world box in float, widened so that it
+ * holds the exact double box (a cheap first test that never rejects what
+ * the exact test keeps), and where its prepared eSpace form is.
+ *
+ * Stack: a sweep__scene is about 68 KiB (48 bytes per kept triangle, 176
+ * per prepared one), on the stack of sweep_move_in and of the mover push.
+ */
 typedef struct sweep__candidate {
-    sweep_vec3 lo, hi;     /* world space */
-    sweep__tri_prep prep;  /* eSpace */
+    float lo[3], hi[3];    /* world space, widened */
     const sweep__tri *tri;
     uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
     uint32_t body;         /* SWEEP_NO_BODY unless a crowd shell */
+    uint32_t prep;         /* index in sweep__scene.prep, or SWEEP__UNPREPARED */
 } sweep__candidate;
 
 /*
@@ -69,7 +85,7 @@ typedef struct sweep__scene_src {
 /*
  * What one move sweeps against. sweep__scene_begin walks the BVH once with a
  * box around everything the move is likely to reach and keeps the
- * triangles in it, in BVH order, already in eSpace; each sweep whose own box
+ * triangles in it, in BVH order; each sweep whose own box
  * lies inside that box then tests only those. A sweep that leaves the box,
  * or a move near too many triangles, walks the BVH as if nothing were kept.
  * Either way a sweep tests, in the same order, every triangle the BVH walk
@@ -83,8 +99,10 @@ typedef struct sweep__scene {
     uint32_t count;
     int movers_kept;   /* 0: too many mover and shell triangles near, every sweep walks them */
     uint32_t mover_count;
+    uint32_t prepared; /* entries of prep in use */
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
-    sweep__candidate mover_cand[SWEEP__MAX_CANDIDATES];
+    sweep__candidate mover_cand[SWEEP__MAX_MOVER_CANDIDATES];
+    sweep__tri_prep prep[SWEEP__MAX_PREPARED];
 } sweep__scene;
 
 /* Prepares the candidates of one move: triangles of src touching the world
@@ -97,8 +115,9 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
  * of s. Returns 1 and fills *out on contact (or embedded start), 0 if the
  * path is clear (then *out holds nothing useful). The primary contact is
  * the lowest triangle index among those within SWEEP__TIE_EPS of the
- * earliest, so the answer depends on nothing but the inputs.
+ * earliest, so the answer depends on nothing but the inputs. s is
+ * written only to remember the triangles it prepared.
  */
-int sweep__scene_sweep(const sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out);
+int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out);
 
 #endif
