@@ -350,7 +350,7 @@ static void begin_scene(ctx *c, const sweep__scene_src *src, sweep_vec3 position
 {
     double step = c->has_up && was_grounded ? c->cfg->step_height : 0.0;
     double grow = 1.0 + 4.0 * c->cfg->skin + 2e-3;
-    double bend = 0.25 * sweep_v3_len(disp);
+    double bend = 0.5 * sweep_v3_len(disp);
     sweep_vec3 pad;
     pad.x = c->radii.x * grow + bend + step * fabs(c->up.x);
     pad.y = c->radii.y * grow + bend + step * fabs(c->up.y);
