@@ -315,21 +315,22 @@ static void fbox_of(fbox *f, sweep_vec3 lo, sweep_vec3 hi)
     f->hi[0] = sweep__float_up(hi.x), f->hi[1] = sweep__float_up(hi.y), f->hi[2] = sweep__float_up(hi.z);
 }
 
-/* Tests kept candidates whose box meets the sweep's box: the widened float
- * boxes first, then the exact double box of those that pass, so the
- * triangles tested are exactly those whose double box meets it. */
+/*
+ * Tests kept candidates whose widened float box meets the sweep's float
+ * box: every triangle whose exact box meets the sweep's box, and perhaps
+ * a few just outside it, which the narrow phase cannot touch (the sweep's
+ * box is padded by BOX_MARGIN) and which the BVH walk tests anyway, since
+ * it tests every triangle of the leaves it reaches. So the answer is the
+ * walk's, without the exact box of each triangle.
+ */
 static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
-                       const fbox *f, sweep_vec3 lo, sweep_vec3 hi, sweep__scene_result *r)
+                       const fbox *f, sweep__scene_result *r)
 {
     sweep_sphere_hit h;
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
         if (!(f->lo[0] <= cd->hi[0] && f->hi[0] >= cd->lo[0] && f->lo[1] <= cd->hi[1] && f->hi[1] >= cd->lo[1] &&
               f->lo[2] <= cd->hi[2] && f->hi[2] >= cd->lo[2]))
-            continue;
-        sweep_vec3 tlo, thi;
-        tri_box(cd->tri, &tlo, &thi);
-        if (!box_overlaps(tlo, thi, lo, hi))
             continue;
         const sweep__tri_prep *p;
         sweep__tri_prep local;
@@ -369,7 +370,7 @@ static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const fbox *
     if (!src->movers && !src->crowd)
         return;
     if (s->movers_kept && box_inside(lo, hi, s->lo, s->hi)) {
-        sweep_kept(s, s->mover_cand, s->mover_count, path, f, lo, hi, r);
+        sweep_kept(s, s->mover_cand, s->mover_count, path, f, r);
         return;
     }
     dyn_walk it;
@@ -402,7 +403,7 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     } else if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {
         /* A kept triangle outside this sweep's box cannot be touched by it,
          * and one inside is one the BVH walk would test, in this order. */
-        sweep_kept(s, s->cand, s->count, &path, &f, lo, hi, r);
+        sweep_kept(s, s->cand, s->count, &path, &f, r);
     } else {
         leaf_walk it;
         uint32_t i;
