@@ -76,6 +76,19 @@ static void finish(sweep__scene_result *r)
     }
 }
 
+/* The float form of a box, rounded outwards: it holds the double box. */
+static void float_box(sweep__tri_box *f, sweep_vec3 lo, sweep_vec3 hi)
+{
+    f->lo[0] = sweep__float_down(lo.x), f->lo[1] = sweep__float_down(lo.y), f->lo[2] = sweep__float_down(lo.z);
+    f->hi[0] = sweep__float_up(hi.x), f->hi[1] = sweep__float_up(hi.y), f->hi[2] = sweep__float_up(hi.z);
+}
+
+static inline int box_meets(const sweep__tri_box *a, const sweep__tri_box *b)
+{
+    return a->lo[0] <= b->hi[0] && a->hi[0] >= b->lo[0] && a->lo[1] <= b->hi[1] && a->hi[1] >= b->lo[1] &&
+           a->lo[2] <= b->hi[2] && a->hi[2] >= b->lo[2];
+}
+
 static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
 {
     return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
@@ -155,24 +168,13 @@ static const sweep__tri *mover_tris(const sweep__scene_src *src, uint32_t m, swe
     return mo->cur;
 }
 
-/* A float not above x (widen_up: not below), without a libm call: x is
- * moved out by 2^-20 of itself (and 2^-100) first, far more than the float
- * rounding of 2^-24 of itself, so the rounded value still lies outside. */
-static inline float widen_down(double x)
-{
-    return (float)(x - (fabs(x) * 0x1p-20 + 0x1p-100));
-}
-
-static inline float widen_up(double x)
-{
-    return (float)(x + (fabs(x) * 0x1p-20 + 0x1p-100));
-}
-
 static void keep(sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, sweep_vec3 thi, uint32_t mover,
                  uint32_t body)
 {
-    cd->lo[0] = widen_down(tlo.x), cd->lo[1] = widen_down(tlo.y), cd->lo[2] = widen_down(tlo.z);
-    cd->hi[0] = widen_up(thi.x), cd->hi[1] = widen_up(thi.y), cd->hi[2] = widen_up(thi.z);
+    cd->box.lo[0] = sweep__widen_down(tlo.x), cd->box.lo[1] = sweep__widen_down(tlo.y);
+    cd->box.lo[2] = sweep__widen_down(tlo.z);
+    cd->box.hi[0] = sweep__widen_up(thi.x), cd->box.hi[1] = sweep__widen_up(thi.y);
+    cd->box.hi[2] = sweep__widen_up(thi.z);
     cd->tri = t, cd->mover = mover, cd->body = body;
     cd->prep = SWEEP__UNPREPARED;
 }
@@ -277,17 +279,22 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         return;
     leaf_walk it;
     uint32_t i;
+    sweep__tri_box f;
+    float_box(&f, lo, hi);
     walk_begin(&it, w, lo, hi);
+    /* The world's widened float boxes: a few triangles just outside [lo,
+     * hi] may be kept too, which sweep_kept allows for. */
     while (walk_next(&it, &i)) {
-        sweep_vec3 tlo, thi;
-        tri_box(&w->tris[i], &tlo, &thi);
-        if (!box_overlaps(tlo, thi, lo, hi))
+        if (!box_meets(&f, &w->boxes[i]))
             continue;
         if (s->count == SWEEP__MAX_CANDIDATES) {
             s->kept = 0;
             return;
         }
-        keep(&s->cand[s->count++], &w->tris[i], tlo, thi, SWEEP_NO_MOVER, SWEEP_NO_BODY);
+        sweep__candidate *cd = &s->cand[s->count++];
+        cd->box = w->boxes[i];
+        cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
+        cd->prep = SWEEP__UNPREPARED;
     }
 }
 
@@ -304,17 +311,6 @@ static void prepare(const sweep__scene *s, const sweep__tri *t, sweep__tri_prep 
     sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), p);
 }
 
-/* The float form of a sweep's box, rounded outwards. */
-typedef struct fbox {
-    float lo[3], hi[3];
-} fbox;
-
-static void fbox_of(fbox *f, sweep_vec3 lo, sweep_vec3 hi)
-{
-    f->lo[0] = sweep__float_down(lo.x), f->lo[1] = sweep__float_down(lo.y), f->lo[2] = sweep__float_down(lo.z);
-    f->hi[0] = sweep__float_up(hi.x), f->hi[1] = sweep__float_up(hi.y), f->hi[2] = sweep__float_up(hi.z);
-}
-
 /*
  * Tests kept candidates whose widened float box meets the sweep's float
  * box: every triangle whose exact box meets the sweep's box, and perhaps
@@ -324,13 +320,12 @@ static void fbox_of(fbox *f, sweep_vec3 lo, sweep_vec3 hi)
  * walk's, without the exact box of each triangle.
  */
 static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
-                       const fbox *f, sweep__scene_result *r)
+                       const sweep__tri_box *f, sweep__scene_result *r)
 {
     sweep_sphere_hit h;
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
-        if (!(f->lo[0] <= cd->hi[0] && f->hi[0] >= cd->lo[0] && f->lo[1] <= cd->hi[1] && f->hi[1] >= cd->lo[1] &&
-              f->lo[2] <= cd->hi[2] && f->hi[2] >= cd->lo[2]))
+        if (!box_meets(f, &cd->box))
             continue;
         const sweep__tri_prep *p;
         sweep__tri_prep local;
@@ -363,7 +358,7 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
 /* The moving part of a sweep (movers, then other bodies' shells): kept
  * candidates when the sweep stays in the kept box, otherwise every such
  * triangle near the sweep, in the same order. */
-static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const fbox *f, sweep_vec3 lo, sweep_vec3 hi,
+static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep__tri_box *f, sweep_vec3 lo, sweep_vec3 hi,
                           sweep__scene_result *r)
 {
     const sweep__scene_src *src = &s->src;
@@ -391,8 +386,8 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
     sweep__path path;
     sweep__path_init(&path, e_from, e_disp);
-    fbox f;
-    fbox_of(&f, lo, hi);
+    sweep__tri_box f;
+    float_box(&f, lo, hi);
 
     /* Built in place: *out is scratch until the answer is 1. */
     sweep__scene_result *r = out;

@@ -58,7 +58,7 @@ typedef struct sweep__scene_result {
  * per prepared one), on the stack of sweep_move_in and of the mover push.
  */
 typedef struct sweep__candidate {
-    float lo[3], hi[3];    /* world space, widened */
+    sweep__tri_box box;    /* world space, widened */
     const sweep__tri *tri;
     uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
     uint32_t body;         /* SWEEP_NO_BODY unless a crowd shell */

@@ -257,8 +257,9 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     bd.prims = big_alloc((size_t)n * sizeof *bd.prims);
     bd.nodes = big_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
     w->tris = big_alloc((size_t)n * sizeof *w->tris);
-    if (!bd.prims || !bd.nodes || !w->tris) {
-        free(bd.prims), free(bd.nodes), free(w->tris), free(w);
+    w->boxes = big_alloc((size_t)n * sizeof *w->boxes);
+    if (!bd.prims || !bd.nodes || !w->tris || !w->boxes) {
+        free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w);
         return SWEEP_E_NOMEM;
     }
 
@@ -287,6 +288,11 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         t->a = desc->vertices[ix[0]], t->b = desc->vertices[ix[1]], t->c = desc->vertices[ix[2]];
         t->index = d;
         t->material = desc->materials ? desc->materials[d] : 0;
+        const prim *p = &bd.prims[i];
+        sweep__tri_box *b = &w->boxes[i];
+        b->lo[0] = sweep__widen_down(p->lo.x), b->lo[1] = sweep__widen_down(p->lo.y);
+        b->lo[2] = sweep__widen_down(p->lo.z);
+        b->hi[0] = sweep__widen_up(p->hi.x), b->hi[1] = sweep__widen_up(p->hi.y), b->hi[2] = sweep__widen_up(p->hi.z);
     }
     w->lo = bd.prims[0].lo, w->hi = bd.prims[0].hi;
     for (uint32_t i = 1; i < n; i++) {
@@ -309,6 +315,7 @@ void sweep_world_destroy(sweep_world *w)
     if (!w)
         return;
     free(w->tris);
+    free(w->boxes);
     free(w->nodes);
     free(w);
 }
@@ -320,7 +327,8 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     out->degenerate_count = w->degenerate_count;
     out->node_count = w->node_count;
     out->bvh_depth = w->depth;
-    out->bytes = sizeof *w + (size_t)w->tri_count * sizeof *w->tris + (size_t)w->node_count * sizeof *w->nodes;
+    out->bytes = sizeof *w + (size_t)w->tri_count * (sizeof *w->tris + sizeof *w->boxes) +
+                 (size_t)w->node_count * sizeof *w->nodes;
     out->bounds_min = w->lo;
     out->bounds_max = w->hi;
 }

@@ -11,6 +11,8 @@
  *     a leaf has count > 0 and covers tris[first .. first + count).
  *   - Node bounds are floats rounded outwards, so they always contain the
  *     exact double bounds of everything below them.
+ *   - boxes[i] holds tris[i]'s box in float, widened (sweep__widen_down,
+ *     sweep__widen_up) so that it holds the exact double box.
  *   - No path from the root is deeper than SWEEP__BVH_MAX_DEPTH nodes, so a
  *     fixed-size traversal stack cannot overflow.
  */
@@ -32,6 +34,10 @@ typedef struct sweep__tri {
     uint32_t material;
 } sweep__tri;
 
+typedef struct sweep__tri_box {
+    float lo[3], hi[3];
+} sweep__tri_box;
+
 typedef struct sweep__node {
     float lo[3], hi[3];
     uint32_t first; /* leaf: first triangle; inner: right child */
@@ -52,8 +58,24 @@ static inline float sweep__float_up(double x)
     return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
+/* A float not above x (sweep__widen_up: not below) without a libm call:
+ * x is moved out by 2^-20 of itself (and 2^-100) first, far more than the
+ * float rounding of 2^-24 of itself, so the rounded value still lies
+ * outside. For boxes that are made often; a box is then a little larger
+ * than it need be, which only costs a test now and then. */
+static inline float sweep__widen_down(double x)
+{
+    return (float)(x - (fabs(x) * 0x1p-20 + 0x1p-100));
+}
+
+static inline float sweep__widen_up(double x)
+{
+    return (float)(x + (fabs(x) * 0x1p-20 + 0x1p-100));
+}
+
 struct sweep_world {
     sweep__tri *tris;
+    sweep__tri_box *boxes;
     uint32_t tri_count;
     sweep__node *nodes;
     uint32_t node_count;
