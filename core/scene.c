@@ -15,6 +15,10 @@
 #include "core/swept_sphere.h"
 #include "core/world_impl.h"
 
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
 /* The query box grows by this fraction of the radii, so rounding in the
  * eSpace round trip can never hide a triangle the narrow phase would see. */
 #define BOX_MARGIN 1e-3
@@ -76,17 +80,52 @@ static void finish(sweep__scene_result *r)
     }
 }
 
-/* The float form of a box, rounded outwards: it holds the double box. */
+/* The float form of a box, widened: it holds the double box. */
 static void float_box(sweep__tri_box *f, sweep_vec3 lo, sweep_vec3 hi)
 {
-    f->lo[0] = sweep__float_down(lo.x), f->lo[1] = sweep__float_down(lo.y), f->lo[2] = sweep__float_down(lo.z);
-    f->hi[0] = sweep__float_up(hi.x), f->hi[1] = sweep__float_up(hi.y), f->hi[2] = sweep__float_up(hi.z);
+    f->lo[0] = sweep__widen_down(lo.x), f->lo[1] = sweep__widen_down(lo.y), f->lo[2] = sweep__widen_down(lo.z);
+    f->hi[0] = sweep__widen_up(hi.x), f->hi[1] = sweep__widen_up(hi.y), f->hi[2] = sweep__widen_up(hi.z);
 }
 
 static inline int box_meets(const sweep__tri_box *a, const sweep__tri_box *b)
 {
     return a->lo[0] <= b->hi[0] && a->hi[0] >= b->lo[0] && a->lo[1] <= b->hi[1] && a->hi[1] >= b->lo[1] &&
            a->lo[2] <= b->hi[2] && a->hi[2] >= b->lo[2];
+}
+
+/*
+ * A sweep's float box, ready to meet a kept triangle's: with SSE, all
+ * three axes in one comparison each way (the same comparisons as
+ * box_meets, so the same answers), which is most of the time of a sweep
+ * through a move's kept triangles.
+ */
+typedef struct sweep_box {
+    sweep__tri_box f;
+#ifdef __SSE2__
+    __m128 lo, hi; /* f.lo and f.hi, the fourth lane never failing */
+#endif
+} sweep_box;
+
+static void sweep_box_init(sweep_box *b, sweep_vec3 lo, sweep_vec3 hi)
+{
+    float_box(&b->f, lo, hi);
+#ifdef __SSE2__
+    b->lo = _mm_setr_ps(b->f.lo[0], b->f.lo[1], b->f.lo[2], -INFINITY);
+    b->hi = _mm_setr_ps(b->f.hi[0], b->f.hi[1], b->f.hi[2], INFINITY);
+#endif
+}
+
+/* Does the candidate's box meet the sweep's? Reads the 4 bytes after the
+ * box (the candidate goes on), in a lane whose answer is dropped. */
+static inline int cand_meets(const sweep_box *b, const sweep__candidate *cd)
+{
+#ifdef __SSE2__
+    __m128 clo = _mm_loadu_ps(cd->box.lo), chi = _mm_loadu_ps(cd->box.hi);
+    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, chi), _mm_cmpge_ps(b->hi, clo));
+    return (_mm_movemask_ps(ok) & 7) == 7;
+#else
+    return box_meets(&b->f, &cd->box);
+#endif
 }
 
 static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
@@ -320,12 +359,12 @@ static void prepare(const sweep__scene *s, const sweep__tri *t, sweep__tri_prep 
  * walk's, without the exact box of each triangle.
  */
 static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
-                       const sweep__tri_box *f, sweep__scene_result *r)
+                       const sweep_box *f, sweep__scene_result *r)
 {
     sweep_sphere_hit h;
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
-        if (!box_meets(f, &cd->box))
+        if (!cand_meets(f, cd))
             continue;
         const sweep__tri_prep *p;
         sweep__tri_prep local;
@@ -358,7 +397,7 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
 /* The moving part of a sweep (movers, then other bodies' shells): kept
  * candidates when the sweep stays in the kept box, otherwise every such
  * triangle near the sweep, in the same order. */
-static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep__tri_box *f, sweep_vec3 lo, sweep_vec3 hi,
+static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep_box *f, sweep_vec3 lo, sweep_vec3 hi,
                           sweep__scene_result *r)
 {
     const sweep__scene_src *src = &s->src;
@@ -386,8 +425,8 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
     sweep__path path;
     sweep__path_init(&path, e_from, e_disp);
-    sweep__tri_box f;
-    float_box(&f, lo, hi);
+    sweep_box f;
+    sweep_box_init(&f, lo, hi);
 
     /* Built in place: *out is scratch until the answer is 1. */
     sweep__scene_result *r = out;
