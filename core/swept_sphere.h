@@ -65,6 +65,7 @@ typedef struct sweep__tri_prep {
     sweep_vec3 nn;   /* cross(ab, ac), unnormalised */
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
+    int sharp;       /* not a needle: the convexity cut-off may be used */
 } sweep__tri_prep;
 
 void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);

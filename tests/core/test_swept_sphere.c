@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -286,6 +287,61 @@ static void sweep_never_misses_a_touch(void **state)
     assert_true(hits > 400 && hits < checked - 400);
 }
 
+/*
+ * The convexity cut-off (a centre within 1 of the plane but more than 1 from
+ * the triangle, whose distance cannot fall to 1 by tmax) must only end
+ * sweeps the six vertex and edge tests would end with nothing: the same
+ * sweep with the cut-off switched off (sharp = 0) gives the same bits. The
+ * paths graze vertices and edges at 1 + delta for tiny deltas of both
+ * signs, over triangles of every shape and far from the origin.
+ */
+static void convexity_cutoff_changes_nothing(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    int cut_domain = 0, hits = 0, sharp = 0;
+    static const double deltas[] = {0.0, 1e-12, -1e-12, 1e-9, -1e-9, 1e-7, -1e-7, 1e-5, -1e-5, 1e-3, 0.1};
+    for (int iter = 0; iter < 40000; iter++) {
+        sweep_vec3 o = iter % 4 == 0 ? sweep_v3(rnd(&x, -400, 400), rnd(&x, -400, 400), rnd(&x, -400, 400))
+                                     : sweep_v3(0, 0, 0);
+        double size = iter % 3 == 0 ? 1e-3 : iter % 3 == 1 ? 1.0 : 30.0;
+        sweep_vec3 a = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -size, size)));
+        sweep_vec3 b = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -size, size)));
+        sweep_vec3 c = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -size, size)));
+        if (iter % 5 == 1) /* a needle: c almost on ab */
+            c = sweep_v3_add(sweep_v3_scale(sweep_v3_add(a, b), 0.5), sweep_v3_scale(sweep_v3_sub(c, o), 1e-6));
+        sweep__tri_prep p;
+        sweep__tri_prepare(a, b, c, &p);
+        if (!(p.nlen > 0.0))
+            continue;
+        sharp += p.sharp;
+        /* Graze a vertex or an edge point v at 1 + delta, moving along u. */
+        sweep_vec3 v = iter % 2 ? a : sweep_v3_add(a, sweep_v3_scale(p.ab, rnd(&x, 0.0, 1.0)));
+        sweep_vec3 u = sweep_v3_normalize(sweep_v3(rnd(&x, -1, 1), rnd(&x, -1, 1), rnd(&x, -1, 1)));
+        sweep_vec3 side = sweep_v3_normalize(sweep_v3_cross(u, sweep_v3(rnd(&x, -1, 1), rnd(&x, -1, 1), rnd(&x, -1, 1))));
+        double delta = deltas[iter % (sizeof deltas / sizeof deltas[0])];
+        double len = rnd(&x, 0.01, 2.0), before = rnd(&x, 0.0, 1.2);
+        sweep_vec3 closest = sweep_v3_madd(v, side, 1.0 + delta);
+        sweep__path path;
+        sweep__path_init(&path, sweep_v3_madd(closest, u, -before * len), sweep_v3_scale(u, len));
+        double tmax = iter % 3 ? 1.0 : rnd(&x, 0.0, 1.0);
+        sweep_sphere_hit h1, h2;
+        memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
+        int r1 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h1);
+        p.sharp = 0;
+        int r2 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h2);
+        if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
+            fail_msg("iteration %d: %d at %.17g with the cut-off, %d at %.17g without", iter, r1, h1.t, r2, h2.t);
+        double s = sweep_v3_dot(p.nn, sweep_v3_sub(path.center, p.a)) / p.nlen;
+        cut_domain += s >= 0.0 && s < 1.0 && dist_to(path.center, a, b, c) > 1.0;
+        hits += r1;
+    }
+    print_message("cut-off domain %d, hits %d, sharp %d\n", cut_domain, hits, sharp);
+    assert_true(cut_domain > 4000);
+    assert_true(hits > 2000);
+    assert_true(sharp > 20000 && sharp < 40000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +359,7 @@ int main(void)
         cmocka_unit_test(degenerate_triangles_no_nan),
         cmocka_unit_test(closest_point_matches_sampling),
         cmocka_unit_test(sweep_never_misses_a_touch),
+        cmocka_unit_test(convexity_cutoff_changes_nothing),
     };
     return cmocka_run_group_tests_name("swept_sphere", tests, NULL, NULL);
 }
