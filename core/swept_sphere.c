@@ -208,23 +208,9 @@ void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
     p->size = fabs(center.x) + fabs(center.y) + fabs(center.z);
 }
 
-int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
-                                 sweep_sphere_hit *out)
+int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist,
+                             double nv, sweep_sphere_hit *out)
 {
-    /* Read through the pointers until a test needs more: most calls end in
-     * the first few lines, and copying the triangle up front cost more
-     * than those lines. */
-    double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
-    if (s < 0.0)
-        return 0; /* centre behind the plane: back face */
-    double nlen = pt->nlen;
-    if (!(nlen > 0.0))
-        return 0; /* no plane, no front */
-    double dist = s / nlen;
-    double nv = sweep_v3_dot(pt->n, path->disp);
-    if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
-        return 0; /* never reaches the slab in time */
-
     const sweep_vec3 center = path->center, disp = path->disp, n = pt->n;
     if (dist < 1.0) {
         sweep_vec3 q = sweep_closest_point_on_triangle(center, pt->a, pt->b, pt->c);

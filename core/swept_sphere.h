@@ -79,9 +79,32 @@ typedef struct sweep__path {
 
 void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp);
 
-/* sweep_sphere_sweep_triangle over a prepared triangle. */
-int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
-                                 sweep_sphere_hit *out);
+/* The rest of sweep__sphere_sweep_prepared, once the centre is known to be
+ * in front of the plane at dist (units of the radius), moving along the
+ * normal at nv, and able to reach the slab |dist| <= 1 by tmax. */
+int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist,
+                             double nv, sweep_sphere_hit *out);
+
+/*
+ * sweep_sphere_sweep_triangle over a prepared triangle. The plane tests,
+ * which end most calls from a scene (about 3 in 4 on real levels), are
+ * inline, so those calls cost no call.
+ */
+static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                               sweep_sphere_hit *out)
+{
+    double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
+    if (s < 0.0)
+        return 0; /* centre behind the plane: back face */
+    double nlen = pt->nlen;
+    if (!(nlen > 0.0))
+        return 0; /* no plane, no front */
+    double dist = s / nlen;
+    double nv = sweep_v3_dot(pt->n, path->disp);
+    if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
+        return 0; /* never reaches the slab in time */
+    return sweep__sphere_sweep_near(path, pt, tmax, dist, nv, out);
+}
 
 /* The point of triangle (a, b, c) closest to p. Works for degenerate
  * triangles too (then it is the closest point of the segment or point). */
