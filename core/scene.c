@@ -23,13 +23,6 @@
  * eSpace round trip can never hide a triangle the narrow phase would see. */
 #define BOX_MARGIN 1e-3
 
-/* Node test in float, against the query box rounded outwards: never
- * misses a node the double box touches, and needs no conversions. */
-static int overlaps(const sweep__node *n, const float lo[3], const float hi[3])
-{
-    return lo[0] <= n->hi[0] && hi[0] >= n->lo[0] && lo[1] <= n->hi[1] && hi[1] >= n->lo[1] &&
-           lo[2] <= n->hi[2] && hi[2] >= n->lo[2];
-}
 
 /* Adds one narrow-phase contact to the running set of earliest contacts. */
 static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover,
@@ -128,6 +121,22 @@ static inline int cand_meets(const sweep_box *b, const sweep__candidate *cd)
 #endif
 }
 
+/* Node test in float, against the query box widened: never misses a node
+ * the double box touches. Reads the node's first/right index in the lane
+ * whose answer is dropped. */
+static inline int overlaps(const sweep__node *n, const sweep_box *b)
+{
+#ifdef __SSE2__
+    __m128 nlo = _mm_loadu_ps(n->lo), nhi = _mm_loadu_ps(n->hi);
+    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, nhi), _mm_cmpge_ps(b->hi, nlo));
+    return (_mm_movemask_ps(ok) & 7) == 7;
+#else
+    const sweep__tri_box *f = &b->f;
+    return f->lo[0] <= n->hi[0] && f->hi[0] >= n->lo[0] && f->lo[1] <= n->hi[1] && f->hi[1] >= n->lo[1] &&
+           f->lo[2] <= n->hi[2] && f->hi[2] >= n->lo[2];
+#endif
+}
+
 static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
 {
     return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
@@ -143,7 +152,7 @@ static int box_inside(sweep_vec3 lo, sweep_vec3 hi, sweep_vec3 olo, sweep_vec3 o
  * first: the one traversal order every sweep uses. */
 typedef struct leaf_walk {
     const sweep_world *w;
-    float lo[3], hi[3];
+    sweep_box box;
     uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1];
     uint32_t sp;
     uint32_t next, end; /* triangles left in the current leaf */
@@ -152,11 +161,10 @@ typedef struct leaf_walk {
 static void walk_begin(leaf_walk *it, const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi)
 {
     it->w = w;
-    it->lo[0] = sweep__float_down(lo.x), it->lo[1] = sweep__float_down(lo.y), it->lo[2] = sweep__float_down(lo.z);
-    it->hi[0] = sweep__float_up(hi.x), it->hi[1] = sweep__float_up(hi.y), it->hi[2] = sweep__float_up(hi.z);
+    sweep_box_init(&it->box, lo, hi);
     it->sp = 0;
     it->next = it->end = 0;
-    if (w->tri_count > 0 && overlaps(&w->nodes[0], it->lo, it->hi))
+    if (w->tri_count > 0 && overlaps(&w->nodes[0], &it->box))
         it->stack[it->sp++] = 0;
 }
 
@@ -171,9 +179,9 @@ static inline int walk_next(leaf_walk *it, uint32_t *out)
         uint32_t at = it->stack[--it->sp];
         const sweep__node *n = &it->w->nodes[at];
         if (n->count == 0) {
-            if (overlaps(&it->w->nodes[n->first], it->lo, it->hi))
+            if (overlaps(&it->w->nodes[n->first], &it->box))
                 it->stack[it->sp++] = n->first;
-            if (overlaps(&it->w->nodes[at + 1], it->lo, it->hi))
+            if (overlaps(&it->w->nodes[at + 1], &it->box))
                 it->stack[it->sp++] = at + 1;
             continue;
         }
@@ -318,13 +326,11 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         return;
     leaf_walk it;
     uint32_t i;
-    sweep__tri_box f;
-    float_box(&f, lo, hi);
     walk_begin(&it, w, lo, hi);
     /* The world's widened float boxes: a few triangles just outside [lo,
      * hi] may be kept too, which sweep_kept allows for. */
     while (walk_next(&it, &i)) {
-        if (!box_meets(&f, &w->boxes[i]))
+        if (!box_meets(&it.box.f, &w->boxes[i]))
             continue;
         if (s->count == SWEEP__MAX_CANDIDATES) {
             s->kept = 0;
