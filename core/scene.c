@@ -368,6 +368,7 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
                        const sweep_box *f, sweep__scene_result *r)
 {
     sweep_sphere_hit h;
+    double tmax = limit(r); /* changes only with r */
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
@@ -384,8 +385,10 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
             prepare(s, cd->tri, &local);
             p = &local;
         }
-        if (sweep__sphere_sweep_prepared(path, p, limit(r), &h))
+        if (sweep__sphere_sweep_prepared(path, p, tmax, &h)) {
             consider(r, &h, cd->tri, cd->mover, cd->body);
+            tmax = limit(r);
+        }
     }
 }
 
