@@ -179,18 +179,6 @@ static void edge_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p1, swee
     bs->t = t, bs->point = sweep_v3_madd(p1, e, f), bs->feature = SWEEP_FEATURE_EDGE, bs->found = 1;
 }
 
-void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p)
-{
-    p->a = a, p->b = b, p->c = c;
-    p->ab = sweep_v3_sub(b, a), p->ac = sweep_v3_sub(c, a);
-    p->nn = sweep_v3_cross(p->ab, p->ac);
-    p->nlen = sweep_v3_len(p->nn);
-    p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
-    /* The angle at a has a sine of at least 1e-3: no needle, whose closest
-     * points come from determinants that cancel. */
-    p->sharp = p->nlen * p->nlen >= 1e-6 * sweep_v3_len2(p->ab) * sweep_v3_len2(p->ac);
-}
-
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out)
 {

@@ -68,7 +68,19 @@ typedef struct sweep__tri_prep {
     int sharp;       /* not a needle: the convexity cut-off may be used */
 } sweep__tri_prep;
 
-void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p);
+/* Inline: the scene prepares a triangle the first time a sweep needs it,
+ * in the middle of its loop. */
+static inline void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p)
+{
+    p->a = a, p->b = b, p->c = c;
+    p->ab = sweep_v3_sub(b, a), p->ac = sweep_v3_sub(c, a);
+    p->nn = sweep_v3_cross(p->ab, p->ac);
+    p->nlen = sweep_v3_len(p->nn);
+    p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
+    /* The angle at a has a sine of at least 1e-3: no needle, whose closest
+     * points come from determinants that cancel. */
+    p->sharp = p->nlen * p->nlen >= 1e-6 * sweep_v3_len2(p->ab) * sweep_v3_len2(p->ac);
+}
 
 /* One sweep's path, shared by every triangle it is tested against. */
 typedef struct sweep__path {
