@@ -324,22 +324,46 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     begin_dynamic(s, lo, hi);
     if (!w)
         return;
-    leaf_walk it;
-    uint32_t i;
-    walk_begin(&it, w, lo, hi);
-    /* The world's widened float boxes: a few triangles just outside [lo,
-     * hi] may be kept too, which sweep_kept allows for. */
-    while (walk_next(&it, &i)) {
-        if (!box_meets(&it.box.f, &w->boxes[i]))
-            continue;
-        if (s->count == SWEEP__MAX_CANDIDATES) {
-            s->kept = 0;
-            return;
+    /* The walk of walk_next (depth first, left child first) in one tight
+     * loop: down the left of each overlapping pair, the right kept for
+     * later. The world's widened float boxes pick the triangles: a few
+     * just outside [lo, hi] may be kept too, which sweep_kept allows for. */
+    sweep_box b;
+    sweep_box_init(&b, lo, hi);
+    const sweep__node *nodes = w->nodes;
+    uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1], sp = 0;
+    if (w->tri_count > 0 && overlaps(&nodes[0], &b))
+        stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t at = stack[--sp];
+        const sweep__node *n = &nodes[at];
+        while (n->count == 0) {
+            uint32_t l = at + 1, r = n->first;
+            int in_l = overlaps(&nodes[l], &b), in_r = overlaps(&nodes[r], &b);
+            if (in_l && in_r)
+                stack[sp++] = r, at = l;
+            else if (in_l)
+                at = l;
+            else if (in_r)
+                at = r;
+            else
+                break;
+            n = &nodes[at];
         }
-        sweep__candidate *cd = &s->cand[s->count++];
-        cd->box = w->boxes[i];
-        cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
-        cd->prep = SWEEP__UNPREPARED;
+        if (n->count == 0)
+            continue;
+        for (uint32_t i = n->first, end = n->first + n->count; i < end; i++) {
+            if (!box_meets(&b.f, &w->boxes[i]))
+                continue;
+            if (s->count == SWEEP__MAX_CANDIDATES) {
+                s->kept = 0;
+                return;
+            }
+            sweep__candidate *cd = &s->cand[s->count++];
+            cd->box = w->boxes[i];
+            cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
+            cd->prep = SWEEP__UNPREPARED;
+        }
     }
 }
 
