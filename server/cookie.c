@@ -76,13 +76,14 @@ static int cookie_mac(const sweep__cookie_key *k, const struct sockaddr *addr, u
 int sweep__cookie_make(sweep__cookie_key *k, const struct sockaddr *addr, uint64_t bucket,
                        uint8_t out[SWEEP__COOKIE_SIZE])
 {
-    uint64_t nonce = k->next_nonce;
+    if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+        return -1;
+    /* Atomic: the threads of one sweepd share the key (threads.c), and
+     * two cookies must never share a nonce. */
+    uint64_t nonce = __atomic_fetch_add(&k->next_nonce, 1, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < SWEEP__COOKIE_NONCE; i++) /* big-endian */
         out[i] = (uint8_t)(nonce >> (8 * (SWEEP__COOKIE_NONCE - 1 - i)));
-    if (cookie_mac(k, addr, bucket, out, out + SWEEP__COOKIE_NONCE) != 0)
-        return -1;
-    k->next_nonce++;
-    return 0;
+    return cookie_mac(k, addr, bucket, out, out + SWEEP__COOKIE_NONCE);
 }
 
 uint64_t sweep__cookie_nonce(const uint8_t cookie[SWEEP__COOKIE_SIZE])

@@ -76,14 +76,27 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     if (s->stopping)
         return -1;
-    sweep__world *w = sweep__world_find(s, h->world.ptr);
+    unsigned owner = s->thread;
+    sweep__world *w = sweep__world_find(s, h->world.ptr, &owner);
     if (!w) {
         char q[80];
         sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_WORLD, m->sequence, 0, "no world named %s (the first is '%s')",
-                          sweep__log_quote(h->world.ptr, h->world.len, q, sizeof q), s->worlds[0].level.name);
+                          sweep__log_quote(h->world.ptr, h->world.len, q, sizeof q),
+                          s->group->servers[0]->worlds[0].level.name);
         return -1;
     }
-    if (s->session_count >= s->opt.max_sessions) {
+    if (owner != s->thread) {
+        /* Another thread's world (threads.c): the connection, or this
+         * datagram, goes there and is answered there. */
+        if (p->conn) {
+            p->conn->handover_to = owner + 1;
+            return 0;
+        }
+        if (s->udp_datagram)
+            return sweep__handoff_datagram(s, owner, p->addr, s->udp_datagram, s->udp_datagram_len, 0);
+        return -1;
+    }
+    if (!sweep__session_slot_take(s)) {
         sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_SESSIONS, m->sequence, 0,
                           "the server already has its maximum of %u sessions", s->opt.max_sessions);
         if (p->conn)
@@ -92,10 +105,13 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     uint32_t role;
     char identity[SWEEP_TOKEN_IDENTITY_MAX + 1];
-    if (sweep__authenticate(s, p, m, &role, identity, sizeof identity) != 0)
+    if (sweep__authenticate(s, p, m, &role, identity, sizeof identity) != 0) {
+        sweep__session_slot_give(s);
         return -1;
+    }
     sweep__session *ss = sweep__session_create(s, w, p->conn ? SWEEP__TCP : SWEEP__UDP);
     if (!ss) {
+        sweep__session_slot_give(s);
         char peer[64];
         if (p->conn)
             snprintf(peer, sizeof peer, "%s", p->conn->peer);
@@ -238,36 +254,40 @@ static void on_collide(sweep_server *s, sweep__peer *p, const sweep_message *m)
 
 static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
+    /* Every thread's figures (threads.c): this one's as of now, the
+     * others' as of their last housekeeping tick. */
+    sweep__metrics_snapshot sum;
+    sweep__group_figures(s, &sum);
+    const sweep__stats *st = &sum.stats;
     sweep_message out;
     memset(&out, 0, sizeof out);
     out.kind = SWEEP_MSG_STATS;
     out.sequence = m->sequence;
     out.server_tick = p->session->world->tick;
-    out.as.stats.sessions = s->session_count;
-    out.as.stats.entities = s->entities.count;
-    out.as.stats.moves_total = s->stats.moves_total;
-    out.as.stats.errors_total = s->stats.errors_total;
-    out.as.stats.tick_ns_p50 = sweep__stats_tick_percentile(&s->stats, 50);
-    out.as.stats.tick_ns_p99 = sweep__stats_tick_percentile(&s->stats, 99);
-    for (unsigned i = 0; i < s->world_count; i++)
-        out.as.stats.movers += s->worlds[i].mover_count;
-    out.as.stats.crushed_total = s->stats.crushed_total;
+    out.as.stats.sessions = sweep__sessions_open(s);
+    out.as.stats.entities = sum.entities;
+    out.as.stats.moves_total = st->moves_total;
+    out.as.stats.errors_total = st->errors_total;
+    out.as.stats.tick_ns_p50 = sweep__stats_tick_percentile(st, 50);
+    out.as.stats.tick_ns_p99 = sweep__stats_tick_percentile(st, 99);
+    out.as.stats.movers = sum.movers;
+    out.as.stats.crushed_total = st->crushed_total;
     for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++) {
-        out.as.stats.rules_total[i] = s->stats.rules_total[i];
+        out.as.stats.rules_total[i] = st->rules_total[i];
         out.as.stats.session_rules[i] = p->session->rule_counts[i];
     }
     out.as.stats.rules_total_count = SWEEP_WIRE_RULE_COUNT;
     out.as.stats.session_rules_count = SWEEP_WIRE_RULE_COUNT;
-    memcpy(out.as.stats.errors_by_code, s->stats.errors_by_code, sizeof s->stats.errors_by_code);
+    memcpy(out.as.stats.errors_by_code, st->errors_by_code, sizeof st->errors_by_code);
     out.as.stats.errors_by_code_count = SWEEP_WIRE_CODE_COUNT;
-    out.as.stats.tcp_bytes_in = s->stats.bytes_in[SWEEP__TCP];
-    out.as.stats.tcp_bytes_out = s->stats.bytes_out[SWEEP__TCP];
-    out.as.stats.udp_bytes_in = s->stats.bytes_in[SWEEP__UDP];
-    out.as.stats.udp_bytes_out = s->stats.bytes_out[SWEEP__UDP];
-    out.as.stats.udp_dropped = s->stats.udp_dropped;
-    out.as.stats.ticks_total = s->stats.ticks_total;
-    out.as.stats.tick_ns_total = s->stats.tick_ns_total;
-    out.as.stats.move_ns_total = s->stats.move_ns_total;
+    out.as.stats.tcp_bytes_in = st->bytes_in[SWEEP__TCP];
+    out.as.stats.tcp_bytes_out = st->bytes_out[SWEEP__TCP];
+    out.as.stats.udp_bytes_in = st->bytes_in[SWEEP__UDP];
+    out.as.stats.udp_bytes_out = st->bytes_out[SWEEP__UDP];
+    out.as.stats.udp_dropped = st->udp_dropped;
+    out.as.stats.ticks_total = st->ticks_total;
+    out.as.stats.tick_ns_total = st->tick_ns_total;
+    out.as.stats.move_ns_total = st->move_ns_total;
     sweep__send(s, p, &out);
 }
 

@@ -7,6 +7,12 @@
  * kernel picks a free TCP port and the UDP socket is bound to the same
  * number; if some other program holds that UDP port, both are closed and
  * the search starts again (a few times).
+ *
+ * With --threads N each thread's server has its own TCP and UDP socket on
+ * the one port, all with SO_REUSEPORT: the kernel spreads connections, and
+ * datagrams by their source address, over them (threads.c). One thread
+ * sets none of it, so a sweepd of one thread never shares its port with a
+ * socket of another program.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,8 +42,10 @@ static void set_port(struct sockaddr_storage *sa, int port)
         ((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)port);
 }
 
-/* A bound socket of the given type, or -1 with errno set. */
-static int bound_socket(const struct sockaddr_storage *sa, int type)
+/* A bound socket of the given type, or -1 with errno set. shared: the
+ * port is shared with the other threads' sockets (SO_REUSEPORT, set on
+ * every one of them before bind, as the kernel requires). */
+static int bound_socket(const struct sockaddr_storage *sa, int type, int shared)
 {
     int fd = socket(sa->ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
@@ -45,6 +53,12 @@ static int bound_socket(const struct sockaddr_storage *sa, int type)
     int one = 1;
     if (type == SOCK_STREAM)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
     if (sa->ss_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
     socklen_t len = sa->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
@@ -64,9 +78,12 @@ int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "--listen: '%s' is not a numeric IPv4 or IPv6 address", s->opt.host);
         return -1;
     }
+    /* More than one thread: every thread binds the same port (threads.c);
+     * the first one finds it, the others join it. */
+    int shared = s->group->count > 1;
     for (int attempt = 0; attempt < SWEEP__BIND_ATTEMPTS; attempt++) {
         set_port(&sa, s->opt.port);
-        int tfd = bound_socket(&sa, SOCK_STREAM);
+        int tfd = bound_socket(&sa, SOCK_STREAM, shared);
         if (tfd < 0) {
             snprintf(err, errlen, "tcp bind %s:%d: %s", s->opt.host, s->opt.port, strerror(errno));
             return -1;
@@ -77,7 +94,7 @@ int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
         int port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
                                                    : ((struct sockaddr_in *)&got)->sin_port);
         set_port(&sa, port);
-        int ufd = bound_socket(&sa, SOCK_DGRAM);
+        int ufd = bound_socket(&sa, SOCK_DGRAM, shared);
         if (ufd < 0) {
             int e = errno;
             close(tfd);

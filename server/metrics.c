@@ -29,8 +29,7 @@
 
 struct sweep__metrics {
     struct MHD_Daemon *daemon;
-    pthread_mutex_t lock;          /* guards snap: the loop writes it, scrapes copy it */
-    sweep__metrics_snapshot snap;
+    sweep__group *group;           /* its published figures, one per thread, under its stats_lock */
     uint64_t start_ns;
     int port;
     char host_text[80];
@@ -159,13 +158,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, text, sizeof text - 1, "text/plain; charset=utf-8",
                       "GET, HEAD");
     }
-    /* The copy is ~10 KiB: on the heap, not this thread's stack. */
-    sweep__metrics_snapshot *snap = malloc(sizeof *snap);
+    /* The copies are ~10 KiB each: on the heap, not this thread's stack. */
+    unsigned n = m->group->count;
+    sweep__metrics_snapshot *snap = malloc((n + 1) * sizeof *snap);
     if (!snap)
         return MHD_NO;
-    pthread_mutex_lock(&m->lock);
-    *snap = m->snap;
-    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_lock(&m->group->stats_lock);
+    memcpy(snap + 1, m->group->published, n * sizeof *snap);
+    pthread_mutex_unlock(&m->group->stats_lock);
+    sweep__metrics_snapshot_sum(snap, snap + 1, n);
     size_t len = 0;
     char *body = sweep__metrics_render(snap, uv_hrtime() - m->start_ns, &len);
     free(snap);
@@ -227,11 +228,11 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
         return NULL;
     }
     m->start_ns = start_ns;
+    m->group = s->group;
     m->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
                                               : ((struct sockaddr_in *)&got)->sin_port);
     snprintf(m->host_text, sizeof m->host_text, sa.ss_family == AF_INET6 ? "[%s]" : "%s",
              strcmp(host, "localhost") == 0 ? "127.0.0.1" : host);
-    pthread_mutex_init(&m->lock, NULL);
     /* Signals stay with the loop thread (libuv's handlers): the HTTP
      * thread starts with all of them blocked. */
     sigset_t all, old;
@@ -247,7 +248,6 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
          * not documented, and closing a number twice could close another
          * file. sweepd exits on this error anyway. */
         snprintf(err, errlen, "--metrics: libmicrohttpd could not serve on %s:%d", m->host_text, m->port);
-        pthread_mutex_destroy(&m->lock);
         free(m);
         return NULL;
     }
@@ -264,25 +264,51 @@ const char *sweep__metrics_host(const sweep__metrics *m)
     return m->host_text;
 }
 
-void sweep__metrics_publish(sweep__metrics *m, const sweep_server *s)
+void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metrics_snapshot *in, unsigned n)
 {
-    if (!m)
-        return;
-    /* Counted here, on the loop thread, where the lists may be walked. */
-    uint32_t sessions[2] = {0, 0}, movers = 0;
-    for (const sweep__session *ss = s->sessions; ss; ss = ss->next)
-        sessions[ss->transport == SWEEP__UDP]++;
-    for (unsigned i = 0; i < s->world_count; i++)
-        movers += s->worlds[i].mover_count;
-    pthread_mutex_lock(&m->lock);
-    m->snap.stats = s->stats;
-    m->snap.sessions[0] = sessions[0];
-    m->snap.sessions[1] = sessions[1];
-    m->snap.connections = s->conn_count;
-    m->snap.entities = s->entities.count;
-    m->snap.worlds = s->world_count;
-    m->snap.movers = movers;
-    pthread_mutex_unlock(&m->lock);
+    memset(out, 0, sizeof *out);
+    sweep__stats *st = &out->stats;
+    uint32_t samples = 0;
+    for (unsigned k = 0; k < n; k++) {
+        const sweep__stats *a = &in[k].stats;
+        st->moves_total += a->moves_total;
+        st->errors_total += a->errors_total;
+        st->requests_total += a->requests_total;
+        st->sessions_total += a->sessions_total;
+        st->udp_dropped += a->udp_dropped;
+        st->crushed_total += a->crushed_total;
+        st->moves_ignored += a->moves_ignored;
+        for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
+            st->rules_total[i] += a->rules_total[i];
+        for (unsigned i = 0; i < SWEEP_WIRE_CODE_COUNT; i++)
+            st->errors_by_code[i] += a->errors_by_code[i];
+        for (unsigned i = 0; i < 2; i++) {
+            st->bytes_in[i] += a->bytes_in[i];
+            st->bytes_out[i] += a->bytes_out[i];
+            out->sessions[i] += in[k].sessions[i];
+        }
+        st->ticks_total += a->ticks_total;
+        st->tick_ns_total += a->tick_ns_total;
+        st->move_ns_total += a->move_ns_total;
+        out->connections += in[k].connections;
+        out->entities += in[k].entities;
+        out->worlds += in[k].worlds;
+        out->movers += in[k].movers;
+        samples += a->tick_count;
+    }
+    /* The tick ring: each thread's latest samples, in proportion to what
+     * it holds when they do not all fit; percentiles need no order. */
+    for (unsigned k = 0; k < n; k++) {
+        const sweep__stats *a = &in[k].stats;
+        uint32_t take = samples <= SWEEP__TICK_SAMPLES
+                            ? a->tick_count
+                            : (uint32_t)((uint64_t)a->tick_count * SWEEP__TICK_SAMPLES / samples);
+        for (uint32_t j = 1; j <= take && st->tick_count < SWEEP__TICK_SAMPLES; j++) {
+            uint32_t at = (a->tick_next + SWEEP__TICK_SAMPLES - j) % SWEEP__TICK_SAMPLES;
+            st->tick_ns[st->tick_count++] = a->tick_ns[at];
+        }
+    }
+    st->tick_next = st->tick_count % SWEEP__TICK_SAMPLES;
 }
 
 void sweep__metrics_stop(sweep__metrics *m)
@@ -290,6 +316,5 @@ void sweep__metrics_stop(sweep__metrics *m)
     if (!m)
         return;
     MHD_stop_daemon(m->daemon); /* joins the thread and closes the socket */
-    pthread_mutex_destroy(&m->lock);
     free(m);
 }

@@ -3,12 +3,13 @@
  * GET /metrics in the text exposition format 0.0.4, served by libmicrohttpd.
  *
  * Threading: libmicrohttpd answers in a thread of its own; the server's
- * loop thread never waits for a scrape, and a scrape never reads the
- * loop's structures. Instead the loop publishes a snapshot (the counters,
- * the tick ring and the gauges it counts) under a mutex once per
- * housekeeping tick (100 ms) and the scrape copies it out under the same
- * mutex, then formats without it. So a scrape sees values at most one
- * housekeeping period old, every value from the same instant.
+ * loop threads never wait for a scrape, and a scrape never reads the
+ * loops' structures. Instead each loop thread (one per --threads) publishes
+ * a snapshot (the counters, the tick ring and the gauges it counts) under
+ * the group's stats lock once per housekeeping tick (100 ms,
+ * sweep__server_publish in threads.c) and the scrape copies them out under
+ * the same lock, then sums and formats without it. So a scrape sees values
+ * at most one housekeeping period old, each thread's from one instant.
  *
  * Why not libmicrohttpd's external select mode on libuv (uv_poll on its
  * sockets)? Its set of sockets changes with every connection and its
@@ -28,7 +29,7 @@ typedef struct sweep_server sweep_server;
 typedef struct sweep__metrics sweep__metrics;
 
 /* What a scrape reports: copied from the loop thread by
- * sweep__metrics_publish. */
+ * sweep__server_publish (threads.c). */
 typedef struct sweep__metrics_snapshot {
     sweep__stats stats;   /* counters and the tick ring */
     uint32_t sessions[2]; /* by transport (0 TCP, 1 UDP) */
@@ -48,8 +49,9 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
 int sweep__metrics_port(const sweep__metrics *m);
 const char *sweep__metrics_host(const sweep__metrics *m);
 
-/* Loop thread: makes the server's current figures the ones scrapes see. */
-void sweep__metrics_publish(sweep__metrics *m, const sweep_server *s);
+/* The figures of n threads as one: counters and gauges added, the tick
+ * ring filled from each thread's latest samples. */
+void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metrics_snapshot *in, unsigned n);
 
 /* Stops serving (waits for a scrape in progress) and frees; NULL is fine. */
 void sweep__metrics_stop(sweep__metrics *m);

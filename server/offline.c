@@ -22,9 +22,12 @@ sweep_server *sweep__offline_create(const sweep_server_options *opt, char *err, 
 sweep__session *sweep__offline_open(sweep_server *s, uint64_t id, uint32_t role, int tcp, const char *identity,
                                     size_t identity_len)
 {
+    sweep__session_slot_take(s); /* always granted offline */
     sweep__session *ss = sweep__session_create(s, &s->worlds[0], tcp ? SWEEP__TCP : SWEEP__UDP);
-    if (!ss)
+    if (!ss) {
+        sweep__session_slot_give(s);
         return NULL;
+    }
     ss->id = id;
     ss->role = role;
     if (identity_len >= sizeof ss->identity)

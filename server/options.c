@@ -41,6 +41,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->record_max_mb = 256;
     opt->record_hash_every = 60;
     snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
+    opt->threads = 1;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -189,6 +190,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
     if (strcmp(key, "max-sessions") == 0)
         return parse_u32(key, value, 1, 1000000, &opt->max_sessions, err, errlen);
+    if (strcmp(key, "threads") == 0)
+        return parse_u32(key, value, 1, SWEEP_SERVER_MAX_MAPS, &opt->threads, err, errlen);
     if (strcmp(key, "max-entities") == 0)
         return parse_u32(key, value, 1, 100000, &opt->max_entities, err, errlen);
     if (strcmp(key, "max-batch") == 0)
@@ -339,6 +342,9 @@ void sweep_server_options_usage(FILE *out)
           "                          picks a free port; IPv6 as [ADDR]:PORT)\n"
           "  --tick-rate HZ          ticks per second of every world (default: the map's)\n"
           "  --max-sessions N        sessions per server (default 1024)\n"
+          "  --threads N             event-loop threads (default 1, at most 16): world i\n"
+          "                          runs on thread i mod N, all of them on the one port;\n"
+          "                          more threads than maps are not started\n"
           "  --max-entities N        entities per session (default 64)\n"
           "  --max-batch N           moves per MoveBatch (default 64)\n"
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"

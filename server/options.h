@@ -76,6 +76,8 @@ typedef struct sweep_server_options {
     int metrics;               /* serve GET /metrics on metrics_host:metrics_port */
     char metrics_host[64];     /* numeric IPv4 or IPv6 address, as --listen's */
     int metrics_port;          /* 0 = any free port (the ready line names it) */
+    /* Event-loop threads; world i runs on thread i mod threads (threads.c). */
+    uint32_t threads;          /* 1 = everything on the thread that runs the server */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
@@ -85,7 +87,7 @@ typedef struct sweep_server_options {
  * memory a quarter of the machine's, log level info, no maps, no
  * command token and no auth secret (nobody gets the server role; everyone
  * is a guest player), entities pass through each other, no Fly or Noclip
- * moves, a time bank of 0.25 s, no metrics endpoint. */
+ * moves, a time bank of 0.25 s, no metrics endpoint, one thread. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

@@ -9,6 +9,11 @@
  * "in flight" means queued) and is drained, each within --drain-timeout.
  * When the last handle has closed the loop returns and run() returns 0. A
  * second signal during shutdown closes whatever is left at once.
+ *
+ * With --threads N there are N such servers (threads.c), one per thread;
+ * the one sweep_server_create returns runs on the caller's thread, takes
+ * the signals and passes every shutdown on to the others, and run()
+ * returns once every thread's loop has ended.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -30,6 +35,11 @@ static void close_handle(uv_handle_t *h, int *open)
 
 static void shutdown_server(sweep_server *s, const char *reason)
 {
+    /* Server 0 takes the signals and stop(): the other threads hear of it
+     * through their own stop handles (a second time forces them too). */
+    if (s->thread == 0)
+        for (unsigned i = 1; i < s->group->count; i++)
+            uv_async_send(&s->group->servers[i]->stop_async);
     if (s->stopping) {
         sweep__log(SWEEP_LOG_WARN, "shutdown_forced", "reason=%s connections=%u", reason, s->conn_count);
         for (sweep__conn *c = s->conns; c; c = c->next)
@@ -66,7 +76,11 @@ static void shutdown_server(sweep_server *s, const char *reason)
         uv_unref((uv_handle_t *)&s->sigterm);
         uv_unref((uv_handle_t *)&s->sigint);
     }
-    close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
+    /* So do the stop and inbox handles: another thread may still signal
+     * them (a forced stop, a handover on its way; destroy drains it). */
+    uv_unref((uv_handle_t *)&s->stop_async);
+    if (s->inbox_open)
+        uv_unref((uv_handle_t *)&s->inbox_async);
     if (s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -91,7 +105,7 @@ static void on_housekeeping(uv_timer_t *t)
     if (!s->stopping)
         sweep__sessions_expire(s, now);
     sweep__conns_check_drain(s, now);
-    sweep__metrics_publish(s->metrics, s);
+    sweep__server_publish(s);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -104,9 +118,13 @@ static uint32_t pow2_at_least(uint32_t n)
     return p;
 }
 
-/* An offline server (offline.c) has everything but the loop, the sockets
- * and the recording. */
-sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen)
+static void destroy_one(sweep_server *s);
+
+/* The server of thread `thread` of g, with its share of the maps. An
+ * offline server (offline.c) has everything but the loop, the sockets and
+ * the recording. */
+static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g, unsigned thread, int offline,
+                                char *err, size_t errlen)
 {
     sweep_server *s = sweep__calloc(1, sizeof *s);
     if (!s) {
@@ -114,10 +132,10 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
         return NULL;
     }
     s->opt = *opt;
+    s->group = g;
+    s->thread = thread;
+    s->cookie = &g->cookie;
     s->ready_out = stdout;
-    sweep__log_set_level(opt->log_level);
-    if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
-        goto fail;
     s->offline = offline;
     if (!offline && uv_loop_init(&s->loop) != 0) {
         snprintf(err, errlen, "cannot create the event loop");
@@ -127,15 +145,10 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
     /* Guests by default only where nobody can prove who they are. */
     s->allow_guests = opt->allow_guests >= 0 ? opt->allow_guests : opt->auth_secret_len == 0;
     sweep__bucket_init(&s->auth_log, 10.0, uv_hrtime());
-    if (opt->auth_secret_loose)
+    if (opt->auth_secret_loose && thread == 0)
         sweep__log(SWEEP_LOG_WARN, "auth_secret_readable",
                    "file=%s: group or others may read it; anyone who can mints tokens of any role (chmod 600)",
                    opt->auth_secret_file);
-    int r = sweep__cookie_key_init(&s->cookie, 0);
-    if (r != 0) {
-        snprintf(err, errlen, "cannot draw the cookie secret: %s", uv_strerror(r));
-        goto fail;
-    }
     /* Batch storage for the decoder: room for any batch a frame can hold,
      * so an oversized batch is decoded and refused by count, naming its
      * sequence. Every vector entry may point at one shared Move table, so
@@ -170,19 +183,51 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
         goto fail;
     if (offline)
         return s;
+    /* The others share the port the first one got (SO_REUSEPORT). */
+    if (thread > 0)
+        s->opt.port = g->servers[0]->port;
     if (sweep__listen_bind(s, err, errlen) != 0)
         goto fail;
-    if (opt->metrics && !(s->metrics = sweep__metrics_start(s, uv_hrtime(), err, errlen)))
+    if (thread == 0 && opt->metrics && !(s->metrics = sweep__metrics_start(s, uv_hrtime(), err, errlen)))
         goto fail;
+    if (thread > 0)
+        s->metrics = g->servers[0]->metrics;
     if (sweep__record_start(s, err, errlen) != 0)
         goto fail;
     uv_async_init(&s->loop, &s->stop_async, on_stop_async);
     s->stop_async.data = s;
     s->async_open = 1;
+    sweep__inbox_open(s);
     return s;
 fail:
-    sweep_server_destroy(s);
+    destroy_one(s);
     return NULL;
+}
+
+sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen)
+{
+    sweep__log_set_level(opt->log_level);
+    if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
+        return NULL;
+    /* A thread without a world would only pass work on: not started. */
+    unsigned n = offline || opt->threads < 1 ? 1 : opt->threads;
+    if (n > opt->map_count)
+        n = opt->map_count;
+    sweep__group *g = sweep__group_create(n, opt->max_sessions);
+    if (!g) {
+        snprintf(err, errlen, "out of memory (or no random bytes for the cookie secret)");
+        return NULL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        g->servers[i] = create_one(opt, g, i, offline, err, errlen);
+        if (!g->servers[i]) {
+            while (i-- > 0)
+                destroy_one(g->servers[i]);
+            sweep__group_free(g);
+            return NULL;
+        }
+    }
+    return g->servers[0];
 }
 
 sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
@@ -200,14 +245,32 @@ void sweep_server_set_ready_output(sweep_server *s, FILE *out)
     s->ready_out = out;
 }
 
+/* Everything of one server but its loop's run: sockets, timers, ticks. */
+static int start_one(sweep_server *s, char *err, size_t errlen)
+{
+    if (sweep__tcp_start(s, err, errlen) != 0 || sweep__udp_start(s, err, errlen) != 0)
+        return -1;
+    uv_timer_init(&s->loop, &s->housekeeping);
+    s->housekeeping.data = s;
+    s->housekeeping_open = 1;
+    uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
+    sweep__worlds_start(s);
+    return 0;
+}
+
 int sweep_server_run(sweep_server *s)
 {
     char err[256];
+    sweep__group *g = s->group;
     /* A peer that resets while we write must not kill the process. */
     signal(SIGPIPE, SIG_IGN);
-    if (sweep__tcp_start(s, err, sizeof err) != 0 || sweep__udp_start(s, err, sizeof err) != 0) {
-        sweep__log(SWEEP_LOG_ERROR, "start_failed", "error=\"%s\"", err);
-        return 1;
+    /* Every loop is set up here, before any thread runs one: nothing is
+     * served until all of them listen. */
+    for (unsigned i = 0; i < g->count; i++) {
+        if (start_one(g->servers[i], err, sizeof err) != 0) {
+            sweep__log(SWEEP_LOG_ERROR, "start_failed", "thread=%u error=\"%s\"", i, err);
+            return 1;
+        }
     }
     uv_signal_init(&s->loop, &s->sigterm);
     uv_signal_init(&s->loop, &s->sigint);
@@ -215,23 +278,19 @@ int sweep_server_run(sweep_server *s)
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
     s->signals_open = 1;
-    uv_timer_init(&s->loop, &s->housekeeping);
-    s->housekeeping.data = s;
-    s->housekeeping_open = 1;
-    uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
-    sweep__worlds_start(s);
     /* --metrics: "127.0.0.1:9100" (the port picked, for port 0) for both
      * lines below, so a scrape right after the ready line has figures. */
     char metrics[100] = "off";
     if (s->metrics) {
         snprintf(metrics, sizeof metrics, "%s:%d", sweep__metrics_host(s->metrics), sweep__metrics_port(s->metrics));
-        sweep__metrics_publish(s->metrics, s);
+        for (unsigned i = 0; i < g->count; i++)
+            sweep__server_publish(g->servers[i]);
     }
     sweep__log(SWEEP_LOG_INFO, "ready",
-               "tcp=%s:%d udp=%s:%d worlds=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s guests=%s "
-               "free_move=%s time_bank=%g metrics=%s",
-               s->host_text, s->port, s->host_text, s->port, s->world_count, s->opt.max_sessions, s->opt.max_frame,
-               s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
+               "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
+               "guests=%s free_move=%s time_bank=%g metrics=%s",
+               s->host_text, s->port, s->host_text, s->port, s->opt.map_count, g->count, s->opt.max_sessions,
+               s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics);
     /* Fault-injection builds count allocations from here: what a test
      * fails is the requests' and the ticks', never the start-up's. */
@@ -241,12 +300,26 @@ int sweep_server_run(sweep_server *s)
                 s->metrics ? " metrics=" : "", s->metrics ? metrics : "");
         fflush(s->ready_out);
     }
-    int r = uv_run(&s->loop, UV_RUN_DEFAULT);
-    sweep__log(SWEEP_LOG_INFO, "stopped", "moves_total=%llu errors_total=%llu sessions_total=%llu",
-               (unsigned long long)s->stats.moves_total, (unsigned long long)s->stats.errors_total,
-               (unsigned long long)s->stats.sessions_total);
-    (void)r;
-    return 0;
+    unsigned started = (unsigned)sweep__group_run_threads(g);
+    int rc = 0;
+    if (started < g->count) {
+        sweep__log(SWEEP_LOG_ERROR, "thread_failed", "started=%u threads=%u", started, g->count);
+        shutdown_server(s, "thread_failed");
+        rc = 1;
+    }
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    sweep__group_join_threads(g, started);
+    sweep__metrics_snapshot *all = sweep__calloc(g->count + 1, sizeof *all);
+    if (all) {
+        for (unsigned i = 0; i < g->count; i++)
+            sweep__server_snapshot(g->servers[i], &all[i + 1]);
+        sweep__metrics_snapshot_sum(all, all + 1, g->count);
+        sweep__log(SWEEP_LOG_INFO, "stopped", "moves_total=%llu errors_total=%llu sessions_total=%llu",
+                   (unsigned long long)all->stats.moves_total, (unsigned long long)all->stats.errors_total,
+                   (unsigned long long)all->stats.sessions_total);
+        free(all);
+    }
+    return rc;
 }
 
 void sweep_server_stop(sweep_server *s)
@@ -254,16 +327,19 @@ void sweep_server_stop(sweep_server *s)
     uv_async_send(&s->stop_async);
 }
 
-void sweep_server_destroy(sweep_server *s)
+static void destroy_one(sweep_server *s)
 {
     if (!s)
         return;
-    sweep__metrics_stop(s->metrics); /* first: no scrape runs while the rest goes */
+    if (s->thread == 0) {
+        sweep__metrics_stop(s->metrics); /* first: no scrape runs while the rest goes */
+    }
     s->metrics = NULL;
     if (s->loop_open) {
         sweep__tcp_stop(s);
         sweep__udp_close(s);
         close_handle((uv_handle_t *)&s->stop_async, &s->async_open);
+        close_handle((uv_handle_t *)&s->inbox_async, &s->inbox_open);
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
         if (s->signals_open) {
             uv_close((uv_handle_t *)&s->sigterm, NULL);
@@ -276,6 +352,8 @@ void sweep_server_destroy(sweep_server *s)
         uv_run(&s->loop, UV_RUN_DEFAULT);
         uv_loop_close(&s->loop);
     }
+    if (s->inbox_tail)
+        sweep__inbox_drain(s); /* handed to it after its loop ended */
     while (s->sessions) {
         s->sessions->close_reason = "shutdown";
         sweep__session_destroy(s->sessions);
@@ -292,4 +370,16 @@ void sweep_server_destroy(sweep_server *s)
     sweep__udp_free(s);
     free(s->addr_buckets);
     free(s);
+}
+
+void sweep_server_destroy(sweep_server *s)
+{
+    if (!s)
+        return;
+    /* Every thread has ended (run joins them); server 0 goes last, with
+     * the metrics endpoint that reads the group. */
+    sweep__group *g = s->group;
+    for (unsigned i = g->count; i-- > 0;)
+        destroy_one(g->servers[i]);
+    sweep__group_free(g);
 }

@@ -40,6 +40,7 @@
 #define SWEEP_SERVER_SERVER_IMPL_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -183,6 +184,8 @@ struct sweep__conn {
     uint64_t last_read_ms;      /* loop time of the last bytes read: the idle timeout */
     sweep__addr_key addr;       /* its entry in server->addrs */
     unsigned counted_handshake : 1, counted_session : 1; /* what it adds to that entry */
+    unsigned handed_over : 1;   /* passed to another thread, which keeps its counts */
+    unsigned handover_to;       /* set by a Hello for another thread's world: that thread + 1 */
     unsigned writing : 1;       /* write_req is in flight */
     unsigned shutdown_asked : 1;
     uint8_t *in;                /* the start of a frame not complete yet */
@@ -211,8 +214,49 @@ typedef struct sweep__peer {
     uint64_t now;    /* uv_hrtime() when it arrived, read once per receive batch (UDP); 0 = read when needed */
 } sweep__peer;
 
+/* A datagram or a TCP connection passed to the thread that owns its world
+ * (threads.c): queued under the group's lock, picked up on the owner's
+ * loop through its uv_async. */
+typedef struct sweep__handoff {
+    struct sweep__handoff *next;
+    int fd;                        /* TCP: a dup of the connection's socket; -1 for a datagram */
+    struct sockaddr_storage addr;  /* UDP: the sender; TCP: the peer */
+    int partial;                   /* UDP: the datagram was cut short by the buffer */
+    size_t len;                    /* bytes: the datagram, or what the connection sent from its Hello on */
+    uint8_t bytes[];
+} sweep__handoff;
+
+/* What the servers of one sweepd (one per thread, threads.c) share. Every
+ * field is fixed after creation except those under `lock` and the atomics.
+ * A sweepd of one thread has a group of one, so the code is the same. */
+typedef struct sweep__group {
+    unsigned count;           /* servers and threads */
+    sweep_server **servers;   /* [count]; servers[0] is the one sweep_server_create returns */
+    sweep__cookie_key cookie; /* one secret: any thread checks any cookie (the nonce is atomic) */
+    /* Global limits, counted across threads (atomics, __atomic builtins). */
+    uint32_t sessions;        /* sessions open: slots taken by sweep__session_slot_take */
+    uint32_t conns;           /* TCP connections open */
+    size_t conn_mem;          /* bytes the connections of every thread hold */
+    uint64_t next_session_id;
+    pthread_mutex_t lock;     /* guards the next three and every server's inbox */
+    sweep__addr_table addrs;  /* counts per client address (limits.h) */
+    struct sweep__route **routes; /* UDP session address -> owning thread, chained (count > 1 only) */
+    uint32_t route_count, route_cap;
+    pthread_mutex_t stats_lock; /* guards published */
+    sweep__metrics_snapshot *published; /* [count]: each thread's figures as of its last housekeeping */
+    int locks_open;
+    pthread_t *threads;       /* [count]; [0] unused: the caller's thread runs server 0 */
+} sweep__group;
+
 struct sweep_server {
     sweep_server_options opt;
+    sweep__group *group;
+    unsigned thread;          /* its index in the group */
+    uv_async_t inbox_async;   /* handoffs queued for it */
+    int inbox_open;
+    sweep__handoff *inbox, **inbox_tail; /* under group->lock */
+    const uint8_t *udp_datagram; /* the datagram being handled (a Hello may pass it on) */
+    size_t udp_datagram_len;
     uv_loop_t loop;
     int loop_open;
     uv_poll_t tcp;  /* the listening socket, accepted from by tcp.c */
@@ -240,9 +284,8 @@ struct sweep_server {
 
     sweep__conn *conns;
     uint32_t conn_count;
-    size_t conn_mem;     /* bytes the connections hold (the sum of conn->mem) */
+    size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
     size_t max_memory;   /* --max-memory resolved, in bytes */
-    sweep__addr_table addrs; /* counts per client address (limits.h) */
     sweep__bucket refuse_log; /* conn_refused lines it may still write */
     uint64_t refuse_log_suppressed;
     uint64_t refused_total;  /* connections refused at accept */
@@ -251,9 +294,8 @@ struct sweep_server {
     sweep__session **addr_buckets; /* UDP sessions by address */
     uint32_t addr_bucket_count;
     sweep__entity_table entities;
-    uint64_t next_session_id;
 
-    sweep__cookie_key cookie;
+    sweep__cookie_key *cookie;      /* the group's */
     int allow_guests;               /* --allow-guests, its default resolved */
     sweep__bucket auth_log;         /* auth_failed lines it may still write */
     uint64_t auth_log_suppressed;
@@ -314,7 +356,9 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen);
 void sweep__worlds_start(sweep_server *s);
 void sweep__worlds_stop(sweep_server *s);
 void sweep__worlds_free(sweep_server *s);
-sweep__world *sweep__world_find(sweep_server *s, const char *name);
+/* The world a Hello names, on any thread (read only what is fixed after
+ * creation), and the thread that owns it; NULL if none has that name. */
+sweep__world *sweep__world_find(sweep_server *s, const char *name, unsigned *owner);
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
 uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index); /* core index -> movers.id, 0 = none */
@@ -365,6 +409,8 @@ sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *
 void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr);
 void sweep__sessions_expire(sweep_server *s, uint64_t now_ns);
 void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen);
+uint32_t sweep__sockaddr_hash(const struct sockaddr *a); /* family, address and port */
+int sweep__sockaddr_equal(const struct sockaddr *a, const struct sockaddr *b);
 
 /* send.c */
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m);
@@ -421,6 +467,12 @@ int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);
 void sweep__tcp_stop(sweep_server *s); /* closes the listening socket: nothing more is accepted */
 void sweep__tcp_free(sweep_server *s); /* after every session is gone */
 void sweep__conn_drain(sweep__conn *c);
+/* A connection handed over by another thread (threads.c): served here from
+ * its bytes on; or, when this thread is stopping, closed and uncounted. */
+void sweep__conn_adopt(sweep_server *s, const sweep__handoff *h);
+void sweep__conn_refuse_handoff(sweep_server *s, const sweep__handoff *h);
+/* Takes off the counts an admitted connection that is not served holds. */
+void sweep__conn_uncount(sweep_server *s, const sweep__addr_key *key);
 void sweep__conn_close(sweep__conn *c);
 int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final);
 /* Housekeeping: drains past their deadline, connections silent past the
@@ -435,6 +487,12 @@ int sweep__addr_session_allowed(sweep_server *s, sweep__peer *p, const struct so
 
 /* udp.c */
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen);
+/* One datagram received (or forwarded from another thread) at now. */
+void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+                        uint64_t now);
+/* Answers made between the two leave together (sendmmsg). */
+void sweep__udp_batch_begin(sweep_server *s);
+void sweep__udp_batch_end(sweep_server *s);
 /* What a UDP Hello from the address of p->session comes to (sweep__udp_rehello). */
 typedef enum sweep__rehello {
     SWEEP__REHELLO_DONE = 0, /* answered (Challenge, BadCookie) or dropped; the session is untouched */
@@ -449,6 +507,42 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
 /* Sends what is queued and closes the socket's handles (a no-op once closed). */
 void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */
+
+/* threads.c: the group of servers, one per thread (--threads). */
+sweep__group *sweep__group_create(unsigned count, uint32_t max_sessions);
+void sweep__group_free(sweep__group *g);
+void sweep__group_lock(sweep_server *s);   /* the per-address table, routes, inboxes */
+void sweep__group_unlock(sweep_server *s);
+/* A --max-sessions slot for a new session: 1, or 0 when all are taken.
+ * Given back when the session ends (sweep__session_destroy) or was not
+ * made after all. */
+int sweep__session_slot_take(sweep_server *s);
+void sweep__session_slot_give(sweep_server *s);
+uint32_t sweep__sessions_open(const sweep_server *s); /* of every thread */
+/* UDP session addresses and the thread that owns them (more than one
+ * thread only): where a datagram that reached another thread goes. */
+void sweep__route_add(sweep_server *s, const struct sockaddr *addr);
+void sweep__route_remove(sweep_server *s, const struct sockaddr *addr);
+int sweep__route_find(sweep_server *s, const struct sockaddr *addr); /* the thread, or -1 */
+/* Queue a datagram, or a connection (its socket fd, already dup'ed, and
+ * the bytes a then b it sent from its Hello on), for thread `to`: 0, or
+ * -1 when out of memory (the fd is not closed then). */
+int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr *addr, const uint8_t *data, size_t len,
+                            int partial);
+int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct sockaddr *addr, const uint8_t *a,
+                        size_t alen, const uint8_t *b, size_t blen);
+void sweep__inbox_open(sweep_server *s);
+void sweep__inbox_drain(sweep_server *s); /* destroy: what was never picked up */
+/* This thread's figures now; the sum of every thread's (its own now, the
+ * others' as last published); publish this thread's for the others and
+ * the metrics endpoint (housekeeping). */
+void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap);
+void sweep__group_figures(sweep_server *s, sweep__metrics_snapshot *out);
+void sweep__server_publish(sweep_server *s);
+/* Starts threads 1..count-1 on their servers' loops: how many run,
+ * counting the caller's (count when all started). */
+int sweep__group_run_threads(sweep__group *g);
+void sweep__group_join_threads(sweep__group *g, unsigned started);
 
 /* listen.c */
 /* A numeric IPv4 or IPv6 address ("localhost" too) with port: 0, or -1. */

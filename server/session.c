@@ -39,7 +39,7 @@ void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen)
 }
 
 /* Hash and equality of a UDP source address (family, address, port). */
-static uint32_t addr_hash(const struct sockaddr *a)
+uint32_t sweep__sockaddr_hash(const struct sockaddr *a)
 {
     uint32_t h = 2166136261u;
     const uint8_t *p;
@@ -61,7 +61,7 @@ static uint32_t addr_hash(const struct sockaddr *a)
     return h;
 }
 
-static int addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+int sweep__sockaddr_equal(const struct sockaddr *a, const struct sockaddr *b)
 {
     if (a->sa_family != b->sa_family)
         return 0;
@@ -80,8 +80,8 @@ sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *
 {
     if (!s->addr_buckets || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
         return NULL;
-    sweep__session *ss = s->addr_buckets[addr_hash(addr) % s->addr_bucket_count];
-    while (ss && !addr_equal((const struct sockaddr *)&ss->addr, addr))
+    sweep__session *ss = s->addr_buckets[sweep__sockaddr_hash(addr) % s->addr_bucket_count];
+    while (ss && !sweep__sockaddr_equal((const struct sockaddr *)&ss->addr, addr))
         ss = ss->addr_next;
     return ss;
 }
@@ -92,17 +92,19 @@ void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr)
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&ss->addr, addr, len);
     sweep__addr_text(addr, ss->peer, sizeof ss->peer);
-    uint32_t b = addr_hash(addr) % s->addr_bucket_count;
+    uint32_t b = sweep__sockaddr_hash(addr) % s->addr_bucket_count;
     ss->addr_next = s->addr_buckets[b];
     s->addr_buckets[b] = ss;
     sweep__addr_sessions(s, addr, +1);
+    sweep__route_add(s, addr);
 }
 
 static void udp_unbind(sweep__session *ss)
 {
     sweep_server *s = ss->server;
     sweep__addr_sessions(s, (const struct sockaddr *)&ss->addr, -1);
-    uint32_t b = addr_hash((const struct sockaddr *)&ss->addr) % s->addr_bucket_count;
+    sweep__route_remove(s, (const struct sockaddr *)&ss->addr);
+    uint32_t b = sweep__sockaddr_hash((const struct sockaddr *)&ss->addr) % s->addr_bucket_count;
     for (sweep__session **pp = &s->addr_buckets[b]; *pp; pp = &(*pp)->addr_next) {
         if (*pp == ss) {
             *pp = ss->addr_next;
@@ -116,7 +118,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     sweep__session *ss = sweep__calloc(1, sizeof *ss);
     if (!ss)
         return NULL;
-    ss->id = ++s->next_session_id;
+    ss->id = __atomic_add_fetch(&s->group->next_session_id, 1, __ATOMIC_RELAXED);
     ss->server = s;
     ss->world = w;
     ss->transport = t;
@@ -176,6 +178,7 @@ void sweep__session_destroy(sweep__session *ss)
     if (ss->next)
         ss->next->prev = ss->prev;
     s->session_count--;
+    sweep__session_slot_give(s);
     char rules[256];
     sweep__log(SWEEP_LOG_INFO, "session_close",
                "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu rate_dropped=%llu",

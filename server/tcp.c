@@ -77,10 +77,19 @@
 
 /* --- Memory ------------------------------------------------------------ */
 
-/* Can the connections hold `more` bytes more within --max-memory? */
+/* Can the connections (of every thread) hold `more` bytes more within
+ * --max-memory? */
 static int mem_allows(const sweep_server *s, size_t more)
 {
-    return s->conn_mem <= s->max_memory && more <= s->max_memory - s->conn_mem;
+    size_t held = __atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED);
+    return held <= s->max_memory && more <= s->max_memory - held;
+}
+
+/* The connections of this thread hold delta bytes more (or fewer). */
+static void mem_count(sweep_server *s, size_t plus, size_t minus)
+{
+    s->conn_mem = s->conn_mem + plus - minus;
+    __atomic_add_fetch(&s->group->conn_mem, plus - minus, __ATOMIC_RELAXED);
 }
 
 /* Gives *buf the capacity ncap (0 frees it), keeping its first `keep`
@@ -100,21 +109,26 @@ static int buf_resize(sweep__conn *c, uint8_t **buf, size_t *cap, size_t ncap)
     }
     *buf = n;
     c->mem = c->mem - *cap + ncap;
-    c->server->conn_mem = c->server->conn_mem - *cap + ncap;
+    mem_count(c->server, ncap, *cap);
     *cap = ncap;
     return 0;
 }
 
 /* --- Per-address counts -------------------------------------------------- */
 
+/* The table is the group's, shared by the threads (threads.c): every
+ * use is under its lock, and no entry pointer outlives it. */
+
 static void uncount_handshake(sweep__conn *c)
 {
     if (!c->counted_handshake)
         return;
     c->counted_handshake = 0;
-    sweep__addr_count *a = sweep__addr_find(&c->server->addrs, &c->addr);
+    sweep__group_lock(c->server);
+    sweep__addr_count *a = sweep__addr_find(&c->server->group->addrs, &c->addr);
     if (a && a->handshakes)
         a->handshakes--;
+    sweep__group_unlock(c->server);
 }
 
 /* The connection got its session: it is counted as one of its address's
@@ -122,11 +136,13 @@ static void uncount_handshake(sweep__conn *c)
 static void count_session(sweep__conn *c)
 {
     uncount_handshake(c);
-    sweep__addr_count *a = sweep__addr_find(&c->server->addrs, &c->addr);
+    sweep__group_lock(c->server);
+    sweep__addr_count *a = sweep__addr_find(&c->server->group->addrs, &c->addr);
     if (a && !c->counted_session) {
         c->counted_session = 1;
         a->sessions++;
     }
+    sweep__group_unlock(c->server);
 }
 
 void sweep__addr_sessions(sweep_server *s, const struct sockaddr *addr, int delta)
@@ -134,33 +150,42 @@ void sweep__addr_sessions(sweep_server *s, const struct sockaddr *addr, int delt
     sweep__addr_key key;
     if (sweep__addr_key_of(addr, &key) != 0)
         return;
+    sweep__addr_table *t = &s->group->addrs;
+    sweep__group_lock(s);
     if (delta > 0) {
         /* A failed allocation only loses the count of a session already
          * made: the limit is then one too generous for that address. */
-        sweep__addr_count *a = sweep__addr_get(&s->addrs, &key);
+        sweep__addr_count *a = sweep__addr_get(t, &key);
         if (a)
             a->sessions++;
-        return;
+    } else {
+        sweep__addr_count *a = sweep__addr_find(t, &key);
+        if (a && a->sessions) {
+            a->sessions--;
+            sweep__addr_put(t, a);
+        }
     }
-    sweep__addr_count *a = sweep__addr_find(&s->addrs, &key);
-    if (a && a->sessions) {
-        a->sessions--;
-        sweep__addr_put(&s->addrs, a);
-    }
+    sweep__group_unlock(s);
 }
 
+/* Checked at the Hello and counted once the session is made: two threads
+ * whose Hellos from one address cross may both pass (one over per extra
+ * thread, at worst). */
 static int session_allowed(sweep_server *s, sweep__peer *p, const sweep__addr_key *key, uint32_t sequence)
 {
-    sweep__addr_count *a = sweep__addr_find(&s->addrs, key);
-    if (!a || a->sessions < s->opt.max_sessions_per_address)
+    sweep__group_lock(s);
+    sweep__addr_count *a = sweep__addr_find(&s->group->addrs, key);
+    uint32_t sessions = a ? a->sessions : 0;
+    sweep__group_unlock(s);
+    if (sessions < s->opt.max_sessions_per_address)
         return 1;
     char at[64];
     sweep__addr_key_text(key, at, sizeof at);
     sweep__log(SWEEP_LOG_INFO, "session_refused", "address=%s sessions=%u max_sessions_per_address=%u", at,
-               a->sessions, s->opt.max_sessions_per_address);
+               sessions, s->opt.max_sessions_per_address);
     sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_SESSIONS, sequence, 0,
                       "%s already has %u sessions: at most %u per address (--max-sessions-per-address)", at,
-                      a->sessions, s->opt.max_sessions_per_address);
+                      sessions, s->opt.max_sessions_per_address);
     return 0;
 }
 
@@ -180,15 +205,21 @@ static void on_close(uv_handle_t *h)
     sweep_server *s = c->server;
     if (c->session)
         sweep__session_destroy(c->session);
-    sweep__addr_count *a = sweep__addr_find(&s->addrs, &c->addr);
-    if (a) {
-        if (a->conns)
-            a->conns--;
-        if (c->counted_handshake && a->handshakes)
-            a->handshakes--;
-        if (c->counted_session && a->sessions)
-            a->sessions--;
-        sweep__addr_put(&s->addrs, a);
+    if (!c->handed_over) {
+        /* A connection handed over is counted by the thread that has it. */
+        sweep__group_lock(s);
+        sweep__addr_count *a = sweep__addr_find(&s->group->addrs, &c->addr);
+        if (a) {
+            if (a->conns)
+                a->conns--;
+            if (c->counted_handshake && a->handshakes)
+                a->handshakes--;
+            if (c->counted_session && a->sessions)
+                a->sessions--;
+            sweep__addr_put(&s->group->addrs, a);
+        }
+        sweep__group_unlock(s);
+        __atomic_sub_fetch(&s->group->conns, 1, __ATOMIC_RELAXED);
     }
     if (c->prev)
         c->prev->next = c->next;
@@ -201,7 +232,7 @@ static void on_close(uv_handle_t *h)
     buf_resize(c, &c->in, &c->in_cap, 0);
     buf_resize(c, &c->flight, &c->flight_cap, 0);
     buf_resize(c, &c->queue, &c->queue_cap, 0);
-    s->conn_mem -= c->mem;
+    mem_count(s, 0, c->mem);
     free(c);
 }
 
@@ -211,6 +242,9 @@ void sweep__conn_close(sweep__conn *c)
         return;
     uncount_handshake(c);
     c->state = SWEEP__CONN_CLOSING;
+    /* Answers queued behind a write that failed or is cancelled now never
+     * leave: they must not look pending (the invariants, on_write). */
+    c->queue_len = 0;
     uv_close((uv_handle_t *)&c->handle, on_close);
 }
 
@@ -549,27 +583,46 @@ static void frame(sweep__conn *c, const uint8_t *data, size_t len)
         count_session(c);
 }
 
-static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+/* The connection's Hello named another thread's world (sweep__hello set
+ * handover_to): the socket and the bytes from that Hello on (a, then b)
+ * go to that thread, which answers the Hello; this thread forgets the
+ * connection without uncounting it (the new owner keeps its counts). */
+static void hand_over(sweep__conn *c, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    sweep__conn *c = st->data;
     sweep_server *s = c->server;
-    if (nread == 0)
-        return;
-    if (nread < 0) {
-        if (nread == UV_EOF) {
-            if (c->in_len)
-                sweep__log(SWEEP_LOG_INFO, "conn_eof_mid_frame", "peer=%s buffered=%zu", c->peer, c->in_len);
-            sweep__conn_drain(c);
-        } else {
-            sweep__log(SWEEP_LOG_DEBUG, "conn_read_error", "peer=%s error=%s", c->peer, uv_err_name((int)nread));
-            sweep__conn_close(c);
-        }
+    unsigned to = c->handover_to - 1;
+    c->handover_to = 0;
+    uv_os_fd_t fd;
+    int nfd = -1;
+    struct sockaddr_storage sa;
+    int sl = sizeof sa;
+    /* Answers still pending here (a client that did not read before its
+     * Hello) could not be ordered before the new owner's: refused. */
+    int ok = !c->writing && c->flight_len == 0 && c->queue_len == 0 &&
+             uv_fileno((const uv_handle_t *)&c->handle, &fd) == 0 &&
+             uv_tcp_getpeername(&c->handle, (struct sockaddr *)&sa, &sl) == 0 &&
+             (nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0;
+    if (ok && sweep__handoff_conn(s, to, nfd, (const struct sockaddr *)&sa, a, alen, b, blen) == 0) {
+        sweep__log(SWEEP_LOG_DEBUG, "conn_handover", "peer=%s thread=%u", c->peer, to);
+        c->handed_over = 1;
+        c->counted_handshake = 0; /* the new owner's now */
+        uv_read_stop((uv_stream_t *)&c->handle);
+        sweep__conn_close(c);
         return;
     }
-    const uint8_t *data = (const uint8_t *)buf->base;
-    size_t left = (size_t)nread;
-    s->stats.bytes_in[SWEEP__TCP] += left;
-    c->last_read_ms = uv_now(&s->loop);
+    if (nfd >= 0)
+        close(nfd);
+    sweep__log(SWEEP_LOG_WARN, "conn_handover_failed", "peer=%s thread=%u", c->peer, to);
+    sweep__peer p = {.tcp = 1, .conn = c, .session = NULL, .budget = SIZE_MAX};
+    sweep__send_error(s, &p, SWEEP_WIRE_INTERNAL, 0, 0,
+                      "the connection could not be passed to the thread of its world; try again");
+    sweep__conn_drain(c);
+}
+
+/* Frames out of `left` bytes just read (or handed over). */
+static void consume(sweep__conn *c, const uint8_t *data, size_t left)
+{
+    sweep_server *s = c->server;
     while (left > 0 && c->state == SWEEP__CONN_OPEN) {
         size_t flen;
         sweep_frame_status fs;
@@ -578,6 +631,10 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
             fs = sweep_frame_peek(data, left, s->opt.max_frame, &flen);
             if (fs == SWEEP_FRAME_READY) {
                 frame(c, data, flen);
+                if (c->handover_to) {
+                    hand_over(c, data, left, NULL, 0);
+                    return;
+                }
                 data += flen;
                 left -= flen;
                 continue;
@@ -605,10 +662,36 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         }
         if (fs == SWEEP_FRAME_READY) {
             frame(c, c->in, flen);
+            if (c->handover_to) {
+                hand_over(c, c->in, flen, data, left);
+                return;
+            }
             c->in_len = 0;
             buf_resize(c, &c->in, &c->in_cap, 0);
         }
     }
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    sweep__conn *c = st->data;
+    sweep_server *s = c->server;
+    if (nread == 0)
+        return;
+    if (nread < 0) {
+        if (nread == UV_EOF) {
+            if (c->in_len)
+                sweep__log(SWEEP_LOG_INFO, "conn_eof_mid_frame", "peer=%s buffered=%zu", c->peer, c->in_len);
+            sweep__conn_drain(c);
+        } else {
+            sweep__log(SWEEP_LOG_DEBUG, "conn_read_error", "peer=%s error=%s", c->peer, uv_err_name((int)nread));
+            sweep__conn_close(c);
+        }
+        return;
+    }
+    s->stats.bytes_in[SWEEP__TCP] += (size_t)nread;
+    c->last_read_ms = uv_now(&s->loop);
+    consume(c, (const uint8_t *)buf->base, (size_t)nread);
 }
 
 /* --- Accepting --------------------------------------------------------- */
@@ -647,14 +730,65 @@ static void refuse(sweep_server *s, int fd, const char *peer, const char *reason
      * flood of log lines. */
     if (sweep__bucket_take(&s->refuse_log, 1.0, uv_hrtime())) {
         sweep__log(SWEEP_LOG_WARN, "conn_refused", "peer=%s reason=%s connections=%u sessions=%u suppressed=%llu",
-                   peer, reason, s->conn_count, s->session_count, (unsigned long long)s->refuse_log_suppressed);
+                   peer, reason, __atomic_load_n(&s->group->conns, __ATOMIC_RELAXED), sweep__sessions_open(s),
+                   (unsigned long long)s->refuse_log_suppressed);
         s->refuse_log_suppressed = 0;
     } else {
         s->refuse_log_suppressed++;
     }
 }
 
-/* Judges an accepted socket, and serves or refuses it. */
+/* Serves an accepted socket whose counts (its address's conns and
+ * handshakes, the group's conns) are taken already: `bytes` are what it
+ * sent that another thread read (a handover), NULL for a new one. */
+static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const char *peer, const uint8_t *bytes,
+                  size_t len)
+{
+    sweep__conn *c = sweep__calloc(1, sizeof *c);
+    if (!c) {
+        sweep__conn_uncount(s, key);
+        if (bytes) {
+            sweep__log(SWEEP_LOG_ERROR, "conn_out_of_memory", "peer=%s", peer);
+            close(fd);
+        } else {
+            refuse(s, fd, peer, "out_of_memory", SWEEP_WIRE_INTERNAL, "the server is out of memory: try again later");
+        }
+        return;
+    }
+    c->server = s;
+    c->addr = *key;
+    snprintf(c->peer, sizeof c->peer, "%s", peer);
+    c->mem = sizeof *c;
+    mem_count(s, c->mem, 0);
+    c->counted_handshake = 1;
+    uv_tcp_init(&s->loop, &c->handle);
+    c->handle.data = c;
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    s->conn_count++;
+    uint64_t now = uv_hrtime();
+    c->hello_deadline_ns = now + (uint64_t)(s->opt.handshake_timeout * 1e9);
+    c->last_read_ms = uv_now(&s->loop);
+    sweep__bucket_init(&c->early, SWEEP__EARLY_RATE, now);
+    if (uv_tcp_open(&c->handle, fd) != 0) {
+        close(fd);
+        sweep__conn_close(c);
+        return;
+    }
+    uv_tcp_nodelay(&c->handle, 1);
+    sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
+    if (bytes)
+        consume(c, bytes, len);
+    if (c->state == SWEEP__CONN_OPEN && uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
+        sweep__conn_close(c);
+}
+
+/* Judges an accepted socket, and serves or refuses it. The per-address
+ * counts are checked and taken in one hold of the group's lock, and the
+ * connection cap by an atomic reservation, so no two threads admit past
+ * either; --max-sessions is only read here (the Hello takes the slot). */
 static void admit(sweep_server *s, int fd, const struct sockaddr *sa)
 {
     char peer[64];
@@ -666,81 +800,101 @@ static void admit(sweep_server *s, int fd, const struct sockaddr *sa)
     }
     char at[64];
     sweep__addr_key_text(&key, at, sizeof at);
-    sweep__addr_count *a = sweep__addr_find(&s->addrs, &key);
-    uint32_t conns = a ? a->conns : 0, hs = a ? a->handshakes : 0, sessions = a ? a->sessions : 0;
     const sweep_server_options *o = &s->opt;
-    if (conns >= o->max_conns_per_address) {
-        refuse(s, fd, peer, "conns_per_address", SWEEP_WIRE_TOO_MANY_SESSIONS,
-               "%s has %u connections open: at most %u per address (--max-conns-per-address)", at, conns,
-               o->max_conns_per_address);
+    sweep__group *g = s->group;
+    sweep__group_lock(s);
+    sweep__addr_count *a = sweep__addr_find(&g->addrs, &key);
+    uint32_t conns = a ? a->conns : 0, hs = a ? a->handshakes : 0, sessions = a ? a->sessions : 0;
+    const char *reason = NULL;
+    if (conns >= o->max_conns_per_address)
+        reason = "conns_per_address";
+    else if (hs >= o->max_handshakes_per_address)
+        reason = "handshakes_per_address";
+    else if (sessions >= o->max_sessions_per_address)
+        reason = "sessions_per_address";
+    else if (sweep__sessions_open(s) >= o->max_sessions)
+        reason = "max_sessions";
+    else if (__atomic_fetch_add(&g->conns, 1, __ATOMIC_RELAXED) >= o->max_sessions + SWEEP__HANDSHAKE_MARGIN) {
+        __atomic_fetch_sub(&g->conns, 1, __ATOMIC_RELAXED);
+        reason = "max_connections";
+    } else if (!mem_allows(s, sizeof(sweep__conn) + s->max_memory / 8)) {
+        /* The last eighth of --max-memory is for the buffers of the
+         * connections already served to grow into. */
+        __atomic_fetch_sub(&g->conns, 1, __ATOMIC_RELAXED);
+        reason = "max_memory";
+    } else if (!(a = sweep__addr_get(&g->addrs, &key))) {
+        __atomic_fetch_sub(&g->conns, 1, __ATOMIC_RELAXED);
+        reason = "out_of_memory";
+    } else {
+        a->conns++;
+        a->handshakes++;
+    }
+    sweep__group_unlock(s);
+    if (!reason) {
+        serve(s, fd, &key, peer, NULL, 0);
         return;
     }
-    if (hs >= o->max_handshakes_per_address) {
-        refuse(s, fd, peer, "handshakes_per_address", SWEEP_WIRE_TOO_MANY_SESSIONS,
+    if (strcmp(reason, "conns_per_address") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
+               "%s has %u connections open: at most %u per address (--max-conns-per-address)", at, conns,
+               o->max_conns_per_address);
+    else if (strcmp(reason, "handshakes_per_address") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
                "%s has %u connections that have not said Hello: at most %u per address "
                "(--max-handshakes-per-address)",
                at, hs, o->max_handshakes_per_address);
-        return;
-    }
-    if (sessions >= o->max_sessions_per_address) {
-        refuse(s, fd, peer, "sessions_per_address", SWEEP_WIRE_TOO_MANY_SESSIONS,
+    else if (strcmp(reason, "sessions_per_address") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
                "%s already has %u sessions: at most %u per address (--max-sessions-per-address)", at, sessions,
                o->max_sessions_per_address);
-        return;
-    }
-    if (s->session_count >= o->max_sessions) {
-        refuse(s, fd, peer, "max_sessions", SWEEP_WIRE_TOO_MANY_SESSIONS,
+    else if (strcmp(reason, "max_sessions") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
                "the server already has its maximum of %u sessions (--max-sessions)", o->max_sessions);
-        return;
-    }
-    if (s->conn_count >= o->max_sessions + SWEEP__HANDSHAKE_MARGIN) {
-        refuse(s, fd, peer, "max_connections", SWEEP_WIRE_TOO_MANY_SESSIONS,
+    else if (strcmp(reason, "max_connections") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
                "the server already has its maximum of %u connections (--max-sessions + %u)",
                o->max_sessions + SWEEP__HANDSHAKE_MARGIN, SWEEP__HANDSHAKE_MARGIN);
-        return;
-    }
-    /* The last eighth of --max-memory is for the buffers of the
-     * connections already served to grow into. */
-    if (!mem_allows(s, sizeof(sweep__conn) + s->max_memory / 8)) {
-        refuse(s, fd, peer, "max_memory", SWEEP_WIRE_TOO_MANY_SESSIONS,
+    else if (strcmp(reason, "max_memory") == 0)
+        refuse(s, fd, peer, reason, SWEEP_WIRE_TOO_MANY_SESSIONS,
                "the connections hold %zu KiB of the %zu MiB they may (--max-memory): try again later",
-               s->conn_mem >> 10, s->max_memory >> 20);
+               __atomic_load_n(&g->conn_mem, __ATOMIC_RELAXED) >> 10, s->max_memory >> 20);
+    else
+        refuse(s, fd, peer, reason, SWEEP_WIRE_INTERNAL, "the server is out of memory: try again later");
+}
+
+void sweep__conn_uncount(sweep_server *s, const sweep__addr_key *key)
+{
+    sweep__group_lock(s);
+    sweep__addr_count *a = sweep__addr_find(&s->group->addrs, key);
+    if (a) {
+        if (a->conns)
+            a->conns--;
+        if (a->handshakes)
+            a->handshakes--;
+        sweep__addr_put(&s->group->addrs, a);
+    }
+    sweep__group_unlock(s);
+    __atomic_sub_fetch(&s->group->conns, 1, __ATOMIC_RELAXED);
+}
+
+void sweep__conn_refuse_handoff(sweep_server *s, const sweep__handoff *h)
+{
+    sweep__addr_key key;
+    if (sweep__addr_key_of((const struct sockaddr *)&h->addr, &key) == 0)
+        sweep__conn_uncount(s, &key);
+    close(h->fd);
+}
+
+void sweep__conn_adopt(sweep_server *s, const sweep__handoff *h)
+{
+    sweep__addr_key key;
+    if (s->stopping || sweep__addr_key_of((const struct sockaddr *)&h->addr, &key) != 0) {
+        sweep__conn_refuse_handoff(s, h);
         return;
     }
-    sweep__conn *c = sweep__calloc(1, sizeof *c);
-    if (!c || !(a = sweep__addr_get(&s->addrs, &key))) {
-        free(c);
-        refuse(s, fd, peer, "out_of_memory", SWEEP_WIRE_INTERNAL, "the server is out of memory: try again later");
-        return;
-    }
-    c->server = s;
-    c->addr = key;
-    snprintf(c->peer, sizeof c->peer, "%s", peer);
-    c->mem = sizeof *c;
-    s->conn_mem += c->mem;
-    a->conns++;
-    a->handshakes++;
-    c->counted_handshake = 1;
-    uv_tcp_init(&s->loop, &c->handle);
-    c->handle.data = c;
-    c->next = s->conns;
-    if (s->conns)
-        s->conns->prev = c;
-    s->conns = c;
-    s->conn_count++;
-    uint64_t now = uv_hrtime();
-    c->hello_deadline_ns = now + (uint64_t)(o->handshake_timeout * 1e9);
-    c->last_read_ms = uv_now(&s->loop);
-    sweep__bucket_init(&c->early, SWEEP__EARLY_RATE, now);
-    if (uv_tcp_open(&c->handle, fd) != 0) {
-        close(fd);
-        sweep__conn_close(c);
-        return;
-    }
-    uv_tcp_nodelay(&c->handle, 1);
-    sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
-    if (uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
-        sweep__conn_close(c);
+    char peer[64];
+    sweep__addr_text((const struct sockaddr *)&h->addr, peer, sizeof peer);
+    serve(s, h->fd, &key, peer, h->bytes, h->len);
 }
 
 /* Stops polling the listener until the next housekeeping tick: an error
@@ -808,9 +962,6 @@ int sweep__tcp_start(sweep_server *s, char *err, size_t errlen)
     if (!s->opt.max_memory_mb && mem < (64u << 20))
         mem = 64u << 20;
     s->max_memory = mem > SIZE_MAX ? SIZE_MAX : (size_t)mem;
-    uint64_t seed = 0;
-    uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL);
-    sweep__addr_table_init(&s->addrs, seed);
     sweep__bucket_init(&s->refuse_log, 10.0, uv_hrtime());
     s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     s->tcp_started = 1;
@@ -853,7 +1004,6 @@ void sweep__tcp_stop(sweep_server *s)
 
 void sweep__tcp_free(sweep_server *s)
 {
-    sweep__addr_table_free(&s->addrs);
     if (s->tcp_started && s->spare_fd >= 0)
         close(s->spare_fd);
     s->spare_fd = -1;

@@ -161,7 +161,7 @@ static int cookie_valid(sweep_server *s, sweep__peer *p, const sweep_message *m,
     const sweep_bytes *cookie = &m->as.hello.cookie;
     if (!cookie->ptr) {
         uint8_t c[SWEEP__COOKIE_SIZE];
-        if (sweep__cookie_make(&s->cookie, p->addr, sweep__cookie_bucket(&s->cookie, now), c) != 0)
+        if (sweep__cookie_make(s->cookie, p->addr, sweep__cookie_bucket(s->cookie, now), c) != 0)
             return 0;
         sweep_message out;
         memset(&out, 0, sizeof out);
@@ -172,7 +172,7 @@ static int cookie_valid(sweep_server *s, sweep__peer *p, const sweep_message *m,
         sweep__send(s, p, &out);
         return 0;
     }
-    if (!sweep__cookie_check(&s->cookie, p->addr, now, cookie->ptr, cookie->len)) {
+    if (!sweep__cookie_check(s->cookie, p->addr, now, cookie->ptr, cookie->len)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_COOKIE, m->sequence, 0,
                           "wrong or expired cookie; send a Hello without one for a new challenge");
         return 0;
@@ -259,11 +259,20 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 
 /* One datagram of len bytes from addr, seen at now; partial: cut short
  * by the buffer. */
-static void on_datagram(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
                         uint64_t now)
 {
-    s->stats.bytes_in[SWEEP__UDP] += len;
     sweep__session *ss = sweep__udp_session_find(s, addr);
+    if (!ss && s->group->count > 1) {
+        /* A session of another thread (threads.c): the kernel hashes the
+         * client's address to this thread's socket, every time. */
+        int owner = sweep__route_find(s, addr);
+        if (owner >= 0 && (unsigned)owner != s->thread) {
+            sweep__handoff_datagram(s, (unsigned)owner, addr, data, len, partial);
+            return;
+        }
+    }
+    s->stats.bytes_in[SWEEP__UDP] += len;
     if (ss)
         ss->last_seen_ns = now;
     if (partial || len > SWEEP_UDP_MAX_DATAGRAM) {
@@ -277,13 +286,30 @@ static void on_datagram(sweep_server *s, const uint8_t *data, size_t len, const 
         return;
     }
     if (!ss) {
+        s->udp_datagram = data;
+        s->udp_datagram_len = len;
         handshake(s, addr, data, len);
+        s->udp_datagram = NULL;
         return;
     }
     /* The received address, not the session's copy of it: a Hello may end
      * the session while it is being answered (sweep__udp_rehello). */
     sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now};
+    s->udp_datagram = data; /* what a Hello for another thread's world passes on */
+    s->udp_datagram_len = len;
     sweep__dispatch(s, &p, data, len, 0);
+    s->udp_datagram = NULL;
+}
+
+void sweep__udp_batch_begin(sweep_server *s)
+{
+    s->udp_batching = 1;
+}
+
+void sweep__udp_batch_end(sweep_server *s)
+{
+    flush(s);
+    s->udp_batching = 0;
 }
 
 /* Reads on after a full batch, up to SWEEP__UDP_DRAIN_MAX datagrams, until
@@ -323,7 +349,7 @@ static void read_on(sweep_server *s)
         s->udp_batching = 1;
         uint64_t now = uv_hrtime();
         for (int k = 0; k < n && !s->stopping; k++)
-            on_datagram(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
+            sweep__udp_deliver(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
                         (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now);
         left -= (unsigned)n;
         if ((unsigned)n < want)
@@ -366,7 +392,7 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     } else {
         now = uv_hrtime();
     }
-    on_datagram(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now);
+    sweep__udp_deliver(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now);
 }
 
 /* After the I/O of each loop iteration: libuv can stop reading after its

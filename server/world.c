@@ -90,9 +90,12 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (unsigned i = 0; i < s->opt.map_count; i++) {
+    /* This thread's share: maps thread, thread + threads, ... (threads.c);
+     * index stays the map's place on the command line. */
+    unsigned step = s->group->count;
+    for (unsigned i = s->thread; i < s->opt.map_count; i += step) {
         const char *path = s->opt.maps[i];
-        sweep__world *w = &s->worlds[i];
+        sweep__world *w = &s->worlds[s->world_count];
         char msg[512];
         sweep_map_load_info info;
         w->server = s;
@@ -102,7 +105,7 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
             sweep_level_free(&w->level);
             return -1;
         }
-        s->world_count = i + 1; /* from here on the level is freed by worlds_free */
+        s->world_count++; /* from here on the level is freed by worlds_free */
         if (sweep_map_build_world(&w->level, &w->world, NULL, msg, sizeof msg) != SWEEP_OK) {
             snprintf(err, errlen, "%s: %s", path, msg);
             return -1;
@@ -538,15 +541,24 @@ void sweep__worlds_free(sweep_server *s)
     s->world_count = 0;
 }
 
-sweep__world *sweep__world_find(sweep_server *s, const char *name)
+/* Map i is world i / count of thread i % count (worlds_load). */
+static sweep__world *world_at(const sweep__group *g, unsigned i, unsigned *owner)
 {
+    *owner = i % g->count;
+    return &g->servers[*owner]->worlds[i / g->count];
+}
+
+sweep__world *sweep__world_find(sweep_server *s, const char *name, unsigned *owner)
+{
+    const sweep__group *g = s->group;
+    unsigned n = s->opt.map_count;
     if (!name || !*name)
-        return s->world_count ? &s->worlds[0] : NULL;
-    for (unsigned i = 0; i < s->world_count; i++)
-        if (strcmp(s->worlds[i].level.name, name) == 0)
-            return &s->worlds[i];
-    for (unsigned i = 0; i < s->world_count; i++)
-        if (strcmp(s->worlds[i].stem, name) == 0)
-            return &s->worlds[i];
+        return n ? world_at(g, 0, owner) : NULL;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(world_at(g, i, owner)->level.name, name) == 0)
+            return world_at(g, i, owner);
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(world_at(g, i, owner)->stem, name) == 0)
+            return world_at(g, i, owner);
     return NULL;
 }

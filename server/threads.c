@@ -1,0 +1,389 @@
+/*
+ * threads.c - one sweepd on several cores (--threads N): a group of N
+ * servers, each a whole server with its own libuv loop on its own thread,
+ * world i living on thread i mod N. A world's sessions, entities, moves and
+ * ticks stay on its one thread, in the order they arrive there, so what a
+ * world does is what it did with one thread: determinism holds per world.
+ *
+ * All threads listen on the same TCP and UDP port (SO_REUSEPORT, listen.c):
+ * the kernel spreads connections, and datagrams by source address, over
+ * them, not knowing which world a client wants. So work arrives on the
+ * wrong thread and is passed on, through the owner's inbox (a list under
+ * the group's lock and a uv_async):
+ *
+ *   - TCP: the Hello names the world. The thread that accepted the
+ *     connection hands it over (sweep__conn_hand_over, tcp.c): a dup of
+ *     the socket and every byte already read from the Hello on; the owner
+ *     adopts it as if it had read those bytes itself, and the first thread
+ *     closes its descriptor. After that the connection costs the first
+ *     thread nothing.
+ *   - UDP: every datagram of a client reaches the socket the kernel hashes
+ *     its address to, for as long as the client keeps it. The Hello is
+ *     forwarded to the world's thread, which makes the session there and
+ *     enters its address in the group's route table; the first thread then
+ *     forwards every later datagram of that address (sweep__udp_deliver).
+ *     Answers leave from the owner's socket, bound to the same port, so the
+ *     client sees one server. Forwarding costs a copy, a lock and a wakeup
+ *     per datagram: UDP gains from threads only for the clients the kernel
+ *     happens to send to their world's thread. (A connected UDP socket per
+ *     session, on the owner's thread, would take them off the shared one;
+ *     not done.)
+ *
+ * Shared, so that N threads are still one server to its clients: the
+ * cookie secret (a cookie made on one thread is checked on another), the
+ * session ids, and the global limits: --max-sessions and the connection
+ * cap are atomic counters; --max-memory an atomic sum of what every
+ * thread's connections hold; the per-address counts one table under the
+ * group's lock. Stats and metrics are summed over the threads' published
+ * figures (each thread publishes its own at every housekeeping tick).
+ *
+ * A sweepd of one thread is a group of one: no inbox is ever used, no
+ * route is kept, and the only costs are uncontended locks around the
+ * per-address table (at accept, Hello and close) and atomic counters.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/alloc.h"
+#include "server/server_impl.h"
+
+/* One UDP session's address and the thread that owns it. */
+typedef struct sweep__route {
+    struct sockaddr_storage addr;
+    unsigned thread;
+    struct sweep__route *next;
+} sweep__route;
+
+sweep__group *sweep__group_create(unsigned count, uint32_t max_sessions)
+{
+    sweep__group *g = sweep__calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->count = count;
+    g->servers = sweep__calloc(count, sizeof *g->servers);
+    g->published = sweep__calloc(count, sizeof *g->published);
+    g->threads = sweep__calloc(count, sizeof *g->threads);
+    g->route_cap = 16;
+    while (count > 1 && g->route_cap < max_sessions * 2u && g->route_cap < (1u << 20))
+        g->route_cap <<= 1;
+    g->routes = count > 1 ? sweep__calloc(g->route_cap, sizeof *g->routes) : NULL;
+    if (!g->servers || !g->published || !g->threads || (count > 1 && !g->routes) ||
+        sweep__cookie_key_init(&g->cookie, 0) != 0) {
+        sweep__group_free(g);
+        return NULL;
+    }
+    uint64_t seed = 0;
+    uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL);
+    sweep__addr_table_init(&g->addrs, seed);
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_mutex_init(&g->stats_lock, NULL);
+    g->locks_open = 1;
+    return g;
+}
+
+void sweep__group_free(sweep__group *g)
+{
+    if (!g)
+        return;
+    if (g->routes) {
+        for (uint32_t i = 0; i < g->route_cap; i++) {
+            while (g->routes[i]) {
+                sweep__route *r = g->routes[i];
+                g->routes[i] = r->next;
+                free(r);
+            }
+        }
+    }
+    sweep__addr_table_free(&g->addrs);
+    if (g->locks_open) {
+        pthread_mutex_destroy(&g->lock);
+        pthread_mutex_destroy(&g->stats_lock);
+    }
+    free(g->routes);
+    free(g->published);
+    free(g->threads);
+    free(g->servers);
+    free(g);
+}
+
+void sweep__group_lock(sweep_server *s)
+{
+    pthread_mutex_lock(&s->group->lock);
+}
+
+void sweep__group_unlock(sweep_server *s)
+{
+    pthread_mutex_unlock(&s->group->lock);
+}
+
+/* --- Global counts ------------------------------------------------------- */
+
+int sweep__session_slot_take(sweep_server *s)
+{
+    uint32_t was = __atomic_fetch_add(&s->group->sessions, 1, __ATOMIC_RELAXED);
+    if (was < s->opt.max_sessions || s->offline)
+        return 1;
+    __atomic_fetch_sub(&s->group->sessions, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+void sweep__session_slot_give(sweep_server *s)
+{
+    __atomic_fetch_sub(&s->group->sessions, 1, __ATOMIC_RELAXED);
+}
+
+uint32_t sweep__sessions_open(const sweep_server *s)
+{
+    return __atomic_load_n(&s->group->sessions, __ATOMIC_RELAXED);
+}
+
+/* --- UDP routes ----------------------------------------------------------- */
+
+void sweep__route_add(sweep_server *s, const struct sockaddr *addr)
+{
+    sweep__group *g = s->group;
+    if (g->count < 2)
+        return;
+    sweep__route *r = sweep__malloc(sizeof *r);
+    if (!r) {
+        /* The session stays reachable from the thread the kernel sends
+         * its datagrams to only if that is its own: logged, not fatal. */
+        sweep__log(SWEEP_LOG_ERROR, "route_failed", "error=\"out of memory\"");
+        return;
+    }
+    memset(r, 0, sizeof *r);
+    memcpy(&r->addr, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    r->thread = s->thread;
+    uint32_t b = sweep__sockaddr_hash(addr) & (g->route_cap - 1);
+    pthread_mutex_lock(&g->lock);
+    r->next = g->routes[b];
+    g->routes[b] = r;
+    g->route_count++;
+    pthread_mutex_unlock(&g->lock);
+}
+
+void sweep__route_remove(sweep_server *s, const struct sockaddr *addr)
+{
+    sweep__group *g = s->group;
+    if (g->count < 2)
+        return;
+    uint32_t b = sweep__sockaddr_hash(addr) & (g->route_cap - 1);
+    sweep__route *gone = NULL;
+    pthread_mutex_lock(&g->lock);
+    for (sweep__route **pp = &g->routes[b]; *pp; pp = &(*pp)->next) {
+        if ((*pp)->thread == s->thread && sweep__sockaddr_equal((const struct sockaddr *)&(*pp)->addr, addr)) {
+            gone = *pp;
+            *pp = gone->next;
+            g->route_count--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    free(gone);
+}
+
+int sweep__route_find(sweep_server *s, const struct sockaddr *addr)
+{
+    sweep__group *g = s->group;
+    if (g->count < 2 || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return -1;
+    uint32_t b = sweep__sockaddr_hash(addr) & (g->route_cap - 1);
+    int t = -1;
+    pthread_mutex_lock(&g->lock);
+    for (sweep__route *r = g->routes[b]; r; r = r->next) {
+        if (sweep__sockaddr_equal((const struct sockaddr *)&r->addr, addr)) {
+            t = (int)r->thread;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return t;
+}
+
+/* --- Inboxes -------------------------------------------------------------- */
+
+static void push(sweep_server *s, unsigned to, sweep__handoff *h)
+{
+    sweep_server *t = s->group->servers[to];
+    h->next = NULL;
+    pthread_mutex_lock(&s->group->lock);
+    *t->inbox_tail = h;
+    t->inbox_tail = &h->next;
+    pthread_mutex_unlock(&s->group->lock);
+    /* Valid until the group is destroyed: a stopping server only unrefs
+     * its inbox handle, and destroy drains what is left. */
+    uv_async_send(&t->inbox_async);
+}
+
+int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr *addr, const uint8_t *data, size_t len,
+                            int partial)
+{
+    sweep__handoff *h = sweep__malloc(sizeof *h + len);
+    if (!h) {
+        s->stats.udp_dropped++;
+        return -1;
+    }
+    h->fd = -1;
+    memset(&h->addr, 0, sizeof h->addr);
+    memcpy(&h->addr, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    h->partial = partial;
+    h->len = len;
+    memcpy(h->bytes, data, len);
+    push(s, to, h);
+    return 0;
+}
+
+int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct sockaddr *addr, const uint8_t *a,
+                        size_t alen, const uint8_t *b, size_t blen)
+{
+    sweep__handoff *h = sweep__malloc(sizeof *h + alen + blen);
+    if (!h)
+        return -1;
+    h->fd = fd;
+    memset(&h->addr, 0, sizeof h->addr);
+    memcpy(&h->addr, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    h->partial = 0;
+    h->len = alen + blen;
+    memcpy(h->bytes, a, alen);
+    if (blen)
+        memcpy(h->bytes + alen, b, blen);
+    push(s, to, h);
+    return 0;
+}
+
+static sweep__handoff *take_inbox(sweep_server *s)
+{
+    pthread_mutex_lock(&s->group->lock);
+    sweep__handoff *h = s->inbox;
+    s->inbox = NULL;
+    s->inbox_tail = &s->inbox;
+    pthread_mutex_unlock(&s->group->lock);
+    return h;
+}
+
+static void on_inbox(uv_async_t *a)
+{
+    sweep_server *s = a->data;
+    sweep__handoff *h = take_inbox(s);
+    int batching = 0;
+    while (h) {
+        sweep__handoff *next = h->next;
+        if (h->fd >= 0) {
+            if (batching)
+                sweep__udp_batch_end(s);
+            batching = 0;
+            sweep__conn_adopt(s, h);
+        } else if (!s->stopping) {
+            /* Forwarded datagrams are answered as one receive batch. */
+            if (!batching)
+                sweep__udp_batch_begin(s);
+            batching = 1;
+            sweep__udp_deliver(s, h->bytes, h->len, (const struct sockaddr *)&h->addr, h->partial, uv_hrtime());
+        }
+        free(h);
+        h = next;
+    }
+    if (batching)
+        sweep__udp_batch_end(s);
+}
+
+void sweep__inbox_open(sweep_server *s)
+{
+    s->inbox = NULL;
+    s->inbox_tail = &s->inbox;
+    uv_async_init(&s->loop, &s->inbox_async, on_inbox);
+    s->inbox_async.data = s;
+    s->inbox_open = 1;
+}
+
+void sweep__inbox_drain(sweep_server *s)
+{
+    sweep__handoff *h = take_inbox(s);
+    while (h) {
+        sweep__handoff *next = h->next;
+        if (h->fd >= 0)
+            sweep__conn_refuse_handoff(s, h);
+        free(h);
+        h = next;
+    }
+}
+
+/* --- Figures --------------------------------------------------------------- */
+
+void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap)
+{
+    memset(snap, 0, sizeof *snap);
+    snap->stats = s->stats;
+    for (const sweep__session *ss = s->sessions; ss; ss = ss->next)
+        snap->sessions[ss->transport == SWEEP__UDP]++;
+    for (unsigned i = 0; i < s->world_count; i++)
+        snap->movers += s->worlds[i].mover_count;
+    snap->connections = s->conn_count;
+    snap->entities = s->entities.count;
+    snap->worlds = s->world_count;
+}
+
+void sweep__server_publish(sweep_server *s)
+{
+    sweep__group *g = s->group;
+    if (g->count < 2 && !s->metrics)
+        return;
+    /* Built outside the lock: the lists are this thread's to walk. */
+    sweep__metrics_snapshot snap;
+    sweep__server_snapshot(s, &snap);
+    pthread_mutex_lock(&g->stats_lock);
+    g->published[s->thread] = snap;
+    pthread_mutex_unlock(&g->stats_lock);
+}
+
+void sweep__group_figures(sweep_server *s, sweep__metrics_snapshot *out)
+{
+    sweep__group *g = s->group;
+    if (g->count < 2) {
+        sweep__server_snapshot(s, out);
+        return;
+    }
+    sweep__metrics_snapshot *all = sweep__malloc(g->count * sizeof *all);
+    if (!all) {
+        sweep__server_snapshot(s, out);
+        return;
+    }
+    pthread_mutex_lock(&g->stats_lock);
+    memcpy(all, g->published, g->count * sizeof *all);
+    pthread_mutex_unlock(&g->stats_lock);
+    sweep__server_snapshot(s, &all[s->thread]); /* its own, as of now */
+    sweep__metrics_snapshot_sum(out, all, g->count);
+    free(all);
+}
+
+/* --- Running ------------------------------------------------------------ */
+
+static void *thread_main(void *arg)
+{
+    sweep_server *s = arg;
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+int sweep__group_run_threads(sweep__group *g)
+{
+    /* Signals stay with the caller's thread (libuv's handlers on server
+     * 0's loop): the others start with all of them blocked. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    unsigned started = 1;
+    for (; started < g->count; started++)
+        if (pthread_create(&g->threads[started], NULL, thread_main, g->servers[started]) != 0)
+            break;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return (int)started;
+}
+
+void sweep__group_join_threads(sweep__group *g, unsigned started)
+{
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(g->threads[i], NULL);
+}
