@@ -114,6 +114,9 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime
            "UDP datagrams dropped: received unverified and not a Hello, too large, or not sent (over the "
            "address's byte budget, socket buffer full).",
            st->udp_dropped);
+    by_transport(f, "sweep_thread_handoffs_total", "counter",
+                 "Connections and datagrams passed to the thread of their world (--threads).", st->handoffs[0],
+                 st->handoffs[1]);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         free(buf);
@@ -290,6 +293,8 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->ticks_total += a->ticks_total;
         st->tick_ns_total += a->tick_ns_total;
         st->move_ns_total += a->move_ns_total;
+        st->handoffs[0] += a->handoffs[0];
+        st->handoffs[1] += a->handoffs[1];
         out->connections += in[k].connections;
         out->entities += in[k].entities;
         out->worlds += in[k].worlds;

@@ -232,6 +232,7 @@ int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr 
     h->len = len;
     memcpy(h->bytes, data, len);
     push(s, to, h);
+    s->stats.handoffs[SWEEP__UDP]++;
     return 0;
 }
 
@@ -250,6 +251,7 @@ int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct socka
     if (blen)
         memcpy(h->bytes + alen, b, blen);
     push(s, to, h);
+    s->stats.handoffs[SWEEP__TCP]++;
     return 0;
 }
 

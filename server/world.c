@@ -150,9 +150,9 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&w->hash, hex);
         sweep__log(SWEEP_LOG_INFO, "world_loaded",
-                   "world=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s "
+                   "world=%u thread=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s "
                    "walk_speed=%g speed_limit=%g correction_threshold=%g hash=%s",
-                   i, w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
+                   i, s->thread, w->level.name, w->stem, path, w->level.triangle_count, w->mover_count, w->level.spawn_count,
                    w->tick_rate, w->crowd ? "on" : "off", w->level.rules.walk_speed, w->level.rules.speed_limit,
                    w->level.correction_threshold, hex);
     }

@@ -83,6 +83,8 @@ $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)
 # rebuilds nothing); a FAULTS=1 build tests its own. The logs it records
 # under faults must replay.
 $(BUILD)/tests/server/test_faults: | $(BIN)/sweep-replay
+# Threads (tests/server/test_threads.c): two generated maps, two worlds.
+$(BUILD)/tests/server/test_threads: | $(BIN)/sweep-mapgen
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd

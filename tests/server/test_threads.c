@@ -1,0 +1,491 @@
+/*
+ * test_threads.c - sweepd --threads: worlds on several event-loop threads
+ * behind one port.
+ *
+ * Two generated maps (sweep-mapgen, seeds 1 and 2: different content
+ * hashes, so a Welcome says which world answered), served by two threads:
+ * world 0 on thread 0, world 1 on thread 1. The kernel spreads
+ * connections and datagrams over the threads' sockets (SO_REUSEPORT) by
+ * the clients' addresses, so with a couple of dozen clients some reach the
+ * thread that does not own their world and are passed on: a test that
+ * needs a handoff uses enough clients that none happening has odds below
+ * 1 in 10^6, and checks the count in the metrics.
+ *
+ * What is checked: both worlds answer over TCP and UDP; a handed-over
+ * connection keeps the requests it sent behind its Hello; forwarded UDP
+ * sessions work; --max-sessions counts every thread's sessions; GetStats
+ * and /metrics sum the threads; SIGTERM ends every thread's sessions with
+ * a Bye and exit 0; and the same moves give the same results bit for bit
+ * on one thread and on two.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/sweepd_fixture.h"
+
+#define CLIENTS 24 /* each reaches the wrong thread with odds 1/2: none does with odds 2^-24 */
+
+static char dir[] = "/tmp/sweep-test-threads-XXXXXX";
+static char map0[300], map1[300];
+static fx_rx *rx;
+static fx_server srv;
+static int metrics_port;
+static uint8_t hash0[32], hash1[32];
+
+static int group_setup(void **state)
+{
+    (void)state;
+    rx = fx_rx_new();
+    if (!rx || !mkdtemp(dir))
+        return -1;
+    char gen[1100];
+    fx_build("bin/sweep-mapgen", gen, sizeof gen);
+    snprintf(map0, sizeof map0, "%s/w0.db", dir);
+    snprintf(map1, sizeof map1, "%s/w1.db", dir);
+    for (int i = 0; i < 2; i++) {
+        char cmd[2600];
+        snprintf(cmd, sizeof cmd, "'%s' --tris 2000 --seed %d --quiet -o '%s'", gen, i + 1, i ? map1 : map0);
+        if (fx_run(cmd, NULL) != 0) {
+            fprintf(stderr, "test_threads: %s failed\n", cmd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    unlink(map0);
+    unlink(map1);
+    rmdir(dir);
+    free(rx);
+    return 0;
+}
+
+/* sweepd on both maps with `threads` threads, metrics on, the fixture's
+ * command token, and the extra arguments (NULL-terminated, may be NULL). */
+static void start(int threads, const char *const *more)
+{
+    char t[16];
+    snprintf(t, sizeof t, "%d", threads);
+    const char *extra[40] = {"--map", map1, "--threads", t, "--metrics", "127.0.0.1:0", FX_SERVER_ARGS};
+    int n = 0;
+    while (extra[n])
+        n++;
+    for (int i = 0; more && more[i] && n < 38; i++)
+        extra[n++] = more[i];
+    extra[n] = NULL;
+    char line[512];
+    assert_int_equal(fx_launch(&srv, NULL, map0, extra, NULL, line, sizeof line), 0);
+    int tport = -1, uport = -1;
+    metrics_port = -1;
+    if (sscanf(line, "sweepd ready tcp=127.0.0.1:%d udp=127.0.0.1:%d metrics=127.0.0.1:%d", &tport, &uport,
+               &metrics_port) != 3) {
+        fprintf(stderr, "test_threads: bad ready line '%s'\n", line);
+        fx_stop(&srv);
+        fail();
+    }
+    srv.port = tport;
+}
+
+/* --- clients ----------------------------------------------------------------------- */
+
+static sweep_message hello_msg(const char *world, const char *token)
+{
+    sweep_message m = fx_hello_msg("threads");
+    m.as.hello.world = sweep_str_of(world);
+    m.as.hello.auth_token = sweep_str_of(token);
+    return m;
+}
+
+/* A TCP session on world (NULL: the first); its Welcome's map hash into
+ * hash. Returns the socket, or -1 without a Welcome. */
+static int tcp_session(const char *world, uint8_t hash[32])
+{
+    int fd = fx_tcp_connect(srv.port);
+    if (fd < 0)
+        return -1;
+    sweep_message m = hello_msg(world, NULL);
+    if (fx_send(fd, &m) != 0 || fx_recv(fd, rx, &m) != 1 || m.kind != SWEEP_MSG_WELCOME ||
+        m.as.welcome.map_hash.len != 32) {
+        close(fd);
+        return -1;
+    }
+    if (hash)
+        memcpy(hash, m.as.welcome.map_hash.ptr, 32);
+    return fd;
+}
+
+/* The UDP handshake for world; the session's socket, or -1. */
+static int udp_session(const char *world, uint8_t hash[32])
+{
+    int fd = fx_udp_socket(srv.port);
+    if (fd < 0)
+        return -1;
+    for (int attempt = 0; attempt < 5; attempt++) {
+        sweep_message m = hello_msg(world, NULL), r;
+        if (fx_udp_send(fd, &m) < 0 || fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_CHALLENGE)
+            continue;
+        uint8_t cookie[64];
+        uint32_t cl = r.as.challenge.cookie.len < sizeof cookie ? r.as.challenge.cookie.len : sizeof cookie;
+        memcpy(cookie, r.as.challenge.cookie.ptr, cl);
+        m.as.hello.cookie.ptr = cookie;
+        m.as.hello.cookie.len = cl;
+        m.sequence = 2;
+        if (fx_udp_send(fd, &m) < 0 || fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_WELCOME)
+            continue;
+        if (hash)
+            memcpy(hash, r.as.welcome.map_hash.ptr, 32);
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+/* One sample of the metrics text (-1 if absent). */
+static double scrape(const char *name)
+{
+    int fd = fx_tcp_connect(metrics_port);
+    assert_true(fd >= 0);
+    const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    assert_int_equal(fx_write_all(fd, req, sizeof req - 1), 0);
+    static char buf[1 << 17];
+    size_t len = 0;
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - fx_now_ms());
+        assert_true(left > 0 && poll(&p, 1, left) == 1);
+        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        assert_true(r >= 0);
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    buf[len] = 0;
+    size_t n = strlen(name);
+    for (char *l = strstr(buf, "\r\n\r\n"); l; l = strchr(l + 1, '\n'))
+        if (strncmp(l + 1, name, n) == 0 && l[1 + n] == ' ')
+            return atof(l + 1 + n + 1);
+    return -1;
+}
+
+/* Waits (a few housekeeping periods at most) for a sample to reach v. */
+static double scrape_until(const char *name, double v)
+{
+    double got = -1;
+    for (uint64_t end = fx_now_ms() + 5000; fx_now_ms() < end; usleep(50000))
+        if ((got = scrape(name)) >= v)
+            break;
+    return got;
+}
+
+/* The hashes of the two worlds, each from a session on it. */
+static void learn_hashes(void)
+{
+    int a = tcp_session("w0", hash0), b = tcp_session("w1", hash1);
+    assert_true(a >= 0 && b >= 0);
+    assert_memory_not_equal(hash0, hash1, 32);
+    close(a);
+    close(b);
+}
+
+/* --- tests --------------------------------------------------------------------------- */
+
+/* Every Hello, on whichever thread it lands, gets the world it names. */
+static void test_both_worlds_answer(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    learn_hashes();
+    uint8_t h[32];
+    int fd = tcp_session(NULL, h); /* no name: the first map */
+    assert_true(fd >= 0);
+    assert_memory_equal(h, hash0, 32);
+    close(fd);
+    for (int i = 0; i < CLIENTS; i++) {
+        fd = tcp_session(i % 2 ? "w1" : "w0", h);
+        assert_true(fd >= 0);
+        assert_memory_equal(h, i % 2 ? hash1 : hash0, 32);
+        uint32_t e = fx_spawn(fd, rx, 2, (sweep_vec3){0, 0, 0}, (sweep_vec3){0.4, 0.4, 0.9});
+        assert_true(e != 0);
+        close(fd);
+    }
+    assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"tcp\"}", 1) >= 1);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* A connection handed over keeps what it sent behind its Hello: Hello,
+ * Spawn and two GetStats in one write, answered in order. */
+static void test_handover_keeps_pipelined_bytes(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    learn_hashes();
+    for (int i = 0; i < CLIENTS; i++) {
+        int fd = fx_tcp_connect(srv.port);
+        assert_true(fd >= 0);
+        uint8_t all[4096];
+        size_t len = 0;
+        sweep_message req[4];
+        req[0] = hello_msg(i % 2 ? "w1" : "w0", NULL);
+        req[1] = fx_spawn_msg(2, (sweep_vec3){0, 0, 0}, (sweep_vec3){0.4, 0.4, 0.9});
+        for (int k = 0; k < 4; k++) {
+            if (k >= 2)
+                req[k] = fx_msg(SWEEP_MSG_GET_STATS, (uint32_t)k + 1);
+            const uint8_t *out;
+            size_t n;
+            assert_int_equal(sweep_encode(&req[k], SWEEP_WIRE_SIZE_PREFIXED, all + len, sizeof all - len, &out, &n),
+                             SWEEP_PROTO_OK);
+            memmove(all + len, out, n);
+            len += n;
+        }
+        assert_int_equal(fx_write_all(fd, all, len), 0);
+        sweep_message m;
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_WELCOME);
+        assert_memory_equal(m.as.welcome.map_hash.ptr, i % 2 ? hash1 : hash0, 32);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+        assert_int_equal(m.sequence, 2);
+        for (uint32_t k = 3; k <= 4; k++) {
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+            assert_int_equal(m.kind, SWEEP_MSG_STATS);
+            assert_int_equal(m.sequence, k);
+        }
+        close(fd);
+    }
+    assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"tcp\"}", 1) >= 1);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* UDP sessions of both worlds work wherever the kernel sends their
+ * datagrams: a Spawn and a Move each, answered. */
+static void test_udp_forwarded(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    learn_hashes();
+    for (int i = 0; i < CLIENTS; i++) {
+        uint8_t h[32];
+        int fd = udp_session(i % 2 ? "w1" : "w0", h);
+        assert_true(fd >= 0);
+        assert_memory_equal(h, i % 2 ? hash1 : hash0, 32);
+        sweep_message m = fx_spawn_msg(3, (sweep_vec3){0, 0, 0}, (sweep_vec3){0.4, 0.4, 0.9}), r;
+        assert_true(fx_udp_send(fd, &m) > 0);
+        assert_true(fx_udp_recv(fd, rx, &r, 5000) > 0);
+        assert_int_equal(r.kind, SWEEP_MSG_SPAWNED);
+        uint32_t e = r.as.spawned.entity;
+        m = fx_move_msg(e, 4, (sweep_vec3){1, 0, 0}, 1.0 / 60);
+        assert_true(fx_udp_send(fd, &m) > 0);
+        assert_true(fx_udp_recv(fd, rx, &r, 5000) > 0);
+        assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+        assert_int_equal(r.as.move_result.entity, e);
+        m = fx_msg(SWEEP_MSG_BYE, 5);
+        fx_udp_send(fd, &m);
+        close(fd);
+    }
+    assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"udp\"}", 1) >= 1);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* --max-sessions counts every thread's sessions, TCP and UDP: full with
+ * sessions on both worlds, whichever world the next one asks for. */
+static void test_limits_global(void **state)
+{
+    (void)state;
+    const char *more[] = {"--max-sessions", "4", NULL};
+    start(2, more);
+    int a = tcp_session("w0", NULL), b = tcp_session("w0", NULL), c = tcp_session("w1", NULL);
+    int u = udp_session("w1", NULL);
+    assert_true(a >= 0 && b >= 0 && c >= 0 && u >= 0);
+    for (int i = 0; i < 4; i++) {
+        int fd = fx_tcp_connect(srv.port);
+        assert_true(fd >= 0);
+        /* Refused at accept, before any Hello: the sessions of both
+         * threads are counted there. */
+        sweep_message m;
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_ERROR);
+        assert_int_equal(m.as.error.code, SWEEP_WIRE_TOO_MANY_SESSIONS);
+        close(fd);
+    }
+    /* A session of thread 1 ends: thread 0 may welcome one more. */
+    close(c);
+    int d = -1;
+    for (uint64_t end = fx_now_ms() + 5000; d < 0 && fx_now_ms() < end; usleep(20000))
+        d = tcp_session("w0", NULL);
+    assert_true(d >= 0);
+    close(a);
+    close(b);
+    close(d);
+    close(u);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* GetStats and /metrics add up the threads: moves on both worlds, asked
+ * from a session of one of them. */
+static void test_figures_summed(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    int fd[2];
+    for (int w = 0; w < 2; w++) {
+        fd[w] = tcp_session(w ? "w1" : "w0", NULL);
+        assert_true(fd[w] >= 0);
+        uint32_t e = fx_spawn(fd[w], rx, 2, (sweep_vec3){0, 0, 0}, (sweep_vec3){0.4, 0.4, 0.9});
+        assert_true(e != 0);
+        for (uint32_t k = 0; k < 5u + 2u * (uint32_t)w; k++) { /* 5 on w0, 7 on w1 */
+            sweep_message m = fx_move_msg(e, 10 + k, (sweep_vec3){1, 0, 0}, 1.0 / 60);
+            assert_int_equal(fx_send(fd[w], &m), 0);
+            assert_int_equal(fx_recv(fd[w], rx, &m), 1);
+            assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+        }
+    }
+    sweep_message m;
+    uint64_t moves = 0;
+    for (uint64_t end = fx_now_ms() + 5000; fx_now_ms() < end; usleep(50000)) {
+        m = fx_msg(SWEEP_MSG_GET_STATS, 99);
+        assert_int_equal(fx_send(fd[0], &m), 0);
+        assert_int_equal(fx_recv(fd[0], rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_STATS);
+        if ((moves = m.as.stats.moves_total) == 12)
+            break;
+    }
+    assert_int_equal(moves, 12);
+    assert_int_equal(m.as.stats.sessions, 2);
+    assert_int_equal(m.as.stats.entities, 2);
+    assert_true(scrape_until("sweep_moves_total", 12) == 12);
+    assert_true(scrape("sweep_worlds") == 2);
+    assert_true(scrape("sweep_entities") == 2);
+    assert_true(scrape("sweep_sessions{transport=\"tcp\"}") == 2);
+    close(fd[0]);
+    close(fd[1]);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* SIGTERM: every thread's sessions get their Bye, and sweepd exits 0. */
+static void test_sigterm_stops_every_thread(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    int t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = tcp_session(i % 2 ? "w1" : "w0", NULL);
+        assert_true(t[i] >= 0);
+    }
+    int u = udp_session("w1", NULL);
+    assert_true(u >= 0);
+    kill(srv.pid, SIGTERM);
+    for (int i = 0; i < 4; i++) {
+        unsigned seen = 0;
+        fx_wait_eof(t[i], rx, &seen);
+        assert_true(seen & (1u << SWEEP_MSG_BYE));
+        close(t[i]);
+    }
+    sweep_message r;
+    int bye = 0;
+    for (int k = 0; k < 10 && !bye; k++)
+        bye = fx_udp_recv(u, rx, &r, 5000) > 0 && r.kind == SWEEP_MSG_BYE;
+    assert_true(bye);
+    close(u);
+    assert_int_equal(fx_wait(&srv), 0);
+}
+
+/* The results of one fixed walk on world 1, run alone on a fresh server. */
+#define WALK 90
+static void walk(int threads, sweep_msg_move_result *out)
+{
+    const char *more[] = {"--time-bank", "60", NULL};
+    start(threads, more);
+    int fd = tcp_session("w1", NULL);
+    assert_true(fd >= 0);
+    sweep_message m = fx_msg(SWEEP_MSG_SPAWN, 2); /* a player: the map's first spawn point */
+    m.as.spawn.radii = (sweep_vec3){0.4, 0.4, 0.9};
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+    uint32_t e = m.as.spawned.entity;
+    for (uint32_t k = 0; k < WALK; k++) {
+        double a = k * 0.15;
+        m = fx_move_msg(e, 10 + k, (sweep_vec3){6 * cos(a), 6 * sin(a), k % 30 == 0 ? 5.0 : 0.0}, 1.0 / 60);
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+        out[k] = m.as.move_result;
+    }
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* Determinism: a world does on thread 1 of two what it does alone. */
+static void test_same_results_one_and_two_threads(void **state)
+{
+    (void)state;
+    static sweep_msg_move_result one[WALK], two[WALK];
+    walk(1, one);
+    walk(2, two);
+    for (int k = 0; k < WALK; k++) {
+        assert_memory_equal(&one[k].position, &two[k].position, sizeof one[k].position);
+        assert_memory_equal(&one[k].velocity, &two[k].velocity, sizeof one[k].velocity);
+        assert_int_equal(one[k].grounded, two[k].grounded);
+        assert_int_equal(one[k].rules, two[k].rules);
+    }
+    /* It did move: the comparison is of something. */
+    assert_true(one[WALK - 1].position.x != one[0].position.x || one[WALK - 1].position.y != one[0].position.y);
+}
+
+/* --threads is checked, and more threads than maps start as many as there
+ * are maps. */
+static void test_threads_option(void **state)
+{
+    (void)state;
+    char bin[1100], cmd[3000];
+    char *out = NULL;
+    fx_build("bin/sweepd", bin, sizeof bin);
+    snprintf(cmd, sizeof cmd, "'%s' --map '%s' --threads 0", bin, map0);
+    assert_int_equal(fx_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "--threads"));
+    free(out);
+    const char *more[] = {"--threads", "4", "--log-level", "info", NULL};
+    start(2, more);
+    assert_true(tcp_session("w1", NULL) >= 0);
+    char logp[1100];
+    snprintf(logp, sizeof logp, "%s", srv.log);
+    FILE *f = fopen(logp, "r");
+    assert_non_null(f);
+    char line[2048];
+    int ready = 0;
+    while (fgets(line, sizeof line, f))
+        ready |= strstr(line, "event=ready") && strstr(line, " threads=2 ");
+    fclose(f);
+    assert_true(ready);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fx_init(argv[0]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_both_worlds_answer),
+        cmocka_unit_test(test_handover_keeps_pipelined_bytes),
+        cmocka_unit_test(test_udp_forwarded),
+        cmocka_unit_test(test_limits_global),
+        cmocka_unit_test(test_figures_summed),
+        cmocka_unit_test(test_sigterm_stops_every_thread),
+        cmocka_unit_test(test_same_results_one_and_two_threads),
+        cmocka_unit_test(test_threads_option),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
