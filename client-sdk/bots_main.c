@@ -105,6 +105,8 @@ static const char usage[] =
     "  --dt SECONDS         load: time step of each move (default 1/60)\n"
     "  --target X,Y,Z       spawn-anywhere: where to ask (default 8 m above the first\n"
     "                       spawn point)\n"
+    "  --world NAME         the world to join, by map name or file stem (default:\n"
+    "                       the server's first)\n"
     "  --token TOKEN        Hello.auth_token of every bot (SWEEP_TOKEN is read when\n"
     "                       it is not given)\n"
     "  --secret-file FILE   instead, a player token of its own for each bot, minted\n"
@@ -176,6 +178,7 @@ static const char *const mode_names[MODE_COUNT] = {
 
 typedef struct options {
     const char *connect, *map, *bench_name, *token, *secret_file;
+    const char *world; /* Hello.world: NULL = the server's first */
     int udp, progress, has_target;
     uint32_t clients, batch, window, watch, redundancy;
     double rate, duration, warmup, speed, dt;
@@ -315,7 +318,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"secret-file", required_argument, 0, 'S'}, {"redundancy", required_argument, 0, 'R'},
         {"loss", required_argument, 0, 'L'},     {"jitter-ms", required_argument, 0, 'J'},
         {"reorder", required_argument, 0, 'O'},  {"seed", required_argument, 0, 'E'},
-        {"target", required_argument, 0, 'G'},
+        {"target", required_argument, 0, 'G'},  {"world", required_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -392,6 +395,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->token = optarg;
             break;
         case 'S': o->secret_file = optarg; break;
+        case 'V': o->world = optarg; break;
         case 'R':
             if (!sweep_parse_u32(optarg, 0, SWEEP_CLIENT_REDUNDANCY_MAX, &o->redundancy))
                 return bad("--redundancy wants 0..8 moves, not", optarg);
@@ -878,6 +882,7 @@ static int connect_bot(const options *o, const char *address, const uint8_t *sec
     co.transport = o->udp ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
     co.address = address;
     co.client_name = "sweep-bots";
+    co.world = o->world;
     co.timeout_ms = 10000;
     co.auth_token = o->token;
     char token[SWEEP_TOKEN_MAX + 1];
