@@ -5,8 +5,10 @@
  * A server owns one libuv loop, a TCP listener and a UDP socket on the same
  * port, one world per loaded map (each with its own fixed-rate tick), the
  * sessions of its clients and the entities they spawned. Everything runs on
- * the thread that calls sweep_server_run; the only call that may come from
- * another thread is sweep_server_stop.
+ * the thread that calls sweep_server_run (with opt.threads > 1, that thread
+ * and opt.threads - 1 more it starts and joins, each a loop of its own with
+ * its share of the worlds); the only call that may come from another thread
+ * is sweep_server_stop.
  *
  * Typical use (what sweepd does):
  *

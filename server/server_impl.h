@@ -5,7 +5,9 @@
  * Ownership and invariants:
  *   - The server owns worlds (array, fixed after create), connections
  *     (list), sessions (list) and entities (table by id). Everything runs
- *     on the loop thread; nothing here is locked.
+ *     on its loop thread; nothing of a server is locked. With --threads
+ *     there is one server per thread (threads.c); what they share is the
+ *     group (sweep__group): atomics, and what its locks guard.
  *   - A TCP connection has at most one session; the session dies when the
  *     connection's handle is closed (close callback), never earlier, so a
  *     pointer conn->session stays valid for the whole life of the handle.
@@ -27,12 +29,13 @@
  *     movers.id, translated where a message is filled.
  *   - A connection's memory is counted where it is allocated: conn->mem
  *     is its structure plus the capacity of its three buffers (a partial
- *     frame, the answers in flight, the answers queued behind them), and
- *     server->conn_mem is the sum over the connections. The two answer
+ *     frame, the answers in flight, the answers queued behind them),
+ *     server->conn_mem is the sum over its connections and group->conn_mem
+ *     over every thread's. The two answer
  *     buffers together never exceed max_write_queue except by the one
  *     final Error of a connection being dropped for it; the frame buffer
  *     never exceeds the prefix + max_frame.
- *   - server->addrs counts, per client address, the connections open, those
+ *   - group->addrs counts, per client address, the connections open, those
  *     of them OPEN without a session, and the sessions (TCP and UDP); each
  *     connection and UDP session adds itself once and takes itself off once.
  */
@@ -182,7 +185,7 @@ struct sweep__conn {
     uint64_t drain_deadline_ns;
     uint64_t hello_deadline_ns; /* OPEN without a session past this: closed */
     uint64_t last_read_ms;      /* loop time of the last bytes read: the idle timeout */
-    sweep__addr_key addr;       /* its entry in server->addrs */
+    sweep__addr_key addr;       /* its entry in group->addrs */
     unsigned counted_handshake : 1, counted_session : 1; /* what it adds to that entry */
     unsigned handed_over : 1;   /* passed to another thread, which keeps its counts */
     unsigned handover_to;       /* set by a Hello for another thread's world: that thread + 1 */

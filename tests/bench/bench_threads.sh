@@ -40,12 +40,14 @@ run() {
     [ -n "$addr" ] || { echo "bench_threads: sweepd did not start:" >&2; cat "$TMP/log" >&2; exit 1; }
     udp=
     [ "$2" = udp ] && udp=--udp
+    bots=
     for w in w0 w1; do
         "$BIN/sweep-bots" --connect "$addr" $udp --world "$w" --clients "$CLIENTS" --duration "$SECONDS_RUN" \
             --bench-line "threads_$w" >"$TMP/bots-$w" 2>&1 &
+        bots="$bots $!"
     done
     wait_bots=0
-    for j in $(jobs -p); do [ "$j" = "$PID" ] || wait "$j" || wait_bots=1; done
+    for j in $bots; do wait "$j" || wait_bots=1; done
     kill "$PID"
     wait "$PID" || true
     PID=

@@ -129,6 +129,10 @@ trap - EXIT
 "${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
 "${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"
 
+# --- server: two worlds on one thread and on two (sweepd --threads) --------
+# tests/bench/bench_threads.sh says how: medians of alternating runs, ratio.
+BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
+
 # --- server: recording sessions, and replaying them (sweepd --record) -------
 # replay: sweepd --record on the arena with 16 honest players (sweep-bots
 # --mode honest, 60 moves/s each) for SWEEP_BENCH_REPLAY_SECONDS (default
