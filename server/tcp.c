@@ -85,7 +85,8 @@ static int mem_allows(const sweep_server *s, size_t more)
     return held <= s->max_memory && more <= s->max_memory - held;
 }
 
-/* The connections of this thread hold delta bytes more (or fewer). */
+/* The connections of this thread hold `plus` bytes more and `minus` fewer
+ * (the group total with them). */
 static void mem_count(sweep_server *s, size_t plus, size_t minus)
 {
     s->conn_mem = s->conn_mem + plus - minus;
