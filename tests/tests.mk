@@ -84,7 +84,7 @@ $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)
 # under faults must replay.
 $(BUILD)/tests/server/test_faults: | $(BIN)/sweep-replay
 # Threads (tests/server/test_threads.c): two generated maps, two worlds.
-$(BUILD)/tests/server/test_threads: | $(BIN)/sweep-mapgen
+$(BUILD)/tests/server/test_threads: | $(BIN)/sweep-mapgen $(BIN)/sweep-replay
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd
