@@ -89,6 +89,7 @@ static void test_defaults_and_cli(void **state)
     assert_int_equal(o.allow_guests, -1);
     assert_int_equal(o.allow_free_move, 0);
     assert_true(o.time_bank == 0.25);
+    assert_int_equal(o.threads, 1);
     const char *auth[] = {"sweepd", "--allow-guests", "off", "--allow-free-move", "on", "--time-bank", "0.5"};
     assert_int_equal(parse(&o, err, sizeof err, 7, auth), SWEEP_OPTIONS_OK);
     assert_int_equal(o.allow_guests, 0);
@@ -140,6 +141,7 @@ static void test_bad_options(void **state)
         {"--command-token", "", "command-token"}, {"--players-block", "maybe", "players-block"},
         {"--allow-guests", "sometimes", "allow-guests"}, {"--allow-free-move", "2", "allow-free-move"},
         {"--time-bank", "0", "time-bank"}, {"--time-bank", "61", "time-bank"}, {"--auth-secret-file", "", "auth-secret"},
+        {"--threads", "0", "threads"}, {"--threads", "17", "threads"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
@@ -172,6 +174,7 @@ static void test_config_file(void **state)
                        "listen = 127.0.0.1:9000\n"
                        "command-token = s3cr3t # trusted game servers\n"
                        "players-block = yes\n"
+                       "threads = 2\n"
                        "map=two.db\n";
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
@@ -186,6 +189,7 @@ static void test_config_file(void **state)
     assert_string_equal(o.maps[1], "two.db");
     assert_string_equal(o.command_token, "s3cr3t");
     assert_int_equal(o.players_block, 1);
+    assert_int_equal(o.threads, 2);
 
     FILE *f = fopen(path, "w");
     fputs("max-sessions = 7\nthis line has no equals sign\n", f);
