@@ -7,7 +7,11 @@
  * set and their next moves in a heap ordered by time, so that a turn of
  * the loop costs what is ready and what is due, not the number of bots:
  * at thousands of bots and 60 Hz the load generator must stay cheaper
- * than the server it measures (over UDP with --loss, --jitter-ms or
+ * than the server it measures. A wake reads each ready socket once (all
+ * it holds, libsweep's recvmmsg) and sends every move due within
+ * SEND_SLACK_NS, so the wakes a second stay a few thousand however many
+ * bots there are; latencies run from the send to the kernel's arrival
+ * time of the answer, not to when the loop came round to read it (over UDP with --loss, --jitter-ms or
  * --reorder their datagrams go through in-process relays on a thread of
  * their own, netem.h).
  *
@@ -195,6 +199,11 @@ typedef struct inflight {
     uint32_t first, last, remaining;
     uint64_t t_ns;
 } inflight;
+
+/* Sends due this close after a wake go in it: a bot's move leaves up to
+ * this early rather than costing a wake of its own (a game's frame is
+ * 16,667 us; the latency is measured from when it really left). */
+#define SEND_SLACK_NS 250000u
 
 /* Answers remembered per bot to know what a move asked (by sequence % this). */
 #define ASKED_RING 4096u
@@ -603,7 +612,7 @@ static const sched_entry *sched_top(const schedule *s)
 /* --- load mode ------------------------------------------------------------------------ */
 
 /* Sends the bot's next request (one move or one batch). */
-static int send_load(const options *o, bot *b, totals *t, uint64_t now)
+static int send_load(const options *o, bot *b, totals *t)
 {
     sweep_client_move_req reqs[256];
     uint32_t seqs[256];
@@ -613,6 +622,9 @@ static int send_load(const options *o, bot *b, totals *t, uint64_t now)
         reqs[i] = (sweep_client_move_req){.entity = b->entity,
                                           .velocity = sweep_v3_scale(square_dir(b->step + i, 30), o->speed),
                                           .dt = o->dt};
+    /* The clock read at this send, not the wake's: a pass sends many
+     * moves, and a late one must not be charged the pass before it. */
+    uint64_t sent_ns = sweep_client_now_ns();
     sweep_client_status s = n == 1 ? sweep_client_send_move(b->c, &reqs[0], &seqs[0], &e)
                                    : sweep_client_send_batch(b->c, reqs, n, seqs, &e);
     if (s != SWEEP_CLIENT_OK) {
@@ -620,7 +632,7 @@ static int send_load(const options *o, bot *b, totals *t, uint64_t now)
         return -1;
     }
     b->step += n;
-    b->fl[b->nfl++] = (inflight){seqs[0], seqs[n - 1], n, now};
+    b->fl[b->nfl++] = (inflight){seqs[0], seqs[n - 1], n, sent_ns};
     if (t->measuring)
         t->sent += n;
     return 0;
@@ -634,7 +646,7 @@ static void settle(bot *b, totals *t, uint32_t seq, uint64_t when, int is_result
         if (seq < f->first || seq > f->last)
             continue;
         if (is_result) {
-            record(t, when - f->t_ns);
+            record(t, when > f->t_ns ? when - f->t_ns : 0);
             if (t->measuring)
                 t->results++;
         }
@@ -661,9 +673,10 @@ static uint64_t load_due(const bot *b, uint64_t interval, uint32_t window)
 }
 
 /* Gives up the load bot's requests unanswered for a second and sends what is
- * due at `now`; *due gets when it next has something to do. */
-static int pace_load(const options *o, bot *b, totals *t, uint64_t now, uint64_t interval, uint32_t window,
-                     uint64_t *due)
+ * due by `horizon` (now, or a little after: see SEND_SLACK_NS); *due gets
+ * when it next has something to do. */
+static int pace_load(const options *o, bot *b, totals *t, uint64_t now, uint64_t horizon, uint64_t interval,
+                     uint32_t window, uint64_t *due)
 {
     /* A request unanswered for a second is lost (UDP): free its slot. */
     for (uint32_t k = 0; k < b->nfl;) {
@@ -676,14 +689,14 @@ static int pace_load(const options *o, bot *b, totals *t, uint64_t now, uint64_t
         }
     }
     if (interval) {
-        while (b->next_send <= now && b->nfl < window) {
-            if (send_load(o, b, t, now) < 0)
+        while (b->next_send <= horizon && b->nfl < window) {
+            if (send_load(o, b, t) < 0)
                 return -1;
             b->next_send += interval;
         }
     } else {
         while (b->nfl < window)
-            if (send_load(o, b, t, now) < 0)
+            if (send_load(o, b, t) < 0)
                 return -1;
     }
     *due = load_due(b, interval, window);
@@ -753,19 +766,21 @@ static int send_player(const options *o, const map_info *mi, bot *b, totals *t, 
     return 0;
 }
 
-/* Sends what is due for a player bot at `now`; *wake is lowered to when
- * it wants to send next. */
-static int pace_player(const options *o, const map_info *mi, bot *b, totals *t, uint64_t now, uint64_t *wake)
+/* Sends what is due for a player bot by `horizon` (now, or a little
+ * after: see SEND_SLACK_NS); *wake is lowered to when it wants to send
+ * next. */
+static int pace_player(const options *o, const map_info *mi, bot *b, totals *t, uint64_t now, uint64_t horizon,
+                       uint64_t *wake)
 {
     uint64_t interval = (uint64_t)(1e9 / o->rate);
     double period = 1.0 / o->rate;
     if (b->mode == MODE_BURST) {
         /* Held back for a while, then all at once. */
-        while (b->next_send <= now) {
+        while (b->next_send <= horizon) {
             b->burst_owed += period;
             b->next_send += interval;
         }
-        if (now >= b->burst_at) {
+        if (horizon >= b->burst_at) {
             uint32_t n = (uint32_t)(b->burst_owed / period + 0.5);
             for (uint32_t i = 0; i < n; i++)
                 if (send_player(o, mi, b, t, period) != 0)
@@ -788,7 +803,7 @@ static int pace_player(const options *o, const map_info *mi, bot *b, totals *t, 
         catch_up = interval;
     if (now > b->next_send + catch_up)
         b->next_send = now - catch_up;
-    while (b->next_send <= now) {
+    while (b->next_send <= horizon) {
         if (send_player(o, mi, b, t, dt) != 0)
             return -1;
         b->next_send += every;
@@ -1257,14 +1272,18 @@ int main(int argc, char **argv)
             if (outstanding == 0)
                 break;
         }
-        /* Send what is due: only the bots at the top of the schedule. */
+        /* Send what is due: only the bots at the top of the schedule, and
+         * with them those due within SEND_SLACK_NS, so that thousands of
+         * bots spread over a period cost a few thousand wakes a second,
+         * not one each. */
         uint64_t wake = stop;
         if (now < stop_sending) {
-            while (sched_top(&sched)->due <= now) {
+            uint64_t horizon = now + SEND_SLACK_NS;
+            while (sched_top(&sched)->due <= horizon) {
                 uint32_t i = sched_top(&sched)->bot;
                 uint64_t due = UINT64_MAX;
-                if (o.players ? pace_player(&o, &mi, &bots[i], &t, now, &due)
-                              : pace_load(&o, &bots[i], &t, now, interval, window, &due)) {
+                if (o.players ? pace_player(&o, &mi, &bots[i], &t, now, horizon, &due)
+                              : pace_load(&o, &bots[i], &t, now, horizon, interval, window, &due)) {
                     failed = 1;
                     break;
                 }
@@ -1300,7 +1319,10 @@ int main(int argc, char **argv)
             sweep_client_event ev;
             sweep_client_error e;
             sweep_client_status s;
-            while ((s = sweep_client_poll(b->c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
+            /* One read of the socket (all it holds), then only what that
+             * read queued: no second system call to find it empty. */
+            for (s = sweep_client_poll(b->c, 0, &ev, &e); s == SWEEP_CLIENT_OK;
+                 s = sweep_client_pending(b->c) ? sweep_client_poll(b->c, 0, &ev, &e) : SWEEP_CLIENT_E_TIMEOUT) {
                 if (ev.kind == SWEEP_CLIENT_EV_MOVE_RESULT) {
                     if (o.players)
                         take_result(&o, &mi, b, &t, &ev.as.move_result, ev.received_ns);

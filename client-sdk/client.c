@@ -3,9 +3,11 @@
  * the queue of received events (client.h).
  *
  * Everything runs on one non-blocking socket driven by poll(2). Received
- * bytes go through the protocol's framer (TCP) or are taken one datagram
- * at a time (UDP), are verified and decoded by sweep_decode, and become
- * events in a FIFO queue. A blocking call sends its request and pumps the
+ * bytes go through the protocol's framer (TCP) or are taken up to
+ * SWEEP__RX_BATCH datagrams per recvmmsg(2) (UDP), are verified and
+ * decoded by sweep_decode, and become events in a FIFO queue, each stamped
+ * with the kernel's arrival time (SO_TIMESTAMPNS, moved to the monotonic
+ * clock). A blocking call sends its request and pumps the
  * socket until the queue holds the answer to its sequence, which it takes
  * out of the queue; everything else stays queued, in arrival order, for
  * sweep_client_poll. While a TCP write waits for room the socket is read
@@ -66,6 +68,14 @@
  * the moves in flight, as a window of sequence numbers. */
 #define SWEEP__SEEN 4096u
 
+/* Datagrams taken by one recvmmsg (UDP). A game's socket rarely holds more
+ * than a few answers at a time; what matters is that a read which returns
+ * fewer than this knows the socket is empty, with no second call to hear
+ * EAGAIN. */
+#define SWEEP__RX_BATCH 8u
+/* Control bytes per datagram: the kernel's receive time (SCM_TIMESTAMPNS). */
+#define SWEEP__RX_CMSG CMSG_SPACE(sizeof(struct timespec))
+
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
 
@@ -78,8 +88,11 @@ struct sweep_client {
     uint32_t udp_max_batch;
 
     /* Receiving. */
-    uint8_t *rx;  /* TCP: framer storage; UDP: one datagram */
+    uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */
     size_t rx_cap;
+    struct mmsghdr *rx_msgs; /* UDP: one recvmmsg's headers, iovecs and control bytes */
+    struct iovec *rx_iov;
+    uint8_t *rx_cmsg;
     sweep_framer framer;
     sweep_decoder dec;
     uint8_t cookie[SWEEP__COOKIE_MAX];
@@ -198,6 +211,15 @@ sweep_client_transport sweep_client_get_transport(const sweep_client *c)
 uint32_t sweep_client_next_sequence(const sweep_client *c)
 {
     return c->next_seq;
+}
+
+size_t sweep_client_pending(const sweep_client *c)
+{
+    /* The handshake's own events, which poll drops, are not counted. */
+    size_t n = 0;
+    for (size_t i = 0; i < c->qlen; i++)
+        n += (int)c->q[c->qhead + i].kind < SWEEP__EV_WELCOME;
+    return n;
 }
 
 void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out)
@@ -462,39 +484,91 @@ static int size_movers(sweep_client *c, size_t len)
     return 0;
 }
 
+/* CLOCK_MONOTONIC minus CLOCK_REALTIME now, in ns: the kernel stamps
+ * arrivals on the real-time clock, events carry the monotonic one. */
+static int64_t mono_minus_real(void)
+{
+    struct timespec r, m;
+    clock_gettime(CLOCK_REALTIME, &r);
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    return ((int64_t)m.tv_sec - (int64_t)r.tv_sec) * 1000000000 + ((int64_t)m.tv_nsec - (int64_t)r.tv_nsec);
+}
+
+/* When the kernel received what a recvmsg returned (SCM_TIMESTAMPNS in its
+ * control bytes), on the monotonic clock; `now` (when it was read) if it
+ * carries no stamp. Never later than now: a real-time clock stepped since
+ * the arrival must not make an answer come before its read. */
+static uint64_t arrival_ns(struct msghdr *mh, uint64_t now, int64_t offset)
+{
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS ||
+            cm->cmsg_len < CMSG_LEN(sizeof(struct timespec)))
+            continue;
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+        if (ts.tv_sec == 0 && ts.tv_nsec == 0)
+            return now;
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + offset;
+        return t > 0 && (uint64_t)t < now ? (uint64_t)t : now;
+    }
+    return now;
+}
+
 /* Reads what the socket has without waiting and queues the events.
- * Returns OK (also when there was nothing), or a fatal status. */
+ * Returns OK (also when there was nothing), or a fatal status. Each event's
+ * received_ns is the kernel's arrival time of its bytes, so the time a
+ * busy caller took to come and read is not counted as the network's. */
 static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
         return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
     uint64_t now = sweep_client_now_ns();
+    int64_t offset = mono_minus_real();
     sweep_message m;
     if (c->transport == SWEEP_CLIENT_UDP) {
-        for (int n = 0; n < 64; n++) {
-            ssize_t r = recv(c->fd, c->rx, c->rx_cap, MSG_TRUNC);
-            if (r < 0) {
+        /* Datagrams SWEEP__RX_BATCH at a time: a read that returns fewer
+         * has emptied the socket. At most 64 a call, as the caller waits. */
+        for (int round = 0; round < 64 / (int)SWEEP__RX_BATCH; round++) {
+            for (unsigned k = 0; k < SWEEP__RX_BATCH; k++) {
+                c->rx_msgs[k].msg_hdr.msg_controllen = SWEEP__RX_CMSG;
+                c->rx_msgs[k].msg_hdr.msg_flags = 0;
+            }
+            int n = recvmmsg(c->fd, c->rx_msgs, SWEEP__RX_BATCH, MSG_DONTWAIT, NULL);
+            if (n < 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                     return SWEEP_CLIENT_OK;
                 if (errno == ECONNREFUSED)
                     return fatal(c, err, SWEEP_CLIENT_E_CONNECT, "udp: nobody listening (connection refused)");
-                return fatal(c, err, SWEEP_CLIENT_E_IO, "recv: %s", strerror(errno));
+                return fatal(c, err, SWEEP_CLIENT_E_IO, "recvmmsg: %s", strerror(errno));
             }
-            c->counters.bytes_received += (uint64_t)r;
-            if ((size_t)r > c->rx_cap || sweep_decode(&c->dec, c->rx, (size_t)r, 0, &m) != SWEEP_PROTO_OK) {
-                /* Datagrams can be forged or stray; one bad one is not the server. */
-                c->counters.datagrams_dropped++;
-                continue;
+            for (int k = 0; k < n; k++) {
+                struct mmsghdr *mm = &c->rx_msgs[k];
+                size_t len = mm->msg_len;
+                c->counters.bytes_received += len;
+                if ((mm->msg_hdr.msg_flags & MSG_TRUNC) || len > SWEEP_UDP_MAX_DATAGRAM ||
+                    sweep_decode(&c->dec, c->rx_iov[k].iov_base, len, 0, &m) != SWEEP_PROTO_OK) {
+                    /* Datagrams can be forged or stray; one bad one is not the server. */
+                    c->counters.datagrams_dropped++;
+                    continue;
+                }
+                c->counters.frames_received++;
+                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset)) < 0)
+                    return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
-            c->counters.frames_received++;
-            if (handle_message(c, &m, now) < 0)
-                return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
+            if ((unsigned)n < SWEEP__RX_BATCH)
+                return SWEEP_CLIENT_OK;
         }
         return SWEEP_CLIENT_OK;
     }
     uint8_t tmp[16384];
+    union {
+        struct cmsghdr align;
+        uint8_t bytes[SWEEP__RX_CMSG];
+    } ctl;
     for (int n = 0; n < 64; n++) {
-        ssize_t r = recv(c->fd, tmp, sizeof tmp, 0);
+        struct iovec iov = {.iov_base = tmp, .iov_len = sizeof tmp};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.bytes, .msg_controllen = sizeof ctl};
+        ssize_t r = recvmsg(c->fd, &mh, 0);
         if (r < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 return SWEEP_CLIENT_OK;
@@ -504,6 +578,9 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
         if (r == 0)
             return fatal(c, err, SWEEP_CLIENT_E_CLOSED, "the server closed the connection");
         c->counters.bytes_received += (uint64_t)r;
+        /* The stamp is the newest segment's: the frames this read completes
+         * were whole by then (the earlier ones sooner, so never too early). */
+        uint64_t arrived = arrival_ns(&mh, now, offset);
         size_t off = 0;
         while (off < (size_t)r) {
             off += sweep_framer_feed(&c->framer, tmp + off, (size_t)r - off);
@@ -518,7 +595,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                     return fatal(c, err, SWEEP_CLIENT_E_PROTOCOL, "server sent an invalid frame (%s)",
                                  sweep_proto_error_name(pe));
                 c->counters.frames_received++;
-                if (handle_message(c, &m, now) < 0)
+                if (handle_message(c, &m, arrived) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if (fs == SWEEP_FRAME_TOO_LARGE)
@@ -758,11 +835,14 @@ static sweep_client_status open_socket(sweep_client *c, const char *address, swe
                 continue;
             }
         }
+        int one = 1;
         if (c->transport == SWEEP_CLIENT_TCP) {
             /* Requests are small and latency matters more than packet count. */
-            int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
+        /* The kernel's arrival time of what comes (received_ns); without
+         * it (an old kernel) events keep the time they were read. */
+        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
         c->fd = fd;
         freeaddrinfo(res);
         return SWEEP_CLIENT_OK;
@@ -885,15 +965,29 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     c->rx_cap = c->transport == SWEEP_CLIENT_TCP ? SWEEP_FRAME_PREFIX + SWEEP__RX_MAX_FRAME
                                                  : SWEEP_UDP_MAX_DATAGRAM + 1;
     c->tx = malloc(c->tx_cap);
-    c->rx = malloc(c->rx_cap);
     sweep_client_status s;
-    if (c->transport == SWEEP_CLIENT_UDP)
+    if (c->transport == SWEEP_CLIENT_UDP) {
+        c->rx = malloc(SWEEP__RX_BATCH * c->rx_cap);
         c->seen = calloc(SWEEP__SEEN, sizeof *c->seen);
+        c->rx_msgs = calloc(SWEEP__RX_BATCH, sizeof *c->rx_msgs);
+        c->rx_iov = calloc(SWEEP__RX_BATCH, sizeof *c->rx_iov);
+        c->rx_cmsg = calloc(SWEEP__RX_BATCH, SWEEP__RX_CMSG);
+    } else {
+        c->rx = malloc(c->rx_cap);
+    }
     if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 ||
-        (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL))) {
+        (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL ||
+                                              c->rx_msgs == NULL || c->rx_iov == NULL || c->rx_cmsg == NULL))) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
+    if (c->transport == SWEEP_CLIENT_UDP)
+        for (unsigned k = 0; k < SWEEP__RX_BATCH; k++) {
+            c->rx_iov[k] = (struct iovec){.iov_base = c->rx + k * c->rx_cap, .iov_len = c->rx_cap};
+            c->rx_msgs[k].msg_hdr.msg_iov = &c->rx_iov[k];
+            c->rx_msgs[k].msg_hdr.msg_iovlen = 1;
+            c->rx_msgs[k].msg_hdr.msg_control = c->rx_cmsg + k * SWEEP__RX_CMSG;
+        }
     if (c->transport == SWEEP_CLIENT_TCP)
         sweep_framer_init(&c->framer, c->rx, c->rx_cap, SWEEP__RX_MAX_FRAME);
     if ((s = open_socket(c, opts->address, err)) != SWEEP_CLIENT_OK)
@@ -916,6 +1010,9 @@ failed:
     free(c->dec.results);
     free(c->dec.movers);
     free(c->seen);
+    free(c->rx_msgs);
+    free(c->rx_iov);
+    free(c->rx_cmsg);
     free(c);
     return s;
 }
@@ -942,6 +1039,9 @@ void sweep_client_close(sweep_client *c)
     free(c->dec.movers);
     free(c->batch);
     free(c->seen);
+    free(c->rx_msgs);
+    free(c->rx_iov);
+    free(c->rx_cmsg);
     free(c);
 }
 

@@ -314,7 +314,11 @@ typedef struct sweep_client_event {
     sweep_client_event_kind kind;
     uint32_t sequence;    /* the request answered (Message.sequence) */
     uint64_t server_tick;
-    uint64_t received_ns; /* monotonic clock when it was read from the socket */
+    uint64_t received_ns; /* when it arrived, on the monotonic clock (sweep_client_now_ns): the
+                             kernel's receive time of its datagram (UDP) or of the newest TCP
+                             segment read with it (SO_TIMESTAMPNS), so a caller that came late
+                             to read does not count its own delay as the server's; the time
+                             it was read where the kernel gives no stamp */
     union {
         sweep_msg_move_result move_result;
         sweep_client_error error;
@@ -337,6 +341,14 @@ typedef struct sweep_client_event {
  * counted, not fatal. */
 sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_client_event *ev,
                                       sweep_client_error *err);
+
+/* Events already received and waiting, which sweep_client_poll hands out
+ * without a system call. A program driving many sockets calls
+ * sweep_client_poll once for a socket its poll(2) or epoll(7) found
+ * readable (that reads what the socket holds, over UDP up to 8 datagrams
+ * a system call), then again only while this is above 0: one read per
+ * socket per wake, rather than one more that finds the socket empty. */
+size_t sweep_client_pending(const sweep_client *c);
 
 typedef void (*sweep_client_event_cb)(void *user, const sweep_client_event *ev);
 

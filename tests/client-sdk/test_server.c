@@ -445,6 +445,64 @@ static void ping_stats_and_dispatch(void **state)
     }
 }
 
+/* Answers queued by one read are counted by sweep_client_pending and
+ * handed out by sweep_client_poll without reading again: after a Ping's
+ * Pong, every answer the server sent before it (more than one recvmmsg
+ * takes over UDP) is queued, and the count goes down by one per poll. */
+static void pending_counts_what_one_read_queued(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        sweep_client *c = connect_to((sweep_client_transport)t);
+        sweep_client_error e;
+        sweep_msg_spawned sp;
+        assert_int_equal(sweep_client_spawn(c, sweep_v3(4, 4, 0.95), E.lv.default_radii, &sp, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(sweep_client_pending(c), 0);
+        uint32_t seqs[20];
+        for (int i = 0; i < 20; i++) {
+            sweep_client_move_req m = {.entity = sp.entity, .velocity = sweep_v3(0, 1, 0), .dt = 0.001};
+            assert_int_equal(sweep_client_send_move(c, &m, &seqs[i], &e), SWEEP_CLIENT_OK);
+        }
+        uint64_t rtt;
+        assert_int_equal(sweep_client_ping(c, &rtt, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(sweep_client_pending(c), 20);
+        for (int i = 0; i < 20; i++) {
+            sweep_client_event ev;
+            assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_OK);
+            assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
+            assert_int_equal(ev.as.move_result.sequence, seqs[i]);
+            assert_int_equal(sweep_client_pending(c), (size_t)(19 - i));
+        }
+        sweep_client_close(c);
+    }
+}
+
+/* received_ns is when the answer arrived, not when it was read: an answer
+ * left waiting in the socket keeps its arrival time. */
+static void answers_carry_their_arrival_time(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        sweep_client *c = connect_to((sweep_client_transport)t);
+        sweep_client_error e;
+        sweep_msg_spawned sp;
+        assert_int_equal(sweep_client_spawn(c, sweep_v3(4, 4, 0.95), E.lv.default_radii, &sp, &e), SWEEP_CLIENT_OK);
+        uint64_t sent = sweep_client_now_ns();
+        sweep_client_move_req m = {.entity = sp.entity, .velocity = sweep_v3(0, 1, 0), .dt = 0.001};
+        assert_int_equal(sweep_client_send_move(c, &m, NULL, &e), SWEEP_CLIENT_OK);
+        struct pollfd p = {.fd = sweep_client_fd(c), .events = POLLIN};
+        assert_int_equal(poll(&p, 1, 20000), 1);
+        uint64_t readable = sweep_client_now_ns();
+        usleep(50000); /* the caller is busy elsewhere */
+        sweep_client_event ev;
+        assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
+        assert_true(ev.received_ns >= sent);
+        assert_true(ev.received_ns <= readable);
+        sweep_client_close(c);
+    }
+}
+
 static void connecting_nowhere_is_an_error(void **state)
 {
     (void)state;
@@ -475,6 +533,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(errors_are_values),
         cmocka_unit_test(not_your_entity),
         cmocka_unit_test(ping_stats_and_dispatch),
+        cmocka_unit_test(pending_counts_what_one_read_queued),
+        cmocka_unit_test(answers_carry_their_arrival_time),
         cmocka_unit_test(connecting_nowhere_is_an_error),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
