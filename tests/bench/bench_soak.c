@@ -12,8 +12,13 @@
  *      player: `fast` of them send a move 60 times a second (a game client),
  *      the others a few a second (--slow-rate, default 2). All are connected
  *      one after the other (the ramp), then play 3 s unmeasured, then
- *      `seconds` measured. Latency is the send-to-answer time of the fast
- *      players' moves; moves_per_s counts every answered move.
+ *      `seconds` measured. Latency is the time from a fast player's move
+ *      leaving to the kernel's arrival time of its answer (libsweep's
+ *      received_ns, so this loop's own delay in coming to read is not
+ *      counted), for every answer however late: the last RING sends of
+ *      each fast session are remembered (latency_samples answers timed;
+ *      late_answers came after their send was forgotten), and the
+ *      histogram reaches 62 s. moves_per_s counts every answered move.
  *   2. The same, with `hostile` clients beside them from the end of the
  *      ramp to the end: half are sweep-bots cheaters (speed, flood, burst,
  *      dilate, ... over TCP and UDP, started as child processes), half are
@@ -69,8 +74,18 @@
 
 #define WARMUP_S 3.0
 #define FAST_HZ 60.0
-#define RING 8               /* fast moves in flight remembered per session */
-#define HIST_US (1u << 21)   /* latency histogram: 1 us bins up to ~2 s */
+/* Fast moves remembered per session (by sequence % RING) to time their
+ * answers: 17 s of moves at 60 Hz, so an answer is timed however late it
+ * comes within reason; one later still is counted as late_answers, not
+ * dropped from the figures unseen (with 8, answers more than 133 ms late
+ * went uncounted and p99 looked better than it was). */
+#define RING 1024u
+/* Latency histogram: 1 us bins below FINE_US, then 1,024 us bins up to
+ * HIST_MAX_US (62 s); later still lands in the last bin. */
+#define FINE_US 65536u
+#define COARSE_US 1024u
+#define HIST_MAX_US 62000000u
+#define HIST_BINS (FINE_US + (HIST_MAX_US - FINE_US) / COARSE_US + 1)
 #define RAW_TICK_NS 10000000 /* raw hostile clients act every 10 ms */
 #define MAX_NOTES 5          /* honest errors described on stderr */
 
@@ -223,8 +238,8 @@ typedef struct honest {
     uint64_t sent, answered;
     uint64_t period_ns, due;
     uint32_t step;
-    uint32_t ring_seq[RING];
-    uint64_t ring_ns[RING];
+    uint32_t *ring_seq; /* fast sessions: [RING] sequences sent ... */
+    uint64_t *ring_ns;  /* ... and when */
 } honest;
 
 typedef struct run {
@@ -235,8 +250,8 @@ typedef struct run {
     /* timer heap of session indices, earliest due first */
     uint32_t *heap;
     unsigned heap_len;
-    uint32_t *hist;
-    uint64_t hist_n, measured_moves, errors;
+    uint32_t *hist; /* [HIST_BINS] */
+    uint64_t hist_n, late, measured_moves, errors;
     int measuring;
     unsigned notes;
 } run;
@@ -299,13 +314,16 @@ static uint32_t heap_pop(run *r)
 
 /* One honest move: a walk round a circle at 1 unit/s, asking one frame's
  * time, so no rule of the server has anything to refuse. */
-static void honest_move(run *r, unsigned i, uint64_t now)
+static void honest_move(run *r, unsigned i)
 {
     honest *h = &r->h[i];
     double a = (double)(h->step++ % 360) * (M_PI / 180.0);
     sweep_client_move_req m = {.entity = h->entity, .velocity = sweep_v3(cos(a), sin(a), 0), .dt = 1.0 / FAST_HZ};
     sweep_client_error e;
     uint32_t seq;
+    /* This send's own time: a pass sends many moves, and a late one must
+     * not be charged the ones before it. */
+    uint64_t now = now_ns();
     if (sweep_client_send_move(h->c, &m, &seq, &e) != SWEEP_CLIENT_OK) {
         honest_error(r, i, "send", &e);
         honest_drop(r, i);
@@ -318,12 +336,34 @@ static void honest_move(run *r, unsigned i, uint64_t now)
     }
 }
 
+static uint32_t hist_bin(uint64_t us)
+{
+    if (us < FINE_US)
+        return (uint32_t)us;
+    if (us >= HIST_MAX_US)
+        return HIST_BINS - 1;
+    return FINE_US + (uint32_t)((us - FINE_US) / COARSE_US);
+}
+
+/* The latency a bin stands for: its upper end (a coarse bin's figure is
+ * never better than what it holds). */
+static uint64_t bin_us(uint32_t bin)
+{
+    if (bin < FINE_US)
+        return bin;
+    return FINE_US + (uint64_t)(bin - FINE_US + 1) * COARSE_US - 1;
+}
+
+/* Takes what one read of a readable socket queued: the first poll reads
+ * (all the socket holds), the others only take what it queued. */
 static void honest_read(run *r, unsigned i)
 {
     honest *h = &r->h[i];
     sweep_client_event ev;
     sweep_client_error e;
-    for (;;) {
+    for (int first = 1;; first = 0) {
+        if (!first && sweep_client_pending(h->c) == 0)
+            return;
         sweep_client_status s = sweep_client_poll(h->c, 0, &ev, &e);
         if (s == SWEEP_CLIENT_E_TIMEOUT)
             return;
@@ -337,10 +377,17 @@ static void honest_read(run *r, unsigned i)
             h->answered++;
             if (r->measuring)
                 r->measured_moves++;
-            if (h->fast && r->measuring && h->ring_seq[ev.sequence % RING] == ev.sequence) {
-                uint64_t us = (ev.received_ns - h->ring_ns[ev.sequence % RING]) / 1000u;
-                r->hist[us < HIST_US ? us : HIST_US - 1]++;
-                r->hist_n++;
+            if (h->fast && r->measuring) {
+                /* received_ns is the kernel's arrival time (libsweep), so
+                 * the time this loop took to come round is not counted. */
+                if (h->ring_seq[ev.sequence % RING] == ev.sequence) {
+                    uint64_t sent = h->ring_ns[ev.sequence % RING];
+                    uint64_t us = ev.received_ns > sent ? (ev.received_ns - sent) / 1000u : 0;
+                    r->hist[hist_bin(us)]++;
+                    r->hist_n++;
+                } else {
+                    r->late++;
+                }
             }
             break;
         case SWEEP_CLIENT_EV_ERROR:
@@ -361,12 +408,12 @@ static double percentile_us(const run *r, double q)
     if (r->hist_n == 0)
         return 0;
     uint64_t want = (uint64_t)ceil(q * (double)r->hist_n), seen = 0;
-    for (uint32_t us = 0; us < HIST_US; us++) {
-        seen += r->hist[us];
+    for (uint32_t b = 0; b < HIST_BINS; b++) {
+        seen += r->hist[b];
         if (seen >= want && seen > 0)
-            return us;
+            return (double)bin_us(b);
     }
-    return HIST_US;
+    return HIST_MAX_US;
 }
 
 /* --- raw hostile clients ------------------------------------------------------- */
@@ -610,7 +657,7 @@ static void hostiles_stop(hostiles *hs, uint64_t now)
 
 typedef struct result {
     double moves_per_s, p50, p99, rss_start, rss_ramped, rss_end, rss_max, ramp_s;
-    uint64_t errors, unanswered, hostile_closed, udp_drops;
+    uint64_t errors, unanswered, hostile_closed, udp_drops, latency_samples, late_answers;
     unsigned sessions;
 } result;
 
@@ -625,7 +672,7 @@ static int soak(const options *o, unsigned hostile, result *res)
     run r = {.o = o, .n = o->sessions};
     r.h = calloc(r.n, sizeof *r.h);
     r.heap = calloc(r.n, sizeof *r.heap);
-    r.hist = calloc(HIST_US, sizeof *r.hist);
+    r.hist = calloc(HIST_BINS, sizeof *r.hist);
     r.ep = epoll_create1(EPOLL_CLOEXEC);
     if (r.h == NULL || r.heap == NULL || r.hist == NULL || r.ep < 0) {
         server_stop(&srv);
@@ -659,6 +706,14 @@ static int soak(const options *o, unsigned hostile, result *res)
          * only TCP sessions. */
         h->fast = every && (i / 2) % every == 0 && nfast < o->fast;
         nfast += (unsigned)h->fast;
+        if (h->fast) {
+            h->ring_seq = calloc(RING, sizeof *h->ring_seq);
+            h->ring_ns = calloc(RING, sizeof *h->ring_ns);
+            if (h->ring_seq == NULL || h->ring_ns == NULL) {
+                honest_error(&r, i, "out of memory", NULL);
+                continue;
+            }
+        }
         h->alive = 1;
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
         if (epoll_ctl(r.ep, EPOLL_CTL_ADD, sweep_client_fd(h->c), &ev) != 0) {
@@ -704,7 +759,7 @@ static int soak(const options *o, unsigned hostile, result *res)
             honest *h = &r.h[i];
             if (!h->alive)
                 continue;
-            honest_move(&r, i, now);
+            honest_move(&r, i);
             h->due += h->period_ns;
             if (h->due + h->period_ns < now) /* fell behind by more than a move: no burst to catch up */
                 h->due = now + h->period_ns;
@@ -761,6 +816,8 @@ static int soak(const options *o, unsigned hostile, result *res)
         if (r.h[i].alive)
             res->unanswered += r.h[i].sent - r.h[i].answered;
         sweep_client_close(r.h[i].c);
+        free(r.h[i].ring_seq);
+        free(r.h[i].ring_ns);
     }
     res->udp_drops = udp_rcvbuf_errors() - drops0;
     server_stop(&srv);
@@ -769,6 +826,8 @@ static int soak(const options *o, unsigned hostile, result *res)
     res->p50 = percentile_us(&r, 0.50);
     res->p99 = percentile_us(&r, 0.99);
     res->errors = r.errors;
+    res->latency_samples = r.hist_n;
+    res->late_answers = r.late;
     fprintf(stderr,
             "bench_soak: %s: %u sessions (%u fast) connected and spawned in %.1f s; %" PRIu64
             " latency samples; rss max %.1f MiB; %" PRIu64 " moves unanswered, %" PRIu64 " UDP datagrams dropped for full buffers (the machine's)\n",
@@ -848,9 +907,11 @@ int main(int argc, char **argv)
         return 1;
     printf("BENCH name=server.soak sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f p99_us=%.0f "
            "rss_start_mb=%.1f rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " rss_max_mb=%.1f "
-           "unanswered=%" PRIu64 " udp_drops=%" PRIu64 " ramp_s=%.1f\n",
+           "unanswered=%" PRIu64 " udp_drops=%" PRIu64 " ramp_s=%.1f latency_samples=%" PRIu64 " late_answers=%" PRIu64
+           "\n",
            base.sessions, o.fast, o.seconds, base.moves_per_s, base.p50, base.p99, base.rss_start, base.rss_ramped,
-           base.rss_end, base.errors, base.rss_max, base.unanswered, base.udp_drops, base.ramp_s);
+           base.rss_end, base.errors, base.rss_max, base.unanswered, base.udp_drops, base.ramp_s, base.latency_samples,
+           base.late_answers);
     fflush(stdout);
     if (o.hostile == 0)
         return base.errors ? 1 : 0;
@@ -859,9 +920,10 @@ int main(int argc, char **argv)
     printf("BENCH name=server.soak_hostile sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f "
            "honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f rss_ramped_mb=%.1f "
            "rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64 " unanswered=%" PRIu64
-           " udp_drops=%" PRIu64 "\n",
+           " udp_drops=%" PRIu64 " latency_samples=%" PRIu64 " late_answers=%" PRIu64 "\n",
            hostile.sessions, o.fast, o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
            base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
-           hostile.errors, o.hostile, hostile.hostile_closed, hostile.unanswered, hostile.udp_drops);
+           hostile.errors, o.hostile, hostile.hostile_closed, hostile.unanswered, hostile.udp_drops,
+           hostile.latency_samples, hostile.late_answers);
     return base.errors || hostile.errors ? 1 : 0;
 }
