@@ -60,6 +60,7 @@ void sweep__check_invariants(const sweep_server *s)
         listed += w->ent_count;
     }
     assert(listed == s->entities.count);
+    assert(s->entity_mem == (size_t)s->entities.count * sizeof(sweep__entity));
     /* Connections: a well-linked list of conn_count; a session it carries
      * points back at it. */
     uint32_t conns = 0;

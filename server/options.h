@@ -54,7 +54,7 @@ typedef struct sweep_server_options {
     uint32_t max_conns_per_address;      /* TCP connections open from one address (limits.h) */
     uint32_t max_handshakes_per_address; /* of those, without a session yet */
     uint32_t max_sessions_per_address;   /* sessions of one address, TCP and UDP */
-    uint32_t max_memory_mb;    /* MiB all TCP connections may hold together; 0 = a quarter of the machine's */
+    uint32_t max_memory_mb;    /* MiB all TCP connections and entities may hold together; 0 = a quarter of the machine's */
     sweep_log_level log_level;
     char command_token[SWEEP_SERVER_TOKEN_MAX]; /* Hello.auth_token giving the server role; "" = none */
     int players_block;         /* entities are obstacles to each other (core/crowd.h) */

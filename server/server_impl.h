@@ -240,6 +240,7 @@ typedef struct sweep__group {
     uint32_t sessions;        /* sessions open: slots taken by sweep__session_slot_take */
     uint32_t conns;           /* TCP connections open */
     size_t conn_mem;          /* bytes the connections of every thread hold */
+    size_t entity_mem;        /* bytes the entities of every thread hold (--max-memory counts both) */
     uint64_t next_session_id;
     pthread_mutex_t lock;     /* guards the next three and every server's inbox */
     sweep__addr_table addrs;  /* counts per client address (limits.h) */
@@ -288,7 +289,8 @@ struct sweep_server {
     sweep__conn *conns;
     uint32_t conn_count;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
-    size_t max_memory;   /* --max-memory resolved, in bytes */
+    size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
+    size_t max_memory;   /* --max-memory resolved, in bytes; 0 offline (no limit) */
     sweep__bucket refuse_log; /* conn_refused lines it may still write */
     uint64_t refuse_log_suppressed;
     uint64_t refused_total;  /* connections refused at accept */
@@ -406,6 +408,9 @@ int sweep__record_kind(int kind);
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
 void sweep__session_destroy(sweep__session *ss);
 /* A new entity of the session, or NULL with *why saying what failed. */
+/* Can the connections and entities hold `more` bytes more within
+ * --max-memory? (Always, offline: a replay does what the log did.) */
+int sweep__mem_fits(const sweep_server *s, size_t more);
 sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why);
 void sweep__session_despawn(sweep__session *ss, sweep__entity *e);
 sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *addr);

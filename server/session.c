@@ -13,6 +13,7 @@
  * sessions' entities from its own ids, and guessing one is a 1 in 2^32
  * shot that is answered as an unknown id anyway.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,14 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     return ss;
 }
 
+/* This thread's entities hold `delta` bytes more (the group total with
+ * them: --max-memory is for the whole sweepd). */
+static void entity_mem_count(sweep_server *s, ptrdiff_t delta)
+{
+    s->entity_mem += (size_t)delta;
+    __atomic_add_fetch(&s->group->entity_mem, (size_t)delta, __ATOMIC_RELAXED);
+}
+
 /* Removes e from the server table and its world, and frees it; the caller
  * fixes the owner's array. */
 static void entity_free(sweep_server *s, sweep__entity *e)
@@ -142,7 +151,22 @@ static void entity_free(sweep_server *s, sweep__entity *e)
     sweep__entity_table_remove(&s->entities, e->id);
     if (e->world)
         sweep__world_remove_entity(e->world, e);
+    entity_mem_count(s, -(ptrdiff_t)sizeof *e);
     free(e);
+}
+
+/* An entity is most of what a player costs the server (its kept results
+ * for resent moves above all, about 23 KiB): entities count against
+ * --max-memory with the connections' buffers, so a server full of players
+ * refuses the next Spawn rather than run out of memory. Every thread's
+ * connections and entities together. */
+int sweep__mem_fits(const sweep_server *s, size_t more)
+{
+    if (s->max_memory == 0)
+        return 1;
+    size_t held = __atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED) +
+                  __atomic_load_n(&s->group->entity_mem, __ATOMIC_RELAXED);
+    return held <= s->max_memory && more <= s->max_memory - held;
 }
 
 sweep__peer sweep__session_peer(sweep__session *ss)
@@ -235,6 +259,7 @@ sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why)
         return NULL;
     }
     ss->entities[ss->entity_count++] = e;
+    entity_mem_count(s, (ptrdiff_t)sizeof *e);
     if (ss->world->rec)
         sweep__record_id(ss->world, e->id);
     return e;

@@ -121,6 +121,15 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
                           s->opt.max_entities);
         return;
     }
+    if (!sweep__mem_fits(s, sizeof(sweep__entity))) {
+        sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0,
+                          "the server's entities and connections hold %zu KiB of the %zu MiB they may "
+                          "(--max-memory): no room for another entity",
+                          (__atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED) +
+                           __atomic_load_n(&s->group->entity_mem, __ATOMIC_RELAXED)) >> 10,
+                          s->max_memory >> 20);
+        return;
+    }
     if (!sweep_v3_isfinite(sp->radii) || !sweep_v3_isfinite(sp->position) || !isfinite(sp->max_speed) ||
         !isfinite(sp->step_height)) {
         sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "Spawn holds a NaN or infinite number");

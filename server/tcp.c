@@ -77,12 +77,11 @@
 
 /* --- Memory ------------------------------------------------------------ */
 
-/* Can the connections (of every thread) hold `more` bytes more within
- * --max-memory? */
+/* Can the connections (of every thread, with the entities) hold `more`
+ * bytes more within --max-memory? */
 static int mem_allows(const sweep_server *s, size_t more)
 {
-    size_t held = __atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED);
-    return held <= s->max_memory && more <= s->max_memory - held;
+    return sweep__mem_fits(s, more);
 }
 
 /* The connections of this thread hold `plus` bytes more and `minus` fewer

@@ -7,7 +7,8 @@
  * printed), clients that send small requests and never read (each holds
  * at most --max-write-queue), large answers to a client that never reads,
  * and thousands of connections that each leave a frame half sent (all of
- * them together hold at most --max-memory). The bounds are what the
+ * them together hold at most --max-memory), and entities, which count
+ * against --max-memory too (a Spawn past it is refused). The bounds are what the
  * options promise plus a slack for the allocator, far below what the
  * same traffic cost when answers were queued one allocation each and every
  * connection had a whole --max-frame buffer.
@@ -738,6 +739,51 @@ static void test_sessions_per_address_tcp_and_udp(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* Entities count against --max-memory with the connections: a session of
+ * the server role (which may own many) spawns until the next would pass
+ * 1 MiB, and that Spawn gets TooManyEntities naming the option, not an
+ * allocation; a despawn gives the room back. An entity is about 23 KiB
+ * (its last 32 results kept for resends), so some 40 fit, far fewer than
+ * --max-entities allows. */
+static void test_entities_count_against_max_memory(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-memory", "1", "--max-entities", "1000", "--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    int fd = connect_from(NULL, srv.port, 0);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
+    uint32_t seq = 2, spawned = 0, last = 0;
+    sweep_message m;
+    for (;;) {
+        m = fx_spawn_msg(seq++, sweep_v3(8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9));
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind != SWEEP_MSG_SPAWNED)
+            break;
+        last = m.as.spawned.entity;
+        spawned++;
+        assert_true(spawned < 1000);
+    }
+    printf("limits: --max-memory 1 held %u entities\n", spawned);
+    assert_int_equal(m.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(m.as.error.code, SWEEP_WIRE_TOO_MANY_ENTITIES);
+    assert_non_null(strstr(m.as.error.message.ptr, "--max-memory"));
+    /* 1 MiB over ~23 KiB each, less the connection's buffers (46 when
+     * written; the bounds leave room for the entity to change size). */
+    assert_true(spawned >= 10 && spawned < 100);
+    /* Room again after a despawn. */
+    m = fx_msg(SWEEP_MSG_DESPAWN, seq++);
+    m.as.despawn.entity = last;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_DESPAWNED);
+    assert_true(fx_spawn(fd, rx, seq++, sweep_v3(8, 8, 0.9), sweep_v3(0.4, 0.4, 0.9)) != 0);
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* A full server refuses a newcomer at once, with an Error naming the
  * limit, and goes on serving its sessions. */
 static void test_full_server_refuses_at_once(void **state)
@@ -1059,6 +1105,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_per_address_limits),
         cmocka_unit_test(test_sessions_per_address_tcp_and_udp),
         cmocka_unit_test(test_full_server_refuses_at_once),
+        cmocka_unit_test(test_entities_count_against_max_memory),
         cmocka_unit_test(test_hello_flood_gets_one_share),
         cmocka_unit_test(test_reopening_attacker_cannot_keep_a_client_out),
         cmocka_unit_test(test_accept_survives_failed_allocations),
