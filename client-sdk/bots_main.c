@@ -673,14 +673,16 @@ static uint64_t load_due(const bot *b, uint64_t interval, uint32_t window)
 }
 
 /* Gives up the load bot's requests unanswered for a second and sends what is
- * due by `horizon` (now, or a little after: see SEND_SLACK_NS); *due gets
- * when it next has something to do. */
-static int pace_load(const options *o, bot *b, totals *t, uint64_t now, uint64_t horizon, uint64_t interval,
-                     uint32_t window, uint64_t *due)
+ * due by `horizon` (now and SEND_SLACK_NS after); *due gets when it next
+ * has something to do, always after the horizon. */
+static int pace_load(const options *o, bot *b, totals *t, uint64_t horizon, uint64_t interval, uint32_t window,
+                     uint64_t *due)
 {
-    /* A request unanswered for a second is lost (UDP): free its slot. */
+    /* A request unanswered for a second is lost (UDP): free its slot. By
+     * the horizon, not now: else a full window due to expire within the
+     * slack would be taken up again and again in the same pass. */
     for (uint32_t k = 0; k < b->nfl;) {
-        if (now - b->fl[k].t_ns > 1000000000u) {
+        if (horizon > b->fl[k].t_ns + 1000000000u) {
             if (t->measuring)
                 t->lost += b->fl[k].remaining;
             b->fl[k] = b->fl[--b->nfl];
@@ -1283,7 +1285,7 @@ int main(int argc, char **argv)
                 uint32_t i = sched_top(&sched)->bot;
                 uint64_t due = UINT64_MAX;
                 if (o.players ? pace_player(&o, &mi, &bots[i], &t, now, horizon, &due)
-                              : pace_load(&o, &bots[i], &t, now, horizon, interval, window, &due)) {
+                              : pace_load(&o, &bots[i], &t, horizon, interval, window, &due)) {
                     failed = 1;
                     break;
                 }
