@@ -522,7 +522,9 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
         return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
-    uint64_t now = sweep_client_now_ns();
+    /* Clocks read after each read: what arrived during it is stamped no
+     * later than its return, never earlier than it came. */
+    uint64_t now;
     int64_t offset = mono_minus_real();
     sweep_message m;
     if (c->transport == SWEEP_CLIENT_UDP) {
@@ -534,6 +536,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                 c->rx_msgs[k].msg_hdr.msg_flags = 0;
             }
             int n = recvmmsg(c->fd, c->rx_msgs, SWEEP__RX_BATCH, MSG_DONTWAIT, NULL);
+            now = sweep_client_now_ns();
             if (n < 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                     return SWEEP_CLIENT_OK;
@@ -569,6 +572,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
         struct iovec iov = {.iov_base = tmp, .iov_len = sizeof tmp};
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.bytes, .msg_controllen = sizeof ctl};
         ssize_t r = recvmsg(c->fd, &mh, 0);
+        now = sweep_client_now_ns();
         if (r < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 return SWEEP_CLIENT_OK;
