@@ -108,6 +108,7 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     sweep__replay_core_observer observer;
+    void (*ticked)(void *ctx);
     void *observer_ctx;
 };
 
@@ -351,9 +352,11 @@ int sweep__replay_core_mover_position(const sweep__replay_core *c, uint32_t inde
     return 0;
 }
 
-void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void *ctx)
+void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void (*ticked)(void *ctx),
+                                void *ctx)
 {
     c->observer = fn;
+    c->ticked = ticked;
     c->observer_ctx = ctx;
 }
 
@@ -774,7 +777,10 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
                                         SWEEP_NO_MOVER};
         }
         /* A failed tick moves nothing (the server logs it and goes on). */
-        if (sweep_movers_tick(c->movers, c->world, &c->level.config, c->bodies, n, NULL) == SWEEP_OK) {
+        sweep_status ts = sweep_movers_tick(c->movers, c->world, &c->level.config, c->bodies, n, NULL);
+        if (c->ticked)
+            c->ticked(c->observer_ctx);
+        if (ts == SWEEP_OK) {
             for (uint32_t i = 0; i < n; i++) {
                 core_entity *e = &c->ents[i];
                 const sweep_body *b = &c->bodies[i];
@@ -793,6 +799,8 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
                 }
             }
         }
+    } else if (c->ticked) {
+        c->ticked(c->observer_ctx);
     }
     for (uint32_t k = 0; k < out_count || k < crushed; k++) {
         char rec[128], rep[128];

@@ -88,13 +88,17 @@ typedef struct sweep__replay_core_move {
     int started_moved; /* a mover moved the entity since its previous move */
 } sweep__replay_core_move;
 
-/* Called for every move whose result matched, and with NULL just before
- * each tick: the moves seen since the last NULL met the space as it stands
- * until then, so they can be run again against it (what
- * tests/bench/bench_replay.c times as the core's own speed). NULL fn
- * stops. */
+/* fn is called for every move whose result matched, and with NULL just
+ * before each tick: the moves seen since the last NULL met the space as it
+ * stands until then, so they can be run again against it (what
+ * tests/bench/bench_replay.c times as the core's own speed). ticked (may
+ * be NULL) is called as soon as the movers' tick is done (sweep_movers_tick
+ * returned; on a map without movers, right after the NULL call): from the
+ * NULL call to it is the core's own work of the tick, the bodies handed to
+ * it and the tick, without the replay's comparisons. NULL fn stops. */
 typedef void (*sweep__replay_core_observer)(void *ctx, const sweep__replay_core_move *m);
-void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void *ctx);
+void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void (*ticked)(void *ctx),
+                                void *ctx);
 
 /* What replay.h asks of a replay, at the core depth. */
 uint64_t sweep__replay_core_tick(const sweep__replay_core *c);

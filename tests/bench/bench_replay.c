@@ -11,21 +11,30 @@
  * its observer (client-sdk/replay_impl.h), every move it checked, and just
  * before each tick the Walk moves since the last one are run again by
  * sweep_act against the space as the replay holds it then, the movers at
- * the poses those moves met. Only these sweep_act calls are timed, one
- * stretch per tick; the reading, the ticks and the bookkeeping are not. A
- * Walk move granted no time never reaches sweep_act, on the server either,
- * and Fly and Noclip moves are not sweep_act's: neither is in the core's
- * count. Each sweep_act run again must give the actor the core depth got.
+ * the poses those moves met. These sweep_act calls are timed, one stretch
+ * per tick, and so is each tick of the movers (the bodies handed to
+ * sweep_movers_tick and the tick, as the core depth runs it): the core
+ * alone cannot give these moves their results without moving the movers
+ * between them, so the core's own speed on this session is its moves and
+ * its ticks; the reading, the comparisons and the bookkeeping are not
+ * timed. A Walk move granted no time never reaches sweep_act, on the
+ * server either, and Fly and Noclip moves are not sweep_act's: neither is
+ * in the core's count. Each sweep_act run again must give the actor the
+ * core depth got.
  *
  * The three runs alternate, so a noisy neighbour hits all alike.
  *
  *   bench_replay LOG [RUNS]      (RUNS default 5; the map is the log's path)
  *   BENCH name=replay map=<stem> moves=<n> moves_per_s=<x> ratio_to_core=<x>
- *         core_replay_moves_per_s=<x> core_ratio_to_core=<x> bytes_per_move=<x>
+ *         core_replay_moves_per_s=<x> core_ratio_to_core=<x> ratio_to_act=<x>
+ *         core_ratio_to_act=<x> bytes_per_move=<x>
  *
  * moves_per_s is the full replay's median, ratio_to_core its moves/s over
- * the core's (medians); core_replay_moves_per_s and core_ratio_to_core the
- * same for the core depth; bytes_per_move the log's size per move.
+ * the core's (medians; the core's moves and ticks); core_replay_moves_per_s
+ * and core_ratio_to_core the same for the core depth; ratio_to_act and
+ * core_ratio_to_act the two over sweep_act alone, without the ticks (the
+ * figure before the ticks were counted, on a map with movers the lower);
+ * bytes_per_move the log's size per move.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,7 +85,9 @@ typedef struct core_run {
     sweep_actor *got;
     sweep_status *st;
     size_t count, cap;
-    double seconds; /* in sweep_act only */
+    double seconds;      /* in sweep_act only */
+    double tick_seconds; /* in the movers' ticks (the bodies handed over and sweep_movers_tick) */
+    double tick_t0;
     uint64_t timed, zero_dt, other_mode, starts;
     uint64_t same_actor, failed; /* of the timed: the core depth's actor again, bit for bit; refused */
 } core_run;
@@ -110,6 +121,7 @@ static void observe(void *ctx, const sweep__replay_core_move *m)
     core_run *c = ctx;
     if (!m) {
         flush(c); /* a tick is next: the movers are about to move */
+        c->tick_t0 = now_s();
         return;
     }
     c->starts += m->started_moved != 0;
@@ -130,6 +142,12 @@ static void observe(void *ctx, const sweep__replay_core_move *m)
     c->moves[c->count++] = *m;
 }
 
+static void ticked(void *ctx)
+{
+    core_run *c = ctx;
+    c->tick_seconds += now_s() - c->tick_t0;
+}
+
 /* ---- replays ------------------------------------------------------------ */
 
 /* One replay of the whole log in-process at the depth `flags`, with the
@@ -144,9 +162,9 @@ static int run_replay(const char *log, unsigned flags, core_run *core, double *s
         return -1;
     }
     if (core) {
-        core_run keep = {core->moves, core->got, core->st, 0, core->cap, 0.0, 0, 0, 0, 0, 0, 0};
+        core_run keep = {core->moves, core->got, core->st, 0, core->cap, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0};
         *core = keep;
-        sweep__replay_core_observe(sweep__replay_core_of(r), observe, core);
+        sweep__replay_core_observe(sweep__replay_core_of(r), observe, ticked, core);
     }
     double t0 = now_s();
     int rc = sweep_replay_run(r);
@@ -185,7 +203,7 @@ int main(int argc, char **argv)
     snprintf(stem, sizeof stem, "%.*s", (int)h->map_stem.len, (const char *)h->map_stem.ptr);
     sweep_record_close(rd);
 
-    double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], unused;
+    double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], act_s[MAX_RUNS], unused;
     sweep_replay_stats full, depth, seen;
     core_run core;
     memset(&core, 0, sizeof core);
@@ -194,7 +212,8 @@ int main(int argc, char **argv)
             run_replay(log, SWEEP_REPLAY_CORE, NULL, &depth_s[i], &depth) != 0 ||
             run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &seen) != 0)
             return 1;
-        core_s[i] = core.seconds;
+        core_s[i] = core.seconds + core.tick_seconds;
+        act_s[i] = core.seconds;
     }
     if (depth.moves != full.moves)
         fprintf(stderr, "bench_replay: the core depth checked %" PRIu64 " moves, the full replay applied %" PRIu64 "\n",
@@ -206,6 +225,7 @@ int main(int argc, char **argv)
     double full_mps = full_med > 0.0 ? (double)full.moves / full_med : 0.0;
     double depth_mps = depth_med > 0.0 ? (double)depth.moves / depth_med : 0.0;
     double core_mps = core_med > 0.0 ? (double)core.timed / core_med : 0.0;
+    double act_med = median(act_s, runs), act_mps = act_med > 0.0 ? (double)core.timed / act_med : 0.0;
     printf("bench_replay: %s: %" PRIu64 " moves applied (%" PRIu64 " Walk moves run by sweep_act, %" PRIu64
            " granted no time, %" PRIu64 " in other modes), %" PRIu64 " refused, %" PRIu64 " ticks\n",
            log, full.moves, core.timed, core.zero_dt, core.other_mode, depth.refused, full.ticks);
@@ -215,12 +235,14 @@ int main(int argc, char **argv)
            "ticks: %" PRIu64 "\n",
            depth.outputs, depth.moves, core.same_actor, core.timed, core.failed, core.starts);
     printf("bench_replay: median of %d: full replay %.0f moves/s (%.2f ms), core depth %.0f moves/s (%.2f ms), "
-           "core %.0f moves/s (%.2f ms in sweep_act)\n",
-           runs, full_mps, full_med * 1e3, depth_mps, depth_med * 1e3, core_mps, core_med * 1e3);
+           "core %.0f moves/s (%.2f ms in sweep_act and the movers' ticks; sweep_act alone %.0f moves/s, %.2f ms)\n",
+           runs, full_mps, full_med * 1e3, depth_mps, depth_med * 1e3, core_mps, core_med * 1e3, act_mps,
+           act_med * 1e3);
     printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f core_replay_moves_per_s=%.0f "
-           "core_ratio_to_core=%.3f bytes_per_move=%.1f\n",
+           "core_ratio_to_core=%.3f ratio_to_act=%.3f core_ratio_to_act=%.3f bytes_per_move=%.1f\n",
            stem, full.moves, full_mps, core_mps > 0.0 ? full_mps / core_mps : 0.0, depth_mps,
-           core_mps > 0.0 ? depth_mps / core_mps : 0.0, full.moves ? (double)full.bytes / (double)full.moves : 0.0);
+           core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
+           act_mps > 0.0 ? depth_mps / act_mps : 0.0, full.moves ? (double)full.bytes / (double)full.moves : 0.0);
     free(core.moves);
     free(core.got);
     free(core.st);
