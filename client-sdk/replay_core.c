@@ -46,6 +46,7 @@
 #include "maps/content_hash.h"
 #include "maps/loader.h"
 #include "protocol/decode.h"
+#include "protocol/decode_checked.h"
 #include "protocol/from_core.h"
 #include "server/entity_motion.h"
 
@@ -399,6 +400,15 @@ static int decode_motion(const sweep_decoder *d, aligned_buf *b, const sweep_rec
                          int want_full, sweep_decoded_motion *v, sweep_message *m, int *full)
 {
     unsigned flags = tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+    /* A single Move or MoveResult is read in place, bounds-checked
+     * (protocol/decode_checked.h); anything else, or one that reader
+     * gives up on, verified from an aligned copy, whose error names what
+     * is wrong. */
+    if (!want_full && sweep__decode_motion_checked(d, bytes->ptr, bytes->len, flags, v) == SWEEP_PROTO_OK) {
+        *full = 0;
+        m->kind = v->kind;
+        return 0;
+    }
     if (align_copy(b, bytes) != 0 || sweep_decode_motion(d, b->words, bytes->len, flags, v) != SWEEP_PROTO_OK)
         return -1;
     *full = want_full || (v->move_count == 0 && v->result_count == 0);

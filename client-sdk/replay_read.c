@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol/decode_checked.h"
+
 typedef struct chunk {
     struct chunk *next;
     uint32_t count;
@@ -165,14 +167,7 @@ static void decode_ahead(sweep__replay_read *q, chunk *c, uint32_t i)
     if (!s || make_room(q, c) != 0)
         return;
     size_t len = x->rec.bytes.len, words = (len + 7) / 8;
-    if (words > q->aligned_cap) {
-        uint64_t *n = realloc(q->aligned, words * 8);
-        if (!n)
-            return;
-        q->aligned = n;
-        q->aligned_cap = words;
-    }
-    memcpy(q->aligned, x->rec.bytes.ptr, len);
+    unsigned flags = s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
     sweep_decoder d;
     memset(&d, 0, sizeof d);
     d.moves = c->moves + c->moves_used;
@@ -180,9 +175,21 @@ static void decode_ahead(sweep__replay_read *q, chunk *c, uint32_t i)
     d.results = c->results + c->results_used;
     d.results_cap = q->per_message;
     sweep_decoded_motion v;
-    if (sweep_decode_motion(&d, q->aligned, len, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &v) != SWEEP_PROTO_OK ||
-        (v.move_count == 0 && v.result_count == 0))
-        return;
+    /* A single Move or MoveResult is read in place, bounds-checked; the
+     * rest verified from an aligned copy (protocol/decode_checked.h). */
+    if (sweep__decode_motion_checked(&d, x->rec.bytes.ptr, len, flags, &v) != SWEEP_PROTO_OK) {
+        if (words > q->aligned_cap) {
+            uint64_t *n = realloc(q->aligned, words * 8);
+            if (!n)
+                return;
+            q->aligned = n;
+            q->aligned_cap = words;
+        }
+        memcpy(q->aligned, x->rec.bytes.ptr, len);
+        if (sweep_decode_motion(&d, q->aligned, len, flags, &v) != SWEEP_PROTO_OK ||
+            (v.move_count == 0 && v.result_count == 0))
+            return;
+    }
     if (v.move_count) {
         c->at[i] = c->moves_used;
         c->moves_used += v.move_count;

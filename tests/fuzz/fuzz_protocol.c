@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/decode_checked.h"
 #include "tests/protocol/samples.h"
 
 #define CAP 1024u
@@ -43,6 +44,18 @@ static void roundtrip(const uint8_t *data, size_t size, unsigned flags)
     if ((v == SWEEP_PROTO_OK) != (e == SWEEP_PROTO_OK || e == SWEEP_PROTO_E_CAPACITY) ||
         (v != SWEEP_PROTO_OK && v != e)) {
         fprintf(stderr, "verify says %s, decode says %s\n", sweep_proto_error_name(v), sweep_proto_error_name(e));
+        abort();
+    }
+    /* The bounds-checked reader of a Move or MoveResult reads inside the
+     * bytes whatever they are, and what the verifier accepts it reads as
+     * the decoder does (or gives up). */
+    sweep_decoder dc = {moves[1], CAP, results[1], CAP, movers[1], CAP, {0, 0}};
+    sweep_decoded_motion cv;
+    if (sweep__decode_motion_checked(&dc, data, size, flags, &cv) == SWEEP_PROTO_OK && e == SWEEP_PROTO_OK &&
+        (cv.kind != m.kind || cv.sequence != m.sequence || cv.server_tick != m.server_tick ||
+         (cv.kind == SWEEP_MSG_MOVE && !sample__move_eq(&m.as.move, cv.moves)) ||
+         (cv.kind == SWEEP_MSG_MOVE_RESULT && !sample__result_eq(&m.as.move_result, cv.results)))) {
+        fprintf(stderr, "the checked reader read a %s otherwise than the decoder\n", sweep_msg_kind_name(m.kind));
         abort();
     }
     if (e != SWEEP_PROTO_OK)

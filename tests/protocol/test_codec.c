@@ -17,6 +17,7 @@
 #include "core/motion.h"
 #include "core/mover.h"
 #include "protocol/builder.h"
+#include "protocol/decode_checked.h"
 #include "samples.h"
 
 #define BUF_CAP (64u * 1024u)
@@ -381,6 +382,90 @@ static void test_decode_motion_equals_decode(void **state)
     }
 }
 
+/* sweep__decode_motion_checked reads a single Move or MoveResult as
+ * sweep_decode_motion does and gives up on every other kind; on bytes cut
+ * short or changed it reads inside them (each try is a heap copy of its
+ * exact size, for valgrind and the sanitizer builds), gives up on every cut
+ * a verifier refuses too when the size prefix says so, and, where the
+ * verifier accepts the changed bytes, reads them as the decoder does or
+ * gives up. */
+static void checked_equal(const sweep_decoded_motion *a, const sweep_decoded_motion *b, unsigned i)
+{
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->sequence, b->sequence);
+    assert_true(a->server_tick == b->server_tick);
+    assert_int_equal(a->move_count, b->move_count);
+    assert_int_equal(a->result_count, b->result_count);
+    if (a->move_count && !sample__move_eq(a->moves, b->moves))
+        fail_msg("sample %u: the checked reader's move differs", i);
+    if (a->result_count && !sample__result_eq(a->results, b->results))
+        fail_msg("sample %u: the checked reader's result differs", i);
+}
+
+static void checked_one(unsigned i, unsigned flags)
+{
+    sweep_message m = sample_message(i);
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(sweep_encode(&m, flags, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    static sweep_msg_move cm[SAMPLE_BATCH];
+    static sweep_msg_move_result cr[SAMPLE_BATCH];
+    sweep_decoder dv = decoder(), dc = decoder();
+    dc.moves = cm;
+    dc.results = cr;
+    sweep_decoded_motion v, c;
+    assert_int_equal(sweep_decode_motion(&dv, out, len, flags, &v), SWEEP_PROTO_OK);
+    sweep_proto_error ce = sweep__decode_motion_checked(&dc, out, len, flags, &c);
+    if (m.kind != SWEEP_MSG_MOVE && m.kind != SWEEP_MSG_MOVE_RESULT) {
+        assert_int_equal(ce, SWEEP_PROTO_E_ARG);
+        return;
+    }
+    assert_int_equal(ce, SWEEP_PROTO_OK);
+    checked_equal(&c, &v, i);
+    /* Without storage, or with limits of its own, the decoder's path is
+     * the one to take. */
+    sweep_decoder none = decoder();
+    none.moves_cap = none.results_cap = 0;
+    assert_int_equal(sweep__decode_motion_checked(&none, out, len, flags, &c), SWEEP_PROTO_E_ARG);
+    sweep_decoder limited = dc;
+    limited.limits.max_depth = 8;
+    assert_int_equal(sweep__decode_motion_checked(&limited, out, len, flags, &c), SWEEP_PROTO_E_ARG);
+
+    uint8_t *copy = malloc(len);
+    assert_non_null(copy);
+    const sweep_decoded_motion whole = v;
+    for (size_t cut = 0; cut < len; cut++) {
+        uint8_t *p = malloc(cut ? cut : 1);
+        assert_non_null(p);
+        memcpy(p, out, cut);
+        ce = sweep__decode_motion_checked(&dc, p, cut, flags, &c);
+        if (flags & SWEEP_WIRE_SIZE_PREFIXED)
+            assert_int_equal(ce, SWEEP_PROTO_E_ARG); /* the prefix no longer matches */
+        else if (ce == SWEEP_PROTO_OK)
+            checked_equal(&c, &whole, i); /* the same bytes, read inside the cut */
+        free(p);
+    }
+    for (size_t at = 0; at < len; at++) {
+        for (unsigned change = 0; change < 3; change++) {
+            memcpy(copy, out, len);
+            copy[at] = change == 0 ? (uint8_t)(copy[at] ^ 0xff) : change == 1 ? (uint8_t)(copy[at] + 1) : 0;
+            ce = sweep__decode_motion_checked(&dc, copy, len, flags, &c);
+            if (ce == SWEEP_PROTO_OK && sweep_decode_motion(&dv, copy, len, flags, &v) == SWEEP_PROTO_OK)
+                checked_equal(&c, &v, i);
+        }
+    }
+    free(copy);
+}
+
+static void test_decode_motion_checked(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++) {
+        checked_one(i, 0);
+        checked_one(i, SWEEP_WIRE_SIZE_PREFIXED);
+    }
+}
+
 static void test_stats_rule_vectors(void **state)
 {
     (void)state;
@@ -739,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_encode_refuses_bad_messages),
         cmocka_unit_test(test_decode_capacity),
         cmocka_unit_test(test_decode_motion_equals_decode),
+        cmocka_unit_test(test_decode_motion_checked),
         cmocka_unit_test(test_batch_shares_vtables),
         cmocka_unit_test(test_stats_rule_vectors),
         cmocka_unit_test(test_stats_added_counters),

@@ -1,0 +1,219 @@
+/*
+ * decode_checked.c - a Move or MoveResult read with bounds checks instead
+ * of the verifier (decode_checked.h).
+ *
+ * Invariant: a table is only read through a ctab that ctab_at accepted,
+ * so its vtable lies inside the buffer and its tsize bytes too; a field is
+ * only read when its offset and size lie inside tsize. Positions are
+ * size_t values bounded by n (< 2^31) plus 32-bit quantities: no sum
+ * wraps on a 64-bit size_t, and the comparisons are written without sums
+ * that could on 32 bits.
+ */
+#include "protocol/decode_checked.h"
+
+#include <string.h>
+
+#include "protocol/format.h"
+#include "protocol/schema.h"
+
+/* A table whose header and vtable were checked. */
+typedef struct ctab {
+    const uint8_t *b;
+    size_t pos, vt;
+    uint32_t entries; /* vtable entries */
+    uint32_t tsize;
+} ctab;
+
+static int ctab_at(const uint8_t *b, size_t n, size_t pos, ctab *t)
+{
+    if (pos % 4 || pos > n || n - pos < 4)
+        return -1;
+    int64_t vt = (int64_t)pos - (int32_t)sweep__rd32(b + pos);
+    if (vt < 0 || vt % 2 || (uint64_t)vt > n || n - (size_t)vt < 4)
+        return -1;
+    uint32_t vsize = sweep__rd16(b + vt), tsize = sweep__rd16(b + vt + 2);
+    if (vsize < 4 || vsize % 2 || vsize > n - (size_t)vt || tsize < 4 || tsize > n - pos)
+        return -1;
+    t->b = b;
+    t->pos = pos;
+    t->vt = (size_t)vt;
+    t->entries = (vsize - 4) / 2;
+    t->tsize = tsize;
+    return 0;
+}
+
+/* Where field id's `size` bytes are, NULL when absent; *bad set when they
+ * would reach past the table (or into its soffset). */
+static inline const uint8_t *cfield(const ctab *t, unsigned id, uint32_t size, int *bad)
+{
+    if (id >= t->entries)
+        return NULL;
+    uint32_t fo = sweep__rd16(t->b + t->vt + 4 + 2 * id);
+    if (fo == 0)
+        return NULL;
+    if (fo < 4 || fo + size > t->tsize) {
+        *bad = 1;
+        return NULL;
+    }
+    return t->b + t->pos + fo;
+}
+
+static inline uint8_t cu8(const ctab *t, unsigned id, int *bad)
+{
+    const uint8_t *p = cfield(t, id, 1, bad);
+    return p ? *p : 0;
+}
+
+static inline uint32_t cu32(const ctab *t, unsigned id, int *bad)
+{
+    const uint8_t *p = cfield(t, id, 4, bad);
+    return p ? sweep__rd32(p) : 0;
+}
+
+static inline uint64_t cu64(const ctab *t, unsigned id, int *bad)
+{
+    const uint8_t *p = cfield(t, id, 8, bad);
+    return p ? sweep__rd64(p) : 0;
+}
+
+static inline double cf64(const ctab *t, unsigned id, int *bad)
+{
+    const uint8_t *p = cfield(t, id, 8, bad);
+    return p ? sweep__rdf64(p) : 0.0;
+}
+
+/* A Vec3; a required one must be there. */
+static inline sweep_vec3 cvec3(const ctab *t, unsigned id, int required, bool *present, int *bad)
+{
+    const uint8_t *p = cfield(t, id, SWEEP__VEC3_SIZE, bad);
+    if (present)
+        *present = p != NULL;
+    if (!p) {
+        *bad |= required;
+        return sweep_v3(0.0, 0.0, 0.0);
+    }
+    return sweep__rdvec3(p);
+}
+
+/* The position an offset field points at: inside the buffer, or -1. */
+static int64_t cfollow(const ctab *t, size_t n, unsigned id, int *bad)
+{
+    const uint8_t *p = cfield(t, id, 4, bad);
+    if (!p)
+        return -1;
+    size_t at = (size_t)(p - t->b);
+    uint32_t o = sweep__rd32(p);
+    if (o == 0 || o > n - at) {
+        *bad = 1;
+        return -1;
+    }
+    return (int64_t)(at + o);
+}
+
+static void read_move(const ctab *t, sweep_msg_move *m, int *bad)
+{
+    m->entity = cu32(t, SWEEP__MOVE_ENTITY, bad);
+    m->sequence = cu32(t, SWEEP__MOVE_SEQUENCE, bad);
+    m->client_tick = cu64(t, SWEEP__MOVE_CLIENT_TICK, bad);
+    m->velocity = cvec3(t, SWEEP__MOVE_VELOCITY, 1, NULL, bad);
+    m->dt = cf64(t, SWEEP__MOVE_DT, bad);
+    m->claimed_position = cvec3(t, SWEEP__MOVE_CLAIMED_POSITION, 0, &m->has_claimed_position, bad);
+    m->buttons = cu32(t, SWEEP__MOVE_BUTTONS, bad);
+    m->mode = cu8(t, SWEEP__MOVE_MODE, bad);
+}
+
+static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *bad)
+{
+    r->entity = cu32(t, SWEEP__MR_ENTITY, bad);
+    r->sequence = cu32(t, SWEEP__MR_SEQUENCE, bad);
+    r->server_tick = cu64(t, SWEEP__MR_SERVER_TICK, bad);
+    r->position = cvec3(t, SWEEP__MR_POSITION, 1, NULL, bad);
+    r->velocity = cvec3(t, SWEEP__MR_VELOCITY, 1, NULL, bad);
+    r->grounded = cu8(t, SWEEP__MR_GROUNDED, bad) != 0;
+    r->ground_normal = cvec3(t, SWEEP__MR_GROUND_NORMAL, 0, NULL, bad);
+    r->ground_material = cu32(t, SWEEP__MR_GROUND_MATERIAL, bad);
+    r->corrected = cu8(t, SWEEP__MR_CORRECTED, bad) != 0;
+    r->correction = cf64(t, SWEEP__MR_CORRECTION, bad);
+    r->ground_mover = cu32(t, SWEEP__MR_GROUND_MOVER, bad);
+    r->pushed_by = cu32(t, SWEEP__MR_PUSHED_BY, bad);
+    r->carried = cu8(t, SWEEP__MR_CARRIED, bad) != 0;
+    r->pushed = cu8(t, SWEEP__MR_PUSHED, bad) != 0;
+    r->start_position = cvec3(t, SWEEP__MR_START_POSITION, 0, &r->has_start_position, bad);
+    r->rules = cu32(t, SWEEP__MR_RULES, bad);
+    r->speed_excess = cf64(t, SWEEP__MR_SPEED_EXCESS, bad);
+    r->time_excess = cf64(t, SWEEP__MR_TIME_EXCESS, bad);
+    r->applied_dt = cf64(t, SWEEP__MR_APPLIED_DT, bad);
+    r->contact_count = 0;
+    int64_t at = cfollow(t, n, SWEEP__MR_CONTACTS, bad);
+    if (at < 0)
+        return;
+    /* The count, then its contacts, inside the buffer; no more than a
+     * result holds (sweep_decode refuses more, with its own error). */
+    if ((size_t)at % 4 || n - (size_t)at < 4) {
+        *bad = 1;
+        return;
+    }
+    uint32_t count = sweep__rd32(t->b + at);
+    size_t e = (size_t)at + 4;
+    if (count > SWEEP_MAX_CONTACTS || (size_t)count * SWEEP__CONTACT_SIZE > n - e) {
+        *bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *p = t->b + e + (size_t)i * SWEEP__CONTACT_SIZE;
+        r->contacts[i].point = sweep__rdvec3(p);
+        r->contacts[i].normal = sweep__rdvec3(p + 24);
+        r->contacts[i].triangle = sweep__rd32(p + 48);
+        r->contacts[i].material = sweep__rd32(p + 52);
+        r->contacts[i].mover = UINT32_MAX; /* neither is on the wire (message.h) */
+        r->contacts[i].body = UINT32_MAX;
+    }
+    r->contact_count = count;
+}
+
+sweep_proto_error sweep__decode_motion_checked(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
+                                               sweep_decoded_motion *out)
+{
+    if (!d || !buf || !out || d->limits.max_depth || d->limits.max_tables || len > SWEEP__MAX_BUFFER)
+        return SWEEP_PROTO_E_ARG;
+    const uint8_t *b = buf;
+    size_t n = len, base = 0;
+    if (flags & SWEEP_WIRE_SIZE_PREFIXED) {
+        if (n < 4 || sweep__rd32(b) != n - 4)
+            return SWEEP_PROTO_E_ARG;
+        base = 4;
+    }
+    if (n - base < 12 || memcmp(b + base + 4, SWEEP_WIRE_IDENTIFIER, 4) != 0)
+        return SWEEP_PROTO_E_ARG;
+    uint32_t ro = sweep__rd32(b + base);
+    ctab root, body;
+    if (ro == 0 || ro > n - base || ctab_at(b, n, base + ro, &root) != 0)
+        return SWEEP_PROTO_E_ARG;
+    int bad = 0;
+    sweep_decoded_motion m = {SWEEP_MSG_NONE, 0, 0, NULL, 0, NULL, 0};
+    m.sequence = cu32(&root, SWEEP__MESSAGE_SEQUENCE, &bad);
+    m.server_tick = cu64(&root, SWEEP__MESSAGE_SERVER_TICK, &bad);
+    m.kind = (sweep_msg_kind)cu8(&root, SWEEP__MESSAGE_BODY_TYPE, &bad);
+    if (m.kind != SWEEP_MSG_MOVE && m.kind != SWEEP_MSG_MOVE_RESULT)
+        return SWEEP_PROTO_E_ARG;
+    int64_t at = cfollow(&root, n, SWEEP__MESSAGE_BODY, &bad);
+    if (bad || at < 0 || ctab_at(b, n, (size_t)at, &body) != 0)
+        return SWEEP_PROTO_E_ARG;
+    if (m.kind == SWEEP_MSG_MOVE) {
+        if (d->moves_cap < 1)
+            return SWEEP_PROTO_E_ARG;
+        read_move(&body, d->moves, &bad);
+        m.moves = d->moves;
+        m.move_count = 1;
+    } else {
+        if (d->results_cap < 1)
+            return SWEEP_PROTO_E_ARG;
+        read_result(&body, n, d->results, &bad);
+        m.results = d->results;
+        m.result_count = 1;
+    }
+    if (bad)
+        return SWEEP_PROTO_E_ARG;
+    *out = m;
+    return SWEEP_PROTO_OK;
+}
