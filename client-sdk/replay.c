@@ -747,9 +747,9 @@ sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, siz
 
 sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen)
 {
-    if (flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_NO_READ_AHEAD)) {
+    if (flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD)) {
         snprintf(err, errlen, "%s: unknown replay flags 0x%x", log,
-                 flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_NO_READ_AHEAD));
+                 flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD));
         return NULL;
     }
     sweep_replay *r = calloc(1, sizeof *r);
@@ -775,16 +775,18 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     else
         snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
     r->flags = flags & SWEEP_REPLAY_CORE;
-    /* At the core depth a second thread reads ahead and decodes the moves
-     * and results too, as replay_core.c would: that is most of what the
-     * core depth does besides the core's own work. The full depth's server
-     * decodes its own requests, which leaves the thread only checksums and
-     * record headers to take over, and those cost less than reading the
-     * records from the other CPU's cache afterwards (measured: 10% slower
-     * with the thread), so it reads on its own thread. */
-    r->ahead_flags = flags & SWEEP_REPLAY_CORE && !(flags & SWEEP__REPLAY_NO_READ_AHEAD)
-                         ? SWEEP__REPLAY_READ_DECODE
-                         : SWEEP__REPLAY_READ_INLINE;
+    /* Both depths read on the replay's own thread. A second thread can
+     * read ahead and, at the core depth, decode the moves and results too
+     * (SWEEP__REPLAY_READ_THREAD), but what it takes over costs less than
+     * reading its records from the other CPU's cache afterwards: at the
+     * full depth, whose server decodes its own requests, 10% slower with
+     * the thread; at the core depth, since its moves and results are read
+     * bounds-checked instead of verified (protocol/decode_checked.h),
+     * 0.57 of the core's speed with the thread against 0.65 without on the
+     * arena, 0.57 against 0.61 on oacmpdm7 (bench_replay, two CPUs shared
+     * with other work). */
+    r->ahead_flags = flags & SWEEP_REPLAY_CORE && flags & SWEEP__REPLAY_READ_THREAD ? SWEEP__REPLAY_READ_DECODE
+                                                                                   : SWEEP__REPLAY_READ_INLINE;
     char sub[1024];
     if (flags & SWEEP_REPLAY_CORE) {
         r->core = sweep__replay_core_open(h, r->map, sub, sizeof sub);

@@ -24,9 +24,11 @@
 
 typedef struct sweep__replay_core sweep__replay_core;
 
-/* sweep_replay_open_flags: the log read on the replay's own thread, as
- * without a second CPU (client-sdk/replay_read.h; for tests). */
-#define SWEEP__REPLAY_NO_READ_AHEAD (1u << 16)
+/* sweep_replay_open_flags at the core depth: the log read and its moves
+ * and results decoded ahead on a second thread where there is a second
+ * CPU (client-sdk/replay_read.h), instead of on the replay's own thread,
+ * the default (see replay.c for why; for tests and measurements). */
+#define SWEEP__REPLAY_READ_THREAD (1u << 16)
 
 /* ---- replay.c, for the core depth ------------------------------------- */
 

@@ -3,14 +3,19 @@
  * second thread (never installed).
  *
  * A replay spends much of its time reading: a checksum per frame, a parse
- * per record and, at the core depth, a verified decode of every Move and
+ * per record and, at the core depth, a decode of every Move and
  * MoveResult. None of that depends on what the replay computes, so a
  * second thread does it while the replay runs the moves: it reads records
  * in chunks of SWEEP__REPLAY_READ_CHUNK, at most SWEEP__REPLAY_READ_AHEAD
  * chunks ahead, and at the core depth also decodes the moves or results of
- * each IN and OUT record (sweep_decode_motion, verified as always) into
- * storage of the chunk. The replay takes the records in the log's order,
- * exactly as sweep_record_next gives them, and the first bad record ends
+ * each IN and OUT record (as replay_core.c would: bounds-checked, or
+ * verified when that gives up) into storage of the chunk. A replay asks
+ * for the thread only with SWEEP__REPLAY_READ_THREAD (replay_impl.h):
+ * since the core depth's reading got cheaper it cost more than it saved
+ * (client-sdk/replay.c says how much), and both depths read inline.
+ *
+ * The replay takes the records in the log's order, exactly as
+ * sweep_record_next gives them, and the first bad record ends
  * the stream at the same place with the same error as reading it directly
  * would. A message the read-ahead did not decode (another kind, a session
  * it does not know, one that does not decode) is left to the replay to

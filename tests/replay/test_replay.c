@@ -1482,8 +1482,8 @@ static void read_ahead_stops_where_the_log_goes_bad(void **state)
          * the full depth, all stop at the same place, naming it. */
         char e_ahead[2100], e_inline[2100], e_full[2100];
         sweep_replay_stats s_ahead, s_inline, s_full;
-        replay_until_bad(out, SWEEP_REPLAY_CORE, &s_ahead, e_ahead, sizeof e_ahead);
-        replay_until_bad(out, SWEEP_REPLAY_CORE | SWEEP__REPLAY_NO_READ_AHEAD, &s_inline, e_inline, sizeof e_inline);
+        replay_until_bad(out, SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD, &s_ahead, e_ahead, sizeof e_ahead);
+        replay_until_bad(out, SWEEP_REPLAY_CORE, &s_inline, e_inline, sizeof e_inline);
         replay_until_bad(out, 0, &s_full, e_full, sizeof e_full);
         assert_string_equal(e_ahead, e_inline);
         if (strstr(e_ahead, "divergence") || !strstr(e_ahead, where) || !strstr(e_ahead, want[kind]))
