@@ -5,6 +5,52 @@
 set -eu
 BIN=${BUILD:-build}/bin
 
+# sweepd_start DIR OPTION...: sweepd with OPTION... on a free port of
+# 127.0.0.1 (warnings only), its output in DIR/ready and DIR/log; sets
+# SWEEPD_PID and its addresses SWEEPD_TCP and SWEEPD_UDP. SWEEPD_EMPTY, when
+# set, is a directory made empty before each start (a --record directory a
+# failed start may have begun a log in). A failed start is tried again,
+# twice at most, saying why: on a busy machine sweepd has been seen to fail
+# its listen on the port the kernel gave it, and one lost start should not
+# lose the figure. Exits when the third fails.
+sweepd_start() {
+    sd_dir=$1
+    shift
+    for sd_try in 1 2 3; do
+        rm -f "$sd_dir/ready" # the last sweepd's ready line must not be read as this one's
+        if [ -n "${SWEEPD_EMPTY:-}" ]; then
+            rm -rf "$SWEEPD_EMPTY"
+            mkdir "$SWEEPD_EMPTY"
+        fi
+        "$BIN/sweepd" --listen 127.0.0.1:0 --log-level warn "$@" >"$sd_dir/ready" 2>"$sd_dir/log" &
+        SWEEPD_PID=$!
+        sd_i=0
+        while ! grep -q '^sweepd ready' "$sd_dir/ready" 2>/dev/null && kill -0 "$SWEEPD_PID" 2>/dev/null &&
+            [ $sd_i -lt 300 ]; do
+            sleep 0.1
+            sd_i=$((sd_i + 1))
+        done
+        SWEEPD_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$sd_dir/ready" 2>/dev/null || true)
+        SWEEPD_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$sd_dir/ready" 2>/dev/null || true)
+        [ -z "$SWEEPD_UDP" ] || return 0
+        kill "$SWEEPD_PID" 2>/dev/null || true
+        wait "$SWEEPD_PID" 2>/dev/null || true
+        echo "run-bench: sweepd did not start (try $sd_try of 3):" >&2
+        cat "$sd_dir/log" >&2
+    done
+    exit 1
+}
+# sweepd_moves TCP: the moves the sweepd at TCP has applied (moves_total).
+sweepd_moves() { "$BIN/sweep" stats --connect "$1" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
+# sweepd_wait_moving TCP: until the sweepd at TCP has applied a move (a minute at most).
+sweepd_wait_moving() {
+    sd_i=0
+    while [ "$(sweepd_moves "$1")" = 0 ] && [ $sd_i -lt 600 ]; do
+        sleep 0.1
+        sd_i=$((sd_i + 1))
+    done
+}
+
 # --- core: walkers on generated levels -------------------------------------
 for tris in 1000 10000 100000 1000000; do
     "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
@@ -104,20 +150,11 @@ rm -f "$LEVEL_ERR"
 SDK_CLIENTS=${SWEEP_BENCH_CLIENTS:-4}
 SDK_SECONDS=${SWEEP_BENCH_SECONDS:-3}
 SDK_TMP=$(mktemp -d)
-"$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --rate-limit 0 \
-    --log-level warn >"$SDK_TMP/ready" 2>"$SDK_TMP/log" &
-SDK_PID=$!
-sdk_stop() { kill "$SDK_PID" 2>/dev/null; wait "$SDK_PID" 2>/dev/null; rm -rf "$SDK_TMP"; }
+SDK_PID=""
+sdk_stop() { [ -z "$SDK_PID" ] || { kill "$SDK_PID" 2>/dev/null; wait "$SDK_PID" 2>/dev/null; }; rm -rf "$SDK_TMP"; }
 trap sdk_stop EXIT
-i=0
-while ! grep -q '^sweepd ready' "$SDK_TMP/ready" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-SDK_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$SDK_TMP/ready")
-SDK_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\)$/\1/p' "$SDK_TMP/ready")
-if [ -z "$SDK_TCP" ]; then
-    echo "run-bench: sweepd did not start:" >&2
-    cat "$SDK_TMP/log" >&2
-    exit 1
-fi
+sweepd_start "$SDK_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0
+SDK_PID=$SWEEPD_PID SDK_TCP=$SWEEPD_TCP SDK_UDP=$SWEEPD_UDP
 "$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" --batch 16 \
     --duration "$SDK_SECONDS" --bench-line tcp_batch
 "$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" \
@@ -167,36 +204,16 @@ rec_stop() {
 }
 rec_cleanup() { rec_stop; rm -rf "$REC_TMP"; }
 trap rec_cleanup EXIT
-# rec_start MAP [OPTION...]: sweepd on MAP on a free port of 127.0.0.1; its
-# TCP address in REC_TCP. REC_LOGS, when set, is the directory its --record
-# option names, made empty before each start (a start that failed may have
-# begun a log there). A failed start is tried again, twice at most, saying
-# why: on a busy machine sweepd has been seen to fail its listen on the port
-# the kernel gave it, and one lost start should not lose the figure.
+# rec_start MAP [OPTION...]: sweepd on MAP (sweepd_start); its TCP address
+# in REC_TCP. REC_LOGS, when set, is the directory its --record option
+# names, made empty before each start.
 rec_start() {
     rec_map=$1
     shift
-    for rec_try in 1 2 3; do
-        rm -f "$REC_TMP/ready" # the last sweepd's ready line must not be read as this one's
-        if [ -n "$REC_LOGS" ]; then
-            rm -rf "$REC_LOGS"
-            mkdir "$REC_LOGS"
-        fi
-        "$BIN/sweepd" --map "$rec_map" --listen 127.0.0.1:0 --log-level warn "$@" >"$REC_TMP/ready" 2>"$REC_TMP/log" &
-        REC_PID=$!
-        i=0
-        while ! grep -q '^sweepd ready' "$REC_TMP/ready" 2>/dev/null && kill -0 "$REC_PID" 2>/dev/null &&
-            [ $i -lt 300 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-        REC_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$REC_TMP/ready" 2>/dev/null || true)
-        [ -z "$REC_TCP" ] || return 0
-        rec_stop
-        echo "run-bench: sweepd did not start (try $rec_try of 3):" >&2
-        cat "$REC_TMP/log" >&2
-    done
-    exit 1
+    SWEEPD_EMPTY=$REC_LOGS
+    sweepd_start "$REC_TMP" --map "$rec_map" "$@"
+    SWEEPD_EMPTY=""
+    REC_PID=$SWEEPD_PID REC_TCP=$SWEEPD_TCP
 }
 # rec_replay MAP: records the honest players on MAP, then replays the log.
 rec_replay() {
@@ -293,41 +310,21 @@ U60_HZ=$(getconf CLK_TCK)
 # The CPU ticks process $1 has used: utime + stime, the 14th and 15th fields
 # after its name (which holds no space: "(sweepd)", "(sweep-bots)").
 u60_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-u60_moves() { "$BIN/sweep" stats --connect "$U60_TCP" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
 u60_run() {
     n=$1
-    rm -f "$U60_TMP/ready"
-    "$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --log-level warn \
-        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64 \
-        >"$U60_TMP/ready" 2>"$U60_TMP/log" &
-    U60_PID=$!
-    i=0
-    while ! grep -q '^sweepd ready' "$U60_TMP/ready" 2>/dev/null && kill -0 "$U60_PID" 2>/dev/null &&
-        [ $i -lt 300 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    U60_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$U60_TMP/ready" 2>/dev/null || true)
-    U60_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$U60_TMP/ready" 2>/dev/null || true)
-    if [ -z "$U60_UDP" ]; then
-        echo "run-bench: sweepd did not start:" >&2
-        cat "$U60_TMP/log" >&2
-        exit 1
-    fi
+    sweepd_start "$U60_TMP" --map "${BUILD:-build}/maps/arena.db" \
+        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64
+    U60_PID=$SWEEPD_PID U60_TCP=$SWEEPD_TCP U60_UDP=$SWEEPD_UDP
     "$BIN/sweep-bots" --connect "$U60_UDP" --udp --rate 60 --clients "$n" --warmup 1 \
         --duration $((U60_SECONDS + 2)) >"$U60_TMP/bots" 2>"$U60_TMP/bots.err" &
     u60_bots=$!
     # The bots move once all have their session and player: then a second
     # of warmup, and the window.
-    i=0
-    while [ "$(u60_moves)" = 0 ] && [ $i -lt 600 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    sweepd_wait_moving "$U60_TCP"
     sleep 1
-    c0=$(u60_cpu "$U60_PID") b0=$(u60_cpu "$u60_bots") m0=$(u60_moves)
+    c0=$(u60_cpu "$U60_PID") b0=$(u60_cpu "$u60_bots") m0=$(sweepd_moves "$U60_TCP")
     sleep "$U60_SECONDS"
-    c1=$(u60_cpu "$U60_PID") b1=$(u60_cpu "$u60_bots") m1=$(u60_moves)
+    c1=$(u60_cpu "$U60_PID") b1=$(u60_cpu "$u60_bots") m1=$(sweepd_moves "$U60_TCP")
     wait "$u60_bots" || { echo "run-bench: sweep-bots failed ($n clients):" >&2; cat "$U60_TMP/bots.err" >&2; }
     u60_stop
     awk -v n="$n" -v c="$((c1 - c0))" -v b="$((b1 - b0))" -v m="$((m1 - m0))" -v hz="$U60_HZ" -v s="$U60_SECONDS" '
@@ -389,39 +386,19 @@ UC_CLIENTS=200
 UC_HZ=$(getconf CLK_TCK)
 # utime and stime: the 14th and 15th fields after the name "(sweepd)".
 uc_cpu() { awk '{ print $14, $15 }' "/proc/$UC_PID/stat"; }
-uc_moves() { "$BIN/sweep" stats --connect "$UC_TCP" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
 : >"$UC_TMP/runs"
 for round in $(seq "${SWEEP_BENCH_UDPCOST_RUNS:-3}"); do
-    rm -f "$UC_TMP/ready"
-    "$BIN/sweepd" --map "${BUILD:-build}/maps/arena.db" --listen 127.0.0.1:0 --log-level warn \
-        --max-sessions $((UC_CLIENTS + 64)) --max-sessions-per-address $((UC_CLIENTS + 64)) \
-        >"$UC_TMP/ready" 2>"$UC_TMP/log" &
-    UC_PID=$!
-    i=0
-    while ! grep -q '^sweepd ready' "$UC_TMP/ready" 2>/dev/null && kill -0 "$UC_PID" 2>/dev/null &&
-        [ $i -lt 300 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    UC_TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$UC_TMP/ready" 2>/dev/null || true)
-    UC_UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$UC_TMP/ready" 2>/dev/null || true)
-    if [ -z "$UC_UDP" ]; then
-        echo "run-bench: sweepd did not start:" >&2
-        cat "$UC_TMP/log" >&2
-        exit 1
-    fi
+    sweepd_start "$UC_TMP" --map "${BUILD:-build}/maps/arena.db" \
+        --max-sessions $((UC_CLIENTS + 64)) --max-sessions-per-address $((UC_CLIENTS + 64))
+    UC_PID=$SWEEPD_PID UC_TCP=$SWEEPD_TCP UC_UDP=$SWEEPD_UDP
     "$BIN/sweep-bots" --connect "$UC_UDP" --udp --rate 0 --window 4 --clients "$UC_CLIENTS" --warmup 1 \
         --duration $((UC_SECONDS + 2)) >"$UC_TMP/bots" 2>"$UC_TMP/bots.err" &
     uc_bots=$!
-    i=0
-    while [ "$(uc_moves)" = 0 ] && [ $i -lt 600 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    sweepd_wait_moving "$UC_TCP"
     sleep 1
-    c0=$(uc_cpu) m0=$(uc_moves)
+    c0=$(uc_cpu) m0=$(sweepd_moves "$UC_TCP")
     sleep "$UC_SECONDS"
-    c1=$(uc_cpu) m1=$(uc_moves)
+    c1=$(uc_cpu) m1=$(sweepd_moves "$UC_TCP")
     wait "$uc_bots" || { echo "run-bench: sweep-bots failed (udp_cost):" >&2; cat "$UC_TMP/bots.err" >&2; }
     uc_stop
     echo "$c0 $c1 $m0 $m1" | awk -v hz="$UC_HZ" -v s="$UC_SECONDS" '{
