@@ -383,6 +383,10 @@ uint64_t sweep__world_state_hash(const sweep__world *w);
 /* Advances the world one tick: w->tick + 1, its TICK record, the movers'
  * step and what it causes (world.c; the timer and replays call it). */
 void sweep__world_tick(sweep__world *w);
+/* Runs the world's ticks due at now (uv_hrtime) ahead of its timer, as
+ * its callback would; nothing on an offline server, whose ticks are the
+ * log's. Called before each request of a session of w (dispatch.c). */
+void sweep__world_catch_up(sweep__world *w, uint64_t now);
 
 /* recorder.c (record.h is the format) */
 int sweep__record_start(sweep_server *s, char *err, size_t errlen); /* --record: opens each world's log */

@@ -9,7 +9,13 @@
  * drift. A late callback runs every tick that came due, one at a time; if
  * the loop stalled for more than SWEEP__TICK_CATCHUP ticks the excess is
  * skipped and logged, so a stall does not become a burst of thousands of
- * ticks.
+ * ticks. A request of a session runs its world's due ticks before it is
+ * handled (sweep__world_catch_up), the timer's callback or not: a move
+ * is credited time (moves.c) by the tick it meets, and after a stall of
+ * the loop (a busy or starved server, its datagrams waiting in the socket)
+ * the tick of the last callback lags the clock by the stall, so an honest
+ * client, asking the time that passed, would meet a budget short by as
+ * much and be cut (TimeBudget) for the server's own lateness.
  *
  * One tick (tick_movers): every entity of the world becomes a sweep_body
  * (its position, radii, and the mover its last move stood on and touched),
@@ -467,12 +473,12 @@ static void schedule_next(sweep__world *w)
     uv_timer_start(&w->timer, on_tick, ms, 0);
 }
 
-/* Runs every tick that is due, then re-arms. */
-static void on_tick(uv_timer_t *t)
+/* Runs every tick due at t0 (at most SWEEP__TICK_CATCHUP of them), with
+ * what follows a tick: the frame's end, the invariants, the figures and
+ * the WorldStates. */
+static void run_due(sweep__world *w, uint64_t t0)
 {
-    sweep__world *w = t->data;
     sweep_server *s = w->server;
-    uint64_t t0 = uv_hrtime();
     uint64_t before = w->tick;
     unsigned steps = 0;
     while (w->start_ns + (w->tick + 1) * w->period_ns <= t0 && steps < SWEEP__TICK_CATCHUP) {
@@ -492,7 +498,24 @@ static void on_tick(uv_timer_t *t)
         sweep__stats_record_ticks(&s->stats, uv_hrtime() - t0, steps);
     if (steps && !s->stopping)
         push_world_states(w, before);
+}
+
+/* Runs every tick that is due, then re-arms. */
+static void on_tick(uv_timer_t *t)
+{
+    sweep__world *w = t->data;
+    run_due(w, uv_hrtime());
     schedule_next(w);
+}
+
+void sweep__world_catch_up(sweep__world *w, uint64_t now)
+{
+    /* Before the timer's first arming (a world not started) nothing is due;
+     * an offline server's ticks are the log's. */
+    if (!w->timer_open || w->server->offline)
+        return;
+    if (w->start_ns + (w->tick + 1) * w->period_ns <= now)
+        run_due(w, now);
 }
 
 void sweep__worlds_start(sweep_server *s)
