@@ -136,14 +136,17 @@ static const char usage[] =
     "  mode=NAME bots= moves= answered= errors= error_codes= corrections=\n"
     "  max_correction= rule_moves= rules= spawn_rules= stats_rules= distance_per_s=\n"
     "  peak_speed= max_height= reach= dt_asked_per_s= dt_granted_per_s=\n"
-    "  granted_ratio= spawn_offset= radii_ratio= role= mismatches= lost=\n"
+    "  granted_ratio= spawn_offset= radii_ratio= role= mismatches=\n"
+    "  mismatches_after_loss= lost=\n"
     "(rules and counts as Name:count lists, 'none' when empty): distance_per_s is\n"
     "the way across the ground per bot-second, peak_speed the longest 0.25 s of it\n"
-    "per second, max_height and reach how high above and how far across from the\n"
+    "(of the server's ticks) per second, max_height and reach how high above and how far across from the\n"
     "map's spawn point a bot got, dt_asked_per_s and dt_granted_per_s the time\n"
     "asked and granted per bot-second, spawn_offset how far from where it asked a\n"
     "spawn landed, radii_ratio the smallest volume got over the map's player's,\n"
-    "lost the moves neither answered nor refused. Then for each\n"
+    "mismatches the answers that differed from the prediction, those after a loss\n"
+    "the ones whose answer gave up earlier moves (the server may never have had\n"
+    "them), lost the moves neither answered nor refused. Then for each\n"
     "cheat that ran beside honest bots an 'advantage mode=NAME ...' line of\n"
     "ratios to the honest figures. Exit status 1 when an honest bot saw an\n"
     "error, a correction or a rule, or when no move was answered.\n";
@@ -249,6 +252,7 @@ typedef struct bot {
 typedef struct mode_totals {
     uint32_t bots;
     uint64_t sent, answered, errors, corrections, rule_moves, lost, mismatches;
+    uint64_t mismatches_after_loss; /* of the mismatches, those whose answer gave up earlier moves */
     uint64_t error_codes[SWEEP_WIRE_CODE_COUNT + 1]; /* the last slot: codes newer than this build */
     uint64_t rules[32], spawn_rules[32], stats_rules[32];
     double max_correction;
@@ -840,6 +844,12 @@ static void take_result(const options *o, const map_info *mi, bot *b, totals *t,
         sweep_predict_ack a;
         sweep_predictor_ack(&b->pred, r, &a);
         mt->mismatches += a.found && a.mismatch;
+        /* An answer that gives up earlier moves (none of them answered) may
+         * follow a move the server never got: all its copies were lost on
+         * the way, or dropped by a socket buffer that overflowed on a
+         * loaded machine. The server then started this move from elsewhere
+         * than predicted; the difference is the network's, not a desync. */
+        mt->mismatches_after_loss += a.found && a.mismatch && a.dropped > 0;
     }
     double asked = b->asked_seq[r->sequence % ASKED_RING] == r->sequence ? b->asked_dt[r->sequence % ASKED_RING] : 0;
     const sweep_client_welcome *w = sweep_client_get_welcome(b->c);
@@ -857,6 +867,12 @@ static void take_result(const options *o, const map_info *mi, bot *b, totals *t,
         mt->reach = reach;
     if (r->sequence <= b->last_seq)
         return; /* an older answer that came late: the path has moved on */
+    /* The fastest 0.25 s is measured on the server's clock, the tick the
+     * move was applied at: answers received together (this process or the
+     * network held them up) were not walked together. A server without a
+     * tick rate leaves the receiving time. */
+    if (w->tick_rate > 0)
+        now = (uint64_t)((double)r->server_tick * 1e9 / w->tick_rate + 0.5);
     if (t->measuring)
         mt->distance += across_len(sweep_v3_sub(r->position, b->last_pos), mi->up);
     b->last_seq = r->sequence;
@@ -1085,10 +1101,11 @@ static void print_mode(const options *o, int mode, const mode_totals *mt)
     print_counts("stats_rules", mt->stats_rules, 32, rule_name);
     printf(" distance_per_s=%.3f peak_speed=%.3f max_height=%.3f reach=%.3f dt_asked_per_s=%.3f "
            "dt_granted_per_s=%.3f granted_ratio=%.3f spawn_offset=%.3f radii_ratio=%.4f role=%s mismatches=%" PRIu64
-           " lost=%" PRIu64 "\n",
+           " mismatches_after_loss=%" PRIu64 " lost=%" PRIu64 "\n",
            f.distance_per_s, f.peak_speed, mt->max_height, mt->reach, f.dt_asked_per_s, f.dt_granted_per_s,
            f.granted_ratio, mt->spawn_offset, mt->radii_ratio,
-           !mt->roles_seen ? "none" : mt->role_server ? "Server" : "Player", mt->mismatches, mt->lost);
+           !mt->roles_seen ? "none" : mt->role_server ? "Server" : "Player", mt->mismatches,
+           mt->mismatches_after_loss, mt->lost);
 }
 
 static void print_advantage(const options *o, int mode, const mode_totals *mt, const mode_totals *honest)
