@@ -360,7 +360,13 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
     int last_jump = 0;
     uint64_t next_send = sweep_client_now_ns();
     sweep_msg_move_result last = {0};
+    /* After a stall of this process a paced player catches up at most half
+     * a time bank (as sweep-bots and a game dropping a hitch's frames do):
+     * the rest of the bank is for the server's own lateness. */
+    uint64_t catch_up = (uint64_t)(0.5 * sweep_client_get_welcome(c)->time_bank * 1e9);
     while (answered < expected) {
+        if (paced && sweep_client_now_ns() > next_send + catch_up)
+            next_send = sweep_client_now_ns() - catch_up;
         while (sent < steps && sent_real - answered < window && (!paced || sweep_client_now_ns() >= next_send)) {
             next_send += 1000000000u / 60;
             sweep_wish w = {.velocity = tour_velocity(sent), .buttons = tour_buttons(sent)};
