@@ -396,8 +396,11 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     /* The world's tick as of the request's arrival, not of the timer's
      * last callback (world.c): between requests, so the TICK records go
      * before the request's IN and a replay meets them in the same order. */
-    if (p->session && p->session->world && !s->offline)
-        sweep__world_catch_up(p->session->world, p->now ? p->now : uv_hrtime());
+    if (p->session && p->session->world && !s->offline) {
+        if (!p->now)
+            p->now = uv_hrtime(); /* TCP: read once, for the rate limit below too */
+        sweep__world_catch_up(p->session->world, p->now);
+    }
     dispatch(s, p, buf, len, flags);
     sweep__check_invariants(s);
 }
