@@ -78,7 +78,8 @@ static const char usage[] =
     "  --interval MS        move: wait this long before each move (or batch), as a\n"
     "                       game sends one move per frame. Default: a player's moves\n"
     "                       go out in real time, one every --dt (its time budget\n"
-    "                       pays for no more), the server role's at once;\n"
+    "                       pays for no more; after a stall it catches up at most\n"
+    "                       half the bank), the server role's at once;\n"
     "                       --interval 0 sends a player's at once too\n"
     "  --position X,Y,Z     spawn here: the server role may; a player is put at a\n"
     "                       spawn point anyway (named SpawnPosition)\n"
@@ -809,8 +810,18 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
             max_batch = fit >= 1 ? (uint32_t)fit : 1;
     }
     uint64_t next_at = sweep_client_now_ns();
+    /* After a stall of this process a paced player catches up at most half
+     * a time bank, as a game drops a hitch's frames: moves owed beyond that
+     * would be cut by the server as a lag switch, and the rest of the bank
+     * is for the server's own lateness. */
+    uint64_t catch_up = pace && wel->time_bank > 0 ? (uint64_t)(0.5 * wel->time_bank * 1e9) : 0;
     while (done < o->count && rc == 0) {
         uint32_t n = o->count - done < max_batch ? o->count - done : max_batch;
+        if (pace) {
+            uint64_t now = sweep_client_now_ns();
+            if (now > next_at + catch_up)
+                next_at = now - catch_up;
+        }
         double asked = (o->batch ? n : 1) * o->dt;
         if (pace && o->batch && asked > 0 && asked <= 3600)
             next_at += (uint64_t)(asked * 1e9); /* a batch waits for its time to pass */

@@ -171,6 +171,30 @@ static void moves_through_the_server(void **state)
     }
 }
 
+/* A paced player whose process stalls (stopped for half a second, twice the
+ * bank's half) does not then send every move it owes: those would be cut as
+ * a lag switch. It catches up half a bank and goes on unflagged. */
+static void a_stalled_player_is_not_flagged(void **state)
+{
+    (void)state;
+    char cmd[8192], *out;
+    snprintf(cmd, sizeof cmd,
+             "'%s' move --connect %s --velocity 3,1,0 --count 120 --json >\"$TMPDIR_CLI/out\" & p=$!; "
+             "sleep 0.5; kill -STOP $p; sleep 0.5; kill -CONT $p; wait $p; rc=$?; cat \"$TMPDIR_CLI/out\"; exit $rc",
+             SWEEP, D.tcp);
+    char dir[] = "/tmp/sweep-cli-stall-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("TMPDIR_CLI", dir, 1);
+    assert_int_equal(fx_run(cmd, &out), 0);
+    assert_int_equal(count_of(out, "{\"move\""), 120);
+    assert_int_equal(count_of(out, "\"rules\":0,\"rule_names\":\"\",\"speed_excess\":0,"), 120);
+    free(out);
+    char path[sizeof dir + 8];
+    snprintf(path, sizeof path, "%s/out", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Each rule the server applies is named on the move it acted on. */
 static void rules_are_named(void **state)
 {
@@ -470,6 +494,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_and_usage),
         cmocka_unit_test(moves_through_the_server),
+        cmocka_unit_test(a_stalled_player_is_not_flagged),
         cmocka_unit_test(rules_are_named),
         cmocka_unit_test(tokens_say_who),
         cmocka_unit_test(local_run_equals_server),
