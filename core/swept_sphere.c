@@ -215,7 +215,15 @@ int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt,
     if (dist < 1.0) {
         sweep_vec3 q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
         sweep_vec3 away = sweep_v3_sub(center, q);
-        double d = sweep_v3_len(away);
+        /* The distance is still more than 1 at tmax (below): most
+         * triangles here (their plane cuts the sphere, they do not) end
+         * on their squared distance, which is clearly above the square of
+         * that bound, without the square root. */
+        double reach = (1.0 + path->disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + path->size);
+        double d2 = sweep_v3_len2(away);
+        if (d2 > reach * reach * (1.0 + 1e-9))
+            return 0;
+        double d = sqrt(d2);
         if (d < 1.0) {
             out->t = d - 1.0;
             /* On the face, or so close that the direction is noise. */
@@ -227,7 +235,7 @@ int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt,
         }
         /* The distance to the triangle shrinks no faster than the centre
          * moves: still more than 1 away at tmax means no contact. */
-        if (d > (1.0 + path->disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + path->size))
+        if (d > reach)
             return 0;
         /* The distance to a convex set is a convex function of t, so it
          * stays above its tangent at 0, d + t (away . disp) / d: if that

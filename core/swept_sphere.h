@@ -111,8 +111,13 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sw
     double nlen = pt->nlen;
     if (!(nlen > 0.0))
         return 0; /* no plane, no front */
-    double dist = s / nlen;
     double nv = sweep_v3_dot(pt->n, path->disp);
+    /* s >= nlen makes s / nlen >= 1 however it rounds: a floor beside a
+     * lateral sweep, or a wall it moves away from, ends without the
+     * division. */
+    if (s >= nlen && nv >= 0.0)
+        return 0;
+    double dist = s / nlen;
     if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
         return 0; /* never reaches the slab in time */
     return sweep__sphere_sweep_near(path, pt, tmax, dist, nv, out);
