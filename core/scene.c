@@ -311,6 +311,60 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     }
 }
 
+/*
+ * The box every centre of every sweep that uses the kept triangles stays
+ * in, in world space: such a sweep's box, its path padded by 1.001 radii,
+ * lies inside [lo, hi], so its path lies inside [lo, hi] shrunk by one
+ * radius (the other thousandth of a radius is far more than the rounding
+ * of the round trip through eSpace).
+ */
+typedef struct centre_box {
+    sweep_vec3 c, h; /* centre, half size */
+    sweep_vec3 radii;
+    double margin;   /* 1e-6 (1 + |x| + |a|) for any x in the box and any vertex a of the world */
+    float min_size;  /* 1e-4 of the size of the box grown by the radii */
+} centre_box;
+
+/*
+ * Can no sweep whose centre stays in cb touch the triangle of plane pl and
+ * box tb? True when the plane test of sweep__sphere_sweep_prepared ends
+ * each of them: the whole box lies behind the triangle's plane (in eSpace
+ * the same side: scaling the axes keeps the sign of the orientation
+ * test), or in front of it beyond the ellipsoid's reach along its normal
+ * (the support radius |n * radii|), so that each sweep starts and ends
+ * (tmax <= 1) clear of the slab. The float plane is off the exact one by
+ * less than 1.3e-7 (|x| + |a|) at x (its normal by 2^-24 an axis, its
+ * offset by 2^-24 of itself), and the eSpace test's sign is good to about
+ * 1e-8 |x - a| for the triangles that have a plane (world_impl.h: neither
+ * needles nor tiny beside their distance from the origin) and are not
+ * tiny beside the box (min_size: at most ten thousand of their sizes
+ * away); the margin, 1e-6 (|x| + |a| + 1) with |a| bounded by the world's
+ * far corner, covers both many times over. These are mostly back faces
+ * and floors below a body that does not fall far: about half the
+ * triangles a move meets on the corpus (the bumpy floor of
+ * tests/core/test_scene.c checks the bits). Dropping them here, at about
+ * 20 instructions each, spares each later sweep of the move its box test
+ * and plane test, and their preparation.
+ */
+static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const sweep__tri_box *tb)
+{
+    double nx = pl->n[0], ny = pl->n[1], nz = pl->n[2];
+    double mid = nx * cb->c.x + ny * cb->c.y + nz * cb->c.z - pl->d;
+    double spread = fabs(nx) * cb->h.x + fabs(ny) * cb->h.y + fabs(nz) * cb->h.z;
+    double margin = cb->margin;
+    double clear = mid - spread - margin;
+    if (!(mid + spread < -margin)) {
+        if (!(clear > 0.0))
+            return 0;
+        double rx = nx * cb->radii.x, ry = ny * cb->radii.y, rz = nz * cb->radii.z;
+        if (!(clear * clear > (rx * rx + ry * ry + rz * rz) * (1.0 + 1e-5)))
+            return 0;
+    }
+    /* Not tiny beside the box either (its size bounds how far the
+     * eSpace test's rounding of the plane can tilt it over the box). */
+    return (tb->hi[0] - tb->lo[0]) + (tb->hi[1] - tb->lo[1]) + (tb->hi[2] - tb->lo[2]) >= cb->min_size;
+}
+
 void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
                         sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -330,6 +384,15 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
      * just outside [lo, hi] may be kept too, which sweep_kept allows for. */
     sweep_box b;
     sweep_box_init(&b, lo, hi);
+    centre_box cb;
+    cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
+    cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
+    cb.radii = radii;
+    cb.min_size = (float)(2e-4 * (cb.h.x + cb.h.y + cb.h.z + radii.x + radii.y + radii.z));
+    sweep_vec3 far = sweep_v3_max(sweep_v3(fabs(w->lo.x), fabs(w->lo.y), fabs(w->lo.z)),
+                                  sweep_v3(fabs(w->hi.x), fabs(w->hi.y), fabs(w->hi.z)));
+    cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
+                        far.z);
     const sweep__node *nodes = w->nodes;
     uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1], sp = 0;
     if (w->tri_count > 0 && overlaps(&nodes[0], &b))
@@ -353,7 +416,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         if (n->count == 0)
             continue;
         for (uint32_t i = n->first, end = n->first + n->count; i < end; i++) {
-            if (!box_meets(&b.f, &w->boxes[i]))
+            if (!box_meets(&b.f, &w->boxes[i]) || culled(&cb, &w->planes[i], &w->boxes[i]))
                 continue;
             if (s->count == SWEEP__MAX_CANDIDATES) {
                 s->kept = 0;

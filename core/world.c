@@ -213,6 +213,22 @@ static sweep_status check_desc(const sweep_world_desc *d)
  * Linux they are 2 MiB aligned and marked for transparent huge pages; only
  * speed depends on the hint being taken. Freed with free().
  */
+/* The float plane of a triangle (world_impl.h), or zero for a needle or a
+ * tiny triangle. The offset is taken along the float normal itself. */
+static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    sweep_vec3 ab = sweep_v3_sub(t->b, t->a), ac = sweep_v3_sub(t->c, t->a);
+    sweep_vec3 nn = sweep_v3_cross(ab, ac);
+    double l2 = sweep_v3_len2(nn), ab2 = sweep_v3_len2(ab), ac2 = sweep_v3_len2(ac);
+    double size = 1.0 + fabs(t->a.x) + fabs(t->a.y) + fabs(t->a.z);
+    if (!(l2 > 0.0 && l2 >= 1e-6 * ab2 * ac2 && ab2 >= 1e-10 * size * size && ac2 >= 1e-10 * size * size))
+        return;
+    sweep_vec3 n = sweep_v3_scale(nn, 1.0 / sqrt(l2));
+    pl->n[0] = (float)n.x, pl->n[1] = (float)n.y, pl->n[2] = (float)n.z;
+    pl->d = (float)(pl->n[0] * t->a.x + pl->n[1] * t->a.y + pl->n[2] * t->a.z);
+}
+
 static void *big_alloc(size_t bytes)
 {
 #ifdef __linux__
@@ -258,8 +274,9 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     bd.nodes = big_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
     w->tris = big_alloc((size_t)n * sizeof *w->tris);
     w->boxes = big_alloc((size_t)n * sizeof *w->boxes);
-    if (!bd.prims || !bd.nodes || !w->tris || !w->boxes) {
-        free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w);
+    w->planes = big_alloc((size_t)n * sizeof *w->planes);
+    if (!bd.prims || !bd.nodes || !w->tris || !w->boxes || !w->planes) {
+        free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
         return SWEEP_E_NOMEM;
     }
 
@@ -293,6 +310,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         b->lo[0] = sweep__widen_down(p->lo.x), b->lo[1] = sweep__widen_down(p->lo.y);
         b->lo[2] = sweep__widen_down(p->lo.z);
         b->hi[0] = sweep__widen_up(p->hi.x), b->hi[1] = sweep__widen_up(p->hi.y), b->hi[2] = sweep__widen_up(p->hi.z);
+        plane_of(t, &w->planes[i]);
     }
     w->lo = bd.prims[0].lo, w->hi = bd.prims[0].hi;
     for (uint32_t i = 1; i < n; i++) {
@@ -316,6 +334,7 @@ void sweep_world_destroy(sweep_world *w)
         return;
     free(w->tris);
     free(w->boxes);
+    free(w->planes);
     free(w->nodes);
     free(w);
 }
@@ -327,7 +346,7 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     out->degenerate_count = w->degenerate_count;
     out->node_count = w->node_count;
     out->bvh_depth = w->depth;
-    out->bytes = sizeof *w + (size_t)w->tri_count * (sizeof *w->tris + sizeof *w->boxes) +
+    out->bytes = sizeof *w + (size_t)w->tri_count * (sizeof *w->tris + sizeof *w->boxes + sizeof *w->planes) +
                  (size_t)w->node_count * sizeof *w->nodes;
     out->bounds_min = w->lo;
     out->bounds_max = w->hi;

@@ -13,6 +13,11 @@
  *     exact double bounds of everything below them.
  *   - boxes[i] holds tris[i]'s box in float, widened (sweep__widen_down,
  *     sweep__widen_up) so that it holds the exact double box.
+ *   - planes[i] holds tris[i]'s unit normal and offset in float (n . x = d
+ *     on the plane, n along cross(b - a, c - a)), for a triangle that is
+ *     neither a needle (the sine at a below 1e-3) nor tiny (an edge from a
+ *     shorter than 1e-5 of a's distance from the origin); zero for those,
+ *     whose normal's direction is not accurate enough to lean on.
  *   - No path from the root is deeper than SWEEP__BVH_MAX_DEPTH nodes, so a
  *     fixed-size traversal stack cannot overflow.
  */
@@ -37,6 +42,12 @@ typedef struct sweep__tri {
 typedef struct sweep__tri_box {
     float lo[3], hi[3];
 } sweep__tri_box;
+
+/* 16 bytes a triangle: the scene drops, once per move, the triangles whose
+ * plane no sweep of the move can reach (core/scene.c). */
+typedef struct sweep__tri_plane {
+    float n[3], d;
+} sweep__tri_plane;
 
 typedef struct sweep__node {
     float lo[3], hi[3];
@@ -76,6 +87,7 @@ static inline float sweep__widen_up(double x)
 struct sweep_world {
     sweep__tri *tris;
     sweep__tri_box *boxes;
+    sweep__tri_plane *planes;
     uint32_t tri_count;
     sweep__node *nodes;
     uint32_t node_count;

@@ -37,10 +37,13 @@ static double lcg(void) /* [0, 1) */
     return (double)(lcg_state >> 11) * 0x1p-53;
 }
 
-static sweep_world *bumpy_floor(void)
+/* The floor, and with `under` its underside too: the same cells facing
+ * -z, 0.05 lower (a slab's other face). */
+static sweep_world *floor_of(int under)
 {
-    static sweep_vec3 v[(GRID + 1) * (GRID + 1)];
-    static uint32_t ix[GRID * GRID * 6];
+    static sweep_vec3 v[2 * (GRID + 1) * (GRID + 1)];
+    static uint32_t ix[2 * GRID * GRID * 6];
+    const uint32_t nv = (GRID + 1) * (GRID + 1);
     lcg_state = 7;
     for (uint32_t y = 0; y <= GRID; y++)
         for (uint32_t x = 0; x <= GRID; x++)
@@ -51,11 +54,22 @@ static sweep_world *bumpy_floor(void)
             uint32_t a = y * (GRID + 1) + x, b = a + 1, c = a + GRID + 2, d = a + GRID + 1;
             ix[k++] = a, ix[k++] = b, ix[k++] = c; /* facing +z */
             ix[k++] = a, ix[k++] = c, ix[k++] = d;
+            if (under) {
+                ix[k++] = nv + a, ix[k++] = nv + c, ix[k++] = nv + b; /* facing -z */
+                ix[k++] = nv + a, ix[k++] = nv + d, ix[k++] = nv + c;
+            }
         }
-    sweep_world_desc desc = {v, (GRID + 1) * (GRID + 1), ix, NULL, GRID * GRID * 2};
+    for (uint32_t i = 0; i < nv; i++)
+        v[nv + i] = sweep_v3(v[i].x, v[i].y, v[i].z - 0.05);
+    sweep_world_desc desc = {v, under ? 2 * nv : nv, ix, NULL, k / 3};
     sweep_world *w = NULL;
     assert_int_equal(sweep_world_create(&desc, &w), SWEEP_OK);
     return w;
+}
+
+static sweep_world *bumpy_floor(void)
+{
+    return floor_of(0);
 }
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
@@ -136,6 +150,56 @@ static void kept_lazy_equals_walked(void **state)
     /* Nothing was prepared where nothing was kept. */
     assert_int_equal(walked.prepared, 0);
     assert_int_equal(none.prepared, 0);
+    sweep_world_destroy(w);
+}
+
+/*
+ * A move's scene drops the triangles whose plane none of its sweeps can
+ * reach (the underside of a slab seen from above, a floor far below):
+ * sweeps through the rest give the bits of the same sweeps walking the
+ * BVH, which drops nothing.
+ */
+static void culled_planes_change_nothing(void **state)
+{
+    (void)state;
+    sweep_world *w = floor_of(1);
+    static sweep__scene kept, walked;
+    sweep_vec3 c = sweep_v3(GRID * CELL / 2, GRID * CELL / 2, 0.0);
+    sweep_vec3 lo = sweep_v3(c.x - 1.5, c.y - 1.5, -0.2), hi = sweep_v3(c.x + 1.5, c.y + 1.5, 3.0);
+    begin(&kept, w, lo, hi);
+    begin(&walked, w, sweep_v3(-100, -100, -100), sweep_v3(-99, -99, -99));
+    assert_true(kept.kept);
+    /* What the box meets, and how many of those no sweep can reach. */
+    uint32_t meets = 0;
+    for (uint32_t i = 0; i < w->tri_count; i++) {
+        const sweep__tri_box *b = &w->boxes[i];
+        meets += b->lo[0] <= hi.x && b->hi[0] >= lo.x && b->lo[1] <= hi.y && b->hi[1] >= lo.y && b->lo[2] <= hi.z &&
+                 b->hi[2] >= lo.z;
+    }
+    print_message("kept %u of the %u triangles the box meets\n", kept.count, meets);
+    assert_true(kept.count < meets * 3 / 4); /* most undersides went */
+
+    lcg_state = 5;
+    int contacts = 0, used = 0;
+    for (int i = 0; i < SWEEPS; i++) {
+        /* From anywhere a sweep of the move may start, in any direction,
+         * some straight down onto the floor. */
+        sweep_vec3 from = sweep_v3(c.x + 1.6 * lcg() - 0.8, c.y + 1.6 * lcg() - 0.8, 0.75 + 1.3 * lcg());
+        sweep_vec3 disp = i % 3 ? sweep_v3(0.3 * lcg() - 0.15, 0.3 * lcg() - 0.15, -(from.z - 0.72) * lcg())
+                                : sweep_v3(0.2 * lcg() - 0.1, 0.2 * lcg() - 0.1, -(from.z - 0.05));
+        sweep_vec3 to = sweep_v3_add(from, disp), pad = sweep_v3_scale(RADII, 1.001);
+        sweep_vec3 slo = sweep_v3_sub(sweep_v3_min(from, to), pad), shi = sweep_v3_add(sweep_v3_max(from, to), pad);
+        used += slo.x >= lo.x && slo.y >= lo.y && slo.z >= lo.z && shi.x <= hi.x && shi.y <= hi.y && shi.z <= hi.z;
+        sweep__scene_result a, b;
+        int ra = sweep__scene_sweep(&kept, sweep_v3_mul(from, kept.inv_radii), sweep_v3_mul(disp, kept.inv_radii), &a);
+        int rb =
+            sweep__scene_sweep(&walked, sweep_v3_mul(from, walked.inv_radii), sweep_v3_mul(disp, walked.inv_radii), &b);
+        same_result(ra, &a, rb, &b, i);
+        contacts += ra;
+    }
+    print_message("%d sweeps used the kept triangles, %d touched\n", used, contacts);
+    assert_true(used > SWEEPS / 2);
+    assert_true(contacts > SWEEPS / 4);
     sweep_world_destroy(w);
 }
 
@@ -225,6 +289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kept_lazy_equals_walked),
         cmocka_unit_test(lazy_prepared_equals_eager),
+        cmocka_unit_test(culled_planes_change_nothing),
         cmocka_unit_test(widen_is_outward),
         cmocka_unit_test(world_boxes_hold_triangles),
     };
