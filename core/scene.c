@@ -121,6 +121,20 @@ static inline int cand_meets(const sweep_box *b, const sweep__candidate *cd)
 #endif
 }
 
+/* Does the world's widened box of a triangle meet b? As cand_meets; the
+ * lane read past the box (the next box's first float, or the zero box
+ * after the last: world_impl.h) is dropped. */
+static inline int tri_meets(const sweep_box *b, const sweep__tri_box *t)
+{
+#ifdef __SSE2__
+    __m128 tlo = _mm_loadu_ps(t->lo), thi = _mm_loadu_ps(t->hi);
+    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, thi), _mm_cmpge_ps(b->hi, tlo));
+    return (_mm_movemask_ps(ok) & 7) == 7;
+#else
+    return box_meets(&b->f, t);
+#endif
+}
+
 /* Node test in float, against the query box widened: never misses a node
  * the double box touches. Reads the node's first/right index in the lane
  * whose answer is dropped. */
@@ -416,7 +430,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         if (n->count == 0)
             continue;
         for (uint32_t i = n->first, end = n->first + n->count; i < end; i++) {
-            if (!box_meets(&b.f, &w->boxes[i]) || culled(&cb, &w->planes[i], &w->boxes[i]))
+            if (!tri_meets(&b, &w->boxes[i]) || culled(&cb, &w->planes[i], &w->boxes[i]))
                 continue;
             if (s->count == SWEEP__MAX_CANDIDATES) {
                 s->kept = 0;

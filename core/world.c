@@ -273,7 +273,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     bd.prims = big_alloc((size_t)n * sizeof *bd.prims);
     bd.nodes = big_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
     w->tris = big_alloc((size_t)n * sizeof *w->tris);
-    w->boxes = big_alloc((size_t)n * sizeof *w->boxes);
+    w->boxes = big_alloc((size_t)(n + 1) * sizeof *w->boxes);
     w->planes = big_alloc((size_t)n * sizeof *w->planes);
     if (!bd.prims || !bd.nodes || !w->tris || !w->boxes || !w->planes) {
         free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
@@ -312,6 +312,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         b->hi[0] = sweep__widen_up(p->hi.x), b->hi[1] = sweep__widen_up(p->hi.y), b->hi[2] = sweep__widen_up(p->hi.z);
         plane_of(t, &w->planes[i]);
     }
+    memset(&w->boxes[n], 0, sizeof w->boxes[n]);
     w->lo = bd.prims[0].lo, w->hi = bd.prims[0].hi;
     for (uint32_t i = 1; i < n; i++) {
         w->lo = sweep_v3_min(w->lo, bd.prims[i].lo);

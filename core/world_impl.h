@@ -12,7 +12,9 @@
  *   - Node bounds are floats rounded outwards, so they always contain the
  *     exact double bounds of everything below them.
  *   - boxes[i] holds tris[i]'s box in float, widened (sweep__widen_down,
- *     sweep__widen_up) so that it holds the exact double box.
+ *     sweep__widen_up) so that it holds the exact double box. One more box,
+ *     zero, follows the last, so that a 16-byte load of a box's hi (the
+ *     scene's SSE test) never reads past the array.
  *   - planes[i] holds tris[i]'s unit normal and offset in float (n . x = d
  *     on the plane, n along cross(b - a, c - a)), for a triangle that is
  *     neither a needle (the sine at a below 1e-3) nor tiny (an edge from a
