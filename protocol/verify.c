@@ -22,6 +22,7 @@
 #include "protocol/format.h"
 #include "protocol/message.h"
 #include "protocol/schema.h"
+#include "protocol/verify_internal.h"
 
 typedef struct vstate {
     const uint8_t *b;
@@ -218,8 +219,91 @@ static sweep_proto_error check_table(vstate *v, size_t tpos, const sweep__table 
     return SWEEP_PROTO_OK;
 }
 
-sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
-                                    const sweep_verify_limits *limits)
+/*
+ * The fast path for the message a server reads all day: a Message whose
+ * body is a Move. It proves the same properties check_table does, for just
+ * these two tables, with their fields' sizes and alignments as constants:
+ * the vtable is read once, and each field's three tests (inside the table
+ * past its soffset, inside the declared size, aligned) are or-ed together
+ * without a branch or a call per field. It only says "valid" or "not
+ * sure": anything else (another body, a defect, limits below two tables)
+ * goes through the general walk from the root, so the error reported for
+ * a bad buffer is the general walk's own, first defect in field order.
+ * tests/protocol/test_verify_fast.c holds the two to the same verdicts.
+ */
+
+/* The checks check_table makes before looking at fields. On success the
+ * vtable's position and its two sizes. */
+static inline int fast_head(const vstate *v, size_t tpos, size_t *vt, unsigned *vsize, unsigned *tsize)
+{
+    if (tpos % 4 || !inside(v, tpos, 4))
+        return 0;
+    int64_t vt64 = (int64_t)tpos - (int32_t)sweep__rd32(v->b + tpos);
+    if (vt64 < 0 || !inside(v, (size_t)vt64, 4) || vt64 % 2)
+        return 0;
+    *vt = (size_t)vt64;
+    *vsize = sweep__rd16(v->b + *vt);
+    *tsize = sweep__rd16(v->b + *vt + 2);
+    return *vsize >= 4 && *vsize % 2 == 0 && inside(v, *vt, *vsize) && *tsize >= 4 && inside(v, tpos, *tsize);
+}
+
+/* Offset of inline field `id` (absent: 0) into fo[id], and in `bad`
+ * whether it is misplaced: inside the table's soffset, past its declared
+ * size, or not aligned (tpos is a multiple of 4 here). */
+#define FAST_FIELD(id, size, align)                                                                 \
+    do {                                                                                            \
+        unsigned fo_ = (id) < entries ? sweep__rd16(vte + 2 * (id)) : 0u;                           \
+        bad |= (fo_ != 0) & ((fo_ < 4) | (fo_ + (size) > tsize) | (((tpos + fo_) & ((align)-1u)) != 0)); \
+        fo[id] = fo_;                                                                               \
+    } while (0)
+
+static int fast_move_message(const vstate *v, size_t root)
+{
+    if (v->max_depth < 2 || v->max_tables < 2)
+        return 0;
+    size_t vt, tpos = root;
+    unsigned vsize, tsize, entries, fo[8], bad = 0;
+    if (!fast_head(v, tpos, &vt, &vsize, &tsize))
+        return 0;
+    entries = (vsize - 4u) / 2u;
+    const uint8_t *vte = v->b + vt + 4;
+    /* Message: sequence u32, server_tick u64, body_type u8, body (required). */
+    FAST_FIELD(SWEEP__MESSAGE_SEQUENCE, 4, 4);
+    FAST_FIELD(SWEEP__MESSAGE_SERVER_TICK, 8, 8);
+    FAST_FIELD(SWEEP__MESSAGE_BODY_TYPE, 1, 1);
+    FAST_FIELD(SWEEP__MESSAGE_BODY, 4, 4);
+    if (bad || fo[SWEEP__MESSAGE_BODY_TYPE] == 0 || fo[SWEEP__MESSAGE_BODY] == 0 ||
+        v->b[tpos + fo[SWEEP__MESSAGE_BODY_TYPE]] != SWEEP_MSG_MOVE)
+        return 0;
+    size_t pos = tpos + fo[SWEEP__MESSAGE_BODY];
+    uint32_t o = sweep__rd32(v->b + pos);
+    if (o == 0 || o > SWEEP__MAX_BUFFER || !inside(v, pos, (size_t)o + 1))
+        return 0;
+
+    /* Move: velocity is required, the rest optional. */
+    tpos = pos + o;
+    if (!fast_head(v, tpos, &vt, &vsize, &tsize))
+        return 0;
+    entries = (vsize - 4u) / 2u;
+    vte = v->b + vt + 4;
+    FAST_FIELD(SWEEP__MOVE_ENTITY, 4, 4);
+    FAST_FIELD(SWEEP__MOVE_SEQUENCE, 4, 4);
+    FAST_FIELD(SWEEP__MOVE_CLIENT_TICK, 8, 8);
+    FAST_FIELD(SWEEP__MOVE_VELOCITY, SWEEP__VEC3_SIZE, SWEEP__STRUCT_ALIGN);
+    FAST_FIELD(SWEEP__MOVE_DT, 8, 8);
+    FAST_FIELD(SWEEP__MOVE_CLAIMED_POSITION, SWEEP__VEC3_SIZE, SWEEP__STRUCT_ALIGN);
+    FAST_FIELD(SWEEP__MOVE_BUTTONS, 4, 4);
+    FAST_FIELD(SWEEP__MOVE_MODE, 1, 1);
+    return !bad && fo[SWEEP__MOVE_VELOCITY] != 0;
+}
+#undef FAST_FIELD
+
+/* The fast path restates schema.c's Message and Move: a field added to
+ * either must be added there too (and the test will say so). */
+_Static_assert(SWEEP__MESSAGE_BODY == 3 && SWEEP__MOVE_MODE == 7, "verify.c: fast path fields");
+
+sweep_proto_error sweep__verify_general(const void *buf, size_t len, unsigned flags,
+                                        const sweep_verify_limits *limits, int fast)
 {
     if (buf == NULL)
         return SWEEP_PROTO_E_ARG;
@@ -250,7 +334,15 @@ sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
     size_t root;
     if (follow(&v, base, &root) != SWEEP_PROTO_OK)
         return SWEEP_PROTO_E_ROOT_OFFSET;
+    if (fast && fast_move_message(&v, root))
+        return SWEEP_PROTO_OK;
     return check_table(&v, root, &sweep__table_message);
+}
+
+sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
+                                    const sweep_verify_limits *limits)
+{
+    return sweep__verify_general(buf, len, flags, limits, 1);
 }
 
 sweep_proto_error sweep_verify(const void *buf, size_t len, unsigned flags)

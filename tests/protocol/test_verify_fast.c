@@ -1,0 +1,158 @@
+/*
+ * test_verify_fast.c - the verifier's fast path for a Move (verify.c)
+ * against its general walk, on the same bytes: both must accept the same
+ * buffers and refuse the same ones with the same error.
+ *
+ * The buffers: every sample of samples.h and Moves with every subset of
+ * their optional fields present, with and without size prefix; then each
+ * of them cut at every length, every byte of it flipped in several ways,
+ * and many random multi-byte edits (a fixed seed, so a failure repeats),
+ * under the default limits and under limits of one or two tables. The
+ * edits hit vtable entries, sizes, soffsets and offsets, which is where
+ * the two paths could disagree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "protocol/verify_internal.h"
+#include "samples.h"
+
+static uint8_t enc[1u << 16];
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t next(void)
+{
+    /* xorshift64* (Vigna, "An experimental exploration of Marsaglia's
+     * xorshift generators, scrambled", 2016). */
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static const sweep_verify_limits limits[] = {{0, 0}, {1, 0}, {0, 1}, {2, 2}};
+static unsigned long compared, accepted;
+
+static void same(const uint8_t *b, size_t len, unsigned flags)
+{
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        sweep_proto_error fast = sweep__verify_general(b, len, flags, &limits[l], 1);
+        sweep_proto_error general = sweep__verify_general(b, len, flags, &limits[l], 0);
+        if (fast != general)
+            fail_msg("fast path %s, general walk %s (len %zu, flags %u, limits %zu)", sweep_proto_error_name(fast),
+                     sweep_proto_error_name(general), len, flags, l);
+        compared++;
+        accepted += fast == SWEEP_PROTO_OK;
+    }
+}
+
+/* The buffer, and it edited in every way listed at the top. */
+static void mutate(const uint8_t *orig, size_t len, unsigned flags)
+{
+    static uint8_t b[1u << 16];
+    assert_true(len <= sizeof b);
+    same(orig, len, flags);
+    for (size_t cut = 0; cut < len; cut++) {
+        memcpy(b, orig, cut);
+        same(b, cut, flags);
+    }
+    static const uint8_t flips[] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x80, 0xff};
+    memcpy(b, orig, len);
+    for (size_t i = 0; i < len; i++) {
+        for (size_t f = 0; f < sizeof flips; f++) {
+            b[i] ^= flips[f];
+            same(b, len, flags);
+            b[i] ^= flips[f];
+        }
+        uint8_t keep = b[i];
+        b[i] = 0;
+        same(b, len, flags);
+        b[i] = keep;
+    }
+    for (int k = 0; k < 2000; k++) {
+        memcpy(b, orig, len);
+        int edits = 1 + (int)(next() % 4);
+        for (int e = 0; e < edits; e++) {
+            size_t at = next() % len;
+            /* Small values, such as offsets and sizes near the real ones. */
+            b[at] = (uint8_t)(next() % 3 == 0 ? next() : b[at] + (next() % 17) - 8);
+        }
+        same(b, len, flags);
+    }
+}
+
+static void encode_and_mutate(const sweep_message *m)
+{
+    for (unsigned flags = 0; flags <= SWEEP_WIRE_SIZE_PREFIXED; flags++) {
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(m, flags, enc, sizeof enc, &out, &len), SWEEP_PROTO_OK);
+        mutate(out, len, flags);
+    }
+}
+
+static void test_samples(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++) {
+        sweep_message m = sample_message(i);
+        if (m.kind == SWEEP_MSG_MOVE_BATCH || m.kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
+            /* Big: the batch's first few items are as telling. */
+            if (m.kind == SWEEP_MSG_MOVE_BATCH && m.as.move_batch.count > 3)
+                m.as.move_batch.count = 3;
+            if (m.kind == SWEEP_MSG_MOVE_RESULT_BATCH && m.as.move_result_batch.count > 3)
+                m.as.move_result_batch.count = 3;
+        }
+        encode_and_mutate(&m);
+    }
+    assert_true(accepted > 0);
+}
+
+/* Every subset of the optional fields of a Move and of its Message (bit i:
+ * field i written), so vtables of every length the builder writes. */
+static void test_move_layouts(void **state)
+{
+    (void)state;
+    unsigned long before = accepted;
+    for (unsigned set = 0; set < 512; set++) {
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_MOVE;
+        sweep_msg_move *mv = &m.as.move;
+        mv->velocity = sweep_v3(1, 2, 3);
+        mv->entity = set & 1 ? 5 : 0;
+        mv->sequence = set & 2 ? 6 : 0;
+        mv->client_tick = set & 4 ? 7 : 0;
+        mv->dt = set & 8 ? 0.5 : 0.0;
+        mv->has_claimed_position = (set & 16) != 0;
+        mv->claimed_position = sweep_v3(4, 5, 6);
+        mv->buttons = set & 32 ? 9 : 0;
+        mv->mode = set & 64 ? 1 : 0;
+        m.sequence = set & 128 ? 11 : 0;
+        m.server_tick = set & 256 ? 12 : 0;
+        const uint8_t *out;
+        size_t len;
+        for (unsigned flags = 0; flags <= SWEEP_WIRE_SIZE_PREFIXED; flags++) {
+            assert_int_equal(sweep_encode(&m, flags, enc, sizeof enc, &out, &len), SWEEP_PROTO_OK);
+            mutate(out, len, flags);
+        }
+    }
+    assert_true(accepted - before >= 512 * 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_move_layouts),
+    };
+    int r = cmocka_run_group_tests(tests, NULL, NULL);
+    print_message("compared %lu verdicts, %lu of them valid\n", compared, accepted);
+    return r;
+}
