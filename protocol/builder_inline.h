@@ -181,6 +181,33 @@ static inline void sweep__builder_add_ref(sweep_builder *b, unsigned id, sweep_r
         sweep__wr32(p, (uint32_t)(b->used - r));
 }
 
+/* Ends a table whose soffset is at `so` and whose start is at ref `table`:
+ * points the soffset at an identical vtable among the last few written,
+ * or writes `vt` (vsize bytes) as a new one and remembers it. */
+static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
+                                              size_t vsize)
+{
+    /* The first 4 bytes (both sizes) settle most comparisons at once. */
+    uint32_t head = sweep__rd32(vt);
+    for (unsigned i = 0; i < b->vtable_count; i++) {
+        const uint8_t *old = b->buf + b->cap - b->vtables[i];
+        if (sweep__rd32(old) == head && memcmp(old + 4, vt + 4, vsize - 4) == 0) {
+            sweep__wr32(so, (uint32_t)((int64_t)b->vtables[i] - (int64_t)table));
+            return (sweep_ref)table;
+        }
+    }
+    uint8_t *p = sweep__builder_push(b, vsize);
+    if (p == NULL)
+        return 0;
+    memcpy(p, vt, vsize);
+    sweep__wr32(so, (uint32_t)(b->used - table));
+    b->vtables[b->vtable_next] = (uint32_t)b->used;
+    b->vtable_next = (b->vtable_next + 1) % SWEEP_BUILDER_VTABLE_CACHE;
+    if (b->vtable_count < SWEEP_BUILDER_VTABLE_CACHE)
+        b->vtable_count++;
+    return (sweep_ref)table;
+}
+
 static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
 {
     assert(b->in_table);
@@ -208,25 +235,7 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
         sweep__wr16(vt + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
     }
 
-    /* The first 4 bytes (both sizes) settle most comparisons at once. */
-    uint32_t head = sweep__rd32(vt);
-    for (unsigned i = 0; i < b->vtable_count; i++) {
-        const uint8_t *old = b->buf + b->cap - b->vtables[i];
-        if (sweep__rd32(old) == head && memcmp(old + 4, vt + 4, vsize - 4) == 0) {
-            sweep__wr32(so, (uint32_t)((int64_t)b->vtables[i] - (int64_t)table));
-            return (sweep_ref)table;
-        }
-    }
-    uint8_t *p = sweep__builder_push(b, vsize);
-    if (p == NULL)
-        return 0;
-    memcpy(p, vt, vsize);
-    sweep__wr32(so, (uint32_t)(b->used - table));
-    b->vtables[b->vtable_next] = (uint32_t)b->used;
-    b->vtable_next = (b->vtable_next + 1) % SWEEP_BUILDER_VTABLE_CACHE;
-    if (b->vtable_count < SWEEP_BUILDER_VTABLE_CACHE)
-        b->vtable_count++;
-    return (sweep_ref)table;
+    return sweep__builder_vtable(b, so, table, vt, vsize);
 }
 
 #endif
