@@ -73,19 +73,51 @@ static void ref_if(sweep_builder *b, unsigned id, sweep_ref r)
         sweep__builder_add_ref(b, id, r);
 }
 
-static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
+static void contact_at(uint8_t *p, const sweep_contact *c)
+{
+    sweep__wrvec3(p, c->point);
+    sweep__wrvec3(p + 24, c->normal);
+    sweep__wr32(p + 48, c->triangle);
+    sweep__wr32(p + 52, c->material);
+}
+
+/* The vector of contacts through the builder's calls (what contacts does
+ * when room is short). */
+static sweep_ref contacts_slow(sweep_builder *b, const sweep_contact *c, uint32_t count)
 {
     sweep__builder_vector_start(b, SWEEP__CONTACT_SIZE, count, SWEEP__STRUCT_ALIGN);
     for (uint32_t i = count; i-- > 0;) {
         uint8_t *p = sweep__builder_push(b, SWEEP__CONTACT_SIZE);
-        if (p) {
-            sweep__wrvec3(p, c[i].point);
-            sweep__wrvec3(p + 24, c[i].normal);
-            sweep__wr32(p + 48, c[i].triangle);
-            sweep__wr32(p + 52, c[i].material);
-        }
+        if (p)
+            contact_at(p, &c[i]);
     }
     return sweep__builder_vector_end(b, count);
+}
+
+/* The same bytes with one check of the room (a MoveResult has a contact or
+ * two almost always): the vector's start aligns the count to 4 and then
+ * the elements to 8, and elements of 56 bytes keep both, so the padding
+ * is whatever brings `used` to a multiple of 8. */
+static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
+{
+    size_t pad = (0u - b->used) & 7u;
+    size_t total = pad + SWEEP__CONTACT_SIZE * (size_t)count + 4;
+    if (b->failed || count > SWEEP_MAX_CONTACTS || total > b->cap - b->used - b->front)
+        return contacts_slow(b, c, count);
+    uint8_t *const end = b->buf + b->cap;
+    size_t u = b->used;
+    for (size_t i = 0; i < pad; i++)
+        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    u += pad;
+    for (uint32_t i = count; i-- > 0;) {
+        u += SWEEP__CONTACT_SIZE;
+        contact_at(end - u, &c[i]);
+    }
+    u += 4;
+    sweep__wr32(end - u, count);
+    b->used = u;
+    b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
+    return (sweep_ref)u;
 }
 
 /* A [ulong] vector, or nothing when empty (absent decodes as empty). */
