@@ -55,6 +55,22 @@ static inline uint8_t *sweep__builder_push(sweep_builder *b, size_t size)
     return b->buf + b->cap - b->used;
 }
 
+/* Writes n < 8 zero bytes at p: at most one store of each size, no call
+ * to memset. */
+static inline void sweep__builder_zeros(uint8_t *p, size_t n)
+{
+    if (n & 4) {
+        sweep__wr32(p, 0);
+        p += 4;
+    }
+    if (n & 2) {
+        sweep__wr16(p, 0);
+        p += 2;
+    }
+    if (n & 1)
+        *p = 0;
+}
+
 /* Pads with zeros so that after `extra` more bytes, `used` is a multiple of
  * align (a power of two up to 8). */
 static inline void sweep__builder_prep(sweep_builder *b, size_t align, size_t extra)
@@ -65,19 +81,8 @@ static inline void sweep__builder_prep(sweep_builder *b, size_t align, size_t ex
     if (pad == 0)
         return;
     uint8_t *p = sweep__builder_push(b, pad);
-    if (p == NULL)
-        return;
-    /* pad < 8: at most one store of each size, no call to memset. */
-    if (pad & 4) {
-        sweep__wr32(p, 0);
-        p += 4;
-    }
-    if (pad & 2) {
-        sweep__wr16(p, 0);
-        p += 2;
-    }
-    if (pad & 1)
-        *p = 0;
+    if (p != NULL)
+        sweep__builder_zeros(p, pad);
 }
 
 static inline sweep_ref sweep__builder_ref(const sweep_builder *b)

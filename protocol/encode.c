@@ -106,8 +106,7 @@ static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t cou
         return contacts_slow(b, c, count);
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
-    for (size_t i = 0; i < pad; i++)
-        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    sweep__builder_zeros(end - u - pad, pad);
     u += pad;
     for (uint32_t i = count; i-- > 0;) {
         u += SWEEP__CONTACT_SIZE;
@@ -236,8 +235,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
 #define FIELD(id, n)                                                   \
     (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), \
      limit = (id) + 1u > limit ? (id) + 1u : limit, end - u)
-    for (size_t i = 0; i < pad0; i++)
-        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    sweep__builder_zeros(end - u - pad0, pad0);
     u += pad0;
     sweep__wrvec3(FIELD(SWEEP__MR_POSITION, 24), r->position);
     sweep__wrvec3(FIELD(SWEEP__MR_VELOCITY, 24), r->velocity);
@@ -280,8 +278,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     if (r->pushed)
         *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
 #undef FIELD
-    for (size_t i = 0; i < pad1; i++)
-        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;
     b->used = u;
     size_t vsize = 4 + 2 * (size_t)limit;
@@ -676,13 +673,11 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
     size_t align = tick ? 8 : 4;
     b->minalign = b->minalign > align ? b->minalign : align;
 #define FIELD(id, n) (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), end - u)
-    for (size_t i = 0; i < pad_tick; i++)
-        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    sweep__builder_zeros(end - u - pad_tick, pad_tick);
     u += pad_tick;
     if (tick)
         sweep__wr64(FIELD(SWEEP__MESSAGE_SERVER_TICK, 8), msg->server_tick);
-    for (size_t i = 0; i < pad_body; i++)
-        end[-(ptrdiff_t)(u + i + 1)] = 0;
+    sweep__builder_zeros(end - u - pad_body, pad_body);
     u += pad_body;
     uint8_t *p = FIELD(SWEEP__MESSAGE_BODY, 4);
     sweep__wr32(p, (uint32_t)(u - body));
@@ -690,9 +685,7 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
         sweep__wr32(FIELD(SWEEP__MESSAGE_SEQUENCE, 4), msg->sequence);
     *FIELD(SWEEP__MESSAGE_BODY_TYPE, 1) = (uint8_t)msg->kind;
 #undef FIELD
-    end[-(ptrdiff_t)(u + 1)] = 0;
-    end[-(ptrdiff_t)(u + 2)] = 0;
-    end[-(ptrdiff_t)(u + 3)] = 0;
+    sweep__builder_zeros(end - u - 3, 3);
     b->used = table;
     sweep__wr16(vt, (uint16_t)sizeof vt);
     sweep__wr16(vt + 2, (uint16_t)total);
