@@ -202,7 +202,7 @@ static int f64_nonzero(double v)
  * known up front, room is checked once, the values are stored back to
  * front in the same order, and each vtable entry is written as its field
  * is, the table's final place being known. With message_table below,
- * encoding a MoveResult message went from ~1,390 to ~870 callgrind
+ * encoding a MoveResult message went from ~1,390 to ~780 callgrind
  * instructions (a recorded 50-bot session replayed), the same bytes;
  * tests/protocol/test_encode_fast.c holds the two ways to the same bytes.
  */
