@@ -236,6 +236,7 @@ static sweep_proto_error decode_welcome(const sweep_decoder *d, const tab *t, sw
     w->role = get_u8(t, SWEEP__WELCOME_ROLE);
     w->identity = get_str(t, SWEEP__WELCOME_IDENTITY);
     w->time_bank = get_f64(t, SWEEP__WELCOME_TIME_BANK);
+    w->udp_port = get_u16(t, SWEEP__WELCOME_UDP_PORT);
     return SWEEP_PROTO_OK;
 }
 

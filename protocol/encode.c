@@ -365,6 +365,7 @@ static bool encode_welcome(sweep_builder *b, const sweep_message *msg, sweep_ref
     u32_if(b, SWEEP__WELCOME_MAX_BATCH, w->max_batch);
     u32_if(b, SWEEP__WELCOME_MAX_FRAME_SIZE, w->max_frame_size);
     u32_if(b, SWEEP__WELCOME_MAX_ENTITIES, w->max_entities);
+    u16_if(b, SWEEP__WELCOME_UDP_PORT, w->udp_port);
     u8_if(b, SWEEP__WELCOME_ROLE, w->role);
     *body = sweep__builder_table_end(b);
     return true;

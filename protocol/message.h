@@ -197,6 +197,7 @@ typedef struct sweep_msg_welcome {
     uint8_t role;       /* sweep_wire_role; may hold a value newer than this build */
     sweep_str identity; /* the token's identity, "#guest", "#command-token"; absent from older servers */
     double time_bank;   /* seconds a player's entity may bank */
+    uint16_t udp_port;  /* UDP: the session's own port from here on; 0 = the Hello's */
 } sweep_msg_welcome;
 
 typedef struct sweep_msg_spawn {

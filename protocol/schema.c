@@ -26,7 +26,7 @@
 
 static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES};
 static const sweep__field welcome[] = {
-    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64,
+    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64, U16,
 };
 static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32};
 static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ, U32, U32};
