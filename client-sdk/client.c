@@ -392,6 +392,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         copy_str(c->welcome.identity, sizeof c->welcome.identity, w->identity);
         c->welcome.has_roles = w->identity.ptr != NULL;
         c->welcome.time_bank = w->time_bank;
+        c->welcome.udp_port = c->transport == SWEEP_CLIENT_UDP ? w->udp_port : 0;
         break;
     }
     case SWEEP_MSG_CHALLENGE:
@@ -880,6 +881,29 @@ static sweep_client_status udp_hello(sweep_client *c, sweep_message *m, sweep_cl
     return fail(err, SWEEP_CLIENT_E_ARG, "cannot pad the Hello to %u bytes", SWEEP_UDP_HELLO_MIN);
 }
 
+/* After a Welcome naming the session's own port (a sweepd with --threads,
+ * protocol/README.md): the socket is connected there instead, same server
+ * address, same local port, so the session's address stays the one its
+ * cookie verified. Its datagrams then reach the thread of its world
+ * without a hop between threads, and only answers from that port are
+ * taken (the kernel filters a connected socket). */
+static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_client_error *err)
+{
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof sa;
+    if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
+        return fail(err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
+    if (sa.ss_family == AF_INET)
+        ((struct sockaddr_in *)&sa)->sin_port = htons(port);
+    else if (sa.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&sa)->sin6_port = htons(port);
+    else
+        return ok(err);
+    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
+        return fail(err, SWEEP_CLIENT_E_CONNECT, "connecting to the session's port %u: %s", port, strerror(errno));
+    return ok(err);
+}
+
 static sweep_client_status handshake(sweep_client *c, const sweep_client_options *o, sweep_client_error *err)
 {
     sweep_message m = {.kind = SWEEP_MSG_HELLO};
@@ -933,6 +957,8 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
     if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
         return fail(err, SWEEP_CLIENT_E_PROTOCOL, "server speaks protocol version %u, this client %u",
                     c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
+    if (c->welcome.udp_port)
+        return use_udp_port(c, c->welcome.udp_port, err);
     return ok(err);
 }
 

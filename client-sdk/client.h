@@ -152,6 +152,8 @@ typedef struct sweep_client_welcome {
     int has_roles;        /* 0: a server older than roles (no identity in its Welcome): it applies
                              velocities as given and role reads PLAYER */
     double time_bank;     /* seconds of movement a player's entity may bank (0 from such a server) */
+    uint16_t udp_port;    /* UDP: the session's own port on the server (sweepd --threads N > 1), which
+                             the client now sends to and hears from; 0: the port it connected to */
 } sweep_client_welcome;
 
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);

@@ -49,6 +49,9 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->role = (uint8_t)ss->role;
     w->identity = sweep_str_of(ss->identity);
     w->time_bank = s->opt.time_bank;
+    /* The thread's own port (--threads N > 1; 0, so absent, with one):
+     * where the session's datagrams reach its world's thread directly. */
+    w->udp_port = p->tcp ? 0 : (uint16_t)s->direct_port;
 }
 
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)

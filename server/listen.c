@@ -13,6 +13,12 @@
  * datagrams by their source address, over them (threads.c). One thread
  * sets none of it, so a sweepd of one thread never shares its port with a
  * socket of another program.
+ *
+ * With more than one thread each also binds a UDP socket of its own on the
+ * same address, port 0 (the kernel picks one), without SO_REUSEPORT: what
+ * is sent to that port reaches that thread and no other. A UDP Welcome
+ * names it (Welcome.udp_port) so that the session's client can send there
+ * and skip the forwarding between threads (threads.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -71,6 +77,34 @@ static int bound_socket(const struct sockaddr_storage *sa, int type, int shared)
     return fd;
 }
 
+/* This thread's own UDP socket, on sa's address and a port the kernel
+ * picks (more than one thread only). */
+static int direct_bind(sweep_server *s, const struct sockaddr_storage *shared_sa, char *err, size_t errlen)
+{
+    struct sockaddr_storage sa = *shared_sa;
+    set_port(&sa, 0);
+    int fd = bound_socket(&sa, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "udp bind %s (the thread's own port): %s", s->opt.host, strerror(errno));
+        return -1;
+    }
+    struct sockaddr_storage got;
+    socklen_t gl = sizeof got;
+    getsockname(fd, (struct sockaddr *)&got, &gl);
+    uv_udp_init_ex(&s->loop, &s->udp_direct, AF_UNSPEC | UV_UDP_RECVMMSG);
+    s->udp_direct.data = s;
+    s->udp_direct_open = 1;
+    int r = uv_udp_open(&s->udp_direct, fd);
+    if (r != 0) {
+        close(fd);
+        snprintf(err, errlen, "cannot use the thread's own UDP socket: %s", uv_strerror(r));
+        return -1;
+    }
+    s->direct_port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                                      : ((struct sockaddr_in *)&got)->sin_port);
+    return 0;
+}
+
 int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
 {
     struct sockaddr_storage sa;
@@ -119,6 +153,8 @@ int sweep__listen_bind(sweep_server *s, char *err, size_t errlen)
             return -1;
         }
         s->port = port;
+        if (shared && direct_bind(s, &sa, err, errlen) != 0)
+            return -1;
         if (sa.ss_family == AF_INET6)
             snprintf(s->host_text, sizeof s->host_text, "[%s]", s->opt.host);
         else

@@ -42,7 +42,7 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
                    sweep_msg_kind_name(m->kind), len, p->budget);
         return -1;
     }
-    return sweep__udp_send(s, p->addr, out, len);
+    return sweep__udp_send(s, p->addr, out, len, p->session && p->session->udp_direct);
 }
 
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
@@ -144,7 +144,7 @@ int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint
         if (len > p->budget)
             return -1;
         if (!capture(s, p, out, len))
-            sweep__udp_send(s, p->addr, out, len);
+            sweep__udp_send(s, p->addr, out, len, p->session && p->session->udp_direct);
         start += k;
     } while (start < n);
     return 0;

@@ -149,6 +149,8 @@ struct sweep__session {
     struct sockaddr_storage addr;      /* UDP: the verified source address */
     uint8_t cookie[SWEEP__COOKIE_SIZE]; /* UDP: the cookie of the Hello that created it */
     uint64_t last_seen_ns;             /* UDP idle timeout */
+    int udp_direct;                    /* UDP: its last datagram came to the thread's own port
+                                        * (Welcome.udp_port): answers leave from there too */
     char peer[64];                     /* printable address */
     char client_name[64];
     sweep__entity **entities;
@@ -270,6 +272,13 @@ struct sweep_server {
     int spare_fd;   /* kept open to accept and close a connection when out of descriptors; -1 none */
     uv_udp_t udp;
     int tcp_open, udp_open;
+    /* --threads N > 1: this thread's own UDP socket, on an ephemeral port
+     * of the same address (no SO_REUSEPORT), named in a UDP Welcome: a
+     * session's datagrams sent there need no forwarding (threads.c). */
+    uv_udp_t udp_direct;
+    int udp_direct_open;
+    int direct_port;     /* 0: none */
+    int udp_rx_direct;   /* the datagram being handled came to udp_direct */
     uv_signal_t sigterm, sigint;
     uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
@@ -499,9 +508,11 @@ int sweep__addr_session_allowed(sweep_server *s, sweep__peer *p, const struct so
 
 /* udp.c */
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen);
-/* One datagram received (or forwarded from another thread) at now. */
+/* One datagram received (or forwarded from another thread) at now;
+ * direct: on this thread's own port (udp_direct), where only the datagrams
+ * of its sessions are taken. */
 void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
-                        uint64_t now);
+                        uint64_t now, int direct);
 /* Answers made between the two leave together (sendmmsg). */
 void sweep__udp_batch_begin(sweep_server *s);
 void sweep__udp_batch_end(sweep_server *s);
@@ -515,7 +526,7 @@ typedef enum sweep__rehello {
 sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_message *m);
 /* Sends one datagram: at once, or inside a receive batch queued behind the
  * batch's earlier answers (0 either way; -1 when it is dropped at once). */
-int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len);
+int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct);
 /* Sends what is queued and closes the socket's handles (a no-op once closed). */
 void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */

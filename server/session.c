@@ -92,6 +92,7 @@ void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr)
     sweep_server *s = ss->server;
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&ss->addr, addr, len);
+    ss->udp_direct = s->udp_rx_direct;
     sweep__addr_text(addr, ss->peer, sizeof ss->peer);
     uint32_t b = sweep__sockaddr_hash(addr) % s->addr_bucket_count;
     ss->addr_next = s->addr_buckets[b];

@@ -282,7 +282,8 @@ static void on_inbox(uv_async_t *a)
             if (!batching)
                 sweep__udp_batch_begin(s);
             batching = 1;
-            sweep__udp_deliver(s, h->bytes, h->len, (const struct sockaddr *)&h->addr, h->partial, uv_hrtime());
+            sweep__udp_deliver(s, h->bytes, h->len, (const struct sockaddr *)&h->addr, h->partial, uv_hrtime(),
+                               0);
         }
         free(h);
         h = next;

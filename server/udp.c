@@ -68,16 +68,24 @@
 typedef struct sweep__udp_out {
     unsigned received; /* datagrams of the receive batch so far */
     unsigned count;
+    uint8_t direct[SWEEP__UDP_OUT_MAX]; /* leaves from udp_direct, not the shared socket */
     struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
     struct iovec iov[SWEEP__UDP_OUT_MAX];
     struct sockaddr_storage addr[SWEEP__UDP_OUT_MAX];
     uint8_t bytes[SWEEP__UDP_OUT_MAX][SWEEP_UDP_MAX_DATAGRAM];
 } sweep__udp_out;
 
-static int send_now(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
+/* The socket a session's answers leave from: the one its last datagram
+ * came to, so that a client with a connected socket takes them. */
+static uv_udp_t *out_handle(sweep_server *s, int direct)
+{
+    return direct && s->udp_direct_open ? &s->udp_direct : &s->udp;
+}
+
+static int send_now(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-    int r = uv_udp_try_send(&s->udp, &b, 1, addr);
+    int r = uv_udp_try_send(out_handle(s, direct), &b, 1, addr);
     if (r < 0) {
         /* A full socket buffer loses the datagram, as the network could. */
         s->stats.udp_dropped++;
@@ -95,12 +103,16 @@ static void flush(sweep_server *s)
     sweep__udp_out *q = s->udp_out;
     if (!q || q->count == 0)
         return;
-    uv_os_fd_t fd;
     unsigned i = 0;
-    if (uv_fileno((const uv_handle_t *)&s->udp, &fd) != 0)
-        fd = -1;
     while (i < q->count) {
-        int r = fd >= 0 ? sendmmsg(fd, q->msgs + i, q->count - i, 0) : -1;
+        /* One sendmmsg per run of answers for the same socket. */
+        unsigned end = i + 1;
+        while (end < q->count && q->direct[end] == q->direct[i])
+            end++;
+        uv_os_fd_t fd;
+        if (uv_fileno((const uv_handle_t *)out_handle(s, q->direct[i]), &fd) != 0)
+            fd = -1;
+        int r = fd >= 0 ? sendmmsg(fd, q->msgs + i, end - i, 0) : -1;
         if (r > 0) {
             i += (unsigned)r;
             continue;
@@ -114,16 +126,17 @@ static void flush(sweep_server *s)
     q->count = 0;
 }
 
-int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
+int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep__udp_out *q = s->udp_out;
     if (!s->udp_batching || !q || len > SWEEP_UDP_MAX_DATAGRAM) {
         flush(s); /* nothing may overtake what is queued */
-        return send_now(s, addr, data, len);
+        return send_now(s, addr, data, len, direct);
     }
     if (q->count == SWEEP__UDP_OUT_MAX)
         flush(s);
     unsigned k = q->count++;
+    q->direct[k] = direct != 0;
     size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&q->addr[k], addr, alen);
     memcpy(q->bytes[k], data, len);
@@ -260,9 +273,18 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 /* One datagram of len bytes from addr, seen at now; partial: cut short
  * by the buffer. */
 void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
-                        uint64_t now)
+                        uint64_t now, int direct)
 {
     sweep__session *ss = sweep__udp_session_find(s, addr);
+    if (direct && !ss) {
+        /* The own port serves this thread's sessions only: the handshake
+         * (and with it every address not verified yet) stays on the shared
+         * port, and a session of another thread is no concern of this
+         * one. Nothing is answered. */
+        s->stats.udp_dropped++;
+        log_dropped(addr, len, "udp_direct_dropped");
+        return;
+    }
     if (!ss && s->group->count > 1) {
         /* A session of another thread (threads.c): the kernel hashes the
          * client's address to this thread's socket, every time. */
@@ -273,8 +295,12 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
         }
     }
     s->stats.bytes_in[SWEEP__UDP] += len;
-    if (ss)
+    if (ss) {
         ss->last_seen_ns = now;
+        /* Answered where it was sent: a client that moved to the own port
+         * has its answers (and the ticks' messages) from there. */
+        ss->udp_direct = direct;
+    }
     if (partial || len > SWEEP_UDP_MAX_DATAGRAM) {
         if (ss) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
@@ -297,7 +323,9 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
     sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now};
     s->udp_datagram = data; /* what a Hello for another thread's world passes on */
     s->udp_datagram_len = len;
+    s->udp_rx_direct = direct; /* a session a Hello makes in its place is answered alike */
     sweep__dispatch(s, &p, data, len, 0);
+    s->udp_rx_direct = 0;
     s->udp_datagram = NULL;
 }
 
@@ -320,11 +348,12 @@ void sweep__udp_batch_end(sweep_server *s)
  * dropped the rest (with clients sending on a fixed schedule, the same
  * ones each time, until their sessions idled out). The cap keeps the other
  * handles' turn near one receive buffer's worth. */
-static void read_on(sweep_server *s)
+static void read_on(sweep_server *s, uv_udp_t *h)
 {
     uv_os_fd_t fd;
-    if (uv_fileno((const uv_handle_t *)&s->udp, &fd) != 0 || !s->udp_in)
+    if (uv_fileno((const uv_handle_t *)h, &fd) != 0 || !s->udp_in)
         return;
+    int direct = h == &s->udp_direct;
     struct mmsghdr msgs[SWEEP__UDP_IN_BATCH];
     struct iovec iov[SWEEP__UDP_IN_BATCH];
     struct sockaddr_storage peers[SWEEP__UDP_IN_BATCH];
@@ -350,7 +379,7 @@ static void read_on(sweep_server *s)
         uint64_t now = uv_hrtime();
         for (int k = 0; k < n && !s->stopping; k++)
             sweep__udp_deliver(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
-                        (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now);
+                        (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now, direct);
         left -= (unsigned)n;
         if ((unsigned)n < want)
             return;
@@ -369,7 +398,7 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
              * stays): libuv may read again, and those answers go with
              * these. A full batch may have left more waiting. */
             if (got >= SWEEP__UDP_IN_BATCH)
-                read_on(s);
+                read_on(s, h);
             return;
         }
         /* Nothing more to read, or an error: what the reading answered
@@ -392,7 +421,8 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     } else {
         now = uv_hrtime();
     }
-    sweep__udp_deliver(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now);
+    sweep__udp_deliver(s, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0, now,
+                       h == &s->udp_direct);
 }
 
 /* After the I/O of each loop iteration: libuv can stop reading after its
@@ -439,6 +469,15 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "udp receive: %s", uv_strerror(r));
         return -1;
     }
+    if (s->udp_direct_open) {
+        rcvbuf = SWEEP__UDP_RCVBUF;
+        (void)uv_recv_buffer_size((uv_handle_t *)&s->udp_direct, &rcvbuf);
+        r = uv_udp_recv_start(&s->udp_direct, on_alloc, on_recv);
+        if (r != 0) {
+            snprintf(err, errlen, "udp receive on the thread's own port: %s", uv_strerror(r));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -454,6 +493,11 @@ void sweep__udp_close(sweep_server *s)
         s->udp_open = 0;
         if (!uv_is_closing((uv_handle_t *)&s->udp))
             uv_close((uv_handle_t *)&s->udp, NULL);
+    }
+    if (s->udp_direct_open) {
+        s->udp_direct_open = 0;
+        if (!uv_is_closing((uv_handle_t *)&s->udp_direct))
+            uv_close((uv_handle_t *)&s->udp_direct, NULL);
     }
 }
 

@@ -83,8 +83,13 @@ $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)
 # rebuilds nothing); a FAULTS=1 build tests its own. The logs it records
 # under faults must replay.
 $(BUILD)/tests/server/test_faults: | $(BIN)/sweep-replay
-# Threads (tests/server/test_threads.c): two generated maps, two worlds.
-$(BUILD)/tests/server/test_threads: | $(BIN)/sweep-mapgen $(BIN)/sweep-replay
+# Threads (tests/server/test_threads.c): two generated maps, two worlds;
+# libsweep too, whose UDP sessions move to their thread's own port (the
+# libraries are named in client-sdk.mk and server.mk, read after this file).
+$(BUILD)/tests/server/test_threads: $(BUILD)/tests/server/test_threads.o $$(CLIENT_LIB) $$(TEST_LIBS_server) \
+		| $(BIN)/sweep-mapgen $(BIN)/sweep-replay
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) -lcmocka $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd

@@ -14,7 +14,10 @@
  * What is checked: both worlds answer over TCP and UDP; a handed-over
  * connection keeps the requests it sent behind its Hello (also when the
  * Hello came in two reads); forwarded UDP
- * sessions work; --max-sessions counts every thread's sessions; GetStats
+ * sessions work (a raw client that ignores Welcome.udp_port, and with one
+ * thread the field is absent); libsweep's UDP sessions move to their
+ * thread's own port and are never forwarded; a datagram from an address
+ * without a session on that port is not taken; --max-sessions counts every thread's sessions; GetStats
  * and /metrics sum the threads; SIGTERM ends every thread's sessions with
  * a Bye and exit 0; the same moves give the same results bit for bit on
  * one thread and on two; and each world's session log, written by its own
@@ -33,6 +36,7 @@
 
 #include <cmocka.h>
 
+#include "client-sdk/client.h"
 #include "tests/sweepd_fixture.h"
 
 #define CLIENTS 24 /* each reaches the wrong thread with odds 1/2: none does with odds 2^-24 */
@@ -129,8 +133,10 @@ static int tcp_session(const char *world, uint8_t hash[32])
     return fd;
 }
 
-/* The UDP handshake for world; the session's socket, or -1. */
-static int udp_session(const char *world, uint8_t hash[32])
+/* The UDP handshake for world; the session's socket, or -1. The Welcome's
+ * udp_port into *udp_port (may be NULL); the socket stays on the shared
+ * port, as a client that ignores the field. */
+static int udp_session(const char *world, uint8_t hash[32], uint16_t *udp_port)
 {
     int fd = fx_udp_socket(srv.port);
     if (fd < 0)
@@ -149,6 +155,8 @@ static int udp_session(const char *world, uint8_t hash[32])
             continue;
         if (hash)
             memcpy(hash, r.as.welcome.map_hash.ptr, 32);
+        if (udp_port)
+            *udp_port = r.as.welcome.udp_port;
         return fd;
     }
     close(fd);
@@ -290,9 +298,13 @@ static void test_udp_forwarded(void **state)
     learn_hashes();
     for (int i = 0; i < CLIENTS; i++) {
         uint8_t h[32];
-        int fd = udp_session(i % 2 ? "w1" : "w0", h);
+        uint16_t own = 0;
+        int fd = udp_session(i % 2 ? "w1" : "w0", h, &own);
         assert_true(fd >= 0);
         assert_memory_equal(h, i % 2 ? hash1 : hash0, 32);
+        /* Offered, and ignored: the socket stays connected to the shared
+         * port, so every answer below came from there. */
+        assert_true(own != 0 && own != srv.port);
         sweep_message m = fx_spawn_msg(3, (sweep_vec3){0, 0, 0}, (sweep_vec3){0.4, 0.4, 0.9}), r;
         assert_true(fx_udp_send(fd, &m) > 0);
         assert_true(fx_udp_recv(fd, rx, &r, 5000) > 0);
@@ -311,6 +323,135 @@ static void test_udp_forwarded(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* The port a connected socket sends to. */
+static int peer_port(int fd)
+{
+    struct sockaddr_in a;
+    socklen_t l = sizeof a;
+    assert_int_equal(getpeername(fd, (struct sockaddr *)&a, &l), 0);
+    return ntohs(a.sin_port);
+}
+
+/* A metric that has stopped changing: read until two reads three
+ * housekeeping periods apart (when every thread publishes) agree. */
+static double scrape_settled(const char *name)
+{
+    double a = scrape(name), b = -2;
+    for (uint64_t end = fx_now_ms() + 10000; fx_now_ms() < end; a = b) {
+        usleep(300000);
+        if ((b = scrape(name)) == a)
+            break;
+    }
+    return a;
+}
+
+/* libsweep over UDP with two threads: every session is told its thread's
+ * own port, switches to it, and from then on nothing of it is forwarded
+ * although the kernel sends about half of the shared port's datagrams to
+ * the other thread. Its answers come from that port: the socket is
+ * connected there, and the kernel drops anything from elsewhere. */
+static void test_udp_direct_port(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    learn_hashes();
+    char address[64];
+    snprintf(address, sizeof address, "127.0.0.1:%d", srv.port);
+    sweep_client *c[CLIENTS];
+    uint16_t ports[2] = {0, 0};
+    for (int i = 0; i < CLIENTS; i++) {
+        sweep_client_options o;
+        sweep_client_options_init(&o);
+        o.transport = SWEEP_CLIENT_UDP;
+        o.address = address;
+        o.world = i % 2 ? "w1" : "w0";
+        sweep_client_error err;
+        assert_int_equal(sweep_client_connect(&o, &c[i], &err), SWEEP_CLIENT_OK);
+        const sweep_client_welcome *w = sweep_client_get_welcome(c[i]);
+        assert_memory_equal(w->map_hash, i % 2 ? hash1 : hash0, 32);
+        assert_true(w->udp_port != 0 && w->udp_port != srv.port);
+        /* One port per thread, so per world here. */
+        if (!ports[i % 2])
+            ports[i % 2] = w->udp_port;
+        assert_int_equal(w->udp_port, ports[i % 2]);
+        assert_int_equal(peer_port(sweep_client_fd(c[i])), w->udp_port);
+    }
+    assert_int_not_equal(ports[0], ports[1]);
+    /* Some Hellos reached the wrong thread and were forwarded (odds of
+     * none: 2^-24); that is all the forwarding there may be. */
+    const char *handoffs = "sweep_thread_handoffs_total{transport=\"udp\"}";
+    assert_true(scrape_until("sweep_sessions{transport=\"udp\"}", CLIENTS) == CLIENTS);
+    double before = scrape_settled(handoffs);
+    assert_true(before >= 1);
+    for (int i = 0; i < CLIENTS; i++) {
+        sweep_msg_spawned sp;
+        sweep_client_error err;
+        if (sweep_client_spawn_player(c[i], 0, &sp, &err) != SWEEP_CLIENT_OK)
+            fprintf(stderr, "test_threads: spawn: %s\n", err.message);
+        assert_int_equal(err.status, SWEEP_CLIENT_OK);
+        for (int k = 0; k < 3; k++) {
+            sweep_msg_move_result r;
+            assert_int_equal(sweep_client_move(c[i], sp.entity, (sweep_vec3){1, 0, 0}, 1.0 / 60, &r, NULL),
+                             SWEEP_CLIENT_OK);
+            assert_int_equal(r.entity, sp.entity);
+        }
+    }
+    /* Every thread has published since the moves (the count includes
+     * them), so the handoffs below include any made for them. */
+    assert_true(scrape_until("sweep_moves_total", 3 * CLIENTS) >= 3 * CLIENTS);
+    assert_true(scrape_settled(handoffs) == before);
+    for (int i = 0; i < CLIENTS; i++)
+        sweep_client_close(c[i]);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* A thread's own port takes only the datagrams of its own sessions: a
+ * Hello sent there first gets no Challenge (the handshake is the shared
+ * port's), and the same client is then served through the shared port.
+ * With one thread there is no own port: the Welcome has no udp_port. */
+static void test_udp_direct_port_rules(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    uint16_t own = 0;
+    int fd = udp_session("w0", NULL, &own);
+    assert_true(fd >= 0 && own != 0);
+    /* Strangers on the own port, a Hello and a Ping: nothing back. */
+    int stranger = fx_udp_socket(own);
+    assert_true(stranger >= 0);
+    sweep_message m = hello_msg("w0", NULL), r;
+    assert_true(fx_udp_send(stranger, &m) > 0);
+    int direct = fx_udp_socket(own);
+    assert_true(direct >= 0);
+    m = fx_msg(SWEEP_MSG_PING, 7);
+    assert_true(fx_udp_send(direct, &m) > 0);
+    /* The session's own client on its own port: answered from it. */
+    struct sockaddr_in to = fx_addr(own);
+    assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof to), 0);
+    m = fx_msg(SWEEP_MSG_PING, 8);
+    assert_true(fx_udp_send(fd, &m) > 0);
+    assert_true(fx_udp_recv(fd, rx, &r, 5000) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    assert_int_equal(r.sequence, 8);
+    /* On loopback a datagram is queued at its receiver before the send
+     * returns: a Challenge made before that Pong would be waiting now. */
+    assert_int_equal(fx_udp_recv(stranger, rx, NULL, 0), 0);
+    assert_int_equal(fx_udp_recv(direct, rx, NULL, 0), 0);
+    /* Both were seen, and dropped (a Challenge is not a drop). */
+    assert_true(scrape_until("sweep_udp_dropped_total", 2) >= 2);
+    close(stranger);
+    close(direct);
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+
+    start(1, NULL);
+    fd = udp_session("w1", NULL, &own);
+    assert_true(fd >= 0);
+    assert_int_equal(own, 0);
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* --max-sessions counts every thread's sessions, TCP and UDP: full with
  * sessions on both worlds, whichever world the next one asks for. */
 static void test_limits_global(void **state)
@@ -319,7 +460,7 @@ static void test_limits_global(void **state)
     const char *more[] = {"--max-sessions", "4", NULL};
     start(2, more);
     int a = tcp_session("w0", NULL), b = tcp_session("w0", NULL), c = tcp_session("w1", NULL);
-    int u = udp_session("w1", NULL);
+    int u = udp_session("w1", NULL, NULL);
     assert_true(a >= 0 && b >= 0 && c >= 0 && u >= 0);
     for (int i = 0; i < 4; i++) {
         int fd = fx_tcp_connect(srv.port);
@@ -396,7 +537,7 @@ static void test_sigterm_stops_every_thread(void **state)
         t[i] = tcp_session(i % 2 ? "w1" : "w0", NULL);
         assert_true(t[i] >= 0);
     }
-    int u = udp_session("w1", NULL);
+    int u = udp_session("w1", NULL, NULL);
     assert_true(u >= 0);
     kill(srv.pid, SIGTERM);
     for (int i = 0; i < 4; i++) {
@@ -543,6 +684,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_both_worlds_answer),
         cmocka_unit_test(test_handover_keeps_pipelined_bytes),
         cmocka_unit_test(test_udp_forwarded),
+        cmocka_unit_test(test_udp_direct_port),
+        cmocka_unit_test(test_udp_direct_port_rules),
         cmocka_unit_test(test_limits_global),
         cmocka_unit_test(test_figures_summed),
         cmocka_unit_test(test_sigterm_stops_every_thread),
