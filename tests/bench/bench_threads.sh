@@ -11,7 +11,11 @@
 # their ratio. sweep-bots run on the same 2 cores as the server: they take
 # a share of what a second thread could use, so the ratio is a floor.
 #
-# Usage: BUILD=build sh tests/bench/bench_threads.sh [ROUNDS] [SECONDS] [CLIENTS]
+# Over UDP sweep-bots (libsweep) sends to the port each Welcome names
+# (Welcome.udp_port), its world's thread's own, so nothing is forwarded
+# between threads.
+#
+# Usage: BUILD=build [TRANSPORTS="tcp udp"] sh tests/bench/bench_threads.sh [ROUNDS] [SECONDS] [CLIENTS]
 set -eu
 BIN=${BUILD:-build}/bin
 ROUNDS=${1:-3}
@@ -57,7 +61,7 @@ run() {
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-for transport in tcp udp; do
+for transport in ${TRANSPORTS:-tcp udp}; do
     one="" two=""
     r=0
     while [ $r -lt "$ROUNDS" ]; do
