@@ -921,6 +921,9 @@ static int connect_bot(const options *o, const char *address, const uint8_t *sec
     co.world = o->world;
     co.timeout_ms = 10000;
     co.auth_token = o->token;
+    /* Through the bad-network relay (netem.c), which forwards to the one
+     * port it was given: the session's own port would bypass it. */
+    co.udp_keep_port = address != o->connect;
     char token[SWEEP_TOKEN_MAX + 1];
     sweep_client_error e;
     if (b->mode == MODE_FORGE) {

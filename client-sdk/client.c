@@ -881,26 +881,55 @@ static sweep_client_status udp_hello(sweep_client *c, sweep_message *m, sweep_cl
     return fail(err, SWEEP_CLIENT_E_ARG, "cannot pad the Hello to %u bytes", SWEEP_UDP_HELLO_MIN);
 }
 
+static void set_port(struct sockaddr_storage *sa, uint16_t port)
+{
+    if (sa->ss_family == AF_INET)
+        ((struct sockaddr_in *)sa)->sin_port = htons(port);
+    else
+        ((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+}
+
 /* After a Welcome naming the session's own port (a sweepd with --threads,
  * protocol/README.md): the socket is connected there instead, same server
  * address, same local port, so the session's address stays the one its
  * cookie verified. Its datagrams then reach the thread of its world
  * without a hop between threads, and only answers from that port are
- * taken (the kernel filters a connected socket). */
+ * taken (the kernel filters a connected socket).
+ *
+ * Only if a Ping there is answered, within two resend periods: between
+ * client and server a NAT, a container's published ports or a relay may
+ * pass the port the client was given and nothing else. Unanswered, the
+ * socket goes back to that port, which serves the session as well (with a
+ * hop between the server's threads), and udp_port reads 0. */
 static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_client_error *err)
 {
     struct sockaddr_storage sa;
     socklen_t len = sizeof sa;
     if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
         return fail(err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
-    if (sa.ss_family == AF_INET)
-        ((struct sockaddr_in *)&sa)->sin_port = htons(port);
-    else if (sa.ss_family == AF_INET6)
-        ((struct sockaddr_in6 *)&sa)->sin6_port = htons(port);
-    else
+    if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)
         return ok(err);
+    uint16_t shared = ntohs(sa.ss_family == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
+                                                    : ((struct sockaddr_in6 *)&sa)->sin6_port);
+    set_port(&sa, port);
+    if (connect(c->fd, (struct sockaddr *)&sa, len) == 0) {
+        int timeout = c->timeout_ms;
+        c->timeout_ms = 2 * c->retry_ms < timeout ? 2 * c->retry_ms : timeout;
+        sweep_message m = {.kind = SWEEP_MSG_PING, .sequence = c->next_seq++};
+        m.as.ping.client_time = sweep_client_now_ns();
+        sweep_client_event ev;
+        sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_PONG, m.sequence, &ev, NULL);
+        c->timeout_ms = timeout;
+        if (s == SWEEP_CLIENT_OK)
+            return ok(err);
+        /* What failed was that port alone (a refusal there, say): the
+         * session is still good on the other. */
+        memset(&c->fatal, 0, sizeof c->fatal);
+    }
+    c->welcome.udp_port = 0;
+    set_port(&sa, shared);
     if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
-        return fail(err, SWEEP_CLIENT_E_CONNECT, "connecting to the session's port %u: %s", port, strerror(errno));
+        return fail(err, SWEEP_CLIENT_E_CONNECT, "connecting back to port %u: %s", shared, strerror(errno));
     return ok(err);
 }
 
@@ -957,6 +986,8 @@ static sweep_client_status handshake(sweep_client *c, const sweep_client_options
     if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
         return fail(err, SWEEP_CLIENT_E_PROTOCOL, "server speaks protocol version %u, this client %u",
                     c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
+    if (c->welcome.udp_port && o->udp_keep_port)
+        c->welcome.udp_port = 0;
     if (c->welcome.udp_port)
         return use_udp_port(c, c->welcome.udp_port, err);
     return ok(err);

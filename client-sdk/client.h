@@ -121,6 +121,10 @@ typedef struct sweep_client_options {
     /* UDP only: how often a request without answer is resent during the
      * handshake and blocking calls; 0 = 250 ms. */
     int udp_retry_ms;
+    /* UDP only: 1 = stay on the address's port even when the Welcome names
+     * the session's own (Welcome.udp_port; for a relay in between that
+     * knows only that port). 0: move there if a Ping there is answered. */
+    int udp_keep_port;
 } sweep_client_options;
 
 /* Zeroes opts (TCP, defaults everywhere). */
@@ -153,7 +157,8 @@ typedef struct sweep_client_welcome {
                              velocities as given and role reads PLAYER */
     double time_bank;     /* seconds of movement a player's entity may bank (0 from such a server) */
     uint16_t udp_port;    /* UDP: the session's own port on the server (sweepd --threads N > 1), which
-                             the client now sends to and hears from; 0: the port it connected to */
+                             the client now sends to and hears from; 0: the port it connected to (none
+                             offered, udp_keep_port, or a Ping there went unanswered) */
 } sweep_client_welcome;
 
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);

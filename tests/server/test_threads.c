@@ -25,6 +25,7 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -452,6 +453,86 @@ static void test_udp_direct_port_rules(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* A relay that knows one server port, as a NAT or a container's published
+ * port would: datagrams to its front go to the shared port from its back
+ * socket, answers back to whoever sent last. Runs until stop is set. */
+typedef struct relay {
+    int front, back;
+    volatile int stop;
+} relay;
+
+static void *relay_main(void *arg)
+{
+    relay *r = arg;
+    struct sockaddr_storage client;
+    socklen_t cl = 0;
+    uint8_t buf[2048];
+    while (!r->stop) {
+        struct pollfd p[2] = {{.fd = r->front, .events = POLLIN}, {.fd = r->back, .events = POLLIN}};
+        if (poll(p, 2, 50) <= 0)
+            continue;
+        if (p[0].revents & POLLIN) {
+            socklen_t l = sizeof client;
+            ssize_t n = recvfrom(r->front, buf, sizeof buf, 0, (struct sockaddr *)&client, &l);
+            if (n > 0) {
+                cl = l;
+                send(r->back, buf, (size_t)n, 0);
+            }
+        }
+        if (p[1].revents & POLLIN) {
+            ssize_t n = recv(r->back, buf, sizeof buf, 0);
+            if (n > 0 && cl)
+                sendto(r->front, buf, (size_t)n, 0, (struct sockaddr *)&client, cl);
+        }
+    }
+    return NULL;
+}
+
+/* A client that cannot reach the own port (behind the relay: its Ping
+ * there comes from an address without a session, and gets nothing) goes
+ * back to the port it knows, and is served through it; one that asks to
+ * keep its port is not moved at all. */
+static void test_udp_direct_port_unreachable(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    relay r = {.front = socket(AF_INET, SOCK_DGRAM, 0), .back = fx_udp_socket(srv.port)};
+    assert_true(r.front >= 0 && r.back >= 0);
+    struct sockaddr_in a = fx_addr(0);
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(r.front, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(r.front, (struct sockaddr *)&a, &al), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, relay_main, &r), 0);
+    for (int keep = 0; keep < 2; keep++) {
+        char address[64];
+        snprintf(address, sizeof address, "127.0.0.1:%d", keep ? srv.port : ntohs(a.sin_port));
+        sweep_client_options o;
+        sweep_client_options_init(&o);
+        o.transport = SWEEP_CLIENT_UDP;
+        o.address = address;
+        o.world = "w1";
+        o.udp_keep_port = keep;
+        sweep_client *c;
+        sweep_client_error err;
+        assert_int_equal(sweep_client_connect(&o, &c, &err), SWEEP_CLIENT_OK);
+        assert_int_equal(sweep_client_get_welcome(c)->udp_port, 0);
+        assert_int_equal(peer_port(sweep_client_fd(c)), keep ? srv.port : ntohs(a.sin_port));
+        sweep_msg_spawned sp;
+        assert_int_equal(sweep_client_spawn_player(c, 0, &sp, &err), SWEEP_CLIENT_OK);
+        sweep_msg_move_result mr;
+        assert_int_equal(sweep_client_move(c, sp.entity, (sweep_vec3){1, 0, 0}, 1.0 / 60, &mr, &err),
+                         SWEEP_CLIENT_OK);
+        assert_int_equal(mr.entity, sp.entity);
+        sweep_client_close(c);
+    }
+    r.stop = 1;
+    pthread_join(t, NULL);
+    close(r.front);
+    close(r.back);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* --max-sessions counts every thread's sessions, TCP and UDP: full with
  * sessions on both worlds, whichever world the next one asks for. */
 static void test_limits_global(void **state)
@@ -686,6 +767,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_udp_forwarded),
         cmocka_unit_test(test_udp_direct_port),
         cmocka_unit_test(test_udp_direct_port_rules),
+        cmocka_unit_test(test_udp_direct_port_unreachable),
         cmocka_unit_test(test_limits_global),
         cmocka_unit_test(test_figures_summed),
         cmocka_unit_test(test_sigterm_stops_every_thread),
