@@ -20,14 +20,14 @@
  *   - UDP: every datagram of a client reaches the socket the kernel hashes
  *     its address to, for as long as the client keeps it. The Hello is
  *     forwarded to the world's thread, which makes the session there and
- *     enters its address in the group's route table; the first thread then
- *     forwards every later datagram of that address (sweep__udp_deliver).
- *     Answers leave from the owner's socket, bound to the same port, so the
- *     client sees one server. Forwarding costs a copy, a lock and a wakeup
- *     per datagram: UDP gains from threads only for the clients the kernel
- *     happens to send to their world's thread. (A connected UDP socket per
- *     session, on the owner's thread, would take them off the shared one;
- *     not done.)
+ *     enters its address in the group's route table. Its Welcome names the
+ *     owner's own port (listen.c: one UDP socket per thread, no
+ *     SO_REUSEPORT), and a client that sends there from then on (libsweep)
+ *     reaches the owner directly and is answered from there. A client that
+ *     stays on the shared port has every later datagram forwarded by the
+ *     thread the kernel picks (sweep__udp_deliver), answered from the
+ *     owner's shared socket, on the same port, so the client sees one
+ *     server: a copy, a lock and a wakeup per datagram.
  *
  * Shared, so that N threads are still one server to its clients: the
  * cookie secret (a cookie made on one thread is checked on another), the

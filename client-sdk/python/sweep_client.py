@@ -311,6 +311,9 @@ class Client:
                     raise
         w = Welcome.Welcome()
         w.Init(tab.Bytes, tab.Pos)
+        # udp_port (a sweepd with --threads: the session's own port) is
+        # ignored: this client stays on the port it was given, which serves
+        # the session too, with a hop between the server's threads.
         identity = w.Identity()
         return {
             "protocol_version": w.ProtocolVersion(),
