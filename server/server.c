@@ -286,12 +286,18 @@ int sweep_server_run(sweep_server *s)
         for (unsigned i = 0; i < g->count; i++)
             sweep__server_publish(g->servers[i]);
     }
+    /* The threads' own UDP ports (Welcome.udp_port), for a firewall that
+     * must let them through: "none" with one thread. */
+    char own[16 * 7 + 8] = "none";
+    for (unsigned i = 0, at = 0; i < g->count && g->servers[i]->direct_port; i++)
+        at += (unsigned)snprintf(own + at, sizeof own - at, "%s%d", i ? "," : "", g->servers[i]->direct_port);
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
-               "guests=%s free_move=%s time_bank=%g metrics=%s",
+               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s",
                s->host_text, s->port, s->host_text, s->port, s->opt.map_count, g->count, s->opt.max_sessions,
                s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
-               s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics);
+               s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics,
+               own);
     /* Fault-injection builds count allocations from here: what a test
      * fails is the requests' and the ticks', never the start-up's. */
     sweep__faults_arm();

@@ -750,8 +750,13 @@ static void test_threads_option(void **state)
     assert_non_null(f);
     char line[2048];
     int ready = 0;
-    while (fgets(line, sizeof line, f))
-        ready |= strstr(line, "event=ready") && strstr(line, " threads=2 ");
+    while (fgets(line, sizeof line, f)) {
+        const char *own = strstr(line, " udp_own_ports=");
+        int a = 0, b = 0;
+        /* Both threads' own ports, for a firewall to let through. */
+        ready |= strstr(line, "event=ready") && strstr(line, " threads=2 ") && own &&
+                 sscanf(own, " udp_own_ports=%d,%d", &a, &b) == 2 && a > 0 && b > 0 && a != b;
+    }
     fclose(f);
     assert_true(ready);
     assert_int_equal(fx_stop(&srv), 0);
