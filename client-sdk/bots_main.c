@@ -137,7 +137,7 @@ static const char usage[] =
     "  max_correction= rule_moves= rules= spawn_rules= stats_rules= distance_per_s=\n"
     "  peak_speed= max_height= reach= dt_asked_per_s= dt_granted_per_s=\n"
     "  granted_ratio= spawn_offset= radii_ratio= role= mismatches=\n"
-    "  mismatches_after_loss= lost=\n"
+    "  mismatches_after_loss= lost= stalled_s=\n"
     "(rules and counts as Name:count lists, 'none' when empty): distance_per_s is\n"
     "the way across the ground per bot-second, peak_speed the longest 0.25 s of it\n"
     "(of the server's ticks) per second, max_height and reach how high above and how far across from the\n"
@@ -146,7 +146,9 @@ static const char usage[] =
     "spawn landed, radii_ratio the smallest volume got over the map's player's,\n"
     "mismatches the answers that differed from the prediction, those after a loss\n"
     "the ones whose answer gave up earlier moves (the server may never have had\n"
-    "them), lost the moves neither answered nor refused. Then for each\n"
+    "them), lost the moves neither answered nor refused, stalled_s the bot-seconds\n"
+    "of moves never sent because this process stalled: longer than a catch-up\n"
+    "(half a time bank) allows, or across the end of the run. Then for each\n"
     "cheat that ran beside honest bots an 'advantage mode=NAME ...' line of\n"
     "ratios to the honest figures. Exit status 1 when an honest bot saw an\n"
     "error, a correction or a rule, or when no move was answered.\n";
@@ -253,6 +255,7 @@ typedef struct mode_totals {
     uint32_t bots;
     uint64_t sent, answered, errors, corrections, rule_moves, lost, mismatches;
     uint64_t mismatches_after_loss; /* of the mismatches, those whose answer gave up earlier moves */
+    double stalled;                 /* bot-seconds of moves dropped after stalls of this process (pace_player) */
     uint64_t error_codes[SWEEP_WIRE_CODE_COUNT + 1]; /* the last slot: codes newer than this build */
     uint64_t rules[32], spawn_rules[32], stats_rules[32];
     double max_correction;
@@ -810,8 +813,12 @@ static int pace_player(const options *o, const map_info *mi, bot *b, totals *t, 
     uint64_t catch_up = (uint64_t)(0.5 * b->time_bank * 1e9);
     if (catch_up < interval)
         catch_up = interval;
-    if (now > b->next_send + catch_up)
+    if (now > b->next_send + catch_up) {
+        /* The moves of the time dropped are never sent: counted, so that a
+         * report of few moves says why (stalled_s). */
+        t->m[b->mode].stalled += (double)(now - catch_up - b->next_send) / 1e9;
         b->next_send = now - catch_up;
+    }
     while (b->next_send <= horizon) {
         if (send_player(o, mi, b, t, dt) != 0)
             return -1;
@@ -1104,11 +1111,11 @@ static void print_mode(const options *o, int mode, const mode_totals *mt)
     print_counts("stats_rules", mt->stats_rules, 32, rule_name);
     printf(" distance_per_s=%.3f peak_speed=%.3f max_height=%.3f reach=%.3f dt_asked_per_s=%.3f "
            "dt_granted_per_s=%.3f granted_ratio=%.3f spawn_offset=%.3f radii_ratio=%.4f role=%s mismatches=%" PRIu64
-           " mismatches_after_loss=%" PRIu64 " lost=%" PRIu64 "\n",
+           " mismatches_after_loss=%" PRIu64 " lost=%" PRIu64 " stalled_s=%.3f\n",
            f.distance_per_s, f.peak_speed, mt->max_height, mt->reach, f.dt_asked_per_s, f.dt_granted_per_s,
            f.granted_ratio, mt->spawn_offset, mt->radii_ratio,
            !mt->roles_seen ? "none" : mt->role_server ? "Server" : "Player", mt->mismatches,
-           mt->mismatches_after_loss, mt->lost);
+           mt->mismatches_after_loss, mt->lost, mt->stalled);
 }
 
 static void print_advantage(const options *o, int mode, const mode_totals *mt, const mode_totals *honest)
@@ -1428,6 +1435,11 @@ int main(int argc, char **argv)
 
     sweep_netem_impair(net, 0);
     if (o.players) {
+        /* Moves that came due before the end but found the loop only after
+         * it (this process stalled across the end) were never sent either. */
+        for (uint32_t i = 0; i < o.clients; i++)
+            if (bots[i].mode != MODE_BURST && bots[i].next_send < stop_sending)
+                t.m[bots[i].mode].stalled += (double)(stop_sending - bots[i].next_send) / 1e9;
         /* The server's own counts of the rules, per session, then the report. */
         uint64_t total_rules[32] = {0};
         uint32_t total_count = 0;

@@ -8,7 +8,8 @@
  * and jump at 60 Hz over UDP through a bad network inside the bots'
  * process (5% loss each way, 0-30 ms of jitter, reordering) with three
  * earlier moves in every datagram, predicting every move and claiming the
- * prediction: at least 35,000 moves, and not one error, correction or
+ * prediction: every move the bots' clock allowed (37,440 unless their
+ * process stalled), and not one error, correction or
  * rule, in the answers or in the server's own counters. Then every cheat
  * class beside honest bots, over TCP and over UDP: each one's advantage is
  * bounded as the map's rules say (walk speed, jump height, one time bank
@@ -197,7 +198,16 @@ static void honest_players_are_never_flagged(void **state)
     assert_int_equal(rc, 0);
     mode_line(out, "mode=", "honest", line, sizeof line);
     clean(line);
-    at_least(line, "moves", 35000);
+    /* Every move the bots' clock allowed: 37,440 less what a bot dropped
+     * after a stall of its own process (stalled_s: it catches up at most
+     * half a bank, as a game drops a hitch's frames; a loaded machine can
+     * starve the bots' process for seconds), less one per bot for where the
+     * run's end falls. Sending fewer is a bug of the bots' loop. */
+    double planned = 60 * (96 * 6.5 - num(line, "stalled_s")) - 96;
+    at_least(line, "moves", planned);
+    if (num(line, "moves") < 35000)
+        fprintf(stderr, "honest bots: the bots' process stalled %.1f bot-seconds: %.0f moves instead of 37,440\n",
+                num(line, "stalled_s"), num(line, "moves"));
     /* Nearly every move answered: an answer is missed when each of the four
      * datagrams that carried the move lost it or its answer, (1 - 0.95^2)^4
      * = 1e-4 of them (more when a loaded machine lets socket buffers
@@ -219,11 +229,12 @@ static void honest_players_are_never_flagged(void **state)
     at_least(line, "granted_ratio", 1.0);
     /* The network was as bad as asked. */
     mode_line(out, "", "network", net, sizeof net);
-    at_least(net, "to_server", 35000);
+    at_least(net, "to_server", num(line, "moves")); /* each move left in a datagram at least */
     at_least(net, "dropped", 0.04 * num(net, "to_server"));
     at_least(net, "reordered", 0.04 * num(net, "to_server"));
     is(net, "overflow", "0");
     fprintf(stderr, "honest bots: %s (%.1f s of wall time)\n", line, wall);
+    double answered = num(line, "answered");
     free(out);
 
     /* The server's own counters: no rule acted on anyone. */
@@ -243,7 +254,7 @@ static void honest_players_are_never_flagged(void **state)
     for (uint32_t i = 0; i < st.rules_total_count; i++)
         if (st.rules_total[i])
             fail_msg("the server counted rule %s %" PRIu64 " times", sweep_wire_rule_name(i), st.rules_total[i]);
-    assert_true(st.moves_total >= 35000);
+    assert_true((double)st.moves_total >= answered);
     sweep_client_close(c);
 }
 
@@ -268,6 +279,31 @@ static void lost_moves_explain_every_mismatch(void **state)
     at_least(line, "mismatches", 1);
     if (num(line, "mismatches") != num(line, "mismatches_after_loss"))
         fail_msg("answers differed from the prediction with no move lost before them: %s", line);
+    free(out);
+}
+
+/* A bot process stopped for a second (SIGSTOP: what a starved machine
+ * does to it, made certain) catches up at most half a time bank and drops
+ * the rest, as a game drops a hitch's frames: nothing is flagged, and the
+ * moves it did not send are accounted for (stalled_s), to the move. */
+static void a_stalled_bot_process_drops_and_says_so(void **state)
+{
+    (void)state;
+    char *out, line[4096];
+    int rc = run_bots(&out,
+                      "--connect %s --udp --mode honest --clients 8 --rate 60 --duration 3 --warmup 0.5 & b=$!; "
+                      "sleep 1; kill -STOP $b; sleep 1; kill -CONT $b; wait $b",
+                      D.udp);
+    assert_int_equal(rc, 0);
+    mode_line(out, "mode=", "honest", line, sizeof line);
+    clean(line);
+    /* Each of the 8 stopped at least 1 s and caught up at most 0.125 s. */
+    at_least(line, "stalled_s", 8 * (1.0 - 0.125) - 0.05);
+    /* 60 moves a second of what was not dropped, within one per bot for
+     * where the run's start and end fall. */
+    double sent_s = 8 * 3.5 - num(line, "stalled_s");
+    at_least(line, "moves", 60 * sent_s - 8);
+    at_most(line, "moves", 60 * sent_s + 8);
     free(out);
 }
 
@@ -420,6 +456,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(honest_players_are_never_flagged),
         cmocka_unit_test(lost_moves_explain_every_mismatch),
+        cmocka_unit_test(a_stalled_bot_process_drops_and_says_so),
         cmocka_unit_test(cheats_are_prevented_and_named_over_tcp),
         cmocka_unit_test(cheats_are_prevented_and_named_over_udp),
         cmocka_unit_test(bots_refuse_bad_options),
