@@ -481,6 +481,16 @@ static void run_due(sweep__world *w, uint64_t t0)
     sweep_server *s = w->server;
     uint64_t before = w->tick;
     unsigned steps = 0;
+    /* Moves that waited through a stall of the server this long meet a
+     * budget filled to the bank at most, less than the time that passed:
+     * honest players are cut (TimeBudget) as a lag switch would be. Said,
+     * so that such a cut is not taken for a client's fault. */
+    uint64_t due = w->start_ns + (w->tick + 1) * w->period_ns;
+    double late = due < t0 ? (double)(t0 - due) / 1e9 : 0.0;
+    if (late > s->opt.time_bank - 2 * w->period_s && late > w->period_s && !s->stopping)
+        sweep__log(SWEEP_LOG_WARN, "tick_late",
+                   "world=%u late_s=%.3f time_bank=%g", w->index, late,
+                   s->opt.time_bank);
     while (w->start_ns + (w->tick + 1) * w->period_ns <= t0 && steps < SWEEP__TICK_CATCHUP) {
         sweep__world_tick(w);
         steps++;

@@ -161,6 +161,45 @@ static void clean(const char *line)
     is(line, "role", "Player");
 }
 
+/* How many times the server logged a stall of its own longer than about
+ * its time bank (tick_late): moves that waited through one are cut as a
+ * lag switch's, honest or not (server/README.md, Per tick). */
+static unsigned server_stalls(void)
+{
+    FILE *f = fopen(D.log, "r");
+    if (!f)
+        return 0;
+    unsigned n = 0;
+    char buf[1024];
+    while (fgets(buf, sizeof buf, f))
+        n += strstr(buf, "event=tick_late") != NULL;
+    fclose(f);
+    return n;
+}
+
+/* An honest line after a stall of the server: no error, and nothing named
+ * but the cut (TimeBudget) and what follows from it (the prediction's
+ * Correction, a Jump from where it did not stand), each cut move at most
+ * one mismatch beyond those after a loss. */
+static void cut_by_server_stall(const char *line)
+{
+    is(line, "errors", "0");
+    is(line, "spawn_rules", "none");
+    is(line, "role", "Player");
+    static const char *const keys[] = {"rules", "stats_rules"};
+    for (int k = 0; k < 2; k++) {
+        char buf[512];
+        field(line, keys[k], buf, sizeof buf);
+        for (char *p = strtok(buf, ","); p; p = strtok(NULL, ","))
+            if (strcmp(p, "none") != 0 && strncmp(p, "TimeBudget:", 11) != 0 && strncmp(p, "Correction:", 11) != 0 &&
+                strncmp(p, "Jump:", 5) != 0)
+                fail_msg("rule %s named for an honest bot: %s", p, line);
+    }
+    if (num(line, "mismatches") > num(line, "mismatches_after_loss") + (double)count_in(line, "rules", "TimeBudget"))
+        fail_msg("more mismatches than losses and cuts explain: %s", line);
+    fprintf(stderr, "the server stalled longer than its time bank (tick_late in its log): honest bots cut: %s\n", line);
+}
+
 static int run_bots(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int run_bots(char **out, const char *fmt, ...)
 {
@@ -183,6 +222,7 @@ static void honest_players_are_never_flagged(void **state)
     (void)state;
     char *out, line[4096], net[512];
     uint64_t t0 = sweep_client_now_ns();
+    unsigned stalls = server_stalls();
     /* 96 players at 60 Hz for 6.5 s: 37,440 moves, through a bad network.
      * Many players for a short while rather than few for long: the
      * server's clock grants time by ticks anchored to its start, so
@@ -195,9 +235,13 @@ static void honest_players_are_never_flagged(void **state)
                       "--loss 0.05 --jitter-ms 30 --reorder 0.05 --redundancy 3 --seed 7",
                       D.udp);
     double wall = (double)(sweep_client_now_ns() - t0) / 1e9;
-    assert_int_equal(rc, 0);
+    int server_stalled = server_stalls() > stalls;
+    assert_true(rc == 0 || (rc == 1 && server_stalled));
     mode_line(out, "mode=", "honest", line, sizeof line);
-    clean(line);
+    if (server_stalled)
+        cut_by_server_stall(line);
+    else
+        clean(line);
     /* Every move the bots' clock allowed: 37,440 less what a bot dropped
      * after a stall of its own process (stalled_s: it catches up at most
      * half a bank, as a game drops a hitch's frames; a loaded machine can
@@ -220,13 +264,14 @@ static void honest_players_are_never_flagged(void **state)
     at_least(line, "answered", 0.99 * num(line, "moves"));
     at_most(line, "lost", 0.01 * num(line, "moves"));
     at_most(line, "mismatches_after_loss", 0.01 * num(line, "moves"));
-    if (num(line, "mismatches") != num(line, "mismatches_after_loss"))
+    if (!server_stalled && num(line, "mismatches") != num(line, "mismatches_after_loss"))
         fail_msg("answers differed from the prediction with no move lost before them: %s", line);
     /* Walking at the walk speed, and jumping. */
     at_least(line, "distance_per_s", 0.8 * LV.rules.walk_speed);
     at_most(line, "distance_per_s", LV.rules.walk_speed);
     at_least(line, "max_height", 0.5);
-    at_least(line, "granted_ratio", 1.0);
+    if (!server_stalled)
+        at_least(line, "granted_ratio", 1.0);
     /* The network was as bad as asked. */
     mode_line(out, "", "network", net, sizeof net);
     at_least(net, "to_server", num(line, "moves")); /* each move left in a datagram at least */
@@ -252,7 +297,9 @@ static void honest_players_are_never_flagged(void **state)
     assert_int_equal(sweep_client_get_stats(c, &st, &e), SWEEP_CLIENT_OK);
     assert_true(st.rules_total_count >= SWEEP_WIRE_RULE_COUNT);
     for (uint32_t i = 0; i < st.rules_total_count; i++)
-        if (st.rules_total[i])
+        if (st.rules_total[i] &&
+            !(server_stalled && (i == SWEEP_WIRE_RULE_TIME_BUDGET_BIT || i == SWEEP_WIRE_RULE_CORRECTION_BIT ||
+                                 i == SWEEP_WIRE_RULE_JUMP_BIT)))
             fail_msg("the server counted rule %s %" PRIu64 " times", sweep_wire_rule_name(i), st.rules_total[i]);
     assert_true((double)st.moves_total >= answered);
     sweep_client_close(c);
@@ -307,6 +354,27 @@ static void a_stalled_bot_process_drops_and_says_so(void **state)
     free(out);
 }
 
+/* The server stopped for half a second (SIGSTOP: what a starved machine
+ * may do to it, made certain), twice its time bank: the moves that waited
+ * in its socket meet a budget of one bank at most and are cut, as a lag
+ * switch's would be; the server says so in its log (tick_late), and the
+ * honest bots are named for nothing else. */
+static void a_stalled_server_says_why_it_cut(void **state)
+{
+    (void)state;
+    char *out, line[4096];
+    unsigned before = server_stalls();
+    int rc = run_bots(&out,
+                      "--connect %s --udp --mode honest --clients 4 --rate 60 --duration 2 --warmup 0.5 & b=$!; "
+                      "sleep 1; kill -STOP %d; sleep 0.5; kill -CONT %d; wait $b",
+                      D.udp, (int)D.pid, (int)D.pid);
+    assert_true(rc == 0 || rc == 1);
+    assert_true(server_stalls() > before);
+    mode_line(out, "mode=", "honest", line, sizeof line);
+    cut_by_server_stall(line);
+    free(out);
+}
+
 /* --- cheats ------------------------------------------------------------------------------- */
 
 static const char *const CHEATS = "honest,speed,dilate,flood,burst,fly,noclip,jump,spawn-anywhere,shrink,teleport,forge";
@@ -317,11 +385,18 @@ static void cheats_over(int udp)
     const sweep_rules *r = &LV.rules;
     double g = sweep_v3_len(LV.config.gravity);
     /* Two bots of each mode. */
+    unsigned stalls = server_stalls();
     int rc = run_bots(&out, "--connect %s %s --mode %s --clients 24 --rate 60 --duration 4 --warmup 0.5",
                       udp ? D.udp : D.tcp, udp ? "--udp --redundancy 2" : "", CHEATS);
-    assert_int_equal(rc, 0); /* the honest bots beside them were never flagged */
+    /* The honest bots beside them were never flagged, unless the server
+     * itself stalled longer than its bank (then only cut, and it says so). */
+    int server_stalled = server_stalls() > stalls;
+    assert_true(rc == 0 || (rc == 1 && server_stalled));
     mode_line(out, "mode=", "honest", honest, sizeof honest);
-    clean(honest);
+    if (server_stalled)
+        cut_by_server_stall(honest);
+    else
+        clean(honest);
     double walk = num(honest, "distance_per_s");
     assert_true(walk > 0.5 * r->walk_speed);
     /* Per-bot time: what the clock gave, plus one bank at the start. */
@@ -460,6 +535,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cheats_are_prevented_and_named_over_tcp),
         cmocka_unit_test(cheats_are_prevented_and_named_over_udp),
         cmocka_unit_test(bots_refuse_bad_options),
+        cmocka_unit_test(a_stalled_server_says_why_it_cut),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
