@@ -686,13 +686,15 @@ int sweep_replay_step(sweep_replay *r)
         /* The group before xr is done with: its records' storage may be
          * read into again. */
         sweep__replay_read_release(r->ahead);
-        const sweep_record *x = &xr->rec;
         if (got == 0) {
             uint64_t at;
             r->stats.truncated = sweep_record_truncated(r->reader, &at);
             r->done = 1;
             return 0;
         }
+        /* Only now: at the end xr is NULL, and even &xr->rec of it is
+         * undefined (UBSan stops sweep-replay there). */
+        const sweep_record *x = &xr->rec;
         int rc = 0;
         switch (x->type) {
         case SWEEP_RECORD_HEAD:
