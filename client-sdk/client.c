@@ -922,6 +922,10 @@ static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_cl
         c->timeout_ms = timeout;
         if (s == SWEEP_CLIENT_OK)
             return ok(err);
+        /* Out of memory is the client's own failure, not the port's: it
+         * stays fatal. */
+        if (s == SWEEP_CLIENT_E_NOMEM)
+            return fail(err, s, "checking the thread's own UDP port %u: out of memory", (unsigned)port);
         /* What failed was that port alone (a refusal there, say): the
          * session is still good on the other. */
         memset(&c->fatal, 0, sizeof c->fatal);

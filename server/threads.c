@@ -12,7 +12,7 @@
  * the group's lock and a uv_async):
  *
  *   - TCP: the Hello names the world. The thread that accepted the
- *     connection hands it over (sweep__conn_hand_over, tcp.c): a dup of
+ *     connection hands it over (hand_over in tcp.c): a dup of
  *     the socket and every byte already read from the Hello on; the owner
  *     adopts it as if it had read those bytes itself, and the first thread
  *     closes its descriptor. After that the connection costs the first
