@@ -281,7 +281,8 @@ static void message_sizes(int udp)
     r->ground_normal = (sweep_vec3){0, 0, 1};
     r->ground_material = 1;
     r->contact_count = 1;
-    r->contacts[0] = (sweep_contact){{1.5, 2.5, 0.0009}, {0, 0, 1}, 324, 1};
+    r->contacts[0] = (sweep_contact){.point = {1.5, 2.5, 0.0009}, .normal = {0, 0, 1}, .triangle = 324, .material = 1,
+                                     .mover = UINT32_MAX, .body = UINT32_MAX}; /* static geometry, as sweepd says */
     if (sweep_encode(&m, flags, buf, sizeof buf, &out, &reply_size) != SWEEP_PROTO_OK)
         exit(1);
 }
