@@ -108,14 +108,22 @@ static void sweep_box_init(sweep_box *b, sweep_vec3 lo, sweep_vec3 hi)
 #endif
 }
 
+#ifdef __SSE2__
+/* Does b meet the float box lo..hi? Loads four floats from each of lo and
+ * hi: the fourth lane is whatever follows, and its answer is dropped. */
+static inline int meets_ps(const sweep_box *b, const float *lo, const float *hi)
+{
+    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, _mm_loadu_ps(hi)), _mm_cmpge_ps(b->hi, _mm_loadu_ps(lo)));
+    return (_mm_movemask_ps(ok) & 7) == 7;
+}
+#endif
+
 /* Does the candidate's box meet the sweep's? Reads the 4 bytes after the
  * box (the candidate goes on), in a lane whose answer is dropped. */
 static inline int cand_meets(const sweep_box *b, const sweep__candidate *cd)
 {
 #ifdef __SSE2__
-    __m128 clo = _mm_loadu_ps(cd->box.lo), chi = _mm_loadu_ps(cd->box.hi);
-    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, chi), _mm_cmpge_ps(b->hi, clo));
-    return (_mm_movemask_ps(ok) & 7) == 7;
+    return meets_ps(b, cd->box.lo, cd->box.hi);
 #else
     return box_meets(&b->f, &cd->box);
 #endif
@@ -127,9 +135,7 @@ static inline int cand_meets(const sweep_box *b, const sweep__candidate *cd)
 static inline int tri_meets(const sweep_box *b, const sweep__tri_box *t)
 {
 #ifdef __SSE2__
-    __m128 tlo = _mm_loadu_ps(t->lo), thi = _mm_loadu_ps(t->hi);
-    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, thi), _mm_cmpge_ps(b->hi, tlo));
-    return (_mm_movemask_ps(ok) & 7) == 7;
+    return meets_ps(b, t->lo, t->hi);
 #else
     return box_meets(&b->f, t);
 #endif
@@ -141,9 +147,7 @@ static inline int tri_meets(const sweep_box *b, const sweep__tri_box *t)
 static inline int overlaps(const sweep__node *n, const sweep_box *b)
 {
 #ifdef __SSE2__
-    __m128 nlo = _mm_loadu_ps(n->lo), nhi = _mm_loadu_ps(n->hi);
-    __m128 ok = _mm_and_ps(_mm_cmple_ps(b->lo, nhi), _mm_cmpge_ps(b->hi, nlo));
-    return (_mm_movemask_ps(ok) & 7) == 7;
+    return meets_ps(b, n->lo, n->hi);
 #else
     const sweep__tri_box *f = &b->f;
     return f->lo[0] <= n->hi[0] && f->hi[0] >= n->lo[0] && f->lo[1] <= n->hi[1] && f->hi[1] >= n->lo[1] &&
