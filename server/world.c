@@ -463,10 +463,16 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
 
 static void on_tick(uv_timer_t *t);
 
+/* When the world's next tick is due (monotonic ns). */
+static inline uint64_t next_due(const sweep__world *w)
+{
+    return w->start_ns + (w->tick + 1) * w->period_ns;
+}
+
 /* Arms the timer for the next due tick. */
 static void schedule_next(sweep__world *w)
 {
-    uint64_t due = w->start_ns + (w->tick + 1) * w->period_ns;
+    uint64_t due = next_due(w);
     uint64_t now = uv_hrtime();
     uint64_t ms = due > now ? (due - now + 999999u) / 1000000u : 0;
     uv_update_time(w->timer.loop);
@@ -485,7 +491,7 @@ static void run_due(sweep__world *w, uint64_t t0)
      * budget filled to the bank at most, less than the time that passed:
      * honest players are cut (TimeBudget) as a lag switch would be. Said,
      * so that such a cut is not taken for a client's fault. */
-    uint64_t due = w->start_ns + (w->tick + 1) * w->period_ns;
+    uint64_t due = next_due(w);
     double late = due < t0 ? (double)(t0 - due) / 1e9 : 0.0;
     if (late > s->opt.time_bank - 2 * w->period_s && late > w->period_s && !s->stopping)
         sweep__log(SWEEP_LOG_WARN, "tick_late",
@@ -496,7 +502,7 @@ static void run_due(sweep__world *w, uint64_t t0)
      * reading, which the requests handled before it have made old, and
      * their time is not the ticks'. */
     uint64_t begin = 0;
-    while (w->start_ns + (w->tick + 1) * w->period_ns <= t0 && steps < SWEEP__TICK_CATCHUP) {
+    while (next_due(w) <= t0 && steps < SWEEP__TICK_CATCHUP) {
         if (steps == 0)
             begin = uv_hrtime();
         sweep__world_tick(w);
@@ -506,7 +512,7 @@ static void run_due(sweep__world *w, uint64_t t0)
         sweep__record_tick_end(w);
         sweep__check_invariants(s);
     }
-    if (steps == SWEEP__TICK_CATCHUP && w->start_ns + (w->tick + 1) * w->period_ns <= t0) {
+    if (steps == SWEEP__TICK_CATCHUP && next_due(w) <= t0) {
         uint64_t behind = (t0 - w->start_ns) / w->period_ns - w->tick;
         sweep__log(SWEEP_LOG_WARN, "tick_overrun", "world=%u skipped=%llu", w->index, (unsigned long long)behind);
         w->start_ns = t0 - w->tick * w->period_ns; /* re-anchor: tick numbers stay contiguous */
@@ -531,7 +537,7 @@ void sweep__world_catch_up(sweep__world *w, uint64_t now)
      * an offline server's ticks are the log's. */
     if (!w->timer_open || w->server->offline)
         return;
-    if (w->start_ns + (w->tick + 1) * w->period_ns <= now)
+    if (next_due(w) <= now)
         run_due(w, now);
 }
 
