@@ -90,7 +90,9 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     if (owner != s->thread) {
         /* Another thread's world (threads.c): the connection, or this
-         * datagram, goes there and is answered there. */
+         * datagram, goes there and is answered there, and counted there:
+         * the owner dispatches this Hello again. */
+        s->stats.requests_total--;
         if (p->conn) {
             p->conn->handover_to = owner + 1;
             return 0;

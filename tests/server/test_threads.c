@@ -204,6 +204,8 @@ static double scrape_until(const char *name, double v)
 }
 
 /* The hashes of the two worlds, each from a session on it. */
+static double scrape_settled(const char *name);
+
 static void learn_hashes(void)
 {
     int a = tcp_session("w0", hash0), b = tcp_session("w1", hash1);
@@ -235,6 +237,11 @@ static void test_both_worlds_answer(void **state)
         close(fd);
     }
     assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"tcp\"}", 1) >= 1);
+    /* Each request counted once, by the thread that answered it: a Hello
+     * handed over is not counted by the thread that passed it on too. The
+     * two Hellos of learn_hashes, one more, then a Hello and a Spawn per
+     * client. */
+    assert_int_equal(scrape_settled("sweep_requests_total"), 3 + 2 * CLIENTS);
     assert_int_equal(fx_stop(&srv), 0);
 }
 
@@ -287,6 +294,9 @@ static void test_handover_keeps_pipelined_bytes(void **state)
         close(fd);
     }
     assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"tcp\"}", 1) >= 1);
+    /* The two Hellos of learn_hashes, then four requests per client, each
+     * counted once however it travelled. */
+    assert_int_equal(scrape_settled("sweep_requests_total"), 2 + 4 * CLIENTS);
     assert_int_equal(fx_stop(&srv), 0);
 }
 
