@@ -15,7 +15,9 @@
  * socket of another program.
  *
  * With more than one thread each also binds a UDP socket of its own on the
- * same address, port 0 (the kernel picks one), without SO_REUSEPORT: what
+ * same address, port 0 (the kernel picks one) or --udp-thread-ports plus
+ * its number (a fixed range a firewall or container can publish), without
+ * SO_REUSEPORT: what
  * is sent to that port reaches that thread and no other. A UDP Welcome
  * names it (Welcome.udp_port) so that the session's client can send there
  * and skip the forwarding between threads (threads.c).
@@ -77,15 +79,21 @@ static int bound_socket(const struct sockaddr_storage *sa, int type, int shared)
     return fd;
 }
 
-/* This thread's own UDP socket, on sa's address and a port the kernel
- * picks (more than one thread only). */
+/* This thread's own UDP socket, on sa's address and --udp-thread-ports
+ * plus the thread's number, or a port the kernel picks (more than one
+ * thread only). */
 static int direct_bind(sweep_server *s, const struct sockaddr_storage *shared_sa, char *err, size_t errlen)
 {
     struct sockaddr_storage sa = *shared_sa;
-    set_port(&sa, 0);
+    int want = s->opt.udp_thread_ports ? (int)(s->opt.udp_thread_ports + s->thread) : 0;
+    set_port(&sa, want);
     int fd = bound_socket(&sa, SOCK_DGRAM, 0);
     if (fd < 0) {
-        snprintf(err, errlen, "udp bind %s (the thread's own port): %s", s->opt.host, strerror(errno));
+        if (want)
+            snprintf(err, errlen, "udp bind %s:%d (thread %u's own port, --udp-thread-ports): %s", s->opt.host, want,
+                     s->thread, strerror(errno));
+        else
+            snprintf(err, errlen, "udp bind %s (the thread's own port): %s", s->opt.host, strerror(errno));
         return -1;
     }
     struct sockaddr_storage got;

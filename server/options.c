@@ -192,6 +192,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_u32(key, value, 1, 1000000, &opt->max_sessions, err, errlen);
     if (strcmp(key, "threads") == 0)
         return parse_u32(key, value, 1, SWEEP_SERVER_MAX_MAPS, &opt->threads, err, errlen);
+    if (strcmp(key, "udp-thread-ports") == 0)
+        return parse_u32(key, value, 0, 65535, &opt->udp_thread_ports, err, errlen);
     if (strcmp(key, "max-entities") == 0)
         return parse_u32(key, value, 1, 100000, &opt->max_entities, err, errlen);
     if (strcmp(key, "max-batch") == 0)
@@ -345,6 +347,10 @@ void sweep_server_options_usage(FILE *out)
           "  --threads N             event-loop threads (default 1, at most 16): world i\n"
           "                          runs on thread i mod N, all of them on the one port;\n"
           "                          more threads than maps are not started\n"
+          "  --udp-thread-ports P    with --threads N > 1, thread i's own UDP port (named\n"
+          "                          in UDP Welcomes) is P + i, for a firewall or a\n"
+          "                          container to publish; 0 = ports the kernel picks\n"
+          "                          (default)\n"
           "  --max-entities N        entities per session (default 64)\n"
           "  --max-batch N           moves per MoveBatch (default 64)\n"
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
@@ -456,5 +462,9 @@ int sweep_server_options_check(const sweep_server_options *opt, char *err, size_
 {
     if (opt->map_count == 0)
         return fail(err, errlen, "no map given: use --map FILE (see --help)");
+    uint32_t started = opt->threads < opt->map_count ? opt->threads : opt->map_count;
+    if (opt->udp_thread_ports && started > 1 && opt->udp_thread_ports + (started - 1) > 65535)
+        return fail(err, errlen, "--udp-thread-ports: %u threads from port %u run past port 65535", started,
+                    opt->udp_thread_ports);
     return SWEEP_OPTIONS_OK;
 }

@@ -78,6 +78,7 @@ typedef struct sweep_server_options {
     int metrics_port;          /* 0 = any free port (the ready line names it) */
     /* Event-loop threads; world i runs on thread i mod threads (threads.c). */
     uint32_t threads;          /* 1 = everything on the thread that runs the server */
+    uint32_t udp_thread_ports; /* thread i's own UDP port is this + i; 0 = the kernel picks */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of

@@ -772,6 +772,79 @@ static void test_threads_option(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* A UDP socket bound to 127.0.0.1:port, or -1 if the port is taken. */
+static int udp_bound(int port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* --udp-thread-ports P: thread i's own port is P + i (world 1 on thread
+ * 1), said on the ready line and in Welcomes; a range past 65535 is
+ * refused, and a port of it that is taken stops sweepd with the port
+ * named. */
+static void test_udp_thread_ports(void **state)
+{
+    (void)state;
+    int first = 0;
+    for (int p = 20000 + (int)(getpid() % 20000); p < 65000 && !first; p += 7) {
+        int a = udp_bound(p), b = udp_bound(p + 1);
+        if (a >= 0 && b >= 0)
+            first = p;
+        if (a >= 0)
+            close(a);
+        if (b >= 0)
+            close(b);
+    }
+    assert_true(first > 0);
+    char ports[16];
+    snprintf(ports, sizeof ports, "%d", first);
+    const char *more[] = {"--udp-thread-ports", ports, "--log-level", "info", NULL};
+    start(2, more);
+    for (int w = 0; w < 2; w++) {
+        uint16_t own = 0;
+        int fd = udp_session(w ? "w1" : "w0", NULL, &own);
+        assert_true(fd >= 0);
+        assert_int_equal(own, first + w);
+        close(fd);
+    }
+    FILE *f = fopen(srv.log, "r");
+    assert_non_null(f);
+    char line[2048], want[64];
+    snprintf(want, sizeof want, " udp_own_ports=%d,%d", first, first + 1);
+    int ready = 0;
+    while (fgets(line, sizeof line, f))
+        ready |= strstr(line, "event=ready") && strstr(line, want);
+    fclose(f);
+    assert_true(ready);
+    assert_int_equal(fx_stop(&srv), 0);
+
+    char bin[1100], cmd[3000];
+    char *out = NULL;
+    fx_build("bin/sweepd", bin, sizeof bin);
+    snprintf(cmd, sizeof cmd, "'%s' --map '%s' --map '%s' --threads 2 --udp-thread-ports 65535 2>&1", bin, map0, map1);
+    assert_int_equal(fx_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "--udp-thread-ports: 2 threads from port 65535 run past port 65535"));
+    free(out);
+    out = NULL;
+    int taken = udp_bound(first + 1);
+    assert_true(taken >= 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' --map '%s' --map '%s' --threads 2 --listen 127.0.0.1:0 --udp-thread-ports %d 2>&1", bin, map0,
+             map1, first);
+    assert_int_not_equal(fx_run(cmd, &out), 0);
+    snprintf(want, sizeof want, "udp bind 127.0.0.1:%d (thread 1's own port", first + 1);
+    assert_non_null(strstr(out, want));
+    free(out);
+    close(taken);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -789,6 +862,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_same_results_one_and_two_threads),
         cmocka_unit_test(test_recording_per_thread),
         cmocka_unit_test(test_threads_option),
+        cmocka_unit_test(test_udp_thread_ports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
