@@ -2,14 +2,16 @@
  * scene.c - a sweep through the whole world (see scene.h).
  *
  * The broad phase is the world-space box around the swept ellipsoid,
- * tested against BVH node boxes depth first, left child before right, with a
- * fixed-size stack (world_impl.h bounds the depth). Candidate triangles are
+ * tested against the BVH's boxes depth first, first child before the next,
+ * four children at a time, with a fixed-size stack (world_impl.h bounds the
+ * depth). Candidate triangles are
  * scaled into eSpace per move, so one world serves every ellipsoid size;
  * a move keeps the few it is near (sweep__scene_begin) because its several
  * sweeps mostly see the same ones.
  */
 #include "core/scene.h"
 
+#include "core/bvh_walk.h"
 #include "core/crowd_impl.h"
 #include "core/mover_impl.h"
 #include "core/swept_sphere.h"
@@ -141,20 +143,6 @@ static inline int tri_meets(const sweep_box *b, const sweep__tri_box *t)
 #endif
 }
 
-/* Node test in float, against the query box widened: never misses a node
- * the double box touches. Reads the node's first/right index in the lane
- * whose answer is dropped. */
-static inline int overlaps(const sweep__node *n, const sweep_box *b)
-{
-#ifdef __SSE2__
-    return meets_ps(b, n->lo, n->hi);
-#else
-    const sweep__tri_box *f = &b->f;
-    return f->lo[0] <= n->hi[0] && f->hi[0] >= n->lo[0] && f->lo[1] <= n->hi[1] && f->hi[1] >= n->lo[1] &&
-           f->lo[2] <= n->hi[2] && f->hi[2] >= n->lo[2];
-#endif
-}
-
 static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3 bhi)
 {
     return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
@@ -164,50 +152,6 @@ static int box_overlaps(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_ve
 static int box_inside(sweep_vec3 lo, sweep_vec3 hi, sweep_vec3 olo, sweep_vec3 ohi)
 {
     return lo.x >= olo.x && lo.y >= olo.y && lo.z >= olo.z && hi.x <= ohi.x && hi.y <= ohi.y && hi.z <= ohi.z;
-}
-
-/* Triangles of the BVH leaves that overlap a box, depth first, left child
- * first: the one traversal order every sweep uses. */
-typedef struct leaf_walk {
-    const sweep_world *w;
-    sweep_box box;
-    uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1];
-    uint32_t sp;
-    uint32_t next, end; /* triangles left in the current leaf */
-} leaf_walk;
-
-static void walk_begin(leaf_walk *it, const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi)
-{
-    it->w = w;
-    sweep_box_init(&it->box, lo, hi);
-    it->sp = 0;
-    it->next = it->end = 0;
-    if (w->tri_count > 0 && overlaps(&w->nodes[0], &it->box))
-        it->stack[it->sp++] = 0;
-}
-
-/* The next triangle (position in w->tris) in *out; 0 when done. */
-static inline int walk_next(leaf_walk *it, uint32_t *out)
-{
-    while (it->next == it->end) {
-        if (it->sp == 0)
-            return 0;
-        /* Every node on the stack overlaps the box: children are tested
-         * before they are pushed, right first so the left is visited first. */
-        uint32_t at = it->stack[--it->sp];
-        const sweep__node *n = &it->w->nodes[at];
-        if (n->count == 0) {
-            if (overlaps(&it->w->nodes[n->first], &it->box))
-                it->stack[it->sp++] = n->first;
-            if (overlaps(&it->w->nodes[at + 1], &it->box))
-                it->stack[it->sp++] = at + 1;
-            continue;
-        }
-        it->next = n->first;
-        it->end = n->first + n->count;
-    }
-    *out = it->next++;
-    return 1;
 }
 
 static void tri_box(const sweep__tri *t, sweep_vec3 *lo, sweep_vec3 *hi)
@@ -396,12 +340,14 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     begin_dynamic(s, lo, hi);
     if (!w)
         return;
-    /* The walk of walk_next (depth first, left child first) in one tight
-     * loop: down the left of each overlapping pair, the right kept for
-     * later. The world's widened float boxes pick the triangles: a few
-     * just outside [lo, hi] may be kept too, which sweep_kept allows for. */
+    /* The walk of sweep__bvh_walk_next (depth first, first child first),
+     * inline. The world's
+     * widened float boxes pick the triangles: a few just outside [lo, hi]
+     * may be kept too, which sweep_kept allows for. */
     sweep_box b;
     sweep_box_init(&b, lo, hi);
+    sweep__bvh_box nb;
+    sweep__bvh_box_set(&nb, &b.f);
     centre_box cb;
     cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
     cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
@@ -412,28 +358,17 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
                         far.z);
     const sweep__node *nodes = w->nodes;
-    uint32_t stack[SWEEP__BVH_MAX_DEPTH + 1], sp = 0;
-    if (w->tri_count > 0 && overlaps(&nodes[0], &b))
-        stack[sp++] = 0;
+    sweep__child stack[SWEEP__BVH_STACK];
+    uint32_t sp = 0;
+    if (w->tri_count > 0)
+        sweep__bvh_push(stack, &sp, nodes, 0, &nb);
     while (sp > 0) {
-        uint32_t at = stack[--sp];
-        const sweep__node *n = &nodes[at];
-        while (n->count == 0) {
-            uint32_t l = at + 1, r = n->first;
-            int in_l = overlaps(&nodes[l], &b), in_r = overlaps(&nodes[r], &b);
-            if (in_l && in_r)
-                stack[sp++] = r, at = l;
-            else if (in_l)
-                at = l;
-            else if (in_r)
-                at = r;
-            else
-                break;
-            n = &nodes[at];
-        }
-        if (n->count == 0)
+        sweep__child e = stack[--sp];
+        if (e.count == 0) {
+            sweep__bvh_push(stack, &sp, nodes, e.first, &nb);
             continue;
-        for (uint32_t i = n->first, end = n->first + n->count; i < end; i++) {
+        }
+        for (uint32_t i = e.first, end = e.first + e.count; i < end; i++) {
             if (!tri_meets(&b, &w->boxes[i]) || culled(&cb, &w->planes[i], &w->boxes[i]))
                 continue;
             if (s->count == SWEEP__MAX_CANDIDATES) {
@@ -553,10 +488,10 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
          * and one inside is one the BVH walk would test, in this order. */
         sweep_kept(s, s->cand, s->count, &path, &f, r);
     } else {
-        leaf_walk it;
+        sweep__bvh_walk it;
         uint32_t i;
-        walk_begin(&it, w, lo, hi);
-        while (walk_next(&it, &i))
+        sweep__bvh_walk_begin(&it, w, lo, hi);
+        while (sweep__bvh_walk_next(&it, &i))
             sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, SWEEP_NO_BODY, r);
     }
     sweep_dynamic(s, &path, &f, lo, hi, r);

@@ -3,7 +3,8 @@
  * degenerate triangles, and building the bounding volume hierarchy.
  *
  * The BVH is a binary tree built top-down with a binned surface-area
- * heuristic (16 bins along the widest centroid axis). Everything about the
+ * heuristic (16 bins along the widest centroid axis), then collapsed into
+ * nodes of 4 children for the queries (world_impl.h). Everything about the
  * build is a deterministic function of the description: bins come from
  * double arithmetic, partitions are in-place two-pointer swaps, and there is
  * no randomness or pointer-dependent order. The same description therefore
@@ -36,9 +37,18 @@ typedef struct prim {
     uint32_t tri;         /* the triangle's index in the description */
 } prim;
 
+/* A node of the binary tree: an inner node's left child is the next node
+ * in the array and its right child is nodes[first]; a leaf has count > 0
+ * and covers prims[first .. first + count). */
+typedef struct bnode {
+    float lo[3], hi[3];
+    uint32_t first; /* leaf: first triangle; inner: right child */
+    uint32_t count; /* leaf: triangles (> 0); inner: 0 */
+} bnode;
+
 typedef struct builder {
     prim *prims;
-    sweep__node *nodes;
+    bnode *nodes;
     uint32_t node_count;
     uint32_t depth;
 } builder;
@@ -160,7 +170,7 @@ static void build_node(builder *bd, uint32_t at, uint32_t begin, uint32_t end, u
         clo = sweep_v3_min(clo, prims[i].c);
         chi = sweep_v3_max(chi, prims[i].c);
     }
-    sweep__node *n = &bd->nodes[at];
+    bnode *n = &bd->nodes[at];
     n->lo[0] = sweep__float_down(lo.x), n->lo[1] = sweep__float_down(lo.y), n->lo[2] = sweep__float_down(lo.z);
     n->hi[0] = sweep__float_up(hi.x), n->hi[1] = sweep__float_up(hi.y), n->hi[2] = sweep__float_up(hi.z);
     if (depth > bd->depth)
@@ -190,6 +200,72 @@ static void build_node(builder *bd, uint32_t at, uint32_t begin, uint32_t end, u
     uint32_t right = ++bd->node_count - 1;
     bd->nodes[at].first = right; /* re-fetch: n is still valid, nodes never move */
     build_node(bd, right, mid, end, depth + 1);
+}
+
+/* The float half area of a binary node's box: which child to open first. */
+static double bnode_area(const bnode *n)
+{
+    double dx = (double)n->hi[0] - n->lo[0], dy = (double)n->hi[1] - n->lo[1], dz = (double)n->hi[2] - n->lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+typedef struct collapser {
+    const bnode *bin;
+    sweep__node *nodes;
+    uint32_t count, depth;
+} collapser;
+
+/*
+ * Makes the wide node for binary node `at` (and, depth first, those
+ * below it); returns its index. Its children are the binary children,
+ * with the largest inner one opened into its own two in place until there
+ * are 4 or only leaves: the left-to-right order of the binary tree stays,
+ * and which nodes are opened changes only speed, never the leaves a walk
+ * reaches nor their order (world_impl.h). A binary leaf at the root (a
+ * world of at most SWEEP__BVH_LEAF_SIZE triangles) becomes the one child.
+ */
+static uint32_t collapse(collapser *c, uint32_t at, uint32_t depth)
+{
+    const bnode *bin = c->bin;
+    uint32_t me = c->count++;
+    if (depth > c->depth)
+        c->depth = depth;
+    uint32_t slot[SWEEP__BVH_WIDTH], n = 0;
+    if (bin[at].count > 0) {
+        slot[n++] = at;
+    } else {
+        slot[n++] = at + 1;
+        slot[n++] = bin[at].first;
+    }
+    while (n < SWEEP__BVH_WIDTH) {
+        uint32_t open = n;
+        double best = -1.0;
+        for (uint32_t k = 0; k < n; k++)
+            if (bin[slot[k]].count == 0 && bnode_area(&bin[slot[k]]) > best)
+                open = k, best = bnode_area(&bin[slot[k]]);
+        if (open == n)
+            break;
+        uint32_t inner = slot[open];
+        for (uint32_t k = n; k > open + 1; k--)
+            slot[k] = slot[k - 1];
+        slot[open] = inner + 1;
+        slot[open + 1] = bin[inner].first;
+        n++;
+    }
+    sweep__node *q = &c->nodes[me];
+    for (uint32_t k = 0; k < SWEEP__BVH_WIDTH; k++) {
+        for (int a = 0; a < 3; a++)
+            q->lo[a][k] = k < n ? bin[slot[k]].lo[a] : NAN, q->hi[a][k] = k < n ? bin[slot[k]].hi[a] : NAN;
+        q->child[k].first = 0, q->child[k].count = 0;
+        if (k < n && bin[slot[k]].count > 0)
+            q->child[k].first = bin[slot[k]].first, q->child[k].count = bin[slot[k]].count;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (bin[slot[k]].count == 0) {
+            uint32_t child = collapse(c, slot[k], depth + 1);
+            c->nodes[me].child[k].first = child; /* re-fetch: q is still valid, nodes never move */
+        }
+    return me;
 }
 
 static sweep_status check_desc(const sweep_world_desc *d)
@@ -319,11 +395,21 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         w->hi = sweep_v3_max(w->hi, bd.prims[i].hi);
     }
     free(bd.prims);
-    /* Not shrunk with realloc: that would copy it out of its huge pages.
-     * The unused tail was never touched, so it holds no memory. */
-    w->nodes = bd.nodes;
-    w->node_count = bd.node_count;
-    w->depth = bd.depth;
+    /* A wide node takes the place of at least one inner binary node (or of
+     * the root leaf): at most as many as the binary tree has inner nodes,
+     * plus one. Not shrunk with realloc: that would copy it out of its
+     * huge pages. The unused tail was never touched, so it holds no memory. */
+    collapser cl = {bd.nodes, big_alloc((size_t)(bd.node_count / 2 + 1) * sizeof *cl.nodes), 0, 0};
+    if (!cl.nodes) {
+        free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
+        return SWEEP_E_NOMEM;
+    }
+    collapse(&cl, 0, 1);
+    assert(cl.count <= bd.node_count / 2 + 1 && cl.depth <= bd.depth);
+    free(bd.nodes);
+    w->nodes = cl.nodes;
+    w->node_count = cl.count;
+    w->depth = cl.depth;
 done:
     *out = w;
     return SWEEP_OK;

@@ -55,8 +55,8 @@ typedef struct sweep_world_desc {
 typedef struct sweep_world_info {
     uint32_t triangle_count;   /* triangles in the description */
     uint32_t degenerate_count; /* of those, left out of collision */
-    uint32_t node_count;       /* BVH nodes */
-    uint32_t bvh_depth;        /* deepest BVH leaf, root = 1 */
+    uint32_t node_count;       /* BVH nodes (of up to 4 children each) */
+    uint32_t bvh_depth;        /* nodes from the root to the deepest leaf, root = 1 */
     size_t bytes;              /* memory the world holds */
     sweep_vec3 bounds_min;     /* of the collidable triangles; zero if none */
     sweep_vec3 bounds_max;

@@ -6,11 +6,19 @@
  *   - tris[] holds only collidable (non-degenerate) triangles, reordered so
  *     that every BVH leaf covers a contiguous range of it.
  *   - tris[i].index is the triangle's index in the caller's description.
- *   - nodes[0] is the root (when tri_count > 0). An inner node's left child
- *     is the next node in the array and its right child is nodes[first];
- *     a leaf has count > 0 and covers tris[first .. first + count).
- *   - Node bounds are floats rounded outwards, so they always contain the
- *     exact double bounds of everything below them.
+ *   - The BVH is built binary (world.c) and kept 4-wide: nodes[0] is the
+ *     root (when tri_count > 0); each node holds up to 4 children, in the
+ *     binary tree's left-to-right order, as boxes side by side (one SSE
+ *     test meets all four). A child is a node (count 0, first its index in
+ *     nodes) or a leaf (count > 0, covering tris[first .. first + count)).
+ *     An unused slot has NaN bounds, which meet nothing.
+ *   - A child's bounds are its binary node's: floats rounded outwards, so
+ *     they contain the exact double bounds of everything below them, and
+ *     nest (a child's box lies inside its parent's). A leaf is therefore
+ *     reached exactly when its own box meets the query, whichever binary
+ *     nodes the wide tree skips, and depth first, first child first, the
+ *     leaves come in the binary walk's order (left before right), which is
+ *     the order of tris[].
  *   - boxes[i] holds tris[i]'s box in float, widened (sweep__widen_down,
  *     sweep__widen_up) so that it holds the exact double box. One more box,
  *     zero, follows the last, so that a 16-byte load of a box's hi (the
@@ -51,11 +59,27 @@ typedef struct sweep__tri_plane {
     float n[3], d;
 } sweep__tri_plane;
 
+/* Children of a BVH node: up to 4 (Wald, Benthin, Wachter and Slusallek,
+ * "Getting Rid of Packets: Efficient SIMD Single-Ray Traversal using
+ * Multi-branching BVHs", 2008, for the idea); the boxes are stored axis by
+ * axis (lo[axis][child]) so that one comparison per axis and side tests
+ * all four. 128 bytes. */
+#define SWEEP__BVH_WIDTH 4
+
+typedef struct sweep__child {
+    uint32_t first; /* leaf: first triangle; node: its index */
+    uint32_t count; /* leaf: triangles (> 0); node or unused: 0 */
+} sweep__child;
+
 typedef struct sweep__node {
-    float lo[3], hi[3];
-    uint32_t first; /* leaf: first triangle; inner: right child */
-    uint32_t count; /* leaf: triangles (> 0); inner: 0 */
+    float lo[3][SWEEP__BVH_WIDTH], hi[3][SWEEP__BVH_WIDTH];
+    sweep__child child[SWEEP__BVH_WIDTH];
 } sweep__node;
+
+/* Children waiting in a depth-first walk of the wide tree: at most 3 a
+ * level (a node's children but the one taken next) plus 4, and one slot
+ * that a push without a branch may write and not count. */
+#define SWEEP__BVH_STACK (3 * SWEEP__BVH_MAX_DEPTH + 5)
 
 /* The float nearest x that is not above it (not below it), so float boxes
  * built from doubles always hold the double box. */
