@@ -155,37 +155,57 @@ typedef struct best {
     int found;
 } best;
 
-static void vertex_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p, best *bs)
+/*
+ * The quantities of one vertex p that its own test and the test of the
+ * edge starting at p both need: w = center - p, |w|^2 - 1 and w . disp.
+ * Each is the very expression the two tests once computed apiece (a dot
+ * product is the same bits either way round), so sharing them changes
+ * nothing but the work.
+ */
+typedef struct corner {
+    sweep_vec3 p, w;
+    double c;  /* |w|^2 - 1 */
+    double wd; /* w . disp */
+} corner;
+
+static inline __attribute__((always_inline)) void corner_init(corner *k, sweep_vec3 center, sweep_vec3 disp,
+                                                              sweep_vec3 p)
 {
-    sweep_vec3 w = sweep_v3_sub(center, p);
-    double A = sweep_v3_len2(disp);
-    double B = 2.0 * sweep_v3_dot(disp, w);
-    double C = sweep_v3_len2(w) - 1.0;
-    double t = first_contact(A, B, C, bs->t);
+    k->p = p;
+    k->w = sweep_v3_sub(center, p);
+    k->c = sweep_v3_len2(k->w) - 1.0;
+    k->wd = sweep_v3_dot(disp, k->w);
+}
+
+/* dd = |disp|^2. */
+static inline __attribute__((always_inline)) void vertex_contact(const corner *k, double dd, best *bs)
+{
+    double t = first_contact(dd, 2.0 * k->wd, k->c, bs->t);
     if (t >= 0.0 && (!bs->found || t < bs->t)) {
-        bs->t = t, bs->point = p, bs->feature = SWEEP_FEATURE_VERTEX, bs->found = 1;
+        bs->t = t, bs->point = k->p, bs->feature = SWEEP_FEATURE_VERTEX, bs->found = 1;
     }
 }
 
-/* Contact with the segment p1-p2: the infinite cylinder of radius 1 around
- * its line, kept only where the contact projects inside the segment. */
-static void edge_contact(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 p1, sweep_vec3 p2, best *bs)
+/* Contact with the segment k->p + f e, f in [0, 1]: the infinite cylinder
+ * of radius 1 around its line, kept only where the contact projects inside
+ * the segment. */
+static inline __attribute__((always_inline)) void edge_contact(const corner *k, sweep_vec3 e, sweep_vec3 disp,
+                                                               double dd, best *bs)
 {
-    sweep_vec3 e = sweep_v3_sub(p2, p1), w = sweep_v3_sub(center, p1);
     double ee = sweep_v3_len2(e);
     if (!(ee > 0.0))
         return; /* zero-length edge: its vertices cover it */
-    double ed = sweep_v3_dot(e, disp), ew = sweep_v3_dot(e, w);
-    double A = ee * sweep_v3_len2(disp) - ed * ed;
-    double B = 2.0 * (ee * sweep_v3_dot(w, disp) - ew * ed);
-    double C = ee * (sweep_v3_len2(w) - 1.0) - ew * ew;
+    double ed = sweep_v3_dot(e, disp), ew = sweep_v3_dot(e, k->w);
+    double A = ee * dd - ed * ed;
+    double B = 2.0 * (ee * k->wd - ew * ed);
+    double C = ee * k->c - ew * ew;
     double t = first_contact(A, B, C, bs->t);
     if (t < 0.0 || (bs->found && t >= bs->t))
         return;
     double f = (ew + ed * t) / ee;
     if (f < 0.0 || f > 1.0)
         return;
-    bs->t = t, bs->point = sweep_v3_madd(p1, e, f), bs->feature = SWEEP_FEATURE_EDGE, bs->found = 1;
+    bs->t = t, bs->point = sweep_v3_madd(k->p, e, f), bs->feature = SWEEP_FEATURE_EDGE, bs->found = 1;
 }
 
 int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a, sweep_vec3 b,
@@ -279,12 +299,17 @@ static __attribute__((noinline)) int vertices_and_edges(const sweep__path *path,
 {
     const sweep_vec3 center = path->center, disp = path->disp;
     best bs = {tmax, {0, 0, 0}, SWEEP_FEATURE_VERTEX, 0};
-    vertex_contact(center, disp, pt->a, &bs);
-    vertex_contact(center, disp, pt->b, &bs);
-    vertex_contact(center, disp, pt->c, &bs);
-    edge_contact(center, disp, pt->a, pt->b, &bs);
-    edge_contact(center, disp, pt->b, pt->c, &bs);
-    edge_contact(center, disp, pt->c, pt->a, &bs);
+    const double dd = sweep_v3_len2(disp);
+    corner ka, kb, kc;
+    corner_init(&ka, center, disp, pt->a);
+    corner_init(&kb, center, disp, pt->b);
+    corner_init(&kc, center, disp, pt->c);
+    vertex_contact(&ka, dd, &bs);
+    vertex_contact(&kb, dd, &bs);
+    vertex_contact(&kc, dd, &bs);
+    edge_contact(&ka, pt->ab, disp, dd, &bs);
+    edge_contact(&kb, sweep_v3_sub(pt->c, pt->b), disp, dd, &bs);
+    edge_contact(&kc, sweep_v3_sub(pt->a, pt->c), disp, dd, &bs);
     if (!bs.found)
         return 0;
     sweep_vec3 at = sweep_v3_madd(center, disp, bs.t);
