@@ -305,7 +305,7 @@ typedef struct centre_box {
  * and floors below a body that does not fall far: about half the
  * triangles a move meets on the corpus (the bumpy floor of
  * tests/core/test_scene.c checks the bits). Dropping them here, at about
- * 20 instructions each, spares each later sweep of the move its box test
+ * 40 instructions each, spares each later sweep of the move its box test
  * and plane test, and their preparation.
  */
 static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const sweep__tri_box *tb)
@@ -315,16 +315,13 @@ static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const
     double spread = fabs(nx) * cb->h.x + fabs(ny) * cb->h.y + fabs(nz) * cb->h.z;
     double margin = cb->margin;
     double clear = mid - spread - margin;
-    if (!(mid + spread < -margin)) {
-        if (!(clear > 0.0))
-            return 0;
-        double rx = nx * cb->radii.x, ry = ny * cb->radii.y, rz = nz * cb->radii.z;
-        if (!(clear * clear > (rx * rx + ry * ry + rz * rz) * (1.0 + 1e-5)))
-            return 0;
-    }
+    double rx = nx * cb->radii.x, ry = ny * cb->radii.y, rz = nz * cb->radii.z;
+    int behind = mid + spread < -margin;
+    int beyond = (clear > 0.0) & (clear * clear > (rx * rx + ry * ry + rz * rz) * (1.0 + 1e-5));
     /* Not tiny beside the box either (its size bounds how far the
      * eSpace test's rounding of the plane can tilt it over the box). */
-    return (tb->hi[0] - tb->lo[0]) + (tb->hi[1] - tb->lo[1]) + (tb->hi[2] - tb->lo[2]) >= cb->min_size;
+    int big = (tb->hi[0] - tb->lo[0]) + (tb->hi[1] - tb->lo[1]) + (tb->hi[2] - tb->lo[2]) >= cb->min_size;
+    return (behind | beyond) & big;
 }
 
 void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
@@ -368,17 +365,26 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             sweep__bvh_push(stack, &sp, nodes, e.first, &nb);
             continue;
         }
+        /* Without a branch on what is kept: each triangle is written to
+         * the next free slot, which moves on only if it is kept. Whether a
+         * triangle meets the box and whether its plane is out of reach are
+         * close to coin tosses on the corpus, and a mispredicted branch
+         * costs more than the arithmetic it skips (ctf2: 10% less time a
+         * move for 8% more instructions). */
         for (uint32_t i = e.first, end = e.first + e.count; i < end; i++) {
-            if (!tri_meets(&b, &w->boxes[i]) || culled(&cb, &w->planes[i], &w->boxes[i]))
-                continue;
+            int keep = tri_meets(&b, &w->boxes[i]) & !culled(&cb, &w->planes[i], &w->boxes[i]);
             if (s->count == SWEEP__MAX_CANDIDATES) {
-                s->kept = 0;
-                return;
+                if (keep) {
+                    s->kept = 0;
+                    return;
+                }
+                continue;
             }
-            sweep__candidate *cd = &s->cand[s->count++];
+            sweep__candidate *cd = &s->cand[s->count];
             cd->box = w->boxes[i];
             cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
             cd->prep = SWEEP__UNPREPARED;
+            s->count += (uint32_t)keep;
         }
     }
 }
