@@ -27,6 +27,7 @@
 #include "protocol/framing.h"
 #include "server/offline.h"
 #include "server/record.h"
+#include "server/record_move.h"
 
 typedef struct replay_session {
     uint64_t id;
@@ -34,10 +35,12 @@ typedef struct replay_session {
     int tcp;
 } replay_session;
 
-/* One message the offline server sent, in the arena. */
+/* One message the offline server sent (OUT), or one of its moves (MOVE),
+ * in the arena. */
 typedef struct sent {
     uint64_t session;
     size_t at, len;
+    uint8_t type;
 } sent;
 
 struct sweep_replay {
@@ -120,9 +123,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
     return 0;
 }
 
-static void on_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
+static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
 {
-    sweep_replay *r = ctx;
     if (grow((void **)&r->sent, &r->sent_cap, r->sent_count + 1, sizeof *r->sent) != 0) {
         r->arena_failed = 1;
         return;
@@ -140,8 +142,18 @@ static void on_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t le
         r->arena_cap = ncap;
     }
     memcpy(r->arena + r->arena_len, bytes, len);
-    r->sent[r->sent_count++] = (sent){session, r->arena_len, len};
+    r->sent[r->sent_count++] = (sent){session, r->arena_len, len, type};
     r->arena_len += len;
+}
+
+static void on_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    on_sent_as(ctx, SWEEP_RECORD_OUT, session, bytes, len);
+}
+
+static void on_move_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    on_sent_as(ctx, SWEEP_RECORD_MOVE, session, bytes, len);
 }
 
 static replay_session *find_session(sweep_replay *r, uint64_t id)
@@ -262,6 +274,16 @@ static void diff_result(differ *d, const char *pre, const sweep_msg_move_result 
     diff_f64(d, F("time_excess"), a->time_excess, b->time_excess);
     diff_f64(d, F("applied_dt"), a->applied_dt, b->applied_dt);
 #undef F
+}
+
+/* The first field where two MOVE records differ: the move given to the
+ * core, then what it made of it. */
+static void diff_move(differ *d, const sweep__move_record *a, const sweep__move_record *b)
+{
+    diff_u64(d, "MOVE.mode", a->mode, b->mode);
+    diff_u64(d, "MOVE.buttons", a->buttons, b->buttons);
+    diff_vec(d, "MOVE.wish", a->wish, b->wish);
+    diff_result(d, "MOVE", &a->result, &b->result);
 }
 
 /* The first field where two decoded messages differ, and the entity it
@@ -427,7 +449,10 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         const sweep_record *x = &r->expect[i]->rec;
         const sent *y = &r->sent[i];
         const uint8_t *yb = r->arena + y->at;
-        if (x->session == y->session && x->bytes.len == y->len && memcmp(x->bytes.ptr, yb, y->len) == 0) {
+        if (x->type == y->type && x->session == y->session && x->bytes.len == y->len &&
+            memcmp(x->bytes.ptr, yb, y->len) == 0) {
+            if (x->type == SWEEP_RECORD_MOVE)
+                continue;
             r->stats.outputs++;
             if (r->watcher) {
                 sweep_message m;
@@ -441,8 +466,33 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         differ d;
         memset(&d, 0, sizeof d);
         uint32_t entity = 0;
+        if (x->type != y->type) {
+            snprintf(d.field, sizeof d.field, "record type");
+            snprintf(d.a, sizeof d.a, "%s", sweep_record_type_name(x->type));
+            snprintf(d.b, sizeof d.b, "%s", sweep_record_type_name(y->type));
+            d.found = 1;
+            return diverge(r, x->session, x->type == SWEEP_RECORD_MOVE ? x->entity : 0, x->offset, &d);
+        }
         if (diff_u64(&d, "message to session", x->session, y->session))
             return diverge(r, x->session, 0, x->offset, &d);
+        if (x->type == SWEEP_RECORD_MOVE) {
+            /* Both images have the layout (the offline server's is made
+             * by the writer's own code): name the field. */
+            sweep__move_record a, b;
+            char why[160];
+            if (sweep__record_move_check(yb, y->len, why, sizeof why) == 0) {
+                sweep__record_move_decode(x->bytes.ptr, x->bytes.len, &a);
+                sweep__record_move_decode(yb, y->len, &b);
+                diff_move(&d, &a, &b);
+            }
+            if (!d.found) {
+                snprintf(d.field, sizeof d.field, "MOVE bytes");
+                snprintf(d.a, sizeof d.a, "%u bytes", x->bytes.len);
+                snprintf(d.b, sizeof d.b, "%zu bytes", y->len);
+                d.found = 1;
+            }
+            return diverge(r, x->session, x->entity, x->offset, &d);
+        }
         sweep_message a, b;
         int da = decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &a);
         int db = decode(r, 1, y->session, yb, y->len, &b);
@@ -465,7 +515,9 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         if (r->sent_count > n) {
             session = r->sent[n].session;
             sweep_message b;
-            if (decode(r, 1, session, r->arena + r->sent[n].at, r->sent[n].len, &b) == 0) {
+            if (r->sent[n].type == SWEEP_RECORD_MOVE) {
+                snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: a MOVE record)");
+            } else if (decode(r, 1, session, r->arena + r->sent[n].at, r->sent[n].len, &b) == 0) {
                 snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: %s)",
                          sweep_msg_kind_name(b.kind));
             }
@@ -477,7 +529,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
     return 0;
 }
 
-/* Reads the ID and OUT records that follow a request or tick. Each record
+/* Reads the ID, MOVE and OUT records that follow a request or tick. Each record
  * is read straight into the next free slot of the expected list, so the
  * OUT records (most of a log) are never copied; the one record that ends
  * the group is moved to peek. */
@@ -494,7 +546,7 @@ static int read_group(sweep_replay *r)
             return -1;
         if (got == 0)
             return 0;
-        if (x->rec.type == SWEEP_RECORD_OUT) {
+        if (x->rec.type == SWEEP_RECORD_OUT || x->rec.type == SWEEP_RECORD_MOVE) {
             r->expect[r->expect_count++] = x;
         } else if (x->rec.type == SWEEP_RECORD_ID) {
             if (grow((void **)&r->ids, &r->id_cap, r->id_count + 1, sizeof *r->ids) != 0)
@@ -809,6 +861,8 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->server = sweep__offline_create(&opt, sub, sizeof sub);
         if (!r->server)
             snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
+        else if (h->version >= 2)
+            sweep__offline_record_moves(r->server, on_move_sent); /* its MOVE records are compared too */
     }
     if ((!r->core && !r->server) || check_head(r, h, err, errlen) != 0) {
         sweep_replay_close(r);

@@ -47,8 +47,10 @@
 #include "maps/loader.h"
 #include "protocol/decode.h"
 #include "protocol/decode_checked.h"
+#include "protocol/format.h"
 #include "protocol/from_core.h"
 #include "server/entity_motion.h"
+#include "server/record_move.h"
 
 /* What sweepd keeps of an entity for its motion (server_impl.h,
  * sweep__entity): what a move or a tick reads or writes. */
@@ -108,6 +110,7 @@ struct sweep__replay_core {
     sweep_decoder dec_in, dec_out;
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
+    int compact; /* a version 2 log: moves checked on their MOVE records */
     sweep__replay_core_observer observer;
     void (*ticked)(void *ctx);
     void *observer_ctx;
@@ -284,6 +287,7 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
         }
     }
     c->tick = h->first_tick;
+    c->compact = h->version >= 2;
     /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
     uint32_t cap = h->max_frame / 4u + 1u;
     c->dec_in.moves = calloc(cap, sizeof *c->dec_in.moves);
@@ -581,7 +585,80 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
     return buf;
 }
 
-/* One recorded MoveResult: the move run again, its result compared. */
+/* Steps 6 and 7 of moves.c for one move of e: the motion from its actor
+ * by the server's own code (server/entity_motion.h), what the entity
+ * keeps, and the result's fields that are the core's (with entity,
+ * sequence, server_tick and applied_dt); the fields only the server
+ * decides are left as they were in *rep. SWEEP_OK, or the status the
+ * server would have refused the move with (nothing changed then). */
+static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons,
+                             double granted, uint32_t sequence, sweep_msg_move_result *rep,
+                             sweep__replay_core_move *om)
+{
+    const sweep_config *wcfg = &c->level.config;
+    const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
+    const sweep_actor before = e->actor;
+    const sweep__mover_entity me = {before, e->radii, e->max_speed, e->step_height};
+    sweep__motion mo;
+    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mode, wish, buttons, granted, &mo);
+    /* The server refuses what the core refuses, and a move ending beyond
+     * the coordinate limit. */
+    sweep_status st = mo.beyond_limit ? SWEEP_E_POSITION : mo.status;
+    if (st != SWEEP_OK)
+        return st;
+    const sweep_actor a = mo.actor;
+    const sweep_move_result *res = &mo.act.move;
+
+    /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
+     * move ran with nothing touched: no ground, no contact. */
+    sweep_vec3 start = e->actor.position;
+    e->actor = a;
+    e->has_last = 1;
+    e->last_sequence = sequence;
+    uint32_t contact_count = 0;
+    if (mo.ran) {
+        e->ground_mover = res->ground_mover;
+        e->ground_normal = res->ground_normal;
+        e->ground_material = res->ground_material;
+        e->touch_mover = SWEEP_NO_MOVER;
+        contact_count = res->contact_count;
+        for (uint32_t i = 0; i < contact_count; i++) {
+            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
+                e->touch_mover = res->contacts[i].mover;
+                break;
+            }
+        }
+    }
+
+    /* Step 7: the result as moves.c fills it, as the wire carries it
+     * (contacts up to the count). */
+    rep->entity = e->id;
+    rep->sequence = sequence;
+    rep->server_tick = c->tick;
+    rep->position = a.position;
+    rep->velocity = a.velocity;
+    rep->grounded = a.grounded != 0;
+    rep->ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
+    rep->ground_material = a.grounded ? e->ground_material : 0;
+    rep->contact_count = contact_count ? sweep__wire_contacts_from_core(rep->contacts, res) : 0;
+    rep->ground_mover = mover_id(c, e->ground_mover);
+    rep->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
+    rep->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
+    rep->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
+    rep->has_start_position = e->moved_flags != 0;
+    rep->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
+    e->moved_flags = 0;
+    e->moved_by = SWEEP_NO_MOVER;
+    rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo.act.rules & SWEEP__RECORD_MOVE_RULES);
+    rep->speed_excess = mo.act.speed_excess;
+    rep->applied_dt = granted;
+    *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->radii, before, a,
+                                    {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, rep->has_start_position};
+    return SWEEP_OK;
+}
+
+/* One recorded MoveResult (a version 1 log): the move run again, its
+ * result compared. */
 static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, const sweep_msg_move *moves,
                         uint32_t move_count, uint32_t *cursor, const sweep_msg_move_result *rec, int batch,
                         uint32_t index)
@@ -603,89 +680,25 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a MoveResult (entity %u, sequence %u) answers no Move of "
                                   "its request (corrupt log)", sweep__replay_path(r), o->offset, rec->entity,
                                   rec->sequence);
-
-    /* Step 6: the motion, from the entity's actor, by the server's own
-     * code (server/entity_motion.h). */
-    const sweep_config *wcfg = &c->level.config;
-    const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
-    double granted = rec->applied_dt;
-    const sweep_actor before = e->actor;
-    const sweep__mover_entity me = {before, e->radii, e->max_speed, e->step_height};
-    sweep__motion mo;
-    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mv->mode, mv->velocity, mv->buttons, granted, &mo);
-    /* The server refuses what the core refuses, and a move ending beyond
-     * the coordinate limit: a recorded answer there is a divergence. */
-    sweep_status st = mo.beyond_limit ? SWEEP_E_POSITION : mo.status;
+    /* What only the server decides comes from the record. */
+    sweep_msg_move_result rep;
+    rep.corrected = rec->corrected;
+    rep.correction = rec->correction;
+    rep.rules = rec->rules;
+    rep.time_excess = rec->time_excess;
+    sweep__replay_core_move om;
+    sweep_status st = run_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &rep, &om);
     if (st != SWEEP_OK) {
         char what[160];
         snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
         return sweep__replay_diverge(r, o->session, rec->entity, o->offset, result_name(name, sizeof name, batch, index),
                                      "applied", what);
     }
-    const sweep_actor a = mo.actor;
-    const sweep_move_result *res = &mo.act.move;
-    int ran = mo.ran;
-    uint32_t rules = mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-    double speed_excess = mo.act.speed_excess;
-
-    /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
-     * move ran with nothing touched: no ground, no contact. */
-    sweep_vec3 start = e->actor.position;
-    e->actor = a;
-    e->has_last = 1;
-    e->last_sequence = rec->sequence;
-    uint32_t contact_count = 0;
-    if (ran) {
-        e->ground_mover = res->ground_mover;
-        e->ground_normal = res->ground_normal;
-        e->ground_material = res->ground_material;
-        e->touch_mover = SWEEP_NO_MOVER;
-        contact_count = res->contact_count;
-        for (uint32_t i = 0; i < contact_count; i++) {
-            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
-                e->touch_mover = res->contacts[i].mover;
-                break;
-            }
-        }
-    }
-
-    /* Step 7: the result as moves.c fills it, as the wire carries it
-     * (every field replay.c compares is set; contacts up to the count);
-     * what only the server decides comes from the record. */
-    sweep_msg_move_result rep;
-    rep.entity = rec->entity;
-    rep.sequence = rec->sequence;
-    rep.server_tick = c->tick;
-    rep.position = a.position;
-    rep.velocity = a.velocity;
-    rep.grounded = a.grounded != 0;
-    rep.ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
-    rep.ground_material = a.grounded ? e->ground_material : 0;
-    rep.contact_count = contact_count ? sweep__wire_contacts_from_core(rep.contacts, res) : 0;
-    rep.corrected = rec->corrected;
-    rep.correction = rec->correction;
-    rep.ground_mover = mover_id(c, e->ground_mover);
-    rep.carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
-    rep.pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
-    rep.pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
-    rep.has_start_position = e->moved_flags != 0;
-    rep.start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
-    e->moved_flags = 0;
-    e->moved_by = SWEEP_NO_MOVER;
-    const uint32_t core_rules = SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT;
-    rep.rules = (rec->rules & ~core_rules) | rules;
-    rep.speed_excess = speed_excess;
-    rep.time_excess = rec->time_excess;
-    rep.applied_dt = granted;
     c->moves++;
     c->outputs++;
     if (same_result(rec, &rep)) {
-        if (c->observer) {
-            sweep__replay_core_move om = {space, wcfg, &c->level.rules, e->radii, before, a,
-                                          {mv->velocity, mv->buttons & SWEEP_WISH_JUMP}, granted, mv->mode,
-                                          rep.has_start_position};
+        if (c->observer)
             c->observer(c->observer_ctx, &om);
-        }
         return 0;
     }
     result_name(name, sizeof name, batch, index);
@@ -694,7 +707,191 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     return sweep__replay_diverge(r, o->session, rec->entity, o->offset, name, "recorded", "differs");
 }
 
+/* Names a MOVE that did not match as the full depth would name its
+ * answer: the recorded result of its OUT (the field, in "MoveResult" or
+ * "MoveResultBatch.results[i]", at the OUT's offset), when that differs
+ * from the replayed one; otherwise (the MOVE record itself is what
+ * differs) the MOVE's own field. */
+static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
+                        const sweep__replay_rec *const *outs, uint32_t out_count, sweep_msg_move_result *rep,
+                        sweep_status st)
+{
+    char name[64], what[160];
+    uint32_t sequence = rep->sequence;
+    for (uint32_t k = 0; k < out_count; k++) {
+        const sweep_record *o = &outs[k]->rec;
+        sweep_message m;
+        sweep_decoded_motion v;
+        int full;
+        if (o->type != SWEEP_RECORD_OUT || o->session != mo->session ||
+            decode_out(r, c, outs[k], &m, &v, &full) != 0)
+            continue;
+        for (uint32_t i = 0; i < v.result_count; i++) {
+            const sweep_msg_move_result *rec = &v.results[i];
+            if (rec->entity != mo->entity || rec->sequence != sequence)
+                continue;
+            result_name(name, sizeof name, v.kind == SWEEP_MSG_MOVE_RESULT_BATCH, i);
+            if (st != SWEEP_OK) {
+                snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
+                return sweep__replay_diverge(r, o->session, rec->entity, o->offset, name, "applied", what);
+            }
+            sweep_msg_move_result full_rep = *rep;
+            full_rep.corrected = rec->corrected;
+            full_rep.correction = rec->correction;
+            full_rep.rules = (rec->rules & ~SWEEP__RECORD_MOVE_RULES) | (rep->rules & SWEEP__RECORD_MOVE_RULES);
+            full_rep.time_excess = rec->time_excess;
+            full_rep.server_tick = rec->server_tick == c->tick ? rec->server_tick : c->tick;
+            if (sweep__replay_diverge_result(r, o->session, o->offset, name, rec, &full_rep) < 0)
+                return -1;
+        }
+    }
+    if (st != SWEEP_OK) {
+        snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
+        return sweep__replay_diverge(r, mo->session, mo->entity, mo->offset, "MOVE", "applied", what);
+    }
+    sweep__move_record rec;
+    sweep__record_move_decode(mo->bytes.ptr, mo->bytes.len, &rec);
+    rep->server_tick = 0; /* not in the record */
+    if (sweep__replay_diverge_result(r, mo->session, mo->offset, "MOVE", &rec.result, rep) < 0)
+        return -1;
+    return sweep__replay_diverge(r, mo->session, mo->entity, mo->offset, "MOVE bytes", "recorded", "differs");
+}
+
+/* One MOVE record (a version 2 log): the move run again from the input
+ * it holds, and its image built by the writer's own code
+ * (server/record_move.h) compared with the recorded one. */
+static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
+                      const sweep__replay_rec *const *outs, uint32_t out_count)
+{
+    const uint8_t *p = mo->bytes.ptr;
+    core_entity *e = find_entity(c, mo->entity);
+    if (!e || e->session != mo->session)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u, which session %" PRIu64 " has not "
+                                  "spawned (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
+                                  mo->session);
+    uint32_t sequence = sweep__rd32(p + 12);
+    /* The server writes a MOVE only for a move it applied: above the
+     * last sequence applied. */
+    if (e->has_last && sequence <= e->last_sequence)
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u with sequence %u, not above the last "
+                                  "applied (%u) (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
+                                  sequence, e->last_sequence);
+    uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
+    sweep_vec3 wish = sweep__rdvec3(p + 16);
+    double granted = sweep__rdf64(p + 40);
+    sweep_msg_move_result rep;
+    rep.rules = 0;
+    sweep__replay_core_move om;
+    sweep_status st = run_move(c, e, mode, wish, buttons, granted, sequence, &rep, &om);
+    if (st != SWEEP_OK)
+        return diverge_move(r, c, mo, outs, out_count, &rep, st);
+    c->moves++;
+    c->outputs++;
+    uint8_t image[SWEEP__RECORD_MOVE_MAX];
+    size_t n = sweep__record_move_encode(image, mo->session, mode, buttons, wish, &rep);
+    if (n == mo->bytes.len && memcmp(image, p, n) == 0) {
+        if (c->observer)
+            c->observer(c->observer_ctx, &om);
+        return 0;
+    }
+    return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
+}
+
 /* ---- requests and ticks ----------------------------------------------------------- */
+
+/* The request of a group, decoded when first needed: of a move's request
+ * only the moves; a Spawn whole (on_spawned takes its limits). At the
+ * core depth of a version 2 log a move's request is never read: its MOVE
+ * records hold what the core was given. */
+typedef struct request {
+    const sweep__replay_rec *xr;
+    int tcp, decoded;
+    sweep_message req;
+    sweep_decoded_motion rv;
+} request;
+
+static int request_decode(sweep_replay *r, sweep__replay_core *c, request *q)
+{
+    if (q->decoded)
+        return 0;
+    const sweep_record *x = &q->xr->rec;
+    int full;
+    if (q->xr->decoded) {
+        q->rv = q->xr->motion; /* decoded ahead (replay_read.h) */
+        q->req.kind = q->rv.kind;
+    } else if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, q->tcp, 0, &q->rv, &q->req, &full) != 0) {
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
+                                  sweep__replay_path(r), x->offset);
+    }
+    q->decoded = 1;
+    return 0;
+}
+
+/* An answer that is not a move's result. */
+static int on_answer(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, request *q, const sweep_message *m)
+{
+    switch (m->kind) {
+    case SWEEP_MSG_ERROR:
+        /* A refused move has no result; a batch refused whole for its
+         * size refuses every move in it. */
+        if (request_decode(r, c, q) != 0)
+            return -1;
+        if (q->rv.move_count)
+            c->refused += m->as.error.code == SWEEP_WIRE_BATCH_TOO_LARGE ? q->rv.move_count : 1;
+        return 0;
+    case SWEEP_MSG_SPAWNED:
+        if (request_decode(r, c, q) != 0)
+            return -1;
+        return on_spawned(r, c, o->session, &q->req, &m->as.spawned);
+    case SWEEP_MSG_DESPAWNED:
+        return on_despawned(r, c, &m->as.despawned);
+    case SWEEP_MSG_MOVER_COMMANDED: {
+        /* dispatch.c fires the trigger as it answers; it runs at the
+         * next tick. */
+        uint32_t i = mover_index(c, m->as.mover_commanded.mover);
+        if (i == SWEEP_NO_MOVER || !c->movers || sweep_movers_trigger(c->movers, i) != SWEEP_OK)
+            return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MoverCommanded names mover %u, which the map does not "
+                                      "have (corrupt log)", sweep__replay_path(r), o->offset,
+                                      m->as.mover_commanded.mover);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* A version 2 log: each MOVE is checked on its own; of the OUT records
+ * only the kind is read, and a move's result (what the MOVE holds) is not
+ * decoded unless a watcher wants it. */
+static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, const sweep__replay_rec *const *outs,
+                            uint32_t out_count)
+{
+    int watched = sweep__replay_watched(r);
+    for (uint32_t k = 0; k < out_count; k++) {
+        const sweep_record *o = &outs[k]->rec;
+        if (o->type == SWEEP_RECORD_MOVE) {
+            if (check_move(r, c, o, outs, out_count) != 0)
+                return -1;
+            continue;
+        }
+        const core_session *s = find_session(c, o->session);
+        if (!s)
+            return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
+                                      "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
+        sweep_msg_kind kind;
+        if (!watched &&
+            sweep__decode_kind_checked(o->bytes.ptr, o->bytes.len, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &kind) ==
+                SWEEP_PROTO_OK &&
+            (kind == SWEEP_MSG_MOVE_RESULT || kind == SWEEP_MSG_MOVE_RESULT_BATCH))
+            continue;
+        sweep_message m;
+        if (decode_out(r, c, outs[k], &m, NULL, NULL) != 0 || on_answer(r, c, o, q, &m) != 0)
+            return -1;
+        if (watched)
+            sweep__replay_notify(r, o->session, &m);
+    }
+    return 0;
+}
 
 int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *xr,
                                   const sweep__replay_rec *const *outs, uint32_t out_count)
@@ -704,19 +901,17 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt "
                                   "log)", sweep__replay_path(r), x->offset, x->session);
-    /* Only a Spawn is read whole (on_spawned takes its limits); of a move
-     * or batch the moves are all that is read. */
-    sweep_message req;
-    sweep_decoded_motion rv;
-    int req_full;
-    if (xr->decoded) {
-        rv = xr->motion; /* decoded ahead (replay_read.h) */
-        req.kind = rv.kind;
-    } else if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, s->tcp, 0, &rv, &req, &req_full) != 0)
-        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
-                                  sweep__replay_path(r), x->offset);
-    const sweep_msg_move *moves = rv.moves;
-    uint32_t move_count = rv.move_count, cursor = 0;
+    request q;
+    q.xr = xr;
+    q.tcp = s->tcp;
+    q.decoded = 0;
+    if (c->compact)
+        return on_request_moves(r, c, &q, outs, out_count);
+    /* A version 1 log: the moves of the request, for the results. */
+    if (request_decode(r, c, &q) != 0)
+        return -1;
+    const sweep_msg_move *moves = q.rv.moves;
+    uint32_t move_count = q.rv.move_count, cursor = 0;
     for (uint32_t k = 0; k < out_count; k++) {
         const sweep_record *o = &outs[k]->rec;
         sweep_message m;
@@ -725,37 +920,12 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
         if (decode_out(r, c, outs[k], &m, &v, &full) != 0)
             return -1;
         int rc = 0;
-        switch (m.kind) {
-        case SWEEP_MSG_MOVE_RESULT:
-        case SWEEP_MSG_MOVE_RESULT_BATCH:
+        if (m.kind == SWEEP_MSG_MOVE_RESULT || m.kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
             for (uint32_t i = 0; i < v.result_count && rc == 0; i++)
                 rc = check_result(r, c, o, moves, move_count, &cursor, &v.results[i],
                                   m.kind == SWEEP_MSG_MOVE_RESULT_BATCH, i);
-            break;
-        case SWEEP_MSG_ERROR:
-            /* A refused move has no result; a batch refused whole for its
-             * size refuses every move in it. */
-            if (move_count)
-                c->refused += m.as.error.code == SWEEP_WIRE_BATCH_TOO_LARGE ? move_count : 1;
-            break;
-        case SWEEP_MSG_SPAWNED:
-            rc = on_spawned(r, c, o->session, &req, &m.as.spawned);
-            break;
-        case SWEEP_MSG_DESPAWNED:
-            rc = on_despawned(r, c, &m.as.despawned);
-            break;
-        case SWEEP_MSG_MOVER_COMMANDED: {
-            /* dispatch.c fires the trigger as it answers; it runs at the
-             * next tick. */
-            uint32_t i = mover_index(c, m.as.mover_commanded.mover);
-            if (i == SWEEP_NO_MOVER || !c->movers || sweep_movers_trigger(c->movers, i) != SWEEP_OK)
-                rc = sweep__replay_fail(r, "%s: byte %" PRIu64 ": MoverCommanded names mover %u, which the map does "
-                                        "not have (corrupt log)", sweep__replay_path(r), o->offset,
-                                        m.as.mover_commanded.mover);
-            break;
-        }
-        default:
-            break;
+        } else {
+            rc = on_answer(r, c, o, &q, &m);
         }
         if (rc < 0)
             return -1;

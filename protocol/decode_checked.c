@@ -171,23 +171,47 @@ static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *
     r->contact_count = count;
 }
 
-sweep_proto_error sweep__decode_motion_checked(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
-                                               sweep_decoded_motion *out)
+/* The root table of a message, checked: 0, or -1. */
+static int open_root(const uint8_t *b, size_t n, unsigned flags, ctab *root)
 {
-    if (!d || !buf || !out || d->limits.max_depth || d->limits.max_tables || len > SWEEP__MAX_BUFFER)
-        return SWEEP_PROTO_E_ARG;
-    const uint8_t *b = buf;
-    size_t n = len, base = 0;
+    size_t base = 0;
+    if (n > SWEEP__MAX_BUFFER)
+        return -1;
     if (flags & SWEEP_WIRE_SIZE_PREFIXED) {
         if (n < 4 || sweep__rd32(b) != n - 4)
-            return SWEEP_PROTO_E_ARG;
+            return -1;
         base = 4;
     }
     if (n - base < 12 || memcmp(b + base + 4, SWEEP_WIRE_IDENTIFIER, 4) != 0)
-        return SWEEP_PROTO_E_ARG;
+        return -1;
     uint32_t ro = sweep__rd32(b + base);
+    if (ro == 0 || ro > n - base || ctab_at(b, n, base + ro, root) != 0)
+        return -1;
+    return 0;
+}
+
+sweep_proto_error sweep__decode_kind_checked(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind)
+{
+    ctab root;
+    if (!buf || !kind || open_root(buf, len, flags, &root) != 0)
+        return SWEEP_PROTO_E_ARG;
+    int bad = 0;
+    uint8_t k = cu8(&root, SWEEP__MESSAGE_BODY_TYPE, &bad);
+    if (bad || k == SWEEP_MSG_NONE || k >= SWEEP_MSG_KIND_COUNT)
+        return SWEEP_PROTO_E_ARG;
+    *kind = (sweep_msg_kind)k;
+    return SWEEP_PROTO_OK;
+}
+
+sweep_proto_error sweep__decode_motion_checked(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
+                                               sweep_decoded_motion *out)
+{
+    if (!d || !buf || !out || d->limits.max_depth || d->limits.max_tables)
+        return SWEEP_PROTO_E_ARG;
+    const uint8_t *b = buf;
+    size_t n = len;
     ctab root, body;
-    if (ro == 0 || ro > n - base || ctab_at(b, n, base + ro, &root) != 0)
+    if (open_root(b, n, flags, &root) != 0)
         return SWEEP_PROTO_E_ARG;
     int bad = 0;
     sweep_decoded_motion m = {SWEEP_MSG_NONE, 0, 0, NULL, 0, NULL, 0};

@@ -34,4 +34,11 @@
 sweep_proto_error sweep__decode_motion_checked(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                                sweep_decoded_motion *out);
 
+/* Only the kind of a message (its root table's union type), every read
+ * bounds-checked and nothing else looked at: a reader that skips some
+ * kinds unread. SWEEP_PROTO_E_ARG when the root or the type cannot be
+ * read, or names no kind; a kind given here says nothing about whether
+ * the rest of the message is valid. */
+sweep_proto_error sweep__decode_kind_checked(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind);
+
 #endif

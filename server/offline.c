@@ -55,6 +55,11 @@ void sweep__offline_request(sweep_server *s, sweep__session *ss, const uint8_t *
     s->next_id_count = 0;
 }
 
+void sweep__offline_record_moves(sweep_server *s, sweep__offline_sink move_sink)
+{
+    s->move_sink = move_sink;
+}
+
 void sweep__offline_tick(sweep_server *s, sweep__offline_sink sink, void *ctx)
 {
     s->sink = sink;

@@ -48,6 +48,11 @@ void sweep__offline_close(sweep__session *ss);
 void sweep__offline_request(sweep_server *s, sweep__session *ss, const uint8_t *bytes, size_t len,
                             const uint32_t *ids, uint32_t id_count, sweep__offline_sink sink, void *ctx);
 
+/* From now on every applied move's MOVE payload (record.h) goes to
+ * move_sink, with the ctx of the request's sink, just before the answer
+ * is sent: for a version 2 log, whose MOVE records are compared too. */
+void sweep__offline_record_moves(sweep_server *s, sweep__offline_sink move_sink);
+
 /* One tick of world 0. */
 void sweep__offline_tick(sweep_server *s, sweep__offline_sink sink, void *ctx);
 

@@ -6,7 +6,7 @@
  * File layout (all integers little-endian, doubles as their IEEE-754 bits):
  *
  *   file    = header frame*
- *   header  = "SWEEPLOG" u32 version(1) u32 zero                16 bytes
+ *   header  = "SWEEPLOG" u32 version(2) u32 zero                16 bytes
  *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
@@ -46,7 +46,31 @@
  *   HASH   u64 tick  u64 hash: the world's state hash after that tick
  *          (sweep__world_state_hash), every hash_every ticks;
  *   END    u64 tick  string reason: the segment was closed on purpose
- *          ("shutdown", "rotated"); a log without one was cut short.
+ *          ("shutdown", "rotated"); a log without one was cut short;
+ *   MOVE   (version 2) one move the core ran, in a fixed layout: its
+ *          input and the core's output, after the IN it came with and
+ *          before the OUT that answers it (a batch: every MOVE before the
+ *          one OUT). Only moves that ran and were applied have one: not a
+ *          resent answer, not a refused move. Offsets in the payload:
+ *            0 u64 session        8 u32 entity       12 u32 sequence
+ *           16 f64[3] wish (Move.velocity)           40 f64 granted dt
+ *           48 u32 buttons       52 u8 mode (Walk 0, Fly 1, Noclip 2)
+ *           53 u8 flags: grounded 1, carried 2, pushed 4, started
+ *              elsewhere (has_start_position) 8
+ *           54 u8 contact count (at most 8)          55 u8 zero
+ *           56 f64[3] position   80 f64[3] velocity
+ *          104 f64[3] ground normal (zero when not grounded)
+ *          128 f64[3] start position (zero unless flag 8)
+ *          152 f64 speed_excess 160 u32 ground material
+ *          164 u32 ground mover (movers.id, 0 none)  168 u32 pushed_by
+ *          172 u32 rules: the core's bits only (Speed, Jump, Limit)
+ *          176 contacts, 56 bytes each: f64[3] point, f64[3] normal,
+ *              u32 triangle, u32 material
+ *          as the MoveResult answering it carries them; the payload is
+ *          176 + 56 * count bytes. A replay at the core depth re-runs the
+ *          move from it and compares its own image byte for byte.
+ *
+ * Version 1 logs have no MOVE records; readers take both versions.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -63,7 +87,8 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 1u
+#define SWEEP_RECORD_VERSION 2u       /* written; 1 is read too */
+#define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u
 #define SWEEP_RECORD_FRAME_MAX (64u << 20)    /* larger is corruption */
@@ -79,8 +104,13 @@ typedef enum sweep_record_type {
     SWEEP_RECORD_OUT = 6,
     SWEEP_RECORD_TICK = 7,
     SWEEP_RECORD_HASH = 8,
-    SWEEP_RECORD_END = 9
+    SWEEP_RECORD_END = 9,
+    SWEEP_RECORD_MOVE = 10 /* version 2 */
 } sweep_record_type;
+
+/* A MOVE payload: the fixed part, then one contact per count. */
+#define SWEEP_RECORD_MOVE_FIXED 176u
+#define SWEEP_RECORD_MOVE_CONTACT 56u
 
 /* "HEAD", "OPEN", ... ("?" for anything else). */
 const char *sweep_record_type_name(unsigned type);
@@ -109,6 +139,7 @@ typedef struct sweep_record_head {
     uint32_t hash_every;
     uint64_t first_tick;
     sweep_record_bytes previous; /* file name of the segment before; empty for the first */
+    uint32_t version;            /* of the file's header, not of the HEAD record */
 } sweep_record_head;
 
 /* One record, decoded. Pointers point into the reader's mapping and stay
@@ -117,14 +148,14 @@ typedef struct sweep_record_head {
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */
-    uint64_t session;         /* OPEN CLOSE IN OUT */
+    uint64_t session;         /* OPEN CLOSE IN OUT MOVE */
     uint64_t tick;            /* TICK HASH END */
     uint64_t hash;            /* HASH */
-    uint32_t entity;          /* ID */
+    uint32_t entity;          /* ID MOVE */
     uint8_t role, transport;  /* OPEN */
     sweep_record_bytes text;  /* OPEN identity, CLOSE and END reason */
     sweep_record_bytes text2; /* OPEN client name */
-    sweep_record_bytes bytes; /* IN OUT: the message */
+    sweep_record_bytes bytes; /* IN OUT: the message; MOVE: the whole payload (checked against its layout) */
     sweep_record_head head;   /* HEAD */
 } sweep_record;
 
@@ -147,7 +178,8 @@ int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size
 int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at);
 
 /* The longest frame a server with the limits of h writes: the flush
- * threshold plus one record of the largest message either way. */
+ * threshold plus one record of the largest message either way and the
+ * MOVE records of a full batch. */
 uint64_t sweep_record_frame_bound(const sweep_record_head *h);
 
 /* The file's size in bytes. */

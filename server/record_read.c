@@ -16,6 +16,7 @@
 #include <libdeflate.h>
 
 #include "server/record.h"
+#include "server/record_move.h"
 
 struct sweep_record_reader {
     char path[1024];
@@ -30,7 +31,8 @@ struct sweep_record_reader {
     sweep_record_head head;
 };
 
-static const char *const type_names[] = {"?", "HEAD", "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END"};
+static const char *const type_names[] = {"?",    "HEAD", "OPEN", "CLOSE", "IN",  "ID",
+                                         "OUT",  "TICK", "HASH", "END",   "MOVE"};
 
 const char *sweep_record_type_name(unsigned type)
 {
@@ -242,6 +244,18 @@ int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size
         out->tick = get_u64(&c);
         out->text = get_str(&c);
         break;
+    case SWEEP_RECORD_MOVE: {
+        char why[160];
+        if (r->head.version < 2)
+            return fail(err, errlen, "%s: record at byte %zu: MOVE in a version %u log, which has none (corrupt log)",
+                        r->path, at, r->head.version);
+        if (sweep__record_move_check(c.p, len, why, sizeof why) != 0)
+            return fail(err, errlen, "%s: record at byte %zu (MOVE): %s (corrupt log)", r->path, at, why);
+        out->session = u64_at(c.p);
+        out->entity = u32_at(c.p + 8);
+        out->bytes = get_rest(&c);
+        break;
+    }
     default:
         return fail(err, errlen, "%s: record at byte %zu: unknown type %u (corrupt log, or a newer format)", r->path,
                     at, type);
@@ -296,10 +310,11 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
     sweep_record first;
     if (memcmp(r->data, SWEEP_RECORD_MAGIC, 8) != 0) {
         fail(err, errlen, "%s: not a sweep log (no SWEEPLOG header)", path);
-    } else if (u32_at(r->data + 8) != SWEEP_RECORD_VERSION) {
-        fail(err, errlen, "%s: log format version %u; this build reads version %u", path, u32_at(r->data + 8),
-             SWEEP_RECORD_VERSION);
+    } else if (u32_at(r->data + 8) < SWEEP_RECORD_VERSION_MIN || u32_at(r->data + 8) > SWEEP_RECORD_VERSION) {
+        fail(err, errlen, "%s: log format version %u; this build reads versions %u to %u", path, u32_at(r->data + 8),
+             SWEEP_RECORD_VERSION_MIN, SWEEP_RECORD_VERSION);
     } else {
+        r->head.version = u32_at(r->data + 8);
         r->pos = SWEEP_RECORD_HEADER_SIZE;
         r->bound = 1u << 20; /* the first frame holds only the HEAD */
         int got = sweep_record_next(r, &first, sub, sizeof sub);
@@ -312,7 +327,9 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
             fail(err, errlen, "%s: first record is %s at byte %llu, not HEAD (corrupt log)", path,
                  sweep_record_type_name(first.type), (unsigned long long)first.offset);
         else {
+            uint32_t version = r->head.version;
             r->head = first.head;
+            r->head.version = version;
             r->bound = sweep_record_frame_bound(&r->head);
             return r;
         }
@@ -332,7 +349,9 @@ uint64_t sweep_record_frame_bound(const sweep_record_head *h)
      * prefix), or an answer to a full batch (well under 2 KiB a result). */
     uint64_t in = 4u + (uint64_t)h->max_frame, out = 4096u + (uint64_t)h->max_batch * 2048u;
     uint64_t msg = in > out ? in : out;
-    uint64_t b = SWEEP_RECORD_FLUSH_BYTES + 2u * (5u + 8u + msg) + 65536u;
+    /* and a MOVE record per move of the batch (version 2) */
+    uint64_t moves = (uint64_t)h->max_batch * (5u + SWEEP__RECORD_MOVE_MAX);
+    uint64_t b = SWEEP_RECORD_FLUSH_BYTES + 2u * (5u + 8u + msg) + moves + 65536u;
     return b < SWEEP_RECORD_FRAME_MAX ? b : SWEEP_RECORD_FRAME_MAX;
 }
 

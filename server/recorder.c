@@ -28,6 +28,7 @@
 
 #include "server/alloc.h"
 #include "server/record.h"
+#include "server/record_move.h"
 #include "server/record_writer.h"
 #include "server/server_impl.h"
 
@@ -177,7 +178,8 @@ static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
     sweep__recorder *r = w->rec;
     if (!r || r->failed)
         return NULL;
-    int starts = type != SWEEP_RECORD_OUT && type != SWEEP_RECORD_ID && type != SWEEP_RECORD_HASH;
+    int starts = type != SWEEP_RECORD_OUT && type != SWEEP_RECORD_ID && type != SWEEP_RECORD_HASH &&
+                 type != SWEEP_RECORD_MOVE;
     size_t limit = starts ? SWEEP_RECORD_FLUSH_BYTES : r->hard_max;
     if (r->len + 5 + payload > limit && r->len > SWEEP_RECORD_FRAME_HEADER)
         flush(w);
@@ -439,6 +441,23 @@ void sweep__record_id(sweep__world *w, uint32_t entity)
     uint8_t *p = begin(w, SWEEP_RECORD_ID, 4);
     if (p)
         put_u32_at(p, entity);
+}
+
+void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, const sweep_msg_move *mv,
+                        const sweep_msg_move_result *res)
+{
+    if (s->move_sink) {
+        uint8_t image[SWEEP__RECORD_MOVE_MAX];
+        size_t n = sweep__record_move_encode(image, session, mv->mode, mv->buttons, mv->velocity, res);
+        s->move_sink(s->sink_ctx, session, image, n);
+        return;
+    }
+    if (s->sink)
+        return; /* offline, replaying a version 1 log */
+    uint32_t n = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
+    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT);
+    if (p)
+        sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
 }
 
 void sweep__record_tick(sweep__world *w)

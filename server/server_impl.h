@@ -339,6 +339,9 @@ struct sweep_server {
     int offline;
     void (*sink)(void *ctx, uint64_t session, const uint8_t *bytes, size_t len);
     void *sink_ctx;
+    /* offline: each applied move's MOVE payload (record.h) goes here too,
+     * in the order the log holds them; NULL: none (a version 1 log) */
+    void (*move_sink)(void *ctx, uint64_t session, const uint8_t *bytes, size_t len);
     const uint32_t *next_ids; /* offline: the entity ids to give, in order (the log's ID records) */
     uint32_t next_id_count;
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
@@ -405,6 +408,10 @@ void sweep__record_open(sweep__world *w, const sweep__session *ss);
 void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason);
 void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
 void sweep__record_id(sweep__world *w, uint32_t entity);
+/* An applied move (moves.c, while capturing): its MOVE record, or on an
+ * offline server its payload to move_sink. */
+void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, const sweep_msg_move *mv,
+                        const sweep_msg_move_result *res);
 /* The request being handled was refused for the server's own failure (out
  * of memory) and changed nothing: a replay, which would not fail, must not
  * see it, as it never sees one the rate limit refused. Its records leave

@@ -52,7 +52,7 @@ As a module (the FlatBuffers code is only needed to decode messages):
       first record is a HEAD (segment.head). Iterating it yields its records
       up to its END (or its end, or a torn frame: segment.truncated_at).
   Records are namedtuples whose first fields are type (the name: "HEAD",
-      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END"), file and
+      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END", "MOVE"), file and
       offset (of the record's type byte in that file), then:
         Head:  segment started_unix_ms server_version protocol_version
                world_index map_name map_stem map_path content_hash (hex)
@@ -69,6 +69,12 @@ As a module (the FlatBuffers code is only needed to decode messages):
                earlier segment that was not read)
         Id:    entity        Tick: tick        Hash: tick hash
         End:   tick reason
+        Move:  (version 2 logs) session entity sequence wish dt buttons mode
+               grounded carried pushed has_start_position position velocity
+               ground_normal start_position speed_excess ground_material
+               ground_mover pushed_by rules (the core's bits) contacts (dicts
+               of point normal triangle material): the core's input and
+               output of one applied move, before the OUT answering it
   LogError(Exception): .path, .offset (None when not about a byte), .what;
       str() is "PATH: ... byte N ..." as the C reader says it.
   decode(data, transport=None) -> Message; body_of(message) -> (kind name,
@@ -102,7 +108,8 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 1
+VERSION = 2  # the newest read; version 1 has no MOVE records
+VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
 FRAME_MAX = 64 << 20  # a longer frame is corruption, as the C reader says
@@ -114,15 +121,18 @@ def frame_bound(head):
     sweep_record_frame_bound in C): a longer length field is corruption,
     not a torn tail."""
     msg = max(4 + head.max_frame, 4096 + head.max_batch * 2048)
-    return min(FLUSH_BYTES + 2 * (5 + 8 + msg) + 65536, FRAME_MAX)
+    moves = head.max_batch * (5 + MOVE_FIXED + 8 * MOVE_CONTACT)  # a full batch's MOVE records
+    return min(FLUSH_BYTES + 2 * (5 + 8 + msg) + moves + 65536, FRAME_MAX)
 SUFFIX = ".sweeplog"
 IDENTIFIER = b"SWP1"
 TCP, UDP = 0, 1
 TRANSPORT_NAMES = {TCP: "TCP", UDP: "UDP"}
 
-HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END = range(1, 10)
+HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE = range(1, 11)
 TYPE_NAMES = {HEAD: "HEAD", OPEN: "OPEN", CLOSE: "CLOSE", IN: "IN", ID: "ID", OUT: "OUT", TICK: "TICK",
-              HASH: "HASH", END: "END"}
+              HASH: "HASH", END: "END", MOVE: "MOVE"}
+MOVE_FIXED, MOVE_CONTACT = 176, 56  # a MOVE payload: the fixed part, then 56 bytes a contact (record.h)
+MOVE_MODES = 3  # Walk, Fly, Noclip
 
 
 class LogError(Exception):
@@ -148,6 +158,43 @@ Id = collections.namedtuple("Id", _BASE + "entity")
 Tick = collections.namedtuple("Tick", _BASE + "tick")
 Hash = collections.namedtuple("Hash", _BASE + "tick hash")
 End = collections.namedtuple("End", _BASE + "tick reason")
+Move = collections.namedtuple("Move", _BASE + (
+    "session entity sequence wish dt buttons mode grounded carried pushed has_start_position position velocity "
+    "ground_normal start_position speed_excess ground_material ground_mover pushed_by rules contacts"))
+
+
+def _parse_move(path, at, p):
+    """A MOVE payload (version 2; layout in record.h), checked as the C
+    reader checks it."""
+    def bad(why):
+        return LogError(path, at, "record at byte %d (MOVE): %s (corrupt log)" % (at, why))
+    if len(p) < MOVE_FIXED:
+        raise bad("%d bytes, shorter than its fixed %d" % (len(p), MOVE_FIXED))
+    n = p[54]
+    if n > 8:
+        raise bad("%d contacts, more than a result holds (8)" % n)
+    if len(p) != MOVE_FIXED + n * MOVE_CONTACT:
+        raise bad("%d bytes, but %d contacts make %d" % (len(p), n, MOVE_FIXED + n * MOVE_CONTACT))
+    if p[52] >= MOVE_MODES:
+        raise bad("mode %d is not a MoveMode (Walk 0, Fly 1, Noclip 2)" % p[52])
+    session, entity, sequence = struct.unpack_from("<QII", p, 0)
+    wish = struct.unpack_from("<3d", p, 16)
+    (dt,) = struct.unpack_from("<d", p, 40)
+    (buttons,) = struct.unpack_from("<I", p, 48)
+    mode, flags = p[52], p[53]
+    (rules,) = struct.unpack_from("<I", p, 172)
+    if flags & ~0xF or p[55] or rules & ~0x7:  # only the core's Speed, Jump, Limit
+        raise bad("bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)" % (flags, rules))
+    vecs = struct.unpack_from("<12d", p, 56)
+    (speed_excess,) = struct.unpack_from("<d", p, 152)
+    material, ground_mover, pushed_by = struct.unpack_from("<III", p, 160)
+    contacts = []
+    for i in range(n):
+        c = struct.unpack_from("<6dII", p, MOVE_FIXED + i * MOVE_CONTACT)
+        contacts.append({"point": c[0:3], "normal": c[3:6], "triangle": c[6], "material": c[7]})
+    return Move("MOVE", path, at, session, entity, sequence, wish, dt, buttons, mode, bool(flags & 1),
+                bool(flags & 2), bool(flags & 4), bool(flags & 8), vecs[0:3], vecs[3:6], vecs[6:9], vecs[9:12],
+                speed_excess, material, ground_mover, pushed_by, rules, contacts)
 
 
 class _Carrying:
@@ -233,6 +280,8 @@ def _parse(kind, c, path, at):
         return Tick("TICK", path, at, c.u64())
     if kind == HASH:
         return Hash("HASH", path, at, c.u64(), c.u64())
+    if kind == MOVE:
+        return _parse_move(path, at, c.rest())
     return End("END", path, at, c.u64(), c.text())
 
 
@@ -307,8 +356,9 @@ class Segment:
             if header[:8] != MAGIC:
                 raise LogError(path, 0, "not a sweep log (no SWEEPLOG header)")
             version = struct.unpack_from("<I", header, 8)[0]
-            if version != VERSION:
-                raise LogError(path, 8, "log format version %d; this reader reads version %d" % (version, VERSION))
+            if not VERSION_MIN <= version <= VERSION:
+                raise LogError(path, 8, "log format version %d; this reader reads versions %d to %d"
+                               % (version, VERSION_MIN, VERSION))
             # Only the bytes there when the pass began: a log still being
             # written is read up to its last whole frame.
             size = os.fstat(f.fileno()).st_size

@@ -26,15 +26,18 @@
  *
  *   bench_replay LOG [RUNS]      (RUNS default 5; the map is the log's path)
  *   BENCH name=replay map=<stem> moves=<n> moves_per_s=<x> ratio_to_core=<x>
- *         core_replay_moves_per_s=<x> core_ratio_to_core=<x> ratio_to_act=<x>
- *         core_ratio_to_act=<x> bytes_per_move=<x>
+ *         ratio_to_act=<x> cpu_ratio=<x> full_moves_per_s=<x>
+ *         full_ratio_to_core=<x> full_ratio_to_act=<x> bytes_per_move=<x>
  *
- * moves_per_s is the full replay's median, ratio_to_core its moves/s over
- * the core's (medians; the core's moves and ticks); core_replay_moves_per_s
- * and core_ratio_to_core the same for the core depth; ratio_to_act and
- * core_ratio_to_act the two over sweep_act alone, without the ticks (the
+ * moves_per_s is the core depth's median (the replay that is "the core
+ * plus reading", sweep-replay --core), ratio_to_core its moves/s over the
+ * core's (medians; the core's moves and ticks); full_moves_per_s and
+ * full_ratio_to_core the same for the full depth; ratio_to_act and
+ * full_ratio_to_act the two over sweep_act alone, without the ticks (the
  * figure before the ticks were counted, on a map with movers the lower);
- * bytes_per_move the log's size per move.
+ * cpu_ratio the core depth's CPU time (the process's, every thread) over
+ * its wall time, median: above 1 when a thread reads ahead; bytes_per_move
+ * the log's size per move.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,6 +55,14 @@ static double now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process, every thread. */
+static double cpu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -153,7 +164,8 @@ static void ticked(void *ctx)
 /* One replay of the whole log in-process at the depth `flags`, with the
  * core run again beside it when `core` is given; 0 when every bit
  * matched. */
-static int run_replay(const char *log, unsigned flags, core_run *core, double *seconds, sweep_replay_stats *stats)
+static int run_replay(const char *log, unsigned flags, core_run *core, double *seconds, double *cpu,
+                      sweep_replay_stats *stats)
 {
     char err[1400];
     sweep_replay *r = sweep_replay_open_flags(log, NULL, flags, err, sizeof err);
@@ -166,9 +178,10 @@ static int run_replay(const char *log, unsigned flags, core_run *core, double *s
         *core = keep;
         sweep__replay_core_observe(sweep__replay_core_of(r), observe, ticked, core);
     }
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_now_s();
     int rc = sweep_replay_run(r);
     *seconds = now_s() - t0;
+    *cpu = cpu_now_s() - c0;
     if (core)
         flush(core);
     *stats = *sweep_replay_stats_of(r);
@@ -203,15 +216,16 @@ int main(int argc, char **argv)
     snprintf(stem, sizeof stem, "%.*s", (int)h->map_stem.len, (const char *)h->map_stem.ptr);
     sweep_record_close(rd);
 
-    double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], act_s[MAX_RUNS], unused;
+    double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], act_s[MAX_RUNS], cpu_s[MAX_RUNS], cpu, unused;
     sweep_replay_stats full, depth, seen;
     core_run core;
     memset(&core, 0, sizeof core);
     for (int i = 0; i < runs; i++) {
-        if (run_replay(log, 0, NULL, &full_s[i], &full) != 0 ||
-            run_replay(log, SWEEP_REPLAY_CORE, NULL, &depth_s[i], &depth) != 0 ||
-            run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &seen) != 0)
+        if (run_replay(log, 0, NULL, &full_s[i], &unused, &full) != 0 ||
+            run_replay(log, SWEEP_REPLAY_CORE, NULL, &depth_s[i], &cpu, &depth) != 0 ||
+            run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &unused, &seen) != 0)
             return 1;
+        cpu_s[i] = depth_s[i] > 0.0 ? cpu / depth_s[i] : 0.0;
         core_s[i] = core.seconds + core.tick_seconds;
         act_s[i] = core.seconds;
     }
@@ -238,11 +252,12 @@ int main(int argc, char **argv)
            "core %.0f moves/s (%.2f ms in sweep_act and the movers' ticks; sweep_act alone %.0f moves/s, %.2f ms)\n",
            runs, full_mps, full_med * 1e3, depth_mps, depth_med * 1e3, core_mps, core_med * 1e3, act_mps,
            act_med * 1e3);
-    printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f core_replay_moves_per_s=%.0f "
-           "core_ratio_to_core=%.3f ratio_to_act=%.3f core_ratio_to_act=%.3f bytes_per_move=%.1f\n",
-           stem, full.moves, full_mps, core_mps > 0.0 ? full_mps / core_mps : 0.0, depth_mps,
-           core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
-           act_mps > 0.0 ? depth_mps / act_mps : 0.0, full.moves ? (double)full.bytes / (double)full.moves : 0.0);
+    double cpu_ratio = median(cpu_s, runs);
+    printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_act=%.3f "
+           "cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f bytes_per_move=%.1f\n",
+           stem, depth.moves, depth_mps, core_mps > 0.0 ? depth_mps / core_mps : 0.0,
+           act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio, full_mps, core_mps > 0.0 ? full_mps / core_mps : 0.0,
+           act_mps > 0.0 ? full_mps / act_mps : 0.0, full.moves ? (double)full.bytes / (double)full.moves : 0.0);
     free(core.moves);
     free(core.got);
     free(core.st);

@@ -174,12 +174,15 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # replay: sweepd --record on the arena with 16 honest players (sweep-bots
 # --mode honest, 60 moves/s each) for SWEEP_BENCH_REPLAY_SECONDS (default
 # 5), then bench_replay on the log: the whole log replayed in-process and
-# checked bit for bit, against sweep_act alone on the same moves with the
-# inputs the server gave them, alternating, 5 runs each. moves_per_s is the
-# replay's median, ratio_to_core the replay's over the core's (its moves
-# and the movers' ticks between them; ratio_to_act over sweep_act alone),
-# bytes_per_move the log's size per move; the lines before it say how many core results
-# equal the recorded ones. With the corpus, the same on its level with the
+# checked bit for bit at both depths, against sweep_act alone on the same
+# moves with the inputs the server gave them, alternating, 5 runs each.
+# moves_per_s is the core depth's median (the replay that is "the core plus
+# reading": sweep-replay --core), ratio_to_core its moves/s over the core's
+# (its moves and the movers' ticks between them; ratio_to_act over
+# sweep_act alone), full_moves_per_s and full_ratio_to_core the same for
+# the full depth, cpu_ratio the core depth's CPU time (every thread) over
+# its wall time, bytes_per_move the log's size per move; the lines before
+# it say how many core results equal the recorded ones. With the corpus, the same on its level with the
 # most movers, imported by sweep-import (the bots take its spawn points and
 # rules from --map); without it, that one is skipped with the reason.
 #

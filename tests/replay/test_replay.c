@@ -875,10 +875,18 @@ static void not_a_log_is_refused(void **state)
     write_all(path, h, sizeof h);
     refused_with(path, "no whole frame");
 
-    /* A format from the future. */
+    /* Version 2 (with MOVE records) is read as well. */
     h[8] = 2;
     write_all(path, h, sizeof h);
-    refused_with(path, "version 2");
+    refused_with(path, "no whole frame");
+
+    /* A format from the future, and one from before the first. */
+    h[8] = 3;
+    write_all(path, h, sizeof h);
+    refused_with(path, "version 3");
+    h[8] = 0;
+    write_all(path, h, sizeof h);
+    refused_with(path, "version 0");
 
     scratch("missing.sweeplog", path, sizeof path);
     refused_with(path, "cannot open");
@@ -1278,6 +1286,184 @@ static void core_depth_movers_and_raw_moves(void **state)
     assert_true(tc.max_z > 2.0);
 }
 
+/* ---- MOVE records (version 2) ----------------------------------------------------- */
+
+/* The log core_depth_movers_and_raw_moves recorded (it runs first). */
+static void raw_log(char *out, size_t n)
+{
+    char rec[400];
+    char logs[4][512];
+    scratch("raw", rec, sizeof rec);
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+    snprintf(out, n, "%s", logs[0]);
+}
+
+/* The n-th MOVE record of a log with at least `contacts` contacts: its
+ * offset (of the type byte), session and entity. */
+static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t *offset, uint64_t *session,
+                      uint32_t *entity)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_record_head_of(r)->version, 2);
+    sweep_record x;
+    int found = 0;
+    while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
+        if (x.type == SWEEP_RECORD_MOVE && x.bytes.ptr[54] >= contacts && nth-- == 0) {
+            *offset = x.offset;
+            *session = x.session;
+            *entity = x.entity;
+            found = 1;
+        }
+    }
+    sweep_record_close(r);
+    assert_true(found);
+}
+
+/* A copy of log with byte `at` xor'ed with `bits` (at == SIZE_MAX: none),
+ * the frame's checksum made right again. */
+static void flip(const char *log, size_t at, uint8_t bits, const char *out)
+{
+    size_t len, start;
+    uint32_t body;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    assert_true(at < len);
+    assert_int_equal(frame_holding(buf, len, at, &start, &body), 0);
+    buf[at] ^= bits;
+    fix_crc(buf, start, body);
+    write_all(out, buf, len);
+    free(buf);
+}
+
+/* Replays out at a depth to its end: the divergence, or NULL with the
+ * error in err. */
+static const sweep_replay_divergence *replay_bad(const char *out, unsigned flags, sweep_replay_divergence *div,
+                                                 char *err, size_t errlen)
+{
+    sweep_replay *r = sweep_replay_open_flags(out, g_map, flags, err, errlen);
+    if (!r)
+        return NULL;
+    assert_int_equal(sweep_replay_run(r), -1);
+    const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+    if (d)
+        *div = *d;
+    snprintf(err, errlen, "%s", sweep_replay_error(r));
+    sweep_replay_close(r);
+    return d ? div : NULL;
+}
+
+/* A version 2 log holds one MOVE per move the core ran, and the core
+ * depth checks the moves on them: one bit of a MOVE's output is a
+ * divergence naming that field at that record, at both depths (the full
+ * depth compares the offline server's own MOVE records); one bit of its
+ * input makes the replayed move differ from the answer the server sent,
+ * named as the full depth names it. */
+static void move_record_changed_is_a_divergence(void **state)
+{
+    (void)state;
+    char log[600], out[400], err[1400];
+    raw_log(log, sizeof log);
+    /* As many MOVE records as moves the core depth checked. */
+    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
+    assert_non_null(rd);
+    sweep_record x;
+    uint64_t n_moves = 0;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
+        n_moves += x.type == SWEEP_RECORD_MOVE;
+    sweep_record_close(rd);
+    sweep_replay_stats core;
+    tally tc;
+    replay_at(log, g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.moves, n_moves);
+    assert_true(n_moves > 200);
+
+    uint64_t at, session;
+    uint32_t entity;
+    find_move(log, 1, 3, &at, &session, &entity);
+    scratch("move-bit.sweeplog", out, sizeof out);
+    static const struct {
+        size_t byte; /* in the payload */
+        const char *field;
+    } outputs[] = {
+        {56, "MOVE.position.x"},
+        {80 + 16 + 7, "MOVE.velocity.z"},
+        {176 + 48, "MOVE.contacts[0].triangle"},
+        {53, "MOVE.grounded"},
+    };
+    for (unsigned i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        flip(log, (size_t)at + 5 + outputs[i].byte, 0x01, out);
+        for (int depth = 0; depth < 2; depth++) {
+            sweep_replay_divergence div;
+            const sweep_replay_divergence *d = replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err);
+            if (!d)
+                fail_msg("byte %zu, depth %d: no divergence: %s", outputs[i].byte, depth, err);
+            if (strcmp(d->field, outputs[i].field) != 0)
+                fail_msg("byte %zu, depth %d: %s", outputs[i].byte, depth, d->text);
+            assert_int_equal(d->offset, at);
+            assert_int_equal(d->session, session);
+            assert_int_equal(d->entity, entity);
+        }
+    }
+    /* The wish: the core depth runs the move it says, whose result is not
+     * the one the server answered. */
+    flip(log, (size_t)at + 5 + 16 + 7, 0x40, out); /* wish.x's exponent */
+    sweep_replay_divergence div;
+    const sweep_replay_divergence *d = replay_bad(out, SWEEP_REPLAY_CORE, &div, err, sizeof err);
+    if (!d)
+        fail_msg("wish changed: no divergence: %s", err);
+    if (strncmp(d->field, "MoveResult", 10) != 0) /* a field of it, or the move refused */
+        fail_msg("wish changed: %s", d->text);
+    assert_int_equal(d->entity, entity);
+}
+
+/* A MOVE record that breaks its layout is corruption at its byte offset,
+ * read by any reader: a length that is not its contacts', a count above 8,
+ * a mode that is not a MoveMode; one naming an entity its session never
+ * spawned stops the core depth the same way. */
+static void bad_move_record_is_corruption(void **state)
+{
+    (void)state;
+    char log[600], out[400], err[1400], want[160];
+    raw_log(log, sizeof log);
+    uint64_t at, session;
+    uint32_t entity;
+    find_move(log, 1, 0, &at, &session, &entity);
+    scratch("move-bad.sweeplog", out, sizeof out);
+    static const struct {
+        size_t byte; /* in the record, its type byte 0 */
+        uint8_t bits;
+        const char *says;
+    } cases[] = {
+        {1, 0x30, "bytes, but"},                   /* length: the frame still holds it, its contacts do not */
+        {5 + 54, 0x08, "contacts, more than"},     /* count 9 */
+        {5 + 54, 0x02, "contacts make"},           /* another count than the record holds */
+        {5 + 52, 0x04, "is not a MoveMode"},       /* mode 4 */
+        {5 + 55, 0x01, "bits set that the layout"},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        flip(log, (size_t)at + cases[i].byte, cases[i].bits, out);
+        for (int depth = 0; depth < 2; depth++) {
+            sweep_replay_divergence div;
+            if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
+                fail_msg("case %u: a divergence, not corruption: %s", i, div.text);
+            snprintf(want, sizeof want, "byte %" PRIu64, at);
+            if (!strstr(err, want) || !strstr(err, cases[i].says) || !strstr(err, "corrupt log"))
+                fail_msg("case %u depth %d: '%s' does not say '%s' and '%s'", i, depth, err, want, cases[i].says);
+        }
+    }
+    /* A MOVE of an entity nobody spawned. */
+    flip(log, (size_t)at + 5 + 8 + 3, 0x40, out);
+    sweep_replay_divergence div;
+    if (replay_bad(out, SWEEP_REPLAY_CORE, &div, err, sizeof err))
+        fail_msg("a divergence, not corruption: %s", div.text);
+    snprintf(want, sizeof want, "byte %" PRIu64 ": MOVE of entity %u", at, entity ^ 0x40000000u);
+    if (!strstr(err, want) || !strstr(err, "has not spawned"))
+        fail_msg("'%s' does not say '%s'", err, want);
+}
+
 /* sweep-replay --core: the depth in the text and the JSON, its exit
  * statuses, and a log it cannot take. */
 static void cli_core_depth(void **state)
@@ -1565,6 +1751,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(rotated_log_follows_its_segments),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
+        cmocka_unit_test(move_record_changed_is_a_divergence),
+        cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(read_ahead_stops_where_the_log_goes_bad),
     };

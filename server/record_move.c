@@ -1,0 +1,117 @@
+/*
+ * record_move.c - the MOVE record's payload (record_move.h, layout in
+ * record.h).
+ */
+#include "server/record_move.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/format.h"
+
+enum {
+    FLAG_GROUNDED = 1u << 0,
+    FLAG_CARRIED = 1u << 1,
+    FLAG_PUSHED = 1u << 2,
+    FLAG_START = 1u << 3,
+    FLAGS_ALL = FLAG_GROUNDED | FLAG_CARRIED | FLAG_PUSHED | FLAG_START
+};
+
+size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
+                                 const sweep_msg_move_result *res)
+{
+    uint32_t n = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
+    sweep__wr64(out + 0, session);
+    sweep__wr32(out + 8, res->entity);
+    sweep__wr32(out + 12, res->sequence);
+    sweep__wrvec3(out + 16, wish);
+    sweep__wrf64(out + 40, res->applied_dt);
+    sweep__wr32(out + 48, buttons);
+    out[52] = (uint8_t)mode;
+    out[53] = (uint8_t)((res->grounded ? FLAG_GROUNDED : 0) | (res->carried ? FLAG_CARRIED : 0) |
+                        (res->pushed ? FLAG_PUSHED : 0) | (res->has_start_position ? FLAG_START : 0));
+    out[54] = (uint8_t)n;
+    out[55] = 0;
+    sweep__wrvec3(out + 56, res->position);
+    sweep__wrvec3(out + 80, res->velocity);
+    sweep__wrvec3(out + 104, res->ground_normal);
+    sweep__wrvec3(out + 128, res->start_position);
+    sweep__wrf64(out + 152, res->speed_excess);
+    sweep__wr32(out + 160, res->ground_material);
+    sweep__wr32(out + 164, res->ground_mover);
+    sweep__wr32(out + 168, res->pushed_by);
+    sweep__wr32(out + 172, res->rules & SWEEP__RECORD_MOVE_RULES);
+    uint8_t *c = out + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
+        sweep__wrvec3(c, res->contacts[i].point);
+        sweep__wrvec3(c + 24, res->contacts[i].normal);
+        sweep__wr32(c + 48, res->contacts[i].triangle);
+        sweep__wr32(c + 52, res->contacts[i].material);
+    }
+    return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+}
+
+int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen)
+{
+    if (len < SWEEP_RECORD_MOVE_FIXED) {
+        snprintf(why, whylen, "%zu bytes, shorter than its fixed %u", len, SWEEP_RECORD_MOVE_FIXED);
+        return -1;
+    }
+    uint32_t n = p[54];
+    if (n > SWEEP_MAX_CONTACTS) {
+        snprintf(why, whylen, "%u contacts, more than a result holds (%u)", n, SWEEP_MAX_CONTACTS);
+        return -1;
+    }
+    size_t want = SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+    if (len != want) {
+        snprintf(why, whylen, "%zu bytes, but %u contacts make %zu", len, n, want);
+        return -1;
+    }
+    if (p[52] >= SWEEP_WIRE_MODE_COUNT) {
+        snprintf(why, whylen, "mode %u is not a MoveMode (Walk 0, Fly 1, Noclip 2)", p[52]);
+        return -1;
+    }
+    if ((p[53] & ~FLAGS_ALL) || p[55] != 0 || (sweep__rd32(p + 172) & ~SWEEP__RECORD_MOVE_RULES)) {
+        snprintf(why, whylen, "bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)", p[53],
+                 sweep__rd32(p + 172));
+        return -1;
+    }
+    return 0;
+}
+
+void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record *out)
+{
+    (void)len;
+    memset(out, 0, sizeof *out);
+    sweep_msg_move_result *r = &out->result;
+    out->session = sweep__rd64(p);
+    r->entity = sweep__rd32(p + 8);
+    r->sequence = sweep__rd32(p + 12);
+    out->wish = sweep__rdvec3(p + 16);
+    r->applied_dt = sweep__rdf64(p + 40);
+    out->buttons = sweep__rd32(p + 48);
+    out->mode = p[52];
+    r->grounded = (p[53] & FLAG_GROUNDED) != 0;
+    r->carried = (p[53] & FLAG_CARRIED) != 0;
+    r->pushed = (p[53] & FLAG_PUSHED) != 0;
+    r->has_start_position = (p[53] & FLAG_START) != 0;
+    r->contact_count = p[54] <= SWEEP_MAX_CONTACTS ? p[54] : SWEEP_MAX_CONTACTS;
+    r->position = sweep__rdvec3(p + 56);
+    r->velocity = sweep__rdvec3(p + 80);
+    r->ground_normal = sweep__rdvec3(p + 104);
+    r->start_position = sweep__rdvec3(p + 128);
+    r->speed_excess = sweep__rdf64(p + 152);
+    r->ground_material = sweep__rd32(p + 160);
+    r->ground_mover = sweep__rd32(p + 164);
+    r->pushed_by = sweep__rd32(p + 168);
+    r->rules = sweep__rd32(p + 172);
+    const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < r->contact_count; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
+        r->contacts[i].point = sweep__rdvec3(c);
+        r->contacts[i].normal = sweep__rdvec3(c + 24);
+        r->contacts[i].triangle = sweep__rd32(c + 48);
+        r->contacts[i].material = sweep__rd32(c + 52);
+        r->contacts[i].mover = UINT32_MAX; /* not on the wire either (from_core.h) */
+        r->contacts[i].body = UINT32_MAX;
+    }
+}

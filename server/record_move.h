@@ -1,0 +1,55 @@
+/*
+ * record_move.h - internal: the payload of a MOVE record (record.h), the
+ * core's input and output of one move in a fixed little-endian layout
+ * (never installed).
+ *
+ * The writer (recorder.c) and the core depth of a replay
+ * (client-sdk/replay_core.c) build the image with the same function from
+ * a sweep_msg_move_result, so a replayed move matches its record exactly
+ * when a memcmp says so; only a mismatch is decoded, to name the field.
+ */
+#ifndef SWEEP_SERVER_RECORD_MOVE_H
+#define SWEEP_SERVER_RECORD_MOVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/message.h"
+#include "server/record.h"
+
+/* The result's rules a MOVE holds: the core's (sweep_act's), not the
+ * server's (TimeBudget, Correction, Vertical). */
+#define SWEEP__RECORD_MOVE_RULES (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT)
+
+/* The longest image: every contact a result may hold. */
+#define SWEEP__RECORD_MOVE_MAX (SWEEP_RECORD_MOVE_FIXED + SWEEP_MAX_CONTACTS * SWEEP_RECORD_MOVE_CONTACT)
+
+/* A MOVE read back: the move as the core was given it, and the result
+ * fields the record holds (entity, sequence, applied_dt, position,
+ * velocity, grounded, ground normal and material, contacts, ground_mover,
+ * carried, pushed, pushed_by, start position, the core's rules,
+ * speed_excess); the others are zero. */
+typedef struct sweep__move_record {
+    uint64_t session;
+    uint32_t mode;    /* SWEEP_WIRE_MODE_* */
+    uint32_t buttons; /* Move.buttons */
+    sweep_vec3 wish;  /* Move.velocity */
+    sweep_msg_move_result result;
+} sweep__move_record;
+
+/* Writes the image of a move of `session` (mode, buttons and wish from
+ * its Move; granted dt and every output from res) into out, which holds
+ * SWEEP__RECORD_MOVE_MAX bytes; returns its length. Unused bytes are zero. */
+size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
+                                 const sweep_msg_move_result *res);
+
+/* Checks an image's length and fields against its layout: 0, or -1 with
+ * why (a length that is not the fixed part plus its contacts, more than
+ * SWEEP_MAX_CONTACTS contacts, a mode that is not a MoveMode, flag or
+ * padding bits set). */
+int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen);
+
+/* Reads a checked image back. */
+void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record *out);
+
+#endif
