@@ -9,6 +9,10 @@
  * compares the two lists, message by message, as bytes. Only when they
  * differ are both sides decoded, to name the first field that does.
  *
+ * A version 2 log also has a MOVE record per applied move (record.h),
+ * before its answer: the offline server makes its own at the same place
+ * and they are compared like the messages.
+ *
  * At the core depth the same loop, groups, segments and divergences
  * serve replay_core.c, which runs each group through the core alone
  * instead of the offline server (replay_impl.h).
@@ -22,7 +26,6 @@
 #include <string.h>
 
 #include "client-sdk/replay_impl.h"
-#include "client-sdk/replay_read.h"
 #include "protocol/decode.h"
 #include "protocol/framing.h"
 #include "server/offline.h"
@@ -45,22 +48,30 @@ typedef struct sent {
 
 struct sweep_replay {
     sweep_record_reader *reader;
-    sweep__replay_read *ahead; /* reads reader ahead (client-sdk/replay_read.h) */
-    unsigned ahead_flags;
     char path[1024];     /* the segment being read */
     char map[1024];
     unsigned flags;           /* sweep_replay_open_flags */
     sweep__replay_core *core; /* the core depth's state; NULL at the full depth */
     sweep_server *server;     /* the full depth's offline server; NULL at the core depth */
-    const sweep__replay_rec *peek; /* records are read in place (replay_read.h) */
+    /* Records are read in place into these (sweep_record_next writes only
+     * the fields of a record's type): one for a record on its own, and two
+     * arrays a group is read into in turn, so the record that ended one
+     * group (peek, the next to be handled) stays where it is while the
+     * next group is read into the other array. */
+    sweep_record one;
+    sweep_record *recs[2];
+    uint32_t recs_cap[2];
+    int side; /* the array the next group is read into */
+    const sweep_record *peek;
     int has_peek;
     replay_session *sessions;
     uint32_t session_count, session_cap;
-    /* The group being replayed: ids to give, OUT records expected. */
+    /* The group being replayed: ids to give, OUT and MOVE records
+     * expected (in recs[side ^ 1] once read). */
     uint32_t *ids;
     uint32_t id_count, id_cap;
-    const sweep__replay_rec **expect;
-    uint32_t expect_count, expect_cap;
+    const sweep_record *expect;
+    uint32_t expect_count;
     /* What the offline server sent for it. */
     sent *sent;
     uint32_t sent_count, sent_cap;
@@ -164,7 +175,8 @@ static replay_session *find_session(sweep_replay *r, uint64_t id)
     return NULL;
 }
 
-static int next_record(sweep_replay *r, const sweep__replay_rec **out)
+/* The next record, read into *into (or the one a group ended with). */
+static int next_record(sweep_replay *r, sweep_record *into, const sweep_record **out)
 {
     if (r->has_peek) {
         *out = r->peek;
@@ -172,10 +184,10 @@ static int next_record(sweep_replay *r, const sweep__replay_rec **out)
         return 1;
     }
     char err[1200];
-    int got;
-    *out = sweep__replay_read_next(r->ahead, &got, err, sizeof err);
+    int got = sweep_record_next(r->reader, into, err, sizeof err);
     if (got < 0)
         return set_error(r, "%s", err);
+    *out = into;
     return got;
 }
 
@@ -446,7 +458,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         return set_error(r, "out of memory while replaying");
     uint32_t n = r->expect_count < r->sent_count ? r->expect_count : r->sent_count;
     for (uint32_t i = 0; i < n; i++) {
-        const sweep_record *x = &r->expect[i]->rec;
+        const sweep_record *x = &r->expect[i];
         const sent *y = &r->sent[i];
         const uint8_t *yb = r->arena + y->at;
         if (x->type == y->type && x->session == y->session && x->bytes.len == y->len &&
@@ -522,52 +534,59 @@ static int compare(sweep_replay *r, uint64_t group_offset)
                          sweep_msg_kind_name(b.kind));
             }
         } else {
-            session = r->expect[n]->rec.session;
+            session = r->expect[n].session;
         }
-        return diverge(r, session, 0, n < r->expect_count ? r->expect[n]->rec.offset : group_offset, &d);
+        return diverge(r, session, 0, n < r->expect_count ? r->expect[n].offset : group_offset, &d);
     }
     return 0;
 }
 
-/* Reads the ID, MOVE and OUT records that follow a request or tick. Each record
- * is read straight into the next free slot of the expected list, so the
- * OUT records (most of a log) are never copied; the one record that ends
- * the group is moved to peek. */
+/* Reads the ID, MOVE and OUT records that follow a request or tick. Each
+ * record is read straight into the next slot of recs[side], so none is
+ * copied; the one record that ends the group stays there as peek. */
 static int read_group(sweep_replay *r)
 {
-    r->id_count = r->expect_count = r->sent_count = 0;
+    r->id_count = r->sent_count = 0;
     r->arena_len = 0;
+    int side = r->side;
+    uint32_t n = 0;
+    char err[1200];
     for (;;) {
-        if (grow((void **)&r->expect, &r->expect_cap, r->expect_count + 1, sizeof *r->expect) != 0)
+        if (n == r->recs_cap[side] &&
+            grow((void **)&r->recs[side], &r->recs_cap[side], n + 1, sizeof *r->recs[side]) != 0)
             return set_error(r, "out of memory");
-        const sweep__replay_rec *x;
-        int got = next_record(r, &x);
+        sweep_record *x = &r->recs[side][n];
+        /* Never a peek here: the caller took it. */
+        int got = sweep_record_next(r->reader, x, err, sizeof err);
         if (got < 0)
-            return -1;
+            return set_error(r, "%s", err);
         if (got == 0)
-            return 0;
-        if (x->rec.type == SWEEP_RECORD_OUT || x->rec.type == SWEEP_RECORD_MOVE) {
-            r->expect[r->expect_count++] = x;
-        } else if (x->rec.type == SWEEP_RECORD_ID) {
+            break;
+        if (x->type == SWEEP_RECORD_OUT || x->type == SWEEP_RECORD_MOVE) {
+            n++;
+        } else if (x->type == SWEEP_RECORD_ID) {
             if (grow((void **)&r->ids, &r->id_cap, r->id_count + 1, sizeof *r->ids) != 0)
                 return set_error(r, "out of memory");
-            r->ids[r->id_count++] = x->rec.entity;
+            r->ids[r->id_count++] = x->entity;
         } else {
             r->peek = x;
             r->has_peek = 1;
-            return 0;
+            break;
         }
     }
+    r->expect = r->recs[side];
+    r->expect_count = n;
+    r->side = side ^ 1;
+    return 0;
 }
 
-static int on_request(sweep_replay *r, const sweep__replay_rec *xr)
+static int on_request(sweep_replay *r, const sweep_record *x)
 {
-    const sweep_record *x = &xr->rec;
     if (r->core) {
         if (read_group(r) < 0)
             return -1;
         r->stats.requests++;
-        return sweep__replay_core_on_request(r, r->core, xr, r->expect, r->expect_count);
+        return sweep__replay_core_on_request(r, r->core, x, r->expect, r->expect_count);
     }
     replay_session *rs = find_session(r, x->session);
     if (!rs)
@@ -709,16 +728,10 @@ static int next_segment(sweep_replay *r)
         return set_error(r, "%s does not continue %s (its HEAD names another previous segment or tick)", next,
                          r->path);
     }
-    sweep__replay_read *na = sweep__replay_read_start(nr, h, r->ahead_flags);
-    if (!na) {
-        sweep_record_close(nr);
-        return set_error(r, "out of memory");
-    }
+    sweep_record_check_ahead(nr);
     r->bytes_before += sweep_record_size(r->reader);
-    sweep__replay_read_stop(r->ahead);
     sweep_record_close(r->reader);
     r->reader = nr;
-    r->ahead = na;
     snprintf(r->path, sizeof r->path, "%s", next);
     r->stats.segments++;
     if (check_head(r, h, err, sizeof err) != 0)
@@ -731,22 +744,16 @@ int sweep_replay_step(sweep_replay *r)
     if (r->done)
         return r->diverged || r->error[0] ? -1 : 0;
     for (;;) {
-        const sweep__replay_rec *xr;
-        int got = next_record(r, &xr);
+        const sweep_record *x;
+        int got = next_record(r, &r->one, &x);
         if (got < 0)
             return -1;
-        /* The group before xr is done with: its records' storage may be
-         * read into again. */
-        sweep__replay_read_release(r->ahead);
         if (got == 0) {
             uint64_t at;
             r->stats.truncated = sweep_record_truncated(r->reader, &at);
             r->done = 1;
             return 0;
         }
-        /* Only now: at the end xr is NULL, and even &xr->rec of it is
-         * undefined (UBSan stops sweep-replay there). */
-        const sweep_record *x = &xr->rec;
         int rc = 0;
         switch (x->type) {
         case SWEEP_RECORD_HEAD:
@@ -758,7 +765,7 @@ int sweep_replay_step(sweep_replay *r)
             rc = on_close(r, x);
             break;
         case SWEEP_RECORD_IN:
-            rc = on_request(r, xr);
+            rc = on_request(r, x);
             break;
         case SWEEP_RECORD_TICK:
             if (on_tick(r, x) < 0)
@@ -801,9 +808,8 @@ sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, siz
 
 sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen)
 {
-    if (flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD)) {
-        snprintf(err, errlen, "%s: unknown replay flags 0x%x", log,
-                 flags & ~(SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD));
+    if (flags & ~SWEEP_REPLAY_CORE) {
+        snprintf(err, errlen, "%s: unknown replay flags 0x%x", log, flags & ~SWEEP_REPLAY_CORE);
         return NULL;
     }
     sweep_replay *r = calloc(1, sizeof *r);
@@ -817,6 +823,9 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         free(r);
         return NULL;
     }
+    /* The checksums of the frames on a second CPU, ahead of the replay:
+     * they were a sixth of what the core depth spends besides the core. */
+    sweep_record_check_ahead(r->reader);
     const sweep_record_head *h = sweep_record_head_of(r->reader);
     if (h->segment != 0) {
         snprintf(err, errlen, "%s: segment %u of a log; a replay starts at segment 0 (this one continues %.*s)", log,
@@ -829,18 +838,6 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     else
         snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
     r->flags = flags & SWEEP_REPLAY_CORE;
-    /* Both depths read on the replay's own thread. A second thread can
-     * read ahead and, at the core depth, decode the moves and results too
-     * (SWEEP__REPLAY_READ_THREAD), but what it takes over costs less than
-     * reading its records from the other CPU's cache afterwards: at the
-     * full depth, whose server decodes its own requests, 10% slower with
-     * the thread; at the core depth, since its moves and results are read
-     * bounds-checked instead of verified (protocol/decode_checked.h),
-     * 0.57 of the core's speed with the thread against 0.65 without on the
-     * arena, 0.57 against 0.61 on oacmpdm7 (bench_replay, two CPUs shared
-     * with other work). */
-    r->ahead_flags = flags & SWEEP_REPLAY_CORE && flags & SWEEP__REPLAY_READ_THREAD ? SWEEP__REPLAY_READ_DECODE
-                                                                                   : SWEEP__REPLAY_READ_INLINE;
     char sub[1024];
     if (flags & SWEEP_REPLAY_CORE) {
         r->core = sweep__replay_core_open(h, r->map, sub, sizeof sub);
@@ -884,12 +881,6 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec[i].results_cap = moves_cap;
         r->dec[i].movers = r->dec_movers[i];
         r->dec[i].movers_cap = 64;
-    }
-    r->ahead = sweep__replay_read_start(r->reader, h, r->ahead_flags);
-    if (!r->ahead) {
-        snprintf(err, errlen, "out of memory");
-        sweep_replay_close(r);
-        return NULL;
     }
     r->stats.segments = 1;
     return r;
@@ -948,7 +939,6 @@ void sweep_replay_close(sweep_replay *r)
 {
     if (!r)
         return;
-    sweep__replay_read_stop(r->ahead);
     sweep_record_close(r->reader);
     sweep_server_destroy(r->server);
     sweep__replay_core_close(r->core);
@@ -960,7 +950,8 @@ void sweep_replay_close(sweep_replay *r)
     }
     free(r->sessions);
     free(r->ids);
-    free(r->expect);
+    free(r->recs[0]);
+    free(r->recs[1]);
     free(r->sent);
     free(r->arena);
     free(r->input);

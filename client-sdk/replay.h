@@ -18,9 +18,11 @@
  * server granted), sweep_act (Walk), sweep_move_in (Fly) or the Noclip
  * arithmetic is run on the map, the movers are ticked in step with the
  * log's TICK records, and what the core computes is compared with the
- * recorded MoveResult bit for bit: position, velocity, grounded, ground
+ * log bit for bit (with the move's MOVE record in a version 2 log, the
+ * MoveResult in a version 1 log): position, velocity, grounded, ground
  * normal and material, every contact, the ground mover, speed_excess and
- * the core's rule bits (Speed, Jump, Limit), the server tick, and after a
+ * the core's rule bits (Speed, Jump, Limit), the server tick (version 1:
+ * a MOVE record is placed in its tick by the log itself), and after a
  * mover moved the entity its start position and what moved it; crushes
  * are compared with the recorded Despawneds. It does not check what only
  * the server decides (spawn places, time budgets, claims and corrections,
@@ -28,11 +30,9 @@
  * cannot re-run from the core alone (recorded with --players-block on:
  * there every move meets the other players' shells). It checks a log's
  * motion without the server's request path. Where the machine has a
- * second CPU the core depth reads the log ahead on it (a CRC per frame,
- * a verified decode of each Move and MoveResult; client-sdk/replay_read.h),
- * so the replay's own thread mostly runs the core and the movers' ticks;
- * the full depth reads on its own thread, its cost being the server's
- * request path (decode, checks, encode) around each core move.
+ * second CPU, both depths have the frames' checksums summed ahead on it
+ * (sweep_record_check_ahead, server/record.h); everything else is done on
+ * the replay's own thread.
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);

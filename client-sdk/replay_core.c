@@ -33,6 +33,17 @@
  * open rather than half checked. Resent answers (a sequence already
  * applied) are not runs of the core and are skipped; moves answered with
  * an Error have no result and are counted.
+ *
+ * A version 2 log holds a MOVE record (server/record.h) for every move
+ * the core ran and the server applied: its input (wish, buttons, mode,
+ * granted time) and the core's output. There each MOVE is run from its
+ * own input and the image of the result, built by the writer's code
+ * (server/record_move.h), compared with the record by memcmp; the Move
+ * and MoveResult are not decoded (of an answer only its kind is read),
+ * unless the images differ: then the answer is decoded to name the field
+ * as above, or, when it is the MOVE record alone that differs, the MOVE's
+ * field ("MOVE.position.x"). Version 1 logs are checked on their
+ * MoveResults as described above.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -426,21 +437,13 @@ static int decode_motion(const sweep_decoder *d, aligned_buf *b, const sweep_rec
 /* Decodes an OUT record for its session; -1 after sweep__replay_fail.
  * With v, as decode_motion: a result or batch of them only into *v unless
  * *full says m was decoded too. */
-static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *or, sweep_message *m,
+static int decode_out(sweep_replay *r, sweep__replay_core *c, const sweep_record *o, sweep_message *m,
                       sweep_decoded_motion *v, int *full)
 {
-    const sweep_record *o = &or->rec;
     const core_session *s = find_session(c, o->session);
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
                                   "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
-    if (v && or->decoded && !sweep__replay_watched(r)) {
-        /* Decoded ahead (replay_read.h), as decode_motion would have. */
-        *v = or->motion;
-        m->kind = v->kind;
-        *full = 0;
-        return 0;
-    }
     int rc = v ? decode_motion(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, sweep__replay_watched(r), v, m, full)
                : decode(&c->dec_out, &c->out_buf, &o->bytes, s->tcp, m);
     if (rc != 0)
@@ -652,8 +655,9 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
     rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo.act.rules & SWEEP__RECORD_MOVE_RULES);
     rep->speed_excess = mo.act.speed_excess;
     rep->applied_dt = granted;
-    *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->radii, before, a,
-                                    {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, rep->has_start_position};
+    if (c->observer)
+        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->radii, before, a,
+                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, rep->has_start_position};
     return SWEEP_OK;
 }
 
@@ -713,18 +717,18 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
  * from the replayed one; otherwise (the MOVE record itself is what
  * differs) the MOVE's own field. */
 static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
-                        const sweep__replay_rec *const *outs, uint32_t out_count, sweep_msg_move_result *rep,
+                        const sweep_record *outs, uint32_t out_count, sweep_msg_move_result *rep,
                         sweep_status st)
 {
     char name[64], what[160];
     uint32_t sequence = rep->sequence;
     for (uint32_t k = 0; k < out_count; k++) {
-        const sweep_record *o = &outs[k]->rec;
+        const sweep_record *o = &outs[k];
         sweep_message m;
         sweep_decoded_motion v;
         int full;
         if (o->type != SWEEP_RECORD_OUT || o->session != mo->session ||
-            decode_out(r, c, outs[k], &m, &v, &full) != 0)
+            decode_out(r, c, &outs[k], &m, &v, &full) != 0)
             continue;
         for (uint32_t i = 0; i < v.result_count; i++) {
             const sweep_msg_move_result *rec = &v.results[i];
@@ -761,7 +765,7 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
  * it holds, and its image built by the writer's own code
  * (server/record_move.h) compared with the recorded one. */
 static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
-                      const sweep__replay_rec *const *outs, uint32_t out_count)
+                      const sweep_record *outs, uint32_t out_count)
 {
     const uint8_t *p = mo->bytes.ptr;
     core_entity *e = find_entity(c, mo->entity);
@@ -804,7 +808,7 @@ static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record
  * core depth of a version 2 log a move's request is never read: its MOVE
  * records hold what the core was given. */
 typedef struct request {
-    const sweep__replay_rec *xr;
+    const sweep_record *x;
     int tcp, decoded;
     sweep_message req;
     sweep_decoded_motion rv;
@@ -814,12 +818,9 @@ static int request_decode(sweep_replay *r, sweep__replay_core *c, request *q)
 {
     if (q->decoded)
         return 0;
-    const sweep_record *x = &q->xr->rec;
+    const sweep_record *x = q->x;
     int full;
-    if (q->xr->decoded) {
-        q->rv = q->xr->motion; /* decoded ahead (replay_read.h) */
-        q->req.kind = q->rv.kind;
-    } else if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, q->tcp, 0, &q->rv, &q->req, &full) != 0) {
+    if (decode_motion(&c->dec_in, &c->in_buf, &x->bytes, q->tcp, 0, &q->rv, &q->req, &full) != 0) {
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": a request the server took does not decode (corrupt log)",
                                   sweep__replay_path(r), x->offset);
     }
@@ -863,18 +864,19 @@ static int on_answer(sweep_replay *r, sweep__replay_core *c, const sweep_record 
 /* A version 2 log: each MOVE is checked on its own; of the OUT records
  * only the kind is read, and a move's result (what the MOVE holds) is not
  * decoded unless a watcher wants it. */
-static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, const sweep__replay_rec *const *outs,
+static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, const sweep_record *outs,
                             uint32_t out_count)
 {
     int watched = sweep__replay_watched(r);
+    const core_session *own = find_session(c, q->x->session); /* most answers go to the request's session */
     for (uint32_t k = 0; k < out_count; k++) {
-        const sweep_record *o = &outs[k]->rec;
+        const sweep_record *o = &outs[k];
         if (o->type == SWEEP_RECORD_MOVE) {
             if (check_move(r, c, o, outs, out_count) != 0)
                 return -1;
             continue;
         }
-        const core_session *s = find_session(c, o->session);
+        const core_session *s = o->session == q->x->session ? own : find_session(c, o->session);
         if (!s)
             return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
                                       "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
@@ -885,7 +887,7 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
             (kind == SWEEP_MSG_MOVE_RESULT || kind == SWEEP_MSG_MOVE_RESULT_BATCH))
             continue;
         sweep_message m;
-        if (decode_out(r, c, outs[k], &m, NULL, NULL) != 0 || on_answer(r, c, o, q, &m) != 0)
+        if (decode_out(r, c, &outs[k], &m, NULL, NULL) != 0 || on_answer(r, c, o, q, &m) != 0)
             return -1;
         if (watched)
             sweep__replay_notify(r, o->session, &m);
@@ -893,16 +895,15 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
     return 0;
 }
 
-int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *xr,
-                                  const sweep__replay_rec *const *outs, uint32_t out_count)
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                                  const sweep_record *outs, uint32_t out_count)
 {
-    const sweep_record *x = &xr->rec;
     core_session *s = find_session(c, x->session);
     if (!s)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": IN for session %" PRIu64 ", which no OPEN began (corrupt "
                                   "log)", sweep__replay_path(r), x->offset, x->session);
     request q;
-    q.xr = xr;
+    q.x = x;
     q.tcp = s->tcp;
     q.decoded = 0;
     if (c->compact)
@@ -913,11 +914,11 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     const sweep_msg_move *moves = q.rv.moves;
     uint32_t move_count = q.rv.move_count, cursor = 0;
     for (uint32_t k = 0; k < out_count; k++) {
-        const sweep_record *o = &outs[k]->rec;
+        const sweep_record *o = &outs[k];
         sweep_message m;
         sweep_decoded_motion v;
         int full;
-        if (decode_out(r, c, outs[k], &m, &v, &full) != 0)
+        if (decode_out(r, c, &outs[k], &m, &v, &full) != 0)
             return -1;
         int rc = 0;
         if (m.kind == SWEEP_MSG_MOVE_RESULT || m.kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
@@ -941,7 +942,7 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
  * crushed entities taken out, each compared with the Despawned the server
  * sent its owner (from the last body to the first, as it sends them). */
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                               const sweep__replay_rec *const *outs, uint32_t out_count)
+                               const sweep_record *outs, uint32_t out_count)
 {
     if (c->observer)
         c->observer(c->observer_ctx, NULL);
@@ -987,13 +988,16 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         if (k >= out_count || k >= crushed) {
             snprintf(rec, sizeof rec, "%u", out_count);
             snprintf(rep, sizeof rep, "%u (entities crushed)", crushed);
-            const sweep_record *o = k < out_count ? &outs[k]->rec : NULL;
+            const sweep_record *o = k < out_count ? &outs[k] : NULL;
             return sweep__replay_diverge(r, o ? o->session : 0, 0, o ? o->offset : x->offset,
                                          "number of messages sent", rec, rep);
         }
-        const sweep_record *o = &outs[k]->rec;
+        const sweep_record *o = &outs[k];
         sweep_message m;
-        if (decode_out(r, c, outs[k], &m, NULL, NULL) != 0)
+        if (o->type != SWEEP_RECORD_OUT)
+            return sweep__replay_fail(r, "%s: byte %" PRIu64 ": %s record after a TICK, which runs no move (corrupt "
+                                      "log)", sweep__replay_path(r), o->offset, sweep_record_type_name(o->type));
+        if (decode_out(r, c, &outs[k], &m, NULL, NULL) != 0)
             return -1;
         const core_entity *e = &c->ents[c->crushed[2 * k]];
         uint32_t by = mover_id(c, c->crushed[2 * k + 1]);

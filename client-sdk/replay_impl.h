@@ -16,19 +16,12 @@
 #include <stdint.h>
 
 #include "client-sdk/replay.h"
-#include "client-sdk/replay_read.h"
 #include "core/crowd.h"
 #include "core/motion.h"
 #include "protocol/message.h"
 #include "server/record.h"
 
 typedef struct sweep__replay_core sweep__replay_core;
-
-/* sweep_replay_open_flags at the core depth: the log read and its moves
- * and results decoded ahead on a second thread where there is a second
- * CPU (client-sdk/replay_read.h), instead of on the replay's own thread,
- * the default (see replay.c for why; for tests and measurements). */
-#define SWEEP__REPLAY_READ_THREAD (1u << 16)
 
 /* ---- replay.c, for the core depth ------------------------------------- */
 
@@ -64,14 +57,15 @@ void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message
 sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const char *map, char *err, size_t errlen);
 void sweep__replay_core_close(sweep__replay_core *c);
 
-/* The records of the log, each with its group (IDs and OUTs after it):
+/* The records of the log, each with its group (the MOVEs and OUTs after
+ * it, in order; the IDs are replay.c's):
  * 0, or -1 after sweep__replay_fail or a divergence. */
 int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
 int sweep__replay_core_on_close(sweep_replay *r, sweep__replay_core *c, const sweep_record *x);
-int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep__replay_rec *x,
-                                  const sweep__replay_rec *const *outs, uint32_t out_count);
+int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
+                                  const sweep_record *outs, uint32_t out_count);
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
-                               const sweep__replay_rec *const *outs, uint32_t out_count);
+                               const sweep_record *outs, uint32_t out_count);
 
 /* The core depth's state of r; NULL at the full depth. */
 sweep__replay_core *sweep__replay_core_of(sweep_replay *r);

@@ -24,7 +24,7 @@ typedef struct ctab {
     uint32_t tsize;
 } ctab;
 
-static int ctab_at(const uint8_t *b, size_t n, size_t pos, ctab *t)
+static inline int ctab_at(const uint8_t *b, size_t n, size_t pos, ctab *t)
 {
     if (pos % 4 || pos > n || n - pos < 4)
         return -1;
@@ -172,7 +172,7 @@ static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *
 }
 
 /* The root table of a message, checked: 0, or -1. */
-static int open_root(const uint8_t *b, size_t n, unsigned flags, ctab *root)
+static inline int open_root(const uint8_t *b, size_t n, unsigned flags, ctab *root)
 {
     size_t base = 0;
     if (n > SWEEP__MAX_BUFFER)
@@ -182,7 +182,8 @@ static int open_root(const uint8_t *b, size_t n, unsigned flags, ctab *root)
             return -1;
         base = 4;
     }
-    if (n - base < 12 || memcmp(b + base + 4, SWEEP_WIRE_IDENTIFIER, 4) != 0)
+    /* The identifier as one 32-bit compare: memcmp was a call per message. */
+    if (n - base < 12 || sweep__rd32(b + base + 4) != sweep__rd32((const uint8_t *)SWEEP_WIRE_IDENTIFIER))
         return -1;
     uint32_t ro = sweep__rd32(b + base);
     if (ro == 0 || ro > n - base || ctab_at(b, n, base + ro, root) != 0)

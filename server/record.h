@@ -173,6 +173,14 @@ const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r);
  * offset and what is wrong. */
 int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen);
 
+/* Checks the frames' checksums ahead of sweep_record_next on a second
+ * thread, where there is a second CPU: a frame it has found whole is not
+ * summed again when read, and what the reader gives (records, errors,
+ * where) is the same either way, since it sums itself whatever the thread
+ * has not vouched for. 1 if the thread runs, 0 if not (one CPU, or no
+ * thread to be had: nothing changes). Stopped by sweep_record_close. */
+int sweep_record_check_ahead(sweep_record_reader *r);
+
 /* After the end: 1 if the last frame was cut short (the writer was killed
  * mid-write), with the offset it started at. */
 int sweep_record_truncated(const sweep_record_reader *r, uint64_t *at);

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include <libdeflate.h>
 
+#include "protocol/format.h"
 #include "server/record.h"
 #include "server/record_move.h"
 
@@ -29,6 +32,13 @@ struct sweep_record_reader {
     uint64_t truncated_at;
     uint64_t bound; /* longest frame this log can hold (sweep_record_frame_bound) */
     sweep_record_head head;
+    /* sweep_record_check_ahead: every frame that ends at or before
+     * verified_end had its checksum computed by the thread, and it
+     * matched. */
+    pthread_t ahead;
+    int ahead_started;
+    atomic_size_t verified_end;
+    atomic_int ahead_stop;
 };
 
 static const char *const type_names[] = {"?",    "HEAD", "OPEN", "CLOSE", "IN",  "ID",
@@ -39,14 +49,14 @@ const char *sweep_record_type_name(unsigned type)
     return type < sizeof type_names / sizeof type_names[0] ? type_names[type] : "?";
 }
 
-static uint32_t u32_at(const uint8_t *p)
+static inline uint32_t u32_at(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return sweep__rd32(p); /* one load where the host is little-endian */
 }
 
-static uint64_t u64_at(const uint8_t *p)
+static inline uint64_t u64_at(const uint8_t *p)
 {
-    return (uint64_t)u32_at(p) | (uint64_t)u32_at(p + 4) << 32;
+    return sweep__rd64(p);
 }
 
 /* A cursor over one record's payload: reads past its end set `bad`. */
@@ -150,8 +160,10 @@ static void parse_head(cursor *c, sweep_record_head *h)
     h->previous = get_str(c);
 }
 
-/* Moves to the next frame: 1, 0 at the end (or a torn tail), -1. */
-static int next_frame(sweep_record_reader *r, char *err, size_t errlen)
+/* Moves to the next frame: 1, 0 at the end (or a torn tail), -1. Once a
+ * frame, and apart from sweep_record_next, whose records need none of
+ * its registers. */
+static __attribute__((noinline)) int next_frame(sweep_record_reader *r, char *err, size_t errlen)
 {
     if (r->pos == r->size)
         return 0;
@@ -173,6 +185,15 @@ static int next_frame(sweep_record_reader *r, char *err, size_t errlen)
         return 0;
     }
     const uint8_t *body = r->data + at + SWEEP_RECORD_FRAME_HEADER;
+    /* A frame the thread of sweep_record_check_ahead vouched for is not
+     * summed again; any other (the thread is behind, or stopped at a bad
+     * frame) is summed here, so an error is this thread's, named alike. */
+    if (at + SWEEP_RECORD_FRAME_HEADER + len <= atomic_load_explicit(&r->verified_end, memory_order_acquire)) {
+        r->body_pos = at + SWEEP_RECORD_FRAME_HEADER;
+        r->body_end = r->body_pos + len;
+        r->pos = r->body_end;
+        return 1;
+    }
     /* libdeflate's CRC-32 (the same polynomial and bits as zlib's, which
      * the writer used to call) folds with carry-less multiplication where
      * the CPU has it: the checksum of every frame was most of what reading
@@ -187,26 +208,12 @@ static int next_frame(sweep_record_reader *r, char *err, size_t errlen)
     return 1;
 }
 
-int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen)
+/* Any record the fast path of sweep_record_next does not take: the rare
+ * ones, and every bad one, whose error is named here. Kept apart so the
+ * fast path needs no stack for it. */
+static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_record *out, size_t at, uint8_t type,
+                                                uint32_t len, char *err, size_t errlen)
 {
-    while (r->body_pos == r->body_end) {
-        int f = next_frame(r, err, errlen);
-        if (f <= 0)
-            return f;
-    }
-    size_t at = r->body_pos;
-    if (r->body_end - at < 5)
-        return fail(err, errlen, "%s: record at byte %zu: cut short by the end of its frame (corrupt log)", r->path, at);
-    uint8_t type = r->data[at];
-    uint32_t len = u32_at(r->data + at + 1);
-    if (r->body_end - at - 5 < len)
-        return fail(err, errlen, "%s: record at byte %zu (%s, %u bytes) runs past the end of its frame (corrupt log)",
-                    r->path, at, sweep_record_type_name(type), len);
-    /* Only the fields of this type are set: a record is read per message
-     * of the log, and zeroing the whole struct (its HEAD most of it) cost
-     * more than parsing most records. Every reader looks at the type first. */
-    out->type = type;
-    out->offset = at;
     cursor c = {r->data + at + 5, len, 0};
     switch (type) {
     case SWEEP_RECORD_HEAD:
@@ -265,6 +272,68 @@ int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size
                     r->path, at, sweep_record_type_name(type), len);
     r->body_pos = at + 5 + len;
     return 1;
+}
+
+int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen)
+{
+    while (r->body_pos == r->body_end) {
+        int f = next_frame(r, err, errlen);
+        if (f <= 0)
+            return f;
+    }
+    size_t at = r->body_pos;
+    if (r->body_end - at < 5)
+        return fail(err, errlen, "%s: record at byte %zu: cut short by the end of its frame (corrupt log)", r->path, at);
+    const uint8_t *p = r->data + at;
+    uint8_t type = p[0];
+    uint32_t len = u32_at(p + 1);
+    if (r->body_end - at - 5 < len)
+        return fail(err, errlen, "%s: record at byte %zu (%s, %u bytes) runs past the end of its frame (corrupt log)",
+                    r->path, at, sweep_record_type_name(type), len);
+    /* Only the fields of this type are set: a record is read per message
+     * of the log, and zeroing the whole struct (its HEAD most of it) cost
+     * more than parsing most records. Every reader looks at the type first. */
+    out->type = type;
+    out->offset = at;
+    const uint8_t *q = p + 5;
+    /* The records of every move and tick, straight from their fixed
+     * places (a replay reads three or four a move); the others, and any
+     * that is bad, in parse_slow. */
+    switch (type) {
+    case SWEEP_RECORD_IN:
+    case SWEEP_RECORD_OUT:
+        if (len <= 8)
+            break;
+        out->session = u64_at(q);
+        out->bytes.ptr = q + 8;
+        out->bytes.len = len - 8;
+        r->body_pos = at + 5 + len;
+        return 1;
+    case SWEEP_RECORD_MOVE:
+        if (r->head.version < 2 || !sweep__record_move_ok(q, len))
+            break;
+        out->session = u64_at(q);
+        out->entity = u32_at(q + 8);
+        out->bytes.ptr = q;
+        out->bytes.len = len;
+        r->body_pos = at + 5 + len;
+        return 1;
+    case SWEEP_RECORD_TICK:
+        if (len != 8)
+            break;
+        out->tick = u64_at(q);
+        r->body_pos = at + 5 + len;
+        return 1;
+    case SWEEP_RECORD_ID:
+        if (len != 4)
+            break;
+        out->entity = u32_at(q);
+        r->body_pos = at + 5 + len;
+        return 1;
+    default:
+        break;
+    }
+    return parse_slow(r, out, at, type, len, err, errlen);
 }
 
 sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errlen)
@@ -338,6 +407,39 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
     return NULL;
 }
 
+/* The thread of sweep_record_check_ahead: walks the frames from the first
+ * as next_frame does, and publishes how far their checksums matched. It
+ * stops at the end, at a torn or bad frame (the reader finds and names it
+ * itself), or when told to. */
+static void *check_ahead(void *arg)
+{
+    sweep_record_reader *r = arg;
+    size_t pos = SWEEP_RECORD_HEADER_SIZE;
+    while (!atomic_load_explicit(&r->ahead_stop, memory_order_relaxed)) {
+        if (r->size - pos < SWEEP_RECORD_FRAME_HEADER)
+            break;
+        uint32_t len = u32_at(r->data + pos), crc = u32_at(r->data + pos + 4);
+        if (len == 0 || len > r->bound || r->size - pos - SWEEP_RECORD_FRAME_HEADER < len)
+            break;
+        if (libdeflate_crc32(0, r->data + pos + SWEEP_RECORD_FRAME_HEADER, len) != crc)
+            break;
+        pos += SWEEP_RECORD_FRAME_HEADER + len;
+        atomic_store_explicit(&r->verified_end, pos, memory_order_release);
+    }
+    return NULL;
+}
+
+int sweep_record_check_ahead(sweep_record_reader *r)
+{
+    if (r->ahead_started)
+        return 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 2 || pthread_create(&r->ahead, NULL, check_ahead, r) != 0)
+        return 0;
+    r->ahead_started = 1;
+    return 1;
+}
+
 const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r)
 {
     return &r->head;
@@ -371,6 +473,10 @@ void sweep_record_close(sweep_record_reader *r)
 {
     if (!r)
         return;
+    if (r->ahead_started) {
+        atomic_store_explicit(&r->ahead_stop, 1, memory_order_relaxed);
+        pthread_join(r->ahead, NULL);
+    }
     if (r->data)
         munmap((void *)r->data, r->size);
     free(r);

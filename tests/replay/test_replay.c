@@ -39,7 +39,6 @@
 
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
-#include "client-sdk/replay_read.h"
 #include "protocol/decode.h"
 #include "server/record.h"
 
@@ -1527,44 +1526,43 @@ static void cli_core_depth(void **state)
     free(out);
 }
 
-/* ---- reading ahead (client-sdk/replay_read.h) ------------------------------- */
+/* ---- a log that goes bad, read with and without its checksums ahead --------- */
 
 /* Every record of a segment through the read-ahead, as (type, offset)
  * pairs, and how it ended. */
+/* The records of a log as sweep_record_next gives them (type and offset
+ * of each), and how it ends. */
 typedef struct read_trace {
     uint64_t *items;
     size_t count;
     int rc;
-    int threaded;
     char err[1200];
 } read_trace;
 
-static void trace_read(const char *path, unsigned flags, read_trace *t)
+static void trace_read(const char *path, int ahead, read_trace *t)
 {
     char err[1400];
     memset(t, 0, sizeof *t);
     sweep_record_reader *rd = sweep_record_open(path, err, sizeof err);
     if (!rd)
         fail_msg("%s", err);
-    sweep__replay_read *q = sweep__replay_read_start(rd, sweep_record_head_of(rd), flags);
-    assert_non_null(q);
-    t->threaded = sweep__replay_read_threaded(q);
+    if (ahead) {
+        assert_int_equal(sweep_record_check_ahead(rd), sysconf(_SC_NPROCESSORS_ONLN) > 1);
+        /* Sometimes ahead of the reader, sometimes behind it. */
+        if (ahead == 2)
+            usleep(20000);
+    }
     size_t cap = 0;
-    const sweep__replay_rec *x;
-    while ((x = sweep__replay_read_next(q, &t->rc, t->err, sizeof t->err))) {
+    sweep_record x;
+    while ((t->rc = sweep_record_next(rd, &x, t->err, sizeof t->err)) == 1) {
         if (t->count + 2 > cap) {
             cap = cap ? 2 * cap : 1024;
             t->items = realloc(t->items, cap * sizeof *t->items);
             assert_non_null(t->items);
         }
-        t->items[t->count++] = x->rec.type;
-        t->items[t->count++] = x->rec.offset;
-        /* What was decoded ahead is what the replay would decode. */
-        if (x->decoded)
-            assert_true(x->motion.move_count > 0 || x->motion.result_count > 0);
-        sweep__replay_read_release(q);
+        t->items[t->count++] = x.type;
+        t->items[t->count++] = x.offset;
     }
-    sweep__replay_read_stop(q);
     sweep_record_close(rd);
 }
 
@@ -1585,12 +1583,11 @@ static void replay_until_bad(const char *path, unsigned flags, sweep_replay_stat
 
 /* A log that goes bad in its last frame (a checksum that fails, a record
  * running past its frame, a message that does not decode, the last two
- * under a checksum made right): the read-ahead gives the records up to
- * there, and the same error at the same place, as reading on the replay's
- * own thread; replays stop alike with and without it, at both depths. On
- * a machine with one CPU both ways read inline and this only checks that
- * the inline way stops where it should. */
-static void read_ahead_stops_where_the_log_goes_bad(void **state)
+ * under a checksum made right): the reader gives the records up to there
+ * and names the place, the same with the checksums checked ahead on a
+ * second thread (sweep_record_check_ahead: the replays use it), whether
+ * that thread is ahead or behind; both depths stop there alike. */
+static void replays_stop_where_the_log_goes_bad(void **state)
 {
     (void)state;
     char log[1200], out[400];
@@ -1637,55 +1634,43 @@ static void read_ahead_stops_where_the_log_goes_bad(void **state)
         write_all(out, buf, len);
         free(buf);
 
-        read_trace ahead, inline_, starved;
-        trace_read(out, SWEEP__REPLAY_READ_DECODE, &ahead);
-        trace_read(out, SWEEP__REPLAY_READ_INLINE, &inline_);
-        trace_read(out, SWEEP__REPLAY_READ_DECODE | SWEEP__REPLAY_READ_STARVE, &starved);
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        assert_int_equal(ahead.threaded, cpus > 1);
-        assert_false(inline_.threaded);
-        assert_int_equal(ahead.rc, inline_.rc);
-        assert_string_equal(ahead.err, inline_.err);
-        assert_int_equal(ahead.count, inline_.count);
-        assert_memory_equal(ahead.items, inline_.items, ahead.count * sizeof *ahead.items);
-        /* Falling back to one thread midway changes nothing either. */
-        assert_int_equal(starved.rc, inline_.rc);
-        assert_string_equal(starved.err, inline_.err);
-        assert_int_equal(starved.count, inline_.count);
-        assert_memory_equal(starved.items, inline_.items, starved.count * sizeof *starved.items);
-        if (kind < 2) {
-            assert_int_equal(ahead.rc, -1);
-            if (!strstr(ahead.err, where) || !strstr(ahead.err, want[kind]))
-                fail_msg("read-ahead error '%s' does not say '%s' and '%s'", ahead.err, where, want[kind]);
-        } else {
-            assert_int_equal(ahead.rc, 0); /* the records are whole; the message is what is bad */
+        read_trace tr, tr_ahead[2];
+        trace_read(out, 0, &tr);
+        assert_true(tr.count > 100);
+        /* Checksums checked ahead on a second thread change nothing. */
+        for (int a = 0; a < 2; a++) {
+            trace_read(out, a + 1, &tr_ahead[a]);
+            assert_int_equal(tr_ahead[a].rc, tr.rc);
+            assert_string_equal(tr_ahead[a].err, tr.err);
+            assert_int_equal(tr_ahead[a].count, tr.count);
+            assert_memory_equal(tr_ahead[a].items, tr.items, tr.count * sizeof *tr.items);
+            free(tr_ahead[a].items);
         }
-        free(ahead.items);
-        free(inline_.items);
-        free(starved.items);
+        if (kind < 2) {
+            assert_int_equal(tr.rc, -1);
+            if (!strstr(tr.err, where) || !strstr(tr.err, want[kind]))
+                fail_msg("reader error '%s' does not say '%s' and '%s'", tr.err, where, want[kind]);
+        } else {
+            assert_int_equal(tr.rc, 0); /* the records are whole; the message is what is bad */
+        }
+        free(tr.items);
 
-        /* Replays: the core depth with and without the read-ahead, and
-         * the full depth, all stop at the same place, naming it. */
-        char e_ahead[2100], e_inline[2100], e_full[2100];
-        sweep_replay_stats s_ahead, s_inline, s_full;
-        replay_until_bad(out, SWEEP_REPLAY_CORE | SWEEP__REPLAY_READ_THREAD, &s_ahead, e_ahead, sizeof e_ahead);
-        replay_until_bad(out, SWEEP_REPLAY_CORE, &s_inline, e_inline, sizeof e_inline);
+        /* Replays: the core depth and the full depth stop at the same
+         * place, naming it. */
+        char e_core[2100], e_full[2100];
+        sweep_replay_stats s_core, s_full;
+        replay_until_bad(out, SWEEP_REPLAY_CORE, &s_core, e_core, sizeof e_core);
         replay_until_bad(out, 0, &s_full, e_full, sizeof e_full);
-        assert_string_equal(e_ahead, e_inline);
-        if (strstr(e_ahead, "divergence") || !strstr(e_ahead, where) || !strstr(e_ahead, want[kind]))
-            fail_msg("core replay error '%s' does not say '%s' and '%s'", e_ahead, where, want[kind]);
-        assert_int_equal(s_ahead.ticks, s_inline.ticks);
-        assert_int_equal(s_ahead.requests, s_inline.requests);
-        assert_int_equal(s_ahead.moves, s_inline.moves);
-        assert_int_equal(s_ahead.outputs, s_inline.outputs);
-        assert_true(s_ahead.moves > 0);
+        if (strstr(e_core, "divergence") || !strstr(e_core, where) || !strstr(e_core, want[kind]))
+            fail_msg("core replay error '%s' does not say '%s' and '%s'", e_core, where, want[kind]);
+        assert_true(s_core.moves > 0);
         /* Corruption, not a made-up divergence: the full depth fails
          * reading alike; it compares the recorded answer as bytes and
          * never decodes it, so there the garbled one differs from the
          * server's. */
-        assert_int_equal(s_full.ticks, s_ahead.ticks);
+        assert_int_equal(s_full.ticks, s_core.ticks);
         if (kind < 2)
-            assert_string_equal(e_full, e_ahead);
+            assert_string_equal(e_full, e_core);
         else if (!strstr(e_full, "divergence at tick") || !strstr(e_full, "message bytes"))
             fail_msg("full replay of a garbled answer: '%s'", e_full);
     }
@@ -1754,7 +1739,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
-        cmocka_unit_test(read_ahead_stops_where_the_log_goes_bad),
+        cmocka_unit_test(replays_stop_where_the_log_goes_bad),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
