@@ -11,9 +11,11 @@
  *      and Response", chapter 12 of a game programming course); steep
  *      surfaces act as vertical walls here whenever sliding along them
  *      would rise, so walking never climbs a steep ramp;
- *   3. if the body was grounded and the lateral move was blocked, tries to
- *      step up by at most step_height and keeps the step only if it lands on
- *      walkable ground and goes further;
+ *   3. if the body was grounded and the lateral move was blocked by
+ *      something it could step over (touched no higher than step_height
+ *      above its feet: a riser, a step's nose), tries to step up by at most
+ *      step_height and keeps the step only if it lands on walkable ground
+ *      and goes further; a wall touched only higher up is slid along;
  *   4. moves the vertical part: falling stops on walkable ground, slides
  *      down steep ground;
  *   5. if the body was grounded, is not moving up and lost the ground, snaps

@@ -312,6 +312,69 @@ static void step_too_high_blocks(void **state)
     scene_free(&s);
 }
 
+/*
+ * A wall taller than a step, walked into head-on and at a slant: touched
+ * only above step_height, it cannot be stepped over, so no move tries to
+ * (the lateral slide and the gravity pass only: a step-up would add a
+ * rise, a slide and a fall).
+ */
+static void tall_wall_tries_no_step(void **state)
+{
+    (void)state;
+    const sweep_vec3 ways[] = {{3, 0, 0}, {3, 3, 0}, {3, -1, 0}};
+    for (int k = 0; k < 3; k++) {
+        scene s;
+        scene_init(&s);
+        floor_quad(&s, -50, -50, 50, 50, 0);
+        box(&s, 2, -50, -1, 3, 50, 3); /* wall face at x = 2 */
+        scene_build(&s);
+        body b = at(1.5, 0, 0.95);
+        walk(&s, &b, sweep_v3(0, 0, 0), 10);
+        int touched = 0;
+        for (int i = 0; i < 60; i++) {
+            step(&s, &b, ways[k]);
+            assert_true(b.grounded);
+            assert_false(b.last.flags & SWEEP_MOVED_STEPPED);
+            if (b.last.flags & SWEEP_MOVED_HIT) {
+                touched++;
+                if (b.last.iterations > 3)
+                    fail_msg("way %d, step %d: %u sweeps against a tall wall", k, i, b.last.iterations);
+            }
+        }
+        assert_true(touched > 50);
+        assert_true(b.pos.x <= 2.0 - 0.4);
+        near(b.pos.z, 0.9, 0.01);
+        scene_free(&s);
+    }
+}
+
+/* Stairs beside a wall, walked up at a slant pressed against the wall: the
+ * wall is touched high, the riser low, and the riser is climbed. */
+static void stairs_beside_wall_climb(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    floor_quad(&s, -50, -50, 50, 50, 0);
+    box(&s, -50, 1, -1, 50, 2, 3);       /* wall face at y = 1 */
+    box(&s, 2, -5, -0.5, 3, 1, 0.3);     /* a step 0.3 high up to the wall */
+    box(&s, 3, -5, -0.5, 6, 1, 0.6);     /* and a second one */
+    scene_build(&s);
+    body b = at(0, 0.55, 0.95);
+    walk(&s, &b, sweep_v3(0, 0, 0), 10);
+    int stepped = 0;
+    for (int i = 0; i < 90; i++) {
+        step(&s, &b, sweep_v3(3, 1, 0));
+        assert_true(b.grounded);
+        stepped += (b.last.flags & SWEEP_MOVED_STEPPED) != 0;
+    }
+    assert_true(stepped >= 2);
+    assert_true(b.pos.x > 3.5);
+    near(b.pos.z, 0.6 + 0.9, 0.01);
+    assert_true(b.pos.y <= 1.0 - 0.4);
+    scene_free(&s);
+}
+
 /* A ramp rising along +x from (2, z = 0) with rise per unit `slope`. */
 static void ramp(scene *s, double slope, double len)
 {
@@ -606,6 +669,8 @@ int main(void)
         cmocka_unit_test(narrow_corridor_blocks),
         cmocka_unit_test(stairs_up_and_down_stay_grounded),
         cmocka_unit_test(step_too_high_blocks),
+        cmocka_unit_test(tall_wall_tries_no_step),
+        cmocka_unit_test(stairs_beside_wall_climb),
         cmocka_unit_test(walkable_ramp_climbs_and_holds),
         cmocka_unit_test(steep_ramp_cannot_be_climbed_and_slides),
         cmocka_unit_test(pit_falls_and_lands),
