@@ -466,6 +466,53 @@ static void test_decode_motion_checked(void **state)
     }
 }
 
+/* sweep__decode_kind_checked names the kind sweep_decode_kind names on
+ * every sample, reads inside every cut of it (a heap copy of the exact
+ * size each), and on changed bytes the verifier accepts names the kind
+ * it does, or gives up. */
+static void kind_one(unsigned i, unsigned flags)
+{
+    sweep_message m = sample_message(i);
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(sweep_encode(&m, flags, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    sweep_msg_kind k, kv;
+    uint32_t seq;
+    assert_int_equal(sweep__decode_kind_checked(out, len, flags, &k), SWEEP_PROTO_OK);
+    assert_int_equal(k, m.kind);
+    uint8_t *copy = malloc(len);
+    assert_non_null(copy);
+    for (size_t cut = 0; cut < len; cut++) {
+        uint8_t *p = malloc(cut ? cut : 1);
+        assert_non_null(p);
+        memcpy(p, out, cut);
+        if (sweep__decode_kind_checked(p, cut, flags, &k) == SWEEP_PROTO_OK)
+            assert_false(flags & SWEEP_WIRE_SIZE_PREFIXED); /* the prefix no longer matches */
+        free(p);
+    }
+    for (size_t at = 0; at < len; at++) {
+        for (unsigned change = 0; change < 3; change++) {
+            memcpy(copy, out, len);
+            copy[at] = change == 0 ? (uint8_t)(copy[at] ^ 0xff) : change == 1 ? (uint8_t)(copy[at] + 1) : 0;
+            if (sweep__decode_kind_checked(copy, len, flags, &k) == SWEEP_PROTO_OK &&
+                sweep_decode_kind(copy, len, flags, &kv, &seq) == SWEEP_PROTO_OK)
+                assert_int_equal(k, kv);
+        }
+    }
+    free(copy);
+}
+
+static void test_decode_kind_checked(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sample_count(); i++) {
+        kind_one(i, 0);
+        kind_one(i, SWEEP_WIRE_SIZE_PREFIXED);
+    }
+    sweep_msg_kind k;
+    assert_int_equal(sweep__decode_kind_checked(NULL, 16, 0, &k), SWEEP_PROTO_E_ARG);
+}
+
 static void test_stats_rule_vectors(void **state)
 {
     (void)state;
@@ -825,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_decode_capacity),
         cmocka_unit_test(test_decode_motion_equals_decode),
         cmocka_unit_test(test_decode_motion_checked),
+        cmocka_unit_test(test_decode_kind_checked),
         cmocka_unit_test(test_batch_shares_vtables),
         cmocka_unit_test(test_stats_rule_vectors),
         cmocka_unit_test(test_stats_added_counters),
