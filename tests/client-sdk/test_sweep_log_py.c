@@ -329,6 +329,16 @@ static void summary_matches_replay(void **state)
     assert_int_equal(count_of(out, " OPEN "), 2);
     assert_int_equal(count_of(out, " transport=TCP identity="), 2);
     assert_int_equal(count_of(out, " END "), 1);
+    /* Format version 2: a MOVE record per applied move, as many with the
+     * core's Speed bit (1; with Jump 2 and Limit 4 beside it or not) as
+     * results with rule Speed. */
+    assert_int_equal(count_of(out, " MOVE "), moves);
+    free(out);
+    assert_int_equal(pylog(&out, "'%s' --records --json", log), 0);
+    assert_int_equal(count_of(out, "\"type\": \"MOVE\""), moves);
+    assert_int_equal(count_of(out, "\"rules\": 1,") + count_of(out, "\"rules\": 3,") +
+                         count_of(out, "\"rules\": 5,") + count_of(out, "\"rules\": 7,"),
+                     speed);
     free(out);
     /* The text summary names the same. */
     assert_int_equal(pylog(&out, "'%s'", log), 0);
