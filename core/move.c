@@ -76,11 +76,11 @@ static int is_walkable(const ctx *c, sweep_vec3 nw)
  * higher than step_height above its lowest point. The second rule is what a
  * round body needs: it meets a step, a kerb or a ledge at the step's top
  * edge, where the contact normal is steep although the surface is a floor.
- * Fills *ground_n with the normal of the surface stood on.
+ * nw is the contact's world normal. Fills *ground_n with the normal of the
+ * surface stood on.
  */
-static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 *ground_n)
+static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 nw, sweep_vec3 *ground_n)
 {
-    sweep_vec3 nw = to_world_normal(c, h->normal);
     if (is_walkable(c, nw)) {
         *ground_n = nw;
         return 1;
@@ -112,18 +112,21 @@ static int touches_low(const ctx *c, const sweep__scene_result *sr)
     return 0;
 }
 
-/* The first of a sweep's simultaneous contacts that supports the body. */
-static const sweep__scene_hit *support_of(const ctx *c, const sweep__scene_result *sr, sweep_vec3 *ground_n)
+/* The first of a sweep's simultaneous contacts that supports the body; nw
+ * holds their world normals. */
+static const sweep__scene_hit *support_of(const ctx *c, const sweep__scene_result *sr, const sweep_vec3 *nw,
+                                          sweep_vec3 *ground_n)
 {
     for (uint32_t i = 0; i < sr->count; i++)
-        if (supports(c, &sr->hits[i], ground_n))
+        if (supports(c, &sr->hits[i], nw[i], ground_n))
             return &sr->hits[i];
     return NULL;
 }
 
 /* Appends the contacts of one sweep (new triangles only) and grows the
- * extents box; e_at is the eSpace centre at the contact. */
-static void record(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_at)
+ * extents box; e_at is the eSpace centre at the contact, nw the contacts'
+ * world normals. */
+static void record(ctx *c, const sweep__scene_result *sr, const sweep_vec3 *nw, sweep_vec3 e_at)
 {
     sweep_move_result *res = c->res;
     res->flags |= SWEEP_MOVED_HIT;
@@ -139,7 +142,7 @@ static void record(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_at)
             continue;
         sweep_contact *ct = &res->contacts[res->contact_count++];
         ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
-        ct->normal = to_world_normal(c, h->normal);
+        ct->normal = nw[i];
         ct->triangle = h->index;
         ct->material = h->tri->material;
         ct->mover = h->mover;
@@ -237,10 +240,15 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         if (first && sr.t_min < 0.0)
             c->res->flags |= SWEEP_MOVED_STARTED_EMBEDDED;
         sweep_vec3 at = stop_point(c, from, disp, &sr);
-        record(c, &sr, at);
-        const sweep__scene_hit *h = &sr.hits[0];
-        sweep_vec3 ne = h->normal, nw = to_world_normal(c, ne), gn;
-        const sweep__scene_hit *support = support_of(c, &sr, &gn);
+        /* Each contact's world normal, once: the support test, the contact
+         * list and the slide all want it. */
+        sweep_vec3 nws[SWEEP__MAX_SIMULTANEOUS];
+        nws[0] = to_world_normal(c, sr.hits[0].normal); /* a contact has at least one */
+        for (uint32_t k = 1; k < sr.count; k++)
+            nws[k] = to_world_normal(c, sr.hits[k].normal);
+        record(c, &sr, nws, at);
+        sweep_vec3 ne = sr.hits[0].normal, nw = nws[0], gn;
+        const sweep__scene_hit *support = support_of(c, &sr, nws, &gn);
         if (!support) {
             if (c->has_up && !po->hit_low)
                 po->hit_low = touches_low(c, &sr);
@@ -301,6 +309,17 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
     *e_pos = from;
 }
 
+/* A result before any pass: no contacts, no ground, empty extents. */
+static void result_init(sweep_move_result *res, sweep_vec3 radii)
+{
+    memset(res, 0, sizeof *res);
+    res->ground_triangle = SWEEP_NO_TRIANGLE;
+    res->ground_mover = SWEEP_NO_MOVER;
+    res->ground_body = SWEEP_NO_BODY;
+    res->extents_min = radii;
+    res->extents_max = sweep_v3_scale(radii, -1.0);
+}
+
 static double horizontal_len2(const ctx *c, sweep_vec3 d)
 {
     return sweep_v3_len2(sweep_v3_madd(d, c->up, -sweep_v3_dot(d, c->up)));
@@ -321,12 +340,13 @@ static void set_ground(sweep_move_result *res, const pass_out *po)
  * step_height, the same lateral slide, then down onto walkable ground. Keeps
  * the result only if it lands and gets further across than the plain slide.
  */
-static void try_step(ctx *c, const sweep_move_result *before, sweep_vec3 e_start, sweep_vec3 e_lat,
-                     sweep_vec3 vel_in, sweep_vec3 *e_pos, sweep_vec3 *vel)
+static void try_step(ctx *c, sweep_vec3 e_start, sweep_vec3 e_lat, sweep_vec3 vel_in, sweep_vec3 *e_pos,
+                     sweep_vec3 *vel)
 {
-    /* The plain slide's contacts were only a try: the step starts afresh. */
+    /* The plain slide's contacts were only a try: the step starts afresh,
+     * from the result as it was before the slide (the move's first pass). */
     sweep_move_result plain = *c->res;
-    *c->res = *before;
+    result_init(c->res, c->radii);
     c->res->iterations = plain.iterations;
     double plain_progress = horizontal_len2(c, sweep_v3_mul(sweep_v3_sub(*e_pos, e_start), c->radii));
 
@@ -406,16 +426,6 @@ static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with
     }
 }
 
-static void result_init(sweep_move_result *res, sweep_vec3 radii)
-{
-    memset(res, 0, sizeof *res);
-    res->ground_triangle = SWEEP_NO_TRIANGLE;
-    res->ground_mover = SWEEP_NO_MOVER;
-    res->ground_body = SWEEP_NO_BODY;
-    res->extents_min = radii;
-    res->extents_max = sweep_v3_scale(radii, -1.0);
-}
-
 sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 position,
                         sweep_vec3 disp, int *hit)
 {
@@ -486,7 +496,6 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
     sweep_vec3 e_lat = sweep_v3_mul(disp_lat, c.inv_radii);
     if (sweep_v3_len2(e_lat) > 0.0) {
         sweep_vec3 vel_in = vel_lat;
-        sweep_move_result before = res;
         run_pass(&c, MODE_SLIDE, &e_pos, e_lat, &vel_lat, &po);
         /* A riser, or a step's nose met by the round body: climbing over
          * the nose would bleed the speed away, stepping up keeps it. A
@@ -498,7 +507,7 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
          * a ramp or over a bumpy floor, which a body away from the wall
          * does not get either. */
         if ((po.hit_low || po.hit_edge) && was_grounded && cfg->step_height > 0.0)
-            try_step(&c, &before, e_start, e_lat, vel_in, &e_pos, &vel_lat);
+            try_step(&c, e_start, e_lat, vel_in, &e_pos, &vel_lat);
     }
 
     /* 4: the vertical pass (gravity and jumps). */
