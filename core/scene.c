@@ -419,7 +419,7 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
             continue;
-        const sweep__tri_prep *p;
+        sweep__tri_prep *p;
         sweep__tri_prep local;
         if (cd->prep != SWEEP__UNPREPARED) {
             p = &s->prep[cd->prep];

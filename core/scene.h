@@ -54,9 +54,10 @@ typedef struct sweep__scene_result {
  * holds the exact double box (a cheap first test that never rejects what
  * the exact test keeps), and where its prepared eSpace form is.
  *
- * Stack: a sweep__scene is 68 KiB (48 bytes per kept triangle, 184 per
- * prepared one), on the stack of sweep_move_in and of the mover push
- * (one at a time); it was 30 KiB when every kept triangle was prepared.
+ * Stack: a sweep__scene is 75 KiB (48 bytes per kept triangle, 232 per
+ * prepared one, 48 of which keep its last closest point), on the stack of
+ * sweep_move_in and of the mover push (one at a time); it was 30 KiB when
+ * every kept triangle was prepared.
  */
 typedef struct sweep__candidate {
     sweep__tri_box box;    /* world space, widened */

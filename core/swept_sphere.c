@@ -11,6 +11,8 @@
  */
 #include "core/swept_sphere.h"
 
+#include <string.h>
+
 /*
  * First t in [0, tmax] where g(t) = A t^2 + B t + C reaches zero from above,
  * where g > 0 means "apart" and A >= 0. Returns -1 if there is none.
@@ -228,12 +230,26 @@ void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
 static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
                               sweep_sphere_hit *out);
 
-int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist,
+/* The same bits (a centre of -0.0 is not one of +0.0 here). */
+static inline int same_point(sweep_vec3 a, sweep_vec3 b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+int sweep__sphere_sweep_near(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist,
                              double nv, sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp, n = pt->n;
     if (dist < 1.0) {
-        sweep_vec3 q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
+        /* A function of the centre and the prepared triangle alone, so
+         * the one kept from the same centre is the same bits. */
+        sweep_vec3 q;
+        if (same_point(pt->qc, center)) {
+            q = pt->q;
+        } else {
+            q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
+            pt->qc = center, pt->q = q;
+        }
         sweep_vec3 away = sweep_v3_sub(center, q);
         /* The distance is still more than 1 at tmax (below): most
          * triangles here (their plane cuts the sphere, they do not) end

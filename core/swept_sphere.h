@@ -66,6 +66,11 @@ typedef struct sweep__tri_prep {
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
     int sharp;       /* not a needle: the convexity cut-off may be used */
+    /* The closest point q of the triangle to the centre qc, from the last
+     * sweep that needed it: a slide that stops within the skin starts its
+     * next sweep from the very same centre (a third of the closest points
+     * asked for on the corpus). qc starts as NaN, which no centre equals. */
+    sweep_vec3 qc, q;
 } sweep__tri_prep;
 
 /* Inline: the scene prepares a triangle the first time a sweep needs it,
@@ -80,6 +85,7 @@ static inline void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, 
     /* The angle at a has a sine of at least 1e-3: no needle, whose closest
      * points come from determinants that cancel. */
     p->sharp = p->nlen * p->nlen >= 1e-6 * sweep_v3_len2(p->ab) * sweep_v3_len2(p->ac);
+    p->qc = sweep_v3(NAN, NAN, NAN);
 }
 
 /* One sweep's path, shared by every triangle it is tested against. */
@@ -94,7 +100,7 @@ void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp);
 /* The rest of sweep__sphere_sweep_prepared, once the centre is known to be
  * in front of the plane at dist (units of the radius), moving along the
  * normal at nv, and able to reach the slab |dist| <= 1 by tmax. */
-int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist,
+int sweep__sphere_sweep_near(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist,
                              double nv, sweep_sphere_hit *out);
 
 /*
@@ -102,7 +108,7 @@ int sweep__sphere_sweep_near(const sweep__path *path, const sweep__tri_prep *pt,
  * which end most calls from a scene (about 3 in 4 on real levels), are
  * inline, so those calls cost no call.
  */
-static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+static inline int sweep__sphere_sweep_prepared(const sweep__path *path, sweep__tri_prep *pt, double tmax,
                                                sweep_sphere_hit *out)
 {
     double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));

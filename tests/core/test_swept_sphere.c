@@ -342,6 +342,73 @@ static void convexity_cutoff_changes_nothing(void **state)
     assert_true(sharp > 20000 && sharp < 40000);
 }
 
+/*
+ * A prepared triangle keeps the closest point to the last centre that
+ * needed one: every sweep through a triangle kept across sweeps (as a move
+ * keeps it) must give the same bits as through one prepared afresh. The
+ * sweeps of a run start from a few centres, each used again (as a slide
+ * stopped within the skin starts its next sweep from the very same
+ * centre), close to the plane so that the closest point is needed, and
+ * include centres of +0.0 and -0.0 over triangles touching the origin.
+ * A key that matched a centre it should not (reusing any kept point, or
+ * one of another centre) fails here.
+ */
+static void kept_closest_point_changes_nothing(void **state)
+{
+    (void)state;
+    uint64_t x = 17;
+    int reused = 0, sweeps = 0, hits = 0;
+    for (int iter = 0; iter < 4000; iter++) {
+        sweep_vec3 o = iter % 3 == 0 ? sweep_v3(rnd(&x, -300, 300), rnd(&x, -300, 300), rnd(&x, -300, 300))
+                                     : sweep_v3(0, 0, 0);
+        double size = iter % 2 ? 1.0 : 6.0;
+        sweep_vec3 a = iter % 5 == 0 ? o : sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), 0));
+        sweep_vec3 b = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
+        sweep_vec3 c = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
+        sweep__tri_prep kept;
+        sweep__tri_prepare(a, b, c, &kept);
+        if (!(kept.nlen > 0.0))
+            continue;
+        /* Three centres within reach of the plane, in front of it, that
+         * share coordinates: the second differs from the first in y
+         * alone, the third in z alone. */
+        sweep_vec3 on = sweep_v3_add(a, sweep_v3_add(sweep_v3_scale(kept.ab, rnd(&x, -0.5, 1.2)),
+                                                     sweep_v3_scale(kept.ac, rnd(&x, -0.5, 1.2))));
+        sweep_vec3 centres[3];
+        centres[0] = centres[1] = centres[2] = sweep_v3_madd(on, kept.n, rnd(&x, 0.0, 1.0));
+        centres[1].y += rnd(&x, -0.5, 0.5);
+        centres[2].z += rnd(&x, -0.5, 0.5);
+        if (iter % 5 == 0) { /* a at the origin: centres on it, of both signs of zero */
+            centres[0] = sweep_v3_madd(sweep_v3(0.0, 0.0, 0.0), kept.n, 0.5);
+            centres[1] = centres[0];
+            centres[1].x = centres[0].x == 0.0 ? -centres[0].x : centres[0].x;
+            centres[2] = sweep_v3(-0.0, -0.0, -0.0);
+        }
+        for (int k = 0; k < 8; k++) {
+            sweep_vec3 centre = centres[(k * 7 + iter) % 3 * (k % 4 != 3)];
+            sweep_vec3 disp = sweep_v3_scale(sweep_v3(rnd(&x, -1, 1), rnd(&x, -1, 1), rnd(&x, -1, 1)),
+                                             k % 2 ? 0.05 : 0.6);
+            double tmax = k % 3 ? 1.0 : rnd(&x, 0.0, 1.0);
+            sweep__path path;
+            sweep__path_init(&path, centre, disp);
+            sweep__tri_prep fresh;
+            sweep__tri_prepare(a, b, c, &fresh);
+            reused += memcmp(&kept.qc, &centre, sizeof centre) == 0;
+            sweep_sphere_hit h1, h2;
+            memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
+            int r1 = sweep__sphere_sweep_prepared(&path, &kept, tmax, &h1);
+            int r2 = sweep__sphere_sweep_prepared(&path, &fresh, tmax, &h2);
+            if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
+                fail_msg("iteration %d sweep %d: %d at %.17g kept, %d at %.17g afresh", iter, k, r1, h1.t, r2, h2.t);
+            sweeps++;
+            hits += r1;
+        }
+    }
+    print_message("sweeps %d, closest points reused %d, hits %d\n", sweeps, reused, hits);
+    assert_true(reused > 3000);
+    assert_true(hits > 2000 && hits < sweeps - 2000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +427,7 @@ int main(void)
         cmocka_unit_test(closest_point_matches_sampling),
         cmocka_unit_test(sweep_never_misses_a_touch),
         cmocka_unit_test(convexity_cutoff_changes_nothing),
+        cmocka_unit_test(kept_closest_point_changes_nothing),
     };
     return cmocka_run_group_tests_name("swept_sphere", tests, NULL, NULL);
 }
