@@ -59,7 +59,6 @@
 #include "protocol/decode.h"
 #include "protocol/decode_checked.h"
 #include "protocol/format.h"
-#include "protocol/from_core.h"
 #include "server/entity_motion.h"
 #include "server/record_move.h"
 
@@ -588,29 +587,29 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
     return buf;
 }
 
-/* Steps 6 and 7 of moves.c for one move of e: the motion from its actor
- * by the server's own code (server/entity_motion.h), what the entity
- * keeps, and the result's fields that are the core's (with entity,
- * sequence, server_tick and applied_dt); the fields only the server
- * decides are left as they were in *rep. SWEEP_OK, or the status the
- * server would have refused the move with (nothing changed then). */
+/* Steps 6 and 7 of moves.c for one move of e: the motion (into *mo) from
+ * its actor by the server's own code (server/entity_motion.h), what the
+ * entity keeps, and the fields of the move's MOVE image
+ * (server/record_move.h) but its session: the result's fields that are
+ * the core's, straight from the core's output (the contacts stay in *mo).
+ * SWEEP_OK, or the status the server would have refused the move with
+ * (nothing changed then). */
 static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons,
-                             double granted, uint32_t sequence, sweep_msg_move_result *rep,
+                             double granted, uint32_t sequence, sweep__motion *mo, sweep__record_move_fields *f,
                              sweep__replay_core_move *om)
 {
     const sweep_config *wcfg = &c->level.config;
     const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
     const sweep_actor before = e->actor;
     const sweep__mover_entity me = {before, e->radii, e->max_speed, e->step_height};
-    sweep__motion mo;
-    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mode, wish, buttons, granted, &mo);
+    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mode, wish, buttons, granted, mo);
     /* The server refuses what the core refuses, and a move ending beyond
      * the coordinate limit. */
-    sweep_status st = mo.beyond_limit ? SWEEP_E_POSITION : mo.status;
+    sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
     if (st != SWEEP_OK)
         return st;
-    const sweep_actor a = mo.actor;
-    const sweep_move_result *res = &mo.act.move;
+    const sweep_actor a = mo->actor;
+    const sweep_move_result *res = &mo->act.move;
 
     /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
      * move ran with nothing touched: no ground, no contact. */
@@ -619,12 +618,12 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
     e->has_last = 1;
     e->last_sequence = sequence;
     uint32_t contact_count = 0;
-    if (mo.ran) {
+    if (mo->ran) {
         e->ground_mover = res->ground_mover;
         e->ground_normal = res->ground_normal;
         e->ground_material = res->ground_material;
         e->touch_mover = SWEEP_NO_MOVER;
-        contact_count = res->contact_count;
+        contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
         for (uint32_t i = 0; i < contact_count; i++) {
             if (res->contacts[i].mover != SWEEP_NO_MOVER) {
                 e->touch_mover = res->contacts[i].mover;
@@ -635,30 +634,63 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
 
     /* Step 7: the result as moves.c fills it, as the wire carries it
      * (contacts up to the count). */
-    rep->entity = e->id;
-    rep->sequence = sequence;
-    rep->server_tick = c->tick;
-    rep->position = a.position;
-    rep->velocity = a.velocity;
-    rep->grounded = a.grounded != 0;
-    rep->ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
-    rep->ground_material = a.grounded ? e->ground_material : 0;
-    rep->contact_count = contact_count ? sweep__wire_contacts_from_core(rep->contacts, res) : 0;
-    rep->ground_mover = mover_id(c, e->ground_mover);
-    rep->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
-    rep->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
-    rep->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
-    rep->has_start_position = e->moved_flags != 0;
-    rep->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
+    f->entity = e->id;
+    f->sequence = sequence;
+    f->wish = wish;
+    f->granted = granted;
+    f->buttons = buttons;
+    f->mode = mode;
+    f->position = a.position;
+    f->velocity = a.velocity;
+    f->grounded = a.grounded != 0;
+    f->ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
+    f->ground_material = a.grounded ? e->ground_material : 0;
+    f->contact_count = contact_count;
+    f->contacts = res->contacts;
+    f->ground_mover = mover_id(c, e->ground_mover);
+    f->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
+    f->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
+    f->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
+    f->has_start_position = e->moved_flags != 0;
+    f->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
     e->moved_flags = 0;
     e->moved_by = SWEEP_NO_MOVER;
-    rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo.act.rules & SWEEP__RECORD_MOVE_RULES);
-    rep->speed_excess = mo.act.speed_excess;
-    rep->applied_dt = granted;
+    f->rules = mo->act.rules & SWEEP__RECORD_MOVE_RULES;
+    f->speed_excess = mo->act.speed_excess;
     if (c->observer)
         *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->radii, before, a,
-                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, rep->has_start_position};
+                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, f->has_start_position};
     return SWEEP_OK;
+}
+
+/* The core's fields of a result from those of its MOVE image, at the
+ * world's tick; the fields only the server decides are left as they were
+ * in *rep. */
+static void result_of(const sweep__replay_core *c, const sweep__record_move_fields *f, sweep_msg_move_result *rep)
+{
+    rep->entity = f->entity;
+    rep->sequence = f->sequence;
+    rep->server_tick = c->tick;
+    rep->position = f->position;
+    rep->velocity = f->velocity;
+    rep->grounded = f->grounded;
+    rep->ground_normal = f->ground_normal;
+    rep->ground_material = f->ground_material;
+    rep->contact_count = f->contact_count;
+    for (uint32_t i = 0; i < f->contact_count; i++) {
+        rep->contacts[i] = f->contacts[i];
+        rep->contacts[i].mover = UINT32_MAX; /* neither is on the wire (from_core.h) */
+        rep->contacts[i].body = UINT32_MAX;
+    }
+    rep->ground_mover = f->ground_mover;
+    rep->carried = f->carried;
+    rep->pushed = f->pushed;
+    rep->pushed_by = f->pushed_by;
+    rep->has_start_position = f->has_start_position;
+    rep->start_position = f->start_position;
+    rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | f->rules;
+    rep->speed_excess = f->speed_excess;
+    rep->applied_dt = f->granted;
 }
 
 /* One recorded MoveResult (a version 1 log): the move run again, its
@@ -691,7 +723,9 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     rep.rules = rec->rules;
     rep.time_excess = rec->time_excess;
     sweep__replay_core_move om;
-    sweep_status st = run_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &rep, &om);
+    sweep__motion mo;
+    sweep__record_move_fields f;
+    sweep_status st = run_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &mo, &f, &om);
     if (st != SWEEP_OK) {
         char what[160];
         snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
@@ -700,6 +734,7 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     }
     c->moves++;
     c->outputs++;
+    result_of(c, &f, &rep);
     if (same_result(rec, &rep)) {
         if (c->observer)
             c->observer(c->observer_ctx, &om);
@@ -785,19 +820,24 @@ static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record
     double granted = sweep__rdf64(p + 40);
     sweep_msg_move_result rep;
     rep.rules = 0;
+    rep.sequence = sequence;
     sweep__replay_core_move om;
-    sweep_status st = run_move(c, e, mode, wish, buttons, granted, sequence, &rep, &om);
+    sweep__motion motion;
+    sweep__record_move_fields f;
+    sweep_status st = run_move(c, e, mode, wish, buttons, granted, sequence, &motion, &f, &om);
     if (st != SWEEP_OK)
         return diverge_move(r, c, mo, outs, out_count, &rep, st);
     c->moves++;
     c->outputs++;
+    f.session = mo->session;
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode(image, mo->session, mode, buttons, wish, &rep);
+    size_t n = sweep__record_move_encode_fields(image, &f);
     if (n == mo->bytes.len && memcmp(image, p, n) == 0) {
         if (c->observer)
             c->observer(c->observer_ctx, &om);
         return 0;
     }
+    result_of(c, &f, &rep);
     return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
 }
 

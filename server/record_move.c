@@ -17,38 +17,67 @@ enum {
     FLAGS_ALL = FLAG_GROUNDED | FLAG_CARRIED | FLAG_PUSHED | FLAG_START
 };
 
+size_t sweep__record_move_encode_fields(uint8_t *out, const sweep__record_move_fields *f)
+{
+    uint32_t n = f->contact_count;
+    sweep__wr64(out + 0, f->session);
+    sweep__wr32(out + 8, f->entity);
+    sweep__wr32(out + 12, f->sequence);
+    sweep__wrvec3(out + 16, f->wish);
+    sweep__wrf64(out + 40, f->granted);
+    sweep__wr32(out + 48, f->buttons);
+    out[52] = (uint8_t)f->mode;
+    out[53] = (uint8_t)((f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) |
+                        (f->pushed ? FLAG_PUSHED : 0) | (f->has_start_position ? FLAG_START : 0));
+    out[54] = (uint8_t)n;
+    out[55] = 0;
+    sweep__wrvec3(out + 56, f->position);
+    sweep__wrvec3(out + 80, f->velocity);
+    sweep__wrvec3(out + 104, f->ground_normal);
+    sweep__wrvec3(out + 128, f->start_position);
+    sweep__wrf64(out + 152, f->speed_excess);
+    sweep__wr32(out + 160, f->ground_material);
+    sweep__wr32(out + 164, f->ground_mover);
+    sweep__wr32(out + 168, f->pushed_by);
+    sweep__wr32(out + 172, f->rules);
+    uint8_t *c = out + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
+        sweep__wrvec3(c, f->contacts[i].point);
+        sweep__wrvec3(c + 24, f->contacts[i].normal);
+        sweep__wr32(c + 48, f->contacts[i].triangle);
+        sweep__wr32(c + 52, f->contacts[i].material);
+    }
+    return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+}
+
 size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
                                  const sweep_msg_move_result *res)
 {
-    uint32_t n = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
-    sweep__wr64(out + 0, session);
-    sweep__wr32(out + 8, res->entity);
-    sweep__wr32(out + 12, res->sequence);
-    sweep__wrvec3(out + 16, wish);
-    sweep__wrf64(out + 40, res->applied_dt);
-    sweep__wr32(out + 48, buttons);
-    out[52] = (uint8_t)mode;
-    out[53] = (uint8_t)((res->grounded ? FLAG_GROUNDED : 0) | (res->carried ? FLAG_CARRIED : 0) |
-                        (res->pushed ? FLAG_PUSHED : 0) | (res->has_start_position ? FLAG_START : 0));
-    out[54] = (uint8_t)n;
-    out[55] = 0;
-    sweep__wrvec3(out + 56, res->position);
-    sweep__wrvec3(out + 80, res->velocity);
-    sweep__wrvec3(out + 104, res->ground_normal);
-    sweep__wrvec3(out + 128, res->start_position);
-    sweep__wrf64(out + 152, res->speed_excess);
-    sweep__wr32(out + 160, res->ground_material);
-    sweep__wr32(out + 164, res->ground_mover);
-    sweep__wr32(out + 168, res->pushed_by);
-    sweep__wr32(out + 172, res->rules & SWEEP__RECORD_MOVE_RULES);
-    uint8_t *c = out + SWEEP_RECORD_MOVE_FIXED;
-    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
-        sweep__wrvec3(c, res->contacts[i].point);
-        sweep__wrvec3(c + 24, res->contacts[i].normal);
-        sweep__wr32(c + 48, res->contacts[i].triangle);
-        sweep__wr32(c + 52, res->contacts[i].material);
-    }
-    return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+    const sweep__record_move_fields f = {
+        .session = session,
+        .entity = res->entity,
+        .sequence = res->sequence,
+        .wish = wish,
+        .granted = res->applied_dt,
+        .buttons = buttons,
+        .mode = mode,
+        .grounded = res->grounded,
+        .carried = res->carried,
+        .pushed = res->pushed,
+        .has_start_position = res->has_start_position,
+        .contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS,
+        .position = res->position,
+        .velocity = res->velocity,
+        .ground_normal = res->ground_normal,
+        .start_position = res->start_position,
+        .speed_excess = res->speed_excess,
+        .ground_material = res->ground_material,
+        .ground_mover = res->ground_mover,
+        .pushed_by = res->pushed_by,
+        .rules = res->rules & SWEEP__RECORD_MOVE_RULES,
+        .contacts = res->contacts,
+    };
+    return sweep__record_move_encode_fields(out, &f);
 }
 
 int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen)

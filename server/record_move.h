@@ -3,10 +3,11 @@
  * core's input and output of one move in a fixed little-endian layout
  * (never installed).
  *
- * The writer (recorder.c) and the core depth of a replay
- * (client-sdk/replay_core.c) build the image with the same function from
- * a sweep_msg_move_result, so a replayed move matches its record exactly
- * when a memcmp says so; only a mismatch is decoded, to name the field.
+ * The writer (recorder.c, from a sweep_msg_move_result) and the core
+ * depth of a replay (client-sdk/replay_core.c, from the core's output)
+ * build the image with the same function, so a replayed move matches its
+ * record exactly when a memcmp says so; only a mismatch is decoded, to
+ * name the field.
  */
 #ifndef SWEEP_SERVER_RECORD_MOVE_H
 #define SWEEP_SERVER_RECORD_MOVE_H
@@ -37,9 +38,31 @@ typedef struct sweep__move_record {
     sweep_msg_move_result result;
 } sweep__move_record;
 
+/* The fields of a MOVE, as its image holds them (record.h); contacts
+ * point to where they are (a MoveResult's, or the core's own result's:
+ * only point, normal, triangle and material are written). */
+typedef struct sweep__record_move_fields {
+    uint64_t session;
+    uint32_t entity, sequence;
+    sweep_vec3 wish;
+    double granted;
+    uint32_t buttons, mode;
+    int grounded, carried, pushed, has_start_position;
+    uint32_t contact_count; /* at most SWEEP_MAX_CONTACTS */
+    sweep_vec3 position, velocity, ground_normal, start_position;
+    double speed_excess;
+    uint32_t ground_material, ground_mover, pushed_by, rules; /* rules: the core's bits only */
+    const sweep_contact *contacts;
+} sweep__record_move_fields;
+
+/* Writes the image of f into out, which holds SWEEP__RECORD_MOVE_MAX
+ * bytes; returns its length. The core depth of a replay builds its image
+ * with it straight from the core's output, without a MoveResult. */
+size_t sweep__record_move_encode_fields(uint8_t *out, const sweep__record_move_fields *f);
+
 /* Writes the image of a move of `session` (mode, buttons and wish from
  * its Move; granted dt and every output from res) into out, which holds
- * SWEEP__RECORD_MOVE_MAX bytes; returns its length. Unused bytes are zero. */
+ * SWEEP__RECORD_MOVE_MAX bytes; returns its length (the writer's). */
 size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
                                  const sweep_msg_move_result *res);
 
