@@ -82,6 +82,7 @@ typedef struct core_entity {
 typedef struct core_session {
     uint64_t id;
     int tcp;
+    uint32_t last_entity; /* index in ents of the entity its last MOVE moved: a guess, checked before use */
 } core_session;
 
 /* Indices by id: open addressing, a power of two at least twice the
@@ -463,7 +464,7 @@ int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const swe
                                   "log)", sweep__replay_path(r), x->offset, x->transport);
     if (sweep__replay_grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
         return sweep__replay_fail(r, "out of memory");
-    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0};
+    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0, UINT32_MAX};
     if (c->session_index.cap < 2 * c->session_count + 2)
         return rebuild_sessions(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->session_index, x->session, c->session_count - 1);
@@ -799,11 +800,21 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
 /* One MOVE record (a version 2 log): the move run again from the input
  * it holds, and its image built by the writer's own code
  * (server/record_move.h) compared with the recorded one. */
-static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
+static int check_move(sweep_replay *r, sweep__replay_core *c, core_session *own, const sweep_record *mo,
                       const sweep_record *outs, uint32_t out_count)
 {
     const uint8_t *p = mo->bytes.ptr;
-    core_entity *e = find_entity(c, mo->entity);
+    /* A session mostly moves one entity: the one its last MOVE moved is
+     * tried before the index (entities leave, so it is checked). */
+    core_entity *e;
+    uint32_t guess = own->last_entity;
+    if (mo->session == own->id && guess < c->ent_count && c->ents[guess].id == mo->entity && !c->ents[guess].gone) {
+        e = &c->ents[guess];
+    } else {
+        e = find_entity(c, mo->entity);
+        if (e && mo->session == own->id)
+            own->last_entity = (uint32_t)(e - c->ents);
+    }
     if (!e || e->session != mo->session)
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u, which session %" PRIu64 " has not "
                                   "spawned (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
@@ -849,6 +860,7 @@ static int check_move(sweep_replay *r, sweep__replay_core *c, const sweep_record
  * records hold what the core was given. */
 typedef struct request {
     const sweep_record *x;
+    core_session *s; /* its session */
     int tcp, decoded;
     sweep_message req;
     sweep_decoded_motion rv;
@@ -908,11 +920,11 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
                             uint32_t out_count)
 {
     int watched = sweep__replay_watched(r);
-    const core_session *own = find_session(c, q->x->session); /* most answers go to the request's session */
+    core_session *own = q->s; /* most answers go to the request's session */
     for (uint32_t k = 0; k < out_count; k++) {
         const sweep_record *o = &outs[k];
         if (o->type == SWEEP_RECORD_MOVE) {
-            if (check_move(r, c, o, outs, out_count) != 0)
+            if (check_move(r, c, own, o, outs, out_count) != 0)
                 return -1;
             continue;
         }
@@ -944,6 +956,7 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
                                   "log)", sweep__replay_path(r), x->offset, x->session);
     request q;
     q.x = x;
+    q.s = s;
     q.tcp = s->tcp;
     q.decoded = 0;
     if (c->compact)
