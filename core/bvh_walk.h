@@ -72,18 +72,24 @@ static inline unsigned sweep__bvh_children_meeting(const sweep__node *n, const s
 }
 
 /* Pushes the children of node `at` that meet b, the last first, so that
- * the first is taken next. Without a branch: every child is written, only
- * those that meet are counted (the stack has a slot to spare for that). */
+ * the first is taken next. With a branch on each: pushing all four and
+ * counting only those that meet, without branches, made the next node's
+ * address wait for this node's test, and cost up to 8% on the lighter
+ * levels of the corpus, where these branches are well predicted. */
 static inline void sweep__bvh_push(sweep__child *stack, uint32_t *sp, const sweep__node *nodes, uint32_t at,
                                    const sweep__bvh_box *b)
 {
     const sweep__node *q = &nodes[at];
     unsigned m = sweep__bvh_children_meeting(q, b);
     uint32_t n = *sp;
-    stack[n] = q->child[3], n += m >> 3 & 1;
-    stack[n] = q->child[2], n += m >> 2 & 1;
-    stack[n] = q->child[1], n += m >> 1 & 1;
-    stack[n] = q->child[0], n += m & 1;
+    if (m & 8)
+        stack[n++] = q->child[3];
+    if (m & 4)
+        stack[n++] = q->child[2];
+    if (m & 2)
+        stack[n++] = q->child[1];
+    if (m & 1)
+        stack[n++] = q->child[0];
     *sp = n;
 }
 

@@ -77,9 +77,8 @@ typedef struct sweep__node {
 } sweep__node;
 
 /* Children waiting in a depth-first walk of the wide tree: at most 3 a
- * level (a node's children but the one taken next) plus 4, and one slot
- * that a push without a branch may write and not count. */
-#define SWEEP__BVH_STACK (3 * SWEEP__BVH_MAX_DEPTH + 5)
+ * level (a node's children but the one taken next) plus 4. */
+#define SWEEP__BVH_STACK (3 * SWEEP__BVH_MAX_DEPTH + 4)
 
 /* The float nearest x that is not above it (not below it), so float boxes
  * built from doubles always hold the double box. */
