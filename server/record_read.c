@@ -274,6 +274,53 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
     return 1;
 }
 
+/* The records of every move and tick (a replay reads three or four a
+ * move) straight from their fixed places: 1 with *out set (only the fields
+ * of its type: zeroing the whole struct, its HEAD most of it, cost more
+ * than parsing most records; every reader looks at the type first) and the
+ * record passed; 0 for any other type, or one that is bad, for parse_slow.
+ * Inlined into sweep_record_next so that its common path needs nothing but
+ * scratch registers (saving and restoring others was a fifth of it). */
+static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *r, sweep_record *out, size_t at,
+                                                           const uint8_t *p, uint8_t type, uint32_t len)
+{
+    const uint8_t *q = p + 5;
+    switch (type) {
+    case SWEEP_RECORD_IN:
+    case SWEEP_RECORD_OUT:
+        if (len <= 8)
+            return 0;
+        out->session = u64_at(q);
+        out->bytes.ptr = q + 8;
+        out->bytes.len = len - 8;
+        break;
+    case SWEEP_RECORD_MOVE:
+        if (r->head.version < 2 || !sweep__record_move_ok(q, len))
+            return 0;
+        out->session = u64_at(q);
+        out->entity = u32_at(q + 8);
+        out->bytes.ptr = q;
+        out->bytes.len = len;
+        break;
+    case SWEEP_RECORD_TICK:
+        if (len != 8)
+            return 0;
+        out->tick = u64_at(q);
+        break;
+    case SWEEP_RECORD_ID:
+        if (len != 4)
+            return 0;
+        out->entity = u32_at(q);
+        break;
+    default:
+        return 0;
+    }
+    out->type = type;
+    out->offset = at;
+    r->body_pos = at + 5 + len;
+    return 1;
+}
+
 /* sweep_record_next in full: a new frame, a bad record, and every record
  * of the types fast_record leaves. */
 static __attribute__((noinline)) int next_slow(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen)
@@ -292,91 +339,27 @@ static __attribute__((noinline)) int next_slow(sweep_record_reader *r, sweep_rec
     if (r->body_end - at - 5 < len)
         return fail(err, errlen, "%s: record at byte %zu (%s, %u bytes) runs past the end of its frame (corrupt log)",
                     r->path, at, sweep_record_type_name(type), len);
+    if (read_fast(r, out, at, p, type, len))
+        return 1;
     /* Only the fields of this type are set: a record is read per message
      * of the log, and zeroing the whole struct (its HEAD most of it) cost
      * more than parsing most records. Every reader looks at the type first. */
     out->type = type;
     out->offset = at;
-    const uint8_t *q = p + 5;
-    /* The records of every move and tick, straight from their fixed
-     * places (a replay reads three or four a move); the others, and any
-     * that is bad, in parse_slow. */
-    switch (type) {
-    case SWEEP_RECORD_IN:
-    case SWEEP_RECORD_OUT:
-        if (len <= 8)
-            break;
-        out->session = u64_at(q);
-        out->bytes.ptr = q + 8;
-        out->bytes.len = len - 8;
-        r->body_pos = at + 5 + len;
-        return 1;
-    case SWEEP_RECORD_MOVE:
-        if (r->head.version < 2 || !sweep__record_move_ok(q, len))
-            break;
-        out->session = u64_at(q);
-        out->entity = u32_at(q + 8);
-        out->bytes.ptr = q;
-        out->bytes.len = len;
-        r->body_pos = at + 5 + len;
-        return 1;
-    case SWEEP_RECORD_TICK:
-        if (len != 8)
-            break;
-        out->tick = u64_at(q);
-        r->body_pos = at + 5 + len;
-        return 1;
-    case SWEEP_RECORD_ID:
-        if (len != 4)
-            break;
-        out->entity = u32_at(q);
-        r->body_pos = at + 5 + len;
-        return 1;
-    default:
-        break;
-    }
     return parse_slow(r, out, at, type, len, err, errlen);
 }
 
 int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen)
 {
-    /* The records of every move and tick inside the current frame, with
-     * nothing but scratch registers (a replay reads three or four a move,
-     * and saving and restoring registers was a fifth of each); whatever
-     * else, next_slow from the same place. */
+    /* A record of a move or a tick inside the current frame by read_fast;
+     * whatever else, next_slow from the same place. */
     size_t at = r->body_pos;
     if (r->body_end - at >= 5) {
-        const uint8_t *p = r->data + at, *q = p + 5;
+        const uint8_t *p = r->data + at;
         uint8_t type = p[0];
         uint32_t len = u32_at(p + 1);
-        if (r->body_end - at - 5 >= len) {
-            switch (type) {
-            case SWEEP_RECORD_IN:
-            case SWEEP_RECORD_OUT:
-                if (len <= 8)
-                    break;
-                out->type = type;
-                out->offset = at;
-                out->session = u64_at(q);
-                out->bytes.ptr = q + 8;
-                out->bytes.len = len - 8;
-                r->body_pos = at + 5 + len;
-                return 1;
-            case SWEEP_RECORD_MOVE:
-                if (r->head.version < 2 || !sweep__record_move_ok(q, len))
-                    break;
-                out->type = type;
-                out->offset = at;
-                out->session = u64_at(q);
-                out->entity = u32_at(q + 8);
-                out->bytes.ptr = q;
-                out->bytes.len = len;
-                r->body_pos = at + 5 + len;
-                return 1;
-            default:
-                break;
-            }
-        }
+        if (r->body_end - at - 5 >= len && read_fast(r, out, at, p, type, len))
+            return 1;
     }
     return next_slow(r, out, err, errlen);
 }
