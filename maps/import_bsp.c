@@ -21,13 +21,17 @@
  * and gives nothing. Compilers round planes to single precision, so one
  * plane may come twice, a hair apart, crossing inside the brush: such
  * sides are merged, and a sliver face that welds into another face is kept
- * once; on the corpus every brush then closes.
+ * once; on the corpus every brush then closes. Last, the faces are cut by
+ * the other solid brushes of the model and what lies inside them is
+ * dropped (see "Hidden faces" below), so the level's shells are the
+ * boundary of the union of its brushes: closed as a surface, though no
+ * longer brush by brush.
  *
  * Sides: map triangles are one-sided (players collide with fronts only),
  * and a Quake 3 level answers that itself, so sweep-import's rule for
  * scenes (--sides and the material options, import.h) does not apply
- * here. A brush is a solid, and its shell, closed and facing out, stays
- * one-sided: nobody reaches its inside. A patch is a surface with no
+ * here. A brush is a solid, and its shell, facing out, stays one-sided:
+ * nobody reaches its inside, nor the inside of the union of brushes. A patch is a surface with no
  * inside, hit from either side in Quake 3, so each of its triangles is
  * written in both windings.
  *
@@ -139,6 +143,14 @@ typedef struct poly {
     uint32_t n;
 } poly;
 
+/* A list of polygons: polygon i is points p[at[i] .. at[i] + len[i]). */
+typedef struct polys {
+    double (*p)[3];
+    uint32_t points, point_cap;
+    uint32_t *at, *len;
+    uint32_t n, cap;
+} polys;
+
 typedef struct bsp {
     const uint8_t *data;
     size_t size;
@@ -172,6 +184,18 @@ typedef struct bsp {
     uint32_t ring_cap;
     uint32_t *tris;      /* 4 per triangle: a, b, c, shader */
     uint32_t tri_cap;
+
+    /* The player-solid brushes with volume of the model being built, in
+     * brush order, with their boxes: what cuts hidden faces away. */
+    uint32_t *cut_brush;
+    double (*cut_lo)[3], (*cut_hi)[3];
+    uint32_t cut_count, cut_cap;
+    /* Polygons being cut (two lists, swapped brush by brush) and a block
+     * of points for one polygon's pieces. */
+    polys frag[2];
+    double (*work)[3];
+    uint32_t work_cap;
+    int64_t hidden_net; /* brush triangles fewer for the cuts, all models */
 } bsp;
 
 /* ------------------------------------------------------------------------
@@ -939,8 +963,180 @@ static int merge_coplanar(bsp *b, uint32_t first, uint32_t n, uint32_t *keep, ui
     return merged;
 }
 
-/* Adds brush `br` as a closed shell to s. *made is 1 if it had volume. */
-static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
+/* ------------------------------------------------------------------------
+ * Hidden faces: the parts of a brush's faces inside another brush
+ *
+ * A player-solid brush's inside is out of every body's reach, so a face,
+ * or the part of one, inside another player-solid brush of the same model
+ * or back to back against one of its faces, can only cost the core time.
+ * Level compilers cut visible faces the same way (q3map's CSG: a face is
+ * clipped by each other brush, the pieces outside it kept): a polygon
+ * is split by the other brush's planes one after another, each piece in
+ * front of a plane is outside the brush and kept, and what is behind them
+ * all is inside and dropped. If the polygon is in front of some plane as a
+ * whole it does not enter the brush, and it is kept whole rather than in
+ * pieces.
+ */
+
+/* How far off a plane a point may be and still count as on it. Planes are
+ * stored in single precision: one d units from the origin is good to about
+ * d * 6e-8 units (half a float's step), the corners computed from such
+ * planes to a few times that; 1e-3 units is well above that anywhere in a
+ * Quake 3 level (its coordinates stay within +-8192, q3map's limit being
+ * 65536), and the allowance grows past 8192 units in proportion. It only
+ * decides where thin slivers go. A piece within it of another brush is
+ * dropped, so the surface may open by at most that much along the line
+ * where two brushes meet; no body passes a slit a thousandth of a unit
+ * wide (Quake 3's player is 30 x 30 x 56): the triangles on both sides of
+ * it keep their edges, which a swept ellipsoid hits, and behind it lies
+ * only the inside of a solid, whose faces all face away (one-sided). */
+static double hidden_eps(const plane *q)
+{
+    return SWEEP_BSP_HIDDEN_EPSILON * fmax(1.0, fabs(q->d) / 8192.0);
+}
+
+static int polys_add(bsp *b, polys *l, const double (*p)[3], uint32_t n)
+{
+    if (!grow_scratch(b, (void **)&l->p, &l->point_cap, l->points + n, sizeof l->p[0]))
+        return 0;
+    uint32_t cap = l->cap;
+    if (!grow_scratch(b, (void **)&l->at, &l->cap, l->n + 1, sizeof *l->at) ||
+        !grow_scratch(b, (void **)&l->len, &cap, l->n + 1, sizeof *l->len))
+        return 0;
+    memcpy(l->p + l->points, p, n * sizeof p[0]);
+    l->at[l->n] = l->points, l->len[l->n++] = n;
+    l->points += n;
+    return 1;
+}
+
+/* Splits the convex polygon in[0..n) by plane q: the part in front (or on
+ * it, within eps) to front[0..*nf), the part behind (or on it) to
+ * back[0..*nb); at most cap points each, 0 if that is not enough. */
+static int split(const double (*in)[3], uint32_t n, const plane *q, double eps, uint32_t cap, double (*front)[3],
+                 uint32_t *nf, double (*back)[3], uint32_t *nb)
+{
+    uint32_t f = 0, k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double *a = in[i], *c = in[(i + 1) % n];
+        double da = dot3(q->n, a) - q->d, dc = dot3(q->n, c) - q->d;
+        int sa = da > eps ? 1 : da < -eps ? -1 : 0, sc = dc > eps ? 1 : dc < -eps ? -1 : 0;
+        if (f + 2 > cap || k + 2 > cap)
+            return 0;
+        if (sa >= 0)
+            memcpy(front[f++], a, sizeof front[0]);
+        if (sa <= 0)
+            memcpy(back[k++], a, sizeof back[0]);
+        if (sa * sc < 0) {
+            /* from the back point towards the front one, as clip() does */
+            const double *bk = sa < 0 ? a : c, *fr = sa < 0 ? c : a;
+            double db = sa < 0 ? da : dc, df = sa < 0 ? dc : da, t = db / (db - df);
+            for (int j = 0; j < 3; j++)
+                front[f][j] = back[k][j] = bk[j] + t * (fr[j] - bk[j]);
+            f++, k++;
+        }
+    }
+    *nf = f, *nb = k;
+    return 1;
+}
+
+/* Appends to out what of polygon in[0..n) (on plane pf, facing its
+ * normal) lies outside brush c: the pieces in front of c's planes, or the
+ * polygon whole if none of it is inside c, or if it lies on a plane of c
+ * facing the same way (a surface of both). *cut is set if it was cut. */
+static int cut_by_brush(bsp *b, const double (*in)[3], uint32_t n, const plane *pf, uint32_t c, polys *out, int *cut)
+{
+    const uint8_t *r = record(b, L_BRUSHES, c);
+    uint32_t first = (uint32_t)i32_at(r), sides = (uint32_t)i32_at(r + 4);
+    const uint32_t cap = 2 * (n + sides) + 8;
+    if (!grow_scratch(b, (void **)&b->work, &b->work_cap, 3 * cap, sizeof b->work[0]))
+        return 0;
+    double (*cur)[3] = b->work, (*front)[3] = b->work + cap, (*back)[3] = b->work + 2 * cap;
+    memcpy(cur, in, n * sizeof in[0]);
+    uint32_t m = n, mark_n = out->n, mark_points = out->points;
+    for (uint32_t j = 0; j < sides; j++) {
+        const plane *q = side_plane(b, first, j);
+        double eps = hidden_eps(q), dp = dot3(q->n, pf->n);
+        if (dp >= PARALLEL_DOT && fabs(q->d - pf->d) <= eps)
+            goto whole; /* the same surface, facing the same way: both show it */
+        if (dp <= -PARALLEL_DOT && fabs(q->d + pf->d) <= eps)
+            continue; /* back to back: behind this plane */
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t k = 0; k < m; k++) {
+            double d = dot3(q->n, cur[k]) - q->d;
+            lo = fmin(lo, d), hi = fmax(hi, d);
+        }
+        if (lo >= -eps)
+            goto whole; /* what is left does not enter c: none of it does */
+        if (hi <= eps)
+            continue;
+        uint32_t nf, nb;
+        if (!split((const double(*)[3])cur, m, q, eps, cap, front, &nf, back, &nb))
+            goto whole; /* not a convex polygon: keep it rather than guess */
+        if (nf >= 3 && !polys_add(b, out, (const double(*)[3])front, nf))
+            return 0;
+        double (*t)[3] = cur;
+        cur = back, back = t, m = nb;
+        if (m < 3)
+            goto whole;
+    }
+    *cut = 1; /* cur is inside c: dropped */
+    return 1;
+whole:
+    out->n = mark_n, out->points = mark_points;
+    return polys_add(b, out, in, n);
+}
+
+/* Cuts the face ring[0..k) (corner ids into b->verts, on plane pf) of
+ * brush `self` by every other cutting brush whose box meets it, in brush
+ * order; the pieces left are b->frag[*which]. *cut is 0 if nothing was cut
+ * away (the face is then kept as it was). */
+static int cut_face(bsp *b, uint32_t self, const plane *pf, const uint32_t *ring, uint32_t k, uint32_t *which,
+                    int *cut)
+{
+    polys *src = &b->frag[0];
+    src->n = src->points = 0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (!grow_scratch(b, (void **)&src->p, &src->point_cap, k, sizeof src->p[0]))
+        return 0;
+    for (uint32_t e = 0; e < k; e++)
+        for (int i = 0; i < 3; i++) {
+            double x = b->verts[ring[e]][i];
+            src->p[e][i] = x;
+            lo[i] = fmin(lo[i], x), hi[i] = fmax(hi[i], x);
+        }
+    uint32_t cap = src->cap;
+    if (!grow_scratch(b, (void **)&src->at, &src->cap, 1, sizeof *src->at) ||
+        !grow_scratch(b, (void **)&src->len, &cap, 1, sizeof *src->len))
+        return 0;
+    src->at[0] = 0, src->len[0] = k, src->n = 1, src->points = k;
+    uint32_t w = 0;
+    *cut = 0;
+    /* a box filter only, far wider than any epsilon: the planes decide */
+    const double slack = 0.01 + 1e-6 * fmax(fabs(pf->d), 1.0);
+    for (uint32_t c = 0; c < b->cut_count && src->n; c++) {
+        if (b->cut_brush[c] == self)
+            continue;
+        int apart = 0;
+        for (int i = 0; i < 3; i++)
+            apart |= b->cut_lo[c][i] > hi[i] + slack || b->cut_hi[c][i] < lo[i] - slack;
+        if (apart)
+            continue;
+        polys *dst = &b->frag[w ^ 1];
+        dst->n = dst->points = 0;
+        for (uint32_t i = 0; i < src->n; i++)
+            if (!cut_by_brush(b, (const double(*)[3])(src->p + src->at[i]), src->len[i], pf, b->cut_brush[c], dst,
+                              cut))
+                return 0;
+        w ^= 1, src = dst;
+    }
+    *which = w;
+    return 1;
+}
+
+/* Adds brush `br` as a closed shell to s, less its hidden faces when
+ * `cull` (cut by b->cut_brush). *made is 1 if it had volume. With
+ * `measure`, nothing is added: box[0], box[1] get the brush's bounds. */
+static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int measure, double box[2][3])
 {
     const uint8_t *r = record(b, L_BRUSHES, br);
     uint32_t first = (uint32_t)i32_at(r), n = (uint32_t)i32_at(r + 4);
@@ -984,7 +1180,8 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
     uint32_t corners = nverts, faces = 0, used = 0, face_cap = 0;
     uint32_t *face_side = ok ? malloc(n * sizeof *face_side) : NULL, *face_at = ok ? malloc(n * sizeof *face_at) : NULL;
     uint32_t *face_len = ok ? malloc(n * sizeof *face_len) : NULL, *face_ring = NULL, *face_ids = NULL;
-    if (ok && (!face_len || !face_side || !face_at))
+    uint32_t *kept = ok ? malloc(n * sizeof *kept) : NULL, nkept = 0;
+    if (ok && (!face_len || !face_side || !face_at || !kept))
         ok = out_of_memory(b);
     for (uint32_t i = 0, at = 0; i < n && ok; at += counts[i], i++) {
         if (counts[i] < 3)
@@ -1069,9 +1266,77 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
         }
         if (inside)
             continue;
+        kept[nkept++] = f;
         const uint8_t *sd = record(b, L_BRUSHSIDES, first + face_side[f]);
         memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
         ok = fan_face(b, face_len[f], b->planes[i32_at(sd)].n, (uint32_t)i32_at(sd + 4), &nverts, &nt);
+    }
+    /* A shell of no volume (a flat brush, or one cut away to nothing) is
+     * no solid. */
+    double vol = 0.0;
+    for (uint32_t t = 0; t < nt && ok; t++) {
+        const uint32_t *x = &b->tris[4 * t];
+        double c[3];
+        cross3(b->verts[x[1]], b->verts[x[2]], c);
+        vol += dot3(b->verts[x[0]], c) / 6.0;
+    }
+    int solid = ok && nt >= 4 && vol > MIN_VOLUME;
+    if (solid && measure) {
+        for (int i = 0; i < 3; i++)
+            box[0][i] = INFINITY, box[1][i] = -INFINITY;
+        for (uint32_t t = 0; t < 3 * nt; t++)
+            for (int i = 0; i < 3; i++) {
+                double x = b->verts[b->tris[4 * (t / 3) + t % 3]][i];
+                box[0][i] = fmin(box[0][i], x), box[1][i] = fmax(box[1][i], x);
+            }
+        *made = 1;
+    }
+    /* The faces again, cut: a face nothing cut is fanned as above, the
+     * pieces of one that was cut are welded and fanned one by one. */
+    if (solid && cull && !measure) {
+        uint32_t whole = nt;
+        nt = 0;
+        for (uint32_t i = 0; i < nkept && ok; i++) {
+            uint32_t f = kept[i], which;
+            const uint8_t *sd = record(b, L_BRUSHSIDES, first + face_side[f]);
+            const plane *pf = &b->planes[i32_at(sd)];
+            uint32_t sh = (uint32_t)i32_at(sd + 4);
+            int cut;
+            if (!(ok = cut_face(b, br, pf, face_ring + face_at[f], face_len[f], &which, &cut)))
+                break;
+            uint32_t before = nt;
+            memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
+            if (!(ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt)) || !cut)
+                continue;
+            /* The pieces, unless they take more triangles than the whole
+             * face (a small hole in a large face): what costs the core is
+             * the triangles a move meets, not the area. */
+            uint32_t whole_face = nt - before;
+            nt = before;
+            const polys *l = &b->frag[which];
+            for (uint32_t g = 0; g < l->n && ok; g++) {
+                if (!(ok = grow_scratch(b, (void **)&b->ring, &b->ring_cap, l->len[g], sizeof b->ring[0])))
+                    break;
+                uint32_t k = 0;
+                for (uint32_t e = 0; e < l->len[g] && ok; e++) {
+                    uint32_t id;
+                    /* weld() may grow b->verts, never l */
+                    ok = weld(b, &nverts, l->p[l->at[g] + e], &id);
+                    if (ok && (k == 0 || b->ring[k - 1] != id))
+                        b->ring[k++] = id;
+                }
+                while (k > 1 && b->ring[k - 1] == b->ring[0])
+                    k--;
+                if (ok && k >= 3)
+                    ok = fan_face(b, k, pf->n, sh, &nverts, &nt);
+            }
+            if (ok && nt - before > whole_face) {
+                nt = before;
+                memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
+                ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt);
+            }
+        }
+        b->hidden_net += (int64_t)whole - (int64_t)nt;
     }
     free(ids);
     free(face_len);
@@ -1079,20 +1344,12 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made)
     free(face_side);
     free(face_at);
     free(face_ring);
+    free(kept);
     free(counts);
     free(keep);
     if (!ok)
         return 0;
-    /* A shell of no volume (a flat brush, or one cut away to nothing) is
-     * no solid. */
-    double vol = 0.0;
-    for (uint32_t t = 0; t < nt; t++) {
-        const uint32_t *x = &b->tris[4 * t];
-        double c[3];
-        cross3(b->verts[x[1]], b->verts[x[2]], c);
-        vol += dot3(b->verts[x[0]], c) / 6.0;
-    }
-    if (nt < 4 || !(vol > MIN_VOLUME))
+    if (!solid || measure)
         return 1;
     uint32_t *remap = malloc(nverts * sizeof *remap);
     if (!remap)
@@ -1227,13 +1484,37 @@ static int patch_face(bsp *b, uint32_t f, sink *s)
 static int model_geometry(bsp *b, uint32_t m, sink *s, uint32_t *solid, uint32_t *empty)
 {
     const model *md = &b->models[m];
+    const int cull = !(b->opt && b->opt->keep_hidden_faces);
+    /* The model's solid brushes and their boxes first: they cut each
+     * other's faces. */
+    b->cut_count = 0;
+    for (uint32_t i = 0; cull && i < md->brushes; i++) {
+        uint32_t br = md->first_brush + i;
+        int64_t sh = i32_at(record(b, L_BRUSHES, br) + 8);
+        if (!(b->shaders[sh].contents & PLAYER_SOLID))
+            continue;
+        int made = 0;
+        double box[2][3];
+        if (!brush_shell(b, br, s, &made, 0, 1, box))
+            return 0;
+        if (!made)
+            continue;
+        uint32_t c0 = b->cut_cap, c1 = b->cut_cap;
+        if (!grow_scratch(b, (void **)&b->cut_brush, &b->cut_cap, b->cut_count + 1, sizeof *b->cut_brush) ||
+            !grow_scratch(b, (void **)&b->cut_lo, &c0, b->cut_count + 1, sizeof *b->cut_lo) ||
+            !grow_scratch(b, (void **)&b->cut_hi, &c1, b->cut_count + 1, sizeof *b->cut_hi))
+            return 0;
+        b->cut_brush[b->cut_count] = br;
+        memcpy(b->cut_lo[b->cut_count], box[0], sizeof box[0]);
+        memcpy(b->cut_hi[b->cut_count++], box[1], sizeof box[1]);
+    }
     for (uint32_t i = 0; i < md->brushes; i++) {
         uint32_t br = md->first_brush + i;
         int64_t sh = i32_at(record(b, L_BRUSHES, br) + 8);
         if (!(b->shaders[sh].contents & PLAYER_SOLID))
             continue;
         int made;
-        if (!brush_shell(b, br, s, &made))
+        if (!brush_shell(b, br, s, &made, cull, 0, NULL))
             return 0;
         if (solid)
             (*solid)++;
@@ -1779,6 +2060,9 @@ static void free_bsp(bsp *b)
 {
     free(b->shaders), free(b->planes), free(b->models), free(b->text), free(b->kv), free(b->ents);
     free(b->pts), free(b->verts), free(b->ring), free(b->tris);
+    free(b->cut_brush), free(b->cut_lo), free(b->cut_hi), free(b->work);
+    for (int i = 0; i < 2; i++)
+        free(b->frag[i].p), free(b->frag[i].at), free(b->frag[i].len);
 }
 
 sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *label,
@@ -1822,6 +2106,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
     if (ok) {
         double h = b.models[0].maxs[2] - b.models[0].mins[2];
         stats->walkable_slope_deg = sweep_bsp_rules(out, g, h);
+        stats->hidden_dropped = b.hidden_net > 0 ? (uint32_t)(b.hidden_net < UINT32_MAX ? b.hidden_net : UINT32_MAX) : 0;
         stats->materials = out->material_count;
         stats->triangles = out->triangle_count;
         stats->movers = out->mover_count; /* the level started empty: all are the entities' */

@@ -20,6 +20,18 @@
  *     shell belongs to two of its triangles; a face whose corners all
  *     belong to another face (a sliver thinner than the weld) is kept once.
  *     Brushes left without volume are left out and counted.
+ *     Then what nobody can touch is dropped (unless keep_hidden_faces):
+ *     each face is cut by every other player-solid brush of the same model
+ *     (the world, a func_static, a mover) whose box meets it, as level
+ *     compilers cut visible faces (q3map's CSG): the part inside that
+ *     brush, or back to back against one of its faces (on its plane,
+ *     normals opposite, within its other planes), is dropped, the parts
+ *     outside are kept as new polygons. A face on a plane of the other
+ *     brush facing the same way is kept whole (a surface both show). "On"
+ *     is within SWEEP_BSP_HIDDEN_EPSILON. The shells of the level are then
+ *     the boundary of the union of the brushes, closed as a surface but no
+ *     longer brush by brush, nor by shared vertices (a cut edge lies on the
+ *     face of the brush that cut it, as brushes already meet at T-junctions).
  *   - Every player-solid curved patch (face type 2) is tessellated: each
  *     3x3 block of its control grid is a biquadratic Bezier patch cut into
  *     SWEEP_BSP_PATCH_LEVEL x SWEEP_BSP_PATCH_LEVEL quads. A patch is a
@@ -120,6 +132,10 @@
 /* Two sides of a brush whose planes stay this close (units) over the
  * brush are one side. */
 #define SWEEP_BSP_COPLANAR_EPSILON 0.25
+/* A point this close (units, at the origin; the allowance grows with the
+ * plane's distance from it) to another brush's plane is on it when brush
+ * faces are cut by other brushes to drop what nobody can touch. */
+#define SWEEP_BSP_HIDDEN_EPSILON 1e-3
 /* Keyframes per period of a func_bobbing. */
 #define SWEEP_BSP_BOB_SAMPLES 32
 /* Degrees between keyframes of a func_rotating. */
@@ -132,6 +148,9 @@ typedef struct sweep_bsp_options {
     /* Called with each warning (a mover left static, ...); may be NULL. */
     void (*warn)(void *ctx, const char *message);
     void *warn_ctx;
+    /* 1: every brush face whole, each brush a closed shell of its own (no
+     * hidden face is dropped); for comparing and debugging. */
+    int keep_hidden_faces;
 } sweep_bsp_options;
 
 typedef struct sweep_bsp_stats {
@@ -142,6 +161,7 @@ typedef struct sweep_bsp_stats {
     uint32_t triangles;          /* static triangles written */
     uint32_t patch_triangles;    /* of which from patches */
     uint32_t degenerate_dropped; /* triangles too thin to collide, not written */
+    uint32_t hidden_dropped;     /* brush triangles fewer for the hidden faces dropped (net of the cuts) */
     uint32_t materials;
     uint32_t spawns;
     uint32_t static_models;      /* func_static models merged into the static geometry */

@@ -85,6 +85,9 @@ static const char usage[] =
     "  --progress          show progress on stderr (default: only when stderr is a terminal)\n"
     "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
     "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
+    "  --keep-hidden-faces a Quake 3 level's brush faces whole, each brush a closed\n"
+    "                      shell (default: the faces or parts of faces inside another\n"
+    "                      solid brush, or back to back against one, are dropped)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
@@ -101,8 +104,9 @@ static const char usage[] =
     "and func_rotating movers, func_static static geometry. The map's units are\n"
     "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
     "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270;\n"
-    "--rules replaces them. Brushes are solids, so their shells are closed and\n"
-    "stay one-sided; patches are surfaces, and always two-sided. --up, --scale,\n"
+    "--rules replaces them. Brushes are solids, so their shells face out and\n"
+    "stay one-sided (what of a face lies inside another solid brush, nobody\n"
+    "reaches: it is dropped, and the shells close the union of the brushes); patches are surfaces, and always two-sided. --up, --scale,\n"
     "--exclude, --movers, the prefixes, --sides and the material options are for\n"
     "scenes and do not apply (see maps/import_bsp.h).\n"
     "\n"
@@ -191,11 +195,11 @@ static void bsp_warning(void *ctx, const char *msg)
 
 /* A Quake 3 level into lv, its rules (Quake 3's, then the --rules file's)
  * into values; *seconds is how long the import itself took. */
-static sweep_status import_bsp_level(const char *in, const char *member, const char *rules, sweep_level *lv,
-                                     sweep_bsp_stats *st, sweep_map_values *values, double *seconds, char *err,
-                                     size_t errlen)
+static sweep_status import_bsp_level(const char *in, const char *member, int keep_hidden, const char *rules,
+                                     sweep_level *lv, sweep_bsp_stats *st, sweep_map_values *values, double *seconds,
+                                     char *err, size_t errlen)
 {
-    sweep_bsp_options bo = {member, bsp_warning, (void *)in};
+    sweep_bsp_options bo = {member, bsp_warning, (void *)in, keep_hidden};
     double t = now_s();
     sweep_status r = sweep_import_bsp(in, &bo, lv, st, err, errlen);
     *seconds = now_s() - t;
@@ -212,13 +216,14 @@ static sweep_status import_bsp_level(const char *in, const char *member, const c
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED };
+           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
+        {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
         {"one-sided-material", 1, 0, O_ONE_SIDED}, {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
@@ -226,6 +231,7 @@ int main(int argc, char **argv)
     const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
     int sides_given = 0;
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
+    int keep_hidden = 0;
     int progress = isatty(2), quiet = 0, list = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -283,6 +289,9 @@ int main(int argc, char **argv)
         case O_BSP:
             bsp_member = optarg;
             break;
+        case O_KEEP_HIDDEN:
+            keep_hidden = 1;
+            break;
         case O_LIST:
             list = 1;
             break;
@@ -333,6 +342,8 @@ int main(int argc, char **argv)
     if (bsp && (sides_given || io.two_sided_count || io.one_sided_count))
         fprintf(stderr, "sweep-import: warning: --sides and the material options are for scenes; a Quake 3 level "
                         "keeps its own rule (brushes one-sided, patches two-sided)\n");
+    if (!bsp && keep_hidden)
+        fprintf(stderr, "sweep-import: warning: --keep-hidden-faces is for Quake 3 levels; a scene's faces are all kept\n");
     double slope_deg = bsp ? sweep_bsp_rules(&lv, 800.0, 0.0) : default_slope_deg;
     sweep_map_values_of(&lv, slope_deg, &values);
     if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
@@ -344,7 +355,7 @@ int main(int argc, char **argv)
     sweep_import_stats stats = {0};
     sweep_bsp_stats bstats;
     double bsp_seconds = 0.0;
-    if (bsp && import_bsp_level(in, bsp_member, rules, &lv, &bstats, &values, &bsp_seconds, err, sizeof err) !=
+    if (bsp && import_bsp_level(in, bsp_member, keep_hidden, rules, &lv, &bstats, &values, &bsp_seconds, err, sizeof err) !=
                    SWEEP_OK)
         return fail("%s", err);
     if (!bsp && sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
@@ -423,11 +434,11 @@ int main(int argc, char **argv)
     if (!quiet && bsp) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&res.hash, hex);
-        printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped), %u of %u "
+        printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
                "triangles), %u warnings; import %.1f ms, %.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
-               bstats.patches, bstats.degenerate_dropped, bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
+               bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
                bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
