@@ -31,6 +31,7 @@
 #include "server/offline.h"
 #include "server/record.h"
 #include "server/record_move.h"
+#include "server/record_window.h"
 
 typedef struct replay_session {
     uint64_t id;
@@ -744,6 +745,20 @@ int sweep_replay_step(sweep_replay *r)
     if (r->done)
         return r->diverged || r->error[0] ? -1 : 0;
     for (;;) {
+        /* The core depth of a version 2 log runs the requests of moves in
+         * place (replay_impl.h); whatever it leaves, or a watched replay,
+         * goes the general way below. */
+        if (r->core && !r->watcher && (!r->has_peek || r->peek->type == SWEEP_RECORD_IN)) {
+            size_t at, end, stop;
+            sweep__record_window(r->reader, &at, &end);
+            size_t from = r->has_peek ? (size_t)r->peek->offset : at;
+            if (sweep__replay_core_lean(r, r->core, r->reader, from, &r->stats.requests, &stop) < 0)
+                return -1;
+            if (stop != from) {
+                r->has_peek = 0;
+                sweep__record_seek(r->reader, stop);
+            }
+        }
         const sweep_record *x;
         int got = next_record(r, &r->one, &x);
         if (got < 0)

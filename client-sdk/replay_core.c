@@ -44,6 +44,16 @@
  * as above, or, when it is the MOVE record alone that differs, the MOVE's
  * field ("MOVE.position.x"). Version 1 logs are checked on their
  * MoveResults as described above.
+ *
+ * Most requests of a version 2 log are moves answered with their results
+ * and nothing else: those are run by a lean loop (sweep__replay_core_lean)
+ * over the records where they lie in the log's frame, without reading
+ * them into records and groups first; any request with anything else in
+ * its group (a spawn, an Error, a Despawned, a MoverCommanded, an answer
+ * to another session), a record that is not right, a group that reaches
+ * the end of its frame, and every tick go through replay.c's records and
+ * groups to the code below, and so does a failure found by the lean loop
+ * to be named: what a replay says is the same either way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +71,7 @@
 #include "protocol/format.h"
 #include "server/entity_motion.h"
 #include "server/record_move.h"
+#include "server/record_window.h"
 
 /* What sweepd keeps of an entity for its motion (server_impl.h,
  * sweep__entity): what a move or a tick reads or writes. */
@@ -122,6 +133,8 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     int compact; /* a version 2 log: moves checked on their MOVE records */
+    sweep_record *group; /* the lean loop's group, read again to name a failure */
+    uint32_t group_cap;
     sweep__replay_core_observer observer;
     void (*ticked)(void *ctx);
     void *observer_ctx;
@@ -333,6 +346,7 @@ void sweep__replay_core_close(sweep__replay_core *c)
     free(c->session_index.slots);
     free(c->bodies);
     free(c->crushed);
+    free(c->group);
     free(c->dec_in.moves);
     free(c->dec_out.results);
     free(c->dec_out.movers);
@@ -797,59 +811,101 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     return sweep__replay_diverge(r, mo->session, mo->entity, mo->offset, "MOVE bytes", "recorded", "differs");
 }
 
-/* One MOVE record (a version 2 log): the move run again from the input
- * it holds, and its image built by the writer's own code
- * (server/record_move.h) compared with the recorded one. */
-static int check_move(sweep_replay *r, sweep__replay_core *c, core_session *own, const sweep_record *mo,
-                      const sweep_record *outs, uint32_t out_count)
+/* What running a MOVE record came to (run_checked). */
+enum {
+    MOVE_MATCHED,   /* the core's image is the record's */
+    MOVE_NO_ENTITY, /* names an entity its session has not spawned */
+    MOVE_SEQUENCE,  /* its sequence is not above the last applied */
+    MOVE_REFUSED,   /* the core (or the limit) refused it: nothing changed */
+    MOVE_DIFFERS    /* ran and was applied, but the images differ */
+};
+
+typedef struct move_run {
+    core_entity *e;
+    uint32_t sequence;
+    sweep_status st;
+    sweep__record_move_fields f;
+    sweep__motion motion;
+    sweep__replay_core_move om;
+} move_run;
+
+/* A MOVE record's payload p (len bytes, its layout checked) of `session`
+ * and `entity`: the move run again from the input it holds, and its image
+ * built by the writer's own code (server/record_move.h) compared with the
+ * recorded one. Counted and handed to the observer when it matches. */
+static int run_checked(sweep__replay_core *c, core_session *own, uint64_t session, uint32_t entity, const uint8_t *p,
+                       uint32_t len, move_run *m)
 {
-    const uint8_t *p = mo->bytes.ptr;
     /* A session mostly moves one entity: the one its last MOVE moved is
      * tried before the index (entities leave, so it is checked). */
     core_entity *e;
     uint32_t guess = own->last_entity;
-    if (mo->session == own->id && guess < c->ent_count && c->ents[guess].id == mo->entity && !c->ents[guess].gone) {
+    if (session == own->id && guess < c->ent_count && c->ents[guess].id == entity && !c->ents[guess].gone) {
         e = &c->ents[guess];
     } else {
-        e = find_entity(c, mo->entity);
-        if (e && mo->session == own->id)
+        e = find_entity(c, entity);
+        if (e && session == own->id)
             own->last_entity = (uint32_t)(e - c->ents);
     }
-    if (!e || e->session != mo->session)
-        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u, which session %" PRIu64 " has not "
-                                  "spawned (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
-                                  mo->session);
+    m->e = e;
+    if (!e || e->session != session)
+        return MOVE_NO_ENTITY;
     uint32_t sequence = sweep__rd32(p + 12);
+    m->sequence = sequence;
     /* The server writes a MOVE only for a move it applied: above the
      * last sequence applied. */
     if (e->has_last && sequence <= e->last_sequence)
-        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u with sequence %u, not above the last "
-                                  "applied (%u) (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
-                                  sequence, e->last_sequence);
+        return MOVE_SEQUENCE;
     uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
     sweep_vec3 wish = sweep__rdvec3(p + 16);
     double granted = sweep__rdf64(p + 40);
-    sweep_msg_move_result rep;
-    rep.rules = 0;
-    rep.sequence = sequence;
-    sweep__replay_core_move om;
-    sweep__motion motion;
-    sweep__record_move_fields f;
-    sweep_status st = run_move(c, e, mode, wish, buttons, granted, sequence, &motion, &f, &om);
-    if (st != SWEEP_OK)
-        return diverge_move(r, c, mo, outs, out_count, &rep, st);
+    m->st = run_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->f, &m->om);
+    if (m->st != SWEEP_OK)
+        return MOVE_REFUSED;
     c->moves++;
     c->outputs++;
-    f.session = mo->session;
+    m->f.session = session;
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode_fields(image, &f);
-    if (n == mo->bytes.len && memcmp(image, p, n) == 0) {
-        if (c->observer)
-            c->observer(c->observer_ctx, &om);
-        return 0;
+    size_t n = sweep__record_move_encode_fields(image, &m->f);
+    if (n != len || memcmp(image, p, n) != 0)
+        return MOVE_DIFFERS;
+    if (c->observer)
+        c->observer(c->observer_ctx, &m->om);
+    return MOVE_MATCHED;
+}
+
+/* Says what a MOVE record mo that run_checked did not match (how: rc)
+ * is, in the group of OUT and MOVE records it came in; returns -1. */
+static int move_failed(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo, const sweep_record *outs,
+                       uint32_t out_count, int rc, const move_run *m)
+{
+    sweep_msg_move_result rep;
+    rep.rules = 0;
+    rep.sequence = m->sequence;
+    switch (rc) {
+    case MOVE_NO_ENTITY:
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u, which session %" PRIu64 " has not "
+                                  "spawned (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
+                                  mo->session);
+    case MOVE_SEQUENCE:
+        return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u with sequence %u, not above the last "
+                                  "applied (%u) (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
+                                  m->sequence, m->e->last_sequence);
+    case MOVE_REFUSED:
+        return diverge_move(r, c, mo, outs, out_count, &rep, m->st);
+    default:
+        result_of(c, &m->f, &rep);
+        return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
     }
-    result_of(c, &f, &rep);
-    return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
+}
+
+/* One MOVE record (a version 2 log), as run_checked. */
+static int check_move(sweep_replay *r, sweep__replay_core *c, core_session *own, const sweep_record *mo,
+                      const sweep_record *outs, uint32_t out_count)
+{
+    move_run m;
+    int rc = run_checked(c, own, mo->session, mo->entity, mo->bytes.ptr, mo->bytes.len, &m);
+    return rc == MOVE_MATCHED ? 0 : move_failed(r, c, mo, outs, out_count, rc, &m);
 }
 
 /* ---- requests and ticks ----------------------------------------------------------- */
@@ -944,6 +1000,105 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
         if (watched)
             sweep__replay_notify(r, o->session, &m);
     }
+    return 0;
+}
+
+/* ---- the lean loop (a version 2 log) ---------------------------------------------- */
+
+/* The records after a group's IN (at `first`, `count` of them) read again
+ * into c->group by sweep_record_next, for move_failed to name a failure
+ * among them as the general path would; 0, or -1 after
+ * sweep__replay_fail. */
+static int group_records(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t first,
+                         uint32_t count)
+{
+    if (sweep__replay_grow((void **)&c->group, &c->group_cap, count, sizeof *c->group) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    sweep__record_seek(rd, first);
+    char err[1200];
+    for (uint32_t k = 0; k < count; k++) {
+        int got = sweep_record_next(rd, &c->group[k], err, sizeof err);
+        if (got != 1)
+            return sweep__replay_fail(r, "%s", got < 0 ? err : "the log ended inside a group it had whole");
+    }
+    return 0;
+}
+
+/* The end of the group of records after an IN (at `pos`, of `session`
+ * sent as `flags`) when the lean loop can run it: MOVEs and the results
+ * answering them, each as sweep_record_next would take it, up to an IN or
+ * TICK in the same frame (which read_group would end it with); 0 when
+ * not (anything else in it, a bad record, the frame's end), for the
+ * general path. */
+static size_t lean_group_end(const uint8_t *d, size_t pos, size_t end, uint64_t session, unsigned flags,
+                             uint32_t *count)
+{
+    uint32_t n = 0;
+    while (end - pos >= 5) {
+        uint8_t t = d[pos];
+        uint32_t len = sweep__rd32(d + pos + 1);
+        const uint8_t *q = d + pos + 5;
+        if (end - pos - 5 < len)
+            return 0;
+        if (t == SWEEP_RECORD_MOVE) {
+            if (!sweep__record_move_ok(q, len))
+                return 0;
+        } else if (t == SWEEP_RECORD_OUT) {
+            sweep_msg_kind kind;
+            if (len <= 8 || sweep__rd64(q) != session ||
+                sweep__decode_kind_checked(q + 8, len - 8, flags, &kind) != SWEEP_PROTO_OK ||
+                (kind != SWEEP_MSG_MOVE_RESULT && kind != SWEEP_MSG_MOVE_RESULT_BATCH))
+                return 0;
+        } else {
+            *count = n;
+            return (t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8) ? pos : 0;
+        }
+        pos += 5 + (size_t)len;
+        n++;
+    }
+    return 0;
+}
+
+int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
+                            uint64_t *requests, size_t *stop)
+{
+    size_t at, end;
+    const uint8_t *d = sweep__record_window(rd, &at, &end);
+    at = from;
+    while (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
+        uint32_t len = sweep__rd32(d + at + 1);
+        if (end - at - 5 < len || len <= 8)
+            break;
+        uint64_t session = sweep__rd64(d + at + 5);
+        core_session *s = find_session(c, session);
+        if (!s)
+            break;
+        size_t first = at + 5 + len;
+        uint32_t count;
+        size_t group_end = lean_group_end(d, first, end, session, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &count);
+        if (!group_end)
+            break;
+        (*requests)++;
+        for (size_t pos = first; pos < group_end;) {
+            const uint8_t *q = d + pos + 5;
+            uint32_t l = sweep__rd32(d + pos + 1);
+            if (d[pos] == SWEEP_RECORD_MOVE) {
+                move_run m;
+                int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, &m);
+                if (rc != MOVE_MATCHED) {
+                    if (group_records(r, c, rd, first, count) != 0)
+                        return -1;
+                    uint32_t k = 0;
+                    while (c->group[k].offset != pos)
+                        k++;
+                    return move_failed(r, c, &c->group[k], c->group, count, rc, &m);
+                }
+            }
+            pos += 5 + (size_t)l;
+        }
+        at = group_end;
+    }
+    *stop = at;
     return 0;
 }
 

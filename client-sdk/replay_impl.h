@@ -67,6 +67,18 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
                                const sweep_record *outs, uint32_t out_count);
 
+/* The lean loop of a version 2 log (nothing to do for a version 1 one):
+ * the requests from the record at `from` in rd's current frame (the next
+ * record to be read, or the one a group ended with), each run as
+ * sweep__replay_core_on_request would after replay.c read its group, as
+ * long as the group holds nothing but MOVEs and the results answering
+ * them, whole in the frame; they are read in place, not grouped. *stop is
+ * the offset of the first record left for the general path (a tick,
+ * anything uncommon, the frame's end); each request run is counted in
+ * *requests. 0, or -1 after sweep__replay_fail or a divergence. */
+int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
+                            uint64_t *requests, size_t *stop);
+
 /* The core depth's state of r; NULL at the full depth. */
 sweep__replay_core *sweep__replay_core_of(sweep_replay *r);
 

@@ -20,6 +20,7 @@
 #include "protocol/format.h"
 #include "server/record.h"
 #include "server/record_move.h"
+#include "server/record_window.h"
 
 struct sweep_record_reader {
     char path[1024];
@@ -466,6 +467,18 @@ int sweep_record_check_ahead(sweep_record_reader *r)
         return 0;
     r->ahead_started = 1;
     return 1;
+}
+
+const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, size_t *end)
+{
+    *at = r->body_pos;
+    *end = r->body_end;
+    return r->data;
+}
+
+void sweep__record_seek(sweep_record_reader *r, size_t at)
+{
+    r->body_pos = at;
 }
 
 const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r)

@@ -1677,6 +1677,178 @@ static void replays_stop_where_the_log_goes_bad(void **state)
     free(orig);
 }
 
+/* ---- the lean loop ------------------------------------------------------------ */
+
+/* How a replay at the core depth went, step by step. */
+typedef struct outcome {
+    int rc;
+    uint64_t steps, tick, events;
+    sweep_replay_stats st;
+    int diverged;
+    sweep_replay_divergence div;
+    char err[1400];
+} outcome;
+
+static void count_event(void *ctx, const sweep_replay_event *ev)
+{
+    (void)ev;
+    (*(uint64_t *)ctx)++;
+}
+
+/* A watched replay never takes the core depth's lean loop for version 2
+ * logs (replay.c): its requests all go the general way. */
+static void core_outcome(const char *log, int watched, outcome *o)
+{
+    char e[1400];
+    memset(o, 0, sizeof *o);
+    sweep_replay *r = sweep_replay_open_flags(log, g_map, SWEEP_REPLAY_CORE, e, sizeof e);
+    if (!r)
+        fail_msg("%s: %s", log, e);
+    if (watched)
+        sweep_replay_watch(r, count_event, &o->events);
+    while ((o->rc = sweep_replay_step(r)) == 1)
+        o->steps++;
+    o->tick = sweep_replay_tick(r);
+    o->st = *sweep_replay_stats_of(r);
+    const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+    if (d) {
+        o->diverged = 1;
+        o->div = *d;
+    }
+    snprintf(o->err, sizeof o->err, "%s", sweep_replay_error(r));
+    sweep_replay_close(r);
+}
+
+/* The same log through the lean loop and the general path: the same
+ * steps, counts, end, divergence (every field) and error. */
+static void lean_matches_general(const char *log, const char *what, outcome *lean)
+{
+    outcome gen;
+    core_outcome(log, 0, lean);
+    core_outcome(log, 1, &gen);
+    if (lean->rc != gen.rc || strcmp(lean->err, gen.err) != 0 || lean->diverged != gen.diverged ||
+        strcmp(lean->div.text, gen.div.text) != 0)
+        fail_msg("%s: lean %d '%s' '%s', general %d '%s' '%s'", what, lean->rc, lean->err, lean->div.text, gen.rc,
+                 gen.err, gen.div.text);
+    assert_true(gen.events > 0);
+    assert_int_equal(lean->steps, gen.steps);
+    assert_int_equal(lean->tick, gen.tick);
+    const sweep_replay_stats *a = &lean->st, *b = &gen.st;
+    assert_int_equal(a->ticks, b->ticks);
+    assert_int_equal(a->sessions, b->sessions);
+    assert_int_equal(a->requests, b->requests);
+    assert_int_equal(a->moves, b->moves);
+    assert_int_equal(a->outputs, b->outputs);
+    assert_int_equal(a->hashes, b->hashes);
+    assert_int_equal(a->bytes, b->bytes);
+    assert_int_equal(a->segments, b->segments);
+    assert_int_equal(a->truncated, b->truncated);
+    assert_int_equal(a->ended, b->ended);
+    assert_int_equal(a->refused, b->refused);
+    if (lean->diverged) {
+        const sweep_replay_divergence *x = &lean->div, *y = &gen.div;
+        assert_int_equal(x->tick, y->tick);
+        assert_int_equal(x->session, y->session);
+        assert_int_equal(x->entity, y->entity);
+        assert_int_equal(x->offset, y->offset);
+        assert_string_equal(x->file, y->file);
+        assert_string_equal(x->field, y->field);
+        assert_string_equal(x->recorded, y->recorded);
+        assert_string_equal(x->replayed, y->replayed);
+    }
+}
+
+/* The record after the n-th MOVE of a log, and the first OUT after it
+ * (the answer): their offsets and lengths. */
+static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64_t *out_at, uint32_t *out_len)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_record x;
+    int moves = 0, found = 0;
+    while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
+        if (x.type == SWEEP_RECORD_MOVE && moves++ == (int)nth)
+            *move_at = x.offset;
+        else if (x.type == SWEEP_RECORD_OUT && moves > (int)nth) {
+            *out_at = x.offset;
+            *out_len = x.bytes.len + 8;
+            found = 1;
+        }
+    }
+    sweep_record_close(r);
+    assert_true(found);
+}
+
+/* The core depth of a version 2 log runs most requests in a lean loop
+ * that reads their records in place (replay_impl.h) and leaves anything
+ * uncommon to the general path, which a watched replay takes for every
+ * request: both must say the same of whole logs (spawns, Errors, riders,
+ * a commanded door, Fly and Noclip moves, a log cut by SIGKILL), of a
+ * MOVE's output or input changed (a divergence, named on the MOVE or on
+ * the answer), of a garbled answer, and of a log cut in the middle. */
+static void lean_loop_matches_general_path(void **state)
+{
+    (void)state;
+    char raw[600], killed[2][600], out[400], what[700];
+    raw_log(raw, sizeof raw);
+    const char *logs[3] = {raw, killed[0], killed[1]};
+    for (int i = 0; i < 2; i++) {
+        char rec[400], names[4][512];
+        scratch(i ? "killed-2/rec" : "killed-0/rec", rec, sizeof rec);
+        assert_int_equal(logs_in(rec, names, 4), 1);
+        snprintf(killed[i], sizeof killed[i], "%s", names[0]);
+    }
+    scratch("lean.sweeplog", out, sizeof out);
+    for (int l = 0; l < 3; l++) {
+        outcome o;
+        lean_matches_general(logs[l], logs[l], &o);
+        assert_int_equal(o.rc, 0);
+        assert_true(o.st.moves > 20);
+        uint64_t moves = o.st.moves;
+        for (unsigned k = 0; k < 3; k++) {
+            unsigned nth = (unsigned)(moves * (k + 1) / 4);
+            uint64_t move_at = 0, out_at = 0;
+            uint32_t out_len = 0;
+            find_answer(logs[l], nth, &move_at, &out_at, &out_len);
+            /* The output (position.x), then the input (wish.x's exponent). */
+            for (int input = 0; input < 2; input++) {
+                flip(logs[l], (size_t)move_at + 5 + (input ? 16 + 7 : 56), input ? 0x40 : 0x01, out);
+                snprintf(what, sizeof what, "%s: MOVE %u's %s changed", logs[l], nth, input ? "wish" : "position");
+                lean_matches_general(out, what, &o);
+                /* A wish changed need not change anything (a Walk move
+                 * granted no time runs nothing); a position always does. */
+                if (!input && !o.diverged)
+                    fail_msg("%s: no divergence (%d, '%s')", what, o.rc, o.err);
+                if (o.diverged)
+                    assert_int_equal(o.div.offset, input ? out_at : move_at);
+            }
+            /* The answer garbled under a checksum made right. */
+            size_t len, start;
+            uint32_t body;
+            uint8_t *buf = read_all(logs[l], &len);
+            assert_non_null(buf);
+            assert_int_equal(frame_holding(buf, len, (size_t)out_at, &start, &body), 0);
+            memset(buf + out_at + 5 + 8, 0xff, out_len - 8);
+            fix_crc(buf, start, body);
+            write_all(out, buf, len);
+            snprintf(what, sizeof what, "%s: the answer to MOVE %u garbled", logs[l], nth);
+            lean_matches_general(out, what, &o);
+            assert_false(o.diverged);
+            assert_non_null(strstr(o.err, "does not decode"));
+            /* Cut there: a torn last frame. */
+            write_all(out, buf, (size_t)out_at);
+            free(buf);
+            snprintf(what, sizeof what, "%s: cut at the answer to MOVE %u", logs[l], nth);
+            lean_matches_general(out, what, &o);
+            assert_int_equal(o.rc, 0);
+            assert_true(o.st.truncated);
+            assert_true(o.st.moves > 0 && o.st.moves < moves);
+        }
+    }
+}
+
 /* ---- setup --------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1740,6 +1912,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
+        cmocka_unit_test(lean_loop_matches_general_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
