@@ -37,8 +37,8 @@
  * A version 2 log holds a MOVE record (server/record.h) for every move
  * the core ran and the server applied: its input (wish, buttons, mode,
  * granted time) and the core's output. There each MOVE is run from its
- * own input and the image of the result, built by the writer's code
- * (server/record_move.h), compared with the record by memcmp; the Move
+ * own input and what the core made of it compared with the record where
+ * it lies, as the writer's image of it (server/record_move.h); the Move
  * and MoveResult are not decoded (of an answer only its kind is read),
  * unless the images differ: then the answer is decoded to name the field
  * as above, or, when it is the MOVE record alone that differs, the MOVE's
@@ -830,9 +830,10 @@ typedef struct move_run {
 } move_run;
 
 /* A MOVE record's payload p (len bytes, its layout checked) of `session`
- * and `entity`: the move run again from the input it holds, and its image
- * built by the writer's own code (server/record_move.h) compared with the
- * recorded one. Counted and handed to the observer when it matches. */
+ * and `entity`: the move run again from the input it holds, and what the
+ * core made of it compared with the record as the writer's image of it
+ * (server/record_move.h). Counted and handed to the observer when it
+ * matches. */
 static int run_checked(sweep__replay_core *c, core_session *own, uint64_t session, uint32_t entity, const uint8_t *p,
                        uint32_t len, move_run *m)
 {
@@ -865,9 +866,7 @@ static int run_checked(sweep__replay_core *c, core_session *own, uint64_t sessio
     c->moves++;
     c->outputs++;
     m->f.session = session;
-    uint8_t image[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode_fields(image, &m->f);
-    if (n != len || memcmp(image, p, n) != 0)
+    if (!sweep__record_move_same_output(p, len, &m->f))
         return MOVE_DIFFERS;
     if (c->observer)
         c->observer(c->observer_ctx, &m->om);

@@ -17,7 +17,8 @@ enum {
     FLAGS_ALL = FLAG_GROUNDED | FLAG_CARRIED | FLAG_PUSHED | FLAG_START
 };
 
-size_t sweep__record_move_encode_fields(uint8_t *out, const sweep__record_move_fields *f)
+/* The image of f (record.h's layout); its length. */
+static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
 {
     uint32_t n = f->contact_count;
     sweep__wr64(out + 0, f->session);
@@ -50,6 +51,41 @@ size_t sweep__record_move_encode_fields(uint8_t *out, const sweep__record_move_f
     return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
 }
 
+/* The bits of v that differ from the f64 or vec3 at p (0: none). */
+static inline uint64_t xor_f64(const uint8_t *p, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return sweep__rd64(p) ^ u;
+}
+
+static inline uint64_t xor_vec3(const uint8_t *p, sweep_vec3 v)
+{
+    return xor_f64(p, v.x) | xor_f64(p + 8, v.y) | xor_f64(p + 16, v.z);
+}
+
+int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f)
+{
+    uint32_t n = f->contact_count;
+    uint32_t flags = (f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) |
+                     (f->pushed ? FLAG_PUSHED : 0) | (f->has_start_position ? FLAG_START : 0);
+    if (len != SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT || p[53] != flags || p[54] != n ||
+        p[55] != 0)
+        return 0;
+    /* Every field or-ed into one word, then one test: mostly nothing
+     * differs, and a branch a field cost more than the loads. */
+    uint64_t d = xor_vec3(p + 56, f->position) | xor_vec3(p + 80, f->velocity) |
+                 xor_vec3(p + 104, f->ground_normal) | xor_vec3(p + 128, f->start_position) |
+                 xor_f64(p + 152, f->speed_excess) | (sweep__rd32(p + 160) ^ f->ground_material) |
+                 (sweep__rd32(p + 164) ^ f->ground_mover) | (sweep__rd32(p + 168) ^ f->pushed_by) |
+                 (sweep__rd32(p + 172) ^ f->rules);
+    const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+        d |= xor_vec3(c, f->contacts[i].point) | xor_vec3(c + 24, f->contacts[i].normal) |
+             (sweep__rd32(c + 48) ^ f->contacts[i].triangle) | (sweep__rd32(c + 52) ^ f->contacts[i].material);
+    return d == 0;
+}
+
 size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
                                  const sweep_msg_move_result *res)
 {
@@ -77,7 +113,7 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
         .rules = res->rules & SWEEP__RECORD_MOVE_RULES,
         .contacts = res->contacts,
     };
-    return sweep__record_move_encode_fields(out, &f);
+    return encode_fields(out, &f);
 }
 
 int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen)

@@ -3,11 +3,12 @@
  * core's input and output of one move in a fixed little-endian layout
  * (never installed).
  *
- * The writer (recorder.c, from a sweep_msg_move_result) and the core
- * depth of a replay (client-sdk/replay_core.c, from the core's output)
- * build the image with the same function, so a replayed move matches its
- * record exactly when a memcmp says so; only a mismatch is decoded, to
- * name the field.
+ * The writer (recorder.c, from a sweep_msg_move_result) builds the image
+ * with the function the core depth of a replay (client-sdk/replay_core.c,
+ * from the core's output) compares a record with, both from the same
+ * fields and next to each other here, so a replayed move matches its
+ * record exactly when the image the writer would make of it is the
+ * record's bytes; only a mismatch is decoded, to name the field.
  */
 #ifndef SWEEP_SERVER_RECORD_MOVE_H
 #define SWEEP_SERVER_RECORD_MOVE_H
@@ -55,10 +56,12 @@ typedef struct sweep__record_move_fields {
     const sweep_contact *contacts;
 } sweep__record_move_fields;
 
-/* Writes the image of f into out, which holds SWEEP__RECORD_MOVE_MAX
- * bytes; returns its length. The core depth of a replay builds its image
- * with it straight from the core's output, without a MoveResult. */
-size_t sweep__record_move_encode_fields(uint8_t *out, const sweep__record_move_fields *f);
+/* 1 when the image of f (as sweep__record_move_encode would write it)
+ * is the len bytes at p, given that f's session, entity,
+ * sequence, wish, granted time, buttons and mode were read from them:
+ * only what the core made of the move is compared, where it lies, with
+ * nothing written (the core depth of a replay, once a move). */
+int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f);
 
 /* Writes the image of a move of `session` (mode, buttons and wish from
  * its Move; granted dt and every output from res) into out, which holds

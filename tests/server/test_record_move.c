@@ -1,0 +1,136 @@
+/*
+ * test_record_move.c - the MOVE record's image (server/record_move.h):
+ * the core depth of a replay compares what the core made of a move with a
+ * record where it lies (sweep__record_move_same_output) instead of
+ * building the image the writer would and comparing bytes; the two must
+ * agree on every byte of the output, and on the length.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "server/record_move.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_u64(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double next_f64(void)
+{
+    return (double)(int64_t)next_u64() / 1048576.0;
+}
+
+static sweep_vec3 next_vec3(void)
+{
+    return sweep_v3(next_f64(), next_f64(), next_f64());
+}
+
+/* A result with every field the image holds drawn at random. */
+static void random_result(sweep_msg_move_result *r, uint32_t contacts)
+{
+    memset(r, 0, sizeof *r);
+    r->entity = (uint32_t)next_u64();
+    r->sequence = (uint32_t)next_u64();
+    r->applied_dt = next_f64();
+    r->position = next_vec3();
+    r->velocity = next_vec3();
+    r->grounded = next_u64() & 1;
+    r->carried = next_u64() & 1;
+    r->pushed = next_u64() & 1;
+    r->has_start_position = next_u64() & 1;
+    r->ground_normal = next_vec3();
+    r->start_position = next_vec3();
+    r->speed_excess = next_f64();
+    r->ground_material = (uint32_t)next_u64();
+    r->ground_mover = (uint32_t)next_u64();
+    r->pushed_by = (uint32_t)next_u64();
+    r->rules = (uint32_t)next_u64() & SWEEP__RECORD_MOVE_RULES;
+    r->contact_count = contacts;
+    for (uint32_t i = 0; i < contacts; i++) {
+        r->contacts[i].point = next_vec3();
+        r->contacts[i].normal = next_vec3();
+        r->contacts[i].triangle = (uint32_t)next_u64();
+        r->contacts[i].material = (uint32_t)next_u64();
+    }
+}
+
+/* The fields as the core depth has them for the move. */
+static void fields_of(const sweep_msg_move_result *r, uint64_t session, uint32_t mode, uint32_t buttons,
+                      sweep_vec3 wish, sweep__record_move_fields *f)
+{
+    *f = (sweep__record_move_fields){
+        .session = session,
+        .entity = r->entity,
+        .sequence = r->sequence,
+        .wish = wish,
+        .granted = r->applied_dt,
+        .buttons = buttons,
+        .mode = mode,
+        .grounded = r->grounded,
+        .carried = r->carried,
+        .pushed = r->pushed,
+        .has_start_position = r->has_start_position,
+        .contact_count = r->contact_count,
+        .position = r->position,
+        .velocity = r->velocity,
+        .ground_normal = r->ground_normal,
+        .start_position = r->start_position,
+        .speed_excess = r->speed_excess,
+        .ground_material = r->ground_material,
+        .ground_mover = r->ground_mover,
+        .pushed_by = r->pushed_by,
+        .rules = r->rules,
+        .contacts = r->contacts,
+    };
+}
+
+/* The writer's image of a move is the same as its fields, and one bit
+ * changed anywhere in what the core made of it (from byte 53: flags,
+ * count, outputs, contacts), or a length that is not the image's, is not. */
+static void same_output_agrees_with_the_image(void **state)
+{
+    (void)state;
+    for (uint32_t round = 0; round < 200; round++) {
+        uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
+        sweep_msg_move_result r;
+        random_result(&r, contacts);
+        uint64_t session = next_u64();
+        uint32_t mode = round % SWEEP_WIRE_MODE_COUNT, buttons = (uint32_t)next_u64();
+        sweep_vec3 wish = next_vec3();
+        uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
+        size_t n = sweep__record_move_encode(image, session, mode, buttons, wish, &r);
+        assert_int_equal(n, SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
+        assert_int_equal(sweep__record_move_check(image, n, (char[160]){0}, 160), 0);
+        sweep__record_move_fields f;
+        fields_of(&r, session, mode, buttons, wish, &f);
+        assert_true(sweep__record_move_same_output(image, n, &f));
+        for (size_t at = 53; at < n; at++) {
+            for (int bit = 0; bit < 8; bit += 3) {
+                image[at] ^= (uint8_t)(1u << bit);
+                if (sweep__record_move_same_output(image, n, &f))
+                    fail_msg("round %u: byte %zu bit %d changed, still the same", round, at, bit);
+                image[at] ^= (uint8_t)(1u << bit);
+            }
+        }
+        assert_false(sweep__record_move_same_output(image, n - SWEEP_RECORD_MOVE_CONTACT, &f));
+        assert_false(sweep__record_move_same_output(image, n + SWEEP_RECORD_MOVE_CONTACT, &f));
+        assert_true(sweep__record_move_same_output(image, n, &f));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_output_agrees_with_the_image),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
