@@ -78,9 +78,10 @@
 typedef struct core_entity {
     uint32_t id;
     uint64_t session;
-    sweep_actor actor;
-    sweep_vec3 radii;
-    double max_speed, step_height; /* Fly and Noclip limits, from its Spawn */
+    /* What a move starts from (its actor, radii, and Fly and Noclip
+     * limits from its Spawn), as sweep__motion_run takes it: handed over
+     * where it lies. */
+    sweep__mover_entity m;
     sweep_vec3 ground_normal;      /* of its last move that ran */
     uint32_t ground_material;
     int has_last;
@@ -518,8 +519,8 @@ static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, 
     memset(e, 0, sizeof *e);
     e->id = sp->entity;
     e->session = session;
-    e->actor.position = sp->position;
-    e->radii = sp->radii;
+    e->m.actor.position = sp->position;
+    e->m.radii = sp->radii;
     e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
     /* A client may tighten the world's limits for its raw moves, never
      * loosen them (spawn.c). */
@@ -528,8 +529,8 @@ static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, 
         max_speed = req->as.spawn.max_speed;
         step_height = req->as.spawn.step_height;
     }
-    e->max_speed = max_speed > 0.0 && max_speed < cfg->max_speed ? max_speed : cfg->max_speed;
-    e->step_height = step_height > 0.0 && step_height < cfg->step_height ? step_height : cfg->step_height;
+    e->m.max_speed = max_speed > 0.0 && max_speed < cfg->max_speed ? max_speed : cfg->max_speed;
+    e->m.step_height = step_height > 0.0 && step_height < cfg->step_height ? step_height : cfg->step_height;
     if (c->ent_index.cap < 2 * c->ent_count + 2)
         return rebuild_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->ent_index, e->id, c->ent_count - 1);
@@ -615,9 +616,8 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
 {
     const sweep_config *wcfg = &c->level.config;
     const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
-    const sweep_actor before = e->actor;
-    const sweep__mover_entity me = {before, e->radii, e->max_speed, e->step_height};
-    sweep__motion_run(&space, wcfg, &c->level.rules, &me, mode, wish, buttons, granted, mo);
+    const sweep_actor before = e->m.actor;
+    sweep__motion_run(&space, wcfg, &c->level.rules, &e->m, mode, wish, buttons, granted, mo);
     /* The server refuses what the core refuses, and a move ending beyond
      * the coordinate limit. */
     sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
@@ -628,8 +628,8 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
 
     /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
      * move ran with nothing touched: no ground, no contact. */
-    sweep_vec3 start = e->actor.position;
-    e->actor = a;
+    sweep_vec3 start = before.position;
+    e->m.actor = a;
     e->has_last = 1;
     e->last_sequence = sequence;
     uint32_t contact_count = 0;
@@ -673,7 +673,7 @@ static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mod
     f->rules = mo->act.rules & SWEEP__RECORD_MOVE_RULES;
     f->speed_excess = mo->act.speed_excess;
     if (c->observer)
-        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->radii, before, a,
+        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->m.radii, before, a,
                                         {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, f->has_start_position};
     return SWEEP_OK;
 }
@@ -1161,7 +1161,7 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
             return sweep__replay_fail(r, "out of memory");
         for (uint32_t i = 0; i < n; i++) {
             const core_entity *e = &c->ents[i];
-            c->bodies[i] = (sweep_body){e->actor.position, e->radii, e->ground_mover, e->touch_mover, 0,
+            c->bodies[i] = (sweep_body){e->m.actor.position, e->m.radii, e->ground_mover, e->touch_mover, 0,
                                         SWEEP_NO_MOVER};
         }
         /* A failed tick moves nothing (the server logs it and goes on). */
@@ -1172,7 +1172,7 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
             for (uint32_t i = 0; i < n; i++) {
                 core_entity *e = &c->ents[i];
                 const sweep_body *b = &c->bodies[i];
-                e->actor.position = b->position;
+                e->m.actor.position = b->position;
                 uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
                 if (moved) {
                     e->moved_flags |= moved;
