@@ -6,8 +6,10 @@
  * records, the grouping of each request or tick with the ID and OUT
  * records after it, errors and divergences. The full depth runs each
  * group through sweepd's offline world code; the core depth
- * (replay_core.c) through the core alone, with the calls below. Either
- * way a divergence is described by replay.c, so both name fields alike.
+ * (replay_core.c) through the core alone, with the calls below, and
+ * runs most requests of a version 2 log itself, straight from the log's
+ * frame (sweep__replay_core_lean). Either way a divergence is described
+ * by replay.c, so both name fields alike.
  */
 #ifndef SWEEP_CLIENT_REPLAY_IMPL_H
 #define SWEEP_CLIENT_REPLAY_IMPL_H
