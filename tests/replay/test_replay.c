@@ -1785,9 +1785,10 @@ static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64
  * that reads their records in place (replay_impl.h) and leaves anything
  * uncommon to the general path, which a watched replay takes for every
  * request: both must say the same of whole logs (spawns, Errors, riders,
- * a commanded door, Fly and Noclip moves, a log cut by SIGKILL), of a
- * MOVE's output or input changed (a divergence, named on the MOVE or on
- * the answer), of a garbled answer, and of a log cut in the middle. */
+ * a commanded door, Fly and Noclip moves, a log cut by SIGKILL, a log in
+ * segments), of a MOVE's output or input changed (a divergence, named on
+ * the MOVE or on the answer), of a garbled answer, and of a log cut in
+ * the middle. */
 static void lean_loop_matches_general_path(void **state)
 {
     (void)state;
@@ -1801,6 +1802,23 @@ static void lean_loop_matches_general_path(void **state)
         snprintf(killed[i], sizeof killed[i], "%s", names[0]);
     }
     scratch("lean.sweeplog", out, sizeof out);
+    /* A log rotated into segments, as rotated_log_follows_its_segments
+     * left it (its segment 1 moved away, the third renamed in its place):
+     * segment 1 put back, the replay goes from segment 0 through segment
+     * 1 and stops where segment 2 is missing. */
+    {
+        char rot[400], seg[64][512], away[600];
+        scratch("rotated", rot, sizeof rot);
+        int n = logs_in(rot, seg, 64);
+        assert_true(n >= 2);
+        snprintf(away, sizeof away, "%s.away", seg[1]);
+        assert_int_equal(rename(away, seg[1]), 0);
+        outcome o;
+        lean_matches_general(seg[0], "rotated", &o);
+        assert_int_equal(o.rc, -1);
+        assert_int_equal(o.st.segments, 2);
+        assert_non_null(strstr(o.err, "next segment"));
+    }
     for (int l = 0; l < 3; l++) {
         outcome o;
         lean_matches_general(logs[l], logs[l], &o);
