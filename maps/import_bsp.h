@@ -33,9 +33,25 @@
  *     longer brush by brush, nor by shared vertices (a cut edge lies on the
  *     face of the brush that cut it, as brushes already meet at T-junctions).
  *   - Every player-solid curved patch (face type 2) is tessellated: each
- *     3x3 block of its control grid is a biquadratic Bezier patch cut into
- *     SWEEP_BSP_PATCH_LEVEL x SWEEP_BSP_PATCH_LEVEL quads. A patch is a
- *     surface, not a solid, so each triangle is written in both windings.
+ *     3x3 block of its control grid is a biquadratic Bezier patch, cut
+ *     into a grid of quads (each split into two triangles) only as finely
+ *     as its curve needs: no point of the exact surface is farther than the
+ *     tolerance (sweep_bsp_options.patch_tolerance, SWEEP_BSP_PATCH_TOLERANCE
+ *     units by default) from the triangles, a bound the importer proves
+ *     for each block (sampled distances plus the interpolation error
+ *     between samples), not an estimate. A flat block with evenly spaced
+ *     control points is one quad. A whole column (row) of blocks of a
+ *     patch is cut alike, so the blocks of one patch share the vertices of
+ *     their seams and the patch has no crack; two separate patches that
+ *     meet along an edge may cut it differently (each within the tolerance
+ *     of the same curve), which leaves a gap of at most twice the
+ *     tolerance, far narrower than a player (Quake 3's collision model
+ *     has the same gaps, at its 16 units). SWEEP_BSP_PATCH_FIXED gives the
+ *     tessellation of older imports, SWEEP_BSP_PATCH_LEVEL x
+ *     SWEEP_BSP_PATCH_LEVEL quads a block, whose two patches meeting
+ *     along an edge with the same control points split it alike. A patch
+ *     is a surface, not a solid, so each triangle is written in both
+ *     windings.
  *   - Materials are the shaders those triangles use: the shader's name
  *     (cut to 63 bytes, bytes outside printable ASCII written as '_', and
  *     "~2", "~3", ... appended when two shaders would share a name), its
@@ -123,8 +139,16 @@
 #include "core/status.h"
 #include "maps/level.h"
 
-/* Quads along each side of a 3x3 Bezier block of a patch. */
+/* The most a patch's triangles may stray from its curved surface (units)
+ * unless sweep_bsp_options says otherwise. */
+#define SWEEP_BSP_PATCH_TOLERANCE 2.0
+/* sweep_bsp_options.patch_tolerance for the fixed tessellation: every 3x3
+ * Bezier block of a patch cut into SWEEP_BSP_PATCH_LEVEL x
+ * SWEEP_BSP_PATCH_LEVEL quads, as before the tolerance existed. */
+#define SWEEP_BSP_PATCH_FIXED (-1.0)
 #define SWEEP_BSP_PATCH_LEVEL 4
+/* The most quads along one side of a block, whatever the tolerance. */
+#define SWEEP_BSP_PATCH_MAX_STEPS 16
 /* Corners of a brush's sides closer than this (units) are one vertex. */
 #define SWEEP_BSP_WELD_EPSILON 0.1
 /* A corner this close to a plane (units) is on it when clipping. */
@@ -151,6 +175,10 @@ typedef struct sweep_bsp_options {
     /* 1: every brush face whole, each brush a closed shell of its own (no
      * hidden face is dropped); for comparing and debugging. */
     int keep_hidden_faces;
+    /* The most (units) a patch's triangles may stray from the curved
+     * surface: 0 means SWEEP_BSP_PATCH_TOLERANCE, SWEEP_BSP_PATCH_FIXED the
+     * fixed tessellation; anything else must be in (0, 1e6]. */
+    double patch_tolerance;
 } sweep_bsp_options;
 
 typedef struct sweep_bsp_stats {

@@ -86,6 +86,8 @@ static const char usage[] =
     "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
     "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
     "  --keep-hidden-faces keep a Quake 3 level's brush faces that no one can touch\n"
+    "  --patch-tolerance U how far (map units) a Quake 3 level's curved patches may be\n"
+    "                      cut from their true surface (default 2; 0: the old fixed grid)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
@@ -192,11 +194,11 @@ static void bsp_warning(void *ctx, const char *msg)
 
 /* A Quake 3 level into lv, its rules (Quake 3's, then the --rules file's)
  * into values; *seconds is how long the import itself took. */
-static sweep_status import_bsp_level(const char *in, const char *member, int keep_hidden, const char *rules,
-                                     sweep_level *lv, sweep_bsp_stats *st, sweep_map_values *values, double *seconds,
-                                     char *err, size_t errlen)
+static sweep_status import_bsp_level(const char *in, const char *member, int keep_hidden, double patch_tolerance,
+                                     const char *rules, sweep_level *lv, sweep_bsp_stats *st, sweep_map_values *values,
+                                     double *seconds, char *err, size_t errlen)
 {
-    sweep_bsp_options bo = {member, bsp_warning, (void *)in, keep_hidden};
+    sweep_bsp_options bo = {member, bsp_warning, (void *)in, keep_hidden, patch_tolerance};
     double t = now_s();
     sweep_status r = sweep_import_bsp(in, &bo, lv, st, err, errlen);
     *seconds = now_s() - t;
@@ -213,7 +215,8 @@ static sweep_status import_bsp_level(const char *in, const char *member, int kee
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN };
+           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
+           O_PATCH_TOLERANCE };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
@@ -222,11 +225,12 @@ int main(int argc, char **argv)
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
         {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
-        {"one-sided-material", 1, 0, O_ONE_SIDED}, {0, 0, 0, 0}};
+        {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE}, {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
     int sides_given = 0;
+    double patch_tolerance = 0.0; /* the importer's default */
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
     int keep_hidden = 0;
     int progress = isatty(2), quiet = 0, list = 0, c;
@@ -288,6 +292,12 @@ int main(int argc, char **argv)
             break;
         case O_KEEP_HIDDEN:
             keep_hidden = 1;
+            break;
+        case O_PATCH_TOLERANCE:
+            if (!sweep_parse_double(optarg, 0.0, 1e6, &patch_tolerance))
+                return fail("--patch-tolerance wants a number of units from 0 to 1e6, got '%s'", optarg);
+            if (patch_tolerance == 0.0)
+                patch_tolerance = SWEEP_BSP_PATCH_FIXED;
             break;
         case O_LIST:
             list = 1;
@@ -352,7 +362,8 @@ int main(int argc, char **argv)
     sweep_import_stats stats = {0};
     sweep_bsp_stats bstats;
     double bsp_seconds = 0.0;
-    if (bsp && import_bsp_level(in, bsp_member, keep_hidden, rules, &lv, &bstats, &values, &bsp_seconds, err, sizeof err) !=
+    if (bsp && import_bsp_level(in, bsp_member, keep_hidden, patch_tolerance, rules, &lv, &bstats, &values,
+                                &bsp_seconds, err, sizeof err) !=
                    SWEEP_OK)
         return fail("%s", err);
     if (!bsp && sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)

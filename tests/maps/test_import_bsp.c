@@ -471,6 +471,12 @@ static void assert_mover_shell(const sweep_level_mover *m, double hx, double hy,
     assert_box(&p[0], -hx, -hy, -hz, hx, hy, hz);
 }
 
+/* The test level's dome (corners at 0, the other control points at 32, 24
+ * high at its top) at the default tolerance, SWEEP_BSP_PATCH_TOLERANCE
+ * (2): 4 x 5 quads, both windings (tessellates_patches_within_tolerance
+ * checks the distance). With the fixed grid it was 4 x 4. */
+#define DOME_TRIANGLES 80
+
 static uint32_t warnings;
 static void count_warning(void *ctx, const char *msg)
 {
@@ -529,12 +535,12 @@ static void check_level(const sweep_level *lv, const sweep_bsp_stats *st)
     assert_box(&p[0], -512, -512, -16, 512, 512, 0);
     assert_shell(&p[0], 1024.0 * 1024 * 16);
     assert_int_equal(p[0].tris, 12);
-    /* the patch: 4 x 4 quads, each triangle in both windings */
-    assert_int_equal(p[1].tris, 4 * 4 * 2 * 2);
+    /* the patch, each triangle in both windings */
+    assert_int_equal(p[1].tris, DOME_TRIANGLES);
     assert_int_equal(p[1].two_sided, p[1].tris);
     assert_true(fabs(p[1].volume) < 1e-6);
     assert_true(p[1].lo[0] == -480 && p[1].hi[0] == -416 && p[1].lo[2] == 0 && p[1].hi[2] > 8 && p[1].hi[2] < 32);
-    assert_int_equal(st->patch_triangles, 64);
+    assert_int_equal(st->patch_triangles, DOME_TRIANGLES);
     assert_box(&p[2], -300, -300, 0, -200, -200, 100);
     assert_shell(&p[2], 100.0 * 100 * 100);
     assert_box(&p[3], 200, -256, 0, 216, 256, 128);
@@ -731,7 +737,7 @@ static void imports_the_test_level(void **state)
     sweep_bsp_stats st;
     warnings = 0;
     /* Every brush whole: each a closed shell of its own. */
-    sweep_bsp_options o = {NULL, count_warning, NULL, 1};
+    sweep_bsp_options o = {NULL, count_warning, NULL, 1, 0.0};
     sweep_status r = sweep_import_bsp(path, &o, &lv, &st, err, sizeof err);
     if (r != SWEEP_OK)
         fail_msg("%s", err);
@@ -833,7 +839,7 @@ static void imports_from_a_pk3(void **state)
 
     sweep_level lv;
     sweep_bsp_stats st;
-    sweep_bsp_options o = {"maps/test.bsp", NULL, NULL, 1};
+    sweep_bsp_options o = {"maps/test.bsp", NULL, NULL, 1, 0.0};
     if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     check_level(&lv, &st);
@@ -859,7 +865,7 @@ static void imports_from_a_pk3(void **state)
     /* One level: taken without --bsp. */
     snprintf(one, sizeof one, "%s", fixture_path(f, "one.pk3"));
     write_pk3(one, 2, names, datas, sizes);
-    sweep_bsp_options keep = {NULL, NULL, NULL, 1};
+    sweep_bsp_options keep = {NULL, NULL, NULL, 1, 0.0};
     assert_int_equal(sweep_import_bsp(one, &keep, &lv, &st, err, sizeof err), SWEEP_OK);
     check_level(&lv, &st);
     sweep_level_free(&lv);
@@ -1049,6 +1055,305 @@ static void refuses_every_malformed_lump(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Patch tessellation
+ */
+
+/* A level of one patch of pw x ph control points (x, y, z each), nothing
+ * else. */
+static uint8_t *patch_level(const double *cp, int pw, int ph, size_t *size)
+{
+    bspw w;
+    memset(&w, 0, sizeof w);
+    int32_t s = shader(&w, "textures/test/curve", 0, 0x1);
+    for (int i = 0; i < pw * ph; i++)
+        vertex(&w, cp[3 * i], cp[3 * i + 1], cp[3 * i + 2]);
+    face(&w, s, 2, 0, pw * ph, pw, ph);
+    model(&w, -1000, -1000, -1000, 1000, 1000, 1000, 0, 1, 0, 0);
+    static const char ents[] = "{ \"classname\" \"worldspawn\" }\n";
+    put(&w.l[L_ENT], ents, sizeof ents);
+    return bspw_finish(&w, size);
+}
+
+static void import_patch(const double *cp, int pw, int ph, double tol, sweep_level *lv, sweep_bsp_stats *st)
+{
+    size_t size;
+    uint8_t *data = patch_level(cp, pw, ph, &size);
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, tol};
+    char err[1024];
+    if (sweep_import_bsp_memory(data, size, "p.bsp", &o, lv, st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(st->patches, 1);
+    assert_int_equal(st->patch_triangles, lv->triangle_count);
+}
+
+/* The exact surface of a patch at (u, v) in [0, 1] over the whole patch,
+ * from its control points as the file stores them (single precision). */
+static void bezier_point(const double *cp, int pw, int ph, double u, double v, double p[3])
+{
+    int bx = (pw - 1) / 2, by = (ph - 1) / 2;
+    double fu = u * bx, fv = v * by;
+    int jx = fu >= bx ? bx - 1 : (int)fu, jy = fv >= by ? by - 1 : (int)fv;
+    double s = fu - jx, t = fv - jy;
+    double wu[3] = {(1 - s) * (1 - s), 2 * s * (1 - s), s * s}, wv[3] = {(1 - t) * (1 - t), 2 * t * (1 - t), t * t};
+    p[0] = p[1] = p[2] = 0;
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                p[k] += wv[a] * wu[c] * (double)(float)cp[3 * ((2 * jy + a) * pw + 2 * jx + c) + k];
+}
+
+static double dot(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Distance from p to triangle (a, b, c), by projecting onto its plane and
+ * otherwise taking the nearest edge (independent of the importer's). */
+static double tri_distance(const double p[3], const double a[3], const double b[3], const double c[3])
+{
+    const double *v[3] = {a, b, c};
+    double e1[3], e2[3], n[3], ap[3];
+    for (int k = 0; k < 3; k++)
+        e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2], n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double nn = dot(n, n);
+    if (nn > 0) {
+        double h = dot(ap, n) / nn, q[3];
+        for (int k = 0; k < 3; k++)
+            q[k] = p[k] - h * n[k];
+        int inside = 1;
+        for (int i = 0; i < 3 && inside; i++) {
+            const double *x = v[i], *y = v[(i + 1) % 3];
+            double ex[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]}, xq[3] = {q[0] - x[0], q[1] - x[1], q[2] - x[2]};
+            double cr[3] = {ex[1] * xq[2] - ex[2] * xq[1], ex[2] * xq[0] - ex[0] * xq[2], ex[0] * xq[1] - ex[1] * xq[0]};
+            inside = dot(cr, n) >= 0;
+        }
+        if (inside)
+            return fabs(h) * sqrt(nn);
+    }
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        const double *x = v[i], *y = v[(i + 1) % 3];
+        double ex[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]}, xp[3] = {p[0] - x[0], p[1] - x[1], p[2] - x[2]};
+        double ee = dot(ex, ex), t = ee > 0 ? dot(xp, ex) / ee : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double d[3] = {xp[0] - t * ex[0], xp[1] - t * ex[1], xp[2] - t * ex[2]};
+        best = fmin(best, sqrt(dot(d, d)));
+    }
+    return best;
+}
+
+/* The most any of n x n points of the exact surface is from the nearest
+ * triangle of lv. */
+static double patch_worst(const sweep_level *lv, const double *cp, int pw, int ph, int n)
+{
+    double worst = 0;
+    for (int j = 0; j <= n; j++)
+        for (int i = 0; i <= n; i++) {
+            double p[3], best = INFINITY;
+            bezier_point(cp, pw, ph, (double)i / n, (double)j / n, p);
+            for (uint32_t t = 0; t < lv->triangle_count; t += 2) {
+                const uint32_t *x = &lv->indices[3 * t];
+                double a[3] = {lv->vertices[x[0]].x, lv->vertices[x[0]].y, lv->vertices[x[0]].z};
+                double b[3] = {lv->vertices[x[1]].x, lv->vertices[x[1]].y, lv->vertices[x[1]].z};
+                double c[3] = {lv->vertices[x[2]].x, lv->vertices[x[2]].y, lv->vertices[x[2]].z};
+                best = fmin(best, tri_distance(p, a, b, c));
+            }
+            worst = fmax(worst, best);
+        }
+    return worst;
+}
+
+/*
+ * Each triangle is followed by its reverse; the first windings, taken by
+ * themselves, form one sheet without cracks: every edge is met at most
+ * once each way, an edge met one way only is on the border, and the border
+ * edges make one closed loop, one in and one out at each of its vertices.
+ * A crack (two sides of a seam cut differently) would leave border edges
+ * inside the patch, making a second loop or a vertex with more. Returns
+ * the number of border edges.
+ */
+static uint32_t assert_one_sheet(const sweep_level *lv)
+{
+    uint32_t n = lv->triangle_count;
+    assert_int_equal(n % 2, 0);
+    uint32_t (*e)[2] = calloc(3 * n / 2 + 1, sizeof *e);
+    uint32_t ne = 0;
+    for (uint32_t t = 0; t < n; t += 2) {
+        const uint32_t *x = &lv->indices[3 * t], *y = &lv->indices[3 * t + 3];
+        assert_true(y[0] == x[0] && y[1] == x[2] && y[2] == x[1]);
+        for (int k = 0; k < 3; k++)
+            e[ne][0] = x[k], e[ne][1] = x[(k + 1) % 3], ne++;
+    }
+    uint32_t border = 0, start = UINT32_MAX;
+    uint32_t *next = malloc(lv->vertex_count * sizeof *next), *in = calloc(lv->vertex_count, sizeof *in);
+    for (uint32_t v = 0; v < lv->vertex_count; v++)
+        next[v] = UINT32_MAX;
+    for (uint32_t i = 0; i < ne; i++) {
+        uint32_t same = 0, rev = 0;
+        for (uint32_t j = 0; j < ne; j++) {
+            same += e[j][0] == e[i][0] && e[j][1] == e[i][1];
+            rev += e[j][0] == e[i][1] && e[j][1] == e[i][0];
+        }
+        assert_int_equal(same, 1);
+        assert_true(rev <= 1);
+        if (!rev) {
+            assert_int_equal(next[e[i][0]], UINT32_MAX); /* one out */
+            next[e[i][0]] = e[i][1];
+            in[e[i][1]]++;
+            border++;
+            start = e[i][0];
+        }
+    }
+    assert_true(border >= 3);
+    uint32_t len = 0, v = start;
+    do {
+        assert_int_equal(in[v], 1);
+        v = next[v];
+        assert_true(v != UINT32_MAX);
+        len++;
+    } while (v != start && len <= border);
+    assert_int_equal(len, border); /* one loop holds every border edge */
+    free(e);
+    free(next);
+    free(in);
+    return border;
+}
+
+static const double dome[27] = {-480, -480, 0, -448, -480, 32, -416, -480, 0, -480, -448, 32, -448, -448, 32,
+                                -416, -448, 32, -480, -416, 0, -448, -416, 32, -416, -416, 0};
+
+/* A flat block with evenly spread control points is one quad; a dome is within the tolerance everywhere and
+ * cut finer as it shrinks; tolerance 0 is the fixed 4 x 4 grid. */
+static void tessellates_patches_within_tolerance(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    sweep_bsp_stats st;
+    const double flat[27] = {0, 0, 8, 10, 0, 8, 64, 0, 8, 0, 50, 8, 10, 50, 8, 64, 50, 8, 0, 64, 8, 10, 64, 8, 64, 64, 8};
+    for (int even = 0; even < 2; even++) {
+        double cp[27];
+        memcpy(cp, flat, sizeof cp);
+        if (even) /* evenly spaced control points */
+            for (int i = 0; i < 9; i++)
+                cp[3 * i] = 32.0 * (i % 3), cp[3 * i + 1] = 32.0 * (i / 3);
+        import_patch(cp, 3, 3, 0.0, &lv, &st);
+        print_message("flat, %s: %u triangles\n", even ? "even" : "uneven", lv.triangle_count);
+        if (even) /* one quad; unevenly, points stray within the plane */
+            assert_int_equal(lv.triangle_count, 2 * 2);
+        assert_one_sheet(&lv);
+        assert_true(patch_worst(&lv, cp, 3, 3, 32) <= SWEEP_BSP_PATCH_TOLERANCE + 1e-9);
+        sweep_level_free(&lv);
+    }
+
+    /* The dome rises 24 above its corners: an error of 24 would do with
+     * one quad, which the tightest tolerances cut finer and finer. */
+    const double tols[] = {8, 4, 2, 1, 0.5, 0.25};
+    uint32_t last = 0;
+    for (size_t i = 0; i < sizeof tols / sizeof *tols; i++) {
+        import_patch(dome, 3, 3, tols[i], &lv, &st);
+        double worst = patch_worst(&lv, dome, 3, 3, 48);
+        print_message("dome at tolerance %g: %u triangles, worst %.4f\n", tols[i], lv.triangle_count, worst);
+        assert_true(worst <= tols[i] + 1e-9);
+        assert_true(lv.triangle_count > last);
+        assert_true(lv.triangle_count >= 8); /* never one quad: 24 > 8 */
+        assert_one_sheet(&lv);
+        last = lv.triangle_count;
+        sweep_level_free(&lv);
+    }
+
+    /* Tolerance 0: the fixed tessellation, 4 x 4 quads split along the
+     * same diagonal, every vertex the surface at multiples of 1/4 (exact in
+     * binary for this dome, so any order of sums gives the same bits). */
+    import_patch(dome, 3, 3, SWEEP_BSP_PATCH_FIXED, &lv, &st);
+    assert_int_equal(lv.triangle_count, 4 * 4 * 2 * 2);
+    assert_int_equal(assert_one_sheet(&lv), 16);
+    assert_int_equal(lv.vertex_count, 25);
+    for (uint32_t q = 0; q < 16; q++) { /* quad (gx, gy) into (00, 10, 11) and (00, 11, 01) */
+        uint32_t g00 = q / 4 * 5 + q % 4, want[2][3] = {{g00, g00 + 1, g00 + 6}, {g00, g00 + 6, g00 + 5}};
+        for (int t = 0; t < 2; t++)
+            for (int k = 0; k < 3; k++) {
+                double p[3];
+                bezier_point(dome, 3, 3, (want[t][k] % 5) / 4.0, (want[t][k] / 5) / 4.0, p);
+                sweep_vec3 v = lv.vertices[lv.indices[3 * (4 * q + 2 * t) + k]];
+                assert_true(v.x == p[0] && v.y == p[1] && v.z == p[2]);
+            }
+    }
+    sweep_level_free(&lv);
+}
+
+/* A patch of 2 x 2 blocks, flat at one corner and curved sharply at the
+ * opposite one (and gently between): within the tolerance everywhere, no
+ * crack at its seams, and the flat block cut only as its column and row
+ * are (fewer triangles than cutting every block like the curved one). */
+static void patch_blocks_share_their_seams(void **state)
+{
+    (void)state;
+    double cp[75];
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 5; i++) {
+            double x = 64.0 * i, y = 64.0 * j, z = 0;
+            if (i >= 2 && j >= 2) /* the far block: a steep bump */
+                z = (i == 3 ? 80 : 0) + (j == 3 ? 80 : 0);
+            else if (i == 3 || j == 3) /* its neighbours: a gentle sag */
+                z = -8;
+            cp[3 * (5 * j + i)] = x, cp[3 * (5 * j + i) + 1] = y, cp[3 * (5 * j + i) + 2] = z;
+        }
+    sweep_level lv;
+    sweep_bsp_stats st;
+    import_patch(cp, 5, 5, 2.0, &lv, &st);
+    double worst = patch_worst(&lv, cp, 5, 5, 64);
+    print_message("2 x 2 blocks at tolerance 2: %u triangles, worst %.4f\n", lv.triangle_count, worst);
+    assert_true(worst <= 2.0 + 1e-9);
+    assert_one_sheet(&lv);
+    uint32_t adaptive = lv.triangle_count;
+    sweep_level_free(&lv);
+    import_patch(cp, 5, 5, SWEEP_BSP_PATCH_FIXED, &lv, &st);
+    assert_int_equal(lv.triangle_count, 2 * 2 * 4 * 4 * 2 * 2);
+    assert_one_sheet(&lv);
+    sweep_level_free(&lv);
+    assert_true(adaptive > 0);
+
+    /* A patch of 3 x 1 blocks, only the middle one curved across: the
+     * columns are cut alone, the flat side blocks stay one quad each. */
+    double row[63];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 7; i++)
+            row[3 * (7 * j + i)] = 32.0 * i, row[3 * (7 * j + i) + 1] = 32.0 * j,
+                          row[3 * (7 * j + i) + 2] = i == 3 ? 64 : 0;
+    import_patch(row, 7, 3, 2.0, &lv, &st);
+    assert_true(patch_worst(&lv, row, 7, 3, 96) <= 2.0 + 1e-9);
+    assert_one_sheet(&lv);
+    /* a cylinder's quads span the whole row: 2 triangles per winding per
+     * column step, v never cut */
+    uint32_t steps = lv.triangle_count / 4;
+    assert_int_equal(lv.triangle_count % 4, 0);
+    assert_int_equal(lv.vertex_count, 2 * (steps + 1));
+    assert_true(steps >= 4 && steps < 2 + 2 * SWEEP_BSP_PATCH_MAX_STEPS);
+    sweep_level_free(&lv);
+}
+
+/* A tolerance that is no positive number (other than the fixed one's) is
+ * refused by name. */
+static void refuses_bad_patch_tolerances(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = patch_level(dome, 3, 3, &size);
+    const double bad[] = {-2.0, NAN, INFINITY, 1e7};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        sweep_bsp_options o = {NULL, NULL, NULL, 0, bad[i]};
+        sweep_level lv;
+        char err[1024];
+        assert_int_equal(sweep_import_bsp_memory(data, size, "p.bsp", &o, &lv, NULL, err, sizeof err), SWEEP_E_ARG);
+        assert_non_null(strstr(err, "patch tolerance"));
+        assert_int_equal(lv.triangle_count, 0);
+    }
+    free(data);
+}
+
 /* Movers that cannot move stay static, with a warning; bare words, and
  * entity text with no NUL at its end, are read as Quake 3 reads them. */
 static void warns_about_movers_that_cannot_move(void **state)
@@ -1065,7 +1370,7 @@ static void warns_about_movers_that_cannot_move(void **state)
     sweep_bsp_stats st;
     char err[1024];
     warnings = 0;
-    sweep_bsp_options o = {NULL, count_warning, NULL, 0};
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0};
     if (sweep_import_bsp_memory(data, size, "w.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     /* the door that would not move and the train without a path became
@@ -1169,7 +1474,7 @@ static void corpus_levels_import_load_and_walk(void **state)
     for (uint32_t i = 0; i < count; i++) {
         sweep_level lv;
         sweep_bsp_stats st;
-        sweep_bsp_options o = {names[i], NULL, NULL, 0};
+        sweep_bsp_options o = {names[i], NULL, NULL, 0, 0.0};
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
@@ -1237,13 +1542,26 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, bsp, db);
     if (run(cmd, out, sizeof out) != 0)
         fail_msg("%s", out);
-    assert_non_null(strstr(out, "triangles (64 from 1 patches"));
+    char want[64];
+    snprintf(want, sizeof want, "triangles (%u from 1 patches", DOME_TRIANGLES);
+    assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, " fewer for hidden faces)"));
     assert_non_null(strstr(out, "6 movers"));
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --keep-hidden-faces 2>&1", bin, bsp, db);
     if (run(cmd, out, sizeof out) != 0)
         fail_msg("%s", out);
     assert_non_null(strstr(out, "0 fewer for hidden faces, kept)"));
+    /* --patch-tolerance 0: the fixed 4 x 4 quads; no negative tolerance */
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --patch-tolerance 0 2>&1", bin, bsp, db);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
+    assert_non_null(strstr(out, "triangles (64 from 1 patches"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --patch-tolerance -1 2>&1", bin, bsp, db);
+    assert_int_not_equal(run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "--patch-tolerance wants a number"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, bsp, db);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
     sweep_level lv;
     sweep_map_load_info info;
     if (sweep_map_load(db, &lv, &info, err, sizeof err) != SWEEP_OK)
@@ -1324,7 +1642,7 @@ static void import_boxes(const double (*bx)[6], int n, int keep, sweep_level *lv
     size_t size;
     char err[1024];
     uint8_t *data = boxes_level(bx, n, NULL, &size);
-    sweep_bsp_options o = {NULL, NULL, NULL, keep};
+    sweep_bsp_options o = {NULL, NULL, NULL, keep, 0.0};
     if (sweep_import_bsp_memory(data, size, "boxes.bsp", &o, lv, st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     free(data);
@@ -1475,7 +1793,7 @@ static void hidden_faces_do_not_change_a_walk(void **state)
     for (int keep = 0; keep < 2; keep++) {
         sweep_level lv;
         sweep_bsp_stats st;
-        sweep_bsp_options o = {NULL, NULL, NULL, keep};
+        sweep_bsp_options o = {NULL, NULL, NULL, keep, 0.0};
         if (sweep_import_bsp_memory(data, size, "walls.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
             fail_msg("%s", err);
         tris[keep] = lv.triangle_count;
@@ -1508,6 +1826,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(imports_the_test_level, setup, teardown),
         cmocka_unit_test_setup_teardown(imports_from_a_pk3, setup, teardown),
         cmocka_unit_test(refuses_every_malformed_lump),
+        cmocka_unit_test(tessellates_patches_within_tolerance),
+        cmocka_unit_test(patch_blocks_share_their_seams),
+        cmocka_unit_test(refuses_bad_patch_tolerances),
         cmocka_unit_test(warns_about_movers_that_cannot_move),
         cmocka_unit_test(survives_truncation_and_corruption),
         cmocka_unit_test_setup_teardown(sweep_import_takes_bsp_and_pk3, setup, teardown),
