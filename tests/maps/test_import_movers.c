@@ -874,7 +874,7 @@ static int run_import(const char *args, char *out, size_t outlen)
 static void program_reports_movers(void **state)
 {
     fixture *f = *state;
-    char gltf[4200], obj[4200], side[4200], db[4200], args[20000], text[8192];
+    char gltf[4200], obj[4200], side[4200], db[4200], args[20000], text[32768];
     snprintf(gltf, sizeof gltf, "%s", fixture_path(f, "movers.gltf"));
     write_scene(gltf, scene_nodes, scene_roots, scene_channels);
     snprintf(db, sizeof db, "%s", fixture_path(f, "out.db"));

@@ -507,7 +507,7 @@ static double rise_from_below(const char *db, uint32_t *flags)
 static void program_and_core(void **state)
 {
     fixture *f = *state;
-    char body[8192] = "", path[4200], db[4200], args[13000], text[8192], hex1[65], hex2[65];
+    char body[8192] = "", path[4200], db[4200], args[13000], text[32768], hex1[65], hex2[65];
     int base = 0;
     obj_floor(body, sizeof body, &base, "Floor", 0.0, "Ground");
     write_obj(f, "floor.obj", body, path, sizeof path);
