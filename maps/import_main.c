@@ -87,7 +87,7 @@ static const char usage[] =
     "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
     "  --keep-hidden-faces keep a Quake 3 level's brush faces that no one can touch\n"
     "  --patch-tolerance U how far (map units) a Quake 3 level's curved patches may be\n"
-    "                      cut from their true surface (default 2; 0: the old fixed grid)\n"
+    "                      cut from their true surface (default 4; 0: the old fixed grid)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
     "\n"
