@@ -213,6 +213,11 @@ typedef struct bsp {
     double (*work)[3];
     uint32_t work_cap;
     int64_t hidden_net; /* brush triangles fewer for the cuts, all models */
+    /* The world's BSP tree may be asked (read_tree), and model 0 is being
+     * built; room for splitting a polygon down the tree. */
+    int tree, in_world;
+    double (*tree_scratch)[3];
+    uint32_t tree_scratch_cap;
 } bsp;
 
 /* ------------------------------------------------------------------------
@@ -1150,6 +1155,112 @@ static int cut_face(bsp *b, uint32_t self, const plane *pf, const uint32_t *ring
     return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * Faces towards the void: the world's BSP tree
+ *
+ * q3map fills the outside of a sealed level and marks its leaves opaque,
+ * as it does the leaves inside structural solid; an opaque leaf has
+ * cluster -1. No body is ever in one, and between them and the leaves a
+ * body can be in stand structural brush faces, which face those leaves and
+ * are kept. So a face (or piece) of the world that lies wholly in opaque
+ * leaves, seen from its front, is never touched. A face is pushed down the
+ * tree and split by its planes; one on a node's plane goes to the side its
+ * normal faces. A leaked level has no opaque outside and loses nothing.
+ */
+
+/* Deeper than any tree q3map writes; a face deeper than this is kept. */
+#define MAX_TREE_DEPTH 256
+/* A polygon within this of a node's plane (units) goes down both sides:
+ * a face is dropped only if no point of it comes this close to a leaf that
+ * is not opaque. Detail brushes do not split the tree, and their faces
+ * may lie a hundredth of a unit behind a structural plane (rounding),
+ * with the open leaf just in front of them; a body touches nothing
+ * farther than its skin from the space it is in. */
+#define TREE_REACH 0.5
+
+/* The world's tree, read only if every index in it is in range and some
+ * leaf is not opaque; 0 (no tree) otherwise, and nothing is dropped. */
+static int read_tree(bsp *b)
+{
+    uint32_t nn = b->count[L_NODES], nl = b->count[L_LEAFS];
+    if (nn == 0 || nl == 0)
+        return 1;
+    int open = 0;
+    for (uint32_t i = 0; i < nl; i++)
+        open |= i32_at(record(b, L_LEAFS, i)) >= 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        const uint8_t *r = record(b, L_NODES, i);
+        int64_t pl = i32_at(r), c0 = i32_at(r + 4), c1 = i32_at(r + 8);
+        if (pl < 0 || pl >= (int64_t)b->count[L_PLANES])
+            return 1;
+        int64_t c[2] = {c0, c1};
+        for (int k = 0; k < 2; k++)
+            if (c[k] >= (int64_t)nn || (c[k] < 0 && -(c[k] + 1) >= (int64_t)nl))
+                return 1;
+    }
+    b->tree = open;
+    return 1;
+}
+
+/* 1 if some part of polygon p[0..n) (on plane pf, facing its normal)
+ * lies, in front of itself, in a leaf that is not opaque, below `node`
+ * (>= 0 a node, < 0 the leaf -(node + 1)). scratch holds 2 * cap points
+ * for each level of depth left. */
+static int reaches_open_leaf(const bsp *b, const double (*p)[3], uint32_t n, int64_t node, uint32_t depth,
+                             double (*scratch)[3], uint32_t cap)
+{
+    while (node >= 0) {
+        if (depth == 0)
+            return 1;
+        const uint8_t *r = record(b, L_NODES, (uint32_t)node);
+        const plane *q = &b->planes[i32_at(r)];
+        int64_t front = i32_at(r + 4), back = i32_at(r + 8);
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t k = 0; k < n; k++) {
+            double d = dot3(q->n, p[k]) - q->d;
+            lo = fmin(lo, d), hi = fmax(hi, d);
+        }
+        if (lo >= TREE_REACH) {
+            node = front;
+        } else if (hi <= -TREE_REACH) {
+            node = back;
+        } else {
+            /* both sides, each with what lies within TREE_REACH of it */
+            double (*f)[3] = scratch, (*k)[3] = scratch + cap, (*x)[3] = scratch + 2 * cap;
+            uint32_t nf, nb, nx;
+            plane fq = {{q->n[0], q->n[1], q->n[2]}, q->d - TREE_REACH};
+            plane bq = {{q->n[0], q->n[1], q->n[2]}, q->d + TREE_REACH};
+            if (n + 2 > cap || !split(p, n, &fq, 0.0, cap, f, &nf, x, &nx) ||
+                !split(p, n, &bq, 0.0, cap, x, &nx, k, &nb))
+                return 1;
+            if (nf >= 3 && reaches_open_leaf(b, (const double(*)[3])f, nf, front, depth - 1, scratch + 3 * cap, cap))
+                return 1;
+            if (nb < 3)
+                return 0;
+            p = (const double(*)[3])k, n = nb, node = back;
+            scratch += 3 * cap;
+        }
+        depth--;
+    }
+    return i32_at(record(b, L_LEAFS, (uint32_t)(-(node + 1)))) >= 0;
+}
+
+/* 1 if polygon p[0..n) of the world (on plane pf) may be touched: it
+ * reaches a leaf that is not opaque, or there is no tree to ask. */
+static int faces_open_space(bsp *b, const double (*p)[3], uint32_t n, const plane *pf, int *ok)
+{
+    if (!b->tree || !b->in_world)
+        return 1;
+    const uint32_t cap = n + MAX_TREE_DEPTH + 4;
+    if (!grow_scratch(b, (void **)&b->tree_scratch, &b->tree_scratch_cap, 3 * cap * (MAX_TREE_DEPTH + 1),
+                      sizeof b->tree_scratch[0])) {
+        *ok = 0;
+        return 1;
+    }
+    (void)pf;
+    return reaches_open_leaf(b, p, n, 0, MAX_TREE_DEPTH, b->tree_scratch, cap);
+}
+
 /* Adds brush `br` as a closed shell to s, less its hidden faces when
  * `cull` (cut by b->cut_brush). *made is 1 if it had volume. With
  * `measure`, nothing is added: box[0], box[1] get the brush's bounds. */
@@ -1319,6 +1430,13 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
             const plane *pf = &b->planes[i32_at(sd)];
             uint32_t sh = (uint32_t)i32_at(sd + 4);
             int cut;
+            /* a face that meets no space a body can be in goes whole */
+            if (!(ok = grow_scratch(b, (void **)&b->work, &b->work_cap, face_len[f], sizeof b->work[0])))
+                break;
+            for (uint32_t e = 0; e < face_len[f]; e++)
+                memcpy(b->work[e], b->verts[face_ring[face_at[f] + e]], sizeof b->work[0]);
+            if (!faces_open_space(b, (const double(*)[3])b->work, face_len[f], pf, &ok) || !ok)
+                continue;
             if (!(ok = cut_face(b, br, pf, face_ring + face_at[f], face_len[f], &which, &cut)))
                 break;
             uint32_t before = nt;
@@ -1334,6 +1452,8 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
             for (uint32_t g = 0; g < l->n && ok; g++) {
                 if (!(ok = grow_scratch(b, (void **)&b->ring, &b->ring_cap, l->len[g], sizeof b->ring[0])))
                     break;
+                if (!faces_open_space(b, (const double(*)[3])(l->p + l->at[g]), l->len[g], pf, &ok) || !ok)
+                    continue;
                 uint32_t k = 0;
                 for (uint32_t e = 0; e < l->len[g] && ok; e++) {
                     uint32_t id;
@@ -1746,6 +1866,7 @@ static int model_geometry(bsp *b, uint32_t m, sink *s, uint32_t *solid, uint32_t
 {
     const model *md = &b->models[m];
     const int cull = !(b->opt && b->opt->keep_hidden_faces);
+    b->in_world = m == 0;
     /* The model's solid brushes and their boxes first: they cut each
      * other's faces. */
     b->cut_count = 0;
@@ -2321,7 +2442,7 @@ static void free_bsp(bsp *b)
 {
     free(b->shaders), free(b->planes), free(b->models), free(b->text), free(b->kv), free(b->ents);
     free(b->pts), free(b->verts), free(b->ring), free(b->tris);
-    free(b->cut_brush), free(b->cut_lo), free(b->cut_hi), free(b->work);
+    free(b->cut_brush), free(b->cut_lo), free(b->cut_hi), free(b->work), free(b->tree_scratch);
     for (int i = 0; i < 2; i++)
         free(b->frag[i].p), free(b->frag[i].at), free(b->frag[i].len);
 }
@@ -2354,7 +2475,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
     bsp b = {.data = data, .size = size, .label = label ? label : "", .opt = opt, .lv = out, .st = stats,
              .patch_tolerance = tol, .err = msg, .errlen = sizeof msg, .next_mover_id = 1};
     int ok = read_header(&b) && read_shaders(&b) && read_planes(&b) && read_models(&b) && check_brushes(&b) &&
-             read_entities(&b);
+             read_tree(&b) && read_entities(&b);
     double g = 800.0;
     if (ok) {
         /* The world is model 0. */

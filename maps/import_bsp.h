@@ -32,6 +32,12 @@
  *     the boundary of the union of the brushes, closed as a surface but no
  *     longer brush by brush, nor by shared vertices (a cut edge lies on the
  *     face of the brush that cut it, as brushes already meet at T-junctions).
+ *     A face of the world (or a piece of one) that comes nowhere within
+ *     half a unit of a leaf of the world's BSP tree that is not opaque
+ *     (cluster -1: inside structural solid, or the outside q3map fills in
+ *     a sealed level) goes too; a leaked level, a tree with an index out
+ *     of range or no leaf that is not opaque loses nothing this way. The
+ *     import summary counts both as triangles fewer for hidden faces.
  *   - Every player-solid curved patch (face type 2) is tessellated: each
  *     3x3 block of its control grid is a biquadratic Bezier patch, cut
  *     into a grid of quads (each split into two triangles) only as finely

@@ -1621,12 +1621,36 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
  * Hidden faces: what of a brush's faces lies inside another brush
  */
 
-/* A level whose world is the given boxes (x0 y0 z0 x1 y1 z1), all solid. */
-static uint8_t *boxes_level(const double (*bx)[6], int n, const char *ents, size_t *size)
+/* The world's BSP tree of a level of boxes: none, or one node on the
+ * plane z = 0 whose leaves (front, back) have these clusters, or a node
+ * whose back child is out of range. */
+enum { NO_TREE, TREE_OPEN_ABOVE, TREE_ALL_OPEN, TREE_NONE_OPEN, TREE_BROKEN };
+
+static void tree(bspw *w, int kind)
+{
+    if (kind == NO_TREE)
+        return;
+    static const int32_t clusters[5][2] = {{0, 0}, {0, -1}, {0, 1}, {-1, -1}, {0, -1}};
+    put_i32(&w->l[3], plane(w, 0, 0, 1, 0));
+    put_i32(&w->l[3], -1);
+    put_i32(&w->l[3], kind == TREE_BROKEN ? -3 : -2);
+    for (int i = 0; i < 6; i++)
+        put_i32(&w->l[3], i < 3 ? -1024 : 1024);
+    for (int l = 0; l < 2; l++) {
+        int32_t v[12] = {clusters[kind][l], 0, -1024, -1024, -1024, 1024, 1024, 1024, 0, 0, 0, 0};
+        for (int i = 0; i < 12; i++)
+            put_i32(&w->l[4], v[i]);
+    }
+}
+
+/* A level whose world is the given boxes (x0 y0 z0 x1 y1 z1), all solid,
+ * with a tree of the given kind. */
+static uint8_t *boxes_level_tree(const double (*bx)[6], int n, const char *ents, int tree_kind, size_t *size)
 {
     bspw w;
     memset(&w, 0, sizeof w);
     int32_t sh = shader(&w, "textures/test/solid", 0, 0x1);
+    tree(&w, tree_kind);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < n; i++) {
         box(&w, bx[i][0], bx[i][1], bx[i][2], bx[i][3], bx[i][4], bx[i][5], sh);
@@ -1640,15 +1664,21 @@ static uint8_t *boxes_level(const double (*bx)[6], int n, const char *ents, size
     return bspw_finish(&w, size);
 }
 
-static void import_boxes(const double (*bx)[6], int n, int keep, sweep_level *lv, sweep_bsp_stats *st)
+static void import_boxes_tree(const double (*bx)[6], int n, int keep, int tree_kind, sweep_level *lv,
+                              sweep_bsp_stats *st)
 {
     size_t size;
     char err[1024];
-    uint8_t *data = boxes_level(bx, n, NULL, &size);
+    uint8_t *data = boxes_level_tree(bx, n, NULL, tree_kind, &size);
     sweep_bsp_options o = {NULL, NULL, NULL, keep, 0.0};
     if (sweep_import_bsp_memory(data, size, "boxes.bsp", &o, lv, st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     free(data);
+}
+
+static void import_boxes(const double (*bx)[6], int n, int keep, sweep_level *lv, sweep_bsp_stats *st)
+{
+    import_boxes_tree(bx, n, keep, NO_TREE, lv, st);
 }
 
 /* No triangle lies inside a box, nor on its boundary facing into it (back
@@ -1771,6 +1801,39 @@ static void keeps_coplanar_floors_and_edge_contacts(void **state)
     sweep_level_free(&lv);
 }
 
+/* The faces that face only opaque leaves of the world's tree (inside
+ * structural solid, or the filled outside) go, unless some point of them
+ * comes within half a unit of a leaf that is not opaque; a tree that is
+ * broken, or has no leaf that is not opaque, is not asked. */
+static void drops_faces_towards_opaque_leaves(void **state)
+{
+    (void)state;
+    /* a floor whose top is the plane z = 0, a pillar on it */
+    const double bx[2][6] = {{-256, -256, -16, 256, 256, 0}, {0, 0, 0, 32, 32, 64}};
+    sweep_level lv;
+    sweep_bsp_stats st;
+    import_boxes_tree(bx, 2, 1, TREE_OPEN_ABOVE, &lv, &st);
+    assert_int_equal(lv.triangle_count, 24);
+    sweep_level_free(&lv);
+    /* the floor's bottom goes (the pillar's, inside the floor, too); its
+     * sides reach within half a unit of z = 0 and stay */
+    import_boxes_tree(bx, 2, 0, TREE_OPEN_ABOVE, &lv, &st);
+    assert_int_equal(lv.triangle_count, 20);
+    assert_int_equal(st.hidden_dropped, 4);
+    assert_true(area_where(&lv, 2, -16, -1) == 0);
+    assert_true(fabs(area_where(&lv, 2, 0, 1) - 512.0 * 512) < 1e-6);
+    assert_true(fabs(area_where(&lv, 0, -256, -1) - 512.0 * 16) < 1e-6);
+    assert_true(fabs(area_where(&lv, 2, 64, 1) - 32.0 * 32) < 1e-6);
+    sweep_level_free(&lv);
+    const int kinds[3] = {TREE_ALL_OPEN, TREE_NONE_OPEN, TREE_BROKEN};
+    for (int k = 0; k < 3; k++) {
+        import_boxes_tree(bx, 2, 0, kinds[k], &lv, &st);
+        assert_int_equal(lv.triangle_count, 22);
+        assert_true(fabs(area_where(&lv, 2, -16, -1) - 512.0 * 512) < 1e-6);
+        sweep_level_free(&lv);
+    }
+}
+
 /* Where hidden faces cannot matter (nobody reaches them), walking the level
  * with them and without them gives the same walk, bit for bit. */
 static void hidden_faces_do_not_change_a_walk(void **state)
@@ -1791,7 +1854,8 @@ static void hidden_faces_do_not_change_a_walk(void **state)
                        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"300 -300 24\" }\n"
                        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"-300 300 24\" }\n";
     size_t size;
-    uint8_t *data = boxes_level(bx, 8, ents, &size);
+    /* and a tree: open above z = 0, opaque below */
+    uint8_t *data = boxes_level_tree(bx, 8, ents, TREE_OPEN_ABOVE, &size);
     uint32_t tris[2];
     for (int keep = 0; keep < 2; keep++) {
         sweep_level lv;
@@ -1838,6 +1902,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(drops_the_wall_between_two_boxes),
         cmocka_unit_test(drops_what_lies_inside_another_brush),
         cmocka_unit_test(keeps_coplanar_floors_and_edge_contacts),
+        cmocka_unit_test(drops_faces_towards_opaque_leaves),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
     };
