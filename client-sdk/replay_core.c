@@ -139,6 +139,7 @@ struct sweep__replay_core {
     sweep__replay_core_observer observer;
     void (*ticked)(void *ctx);
     void *observer_ctx;
+    sweep__replay_core_movers_observer movers_observer;
 };
 
 /* ---- ids to indices -------------------------------------------------------- */
@@ -381,6 +382,14 @@ int sweep__replay_core_mover_position(const sweep__replay_core *c, uint32_t inde
     position[1] = pose.position.y;
     position[2] = pose.position.z;
     return 0;
+}
+
+void sweep__replay_core_observe_movers(sweep__replay_core *c, const sweep__replay_core_movers_observer *o)
+{
+    if (o)
+        c->movers_observer = *o;
+    else
+        memset(&c->movers_observer, 0, sizeof c->movers_observer);
 }
 
 void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void (*ticked)(void *ctx),
@@ -961,6 +970,8 @@ static int on_answer(sweep_replay *r, sweep__replay_core *c, const sweep_record 
             return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MoverCommanded names mover %u, which the map does not "
                                       "have (corrupt log)", sweep__replay_path(r), o->offset,
                                       m->as.mover_commanded.mover);
+        if (c->movers_observer.trigger)
+            c->movers_observer.trigger(c->movers_observer.ctx, i);
         return 0;
     }
     default:
@@ -1164,10 +1175,14 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
             c->bodies[i] = (sweep_body){e->m.actor.position, e->m.radii, e->ground_mover, e->touch_mover, 0,
                                         SWEEP_NO_MOVER};
         }
+        if (c->movers_observer.before_tick)
+            c->movers_observer.before_tick(c->movers_observer.ctx, c->bodies, n);
         /* A failed tick moves nothing (the server logs it and goes on). */
         sweep_status ts = sweep_movers_tick(c->movers, c->world, &c->level.config, c->bodies, n, NULL);
         if (c->ticked)
             c->ticked(c->observer_ctx);
+        if (c->movers_observer.after_tick)
+            c->movers_observer.after_tick(c->movers_observer.ctx, c->movers, c->bodies, n, ts);
         if (ts == SWEEP_OK) {
             for (uint32_t i = 0; i < n; i++) {
                 core_entity *e = &c->ents[i];

@@ -110,6 +110,22 @@ typedef void (*sweep__replay_core_observer)(void *ctx, const sweep__replay_core_
 void sweep__replay_core_observe(sweep__replay_core *c, sweep__replay_core_observer fn, void (*ticked)(void *ctx),
                                 void *ctx);
 
+/* For a core pass of its own, run later without the replay
+ * (tests/bench/bench_replay.c): trigger (may be NULL) is called with the
+ * core index of each mover a MoverCommanded fires, as it fires it;
+ * before_tick with the bodies handed to sweep_movers_tick, just before
+ * it runs, and after_tick as soon as it returned, with the same bodies as
+ * it left them, its status and the movers at their new poses (both on a
+ * map with movers only; either may be NULL). NULL o stops. */
+typedef struct sweep__replay_core_movers_observer {
+    void (*trigger)(void *ctx, uint32_t mover);
+    void (*before_tick)(void *ctx, const sweep_body *bodies, uint32_t count);
+    void (*after_tick)(void *ctx, const sweep_movers *movers, const sweep_body *bodies, uint32_t count,
+                       sweep_status status);
+    void *ctx;
+} sweep__replay_core_movers_observer;
+void sweep__replay_core_observe_movers(sweep__replay_core *c, const sweep__replay_core_movers_observer *o);
+
 /* What replay.h asks of a replay, at the core depth. */
 uint64_t sweep__replay_core_tick(const sweep__replay_core *c);
 const uint8_t *sweep__replay_core_map_hash(const sweep__replay_core *c);

@@ -7,37 +7,62 @@
  * compared with the recorded one), and the same moves are fed to sweep_act
  * alone, each with the exact input the server gave it.
  *
- * Those inputs are the core depth's own: a third run of it hands over, by
- * its observer (client-sdk/replay_impl.h), every move it checked, and just
- * before each tick the Walk moves since the last one are run again by
- * sweep_act against the space as the replay holds it then, the movers at
- * the poses those moves met. These sweep_act calls are timed, one stretch
- * per tick, and so is each tick of the movers (the bodies handed to
- * sweep_movers_tick and the tick, as the core depth runs it): the core
- * alone cannot give these moves their results without moving the movers
- * between them, so the core's own speed on this session is its moves and
- * its ticks; the reading, the comparisons and the bookkeeping are not
- * timed. A Walk move granted no time never reaches sweep_act, on the
- * server either, and Fly and Noclip moves are not sweep_act's: neither is
- * in the core's count. Each sweep_act run again must give the actor the
- * core depth got.
+ * The core's own speed on the session is its moves and its ticks: the
+ * core alone cannot give these moves their results without moving the
+ * movers between them. It is measured twice.
  *
- * The three runs alternate, so a noisy neighbour hits all alike.
+ * The core on its own (the reference of ratio_to_core): one run of the
+ * core depth, before the timed ones, hands over by its observers
+ * (client-sdk/replay_impl.h) everything the core did, in order: each Walk
+ * move's exact sweep_act input (the actor before, wish, time, config,
+ * rules, radii) and the actor it came out with, each mover trigger, and
+ * each tick's bodies as handed to sweep_movers_tick and as it left them,
+ * with the movers' state and poses (hashed) after it. Each round, that
+ * work is run again with nothing else in between, on fresh movers built as
+ * the replay builds them (and the same static world): the triggers, the
+ * ticks on copies of the bodies, the moves. Timed from one tick to the
+ * next, the comparisons outside the clock: every tick's status, bodies
+ * and movers and every actor must equal the core depth's, bit for bit, or
+ * the bench fails (the pass would not be the core's work).
+ *
+ * The core run again beside the replay (ratio_to_core_warm, the figure
+ * ratio_to_core was until the pass above existed): a third run of the core
+ * depth hands over every move it checked, and just before each tick the
+ * Walk moves since the last one are run again by sweep_act against the
+ * space as the replay holds it then, the movers at the poses those moves
+ * met, timed one stretch per tick, and so is each tick of the movers (the
+ * bodies handed to sweep_movers_tick and the tick, as the core depth runs
+ * it). Each of these moves runs microseconds after the replay ran it,
+ * over the same triangles and tree nodes, so it finds them in the cache:
+ * on oacmpdm7 this reference came out about a fifth faster a move than
+ * the core on its own, on the arena (a small map) the same within noise.
+ * Each sweep_act run again must give the actor the core depth got.
+ *
+ * Neither times the reading, the comparisons or the bookkeeping. A Walk
+ * move granted no time never reaches sweep_act, on the server either, and
+ * Fly and Noclip moves are not sweep_act's: neither is in the core's
+ * count.
+ *
+ * The four runs alternate, so a noisy neighbour hits all alike.
  *
  *   bench_replay LOG [RUNS]      (RUNS default 5; the map is the log's path)
  *   BENCH name=replay map=<stem> moves=<n> moves_per_s=<x> ratio_to_core=<x>
- *         ratio_to_act=<x> cpu_ratio=<x> full_moves_per_s=<x>
- *         full_ratio_to_core=<x> full_ratio_to_act=<x> bytes_per_move=<x>
+ *         ratio_to_core_warm=<x> ratio_to_act=<x> cpu_ratio=<x>
+ *         full_moves_per_s=<x> full_ratio_to_core=<x> full_ratio_to_act=<x>
+ *         bytes_per_move=<x>
  *
  * moves_per_s is the core depth's median (the replay that is "the core
  * plus reading", sweep-replay --core), ratio_to_core its moves/s over the
- * core's (medians; the core's moves and ticks); full_moves_per_s and
- * full_ratio_to_core the same for the full depth; ratio_to_act and
- * full_ratio_to_act the two over sweep_act alone, without the ticks (the
+ * core's on its own (medians; its moves and ticks), ratio_to_core_warm
+ * over the core's run again beside the replay (its moves and ticks);
+ * full_moves_per_s and full_ratio_to_core the same for the full depth (the
+ * core on its own); ratio_to_act and full_ratio_to_act the two over
+ * sweep_act alone as run again beside the replay, without the ticks (the
  * figure before the ticks were counted, on a map with movers the lower);
  * cpu_ratio the core depth's CPU time (the process's, every thread) over
  * its wall time, median: above 1 when a thread reads ahead; bytes_per_move
- * the log's size per move.
+ * the log's size per move. A line before it gives both references in
+ * nanoseconds a move.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,6 +184,188 @@ static void ticked(void *ctx)
     c->tick_seconds += now_s() - c->tick_t0;
 }
 
+/* ---- the core on its own ----------------------------------------------- */
+
+/* The core's work on the session in the order the core depth did it,
+ * collected once from a run of it: each Walk move that reached sweep_act
+ * (its exact input and the actor it came out with), each mover trigger,
+ * and each tick of the movers (the bodies handed to it, and what it left:
+ * the bodies, its status, a hash of every mover's state and pose). */
+enum { OWN_MOVE, OWN_TRIGGER, OWN_TICK };
+
+typedef struct own_event {
+    uint32_t kind, index; /* index: of the move, the mover, the tick */
+} own_event;
+
+typedef struct own_tick {
+    size_t body_at;
+    uint32_t count;
+    sweep_status status;
+    uint64_t hash;
+} own_tick;
+
+typedef struct own_log {
+    own_event *ev;
+    size_t ev_count, ev_cap;
+    sweep__replay_core_move *moves;
+    sweep_actor *got;
+    sweep_status *st;
+    size_t move_count, move_cap;
+    own_tick *ticks;
+    size_t tick_count, tick_cap;
+    sweep_body *bodies_in, *bodies_out, *work;
+    size_t body_count, body_cap;
+    uint32_t work_cap;
+    const sweep_world *world; /* the static world the moves met */
+    int foreign;              /* a move met a space this pass cannot rebuild */
+} own_log;
+
+#define OWN_HASH_SEED 0xcbf29ce484222325ull
+
+static void own_push(own_log *o, uint32_t kind, uint32_t index)
+{
+    if (o->ev_count == o->ev_cap) {
+        o->ev_cap = o->ev_cap ? 2 * o->ev_cap : 4096;
+        o->ev = xrealloc(o->ev, o->ev_cap * sizeof *o->ev);
+    }
+    o->ev[o->ev_count++] = (own_event){kind, index};
+}
+
+static void own_move(void *ctx, const sweep__replay_core_move *m)
+{
+    own_log *o = ctx;
+    if (!m || m->mode != SWEEP_WIRE_MODE_WALK || !(m->dt > 0.0))
+        return; /* the ticks come by own_before_tick; the rest is not sweep_act's */
+    if (m->space.crowd || m->space.self != SWEEP_NO_BODY)
+        o->foreign = 1;
+    o->world = m->space.world;
+    if (o->move_count == o->move_cap) {
+        o->move_cap = o->move_cap ? 2 * o->move_cap : 4096;
+        o->moves = xrealloc(o->moves, o->move_cap * sizeof *o->moves);
+    }
+    own_push(o, OWN_MOVE, (uint32_t)o->move_count);
+    o->moves[o->move_count++] = *m;
+}
+
+static void own_trigger(void *ctx, uint32_t mover)
+{
+    own_push(ctx, OWN_TRIGGER, mover);
+}
+
+static void own_bodies(own_log *o, const sweep_body *b, uint32_t n)
+{
+    if (o->body_count + n > o->body_cap) {
+        while (o->body_count + n > o->body_cap)
+            o->body_cap = o->body_cap ? 2 * o->body_cap : 4096;
+        o->bodies_in = xrealloc(o->bodies_in, o->body_cap * sizeof *o->bodies_in);
+        o->bodies_out = xrealloc(o->bodies_out, o->body_cap * sizeof *o->bodies_out);
+    }
+    memcpy(o->bodies_in + o->body_count, b, n * sizeof *b);
+}
+
+static void own_before_tick(void *ctx, const sweep_body *bodies, uint32_t count)
+{
+    own_log *o = ctx;
+    own_bodies(o, bodies, count);
+    if (o->tick_count == o->tick_cap) {
+        o->tick_cap = o->tick_cap ? 2 * o->tick_cap : 1024;
+        o->ticks = xrealloc(o->ticks, o->tick_cap * sizeof *o->ticks);
+    }
+    own_push(o, OWN_TICK, (uint32_t)o->tick_count);
+    o->ticks[o->tick_count++] = (own_tick){o->body_count, count, SWEEP_OK, 0};
+    if (count > o->work_cap)
+        o->work_cap = count;
+}
+
+static void own_after_tick(void *ctx, const sweep_movers *movers, const sweep_body *bodies, uint32_t count,
+                           sweep_status status)
+{
+    own_log *o = ctx;
+    own_tick *t = &o->ticks[o->tick_count - 1];
+    memcpy(o->bodies_out + t->body_at, bodies, count * sizeof *bodies);
+    o->body_count += count;
+    t->status = status;
+    t->hash = sweep_movers_hash(movers, OWN_HASH_SEED);
+}
+
+/* Replays the collected work on fresh movers (the static world, config
+ * and rules are the collecting replay's, still open), timed per stretch
+ * between two ticks and per tick, without any comparison inside; every
+ * tick's bodies, status and movers and, at the end, every actor are
+ * checked against the core depth's. 0, or -1 (said why) when anything
+ * differs: the pass would then not be the core's work. */
+static int own_pass(own_log *o, const sweep_level *lv, const sweep_world *world, double tick_rate, double *seconds,
+                    double *tick_seconds)
+{
+    sweep_movers *mv = NULL;
+    if (lv->mover_count > 0) {
+        sweep_mover_desc *d = xrealloc(NULL, lv->mover_count * sizeof *d);
+        for (uint32_t i = 0; i < lv->mover_count; i++)
+            d[i] = sweep_level_mover_desc(lv, i);
+        sweep_status st = sweep_movers_create(d, lv->mover_count, tick_rate, lv->triangle_count, &mv);
+        free(d);
+        if (st != SWEEP_OK) {
+            fprintf(stderr, "bench_replay: own pass: cannot build the movers: %s\n", sweep_status_message(st));
+            return -1;
+        }
+    }
+    if (!o->got) {
+        o->got = xrealloc(NULL, o->move_count * sizeof *o->got);
+        o->st = xrealloc(NULL, o->move_count * sizeof *o->st);
+        o->work = xrealloc(NULL, (o->work_cap ? o->work_cap : 1) * sizeof *o->work);
+    }
+    const sweep_space space = {world, mv, NULL, SWEEP_NO_BODY};
+    sweep_act_result ar;
+    double total = 0.0, ticks = 0.0, t0 = now_s();
+    int rc = 0;
+    for (size_t k = 0; k < o->ev_count && rc == 0; k++) {
+        const own_event *e = &o->ev[k];
+        if (e->kind == OWN_MOVE) {
+            const sweep__replay_core_move *m = &o->moves[e->index];
+            sweep_actor a = m->before;
+            o->st[e->index] = sweep_act(&space, m->config, m->rules, m->radii, &a, &m->wish, m->dt, &ar);
+            o->got[e->index] = a;
+        } else if (e->kind == OWN_TRIGGER) {
+            if (!mv || sweep_movers_trigger(mv, e->index) != SWEEP_OK) {
+                fprintf(stderr, "bench_replay: own pass: the trigger of mover %u fails on fresh movers\n",
+                        (unsigned)e->index);
+                rc = -1;
+            }
+        } else {
+            const own_tick *t = &o->ticks[e->index];
+            double t1 = now_s();
+            memcpy(o->work, o->bodies_in + t->body_at, t->count * sizeof *o->work);
+            sweep_status ts = sweep_movers_tick(mv, world, &lv->config, o->work, t->count, NULL);
+            double t2 = now_s();
+            total += t2 - t0;
+            ticks += t2 - t1;
+            if (ts != t->status || memcmp(o->work, o->bodies_out + t->body_at, t->count * sizeof *o->work) != 0 ||
+                sweep_movers_hash(mv, OWN_HASH_SEED) != t->hash) {
+                fprintf(stderr, "bench_replay: own pass: tick %zu of %zu differs from the core depth's (status %d "
+                        "against %d, bodies or movers)\n", (size_t)e->index, o->tick_count, (int)ts, (int)t->status);
+                rc = -1;
+            }
+            t0 = now_s();
+        }
+    }
+    total += now_s() - t0;
+    sweep_movers_destroy(mv);
+    if (rc != 0)
+        return -1;
+    for (size_t i = 0; i < o->move_count; i++) {
+        const sweep_actor *a = &o->got[i], *b = &o->moves[i].after;
+        if (o->st[i] != SWEEP_OK || memcmp(&a->position, &b->position, sizeof a->position) != 0 ||
+            memcmp(&a->velocity, &b->velocity, sizeof a->velocity) != 0 || a->grounded != b->grounded) {
+            fprintf(stderr, "bench_replay: own pass: move %zu of %zu: sweep_act gave another actor than the core "
+                    "depth's (status %d)\n", i, o->move_count, (int)o->st[i]);
+            return -1;
+        }
+    }
+    *seconds = total;
+    *tick_seconds = ticks;
+    return 0;
+}
+
 /* ---- replays ------------------------------------------------------------ */
 
 /* One replay of the whole log in-process at the depth `flags`, with the
@@ -194,6 +401,35 @@ static int run_replay(const char *log, unsigned flags, core_run *core, double *s
     return rc;
 }
 
+/* One run of the core depth that collects its work into *o; the replay is
+ * left open (its world, config and rules are the own pass's), NULL when it
+ * failed. */
+static sweep_replay *collect(const char *log, own_log *o)
+{
+    char err[1400];
+    sweep_replay *r = sweep_replay_open_flags(log, NULL, SWEEP_REPLAY_CORE, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "bench_replay: %s\n", err);
+        return NULL;
+    }
+    sweep__replay_core *c = sweep__replay_core_of(r);
+    const sweep__replay_core_movers_observer mo = {own_trigger, own_before_tick, own_after_tick, o};
+    sweep__replay_core_observe(c, own_move, NULL, o);
+    sweep__replay_core_observe_movers(c, &mo);
+    int rc = sweep_replay_run(r);
+    sweep__replay_core_observe(c, NULL, NULL, NULL);
+    sweep__replay_core_observe_movers(c, NULL);
+    if (rc != 0 || o->foreign) {
+        const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
+        fprintf(stderr, "bench_replay: collecting the core's work: %s\n",
+                o->foreign ? "a move ran among other bodies, which the own pass does not rebuild"
+                           : d ? d->text : sweep_replay_error(r));
+        sweep_replay_close(r);
+        return NULL;
+    }
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
@@ -214,17 +450,38 @@ int main(int argc, char **argv)
     }
     const sweep_record_head *h = sweep_record_head_of(rd);
     snprintf(stem, sizeof stem, "%.*s", (int)h->map_stem.len, (const char *)h->map_stem.ptr);
+    double head_tick_rate = h->tick_rate;
     sweep_record_close(rd);
 
+    /* The core's work, collected once; the own pass runs it each round. */
+    own_log own;
+    memset(&own, 0, sizeof own);
+    sweep_replay *kept = collect(log, &own);
+    if (!kept)
+        return 1;
+    if (!own.world) {
+        fprintf(stderr, "bench_replay: the log holds no move sweep_act runs\n");
+        return 1;
+    }
+    const sweep_level *lv = sweep__replay_core_level(sweep__replay_core_of(kept));
+    /* The world's tick rate as sweepd chose it, as replay_core.c builds the
+     * movers (a difference would show in the own pass's first tick). */
+    double tick_rate = head_tick_rate > 0.0 ? head_tick_rate : lv->tick_rate;
+    if (!(tick_rate > 0.0) || tick_rate > 10000.0)
+        tick_rate = 60.0;
+
     double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], act_s[MAX_RUNS], cpu_s[MAX_RUNS], cpu, unused;
+    double own_s[MAX_RUNS], own_act_s[MAX_RUNS], own_tick;
     sweep_replay_stats full, depth, seen;
     core_run core;
     memset(&core, 0, sizeof core);
     for (int i = 0; i < runs; i++) {
         if (run_replay(log, 0, NULL, &full_s[i], &unused, &full) != 0 ||
             run_replay(log, SWEEP_REPLAY_CORE, NULL, &depth_s[i], &cpu, &depth) != 0 ||
-            run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &unused, &seen) != 0)
+            run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &unused, &seen) != 0 ||
+            own_pass(&own, lv, own.world, tick_rate, &own_s[i], &own_tick) != 0)
             return 1;
+        own_act_s[i] = own_s[i] - own_tick;
         cpu_s[i] = depth_s[i] > 0.0 ? cpu / depth_s[i] : 0.0;
         core_s[i] = core.seconds + core.tick_seconds;
         act_s[i] = core.seconds;
@@ -252,12 +509,36 @@ int main(int argc, char **argv)
            "core %.0f moves/s (%.2f ms in sweep_act and the movers' ticks; sweep_act alone %.0f moves/s, %.2f ms)\n",
            runs, full_mps, full_med * 1e3, depth_mps, depth_med * 1e3, core_mps, core_med * 1e3, act_mps,
            act_med * 1e3);
+    if (own.move_count != core.timed) {
+        fprintf(stderr, "bench_replay: the own pass ran %zu moves, the core run beside the replay %" PRIu64 "\n",
+                own.move_count, core.timed);
+        return 1;
+    }
+    double own_med = median(own_s, runs), own_mps = own_med > 0.0 ? (double)own.move_count / own_med : 0.0;
+    double own_act_med = median(own_act_s, runs);
+    double own_act_mps = own_act_med > 0.0 ? (double)own.move_count / own_act_med : 0.0;
+    printf("bench_replay: the core on its own (the same moves, triggers and ticks in the same order on fresh movers, "
+           "%zu ticks, every actor and tick equal to the core depth's): %.0f moves/s (%.2f ms, %.1f ns a move; "
+           "sweep_act alone %.0f moves/s); run again beside the replay: %.1f ns a move\n",
+           own.tick_count, own_mps, own_med * 1e3, own_mps > 0.0 ? 1e9 / own_mps : 0.0, own_act_mps,
+           core_mps > 0.0 ? 1e9 / core_mps : 0.0);
     double cpu_ratio = median(cpu_s, runs);
-    printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_act=%.3f "
-           "cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f bytes_per_move=%.1f\n",
-           stem, depth.moves, depth_mps, core_mps > 0.0 ? depth_mps / core_mps : 0.0,
-           act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio, full_mps, core_mps > 0.0 ? full_mps / core_mps : 0.0,
-           act_mps > 0.0 ? full_mps / act_mps : 0.0, full.moves ? (double)full.bytes / (double)full.moves : 0.0);
+    printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_core_warm=%.3f "
+           "ratio_to_act=%.3f cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f "
+           "bytes_per_move=%.1f\n",
+           stem, depth.moves, depth_mps, own_mps > 0.0 ? depth_mps / own_mps : 0.0,
+           core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio,
+           full_mps, own_mps > 0.0 ? full_mps / own_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
+           full.moves ? (double)full.bytes / (double)full.moves : 0.0);
+    sweep_replay_close(kept);
+    free(own.ev);
+    free(own.moves);
+    free(own.got);
+    free(own.st);
+    free(own.ticks);
+    free(own.bodies_in);
+    free(own.bodies_out);
+    free(own.work);
     free(core.moves);
     free(core.got);
     free(core.st);

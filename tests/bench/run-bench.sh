@@ -178,9 +178,15 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # moves with the inputs the server gave them, alternating, 5 runs each.
 # moves_per_s is the core depth's median (the replay that is "the core plus
 # reading": sweep-replay --core), ratio_to_core its moves/s over the core's
-# (its moves and the movers' ticks between them; ratio_to_act over
-# sweep_act alone), full_moves_per_s and full_ratio_to_core the same for
-# the full depth, cpu_ratio the core depth's CPU time (every thread) over
+# on its own (the same moves, triggers and movers' ticks, collected from a
+# run of the core depth, run again in the same order on fresh movers with
+# nothing in between, every actor and tick checked bit for bit),
+# ratio_to_core_warm over the core's moves run again by sweep_act just
+# before each tick beside the replay, right after the replay ran them
+# (cache-warm: on oacmpdm7 about a fifth faster a move than on its own),
+# ratio_to_act over sweep_act alone as run again beside the replay,
+# full_moves_per_s and full_ratio_to_core the same for the full depth
+# (against the core on its own), cpu_ratio the core depth's CPU time (every thread) over
 # its wall time, bytes_per_move the log's size per move; the lines before
 # it say how many core results equal the recorded ones. With the corpus, the same on its level with the
 # most movers, imported by sweep-import (the bots take its spawn points and
