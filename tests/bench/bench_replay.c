@@ -34,8 +34,9 @@
  * bodies handed to sweep_movers_tick and the tick, as the core depth runs
  * it). Each of these moves runs microseconds after the replay ran it,
  * over the same triangles and tree nodes, so it finds them in the cache:
- * on oacmpdm7 this reference came out about a fifth faster a move than
- * the core on its own, on the arena (a small map) the same within noise.
+ * this reference came out about 6% faster a move than the core on its own
+ * on the arena and about 20% on oacmpdm7 (a larger level), which is why
+ * it is no longer ratio_to_core's.
  * Each sweep_act run again must give the actor the core depth got.
  *
  * Neither times the reading, the comparisons or the bookkeeping. A Walk

@@ -183,7 +183,8 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # nothing in between, every actor and tick checked bit for bit),
 # ratio_to_core_warm over the core's moves run again by sweep_act just
 # before each tick beside the replay, right after the replay ran them
-# (cache-warm: on oacmpdm7 about a fifth faster a move than on its own),
+# (cache-warm: about 6% faster a move than on its own on the arena, 20%
+# on oacmpdm7),
 # ratio_to_act over sweep_act alone as run again beside the replay,
 # full_moves_per_s and full_ratio_to_core the same for the full depth
 # (against the core on its own), cpu_ratio the core depth's CPU time (every thread) over
