@@ -887,8 +887,11 @@ static int run_checked(sweep__replay_core *c, core_session *own, uint64_t sessio
 static int move_failed(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo, const sweep_record *outs,
                        uint32_t out_count, int rc, const move_run *m)
 {
+    /* What a MOVE does not hold (the server's corrected, correction,
+     * time_excess, ...) stays zero, as sweep__record_move_decode leaves it
+     * in the recorded side that diverge_move compares with. */
     sweep_msg_move_result rep;
-    rep.rules = 0;
+    memset(&rep, 0, sizeof rep);
     rep.sequence = m->sequence;
     switch (rc) {
     case MOVE_NO_ENTITY:
