@@ -173,7 +173,8 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # --- server: recording sessions, and replaying them (sweepd --record) -------
 # replay: sweepd --record on the arena with 16 honest players (sweep-bots
 # --mode honest, 60 moves/s each) for SWEEP_BENCH_REPLAY_SECONDS (default
-# 5), then bench_replay on the log: the whole log replayed in-process and
+# 20: a 5 s log held about 1.4 ms of core time on the arena, and its
+# ratio_to_core spread 0.85-1.01 between runs, 20 s 0.88-0.94), then bench_replay on the log: the whole log replayed in-process and
 # checked bit for bit at both depths, against sweep_act alone on the same
 # moves with the inputs the server gave them, alternating, 5 runs each.
 # moves_per_s is the core depth's median (the replay that is "the core plus
@@ -230,7 +231,7 @@ rec_replay() {
     REC_LOGS="$REC_TMP/logs"
     rec_start "$1" --record "$REC_LOGS"
     if ! "$BIN/sweep-bots" --connect "$REC_TCP" --mode honest --map "$1" --clients 16 \
-        --duration "${SWEEP_BENCH_REPLAY_SECONDS:-5}" >"$REC_TMP/bots"; then
+        --duration "${SWEEP_BENCH_REPLAY_SECONDS:-20}" >"$REC_TMP/bots"; then
         # The log is still a session to replay; say what the players saw.
         echo "run-bench: honest players on $1 saw errors or corrections:" >&2
         cat "$REC_TMP/bots" >&2
