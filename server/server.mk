@@ -28,6 +28,8 @@ TEST_LDLIBS_server = $(SERVER_LDLIBS) -lpthread
 SERVER_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/server/test_*.c))
 $(SERVER_TESTS): | $(BIN)/sweepd $(BUILD)/maps/arena.db
 test: $(BUILD)/maps/arena.db
+# make bench runs sweepd on the sample arena too (run-bench.sh).
+bench: $(BUILD)/maps/arena.db
 
 # --- fuzzing the session-log reader --------------------------------------------
 # tests/fuzz/fuzz_log.c with clang's libFuzzer, ASan and UBSan (FUZZ_CC and
