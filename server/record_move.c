@@ -17,6 +17,13 @@ enum {
     FLAGS_ALL = FLAG_GROUNDED | FLAG_CARRIED | FLAG_PUSHED | FLAG_START
 };
 
+/* Byte 53 of the image: f's flags. */
+static inline uint32_t flags_of(const sweep__record_move_fields *f)
+{
+    return (f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) | (f->pushed ? FLAG_PUSHED : 0) |
+           (f->has_start_position ? FLAG_START : 0);
+}
+
 /* The image of f (record.h's layout); its length. */
 static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
 {
@@ -28,8 +35,7 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
     sweep__wrf64(out + 40, f->granted);
     sweep__wr32(out + 48, f->buttons);
     out[52] = (uint8_t)f->mode;
-    out[53] = (uint8_t)((f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) |
-                        (f->pushed ? FLAG_PUSHED : 0) | (f->has_start_position ? FLAG_START : 0));
+    out[53] = (uint8_t)flags_of(f);
     out[54] = (uint8_t)n;
     out[55] = 0;
     sweep__wrvec3(out + 56, f->position);
@@ -48,7 +54,7 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
         sweep__wr32(c + 48, f->contacts[i].triangle);
         sweep__wr32(c + 52, f->contacts[i].material);
     }
-    return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+    return sweep__record_move_len(n);
 }
 
 /* The bits of v that differ from the f64 or vec3 at p (0: none). */
@@ -67,9 +73,7 @@ static inline uint64_t xor_vec3(const uint8_t *p, sweep_vec3 v)
 int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f)
 {
     uint32_t n = f->contact_count;
-    uint32_t flags = (f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) |
-                     (f->pushed ? FLAG_PUSHED : 0) | (f->has_start_position ? FLAG_START : 0);
-    if (len != SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT || p[53] != flags || p[54] != n ||
+    if (len != sweep__record_move_len(n) || p[53] != flags_of(f) || p[54] != n ||
         p[55] != 0)
         return 0;
     /* Every field or-ed into one word, then one test: mostly nothing
@@ -101,7 +105,7 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
         .carried = res->carried,
         .pushed = res->pushed,
         .has_start_position = res->has_start_position,
-        .contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS,
+        .contact_count = sweep__record_move_contacts(res),
         .position = res->position,
         .velocity = res->velocity,
         .ground_normal = res->ground_normal,
@@ -127,7 +131,7 @@ int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t why
         snprintf(why, whylen, "%u contacts, more than a result holds (%u)", n, SWEEP_MAX_CONTACTS);
         return -1;
     }
-    size_t want = SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+    size_t want = sweep__record_move_len(n);
     if (len != want) {
         snprintf(why, whylen, "%zu bytes, but %u contacts make %zu", len, n, want);
         return -1;

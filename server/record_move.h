@@ -75,6 +75,18 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
  * padding bits set). */
 int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen);
 
+/* The length of an image with n contacts. */
+static inline size_t sweep__record_move_len(uint32_t n)
+{
+    return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+}
+
+/* The contacts of res an image holds (at most SWEEP_MAX_CONTACTS). */
+static inline uint32_t sweep__record_move_contacts(const sweep_msg_move_result *res)
+{
+    return res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
+}
+
 /* What sweep__record_move_check accepts, without saying why not: the
  * readers' fast path (protocol/format.h reads). */
 static inline int sweep__record_move_ok(const uint8_t *p, size_t len)
@@ -83,7 +95,7 @@ static inline int sweep__record_move_ok(const uint8_t *p, size_t len)
         return 0;
     uint32_t n = p[54];
     /* rules (172, little-endian): only the core's bits 0..2 */
-    return n <= SWEEP_MAX_CONTACTS && len == SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT &&
+    return n <= SWEEP_MAX_CONTACTS && len == sweep__record_move_len(n) &&
            p[52] < SWEEP_WIRE_MODE_COUNT && (p[53] & ~0x0fu) == 0 && p[55] == 0 &&
            (p[172] & ~(unsigned)SWEEP__RECORD_MOVE_RULES) == 0 && p[173] == 0 && p[174] == 0 && p[175] == 0;
 }

@@ -454,8 +454,7 @@ void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, cons
     }
     if (s->sink)
         return; /* offline, replaying a version 1 log */
-    uint32_t n = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
-    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT);
+    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(sweep__record_move_contacts(res)));
     if (p)
         sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
 }
@@ -477,9 +476,4 @@ void sweep__record_hash(sweep__world *w)
     out o = {p, 0};
     put_u64(&o, w->tick);
     put_u64(&o, sweep__world_state_hash(w));
-}
-
-int sweep__recording(const sweep__world *w)
-{
-    return w->rec && !w->rec->failed;
 }

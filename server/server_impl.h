@@ -403,7 +403,6 @@ void sweep__world_catch_up(sweep__world *w, uint64_t now);
 /* recorder.c (record.h is the format) */
 int sweep__record_start(sweep_server *s, char *err, size_t errlen); /* --record: opens each world's log */
 void sweep__record_stop(sweep_server *s, const char *reason);        /* END, flush, close */
-int sweep__recording(const sweep__world *w);
 void sweep__record_open(sweep__world *w, const sweep__session *ss);
 void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason);
 void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
