@@ -42,6 +42,30 @@ static inline __attribute__((always_inline)) double first_contact(double A, doub
     return t <= tmax ? t : -1.0;
 }
 
+/*
+ * first_contact(0, nv, C, tmax): when the centre, at C + 1 from the plane,
+ * reaches it at speed -nv along the normal. With A = 0 the discriminant is
+ * nv * nv, and in binary floating point the square root of a correctly
+ * rounded square is the absolute value exactly, barring underflow and
+ * overflow (Boldo, "Stupid is as stupid does: taking the square root of
+ * the square of a floating-point number", 2015). So for nv < 0 in a range
+ * well away from both, sqrt(disc) is -nv, and the same bits come without
+ * the square root, whose latency the face test of every landing waited on.
+ * Elsewhere (and for NaN), the general form.
+ */
+static inline __attribute__((always_inline)) double plane_contact(double nv, double C, double tmax)
+{
+    if (!(C > 0.0 && nv < -1e-150 && nv > -1e150 && C < 1e300))
+        return first_contact(0.0, nv, C, tmax);
+    /* first_contact's steps with A = 0: the slope is nv < 0, and
+     * 0 * tmax * tmax - nv * tmax is -(nv * tmax), both exactly. */
+    double g = nv * tmax + C;
+    if (g > 1e-9 * (-(nv * tmax) + C))
+        return -1.0;
+    double t = 2.0 * C / (-nv - nv);
+    return t <= tmax ? t : -1.0;
+}
+
 static sweep_vec3 closest_on_segment(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b)
 {
     sweep_vec3 ab = sweep_v3_sub(b, a);
@@ -131,6 +155,16 @@ static int inside(sweep_vec3 p, sweep_vec3 a, sweep_vec3 ab, sweep_vec3 ac)
  * often. Most triangles next to the one a body lands on end here instead of
  * in six quadratics.
  */
+/* Is p farther than reach outside the line of edge e from `from`?
+ * cross(e, n) lies in the plane, points out of the triangle and is as long
+ * as the edge. */
+static inline __attribute__((always_inline)) int beyond_edge(sweep_vec3 p, sweep_vec3 from, sweep_vec3 e,
+                                                             sweep_vec3 n, double reach)
+{
+    double s = sweep_v3_dot(sweep_v3_sub(p, from), sweep_v3_cross(e, n));
+    return s > 0.0 && s * s > reach * reach * sweep_v3_len2(e);
+}
+
 static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double size, sweep_vec3 disp,
                               double dist, double nv, double t0, double tmax)
 {
@@ -138,16 +172,10 @@ static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double si
     double r = d_end > 0.0 && d_end < 1.0 ? sqrt(1.0 - d_end * d_end) : 1.0;
     sweep_vec3 along = sweep_v3_madd(disp, pt->n, -nv);
     double reach = (r + sweep_v3_len(along) * (tmax - t0)) * (1.0 + 1e-9) + 1e-9 * (1.0 + size);
-    /* cross(edge, n) lies in the plane, points out of the triangle and is
-     * as long as the edge (edges ab, bc, ca in turn). */
-    const sweep_vec3 from[3] = {pt->a, pt->b, pt->c}, to[3] = {pt->b, pt->c, pt->a};
-    for (int i = 0; i < 3; i++) {
-        sweep_vec3 e = sweep_v3_sub(to[i], from[i]);
-        double s = sweep_v3_dot(sweep_v3_sub(p, from[i]), sweep_v3_cross(e, pt->n));
-        if (s > 0.0 && s * s > reach * reach * sweep_v3_len2(e))
-            return 1;
-    }
-    return 0;
+    /* Edges ab (pt->ab is b - a, the same bits), bc and ca in turn,
+     * written out: the arrays of a loop were copied on every call. */
+    return beyond_edge(p, pt->a, pt->ab, pt->n, reach) || beyond_edge(p, pt->b, sweep_v3_sub(pt->c, pt->b), pt->n, reach) ||
+           beyond_edge(p, pt->c, sweep_v3_sub(pt->a, pt->c), pt->n, reach);
 }
 
 typedef struct best {
@@ -288,7 +316,7 @@ int sweep__sphere_sweep_near(const sweep__path *path, sweep__tri_prep *pt, doubl
                 return 0;
         }
     } else {
-        double t0 = first_contact(0.0, nv, dist - 1.0, tmax);
+        double t0 = plane_contact(nv, dist - 1.0, tmax);
         if (t0 >= 0.0) {
             sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
             if (inside(p, pt->a, pt->ab, pt->ac)) {
