@@ -264,79 +264,85 @@ static inline int same_point(sweep_vec3 a, sweep_vec3 b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-int sweep__sphere_sweep_near(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist,
-                             double nv, sweep_sphere_hit *out)
+/* A centre inside the slab: embedded, or the edges and vertices, unless
+ * the triangle is out of reach. */
+int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out)
+{
+    const sweep_vec3 center = path->center, disp = path->disp;
+    /* A function of the centre and the prepared triangle alone, so
+     * the one kept from the same centre is the same bits. */
+    sweep_vec3 q;
+    if (same_point(pt->qc, center)) {
+        q = pt->q;
+    } else {
+        q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
+        pt->qc = center, pt->q = q;
+    }
+    sweep_vec3 away = sweep_v3_sub(center, q);
+    /* The distance is still more than 1 at tmax (below): most
+     * triangles here (their plane cuts the sphere, they do not) end
+     * on their squared distance, which is clearly above the square of
+     * that bound, without the square root. */
+    double reach = (1.0 + path->disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + path->size);
+    double d2 = sweep_v3_len2(away);
+    if (d2 > reach * reach * (1.0 + 1e-9))
+        return 0;
+    double d = sqrt(d2);
+    if (d < 1.0) {
+        out->t = d - 1.0;
+        /* On the face, or so close that the direction is noise. */
+        out->normal = d > 1e-12 ? sweep_v3_scale(away, 1.0 / d) : pt->n;
+        out->point = q;
+        out->feature = SWEEP_FEATURE_FACE;
+        out->embedded = 1;
+        return 1;
+    }
+    /* The distance to the triangle shrinks no faster than the centre
+     * moves: still more than 1 away at tmax means no contact. */
+    if (d > reach)
+        return 0;
+    /* The distance to a convex set is a convex function of t, so it
+     * stays above its tangent at 0, d + t (away . disp) / d: if that
+     * tangent is still clearly above 1 at tmax (or the sphere is moving
+     * away), no vertex or edge can be touched by tmax. The margin,
+     * 1e-6, is far above the rounding of q and of the feature tests'
+     * roots (a grazing double root moves by about 1e-8), so this ends
+     * only where the six tests below would all find nothing. Only for
+     * triangles whose shape keeps q accurate (see sweep__tri_prepare). */
+    if (pt->sharp) {
+        double g = sweep_v3_dot(away, disp);
+        double low = g < 0.0 ? d * d + g * tmax : d * d;
+        if (low > d * (1.0 + 1e-6 + 1e-9 * path->size))
+            return 0;
+    }
+    return vertices_and_edges(path, pt, tmax, out);
+}
+
+/* A centre above the slab: the face where the sphere lands on the plane,
+ * or else the edges and vertices, unless they are out of reach. */
+int sweep__sphere_sweep_above(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist, double nv,
+                              sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp, n = pt->n;
-    if (dist < 1.0) {
-        /* A function of the centre and the prepared triangle alone, so
-         * the one kept from the same centre is the same bits. */
-        sweep_vec3 q;
-        if (same_point(pt->qc, center)) {
-            q = pt->q;
-        } else {
-            q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
-            pt->qc = center, pt->q = q;
-        }
-        sweep_vec3 away = sweep_v3_sub(center, q);
-        /* The distance is still more than 1 at tmax (below): most
-         * triangles here (their plane cuts the sphere, they do not) end
-         * on their squared distance, which is clearly above the square of
-         * that bound, without the square root. */
-        double reach = (1.0 + path->disp_len * tmax) * (1.0 + 1e-12) + 1e-9 * (1.0 + path->size);
-        double d2 = sweep_v3_len2(away);
-        if (d2 > reach * reach * (1.0 + 1e-9))
-            return 0;
-        double d = sqrt(d2);
-        if (d < 1.0) {
-            out->t = d - 1.0;
-            /* On the face, or so close that the direction is noise. */
-            out->normal = d > 1e-12 ? sweep_v3_scale(away, 1.0 / d) : n;
-            out->point = q;
-            out->feature = SWEEP_FEATURE_FACE;
-            out->embedded = 1;
+    double t0 = plane_contact(nv, dist - 1.0, tmax);
+    if (t0 >= 0.0) {
+        sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
+        if (inside(p, pt->a, pt->ab, pt->ac)) {
+            out->t = t0, out->normal = n, out->point = p;
+            out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
             return 1;
         }
-        /* The distance to the triangle shrinks no faster than the centre
-         * moves: still more than 1 away at tmax means no contact. */
-        if (d > reach)
+        if (edges_out_of_reach(pt, p, path->size, disp, dist, nv, t0, tmax))
             return 0;
-        /* The distance to a convex set is a convex function of t, so it
-         * stays above its tangent at 0, d + t (away . disp) / d: if that
-         * tangent is still clearly above 1 at tmax (or the sphere is moving
-         * away), no vertex or edge can be touched by tmax. The margin,
-         * 1e-6, is far above the rounding of q and of the feature tests'
-         * roots (a grazing double root moves by about 1e-8), so this ends
-         * only where the six tests below would all find nothing. Only for
-         * triangles whose shape keeps q accurate (see sweep__tri_prepare). */
-        if (pt->sharp) {
-            double g = sweep_v3_dot(away, disp);
-            double low = g < 0.0 ? d * d + g * tmax : d * d;
-            if (low > d * (1.0 + 1e-6 + 1e-9 * path->size))
-                return 0;
-        }
-    } else {
-        double t0 = plane_contact(nv, dist - 1.0, tmax);
-        if (t0 >= 0.0) {
-            sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
-            if (inside(p, pt->a, pt->ab, pt->ac)) {
-                out->t = t0, out->normal = n, out->point = p;
-                out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
-                return 1;
-            }
-            if (edges_out_of_reach(pt, p, path->size, disp, dist, nv, t0, tmax))
-                return 0;
-        }
     }
-
     return vertices_and_edges(path, pt, tmax, out);
 }
 
 /*
  * The earliest vertex or edge contact: the last resort of
- * sweep__sphere_sweep_near, reached by few tests (about 1 in 10 on the
- * corpus), so it is kept out of line and the rejections before it stay
- * lean.
+ * sweep__sphere_sweep_slab and sweep__sphere_sweep_above, reached by few
+ * tests (about 1 in 10 on the corpus), so it is kept out of line and the
+ * rejections before it stay lean.
  */
 static __attribute__((noinline)) int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt,
                                                         double tmax, sweep_sphere_hit *out)

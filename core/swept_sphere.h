@@ -99,9 +99,13 @@ void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp);
 
 /* The rest of sweep__sphere_sweep_prepared, once the centre is known to be
  * in front of the plane at dist (units of the radius), moving along the
- * normal at nv, and able to reach the slab |dist| <= 1 by tmax. */
-int sweep__sphere_sweep_near(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist,
-                             double nv, sweep_sphere_hit *out);
+ * normal at nv, and able to reach the slab |dist| <= 1 by tmax: for a
+ * centre inside the slab (dist < 1), and for one above it. Two functions,
+ * each with the registers of its own case: as one they shared a large
+ * stack frame that every call filled. */
+int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out);
+int sweep__sphere_sweep_above(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist, double nv,
+                              sweep_sphere_hit *out);
 
 /*
  * sweep_sphere_sweep_triangle over a prepared triangle. The plane tests,
@@ -126,7 +130,9 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, sweep__t
     double dist = s / nlen;
     if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
         return 0; /* never reaches the slab in time */
-    return sweep__sphere_sweep_near(path, pt, tmax, dist, nv, out);
+    if (dist < 1.0)
+        return sweep__sphere_sweep_slab(path, pt, tmax, out);
+    return sweep__sphere_sweep_above(path, pt, tmax, dist, nv, out);
 }
 
 /* The point of triangle (a, b, c) closest to p. Works for degenerate
