@@ -132,11 +132,13 @@ sweep_vec3 sweep_closest_point_on_triangle(sweep_vec3 p, sweep_vec3 a, sweep_vec
     return closest_point(p, a, b, c, sweep_v3_sub(b, a), sweep_v3_sub(c, a));
 }
 
-/* Is p (on the triangle's plane) inside the triangle or on its border? */
-static int inside(sweep_vec3 p, sweep_vec3 a, sweep_vec3 ab, sweep_vec3 ac)
+/* Is p (on the triangle's plane) inside the triangle or on its border?
+ * |ab|^2 and |ac|^2 come prepared (the same expressions). */
+static int inside(sweep_vec3 p, const sweep__tri_prep *pt)
 {
+    sweep_vec3 a = pt->a, ab = pt->ab, ac = pt->ac;
     sweep_vec3 ap = sweep_v3_sub(p, a);
-    double d00 = sweep_v3_dot(ab, ab), d01 = sweep_v3_dot(ab, ac), d11 = sweep_v3_dot(ac, ac);
+    double d00 = pt->ab2, d01 = sweep_v3_dot(ab, ac), d11 = pt->ac2;
     double d20 = sweep_v3_dot(ap, ab), d21 = sweep_v3_dot(ap, ac);
     double u = d11 * d20 - d01 * d21;
     double v = d00 * d21 - d01 * d20;
@@ -155,14 +157,14 @@ static int inside(sweep_vec3 p, sweep_vec3 a, sweep_vec3 ab, sweep_vec3 ac)
  * often. Most triangles next to the one a body lands on end here instead of
  * in six quadratics.
  */
-/* Is p farther than reach outside the line of edge e from `from`?
- * cross(e, n) lies in the plane, points out of the triangle and is as long
- * as the edge. */
-static inline __attribute__((always_inline)) int beyond_edge(sweep_vec3 p, sweep_vec3 from, sweep_vec3 e,
+/* Is p farther than reach outside the line of edge e from `from`, whose
+ * squared length is e2? cross(e, n) lies in the plane, points out of the
+ * triangle and is as long as the edge. */
+static inline __attribute__((always_inline)) int beyond_edge(sweep_vec3 p, sweep_vec3 from, sweep_vec3 e, double e2,
                                                              sweep_vec3 n, double reach)
 {
     double s = sweep_v3_dot(sweep_v3_sub(p, from), sweep_v3_cross(e, n));
-    return s > 0.0 && s * s > reach * reach * sweep_v3_len2(e);
+    return s > 0.0 && s * s > reach * reach * e2;
 }
 
 static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double size, sweep_vec3 disp,
@@ -173,9 +175,12 @@ static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double si
     sweep_vec3 along = sweep_v3_madd(disp, pt->n, -nv);
     double reach = (r + sweep_v3_len(along) * (tmax - t0)) * (1.0 + 1e-9) + 1e-9 * (1.0 + size);
     /* Edges ab (pt->ab is b - a, the same bits), bc and ca in turn,
-     * written out: the arrays of a loop were copied on every call. */
-    return beyond_edge(p, pt->a, pt->ab, pt->n, reach) || beyond_edge(p, pt->b, sweep_v3_sub(pt->c, pt->b), pt->n, reach) ||
-           beyond_edge(p, pt->c, sweep_v3_sub(pt->a, pt->c), pt->n, reach);
+     * written out: the arrays of a loop were copied on every call. a - c
+     * is -(c - a) exactly, so its squared length is pt->ac2. */
+    sweep_vec3 bc = sweep_v3_sub(pt->c, pt->b);
+    return beyond_edge(p, pt->a, pt->ab, pt->ab2, pt->n, reach) ||
+           beyond_edge(p, pt->b, bc, sweep_v3_len2(bc), pt->n, reach) ||
+           beyond_edge(p, pt->c, sweep_v3_sub(pt->a, pt->c), pt->ac2, pt->n, reach);
 }
 
 typedef struct best {
@@ -327,7 +332,7 @@ int sweep__sphere_sweep_above(const sweep__path *path, sweep__tri_prep *pt, doub
     double t0 = plane_contact(nv, dist - 1.0, tmax);
     if (t0 >= 0.0) {
         sweep_vec3 p = sweep_v3_sub(sweep_v3_madd(center, disp, t0), n);
-        if (inside(p, pt->a, pt->ab, pt->ac)) {
+        if (inside(p, pt)) {
             out->t = t0, out->normal = n, out->point = p;
             out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
             return 1;

@@ -65,6 +65,7 @@ typedef struct sweep__tri_prep {
     sweep_vec3 nn;   /* cross(ab, ac), unnormalised */
     sweep_vec3 n;    /* unit normal; zero when the triangle has no area */
     double nlen;     /* |nn| */
+    double ab2, ac2; /* |ab|^2, |ac|^2 (also |c - a|^2 = |a - c|^2, the same bits) */
     int sharp;       /* not a needle: the convexity cut-off may be used */
     /* The closest point q of the triangle to the centre qc, from the last
      * sweep that needed it: a slide that stops within the skin starts its
@@ -84,7 +85,8 @@ static inline void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, 
     p->n = p->nlen > 0.0 ? sweep_v3_scale(p->nn, 1.0 / p->nlen) : sweep_v3(0, 0, 0);
     /* The angle at a has a sine of at least 1e-3: no needle, whose closest
      * points come from determinants that cancel. */
-    p->sharp = p->nlen * p->nlen >= 1e-6 * sweep_v3_len2(p->ab) * sweep_v3_len2(p->ac);
+    p->ab2 = sweep_v3_len2(p->ab), p->ac2 = sweep_v3_len2(p->ac);
+    p->sharp = p->nlen * p->nlen >= 1e-6 * p->ab2 * p->ac2;
     p->qc = sweep_v3(NAN, NAN, NAN);
 }
 
