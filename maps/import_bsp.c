@@ -25,7 +25,12 @@
  * the other solid brushes of the model and what lies inside them is
  * dropped (see "Hidden faces" below), so the level's shells are the
  * boundary of the union of its brushes: closed as a surface, though no
- * longer brush by brush.
+ * longer brush by brush. The faces and pieces left are not fanned brush
+ * by brush then, but kept until the model's brushes are all done and
+ * merged across brushes where they lie on one plane, face one way, have
+ * one shader and share an edge (maps/face_merge.c, emit_merged), as q3map
+ * merges the faces it keeps: a floor cut into pieces by the walls standing
+ * on it becomes as few convex polygons as the classic merge finds.
  *
  * Sides: map triangles are one-sided (players collide with fronts only),
  * and a Quake 3 level answers that itself, so sweep-import's rule for
@@ -71,6 +76,7 @@
 
 #include "core/quat.h"
 #include "core/world.h"
+#include "maps/face_merge.h"
 
 #define PI 3.14159265358979323846
 
@@ -218,6 +224,16 @@ typedef struct bsp {
     int tree, in_world;
     double (*tree_scratch)[3];
     uint32_t tree_scratch_cap;
+    /* Merging coplanar faces across the brushes of the model being built
+     * (merging): the faces kept, merged and triangulated once all its
+     * brushes are done; the triangles they would have been fanned into
+     * on their own (merge_before), and the net saving, all models. */
+    int merging;
+    sweep__face_set faces;
+    sweep__face_mesh mesh;
+    double (*face_pts)[3];
+    uint32_t face_pts_cap;
+    int64_t merge_before, merge_net;
 } bsp;
 
 /* ------------------------------------------------------------------------
@@ -900,6 +916,19 @@ static int fan_face(bsp *b, uint32_t k, const double n[3], uint32_t sh, uint32_t
     return 1;
 }
 
+/* Keeps the face b->ring[0..k) (on plane pf, shader sh) for merging
+ * across brushes, when merging. */
+static int keep_face(bsp *b, uint32_t k, const plane *pf, uint32_t sh)
+{
+    if (!b->merging)
+        return 1;
+    if (!grow_scratch(b, (void **)&b->face_pts, &b->face_pts_cap, k, sizeof b->face_pts[0]))
+        return 0;
+    for (uint32_t e = 0; e < k; e++)
+        memcpy(b->face_pts[e], b->verts[b->ring[e]], sizeof b->face_pts[0]);
+    return sweep__face_add(&b->faces, (const double(*)[3])b->face_pts, k, pf->n, pf->d, sh) ? 1 : out_of_memory(b);
+}
+
 /* The plane of side i of the brush whose sides start at `first`. */
 static const plane *side_plane(const bsp *b, uint32_t first, uint32_t i)
 {
@@ -1439,10 +1468,14 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
                 continue;
             if (!(ok = cut_face(b, br, pf, face_ring + face_at[f], face_len[f], &which, &cut)))
                 break;
-            uint32_t before = nt;
+            uint32_t before = nt, faces_before = b->faces.count, points_before = b->faces.points;
             memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
-            if (!(ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt)) || !cut)
+            if (!(ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt)))
+                break;
+            if (!cut) {
+                ok = keep_face(b, face_len[f], pf, sh);
                 continue;
+            }
             /* The pieces, unless they take more triangles than the whole
              * face (a small hole in a large face): what costs the core is
              * the triangles a move meets, not the area. */
@@ -1465,12 +1498,13 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
                 while (k > 1 && b->ring[k - 1] == b->ring[0])
                     k--;
                 if (ok && k >= 3)
-                    ok = fan_face(b, k, pf->n, sh, &nverts, &nt);
+                    ok = fan_face(b, k, pf->n, sh, &nverts, &nt) && keep_face(b, k, pf, sh);
             }
             if (ok && nt - before > whole_face) {
                 nt = before;
+                b->faces.count = faces_before, b->faces.points = points_before;
                 memcpy(b->ring, face_ring + face_at[f], face_len[f] * sizeof *b->ring);
-                ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt);
+                ok = fan_face(b, face_len[f], pf->n, sh, &nverts, &nt) && keep_face(b, face_len[f], pf, sh);
             }
         }
         b->hidden_net += (int64_t)whole - (int64_t)nt;
@@ -1488,6 +1522,16 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
         return 0;
     if (!solid || measure)
         return 1;
+    if (cull && b->merging) {
+        /* the faces wait for the model's other brushes (emit_merged) */
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint32_t *x = &b->tris[4 * t];
+            b->merge_before +=
+                !sweep_triangle_is_degenerate(v3_of(b->verts[x[0]]), v3_of(b->verts[x[1]]), v3_of(b->verts[x[2]]));
+        }
+        *made = 1;
+        return 1;
+    }
     uint32_t *remap = malloc(nverts * sizeof *remap);
     if (!remap)
         return out_of_memory(b);
@@ -1861,11 +1905,53 @@ static int patch_face(bsp *b, uint32_t f, sink *s)
     return ok;
 }
 
+/* The faces the model's brushes kept, merged across brushes where they
+ * lie on one plane, face the same way, have the same shader and share an
+ * edge (maps/face_merge.h), and triangulated into s. */
+static int emit_merged(bsp *b, sink *s)
+{
+    if (!sweep__face_merge(&b->faces, SWEEP_BSP_MERGE_EPSILON, &b->mesh))
+        return out_of_memory(b);
+    const sweep__face_mesh *m = &b->mesh;
+    uint32_t *remap = malloc((m->vertices ? m->vertices : 1) * sizeof *remap);
+    if (!remap)
+        return out_of_memory(b);
+    for (uint32_t v = 0; v < m->vertices; v++)
+        remap[v] = UINT32_MAX;
+    int ok = 1;
+    int64_t written = 0;
+    for (uint32_t t = 0; t < m->triangles && ok; t++) {
+        const uint32_t *x = &m->tri[4 * t];
+        if (sweep_triangle_is_degenerate(v3_of(m->v[x[0]]), v3_of(m->v[x[1]]), v3_of(m->v[x[2]]))) {
+            b->st->degenerate_dropped++;
+            continue;
+        }
+        uint32_t mat, vi[3];
+        ok = material_of(b, x[3], &mat);
+        for (int c = 0; c < 3 && ok; c++) {
+            if (remap[x[c]] == UINT32_MAX)
+                ok = sink_vertex(b, s, m->v[x[c]], &remap[x[c]]);
+            vi[c] = remap[x[c]];
+        }
+        if (ok)
+            ok = sink_triangle(b, s, vi[0], vi[1], vi[2], mat);
+        written += ok;
+    }
+    free(remap);
+    b->merge_net += b->merge_before - written;
+    b->merge_before = 0;
+    sweep__face_set_clear(&b->faces);
+    return ok;
+}
+
 /* Every player-solid brush and patch of model m into s. */
 static int model_geometry(bsp *b, uint32_t m, sink *s, uint32_t *solid, uint32_t *empty)
 {
     const model *md = &b->models[m];
     const int cull = !(b->opt && b->opt->keep_hidden_faces);
+    b->merging = cull && !(b->opt && b->opt->no_merge_faces);
+    sweep__face_set_clear(&b->faces);
+    b->merge_before = 0;
     b->in_world = m == 0;
     /* The model's solid brushes and their boxes first: they cut each
      * other's faces. */
@@ -1903,6 +1989,8 @@ static int model_geometry(bsp *b, uint32_t m, sink *s, uint32_t *solid, uint32_t
         if (!made && empty)
             (*empty)++;
     }
+    if (b->merging && !emit_merged(b, s))
+        return 0;
     for (uint32_t i = 0; i < md->faces; i++)
         if (!patch_face(b, md->first_face + i, s))
             return 0;
@@ -2443,6 +2531,9 @@ static void free_bsp(bsp *b)
     free(b->shaders), free(b->planes), free(b->models), free(b->text), free(b->kv), free(b->ents);
     free(b->pts), free(b->verts), free(b->ring), free(b->tris);
     free(b->cut_brush), free(b->cut_lo), free(b->cut_hi), free(b->work), free(b->tree_scratch);
+    free(b->face_pts);
+    sweep__face_set_free(&b->faces);
+    sweep__face_mesh_free(&b->mesh);
     for (int i = 0; i < 2; i++)
         free(b->frag[i].p), free(b->frag[i].at), free(b->frag[i].len);
 }
@@ -2500,6 +2591,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         double h = b.models[0].maxs[2] - b.models[0].mins[2];
         stats->walkable_slope_deg = sweep_bsp_rules(out, g, h);
         stats->hidden_dropped = b.hidden_net > 0 ? (uint32_t)(b.hidden_net < UINT32_MAX ? b.hidden_net : UINT32_MAX) : 0;
+        stats->merge_dropped = b.merge_net > 0 ? (uint32_t)(b.merge_net < UINT32_MAX ? b.merge_net : UINT32_MAX) : 0;
         stats->materials = out->material_count;
         stats->triangles = out->triangle_count;
         stats->movers = out->mover_count; /* the level started empty: all are the entities' */

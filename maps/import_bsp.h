@@ -38,6 +38,17 @@
  *     a sealed level) goes too; a leaked level, a tree with an index out
  *     of range or no leaf that is not opaque loses nothing this way. The
  *     import summary counts both as triangles fewer for hidden faces.
+ *     Last (unless no_merge_faces, or keep_hidden_faces), the faces and
+ *     pieces of faces the model's brushes kept are merged across brushes
+ *     as level compilers merge faces (maps/face_merge.h): two on the same
+ *     plane, facing the same way, of the same shader (so the same
+ *     material and surface flags), sharing an edge (corners of different
+ *     brushes within SWEEP_BSP_MERGE_EPSILON are one vertex; a corner of
+ *     one lying on the other's edge is put into that edge) become one
+ *     when the union is still convex, until none merge; each polygon left
+ *     loses its collinear corners and is fanned from its best corner. The
+ *     surface covers the same area with fewer, larger triangles; the
+ *     summary counts the triangles fewer for merged faces.
  *   - Every player-solid curved patch (face type 2) is tessellated: each
  *     3x3 block of its control grid is a biquadratic Bezier patch, cut
  *     into a grid of quads (each split into two triangles) only as finely
@@ -171,6 +182,10 @@
  * plane's distance from it) to another brush's plane is on it when brush
  * faces are cut by other brushes to drop what nobody can touch. */
 #define SWEEP_BSP_HIDDEN_EPSILON 1e-3
+/* When coplanar faces are merged: corners of different brushes' faces
+ * this close (units) are one vertex, and a corner this close to the line
+ * through its neighbours is on it (see maps/face_merge.h). */
+#define SWEEP_BSP_MERGE_EPSILON 0.01
 /* Keyframes per period of a func_bobbing. */
 #define SWEEP_BSP_BOB_SAMPLES 32
 /* Degrees between keyframes of a func_rotating. */
@@ -190,6 +205,11 @@ typedef struct sweep_bsp_options {
      * surface: 0 means SWEEP_BSP_PATCH_TOLERANCE, SWEEP_BSP_PATCH_FIXED the
      * fixed tessellation; anything else must be in (0, 1e6]. */
     double patch_tolerance;
+    /* 1: the faces left after hidden faces are cut away are fanned piece
+     * by piece, as before face merging existed, instead of merged across
+     * brushes; for comparing and debugging. No effect with
+     * keep_hidden_faces (each brush is then a shell of its own). */
+    int no_merge_faces;
 } sweep_bsp_options;
 
 typedef struct sweep_bsp_stats {
@@ -201,6 +221,7 @@ typedef struct sweep_bsp_stats {
     uint32_t patch_triangles;    /* of which from patches */
     uint32_t degenerate_dropped; /* triangles too thin to collide, not written */
     uint32_t hidden_dropped;     /* brush triangles fewer for the hidden faces dropped (net of the cuts) */
+    uint32_t merge_dropped;      /* brush triangles fewer for merging coplanar faces */
     uint32_t materials;
     uint32_t spawns;
     uint32_t static_models;      /* func_static models merged into the static geometry */

@@ -86,6 +86,11 @@ static const char usage[] =
     "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
     "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
     "  --keep-hidden-faces keep a Quake 3 level's brush faces that no one can touch\n"
+    "  --no-merge-faces    triangulate a Quake 3 level's brush faces piece by piece, as\n"
+    "                      cut by the brushes around them; by default pieces on one\n"
+    "                      plane, facing one way, of one shader and sharing an edge\n"
+    "                      are first merged into larger convex polygons (fewer\n"
+    "                      triangles, the same surface)\n"
     "  --patch-tolerance U how far (map units) a Quake 3 level's curved patches may be\n"
     "                      cut from their true surface (default 4; 0: the old fixed grid)\n"
     "  --quiet             print nothing but errors\n"
@@ -194,11 +199,11 @@ static void bsp_warning(void *ctx, const char *msg)
 
 /* A Quake 3 level into lv, its rules (Quake 3's, then the --rules file's)
  * into values; *seconds is how long the import itself took. */
-static sweep_status import_bsp_level(const char *in, const char *member, int keep_hidden, double patch_tolerance,
-                                     const char *rules, sweep_level *lv, sweep_bsp_stats *st, sweep_map_values *values,
+static sweep_status import_bsp_level(const char *in, const char *member, int keep_hidden, int no_merge,
+                                     double patch_tolerance, const char *rules, sweep_level *lv, sweep_bsp_stats *st, sweep_map_values *values,
                                      double *seconds, char *err, size_t errlen)
 {
-    sweep_bsp_options bo = {member, bsp_warning, (void *)in, keep_hidden, patch_tolerance};
+    sweep_bsp_options bo = {member, bsp_warning, (void *)in, keep_hidden, patch_tolerance, no_merge};
     double t = now_s();
     sweep_status r = sweep_import_bsp(in, &bo, lv, st, err, errlen);
     *seconds = now_s() - t;
@@ -216,14 +221,14 @@ int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
            O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
-           O_PATCH_TOLERANCE };
+           O_PATCH_TOLERANCE, O_NO_MERGE };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
-        {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN},
+        {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN}, {"no-merge-faces", 0, 0, O_NO_MERGE},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
         {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE}, {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
@@ -232,7 +237,7 @@ int main(int argc, char **argv)
     int sides_given = 0;
     double patch_tolerance = 0.0; /* the importer's default */
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
-    int keep_hidden = 0;
+    int keep_hidden = 0, no_merge = 0;
     int progress = isatty(2), quiet = 0, list = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -293,6 +298,9 @@ int main(int argc, char **argv)
         case O_KEEP_HIDDEN:
             keep_hidden = 1;
             break;
+        case O_NO_MERGE:
+            no_merge = 1;
+            break;
         case O_PATCH_TOLERANCE:
             if (!sweep_parse_double(optarg, 0.0, 1e6, &patch_tolerance))
                 return fail("--patch-tolerance wants a number of units from 0 to 1e6, got '%s'", optarg);
@@ -351,6 +359,8 @@ int main(int argc, char **argv)
                         "keeps its own rule (brushes one-sided, patches two-sided)\n");
     if (!bsp && keep_hidden)
         fprintf(stderr, "sweep-import: warning: --keep-hidden-faces is for Quake 3 levels; a scene's faces are all kept\n");
+    if (!bsp && no_merge)
+        fprintf(stderr, "sweep-import: warning: --no-merge-faces is for Quake 3 levels; a scene's faces are never merged\n");
     double slope_deg = bsp ? sweep_bsp_rules(&lv, 800.0, 0.0) : default_slope_deg;
     sweep_map_values_of(&lv, slope_deg, &values);
     if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
@@ -362,7 +372,7 @@ int main(int argc, char **argv)
     sweep_import_stats stats = {0};
     sweep_bsp_stats bstats;
     double bsp_seconds = 0.0;
-    if (bsp && import_bsp_level(in, bsp_member, keep_hidden, patch_tolerance, rules, &lv, &bstats, &values,
+    if (bsp && import_bsp_level(in, bsp_member, keep_hidden, no_merge, patch_tolerance, rules, &lv, &bstats, &values,
                                 &bsp_seconds, err, sizeof err) !=
                    SWEEP_OK)
         return fail("%s", err);
@@ -442,11 +452,12 @@ int main(int argc, char **argv)
     if (!quiet && bsp) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&res.hash, hex);
-        printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s), %u of %u "
+        printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s, %u fewer for merged faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
                "triangles), %u warnings; import %.1f ms, %.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
-               bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
+               bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.merge_dropped,
+               keep_hidden || no_merge ? ", off" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
                bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);

@@ -740,7 +740,7 @@ static void imports_the_test_level(void **state)
     sweep_bsp_stats st;
     warnings = 0;
     /* Every brush whole: each a closed shell of its own. */
-    sweep_bsp_options o = {NULL, count_warning, NULL, 1, 0.0};
+    sweep_bsp_options o = {NULL, count_warning, NULL, 1, 0.0, 0};
     sweep_status r = sweep_import_bsp(path, &o, &lv, &st, err, sizeof err);
     if (r != SWEEP_OK)
         fail_msg("%s", err);
@@ -842,7 +842,7 @@ static void imports_from_a_pk3(void **state)
 
     sweep_level lv;
     sweep_bsp_stats st;
-    sweep_bsp_options o = {"maps/test.bsp", NULL, NULL, 1, 0.0};
+    sweep_bsp_options o = {"maps/test.bsp", NULL, NULL, 1, 0.0, 0};
     if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     check_level(&lv, &st);
@@ -868,7 +868,7 @@ static void imports_from_a_pk3(void **state)
     /* One level: taken without --bsp. */
     snprintf(one, sizeof one, "%s", fixture_path(f, "one.pk3"));
     write_pk3(one, 2, names, datas, sizes);
-    sweep_bsp_options keep = {NULL, NULL, NULL, 1, 0.0};
+    sweep_bsp_options keep = {NULL, NULL, NULL, 1, 0.0, 0};
     assert_int_equal(sweep_import_bsp(one, &keep, &lv, &st, err, sizeof err), SWEEP_OK);
     check_level(&lv, &st);
     sweep_level_free(&lv);
@@ -1082,7 +1082,7 @@ static void import_patch(const double *cp, int pw, int ph, double tol, sweep_lev
 {
     size_t size;
     uint8_t *data = patch_level(cp, pw, ph, &size);
-    sweep_bsp_options o = {NULL, count_warning, NULL, 0, tol};
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, tol, 0};
     char err[1024];
     if (sweep_import_bsp_memory(data, size, "p.bsp", &o, lv, st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
@@ -1347,7 +1347,7 @@ static void refuses_bad_patch_tolerances(void **state)
     uint8_t *data = patch_level(dome, 3, 3, &size);
     const double bad[] = {-2.0, NAN, INFINITY, 1e7};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        sweep_bsp_options o = {NULL, NULL, NULL, 0, bad[i]};
+        sweep_bsp_options o = {NULL, NULL, NULL, 0, bad[i], 0};
         sweep_level lv;
         char err[1024];
         assert_int_equal(sweep_import_bsp_memory(data, size, "p.bsp", &o, &lv, NULL, err, sizeof err), SWEEP_E_ARG);
@@ -1373,7 +1373,7 @@ static void warns_about_movers_that_cannot_move(void **state)
     sweep_bsp_stats st;
     char err[1024];
     warnings = 0;
-    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0};
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
     if (sweep_import_bsp_memory(data, size, "w.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     /* the door that would not move and the train without a path became
@@ -1477,7 +1477,7 @@ static void corpus_levels_import_load_and_walk(void **state)
     for (uint32_t i = 0; i < count; i++) {
         sweep_level lv;
         sweep_bsp_stats st;
-        sweep_bsp_options o = {names[i], NULL, NULL, 0, 0.0};
+        sweep_bsp_options o = {names[i], NULL, NULL, 0, 0.0, 0};
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (sweep_import_bsp(pk3, &o, &lv, &st, err, sizeof err) != SWEEP_OK)
@@ -1485,6 +1485,43 @@ static void corpus_levels_import_load_and_walk(void **state)
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         assert_true(lv.spawn_count > 0);
+        /* Merging coplanar faces moves no surface: each material covers
+         * the area it covered in pieces (up to the welding of corners a
+         * hundredth of a unit apart), with fewer triangles. */
+        sweep_level pieces;
+        sweep_bsp_stats pst;
+        sweep_bsp_options po = o;
+        po.no_merge_faces = 1;
+        if (sweep_import_bsp(pk3, &po, &pieces, &pst, err, sizeof err) != SWEEP_OK)
+            fail_msg("%s", err);
+        assert_int_equal(pst.merge_dropped, 0);
+        assert_int_equal(lv.triangle_count + st.mover_triangles + st.merge_dropped,
+                         pieces.triangle_count + pst.mover_triangles);
+        assert_true(lv.triangle_count < pieces.triangle_count);
+        assert_int_equal(lv.material_count, pieces.material_count);
+        for (uint32_t m = 0; m < lv.material_count; m++) {
+            double a[2] = {0, 0}, all = 0;
+            for (int k = 0; k < 2; k++) {
+                const sweep_level *x = k ? &pieces : &lv;
+                uint32_t id = 0;
+                for (uint32_t j = 0; j < x->material_count; j++)
+                    if (strcmp(x->material_table[j].name, lv.material_table[m].name) == 0)
+                        id = x->material_table[j].id;
+                assert_int_not_equal(id, 0);
+                for (uint32_t t = 0; t < x->triangle_count; t++) {
+                    const uint32_t *ix = &x->indices[3 * t];
+                    sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(x->vertices[ix[1]], x->vertices[ix[0]]),
+                                                  sweep_v3_sub(x->vertices[ix[2]], x->vertices[ix[0]]));
+                    double ar = 0.5 * sqrt(sweep_v3_dot(n, n));
+                    a[k] += x->materials[t] == id ? ar : 0;
+                    all += k ? 0 : ar;
+                }
+            }
+            if (!(fabs(a[0] - a[1]) <= 1e-5 * all))
+                fail_msg("%s: material %s covers %.6f merged, %.6f in pieces", names[i], lv.material_table[m].name,
+                         a[0], a[1]);
+        }
+        sweep_level_free(&pieces);
         char db[4200];
         snprintf(db, sizeof db, "%s", fixture_path(f, "corpus.db"));
         sweep_map_write_options wo = {"in", st.walkable_slope_deg, NULL, NULL, NULL};
@@ -1548,12 +1585,17 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
     char want[64];
     snprintf(want, sizeof want, "triangles (%u from 1 patches", DOME_TRIANGLES);
     assert_non_null(strstr(out, want));
-    assert_non_null(strstr(out, " fewer for hidden faces)"));
+    assert_non_null(strstr(out, " fewer for hidden faces, "));
+    assert_non_null(strstr(out, " fewer for merged faces)"));
     assert_non_null(strstr(out, "6 movers"));
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --keep-hidden-faces 2>&1", bin, bsp, db);
     if (run(cmd, out, sizeof out) != 0)
         fail_msg("%s", out);
-    assert_non_null(strstr(out, "0 fewer for hidden faces, kept)"));
+    assert_non_null(strstr(out, "0 fewer for hidden faces, kept, 0 fewer for merged faces, off)"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --no-merge-faces 2>&1", bin, bsp, db);
+    if (run(cmd, out, sizeof out) != 0)
+        fail_msg("%s", out);
+    assert_non_null(strstr(out, ", 0 fewer for merged faces, off)"));
     /* --patch-tolerance 0: the fixed 4 x 4 quads; no negative tolerance */
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --patch-tolerance 0 2>&1", bin, bsp, db);
     if (run(cmd, out, sizeof out) != 0)
@@ -1664,21 +1706,25 @@ static uint8_t *boxes_level_tree(const double (*bx)[6], int n, const char *ents,
     return bspw_finish(&w, size);
 }
 
-static void import_boxes_tree(const double (*bx)[6], int n, int keep, int tree_kind, sweep_level *lv,
+/* How a level of boxes is imported: hidden faces cut and the pieces
+ * merged (the default), every face kept, or cut without merging. */
+enum { MERGED = 0, KEEP = 1, NO_MERGE = 2 };
+
+static void import_boxes_tree(const double (*bx)[6], int n, int mode, int tree_kind, sweep_level *lv,
                               sweep_bsp_stats *st)
 {
     size_t size;
     char err[1024];
     uint8_t *data = boxes_level_tree(bx, n, NULL, tree_kind, &size);
-    sweep_bsp_options o = {NULL, NULL, NULL, keep, 0.0};
+    sweep_bsp_options o = {NULL, NULL, NULL, mode == KEEP, 0.0, mode == NO_MERGE};
     if (sweep_import_bsp_memory(data, size, "boxes.bsp", &o, lv, st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     free(data);
 }
 
-static void import_boxes(const double (*bx)[6], int n, int keep, sweep_level *lv, sweep_bsp_stats *st)
+static void import_boxes(const double (*bx)[6], int n, int mode, sweep_level *lv, sweep_bsp_stats *st)
 {
-    import_boxes_tree(bx, n, keep, NO_TREE, lv, st);
+    import_boxes_tree(bx, n, mode, NO_TREE, lv, st);
 }
 
 /* No triangle lies inside a box, nor on its boundary facing into it (back
@@ -1715,23 +1761,28 @@ static void drops_the_wall_between_two_boxes(void **state)
     const double bx[2][6] = {{0, 0, 0, 64, 64, 64}, {64, 0, 0, 128, 64, 64}};
     sweep_level lv;
     sweep_bsp_stats st;
-    import_boxes(bx, 2, 1, &lv, &st);
+    import_boxes(bx, 2, KEEP, &lv, &st);
     assert_int_equal(lv.triangle_count, 24);
     assert_int_equal(st.hidden_dropped, 0);
     assert_true(fabs(area_where(&lv, 0, 64, 1) - 64 * 64) < 1e-9);
     sweep_level_free(&lv);
 
-    import_boxes(bx, 2, 0, &lv, &st);
-    /* the shared wall is gone from both, the outer walls stay whole */
-    assert_int_equal(lv.triangle_count, 20);
-    assert_int_equal(st.hidden_dropped, 4);
-    assert_true(area_where(&lv, 0, 64, 1) == 0 && area_where(&lv, 0, 64, -1) == 0);
-    assert_true(fabs(area_where(&lv, 0, 0, -1) - 64 * 64) < 1e-9);
-    assert_true(fabs(area_where(&lv, 0, 128, 1) - 64 * 64) < 1e-9);
-    assert_true(fabs(area_where(&lv, 2, 64, 1) - 128 * 64) < 1e-9);
-    assert_true(fabs(area_all(&lv) - box_area(128, 64, 64)) < 1e-6);
-    assert_none_hidden(&lv, bx, 2);
-    sweep_level_free(&lv);
+    for (int mode = MERGED; mode <= NO_MERGE; mode += NO_MERGE) {
+        import_boxes(bx, 2, mode, &lv, &st);
+        /* the shared wall is gone from both, the outer walls stay whole;
+         * merged, the two halves of each of the four long sides are one
+         * quad: the shell of one box of twice the length */
+        assert_int_equal(lv.triangle_count, mode == MERGED ? 12 : 20);
+        assert_int_equal(st.hidden_dropped, 4);
+        assert_int_equal(st.merge_dropped, mode == MERGED ? 8 : 0);
+        assert_true(area_where(&lv, 0, 64, 1) == 0 && area_where(&lv, 0, 64, -1) == 0);
+        assert_true(fabs(area_where(&lv, 0, 0, -1) - 64 * 64) < 1e-9);
+        assert_true(fabs(area_where(&lv, 0, 128, 1) - 64 * 64) < 1e-9);
+        assert_true(fabs(area_where(&lv, 2, 64, 1) - 128 * 64) < 1e-9);
+        assert_true(fabs(area_all(&lv) - box_area(128, 64, 64)) < 1e-6);
+        assert_none_hidden(&lv, bx, 2);
+        sweep_level_free(&lv);
+    }
 }
 
 static void drops_what_lies_inside_another_brush(void **state)
@@ -1741,7 +1792,7 @@ static void drops_what_lies_inside_another_brush(void **state)
     const double bx[2][6] = {{-256, -256, -16, 256, 256, 0}, {0, 0, -8, 32, 32, 24}};
     sweep_level lv;
     sweep_bsp_stats st;
-    import_boxes(bx, 2, 0, &lv, &st);
+    import_boxes(bx, 2, NO_MERGE, &lv, &st);
     assert_true(st.hidden_dropped > 0);
     /* the box's bottom and the lower third of its sides are gone; the
      * floor's top stays whole (the pieces around the hole would take more
@@ -1758,14 +1809,14 @@ static void drops_what_lies_inside_another_brush(void **state)
     /* a wall sunk across the floor's edge: the floor's top loses the strip
      * under it (one piece, two triangles), its side the part inside it */
     const double edge[2][6] = {{-256, -256, -16, 256, 256, 0}, {-300, -300, -8, 300, -224, 24}};
-    import_boxes(edge, 2, 0, &lv, &st);
+    import_boxes(edge, 2, NO_MERGE, &lv, &st);
     assert_true(fabs(area_where(&lv, 2, 0, 1) - 512.0 * (512 - 32)) < 1e-6);
     assert_true(fabs(area_where(&lv, 1, -256, -1) - 512.0 * 8) < 1e-6);
     sweep_level_free(&lv);
 
     /* a box wholly inside another leaves nothing */
     const double in[2][6] = {{0, 0, 0, 64, 64, 64}, {16, 16, 16, 32, 32, 32}};
-    import_boxes(in, 2, 0, &lv, &st);
+    import_boxes(in, 2, NO_MERGE, &lv, &st);
     assert_int_equal(lv.triangle_count, 12);
     assert_int_equal(st.hidden_dropped, 12);
     assert_true(fabs(area_all(&lv) - box_area(64, 64, 64)) < 1e-6);
@@ -1780,7 +1831,7 @@ static void keeps_coplanar_floors_and_edge_contacts(void **state)
     const double fl[2][6] = {{0, 0, -16, 64, 64, 0}, {32, 0, -32, 96, 64, 0}};
     sweep_level lv;
     sweep_bsp_stats st;
-    import_boxes(fl, 2, 0, &lv, &st);
+    import_boxes(fl, 2, MERGED, &lv, &st);
     assert_true(fabs(area_where(&lv, 2, 0, 1) - 2 * 64.0 * 64) < 1e-6);
     /* the first one's bottom is inside the second where they overlap */
     assert_true(fabs(area_where(&lv, 2, -16, -1) - 32.0 * 64) < 1e-6);
@@ -1790,7 +1841,12 @@ static void keeps_coplanar_floors_and_edge_contacts(void **state)
     /* Boxes touching along an edge only, or at a corner: nothing is lost,
      * each stays a closed shell. */
     const double ed[3][6] = {{0, 0, 0, 64, 64, 64}, {64, 64, 0, 128, 128, 64}, {128, 128, 64, 160, 160, 96}};
-    import_boxes(ed, 3, 0, &lv, &st);
+    import_boxes(ed, 3, MERGED, &lv, &st);
+    assert_int_equal(lv.triangle_count, 36);
+    assert_int_equal(st.merge_dropped, 0);
+    sweep_level_free(&lv);
+    /* (merged, they would share the vertices where they touch) */
+    import_boxes(ed, 3, NO_MERGE, &lv, &st);
     assert_int_equal(lv.triangle_count, 36);
     assert_int_equal(st.hidden_dropped, 0);
     piece p[4];
@@ -1798,6 +1854,82 @@ static void keeps_coplanar_floors_and_edge_contacts(void **state)
     assert_shell(&p[0], 64.0 * 64 * 64);
     assert_shell(&p[1], 64.0 * 64 * 64);
     assert_shell(&p[2], 32.0 * 32 * 32);
+    sweep_level_free(&lv);
+}
+
+/* The number of triangles on the plane x[axis] = at facing along dir (as
+ * area_where). */
+static uint32_t count_where(const sweep_level *lv, int axis, double at, int dir)
+{
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < lv->triangle_count; t++) {
+        const uint32_t *x = &lv->indices[3 * t];
+        sweep_vec3 a = lv->vertices[x[0]], b = lv->vertices[x[1]], c = lv->vertices[x[2]];
+        sweep_vec3 nr = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
+        double pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z}, pc[3] = {c.x, c.y, c.z}, nn[3] = {nr.x, nr.y, nr.z};
+        if (fabs(pa[axis] - at) <= 1e-9 && fabs(pb[axis] - at) <= 1e-9 && fabs(pc[axis] - at) <= 1e-9 &&
+            dir * nn[axis] > 0.999 * sqrt(sweep_v3_dot(nr, nr)))
+            n++;
+    }
+    return n;
+}
+
+/* Boxes whose faces are cut by one another, the pieces on one plane facing
+ * the same way, with the same shader and sharing an edge, are merged into
+ * larger convex polygons; not when the union would not be convex, nor
+ * across shaders; --no-merge-faces (no_merge_faces) keeps the pieces. */
+static void merges_coplanar_faces_across_brushes(void **state)
+{
+    (void)state;
+    /* two floors side by side: their tops one quad (two triangles) */
+    const double two[2][6] = {{0, 0, -16, 64, 64, 0}, {64, 0, -16, 128, 64, 0}};
+    sweep_level lv;
+    sweep_bsp_stats st;
+    import_boxes(two, 2, MERGED, &lv, &st);
+    assert_int_equal(count_where(&lv, 2, 0, 1), 2);
+    assert_true(fabs(area_where(&lv, 2, 0, 1) - 128.0 * 64) < 1e-9);
+    assert_int_equal(lv.triangle_count, 12);
+    sweep_level_free(&lv);
+    import_boxes(two, 2, NO_MERGE, &lv, &st);
+    assert_int_equal(count_where(&lv, 2, 0, 1), 4);
+    assert_int_equal(lv.triangle_count, 20);
+    sweep_level_free(&lv);
+
+    /* an L: the tops stay two polygons (their union is not convex), the
+     * two sides on x = 0 become one */
+    const double ell[2][6] = {{0, 0, -16, 128, 64, 0}, {0, 64, -16, 64, 128, 0}};
+    double area[2];
+    for (int mode = MERGED; mode <= NO_MERGE; mode += NO_MERGE) {
+        import_boxes(ell, 2, mode, &lv, &st);
+        assert_int_equal(count_where(&lv, 2, 0, 1), 4);
+        assert_true(fabs(area_where(&lv, 2, 0, 1) - (128.0 * 64 + 64 * 64)) < 1e-9);
+        assert_int_equal(count_where(&lv, 0, 0, -1), mode == MERGED ? 2 : 4);
+        assert_true(fabs(area_where(&lv, 0, 0, -1) - 128.0 * 16) < 1e-9);
+        assert_none_hidden(&lv, ell, 2);
+        area[mode == MERGED] = area_all(&lv);
+        sweep_level_free(&lv);
+    }
+    assert_true(fabs(area[0] - area[1]) < 1e-6);
+
+    /* two shaders: nothing merges across them */
+    bspw w;
+    memset(&w, 0, sizeof w);
+    int32_t sh[2] = {shader(&w, "textures/test/a", 0, 0x1), shader(&w, "textures/test/b", 0, 0x1)};
+    for (int i = 0; i < 2; i++)
+        box(&w, two[i][0], two[i][1], two[i][2], two[i][3], two[i][4], two[i][5], sh[i]);
+    model(&w, 0, 0, -16, 128, 64, 0, 0, 0, 0, 2);
+    const char *ents = "{ \"classname\" \"worldspawn\" }\n";
+    put(&w.l[L_ENT], ents, strlen(ents) + 1);
+    size_t size;
+    uint8_t *data = bspw_finish(&w, &size);
+    char err[1024];
+    if (sweep_import_bsp_memory(data, size, "two.bsp", NULL, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(lv.triangle_count, 20);
+    assert_int_equal(st.merge_dropped, 0);
+    assert_int_equal(count_where(&lv, 2, 0, 1), 4);
+    assert_int_equal(lv.material_count, 2);
     sweep_level_free(&lv);
 }
 
@@ -1812,12 +1944,12 @@ static void drops_faces_towards_opaque_leaves(void **state)
     const double bx[2][6] = {{-256, -256, -16, 256, 256, 0}, {0, 0, 0, 32, 32, 64}};
     sweep_level lv;
     sweep_bsp_stats st;
-    import_boxes_tree(bx, 2, 1, TREE_OPEN_ABOVE, &lv, &st);
+    import_boxes_tree(bx, 2, KEEP, TREE_OPEN_ABOVE, &lv, &st);
     assert_int_equal(lv.triangle_count, 24);
     sweep_level_free(&lv);
     /* the floor's bottom goes (the pillar's, inside the floor, too); its
      * sides reach within half a unit of z = 0 and stay */
-    import_boxes_tree(bx, 2, 0, TREE_OPEN_ABOVE, &lv, &st);
+    import_boxes_tree(bx, 2, NO_MERGE, TREE_OPEN_ABOVE, &lv, &st);
     assert_int_equal(lv.triangle_count, 20);
     assert_int_equal(st.hidden_dropped, 4);
     assert_true(area_where(&lv, 2, -16, -1) == 0);
@@ -1827,7 +1959,7 @@ static void drops_faces_towards_opaque_leaves(void **state)
     sweep_level_free(&lv);
     const int kinds[3] = {TREE_ALL_OPEN, TREE_NONE_OPEN, TREE_BROKEN};
     for (int k = 0; k < 3; k++) {
-        import_boxes_tree(bx, 2, 0, kinds[k], &lv, &st);
+        import_boxes_tree(bx, 2, NO_MERGE, kinds[k], &lv, &st);
         assert_int_equal(lv.triangle_count, 22);
         assert_true(fabs(area_where(&lv, 2, -16, -1) - 512.0 * 512) < 1e-6);
         sweep_level_free(&lv);
@@ -1835,11 +1967,13 @@ static void drops_faces_towards_opaque_leaves(void **state)
 }
 
 /* Where hidden faces cannot matter (nobody reaches them), walking the level
- * with them and without them gives the same walk, bit for bit. */
+ * with them and without them gives the same walk, bit for bit; and with
+ * the pieces left merged across brushes (the floor's halves, the walls
+ * side by side), too. */
 static void hidden_faces_do_not_change_a_walk(void **state)
 {
     fixture *f = *state;
-    char walk[4200], db[2][4200], cmd[20000], out[2][8192], err[1024];
+    char walk[4200], db[3][4200], cmd[20000], out[3][8192], err[1024];
     snprintf(walk, sizeof walk, "%s", fixture_build("bin/sweep-walk"));
     if (access(walk, X_OK) != 0)
         fail_msg("%s is missing: build it with make", walk);
@@ -1856,15 +1990,15 @@ static void hidden_faces_do_not_change_a_walk(void **state)
     size_t size;
     /* and a tree: open above z = 0, opaque below */
     uint8_t *data = boxes_level_tree(bx, 8, ents, TREE_OPEN_ABOVE, &size);
-    uint32_t tris[2];
-    for (int keep = 0; keep < 2; keep++) {
+    uint32_t tris[3];
+    for (int keep = 0; keep < 3; keep++) {
         sweep_level lv;
         sweep_bsp_stats st;
-        sweep_bsp_options o = {NULL, NULL, NULL, keep, 0.0};
+        sweep_bsp_options o = {NULL, NULL, NULL, keep == KEEP, 0.0, keep == NO_MERGE};
         if (sweep_import_bsp_memory(data, size, "walls.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
             fail_msg("%s", err);
         tris[keep] = lv.triangle_count;
-        snprintf(db[keep], sizeof db[keep], "%s", fixture_path(f, keep ? "keep.db" : "cut.db"));
+        snprintf(db[keep], sizeof db[keep], "%s", fixture_path(f, keep == KEEP ? "keep.db" : keep ? "cut.db" : "merged.db"));
         sweep_map_write_options wo = {"in", st.walkable_slope_deg, NULL, NULL, NULL};
         sweep_map_write_result res;
         if (sweep_map_write(db[keep], &lv, &wo, &res, err, sizeof err) != SWEEP_OK)
@@ -1876,12 +2010,16 @@ static void hidden_faces_do_not_change_a_walk(void **state)
             fail_msg("%s", out[keep]);
     }
     free(data);
-    assert_true(tris[0] < tris[1]);
-    const char *h0 = strstr(out[0], "state_hash="), *h1 = strstr(out[1], "state_hash=");
+    assert_true(tris[MERGED] < tris[NO_MERGE] && tris[NO_MERGE] < tris[KEEP]);
+    const char *h0 = strstr(out[MERGED], "state_hash="), *h1 = strstr(out[KEEP], "state_hash="),
+               *h2 = strstr(out[NO_MERGE], "state_hash=");
     assert_non_null(h0);
     assert_non_null(h1);
-    print_message("%u -> %u triangles\n%s%s", tris[1], tris[0], out[1], out[0]);
+    assert_non_null(h2);
+    print_message("%u -> %u -> %u triangles\n%s%s%s", tris[KEEP], tris[NO_MERGE], tris[MERGED], out[KEEP],
+                  out[NO_MERGE], out[MERGED]);
     assert_memory_equal(h0, h1, strlen("state_hash=") + 16);
+    assert_memory_equal(h2, h1, strlen("state_hash=") + 16);
     assert_true(field(out[0], " stuck=") == 0 && field(out[0], " inside=") == 0 && field(out[0], "left=") == 0);
 }
 
@@ -1902,6 +2040,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(drops_the_wall_between_two_boxes),
         cmocka_unit_test(drops_what_lies_inside_another_brush),
         cmocka_unit_test(keeps_coplanar_floors_and_edge_contacts),
+        cmocka_unit_test(merges_coplanar_faces_across_brushes),
         cmocka_unit_test(drops_faces_towards_opaque_leaves),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
