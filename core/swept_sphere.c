@@ -221,13 +221,12 @@ static inline __attribute__((always_inline)) void vertex_contact(const corner *k
     }
 }
 
-/* Contact with the segment k->p + f e, f in [0, 1]: the infinite cylinder
- * of radius 1 around its line, kept only where the contact projects inside
- * the segment. */
-static inline __attribute__((always_inline)) void edge_contact(const corner *k, sweep_vec3 e, sweep_vec3 disp,
-                                                               double dd, best *bs)
+/* Contact with the segment k->p + f e, f in [0, 1], ee = |e|^2: the
+ * infinite cylinder of radius 1 around its line, kept only where the
+ * contact projects inside the segment. */
+static inline __attribute__((always_inline)) void edge_contact(const corner *k, sweep_vec3 e, double ee,
+                                                               sweep_vec3 disp, double dd, best *bs)
 {
-    double ee = sweep_v3_len2(e);
     if (!(ee > 0.0))
         return; /* zero-length edge: its vertices cover it */
     double ed = sweep_v3_dot(e, disp), ew = sweep_v3_dot(e, k->w);
@@ -362,9 +361,11 @@ static __attribute__((noinline)) int vertices_and_edges(const sweep__path *path,
     vertex_contact(&ka, dd, &bs);
     vertex_contact(&kb, dd, &bs);
     vertex_contact(&kc, dd, &bs);
-    edge_contact(&ka, pt->ab, disp, dd, &bs);
-    edge_contact(&kb, sweep_v3_sub(pt->c, pt->b), disp, dd, &bs);
-    edge_contact(&kc, sweep_v3_sub(pt->a, pt->c), disp, dd, &bs);
+    /* |a - c|^2 is |c - a|^2, the same bits. */
+    sweep_vec3 bc = sweep_v3_sub(pt->c, pt->b);
+    edge_contact(&ka, pt->ab, pt->ab2, disp, dd, &bs);
+    edge_contact(&kb, bc, sweep_v3_len2(bc), disp, dd, &bs);
+    edge_contact(&kc, sweep_v3_sub(pt->a, pt->c), pt->ac2, disp, dd, &bs);
     if (!bs.found)
         return 0;
     sweep_vec3 at = sweep_v3_madd(center, disp, bs.t);
