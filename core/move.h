@@ -30,7 +30,7 @@
  * The call is a pure function of (world, config, input): no allocation, no
  * global state, bit-identical on every machine (see vec3.h conventions).
  * Bad input returns an error and writes nothing. It keeps the triangles it
- * is near on the stack: about 84 KiB of it at the deepest, which a thread
+ * is near on the stack: about 87 KiB of it at the deepest, which a thread
  * calling it must have (glibc's default thread stack is 8 MiB, musl's 128 KiB).
  */
 #ifndef SWEEP_CORE_MOVE_H

@@ -54,7 +54,7 @@ typedef struct sweep__scene_result {
  * holds the exact double box (a cheap first test that never rejects what
  * the exact test keeps), and where its prepared eSpace form is.
  *
- * Stack: a sweep__scene is 75 KiB (48 bytes per kept triangle, 232 per
+ * Stack: a sweep__scene is 78 KiB (48 bytes per kept triangle, 248 per
  * prepared one, 48 of which keep its last closest point), on the stack of
  * sweep_move_in and of the mover push (one at a time); it was 30 KiB when
  * every kept triangle was prepared.
