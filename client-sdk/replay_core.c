@@ -619,7 +619,7 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
  * the core's, straight from the core's output (the contacts stay in *mo).
  * SWEEP_OK, or the status the server would have refused the move with
  * (nothing changed then). */
-static sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons,
+static inline __attribute__((always_inline)) sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons,
                              double granted, uint32_t sequence, sweep__motion *mo, sweep__record_move_fields *f,
                              sweep__replay_core_move *om)
 {
@@ -843,7 +843,7 @@ typedef struct move_run {
  * core made of it compared with the record as the writer's image of it
  * (server/record_move.h). Counted and handed to the observer when it
  * matches. */
-static int run_checked(sweep__replay_core *c, core_session *own, uint64_t session, uint32_t entity, const uint8_t *p,
+static inline __attribute__((always_inline)) int run_checked(sweep__replay_core *c, core_session *own, uint64_t session, uint32_t entity, const uint8_t *p,
                        uint32_t len, move_run *m)
 {
     /* A session mostly moves one entity: the one its last MOVE moved is
@@ -869,14 +869,19 @@ static int run_checked(sweep__replay_core *c, core_session *own, uint64_t sessio
     uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
     sweep_vec3 wish = sweep__rdvec3(p + 16);
     double granted = sweep__rdf64(p + 40);
-    m->st = run_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->f, &m->om);
+    /* The fields in a local, compared from registers; kept in *m only
+     * when they differ, to name the field. */
+    sweep__record_move_fields f;
+    m->st = run_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &f, &m->om);
     if (m->st != SWEEP_OK)
         return MOVE_REFUSED;
     c->moves++;
     c->outputs++;
-    m->f.session = session;
-    if (!sweep__record_move_same_output(p, len, &m->f))
+    f.session = session;
+    if (!sweep__record_move_same_output(p, len, &f)) {
+        m->f = f;
         return MOVE_DIFFERS;
+    }
     if (c->observer)
         c->observer(c->observer_ctx, &m->om);
     return MOVE_MATCHED;
@@ -1059,7 +1064,7 @@ static size_t lean_group_end(const uint8_t *d, size_t pos, size_t end, uint64_t 
         } else if (t == SWEEP_RECORD_OUT) {
             sweep_msg_kind kind;
             if (len <= 8 || sweep__rd64(q) != session ||
-                sweep__decode_kind_checked(q + 8, len - 8, flags, &kind) != SWEEP_PROTO_OK ||
+                sweep__decode_kind_inline(q + 8, len - 8, flags, &kind) != SWEEP_PROTO_OK ||
                 (kind != SWEEP_MSG_MOVE_RESULT && kind != SWEEP_MSG_MOVE_RESULT_BATCH))
                 return 0;
         } else {

@@ -9,21 +9,6 @@
 
 #include "protocol/format.h"
 
-enum {
-    FLAG_GROUNDED = 1u << 0,
-    FLAG_CARRIED = 1u << 1,
-    FLAG_PUSHED = 1u << 2,
-    FLAG_START = 1u << 3,
-    FLAGS_ALL = FLAG_GROUNDED | FLAG_CARRIED | FLAG_PUSHED | FLAG_START
-};
-
-/* Byte 53 of the image: f's flags. */
-static inline uint32_t flags_of(const sweep__record_move_fields *f)
-{
-    return (f->grounded ? FLAG_GROUNDED : 0) | (f->carried ? FLAG_CARRIED : 0) | (f->pushed ? FLAG_PUSHED : 0) |
-           (f->has_start_position ? FLAG_START : 0);
-}
-
 /* The image of f (record.h's layout); its length. */
 static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
 {
@@ -35,7 +20,7 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
     sweep__wrf64(out + 40, f->granted);
     sweep__wr32(out + 48, f->buttons);
     out[52] = (uint8_t)f->mode;
-    out[53] = (uint8_t)flags_of(f);
+    out[53] = (uint8_t)sweep__record_move_flags(f);
     out[54] = (uint8_t)n;
     out[55] = 0;
     sweep__wrvec3(out + 56, f->position);
@@ -55,39 +40,6 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
         sweep__wr32(c + 52, f->contacts[i].material);
     }
     return sweep__record_move_len(n);
-}
-
-/* The bits of v that differ from the f64 or vec3 at p (0: none). */
-static inline uint64_t xor_f64(const uint8_t *p, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return sweep__rd64(p) ^ u;
-}
-
-static inline uint64_t xor_vec3(const uint8_t *p, sweep_vec3 v)
-{
-    return xor_f64(p, v.x) | xor_f64(p + 8, v.y) | xor_f64(p + 16, v.z);
-}
-
-int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f)
-{
-    uint32_t n = f->contact_count;
-    if (len != sweep__record_move_len(n) || p[53] != flags_of(f) || p[54] != n ||
-        p[55] != 0)
-        return 0;
-    /* Every field or-ed into one word, then one test: mostly nothing
-     * differs, and a branch a field cost more than the loads. */
-    uint64_t d = xor_vec3(p + 56, f->position) | xor_vec3(p + 80, f->velocity) |
-                 xor_vec3(p + 104, f->ground_normal) | xor_vec3(p + 128, f->start_position) |
-                 xor_f64(p + 152, f->speed_excess) | (sweep__rd32(p + 160) ^ f->ground_material) |
-                 (sweep__rd32(p + 164) ^ f->ground_mover) | (sweep__rd32(p + 168) ^ f->pushed_by) |
-                 (sweep__rd32(p + 172) ^ f->rules);
-    const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
-    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
-        d |= xor_vec3(c, f->contacts[i].point) | xor_vec3(c + 24, f->contacts[i].normal) |
-             (sweep__rd32(c + 48) ^ f->contacts[i].triangle) | (sweep__rd32(c + 52) ^ f->contacts[i].material);
-    return d == 0;
 }
 
 size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
@@ -140,7 +92,7 @@ int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t why
         snprintf(why, whylen, "mode %u is not a MoveMode (Walk 0, Fly 1, Noclip 2)", p[52]);
         return -1;
     }
-    if ((p[53] & ~FLAGS_ALL) || p[55] != 0 || (sweep__rd32(p + 172) & ~SWEEP__RECORD_MOVE_RULES)) {
+    if ((p[53] & ~SWEEP__RECORD_MOVE_FLAGS) || p[55] != 0 || (sweep__rd32(p + 172) & ~SWEEP__RECORD_MOVE_RULES)) {
         snprintf(why, whylen, "bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)", p[53],
                  sweep__rd32(p + 172));
         return -1;
@@ -160,10 +112,10 @@ void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record 
     r->applied_dt = sweep__rdf64(p + 40);
     out->buttons = sweep__rd32(p + 48);
     out->mode = p[52];
-    r->grounded = (p[53] & FLAG_GROUNDED) != 0;
-    r->carried = (p[53] & FLAG_CARRIED) != 0;
-    r->pushed = (p[53] & FLAG_PUSHED) != 0;
-    r->has_start_position = (p[53] & FLAG_START) != 0;
+    r->grounded = (p[53] & SWEEP__RECORD_MOVE_GROUNDED) != 0;
+    r->carried = (p[53] & SWEEP__RECORD_MOVE_CARRIED) != 0;
+    r->pushed = (p[53] & SWEEP__RECORD_MOVE_PUSHED) != 0;
+    r->has_start_position = (p[53] & SWEEP__RECORD_MOVE_START) != 0;
     r->contact_count = p[54] <= SWEEP_MAX_CONTACTS ? p[54] : SWEEP_MAX_CONTACTS;
     r->position = sweep__rdvec3(p + 56);
     r->velocity = sweep__rdvec3(p + 80);

@@ -15,7 +15,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "protocol/format.h"
 #include "protocol/message.h"
 #include "server/record.h"
 
@@ -56,13 +58,6 @@ typedef struct sweep__record_move_fields {
     const sweep_contact *contacts;
 } sweep__record_move_fields;
 
-/* 1 when the image of f (as sweep__record_move_encode would write it)
- * is the len bytes at p, given that f's session, entity,
- * sequence, wish, granted time, buttons and mode were read from them:
- * only what the core made of the move is compared, where it lies, with
- * nothing written (the core depth of a replay, once a move). */
-int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f);
-
 /* Writes the image of a move of `session` (mode, buttons and wish from
  * its Move; granted dt and every output from res) into out, which holds
  * SWEEP__RECORD_MOVE_MAX bytes; returns its length (the writer's). */
@@ -79,6 +74,63 @@ int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t why
 static inline size_t sweep__record_move_len(uint32_t n)
 {
     return SWEEP_RECORD_MOVE_FIXED + (size_t)n * SWEEP_RECORD_MOVE_CONTACT;
+}
+
+/* Byte 53 of an image: its flags. */
+enum {
+    SWEEP__RECORD_MOVE_GROUNDED = 1u << 0,
+    SWEEP__RECORD_MOVE_CARRIED = 1u << 1,
+    SWEEP__RECORD_MOVE_PUSHED = 1u << 2,
+    SWEEP__RECORD_MOVE_START = 1u << 3,
+    SWEEP__RECORD_MOVE_FLAGS = 0x0fu
+};
+
+static inline uint32_t sweep__record_move_flags(const sweep__record_move_fields *f)
+{
+    return (f->grounded ? SWEEP__RECORD_MOVE_GROUNDED : 0) | (f->carried ? SWEEP__RECORD_MOVE_CARRIED : 0) |
+           (f->pushed ? SWEEP__RECORD_MOVE_PUSHED : 0) | (f->has_start_position ? SWEEP__RECORD_MOVE_START : 0);
+}
+
+/* The bits of v that differ from the f64 or vec3 at p (0: none). */
+static inline uint64_t sweep__record_move_xor_f64(const uint8_t *p, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return sweep__rd64(p) ^ u;
+}
+
+static inline uint64_t sweep__record_move_xor_vec3(const uint8_t *p, sweep_vec3 v)
+{
+    return sweep__record_move_xor_f64(p, v.x) | sweep__record_move_xor_f64(p + 8, v.y) |
+           sweep__record_move_xor_f64(p + 16, v.z);
+}
+
+/* 1 when the image of f (as sweep__record_move_encode would write it)
+ * is the len bytes at p, given that f's session, entity,
+ * sequence, wish, granted time, buttons and mode were read from them:
+ * only what the core made of the move is compared, where it lies, with
+ * nothing written (the core depth of a replay, once a move). Inline, so
+ * that the fields a replay fills just before are compared from its
+ * registers rather than stored and loaded again. */
+static inline int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f)
+{
+    uint32_t n = f->contact_count;
+    if (len != sweep__record_move_len(n) || p[53] != sweep__record_move_flags(f) || p[54] != n || p[55] != 0)
+        return 0;
+    /* Every field or-ed into one word, then one test: mostly nothing
+     * differs, and a branch a field cost more than the loads. */
+    uint64_t d = sweep__record_move_xor_vec3(p + 56, f->position) | sweep__record_move_xor_vec3(p + 80, f->velocity) |
+                 sweep__record_move_xor_vec3(p + 104, f->ground_normal) |
+                 sweep__record_move_xor_vec3(p + 128, f->start_position) |
+                 sweep__record_move_xor_f64(p + 152, f->speed_excess) | (sweep__rd32(p + 160) ^ f->ground_material) |
+                 (sweep__rd32(p + 164) ^ f->ground_mover) | (sweep__rd32(p + 168) ^ f->pushed_by) |
+                 (sweep__rd32(p + 172) ^ f->rules);
+    const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+        d |= sweep__record_move_xor_vec3(c, f->contacts[i].point) |
+             sweep__record_move_xor_vec3(c + 24, f->contacts[i].normal) |
+             (sweep__rd32(c + 48) ^ f->contacts[i].triangle) | (sweep__rd32(c + 52) ^ f->contacts[i].material);
+    return d == 0;
 }
 
 /* The contacts of res an image holds (at most SWEEP_MAX_CONTACTS). */
