@@ -1048,6 +1048,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
     size_t at, end;
     const uint8_t *d = sweep__record_window(rd, &at, &end);
     at = from;
+    sweep__plan_queue *plan = sweep__record_plan_queue(rd);
     while (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
         uint32_t len = sweep__rd32(d + at + 1);
         if (end - at - 5 < len || len <= 8)
@@ -1061,7 +1062,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
          * here when it has not (record_window.h). */
         unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
         uint32_t count;
-        if (!sweep__record_planned(rd, at, &group_end, &ok))
+        if (!plan || !sweep__record_planned(plan, at, &group_end, &ok))
             group_end = sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
         if (!group_end || !(ok & framing))
             break;

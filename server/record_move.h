@@ -112,7 +112,8 @@ static inline uint64_t sweep__record_move_xor_vec3(const uint8_t *p, sweep_vec3 
  * nothing written (the core depth of a replay, once a move). Inline, so
  * that the fields a replay fills just before are compared from its
  * registers rather than stored and loaded again. */
-static inline int sweep__record_move_same_output(const uint8_t *p, size_t len, const sweep__record_move_fields *f)
+static inline __attribute__((always_inline)) int sweep__record_move_same_output(const uint8_t *p, size_t len,
+                                                                               const sweep__record_move_fields *f)
 {
     uint32_t n = f->contact_count;
     if (len != sweep__record_move_len(n) || p[53] != sweep__record_move_flags(f) || p[54] != n || p[55] != 0)

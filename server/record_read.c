@@ -41,22 +41,11 @@ struct sweep_record_reader {
     int ahead_started;
     atomic_size_t verified_end;
     atomic_int ahead_stop;
-    /* sweep__record_plan_ahead: the thread's lean groups, a queue of
-     * plan_cap (a power of two) written by the thread up to plan_head and
-     * read by the reader's thread up to plan_tail. */
-    struct lean_plan *plan;
-    size_t plan_cap;
-    atomic_size_t plan_head, plan_tail;
-    size_t plan_seen; /* the reader's last look at plan_head */
+    /* sweep__record_plan_ahead: the thread's lean groups (plan.items
+     * NULL when it does not plan). */
+    sweep__plan_queue plan;
     atomic_int plan_stop;
 };
-
-/* The lean group after the IN record at in_at (sweep__record_lean_group). */
-typedef struct lean_plan {
-    uint64_t in_at;
-    uint64_t group_end; /* 0: none */
-    uint32_t ok;        /* SWEEP__LEAN_* */
-} lean_plan;
 
 #define PLAN_CAP 16384u
 
@@ -458,8 +447,9 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
  * 0 when told to stop (closing, or no more planning). */
 static int plan_push(sweep_record_reader *r, size_t in_at, size_t group_end, unsigned ok)
 {
-    size_t head = atomic_load_explicit(&r->plan_head, memory_order_relaxed);
-    while (head - atomic_load_explicit(&r->plan_tail, memory_order_acquire) == r->plan_cap) {
+    sweep__plan_queue *q = &r->plan;
+    size_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    while (head - atomic_load_explicit(&q->tail, memory_order_acquire) == q->cap) {
         if (atomic_load_explicit(&r->ahead_stop, memory_order_relaxed) ||
             atomic_load_explicit(&r->plan_stop, memory_order_relaxed))
             return 0;
@@ -467,8 +457,8 @@ static int plan_push(sweep_record_reader *r, size_t in_at, size_t group_end, uns
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
     }
-    r->plan[head & (r->plan_cap - 1)] = (lean_plan){in_at, group_end, ok};
-    atomic_store_explicit(&r->plan_head, head + 1, memory_order_release);
+    q->items[head & (q->cap - 1)] = (sweep__lean_plan){in_at, group_end, ok};
+    atomic_store_explicit(&q->head, head + 1, memory_order_release);
     return 1;
 }
 
@@ -507,7 +497,7 @@ static void *check_ahead(void *arg)
 {
     sweep_record_reader *r = arg;
     size_t pos = SWEEP_RECORD_HEADER_SIZE;
-    int planning = r->plan != NULL;
+    int planning = r->plan.items != NULL;
     while (!atomic_load_explicit(&r->ahead_stop, memory_order_relaxed)) {
         if (r->size - pos < SWEEP_RECORD_FRAME_HEADER)
             break;
@@ -525,49 +515,6 @@ static void *check_ahead(void *arg)
     return NULL;
 }
 
-int sweep__record_plan_ahead(sweep_record_reader *r)
-{
-    if (r->ahead_started || r->plan)
-        return r->plan != NULL;
-    r->plan = malloc(PLAN_CAP * sizeof *r->plan);
-    if (!r->plan)
-        return 0;
-    r->plan_cap = PLAN_CAP;
-    return 1;
-}
-
-void sweep__record_plan_stop(sweep_record_reader *r)
-{
-    atomic_store_explicit(&r->plan_stop, 1, memory_order_relaxed);
-}
-
-int sweep__record_planned(sweep_record_reader *r, size_t at, size_t *group_end, unsigned *ok)
-{
-    if (!r->plan)
-        return 0;
-    size_t tail = atomic_load_explicit(&r->plan_tail, memory_order_relaxed), head = r->plan_seen;
-    int found = 0;
-    for (;;) {
-        if (tail == head) {
-            head = r->plan_seen = atomic_load_explicit(&r->plan_head, memory_order_acquire);
-            if (tail == head)
-                break;
-        }
-        const lean_plan *e = &r->plan[tail & (r->plan_cap - 1)];
-        if (e->in_at > at)
-            break;
-        tail++;
-        if (e->in_at == at) {
-            *group_end = (size_t)e->group_end;
-            *ok = e->ok;
-            found = 1;
-            break;
-        }
-    }
-    atomic_store_explicit(&r->plan_tail, tail, memory_order_release);
-    return found;
-}
-
 int sweep_record_check_ahead(sweep_record_reader *r)
 {
     if (r->ahead_started)
@@ -577,6 +524,27 @@ int sweep_record_check_ahead(sweep_record_reader *r)
         return 0;
     r->ahead_started = 1;
     return 1;
+}
+
+int sweep__record_plan_ahead(sweep_record_reader *r)
+{
+    if (r->ahead_started || r->plan.items)
+        return r->plan.items != NULL;
+    r->plan.items = malloc(PLAN_CAP * sizeof *r->plan.items);
+    if (!r->plan.items)
+        return 0;
+    r->plan.cap = PLAN_CAP;
+    return 1;
+}
+
+void sweep__record_plan_stop(sweep_record_reader *r)
+{
+    atomic_store_explicit(&r->plan_stop, 1, memory_order_relaxed);
+}
+
+sweep__plan_queue *sweep__record_plan_queue(sweep_record_reader *r)
+{
+    return r->plan.items ? &r->plan : NULL;
 }
 
 void sweep__record_ahead_wait(sweep_record_reader *r)
@@ -638,6 +606,6 @@ void sweep_record_close(sweep_record_reader *r)
     }
     if (r->data)
         munmap((void *)r->data, r->size);
-    free(r->plan);
+    free(r->plan.items);
     free(r);
 }

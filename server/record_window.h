@@ -12,6 +12,7 @@
 #ifndef SWEEP_SERVER_RECORD_WINDOW_H
 #define SWEEP_SERVER_RECORD_WINDOW_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,12 +104,52 @@ int sweep__record_plan_ahead(sweep_record_reader *r);
 /* No more planning: a reader that will not look its groups up. */
 void sweep__record_plan_stop(sweep_record_reader *r);
 
+/* The queue of planned groups: written by the thread up to head, read by
+ * the reader's thread up to tail (seen: its last look at head). */
+typedef struct sweep__lean_plan {
+    uint64_t in_at;     /* the IN record's offset */
+    uint64_t group_end; /* what sweep__record_lean_group returned for both framings (0: no lean group) */
+    uint32_t ok;        /* its framings (SWEEP__LEAN_*; 0 when there is no lean group) */
+} sweep__lean_plan;
+
+typedef struct sweep__plan_queue {
+    sweep__lean_plan *items;
+    size_t cap; /* a power of two */
+    atomic_size_t head, tail;
+    size_t seen;
+} sweep__plan_queue;
+
+/* The reader's queue of planned groups; NULL when it does not plan. */
+sweep__plan_queue *sweep__record_plan_queue(sweep_record_reader *r);
+
 /* 1 when the thread planned the IN record at `at` (an offset the lean
- * loop reached; they only grow): *group_end is what
- * sweep__record_lean_group returned for it with both framings and *ok its
- * framings (0 when there is no lean group). 0 when the thread has not (it
- * is behind, stopped, or never planned): the caller scans itself. */
-int sweep__record_planned(sweep_record_reader *r, size_t at, size_t *group_end, unsigned *ok);
+ * loop reached; they only grow), with *group_end and *ok as planned. 0
+ * when the thread has not (it is behind, stopped, or never planned): the
+ * caller scans itself. Inline: the lean loop asks once a request. */
+static inline int sweep__record_planned(sweep__plan_queue *q, size_t at, size_t *group_end, unsigned *ok)
+{
+    size_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed), head = q->seen;
+    int found = 0;
+    for (;;) {
+        if (tail == head) {
+            head = q->seen = atomic_load_explicit(&q->head, memory_order_acquire);
+            if (tail == head)
+                break;
+        }
+        const sweep__lean_plan *e = &q->items[tail & (q->cap - 1)];
+        if (e->in_at > at)
+            break;
+        tail++;
+        if (e->in_at == at) {
+            *group_end = (size_t)e->group_end;
+            *ok = e->ok;
+            found = 1;
+            break;
+        }
+    }
+    atomic_store_explicit(&q->tail, tail, memory_order_release);
+    return found;
+}
 
 /* Waits for the thread of sweep_record_check_ahead to be done with the
  * log (at its end or a bad frame), for a test that looks at what it

@@ -1905,7 +1905,9 @@ static void planned_groups_match_the_lean_scan(void **state)
             const uint8_t *d = sweep__record_window(rd, &at, &end);
             size_t want = sweep__record_lean_group(d, at, end, x.session, SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok,
                                                    &count);
-            int planned = sweep__record_planned(rd, (size_t)x.offset, &group_end, &planned_ok);
+            sweep__plan_queue *q = sweep__record_plan_queue(rd);
+            assert_non_null(q);
+            int planned = sweep__record_planned(q, (size_t)x.offset, &group_end, &planned_ok);
             if (!ahead) {
                 assert_int_equal(planned, 0);
                 continue;
