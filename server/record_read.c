@@ -3,9 +3,11 @@
  * every frame's checksum before any record of it is believed, every length
  * against what holds it.
  */
+#define _GNU_SOURCE /* SCHED_IDLE */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -522,6 +524,11 @@ int sweep_record_check_ahead(sweep_record_reader *r)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 2 || pthread_create(&r->ahead, NULL, check_ahead, r) != 0)
         return 0;
+    /* Only on a CPU nothing else wants: what the thread has not done the
+     * reader does itself, so on a busy machine the thread would only take
+     * the reader's turns (best effort: it runs either way). */
+    struct sched_param idle = {0};
+    pthread_setschedparam(r->ahead, SCHED_IDLE, &idle);
     r->ahead_started = 1;
     return 1;
 }
