@@ -19,6 +19,14 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* A group of more polygons than this (one plane, one key) is left as it
+ * is: merging compares pairs, and no level has groups near this size (the
+ * corpus's largest has a few hundred), but a broken or hostile file must
+ * not make the import quadratic in its size. */
+#define MAX_GROUP 4096
+/* Nor does a merge that would leave an outline of more corners than this
+ * (collinear ones included): a real level's are far smaller. */
+#define MAX_OUTLINE 1024
 
 static int grow(void **arr, uint32_t *cap, uint64_t need, size_t size)
 {
@@ -201,12 +209,17 @@ static uint32_t join(const uint32_t *P, uint32_t np, const uint32_t *Q, uint32_t
  * allowing corners up to eps the wrong side of the line through their
  * neighbours: no vertex twice, no corner turning the wrong way by more,
  * and the direction of its edges turning once round. */
-static int is_convex(const double (*v)[3], const uint32_t *r, uint32_t k, const double n[3], double eps)
+static int is_convex(const double (*v)[3], const uint32_t *r, uint32_t k, const double n[3], double eps,
+                     uint64_t *stamp, uint64_t *gen)
 {
-    for (uint32_t i = 0; i < k; i++)
-        for (uint32_t j = i + 1; j < k; j++)
-            if (r[i] == r[j])
-                return 0;
+    /* no vertex twice: each marked with this call's number (64 bits: it
+     * never wraps) */
+    ++*gen;
+    for (uint32_t i = 0; i < k; i++) {
+        if (stamp[r[i]] == *gen)
+            return 0;
+        stamp[r[i]] = *gen;
+    }
     for (uint32_t i = 0; i < k; i++) {
         const double *p = v[r[(i + k - 1) % k]], *c = v[r[i]], *q = v[r[(i + 1) % k]];
         double e[3], w[3];
@@ -375,6 +388,7 @@ typedef struct rings {
     uint32_t *at, *len;
     uint8_t *alive, *simple;
     double (*lo)[3], (*hi)[3];
+    uint64_t *stamp, gen; /* a mark per vertex, for is_convex */
 } rings;
 
 static void ring_box(const sweep__face_mesh *m, rings *g, uint32_t f)
@@ -495,8 +509,10 @@ static int merge_group(const sweep__face_set *s, sweep__face_mesh *m, rings *g, 
                     continue;
                 if (!grow((void **)scratch, scratch_cap, (uint64_t)g->len[i] + g->len[j], sizeof **scratch))
                     return 0;
+                if (g->len[i] + g->len[j] > MAX_OUTLINE + 2)
+                    continue;
                 uint32_t k = join(g->pool + g->at[i], g->len[i], g->pool + g->at[j], g->len[j], *scratch);
-                if (k == 0 || !is_convex((const double(*)[3])m->v, *scratch, k, s->f[i].n, eps))
+                if (k == 0 || !is_convex((const double(*)[3])m->v, *scratch, k, s->f[i].n, eps, g->stamp, &g->gen))
                     continue;
                 if (!grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
                     return 0;
@@ -564,12 +580,14 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
         ord[f].key = fc->key, ord[f].d = fc->d, ord[f].face = f;
         memcpy(ord[f].n, fc->n, sizeof ord[f].n);
     }
+    if (!(g.stamp = calloc(out->vertices ? out->vertices : 1, sizeof *g.stamp)))
+        goto done;
     /* Groups of one plane and key, each in input order. */
     qsort(ord, nf, sizeof *ord, order_cmp);
     for (uint32_t g0 = 0, g1; g0 < nf; g0 = g1) {
         for (g1 = g0 + 1; g1 < nf && same_group(&ord[g0], &ord[g1]); g1++)
             ;
-        if (g1 - g0 < 2)
+        if (g1 - g0 < 2 || g1 - g0 > MAX_GROUP)
             continue;
         for (uint32_t i = g0; i < g1; i++)
             faces[i - g0] = ord[i].face;
@@ -594,7 +612,7 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
     ok = 1;
 done:
     free(w.head), free(w.next);
-    free(g.pool), free(g.at), free(g.len), free(g.alive), free(g.simple), free(g.lo), free(g.hi);
+    free(g.pool), free(g.at), free(g.len), free(g.alive), free(g.simple), free(g.lo), free(g.hi), free(g.stamp);
     free(ord), free(faces), free(scratch);
     return ok;
 }

@@ -15,7 +15,9 @@
  * such edges the whole chain goes) and the union is still convex: no
  * corner turns the wrong way by more than eps (a point within eps of the
  * line through its neighbours is collinear) and the outline winds once.
- * Merging repeats until no pair merges. Two convex polygons on opposite
+ * Merging repeats until no pair merges (a group of more than 4096
+ * polygons, or an outline of more than 1024 corners, which no real level
+ * has, is left unmerged). Two convex polygons on opposite
  * sides of an edge they share exactly cover, merged, the same area, so the
  * shape of the surface is kept; an edge that only part of another edge
  * touches (a T-junction) is no shared edge and is left alone.

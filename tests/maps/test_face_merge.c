@@ -11,7 +11,7 @@
  * span it, corners a hair apart are welded; a union that is not convex,
  * polygons of different keys, planes or facings do not merge; a strip of
  * collinear corners is cut without needles; the same input gives the same
- * output.
+ * output; groups and outlines too large to merge cheaply are left alone.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -314,6 +314,32 @@ static void the_same_input_gives_the_same_output(void **state)
     sweep__face_mesh_free(&m[1]);
 }
 
+/* Merging compares pairs: a group of more than 4096 polygons is left as
+ * it is, and no merge makes an outline of more than 1024 corners, so a
+ * hostile file cannot make the import quadratic in its size. */
+static void huge_groups_are_left_alone(void **state)
+{
+    (void)state;
+    sweep__face_set s = {0};
+    sweep__face_mesh m = {0};
+    /* a strip of 600 squares: one polygon until its outline (two corners
+     * a square, the collinear ones kept while merging) would pass 1024
+     * corners, then a second one */
+    for (int i = 0; i < 600; i++)
+        add_rect(&s, 8 * i, 0, 8 * i + 8, 8, 0, up, 1);
+    assert_int_equal(merge_and_check(&s, up, &m), 4);
+    assert_int_equal(m.merged, 598);
+    sweep__face_set_clear(&s);
+    /* 4097 squares on one plane, one key: none merged */
+    for (int i = 0; i < 4097; i++)
+        add_rect(&s, 8 * (i % 64), 8 * (i / 64), 8 * (i % 64) + 8, 8 * (i / 64) + 8, 0, up, 1);
+    assert_true(sweep__face_merge(&s, 0.01, &m));
+    assert_int_equal(m.triangles, 2 * 4097);
+    assert_int_equal(m.merged, 0);
+    sweep__face_set_free(&s);
+    sweep__face_mesh_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +350,7 @@ int main(void)
         cmocka_unit_test(corners_a_hair_apart_are_one),
         cmocka_unit_test(a_strip_is_cut_without_needles),
         cmocka_unit_test(the_same_input_gives_the_same_output),
+        cmocka_unit_test(huge_groups_are_left_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
