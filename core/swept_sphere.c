@@ -252,13 +252,6 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
     return sweep__sphere_sweep_prepared(&path, &p, tmax, out);
 }
 
-void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
-{
-    p->center = center, p->disp = disp;
-    p->disp_len = sweep_v3_len(disp);
-    p->size = fabs(center.x) + fabs(center.y) + fabs(center.z);
-}
-
 static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
                               sweep_sphere_hit *out);
 

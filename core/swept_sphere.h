@@ -97,7 +97,13 @@ typedef struct sweep__path {
     double size;     /* |center.x| + |center.y| + |center.z|: scale of its rounding */
 } sweep__path;
 
-void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp);
+/* Inline: once per sweep, in the scene's. */
+static inline void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec3 disp)
+{
+    p->center = center, p->disp = disp;
+    p->disp_len = sweep_v3_len(disp);
+    p->size = fabs(center.x) + fabs(center.y) + fabs(center.z);
+}
 
 /* The rest of sweep__sphere_sweep_prepared, once the centre is known to be
  * in front of the plane at dist (units of the radius), moving along the
