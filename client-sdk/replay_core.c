@@ -612,42 +612,41 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
     return buf;
 }
 
-/* Steps 6 and 7 of moves.c for one move of e: the motion (into *mo) from
- * its actor by the server's own code (server/entity_motion.h), what the
- * entity keeps, and the fields of the move's MOVE image
- * (server/record_move.h) but its session: the result's fields that are
- * the core's, straight from the core's output (the contacts stay in *mo).
- * SWEEP_OK, or the status the server would have refused the move with
- * (nothing changed then). */
-static inline __attribute__((always_inline)) sweep_status run_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons,
-                             double granted, uint32_t sequence, sweep__motion *mo, sweep__record_move_fields *f,
-                             sweep__replay_core_move *om)
+/* Step 6 of moves.c for one move of e: the motion (into *mo) from its
+ * actor by the server's own code (server/entity_motion.h) and what the
+ * entity keeps, but for what the ticks did to it since its last move
+ * (moved_flags, moved_by), which move_fields reads and moved_done then
+ * clears; *start is where the move started. SWEEP_OK, or the status the
+ * server would have refused the move with (nothing changed then). */
+static inline __attribute__((always_inline)) sweep_status
+apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons, double granted,
+           uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
 {
     const sweep_config *wcfg = &c->level.config;
     const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
-    const sweep_actor before = e->m.actor;
+    *start = e->m.actor.position;
     sweep__motion_run(&space, wcfg, &c->level.rules, &e->m, mode, wish, buttons, granted, mo);
     /* The server refuses what the core refuses, and a move ending beyond
      * the coordinate limit. */
     sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
     if (st != SWEEP_OK)
         return st;
-    const sweep_actor a = mo->actor;
     const sweep_move_result *res = &mo->act.move;
+    if (c->observer)
+        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->m.radii, e->m.actor, mo->actor,
+                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->moved_flags != 0};
 
     /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
      * move ran with nothing touched: no ground, no contact. */
-    sweep_vec3 start = before.position;
-    e->m.actor = a;
+    e->m.actor = mo->actor;
     e->has_last = 1;
     e->last_sequence = sequence;
-    uint32_t contact_count = 0;
     if (mo->ran) {
         e->ground_mover = res->ground_mover;
         e->ground_normal = res->ground_normal;
         e->ground_material = res->ground_material;
         e->touch_mover = SWEEP_NO_MOVER;
-        contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
+        uint32_t contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
         for (uint32_t i = 0; i < contact_count; i++) {
             if (res->contacts[i].mover != SWEEP_NO_MOVER) {
                 e->touch_mover = res->contacts[i].mover;
@@ -655,20 +654,34 @@ static inline __attribute__((always_inline)) sweep_status run_move(sweep__replay
             }
         }
     }
+    return SWEEP_OK;
+}
 
-    /* Step 7: the result as moves.c fills it, as the wire carries it
-     * (contacts up to the count). */
+/* Step 7: the fields of the MOVE image of a move apply_move applied to e
+ * (before moved_done), but its session: the result as moves.c fills it,
+ * the core's fields straight from the core's output (the contacts stay in
+ * *mo, up to the count the wire carries). */
+static inline __attribute__((always_inline)) void
+move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
+            sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
+            sweep__record_move_fields *f)
+{
+    const sweep_actor *a = &mo->actor;
+    const sweep_move_result *res = &mo->act.move;
+    uint32_t contact_count = 0;
+    if (mo->ran)
+        contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
     f->entity = e->id;
     f->sequence = sequence;
     f->wish = wish;
     f->granted = granted;
     f->buttons = buttons;
     f->mode = mode;
-    f->position = a.position;
-    f->velocity = a.velocity;
-    f->grounded = a.grounded != 0;
-    f->ground_normal = a.grounded ? e->ground_normal : sweep_v3(0, 0, 0);
-    f->ground_material = a.grounded ? e->ground_material : 0;
+    f->position = a->position;
+    f->velocity = a->velocity;
+    f->grounded = a->grounded != 0;
+    f->ground_normal = a->grounded ? e->ground_normal : sweep_v3(0, 0, 0);
+    f->ground_material = a->grounded ? e->ground_material : 0;
     f->contact_count = contact_count;
     f->contacts = res->contacts;
     f->ground_mover = mover_id(c, e->ground_mover);
@@ -677,14 +690,15 @@ static inline __attribute__((always_inline)) sweep_status run_move(sweep__replay
     f->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
     f->has_start_position = e->moved_flags != 0;
     f->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
-    e->moved_flags = 0;
-    e->moved_by = SWEEP_NO_MOVER;
     f->rules = mo->act.rules & SWEEP__RECORD_MOVE_RULES;
     f->speed_excess = mo->act.speed_excess;
-    if (c->observer)
-        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->m.radii, before, a,
-                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, f->has_start_position};
-    return SWEEP_OK;
+}
+
+/* What the ticks did to e is told in its move's result once. */
+static inline void moved_done(core_entity *e)
+{
+    e->moved_flags = 0;
+    e->moved_by = SWEEP_NO_MOVER;
 }
 
 /* The core's fields of a result from those of its MOVE image, at the
@@ -749,13 +763,17 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     sweep__replay_core_move om;
     sweep__motion mo;
     sweep__record_move_fields f;
-    sweep_status st = run_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &mo, &f, &om);
+    sweep_vec3 start;
+    sweep_status st = apply_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &mo, &om,
+                                 &start);
     if (st != SWEEP_OK) {
         char what[160];
         snprintf(what, sizeof what, "refused: %s", sweep_status_message(st));
         return sweep__replay_diverge(r, o->session, rec->entity, o->offset, result_name(name, sizeof name, batch, index),
                                      "applied", what);
     }
+    move_fields(c, e, &mo, start, mv->velocity, rec->applied_dt, mv->buttons, mv->mode, rec->sequence, &f);
+    moved_done(e);
     c->moves++;
     c->outputs++;
     result_of(c, &f, &rep);
@@ -833,9 +851,12 @@ typedef struct move_run {
     core_entity *e;
     uint32_t sequence;
     sweep_status st;
-    sweep__record_move_fields f;
     sweep__motion motion;
     sweep__replay_core_move om;
+    /* MOVE_DIFFERS: the move's input and start, for move_fields again */
+    sweep_vec3 start, wish;
+    double granted;
+    uint32_t buttons, mode;
 } move_run;
 
 /* A MOVE record's payload p (len bytes, its layout checked) of `session`
@@ -843,8 +864,9 @@ typedef struct move_run {
  * core made of it compared with the record as the writer's image of it
  * (server/record_move.h). Counted and handed to the observer when it
  * matches. */
-static inline __attribute__((always_inline)) int run_checked(sweep__replay_core *c, core_session *own, uint64_t session, uint32_t entity, const uint8_t *p,
-                       uint32_t len, move_run *m)
+static inline __attribute__((always_inline)) int run_checked(sweep__replay_core *c, core_session *own,
+                                                            uint64_t session, uint32_t entity, const uint8_t *p,
+                                                            uint32_t len, move_run *m)
 {
     /* A session mostly moves one entity: the one its last MOVE moved is
      * tried before the index (entities leave, so it is checked). */
@@ -869,19 +891,26 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
     uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
     sweep_vec3 wish = sweep__rdvec3(p + 16);
     double granted = sweep__rdf64(p + 40);
-    /* The fields in a local, compared from registers; kept in *m only
-     * when they differ, to name the field. */
-    sweep__record_move_fields f;
-    m->st = run_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &f, &m->om);
+    sweep_vec3 start;
+    m->st = apply_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->om, &start);
     if (m->st != SWEEP_OK)
         return MOVE_REFUSED;
     c->moves++;
     c->outputs++;
+    /* The fields in a local the compiler keeps in registers; on a
+     * difference move_failed makes them again from *m, to name it. */
+    sweep__record_move_fields f;
+    move_fields(c, e, &m->motion, start, wish, granted, buttons, mode, sequence, &f);
     f.session = session;
     if (!sweep__record_move_same_output(p, len, &f)) {
-        m->f = f;
+        m->start = start;
+        m->wish = wish;
+        m->granted = granted;
+        m->buttons = buttons;
+        m->mode = mode;
         return MOVE_DIFFERS;
     }
+    moved_done(e);
     if (c->observer)
         c->observer(c->observer_ctx, &m->om);
     return MOVE_MATCHED;
@@ -909,9 +938,13 @@ static int move_failed(sweep_replay *r, sweep__replay_core *c, const sweep_recor
                                   m->sequence, m->e->last_sequence);
     case MOVE_REFUSED:
         return diverge_move(r, c, mo, outs, out_count, &rep, m->st);
-    default:
-        result_of(c, &m->f, &rep);
+    default: {
+        sweep__record_move_fields f;
+        move_fields(c, m->e, &m->motion, m->start, m->wish, m->granted, m->buttons, m->mode, m->sequence, &f);
+        moved_done(m->e);
+        result_of(c, &f, &rep);
         return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
+    }
     }
 }
 
@@ -1163,6 +1196,7 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         if (c->movers_observer.after_tick)
             c->movers_observer.after_tick(c->movers_observer.ctx, c->movers, c->bodies, n, ts);
         if (ts == SWEEP_OK) {
+            uint32_t any_crushed = 0;
             for (uint32_t i = 0; i < n; i++) {
                 core_entity *e = &c->ents[i];
                 const sweep_body *b = &c->bodies[i];
@@ -1172,8 +1206,9 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
                     e->moved_flags |= moved;
                     e->moved_by = b->mover;
                 }
+                any_crushed |= b->flags & SWEEP_BODY_CRUSHED;
             }
-            for (uint32_t i = n; i-- > 0;) {
+            for (uint32_t i = n; any_crushed && i-- > 0;) {
                 if (c->bodies[i].flags & SWEEP_BODY_CRUSHED) {
                     c->crushed[2 * crushed] = i;
                     c->crushed[2 * crushed + 1] = c->bodies[i].mover;

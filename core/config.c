@@ -57,8 +57,7 @@ int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r)
 
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p)
 {
-    double l = cfg->max_coordinate;
-    return fabs(p.x) <= l && fabs(p.y) <= l && fabs(p.z) <= l;
+    return sweep__config_contains_inline(cfg, p);
 }
 
 /* Taylor series of cos about 0 in r^2, evaluated by Horner's rule. On

@@ -80,6 +80,15 @@ int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
  * max_coordinate]. 1 if p is inside (NaN never is). */
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p);
 
+/* The same, inline where it is tested once a move beside the core
+ * (server/entity_motion.c): a call passing p on the stack cost several
+ * times the test. */
+static inline int sweep__config_contains_inline(const sweep_config *cfg, sweep_vec3 p)
+{
+    double l = cfg->max_coordinate;
+    return fabs(p.x) <= l && fabs(p.y) <= l && fabs(p.z) <= l;
+}
+
 /*
  * v shortened to at most `limit` long, by the test every move's input
  * check uses (|v|^2 > limit^2 is refused): v itself when it passes, else v

@@ -57,7 +57,7 @@ void sweep__motion_run(const sweep_space *space, const sweep_config *cfg, const 
         sweep_vec3 to = sweep_v3_madd(a.position, velocity, granted);
         if (sweep_v3_len(velocity) > e->max_speed)
             out->status = SWEEP_E_VELOCITY;
-        else if (!sweep_config_contains(cfg, to))
+        else if (!sweep__config_contains_inline(cfg, to))
             out->status = SWEEP_E_POSITION;
         if (out->status == SWEEP_OK) {
             a.position = to;
@@ -73,7 +73,7 @@ void sweep__motion_run(const sweep_space *space, const sweep_config *cfg, const 
     }
     /* A move may not carry an entity past the limit: from there every
      * later move would be refused and the entity lost. */
-    if (out->status == SWEEP_OK && !sweep_config_contains(cfg, a.position))
+    if (out->status == SWEEP_OK && !sweep__config_contains_inline(cfg, a.position))
         out->beyond_limit = 1;
     out->actor = a;
 }
