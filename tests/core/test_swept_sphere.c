@@ -467,6 +467,29 @@ static void face_contact_time_is_the_formula(void **state)
     assert_true(faces > 5000);
 }
 
+/*
+ * The plane test sends a centre with s < nlen to the case inside the slab
+ * without dividing, taking s / nlen < 1 however it rounds. The largest s
+ * below nlen is the worst case: over magnitudes from subnormal to huge,
+ * and at powers of two (where the spacing of doubles halves below), its
+ * quotient must still round below 1.
+ */
+static void below_the_slab_top_divides_below_one(void **state)
+{
+    (void)state;
+    uint64_t x = 29;
+    for (int i = 0; i < 400000; i++) {
+        double m = i % 4 == 0 ? 1.0 : rnd(&x, 1.0, 2.0);
+        int e = i % 7 == 0 ? -1074 + (int)rnd(&x, 0.0, 60.0) : (int)rnd(&x, -1000.0, 1000.0);
+        double nlen = ldexp(m, e);
+        if (!(nlen > 0.0))
+            continue;
+        double s = nextafter(nlen, 0.0);
+        if (!(s / nlen < 1.0))
+            fail_msg("%a / %a rounds to %a", s, nlen, s / nlen);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +510,7 @@ int main(void)
         cmocka_unit_test(convexity_cutoff_changes_nothing),
         cmocka_unit_test(kept_closest_point_changes_nothing),
         cmocka_unit_test(face_contact_time_is_the_formula),
+        cmocka_unit_test(below_the_slab_top_divides_below_one),
     };
     return cmocka_run_group_tests_name("swept_sphere", tests, NULL, NULL);
 }
