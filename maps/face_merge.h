@@ -17,16 +17,20 @@
  * line through its neighbours is collinear) and the outline winds once.
  * Merging repeats until no pair merges (a group of more than 4096
  * polygons, or an outline of more than 1024 corners, which no real level
- * has, is left unmerged). Two convex polygons on opposite
- * sides of an edge they share exactly cover, merged, the same area, so the
- * shape of the surface is kept; an edge that only part of another edge
- * touches (a T-junction) is no shared edge and is left alone.
+ * has, is left unmerged). Two convex polygons on opposite sides of an
+ * edge they share exactly cover, merged, the same area, so the shape of
+ * the surface is kept. Where a polygon's corner lies on another's edge (a
+ * T-junction) it is first put into that edge, as a corner on a straight
+ * side, so that pieces which together span a neighbour's edge merge with
+ * it once they have merged with each other.
  *
  * Each polygon left, merged or not, loses the corners that lie within eps
  * of the segment between the corners kept on either side (the collinear
  * points that merging leaves, and the corners neighbouring faces put on an
- * edge), and is cut into a fan of triangles from the corner whose fan has
- * the best worst triangle (the largest smallest area / sum of squared
+ * edge; a polygon all of whose corners lie within eps of one line, a
+ * sliver thinner than eps, goes, as the importer drops triangles too thin
+ * to collide), and is cut into a fan of triangles from the corner whose
+ * fan has the best worst triangle (the largest smallest area / sum of squared
  * sides), so no needle is made where a better fan exists; a polygon that
  * no corner fans without a backward triangle is fanned from a new vertex
  * at its centroid. Everything runs in input order, with no hash table's
