@@ -732,6 +732,8 @@ static int next_segment(sweep_replay *r)
         return set_error(r, "%s does not continue %s (its HEAD names another previous segment or tick)", next,
                          r->path);
     }
+    if (r->core && !r->watcher && h->version >= 2)
+        sweep__record_plan_ahead(nr);
     sweep_record_check_ahead(nr);
     r->bytes_before += sweep_record_size(r->reader);
     sweep_record_close(r->reader);
@@ -841,10 +843,14 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         free(r);
         return NULL;
     }
-    /* The checksums of the frames on a second CPU, ahead of the replay:
-     * they were a sixth of what the core depth spends besides the core. */
-    sweep_record_check_ahead(r->reader);
     const sweep_record_head *h = sweep_record_head_of(r->reader);
+    /* The checksums of the frames on a second CPU, ahead of the replay:
+     * they were a sixth of what the core depth spends besides the core;
+     * and at the core depth of a version 2 log, the lean loop's groups
+     * (record_window.h), a fifth of what was left. */
+    if ((flags & SWEEP_REPLAY_CORE) && h->version >= 2)
+        sweep__record_plan_ahead(r->reader);
+    sweep_record_check_ahead(r->reader);
     if (h->segment != 0) {
         snprintf(err, errlen, "%s: segment %u of a log; a replay starts at segment 0 (this one continues %.*s)", log,
                  h->segment, (int)h->previous.len, (const char *)h->previous.ptr);
@@ -951,6 +957,8 @@ void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx)
 {
     r->watcher = fn;
     r->watcher_ctx = ctx;
+    if (fn)
+        sweep__record_plan_stop(r->reader); /* a watched replay takes the general path */
 }
 
 void sweep_replay_close(sweep_replay *r)

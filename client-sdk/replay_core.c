@@ -1075,47 +1075,13 @@ static int group_records(sweep_replay *r, sweep__replay_core *c, sweep_record_re
     return 0;
 }
 
-/* The end of the group of records after an IN (at `pos`, of `session`
- * sent as `flags`) when the lean loop can run it: MOVEs and the results
- * answering them, each as sweep_record_next would take it, up to an IN or
- * TICK in the same frame (which read_group would end it with); 0 when
- * not (anything else in it, a bad record, the frame's end), for the
- * general path. */
-static size_t lean_group_end(const uint8_t *d, size_t pos, size_t end, uint64_t session, unsigned flags,
-                             uint32_t *count)
-{
-    uint32_t n = 0;
-    while (end - pos >= 5) {
-        uint8_t t = d[pos];
-        uint32_t len = sweep__rd32(d + pos + 1);
-        const uint8_t *q = d + pos + 5;
-        if (end - pos - 5 < len)
-            return 0;
-        if (t == SWEEP_RECORD_MOVE) {
-            if (!sweep__record_move_ok(q, len))
-                return 0;
-        } else if (t == SWEEP_RECORD_OUT) {
-            sweep_msg_kind kind;
-            if (len <= 8 || sweep__rd64(q) != session ||
-                sweep__decode_kind_inline(q + 8, len - 8, flags, &kind) != SWEEP_PROTO_OK ||
-                (kind != SWEEP_MSG_MOVE_RESULT && kind != SWEEP_MSG_MOVE_RESULT_BATCH))
-                return 0;
-        } else {
-            *count = n;
-            return (t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8) ? pos : 0;
-        }
-        pos += 5 + (size_t)len;
-        n++;
-    }
-    return 0;
-}
-
 int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
                             uint64_t *requests, size_t *stop)
 {
     size_t at, end;
     const uint8_t *d = sweep__record_window(rd, &at, &end);
     at = from;
+    sweep__plan_queue *plan = sweep__record_plan_queue(rd);
     while (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
         uint32_t len = sweep__rd32(d + at + 1);
         if (end - at - 5 < len || len <= 8)
@@ -1124,10 +1090,14 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
         core_session *s = find_session(c, session);
         if (!s)
             break;
-        size_t first = at + 5 + len;
+        size_t first = at + 5 + len, group_end;
+        /* The group as the thread reading ahead found it, or as found
+         * here when it has not (record_window.h). */
+        unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
         uint32_t count;
-        size_t group_end = lean_group_end(d, first, end, session, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &count);
-        if (!group_end)
+        if (!plan || !sweep__record_planned(plan, at, &group_end, &ok))
+            group_end = sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
+        if (!group_end || !(ok & framing))
             break;
         (*requests)++;
         for (size_t pos = first; pos < group_end;) {
@@ -1137,6 +1107,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
                 move_run m;
                 int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, &m);
                 if (rc != MOVE_MATCHED) {
+                    sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
                     uint32_t k = 0;

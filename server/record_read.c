@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libdeflate.h>
@@ -42,7 +43,13 @@ struct sweep_record_reader {
     int ahead_started;
     atomic_size_t verified_end;
     atomic_int ahead_stop;
+    /* sweep__record_plan_ahead: the thread's lean groups (plan.items
+     * NULL when it does not plan). */
+    sweep__plan_queue plan;
+    atomic_int plan_stop;
 };
+
+#define PLAN_CAP 16384u
 
 static const char *const type_names[] = {"?",    "HEAD", "OPEN", "CLOSE", "IN",  "ID",
                                          "OUT",  "TICK", "HASH", "END",   "MOVE"};
@@ -438,14 +445,61 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
     return NULL;
 }
 
+/* Queues one lean group for the reader, waiting while the queue is full;
+ * 0 when told to stop (closing, or no more planning). */
+static int plan_push(sweep_record_reader *r, size_t in_at, size_t group_end, unsigned ok)
+{
+    sweep__plan_queue *q = &r->plan;
+    size_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    while (head - atomic_load_explicit(&q->tail, memory_order_acquire) == q->cap) {
+        if (atomic_load_explicit(&r->ahead_stop, memory_order_relaxed) ||
+            atomic_load_explicit(&r->plan_stop, memory_order_relaxed))
+            return 0;
+        /* A whole queue ahead of the replay: it has plenty to do. */
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    q->items[head & (q->cap - 1)] = (sweep__lean_plan){in_at, group_end, ok};
+    atomic_store_explicit(&q->head, head + 1, memory_order_release);
+    return 1;
+}
+
+/* The lean group after every IN record of the frame body [pos, end), as
+ * the lean loop would find it; 0 when planning is over. */
+static int plan_frame(sweep_record_reader *r, size_t pos, size_t end)
+{
+    const uint8_t *d = r->data;
+    while (end - pos >= 5) {
+        uint8_t t = d[pos];
+        uint32_t len = u32_at(d + pos + 1);
+        if (end - pos - 5 < len)
+            break; /* the reader names it */
+        size_t next = pos + 5 + (size_t)len;
+        if (t == SWEEP_RECORD_IN && len > 8) {
+            unsigned ok = 0;
+            uint32_t count;
+            size_t group_end = sweep__record_lean_group(d, next, end, u64_at(d + pos + 5),
+                                                        SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok, &count);
+            if (!plan_push(r, pos, group_end, group_end ? ok : 0))
+                return 0;
+            if (group_end)
+                next = group_end;
+        }
+        pos = next;
+    }
+    return 1;
+}
+
 /* The thread of sweep_record_check_ahead: walks the frames from the first
- * as next_frame does, and publishes how far their checksums matched. It
- * stops at the end, at a torn or bad frame (the reader finds and names it
- * itself), or when told to. */
+ * as next_frame does, and publishes how far their checksums matched (and,
+ * planning, each frame's lean groups after it). It stops at the end, at a
+ * torn or bad frame (the reader finds and names it itself), or when told
+ * to. */
 static void *check_ahead(void *arg)
 {
     sweep_record_reader *r = arg;
     size_t pos = SWEEP_RECORD_HEADER_SIZE;
+    int planning = r->plan.items != NULL;
     while (!atomic_load_explicit(&r->ahead_stop, memory_order_relaxed)) {
         if (r->size - pos < SWEEP_RECORD_FRAME_HEADER)
             break;
@@ -454,8 +508,11 @@ static void *check_ahead(void *arg)
             break;
         if (libdeflate_crc32(0, r->data + pos + SWEEP_RECORD_FRAME_HEADER, len) != crc)
             break;
-        pos += SWEEP_RECORD_FRAME_HEADER + len;
+        size_t body = pos + SWEEP_RECORD_FRAME_HEADER;
+        pos = body + len;
         atomic_store_explicit(&r->verified_end, pos, memory_order_release);
+        if (planning && (atomic_load_explicit(&r->plan_stop, memory_order_relaxed) || !plan_frame(r, body, pos)))
+            planning = 0;
     }
     return NULL;
 }
@@ -474,6 +531,35 @@ int sweep_record_check_ahead(sweep_record_reader *r)
     pthread_setschedparam(r->ahead, SCHED_IDLE, &idle);
     r->ahead_started = 1;
     return 1;
+}
+
+int sweep__record_plan_ahead(sweep_record_reader *r)
+{
+    if (r->ahead_started || r->plan.items)
+        return r->plan.items != NULL;
+    r->plan.items = malloc(PLAN_CAP * sizeof *r->plan.items);
+    if (!r->plan.items)
+        return 0;
+    r->plan.cap = PLAN_CAP;
+    return 1;
+}
+
+void sweep__record_plan_stop(sweep_record_reader *r)
+{
+    atomic_store_explicit(&r->plan_stop, 1, memory_order_relaxed);
+}
+
+sweep__plan_queue *sweep__record_plan_queue(sweep_record_reader *r)
+{
+    return r->plan.items ? &r->plan : NULL;
+}
+
+void sweep__record_ahead_wait(sweep_record_reader *r)
+{
+    if (r->ahead_started) {
+        pthread_join(r->ahead, NULL);
+        r->ahead_started = 0;
+    }
 }
 
 const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, size_t *end)
@@ -527,5 +613,6 @@ void sweep_record_close(sweep_record_reader *r)
     }
     if (r->data)
         munmap((void *)r->data, r->size);
+    free(r->plan.items);
     free(r);
 }

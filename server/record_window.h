@@ -12,10 +12,13 @@
 #ifndef SWEEP_SERVER_RECORD_WINDOW_H
 #define SWEEP_SERVER_RECORD_WINDOW_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/decode_checked.h"
 #include "server/record.h"
+#include "server/record_move.h"
 
 /* The file's bytes; *at is the offset of the next record to be read and
  * *end that of the current frame's end (*at == *end: none left in it,
@@ -25,5 +28,133 @@ const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, si
 /* Makes `at` (a record's start inside the current frame, not before the
  * frame's first record, or its end) the next record to be read. */
 void sweep__record_seek(sweep_record_reader *r, size_t at);
+
+/* ---- the lean groups of a frame ---------------------------------------- */
+
+/* The framings of a session's messages a lean group may be read under:
+ * size-prefixed (TCP) or not (UDP). */
+#define SWEEP__LEAN_TCP 1u
+#define SWEEP__LEAN_UDP 2u
+
+/* 1 when the answer at b (n bytes, framed as `flags`) names a MoveResult
+ * or a MoveResultBatch. */
+static inline int sweep__lean_is_result(const uint8_t *b, size_t n, unsigned flags)
+{
+    sweep_msg_kind kind;
+    return sweep__decode_kind_inline(b, n, flags, &kind) == SWEEP_PROTO_OK &&
+           (kind == SWEEP_MSG_MOVE_RESULT || kind == SWEEP_MSG_MOVE_RESULT_BATCH);
+}
+
+/* The group of records after an IN of `session` (from `pos` up to the
+ * frame's `end`) when the core depth's lean loop can run it: MOVEs and
+ * the results answering them, each as sweep_record_next would take it, up
+ * to an IN or TICK in the same frame (which the replay's general path
+ * would end the group with). Returns where that IN or TICK starts, with
+ * *ok the framings among `want` (SWEEP__LEAN_*) under which every OUT of
+ * the group names a result and *count its records; 0 when there is no
+ * such group under any of them (anything else in it, a bad record, the
+ * frame's end), for the general path. The same function for the lean
+ * loop and for the thread that plans ahead (sweep__record_plan_ahead),
+ * so the two cannot disagree. */
+static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size_t end, uint64_t session,
+                                              unsigned want, unsigned *ok, uint32_t *count)
+{
+    uint32_t n = 0;
+    unsigned good = want;
+    while (end - pos >= 5) {
+        uint8_t t = d[pos];
+        uint32_t len = sweep__rd32(d + pos + 1);
+        const uint8_t *q = d + pos + 5;
+        if (end - pos - 5 < len)
+            return 0;
+        if (t == SWEEP_RECORD_MOVE) {
+            if (!sweep__record_move_ok(q, len))
+                return 0;
+        } else if (t == SWEEP_RECORD_OUT) {
+            if (len <= 8 || sweep__rd64(q) != session)
+                return 0;
+            if ((good & SWEEP__LEAN_TCP) && !sweep__lean_is_result(q + 8, len - 8, SWEEP_WIRE_SIZE_PREFIXED))
+                good &= ~SWEEP__LEAN_TCP;
+            if ((good & SWEEP__LEAN_UDP) && !sweep__lean_is_result(q + 8, len - 8, 0))
+                good &= ~SWEEP__LEAN_UDP;
+            if (!good)
+                return 0;
+        } else {
+            if (!((t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))
+                return 0;
+            *ok = good;
+            *count = n;
+            return pos;
+        }
+        pos += 5 + (size_t)len;
+        n++;
+    }
+    return 0;
+}
+
+/* Makes the thread of sweep_record_check_ahead also find the lean group
+ * (sweep__record_lean_group, both framings) after every IN record of each
+ * frame whose checksum it vouched for, so the lean loop looks its groups
+ * up instead of reading them twice; call before sweep_record_check_ahead.
+ * The thread waits while the lean loop is a whole queue of groups behind
+ * (sweep__record_plan_stop lets it go on without planning). 1, or 0 when
+ * out of memory (nothing changes). */
+int sweep__record_plan_ahead(sweep_record_reader *r);
+
+/* No more planning: a reader that will not look its groups up. */
+void sweep__record_plan_stop(sweep_record_reader *r);
+
+/* The queue of planned groups: written by the thread up to head, read by
+ * the reader's thread up to tail (seen: its last look at head). */
+typedef struct sweep__lean_plan {
+    uint64_t in_at;     /* the IN record's offset */
+    uint64_t group_end; /* what sweep__record_lean_group returned for both framings (0: no lean group) */
+    uint32_t ok;        /* its framings (SWEEP__LEAN_*; 0 when there is no lean group) */
+} sweep__lean_plan;
+
+typedef struct sweep__plan_queue {
+    sweep__lean_plan *items;
+    size_t cap; /* a power of two */
+    atomic_size_t head, tail;
+    size_t seen;
+} sweep__plan_queue;
+
+/* The reader's queue of planned groups; NULL when it does not plan. */
+sweep__plan_queue *sweep__record_plan_queue(sweep_record_reader *r);
+
+/* 1 when the thread planned the IN record at `at` (an offset the lean
+ * loop reached; they only grow), with *group_end and *ok as planned. 0
+ * when the thread has not (it is behind, stopped, or never planned): the
+ * caller scans itself. Inline: the lean loop asks once a request. */
+static inline int sweep__record_planned(sweep__plan_queue *q, size_t at, size_t *group_end, unsigned *ok)
+{
+    size_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed), head = q->seen;
+    int found = 0;
+    for (;;) {
+        if (tail == head) {
+            head = q->seen = atomic_load_explicit(&q->head, memory_order_acquire);
+            if (tail == head)
+                break;
+        }
+        const sweep__lean_plan *e = &q->items[tail & (q->cap - 1)];
+        if (e->in_at > at)
+            break;
+        tail++;
+        if (e->in_at == at) {
+            *group_end = (size_t)e->group_end;
+            *ok = e->ok;
+            found = 1;
+            break;
+        }
+    }
+    atomic_store_explicit(&q->tail, tail, memory_order_release);
+    return found;
+}
+
+/* Waits for the thread of sweep_record_check_ahead to be done with the
+ * log (at its end or a bad frame), for a test that looks at what it
+ * found: planning, on a log with fewer IN records than its queue holds
+ * (16384), or it waits for a reader that does not come. */
+void sweep__record_ahead_wait(sweep_record_reader *r);
 
 #endif

@@ -41,6 +41,7 @@
 #include "client-sdk/replay_impl.h"
 #include "protocol/decode.h"
 #include "server/record.h"
+#include "server/record_window.h"
 
 static char g_map[1024];    /* $(BUILD)/maps/arena.db */
 static char g_golden[1024]; /* tests/replay/golden */
@@ -1867,6 +1868,65 @@ static void lean_loop_matches_general_path(void **state)
     }
 }
 
+/* The lean groups the thread reading ahead finds (sweep__record_plan_ahead)
+ * are the ones the lean loop would find itself, IN record by IN record,
+ * on whole logs and on logs cut by SIGKILL: the group's end and its
+ * framings, a group that is not lean (a spawn, an Error) included. */
+static void planned_groups_match_the_lean_scan(void **state)
+{
+    (void)state;
+    char raw[600], killed[2][600];
+    raw_log(raw, sizeof raw);
+    const char *logs[3] = {raw, killed[0], killed[1]};
+    for (int i = 0; i < 2; i++) {
+        char rec[400], names[4][512];
+        scratch(i ? "killed-2/rec" : "killed-0/rec", rec, sizeof rec);
+        assert_int_equal(logs_in(rec, names, 4), 1);
+        snprintf(killed[i], sizeof killed[i], "%s", names[0]);
+    }
+    for (int l = 0; l < 3; l++) {
+        char err[1400];
+        sweep_record_reader *rd = sweep_record_open(logs[l], err, sizeof err);
+        if (!rd)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_record_head_of(rd)->version, 2);
+        assert_int_equal(sweep__record_plan_ahead(rd), 1);
+        int ahead = sweep_record_check_ahead(rd);
+        assert_int_equal(ahead, sysconf(_SC_NPROCESSORS_ONLN) > 1);
+        sweep__record_ahead_wait(rd);
+        sweep_record x;
+        unsigned lean = 0, other = 0;
+        while (sweep_record_next(rd, &x, err, sizeof err) == 1) {
+            if (x.type != SWEEP_RECORD_IN)
+                continue;
+            size_t at, end, group_end = 0;
+            unsigned ok = 0, planned_ok = 99;
+            uint32_t count;
+            const uint8_t *d = sweep__record_window(rd, &at, &end);
+            size_t want = sweep__record_lean_group(d, at, end, x.session, SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok,
+                                                   &count);
+            sweep__plan_queue *q = sweep__record_plan_queue(rd);
+            assert_non_null(q);
+            int planned = sweep__record_planned(q, (size_t)x.offset, &group_end, &planned_ok);
+            if (!ahead) {
+                assert_int_equal(planned, 0);
+                continue;
+            }
+            if (!planned)
+                fail_msg("%s: the IN at byte %" PRIu64 " was not planned", logs[l], x.offset);
+            assert_int_equal(group_end, want);
+            assert_int_equal(planned_ok, want ? ok : 0);
+            if (want && ok)
+                lean++;
+            else
+                other++;
+        }
+        if (ahead)
+            assert_true(lean > 20 && other > 0);
+        sweep_record_close(rd);
+    }
+}
+
 /* ---- setup --------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -1931,6 +1991,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(lean_loop_matches_general_path),
+        cmocka_unit_test(planned_groups_match_the_lean_scan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
