@@ -105,6 +105,25 @@ static inline uint64_t sweep__record_move_xor_vec3(const uint8_t *p, sweep_vec3 
            sweep__record_move_xor_f64(p + 16, v.z);
 }
 
+/* Two words of 64 bits (GCC's vector extension: SSE2 on x86-64), loaded
+ * from p, or made of two doubles' bits. */
+typedef uint64_t sweep__record_move_u64x2 __attribute__((vector_size(16)));
+
+static inline sweep__record_move_u64x2 sweep__record_move_ld2(const uint8_t *p)
+{
+    sweep__record_move_u64x2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline sweep__record_move_u64x2 sweep__record_move_pair(double a, double b)
+{
+    uint64_t x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    return (sweep__record_move_u64x2){x, y};
+}
+
 /* 1 when the image of f (as sweep__record_move_encode would write it)
  * is the len bytes at p, given that f's session, entity,
  * sequence, wish, granted time, buttons and mode were read from them:
@@ -118,6 +137,23 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
     uint32_t n = f->contact_count;
     if (len != sweep__record_move_len(n) || p[53] != sweep__record_move_flags(f) || p[54] != n || p[55] != 0)
         return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The image's bytes 56 to 176 against the fields, two words at a time
+     * (the fields stay where the caller keeps them, mostly registers),
+     * every difference or-ed into one pair, then one test. */
+    sweep__record_move_u64x2 v =
+        (sweep__record_move_ld2(p + 56) ^ sweep__record_move_pair(f->position.x, f->position.y)) |
+        (sweep__record_move_ld2(p + 72) ^ sweep__record_move_pair(f->position.z, f->velocity.x)) |
+        (sweep__record_move_ld2(p + 88) ^ sweep__record_move_pair(f->velocity.y, f->velocity.z)) |
+        (sweep__record_move_ld2(p + 104) ^ sweep__record_move_pair(f->ground_normal.x, f->ground_normal.y)) |
+        (sweep__record_move_ld2(p + 120) ^ sweep__record_move_pair(f->ground_normal.z, f->start_position.x)) |
+        (sweep__record_move_ld2(p + 136) ^ sweep__record_move_pair(f->start_position.y, f->start_position.z));
+    uint64_t speed;
+    memcpy(&speed, &f->speed_excess, sizeof speed);
+    sweep__record_move_u64x2 w = {speed, (uint64_t)f->ground_material | (uint64_t)f->ground_mover << 32};
+    v |= sweep__record_move_ld2(p + 152) ^ w;
+    uint64_t d = v[0] | v[1] | (sweep__rd64(p + 168) ^ ((uint64_t)f->pushed_by | (uint64_t)f->rules << 32));
+#else
     /* Every field or-ed into one word, then one test: mostly nothing
      * differs, and a branch a field cost more than the loads. */
     uint64_t d = sweep__record_move_xor_vec3(p + 56, f->position) | sweep__record_move_xor_vec3(p + 80, f->velocity) |
@@ -126,6 +162,7 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
                  sweep__record_move_xor_f64(p + 152, f->speed_excess) | (sweep__rd32(p + 160) ^ f->ground_material) |
                  (sweep__rd32(p + 164) ^ f->ground_mover) | (sweep__rd32(p + 168) ^ f->pushed_by) |
                  (sweep__rd32(p + 172) ^ f->rules);
+#endif
     const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
     for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
         d |= sweep__record_move_xor_vec3(c, f->contacts[i].point) |
