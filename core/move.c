@@ -344,10 +344,13 @@ static void try_step(ctx *c, sweep_vec3 e_start, sweep_vec3 e_lat, sweep_vec3 ve
                      sweep_vec3 *vel)
 {
     /* The plain slide's contacts were only a try: the step starts afresh,
-     * from the result as it was before the slide (the move's first pass). */
-    sweep_move_result plain = *c->res;
-    result_init(c->res, c->radii);
-    c->res->iterations = plain.iterations;
+     * from the result as it was before the slide (the move's first pass),
+     * in a result of its own, copied over the plain one only if the step
+     * is kept (one try in five on the corpus). */
+    sweep_move_result *plain = c->res, step;
+    result_init(&step, c->radii);
+    step.iterations = plain->iterations;
+    c->res = &step;
     double plain_progress = horizontal_len2(c, sweep_v3_mul(sweep_v3_sub(*e_pos, e_start), c->radii));
 
     pass_out po;
@@ -362,15 +365,15 @@ static void try_step(ctx *c, sweep_vec3 e_start, sweep_vec3 e_lat, sweep_vec3 ve
      * feet were: otherwise a body could perch on a higher edge and creep up
      * it over several moves. */
     double feet = sweep_v3_dot(sweep_v3_mul(e_start, c->radii), c->up) - c->foot;
+    c->res = plain;
     if (po.ground && progress > plain_progress && po.ground_height - feet <= c->cfg->step_height) {
-        c->res->flags |= SWEEP_MOVED_STEPPED;
+        step.flags |= SWEEP_MOVED_STEPPED;
+        *plain = step;
         *e_pos = p;
         *vel = v;
         return;
     }
-    uint32_t iterations = c->res->iterations;
-    *c->res = plain;
-    c->res->iterations = iterations;
+    plain->iterations = step.iterations;
 }
 
 /*
@@ -466,10 +469,12 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
     if (st != SWEEP_OK)
         return st;
 
-    sweep_move_result res;
-    result_init(&res, in->radii);
+    /* Built in place: nothing below fails, and a result is large (most
+     * of it the contact list) to copy. */
+    sweep_move_result *res = out;
+    result_init(res, in->radii);
     ctx c;
-    ctx_init(&c, cfg, in->radii, 1, &res);
+    ctx_init(&c, cfg, in->radii, 1, res);
 
     sweep_vec3 disp = sweep_v3_scale(in->velocity, in->dt);
     sweep_vec3 vel_lat = in->velocity, vel_vert = sweep_v3(0, 0, 0);
@@ -521,11 +526,14 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
     if (sweep_v3_len2(e_vert) > 0.0)
         run_pass(&c, MODE_FALL, &e_pos, e_vert, &vel_vert, &po);
     if (po.ground)
-        set_ground(&res, &po);
+        set_ground(res, &po);
 
     /* 5: keep a walking body on the ground over steps down and slopes. */
     if (!po.ground && was_grounded && cfg->step_height > 0.0 && sweep_v3_dot(disp, c.up) <= 0.0) {
-        sweep_move_result before = res;
+        /* What the pass may change, to undo it if it finds no ground:
+         * it only appends contacts, grows the extents and adds flags. */
+        uint32_t flags = res->flags, contacts = res->contact_count;
+        sweep_vec3 ext_min = res->extents_min, ext_max = res->extents_max;
         sweep_vec3 p = e_pos;
         sweep_vec3 down = sweep_v3_mul(sweep_v3_scale(c.up, -cfg->step_height), c.inv_radii);
         begin_scene(&c, &src, sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(p, e_start), c.radii)),
@@ -533,23 +541,23 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
         run_pass(&c, MODE_FALL, &p, down, NULL, &po);
         if (po.ground) {
             e_pos = p;
-            set_ground(&res, &po);
-            res.flags |= SWEEP_MOVED_SNAPPED;
+            set_ground(res, &po);
+            res->flags |= SWEEP_MOVED_SNAPPED;
         } else {
-            uint32_t iterations = res.iterations;
-            res = before;
-            res.iterations = iterations;
+            res->flags = flags;
+            memset(&res->contacts[contacts], 0, (res->contact_count - contacts) * sizeof res->contacts[0]);
+            res->contact_count = contacts;
+            res->extents_min = ext_min, res->extents_max = ext_max;
         }
     }
 
     /* 6: results. A grounded body has no velocity along up: the ground
      * took it, and gravity must not pile up while standing. */
     sweep_vec3 vel = sweep_v3_add(vel_lat, vel_vert);
-    if (res.flags & SWEEP_MOVED_GROUNDED)
+    if (res->flags & SWEEP_MOVED_GROUNDED)
         vel = sweep_v3_madd(vel, c.up, -sweep_v3_dot(vel, c.up));
-    res.velocity = vel;
-    res.position = sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), c.radii));
-    *out = res;
+    res->velocity = vel;
+    res->position = sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), c.radii));
     return SWEEP_OK;
 }
 
