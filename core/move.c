@@ -157,7 +157,7 @@ static sweep_vec3 stop_point(const ctx *c, sweep_vec3 from, sweep_vec3 disp, con
     double skin = c->cfg->skin;
     if (sr->t_min < 0.0)
         return sweep_v3_madd(from, sr->hits[0].normal, -sr->t_min + skin);
-    double len = sweep_v3_len(disp);
+    double len = sr->disp_len; /* sweep_v3_len(disp) */
     double t = len > 0.0 ? sr->t_min - skin / len : 0.0;
     return t > 0.0 ? sweep_v3_madd(from, disp, t) : from;
 }

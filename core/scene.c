@@ -510,6 +510,7 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     sweep__scene_result *r = out;
     r->count = 0;
     r->t_min = 1.0;
+    r->disp_len = path.disp_len;
     if (!w || w->tri_count == 0) {
         /* no static geometry */
     } else if (s->kept && box_inside(lo, hi, s->lo, s->hi)) {

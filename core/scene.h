@@ -33,6 +33,7 @@ typedef struct sweep__scene_hit {
 typedef struct sweep__scene_result {
     double t_min;   /* earliest t over all contacts: where the sphere may go */
     uint32_t count; /* simultaneous contacts, sorted by index; hits[0] is the primary */
+    double disp_len; /* |e_disp| (sweep_v3_len), which the sweep needed too */
     sweep__scene_hit hits[SWEEP__MAX_SIMULTANEOUS];
 } sweep__scene_result;
 
