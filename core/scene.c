@@ -396,6 +396,9 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             if (!tri_meets(&b, &w->boxes[i]))
                 continue;
             int keep = !culled(&cb, &w->planes[i], &w->boxes[i]);
+            /* Nearly every kept triangle is prepared by a sweep soon
+             * after, from its world corners: fetch them now. */
+            __builtin_prefetch(&w->tris[i]);
             if (s->count == SWEEP__MAX_CANDIDATES) {
                 if (keep) {
                     s->kept = 0;
