@@ -126,6 +126,12 @@ struct sweep__replay_core {
     core_session *sessions;
     uint32_t session_count, session_cap;
     index_map session_index;
+    /* The lean loop's sessions by the low bits of their ids: a request a
+     * move looks its session up; cleared whenever sessions move. */
+    struct {
+        uint64_t id;
+        uint32_t slot; /* UINT32_MAX: empty */
+    } session_cache[64];
     sweep_body *bodies;
     uint32_t body_cap;
     uint32_t *crushed; /* this tick's, as entity index and mover pairs */
@@ -205,6 +211,8 @@ static int rebuild_entities(sweep__replay_core *c)
 
 static int rebuild_sessions(sweep__replay_core *c)
 {
+    for (size_t i = 0; i < sizeof c->session_cache / sizeof c->session_cache[0]; i++)
+        c->session_cache[i].slot = UINT32_MAX;
     if (map_reset(&c->session_index, c->session_count) != 0)
         return -1;
     for (uint32_t i = 0; i < c->session_count; i++)
@@ -222,6 +230,20 @@ static core_session *find_session(sweep__replay_core *c, uint64_t id)
 {
     uint32_t i = map_get(&c->session_index, id);
     return i == UINT32_MAX ? NULL : &c->sessions[i];
+}
+
+/* find_session through session_cache. */
+static inline core_session *find_session_cached(sweep__replay_core *c, uint64_t id)
+{
+    size_t k = id & (sizeof c->session_cache / sizeof c->session_cache[0] - 1);
+    if (c->session_cache[k].slot != UINT32_MAX && c->session_cache[k].id == id)
+        return &c->sessions[c->session_cache[k].slot];
+    core_session *s = find_session(c, id);
+    if (s) {
+        c->session_cache[k].id = id;
+        c->session_cache[k].slot = (uint32_t)(s - c->sessions);
+    }
+    return s;
 }
 
 /* Takes out the entities marked gone, the others keeping their order (a
@@ -1087,7 +1109,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
         if (end - at - 5 < len || len <= 8)
             break;
         uint64_t session = sweep__rd64(d + at + 5);
-        core_session *s = find_session(c, session);
+        core_session *s = find_session_cached(c, session);
         if (!s)
             break;
         size_t first = at + 5 + len, group_end;
