@@ -413,19 +413,47 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
     return SWEEP_OK;
 }
 
+/* The part of a ctx that depends only on the radii and gravity. */
+typedef struct ctx_shape {
+    sweep_vec3 radii, gravity; /* the inputs, compared bit for bit */
+    int with_up, valid;
+    sweep_vec3 inv_radii, up;
+    int has_up;
+    double foot;
+} ctx_shape;
+
+/* The last shape made on this thread (one for moves, one for the movers'
+ * slides, which have no up): a world's bodies mostly share their
+ * radii and all share its gravity, and making a shape is a chain of
+ * divisions and square roots each waiting for the last, at the head of
+ * every move. A hit gives the very values a remake would (the same inputs,
+ * bit for bit, through the same operations). */
+static _Thread_local ctx_shape last_shape[2]; /* without, with up */
+
+static int same_bits(const sweep_vec3 *a, const sweep_vec3 *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
 /* Fills the fixed part of a ctx for an ellipsoid of the given radii. */
 static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with_up, sweep_move_result *res)
 {
-    c->cfg = cfg, c->radii = radii;
-    c->inv_radii = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
-    c->up = sweep_v3(0, 0, 0), c->has_up = 0, c->foot = 0.0, c->res = res;
-    double g = sweep_v3_len(cfg->gravity);
-    if (with_up && g > 0.0) {
-        c->up = sweep_v3_scale(cfg->gravity, -1.0 / g);
-        c->has_up = 1;
-        sweep_vec3 ru = sweep_v3_mul(radii, c->up);
-        c->foot = sweep_v3_len(ru);
+    c->cfg = cfg, c->radii = radii, c->res = res;
+    ctx_shape *sh = &last_shape[with_up != 0];
+    if (!sh->valid || sh->with_up != with_up || !same_bits(&sh->radii, &radii) ||
+        !same_bits(&sh->gravity, &cfg->gravity)) {
+        sh->radii = radii, sh->gravity = cfg->gravity, sh->with_up = with_up, sh->valid = 1;
+        sh->inv_radii = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+        sh->up = sweep_v3(0, 0, 0), sh->has_up = 0, sh->foot = 0.0;
+        double g = sweep_v3_len(cfg->gravity);
+        if (with_up && g > 0.0) {
+            sh->up = sweep_v3_scale(cfg->gravity, -1.0 / g);
+            sh->has_up = 1;
+            sweep_vec3 ru = sweep_v3_mul(radii, sh->up);
+            sh->foot = sweep_v3_len(ru);
+        }
     }
+    c->inv_radii = sh->inv_radii, c->up = sh->up, c->has_up = sh->has_up, c->foot = sh->foot;
 }
 
 sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 position,

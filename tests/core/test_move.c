@@ -1,7 +1,8 @@
 /*
  * test_move.c - collide-and-slide behaviour on small hand-built scenes:
  * standing, sliding along walls, corners, corridors, stairs, ramps, a pit,
- * a low ceiling, other up axes, tie-breaks and bad input.
+ * a low ceiling, other up axes, radii and gravity changing between moves,
+ * tie-breaks and bad input.
  *
  * Scenes are z-up, the player ellipsoid has radii (0.4, 0.4, 0.9), steps are
  * 1/60 s, and a "walk" feeds each move like a game would: the lateral
@@ -510,6 +511,40 @@ static void other_up_axis(void **state)
     scene_free(&s);
 }
 
+/* A move remembers the last radii and gravity it derived its eSpace and up
+ * axis from (move.c): bodies of other radii, and a config changed in place
+ * between moves, must each get their own. */
+static void radii_and_gravity_changes_are_seen(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    floor_quad(&s, -50, -50, 50, 50, 0);
+    scene_build(&s);
+    const sweep_vec3 radii[2] = {RADII, {0.5, 0.5, 0.25}};
+    sweep_move_result first[2], r;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 2; k++) {
+            sweep_move_input in = {sweep_v3(0, 0, radii[k].z + 0.01), radii[k],
+                                   sweep_v3_scale(s.cfg.gravity, DT), DT, SWEEP_INPUT_GROUNDED};
+            assert_int_equal(sweep_move(s.w, &s.cfg, &in, &r), SWEEP_OK);
+            assert_true(r.flags & SWEEP_MOVED_GROUNDED);
+            near(r.position.z, radii[k].z, 0.01);
+            if (round == 0)
+                first[k] = r;
+            else
+                assert_memory_equal(&r, &first[k], sizeof r);
+        }
+    /* The same config and radii as the last move, gravity turned off in
+     * place: no up, so no ground. */
+    s.cfg.gravity = sweep_v3(0, 0, 0);
+    sweep_move_input in = {sweep_v3(0, 0, 1), radii[1], sweep_v3(0, 0, -60), DT, SWEEP_INPUT_GROUNDED};
+    assert_int_equal(sweep_move(s.w, &s.cfg, &in, &r), SWEEP_OK);
+    assert_false(r.flags & SWEEP_MOVED_GROUNDED);
+    assert_true(r.flags & SWEEP_MOVED_HIT);
+    scene_free(&s);
+}
+
 static void no_gravity_single_slide(void **state)
 {
     (void)state;
@@ -676,6 +711,7 @@ int main(void)
         cmocka_unit_test(pit_falls_and_lands),
         cmocka_unit_test(low_ceiling_blocks_high_one_passes),
         cmocka_unit_test(other_up_axis),
+        cmocka_unit_test(radii_and_gravity_changes_are_seen),
         cmocka_unit_test(no_gravity_single_slide),
         cmocka_unit_test(equal_contacts_break_ties_by_index),
         cmocka_unit_test(starts_embedded_is_pushed_out),
