@@ -1293,6 +1293,41 @@ static int faces_open_space(bsp *b, const double (*p)[3], uint32_t n, const plan
 /* Adds brush `br` as a closed shell to s, less its hidden faces when
  * `cull` (cut by b->cut_brush). *made is 1 if it had volume. With
  * `measure`, nothing is added: box[0], box[1] get the brush's bounds. */
+/* Triangles tri[4 t] = (corner, corner, corner, shader) over corners v into
+ * s, each corner written once however many triangles share it; degenerate
+ * triangles are counted and left out. *written (if given) counts the
+ * triangles written. */
+static int write_triangles(bsp *b, sink *s, const double (*v)[3], uint32_t nverts, const uint32_t *tri, uint32_t nt,
+                           int64_t *written)
+{
+    uint32_t *remap = malloc((nverts ? nverts : 1) * sizeof *remap);
+    if (!remap)
+        return out_of_memory(b);
+    for (uint32_t i = 0; i < nverts; i++)
+        remap[i] = UINT32_MAX;
+    int ok = 1;
+    for (uint32_t t = 0; t < nt && ok; t++) {
+        const uint32_t *x = &tri[4 * t];
+        if (sweep_triangle_is_degenerate(v3_of(v[x[0]]), v3_of(v[x[1]]), v3_of(v[x[2]]))) {
+            b->st->degenerate_dropped++;
+            continue;
+        }
+        uint32_t mat, vi[3];
+        ok = material_of(b, x[3], &mat);
+        for (int c = 0; c < 3 && ok; c++) {
+            if (remap[x[c]] == UINT32_MAX)
+                ok = sink_vertex(b, s, v[x[c]], &remap[x[c]]);
+            vi[c] = remap[x[c]];
+        }
+        if (ok)
+            ok = sink_triangle(b, s, vi[0], vi[1], vi[2], mat);
+        if (ok && written)
+            (*written)++;
+    }
+    free(remap);
+    return ok;
+}
+
 static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int measure, double box[2][3])
 {
     const uint8_t *r = record(b, L_BRUSHES, br);
@@ -1532,28 +1567,7 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
         *made = 1;
         return 1;
     }
-    uint32_t *remap = malloc(nverts * sizeof *remap);
-    if (!remap)
-        return out_of_memory(b);
-    for (uint32_t v = 0; v < nverts; v++)
-        remap[v] = UINT32_MAX;
-    for (uint32_t t = 0; t < nt && ok; t++) {
-        const uint32_t *x = &b->tris[4 * t];
-        if (sweep_triangle_is_degenerate(v3_of(b->verts[x[0]]), v3_of(b->verts[x[1]]), v3_of(b->verts[x[2]]))) {
-            b->st->degenerate_dropped++;
-            continue;
-        }
-        uint32_t mat, vi[3];
-        ok = material_of(b, x[3], &mat);
-        for (int c = 0; c < 3 && ok; c++) {
-            if (remap[x[c]] == UINT32_MAX)
-                ok = sink_vertex(b, s, b->verts[x[c]], &remap[x[c]]);
-            vi[c] = remap[x[c]];
-        }
-        if (ok)
-            ok = sink_triangle(b, s, vi[0], vi[1], vi[2], mat);
-    }
-    free(remap);
+    ok = write_triangles(b, s, b->verts, nverts, b->tris, nt, NULL);
     *made = ok;
     return ok;
 }
@@ -1913,31 +1927,8 @@ static int emit_merged(bsp *b, sink *s)
     if (!sweep__face_merge(&b->faces, SWEEP_BSP_MERGE_EPSILON, &b->mesh))
         return out_of_memory(b);
     const sweep__face_mesh *m = &b->mesh;
-    uint32_t *remap = malloc((m->vertices ? m->vertices : 1) * sizeof *remap);
-    if (!remap)
-        return out_of_memory(b);
-    for (uint32_t v = 0; v < m->vertices; v++)
-        remap[v] = UINT32_MAX;
-    int ok = 1;
     int64_t written = 0;
-    for (uint32_t t = 0; t < m->triangles && ok; t++) {
-        const uint32_t *x = &m->tri[4 * t];
-        if (sweep_triangle_is_degenerate(v3_of(m->v[x[0]]), v3_of(m->v[x[1]]), v3_of(m->v[x[2]]))) {
-            b->st->degenerate_dropped++;
-            continue;
-        }
-        uint32_t mat, vi[3];
-        ok = material_of(b, x[3], &mat);
-        for (int c = 0; c < 3 && ok; c++) {
-            if (remap[x[c]] == UINT32_MAX)
-                ok = sink_vertex(b, s, m->v[x[c]], &remap[x[c]]);
-            vi[c] = remap[x[c]];
-        }
-        if (ok)
-            ok = sink_triangle(b, s, vi[0], vi[1], vi[2], mat);
-        written += ok;
-    }
-    free(remap);
+    int ok = write_triangles(b, s, m->v, m->vertices, m->tri, m->triangles, &written);
     b->merge_net += b->merge_before - written;
     b->merge_before = 0;
     sweep__face_set_clear(&b->faces);
