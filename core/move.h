@@ -27,8 +27,11 @@
  * Without gravity (zero vector) there is no up axis: the whole displacement
  * is one slide and there is no ground logic.
  *
- * The call is a pure function of (world, config, input): no allocation, no
- * global state, bit-identical on every machine (see vec3.h conventions).
+ * The call is a pure function of (world, config, input): no allocation,
+ * bit-identical on every machine (see vec3.h conventions). Its one piece of
+ * state is per thread and changes no answer: the inverse radii and up axis
+ * made for the last radii and gravity, reused while they are the same bits
+ * (they are what a remake would give).
  * Bad input returns an error and writes nothing. It keeps the triangles it
  * is near on the stack: about 87 KiB of it at the deepest, which a thread
  * calling it must have (glibc's default thread stack is 8 MiB, musl's 128 KiB).
