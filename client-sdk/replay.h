@@ -29,13 +29,14 @@
  * Errors, the encoding of messages, state hashes), and refuses logs it
  * cannot re-run from the core alone (recorded with --players-block on:
  * there every move meets the other players' shells). It checks a log's
- * motion without the server's request path. Where the machine has a
- * second CPU, both depths have the frames' checksums summed ahead on it
- * when it is idle (sweep_record_check_ahead, server/record.h), and the
- * core depth of a version 2 log has the lean loop's groups found there too
- * (server/record_window.h); whatever that thread has not done, and
- * everything else, is done on the replay's own thread, which never waits
- * for it.
+ * motion without the server's request path. Where the replay may run on
+ * a second CPU (its affinity, not only the CPUs online: pinned to one, it
+ * starts no thread), both depths have the frames' checksums summed ahead
+ * on it when it is idle (sweep_record_check_ahead, server/record.h), and
+ * the core depth of a version 2 log has the lean loop's groups found
+ * there too (server/record_window.h); whatever that thread has not done,
+ * and everything else, is done on the replay's own thread, which never
+ * waits for it.
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);

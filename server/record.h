@@ -174,12 +174,14 @@ const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r);
 int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size_t errlen);
 
 /* Checks the frames' checksums ahead of sweep_record_next on a second
- * thread, where there is a second CPU, at the lowest priority (SCHED_IDLE:
- * only on a CPU nothing else wants): a frame it has found whole is not
- * summed again when read, and what the reader gives (records, errors,
- * where) is the same either way, since it sums itself whatever the thread
- * has not vouched for. 1 if the thread runs, 0 if not (one CPU, or no
- * thread to be had: nothing changes). Stopped by sweep_record_close. */
+ * thread, where the caller may run on a second CPU (its affinity, as
+ * taskset or a cpuset leave it, not only the CPUs online), at the lowest
+ * priority (SCHED_IDLE: only on a CPU nothing else wants): a frame it has
+ * found whole is not summed again when read, and what the reader gives
+ * (records, errors, where) is the same either way, since it sums itself
+ * whatever the thread has not vouched for. 1 if the thread runs, 0 if not
+ * (one CPU, or no thread to be had: nothing changes). Stopped by
+ * sweep_record_close. */
 int sweep_record_check_ahead(sweep_record_reader *r);
 
 /* After the end: 1 if the last frame was cut short (the writer was killed

@@ -3,7 +3,7 @@
  * every frame's checksum before any record of it is believed, every length
  * against what holds it.
  */
-#define _GNU_SOURCE /* SCHED_IDLE */
+#define _GNU_SOURCE /* SCHED_IDLE, sched_getaffinity */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -517,13 +517,33 @@ static void *check_ahead(void *arg)
     return NULL;
 }
 
+/* Its affinity, not the CPUs online: pinned to one CPU (taskset, a
+ * cpuset), a second thread can only take the reader's own turns, even at
+ * SCHED_IDLE, each of its slices a switch, and what it sums or plans in
+ * them the reader would have done itself in the same time. */
+long sweep__record_cpus(void)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        long n = CPU_COUNT(&set);
+        if (n < online || online < 1)
+            return n;
+    }
+    return online;
+}
+
 int sweep_record_check_ahead(sweep_record_reader *r)
 {
     if (r->ahead_started)
         return 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 2 || pthread_create(&r->ahead, NULL, check_ahead, r) != 0)
+    if (sweep__record_cpus() < 2 || pthread_create(&r->ahead, NULL, check_ahead, r) != 0) {
+        /* No thread, no plans: the lean loop scans every group itself
+         * without asking a queue nobody fills. */
+        free(r->plan.items);
+        r->plan.items = NULL;
         return 0;
+    }
     /* Only on a CPU nothing else wants: what the thread has not done the
      * reader does itself, so on a busy machine the thread would only take
      * the reader's turns (best effort: it runs either way). */
@@ -537,6 +557,8 @@ int sweep__record_plan_ahead(sweep_record_reader *r)
 {
     if (r->ahead_started || r->plan.items)
         return r->plan.items != NULL;
+    if (sweep__record_cpus() < 2)
+        return 0;
     r->plan.items = malloc(PLAN_CAP * sizeof *r->plan.items);
     if (!r->plan.items)
         return 0;

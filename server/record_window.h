@@ -29,6 +29,11 @@ const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, si
  * frame's first record, or its end) the next record to be read. */
 void sweep__record_seek(sweep_record_reader *r, size_t at);
 
+/* The CPUs the calling thread may run on (its affinity, at most the CPUs
+ * online): sweep_record_check_ahead and sweep__record_plan_ahead start
+ * nothing below 2. */
+long sweep__record_cpus(void);
+
 /* ---- the lean groups of a frame ---------------------------------------- */
 
 /* The framings of a session's messages a lean group may be read under:
@@ -98,7 +103,11 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
  * up instead of reading them twice; call before sweep_record_check_ahead.
  * The thread waits while the lean loop is a whole queue of groups behind
  * (sweep__record_plan_stop lets it go on without planning). 1, or 0 when
- * out of memory (nothing changes). */
+ * there will be no thread (fewer than 2 CPUs for it, sweep__record_cpus)
+ * or no memory: nothing changes, and the lean loop, finding no queue
+ * (sweep__record_plan_queue NULL), scans every group itself. A queue made
+ * here is dropped again if sweep_record_check_ahead then starts no
+ * thread. */
 int sweep__record_plan_ahead(sweep_record_reader *r);
 
 /* No more planning: a reader that will not look its groups up. */

@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1548,7 +1549,7 @@ static void trace_read(const char *path, int ahead, read_trace *t)
     if (!rd)
         fail_msg("%s", err);
     if (ahead) {
-        assert_int_equal(sweep_record_check_ahead(rd), sysconf(_SC_NPROCESSORS_ONLN) > 1);
+        assert_int_equal(sweep_record_check_ahead(rd), sweep__record_cpus() > 1);
         /* Sometimes ahead of the reader, sometimes behind it. */
         if (ahead == 2)
             usleep(20000);
@@ -1790,9 +1791,8 @@ static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64
  * segments), of a MOVE's output or input changed (a divergence, named on
  * the MOVE or on the answer), of a garbled answer, and of a log cut in
  * the middle. */
-static void lean_loop_matches_general_path(void **state)
+static void lean_loop_cases(const char *rotated)
 {
-    (void)state;
     char raw[600], killed[2][600], out[400], what[700];
     raw_log(raw, sizeof raw);
     const char *logs[3] = {raw, killed[0], killed[1]};
@@ -1803,19 +1803,11 @@ static void lean_loop_matches_general_path(void **state)
         snprintf(killed[i], sizeof killed[i], "%s", names[0]);
     }
     scratch("lean.sweeplog", out, sizeof out);
-    /* A log rotated into segments, as rotated_log_follows_its_segments
-     * left it (its segment 1 moved away, the third renamed in its place):
-     * segment 1 put back, the replay goes from segment 0 through segment
-     * 1 and stops where segment 2 is missing. */
+    /* The rotated log (below): from segment 0 through segment 1, stopping
+     * where segment 2 is missing. */
     {
-        char rot[400], seg[64][512], away[600];
-        scratch("rotated", rot, sizeof rot);
-        int n = logs_in(rot, seg, 64);
-        assert_true(n >= 2);
-        snprintf(away, sizeof away, "%s.away", seg[1]);
-        assert_int_equal(rename(away, seg[1]), 0);
         outcome o;
-        lean_matches_general(seg[0], "rotated", &o);
+        lean_matches_general(rotated, "rotated", &o);
         assert_int_equal(o.rc, -1);
         assert_int_equal(o.st.segments, 2);
         assert_non_null(strstr(o.err, "next segment"));
@@ -1868,13 +1860,61 @@ static void lean_loop_matches_general_path(void **state)
     }
 }
 
+/* Pins the calling thread (and the threads it starts) to one of the CPUs
+ * it may use, as taskset -c would, saving its affinity in *saved for
+ * all_cpus; 0 when it cannot. */
+static int one_cpu(cpu_set_t *saved)
+{
+    if (sched_getaffinity(0, sizeof *saved, saved) != 0)
+        return 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int i = 0; i < CPU_SETSIZE; i++) {
+        if (CPU_ISSET(i, saved)) {
+            CPU_SET(i, &one);
+            break;
+        }
+    }
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return 0;
+    assert_int_equal(sweep__record_cpus(), 1);
+    return 1;
+}
+
+static void all_cpus(const cpu_set_t *saved)
+{
+    assert_int_equal(sched_setaffinity(0, sizeof *saved, saved), 0);
+}
+
+/* As above, with the CPUs the tests have (on two or more, the lean loop
+ * takes the groups the thread planned when it has them) and pinned to one
+ * (no thread, no plans: the lean loop scans every group itself). */
+static void lean_loop_matches_general_path(void **state)
+{
+    (void)state;
+    /* A log rotated into segments, as rotated_log_follows_its_segments
+     * left it (its segment 1 moved away, the third renamed in its place):
+     * segment 1 put back. */
+    char rot[400], seg[64][512], away[600];
+    scratch("rotated", rot, sizeof rot);
+    int n = logs_in(rot, seg, 64);
+    assert_true(n >= 2);
+    snprintf(away, sizeof away, "%s.away", seg[1]);
+    assert_int_equal(rename(away, seg[1]), 0);
+    lean_loop_cases(seg[0]);
+    cpu_set_t saved;
+    if (one_cpu(&saved)) {
+        lean_loop_cases(seg[0]);
+        all_cpus(&saved);
+    }
+}
+
 /* The lean groups the thread reading ahead finds (sweep__record_plan_ahead)
  * are the ones the lean loop would find itself, IN record by IN record,
  * on whole logs and on logs cut by SIGKILL: the group's end and its
  * framings, a group that is not lean (a spawn, an Error) included. */
-static void planned_groups_match_the_lean_scan(void **state)
+static void planned_groups_cases(void)
 {
-    (void)state;
     char raw[600], killed[2][600];
     raw_log(raw, sizeof raw);
     const char *logs[3] = {raw, killed[0], killed[1]};
@@ -1890,10 +1930,13 @@ static void planned_groups_match_the_lean_scan(void **state)
         if (!rd)
             fail_msg("%s", err);
         assert_int_equal(sweep_record_head_of(rd)->version, 2);
-        assert_int_equal(sweep__record_plan_ahead(rd), 1);
+        int two = sweep__record_cpus() > 1;
+        assert_int_equal(sweep__record_plan_ahead(rd), two);
         int ahead = sweep_record_check_ahead(rd);
-        assert_int_equal(ahead, sysconf(_SC_NPROCESSORS_ONLN) > 1);
+        assert_int_equal(ahead, two);
         sweep__record_ahead_wait(rd);
+        if (!ahead)
+            assert_null(sweep__record_plan_queue(rd));
         sweep_record x;
         unsigned lean = 0, other = 0;
         while (sweep_record_next(rd, &x, err, sizeof err) == 1) {
@@ -1905,13 +1948,11 @@ static void planned_groups_match_the_lean_scan(void **state)
             const uint8_t *d = sweep__record_window(rd, &at, &end);
             size_t want = sweep__record_lean_group(d, at, end, x.session, SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok,
                                                    &count);
+            if (!ahead)
+                continue;
             sweep__plan_queue *q = sweep__record_plan_queue(rd);
             assert_non_null(q);
             int planned = sweep__record_planned(q, (size_t)x.offset, &group_end, &planned_ok);
-            if (!ahead) {
-                assert_int_equal(planned, 0);
-                continue;
-            }
             if (!planned)
                 fail_msg("%s: the IN at byte %" PRIu64 " was not planned", logs[l], x.offset);
             assert_int_equal(group_end, want);
@@ -1924,6 +1965,19 @@ static void planned_groups_match_the_lean_scan(void **state)
         if (ahead)
             assert_true(lean > 20 && other > 0);
         sweep_record_close(rd);
+    }
+}
+
+/* The lean groups planned with the CPUs the tests have, and none when
+ * pinned to one CPU (no thread, no queue: sweep__record_cpus). */
+static void planned_groups_match_the_lean_scan(void **state)
+{
+    (void)state;
+    planned_groups_cases();
+    cpu_set_t saved;
+    if (one_cpu(&saved)) {
+        planned_groups_cases();
+        all_cpus(&saved);
     }
 }
 
