@@ -140,6 +140,7 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     int compact; /* a version 2 log: moves checked on their MOVE records */
+    size_t prefetched; /* lean_prefetch's place in the log */
     sweep_record *group; /* the lean loop's group, read again to name a failure */
     uint32_t group_cap;
     sweep__replay_core_observer observer;
@@ -1098,11 +1099,30 @@ static int group_records(sweep_replay *r, sweep__replay_core *c, sweep_record_re
 }
 
 /* How far past the lean loop's place the log is fetched into the cache
- * when no thread reads ahead (below): a frame is a tick's records, 8 to
- * 9 KB on the 16-bot logs, so about two frames, a few hundred
- * microseconds of moves. On oacmpdm7 on one CPU, 4 KB gained nothing and
- * 64 KB and 256 KB lost; 16 KB gained about 4%, the arena's about 0. */
+ * when no thread reads ahead (lean_prefetch): a frame is a tick's
+ * records, 8 to 9 KB on the 16-bot logs, so about two frames, a few
+ * hundred microseconds of moves. On oacmpdm7 on one CPU, 4 KB gained
+ * nothing and 64 KB and 256 KB lost; 16 KB gained about 4%, the arena's
+ * about 0. */
 #define LEAN_PREFETCH 16384u
+
+/* Without the thread (one CPU) the reader sums each frame as the replay
+ * reaches it, and summing is then mostly waiting for the frame's bytes to
+ * come from memory. Asked for a few cache lines a request, as far ahead
+ * as the loop has come (c->prefetched: the log's bytes up to there were
+ * asked for), they arrive while the core runs the moves before them. Out
+ * of line, so that the loop with the thread keeps its registers: with it
+ * the bytes are in the shared cache already, and prefetching them only
+ * cost. */
+static __attribute__((noinline)) void lean_prefetch(sweep__replay_core *c, const uint8_t *d, size_t at, size_t size)
+{
+    size_t pf = c->prefetched, lim = at + LEAN_PREFETCH < size ? at + LEAN_PREFETCH : size;
+    if (pf < at || pf > lim) /* the first request, or another segment's offsets */
+        pf = at;
+    for (; pf < lim; pf += 64)
+        __builtin_prefetch(d + pf, 0, 3);
+    c->prefetched = pf;
+}
 
 int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
                             uint64_t *requests, size_t *stop)
@@ -1111,16 +1131,9 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
     const uint8_t *d = sweep__record_window(rd, &at, &end);
     at = from;
     sweep__plan_queue *plan = sweep__record_plan_queue(rd);
-    /* Without the thread (one CPU) the reader sums each frame as the
-     * replay reaches it, and summing is then mostly waiting for the
-     * frame's bytes to come from memory. Asked for a few cache lines a
-     * request, as far ahead as the loop has come, they arrive while the
-     * core runs the moves before them. With the thread they are in the
-     * shared cache already, and the prefetches only cost. */
-    size_t size = plan ? 0 : (size_t)sweep_record_size(rd), pf = at + LEAN_PREFETCH;
     while (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
-        for (size_t lim = at + LEAN_PREFETCH < size ? at + LEAN_PREFETCH : size; pf < lim; pf += 64)
-            __builtin_prefetch(d + pf, 0, 3);
+        if (!plan)
+            lean_prefetch(c, d, at, (size_t)sweep_record_size(rd));
         uint32_t len = sweep__rd32(d + at + 1);
         if (end - at - 5 < len || len <= 8)
             break;
