@@ -36,7 +36,8 @@
  * the core depth of a version 2 log has the lean loop's groups found
  * there too (server/record_window.h); whatever that thread has not done,
  * and everything else, is done on the replay's own thread, which never
- * waits for it.
+ * waits for it. That thread starts with the first sweep_replay_step (or
+ * run), not at open, so a timing of the run sees all of its work.
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
