@@ -1783,6 +1783,20 @@ static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64
     assert_true(found);
 }
 
+/* The logs the lean-loop tests run over: the raw one, and the two a
+ * recording server left when SIGKILLed (the killed-0 and killed-2 cases). */
+static void whole_and_killed_logs(char raw[600], char killed[2][600], const char *logs[3])
+{
+    raw_log(raw, 600);
+    for (int i = 0; i < 2; i++) {
+        char rec[400], names[4][512];
+        scratch(i ? "killed-2/rec" : "killed-0/rec", rec, sizeof rec);
+        assert_int_equal(logs_in(rec, names, 4), 1);
+        snprintf(killed[i], 600, "%s", names[0]);
+    }
+    logs[0] = raw, logs[1] = killed[0], logs[2] = killed[1];
+}
+
 /* The core depth of a version 2 log runs most requests in a lean loop
  * that reads their records in place (replay_impl.h) and leaves anything
  * uncommon to the general path, which a watched replay takes for every
@@ -1794,14 +1808,8 @@ static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64
 static void lean_loop_cases(const char *rotated)
 {
     char raw[600], killed[2][600], out[400], what[700];
-    raw_log(raw, sizeof raw);
-    const char *logs[3] = {raw, killed[0], killed[1]};
-    for (int i = 0; i < 2; i++) {
-        char rec[400], names[4][512];
-        scratch(i ? "killed-2/rec" : "killed-0/rec", rec, sizeof rec);
-        assert_int_equal(logs_in(rec, names, 4), 1);
-        snprintf(killed[i], sizeof killed[i], "%s", names[0]);
-    }
+    const char *logs[3];
+    whole_and_killed_logs(raw, killed, logs);
     scratch("lean.sweeplog", out, sizeof out);
     /* The rotated log (below): from segment 0 through segment 1, stopping
      * where segment 2 is missing. */
@@ -1916,14 +1924,8 @@ static void lean_loop_matches_general_path(void **state)
 static void planned_groups_cases(void)
 {
     char raw[600], killed[2][600];
-    raw_log(raw, sizeof raw);
-    const char *logs[3] = {raw, killed[0], killed[1]};
-    for (int i = 0; i < 2; i++) {
-        char rec[400], names[4][512];
-        scratch(i ? "killed-2/rec" : "killed-0/rec", rec, sizeof rec);
-        assert_int_equal(logs_in(rec, names, 4), 1);
-        snprintf(killed[i], sizeof killed[i], "%s", names[0]);
-    }
+    const char *logs[3];
+    whole_and_killed_logs(raw, killed, logs);
     for (int l = 0; l < 3; l++) {
         char err[1400];
         sweep_record_reader *rd = sweep_record_open(logs[l], err, sizeof err);
