@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/schema.h"
@@ -130,15 +131,8 @@ static sweep_proto_error get_contacts(const tab *t, unsigned id, sweep_contact *
     uint32_t n = get_vector(t, id, &e);
     if (n > SWEEP_MAX_CONTACTS)
         return SWEEP_PROTO_E_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *p = t->b + e + (size_t)i * SWEEP__CONTACT_SIZE;
-        out[i].point = sweep__rdvec3(p);
-        out[i].normal = sweep__rdvec3(p + 24);
-        out[i].triangle = sweep__rd32(p + 48);
-        out[i].material = sweep__rd32(p + 52);
-        out[i].mover = UINT32_MAX; /* neither is on the wire (message.h) */
-        out[i].body = UINT32_MAX;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = sweep__contact_read(t->b + e + (size_t)i * SWEEP__CONTACT_SIZE);
     *count = n;
     return SWEEP_PROTO_OK;
 }

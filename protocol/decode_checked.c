@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/schema.h"
 
@@ -159,15 +160,8 @@ static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *
         *bad = 1;
         return;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *p = t->b + e + (size_t)i * SWEEP__CONTACT_SIZE;
-        r->contacts[i].point = sweep__rdvec3(p);
-        r->contacts[i].normal = sweep__rdvec3(p + 24);
-        r->contacts[i].triangle = sweep__rd32(p + 48);
-        r->contacts[i].material = sweep__rd32(p + 52);
-        r->contacts[i].mover = UINT32_MAX; /* neither is on the wire (message.h) */
-        r->contacts[i].body = UINT32_MAX;
-    }
+    for (uint32_t i = 0; i < count; i++)
+        r->contacts[i] = sweep__contact_read(t->b + e + (size_t)i * SWEEP__CONTACT_SIZE);
     r->contact_count = count;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "protocol/builder_inline.h"
+#include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/schema.h"
@@ -73,14 +74,6 @@ static void ref_if(sweep_builder *b, unsigned id, sweep_ref r)
         sweep__builder_add_ref(b, id, r);
 }
 
-static void contact_at(uint8_t *p, const sweep_contact *c)
-{
-    sweep__wrvec3(p, c->point);
-    sweep__wrvec3(p + 24, c->normal);
-    sweep__wr32(p + 48, c->triangle);
-    sweep__wr32(p + 52, c->material);
-}
-
 /* The vector of contacts through the builder's calls (what contacts does
  * when room is short). */
 static sweep_ref contacts_slow(sweep_builder *b, const sweep_contact *c, uint32_t count)
@@ -89,7 +82,7 @@ static sweep_ref contacts_slow(sweep_builder *b, const sweep_contact *c, uint32_
     for (uint32_t i = count; i-- > 0;) {
         uint8_t *p = sweep__builder_push(b, SWEEP__CONTACT_SIZE);
         if (p)
-            contact_at(p, &c[i]);
+            sweep__contact_write(p, &c[i]);
     }
     return sweep__builder_vector_end(b, count);
 }
@@ -110,7 +103,7 @@ static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t cou
     u += pad;
     for (uint32_t i = count; i-- > 0;) {
         u += SWEEP__CONTACT_SIZE;
-        contact_at(end - u, &c[i]);
+        sweep__contact_write(end - u, &c[i]);
     }
     u += 4;
     sweep__wr32(end - u, count);

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/contact_image.h"
 #include "protocol/format.h"
+
+_Static_assert(SWEEP_RECORD_MOVE_CONTACT == SWEEP__CONTACT_SIZE, "a MOVE's contact is the wire's Contact image");
 
 /* The image of f (record.h's layout); its length. */
 static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
@@ -33,12 +36,8 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
     sweep__wr32(out + 168, f->pushed_by);
     sweep__wr32(out + 172, f->rules);
     uint8_t *c = out + SWEEP_RECORD_MOVE_FIXED;
-    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
-        sweep__wrvec3(c, f->contacts[i].point);
-        sweep__wrvec3(c + 24, f->contacts[i].normal);
-        sweep__wr32(c + 48, f->contacts[i].triangle);
-        sweep__wr32(c + 52, f->contacts[i].material);
-    }
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+        sweep__contact_write(c, &f->contacts[i]);
     return sweep__record_move_len(n);
 }
 
@@ -127,12 +126,6 @@ void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record 
     r->pushed_by = sweep__rd32(p + 168);
     r->rules = sweep__rd32(p + 172);
     const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
-    for (uint32_t i = 0; i < r->contact_count; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
-        r->contacts[i].point = sweep__rdvec3(c);
-        r->contacts[i].normal = sweep__rdvec3(c + 24);
-        r->contacts[i].triangle = sweep__rd32(c + 48);
-        r->contacts[i].material = sweep__rd32(c + 52);
-        r->contacts[i].mover = UINT32_MAX; /* not on the wire either (from_core.h) */
-        r->contacts[i].body = UINT32_MAX;
-    }
+    for (uint32_t i = 0; i < r->contact_count; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+        r->contacts[i] = sweep__contact_read(c);
 }

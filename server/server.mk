@@ -46,7 +46,7 @@ LOG_FUZZ := $(BUILD)/tests/fuzz/fuzz_log
 LOG_CORPUS := tests/fuzz/corpus/log
 LOG_FUZZ_SMOKE_RUNS ?= 20000
 $(LOG_FUZZ): tests/fuzz/fuzz_log.c server/record_read.c server/record_move.c server/record.h server/record_move.h \
-		protocol/format.h
+		protocol/format.h protocol/contact_image.h protocol/schema.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_log.c server/record_read.c server/record_move.c -ldeflate -lpthread -o $@
 
