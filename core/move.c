@@ -46,7 +46,7 @@ enum mode {
 };
 
 typedef struct pass_out {
-    int hit_low;      /* touched something that cannot support the body, no
+    int hit_low;      /* (SLIDE) touched something that cannot support the body, no
                        * higher than step_height above the feet (a riser) */
     int hit_edge;     /* stood on the edge of a walkable face (a step's nose) */
     int ground;       /* ended on walkable ground (FALL, PROBE) */
@@ -70,6 +70,13 @@ static int is_walkable(const ctx *c, sweep_vec3 nw)
     return c->has_up && sweep_v3_dot(nw, c->up) >= c->cfg->walkable_normal_up;
 }
 
+/* How far above the body's lowest point (along up) contact h touches it. */
+static double contact_height(const ctx *c, const sweep__scene_hit *h)
+{
+    sweep_vec3 rel = sweep_v3_mul(h->normal, c->radii); /* centre minus contact point */
+    return c->foot - sweep_v3_dot(rel, c->up);
+}
+
 /*
  * Does this contact hold the body up? Either its own normal is walkable, or
  * it is the edge or corner of a walkable face that touches the body no
@@ -91,9 +98,7 @@ static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 nw, swee
     sweep_vec3 face = sweep_v3_normalize(sweep_v3_cross(sweep_v3_sub(t->b, t->a), sweep_v3_sub(t->c, t->a)));
     if (!is_walkable(c, face))
         return 0;
-    sweep_vec3 rel = sweep_v3_mul(h->normal, c->radii); /* centre minus contact point */
-    double height = c->foot - sweep_v3_dot(rel, c->up);
-    if (height > c->cfg->step_height)
+    if (contact_height(c, h) > c->cfg->step_height)
         return 0;
     *ground_n = face;
     return 1;
@@ -104,11 +109,9 @@ static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 nw, swee
  * that rises by step_height still meets a surface it touched higher up. */
 static int touches_low(const ctx *c, const sweep__scene_result *sr)
 {
-    for (uint32_t i = 0; i < sr->count; i++) {
-        sweep_vec3 rel = sweep_v3_mul(sr->hits[i].normal, c->radii); /* centre minus contact point */
-        if (c->foot - sweep_v3_dot(rel, c->up) <= c->cfg->step_height)
+    for (uint32_t i = 0; i < sr->count; i++)
+        if (contact_height(c, &sr->hits[i]) <= c->cfg->step_height)
             return 1;
-    }
     return 0;
 }
 
@@ -250,7 +253,8 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         sweep_vec3 ne = sr.hits[0].normal, nw = nws[0], gn;
         const sweep__scene_hit *support = support_of(c, &sr, nws, &gn);
         if (!support) {
-            if (c->has_up && !po->hit_low)
+            /* only the lateral slide's is read (the step-up's trigger) */
+            if (mode == MODE_SLIDE && c->has_up && !po->hit_low)
                 po->hit_low = touches_low(c, &sr);
         } else if (!is_walkable(c, nw))
             po->hit_edge = 1;
@@ -379,21 +383,20 @@ static void try_step(ctx *c, sweep_vec3 e_start, sweep_vec3 e_lat, sweep_vec3 ve
 /*
  * Keeps the triangles a move will most likely sweep against: the box swept
  * by the ellipsoid from position along disp, grown by the skin, by `bend`
- * for slides that bend the path, and along up by step_up (and down by
- * step_down). Only speed depends on it: a sweep that leaves it walks the
- * BVH (scene.h).
+ * for slides that bend the path, and along up by step_up. Only speed
+ * depends on it: a sweep that leaves it walks the BVH (scene.h).
  */
 static void begin_scene(ctx *c, const sweep__scene_src *src, sweep_vec3 position, sweep_vec3 disp, double bend,
-                        double step_up, double step_down)
+                        double step_up)
 {
     double grow = 1.0 + 4.0 * c->cfg->skin + 2e-3;
     sweep_vec3 pad = sweep_v3_add(sweep_v3_scale(c->radii, grow), sweep_v3(bend, bend, bend));
     sweep_vec3 end = sweep_v3_add(position, disp);
     sweep_vec3 lo = sweep_v3_sub(sweep_v3_min(position, end), pad);
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(position, end), pad);
-    sweep_vec3 u = sweep_v3_scale(c->up, step_up), d = sweep_v3_scale(c->up, -step_down);
-    lo = sweep_v3_add(lo, sweep_v3_min(sweep_v3_min(u, d), sweep_v3(0, 0, 0)));
-    hi = sweep_v3_add(hi, sweep_v3_max(sweep_v3_max(u, d), sweep_v3(0, 0, 0)));
+    sweep_vec3 u = sweep_v3_scale(c->up, step_up);
+    lo = sweep_v3_add(lo, sweep_v3_min(u, sweep_v3(0, 0, 0)));
+    hi = sweep_v3_add(hi, sweep_v3_max(u, sweep_v3(0, 0, 0)));
     sweep__scene_begin(&c->scene, src, c->radii, c->inv_radii, lo, hi);
 }
 
@@ -408,7 +411,7 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
         return SWEEP_E_DT;
     if (sweep_v3_len2(in->velocity) > cfg->max_speed * cfg->max_speed)
         return SWEEP_E_VELOCITY;
-    if (!sweep_config_contains(cfg, in->position))
+    if (!sweep__config_contains_inline(cfg, in->position))
         return SWEEP_E_POSITION;
     return SWEEP_OK;
 }
@@ -416,7 +419,7 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
 /* The part of a ctx that depends only on the radii and gravity. */
 typedef struct ctx_shape {
     sweep_vec3 radii, gravity; /* the inputs, compared bit for bit */
-    int with_up, valid;
+    int valid;
     sweep_vec3 inv_radii, up;
     int has_up;
     double foot;
@@ -430,19 +433,13 @@ typedef struct ctx_shape {
  * bit for bit, through the same operations). */
 static _Thread_local ctx_shape last_shape[2]; /* without, with up */
 
-static int same_bits(const sweep_vec3 *a, const sweep_vec3 *b)
-{
-    return memcmp(a, b, sizeof *a) == 0;
-}
-
 /* Fills the fixed part of a ctx for an ellipsoid of the given radii. */
 static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with_up, sweep_move_result *res)
 {
     c->cfg = cfg, c->radii = radii, c->res = res;
     ctx_shape *sh = &last_shape[with_up != 0];
-    if (!sh->valid || sh->with_up != with_up || !same_bits(&sh->radii, &radii) ||
-        !same_bits(&sh->gravity, &cfg->gravity)) {
-        sh->radii = radii, sh->gravity = cfg->gravity, sh->with_up = with_up, sh->valid = 1;
+    if (!sh->valid || !sweep_v3_same_bits(sh->radii, radii) || !sweep_v3_same_bits(sh->gravity, cfg->gravity)) {
+        sh->radii = radii, sh->gravity = cfg->gravity, sh->valid = 1;
         sh->inv_radii = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
         sh->up = sweep_v3(0, 0, 0), sh->has_up = 0, sh->foot = 0.0;
         double g = sweep_v3_len(cfg->gravity);
@@ -463,7 +460,7 @@ sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sw
     result_init(&res, radii);
     ctx c;
     ctx_init(&c, cfg, radii, 0, &res);
-    begin_scene(&c, src, position, disp, 0.5 * sweep_v3_len(disp), 0.0, 0.0);
+    begin_scene(&c, src, position, disp, 0.5 * sweep_v3_len(disp), 0.0);
     const sweep_vec3 e_start = sweep_v3_mul(position, c.inv_radii);
     sweep_vec3 e_pos = e_start;
     pass_out po;
@@ -524,7 +521,7 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
      * move gathering a step deeper: it comes in under one move in five
      * on the corpus, and the shallower box saves more than the columns
      * cost on most levels (dense ones most). */
-    begin_scene(&c, &src, in->position, disp, 0.5 * sweep_v3_len(disp), was_grounded ? cfg->step_height : 0.0, 0.0);
+    begin_scene(&c, &src, in->position, disp, 0.5 * sweep_v3_len(disp), was_grounded ? cfg->step_height : 0.0);
 
     const sweep_vec3 e_start = sweep_v3_mul(in->position, c.inv_radii);
     sweep_vec3 e_pos = e_start;
@@ -565,7 +562,7 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
         sweep_vec3 p = e_pos;
         sweep_vec3 down = sweep_v3_mul(sweep_v3_scale(c.up, -cfg->step_height), c.inv_radii);
         begin_scene(&c, &src, sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(p, e_start), c.radii)),
-                    sweep_v3_scale(c.up, -cfg->step_height), 0.0, 0.0, 0.0);
+                    sweep_v3_scale(c.up, -cfg->step_height), 0.0, 0.0);
         run_pass(&c, MODE_FALL, &p, down, NULL, &po);
         if (po.ground) {
             e_pos = p;

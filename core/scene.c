@@ -107,8 +107,8 @@ typedef struct sweep_box {
  * same bits. */
 static inline __m128 widen2(__m128d x, int up)
 {
-    __m128d out = _mm_add_pd(_mm_mul_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), x), _mm_set1_pd(0x1p-20)),
-                             _mm_set1_pd(0x1p-100));
+    __m128d out = _mm_add_pd(_mm_mul_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), x), _mm_set1_pd(SWEEP__WIDEN_REL)),
+                             _mm_set1_pd(SWEEP__WIDEN_ABS));
     return _mm_cvtpd_ps(up ? _mm_add_pd(x, out) : _mm_sub_pd(x, out));
 }
 #endif

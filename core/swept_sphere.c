@@ -255,12 +255,6 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
 static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
                               sweep_sphere_hit *out);
 
-/* The same bits (a centre of -0.0 is not one of +0.0 here). */
-static inline int same_point(sweep_vec3 a, sweep_vec3 b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 /* A centre inside the slab: embedded, or the edges and vertices, unless
  * the triangle is out of reach. */
 int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out)
@@ -269,7 +263,7 @@ int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, doubl
     /* A function of the centre and the prepared triangle alone, so
      * the one kept from the same centre is the same bits. */
     sweep_vec3 q;
-    if (same_point(pt->qc, center)) {
+    if (sweep_v3_same_bits(pt->qc, center)) {
         q = pt->q;
     } else {
         q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);

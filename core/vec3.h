@@ -21,6 +21,7 @@
 #define SWEEP_CORE_VEC3_H
 
 #include <math.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +110,14 @@ static inline sweep_vec3 sweep_v3_max(sweep_vec3 a, sweep_vec3 b)
 static inline int sweep_v3_isfinite(sweep_vec3 a)
 {
     return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
+
+/* The same bits, not only equal values: -0.0 is not +0.0 here, and a NaN
+ * is itself. What a cache keyed on a vector must compare to give the very
+ * values a recomputation would. */
+static inline int sweep_v3_same_bits(sweep_vec3 a, sweep_vec3 b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
 }
 
 #ifdef __cplusplus

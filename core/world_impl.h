@@ -98,15 +98,19 @@ static inline float sweep__float_up(double x)
  * x is moved out by 2^-20 of itself (and 2^-100) first, far more than the
  * float rounding of 2^-24 of itself, so the rounded value still lies
  * outside. For boxes that are made often; a box is then a little larger
- * than it need be, which only costs a test now and then. */
+ * than it need be, which only costs a test now and then. The SSE form
+ * (scene.c) uses the same two constants. */
+#define SWEEP__WIDEN_REL 0x1p-20
+#define SWEEP__WIDEN_ABS 0x1p-100
+
 static inline float sweep__widen_down(double x)
 {
-    return (float)(x - (fabs(x) * 0x1p-20 + 0x1p-100));
+    return (float)(x - (fabs(x) * SWEEP__WIDEN_REL + SWEEP__WIDEN_ABS));
 }
 
 static inline float sweep__widen_up(double x)
 {
-    return (float)(x + (fabs(x) * 0x1p-20 + 0x1p-100));
+    return (float)(x + (fabs(x) * SWEEP__WIDEN_REL + SWEEP__WIDEN_ABS));
 }
 
 struct sweep_world {
