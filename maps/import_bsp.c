@@ -1274,9 +1274,9 @@ static int reaches_open_leaf(const bsp *b, const double (*p)[3], uint32_t n, int
     return i32_at(record(b, L_LEAFS, (uint32_t)(-(node + 1)))) >= 0;
 }
 
-/* 1 if polygon p[0..n) of the world (on plane pf) may be touched: it
+/* 1 if polygon p[0..n) of the world may be touched: it
  * reaches a leaf that is not opaque, or there is no tree to ask. */
-static int faces_open_space(bsp *b, const double (*p)[3], uint32_t n, const plane *pf, int *ok)
+static int faces_open_space(bsp *b, const double (*p)[3], uint32_t n, int *ok)
 {
     if (!b->tree || !b->in_world)
         return 1;
@@ -1286,13 +1286,9 @@ static int faces_open_space(bsp *b, const double (*p)[3], uint32_t n, const plan
         *ok = 0;
         return 1;
     }
-    (void)pf;
     return reaches_open_leaf(b, p, n, 0, MAX_TREE_DEPTH, b->tree_scratch, cap);
 }
 
-/* Adds brush `br` as a closed shell to s, less its hidden faces when
- * `cull` (cut by b->cut_brush). *made is 1 if it had volume. With
- * `measure`, nothing is added: box[0], box[1] get the brush's bounds. */
 /* Triangles tri[4 t] = (corner, corner, corner, shader) over corners v into
  * s, each corner written once however many triangles share it; degenerate
  * triangles are counted and left out. *written (if given) counts the
@@ -1328,6 +1324,9 @@ static int write_triangles(bsp *b, sink *s, const double (*v)[3], uint32_t nvert
     return ok;
 }
 
+/* Adds brush `br` as a closed shell to s, less its hidden faces when
+ * `cull` (cut by b->cut_brush). *made is 1 if it had volume. With
+ * `measure`, nothing is added: box[0], box[1] get the brush's bounds. */
 static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int measure, double box[2][3])
 {
     const uint8_t *r = record(b, L_BRUSHES, br);
@@ -1499,7 +1498,7 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
                 break;
             for (uint32_t e = 0; e < face_len[f]; e++)
                 memcpy(b->work[e], b->verts[face_ring[face_at[f] + e]], sizeof b->work[0]);
-            if (!faces_open_space(b, (const double(*)[3])b->work, face_len[f], pf, &ok) || !ok)
+            if (!faces_open_space(b, (const double(*)[3])b->work, face_len[f], &ok) || !ok)
                 continue;
             if (!(ok = cut_face(b, br, pf, face_ring + face_at[f], face_len[f], &which, &cut)))
                 break;
@@ -1520,7 +1519,7 @@ static int brush_shell(bsp *b, uint32_t br, sink *s, int *made, int cull, int me
             for (uint32_t g = 0; g < l->n && ok; g++) {
                 if (!(ok = grow_scratch(b, (void **)&b->ring, &b->ring_cap, l->len[g], sizeof b->ring[0])))
                     break;
-                if (!faces_open_space(b, (const double(*)[3])(l->p + l->at[g]), l->len[g], pf, &ok) || !ok)
+                if (!faces_open_space(b, (const double(*)[3])(l->p + l->at[g]), l->len[g], &ok) || !ok)
                     continue;
                 uint32_t k = 0;
                 for (uint32_t e = 0; e < l->len[g] && ok; e++) {
