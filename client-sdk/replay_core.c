@@ -69,6 +69,7 @@
 #include "protocol/decode.h"
 #include "protocol/decode_checked.h"
 #include "protocol/format.h"
+#include "protocol/from_core.h"
 #include "server/entity_motion.h"
 #include "server/record_move.h"
 #include "server/record_window.h"
@@ -669,8 +670,7 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
         e->ground_normal = res->ground_normal;
         e->ground_material = res->ground_material;
         e->touch_mover = SWEEP_NO_MOVER;
-        uint32_t contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
-        for (uint32_t i = 0; i < contact_count; i++) {
+        for (uint32_t i = 0; i < res->contact_count; i++) {
             if (res->contacts[i].mover != SWEEP_NO_MOVER) {
                 e->touch_mover = res->contacts[i].mover;
                 break;
@@ -691,9 +691,7 @@ move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__moti
 {
     const sweep_actor *a = &mo->actor;
     const sweep_move_result *res = &mo->act.move;
-    uint32_t contact_count = 0;
-    if (mo->ran)
-        contact_count = res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
+    uint32_t contact_count = mo->ran ? res->contact_count : 0;
     f->entity = e->id;
     f->sequence = sequence;
     f->wish = wish;
@@ -724,10 +722,12 @@ static inline void moved_done(core_entity *e)
     e->moved_by = SWEEP_NO_MOVER;
 }
 
-/* The core's fields of a result from those of its MOVE image, at the
- * world's tick; the fields only the server decides are left as they were
- * in *rep. */
-static void result_of(const sweep__replay_core *c, const sweep__record_move_fields *f, sweep_msg_move_result *rep)
+/* The core's fields of a result from those of its MOVE image (f, which
+ * move_fields made from *mo), at the world's tick, the contacts in their
+ * wire form as the server writes them (from_core.h); the fields only the
+ * server decides are left as they were in *rep. */
+static void result_of(const sweep__replay_core *c, const sweep__record_move_fields *f, const sweep__motion *mo,
+                      sweep_msg_move_result *rep)
 {
     rep->entity = f->entity;
     rep->sequence = f->sequence;
@@ -737,12 +737,7 @@ static void result_of(const sweep__replay_core *c, const sweep__record_move_fiel
     rep->grounded = f->grounded;
     rep->ground_normal = f->ground_normal;
     rep->ground_material = f->ground_material;
-    rep->contact_count = f->contact_count;
-    for (uint32_t i = 0; i < f->contact_count; i++) {
-        rep->contacts[i] = f->contacts[i];
-        rep->contacts[i].mover = UINT32_MAX; /* neither is on the wire (from_core.h) */
-        rep->contacts[i].body = UINT32_MAX;
-    }
+    rep->contact_count = mo->ran ? sweep__wire_contacts_from_core(rep->contacts, &mo->act.move) : 0;
     rep->ground_mover = f->ground_mover;
     rep->carried = f->carried;
     rep->pushed = f->pushed;
@@ -799,7 +794,7 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     moved_done(e);
     c->moves++;
     c->outputs++;
-    result_of(c, &f, &rep);
+    result_of(c, &f, &mo, &rep);
     if (same_result(rec, &rep)) {
         if (c->observer)
             c->observer(c->observer_ctx, &om);
@@ -965,7 +960,7 @@ static int move_failed(sweep_replay *r, sweep__replay_core *c, const sweep_recor
         sweep__record_move_fields f;
         move_fields(c, m->e, &m->motion, m->start, m->wish, m->granted, m->buttons, m->mode, m->sequence, &f);
         moved_done(m->e);
-        result_of(c, &f, &rep);
+        result_of(c, &f, &m->motion, &rep);
         return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
     }
     }

@@ -60,7 +60,9 @@ typedef struct sweep__record_move_fields {
 
 /* Writes the image of a move of `session` (mode, buttons and wish from
  * its Move; granted dt and every output from res) into out, which holds
- * SWEEP__RECORD_MOVE_MAX bytes; returns its length (the writer's). */
+ * SWEEP__RECORD_MOVE_MAX bytes; returns its length (the writer's). Its
+ * contact_count is at most SWEEP_MAX_CONTACTS, as its array holds: the
+ * server's is the core's own count (from_core.h), never above it. */
 size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
                                  const sweep_msg_move_result *res);
 
@@ -169,12 +171,6 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
              sweep__record_move_xor_vec3(c + 24, f->contacts[i].normal) |
              (sweep__rd32(c + 48) ^ f->contacts[i].triangle) | (sweep__rd32(c + 52) ^ f->contacts[i].material);
     return d == 0;
-}
-
-/* The contacts of res an image holds (at most SWEEP_MAX_CONTACTS). */
-static inline uint32_t sweep__record_move_contacts(const sweep_msg_move_result *res)
-{
-    return res->contact_count <= SWEEP_MAX_CONTACTS ? res->contact_count : SWEEP_MAX_CONTACTS;
 }
 
 /* What sweep__record_move_check accepts, without saying why not: the

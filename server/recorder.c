@@ -454,7 +454,7 @@ void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, cons
     }
     if (s->sink)
         return; /* offline, replaying a version 1 log */
-    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(sweep__record_move_contacts(res)));
+    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(res->contact_count));
     if (p)
         sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
 }
