@@ -810,7 +810,8 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
  * answer: the recorded result of its OUT (the field, in "MoveResult" or
  * "MoveResultBatch.results[i]", at the OUT's offset), when that differs
  * from the replayed one; otherwise (the MOVE record itself is what
- * differs) the MOVE's own field. */
+ * differs) the MOVE's own field. *rep is the replayed result as
+ * result_of made it (its server_tick the world's), when st is SWEEP_OK. */
 static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
                         const sweep_record *outs, uint32_t out_count, sweep_msg_move_result *rep,
                         sweep_status st)
@@ -839,7 +840,6 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
             full_rep.correction = rec->correction;
             full_rep.rules = (rec->rules & ~SWEEP__RECORD_MOVE_RULES) | (rep->rules & SWEEP__RECORD_MOVE_RULES);
             full_rep.time_excess = rec->time_excess;
-            full_rep.server_tick = rec->server_tick == c->tick ? rec->server_tick : c->tick;
             if (sweep__replay_diverge_result(r, o->session, o->offset, name, rec, &full_rep) < 0)
                 return -1;
         }
