@@ -228,6 +228,7 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
     switch (type) {
     case SWEEP_RECORD_HEAD:
         parse_head(&c, &out->head);
+        out->head.version = r->head.version; /* the file's, from its header */
         break;
     case SWEEP_RECORD_OPEN:
         out->session = get_u64(&c);
@@ -434,9 +435,7 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
             fail(err, errlen, "%s: first record is %s at byte %llu, not HEAD (corrupt log)", path,
                  sweep_record_type_name(first.type), (unsigned long long)first.offset);
         else {
-            uint32_t version = r->head.version;
             r->head = first.head;
-            r->head.version = version;
             r->bound = sweep_record_frame_bound(&r->head);
             return r;
         }
