@@ -174,7 +174,9 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
 }
 
 /* What sweep__record_move_check accepts, without saying why not: the
- * readers' fast path (protocol/format.h reads). */
+ * readers' fast path (protocol/format.h reads). The check does not call
+ * it first: tests/fuzz/fuzz_log.c holds the two to the same answer, both
+ * ways, which it could not if one were made of the other. */
 static inline int sweep__record_move_ok(const uint8_t *p, size_t len)
 {
     if (len < SWEEP_RECORD_MOVE_FIXED)
@@ -182,7 +184,7 @@ static inline int sweep__record_move_ok(const uint8_t *p, size_t len)
     uint32_t n = p[54];
     /* rules (172, little-endian): only the core's bits 0..2 */
     return n <= SWEEP_MAX_CONTACTS && len == sweep__record_move_len(n) &&
-           p[52] < SWEEP_WIRE_MODE_COUNT && (p[53] & ~0x0fu) == 0 && p[55] == 0 &&
+           p[52] < SWEEP_WIRE_MODE_COUNT && (p[53] & ~(unsigned)SWEEP__RECORD_MOVE_FLAGS) == 0 && p[55] == 0 &&
            (p[172] & ~(unsigned)SWEEP__RECORD_MOVE_RULES) == 0 && p[173] == 0 && p[174] == 0 && p[175] == 0;
 }
 
