@@ -313,8 +313,10 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     out->applied_dt = granted;
     keep(e, out);
     /* The core's input and output, for a replay that re-runs the core
-     * alone (record.h's MOVE): in the log before the answer. */
-    if (s->capturing && (w->rec || s->offline))
+     * alone (record.h's MOVE): in the log before the answer. A Move is a
+     * recorded request, so dispatch.c captures it exactly when the world
+     * records or the server is offline. */
+    if (s->capturing)
         sweep__record_move(s, w, ss->id, mv, out);
     s->stats.moves_total++;
     if (rules)
