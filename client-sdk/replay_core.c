@@ -1057,11 +1057,7 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
         if (!s)
             return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
                                       "(corrupt log)", sweep__replay_path(r), o->offset, o->session);
-        sweep_msg_kind kind;
-        if (!watched &&
-            sweep__decode_kind_checked(o->bytes.ptr, o->bytes.len, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &kind) ==
-                SWEEP_PROTO_OK &&
-            (kind == SWEEP_MSG_MOVE_RESULT || kind == SWEEP_MSG_MOVE_RESULT_BATCH))
+        if (!watched && sweep__lean_is_result(o->bytes.ptr, o->bytes.len, s->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0))
             continue;
         sweep_message m;
         if (decode_out(r, c, &outs[k], &m, NULL, NULL) != 0 || on_answer(r, c, o, q, &m) != 0)

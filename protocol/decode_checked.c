@@ -2,91 +2,39 @@
  * decode_checked.c - a Move or MoveResult read with bounds checks instead
  * of the verifier (decode_checked.h).
  *
- * Invariant: a table is only read through a ctab that ctab_at accepted,
- * so its vtable lies inside the buffer and its tsize bytes too; a field is
- * only read when its offset and size lie inside tsize. Positions are
- * size_t values bounded by n (< 2^31) plus 32-bit quantities: no sum
- * wraps on a 64-bit size_t, and the comparisons are written without sums
- * that could on 32 bits.
+ * The checked reads and their invariant: decode_checked_impl.h.
  */
 #include "protocol/decode_checked.h"
 
 #include <string.h>
 
 #include "protocol/contact_image.h"
+#include "protocol/decode_checked_impl.h"
 #include "protocol/format.h"
 #include "protocol/schema.h"
 
-/* A table whose header and vtable were checked. */
-typedef struct ctab {
-    const uint8_t *b;
-    size_t pos, vt;
-    uint32_t entries; /* vtable entries */
-    uint32_t tsize;
-} ctab;
-
-static inline int ctab_at(const uint8_t *b, size_t n, size_t pos, ctab *t)
+static inline uint32_t cu32(const sweep__ctab *t, unsigned id, int *bad)
 {
-    if (pos % 4 || pos > n || n - pos < 4)
-        return -1;
-    int64_t vt = (int64_t)pos - (int32_t)sweep__rd32(b + pos);
-    if (vt < 0 || vt % 2 || (uint64_t)vt > n || n - (size_t)vt < 4)
-        return -1;
-    uint32_t vsize = sweep__rd16(b + vt), tsize = sweep__rd16(b + vt + 2);
-    if (vsize < 4 || vsize % 2 || vsize > n - (size_t)vt || tsize < 4 || tsize > n - pos)
-        return -1;
-    t->b = b;
-    t->pos = pos;
-    t->vt = (size_t)vt;
-    t->entries = (vsize - 4) / 2;
-    t->tsize = tsize;
-    return 0;
-}
-
-/* Where field id's `size` bytes are, NULL when absent; *bad set when they
- * would reach past the table (or into its soffset). */
-static inline const uint8_t *cfield(const ctab *t, unsigned id, uint32_t size, int *bad)
-{
-    if (id >= t->entries)
-        return NULL;
-    uint32_t fo = sweep__rd16(t->b + t->vt + 4 + 2 * id);
-    if (fo == 0)
-        return NULL;
-    if (fo < 4 || fo + size > t->tsize) {
-        *bad = 1;
-        return NULL;
-    }
-    return t->b + t->pos + fo;
-}
-
-static inline uint8_t cu8(const ctab *t, unsigned id, int *bad)
-{
-    const uint8_t *p = cfield(t, id, 1, bad);
-    return p ? *p : 0;
-}
-
-static inline uint32_t cu32(const ctab *t, unsigned id, int *bad)
-{
-    const uint8_t *p = cfield(t, id, 4, bad);
+    const uint8_t *p = sweep__cfield(t, id, 4, bad);
     return p ? sweep__rd32(p) : 0;
 }
 
-static inline uint64_t cu64(const ctab *t, unsigned id, int *bad)
+static inline uint64_t cu64(const sweep__ctab *t, unsigned id, int *bad)
 {
-    const uint8_t *p = cfield(t, id, 8, bad);
+    const uint8_t *p = sweep__cfield(t, id, 8, bad);
     return p ? sweep__rd64(p) : 0;
 }
 
-static inline double cf64(const ctab *t, unsigned id, int *bad)
+static inline double cf64(const sweep__ctab *t, unsigned id, int *bad)
 {
-    const uint8_t *p = cfield(t, id, 8, bad);
+    const uint8_t *p = sweep__cfield(t, id, 8, bad);
     return p ? sweep__rdf64(p) : 0.0;
 }
 
 /* A Vec3; a required one must be there. */
-static inline sweep_vec3 cvec3(const ctab *t, unsigned id, int required, bool *present, int *bad)
+static inline sweep_vec3 cvec3(const sweep__ctab *t, unsigned id, int required, bool *present, int *bad)
 {
-    const uint8_t *p = cfield(t, id, SWEEP__VEC3_SIZE, bad);
+    const uint8_t *p = sweep__cfield(t, id, SWEEP__VEC3_SIZE, bad);
     if (present)
         *present = p != NULL;
     if (!p) {
@@ -97,9 +45,9 @@ static inline sweep_vec3 cvec3(const ctab *t, unsigned id, int required, bool *p
 }
 
 /* The position an offset field points at: inside the buffer, or -1. */
-static int64_t cfollow(const ctab *t, size_t n, unsigned id, int *bad)
+static int64_t cfollow(const sweep__ctab *t, size_t n, unsigned id, int *bad)
 {
-    const uint8_t *p = cfield(t, id, 4, bad);
+    const uint8_t *p = sweep__cfield(t, id, 4, bad);
     if (!p)
         return -1;
     size_t at = (size_t)(p - t->b);
@@ -111,7 +59,7 @@ static int64_t cfollow(const ctab *t, size_t n, unsigned id, int *bad)
     return (int64_t)(at + o);
 }
 
-static void read_move(const ctab *t, sweep_msg_move *m, int *bad)
+static void read_move(const sweep__ctab *t, sweep_msg_move *m, int *bad)
 {
     m->entity = cu32(t, SWEEP__MOVE_ENTITY, bad);
     m->sequence = cu32(t, SWEEP__MOVE_SEQUENCE, bad);
@@ -120,25 +68,25 @@ static void read_move(const ctab *t, sweep_msg_move *m, int *bad)
     m->dt = cf64(t, SWEEP__MOVE_DT, bad);
     m->claimed_position = cvec3(t, SWEEP__MOVE_CLAIMED_POSITION, 0, &m->has_claimed_position, bad);
     m->buttons = cu32(t, SWEEP__MOVE_BUTTONS, bad);
-    m->mode = cu8(t, SWEEP__MOVE_MODE, bad);
+    m->mode = sweep__cu8(t, SWEEP__MOVE_MODE, bad);
 }
 
-static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *bad)
+static void read_result(const sweep__ctab *t, size_t n, sweep_msg_move_result *r, int *bad)
 {
     r->entity = cu32(t, SWEEP__MR_ENTITY, bad);
     r->sequence = cu32(t, SWEEP__MR_SEQUENCE, bad);
     r->server_tick = cu64(t, SWEEP__MR_SERVER_TICK, bad);
     r->position = cvec3(t, SWEEP__MR_POSITION, 1, NULL, bad);
     r->velocity = cvec3(t, SWEEP__MR_VELOCITY, 1, NULL, bad);
-    r->grounded = cu8(t, SWEEP__MR_GROUNDED, bad) != 0;
+    r->grounded = sweep__cu8(t, SWEEP__MR_GROUNDED, bad) != 0;
     r->ground_normal = cvec3(t, SWEEP__MR_GROUND_NORMAL, 0, NULL, bad);
     r->ground_material = cu32(t, SWEEP__MR_GROUND_MATERIAL, bad);
-    r->corrected = cu8(t, SWEEP__MR_CORRECTED, bad) != 0;
+    r->corrected = sweep__cu8(t, SWEEP__MR_CORRECTED, bad) != 0;
     r->correction = cf64(t, SWEEP__MR_CORRECTION, bad);
     r->ground_mover = cu32(t, SWEEP__MR_GROUND_MOVER, bad);
     r->pushed_by = cu32(t, SWEEP__MR_PUSHED_BY, bad);
-    r->carried = cu8(t, SWEEP__MR_CARRIED, bad) != 0;
-    r->pushed = cu8(t, SWEEP__MR_PUSHED, bad) != 0;
+    r->carried = sweep__cu8(t, SWEEP__MR_CARRIED, bad) != 0;
+    r->pushed = sweep__cu8(t, SWEEP__MR_PUSHED, bad) != 0;
     r->start_position = cvec3(t, SWEEP__MR_START_POSITION, 0, &r->has_start_position, bad);
     r->rules = cu32(t, SWEEP__MR_RULES, bad);
     r->speed_excess = cf64(t, SWEEP__MR_SPEED_EXCESS, bad);
@@ -165,26 +113,6 @@ static void read_result(const ctab *t, size_t n, sweep_msg_move_result *r, int *
     r->contact_count = count;
 }
 
-/* The root table of a message, checked: 0, or -1. */
-static inline int open_root(const uint8_t *b, size_t n, unsigned flags, ctab *root)
-{
-    size_t base = 0;
-    if (n > SWEEP__MAX_BUFFER)
-        return -1;
-    if (flags & SWEEP_WIRE_SIZE_PREFIXED) {
-        if (n < 4 || sweep__rd32(b) != n - 4)
-            return -1;
-        base = 4;
-    }
-    /* The identifier as one 32-bit compare: memcmp was a call per message. */
-    if (n - base < 12 || sweep__rd32(b + base + 4) != sweep__rd32((const uint8_t *)SWEEP_WIRE_IDENTIFIER))
-        return -1;
-    uint32_t ro = sweep__rd32(b + base);
-    if (ro == 0 || ro > n - base || ctab_at(b, n, base + ro, root) != 0)
-        return -1;
-    return 0;
-}
-
 sweep_proto_error sweep__decode_kind_checked(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind)
 {
     return sweep__decode_kind_inline(buf, len, flags, kind);
@@ -197,18 +125,18 @@ sweep_proto_error sweep__decode_motion_checked(const sweep_decoder *d, const voi
         return SWEEP_PROTO_E_ARG;
     const uint8_t *b = buf;
     size_t n = len;
-    ctab root, body;
-    if (open_root(b, n, flags, &root) != 0)
+    sweep__ctab root, body;
+    if (sweep__ctab_root(b, n, flags, &root) != 0)
         return SWEEP_PROTO_E_ARG;
     int bad = 0;
     sweep_decoded_motion m = {SWEEP_MSG_NONE, 0, 0, NULL, 0, NULL, 0};
     m.sequence = cu32(&root, SWEEP__MESSAGE_SEQUENCE, &bad);
     m.server_tick = cu64(&root, SWEEP__MESSAGE_SERVER_TICK, &bad);
-    m.kind = (sweep_msg_kind)cu8(&root, SWEEP__MESSAGE_BODY_TYPE, &bad);
+    m.kind = (sweep_msg_kind)sweep__cu8(&root, SWEEP__MESSAGE_BODY_TYPE, &bad);
     if (m.kind != SWEEP_MSG_MOVE && m.kind != SWEEP_MSG_MOVE_RESULT)
         return SWEEP_PROTO_E_ARG;
     int64_t at = cfollow(&root, n, SWEEP__MESSAGE_BODY, &bad);
-    if (bad || at < 0 || ctab_at(b, n, (size_t)at, &body) != 0)
+    if (bad || at < 0 || sweep__ctab_at(b, n, (size_t)at, &body) != 0)
         return SWEEP_PROTO_E_ARG;
     if (m.kind == SWEEP_MSG_MOVE) {
         if (d->moves_cap < 1)

@@ -26,8 +26,7 @@
 #include <stddef.h>
 
 #include "protocol/decode.h"
-#include "protocol/format.h"
-#include "protocol/schema.h"
+#include "protocol/decode_checked_impl.h"
 
 /* A single Move or MoveResult (flags: SWEEP_WIRE_SIZE_PREFIXED) into the
  * decoder's storage (room for one needed), as sweep_decode_motion would;
@@ -45,41 +44,16 @@ sweep_proto_error sweep__decode_kind_checked(const void *buf, size_t len, unsign
 
 /* The same, inlined where a reader peeks at the kind of every message of
  * a log (the core depth's lean loop): the call was most of its cost. */
-static inline sweep_proto_error sweep__decode_kind_inline(const void *buf, size_t len, unsigned flags,
-                                                          sweep_msg_kind *kind)
+static inline __attribute__((always_inline)) sweep_proto_error
+sweep__decode_kind_inline(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind)
 {
-    /* open_root and cu8 by hand, for the one field: a replay peeks at
-     * every answer of a log with it. The same checks, in the same terms. */
-    const uint8_t *b = buf;
-    size_t n = len, base = 0;
-    if (!b || !kind || n > SWEEP__MAX_BUFFER)
+    sweep__ctab root;
+    int bad = 0;
+    if (!buf || !kind || sweep__ctab_root(buf, len, flags, &root) != 0)
         return SWEEP_PROTO_E_ARG;
-    if (flags & SWEEP_WIRE_SIZE_PREFIXED) {
-        if (n < 4 || sweep__rd32(b) != n - 4)
-            return SWEEP_PROTO_E_ARG;
-        base = 4;
-    }
-    if (n - base < 12 || sweep__rd32(b + base + 4) != sweep__rd32((const uint8_t *)SWEEP_WIRE_IDENTIFIER))
-        return SWEEP_PROTO_E_ARG;
-    uint32_t ro = sweep__rd32(b + base);
-    size_t pos = base + ro;
-    if (ro == 0 || ro > n - base || pos % 4 || n - pos < 4)
-        return SWEEP_PROTO_E_ARG;
-    int64_t vt = (int64_t)pos - (int32_t)sweep__rd32(b + pos);
-    if (vt < 0 || vt % 2 || (uint64_t)vt > n || n - (size_t)vt < 4)
-        return SWEEP_PROTO_E_ARG;
-    uint32_t vsize = sweep__rd16(b + vt), tsize = sweep__rd16(b + vt + 2);
-    if (vsize < 4 || vsize % 2 || vsize > n - (size_t)vt || tsize < 4 || tsize > n - pos)
-        return SWEEP_PROTO_E_ARG;
-    const unsigned id = SWEEP__MESSAGE_BODY_TYPE;
-    if (id >= (vsize - 4) / 2)
-        return SWEEP_PROTO_E_ARG; /* absent: no kind */
-    uint32_t fo = sweep__rd16(b + vt + 4 + 2 * id);
-    if (fo < 4 || fo + 1 > tsize)
-        return SWEEP_PROTO_E_ARG;
-    uint8_t k = b[pos + fo];
-    if (k == SWEEP_MSG_NONE || k >= SWEEP_MSG_KIND_COUNT)
-        return SWEEP_PROTO_E_ARG;
+    uint8_t k = sweep__cu8(&root, SWEEP__MESSAGE_BODY_TYPE, &bad);
+    if (bad || k == SWEEP_MSG_NONE || k >= SWEEP_MSG_KIND_COUNT)
+        return SWEEP_PROTO_E_ARG; /* absent or outside the table: no kind */
     *kind = (sweep_msg_kind)k;
     return SWEEP_PROTO_OK;
 }

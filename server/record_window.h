@@ -42,8 +42,10 @@ long sweep__record_cpus(void);
 #define SWEEP__LEAN_UDP 2u
 
 /* 1 when the answer at b (n bytes, framed as `flags`) names a MoveResult
- * or a MoveResultBatch. */
-static inline int sweep__lean_is_result(const uint8_t *b, size_t n, unsigned flags)
+ * or a MoveResultBatch. Always inlined: the lean loop peeks at every
+ * answer with it, and with a third caller (replay_core.c's general path)
+ * gcc made it a call, which cost the loop more than the peek. */
+static inline __attribute__((always_inline)) int sweep__lean_is_result(const uint8_t *b, size_t n, unsigned flags)
 {
     sweep_msg_kind kind;
     return sweep__decode_kind_inline(b, n, flags, &kind) == SWEEP_PROTO_OK &&
