@@ -354,6 +354,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->count = 0;
     s->kept = 1;
     s->prepared = 0;
+    s->world_prep = w && w->prep && sweep_v3_same_bits(w->prep_inv_radii, inv_radii) ? w->prep : NULL;
     begin_dynamic(s, lo, hi);
     if (!w)
         return;
@@ -445,33 +446,51 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
             continue;
-        sweep__tri_prep *p;
+        const sweep__tri_prep *p;
+        sweep__closest *cc;
         sweep__tri_prep local;
+        sweep__closest local_cc;
         if (cd->prep != SWEEP__UNPREPARED) {
-            p = &s->prep[cd->prep];
+            p = s->pt[cd->prep];
+            cc = &s->closest[cd->prep];
         } else if (s->prepared < SWEEP__MAX_PREPARED) {
-            cd->prep = s->prepared++;
-            prepare(s, cd->tri, &s->prep[cd->prep]);
-            p = &s->prep[cd->prep];
+            uint32_t slot = cd->prep = s->prepared++;
+            const sweep_world *w = s->src.world;
+            if (s->world_prep && cd->mover == SWEEP_NO_MOVER && cd->body == SWEEP_NO_BODY) {
+                p = &s->world_prep[cd->tri - w->tris];
+            } else {
+                prepare(s, cd->tri, &s->prep[slot]);
+                p = &s->prep[slot];
+            }
+            s->pt[slot] = p;
+            cc = &s->closest[slot];
+            sweep__closest_init(cc);
         } else {
             prepare(s, cd->tri, &local);
             p = &local;
+            cc = &local_cc;
+            sweep__closest_init(cc);
         }
-        if (sweep__sphere_sweep_prepared(path, p, tmax, &h)) {
+        if (sweep__sphere_sweep_prepared(path, p, cc, tmax, &h)) {
             consider(r, &h, cd->tri, cd->mover, cd->body);
             tmax = limit(r);
         }
     }
 }
 
-/* Tests one world-space triangle prepared on the spot. */
-static void sweep_one(const sweep__scene *s, const sweep__path *path, const sweep__tri *tr, uint32_t mover,
-                      uint32_t body, sweep__scene_result *r)
+/* Tests one triangle: prepared by the world, or else on the spot. */
+static void sweep_one(const sweep__scene *s, const sweep__path *path, const sweep__tri *tr,
+                      const sweep__tri_prep *ready, uint32_t mover, uint32_t body, sweep__scene_result *r)
 {
     sweep__tri_prep p;
+    sweep__closest cc;
     sweep_sphere_hit h;
-    prepare(s, tr, &p);
-    if (sweep__sphere_sweep_prepared(path, &p, limit(r), &h))
+    if (!ready) {
+        prepare(s, tr, &p);
+        ready = &p;
+    }
+    sweep__closest_init(&cc);
+    if (sweep__sphere_sweep_prepared(path, ready, &cc, limit(r), &h))
         consider(r, &h, tr, mover, body);
 }
 
@@ -493,7 +512,7 @@ static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep_
     const sweep__tri *t;
     dyn_begin(&it, src, lo, hi);
     while ((t = dyn_next(&it, &tlo, &thi)))
-        sweep_one(s, path, t, it.mover, it.body, r);
+        sweep_one(s, path, t, NULL, it.mover, it.body, r);
 }
 
 int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out)
@@ -525,7 +544,8 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
         uint32_t i;
         sweep__bvh_walk_begin(&it, w, lo, hi);
         while (sweep__bvh_walk_next(&it, &i))
-            sweep_one(s, &path, &w->tris[i], SWEEP_NO_MOVER, SWEEP_NO_BODY, r);
+            sweep_one(s, &path, &w->tris[i], s->world_prep ? &s->world_prep[i] : NULL, SWEEP_NO_MOVER, SWEEP_NO_BODY,
+                      r);
     }
     sweep_dynamic(s, &path, &f, lo, hi, r);
     if (r->count == 0)

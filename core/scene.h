@@ -44,9 +44,10 @@ typedef struct sweep__scene_result {
 #define SWEEP__MAX_CANDIDATES 768
 #define SWEEP__MAX_MOVER_CANDIDATES 64
 /* Most kept triangles prepared (turned into eSpace with their derived
- * data) in one move: a triangle is prepared only when a sweep first needs
- * it, since most kept triangles are never near a sweep. Past this, a
- * triangle is prepared on the spot for each test (same bits, more time). */
+ * data, or taken prepared from the world) in one move: a triangle is
+ * prepared only when a sweep first needs it, since many kept triangles are
+ * never near a sweep. Past this, a triangle is prepared on the spot for
+ * each test (same bits, more time). */
 #define SWEEP__MAX_PREPARED 160
 #define SWEEP__UNPREPARED UINT32_MAX
 
@@ -55,17 +56,18 @@ typedef struct sweep__scene_result {
  * holds the exact double box (a cheap first test that never rejects what
  * the exact test keeps), and where its prepared eSpace form is.
  *
- * Stack: a sweep__scene is 78 KiB (48 bytes per kept triangle, 248 per
- * prepared one, 48 of which keep its last closest point), on the stack of
- * sweep_move_in and of the mover push (one at a time); it was 30 KiB when
- * every kept triangle was prepared.
+ * Stack: a sweep__scene is 80 KiB (48 bytes per kept triangle, 256 per
+ * prepared one: 200 for the triangle, 48 for its last closest point, a
+ * pointer to the one in use), on the stack of sweep_move_in and of the
+ * mover push (one at a time); it was 30 KiB when every kept triangle was
+ * prepared.
  */
 typedef struct sweep__candidate {
     sweep__tri_box box;    /* world space, widened */
     const sweep__tri *tri;
     uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
     uint32_t body;         /* SWEEP_NO_BODY unless a crowd shell */
-    uint32_t prep;         /* index in sweep__scene.prep, or SWEEP__UNPREPARED */
+    uint32_t prep;         /* index in sweep__scene.pt and .closest, or SWEEP__UNPREPARED */
 } sweep__candidate;
 
 /*
@@ -102,9 +104,14 @@ typedef struct sweep__scene {
     uint32_t count;
     int movers_kept;   /* 0: too many mover and shell triangles near, every sweep walks them */
     uint32_t mover_count;
-    uint32_t prepared; /* entries of prep in use */
+    /* The world's triangles prepared for these radii (its prep, when
+     * made with inv_radii), or NULL: then each is prepared here. */
+    const sweep__tri_prep *world_prep;
+    uint32_t prepared; /* entries of pt and closest in use */
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
     sweep__candidate mover_cand[SWEEP__MAX_MOVER_CANDIDATES];
+    const sweep__tri_prep *pt[SWEEP__MAX_PREPARED]; /* the world's, or prep[k] */
+    sweep__closest closest[SWEEP__MAX_PREPARED];
     sweep__tri_prep prep[SWEEP__MAX_PREPARED];
 } sweep__scene;
 

@@ -246,10 +246,12 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out)
 {
     sweep__tri_prep p;
+    sweep__closest cc;
     sweep__path path;
     sweep__tri_prepare(a, b, c, &p);
+    sweep__closest_init(&cc);
     sweep__path_init(&path, center, disp);
-    return sweep__sphere_sweep_prepared(&path, &p, tmax, out);
+    return sweep__sphere_sweep_prepared(&path, &p, &cc, tmax, out);
 }
 
 static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
@@ -257,17 +259,18 @@ static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt
 
 /* A centre inside the slab: embedded, or the edges and vertices, unless
  * the triangle is out of reach. */
-int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out)
+int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, sweep__closest *cc, double tmax,
+                             sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp;
     /* A function of the centre and the prepared triangle alone, so
      * the one kept from the same centre is the same bits. */
     sweep_vec3 q;
-    if (sweep_v3_same_bits(pt->qc, center)) {
-        q = pt->q;
+    if (sweep_v3_same_bits(cc->qc, center)) {
+        q = cc->q;
     } else {
         q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
-        pt->qc = center, pt->q = q;
+        cc->qc = center, cc->q = q;
     }
     sweep_vec3 away = sweep_v3_sub(center, q);
     /* The distance is still more than 1 at tmax (below): most
@@ -311,7 +314,7 @@ int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, doubl
 
 /* A centre above the slab: the face where the sphere lands on the plane,
  * or else the edges and vertices, unless they are out of reach. */
-int sweep__sphere_sweep_above(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist, double nv,
+int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist, double nv,
                               sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp, n = pt->n;

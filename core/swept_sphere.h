@@ -55,9 +55,12 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
 
 /*
  * A triangle with the quantities every sweep against it needs, computed
- * once (core/scene.c keeps one per candidate for a whole move). The values
- * come from the same expressions sweep_sphere_sweep_triangle uses, so a
- * prepared sweep returns the same bits as an unprepared one.
+ * once (core/scene.c keeps one per candidate for a whole move, or takes the
+ * world's, made for the body's radii when the world was prepared for them:
+ * sweep_world_prepare_radii). The values come from the same expressions
+ * sweep_sphere_sweep_triangle uses, so a prepared sweep returns the same
+ * bits as an unprepared one. Never written by a sweep, so one prepared
+ * triangle may serve many threads.
  */
 typedef struct sweep__tri_prep {
     sweep_vec3 a, b, c;
@@ -67,12 +70,23 @@ typedef struct sweep__tri_prep {
     double nlen;     /* |nn| */
     double ab2, ac2; /* |ab|^2, |ac|^2 (also |c - a|^2 = |a - c|^2, the same bits) */
     int sharp;       /* not a needle: the convexity cut-off may be used */
-    /* The closest point q of the triangle to the centre qc, from the last
-     * sweep that needed it: a slide that stops within the skin starts its
-     * next sweep from the very same centre (a third of the closest points
-     * asked for on the corpus). qc starts as NaN, which no centre equals. */
-    sweep_vec3 qc, q;
 } sweep__tri_prep;
+
+/*
+ * The closest point q of a prepared triangle to the centre qc, from the
+ * last sweep against it that needed one: a slide that stops within the
+ * skin starts its next sweep from the very same centre (a third of the
+ * closest points asked for on the corpus). The caller's, one per triangle
+ * it keeps for a move. qc starts as NaN, which no centre equals.
+ */
+typedef struct sweep__closest {
+    sweep_vec3 qc, q;
+} sweep__closest;
+
+static inline void sweep__closest_init(sweep__closest *cc)
+{
+    cc->qc = sweep_v3(NAN, NAN, NAN);
+}
 
 /* Inline: the scene prepares a triangle the first time a sweep needs it,
  * in the middle of its loop. */
@@ -87,7 +101,6 @@ static inline void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, 
      * points come from determinants that cancel. */
     p->ab2 = sweep_v3_len2(p->ab), p->ac2 = sweep_v3_len2(p->ac);
     p->sharp = p->nlen * p->nlen >= 1e-6 * p->ab2 * p->ac2;
-    p->qc = sweep_v3(NAN, NAN, NAN);
 }
 
 /* One sweep's path, shared by every triangle it is tested against. */
@@ -111,17 +124,20 @@ static inline void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec
  * centre inside the slab (dist < 1), and for one above it. Two functions,
  * each with the registers of its own case: as one they shared a large
  * stack frame that every call filled. */
-int sweep__sphere_sweep_slab(const sweep__path *path, sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out);
-int sweep__sphere_sweep_above(const sweep__path *path, sweep__tri_prep *pt, double tmax, double dist, double nv,
+int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, sweep__closest *cc, double tmax,
+                             sweep_sphere_hit *out);
+int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist, double nv,
                               sweep_sphere_hit *out);
 
 /*
- * sweep_sphere_sweep_triangle over a prepared triangle. The plane tests,
+ * sweep_sphere_sweep_triangle over a prepared triangle, with its closest
+ * point memo (only ever a shortcut: the answer is the same with a fresh
+ * one). The plane tests,
  * which end most calls from a scene (about 3 in 4 on real levels), are
  * inline, so those calls cost no call.
  */
-static inline int sweep__sphere_sweep_prepared(const sweep__path *path, sweep__tri_prep *pt, double tmax,
-                                               sweep_sphere_hit *out)
+static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt,
+                                               sweep__closest *cc, double tmax, sweep_sphere_hit *out)
 {
     double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
     if (s < 0.0)
@@ -136,7 +152,7 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, sweep__t
      * waited on, in nearly half the tests that pass (a wall beside a body,
      * a step it walks onto). */
     if (s < nlen)
-        return sweep__sphere_sweep_slab(path, pt, tmax, out);
+        return sweep__sphere_sweep_slab(path, pt, cc, tmax, out);
     double nv = sweep_v3_dot(pt->n, path->disp);
     /* s >= nlen makes s / nlen >= 1 however it rounds: a floor beside a
      * lateral sweep, or a wall it moves away from, ends without the

@@ -423,6 +423,7 @@ void sweep_world_destroy(sweep_world *w)
     free(w->boxes);
     free(w->planes);
     free(w->nodes);
+    free(w->prep);
     free(w);
 }
 
@@ -434,7 +435,7 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     out->node_count = w->node_count;
     out->bvh_depth = w->depth;
     out->bytes = sizeof *w + (size_t)w->tri_count * (sizeof *w->tris + sizeof *w->boxes + sizeof *w->planes) +
-                 (size_t)w->node_count * sizeof *w->nodes;
+                 (size_t)w->node_count * sizeof *w->nodes + (w->prep ? (size_t)w->tri_count * sizeof *w->prep : 0);
     out->bounds_min = w->lo;
     out->bounds_max = w->hi;
 }

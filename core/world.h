@@ -75,6 +75,20 @@ void sweep_world_destroy(sweep_world *world);
 
 void sweep_world_get_info(const sweep_world *world, sweep_world_info *out);
 
+/*
+ * Prepares the world for bodies of these radii (a map's default player
+ * shape): each triangle's ellipsoid-space form, which every move otherwise
+ * makes again for every triangle it comes near, is made once here. Moves of
+ * bodies with exactly these radii then take it from the world; other radii
+ * make their own. Only speed and memory change (about 200 bytes a
+ * triangle, counted in sweep_world_info.bytes): a move's result is the
+ * same bits either way. Replaces an earlier preparation. Not safe while
+ * other threads move bodies in this world: call it before sharing it.
+ * SWEEP_E_RADII unless every radius is finite and above zero;
+ * SWEEP_E_NOMEM leaves the world as it was.
+ */
+sweep_status sweep_world_prepare_radii(sweep_world *world, sweep_vec3 radii);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,9 @@
  *     neither a needle (the sine at a below 1e-3) nor tiny (an edge from a
  *     shorter than 1e-5 of a's distance from the origin); zero for those,
  *     whose normal's direction is not accurate enough to lean on.
+ *   - prep[i], when prep is set, is sweep__tri_prepare of tris[i]'s corners
+ *     multiplied by prep_inv_radii: exactly what a scene with those
+ *     inverse radii (the same bits) would make of it.
  *   - No path from the root is deeper than SWEEP__BVH_MAX_DEPTH nodes, so a
  *     fixed-size traversal stack cannot overflow.
  */
@@ -37,6 +40,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/swept_sphere.h"
 #include "core/vec3.h"
 #include "core/world.h"
 
@@ -124,6 +128,10 @@ struct sweep_world {
     uint32_t described_count;
     uint32_t degenerate_count;
     sweep_vec3 lo, hi;
+    /* tris[i] in the eSpace of one body shape, prepared (sweep__tri_prep)
+     * with prep_inv_radii, or NULL: sweep_world_prepare_radii. */
+    sweep__tri_prep *prep;
+    sweep_vec3 prep_inv_radii;
 };
 
 #endif

@@ -160,8 +160,9 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
 void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
 
 /*
- * Builds the core world (with its BVH) over a loaded level. The world does
- * not keep pointers into lv. world_info may be NULL. On failure *out is
+ * Builds the core world (with its BVH) over a loaded level, prepared for
+ * bodies of the level's default radii (sweep_world_prepare_radii). The
+ * world does not keep pointers into lv. world_info may be NULL. On failure *out is
  * untouched and err says why.
  */
 sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,

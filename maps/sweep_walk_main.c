@@ -50,6 +50,8 @@ static const char usage[] =
     "  --gravity X,Y,Z    gravity, units/s^2 (default: the level's)\n"
     "  --radii X,Y,Z      ellipsoid radii (default: the level's)\n"
     "  --seed S           seed of the headings (default 1)\n"
+    "  --no-prepare       do not prepare the world for the walkers' radii (the same\n"
+    "                     walk, slower: each move prepares the triangles it meets)\n"
     "  --spawns FILE      start points, one 'x y z' per line (default: the level's)\n"
     "output:\n"
     "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
@@ -77,7 +79,7 @@ typedef struct options {
     uint32_t tris, walkers, steps, heading_every, movers;
     uint64_t level_seed, seed;
     double dt, speed;
-    int has_gravity, has_radii, bench_only, demo, level_bench;
+    int has_gravity, has_radii, bench_only, demo, level_bench, no_prepare;
     sweep_vec3 gravity, radii;
     const char *spawns, *dump, *map, *svg;
     char axis;
@@ -242,7 +244,7 @@ static void plot_free(walk_plot *wp)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH, O_SVG, O_AXIS };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH, O_SVG, O_AXIS, O_NO_PREPARE };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
@@ -250,7 +252,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
         {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
         {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {"level-bench", 0, 0, O_LEVEL_BENCH},
-        {"svg", 1, 0, O_SVG},         {"axis", 1, 0, O_AXIS},
+        {"svg", 1, 0, O_SVG},         {"axis", 1, 0, O_AXIS},        {"no-prepare", 0, 0, O_NO_PREPARE},
         {0, 0, 0, 0}};
     int c;
     opterr = 0;
@@ -293,6 +295,9 @@ static int parse_args(int argc, char **argv, options *o)
             if (!sweep_parse_vec3(a, &o->gravity) || !sweep_v3_isfinite(o->gravity))
                 return fail("--gravity wants X,Y,Z (finite numbers), got '%s'", a);
             o->has_gravity = 1;
+            break;
+        case O_NO_PREPARE:
+            o->no_prepare = 1;
             break;
         case O_RADII:
             if (!sweep_parse_vec3(a, &o->radii) || !sweep_v3_isfinite(o->radii))
@@ -405,6 +410,8 @@ int main(int argc, char **argv)
     sweep_world *world;
     double t0 = now_ns();
     st = sweep_world_create(&desc, &world);
+    if (st == SWEEP_OK && !o.no_prepare)
+        st = sweep_world_prepare_radii(world, wp.radii);
     double build_ms = (now_ns() - t0) / 1e6;
     if (st != SWEEP_OK) {
         fprintf(stderr, "sweep-walk: building the world failed: %s\n", sweep_status_message(st));

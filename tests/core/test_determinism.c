@@ -20,7 +20,8 @@
 #define WALKERS 24
 #define STEPS 500
 
-static uint64_t run(int reverse_order)
+/* prepare: 0 none, 1 for the walkers' radii, 2 for other radii. */
+static uint64_t run_prepared(int reverse_order, int prepare)
 {
     sweep_level lv;
     sweep_level_init(&lv);
@@ -29,6 +30,10 @@ static uint64_t run(int reverse_order)
     sweep_world_desc d = sweep_level_world_desc(&lv);
     sweep_world *w;
     assert_int_equal(sweep_world_create(&d, &w), SWEEP_OK);
+    if (prepare)
+        assert_int_equal(sweep_world_prepare_radii(w, prepare == 1 ? lv.default_radii
+                                                                   : sweep_v3_scale(lv.default_radii, 1.5)),
+                         SWEEP_OK);
     sweep_walk_params wp = {WALKERS, STEPS, 37, 1.0 / 60.0, 6.0, lv.default_radii, 9};
     sweep_walker walkers[WALKERS];
     sweep_walk_place(&wp, lv.spawns, lv.spawn_count, walkers);
@@ -42,6 +47,48 @@ static uint64_t run(int reverse_order)
     sweep_world_destroy(w);
     sweep_level_free(&lv);
     return h;
+}
+
+static uint64_t run(int reverse_order)
+{
+    return run_prepared(reverse_order, 0);
+}
+
+/* A world prepared for the walkers' radii (each move takes its triangles
+ * ready made) or for others (each move makes its own) walks the same. */
+static void prepared_world_same_hash(void **state)
+{
+    (void)state;
+    uint64_t plain = run_prepared(0, 0);
+    assert_true(run_prepared(0, 1) == plain);
+    assert_true(run_prepared(1, 1) == plain);
+    assert_true(run_prepared(0, 2) == plain);
+}
+
+/* Bad radii are refused and leave the world usable as it was. */
+static void prepare_refuses_bad_radii(void **state)
+{
+    (void)state;
+    sweep_vec3 tri[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    uint32_t ix[3] = {0, 1, 2};
+    sweep_world_desc d = {tri, 3, ix, NULL, 1};
+    sweep_world *w;
+    assert_int_equal(sweep_world_create(&d, &w), SWEEP_OK);
+    sweep_world_info before, after;
+    sweep_world_get_info(w, &before);
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(0.0, 1.0, 1.0)), SWEEP_E_RADII);
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(1.0, -1.0, 1.0)), SWEEP_E_RADII);
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(1.0, 1.0, NAN)), SWEEP_E_RADII);
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(1.0, INFINITY, 1.0)), SWEEP_E_RADII);
+    assert_int_equal(sweep_world_prepare_radii(NULL, sweep_v3(1.0, 1.0, 1.0)), SWEEP_E_ARG);
+    sweep_world_get_info(w, &after);
+    assert_true(after.bytes == before.bytes);
+    /* Good radii cost memory, counted; preparing again replaces. */
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(1.0, 1.0, 2.0)), SWEEP_OK);
+    assert_int_equal(sweep_world_prepare_radii(w, sweep_v3(1.0, 1.0, 1.0)), SWEEP_OK);
+    sweep_world_get_info(w, &after);
+    assert_true(after.bytes > before.bytes);
+    sweep_world_destroy(w);
 }
 
 static void same_inputs_same_hash(void **state)
@@ -71,6 +118,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_inputs_same_hash),
+        cmocka_unit_test(prepared_world_same_hash),
+        cmocka_unit_test(prepare_refuses_bad_radii),
         cmocka_unit_test(hash_sees_every_bit),
     };
     return cmocka_run_group_tests_name("determinism", tests, NULL, NULL);

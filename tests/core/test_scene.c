@@ -203,11 +203,13 @@ static void culled_planes_change_nothing(void **state)
     sweep_world_destroy(w);
 }
 
-/* A kept triangle's prepared data is what preparing it on the spot gives. */
-static void lazy_prepared_equals_eager(void **state)
+/* A kept triangle's prepared data is what preparing it on the spot gives,
+ * whether the scene made it or took the world's (prepared for RADII). */
+static void lazy_prepared_equals_eager_in(int world_prepared)
 {
-    (void)state;
     sweep_world *w = bumpy_floor();
+    if (world_prepared)
+        assert_int_equal(sweep_world_prepare_radii(w, RADII), SWEEP_OK);
     static sweep__scene s;
     sweep_vec3 c = sweep_v3(3.0, 3.0, 0.0), half = sweep_v3(1.5, 1.5, 2.5);
     begin(&s, w, sweep_v3_sub(c, half), sweep_v3_add(c, half));
@@ -225,12 +227,22 @@ static void lazy_prepared_equals_eager(void **state)
         sweep__tri_prepare(sweep_v3_mul(t->a, s.inv_radii), sweep_v3_mul(t->b, s.inv_radii),
                            sweep_v3_mul(t->c, s.inv_radii), &eager);
         /* Every field, not the padding after the last. */
-        assert_memory_equal(&eager, &s.prep[cd->prep], offsetof(sweep__tri_prep, sharp) + sizeof eager.sharp);
+        assert_memory_equal(&eager, s.pt[cd->prep], offsetof(sweep__tri_prep, sharp) + sizeof eager.sharp);
+        /* From the world exactly when it was prepared for these radii. */
+        int from_world = w->prep && s.pt[cd->prep] == &w->prep[cd->tri - w->tris];
+        assert_int_equal(from_world, world_prepared);
         checked++;
     }
     assert_true(checked > 10);
     assert_true(checked < s.count); /* some were never needed */
     sweep_world_destroy(w);
+}
+
+static void lazy_prepared_equals_eager(void **state)
+{
+    (void)state;
+    lazy_prepared_equals_eager_in(0);
+    lazy_prepared_equals_eager_in(1);
 }
 
 static void widened_holds(double x)

@@ -327,9 +327,11 @@ static void convexity_cutoff_changes_nothing(void **state)
         double tmax = iter % 3 ? 1.0 : rnd(&x, 0.0, 1.0);
         sweep_sphere_hit h1, h2;
         memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
-        int r1 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h1);
+        sweep__closest cc1, cc2;
+        sweep__closest_init(&cc1), sweep__closest_init(&cc2);
+        int r1 = sweep__sphere_sweep_prepared(&path, &p, &cc1, tmax, &h1);
         p.sharp = 0;
-        int r2 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h2);
+        int r2 = sweep__sphere_sweep_prepared(&path, &p, &cc2, tmax, &h2);
         if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
             fail_msg("iteration %d: %d at %.17g with the cut-off, %d at %.17g without", iter, r1, h1.t, r2, h2.t);
         double s = sweep_v3_dot(p.nn, sweep_v3_sub(path.center, p.a)) / p.nlen;
@@ -366,7 +368,9 @@ static void kept_closest_point_changes_nothing(void **state)
         sweep_vec3 b = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
         sweep_vec3 c = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
         sweep__tri_prep kept;
+        sweep__closest kept_cc;
         sweep__tri_prepare(a, b, c, &kept);
+        sweep__closest_init(&kept_cc);
         if (!(kept.nlen > 0.0))
             continue;
         /* Three centres within reach of the plane, in front of it, that
@@ -392,12 +396,14 @@ static void kept_closest_point_changes_nothing(void **state)
             sweep__path path;
             sweep__path_init(&path, centre, disp);
             sweep__tri_prep fresh;
+            sweep__closest fresh_cc;
             sweep__tri_prepare(a, b, c, &fresh);
-            reused += memcmp(&kept.qc, &centre, sizeof centre) == 0;
+            sweep__closest_init(&fresh_cc);
+            reused += memcmp(&kept_cc.qc, &centre, sizeof centre) == 0;
             sweep_sphere_hit h1, h2;
             memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
-            int r1 = sweep__sphere_sweep_prepared(&path, &kept, tmax, &h1);
-            int r2 = sweep__sphere_sweep_prepared(&path, &fresh, tmax, &h2);
+            int r1 = sweep__sphere_sweep_prepared(&path, &kept, &kept_cc, tmax, &h1);
+            int r2 = sweep__sphere_sweep_prepared(&path, &fresh, &fresh_cc, tmax, &h2);
             if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
                 fail_msg("iteration %d sweep %d: %d at %.17g kept, %d at %.17g afresh", iter, k, r1, h1.t, r2, h2.t);
             sweeps++;
@@ -452,7 +458,9 @@ static void face_contact_time_is_the_formula(void **state)
         sweep__path path;
         sweep__path_init(&path, centre, disp);
         sweep_sphere_hit h;
-        if (!sweep__sphere_sweep_prepared(&path, &p, tmax, &h) || h.embedded || h.feature != SWEEP_FEATURE_FACE)
+        sweep__closest cc;
+        sweep__closest_init(&cc);
+        if (!sweep__sphere_sweep_prepared(&path, &p, &cc, tmax, &h) || h.embedded || h.feature != SWEEP_FEATURE_FACE)
             continue;
         double dist = sweep_v3_dot(p.nn, sweep_v3_sub(centre, a)) / p.nlen;
         double nv = sweep_v3_dot(p.n, disp);
