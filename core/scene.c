@@ -399,7 +399,12 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             int keep = !culled(&cb, &w->planes[i], &w->boxes[i]);
             /* Nearly every kept triangle is prepared by a sweep soon
              * after, from its world corners: fetch them now. */
-            __builtin_prefetch(&w->tris[i]);
+            if (s->world_prep) {
+                __builtin_prefetch(&s->world_prep[i]);
+                __builtin_prefetch((const char *)&s->world_prep[i] + 128);
+            } else {
+                __builtin_prefetch(&w->tris[i]);
+            }
             if (s->count == SWEEP__MAX_CANDIDATES) {
                 if (keep) {
                     s->kept = 0;
