@@ -205,7 +205,7 @@ static void keep(sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, swee
     cd->box.hi[0] = sweep__widen_up(thi.x), cd->box.hi[1] = sweep__widen_up(thi.y);
     cd->box.hi[2] = sweep__widen_up(thi.z);
     cd->tri = t, cd->mover = mover, cd->body = body;
-    cd->prep = SWEEP__UNPREPARED;
+    cd->prep = NULL;
 }
 
 /*
@@ -415,7 +415,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             sweep__candidate *cd = &s->cand[s->count];
             cd->box = w->boxes[i];
             cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
-            cd->prep = SWEEP__UNPREPARED;
+            cd->prep = s->world_prep ? &s->world_prep[i] : NULL;
             s->count += (uint32_t)keep;
         }
     }
@@ -451,32 +451,19 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
             continue;
-        const sweep__tri_prep *p;
-        sweep__closest *cc;
+        const sweep__tri_prep *p = cd->prep;
         sweep__tri_prep local;
-        sweep__closest local_cc;
-        if (cd->prep != SWEEP__UNPREPARED) {
-            p = s->pt[cd->prep];
-            cc = &s->closest[cd->prep];
-        } else if (s->prepared < SWEEP__MAX_PREPARED) {
-            uint32_t slot = cd->prep = s->prepared++;
-            const sweep_world *w = s->src.world;
-            if (s->world_prep && cd->mover == SWEEP_NO_MOVER && cd->body == SWEEP_NO_BODY) {
-                p = &s->world_prep[cd->tri - w->tris];
+        if (!p) {
+            if (s->prepared < SWEEP__MAX_PREPARED) {
+                sweep__tri_prep *fresh = &s->prep[s->prepared++];
+                prepare(s, cd->tri, fresh);
+                p = cd->prep = fresh;
             } else {
-                prepare(s, cd->tri, &s->prep[slot]);
-                p = &s->prep[slot];
+                prepare(s, cd->tri, &local);
+                p = &local;
             }
-            s->pt[slot] = p;
-            cc = &s->closest[slot];
-            sweep__closest_init(cc);
-        } else {
-            prepare(s, cd->tri, &local);
-            p = &local;
-            cc = &local_cc;
-            sweep__closest_init(cc);
         }
-        if (sweep__sphere_sweep_prepared(path, p, cc, tmax, &h)) {
+        if (sweep__sphere_sweep_prepared(path, p, tmax, &h)) {
             consider(r, &h, cd->tri, cd->mover, cd->body);
             tmax = limit(r);
         }
@@ -488,14 +475,12 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
                       const sweep__tri_prep *ready, uint32_t mover, uint32_t body, sweep__scene_result *r)
 {
     sweep__tri_prep p;
-    sweep__closest cc;
     sweep_sphere_hit h;
     if (!ready) {
         prepare(s, tr, &p);
         ready = &p;
     }
-    sweep__closest_init(&cc);
-    if (sweep__sphere_sweep_prepared(path, ready, &cc, limit(r), &h))
+    if (sweep__sphere_sweep_prepared(path, ready, limit(r), &h))
         consider(r, &h, tr, mover, body);
 }
 

@@ -49,25 +49,22 @@ typedef struct sweep__scene_result {
  * never near a sweep. Past this, a triangle is prepared on the spot for
  * each test (same bits, more time). */
 #define SWEEP__MAX_PREPARED 160
-#define SWEEP__UNPREPARED UINT32_MAX
 
 /*
  * A triangle kept for a move: its world box in float, widened so that it
  * holds the exact double box (a cheap first test that never rejects what
  * the exact test keeps), and where its prepared eSpace form is.
  *
- * Stack: a sweep__scene is 80 KiB (48 bytes per kept triangle, 256 per
- * prepared one: 200 for the triangle, 48 for its last closest point, a
- * pointer to the one in use), on the stack of sweep_move_in and of the
- * mover push (one at a time); it was 30 KiB when every kept triangle was
- * prepared.
+ * Stack: a sweep__scene is 70 KiB (48 bytes per kept triangle, 200 per
+ * one prepared here), on the stack of sweep_move_in and of the mover push
+ * (one at a time); it was 30 KiB when every kept triangle was prepared.
  */
 typedef struct sweep__candidate {
     sweep__tri_box box;    /* world space, widened */
     const sweep__tri *tri;
     uint32_t mover;        /* SWEEP_NO_MOVER for static triangles */
     uint32_t body;         /* SWEEP_NO_BODY unless a crowd shell */
-    uint32_t prep;         /* index in sweep__scene.pt and .closest, or SWEEP__UNPREPARED */
+    const sweep__tri_prep *prep; /* its prepared form (the world's or the scene's), or NULL until needed */
 } sweep__candidate;
 
 /*
@@ -107,11 +104,9 @@ typedef struct sweep__scene {
     /* The world's triangles prepared for these radii (its prep, when
      * made with inv_radii), or NULL: then each is prepared here. */
     const sweep__tri_prep *world_prep;
-    uint32_t prepared; /* entries of pt and closest in use */
+    uint32_t prepared; /* entries of prep in use */
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
     sweep__candidate mover_cand[SWEEP__MAX_MOVER_CANDIDATES];
-    const sweep__tri_prep *pt[SWEEP__MAX_PREPARED]; /* the world's, or prep[k] */
-    sweep__closest closest[SWEEP__MAX_PREPARED];
     sweep__tri_prep prep[SWEEP__MAX_PREPARED];
 } sweep__scene;
 

@@ -246,12 +246,10 @@ int sweep_sphere_sweep_triangle(sweep_vec3 center, sweep_vec3 disp, sweep_vec3 a
                                 sweep_vec3 c, double tmax, sweep_sphere_hit *out)
 {
     sweep__tri_prep p;
-    sweep__closest cc;
     sweep__path path;
     sweep__tri_prepare(a, b, c, &p);
-    sweep__closest_init(&cc);
     sweep__path_init(&path, center, disp);
-    return sweep__sphere_sweep_prepared(&path, &p, &cc, tmax, out);
+    return sweep__sphere_sweep_prepared(&path, &p, tmax, out);
 }
 
 static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
@@ -259,19 +257,10 @@ static int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt
 
 /* A centre inside the slab: embedded, or the edges and vertices, unless
  * the triangle is out of reach. */
-int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, sweep__closest *cc, double tmax,
-                             sweep_sphere_hit *out)
+int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp;
-    /* A function of the centre and the prepared triangle alone, so
-     * the one kept from the same centre is the same bits. */
-    sweep_vec3 q;
-    if (sweep_v3_same_bits(cc->qc, center)) {
-        q = cc->q;
-    } else {
-        q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
-        cc->qc = center, cc->q = q;
-    }
+    sweep_vec3 q = closest_point(center, pt->a, pt->b, pt->c, pt->ab, pt->ac);
     sweep_vec3 away = sweep_v3_sub(center, q);
     /* The distance is still more than 1 at tmax (below): most
      * triangles here (their plane cuts the sphere, they do not) end

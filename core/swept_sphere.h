@@ -72,22 +72,6 @@ typedef struct sweep__tri_prep {
     int sharp;       /* not a needle: the convexity cut-off may be used */
 } sweep__tri_prep;
 
-/*
- * The closest point q of a prepared triangle to the centre qc, from the
- * last sweep against it that needed one: a slide that stops within the
- * skin starts its next sweep from the very same centre (a third of the
- * closest points asked for on the corpus). The caller's, one per triangle
- * it keeps for a move. qc starts as NaN, which no centre equals.
- */
-typedef struct sweep__closest {
-    sweep_vec3 qc, q;
-} sweep__closest;
-
-static inline void sweep__closest_init(sweep__closest *cc)
-{
-    cc->qc = sweep_v3(NAN, NAN, NAN);
-}
-
 /* Inline: the scene prepares a triangle the first time a sweep needs it,
  * in the middle of its loop. */
 static inline void sweep__tri_prepare(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep__tri_prep *p)
@@ -124,20 +108,17 @@ static inline void sweep__path_init(sweep__path *p, sweep_vec3 center, sweep_vec
  * centre inside the slab (dist < 1), and for one above it. Two functions,
  * each with the registers of its own case: as one they shared a large
  * stack frame that every call filled. */
-int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, sweep__closest *cc, double tmax,
-                             sweep_sphere_hit *out);
+int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt, double tmax, sweep_sphere_hit *out);
 int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt, double tmax, double dist, double nv,
                               sweep_sphere_hit *out);
 
 /*
- * sweep_sphere_sweep_triangle over a prepared triangle, with its closest
- * point memo (only ever a shortcut: the answer is the same with a fresh
- * one). The plane tests,
+ * sweep_sphere_sweep_triangle over a prepared triangle. The plane tests,
  * which end most calls from a scene (about 3 in 4 on real levels), are
  * inline, so those calls cost no call.
  */
-static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt,
-                                               sweep__closest *cc, double tmax, sweep_sphere_hit *out)
+static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                               sweep_sphere_hit *out)
 {
     double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
     if (s < 0.0)
@@ -152,7 +133,7 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sw
      * waited on, in nearly half the tests that pass (a wall beside a body,
      * a step it walks onto). */
     if (s < nlen)
-        return sweep__sphere_sweep_slab(path, pt, cc, tmax, out);
+        return sweep__sphere_sweep_slab(path, pt, tmax, out);
     double nv = sweep_v3_dot(pt->n, path->disp);
     /* s >= nlen makes s / nlen >= 1 however it rounds: a floor beside a
      * lateral sweep, or a wall it moves away from, ends without the

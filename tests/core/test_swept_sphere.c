@@ -327,11 +327,9 @@ static void convexity_cutoff_changes_nothing(void **state)
         double tmax = iter % 3 ? 1.0 : rnd(&x, 0.0, 1.0);
         sweep_sphere_hit h1, h2;
         memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
-        sweep__closest cc1, cc2;
-        sweep__closest_init(&cc1), sweep__closest_init(&cc2);
-        int r1 = sweep__sphere_sweep_prepared(&path, &p, &cc1, tmax, &h1);
+        int r1 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h1);
         p.sharp = 0;
-        int r2 = sweep__sphere_sweep_prepared(&path, &p, &cc2, tmax, &h2);
+        int r2 = sweep__sphere_sweep_prepared(&path, &p, tmax, &h2);
         if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
             fail_msg("iteration %d: %d at %.17g with the cut-off, %d at %.17g without", iter, r1, h1.t, r2, h2.t);
         double s = sweep_v3_dot(p.nn, sweep_v3_sub(path.center, p.a)) / p.nlen;
@@ -342,77 +340,6 @@ static void convexity_cutoff_changes_nothing(void **state)
     assert_true(cut_domain > 4000);
     assert_true(hits > 2000);
     assert_true(sharp > 20000 && sharp < 40000);
-}
-
-/*
- * A prepared triangle keeps the closest point to the last centre that
- * needed one: every sweep through a triangle kept across sweeps (as a move
- * keeps it) must give the same bits as through one prepared afresh. The
- * sweeps of a run start from a few centres, each used again (as a slide
- * stopped within the skin starts its next sweep from the very same
- * centre), close to the plane so that the closest point is needed, and
- * include centres of +0.0 and -0.0 over triangles touching the origin.
- * A key that matched a centre it should not (reusing any kept point, or
- * one of another centre) fails here.
- */
-static void kept_closest_point_changes_nothing(void **state)
-{
-    (void)state;
-    uint64_t x = 17;
-    int reused = 0, sweeps = 0, hits = 0;
-    for (int iter = 0; iter < 4000; iter++) {
-        sweep_vec3 o = iter % 3 == 0 ? sweep_v3(rnd(&x, -300, 300), rnd(&x, -300, 300), rnd(&x, -300, 300))
-                                     : sweep_v3(0, 0, 0);
-        double size = iter % 2 ? 1.0 : 6.0;
-        sweep_vec3 a = iter % 5 == 0 ? o : sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), 0));
-        sweep_vec3 b = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
-        sweep_vec3 c = sweep_v3_add(o, sweep_v3(rnd(&x, -size, size), rnd(&x, -size, size), rnd(&x, -0.3, 0.3)));
-        sweep__tri_prep kept;
-        sweep__closest kept_cc;
-        sweep__tri_prepare(a, b, c, &kept);
-        sweep__closest_init(&kept_cc);
-        if (!(kept.nlen > 0.0))
-            continue;
-        /* Three centres within reach of the plane, in front of it, that
-         * share coordinates: the second differs from the first in y
-         * alone, the third in z alone. */
-        sweep_vec3 on = sweep_v3_add(a, sweep_v3_add(sweep_v3_scale(kept.ab, rnd(&x, -0.5, 1.2)),
-                                                     sweep_v3_scale(kept.ac, rnd(&x, -0.5, 1.2))));
-        sweep_vec3 centres[3];
-        centres[0] = centres[1] = centres[2] = sweep_v3_madd(on, kept.n, rnd(&x, 0.0, 1.0));
-        centres[1].y += rnd(&x, -0.5, 0.5);
-        centres[2].z += rnd(&x, -0.5, 0.5);
-        if (iter % 5 == 0) { /* a at the origin: centres on it, of both signs of zero */
-            centres[0] = sweep_v3_madd(sweep_v3(0.0, 0.0, 0.0), kept.n, 0.5);
-            centres[1] = centres[0];
-            centres[1].x = centres[0].x == 0.0 ? -centres[0].x : centres[0].x;
-            centres[2] = sweep_v3(-0.0, -0.0, -0.0);
-        }
-        for (int k = 0; k < 8; k++) {
-            sweep_vec3 centre = centres[(k * 7 + iter) % 3 * (k % 4 != 3)];
-            sweep_vec3 disp = sweep_v3_scale(sweep_v3(rnd(&x, -1, 1), rnd(&x, -1, 1), rnd(&x, -1, 1)),
-                                             k % 2 ? 0.05 : 0.6);
-            double tmax = k % 3 ? 1.0 : rnd(&x, 0.0, 1.0);
-            sweep__path path;
-            sweep__path_init(&path, centre, disp);
-            sweep__tri_prep fresh;
-            sweep__closest fresh_cc;
-            sweep__tri_prepare(a, b, c, &fresh);
-            sweep__closest_init(&fresh_cc);
-            reused += memcmp(&kept_cc.qc, &centre, sizeof centre) == 0;
-            sweep_sphere_hit h1, h2;
-            memset(&h1, 0, sizeof h1), memset(&h2, 0, sizeof h2);
-            int r1 = sweep__sphere_sweep_prepared(&path, &kept, &kept_cc, tmax, &h1);
-            int r2 = sweep__sphere_sweep_prepared(&path, &fresh, &fresh_cc, tmax, &h2);
-            if (r1 != r2 || memcmp(&h1, &h2, sizeof h1) != 0)
-                fail_msg("iteration %d sweep %d: %d at %.17g kept, %d at %.17g afresh", iter, k, r1, h1.t, r2, h2.t);
-            sweeps++;
-            hits += r1;
-        }
-    }
-    print_message("sweeps %d, closest points reused %d, hits %d\n", sweeps, reused, hits);
-    assert_true(reused > 3000);
-    assert_true(hits > 2000 && hits < sweeps - 2000);
 }
 
 /*
@@ -458,9 +385,7 @@ static void face_contact_time_is_the_formula(void **state)
         sweep__path path;
         sweep__path_init(&path, centre, disp);
         sweep_sphere_hit h;
-        sweep__closest cc;
-        sweep__closest_init(&cc);
-        if (!sweep__sphere_sweep_prepared(&path, &p, &cc, tmax, &h) || h.embedded || h.feature != SWEEP_FEATURE_FACE)
+        if (!sweep__sphere_sweep_prepared(&path, &p, tmax, &h) || h.embedded || h.feature != SWEEP_FEATURE_FACE)
             continue;
         double dist = sweep_v3_dot(p.nn, sweep_v3_sub(centre, a)) / p.nlen;
         double nv = sweep_v3_dot(p.n, disp);
@@ -516,7 +441,6 @@ int main(void)
         cmocka_unit_test(closest_point_matches_sampling),
         cmocka_unit_test(sweep_never_misses_a_touch),
         cmocka_unit_test(convexity_cutoff_changes_nothing),
-        cmocka_unit_test(kept_closest_point_changes_nothing),
         cmocka_unit_test(face_contact_time_is_the_formula),
         cmocka_unit_test(below_the_slab_top_divides_below_one),
     };
