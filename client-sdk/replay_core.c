@@ -120,6 +120,7 @@ struct sweep__replay_core {
     sweep_content_hash hash;
     double tick_rate;
     sweep_movers *movers; /* NULL when the map has none, as on the server */
+    sweep_space space;    /* the world and its movers, as every move meets them (no other players) */
     uint64_t tick;
     core_entity *ents; /* in spawn order: the order the movers carry and push them in */
     uint32_t ent_count, ent_cap;
@@ -336,6 +337,7 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
             return NULL;
         }
     }
+    c->space = (sweep_space){c->world, c->movers, NULL, SWEEP_NO_BODY};
     c->tick = h->first_tick;
     c->compact = h->version >= 2;
     /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
@@ -636,36 +638,15 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
     return buf;
 }
 
-/* Step 6 of moves.c for one move of e: the motion (into *mo) from its
- * actor by the server's own code (server/entity_motion.h) and what the
- * entity keeps, but for what the ticks did to it since its last move
- * (moved_flags, moved_by), which move_fields reads and moved_done then
- * clears; *start is where the move started. SWEEP_OK, or the status the
- * server would have refused the move with (nothing changed then). */
-static inline __attribute__((always_inline)) sweep_status
-apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons, double granted,
-           uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
+/* Applied: what the entity keeps of a move (moves.c, from "Applied")
+ * besides its actor, res being the move's result when it ran. A Noclip
+ * move ran with nothing touched: no ground, no contact. */
+static inline __attribute__((always_inline)) void keep_applied(core_entity *e, const sweep_move_result *res,
+                                                               uint32_t sequence, int ran)
 {
-    const sweep_config *wcfg = &c->level.config;
-    const sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
-    *start = e->m.actor.position;
-    sweep__motion_run(&space, wcfg, &c->level.rules, &e->m, mode, wish, buttons, granted, mo);
-    /* The server refuses what the core refuses, and a move ending beyond
-     * the coordinate limit. */
-    sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
-    if (st != SWEEP_OK)
-        return st;
-    const sweep_move_result *res = &mo->act.move;
-    if (c->observer)
-        *om = (sweep__replay_core_move){space, wcfg, &c->level.rules, e->m.radii, e->m.actor, mo->actor,
-                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->moved_flags != 0};
-
-    /* Applied: what the entity keeps (moves.c, from "Applied"). A Noclip
-     * move ran with nothing touched: no ground, no contact. */
-    e->m.actor = mo->actor;
     e->has_last = 1;
     e->last_sequence = sequence;
-    if (mo->ran) {
+    if (ran) {
         e->ground_mover = res->ground_mover;
         e->ground_normal = res->ground_normal;
         e->ground_material = res->ground_material;
@@ -677,21 +658,45 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
             }
         }
     }
+}
+
+/* Step 6 of moves.c for one move of e: the motion (into *mo) from its
+ * actor by the server's own code (server/entity_motion.h) and what the
+ * entity keeps, but for what the ticks did to it since its last move
+ * (moved_flags, moved_by), which move_fields reads and moved_done then
+ * clears; *start is where the move started. SWEEP_OK, or the status the
+ * server would have refused the move with (nothing changed then). */
+static inline __attribute__((always_inline)) sweep_status
+apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons, double granted,
+           uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
+{
+    const sweep_config *wcfg = &c->level.config;
+    *start = e->m.actor.position;
+    sweep__motion_run(&c->space, wcfg, &c->level.rules, &e->m, mode, wish, buttons, granted, mo);
+    /* The server refuses what the core refuses, and a move ending beyond
+     * the coordinate limit. */
+    sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
+    if (st != SWEEP_OK)
+        return st;
+    const sweep_move_result *res = &mo->act.move;
+    if (c->observer)
+        *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->m.radii, e->m.actor, mo->actor,
+                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->moved_flags != 0};
+
+    e->m.actor = mo->actor;
+    keep_applied(e, res, sequence, mo->ran);
     return SWEEP_OK;
 }
 
-/* Step 7: the fields of the MOVE image of a move apply_move applied to e
- * (before moved_done), but its session: the result as moves.c fills it,
- * the core's fields straight from the core's output (the contacts stay in
- * *mo, up to the count the wire carries). */
+/* move_fields of a move whose actor after it is *a and sweep_act's
+ * result (or the Fly or Noclip one, as sweep__motion holds it) *act. */
 static inline __attribute__((always_inline)) void
-move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
-            sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
-            sweep__record_move_fields *f)
+motion_fields(const sweep__replay_core *c, const core_entity *e, const sweep_actor *a, int ran,
+              const sweep_act_result *act, sweep_vec3 start, sweep_vec3 wish, double granted, uint32_t buttons,
+              uint32_t mode, uint32_t sequence, sweep__record_move_fields *f)
 {
-    const sweep_actor *a = &mo->actor;
-    const sweep_move_result *res = &mo->act.move;
-    uint32_t contact_count = mo->ran ? res->contact_count : 0;
+    const sweep_move_result *res = &act->move;
+    uint32_t contact_count = ran ? res->contact_count : 0;
     f->entity = e->id;
     f->sequence = sequence;
     f->wish = wish;
@@ -711,8 +716,20 @@ move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__moti
     f->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
     f->has_start_position = e->moved_flags != 0;
     f->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
-    f->rules = mo->act.rules & SWEEP__RECORD_MOVE_RULES;
-    f->speed_excess = mo->act.speed_excess;
+    f->rules = act->rules & SWEEP__RECORD_MOVE_RULES;
+    f->speed_excess = act->speed_excess;
+}
+
+/* Step 7: the fields of the MOVE image of a move apply_move applied to e
+ * (before moved_done), but its session: the result as moves.c fills it,
+ * the core's fields straight from the core's output (the contacts stay in
+ * *mo, up to the count the wire carries). */
+static inline __attribute__((always_inline)) void
+move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
+            sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
+            sweep__record_move_fields *f)
+{
+    motion_fields(c, e, &mo->actor, mo->ran, &mo->act, start, wish, granted, buttons, mode, sequence, f);
 }
 
 /* What the ticks did to e is told in its move's result once. */
@@ -910,6 +927,42 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
     sweep_vec3 wish = sweep__rdvec3(p + 16);
     double granted = sweep__rdf64(p + 40);
     sweep_vec3 start;
+    if (mode == SWEEP_WIRE_MODE_WALK && granted > 0.0 && !c->observer) {
+        /* Nearly every move: apply_move's Walk, sweep_act run on the
+         * entity's own actor rather than on a copy handed back. A refused
+         * move ends the replay, so what it leaves in the entity is never
+         * read (move_failed names it from m). */
+        sweep_act_result *act = &m->motion.act;
+        int beyond;
+        start = e->m.actor.position;
+        sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->m.radii, &e->m.actor, wish,
+                                             buttons, granted, act, &beyond);
+        if (st != SWEEP_OK || beyond) {
+            m->st = st != SWEEP_OK ? st : SWEEP_E_POSITION;
+            return MOVE_REFUSED;
+        }
+        keep_applied(e, &act->move, sequence, 1);
+        c->moves++;
+        c->outputs++;
+        sweep__record_move_fields f;
+        motion_fields(c, e, &e->m.actor, 1, act, start, wish, granted, buttons, mode, sequence, &f);
+        f.session = session;
+        if (sweep__record_move_same_output(p, len, &f)) {
+            moved_done(e);
+            return MOVE_MATCHED;
+        }
+        m->st = SWEEP_OK;
+        m->motion.status = SWEEP_OK;
+        m->motion.beyond_limit = 0;
+        m->motion.ran = 1;
+        m->motion.actor = e->m.actor;
+        m->start = start;
+        m->wish = wish;
+        m->granted = granted;
+        m->buttons = buttons;
+        m->mode = mode;
+        return MOVE_DIFFERS;
+    }
     m->st = apply_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->om, &start);
     if (m->st != SWEEP_OK)
         return MOVE_REFUSED;

@@ -32,13 +32,15 @@ void sweep__motion_run(const sweep_space *space, const sweep_config *cfg, const 
     out->ran = 0;
     if (mode == SWEEP_WIRE_MODE_WALK) {
         if (granted > 0.0) {
-            sweep_wish wish = {velocity, buttons & SWEEP_WISH_JUMP};
             /* Straight into out: sweep_act fills every field on success. */
-            out->status = sweep_act(space, cfg, rules, e->radii, &a, &wish, granted, &out->act);
+            out->status = sweep__motion_walk(space, cfg, rules, e->radii, &a, velocity, buttons, granted, &out->act,
+                                             &out->beyond_limit);
             out->ran = out->status == SWEEP_OK;
         }
         if (!out->ran)
             no_motion(out);
+        out->actor = a;
+        return;
     } else if (mode == SWEEP_WIRE_MODE_FLY) {
         no_motion(out);
         sweep_config fly = *cfg;
