@@ -41,8 +41,9 @@ struct sweep_record_reader {
      * matched. */
     pthread_t ahead;
     int ahead_started;
-    atomic_size_t verified_end;
     atomic_int ahead_stop;
+    /* On a line of its own: the thread writes it every frame. */
+    _Alignas(SWEEP__CACHE_LINE) atomic_size_t verified_end;
     /* sweep__record_plan_ahead: the thread's lean groups (plan.items
      * NULL when it does not plan). */
     sweep__plan_queue plan;
@@ -377,7 +378,11 @@ int sweep_record_next(sweep_record_reader *r, sweep_record *out, char *err, size
 
 sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errlen)
 {
-    sweep_record_reader *r = calloc(1, sizeof *r);
+    /* Aligned as its fields the two threads share ask. */
+    size_t bytes = (sizeof(sweep_record_reader) + SWEEP__CACHE_LINE - 1) / SWEEP__CACHE_LINE * SWEEP__CACHE_LINE;
+    sweep_record_reader *r = aligned_alloc(SWEEP__CACHE_LINE, bytes);
+    if (r)
+        memset(r, 0, bytes);
     if (!r) {
         fail(err, errlen, "%s: out of memory", path);
         return NULL;
@@ -450,7 +455,9 @@ static int plan_push(sweep_record_reader *r, size_t in_at, size_t group_end, uns
 {
     sweep__plan_queue *q = &r->plan;
     size_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-    while (head - atomic_load_explicit(&q->tail, memory_order_acquire) == q->cap) {
+    /* The reader's tail is looked at only when the last look says full. */
+    while (head - q->tail_seen == q->cap &&
+           head - (q->tail_seen = atomic_load_explicit(&q->tail, memory_order_acquire)) == q->cap) {
         if (atomic_load_explicit(&r->ahead_stop, memory_order_relaxed) ||
             atomic_load_explicit(&r->plan_stop, memory_order_relaxed))
             return 0;
