@@ -774,12 +774,16 @@ int sweep_replay_step(sweep_replay *r)
             size_t at, end, stop;
             sweep__record_window(r->reader, &at, &end);
             size_t from = r->has_peek ? (size_t)r->peek->offset : at;
-            if (sweep__replay_core_lean(r, r->core, r->reader, from, &r->stats.requests, &stop) < 0)
+            int lean = sweep__replay_core_lean(r, r->core, r->reader, from, &r->stats.requests, &r->stats.ticks,
+                                               &stop);
+            if (lean < 0)
                 return -1;
             if (stop != from) {
                 r->has_peek = 0;
                 sweep__record_seek(r->reader, stop);
             }
+            if (lean == 1)
+                return 1; /* it ran a tick */
         }
         const sweep_record *x;
         int got = next_record(r, &r->one, &x);

@@ -1168,8 +1168,34 @@ static __attribute__((noinline)) void lean_prefetch(sweep__replay_core *c, const
     c->prefetched = pf;
 }
 
+/* A TICK at `at` that ends the frame [.., end) of d, the world's next
+ * tick: the next frame read (as replay.c reads the group after a TICK
+ * before running it, so a bad frame there is named first), then the tick
+ * run as replay.c's on_tick runs it with nothing after it. 1, with *at
+ * and *end the next frame's (both the log's end when there is none); 0
+ * when it is not such a TICK (the general path takes it); -1 after
+ * sweep__replay_fail or a divergence. Out of line: once a tick. */
+static __attribute__((noinline)) int lean_tick(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd,
+                                               const uint8_t *d, size_t *at, size_t *end, uint64_t *ticks)
+{
+    size_t x_at = *at;
+    if (*end - x_at != 5u + 8u || sweep__rd32(d + x_at + 1) != 8u || sweep__rd64(d + x_at + 5) != c->tick + 1)
+        return 0;
+    sweep_record x;
+    x.type = SWEEP_RECORD_TICK;
+    x.offset = x_at;
+    x.tick = c->tick + 1;
+    sweep__record_seek(rd, *end);
+    char err[1200];
+    if (sweep__record_next_frame(rd, err, sizeof err) < 0)
+        return sweep__replay_fail(r, "%s", err);
+    sweep__record_window(rd, at, end);
+    (*ticks)++;
+    return sweep__replay_core_on_tick(r, c, &x, NULL, 0) == 0 ? 1 : -1;
+}
+
 int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
-                            uint64_t *requests, size_t *stop)
+                            uint64_t *requests, uint64_t *ticks, size_t *stop)
 {
     size_t at, end;
     const uint8_t *d = sweep__record_window(rd, &at, &end);
@@ -1214,6 +1240,13 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
             pos += 5 + (size_t)l;
         }
         at = group_end;
+    }
+    if (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_TICK) {
+        int t = lean_tick(r, c, rd, d, &at, &end, ticks);
+        if (t != 0) {
+            *stop = at;
+            return t;
+        }
     }
     *stop = at;
     return 0;

@@ -74,12 +74,16 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
  * record to be read, or the one a group ended with), each run as
  * sweep__replay_core_on_request would after replay.c read its group, as
  * long as the group holds nothing but MOVEs and the results answering
- * them, whole in the frame; they are read in place, not grouped. *stop is
- * the offset of the first record left for the general path (a tick,
- * anything uncommon, the frame's end); each request run is counted in
- * *requests. 0, or -1 after sweep__replay_fail or a divergence. */
+ * them, whole in the frame; they are read in place, not grouped. A TICK
+ * that ends its frame, the world's next, is run too, as replay.c's
+ * on_tick would run it (the next frame read first, as its group's end),
+ * and ends the loop: 1, with rd in the next frame. *stop is the offset of
+ * the first record left for the general path (a tick with anything after
+ * it in its frame, anything uncommon, the frame's end); each request run
+ * is counted in *requests, each tick in *ticks. 0, 1, or -1 after
+ * sweep__replay_fail or a divergence. */
 int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
-                            uint64_t *requests, size_t *stop);
+                            uint64_t *requests, uint64_t *ticks, size_t *stop);
 
 /* The core depth's state of r; NULL at the full depth. */
 sweep__replay_core *sweep__replay_core_of(sweep_replay *r);

@@ -602,6 +602,11 @@ void sweep__record_seek(sweep_record_reader *r, size_t at)
     r->body_pos = at;
 }
 
+int sweep__record_next_frame(sweep_record_reader *r, char *err, size_t errlen)
+{
+    return next_frame(r, err, errlen);
+}
+
 const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r)
 {
     return &r->head;

@@ -29,6 +29,13 @@ const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, si
  * frame's first record, or its end) the next record to be read. */
 void sweep__record_seek(sweep_record_reader *r, size_t at);
 
+/* When the current frame has no record left: the next frame, as
+ * sweep_record_next would read it (summed, or vouched for by the thread
+ * of sweep_record_check_ahead), its records then the window's. 1, 0 at
+ * the end of the log or a torn tail (sweep_record_truncated), -1 with err
+ * naming what is wrong, as sweep_record_next names it. */
+int sweep__record_next_frame(sweep_record_reader *r, char *err, size_t errlen);
+
 /* The CPUs the calling thread may run on (its affinity, at most the CPUs
  * online): sweep_record_check_ahead and sweep__record_plan_ahead start
  * nothing below 2. */
