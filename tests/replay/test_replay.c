@@ -1299,10 +1299,11 @@ static void raw_log(char *out, size_t n)
     snprintf(out, n, "%s", logs[0]);
 }
 
-/* The n-th MOVE record of a log with at least `contacts` contacts: its
- * offset (of the type byte), session and entity. */
-static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t *offset, uint64_t *session,
-                      uint32_t *entity)
+/* The n-th MOVE record of a log with at least `contacts` contacts (and,
+ * walk set, of a Walk move): its offset (of the type byte), session and
+ * entity. */
+static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned nth, uint64_t *offset,
+                         uint64_t *session, uint32_t *entity)
 {
     char err[1400];
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
@@ -1312,7 +1313,8 @@ static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t
     sweep_record x;
     int found = 0;
     while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
-        if (x.type == SWEEP_RECORD_MOVE && x.bytes.ptr[54] >= contacts && nth-- == 0) {
+        if (x.type == SWEEP_RECORD_MOVE && x.bytes.ptr[54] >= contacts &&
+            (!walk || x.bytes.ptr[52] == SWEEP_WIRE_MODE_WALK) && nth-- == 0) {
             *offset = x.offset;
             *session = x.session;
             *entity = x.entity;
@@ -1321,6 +1323,12 @@ static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t
     }
     sweep_record_close(r);
     assert_true(found);
+}
+
+static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t *offset, uint64_t *session,
+                      uint32_t *entity)
+{
+    find_move_of(log, contacts, 0, nth, offset, session, entity);
 }
 
 /* A copy of log with byte `at` xor'ed with `bits` (at == SIZE_MAX: none),
@@ -1418,6 +1426,34 @@ static void move_record_changed_is_a_divergence(void **state)
     if (strncmp(d->field, "MoveResult", 10) != 0) /* a field of it, or the move refused */
         fail_msg("wish changed: %s", d->text);
     assert_int_equal(d->entity, entity);
+}
+
+/* A Walk MOVE whose granted time the core refuses (far above the world's
+ * max_dt) is a move the server applied and the core depth would have
+ * refused: named on the result that answered it, "applied" against
+ * "refused: " and why, as the full depth names a refused move. The core
+ * depth's Walk moves run sweep_act on the entity's own actor (a refused
+ * one ends the replay, so nothing it left there is read). */
+static void core_refused_move_is_a_divergence(void **state)
+{
+    (void)state;
+    char log[600], out[400], err[1400];
+    raw_log(log, sizeof log);
+    uint64_t at, session;
+    uint32_t entity;
+    find_move_of(log, 0, 1, 5, &at, &session, &entity);
+    scratch("move-dt.sweeplog", out, sizeof out);
+    flip(log, (size_t)at + 5 + 40 + 7, 0x40, out); /* granted's exponent: about 1e300 seconds */
+    sweep_replay_divergence div;
+    const sweep_replay_divergence *d = replay_bad(out, SWEEP_REPLAY_CORE, &div, err, sizeof err);
+    if (!d)
+        fail_msg("granted time changed: no divergence: %s", err);
+    if (strncmp(d->field, "MoveResult", 10) != 0 || strcmp(d->recorded, "applied") != 0 ||
+        strncmp(d->replayed, "refused: ", 9) != 0)
+        fail_msg("granted time changed: %s", d->text);
+    assert_int_equal(d->session, session);
+    assert_int_equal(d->entity, entity);
+    assert_true(d->offset > at); /* the OUT that answered it */
 }
 
 /* A MOVE record that breaks its layout is corruption at its byte offset,
@@ -2043,6 +2079,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
+        cmocka_unit_test(core_refused_move_is_a_divergence),
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
