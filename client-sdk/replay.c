@@ -16,9 +16,10 @@
  * At the core depth the same loop, groups, segments and divergences
  * serve replay_core.c, which runs each group through the core alone
  * instead of the offline server (replay_impl.h); of a version 2 log it
- * runs the requests of moves answered by their results in a lean loop
- * of its own, over the records where they lie, before this loop reads
- * the next record (unless a watcher wants every message decoded).
+ * runs the requests of moves answered by their results, and a TICK that
+ * ends its frame, in a lean loop of its own, over the records where they
+ * lie, before this loop reads the next record (unless a watcher wants
+ * every message decoded).
  */
 #include "client-sdk/replay.h"
 

@@ -51,9 +51,13 @@
  * them into records and groups first; any request with anything else in
  * its group (a spawn, an Error, a Despawned, a MoverCommanded, an answer
  * to another session), a record that is not right, a group that reaches
- * the end of its frame, and every tick go through replay.c's records and
- * groups to the code below, and so does a failure found by the lean loop
- * to be named: what a replay says is the same either way.
+ * the end of its frame, and a tick with anything after it in its frame go
+ * through replay.c's records and groups to the code below, and so does a
+ * failure found by the lean loop to be named: what a replay says is the
+ * same either way. A TICK that ends its frame (nearly every one) the lean
+ * loop runs itself (lean_tick). A Walk move granted time runs sweep_act
+ * on the entity's own actor (run_checked); the other modes, and a move
+ * watched by an observer, go through apply_move.
  */
 #include <inttypes.h>
 #include <stdio.h>
