@@ -117,7 +117,9 @@ rm -f "$BSP_ERR"
 # of 1/60 s at Quake's 320 units/s, its movers running: one BENCH
 # name=core.level line per level (mean, p50 and p99 cost per move, moves that
 # fell back for want of iterations, walkers the core left stuck or inside
-# geometry, walkers the level itself traps, walkers out of the level).
+# geometry, walkers the level itself traps, walkers out of the level; the
+# mean from the walk run again timed a step at a time, the per-move samples'
+# own mean, clock reads and all, as ns_per_move_mean_clocked).
 # SWEEP_BENCH_LEVEL_STEPS shortens the walk. Skipped, with the reason,
 # without the corpus.
 LEVEL_DIR=${BUILD:-build}/bench-corpus
