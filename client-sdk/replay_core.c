@@ -645,23 +645,27 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
 /* Applied: what the entity keeps of a move (moves.c, from "Applied")
  * besides its actor, res being the move's result when it ran. A Noclip
  * move ran with nothing touched: no ground, no contact. */
+static inline __attribute__((always_inline)) void keep_ground(core_entity *e, const sweep_move_result *res)
+{
+    e->ground_mover = res->ground_mover;
+    e->ground_normal = res->ground_normal;
+    e->ground_material = res->ground_material;
+    e->touch_mover = SWEEP_NO_MOVER;
+    for (uint32_t i = 0; i < res->contact_count; i++) {
+        if (res->contacts[i].mover != SWEEP_NO_MOVER) {
+            e->touch_mover = res->contacts[i].mover;
+            break;
+        }
+    }
+}
+
 static inline __attribute__((always_inline)) void keep_applied(core_entity *e, const sweep_move_result *res,
                                                                uint32_t sequence, int ran)
 {
     e->has_last = 1;
     e->last_sequence = sequence;
-    if (ran) {
-        e->ground_mover = res->ground_mover;
-        e->ground_normal = res->ground_normal;
-        e->ground_material = res->ground_material;
-        e->touch_mover = SWEEP_NO_MOVER;
-        for (uint32_t i = 0; i < res->contact_count; i++) {
-            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
-                e->touch_mover = res->contacts[i].mover;
-                break;
-            }
-        }
-    }
+    if (ran)
+        keep_ground(e, res);
 }
 
 /* Step 6 of moves.c for one move of e: the motion (into *mo) from its
@@ -938,20 +942,27 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
          * read (move_failed names it from m). */
         sweep_act_result *act = &m->motion.act;
         int beyond;
-        start = e->m.actor.position;
+        /* Only what the call needs is kept across it: the start in *m,
+         * the sequence applied before (a refused move ends the replay),
+         * and the input read again from p when the images differ. */
+        m->start = e->m.actor.position;
+        e->has_last = 1;
+        e->last_sequence = sequence;
         sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->m.radii, &e->m.actor, wish,
                                              buttons, granted, act, &beyond);
         if (st != SWEEP_OK || beyond) {
             m->st = st != SWEEP_OK ? st : SWEEP_E_POSITION;
             return MOVE_REFUSED;
         }
-        keep_applied(e, &act->move, sequence, 1);
+        keep_ground(e, &act->move);
         c->moves++;
         c->outputs++;
-        sweep__record_move_fields f;
-        motion_fields(c, e, &e->m.actor, 1, act, start, wish, granted, buttons, mode, sequence, &f);
-        f.session = session;
-        if (sweep__record_move_same_output(p, len, &f)) {
+        /* The image compared straight from the core's output, as
+         * motion_fields would make its fields (record_move.h). */
+        uint32_t moved = e->moved_flags;
+        if (sweep__record_move_same_act(p, len, &e->m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
+                                        act->speed_excess, mover_id(c, e->ground_mover), moved,
+                                        moved ? mover_id(c, e->moved_by) : 0, &m->start)) {
             moved_done(e);
             return MOVE_MATCHED;
         }
@@ -960,11 +971,10 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         m->motion.beyond_limit = 0;
         m->motion.ran = 1;
         m->motion.actor = e->m.actor;
-        m->start = start;
-        m->wish = wish;
-        m->granted = granted;
-        m->buttons = buttons;
-        m->mode = mode;
+        m->wish = sweep__rdvec3(p + 16);
+        m->granted = sweep__rdf64(p + 40);
+        m->buttons = sweep__rd32(p + 48);
+        m->mode = p[52];
         return MOVE_DIFFERS;
     }
     m->st = apply_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->om, &start);

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/motion.h"
+#include "core/mover.h"
 #include "protocol/format.h"
 #include "protocol/message.h"
 #include "server/record.h"
@@ -171,6 +173,91 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
              sweep__record_move_xor_vec3(c + 24, f->contacts[i].normal) |
              (sweep__rd32(c + 48) ^ f->contacts[i].triangle) | (sweep__rd32(c + 52) ^ f->contacts[i].material);
     return d == 0;
+}
+
+/* 1 when the image of a Walk move that ran is the len bytes at p, as
+ * sweep__record_move_same_output says for the fields moves.c makes of
+ * it (client-sdk/replay_core.c's motion_fields): compared straight from
+ * the core's output, the actor after the move *a and sweep_act's result
+ * *res (its contacts), rules (only the core's bits) and speed_excess,
+ * with the ground mover's id, what the movers did to the entity since its
+ * last move (moved: SWEEP_BODY_CARRIED and SWEEP_BODY_PUSHED bits only)
+ * and, when they did, the mover's id and where the move started. The
+ * fields are not made first: their selects (no ground normal off the
+ * ground, no start when nothing moved the entity) and flag bits are
+ * masks, the start and pushed_by compared only when the movers moved the
+ * entity (rarely), and position and velocity are the actor's own 48
+ * bytes, as the image's. About half the instructions a move of building
+ * the fields and comparing them (tests/server/test_record_move.c holds
+ * the two to the same answer). */
+static inline __attribute__((always_inline)) int
+sweep__record_move_same_act(const uint8_t *p, size_t len, const sweep_actor *a, const sweep_move_result *res,
+                            uint32_t rules, double speed_excess, uint32_t ground_mover, uint32_t moved,
+                            uint32_t pushed_by, const sweep_vec3 *start)
+{
+    uint32_t n = res->contact_count, g = a->grounded != 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(SWEEP_BODY_CARRIED << 1 == SWEEP__RECORD_MOVE_CARRIED &&
+                       SWEEP_BODY_PUSHED << 1 == SWEEP__RECORD_MOVE_PUSHED,
+                   "a body's moved bits are the image's flags, one place up");
+    _Static_assert(offsetof(sweep_actor, velocity) == 24 && offsetof(sweep_contact, normal) == 24 &&
+                       offsetof(sweep_contact, triangle) == 48 && offsetof(sweep_contact, material) == 52,
+                   "the actor's position and velocity, and a contact's first 56 bytes, are laid out as the image");
+    /* Bytes 53 to 55: flags, count, padding; then the length. */
+    uint32_t flags = g | moved << 1 | (uint32_t)(moved != 0) << 3;
+    if ((sweep__rd32(p + 52) >> 8) != (flags | n << 8) || len != sweep__record_move_len(n))
+        return 0;
+    const uint8_t *ac = (const uint8_t *)a;
+    uint64_t gm = 0 - (uint64_t)g;
+    sweep__record_move_u64x2 gm2 = {gm, gm};
+    uint64_t gz, se;
+    memcpy(&gz, &res->ground_normal.z, sizeof gz);
+    memcpy(&se, &speed_excess, sizeof se);
+    sweep__record_move_u64x2 v =
+        (sweep__record_move_ld2(p + 56) ^ sweep__record_move_ld2(ac)) |
+        (sweep__record_move_ld2(p + 72) ^ sweep__record_move_ld2(ac + 16)) |
+        (sweep__record_move_ld2(p + 88) ^ sweep__record_move_ld2(ac + 32)) |
+        (sweep__record_move_ld2(p + 104) ^ (sweep__record_move_ld2((const uint8_t *)&res->ground_normal) & gm2)) |
+        (sweep__record_move_ld2(p + 152) ^
+         (sweep__record_move_u64x2){se, ((uint64_t)res->ground_material & gm) | (uint64_t)ground_mover << 32});
+    uint64_t tail = (uint64_t)rules << 32; /* pushed_by, rules */
+    uint64_t d = v[0] | v[1] | (sweep__rd64(p + 120) ^ (gz & gm));
+    if (moved) {
+        tail |= pushed_by;
+        d |= sweep__record_move_xor_vec3(p + 128, *start);
+    } else {
+        d |= sweep__rd64(p + 128) | sweep__rd64(p + 136) | sweep__rd64(p + 144);
+    }
+    d |= sweep__rd64(p + 168) ^ tail;
+    const uint8_t *c = p + SWEEP_RECORD_MOVE_FIXED;
+    for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
+        const uint8_t *k = (const uint8_t *)&res->contacts[i];
+        sweep__record_move_u64x2 w = (sweep__record_move_ld2(c) ^ sweep__record_move_ld2(k)) |
+                                     (sweep__record_move_ld2(c + 16) ^ sweep__record_move_ld2(k + 16)) |
+                                     (sweep__record_move_ld2(c + 32) ^ sweep__record_move_ld2(k + 32));
+        d |= w[0] | w[1] | (sweep__rd64(c + 48) ^ sweep__rd64(k + 48));
+    }
+    return d == 0;
+#else
+    sweep__record_move_fields f = {
+        .grounded = (int)g,
+        .carried = (moved & SWEEP_BODY_CARRIED) != 0,
+        .pushed = (moved & SWEEP_BODY_PUSHED) != 0,
+        .has_start_position = moved != 0,
+        .contact_count = n,
+        .position = a->position,
+        .velocity = a->velocity,
+        .ground_normal = g ? res->ground_normal : sweep_v3(0, 0, 0),
+        .start_position = moved ? *start : sweep_v3(0, 0, 0),
+        .speed_excess = speed_excess,
+        .ground_material = g ? res->ground_material : 0,
+        .ground_mover = ground_mover,
+        .pushed_by = moved ? pushed_by : 0,
+        .rules = rules,
+        .contacts = res->contacts,
+    };
+    return sweep__record_move_same_output(p, len, &f);
+#endif
 }
 
 /* What sweep__record_move_check accepts, without saying why not: the

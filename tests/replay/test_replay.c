@@ -1391,29 +1391,51 @@ static void move_record_changed_is_a_divergence(void **state)
 
     uint64_t at, session;
     uint32_t entity;
-    find_move(log, 1, 3, &at, &session, &entity);
     scratch("move-bit.sweeplog", out, sizeof out);
+    /* Every output field of the image, on a move of any mode and on a
+     * Walk move (which the core depth compares straight from sweep_act's
+     * output: record_move.h's sweep__record_move_same_act). */
     static const struct {
         size_t byte; /* in the payload */
+        uint8_t bits;
         const char *field;
     } outputs[] = {
-        {56, "MOVE.position.x"},
-        {80 + 16 + 7, "MOVE.velocity.z"},
-        {176 + 48, "MOVE.contacts[0].triangle"},
-        {53, "MOVE.grounded"},
+        {56, 0x01, "MOVE.position.x"},
+        {80 + 16 + 7, 0x01, "MOVE.velocity.z"},
+        {176 + 48, 0x01, "MOVE.contacts[0].triangle"},
+        {53, 0x01, "MOVE.grounded"},
+        {53, 0x02, "MOVE.carried"},
+        {53, 0x04, "MOVE.pushed"},
+        {53, 0x08, "MOVE.has_start_position"},
+        {104 + 7, 0x01, "MOVE.ground_normal.x"},
+        {104 + 16, 0x01, "MOVE.ground_normal.z"},
+        {128, 0x01, "MOVE.start_position.x"},
+        {128 + 16 + 7, 0x01, "MOVE.start_position.z"},
+        {152, 0x01, "MOVE.speed_excess"},
+        {160, 0x01, "MOVE.ground_material"},
+        {164, 0x01, "MOVE.ground_mover"},
+        {168, 0x01, "MOVE.pushed_by"},
+        {172, 0x02, "MOVE.rules"},
+        {176 + 7, 0x01, "MOVE.contacts[0].point.x"},
+        {176 + 24 + 16, 0x01, "MOVE.contacts[0].normal.z"},
+        {176 + 52, 0x01, "MOVE.contacts[0].material"},
     };
-    for (unsigned i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
-        flip(log, (size_t)at + 5 + outputs[i].byte, 0x01, out);
-        for (int depth = 0; depth < 2; depth++) {
-            sweep_replay_divergence div;
-            const sweep_replay_divergence *d = replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err);
-            if (!d)
-                fail_msg("byte %zu, depth %d: no divergence: %s", outputs[i].byte, depth, err);
-            if (strcmp(d->field, outputs[i].field) != 0)
-                fail_msg("byte %zu, depth %d: %s", outputs[i].byte, depth, d->text);
-            assert_int_equal(d->offset, at);
-            assert_int_equal(d->session, session);
-            assert_int_equal(d->entity, entity);
+    for (int walk = 0; walk < 2; walk++) {
+        find_move_of(log, 1, walk, 3, &at, &session, &entity);
+        for (unsigned i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+            flip(log, (size_t)at + 5 + outputs[i].byte, outputs[i].bits, out);
+            for (int depth = 0; depth < 2; depth++) {
+                sweep_replay_divergence div;
+                const sweep_replay_divergence *d =
+                    replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err);
+                if (!d)
+                    fail_msg("walk %d, byte %zu, depth %d: no divergence: %s", walk, outputs[i].byte, depth, err);
+                if (strcmp(d->field, outputs[i].field) != 0)
+                    fail_msg("walk %d, byte %zu, depth %d: %s", walk, outputs[i].byte, depth, d->text);
+                assert_int_equal(d->offset, at);
+                assert_int_equal(d->session, session);
+                assert_int_equal(d->entity, entity);
+            }
         }
     }
     /* The wish: the core depth runs the move it says, whose result is not

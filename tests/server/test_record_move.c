@@ -3,7 +3,9 @@
  * the core depth of a replay compares what the core made of a move with a
  * record where it lies (sweep__record_move_same_output) instead of
  * building the image the writer would and comparing bytes; the two must
- * agree on every byte of the output, and on the length.
+ * agree on every byte of the output, and on the length. So must
+ * sweep__record_move_same_act, which compares a Walk move's image straight
+ * from the core's output, with the fields server/moves.c makes of it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,10 +129,113 @@ static void same_output_agrees_with_the_image(void **state)
     }
 }
 
+/* A core's output with every field drawn at random, those the image does
+ * not hold too (a contact's mover and body, the ground triangle, ...). */
+static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts, uint32_t grounded)
+{
+    memset(res, 0, sizeof *res);
+    a->position = next_vec3();
+    a->velocity = next_vec3();
+    a->grounded = grounded;
+    res->position = next_vec3();
+    res->velocity = next_vec3();
+    res->ground_normal = next_vec3();
+    res->ground_triangle = (uint32_t)next_u64();
+    res->ground_material = (uint32_t)next_u64();
+    res->ground_mover = (uint32_t)next_u64();
+    res->ground_body = (uint32_t)next_u64();
+    res->flags = (uint32_t)next_u64();
+    res->iterations = (uint32_t)next_u64();
+    res->contact_count = contacts;
+    for (uint32_t i = 0; i < contacts; i++) {
+        res->contacts[i].point = next_vec3();
+        res->contacts[i].normal = next_vec3();
+        res->contacts[i].triangle = (uint32_t)next_u64();
+        res->contacts[i].material = (uint32_t)next_u64();
+        res->contacts[i].mover = (uint32_t)next_u64();
+        res->contacts[i].body = (uint32_t)next_u64();
+    }
+}
+
+/* The core's output of a Walk move compared where it lies is the image of
+ * the result server/moves.c makes of it (step 7: the actor's position,
+ * velocity and ground; the ground normal and material only on the
+ * ground; the start, carried, pushed and pushed_by only when the movers
+ * moved the entity since its last move; the core's rules), in every
+ * combination of ground and movers; one bit changed anywhere from byte 53
+ * on, or another length, is not. */
+static void same_act_agrees_with_the_image(void **state)
+{
+    (void)state;
+    for (uint32_t round = 0; round < 400; round++) {
+        uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
+        uint32_t grounded = (round / 3) % 3; /* 0, 1, and a non-zero that is not 1 */
+        uint32_t moved = (round / 9) % 4;    /* SWEEP_BODY_CARRIED and SWEEP_BODY_PUSHED bits */
+        sweep_actor a;
+        sweep_move_result res;
+        random_act(&a, &res, contacts, grounded);
+        uint32_t rules = (uint32_t)next_u64() & SWEEP__RECORD_MOVE_RULES;
+        double speed_excess = next_f64();
+        uint32_t ground_mover = (uint32_t)next_u64(), pushed_by = (uint32_t)next_u64();
+        sweep_vec3 start = next_vec3();
+
+        sweep_msg_move_result r;
+        memset(&r, 0, sizeof r);
+        r.entity = (uint32_t)next_u64();
+        r.sequence = (uint32_t)next_u64();
+        r.applied_dt = next_f64();
+        r.position = a.position;
+        r.velocity = a.velocity;
+        r.grounded = a.grounded != 0;
+        if (a.grounded) {
+            r.ground_normal = res.ground_normal;
+            r.ground_material = res.ground_material;
+        }
+        r.contact_count = contacts;
+        for (uint32_t i = 0; i < contacts; i++) {
+            r.contacts[i] = res.contacts[i];
+            r.contacts[i].mover = UINT32_MAX;
+            r.contacts[i].body = UINT32_MAX;
+        }
+        r.ground_mover = ground_mover;
+        if (moved) {
+            r.carried = (moved & SWEEP_BODY_CARRIED) != 0;
+            r.pushed = (moved & SWEEP_BODY_PUSHED) != 0;
+            r.pushed_by = pushed_by;
+            r.has_start_position = true;
+            r.start_position = start;
+        }
+        r.rules = rules | SWEEP_WIRE_RULE_CORRECTION; /* the server's own bits are not in the image */
+        r.speed_excess = speed_excess;
+        uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
+        size_t n = sweep__record_move_encode(image, next_u64(), SWEEP_WIRE_MODE_WALK, (uint32_t)next_u64(),
+                                             next_vec3(), &r);
+        assert_int_equal(sweep__record_move_check(image, n, (char[160]){0}, 160), 0);
+#define SAME(len) \
+    sweep__record_move_same_act(image, (len), &a, &res, rules, speed_excess, ground_mover, moved, pushed_by, &start)
+        if (!SAME(n))
+            fail_msg("round %u (grounded %u, moved %u, %u contacts): the image differs", round, grounded, moved,
+                     contacts);
+        for (size_t at = 53; at < n; at++) {
+            for (int bit = 0; bit < 8; bit++) {
+                image[at] ^= (uint8_t)(1u << bit);
+                if (SAME(n))
+                    fail_msg("round %u: byte %zu bit %d changed, still the same", round, at, bit);
+                image[at] ^= (uint8_t)(1u << bit);
+            }
+        }
+        assert_false(SAME(n - SWEEP_RECORD_MOVE_CONTACT));
+        assert_false(SAME(n + SWEEP_RECORD_MOVE_CONTACT));
+        assert_true(SAME(n));
+#undef SAME
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_output_agrees_with_the_image),
+        cmocka_unit_test(same_act_agrees_with_the_image),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
