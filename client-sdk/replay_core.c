@@ -960,7 +960,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         /* The image compared straight from the core's output, as
          * motion_fields would make its fields (record_move.h). */
         uint32_t moved = e->moved_flags;
-        if (sweep__record_move_same_act(p, len, &e->m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
+        if (sweep__record_move_same_act(p, &e->m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
                                         act->speed_excess, mover_id(c, e->ground_mover), moved,
                                         moved ? mover_id(c, e->moved_by) : 0, &m->start)) {
             moved_done(e);

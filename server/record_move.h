@@ -175,7 +175,7 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
     return d == 0;
 }
 
-/* 1 when the image of a Walk move that ran is the len bytes at p, as
+/* 1 when the image of a Walk move that ran is the MOVE payload at p, as
  * sweep__record_move_same_output says for the fields moves.c makes of
  * it (client-sdk/replay_core.c's motion_fields): compared straight from
  * the core's output, the actor after the move *a and sweep_act's result
@@ -187,11 +187,13 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
  * ground, no start when nothing moved the entity) and flag bits are
  * masks, the start and pushed_by compared only when the movers moved the
  * entity (rarely), and position and velocity are the actor's own 48
- * bytes, as the image's. About half the instructions a move of building
- * the fields and comparing them (tests/server/test_record_move.c holds
- * the two to the same answer). */
+ * bytes, as the image's. p's layout was checked (sweep__record_move_ok:
+ * every reader checks every MOVE, and names a bad one as corruption), so
+ * its length is the one its count makes, and the count is compared.
+ * Fewer instructions a move than making the fields and comparing them
+ * (tests/server/test_record_move.c holds the two to the same answer). */
 static inline __attribute__((always_inline)) int
-sweep__record_move_same_act(const uint8_t *p, size_t len, const sweep_actor *a, const sweep_move_result *res,
+sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_move_result *res,
                             uint32_t rules, double speed_excess, uint32_t ground_mover, uint32_t moved,
                             uint32_t pushed_by, const sweep_vec3 *start)
 {
@@ -203,9 +205,9 @@ sweep__record_move_same_act(const uint8_t *p, size_t len, const sweep_actor *a, 
     _Static_assert(offsetof(sweep_actor, velocity) == 24 && offsetof(sweep_contact, normal) == 24 &&
                        offsetof(sweep_contact, triangle) == 48 && offsetof(sweep_contact, material) == 52,
                    "the actor's position and velocity, and a contact's first 56 bytes, are laid out as the image");
-    /* Bytes 53 to 55: flags, count, padding; then the length. */
+    /* Bytes 53 to 55: flags, count, padding. */
     uint32_t flags = g | moved << 1 | (uint32_t)(moved != 0) << 3;
-    if ((sweep__rd32(p + 52) >> 8) != (flags | n << 8) || len != sweep__record_move_len(n))
+    if ((sweep__rd32(p + 52) >> 8) != (flags | n << 8))
         return 0;
     const uint8_t *ac = (const uint8_t *)a;
     uint64_t gm = 0 - (uint64_t)g;
@@ -256,7 +258,7 @@ sweep__record_move_same_act(const uint8_t *p, size_t len, const sweep_actor *a, 
         .rules = rules,
         .contacts = res->contacts,
     };
-    return sweep__record_move_same_output(p, len, &f);
+    return sweep__record_move_same_output(p, sweep__record_move_len(p[54]), &f);
 #endif
 }
 
