@@ -1230,8 +1230,16 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
     size_t at, end;
     const uint8_t *d = sweep__record_window(rd, &at, &end);
     at = from;
+    if (!c->compact) {
+        *stop = at;
+        return 0;
+    }
     sweep__plan_queue *plan = sweep__record_plan_queue(rd);
-    while (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
+    /* Counted here and handed back once: through the pointer, a store a
+     * request that the moves' stores (which might alias it) made the
+     * compiler load again. */
+    uint64_t n_requests = 0;
+    while (end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
         if (!plan)
             lean_prefetch(c, d, at, (size_t)sweep_record_size(rd));
         uint32_t len = sweep__rd32(d + at + 1);
@@ -1250,7 +1258,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
             group_end = sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
         if (!group_end || !(ok & framing))
             break;
-        (*requests)++;
+        n_requests++;
         if (plan)
             lean_prefetch_next(d, group_end);
         for (size_t pos = first; pos < group_end;) {
@@ -1260,6 +1268,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
                 move_run m;
                 int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, &m);
                 if (rc != MOVE_MATCHED) {
+                    *requests += n_requests;
                     sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
@@ -1273,7 +1282,8 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
         }
         at = group_end;
     }
-    if (c->compact && end - at >= 5 && d[at] == SWEEP_RECORD_TICK) {
+    *requests += n_requests;
+    if (end - at >= 5 && d[at] == SWEEP_RECORD_TICK) {
         int t = lean_tick(r, c, rd, d, &at, &end, ticks);
         if (t != 0) {
             *stop = at;
