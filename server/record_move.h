@@ -4,11 +4,13 @@
  * (never installed).
  *
  * The writer (recorder.c, from a sweep_msg_move_result) builds the image
- * with the function the core depth of a replay (client-sdk/replay_core.c,
- * from the core's output) compares a record with, both from the same
- * fields and next to each other here, so a replayed move matches its
- * record exactly when the image the writer would make of it is the
- * record's bytes; only a mismatch is decoded, to name the field.
+ * from the fields the core depth of a replay (client-sdk/replay_core.c,
+ * from the core's output) compares a record with, next to each other
+ * here, so a replayed move matches its record exactly when the image the
+ * writer would make of it is the record's bytes; only a mismatch is
+ * decoded, to name the field. A Walk move's image is compared straight
+ * from sweep_act's output (sweep__record_move_same_act), held to the
+ * same answer by tests/server/test_record_move.c.
  */
 #ifndef SWEEP_SERVER_RECORD_MOVE_H
 #define SWEEP_SERVER_RECORD_MOVE_H
