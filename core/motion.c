@@ -6,6 +6,7 @@
  */
 #include "core/motion.h"
 
+#include <stddef.h>
 #include <string.h>
 
 void sweep_rules_default(sweep_rules *r)
@@ -83,10 +84,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         up = sweep_v3_scale(cfg->gravity, -1.0 / g);
 
     /* Not cleared whole: res.move is made by sweep_move_in on each step
-     * (n >= 1), and nearly all of its 600-odd bytes are the contact list,
-     * which every move cleared twice. */
+     * (n >= 1, and it clears it first), and nearly all of its 600-odd
+     * bytes are the contact list, which every move cleared twice. The
+     * fields after it are, padding and all, so that *out holds the same
+     * bytes for the same move, as it did. */
     sweep_act_result res;
-    res.rules = 0, res.flags = 0, res.speed_excess = 0.0;
+    memset(&res.rules, 0, sizeof res - offsetof(sweep_act_result, rules));
     sweep_vec3 target = across(wish->velocity, up);
     double speed = sweep_v3_len(target);
     if (speed > rules->walk_speed) {

@@ -312,6 +312,43 @@ static void long_moves_are_split(void **state)
     scene_free(&s);
 }
 
+/* Fills the stack below the caller with b, so that what a call after it
+ * leaves unwritten in its locals shows. */
+static __attribute__((noinline)) void scribble_stack(int b)
+{
+    volatile unsigned char junk[32768];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)b; /* volatile: each store is made */
+}
+
+/* The same move writes the same bytes to its result, padding and unused
+ * contacts included, whatever the caller's buffer and the stack held: a
+ * log or a test may hash or compare it whole. And an error leaves it
+ * untouched. */
+static void same_move_same_result_bytes(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor one = standing(0, 0);
+    for (int i = 0; i < 5; i++)
+        act(&s, &one, sweep_v3(0, 0, 0), 0, DT);
+    sweep_actor two = one;
+    sweep_wish w = {sweep_v3(2, 1, 0), SWEEP_WISH_JUMP};
+    static sweep_act_result r1, r2, before;
+    memset(&r1, 0x00, sizeof r1);
+    memset(&r2, 0xa5, sizeof r2);
+    scribble_stack(0x00);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &one, &w, 2.5 * DT, &r1), SWEEP_OK);
+    scribble_stack(0x5a);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, 2.5 * DT, &r2), SWEEP_OK);
+    assert_memory_equal(&r1, &r2, sizeof r1);
+    before = r2;
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, 0.0, &r2), SWEEP_E_DT);
+    assert_memory_equal(&r2, &before, sizeof r2);
+    scene_free(&s);
+}
+
 /* Stairs cost no speed: a player stepping up keeps walking at its wish,
  * instead of creeping over each step's nose. */
 static void stairs_at_walking_speed(void **state)
@@ -385,6 +422,7 @@ int main(void)
         cmocka_unit_test(falls_at_the_limit_are_never_refused),
         cmocka_unit_test(walkers_falling_at_the_limit_are_never_refused),
         cmocka_unit_test(long_moves_are_split),
+        cmocka_unit_test(same_move_same_result_bytes),
         cmocka_unit_test(stairs_at_walking_speed),
         cmocka_unit_test(bad_rules_and_input_are_refused),
     };
