@@ -178,7 +178,9 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # 20: a 5 s log held about 1.4 ms of core time on the arena, and its
 # ratio_to_core spread 0.85-1.01 between runs, 20 s 0.88-0.94), then bench_replay on the log: the whole log replayed in-process and
 # checked bit for bit at both depths, against sweep_act alone on the same
-# moves with the inputs the server gave them, alternating, 5 runs each.
+# moves with the inputs the server gave them, alternating, 21 runs each
+# (about 2 s a log: with 5, a 20 s arena log's ratio_to_core came out
+# 0.905-0.963 between benches of the same build, with 21 0.920-0.931).
 # moves_per_s is the core depth's median (the replay that is "the core plus
 # reading": sweep-replay --core), ratio_to_core its moves/s over the core's
 # on its own (the same moves, triggers and movers' ticks, collected from a
@@ -239,7 +241,7 @@ rec_replay() {
         cat "$REC_TMP/bots" >&2
     fi
     rec_stop
-    "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 5
+    "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
     rm -rf "$REC_LOGS"
     REC_LOGS=""
 }
