@@ -440,7 +440,7 @@ static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with
     ctx_shape *sh = &last_shape[with_up != 0];
     if (!sh->valid || !sweep_v3_same_bits(sh->radii, radii) || !sweep_v3_same_bits(sh->gravity, cfg->gravity)) {
         sh->radii = radii, sh->gravity = cfg->gravity, sh->valid = 1;
-        sh->inv_radii = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+        sh->inv_radii = sweep__inverse_radii(radii);
         sh->up = sweep_v3(0, 0, 0), sh->has_up = 0, sh->foot = 0.0;
         double g = sweep_v3_len(cfg->gravity);
         if (with_up && g > 0.0) {

@@ -65,7 +65,7 @@ static int boxes_overlap(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_v
 static int enters(const sweep_movers *mv, uint32_t m, sweep_vec3 radii, sweep_vec3 a, sweep_vec3 b)
 {
     sweep__scene_src src = {.movers = mv, .first = m, .end = m + 1, .skip = SWEEP_NO_MOVER, .prev = 1, .self = SWEEP_NO_BODY};
-    sweep_vec3 inv = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+    sweep_vec3 inv = sweep__inverse_radii(radii);
     sweep_vec3 pad = sweep_v3_scale(radii, 1.01);
     sweep__scene sc;
     sweep__scene_begin(&sc, &src, radii, inv, sweep_v3_sub(sweep_v3_min(a, b), pad),

@@ -180,11 +180,6 @@ static void tri_box(const sweep__tri *t, sweep_vec3 *lo, sweep_vec3 *hi)
     *hi = sweep_v3_max(t->a, sweep_v3_max(t->b, t->c));
 }
 
-static sweep_vec3 to_espace(const sweep__scene *s, sweep_vec3 p)
-{
-    return sweep_v3_mul(p, s->inv_radii);
-}
-
 /* The triangles of mover m that src sweeps against, and their box. */
 static const sweep__tri *mover_tris(const sweep__scene_src *src, uint32_t m, sweep_vec3 *lo, sweep_vec3 *hi)
 {
@@ -376,6 +371,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
                         far.z);
     const sweep__node *nodes = w->nodes;
+    const sweep__tri_prep *wp = s->world_prep;
     sweep__child stack[SWEEP__BVH_STACK];
     uint32_t sp = 0;
     if (w->tri_count > 0)
@@ -397,11 +393,12 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             if (!tri_meets(&b, &w->boxes[i]))
                 continue;
             int keep = !culled(&cb, &w->planes[i], &w->boxes[i]);
-            /* Nearly every kept triangle is prepared by a sweep soon
-             * after, from its world corners: fetch them now. */
-            if (s->world_prep) {
-                __builtin_prefetch(&s->world_prep[i]);
-                __builtin_prefetch((const char *)&s->world_prep[i] + 128);
+            /* A sweep soon reads nearly every kept triangle's prepared
+             * form (its first and third cache lines), or else prepares it
+             * from its world corners: fetch whichever now. */
+            if (wp) {
+                __builtin_prefetch(&wp[i]);
+                __builtin_prefetch((const char *)&wp[i] + 128);
             } else {
                 __builtin_prefetch(&w->tris[i]);
             }
@@ -415,7 +412,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             sweep__candidate *cd = &s->cand[s->count];
             cd->box = w->boxes[i];
             cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
-            cd->prep = s->world_prep ? &s->world_prep[i] : NULL;
+            cd->prep = wp ? &wp[i] : NULL;
             s->count += (uint32_t)keep;
         }
     }
@@ -431,7 +428,7 @@ static double limit(const sweep__scene_result *r)
 
 static void prepare(const sweep__scene *s, const sweep__tri *t, sweep__tri_prep *p)
 {
-    sweep__tri_prepare(to_espace(s, t->a), to_espace(s, t->b), to_espace(s, t->c), p);
+    sweep__tri_prepare_espace(t, s->inv_radii, p);
 }
 
 /*

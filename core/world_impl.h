@@ -117,6 +117,21 @@ static inline float sweep__widen_up(double x)
     return (float)(x + (fabs(x) * SWEEP__WIDEN_REL + SWEEP__WIDEN_ABS));
 }
 
+/* The inverse radii every eSpace transform multiplies by: one expression
+ * for the move's context and a world's preparation, whose bits a scene
+ * compares to take the world's prepared triangles. */
+static inline sweep_vec3 sweep__inverse_radii(sweep_vec3 radii)
+{
+    return sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+}
+
+/* A world triangle prepared in the eSpace of these inverse radii: what a
+ * scene makes of it on the spot and a world prepares ahead, the same bits. */
+static inline void sweep__tri_prepare_espace(const sweep__tri *t, sweep_vec3 inv_radii, sweep__tri_prep *p)
+{
+    sweep__tri_prepare(sweep_v3_mul(t->a, inv_radii), sweep_v3_mul(t->b, inv_radii), sweep_v3_mul(t->c, inv_radii), p);
+}
+
 struct sweep_world {
     sweep__tri *tris;
     sweep__tri_box *boxes;

@@ -20,17 +20,14 @@ sweep_status sweep_world_prepare_radii(sweep_world *w, sweep_vec3 radii)
         return SWEEP_E_ARG;
     if (!sweep_v3_isfinite(radii) || !(radii.x > 0.0 && radii.y > 0.0 && radii.z > 0.0))
         return SWEEP_E_RADII;
-    /* The expression the move's context computes them with (move.c). */
-    sweep_vec3 inv = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z);
+    sweep_vec3 inv = sweep__inverse_radii(radii);
     sweep__tri_prep *prep = NULL;
     if (w->tri_count > 0) {
         prep = malloc((size_t)w->tri_count * sizeof *prep);
         if (!prep)
             return SWEEP_E_NOMEM;
-        for (uint32_t i = 0; i < w->tri_count; i++) {
-            const sweep__tri *t = &w->tris[i];
-            sweep__tri_prepare(sweep_v3_mul(t->a, inv), sweep_v3_mul(t->b, inv), sweep_v3_mul(t->c, inv), &prep[i]);
-        }
+        for (uint32_t i = 0; i < w->tri_count; i++)
+            sweep__tri_prepare_espace(&w->tris[i], inv, &prep[i]);
     }
     free(w->prep);
     w->prep = prep;
