@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maps/grow.h"
+
 #define NONE UINT32_MAX
 /* A group of more polygons than this (one plane, one key) is left as it
  * is: merging compares pairs, and no level has groups near this size (the
@@ -28,30 +30,13 @@
  * (collinear ones included): a real level's are far smaller. */
 #define MAX_OUTLINE 1024
 
-static int grow(void **arr, uint32_t *cap, uint64_t need, size_t size)
-{
-    if (need <= *cap)
-        return 1;
-    if (need > UINT32_MAX / 4)
-        return 0;
-    uint64_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*arr, (size_t)n * size);
-    if (!p)
-        return 0;
-    *arr = p;
-    *cap = (uint32_t)n;
-    return 1;
-}
-
 int sweep__face_add(sweep__face_set *s, const double (*p)[3], uint32_t n, const double normal[3], double d,
                     uint32_t key)
 {
     if (n < 3)
         return 1;
-    if (!grow((void **)&s->p, &s->point_cap, (uint64_t)s->points + n, sizeof s->p[0]) ||
-        !grow((void **)&s->f, &s->cap, (uint64_t)s->count + 1, sizeof s->f[0]))
+    if (!sweep__grow((void **)&s->p, &s->point_cap, (uint64_t)s->points + n, sizeof s->p[0]) ||
+        !sweep__grow((void **)&s->f, &s->cap, (uint64_t)s->count + 1, sizeof s->f[0]))
         return 0;
     memcpy(s->p + s->points, p, n * sizeof p[0]);
     sweep__face *f = &s->f[s->count++];
@@ -136,8 +121,8 @@ static int weld_point(welder *w, sweep__face_mesh *m, const double x[3], uint32_
         *out = best;
         return 1;
     }
-    if (!grow((void **)&m->v, &m->vertex_cap, (uint64_t)m->vertices + 1, sizeof m->v[0]) ||
-        !grow((void **)&w->next, &w->next_cap, (uint64_t)m->vertices + 1, sizeof *w->next))
+    if (!sweep__grow((void **)&m->v, &m->vertex_cap, (uint64_t)m->vertices + 1, sizeof m->v[0]) ||
+        !sweep__grow((void **)&w->next, &w->next_cap, (uint64_t)m->vertices + 1, sizeof *w->next))
         return 0;
     uint32_t v = m->vertices++, slot = cell_slot(w, c[0], c[1], c[2]);
     memcpy(m->v[v], x, sizeof m->v[0]);
@@ -306,7 +291,7 @@ static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t
 
 static int push_triangle(sweep__face_mesh *m, uint32_t a, uint32_t b, uint32_t c, uint32_t key)
 {
-    if (!grow((void **)&m->tri, &m->tri_cap, 4 * ((uint64_t)m->triangles + 1), sizeof *m->tri))
+    if (!sweep__grow((void **)&m->tri, &m->tri_cap, 4 * ((uint64_t)m->triangles + 1), sizeof *m->tri))
         return 0;
     uint32_t *t = &m->tri[4 * m->triangles++];
     t[0] = a, t[1] = b, t[2] = c, t[3] = key;
@@ -344,7 +329,7 @@ static int triangulate(sweep__face_mesh *m, const uint32_t *o, uint32_t k, const
     for (uint32_t j = 0; j < k; j++)
         for (int i = 0; i < 3; i++)
             c[i] += m->v[o[j]][i] / k;
-    if (!grow((void **)&m->v, &m->vertex_cap, (uint64_t)m->vertices + 1, sizeof m->v[0]))
+    if (!sweep__grow((void **)&m->v, &m->vertex_cap, (uint64_t)m->vertices + 1, sizeof m->v[0]))
         return 0;
     uint32_t ci = m->vertices++;
     memcpy(m->v[ci], c, sizeof c);
@@ -424,7 +409,7 @@ static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uin
                 apart |= g->lo[j][c] > g->hi[i][c] + eps || g->hi[j][c] < g->lo[i][c] - eps;
             if (apart)
                 continue;
-            if (!grow((void **)scratch, scratch_cap, (uint64_t)added + g->len[j], sizeof **scratch))
+            if (!sweep__grow((void **)scratch, scratch_cap, (uint64_t)added + g->len[j], sizeof **scratch))
                 return 0;
             for (uint32_t e = 0; e < g->len[j]; e++) {
                 uint32_t x = g->pool[g->at[j] + e];
@@ -439,7 +424,7 @@ static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uin
             continue;
         /* the new outline, after the candidates in the scratch */
         uint32_t len = g->len[i], *r = g->pool + g->at[i], k = 0;
-        if (!grow((void **)scratch, scratch_cap, (uint64_t)added * (len + 1) + len, sizeof **scratch))
+        if (!sweep__grow((void **)scratch, scratch_cap, (uint64_t)added * (len + 1) + len, sizeof **scratch))
             return 0;
         r = g->pool + g->at[i];
         uint32_t *cand = *scratch, *o = *scratch + added;
@@ -476,7 +461,7 @@ static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uin
         }
         if (k == len)
             continue;
-        if (!grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
+        if (!sweep__grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
             return 0;
         memcpy(g->pool + g->pool_len, o, k * sizeof *o);
         g->at[i] = g->pool_len, g->len[i] = k;
@@ -507,14 +492,14 @@ static int merge_group(const sweep__face_set *s, sweep__face_mesh *m, rings *g, 
                     apart |= g->lo[j][c] > g->hi[i][c] || g->hi[j][c] < g->lo[i][c];
                 if (apart)
                     continue;
-                if (!grow((void **)scratch, scratch_cap, (uint64_t)g->len[i] + g->len[j], sizeof **scratch))
+                if (!sweep__grow((void **)scratch, scratch_cap, (uint64_t)g->len[i] + g->len[j], sizeof **scratch))
                     return 0;
                 if (g->len[i] + g->len[j] > MAX_OUTLINE + 2)
                     continue;
                 uint32_t k = join(g->pool + g->at[i], g->len[i], g->pool + g->at[j], g->len[j], *scratch);
                 if (k == 0 || !is_convex((const double(*)[3])m->v, *scratch, k, s->f[i].n, eps, g->stamp, &g->gen))
                     continue;
-                if (!grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
+                if (!sweep__grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
                     return 0;
                 memcpy(g->pool + g->pool_len, *scratch, k * sizeof **scratch);
                 g->at[i] = g->pool_len, g->len[i] = k;
@@ -552,7 +537,7 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
     g.lo = malloc(nf * sizeof *g.lo), g.hi = malloc(nf * sizeof *g.hi);
     ord = malloc(nf * sizeof *ord), faces = malloc(nf * sizeof *faces);
     if (!w.head || !g.at || !g.len || !g.alive || !g.simple || !g.lo || !g.hi || !ord || !faces ||
-        !grow((void **)&g.pool, &g.pool_cap, s->points, sizeof *g.pool))
+        !sweep__grow((void **)&g.pool, &g.pool_cap, s->points, sizeof *g.pool))
         goto done;
     for (uint32_t i = 0; i < slots; i++)
         w.head[i] = NONE;
@@ -599,7 +584,7 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
     for (uint32_t f = 0; f < nf; f++) {
         if (!g.alive[f])
             continue;
-        if (!grow((void **)&scratch, &scratch_cap, g.len[f], sizeof *scratch))
+        if (!sweep__grow((void **)&scratch, &scratch_cap, g.len[f], sizeof *scratch))
             goto done;
         uint32_t k = drop_collinear((const double(*)[3])out->v, g.pool + g.at[f], g.len[f], eps, scratch);
         if (k < 3) {

@@ -77,6 +77,7 @@
 #include "core/quat.h"
 #include "core/world.h"
 #include "maps/face_merge.h"
+#include "maps/grow.h"
 
 #define PI 3.14159265358979323846
 
@@ -790,17 +791,7 @@ static sweep_vec3 v3_of(const double p[3])
 
 static int grow_scratch(bsp *b, void **arr, uint32_t *cap, uint32_t need, size_t size)
 {
-    if (need <= *cap)
-        return 1;
-    uint64_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*arr, (size_t)n * size);
-    if (!p)
-        return out_of_memory(b);
-    *arr = p;
-    *cap = (uint32_t)n;
-    return 1;
+    return sweep__grow(arr, cap, need, size) || out_of_memory(b);
 }
 
 /* A square of half size BASE_WINDING on plane p, counter-clockwise seen
