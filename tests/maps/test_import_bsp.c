@@ -485,22 +485,26 @@ static void count_warning(void *ctx, const char *msg)
     warnings++;
 }
 
-/* The area of the triangles lying on the plane x[axis] = at (within 1e-9)
- * whose normal points along +axis (dir 1) or -axis (dir -1). */
+/* The area of triangle t if it lies on the plane x[axis] = at (within
+ * 1e-9) with its normal along +axis (dir 1) or -axis (dir -1); else 0. */
+static double area_on(const sweep_level *lv, uint32_t t, int axis, double at, int dir)
+{
+    const uint32_t *x = &lv->indices[3 * t];
+    sweep_vec3 a = lv->vertices[x[0]], b = lv->vertices[x[1]], c = lv->vertices[x[2]];
+    sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
+    double pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z}, pc[3] = {c.x, c.y, c.z};
+    double nn[3] = {n.x, n.y, n.z}, len = sqrt(sweep_v3_dot(n, n));
+    if (fabs(pa[axis] - at) > 1e-9 || fabs(pb[axis] - at) > 1e-9 || fabs(pc[axis] - at) > 1e-9)
+        return 0.0;
+    return dir * nn[axis] > 0.999 * len ? 0.5 * len : 0.0;
+}
+
+/* The area of the triangles lying on that plane, facing that way. */
 static double area_where(const sweep_level *lv, int axis, double at, int dir)
 {
     double sum = 0.0;
-    for (uint32_t t = 0; t < lv->triangle_count; t++) {
-        const uint32_t *x = &lv->indices[3 * t];
-        sweep_vec3 a = lv->vertices[x[0]], b = lv->vertices[x[1]], c = lv->vertices[x[2]];
-        sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
-        double pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z}, pc[3] = {c.x, c.y, c.z};
-        double nn[3] = {n.x, n.y, n.z}, len = sqrt(sweep_v3_dot(n, n));
-        if (fabs(pa[axis] - at) > 1e-9 || fabs(pb[axis] - at) > 1e-9 || fabs(pc[axis] - at) > 1e-9)
-            continue;
-        if (dir * nn[axis] > 0.999 * len)
-            sum += 0.5 * len;
-    }
+    for (uint32_t t = 0; t < lv->triangle_count; t++)
+        sum += area_on(lv, t, axis, at, dir);
     return sum;
 }
 
@@ -1862,15 +1866,8 @@ static void keeps_coplanar_floors_and_edge_contacts(void **state)
 static uint32_t count_where(const sweep_level *lv, int axis, double at, int dir)
 {
     uint32_t n = 0;
-    for (uint32_t t = 0; t < lv->triangle_count; t++) {
-        const uint32_t *x = &lv->indices[3 * t];
-        sweep_vec3 a = lv->vertices[x[0]], b = lv->vertices[x[1]], c = lv->vertices[x[2]];
-        sweep_vec3 nr = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
-        double pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z}, pc[3] = {c.x, c.y, c.z}, nn[3] = {nr.x, nr.y, nr.z};
-        if (fabs(pa[axis] - at) <= 1e-9 && fabs(pb[axis] - at) <= 1e-9 && fabs(pc[axis] - at) <= 1e-9 &&
-            dir * nn[axis] > 0.999 * sqrt(sweep_v3_dot(nr, nr)))
-            n++;
-    }
+    for (uint32_t t = 0; t < lv->triangle_count; t++)
+        n += area_on(lv, t, axis, at, dir) > 0.0;
     return n;
 }
 
