@@ -11,7 +11,7 @@
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
 # SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
 # server's invariant checks, into build-debug/; sanitizer builds have them
-# too), FAULTS=1 (allocation failures injected on demand, server/alloc.h,
+# too), FAULTS=1 (allocation failures injected on demand, server/world/alloc.h,
 # into build-faults/; with the invariant checks), PREFIX, DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
@@ -49,7 +49,7 @@ endif
 ifneq ($(SANITIZER)$(DEBUG)$(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_CHECKS=1
 endif
-# Allocations of server/ that fail when SWEEP_FAIL_ALLOC says (server/alloc.h).
+# Allocations of server/ that fail when SWEEP_FAIL_ALLOC says (server/world/alloc.h).
 ifneq ($(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_FAULTS=1
 endif
@@ -125,10 +125,13 @@ INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(not
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
 	$(if $(CLIENT_PC),lib/pkgconfig/sweep.pc)
 # The folders that are sweep's alone, each before the one holding it (header
-# folders are one level deep); bin, lib, share/man and the rest are shared
-# with other packages and stay.
-INSTALLED_DIRS = $(addprefix include/sweep/,$(sort $(dir $(INSTALL_HEADERS)))) include/sweep \
-	share/sweep/maps share/sweep
+# folders are one or two levels deep: server/record/); bin, lib, share/man
+# and the rest are shared with other packages and stay. uninstall skips a
+# folder that is not empty yet, and meets its parent again in the second list.
+INSTALL_HEADER_DIRS = $(sort $(dir $(INSTALL_HEADERS)))
+INSTALLED_DIRS = $(addprefix include/sweep/,$(INSTALL_HEADER_DIRS)) \
+	$(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(patsubst %/,%,$(INSTALL_HEADER_DIRS)))))) \
+	include/sweep share/sweep/maps share/sweep
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_FILES))

@@ -15,7 +15,7 @@ INSTALL_HEADERS += client-sdk/client.h client-sdk/predict.h client-sdk/replay.h
 
 $(CLIENT_LIB): $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRC))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 PROGRAMS += $(BIN)/sweep $(BIN)/sweep-bots
 $(BIN)/sweep: $(BUILD)/client-sdk/sweep_main.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
@@ -26,13 +26,14 @@ $(BIN)/sweep-bots: $(BUILD)/client-sdk/bots_main.o $(BUILD)/client-sdk/netem.o $
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) -pthread $(SWEEP_LDLIBS) -o $@
 
-# sweep-replay runs sweepd's own world code offline (server/offline.h), so
-# replay.o needs the server library after the client library.
-REPLAY_DEPLIBS = $(SERVER_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+# sweep-replay runs the world library (server/world/) on the session log's
+# records (server/record/), so replay.o needs both after the client library.
+REPLAY_DEPLIBS = $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+REPLAY_LDLIBS = $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 PROGRAMS += $(BIN)/sweep-replay
 $(BIN)/sweep-replay: $(BUILD)/client-sdk/replay_main.o $(CLIENT_LIB) $(REPLAY_DEPLIBS)
 	@mkdir -p $(@D)
-	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $^ $(REPLAY_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # pkg-config file with the install prefix filled in. It also depends on a
 # stamp holding the PREFIX it was made for: the stamp's recipe runs every
@@ -86,7 +87,7 @@ $(BUILD)/tests/bench/bench_echo: $(BUILD)/tests/bench/bench_echo.o $(PROTOCOL_LI
 BENCHES += $(BUILD)/tests/bench/bench_replay
 $(BUILD)/tests/bench/bench_replay: $(BUILD)/tests/bench/bench_replay.o $(CLIENT_LIB) $(REPLAY_DEPLIBS)
 	@mkdir -p $(@D)
-	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $^ $(REPLAY_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Benchmark: 10,000 sessions held for minutes, alone and beside hostile
 # clients; it starts sweepd and sweep-bots itself (run-bench.sh names them).

@@ -238,7 +238,7 @@ sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv,
  * r->start_position when a mover carried or pushed the entity in between.
  * The velocity and the grounded flag stay the previous answer's: a tick
  * that carries or pushes an entity moves only its position on the server
- * too (server/world.c). */
+ * too (server/world/world.c). */
 sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r);
 
 /* --- movers of the map ------------------------------------------------------- */

@@ -1,21 +1,24 @@
 /*
- * replay.c - re-running session logs (replay.h) on sweepd's offline world
- * code (server/offline.h) and comparing every message and state hash.
+ * replay.c - re-running session logs (replay.h) on the world library
+ * sweepd serves (server/world/world.h) and comparing every message and
+ * state hash.
  *
  * A request (IN) or tick (TICK) of the log is followed by the ID records
  * of the entities it made and the OUT records of what the server sent
  * because of it; the replay reads that whole group first, runs the request
- * or tick with those ids, collects what the offline server sends and
+ * or tick on the world with those ids, encodes what the world answers as
+ * sweepd does for the session's transport (a TCP frame, or the datagrams
+ * of a result batch cut as protocol/result_pieces.h cuts them) and
  * compares the two lists, message by message, as bytes. Only when they
  * differ are both sides decoded, to name the first field that does.
  *
  * A version 2 log also has a MOVE record per applied move (record.h),
- * before its answer: the offline server makes its own at the same place
- * and they are compared like the messages.
+ * before its answer: the world's sink makes its own at the same place and
+ * they are compared like the messages.
  *
  * At the core depth the same loop, groups, segments and divergences
  * serve replay_core.c, which runs each group through the core alone
- * instead of the offline server (replay_impl.h); of a version 2 log it
+ * instead of the world (replay_impl.h); of a version 2 log it
  * runs the requests of moves answered by their results, and a TICK that
  * ends its frame, in a lean loop of its own, over the records where they
  * lie, before this loop reads the next record (unless a watcher wants
@@ -31,20 +34,23 @@
 
 #include "client-sdk/replay_impl.h"
 #include "protocol/decode.h"
+#include "protocol/encode.h"
 #include "protocol/framing.h"
-#include "server/offline.h"
-#include "server/record.h"
-#include "server/record_move.h"
-#include "server/record_window.h"
+#include "protocol/result_pieces.h"
+#include "server/record/record.h"
+#include "server/record/record_move.h"
+#include "server/record/record_window.h"
+#include "server/world/log.h"
+#include "server/world/world.h"
 
 typedef struct replay_session {
     uint64_t id;
-    sweep__session *ss;
+    sweep__owner *own; /* its own allocation: the world's entities point at it */
     int tcp;
 } replay_session;
 
-/* One message the offline server sent (OUT), or one of its moves (MOVE),
- * in the arena. */
+/* One message the world sent (OUT), or one of its moves (MOVE), in the
+ * arena. */
 typedef struct sent {
     uint64_t session;
     size_t at, len;
@@ -58,7 +64,14 @@ struct sweep_replay {
     unsigned flags;           /* sweep_replay_open_flags */
     int ahead_started;        /* read_ahead has run for the first segment */
     sweep__replay_core *core; /* the core depth's state; NULL at the full depth */
-    sweep_server *server;     /* the full depth's offline server; NULL at the core depth */
+    sweep__world *world;      /* the full depth's world; NULL at the core depth */
+    sweep_decoder req_dec;    /* the requests, decoded as sweepd decoded them */
+    sweep_msg_move *req_moves;
+    sweep_msg_move_result *req_results;
+    sweep_wire_mover *req_movers;
+    uint8_t *out_buf;         /* what the world answers, encoded */
+    size_t out_cap;
+    int moves_recorded;       /* a version 2 log: MOVE records are compared too */
     /* Records are read in place into these (sweep_record_next writes only
      * the fields of a record's type): one for a record on its own, and two
      * arrays a group is read into in turn, so the record that ended one
@@ -78,7 +91,7 @@ struct sweep_replay {
     uint32_t id_count, id_cap;
     const sweep_record *expect;
     uint32_t expect_count;
-    /* What the offline server sent for it. */
+    /* What the world sent for it. */
     sent *sent;
     uint32_t sent_count, sent_cap;
     uint8_t *arena;
@@ -117,12 +130,12 @@ static int set_error(sweep_replay *r, const char *fmt, ...)
 /* The world's tick and the map's content hash, at either depth. */
 static uint64_t world_tick(const sweep_replay *r)
 {
-    return r->core ? sweep__replay_core_tick(r->core) : sweep__offline_world_tick(r->server);
+    return r->core ? sweep__replay_core_tick(r->core) : r->world->tick;
 }
 
 static const uint8_t *map_hash(const sweep_replay *r)
 {
-    return r->core ? sweep__replay_core_map_hash(r->core) : sweep__offline_map_hash(r->server);
+    return r->core ? sweep__replay_core_map_hash(r->core) : r->world->hash.bytes;
 }
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -163,22 +176,60 @@ static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const ui
     r->arena_len += len;
 }
 
-static void on_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
-{
-    on_sent_as(ctx, SWEEP_RECORD_OUT, session, bytes, len);
-}
-
-static void on_move_sent(void *ctx, uint64_t session, const uint8_t *bytes, size_t len)
-{
-    on_sent_as(ctx, SWEEP_RECORD_MOVE, session, bytes, len);
-}
-
 static replay_session *find_session(sweep_replay *r, uint64_t id)
 {
     for (uint32_t i = 0; i < r->session_count; i++)
         if (r->sessions[i].id == id)
             return &r->sessions[i];
     return NULL;
+}
+
+/* --- the world's sink: what sweepd would have sent, as bytes ------------ */
+
+typedef struct piece_of {
+    sweep_replay *r;
+    uint64_t session;
+} piece_of;
+
+static int on_piece(void *ctx, const uint8_t *bytes, size_t len)
+{
+    piece_of *p = ctx;
+    on_sent_as(p->r, SWEEP_RECORD_OUT, p->session, bytes, len);
+    return 0;
+}
+
+static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
+{
+    sweep_replay *r = ctx;
+    const replay_session *rs = find_session(r, to->id);
+    int tcp = rs && rs->tcp;
+    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
+        piece_of p = {r, to->id};
+        sweep_encode_result_pieces(m->sequence, m->server_tick, m->as.move_result_batch.results,
+                                   m->as.move_result_batch.count, tcp, r->out_buf, r->out_cap, on_piece, &p);
+        return;
+    }
+    const uint8_t *out;
+    size_t len;
+    if (sweep_encode(m, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, r->out_buf, r->out_cap, &out, &len) == SWEEP_PROTO_OK)
+        on_sent_as(r, SWEEP_RECORD_OUT, to->id, out, len);
+}
+
+static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
+{
+    sweep_replay *r = ctx;
+    if (!r->moves_recorded)
+        return;
+    uint8_t image[SWEEP__RECORD_MOVE_MAX];
+    size_t n = sweep__record_move_encode(image, o->id, mv->mode, mv->buttons, mv->velocity, res);
+    on_sent_as(r, SWEEP_RECORD_MOVE, o->id, image, n);
+}
+
+/* No ids drawn, no memory limit: the ids are the log's, and a replay does
+ * what the log did. */
+static sweep__world_sink sink_of(sweep_replay *r)
+{
+    return (sweep__world_sink){.message = on_message, .move = on_move, .ctx = r};
 }
 
 /* The next record, read into *into (or the one a group ended with). */
@@ -475,7 +526,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
             if (r->watcher) {
                 sweep_message m;
                 if (decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
-                    sweep_replay_event ev = {sweep__offline_world_tick(r->server), x->session, &m};
+                    sweep_replay_event ev = {r->world->tick, x->session, &m};
                     r->watcher(r->watcher_ctx, &ev);
                 }
             }
@@ -494,8 +545,8 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         if (diff_u64(&d, "message to session", x->session, y->session))
             return diverge(r, x->session, 0, x->offset, &d);
         if (x->type == SWEEP_RECORD_MOVE) {
-            /* Both images have the layout (the offline server's is made
-             * by the writer's own code): name the field. */
+            /* Both images have the layout (the world's is made by the
+             * writer's own code): name the field. */
             sweep__move_record a, b;
             char why[160];
             if (sweep__record_move_check(yb, y->len, why, sizeof why) == 0) {
@@ -610,8 +661,17 @@ static int on_request(sweep_replay *r, const sweep_record *x)
     }
     memcpy(r->input, x->bytes.ptr, x->bytes.len);
     r->stats.requests++;
-    sweep__offline_request(r->server, rs->ss, (const uint8_t *)r->input, x->bytes.len, r->ids, r->id_count, on_sent,
-                           r);
+    sweep_message m;
+    sweep_proto_error e = sweep_decode(&r->req_dec, r->input, x->bytes.len, rs->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &m);
+    if (e != SWEEP_PROTO_OK)
+        return set_error(r, "%s: byte %" PRIu64 ": IN of session %" PRIu64 " is no valid request: %s (corrupt log)",
+                         r->path, x->offset, x->session, sweep_proto_error_name(e));
+    if (!sweep__world_handles(m.kind))
+        return set_error(r, "%s: byte %" PRIu64 ": IN of session %" PRIu64 " is a %s, which changes no world (corrupt log)",
+                         r->path, x->offset, x->session, sweep_msg_kind_name(m.kind));
+    sweep__world_sink sink = sink_of(r);
+    sweep__request rq = {rs->own, &sink, 0, r->ids, r->id_count};
+    sweep__world_request(r->world, &rq, &m);
     return compare(r, x->offset);
 }
 
@@ -626,7 +686,8 @@ static int on_tick(sweep_replay *r, const sweep_record *x)
     r->stats.ticks++;
     if (r->core)
         return sweep__replay_core_on_tick(r, r->core, x, r->expect, r->expect_count);
-    sweep__offline_tick(r->server, on_sent, r);
+    sweep__world_sink sink = sink_of(r);
+    sweep__world_tick(r->world, &sink);
     return compare(r, x->offset);
 }
 
@@ -638,7 +699,7 @@ static int on_hash(sweep_replay *r, const sweep_record *x)
                          r->path, x->offset, x->tick, now);
     if (r->core)
         return 0; /* the hash covers what only the server keeps (budgets, claims): not the core's to check */
-    uint64_t h = sweep__offline_state_hash(r->server);
+    uint64_t h = sweep__world_state_hash(r->world);
     r->stats.hashes++;
     if (h == x->hash)
         return 0;
@@ -666,11 +727,15 @@ static int on_open(sweep_replay *r, const sweep_record *x)
                          r->path, x->offset, x->transport);
     if (grow((void **)&r->sessions, &r->session_cap, r->session_count + 1, sizeof *r->sessions) != 0)
         return set_error(r, "out of memory");
-    sweep__session *ss = sweep__offline_open(r->server, x->session, x->role, x->transport == 0,
-                                             (const char *)x->text.ptr, x->text.len);
-    if (!ss)
+    sweep__owner *own = malloc(sizeof *own);
+    if (!own)
         return set_error(r, "out of memory");
-    r->sessions[r->session_count++] = (replay_session){x->session, ss, x->transport == 0};
+    /* What sweepd's Welcome announced: a UDP batch fits one datagram. */
+    int tcp = x->transport == 0;
+    uint32_t max_batch = r->world->opt.max_batch, udp_batch = sweep_udp_max_batch_claimed();
+    sweep__owner_init(own, r->world, x->session, x->role, !tcp, tcp || max_batch < udp_batch ? max_batch : udp_batch,
+                      (const char *)x->text.ptr, x->text.len, 0);
+    r->sessions[r->session_count++] = (replay_session){x->session, own, tcp};
     r->stats.sessions++;
     return 0;
 }
@@ -683,7 +748,8 @@ static int on_close(sweep_replay *r, const sweep_record *x)
     if (!rs)
         return set_error(r, "%s: byte %" PRIu64 ": CLOSE of session %" PRIu64 ", which no OPEN began (corrupt log)",
                          r->path, x->offset, x->session);
-    sweep__offline_close(rs->ss);
+    sweep__owner_release(rs->own, NULL);
+    free(rs->own);
     *rs = r->sessions[--r->session_count];
     return 0;
 }
@@ -843,6 +909,50 @@ int sweep_replay_run(sweep_replay *r)
     return rc;
 }
 
+/* The full depth's world, as sweepd ran it by the log's HEAD, with the
+ * decoder and the encoder's buffer sized as sweepd's (server/server.c). */
+static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, size_t errlen)
+{
+    sweep__world_options wo = {
+        .tick_rate = h->tick_rate,
+        .time_bank = h->time_bank,
+        .allow_free_move = h->allow_free_move,
+        .players_block = h->players_block,
+        .max_entities = h->max_entities,
+        .max_batch = h->max_batch,
+        /* The log does not say whether a command token or an auth secret
+         * was set: a player's MoverCommand is refused in the words of a
+         * server without either. */
+        .server_role_possible = 0,
+    };
+    /* Rule and mover lines of the world are sweepd's log, not a replay's
+     * (process-wide, as a sweepd's level is). */
+    sweep__log_set_level(SWEEP_LOG_ERROR);
+    r->world = sweep__world_open(r->map, &wo, 0, err, errlen);
+    if (!r->world)
+        return -1;
+    r->moves_recorded = h->version >= 2;
+    uint32_t moves_cap = h->max_frame / 4u + 1u;
+    if (moves_cap < h->max_batch + 1u)
+        moves_cap = h->max_batch + 1u;
+    r->req_moves = calloc(moves_cap, sizeof *r->req_moves);
+    r->req_results = calloc(64, sizeof *r->req_results);
+    r->req_movers = calloc(64, sizeof *r->req_movers);
+    r->out_cap = 4096u + (size_t)h->max_batch * 1100u;
+    r->out_buf = malloc(r->out_cap);
+    if (!r->req_moves || !r->req_results || !r->req_movers || !r->out_buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    r->req_dec.moves = r->req_moves;
+    r->req_dec.moves_cap = moves_cap;
+    r->req_dec.results = r->req_results;
+    r->req_dec.results_cap = 64;
+    r->req_dec.movers = r->req_movers;
+    r->req_dec.movers_cap = 64;
+    return 0;
+}
+
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen)
 {
     return sweep_replay_open_flags(log, map, 0, err, errlen);
@@ -882,25 +992,10 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->core = sweep__replay_core_open(h, r->map, sub, sizeof sub);
         if (!r->core)
             snprintf(err, errlen, "%s: %s", log, sub);
-    } else {
-        sweep_server_options opt;
-        sweep_server_options_default(&opt);
-        snprintf(opt.maps[0], sizeof opt.maps[0], "%s", r->map);
-        opt.map_count = 1;
-        opt.tick_rate = h->tick_rate;
-        opt.time_bank = h->time_bank;
-        opt.allow_free_move = h->allow_free_move;
-        opt.players_block = h->players_block;
-        opt.max_entities = h->max_entities;
-        opt.max_batch = h->max_batch;
-        opt.max_frame = h->max_frame;
-        r->server = sweep__offline_create(&opt, sub, sizeof sub);
-        if (!r->server)
-            snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
-        else if (h->version >= 2)
-            sweep__offline_record_moves(r->server, on_move_sent); /* its MOVE records are compared too */
+    } else if (open_world(r, h, sub, sizeof sub) != 0) {
+        snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
     }
-    if ((!r->core && !r->server) || check_head(r, h, err, errlen) != 0) {
+    if ((!r->core && !r->world) || check_head(r, h, err, errlen) != 0) {
         sweep_replay_close(r);
         return NULL;
     }
@@ -946,7 +1041,7 @@ const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r)
     if (r->core)
         sweep__replay_core_counts(r->core, &m->stats.moves, &m->stats.outputs, &m->stats.refused);
     else
-        m->stats.moves = sweep__offline_moves(r->server);
+        m->stats.moves = r->world->counts.moves_total;
     m->stats.bytes = m->bytes_before + (r->reader ? sweep_record_size(r->reader) : 0);
     return &r->stats;
 }
@@ -958,14 +1053,14 @@ uint64_t sweep_replay_tick(const sweep_replay *r)
 
 const sweep_level *sweep_replay_level(const sweep_replay *r)
 {
-    return r->core ? sweep__replay_core_level(r->core) : sweep__offline_level(r->server);
+    return r->core ? sweep__replay_core_level(r->core) : &r->world->level;
 }
 
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3])
 {
     if (r->core)
         return sweep__replay_core_mover_position(r->core, index, position);
-    return sweep__offline_mover_position(r->server, index, position);
+    return sweep__world_mover_position(r->world, index, position);
 }
 
 void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx)
@@ -981,7 +1076,15 @@ void sweep_replay_close(sweep_replay *r)
     if (!r)
         return;
     sweep_record_close(r->reader);
-    sweep_server_destroy(r->server);
+    for (uint32_t i = 0; i < r->session_count; i++) {
+        sweep__owner_release(r->sessions[i].own, NULL);
+        free(r->sessions[i].own);
+    }
+    sweep__world_close(r->world);
+    free(r->req_moves);
+    free(r->req_results);
+    free(r->req_movers);
+    free(r->out_buf);
     sweep__replay_core_close(r->core);
     for (int i = 0; i < 2; i++) {
         free(r->dec_moves[i]);

@@ -3,10 +3,10 @@
  * checking every answer bit for bit.
  *
  * A replay loads the map the log was recorded on (its content hash must
- * match), runs sweepd's own world code offline (server/offline.h: the same
- * dispatch, moves, spawns and ticks, no sockets, no clock) through the
- * log's requests and ticks, and compares each message the server sends
- * with the one recorded, byte for byte, and each state hash. The first
+ * match) as a world of the library sweepd serves (server/world/world.h:
+ * the same spawns, moves and ticks, no sockets, no clock), runs the log's
+ * requests and ticks on it, and compares each message the server would
+ * send with the one recorded, byte for byte, and each state hash. The first
  * difference stops the replay and is described: tick, session, entity,
  * the field, both values.
  *
@@ -32,9 +32,9 @@
  * motion without the server's request path. Where the replay may run on
  * a second CPU (its affinity, not only the CPUs online: pinned to one, it
  * starts no thread), both depths have the frames' checksums summed ahead
- * on it when it is idle (sweep_record_check_ahead, server/record.h), and
+ * on it when it is idle (sweep_record_check_ahead, server/record/record.h), and
  * the core depth of a version 2 log has the lean loop's groups found
- * there too (server/record_window.h); whatever that thread has not done,
+ * there too (server/record/record_window.h); whatever that thread has not done,
  * and everything else, is done on the replay's own thread, which never
  * waits for it. That thread starts with the first sweep_replay_step (or
  * run), not at open, so a timing of the run sees all of its work.

@@ -4,7 +4,7 @@
  * gave it, and what the core computes is compared with the recorded
  * MoveResult bit for bit.
  *
- * The input of a move is rebuilt from the log as server/moves.c builds it
+ * The input of a move is rebuilt from the log as server/world/moves.c builds it
  * (its top comment is the order of operations followed here, step 6 and
  * 7): the entity's actor is where its last applied move left it (position,
  * velocity, grounded), or its Spawned place at rest for its first move,
@@ -21,7 +21,7 @@
  * differ, and a difference is named by replay.c exactly as the full depth
  * names it.
  *
- * The movers are built as server/world.c builds them and ticked at each
+ * The movers are built as server/world/world.c builds them and ticked at each
  * TICK record with the live entities as bodies, in spawn order, so each
  * move meets the movers at the poses the server's did, and the positions,
  * carries and pushes of the tick are this replay's own: a move after a
@@ -34,11 +34,11 @@
  * applied) are not runs of the core and are skipped; moves answered with
  * an Error have no result and are counted.
  *
- * A version 2 log holds a MOVE record (server/record.h) for every move
+ * A version 2 log holds a MOVE record (server/record/record.h) for every move
  * the core ran and the server applied: its input (wish, buttons, mode,
  * granted time) and the core's output. There each MOVE is run from its
  * own input and what the core made of it compared with the record where
- * it lies, as the writer's image of it (server/record_move.h); the Move
+ * it lies, as the writer's image of it (server/record/record_move.h); the Move
  * and MoveResult are not decoded (of an answer only its kind is read),
  * unless the images differ: then the answer is decoded to name the field
  * as above, or, when it is the MOVE record alone that differs, the MOVE's
@@ -74,9 +74,9 @@
 #include "protocol/decode_checked.h"
 #include "protocol/format.h"
 #include "protocol/from_core.h"
-#include "server/entity_motion.h"
-#include "server/record_move.h"
-#include "server/record_window.h"
+#include "server/world/entity_motion.h"
+#include "server/record/record_move.h"
+#include "server/record/record_window.h"
 
 /* What sweepd keeps of an entity for its motion (server_impl.h,
  * sweep__entity): what a move or a tick reads or writes. */
@@ -254,7 +254,7 @@ static inline core_session *find_session_cached(sweep__replay_core *c, uint64_t 
 }
 
 /* Takes out the entities marked gone, the others keeping their order (a
- * tick's outcome depends on it, as server/world.c says). */
+ * tick's outcome depends on it, as server/world/world.c says). */
 static int compact_entities(sweep__replay_core *c)
 {
     uint32_t n = 0;
@@ -311,7 +311,7 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
         sweep__replay_core_close(c);
         return NULL;
     }
-    /* The world's tick rate as sweepd chose it (server/world.c). */
+    /* The world's tick rate as sweepd chose it (server/world/world.c). */
     c->tick_rate = h->tick_rate > 0.0 ? h->tick_rate : c->level.tick_rate;
     if (!(c->tick_rate > 0.0) || c->tick_rate > 10000.0)
         c->tick_rate = 60.0;
@@ -669,7 +669,7 @@ static inline __attribute__((always_inline)) void keep_applied(core_entity *e, c
 }
 
 /* Step 6 of moves.c for one move of e: the motion (into *mo) from its
- * actor by the server's own code (server/entity_motion.h) and what the
+ * actor by the server's own code (server/world/entity_motion.h) and what the
  * entity keeps, but for what the ticks did to it since its last move
  * (moved_flags, moved_by), which move_fields reads and moved_done then
  * clears; *start is where the move started. SWEEP_OK, or the status the
@@ -905,7 +905,7 @@ typedef struct move_run {
 /* A MOVE record's payload p (len bytes, its layout checked) of `session`
  * and `entity`: the move run again from the input it holds, and what the
  * core made of it compared with the record as the writer's image of it
- * (server/record_move.h). Counted and handed to the observer when it
+ * (server/record/record_move.h). Counted and handed to the observer when it
  * matches. */
 static inline __attribute__((always_inline)) int run_checked(sweep__replay_core *c, core_session *own,
                                                             uint64_t session, uint32_t entity, const uint8_t *p,
@@ -1336,7 +1336,7 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     return 0;
 }
 
-/* One tick of the movers, as server/world.c's tick_movers: every entity a
+/* One tick of the movers, as server/world/world.c's tick_movers: every entity a
  * body in spawn order; positions written back, velocity and grounded
  * kept; what carried or pushed each remembered for its next result;
  * crushed entities taken out, each compared with the Despawned the server

@@ -21,7 +21,7 @@
 #include "core/crowd.h"
 #include "core/motion.h"
 #include "protocol/message.h"
-#include "server/record.h"
+#include "server/record/record.h"
 
 typedef struct sweep__replay_core sweep__replay_core;
 

@@ -15,4 +15,4 @@ INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/hash.
 
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^

@@ -14,7 +14,7 @@ INSTALL_HEADERS += maps/level.h maps/levelgen.h
 
 $(MAPS_LIB): $(patsubst %.c,$(BUILD)/%.o,$(MAPS_SRC))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 TEST_LIBS_maps = $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_maps = $(MAPS_LDLIBS)

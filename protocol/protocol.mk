@@ -15,7 +15,7 @@ INSTALL_HEADERS += protocol/protocol.h protocol/message.h protocol/error.h proto
 
 $(PROTOCOL_LIB): $(PROTOCOL_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 TEST_LIBS_protocol = $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_protocol =

@@ -3,6 +3,8 @@
  * assert after every request and every tick in builds that ask for it
  * (SWEEP_CHECKS: make DEBUG=1 and the sanitizer builds). A release build
  * compiles this to nothing: the walk is linear in sessions and entities.
+ * What a world holds is checked by the world library
+ * (server/world/invariants.c); here, how sessions and connections hold it.
  *
  * Only internal state is asserted here, never anything a client sent.
  */
@@ -10,15 +12,6 @@
 
 #if SWEEP_CHECKS
 #include <assert.h>
-
-/* How many times e appears in w's spawn-order array. */
-static uint32_t times_in_world(const sweep__world *w, const sweep__entity *e)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->ent_count; i++)
-        n += w->ents[i] == e;
-    return n;
-}
 
 void sweep__check_invariants(const sweep_server *s)
 {
@@ -29,38 +22,22 @@ void sweep__check_invariants(const sweep_server *s)
     for (const sweep__session *ss = s->sessions; ss; ss = ss->next) {
         assert(ss->prev == prev);
         assert(ss->server == s);
+        assert(ss->own.world == ss->world->world);
         assert(ss->world >= s->worlds && ss->world < s->worlds + s->world_count);
-        assert(ss->entity_count <= ss->entity_cap);
-        /* Each entity: owned by it, in the table, once in its world. */
-        for (uint32_t i = 0; i < ss->entity_count; i++) {
-            const sweep__entity *e = ss->entities[i];
-            assert(e->owner == ss);
-            assert(e->id != 0);
-            assert(sweep__entity_table_find(&s->entities, e->id) == e);
-            assert(e->world == ss->world);
-            assert(times_in_world(e->world, e) == 1);
-        }
-        owned += ss->entity_count;
+        owned += ss->own.entity_count;
         prev = ss;
         sessions++;
     }
     assert(sessions == s->session_count);
-    assert(owned == s->entities.count);
-    /* Worlds: every entity listed is alive (so the counts above close the
-     * circle: no entity is in a world without an owner). */
+    /* Every world's entities are owned by sessions of this server (the
+     * world library checks that each is its owner's). */
     uint64_t listed = 0;
     for (unsigned i = 0; i < s->world_count; i++) {
-        const sweep__world *w = &s->worlds[i];
-        assert(w->ent_count <= w->ent_cap);
-        for (uint32_t k = 0; k < w->ent_count; k++) {
-            const sweep__entity *e = w->ents[k];
-            assert(e->world == w);
-            assert(sweep__entity_table_find(&s->entities, e->id) == e);
-        }
-        listed += w->ent_count;
+        sweep__world_check(s->worlds[i].world);
+        listed += s->worlds[i].world->ent_count;
     }
-    assert(listed == s->entities.count);
-    assert(s->entity_mem == (size_t)s->entities.count * sizeof(sweep__entity));
+    assert(listed == owned);
+    assert(s->entity_mem == (size_t)owned * sizeof(sweep__entity));
     /* Connections: a well-linked list of conn_count; a session it carries
      * points back at it. */
     uint32_t conns = 0;

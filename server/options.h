@@ -67,7 +67,7 @@ typedef struct sweep_server_options {
     /* Authority. */
     int allow_free_move;       /* server-role sessions may send Fly and Noclip moves */
     double time_bank;          /* seconds of motion a player's entity may bank */
-    /* Session logs (server/record.h). */
+    /* Session logs (server/record/record.h). */
     char record_dir[SWEEP_SERVER_PATH_MAX]; /* "" = no recording */
     uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */
     double record_max_seconds; /* ... or past this many seconds; 0 = no limit */

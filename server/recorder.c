@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/alloc.h"
-#include "server/record.h"
-#include "server/record_move.h"
-#include "server/record_writer.h"
+#include "server/world/alloc.h"
+#include "server/record/record.h"
+#include "server/record/record_move.h"
+#include "server/record/record_writer.h"
 #include "server/server_impl.h"
 
 /* Bytes of frames waiting for the disk before a tick waits for it. */
@@ -121,7 +121,7 @@ static void put_str(out *o, const char *s)
 }
 
 /* Ends the recording after a failed write, saying why once. */
-static int check_writer(sweep__world *w)
+static int check_writer(sweep__served *w)
 {
     sweep__recorder *r = w->rec;
     char why[256];
@@ -135,7 +135,7 @@ static int check_writer(sweep__world *w)
 
 /* Hands `pre` (a file header, or nothing) and the waiting records, as one
  * frame, to the writer thread for fd; closes fd after them if asked. */
-static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len, int close_after)
+static void flush_to(sweep__served *w, int fd, const uint8_t *pre, size_t pre_len, int close_after)
 {
     sweep__recorder *r = w->rec;
     if (!r || fd < 0)
@@ -158,7 +158,7 @@ static void flush_to(sweep__world *w, int fd, const uint8_t *pre, size_t pre_len
 }
 
 /* Hands the waiting records to the writer as one frame. */
-static void flush(sweep__world *w)
+static void flush(sweep__served *w)
 {
     flush_to(w, w->rec ? w->rec->fd : -1, NULL, 0, 0);
 }
@@ -173,7 +173,7 @@ static void flush(sweep__world *w)
  * holds a request without its answers, which its replay would miss. A
  * request and its answers fit the readers' frame bound; a tick that
  * crushes thousands of entities may not, and is cut at the bound. */
-static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
+static uint8_t *begin(sweep__served *w, uint8_t type, size_t payload)
 {
     sweep__recorder *r = w->rec;
     if (!r || r->failed)
@@ -196,7 +196,7 @@ static uint8_t *begin(sweep__world *w, uint8_t type, size_t payload)
     return p + 5;
 }
 
-static void write_head(sweep__world *w, const char *previous)
+static void write_head(sweep__served *w, const char *previous)
 {
     const sweep_server *s = w->server;
     const sweep__recorder *r = w->rec;
@@ -213,11 +213,11 @@ static void write_head(sweep__world *w, const char *previous)
         put_str(&o, "sweepd " SWEEP_SERVER_VERSION);
         put_u32(&o, SWEEP_PROTOCOL_VERSION);
         put_u32(&o, w->index);
-        put_str(&o, w->level.name);
+        put_str(&o, w->world->level.name);
         put_str(&o, w->stem);
         put_str(&o, s->opt.maps[w->index]);
-        put(&o, w->hash.bytes, 32);
-        put_f64(&o, w->tick_rate);
+        put(&o, w->world->hash.bytes, 32);
+        put_f64(&o, w->world->tick_rate);
         put_f64(&o, s->opt.time_bank);
         put_u8(&o, (uint8_t)s->opt.allow_free_move);
         put_u8(&o, (uint8_t)s->opt.players_block);
@@ -225,7 +225,7 @@ static void write_head(sweep__world *w, const char *previous)
         put_u32(&o, s->opt.max_batch);
         put_u32(&o, s->opt.max_frame);
         put_u32(&o, s->opt.record_hash_every);
-        put_u64(&o, w->tick);
+        put_u64(&o, w->world->tick);
         put_str(&o, previous);
         size = o.n;
     }
@@ -234,7 +234,7 @@ static void write_head(sweep__world *w, const char *previous)
 /* Creates the next segment's file and writes its header and HEAD in one
  * write: a log killed before its first tick still says what it is, and a
  * segment is never seen without its HEAD. Sets r->fd to it. */
-static int open_segment(sweep__world *w, const char *previous)
+static int open_segment(sweep__served *w, const char *previous)
 {
     sweep_server *s = w->server;
     sweep__recorder *r = w->rec;
@@ -255,18 +255,18 @@ static int open_segment(sweep__world *w, const char *previous)
     write_head(w, previous);
     flush_to(w, r->fd, header, sizeof header, 0);
     sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
-               r->segment, (unsigned long long)w->tick);
+               r->segment, (unsigned long long)w->world->tick);
     return r->failed ? -1 : 0;
 }
 
-static void write_end(sweep__world *w, const char *reason)
+static void write_end(sweep__served *w, const char *reason)
 {
     size_t size = 0;
     for (int pass = 0; pass < 2; pass++) {
         out o = {NULL, 0};
         if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_END, size)))
             return;
-        put_u64(&o, w->tick);
+        put_u64(&o, w->world->tick);
         put_str(&o, reason);
         size = o.n;
     }
@@ -288,7 +288,7 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
     for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__world *w = &s->worlds[i];
+        sweep__served *w = &s->worlds[i];
         w->rec = sweep__calloc(1, sizeof *w->rec);
         if (!w->rec) {
             snprintf(err, errlen, "out of memory");
@@ -315,7 +315,7 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
 }
 
 /* Ends the segment at a tick boundary when it is big or old enough. */
-static void maybe_rotate(sweep__world *w)
+static void maybe_rotate(sweep__served *w)
 {
     const sweep_server *s = w->server;
     sweep__recorder *r = w->rec;
@@ -350,7 +350,7 @@ static void maybe_rotate(sweep__world *w)
     }
 }
 
-void sweep__record_tick_end(sweep__world *w)
+void sweep__record_tick_end(sweep__served *w)
 {
     if (!w->rec || w->rec->failed)
         return;
@@ -362,7 +362,7 @@ void sweep__record_tick_end(sweep__world *w)
 void sweep__record_stop(sweep_server *s, const char *reason)
 {
     for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__world *w = &s->worlds[i];
+        sweep__served *w = &s->worlds[i];
         sweep__recorder *r = w->rec;
         if (!r)
             continue;
@@ -376,7 +376,7 @@ void sweep__record_stop(sweep_server *s, const char *reason)
     }
 }
 
-void sweep__record_open(sweep__world *w, const sweep__session *ss)
+void sweep__record_open(sweep__served *w, const sweep__session *ss)
 {
     size_t size = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -384,15 +384,15 @@ void sweep__record_open(sweep__world *w, const sweep__session *ss)
         if (pass == 1 && !(o.at = begin(w, SWEEP_RECORD_OPEN, size)))
             return;
         put_u64(&o, ss->id);
-        put_u8(&o, (uint8_t)ss->role);
+        put_u8(&o, (uint8_t)ss->own.role);
         put_u8(&o, (uint8_t)ss->transport);
-        put_str(&o, ss->identity);
+        put_str(&o, ss->own.identity);
         put_str(&o, ss->client_name);
         size = o.n;
     }
 }
 
-void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason)
+void sweep__record_close(sweep__served *w, const sweep__session *ss, const char *reason)
 {
     size_t size = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -405,7 +405,7 @@ void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *
     }
 }
 
-void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
+void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
 {
     uint8_t *p = begin(w, type, 8 + len);
     if (!p)
@@ -417,7 +417,7 @@ void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, cons
     put(&o, bytes, len);
 }
 
-void sweep__record_drop_request(sweep__world *w)
+void sweep__record_drop_request(sweep__served *w)
 {
     sweep__recorder *r = w->rec;
     if (!r || r->failed)
@@ -436,44 +436,35 @@ void sweep__record_drop_request(sweep__world *w)
     r->failed = 1;
 }
 
-void sweep__record_id(sweep__world *w, uint32_t entity)
+void sweep__record_id(sweep__served *w, uint32_t entity)
 {
     uint8_t *p = begin(w, SWEEP_RECORD_ID, 4);
     if (p)
         put_u32_at(p, entity);
 }
 
-void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, const sweep_msg_move *mv,
-                        const sweep_msg_move_result *res)
+void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move *mv, const sweep_msg_move_result *res)
 {
-    if (s->move_sink) {
-        uint8_t image[SWEEP__RECORD_MOVE_MAX];
-        size_t n = sweep__record_move_encode(image, session, mv->mode, mv->buttons, mv->velocity, res);
-        s->move_sink(s->sink_ctx, session, image, n);
-        return;
-    }
-    if (s->sink)
-        return; /* offline, replaying a version 1 log */
     uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(res->contact_count));
     if (p)
         sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
 }
 
-void sweep__record_tick(sweep__world *w)
+void sweep__record_tick(sweep__served *w)
 {
     uint8_t *p = begin(w, SWEEP_RECORD_TICK, 8);
     if (!p)
         return;
     out o = {p, 0};
-    put_u64(&o, w->tick);
+    put_u64(&o, w->world->tick);
 }
 
-void sweep__record_hash(sweep__world *w)
+void sweep__record_hash(sweep__served *w)
 {
     uint8_t *p = begin(w, SWEEP_RECORD_HASH, 16);
     if (!p)
         return;
     out o = {p, 0};
-    put_u64(&o, w->tick);
-    put_u64(&o, sweep__world_state_hash(w));
+    put_u64(&o, w->world->tick);
+    put_u64(&o, sweep__world_state_hash(w->world));
 }

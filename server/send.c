@@ -15,25 +15,22 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "server/record.h"
+#include "protocol/result_pieces.h"
+#include "server/record/record.h"
 #include "server/server_impl.h"
 
-/* While a world-changing request or a tick is handled, what is sent is
- * also recorded, or, on an offline server, only handed to the replay. */
-static int capture(sweep_server *s, const sweep__peer *p, const uint8_t *out, size_t len)
+/* While a world-changing request or a tick of a recording world is
+ * handled (p->record), what is sent is recorded too. */
+static void capture(const sweep__peer *p, const uint8_t *out, size_t len)
 {
-    if (s->capturing && p->session && s->sink)
-        s->sink(s->sink_ctx, p->session->id, out, len);
-    else if (s->capturing && p->session && p->session->world->rec)
+    if (p->record && p->session && p->session->world->rec)
         sweep__record_message(p->session->world, SWEEP_RECORD_OUT, p->session->id, out, len);
-    return s->offline;
 }
 
 /* Hands an encoded message to the peer's transport. */
 static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, const uint8_t *out, size_t len)
 {
-    if (capture(s, p, out, len))
-        return 0;
+    capture(p, out, len);
     if (p->conn)
         return sweep__conn_write(p->conn, out, len, 0);
     if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
@@ -93,7 +90,7 @@ int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uin
     memset(&m, 0, sizeof m);
     m.kind = SWEEP_MSG_ERROR;
     m.sequence = sequence;
-    m.server_tick = p->session ? p->session->world->tick : 0;
+    m.server_tick = p->session ? p->session->world->world->tick : 0;
     m.as.error.code = code;
     m.as.error.message = sweep_str_of(msg);
     m.as.error.sequence = sequence;
@@ -101,53 +98,40 @@ int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uin
     return sweep__send(s, p, &m);
 }
 
-/* Encodes results[0..n) as one MoveResultBatch. */
-static sweep_proto_error encode_batch(sweep_server *s, unsigned flags, uint32_t sequence, uint64_t tick,
-                                      const sweep_msg_move_result *r, uint32_t n, const uint8_t **out, size_t *len)
+/* One piece of a result batch, on its way to the peer. */
+typedef struct piece_to {
+    sweep_server *s;
+    sweep__peer *p;
+    int rc;
+} piece_to;
+
+static int send_piece(void *ctx, const uint8_t *out, size_t len)
 {
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
-    m.sequence = sequence;
-    m.server_tick = tick;
-    m.as.move_result_batch.results = r;
-    m.as.move_result_batch.count = n;
-    return sweep_encode(&m, flags, s->out_buf, s->out_cap, out, len);
+    piece_to *t = ctx;
+    sweep__peer *p = t->p;
+    if (!p->tcp && len > p->budget) {
+        t->rc = -1;
+        return 1;
+    }
+    capture(p, out, len);
+    if (p->tcp) {
+        t->rc = sweep__conn_write(p->conn, out, len, 0);
+        return 0;
+    }
+    sweep__udp_send(t->s, p->addr, out, len, p->session && p->session->udp_direct);
+    return 0;
 }
 
 int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
                         const sweep_msg_move_result *r, uint32_t n)
 {
-    const uint8_t *out;
-    size_t len;
-    if (p->tcp) {
-        if (encode_batch(s, SWEEP_WIRE_SIZE_PREFIXED, sequence, tick, r, n, &out, &len) != SWEEP_PROTO_OK)
-            return -1;
-        if (capture(s, p, out, len))
-            return 0;
-        return sweep__conn_write(p->conn, out, len, 0);
-    }
-    /* UDP: as many results per datagram as fit; halve until it does. */
-    uint32_t start = 0;
-    do {
-        uint32_t k = n - start;
-        for (;;) {
-            sweep_proto_error e = encode_batch(s, 0, sequence, tick, r + start, k, &out, &len);
-            if (e == SWEEP_PROTO_OK && len <= SWEEP_UDP_MAX_DATAGRAM)
-                break;
-            if (k <= 1) {
-                sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "bytes=%zu", len);
-                return -1;
-            }
-            k = (k + 1) / 2;
-        }
-        if (len > p->budget)
-            return -1;
-        if (!capture(s, p, out, len))
-            sweep__udp_send(s, p->addr, out, len, p->session && p->session->udp_direct);
-        start += k;
-    } while (start < n);
-    return 0;
+    piece_to t = {s, p, 0};
+    sweep_proto_error e = sweep_encode_result_pieces(sequence, tick, r, n, p->tcp, s->out_buf, s->out_cap, send_piece, &t);
+    if (e == SWEEP_PROTO_E_DATAGRAM_TOO_LARGE)
+        sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "sequence=%u", sequence);
+    if (e != SWEEP_PROTO_OK && e != SWEEP_PROTO_E_ARG)
+        return -1;
+    return t.rc;
 }
 
 int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason)
@@ -155,7 +139,7 @@ int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason)
     sweep_message m;
     memset(&m, 0, sizeof m);
     m.kind = SWEEP_MSG_BYE;
-    m.server_tick = p->session ? p->session->world->tick : 0;
+    m.server_tick = p->session ? p->session->world->world->tick : 0;
     m.as.bye.reason = sweep_str_of(reason);
     return sweep__send(s, p, &m);
 }

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 #include "server/server_impl.h"
 
 #define SWEEP__HOUSEKEEPING_MS 100
@@ -121,10 +121,9 @@ static uint32_t pow2_at_least(uint32_t n)
 static void destroy_one(sweep_server *s);
 
 /* The server of thread `thread` of g, with its share of the maps. An
- * offline server (offline.c) has everything but the loop, the sockets and
- * the recording. */
-static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g, unsigned thread, int offline,
-                                char *err, size_t errlen)
+ */
+static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g, unsigned thread, char *err,
+                                size_t errlen)
 {
     sweep_server *s = sweep__calloc(1, sizeof *s);
     if (!s) {
@@ -136,12 +135,11 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->thread = thread;
     s->cookie = &g->cookie;
     s->ready_out = stdout;
-    s->offline = offline;
-    if (!offline && uv_loop_init(&s->loop) != 0) {
+    if (uv_loop_init(&s->loop) != 0) {
         snprintf(err, errlen, "cannot create the event loop");
         goto fail;
     }
-    s->loop_open = !offline;
+    s->loop_open = 1;
     /* Guests by default only where nobody can prove who they are. */
     s->allow_guests = opt->allow_guests >= 0 ? opt->allow_guests : opt->auth_secret_len == 0;
     sweep__bucket_init(&s->auth_log, 10.0, uv_hrtime());
@@ -161,13 +159,11 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->decode_moves = sweep__calloc(moves_cap, sizeof *s->decode_moves);
     s->decode_results = sweep__calloc(64, sizeof *s->decode_results);
     s->decode_movers = sweep__calloc(64, sizeof *s->decode_movers);
-    s->results = sweep__calloc(s->opt.max_batch, sizeof *s->results);
     s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
     s->out_buf = sweep__malloc(s->out_cap);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
-    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->results || !s->out_buf || !s->addr_buckets ||
-        sweep__entity_table_init(&s->entities) != 0) {
+    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->out_buf || !s->addr_buckets) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -181,8 +177,6 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->decoder.movers_cap = 64;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
-    if (offline)
-        return s;
     /* The others share the port the first one got (SO_REUSEPORT). */
     if (thread > 0)
         s->opt.port = g->servers[0]->port;
@@ -204,13 +198,13 @@ fail:
     return NULL;
 }
 
-sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen)
+sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
 {
     sweep__log_set_level(opt->log_level);
     if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
         return NULL;
     /* A thread without a world would only pass work on: not started. */
-    unsigned n = offline || opt->threads < 1 ? 1 : opt->threads;
+    unsigned n = opt->threads < 1 ? 1 : opt->threads;
     if (n > opt->map_count)
         n = opt->map_count;
     sweep__group *g = sweep__group_create(n, opt->max_sessions);
@@ -219,7 +213,7 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
         return NULL;
     }
     for (unsigned i = 0; i < n; i++) {
-        g->servers[i] = create_one(opt, g, i, offline, err, errlen);
+        g->servers[i] = create_one(opt, g, i, err, errlen);
         if (!g->servers[i]) {
             while (i-- > 0)
                 destroy_one(g->servers[i]);
@@ -228,11 +222,6 @@ sweep_server *sweep__server_create(const sweep_server_options *opt, int offline,
         }
     }
     return g->servers[0];
-}
-
-sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, size_t errlen)
-{
-    return sweep__server_create(opt, 0, err, errlen);
 }
 
 int sweep_server_port(const sweep_server *s)
@@ -367,11 +356,9 @@ static void destroy_one(sweep_server *s)
     sweep__tcp_free(s); /* after the sessions, which take themselves off its counts */
     sweep__record_stop(s, "shutdown");
     sweep__worlds_free(s);
-    sweep__entity_table_free(&s->entities);
     free(s->decode_moves);
     free(s->decode_results);
     free(s->decode_movers);
-    free(s->results);
     free(s->out_buf);
     sweep__udp_free(s);
     free(s->addr_buckets);

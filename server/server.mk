@@ -1,29 +1,53 @@
-# server/ - sweepd, the networked authoritative server: the
-# library libsweep-server.a (everything but main, so tests can embed it),
-# the thin program sweepd, its man page, its tests and `make run`.
+# server/ - three libraries and the program over them:
+#   server/world/   libsweep-world.a: the world library, the simulation with
+#                   no transport and no clock (worlds, owners, entities,
+#                   spawns, moves, rules, ticks, the state hash); what the
+#                   server serves and a replay re-runs;
+#   server/record/  libsweep-record.a: the session log's format (its MOVE
+#                   image, the checked reader, the compressing writer);
+#   server/         libsweep-server.a: sweepd over them (the loop, TCP and
+#                   UDP, sessions, threads, limits, metrics, recording), and
+#                   the thin program sweepd, its man page, its tests and
+#                   `make run`.
 
+WORLD_SRC := $(wildcard server/world/*.c)
+WORLD_LIB := $(LIB)/libsweep-world.a
+# Link flags every user of WORLD_LIB needs (after the protocol, maps and core libraries).
+WORLD_LDLIBS = $(MAPS_LDLIBS)
+RECORD_SRC := $(wildcard server/record/*.c)
+RECORD_LIB := $(LIB)/libsweep-record.a
+RECORD_LDLIBS = -ldeflate -lpthread
 SERVER_SRC := $(filter-out server/sweepd_main.c,$(wildcard server/*.c))
 SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
 SERVER_LIB := $(LIB)/libsweep-server.a
-# Link flags every user of SERVER_LIB needs (after the other sweep libraries).
-SERVER_LDLIBS = -luv -ldeflate -lmicrohttpd -lpthread $(MAPS_LDLIBS)
+# What sweepd and the server's tests link, in order, and the flags after them.
+SERVER_DEPLIBS = $(SERVER_LIB) $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+SERVER_LDLIBS = -luv -lmicrohttpd $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 
-LIBRARIES += $(SERVER_LIB)
-INSTALL_HEADERS += server/server.h server/options.h server/record.h
+LIBRARIES += $(WORLD_LIB) $(RECORD_LIB) $(SERVER_LIB)
+INSTALL_HEADERS += server/server.h server/options.h server/record/record.h
+
+$(WORLD_LIB): $(patsubst %.c,$(BUILD)/%.o,$(WORLD_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(RECORD_LIB): $(patsubst %.c,$(BUILD)/%.o,$(RECORD_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(SERVER_LIB): $(SERVER_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 PROGRAMS += $(BIN)/sweepd
-$(BIN)/sweepd: $(BUILD)/server/sweepd_main.o $(SERVER_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+$(BIN)/sweepd: $(BUILD)/server/sweepd_main.o $(SERVER_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(SERVER_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Tests: unit tests of the library and integration tests that start the
 # built sweepd on 127.0.0.1 through tests/sweepd_fixture.h (it finds the
 # programs in $(BUILD)/bin beside the tests, or under SWEEP_BUILD_DIR).
-TEST_LIBS_server = $(SERVER_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+TEST_LIBS_server = $(SERVER_DEPLIBS)
 TEST_LDLIBS_server = $(SERVER_LDLIBS) -lpthread
 SERVER_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/server/test_*.c))
 $(SERVER_TESTS): | $(BIN)/sweepd $(BUILD)/maps/arena.db
@@ -33,7 +57,7 @@ bench: $(BUILD)/maps/arena.db
 
 # --- fuzzing the session-log reader --------------------------------------------
 # tests/fuzz/fuzz_log.c with clang's libFuzzer, ASan and UBSan (FUZZ_CC and
-# FUZZ_FLAGS from protocol.mk): the reader of server/record_read.c over any
+# FUZZ_FLAGS from protocol.mk): the reader of server/record/record_read.c over any
 # bytes, the frames' checksums made right so that mutations reach the
 # records. Seeds: tests/fuzz/corpus/log/ (a short version 2 log of the
 # arena: two sessions walking and jumping) and the golden logs of
@@ -45,10 +69,11 @@ bench: $(BUILD)/maps/arena.db
 LOG_FUZZ := $(BUILD)/tests/fuzz/fuzz_log
 LOG_CORPUS := tests/fuzz/corpus/log
 LOG_FUZZ_SMOKE_RUNS ?= 20000
-$(LOG_FUZZ): tests/fuzz/fuzz_log.c server/record_read.c server/record_move.c server/record.h server/record_move.h \
+$(LOG_FUZZ): tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c server/record/record.h \
+		server/record/record_move.h \
 		protocol/format.h protocol/contact_image.h protocol/schema.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_log.c server/record_read.c server/record_move.c -ldeflate -lpthread -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c -ldeflate -lpthread -o $@
 
 .PHONY: fuzz-log
 fuzz-log: $(LOG_FUZZ)

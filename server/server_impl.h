@@ -3,9 +3,10 @@
  * (never installed, never included outside server/).
  *
  * Ownership and invariants:
- *   - The server owns worlds (array, fixed after create), connections
- *     (list), sessions (list) and entities (table by id). Everything runs
- *     on its loop thread; nothing of a server is locked. With --threads
+ *   - The server owns served worlds (array, fixed after create: each a
+ *     world of the world library, server/world/world.h, with its timer and
+ *     its recording), connections (list) and sessions (list). Everything
+ *     runs on its loop thread; nothing of a server is locked. With --threads
  *     there is one server per thread (threads.c); what they share is the
  *     group (sweep__group): atomics, and what its locks guard.
  *   - A TCP connection has at most one session; the session dies when the
@@ -13,20 +14,13 @@
  *     pointer conn->session stays valid for the whole life of the handle.
  *   - A UDP session is keyed by its source address in the address table and
  *     dies on Bye, idle timeout or shutdown.
- *   - An entity belongs to exactly one session (owner) and sits in the
- *     server's entity table, its owner's array and its world's array (in
- *     spawn order: the order movers carry and push bodies in, which must be
- *     the same on every run); all three are updated together. Its id is
- *     random, non-zero and unique among the living.
- *   - An entity's actor (position, velocity, grounded) is what its next
- *     move starts from; a mover's tick changes its position only.
+ *   - A session is an owner of its world (sess->own): the world library
+ *     keeps its entities (world.h says how). Entity ids are drawn at random
+ *     (the kernel's generator), unique among the world's living.
  *   - A session's role is fixed at its Welcome; only SWEEP_WIRE_ROLE_SERVER
  *     sessions may send MoverCommand, spawn where they like, or send Fly
  *     and Noclip moves (the last only with --allow-free-move on), and only
  *     their moves are not charged to the entities' time budgets.
- *   - Mover numbers kept on the server (entity ground/touch/moved_by) are
- *     core indices (SWEEP_NO_MOVER = none); only the wire uses the map's
- *     movers.id, translated where a message is filled.
  *   - A connection's memory is counted where it is allocated: conn->mem
  *     is its structure plus the capacity of its three buffers (a partial
  *     frame, the answers in flight, the answers queued behind them),
@@ -49,101 +43,41 @@
 #include <sys/socket.h>
 #include <uv.h>
 
-#include "core/crowd.h"
-#include "core/motion.h"
-#include "core/move.h"
-#include "core/mover.h"
-#include "core/world.h"
-#include "maps/content_hash.h"
-#include "maps/level.h"
 #include "protocol/protocol.h"
 #include "server/cookie.h"
 #include "server/limits.h"
-#include "server/log.h"
 #include "server/metrics.h"
 #include "server/options.h"
 #include "server/server.h"
 #include "server/stats.h"
+#include "server/world/log.h"
+#include "server/world/world.h"
 
 typedef struct sweep__session sweep__session;
 typedef struct sweep__conn sweep__conn;
-typedef struct sweep__entity sweep__entity;
 typedef struct sweep__recorder sweep__recorder;
 
-/* One loaded map with its tick. */
-typedef struct sweep__world {
+/* A world as sweepd serves it: the world library's world, the clock that
+ * ticks it (world_clock.c) and its recording. */
+typedef struct sweep__served {
     sweep_server *server;
-    unsigned index;
+    unsigned index;            /* the map's place on the command line */
     char stem[SWEEP_LEVEL_NAME_MAX]; /* file name without directory and extension */
-    sweep_level level;
-    sweep_world *world;
-    sweep_content_hash hash;
-    double tick_rate;
+    sweep__world *world;
     uint64_t period_ns;
     uint64_t start_ns; /* tick n is due at start_ns + n * period_ns */
-    uint64_t tick;     /* ticks completed */
     uv_timer_t timer;
     int timer_open;
-    /* Movers (NULL when the map has none) and what their tick needs. */
-    sweep_movers *movers;
-    uint32_t mover_count;
-    uint8_t *mover_blocked;    /* per mover: blocked on the last tick (logs say when it starts) */
-    sweep_wire_mover *wire;    /* WorldState scratch, one per mover */
-    sweep__entity **ents;      /* the world's entities in spawn order */
-    uint32_t ent_count, ent_cap;
-    sweep_body *bodies;        /* tick scratch, one per entity */
-    uint32_t body_cap;
-    /* Players as obstacles (--players-block): each entity's shell, in the
-     * lowest slot free when it spawned. NULL when entities pass through
-     * each other. */
-    sweep_crowd *crowd;
-    double period_s;     /* seconds per tick: what each tick credits to a time budget */
-    uint32_t next_spawn; /* the spawn point (0-based) the server tries first for the next player */
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
-} sweep__world;
-
-/* Results an entity keeps for resent moves. */
-#define SWEEP__KEPT_RESULTS 32u
-
-struct sweep__entity {
-    uint32_t id;
-    sweep__session *owner;
-    sweep__world *world;
-    sweep_actor actor;         /* position, velocity, grounded: where the next move starts */
-    sweep_vec3 radii;
-    double max_speed;          /* Fly and Noclip moves: the entity's limits */
-    double step_height;
-    sweep_vec3 ground_normal;  /* of the last move that ran, while grounded */
-    uint32_t ground_material;
-    double budget;             /* seconds of motion it may still ask for (player sessions) */
-    uint64_t budget_tick;      /* the world tick the budget was credited up to */
-    int has_last;              /* a move was applied */
-    uint32_t last_sequence;
-    uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
-    uint32_t kept_next;        /* ring of the last results, for resends */
-    uint32_t kept_count;
-    sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
-    /* Movers (core indices, SWEEP_NO_MOVER = none). */
-    uint32_t ground_mover;     /* stood on after the last move: the tick carries it */
-    uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
-    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since the last move */
-    uint32_t moved_by;         /* the last mover that carried or pushed it since then */
-    uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
-};
-
-/* Open-addressing table entity id -> entity. */
-typedef struct sweep__entity_table {
-    sweep__entity **slots;
-    uint32_t cap; /* power of two */
-    uint32_t count;
-} sweep__entity_table;
+} sweep__served;
 
 typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
 
 struct sweep__session {
     uint64_t id;
     sweep_server *server;
-    sweep__world *world;
+    sweep__served *world;
+    sweep__owner own;                  /* what the session is to its world: role, identity, entities, rules */
     sweep__transport transport;
     sweep__conn *conn;                 /* TCP */
     struct sockaddr_storage addr;      /* UDP: the verified source address */
@@ -153,19 +87,10 @@ struct sweep__session {
                                         * (Welcome.udp_port): answers leave from there too */
     char peer[64];                     /* printable address */
     char client_name[64];
-    sweep__entity **entities;
-    uint32_t entity_count, entity_cap;
     sweep__bucket bucket;
     int rate_noticed;                  /* a RateLimited was sent, at rate_notice_ns */
     uint64_t rate_notice_ns;
     uint64_t rate_dropped;             /* requests dropped over the rate limit */
-    int has_spawn;                     /* Spawn dedup: last Spawn's sequence, entity and answer */
-    uint32_t spawn_sequence, spawn_entity, spawn_rules, spawn_point;
-    uint32_t role;                     /* sweep_wire_role, from Hello.auth_token */
-    char identity[SWEEP_TOKEN_IDENTITY_MAX + 1]; /* the token's, "#guest" or "#command-token" */
-    uint64_t rule_counts[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted on this session */
-    sweep__bucket rule_log;            /* event=rule lines it may still cause */
-    uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
     uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
     const char *close_reason;          /* why it ends, for the session log (static text) */
     sweep__session *prev, *next;       /* server list */
@@ -207,16 +132,22 @@ struct sweep__conn {
     sweep__conn *prev, *next;
 };
 
-/* Where an answer goes: a TCP connection, or a UDP address with a byte
- * budget (the size of the datagram received, while unverified). */
+/* Where an answer goes, and what the request being answered brought: a
+ * TCP connection, or a UDP address with a byte budget (the size of the
+ * datagram received, while unverified). Made per request and passed down
+ * explicitly; nothing of a request is left on the server. */
 typedef struct sweep__peer {
-    int tcp;           /* TCP framing (size prefix, frame limits), even without a conn (replay) */
+    int tcp;           /* TCP framing (size prefix, frame limits) */
     sweep__conn *conn;
     const struct sockaddr *addr;
     sweep__session *session;
     size_t budget; /* UDP: largest datagram allowed back; SIZE_MAX once verified */
     size_t received; /* UDP: bytes of the datagram being answered (what a new handshake may get back) */
     uint64_t now;    /* uv_hrtime() when it arrived, read once per receive batch (UDP); 0 = read when needed */
+    const uint8_t *datagram; /* UDP: the datagram being handled (a Hello may pass it on to another thread) */
+    size_t datagram_len;
+    int direct;      /* UDP: it came to the thread's own port (udp_direct) */
+    int record;      /* what is sent to the session goes into its world's log too (OUT records) */
 } sweep__peer;
 
 /* A datagram or a TCP connection passed to the thread that owns its world
@@ -261,8 +192,6 @@ struct sweep_server {
     uv_async_t inbox_async;   /* handoffs queued for it */
     int inbox_open;
     sweep__handoff *inbox, **inbox_tail; /* under group->lock */
-    const uint8_t *udp_datagram; /* the datagram being handled (a Hello may pass it on) */
-    size_t udp_datagram_len;
     uv_loop_t loop;
     int loop_open;
     uv_poll_t tcp;  /* the listening socket, accepted from by tcp.c */
@@ -278,7 +207,6 @@ struct sweep_server {
     uv_udp_t udp_direct;
     int udp_direct_open;
     int direct_port;     /* 0: none */
-    int udp_rx_direct;   /* the datagram being handled came to udp_direct */
     uv_signal_t sigterm, sigint;
     uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
@@ -292,7 +220,7 @@ struct sweep_server {
     char host_text[80]; /* host as printed: 127.0.0.1 or [::1] */
     int stopping;
 
-    sweep__world *worlds;
+    sweep__served *worlds;
     unsigned world_count;
 
     sweep__conn *conns;
@@ -307,7 +235,6 @@ struct sweep_server {
     uint32_t session_count;
     sweep__session **addr_buckets; /* UDP sessions by address */
     uint32_t addr_bucket_count;
-    sweep__entity_table entities;
 
     sweep__cookie_key *cookie;      /* the group's */
     int allow_guests;               /* --allow-guests, its default resolved */
@@ -317,7 +244,6 @@ struct sweep_server {
     sweep_msg_move *decode_moves;
     sweep_msg_move_result *decode_results;
     sweep_wire_mover *decode_movers;
-    sweep_msg_move_result *results; /* batch answers, max_batch */
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
     uint8_t read_buf[64 * 1024];
@@ -332,18 +258,6 @@ struct sweep_server {
     uv_check_t udp_flush;           /* after each loop iteration's I/O: what UDP answered leaves */
     int udp_flush_open;
     sweep__stats stats;
-    /* Session logs and replay. While `capturing`, every message sent to a
-     * session is also an OUT record (recording) or goes to `sink` instead
-     * of a socket (an offline server, offline.c: nothing is ever sent). */
-    int capturing;
-    int offline;
-    void (*sink)(void *ctx, uint64_t session, const uint8_t *bytes, size_t len);
-    void *sink_ctx;
-    /* offline: each applied move's MOVE payload (record.h) goes here too,
-     * in the order the log holds them; NULL: none (a version 1 log) */
-    void (*move_sink)(void *ctx, uint64_t session, const uint8_t *bytes, size_t len);
-    const uint32_t *next_ids; /* offline: the entity ids to give, in order (the log's ID records) */
-    uint32_t next_id_count;
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
 
@@ -358,82 +272,61 @@ void sweep__check_invariants(const sweep_server *s);
 #define sweep__check_invariants(s) ((void)(s))
 #endif
 
-/* server.c */
-sweep_server *sweep__server_create(const sweep_server_options *opt, int offline, char *err, size_t errlen);
-
-/* entity_table.c */
-int sweep__entity_table_init(sweep__entity_table *t);
-void sweep__entity_table_free(sweep__entity_table *t);
-sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id);
-int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e);
-void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id);
-
-/* world.c */
+/* world_clock.c: the served worlds and their ticks. */
 int sweep__worlds_load(sweep_server *s, char *err, size_t errlen);
 void sweep__worlds_start(sweep_server *s);
 void sweep__worlds_stop(sweep_server *s);
 void sweep__worlds_free(sweep_server *s);
 /* The world a Hello names, on any thread (read only what is fixed after
  * creation), and the thread that owns it; NULL if none has that name. */
-sweep__world *sweep__world_find(sweep_server *s, const char *name, unsigned *owner);
-int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
-void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
-uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index); /* core index -> movers.id, 0 = none */
-/* For half a second from now, the entity's claimed positions are not
- * flagged: something its client could not foresee moved it (a lost move, a
- * mover), and the claims it sent before hearing are off by that. */
-void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
-/* Puts the entity's shell where the entity is now (players as obstacles). */
-void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
-/* What a move of entity e (NULL: a stateless Collide) meets. */
-sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e);
-
-/* The state hash of a world after a tick: its tick, its movers and each
- * entity in spawn order with everything its next move starts from (see
- * world.c). Two runs of the same log agree on it bit for bit. */
-uint64_t sweep__world_state_hash(const sweep__world *w);
-/* Advances the world one tick: w->tick + 1, its TICK record, the movers'
- * step and what it causes (world.c; the timer and replays call it). */
-void sweep__world_tick(sweep__world *w);
+sweep__served *sweep__world_find(sweep_server *s, const char *name, unsigned *owner);
 /* Runs the world's ticks due at now (uv_hrtime) ahead of its timer, as
- * its callback would; nothing on an offline server, whose ticks are the
- * log's. Called before each request of a session of w (dispatch.c). */
-void sweep__world_catch_up(sweep__world *w, uint64_t now);
+ * its callback would. Called before each request of a session of w
+ * (dispatch.c). */
+void sweep__world_catch_up(sweep__served *w, uint64_t now);
 
-/* recorder.c (record.h is the format) */
+/* outcomes.c: the world library's sink for sweepd: what a request or a
+ * tick of a world causes becomes sends (send.c) and records (recorder.c). */
+/* Applies a decoded request of p->session to its world. */
+void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m);
+/* One tick of w, its pushes sent and recorded. */
+void sweep__served_tick(sweep__served *w);
+
+/* recorder.c (server/record/record.h is the format) */
 int sweep__record_start(sweep_server *s, char *err, size_t errlen); /* --record: opens each world's log */
 void sweep__record_stop(sweep_server *s, const char *reason);        /* END, flush, close */
-void sweep__record_open(sweep__world *w, const sweep__session *ss);
-void sweep__record_close(sweep__world *w, const sweep__session *ss, const char *reason);
-void sweep__record_message(sweep__world *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
-void sweep__record_id(sweep__world *w, uint32_t entity);
-/* An applied move (moves.c, while capturing): its MOVE record, or on an
- * offline server its payload to move_sink. */
-void sweep__record_move(sweep_server *s, sweep__world *w, uint64_t session, const sweep_msg_move *mv,
-                        const sweep_msg_move_result *res);
+void sweep__record_open(sweep__served *w, const sweep__session *ss);
+void sweep__record_close(sweep__served *w, const sweep__session *ss, const char *reason);
+void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
+void sweep__record_id(sweep__served *w, uint32_t entity);
+/* An applied move: its MOVE record. */
+void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move *mv, const sweep_msg_move_result *res);
 /* The request being handled was refused for the server's own failure (out
  * of memory) and changed nothing: a replay, which would not fail, must not
  * see it, as it never sees one the rate limit refused. Its records leave
  * the log (the caller stops capturing what it sends next); if they are
  * written already, the recording stops. */
-void sweep__record_drop_request(sweep__world *w);
-void sweep__record_tick(sweep__world *w);
-void sweep__record_hash(sweep__world *w);
-void sweep__record_tick_end(sweep__world *w); /* writes the tick's frame; may rotate */
+void sweep__record_drop_request(sweep__served *w);
+void sweep__record_tick(sweep__served *w);
+void sweep__record_hash(sweep__served *w);
+void sweep__record_tick_end(sweep__served *w); /* writes the tick's frame; may rotate */
 /* Does a request of this kind change the world (and so go into the log)? */
 int sweep__record_kind(int kind);
 
 /* session.c */
-sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
+/* A session of world w; its owner is made at its Welcome (sweep__session_own). */
+sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__transport t);
+void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity, uint32_t max_batch);
 void sweep__session_destroy(sweep__session *ss);
-/* A new entity of the session, or NULL with *why saying what failed. */
 /* Can the connections and entities hold `more` bytes more within
- * --max-memory? (Always, offline: a replay does what the log did.) */
-int sweep__mem_fits(const sweep_server *s, size_t more);
-sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why);
-void sweep__session_despawn(sweep__session *ss, sweep__entity *e);
+ * --max-memory? 1, or 0 with why. */
+int sweep__mem_fits(const sweep_server *s, size_t more, char *why, size_t whylen);
+/* This thread's entities hold `delta` more (the group's total with them). */
+void sweep__entity_mem_count(sweep_server *s, int delta);
+/* "Speed:3,TimeBudget:1" for a session's log line ("none" if nothing acted). */
+const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen);
 sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *addr);
-void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr);
+void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr, int direct);
 void sweep__sessions_expire(sweep_server *s, uint64_t now_ns);
 void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen);
 uint32_t sweep__sockaddr_hash(const struct sockaddr *a); /* family, address and port */
@@ -449,15 +342,12 @@ int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason);
 /* sweep__send, unless the message's bytes (TCP prefix not counted) pass
  * limit or the output buffer: then 1 and nothing is sent. */
 int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, size_t limit);
-int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__world *w, uint32_t sequence);
+int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *w, uint32_t sequence);
 sweep__peer sweep__session_peer(sweep__session *ss); /* where pushes to a session go */
 
 /* dispatch.c */
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m);
-/* The session's entity of that id, or NULL after an Error UnknownEntity
- * (the same for an id that exists elsewhere as for one that does not). */
-sweep__entity *sweep__own_entity(sweep_server *s, sweep__peer *p, uint32_t id, uint32_t sequence);
 
 /* auth.c */
 /* The role and identity a Hello's auth_token gives: 0, or -1 after an
@@ -466,28 +356,6 @@ int sweep__authenticate(sweep_server *s, sweep__peer *p, const sweep_message *m,
                         size_t idlen);
 /* Can any session get the server role on this server? */
 int sweep__server_role_possible(const sweep_server *s);
-
-/* spawn.c */
-void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m);
-
-/* moves.c */
-/* Applies one Move, or answers a resend: 0 with *out filled (its contacts
- * past contact_count are not: nothing reads them), 1 for an old move with
- * no kept result (ignored: nothing to send), -1 after an Error. */
-int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out);
-
-/* rules.c */
-/* What each rule's amount is (NAN: none) for the log; indexed by bit. */
-typedef struct sweep__rule_amounts {
-    double v[SWEEP_WIRE_RULE_COUNT];
-} sweep__rule_amounts;
-void sweep__rule_amounts_init(sweep__rule_amounts *a);
-/* Counts each rule of `bits` for the session and the server and logs it
- * (event=rule, at most SWEEP__RULE_LOG_RATE lines a second per session). */
-void sweep__rules_report(sweep_server *s, sweep__session *ss, uint32_t entity, uint32_t bits,
-                         const sweep__rule_amounts *amounts);
-/* "Speed:3,TimeBudget:1" for a session's log line ("none" if nothing acted). */
-const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen);
 
 /* tcp.c */
 int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);

@@ -1,23 +1,19 @@
 /*
  * session.c - sessions and the entities they own.
  *
- * A session is what a Welcome creates: one client, one world, its entities,
+ * A session is what a Welcome creates: one client, one world, and what the
+ * world library keeps of it (its owner: role, entities, rule counts),
  * its rate bucket. TCP sessions live as long as their connection; UDP
  * sessions are found by source address (a small chained hash table) and
  * end on Bye, after --udp-idle-timeout seconds of silence, or at shutdown.
- * Destroying a session despawns everything it owns, so no entity outlives
- * its owner and an id can never be moved by anyone else.
- *
- * Entity ids are drawn at random (uv_random: the kernel's generator), 32
- * bits, never 0, never one in use: a client learns nothing about other
- * sessions' entities from its own ids, and guessing one is a 1 in 2^32
- * shot that is answered as an unknown id anyway.
+ * Destroying a session releases its owner, which despawns everything it
+ * owns (server/world/owner.c).
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 #include "server/server_impl.h"
 
 void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen)
@@ -87,12 +83,12 @@ sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *
     return ss;
 }
 
-void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr)
+void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr, int direct)
 {
     sweep_server *s = ss->server;
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&ss->addr, addr, len);
-    ss->udp_direct = s->udp_rx_direct;
+    ss->udp_direct = direct;
     sweep__addr_text(addr, ss->peer, sizeof ss->peer);
     uint32_t b = sweep__sockaddr_hash(addr) % s->addr_bucket_count;
     ss->addr_next = s->addr_buckets[b];
@@ -115,7 +111,7 @@ static void udp_unbind(sweep__session *ss)
     }
 }
 
-sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t)
+sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__transport t)
 {
     sweep__session *ss = sweep__calloc(1, sizeof *ss);
     if (!ss)
@@ -127,7 +123,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     uint64_t now = uv_hrtime();
     ss->last_seen_ns = now;
     sweep__bucket_init(&ss->bucket, s->opt.rate_limit, now);
-    sweep__bucket_init(&ss->rule_log, 10.0, now);
+    sweep__session_own(ss, SWEEP_WIRE_ROLE_PLAYER, "", 0);
     ss->next = s->sessions;
     if (s->sessions)
         s->sessions->prev = ss;
@@ -137,23 +133,17 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__t
     return ss;
 }
 
-/* This thread's entities hold `delta` bytes more (the group total with
- * them: --max-memory is for the whole sweepd). */
-static void entity_mem_count(sweep_server *s, ptrdiff_t delta)
+void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity, uint32_t max_batch)
 {
-    s->entity_mem += (size_t)delta;
-    __atomic_add_fetch(&s->group->entity_mem, (size_t)delta, __ATOMIC_RELAXED);
+    sweep__owner_init(&ss->own, ss->world->world, ss->id, role, ss->transport == SWEEP__UDP, max_batch, identity,
+                      strlen(identity), uv_hrtime());
 }
 
-/* Removes e from the server table and its world, and frees it; the caller
- * fixes the owner's array. */
-static void entity_free(sweep_server *s, sweep__entity *e)
+void sweep__entity_mem_count(sweep_server *s, int delta)
 {
-    sweep__entity_table_remove(&s->entities, e->id);
-    if (e->world)
-        sweep__world_remove_entity(e->world, e);
-    entity_mem_count(s, -(ptrdiff_t)sizeof *e);
-    free(e);
+    ptrdiff_t bytes = (ptrdiff_t)delta * (ptrdiff_t)sizeof(sweep__entity);
+    s->entity_mem += (size_t)bytes;
+    __atomic_add_fetch(&s->group->entity_mem, (size_t)bytes, __ATOMIC_RELAXED);
 }
 
 /* An entity is most of what a player costs the server (its kept results
@@ -161,13 +151,17 @@ static void entity_free(sweep_server *s, sweep__entity *e)
  * --max-memory with the connections' buffers, so a server full of players
  * refuses the next Spawn rather than run out of memory. Every thread's
  * connections and entities together. */
-int sweep__mem_fits(const sweep_server *s, size_t more)
+int sweep__mem_fits(const sweep_server *s, size_t more, char *why, size_t whylen)
 {
     if (s->max_memory == 0)
         return 1;
     size_t held = __atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED) +
                   __atomic_load_n(&s->group->entity_mem, __ATOMIC_RELAXED);
-    return held <= s->max_memory && more <= s->max_memory - held;
+    if (held <= s->max_memory && more <= s->max_memory - held)
+        return 1;
+    snprintf(why, whylen, "the server's entities and connections hold %zu KiB of the %zu MiB they may (--max-memory)",
+             held >> 10, s->max_memory >> 20);
+    return 0;
 }
 
 sweep__peer sweep__session_peer(sweep__session *ss)
@@ -184,6 +178,12 @@ sweep__peer sweep__session_peer(sweep__session *ss)
     return p;
 }
 
+/* The entities a released owner frees leave this thread's count. */
+static void entities_freed(void *ctx, int delta)
+{
+    sweep__entity_mem_count(ctx, delta);
+}
+
 void sweep__session_destroy(sweep__session *ss)
 {
     if (!ss)
@@ -191,9 +191,7 @@ void sweep__session_destroy(sweep__session *ss)
     sweep_server *s = ss->server;
     if (ss->world->rec)
         sweep__record_close(ss->world, ss, ss->close_reason ? ss->close_reason : "connection closed");
-    for (uint32_t i = 0; i < ss->entity_count; i++)
-        entity_free(s, ss->entities[i]);
-    free(ss->entities);
+    sweep__owner_release(&ss->own, &(sweep__world_sink){.entities = entities_freed, .ctx = s});
     if (ss->transport == SWEEP__UDP && ss->addr.ss_family)
         udp_unbind(ss);
     if (ss->prev)
@@ -208,73 +206,27 @@ void sweep__session_destroy(sweep__session *ss)
     sweep__log(SWEEP_LOG_INFO, "session_close",
                "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu rate_dropped=%llu",
                (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer,
-               sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->rule_log_suppressed,
+               sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->own.rule_log_suppressed,
                (unsigned long long)ss->rate_dropped);
     free(ss);
 }
 
-sweep__entity *sweep__session_spawn(sweep__session *ss, const char **why)
+const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen)
 {
-    sweep_server *s = ss->server;
-    if (ss->entity_count == ss->entity_cap) {
-        uint32_t ncap = ss->entity_cap ? ss->entity_cap * 2 : 4;
-        sweep__entity **n = sweep__realloc(ss->entities, ncap * sizeof *n);
-        if (!n) {
-            *why = "out of memory for the session's entity list";
-            return NULL;
-        }
-        ss->entities = n;
-        ss->entity_cap = ncap;
-    }
-    sweep__entity *e = sweep__calloc(1, sizeof *e);
-    if (!e) {
-        *why = "out of memory for the entity";
-        return NULL;
-    }
-    if (s->offline && s->next_id_count) {
-        /* A replay gives the ids the log says were drawn. */
-        e->id = *s->next_ids++;
-        s->next_id_count--;
-    }
-    for (int tries = 0; e->id == 0 || sweep__entity_table_find(&s->entities, e->id); tries++) {
-        uint32_t id = 0;
-        if (tries == 64 || uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0) {
-            sweep__log(SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)ss->id);
-            free(e);
-            *why = "no entity id could be drawn";
-            return NULL;
-        }
-        e->id = id;
-    }
-    e->owner = ss;
-    e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
-    if (sweep__entity_table_insert(&s->entities, e) != 0) {
-        free(e);
-        *why = "out of memory for the entity table";
-        return NULL;
-    }
-    if (sweep__world_add_entity(ss->world, e) != 0) {
-        sweep__entity_table_remove(&s->entities, e->id);
-        free(e);
-        *why = "out of memory for the world's entity arrays";
-        return NULL;
-    }
-    ss->entities[ss->entity_count++] = e;
-    entity_mem_count(s, (ptrdiff_t)sizeof *e);
-    if (ss->world->rec)
-        sweep__record_id(ss->world, e->id);
-    return e;
-}
-
-void sweep__session_despawn(sweep__session *ss, sweep__entity *e)
-{
-    for (uint32_t i = 0; i < ss->entity_count; i++) {
-        if (ss->entities[i] == e) {
-            ss->entities[i] = ss->entities[--ss->entity_count];
+    size_t n = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT && n < outlen; i++) {
+        if (!ss->own.rule_counts[i])
+            continue;
+        int w = snprintf(out + n, outlen - n, "%s%s:%llu", n ? "," : "", sweep_wire_rule_name(i),
+                         (unsigned long long)ss->own.rule_counts[i]);
+        if (w < 0)
             break;
-        }
+        n += (size_t)w;
     }
-    entity_free(ss->server, e);
+    if (!out[0])
+        snprintf(out, outlen, "none");
+    return out;
 }
 
 void sweep__sessions_expire(sweep_server *s, uint64_t now_ns)

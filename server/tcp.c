@@ -60,7 +60,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 #include "server/server_impl.h"
 
 /* The smallest buffer for a frame that arrives in pieces, and the largest
@@ -81,7 +81,8 @@
  * bytes more within --max-memory? */
 static int mem_allows(const sweep_server *s, size_t more)
 {
-    return sweep__mem_fits(s, more);
+    char why[200];
+    return sweep__mem_fits(s, more, why, sizeof why);
 }
 
 /* The connections of this thread hold `plus` bytes more and `minus` fewer

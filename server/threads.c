@@ -46,7 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 #include "server/server_impl.h"
 
 /* One UDP session's address and the thread that owns it. */
@@ -123,7 +123,7 @@ void sweep__group_unlock(sweep_server *s)
 int sweep__session_slot_take(sweep_server *s)
 {
     uint32_t was = __atomic_fetch_add(&s->group->sessions, 1, __ATOMIC_RELAXED);
-    if (was < s->opt.max_sessions || s->offline)
+    if (was < s->opt.max_sessions)
         return 1;
     __atomic_fetch_sub(&s->group->sessions, 1, __ATOMIC_RELAXED);
     return 0;
@@ -321,10 +321,18 @@ void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap
     snap->stats = s->stats;
     for (const sweep__session *ss = s->sessions; ss; ss = ss->next)
         snap->sessions[ss->transport == SWEEP__UDP]++;
-    for (unsigned i = 0; i < s->world_count; i++)
-        snap->movers += s->worlds[i].mover_count;
+    for (unsigned i = 0; i < s->world_count; i++) {
+        /* What the worlds did is counted by them (server/world/world.h). */
+        const sweep__world *w = s->worlds[i].world;
+        snap->movers += w->mover_count;
+        snap->entities += w->ent_count;
+        snap->stats.moves_total += w->counts.moves_total;
+        snap->stats.moves_ignored += w->counts.moves_ignored;
+        snap->stats.crushed_total += w->counts.crushed_total;
+        for (unsigned r = 0; r < SWEEP_WIRE_RULE_COUNT; r++)
+            snap->stats.rules_total[r] += w->counts.rules_total[r];
+    }
     snap->connections = s->conn_count;
-    snap->entities = s->entities.count;
     snap->worlds = s->world_count;
 }
 

@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 #include "server/server_impl.h"
 
 /* Datagrams one recvmmsg may read: libuv's own cap (UV__MMSG_MAXWIDTH),
@@ -203,7 +203,7 @@ static void log_dropped(const struct sockaddr *addr, size_t len, const char *eve
 }
 
 /* The stateless handshake for an address without a session. */
-static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len)
+static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep_message m;
     if (len < SWEEP_UDP_HELLO_MIN || sweep_decode(&s->decoder, data, len, 0, &m) != SWEEP_PROTO_OK ||
@@ -212,7 +212,7 @@ static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_
         log_dropped(addr, len, "udp_unverified_dropped");
         return;
     }
-    sweep__peer p = {.addr = addr, .budget = len, .received = len};
+    sweep__peer p = {.addr = addr, .budget = len, .received = len, .datagram = data, .datagram_len = len, .direct = direct};
     if (!cookie_valid(s, &p, &m, uv_hrtime()))
         return;
     /* The cookie proves the sender receives at this address: from here on
@@ -312,21 +312,16 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
         return;
     }
     if (!ss) {
-        s->udp_datagram = data;
-        s->udp_datagram_len = len;
-        handshake(s, addr, data, len);
-        s->udp_datagram = NULL;
+        handshake(s, addr, data, len, direct);
         return;
     }
     /* The received address, not the session's copy of it: a Hello may end
      * the session while it is being answered (sweep__udp_rehello). */
-    sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now};
-    s->udp_datagram = data; /* what a Hello for another thread's world passes on */
-    s->udp_datagram_len = len;
-    s->udp_rx_direct = direct; /* a session a Hello makes in its place is answered alike */
+    sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now,
+                     /* what a Hello for another thread's world passes on; a session a Hello makes in
+                      * this one's place is answered alike */
+                     .datagram = data, .datagram_len = len, .direct = direct};
     sweep__dispatch(s, &p, data, len, 0);
-    s->udp_rx_direct = 0;
-    s->udp_datagram = NULL;
 }
 
 void sweep__udp_batch_begin(sweep_server *s)

@@ -73,7 +73,7 @@ $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB)
 # Deferred (=): the libraries are named in client-sdk.mk and server.mk,
 # read after this file.
 TEST_LIBS_replay = $(CLIENT_LIB) $(REPLAY_DEPLIBS)
-TEST_LDLIBS_replay = $(SERVER_LDLIBS)
+TEST_LDLIBS_replay = $(REPLAY_LDLIBS)
 $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
 	$(BIN)/sweep-mapgen $(BIN)/sweep
 

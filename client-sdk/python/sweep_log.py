@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """sweep_log.py - read the session logs that `sweepd --record DIR` writes
-(server/record.h has the format), for analysis in Python: the records, the
+(server/record/record.h has the format), for analysis in Python: the records, the
 wire messages inside them decoded with the code `flatc --python` generates
 from protocol/sweep.fbs, the move results, and a summary.
 
@@ -778,7 +778,7 @@ def summarize(log):
             elif kind == "Error":
                 errors[error_name(body.Code())] += 1
                 # A refused Fly or Noclip move is the one rule reported with
-                # an Error instead of a result (server/moves.c).
+                # an Error instead of a result (server/world/moves.c).
                 text = body.Message() or b""
                 if text.startswith(b"rule FreeMove"):
                     rules["FreeMove"] += 1

@@ -73,7 +73,7 @@
 
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
-#include "server/record.h"
+#include "server/record/record.h"
 
 #define MAX_RUNS 99
 

@@ -271,7 +271,7 @@ static void world_state_is_checked_before_it_is_applied(void **state)
 
 /* --- a server simulated in-process ------------------------------------------------------ */
 
-/* One entity as sweepd keeps it (server/moves.c, server/world.c). */
+/* One entity as sweepd keeps it (server/world/moves.c, server/world/world.c). */
 typedef struct sim_entity {
     sweep_actor actor; /* position, velocity, grounded */
     sweep_vec3 radii;

@@ -185,7 +185,7 @@ static uint32_t u32_at(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The frames of a whole log (server/record.h: a 16-byte header, then
+/* The frames of a whole log (server/record/record.h: a 16-byte header, then
  * u32 length, u32 CRC, body): their offsets and body lengths. */
 static size_t frames_of(const uint8_t *log, size_t len, size_t *at, uint32_t *body, size_t cap)
 {

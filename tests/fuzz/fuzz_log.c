@@ -1,6 +1,6 @@
 /*
  * fuzz_log.c - libFuzzer harness over the session-log reader
- * (server/record.h): any bytes, written to a file and read to their end
+ * (server/record/record.h): any bytes, written to a file and read to their end
  * as sweep-replay and the SDK read a log someone hands them.
  *
  * A log is framed with CRC-32s, so almost every mutation would stop at
@@ -31,8 +31,8 @@
 #include <libdeflate.h>
 
 #include "protocol/format.h"
-#include "server/record.h"
-#include "server/record_move.h"
+#include "server/record/record.h"
+#include "server/record/record_move.h"
 
 #define MAX_RECORDS 100000 /* a bound on the loop, far above what 64 KiB holds */
 

@@ -87,6 +87,7 @@ run "installed files"
 missing=
 for f in bin/sweepd bin/sweep bin/sweep-walk bin/sweep-mapgen bin/sweep-import bin/sweep-bots bin/sweep-replay \
     lib/libsweep-core.a lib/libsweep-maps.a lib/libsweep-protocol.a lib/libsweep-server.a \
+    lib/libsweep-world.a lib/libsweep-record.a \
     lib/libsweep-client.a lib/pkgconfig/sweep.pc share/man/man8/sweepd.8 share/sweep/maps/arena.db \
     include/sweep/core/vec3.h include/sweep/client-sdk/client.h include/sweep/protocol/sweep.fbs; do
     [ -s "$inst/$f" ] || missing="$missing $f"

@@ -1,5 +1,5 @@
 /*
- * test_replay.c - session logs (server/record.h) and their replay
+ * test_replay.c - session logs (server/record/record.h) and their replay
  * (client-sdk/replay.h), end to end.
  *
  * The golden logs of tests/replay/golden (README.md there: walking,
@@ -41,8 +41,8 @@
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
 #include "protocol/decode.h"
-#include "server/record.h"
-#include "server/record_window.h"
+#include "server/record/record.h"
+#include "server/record/record_window.h"
 
 static char g_map[1024];    /* $(BUILD)/maps/arena.db */
 static char g_golden[1024]; /* tests/replay/golden */
@@ -1367,7 +1367,7 @@ static const sweep_replay_divergence *replay_bad(const char *out, unsigned flags
 /* A version 2 log holds one MOVE per move the core ran, and the core
  * depth checks the moves on them: one bit of a MOVE's output is a
  * divergence naming that field at that record, at both depths (the full
- * depth compares the offline server's own MOVE records); one bit of its
+ * depth compares the world's own MOVE records); one bit of its
  * input makes the replayed move differ from the answer the server sent,
  * named as the full depth names it. */
 static void move_record_changed_is_a_divergence(void **state)

@@ -1,11 +1,11 @@
 /*
- * test_record_move.c - the MOVE record's image (server/record_move.h):
+ * test_record_move.c - the MOVE record's image (server/record/record_move.h):
  * the core depth of a replay compares what the core made of a move with a
  * record where it lies (sweep__record_move_same_output) instead of
  * building the image the writer would and comparing bytes; the two must
  * agree on every byte of the output, and on the length. So must
  * sweep__record_move_same_act, which compares a Walk move's image straight
- * from the core's output, with the fields server/moves.c makes of it.
+ * from the core's output, with the fields server/world/moves.c makes of it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server/record_move.h"
+#include "server/record/record_move.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -158,7 +158,7 @@ static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts
 }
 
 /* The core's output of a Walk move compared where it lies is the image of
- * the result server/moves.c makes of it (step 7: the actor's position,
+ * the result server/world/moves.c makes of it (step 7: the actor's position,
  * velocity and ground; the ground normal and material only on the
  * ground; the start, carried, pushed and pushed_by only when the movers
  * moved the entity since its last move; the core's rules), in every

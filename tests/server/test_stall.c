@@ -5,7 +5,7 @@
  * or busy server, here one blocked writing its log into a full pipe) reads
  * the datagrams and frames that waited meanwhile in the same loop
  * iteration, before its tick timer's callback runs. A move grants time
- * from the ticks its world has run (server/moves.c), so the world's due
+ * from the ticks its world has run (server/world/moves.c), so the world's due
  * ticks must be run before the request is handled (world.c,
  * sweep__world_catch_up): otherwise the move meets the tick of before the
  * stall, and an honest player who asked the time that passed is cut and

@@ -2,14 +2,14 @@
  * alloc.c - fault injection for the allocator of server/ (alloc.h says
  * what the environment asks for). Compiled to nothing unless SWEEP_FAULTS.
  */
-#include "server/alloc.h"
+#include "server/world/alloc.h"
 
 #if SWEEP_FAULTS
 
 #include <stdint.h>
 #include <string.h>
 
-#include "server/log.h"
+#include "server/world/log.h"
 
 static int armed;
 static uint64_t fail_at;       /* SWEEP_FAIL_ALLOC: 0 = none */

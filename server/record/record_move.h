@@ -23,7 +23,7 @@
 #include "core/mover.h"
 #include "protocol/format.h"
 #include "protocol/message.h"
-#include "server/record.h"
+#include "server/record/record.h"
 
 /* The result's rules a MOVE holds: the core's (sweep_act's), not the
  * server's (TimeBudget, Correction, Vertical). */

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "protocol/decode_checked.h"
-#include "server/record.h"
-#include "server/record_move.h"
+#include "server/record/record.h"
+#include "server/record/record_move.h"
 
 /* The file's bytes; *at is the offset of the next record to be read and
  * *end that of the current frame's end (*at == *end: none left in it,

@@ -29,7 +29,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "server/server_impl.h"
+#include "server/world/world_impl.h"
 
 /* 0 if an ellipsoid of radii r at q overlaps nothing of w, 1 if it does
  * (what says what, for the Error), -1 with *st for a place the core
@@ -72,20 +72,20 @@ static int overlaps(const sweep__world *w, sweep_vec3 q, sweep_vec3 r, char *wha
     return 1;
 }
 
-static void send_spawned(sweep_server *s, sweep__peer *p, uint32_t sequence, const sweep__entity *e, uint32_t rules,
-                         uint32_t point)
+static void send_spawned(const sweep__world *w, const sweep__request *rq, uint32_t sequence, const sweep__entity *e,
+                         uint32_t rules, uint32_t point)
 {
     sweep_message m;
     memset(&m, 0, sizeof m);
     m.kind = SWEEP_MSG_SPAWNED;
     m.sequence = sequence;
-    m.server_tick = p->session->world->tick;
+    m.server_tick = w->tick;
     m.as.spawned.entity = e->id;
     m.as.spawned.position = e->actor.position;
     m.as.spawned.radii = e->radii;
     m.as.spawned.rules = rules;
     m.as.spawned.spawn_point = point;
-    sweep__send(s, p, &m);
+    sweep__answer(rq, &m);
 }
 
 static int is_zero(sweep_vec3 v)
@@ -98,10 +98,9 @@ static int same(sweep_vec3 a, sweep_vec3 b)
     return a.x == b.x && a.y == b.y && a.z == b.z;
 }
 
-void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
+void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
-    sweep__session *ss = p->session;
-    sweep__world *w = ss->world;
+    sweep__owner *ss = rq->owner;
     const sweep_msg_spawn *sp = &m->as.spawn;
     const sweep_level *lv = &w->level;
     const sweep_config *cfg = &lv->config;
@@ -109,38 +108,34 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     int player = ss->role != SWEEP_WIRE_ROLE_SERVER;
 
     /* UDP may deliver a Spawn twice: the same sequence gets the same entity. */
-    if (ss->transport == SWEEP__UDP && ss->has_spawn && ss->spawn_sequence == seq) {
-        sweep__entity *e = sweep__entity_table_find(&s->entities, ss->spawn_entity);
-        if (e && e->owner == ss) {
-            send_spawned(s, p, seq, e, ss->spawn_rules, ss->spawn_point);
+    if (ss->udp && ss->has_spawn && ss->spawn_sequence == seq) {
+        sweep__entity *e = sweep__world_entity(w, ss, ss->spawn_entity);
+        if (e) {
+            send_spawned(w, rq, seq, e, ss->spawn_rules, ss->spawn_point);
             return;
         }
     }
-    if (ss->entity_count >= s->opt.max_entities) {
-        sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
-                          s->opt.max_entities);
+    if (ss->entity_count >= w->opt.max_entities) {
+        sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
+                      w->opt.max_entities);
         return;
     }
-    if (!sweep__mem_fits(s, sizeof(sweep__entity))) {
-        sweep__send_error(s, p, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0,
-                          "the server's entities and connections hold %zu KiB of the %zu MiB they may "
-                          "(--max-memory): no room for another entity",
-                          (__atomic_load_n(&s->group->conn_mem, __ATOMIC_RELAXED) +
-                           __atomic_load_n(&s->group->entity_mem, __ATOMIC_RELAXED)) >> 10,
-                          s->max_memory >> 20);
+    char why_full[200];
+    if (rq->sink->mem_fits && !rq->sink->mem_fits(rq->sink->ctx, sizeof(sweep__entity), why_full, sizeof why_full)) {
+        sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "%s: no room for another entity", why_full);
         return;
     }
     if (!sweep_v3_isfinite(sp->radii) || !sweep_v3_isfinite(sp->position) || !isfinite(sp->max_speed) ||
         !isfinite(sp->step_height)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "Spawn holds a NaN or infinite number");
+        sweep__refuse(rq, SWEEP_WIRE_BAD_NUMBER, seq, 0, "Spawn holds a NaN or infinite number");
         return;
     }
     if (sp->max_speed < 0.0) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_VELOCITY, seq, 0, "max_speed %g is negative", sp->max_speed);
+        sweep__refuse(rq, SWEEP_WIRE_BAD_VELOCITY, seq, 0, "max_speed %g is negative", sp->max_speed);
         return;
     }
     if (sp->step_height < 0.0) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, seq, 0, "step_height %g is negative", sp->step_height);
+        sweep__refuse(rq, SWEEP_WIRE_BAD_NUMBER, seq, 0, "step_height %g is negative", sp->step_height);
         return;
     }
     uint32_t rules = 0;
@@ -157,13 +152,13 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     /* The same radius rule as every move, so a spawned entity can move. */
     if (!sweep_config_radii_ok(cfg, r)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_RADII, seq, 0,
+        sweep__refuse(rq, SWEEP_WIRE_BAD_RADII, seq, 0,
                           "radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", r.x, r.y, r.z,
                           cfg->min_radius, cfg->max_radius, cfg->max_anisotropy);
         return;
     }
     if (sp->spawn_point > lv->spawn_count) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "spawn point %u asked, the map has %u",
+        sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, seq, 0, "spawn point %u asked, the map has %u",
                           sp->spawn_point, lv->spawn_count);
         return;
     }
@@ -175,7 +170,7 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
         tries = 1;
     } else if (player) {
         if (lv->spawn_count == 0) {
-            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "the map has no spawn points, so a player cannot be placed");
             return;
         }
@@ -195,28 +190,28 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
             q = lv->spawns[point - 1];
         }
         if (!sweep_config_contains(cfg, q)) {
-            sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, seq, 0, "position beyond the world limit %g",
+            sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, seq, 0, "position beyond the world limit %g",
                               cfg->max_coordinate);
             return;
         }
         sweep_status st;
         int o = overlaps(w, q, r, what, sizeof what, &st);
         if (o < 0) {
-            sweep__send_error(s, p, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
+            sweep__refuse(rq, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
             return;
         }
         placed = o == 0;
     }
     if (!placed) {
         if (tries > 1)
-            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "every spawn point of the map (%u) is occupied; the last tried overlaps %s", tries,
                               what);
         else if (point)
-            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "spawn point %u is occupied: it overlaps %s",
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "spawn point %u is occupied: it overlaps %s",
                               point, what);
         else
-            sweep__send_error(s, p, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "(%g, %g, %g) with radii (%g, %g, %g) overlaps %s", q.x, q.y, q.z, r.x, r.y, r.z, what);
         return;
     }
@@ -226,14 +221,13 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
 
     const char *why = "";
-    sweep__entity *e = sweep__session_spawn(ss, &why);
+    sweep__entity *e = sweep__owner_spawn(rq, &why);
     if (!e) {
         sweep__log(SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"", (unsigned long long)ss->id, why);
         /* Nothing changed, and a replay would not fail: the log forgets it. */
-        if (w->rec)
-            sweep__record_drop_request(w);
-        s->capturing = 0;
-        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "Spawn: %s", why);
+        if (rq->sink->dropped)
+            rq->sink->dropped(rq->sink->ctx);
+        sweep__refuse(rq, SWEEP_WIRE_INTERNAL, seq, 0, "Spawn: %s", why);
         return;
     }
     if (player && sp->spawn_point == 0)
@@ -242,7 +236,7 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     e->actor.velocity = sweep_v3(0, 0, 0);
     e->actor.grounded = 0;
     e->radii = r;
-    e->budget = s->opt.time_bank;
+    e->budget = w->opt.time_bank;
     e->budget_tick = w->tick;
     sweep__world_place_entity(w, e);
     /* A client may tighten the world's limits for its raw moves, never loosen them. */
@@ -256,6 +250,6 @@ void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__log(SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
                point);
     if (rules)
-        sweep__rules_report(s, ss, e->id, rules, &amounts);
-    send_spawned(s, p, seq, e, rules, point);
+        sweep__rules_report(rq, e->id, rules, &amounts);
+    send_spawned(w, rq, seq, e, rules, point);
 }

@@ -11,8 +11,8 @@
  */
 #include <stdlib.h>
 
-#include "server/alloc.h"
-#include "server/server_impl.h"
+#include "server/world/alloc.h"
+#include "server/world/world_impl.h"
 
 static uint32_t slot_of(uint32_t id, uint32_t cap)
 {

@@ -56,8 +56,8 @@
 #include <string.h>
 
 #include "protocol/from_core.h"
-#include "server/entity_motion.h"
-#include "server/server_impl.h"
+#include "server/world/entity_motion.h"
+#include "server/world/world_impl.h"
 
 /* Rounding slack of the time budget, seconds: a move asking its whole
  * budget must not be cut by the last bits of a sum of tick periods. */
@@ -116,20 +116,19 @@ static sweep_vec3 up_of(const sweep_config *cfg)
     return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
 }
 
-static int refuse_mode(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, const sweep__entity *e)
+static int refuse_mode(const sweep__request *rq, const sweep_msg_move *mv, const sweep__entity *e)
 {
-    sweep__session *ss = p->session;
     sweep__rule_amounts a;
     sweep__rule_amounts_init(&a);
     a.v[SWEEP_WIRE_RULE_FREE_MOVE_BIT] = mv->mode;
-    sweep__rules_report(s, ss, e->id, SWEEP_WIRE_RULE_FREE_MOVE, &a);
+    sweep__rules_report(rq, e->id, SWEEP_WIRE_RULE_FREE_MOVE, &a);
     const char *name = sweep_wire_mode_name(mv->mode);
-    if (ss->role != SWEEP_WIRE_ROLE_SERVER)
-        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
-                          "rule FreeMove: a player moves in Walk mode only; %s moves need the server role", name);
+    if (rq->owner->role != SWEEP_WIRE_ROLE_SERVER)
+        sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                      "rule FreeMove: a player moves in Walk mode only; %s moves need the server role", name);
     else
-        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
-                          "rule FreeMove: %s moves need a server started with --allow-free-move on", name);
+        sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                      "rule FreeMove: %s moves need a server started with --allow-free-move on", name);
     return -1;
 }
 
@@ -140,10 +139,10 @@ void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
     e->unflagged_until = w->tick + (grace ? grace : 1);
 }
 
-int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv, sweep_msg_move_result *out)
+int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg_move *mv, sweep_msg_move_result *out)
 {
-    sweep__session *ss = p->session;
-    sweep__entity *e = sweep__own_entity(s, p, mv->entity, mv->sequence);
+    sweep__owner *ss = rq->owner;
+    sweep__entity *e = sweep__own_entity(w, rq, mv->entity, mv->sequence);
     if (!e)
         return -1;
     if (e->has_last && mv->sequence <= e->last_sequence) {
@@ -152,44 +151,43 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
             result_copy(out, k); /* a resend: the answer it already had */
             return 0;
         }
-        s->stats.moves_ignored++;
+        w->counts.moves_ignored++;
         sweep__log(SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
                    (unsigned long long)ss->id, e->id, mv->sequence, e->last_sequence);
         return 1;
     }
-    sweep__world *w = ss->world;
     const sweep_config *wcfg = &w->level.config;
     int server = ss->role == SWEEP_WIRE_ROLE_SERVER;
 
     if (mv->mode >= SWEEP_WIRE_MODE_COUNT) {
-        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+        sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
                           "mode %u is not a MoveMode (Walk 0, Fly 1, Noclip 2)", (unsigned)mv->mode);
         return -1;
     }
-    if (mv->mode != SWEEP_WIRE_MODE_WALK && !(server && s->opt.allow_free_move))
-        return refuse_mode(s, p, mv, e);
+    if (mv->mode != SWEEP_WIRE_MODE_WALK && !(server && w->opt.allow_free_move))
+        return refuse_mode(rq, mv, e);
     if (!sweep_v3_isfinite(mv->velocity) || !isfinite(mv->dt)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "move of entity %u: %s", e->id,
+        sweep__refuse(rq, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "move of entity %u: %s", e->id,
                           sweep_status_message(SWEEP_E_NONFINITE));
         return -1;
     }
     if (mv->has_claimed_position && !sweep_v3_isfinite(mv->claimed_position)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "claimed_position is not finite");
+        sweep__refuse(rq, SWEEP_WIRE_BAD_NUMBER, mv->sequence, e->id, "claimed_position is not finite");
         return -1;
     }
     /* Inside the limit, the claim's distance to any position is finite. */
     if (mv->has_claimed_position && !sweep_config_contains(wcfg, mv->claimed_position)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
+        sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;
     }
     if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_len(mv->velocity))) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_VELOCITY, mv->sequence, e->id,
+        sweep__refuse(rq, SWEEP_WIRE_BAD_VELOCITY, mv->sequence, e->id,
                           "move of entity %u: the wish is too long to measure", e->id);
         return -1;
     }
     if (!(mv->dt > 0.0 && mv->dt <= wcfg->max_dt)) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_DT, mv->sequence, e->id, "move of entity %u: dt %g is not in (0, %g]",
+        sweep__refuse(rq, SWEEP_WIRE_BAD_DT, mv->sequence, e->id, "move of entity %u: dt %g is not in (0, %g]",
                           e->id, mv->dt, wcfg->max_dt);
         return -1;
     }
@@ -199,7 +197,7 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     sweep__rule_amounts_init(&amounts);
     double granted = mv->dt, time_excess = 0.0, budget = e->budget;
     if (!server) {
-        credit(e, w, s->opt.time_bank);
+        credit(e, w, w->opt.time_bank);
         budget = e->budget;
         if (mv->dt <= budget + SWEEP__TIME_SLACK) {
             budget -= mv->dt; /* may dip below 0 by the slack: the next credit pays it */
@@ -225,12 +223,12 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     sweep__motion mo;
     sweep__motion_run(&space, wcfg, &w->level.rules, &me, mv->mode, mv->velocity, mv->buttons, granted, &mo);
     if (mo.status != SWEEP_OK) {
-        sweep__send_error(s, p, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
+        sweep__refuse(rq, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
                           e->id, sweep_status_message(mo.status));
         return -1;
     }
     if (mo.beyond_limit) {
-        sweep__send_error(s, p, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
+        sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "move of entity %u would end beyond the world limit of %g; the entity stays where it was",
                           e->id, wcfg->max_coordinate);
         return -1;
@@ -313,13 +311,11 @@ int sweep__apply_move(sweep_server *s, sweep__peer *p, const sweep_msg_move *mv,
     out->applied_dt = granted;
     keep(e, out);
     /* The core's input and output, for a replay that re-runs the core
-     * alone (record.h's MOVE): in the log before the answer. A Move is a
-     * recorded request, so dispatch.c captures it exactly when the world
-     * records or the server is offline. */
-    if (s->capturing)
-        sweep__record_move(s, w, ss->id, mv, out);
-    s->stats.moves_total++;
+     * alone (a MOVE record): before the answer. */
+    if (rq->sink->move)
+        rq->sink->move(rq->sink->ctx, ss, mv, out);
+    w->counts.moves_total++;
     if (rules)
-        sweep__rules_report(s, ss, e->id, rules, &amounts);
+        sweep__rules_report(rq, e->id, rules, &amounts);
     return 0;
 }

@@ -2,7 +2,7 @@
  * record_move.c - the MOVE record's payload (record_move.h, layout in
  * record.h).
  */
-#include "server/record_move.h"
+#include "server/record/record_move.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * entity_motion.c - what one applied move does to an entity's actor
  * (entity_motion.h).
  */
-#include "server/entity_motion.h"
+#include "server/world/entity_motion.h"
 
 #include "protocol/message.h"
 

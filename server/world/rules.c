@@ -1,7 +1,7 @@
 /*
  * rules.c - the record of what the server enforced: every rule that acts
  * on a move or a spawn (the Rule bits of sweep.fbs) is counted for its
- * session and for the server (Stats.session_rules, Stats.rules_total) and
+ * owner and for the world (Stats.session_rules, Stats.rules_total) and
  * written to the log as one line per rule:
  *
  *   event=rule session=3 identity="alice" entity=2718281828 rule=Speed amount=95 suppressed=0
@@ -11,17 +11,15 @@
  * Vertical: the wish's speed along up; SpawnPosition: the distance from
  * the place asked; SpawnRadii: the largest difference from the map's
  * radii). A cheating client could otherwise write the log for us, so each
- * session may cause at most SWEEP__RULE_LOG_RATE lines a second (a burst
- * of as many); the lines it loses are counted and the next line written,
- * and session_close, say how many (suppressed=N). The counters are never
- * rate-limited.
+ * owner may cause at most SWEEP__RULE_LOG_RATE lines a second (owner.c; a
+ * burst of as many, by the request's clock); the lines it loses are
+ * counted and the next line written, and session_close, say how many
+ * (suppressed=N). The counters are never rate-limited.
  */
 #include <math.h>
 #include <string.h>
 
-#include "server/server_impl.h"
-
-#define SWEEP__RULE_LOG_RATE 10.0
+#include "server/world/world_impl.h"
 
 void sweep__rule_amounts_init(sweep__rule_amounts *a)
 {
@@ -29,18 +27,18 @@ void sweep__rule_amounts_init(sweep__rule_amounts *a)
         a->v[i] = NAN;
 }
 
-void sweep__rules_report(sweep_server *s, sweep__session *ss, uint32_t entity, uint32_t bits,
-                         const sweep__rule_amounts *amounts)
+void sweep__rules_report(const sweep__request *rq, uint32_t entity, uint32_t bits, const sweep__rule_amounts *amounts)
 {
+    sweep__owner *ss = rq->owner;
     int logging = sweep__log_enabled(SWEEP_LOG_INFO);
     for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++) {
         if (!(bits & (1u << i)))
             continue;
         ss->rule_counts[i]++;
-        s->stats.rules_total[i]++;
+        ss->world->counts.rules_total[i]++;
         if (!logging)
             continue;
-        if (!sweep__bucket_take(&ss->rule_log, 1.0, uv_hrtime())) {
+        if (!sweep__bucket_take(&ss->rule_log, 1.0, rq->now)) {
             ss->rule_log_suppressed++;
             continue;
         }
@@ -53,22 +51,4 @@ void sweep__rules_report(sweep_server *s, sweep__session *ss, uint32_t entity, u
                    entity, sweep_wire_rule_name(i), amount, (unsigned long long)ss->rule_log_suppressed);
         ss->rule_log_suppressed = 0;
     }
-}
-
-const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen)
-{
-    size_t n = 0;
-    out[0] = 0;
-    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT && n < outlen; i++) {
-        if (!ss->rule_counts[i])
-            continue;
-        int w = snprintf(out + n, outlen - n, "%s%s:%llu", n ? "," : "", sweep_wire_rule_name(i),
-                         (unsigned long long)ss->rule_counts[i]);
-        if (w < 0)
-            break;
-        n += (size_t)w;
-    }
-    if (!out[0])
-        snprintf(out, outlen, "none");
-    return out;
 }

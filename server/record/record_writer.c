@@ -13,7 +13,7 @@
  * every later frame is dropped; the recorder sees it at its next frame and
  * ends the recording.
  */
-#include "server/record_writer.h"
+#include "server/record/record_writer.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,8 +25,8 @@
 
 #include <libdeflate.h>
 
-#include "server/alloc.h"
-#include "server/record.h"
+#include "server/world/alloc.h"
+#include "server/record/record.h"
 
 typedef struct job {
     int fd;

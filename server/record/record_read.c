@@ -21,9 +21,9 @@
 #include <libdeflate.h>
 
 #include "protocol/format.h"
-#include "server/record.h"
-#include "server/record_move.h"
-#include "server/record_window.h"
+#include "server/record/record.h"
+#include "server/record/record_move.h"
+#include "server/record/record_window.h"
 
 struct sweep_record_reader {
     char path[1024];

@@ -1,0 +1,140 @@
+/*
+ * outcomes.c - what the world library's requests and ticks cause, turned
+ * into what sweepd does: sends to sessions (send.c) and, while the world
+ * records, the session log's records (recorder.c).
+ *
+ * A request's sink knows the peer it answers (the session's connection or
+ * UDP address, with the datagram's byte budget); a message for another
+ * owner (a crushed entity's Despawned) goes to that session's own peer.
+ * An Error is counted (Stats.errors_by_code) where it leaves. A result
+ * batch is split to the transport here (send.c): the world hands it over
+ * whole.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "server/record/record.h"
+#include "server/server_impl.h"
+
+/* One request's or tick's context. */
+typedef struct outcome {
+    sweep_server *s;
+    sweep__served *w;
+    sweep__peer *p; /* the peer answered; NULL on a tick */
+    int record;     /* a recorded request or a tick of a recording world */
+    uint64_t t0;    /* a Move or MoveBatch: when it began, until its answer (Stats.move_ns_total) */
+} outcome;
+
+static sweep__session *session_of(sweep__owner *o)
+{
+    return (sweep__session *)((char *)o - offsetof(sweep__session, own));
+}
+
+static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
+{
+    outcome *oc = ctx;
+    sweep_server *s = oc->s;
+    sweep__session *ss = session_of(to);
+    sweep__peer pushed;
+    sweep__peer *p = oc->p;
+    if (!p || p->session != ss) {
+        pushed = sweep__session_peer(ss);
+        p = &pushed;
+    }
+    p->record = oc->record;
+    if (oc->t0 && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH)) {
+        /* The moves' time, answers not included: two clock readings a
+         * request, not a move. */
+        s->stats.move_ns_total += uv_hrtime() - oc->t0;
+        oc->t0 = 0;
+    }
+    if (m->kind == SWEEP_MSG_ERROR) {
+        sweep__stats_error(&s->stats, m->as.error.code);
+        sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
+                   (unsigned long long)ss->id, sweep_wire_code_name(m->as.error.code), m->sequence,
+                   m->as.error.entity);
+    }
+    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH)
+        sweep__send_results(s, p, m->sequence, m->server_tick, m->as.move_result_batch.results,
+                            m->as.move_result_batch.count);
+    else
+        sweep__send(s, p, m);
+}
+
+static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
+{
+    outcome *oc = ctx;
+    if (oc->record && oc->w->rec)
+        sweep__record_move(oc->w, o->id, mv, res);
+}
+
+static void on_entity_id(void *ctx, uint32_t id)
+{
+    outcome *oc = ctx;
+    if (oc->record && oc->w->rec)
+        sweep__record_id(oc->w, id);
+}
+
+static void on_dropped(void *ctx)
+{
+    outcome *oc = ctx;
+    if (oc->w->rec)
+        sweep__record_drop_request(oc->w);
+    /* What is sent from here on (the Error) is not the log's either. */
+    oc->record = 0;
+}
+
+static void on_tick(void *ctx, uint64_t tick)
+{
+    outcome *oc = ctx;
+    (void)tick; /* the world's own, which the record reads */
+    if (oc->w->rec)
+        sweep__record_tick(oc->w);
+}
+
+static void on_entities(void *ctx, int delta)
+{
+    outcome *oc = ctx;
+    sweep__entity_mem_count(oc->s, delta);
+}
+
+static int on_mem_fits(void *ctx, size_t more, char *why, size_t whylen)
+{
+    outcome *oc = ctx;
+    return sweep__mem_fits(oc->s, more, why, whylen);
+}
+
+static uint32_t on_draw_id(void *ctx)
+{
+    (void)ctx;
+    uint32_t id = 0;
+    if (uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0)
+        return 0;
+    return id;
+}
+
+static const sweep__world_sink sink_proto = {on_message, on_move, on_entity_id, on_dropped, on_tick,
+                                             on_entities, on_mem_fits, on_draw_id, NULL};
+
+void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    sweep__session *ss = p->session;
+    sweep__served *w = ss->world;
+    int moves = m->kind == SWEEP_MSG_MOVE || m->kind == SWEEP_MSG_MOVE_BATCH;
+    outcome oc = {s, w, p, p->record, moves ? uv_hrtime() : 0};
+    sweep__world_sink sink = sink_proto;
+    sink.ctx = &oc;
+    /* sweep__dispatch read the clock for the world's catch-up: the rule
+     * lines' rate counts from the same reading. */
+    sweep__request rq = {&ss->own, &sink, p->now ? p->now : uv_hrtime(), NULL, 0};
+    sweep__world_request(w->world, &rq, m);
+    p->record = 0;
+}
+
+void sweep__served_tick(sweep__served *w)
+{
+    outcome oc = {w->server, w, NULL, w->rec != NULL, 0};
+    sweep__world_sink sink = sink_proto;
+    sink.ctx = &oc;
+    sweep__world_tick(w->world, &sink);
+}

@@ -1,0 +1,237 @@
+/*
+ * requests.c - one decoded request of an owner applied to its world, its
+ * answer and everything it causes handed to the request's sink.
+ *
+ * The requests that change the world live beside this file: where an
+ * entity is placed (spawn.c) and what a move does (moves.c, whose comment
+ * is the exact order of operations a predicting client follows). Here are
+ * the small ones (Despawn, Collide, MoverCommand) and the batch. An entity
+ * id that is not the owner's own is answered exactly as one that does not
+ * exist, so ids of other owners cannot be probed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/from_core.h"
+#include "server/world/world_impl.h"
+
+void sweep__answer(const sweep__request *rq, const sweep_message *m)
+{
+    rq->sink->message(rq->sink->ctx, rq->owner, m);
+}
+
+void sweep__refuse(const sweep__request *rq, sweep_wire_code code, uint32_t sequence, uint32_t entity,
+                   const char *fmt, ...)
+{
+    /* The text says what happened, once: the code, sequence and entity are
+     * fields of their own, which clients print beside it. */
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_ERROR;
+    m.sequence = sequence;
+    m.server_tick = rq->owner->world->tick;
+    m.as.error.code = code;
+    m.as.error.message = sweep_str_of(msg);
+    m.as.error.sequence = sequence;
+    m.as.error.entity = entity;
+    sweep__answer(rq, &m);
+}
+
+sweep__entity *sweep__world_entity(const sweep__world *w, const sweep__owner *o, uint32_t id)
+{
+    sweep__entity *e = sweep__entity_table_find(&w->entities, id);
+    return e && e->owner == o ? e : NULL;
+}
+
+sweep__entity *sweep__own_entity(const sweep__world *w, const sweep__request *rq, uint32_t id, uint32_t sequence)
+{
+    sweep__entity *e = sweep__world_entity(w, rq->owner, id);
+    if (!e)
+        /* One answer for both, word for word: another owner's ids are not
+         * to be found by trying. */
+        sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_ENTITY, sequence, id, "no entity %u in this session", id);
+    return e;
+}
+
+static void on_despawn(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    sweep__entity *e = sweep__own_entity(w, rq, m->as.despawn.entity, m->sequence);
+    if (!e)
+        return;
+    uint32_t id = e->id;
+    sweep__owner_despawn(rq->owner, e, rq->sink);
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_DESPAWNED;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    out.as.despawned.entity = id;
+    sweep__answer(rq, &out);
+}
+
+static void on_move(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    sweep_message out; /* the move fills its result (contacts past its count aside); the rest is never read */
+    if (sweep__apply_move(w, rq, &m->as.move, &out.as.move_result) != 0)
+        return; /* an Error was sent, or an old move is dropped unanswered */
+    out.kind = SWEEP_MSG_MOVE_RESULT;
+    out.sequence = m->sequence;
+    out.server_tick = out.as.move_result.server_tick;
+    sweep__answer(rq, &out);
+}
+
+static void on_move_batch(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    const sweep_msg_move_batch *b = &m->as.move_batch;
+    uint32_t limit = rq->owner->max_batch;
+    if (b->count > limit) {
+        sweep__refuse(rq, SWEEP_WIRE_BATCH_TOO_LARGE, m->sequence, 0,
+                      "batch of %u moves; at most %u are accepted (Welcome.max_batch%s)", b->count, limit,
+                      rq->owner->udp ? ", what one datagram holds" : "");
+        return;
+    }
+    /* Applied whole even if the answer cannot be delivered (a slow
+     * reader): what the world does never depends on the sockets, so a
+     * replay of the log does the same. */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->count; i++)
+        if (sweep__apply_move(w, rq, &b->moves[i], &w->results[n]) == 0)
+            n++;
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    out.as.move_result_batch.results = w->results;
+    out.as.move_result_batch.count = n;
+    sweep__answer(rq, &out);
+}
+
+static void on_collide(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    const sweep_msg_collide *c = &m->as.collide;
+    sweep_move_input in;
+    in.position = c->position;
+    in.radii = c->radii;
+    in.velocity = c->velocity;
+    in.dt = c->dt;
+    in.flags = c->grounded ? SWEEP_INPUT_GROUNDED : 0;
+    sweep_move_result res;
+    sweep_space space = sweep__world_space(w, NULL);
+    sweep_status st = sweep_move_in(&space, &w->level.config, &in, &res);
+    if (st != SWEEP_OK) {
+        sweep__refuse(rq, sweep_wire_code_from_status(st), m->sequence, 0, "collide: %s", sweep_status_message(st));
+        return;
+    }
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_COLLIDE_RESULT;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    sweep__collide_result_from_move(&out.as.collide_result, &res, sweep__world_mover_id(w, res.ground_mover));
+    sweep__answer(rq, &out);
+}
+
+/* The index of the mover named exactly `name` (bytes, not a C string: a
+ * name with a NUL inside matches nothing), or SWEEP_NO_MOVER. */
+static uint32_t find_mover(const sweep__world *w, sweep_str name)
+{
+    for (uint32_t i = 0; i < w->mover_count; i++) {
+        const char *n = w->level.movers[i].name;
+        if (strlen(n) == name.len && memcmp(n, name.ptr, name.len) == 0)
+            return i;
+    }
+    return SWEEP_NO_MOVER;
+}
+
+/* MoverCommand: owners of the server role fire a mover's trigger at the
+ * next tick. The role is checked first, so others cannot even learn which
+ * names exist. */
+static void on_mover_command(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    const sweep__owner *o = rq->owner;
+    sweep_str name = m->as.mover_command.mover;
+    char q[96];
+    if (o->role != SWEEP_WIRE_ROLE_SERVER) {
+        if (!w->opt.server_role_possible)
+            sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                          "MoverCommand needs the server role, and this server trusts none (no "
+                          "--command-token, no --auth-secret-file)");
+        else
+            sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                          "MoverCommand needs the server role: Hello.auth_token must be a server token "
+                          "(sweep1:server:...) or the server's --command-token");
+        return;
+    }
+    if (name.len == 0) {
+        sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "MoverCommand.mover is empty; name a mover");
+        return;
+    }
+    uint32_t i = find_mover(w, name);
+    if (i == SWEEP_NO_MOVER || sweep_movers_trigger(w->movers, i) != SWEEP_OK) {
+        sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "world %s has no mover named %s (%u movers)",
+                      w->level.name, sweep__log_quote(name.ptr, name.len, q, sizeof q), w->mover_count);
+        return;
+    }
+    sweep__log(SWEEP_LOG_INFO, "mover_command", "session=%llu world=%u mover=%u name=%s fires_at=%llu",
+               (unsigned long long)o->id, w->index, w->level.movers[i].id,
+               sweep__log_quote(name.ptr, name.len, q, sizeof q), (unsigned long long)(w->tick + 1));
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_MOVER_COMMANDED;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    out.as.mover_commanded.mover = w->level.movers[i].id;
+    out.as.mover_commanded.tick = w->tick + 1;
+    sweep__answer(rq, &out);
+}
+
+int sweep__world_handles(sweep_msg_kind kind)
+{
+    switch (kind) {
+    case SWEEP_MSG_SPAWN:
+    case SWEEP_MSG_DESPAWN:
+    case SWEEP_MSG_MOVE:
+    case SWEEP_MSG_MOVE_BATCH:
+    case SWEEP_MSG_COLLIDE:
+    case SWEEP_MSG_MOVER_COMMAND:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void sweep__world_request(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    switch (m->kind) {
+    case SWEEP_MSG_SPAWN:
+        sweep__spawn(w, rq, m);
+        break;
+    case SWEEP_MSG_DESPAWN:
+        on_despawn(w, rq, m);
+        break;
+    case SWEEP_MSG_MOVE:
+        on_move(w, rq, m);
+        break;
+    case SWEEP_MSG_MOVE_BATCH:
+        on_move_batch(w, rq, m);
+        break;
+    case SWEEP_MSG_COLLIDE:
+        on_collide(w, rq, m);
+        break;
+    case SWEEP_MSG_MOVER_COMMAND:
+        on_mover_command(w, rq, m);
+        break;
+    default:
+        sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_MESSAGE, m->sequence, 0, "%s is not a request this server accepts",
+                      sweep_msg_kind_name(m->kind));
+        break;
+    }
+    sweep__world_check(w);
+}

@@ -1,0 +1,260 @@
+/*
+ * world.h - the world library: the simulation sweepd serves and a replay
+ * re-runs, with no transport, no loop and no clock of its own.
+ *
+ * A world is one loaded map with its core world, content hash and movers,
+ * the entities in it in spawn order, and an integer tick. Entities belong
+ * to owners (a session of sweepd, a session of a replayed log); a request
+ * of an owner (a decoded sweep_message: Spawn, Despawn, Move, MoveBatch,
+ * Collide, MoverCommand) is applied with sweep__world_request
+ * and a tick with sweep__world_tick. Everything they cause leaves through
+ * the sink the caller gives: the answer (a result, or an Error naming the
+ * code and why), messages pushed unasked (a crushed entity's Despawned),
+ * each applied move with its answer (a MOVE record), the entity ids drawn
+ * (ID records). What the caller does with them (encode and send, write a
+ * session log, compare with a log) is its own business: sweepd sends and
+ * records (server/), a replay compares (client-sdk/replay.c).
+ *
+ * Time enters as tick numbers only: a world's tick advances when its
+ * caller ticks it, and what a request or a tick does depends on the
+ * requests and the ticks, never on a clock, threads or pointer values.
+ * The one exception is what a clock decides outside the simulation (how
+ * many rule lines a second an owner may cause in the log): that reads
+ * sweep__request.now, which the caller fills (0 in a replay, whose log
+ * lines are not written).
+ *
+ * Ownership and invariants (asserted by sweep__world_check in the checked
+ * builds, make DEBUG=1 and the sanitizer builds):
+ *   - An entity belongs to exactly one owner of its world and sits in the
+ *     world's table (by id), its owner's array and the world's array (in
+ *     spawn order: the order movers carry and push bodies in, which must
+ *     be the same on every run); all three are updated together. Its id
+ *     is non-zero and unique among the world's living entities.
+ *   - An entity's actor (position, velocity, grounded) is what its next
+ *     move starts from; a mover's tick changes its position only.
+ *   - Mover numbers kept here (entity ground/touch/moved_by) are core
+ *     indices (SWEEP_NO_MOVER = none); only the wire uses the map's
+ *     movers.id, translated where a message is filled.
+ *   - A world's and an owner's state is touched by one thread at a time
+ *     (sweepd runs each world on one loop thread).
+ */
+#ifndef SWEEP_SERVER_WORLD_WORLD_H
+#define SWEEP_SERVER_WORLD_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/crowd.h"
+#include "core/motion.h"
+#include "core/move.h"
+#include "core/mover.h"
+#include "core/world.h"
+#include "maps/content_hash.h"
+#include "maps/level.h"
+#include "protocol/message.h"
+#include "protocol/token.h"
+#include "server/world/bucket.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sweep__world sweep__world;
+typedef struct sweep__entity sweep__entity;
+typedef struct sweep__owner sweep__owner;
+
+/* Results an entity keeps for resent moves. */
+#define SWEEP__KEPT_RESULTS 32u
+
+/* What a world is run with besides its map. */
+typedef struct sweep__world_options {
+    double tick_rate;       /* ticks per second; 0: the map's */
+    double time_bank;       /* seconds of motion a player's entity may bank */
+    int allow_free_move;    /* the server role may send Fly and Noclip moves */
+    int players_block;      /* entities are obstacles to each other */
+    uint32_t max_entities;  /* entities one owner may have */
+    uint32_t max_batch;     /* most moves any owner's MoveBatch may hold */
+    int server_role_possible; /* some session could have the server role (what a refusal of the role says) */
+} sweep__world_options;
+
+/* What a world has done, for the caller's figures. Counters only grow. */
+typedef struct sweep__world_counts {
+    uint64_t moves_total;   /* moves applied */
+    uint64_t moves_ignored; /* old moves with no kept result, dropped without an answer */
+    uint64_t crushed_total; /* entities removed because a mover crushed them */
+    uint64_t rules_total[SWEEP_WIRE_RULE_COUNT];
+} sweep__world_counts;
+
+struct sweep__entity {
+    uint32_t id;
+    sweep__owner *owner;
+    sweep__world *world;
+    sweep_actor actor;         /* position, velocity, grounded: where the next move starts */
+    sweep_vec3 radii;
+    double max_speed;          /* Fly and Noclip moves: the entity's limits */
+    double step_height;
+    sweep_vec3 ground_normal;  /* of the last move that ran, while grounded */
+    uint32_t ground_material;
+    double budget;             /* seconds of motion it may still ask for (player owners) */
+    uint64_t budget_tick;      /* the world tick the budget was credited up to */
+    int has_last;              /* a move was applied */
+    uint32_t last_sequence;
+    uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
+    uint32_t kept_next;        /* ring of the last results, for resends */
+    uint32_t kept_count;
+    sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
+    /* Movers (core indices, SWEEP_NO_MOVER = none). */
+    uint32_t ground_mover;     /* stood on after the last move: the tick carries it */
+    uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
+    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since the last move */
+    uint32_t moved_by;         /* the last mover that carried or pushed it since then */
+    uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
+};
+
+/* Who owns entities: what a session is to the world. */
+struct sweep__owner {
+    uint64_t id;                       /* the session's id (logs, records) */
+    sweep__world *world;
+    uint32_t role;                     /* sweep_wire_role: only the server role's moves are unbudgeted */
+    int udp;                           /* a Spawn may arrive twice: answered again, not spawned again */
+    uint32_t max_batch;                /* most moves a MoveBatch may hold (what its Welcome announced) */
+    char identity[SWEEP_TOKEN_IDENTITY_MAX + 1];
+    sweep__entity **entities;
+    uint32_t entity_count, entity_cap;
+    int has_spawn;                     /* Spawn dedup: last Spawn's sequence, entity and answer */
+    uint32_t spawn_sequence, spawn_entity, spawn_rules, spawn_point;
+    uint64_t rule_counts[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted on this owner */
+    sweep__bucket rule_log;            /* event=rule lines it may still cause */
+    uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
+};
+
+/* Open-addressing table entity id -> entity. */
+typedef struct sweep__entity_table {
+    sweep__entity **slots;
+    uint32_t cap; /* power of two */
+    uint32_t count;
+} sweep__entity_table;
+
+struct sweep__world {
+    sweep__world_options opt;
+    unsigned index;            /* the caller's number for it (logs) */
+    sweep_level level;
+    sweep_world *world;
+    sweep_content_hash hash;
+    double tick_rate;
+    double period_s;           /* seconds per tick: what each tick credits to a time budget */
+    uint64_t tick;             /* ticks completed */
+    /* Movers (NULL when the map has none) and what their tick needs. */
+    sweep_movers *movers;
+    uint32_t mover_count;
+    uint8_t *mover_blocked;    /* per mover: blocked on the last tick (logs say when it starts) */
+    sweep_wire_mover *wire;    /* WorldState scratch, one per mover */
+    sweep__entity **ents;      /* the world's entities in spawn order */
+    uint32_t ent_count, ent_cap;
+    sweep__entity_table entities;
+    sweep_body *bodies;        /* tick scratch, one per entity */
+    uint32_t body_cap;
+    /* Players as obstacles: each entity's shell, in the lowest slot free
+     * when it spawned. NULL when entities pass through each other. */
+    sweep_crowd *crowd;
+    uint32_t next_spawn;       /* the spawn point (0-based) tried first for the next player */
+    sweep_msg_move_result *results; /* a MoveBatch's answers, opt.max_batch of them */
+    sweep__world_counts counts;
+};
+
+/* Where what a request or a tick causes goes. Every callback may be NULL
+ * (nothing to do with it) but message. */
+typedef struct sweep__world_sink {
+    /* A message for `to`: the answer to the request being applied (a
+     * MoveResultBatch whole: the caller splits it to its transport), or
+     * one pushed unasked (a crushed entity's Despawned, sequence 0). */
+    void (*message)(void *ctx, sweep__owner *to, const sweep_message *m);
+    /* An applied move and its answer, just before the answer goes to
+     * message (a MOVE record). */
+    void (*move)(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res);
+    /* The id of a new entity (an ID record). */
+    void (*entity_id)(void *ctx, uint32_t id);
+    /* The request was refused for the server's own failure (out of
+     * memory) and changed nothing: a replay, which would not fail, must
+     * not see it. */
+    void (*dropped)(void *ctx);
+    /* Tick `tick` begins (the world's tick is that already); what it
+     * causes follows (a TICK record). */
+    void (*tick)(void *ctx, uint64_t tick);
+    /* Entities were made (+) or freed (-) (memory accounting). */
+    void (*entities)(void *ctx, int delta);
+    /* May the entities hold `more` bytes more? 1, or 0 with why (what
+     * holds how much of which limit); NULL: always. */
+    int (*mem_fits)(void *ctx, size_t more, char *why, size_t whylen);
+    /* A fresh random non-zero id candidate, 0 when none could be had; NULL
+     * when the world must not draw (a replay: the ids are the log's). */
+    uint32_t (*draw_id)(void *ctx);
+    void *ctx;
+} sweep__world_sink;
+
+/* One request's context: who sent it and where its effects go. Passed
+ * explicitly, never left on a world. */
+typedef struct sweep__request {
+    sweep__owner *owner;
+    const sweep__world_sink *sink;
+    uint64_t now;          /* ns on the caller's monotonic clock: the rule log's rate; 0 = no clock */
+    const uint32_t *ids;   /* entity ids a Spawn gives, in order, before drawing any (a replay: the log's) */
+    uint32_t id_count;
+} sweep__request;
+
+/* Loads the map at path into a new world: its level, core world, movers
+ * (at the world's tick rate), content hash and, with players_block, its
+ * crowd. index is the caller's number for logs. NULL with err. */
+sweep__world *sweep__world_open(const char *path, const sweep__world_options *opt, unsigned index, char *err,
+                                size_t errlen);
+/* Frees a world whose owners were all released. */
+void sweep__world_close(sweep__world *w);
+
+/* An owner of w (its entities none yet); release despawns them all, with
+ * their frees told to the sink (which may be NULL). */
+void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t role, int udp, uint32_t max_batch,
+                       const char *identity, size_t identity_len, uint64_t now);
+void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink);
+
+/* Does the world apply requests of this kind (sweep__world_request)? */
+int sweep__world_handles(sweep_msg_kind kind);
+/* Applies one decoded request of rq->owner (of w), kind as
+ * sweep__world_handles says; its answer and everything it causes go to
+ * rq->sink. */
+void sweep__world_request(sweep__world *w, const sweep__request *rq, const sweep_message *m);
+
+/* Advances the world one tick: tick + 1, the movers' step and what it
+ * causes (carried, pushed and crushed entities; a crushed entity's owner
+ * is told through the sink). */
+void sweep__world_tick(sweep__world *w, const sweep__world_sink *sink);
+
+/* The state hash of a world: its tick, its movers and each entity in
+ * spawn order with everything its next move starts from. Two runs of the
+ * same requests and ticks agree on it bit for bit. */
+uint64_t sweep__world_state_hash(const sweep__world *w);
+
+/* The map's movers.id of a core mover index, 0 = none. */
+uint32_t sweep__world_mover_id(const sweep__world *w, uint32_t index);
+/* The world's movers as a WorldState lists them (w->wire, refilled). */
+const sweep_wire_mover *sweep__world_movers_wire(sweep__world *w);
+/* Position of mover index: 0, or -1 past the last. */
+int sweep__world_mover_position(const sweep__world *w, uint32_t index, double position[3]);
+
+/* The owner's entity of that id, or NULL (another owner's is not found). */
+sweep__entity *sweep__world_entity(const sweep__world *w, const sweep__owner *o, uint32_t id);
+
+/* The ownership rules above, asserted (SWEEP_CHECKS builds only). */
+#ifndef SWEEP_CHECKS
+#define SWEEP_CHECKS 0
+#endif
+#if SWEEP_CHECKS
+void sweep__world_check(const sweep__world *w);
+#else
+#define sweep__world_check(w) ((void)(w))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

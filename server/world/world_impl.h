@@ -1,0 +1,66 @@
+/*
+ * world_impl.h - internal: what the files of the world library share
+ * (never included outside server/world/).
+ */
+#ifndef SWEEP_SERVER_WORLD_WORLD_IMPL_H
+#define SWEEP_SERVER_WORLD_WORLD_IMPL_H
+
+#include <stdint.h>
+
+#include "server/world/log.h"
+#include "server/world/world.h"
+
+/* entity_table.c */
+int sweep__entity_table_init(sweep__entity_table *t);
+void sweep__entity_table_free(sweep__entity_table *t);
+sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id);
+int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e);
+void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id);
+
+/* world.c */
+int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
+void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
+/* For half a second from now, the entity's claimed positions are not
+ * flagged: something its client could not foresee moved it (a lost move, a
+ * mover), and the claims it sent before hearing are off by that. */
+void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
+/* Puts the entity's shell where the entity is now (players as obstacles). */
+void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
+/* What a move of entity e (NULL: a stateless Collide) meets. */
+sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e);
+
+/* owner.c */
+/* A new entity of the owner, or NULL with *why saying what failed. */
+sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why);
+void sweep__owner_despawn(sweep__owner *o, sweep__entity *e, const sweep__world_sink *sink);
+
+/* requests.c */
+/* The owner's entity of that id, or NULL after an Error UnknownEntity
+ * (the same for an id that exists elsewhere as for one that does not). */
+sweep__entity *sweep__own_entity(const sweep__world *w, const sweep__request *rq, uint32_t id, uint32_t sequence);
+/* Sends the answer m (its sequence and tick filled by the caller). */
+void sweep__answer(const sweep__request *rq, const sweep_message *m);
+/* Answers an Error: the code, the sequence refused, the entity, why. */
+void sweep__refuse(const sweep__request *rq, sweep_wire_code code, uint32_t sequence, uint32_t entity,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* rules.c */
+/* What each rule's amount is (NAN: none) for the log; indexed by bit. */
+typedef struct sweep__rule_amounts {
+    double v[SWEEP_WIRE_RULE_COUNT];
+} sweep__rule_amounts;
+void sweep__rule_amounts_init(sweep__rule_amounts *a);
+/* Counts each rule of `bits` for the owner and the world and logs it
+ * (event=rule, at most SWEEP__RULE_LOG_RATE lines a second per owner). */
+void sweep__rules_report(const sweep__request *rq, uint32_t entity, uint32_t bits, const sweep__rule_amounts *amounts);
+
+/* spawn.c */
+void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m);
+
+/* moves.c */
+/* Applies one Move, or answers a resend: 0 with *out filled (its contacts
+ * past contact_count are not: nothing reads them), 1 for an old move with
+ * no kept result (ignored: nothing to send), -1 after an Error. */
+int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg_move *mv, sweep_msg_move_result *out);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * world_clock.c - the worlds sweepd serves (one per --map, each a world of
+ * the world library on this thread) and the clock that ticks them.
+ *
+ * Tick numbers are integers and are scheduled from the start time, never
+ * by adding periods to "now": tick n is due at start + n * period on the
+ * monotonic clock (uv_hrtime), so timer lateness never accumulates into
+ * drift. A late callback runs every tick that came due, one at a time; if
+ * the loop stalled for more than SWEEP__TICK_CATCHUP ticks the excess is
+ * skipped and logged, so a stall does not become a burst of thousands of
+ * ticks. A request of a session runs its world's due ticks before it is
+ * handled (sweep__world_catch_up), the timer's callback or not: a move
+ * is credited time (server/world/moves.c) by the tick it meets, and after
+ * a stall of the loop (a busy or starved server, its datagrams waiting in
+ * the socket) the tick of the last callback lags the clock by the stall,
+ * so an honest client, asking the time that passed, would meet a budget
+ * short by as much and be cut (TimeBudget) for the server's own lateness.
+ *
+ * Each tick is recorded around the world's own (TICK before, HASH every
+ * --record-hash-every ticks after, the frame written once the due ticks
+ * ran). After the due ticks, each watching session whose interval came
+ * round gets one WorldState (the latest poses).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/world/alloc.h"
+#include "server/server_impl.h"
+
+#define SWEEP__TICK_CATCHUP 1000u
+
+/* The file name of path without directory and last extension. */
+static void file_stem(const char *path, char *out, size_t outlen)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, base, n);
+    out[n] = 0;
+}
+
+int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
+{
+    s->worlds = sweep__calloc(s->opt.map_count, sizeof *s->worlds);
+    if (!s->worlds) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sweep__world_options wo = {
+        .tick_rate = s->opt.tick_rate,
+        .time_bank = s->opt.time_bank,
+        .allow_free_move = s->opt.allow_free_move,
+        .players_block = s->opt.players_block,
+        .max_entities = s->opt.max_entities,
+        .max_batch = s->opt.max_batch,
+        .server_role_possible = sweep__server_role_possible(s),
+    };
+    /* This thread's share: maps thread, thread + threads, ... (threads.c);
+     * index stays the map's place on the command line. */
+    unsigned step = s->group->count;
+    for (unsigned i = s->thread; i < s->opt.map_count; i += step) {
+        const char *path = s->opt.maps[i];
+        sweep__served *w = &s->worlds[s->world_count];
+        w->server = s;
+        w->index = i;
+        w->world = sweep__world_open(path, &wo, i, err, errlen);
+        if (!w->world)
+            return -1;
+        s->world_count++; /* from here on the world is freed by worlds_free */
+        file_stem(path, w->stem, sizeof w->stem);
+        const sweep__world *ww = w->world;
+        w->period_ns = (uint64_t)(1e9 / ww->tick_rate + 0.5);
+        if (w->period_ns == 0)
+            w->period_ns = 1;
+        char hex[2 * SWEEP_SHA256_SIZE + 1];
+        sweep_content_hash_hex(&ww->hash, hex);
+        sweep__log(SWEEP_LOG_INFO, "world_loaded",
+                   "world=%u thread=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s "
+                   "walk_speed=%g speed_limit=%g correction_threshold=%g hash=%s",
+                   i, s->thread, ww->level.name, w->stem, path, ww->level.triangle_count, ww->mover_count,
+                   ww->level.spawn_count, ww->tick_rate, ww->crowd ? "on" : "off", ww->level.rules.walk_speed,
+                   ww->level.rules.speed_limit, ww->level.correction_threshold, hex);
+    }
+    return 0;
+}
+
+int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *sw, uint32_t sequence)
+{
+    sweep__world *w = sw->world;
+    const sweep_wire_mover *wire = sweep__world_movers_wire(w);
+    /* Over UDP as many movers per datagram as fit; over TCP as many as a
+     * frame of the server's own maximum holds (a MoverTransform is 64
+     * bytes; halving below covers the estimate). Each part is a whole
+     * WorldState of the same tick. */
+    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    uint32_t chunk = p->tcp ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
+    uint32_t start = 0;
+    do {
+        uint32_t left = w->mover_count - start;
+        uint32_t k = left < chunk ? left : chunk;
+        for (;;) {
+            sweep_message m;
+            memset(&m, 0, sizeof m);
+            m.kind = SWEEP_MSG_WORLD_STATE;
+            m.sequence = sequence;
+            m.server_tick = w->tick;
+            m.as.world_state.tick = w->tick;
+            m.as.world_state.movers = k ? wire + start : NULL;
+            m.as.world_state.count = k;
+            m.as.world_state.mover_count = w->mover_count;
+            int r = sweep__send_sized(s, p, &m, limit);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+            if (k <= 1) {
+                sweep__log(SWEEP_LOG_ERROR, "world_state_too_large", "world=%u limit=%zu", w->index, limit);
+                return -1;
+            }
+            k = (k + 1) / 2;
+        }
+        start += k;
+    } while (start < w->mover_count);
+    return 0;
+}
+
+/* Sends the latest WorldState to each session of w whose interval came
+ * round in the ticks (before, w->tick]: one per session per callback even
+ * when a late callback ran several ticks. */
+static void push_world_states(sweep__served *w, uint64_t before)
+{
+    sweep_server *s = w->server;
+    uint64_t tick = w->world->tick;
+    for (sweep__session *ss = s->sessions; ss; ss = ss->next) {
+        if (ss->world != w || ss->watch_every == 0)
+            continue;
+        if (tick / ss->watch_every == before / ss->watch_every)
+            continue;
+        sweep__peer p = sweep__session_peer(ss);
+        sweep__send_world_state(s, &p, w, 0);
+    }
+}
+
+/* One tick, recorded: its TICK (outcomes.c), what it caused, and HASH
+ * after it when due. */
+static void tick_recorded(sweep__served *w)
+{
+    sweep_server *s = w->server;
+    sweep__served_tick(w);
+    if (w->rec && w->world->tick % s->opt.record_hash_every == 0)
+        sweep__record_hash(w);
+}
+
+static void on_tick(uv_timer_t *t);
+
+/* When the world's next tick is due (monotonic ns). */
+static inline uint64_t next_due(const sweep__served *w)
+{
+    return w->start_ns + (w->world->tick + 1) * w->period_ns;
+}
+
+/* Arms the timer for the next due tick. */
+static void schedule_next(sweep__served *w)
+{
+    uint64_t due = next_due(w);
+    uint64_t now = uv_hrtime();
+    uint64_t ms = due > now ? (due - now + 999999u) / 1000000u : 0;
+    uv_update_time(w->timer.loop);
+    uv_timer_start(&w->timer, on_tick, ms, 0);
+}
+
+/* Runs every tick due at t0 (at most SWEEP__TICK_CATCHUP of them), with
+ * what follows a tick: the frame's end, the invariants, the figures and
+ * the WorldStates. */
+static void run_due(sweep__served *w, uint64_t t0)
+{
+    sweep_server *s = w->server;
+    double period_s = w->world->period_s;
+    uint64_t before = w->world->tick;
+    unsigned steps = 0;
+    /* Moves that waited through a stall of the server this long meet a
+     * budget filled to the bank at most, less than the time that passed:
+     * honest players are cut (TimeBudget) as a lag switch would be. Said,
+     * so that such a cut is not taken for a client's fault. */
+    uint64_t due = next_due(w);
+    double late = due < t0 ? (double)(t0 - due) / 1e9 : 0.0;
+    if (late > s->opt.time_bank - 2 * period_s && late > period_s && !s->stopping)
+        sweep__log(SWEEP_LOG_WARN, "tick_late",
+                   "world=%u late_s=%.3f time_bank=%g", w->index, late,
+                   s->opt.time_bank);
+    /* The ticks' time is measured from when they start, not from t0: a
+     * request's t0 (sweep__world_catch_up) is its receive batch's clock
+     * reading, which the requests handled before it have made old, and
+     * their time is not the ticks'. */
+    uint64_t begin = 0;
+    while (next_due(w) <= t0 && steps < SWEEP__TICK_CATCHUP) {
+        if (steps == 0)
+            begin = uv_hrtime();
+        tick_recorded(w);
+        steps++;
+    }
+    if (steps) {
+        sweep__record_tick_end(w);
+        sweep__check_invariants(s);
+    }
+    if (steps == SWEEP__TICK_CATCHUP && next_due(w) <= t0) {
+        uint64_t behind = (t0 - w->start_ns) / w->period_ns - w->world->tick;
+        sweep__log(SWEEP_LOG_WARN, "tick_overrun", "world=%u skipped=%llu", w->index, (unsigned long long)behind);
+        w->start_ns = t0 - w->world->tick * w->period_ns; /* re-anchor: tick numbers stay contiguous */
+    }
+    if (steps)
+        sweep__stats_record_ticks(&s->stats, uv_hrtime() - begin, steps);
+    if (steps && !s->stopping)
+        push_world_states(w, before);
+}
+
+/* Runs every tick that is due, then re-arms. */
+static void on_tick(uv_timer_t *t)
+{
+    sweep__served *w = t->data;
+    run_due(w, uv_hrtime());
+    schedule_next(w);
+}
+
+void sweep__world_catch_up(sweep__served *w, uint64_t now)
+{
+    /* Before the timer's first arming (a world not started) nothing is due. */
+    if (!w->timer_open)
+        return;
+    if (next_due(w) <= now)
+        run_due(w, now);
+}
+
+void sweep__worlds_start(sweep_server *s)
+{
+    uint64_t now = uv_hrtime();
+    for (unsigned i = 0; i < s->world_count; i++) {
+        sweep__served *w = &s->worlds[i];
+        uv_timer_init(&s->loop, &w->timer);
+        w->timer.data = w;
+        w->timer_open = 1;
+        w->start_ns = now;
+        w->world->tick = 0;
+        uv_update_time(&s->loop);
+        uv_timer_start(&w->timer, on_tick, (w->period_ns + 999999u) / 1000000u, 0);
+    }
+}
+
+void sweep__worlds_stop(sweep_server *s)
+{
+    for (unsigned i = 0; i < s->world_count; i++) {
+        sweep__served *w = &s->worlds[i];
+        if (w->timer_open) {
+            uv_timer_stop(&w->timer);
+            uv_close((uv_handle_t *)&w->timer, NULL);
+            w->timer_open = 0;
+        }
+    }
+}
+
+void sweep__worlds_free(sweep_server *s)
+{
+    for (unsigned i = 0; i < s->world_count; i++)
+        sweep__world_close(s->worlds[i].world);
+    free(s->worlds);
+    s->worlds = NULL;
+    s->world_count = 0;
+}
+
+/* Map i is world i / count of thread i % count (worlds_load). */
+static sweep__served *world_at(const sweep__group *g, unsigned i, unsigned *owner)
+{
+    *owner = i % g->count;
+    return &g->servers[*owner]->worlds[i / g->count];
+}
+
+sweep__served *sweep__world_find(sweep_server *s, const char *name, unsigned *owner)
+{
+    const sweep__group *g = s->group;
+    unsigned n = s->opt.map_count;
+    if (!name || !*name)
+        return n ? world_at(g, 0, owner) : NULL;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(world_at(g, i, owner)->world->level.name, name) == 0)
+            return world_at(g, i, owner);
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(world_at(g, i, owner)->stem, name) == 0)
+            return world_at(g, i, owner);
+    return NULL;
+}
