@@ -84,7 +84,7 @@ int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p);
 
 /* The same, inline where it is tested once a move beside the core
- * (server/entity_motion.c): a call passing p on the stack cost several
+ * (server/world/entity_motion.c): a call passing p on the stack cost several
  * times the test. */
 static inline int sweep__config_contains_inline(const sweep_config *cfg, sweep_vec3 p)
 {
