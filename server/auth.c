@@ -110,3 +110,23 @@ int sweep__authenticate(sweep_server *s, sweep__peer *p, const sweep_message *m,
     snprintf(identity, idlen, "%s", c.identity);
     return 0;
 }
+
+/* The role is checked before anything else of the request, so a session of
+ * another role cannot even learn which names (of movers, say) exist. */
+int sweep__role_allows(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    if (sweep_msg_kind_sender(m->kind) != SWEEP_MSG_SENDER_SERVER_ROLE || p->session->role == SWEEP_WIRE_ROLE_SERVER)
+        return 1;
+    const char *kind = sweep_msg_kind_name(m->kind);
+    if (!sweep__server_role_possible(s))
+        sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                          "%s needs the server role, and this server trusts none (no "
+                          "--command-token, no --auth-secret-file)",
+                          kind);
+    else
+        sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                          "%s needs the server role: Hello.auth_token must be a server token "
+                          "(sweep1:server:...) or the server's --command-token",
+                          kind);
+    return 0;
+}

@@ -319,26 +319,14 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
-/* MoverCommand: sessions of the server role fire a mover's trigger at the
- * next tick. The role is checked first, so others cannot even learn which
- * names exist. */
+/* MoverCommand: sessions of the server role (checked before, by
+ * sweep__role_allows) fire a mover's trigger at the next tick. */
 static void on_mover_command(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     sweep__session *ss = p->session;
     sweep__world *w = ss->world;
     sweep_str name = m->as.mover_command.mover;
     char q[96];
-    if (ss->role != SWEEP_WIRE_ROLE_SERVER) {
-        if (!sweep__server_role_possible(s))
-            sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                              "MoverCommand needs the server role, and this server trusts none (no "
-                              "--command-token, no --auth-secret-file)");
-        else
-            sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                              "MoverCommand needs the server role: Hello.auth_token must be a server token "
-                              "(sweep1:server:...) or the server's --command-token");
-        return;
-    }
     if (name.len == 0) {
         sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "MoverCommand.mover is empty; name a mover");
         return;
@@ -374,26 +362,6 @@ static void on_ping(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__send(s, p, &out);
 }
 
-static int is_request(sweep_msg_kind k)
-{
-    switch (k) {
-    case SWEEP_MSG_HELLO:
-    case SWEEP_MSG_PING:
-    case SWEEP_MSG_BYE:
-    case SWEEP_MSG_SPAWN:
-    case SWEEP_MSG_DESPAWN:
-    case SWEEP_MSG_MOVE:
-    case SWEEP_MSG_MOVE_BATCH:
-    case SWEEP_MSG_COLLIDE:
-    case SWEEP_MSG_GET_STATS:
-    case SWEEP_MSG_WATCH_WORLD:
-    case SWEEP_MSG_MOVER_COMMAND:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
@@ -420,7 +388,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
          * MoveResult with many contacts), refused as what it is. */
         sweep_msg_kind kind;
         uint32_t seq;
-        if (sweep_decode_kind(buf, len, flags, &kind, &seq) == SWEEP_PROTO_OK && !is_request(kind)) {
+        if (sweep_decode_kind(buf, len, flags, &kind, &seq) == SWEEP_PROTO_OK && !sweep_msg_kind_is_request(kind)) {
             sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MESSAGE, seq, 0, "%s is not a request this server accepts",
                               sweep_msg_kind_name(kind));
             return;
@@ -486,10 +454,14 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     /* The log keeps each request that changes the world, then what it
      * caused (record.h); the others change nothing a replay needs. */
     sweep__world *w = p->session->world;
-    int recorded = sweep__record_kind(m.kind);
+    int recorded = sweep_msg_kind_is_recorded(m.kind);
     if (recorded && w->rec)
         sweep__record_message(w, SWEEP_RECORD_IN, p->session->id, buf, len);
     s->capturing = recorded && (w->rec || s->offline);
+    if (!sweep__role_allows(s, p, &m)) {
+        s->capturing = 0;
+        return;
+    }
     switch (m.kind) {
     case SWEEP_MSG_SPAWN:
         sweep__spawn(s, p, &m);
@@ -521,10 +493,4 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         break;
     }
     s->capturing = 0;
-}
-
-int sweep__record_kind(int kind)
-{
-    return kind == SWEEP_MSG_SPAWN || kind == SWEEP_MSG_DESPAWN || kind == SWEEP_MSG_MOVE ||
-           kind == SWEEP_MSG_MOVE_BATCH || kind == SWEEP_MSG_MOVER_COMMAND;
 }

@@ -420,8 +420,6 @@ void sweep__record_drop_request(sweep__world *w);
 void sweep__record_tick(sweep__world *w);
 void sweep__record_hash(sweep__world *w);
 void sweep__record_tick_end(sweep__world *w); /* writes the tick's frame; may rotate */
-/* Does a request of this kind change the world (and so go into the log)? */
-int sweep__record_kind(int kind);
 
 /* session.c */
 sweep__session *sweep__session_create(sweep_server *s, sweep__world *w, sweep__transport t);
@@ -466,6 +464,9 @@ int sweep__authenticate(sweep_server *s, sweep__peer *p, const sweep_message *m,
                         size_t idlen);
 /* Can any session get the server role on this server? */
 int sweep__server_role_possible(const sweep_server *s);
+/* May the session send a request of this kind (its sender column in
+ * protocol/kinds.h)? 1, or 0 after an Error AuthFailed was sent. */
+int sweep__role_allows(sweep_server *s, sweep__peer *p, const sweep_message *m);
 
 /* spawn.c */
 void sweep__spawn(sweep_server *s, sweep__peer *p, const sweep_message *m);
