@@ -520,7 +520,7 @@ typedef struct body_row {
 /* Indexed by kind, built from kinds.h: a kind without its decoder or its
  * size does not compile. NONE has none; the verifier lets neither it nor a
  * kind out of range through. */
-#define DECODER_ROW(kind, stem) [SWEEP_MSG_##kind] = {decode_##stem, BODY_SIZE_##stem},
+#define DECODER_ROW(kind, stem, name, sender, recorded) [SWEEP_MSG_##kind] = {decode_##stem, BODY_SIZE_##stem},
 static const body_row decoders[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(DECODER_ROW)};
 #undef DECODER_ROW
 

@@ -630,7 +630,7 @@ static bool encode_mover_commanded(sweep_builder *b, const sweep_message *msg, s
 
 /* Indexed by kind, built from kinds.h: a kind without its encoder does not
  * compile. NONE has none, so it is refused like a kind out of range. */
-#define ENCODER_ROW(kind, stem) [SWEEP_MSG_##kind] = encode_##stem,
+#define ENCODER_ROW(kind, stem, name, sender, recorded) [SWEEP_MSG_##kind] = encode_##stem,
 static const body_encoder encoders[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(ENCODER_ROW)};
 #undef ENCODER_ROW
 

@@ -1,7 +1,9 @@
 /*
- * message.c - names of message kinds and wire codes, and the mappings from
- * core statuses and codec errors onto wire codes (message.h). The names are
- * spelled as in sweep.fbs so a log line can be matched against the schema.
+ * message.c - what is known of a message kind (its name, who may send it,
+ * whether it is recorded: its row of kinds.h), the names of wire codes,
+ * and the mappings from core statuses and codec errors onto wire codes
+ * (message.h). The names are spelled as in sweep.fbs so a log line can be
+ * matched against the schema.
  */
 #include "protocol/message.h"
 
@@ -10,6 +12,7 @@
 
 #include "core/motion.h"
 #include "core/mover.h"
+#include "protocol/kinds.h"
 
 /* MoverTransform.flags are the core's state flags as they are. */
 _Static_assert((unsigned)SWEEP_WIRE_MOVER_TRIGGERED == (unsigned)SWEEP_MOVER_TRIGGERED &&
@@ -23,13 +26,21 @@ _Static_assert((unsigned)SWEEP_WIRE_RULE_SPEED == (unsigned)SWEEP_RULE_SPEED &&
                    (unsigned)SWEEP_WIRE_RULE_LIMIT == (unsigned)SWEEP_RULE_LIMIT,
                "Rule in sweep.fbs must start with the core's SWEEP_RULE_* bits");
 
-static const char *const kind_names[SWEEP_MSG_KIND_COUNT] = {
-    "NONE",       "Hello",      "Welcome",       "Spawn",          "Spawned",
-    "Despawn",    "Despawned",  "Move",          "MoveResult",     "MoveBatch",
-    "MoveResultBatch", "Collide", "CollideResult", "WorldState",   "Ping",
-    "Pong",       "GetStats",   "Stats",         "Error",          "Bye",
-    "Challenge",  "WatchWorld", "MoverCommand",  "MoverCommanded",
+/* What is known of a kind, indexed by kind: its row of kinds.h. NONE is no
+ * kind anyone sends, and is named as the schema names it. */
+typedef struct kind_facts {
+    const char *name;
+    sweep_msg_sender sender;
+    bool recorded;
+} kind_facts;
+
+#define FACTS_ROW(kind, stem, name, sender, recorded) \
+    [SWEEP_MSG_##kind] = {name, SWEEP_MSG_SENDER_##sender, SWEEP__KIND_##recorded},
+static const kind_facts kinds[SWEEP_MSG_KIND_COUNT] = {
+    [SWEEP_MSG_NONE] = {"NONE", SWEEP_MSG_SENDER_NOBODY, false},
+    SWEEP__MSG_KINDS(FACTS_ROW)
 };
+#undef FACTS_ROW
 
 static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "None",          "MalformedBuffer", "BadIdentifier",   "Misaligned",     "MissingField",
@@ -55,7 +66,22 @@ sweep_str sweep_str_of(const char *s)
 
 const char *sweep_msg_kind_name(sweep_msg_kind k)
 {
-    return (unsigned)k < SWEEP_MSG_KIND_COUNT ? kind_names[k] : "Unknown";
+    return (unsigned)k < SWEEP_MSG_KIND_COUNT ? kinds[k].name : "Unknown";
+}
+
+sweep_msg_sender sweep_msg_kind_sender(sweep_msg_kind k)
+{
+    return (unsigned)k < SWEEP_MSG_KIND_COUNT ? kinds[k].sender : SWEEP_MSG_SENDER_NOBODY;
+}
+
+bool sweep_msg_kind_is_request(sweep_msg_kind k)
+{
+    return sweep_msg_kind_sender(k) != SWEEP_MSG_SENDER_NOBODY;
+}
+
+bool sweep_msg_kind_is_recorded(sweep_msg_kind k)
+{
+    return (unsigned)k < SWEEP_MSG_KIND_COUNT && kinds[k].recorded;
 }
 
 const char *sweep_wire_code_name(sweep_wire_code c)

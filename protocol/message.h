@@ -415,6 +415,21 @@ sweep_str sweep_str_of(const char *s);
  * "Unknown" if out of range. */
 const char *sweep_msg_kind_name(sweep_msg_kind k);
 
+/* Who may send a kind to a server. */
+typedef enum sweep_msg_sender {
+    SWEEP_MSG_SENDER_NOBODY = 0,  /* only the server sends it (a result, an Error): no request */
+    SWEEP_MSG_SENDER_ANYONE,      /* a request, before Hello too: Hello, Ping, Bye */
+    SWEEP_MSG_SENDER_WELCOMED,    /* a request of a session (after its Welcome) */
+    SWEEP_MSG_SENDER_SERVER_ROLE, /* a request of a session of SWEEP_WIRE_ROLE_SERVER */
+} sweep_msg_sender;
+
+/* Who may send kind k; SWEEP_MSG_SENDER_NOBODY for NONE and out of range. */
+sweep_msg_sender sweep_msg_kind_sender(sweep_msg_kind k);
+/* Is k a request a server accepts (someone may send it)? */
+bool sweep_msg_kind_is_request(sweep_msg_kind k);
+/* Does a request of kind k change the world, so go into the session log? */
+bool sweep_msg_kind_is_recorded(sweep_msg_kind k);
+
 /* Stable name of a wire code as in sweep.fbs ("BadRadii", ...); "Unknown" if out of range. */
 const char *sweep_wire_code_name(sweep_wire_code c);
 

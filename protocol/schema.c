@@ -86,7 +86,7 @@ static TABLE(t_mover_commanded, "MoverCommanded", mover_commanded);
 
 /* Union Body, indexed by type, built from kinds.h: a kind without its
  * table does not compile. 0 is NONE, which has none. */
-#define BODY_ROW(kind, stem) [SWEEP_MSG_##kind] = &t_##stem,
+#define BODY_ROW(kind, stem, name, sender, recorded) [SWEEP_MSG_##kind] = &t_##stem,
 static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(BODY_ROW)};
 #undef BODY_ROW
 

@@ -219,26 +219,6 @@ static void on_ping(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__send(s, p, &out);
 }
 
-static int is_request(sweep_msg_kind k)
-{
-    switch (k) {
-    case SWEEP_MSG_HELLO:
-    case SWEEP_MSG_PING:
-    case SWEEP_MSG_BYE:
-    case SWEEP_MSG_SPAWN:
-    case SWEEP_MSG_DESPAWN:
-    case SWEEP_MSG_MOVE:
-    case SWEEP_MSG_MOVE_BATCH:
-    case SWEEP_MSG_COLLIDE:
-    case SWEEP_MSG_GET_STATS:
-    case SWEEP_MSG_WATCH_WORLD:
-    case SWEEP_MSG_MOVER_COMMAND:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
@@ -265,7 +245,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
          * MoveResult with many contacts), refused as what it is. */
         sweep_msg_kind kind;
         uint32_t seq;
-        if (sweep_decode_kind(buf, len, flags, &kind, &seq) == SWEEP_PROTO_OK && !is_request(kind)) {
+        if (sweep_decode_kind(buf, len, flags, &kind, &seq) == SWEEP_PROTO_OK && !sweep_msg_kind_is_request(kind)) {
             sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MESSAGE, seq, 0, "%s is not a request this server accepts",
                               sweep_msg_kind_name(kind));
             return;
@@ -331,7 +311,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     /* The log keeps each request that changes the world, then what it
      * caused (record.h); the others change nothing a replay needs. */
     sweep__served *w = p->session->world;
-    int recorded = sweep__record_kind(m.kind);
+    int recorded = sweep_msg_kind_is_recorded(m.kind);
     if (recorded && w->rec)
         sweep__record_message(w, SWEEP_RECORD_IN, p->session->id, buf, len);
     p->record = recorded && w->rec;
@@ -353,10 +333,4 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         break;
     }
     p->record = 0;
-}
-
-int sweep__record_kind(int kind)
-{
-    return kind == SWEEP_MSG_SPAWN || kind == SWEEP_MSG_DESPAWN || kind == SWEEP_MSG_MOVE ||
-           kind == SWEEP_MSG_MOVE_BATCH || kind == SWEEP_MSG_MOVER_COMMAND;
 }

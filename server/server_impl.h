@@ -310,8 +310,6 @@ void sweep__record_drop_request(sweep__served *w);
 void sweep__record_tick(sweep__served *w);
 void sweep__record_hash(sweep__served *w);
 void sweep__record_tick_end(sweep__served *w); /* writes the tick's frame; may rotate */
-/* Does a request of this kind change the world (and so go into the log)? */
-int sweep__record_kind(int kind);
 
 /* session.c */
 /* A session of world w; its owner is made at its Welcome (sweep__session_own). */

@@ -150,25 +150,35 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
-/* MoverCommand: owners of the server role fire a mover's trigger at the
- * next tick. The role is checked first, so others cannot even learn which
- * names exist. */
+/* May the owner send a request of this kind (its sender column in
+ * protocol/kinds.h)? 1, or 0 after an Error AuthFailed. Checked before
+ * anything else of the request, so a player cannot even learn which names
+ * (of movers, say) exist. */
+static int role_allows(const sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    if (sweep_msg_kind_sender(m->kind) != SWEEP_MSG_SENDER_SERVER_ROLE || rq->owner->role == SWEEP_WIRE_ROLE_SERVER)
+        return 1;
+    const char *kind = sweep_msg_kind_name(m->kind);
+    if (!w->opt.server_role_possible)
+        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                      "%s needs the server role, and this server trusts none (no --command-token, no "
+                      "--auth-secret-file)",
+                      kind);
+    else
+        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
+                      "%s needs the server role: Hello.auth_token must be a server token (sweep1:server:...) or "
+                      "the server's --command-token",
+                      kind);
+    return 0;
+}
+
+/* MoverCommand: owners of the server role (role_allows) fire a mover's
+ * trigger at the next tick. */
 static void on_mover_command(sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
     const sweep__owner *o = rq->owner;
     sweep_str name = m->as.mover_command.mover;
     char q[96];
-    if (o->role != SWEEP_WIRE_ROLE_SERVER) {
-        if (!w->opt.server_role_possible)
-            sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                          "MoverCommand needs the server role, and this server trusts none (no "
-                          "--command-token, no --auth-secret-file)");
-        else
-            sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                          "MoverCommand needs the server role: Hello.auth_token must be a server token "
-                          "(sweep1:server:...) or the server's --command-token");
-        return;
-    }
     if (name.len == 0) {
         sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_MOVER, m->sequence, 0, "MoverCommand.mover is empty; name a mover");
         return;
@@ -192,46 +202,29 @@ static void on_mover_command(sweep__world *w, const sweep__request *rq, const sw
     sweep__answer(rq, &out);
 }
 
+/* The requests a world applies, one handler each: a new request kind of
+ * the world is its row in protocol/kinds.h and its handler here. */
+typedef void (*handler)(sweep__world *w, const sweep__request *rq, const sweep_message *m);
+static const handler handlers[SWEEP_MSG_KIND_COUNT] = {
+    [SWEEP_MSG_SPAWN] = sweep__spawn,
+    [SWEEP_MSG_DESPAWN] = on_despawn,
+    [SWEEP_MSG_MOVE] = on_move,
+    [SWEEP_MSG_MOVE_BATCH] = on_move_batch,
+    [SWEEP_MSG_COLLIDE] = on_collide,
+    [SWEEP_MSG_MOVER_COMMAND] = on_mover_command,
+};
+
 int sweep__world_handles(sweep_msg_kind kind)
 {
-    switch (kind) {
-    case SWEEP_MSG_SPAWN:
-    case SWEEP_MSG_DESPAWN:
-    case SWEEP_MSG_MOVE:
-    case SWEEP_MSG_MOVE_BATCH:
-    case SWEEP_MSG_COLLIDE:
-    case SWEEP_MSG_MOVER_COMMAND:
-        return 1;
-    default:
-        return 0;
-    }
+    return (unsigned)kind < SWEEP_MSG_KIND_COUNT && handlers[kind] != NULL;
 }
 
 void sweep__world_request(sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
-    switch (m->kind) {
-    case SWEEP_MSG_SPAWN:
-        sweep__spawn(w, rq, m);
-        break;
-    case SWEEP_MSG_DESPAWN:
-        on_despawn(w, rq, m);
-        break;
-    case SWEEP_MSG_MOVE:
-        on_move(w, rq, m);
-        break;
-    case SWEEP_MSG_MOVE_BATCH:
-        on_move_batch(w, rq, m);
-        break;
-    case SWEEP_MSG_COLLIDE:
-        on_collide(w, rq, m);
-        break;
-    case SWEEP_MSG_MOVER_COMMAND:
-        on_mover_command(w, rq, m);
-        break;
-    default:
+    if (!sweep__world_handles(m->kind))
         sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_MESSAGE, m->sequence, 0, "%s is not a request this server accepts",
                       sweep_msg_kind_name(m->kind));
-        break;
-    }
+    else if (role_allows(w, rq, m))
+        handlers[m->kind](w, rq, m);
     sweep__world_check(w);
 }
