@@ -51,6 +51,14 @@ TEST_LIBS_server = $(SERVER_DEPLIBS)
 TEST_LDLIBS_server = $(SERVER_LDLIBS) -lpthread
 SERVER_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/server/test_*.c))
 $(SERVER_TESTS): | $(BIN)/sweepd $(BUILD)/maps/arena.db
+# The world library's own unit tests (tests/world/): requests and ticks
+# through a recording sink on the sample arena, with no socket, no loop
+# and no sweepd. They link the world library and what it stands on, never
+# libuv: a dependency on the transport would show here as a link error.
+TEST_LIBS_world = $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
+TEST_LDLIBS_world = $(WORLD_LDLIBS)
+WORLD_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/world/test_*.c))
+$(WORLD_TESTS): | $(BUILD)/maps/arena.db
 test: $(BUILD)/maps/arena.db
 # make bench runs sweepd on the sample arena too (run-bench.sh).
 bench: $(BUILD)/maps/arena.db
