@@ -37,25 +37,21 @@ static void refusal_of_a_player(int role_possible, const char *name, char *text,
 {
     sweep__world_options opt = wf_options();
     opt.server_role_possible = role_possible;
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    uint64_t hash = sweep__world_state_hash(w);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    uint64_t hash = sweep__world_state_hash(s.w);
     sweep_message m = command_msg(3, name);
-    wf_request(w, &o, r, &m);
-    snprintf(text, cap, "%s", wf_error(r, SWEEP_WIRE_AUTH_FAILED, 3));
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    wf_request(s.w, &s.o, s.r, &m);
+    snprintf(text, cap, "%s", wf_error(s.r, SWEEP_WIRE_AUTH_FAILED, 3));
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
     /* Nothing fires: the door stays through the ticks. */
     double before[3], after[3];
-    uint32_t door = mover_index(w, DOOR);
-    assert_int_equal(sweep__world_mover_position(w, door, before), 0);
-    wf_ticks(w, r, 30);
-    assert_int_equal(sweep__world_mover_position(w, door, after), 0);
+    uint32_t door = mover_index(s.w, DOOR);
+    assert_int_equal(sweep__world_mover_position(s.w, door, before), 0);
+    wf_ticks(s.w, s.r, 30);
+    assert_int_equal(sweep__world_mover_position(s.w, door, after), 0);
     assert_memory_equal(before, after, sizeof before);
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void a_player_is_refused_auth_failed(void **state)
@@ -81,75 +77,68 @@ static void the_server_role_fires_the_trigger_at_the_next_tick(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt), *still = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_SERVER, 0);
-    uint32_t door = mover_index(w, DOOR);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER, 0);
+    sweep__world *still = wf_open(&opt);
+    uint32_t door = mover_index(s.w, DOOR);
     double at[3];
-    assert_int_equal(sweep__world_mover_position(w, door, at), 0);
+    assert_int_equal(sweep__world_mover_position(s.w, door, at), 0);
     assert_true(at[0] == 29.1 && at[1] == -6.25 && at[2] == 0.0); /* maps/arena.sql */
-    assert_int_equal(sweep__world_mover_position(w, w->mover_count, at), -1);
+    assert_int_equal(sweep__world_mover_position(s.w, s.w->mover_count, at), -1);
 
-    wf_ticks(w, r, 3);
-    wf_ticks(still, r, 3);
-    wf_clear(r);
+    wf_ticks(s.w, s.r, 3);
+    wf_ticks(still, s.r, 3);
+    wf_clear(s.r);
     sweep_message m = command_msg(5, DOOR);
-    wf_request(w, &o, r, &m);
-    const sweep_message *out = wf_only(r, SWEEP_MSG_MOVER_COMMANDED);
+    wf_request(s.w, &s.o, s.r, &m);
+    const sweep_message *out = wf_only(s.r, SWEEP_MSG_MOVER_COMMANDED);
     assert_int_equal(out->sequence, 5);
     assert_int_equal(out->server_tick, 3);
-    assert_int_equal(out->as.mover_commanded.mover, w->level.movers[door].id);
+    assert_int_equal(out->as.mover_commanded.mover, s.w->level.movers[door].id);
     assert_int_equal(out->as.mover_commanded.mover, 1);
     assert_int_equal(out->as.mover_commanded.tick, 4);
     /* Not before its tick. */
     double now[3];
-    assert_int_equal(sweep__world_mover_position(w, door, now), 0);
+    assert_int_equal(sweep__world_mover_position(s.w, door, now), 0);
     assert_memory_equal(now, at, sizeof at);
-    assert_int_equal(sweep__world_state_hash(w), sweep__world_state_hash(still));
+    assert_int_equal(sweep__world_state_hash(s.w), sweep__world_state_hash(still));
 
     /* Half a second later it is sliding to -y; the uncommanded twin's has not moved. */
-    wf_ticks(w, r, 30);
-    wf_ticks(still, r, 30);
+    wf_ticks(s.w, s.r, 30);
+    wf_ticks(still, s.r, 30);
     double moved[3], stayed[3];
-    assert_int_equal(sweep__world_mover_position(w, door, moved), 0);
+    assert_int_equal(sweep__world_mover_position(s.w, door, moved), 0);
     assert_int_equal(sweep__world_mover_position(still, door, stayed), 0);
     assert_true(moved[1] < at[1] - 0.3);
     assert_true(moved[1] > -7.75); /* the end of its path, reached after 1 s */
     assert_true(moved[0] == at[0] && moved[2] == at[2]);
     assert_memory_equal(stayed, at, sizeof at);
-    assert_int_not_equal(sweep__world_state_hash(w), sweep__world_state_hash(still));
+    assert_int_not_equal(sweep__world_state_hash(s.w), sweep__world_state_hash(still));
 
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
     sweep__world_close(still);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void an_unknown_mover_is_named_back(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_SERVER, 0);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER, 0);
     sweep_message m = command_msg(1, "trapdoor");
-    wf_request(w, &o, r, &m);
-    const char *why = wf_error(r, SWEEP_WIRE_UNKNOWN_MOVER, 1);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *why = wf_error(s.r, SWEEP_WIRE_UNKNOWN_MOVER, 1);
     assert_non_null(strstr(why, "no mover named \"trapdoor\" (4 movers)"));
     /* A name is matched whole, not as a prefix. */
-    wf_clear(r);
+    wf_clear(s.r);
     m = command_msg(2, "sliding");
-    wf_request(w, &o, r, &m);
-    wf_error(r, SWEEP_WIRE_UNKNOWN_MOVER, 2);
-    wf_clear(r);
+    wf_request(s.w, &s.o, s.r, &m);
+    wf_error(s.r, SWEEP_WIRE_UNKNOWN_MOVER, 2);
+    wf_clear(s.r);
     m = command_msg(3, "");
-    wf_request(w, &o, r, &m);
-    assert_non_null(strstr(wf_error(r, SWEEP_WIRE_UNKNOWN_MOVER, 3), "empty"));
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_request(s.w, &s.o, s.r, &m);
+    assert_non_null(strstr(wf_error(s.r, SWEEP_WIRE_UNKNOWN_MOVER, 3), "empty"));
+    wf_one_close(&s);
 }
 
 int main(void)

@@ -12,36 +12,6 @@
 
 #define DT (1.0 / 60.0)
 
-typedef struct scene {
-    sweep__world *w;
-    wf_rec *r;
-    sweep__owner o;
-    sweep_msg_spawned sp;
-    sweep_actor actor; /* the entity as the test's own run of the core has it */
-} scene;
-
-static void scene_open(scene *s, const sweep__world_options *opt, uint32_t role)
-{
-    s->w = wf_open(opt);
-    s->r = wf_rec_new();
-    wf_owner(&s->o, s->w, 1, role, 0);
-    /* The map's first spawn point, for either role. */
-    sweep_message m = wf_spawn_msg(1);
-    m.as.spawn.spawn_point = 1;
-    wf_clear(s->r);
-    wf_request(s->w, &s->o, s->r, &m);
-    s->sp = wf_only(s->r, SWEEP_MSG_SPAWNED)->as.spawned;
-    memset(&s->actor, 0, sizeof s->actor);
-    s->actor.position = s->sp.position; /* a new entity is at rest, not grounded */
-}
-
-static void scene_close(scene *s)
-{
-    sweep__owner_release(&s->o, NULL);
-    sweep__world_close(s->w);
-    free(s->r);
-}
-
 /* What the core makes of a Walk wish from *a over dt, in the world's space
  * as a move of an entity sees it (no crowd: players_block off). */
 static sweep_act_result core_walk(const sweep__world *w, sweep_actor *a, sweep_vec3 radii, sweep_vec3 wish_v,
@@ -64,9 +34,12 @@ static void assert_same_bits(const void *a, const void *b, size_t n)
 static void walk_is_the_cores_act_bit_for_bit(void **state)
 {
     (void)state;
-    scene s;
+    wf_one s;
     sweep__world_options opt = wf_options();
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    /* The entity as the test's own run of the core has it: a new entity
+     * is at rest, not grounded. */
+    sweep_actor actor = {s.sp.position, sweep_v3(0, 0, 0), 0};
     int grounded_seen = 0, speed_seen = 0;
     double top = 0.0;
     for (uint32_t seq = 1; seq <= 40; seq++) {
@@ -74,14 +47,14 @@ static void walk_is_the_cores_act_bit_for_bit(void **state)
         sweep_vec3 v = sweep_v3(3.0 + 0.1 * seq, seq < 20 ? 1.5 : -4.5, 0);
         uint32_t buttons = seq == 25 ? SWEEP_WISH_JUMP : 0;
         wf_ticks(s.w, s.r, 1);
-        sweep_act_result want = core_walk(s.w, &s.actor, s.sp.radii, v, buttons, DT);
+        sweep_act_result want = core_walk(s.w, &actor, s.sp.radii, v, buttons, DT);
 
         sweep_message m = wf_move_msg(s.sp.entity, seq, v, DT);
         m.as.move.buttons = buttons;
         sweep_msg_move_result got = wf_move(s.w, &s.o, s.r, &m);
-        assert_same_bits(&got.position, &s.actor.position, sizeof got.position);
-        assert_same_bits(&got.velocity, &s.actor.velocity, sizeof got.velocity);
-        assert_int_equal(got.grounded, s.actor.grounded != 0);
+        assert_same_bits(&got.position, &actor.position, sizeof got.position);
+        assert_same_bits(&got.velocity, &actor.velocity, sizeof got.velocity);
+        assert_int_equal(got.grounded, actor.grounded != 0);
         assert_int_equal(got.contact_count, want.move.contact_count);
         assert_int_equal(got.rules, want.rules & (SWEEP_RULE_SPEED | SWEEP_RULE_JUMP | SWEEP_RULE_LIMIT));
         assert_same_bits(&got.speed_excess, &want.speed_excess, sizeof got.speed_excess);
@@ -102,18 +75,18 @@ static void walk_is_the_cores_act_bit_for_bit(void **state)
     /* The walk went somewhere: it landed, ran, was clamped, jumped. */
     assert_true(grounded_seen);
     assert_true(speed_seen);
-    assert_true(s.actor.position.x > s.sp.position.x + 1.5);
+    assert_true(actor.position.x > s.sp.position.x + 1.5);
     assert_true(top > 0.9 + 0.5); /* standing height plus a jump */
     assert_int_equal(s.w->counts.moves_total, 40);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void resent_sequence_gets_the_kept_answer(void **state)
 {
     (void)state;
-    scene s;
+    wf_one s;
     sweep__world_options opt = wf_options();
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
     uint8_t first[2048], again[2048];
     size_t first_len = 0;
     for (uint32_t seq = 1; seq <= 3; seq++) {
@@ -136,15 +109,15 @@ static void resent_sequence_gets_the_kept_answer(void **state)
     assert_memory_equal(first, again, first_len);
     assert_int_equal(s.w->counts.moves_total, moves);
     assert_int_equal(sweep__world_state_hash(s.w), hash);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void old_sequence_is_ignored(void **state)
 {
     (void)state;
-    scene s;
+    wf_one s;
     sweep__world_options opt = wf_options();
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
     sweep_message m = wf_move_msg(s.sp.entity, 100, sweep_v3(1, 0, 0), DT);
     wf_move(s.w, &s.o, s.r, &m);
     uint64_t hash = sweep__world_state_hash(s.w);
@@ -175,15 +148,15 @@ static void old_sequence_is_ignored(void **state)
     sweep_msg_move_result kept = wf_move(s.w, &s.o, s.r, &m);
     assert_int_equal(kept.sequence, 101);
     assert_int_equal(s.w->counts.moves_ignored, 2);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void nan_velocity_is_bad_number_and_changes_nothing(void **state)
 {
     (void)state;
-    scene s;
+    wf_one s;
     sweep__world_options opt = wf_options();
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
     sweep_message m = wf_move_msg(s.sp.entity, 1, sweep_v3(1, 0, 0), DT);
     wf_move(s.w, &s.o, s.r, &m);
     wf_ticks(s.w, s.r, 1);
@@ -212,15 +185,15 @@ static void nan_velocity_is_bad_number_and_changes_nothing(void **state)
     sweep_msg_move_result res = wf_move(s.w, &s.o, s.r, &m);
     assert_int_equal(res.sequence, 2);
     assert_int_equal(s.w->counts.moves_total, 2);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void fly_needs_the_server_role_and_free_moves(void **state)
 {
     (void)state;
-    scene s;
+    wf_one s;
     sweep__world_options opt = wf_options();
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
     uint64_t hash = sweep__world_state_hash(s.w);
     sweep_message m = wf_move_msg(s.sp.entity, 1, sweep_v3(0, 0, 5), DT);
     m.as.move.mode = SWEEP_WIRE_MODE_FLY;
@@ -236,21 +209,21 @@ static void fly_needs_the_server_role_and_free_moves(void **state)
             assert_int_equal(s.o.rule_counts[i], 0);
     assert_int_equal(sweep__world_state_hash(s.w), hash);
     assert_int_equal(s.w->counts.moves_total, 0);
-    scene_close(&s);
+    wf_one_close(&s);
 
     /* The server role, on a world that allows no free moves: refused too, saying why. */
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_SERVER);
     wf_clear(s.r);
     wf_request(s.w, &s.o, s.r, &m);
     why = wf_error(s.r, SWEEP_WIRE_NOT_ALLOWED, 1);
     assert_non_null(strstr(why, "--allow-free-move on"));
     assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_FREE_MOVE_BIT], 1);
-    scene_close(&s);
+    wf_one_close(&s);
 
     /* Allowed: the velocity as given through sweep_move_in, the entity's
      * actor its result. */
     opt.allow_free_move = 1;
-    scene_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER);
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_SERVER);
     sweep_space space = {s.w->world, s.w->movers, NULL, SWEEP_NO_BODY};
     sweep_move_input in = {s.sp.position, s.sp.radii, sweep_v3(0, 0, 5), DT, 0};
     sweep_move_result want;
@@ -260,49 +233,47 @@ static void fly_needs_the_server_role_and_free_moves(void **state)
     assert_same_bits(&got.velocity, &want.velocity, sizeof got.velocity);
     assert_true(got.position.z > s.sp.position.z);
     assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_FREE_MOVE_BIT], 0);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void another_owners_entity_is_unknown(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner a, b;
-    wf_owner(&a, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_owner(&b, w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
-    uint32_t x = wf_spawn(w, &a, r, 1).entity;
-    wf_spawn(w, &b, r, 1);
-    uint64_t hash = sweep__world_state_hash(w);
+    wf_one s; /* s.o owns x; b tries it */
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep__owner b;
+    wf_owner(&b, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    uint32_t x = wf_spawn(s.w, &s.o, s.r, 1).entity;
+    wf_spawn(s.w, &b, s.r, 1);
+    uint64_t hash = sweep__world_state_hash(s.w);
 
-    /* b tries a's entity: a move, a despawn. */
-    wf_clear(r);
+    /* b tries x: a move, a despawn. */
+    wf_clear(s.r);
     sweep_message m = wf_move_msg(x, 5, sweep_v3(1, 0, 0), DT);
-    wf_request(w, &b, r, &m);
+    wf_request(s.w, &b, s.r, &m);
     char living[400];
-    snprintf(living, sizeof living, "%s", wf_error(r, SWEEP_WIRE_UNKNOWN_ENTITY, 5));
-    assert_int_equal(r->msgs[0].m.as.error.entity, x);
-    assert_ptr_equal(r->msgs[0].to, &b);
-    wf_clear(r);
+    snprintf(living, sizeof living, "%s", wf_error(s.r, SWEEP_WIRE_UNKNOWN_ENTITY, 5));
+    assert_int_equal(s.r->msgs[0].m.as.error.entity, x);
+    assert_ptr_equal(s.r->msgs[0].to, &b);
+    wf_clear(s.r);
     sweep_message d = wf_despawn_msg(x, 6);
-    wf_request(w, &b, r, &d);
-    wf_error(r, SWEEP_WIRE_UNKNOWN_ENTITY, 6);
-    assert_non_null(sweep__world_entity(w, &a, x));
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    wf_request(s.w, &b, s.r, &d);
+    wf_error(s.r, SWEEP_WIRE_UNKNOWN_ENTITY, 6);
+    assert_non_null(sweep__world_entity(s.w, &s.o, x));
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
 
     /* Once x is gone, the same request is answered word for word alike:
-     * trying tells b nothing about a's ids. */
-    sweep__owner_release(&a, NULL);
-    wf_clear(r);
-    wf_request(w, &b, r, &m);
-    const char *gone = wf_error(r, SWEEP_WIRE_UNKNOWN_ENTITY, 5);
+     * trying tells b nothing about other owners' ids. */
+    sweep__owner_release(&s.o, NULL);
+    wf_clear(s.r);
+    wf_request(s.w, &b, s.r, &m);
+    const char *gone = wf_error(s.r, SWEEP_WIRE_UNKNOWN_ENTITY, 5);
     assert_string_equal(gone, living);
-    assert_int_equal(r->msgs[0].m.as.error.entity, x);
+    assert_int_equal(s.r->msgs[0].m.as.error.entity, x);
 
     sweep__owner_release(&b, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void batch_past_the_owners_max_is_refused(void **state)
@@ -348,16 +319,14 @@ static void batch_past_the_owners_max_is_refused(void **state)
 static void batch_answers_one_message_with_every_result(void **state)
 {
     (void)state;
-    /* Two worlds alike: one gets the moves in a batch, the other one by one. */
+    /* Two worlds alike: b gets the moves in a batch, s one by one. */
     sweep__world_options opt = wf_options();
-    sweep__world *wb = wf_open(&opt), *ws = wf_open(&opt);
-    wf_rec *rb = wf_rec_new(), *rs = wf_rec_new();
-    sweep__owner ob, os;
-    wf_owner(&ob, wb, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_owner(&os, ws, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    uint32_t e1 = wf_spawn(wb, &ob, rb, 1).entity, e2 = wf_spawn(wb, &ob, rb, 2).entity;
-    assert_int_equal(wf_spawn(ws, &os, rs, 1).entity, e1);
-    assert_int_equal(wf_spawn(ws, &os, rs, 2).entity, e2);
+    wf_one b, s;
+    wf_one_open(&b, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    uint32_t e1 = wf_spawn(b.w, &b.o, b.r, 1).entity, e2 = wf_spawn(b.w, &b.o, b.r, 2).entity;
+    assert_int_equal(wf_spawn(s.w, &s.o, s.r, 1).entity, e1);
+    assert_int_equal(wf_spawn(s.w, &s.o, s.r, 2).entity, e2);
 
     /* e1, e2, e1 with a NaN (refused alone), e2, e1. */
     sweep_msg_move moves[5] = {
@@ -373,19 +342,19 @@ static void batch_answers_one_message_with_every_result(void **state)
     m.sequence = 77;
     m.as.move_batch.moves = moves;
     m.as.move_batch.count = 5;
-    wf_clear(rb);
-    wf_request(wb, &ob, rb, &m);
+    wf_clear(b.r);
+    wf_request(b.w, &b.o, b.r, &m);
     /* The refused move's Error, the four applied moves, one answer. */
-    assert_string_equal(rb->calls, "vvMvvM");
-    assert_int_equal(rb->nmsgs, 2);
-    assert_int_equal(rb->msgs[0].m.kind, SWEEP_MSG_ERROR);
-    assert_int_equal(rb->msgs[0].m.as.error.code, SWEEP_WIRE_BAD_NUMBER);
-    assert_int_equal(rb->msgs[0].m.as.error.entity, e1);
-    const sweep_message *out = &rb->msgs[1].m;
+    assert_string_equal(b.r->calls, "vvMvvM");
+    assert_int_equal(b.r->nmsgs, 2);
+    assert_int_equal(b.r->msgs[0].m.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(b.r->msgs[0].m.as.error.code, SWEEP_WIRE_BAD_NUMBER);
+    assert_int_equal(b.r->msgs[0].m.as.error.entity, e1);
+    const sweep_message *out = &b.r->msgs[1].m;
     assert_int_equal(out->kind, SWEEP_MSG_MOVE_RESULT_BATCH);
     assert_int_equal(out->sequence, 77);
     assert_int_equal(out->as.move_result_batch.count, 4);
-    assert_int_equal(wb->counts.moves_total, 4);
+    assert_int_equal(b.w->counts.moves_total, 4);
 
     uint32_t k = 0;
     for (uint32_t i = 0; i < 5; i++) {
@@ -393,7 +362,7 @@ static void batch_answers_one_message_with_every_result(void **state)
             continue;
         sweep_message one = {.kind = SWEEP_MSG_MOVE, .sequence = moves[i].sequence};
         one.as.move = moves[i];
-        sweep_msg_move_result single = wf_move(ws, &os, rs, &one);
+        sweep_msg_move_result single = wf_move(s.w, &s.o, s.r, &one);
         const sweep_msg_move_result *batched = &out->as.move_result_batch.results[k++];
         assert_int_equal(batched->entity, moves[i].entity);
         assert_int_equal(batched->sequence, moves[i].sequence);
@@ -401,16 +370,12 @@ static void batch_answers_one_message_with_every_result(void **state)
         assert_same_bits(&batched->velocity, &single.velocity, sizeof single.velocity);
         assert_true(batched->applied_dt == moves[i].dt);
         /* And each is what the move callback was told. */
-        assert_same_bits(&rb->move_results[k - 1].position, &batched->position, sizeof single.position);
+        assert_same_bits(&b.r->move_results[k - 1].position, &batched->position, sizeof single.position);
     }
-    assert_int_equal(sweep__world_state_hash(wb), sweep__world_state_hash(ws));
+    assert_int_equal(sweep__world_state_hash(b.w), sweep__world_state_hash(s.w));
 
-    sweep__owner_release(&ob, NULL);
-    sweep__owner_release(&os, NULL);
-    sweep__world_close(wb);
-    sweep__world_close(ws);
-    free(rb);
-    free(rs);
+    wf_one_close(&b);
+    wf_one_close(&s);
 }
 
 int main(void)

@@ -23,111 +23,104 @@ static void player_spawns_at_a_spawn_point_with_the_map_radii(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    assert_int_equal(w->level.spawn_count, 4);
-    assert_vec3_equal(w->level.default_radii, arena_radii());
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    assert_int_equal(s.w->level.spawn_count, 4);
+    assert_vec3_equal(s.w->level.default_radii, arena_radii());
 
     /* The id the request gives, not a drawn one. */
     const uint32_t ids[] = {0x5eed0001u};
     sweep_message m = wf_spawn_msg(1);
-    wf_request_ids(w, &o, r, &m, ids, 1);
-    const sweep_msg_spawned *sp = &wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
-    assert_int_equal(r->msgs[0].m.sequence, 1);
-    assert_ptr_equal(r->msgs[0].to, &o);
+    wf_request_ids(s.w, &s.o, s.r, &m, ids, 1);
+    const sweep_msg_spawned *sp = &wf_only(s.r, SWEEP_MSG_SPAWNED)->as.spawned;
+    assert_int_equal(s.r->msgs[0].m.sequence, 1);
+    assert_ptr_equal(s.r->msgs[0].to, &s.o);
     assert_int_equal(sp->entity, 0x5eed0001u);
     assert_int_equal(sp->spawn_point, 1);
-    assert_vec3_equal(sp->position, w->level.spawns[0]);
+    assert_vec3_equal(sp->position, s.w->level.spawns[0]);
     assert_vec3_equal(sp->position, sweep_v3(0, 0, 1));
     assert_vec3_equal(sp->radii, arena_radii());
     assert_int_equal(sp->rules, 0);
     /* Asked whether memory fits, made (+1), its id told, then answered. */
-    assert_string_equal(r->calls, "f+iM");
-    assert_int_equal(r->nids, 1);
-    assert_int_equal(r->ids[0], 0x5eed0001u);
-    assert_int_equal(r->entities, 1);
-    const sweep__entity *e = sweep__world_entity(w, &o, 0x5eed0001u);
+    assert_string_equal(s.r->calls, "f+iM");
+    assert_int_equal(s.r->nids, 1);
+    assert_int_equal(s.r->ids[0], 0x5eed0001u);
+    assert_int_equal(s.r->entities, 1);
+    const sweep__entity *e = sweep__world_entity(s.w, &s.o, 0x5eed0001u);
     assert_non_null(e);
     assert_vec3_equal(e->actor.position, sp->position);
-    assert_int_equal(w->ent_count, 1);
+    assert_int_equal(s.w->ent_count, 1);
 
     /* No ids given: drawn from the sink. Other radii and a position asked
      * are not taken, but named; the next point round robin. */
-    wf_clear(r);
+    wf_clear(s.r);
     m = wf_spawn_msg(2);
     m.as.spawn.radii = sweep_v3(1, 1, 2);
     m.as.spawn.position = sweep_v3(7, 7, 7);
-    wf_request(w, &o, r, &m);
-    sp = &wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
-    assert_string_equal(r->calls, "fr+iM");
-    assert_int_equal(sp->entity, r->ids[0]);
+    wf_request(s.w, &s.o, s.r, &m);
+    sp = &wf_only(s.r, SWEEP_MSG_SPAWNED)->as.spawned;
+    assert_string_equal(s.r->calls, "fr+iM");
+    assert_int_equal(sp->entity, s.r->ids[0]);
     assert_int_not_equal(sp->entity, 0);
     assert_int_not_equal(sp->entity, 0x5eed0001u);
     assert_int_equal(sp->spawn_point, 2);
-    assert_vec3_equal(sp->position, w->level.spawns[1]);
+    assert_vec3_equal(sp->position, s.w->level.spawns[1]);
     assert_vec3_equal(sp->radii, arena_radii());
     assert_int_equal(sp->rules, SWEEP_WIRE_RULE_SPAWN_RADII | SWEEP_WIRE_RULE_SPAWN_POSITION);
-    assert_int_equal(o.rule_counts[SWEEP_WIRE_RULE_SPAWN_RADII_BIT], 1);
-    assert_int_equal(o.rule_counts[SWEEP_WIRE_RULE_SPAWN_POSITION_BIT], 1);
-    assert_int_equal(w->counts.rules_total[SWEEP_WIRE_RULE_SPAWN_RADII_BIT], 1);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_SPAWN_RADII_BIT], 1);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_SPAWN_POSITION_BIT], 1);
+    assert_int_equal(s.w->counts.rules_total[SWEEP_WIRE_RULE_SPAWN_RADII_BIT], 1);
 
     /* A given id already living is not given twice: one is drawn instead. */
-    wf_clear(r);
+    wf_clear(s.r);
     m = wf_spawn_msg(3);
-    wf_request_ids(w, &o, r, &m, ids, 1);
-    sp = &wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
+    wf_request_ids(s.w, &s.o, s.r, &m, ids, 1);
+    sp = &wf_only(s.r, SWEEP_MSG_SPAWNED)->as.spawned;
     assert_int_not_equal(sp->entity, 0x5eed0001u);
-    assert_non_null(strchr(r->calls, 'r'));
-    assert_int_equal(w->ent_count, 3);
+    assert_non_null(strchr(s.r->calls, 'r'));
+    assert_int_equal(s.w->ent_count, 3);
 
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void udp_spawn_resent_answers_the_same_entity(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner udp, tcp;
-    wf_owner(&udp, w, 1, SWEEP_WIRE_ROLE_PLAYER, 1);
-    wf_owner(&tcp, w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_one s; /* s.o: a player over UDP */
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 1);
+    sweep__owner tcp;
+    wf_owner(&tcp, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
 
-    sweep_msg_spawned first = wf_spawn(w, &udp, r, 7);
+    sweep_msg_spawned first = wf_spawn(s.w, &s.o, s.r, 7);
     uint8_t a[512], b[512];
-    size_t alen = wf_encode(&r->msgs[0].m, a, sizeof a);
-    uint64_t hash = sweep__world_state_hash(w);
+    size_t alen = wf_encode(&s.r->msgs[0].m, a, sizeof a);
+    uint64_t hash = sweep__world_state_hash(s.w);
 
     /* The datagram again: the same answer, nothing made, nothing drawn. */
-    sweep_msg_spawned again = wf_spawn(w, &udp, r, 7);
-    assert_string_equal(r->calls, "M");
+    sweep_msg_spawned again = wf_spawn(s.w, &s.o, s.r, 7);
+    assert_string_equal(s.r->calls, "M");
     assert_int_equal(again.entity, first.entity);
-    size_t blen = wf_encode(&r->msgs[0].m, b, sizeof b);
+    size_t blen = wf_encode(&s.r->msgs[0].m, b, sizeof b);
     assert_int_equal(blen, alen);
     assert_memory_equal(a, b, alen);
-    assert_int_equal(udp.entity_count, 1);
-    assert_int_equal(w->ent_count, 1);
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    assert_int_equal(s.o.entity_count, 1);
+    assert_int_equal(s.w->ent_count, 1);
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
 
     /* A new sequence is a new entity. */
-    sweep_msg_spawned next = wf_spawn(w, &udp, r, 8);
+    sweep_msg_spawned next = wf_spawn(s.w, &s.o, s.r, 8);
     assert_int_not_equal(next.entity, first.entity);
-    assert_int_equal(udp.entity_count, 2);
+    assert_int_equal(s.o.entity_count, 2);
 
     /* Over TCP nothing arrives twice: the same sequence again is a new Spawn. */
-    sweep_msg_spawned t1 = wf_spawn(w, &tcp, r, 7);
-    sweep_msg_spawned t2 = wf_spawn(w, &tcp, r, 7);
+    sweep_msg_spawned t1 = wf_spawn(s.w, &tcp, s.r, 7);
+    sweep_msg_spawned t2 = wf_spawn(s.w, &tcp, s.r, 7);
     assert_int_not_equal(t1.entity, t2.entity);
     assert_int_equal(tcp.entity_count, 2);
 
-    sweep__owner_release(&udp, NULL);
     sweep__owner_release(&tcp, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void spawn_past_max_entities_is_refused(void **state)
@@ -135,178 +128,161 @@ static void spawn_past_max_entities_is_refused(void **state)
     (void)state;
     sweep__world_options opt = wf_options();
     opt.max_entities = 2;
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o, other;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_owner(&other, w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_spawn(w, &o, r, 1);
-    wf_spawn(w, &o, r, 2);
-    uint64_t hash = sweep__world_state_hash(w);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep__owner other;
+    wf_owner(&other, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_spawn(s.w, &s.o, s.r, 1);
+    wf_spawn(s.w, &s.o, s.r, 2);
+    uint64_t hash = sweep__world_state_hash(s.w);
 
-    wf_clear(r);
+    wf_clear(s.r);
     sweep_message m = wf_spawn_msg(3);
-    wf_request(w, &o, r, &m);
-    const char *why = wf_error(r, SWEEP_WIRE_TOO_MANY_ENTITIES, 3);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *why = wf_error(s.r, SWEEP_WIRE_TOO_MANY_ENTITIES, 3);
     assert_non_null(strstr(why, "at most 2 entities"));
-    assert_string_equal(r->calls, "M");
-    assert_int_equal(o.entity_count, 2);
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    assert_string_equal(s.r->calls, "M");
+    assert_int_equal(s.o.entity_count, 2);
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
 
     /* The limit is the owner's, not the world's. */
-    wf_spawn(w, &other, r, 1);
-    assert_int_equal(w->ent_count, 3);
+    wf_spawn(s.w, &other, s.r, 1);
+    assert_int_equal(s.w->ent_count, 3);
 
-    sweep__owner_release(&o, NULL);
     sweep__owner_release(&other, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void no_room_in_memory_refuses_with_the_sinks_why(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    uint64_t hash = sweep__world_state_hash(w);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    uint64_t hash = sweep__world_state_hash(s.w);
 
-    r->mem_full = 1;
-    r->mem_why = "entities hold 9000 bytes of the 8192 --max-entity-memory allows";
+    s.r->mem_full = 1;
+    s.r->mem_why = "entities hold 9000 bytes of the 8192 --max-entity-memory allows";
     sweep_message m = wf_spawn_msg(1);
-    wf_request(w, &o, r, &m);
-    const char *why = wf_error(r, SWEEP_WIRE_TOO_MANY_ENTITIES, 1);
-    assert_non_null(strstr(why, r->mem_why));
-    assert_string_equal(r->calls, "fM");
-    assert_int_equal(w->ent_count, 0);
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *why = wf_error(s.r, SWEEP_WIRE_TOO_MANY_ENTITIES, 1);
+    assert_non_null(strstr(why, s.r->mem_why));
+    assert_string_equal(s.r->calls, "fM");
+    assert_int_equal(s.w->ent_count, 0);
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
 
     /* Room again: the same Spawn goes through. */
-    r->mem_full = 0;
-    sweep_msg_spawned sp = wf_spawn(w, &o, r, 1);
+    s.r->mem_full = 0;
+    sweep_msg_spawned sp = wf_spawn(s.w, &s.o, s.r, 1);
     assert_int_equal(sp.spawn_point, 1);
-    assert_int_equal(w->ent_count, 1);
+    assert_int_equal(s.w->ent_count, 1);
 
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void no_id_to_give_is_internal_and_dropped(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    r->draw = 0; /* no draw_id, as in a replay */
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    uint64_t hash = sweep__world_state_hash(w);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    s.r->draw = 0; /* no draw_id, as in a replay */
+    uint64_t hash = sweep__world_state_hash(s.w);
 
     sweep_message m = wf_spawn_msg(1);
-    wf_request(w, &o, r, &m);
-    const char *why = wf_error(r, SWEEP_WIRE_INTERNAL, 1);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *why = wf_error(s.r, SWEEP_WIRE_INTERNAL, 1);
     assert_non_null(strstr(why, "no entity id"));
     /* Dropped (a replay must not see it) before the answer; nothing made. */
-    assert_string_equal(r->calls, "fdM");
-    assert_int_equal(r->entities, 0);
-    assert_int_equal(w->ent_count, 0);
-    assert_int_equal(o.entity_count, 0);
+    assert_string_equal(s.r->calls, "fdM");
+    assert_int_equal(s.r->entities, 0);
+    assert_int_equal(s.w->ent_count, 0);
+    assert_int_equal(s.o.entity_count, 0);
     /* Not even the round robin of spawn points moved. */
-    assert_int_equal(sweep__world_state_hash(w), hash);
+    assert_int_equal(sweep__world_state_hash(s.w), hash);
 
     /* With an id given it spawns at the point the failed one would have had. */
     const uint32_t ids[] = {42};
-    wf_clear(r);
-    wf_request_ids(w, &o, r, &m, ids, 1);
-    const sweep_msg_spawned *sp = &wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
+    wf_clear(s.r);
+    wf_request_ids(s.w, &s.o, s.r, &m, ids, 1);
+    const sweep_msg_spawned *sp = &wf_only(s.r, SWEEP_MSG_SPAWNED)->as.spawned;
     assert_int_equal(sp->entity, 42);
     assert_int_equal(sp->spawn_point, 1);
 
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void despawn_answers_despawned(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner o;
-    wf_owner(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    sweep_msg_spawned a = wf_spawn(w, &o, r, 1);
-    sweep_msg_spawned b = wf_spawn(w, &o, r, 2);
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep_msg_spawned a = wf_spawn(s.w, &s.o, s.r, 1);
+    sweep_msg_spawned b = wf_spawn(s.w, &s.o, s.r, 2);
 
-    wf_clear(r);
+    wf_clear(s.r);
     sweep_message m = wf_despawn_msg(a.entity, 3);
-    wf_request(w, &o, r, &m);
-    const sweep_message *out = wf_only(r, SWEEP_MSG_DESPAWNED);
+    wf_request(s.w, &s.o, s.r, &m);
+    const sweep_message *out = wf_only(s.r, SWEEP_MSG_DESPAWNED);
     assert_int_equal(out->sequence, 3);
     assert_int_equal(out->as.despawned.entity, a.entity);
     assert_int_equal(out->as.despawned.crushed_by, 0);
-    assert_string_equal(r->calls, "-M");
-    assert_int_equal(r->entities, -1);
-    assert_null(sweep__world_entity(w, &o, a.entity));
-    assert_non_null(sweep__world_entity(w, &o, b.entity));
-    assert_int_equal(w->ent_count, 1);
-    assert_int_equal(w->entities.count, 1);
-    assert_int_equal(o.entity_count, 1);
+    assert_string_equal(s.r->calls, "-M");
+    assert_int_equal(s.r->entities, -1);
+    assert_null(sweep__world_entity(s.w, &s.o, a.entity));
+    assert_non_null(sweep__world_entity(s.w, &s.o, b.entity));
+    assert_int_equal(s.w->ent_count, 1);
+    assert_int_equal(s.w->entities.count, 1);
+    assert_int_equal(s.o.entity_count, 1);
 
     /* Gone is gone. */
-    wf_clear(r);
+    wf_clear(s.r);
     m = wf_despawn_msg(a.entity, 4);
-    wf_request(w, &o, r, &m);
-    wf_error(r, SWEEP_WIRE_UNKNOWN_ENTITY, 4);
-    assert_int_equal(r->msgs[0].m.as.error.entity, a.entity);
-    assert_int_equal(w->ent_count, 1);
+    wf_request(s.w, &s.o, s.r, &m);
+    wf_error(s.r, SWEEP_WIRE_UNKNOWN_ENTITY, 4);
+    assert_int_equal(s.r->msgs[0].m.as.error.entity, a.entity);
+    assert_int_equal(s.w->ent_count, 1);
 
-    sweep__owner_release(&o, NULL);
-    sweep__world_close(w);
-    free(r);
+    wf_one_close(&s);
 }
 
 static void releasing_an_owner_frees_all_it_owns(void **state)
 {
     (void)state;
     sweep__world_options opt = wf_options();
-    sweep__world *w = wf_open(&opt);
-    wf_rec *r = wf_rec_new();
-    sweep__owner a, b;
-    wf_owner(&a, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_owner(&b, w, 2, SWEEP_WIRE_ROLE_SERVER, 0);
+    wf_one s; /* s.o: a player; b: the server role */
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep__owner b;
+    wf_owner(&b, s.w, 2, SWEEP_WIRE_ROLE_SERVER, 0);
     uint32_t mine[3];
     for (uint32_t i = 0; i < 3; i++)
-        mine[i] = wf_spawn(w, &a, r, i + 1).entity;
-    wf_clear(r);
+        mine[i] = wf_spawn(s.w, &s.o, s.r, i + 1).entity;
+    wf_clear(s.r);
     sweep_message m = wf_spawn_at(1, 24, 0, 1); /* the server role's own place: the east wing */
-    wf_request(w, &b, r, &m);
-    uint32_t theirs = wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned.entity;
-    assert_int_equal(w->ent_count, 4);
+    wf_request(s.w, &b, s.r, &m);
+    uint32_t theirs = wf_only(s.r, SWEEP_MSG_SPAWNED)->as.spawned.entity;
+    assert_int_equal(s.w->ent_count, 4);
 
-    wf_clear(r);
-    sweep__world_sink sink = wf_sink(r);
-    sweep__owner_release(&a, &sink);
-    assert_string_equal(r->calls, "---");
-    assert_int_equal(r->entities, -3);
-    assert_int_equal(a.entity_count, 0);
-    assert_null(a.entities);
+    wf_clear(s.r);
+    sweep__world_sink sink = wf_sink(s.r);
+    sweep__owner_release(&s.o, &sink);
+    assert_string_equal(s.r->calls, "---");
+    assert_int_equal(s.r->entities, -3);
+    assert_int_equal(s.o.entity_count, 0);
+    assert_null(s.o.entities);
     for (uint32_t i = 0; i < 3; i++)
-        assert_null(sweep__world_entity(w, &a, mine[i]));
-    assert_int_equal(w->ent_count, 1);
-    assert_int_equal(w->entities.count, 1);
-    assert_ptr_equal(w->ents[0], sweep__world_entity(w, &b, theirs));
-    sweep__world_check(w);
+        assert_null(sweep__world_entity(s.w, &s.o, mine[i]));
+    assert_int_equal(s.w->ent_count, 1);
+    assert_int_equal(s.w->entities.count, 1);
+    assert_ptr_equal(s.w->ents[0], sweep__world_entity(s.w, &b, theirs));
+    sweep__world_check(s.w);
 
     sweep__owner_release(&b, &sink);
-    assert_int_equal(w->ent_count, 0);
-    assert_int_equal(w->entities.count, 0);
-    sweep__world_check(w);
-    sweep__world_close(w);
-    free(r);
+    assert_int_equal(s.w->ent_count, 0);
+    assert_int_equal(s.w->entities.count, 0);
+    sweep__world_check(s.w);
+    wf_one_close(&s);
 }
 
 int main(void)

@@ -10,53 +10,30 @@
 
 #define BANK 0.1
 
-typedef struct scene {
-    sweep__world *w;
-    wf_rec *r;
-    sweep__owner o;
-    sweep_msg_spawned sp;
-    uint32_t seq;
-} scene;
-
-static void scene_open(scene *s, uint32_t role)
+static void open_with_bank(wf_one *s, uint32_t role)
 {
     sweep__world_options opt = wf_options();
     opt.time_bank = BANK;
-    s->w = wf_open(&opt);
-    s->r = wf_rec_new();
-    wf_owner(&s->o, s->w, 1, role, 0);
-    sweep_message m = wf_spawn_msg(1);
-    m.as.spawn.spawn_point = 1;
-    wf_clear(s->r);
-    wf_request(s->w, &s->o, s->r, &m);
-    s->sp = wf_only(s->r, SWEEP_MSG_SPAWNED)->as.spawned;
-    s->seq = 1;
+    wf_one_spawned(s, &opt, role);
 }
 
-static void scene_close(scene *s)
+static sweep_msg_move_result walk(wf_one *s, uint32_t sequence, double dt)
 {
-    sweep__owner_release(&s->o, NULL);
-    sweep__world_close(s->w);
-    free(s->r);
-}
-
-static sweep_msg_move_result walk(scene *s, double dt)
-{
-    sweep_message m = wf_move_msg(s->sp.entity, s->seq++, sweep_v3(2, 1, 0), dt);
+    sweep_message m = wf_move_msg(s->sp.entity, sequence, sweep_v3(2, 1, 0), dt);
     return wf_move(s->w, &s->o, s->r, &m);
 }
 
 static void a_move_past_the_bank_is_cut_and_ticks_credit_it_back(void **state)
 {
     (void)state;
-    scene s;
-    scene_open(&s, SWEEP_WIRE_ROLE_PLAYER);
+    wf_one s;
+    open_with_bank(&s, SWEEP_WIRE_ROLE_PLAYER);
     const double period = s.w->period_s;
     assert_true(period == 1.0 / 60.0); /* the arena's tick rate */
 
     /* A new entity's bank is full: a move of 0.3 s gets 0.1 of it. */
     sweep_actor twin = {s.sp.position, sweep_v3(0, 0, 0), 0};
-    sweep_msg_move_result r = walk(&s, 0.3);
+    sweep_msg_move_result r = walk(&s, 1, 0.3);
     assert_true(r.applied_dt == BANK);
     assert_true(r.time_excess == 0.3 - BANK);
     assert_true(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
@@ -70,7 +47,7 @@ static void a_move_past_the_bank_is_cut_and_ticks_credit_it_back(void **state)
     /* Spent, and no tick since: a tick's worth is cut to nothing, and
      * nothing moves. */
     sweep_vec3 at = r.position;
-    r = walk(&s, period);
+    r = walk(&s, 2, period);
     assert_true(r.applied_dt < period);
     assert_true(r.applied_dt == 0.0);
     assert_true(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
@@ -79,41 +56,42 @@ static void a_move_past_the_bank_is_cut_and_ticks_credit_it_back(void **state)
     /* N ticks later a move of N periods is granted whole. */
     const unsigned n = 5;
     wf_ticks(s.w, s.r, n);
-    r = walk(&s, n * period);
+    r = walk(&s, 3, n * period);
     assert_true(r.applied_dt == n * period);
     assert_true(r.time_excess == 0.0);
     assert_false(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
 
     /* Three ticks do not pay for five. */
     wf_ticks(s.w, s.r, 3);
-    r = walk(&s, n * period);
+    r = walk(&s, 4, n * period);
     assert_true(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
     assert_true(fabs(r.applied_dt - 3 * period) < 1e-9);
 
     /* However long the wait, the bank holds at most BANK. */
     wf_ticks(s.w, s.r, 600);
-    r = walk(&s, 0.5);
+    r = walk(&s, 5, 0.5);
     assert_true(r.applied_dt == BANK);
     assert_true(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
 
     /* Every cut counted for the owner and the world. */
     assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_TIME_BUDGET_BIT], 4);
     assert_int_equal(s.w->counts.rules_total[SWEEP_WIRE_RULE_TIME_BUDGET_BIT], 4);
-    scene_close(&s);
+    wf_one_close(&s);
 }
 
 static void the_server_role_is_granted_what_it_asks(void **state)
 {
     (void)state;
-    scene s;
-    scene_open(&s, SWEEP_WIRE_ROLE_SERVER);
+    wf_one s;
+    open_with_bank(&s, SWEEP_WIRE_ROLE_SERVER);
     for (int i = 0; i < 3; i++) {
-        sweep_msg_move_result r = walk(&s, 0.3);
+        sweep_msg_move_result r = walk(&s, (uint32_t)i + 1, 0.3);
         assert_true(r.applied_dt == 0.3);
         assert_false(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
     }
     assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_TIME_BUDGET_BIT], 0);
-    scene_close(&s);
+    assert_int_equal(s.w->counts.moves_total, 3);
+    wf_one_close(&s);
 }
 
 int main(void)

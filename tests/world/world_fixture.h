@@ -247,6 +247,30 @@ static inline void wf_owner(sweep__owner *o, sweep__world *w, uint64_t id, uint3
     sweep__owner_init(o, w, id, role, udp, w->opt.max_batch, "tester", 6, 0);
 }
 
+/* What most tests start from: a world on the arena, a recorder, one owner
+ * and, once spawned, its entity. */
+typedef struct wf_one {
+    sweep__world *w;
+    wf_rec *r;
+    sweep__owner o;
+    sweep_msg_spawned sp;
+} wf_one;
+
+static inline void wf_one_open(wf_one *s, const sweep__world_options *opt, uint32_t role, int udp)
+{
+    memset(s, 0, sizeof *s);
+    s->w = wf_open(opt);
+    s->r = wf_rec_new();
+    wf_owner(&s->o, s->w, 1, role, udp);
+}
+
+static inline void wf_one_close(wf_one *s)
+{
+    sweep__owner_release(&s->o, NULL);
+    sweep__world_close(s->w);
+    free(s->r);
+}
+
 /* Applies one request of o; ids (may be NULL) are the ids a Spawn gives. */
 static inline void wf_request_ids(sweep__world *w, sweep__owner *o, wf_rec *r, const sweep_message *m, const uint32_t *ids,
                            uint32_t id_count)
@@ -345,6 +369,24 @@ static inline sweep_msg_spawned wf_spawn(sweep__world *w, sweep__owner *o, wf_re
     sweep_message m = wf_spawn_msg(sequence);
     wf_request(w, o, r, &m);
     return wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
+}
+
+/* Spawns at the map's spawn point n, which either role may name. */
+static inline sweep_msg_spawned wf_spawn_point(sweep__world *w, sweep__owner *o, wf_rec *r, uint32_t sequence,
+                                               uint32_t n)
+{
+    wf_clear(r);
+    sweep_message m = wf_spawn_msg(sequence);
+    m.as.spawn.spawn_point = n;
+    wf_request(w, o, r, &m);
+    return wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
+}
+
+/* wf_one_open, and the owner's entity spawned at the map's first point. */
+static inline void wf_one_spawned(wf_one *s, const sweep__world_options *opt, uint32_t role)
+{
+    wf_one_open(s, opt, role, 0);
+    s->sp = wf_spawn_point(s->w, &s->o, s->r, 1, 1);
 }
 
 /* Moves and returns the MoveResult. */
