@@ -4,8 +4,8 @@
  * replays stand on: two worlds opened on the same map and fed the same
  * requests and ticks agree on sweep__world_state_hash after every step and
  * answer the same bytes, and a world fed one different request parts from
- * them at that step and not before; the hash covers what a next move
- * starts from, the time budget included.
+ * them at that step and not before; the hash covers what the next
+ * request starts from, the time budget and the next spawn point included.
  */
 #include "tests/world/world_fixture.h"
 
@@ -84,8 +84,10 @@ static uint32_t spawned(const sweep_message *m)
  * other, and the server role riding the lift: walks, jumps, batches, a
  * despawn and respawn, a door commanded, ticks throughout. With changed,
  * one wish of one move at CHANGED_STEP differs. */
-static void play(run *x, int changed)
+static run *play(int changed)
 {
+    run *x = calloc(1, sizeof *x);
+    assert_non_null(x);
     sweep__world_options opt = wf_options();
     opt.players_block = 1;
     x->w = wf_open(&opt);
@@ -149,6 +151,7 @@ static void play(run *x, int changed)
         fold_answers(x);
         x->hashes[t + 1] = sweep__world_state_hash(x->w);
     }
+    return x;
 }
 
 static void done(run *x)
@@ -158,16 +161,13 @@ static void done(run *x)
     sweep__owner_release(&x->srv, NULL);
     sweep__world_close(x->w);
     free(x->r);
+    free(x);
 }
 
 static void same_requests_same_hash(void **state)
 {
     (void)state;
-    run *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    assert_non_null(a);
-    assert_non_null(b);
-    play(a, 0);
-    play(b, 0);
+    run *a = play(0), *b = play(0);
     for (uint32_t t = 0; t <= STEPS; t++)
         if (a->hashes[t] != b->hashes[t])
             fail_msg("the state hashes part at step %u", t);
@@ -186,18 +186,12 @@ static void same_requests_same_hash(void **state)
     assert_true(rider->actor.position.z > 1.5);
     done(a);
     done(b);
-    free(a);
-    free(b);
 }
 
 static void a_different_request_gives_a_different_hash(void **state)
 {
     (void)state;
-    run *a = calloc(1, sizeof *a), *c = calloc(1, sizeof *c);
-    assert_non_null(a);
-    assert_non_null(c);
-    play(a, 0);
-    play(c, 1);
+    run *a = play(0), *c = play(1);
     /* Alike until the step whose move differs, different from there on. */
     for (uint32_t t = 0; t <= CHANGED_STEP; t++)
         assert_true(a->hashes[t] == c->hashes[t]);
@@ -207,8 +201,6 @@ static void a_different_request_gives_a_different_hash(void **state)
     assert_true(a->answers != c->answers);
     done(a);
     done(c);
-    free(a);
-    free(c);
 }
 
 /* Everything the next move starts from is in the hash, the time budget
@@ -220,24 +212,38 @@ static void the_hash_covers_the_time_budget(void **state)
     sweep__world_options small = wf_options(), large = wf_options();
     small.time_bank = 0.25;
     large.time_bank = 0.5;
-    sweep__world *ws = wf_open(&small), *wl = wf_open(&large);
-    wf_rec *rs = wf_rec_new(), *rl = wf_rec_new();
-    sweep__owner os, ol;
-    wf_owner(&os, ws, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    wf_owner(&ol, wl, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
-    assert_true(sweep__world_state_hash(ws) == sweep__world_state_hash(wl));
-    uint32_t id = wf_spawn(ws, &os, rs, 1).entity;
-    assert_int_equal(wf_spawn(wl, &ol, rl, 1).entity, id);
-    assert_true(sweep__world_state_hash(ws) != sweep__world_state_hash(wl));
+    wf_one s, l;
+    wf_one_open(&s, &small, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_one_open(&l, &large, SWEEP_WIRE_ROLE_PLAYER, 0);
+    assert_true(sweep__world_state_hash(s.w) == sweep__world_state_hash(l.w));
+    uint32_t id = wf_spawn(s.w, &s.o, s.r, 1).entity;
+    assert_int_equal(wf_spawn(l.w, &l.o, l.r, 1).entity, id);
+    assert_true(sweep__world_state_hash(s.w) != sweep__world_state_hash(l.w));
     sweep_message m = wf_move_msg(id, 1, sweep_v3(1, 0, 0), 0.4);
-    assert_true(wf_move(ws, &os, rs, &m).applied_dt == 0.25);
-    assert_true(wf_move(wl, &ol, rl, &m).applied_dt == 0.4);
-    sweep__owner_release(&os, NULL);
-    sweep__owner_release(&ol, NULL);
-    sweep__world_close(ws);
-    sweep__world_close(wl);
-    free(rs);
-    free(rl);
+    assert_true(wf_move(s.w, &s.o, s.r, &m).applied_dt == 0.25);
+    assert_true(wf_move(l.w, &l.o, l.r, &m).applied_dt == 0.4);
+    wf_one_close(&s);
+    wf_one_close(&l);
+}
+
+/* And what the next Spawn starts from: the point the round robin is at.
+ * A world whose only player came and went is empty, like a fresh one, but
+ * places the next player elsewhere. */
+static void the_hash_covers_the_next_spawn_point(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one came, fresh;
+    wf_one_open(&came, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_one_open(&fresh, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep_message m = wf_despawn_msg(wf_spawn(came.w, &came.o, came.r, 1).entity, 2);
+    wf_request(came.w, &came.o, came.r, &m);
+    assert_int_equal(came.w->ent_count, 0);
+    assert_true(sweep__world_state_hash(came.w) != sweep__world_state_hash(fresh.w));
+    assert_int_equal(wf_spawn(came.w, &came.o, came.r, 3).spawn_point, 2);
+    assert_int_equal(wf_spawn(fresh.w, &fresh.o, fresh.r, 3).spawn_point, 1);
+    wf_one_close(&came);
+    wf_one_close(&fresh);
 }
 
 int main(void)
@@ -247,6 +253,7 @@ int main(void)
         cmocka_unit_test(same_requests_same_hash),
         cmocka_unit_test(a_different_request_gives_a_different_hash),
         cmocka_unit_test(the_hash_covers_the_time_budget),
+        cmocka_unit_test(the_hash_covers_the_next_spawn_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
