@@ -46,9 +46,7 @@ static void player_spawns_at_a_spawn_point_with_the_map_radii(void **state)
     assert_int_equal(s.r->nids, 1);
     assert_int_equal(s.r->ids[0], 0x5eed0001u);
     assert_int_equal(s.r->entities, 1);
-    const sweep__entity *e = sweep__world_entity(s.w, &s.o, 0x5eed0001u);
-    assert_non_null(e);
-    assert_vec3_equal(e->actor.position, sp->position);
+    assert_non_null(sweep__world_entity(s.w, &s.o, 0x5eed0001u));
     assert_int_equal(s.w->ent_count, 1);
 
     /* No ids given: drawn from the sink. Other radii and a position asked
