@@ -115,15 +115,15 @@ install: all
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man
-# page: server/server.mk; sweep.pc: client-sdk/client-sdk.mk). A new install
-# rule needs its files here too. uninstall removes exactly these, builds
-# nothing, and leaves anything else it finds (a map of your own in
+# page: server/server.mk; the pkg-config files: client-sdk/client-sdk.mk). A
+# new install rule needs its files here too. uninstall removes exactly these,
+# builds nothing, and leaves anything else it finds (a map of your own in
 # share/sweep/maps keeps that folder).
 INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(notdir $(LIBRARIES))) \
 	$(addprefix include/sweep/,$(INSTALL_HEADERS)) \
 	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
-	$(if $(CLIENT_PC),lib/pkgconfig/sweep.pc)
+	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS)))
 # The folders that are sweep's alone, each before the one holding it (header
 # folders are one level deep); bin, lib, share/man and the rest are shared
 # with other packages and stay.

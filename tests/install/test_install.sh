@@ -181,7 +181,6 @@ sha256_abc=$sha_abc
 triangles=$rows
 triangle_rows=$rows
 ping=Ping,7,123456789abcdef
-record_open_missing=refused
 EOF
 build_and_run "C++17 program on the installed SDK" use_sdk_cc "$tmp/expect_cc" "$here/use_sdk.cc" \
     g++ -std=c++17

@@ -81,11 +81,5 @@ int main(int argc, char **argv)
         std::printf("ping=%s,%u,%llx\n", back.kind == SWEEP_MSG_PING ? "Ping" : "other", back.sequence,
                     static_cast<unsigned long long>(back.as.ping.client_time));
     }
-
-    // server library (record.h): a missing session log is refused, with why.
-    sweep_record_reader *r = sweep_record_open("/nonexistent/sweep-test.sweeplog", err, sizeof err);
-    std::printf("record_open_missing=%s\n", r == nullptr && err[0] != '\0' ? "refused" : "opened");
-    if (r != nullptr)
-        sweep_record_close(r);
     return 0;
 }
