@@ -106,12 +106,25 @@ run: $(RUN_DEPS)
 bench: $(BENCHES) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/bench/run-bench.sh
 
+# Installed headers: what a game includes to use libsweep and the replay
+# (each fragment's INSTALL_HEADERS: the client SDK's headers and what they
+# include), under include/sweep. They name each other <sweep/core/world.h>,
+# and pkg-config's Cflags is -I$(PREFIX)/include, so a game with its own
+# core/world.h on its include path never has it taken for sweep's. The
+# sources say "core/world.h" (found through -I.); install rewrites each
+# such line with SWEEP_HEADER_SED, and puts the client SDK's own headers
+# at the top (client-sdk/client.h is <sweep/client.h>): sweep_header_dest.
+# tests/install/test_install.sh checks the result.
+sweep_header_dest = $(patsubst client-sdk/%,%,$(1))
+SWEEP_HEADER_SED = -e 's|^\#include "client-sdk/|\#include "|' -e 's|^\#include "\([^"]*\)"|\#include <sweep/\1>|'
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sweep
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
-	for h in $(INSTALL_HEADERS); do \
-		install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/sweep/$$h || exit 1; done
+	for h in $(foreach h,$(INSTALL_HEADERS),$(h):$(call sweep_header_dest,$(h))); do \
+		d=$(DESTDIR)$(PREFIX)/include/sweep/$${h#*:}; install -d "$${d%/*}" && \
+		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man
@@ -120,15 +133,16 @@ install: all
 # builds nothing, and leaves anything else it finds (a map of your own in
 # share/sweep/maps keeps that folder).
 INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(notdir $(LIBRARIES))) \
-	$(addprefix include/sweep/,$(INSTALL_HEADERS)) \
+	$(addprefix include/sweep/,$(call sweep_header_dest,$(INSTALL_HEADERS))) \
 	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
 	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS)))
 # The folders that are sweep's alone, each before the one holding it (header
-# folders are one level deep); bin, lib, share/man and the rest are shared
-# with other packages and stay.
-INSTALLED_DIRS = $(addprefix include/sweep/,$(sort $(dir $(INSTALL_HEADERS)))) include/sweep \
-	share/sweep/maps share/sweep
+# folders are one level deep; the client SDK's headers are in include/sweep
+# itself); bin, lib, share/man and the rest are shared with other packages
+# and stay.
+INSTALLED_DIRS = $(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(call sweep_header_dest,$(INSTALL_HEADERS)))))) \
+	include/sweep share/sweep/maps share/sweep
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_FILES))

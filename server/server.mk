@@ -8,8 +8,9 @@ SERVER_LIB := $(LIB)/libsweep-server.a
 # Link flags every user of SERVER_LIB needs (after the other sweep libraries).
 SERVER_LDLIBS = -luv -ldeflate -lmicrohttpd -lpthread $(MAPS_LDLIBS)
 
+# No server header is installed: a game links libsweep, never the server,
+# and the replay (client-sdk/replay.h) declares what its users need.
 LIBRARIES += $(SERVER_LIB)
-INSTALL_HEADERS += server/server.h server/options.h server/record.h
 
 $(SERVER_LIB): $(SERVER_OBJ)
 	@mkdir -p $(@D)

@@ -9,7 +9,8 @@ TESTS += tests/core/cross_build.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
-# built on the installed headers through the installed sweep.pc.
+# built on the installed headers through the installed pkg-config files (a
+# client against a real sweepd, the replay of the golden logs).
 TESTS += tests/install/test_install.sh
 
 # Core tests walk generated levels, which live in maps/.
