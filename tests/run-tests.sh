@@ -19,7 +19,7 @@
 # Programs are independent of each other: the servers they start listen on
 # free ports of 127.0.0.1 and they write into private temporary
 # directories. The exception is the pair that runs `make install` from the
-# build directory (which writes sweep.pc there): they share one slot.
+# build directory (which writes the pkg-config files there): they share one slot.
 #
 # The slowest programs start first, by the times of the previous run
 # ($BUILD/tests/run-times, which only orders, never decides anything), so

@@ -9,7 +9,8 @@ TESTS += tests/core/cross_build.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
-# built on the installed headers through the installed sweep.pc.
+# built on the installed headers through the installed pkg-config files (a
+# client against a real sweepd, the replay of the golden logs).
 TESTS += tests/install/test_install.sh
 
 # Core tests walk generated levels, which live in maps/.
@@ -66,14 +67,14 @@ $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Replay tests: the golden session logs of tests/replay/golden replayed
-# through the C API (libsweep-client's replay over sweepd's own world
-# code, as sweep-replay links it), logs a real sweepd records while
-# sweep-bots play (killed, rotated) or the sweep CLI drives (riders, raw
-# moves), and sweep-replay itself; another map comes from sweep-mapgen.
-# Deferred (=): the libraries are named in client-sdk.mk and server.mk,
-# read after this file.
-TEST_LIBS_replay = $(CLIENT_LIB) $(REPLAY_DEPLIBS)
-TEST_LDLIBS_replay = $(REPLAY_LDLIBS)
+# through the C API (libsweep-replay, linked as sweep-replay links it),
+# logs a real sweepd records while sweep-bots play (killed, rotated) or the
+# sweep CLI drives (riders, raw moves), and sweep-replay itself; another
+# map comes from sweep-mapgen. Deferred (=): the libraries are named in
+# client-sdk.mk and server.mk, read after this file; REPLAY_LINK's system
+# libraries go with the link flags.
+TEST_LIBS_replay = $(REPLAY_LIB) $(filter %.a,$(REPLAY_LINK))
+TEST_LDLIBS_replay = $(filter-out %.a,$(REPLAY_LINK))
 $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
 	$(BIN)/sweep-mapgen $(BIN)/sweep
 
