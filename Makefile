@@ -1,7 +1,8 @@
 # sweep - top-level build.
 #
 #   make            build every library and program into $(BUILD)/bin
-#   make test       build and run every test (unit, integration, interop)
+#   make test       build and run every test (unit, integration, interop);
+#                   TESTS_FILTER=PATTERN runs only the tests of that name
 #   make bench      run the benchmarks, one BENCH line per figure
 #   make run        run the main job (see README.md)
 #   make install    install programs, libraries and headers under $(DESTDIR)$(PREFIX)
@@ -95,6 +96,11 @@ $(BUILD)/.deps-ok:
 	@touch $@
 
 # --- top targets ------------------------------------------------------------
+# TESTS_FILTER=PATTERN runs only the tests so named in every cmocka program
+# (SWEEP_TEST_FILTER, tests/README.md); TESTS=PROGRAM... only those programs.
+ifneq ($(TESTS_FILTER),)
+test: export SWEEP_TEST_FILTER := $(TESTS_FILTER)
+endif
 test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
 
