@@ -27,6 +27,7 @@
  * A new entity is at rest, not grounded, with a full time bank.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "server/world/world_impl.h"

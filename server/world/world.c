@@ -14,6 +14,7 @@
  * does depends on the tick number and the entities only.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
