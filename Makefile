@@ -1,7 +1,8 @@
 # sweep - top-level build.
 #
 #   make            build every library and program into $(BUILD)/bin
-#   make test       build and run every test (unit, integration, interop)
+#   make test       build and run every test (unit, integration, interop);
+#                   TESTS_FILTER=PATTERN runs only the tests of that name
 #   make bench      run the benchmarks, one BENCH line per figure
 #   make run        run the main job (see README.md)
 #   make install    install programs, libraries and headers under $(DESTDIR)$(PREFIX)
@@ -11,7 +12,7 @@
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
 # SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
 # server's invariant checks, into build-debug/; sanitizer builds have them
-# too), FAULTS=1 (allocation failures injected on demand, server/world/alloc.h,
+# too), FAULTS=1 (allocation failures injected on demand, server/alloc.h,
 # into build-faults/; with the invariant checks), PREFIX, DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
@@ -49,7 +50,7 @@ endif
 ifneq ($(SANITIZER)$(DEBUG)$(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_CHECKS=1
 endif
-# Allocations of server/ that fail when SWEEP_FAIL_ALLOC says (server/world/alloc.h).
+# Allocations of server/ that fail when SWEEP_FAIL_ALLOC says (server/alloc.h).
 ifneq ($(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_FAULTS=1
 endif
@@ -95,6 +96,11 @@ $(BUILD)/.deps-ok:
 	@touch $@
 
 # --- top targets ------------------------------------------------------------
+# TESTS_FILTER=PATTERN runs only the tests so named in every cmocka program
+# (SWEEP_TEST_FILTER, tests/README.md); TESTS=PROGRAM... only those programs.
+ifneq ($(TESTS_FILTER),)
+test: export SWEEP_TEST_FILTER := $(TESTS_FILTER)
+endif
 test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
 
@@ -106,31 +112,42 @@ run: $(RUN_DEPS)
 bench: $(BENCHES) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/bench/run-bench.sh
 
+# Installed headers: what a game includes to use libsweep and the replay
+# (each fragment's INSTALL_HEADERS: the client SDK's headers and what they
+# include), under include/sweep. They name each other <sweep/core/world.h>,
+# and pkg-config's Cflags is -I$(PREFIX)/include, so a game with its own
+# core/world.h on its include path never has it taken for sweep's. The
+# sources say "core/world.h" (found through -I.); install rewrites each
+# such line with SWEEP_HEADER_SED, and puts the client SDK's own headers
+# at the top (client-sdk/client.h is <sweep/client.h>): sweep_header_dest.
+# tests/install/test_install.sh checks the result.
+sweep_header_dest = $(patsubst client-sdk/%,%,$(1))
+SWEEP_HEADER_SED = -e 's|^\#include "client-sdk/|\#include "|' -e 's|^\#include "\([^"]*\)"|\#include <sweep/\1>|'
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sweep
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
-	for h in $(INSTALL_HEADERS); do \
-		install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/sweep/$$h || exit 1; done
+	for h in $(foreach h,$(INSTALL_HEADERS),$(h):$(call sweep_header_dest,$(h))); do \
+		d=$(DESTDIR)$(PREFIX)/include/sweep/$${h#*:}; install -d "$${d%/*}" && \
+		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man
-# page: server/server.mk; sweep.pc: client-sdk/client-sdk.mk). A new install
-# rule needs its files here too. uninstall removes exactly these, builds
-# nothing, and leaves anything else it finds (a map of your own in
+# page: server/server.mk; the pkg-config files: client-sdk/client-sdk.mk). A
+# new install rule needs its files here too. uninstall removes exactly these,
+# builds nothing, and leaves anything else it finds (a map of your own in
 # share/sweep/maps keeps that folder).
 INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(notdir $(LIBRARIES))) \
-	$(addprefix include/sweep/,$(INSTALL_HEADERS)) \
+	$(addprefix include/sweep/,$(call sweep_header_dest,$(INSTALL_HEADERS))) \
 	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
-	$(if $(CLIENT_PC),lib/pkgconfig/sweep.pc)
+	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS)))
 # The folders that are sweep's alone, each before the one holding it (header
-# folders are one or two levels deep: server/record/); bin, lib, share/man
-# and the rest are shared with other packages and stay. uninstall skips a
-# folder that is not empty yet, and meets its parent again in the second list.
-INSTALL_HEADER_DIRS = $(sort $(dir $(INSTALL_HEADERS)))
-INSTALLED_DIRS = $(addprefix include/sweep/,$(INSTALL_HEADER_DIRS)) \
-	$(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(patsubst %/,%,$(INSTALL_HEADER_DIRS)))))) \
+# folders are one level deep; the client SDK's headers are in include/sweep
+# itself); bin, lib, share/man and the rest are shared with other packages
+# and stay.
+INSTALLED_DIRS = $(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(call sweep_header_dest,$(INSTALL_HEADERS)))))) \
 	include/sweep share/sweep/maps share/sweep
 
 uninstall:

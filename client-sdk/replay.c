@@ -72,6 +72,7 @@ struct sweep_replay {
     uint8_t *out_buf;         /* what the world answers, encoded */
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
+    uint32_t udp_max_batch;   /* what a UDP Welcome announced (found by trial encodings: once) */
     /* Records are read in place into these (sweep_record_next writes only
      * the fields of a record's type): one for a record on its own, and two
      * arrays a group is read into in turn, so the record that ended one
@@ -732,7 +733,7 @@ static int on_open(sweep_replay *r, const sweep_record *x)
         return set_error(r, "out of memory");
     /* What sweepd's Welcome announced: a UDP batch fits one datagram. */
     int tcp = x->transport == 0;
-    uint32_t max_batch = r->world->opt.max_batch, udp_batch = sweep_udp_max_batch_claimed();
+    uint32_t max_batch = r->world->opt.max_batch, udp_batch = r->udp_max_batch;
     sweep__owner_init(own, r->world, x->session, x->role, !tcp, tcp || max_batch < udp_batch ? max_batch : udp_batch,
                       (const char *)x->text.ptr, x->text.len, 0);
     r->sessions[r->session_count++] = (replay_session){x->session, own, tcp};
@@ -932,6 +933,7 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
     if (!r->world)
         return -1;
     r->moves_recorded = h->version >= 2;
+    r->udp_max_batch = sweep_udp_max_batch_claimed();
     uint32_t moves_cap = h->max_frame / 4u + 1u;
     if (moves_cap < h->max_batch + 1u)
         moves_cap = h->max_batch + 1u;

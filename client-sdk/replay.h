@@ -50,8 +50,8 @@
  *   }
  *   sweep_replay_close(r);
  *
- * Link: libsweep-client.a, then libsweep-server.a and the libraries it
- * needs (pkg-config --libs sweep).
+ * Link: libsweep-replay.a, then libsweep-server.a and the libraries it
+ * needs (pkg-config --libs sweep-replay); libsweep-client.a is not needed.
  */
 #ifndef SWEEP_CLIENT_REPLAY_H
 #define SWEEP_CLIENT_REPLAY_H

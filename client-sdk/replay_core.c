@@ -11,18 +11,19 @@
  * with the position the movers' ticks gave it since; the wish is the
  * Move's velocity and jump button; the time is what the server granted
  * (MoveResult.applied_dt: the time budget is the server's business, not
- * the core's). Walk runs sweep_act on the map's config and rules, Fly
- * sweep_move_in with the entity's own limits from its Spawn, Noclip the
- * arithmetic. The entity then keeps what sweepd keeps (ground mover and
- * normal, the first mover touched), and the result is built field by
- * field as moves.c fills it. Fields only the server decides (the claim
+ * the core's). The motion, what the entity keeps of it, what a tick
+ * makes of it and the result's fields are the world library's own rules
+ * (server/world/entity_motion.h: sweep__motion_run, sweep__entity_keep,
+ * sweep__entity_body and _take_body, sweep__entity_result), run on the
+ * same state the world keeps (sweep__entity_state), so no rule of a move
+ * or a tick is written twice. Fields only the server decides (the claim
  * and its correction, the time budget's rules, time_excess, the Vertical
  * rule) are taken from the recorded answer, so only the core's fields can
  * differ, and a difference is named by replay.c exactly as the full depth
  * names it.
  *
- * The movers are built as server/world/world.c builds them and ticked at each
- * TICK record with the live entities as bodies, in spawn order, so each
+ * The movers are built as server/world/world.c builds them and ticked at
+ * each TICK record with the live entities as bodies, in spawn order, so each
  * move meets the movers at the poses the server's did, and the positions,
  * carries and pushes of the tick are this replay's own: a move after a
  * mover moved its entity is compared on its start_position and what moved
@@ -83,16 +84,12 @@
 typedef struct core_entity {
     uint32_t id;
     uint64_t session;
-    /* What a move starts from (its actor, radii, and Fly and Noclip
-     * limits from its Spawn), as sweep__motion_run takes it: handed over
-     * where it lies. */
-    sweep__mover_entity m;
-    sweep_vec3 ground_normal;      /* of its last move that ran */
-    uint32_t ground_material;
-    int has_last;
-    uint32_t last_sequence;
-    uint32_t ground_mover, touch_mover; /* core indices, SWEEP_NO_MOVER if none */
-    uint32_t moved_flags, moved_by;     /* what the ticks did since its last move */
+    /* What a move and a tick read and write, as the world keeps it
+     * (server/world/entity_motion.h): its actor, radii, and Fly and Noclip
+     * limits from its Spawn (st.m, handed to sweep__motion_run where it
+     * lies), its ground, the movers under and against it, and what the
+     * ticks did to it since its last move. */
+    sweep__entity_state st;
     int gone;                           /* removed, until the array is compacted */
 } core_entity;
 
@@ -558,18 +555,14 @@ static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, 
     memset(e, 0, sizeof *e);
     e->id = sp->entity;
     e->session = session;
-    e->m.actor.position = sp->position;
-    e->m.radii = sp->radii;
-    e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
-    /* A client may tighten the world's limits for its raw moves, never
-     * loosen them (spawn.c). */
+    /* The limits its Spawn asked, as the world takes them. */
     double max_speed = 0.0, step_height = 0.0;
     if (req && req->kind == SWEEP_MSG_SPAWN) {
         max_speed = req->as.spawn.max_speed;
         step_height = req->as.spawn.step_height;
     }
-    e->m.max_speed = max_speed > 0.0 && max_speed < cfg->max_speed ? max_speed : cfg->max_speed;
-    e->m.step_height = step_height > 0.0 && step_height < cfg->step_height ? step_height : cfg->step_height;
+    sweep__entity_state_init(&e->st, sp->position, sp->radii, sweep__spawn_limit(max_speed, cfg->max_speed),
+                             sweep__spawn_limit(step_height, cfg->step_height));
     if (c->ent_index.cap < 2 * c->ent_count + 2)
         return rebuild_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->ent_index, e->id, c->ent_count - 1);
@@ -642,45 +635,19 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
     return buf;
 }
 
-/* Applied: what the entity keeps of a move (moves.c, from "Applied")
- * besides its actor, res being the move's result when it ran. A Noclip
- * move ran with nothing touched: no ground, no contact. */
-static inline __attribute__((always_inline)) void keep_ground(core_entity *e, const sweep_move_result *res)
-{
-    e->ground_mover = res->ground_mover;
-    e->ground_normal = res->ground_normal;
-    e->ground_material = res->ground_material;
-    e->touch_mover = SWEEP_NO_MOVER;
-    for (uint32_t i = 0; i < res->contact_count; i++) {
-        if (res->contacts[i].mover != SWEEP_NO_MOVER) {
-            e->touch_mover = res->contacts[i].mover;
-            break;
-        }
-    }
-}
-
-static inline __attribute__((always_inline)) void keep_applied(core_entity *e, const sweep_move_result *res,
-                                                               uint32_t sequence, int ran)
-{
-    e->has_last = 1;
-    e->last_sequence = sequence;
-    if (ran)
-        keep_ground(e, res);
-}
-
 /* Step 6 of moves.c for one move of e: the motion (into *mo) from its
  * actor by the server's own code (server/world/entity_motion.h) and what the
  * entity keeps, but for what the ticks did to it since its last move
- * (moved_flags, moved_by), which move_fields reads and moved_done then
- * clears; *start is where the move started. SWEEP_OK, or the status the
+ * (moved_flags, moved_by), which result_of reads and
+ * sweep__entity_moved_told then clears; *start is where the move started. SWEEP_OK, or the status the
  * server would have refused the move with (nothing changed then). */
 static inline __attribute__((always_inline)) sweep_status
 apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons, double granted,
            uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
 {
     const sweep_config *wcfg = &c->level.config;
-    *start = e->m.actor.position;
-    sweep__motion_run(&c->space, wcfg, &c->level.rules, &e->m, mode, wish, buttons, granted, mo);
+    *start = e->st.m.actor.position;
+    sweep__motion_run(&c->space, wcfg, &c->level.rules, &e->st.m, mode, wish, buttons, granted, mo);
     /* The server refuses what the core refuses, and a move ending beyond
      * the coordinate limit. */
     sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
@@ -688,90 +655,63 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
         return st;
     const sweep_move_result *res = &mo->act.move;
     if (c->observer)
-        *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->m.radii, e->m.actor, mo->actor,
-                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->moved_flags != 0};
+        *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->st.m.radii, e->st.m.actor, mo->actor,
+                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->st.moved_flags != 0};
 
-    e->m.actor = mo->actor;
-    keep_applied(e, res, sequence, mo->ran);
+    e->st.m.actor = mo->actor;
+    sweep__entity_keep(&e->st, res, sequence, mo->ran);
     return SWEEP_OK;
 }
 
-/* move_fields of a move whose actor after it is *a and sweep_act's
- * result (or the Fly or Noclip one, as sweep__motion holds it) *act. */
-static inline __attribute__((always_inline)) void
-motion_fields(const sweep__replay_core *c, const core_entity *e, const sweep_actor *a, int ran,
-              const sweep_act_result *act, sweep_vec3 start, sweep_vec3 wish, double granted, uint32_t buttons,
-              uint32_t mode, uint32_t sequence, sweep__record_move_fields *f)
+/* Step 7: the result of a move apply_move applied to e, before the
+ * ticks' doings are told (sweep__entity_moved_told), filled as the world
+ * fills it (sweep__entity_result), at the world's tick; the fields only
+ * the server decides (the claim's, the time budget's) are left as they
+ * were in *rep. */
+static void result_of(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
+                      uint32_t sequence, double granted, sweep_msg_move_result *rep)
 {
-    const sweep_move_result *res = &act->move;
-    uint32_t contact_count = ran ? res->contact_count : 0;
+    rep->entity = e->id;
+    rep->sequence = sequence;
+    rep->server_tick = c->tick;
+    sweep__entity_result(&e->st, &c->level, &mo->actor, mo->ran, &mo->act.move, start, rep);
+    rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo->act.rules & SWEEP__RECORD_MOVE_RULES);
+    rep->speed_excess = mo->act.speed_excess;
+    rep->applied_dt = granted;
+}
+
+/* The fields of the MOVE image of a move apply_move applied to e (before
+ * its ticks' doings are told), but its session: its result's (result_of),
+ * its input, and the core's contacts as the core made them (the image
+ * converts them as the wire does). */
+static void move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
+                        sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
+                        sweep__record_move_fields *f)
+{
+    sweep_msg_move_result r;
+    r.rules = 0;
+    result_of(c, e, mo, start, sequence, granted, &r);
     f->entity = e->id;
     f->sequence = sequence;
     f->wish = wish;
     f->granted = granted;
     f->buttons = buttons;
     f->mode = mode;
-    f->position = a->position;
-    f->velocity = a->velocity;
-    f->grounded = a->grounded != 0;
-    f->ground_normal = a->grounded ? e->ground_normal : sweep_v3(0, 0, 0);
-    f->ground_material = a->grounded ? e->ground_material : 0;
-    f->contact_count = contact_count;
-    f->contacts = res->contacts;
-    f->ground_mover = mover_id(c, e->ground_mover);
-    f->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
-    f->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
-    f->pushed_by = e->moved_flags ? mover_id(c, e->moved_by) : 0;
-    f->has_start_position = e->moved_flags != 0;
-    f->start_position = e->moved_flags ? start : sweep_v3(0, 0, 0);
-    f->rules = act->rules & SWEEP__RECORD_MOVE_RULES;
-    f->speed_excess = act->speed_excess;
-}
-
-/* Step 7: the fields of the MOVE image of a move apply_move applied to e
- * (before moved_done), but its session: the result as moves.c fills it,
- * the core's fields straight from the core's output (the contacts stay in
- * *mo, up to the count the wire carries). */
-static inline __attribute__((always_inline)) void
-move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
-            sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
-            sweep__record_move_fields *f)
-{
-    motion_fields(c, e, &mo->actor, mo->ran, &mo->act, start, wish, granted, buttons, mode, sequence, f);
-}
-
-/* What the ticks did to e is told in its move's result once. */
-static inline void moved_done(core_entity *e)
-{
-    e->moved_flags = 0;
-    e->moved_by = SWEEP_NO_MOVER;
-}
-
-/* The core's fields of a result from those of its MOVE image (f, which
- * move_fields made from *mo), at the world's tick, the contacts in their
- * wire form as the server writes them (from_core.h); the fields only the
- * server decides are left as they were in *rep. */
-static void result_of(const sweep__replay_core *c, const sweep__record_move_fields *f, const sweep__motion *mo,
-                      sweep_msg_move_result *rep)
-{
-    rep->entity = f->entity;
-    rep->sequence = f->sequence;
-    rep->server_tick = c->tick;
-    rep->position = f->position;
-    rep->velocity = f->velocity;
-    rep->grounded = f->grounded;
-    rep->ground_normal = f->ground_normal;
-    rep->ground_material = f->ground_material;
-    rep->contact_count = mo->ran ? sweep__wire_contacts_from_core(rep->contacts, &mo->act.move) : 0;
-    rep->ground_mover = f->ground_mover;
-    rep->carried = f->carried;
-    rep->pushed = f->pushed;
-    rep->pushed_by = f->pushed_by;
-    rep->has_start_position = f->has_start_position;
-    rep->start_position = f->start_position;
-    rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | f->rules;
-    rep->speed_excess = f->speed_excess;
-    rep->applied_dt = f->granted;
+    f->position = r.position;
+    f->velocity = r.velocity;
+    f->grounded = r.grounded;
+    f->ground_normal = r.ground_normal;
+    f->ground_material = r.ground_material;
+    f->contact_count = r.contact_count;
+    f->contacts = mo->act.move.contacts;
+    f->ground_mover = r.ground_mover;
+    f->carried = r.carried;
+    f->pushed = r.pushed;
+    f->pushed_by = r.pushed_by;
+    f->has_start_position = r.has_start_position;
+    f->start_position = r.start_position;
+    f->rules = r.rules;
+    f->speed_excess = r.speed_excess;
 }
 
 /* One recorded MoveResult (a version 1 log): the move run again, its
@@ -790,7 +730,7 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     }
     /* A sequence not above the last applied one is a kept answer sent
      * again (moves.c step 2): nothing ran. */
-    if (e->has_last && rec->sequence <= e->last_sequence)
+    if (e->st.has_last && rec->sequence <= e->st.last_sequence)
         return 0;
     const sweep_msg_move *mv = move_of(moves, move_count, cursor, rec);
     if (!mv)
@@ -805,7 +745,6 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     rep.time_excess = rec->time_excess;
     sweep__replay_core_move om;
     sweep__motion mo;
-    sweep__record_move_fields f;
     sweep_vec3 start;
     sweep_status st = apply_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &mo, &om,
                                  &start);
@@ -815,11 +754,10 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
         return sweep__replay_diverge(r, o->session, rec->entity, o->offset, result_name(name, sizeof name, batch, index),
                                      "applied", what);
     }
-    move_fields(c, e, &mo, start, mv->velocity, rec->applied_dt, mv->buttons, mv->mode, rec->sequence, &f);
-    moved_done(e);
+    result_of(c, e, &mo, start, rec->sequence, rec->applied_dt, &rep);
+    sweep__entity_moved_told(&e->st);
     c->moves++;
     c->outputs++;
-    result_of(c, &f, &mo, &rep);
     if (same_result(rec, &rep)) {
         if (c->observer)
             c->observer(c->observer_ctx, &om);
@@ -929,7 +867,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
     m->sequence = sequence;
     /* The server writes a MOVE only for a move it applied: above the
      * last sequence applied. */
-    if (e->has_last && sequence <= e->last_sequence)
+    if (e->st.has_last && sequence <= e->st.last_sequence)
         return MOVE_SEQUENCE;
     uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
     sweep_vec3 wish = sweep__rdvec3(p + 16);
@@ -945,32 +883,32 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         /* Only what the call needs is kept across it: the start in *m,
          * the sequence applied before (a refused move ends the replay),
          * and the input read again from p when the images differ. */
-        m->start = e->m.actor.position;
-        e->has_last = 1;
-        e->last_sequence = sequence;
-        sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->m.radii, &e->m.actor, wish,
+        m->start = e->st.m.actor.position;
+        e->st.has_last = 1;
+        e->st.last_sequence = sequence;
+        sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->st.m.radii, &e->st.m.actor, wish,
                                              buttons, granted, act, &beyond);
         if (st != SWEEP_OK || beyond) {
             m->st = st != SWEEP_OK ? st : SWEEP_E_POSITION;
             return MOVE_REFUSED;
         }
-        keep_ground(e, &act->move);
+        sweep__entity_keep_ground(&e->st, &act->move);
         c->moves++;
         c->outputs++;
         /* The image compared straight from the core's output, as
-         * motion_fields would make its fields (record_move.h). */
-        uint32_t moved = e->moved_flags;
-        if (sweep__record_move_same_act(p, &e->m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
-                                        act->speed_excess, mover_id(c, e->ground_mover), moved,
-                                        moved ? mover_id(c, e->moved_by) : 0, &m->start)) {
-            moved_done(e);
+         * move_fields would make its fields (record_move.h). */
+        uint32_t moved = e->st.moved_flags;
+        if (sweep__record_move_same_act(p, &e->st.m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
+                                        act->speed_excess, mover_id(c, e->st.ground_mover), moved,
+                                        moved ? mover_id(c, e->st.moved_by) : 0, &m->start)) {
+            sweep__entity_moved_told(&e->st);
             return MOVE_MATCHED;
         }
         m->st = SWEEP_OK;
         m->motion.status = SWEEP_OK;
         m->motion.beyond_limit = 0;
         m->motion.ran = 1;
-        m->motion.actor = e->m.actor;
+        m->motion.actor = e->st.m.actor;
         m->wish = sweep__rdvec3(p + 16);
         m->granted = sweep__rdf64(p + 40);
         m->buttons = sweep__rd32(p + 48);
@@ -995,7 +933,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         m->mode = mode;
         return MOVE_DIFFERS;
     }
-    moved_done(e);
+    sweep__entity_moved_told(&e->st);
     if (c->observer)
         c->observer(c->observer_ctx, &m->om);
     return MOVE_MATCHED;
@@ -1020,14 +958,12 @@ static int move_failed(sweep_replay *r, sweep__replay_core *c, const sweep_recor
     case MOVE_SEQUENCE:
         return sweep__replay_fail(r, "%s: byte %" PRIu64 ": MOVE of entity %u with sequence %u, not above the last "
                                   "applied (%u) (corrupt log)", sweep__replay_path(r), mo->offset, mo->entity,
-                                  m->sequence, m->e->last_sequence);
+                                  m->sequence, m->e->st.last_sequence);
     case MOVE_REFUSED:
         return diverge_move(r, c, mo, outs, out_count, &rep, m->st);
     default: {
-        sweep__record_move_fields f;
-        move_fields(c, m->e, &m->motion, m->start, m->wish, m->granted, m->buttons, m->mode, m->sequence, &f);
-        moved_done(m->e);
-        result_of(c, &f, &m->motion, &rep);
+        result_of(c, m->e, &m->motion, m->start, m->sequence, m->granted, &rep);
+        sweep__entity_moved_told(&m->e->st);
         return diverge_move(r, c, mo, outs, out_count, &rep, SWEEP_OK);
     }
     }
@@ -1336,10 +1272,9 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     return 0;
 }
 
-/* One tick of the movers, as server/world/world.c's tick_movers: every entity a
- * body in spawn order; positions written back, velocity and grounded
- * kept; what carried or pushed each remembered for its next result;
- * crushed entities taken out, each compared with the Despawned the server
+/* One tick of the movers, as server/world/world.c's tick_movers: every
+ * entity its body in spawn order, and what it keeps of the tick (the
+ * world's rules, entity_motion.h); crushed entities taken out, each compared with the Despawned the server
  * sent its owner (from the last body to the first, as it sends them). */
 int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,
                                const sweep_record *outs, uint32_t out_count)
@@ -1352,11 +1287,8 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         if (sweep__replay_grow((void **)&c->bodies, &c->body_cap, n + 1, sizeof *c->bodies) != 0 ||
             sweep__replay_grow((void **)&c->crushed, &c->crushed_cap, 2 * n + 2, sizeof *c->crushed) != 0)
             return sweep__replay_fail(r, "out of memory");
-        for (uint32_t i = 0; i < n; i++) {
-            const core_entity *e = &c->ents[i];
-            c->bodies[i] = (sweep_body){e->m.actor.position, e->m.radii, e->ground_mover, e->touch_mover, 0,
-                                        SWEEP_NO_MOVER};
-        }
+        for (uint32_t i = 0; i < n; i++)
+            c->bodies[i] = sweep__entity_body(&c->ents[i].st);
         if (c->movers_observer.before_tick)
             c->movers_observer.before_tick(c->movers_observer.ctx, c->bodies, n);
         /* A failed tick moves nothing (the server logs it and goes on). */
@@ -1368,15 +1300,8 @@ int sweep__replay_core_on_tick(sweep_replay *r, sweep__replay_core *c, const swe
         if (ts == SWEEP_OK) {
             uint32_t any_crushed = 0;
             for (uint32_t i = 0; i < n; i++) {
-                core_entity *e = &c->ents[i];
-                const sweep_body *b = &c->bodies[i];
-                e->m.actor.position = b->position;
-                uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
-                if (moved) {
-                    e->moved_flags |= moved;
-                    e->moved_by = b->mover;
-                }
-                any_crushed |= b->flags & SWEEP_BODY_CRUSHED;
+                sweep__entity_take_body(&c->ents[i].st, &c->bodies[i]);
+                any_crushed |= c->bodies[i].flags & SWEEP_BODY_CRUSHED;
             }
             for (uint32_t i = n; any_crushed && i-- > 0;) {
                 if (c->bodies[i].flags & SWEEP_BODY_CRUSHED) {

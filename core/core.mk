@@ -10,8 +10,10 @@ CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC))
 CORE_LIB := $(LIB)/libsweep-core.a
 
 LIBRARIES += $(CORE_LIB)
-INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/hash.h core/swept_sphere.h core/quat.h core/mover.h core/crowd.h core/motion.h \
-	core/sha256.h core/walker.h core/parse.h
+# Installed: the core headers the client SDK's headers include (a game
+# predicts with the core; the top Makefile's install says where they go).
+INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/quat.h core/mover.h core/crowd.h \
+	core/motion.h
 
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)

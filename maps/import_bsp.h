@@ -161,8 +161,8 @@
  * to the same distance (r_subdivisions, 4 by default), so the collision
  * surface is as near the true one as the picture is. On the corpus it
  * cuts the patch triangles of patch-heavy levels to a fifth or less and
- * takes 12% of dm6's instructions a move (docs/design.md); 2 units keeps
- * more triangles than the fixed grid on six levels. */
+ * takes 12% of dm6's instructions a move (docs/performance.md); 2 units
+ * keeps more triangles than the fixed grid on six levels. */
 #define SWEEP_BSP_PATCH_TOLERANCE 4.0
 /* sweep_bsp_options.patch_tolerance for the fixed tessellation: every 3x3
  * Bezier block of a patch cut into SWEEP_BSP_PATCH_LEVEL x

@@ -10,7 +10,8 @@ MAPS_LIB := $(LIB)/libsweep-maps.a
 MAPS_LDLIBS = -lsqlite3
 
 LIBRARIES += $(MAPS_LIB)
-INSTALL_HEADERS += maps/level.h maps/levelgen.h
+# Installed: the level a predicting game builds its world from.
+INSTALL_HEADERS += maps/level.h
 
 $(MAPS_LIB): $(patsubst %.c,$(BUILD)/%.o,$(MAPS_SRC))
 	@mkdir -p $(@D)
@@ -26,8 +27,9 @@ $(BIN)/sweep-walk: $(BUILD)/maps/sweep_walk_main.o $(MAPS_LIB) $(CORE_LIB)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # --- the map format, loader and tools ----------------------------------------
-INSTALL_HEADERS += maps/loader.h maps/writer.h maps/content_hash.h \
-	maps/schema.h
+# Installed: the loader (a predicting game loads the server's map); the
+# writer and the schema are the tools' own.
+INSTALL_HEADERS += maps/loader.h
 
 # schema.sql compiled into the library as a C string (maps/schema.h), so the
 # tools create exactly the documented schema. maps/schema_sql.c is generated

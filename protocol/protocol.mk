@@ -9,8 +9,12 @@ PROTOCOL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(PROTOCOL_SRC))
 PROTOCOL_LIB := $(LIB)/libsweep-protocol.a
 
 LIBRARIES += $(PROTOCOL_LIB)
+# Installed: the codec's public API (protocol.h and what it includes: a
+# game's login service mints tokens with it, a relay speaks the protocol on
+# its own sockets) and the schema for other languages; builder.h is the
+# tools' own.
 INSTALL_HEADERS += protocol/protocol.h protocol/message.h protocol/error.h protocol/verify.h \
-	protocol/decode.h protocol/encode.h protocol/framing.h protocol/builder.h protocol/token.h \
+	protocol/decode.h protocol/encode.h protocol/framing.h protocol/token.h \
 	protocol/sweep.fbs
 
 $(PROTOCOL_LIB): $(PROTOCOL_OBJ)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "protocol/token.h"
+#include "server/world/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,13 +28,6 @@ extern "C" {
 #define SWEEP_SERVER_DEFAULT_PORT 7878
 #define SWEEP_SERVER_TOKEN_MAX 256 /* --command-token: at most 255 bytes */
 #define SWEEP_SERVER_VERSION "0.1.0"
-
-typedef enum sweep_log_level {
-    SWEEP_LOG_ERROR = 0,
-    SWEEP_LOG_WARN,
-    SWEEP_LOG_INFO,
-    SWEEP_LOG_DEBUG
-} sweep_log_level;
 
 typedef struct sweep_server_options {
     char maps[SWEEP_SERVER_MAX_MAPS][SWEEP_SERVER_PATH_MAX];

@@ -24,8 +24,9 @@ SERVER_LIB := $(LIB)/libsweep-server.a
 SERVER_DEPLIBS = $(SERVER_LIB) $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 SERVER_LDLIBS = -luv -lmicrohttpd $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 
+# No server header is installed: a game links libsweep, never the server,
+# and the replay (client-sdk/replay.h) declares what its users need.
 LIBRARIES += $(WORLD_LIB) $(RECORD_LIB) $(SERVER_LIB)
-INSTALL_HEADERS += server/server.h server/options.h server/record/record.h
 
 $(WORLD_LIB): $(patsubst %.c,$(BUILD)/%.o,$(WORLD_SRC))
 	@mkdir -p $(@D)

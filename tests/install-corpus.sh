@@ -38,12 +38,16 @@ if [ -n "${SWEEP_CORPUS:-}" ]; then
     exit 1
 fi
 
-found=$(find_pk3 | head -n 1)
-if [ -n "$found" ]; then
-    echo "$found"
-    exit 0
-fi
+# Ends the script with the .pk3's path when it is here.
+exit_if_found() {
+    found=$(find_pk3 | head -n 1)
+    if [ -n "$found" ]; then
+        echo "$found"
+        exit 0
+    fi
+}
 
+exit_if_found
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "install-corpus: no apt-get here, so Debian's $PKG (the Quake 3 levels) cannot be" \
         "installed; set SWEEP_CORPUS=FILE.pk3 to a copy of $PK3" >&2
@@ -56,11 +60,17 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 
+# Two corpus tests run at once may both get here: they take turns, and the
+# second finds what the first installed.
+. "$(dirname "$0")/apt-lock.sh"
+apt_take_turn install-corpus
+exit_if_found
+
 echo "install-corpus: installing $PKG (and the OpenArena data it depends on)" >&2
 export DEBIAN_FRONTEND=noninteractive
 # A fresh machine may have no package lists yet; refresh once, then install.
-if ! apt-get install -y --no-install-recommends "$PKG" >/dev/null 2>&1; then
-    if ! apt-get update -q >&2 || ! apt-get install -y --no-install-recommends "$PKG" >&2; then
+if ! apt_get install -y --no-install-recommends "$PKG" >/dev/null 2>&1; then
+    if ! apt_get update -q >&2 || ! apt_get install -y --no-install-recommends "$PKG" >&2; then
         echo "install-corpus: apt-get could not install $PKG (see above)" >&2
         exit 1
     fi

@@ -5,10 +5,20 @@
 # lines). Programs run SWEEP_TEST_JOBS at a time (default 3), each under a
 # time limit of SWEEP_TEST_TIMEOUT seconds (default 300; then it is sent
 # SIGTERM, and SIGKILL 10 s later, with everything it started, and counted
-# as failed). A program's output is shown in one piece when it ends, under
-# "=== name (12.3 s)". At the end one line sums up the whole suite in the
-# form CI reads: "tests: N passed, N failed". The exit status is non-zero
-# if any test failed or any program crashed or timed out.
+# as failed). Inside a cmocka program each test has its own limit,
+# SWEEP_TEST_CASE_TIMEOUT (default 120 s, tests/cmocka_group.c): past it the
+# program names the test and aborts, and counts here as failed with that
+# name. SWEEP_TEST_FILTER=PATTERN runs, in every cmocka program, only the
+# tests whose names match it; script programs ignore it and run whole.
+# Whatever a program leaves running when it ends is killed with it.
+#
+# A program's output is shown in one piece when it ends, under
+# "=== name (12.3 s)". At the end come the slowest programs, the wall time,
+# the programs that broke, every skipped test with the reason it printed
+# ("skipped: ..."; tests/test_skip.h), and last one line that sums up the
+# whole suite in the form CI reads: "tests: N passed, N failed, N skipped".
+# The exit status is non-zero if any test failed or any program crashed or
+# timed out; a skipped test fails nothing.
 #
 # Three at a time on a two-core machine because the programs mostly wait
 # (servers ticking, bots paced at 60 Hz, Python starting): two at a time
@@ -19,11 +29,12 @@
 # Programs are independent of each other: the servers they start listen on
 # free ports of 127.0.0.1 and they write into private temporary
 # directories. The exception is the pair that runs `make install` from the
-# build directory (which writes sweep.pc there): they share one slot.
+# build directory (which writes the pkg-config files there): they share one slot.
 #
 # The slowest programs start first, by the times of the previous run
 # ($BUILD/tests/run-times, which only orders, never decides anything), so
-# that the slots finish at about the same time.
+# that the slots finish at about the same time. A filtered run leaves those
+# times as they were; a run of some programs only updates theirs.
 set -u
 jobs=${SWEEP_TEST_JOBS:-3}
 limit=${SWEEP_TEST_TIMEOUT:-300}
@@ -56,8 +67,36 @@ else
     echo "run-tests: timeout(1) not found: programs run without a time limit"
 fi
 
-# run_one PROGRAM KEY: runs it, records "passed failed status seconds name"
-# in $work/KEY.res and prints its output, a whole program at a time.
+# What a program's output says: "passed failed skipped" on stdout; its
+# skipped tests, one "program: test: reason" line each, into the file SKIPS;
+# and into the file LAST, the test that overran its own limit ("[  TIMEOUT ]"
+# of tests/cmocka_group.c), else the test that was running when the output
+# stops, if any (what a crash or the program's limit interrupted).
+summarise() { # OUTPUT PROGRAM SKIPS LAST
+    awk -v prog="$2" -v skips="$3" -v last="$4" '
+        /^\[ RUN      \] / { cur = substr($0, 14); why = ""; next }
+        /^skipped: / { if (cur != "") why = substr($0, 10); next }
+        /^\[  PASSED  \] [0-9]+ test/ { p += $4; next }
+        /^\[  FAILED  \] [0-9]+ test/ { f += $4; next }
+        /^\[  SKIPPED \] [0-9]+ test/ { s += $4; next }
+        /^\[  SKIPPED \] / {
+            # Once as the test ends (counted), once more in the summary list.
+            if (cur != "" && substr($0, 14) == cur)
+                print prog ": " cur ": " (why != "" ? why : "no reason given") >skips
+            cur = ""
+            next
+        }
+        /^\[  TIMEOUT \] / { over = substr($0, 14); sub(/;.*/, "", over) }
+        /^\[       OK \] |^\[  FAILED  \] / { cur = "" }
+        END {
+            if (over != "") print over >last
+            else if (cur != "") print "in test " cur >last
+            print p + 0, f + 0, s + 0
+        }' "$1"
+}
+
+# run_one PROGRAM KEY: runs it, records "passed failed skipped status seconds
+# name" in $work/KEY.res and prints its output, a whole program at a time.
 run_one() {
     t=$1
     key=$2
@@ -65,21 +104,33 @@ run_one() {
     t0=$(now)
     # shellcheck disable=SC2086  # $limiter is words by design
     CMOCKA_MESSAGE_OUTPUT=stdout $limiter "$t" >"$out" 2>&1 </dev/null &
-    echo $! >"$work/$key.pid"
-    wait $! 2>/dev/null
+    pid=$!
+    echo $pid >"$work/$key.pid"
+    wait $pid 2>/dev/null
     rc=$?
+    # timeout(1) led the program's process group; anything still in it (a
+    # command a test started, orphaned by a crash or an abort) goes now. A
+    # group id is not handed out again while the group has a member, so
+    # this never reaches another process.
+    [ -n "$limiter" ] && kill -KILL "-$pid" 2>/dev/null
     rm -f "$work/$key.pid"
     secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
+    read -r p f s <<EOF_COUNTS
+$(summarise "$out" "$t" "$work/$key.skips" "$work/$key.last")
+EOF_COUNTS
+    last=
+    [ -f "$work/$key.last" ] && last=$(cat "$work/$key.last")
     why=
     if [ -n "$limiter" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
         awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s >= l) }'; then
-        why="timed out after $limit s"
+        why="timed out after $limit s${last:+ $last}"
     elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-        why="rc=$rc"
+        case $last in
+        "in test "* | "") why="rc=$rc${last:+ $last}" ;;
+        *) why=$last ;;
+        esac
     fi
-    echo "$p $f $rc $secs $t" >"$work/$key.res"
+    echo "$p $f $s $rc $secs $t" >"$work/$key.res"
     [ -n "$why" ] && echo "$t($why)" >"$work/$key.broken"
     # One program's output at a time on the shared stdout.
     until mkdir "$work/print" 2>/dev/null; do sleep 0.05; done
@@ -139,12 +190,14 @@ wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 
 passed=0
 failed=0
+skipped=0
 broken=""
 for r in "$work"/*.res; do
     [ -f "$r" ] || continue
-    read -r p f rc secs t <"$r"
+    read -r p f s rc secs t <"$r"
     passed=$((passed + p))
     failed=$((failed + f))
+    skipped=$((skipped + s))
     if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
         # Crashed, timed out, or exited non-zero without reporting a failed test.
         failed=$((failed + 1))
@@ -155,18 +208,28 @@ for b in "$work"/*.broken; do
 done
 # A program that never reported (its slot died) fails rather than vanishes.
 for t in "$@"; do
-    if ! cat "$work"/*.res 2>/dev/null | awk -v t="$t" '$5 == t { found = 1 } END { exit !found }'; then
+    if ! cat "$work"/*.res 2>/dev/null | awk -v t="$t" '$6 == t { found = 1 } END { exit !found }'; then
         failed=$((failed + 1))
         broken="$broken $t(never ran)"
     fi
 done
 
-# The times, for the next run's order, and the slowest programs.
-if [ -d "$(dirname "$times")" ]; then
-    cat "$work"/*.res 2>/dev/null | awk '{ print $4, $5 }' >"$times.$$" && mv "$times.$$" "$times"
+# The times, for the next run's order (a filtered run's say nothing of a
+# whole program's; the programs not run keep their last ones), and the
+# slowest programs.
+if [ -z "${SWEEP_TEST_FILTER:-}" ] && [ -d "$(dirname "$times")" ]; then
+    { cat "$work"/*.res 2>/dev/null | awk '{ print $5, $6 }'; [ -f "$times" ] && cat "$times"; } |
+        awk '!seen[$2]++' >"$times.$$" && mv "$times.$$" "$times"
 fi
-echo "slowest: $(cat "$work"/*.res 2>/dev/null | sort -k4 -n -r | head -n 5 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $5, $4 }')"
-echo "suite: $wall s of wall time, $(cat "$work"/*.res 2>/dev/null | awk '{ s += $4 } END { printf "%.1f", s }') s of programs, $jobs at a time"
+echo "slowest: $(cat "$work"/*.res 2>/dev/null | sort -k5 -n -r | head -n 5 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $6, $5 }')"
+echo "suite: $wall s of wall time, $(cat "$work"/*.res 2>/dev/null | awk '{ s += $5 } END { printf "%.1f", s }') s of programs, $jobs at a time"
 [ -n "$broken" ] && echo "broken test programs:$broken"
-echo "tests: $passed passed, $failed failed"
+if [ -n "${SWEEP_TEST_FILTER:-}" ]; then
+    echo "filter: SWEEP_TEST_FILTER=$SWEEP_TEST_FILTER (cmocka programs ran only the tests it matches; scripts ran whole)"
+fi
+if cat "$work"/*.skips >"$work/all-skips" 2>/dev/null && [ -s "$work/all-skips" ]; then
+    echo "skipped tests:"
+    sort "$work/all-skips" | sed 's/^/  /'
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -3,13 +3,20 @@
 # extra link flags in TEST_LDLIBS_<module>.
 
 TEST_SRC := $(wildcard tests/*/test_*.c)
+# Every cmocka program is linked through tests/cmocka_group.c, whose wrapper
+# of cmocka's group run gives them all SWEEP_TEST_FILTER and the per-test
+# time limit without a line in their main()s; every link rule below names
+# it, in the place of a bare -lcmocka.
+TEST_CMOCKA_OBJ = $(BUILD)/tests/cmocka_group.o
+TEST_CMOCKA = $(TEST_CMOCKA_OBJ) -Wl,--wrap=_cmocka_run_group_tests -lcmocka
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 # Compiler/optimisation-level determinism (rebuilds the walker from source).
 TESTS += tests/core/cross_build.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
-# built on the installed headers through the installed sweep.pc.
+# built on the installed headers through the installed pkg-config files (a
+# client against a real sweepd, the replay of the golden logs).
 TESTS += tests/install/test_install.sh
 
 # Core tests walk generated levels, which live in maps/.
@@ -19,17 +26,17 @@ TEST_LDLIBS_core = $(MAPS_LDLIBS)
 # The importer's mover tests call sweep_import_scene in-process, so they
 # link the importer's objects and libassimp, as sweep-import does (this
 # explicit rule wins over the pattern below); they also run the program.
-$(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o $(MAPS_IMPORT_OBJ) \
+$(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
 		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
 	@mkdir -p $(@D)
-	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) $(TEST_CMOCKA) -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # The sides tests (which meshes become two-sided) do the same: in-process
 # imports, and sweep-import itself.
-$(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $(MAPS_IMPORT_OBJ) \
+$(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
 		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
 	@mkdir -p $(@D)
-	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) $(TEST_CMOCKA) -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Test objects come from the object pattern rule through the one below,
 # which makes them intermediate: keep them, so that a second `make test`
@@ -41,16 +48,16 @@ $(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $
 # The Quake 3 importer's tests call sweep_import_bsp in-process and write
 # .pk3 files, so they link its object and libzip; they also run
 # sweep-import, and sweep-walk on each level of the corpus.
-$(BUILD)/tests/maps/test_import_bsp: $(BUILD)/tests/maps/test_import_bsp.o $(MAPS_BSP_OBJ) $(MAPS_LIB) \
+$(BUILD)/tests/maps/test_import_bsp: $(BUILD)/tests/maps/test_import_bsp.o $(TEST_CMOCKA_OBJ) $(MAPS_BSP_OBJ) $(MAPS_LIB) \
 		$(CORE_LIB) | $(BIN)/sweep-walk $(BIN)/sweep-import
 	@mkdir -p $(@D)
-	$(LINK) $< $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB) -lcmocka $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) \
+	$(LINK) $< $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB) $(TEST_CMOCKA) $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) \
 		$(SWEEP_LDLIBS) -o $@
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CMOCKA_OBJ) $$(TEST_LIBS_$$(firstword $$(subst /, ,$$*)))
 	@mkdir -p $(@D)
-	$(LINK) $< $(TEST_LIBS_$(firstword $(subst /, ,$*))) -lcmocka \
+	$(LINK) $< $(TEST_LIBS_$(firstword $(subst /, ,$*))) $(TEST_CMOCKA) \
 		$(TEST_LDLIBS_$(firstword $(subst /, ,$*))) $(SWEEP_LDLIBS) -o $@
 
 # Movers benchmark: core plus the level arrays of maps/.
@@ -66,14 +73,14 @@ $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
 # Replay tests: the golden session logs of tests/replay/golden replayed
-# through the C API (libsweep-client's replay over sweepd's own world
-# code, as sweep-replay links it), logs a real sweepd records while
-# sweep-bots play (killed, rotated) or the sweep CLI drives (riders, raw
-# moves), and sweep-replay itself; another map comes from sweep-mapgen.
-# Deferred (=): the libraries are named in client-sdk.mk and server.mk,
-# read after this file.
-TEST_LIBS_replay = $(CLIENT_LIB) $(REPLAY_DEPLIBS)
-TEST_LDLIBS_replay = $(REPLAY_LDLIBS)
+# through the C API (libsweep-replay, linked as sweep-replay links it),
+# logs a real sweepd records while sweep-bots play (killed, rotated) or the
+# sweep CLI drives (riders, raw moves), and sweep-replay itself; another
+# map comes from sweep-mapgen. Deferred (=): the libraries are named in
+# client-sdk.mk and server.mk, read after this file; REPLAY_LINK's system
+# libraries go with the link flags.
+TEST_LIBS_replay = $(REPLAY_LIB) $(filter %.a,$(REPLAY_LINK))
+TEST_LDLIBS_replay = $(filter-out %.a,$(REPLAY_LINK))
 $(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
 	$(BIN)/sweep-mapgen $(BIN)/sweep
 
@@ -86,10 +93,10 @@ $(BUILD)/tests/server/test_faults: | $(BIN)/sweep-replay
 # Threads (tests/server/test_threads.c): two generated maps, two worlds;
 # libsweep too, whose UDP sessions move to their thread's own port (the
 # libraries are named in client-sdk.mk and server.mk, read after this file).
-$(BUILD)/tests/server/test_threads: $(BUILD)/tests/server/test_threads.o $$(CLIENT_LIB) $$(TEST_LIBS_server) \
+$(BUILD)/tests/server/test_threads: $(BUILD)/tests/server/test_threads.o $(TEST_CMOCKA_OBJ) $$(CLIENT_LIB) $$(TEST_LIBS_server) \
 		| $(BIN)/sweep-mapgen $(BIN)/sweep-replay
 	@mkdir -p $(@D)
-	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) -lcmocka $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
+	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) $(TEST_CMOCKA) $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd

@@ -1,8 +1,10 @@
 /*
- * entity_motion.h - internal: what one applied move does to an entity's
- * actor (step 6 of the order in moves.c), for the server's moves and the
- * core depth of a replay (client-sdk/replay_core.c), so that both run the
- * same code rather than two copies that could drift apart.
+ * entity_motion.h - internal: what one applied move and one tick of the
+ * movers do to an entity (steps 6 and 7 of the order in moves.c, and
+ * world.c's tick), for the world library and the core depth of a replay
+ * (client-sdk/replay_core.c), so that both run the same rules rather than
+ * two copies that could drift apart. The rules are inline: the core depth
+ * runs them once a move in its lean loop.
  */
 #ifndef SWEEP_SERVER_ENTITY_MOTION_H
 #define SWEEP_SERVER_ENTITY_MOTION_H
@@ -12,6 +14,10 @@
 #include "core/crowd.h"
 #include "core/motion.h"
 #include "core/move.h"
+#include "core/mover.h"
+#include "maps/level.h"
+#include "protocol/from_core.h"
+#include "protocol/message.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +30,138 @@ typedef struct sweep__mover_entity {
     double max_speed;   /* Fly and Noclip: the entity's own limits */
     double step_height;
 } sweep__mover_entity;
+
+/* What a move and a tick read and write of an entity: the world's
+ * entities (world.h) and the core depth's hold it alike. Mover numbers
+ * are core indices, SWEEP_NO_MOVER for none. */
+typedef struct sweep__entity_state {
+    sweep__mover_entity m;     /* where its next move starts, and its shape */
+    sweep_vec3 ground_normal;  /* of its last move that ran, while grounded */
+    uint32_t ground_material;
+    uint32_t ground_mover;     /* stood on after its last move: the tick carries it */
+    uint32_t touch_mover;      /* first mover its last move touched (TOUCH triggers) */
+    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since its last move */
+    uint32_t moved_by;         /* the last mover that carried or pushed it since then */
+    int has_last;              /* a move was applied */
+    uint32_t last_sequence;
+} sweep__entity_state;
+
+/* A limit a Spawn asked for its raw moves (max_speed, step_height): a
+ * client may tighten the world's, never loosen it; 0 asks for the world's. */
+static inline double sweep__spawn_limit(double asked, double world)
+{
+    return asked > 0.0 && asked < world ? asked : world;
+}
+
+/* A new entity at rest at position: nothing under it, nothing touched. */
+static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 position, sweep_vec3 radii,
+                                            double max_speed, double step_height)
+{
+    s->m.actor.position = position;
+    s->m.actor.velocity = sweep_v3(0, 0, 0);
+    s->m.actor.grounded = 0;
+    s->m.radii = radii;
+    s->m.max_speed = max_speed;
+    s->m.step_height = step_height;
+    s->ground_normal = sweep_v3(0, 0, 0);
+    s->ground_material = 0;
+    s->ground_mover = s->touch_mover = s->moved_by = SWEEP_NO_MOVER;
+    s->moved_flags = 0;
+    s->has_last = 0;
+    s->last_sequence = 0;
+}
+
+/* What an entity keeps of a move that ran besides its actor (res: the
+ * move's result): the ground and its mover, and the first mover touched. */
+static inline void sweep__entity_keep_ground(sweep__entity_state *s, const sweep_move_result *res)
+{
+    s->ground_mover = res->ground_mover;
+    s->ground_normal = res->ground_normal;
+    s->ground_material = res->ground_material;
+    s->touch_mover = SWEEP_NO_MOVER;
+    for (uint32_t i = 0; i < res->contact_count; i++) {
+        if (res->contacts[i].mover != SWEEP_NO_MOVER) {
+            s->touch_mover = res->contacts[i].mover;
+            break;
+        }
+    }
+}
+
+/* An applied move of `sequence` (ran: a step ran, res its result): the
+ * sequence it had, and what it keeps of the ground. The actor is the
+ * caller's to set (the world sets it from the motion, the core depth runs
+ * the motion on it). */
+static inline void sweep__entity_keep(sweep__entity_state *s, const sweep_move_result *res, uint32_t sequence, int ran)
+{
+    s->has_last = 1;
+    s->last_sequence = sequence;
+    if (ran)
+        sweep__entity_keep_ground(s, res);
+}
+
+/* The map's movers.id of a core mover index, 0 for none. */
+static inline uint32_t sweep__level_mover_id(const sweep_level *lv, uint32_t index)
+{
+    return index < lv->mover_count ? lv->movers[index].id : 0;
+}
+
+/* Step 7: the fields of a move's result that its motion and the movers
+ * give, for an entity that kept the move (sweep__entity_keep) and whose
+ * actor is now *a: where it ended (and the ground it stands on, while
+ * grounded), what it touched (ran: the core's contacts in their wire
+ * form), the mover under it, and what the ticks did to it since its last
+ * move (carried, pushed, by which mover, from where the move started),
+ * mover numbers as the map's movers.id. The other fields are the
+ * caller's; the caller then forgets the ticks' doings
+ * (sweep__entity_moved_told). */
+static inline void sweep__entity_result(const sweep__entity_state *s, const sweep_level *lv, const sweep_actor *a,
+                                        int ran, const sweep_move_result *res, sweep_vec3 start,
+                                        sweep_msg_move_result *out)
+{
+    out->position = a->position;
+    out->velocity = a->velocity;
+    out->grounded = a->grounded != 0;
+    out->ground_normal = a->grounded ? s->ground_normal : sweep_v3(0, 0, 0);
+    out->ground_material = a->grounded ? s->ground_material : 0;
+    out->contact_count = ran ? sweep__wire_contacts_from_core(out->contacts, res) : 0;
+    out->ground_mover = sweep__level_mover_id(lv, s->ground_mover);
+    out->carried = (s->moved_flags & SWEEP_BODY_CARRIED) != 0;
+    out->pushed = (s->moved_flags & SWEEP_BODY_PUSHED) != 0;
+    out->pushed_by = s->moved_flags ? sweep__level_mover_id(lv, s->moved_by) : 0;
+    out->has_start_position = s->moved_flags != 0;
+    out->start_position = s->moved_flags ? start : sweep_v3(0, 0, 0);
+}
+
+/* What the ticks did to an entity is told in its next move's result,
+ * once: then forgotten. */
+static inline void sweep__entity_moved_told(sweep__entity_state *s)
+{
+    s->moved_flags = 0;
+    s->moved_by = SWEEP_NO_MOVER;
+}
+
+/* The body an entity is to a tick of the movers: its position and radii,
+ * and the movers its last move stood on and touched. */
+static inline sweep_body sweep__entity_body(const sweep__entity_state *s)
+{
+    sweep_body b = {s->m.actor.position, s->m.radii, s->ground_mover, s->touch_mover, 0, SWEEP_NO_MOVER};
+    return b;
+}
+
+/* What an entity keeps of a tick (b: its body after sweep_movers_tick):
+ * the position only (velocity and grounded stay those of its last move,
+ * which its next move starts from), and what carried or pushed it, for
+ * its next result. Returns the carried and pushed bits (0: not moved). */
+static inline uint32_t sweep__entity_take_body(sweep__entity_state *s, const sweep_body *b)
+{
+    s->m.actor.position = b->position;
+    uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
+    if (moved) {
+        s->moved_flags |= moved;
+        s->moved_by = b->mover;
+    }
+    return moved;
+}
 
 typedef struct sweep__motion {
     sweep_status status;   /* SWEEP_OK, or why the core refused the move */

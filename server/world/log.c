@@ -7,6 +7,7 @@
 #include "server/world/log.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 

@@ -17,7 +17,13 @@
 
 #include <stddef.h>
 
-#include "server/options.h"
+/* How much sweepd and the world library say (--log-level). */
+typedef enum sweep_log_level {
+    SWEEP_LOG_ERROR = 0,
+    SWEEP_LOG_WARN,
+    SWEEP_LOG_INFO,
+    SWEEP_LOG_DEBUG
+} sweep_log_level;
 
 void sweep__log_set_level(sweep_log_level level);
 int sweep__log_enabled(sweep_log_level level);

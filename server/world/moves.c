@@ -47,9 +47,11 @@
  *
  * A refused move (an Error) changes nothing, not even the budget.
  *
- * client-sdk/replay_core.c mirrors steps 6 and 7 (the core depth of a
- * replay) and client-sdk/predict.c follows the whole order: a change here
- * changes them too, and the golden session logs of tests/replay/ say so.
+ * Steps 6 and 7's rules of an entity (the motion, what it keeps, the
+ * result's fields from them) are entity_motion.h's, which the core depth
+ * of a replay (client-sdk/replay_core.c) runs too; client-sdk/predict.c
+ * follows the whole order: a change here changes it too, and the golden
+ * session logs of tests/replay/ say so.
  */
 #include <math.h>
 #include <stddef.h>
@@ -145,7 +147,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     sweep__entity *e = sweep__own_entity(w, rq, mv->entity, mv->sequence);
     if (!e)
         return -1;
-    if (e->has_last && mv->sequence <= e->last_sequence) {
+    if (e->st.has_last && mv->sequence <= e->st.last_sequence) {
         const sweep_msg_move_result *k = kept_find(e, mv->sequence);
         if (k) {
             result_copy(out, k); /* a resend: the answer it already had */
@@ -153,7 +155,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         }
         w->counts.moves_ignored++;
         sweep__log(SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
-                   (unsigned long long)ss->id, e->id, mv->sequence, e->last_sequence);
+                   (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
         return 1;
     }
     const sweep_config *wcfg = &w->level.config;
@@ -219,9 +221,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
         }
     }
-    const sweep__mover_entity me = {e->actor, e->radii, e->max_speed, e->step_height};
     sweep__motion mo;
-    sweep__motion_run(&space, wcfg, &w->level.rules, &me, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
     if (mo.status != SWEEP_OK) {
         sweep__refuse(rq, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
                           e->id, sweep_status_message(mo.status));
@@ -243,43 +244,24 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     /* Applied: from here on nothing can fail. */
     if (!server)
         e->budget = budget;
-    if (e->has_last && mv->sequence > e->last_sequence + 1u)
+    if (e->st.has_last && mv->sequence > e->st.last_sequence + 1u)
         sweep__entity_unflag(w, e);
-    sweep_vec3 start = e->actor.position;
-    e->actor = a;
+    sweep_vec3 start = e->st.m.actor.position;
+    e->st.m.actor = a;
     sweep__world_place_entity(w, e);
-    e->has_last = 1;
-    e->last_sequence = mv->sequence;
-    if (ran) {
-        e->ground_mover = res->ground_mover;
-        e->ground_normal = res->ground_normal;
-        e->ground_material = res->ground_material;
-        e->touch_mover = SWEEP_NO_MOVER;
-        for (uint32_t i = 0; i < res->contact_count; i++) {
-            if (res->contacts[i].mover != SWEEP_NO_MOVER) {
-                e->touch_mover = res->contacts[i].mover;
-                break;
-            }
-        }
-        /* Against a mover a client is only as exact as the poses it has:
-         * a door that closed since its last WorldState is no cheat. */
-        if (e->ground_mover != SWEEP_NO_MOVER || e->touch_mover != SWEEP_NO_MOVER)
-            sweep__entity_unflag(w, e);
-    }
+    sweep__entity_keep(&e->st, res, mv->sequence, ran);
+    /* Against a mover a client is only as exact as the poses it has: a
+     * door that closed since its last WorldState is no cheat. */
+    if (ran && (e->st.ground_mover != SWEEP_NO_MOVER || e->st.touch_mover != SWEEP_NO_MOVER))
+        sweep__entity_unflag(w, e);
 
     result_clear(out);
     out->entity = e->id;
     out->sequence = mv->sequence;
     out->server_tick = w->tick;
-    out->position = a.position;
-    out->velocity = a.velocity;
-    out->grounded = a.grounded != 0;
-    if (a.grounded) {
-        out->ground_normal = e->ground_normal;
-        out->ground_material = e->ground_material;
-    }
-    if (ran)
-        out->contact_count = sweep__wire_contacts_from_core(out->contacts, res);
+    /* What the motion and the movers give, the ticks' doings told once. */
+    sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
+    sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
         out->correction = d;
@@ -293,17 +275,6 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;
         }
-    }
-    /* What the movers did since the previous move is told once, here. */
-    out->ground_mover = sweep__world_mover_id(w, e->ground_mover);
-    if (e->moved_flags) {
-        out->carried = (e->moved_flags & SWEEP_BODY_CARRIED) != 0;
-        out->pushed = (e->moved_flags & SWEEP_BODY_PUSHED) != 0;
-        out->pushed_by = sweep__world_mover_id(w, e->moved_by);
-        out->has_start_position = true;
-        out->start_position = start;
-        e->moved_flags = 0;
-        e->moved_by = SWEEP_NO_MOVER;
     }
     out->rules = rules;
     out->speed_excess = speed_excess;

@@ -103,7 +103,7 @@ sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why)
         return NULL;
     }
     e->owner = o;
-    e->ground_mover = e->touch_mover = e->moved_by = SWEEP_NO_MOVER;
+    e->st.ground_mover = e->st.touch_mover = e->st.moved_by = SWEEP_NO_MOVER;
     if (sweep__entity_table_insert(&w->entities, e) != 0) {
         free(e);
         *why = "out of memory for the entity table";

@@ -17,6 +17,7 @@
  * (suppressed=N). The counters are never rate-limited.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "server/world/world_impl.h"

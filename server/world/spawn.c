@@ -27,6 +27,7 @@
  * A new entity is at rest, not grounded, with a full time bank.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "server/world/world_impl.h"
@@ -40,8 +41,8 @@ static int overlaps(const sweep__world *w, sweep_vec3 q, sweep_vec3 r, char *wha
     const sweep_config *cfg = &w->level.config;
     for (uint32_t i = 0; w->crowd && i < w->ent_count; i++) {
         const sweep__entity *o = w->ents[i];
-        sweep_vec3 d = sweep_v3_sub(q, o->actor.position);
-        if (fabs(d.x) < r.x + o->radii.x && fabs(d.y) < r.y + o->radii.y && fabs(d.z) < r.z + o->radii.z) {
+        sweep_vec3 d = sweep_v3_sub(q, o->st.m.actor.position);
+        if (fabs(d.x) < r.x + o->st.m.radii.x && fabs(d.y) < r.y + o->st.m.radii.y && fabs(d.z) < r.z + o->st.m.radii.z) {
             snprintf(what, whatlen, "another entity");
             return 1;
         }
@@ -81,8 +82,8 @@ static void send_spawned(const sweep__world *w, const sweep__request *rq, uint32
     m.sequence = sequence;
     m.server_tick = w->tick;
     m.as.spawned.entity = e->id;
-    m.as.spawned.position = e->actor.position;
-    m.as.spawned.radii = e->radii;
+    m.as.spawned.position = e->st.m.actor.position;
+    m.as.spawned.radii = e->st.m.radii;
     m.as.spawned.rules = rules;
     m.as.spawned.spawn_point = point;
     sweep__answer(rq, &m);
@@ -232,16 +233,11 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     }
     if (player && sp->spawn_point == 0)
         w->next_spawn = point % lv->spawn_count; /* the point after the one given */
-    e->actor.position = q;
-    e->actor.velocity = sweep_v3(0, 0, 0);
-    e->actor.grounded = 0;
-    e->radii = r;
+    sweep__entity_state_init(&e->st, q, r, sweep__spawn_limit(sp->max_speed, cfg->max_speed),
+                             sweep__spawn_limit(sp->step_height, cfg->step_height));
     e->budget = w->opt.time_bank;
     e->budget_tick = w->tick;
     sweep__world_place_entity(w, e);
-    /* A client may tighten the world's limits for its raw moves, never loosen them. */
-    e->max_speed = sp->max_speed > 0.0 && sp->max_speed < cfg->max_speed ? sp->max_speed : cfg->max_speed;
-    e->step_height = sp->step_height > 0.0 && sp->step_height < cfg->step_height ? sp->step_height : cfg->step_height;
     ss->has_spawn = 1;
     ss->spawn_sequence = seq;
     ss->spawn_entity = e->id;

@@ -14,6 +14,7 @@
  * does depends on the tick number and the entities only.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +195,7 @@ void sweep__world_place_entity(sweep__world *w, sweep__entity *e)
 {
     /* Radii and positions were checked on the way in, so this cannot fail. */
     if (w->crowd && e->crowd_slot != SWEEP_NO_BODY)
-        sweep_crowd_set(w->crowd, e->crowd_slot, e->actor.position, e->radii);
+        sweep_crowd_set(w->crowd, e->crowd_slot, e->st.m.actor.position, e->st.m.radii);
 }
 
 sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
@@ -257,16 +258,8 @@ static void tick_movers(sweep__world *w, const sweep__world_sink *sink)
                    (unsigned long long)w->tick);
         return;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        const sweep__entity *e = w->ents[i];
-        sweep_body *b = &w->bodies[i];
-        b->position = e->actor.position;
-        b->radii = e->radii;
-        b->ground_mover = e->ground_mover;
-        b->touch_mover = e->touch_mover;
-        b->flags = 0;
-        b->mover = SWEEP_NO_MOVER;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        w->bodies[i] = sweep__entity_body(&w->ents[i]->st);
     sweep_tick_report rep;
     sweep_status st = sweep_movers_tick(w->movers, w->world, &w->level.config, w->bodies, n, &rep);
     if (st != SWEEP_OK) {
@@ -279,14 +272,9 @@ static void tick_movers(sweep__world *w, const sweep__world_sink *sink)
     for (uint32_t i = 0; i < n; i++) {
         sweep__entity *e = w->ents[i];
         const sweep_body *b = &w->bodies[i];
-        e->actor.position = b->position; /* velocity and grounded stay those of its last move */
-        sweep__world_place_entity(w, e);
-        uint32_t moved = b->flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED);
-        if (moved) {
-            e->moved_flags |= moved;
-            e->moved_by = b->mover;
+        if (sweep__entity_take_body(&e->st, b))
             sweep__entity_unflag(w, e);
-        }
+        sweep__world_place_entity(w, e);
         crushed += (b->flags & SWEEP_BODY_CRUSHED) != 0;
     }
     /* Say when a mover starts being blocked (not every tick it stays so),
@@ -366,21 +354,21 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
     for (uint32_t i = 0; i < w->ent_count; i++) {
         const sweep__entity *e = w->ents[i];
         h = sweep_hash_u32(h, e->id);
-        h = sweep_hash_body(h, e->actor.position, e->actor.velocity, (uint32_t)e->actor.grounded);
-        h = sweep_hash_vec3(h, e->radii);
-        h = sweep_hash_double(h, e->max_speed);
-        h = sweep_hash_double(h, e->step_height);
-        h = sweep_hash_vec3(h, e->ground_normal);
-        h = sweep_hash_u32(h, e->ground_material);
+        h = sweep_hash_body(h, e->st.m.actor.position, e->st.m.actor.velocity, (uint32_t)e->st.m.actor.grounded);
+        h = sweep_hash_vec3(h, e->st.m.radii);
+        h = sweep_hash_double(h, e->st.m.max_speed);
+        h = sweep_hash_double(h, e->st.m.step_height);
+        h = sweep_hash_vec3(h, e->st.ground_normal);
+        h = sweep_hash_u32(h, e->st.ground_material);
         h = sweep_hash_double(h, e->budget);
         h = sweep_hash_u64(h, e->budget_tick);
-        h = sweep_hash_u32(h, (uint32_t)e->has_last);
-        h = sweep_hash_u32(h, e->last_sequence);
+        h = sweep_hash_u32(h, (uint32_t)e->st.has_last);
+        h = sweep_hash_u32(h, e->st.last_sequence);
         h = sweep_hash_u64(h, e->unflagged_until);
-        h = sweep_hash_u32(h, e->ground_mover);
-        h = sweep_hash_u32(h, e->touch_mover);
-        h = sweep_hash_u32(h, e->moved_flags);
-        h = sweep_hash_u32(h, e->moved_by);
+        h = sweep_hash_u32(h, e->st.ground_mover);
+        h = sweep_hash_u32(h, e->st.touch_mover);
+        h = sweep_hash_u32(h, e->st.moved_flags);
+        h = sweep_hash_u32(h, e->st.moved_by);
         h = sweep_hash_u32(h, e->crowd_slot);
     }
     return h;

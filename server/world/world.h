@@ -54,6 +54,7 @@
 #include "protocol/message.h"
 #include "protocol/token.h"
 #include "server/world/bucket.h"
+#include "server/world/entity_motion.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,25 +90,13 @@ struct sweep__entity {
     uint32_t id;
     sweep__owner *owner;
     sweep__world *world;
-    sweep_actor actor;         /* position, velocity, grounded: where the next move starts */
-    sweep_vec3 radii;
-    double max_speed;          /* Fly and Noclip moves: the entity's limits */
-    double step_height;
-    sweep_vec3 ground_normal;  /* of the last move that ran, while grounded */
-    uint32_t ground_material;
+    sweep__entity_state st;    /* what its moves and the ticks read and write (entity_motion.h) */
     double budget;             /* seconds of motion it may still ask for (player owners) */
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
-    int has_last;              /* a move was applied */
-    uint32_t last_sequence;
     uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
-    /* Movers (core indices, SWEEP_NO_MOVER = none). */
-    uint32_t ground_mover;     /* stood on after the last move: the tick carries it */
-    uint32_t touch_mover;      /* first mover the last move touched (TOUCH triggers) */
-    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since the last move */
-    uint32_t moved_by;         /* the last mover that carried or pushed it since then */
     uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
 };
 

@@ -37,6 +37,8 @@
 
 #include <cmocka.h>
 
+#include "tests/test_skip.h"
+
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -228,8 +230,7 @@ static void ipv6_tcp_and_udp(void **state)
 {
     (void)state;
     if (!HAVE_V6) {
-        print_message("skipped: this machine has no IPv6 loopback (no ::1 in /proc/net/if_inet6)\n");
-        skip();
+        skip_because("this machine has no IPv6 loopback (no ::1 in /proc/net/if_inet6)");
     }
     assert_true(strncmp(D6.tcp, "[::1]:", 6) == 0 && strncmp(D6.udp, "[::1]:", 6) == 0);
     for (int t = 0; t < 2; t++) {

@@ -1,21 +1,34 @@
 #!/bin/sh
 # test_install.sh - make install and make uninstall as a packager runs them,
-# and the installed SDK as a C++ (and a C) program builds against it.
+# and programs a game would write, built on the installed SDK alone.
 #
 #   install     make install DESTDIR=<tmp> PREFIX=/opt/sweep-test from the
 #               current build directory (same BUILD and SANITIZER, so an
 #               up-to-date build is only copied); programs, libraries,
-#               headers (kept in their folders), sweep.pc, the man page and
-#               the sample maps are where README.md says.
-#   headers     every installed header that declares anything has its
-#               extern "C" block.
+#               headers, sweep.pc, sweep-replay.pc, the man page and the
+#               sample maps are where README.md says.
+#   headers     each installed header is its source with its sweep
+#               includes rewritten as <sweep/...> (the Makefile's sed rule),
+#               every one of them names an installed header, each compiles
+#               alone (C11 and C++17) from the installed tree with a game's
+#               own headers of the same names first on the include path,
+#               and each that declares anything has its extern "C" block.
+#   libsweep    sweep.pc names no server library and none of the server's
+#               dependencies, and nothing in libsweep-client.a needs one.
+#   C           tests/install/use_sdk.c (gcc -std=c11), flags from the
+#               installed sweep.pc alone (PKG_CONFIG_SYSROOT_DIR,
+#               PKG_CONFIG_LIBDIR): a predicting client against a real
+#               sweepd (the installed one, on a free port of 127.0.0.1), on
+#               the installed arena; every line it prints is checked.
 #   C++         tests/install/use_sdk.cc with g++ -std=c++17 including every
-#               installed header, flags from the installed sweep.pc alone
-#               (PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR); it runs on the
-#               installed arena and every line it prints is checked.
-#   C           tests/install/use_sdk.c the same way with gcc -std=c11.
-#   PREFIX      a second install with another PREFIX gets a sweep.pc that
-#               names it (the build's sweep.pc follows PREFIX).
+#               installed header, from a tree whose own core/world.h,
+#               protocol/message.h, ... (all #error) come first.
+#   replay      tests/install/use_replay.c through the installed
+#               sweep-replay.pc: the golden logs of tests/replay on the
+#               installed arena, counted as the build's sweep-replay counts
+#               them; a damaged log is refused.
+#   PREFIX      a second install with another PREFIX gets pkg-config files
+#               that name it (the build's follow PREFIX).
 #   uninstall   leaves nothing of sweep's, only the shared directories
 #               (empty), and a file of someone else's where it was.
 #
@@ -24,16 +37,24 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
-# A sanitizer build (build-address, build-undefined) is installed with its
-# own SANITIZER, and programs linking its libraries need the flag too.
+# A sanitizer build (build-address, build-undefined, either with -debug or
+# -faults after it) is installed with its own SANITIZER, and programs
+# linking its libraries need the flag too; build-debug and build-faults
+# are no sanitizer's.
 case $BUILD in
-build-*) sanitizer=${BUILD#build-} ;;
+build-address*) sanitizer=address ;;
+build-undefined*) sanitizer=undefined ;;
 *) sanitizer= ;;
 esac
 san_flags=${sanitizer:+-fsanitize=$sanitizer}
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+sweepd_pid=
+cleanup() {
+    [ -z "$sweepd_pid" ] || kill "$sweepd_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 prefix=/opt/sweep-test
 dest=$tmp/root
 inst=$dest$prefix
@@ -59,14 +80,15 @@ mk() { # target, DESTDIR, PREFIX
     make -s -C "$root" BUILD="$BUILD" SANITIZER="$sanitizer" "$1" DESTDIR="$2" PREFIX="$3" >"$tmp/make.log" 2>&1
 }
 
-# What pkg-config says about the sweep.pc installed under DESTDIR $1,
+# What pkg-config says about package $3 installed under DESTDIR $1,
 # PREFIX $2, with nothing else on its search path.
-pc() { # DESTDIR, PREFIX, pkg-config arguments...
+pc() { # DESTDIR, PREFIX, package, pkg-config arguments...
     d=$1
     p=$2
-    shift 2
+    pkg=$3
+    shift 3
     PKG_CONFIG_SYSROOT_DIR=$d PKG_CONFIG_LIBDIR=$d$p/lib/pkgconfig PKG_CONFIG_PATH=$d$p/lib/pkgconfig \
-        pkg-config "$@" sweep | sed 's/ *$//'
+        pkg-config "$@" "$pkg" | sed 's/ *$//'
 }
 
 # --- install -----------------------------------------------------------------
@@ -82,21 +104,27 @@ else
     echo "[  FAILED  ] $((failed)) test(s)."
     exit 1
 fi
+incl=$inst/include/sweep
+# every installed header, as a game names it after <sweep/...>, sorted
+headers=$(cd "$incl" && find . -name '*.h' | sed 's|^\./||' | LC_ALL=C sort)
+nheaders=$(printf '%s\n' "$headers" | grep -c .)
 
 run "installed files"
 missing=
 for f in bin/sweepd bin/sweep bin/sweep-walk bin/sweep-mapgen bin/sweep-import bin/sweep-bots bin/sweep-replay \
     lib/libsweep-core.a lib/libsweep-maps.a lib/libsweep-protocol.a lib/libsweep-server.a \
     lib/libsweep-world.a lib/libsweep-record.a \
-    lib/libsweep-client.a lib/pkgconfig/sweep.pc share/man/man8/sweepd.8 share/sweep/maps/arena.db \
-    include/sweep/core/vec3.h include/sweep/client-sdk/client.h include/sweep/protocol/sweep.fbs; do
+    lib/libsweep-client.a lib/libsweep-replay.a lib/pkgconfig/sweep.pc lib/pkgconfig/sweep-replay.pc \
+    share/man/man8/sweepd.8 share/sweep/maps/arena.db \
+    include/sweep/client.h include/sweep/predict.h include/sweep/replay.h include/sweep/maps/loader.h \
+    include/sweep/core/vec3.h include/sweep/protocol/protocol.h include/sweep/protocol/sweep.fbs; do
     [ -s "$inst/$f" ] || missing="$missing $f"
 done
-# Each header is the source's, byte for byte, in its folder.
-for h in $(cd "$inst/include/sweep" && find . -type f | sed 's|^\./||'); do
-    cmp -s "$inst/include/sweep/$h" "$root/$h" || missing="$missing include/sweep/$h(differs)"
-done
 [ -x "$inst/bin/sweepd" ] || missing="$missing bin/sweepd(not executable)"
+# Nothing of the server's own API, nor the client SDK's folder name.
+for d in server client-sdk; do
+    [ ! -e "$incl/$d" ] || missing="$missing include/sweep/$d(should not be installed)"
+done
 if [ -z "$missing" ]; then
     pass "installed files"
 else
@@ -110,24 +138,103 @@ case $v in
 *) fail "installed sweepd runs" "sweepd --version said '$v'" ;;
 esac
 
-run "sweep.pc names PREFIX"
-pc_prefix=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/sweep.pc")
-cflags=$(pc "$dest" "$prefix" --cflags)
-if [ "$pc_prefix" = "$prefix" ] && [ "$cflags" = "-I$inst/include/sweep" ]; then
-    pass "sweep.pc names PREFIX"
+run "pkg-config files name PREFIX"
+bad=
+for pkg in sweep sweep-replay; do
+    pc_prefix=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/$pkg.pc")
+    cflags=$(pc "$dest" "$prefix" $pkg --cflags)
+    [ "$pc_prefix" = "$prefix" ] && [ "$cflags" = "-I$inst/include" ] ||
+        bad="$bad $pkg.pc: prefix=$pc_prefix, --cflags '$cflags';"
+done
+if [ -z "$bad" ]; then
+    pass "pkg-config files name PREFIX"
 else
-    fail "sweep.pc names PREFIX" "prefix=$pc_prefix, --cflags '$cflags'"
+    fail "pkg-config files name PREFIX" "$bad"
 fi
 
 # --- headers -------------------------------------------------------------------
+# The sed rule of the Makefile's install: each line `#include "x/y.h"` of a
+# source header becomes `#include <sweep/x/y.h>` (the client SDK's own,
+# "client-sdk/y.h", <sweep/y.h>), and nothing else changes. Checked against
+# the sources: the other lines are the same, no quoted include is left, as
+# many sweep includes as the source had quoted ones, each naming an
+# installed header.
+run "installed headers: sweep includes rewritten as <sweep/...>"
+bad=
+for h in $headers; do
+    case $h in
+    */*) src=$root/$h ;;
+    *) src=$root/client-sdk/$h ;;
+    esac
+    grep -v '^#include' "$src" >"$tmp/src.rest"
+    grep -v '^#include' "$incl/$h" >"$tmp/inst.rest"
+    cmp -s "$tmp/src.rest" "$tmp/inst.rest" || bad="$bad $h(differs beyond its includes)"
+    quoted=$(grep -c '^#include "' "$src")
+    rewritten=$(grep -c '^#include <sweep/' "$incl/$h")
+    [ "$quoted" -eq "$rewritten" ] || bad="$bad $h($quoted quoted includes, $rewritten <sweep/...>)"
+    ! grep -q '^#include "' "$incl/$h" || bad="$bad $h(a quoted include left)"
+    # shellcheck disable=SC2013  # header names have no spaces
+    for inc in $(sed -n 's|^#include <sweep/\([^>]*\)>.*|\1|p' "$incl/$h"); do
+        [ -f "$incl/$inc" ] || bad="$bad $h(includes <sweep/$inc>, not installed)"
+    done
+done
+cmp -s "$root/protocol/sweep.fbs" "$incl/protocol/sweep.fbs" || bad="$bad protocol/sweep.fbs(differs)"
+if [ -n "$headers" ] && [ -z "$bad" ]; then
+    pass "installed headers: sweep includes rewritten as <sweep/...> ($nheaders headers)"
+else
+    fail "installed headers: sweep includes rewritten as <sweep/...>" "${bad:-no headers}"
+fi
+
+# A game's own headers with the names of sweep's (core/world.h,
+# protocol/message.h, client.h, ...), first on the include path: any sweep
+# header that looked one up through the game's paths would stop the build.
+game=$tmp/game
+for h in $headers; do
+    mkdir -p "$game/$(dirname "$h")"
+    printf '#error "the game'"'"'s own %s was included instead of sweep'"'"'s"\n' "$h" >"$game/$h"
+done
+cflags=$(pc "$dest" "$prefix" sweep --cflags)
+
+run "the game's headers stop a build that includes them"
+printf '#include "core/world.h"\nint main(void) { return 0; }\n' >"$tmp/decoy.c"
+# shellcheck disable=SC2086  # pkg-config's output is words by design
+if gcc -std=c11 -I"$game" $cflags -c "$tmp/decoy.c" -o "$tmp/decoy.o" >"$tmp/decoy.log" 2>&1; then
+    fail "the game's headers stop a build that includes them" "core/world.h of the game compiled"
+elif grep -q "the game's own core/world.h" "$tmp/decoy.log"; then
+    pass "the game's headers stop a build that includes them"
+else
+    fail "the game's headers stop a build that includes them" "failed otherwise:"
+    cat "$tmp/decoy.log"
+fi
+
+# Each installed header alone, in C11 and C++17, from the installed tree:
+# it brings everything it needs, and none of it from the game.
+run "each installed header compiles alone"
+bad=
+for h in $headers; do
+    printf '#include <sweep/%s>\n' "$h" >"$tmp/one.c"
+    cp "$tmp/one.c" "$tmp/one.cc"
+    # shellcheck disable=SC2086  # pkg-config's output is words by design
+    gcc -std=c11 -Wall -Wextra -pedantic-errors -Werror -I"$game" $cflags -fsyntax-only "$tmp/one.c" \
+        >"$tmp/one.log" 2>&1 || { bad="$bad $h(C)"; cat "$tmp/one.log"; }
+    # shellcheck disable=SC2086
+    g++ -std=c++17 -Wall -Wextra -pedantic-errors -Werror -I"$game" $cflags -fsyntax-only "$tmp/one.cc" \
+        >"$tmp/one.log" 2>&1 || { bad="$bad $h(C++)"; cat "$tmp/one.log"; }
+done
+if [ -z "$bad" ]; then
+    pass "each installed header compiles alone"
+else
+    fail "each installed header compiles alone" "failed:$bad"
+fi
+
 # A header may go without extern "C" only if all it has is preprocessor
 # lines and comments (protocol/protocol.h); the comments are stripped by the
 # C preprocessor itself, which knows where each one ends.
 run "extern \"C\" in every installed header"
 bare=
-for h in $(cd "$inst/include/sweep" && find . -name '*.h' | sed 's|^\./||' | sort); do
-    grep -q 'extern "C"' "$inst/include/sweep/$h" && continue
-    rest=$(gcc -fpreprocessed -dD -E -P -x c "$inst/include/sweep/$h" 2>&1 |
+for h in $headers; do
+    grep -q 'extern "C"' "$incl/$h" && continue
+    rest=$(gcc -fpreprocessed -dD -E -P -x c "$incl/$h" 2>&1 |
         sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d')
     [ -z "$rest" ] || bare="$bare $h"
 done
@@ -137,83 +244,229 @@ else
     fail "extern \"C\" in every installed header" "declarations without it in:$bare"
 fi
 
-# One #include per installed header, by folder as users write them.
-(cd "$inst/include/sweep" && find . -name '*.h' | sed 's|^\./||' | sort) |
-    sed 's/.*/#include "&"/' >"$tmp/sweep_all.h"
-nheaders=$(wc -l <"$tmp/sweep_all.h")
+# --- libsweep: no server in it -------------------------------------------------
+server_words="-lsweep-server -luv -ldeflate -lmicrohttpd"
+run "sweep.pc links no server"
+libs=$(pc "$dest" "$prefix" sweep --libs --static)
+bad=
+for w in $server_words; do
+    case " $libs " in *" $w "*) bad="$bad $w" ;; esac
+done
+case " $libs " in *" -lsweep-client "*) ;; *) bad="$bad (no -lsweep-client)" ;; esac
+if [ -z "$bad" ]; then
+    pass "sweep.pc links no server ($libs)"
+else
+    fail "sweep.pc links no server" "its libs '$libs' name:$bad"
+fi
+
+# The replay runs the world library, not the server: its pkg-config file
+# names neither the server library nor libuv or libmicrohttpd.
+run "sweep-replay.pc links no server"
+libs=$(pc "$dest" "$prefix" sweep-replay --libs --static)
+bad=
+for w in -lsweep-server -luv -lmicrohttpd; do
+    case " $libs " in *" $w "*) bad="$bad $w" ;; esac
+done
+case " $libs " in *" -lsweep-world "*) ;; *) bad="$bad (no -lsweep-world)" ;; esac
+if [ -z "$bad" ]; then
+    pass "sweep-replay.pc links no server ($libs)"
+else
+    fail "sweep-replay.pc links no server" "its libs '$libs' name:$bad"
+fi
+
+# What libsweep-client.a leaves undefined is found in the libraries
+# sweep.pc names or the system's, never in the server's or the replay's.
+run "nothing in libsweep-client.a needs the server"
+l=$inst/lib
+nm -u "$l/libsweep-client.a" | awk 'NF == 2 { print $2 }' | LC_ALL=C sort -u >"$tmp/undefined"
+defined() { nm --defined-only -g "$@" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u; }
+defined "$l/libsweep-client.a" "$l/libsweep-protocol.a" "$l/libsweep-maps.a" "$l/libsweep-core.a" >"$tmp/mine"
+defined "$l/libsweep-server.a" "$l/libsweep-replay.a" "$l/libsweep-world.a" "$l/libsweep-record.a" >"$tmp/other"
+from_other=$(LC_ALL=C comm -12 "$tmp/undefined" "$tmp/other" | tr '\n' ' ')
+unresolved=$(grep '^sweep' "$tmp/undefined" | LC_ALL=C comm -23 - "$tmp/mine" | tr '\n' ' ')
+if [ -z "$from_other" ] && [ -z "$unresolved" ] && [ -s "$tmp/undefined" ]; then
+    pass "nothing in libsweep-client.a needs the server"
+else
+    fail "nothing in libsweep-client.a needs the server" "from the server or replay: $from_other; sweep symbols found nowhere: $unresolved"
+fi
+
+# --- programs on the installed SDK ---------------------------------------------
 arena=$inst/share/sweep/maps/arena.db
 rows=$(sqlite3 "$arena" 'SELECT count(*) FROM triangles')
-sha_abc=ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
 
-# build_and_run NAME, compiler and flags..., source, expected output file
-build_and_run() {
+# build NAME PACKAGE EXE SOURCE COMPILER [FLAGS...]: the source built with
+# the game's headers first, then what pkg-config says of PACKAGE.
+build() {
     name=$1
-    exe=$2
-    expected=$3
+    pkg=$2
+    exe=$3
     src=$4
     shift 4
-    run "$name"
-    # shellcheck disable=SC2046  # pkg-config's output is words by design
-    if ! "$@" -Wall -Wextra -pedantic-errors -Werror $san_flags -I"$tmp" "$src" \
-        $(pc "$dest" "$prefix" --cflags --libs) -o "$tmp/$exe" >"$tmp/$exe.log" 2>&1; then
+    # shellcheck disable=SC2046,SC2086  # pkg-config's output and the flags are words by design
+    if ! "$@" -Wall -Wextra -pedantic-errors -Werror $san_flags -I"$game" -I"$tmp" "$src" \
+        $(pc "$dest" "$prefix" "$pkg" --cflags --libs) -o "$tmp/$exe" >"$tmp/$exe.log" 2>&1; then
         fail "$name" "build failed:"
         cat "$tmp/$exe.log"
-        return
-    fi
-    "$tmp/$exe" "$arena" >"$tmp/$exe.out" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        fail "$name" "exit status $rc:"
-        cat "$tmp/$exe.out"
-        return
-    fi
-    if diff -u "$expected" "$tmp/$exe.out"; then
-        pass "$name ($nheaders headers)"
-    else
-        fail "$name" "output differs (above)"
+        return 1
     fi
 }
 
+# check EXPECTED-FILE EXE ARGS...: runs it and compares its output; what
+# went wrong, if anything, is printed and the status is not 0.
+check() {
+    expected=$1
+    exe=$2
+    shift 2
+    "$tmp/$exe" "$@" >"$tmp/$exe.out" 2>"$tmp/$exe.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "$exe $*: exit status $rc:"
+        cat "$tmp/$exe.out" "$tmp/$exe.err"
+        return 1
+    fi
+    if ! diff -u "$expected" "$tmp/$exe.out"; then
+        echo "$exe $*: output differs (above)"
+        cat "$tmp/$exe.err"
+        return 1
+    fi
+}
+
+# The installed sweepd on the installed arena, on a free port of 127.0.0.1,
+# its ready line read for the address (three tries: on a busy machine a
+# start has been seen to lose the port the kernel gave it).
+token=install-test-command-token
+sweepd_tcp=
+for _ in 1 2 3; do
+    rm -f "$tmp/ready"
+    "$inst/bin/sweepd" --map "$arena" --listen 127.0.0.1:0 --command-token "$token" --log-level warn \
+        >"$tmp/ready" 2>"$tmp/sweepd.log" &
+    sweepd_pid=$!
+    i=0
+    while ! grep -q '^sweepd ready' "$tmp/ready" 2>/dev/null && kill -0 "$sweepd_pid" 2>/dev/null && [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    sweepd_tcp=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) .*/\1/p' "$tmp/ready")
+    [ -z "$sweepd_tcp" ] || break
+    kill "$sweepd_pid" 2>/dev/null
+    wait "$sweepd_pid" 2>/dev/null
+    sweepd_pid=
+done
+
+name="C11 client on libsweep alone, against sweepd"
+run "$name"
+cat >"$tmp/expect_c" <<EOF
+connected=server map=same
+spawned rules=0
+moves=180 answered=180 mismatches=0 corrected=0
+converged=yes walked=yes jumped=yes
+EOF
+if [ -z "$sweepd_tcp" ]; then
+    fail "$name" "sweepd did not start:"
+    cat "$tmp/sweepd.log"
+elif build "$name" sweep use_sdk_c "$here/use_sdk.c" gcc -std=c11; then
+    # The program itself needs no library of the server's either.
+    needed=$(readelf -d "$tmp/use_sdk_c" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    case $needed in
+    *libuv* | *libdeflate* | *libmicrohttpd*) fail "$name" "the program needs $needed" ;;
+    *)
+        if check "$tmp/expect_c" use_sdk_c "$arena" "$sweepd_tcp" "$token"; then
+            pass "$name (needs $needed)"
+        else
+            fail "$name" "above; sweepd's log:"
+            cat "$tmp/sweepd.log"
+        fi
+        ;;
+    esac
+fi
+if [ -n "$sweepd_pid" ]; then
+    kill "$sweepd_pid" 2>/dev/null
+    wait "$sweepd_pid" 2>/dev/null
+    sweepd_pid=
+fi
+
+# Every installed header in one C++ program, by <sweep/...>, after the
+# game's own headers of the same names on the include path.
+printf '%s\n' "$headers" | sed 's/.*/#include <sweep\/&>/' >"$tmp/sweep_all.h"
+name="C++17 program including every installed header"
+run "$name"
 cat >"$tmp/expect_cc" <<EOF
 client_options=tcp,0,null
 status=DT
 v3_len=5
-sha256_abc=$sha_abc
+hmac_sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843
 triangles=$rows
 triangle_rows=$rows
 ping=Ping,7,123456789abcdef
-record_open_missing=refused
 EOF
-build_and_run "C++17 program on the installed SDK" use_sdk_cc "$tmp/expect_cc" "$here/use_sdk.cc" \
-    g++ -std=c++17
+if build "$name" sweep use_sdk_cc "$here/use_sdk.cc" g++ -std=c++17; then
+    if check "$tmp/expect_cc" use_sdk_cc "$arena"; then
+        pass "$name ($nheaders headers)"
+    else
+        fail "$name" "above"
+    fi
+fi
 
-cat >"$tmp/expect_c" <<EOF
-status=DT
-v3_len=5
-sha256_abc=$sha_abc
-triangles=$rows
-EOF
-build_and_run "C11 program on the installed SDK" use_sdk_c "$tmp/expect_c" "$here/use_sdk.c" gcc -std=c11
+# The replay through sweep-replay.pc: each golden log counted as the
+# build's own sweep-replay counts it, and a log with one byte changed
+# refused (its frame's checksum).
+name="replay through sweep-replay.pc"
+run "$name"
+if build "$name" sweep-replay use_replay "$here/use_replay.c" gcc -std=c11; then
+    bad=
+    n=0
+    for log in "$root"/tests/replay/golden/*.sweeplog; do
+        n=$((n + 1))
+        "$root/$BUILD/bin/sweep-replay" "$log" --map "$arena" --json |
+            sed 's/.*"ticks":\([0-9]*\),"sessions":\([0-9]*\),"requests":\([0-9]*\),"moves":\([0-9]*\),"messages":\([0-9]*\),"hashes":\([0-9]*\),.*/ticks=\1 sessions=\2 requests=\3 moves=\4 messages=\5 hashes=\6/' \
+                >"$tmp/replay.expect"
+        check "$tmp/replay.expect" use_replay "$log" "$arena" || bad="$bad $(basename "$log")"
+    done
+    # One byte in the middle of a copy of a log, changed.
+    log=$root/tests/replay/golden/walking.sweeplog
+    size=$(wc -c <"$log")
+    {
+        head -c $((size / 2)) "$log"
+        printf 'X'
+        tail -c $((size - size / 2 - 1)) "$log"
+    } >"$tmp/damaged.sweeplog"
+    if cmp -s "$log" "$tmp/damaged.sweeplog"; then
+        bad="$bad (the damaged copy is the log)"
+    elif "$tmp/use_replay" "$tmp/damaged.sweeplog" "$arena" >"$tmp/damaged.out" 2>&1; then
+        bad="$bad (a damaged log replayed: $(cat "$tmp/damaged.out"))"
+    fi
+    if [ -z "$bad" ] && [ $n -gt 0 ]; then
+        pass "$name ($n logs, a damaged one refused: $(tail -n 1 "$tmp/damaged.out"))"
+    elif [ -n "$bad" ]; then
+        fail "$name" "$bad"
+    else
+        fail "$name" "no golden logs"
+    fi
+fi
 
 # --- a second PREFIX -------------------------------------------------------------
-# The build's sweep.pc was just made for /opt/sweep-test; installing for
-# another prefix must remake it, not copy the first.
+# The build's pkg-config files were just made for /opt/sweep-test; installing
+# for another prefix must remake them, not copy the first.
 prefix2=/opt/sweep-other
 dest2=$tmp/root2
 run "install with a second PREFIX"
 if mk install "$dest2" "$prefix2"; then
-    pc_prefix=$(sed -n 's/^prefix=//p' "$dest2$prefix2/lib/pkgconfig/sweep.pc")
-    libs=$(pc "$dest2" "$prefix2" --libs-only-L)
-    if [ "$pc_prefix" = "$prefix2" ] && [ "$libs" = "-L$dest2$prefix2/lib" ]; then
+    bad=
+    for pkg in sweep sweep-replay; do
+        pc_prefix=$(sed -n 's/^prefix=//p' "$dest2$prefix2/lib/pkgconfig/$pkg.pc")
+        libs=$(pc "$dest2" "$prefix2" $pkg --libs-only-L)
+        [ "$pc_prefix" = "$prefix2" ] && [ "$libs" = "-L$dest2$prefix2/lib" ] ||
+            bad="$bad $pkg.pc: prefix=$pc_prefix, --libs-only-L '$libs';"
+    done
+    if [ -z "$bad" ]; then
         pass "install with a second PREFIX"
     else
-        fail "install with a second PREFIX" "sweep.pc: prefix=$pc_prefix, --libs-only-L '$libs'"
+        fail "install with a second PREFIX" "$bad"
     fi
 else
     fail "install with a second PREFIX" "exit status $?"
     cat "$tmp/make.log"
 fi
-
 # --- uninstall -------------------------------------------------------------------
 # Files sweep did not install stay, and keep their folder.
 echo other >"$inst/bin/other-tool"

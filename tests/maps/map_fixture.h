@@ -21,6 +21,8 @@
 
 #include <sqlite3.h>
 
+#include "tests/test_skip.h"
+
 /* The test program's own path (argv[0]), to find build outputs beside it. */
 static const char *fixture_argv0 = "";
 
@@ -134,7 +136,7 @@ static __attribute__((unused)) int fixture_corpus(fixture *f, char *out, size_t 
             return 1;
     }
     char *why = fixture_read(err_path, NULL);
-    printf("skipped: the corpus is not installed (%s)\n", why ? strtok(why, "\n") : "no reason given");
+    skip_reason("the corpus is not installed (%s)", why ? strtok(why, "\n") : "no reason given");
     free(why);
     return 0;
 }

@@ -1028,8 +1028,5 @@ int main(void)
         cmocka_unit_test(test_map_file_gone_while_serving),
         cmocka_unit_test(test_disk_full_while_recording),
     };
-    /* SWEEP_TEST_FILTER=test_disk* runs one of them (a cmocka pattern). */
-    if (getenv("SWEEP_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("SWEEP_TEST_FILTER"));
     return cmocka_run_group_tests_name("sweepd under faults", tests, setup, teardown);
 }

@@ -38,6 +38,7 @@
 #include <cmocka.h>
 
 #include "tests/sweepd_fixture.h"
+#include "tests/test_skip.h"
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -582,8 +583,7 @@ static void test_thousands_of_connections(void **state)
     enum { N = 3000, PER = 15, BODY = 60000, SENT = 20000 };
     long nofile = raise_nofile(N + 256);
     if (nofile < 2000 + 64) {
-        printf("limits: SKIPPED thousands of connections: the descriptor limit reaches only %ld\n", nofile);
-        skip();
+        skip_because("the descriptor limit reaches only %ld, below the %d this test needs", nofile, 2000 + 64);
     }
     int n = nofile >= N + 256 ? N : (int)nofile - 256;
     fx_server srv;
@@ -926,8 +926,7 @@ static void test_accept_survives_failed_allocations(void **state)
         *slash = 0;
     snprintf(faults, sizeof faults, "%s-faults/bin/sweepd", bin);
     if (access(faults, X_OK) != 0) {
-        printf("limits: SKIPPED failed allocations at accept: no %s\n", faults);
-        skip();
+        skip_because("no fault-injection sweepd %s", faults);
     }
     for (int n = 1; n <= 2; n++) {
         char v[8];
