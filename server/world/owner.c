@@ -31,7 +31,8 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     o->world = w;
     o->role = role;
     o->udp = udp;
-    o->max_batch = max_batch;
+    /* The world answers a batch from results of its own max_batch. */
+    o->max_batch = max_batch < w->opt.max_batch ? max_batch : w->opt.max_batch;
     if (identity_len >= sizeof o->identity)
         identity_len = sizeof o->identity - 1;
     memcpy(o->identity, identity, identity_len);

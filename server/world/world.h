@@ -199,8 +199,9 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
 /* Frees a world whose owners were all released. */
 void sweep__world_close(sweep__world *w);
 
-/* An owner of w (its entities none yet); release despawns them all, with
- * their frees told to the sink (which may be NULL). */
+/* An owner of w (its entities none yet), its batches at most max_batch
+ * moves (and never more than the world's opt.max_batch); release despawns
+ * them all, with their frees told to the sink (which may be NULL). */
 void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t role, int udp, uint32_t max_batch,
                        const char *identity, size_t identity_len, uint64_t now);
 void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink);

@@ -316,6 +316,36 @@ static void batch_past_the_owners_max_is_refused(void **state)
     free(r);
 }
 
+/* An owner never gets a larger batch than the world answers from: a
+ * limit above the world's is the world's (the results would not fit). */
+static void owners_max_batch_is_at_most_the_worlds(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.max_batch = 3;
+    sweep__world *w = wf_open(&opt);
+    wf_rec *r = wf_rec_new();
+    sweep__owner o;
+    sweep__owner_init(&o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0, 1000, "", 0, 0);
+    assert_int_equal(o.max_batch, 3);
+    uint32_t id = wf_spawn(w, &o, r, 1).entity;
+    sweep_msg_move moves[4];
+    for (uint32_t i = 0; i < 4; i++)
+        moves[i] = wf_move_msg(id, i + 1, sweep_v3(1, 0, 0), DT).as.move;
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_MOVE_BATCH;
+    m.sequence = 9;
+    m.as.move_batch.moves = moves;
+    m.as.move_batch.count = 4;
+    wf_clear(r);
+    wf_request(w, &o, r, &m);
+    assert_non_null(strstr(wf_error(r, SWEEP_WIRE_BATCH_TOO_LARGE, 9), "batch of 4 moves; at most 3"));
+    sweep__owner_release(&o, NULL);
+    sweep__world_close(w);
+    free(r);
+}
+
 static void batch_answers_one_message_with_every_result(void **state)
 {
     (void)state;
@@ -388,6 +418,7 @@ int main(void)
         cmocka_unit_test(fly_needs_the_server_role_and_free_moves),
         cmocka_unit_test(another_owners_entity_is_unknown),
         cmocka_unit_test(batch_past_the_owners_max_is_refused),
+        cmocka_unit_test(owners_max_batch_is_at_most_the_worlds),
         cmocka_unit_test(batch_answers_one_message_with_every_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
