@@ -920,6 +920,7 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
         .allow_free_move = h->allow_free_move,
         .players_block = h->players_block,
         .max_entities = h->max_entities,
+        .max_entities_server = h->max_entities_server,
         .max_batch = h->max_batch,
         /* The log does not say whether a command token or an auth secret
          * was set: a player's MoverCommand is refused in the words of a

@@ -44,7 +44,7 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     /* Over UDP a batch must fit one datagram: announce what does. */
     w->max_batch = batch_limit(s, p);
     w->max_frame_size = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
-    w->max_entities = s->opt.max_entities;
+    w->max_entities = ss->own.max_entities; /* its role's */
     w->role = (uint8_t)ss->own.role;
     w->identity = sweep_str_of(ss->own.identity);
     w->time_bank = s->opt.time_bank;

@@ -23,6 +23,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->tick_rate = 0.0;
     opt->max_sessions = 1024;
     opt->max_entities = 64;
+    opt->max_entities_server = 4096;
     opt->max_batch = 64;
     opt->max_frame = 64u * 1024u;
     opt->rate_limit = 20000.0;
@@ -196,6 +197,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_u32(key, value, 0, 65535, &opt->udp_thread_ports, err, errlen);
     if (strcmp(key, "max-entities") == 0)
         return parse_u32(key, value, 1, 100000, &opt->max_entities, err, errlen);
+    if (strcmp(key, "max-entities-server") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->max_entities_server, err, errlen);
     if (strcmp(key, "max-batch") == 0)
         return parse_u32(key, value, 1, 4096, &opt->max_batch, err, errlen);
     if (strcmp(key, "max-frame") == 0)
@@ -351,7 +354,9 @@ void sweep_server_options_usage(FILE *out)
           "                          in UDP Welcomes) is P + i, for a firewall or a\n"
           "                          container to publish; 0 = ports the kernel picks\n"
           "                          (default)\n"
-          "  --max-entities N        entities per session (default 64)\n"
+          "  --max-entities N        entities per player session (default 64)\n"
+          "  --max-entities-server N entities per session of the server role, a game\n"
+          "                          server relaying its players (default 4096)\n"
           "  --max-batch N           moves per MoveBatch (default 64)\n"
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
           "  --rate-limit N          requests per second per session, a batch counting\n"

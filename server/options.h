@@ -36,7 +36,8 @@ typedef struct sweep_server_options {
     int port;                  /* 0 = any free port usable for TCP and UDP */
     double tick_rate;          /* ticks per second for every world; 0 = each map's own */
     uint32_t max_sessions;     /* TCP and UDP sessions together */
-    uint32_t max_entities;     /* per session */
+    uint32_t max_entities;     /* per session of a player (or guest) */
+    uint32_t max_entities_server; /* per session of the server role (a game server relaying its players) */
     uint32_t max_batch;        /* moves per MoveBatch */
     uint32_t max_frame;        /* TCP frame body bytes (prefix excluded) */
     double rate_limit;         /* requests per second per session; 0 = unlimited */

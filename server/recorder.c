@@ -227,6 +227,7 @@ static void write_head(sweep__served *w, const char *previous)
         put_u32(&o, s->opt.record_hash_every);
         put_u64(&o, w->world->tick);
         put_str(&o, previous);
+        put_u32(&o, s->opt.max_entities_server);
         size = o.n;
     }
 }

@@ -58,6 +58,7 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         .allow_free_move = s->opt.allow_free_move,
         .players_block = s->opt.players_block,
         .max_entities = s->opt.max_entities,
+        .max_entities_server = s->opt.max_entities_server,
         .max_batch = s->opt.max_batch,
         .server_role_possible = sweep__server_role_possible(s),
     };

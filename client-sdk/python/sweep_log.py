@@ -58,7 +58,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                world_index map_name map_stem map_path content_hash (hex)
                tick_rate time_bank allow_free_move players_block
                max_entities max_batch max_frame hash_every first_tick
-               previous ("" for the first segment)
+               previous ("" for the first segment) max_entities_server
+               (the server role's cap; before version 3, max_entities)
         Open:  session role transport identity client   (transport 0 TCP, 1 UDP)
         Close: session reason
         In, Out: session transport data  (data: the message as received or
@@ -108,7 +109,7 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 2  # the newest read; version 1 has no MOVE records
+VERSION = 3  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -151,7 +152,7 @@ _BASE = "type file offset "
 Head = collections.namedtuple("Head", _BASE + (
     "segment started_unix_ms server_version protocol_version world_index map_name map_stem map_path "
     "content_hash tick_rate time_bank allow_free_move players_block max_entities max_batch max_frame "
-    "hash_every first_tick previous"))
+    "hash_every first_tick previous max_entities_server"))
 Open = collections.namedtuple("Open", _BASE + "session role transport identity client")
 Close = collections.namedtuple("Close", _BASE + "session reason")
 Id = collections.namedtuple("Id", _BASE + "entity")
@@ -257,13 +258,16 @@ class _Cursor:
         return bytes(self.take(self.end - self.pos))
 
 
-def _parse(kind, c, path, at):
+def _parse(kind, c, path, at, version):
     """The record of type `kind` whose payload the cursor holds (not
-    checked for leftovers here)."""
+    checked for leftovers here), of a log of format `version`."""
     if kind == HEAD:
-        return Head("HEAD", path, at, c.u32(), c.u64(), c.text(), c.u32(), c.u32(), c.text(), c.text(), c.text(),
-                    bytes(c.take(32)).hex(), c.f64(), c.f64(), c.u8(), c.u8(), c.u32(), c.u32(), c.u32(), c.u32(),
-                    c.u64(), c.text())
+        fields = [c.u32(), c.u64(), c.text(), c.u32(), c.u32(), c.text(), c.text(), c.text(),
+                  bytes(c.take(32)).hex(), c.f64(), c.f64(), c.u8(), c.u8(), c.u32(), c.u32(), c.u32(), c.u32(),
+                  c.u64(), c.text()]
+        # Version 3 adds the server role's entity cap; before, max_entities.
+        fields.append(c.u32() if version >= 3 else fields[13])
+        return Head("HEAD", path, at, *fields)
     if kind == OPEN:
         return Open("OPEN", path, at, c.u64(), c.u8(), c.u8(), c.text(), c.text())
     if kind == CLOSE:
@@ -285,8 +289,9 @@ def _parse(kind, c, path, at):
     return End("END", path, at, c.u64(), c.text())
 
 
-def _frame_records(path, body, base):
-    """The records of one frame whose body (checked) starts at file offset base."""
+def _frame_records(path, body, base, version):
+    """The records of one frame whose body (checked) starts at file offset
+    base, in a log of format `version`."""
     out = []
     pos, n = 0, len(body)
     while pos < n:
@@ -304,7 +309,7 @@ def _frame_records(path, body, base):
                            % (at, kind))
         c = _Cursor(body, pos + 5, pos + 5 + length)
         try:
-            rec = _parse(kind, c, path, at)
+            rec = _parse(kind, c, path, at, version)
             if c.pos != c.end:
                 raise _Short()
         except _Short:
@@ -387,7 +392,7 @@ class Segment:
                 if got != crc:
                     raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
                                    "(corrupt log)" % (at, length, got, crc))
-                for rec in _frame_records(path, body, at + FRAME_HEADER):
+                for rec in _frame_records(path, body, at + FRAME_HEADER, version):
                     if rec.type == "HEAD":
                         bound = frame_bound(rec)
                     yield rec

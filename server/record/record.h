@@ -6,7 +6,7 @@
  * File layout (all integers little-endian, doubles as their IEEE-754 bits):
  *
  *   file    = header frame*
- *   header  = "SWEEPLOG" u32 version(2) u32 zero                16 bytes
+ *   header  = "SWEEPLOG" u32 version(3) u32 zero                16 bytes
  *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
@@ -31,7 +31,8 @@
  *          and path, the map's 32-byte content hash, the settings a replay
  *          needs (tick rate, time bank, free moves, players block, entity
  *          and batch limits, frame size), the hash interval, the world tick
- *          the segment starts at and the file name of the segment before;
+ *          the segment starts at and the file name of the segment before,
+ *          then (version 3) u32 the server role's entity cap;
  *   OPEN   u64 session  u8 role  u8 transport(0 TCP, 1 UDP)  string
  *          identity  string client: a session joined the world;
  *   CLOSE  u64 session  string reason: it left; its entities went with it;
@@ -70,7 +71,8 @@
  *          176 + 56 * count bytes. A replay at the core depth re-runs the
  *          move from it and compares its own image byte for byte.
  *
- * Version 1 logs have no MOVE records; readers take both versions.
+ * Version 1 logs have no MOVE records; version 2 logs no server role's
+ * entity cap (it was the players' cap then); readers take all three.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -87,7 +89,7 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 2u       /* written; 1 is read too */
+#define SWEEP_RECORD_VERSION 3u       /* written; 1 and 2 are read too */
 #define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u
@@ -134,6 +136,7 @@ typedef struct sweep_record_head {
     uint8_t allow_free_move;
     uint8_t players_block;
     uint32_t max_entities;
+    uint32_t max_entities_server; /* version 3; before it, max_entities */
     uint32_t max_batch;
     uint32_t max_frame;
     uint32_t hash_every;

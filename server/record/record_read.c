@@ -146,7 +146,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static void parse_head(cursor *c, sweep_record_head *h)
+static void parse_head(cursor *c, sweep_record_head *h, uint32_t version)
 {
     h->segment = get_u32(c);
     h->started_unix_ms = get_u64(c);
@@ -169,6 +169,8 @@ static void parse_head(cursor *c, sweep_record_head *h)
     h->hash_every = get_u32(c);
     h->first_tick = get_u64(c);
     h->previous = get_str(c);
+    /* Version 3 adds the server role's cap; before, every role had one. */
+    h->max_entities_server = version >= 3 ? get_u32(c) : h->max_entities;
 }
 
 /* Moves to the next frame: 1, 0 at the end (or a torn tail), -1. Once a
@@ -228,7 +230,7 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
     cursor c = {r->data + at + 5, len, 0};
     switch (type) {
     case SWEEP_RECORD_HEAD:
-        parse_head(&c, &out->head);
+        parse_head(&c, &out->head, r->head.version);
         out->head.version = r->head.version; /* the file's, from its header */
         break;
     case SWEEP_RECORD_OPEN:

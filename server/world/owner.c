@@ -33,6 +33,7 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     o->udp = udp;
     /* The world answers a batch from results of its own max_batch. */
     o->max_batch = max_batch < w->opt.max_batch ? max_batch : w->opt.max_batch;
+    o->max_entities = role == SWEEP_WIRE_ROLE_SERVER ? w->opt.max_entities_server : w->opt.max_entities;
     if (identity_len >= sizeof o->identity)
         identity_len = sizeof o->identity - 1;
     memcpy(o->identity, identity, identity_len);

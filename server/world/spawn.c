@@ -116,9 +116,14 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
             return;
         }
     }
-    if (ss->entity_count >= w->opt.max_entities) {
-        sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
-                      w->opt.max_entities);
+    if (ss->entity_count >= ss->max_entities) {
+        if (player)
+            sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "a session may own at most %u entities",
+                          ss->max_entities);
+        else
+            sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0,
+                          "a session of the server role may own at most %u entities (--max-entities-server)",
+                          ss->max_entities);
         return;
     }
     char why_full[200];

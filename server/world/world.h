@@ -73,7 +73,8 @@ typedef struct sweep__world_options {
     double time_bank;       /* seconds of motion a player's entity may bank */
     int allow_free_move;    /* the server role may send Fly and Noclip moves */
     int players_block;      /* entities are obstacles to each other */
-    uint32_t max_entities;  /* entities one owner may have */
+    uint32_t max_entities;  /* entities one owner of a player (or guest) role may have */
+    uint32_t max_entities_server; /* ... of the server role (a game server relaying its players) */
     uint32_t max_batch;     /* most moves any owner's MoveBatch may hold */
     int server_role_possible; /* some session could have the server role (what a refusal of the role says) */
 } sweep__world_options;
@@ -107,6 +108,7 @@ struct sweep__owner {
     uint32_t role;                     /* sweep_wire_role: only the server role's moves are unbudgeted */
     int udp;                           /* a Spawn may arrive twice: answered again, not spawned again */
     uint32_t max_batch;                /* most moves a MoveBatch may hold (what its Welcome announced) */
+    uint32_t max_entities;             /* entities it may own: its role's cap */
     char identity[SWEEP_TOKEN_IDENTITY_MAX + 1];
     sweep__entity **entities;
     uint32_t entity_count, entity_cap;

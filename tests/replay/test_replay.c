@@ -881,10 +881,15 @@ static void not_a_log_is_refused(void **state)
     write_all(path, h, sizeof h);
     refused_with(path, "no whole frame");
 
-    /* A format from the future, and one from before the first. */
+    /* Version 3 (the server role's entity cap in HEAD) too. */
     h[8] = 3;
     write_all(path, h, sizeof h);
-    refused_with(path, "version 3");
+    refused_with(path, "no whole frame");
+
+    /* A format from the future, and one from before the first. */
+    h[8] = 4;
+    write_all(path, h, sizeof h);
+    refused_with(path, "version 4");
     h[8] = 0;
     write_all(path, h, sizeof h);
     refused_with(path, "version 0");
@@ -1230,6 +1235,66 @@ static void count_modes(const char *log, uint64_t modes[3], uint64_t *batches)
  * and the server role's raw moves: Fly through sweep_move_in with the
  * entity's own limits, Noclip by arithmetic, some in batches. Both depths
  * must match it, and the core depth must check every move. */
+/* Spawns at (x, y, 0.9) over TCP until one is refused: how many were
+ * made (the refusal must be TooManyEntities). */
+static uint32_t spawn_until_full(int fd, fx_rx *rx, uint32_t *seq, double x, double y)
+{
+    for (uint32_t made = 0;; made++) {
+        sweep_message m = fx_spawn_msg((*seq)++, sweep_v3(x, y, 0.9), sweep_v3(0, 0, 0));
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind == SWEEP_MSG_ERROR) {
+            assert_int_equal(m.as.error.code, SWEEP_WIRE_TOO_MANY_ENTITIES);
+            return made;
+        }
+        assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+        assert_true(made < 64);
+    }
+}
+
+/* The server role's entity cap is its own (--max-entities-server), and a
+ * log says it in its HEAD (format version 3): a replay refuses the same
+ * spawns, bit for bit, for each role. */
+static void entity_caps_by_role_replay(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("caps", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    static const char token[] = "caps-test-command-token";
+    const char *extra[] = {"--record", rec, "--command-token", token, "--max-entities", "2",
+                           "--max-entities-server", "5", "--record-hash-every", "1", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int player = fx_tcp_connect(d.port), relay = fx_tcp_connect(d.port);
+    assert_true(player >= 0 && relay >= 0);
+    assert_true(fx_hello(player, rx) != 0);
+    assert_true(fx_hello_token(relay, rx, token) != 0);
+    uint32_t seq = 2;
+    assert_int_equal(spawn_until_full(player, rx, &seq, 0, 0), 2);
+    assert_int_equal(spawn_until_full(relay, rx, &seq, 8, 8), 5);
+    close(player);
+    close(relay);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+    char err[1400];
+    sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_record_head_of(rd)->version, 3);
+    assert_int_equal(sweep_record_head_of(rd)->max_entities, 2);
+    assert_int_equal(sweep_record_head_of(rd)->max_entities_server, 5);
+    sweep_record_close(rd);
+    sweep_replay_stats st;
+    tally t;
+    replay_ok(logs[0], g_map, &st, &t);
+    assert_int_equal(t.spawned, 7);
+    assert_int_equal(t.error_codes[SWEEP_WIRE_TOO_MANY_ENTITIES], 2);
+}
+
 static void core_depth_movers_and_raw_moves(void **state)
 {
     (void)state;
@@ -1309,7 +1374,7 @@ static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned 
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
     if (!r)
         fail_msg("%s", err);
-    assert_int_equal(sweep_record_head_of(r)->version, 2);
+    assert_true(sweep_record_head_of(r)->version >= 2);
     sweep_record x;
     int found = 0;
     while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
@@ -1989,7 +2054,7 @@ static void planned_groups_cases(void)
         sweep_record_reader *rd = sweep_record_open(logs[l], err, sizeof err);
         if (!rd)
             fail_msg("%s", err);
-        assert_int_equal(sweep_record_head_of(rd)->version, 2);
+        assert_true(sweep_record_head_of(rd)->version >= 2);
         int two = sweep__record_cpus() > 1;
         assert_int_equal(sweep__record_plan_ahead(rd), two);
         int ahead = sweep_record_check_ahead(rd);
@@ -2099,6 +2164,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(killed_server_log_replays),
         cmocka_unit_test(rotated_log_follows_its_segments),
         cmocka_unit_test(cli_exit_statuses),
+        cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(core_refused_move_is_a_divergence),

@@ -784,6 +784,61 @@ static void test_entities_count_against_max_memory(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* Hello over TCP with token (NULL: a guest player): the Welcome's cap. */
+static uint32_t welcome_cap(int fd, const char *token)
+{
+    sweep_message m = fx_hello_msg("test");
+    m.as.hello.auth_token = sweep_str_of(token);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_WELCOME);
+    return m.as.welcome.max_entities;
+}
+
+/* Spawns until refused (at most `tries`): how many were made, and the
+ * refusal's text in *why. */
+static uint32_t spawn_until_refused(int fd, uint32_t tries, char *why, size_t whylen)
+{
+    uint32_t made = 0;
+    for (uint32_t seq = 2; seq < 2 + tries; seq++) {
+        sweep_message m = fx_spawn_msg(seq, sweep_v3(8, 8, 0.9), sweep_v3(0, 0, 0));
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind == SWEEP_MSG_SPAWNED) {
+            made++;
+            continue;
+        }
+        assert_int_equal(m.kind, SWEEP_MSG_ERROR);
+        assert_int_equal(m.as.error.code, SWEEP_WIRE_TOO_MANY_ENTITIES);
+        snprintf(why, whylen, "%.*s", (int)m.as.error.message.len, m.as.error.message.ptr);
+        return made;
+    }
+    return made;
+}
+
+/* A game server relaying its players owns many entities, players few:
+ * each role has its cap (--max-entities, --max-entities-server), and each
+ * session's Welcome says its own. */
+static void test_entity_caps_by_role(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--max-entities", "3", "--max-entities-server", "7", "--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    char why[300] = "";
+    int player = fx_tcp_connect(srv.port), server = fx_tcp_connect(srv.port);
+    assert_true(player >= 0 && server >= 0);
+    assert_int_equal(welcome_cap(player, NULL), 3);
+    assert_int_equal(welcome_cap(server, FX_TOKEN), 7);
+    assert_int_equal(spawn_until_refused(player, 20, why, sizeof why), 3);
+    assert_non_null(strstr(why, "at most 3 entities"));
+    assert_int_equal(spawn_until_refused(server, 20, why, sizeof why), 7);
+    assert_non_null(strstr(why, "server role may own at most 7 entities (--max-entities-server)"));
+    close(player);
+    close(server);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* A full server refuses a newcomer at once, with an Error naming the
  * limit, and goes on serving its sessions. */
 static void test_full_server_refuses_at_once(void **state)
@@ -1105,6 +1160,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sessions_per_address_tcp_and_udp),
         cmocka_unit_test(test_full_server_refuses_at_once),
         cmocka_unit_test(test_entities_count_against_max_memory),
+        cmocka_unit_test(test_entity_caps_by_role),
         cmocka_unit_test(test_hello_flood_gets_one_share),
         cmocka_unit_test(test_reopening_attacker_cannot_keep_a_client_out),
         cmocka_unit_test(test_accept_survives_failed_allocations),

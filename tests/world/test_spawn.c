@@ -147,6 +147,24 @@ static void spawn_past_max_entities_is_refused(void **state)
     wf_spawn(s.w, &other, s.r, 1);
     assert_int_equal(s.w->ent_count, 3);
 
+    /* The server role has a cap of its own: a game server relays many. */
+    sweep__owner relay;
+    wf_owner(&relay, s.w, 3, SWEEP_WIRE_ROLE_SERVER, 0);
+    assert_int_equal(relay.max_entities, opt.max_entities_server);
+    assert_true(opt.max_entities_server > 2);
+    for (uint32_t k = 0; k < opt.max_entities_server; k++) {
+        sweep_message sm = wf_spawn_at(k + 1, 8, 8, 0.9);
+        wf_clear(s.r);
+        wf_request(s.w, &relay, s.r, &sm);
+        assert_non_null(wf_only(s.r, SWEEP_MSG_SPAWNED));
+    }
+    wf_clear(s.r);
+    m = wf_spawn_at(opt.max_entities_server + 1, 8, 8, 0.9);
+    wf_request(s.w, &relay, s.r, &m);
+    assert_non_null(strstr(wf_error(s.r, SWEEP_WIRE_TOO_MANY_ENTITIES, opt.max_entities_server + 1),
+                           "server role may own at most"));
+    sweep__owner_release(&relay, NULL);
+
     sweep__owner_release(&other, NULL);
     wf_one_close(&s);
 }

@@ -223,6 +223,7 @@ static inline sweep__world_options wf_options(void)
         .allow_free_move = 0,
         .players_block = 0,
         .max_entities = 8,
+        .max_entities_server = 12,
         .max_batch = WF_MAX_BATCH,
         .server_role_possible = 1,
     };
