@@ -11,9 +11,10 @@
 #
 # Knobs: CC, CFLAGS, LDFLAGS (yours; project flags live in SWEEP_*),
 # SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
-# server's invariant checks, into build-debug/; sanitizer builds have them
-# too), FAULTS=1 (allocation failures injected on demand, server/alloc.h,
-# into build-faults/; with the invariant checks), PREFIX, DESTDIR.
+# server's and the core's invariant checks, into build-debug/; sanitizer
+# builds have them too), FAULTS=1 (allocation failures injected on demand,
+# server/alloc.h, into build-faults/; with the invariant checks), PREFIX,
+# DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
 # they share: flags, the object rule, Debian dependencies and the top targets.
@@ -45,8 +46,9 @@ SWEEP_LDLIBS := -lm
 ifneq ($(SANITIZER),)
 SWEEP_SANFLAGS := -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-# Internal invariants asserted after every request and tick (server/invariants.c);
-# in a fault-injection build too, where the failure paths are the point.
+# Internal invariants asserted after every request and tick (server/invariants.c)
+# and in the core (core/check.h; a release build never evaluates them); in a
+# fault-injection build too, where the failure paths are the point.
 ifneq ($(SANITIZER)$(DEBUG)$(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_CHECKS=1
 endif

@@ -7,12 +7,19 @@
  * leaves reached, and their order, are those of the binary tree the wide
  * one was collapsed from, since a child's box is its binary node's and
  * boxes nest. Internal to core/; header-only so that the scene inlines it.
+ *
+ * Invariants (asserted in checked builds: core/check.h): a child taken
+ * from the stack is a node of the world or a leaf within its tris[]; and
+ * before a push the stack has room for four children, since it holds at
+ * most three a level above the node being opened (the others of each
+ * level's four) and no path is deeper than SWEEP__BVH_MAX_DEPTH.
  */
 #ifndef SWEEP_CORE_BVH_WALK_H
 #define SWEEP_CORE_BVH_WALK_H
 
 #include <stdint.h>
 
+#include "core/check.h"
 #include "core/world_impl.h"
 
 #ifdef __SSE2__
@@ -71,6 +78,12 @@ static inline unsigned sweep__bvh_children_meeting(const sweep__node *n, const s
 #endif
 }
 
+/* Checked builds: is e a node of w or a leaf within w's tris[]? */
+static inline int sweep__bvh_child_ok(const sweep_world *w, sweep__child e)
+{
+    return e.count == 0 ? e.first < w->node_count : (uint64_t)e.first + e.count <= w->tri_count;
+}
+
 /* Pushes the children of node `at` that meet b, the last first, so that
  * the first is taken next. With a branch on each: pushing all four and
  * counting only those that meet, without branches, made the next node's
@@ -82,6 +95,7 @@ static inline void sweep__bvh_push(sweep__child *stack, uint32_t *sp, const swee
     const sweep__node *q = &nodes[at];
     unsigned m = sweep__bvh_children_meeting(q, b);
     uint32_t n = *sp;
+    SWEEP_CORE_CHECK(n + SWEEP__BVH_WIDTH <= SWEEP__BVH_STACK);
     if (m & 8)
         stack[n++] = q->child[3];
     if (m & 4)
@@ -122,6 +136,7 @@ static inline int sweep__bvh_walk_next(sweep__bvh_walk *it, uint32_t *out)
         /* Every child on the stack meets the box: children are tested
          * before they are pushed. */
         sweep__child e = it->stack[--it->sp];
+        SWEEP_CORE_CHECK(sweep__bvh_child_ok(it->w, e));
         if (e.count == 0) {
             sweep__bvh_push(it->stack, &it->sp, it->w->nodes, e.first, &it->box);
             continue;

@@ -1,5 +1,6 @@
 # core/ - the deterministic geometry and movement library (libsweep-core.a).
-# Pure C, libc and libm's sqrt only; no I/O. Also the pure helpers every
+# Pure C, libc and libm's sqrt only; no I/O (but for a broken invariant's
+# report in a checked build: core/check.h). Also the pure helpers every
 # layer shares: SHA-256 (tokens, cookies, map content hashes), the walkers
 # that benchmarks and tests drive through levels, and strict parsing of
 # numbers written as text. Always compiled with the

@@ -15,12 +15,39 @@
  * Positions are carried in eSpace and turned back into world space once, as
  * start + (eSpace displacement) * radii, so a body that does not move keeps
  * its position bit for bit.
+ *
+ * Invariants (asserted in checked builds: core/check.h):
+ *   - The shape a ctx takes from the thread's cache is what a remake
+ *     would give: the inverse radii the same bits, and the up axis unit
+ *     length when there is one (a gravity whose length squares to a
+ *     normal double).
+ *   - The slide along a contact plane, the rest of the displacement less
+ *     its part along the plane's unit normal (Fauerby's projection onto
+ *     the sliding plane), does not run into it: |slid . n| is at most
+ *     SLIDE_TOL |rest|. A velocity projected onto a sliding plane no
+ *     longer points into it: v . n >= -SLIDE_TOL (|v| + |into|), where
+ *     |v| + |into| bounds the velocity before, whose size sets the
+ *     rounding. Both are checked before the crease rule, whose direction
+ *     between two nearly opposite planes is only as good as their cross
+ *     product.
+ *   - A pass sweeps at most max_iterations times plus the fallback's one;
+ *     a move runs at most MAX_PASSES passes (lateral slide, the step-up's
+ *     rise, slide and fall, vertical pass, snap), so it sweeps at most
+ *     MAX_PASSES (max_iterations + 1) times.
+ *   - A move's contacts are at most SWEEP_MAX_CONTACTS, each triangle
+ *     once; a grounded move stands on walkable ground (its normal passed
+ *     the very test that made it ground).
+ *   - A move ends at a finite position with a finite velocity, provided
+ *     its eSpace numbers (start, displacement, inverse radii) are below
+ *     1e150: the config admits any positive radius, and radii near 1e-300
+ *     overflow eSpace, which no map's do.
  */
 #include "core/move.h"
 #include "core/mover.h"
 
 #include <string.h>
 
+#include "core/check.h"
 #include "core/crowd.h"
 #include "core/mover_impl.h"
 #include "core/scene.h"
@@ -28,6 +55,22 @@
 
 /* A remaining eSpace displacement shorter than this is not worth a sweep. */
 #define MIN_DISP 1e-9
+
+/* Checked builds: how far a projection onto a plane may still run into
+ * it, relative to the size of what was projected. A projection onto a
+ * unit normal leaves a few units in the last place (1e-15); a normal is
+ * unit within 1e-9 (check.h), which this allows with room to spare. */
+#define SLIDE_TOL 1e-8
+
+/* The passes one move may run (see the invariants above). */
+#define MAX_PASSES 6
+
+/* Checked builds: is every component of v below 1e150, where eSpace
+ * arithmetic stays far from overflow? */
+static inline int espace_tame(sweep_vec3 v)
+{
+    return fabs(v.x) < 1e150 && fabs(v.y) < 1e150 && fabs(v.z) < 1e150;
+}
 
 typedef struct ctx {
     const sweep_config *cfg;
@@ -289,10 +332,15 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
             }
         }
         sweep_vec3 slid = sweep_v3_madd(rest, ne, -sweep_v3_dot(rest, ne));
+        SWEEP_CORE_CHECK(!(sweep__check_unit(ne) && espace_tame(rest)) ||
+                         fabs(sweep_v3_dot(slid, ne)) <= SLIDE_TOL * sweep_v3_len(rest));
         if (vel) {
             double into = sweep_v3_dot(*vel, nw);
-            if (into < 0.0)
+            if (into < 0.0) {
                 *vel = sweep_v3_madd(*vel, nw, -into);
+                SWEEP_CORE_CHECK(!sweep__check_unit(nw) ||
+                                 sweep_v3_dot(*vel, nw) >= -SLIDE_TOL * (sweep_v3_len(*vel) + fabs(into)));
+            }
         }
         slid = follow_creases(&planes, ne, nw, rest, slid, vel);
         target = sweep_v3_add(from, slid);
@@ -451,6 +499,8 @@ static void ctx_init(ctx *c, const sweep_config *cfg, sweep_vec3 radii, int with
         }
     }
     c->inv_radii = sh->inv_radii, c->up = sh->up, c->has_up = sh->has_up, c->foot = sh->foot;
+    SWEEP_CORE_CHECK(sweep_v3_same_bits(c->inv_radii, sweep__inverse_radii(radii)));
+    SWEEP_CORE_CHECK(!c->has_up || sweep__check_unit_from(c->up, sweep_v3_len(cfg->gravity)));
 }
 
 sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 position,
@@ -465,9 +515,23 @@ sweep_vec3 sweep__slide(const sweep__scene_src *src, const sweep_config *cfg, sw
     sweep_vec3 e_pos = e_start;
     pass_out po;
     run_pass(&c, MODE_SLIDE, &e_pos, sweep_v3_mul(disp, c.inv_radii), NULL, &po);
+    SWEEP_CORE_CHECK(res.iterations <= cfg->max_iterations + 1);
     if (hit)
         *hit = (res.flags & SWEEP_MOVED_HIT) != 0;
     return sweep_v3_add(position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), radii));
+}
+
+/* Checked builds: does a move's result keep the invariants above (its
+ * sweeps, its contacts, its ground)? */
+static inline int result_ok(const ctx *c, const sweep_move_result *res)
+{
+    if (!(res->iterations <= MAX_PASSES * (c->cfg->max_iterations + 1) && res->contact_count <= SWEEP_MAX_CONTACTS))
+        return 0;
+    for (uint32_t i = 0; i < res->contact_count; i++)
+        for (uint32_t k = 0; k < i; k++)
+            if (res->contacts[k].triangle == res->contacts[i].triangle)
+                return 0;
+    return !(res->flags & SWEEP_MOVED_GROUNDED) || is_walkable(c, res->ground_normal);
 }
 
 sweep_status sweep_move(const sweep_world *world, const sweep_config *cfg, const sweep_move_input *in,
@@ -583,6 +647,10 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
         vel = sweep_v3_madd(vel, c.up, -sweep_v3_dot(vel, c.up));
     res->velocity = vel;
     res->position = sweep_v3_add(in->position, sweep_v3_mul(sweep_v3_sub(e_pos, e_start), c.radii));
+    SWEEP_CORE_CHECK(result_ok(&c, res));
+    SWEEP_CORE_CHECK(!(espace_tame(e_start) && espace_tame(sweep_v3_mul(disp, c.inv_radii)) &&
+                       espace_tame(c.inv_radii)) ||
+                     (sweep_v3_isfinite(res->position) && sweep_v3_isfinite(res->velocity)));
     return SWEEP_OK;
 }
 

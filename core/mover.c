@@ -7,12 +7,29 @@
  * s / tick_rate seconds, and at the last tick exactly the last keyframe.
  * Waits are whole ticks too, rounded to nearest. These are the only places a
  * double meets a tick count, and both are computed once, at creation.
+ *
+ * Invariants (asserted in checked builds: core/check.h):
+ *   - A mover's state is always one its machine can reach
+ *     (sweep__mover_state_ok, mover_impl.h): the machine keeps it so from
+ *     the idle start, and push.c's blocked rules only restore an earlier
+ *     state or turn one round at the same place.
+ *   - A path pose's rotation is unit within UNIT_TOLERANCE, the tolerance
+ *     every keyframe passed (sweep_mover_desc_check): the ends are
+ *     keyframes, anything between is normalised by nlerp. Poses put from
+ *     outside (sweep_movers_set_pose) are only known to be finite.
+ *   - Between two keyframes the interpolation fraction u is at least 0,
+ *     and at most 1 while the tick's time is before the later keyframe;
+ *     on the last stretch s / tick_rate may round past the last keyframe
+ *     by an ulp, and u past 1 by that ulp over the stretch's length (nlerp
+ *     takes such a u as 1, and the position lies as little beyond the
+ *     last keyframe's).
  */
 #include "core/mover_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/check.h"
 #include "core/hash.h"
 
 #define COORD_LIMIT 1e7
@@ -364,6 +381,8 @@ static sweep_mover_pose path_pose(const sweep__mover *m, double tick_rate, uint3
     /* a + (b - a) u: a coordinate the two keyframes share stays exact. */
     p.position = sweep_v3_madd(a->pose.position, sweep_v3_sub(b->pose.position, a->pose.position), u);
     p.rotation = sweep_quat_nlerp(a->pose.rotation, b->pose.rotation, u);
+    SWEEP_CORE_CHECK(u >= 0.0 && (u <= 1.0 || t > b->time));
+    SWEEP_CORE_CHECK(fabs(sweep_quat_dot(p.rotation, p.rotation) - 1.0) <= UNIT_TOLERANCE);
     return p;
 }
 
@@ -391,6 +410,7 @@ sweep_status sweep_movers_trigger(sweep_movers *mv, uint32_t m)
  */
 sweep_mover_state sweep__mover_next(const sweep__mover *m, int fired)
 {
+    SWEEP_CORE_CHECK(sweep__mover_state_ok(m, m->state));
     sweep_mover_state s = m->state;
     s.flags = fired ? SWEEP_MOVER_TRIGGERED : 0;
     int always = m->trigger == SWEEP_TRIGGER_ALWAYS;

@@ -10,6 +10,10 @@
  *     same order; cur_lo/cur_hi and prev_lo/prev_hi bound them exactly.
  *   - Between ticks (when moves run) prev_pose is the pose of the tick
  *     before; during a tick, a mover not yet advanced has prev == cur.
+ *   - state is one the machine of mover.c can reach (sweep__mover_state_ok,
+ *     asserted in checked builds): path_tick within 0 .. path_ticks, dir
+ *     -1, 0 or +1, never heading past an end (forward at path_ticks, back
+ *     at 0), and a wait no longer than the longer of its two waits.
  */
 #ifndef SWEEP_CORE_MOVER_IMPL_H
 #define SWEEP_CORE_MOVER_IMPL_H
@@ -46,6 +50,14 @@ struct sweep_movers {
     uint64_t tick;
     uint32_t first_triangle, end_triangle;
 };
+
+/* Checked builds: can the state machine of mover.c reach s for m? */
+static inline int sweep__mover_state_ok(const sweep__mover *m, sweep_mover_state s)
+{
+    uint32_t longest = m->wait_start_ticks > m->wait_end_ticks ? m->wait_start_ticks : m->wait_end_ticks;
+    return s.path_tick <= m->path_ticks && s.dir >= -1 && s.dir <= 1 && !(s.dir > 0 && s.path_tick == m->path_ticks) &&
+           !(s.dir < 0 && s.path_tick == 0) && s.wait <= longest;
+}
 
 /* Places local triangles at a pose into out[], and their bounds. */
 void sweep__mover_place(const sweep__mover *m, const sweep_mover_pose *pose, sweep__tri *out, sweep_vec3 *lo,

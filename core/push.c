@@ -28,10 +28,20 @@
  * Bodies are visited in array order and movers in index order, so the
  * whole tick is a function of its inputs. Scratch memory (the positions to
  * restore when a mover is stopped) grows with the body count and is kept.
+ *
+ * Invariants (asserted in checked builds: core/check.h):
+ *   - A mover's next state, and the state a blocked rule leaves it in,
+ *     is one its machine can reach (sweep__mover_state_ok).
+ *   - The bodies a mover moved in one tick, each saved once, fit the
+ *     scratch (sized to the body count).
+ *   - A mover that STOP or REVERSE undid stands at its previous pose.
+ *   - The report counts at most every mover (moved, and blocked among
+ *     them) and at most every body (carried, pushed, crushed).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/check.h"
 #include "core/mover_impl.h"
 
 /* Slack on the relative check: a contact this close to the end of the path
@@ -219,6 +229,7 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
         sweep__mover *m = &mv->m[mi];
         sweep_mover_state before = m->state;
         sweep_mover_state next = sweep__mover_next(m, fired(m, mi, bodies, count));
+        SWEEP_CORE_CHECK(sweep__mover_state_ok(m, next));
         sweep_mover_pose pose = sweep__mover_pose_of(mv, m, next.path_tick);
         sweep__mover_set(m, &pose); /* prev = where it was, cur = pose */
         m->state = next;
@@ -237,8 +248,10 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
             sweep__saved_body sv = {i, b->position, b->flags, b->mover};
             int touched;
             int clear = act_on(mv, mi, w, cfg, b, &touched);
-            if (touched)
+            if (touched) {
+                SWEEP_CORE_CHECK(nsaved < mv->scratch_cap);
                 saved[nsaved++] = sv;
+            }
             if (clear)
                 continue;
             blocked++;
@@ -267,14 +280,18 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
         }
         int32_t going = before.dir != 0 ? before.dir : next.dir;
         sweep__mover_undo(m);
+        SWEEP_CORE_CHECK(memcmp(&m->pose, &m->prev_pose, sizeof m->pose) == 0);
         m->state = m->blocked == SWEEP_BLOCKED_REVERSE ? reversed(m, before, going) : before;
         m->state.flags = SWEEP_MOVER_BLOCKED | (next.flags & SWEEP_MOVER_TRIGGERED);
+        SWEEP_CORE_CHECK(sweep__mover_state_ok(m, m->state));
     }
     for (uint32_t i = 0; i < count; i++) {
         uint32_t f = bodies[i].flags;
         r.carried += (f & SWEEP_BODY_CARRIED) != 0;
         r.pushed += (f & SWEEP_BODY_PUSHED) != 0;
     }
+    SWEEP_CORE_CHECK(r.blocked <= r.moved && r.moved <= mv->count && r.carried <= count && r.pushed <= count &&
+                     r.crushed <= count);
     mv->tick++;
     if (rep)
         *rep = r;

@@ -8,10 +8,29 @@
  * scaled into eSpace per move, so one world serves every ellipsoid size;
  * a move keeps the few it is near (sweep__scene_begin) because its several
  * sweeps mostly see the same ones.
+ *
+ * Invariants (asserted in checked builds: core/check.h):
+ *   - Every narrow-phase answer a sweep considers has t in [-1, 1]: the
+ *     running tmax never exceeds 1, a contact is at most tmax (or 0), an
+ *     embedded start at least -1 (swept_sphere.c).
+ *   - The set of earliest contacts holds at most SWEEP__MAX_SIMULTANEOUS;
+ *     once finished, every one lies in [t_min, t_min + SWEEP__TIE_EPS]
+ *     (t_min only ever falls to a contact's t) and they are sorted by
+ *     triangle index, which is what makes hits[0] the stable choice.
+ *   - The kept static candidates, at most SWEEP__MAX_CANDIDATES, come in
+ *     the order of the world's tris[] (a BVH walk meets the leaves in that
+ *     order: world_impl.h), so a sweep through them tests what the walk
+ *     would, in the walk's order; the moving ones are at most
+ *     SWEEP__MAX_MOVER_CANDIDATES, the prepared forms at most
+ *     SWEEP__MAX_PREPARED.
+ *   - A BVH walk pops only real nodes and leaves within tris[], and its
+ *     stack has room for a node's four children before each push
+ *     (bvh_walk.h).
  */
 #include "core/scene.h"
 
 #include "core/bvh_walk.h"
+#include "core/check.h"
 #include "core/crowd_impl.h"
 #include "core/mover_impl.h"
 #include "core/swept_sphere.h"
@@ -30,6 +49,7 @@
 static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover,
                      uint32_t body)
 {
+    SWEEP_CORE_CHECK(h->t >= -1.0 && h->t <= 1.0);
     uint32_t index = tri->index;
     sweep__scene_hit sh = {h->t, h->normal, tri, index, mover, body};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
@@ -55,6 +75,19 @@ static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sw
         r->hits[worst] = sh;
 }
 
+/* Checked builds: is a finished set of contacts as scene.c's invariants
+ * say: in range, within the tie window of t_min, sorted by index? */
+static inline int finished_ok(const sweep__scene_result *r)
+{
+    if (!(r->count <= SWEEP__MAX_SIMULTANEOUS && r->t_min >= -1.0 && r->t_min <= 1.0))
+        return 0;
+    for (uint32_t i = 0; i < r->count; i++)
+        if (!(r->hits[i].t >= r->t_min && r->hits[i].t <= r->t_min + SWEEP__TIE_EPS) ||
+            (i > 0 && r->hits[i - 1].index > r->hits[i].index))
+            return 0;
+    return 1;
+}
+
 /* Drops contacts that a later, earlier contact made non-simultaneous and
  * sorts the rest by triangle index (insertion sort: at most 8). */
 static void finish(sweep__scene_result *r)
@@ -73,6 +106,7 @@ static void finish(sweep__scene_result *r)
         }
         r->hits[j] = x;
     }
+    SWEEP_CORE_CHECK(finished_ok(r));
 }
 
 /* The float form of a box, widened: it holds the double box. */
@@ -378,6 +412,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
         sweep__bvh_push(stack, &sp, nodes, 0, &nb);
     while (sp > 0) {
         sweep__child e = stack[--sp];
+        SWEEP_CORE_CHECK(sweep__bvh_child_ok(w, e));
         if (e.count == 0) {
             sweep__bvh_push(stack, &sp, nodes, e.first, &nb);
             continue;
@@ -409,6 +444,8 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
                 }
                 continue;
             }
+            /* The last kept one came before this one in tris[]. */
+            SWEEP_CORE_CHECK(s->count == 0 || s->cand[s->count - 1].tri < &w->tris[i]);
             sweep__candidate *cd = &s->cand[s->count];
             cd->box = w->boxes[i];
             cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
@@ -510,6 +547,8 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     sweep_vec3 pad = sweep_v3_scale(s->radii, 1.0 + BOX_MARGIN);
     sweep_vec3 lo = sweep_v3_sub(sweep_v3_min(from, to), pad);
     sweep_vec3 hi = sweep_v3_add(sweep_v3_max(from, to), pad);
+    SWEEP_CORE_CHECK(s->count <= SWEEP__MAX_CANDIDATES && s->mover_count <= SWEEP__MAX_MOVER_CANDIDATES &&
+                     s->prepared <= SWEEP__MAX_PREPARED);
     sweep__path path;
     sweep__path_init(&path, e_from, e_disp);
     sweep_box f;

@@ -8,10 +8,28 @@
  *   4. the sphere reaches the plane at t0 with its lowest point inside the
  *      triangle: face contact at t0, the earliest possible;
  *   5. otherwise the earliest of the three vertex and three edge contacts.
+ *
+ * Invariants (asserted in checked builds: core/check.h):
+ *   - first_contact and plane_contact answer -1 (no contact) or a time in
+ *     [0, tmax], or 0 for a sphere already touching and closing in: the
+ *     root 2C / (-B + sqrt(B^2 - 4AC)) is positive when C > 0 and B < 0
+ *     (the discriminant is at most B^2 since A >= 0), and is compared
+ *     with tmax before it is returned; NaN fails every comparison and
+ *     gives -1.
+ *   - A sweep contact has t in [0, tmax] (or 0 as above); an embedded
+ *     answer has t = d - 1 in [-1, 0), d the distance to the closest
+ *     point, which is below 1.
+ *   - Every answer's normal is unit length: the triangle's normal, or a
+ *     direction of length at least 1e-12 (the embedded push-out) or about
+ *     1 (centre at contact minus contact point) divided by its length.
+ *     Only a face normal from a cross product too small or too large for
+ *     its squared length to be a normal double escapes (check.h).
  */
 #include "core/swept_sphere.h"
 
 #include <string.h>
+
+#include "core/check.h"
 
 /*
  * First t in [0, tmax] where g(t) = A t^2 + B t + C reaches zero from above,
@@ -39,6 +57,7 @@ static inline __attribute__((always_inline)) double first_contact(double A, doub
     if (disc < 0.0)
         return -1.0;
     double t = 2.0 * C / (-B + sqrt(disc));
+    SWEEP_CORE_CHECK(!(t <= tmax) || t >= 0.0);
     return t <= tmax ? t : -1.0;
 }
 
@@ -63,6 +82,7 @@ static inline __attribute__((always_inline)) double plane_contact(double nv, dou
     if (g > 1e-9 * (-(nv * tmax) + C))
         return -1.0;
     double t = 2.0 * C / (-nv - nv);
+    SWEEP_CORE_CHECK(!(t <= tmax) || t >= 0.0);
     return t <= tmax ? t : -1.0;
 }
 
@@ -183,6 +203,15 @@ static int edges_out_of_reach(const sweep__tri_prep *pt, sweep_vec3 p, double si
            beyond_edge(p, pt->c, sweep_v3_sub(pt->a, pt->c), pt->ac2, pt->n, reach);
 }
 
+/* Checked builds: does an answer for pt keep the invariants above? */
+static inline int answer_ok(const sweep_sphere_hit *h, const sweep__tri_prep *pt, double tmax)
+{
+    int t_ok = h->embedded ? h->t >= -1.0 && h->t < 0.0 : h->t >= 0.0 && (h->t <= tmax || h->t == 0.0);
+    int n_ok = sweep__check_unit(h->normal) ||
+               (sweep_v3_same_bits(h->normal, pt->n) && sweep__check_unit_from(pt->n, pt->nlen));
+    return t_ok && n_ok && (unsigned)h->feature <= SWEEP_FEATURE_VERTEX;
+}
+
 typedef struct best {
     double t;
     sweep_vec3 point;
@@ -278,6 +307,7 @@ int sweep__sphere_sweep_slab(const sweep__path *path, const sweep__tri_prep *pt,
         out->point = q;
         out->feature = SWEEP_FEATURE_FACE;
         out->embedded = 1;
+        SWEEP_CORE_CHECK(answer_ok(out, pt, tmax));
         return 1;
     }
     /* The distance to the triangle shrinks no faster than the centre
@@ -313,6 +343,7 @@ int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt
         if (inside(p, pt)) {
             out->t = t0, out->normal = n, out->point = p;
             out->feature = SWEEP_FEATURE_FACE, out->embedded = 0;
+            SWEEP_CORE_CHECK(answer_ok(out, pt, tmax));
             return 1;
         }
         if (edges_out_of_reach(pt, p, path->size, disp, dist, nv, t0, tmax))
@@ -353,5 +384,6 @@ static __attribute__((noinline)) int vertices_and_edges(const sweep__path *path,
         nrm = pt->n;
     out->t = bs.t, out->normal = nrm, out->point = bs.point;
     out->feature = bs.feature, out->embedded = 0;
+    SWEEP_CORE_CHECK(answer_ok(out, pt, tmax));
     return 1;
 }
