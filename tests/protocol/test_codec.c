@@ -853,6 +853,19 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
 }
 
+/* n items of m (holding *count of them) fit one datagram, n + 1 do not. */
+static void fits_exactly(sweep_message *m, uint32_t *count, uint32_t n)
+{
+    const uint8_t *out;
+    size_t len;
+    *count = n;
+    assert_int_equal(sweep_encode(m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    *count = n + 1;
+    assert_int_equal(sweep_encode(m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+}
+
 /* sweep_udp_max_batch moves fit one datagram, one more does not. */
 static void test_udp_max_batch(void **state)
 {
@@ -874,14 +887,7 @@ static void test_udp_max_batch(void **state)
     m.kind = SWEEP_MSG_MOVE_BATCH;
     m.sequence = UINT32_MAX;
     m.as.move_batch.moves = moves;
-    const uint8_t *out;
-    size_t len;
-    m.as.move_batch.count = n;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
-    m.as.move_batch.count = n + 1;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    fits_exactly(&m, &m.as.move_batch.count, n);
 }
 
 /* sweep_udp_max_entity_states entities fit one datagram, one more does
@@ -907,14 +913,7 @@ static void test_udp_max_entity_states(void **state)
     m.as.entity_states.tick = UINT64_MAX;
     m.as.entity_states.entity_count = 100000;
     m.as.entity_states.entities = states;
-    const uint8_t *out;
-    size_t len;
-    m.as.entity_states.count = n;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
-    m.as.entity_states.count = n + 1;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    fits_exactly(&m, &m.as.entity_states.count, n);
 }
 
 /* sweep_udp_max_movers movers fit one datagram, one more does not. */
@@ -938,14 +937,7 @@ static void test_udp_max_movers(void **state)
     m.as.world_state.tick = UINT64_MAX;
     m.as.world_state.mover_count = 1000;
     m.as.world_state.movers = movers;
-    const uint8_t *out;
-    size_t len;
-    m.as.world_state.count = n;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
-    m.as.world_state.count = n + 1;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    fits_exactly(&m, &m.as.world_state.count, n);
 }
 
 static void test_names(void **state)
