@@ -69,6 +69,7 @@ struct sweep_replay {
     sweep_msg_move *req_moves;
     sweep_msg_move_result *req_results;
     sweep_wire_mover *req_movers;
+    sweep_msg_entity_command *req_commands; /* EntityCommands: the room sweepd lends */
     uint8_t *out_buf;         /* what the world answers, encoded */
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
@@ -941,9 +942,10 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
     r->req_moves = calloc(moves_cap, sizeof *r->req_moves);
     r->req_results = calloc(64, sizeof *r->req_results);
     r->req_movers = calloc(64, sizeof *r->req_movers);
+    r->req_commands = calloc(moves_cap, sizeof *r->req_commands);
     r->out_cap = 4096u + (size_t)h->max_batch * 1100u;
     r->out_buf = malloc(r->out_cap);
-    if (!r->req_moves || !r->req_results || !r->req_movers || !r->out_buf) {
+    if (!r->req_moves || !r->req_results || !r->req_movers || !r->req_commands || !r->out_buf) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -953,6 +955,8 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
     r->req_dec.results_cap = 64;
     r->req_dec.movers = r->req_movers;
     r->req_dec.movers_cap = 64;
+    r->req_dec.commands = r->req_commands;
+    r->req_dec.commands_cap = moves_cap;
     return 0;
 }
 
@@ -1087,6 +1091,7 @@ void sweep_replay_close(sweep_replay *r)
     free(r->req_moves);
     free(r->req_results);
     free(r->req_movers);
+    free(r->req_commands);
     free(r->out_buf);
     sweep__replay_core_close(r->core);
     for (int i = 0; i < 2; i++) {

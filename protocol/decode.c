@@ -242,6 +242,7 @@ static sweep_proto_error decode_spawn(const sweep_decoder *d, const tab *t, swee
     m->as.spawn.max_speed = get_f64(t, SWEEP__SPAWN_MAX_SPEED);
     m->as.spawn.step_height = get_f64(t, SWEEP__SPAWN_STEP_HEIGHT);
     m->as.spawn.spawn_point = get_u32(t, SWEEP__SPAWN_SPAWN_POINT);
+    m->as.spawn.player = get_u8(t, SWEEP__SPAWN_PLAYER) != 0;
     return SWEEP_PROTO_OK;
 }
 
@@ -253,6 +254,7 @@ static sweep_proto_error decode_spawned(const sweep_decoder *d, const tab *t, sw
     m->as.spawned.radii = get_vec3(t, SWEEP__SPAWNED_RADII, NULL);
     m->as.spawned.rules = get_u32(t, SWEEP__SPAWNED_RULES);
     m->as.spawned.spawn_point = get_u32(t, SWEEP__SPAWNED_SPAWN_POINT);
+    m->as.spawned.player = get_u8(t, SWEEP__SPAWNED_PLAYER) != 0;
     return SWEEP_PROTO_OK;
 }
 
@@ -435,6 +437,25 @@ static sweep_proto_error decode_stats(const sweep_decoder *d, const tab *t, swee
     if (err == SWEEP_PROTO_OK)
         err = get_u64s(t, SWEEP__STATS_ERRORS_BY_CODE, s->errors_by_code, SWEEP_WIRE_CODE_SLOTS,
                        &s->errors_by_code_count);
+    /* The worlds as far as the storage goes: a Stats is never refused for
+     * them (worlds_open tells a caller that more exist). */
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__STATS_WORLDS, &e), cap = d ? d->worlds_cap : 0;
+    n = n < cap ? n : cap;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_wire_world_info *w = &d->worlds[i];
+        w->world = get_u32(&it, SWEEP__WI_WORLD);
+        w->name = get_str(&it, SWEEP__WI_NAME);
+        w->map = get_str(&it, SWEEP__WI_MAP);
+        w->sessions = get_u32(&it, SWEEP__WI_SESSIONS);
+        w->entities = get_u32(&it, SWEEP__WI_ENTITIES);
+        w->triangles = get_u32(&it, SWEEP__WI_TRIANGLES);
+        w->tick = get_u64(&it, SWEEP__WI_TICK);
+    }
+    s->worlds = n ? d->worlds : NULL;
+    s->worlds_count = n;
+    s->worlds_open = get_u32(t, SWEEP__STATS_WORLDS_OPEN);
     return err;
 }
 
@@ -484,6 +505,117 @@ static sweep_proto_error decode_mover_commanded(const sweep_decoder *d, const ta
     return SWEEP_PROTO_OK;
 }
 
+static sweep_proto_error decode_entity_commands(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > (d ? d->commands_cap : 0))
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_msg_entity_command *c = &d->commands[i];
+        c->entity = get_u32(&it, SWEEP__EC_ENTITY);
+        c->op = get_u8(&it, SWEEP__EC_OP);
+        c->vector = get_vec3(&it, SWEEP__EC_VECTOR, NULL);
+    }
+    m->as.entity_commands.commands = n ? d->commands : NULL;
+    m->as.entity_commands.count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_entity_commands_result(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > (d ? d->command_results_cap : 0))
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_msg_entity_command_result *r = &d->command_results[i];
+        r->entity = get_u32(&it, SWEEP__ECR_ENTITY);
+        r->op = get_u8(&it, SWEEP__ECR_OP);
+        r->code = (sweep_wire_code)get_u16(&it, SWEEP__ECR_CODE);
+        r->message = get_str(&it, SWEEP__ECR_MESSAGE);
+        r->position = get_vec3(&it, SWEEP__ECR_POSITION, &r->has_state);
+        r->velocity = get_vec3(&it, SWEEP__ECR_VELOCITY, NULL);
+        r->radii = get_vec3(&it, SWEEP__ECR_RADII, NULL);
+        r->flags = get_u32(&it, SWEEP__ECR_FLAGS);
+    }
+    m->as.entity_commands_result.results = n ? d->command_results : NULL;
+    m->as.entity_commands_result.count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_watch_entities(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.watch_entities.every = get_u32(t, SWEEP__WATCH_EVERY);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_entity_states(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    m->as.entity_states.tick = get_u64(t, SWEEP__ES_TICK);
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__ES_ENTITIES, &e);
+    if (n > (d ? d->entity_states_cap : 0))
+        return SWEEP_PROTO_E_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = t->b + e + (size_t)i * SWEEP__ENTITY_STATE_SIZE;
+        sweep_wire_entity_state *s = &d->entity_states[i];
+        s->entity = sweep__rd32(p);
+        s->flags = sweep__rd32(p + 4);
+        s->owner_session = sweep__rd64(p + 8);
+        s->position = sweep__rdvec3(p + 16);
+        s->velocity = sweep__rdvec3(p + 40);
+        s->radii = sweep__rdvec3(p + 64);
+        s->ground_mover = sweep__rd32(p + 88);
+    }
+    m->as.entity_states.entities = n ? d->entity_states : NULL;
+    m->as.entity_states.count = n;
+    m->as.entity_states.entity_count = get_u32(t, SWEEP__ES_ENTITY_COUNT);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_get_entity(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.get_entity.entity = get_u32(t, SWEEP__ENTITY_ENTITY);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_open_world(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.open_world.map = get_str(t, SWEEP__OPEN_MAP);
+    m->as.open_world.name = get_str(t, SWEEP__OPEN_NAME);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_world_opened(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.world_opened.world = get_u32(t, SWEEP__OPENED_WORLD);
+    m->as.world_opened.name = get_str(t, SWEEP__OPENED_NAME);
+    m->as.world_opened.map_hash = get_bytes(t, SWEEP__OPENED_MAP_HASH);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_close_world(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.close_world.world = get_u32(t, SWEEP__CLOSE_WORLD);
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_world_closed(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    (void)d;
+    m->as.world_closed.world = get_u32(t, SWEEP__CLOSED_WORLD);
+    m->as.world_closed.reason = get_str(t, SWEEP__CLOSED_REASON);
+    return SWEEP_PROTO_OK;
+}
+
 /* The bytes of each kind's member of sweep_message.as, by stem: what a
  * decode clears and copies out, so that a Move does not pay for the
  * kilobyte of the largest member (GetStats has no member). */
@@ -511,6 +643,15 @@ static sweep_proto_error decode_mover_commanded(const sweep_decoder *d, const ta
 #define BODY_SIZE_watch_world MEMBER_SIZE(watch_world)
 #define BODY_SIZE_mover_command MEMBER_SIZE(mover_command)
 #define BODY_SIZE_mover_commanded MEMBER_SIZE(mover_commanded)
+#define BODY_SIZE_entity_commands MEMBER_SIZE(entity_commands)
+#define BODY_SIZE_entity_commands_result MEMBER_SIZE(entity_commands_result)
+#define BODY_SIZE_watch_entities MEMBER_SIZE(watch_entities)
+#define BODY_SIZE_entity_states MEMBER_SIZE(entity_states)
+#define BODY_SIZE_get_entity MEMBER_SIZE(get_entity)
+#define BODY_SIZE_open_world MEMBER_SIZE(open_world)
+#define BODY_SIZE_world_opened MEMBER_SIZE(world_opened)
+#define BODY_SIZE_close_world MEMBER_SIZE(close_world)
+#define BODY_SIZE_world_closed MEMBER_SIZE(world_closed)
 
 typedef struct body_row {
     body_decoder decode;

@@ -5,7 +5,8 @@
  * passed: there is no "decode without verifying" entry point. Decoding
  * allocates nothing: strings and byte vectors become views into buf (keep
  * buf alive while using them), contacts are copied inline, and batches and
- * mover lists are copied into arrays the caller lends through a
+ * lists (movers, entity states, commands, worlds) are copied into arrays
+ * the caller lends through a
  * sweep_decoder (one per connection or thread; it is only read).
  *
  * A field absent from the buffer decodes as its schema default (0, false,
@@ -34,12 +35,24 @@ typedef struct sweep_decoder {
     sweep_wire_mover *movers;      /* WorldState storage */
     uint32_t movers_cap;
     sweep_verify_limits limits;    /* zeros = verifier defaults */
+    /* Added later, after limits so that older initializers stay valid;
+     * NULL/0 lends none. */
+    sweep_msg_entity_command *commands;               /* EntityCommands storage */
+    uint32_t commands_cap;
+    sweep_msg_entity_command_result *command_results; /* EntityCommandsResult storage */
+    uint32_t command_results_cap;
+    sweep_wire_entity_state *entity_states;           /* EntityStates storage */
+    uint32_t entity_states_cap;
+    sweep_wire_world_info *worlds;                    /* Stats.worlds storage: read up to its room */
+    uint32_t worlds_cap;
 } sweep_decoder;
 
 /* Verifies buf[0..len) (flags: SWEEP_WIRE_SIZE_PREFIXED) and decodes it
- * into *out. Errors: every verifier error; SWEEP_PROTO_E_CAPACITY if a batch
- * or mover list is longer than the decoder's storage (d == NULL lends none)
- * or a result has more than SWEEP_MAX_CONTACTS contacts; SWEEP_PROTO_E_ARG
+ * into *out. Errors: every verifier error; SWEEP_PROTO_E_CAPACITY if a batch,
+ * a mover, entity or command list is longer than the decoder's storage
+ * (d == NULL lends none) or a result has more than SWEEP_MAX_CONTACTS
+ * contacts (Stats.worlds excepted: read as far as the storage goes, see
+ * sweep_msg_stats); SWEEP_PROTO_E_ARG
  * for NULL buf or out. *out is only written on success, and then only its
  * kind, sequence, server_tick and the member of `as` its kind names (the
  * other members keep whatever they held: read only the kind's). */

@@ -373,6 +373,7 @@ static bool encode_spawn(sweep_builder *b, const sweep_message *msg, sweep_ref *
     f64_if(b, SWEEP__SPAWN_MAX_SPEED, s->max_speed);
     f64_if(b, SWEEP__SPAWN_STEP_HEIGHT, s->step_height);
     u32_if(b, SWEEP__SPAWN_SPAWN_POINT, s->spawn_point);
+    u8_if(b, SWEEP__SPAWN_PLAYER, s->player);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -386,6 +387,7 @@ static bool encode_spawned(sweep_builder *b, const sweep_message *msg, sweep_ref
     u32_if(b, SWEEP__SPAWNED_ENTITY, s->entity);
     u32_if(b, SWEEP__SPAWNED_RULES, s->rules);
     u32_if(b, SWEEP__SPAWNED_SPAWN_POINT, s->spawn_point);
+    u8_if(b, SWEEP__SPAWNED_PLAYER, s->player);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -530,12 +532,31 @@ static bool encode_get_stats(sweep_builder *b, const sweep_message *msg, sweep_r
     return true;
 }
 
+static sweep_ref world_info_table(sweep_builder *b, const void *item)
+{
+    const sweep_wire_world_info *w = item;
+    sweep_ref name = str_opt(b, w->name);
+    sweep_ref map = str_opt(b, w->map);
+    sweep__builder_table_start(b);
+    u64_if(b, SWEEP__WI_TICK, w->tick);
+    u32_if(b, SWEEP__WI_WORLD, w->world);
+    ref_if(b, SWEEP__WI_NAME, name);
+    ref_if(b, SWEEP__WI_MAP, map);
+    u32_if(b, SWEEP__WI_SESSIONS, w->sessions);
+    u32_if(b, SWEEP__WI_ENTITIES, w->entities);
+    u32_if(b, SWEEP__WI_TRIANGLES, w->triangles);
+    return sweep__builder_table_end(b);
+}
+
 static bool encode_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     const sweep_msg_stats *s = &msg->as.stats;
     if (s->rules_total_count > SWEEP_WIRE_RULE_SLOTS || s->session_rules_count > SWEEP_WIRE_RULE_SLOTS ||
-        s->errors_by_code_count > SWEEP_WIRE_CODE_SLOTS)
+        s->errors_by_code_count > SWEEP_WIRE_CODE_SLOTS || (s->worlds == NULL && s->worlds_count))
         return false;
+    /* No worlds, no vector: a server without them sends what it always did. */
+    sweep_ref worlds =
+        s->worlds_count ? batch(b, s->worlds, sizeof *s->worlds, s->worlds_count, world_info_table) : 0;
     sweep_ref rules_total = u64s(b, s->rules_total, s->rules_total_count);
     sweep_ref session_rules = u64s(b, s->session_rules, s->session_rules_count);
     sweep_ref errors_by_code = u64s(b, s->errors_by_code, s->errors_by_code_count);
@@ -543,6 +564,7 @@ static bool encode_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *
     ref_if(b, SWEEP__STATS_RULES_TOTAL, rules_total);
     ref_if(b, SWEEP__STATS_SESSION_RULES, session_rules);
     ref_if(b, SWEEP__STATS_ERRORS_BY_CODE, errors_by_code);
+    ref_if(b, SWEEP__STATS_WORLDS, worlds);
     u64_if(b, SWEEP__STATS_TCP_BYTES_IN, s->tcp_bytes_in);
     u64_if(b, SWEEP__STATS_TCP_BYTES_OUT, s->tcp_bytes_out);
     u64_if(b, SWEEP__STATS_UDP_BYTES_IN, s->udp_bytes_in);
@@ -559,6 +581,7 @@ static bool encode_stats(sweep_builder *b, const sweep_message *msg, sweep_ref *
     u32_if(b, SWEEP__STATS_SESSIONS, s->sessions);
     u32_if(b, SWEEP__STATS_ENTITIES, s->entities);
     u32_if(b, SWEEP__STATS_MOVERS, s->movers);
+    u32_if(b, SWEEP__STATS_WORLDS_OPEN, s->worlds_open);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -624,6 +647,156 @@ static bool encode_mover_commanded(sweep_builder *b, const sweep_message *msg, s
     sweep__builder_table_start(b);
     u64_if(b, SWEEP__COMMANDED_TICK, msg->as.mover_commanded.tick);
     u32_if(b, SWEEP__COMMANDED_MOVER, msg->as.mover_commanded.mover);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static sweep_ref entity_command_table(sweep_builder *b, const void *item)
+{
+    const sweep_msg_entity_command *c = item;
+    sweep__builder_table_start(b);
+    /* Absent decodes as zero: written only when it is not (a Despawn has none). */
+    if (!vec3_is_zero(c->vector))
+        sweep__builder_add_vec3(b, SWEEP__EC_VECTOR, c->vector);
+    u32_if(b, SWEEP__EC_ENTITY, c->entity);
+    u8_if(b, SWEEP__EC_OP, c->op);
+    return sweep__builder_table_end(b);
+}
+
+static bool encode_entity_commands(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_entity_commands *ec = &msg->as.entity_commands;
+    if (ec->commands == NULL && ec->count)
+        return false;
+    sweep_ref commands = batch(b, ec->commands, sizeof *ec->commands, ec->count, entity_command_table);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, commands);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static sweep_ref entity_command_result_table(sweep_builder *b, const void *item)
+{
+    const sweep_msg_entity_command_result *r = item;
+    sweep_ref message = str_opt(b, r->message);
+    sweep__builder_table_start(b);
+    if (r->has_state) {
+        sweep__builder_add_vec3(b, SWEEP__ECR_POSITION, r->position);
+        sweep__builder_add_vec3(b, SWEEP__ECR_VELOCITY, r->velocity);
+        sweep__builder_add_vec3(b, SWEEP__ECR_RADII, r->radii);
+    }
+    u32_if(b, SWEEP__ECR_ENTITY, r->entity);
+    ref_if(b, SWEEP__ECR_MESSAGE, message);
+    u32_if(b, SWEEP__ECR_FLAGS, r->flags);
+    u16_if(b, SWEEP__ECR_CODE, (uint16_t)r->code);
+    u8_if(b, SWEEP__ECR_OP, r->op);
+    return sweep__builder_table_end(b);
+}
+
+static bool encode_entity_commands_result(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_entity_commands_result *er = &msg->as.entity_commands_result;
+    if (er->results == NULL && er->count)
+        return false;
+    for (uint32_t i = 0; i < er->count; i++)
+        if ((unsigned)er->results[i].code > 0xffff)
+            return false;
+    sweep_ref results = batch(b, er->results, sizeof *er->results, er->count, entity_command_result_table);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, results);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_watch_entities(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    sweep__builder_table_start(b);
+    u32_if(b, SWEEP__WATCH_EVERY, msg->as.watch_entities.every);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_entity_states(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_entity_states *es = &msg->as.entity_states;
+    if (es->entities == NULL && es->count)
+        return false;
+    sweep__builder_vector_start(b, SWEEP__ENTITY_STATE_SIZE, es->count, SWEEP__STRUCT_ALIGN);
+    for (uint32_t i = es->count; i-- > 0;) {
+        uint8_t *p = sweep__builder_push(b, SWEEP__ENTITY_STATE_SIZE);
+        if (p) {
+            const sweep_wire_entity_state *e = &es->entities[i];
+            sweep__wr32(p, e->entity);
+            sweep__wr32(p + 4, e->flags);
+            sweep__wr64(p + 8, e->owner_session);
+            sweep__wrvec3(p + 16, e->position);
+            sweep__wrvec3(p + 40, e->velocity);
+            sweep__wrvec3(p + 64, e->radii);
+            sweep__wr32(p + 88, e->ground_mover);
+            sweep__builder_zeros(p + 92, 4); /* the struct's padding */
+        }
+    }
+    sweep_ref entities = sweep__builder_vector_end(b, es->count);
+    sweep__builder_table_start(b);
+    u64_if(b, SWEEP__ES_TICK, es->tick);
+    sweep__builder_add_ref(b, SWEEP__ES_ENTITIES, entities);
+    u32_if(b, SWEEP__ES_ENTITY_COUNT, es->entity_count);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_get_entity(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    sweep__builder_table_start(b);
+    u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.get_entity.entity);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_open_world(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_open_world *o = &msg->as.open_world;
+    if (o->map.ptr == NULL)
+        return false;
+    sweep_ref map = str_opt(b, o->map);
+    sweep_ref name = str_opt(b, o->name);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__OPEN_MAP, map);
+    ref_if(b, SWEEP__OPEN_NAME, name);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_world_opened(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_world_opened *o = &msg->as.world_opened;
+    if (o->name.ptr == NULL || o->map_hash.ptr == NULL)
+        return false;
+    sweep_ref name = str_opt(b, o->name);
+    sweep_ref map_hash = sweep_builder_bytes(b, o->map_hash.ptr, o->map_hash.len);
+    sweep__builder_table_start(b);
+    u32_if(b, SWEEP__OPENED_WORLD, o->world);
+    sweep__builder_add_ref(b, SWEEP__OPENED_NAME, name);
+    sweep__builder_add_ref(b, SWEEP__OPENED_MAP_HASH, map_hash);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_close_world(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    sweep__builder_table_start(b);
+    u32_if(b, SWEEP__CLOSE_WORLD, msg->as.close_world.world);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static bool encode_world_closed(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_world_closed *c = &msg->as.world_closed;
+    sweep_ref reason = str_opt(b, c->reason);
+    sweep__builder_table_start(b);
+    u32_if(b, SWEEP__CLOSED_WORLD, c->world);
+    ref_if(b, SWEEP__CLOSED_REASON, reason);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -723,15 +896,43 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
     return sweep_encode(&m, flags, buf, cap, out, out_len);
 }
 
+/* The most items (1 .. MOST_FIT) of the message m one datagram holds, m
+ * holding *count of them: found by encoding, so whatever the builder's
+ * layout, the answer is what really fits. */
+enum { MOST_FIT = 64 };
+
+static uint32_t udp_fit(sweep_message *m, uint32_t *count)
+{
+    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 128 * MOST_FIT + 1024];
+    uint32_t best = 1;
+    for (uint32_t n = 1; n <= MOST_FIT; n++) {
+        *count = n;
+        const uint8_t *out;
+        size_t len;
+        if (sweep_encode(m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
+            break;
+        best = n;
+    }
+    return best;
+}
+
+/* A message of kind k with its header's fields at their largest. */
+static sweep_message largest(sweep_msg_kind k)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = k;
+    m.sequence = UINT32_MAX;
+    m.server_tick = UINT64_MAX;
+    return m;
+}
+
 /* Most moves of a MoveBatch one datagram holds, every field of every move
- * present (and a claimed position too when `claims`): found by encoding,
- * so whatever the builder's layout, the answer is what really fits. */
+ * present (and a claimed position too when `claims`). */
 static uint32_t udp_batch_fit(int claims)
 {
-    enum { MOST = 64 };
-    sweep_msg_move moves[MOST];
-    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
-    for (uint32_t i = 0; i < MOST; i++) {
+    sweep_msg_move moves[MOST_FIT];
+    for (uint32_t i = 0; i < MOST_FIT; i++) {
         memset(&moves[i], 0, sizeof moves[i]);
         moves[i].entity = UINT32_MAX;
         moves[i].sequence = UINT32_MAX;
@@ -743,22 +944,9 @@ static uint32_t udp_batch_fit(int claims)
         moves[i].buttons = UINT32_MAX;
         moves[i].mode = UINT8_MAX;
     }
-    uint32_t best = 1;
-    for (uint32_t n = 1; n <= MOST; n++) {
-        sweep_message m;
-        memset(&m, 0, sizeof m);
-        m.kind = SWEEP_MSG_MOVE_BATCH;
-        m.sequence = UINT32_MAX;
-        m.server_tick = UINT64_MAX;
-        m.as.move_batch.moves = moves;
-        m.as.move_batch.count = n;
-        const uint8_t *out;
-        size_t len;
-        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
-            break;
-        best = n;
-    }
-    return best;
+    sweep_message m = largest(SWEEP_MSG_MOVE_BATCH);
+    m.as.move_batch.moves = moves;
+    return udp_fit(&m, &m.as.move_batch.count);
 }
 
 uint32_t sweep_udp_max_batch(void)
@@ -773,33 +961,36 @@ uint32_t sweep_udp_max_batch_claimed(void)
 
 uint32_t sweep_udp_max_movers(void)
 {
-    /* Found by encoding, as sweep_udp_max_batch. */
-    enum { MOST = 64 };
-    sweep_wire_mover movers[MOST];
-    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 64 * MOST + 1024];
-    for (uint32_t i = 0; i < MOST; i++) {
+    sweep_wire_mover movers[MOST_FIT];
+    for (uint32_t i = 0; i < MOST_FIT; i++) {
         movers[i].id = UINT32_MAX;
         movers[i].flags = UINT32_MAX;
         movers[i].position = sweep_v3(1, 1, 1);
         for (int k = 0; k < 4; k++)
             movers[i].rotation[k] = 0.5;
     }
-    uint32_t best = 1;
-    for (uint32_t n = 1; n <= MOST; n++) {
-        sweep_message m;
-        memset(&m, 0, sizeof m);
-        m.kind = SWEEP_MSG_WORLD_STATE;
-        m.sequence = UINT32_MAX;
-        m.server_tick = UINT64_MAX;
-        m.as.world_state.tick = UINT64_MAX;
-        m.as.world_state.mover_count = UINT32_MAX;
-        m.as.world_state.movers = movers;
-        m.as.world_state.count = n;
-        const uint8_t *out;
-        size_t len;
-        if (sweep_encode(&m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
-            break;
-        best = n;
+    sweep_message m = largest(SWEEP_MSG_WORLD_STATE);
+    m.as.world_state.tick = UINT64_MAX;
+    m.as.world_state.mover_count = UINT32_MAX;
+    m.as.world_state.movers = movers;
+    return udp_fit(&m, &m.as.world_state.count);
+}
+
+uint32_t sweep_udp_max_entity_states(void)
+{
+    sweep_wire_entity_state states[MOST_FIT];
+    for (uint32_t i = 0; i < MOST_FIT; i++) {
+        states[i].entity = UINT32_MAX;
+        states[i].flags = UINT32_MAX;
+        states[i].owner_session = UINT64_MAX;
+        states[i].position = sweep_v3(1, 1, 1);
+        states[i].velocity = sweep_v3(1, 1, 1);
+        states[i].radii = sweep_v3(1, 1, 1);
+        states[i].ground_mover = UINT32_MAX;
     }
-    return best;
+    sweep_message m = largest(SWEEP_MSG_ENTITY_STATES);
+    m.as.entity_states.tick = UINT64_MAX;
+    m.as.entity_states.entity_count = UINT32_MAX;
+    m.as.entity_states.entities = states;
+    return udp_fit(&m, &m.as.entity_states.count);
 }

@@ -54,6 +54,12 @@ uint32_t sweep_udp_max_batch_claimed(void);
  * datagrams of at most this many movers each. */
 uint32_t sweep_udp_max_movers(void);
 
+/* The most EntityStates.entities one UDP datagram holds (every field at
+ * its largest; an EntityState is a struct, so any entity costs the same).
+ * A server splits a larger world's EntityStates into datagrams of at most
+ * this many entities each. */
+uint32_t sweep_udp_max_entity_states(void);
+
 #ifdef __cplusplus
 }
 #endif

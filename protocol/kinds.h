@@ -56,7 +56,16 @@
     X(CHALLENGE,         challenge,         "Challenge",       NOBODY,      UNRECORDED) \
     X(WATCH_WORLD,       watch_world,       "WatchWorld",      WELCOMED,    UNRECORDED) \
     X(MOVER_COMMAND,     mover_command,     "MoverCommand",    SERVER_ROLE, RECORDED) \
-    X(MOVER_COMMANDED,   mover_commanded,   "MoverCommanded",  NOBODY,      UNRECORDED)
+    X(MOVER_COMMANDED,   mover_commanded,   "MoverCommanded",  NOBODY,      UNRECORDED) \
+    X(ENTITY_COMMANDS,   entity_commands,   "EntityCommands",  SERVER_ROLE, RECORDED) \
+    X(ENTITY_COMMANDS_RESULT, entity_commands_result, "EntityCommandsResult", NOBODY, UNRECORDED) \
+    X(WATCH_ENTITIES,    watch_entities,    "WatchEntities",   SERVER_ROLE, UNRECORDED) \
+    X(ENTITY_STATES,     entity_states,     "EntityStates",    NOBODY,      UNRECORDED) \
+    X(GET_ENTITY,        get_entity,        "GetEntity",       SERVER_ROLE, UNRECORDED) \
+    X(OPEN_WORLD,        open_world,        "OpenWorld",       SERVER_ROLE, UNRECORDED) \
+    X(WORLD_OPENED,      world_opened,      "WorldOpened",     NOBODY,      UNRECORDED) \
+    X(CLOSE_WORLD,       close_world,       "CloseWorld",      SERVER_ROLE, UNRECORDED) \
+    X(WORLD_CLOSED,      world_closed,      "WorldClosed",     NOBODY,      UNRECORDED)
 
 /* The recorded column's two words; any other word does not compile. */
 #define SWEEP__KIND_RECORDED 1

@@ -49,7 +49,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "BadPosition",   "BatchTooLarge",   "RateLimited",     "TooManyEntities", "TooManySessions",
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
     "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",   "NotAllowed",
-    "SpawnRefused",
+    "SpawnRefused",  "WorldLimit",      "NoRoom",          "UnknownMap",     "WorldExists",
 };
 
 static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
@@ -57,6 +57,9 @@ static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
 };
 
 static const char *const mode_names[SWEEP_WIRE_MODE_COUNT] = {"Walk", "Fly", "Noclip"};
+
+static const char *const op_names[SWEEP_WIRE_OP_COUNT] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii",
+                                                          "Despawn"};
 
 sweep_str sweep_str_of(const char *s)
 {
@@ -97,6 +100,11 @@ const char *sweep_wire_rule_name(unsigned bit)
 const char *sweep_wire_mode_name(unsigned mode)
 {
     return mode < SWEEP_WIRE_MODE_COUNT ? mode_names[mode] : "Unknown";
+}
+
+const char *sweep_wire_entity_op_name(unsigned op)
+{
+    return op < SWEEP_WIRE_OP_COUNT ? op_names[op] : "Unknown";
 }
 
 const char *sweep_wire_role_name(unsigned role)

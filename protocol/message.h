@@ -13,7 +13,8 @@
  *     buffer they were decoded from: valid as long as that buffer is, never
  *     copied. A decoded string is NUL-terminated (the verifier checked it);
  *     ptr == NULL means the field was absent.
- *   - Batches and mover lists point into storage the caller lent to the
+ *   - Batches and lists (movers, entity states, entity commands and their
+ *     results, a Stats' worlds) point into storage the caller lent to the
  *     decoder (sweep_decoder, decode.h); contacts are held inline, at most
  *     SWEEP_MAX_CONTACTS as in the core. The wire's Contact has no mover
  *     or body field (a struct cannot grow): a decoded contact's `mover`
@@ -74,6 +75,15 @@ typedef enum sweep_msg_kind {
     SWEEP_MSG_WATCH_WORLD,
     SWEEP_MSG_MOVER_COMMAND,
     SWEEP_MSG_MOVER_COMMANDED,
+    SWEEP_MSG_ENTITY_COMMANDS,
+    SWEEP_MSG_ENTITY_COMMANDS_RESULT,
+    SWEEP_MSG_WATCH_ENTITIES,
+    SWEEP_MSG_ENTITY_STATES,
+    SWEEP_MSG_GET_ENTITY,
+    SWEEP_MSG_OPEN_WORLD,
+    SWEEP_MSG_WORLD_OPENED,
+    SWEEP_MSG_CLOSE_WORLD,
+    SWEEP_MSG_WORLD_CLOSED,
     SWEEP_MSG_KIND_COUNT
 } sweep_msg_kind;
 
@@ -110,6 +120,10 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_UNKNOWN_MOVER,
     SWEEP_WIRE_NOT_ALLOWED,   /* the session's role or the server's settings forbid it */
     SWEEP_WIRE_SPAWN_REFUSED, /* the spawn place overlaps something, or no spawn point is free */
+    SWEEP_WIRE_WORLD_LIMIT,   /* OpenWorld: too many worlds, or too many triangles to load */
+    SWEEP_WIRE_NO_ROOM,       /* EntityCommand Teleport/SetRadii: no free place or size there */
+    SWEEP_WIRE_UNKNOWN_MAP,   /* OpenWorld names no map of the server */
+    SWEEP_WIRE_WORLD_EXISTS,  /* OpenWorld names a world open on another map */
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
@@ -207,6 +221,7 @@ typedef struct sweep_msg_spawn {
     double step_height; /* 0 = the world's rule */
     uint32_t spawn_point; /* N > 0: the map's N-th spawn point, position ignored; 0: the server
                              role's position, a player's next free point */
+    bool player; /* the server role: govern the entity by the player rules (a player's always are) */
 } sweep_msg_spawn;
 
 typedef struct sweep_msg_spawned {
@@ -215,6 +230,7 @@ typedef struct sweep_msg_spawned {
     sweep_vec3 radii;
     uint32_t rules;       /* SWEEP_WIRE_RULE_* bits: what was not taken from the Spawn */
     uint32_t spawn_point; /* the map's spawn point used (1-based), 0 = a position given */
+    bool player;          /* governed by the player rules (false from a server older than the field) */
 } sweep_msg_spawned;
 
 typedef struct sweep_msg_entity {
@@ -330,6 +346,115 @@ typedef struct sweep_msg_mover_commanded {
     uint64_t tick;  /* the tick at which the trigger fires */
 } sweep_msg_mover_commanded;
 
+/* EntityOp in sweep.fbs (EntityCommand.op). */
+typedef enum sweep_wire_entity_op {
+    SWEEP_WIRE_OP_TELEPORT = 0,     /* vector: the position */
+    SWEEP_WIRE_OP_SET_VELOCITY = 1, /* vector: the velocity */
+    SWEEP_WIRE_OP_ADD_IMPULSE = 2,  /* vector: added to the velocity */
+    SWEEP_WIRE_OP_SET_RADII = 3,    /* vector: the radii */
+    SWEEP_WIRE_OP_DESPAWN = 4,      /* no vector */
+    SWEEP_WIRE_OP_COUNT
+} sweep_wire_entity_op;
+
+/* EntityCommandFlags in sweep.fbs: bits of sweep_msg_entity_command_result.flags. */
+enum {
+    SWEEP_WIRE_COMMAND_PUSHED_OUT = 1u << 0 /* a Teleport target was moved out of what it overlapped */
+};
+
+/* EntityCommand in sweep.fbs. */
+typedef struct sweep_msg_entity_command {
+    uint32_t entity;
+    uint8_t op;        /* sweep_wire_entity_op; may hold a value newer than this build */
+    sweep_vec3 vector; /* by op: position, velocity, impulse or radii; zero when absent */
+} sweep_msg_entity_command;
+
+typedef struct sweep_msg_entity_commands {
+    const sweep_msg_entity_command *commands; /* in the decoder's commands storage */
+    uint32_t count;
+} sweep_msg_entity_commands;
+
+/* EntityCommandResult in sweep.fbs. */
+typedef struct sweep_msg_entity_command_result {
+    uint32_t entity;
+    uint8_t op;           /* the command's */
+    sweep_wire_code code; /* SWEEP_WIRE_NONE: applied; may hold a value newer than this build */
+    sweep_str message;    /* why not, when code is not NONE; absent otherwise */
+    bool has_state;       /* the entity exists after the command: position, velocity and radii are
+                             on the wire (absent after a Despawn or for an unknown entity) */
+    sweep_vec3 position;
+    sweep_vec3 velocity;
+    sweep_vec3 radii;
+    uint32_t flags; /* SWEEP_WIRE_COMMAND_* */
+} sweep_msg_entity_command_result;
+
+typedef struct sweep_msg_entity_commands_result {
+    const sweep_msg_entity_command_result *results; /* in the decoder's command_results storage */
+    uint32_t count;
+} sweep_msg_entity_commands_result;
+
+/* EntityFlags in sweep.fbs: bits of sweep_wire_entity_state.flags. */
+enum {
+    SWEEP_WIRE_ENTITY_GROUNDED = 1u << 0, /* stands on walkable ground */
+    SWEEP_WIRE_ENTITY_PLAYER = 1u << 1    /* governed by the player rules */
+};
+
+/* EntityState in sweep.fbs (a struct: 96 bytes on the wire). */
+typedef struct sweep_wire_entity_state {
+    uint32_t entity;
+    uint32_t flags;         /* SWEEP_WIRE_ENTITY_* */
+    uint64_t owner_session; /* Welcome.session_id of its owner */
+    sweep_vec3 position;
+    sweep_vec3 velocity;
+    sweep_vec3 radii;
+    uint32_t ground_mover; /* movers.id stood on, 0 = none */
+} sweep_wire_entity_state;
+
+typedef struct sweep_msg_entity_states {
+    uint64_t tick;
+    const sweep_wire_entity_state *entities; /* in the decoder's entity_states storage */
+    uint32_t count;
+    uint32_t entity_count; /* entities the whole answer holds; above count in a split push */
+} sweep_msg_entity_states;
+
+typedef struct sweep_msg_watch_entities {
+    uint32_t every; /* 0 = stop; N = EntityStates every N ticks */
+} sweep_msg_watch_entities;
+
+typedef struct sweep_msg_get_entity {
+    uint32_t entity;
+} sweep_msg_get_entity;
+
+typedef struct sweep_msg_open_world {
+    sweep_str map;  /* required: a map of the server, by name or file stem */
+    sweep_str name; /* the world's name; absent or empty: the server's choice */
+} sweep_msg_open_world;
+
+typedef struct sweep_msg_world_opened {
+    uint32_t world;       /* its id: non-zero, never reused */
+    sweep_str name;       /* required: Hello.world for its sessions */
+    sweep_bytes map_hash; /* required; 32 bytes of SHA-256 in practice */
+} sweep_msg_world_opened;
+
+typedef struct sweep_msg_close_world {
+    uint32_t world;
+} sweep_msg_close_world;
+
+typedef struct sweep_msg_world_closed {
+    uint32_t world;
+    sweep_str reason;
+} sweep_msg_world_closed;
+
+/* WorldInfo in sweep.fbs: one world of a Stats. */
+typedef struct sweep_wire_world_info {
+    uint32_t world;
+    sweep_str name;
+    sweep_str map;
+    uint32_t sessions;
+    uint32_t entities;
+    uint32_t triangles;
+    uint64_t tick;
+} sweep_wire_world_info;
+
 typedef struct sweep_msg_ping {
     uint64_t client_time;
 } sweep_msg_ping;
@@ -364,6 +489,13 @@ typedef struct sweep_msg_stats {
     uint64_t ticks_total;   /* world ticks run, all worlds */
     uint64_t tick_ns_total; /* nanoseconds spent in them */
     uint64_t move_ns_total; /* nanoseconds spent applying Moves */
+    /* The worlds of the server, in the decoder's worlds storage: the first
+     * worlds_count of the vector, as many as that storage holds (a Stats is
+     * never refused for its worlds, so a decoder that lends none still
+     * reads the rest). */
+    const sweep_wire_world_info *worlds;
+    uint32_t worlds_count;
+    uint32_t worlds_open; /* worlds open on the server: above worlds_count when not all came or fit */
 } sweep_msg_stats;
 
 typedef struct sweep_msg_error {
@@ -405,6 +537,15 @@ typedef struct sweep_message {
         sweep_msg_watch_world watch_world;
         sweep_msg_mover_command mover_command;
         sweep_msg_mover_commanded mover_commanded;
+        sweep_msg_entity_commands entity_commands;
+        sweep_msg_entity_commands_result entity_commands_result;
+        sweep_msg_watch_entities watch_entities;
+        sweep_msg_entity_states entity_states;
+        sweep_msg_get_entity get_entity;
+        sweep_msg_open_world open_world;
+        sweep_msg_world_opened world_opened;
+        sweep_msg_close_world close_world;
+        sweep_msg_world_closed world_closed;
     } as;
 } sweep_message;
 
@@ -439,6 +580,9 @@ const char *sweep_wire_rule_name(unsigned bit);
 
 /* "Walk", "Fly", "Noclip"; "Unknown" if out of range. */
 const char *sweep_wire_mode_name(unsigned mode);
+
+/* "Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"; "Unknown" if out of range. */
+const char *sweep_wire_entity_op_name(unsigned op);
 
 /* "Player", "Server"; "Unknown" if out of range. */
 const char *sweep_wire_role_name(unsigned role);

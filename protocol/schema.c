@@ -28,8 +28,8 @@ static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES};
 static const sweep__field welcome[] = {
     U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64, U16,
 };
-static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32};
-static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ, U32, U32};
+static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32, U8};
+static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ, U32, U32, U8};
 static const sweep__field entity[] = {U32};
 static const sweep__field despawned[] = {U32, U32};
 static const sweep__field move[] = {U32, U32, U64, VEC3_REQ, F64, VEC3, U32, U8};
@@ -49,14 +49,25 @@ static const sweep__field world_state[] = {
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};
 #define U64S {SWEEP__F_VECTOR, 8, 8, 0, NULL, NULL, 0}
+static const sweep__field world_info[] = {U32, STR, STR, U32, U32, U32, U64};
+static TABLE(t_world_info, "WorldInfo", world_info);
 static const sweep__field stats[] = {U32, U32, U64, U64, U64, U64, U32, U64, U64S, U64S,
-                                     U64S, U64, U64, U64, U64, U64, U64, U64, U64};
+                                     U64S, U64, U64, U64, U64, U64, U64, U64, U64,
+                                     {SWEEP__F_TABLE_VECTOR, 4, 4, 0, &t_world_info, NULL, 0}, U32};
 static const sweep__field error[] = {U16, STR_REQ, U32, U32};
 static const sweep__field bye[] = {STR};
 static const sweep__field challenge[] = {BYTES_REQ};
 static const sweep__field watch_world[] = {U32};
 static const sweep__field mover_command[] = {STR_REQ};
 static const sweep__field mover_commanded[] = {U32, U64};
+static const sweep__field entity_command[] = {U32, U8, VEC3};
+static const sweep__field entity_command_result[] = {U32, U8, U16, STR, VEC3, VEC3, VEC3, U32};
+static const sweep__field entity_states[] = {
+    U64, {SWEEP__F_VECTOR, SWEEP__ENTITY_STATE_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}, U32,
+};
+static const sweep__field open_world[] = {STR_REQ, STR};
+static const sweep__field world_opened[] = {U32, STR_REQ, BYTES_REQ};
+static const sweep__field world_closed[] = {U32, STR};
 
 static TABLE(t_hello, "Hello", hello);
 static TABLE(t_welcome, "Welcome", welcome);
@@ -83,6 +94,21 @@ static TABLE(t_challenge, "Challenge", challenge);
 static TABLE(t_watch_world, "WatchWorld", watch_world);
 static TABLE(t_mover_command, "MoverCommand", mover_command);
 static TABLE(t_mover_commanded, "MoverCommanded", mover_commanded);
+static TABLE(t_entity_command, "EntityCommand", entity_command);
+static TABLE(t_entity_command_result, "EntityCommandResult", entity_command_result);
+static const sweep__field entity_commands[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_entity_command, NULL, 0}};
+static const sweep__field entity_commands_result[] = {
+    {SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_entity_command_result, NULL, 0},
+};
+static TABLE(t_entity_commands, "EntityCommands", entity_commands);
+static TABLE(t_entity_commands_result, "EntityCommandsResult", entity_commands_result);
+static TABLE(t_watch_entities, "WatchEntities", watch_world);
+static TABLE(t_entity_states, "EntityStates", entity_states);
+static TABLE(t_get_entity, "GetEntity", entity);
+static TABLE(t_open_world, "OpenWorld", open_world);
+static TABLE(t_world_opened, "WorldOpened", world_opened);
+static TABLE(t_close_world, "CloseWorld", entity);
+static TABLE(t_world_closed, "WorldClosed", world_closed);
 
 /* Union Body, indexed by type, built from kinds.h: a kind without its
  * table does not compile. 0 is NONE, which has none. */

@@ -309,9 +309,11 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         return;
     }
     /* The log keeps each request that changes the world, then what it
-     * caused (record.h); the others change nothing a replay needs. */
+     * caused (record.h); the others change nothing a replay needs. A kind
+     * recorded by the protocol that this world does not apply (yet) changes
+     * nothing either, and a replay would call its IN a corrupt log. */
     sweep__served *w = p->session->world;
-    int recorded = sweep_msg_kind_is_recorded(m.kind);
+    int recorded = sweep_msg_kind_is_recorded(m.kind) && sweep__world_handles(m.kind);
     if (recorded && w->rec)
         sweep__record_message(w, SWEEP_RECORD_IN, p->session->id, buf, len);
     p->record = recorded && w->rec;

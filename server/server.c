@@ -159,11 +159,14 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->decode_moves = sweep__calloc(moves_cap, sizeof *s->decode_moves);
     s->decode_results = sweep__calloc(64, sizeof *s->decode_results);
     s->decode_movers = sweep__calloc(64, sizeof *s->decode_movers);
+    /* EntityCommands, a batch too: the same room as moves. */
+    s->decode_commands = sweep__calloc(moves_cap, sizeof *s->decode_commands);
     s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
     s->out_buf = sweep__malloc(s->out_cap);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
-    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->out_buf || !s->addr_buckets) {
+    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->decode_commands || !s->out_buf ||
+        !s->addr_buckets) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -175,6 +178,8 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
      * refused as such (UnknownMessage), not as too large to decode. */
     s->decoder.movers = s->decode_movers;
     s->decoder.movers_cap = 64;
+    s->decoder.commands = s->decode_commands;
+    s->decoder.commands_cap = moves_cap;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
     /* The others share the port the first one got (SO_REUSEPORT). */
@@ -359,6 +364,7 @@ static void destroy_one(sweep_server *s)
     free(s->decode_moves);
     free(s->decode_results);
     free(s->decode_movers);
+    free(s->decode_commands);
     free(s->out_buf);
     sweep__udp_free(s);
     free(s->addr_buckets);

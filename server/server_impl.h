@@ -244,6 +244,7 @@ struct sweep_server {
     sweep_msg_move *decode_moves;
     sweep_msg_move_result *decode_results;
     sweep_wire_mover *decode_movers;
+    sweep_msg_entity_command *decode_commands;
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
     uint8_t read_buf[64 * 1024];

@@ -69,7 +69,7 @@ static void bench(const char *name, const sweep_message *m, int runs)
     size_t bytes = len;
     long iters = calibrate(m);
     double enc[64], dec[64];
-    sweep_decoder d = {moves, SAMPLE_BATCH, results, SAMPLE_BATCH, NULL, 0, {0, 0}};
+    sweep_decoder d = {.moves = moves, .moves_cap = SAMPLE_BATCH, .results = results, .results_cap = SAMPLE_BATCH};
     for (int r = 0; r < runs; r++) {
         double t0 = now_ns();
         for (long i = 0; i < iters; i++) {

@@ -30,12 +30,24 @@
 static sweep_msg_move moves[2][CAP];
 static sweep_msg_move_result results[2][CAP];
 static sweep_wire_mover movers[2][CAP];
+static sweep_msg_entity_command commands[2][CAP];
+static sweep_msg_entity_command_result command_results[2][CAP];
+static sweep_wire_entity_state entity_states[2][CAP];
+static sweep_wire_world_info worlds[2][CAP];
+
+/* A decoder lending storage set i for every list a message may hold. */
+static sweep_decoder decoder(int i)
+{
+    sweep_decoder d = {moves[i], CAP, results[i], CAP, movers[i], CAP, {0, 0}, commands[i], CAP,
+                       command_results[i], CAP, entity_states[i], CAP, worlds[i], CAP};
+    return d;
+}
 static uint8_t enc[1u << 22];
 static uint8_t framer_storage[4 + 4096];
 
 static void roundtrip(const uint8_t *data, size_t size, unsigned flags)
 {
-    sweep_decoder d = {moves[0], CAP, results[0], CAP, movers[0], CAP, {0, 0}};
+    sweep_decoder d = decoder(0);
     sweep_message m, back;
     sweep_proto_error e = sweep_decode(&d, data, size, flags, &m);
     /* The verifier alone must agree with the decoder on validity (the
@@ -49,7 +61,7 @@ static void roundtrip(const uint8_t *data, size_t size, unsigned flags)
     /* The bounds-checked reader of a Move or MoveResult reads inside the
      * bytes whatever they are, and what the verifier accepts it reads as
      * the decoder does (or gives up). */
-    sweep_decoder dc = {moves[1], CAP, results[1], CAP, movers[1], CAP, {0, 0}};
+    sweep_decoder dc = decoder(1);
     sweep_decoded_motion cv;
     if (sweep__decode_motion_checked(&dc, data, size, flags, &cv) == SWEEP_PROTO_OK && e == SWEEP_PROTO_OK &&
         (cv.kind != m.kind || cv.sequence != m.sequence || cv.server_tick != m.server_tick ||
@@ -75,7 +87,7 @@ static void roundtrip(const uint8_t *data, size_t size, unsigned flags)
         abort();
     if (e != SWEEP_PROTO_OK)
         abort();
-    sweep_decoder d2 = {moves[1], CAP, results[1], CAP, movers[1], CAP, {0, 0}};
+    sweep_decoder d2 = decoder(1);
     if (sweep_decode(&d2, out, len, flags, &back) != SWEEP_PROTO_OK || !sample_equal(&m, &back)) {
         fprintf(stderr, "round trip of a %s changed it\n", sweep_msg_kind_name(m.kind));
         abort();

@@ -22,7 +22,7 @@ import sys
 # bool, str, bytes, vec3 (required struct), vec3opt (optional, null when
 # absent), vec3zero (optional, zero when absent, as the C decoder does),
 # u64s ([ulong], empty when absent, as the C decoder does), contacts,
-# movers, tables:<Table>.
+# movers, entity_states, tables:<Table>.
 SPEC = {
     'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
               ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
@@ -31,9 +31,9 @@ SPEC = {
                 ('max_frame_size', 'u32'), ('max_entities', 'u32'), ('role', 'u8'),
                 ('identity', 'str'), ('time_bank', 'f64')],
     'Spawn': [('radii', 'vec3'), ('position', 'vec3'), ('max_speed', 'f64'), ('step_height', 'f64'),
-              ('spawn_point', 'u32')],
+              ('spawn_point', 'u32'), ('player', 'bool')],
     'Spawned': [('entity', 'u32'), ('position', 'vec3'), ('radii', 'vec3'), ('rules', 'u32'),
-                ('spawn_point', 'u32')],
+                ('spawn_point', 'u32'), ('player', 'bool')],
     'Despawn': [('entity', 'u32')],
     'Despawned': [('entity', 'u32'), ('crushed_by', 'u32')],
     'Move': [('entity', 'u32'), ('sequence', 'u32'), ('client_tick', 'u64'), ('velocity', 'vec3'),
@@ -62,19 +62,35 @@ SPEC = {
               ('session_rules', 'u64s'), ('errors_by_code', 'u64s'), ('tcp_bytes_in', 'u64'),
               ('tcp_bytes_out', 'u64'), ('udp_bytes_in', 'u64'), ('udp_bytes_out', 'u64'),
               ('udp_dropped', 'u64'), ('ticks_total', 'u64'), ('tick_ns_total', 'u64'),
-              ('move_ns_total', 'u64')],
+              ('move_ns_total', 'u64'), ('worlds', 'tables:WorldInfo'), ('worlds_open', 'u32')],
+    'WorldInfo': [('world', 'u32'), ('name', 'str'), ('map', 'str'), ('sessions', 'u32'),
+                  ('entities', 'u32'), ('triangles', 'u32'), ('tick', 'u64')],
     'Error': [('code', 'u16'), ('message', 'str'), ('sequence', 'u32'), ('entity', 'u32')],
     'Bye': [('reason', 'str')],
     'Challenge': [('cookie', 'bytes')],
     'WatchWorld': [('every', 'u32')],
     'MoverCommand': [('mover', 'str')],
     'MoverCommanded': [('mover', 'u32'), ('tick', 'u64')],
+    'EntityCommand': [('entity', 'u32'), ('op', 'u8'), ('vector', 'vec3zero')],
+    'EntityCommands': [('commands', 'tables:EntityCommand')],
+    'EntityCommandResult': [('entity', 'u32'), ('op', 'u8'), ('code', 'u16'), ('message', 'str'),
+                            ('position', 'vec3opt'), ('velocity', 'vec3opt'), ('radii', 'vec3opt'),
+                            ('flags', 'u32')],
+    'EntityCommandsResult': [('results', 'tables:EntityCommandResult')],
+    'WatchEntities': [('every', 'u32')],
+    'EntityStates': [('tick', 'u64'), ('entities', 'entity_states'), ('entity_count', 'u32')],
+    'GetEntity': [('entity', 'u32')],
+    'OpenWorld': [('map', 'str'), ('name', 'str')],
+    'WorldOpened': [('world', 'u32'), ('name', 'str'), ('map_hash', 'bytes')],
+    'CloseWorld': [('world', 'u32')],
+    'WorldClosed': [('world', 'u32'), ('reason', 'str')],
 }
 # Union Body, in order (type 1 first).
 KINDS = ['Hello', 'Welcome', 'Spawn', 'Spawned', 'Despawn', 'Despawned', 'Move', 'MoveResult',
          'MoveBatch', 'MoveResultBatch', 'Collide', 'CollideResult', 'WorldState', 'Ping',
          'Pong', 'GetStats', 'Stats', 'Error', 'Bye', 'Challenge', 'WatchWorld', 'MoverCommand',
-         'MoverCommanded']
+         'MoverCommanded', 'EntityCommands', 'EntityCommandsResult', 'WatchEntities', 'EntityStates',
+         'GetEntity', 'OpenWorld', 'WorldOpened', 'CloseWorld', 'WorldClosed']
 
 W = None  # the generated package sweep.wire, set in main()
 
@@ -125,6 +141,11 @@ def canon_table(table, d):
         elif typ == 'movers':
             out[name] = [{'id': m['id'], 'flags': m['flags'], 'position': canon_vec(m['position']),
                           'rotation': [hbits(q) for q in m['rotation']]} for m in (v or [])]
+        elif typ == 'entity_states':
+            out[name] = [{'entity': e['entity'], 'flags': e['flags'], 'owner_session': e['owner_session'],
+                          'position': canon_vec(e['position']), 'velocity': canon_vec(e['velocity']),
+                          'radii': canon_vec(e['radii']), 'ground_mover': e['ground_mover']}
+                         for e in (v or [])]
         elif typ.startswith('tables:'):
             out[name] = [canon_table(typ[7:], t) for t in (v or [])]
     return out
@@ -165,6 +186,13 @@ def build_table(b, table, d):
             for x in reversed(v):
                 mod('MoverTransform').CreateMoverTransform(b, x['id'], x['flags'], *x['position'],
                                                            *x['rotation'])
+            pre[name] = b.EndVector()
+        elif typ == 'entity_states':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for e in reversed(v):
+                mod('EntityState').CreateEntityState(b, e['entity'], e['flags'], e['owner_session'],
+                                                     *e['position'], *e['velocity'], *e['radii'],
+                                                     e['ground_mover'])
             pre[name] = b.EndVector()
         elif typ.startswith('tables:'):
             refs = [build_table(b, typ[7:], t) for t in v]
@@ -246,6 +274,15 @@ def read_table(table, t):
                             'position': vec3(x.Position(W.Vec3.Vec3())),
                             'rotation': (q.X(), q.Y(), q.Z(), q.W())})
             d[name] = out
+        elif typ == 'entity_states':
+            out = []
+            for j in range(getattr(t, acc + 'Length')()):
+                e = getattr(t, acc)(j)
+                out.append({'entity': e.Entity(), 'flags': e.Flags(), 'owner_session': e.OwnerSession(),
+                            'position': vec3(e.Position(W.Vec3.Vec3())),
+                            'velocity': vec3(e.Velocity(W.Vec3.Vec3())),
+                            'radii': vec3(e.Radii(W.Vec3.Vec3())), 'ground_mover': e.GroundMover()})
+            d[name] = out
         elif typ.startswith('tables:'):
             d[name] = [read_table(typ[7:], getattr(t, acc)(j))
                        for j in range(getattr(t, acc + 'Length')())]
@@ -302,10 +339,12 @@ def samples():
          'body': {'protocol_version': 1, 'map_name': 'old server', 'map_hash': b''}},
         {'kind': 'Spawn', 'sequence': 2, 'body': {'radii': (0.5, 0.5, 1.8), 'position': (0.0, 0.0, 10.0),
                                                    'max_speed': 320.0, 'step_height': 18.0,
-                                                   'spawn_point': 3}},
+                                                   'spawn_point': 3, 'player': True}},
         {'kind': 'Spawned', 'sequence': 2, 'server_tick': 9,
          'body': {'entity': 1, 'position': (0.0, 0.0, 9.5), 'radii': (0.5, 0.5, 1.8),
-                  'rules': 64 | 128, 'spawn_point': 2}},
+                  'rules': 64 | 128, 'spawn_point': 2, 'player': True}},
+        {'kind': 'Spawned', 'sequence': 2, 'server_tick': 9,
+         'body': {'entity': 2, 'position': (1.0, 0.0, 9.5), 'radii': (0.5, 0.5, 1.8)}},
         {'kind': 'Despawn', 'sequence': 3, 'body': {'entity': 1}},
         {'kind': 'Despawned', 'sequence': 3, 'server_tick': 10, 'body': {'entity': 1}},
         {'kind': 'Despawned', 'server_tick': 10, 'body': {'entity': 2**32 - 1, 'crushed_by': 7}},
@@ -339,7 +378,13 @@ def samples():
                                                    'tcp_bytes_in': 10, 'tcp_bytes_out': 2**63,
                                                    'udp_bytes_in': 12, 'udp_bytes_out': 13, 'udp_dropped': 14,
                                                    'ticks_total': 15, 'tick_ns_total': 16,
-                                                   'move_ns_total': 2**64 - 1}},
+                                                   'move_ns_total': 2**64 - 1,
+                                                   'worlds': [{'world': 1 + i, 'name': 'match ✓ %d' % i,
+                                                               'map': 'dm_test' if i else None,
+                                                               'sessions': i, 'entities': 2 * i,
+                                                               'triangles': 2**32 - 1 - i, 'tick': 2**40 + i}
+                                                              for i in range(4)],
+                                                   'worlds_open': 9}},
         {'kind': 'Error', 'sequence': 9, 'body': {'code': 25, 'message': 'bad cookie', 'sequence': 9,
                                                    'entity': 0}},
         {'kind': 'Bye', 'body': {'reason': 'bye'}},
@@ -354,6 +399,37 @@ def samples():
         {'kind': 'MoverCommand', 'sequence': 13, 'body': {'mover': 'lift ✓'}},
         {'kind': 'MoverCommanded', 'sequence': 13, 'server_tick': 99,
          'body': {'mover': 3, 'tick': 100}},
+        {'kind': 'EntityCommands', 'sequence': 15,
+         'body': {'commands': [{'entity': 2**32 - 1 - i, 'op': i,
+                                'vector': None if i == 4 else (i / 3.0, -0.0, 1e308)} for i in range(7)]}},
+        {'kind': 'EntityCommands', 'sequence': 16, 'body': {'commands': []}},
+        {'kind': 'EntityCommandsResult', 'sequence': 15, 'server_tick': 20,
+         'body': {'results': [{'entity': 10 + i, 'op': i % 5, 'code': [0, 0, 32, 9, 2**16 - 1][i],
+                               'message': None if i < 2 else 'refused ✓ %d' % i,
+                               'position': None if i == 3 else (1.0 * i, 2.0, 3.0),
+                               'velocity': None if i == 3 else (0.0, -0.0, -9.5),
+                               'radii': None if i == 3 else (0.5, 0.5, 0.9 + i),
+                               'flags': [0, 1, 0, 0, 2**32 - 1][i]} for i in range(5)]}},
+        {'kind': 'WatchEntities', 'sequence': 17, 'body': {'every': 1}},
+        {'kind': 'WatchEntities', 'sequence': 18, 'body': {}},
+        {'kind': 'EntityStates', 'server_tick': 21,
+         'body': {'tick': 21, 'entities': [{'entity': 7 * i + 1, 'flags': i & 3, 'owner_session': 2**63 + i,
+                                            'position': (i, -2.0 * i, 0.5), 'velocity': (0.0, 0.0, -1.0),
+                                            'radii': (0.4, 0.4, 0.9), 'ground_mover': i % 2}
+                                           for i in range(6)],
+                  'entity_count': 30}},
+        {'kind': 'EntityStates', 'sequence': 19, 'server_tick': 21,
+         'body': {'tick': 21, 'entities': [], 'entity_count': 0}},
+        {'kind': 'GetEntity', 'sequence': 20, 'body': {'entity': 2**32 - 1}},
+        {'kind': 'OpenWorld', 'sequence': 21, 'body': {'map': 'dm_test', 'name': 'match ✓'}},
+        {'kind': 'OpenWorld', 'sequence': 22, 'body': {'map': ''}},
+        {'kind': 'WorldOpened', 'sequence': 21, 'server_tick': 3,
+         'body': {'world': 12, 'name': 'match ✓', 'map_hash': bytes(range(200, 232))}},
+        {'kind': 'CloseWorld', 'sequence': 23, 'body': {'world': 12}},
+        {'kind': 'WorldClosed', 'sequence': 23, 'body': {'world': 12, 'reason': 'CloseWorld'}},
+        {'kind': 'WorldClosed', 'body': {'world': 2**32 - 1}},
+        {'kind': 'Error', 'sequence': 24, 'body': {'code': 34, 'message': 'world exists',
+                                                    'sequence': 24}},
     ]
 
 

@@ -24,6 +24,10 @@
 static sweep_msg_move moves[4096];
 static sweep_msg_move_result results[4096];
 static sweep_wire_mover movers[4096];
+static sweep_msg_entity_command commands[4096];
+static sweep_msg_entity_command_result command_results[4096];
+static sweep_wire_entity_state entity_states[4096];
+static sweep_wire_world_info worlds[4096];
 static uint8_t in_buf[1 << 20];
 static uint8_t out_buf[1 << 20];
 
@@ -177,6 +181,7 @@ static void dump(FILE *o, const sweep_message *m)
         vec(o, m->as.spawn.position);
         fputs(",\"radii\":", o);
         vec(o, m->as.spawn.radii);
+        fprintf(o, ",\"player\":%s", m->as.spawn.player ? "true" : "false");
         fprintf(o, ",\"spawn_point\":%u", m->as.spawn.spawn_point);
         fputs(",\"step_height\":", o);
         dbl(o, m->as.spawn.step_height);
@@ -187,7 +192,8 @@ static void dump(FILE *o, const sweep_message *m)
         vec(o, m->as.spawned.position);
         fputs(",\"radii\":", o);
         vec(o, m->as.spawned.radii);
-        fprintf(o, ",\"rules\":%u,\"spawn_point\":%u}", m->as.spawned.rules, m->as.spawned.spawn_point);
+        fprintf(o, ",\"player\":%s,\"rules\":%u,\"spawn_point\":%u}", m->as.spawned.player ? "true" : "false",
+                m->as.spawned.rules, m->as.spawned.spawn_point);
         break;
     case SWEEP_MSG_DESPAWN:
         fprintf(o, "{\"entity\":%u}", m->as.despawn.entity);
@@ -284,12 +290,23 @@ static void dump(FILE *o, const sweep_message *m)
         fprintf(o,
                 ",\"sessions\":%u,\"tcp_bytes_in\":%llu,\"tcp_bytes_out\":%llu,\"tick_ns_p50\":%llu,"
                 "\"tick_ns_p99\":%llu,\"tick_ns_total\":%llu,\"ticks_total\":%llu,\"udp_bytes_in\":%llu,"
-                "\"udp_bytes_out\":%llu,\"udp_dropped\":%llu}",
+                "\"udp_bytes_out\":%llu,\"udp_dropped\":%llu",
                 s->sessions, (unsigned long long)s->tcp_bytes_in, (unsigned long long)s->tcp_bytes_out,
                 (unsigned long long)s->tick_ns_p50, (unsigned long long)s->tick_ns_p99,
                 (unsigned long long)s->tick_ns_total, (unsigned long long)s->ticks_total,
                 (unsigned long long)s->udp_bytes_in, (unsigned long long)s->udp_bytes_out,
                 (unsigned long long)s->udp_dropped);
+        fputs(",\"worlds\":[", o);
+        for (uint32_t i = 0; i < s->worlds_count; i++) {
+            const sweep_wire_world_info *w = &s->worlds[i];
+            fprintf(o, "%s{\"entities\":%u,\"map\":", i ? "," : "", w->entities);
+            str(o, w->map);
+            fputs(",\"name\":", o);
+            str(o, w->name);
+            fprintf(o, ",\"sessions\":%u,\"tick\":%llu,\"triangles\":%u,\"world\":%u}", w->sessions,
+                    (unsigned long long)w->tick, w->triangles, w->world);
+        }
+        fprintf(o, "],\"worlds_open\":%u}", s->worlds_open);
         break;
     }
     case SWEEP_MSG_ERROR:
@@ -318,6 +335,81 @@ static void dump(FILE *o, const sweep_message *m)
     case SWEEP_MSG_MOVER_COMMANDED:
         fprintf(o, "{\"mover\":%u,\"tick\":%llu}", m->as.mover_commanded.mover,
                 (unsigned long long)m->as.mover_commanded.tick);
+        break;
+    case SWEEP_MSG_ENTITY_COMMANDS:
+        fputs("{\"commands\":[", o);
+        for (uint32_t i = 0; i < m->as.entity_commands.count; i++) {
+            const sweep_msg_entity_command *c = &m->as.entity_commands.commands[i];
+            fprintf(o, "%s{\"entity\":%u,\"op\":%u,\"vector\":", i ? "," : "", c->entity, c->op);
+            vec(o, c->vector);
+            fputc('}', o);
+        }
+        fputs("]}", o);
+        break;
+    case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
+        fputs("{\"results\":[", o);
+        for (uint32_t i = 0; i < m->as.entity_commands_result.count; i++) {
+            const sweep_msg_entity_command_result *r = &m->as.entity_commands_result.results[i];
+            fprintf(o, "%s{\"code\":%u,\"entity\":%u,\"flags\":%u,\"message\":", i ? "," : "", (unsigned)r->code,
+                    r->entity, r->flags);
+            str(o, r->message);
+            fprintf(o, ",\"op\":%u,\"position\":", r->op);
+            if (r->has_state) {
+                vec(o, r->position);
+                fputs(",\"radii\":", o);
+                vec(o, r->radii);
+                fputs(",\"velocity\":", o);
+                vec(o, r->velocity);
+            } else {
+                fputs("null,\"radii\":null,\"velocity\":null", o);
+            }
+            fputc('}', o);
+        }
+        fputs("]}", o);
+        break;
+    case SWEEP_MSG_WATCH_ENTITIES:
+        fprintf(o, "{\"every\":%u}", m->as.watch_entities.every);
+        break;
+    case SWEEP_MSG_ENTITY_STATES:
+        fputs("{\"entities\":[", o);
+        for (uint32_t i = 0; i < m->as.entity_states.count; i++) {
+            const sweep_wire_entity_state *e = &m->as.entity_states.entities[i];
+            fprintf(o, "%s{\"entity\":%u,\"flags\":%u,\"ground_mover\":%u,\"owner_session\":%llu,\"position\":",
+                    i ? "," : "", e->entity, e->flags, e->ground_mover, (unsigned long long)e->owner_session);
+            vec(o, e->position);
+            fputs(",\"radii\":", o);
+            vec(o, e->radii);
+            fputs(",\"velocity\":", o);
+            vec(o, e->velocity);
+            fputc('}', o);
+        }
+        fprintf(o, "],\"entity_count\":%u,\"tick\":%llu}", m->as.entity_states.entity_count,
+                (unsigned long long)m->as.entity_states.tick);
+        break;
+    case SWEEP_MSG_GET_ENTITY:
+        fprintf(o, "{\"entity\":%u}", m->as.get_entity.entity);
+        break;
+    case SWEEP_MSG_OPEN_WORLD:
+        fputs("{\"map\":", o);
+        str(o, m->as.open_world.map);
+        fputs(",\"name\":", o);
+        str(o, m->as.open_world.name);
+        fputc('}', o);
+        break;
+    case SWEEP_MSG_WORLD_OPENED:
+        fputs("{\"map_hash\":", o);
+        bytes(o, m->as.world_opened.map_hash);
+        fputs(",\"name\":", o);
+        str(o, m->as.world_opened.name);
+        fprintf(o, ",\"world\":%u}", m->as.world_opened.world);
+        break;
+    case SWEEP_MSG_CLOSE_WORLD:
+        fprintf(o, "{\"world\":%u}", m->as.close_world.world);
+        break;
+    case SWEEP_MSG_WORLD_CLOSED:
+        fputs("{\"reason\":", o);
+        str(o, m->as.world_closed.reason);
+        fprintf(o, ",\"world\":%u}", m->as.world_closed.world);
         break;
     default:
         fputs("null", o);
@@ -354,7 +446,8 @@ static sweep_proto_error decode_file(const char *path, unsigned flags, sweep_mes
     long n = read_file(path);
     if (n < 0)
         return SWEEP_PROTO_E_ARG;
-    sweep_decoder d = {moves, 4096, results, 4096, movers, 4096, {0, 0}};
+    sweep_decoder d = {moves, 4096, results, 4096, movers, 4096, {0, 0}, commands, 4096,
+                       command_results, 4096, entity_states, 4096, worlds, 4096};
     return sweep_decode(&d, in_buf, (size_t)n, flags, m);
 }
 

@@ -24,6 +24,10 @@
 static sweep_msg_move sample__moves[SAMPLE_BATCH];
 static sweep_msg_move_result sample__results[SAMPLE_BATCH];
 static sweep_wire_mover sample__movers[4];
+static sweep_msg_entity_command sample__commands[6];
+static sweep_msg_entity_command_result sample__command_results[4];
+static sweep_wire_entity_state sample__entity_states[4];
+static sweep_wire_world_info sample__worlds[3];
 static const uint8_t sample__hash[32] = {
     0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
     0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8,
@@ -93,7 +97,7 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
  * batches). */
 static inline unsigned sample_count(void)
 {
-    return 34;
+    return 45;
 }
 
 static const uint64_t sample__rules[SWEEP_WIRE_RULE_SLOTS] = {
@@ -146,6 +150,7 @@ static inline sweep_message sample_message(unsigned which)
         m.as.spawn.max_speed = 7.5;
         m.as.spawn.step_height = 0.25;
         m.as.spawn.spawn_point = 2;
+        m.as.spawn.player = true;
         break;
     case 4:
         m.kind = SWEEP_MSG_SPAWNED;
@@ -154,6 +159,7 @@ static inline sweep_message sample_message(unsigned which)
         m.as.spawned.radii = sweep_v3(0.4, 0.4, 0.9);
         m.as.spawned.rules = SWEEP_WIRE_RULE_SPAWN_POSITION | SWEEP_WIRE_RULE_SPAWN_RADII;
         m.as.spawned.spawn_point = 3;
+        m.as.spawned.player = true;
         break;
     case 5:
         m.kind = SWEEP_MSG_DESPAWN;
@@ -277,6 +283,18 @@ static inline sweep_message sample_message(unsigned which)
         m.as.stats.ticks_total = 600;
         m.as.stats.tick_ns_total = 31000001;
         m.as.stats.move_ns_total = 4000000003ull;
+        for (uint32_t i = 0; i < 3; i++) {
+            sample__worlds[i].world = i == 2 ? UINT32_MAX : i + 1;
+            sample__worlds[i].name = sweep_str_of(i == 0 ? "arena" : i == 1 ? "match-17 \xc3\xa9" : "");
+            sample__worlds[i].map = i == 2 ? sweep_str_of(NULL) : sweep_str_of("arena");
+            sample__worlds[i].sessions = 3 * i;
+            sample__worlds[i].entities = 17 + i;
+            sample__worlds[i].triangles = 1000000u + i;
+            sample__worlds[i].tick = i ? 0x1234567890ull + i : 0;
+        }
+        m.as.stats.worlds = sample__worlds;
+        m.as.stats.worlds_count = 3;
+        m.as.stats.worlds_open = 5; /* not all of them fitted */
         break;
     case 21:
         m.kind = SWEEP_MSG_ERROR;
@@ -339,6 +357,91 @@ static inline sweep_message sample_message(unsigned which)
         m.as.stats.udp_dropped = 5;
         m.as.stats.move_ns_total = 1;
         break;
+    case 34: /* every op, one this build does not know, a Despawn without a vector */
+        m.kind = SWEEP_MSG_ENTITY_COMMANDS;
+        for (uint32_t i = 0; i < 6; i++) {
+            sample__commands[i].entity = 0xfffffff0u + i;
+            sample__commands[i].op = (uint8_t)(i < 5 ? i : 200);
+            sample__commands[i].vector =
+                i == SWEEP_WIRE_OP_DESPAWN ? sweep_v3(0, 0, 0) : sweep_v3(1.0 / 3.0 + i, -0.0, 1e300);
+        }
+        m.as.entity_commands.commands = sample__commands;
+        m.as.entity_commands.count = 6;
+        break;
+    case 35:
+        m.kind = SWEEP_MSG_ENTITY_COMMANDS; /* empty but present */
+        break;
+    case 36: /* applied, pushed out, refused with the state kept, unknown entity (no state) */
+        m.kind = SWEEP_MSG_ENTITY_COMMANDS_RESULT;
+        for (uint32_t i = 0; i < 4; i++) {
+            sweep_msg_entity_command_result *r = &sample__command_results[i];
+            memset(r, 0, sizeof *r);
+            r->entity = 40 + i;
+            r->op = (uint8_t)(i + 1);
+            r->code = i < 2 ? SWEEP_WIRE_NONE : i == 2 ? SWEEP_WIRE_NO_ROOM : (sweep_wire_code)0xfffe;
+            r->message = sweep_str_of(i < 2 ? NULL : i == 2 ? "no room for radii (2, 2, 2) here" : "?");
+            r->has_state = i < 3;
+            if (r->has_state) {
+                r->position = sweep_v3(i, 2.5, -3.0);
+                r->velocity = sweep_v3(0.0, -0.0, 9.81 * i);
+                r->radii = sweep_v3(0.4, 0.4, 0.9 + i);
+            }
+            r->flags = i == 1 ? SWEEP_WIRE_COMMAND_PUSHED_OUT : i == 2 ? 0x80000000u : 0;
+        }
+        m.as.entity_commands_result.results = sample__command_results;
+        m.as.entity_commands_result.count = 4;
+        break;
+    case 37:
+        m.kind = SWEEP_MSG_WATCH_ENTITIES;
+        m.as.watch_entities.every = 5;
+        break;
+    case 38: /* one part of a split push */
+        m.kind = SWEEP_MSG_ENTITY_STATES;
+        m.as.entity_states.tick = 0x1000000001ull;
+        for (uint32_t i = 0; i < 4; i++) {
+            sweep_wire_entity_state *e = &sample__entity_states[i];
+            e->entity = 0x9e3779b9u * (i + 1);
+            e->flags = i == 3 ? 0xffffffffu : i;
+            e->owner_session = 0x0123456789abcdefull + i;
+            e->position = sweep_v3(i, -1.5 * i, 1.0 / 7.0);
+            e->velocity = sweep_v3(-0.0, 2.0, -9.81);
+            e->radii = sweep_v3(0.4, 0.4, 0.9);
+            e->ground_mover = i == 2 ? 5 : 0;
+        }
+        m.as.entity_states.entities = sample__entity_states;
+        m.as.entity_states.count = 4;
+        m.as.entity_states.entity_count = 7;
+        break;
+    case 39:
+        m.kind = SWEEP_MSG_GET_ENTITY;
+        m.as.get_entity.entity = 0xdeadbeefu;
+        break;
+    case 40:
+        m.kind = SWEEP_MSG_OPEN_WORLD;
+        m.as.open_world.map = sweep_str_of("arena");
+        m.as.open_world.name = sweep_str_of("match-17 \xc3\xa9");
+        break;
+    case 41:
+        m.kind = SWEEP_MSG_OPEN_WORLD; /* the server names it */
+        m.as.open_world.map = sweep_str_of("dm_test");
+        break;
+    case 42:
+        m.kind = SWEEP_MSG_WORLD_OPENED;
+        m.as.world_opened.world = 0xfffffffeu;
+        m.as.world_opened.name = sweep_str_of("arena#7");
+        m.as.world_opened.map_hash.ptr = sample__hash;
+        m.as.world_opened.map_hash.len = sizeof sample__hash;
+        break;
+    case 43:
+        m.kind = SWEEP_MSG_CLOSE_WORLD;
+        m.as.close_world.world = 7;
+        break;
+    case 44: /* the push to a closed world's sessions */
+        m.kind = SWEEP_MSG_WORLD_CLOSED;
+        m.sequence = 0;
+        m.as.world_closed.world = 7;
+        m.as.world_closed.reason = sweep_str_of("CloseWorld");
+        break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
         m.sequence = 0xffffffffu;
@@ -394,6 +497,30 @@ static inline int sample__move_eq(const sweep_msg_move *a, const sweep_msg_move 
            a->buttons == b->buttons && a->mode == b->mode;
 }
 
+static inline int sample__command_result_eq(const sweep_msg_entity_command_result *a,
+                                            const sweep_msg_entity_command_result *b)
+{
+    return a->entity == b->entity && a->op == b->op && a->code == b->code && sample__streq(a->message, b->message) &&
+           a->has_state == b->has_state &&
+           (!a->has_state || (sample__veq(a->position, b->position) && sample__veq(a->velocity, b->velocity) &&
+                              sample__veq(a->radii, b->radii))) &&
+           a->flags == b->flags;
+}
+
+static inline int sample__entity_state_eq(const sweep_wire_entity_state *a, const sweep_wire_entity_state *b)
+{
+    return a->entity == b->entity && a->flags == b->flags && a->owner_session == b->owner_session &&
+           sample__veq(a->position, b->position) && sample__veq(a->velocity, b->velocity) &&
+           sample__veq(a->radii, b->radii) && a->ground_mover == b->ground_mover;
+}
+
+static inline int sample__world_info_eq(const sweep_wire_world_info *a, const sweep_wire_world_info *b)
+{
+    return a->world == b->world && sample__streq(a->name, b->name) && sample__streq(a->map, b->map) &&
+           a->sessions == b->sessions && a->entities == b->entities && a->triangles == b->triangles &&
+           a->tick == b->tick;
+}
+
 static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_msg_move_result *b)
 {
     return a->entity == b->entity && a->sequence == b->sequence && a->server_tick == b->server_tick &&
@@ -437,12 +564,13 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
                sample__veq(a->as.spawn.position, b->as.spawn.position) &&
                sample__deq(a->as.spawn.max_speed, b->as.spawn.max_speed) &&
                sample__deq(a->as.spawn.step_height, b->as.spawn.step_height) &&
-               a->as.spawn.spawn_point == b->as.spawn.spawn_point;
+               a->as.spawn.spawn_point == b->as.spawn.spawn_point && a->as.spawn.player == b->as.spawn.player;
     case SWEEP_MSG_SPAWNED:
         return a->as.spawned.entity == b->as.spawned.entity &&
                sample__veq(a->as.spawned.position, b->as.spawned.position) &&
                sample__veq(a->as.spawned.radii, b->as.spawned.radii) &&
-               a->as.spawned.rules == b->as.spawned.rules && a->as.spawned.spawn_point == b->as.spawned.spawn_point;
+               a->as.spawned.rules == b->as.spawned.rules && a->as.spawned.spawn_point == b->as.spawned.spawn_point &&
+               a->as.spawned.player == b->as.spawned.player;
     case SWEEP_MSG_DESPAWN:
         return a->as.despawn.entity == b->as.despawn.entity;
     case SWEEP_MSG_DESPAWNED:
@@ -504,6 +632,11 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return 1;
     case SWEEP_MSG_STATS: {
         const sweep_msg_stats *x = &a->as.stats, *y = &b->as.stats;
+        if (x->worlds_count != y->worlds_count || x->worlds_open != y->worlds_open)
+            return 0;
+        for (uint32_t i = 0; i < x->worlds_count; i++)
+            if (!sample__world_info_eq(&x->worlds[i], &y->worlds[i]))
+                return 0;
         return x->sessions == y->sessions && x->entities == y->entities && x->moves_total == y->moves_total &&
                x->errors_total == y->errors_total && x->tick_ns_p50 == y->tick_ns_p50 &&
                x->tick_ns_p99 == y->tick_ns_p99 && x->movers == y->movers && x->crushed_total == y->crushed_total &&
@@ -536,6 +669,49 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
     case SWEEP_MSG_MOVER_COMMANDED:
         return a->as.mover_commanded.mover == b->as.mover_commanded.mover &&
                a->as.mover_commanded.tick == b->as.mover_commanded.tick;
+    case SWEEP_MSG_ENTITY_COMMANDS:
+        if (a->as.entity_commands.count != b->as.entity_commands.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.entity_commands.count; i++) {
+            const sweep_msg_entity_command *x = &a->as.entity_commands.commands[i];
+            const sweep_msg_entity_command *y = &b->as.entity_commands.commands[i];
+            if (x->entity != y->entity || x->op != y->op || !sample__veq(x->vector, y->vector))
+                return 0;
+        }
+        return 1;
+    case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
+        if (a->as.entity_commands_result.count != b->as.entity_commands_result.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.entity_commands_result.count; i++)
+            if (!sample__command_result_eq(&a->as.entity_commands_result.results[i],
+                                           &b->as.entity_commands_result.results[i]))
+                return 0;
+        return 1;
+    case SWEEP_MSG_WATCH_ENTITIES:
+        return a->as.watch_entities.every == b->as.watch_entities.every;
+    case SWEEP_MSG_ENTITY_STATES:
+        if (a->as.entity_states.tick != b->as.entity_states.tick ||
+            a->as.entity_states.count != b->as.entity_states.count ||
+            a->as.entity_states.entity_count != b->as.entity_states.entity_count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.entity_states.count; i++)
+            if (!sample__entity_state_eq(&a->as.entity_states.entities[i], &b->as.entity_states.entities[i]))
+                return 0;
+        return 1;
+    case SWEEP_MSG_GET_ENTITY:
+        return a->as.get_entity.entity == b->as.get_entity.entity;
+    case SWEEP_MSG_OPEN_WORLD:
+        return sample__streq(a->as.open_world.map, b->as.open_world.map) &&
+               sample__streq(a->as.open_world.name, b->as.open_world.name);
+    case SWEEP_MSG_WORLD_OPENED:
+        return a->as.world_opened.world == b->as.world_opened.world &&
+               sample__streq(a->as.world_opened.name, b->as.world_opened.name) &&
+               sample__byteseq(a->as.world_opened.map_hash, b->as.world_opened.map_hash);
+    case SWEEP_MSG_CLOSE_WORLD:
+        return a->as.close_world.world == b->as.close_world.world;
+    case SWEEP_MSG_WORLD_CLOSED:
+        return a->as.world_closed.world == b->as.world_closed.world &&
+               sample__streq(a->as.world_closed.reason, b->as.world_closed.reason);
     default:
         return 0;
     }

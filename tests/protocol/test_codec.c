@@ -26,6 +26,10 @@ static uint8_t out_buf[BUF_CAP];
 static sweep_msg_move dec_moves[SAMPLE_BATCH];
 static sweep_msg_move_result dec_results[SAMPLE_BATCH];
 static sweep_wire_mover dec_movers[16];
+static sweep_msg_entity_command dec_commands[16];
+static sweep_msg_entity_command_result dec_command_results[16];
+static sweep_wire_entity_state dec_entity_states[16];
+static sweep_wire_world_info dec_worlds[16];
 
 static sweep_decoder decoder(void)
 {
@@ -37,6 +41,14 @@ static sweep_decoder decoder(void)
     d.results_cap = SAMPLE_BATCH;
     d.movers = dec_movers;
     d.movers_cap = 16;
+    d.commands = dec_commands;
+    d.commands_cap = 16;
+    d.command_results = dec_command_results;
+    d.command_results_cap = 16;
+    d.entity_states = dec_entity_states;
+    d.entity_states_cap = 16;
+    d.worlds = dec_worlds;
+    d.worlds_cap = 16;
     return d;
 }
 
@@ -265,6 +277,31 @@ static void test_encode_refuses_bad_messages(void **state)
     m = sample_message(28);
     m.as.mover_command.mover.ptr = NULL;
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(40);
+    m.as.open_world.map.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(42);
+    m.as.world_opened.name.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(42);
+    m.as.world_opened.map_hash.ptr = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    /* Lists with a count and no array; a result code no ushort holds. */
+    m = sample_message(34);
+    m.as.entity_commands.commands = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(36);
+    m.as.entity_commands_result.results = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(36);
+    sweep_msg_entity_command_result wide = m.as.entity_commands_result.results[0];
+    wide.code = (sweep_wire_code)0x10000;
+    m.as.entity_commands_result.results = &wide;
+    m.as.entity_commands_result.count = 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m = sample_message(38);
+    m.as.entity_states.entities = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
     /* A WorldState count without its array. */
     m = sample_message(16);
     m.as.world_state.movers = NULL;
@@ -294,8 +331,8 @@ static void test_encode_refuses_bad_messages(void **state)
 static void test_decode_capacity(void **state)
 {
     (void)state;
-    unsigned picks[] = {11, 13, 16};
-    for (size_t p = 0; p < 3; p++) {
+    unsigned picks[] = {11, 13, 16, 34, 36, 38};
+    for (size_t p = 0; p < sizeof picks / sizeof picks[0]; p++) {
         sweep_message m = sample_message(picks[p]), back;
         const uint8_t *out;
         size_t len;
@@ -304,6 +341,9 @@ static void test_decode_capacity(void **state)
         d.moves_cap = SAMPLE_BATCH - 1;
         d.results_cap = SAMPLE_BATCH - 1;
         d.movers_cap = 3;
+        d.commands_cap = 5;
+        d.command_results_cap = 3;
+        d.entity_states_cap = 3;
         back.kind = SWEEP_MSG_NONE;
         assert_int_equal(sweep_decode(&d, out, len, 0, &back), SWEEP_PROTO_E_CAPACITY);
         assert_int_equal(back.kind, SWEEP_MSG_NONE); /* untouched on failure */
@@ -316,6 +356,11 @@ static void test_decode_capacity(void **state)
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
     assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
     assert_int_equal(back.as.move_batch.count, 0);
+    m = sample_message(35);
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.as.entity_commands.count, 0);
+    assert_null(back.as.entity_commands.commands);
     assert_int_equal(sweep_decode(NULL, NULL, len, 0, &back), SWEEP_PROTO_E_ARG);
     assert_int_equal(sweep_decode(NULL, out, len, 0, NULL), SWEEP_PROTO_E_ARG);
 }
@@ -624,6 +669,64 @@ static void test_stats_added_counters(void **state)
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
 }
 
+/* Stats.worlds are read as far as the decoder's storage goes, never
+ * refused: a client that lends less (or none, as every decoder did before
+ * the field) still gets the Stats, and worlds_open says more exist. */
+static void test_stats_worlds_past_storage(void **state)
+{
+    (void)state;
+    sweep_message m = sample_message(20), back;
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    for (uint32_t cap = 0; cap <= 4; cap++) {
+        sweep_decoder d = decoder();
+        d.worlds_cap = cap;
+        memset(&back, 0xa5, sizeof back);
+        assert_int_equal(sweep_decode(&d, out, len, 0, &back), SWEEP_PROTO_OK);
+        uint32_t want = cap < 3 ? cap : 3;
+        assert_int_equal(back.as.stats.worlds_count, want);
+        assert_int_equal(back.as.stats.worlds_open, 5);
+        if (want == 0)
+            assert_null(back.as.stats.worlds);
+        for (uint32_t i = 0; i < want; i++)
+            assert_true(sample__world_info_eq(&back.as.stats.worlds[i], &m.as.stats.worlds[i]));
+        assert_true(back.as.stats.move_ns_total == m.as.stats.move_ns_total);
+    }
+    memset(&back, 0xa5, sizeof back);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.as.stats.worlds_count, 0);
+    assert_null(back.as.stats.worlds);
+    /* Without worlds nothing is written for them: the bytes of a Stats
+     * before the fields. */
+    sweep_message old = sample_message(32);
+    size_t old_len;
+    assert_int_equal(sweep_encode(&old, 0, out_buf, sizeof out_buf, &out, &old_len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, old_len, 0, &back), SWEEP_PROTO_OK);
+    assert_int_equal(back.as.stats.worlds_open, 0);
+    assert_int_equal(back.as.stats.worlds_count, 0);
+    /* A count without its array cannot be written. */
+    m.as.stats.worlds = NULL;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+}
+
+/* Spawn.player is written only when set: a Spawn without it has the bytes
+ * it always had (the golden logs' requests re-encode the same). */
+static void test_spawn_player_is_appended(void **state)
+{
+    (void)state;
+    sweep_message m = sample_message(3), back;
+    const uint8_t *out;
+    size_t with, without;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &with), SWEEP_PROTO_OK);
+    m.as.spawn.player = false;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &without), SWEEP_PROTO_OK);
+    assert_true(without < with);
+    assert_int_equal(sweep_decode(NULL, out, without, 0, &back), SWEEP_PROTO_OK);
+    assert_false(back.as.spawn.player);
+    assert_true(sample_equal(&m, &back));
+}
+
 /* Tables with the same layout share a vtable, so a 64-move batch costs
  * far less than 64 single moves. */
 static void test_batch_shares_vtables(void **state)
@@ -694,7 +797,16 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_MSG_WATCH_WORLD, 21);
     assert_int_equal(SWEEP_MSG_MOVER_COMMAND, 22);
     assert_int_equal(SWEEP_MSG_MOVER_COMMANDED, 23);
-    assert_int_equal(SWEEP_MSG_KIND_COUNT, 24);
+    assert_int_equal(SWEEP_MSG_ENTITY_COMMANDS, 24);
+    assert_int_equal(SWEEP_MSG_ENTITY_COMMANDS_RESULT, 25);
+    assert_int_equal(SWEEP_MSG_WATCH_ENTITIES, 26);
+    assert_int_equal(SWEEP_MSG_ENTITY_STATES, 27);
+    assert_int_equal(SWEEP_MSG_GET_ENTITY, 28);
+    assert_int_equal(SWEEP_MSG_OPEN_WORLD, 29);
+    assert_int_equal(SWEEP_MSG_WORLD_OPENED, 30);
+    assert_int_equal(SWEEP_MSG_CLOSE_WORLD, 31);
+    assert_int_equal(SWEEP_MSG_WORLD_CLOSED, 32);
+    assert_int_equal(SWEEP_MSG_KIND_COUNT, 33);
     assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
     assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
     assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
@@ -702,7 +814,20 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_WIRE_UNKNOWN_MOVER, 28);
     assert_int_equal(SWEEP_WIRE_NOT_ALLOWED, 29);
     assert_int_equal(SWEEP_WIRE_SPAWN_REFUSED, 30);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 31);
+    assert_int_equal(SWEEP_WIRE_WORLD_LIMIT, 31);
+    assert_int_equal(SWEEP_WIRE_NO_ROOM, 32);
+    assert_int_equal(SWEEP_WIRE_UNKNOWN_MAP, 33);
+    assert_int_equal(SWEEP_WIRE_WORLD_EXISTS, 34);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 35);
+    assert_int_equal(SWEEP_WIRE_OP_TELEPORT, 0);
+    assert_int_equal(SWEEP_WIRE_OP_SET_VELOCITY, 1);
+    assert_int_equal(SWEEP_WIRE_OP_ADD_IMPULSE, 2);
+    assert_int_equal(SWEEP_WIRE_OP_SET_RADII, 3);
+    assert_int_equal(SWEEP_WIRE_OP_DESPAWN, 4);
+    assert_int_equal(SWEEP_WIRE_OP_COUNT, 5);
+    assert_int_equal(SWEEP_WIRE_COMMAND_PUSHED_OUT, 1);
+    assert_int_equal(SWEEP_WIRE_ENTITY_GROUNDED, 1);
+    assert_int_equal(SWEEP_WIRE_ENTITY_PLAYER, 2);
     assert_int_equal(SWEEP_WIRE_ROLE_PLAYER, 0);
     assert_int_equal(SWEEP_WIRE_ROLE_SERVER, 1);
     assert_int_equal(SWEEP_WIRE_MODE_WALK, 0);
@@ -728,6 +853,19 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_UDP_MAX_DATAGRAM, 1200);
 }
 
+/* n items of m (holding *count of them) fit one datagram, n + 1 do not. */
+static void fits_exactly(sweep_message *m, uint32_t *count, uint32_t n)
+{
+    const uint8_t *out;
+    size_t len;
+    *count = n;
+    assert_int_equal(sweep_encode(m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    *count = n + 1;
+    assert_int_equal(sweep_encode(m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+}
+
 /* sweep_udp_max_batch moves fit one datagram, one more does not. */
 static void test_udp_max_batch(void **state)
 {
@@ -749,14 +887,33 @@ static void test_udp_max_batch(void **state)
     m.kind = SWEEP_MSG_MOVE_BATCH;
     m.sequence = UINT32_MAX;
     m.as.move_batch.moves = moves;
-    const uint8_t *out;
-    size_t len;
-    m.as.move_batch.count = n;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
-    m.as.move_batch.count = n + 1;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    fits_exactly(&m, &m.as.move_batch.count, n);
+}
+
+/* sweep_udp_max_entity_states entities fit one datagram, one more does
+ * not: a struct of 96 bytes, so about a dozen. */
+static void test_udp_max_entity_states(void **state)
+{
+    (void)state;
+    uint32_t n = sweep_udp_max_entity_states();
+    assert_true(n >= 8 && n < 64);
+    static sweep_wire_entity_state states[64];
+    for (uint32_t i = 0; i < 64; i++) {
+        states[i].entity = UINT32_MAX - i;
+        states[i].flags = SWEEP_WIRE_ENTITY_GROUNDED;
+        states[i].owner_session = UINT64_MAX - i;
+        states[i].position = sweep_v3(-1.5, 2.5, 1e300);
+        states[i].radii = sweep_v3(0.5, 0.5, 1.0);
+    }
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_ENTITY_STATES;
+    m.sequence = UINT32_MAX;
+    m.server_tick = UINT64_MAX;
+    m.as.entity_states.tick = UINT64_MAX;
+    m.as.entity_states.entity_count = 100000;
+    m.as.entity_states.entities = states;
+    fits_exactly(&m, &m.as.entity_states.count, n);
 }
 
 /* sweep_udp_max_movers movers fit one datagram, one more does not. */
@@ -780,14 +937,7 @@ static void test_udp_max_movers(void **state)
     m.as.world_state.tick = UINT64_MAX;
     m.as.world_state.mover_count = 1000;
     m.as.world_state.movers = movers;
-    const uint8_t *out;
-    size_t len;
-    m.as.world_state.count = n;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
-    m.as.world_state.count = n + 1;
-    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
-    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    fits_exactly(&m, &m.as.world_state.count, n);
 }
 
 static void test_names(void **state)
@@ -805,7 +955,17 @@ static void test_names(void **state)
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_MOVER_COMMANDED), "MoverCommanded");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_NOT_ALLOWED), "NotAllowed");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_SPAWN_REFUSED), "SpawnRefused");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_WORLD_LIMIT), "WorldLimit");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_NO_ROOM), "NoRoom");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_UNKNOWN_MAP), "UnknownMap");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_WORLD_EXISTS), "WorldExists");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
+    static const char *const ops[] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"};
+    for (unsigned i = 0; i < SWEEP_WIRE_OP_COUNT; i++)
+        assert_string_equal(sweep_wire_entity_op_name(i), ops[i]);
+    assert_string_equal(sweep_wire_entity_op_name(SWEEP_WIRE_OP_COUNT), "Unknown");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_ENTITY_COMMANDS_RESULT), "EntityCommandsResult");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_WORLD_CLOSED), "WorldClosed");
     static const char *const rules[] = {"Speed", "Jump", "Limit", "TimeBudget", "Correction",
                                         "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove"};
     for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
@@ -880,6 +1040,9 @@ int main(void)
         cmocka_unit_test(test_enum_numbers_match_schema),
         cmocka_unit_test(test_udp_max_batch),
         cmocka_unit_test(test_udp_max_movers),
+        cmocka_unit_test(test_udp_max_entity_states),
+        cmocka_unit_test(test_stats_worlds_past_storage),
+        cmocka_unit_test(test_spawn_player_is_appended),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_wire_code_mappings),
     };

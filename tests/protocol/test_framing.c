@@ -19,6 +19,10 @@ static uint8_t storage[4 + SWEEP_FRAME_DEFAULT_MAX];
 static sweep_msg_move moves[SAMPLE_BATCH];
 static sweep_msg_move_result results[SAMPLE_BATCH];
 static sweep_wire_mover movers[8];
+static sweep_msg_entity_command commands[8];
+static sweep_msg_entity_command_result command_results[8];
+static sweep_wire_entity_state entity_states[8];
+static sweep_wire_world_info worlds[8];
 
 /* Every sample as a frame, back to back; their offsets in *starts. */
 static size_t build_stream(size_t *starts)
@@ -44,7 +48,8 @@ static void run_with_chunk(size_t chunk)
     size_t total = build_stream(starts);
     sweep_framer f;
     assert_int_equal(sweep_framer_init(&f, storage, sizeof storage, SWEEP_FRAME_DEFAULT_MAX), SWEEP_PROTO_OK);
-    sweep_decoder d = {moves, SAMPLE_BATCH, results, SAMPLE_BATCH, movers, 8, {0, 0}};
+    sweep_decoder d = {moves, SAMPLE_BATCH, results, SAMPLE_BATCH, movers, 8, {0, 0}, commands, 8,
+                       command_results, 8, entity_states, 8, worlds, 8};
     unsigned got = 0;
     size_t fed = 0;
     while (fed < total) {

@@ -410,7 +410,7 @@ static void test_nesting_too_deep(void **state)
     assert_int_equal(sweep_verify_with(e, len, 0, &lim), SWEEP_PROTO_E_DEPTH);
     /* The decoder applies its own limits. */
     sweep_msg_move moves[SAMPLE_BATCH];
-    sweep_decoder d = {moves, SAMPLE_BATCH, NULL, 0, NULL, 0, {2, 0}};
+    sweep_decoder d = {.moves = moves, .moves_cap = SAMPLE_BATCH, .limits = {2, 0}};
     sweep_message m;
     assert_int_equal(sweep_decode(&d, e, len, 0, &m), SWEEP_PROTO_E_DEPTH);
 }

@@ -31,13 +31,21 @@ static int in(sweep_msg_kind k, const sweep_msg_kind *set, size_t n)
 static const sweep_msg_kind requests[] = {
     SWEEP_MSG_HELLO,      SWEEP_MSG_PING,    SWEEP_MSG_BYE,       SWEEP_MSG_SPAWN,
     SWEEP_MSG_DESPAWN,    SWEEP_MSG_MOVE,    SWEEP_MSG_MOVE_BATCH, SWEEP_MSG_COLLIDE,
-    SWEEP_MSG_GET_STATS,  SWEEP_MSG_WATCH_WORLD, SWEEP_MSG_MOVER_COMMAND,
+    SWEEP_MSG_GET_STATS,  SWEEP_MSG_WATCH_WORLD, SWEEP_MSG_MOVER_COMMAND, SWEEP_MSG_ENTITY_COMMANDS,
+    SWEEP_MSG_WATCH_ENTITIES, SWEEP_MSG_GET_ENTITY, SWEEP_MSG_OPEN_WORLD, SWEEP_MSG_CLOSE_WORLD,
+};
+/* What only a session of the server role may send. */
+static const sweep_msg_kind server_role[] = {
+    SWEEP_MSG_MOVER_COMMAND, SWEEP_MSG_ENTITY_COMMANDS, SWEEP_MSG_WATCH_ENTITIES,
+    SWEEP_MSG_GET_ENTITY,    SWEEP_MSG_OPEN_WORLD,      SWEEP_MSG_CLOSE_WORLD,
 };
 static const sweep_msg_kind before_hello[] = {SWEEP_MSG_HELLO, SWEEP_MSG_PING, SWEEP_MSG_BYE};
 /* The IN records of a session log: a different set would make the golden
- * logs replay otherwise. */
+ * logs replay otherwise (EntityCommands came after them: they hold none).
+ * OpenWorld and CloseWorld are the server's, no world's: never recorded. */
 static const sweep_msg_kind recorded[] = {
     SWEEP_MSG_SPAWN, SWEEP_MSG_DESPAWN, SWEEP_MSG_MOVE, SWEEP_MSG_MOVE_BATCH, SWEEP_MSG_MOVER_COMMAND,
+    SWEEP_MSG_ENTITY_COMMANDS,
 };
 
 static void test_names_are_unique_and_not_empty(void **state)
@@ -128,7 +136,7 @@ static void test_senders(void **state)
         sweep_msg_kind k = (sweep_msg_kind)i;
         sweep_msg_sender want = !IN(k, requests)               ? SWEEP_MSG_SENDER_NOBODY
                                 : IN(k, before_hello)          ? SWEEP_MSG_SENDER_ANYONE
-                                : k == SWEEP_MSG_MOVER_COMMAND ? SWEEP_MSG_SENDER_SERVER_ROLE
+                                : IN(k, server_role)           ? SWEEP_MSG_SENDER_SERVER_ROLE
                                                                : SWEEP_MSG_SENDER_WELCOMED;
         if (sweep_msg_kind_sender(k) != want)
             fail_msg("%s: sender %d, expected %d", sweep_msg_kind_name(k), (int)sweep_msg_kind_sender(k), (int)want);

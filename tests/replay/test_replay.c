@@ -1040,6 +1040,45 @@ static void killed_server_log_replays(void **state)
     }
 }
 
+/* A request the protocol records but this sweepd's worlds do not apply
+ * (EntityCommands before its handler) changes nothing, so it leaves no IN
+ * record: a replay would call one a corrupt log. The log of a session that
+ * sent one among its moves replays. */
+static void unserved_recorded_request_leaves_no_record(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("unserved", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int fd = fx_tcp_connect(d.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
+    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 3), sweep_v3(0.5, 0.5, 1.0));
+    assert_true(e != 0);
+    sweep_msg_entity_command c = {.entity = e, .op = SWEEP_WIRE_OP_TELEPORT, .vector = sweep_v3(1, 0, 3)};
+    sweep_message m = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 3);
+    m.as.entity_commands.commands = &c;
+    m.as.entity_commands.count = 1;
+    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_UNKNOWN_MESSAGE);
+    m = fx_fly_msg(e, 4, sweep_v3(1, 0, 0), 1.0 / 60.0);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+    close(fd);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[2][512];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_replay_stats st;
+    replay_ok(logs[0], g_map, &st, NULL);
+    assert_int_equal(st.requests, 2); /* the Spawn and the Move */
+    assert_int_equal(st.moves, 1);
+}
+
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
  * segment is not a start; a missing middle segment is named. */
 static void rotated_log_follows_its_segments(void **state)
@@ -2172,6 +2211,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(lean_loop_matches_general_path),
+        cmocka_unit_test(unserved_recorded_request_leaves_no_record),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

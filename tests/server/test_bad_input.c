@@ -333,6 +333,68 @@ static void test_not_a_request(void **state)
     assert_int_equal(fx_stop(&big), 0);
 }
 
+/* The game server's requests of the protocol that this sweepd does not
+ * serve (yet) are refused as UnknownMessage with their sequence, a player's
+ * and the server role's alike, an EntityCommands with commands too (it is
+ * decoded, not refused for its size); and what only a server sends, sent to
+ * it, is no request. The connection stays usable. When a kind gets its
+ * handler, its line goes from here to that handler's tests. */
+static void test_unserved_requests(void **state)
+{
+    (void)state;
+    static sweep_msg_entity_command commands[3];
+    for (uint32_t i = 0; i < 3; i++)
+        commands[i] = (sweep_msg_entity_command){.entity = 1 + i, .op = (uint8_t)i, .vector = sweep_v3(1, 2, 3)};
+    static sweep_wire_entity_state states[200];
+    static sweep_msg_entity_command_result results[100];
+    static const uint8_t hash[32];
+    sweep_message asks[13];
+    unsigned n = 0;
+    asks[n] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 0);
+    asks[n].as.entity_commands.commands = commands;
+    asks[n++].as.entity_commands.count = 3;
+    asks[n++] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 0); /* empty */
+    asks[n] = fx_msg(SWEEP_MSG_WATCH_ENTITIES, 0);
+    asks[n++].as.watch_entities.every = 1;
+    asks[n] = fx_msg(SWEEP_MSG_GET_ENTITY, 0);
+    asks[n++].as.get_entity.entity = 1;
+    asks[n] = fx_msg(SWEEP_MSG_OPEN_WORLD, 0);
+    asks[n++].as.open_world.map = sweep_str_of("arena");
+    asks[n] = fx_msg(SWEEP_MSG_CLOSE_WORLD, 0);
+    asks[n++].as.close_world.world = 1;
+    /* Only a server sends these: large lists, and the plain ones. */
+    asks[n] = fx_msg(SWEEP_MSG_ENTITY_STATES, 0);
+    asks[n].as.entity_states.entities = states;
+    asks[n++].as.entity_states.count = 200;
+    asks[n] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS_RESULT, 0);
+    asks[n].as.entity_commands_result.results = results;
+    asks[n++].as.entity_commands_result.count = 100;
+    asks[n] = fx_msg(SWEEP_MSG_WORLD_OPENED, 0);
+    asks[n].as.world_opened.name = sweep_str_of("x");
+    asks[n].as.world_opened.map_hash.ptr = hash;
+    asks[n++].as.world_opened.map_hash.len = sizeof hash;
+    asks[n++] = fx_msg(SWEEP_MSG_WORLD_CLOSED, 0);
+    fx_server big; /* frames large enough for the lists */
+    const char *args[] = {FX_SERVER_ARGS, NULL};
+    assert_int_equal(fx_start(&big, args), 0);
+    for (int role = 0; role < 2; role++) {
+        int fd = fx_tcp_connect(big.port);
+        assert_true(fd >= 0);
+        assert_true((role ? fx_hello_token(fd, rx, FX_TOKEN) : fx_hello(fd, rx)) != 0);
+        for (unsigned i = 0; i < n; i++) {
+            asks[i].sequence = 60 + i;
+            uint32_t seq = 0;
+            int code = fx_expect_error(fd, rx, &asks[i], &seq);
+            if (code != SWEEP_WIRE_UNKNOWN_MESSAGE || seq != 60 + i)
+                fail_msg("%s (%s): code %d, sequence %u", sweep_msg_kind_name(asks[i].kind), role ? "server" : "player",
+                         code, seq);
+        }
+        assert_usable(fd);
+        close(fd);
+    }
+    assert_int_equal(fx_stop(&big), 0);
+}
+
 /* Under a correction threshold of 0 a claim must be the position bit for
  * bit: -0.0 for +0.0 is corrected, though its distance is 0. */
 static void test_exact_claims(void **state)
@@ -552,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_entities_unknown_and_foreign),
         cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_not_a_request),
+        cmocka_unit_test(test_unserved_requests),
         cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),
