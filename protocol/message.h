@@ -230,7 +230,8 @@ typedef struct sweep_msg_spawned {
     sweep_vec3 radii;
     uint32_t rules;       /* SWEEP_WIRE_RULE_* bits: what was not taken from the Spawn */
     uint32_t spawn_point; /* the map's spawn point used (1-based), 0 = a position given */
-    bool player;          /* governed by the player rules (false from a server older than the field) */
+    bool player;          /* a server role's Spawn.player taken (false for a player's own entity, always
+                             governed, and from a server older than the field) */
 } sweep_msg_spawned;
 
 typedef struct sweep_msg_entity {

@@ -6,17 +6,21 @@
  *   2. a sequence not above the last applied one is not applied again:
  *      its kept result is answered (the last SWEEP__KEPT_RESULTS), or,
  *      kept no longer or never applied, it is dropped without an answer;
- *   3. the mode: Walk for anyone; Fly and Noclip only for the server role
- *      on a server with --allow-free-move on (else NotAllowed, counted as
- *      FreeMove); any other value NotAllowed;
+ *   3. the mode: Walk for anyone; Fly and Noclip only for the server role's
+ *      own entities on a server with --allow-free-move on (else NotAllowed,
+ *      counted as FreeMove: a player's, and an entity the server role
+ *      spawned with Spawn.player, are Walk only); any other value
+ *      NotAllowed;
  *   4. the numbers: velocity and claimed_position finite (BadNumber), a
  *      claimed_position within the coordinate limit (BadPosition), a
  *      Walk wish of finite length (BadVelocity), 0 < dt <= max_dt (BadDt);
- *   5. time (player sessions): the budget is credited with the tick period
+ *   5. time (players' entities, and the server role's spawned with
+ *      Spawn.player: a game server relaying its players): the budget is
+ *      credited with the tick period
  *      for each tick since it was last credited, up to --time-bank; a dt
  *      within it (1 us of slack for rounding, paid back from the next
  *      credit) is granted whole, a larger one gets what the budget holds
- *      (TimeBudget, time_excess); the server role is granted dt;
+ *      (TimeBudget, time_excess); the server role's own are granted dt;
  *   6. the motion, from the entity's actor (position where its last move
  *      or since then a mover left it, velocity and grounded of its last
  *      move), over the world, its movers at their poses of the last
@@ -128,6 +132,11 @@ static int refuse_mode(const sweep__request *rq, const sweep_msg_move *mv, const
     if (rq->owner->role != SWEEP_WIRE_ROLE_SERVER)
         sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
                       "rule FreeMove: a player moves in Walk mode only; %s moves need the server role", name);
+    else if (e->player)
+        sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
+                      "rule FreeMove: entity %u is governed by the player rules (Spawn.player): Walk mode only; %s "
+                      "moves are for the server role's own entities",
+                      e->id, name);
     else
         sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,
                       "rule FreeMove: %s moves need a server started with --allow-free-move on", name);
@@ -159,7 +168,9 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         return 1;
     }
     const sweep_config *wcfg = &w->level.config;
-    int server = ss->role == SWEEP_WIRE_ROLE_SERVER;
+    /* Raw and unbudgeted: the server role's own entities; one it spawned
+     * for a player (Spawn.player) moves by the player rules. */
+    int server = ss->role == SWEEP_WIRE_ROLE_SERVER && !e->player;
 
     if (mv->mode >= SWEEP_WIRE_MODE_COUNT) {
         sweep__refuse(rq, SWEEP_WIRE_NOT_ALLOWED, mv->sequence, e->id,

@@ -10,7 +10,9 @@
  * position other than the point given (SpawnPosition), radii other than
  * the map's (SpawnRadii), both sent as zeros by a client that asks for
  * nothing. The server role places where it says (or at the N-th point)
- * with the radii it says (zeros: the map's).
+ * with the radii it says (zeros: the map's), also when it asks that the
+ * entity be governed by the player rules (Spawn.player: a game server
+ * relaying one of its players): then its moves are a player's (moves.c).
  *
  * A place is free when the ellipsoid overlaps neither the level, nor a
  * mover at its current pose, nor (with --players-block) another entity.
@@ -86,6 +88,7 @@ static void send_spawned(const sweep__world *w, const sweep__request *rq, uint32
     m.as.spawned.radii = e->st.m.radii;
     m.as.spawned.rules = rules;
     m.as.spawned.spawn_point = point;
+    m.as.spawned.player = e->player && rq->owner->role == SWEEP_WIRE_ROLE_SERVER;
     sweep__answer(rq, &m);
 }
 
@@ -107,6 +110,9 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     const sweep_config *cfg = &lv->config;
     uint32_t seq = m->sequence;
     int player = ss->role != SWEEP_WIRE_ROLE_SERVER;
+    /* Governed by the player rules: every player's, and the server role's
+     * that asks (its placement stays the server role's). */
+    int governed = player || sp->player;
 
     /* UDP may deliver a Spawn twice: the same sequence gets the same entity. */
     if (ss->udp && ss->has_spawn && ss->spawn_sequence == seq) {
@@ -240,6 +246,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
         w->next_spawn = point % lv->spawn_count; /* the point after the one given */
     sweep__entity_state_init(&e->st, q, r, sweep__spawn_limit(sp->max_speed, cfg->max_speed),
                              sweep__spawn_limit(sp->step_height, cfg->step_height));
+    e->player = governed;
     e->budget = w->opt.time_bank;
     e->budget_tick = w->tick;
     sweep__world_place_entity(w, e);

@@ -92,6 +92,7 @@ struct sweep__entity {
     sweep__owner *owner;
     sweep__world *world;
     sweep__entity_state st;    /* what its moves and the ticks read and write (entity_motion.h) */
+    int player;                /* governed by the player rules: a player's, or the server role's asked so */
     double budget;             /* seconds of motion it may still ask for (player owners) */
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
     uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */

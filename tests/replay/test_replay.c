@@ -1334,6 +1334,59 @@ static void entity_caps_by_role_replay(void **state)
     assert_int_equal(t.error_codes[SWEEP_WIRE_TOO_MANY_ENTITIES], 2);
 }
 
+/* A game server relaying a player (Spawn.player): its cheats cut and
+ * named by the player rules, recorded, replay bit for bit at both depths. */
+static void relayed_player_replays(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("relay", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    static const char token[] = "relay-test-command-token";
+    const char *extra[] = {"--record", rec, "--command-token", token, "--record-hash-every", "1", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int fd = fx_tcp_connect(d.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, token) != 0);
+    sweep_message m = fx_spawn_msg(2, sweep_v3(8, 8, 0.9), sweep_v3(0, 0, 0));
+    m.as.spawn.player = true;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+    assert_true(m.as.spawned.player);
+    uint32_t e = m.as.spawned.entity, seq = 3, cut = 0, fast = 0, refused = 0;
+    for (int i = 0; i < 40; i++) {
+        m = fx_move_msg(e, seq++, sweep_v3(i % 2 ? 40 : 2, 0, 0), i < 20 ? 1.0 / 60 : 0.1);
+        if (i == 30)
+            m.as.move.mode = SWEEP_WIRE_MODE_FLY;
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind == SWEEP_MSG_ERROR) {
+            refused++;
+            continue;
+        }
+        assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+        cut += (m.as.move_result.rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+        fast += (m.as.move_result.rules & SWEEP_WIRE_RULE_SPEED) != 0;
+        if (i < 20)
+            usleep(17000);
+    }
+    assert_true(cut > 0 && fast > 0);
+    assert_int_equal(refused, 1);
+    close(fd);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    both_depths(logs[0], &full, &tf, &core, &tc);
+    assert_int_equal(tf.error_codes[SWEEP_WIRE_NOT_ALLOWED], 1);
+    assert_true(full.hashes > 0);
+}
+
 static void core_depth_movers_and_raw_moves(void **state)
 {
     (void)state;
@@ -2204,6 +2257,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(rotated_log_follows_its_segments),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
+        cmocka_unit_test(relayed_player_replays),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(core_refused_move_is_a_divergence),

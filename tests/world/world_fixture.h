@@ -383,6 +383,20 @@ static inline sweep_msg_spawned wf_spawn_point(sweep__world *w, sweep__owner *o,
     return wf_only(r, SWEEP_MSG_SPAWNED)->as.spawned;
 }
 
+/* A Spawn of o at (x, y, z) with the map's radii, Spawn.player as given
+ * (the server role: a relayed player); returns the entity's id. */
+static inline uint32_t wf_spawn_at_id(sweep__world *w, sweep__owner *o, wf_rec *r, uint32_t sequence, double x,
+                                      double y, double z, int player)
+{
+    sweep_message m = wf_spawn_at(sequence, x, y, z);
+    m.as.spawn.player = player != 0;
+    wf_clear(r);
+    wf_request(w, o, r, &m);
+    const sweep_message *sp = wf_only(r, SWEEP_MSG_SPAWNED);
+    assert_non_null(sp);
+    return sp->as.spawned.entity;
+}
+
 /* wf_one_open, and the owner's entity spawned at the map's first point. */
 static inline void wf_one_spawned(wf_one *s, const sweep__world_options *opt, uint32_t role)
 {
