@@ -352,6 +352,16 @@ static void copy_str(char *dst, size_t cap, sweep_str s)
     dst[n] = '\0';
 }
 
+/* A copy of n items out of the decoder's storage, which the next message
+ * reuses: NULL when out of memory. */
+static void *copy_out(const void *items, uint32_t n, size_t size)
+{
+    void *copy = malloc((size_t)n * size);
+    if (copy != NULL)
+        memcpy(copy, items, (size_t)n * size);
+    return copy;
+}
+
 /* Turns one decoded message into queued events (a result batch into one
  * event per result). Returns 0, or -1 when memory runs out. */
 static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
@@ -447,34 +457,26 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         break;
     case SWEEP_MSG_WORLD_STATE: {
         const sweep_msg_world_state *ws = &m->as.world_state;
-        sweep_wire_mover *copy = NULL;
-        if (ws->count > 0) {
-            copy = malloc((size_t)ws->count * sizeof *copy);
-            if (copy == NULL) {
-                c->qlen--;
-                return -1;
-            }
-            memcpy(copy, ws->movers, (size_t)ws->count * sizeof *copy);
-        }
         ev->kind = SWEEP_CLIENT_EV_WORLD_STATE;
         ev->as.world_state = *ws;
-        ev->as.world_state.movers = copy;
+        ev->as.world_state.movers = NULL; /* owned by the event: none, or the copy */
+        if (ws->count > 0 &&
+            (ev->as.world_state.movers = copy_out(ws->movers, ws->count, sizeof *ws->movers)) == NULL) {
+            c->qlen--;
+            return -1;
+        }
         break;
     }
     case SWEEP_MSG_ENTITY_STATES: {
         const sweep_msg_entity_states *es = &m->as.entity_states;
-        sweep_wire_entity_state *copy = NULL;
-        if (es->count > 0) {
-            copy = malloc((size_t)es->count * sizeof *copy);
-            if (copy == NULL) {
-                c->qlen--;
-                return -1;
-            }
-            memcpy(copy, es->entities, (size_t)es->count * sizeof *copy);
-        }
         ev->kind = SWEEP_CLIENT_EV_ENTITY_STATES;
         ev->as.entity_states = *es;
-        ev->as.entity_states.entities = copy;
+        ev->as.entity_states.entities = NULL;
+        if (es->count > 0 &&
+            (ev->as.entity_states.entities = copy_out(es->entities, es->count, sizeof *es->entities)) == NULL) {
+            c->qlen--;
+            return -1;
+        }
         break;
     }
     case SWEEP_MSG_MOVER_COMMANDED:
