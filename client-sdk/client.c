@@ -13,11 +13,11 @@
  * sweep_client_poll. While a TCP write waits for room the socket is read
  * too, so a client and a server that both write a lot cannot deadlock.
  *
- * A WorldState's movers are copied out of the receive buffer into an
- * array of their own when the message is queued (the decoder's storage is
- * reused by the next message); the event owns that array until it is
- * handed to the caller, then `handed` owns it until the next receiving
- * call frees it.
+ * A WorldState's movers (an EntityStates' entities) are copied out of the
+ * receive buffer into an array of their own when the message is queued
+ * (the decoder's storage is reused by the next message); the event owns
+ * that array until it is handed to the caller, then `handed` owns it until
+ * the next receiving call frees it.
  *
  * Redundancy (UDP): `unanswered` keeps, oldest first, the last moves sent
  * whose answer has not come; sweep_client_send_move puts the newest
@@ -31,7 +31,8 @@
  * Invariants: q[qhead .. qhead+qlen) are the pending events in arrival
  * order; after a fatal connection error (fatal.status != OK) no more bytes
  * are read or written and every call returns that error; every queued
- * WORLD_STATE event with count > 0 owns its movers array; unanswered[0 ..
+ * WORLD_STATE (ENTITY_STATES) event with count > 0 owns its movers
+ * (entities) array; unanswered[0 ..
  * nunanswered) are in increasing sequence order.
  */
 #define _GNU_SOURCE
@@ -63,6 +64,8 @@
 /* Bytes a MoverTransform (a struct of sweep.fbs) takes in a buffer: a
  * buffer of n bytes holds at most n / this many. */
 #define SWEEP__WIRE_MOVER_BYTES 64u
+/* ... and an EntityState. */
+#define SWEEP__WIRE_ENTITY_STATE_BYTES 96u
 
 /* Answers to moves remembered for dropping repeats (UDP): far more than
  * the moves in flight, as a window of sequence numbers. */
@@ -107,7 +110,7 @@ struct sweep_client {
     /* Events not yet handed out. */
     sweep_client_event *q;
     size_t qhead, qlen, qcap;
-    sweep_wire_mover *handed; /* movers of the WorldState handed out last */
+    void *handed; /* movers of the WorldState (entities of the EntityStates) handed out last */
 
     /* Redundancy (UDP). */
     uint32_t redundancy;
@@ -271,31 +274,39 @@ static void queue_take(sweep_client *c, size_t i, sweep_client_event *out)
         c->qhead = 0;
 }
 
-/* Frees the movers of the WorldState handed out last: the caller was told
- * they live until its next receiving call, which this is. */
+/* Frees the movers of the WorldState (the entities of the EntityStates)
+ * handed out last: the caller was told they live until its next receiving
+ * call, which this is. */
 static void release_handed(sweep_client *c)
 {
     free(c->handed);
     c->handed = NULL;
 }
 
-/* Takes the movers array of an event being handed out into `handed`. */
+/* The array an event owns (NULL: none). */
+static void *owned_array(const sweep_client_event *ev)
+{
+    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE)
+        return (void *)ev->as.world_state.movers;
+    if (ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES)
+        return (void *)ev->as.entity_states.entities;
+    return NULL;
+}
+
+/* Takes the array of an event being handed out into `handed`. */
 static void hand_out(sweep_client *c, const sweep_client_event *ev)
 {
-    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE) {
+    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES) {
         release_handed(c);
-        c->handed = (sweep_wire_mover *)ev->as.world_state.movers;
+        c->handed = owned_array(ev);
     }
 }
 
-/* Frees the queue with the movers its WorldState events own. */
+/* Frees the queue with the arrays its events own. */
 static void free_queue(sweep_client *c)
 {
-    for (size_t i = 0; i < c->qlen; i++) {
-        sweep_client_event *ev = &c->q[c->qhead + i];
-        if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE)
-            free((void *)ev->as.world_state.movers);
-    }
+    for (size_t i = 0; i < c->qlen; i++)
+        free(owned_array(&c->q[c->qhead + i]));
     free(c->q);
     c->q = NULL;
     c->qhead = c->qlen = c->qcap = 0;
@@ -339,6 +350,16 @@ static void copy_str(char *dst, size_t cap, sweep_str s)
     if (n)
         memcpy(dst, s.ptr, n);
     dst[n] = '\0';
+}
+
+/* A copy of n items out of the decoder's storage, which the next message
+ * reuses: NULL when out of memory. */
+static void *copy_out(const void *items, uint32_t n, size_t size)
+{
+    void *copy = malloc((size_t)n * size);
+    if (copy != NULL)
+        memcpy(copy, items, (size_t)n * size);
+    return copy;
 }
 
 /* Turns one decoded message into queued events (a result batch into one
@@ -436,18 +457,26 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         break;
     case SWEEP_MSG_WORLD_STATE: {
         const sweep_msg_world_state *ws = &m->as.world_state;
-        sweep_wire_mover *copy = NULL;
-        if (ws->count > 0) {
-            copy = malloc((size_t)ws->count * sizeof *copy);
-            if (copy == NULL) {
-                c->qlen--;
-                return -1;
-            }
-            memcpy(copy, ws->movers, (size_t)ws->count * sizeof *copy);
-        }
         ev->kind = SWEEP_CLIENT_EV_WORLD_STATE;
         ev->as.world_state = *ws;
-        ev->as.world_state.movers = copy;
+        ev->as.world_state.movers = NULL; /* owned by the event: none, or the copy */
+        if (ws->count > 0 &&
+            (ev->as.world_state.movers = copy_out(ws->movers, ws->count, sizeof *ws->movers)) == NULL) {
+            c->qlen--;
+            return -1;
+        }
+        break;
+    }
+    case SWEEP_MSG_ENTITY_STATES: {
+        const sweep_msg_entity_states *es = &m->as.entity_states;
+        ev->kind = SWEEP_CLIENT_EV_ENTITY_STATES;
+        ev->as.entity_states = *es;
+        ev->as.entity_states.entities = NULL;
+        if (es->count > 0 &&
+            (ev->as.entity_states.entities = copy_out(es->entities, es->count, sizeof *es->entities)) == NULL) {
+            c->qlen--;
+            return -1;
+        }
         break;
     }
     case SWEEP_MSG_MOVER_COMMANDED:
@@ -470,18 +499,27 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
 
 /* --- socket I/O ---------------------------------------------------------------- */
 
-/* Mover storage for decoding a buffer of len bytes: enough for every
- * MoverTransform it can hold, so a WorldState never fails for capacity. */
+/* Mover and entity storage for decoding a buffer of len bytes: enough
+ * for every MoverTransform (EntityState) it can hold, so a WorldState (an
+ * EntityStates) never fails for capacity. */
 static int size_movers(sweep_client *c, size_t len)
 {
     size_t n = len / SWEEP__WIRE_MOVER_BYTES + 1;
-    if (n <= c->dec.movers_cap)
-        return 0;
-    sweep_wire_mover *m = realloc(c->dec.movers, n * sizeof *m);
-    if (m == NULL)
-        return -1;
-    c->dec.movers = m;
-    c->dec.movers_cap = (uint32_t)n;
+    if (n > c->dec.movers_cap) {
+        sweep_wire_mover *m = realloc(c->dec.movers, n * sizeof *m);
+        if (m == NULL)
+            return -1;
+        c->dec.movers = m;
+        c->dec.movers_cap = (uint32_t)n;
+    }
+    n = len / SWEEP__WIRE_ENTITY_STATE_BYTES + 1;
+    if (n > c->dec.entity_states_cap) {
+        sweep_wire_entity_state *e = realloc(c->dec.entity_states, n * sizeof *e);
+        if (e == NULL)
+            return -1;
+        c->dec.entity_states = e;
+        c->dec.entity_states_cap = (uint32_t)n;
+    }
     return 0;
 }
 
@@ -1074,6 +1112,7 @@ failed:
     free(c->rx);
     free(c->dec.results);
     free(c->dec.movers);
+    free(c->dec.entity_states);
     free(c->seen);
     free(c->rx_msgs);
     free(c->rx_iov);
@@ -1102,6 +1141,7 @@ void sweep_client_close(sweep_client *c)
     free(c->rx);
     free(c->dec.results);
     free(c->dec.movers);
+    free(c->dec.entity_states);
     free(c->batch);
     free(c->seen);
     free(c->rx_msgs);
@@ -1255,6 +1295,41 @@ sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sw
     sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_WORLD_STATE, m.sequence, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.world_state;
+    return s;
+}
+
+sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every, sweep_msg_entity_states *out,
+                                                sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    sweep_message m = {.kind = SWEEP_MSG_WATCH_ENTITIES, .sequence = c->next_seq++};
+    m.as.watch_entities.every = every;
+    sweep_client_event ev;
+    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, m.sequence, &ev, err);
+    if (s == SWEEP_CLIENT_OK && out)
+        *out = ev.as.entity_states;
+    return s;
+}
+
+sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sweep_wire_entity_state *out,
+                                            uint64_t *tick, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    sweep_message m = {.kind = SWEEP_MSG_GET_ENTITY, .sequence = c->next_seq++};
+    m.as.get_entity.entity = entity;
+    sweep_client_event ev;
+    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, m.sequence, &ev, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    if (ev.as.entity_states.count != 1 || ev.as.entity_states.entities[0].entity != entity)
+        return fail(err, SWEEP_CLIENT_E_PROTOCOL, "GetEntity %u answered with %u entities", entity,
+                    ev.as.entity_states.count);
+    if (out)
+        *out = ev.as.entity_states.entities[0];
+    if (tick)
+        *tick = ev.as.entity_states.tick;
     return s;
 }
 

@@ -17,8 +17,9 @@
  *   - sweep_client_dispatch, which calls a callback for every event that
  *     arrived.
  * The server also sends messages nobody asked for (Message.sequence 0):
- * the movers' WorldState after sweep_client_watch_world, and the Despawned
- * of an entity a mover crushed. They are events like the answers, in
+ * the movers' WorldState after sweep_client_watch_world, the entities'
+ * EntityStates after sweep_client_watch_entities, and the Despawned of an
+ * entity a mover crushed. They are events like the answers, in
  * arrival order, so a game that predicts (predict.h) applies each
  * WorldState before the results computed after it.
  * sweep_client_fd gives the socket, so a program with many connections
@@ -239,6 +240,32 @@ sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sw
 sweep_client_status sweep_client_mover_command(sweep_client *c, const char *mover, sweep_msg_mover_commanded *out,
                                                sweep_client_error *err);
 
+/* --- the server role: every entity ----------------------------------------- */
+
+/*
+ * Subscribes this session (of the server role only: AuthFailed otherwise)
+ * to the states of every entity of its world, whoever owns it: answered
+ * at once with an EntityStates (*out, may be NULL), then one pushed
+ * (Message.sequence 0) after every `every`-th tick, which sweep_client_poll
+ * hands out as SWEEP_CLIENT_EV_ENTITY_STATES events; every = 0 stops
+ * them. A world of more entities than one datagram (about a dozen) or
+ * one frame holds comes in parts of the same tick, each listing a run of
+ * the entities in the world's order, entity_count the whole count: *out is
+ * the first part, the others arrive as events. out->entities lives as a
+ * WorldState's movers do (sweep_client_watch_world).
+ */
+sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every, sweep_msg_entity_states *out,
+                                                sweep_client_error *err);
+
+/*
+ * The state of one entity of the session's world, whoever owns it (the
+ * server role only), copied to *out, and the tick it is of (*tick); both
+ * may be NULL. An id the world does not have gets UnknownEntity
+ * (SWEEP_CLIENT_E_SERVER with that code).
+ */
+sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sweep_wire_entity_state *out,
+                                            uint64_t *tick, sweep_client_error *err);
+
 /* --- sending without waiting ---------------------------------------------- */
 
 /* One move to send. In Walk mode (0, the only mode of a player) velocity
@@ -314,7 +341,10 @@ typedef enum sweep_client_event_kind {
     SWEEP_CLIENT_EV_WORLD_STATE,   /* as.world_state: movers' poses after a tick (sequence 0 when
                                       pushed; see sweep_client_watch_world for how long movers lives) */
     SWEEP_CLIENT_EV_BYE,           /* the server is closing; as.error.message holds the reason */
-    SWEEP_CLIENT_EV_MOVER_COMMANDED /* as.mover_commanded */
+    SWEEP_CLIENT_EV_MOVER_COMMANDED, /* as.mover_commanded */
+    SWEEP_CLIENT_EV_ENTITY_STATES   /* as.entity_states: entities after a tick (sequence 0 when
+                                       pushed; see sweep_client_watch_entities for how long
+                                       entities lives) */
 } sweep_client_event_kind;
 
 typedef struct sweep_client_event {
@@ -338,6 +368,7 @@ typedef struct sweep_client_event {
         uint64_t world_tick;             /* = world_state.tick */
         sweep_msg_world_state world_state;
         sweep_msg_mover_commanded mover_commanded;
+        sweep_msg_entity_states entity_states;
     } as;
 } sweep_client_event;
 

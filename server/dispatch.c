@@ -7,10 +7,11 @@
  * the server: bad input only ever produces an Error.
  *
  * Who a session is comes from auth.c; the requests that act on a world
- * (Spawn, Despawn, Move, MoveBatch, Collide, MoverCommand) are the world
- * library's (server/world/), applied through outcomes.c, whose sink turns
- * what they cause into sends and records. Here are the session's own:
- * Hello, Ping, Bye, GetStats, WatchWorld.
+ * (Spawn, Despawn, Move, MoveBatch, Collide, MoverCommand) or read it
+ * (GetEntity) are the world library's (server/world/), applied through
+ * outcomes.c, whose sink turns what they cause into sends and records.
+ * Here are the session's own: Hello, Ping, Bye, GetStats, WatchWorld and
+ * WatchEntities (entity_watch.c).
  */
 #include <math.h>
 #include <string.h>
@@ -328,6 +329,9 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         break;
     case SWEEP_MSG_WATCH_WORLD:
         on_watch_world(s, p, &m);
+        break;
+    case SWEEP_MSG_WATCH_ENTITIES:
+        sweep__watch_entities(s, p, &m);
         break;
     default:
         sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MESSAGE, m.sequence, 0, "%s is not a request this server accepts",

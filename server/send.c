@@ -8,9 +8,9 @@
  * challenge has a budget equal to the datagram it sent, so the server can
  * never be used to amplify traffic towards a spoofed address. A result
  * batch too large for one datagram is split into several MoveResultBatch
- * datagrams carrying the same Message.sequence; a WorldState too large for
- * one datagram (or TCP frame) is split the same way (world.c), through
- * sweep__send_sized.
+ * datagrams carrying the same Message.sequence; a WorldState or an
+ * EntityStates too large for one datagram (or TCP frame) is split the same
+ * way, each part a whole message of the same tick (sweep__send_parts).
  */
 #include <stdarg.h>
 #include <string.h>
@@ -71,6 +71,34 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
         return -1;
     }
     return transmit(s, p, m, out, len) == 0 ? 0 : -1;
+}
+
+int sweep__send_parts(sweep_server *s, sweep__peer *p, uint32_t total, uint32_t per, sweep__part_fill fill, void *ctx,
+                      const char *what)
+{
+    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    uint32_t start = 0;
+    do {
+        uint32_t left = total - start;
+        uint32_t k = left < per ? left : per;
+        for (;;) {
+            sweep_message m;
+            fill(ctx, &m, start, k);
+            int r = sweep__send_sized(s, p, &m, limit);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+            if (k <= 1) {
+                sweep__log(SWEEP_LOG_ERROR, "part_too_large", "kind=%s what=%s limit=%zu",
+                           sweep_msg_kind_name(m.kind), what, limit);
+                return -1;
+            }
+            k = (k + 1) / 2;
+        }
+        start += k;
+    } while (start < total);
+    return 0;
 }
 
 int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence, uint32_t entity,

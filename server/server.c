@@ -163,10 +163,22 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->decode_commands = sweep__calloc(moves_cap, sizeof *s->decode_commands);
     s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
     s->out_buf = sweep__malloc(s->out_cap);
+    /* EntityStates (entity_watch.c): as many entities a message as one
+     * datagram holds, or as a frame of --max-frame that the output buffer
+     * can encode (an EntityState is 96 bytes, the rest of a message well
+     * under 128; sweep__send_parts halves a part the estimate overfills). */
+    size_t frame = s->out_cap - SWEEP_FRAME_PREFIX;
+    if (frame > s->opt.max_frame)
+        frame = s->opt.max_frame;
+    s->udp_max_entity_states = sweep_udp_max_entity_states();
+    s->tcp_max_entity_states = frame >= 128u + 96u ? (uint32_t)((frame - 128u) / 96u) : 1u;
+    uint32_t states_cap = s->tcp_max_entity_states > s->udp_max_entity_states ? s->tcp_max_entity_states
+                                                                              : s->udp_max_entity_states;
+    s->entity_wire = sweep__calloc(states_cap, sizeof *s->entity_wire);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
     if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->decode_commands || !s->out_buf ||
-        !s->addr_buckets) {
+        !s->entity_wire || !s->addr_buckets) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -366,6 +378,7 @@ static void destroy_one(sweep_server *s)
     free(s->decode_movers);
     free(s->decode_commands);
     free(s->out_buf);
+    free(s->entity_wire);
     sweep__udp_free(s);
     free(s->addr_buckets);
     free(s);

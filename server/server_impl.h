@@ -92,6 +92,7 @@ struct sweep__session {
     uint64_t rate_notice_ns;
     uint64_t rate_dropped;             /* requests dropped over the rate limit */
     uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
+    uint32_t watch_entities_every;     /* EntityStates every N ticks (server role); 0 = not watching */
     const char *close_reason;          /* why it ends, for the session log (static text) */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
@@ -210,6 +211,9 @@ struct sweep_server {
     uv_signal_t sigterm, sigint;
     uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
+    uint32_t udp_max_entity_states; /* most entities an EntityStates datagram holds (sweep_udp_max_entity_states) */
+    uint32_t tcp_max_entity_states; /* ... a frame holds (--max-frame and the output buffer) */
+    sweep_wire_entity_state *entity_wire; /* one EntityStates' entities, as many as either holds */
     int signals_open;
     uv_async_t stop_async;
     int async_open;
@@ -341,8 +345,26 @@ int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason);
 /* sweep__send, unless the message's bytes (TCP prefix not counted) pass
  * limit or the output buffer: then 1 and nothing is sent. */
 int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, size_t limit);
-int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *w, uint32_t sequence);
+/* Fills *m (whole: kind, sequence, tick, ...) with the items [start,
+ * start + k) of a list sent in parts. */
+typedef void (*sweep__part_fill)(void *ctx, sweep_message *m, uint32_t start, uint32_t k);
+/* A list of `total` items sent as one message or, where it does not fit a
+ * datagram (UDP) or a frame of --max-frame (TCP), as several whole messages
+ * of runs of it in order: at most `per` items a part, halved while a part
+ * does not fit. One message even for no item. 0, or -1 (not sent, or one
+ * item alone does not fit: logged with `what`). */
+int sweep__send_parts(sweep_server *s, sweep__peer *p, uint32_t total, uint32_t per, sweep__part_fill fill, void *ctx,
+                      const char *what);
 sweep__peer sweep__session_peer(sweep__session *ss); /* where pushes to a session go */
+
+/* world_clock.c: the movers' WorldState (WatchWorld) */
+int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *w, uint32_t sequence);
+
+/* entity_watch.c: the server role's EntityStates (WatchEntities) */
+/* The world's entities, all of them, at its tick: answer to `sequence`, or a push (0). */
+int sweep__send_entity_states(sweep_server *s, sweep__peer *p, sweep__served *w, uint32_t sequence);
+/* WatchEntities: the role checked, the session's interval, the states at once. */
+void sweep__watch_entities(sweep_server *s, sweep__peer *p, const sweep_message *m);
 
 /* dispatch.c */
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);

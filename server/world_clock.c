@@ -19,7 +19,8 @@
  * Each tick is recorded around the world's own (TICK before, HASH every
  * --record-hash-every ticks after, the frame written once the due ticks
  * ran). After the due ticks, each watching session whose interval came
- * round gets one WorldState (the latest poses).
+ * round gets one WorldState (the latest poses) and, watching entities
+ * (entity_watch.c), one EntityStates.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -91,60 +92,62 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
     return 0;
 }
 
+/* A WorldState of the movers [start, start + k). */
+typedef struct world_state_parts {
+    const sweep__world *w;
+    const sweep_wire_mover *wire;
+    uint32_t sequence;
+} world_state_parts;
+
+static void fill_world_state(void *ctx, sweep_message *m, uint32_t start, uint32_t k)
+{
+    const world_state_parts *ws = ctx;
+    memset(m, 0, sizeof *m);
+    m->kind = SWEEP_MSG_WORLD_STATE;
+    m->sequence = ws->sequence;
+    m->server_tick = ws->w->tick;
+    m->as.world_state.tick = ws->w->tick;
+    m->as.world_state.movers = k ? ws->wire + start : NULL;
+    m->as.world_state.count = k;
+    m->as.world_state.mover_count = ws->w->mover_count;
+}
+
 int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *sw, uint32_t sequence)
 {
     sweep__world *w = sw->world;
-    const sweep_wire_mover *wire = sweep__world_movers_wire(w);
+    world_state_parts ws = {w, sweep__world_movers_wire(w), sequence};
     /* Over UDP as many movers per datagram as fit; over TCP as many as a
      * frame of the server's own maximum holds (a MoverTransform is 64
-     * bytes; halving below covers the estimate). Each part is a whole
-     * WorldState of the same tick. */
-    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
-    uint32_t chunk = p->tcp ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
-    uint32_t start = 0;
-    do {
-        uint32_t left = w->mover_count - start;
-        uint32_t k = left < chunk ? left : chunk;
-        for (;;) {
-            sweep_message m;
-            memset(&m, 0, sizeof m);
-            m.kind = SWEEP_MSG_WORLD_STATE;
-            m.sequence = sequence;
-            m.server_tick = w->tick;
-            m.as.world_state.tick = w->tick;
-            m.as.world_state.movers = k ? wire + start : NULL;
-            m.as.world_state.count = k;
-            m.as.world_state.mover_count = w->mover_count;
-            int r = sweep__send_sized(s, p, &m, limit);
-            if (r < 0)
-                return -1;
-            if (r == 0)
-                break;
-            if (k <= 1) {
-                sweep__log(SWEEP_LOG_ERROR, "world_state_too_large", "world=%u limit=%zu", w->index, limit);
-                return -1;
-            }
-            k = (k + 1) / 2;
-        }
-        start += k;
-    } while (start < w->mover_count);
-    return 0;
+     * bytes; halving covers the estimate). */
+    uint32_t per = p->tcp ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
+    return sweep__send_parts(s, p, w->mover_count, per, fill_world_state, &ws, "movers");
 }
 
-/* Sends the latest WorldState to each session of w whose interval came
- * round in the ticks (before, w->tick]: one per session per callback even
- * when a late callback ran several ticks. */
-static void push_world_states(sweep__served *w, uint64_t before)
+/* A multiple of every (0: never) is among the ticks (before, tick]. */
+static int came_round(uint32_t every, uint64_t before, uint64_t tick)
+{
+    return every != 0 && tick / every != before / every;
+}
+
+/* Sends the latest WorldState and EntityStates to each session of w whose
+ * interval came round in the ticks (before, w->tick]: one of each per
+ * session per callback even when a late callback ran several ticks. */
+static void push_watches(sweep__served *w, uint64_t before)
 {
     sweep_server *s = w->server;
     uint64_t tick = w->world->tick;
     for (sweep__session *ss = s->sessions; ss; ss = ss->next) {
-        if (ss->world != w || ss->watch_every == 0)
+        if (ss->world != w)
             continue;
-        if (tick / ss->watch_every == before / ss->watch_every)
+        int world = came_round(ss->watch_every, before, tick);
+        int entities = came_round(ss->watch_entities_every, before, tick);
+        if (!world && !entities)
             continue;
         sweep__peer p = sweep__session_peer(ss);
-        sweep__send_world_state(s, &p, w, 0);
+        if (world)
+            sweep__send_world_state(s, &p, w, 0);
+        if (entities)
+            sweep__send_entity_states(s, &p, w, 0);
     }
 }
 
@@ -178,7 +181,7 @@ static void schedule_next(sweep__served *w)
 
 /* Runs every tick due at t0 (at most SWEEP__TICK_CATCHUP of them), with
  * what follows a tick: the frame's end, the invariants, the figures and
- * the WorldStates. */
+ * the WorldStates and EntityStates. */
 static void run_due(sweep__served *w, uint64_t t0)
 {
     sweep_server *s = w->server;
@@ -218,7 +221,7 @@ static void run_due(sweep__served *w, uint64_t t0)
     if (steps)
         sweep__stats_record_ticks(&s->stats, uv_hrtime() - begin, steps);
     if (steps && !s->stopping)
-        push_world_states(w, before);
+        push_watches(w, before);
 }
 
 /* Runs every tick that is due, then re-arms. */

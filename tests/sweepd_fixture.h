@@ -552,6 +552,7 @@ typedef struct fx_rx {
     sweep_msg_move_result results[4096];
     sweep_msg_move moves[16];
     sweep_wire_mover movers[4096];
+    sweep_wire_entity_state entity_states[4096];
     sweep_decoder dec;
 } fx_rx;
 
@@ -564,6 +565,8 @@ static inline fx_rx *fx_rx_new(void)
     rx->dec.moves_cap = 16;
     rx->dec.movers = rx->movers;
     rx->dec.movers_cap = 4096;
+    rx->dec.entity_states = rx->entity_states;
+    rx->dec.entity_states_cap = 4096;
     return rx;
 }
 

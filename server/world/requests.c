@@ -5,9 +5,11 @@
  * The requests that change the world live beside this file: where an
  * entity is placed (spawn.c) and what a move does (moves.c, whose comment
  * is the exact order of operations a predicting client follows). Here are
- * the small ones (Despawn, Collide, MoverCommand) and the batch. An entity
+ * the small ones (Despawn, Collide, MoverCommand) and the batch; what the
+ * server role reads of every owner's entities is observe.c's. An entity
  * id that is not the owner's own is answered exactly as one that does not
- * exist, so ids of other owners cannot be probed.
+ * exist, so ids of other owners cannot be probed (GetEntity aside: only
+ * the server role may send it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,25 +152,34 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
-/* May the owner send a request of this kind (its sender column in
- * protocol/kinds.h)? 1, or 0 after an Error AuthFailed. Checked before
- * anything else of the request, so a player cannot even learn which names
- * (of movers, say) exist. */
+int sweep__world_role_refusal(const sweep__world *w, const sweep__owner *o, sweep_msg_kind kind, char *why,
+                              size_t whylen)
+{
+    if (sweep_msg_kind_sender(kind) != SWEEP_MSG_SENDER_SERVER_ROLE || o->role == SWEEP_WIRE_ROLE_SERVER)
+        return 0;
+    const char *name = sweep_msg_kind_name(kind);
+    if (!w->opt.server_role_possible)
+        snprintf(why, whylen,
+                 "%s needs the server role, and this server trusts none (no --command-token, no "
+                 "--auth-secret-file)",
+                 name);
+    else
+        snprintf(why, whylen,
+                 "%s needs the server role: Hello.auth_token must be a server token (sweep1:server:...) or "
+                 "the server's --command-token",
+                 name);
+    return 1;
+}
+
+/* May the owner send a request of this kind? 1, or 0 after an Error
+ * AuthFailed. Checked before anything else of the request, so a player
+ * cannot even learn which names (of movers, say) exist. */
 static int role_allows(const sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
-    if (sweep_msg_kind_sender(m->kind) != SWEEP_MSG_SENDER_SERVER_ROLE || rq->owner->role == SWEEP_WIRE_ROLE_SERVER)
+    char why[256];
+    if (!sweep__world_role_refusal(w, rq->owner, m->kind, why, sizeof why))
         return 1;
-    const char *kind = sweep_msg_kind_name(m->kind);
-    if (!w->opt.server_role_possible)
-        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                      "%s needs the server role, and this server trusts none (no --command-token, no "
-                      "--auth-secret-file)",
-                      kind);
-    else
-        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                      "%s needs the server role: Hello.auth_token must be a server token (sweep1:server:...) or "
-                      "the server's --command-token",
-                      kind);
+    sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0, "%s", why);
     return 0;
 }
 
@@ -212,6 +223,7 @@ static const handler handlers[SWEEP_MSG_KIND_COUNT] = {
     [SWEEP_MSG_MOVE_BATCH] = on_move_batch,
     [SWEEP_MSG_COLLIDE] = on_collide,
     [SWEEP_MSG_MOVER_COMMAND] = on_mover_command,
+    [SWEEP_MSG_GET_ENTITY] = sweep__get_entity,
 };
 
 int sweep__world_handles(sweep_msg_kind kind)

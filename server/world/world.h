@@ -6,7 +6,7 @@
  * the entities in it in spawn order, and an integer tick. Entities belong
  * to owners (a session of sweepd, a session of a replayed log); a request
  * of an owner (a decoded sweep_message: Spawn, Despawn, Move, MoveBatch,
- * Collide, MoverCommand) is applied with sweep__world_request
+ * Collide, MoverCommand, GetEntity) is applied with sweep__world_request
  * and a tick with sweep__world_tick. Everything they cause leaves through
  * the sink the caller gives: the answer (a result, or an Error naming the
  * code and why), messages pushed unasked (a crushed entity's Despawned),
@@ -235,6 +235,25 @@ int sweep__world_mover_position(const sweep__world *w, uint32_t index, double po
 
 /* The owner's entity of that id, or NULL (another owner's is not found). */
 sweep__entity *sweep__world_entity(const sweep__world *w, const sweep__owner *o, uint32_t id);
+
+/* What the server role observes (observe.c). */
+/* The entity of that id whoever owns it, or NULL: for the server role's
+ * reads only, never for a request that acts on an entity. */
+sweep__entity *sweep__world_any_entity(const sweep__world *w, uint32_t id);
+/* Entity e as EntityStates lists it: movers.id for its ground, its
+ * owner's id as owner_session. */
+void sweep__entity_wire(const sweep__world *w, const sweep__entity *e, sweep_wire_entity_state *out);
+/* The states of the world's entities first, first + 1, ... in spawn order,
+ * at most n of them, into out: how many (0 from w->ent_count on). */
+uint32_t sweep__world_entity_states(const sweep__world *w, uint32_t first, sweep_wire_entity_state *out, uint32_t n);
+
+/* May owner o send a request of this kind (its sender column in
+ * protocol/kinds.h)? 0 if so; 1 if not, with the text of the Error
+ * AuthFailed that refuses it in why. sweep__world_request checks it for
+ * the world's requests; a caller that serves a kind of its own (sweepd's
+ * WatchEntities) refuses with the same words. */
+int sweep__world_role_refusal(const sweep__world *w, const sweep__owner *o, sweep_msg_kind kind, char *why,
+                              size_t whylen);
 
 /* The ownership rules above, asserted (SWEEP_CHECKS builds only). */
 #ifndef SWEEP_CHECKS

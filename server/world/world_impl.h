@@ -57,6 +57,9 @@ void sweep__rules_report(const sweep__request *rq, uint32_t entity, uint32_t bit
 /* spawn.c */
 void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m);
 
+/* observe.c */
+void sweep__get_entity(sweep__world *w, const sweep__request *rq, const sweep_message *m);
+
 /* moves.c */
 /* Applies one Move, or answers a resend: 0 with *out filled (its contacts
  * past contact_count are not: nothing reads them), 1 for an old move with

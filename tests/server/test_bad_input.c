@@ -354,10 +354,6 @@ static void test_unserved_requests(void **state)
     asks[n].as.entity_commands.commands = commands;
     asks[n++].as.entity_commands.count = 3;
     asks[n++] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 0); /* empty */
-    asks[n] = fx_msg(SWEEP_MSG_WATCH_ENTITIES, 0);
-    asks[n++].as.watch_entities.every = 1;
-    asks[n] = fx_msg(SWEEP_MSG_GET_ENTITY, 0);
-    asks[n++].as.get_entity.entity = 1;
     asks[n] = fx_msg(SWEEP_MSG_OPEN_WORLD, 0);
     asks[n++].as.open_world.map = sweep_str_of("arena");
     asks[n] = fx_msg(SWEEP_MSG_CLOSE_WORLD, 0);

@@ -6,8 +6,8 @@
  *
  * The recording sink keeps a copy of every message (the library's
  * messages point into its own scratch and stack: an Error's text, a
- * MoveResultBatch's results, so they are copied before the request
- * returns), every applied move with its answer, the ids given, and, in
+ * MoveResultBatch's results, an EntityStates' entities, so they are
+ * copied before the request returns), every applied move with its answer, the ids given, and, in
  * `calls`, the order the callbacks came in, one letter each:
  *   M message   v move   i entity_id   d dropped   t tick
  *   + entities(+1)   - entities(-1)   f mem_fits   r draw_id
@@ -52,6 +52,7 @@ typedef struct wf_msg {
     sweep_message m; /* its pointers lead to text and batch below */
     char text[400];
     sweep_msg_move_result batch[WF_MAX_BATCH];
+    sweep_wire_entity_state states[WF_MAX_BATCH];
 } wf_msg;
 
 typedef struct wf_rec {
@@ -103,6 +104,10 @@ static inline void wf_on_message(void *ctx, sweep__owner *to, const sweep_messag
         assert_true(m->as.move_result_batch.count <= WF_MAX_BATCH);
         memcpy(c->batch, m->as.move_result_batch.results, m->as.move_result_batch.count * sizeof c->batch[0]);
         c->m.as.move_result_batch.results = c->batch;
+    } else if (m->kind == SWEEP_MSG_ENTITY_STATES) {
+        assert_true(m->as.entity_states.count <= WF_MAX_BATCH);
+        memcpy(c->states, m->as.entity_states.entities, m->as.entity_states.count * sizeof c->states[0]);
+        c->m.as.entity_states.entities = c->states;
     }
 }
 
