@@ -16,19 +16,14 @@
 
 #include "server/world/world_impl.h"
 
-/* Governed by the player rules: a player's entity (the only kind a world
- * governs today; the server role's moves are raw). */
-static int governed(const sweep__entity *e)
-{
-    return e->owner->role != SWEEP_WIRE_ROLE_SERVER;
-}
-
+/* EntityState.flags Player: governed by the player rules (a player's
+ * entity, or the server role's spawned with Spawn.player). */
 void sweep__entity_wire(const sweep__world *w, const sweep__entity *e, sweep_wire_entity_state *out)
 {
     const sweep_actor *a = &e->st.m.actor;
     memset(out, 0, sizeof *out);
     out->entity = e->id;
-    out->flags = (a->grounded ? SWEEP_WIRE_ENTITY_GROUNDED : 0u) | (governed(e) ? SWEEP_WIRE_ENTITY_PLAYER : 0u);
+    out->flags = (a->grounded ? SWEEP_WIRE_ENTITY_GROUNDED : 0u) | (e->player ? SWEEP_WIRE_ENTITY_PLAYER : 0u);
     out->owner_session = e->owner->id;
     out->position = a->position;
     out->velocity = a->velocity;

@@ -219,6 +219,27 @@ static void a_player_may_not_get_entities(void **state)
     }
 }
 
+/* The Player flag is the player rules' governance: a player's entity,
+ * and the server role's spawned with Spawn.player; not its own. */
+static void player_flag_is_the_governance(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    sweep__world *w = wf_open(&opt);
+    wf_rec *r = wf_rec_new();
+    sweep__owner o;
+    wf_owner(&o, w, 7, SWEEP_WIRE_ROLE_SERVER, 0);
+    wf_spawn_at_id(w, &o, r, 1, 8, 8, 0.9, 0);
+    wf_spawn_at_id(w, &o, r, 2, 8, 10, 0.9, 1);
+    sweep_wire_entity_state out[2];
+    assert_int_equal(sweep__world_entity_states(w, 0, out, 2), 2);
+    assert_int_equal(out[0].flags & SWEEP_WIRE_ENTITY_PLAYER, 0);
+    assert_int_equal(out[1].flags & SWEEP_WIRE_ENTITY_PLAYER, SWEEP_WIRE_ENTITY_PLAYER);
+    sweep__owner_release(&o, NULL);
+    sweep__world_close(w);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +247,7 @@ int main(void)
         cmocka_unit_test(ground_is_the_movers_id),
         cmocka_unit_test(get_entity_reads_any_owners),
         cmocka_unit_test(a_player_may_not_get_entities),
+        cmocka_unit_test(player_flag_is_the_governance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
