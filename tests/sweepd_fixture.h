@@ -552,6 +552,7 @@ typedef struct fx_rx {
     sweep_msg_move_result results[4096];
     sweep_msg_move moves[16];
     sweep_wire_mover movers[4096];
+    sweep_msg_entity_command_result command_results[1024];
     sweep_decoder dec;
 } fx_rx;
 
@@ -564,6 +565,8 @@ static inline fx_rx *fx_rx_new(void)
     rx->dec.moves_cap = 16;
     rx->dec.movers = rx->movers;
     rx->dec.movers_cap = 4096;
+    rx->dec.command_results = rx->command_results;
+    rx->dec.command_results_cap = 1024;
     return rx;
 }
 
