@@ -7,8 +7,9 @@
  * The recording sink keeps a copy of every message (the library's
  * messages point into its own scratch and stack: an Error's text, a
  * MoveResultBatch's and an EntityCommandsResult's results, so they are
- * copied before the request returns), every applied move with its answer, the ids given, and, in
- * `calls`, the order the callbacks came in, one letter each:
+ * copied before the request returns), every applied move with its
+ * answer, the ids given, and, in `calls`, the order the callbacks came
+ * in, one letter each:
  *   M message   v move   i entity_id   d dropped   t tick
  *   + entities(+1)   - entities(-1)   f mem_fits   r draw_id
  * so that a test can say what fired and in which order.
