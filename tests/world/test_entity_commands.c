@@ -44,9 +44,7 @@ static sweep_msg_entity_command cmd(uint32_t entity, uint32_t op, double x, doub
     return c;
 }
 
-/* Sends the commands as `from` and returns the EntityCommandsResult. */
-static const sweep_msg_entity_commands_result *send_commands(two *t, sweep__owner *from, uint32_t sequence,
-                                                             const sweep_msg_entity_command *c, uint32_t n)
+static sweep_message commands_msg(uint32_t sequence, const sweep_msg_entity_command *c, uint32_t n)
 {
     sweep_message m;
     memset(&m, 0, sizeof m);
@@ -54,6 +52,14 @@ static const sweep_msg_entity_commands_result *send_commands(two *t, sweep__owne
     m.sequence = sequence;
     m.as.entity_commands.commands = c;
     m.as.entity_commands.count = n;
+    return m;
+}
+
+/* Sends the commands as `from` and returns the EntityCommandsResult. */
+static const sweep_msg_entity_commands_result *send_commands(two *t, sweep__owner *from, uint32_t sequence,
+                                                             const sweep_msg_entity_command *c, uint32_t n)
+{
+    sweep_message m = commands_msg(sequence, c, n);
     wf_clear(t->r);
     wf_request(t->w, from, t->r, &m);
     /* The answer is the last message: a Despawned to another owner comes before it. */
@@ -119,12 +125,7 @@ static void a_player_is_refused_whole(void **state)
     two_open(&t, &opt);
     uint64_t hash = sweep__world_state_hash(t.w);
     sweep_msg_entity_command c = cmd(t.e, SWEEP_WIRE_OP_TELEPORT, 0, -6, 1);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ENTITY_COMMANDS;
-    m.sequence = 4;
-    m.as.entity_commands.commands = &c;
-    m.as.entity_commands.count = 1;
+    sweep_message m = commands_msg(4, &c, 1);
     wf_clear(t.r);
     wf_request(t.w, &t.player, t.r, &m);
     assert_non_null(strstr(wf_error(t.r, SWEEP_WIRE_AUTH_FAILED, 4), "EntityCommands needs the server role"));
@@ -438,12 +439,7 @@ static void more_than_max_batch_is_refused_whole(void **state)
     sweep_msg_entity_command c[WF_MAX_BATCH + 1];
     for (uint32_t i = 0; i <= WF_MAX_BATCH; i++)
         c[i] = cmd(t.e, SWEEP_WIRE_OP_ADD_IMPULSE, 0.1, 0, 0);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ENTITY_COMMANDS;
-    m.sequence = 8;
-    m.as.entity_commands.commands = c;
-    m.as.entity_commands.count = WF_MAX_BATCH + 1;
+    sweep_message m = commands_msg(8, c, WF_MAX_BATCH + 1);
     wf_clear(t.r);
     wf_request(t.w, &t.game, t.r, &m);
     assert_non_null(strstr(wf_error(t.r, SWEEP_WIRE_BATCH_TOO_LARGE, 8), "at most 16"));
