@@ -106,6 +106,8 @@ struct sweep_replay {
     sweep_msg_move *dec_moves[2];
     sweep_msg_move_result *dec_results[2];
     sweep_wire_mover *dec_movers[2];
+    sweep_msg_entity_command *dec_commands[2];
+    sweep_msg_entity_command_result *dec_command_results[2];
     uint64_t *scratch[2];
     size_t scratch_cap[2]; /* in uint64_t */
     sweep_replay_watcher watcher;
@@ -205,16 +207,10 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
     sweep_replay *r = ctx;
     const replay_session *rs = find_session(r, to->id);
     int tcp = rs && rs->tcp;
-    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
-        piece_of p = {r, to->id};
-        sweep_encode_result_pieces(m->sequence, m->server_tick, m->as.move_result_batch.results,
-                                   m->as.move_result_batch.count, tcp, r->out_buf, r->out_cap, on_piece, &p);
-        return;
-    }
-    const uint8_t *out;
-    size_t len;
-    if (sweep_encode(m, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, r->out_buf, r->out_cap, &out, &len) == SWEEP_PROTO_OK)
-        on_sent_as(r, SWEEP_RECORD_OUT, to->id, out, len);
+    /* As sweepd's outcomes.c: a result batch cut to the transport, any
+     * other message whole. */
+    piece_of p = {r, to->id};
+    sweep_encode_pieces(m, tcp, r->out_buf, r->out_cap, on_piece, &p);
 }
 
 static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
@@ -403,6 +399,28 @@ static uint32_t diff_message(differ *d, const sweep_message *a, const sweep_mess
         diff_u64(d, "Error.entity", a->as.error.entity, b->as.error.entity);
         diff_str(d, "Error.message", a->as.error.message, b->as.error.message);
         return a->as.error.entity;
+    case SWEEP_MSG_ENTITY_COMMANDS_RESULT: {
+        const sweep_msg_entity_commands_result *x = &a->as.entity_commands_result, *y = &b->as.entity_commands_result;
+        diff_u64(d, "EntityCommandsResult.count", x->count, y->count);
+        for (uint32_t i = 0; i < x->count && i < y->count && !d->found; i++) {
+            const sweep_msg_entity_command_result *p = &x->results[i], *q = &y->results[i];
+            char g[96];
+#define FIELD(name) (snprintf(g, sizeof g, "EntityCommandsResult.results[%u].%s", i, name), g)
+            diff_u64(d, FIELD("entity"), p->entity, q->entity);
+            diff_u64(d, FIELD("op"), p->op, q->op);
+            diff_u64(d, FIELD("code"), p->code, q->code);
+            diff_str(d, FIELD("message"), p->message, q->message);
+            diff_u64(d, FIELD("has_state"), p->has_state, q->has_state);
+            diff_vec(d, FIELD("position"), p->position, q->position);
+            diff_vec(d, FIELD("velocity"), p->velocity, q->velocity);
+            diff_vec(d, FIELD("radii"), p->radii, q->radii);
+            diff_u64(d, FIELD("flags"), p->flags, q->flags);
+#undef FIELD
+            if (d->found)
+                return p->entity;
+        }
+        return 0;
+    }
     case SWEEP_MSG_MOVER_COMMANDED:
         diff_u64(d, "MoverCommanded.mover", a->as.mover_commanded.mover, b->as.mover_commanded.mover);
         diff_u64(d, "MoverCommanded.tick", a->as.mover_commanded.tick, b->as.mover_commanded.tick);
@@ -1011,7 +1029,10 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec_moves[i] = calloc(moves_cap, sizeof *r->dec_moves[i]);
         r->dec_results[i] = calloc(moves_cap, sizeof *r->dec_results[i]);
         r->dec_movers[i] = calloc(64, sizeof *r->dec_movers[i]);
-        if (!r->dec_moves[i] || !r->dec_results[i] || !r->dec_movers[i]) {
+        r->dec_commands[i] = calloc(moves_cap, sizeof *r->dec_commands[i]);
+        r->dec_command_results[i] = calloc(moves_cap, sizeof *r->dec_command_results[i]);
+        if (!r->dec_moves[i] || !r->dec_results[i] || !r->dec_movers[i] || !r->dec_commands[i] ||
+            !r->dec_command_results[i]) {
             snprintf(err, errlen, "out of memory");
             sweep_replay_close(r);
             return NULL;
@@ -1022,6 +1043,10 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec[i].results_cap = moves_cap;
         r->dec[i].movers = r->dec_movers[i];
         r->dec[i].movers_cap = 64;
+        r->dec[i].commands = r->dec_commands[i];
+        r->dec[i].commands_cap = moves_cap;
+        r->dec[i].command_results = r->dec_command_results[i];
+        r->dec[i].command_results_cap = moves_cap;
     }
     r->stats.segments = 1;
     return r;
@@ -1098,6 +1123,8 @@ void sweep_replay_close(sweep_replay *r)
         free(r->dec_moves[i]);
         free(r->dec_results[i]);
         free(r->dec_movers[i]);
+        free(r->dec_commands[i]);
+        free(r->dec_command_results[i]);
         free(r->scratch[i]);
     }
     free(r->sessions);

@@ -349,7 +349,13 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
     c->dec_out.results_cap = cap;
     c->dec_out.movers = calloc(lv->mover_count + 1, sizeof *c->dec_out.movers);
     c->dec_out.movers_cap = lv->mover_count + 1;
-    if (!c->dec_in.moves || !c->dec_out.results || !c->dec_out.movers || rebuild_entities(c) != 0 ||
+    /* EntityCommands, a batch as moves are; their results, to follow. */
+    c->dec_in.commands = calloc(cap, sizeof *c->dec_in.commands);
+    c->dec_in.commands_cap = cap;
+    c->dec_out.command_results = calloc(cap, sizeof *c->dec_out.command_results);
+    c->dec_out.command_results_cap = cap;
+    if (!c->dec_in.moves || !c->dec_out.results || !c->dec_out.movers || !c->dec_in.commands ||
+        !c->dec_out.command_results || rebuild_entities(c) != 0 ||
         rebuild_sessions(c) != 0) {
         snprintf(err, errlen, "out of memory");
         sweep__replay_core_close(c);
@@ -379,6 +385,8 @@ void sweep__replay_core_close(sweep__replay_core *c)
     free(c->dec_in.moves);
     free(c->dec_out.results);
     free(c->dec_out.movers);
+    free(c->dec_in.commands);
+    free(c->dec_out.command_results);
     free(c->in_buf.words);
     free(c->out_buf.words);
     free(c);
@@ -576,6 +584,44 @@ static int on_despawned(sweep_replay *r, sweep__replay_core *c, const sweep_msg_
         return 0;
     e->gone = 1;
     return compact_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
+}
+
+/* An EntityCommandsResult: what each applied command left of its entity,
+ * as the results report it (the state after it), through the world's own
+ * rule (sweep__entity_commanded, entity_motion.h), so that the moves after
+ * it start where the server's did; a Despawn takes the entity out (its
+ * owner's Despawned, when another session had it, finds it gone). Where a
+ * Teleport put an entity, and whether the world refused a command, are
+ * the server's choices, left to the full depth. */
+static int on_commanded(sweep_replay *r, sweep__replay_core *c, const sweep_record *o,
+                        const sweep_msg_entity_commands_result *er)
+{
+    sweep_vec3 up = sweep__config_up(&c->level.config);
+    int gone = 0;
+    for (uint32_t i = 0; i < er->count; i++) {
+        const sweep_msg_entity_command_result *x = &er->results[i];
+        if (x->code != SWEEP_WIRE_NONE)
+            continue;
+        core_entity *e = find_entity(c, x->entity);
+        if (!e && x->op == SWEEP_WIRE_OP_DESPAWN)
+            continue; /* another session's: its Despawned came first */
+        if (!e)
+            return sweep__replay_fail(r, "%s: byte %" PRIu64 ": EntityCommandsResult applies a command to entity %u, "
+                                      "which does not exist (corrupt log)", sweep__replay_path(r), o->offset,
+                                      x->entity);
+        if (x->op == SWEEP_WIRE_OP_DESPAWN) {
+            e->gone = 1;
+            gone = 1;
+            continue;
+        }
+        if (!x->has_state)
+            return sweep__replay_fail(r, "%s: byte %" PRIu64 ": EntityCommandsResult applies a command to entity %u "
+                                      "without its state (corrupt log)", sweep__replay_path(r), o->offset, x->entity);
+        sweep__entity_commanded(&e->st, x->op, x->position, x->velocity, x->radii, up);
+    }
+    if (gone && compact_entities(c) != 0)
+        return sweep__replay_fail(r, "out of memory");
+    return 0;
 }
 
 /* ---- moves --------------------------------------------------------------------- */
@@ -1024,6 +1070,8 @@ static int on_answer(sweep_replay *r, sweep__replay_core *c, const sweep_record 
         return on_spawned(r, c, o->session, &q->req, &m->as.spawned);
     case SWEEP_MSG_DESPAWNED:
         return on_despawned(r, c, &m->as.despawned);
+    case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
+        return on_commanded(r, c, o, &m->as.entity_commands_result);
     case SWEEP_MSG_MOVER_COMMANDED: {
         /* dispatch.c fires the trigger as it answers; it runs at the
          * next tick. */

@@ -1,5 +1,5 @@
 /*
- * result_pieces.c - a MoveResultBatch cut to its transport (result_pieces.h).
+ * result_pieces.c - a list of results cut to its transport (result_pieces.h).
  */
 #include "protocol/result_pieces.h"
 
@@ -8,36 +8,62 @@
 #include "protocol/encode.h"
 #include "protocol/framing.h"
 
-static sweep_proto_error encode_batch(uint32_t sequence, uint64_t tick, const sweep_msg_move_result *r, uint32_t n,
-                                      unsigned flags, void *buf, size_t cap, const uint8_t **out, size_t *len)
+/* The list of results a message holds, to be cut: its first item and count. */
+typedef struct list {
+    const void *items;
+    size_t size;
+    uint32_t count;
+} list;
+
+static int list_of(const sweep_message *m, list *l)
 {
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
-    m.sequence = sequence;
-    m.server_tick = tick;
-    m.as.move_result_batch.results = r;
-    m.as.move_result_batch.count = n;
-    return sweep_encode(&m, flags, buf, cap, out, len);
+    switch (m->kind) {
+    case SWEEP_MSG_MOVE_RESULT_BATCH:
+        *l = (list){m->as.move_result_batch.results, sizeof *m->as.move_result_batch.results,
+                    m->as.move_result_batch.count};
+        return 1;
+    case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
+        *l = (list){m->as.entity_commands_result.results, sizeof *m->as.entity_commands_result.results,
+                    m->as.entity_commands_result.count};
+        return 1;
+    default:
+        return 0;
+    }
 }
 
-sweep_proto_error sweep_encode_result_pieces(uint32_t sequence, uint64_t tick, const sweep_msg_move_result *results,
-                                             uint32_t n, int tcp, void *buf, size_t cap, sweep_result_piece_fn piece,
-                                             void *ctx)
+/* m with only the run [start, start + n) of its results. */
+static sweep_message run_of(const sweep_message *m, const list *l, uint32_t start, uint32_t n)
+{
+    sweep_message r = *m;
+    const void *first = n ? (const uint8_t *)l->items + (size_t)start * l->size : NULL;
+    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
+        r.as.move_result_batch.results = first;
+        r.as.move_result_batch.count = n;
+    } else {
+        r.as.entity_commands_result.results = first;
+        r.as.entity_commands_result.count = n;
+    }
+    return r;
+}
+
+sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, void *buf, size_t cap,
+                                      sweep_result_piece_fn piece, void *ctx)
 {
     const uint8_t *out;
     size_t len;
-    if (tcp) {
-        sweep_proto_error e = encode_batch(sequence, tick, results, n, SWEEP_WIRE_SIZE_PREFIXED, buf, cap, &out, &len);
+    list l;
+    if (tcp || !list_of(m, &l)) {
+        sweep_proto_error e = sweep_encode(m, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, buf, cap, &out, &len);
         if (e != SWEEP_PROTO_OK)
             return e;
         return piece(ctx, out, len) ? SWEEP_PROTO_E_ARG : SWEEP_PROTO_OK;
     }
     uint32_t start = 0;
     do {
-        uint32_t k = n - start;
+        uint32_t k = l.count - start;
         for (;;) {
-            sweep_proto_error e = encode_batch(sequence, tick, results + start, k, 0, buf, cap, &out, &len);
+            sweep_message r = run_of(m, &l, start, k);
+            sweep_proto_error e = sweep_encode(&r, 0, buf, cap, &out, &len);
             if (e == SWEEP_PROTO_OK && len <= SWEEP_UDP_MAX_DATAGRAM)
                 break;
             if (k <= 1)
@@ -47,6 +73,6 @@ sweep_proto_error sweep_encode_result_pieces(uint32_t sequence, uint64_t tick, c
         if (piece(ctx, out, len))
             return SWEEP_PROTO_E_ARG;
         start += k;
-    } while (start < n);
+    } while (start < l.count);
     return SWEEP_PROTO_OK;
 }

@@ -7,8 +7,8 @@
  * UDP address, with the datagram's byte budget); a message for another
  * owner (a crushed entity's Despawned) goes to that session's own peer.
  * An Error is counted (Stats.errors_by_code) where it leaves. A result
- * batch is split to the transport here (send.c): the world hands it over
- * whole.
+ * batch (MoveResultBatch, EntityCommandsResult) is split to the transport
+ * here (send.c): the world hands it over whole.
  */
 #include <stddef.h>
 #include <string.h>
@@ -54,9 +54,8 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
                    (unsigned long long)ss->id, sweep_wire_code_name(m->as.error.code), m->sequence,
                    m->as.error.entity);
     }
-    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH)
-        sweep__send_results(s, p, m->sequence, m->server_tick, m->as.move_result_batch.results,
-                            m->as.move_result_batch.count);
+    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH || m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
+        sweep__send_results(s, p, m);
     else
         sweep__send(s, p, m);
 }

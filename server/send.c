@@ -7,10 +7,11 @@
  * never more than the peer's budget: an address that has not answered a
  * challenge has a budget equal to the datagram it sent, so the server can
  * never be used to amplify traffic towards a spoofed address. A result
- * batch too large for one datagram is split into several MoveResultBatch
- * datagrams carrying the same Message.sequence; a WorldState or an
- * EntityStates too large for one datagram (or TCP frame) is split the same
- * way, each part a whole message of the same tick (sweep__send_parts).
+ * batch (MoveResultBatch, EntityCommandsResult) too large for one datagram
+ * is split into several of its kind carrying the same Message.sequence
+ * (protocol/result_pieces.c); a WorldState or an EntityStates too large
+ * for one datagram (or TCP frame) is split the same way, each part a whole
+ * message of the same tick (sweep__send_parts).
  */
 #include <stdarg.h>
 #include <string.h>
@@ -150,13 +151,13 @@ static int send_piece(void *ctx, const uint8_t *out, size_t len)
     return 0;
 }
 
-int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
-                        const sweep_msg_move_result *r, uint32_t n)
+int sweep__send_results(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     piece_to t = {s, p, 0};
-    sweep_proto_error e = sweep_encode_result_pieces(sequence, tick, r, n, p->tcp, s->out_buf, s->out_cap, send_piece, &t);
+    sweep_proto_error e = sweep_encode_pieces(m, p->tcp, s->out_buf, s->out_cap, send_piece, &t);
     if (e == SWEEP_PROTO_E_DATAGRAM_TOO_LARGE)
-        sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "sequence=%u", sequence);
+        sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "kind=%s sequence=%u", sweep_msg_kind_name(m->kind),
+                   m->sequence);
     if (e != SWEEP_PROTO_OK && e != SWEEP_PROTO_E_ARG)
         return -1;
     return t.rc;

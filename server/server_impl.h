@@ -339,8 +339,9 @@ int sweep__sockaddr_equal(const struct sockaddr *a, const struct sockaddr *b);
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m);
 int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uint32_t sequence,
                       uint32_t entity, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-int sweep__send_results(sweep_server *s, sweep__peer *p, uint32_t sequence, uint64_t tick,
-                        const sweep_msg_move_result *r, uint32_t n);
+/* A MoveResultBatch or EntityCommandsResult, cut to the peer's transport
+ * (protocol/result_pieces.h). */
+int sweep__send_results(sweep_server *s, sweep__peer *p, const sweep_message *m);
 int sweep__send_bye(sweep_server *s, sweep__peer *p, const char *reason);
 /* sweep__send, unless the message's bytes (TCP prefix not counted) pass
  * limit or the output buffer: then 1 and nothing is sent. */

@@ -553,6 +553,7 @@ typedef struct fx_rx {
     sweep_msg_move moves[16];
     sweep_wire_mover movers[4096];
     sweep_wire_entity_state entity_states[4096];
+    sweep_msg_entity_command_result command_results[1024];
     sweep_decoder dec;
 } fx_rx;
 
@@ -567,6 +568,8 @@ static inline fx_rx *fx_rx_new(void)
     rx->dec.movers_cap = 4096;
     rx->dec.entity_states = rx->entity_states;
     rx->dec.entity_states_cap = 4096;
+    rx->dec.command_results = rx->command_results;
+    rx->dec.command_results_cap = 1024;
     return rx;
 }
 

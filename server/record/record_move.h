@@ -183,8 +183,9 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
  * the core's output, the actor after the move *a and sweep_act's result
  * *res (its contacts), rules (only the core's bits) and speed_excess,
  * with the ground mover's id, what the movers did to the entity since its
- * last move (moved: SWEEP_BODY_CARRIED and SWEEP_BODY_PUSHED bits only)
- * and, when they did, the mover's id and where the move started. The
+ * last move (moved: the entity's moved_flags, SWEEP_BODY_CARRIED and
+ * PUSHED and a Teleport's SWEEP__ENTITY_PLACED) and, when any is set, the
+ * mover's id (0 for none) and where the move started. The
  * fields are not made first: their selects (no ground normal off the
  * ground, no start when nothing moved the entity) and flag bits are
  * masks, the start and pushed_by compared only when the movers moved the
@@ -208,7 +209,10 @@ sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_
                        offsetof(sweep_contact, triangle) == 48 && offsetof(sweep_contact, material) == 52,
                    "the actor's position and velocity, and a contact's first 56 bytes, are laid out as the image");
     /* Bytes 53 to 55: flags, count, padding. */
-    uint32_t flags = g | moved << 1 | (uint32_t)(moved != 0) << 3;
+    /* moved may hold more than the movers' bits (a Teleport's
+     * SWEEP__ENTITY_PLACED): any of them gives the start, those two alone
+     * their flags. */
+    uint32_t flags = g | (moved & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED)) << 1 | (uint32_t)(moved != 0) << 3;
     if ((sweep__rd32(p + 52) >> 8) != (flags | n << 8))
         return 0;
     const uint8_t *ac = (const uint8_t *)a;

@@ -40,11 +40,28 @@ typedef struct sweep__entity_state {
     uint32_t ground_material;
     uint32_t ground_mover;     /* stood on after its last move: the tick carries it */
     uint32_t touch_mover;      /* first mover its last move touched (TOUCH triggers) */
-    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED since its last move */
+    uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED | SWEEP__ENTITY_PLACED since its last move */
     uint32_t moved_by;         /* the last mover that carried or pushed it since then */
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
 } sweep__entity_state;
+
+/* A bit of sweep__entity_state.moved_flags beside the movers'
+ * SWEEP_BODY_CARRIED and PUSHED (core/mover.h): an EntityCommand Teleport
+ * placed the entity since its last move. Like a mover's doing, its next
+ * MoveResult says so with start_position (where that move started: the
+ * place, or where movers took it from there), which a predicting client
+ * starts its check of the move from (client-sdk/predict.c). */
+#define SWEEP__ENTITY_PLACED (1u << 16)
+
+/* The unit vector against gravity; +z in a world without gravity (what
+ * a place is checked along, and what an EntityCommand's velocity is
+ * measured against: world.h). */
+static inline sweep_vec3 sweep__config_up(const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity);
+    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+}
 
 /* A limit a Spawn asked for its raw moves (max_speed, step_height): a
  * client may tighten the world's, never loosen it; 0 asks for the world's. */
@@ -138,6 +155,49 @@ static inline void sweep__entity_moved_told(sweep__entity_state *s)
 {
     s->moved_flags = 0;
     s->moved_by = SWEEP_NO_MOVER;
+}
+
+/* What an applied EntityCommand (op, SWEEP_WIRE_OP_*) leaves of an
+ * entity, given what its EntityCommandResult reports after it (position,
+ * velocity, radii): the world applies each command so (commands.c), and
+ * the core depth of a replay follows the log's results so
+ * (client-sdk/replay_core.c), with one rule for both.
+ *   Teleport     the position; velocity kept; not grounded, standing on
+ *                and touching no mover (the next tick carries it with
+ *                nothing it left); its next result has start_position;
+ *   SetVelocity, AddImpulse
+ *                the velocity; grounded is cleared when it points up
+ *                (along `up`), as a jump clears it: a grounded entity's
+ *                motion drops its velocity along up (core/motion.c), so an
+ *                upward impulse would otherwise be lost; else kept;
+ *   SetRadii     the radii and the position (the world keeps a grounded
+ *                entity's lowest point where it was); grounded kept.
+ * Despawn leaves nothing to keep. */
+static inline void sweep__entity_commanded(sweep__entity_state *s, uint32_t op, sweep_vec3 position,
+                                           sweep_vec3 velocity, sweep_vec3 radii, sweep_vec3 up)
+{
+    switch (op) {
+    case SWEEP_WIRE_OP_TELEPORT:
+        s->m.actor.position = position;
+        s->m.actor.grounded = 0;
+        s->ground_normal = sweep_v3(0, 0, 0);
+        s->ground_material = 0;
+        s->ground_mover = s->touch_mover = SWEEP_NO_MOVER;
+        s->moved_flags |= SWEEP__ENTITY_PLACED;
+        break;
+    case SWEEP_WIRE_OP_SET_VELOCITY:
+    case SWEEP_WIRE_OP_ADD_IMPULSE:
+        s->m.actor.velocity = velocity;
+        if (sweep_v3_dot(velocity, up) > 0.0)
+            s->m.actor.grounded = 0;
+        break;
+    case SWEEP_WIRE_OP_SET_RADII:
+        s->m.radii = radii;
+        s->m.actor.position = position;
+        break;
+    default:
+        break;
+    }
 }
 
 /* The body an entity is to a tick of the movers: its position and radii,

@@ -15,16 +15,9 @@
  * relaying one of its players): then its moves are a player's (moves.c).
  *
  * A place is free when the ellipsoid overlaps neither the level, nor a
- * mover at its current pose, nor (with --players-block) another entity.
- * The core has no overlap query, so the level and the movers are checked
- * with the core's own embedded-start test: a move of 1e-6 units along up
- * from the place, which reports SWEEP_MOVED_STARTED_EMBEDDED and the
- * contact it started in when the ellipsoid overlaps a triangle's front at
- * its start (a centre behind every face of a closed solid is not seen: the
- * core collides with front faces only). Other entities are checked by
- * their boxes (position +- radii), which contain their shells' sides: a
- * centre inside another's shell would meet only back faces too. A place
- * that is not free is refused with SpawnRefused naming what is in the way.
+ * mover at its current pose, nor (with --players-block) another entity
+ * (place.c, the rule a Teleport's target shares). A place that is not
+ * free is refused with SpawnRefused naming what is in the way.
  *
  * A new entity is at rest, not grounded, with a full time bank.
  */
@@ -33,47 +26,6 @@
 #include <string.h>
 
 #include "server/world/world_impl.h"
-
-/* 0 if an ellipsoid of radii r at q overlaps nothing of w, 1 if it does
- * (what says what, for the Error), -1 with *st for a place the core
- * refuses outright. */
-static int overlaps(const sweep__world *w, sweep_vec3 q, sweep_vec3 r, char *what, size_t whatlen,
-                    sweep_status *st)
-{
-    const sweep_config *cfg = &w->level.config;
-    for (uint32_t i = 0; w->crowd && i < w->ent_count; i++) {
-        const sweep__entity *o = w->ents[i];
-        sweep_vec3 d = sweep_v3_sub(q, o->st.m.actor.position);
-        if (fabs(d.x) < r.x + o->st.m.radii.x && fabs(d.y) < r.y + o->st.m.radii.y && fabs(d.z) < r.z + o->st.m.radii.z) {
-            snprintf(what, whatlen, "another entity");
-            return 1;
-        }
-    }
-    sweep_vec3 up = sweep_v3(0, 0, 1);
-    double g = sweep_v3_len(cfg->gravity);
-    if (g > 0.0)
-        up = sweep_v3_scale(cfg->gravity, -1.0 / g);
-    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
-    sweep_move_input in = {q, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
-    sweep_space space = sweep__world_space(w, NULL);
-    sweep_move_result res;
-    *st = sweep_move_in(&space, cfg, &in, &res);
-    if (*st != SWEEP_OK)
-        return -1;
-    if (!(res.flags & SWEEP_MOVED_STARTED_EMBEDDED))
-        return 0;
-    const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
-    if (c && c->mover != SWEEP_NO_MOVER) {
-        char qn[96];
-        const char *n = w->level.movers[c->mover].name;
-        snprintf(what, whatlen, "mover %u %s", w->level.movers[c->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
-    } else if (c && c->body != SWEEP_NO_BODY) {
-        snprintf(what, whatlen, "another entity");
-    } else {
-        snprintf(what, whatlen, "the level (triangle %u)", c ? c->triangle : 0u);
-    }
-    return 1;
-}
 
 static void send_spawned(const sweep__world *w, const sweep__request *rq, uint32_t sequence, const sweep__entity *e,
                          uint32_t rules, uint32_t point)
@@ -207,7 +159,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
             return;
         }
         sweep_status st;
-        int o = overlaps(w, q, r, what, sizeof what, &st);
+        int o = sweep__world_overlaps(w, NULL, q, r, what, sizeof what, &st);
         if (o < 0) {
             sweep__refuse(rq, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
             return;

@@ -69,7 +69,10 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
     w->opt = *opt;
     w->index = index;
     w->results = sweep__calloc(opt->max_batch ? opt->max_batch : 1, sizeof *w->results);
-    if (!w->results) {
+    uint32_t nb = opt->max_batch ? opt->max_batch : 1;
+    w->command_results = sweep__calloc(nb, sizeof *w->command_results);
+    w->command_texts = sweep__calloc(nb, sizeof *w->command_texts);
+    if (!w->results || !w->command_results || !w->command_texts) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -136,6 +139,8 @@ void sweep__world_close(sweep__world *w)
     free(w->ents);
     free(w->bodies);
     free(w->results);
+    free(w->command_results);
+    free(w->command_texts);
     sweep_level_free(&w->level);
     free(w);
 }

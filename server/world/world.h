@@ -6,7 +6,7 @@
  * the entities in it in spawn order, and an integer tick. Entities belong
  * to owners (a session of sweepd, a session of a replayed log); a request
  * of an owner (a decoded sweep_message: Spawn, Despawn, Move, MoveBatch,
- * Collide, MoverCommand, GetEntity) is applied with sweep__world_request
+ * Collide, MoverCommand, GetEntity, EntityCommands) is applied with sweep__world_request
  * and a tick with sweep__world_tick. Everything they cause leaves through
  * the sink the caller gives: the answer (a result, or an Error naming the
  * code and why), messages pushed unasked (a crushed entity's Despawned),
@@ -63,6 +63,9 @@ extern "C" {
 typedef struct sweep__world sweep__world;
 typedef struct sweep__entity sweep__entity;
 typedef struct sweep__owner sweep__owner;
+
+/* The longest message of one EntityCommandResult, its NUL included. */
+#define SWEEP__COMMAND_TEXT 200u
 
 /* Results an entity keeps for resent moves. */
 #define SWEEP__KEPT_RESULTS 32u
@@ -151,6 +154,8 @@ struct sweep__world {
     sweep_crowd *crowd;
     uint32_t next_spawn;       /* the spawn point (0-based) tried first for the next player */
     sweep_msg_move_result *results; /* a MoveBatch's answers, opt.max_batch of them */
+    sweep_msg_entity_command_result *command_results; /* an EntityCommands' answers, opt.max_batch */
+    char (*command_texts)[SWEEP__COMMAND_TEXT];       /* and their messages, one each */
     sweep__world_counts counts;
 };
 

@@ -5,6 +5,7 @@
 #ifndef SWEEP_SERVER_WORLD_WORLD_IMPL_H
 #define SWEEP_SERVER_WORLD_WORLD_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "server/world/log.h"
@@ -53,6 +54,17 @@ void sweep__rule_amounts_init(sweep__rule_amounts *a);
 /* Counts each rule of `bits` for the owner and the world and logs it
  * (event=rule, at most SWEEP__RULE_LOG_RATE lines a second per owner). */
 void sweep__rules_report(const sweep__request *rq, uint32_t entity, uint32_t bits, const sweep__rule_amounts *amounts);
+
+/* place.c */
+/* 0 if an ellipsoid of radii r at q overlaps nothing of w but self (the
+ * entity being placed, NULL for a new one), 1 if it does (what says
+ * what, for the refusal), -1 with *st for a place the core refuses
+ * outright. */
+int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r, char *what,
+                          size_t whatlen, sweep_status *st);
+
+/* commands.c */
+void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const sweep_message *m);
 
 /* spawn.c */
 void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m);

@@ -1040,43 +1040,119 @@ static void killed_server_log_replays(void **state)
     }
 }
 
-/* A request the protocol records but this sweepd's worlds do not apply
- * (EntityCommands before its handler) changes nothing, so it leaves no IN
- * record: a replay would call one a corrupt log. The log of a session that
- * sent one among its moves replays. */
-static void unserved_recorded_request_leaves_no_record(void **state)
+/* A request of commands, answered by its EntityCommandsResult (several
+ * datagrams over UDP): the sequence of the answer, its results counted. */
+static uint32_t command(int fd, int udp, fx_rx *rx, uint32_t seq, const sweep_msg_entity_command *c, uint32_t n)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, seq);
+    m.as.entity_commands.commands = c;
+    m.as.entity_commands.count = n;
+    if (udp)
+        assert_true(fx_udp_send(fd, &m) > 0);
+    else
+        assert_int_equal(fx_send(fd, &m), 0);
+    uint32_t got = 0, applied = 0;
+    while (got < n) {
+        if (udp)
+            assert_true(fx_udp_recv(fd, rx, &m, 5000) > 0);
+        else
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_ENTITY_COMMANDS_RESULT);
+        assert_int_equal(m.sequence, seq);
+        for (uint32_t k = 0; k < m.as.entity_commands_result.count; k++, got++)
+            applied += m.as.entity_commands_result.results[k].code == SWEEP_WIRE_NONE;
+    }
+    return applied;
+}
+
+/* A move over TCP, answered. */
+static sweep_msg_move_result moved(int fd, fx_rx *rx, sweep_message m)
+{
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    if (m.kind != SWEEP_MSG_MOVE_RESULT)
+        fail_msg("a move was answered with %s", sweep_msg_kind_name(m.kind));
+    return m.as.move_result;
+}
+
+/* A game server's EntityCommands on a player's entity and its own,
+ * recorded by a real sweepd (TCP, and UDP with an answer in several
+ * datagrams), replay at the full depth (every message byte for byte, a
+ * state hash every tick) and at the core depth, which follows what the
+ * commands did to the entities from the logged results: the moves after
+ * a teleport, an impulse and a new size start where the server's did. */
+static void entity_commands_replay_at_both_depths(void **state)
 {
     (void)state;
     char rec[400];
-    scratch("unserved", rec, sizeof rec);
+    scratch("commands", rec, sizeof rec);
     assert_int_equal(mkdir(rec, 0700), 0);
-    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, NULL};
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, "--record-hash-every", "1", NULL};
     fx_server d;
     assert_int_equal(fx_start(&d, extra), 0);
     fx_rx *rx = fx_rx_new();
-    int fd = fx_tcp_connect(d.port);
-    assert_true(fd >= 0);
-    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
-    uint32_t e = fx_spawn(fd, rx, 2, sweep_v3(0, 0, 3), sweep_v3(0.5, 0.5, 1.0));
-    assert_true(e != 0);
-    sweep_msg_entity_command c = {.entity = e, .op = SWEEP_WIRE_OP_TELEPORT, .vector = sweep_v3(1, 0, 3)};
-    sweep_message m = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 3);
-    m.as.entity_commands.commands = &c;
-    m.as.entity_commands.count = 1;
-    assert_int_equal(fx_expect_error(fd, rx, &m, NULL), SWEEP_WIRE_UNKNOWN_MESSAGE);
-    m = fx_fly_msg(e, 4, sweep_v3(1, 0, 0), 1.0 / 60.0);
-    assert_int_equal(fx_send(fd, &m), 0);
-    assert_int_equal(fx_recv(fd, rx, &m), 1);
-    assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
-    close(fd);
+    int player = fx_tcp_connect(d.port), game = fx_tcp_connect(d.port), udp = fx_udp_socket(d.port);
+    assert_true(player >= 0 && game >= 0 && udp >= 0);
+    assert_true(fx_hello(player, rx) != 0);
+    assert_true(fx_hello_token(game, rx, FX_TOKEN) != 0);
+    sweep_message w = fx_msg(SWEEP_MSG_WELCOME, 0);
+    assert_true(fx_udp_handshake_token(udp, rx, FX_TOKEN, &w) != 0);
+    uint32_t e = fx_spawn(player, rx, 2, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    uint32_t g = fx_spawn(game, rx, 2, sweep_v3(-12, 7.3, 1), sweep_v3(0, 0, 0));
+    assert_true(e != 0 && g != 0);
+    const double dt = 1.0 / 60.0;
+    uint32_t seq = 3;
+    for (int i = 0; i < 10; i++, usleep(16000))
+        moved(player, rx, fx_move_msg(e, seq++, sweep_v3(1, 0, 0), dt));
+    /* Placed, pushed up and out of the floor, with an upward impulse. */
+    sweep_msg_entity_command c1[2] = {{.entity = e, .op = SWEEP_WIRE_OP_TELEPORT, .vector = {0, -6, 0.5}},
+                                      {.entity = e, .op = SWEEP_WIRE_OP_ADD_IMPULSE, .vector = {1, 0, 3}}};
+    assert_int_equal(command(game, 0, rx, 3, c1, 2), 2);
+    sweep_msg_move_result r = moved(player, rx, fx_move_msg(e, seq++, sweep_v3(0, 0, 0), dt));
+    assert_true(r.has_start_position);
+    for (int i = 0; i < 20; i++, usleep(16000))
+        moved(player, rx, fx_move_msg(e, seq++, sweep_v3(0, 1, 0), dt));
+    /* Crouched, then the game server's own entity at the thin wall. */
+    sweep_msg_entity_command c2[3] = {{.entity = e, .op = SWEEP_WIRE_OP_SET_RADII, .vector = {0.4, 0.4, 0.5}},
+                                      {.entity = g, .op = SWEEP_WIRE_OP_SET_VELOCITY, .vector = {0, 40, 0}},
+                                      {.entity = 77, .op = SWEEP_WIRE_OP_DESPAWN}};
+    assert_int_equal(command(game, 0, rx, 4, c2, 3), 2);
+    for (int i = 0; i < 10; i++, usleep(16000)) {
+        moved(player, rx, fx_move_msg(e, seq++, sweep_v3(1, 0, 0), dt));
+        r = moved(game, rx, fx_move_msg(g, 10 + i, sweep_v3(0, 0, 0), dt));
+        assert_true(r.position.y <= 8.0 - 0.4 + 1e-3);
+    }
+    /* Over UDP, more results than a datagram holds. */
+    uint32_t n = w.as.welcome.max_batch;
+    sweep_msg_entity_command many[64];
+    assert_true(n >= 8 && n <= 64);
+    for (uint32_t i = 0; i < n; i++)
+        many[i] = (sweep_msg_entity_command){.entity = g, .op = (uint8_t)(i % 2 ? 50 : SWEEP_WIRE_OP_ADD_IMPULSE),
+                                             .vector = {0, -0.5, 0}};
+    assert_int_equal(command(udp, 1, rx, 5, many, n), (n + 1) / 2);
+    /* The player's entity despawned by the game server: its owner hears. */
+    sweep_msg_entity_command c3 = {.entity = e, .op = SWEEP_WIRE_OP_DESPAWN};
+    assert_int_equal(command(game, 0, rx, 6, &c3, 1), 1);
+    sweep_message m;
+    assert_int_equal(fx_recv(player, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_DESPAWNED);
+    for (int i = 0; i < 5; i++, usleep(16000))
+        moved(game, rx, fx_move_msg(g, 30 + i, sweep_v3(0, 0, 0), dt));
+    close(player);
+    close(game);
+    close(udp);
     free(rx);
     assert_int_equal(fx_stop(&d), 0);
     char logs[2][512];
     assert_int_equal(logs_in(rec, logs, 2), 1);
-    sweep_replay_stats st;
-    replay_ok(logs[0], g_map, &st, NULL);
-    assert_int_equal(st.requests, 2); /* the Spawn and the Move */
-    assert_int_equal(st.moves, 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], g_map, &full, &tf);
+    assert_int_equal(full.moves, 10 + 1 + 20 + 10 * 2 + 5);
+    assert_true(full.hashes >= full.ticks - 1 && full.ticks > 10);
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.moves, full.moves);
+    assert_int_equal(core.requests, full.requests);
 }
 
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
@@ -2265,7 +2341,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(lean_loop_matches_general_path),
-        cmocka_unit_test(unserved_recorded_request_leaves_no_record),
+        cmocka_unit_test(entity_commands_replay_at_both_depths),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -335,25 +335,18 @@ static void test_not_a_request(void **state)
 
 /* The game server's requests of the protocol that this sweepd does not
  * serve (yet) are refused as UnknownMessage with their sequence, a player's
- * and the server role's alike, an EntityCommands with commands too (it is
- * decoded, not refused for its size); and what only a server sends, sent to
- * it, is no request. The connection stays usable. When a kind gets its
+ * and the server role's alike; and what only a server sends, sent to it,
+ * is no request (an EntityCommandsResult too: EntityCommands is served,
+ * tests/server/test_entity_commands.c). The connection stays usable. When a kind gets its
  * handler, its line goes from here to that handler's tests. */
 static void test_unserved_requests(void **state)
 {
     (void)state;
-    static sweep_msg_entity_command commands[3];
-    for (uint32_t i = 0; i < 3; i++)
-        commands[i] = (sweep_msg_entity_command){.entity = 1 + i, .op = (uint8_t)i, .vector = sweep_v3(1, 2, 3)};
     static sweep_wire_entity_state states[200];
     static sweep_msg_entity_command_result results[100];
     static const uint8_t hash[32];
     sweep_message asks[13];
     unsigned n = 0;
-    asks[n] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 0);
-    asks[n].as.entity_commands.commands = commands;
-    asks[n++].as.entity_commands.count = 3;
-    asks[n++] = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 0); /* empty */
     asks[n] = fx_msg(SWEEP_MSG_OPEN_WORLD, 0);
     asks[n++].as.open_world.map = sweep_str_of("arena");
     asks[n] = fx_msg(SWEEP_MSG_CLOSE_WORLD, 0);

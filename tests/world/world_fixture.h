@@ -6,8 +6,9 @@
  *
  * The recording sink keeps a copy of every message (the library's
  * messages point into its own scratch and stack: an Error's text, a
- * MoveResultBatch's results, an EntityStates' entities, so they are
- * copied before the request returns), every applied move with its answer, the ids given, and, in
+ * MoveResultBatch's results, an EntityStates' entities, an
+ * EntityCommandsResult's results, so they are copied before the request
+ * returns), every applied move with its answer, the ids given, and, in
  * `calls`, the order the callbacks came in, one letter each:
  *   M message   v move   i entity_id   d dropped   t tick
  *   + entities(+1)   - entities(-1)   f mem_fits   r draw_id
@@ -53,6 +54,8 @@ typedef struct wf_msg {
     char text[400];
     sweep_msg_move_result batch[WF_MAX_BATCH];
     sweep_wire_entity_state states[WF_MAX_BATCH];
+    sweep_msg_entity_command_result commands[WF_MAX_BATCH]; /* an EntityCommandsResult's */
+    char command_text[WF_MAX_BATCH][200];
 } wf_msg;
 
 typedef struct wf_rec {
@@ -108,6 +111,19 @@ static inline void wf_on_message(void *ctx, sweep__owner *to, const sweep_messag
         assert_true(m->as.entity_states.count <= WF_MAX_BATCH);
         memcpy(c->states, m->as.entity_states.entities, m->as.entity_states.count * sizeof c->states[0]);
         c->m.as.entity_states.entities = c->states;
+    } else if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT) {
+        const sweep_msg_entity_commands_result *er = &m->as.entity_commands_result;
+        assert_true(er->count <= WF_MAX_BATCH);
+        for (uint32_t i = 0; i < er->count; i++) {
+            c->commands[i] = er->results[i];
+            sweep_str t = er->results[i].message;
+            assert_true(t.len < sizeof c->command_text[i]);
+            if (t.len)
+                memcpy(c->command_text[i], t.ptr, t.len);
+            c->command_text[i][t.len] = 0;
+            c->commands[i].message.ptr = c->command_text[i];
+        }
+        c->m.as.entity_commands_result.results = c->commands;
     }
 }
 

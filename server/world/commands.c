@@ -1,0 +1,277 @@
+/*
+ * commands.c - EntityCommands: a session of the server role (a game
+ * server) acting on any entity of its world, whoever owns it: Teleport,
+ * SetVelocity, AddImpulse, SetRadii, Despawn, many in one message.
+ *
+ * The commands are applied in order, each on what the ones before left,
+ * and each is independent: a refused one (an unknown entity, a bad number,
+ * no room) changes nothing and does not stop the others. Each has its
+ * result, in order, in one EntityCommandsResult: code None when applied,
+ * else the code an Error would carry and why; the entity's position,
+ * velocity and radii after it while it exists. Only the message's size is
+ * refused whole (BatchTooLarge above the owner's max_batch, as a
+ * MoveBatch). What a command leaves of an entity is entity_motion.h's
+ * sweep__entity_commanded, which the core depth of a replay runs on the
+ * logged results too. The rules of each:
+ *
+ *   Teleport     a finite target (BadNumber) within the coordinate limit
+ *                (BadPosition), checked as a Spawn's place (place.c). A
+ *                target that overlaps something is pushed out: the places
+ *                above it along up, a quarter of the entity's height
+ *                apart, PUSH_OUT_TRIES of them, are tried in order and the
+ *                first free one is taken (flag PushedOut); none free, it
+ *                is refused with NoRoom naming what is at the target. No
+ *                collision on the way: a placement, not a motion. Its
+ *                claims are not flagged for the grace period (its client
+ *                could not foresee it), and its next MoveResult has
+ *                start_position, as after a mover.
+ *   SetVelocity  a finite velocity (BadNumber) no faster than the map's
+ *                max_speed (refused with BadVelocity, never clamped).
+ *   AddImpulse   a finite impulse added to the velocity, the sum no
+ *                faster than max_speed (BadVelocity). Neither velocity
+ *                moves the entity now: its next move runs it through
+ *                collide-and-slide, so no impulse carries an entity
+ *                through a wall.
+ *   SetRadii     radii the map allows (sweep_config_radii_ok, BadRadii),
+ *                around the same centre, or, grounded, with its lowest
+ *                point where it was (the centre moves along up by the
+ *                change of its half-height, so standing up from a crouch
+ *                works on a floor); refused with NoRoom where the new
+ *                shape overlaps something (growing under a low ceiling).
+ *   Despawn      as its owner's Despawn; an owner that is not the
+ *                commanding session is told with an unasked Despawned
+ *                (sequence 0), as a crushed entity's owner is.
+ *   another op   NotAllowed.
+ * Velocity, impulse and radii commands unflag claims as a Teleport does.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/world/entity_motion.h"
+#include "server/world/world_impl.h"
+
+/* Places above an occupied Teleport target tried before NoRoom, and how
+ * far apart, as a fraction of the entity's half-height: ten quarters, a
+ * little more than its height, so that an entity of its size standing
+ * at the target is cleared (its top is exactly one height up). */
+#define PUSH_OUT_TRIES 10
+#define PUSH_OUT_STEP 0.25
+
+/* One command's result being filled, and the room for its message. */
+typedef struct command {
+    sweep__world *w;
+    const sweep__request *rq;
+    sweep_msg_entity_command_result *out;
+    char *text;
+} command;
+
+static void refuse(command *c, sweep_wire_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(command *c, sweep_wire_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->text, SWEEP__COMMAND_TEXT, fmt, ap);
+    va_end(ap);
+    c->out->code = code;
+    c->out->message = sweep_str_of(c->text);
+}
+
+/* Half the extent along unit u of the axis-aligned ellipsoid of radii r. */
+static double half_height(sweep_vec3 r, sweep_vec3 u)
+{
+    double x = r.x * u.x, y = r.y * u.y, z = r.z * u.z;
+    return sqrt(x * x + y * y + z * z);
+}
+
+/* Applied: what the entity keeps, its shell moved, its claims unflagged. */
+static void applied(command *c, sweep__entity *e, uint32_t op, sweep_vec3 position, sweep_vec3 velocity,
+                    sweep_vec3 radii)
+{
+    sweep__entity_commanded(&e->st, op, position, velocity, radii, sweep__config_up(&c->w->level.config));
+    sweep__world_place_entity(c->w, e);
+    sweep__entity_unflag(c->w, e);
+}
+
+static void teleport(command *c, sweep__entity *e, sweep_vec3 target)
+{
+    const sweep__world *w = c->w;
+    const sweep_config *cfg = &w->level.config;
+    if (!sweep_v3_isfinite(target)) {
+        refuse(c, SWEEP_WIRE_BAD_NUMBER, "Teleport target holds a NaN or infinite number");
+        return;
+    }
+    if (!sweep_config_contains(cfg, target)) {
+        refuse(c, SWEEP_WIRE_BAD_POSITION, "Teleport target (%g, %g, %g) is beyond the world limit %g", target.x,
+               target.y, target.z, cfg->max_coordinate);
+        return;
+    }
+    sweep_vec3 r = e->st.m.radii, up = sweep__config_up(cfg);
+    double step = PUSH_OUT_STEP * half_height(r, up);
+    char what[160] = "", other[160];
+    sweep_status st = SWEEP_OK;
+    sweep_vec3 q = target;
+    int o = sweep__world_overlaps(w, e, q, r, what, sizeof what, &st);
+    uint32_t flags = 0;
+    for (int k = 1; o == 1 && k <= PUSH_OUT_TRIES; k++) {
+        q = sweep_v3_madd(target, up, step * k);
+        if (!sweep_config_contains(cfg, q))
+            break;
+        o = sweep__world_overlaps(w, e, q, r, other, sizeof other, &st);
+        flags = SWEEP_WIRE_COMMAND_PUSHED_OUT;
+    }
+    if (o < 0) {
+        refuse(c, sweep_wire_code_from_status(st), "Teleport: %s", sweep_status_message(st));
+        return;
+    }
+    if (o) {
+        refuse(c, SWEEP_WIRE_NO_ROOM, "(%g, %g, %g) overlaps %s, and no place up to %g above it is free", target.x,
+               target.y, target.z, what, step * PUSH_OUT_TRIES);
+        return;
+    }
+    applied(c, e, SWEEP_WIRE_OP_TELEPORT, q, e->st.m.actor.velocity, r);
+    c->out->flags = flags;
+}
+
+/* SetVelocity (v) and AddImpulse (v added): the velocity it leaves. */
+static void set_velocity(command *c, sweep__entity *e, uint32_t op, sweep_vec3 v)
+{
+    const sweep_config *cfg = &c->w->level.config;
+    const char *name = op == SWEEP_WIRE_OP_SET_VELOCITY ? "SetVelocity" : "AddImpulse";
+    if (!sweep_v3_isfinite(v)) {
+        refuse(c, SWEEP_WIRE_BAD_NUMBER, "%s holds a NaN or infinite number", name);
+        return;
+    }
+    sweep_vec3 nv = op == SWEEP_WIRE_OP_SET_VELOCITY ? v : sweep_v3_add(e->st.m.actor.velocity, v);
+    double speed = sweep_v3_len(nv);
+    if (!(speed <= cfg->max_speed)) {
+        refuse(c, SWEEP_WIRE_BAD_VELOCITY, "%s: speed %g would be above the world's max_speed %g", name, speed,
+               cfg->max_speed);
+        return;
+    }
+    applied(c, e, op, e->st.m.actor.position, nv, e->st.m.radii);
+}
+
+static void set_radii(command *c, sweep__entity *e, sweep_vec3 r)
+{
+    const sweep__world *w = c->w;
+    const sweep_config *cfg = &w->level.config;
+    if (!sweep_v3_isfinite(r)) {
+        refuse(c, SWEEP_WIRE_BAD_NUMBER, "SetRadii holds a NaN or infinite number");
+        return;
+    }
+    if (!sweep_config_radii_ok(cfg, r)) {
+        refuse(c, SWEEP_WIRE_BAD_RADII, "radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", r.x, r.y,
+               r.z, cfg->min_radius, cfg->max_radius, cfg->max_anisotropy);
+        return;
+    }
+    sweep_vec3 q = e->st.m.actor.position;
+    if (e->st.m.actor.grounded) {
+        sweep_vec3 up = sweep__config_up(cfg);
+        q = sweep_v3_madd(q, up, half_height(r, up) - half_height(e->st.m.radii, up));
+    }
+    if (!sweep_config_contains(cfg, q)) {
+        refuse(c, SWEEP_WIRE_BAD_POSITION, "SetRadii would put the centre beyond the world limit %g",
+               cfg->max_coordinate);
+        return;
+    }
+    char what[160] = "";
+    sweep_status st = SWEEP_OK;
+    int o = sweep__world_overlaps(w, e, q, r, what, sizeof what, &st);
+    if (o < 0) {
+        refuse(c, sweep_wire_code_from_status(st), "SetRadii: %s", sweep_status_message(st));
+        return;
+    }
+    if (o) {
+        refuse(c, SWEEP_WIRE_NO_ROOM, "radii (%g, %g, %g) at (%g, %g, %g) overlap %s", r.x, r.y, r.z, q.x, q.y, q.z,
+               what);
+        return;
+    }
+    applied(c, e, SWEEP_WIRE_OP_SET_RADII, q, e->st.m.actor.velocity, r);
+}
+
+/* Removes it; an owner other than the commanding session hears of it. */
+static void despawn(command *c, sweep__entity *e)
+{
+    sweep__owner *owner = e->owner;
+    uint32_t id = e->id;
+    const sweep__world_sink *sink = c->rq->sink;
+    sweep__owner_despawn(owner, e, sink);
+    if (owner == c->rq->owner)
+        return; /* its result says so */
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_DESPAWNED;
+    m.sequence = 0;
+    m.server_tick = c->w->tick;
+    m.as.despawned.entity = id;
+    sink->message(sink->ctx, owner, &m);
+}
+
+static void apply_one(command *c, const sweep_msg_entity_command *ec)
+{
+    sweep_msg_entity_command_result *out = c->out;
+    memset(out, 0, sizeof *out);
+    out->entity = ec->entity;
+    out->op = ec->op;
+    out->code = SWEEP_WIRE_NONE;
+    /* Any entity of the world: the server role acts on every owner's. */
+    sweep__entity *e = sweep__entity_table_find(&c->w->entities, ec->entity);
+    if (!e) {
+        refuse(c, SWEEP_WIRE_UNKNOWN_ENTITY, "no entity %u in this world", ec->entity);
+        return;
+    }
+    switch (ec->op) {
+    case SWEEP_WIRE_OP_TELEPORT:
+        teleport(c, e, ec->vector);
+        break;
+    case SWEEP_WIRE_OP_SET_VELOCITY:
+    case SWEEP_WIRE_OP_ADD_IMPULSE:
+        set_velocity(c, e, ec->op, ec->vector);
+        break;
+    case SWEEP_WIRE_OP_SET_RADII:
+        set_radii(c, e, ec->vector);
+        break;
+    case SWEEP_WIRE_OP_DESPAWN:
+        despawn(c, e);
+        return; /* no state after it */
+    default:
+        refuse(c, SWEEP_WIRE_NOT_ALLOWED,
+               "op %u is not an EntityOp (Teleport 0, SetVelocity 1, AddImpulse 2, SetRadii 3, Despawn 4)",
+               (unsigned)ec->op);
+        break;
+    }
+    out->has_state = 1;
+    out->position = e->st.m.actor.position;
+    out->velocity = e->st.m.actor.velocity;
+    out->radii = e->st.m.radii;
+}
+
+void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const sweep_message *m)
+{
+    const sweep_msg_entity_commands *ec = &m->as.entity_commands;
+    uint32_t limit = rq->owner->max_batch; /* never above the world's, which sized the results */
+    if (ec->count > limit) {
+        sweep__refuse(rq, SWEEP_WIRE_BATCH_TOO_LARGE, m->sequence, 0,
+                      "EntityCommands of %u commands; at most %u are accepted (Welcome.max_batch%s)", ec->count,
+                      limit, rq->owner->udp ? ", what one datagram holds" : "");
+        return;
+    }
+    uint32_t refused = 0;
+    for (uint32_t i = 0; i < ec->count; i++) {
+        command c = {w, rq, &w->command_results[i], w->command_texts[i]};
+        apply_one(&c, &ec->commands[i]);
+        refused += c.out->code != SWEEP_WIRE_NONE;
+    }
+    sweep__log(SWEEP_LOG_INFO, "entity_commands", "session=%llu world=%u commands=%u refused=%u",
+               (unsigned long long)rq->owner->id, w->index, ec->count, refused);
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_ENTITY_COMMANDS_RESULT;
+    out.sequence = m->sequence;
+    out.server_tick = w->tick;
+    out.as.entity_commands_result.results = w->command_results;
+    out.as.entity_commands_result.count = ec->count;
+    sweep__answer(rq, &out);
+}

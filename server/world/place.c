@@ -1,0 +1,61 @@
+/*
+ * place.c - whether an ellipsoid has room at a place of a world: what a
+ * Spawn's place, a Teleport's target and a SetRadii's new shape are
+ * checked with, so that every way an entity comes to be somewhere obeys
+ * one rule.
+ *
+ * A place is free when the ellipsoid overlaps neither the level, nor a
+ * mover at its current pose, nor (with --players-block) another entity.
+ * The core has no overlap query, so the level and the movers are checked
+ * with the core's own embedded-start test: a move of 1e-6 units along up
+ * from the place, which reports SWEEP_MOVED_STARTED_EMBEDDED and the
+ * contact it started in when the ellipsoid overlaps a triangle's front at
+ * its start (a centre behind every face of a closed solid is not seen: the
+ * core collides with front faces only). Other entities are checked by
+ * their boxes (position +- radii), which contain their shells' sides: a
+ * centre inside another's shell would meet only back faces too. The
+ * entity being placed (an existing one, moved or reshaped) is no obstacle
+ * to itself: neither its box nor its shell is counted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/world/world_impl.h"
+
+int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r, char *what,
+                          size_t whatlen, sweep_status *st)
+{
+    const sweep_config *cfg = &w->level.config;
+    for (uint32_t i = 0; w->crowd && i < w->ent_count; i++) {
+        const sweep__entity *o = w->ents[i];
+        if (o == self)
+            continue;
+        sweep_vec3 d = sweep_v3_sub(q, o->st.m.actor.position);
+        if (fabs(d.x) < r.x + o->st.m.radii.x && fabs(d.y) < r.y + o->st.m.radii.y && fabs(d.z) < r.z + o->st.m.radii.z) {
+            snprintf(what, whatlen, "another entity");
+            return 1;
+        }
+    }
+    sweep_vec3 up = sweep__config_up(cfg);
+    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
+    sweep_move_input in = {q, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
+    sweep_space space = sweep__world_space(w, self);
+    sweep_move_result res;
+    *st = sweep_move_in(&space, cfg, &in, &res);
+    if (*st != SWEEP_OK)
+        return -1;
+    if (!(res.flags & SWEEP_MOVED_STARTED_EMBEDDED))
+        return 0;
+    const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
+    if (c && c->mover != SWEEP_NO_MOVER) {
+        char qn[96];
+        const char *n = w->level.movers[c->mover].name;
+        snprintf(what, whatlen, "mover %u %s", w->level.movers[c->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
+    } else if (c && c->body != SWEEP_NO_BODY) {
+        snprintf(what, whatlen, "another entity");
+    } else {
+        snprintf(what, whatlen, "the level (triangle %u)", c ? c->triangle : 0u);
+    }
+    return 1;
+}
