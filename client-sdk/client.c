@@ -1384,9 +1384,11 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
     if (c->state == SWEEP__TCP_CONNECTING)
         return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
     uint64_t now = sweep_client_now_ns();
+    /* The session exists once welcomed: the port check has a deadline of
+     * its own, and missing it only keeps the shared port. */
     if (c->state == SWEEP__PORT && now >= c->port_deadline)
         return keep_shared_port(c, err);
-    if (now >= c->connect_deadline)
+    if (c->state != SWEEP__PORT && now >= c->connect_deadline)
         return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "no answer to Hello (sequence %u) from %s within %d ms",
                             c->hs.sequence, c->address, c->timeout_ms);
     if (c->transport == SWEEP_CLIENT_UDP && now >= c->hs_resend_at) {
@@ -1417,8 +1419,7 @@ int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
             due = spawns_due(c);
         break;
     default:
-        due = c->state == SWEEP__PORT && c->port_deadline < c->connect_deadline ? c->port_deadline
-                                                                                   : c->connect_deadline;
+        due = c->state == SWEEP__PORT ? c->port_deadline : c->connect_deadline;
         if (c->transport == SWEEP_CLIENT_UDP && c->hs_resend_at < due)
             due = c->hs_resend_at;
         break;

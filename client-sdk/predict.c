@@ -338,8 +338,9 @@ static sweep_client_status check_world_state(const sweep_movers *mv, const sweep
     if (mv == NULL || lv == NULL || ws == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no movers, level or WorldState");
     if (sweep_movers_count(mv) != lv->mover_count)
-        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the movers (%u) were not built from this level (%u movers)",
-                   sweep_movers_count(mv), lv->mover_count);
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                   "the movers (%u) were not built from this level (%u movers)", sweep_movers_count(mv),
+                   lv->mover_count);
     if (ws->count > 0 && ws->movers == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the WorldState says %u movers but holds none",
                    ws->count);
@@ -408,7 +409,8 @@ static int holds_tick(const sweep_predictor *p, uint64_t tick)
 static sweep_client_status world_state(sweep_predictor *p, const sweep_msg_world_state *ws, sweep_client_error *err)
 {
     if (p->movers == NULL)
-        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the predictor has no movers (sweep_predictor_set_movers)");
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                   "the predictor has no movers (sweep_predictor_set_movers)");
     sweep_client_status st = check_world_state(p->movers, p->level, ws, err);
     if (st != SWEEP_CLIENT_OK)
         return st;

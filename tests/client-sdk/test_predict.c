@@ -86,7 +86,8 @@ static sweep_predict_counters counters_of(const sweep_predictor *p)
 static sweep_msg_move_result answer(sweep_predict_state *s, uint32_t seq, sweep_wish w, double dt)
 {
     sweep_act_result r;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, s, &w, dt, &r, NULL), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, s, &w, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     sweep_msg_move_result m = {0};
     m.sequence = seq;
     m.position = r.move.position;
@@ -278,7 +279,8 @@ static void rules_act_in_the_prediction(void **state)
     sweep_act_result r;
     sweep_wish fast = wish(50, 0, SWEEP_WISH_JUMP);
     /* Spawned in the air: the jump is refused, the wish clamped. */
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r, NULL), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_true(r.rules & SWEEP_RULE_SPEED);
     assert_true(r.rules & SWEEP_RULE_JUMP);
     assert_true(r.speed_excess == 50 - LV.rules.walk_speed);
@@ -292,7 +294,8 @@ static void rules_act_in_the_prediction(void **state)
     /* From the ground a jump starts at the jump speed, less one step of gravity. */
     sweep_wish hop = wish(0, 0, SWEEP_WISH_JUMP);
     double z0 = s.position.z;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r, NULL), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_false(r.rules & SWEEP_RULE_JUMP);
     assert_false(s.grounded);
     assert_true(s.position.z > z0);
@@ -313,11 +316,13 @@ static void rules_act_in_the_prediction(void **state)
     assert_true(refused > 20);
     /* A long move is split into steps of at most max_step. */
     sweep_wish walk = wish(1, 0, 0);
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, 0.1, &r, NULL), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, 0.1, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_true(r.steps >= 3 && r.steps * LV.rules.max_step >= 0.1 && (r.steps - 1) * LV.rules.max_step < 0.1);
     /* Missing arguments are refused, and change nothing. */
     sweep_predict_state before = s;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, NULL, LV.default_radii, &s, &walk, dt, &r, NULL), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, NULL, LV.default_radii, &s, &walk, dt, &r, NULL),
+                     SWEEP_CLIENT_E_ARG);
     assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, NULL, dt, &r, NULL),
                      SWEEP_CLIENT_E_ARG);
     assert_int_equal(sweep_predict_run(NULL, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, dt, &r, NULL),
