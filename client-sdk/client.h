@@ -415,9 +415,10 @@ sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_
  * predicting client keys its predictions on them before sending. */
 void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences);
 
-/* Most moves a batch may hold: Welcome.max_batch, and over UDP no more
- * than fit one datagram with every field of every move present (claimed
- * positions, buttons, mode included). */
+/* Most moves one MoveBatch may hold: Welcome.max_batch, and over UDP no
+ * more than fit one datagram with every field of every move present
+ * (claimed positions, buttons, mode included). sweep_client_send_batch
+ * cuts a larger batch into MoveBatches of this size. */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 
 /* --- receiving ------------------------------------------------------------ */
