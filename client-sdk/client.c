@@ -562,6 +562,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
     case SWEEP_MSG_WELCOME: {
         const sweep_msg_welcome *w = &m->as.welcome;
         ev->kind = (sweep_client_event_kind)SWEEP__EV_WELCOME;
+        /* A late repeat (a resent Hello answered again) changes nothing
+         * the handshake already settled, such as the port kept. */
+        if (c->state != SWEEP__HELLO && c->state != SWEEP__COOKIE)
+            break;
         c->welcome.protocol_version = w->protocol_version;
         c->welcome.session_id = w->session_id;
         c->welcome.tick_rate = w->tick_rate;
