@@ -113,9 +113,10 @@ static void connecting_step_by_step(void **state)
         if (s != SWEEP_CLIENT_OK)
             fprintf(stderr, "step: %s: %s\n", sweep_client_error_name(&e), e.message);
         assert_int_equal(s, SWEEP_CLIENT_OK);
-        /* Over UDP the Challenge comes before the Welcome can. */
-        if (t == SWEEP_CLIENT_UDP)
-            assert_true(again >= 1);
+        /* (How many steps it took is the scheduler's business: a step
+         * goes as far as what arrived allows, the whole handshake if the
+         * server answers as fast as the client reads.) */
+        (void)again;
         const sweep_client_welcome *w = sweep_client_get_welcome(c);
         assert_string_equal(w->map_name, "arena");
         assert_int_equal(w->role, SWEEP_WIRE_ROLE_SERVER);
@@ -156,7 +157,7 @@ static void connecting_gives_up_when_the_caller_said(void **state)
         sweep_client_options_init(&o);
         o.transport = (sweep_client_transport)t;
         o.address = addr;
-        o.timeout_ms = 400;
+        o.timeout_ms = 1500; /* room for a loaded machine between the calls */
         o.udp_retry_ms = 50;
         sweep_client *c = NULL;
         sweep_client_error e;
@@ -167,7 +168,7 @@ static void connecting_gives_up_when_the_caller_said(void **state)
         assert_int_equal(sweep_client_last_error(c)->status, SWEEP_CLIENT_E_AGAIN);
         /* Waiting without a limit ends at the client's own deadline. */
         assert_int_equal(sweep_client_connect_step(c, -1, &e), SWEEP_CLIENT_E_TIMEOUT);
-        assert_non_null(strstr(e.message, "400 ms"));
+        assert_non_null(strstr(e.message, "1500 ms"));
         if (t == SWEEP_CLIENT_UDP) {
             sweep_client_counters cc;
             sweep_client_get_counters(c, &cc);
@@ -291,7 +292,7 @@ static void an_unanswered_spawn_is_given_up(void **state)
         assert_int_equal(fx_start(&d, args), 0);
         sweep_client_options o;
         options_for(&o, &d, (sweep_client_transport)t, TOKEN);
-        o.timeout_ms = 500;
+        o.timeout_ms = 2000;
         o.udp_retry_ms = 50;
         sweep_client *c = NULL;
         sweep_client_error e;
@@ -314,17 +315,15 @@ static void an_unanswered_spawn_is_given_up(void **state)
         if (t == SWEEP_CLIENT_UDP)
             assert_true(cc.resends >= 3);
         assert_int_equal(kill(d.pid, SIGCONT), 0);
-        int spawned = 0;
-        uint64_t until = fx_now_ms() + 20000;
-        while (fx_now_ms() < until && (s = sweep_client_poll(c, 300, &ev, &e)) != SWEEP_CLIENT_E_TIMEOUT) {
-            assert_int_equal(s, SWEEP_CLIENT_OK);
-            assert_int_equal(ev.kind, SWEEP_CLIENT_EV_SPAWNED);
-            assert_int_equal(ev.sequence, seq);
-            spawned++;
-        }
-        assert_int_equal(spawned, 1);
+        assert_int_equal(sweep_client_poll(c, 20000, &ev, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(ev.kind, SWEEP_CLIENT_EV_SPAWNED);
+        assert_int_equal(ev.sequence, seq);
+        /* The Pong comes after every answer to what was sent before it:
+         * over UDP every copy of the Spawn was answered, with the same
+         * entity, and only one answer was handed out. */
+        assert_int_equal(sweep_client_ping(c, NULL, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_TIMEOUT);
         if (t == SWEEP_CLIENT_UDP) {
-            /* Every copy was answered, with the same entity; one handed out. */
             sweep_client_get_counters(c, &cc);
             assert_true(cc.duplicates >= 1);
         }
