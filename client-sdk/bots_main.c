@@ -234,7 +234,7 @@ typedef struct bot {
     inflight *fl;            /* load */
     uint32_t nfl;
     /* Players. */
-    sweep_predictor pred;
+    sweep_predictor *pred; /* while predicting */
     int predicting;
     uint32_t grounded_run;   /* predicted moves in a row that ended standing */
     uint64_t last_jump;      /* step of the last jump pressed */
@@ -752,16 +752,16 @@ static int send_player(const options *o, const map_info *mi, bot *b, totals *t, 
     if (b->predicting) {
         /* An honest player jumps when it stands, about once a second; the
          * prediction says when it stands and where it will be. */
-        sweep_predict_state now = sweep_predictor_current(&b->pred);
+        sweep_predict_state now = sweep_predictor_current(b->pred);
         b->grounded_run = now.grounded ? b->grounded_run + 1 : 0;
         if (b->mode == MODE_HONEST && rules->jump_speed > 0 && b->grounded_run >= 6 && b->step >= b->last_jump + side) {
             m.buttons = SWEEP_WISH_JUMP;
             b->last_jump = b->step;
         }
         sweep_wish w = {.velocity = m.velocity, .buttons = m.buttons};
-        if (sweep_predictor_step(&b->pred, seq, &w, dt, NULL) == SWEEP_OK) {
+        if (sweep_predictor_step(b->pred, seq, &w, dt, NULL, NULL) == SWEEP_CLIENT_OK) {
             m.has_claimed_position = 1;
-            m.claimed_position = sweep_predictor_current(&b->pred).position;
+            m.claimed_position = sweep_predictor_current(b->pred).position;
         }
     }
     sweep_client_error e;
@@ -849,7 +849,7 @@ static void take_result(const options *o, const map_info *mi, bot *b, totals *t,
     }
     if (b->predicting) {
         sweep_predict_ack a;
-        sweep_predictor_ack(&b->pred, r, &a);
+        sweep_predictor_ack(b->pred, r, &a, NULL);
         mt->mismatches += a.found && a.mismatch;
         /* An answer that gives up earlier moves (none of them answered) may
          * follow a move the server never got: all its copies were lost on
@@ -1037,12 +1037,15 @@ static int spawn_player(const options *o, const map_info *mi, bot *b, totals *t)
     b->last_seq = 0;
     b->track_n = 0;
     b->grounded_run = 0;
-    if (b->predicting) {
-        sweep_predictor_free(&b->pred);
-        b->predicting = 0;
-    }
+    sweep_predictor_destroy(b->pred);
+    b->pred = NULL;
+    b->predicting = 0;
     if (b->mode == MODE_HONEST) {
-        sweep_predictor_init(&b->pred, mi->world, &lv->config, &lv->rules, sp.position, sp.radii);
+        if (sweep_predictor_create(mi->world, &lv->config, &lv->rules, sp.position, sp.radii, &b->pred, &e) !=
+            SWEEP_CLIENT_OK) {
+            fprintf(stderr, "sweep-bots: bot %u: prediction: %s\n", b->index, e.message);
+            return -1;
+        }
         b->predicting = 1;
     }
     return 0;
@@ -1391,7 +1394,7 @@ int main(int argc, char **argv)
                     if (o.players) {
                         count_error(mt, ev.as.error.code);
                         if (b->predicting)
-                            sweep_predictor_reject(&b->pred, ev.as.error.sequence, NULL);
+                            sweep_predictor_reject(b->pred, ev.as.error.sequence, NULL, NULL);
                         if (b->mode == MODE_HONEST && mt->errors <= 5)
                             fprintf(stderr, "sweep-bots: honest bot %u: server error %s: %s (sequence %u)\n", i,
                                     sweep_client_error_name(&ev.as.error), ev.as.error.message, ev.as.error.sequence);
@@ -1547,8 +1550,7 @@ int main(int argc, char **argv)
 out:
     for (uint32_t i = 0; i < o.clients; i++) {
         sweep_client_close(bots[i].c);
-        if (bots[i].predicting)
-            sweep_predictor_free(&bots[i].pred);
+        sweep_predictor_destroy(bots[i].pred);
         free(bots[i].fl);
     }
     sweep_netem_stop(net, NULL);

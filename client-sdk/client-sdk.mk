@@ -44,6 +44,16 @@ $(BIN)/sweep-bots: $(BUILD)/client-sdk/bots_main.o $(BUILD)/client-sdk/netem.o $
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) -pthread $(SWEEP_LDLIBS) -o $@
 
+# Examples of libsweep in use (client-sdk/examples/, shown in README.md):
+# built with everything, linked as a game would link libsweep, never
+# installed. tests/client-sdk/test_relay_example runs relay_server.
+EXAMPLES := $(patsubst client-sdk/examples/%.c,$(BUILD)/examples/%,$(wildcard client-sdk/examples/*.c))
+all: $(EXAMPLES)
+.SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(wildcard client-sdk/examples/*.c))
+$(BUILD)/examples/%: $(BUILD)/client-sdk/examples/%.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(CLIENT_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 PROGRAMS += $(BIN)/sweep-replay
 $(BIN)/sweep-replay: $(BUILD)/client-sdk/replay_main.o $(REPLAY_LIB) $(filter %.a,$(REPLAY_LINK))
 	@mkdir -p $(@D)
@@ -91,7 +101,7 @@ $(CLIENT_PY_STAMP): protocol/sweep.fbs | $(BUILD)/.deps-ok
 TEST_LIBS_client-sdk = $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 TEST_LDLIBS_client-sdk = $(CLIENT_LDLIBS)
 CLIENT_TEST_NEEDS := $(BUILD)/maps/arena.db $(BIN)/sweep $(BIN)/sweep-bots $(BIN)/sweep-replay $(CLIENT_PY_STAMP) \
-	$(filter $(BIN)/sweepd,$(PROGRAMS))
+	$(EXAMPLES) $(filter $(BIN)/sweepd,$(PROGRAMS))
 $(patsubst %.c,$(BUILD)/%,$(wildcard tests/client-sdk/test_*.c)): | $(CLIENT_TEST_NEEDS)
 
 # Benchmark: the libuv echo baseline for the end-to-end figures.

@@ -19,6 +19,25 @@
  * that array until it is handed to the caller, then `handed` owns it until
  * the next receiving call frees it.
  *
+ * Connecting is a small state machine (enum sweep__state) that
+ * sweep_client_connect_step drives as far as what arrived allows, never
+ * waiting longer than its caller said: a TCP connect in progress, the
+ * Hello (over UDP: the padded Hello, then the Hello with the Challenge's
+ * cookie), and over UDP the Ping to the session's own port; the message
+ * in flight is kept in `hs` to be resent. sweep_client_connect runs it to
+ * the end.
+ *
+ * Spawns sent without waiting are remembered in `spawns` until answered,
+ * so that over UDP the newest can be resent and any can be given up after
+ * the timeout with an error event of their own. MoveBatches sent are
+ * remembered in `batches` (a ring of the last SWEEP__BATCHES: message
+ * number, and each move's number and entity), so that an Error about a
+ * whole batch becomes one Error per move.
+ *
+ * Every public call on a client keeps its outcome in `last`
+ * (sweep_client_last_error): it runs with err = &c->last inside and copies
+ * that to the caller's err on the way out (done()).
+ *
  * Redundancy (UDP): `unanswered` keeps, oldest first, the last moves sent
  * whose answer has not come; sweep_client_send_move puts the newest
  * `redundancy` of them in a MoveBatch beside the new move. Every answer
@@ -32,8 +51,10 @@
  * order; after a fatal connection error (fatal.status != OK) no more bytes
  * are read or written and every call returns that error; every queued
  * WORLD_STATE (ENTITY_STATES) event with count > 0 owns its movers
- * (entities) array; unanswered[0 ..
- * nunanswered) are in increasing sequence order.
+ * (entities) array; unanswered[0 .. nunanswered) are in increasing
+ * sequence order; spawns[0 .. nspawns) are the Spawns sent and neither
+ * answered nor given up, oldest first; only a client in state SWEEP__READY
+ * sends requests other than the handshake's.
  */
 #define _GNU_SOURCE
 #include "client-sdk/client.h"
@@ -55,6 +76,8 @@
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/framing.h"
+
+#include "client-sdk/client_impl.h"
 
 /* Frames the server sends us may be larger than what it accepts (a batch of
  * results with contacts); this bounds what we buffer. */
@@ -81,6 +104,35 @@
 
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
+
+/* MoveBatches remembered for turning an Error about a whole batch into
+ * one per move: a batch's Error comes with its answers, so the last few
+ * dozen are plenty. */
+#define SWEEP__BATCHES 64u
+
+/* Where connecting is (sweep_client_connect_step). */
+enum sweep__state {
+    SWEEP__TCP_CONNECTING, /* a TCP connect under way: waiting to be writable */
+    SWEEP__HELLO,          /* the Hello sent (UDP: without cookie, a Challenge awaited) */
+    SWEEP__COOKIE,         /* UDP: the Hello with the cookie sent, the Welcome awaited */
+    SWEEP__PORT,           /* UDP: a Ping sent to the session's own port (Welcome.udp_port) */
+    SWEEP__READY,
+    SWEEP__FAILED          /* `fatal` says why */
+};
+
+/* A Spawn sent without waiting, not answered yet. */
+typedef struct sweep__spawn_wait {
+    uint32_t sequence;
+    sweep_msg_spawn spawn;
+    uint64_t expire_ns, resend_ns;
+} sweep__spawn_wait;
+
+/* A MoveBatch sent: its message number and its moves'. */
+typedef struct sweep__batch_sent {
+    uint32_t sequence, count, cap;
+    uint32_t *moves;    /* [count] move numbers */
+    uint32_t *entities; /* [count] */
+} sweep__batch_sent;
 
 struct sweep_client {
     int fd;
@@ -119,13 +171,38 @@ struct sweep_client {
     sweep_msg_move red_batch[SWEEP_CLIENT_REDUNDANCY_MAX + 1];
     uint32_t *seen; /* [SWEEP__SEEN], UDP only */
 
+    /* Connecting. */
+    enum sweep__state state;
+    struct addrinfo *ai, *ai_at; /* the resolved addresses, the one being tried */
+    int ai_errno;                /* why the last address failed */
+    char *strings;               /* copies of the options' strings, in one allocation: */
+    const char *address, *client_name, *auth_token, *world;
+    int keep_port;
+    uint64_t connect_deadline;
+    sweep_message hs;      /* the handshake's request in flight (Hello, Ping), resent over UDP */
+    int hs_kind;           /* the answer it waits for */
+    uint64_t hs_resend_at, port_deadline;
+    uint32_t hs_round;     /* UDP: handshakes started again after BadCookie */
+    uint8_t hs_cookie[SWEEP__COOKIE_MAX];
+    uint16_t shared_port;  /* UDP: the port the Hello went to */
+
+    /* Spawns sent without waiting (sweep_client_send_spawn). */
+    sweep__spawn_wait *spawns;
+    uint32_t nspawns, spawns_cap;
+    uint32_t newest_spawn;
+
+    /* MoveBatches sent (ring). */
+    sweep__batch_sent batches[SWEEP__BATCHES];
+    uint32_t batch_next;
+
     sweep_client_counters counters;
     sweep_client_error fatal;
+    sweep_client_error last; /* the last public call's outcome */
 };
 
 static const char *const status_names[SWEEP_CLIENT_STATUS_COUNT] = {
     "OK",      "ARG",      "ADDRESS", "CONNECT", "IO",        "CLOSED",
-    "TIMEOUT", "PROTOCOL", "SERVER",  "NOMEM",   "TOO_LARGE", "MAP_MISMATCH",
+    "TIMEOUT", "PROTOCOL", "SERVER",  "NOMEM",   "TOO_LARGE", "MAP_MISMATCH", "AGAIN",
 };
 
 const char *sweep_client_status_name(sweep_client_status s)
@@ -190,6 +267,39 @@ static sweep_client_status ok(sweep_client_error *err)
     return SWEEP_CLIENT_OK;
 }
 
+/* The end of every public call on a client that ran with err = &c->last:
+ * clears it after a success and hands the caller its copy. */
+static sweep_client_status done(sweep_client *c, sweep_client_status s, sweep_client_error *err)
+{
+    if (s == SWEEP_CLIENT_OK)
+        memset(&c->last, 0, sizeof c->last);
+    if (err)
+        *err = c->last;
+    return s;
+}
+
+sweep_client_status sweep__client_keep_error(sweep_client *c, sweep_client_status s, const sweep_client_error *err)
+{
+    if (c == NULL)
+        return s;
+    if (err && s != SWEEP_CLIENT_OK)
+        c->last = *err;
+    return done(c, s, NULL);
+}
+
+const sweep_client_error *sweep_client_last_error(const sweep_client *c)
+{
+    return &c->last;
+}
+
+/* A client that is not connected yet (or failed) sends nothing but its handshake. */
+static sweep_client_status not_ready(sweep_client *c, sweep_client_error *err)
+{
+    if (c->state == SWEEP__FAILED || c->fatal.status != SWEEP_CLIENT_OK)
+        return fatal(c, err, c->fatal.status ? c->fatal.status : SWEEP_CLIENT_E_CLOSED, "%s", c->fatal.message);
+    return fail(err, SWEEP_CLIENT_E_ARG, "the client is still connecting (sweep_client_connect_step)");
+}
+
 void sweep_client_options_init(sweep_client_options *opts)
 {
     if (opts)
@@ -236,6 +346,16 @@ uint32_t sweep_client_max_batch(const sweep_client *c)
     if (c->transport == SWEEP_CLIENT_UDP && c->udp_max_batch < m)
         m = c->udp_max_batch;
     return m;
+}
+
+void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences)
+{
+    uint32_t per = sweep_client_max_batch(c), seq = c->next_seq;
+    for (uint32_t i = 0; i < count; i++) {
+        if (i % per == 0)
+            seq++; /* the batch message's own number */
+        sequences[i] = seq++;
+    }
 }
 
 /* --- event queue ------------------------------------------------------------ */
@@ -327,8 +447,32 @@ static void settle_unanswered(sweep_client *c, uint32_t entity, uint32_t seq)
     c->nunanswered = k;
 }
 
-/* 1 if the answer to move `seq` was already queued once (UDP: a resent
- * move answered again); else remembers it. */
+/* Forgets the Spawn numbered seq (answered, or given up); 1 if it was waiting. */
+static int settle_spawn(sweep_client *c, uint32_t seq)
+{
+    for (uint32_t i = 0; i < c->nspawns; i++) {
+        if (c->spawns[i].sequence != seq)
+            continue;
+        memmove(&c->spawns[i], &c->spawns[i + 1], (c->nspawns - i - 1) * sizeof *c->spawns);
+        c->nspawns--;
+        return 1;
+    }
+    return 0;
+}
+
+/* The remembered MoveBatch whose message number is seq, or NULL. */
+static sweep__batch_sent *batch_sent(sweep_client *c, uint32_t seq)
+{
+    if (seq == 0)
+        return NULL;
+    for (uint32_t i = 0; i < SWEEP__BATCHES; i++)
+        if (c->batches[i].sequence == seq && c->batches[i].count > 0)
+            return &c->batches[i];
+    return NULL;
+}
+
+/* 1 if the answer to request `seq` was already queued once (UDP: a resent
+ * move or Spawn answered again); else remembers it. */
 static int repeated_answer(sweep_client *c, uint32_t seq)
 {
     if (c->seen == NULL || seq == 0)
@@ -362,6 +506,35 @@ static void *copy_out(const void *items, uint32_t n, size_t size)
     return copy;
 }
 
+/* An Error about the whole of MoveBatch b (RateLimited, BatchTooLarge):
+ * one Error event per move, naming the move and its entity, so that each
+ * move the caller sent gets its own answer. Returns 0, or -1 when memory
+ * runs out. */
+static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sent *b, uint64_t now)
+{
+    if (repeated_answer(c, b->sequence))
+        return 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+        settle_unanswered(c, b->entities[i], b->moves[i]);
+        if (repeated_answer(c, b->moves[i]))
+            continue;
+        sweep_client_event *ev = queue_push(c);
+        if (ev == NULL)
+            return -1;
+        ev->kind = SWEEP_CLIENT_EV_ERROR;
+        ev->sequence = b->moves[i];
+        ev->server_tick = m->server_tick;
+        ev->received_ns = now;
+        ev->as.error.status = SWEEP_CLIENT_E_SERVER;
+        ev->as.error.code = m->as.error.code;
+        ev->as.error.sequence = b->moves[i];
+        ev->as.error.entity = b->entities[i];
+        copy_str(ev->as.error.message, sizeof ev->as.error.message, m->as.error.message);
+    }
+    b->count = 0;
+    return 0;
+}
+
 /* Turns one decoded message into queued events (a result batch into one
  * event per result). Returns 0, or -1 when memory runs out. */
 static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
@@ -387,8 +560,19 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         settle_unanswered(c, m->as.move_result.entity, m->as.move_result.sequence);
         if (repeated_answer(c, m->as.move_result.sequence))
             return 0;
+    } else if (m->kind == SWEEP_MSG_SPAWNED) {
+        settle_spawn(c, m->sequence);
+        if (repeated_answer(c, m->sequence))
+            return 0;
     } else if (m->kind == SWEEP_MSG_ERROR && m->as.error.sequence != 0) {
-        settle_unanswered(c, m->as.error.entity, m->as.error.sequence);
+        uint32_t about = m->as.error.sequence;
+        sweep__batch_sent *b = batch_sent(c, about);
+        if (b)
+            return batch_error(c, m, b, now);
+        settle_unanswered(c, m->as.error.entity, about);
+        settle_spawn(c, about);
+        if (repeated_answer(c, about))
+            return 0;
     }
     if ((ev = queue_push(c)) == NULL)
         return -1;
@@ -399,6 +583,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
     case SWEEP_MSG_WELCOME: {
         const sweep_msg_welcome *w = &m->as.welcome;
         ev->kind = (sweep_client_event_kind)SWEEP__EV_WELCOME;
+        /* A late repeat (a resent Hello answered again) changes nothing
+         * the handshake already settled, such as the port kept. */
+        if (c->state != SWEEP__HELLO && c->state != SWEEP__COOKIE)
+            break;
         c->welcome.protocol_version = w->protocol_version;
         c->welcome.session_id = w->session_id;
         c->welcome.tick_rate = w->tick_rate;
@@ -733,6 +921,8 @@ static sweep_client_status encode(sweep_client *c, const sweep_message *m, const
 
 static sweep_client_status send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err)
 {
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
     const uint8_t *bytes;
     size_t len;
     sweep_client_status s = encode(c, m, &bytes, &len, err);
@@ -766,22 +956,76 @@ static int answers(const sweep_client_event *ev, int kind, uint32_t seq)
     return kind >= SWEEP__EV_WELCOME || ev->sequence == seq;
 }
 
-/* Sends request (already encoded in tx: bytes/len) and waits for its answer
- * of `kind` or an Error about seq; over UDP resends every retry_ms. */
-static sweep_client_status request(sweep_client *c, const sweep_message *m, int kind, uint32_t seq,
-                                   sweep_client_event *out, sweep_client_error *err)
+/* When service_spawns next has something to do; 0 = never. */
+static uint64_t spawns_due(const sweep_client *c)
 {
-    const uint8_t *bytes;
-    size_t len;
-    release_handed(c);
-    sweep_client_status s = encode(c, m, &bytes, &len, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    uint64_t deadline = deadline_after(c->timeout_ms);
-    if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
-        return s;
+    uint64_t due = 0;
+    for (uint32_t i = 0; i < c->nspawns; i++) {
+        const sweep__spawn_wait *w = &c->spawns[i];
+        uint64_t t = w->expire_ns;
+        if (c->transport == SWEEP_CLIENT_UDP && w->sequence == c->newest_spawn && w->resend_ns < t)
+            t = w->resend_ns;
+        if (due == 0 || t < due)
+            due = t;
+    }
+    return due;
+}
+
+/* The Spawns sent without waiting: over UDP the newest is sent again when
+ * its resend is due (the server answers a repeat of a session's newest
+ * Spawn with the entity it made; a repeat of an older one would make a
+ * second entity); one unanswered past its time is given up with an Error
+ * event of its own, status TIMEOUT. Returns OK or a fatal status. */
+static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *err)
+{
+    if (c->nspawns == 0)
+        return SWEEP_CLIENT_OK;
+    uint64_t now = sweep_client_now_ns();
+    for (uint32_t i = 0; i < c->nspawns;) {
+        sweep__spawn_wait *w = &c->spawns[i];
+        if (now >= w->expire_ns) {
+            sweep_client_event *ev = queue_push(c);
+            if (ev == NULL)
+                return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
+            ev->kind = SWEEP_CLIENT_EV_ERROR;
+            ev->sequence = w->sequence;
+            ev->received_ns = now;
+            ev->as.error.status = SWEEP_CLIENT_E_TIMEOUT;
+            ev->as.error.sequence = w->sequence;
+            snprintf(ev->as.error.message, sizeof ev->as.error.message,
+                     "no answer to Spawn (sequence %u) within %d ms", w->sequence, c->timeout_ms);
+            settle_spawn(c, w->sequence); /* spawns[i] is the next one now */
+            continue;
+        }
+        if (c->transport == SWEEP_CLIENT_UDP && w->sequence == c->newest_spawn && now >= w->resend_ns) {
+            sweep_message m = {.kind = SWEEP_MSG_SPAWN, .sequence = w->sequence};
+            m.as.spawn = w->spawn;
+            sweep_client_status s = send_message(c, &m, err);
+            if (s != SWEEP_CLIENT_OK)
+                return s;
+            c->counters.resends++;
+            w->resend_ns = now + (uint64_t)c->retry_ms * 1000000u;
+        }
+        i++;
+    }
+    return SWEEP_CLIENT_OK;
+}
+
+/* Waits until deadline_ns for the answer of `kind` (or an Error) to the
+ * request numbered seq, taking it out of the queue into *out; everything
+ * else stays queued. Over UDP `resend` (may be NULL) is sent again every
+ * retry_ms; the Spawns sent without waiting are serviced meanwhile. An
+ * Error answer returns its status (SERVER, or TIMEOUT for a Spawn given up)
+ * with err = the error. `what` names the request in a timeout's message. */
+static sweep_client_status await_answer(sweep_client *c, const sweep_message *resend, const char *what, int kind,
+                                        uint32_t seq, uint64_t deadline, sweep_client_event *out,
+                                        sweep_client_error *err)
+{
     uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
+    sweep_client_status s;
     for (;;) {
+        if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
+            return s;
         for (size_t i = 0; i < c->qlen; i++) {
             if (answers(&c->q[c->qhead + i], kind, seq)) {
                 queue_take(c, i, out);
@@ -789,20 +1033,22 @@ static sweep_client_status request(sweep_client *c, const sweep_message *m, int 
                 if (out->kind == SWEEP_CLIENT_EV_ERROR) {
                     if (err)
                         *err = out->as.error;
-                    return SWEEP_CLIENT_E_SERVER;
+                    return out->as.error.status;
                 }
                 return ok(err);
             }
         }
         uint64_t now = sweep_client_now_ns();
         if (now >= deadline)
-            return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms",
-                        sweep_msg_kind_name(m->kind), seq, c->timeout_ms);
+            return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what, seq,
+                        c->timeout_ms);
         uint64_t wait_until = deadline;
-        if (c->transport == SWEEP_CLIENT_UDP) {
+        if (resend && c->transport == SWEEP_CLIENT_UDP) {
             if (now >= resend_at) {
                 /* The transmit buffer may have been reused: encode again. */
-                if ((s = encode(c, m, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+                const uint8_t *bytes;
+                size_t len;
+                if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
                     return s;
                 if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
                     return s;
@@ -812,9 +1058,31 @@ static sweep_client_status request(sweep_client *c, const sweep_message *m, int 
             if (resend_at < wait_until)
                 wait_until = resend_at;
         }
+        uint64_t due = spawns_due(c);
+        if (due && due < wait_until)
+            wait_until = due > now ? due : now + 1;
         if ((s = pump(c, wait_until, err)) != SWEEP_CLIENT_OK)
             return s;
     }
+}
+
+/* Sends request m and waits for its answer of `kind` or an Error about
+ * its sequence; over UDP resends it every retry_ms. */
+static sweep_client_status request(sweep_client *c, const sweep_message *m, int kind, sweep_client_event *out,
+                                   sweep_client_error *err)
+{
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
+    const uint8_t *bytes;
+    size_t len;
+    release_handed(c);
+    sweep_client_status s = encode(c, m, &bytes, &len, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    uint64_t deadline = deadline_after(c->timeout_ms);
+    if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
+        return s;
+    return await_answer(c, m, sweep_msg_kind_name(m->kind), kind, m->sequence, deadline, out, err);
 }
 
 /* --- connecting --------------------------------------------------------------- */
@@ -840,60 +1108,28 @@ static sweep_client_status resolve(const char *address, int socktype, struct add
     return SWEEP_CLIENT_OK;
 }
 
-static sweep_client_status open_socket(sweep_client *c, const char *address, sweep_client_error *err)
+/* Fails the handshake for good with e: every later call reports it. */
+static sweep_client_status connect_failed(sweep_client *c, const sweep_client_error *e, sweep_client_error *err)
 {
-    struct addrinfo *res = NULL;
-    int socktype = c->transport == SWEEP_CLIENT_TCP ? SOCK_STREAM : SOCK_DGRAM;
-    sweep_client_status s = resolve(address, socktype, &res, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    uint64_t deadline = deadline_after(c->timeout_ms);
-    int last_errno = 0;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) {
-            last_errno = errno;
-            continue;
-        }
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-            if (errno != EINPROGRESS) {
-                last_errno = errno;
-                close(fd);
-                continue;
-            }
-            struct pollfd p = {.fd = fd, .events = POLLOUT};
-            int r;
-            do
-                r = poll(&p, 1, ms_left(deadline));
-            while (r < 0 && errno == EINTR);
-            int soerr = 0;
-            socklen_t sl = sizeof soerr;
-            if (r == 0)
-                soerr = ETIMEDOUT;
-            else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
-                soerr = errno;
-            if (soerr != 0) {
-                last_errno = soerr;
-                close(fd);
-                continue;
-            }
-        }
-        int one = 1;
-        if (c->transport == SWEEP_CLIENT_TCP) {
-            /* Requests are small and latency matters more than packet count. */
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-        /* The kernel's arrival time of what comes (received_ns); without
-         * it (an old kernel) events keep the time they were read. */
-        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
-        c->fd = fd;
-        freeaddrinfo(res);
-        return SWEEP_CLIENT_OK;
-    }
-    freeaddrinfo(res);
-    if (last_errno == ETIMEDOUT)
-        return fail(err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", address);
-    return fail(err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: %s", address, strerror(last_errno));
+    c->state = SWEEP__FAILED;
+    if (c->fatal.status == SWEEP_CLIENT_OK)
+        c->fatal = *e;
+    if (err)
+        *err = c->fatal;
+    return c->fatal.status;
+}
+
+static sweep_client_status connect_fail(sweep_client *c, sweep_client_error *err, sweep_client_status s,
+                                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static sweep_client_status connect_fail(sweep_client *c, sweep_client_error *err, sweep_client_status s,
+                                        const char *fmt, ...)
+{
+    sweep_client_error e = {.status = s};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    return connect_failed(c, &e, err);
 }
 
 /* The Hello as sent over UDP: padded so the datagram is at least
@@ -927,8 +1163,97 @@ static void set_port(struct sockaddr_storage *sa, uint16_t port)
         ((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
 }
 
+/* Sends the handshake's request in flight (c->hs): the Hello, padded over
+ * UDP, or the Ping to the session's own port. */
+static sweep_client_status send_hs(sweep_client *c, sweep_client_error *err)
+{
+    sweep_client_status s;
+    if (c->hs.kind == SWEEP_MSG_HELLO && c->transport == SWEEP_CLIENT_UDP &&
+        (s = udp_hello(c, &c->hs, err)) != SWEEP_CLIENT_OK)
+        return s;
+    const uint8_t *bytes;
+    size_t len;
+    if ((s = encode(c, &c->hs, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+        return s;
+    c->hs_resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
+    return send_bytes(c, bytes, len, c->connect_deadline, err);
+}
+
+/* Sends a Hello (cookie: the Challenge's, or none) and awaits its answer:
+ * the Welcome, or over UDP without a cookie the Challenge. Each Hello has
+ * a number of its own. */
+static sweep_client_status send_hello(sweep_client *c, const uint8_t *cookie, uint32_t cookie_len,
+                                      sweep_client_error *err)
+{
+    sweep_message *m = &c->hs;
+    memset(m, 0, sizeof *m);
+    m->kind = SWEEP_MSG_HELLO;
+    m->sequence = c->next_seq++;
+    m->as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
+    m->as.hello.client_name = sweep_str_of(c->client_name ? c->client_name : "libsweep");
+    m->as.hello.auth_token = sweep_str_of(c->auth_token);
+    m->as.hello.world = sweep_str_of(c->world);
+    if (cookie_len) {
+        memcpy(c->hs_cookie, cookie, cookie_len);
+        m->as.hello.cookie.ptr = c->hs_cookie;
+        m->as.hello.cookie.len = cookie_len;
+    }
+    int udp = c->transport == SWEEP_CLIENT_UDP;
+    c->state = udp && cookie_len ? SWEEP__COOKIE : SWEEP__HELLO;
+    c->hs_kind = udp && !cookie_len ? SWEEP__EV_CHALLENGE : SWEEP__EV_WELCOME;
+    return send_hs(c, err);
+}
+
+/* Opens a socket to the addresses from ai_at on, in turn, until one
+ * connects or has its TCP connect under way (then the handshake begins or
+ * waits for it); a failure names the last address's error. */
+static sweep_client_status open_next(sweep_client *c, sweep_client_error *err)
+{
+    for (; c->ai_at; c->ai_at = c->ai_at->ai_next) {
+        struct addrinfo *ai = c->ai_at;
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            c->ai_errno = errno;
+            continue;
+        }
+        int one = 1;
+        if (c->transport == SWEEP_CLIENT_TCP) {
+            /* Requests are small and latency matters more than packet count. */
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+        /* The kernel's arrival time of what comes (received_ns); without
+         * it (an old kernel) events keep the time they were read. */
+        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            if (errno == EINPROGRESS) {
+                c->fd = fd;
+                c->state = SWEEP__TCP_CONNECTING;
+                return SWEEP_CLIENT_OK;
+            }
+            c->ai_errno = errno;
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        if (c->transport == SWEEP_CLIENT_UDP) {
+            struct sockaddr_storage sa;
+            socklen_t len = sizeof sa;
+            if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 &&
+                (sa.ss_family == AF_INET || sa.ss_family == AF_INET6))
+                c->shared_port = ntohs(sa.ss_family == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
+                                                               : ((struct sockaddr_in6 *)&sa)->sin6_port);
+        }
+        return send_hello(c, NULL, 0, err);
+    }
+    if (c->ai_errno == ETIMEDOUT)
+        return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", c->address);
+    return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: %s", c->address,
+                        strerror(c->ai_errno ? c->ai_errno : ECONNREFUSED));
+}
+
 /* After a Welcome naming the session's own port (a sweepd with --threads,
- * protocol/README.md): the socket is connected there instead, same server
+ * protocol/README.md): the socket is connected there (use_udp_port), and a
+ * Ping sent there (state SWEEP__PORT), same server
  * address, same local port, so the session's address stays the one its
  * cookie verified. Its datagrams then reach the thread of its world
  * without a hop between threads, and only answers from that port are
@@ -939,100 +1264,52 @@ static void set_port(struct sockaddr_storage *sa, uint16_t port)
  * pass the port the client was given and nothing else. Unanswered, the
  * socket goes back to that port, which serves the session as well (with a
  * hop between the server's threads), and udp_port reads 0. */
+/* The thread's own port did not answer (or refused): back to the port the
+ * Hello went to, which serves the session as well. */
+static sweep_client_status keep_shared_port(sweep_client *c, sweep_client_error *err)
+{
+    /* Out of memory is the client's own failure, not the port's: it stays fatal. */
+    if (c->fatal.status == SWEEP_CLIENT_E_NOMEM)
+        return connect_failed(c, &c->fatal, err);
+    /* What failed was that port alone (a refusal there, say): the session
+     * is still good on the other. */
+    memset(&c->fatal, 0, sizeof c->fatal);
+    c->welcome.udp_port = 0;
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof sa;
+    if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
+    set_port(&sa, c->shared_port);
+    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
+        return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "connecting back to port %u: %s", c->shared_port,
+                            strerror(errno));
+    c->state = SWEEP__READY;
+    return ok(err);
+}
+
 static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_client_error *err)
 {
     struct sockaddr_storage sa;
     socklen_t len = sizeof sa;
     if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
-        return fail(err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
-    if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)
-        return ok(err);
-    uint16_t shared = ntohs(sa.ss_family == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
-                                                    : ((struct sockaddr_in6 *)&sa)->sin6_port);
-    set_port(&sa, port);
-    if (connect(c->fd, (struct sockaddr *)&sa, len) == 0) {
-        int timeout = c->timeout_ms;
-        c->timeout_ms = 2 * c->retry_ms < timeout ? 2 * c->retry_ms : timeout;
-        sweep_message m = {.kind = SWEEP_MSG_PING, .sequence = c->next_seq++};
-        m.as.ping.client_time = sweep_client_now_ns();
-        sweep_client_event ev;
-        sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_PONG, m.sequence, &ev, NULL);
-        c->timeout_ms = timeout;
-        if (s == SWEEP_CLIENT_OK)
-            return ok(err);
-        /* Out of memory is the client's own failure, not the port's: it
-         * stays fatal. */
-        if (s == SWEEP_CLIENT_E_NOMEM)
-            return fail(err, s, "checking the thread's own UDP port %u: out of memory", (unsigned)port);
-        /* What failed was that port alone (a refusal there, say): the
-         * session is still good on the other. */
-        memset(&c->fatal, 0, sizeof c->fatal);
-    }
-    c->welcome.udp_port = 0;
-    set_port(&sa, shared);
-    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
-        return fail(err, SWEEP_CLIENT_E_CONNECT, "connecting back to port %u: %s", shared, strerror(errno));
-    return ok(err);
-}
-
-static sweep_client_status handshake(sweep_client *c, const sweep_client_options *o, sweep_client_error *err)
-{
-    sweep_message m = {.kind = SWEEP_MSG_HELLO};
-    m.as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;
-    m.as.hello.client_name = sweep_str_of(o->client_name ? o->client_name : "libsweep");
-    m.as.hello.auth_token = sweep_str_of(o->auth_token);
-    m.as.hello.world = sweep_str_of(o->world);
-    sweep_client_event ev;
-    sweep_client_status s;
-    if (c->transport != SWEEP_CLIENT_UDP) {
-        m.sequence = c->next_seq++;
-        s = request(c, &m, SWEEP__EV_WELCOME, m.sequence, &ev, err);
-    } else {
-        /* Round 1: the server answers an address it has not verified with a
-         * cookie only; round 2 proves we receive at this address. Each
-         * Challenge has a cookie of its own, and the session the server
-         * makes is bound to the cookie of the Hello that made it: round 2
-         * resends (a lost Welcome) carry that same cookie, kept here, not
-         * whatever a late Challenge to a resent round 1 left in c->cookie (a
-         * newer cookie would be taken for a new client on this port). A
-         * BadCookie (the cookie expired, or a NAT gave us another port
-         * between the rounds) starts over, a few times. */
-        uint8_t cookie[SWEEP__COOKIE_MAX];
-        for (int round = 0;; round++) {
-            m.as.hello.cookie.ptr = NULL;
-            m.as.hello.cookie.len = 0;
-            m.sequence = c->next_seq++;
-            if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
-                return s;
-            s = request(c, &m, SWEEP__EV_CHALLENGE, m.sequence, &ev, err);
-            if (s != SWEEP_CLIENT_OK)
-                return s;
-            uint32_t cookie_len = c->cookie_len;
-            memcpy(cookie, c->cookie, cookie_len);
-            m.as.hello.cookie.ptr = cookie;
-            m.as.hello.cookie.len = cookie_len;
-            m.sequence = c->next_seq++;
-            if ((s = udp_hello(c, &m, err)) != SWEEP_CLIENT_OK)
-                return s;
-            sweep_client_error e = {.status = SWEEP_CLIENT_OK};
-            s = request(c, &m, SWEEP__EV_WELCOME, m.sequence, &ev, &e);
-            if (s == SWEEP_CLIENT_E_SERVER && e.code == SWEEP_WIRE_BAD_COOKIE && round < 2)
-                continue;
-            if (err)
-                *err = e;
-            break;
-        }
-    }
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
-        return fail(err, SWEEP_CLIENT_E_PROTOCOL, "server speaks protocol version %u, this client %u",
-                    c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
-    if (c->welcome.udp_port && o->udp_keep_port)
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
+    if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) {
         c->welcome.udp_port = 0;
-    if (c->welcome.udp_port)
-        return use_udp_port(c, c->welcome.udp_port, err);
-    return ok(err);
+        c->state = SWEEP__READY;
+        return ok(err);
+    }
+    set_port(&sa, port);
+    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
+        return keep_shared_port(c, err);
+    memset(&c->hs, 0, sizeof c->hs);
+    c->hs.kind = SWEEP_MSG_PING;
+    c->hs.sequence = c->next_seq++;
+    c->hs.as.ping.client_time = sweep_client_now_ns();
+    c->hs_kind = SWEEP_CLIENT_EV_PONG;
+    c->state = SWEEP__PORT;
+    int wait = 2 * c->retry_ms < c->timeout_ms ? 2 * c->retry_ms : c->timeout_ms;
+    c->port_deadline = deadline_after(wait);
+    return send_hs(c, err);
 }
 
 /* Result storage for decoding batches; sized by what the server allows. */
@@ -1048,8 +1325,232 @@ static int size_decoder(sweep_client *c, uint32_t n)
     return 0;
 }
 
-sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep_client **out,
-                                         sweep_client_error *err)
+/* What comes after the Welcome: the decoder sized for the server's
+ * batches, and over UDP the session's own port if it named one. */
+static sweep_client_status welcomed(sweep_client *c, sweep_client_error *err)
+{
+    if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
+        return connect_fail(c, err, SWEEP_CLIENT_E_PROTOCOL, "server speaks protocol version %u, this client %u",
+                            c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
+    if (size_decoder(c, c->welcome.max_batch) < 0)
+        return connect_fail(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+    c->udp_max_batch = sweep_udp_max_batch_claimed();
+    if (c->welcome.udp_port && c->keep_port)
+        c->welcome.udp_port = 0;
+    if (c->welcome.udp_port)
+        return use_udp_port(c, c->welcome.udp_port, err);
+    c->state = SWEEP__READY;
+    return ok(err);
+}
+
+/* One look at a TCP connect under way: on to the handshake once it is
+ * made, to the next address if it failed. */
+static sweep_client_status advance_connecting(sweep_client *c, sweep_client_error *err)
+{
+    struct pollfd p = {.fd = c->fd, .events = POLLOUT};
+    int r = poll(&p, 1, 0);
+    if (r < 0 && errno != EINTR)
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
+    if (r <= 0) {
+        if (sweep_client_now_ns() >= c->connect_deadline)
+            return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", c->address);
+        return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
+    }
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+        soerr = errno;
+    if (soerr != 0) {
+        c->ai_errno = soerr;
+        close(c->fd);
+        c->fd = -1;
+        c->ai_at = c->ai_at->ai_next;
+        return open_next(c, err);
+    }
+    return send_hello(c, NULL, 0, err);
+}
+
+/* Advances the handshake without waiting: takes the answer to the request
+ * in flight if it came, resends over UDP what is due, gives up past the
+ * deadline. OK once connected, AGAIN while not, or the failure. */
+static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
+{
+    sweep_client_status s;
+    if (c->state == SWEEP__TCP_CONNECTING && (s = advance_connecting(c, err)) != SWEEP_CLIENT_OK)
+        return s;
+    while (c->state != SWEEP__READY && c->state != SWEEP__FAILED && c->state != SWEEP__TCP_CONNECTING) {
+        s = read_some(c, err);
+        if (s != SWEEP_CLIENT_OK)
+            return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
+        sweep_client_event ev;
+        size_t i = 0;
+        while (i < c->qlen && !answers(&c->q[c->qhead + i], c->hs_kind, c->hs.sequence))
+            i++;
+        if (i == c->qlen)
+            break;
+        queue_take(c, i, &ev);
+        if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
+            if (c->state == SWEEP__PORT)
+                return keep_shared_port(c, err);
+            /* A BadCookie (the cookie expired, or a NAT gave us another
+             * port between the rounds) starts over, a few times. */
+            if (c->state == SWEEP__COOKIE && ev.as.error.code == SWEEP_WIRE_BAD_COOKIE && c->hs_round++ < 2) {
+                s = send_hello(c, NULL, 0, err);
+            } else {
+                return connect_failed(c, &ev.as.error, err);
+            }
+        } else if (c->state == SWEEP__HELLO && c->hs_kind == SWEEP__EV_CHALLENGE) {
+            /* Round 2 proves we receive at this address. Each Challenge has
+             * a cookie of its own, and the session the server makes is
+             * bound to the cookie of the Hello that made it: resends of
+             * round 2 (a lost Welcome) carry that same cookie, kept in
+             * hs_cookie, not whatever a late Challenge to a resent round 1
+             * leaves in c->cookie (a newer cookie would be taken for a new
+             * client on this port). */
+            s = send_hello(c, c->cookie, c->cookie_len, err);
+        } else if (ev.kind == SWEEP_CLIENT_EV_PONG) {
+            c->state = SWEEP__READY;
+            s = ok(err);
+        } else {
+            s = welcomed(c, err);
+        }
+        if (s != SWEEP_CLIENT_OK)
+            return c->state == SWEEP__FAILED ? s
+                   : c->state == SWEEP__PORT ? keep_shared_port(c, err)
+                                              : connect_failed(c, err, err);
+    }
+    if (c->state == SWEEP__READY)
+        return ok(err);
+    if (c->state == SWEEP__FAILED)
+        return connect_failed(c, &c->fatal, err);
+    if (c->state == SWEEP__TCP_CONNECTING)
+        return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
+    uint64_t now = sweep_client_now_ns();
+    /* The session exists once welcomed: the port check has a deadline of
+     * its own, and missing it only keeps the shared port. */
+    if (c->state == SWEEP__PORT && now >= c->port_deadline)
+        return keep_shared_port(c, err);
+    if (c->state != SWEEP__PORT && now >= c->connect_deadline)
+        return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "no answer to Hello (sequence %u) from %s within %d ms",
+                            c->hs.sequence, c->address, c->timeout_ms);
+    if (c->transport == SWEEP_CLIENT_UDP && now >= c->hs_resend_at) {
+        if ((s = send_hs(c, err)) != SWEEP_CLIENT_OK)
+            return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
+        c->counters.resends++;
+    }
+    return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s: %s", c->address,
+                c->state == SWEEP__PORT ? "checking the session's own UDP port" : "waiting for the server's answer");
+}
+
+int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
+{
+    uint64_t due = 0;
+    int events = POLLIN;
+    switch (c->state) {
+    case SWEEP__FAILED:
+        events = 0;
+        break;
+    case SWEEP__TCP_CONNECTING:
+        events = POLLOUT;
+        due = c->connect_deadline;
+        break;
+    case SWEEP__READY:
+        if (c->fatal.status != SWEEP_CLIENT_OK)
+            events = 0;
+        else
+            due = spawns_due(c);
+        break;
+    default:
+        due = c->state == SWEEP__PORT ? c->port_deadline : c->connect_deadline;
+        if (c->transport == SWEEP_CLIENT_UDP && c->hs_resend_at < due)
+            due = c->hs_resend_at;
+        break;
+    }
+    if (timeout_ms)
+        *timeout_ms = events == 0 ? 0 : due == 0 ? -1 : ms_left(due);
+    return events;
+}
+
+static sweep_client_status connect_step(sweep_client *c, int timeout_ms, sweep_client_error *err)
+{
+    uint64_t until = deadline_after(timeout_ms);
+    for (;;) {
+        sweep_client_status s = advance(c, err);
+        if (s != SWEEP_CLIENT_E_AGAIN)
+            return s;
+        int wait;
+        int events = sweep_client_poll_events(c, &wait);
+        int left = ms_left(until);
+        if (left == 0)
+            return s;
+        if (wait < 0 || (left >= 0 && left < wait))
+            wait = left;
+        struct pollfd p = {.fd = c->fd, .events = (short)events};
+        if (poll(&p, 1, wait) < 0 && errno != EINTR)
+            return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
+    }
+}
+
+sweep_client_status sweep_client_connect_step(sweep_client *c, int timeout_ms, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, connect_step(c, timeout_ms, &c->last), err);
+}
+
+/* Frees everything the client holds but the socket. */
+static void free_client(sweep_client *c)
+{
+    free_queue(c);
+    free(c->tx);
+    free(c->rx);
+    free(c->dec.results);
+    free(c->dec.movers);
+    free(c->dec.entity_states);
+    free(c->batch);
+    free(c->seen);
+    free(c->rx_msgs);
+    free(c->rx_iov);
+    free(c->rx_cmsg);
+    free(c->spawns);
+    for (uint32_t i = 0; i < SWEEP__BATCHES; i++) {
+        free(c->batches[i].moves);
+        free(c->batches[i].entities);
+    }
+    if (c->ai)
+        freeaddrinfo(c->ai);
+    free(c->strings);
+    free(c);
+}
+
+/* Copies the options' strings into one allocation the client owns. */
+static int copy_strings(sweep_client *c, const sweep_client_options *o)
+{
+    const char *in[4] = {o->address, o->client_name, o->auth_token, o->world};
+    size_t total = 0;
+    for (int i = 0; i < 4; i++)
+        total += in[i] ? strlen(in[i]) + 1 : 0;
+    if ((c->strings = malloc(total ? total : 1)) == NULL)
+        return -1;
+    const char *outp[4] = {NULL, NULL, NULL, NULL};
+    char *at = c->strings;
+    for (int i = 0; i < 4; i++) {
+        if (!in[i])
+            continue;
+        size_t n = strlen(in[i]) + 1;
+        memcpy(at, in[i], n);
+        outp[i] = at;
+        at += n;
+    }
+    c->address = outp[0];
+    c->client_name = outp[1];
+    c->auth_token = outp[2];
+    c->world = outp[3];
+    return 0;
+}
+
+sweep_client_status sweep_client_connect_start(const sweep_client_options *opts, sweep_client **out,
+                                               sweep_client_error *err)
 {
     if (out)
         *out = NULL;
@@ -1063,6 +1564,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     c->transport = opts->transport;
     c->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 5000;
     c->retry_ms = opts->udp_retry_ms > 0 ? opts->udp_retry_ms : 250;
+    c->keep_port = opts->udp_keep_port;
     c->next_seq = 1;
     c->tx_cap = SWEEP__TX_CAP;
     c->rx_cap = c->transport == SWEEP_CLIENT_TCP ? SWEEP_FRAME_PREFIX + SWEEP__RX_MAX_FRAME
@@ -1078,7 +1580,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     } else {
         c->rx = malloc(c->rx_cap);
     }
-    if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 ||
+    if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 || copy_strings(c, opts) < 0 ||
         (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL ||
                                               c->rx_msgs == NULL || c->rx_iov == NULL || c->rx_cmsg == NULL))) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
@@ -1093,39 +1595,48 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
         }
     if (c->transport == SWEEP_CLIENT_TCP)
         sweep_framer_init(&c->framer, c->rx, c->rx_cap, SWEEP__RX_MAX_FRAME);
-    if ((s = open_socket(c, opts->address, err)) != SWEEP_CLIENT_OK)
+    if ((s = resolve(c->address, c->transport == SWEEP_CLIENT_TCP ? SOCK_STREAM : SOCK_DGRAM, &c->ai, err)) !=
+        SWEEP_CLIENT_OK)
         goto failed;
-    if ((s = handshake(c, opts, err)) != SWEEP_CLIENT_OK)
+    c->ai_at = c->ai;
+    c->connect_deadline = deadline_after(c->timeout_ms);
+    if ((s = open_next(c, err)) != SWEEP_CLIENT_OK)
         goto failed;
-    if (size_decoder(c, c->welcome.max_batch) < 0) {
-        s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        goto failed;
-    }
-    c->udp_max_batch = sweep_udp_max_batch_claimed();
     *out = c;
-    return SWEEP_CLIENT_OK;
+    return done(c, SWEEP_CLIENT_OK, err);
 failed:
     if (c->fd >= 0)
         close(c->fd);
-    free_queue(c);
-    free(c->tx);
-    free(c->rx);
-    free(c->dec.results);
-    free(c->dec.movers);
-    free(c->dec.entity_states);
-    free(c->seen);
-    free(c->rx_msgs);
-    free(c->rx_iov);
-    free(c->rx_cmsg);
-    free(c);
+    free_client(c);
     return s;
+}
+
+sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep_client **out,
+                                         sweep_client_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (out == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "sweep_client_connect: missing output");
+    sweep_client *c;
+    sweep_client_status s = sweep_client_connect_start(opts, &c, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    if ((s = connect_step(c, -1, &c->last)) != SWEEP_CLIENT_OK) {
+        if (err)
+            *err = c->last;
+        sweep_client_close(c);
+        return s;
+    }
+    *out = c;
+    return done(c, s, err);
 }
 
 void sweep_client_close(sweep_client *c)
 {
     if (c == NULL)
         return;
-    if (c->fd >= 0 && c->fatal.status == SWEEP_CLIENT_OK) {
+    if (c->fd >= 0 && c->state == SWEEP__READY && c->fatal.status == SWEEP_CLIENT_OK) {
         /* Best effort and without waiting: the server cleans up anyway. */
         sweep_message m = {.kind = SWEEP_MSG_BYE, .sequence = c->next_seq++};
         m.as.bye.reason = sweep_str_of("client closing");
@@ -1136,66 +1647,122 @@ void sweep_client_close(sweep_client *c)
     }
     if (c->fd >= 0)
         close(c->fd);
-    free_queue(c);
-    free(c->tx);
-    free(c->rx);
-    free(c->dec.results);
-    free(c->dec.movers);
-    free(c->dec.entity_states);
-    free(c->batch);
-    free(c->seen);
-    free(c->rx_msgs);
-    free(c->rx_iov);
-    free(c->rx_cmsg);
-    free(c);
+    free_client(c);
 }
 
 /* --- requests ------------------------------------------------------------------ */
 
-static sweep_client_status spawn(sweep_client *c, sweep_vec3 position, uint32_t point, sweep_vec3 radii,
-                                 sweep_msg_spawned *out, sweep_client_error *err)
+/* Sends one Spawn and remembers it until answered (service_spawns). */
+static sweep_client_status send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
+                                      sweep_client_error *err)
+{
+    if (r == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL spawn");
+    if (c->nspawns == c->spawns_cap) {
+        uint32_t cap = c->spawns_cap ? 2 * c->spawns_cap : 16;
+        sweep__spawn_wait *n = realloc(c->spawns, (size_t)cap * sizeof *n);
+        if (n == NULL)
+            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        c->spawns = n;
+        c->spawns_cap = cap;
+    }
+    sweep_message m = {.kind = SWEEP_MSG_SPAWN, .sequence = c->next_seq};
+    m.as.spawn.position = r->position;
+    m.as.spawn.radii = r->radii;
+    m.as.spawn.spawn_point = r->spawn_point;
+    m.as.spawn.max_speed = r->max_speed;
+    m.as.spawn.step_height = r->step_height;
+    m.as.spawn.player = r->player;
+    sweep_client_status s = send_message(c, &m, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    c->next_seq++;
+    uint64_t now = sweep_client_now_ns();
+    c->spawns[c->nspawns++] = (sweep__spawn_wait){
+        .sequence = m.sequence,
+        .spawn = m.as.spawn,
+        .expire_ns = now + (uint64_t)c->timeout_ms * 1000000u,
+        .resend_ns = now + (uint64_t)c->retry_ms * 1000000u,
+    };
+    c->newest_spawn = m.sequence;
+    if (sequence)
+        *sequence = m.sequence;
+    return ok(err);
+}
+
+sweep_client_status sweep_client_send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
+                                            sweep_client_error *err)
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_SPAWN, .sequence = c->next_seq++};
-    m.as.spawn.position = position;
-    m.as.spawn.radii = radii;
-    m.as.spawn.spawn_point = point;
-    sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_SPAWNED, m.sequence, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.spawned;
+    return done(c, send_spawn(c, r, sequence, &c->last), err);
+}
+
+/* The blocking spawns: one sent without waiting, then waited for. */
+static sweep_client_status spawn(sweep_client *c, const sweep_client_spawn_req *r, sweep_msg_spawned *out,
+                                 sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    err = &c->last;
+    release_handed(c);
+    uint32_t seq;
+    sweep_client_status s = send_spawn(c, r, &seq, err);
+    if (s == SWEEP_CLIENT_OK) {
+        sweep_client_event ev;
+        s = await_answer(c, NULL, "Spawn", SWEEP_CLIENT_EV_SPAWNED, seq, deadline_after(c->timeout_ms), &ev, err);
+        /* Given up here: no TIMEOUT event for it later. */
+        settle_spawn(c, seq);
+        if (s == SWEEP_CLIENT_OK && out)
+            *out = ev.as.spawned;
+    }
     return s;
 }
 
 sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, sweep_vec3 radii,
                                        sweep_msg_spawned *out, sweep_client_error *err)
 {
-    return spawn(c, position, 0, radii, out, err);
+    sweep_client_spawn_req r = {.position = position, .radii = radii};
+    sweep_client_status s = spawn(c, &r, out, err);
+    return c ? done(c, s, err) : s;
 }
 
 sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
                                                 sweep_msg_spawned *out, sweep_client_error *err)
 {
-    if (point == 0)
-        return fail(err, SWEEP_CLIENT_E_ARG, "spawn points count from 1");
-    return spawn(c, sweep_v3(0, 0, 0), point, radii, out, err);
+    if (c == NULL || point == 0) {
+        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG,
+                                     c ? "spawn points count from 1" : "NULL client");
+        return c ? done(c, s, err) : s;
+    }
+    sweep_client_spawn_req r = {.radii = radii, .spawn_point = point};
+    return done(c, spawn(c, &r, out, err), err);
 }
 
 sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, sweep_msg_spawned *out,
                                               sweep_client_error *err)
 {
-    return spawn(c, sweep_v3(0, 0, 0), point, sweep_v3(0, 0, 0), out, err);
+    sweep_client_spawn_req r = {.spawn_point = point};
+    sweep_client_status s = spawn(c, &r, out, err);
+    return c ? done(c, s, err) : s;
+}
+
+/* A blocking request on a client: its answer into *ev. */
+static sweep_client_status ask(sweep_client *c, sweep_message *m, int kind, sweep_client_event *ev,
+                               sweep_client_error *err)
+{
+    m->sequence = c->next_seq++;
+    return done(c, request(c, m, kind, ev, &c->last), err);
 }
 
 sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err)
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_DESPAWN, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_DESPAWN};
     m.as.despawn.entity = entity;
     sweep_client_event ev;
-    return request(c, &m, SWEEP_CLIENT_EV_DESPAWNED, m.sequence, &ev, err);
+    return ask(c, &m, SWEEP_CLIENT_EV_DESPAWNED, &ev, err);
 }
 
 static void fill_move(sweep_msg_move *mv, const sweep_client_move_req *r, uint32_t seq)
@@ -1222,16 +1789,18 @@ sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_clien
                                               sweep_msg_move_result *out, uint32_t *sequence,
                                               sweep_client_error *err)
 {
-    if (c == NULL || r == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+    if (c == NULL || r == NULL) {
+        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+        return c ? done(c, s, err) : s;
+    }
     if (!mode_ok(r))
-        return fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
-    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq++};
-    fill_move(&m.as.move, r, m.sequence);
+        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode), err);
+    sweep_message m = {.kind = SWEEP_MSG_MOVE};
+    fill_move(&m.as.move, r, c->next_seq);
     if (sequence)
-        *sequence = m.sequence;
+        *sequence = c->next_seq;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_MOVE_RESULT, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_MOVE_RESULT, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.move_result;
     return s;
@@ -1247,12 +1816,14 @@ sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_ve
 sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collide *q,
                                          sweep_msg_collide_result *out, sweep_client_error *err)
 {
-    if (c == NULL || q == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or query");
-    sweep_message m = {.kind = SWEEP_MSG_COLLIDE, .sequence = c->next_seq++};
+    if (c == NULL || q == NULL) {
+        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or query");
+        return c ? done(c, s, err) : s;
+    }
+    sweep_message m = {.kind = SWEEP_MSG_COLLIDE};
     m.as.collide = *q;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_COLLIDE_RESULT, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_COLLIDE_RESULT, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.collide_result;
     return s;
@@ -1263,10 +1834,10 @@ sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_c
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     uint64_t t0 = sweep_client_now_ns();
-    sweep_message m = {.kind = SWEEP_MSG_PING, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_PING};
     m.as.ping.client_time = t0;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_PONG, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_PONG, &ev, err);
     if (s == SWEEP_CLIENT_OK && rtt_ns)
         *rtt_ns = ev.received_ns - t0;
     return s;
@@ -1276,9 +1847,9 @@ sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_GET_STATS, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_GET_STATS};
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_STATS, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_STATS, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.stats;
     return s;
@@ -1289,10 +1860,10 @@ sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sw
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_WATCH_WORLD, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_WATCH_WORLD};
     m.as.watch_world.every = every;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_WORLD_STATE, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_WORLD_STATE, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.world_state;
     return s;
@@ -1303,10 +1874,10 @@ sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every,
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_WATCH_ENTITIES, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_WATCH_ENTITIES};
     m.as.watch_entities.every = every;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.entity_states;
     return s;
@@ -1317,10 +1888,10 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
 {
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_GET_ENTITY, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_GET_ENTITY};
     m.as.get_entity.entity = entity;
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, &ev, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
     if (ev.as.entity_states.count != 1 || ev.as.entity_states.entities[0].entity != entity)
@@ -1339,20 +1910,18 @@ sweep_client_status sweep_client_mover_command(sweep_client *c, const char *move
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     if (mover == NULL || mover[0] == '\0')
-        return fail(err, SWEEP_CLIENT_E_ARG, "a mover command needs the mover's name");
-    sweep_message m = {.kind = SWEEP_MSG_MOVER_COMMAND, .sequence = c->next_seq++};
+        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "a mover command needs the mover's name"), err);
+    sweep_message m = {.kind = SWEEP_MSG_MOVER_COMMAND};
     m.as.mover_command.mover = sweep_str_of(mover);
     sweep_client_event ev;
-    sweep_client_status s = request(c, &m, SWEEP_CLIENT_EV_MOVER_COMMANDED, m.sequence, &ev, err);
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_MOVER_COMMANDED, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.mover_commanded;
     return s;
 }
 
-sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
+static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
 {
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     if (n > 0 && c->transport != SWEEP_CLIENT_UDP)
         return fail(err, SWEEP_CLIENT_E_ARG, "redundancy is for UDP: TCP loses nothing");
     if (n > SWEEP_CLIENT_REDUNDANCY_MAX)
@@ -1362,6 +1931,13 @@ sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, swe
     if (n == 0)
         c->nunanswered = 0;
     return ok(err);
+}
+
+sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, set_redundancy(c, n, &c->last), err);
 }
 
 /* Remembers a move just sent for redundancy, dropping the oldest when full. */
@@ -1403,14 +1979,14 @@ static sweep_client_status send_redundant(sweep_client *c, const sweep_msg_move 
     }
 }
 
-sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
-                                           sweep_client_error *err)
+static sweep_client_status send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
+                                     sweep_client_error *err)
 {
-    if (c == NULL || r == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+    if (r == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL move");
     if (!mode_ok(r))
         return fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
-    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq++};
+    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq};
     fill_move(&m.as.move, r, m.sequence);
     sweep_client_status s;
     if (c->redundancy > 0) {
@@ -1420,53 +1996,116 @@ sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_m
     } else {
         s = send_message(c, &m, err);
     }
-    if (s == SWEEP_CLIENT_OK && sequence)
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    c->next_seq++;
+    if (sequence)
         *sequence = m.sequence;
-    return s;
+    return SWEEP_CLIENT_OK;
+}
+
+sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
+                                           sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, send_move(c, r, sequence, &c->last), err);
+}
+
+/* Remembers MoveBatch `seq` of moves b[0 .. n) for batch_error. Returns 0,
+ * or -1 when memory runs out (then nothing is remembered). */
+static int remember_batch(sweep_client *c, uint32_t seq, const sweep_msg_move *b, uint32_t n)
+{
+    sweep__batch_sent *r = &c->batches[c->batch_next];
+    if (n > r->cap) {
+        uint32_t *m = realloc(r->moves, (size_t)n * sizeof *m);
+        if (m == NULL)
+            return -1;
+        r->moves = m;
+        uint32_t *e = realloc(r->entities, (size_t)n * sizeof *e);
+        if (e == NULL)
+            return -1;
+        r->entities = e;
+        r->cap = n;
+    }
+    r->sequence = seq;
+    r->count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        r->moves[i] = b[i].sequence;
+        r->entities[i] = b[i].entity;
+    }
+    c->batch_next = (c->batch_next + 1) % SWEEP__BATCHES;
+    return 0;
+}
+
+/* Sends moves in MoveBatches of at most max_batch moves (see client.h). */
+static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
+                                      uint32_t *sequences, sweep_client_error *err)
+{
+    if (moves == NULL && count > 0)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL moves");
+    for (uint32_t i = 0; i < count; i++)
+        if (!mode_ok(&moves[i]))
+            return fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
+    uint32_t per = sweep_client_max_batch(c);
+    uint32_t chunk = count < per ? count : per;
+    if (chunk > c->batch_cap) {
+        sweep_msg_move *b = realloc(c->batch, (size_t)chunk * sizeof *b);
+        if (b == NULL)
+            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        c->batch = b;
+        c->batch_cap = chunk;
+    }
+    if (sequences)
+        memset(sequences, 0, (size_t)count * sizeof *sequences);
+    for (uint32_t done_moves = 0; done_moves < count;) {
+        uint32_t n = count - done_moves < per ? count - done_moves : per;
+        sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
+        for (uint32_t i = 0; i < n; i++)
+            fill_move(&c->batch[i], &moves[done_moves + i], c->next_seq + 1 + i);
+        m.as.move_batch.moves = c->batch;
+        m.as.move_batch.count = n;
+        if (remember_batch(c, m.sequence, c->batch, n) < 0)
+            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        sweep_client_status s = send_message(c, &m, err);
+        if (s != SWEEP_CLIENT_OK) {
+            batch_sent(c, m.sequence)->count = 0;
+            return s;
+        }
+        c->next_seq += 1 + n;
+        if (sequences)
+            for (uint32_t i = 0; i < n; i++)
+                sequences[done_moves + i] = c->batch[i].sequence;
+        done_moves += n;
+    }
+    return ok(err);
 }
 
 sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                             uint32_t *sequences, sweep_client_error *err)
 {
-    if (c == NULL || (moves == NULL && count > 0))
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or moves");
-    if (count == 0)
-        return ok(err);
-    if (count > c->batch_cap) {
-        sweep_msg_move *b = realloc(c->batch, (size_t)count * sizeof *b);
-        if (b == NULL)
-            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        c->batch = b;
-        c->batch_cap = count;
-    }
-    for (uint32_t i = 0; i < count; i++)
-        if (!mode_ok(&moves[i]))
-            return fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
-    sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
-    for (uint32_t i = 0; i < count; i++)
-        fill_move(&c->batch[i], &moves[i], c->next_seq + 1 + i);
-    m.as.move_batch.moves = c->batch;
-    m.as.move_batch.count = count;
-    sweep_client_status s = send_message(c, &m, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    c->next_seq += 1 + count;
-    if (sequences)
-        for (uint32_t i = 0; i < count; i++)
-            sequences[i] = c->batch[i].sequence;
-    return SWEEP_CLIENT_OK;
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, send_batch(c, moves, count, sequences, &c->last), err);
 }
 
 /* --- receiving ------------------------------------------------------------------ */
 
-sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_client_event *ev,
+static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_client_event *ev,
                                       sweep_client_error *err)
 {
-    if (c == NULL || ev == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or event");
+    if (ev == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL event");
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
     release_handed(c);
     uint64_t deadline = timeout_ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
+        sweep_client_status s = service_spawns(c, err);
+        if (s != SWEEP_CLIENT_OK)
+            return s;
         /* Events left by the handshake are internal; drop them on the way. */
         while (c->qlen > 0) {
             queue_take(c, 0, ev);
@@ -1480,36 +2119,47 @@ sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_cli
         int left = ms_left(deadline);
         if (timeout_ms >= 0 && left == 0) {
             /* One look without waiting, so a zero timeout still reads. */
-            sweep_client_status s = read_some(c, err);
+            s = read_some(c, err);
             if (s != SWEEP_CLIENT_OK)
                 return s;
             if (c->qlen > 0)
                 continue;
             return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no event within %d ms", timeout_ms);
         }
-        sweep_client_status s = pump(c, deadline, err);
+        uint64_t wait_until = deadline, due = spawns_due(c);
+        if (due && (wait_until == 0 || due < wait_until))
+            wait_until = due;
+        s = pump(c, wait_until, err);
         if (s != SWEEP_CLIENT_OK)
             return s;
     }
 }
 
+sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_client_event *ev,
+                                      sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or event");
+    return done(c, poll_event(c, timeout_ms, ev, &c->last), err);
+}
+
 sweep_client_status sweep_client_dispatch(sweep_client *c, int timeout_ms, sweep_client_event_cb cb, void *user,
                                           unsigned *handled, sweep_client_error *err)
 {
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     unsigned n = 0;
     sweep_client_event ev;
-    sweep_client_status s = sweep_client_poll(c, timeout_ms, &ev, err);
+    sweep_client_status s = poll_event(c, timeout_ms, &ev, &c->last);
     while (s == SWEEP_CLIENT_OK) {
         if (cb)
             cb(user, &ev);
         n++;
-        s = sweep_client_poll(c, 0, &ev, err);
+        s = poll_event(c, 0, &ev, &c->last);
     }
     if (handled)
         *handled = n;
-    if (s == SWEEP_CLIENT_E_TIMEOUT)
-        return ok(err);
-    return s;
+    return done(c, s == SWEEP_CLIENT_E_TIMEOUT ? SWEEP_CLIENT_OK : s, err);
 }
 
 const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap)

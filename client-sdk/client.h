@@ -26,21 +26,37 @@
  * can wait on all of them with poll(2) or its own event loop and then call
  * sweep_client_poll with a zero timeout.
  *
- * Errors are values: every call returns a sweep_client_status and, if the
- * caller passes a sweep_client_error, fills it with what went wrong. An
- * Error message from the server comes back with its wire code, its text and
- * the sequence (and entity) it refers to, both as the result of a blocking
- * call and as a SWEEP_CLIENT_EV_ERROR event.
+ * Errors, one convention for all of libsweep (client.h and predict.h):
+ * every call that can fail returns a sweep_client_status, SWEEP_CLIENT_OK
+ * (0) or a SWEEP_CLIENT_E_* code, and takes as its last argument a
+ * sweep_client_error *err (NULL allowed) that it fills: the status, the
+ * wire code (sweep.fbs ErrorCode) when the server refused, or the code the
+ * server gives the same input when libsweep refused it itself (a NaN, a
+ * dt out of range), the sequence and entity it is about, and a message.
+ * On success err is cleared. A call on a client or a predictor also keeps
+ * that error, so a caller that passed NULL can still ask:
+ * sweep_client_last_error(c), sweep_predictor_last_error(p). Calls that
+ * cannot fail return their value (sweep_client_fd, _get_welcome, ...).
+ * An Error message from the server comes back with its wire code, its text
+ * and the sequence (and entity) it refers to, both as the result of a
+ * blocking call and as a SWEEP_CLIENT_EV_ERROR event.
+ *
+ * Connecting without blocking: sweep_client_connect_start opens the socket
+ * and sends the first Hello, sweep_client_connect_step advances the
+ * handshake as far as what has arrived allows (waiting at most the time
+ * the caller gives), and sweep_client_poll_events says what to wait for in
+ * the caller's own loop. sweep_client_connect is start and step until done.
  *
  * Plain sockets and poll(2) only: no threads, no signals, no global state.
  * A client is used by one thread at a time. Answers that arrive while a
  * blocking call waits for its own are kept, in order, for sweep_client_poll.
  *
  * Sequence numbers: the client numbers every request it sends from 1 up,
- * one counter for everything (a batch takes one number for the message and
- * one for each move). The server answers with the sequence it answers, so
- * the numbers returned by the send calls are how results are matched to
- * moves (see predict.h for prediction keyed on them).
+ * one counter for everything (a MoveBatch takes one number for the message
+ * and one for each move). The server answers with the sequence it answers,
+ * so the numbers returned by the send calls (sweep_client_send_move,
+ * _send_batch, _send_spawn) are how answers are matched to requests (see
+ * predict.h for prediction keyed on them).
  *
  * Who the session is: options.auth_token is sent in Hello (an identity
  * token of protocol/token.h, the server's --command-token, or nothing for
@@ -88,14 +104,19 @@ typedef enum sweep_client_status {
     SWEEP_CLIENT_E_NOMEM,        /* out of memory */
     SWEEP_CLIENT_E_TOO_LARGE,    /* a request does not fit a frame or datagram */
     SWEEP_CLIENT_E_MAP_MISMATCH, /* the server's map hash is not the local map's */
+    SWEEP_CLIENT_E_AGAIN,        /* not finished yet: connecting goes on (sweep_client_connect_step) */
     SWEEP_CLIENT_STATUS_COUNT
 } sweep_client_status;
 
 #define SWEEP_CLIENT_MESSAGE_MAX 256
 
 /* One error, as a value. For SWEEP_CLIENT_E_SERVER, code/sequence/entity
- * are those of the server's Error message and message is its text; for
- * the others code is SWEEP_WIRE_NONE and message says what failed. */
+ * are those of the server's Error message and message is its text. For
+ * SWEEP_CLIENT_E_ARG about a number the core refuses (prediction: a NaN,
+ * a dt out of range, an absurd wish) code is the one the server answers
+ * that input with (BadNumber, BadDt, BadVelocity, ...); otherwise code is
+ * SWEEP_WIRE_NONE and message says what failed. For a request libsweep
+ * gave up waiting for (SWEEP_CLIENT_E_TIMEOUT), sequence is its number. */
 typedef struct sweep_client_error {
     sweep_client_status status;
     sweep_wire_code code;
@@ -118,9 +139,11 @@ typedef struct sweep_client_options {
     const char *world;       /* world (map instance) to join; NULL = the default */
     const char *auth_token;  /* Hello.auth_token: an identity token (protocol/token.h), the server's
                                 --command-token, or NULL = none (a guest, where the server admits them) */
-    int timeout_ms;          /* for connect and each blocking call; 0 = 5000 */
+    int timeout_ms;          /* for connecting (the whole handshake, from sweep_client_connect_start),
+                                for each blocking call, and for a spawn sent without waiting to be
+                                answered (sweep_client_send_spawn); 0 = 5000 */
     /* UDP only: how often a request without answer is resent during the
-     * handshake and blocking calls; 0 = 250 ms. */
+     * handshake and blocking calls (and the newest unanswered Spawn); 0 = 250 ms. */
     int udp_retry_ms;
     /* UDP only: 1 = stay on the address's port even when the Welcome names
      * the session's own (Welcome.udp_port; for a relay in between that
@@ -131,11 +154,55 @@ typedef struct sweep_client_options {
 /* Zeroes opts (TCP, defaults everywhere). */
 void sweep_client_options_init(sweep_client_options *opts);
 
-/* Connects and completes the handshake; *out is the new client. On failure
- * *out is NULL and err (if not NULL) says why: a server that answered the
- * Hello with an Error gives SWEEP_CLIENT_E_SERVER and its code. */
+/* Connects and completes the handshake, waiting up to options.timeout_ms;
+ * *out is the new client. On failure *out is NULL and err (if not NULL)
+ * says why: a server that answered the Hello with an Error gives
+ * SWEEP_CLIENT_E_SERVER and its code. sweep_client_connect_start, then
+ * sweep_client_connect_step until it is done. */
 sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep_client **out,
                                          sweep_client_error *err);
+
+/*
+ * Starts connecting without waiting: resolves the address (a host name is
+ * looked up with getaddrinfo, which may wait on the resolver: give a
+ * numeric address to never block), opens a non-blocking socket, starts
+ * the TCP connect or sends the UDP Hello, and returns SWEEP_CLIENT_OK with
+ * *out a client still connecting. opts and its strings may be freed once
+ * it returns. The handshake must end within opts->timeout_ms from now.
+ * On failure (a bad address, no socket) *out is NULL.
+ */
+sweep_client_status sweep_client_connect_start(const sweep_client_options *opts, sweep_client **out,
+                                               sweep_client_error *err);
+
+/*
+ * Advances the handshake of a client from sweep_client_connect_start as
+ * far as what arrived allows: reads, sends the next Hello, resends over
+ * UDP what went unanswered. Waits at most timeout_ms for the socket (0: do
+ * not wait, -1: until the handshake ends). Returns SWEEP_CLIENT_OK once the
+ * client is connected (and on every call after that), SWEEP_CLIENT_E_AGAIN
+ * while it is still connecting, or why it failed (TIMEOUT past
+ * options.timeout_ms, CONNECT, SERVER with the Error's code, ...): then
+ * every later call reports the same, and the client is only good for
+ * sweep_client_close. Until it is connected, requests, sends and
+ * sweep_client_poll fail with SWEEP_CLIENT_E_ARG.
+ */
+sweep_client_status sweep_client_connect_step(sweep_client *c, int timeout_ms, sweep_client_error *err);
+
+/*
+ * What a program's own loop waits for before calling into the client
+ * again: the poll(2) events for sweep_client_fd(c) (POLLIN, or POLLOUT
+ * while a TCP connect is under way), and in *timeout_ms (may be NULL) the
+ * longest to wait, -1 for no limit, before calling sweep_client_connect_step
+ * (connecting) or sweep_client_poll (connected) even if the socket stays
+ * quiet: a UDP resend or a deadline is due by then. 0 events: the client
+ * failed; close it.
+ */
+int sweep_client_poll_events(const sweep_client *c, int *timeout_ms);
+
+/* The error of the last call on c that returns a sweep_client_status
+ * (status SWEEP_CLIENT_OK after one that succeeded), whatever err that
+ * call was given. Valid until the next call on c. */
+const sweep_client_error *sweep_client_last_error(const sweep_client *c);
 
 /* Sends Bye (best effort), closes the socket and frees everything. NULL is ignored. */
 void sweep_client_close(sweep_client *c);
@@ -176,6 +243,10 @@ sweep_client_transport sweep_client_get_transport(const sweep_client *c);
 uint32_t sweep_client_next_sequence(const sweep_client *c);
 
 /* --- blocking requests --------------------------------------------------- */
+
+/* Each sends one request, waits up to options.timeout_ms for its answer and
+ * leaves every other event that arrived meanwhile queued, in order, for
+ * sweep_client_poll. The spawns are sweep_client_send_spawn and that wait. */
 
 /* Spawns an ellipsoid at position; *out is the server's Spawned. */
 sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, sweep_vec3 radii,
@@ -268,6 +339,38 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
 
 /* --- sending without waiting ---------------------------------------------- */
 
+/* One entity to spawn (Spawn in sweep.fbs). A player gets the map's spawn
+ * point and radii whatever it asks (protocol/README.md, "Spawning"). */
+typedef struct sweep_client_spawn_req {
+    sweep_vec3 position;  /* the server role's place, with spawn_point 0 */
+    sweep_vec3 radii;     /* 0, 0, 0: the map's */
+    uint32_t spawn_point; /* N > 0: the map's N-th spawn point; 0: position (server role), or the
+                             next free point (a player) */
+    double max_speed;     /* Fly and Noclip moves' own limits; 0 = the world's */
+    double step_height;
+    bool player;          /* the server role relaying a player: the entity moves by the player rules
+                             (Spawn.player; the answer's player says it was taken) */
+} sweep_client_spawn_req;
+
+/*
+ * Sends one Spawn and returns at once; *sequence (may be NULL) is its
+ * number. The answer comes through sweep_client_poll with the move
+ * results: a SWEEP_CLIENT_EV_SPAWNED event whose sequence is that number
+ * (as.spawned: the entity, where, how big), or a SWEEP_CLIENT_EV_ERROR
+ * whose as.error.sequence is (the server's code: SpawnRefused,
+ * TooManyEntities, ...). So N spawns cost one round trip, not N: send them
+ * all, then poll. If neither comes within options.timeout_ms, the client
+ * hands out an EV_ERROR of its own for that sequence with status
+ * SWEEP_CLIENT_E_TIMEOUT (an answer arriving later still comes after it).
+ * Over UDP the newest Spawn sent is resent (same number) every
+ * udp_retry_ms while unanswered, for as long as sweep_client_poll (or a
+ * blocking call) runs: the server answers a repeat of a session's newest
+ * Spawn with the entity it made. An older one is not resent (a repeat
+ * would make a second entity), so a lost one ends in that TIMEOUT.
+ */
+sweep_client_status sweep_client_send_spawn(sweep_client *c, const sweep_client_spawn_req *s, uint32_t *sequence,
+                                            sweep_client_error *err);
+
 /* One move to send. In Walk mode (0, the only mode of a player) velocity
  * is the wish: the velocity wished across the ground (its part along up is
  * ignored and named Vertical) and buttons (SWEEP_WISH_JUMP, core/motion.h).
@@ -315,15 +418,36 @@ sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_m
  */
 sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err);
 
-/* Sends count moves in one MoveBatch (count <= Welcome.max_batch, and over
- * UDP the batch must fit one datagram); sequences[i] (array may be NULL)
- * receives the number of moves[i]. */
+/*
+ * Sends count moves (any number) in MoveBatches of at most
+ * sweep_client_max_batch(c) moves each, in order: a batch takes one number
+ * for the message and the next ones for its moves, so sequences[i] (array
+ * may be NULL) is the number of moves[i], increasing, with a gap before
+ * the first move of each batch (sweep_client_batch_sequences says them in
+ * advance). How the answers come back, through sweep_client_poll: one
+ * SWEEP_CLIENT_EV_MOVE_RESULT per move, with as.move_result.sequence =
+ * sequences[i], in the order the server applied them (a batch's results
+ * in order, the batches in order over TCP); a move the server refused
+ * gets an EV_ERROR naming its own number instead; and an Error about a
+ * whole batch (RateLimited, BatchTooLarge, naming the batch's own number)
+ * is handed out as one EV_ERROR per move of that batch, each naming the
+ * move and its entity, so every move gets exactly one answer (over UDP,
+ * unless its datagram or the answer's is lost). Arguments are checked
+ * before anything is sent; if sending fails part way, the moves already
+ * sent have their numbers in sequences and the others 0.
+ */
 sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                             uint32_t *sequences, sweep_client_error *err);
 
-/* Most moves a batch may hold: Welcome.max_batch, and over UDP no more
- * than fit one datagram with every field of every move present (claimed
- * positions, buttons, mode included). */
+/* The numbers sweep_client_send_batch gives a batch of count moves sent
+ * next (no other request in between), into sequences[0 .. count): a
+ * predicting client keys its predictions on them before sending. */
+void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences);
+
+/* Most moves one MoveBatch may hold: Welcome.max_batch, and over UDP no
+ * more than fit one datagram with every field of every move present
+ * (claimed positions, buttons, mode included). sweep_client_send_batch
+ * cuts a larger batch into MoveBatches of this size. */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 
 /* --- receiving ------------------------------------------------------------ */
@@ -331,7 +455,8 @@ uint32_t sweep_client_max_batch(const sweep_client *c);
 typedef enum sweep_client_event_kind {
     SWEEP_CLIENT_EV_NONE = 0,
     SWEEP_CLIENT_EV_MOVE_RESULT,   /* as.move_result (results of a batch come one by one) */
-    SWEEP_CLIENT_EV_ERROR,         /* as.error: a server Error, not tied to a waiting call */
+    SWEEP_CLIENT_EV_ERROR,         /* as.error: a server Error, not tied to a waiting call, or
+                                      (status TIMEOUT) a spawn that went unanswered */
     SWEEP_CLIENT_EV_SPAWNED,       /* as.spawned */
     SWEEP_CLIENT_EV_DESPAWNED,     /* as.despawned: the answer to a Despawn, or (sequence 0,
                                       crushed_by = the mover's id) an entity a mover crushed */
@@ -403,7 +528,8 @@ typedef struct sweep_client_counters {
     uint64_t datagrams_dropped; /* UDP: undecodable or unexpected datagrams ignored */
     uint64_t resends;           /* UDP: requests sent again for lack of an answer */
     uint64_t redundant_moves;   /* UDP: moves sent again beside a new one (redundancy) */
-    uint64_t duplicates;        /* UDP: answers to a move already handed out, dropped */
+    uint64_t duplicates;        /* UDP: answers to a request already handed out (a resent move or
+                                   Spawn answered again), dropped */
 } sweep_client_counters;
 
 void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out);

@@ -15,6 +15,19 @@
  * per mover, tick + 1 of the newest pose applied: a late UDP part never
  * moves a mover back, and "the predictor holds the poses of tick T" means
  * every mover's latest is T + 1.
+ *
+ * Errors follow libsweep's one convention (client.h): a sweep_client_status
+ * and a sweep_client_error, kept in the predictor too; a status of the core
+ * becomes SWEEP_CLIENT_E_ARG with the wire code the server answers the
+ * same input with (core_error).
+ *
+ * Invariants: pending[0 .. count) are the moves sent and not yet answered,
+ * in increasing sequence order, each with the state it predicted and the
+ * pose of the mover that state stands on when it was computed (its
+ * anchor); `confirmed` is the state after the last answered move (or the
+ * spawn) with the pose of its mover at the answer's tick; the current
+ * prediction is the last pending state, or `confirmed` when nothing is
+ * pending, carried from its anchor to the mover's newest pose.
  */
 #include "client-sdk/predict.h"
 
@@ -25,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client-sdk/client_impl.h"
 #include "core/quat.h"
 #include "maps/content_hash.h"
 
@@ -35,18 +49,87 @@ struct sweep_predict_history {
     sweep_mover_pose *poses; /* [SWEEP_PREDICT_HISTORY * count] */
 };
 
-/* Writes a message into err (may be NULL) and returns st. */
-static sweep_status say(char *err, size_t errlen, sweep_status st, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static sweep_status say(char *err, size_t errlen, sweep_status st, const char *fmt, ...)
+/* Where a predicted state sits on the mover it stands on: that mover's
+ * pose when the state was computed, so the state can be carried to the
+ * mover's newer poses. */
+typedef struct sweep_predict_anchor {
+    int valid; /* 0: on no mover, or the pose is not known */
+    sweep_mover_pose pose;
+} sweep_predict_anchor;
+
+typedef struct sweep_predict_pending {
+    uint32_t sequence;
+    sweep_wish wish; /* as sent: wished velocity and buttons */
+    double dt;
+    sweep_predict_state predicted;
+    sweep_predict_anchor anchor;
+} sweep_predict_pending;
+
+struct sweep_predictor {
+    const sweep_world *world; /* borrowed; outlives the predictor */
+    sweep_config config;
+    sweep_rules rules;        /* the map's movement rules */
+    sweep_vec3 radii;
+    sweep_predict_state confirmed;
+    sweep_predict_anchor confirmed_anchor; /* the pose, at the answer's tick, of the mover it stands on */
+    sweep_predict_pending *pending;
+    uint32_t count, cap;
+    /* Movers (sweep_predictor_set_movers); NULL = static world only. */
+    sweep_movers *movers;     /* borrowed */
+    const sweep_level *level; /* borrowed: the map the movers were built from (their ids) */
+    uint64_t tick;            /* newest tick whose WorldState was applied */
+    struct sweep_predict_history *history;
+    sweep_predict_counters counters;
+    sweep_client_error last; /* the last call's outcome (sweep_predictor_last_error) */
+};
+
+/* Fills err (may be NULL) and returns s. */
+static sweep_client_status say(sweep_client_error *err, sweep_client_status s, sweep_wire_code code,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static sweep_client_status say(sweep_client_error *err, sweep_client_status s, sweep_wire_code code,
+                               const char *fmt, ...)
 {
-    if (err && errlen) {
+    if (err) {
+        memset(err, 0, sizeof *err);
+        err->status = s;
+        err->code = code;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
     }
-    return st;
+    return s;
+}
+
+static sweep_client_status ok(sweep_client_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    return SWEEP_CLIENT_OK;
+}
+
+/* A core status as libsweep's error: out of memory is NOMEM, anything
+ * else an argument the core refused, with the code the server answers the
+ * same input with (BadDt, BadNumber, ...; none for a bad level). */
+static sweep_client_status core_error(sweep_client_error *err, sweep_status st, const char *what)
+{
+    if (st == SWEEP_OK)
+        return ok(err);
+    if (st == SWEEP_E_NOMEM)
+        return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "%s: out of memory", what);
+    sweep_wire_code code = sweep_wire_code_from_status(st);
+    return say(err, SWEEP_CLIENT_E_ARG, code == SWEEP_WIRE_INTERNAL ? SWEEP_WIRE_NONE : code, "%s: %s (%s)", what,
+               sweep_status_message(st), sweep_status_name(st));
+}
+
+/* The end of a public call on p that ran with err = &p->last. */
+static sweep_client_status done(sweep_predictor *p, sweep_client_status s, sweep_client_error *err)
+{
+    if (s == SWEEP_CLIENT_OK)
+        memset(&p->last, 0, sizeof p->last);
+    if (err)
+        *err = p->last;
+    return s;
 }
 
 sweep_predict_state sweep_predict_state_at(sweep_vec3 position)
@@ -58,15 +141,24 @@ sweep_predict_state sweep_predict_state_at(sweep_vec3 position)
     return s;
 }
 
-void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
-                          const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii)
+sweep_client_status sweep_predictor_create(const sweep_world *world, const sweep_config *cfg,
+                                           const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii,
+                                           sweep_predictor **out, sweep_client_error *err)
 {
-    memset(p, 0, sizeof *p);
+    if (out)
+        *out = NULL;
+    if (world == NULL || cfg == NULL || rules == NULL || out == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "a predictor needs a world, config, rules and output");
+    sweep_predictor *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "out of memory");
     p->world = world;
     p->config = *cfg;
     p->rules = *rules;
     p->radii = radii;
     p->confirmed = sweep_predict_state_at(position);
+    *out = p;
+    return ok(err);
 }
 
 static void free_history(struct sweep_predict_history *h)
@@ -79,26 +171,25 @@ static void free_history(struct sweep_predict_history *h)
     free(h);
 }
 
-sweep_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv, char *err,
-                                        size_t errlen)
+static sweep_client_status set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv,
+                                      sweep_client_error *err)
 {
-    if (p == NULL)
-        return say(err, errlen, SWEEP_E_ARG, "no predictor");
     struct sweep_predict_history *h = NULL;
     if (mv != NULL) {
         if (lv == NULL)
-            return say(err, errlen, SWEEP_E_ARG, "movers need the level they were built from (their ids)");
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                       "movers need the level they were built from (their ids)");
         uint32_t n = sweep_movers_count(mv);
         if (n != lv->mover_count)
-            return say(err, errlen, SWEEP_E_ARG, "the movers (%u) were not built from this level (%u movers)", n,
-                       lv->mover_count);
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                       "the movers (%u) were not built from this level (%u movers)", n, lv->mover_count);
         h = calloc(1, sizeof *h);
         size_t slots = (size_t)SWEEP_PREDICT_HISTORY * n;
         if (h == NULL || (n && ((h->latest = calloc(n, sizeof *h->latest)) == NULL ||
                                 (h->tag = calloc(slots, sizeof *h->tag)) == NULL ||
                                 (h->poses = calloc(slots, sizeof *h->poses)) == NULL))) {
             free_history(h);
-            return say(err, errlen, SWEEP_E_NOMEM, "out of memory for the movers' pose history");
+            return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "out of memory for the movers' pose history");
         }
         h->count = n;
     }
@@ -111,42 +202,49 @@ sweep_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, co
     p->confirmed_anchor.valid = 0;
     for (uint32_t i = 0; i < p->count; i++)
         p->pending[i].anchor.valid = 0;
-    return SWEEP_OK;
+    return ok(err);
 }
 
-void sweep_predictor_free(sweep_predictor *p)
+sweep_client_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv,
+                                               sweep_client_error *err)
+{
+    if (p == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
+    return done(p, set_movers(p, mv, lv, &p->last), err);
+}
+
+void sweep_predictor_destroy(sweep_predictor *p)
 {
     if (p == NULL)
         return;
     free(p->pending);
-    p->pending = NULL;
-    p->count = p->cap = 0;
     free_history(p->history);
-    p->history = NULL;
+    free(p);
 }
 
 /* --- the server's rule for one move ---------------------------------------------- */
 
-sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
-                               const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
-                               const sweep_wish *wish, double dt, sweep_act_result *out)
+sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
+                                      const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
+                                      const sweep_wish *wish, double dt, sweep_act_result *out,
+                                      sweep_client_error *err)
 {
     if (world == NULL || cfg == NULL || rules == NULL || s == NULL || wish == NULL)
-        return SWEEP_E_ARG;
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "a move needs a world, config, rules, state and wish");
     /* No crowd: other players are not predicted (see the file comment). */
     sweep_space space = {.world = world, .movers = mv, .crowd = NULL, .self = SWEEP_NO_BODY};
     sweep_actor a = {.position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0};
     sweep_act_result r;
     sweep_status st = sweep_act(&space, cfg, rules, radii, &a, wish, dt, &r);
     if (st != SWEEP_OK)
-        return st;
+        return core_error(err, st, "the move");
     s->position = a.position;
     s->velocity = a.velocity;
     s->grounded = a.grounded != 0;
     s->ground_mover = r.move.ground_mover;
     if (out)
         *out = r;
-    return SWEEP_OK;
+    return ok(err);
 }
 
 sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r)
@@ -170,22 +268,23 @@ int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move
 
 /* --- movers of the map -------------------------------------------------------------- */
 
-sweep_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out)
+sweep_client_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out,
+                                               sweep_client_error *err)
 {
     if (lv == NULL || out == NULL)
-        return SWEEP_E_ARG;
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no level or output");
     if (tick_rate == 0.0)
         tick_rate = lv->tick_rate;
     if (!(tick_rate >= 1.0 && tick_rate <= 10000.0))
-        return SWEEP_E_ARG;
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "tick rate %g is not in [1, 10000]", tick_rate);
     sweep_mover_desc *d = NULL;
     if (lv->mover_count && (d = calloc(lv->mover_count, sizeof *d)) == NULL)
-        return SWEEP_E_NOMEM;
+        return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "out of memory");
     for (uint32_t i = 0; i < lv->mover_count; i++)
         d[i] = sweep_level_mover_desc(lv, i);
     sweep_status st = sweep_movers_create(d, lv->mover_count, tick_rate, lv->triangle_count, out);
     free(d);
-    return st;
+    return core_error(err, st, "the map's movers");
 }
 
 /* The index of mover id in lv, trying `hint` first: a WorldState lists its
@@ -233,41 +332,45 @@ static sweep_mover_pose wire_pose(const sweep_wire_mover *w)
 
 /* Checks every mover of ws against lv and mv before anything is set, so
  * that a bad WorldState changes nothing. */
-static sweep_status check_world_state(const sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
-                                      char *err, size_t errlen)
+static sweep_client_status check_world_state(const sweep_movers *mv, const sweep_level *lv,
+                                             const sweep_msg_world_state *ws, sweep_client_error *err)
 {
     if (mv == NULL || lv == NULL || ws == NULL)
-        return say(err, errlen, SWEEP_E_ARG, "no movers, level or WorldState");
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no movers, level or WorldState");
     if (sweep_movers_count(mv) != lv->mover_count)
-        return say(err, errlen, SWEEP_E_ARG, "the movers (%u) were not built from this level (%u movers)",
-                   sweep_movers_count(mv), lv->mover_count);
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                   "the movers (%u) were not built from this level (%u movers)", sweep_movers_count(mv),
+                   lv->mover_count);
     if (ws->count > 0 && ws->movers == NULL)
-        return say(err, errlen, SWEEP_E_ARG, "the WorldState says %u movers but holds none", ws->count);
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the WorldState says %u movers but holds none",
+                   ws->count);
     uint32_t at = 0;
     for (uint32_t j = 0; j < ws->count; j++) {
         const sweep_wire_mover *w = &ws->movers[j];
         uint32_t i = find_mover(lv, w->id, at);
         if (i == SWEEP_NO_MOVER)
-            return say(err, errlen, SWEEP_E_ARG, "WorldState of tick %llu names mover id %u, which the map '%s' does not have",
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                       "WorldState of tick %llu names mover id %u, which the map '%s' does not have",
                        (unsigned long long)ws->tick, w->id, lv->name);
         sweep_mover_pose pose = wire_pose(w);
         if (!sweep_v3_isfinite(pose.position) || !sweep_quat_isfinite(pose.rotation))
-            return say(err, errlen, SWEEP_E_NONFINITE, "WorldState of tick %llu: mover id %u has a non-finite pose",
-                       (unsigned long long)ws->tick, w->id);
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_BAD_NUMBER,
+                       "WorldState of tick %llu: mover id %u has a non-finite pose", (unsigned long long)ws->tick,
+                       w->id);
         if (fabs(sweep_quat_dot(pose.rotation, pose.rotation) - 1.0) > 1e-6)
-            return say(err, errlen, SWEEP_E_ARG,
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
                        "WorldState of tick %llu: mover id %u has a rotation that is not a unit quaternion",
                        (unsigned long long)ws->tick, w->id);
         at = i + 1;
     }
-    return SWEEP_OK;
+    return ok(err);
 }
 
-sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
-                                             char *err, size_t errlen)
+sweep_client_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv,
+                                                    const sweep_msg_world_state *ws, sweep_client_error *err)
 {
-    sweep_status st = check_world_state(mv, lv, ws, err, errlen);
-    if (st != SWEEP_OK)
+    sweep_client_status st = check_world_state(mv, lv, ws, err);
+    if (st != SWEEP_CLIENT_OK)
         return st;
     uint32_t at = 0;
     for (uint32_t j = 0; j < ws->count; j++) {
@@ -276,7 +379,7 @@ sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level
         (void)sweep_movers_set_pose(mv, i, &pose); /* checked above: cannot fail */
         at = i + 1;
     }
-    return SWEEP_OK;
+    return ok(err);
 }
 
 /* The pose of mover m at tick, from the history; 0 if not known. */
@@ -303,13 +406,13 @@ static int holds_tick(const sweep_predictor *p, uint64_t tick)
     return 1;
 }
 
-sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws, char *err,
-                                         size_t errlen)
+static sweep_client_status world_state(sweep_predictor *p, const sweep_msg_world_state *ws, sweep_client_error *err)
 {
-    if (p == NULL || p->movers == NULL)
-        return say(err, errlen, SWEEP_E_ARG, "the predictor has no movers (sweep_predictor_set_movers)");
-    sweep_status st = check_world_state(p->movers, p->level, ws, err, errlen);
-    if (st != SWEEP_OK)
+    if (p->movers == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                   "the predictor has no movers (sweep_predictor_set_movers)");
+    sweep_client_status st = check_world_state(p->movers, p->level, ws, err);
+    if (st != SWEEP_CLIENT_OK)
         return st;
     struct sweep_predict_history *h = p->history;
     uint32_t at = 0;
@@ -327,8 +430,16 @@ sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_wor
     }
     if (ws->tick > p->tick)
         p->tick = ws->tick;
-    p->world_states++;
-    return SWEEP_OK;
+    p->counters.world_states++;
+    return ok(err);
+}
+
+sweep_client_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws,
+                                                sweep_client_error *err)
+{
+    if (p == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
+    return done(p, world_state(p, ws, &p->last), err);
 }
 
 /* --- carrying riders ------------------------------------------------------------------ */
@@ -382,18 +493,43 @@ sweep_predict_state sweep_predictor_current(const sweep_predictor *p)
     return s;
 }
 
+sweep_predict_state sweep_predictor_confirmed(const sweep_predictor *p)
+{
+    return p->confirmed;
+}
+
+uint32_t sweep_predictor_pending(const sweep_predictor *p)
+{
+    return p->count;
+}
+
+uint64_t sweep_predictor_tick(const sweep_predictor *p)
+{
+    return p->tick;
+}
+
+void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counters *out)
+{
+    *out = p->counters;
+}
+
+const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p)
+{
+    return &p->last;
+}
+
 /* --- prediction and reconciliation -------------------------------------------------- */
 
-sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
-                                  sweep_act_result *out)
+static sweep_client_status step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                 sweep_act_result *out, sweep_client_error *err)
 {
-    if (p == NULL || wish == NULL)
-        return SWEEP_E_ARG;
+    if (wish == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no wish");
     if (p->count == p->cap) {
         uint32_t cap = p->cap ? 2 * p->cap : 64;
         sweep_predict_pending *n = realloc(p->pending, (size_t)cap * sizeof *n);
         if (n == NULL)
-            return SWEEP_E_NOMEM;
+            return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "out of memory");
         p->pending = n;
         p->cap = cap;
     }
@@ -401,18 +537,27 @@ sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const s
     sweep_predict_anchor a;
     last_state(p, &s, &a);
     int carried = carry(p, &s, &a);
-    sweep_status st = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, wish, dt, out);
-    if (st != SWEEP_OK)
+    sweep_client_status st = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, wish, dt,
+                                               out, err);
+    if (st != SWEEP_CLIENT_OK)
         return st;
-    p->carries += carried;
+    p->counters.carries += carried;
     sweep_predict_pending *e = &p->pending[p->count++];
     e->sequence = sequence;
     e->wish = *wish;
     e->dt = dt;
     e->predicted = s;
     e->anchor = anchor_now(p, &s);
-    p->predicted_moves++;
-    return SWEEP_OK;
+    p->counters.predicted_moves++;
+    return SWEEP_CLIENT_OK;
+}
+
+sweep_client_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                         sweep_act_result *out, sweep_client_error *err)
+{
+    if (p == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
+    return done(p, step(p, sequence, wish, dt, out, &p->last), err);
 }
 
 /* Recomputes pending[from ..) on top of pending[from - 1] (or `confirmed`),
@@ -426,14 +571,14 @@ static uint32_t replay(sweep_predictor *p, uint32_t from)
     sweep_predict_state s = from ? p->pending[from - 1].predicted : p->confirmed;
     sweep_predict_anchor a = from ? p->pending[from - 1].anchor : p->confirmed_anchor;
     if (from < p->count)
-        p->carries += carry(p, &s, &a);
+        p->counters.carries += carry(p, &s, &a);
     for (uint32_t i = from; i < p->count; i++) {
         (void)sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, &p->pending[i].wish,
-                                p->pending[i].dt, NULL);
+                                p->pending[i].dt, NULL, NULL);
         p->pending[i].predicted = s;
         p->pending[i].anchor = anchor_now(p, &s);
     }
-    p->replayed_moves += p->count - from;
+    p->counters.replayed_moves += p->count - from;
     return p->count - from;
 }
 
@@ -454,17 +599,20 @@ static void drop_front(sweep_predictor *p, uint32_t n)
     p->count -= n;
 }
 
-sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info)
+sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info,
+                                        sweep_client_error *err)
 {
     sweep_predict_ack a = {0};
-    if (p == NULL || r == NULL)
-        return SWEEP_E_ARG;
+    if (p == NULL || r == NULL) {
+        sweep_client_status s = say(p ? &p->last : err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor or answer");
+        return p ? done(p, s, err) : s;
+    }
     uint32_t i = find(p, r->sequence);
     if (i < p->count) {
         a.found = 1;
         a.dropped = i;
         a.moved = r->has_start_position;
-        p->moved_by_movers += a.moved;
+        p->counters.moved_by_movers += a.moved;
         /* Moves before it are given up: their answers were lost (the
          * server applied them, and this answer is the state after them) or
          * they were (it did not, and this answer says where that left the
@@ -482,12 +630,13 @@ sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result
             if (cut)
                 dt = r->applied_dt;
             a.rerun = 1;
-            a.rerun_match = (cut && !(dt > 0) ? SWEEP_OK
+            a.rerun_match = (cut && !(dt > 0) ? SWEEP_CLIENT_OK
                                              : sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii,
-                                                                 &s, &p->pending[i].wish, dt, NULL)) == SWEEP_OK &&
+                                                                 &s, &p->pending[i].wish, dt, NULL, NULL)) ==
+                                SWEEP_CLIENT_OK &&
                             sweep_predict_state_equal(&s, r);
-            p->reruns++;
-            p->rerun_matches += a.rerun_match;
+            p->counters.reruns++;
+            p->counters.rerun_matches += a.rerun_match;
         }
         p->confirmed.position = r->position;
         p->confirmed.velocity = r->velocity;
@@ -497,63 +646,61 @@ sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result
                                             &p->confirmed_anchor.pose);
         drop_front(p, i + 1);
         if (a.mismatch) {
-            p->mismatches++;
+            p->counters.mismatches++;
             a.replayed = replay(p, 0);
         } else {
-            p->acks_matched++;
+            p->counters.acks_matched++;
         }
     }
     if (info)
         *info = a;
-    return SWEEP_OK;
+    return done(p, SWEEP_CLIENT_OK, err);
 }
 
-sweep_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info)
+sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info,
+                                           sweep_client_error *err)
 {
     sweep_predict_ack a = {0};
     if (p == NULL)
-        return SWEEP_E_ARG;
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
     uint32_t i = find(p, sequence);
     if (i < p->count) {
         a.found = 1;
         a.mismatch = 1;
         memmove(p->pending + i, p->pending + i + 1, (size_t)(p->count - i - 1) * sizeof *p->pending);
         p->count--;
-        p->rejected++;
+        p->counters.rejected++;
         a.replayed = replay(p, i);
     }
     if (info)
         *info = a;
-    return SWEEP_OK;
+    return done(p, SWEEP_CLIENT_OK, err);
 }
 
-sweep_client_status sweep_client_check_map(const sweep_client *c, const sweep_level *lv, sweep_client_error *err)
+static sweep_client_status check_map(const sweep_client *c, const sweep_level *lv, sweep_client_error *err)
 {
     sweep_content_hash h;
-    if (c == NULL || lv == NULL || sweep_level_content_hash(lv, &h) != SWEEP_OK) {
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->status = SWEEP_CLIENT_E_ARG;
-            snprintf(err->message, sizeof err->message, "cannot hash the local map");
-        }
-        return SWEEP_CLIENT_E_ARG;
-    }
+    if (lv == NULL || sweep_level_content_hash(lv, &h) != SWEEP_OK)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "cannot hash the local map");
     const sweep_client_welcome *w = sweep_client_get_welcome(c);
-    if (w->map_hash_len == sizeof h.bytes && memcmp(w->map_hash, h.bytes, sizeof h.bytes) == 0) {
-        if (err)
-            memset(err, 0, sizeof *err);
-        return SWEEP_CLIENT_OK;
-    }
-    if (err) {
-        char local[2 * SWEEP_SHA256_SIZE + 1], remote[2 * 32 + 1];
-        sweep_content_hash_hex(&h, local);
-        for (uint32_t i = 0; i < w->map_hash_len; i++)
-            snprintf(remote + 2 * i, 3, "%02x", w->map_hash[i]);
-        remote[2 * w->map_hash_len] = '\0';
-        memset(err, 0, sizeof *err);
-        err->status = SWEEP_CLIENT_E_MAP_MISMATCH;
-        snprintf(err->message, sizeof err->message, "server map '%.40s' hash %.64s, local map hash %.64s", w->map_name,
-                 remote, local);
-    }
-    return SWEEP_CLIENT_E_MAP_MISMATCH;
+    if (w->map_hash_len == sizeof h.bytes && memcmp(w->map_hash, h.bytes, sizeof h.bytes) == 0)
+        return ok(err);
+    char local[2 * SWEEP_SHA256_SIZE + 1], remote[2 * 32 + 1];
+    sweep_content_hash_hex(&h, local);
+    for (uint32_t i = 0; i < w->map_hash_len; i++)
+        snprintf(remote + 2 * i, 3, "%02x", w->map_hash[i]);
+    remote[2 * w->map_hash_len] = '\0';
+    return say(err, SWEEP_CLIENT_E_MAP_MISMATCH, SWEEP_WIRE_NONE, "server map '%.40s' hash %.64s, local map hash %.64s",
+               w->map_name, remote, local);
+}
+
+sweep_client_status sweep_client_check_map(sweep_client *c, const sweep_level *lv, sweep_client_error *err)
+{
+    if (c == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "NULL client");
+    sweep_client_error e;
+    sweep_client_status s = check_map(c, lv, &e);
+    if (err)
+        *err = e;
+    return sweep__client_keep_error(c, s, &e);
 }

@@ -58,14 +58,6 @@
  * an obstacle to the others. The protocol does not tell a client where the
  * others are, so near them its predictions (and re-runs) differ from the
  * answers; that is not a desync, and the answers still reconcile it.
- *
- * Invariants: pending[0 .. count) are the moves sent and not yet answered,
- * in increasing sequence order, each with the state it predicted and the
- * pose of the mover that state stands on when it was computed (its
- * anchor); `confirmed` is the state after the last answered move (or the
- * spawn) with the pose of its mover at the answer's tick; the current
- * prediction is the last pending state, or `confirmed` when nothing is
- * pending, carried from its anchor to the mover's newest pose.
  */
 #ifndef SWEEP_CLIENT_SDK_PREDICT_H
 #define SWEEP_CLIENT_SDK_PREDICT_H
@@ -77,7 +69,6 @@
 #include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
-#include "core/status.h"
 #include "core/world.h"
 #include "maps/level.h"
 
@@ -102,86 +93,52 @@ typedef struct sweep_predict_state {
 /* A state at position, not grounded, on no mover: an entity as spawned. */
 sweep_predict_state sweep_predict_state_at(sweep_vec3 position);
 
-/* Where a predicted state sits on the mover it stands on: that mover's
- * pose when the state was computed, so the state can be carried to the
- * mover's newer poses. */
-typedef struct sweep_predict_anchor {
-    int valid; /* 0: on no mover, or the pose is not known */
-    sweep_mover_pose pose;
-} sweep_predict_anchor;
-
-typedef struct sweep_predict_pending {
-    uint32_t sequence;
-    sweep_wish wish; /* as sent: wished velocity and buttons */
-    double dt;
-    sweep_predict_state predicted;
-    sweep_predict_anchor anchor;
-} sweep_predict_pending;
-
-struct sweep_predict_history; /* predict.c */
-
-typedef struct sweep_predictor {
-    const sweep_world *world; /* borrowed; outlives the predictor */
-    sweep_config config;
-    sweep_rules rules;        /* the map's movement rules */
-    sweep_vec3 radii;
-    sweep_predict_state confirmed;
-    sweep_predict_anchor confirmed_anchor; /* the pose, at the answer's tick, of the mover it stands on */
-    sweep_predict_pending *pending;
-    uint32_t count, cap;
-    /* Movers (sweep_predictor_set_movers); NULL = static world only. */
-    sweep_movers *movers;      /* borrowed */
-    const sweep_level *level;  /* borrowed: the map the movers were built from (their ids) */
-    uint64_t tick;             /* newest tick whose WorldState was applied */
-    struct sweep_predict_history *history;
-    /* Counters. */
-    uint64_t predicted_moves;
-    uint64_t acks_matched;   /* answers equal to the prediction, bit for bit */
-    uint64_t mismatches;     /* answers that differed: each caused a rewind */
-    uint64_t replayed_moves; /* moves recomputed after rewinds */
-    uint64_t rejected;       /* moves the server refused with an Error */
-    uint64_t moved_by_movers; /* answers saying a mover carried or pushed the entity before the move */
-    uint64_t reruns;         /* differing answers checked by re-running from the server's start */
-    uint64_t rerun_matches;  /* ... that gave the server's answer bit for bit */
-    uint64_t carries;        /* predicted states carried with the mover they stand on */
-    uint64_t world_states;   /* WorldStates (or parts) applied */
-} sweep_predictor;
+/* The predictor of one entity; its state is reached through the calls
+ * below (the pending moves, the confirmed state and the counters it keeps
+ * are its own: a caller that changed them would break its invariants). */
+typedef struct sweep_predictor sweep_predictor;
 
 /* Starts predicting for an entity of the given radii at position (as
- * Spawned said), at rest and not grounded. world, cfg and rules are the
- * map's (sweep_map_build_world, level.config, level.rules). No movers
- * until sweep_predictor_set_movers. */
-void sweep_predictor_init(sweep_predictor *p, const sweep_world *world, const sweep_config *cfg,
-                          const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii);
+ * Spawned said), at rest and not grounded; *out is the new predictor.
+ * world, cfg and rules are the map's (sweep_map_build_world, level.config,
+ * level.rules); world is borrowed and must outlive the predictor. No
+ * movers until sweep_predictor_set_movers. SWEEP_CLIENT_E_ARG, _E_NOMEM. */
+sweep_client_status sweep_predictor_create(const sweep_world *world, const sweep_config *cfg,
+                                           const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii,
+                                           sweep_predictor **out, sweep_client_error *err);
+
+/* Frees the predictor (not the world nor the movers it borrows). NULL is ignored. */
+void sweep_predictor_destroy(sweep_predictor *p);
 
 /*
  * Predicts among movers: mv (borrowed; NULL = none again) was built from
  * lv (borrowed, the same map as the world) with sweep_predict_build_movers
  * or sweep_level_build_movers; the predictor moves its poses only through
  * sweep_predictor_world_state. Both must outlive the predictor (or the
- * next call). SWEEP_E_ARG (err says why) when lv is missing or has another
- * number of movers than mv, SWEEP_E_NOMEM; nothing changes then.
+ * next call). SWEEP_CLIENT_E_ARG (err says why) when lv is missing or has
+ * another number of movers than mv, SWEEP_CLIENT_E_NOMEM; nothing changes
+ * then.
  */
-sweep_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv, char *err,
-                                        size_t errlen);
-
-void sweep_predictor_free(sweep_predictor *p);
+sweep_client_status sweep_predictor_set_movers(sweep_predictor *p, sweep_movers *mv, const sweep_level *lv,
+                                               sweep_client_error *err);
 
 /* Applies a WorldState (or one part of a split UDP one) to the predictor's
  * movers and remembers its poses for carrying. A part older than what a
  * mover already has (a late datagram) does not move it back. Errors as
- * sweep_predict_apply_world_state, and SWEEP_E_ARG without movers; nothing
- * changes on error. */
-sweep_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws, char *err,
-                                         size_t errlen);
+ * sweep_predict_apply_world_state, and SWEEP_CLIENT_E_ARG without movers;
+ * nothing changes on error. */
+sweep_client_status sweep_predictor_world_state(sweep_predictor *p, const sweep_msg_world_state *ws,
+                                                sweep_client_error *err);
 
 /* Predicts the move numbered `sequence` (the wish and dt as the client
  * sent them) and keeps it until answered; *out (may be NULL) is the core's
  * full result, its `rules` what the server will report for the move.
- * SWEEP_OK, SWEEP_E_NOMEM, or the core's status for bad input (then
- * nothing is kept: the server will refuse the move as well). */
-sweep_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
-                                  sweep_act_result *out);
+ * SWEEP_CLIENT_OK; SWEEP_CLIENT_E_NOMEM; SWEEP_CLIENT_E_ARG for a NULL
+ * wish, or for input the core refuses, err->code then naming what the
+ * server answers it with (BadNumber, BadDt, BadVelocity, ...): nothing is
+ * kept, since the server will refuse the move as well. */
+sweep_client_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                         sweep_act_result *out, sweep_client_error *err);
 
 /* What one answer did. */
 typedef struct sweep_predict_ack {
@@ -204,16 +161,49 @@ typedef struct sweep_predict_ack {
  * position, velocity or grounded flag (bits), the state is set to the
  * server's and the later moves are replayed (see the file comment for
  * movers). An answer to no pending move (a duplicate, or one overtaken by
- * a later answer) changes nothing. */
-sweep_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info);
+ * a later answer) changes nothing (info->found is 0). SWEEP_CLIENT_E_ARG
+ * for NULL arguments. */
+sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info,
+                                        sweep_client_error *err);
 
 /* The server refused the move numbered `sequence` (an Error naming it): it
  * is forgotten and the later pending moves are replayed without it. */
-sweep_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info);
+sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info,
+                                           sweep_client_error *err);
 
 /* The current prediction (after every pending move, carried to the newest
  * poses). */
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p);
+
+/* The state the server last confirmed: its last answer taken (or where
+ * the entity spawned), as that answer had it. */
+sweep_predict_state sweep_predictor_confirmed(const sweep_predictor *p);
+
+/* Moves predicted and not answered yet (nor given up or refused). */
+uint32_t sweep_predictor_pending(const sweep_predictor *p);
+
+/* The newest tick whose WorldState was applied (0: none). */
+uint64_t sweep_predictor_tick(const sweep_predictor *p);
+
+/* What a predictor has done, counted since it was created. */
+typedef struct sweep_predict_counters {
+    uint64_t predicted_moves;
+    uint64_t acks_matched;    /* answers equal to the prediction, bit for bit */
+    uint64_t mismatches;      /* answers that differed: each caused a rewind */
+    uint64_t replayed_moves;  /* moves recomputed after rewinds */
+    uint64_t rejected;        /* moves the server refused with an Error */
+    uint64_t moved_by_movers; /* answers saying a mover carried or pushed the entity before the move */
+    uint64_t reruns;          /* differing answers checked by re-running from the server's start */
+    uint64_t rerun_matches;   /* ... that gave the server's answer bit for bit */
+    uint64_t carries;         /* predicted states carried with the mover they stand on */
+    uint64_t world_states;    /* WorldStates (or parts) applied */
+} sweep_predict_counters;
+
+void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counters *out);
+
+/* The error of the last call on p that returns a sweep_client_status
+ * (status SWEEP_CLIENT_OK after one that succeeded). */
+const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p);
 
 /* 1 if the server result r equals the predicted state s bit for bit
  * (position, velocity, grounded). */
@@ -225,13 +215,15 @@ int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move
  * static world and the movers mv at their current poses (NULL: static
  * world only); updates *s on success; *out (may be NULL) gets the full
  * result (the last step's collision, the rules that acted). The one
- * function that does what the server does for a move. SWEEP_E_ARG for a
- * missing world, config, rules, state or wish; otherwise sweep_act's
- * status, and *s is unchanged on error.
+ * function that does what the server does for a move. SWEEP_CLIENT_E_ARG
+ * for a missing world, config, rules, state or wish, or for input the core
+ * refuses (err->code: what the server answers it with, err->message the
+ * core's reason); *s is unchanged on error.
  */
-sweep_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
-                               const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
-                               const sweep_wish *wish, double dt, sweep_act_result *out);
+sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_movers *mv, const sweep_config *cfg,
+                                      const sweep_rules *rules, sweep_vec3 radii, sweep_predict_state *s,
+                                      const sweep_wish *wish, double dt, sweep_act_result *out,
+                                      sweep_client_error *err);
 
 /* The state the server started the move answered by r from, given the
  * entity's state `before` it (the previous answer): the same, except at
@@ -247,9 +239,10 @@ sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before
  * second (Welcome.tick_rate, which a server may set apart from the map's;
  * 0 = the map's), triangles numbered after the static ones as on the
  * server. Poses then come from WorldState; the tick rate only matters to
- * path queries. Errors of sweep_movers_create (SWEEP_E_ARG for a tick rate
- * out of [1, 10000], SWEEP_E_GEOMETRY, SWEEP_E_NOMEM). */
-sweep_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out);
+ * path queries. SWEEP_CLIENT_E_ARG for a tick rate out of [1, 10000] or a
+ * level whose movers the core refuses (err says why), SWEEP_CLIENT_E_NOMEM. */
+sweep_client_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out,
+                                               sweep_client_error *err);
 
 /* The index in lv->movers (and in movers built from lv) of the mover whose
  * map id is `id`, or SWEEP_NO_MOVER (id 0, or not in the map). */
@@ -261,18 +254,18 @@ uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i);
 /*
  * Puts each mover a WorldState lists at its pose (sweep_movers_set_pose),
  * mapping MoverTransform.id to its index through lv (the map mv was built
- * from). All or nothing: SWEEP_E_ARG for a mover id the map does not have,
- * a rotation that is not a unit quaternion (|q|^2 off 1 by more than 1e-6)
- * or mv with another number of movers than lv; SWEEP_E_NONFINITE for a
- * NaN or infinite pose; err (may be NULL) says which mover.
+ * from). All or nothing: SWEEP_CLIENT_E_ARG for a mover id the map does
+ * not have, a rotation that is not a unit quaternion (|q|^2 off 1 by more
+ * than 1e-6), mv with another number of movers than lv, or a NaN or
+ * infinite pose (err->code BadNumber); err says which mover.
  */
-sweep_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv, const sweep_msg_world_state *ws,
-                                             char *err, size_t errlen);
+sweep_client_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv,
+                                                    const sweep_msg_world_state *ws, sweep_client_error *err);
 
 /* Compares the map hash the server sent in Welcome with the content hash
  * of lv. SWEEP_CLIENT_OK if equal, SWEEP_CLIENT_E_MAP_MISMATCH (err says
  * both hashes) if not. */
-sweep_client_status sweep_client_check_map(const sweep_client *c, const sweep_level *lv, sweep_client_error *err);
+sweep_client_status sweep_client_check_map(sweep_client *c, const sweep_level *lv, sweep_client_error *err);
 
 #ifdef __cplusplus
 }

@@ -556,12 +556,9 @@ static int load_map(const options *o, local_map *m)
 /* The map's movers at tick_rate (0 = the map's). */
 static int build_movers(const options *o, local_map *m, double tick_rate)
 {
-    sweep_status st = sweep_predict_build_movers(&m->lv, tick_rate, &m->movers);
-    if (st != SWEEP_OK) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s (tick rate %g)", sweep_status_message(st), tick_rate);
-        return report_msg(o, SWEEP_CLIENT_E_ARG, "cannot build the map's movers: %s", msg);
-    }
+    sweep_client_error e;
+    if (sweep_predict_build_movers(&m->lv, tick_rate, &m->movers, &e) != SWEEP_CLIENT_OK)
+        return report_msg(o, e.status, "cannot build the map's movers: %s", e.message);
     return 0;
 }
 
@@ -592,16 +589,17 @@ static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_ve
     for (uint32_t i = 0; i < o->count; i++) {
         sweep_act_result ar;
         sweep_wish w = wish_for(o, s.grounded);
-        sweep_status st = sweep_predict_run(m->world, m->movers, &m->lv.config, &m->lv.rules, radii, &s, &w, o->dt,
-                                            &ar);
-        const sweep_move_result r = ar.move;
-        if (st != SWEEP_OK) {
-            /* Named as the server would name it, so local and remote runs read alike. */
-            sweep_client_error e = {.status = SWEEP_CLIENT_E_SERVER, .code = sweep_wire_code_from_status(st),
+        sweep_client_error ce;
+        if (sweep_predict_run(m->world, m->movers, &m->lv.config, &m->lv.rules, radii, &s, &w, o->dt, &ar, &ce) !=
+            SWEEP_CLIENT_OK) {
+            /* Named as the server would name it (ce.code), so local and
+             * remote runs read alike. */
+            sweep_client_error e = {.status = ce.code ? SWEEP_CLIENT_E_SERVER : ce.status, .code = ce.code,
                                     .sequence = i + 1};
-            snprintf(e.message, sizeof e.message, "move %u refused by the core (%s)", i + 1, sweep_status_name(st));
+            snprintf(e.message, sizeof e.message, "move %u refused by the core: %.200s", i + 1, ce.message);
             return report(o, &e);
         }
+        const sweep_move_result r = ar.move;
         shown_result sr = {
             .index = i + 1, .sequence = i + 1, .position = r.position, .velocity = r.velocity,
             .ground_normal = r.ground_normal, .grounded = s.grounded,
@@ -620,7 +618,7 @@ typedef struct run {
     sweep_client *c;
     local_map *m;
     uint32_t entity;
-    sweep_predictor pred;
+    sweep_predictor *pred; /* when predicting */
     int predicting, watching;
     int mismatches, reruns_matched;
     int failed; /* an error was reported */
@@ -632,7 +630,7 @@ typedef struct run {
 /* Whether the next move starts on the ground, as well as the client knows. */
 static int grounded_now(const run *rn)
 {
-    return rn->predicting ? sweep_predictor_current(&rn->pred).grounded : rn->last_grounded;
+    return rn->predicting ? sweep_predictor_current(rn->pred).grounded : rn->last_grounded;
 }
 
 /* Makes move `seq`: its wish (jumping as the options say), predicted when
@@ -643,9 +641,9 @@ static sweep_client_move_req next_move(run *rn, uint32_t seq)
     sweep_wish w = wish_for(o, grounded_now(rn));
     sweep_client_move_req m = {.entity = rn->entity, .velocity = w.velocity, .dt = o->dt, .buttons = w.buttons,
                                .mode = o->mode};
-    if (rn->predicting && sweep_predictor_step(&rn->pred, seq, &w, o->dt, NULL) == SWEEP_OK) {
+    if (rn->predicting && sweep_predictor_step(rn->pred, seq, &w, o->dt, NULL, NULL) == SWEEP_CLIENT_OK) {
         m.has_claimed_position = 1;
-        m.claimed_position = sweep_predictor_current(&rn->pred).position;
+        m.claimed_position = sweep_predictor_current(rn->pred).position;
     }
     rn->sent_seq[seq % 64] = seq;
     rn->sent_buttons[seq % 64] = w.buttons;
@@ -658,7 +656,7 @@ static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
     const char *predicted = NULL, *rerun = NULL;
     if (rn->predicting) {
         sweep_predict_ack a;
-        sweep_predictor_ack(&rn->pred, r, &a);
+        sweep_predictor_ack(rn->pred, r, &a, NULL);
         predicted = a.mismatch ? "mismatch" : "match";
         if (a.rerun)
             rerun = a.rerun_match ? "match" : "mismatch";
@@ -686,9 +684,9 @@ static int other_event(run *rn, const sweep_client_event *ev)
 {
     const options *o = rn->o;
     if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE && rn->predicting && rn->watching) {
-        char err[256];
-        if (sweep_predictor_world_state(&rn->pred, &ev->as.world_state, err, sizeof err) != SWEEP_OK)
-            return report_msg(o, SWEEP_CLIENT_E_PROTOCOL, "%s", err);
+        sweep_client_error e;
+        if (sweep_predictor_world_state(rn->pred, &ev->as.world_state, &e) != SWEEP_CLIENT_OK)
+            return report_msg(o, SWEEP_CLIENT_E_PROTOCOL, "%s", e.message);
     } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity) {
         char msg[128];
         snprintf(msg, sizeof msg, "entity %" PRIu32 " was crushed by mover %" PRIu32, ev->as.despawned.entity,
@@ -766,25 +764,24 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
     rn.entity = sp.entity;
     print_spawned(o, sp.entity, sp.position, sp.radii, sp.spawn_point, sp.rules);
     if (rn.predicting) {
-        sweep_predictor_init(&rn.pred, m->world, &m->lv.config, &m->lv.rules, sp.position, sp.radii);
-        char err[256];
-        if (m->movers && sweep_predictor_set_movers(&rn.pred, m->movers, &m->lv, err, sizeof err) != SWEEP_OK) {
-            sweep_predictor_free(&rn.pred);
-            return report_msg(o, SWEEP_CLIENT_E_ARG, "%s", err);
+        if (sweep_predictor_create(m->world, &m->lv.config, &m->lv.rules, sp.position, sp.radii, &rn.pred, &e) !=
+            SWEEP_CLIENT_OK)
+            return report(o, &e);
+        if (m->movers && sweep_predictor_set_movers(rn.pred, m->movers, &m->lv, &e) != SWEEP_CLIENT_OK) {
+            sweep_predictor_destroy(rn.pred);
+            return report(o, &e);
         }
     }
     if (rn.predicting && m->movers) {
         /* Predicting among movers needs their poses of every tick, from now. */
         sweep_msg_world_state now;
         int bad = sweep_client_watch_world(c, 1, &now, &e) != SWEEP_CLIENT_OK;
-        char err[256];
-        if (!bad && sweep_predictor_world_state(&rn.pred, &now, err, sizeof err) != SWEEP_OK) {
-            e = (sweep_client_error){.status = SWEEP_CLIENT_E_PROTOCOL};
-            snprintf(e.message, sizeof e.message, "%s", err);
+        if (!bad && sweep_predictor_world_state(rn.pred, &now, &e) != SWEEP_CLIENT_OK) {
+            e.status = SWEEP_CLIENT_E_PROTOCOL;
             bad = 1;
         }
         if (bad) {
-            sweep_predictor_free(&rn.pred);
+            sweep_predictor_destroy(rn.pred);
             return report(o, &e);
         }
         rn.watching = 1;
@@ -856,10 +853,10 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
             rc = settle_single(&rn, &r, done);
             continue;
         }
-        /* A batch takes one number, its moves the ones after it. */
-        uint32_t base = sweep_client_next_sequence(c) + 1;
+        /* The numbers the batch's moves will carry, for their predictions. */
+        sweep_client_batch_sequences(c, n, seqs);
         for (uint32_t i = 0; i < n; i++)
-            reqs[i] = next_move(&rn, base + i);
+            reqs[i] = next_move(&rn, seqs[i]);
         if (sweep_client_send_batch(c, reqs, n, seqs, &e) != SWEEP_CLIENT_OK) {
             rc = report(o, &e);
             break;
@@ -891,8 +888,7 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
 out:
     free(reqs);
     free(seqs);
-    if (rn.predicting)
-        sweep_predictor_free(&rn.pred);
+    sweep_predictor_destroy(rn.pred);
     return rc;
 }
 

@@ -452,8 +452,9 @@ static void python_client_matches_the_core(void **state)
             jumps += jumped;
             sweep_wish wish = {.velocity = sweep_v3(8, -1, 0), .buttons = jumped ? SWEEP_WISH_JUMP : 0};
             sweep_act_result ar;
-            assert_int_equal(sweep_predict_run(w, NULL, &lv.config, &lv.rules, lv.default_radii, &s, &wish, 0.016, &ar),
-                             SWEEP_OK);
+            assert_int_equal(
+                sweep_predict_run(w, NULL, &lv.config, &lv.rules, lv.default_radii, &s, &wish, 0.016, &ar, NULL),
+                SWEEP_CLIENT_OK);
             const char *rules = strstr(p, " rules=");
             assert_non_null(rules);
             assert_true(strncmp(rules, ar.rules & SWEEP_RULE_JUMP ? " rules=Speed,Jump " : " rules=Speed ",

@@ -178,7 +178,7 @@ static int teardown(void **state)
 static sweep_movers *new_movers(void)
 {
     sweep_movers *mv = NULL;
-    assert_int_equal(sweep_predict_build_movers(&LV, 0, &mv), SWEEP_OK);
+    assert_int_equal(sweep_predict_build_movers(&LV, 0, &mv, NULL), SWEEP_CLIENT_OK);
     assert_int_equal(sweep_movers_count(mv), MOVERS);
     return mv;
 }
@@ -186,6 +186,21 @@ static sweep_movers *new_movers(void)
 static int same_vec(sweep_vec3 a, sweep_vec3 b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* A predictor on the level for an entity of the map's radii at start. */
+static sweep_predictor *new_predictor(sweep_vec3 start, sweep_vec3 radii)
+{
+    sweep_predictor *p = NULL;
+    assert_int_equal(sweep_predictor_create(W, &LV.config, &LV.rules, start, radii, &p, NULL), SWEEP_CLIENT_OK);
+    return p;
+}
+
+static sweep_predict_counters counters_of(const sweep_predictor *p)
+{
+    sweep_predict_counters c;
+    sweep_predictor_get_counters(p, &c);
+    return c;
 }
 
 /* The state a server answer leaves the entity in. */
@@ -210,62 +225,62 @@ static void world_state_is_checked_before_it_is_applied(void **state)
 {
     (void)state;
     sweep_movers *mv = new_movers();
-    char err[256];
+    sweep_client_error e;
     sweep_mover_pose before;
     sweep_movers_get(mv, 0, &before, NULL);
 
     sweep_wire_mover ms[2] = {wire(LIFT, sweep_v3(6, 0, 1)), wire(77, sweep_v3(0, 0, 0))};
     sweep_msg_world_state ws = {.tick = 5, .movers = ms, .count = 2, .mover_count = MOVERS};
-    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, err, sizeof err), SWEEP_E_ARG);
-    assert_non_null(strstr(err, "mover id 77"));
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
+    assert_non_null(strstr(e.message, "mover id 77"));
     sweep_mover_pose now;
     sweep_movers_get(mv, 0, &now, NULL);
     assert_memory_equal(&now, &before, sizeof now); /* all or nothing */
 
     ms[1] = wire(DOOR, sweep_v3(NAN, 0, 0));
-    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, err, sizeof err), SWEEP_E_NONFINITE);
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(e.code, SWEEP_WIRE_BAD_NUMBER);
     ms[1] = wire(DOOR, sweep_v3(-5, 0, 0));
     ms[1].rotation[3] = 0.5; /* not unit */
-    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, err, sizeof err), SWEEP_E_ARG);
-    assert_non_null(strstr(err, "unit quaternion"));
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
+    assert_non_null(strstr(e.message, "unit quaternion"));
     ms[1].rotation[3] = 1;
     ws.movers = NULL;
-    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, err, sizeof err), SWEEP_E_ARG);
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
     ws.movers = ms;
-    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_OK);
     sweep_movers_get(mv, 1, &now, NULL);
     assert_true(same_vec(now.position, sweep_v3(-5, 0, 0)));
 
     /* Movers of another map (here: of a level without movers). */
     sweep_level other;
     sweep_level_init(&other);
-    assert_int_equal(sweep_predict_apply_world_state(mv, &other, &ws, err, sizeof err), SWEEP_E_ARG);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, sweep_v3(0, 0, 1), LV.default_radii);
-    assert_int_equal(sweep_predictor_set_movers(&p, mv, &other, err, sizeof err), SWEEP_E_ARG);
-    assert_int_equal(sweep_predictor_set_movers(&p, mv, NULL, err, sizeof err), SWEEP_E_ARG);
-    assert_int_equal(sweep_predictor_world_state(&p, &ws, err, sizeof err), SWEEP_E_ARG); /* no movers yet */
+    assert_int_equal(sweep_predict_apply_world_state(mv, &other, &ws, &e), SWEEP_CLIENT_E_ARG);
+    sweep_predictor *p = new_predictor(sweep_v3(0, 0, 1), LV.default_radii);
+    assert_int_equal(sweep_predictor_set_movers(p, mv, &other, &e), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predictor_set_movers(p, mv, NULL, &e), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predictor_world_state(p, &ws, &e), SWEEP_CLIENT_E_ARG); /* no movers yet */
     sweep_level_free(&other);
 
     /* A late part (an older tick) does not move a mover back. */
-    assert_int_equal(sweep_predictor_set_movers(&p, mv, &LV, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predictor_set_movers(p, mv, &LV, &e), SWEEP_CLIENT_OK);
     ms[0] = wire(LIFT, sweep_v3(6, 0, 1.5));
     ws.tick = 9;
     ws.count = 1;
-    assert_int_equal(sweep_predictor_world_state(&p, &ws, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predictor_world_state(p, &ws, &e), SWEEP_CLIENT_OK);
     ms[0] = wire(LIFT, sweep_v3(6, 0, 1.25));
     ws.tick = 8;
-    assert_int_equal(sweep_predictor_world_state(&p, &ws, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predictor_world_state(p, &ws, &e), SWEEP_CLIENT_OK);
     sweep_movers_get(mv, 0, &now, NULL);
     assert_true(now.position.z == 1.5);
-    assert_int_equal(p.tick, 9);
+    assert_int_equal(sweep_predictor_tick(p), 9);
     /* Ids and indices. */
     assert_int_equal(sweep_predict_mover_index(&LV, PRESS), 3);
     assert_int_equal(sweep_predict_mover_index(&LV, 0), SWEEP_NO_MOVER);
     assert_int_equal(sweep_predict_mover_index(&LV, 99), SWEEP_NO_MOVER);
     assert_int_equal(sweep_predict_mover_id(&LV, 1), DOOR);
     assert_int_equal(sweep_predict_mover_id(&LV, SWEEP_NO_MOVER), 0);
-    sweep_predictor_free(&p);
+    sweep_predictor_destroy(p);
     sweep_movers_destroy(mv);
 }
 
@@ -359,16 +374,15 @@ static sweep_msg_move_result sim_move(sim *s, uint32_t seq, const sweep_wish *w,
 /* A rider on the simulated lift for `ticks` ticks, one move per tick, the
  * answers `latency` ticks late. Returns the largest distance between a
  * prediction and its answer over carried moves. */
-static double ride_simulated_lift(int latency, int ticks, sweep_predictor *p, int *carried_answers)
+static double ride_simulated_lift(int latency, int ticks, sweep_predictor **pp, int *carried_answers)
 {
     sim s;
     sim_init(&s, sweep_v3(6, 0, 1.25));
     sweep_movers *mv = new_movers();
-    char err[256];
-    sweep_predictor_init(p, W, &LV.config, &LV.rules, s.e.actor.position, s.e.radii);
-    assert_int_equal(sweep_predictor_set_movers(p, mv, &LV, err, sizeof err), SWEEP_OK);
+    sweep_predictor *p = *pp = new_predictor(s.e.actor.position, s.e.radii);
+    assert_int_equal(sweep_predictor_set_movers(p, mv, &LV, NULL), SWEEP_CLIENT_OK);
     sweep_msg_world_state ws0 = sim_world_state(&s);
-    assert_int_equal(sweep_predictor_world_state(p, &ws0, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predictor_world_state(p, &ws0, NULL), SWEEP_CLIENT_OK);
     sweep_msg_move_result late[64];
     sweep_predict_state predicted[64];
     double worst = 0;
@@ -377,17 +391,18 @@ static double ride_simulated_lift(int latency, int ticks, sweep_predictor *p, in
         sim_tick(&s);
         sweep_msg_world_state ws = sim_world_state(&s);
         /* The client hears of each tick at once, and of answers late. */
-        assert_int_equal(sweep_predictor_world_state(p, &ws, err, sizeof err), SWEEP_OK);
+        assert_int_equal(sweep_predictor_world_state(p, &ws, NULL), SWEEP_CLIENT_OK);
         if (t <= ticks) {
-            assert_int_equal(sweep_predictor_step(p, (uint32_t)t, &STILL, DT, NULL), SWEEP_OK);
-            predicted[t % 64] = p->pending[p->count - 1].predicted;
+            assert_int_equal(sweep_predictor_step(p, (uint32_t)t, &STILL, DT, NULL, NULL), SWEEP_CLIENT_OK);
+            /* Just computed against the newest poses: nothing to carry yet. */
+            predicted[t % 64] = sweep_predictor_current(p);
             late[t % 64] = sim_move(&s, (uint32_t)t, &STILL, DT);
         }
         if (t > latency) {
             const sweep_msg_move_result *r = &late[(t - latency) % 64];
             const sweep_predict_state *pr = &predicted[(t - latency) % 64];
             sweep_predict_ack a;
-            assert_int_equal(sweep_predictor_ack(p, r, &a), SWEEP_OK);
+            assert_int_equal(sweep_predictor_ack(p, r, &a, NULL), SWEEP_CLIENT_OK);
             assert_true(a.found);
             if (a.mismatch && latency == 0) {
                 /* Same tick, same poses: the server's answer is checked exactly. */
@@ -404,7 +419,7 @@ static double ride_simulated_lift(int latency, int ticks, sweep_predictor *p, in
             }
         }
     }
-    assert_int_equal(p->count, 0);
+    assert_int_equal(sweep_predictor_pending(p), 0);
     sweep_movers_destroy(mv);
     sweep_movers_destroy(s.mv);
     return worst;
@@ -414,18 +429,19 @@ static void predictor_follows_a_simulated_lift(void **state)
 {
     (void)state;
     for (int latency = 0; latency <= 6; latency += 3) {
-        sweep_predictor p;
+        sweep_predictor *p;
         int carried;
         double worst = ride_simulated_lift(latency, 300, &p, &carried);
+        sweep_predict_counters pc = counters_of(p);
         /* The lift moved the rider between most moves... */
         assert_true(carried > 150);
         /* ...and the predictor carried its own prediction along: without
          * that it would lag a tick of lift travel (2/120 units) behind. */
         assert_true(worst < 1e-9);
-        assert_int_equal(p.reruns, p.rerun_matches);
-        assert_true(p.carries > 0);
-        assert_true(p.rerun_matches + p.acks_matched > 0);
-        sweep_predictor_free(&p);
+        assert_int_equal(pc.reruns, pc.rerun_matches);
+        assert_true(pc.carries > 0);
+        assert_true(pc.rerun_matches + pc.acks_matched > 0);
+        sweep_predictor_destroy(p);
     }
 }
 
@@ -579,7 +595,7 @@ static void watch_gives_increasing_ticks(void **state)
 /* One entity moved through the server while its answers are checked. */
 typedef struct walker {
     uint32_t entity;
-    sweep_predictor pred;
+    sweep_predictor *pred;
     sweep_movers *mv;
     sweep_predict_state server; /* after its last answer */
     int inflight;
@@ -605,12 +621,12 @@ static void on_result(among *a, const sweep_msg_move_result *r)
     w->answers++;
     sweep_msg_world_state ws;
     if (poses_of(a->log, r->server_tick, &ws)) {
-        char err[256];
-        assert_int_equal(sweep_predict_apply_world_state(a->check, &LV, &ws, err, sizeof err), SWEEP_OK);
+        assert_int_equal(sweep_predict_apply_world_state(a->check, &LV, &ws, NULL), SWEEP_CLIENT_OK);
         sweep_predict_state s = sweep_predict_server_start(&w->server, r);
         sweep_act_result ar;
-        assert_int_equal(sweep_predict_run(W, a->check, &LV.config, &LV.rules, LV.default_radii, &s, &STILL, DT, &ar),
-                         SWEEP_OK);
+        assert_int_equal(
+            sweep_predict_run(W, a->check, &LV.config, &LV.rules, LV.default_radii, &s, &STILL, DT, &ar, NULL),
+            SWEEP_CLIENT_OK);
         const sweep_move_result out = ar.move;
         assert_int_equal(r->rules, ar.rules); /* none: standing still is within every rule */
         if (!sweep_predict_state_equal(&s, r) || sweep_predict_mover_id(&LV, out.ground_mover) != r->ground_mover)
@@ -630,7 +646,7 @@ static void on_result(among *a, const sweep_msg_move_result *r)
     if (r->has_start_position)
         assert_true(r->carried || r->pushed);
     sweep_predict_ack ack;
-    assert_int_equal(sweep_predictor_ack(&w->pred, r, &ack), SWEEP_OK);
+    assert_int_equal(sweep_predictor_ack(w->pred, r, &ack, NULL), SWEEP_CLIENT_OK);
     assert_true(ack.found);
     if (ack.mismatch && a->t == SWEEP_CLIENT_TCP)
         assert_true(ack.rerun); /* in order, the poses of its tick are the newest */
@@ -641,14 +657,13 @@ static void on_result(among *a, const sweep_msg_move_result *r)
 
 static void on_event(among *a, const sweep_client_event *ev)
 {
-    char err[256];
     switch (ev->kind) {
     case SWEEP_CLIENT_EV_WORLD_STATE:
         log_ws(a->log, &ev->as.world_state);
         for (int i = 0; i < 2; i++)
             if (a->w[i].mv)
-                assert_int_equal(sweep_predictor_world_state(&a->w[i].pred, &ev->as.world_state, err, sizeof err),
-                                 SWEEP_OK);
+                assert_int_equal(sweep_predictor_world_state(a->w[i].pred, &ev->as.world_state, NULL),
+                                 SWEEP_CLIENT_OK);
         break;
     case SWEEP_CLIENT_EV_MOVE_RESULT:
         on_result(a, &ev->as.move_result);
@@ -682,16 +697,15 @@ static void start_walker(among *a, walker *w, sweep_vec3 at)
 {
     sweep_client_error e;
     sweep_msg_spawned sp;
-    char err[256];
     assert_int_equal(sweep_client_spawn(a->c, at, LV.default_radii, &sp, &e), SWEEP_CLIENT_OK);
     w->entity = sp.entity;
     w->server = sweep_predict_state_at(sp.position);
     w->mv = new_movers();
-    sweep_predictor_init(&w->pred, W, &LV.config, &LV.rules, sp.position, sp.radii);
-    assert_int_equal(sweep_predictor_set_movers(&w->pred, w->mv, &LV, err, sizeof err), SWEEP_OK);
+    w->pred = new_predictor(sp.position, sp.radii);
+    assert_int_equal(sweep_predictor_set_movers(w->pred, w->mv, &LV, &e), SWEEP_CLIENT_OK);
     sweep_msg_world_state ws;
     assert_true(poses_of(a->log, a->log->newest, &ws));
-    assert_int_equal(sweep_predictor_world_state(&w->pred, &ws, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sweep_predictor_world_state(w->pred, &ws, &e), SWEEP_CLIENT_OK);
 }
 
 static void among_movers(sweep_client_transport t)
@@ -738,7 +752,7 @@ static void among_movers(sweep_client_transport t)
             sweep_client_move_req m = {.entity = w->entity, .velocity = STILL.velocity, .dt = DT};
             uint32_t seq;
             assert_int_equal(sweep_client_send_move(a.c, &m, &seq, &e), SWEEP_CLIENT_OK);
-            assert_int_equal(sweep_predictor_step(&w->pred, seq, &STILL, m.dt, NULL), SWEEP_OK);
+            assert_int_equal(sweep_predictor_step(w->pred, seq, &STILL, m.dt, NULL, NULL), SWEEP_CLIENT_OK);
             w->inflight++;
         }
         pump_events(&a, 0);
@@ -752,16 +766,17 @@ static void among_movers(sweep_client_transport t)
         walker *w = &a.w[i];
         if (w->inflight == 0) {
             /* Converged on the server's last answer. */
-            assert_int_equal(w->pred.count, 0);
-            assert_true(same_vec(w->pred.confirmed.position, w->server.position));
+            assert_int_equal(sweep_predictor_pending(w->pred), 0);
+            assert_true(same_vec(sweep_predictor_confirmed(w->pred).position, w->server.position));
         }
+        sweep_predict_counters pc = counters_of(w->pred);
         if (getenv("SWEEP_TEST_VERBOSE"))
             fprintf(stderr,
                     "%s %s: %d answers, %d carried, %d pushed, %d on the lift; predictor: %" PRIu64 " matched, %" PRIu64
                     " rewound (%" PRIu64 " re-run, all exact), %" PRIu64 " carried by the predictor\n",
                     t ? "udp" : "tcp", i ? "walker" : "rider", w->answers, w->carried, w->pushed, w->on_lift,
-                    w->pred.acks_matched, w->pred.mismatches, w->pred.reruns, w->pred.carries);
-        sweep_predictor_free(&w->pred);
+                    pc.acks_matched, pc.mismatches, pc.reruns, pc.carries);
+        sweep_predictor_destroy(w->pred);
         sweep_movers_destroy(w->mv);
     }
     assert_true(a.w[0].on_lift > 0);

@@ -65,11 +65,29 @@ static int same_vec(sweep_vec3 a, sweep_vec3 b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* A predictor on the arena for an entity of radii at start. */
+static sweep_predictor *new_predictor(sweep_vec3 start, sweep_vec3 radii)
+{
+    sweep_predictor *p = NULL;
+    sweep_client_error e;
+    assert_int_equal(sweep_predictor_create(W, &LV.config, &LV.rules, start, radii, &p, &e), SWEEP_CLIENT_OK);
+    assert_non_null(p);
+    return p;
+}
+
+static sweep_predict_counters counters_of(const sweep_predictor *p)
+{
+    sweep_predict_counters c;
+    sweep_predictor_get_counters(p, &c);
+    return c;
+}
+
 /* The answer a faithful server gives for state s after (w, dt). */
 static sweep_msg_move_result answer(sweep_predict_state *s, uint32_t seq, sweep_wish w, double dt)
 {
     sweep_act_result r;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, s, &w, dt, &r), SWEEP_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, s, &w, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     sweep_msg_move_result m = {0};
     m.sequence = seq;
     m.position = r.move.position;
@@ -95,103 +113,114 @@ static void matching_answers_confirm(void **state)
 {
     (void)state;
     sweep_vec3 start = sweep_v3(0, 0, 1);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    sweep_predictor *p = new_predictor(start, LV.default_radii);
     sweep_predict_state server = sweep_predict_state_at(start);
     for (int i = 0; i < 80; i++) {
         sweep_wish w = script_wish(i);
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 10, &w, 1.0 / 60, NULL), SWEEP_OK);
+        assert_int_equal(sweep_predictor_step(p, (uint32_t)i + 10, &w, 1.0 / 60, NULL, NULL), SWEEP_CLIENT_OK);
     }
-    assert_int_equal(p.count, 80);
+    assert_int_equal(sweep_predictor_pending(p), 80);
     for (int i = 0; i < 80; i++) {
         sweep_msg_move_result r = answer(&server, (uint32_t)i + 10, script_wish(i), 1.0 / 60);
         sweep_predict_ack a;
-        assert_int_equal(sweep_predictor_ack(&p, &r, &a), SWEEP_OK);
+        assert_int_equal(sweep_predictor_ack(p, &r, &a, NULL), SWEEP_CLIENT_OK);
         assert_true(a.found);
         assert_false(a.mismatch);
         assert_int_equal(a.replayed, 0);
     }
-    assert_int_equal(p.count, 0);
-    assert_int_equal(p.acks_matched, 80);
-    sweep_predict_state cur = sweep_predictor_current(&p);
+    assert_int_equal(sweep_predictor_pending(p), 0);
+    assert_int_equal(counters_of(p).acks_matched, 80);
+    sweep_predict_state cur = sweep_predictor_current(p);
     assert_true(same_vec(cur.position, server.position));
     assert_true(same_vec(cur.velocity, server.velocity));
     /* A duplicate answer changes nothing. */
     sweep_msg_move_result dup = {.sequence = 89, .position = sweep_v3(99, 99, 99)};
     sweep_predict_ack a;
-    sweep_predictor_ack(&p, &dup, &a);
+    sweep_predictor_ack(p, &dup, &a, NULL);
     assert_false(a.found);
-    assert_true(same_vec(sweep_predictor_current(&p).position, server.position));
-    sweep_predictor_free(&p);
+    assert_true(same_vec(sweep_predictor_current(p).position, server.position));
+    sweep_predictor_destroy(p);
 }
 
 static void a_different_answer_rewinds_and_replays(void **state)
 {
     (void)state;
     sweep_vec3 start = sweep_v3(0, 0, 1);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    sweep_predictor *p = new_predictor(start, LV.default_radii);
     for (int i = 0; i < 10; i++) {
         sweep_wish w = script_wish(i);
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, 1.0 / 60, NULL), SWEEP_OK);
+        assert_int_equal(sweep_predictor_step(p, (uint32_t)i + 1, &w, 1.0 / 60, NULL, NULL), SWEEP_CLIENT_OK);
     }
     /* The server had the player somewhere else (it was pushed, say). */
     sweep_predict_state server = sweep_predict_state_at(sweep_v3(2, 2, 1));
     sweep_msg_move_result r = answer(&server, 1, script_wish(0), 1.0 / 60);
     sweep_predict_ack a;
-    sweep_predictor_ack(&p, &r, &a);
+    sweep_predictor_ack(p, &r, &a, NULL);
     assert_true(a.found && a.mismatch);
     assert_int_equal(a.replayed, 9);
-    assert_int_equal(p.mismatches, 1);
+    assert_int_equal(counters_of(p).mismatches, 1);
     /* The replayed prediction is what the server will say for the rest. */
     for (int i = 1; i < 10; i++) {
         r = answer(&server, (uint32_t)i + 1, script_wish(i), 1.0 / 60);
-        sweep_predictor_ack(&p, &r, &a);
+        sweep_predictor_ack(p, &r, &a, NULL);
         assert_true(a.found);
         assert_false(a.mismatch);
     }
-    assert_true(same_vec(sweep_predictor_current(&p).position, server.position));
-    sweep_predictor_free(&p);
+    assert_true(same_vec(sweep_predictor_current(p).position, server.position));
+    sweep_predictor_destroy(p);
 }
 
 static void lost_and_refused_moves(void **state)
 {
     (void)state;
     sweep_vec3 start = sweep_v3(4, 4, 1);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    sweep_predictor *p = new_predictor(start, LV.default_radii);
     for (int i = 0; i < 6; i++) {
         sweep_wish w = script_wish(i);
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, 1.0 / 60, NULL), SWEEP_OK);
+        assert_int_equal(sweep_predictor_step(p, (uint32_t)i + 1, &w, 1.0 / 60, NULL, NULL), SWEEP_CLIENT_OK);
     }
     /* Move 3 is refused: forgotten, 4..6 replayed without it. */
     sweep_predict_ack a;
-    sweep_predictor_reject(&p, 3, &a);
+    sweep_predictor_reject(p, 3, &a, NULL);
     assert_true(a.found);
     assert_int_equal(a.replayed, 3);
-    assert_int_equal(p.count, 5);
+    assert_int_equal(sweep_predictor_pending(p), 5);
     /* Moves 1 and 2 were lost: the answer to 4 gives them up. */
     sweep_predict_state server = sweep_predict_state_at(start);
     sweep_msg_move_result r = answer(&server, 4, script_wish(3), 1.0 / 60);
-    sweep_predictor_ack(&p, &r, &a);
+    sweep_predictor_ack(p, &r, &a, NULL);
     assert_true(a.found && a.mismatch);
     assert_int_equal(a.dropped, 2);
     assert_int_equal(a.replayed, 2);
     for (int i = 4; i < 6; i++) {
         r = answer(&server, (uint32_t)i + 1, script_wish(i), 1.0 / 60);
-        sweep_predictor_ack(&p, &r, &a);
+        sweep_predictor_ack(p, &r, &a, NULL);
         assert_false(a.mismatch);
     }
-    assert_int_equal(p.count, 0);
-    assert_true(same_vec(sweep_predictor_current(&p).position, server.position));
+    assert_int_equal(sweep_predictor_pending(p), 0);
+    assert_true(same_vec(sweep_predictor_current(p).position, server.position));
     /* Bad input is refused by the core and not kept. */
+    /* Named with the code the server answers the same move with, as the
+     * error of the call and as the predictor's last error. */
+    sweep_client_error e;
     sweep_wish nan_wish = wish(NAN, 0, 0);
-    assert_int_equal(sweep_predictor_step(&p, 100, &nan_wish, 1.0 / 60, NULL), SWEEP_E_NONFINITE);
-    assert_int_equal(sweep_predictor_step(&p, 100, NULL, 1.0 / 60, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_predictor_step(p, 100, &nan_wish, 1.0 / 60, NULL, &e), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(e.code, SWEEP_WIRE_BAD_NUMBER);
+    assert_string_equal(sweep_client_error_name(&e), "ARG");
+    assert_non_null(strstr(e.message, "NONFINITE"));
+    assert_int_equal(sweep_predictor_last_error(p)->code, SWEEP_WIRE_BAD_NUMBER);
+    assert_int_equal(sweep_predictor_step(p, 100, NULL, 1.0 / 60, NULL, &e), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(e.code, SWEEP_WIRE_NONE);
     sweep_wish ok = wish(1, 0, 0);
-    assert_int_equal(sweep_predictor_step(&p, 100, &ok, 0.0, NULL), SWEEP_E_DT);
-    assert_int_equal(p.count, 0);
-    sweep_predictor_free(&p);
+    assert_int_equal(sweep_predictor_step(p, 100, &ok, 0.0, NULL, NULL), SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predictor_last_error(p)->status, SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predictor_last_error(p)->code, SWEEP_WIRE_BAD_DT);
+    assert_int_equal(sweep_predictor_pending(p), 0);
+    /* A call that succeeds clears the last error. */
+    assert_int_equal(sweep_predictor_step(p, 100, &ok, 1.0 / 60, NULL, NULL), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predictor_last_error(p)->status, SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predictor_pending(p), 1);
+    sweep_predictor_destroy(p);
 }
 
 /* An answer cut by the time budget (TimeBudget, applied_dt) differs from
@@ -201,25 +230,24 @@ static void a_move_cut_by_the_time_budget_is_checked_exactly(void **state)
 {
     (void)state;
     sweep_vec3 start = sweep_v3(0, 0, 1);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, start, LV.default_radii);
+    sweep_predictor *p = new_predictor(start, LV.default_radii);
     const double dt = 1.0 / 60;
     for (int i = 0; i < 4; i++) {
         sweep_wish w = script_wish(i);
-        assert_int_equal(sweep_predictor_step(&p, (uint32_t)i + 1, &w, dt, NULL), SWEEP_OK);
+        assert_int_equal(sweep_predictor_step(p, (uint32_t)i + 1, &w, dt, NULL, NULL), SWEEP_CLIENT_OK);
     }
     sweep_predict_state server = sweep_predict_state_at(start);
     /* Move 1 granted in full, move 2 half of it, move 3 nothing. */
     sweep_msg_move_result r = answer(&server, 1, script_wish(0), dt);
     r.applied_dt = dt;
     sweep_predict_ack a;
-    sweep_predictor_ack(&p, &r, &a);
+    sweep_predictor_ack(p, &r, &a, NULL);
     assert_false(a.mismatch);
     r = answer(&server, 2, script_wish(1), dt / 2);
     r.rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
     r.applied_dt = dt / 2;
     r.time_excess = dt / 2;
-    sweep_predictor_ack(&p, &r, &a);
+    sweep_predictor_ack(p, &r, &a, NULL);
     assert_true(a.found && a.mismatch);
     assert_true(a.rerun && a.rerun_match);
     assert_int_equal(a.replayed, 2);
@@ -227,17 +255,17 @@ static void a_move_cut_by_the_time_budget_is_checked_exactly(void **state)
     none.sequence = 3;
     none.applied_dt = 0;
     none.time_excess = dt;
-    sweep_predictor_ack(&p, &none, &a);
+    sweep_predictor_ack(p, &none, &a, NULL);
     assert_true(a.found && a.mismatch);
     assert_true(a.rerun && a.rerun_match); /* nothing moved: the state of move 2 */
     /* The last move is predicted from the server's state again. */
     r = answer(&server, 4, script_wish(3), dt);
-    sweep_predictor_ack(&p, &r, &a);
+    sweep_predictor_ack(p, &r, &a, NULL);
     assert_true(a.found);
     assert_false(a.mismatch);
-    assert_int_equal(p.reruns, 2);
-    assert_int_equal(p.rerun_matches, 2);
-    sweep_predictor_free(&p);
+    assert_int_equal(counters_of(p).reruns, 2);
+    assert_int_equal(counters_of(p).rerun_matches, 2);
+    sweep_predictor_destroy(p);
 }
 
 /* The rules act in a prediction as the core says: a wish above the walk
@@ -251,21 +279,23 @@ static void rules_act_in_the_prediction(void **state)
     sweep_act_result r;
     sweep_wish fast = wish(50, 0, SWEEP_WISH_JUMP);
     /* Spawned in the air: the jump is refused, the wish clamped. */
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r), SWEEP_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_true(r.rules & SWEEP_RULE_SPEED);
     assert_true(r.rules & SWEEP_RULE_JUMP);
     assert_true(r.speed_excess == 50 - LV.rules.walk_speed);
     fast.buttons = 0;
     for (int i = 0; i < 60; i++)
-        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r),
-                         SWEEP_OK);
+        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &fast, dt, &r, NULL),
+                         SWEEP_CLIENT_OK);
     /* Walking at the walk speed, never faster. */
     assert_true(s.grounded);
     assert_true(fabs(s.velocity.x - LV.rules.walk_speed) < 1e-9);
     /* From the ground a jump starts at the jump speed, less one step of gravity. */
     sweep_wish hop = wish(0, 0, SWEEP_WISH_JUMP);
     double z0 = s.position.z;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r), SWEEP_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_false(r.rules & SWEEP_RULE_JUMP);
     assert_false(s.grounded);
     assert_true(s.position.z > z0);
@@ -274,8 +304,8 @@ static void rules_act_in_the_prediction(void **state)
     double top = s.position.z;
     int refused = 0;
     for (int i = 0; i < 90 && !s.grounded; i++) {
-        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r),
-                         SWEEP_OK);
+        assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &hop, dt, &r, NULL),
+                         SWEEP_CLIENT_OK);
         refused += (r.rules & SWEEP_RULE_JUMP) != 0;
         if (s.position.z > top)
             top = s.position.z;
@@ -286,15 +316,17 @@ static void rules_act_in_the_prediction(void **state)
     assert_true(refused > 20);
     /* A long move is split into steps of at most max_step. */
     sweep_wish walk = wish(1, 0, 0);
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, 0.1, &r), SWEEP_OK);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, 0.1, &r, NULL),
+                     SWEEP_CLIENT_OK);
     assert_true(r.steps >= 3 && r.steps * LV.rules.max_step >= 0.1 && (r.steps - 1) * LV.rules.max_step < 0.1);
     /* Missing arguments are refused, and change nothing. */
     sweep_predict_state before = s;
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, NULL, LV.default_radii, &s, &walk, dt, &r), SWEEP_E_ARG);
-    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, NULL, dt, &r),
-                     SWEEP_E_ARG);
-    assert_int_equal(sweep_predict_run(NULL, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, dt, &r),
-                     SWEEP_E_ARG);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, NULL, LV.default_radii, &s, &walk, dt, &r, NULL),
+                     SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, NULL, dt, &r, NULL),
+                     SWEEP_CLIENT_E_ARG);
+    assert_int_equal(sweep_predict_run(NULL, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &walk, dt, &r, NULL),
+                     SWEEP_CLIENT_E_ARG);
     assert_memory_equal(&s, &before, sizeof s);
 }
 
@@ -354,8 +386,7 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
     else
         assert_int_equal(sweep_client_spawn(c, start, LV.default_radii, &sp, &e), SWEEP_CLIENT_OK);
     assert_int_equal(sp.rules, 0);
-    sweep_predictor p;
-    sweep_predictor_init(&p, W, &LV.config, &LV.rules, sp.position, sp.radii);
+    sweep_predictor *p = new_predictor(sp.position, sp.radii);
     int sent = 0, sent_real = 0, answered = 0, mismatches = 0, expected = steps - (skip > 0), jumps = 0;
     int last_jump = 0;
     uint64_t next_send = sweep_client_now_ns();
@@ -371,7 +402,7 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
             next_send += 1000000000u / 60;
             sweep_wish w = {.velocity = tour_velocity(sent), .buttons = tour_buttons(sent)};
             if (paced) /* jumps when it stands: a player cannot jump in the air */
-                w.buttons = sent - last_jump >= 25 && sweep_predictor_current(&p).grounded ? SWEEP_WISH_JUMP : 0;
+                w.buttons = sent - last_jump >= 25 && sweep_predictor_current(p).grounded ? SWEEP_WISH_JUMP : 0;
             if (w.buttons) {
                 jumps++;
                 last_jump = sent;
@@ -382,21 +413,21 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
             if (sent + 1 == skip) {
                 /* Predicted, never sent: the server will not know it. Its
                  * number (0) is below every real one, as a lost move's is. */
-                assert_int_equal(sweep_predictor_step(&p, 0, &w, m.dt, NULL), SWEEP_OK);
+                assert_int_equal(sweep_predictor_step(p, 0, &w, m.dt, NULL, NULL), SWEEP_CLIENT_OK);
                 sent++;
                 continue;
             }
             /* The claimed position is the prediction, and it is what
              * sweep_predict_run gives from the current prediction. */
-            sweep_predict_state tmp = sweep_predictor_current(&p);
+            sweep_predict_state tmp = sweep_predictor_current(p);
             sweep_act_result pr;
-            assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, sp.radii, &tmp, &w, m.dt, &pr),
-                             SWEEP_OK);
+            assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, sp.radii, &tmp, &w, m.dt, &pr, NULL),
+                             SWEEP_CLIENT_OK);
             m.has_claimed_position = 1;
             m.claimed_position = pr.move.position;
             seq = sweep_client_next_sequence(c);
-            assert_int_equal(sweep_predictor_step(&p, seq, &w, m.dt, NULL), SWEEP_OK);
-            assert_true(same_vec(sweep_predictor_current(&p).position, pr.move.position));
+            assert_int_equal(sweep_predictor_step(p, seq, &w, m.dt, NULL, NULL), SWEEP_CLIENT_OK);
+            assert_true(same_vec(sweep_predictor_current(p).position, pr.move.position));
             uint32_t got;
             assert_int_equal(sweep_client_send_move(c, &m, &got, &e), SWEEP_CLIENT_OK);
             assert_int_equal(got, seq);
@@ -414,7 +445,7 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
             fprintf(stderr, "server error %s: %s\n", sweep_client_error_name(&ev.as.error), ev.as.error.message);
         assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
         sweep_predict_ack a;
-        assert_int_equal(sweep_predictor_ack(&p, &ev.as.move_result, &a), SWEEP_OK);
+        assert_int_equal(sweep_predictor_ack(p, &ev.as.move_result, &a, NULL), SWEEP_CLIENT_OK);
         assert_true(a.found); /* libsweep hands each answer out once, resent or not */
         answered++;
         mismatches += a.mismatch;
@@ -434,15 +465,15 @@ static int predicted_walk(sweep_client_transport t, int steps, int window, int s
         assert_true(cc.redundant_moves > 0);
     }
     /* Converged: the prediction is the server's last answer, to the bit. */
-    assert_int_equal(p.count, 0);
-    sweep_predict_state cur = sweep_predictor_current(&p);
+    assert_int_equal(sweep_predictor_pending(p), 0);
+    sweep_predict_state cur = sweep_predictor_current(p);
     assert_true(same_vec(cur.position, last.position));
     assert_true(same_vec(cur.velocity, last.velocity));
     assert_int_equal(cur.grounded, last.grounded);
     /* With moves in flight behind the lost one, they were replayed. */
     if (skip && window > 1)
-        assert_true(p.replayed_moves > 0);
-    sweep_predictor_free(&p);
+        assert_true(counters_of(p).replayed_moves > 0);
+    sweep_predictor_destroy(p);
     sweep_client_close(c);
     return mismatches;
 }

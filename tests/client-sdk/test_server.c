@@ -151,8 +151,9 @@ static walk_stats walk_to(sweep_client_transport t, sweep_vec3 start, sweep_vec3
         assert_int_equal(s, SWEEP_CLIENT_OK);
         assert_int_equal(r.entity, sp.entity);
         sweep_act_result a;
-        assert_int_equal(sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w, dt, &a),
-                         SWEEP_OK);
+        assert_int_equal(
+            sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w, dt, &a, NULL),
+            SWEEP_CLIENT_OK);
         assert_same_result(&r, &a, dt, i);
         ws.grounded_moves += r.grounded;
         ws.hit_moves += (a.flags & SWEEP_MOVED_HIT) != 0;
@@ -311,9 +312,9 @@ static void batches_match_the_core(void **state)
                 assert_int_equal(ev.as.move_result.sequence, seq[i]);
                 sweep_act_result l;
                 sweep_wish w = {.velocity = req[i].velocity};
-                assert_int_equal(
-                    sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w, req[i].dt, &l),
-                    SWEEP_OK);
+                assert_int_equal(sweep_predict_run(E.world, NULL, &E.lv.config, &E.lv.rules, sp.radii, &local, &w,
+                                                   req[i].dt, &l, NULL),
+                                 SWEEP_CLIENT_OK);
                 assert_same_result(&ev.as.move_result, &l, req[i].dt, round * (int)n + (int)i);
             }
         }

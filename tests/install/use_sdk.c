@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     sweep_client *c = NULL;
     sweep_client_error e;
     sweep_msg_spawned sp;
-    sweep_predictor p;
+    sweep_predictor *p = NULL;
     sweep_msg_move_result last;
     int sent = 0, answered = 0, mismatches = 0, corrected = 0, jumps = 0, rc = 1;
     double farthest = 0; /* from the spawn, of the answers */
@@ -98,17 +98,20 @@ int main(int argc, char **argv)
     }
     printf("spawned rules=%u\n", (unsigned)sp.rules);
 
-    sweep_predictor_init(&p, world, &lv.config, &lv.rules, sp.position, sp.radii);
+    if (sweep_predictor_create(world, &lv.config, &lv.rules, sp.position, sp.radii, &p, &e) != SWEEP_CLIENT_OK) {
+        rc = fail("predictor", &e);
+        goto out_client;
+    }
     memset(&last, 0, sizeof last);
     while (answered < MOVES) {
         sweep_client_event ev;
         sweep_predict_ack a;
         while (sent < MOVES && sent - answered < WINDOW) {
-            sweep_wish w = wish_of(sent, sweep_predictor_current(&p).grounded);
+            sweep_wish w = wish_of(sent, sweep_predictor_current(p).grounded);
             sweep_client_move_req m;
             uint32_t seq = sweep_client_next_sequence(c);
-            if (sweep_predictor_step(&p, seq, &w, 1.0 / 60, NULL) != SWEEP_OK) {
-                fprintf(stderr, "use_sdk_c: prediction of move %d refused\n", sent);
+            if (sweep_predictor_step(p, seq, &w, 1.0 / 60, NULL, &e) != SWEEP_CLIENT_OK) {
+                rc = fail("prediction", &e);
                 goto out_predictor;
             }
             memset(&m, 0, sizeof m);
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
             m.buttons = w.buttons;
             m.dt = 1.0 / 60;
             m.has_claimed_position = 1;
-            m.claimed_position = sweep_predictor_current(&p).position;
+            m.claimed_position = sweep_predictor_current(p).position;
             if (sweep_client_send_move(c, &m, NULL, &e) != SWEEP_CLIENT_OK) {
                 rc = fail("send", &e);
                 goto out_predictor;
@@ -135,7 +138,7 @@ int main(int argc, char **argv)
         }
         if (ev.kind != SWEEP_CLIENT_EV_MOVE_RESULT)
             continue;
-        if (sweep_predictor_ack(&p, &ev.as.move_result, &a) != SWEEP_OK || !a.found) {
+        if (sweep_predictor_ack(p, &ev.as.move_result, &a, &e) != SWEEP_CLIENT_OK || !a.found) {
             fprintf(stderr, "use_sdk_c: answer %u matches no predicted move\n", ev.as.move_result.sequence);
             goto out_predictor;
         }
@@ -153,7 +156,7 @@ int main(int argc, char **argv)
     {
         /* Converged on the last answer, to the bit, after going somewhere
          * (and jumping): a walk that went nowhere would predict trivially. */
-        sweep_predict_state now = sweep_predictor_current(&p);
+        sweep_predict_state now = sweep_predictor_current(p);
         int same = same_bits(now.position.x, last.position.x) && same_bits(now.position.y, last.position.y) &&
                    same_bits(now.position.z, last.position.z) && same_bits(now.velocity.x, last.velocity.x) &&
                    same_bits(now.velocity.y, last.velocity.y) && same_bits(now.velocity.z, last.velocity.z) &&
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out_predictor:
-    sweep_predictor_free(&p);
+    sweep_predictor_destroy(p);
 out_client:
     sweep_client_close(c);
 out_world:
