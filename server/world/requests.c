@@ -150,25 +150,34 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
+int sweep__role_refusal(sweep_msg_kind kind, uint32_t role, int server_role_possible, char *why, size_t whylen)
+{
+    if (sweep_msg_kind_sender(kind) != SWEEP_MSG_SENDER_SERVER_ROLE || role == SWEEP_WIRE_ROLE_SERVER)
+        return 0;
+    const char *name = sweep_msg_kind_name(kind);
+    if (!server_role_possible)
+        snprintf(why, whylen,
+                 "%s needs the server role, and this server trusts none (no --command-token, no "
+                 "--auth-secret-file)",
+                 name);
+    else
+        snprintf(why, whylen,
+                 "%s needs the server role: Hello.auth_token must be a server token (sweep1:server:...) or "
+                 "the server's --command-token",
+                 name);
+    return 1;
+}
+
 /* May the owner send a request of this kind (its sender column in
  * protocol/kinds.h)? 1, or 0 after an Error AuthFailed. Checked before
  * anything else of the request, so a player cannot even learn which names
  * (of movers, say) exist. */
 static int role_allows(const sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
-    if (sweep_msg_kind_sender(m->kind) != SWEEP_MSG_SENDER_SERVER_ROLE || rq->owner->role == SWEEP_WIRE_ROLE_SERVER)
+    char why[200];
+    if (!sweep__role_refusal(m->kind, rq->owner->role, w->opt.server_role_possible, why, sizeof why))
         return 1;
-    const char *kind = sweep_msg_kind_name(m->kind);
-    if (!w->opt.server_role_possible)
-        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                      "%s needs the server role, and this server trusts none (no --command-token, no "
-                      "--auth-secret-file)",
-                      kind);
-    else
-        sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0,
-                      "%s needs the server role: Hello.auth_token must be a server token (sweep1:server:...) or "
-                      "the server's --command-token",
-                      kind);
+    sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0, "%s", why);
     return 0;
 }
 

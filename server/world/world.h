@@ -208,6 +208,12 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
                        const char *identity, size_t identity_len, uint64_t now);
 void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink);
 
+/* Would a session of `role` be refused a request of this kind (the
+ * sender column of protocol/kinds.h)? 0, or 1 with the Error AuthFailed's
+ * words in why. The world checks it first for its own kinds; sweepd for
+ * the server's (OpenWorld, CloseWorld), so both say the same. */
+int sweep__role_refusal(sweep_msg_kind kind, uint32_t role, int server_role_possible, char *why, size_t whylen);
+
 /* Does the world apply requests of this kind (sweep__world_request)? */
 int sweep__world_handles(sweep_msg_kind kind);
 /* Applies one decoded request of rq->owner (of w), kind as
