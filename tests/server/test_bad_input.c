@@ -358,10 +358,6 @@ static void test_unserved_requests(void **state)
     asks[n++].as.watch_entities.every = 1;
     asks[n] = fx_msg(SWEEP_MSG_GET_ENTITY, 0);
     asks[n++].as.get_entity.entity = 1;
-    asks[n] = fx_msg(SWEEP_MSG_OPEN_WORLD, 0);
-    asks[n++].as.open_world.map = sweep_str_of("arena");
-    asks[n] = fx_msg(SWEEP_MSG_CLOSE_WORLD, 0);
-    asks[n++].as.close_world.world = 1;
     /* Only a server sends these: large lists, and the plain ones. */
     asks[n] = fx_msg(SWEEP_MSG_ENTITY_STATES, 0);
     asks[n].as.entity_states.entities = states;
