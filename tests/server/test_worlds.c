@@ -17,7 +17,8 @@
  * of every server-role request), a server without --maps-dir. The world
  * list of GetStats over TCP and, cut to one datagram, over UDP; the
  * metrics' gauge and counters; with --threads 2 a world goes to the
- * thread with the fewest entities, then the fewest worlds.
+ * thread with the fewest entities, then the fewest worlds; libsweep's
+ * calls for both requests and the event of a world closed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "client-sdk/client.h"
 #include "tests/sweepd_fixture.h"
 
 static char dir[] = "/tmp/sweep-test-worlds-XXXXXX";
@@ -639,6 +641,53 @@ static void test_threads_least_loaded(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* libsweep's calls, over TCP and UDP: opened, joined by name, refused,
+ * closed under a session that hears of it as an event. */
+static void test_libsweep_calls(void **state)
+{
+    (void)state;
+    fx_server srv;
+    start(&srv, NULL);
+    for (int udp = 0; udp < 2; udp++) {
+        sweep_client_options o;
+        sweep_client_options_init(&o);
+        o.transport = udp ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
+        o.address = udp ? srv.udp : srv.tcp;
+        o.auth_token = FX_TOKEN;
+        sweep_client *gs, *pl;
+        sweep_client_error e;
+        assert_int_equal(sweep_client_connect(&o, &gs, &e), SWEEP_CLIENT_OK);
+        sweep_client_world w, again;
+        char want[32];
+        snprintf(want, sizeof want, "lib-%s", udp ? "udp" : "tcp");
+        assert_int_equal(sweep_client_open_world(gs, "gen", want, &w, &e), SWEEP_CLIENT_OK);
+        assert_string_equal(w.name, want);
+        assert_int_equal(sweep_client_open_world(gs, "gen", want, &again, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(again.world, w.world);
+        assert_int_equal(sweep_client_open_world(gs, "nowhere", NULL, &again, &e), SWEEP_CLIENT_E_SERVER);
+        assert_int_equal(e.code, SWEEP_WIRE_UNKNOWN_MAP);
+        o.auth_token = NULL;
+        o.world = w.name;
+        assert_int_equal(sweep_client_connect(&o, &pl, &e), SWEEP_CLIENT_OK);
+        assert_memory_equal(sweep_client_get_welcome(pl)->map_hash, w.map_hash, 32);
+        assert_int_equal(sweep_client_open_world(pl, "gen", NULL, &again, &e), SWEEP_CLIENT_E_SERVER);
+        assert_int_equal(e.code, SWEEP_WIRE_AUTH_FAILED);
+        assert_int_equal(sweep_client_close_world(gs, w.world, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(sweep_client_close_world(gs, w.world, &e), SWEEP_CLIENT_E_SERVER);
+        assert_int_equal(e.code, SWEEP_WIRE_UNKNOWN_WORLD);
+        sweep_client_event ev;
+        assert_int_equal(sweep_client_poll(pl, 5000, &ev, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(ev.kind, SWEEP_CLIENT_EV_WORLD_CLOSED);
+        assert_int_equal(ev.sequence, 0);
+        assert_int_equal(ev.as.world_closed.world, w.world);
+        assert_string_equal(ev.as.world_closed.reason, "CloseWorld");
+        sweep_client_close(pl);
+        sweep_client_close(gs);
+        o.world = NULL;
+    }
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -649,6 +698,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_stats_list_cut_over_udp),
         cmocka_unit_test(test_threads_least_loaded),
+        cmocka_unit_test(test_libsweep_calls),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
