@@ -3,9 +3,12 @@
  * (never installed, never included outside server/).
  *
  * Ownership and invariants:
- *   - The server owns served worlds (array, fixed after create: each a
- *     world of the world library, server/world/world.h, with its timer and
- *     its recording), connections (list) and sessions (list). Everything
+ *   - The server owns served worlds (each allocated on its own, listed in
+ *     an array of pointers that grows and shrinks as worlds open and
+ *     close at run time, world_open.c: each a world of the world library,
+ *     server/world/world.h, with its timer and its recording), connections
+ *     (list) and sessions (list). A session's world outlives the session:
+ *     a world ends its sessions before it is freed. Everything
  *     runs on its loop thread; nothing of a server is locked. With --threads
  *     there is one server per thread (threads.c); what they share is the
  *     group (sweep__group): atomics, and what its locks guard.
