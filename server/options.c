@@ -358,7 +358,7 @@ void sweep_server_options_usage(FILE *out)
           "options (every one may also be a 'key = value' line of a --config file):\n"
           "  --map FILE              a sweep map (SQLite); each is one world; repeatable.\n"
           "                          Hello.world picks one by map name or file stem;\n"
-          "                          empty picks the first\n"
+          "                          empty picks the first open\n"
           "  --maps-dir DIR          the maps a game server (a session of the server role)\n"
           "                          may open worlds of at run time with OpenWorld, by\n"
           "                          map name or file stem: the regular *.db files in DIR\n"

@@ -128,26 +128,15 @@ static int tcp_session(const fx_server *srv, const char *world, const char *toke
 static int udp_session(const fx_server *srv, const char *world, const char *token, uint16_t *port)
 {
     int fd = fx_udp_socket(srv->port);
-    if (fd < 0)
+    sweep_message m = hello_msg(world, token), r;
+    if (fd < 0 || fx_udp_handshake_hello(fd, rx, &m, &r) == 0) {
+        if (fd >= 0)
+            close(fd);
         return -1;
-    for (int attempt = 0; attempt < 5; attempt++) {
-        sweep_message m = hello_msg(world, token), r;
-        if (fx_udp_send(fd, &m) < 0 || fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_CHALLENGE)
-            continue;
-        uint8_t cookie[64];
-        uint32_t cl = r.as.challenge.cookie.len < sizeof cookie ? r.as.challenge.cookie.len : sizeof cookie;
-        memcpy(cookie, r.as.challenge.cookie.ptr, cl);
-        m.as.hello.cookie.ptr = cookie;
-        m.as.hello.cookie.len = cl;
-        m.sequence = 2;
-        if (fx_udp_send(fd, &m) < 0 || fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_WELCOME)
-            continue;
-        if (port)
-            *port = r.as.welcome.udp_port;
-        return fd;
     }
-    close(fd);
-    return -1;
+    if (port)
+        *port = r.as.welcome.udp_port;
+    return fd;
 }
 
 /* A Spawn at the map's spawn point `point` (1-based) over TCP: the
@@ -531,41 +520,12 @@ static void test_stats_list_cut_over_udp(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
-/* One sample of the metrics text at port (-1 if absent). */
-static double scrape(int port, const char *name)
-{
-    int fd = fx_tcp_connect(port);
-    assert_true(fd >= 0);
-    const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    assert_int_equal(fx_write_all(fd, req, sizeof req - 1), 0);
-    static char buf[1 << 17];
-    size_t len = 0;
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - fx_now_ms());
-        assert_true(left > 0 && poll(&p, 1, left) == 1);
-        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
-        assert_true(r >= 0);
-        if (r == 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    buf[len] = 0;
-    size_t n = strlen(name);
-    for (char *l = strstr(buf, "\r\n\r\n"); l; l = strchr(l + 1, '\n'))
-        if (strncmp(l + 1, name, n) == 0 && l[1 + n] == ' ')
-            return atof(l + 1 + n + 1);
-    return -1;
-}
-
 /* Waits a few housekeeping periods at most for a sample to be v. */
 static double scrape_until(int port, const char *name, double v)
 {
     double got = -1;
     for (uint64_t end = fx_now_ms() + 5000; fx_now_ms() < end; usleep(50000))
-        if ((got = scrape(port, name)) == v)
+        if ((got = fx_scrape(port, name)) == v)
             break;
     return got;
 }
