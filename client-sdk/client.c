@@ -671,6 +671,21 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         ev->kind = SWEEP_CLIENT_EV_MOVER_COMMANDED;
         ev->as.mover_commanded = m->as.mover_commanded;
         break;
+    case SWEEP_MSG_WORLD_OPENED: {
+        const sweep_msg_world_opened *o = &m->as.world_opened;
+        ev->kind = SWEEP_CLIENT_EV_WORLD_OPENED;
+        ev->as.world_opened.world = o->world;
+        copy_str(ev->as.world_opened.name, sizeof ev->as.world_opened.name, o->name);
+        memset(ev->as.world_opened.map_hash, 0, sizeof ev->as.world_opened.map_hash);
+        if (o->map_hash.ptr)
+            memcpy(ev->as.world_opened.map_hash, o->map_hash.ptr, o->map_hash.len < 32 ? o->map_hash.len : 32);
+        break;
+    }
+    case SWEEP_MSG_WORLD_CLOSED:
+        ev->kind = SWEEP_CLIENT_EV_WORLD_CLOSED;
+        ev->as.world_closed.world = m->as.world_closed.world;
+        copy_str(ev->as.world_closed.reason, sizeof ev->as.world_closed.reason, m->as.world_closed.reason);
+        break;
     case SWEEP_MSG_BYE:
         ev->kind = SWEEP_CLIENT_EV_BYE;
         ev->as.error.status = SWEEP_CLIENT_E_CLOSED;
@@ -1918,6 +1933,33 @@ sweep_client_status sweep_client_mover_command(sweep_client *c, const char *move
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.mover_commanded;
     return s;
+}
+
+sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, const char *name,
+                                            sweep_client_world *out, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    if (map == NULL || map[0] == '\0')
+        return fail(err, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name");
+    sweep_message m = {.kind = SWEEP_MSG_OPEN_WORLD};
+    m.as.open_world.map = sweep_str_of(map);
+    m.as.open_world.name = sweep_str_of(name && name[0] ? name : NULL);
+    sweep_client_event ev;
+    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_WORLD_OPENED, &ev, err);
+    if (s == SWEEP_CLIENT_OK && out)
+        *out = ev.as.world_opened;
+    return s;
+}
+
+sweep_client_status sweep_client_close_world(sweep_client *c, uint32_t world, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    sweep_message m = {.kind = SWEEP_MSG_CLOSE_WORLD};
+    m.as.close_world.world = world;
+    sweep_client_event ev;
+    return ask(c, &m, SWEEP_CLIENT_EV_WORLD_CLOSED, &ev, err);
 }
 
 static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)

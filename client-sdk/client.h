@@ -337,6 +337,43 @@ sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every,
 sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sweep_wire_entity_state *out,
                                             uint64_t *tick, sweep_client_error *err);
 
+/* --- worlds (the server role) ---------------------------------------------- */
+
+/* A world opened at run time (WorldOpened), or closed (WorldClosed). */
+typedef struct sweep_client_world {
+    uint32_t world;       /* its id: non-zero, never reused while the server runs */
+    char name[96];        /* what a session names it by in options.world */
+    uint8_t map_hash[32]; /* its map's content hash (Welcome.map_hash of its sessions) */
+} sweep_client_world;
+
+typedef struct sweep_client_world_closed {
+    uint32_t world;
+    char reason[128];     /* "CloseWorld", or the server's reason */
+} sweep_client_world_closed;
+
+/*
+ * Opens a world of the server's maps directory (sweepd --maps-dir): `map`
+ * is a map's name or file stem there, never a path; `name` (NULL or "":
+ * the server picks the map's name, or map#id when that is taken) is the
+ * world's, which sessions then give as options.world to join it. *out
+ * (may be NULL) is the answer. Only a session of the server role may (else
+ * AuthFailed); refusals come as SWEEP_CLIENT_E_SERVER with the code:
+ * UnknownMap, WorldExists (the name is open on another map), WorldLimit.
+ * A name already open on the same map is answered with that world, so
+ * over UDP an OpenWorld sent again for a lost answer opens nothing twice
+ * when it has a name (one without may open two worlds).
+ */
+sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, const char *name,
+                                            sweep_client_world *out, sweep_client_error *err);
+
+/*
+ * Closes world `world` (any open one, this session's own too): its
+ * sessions are told (SWEEP_CLIENT_EV_WORLD_CLOSED, sequence 0) and end
+ * with their entities. The server role only; an id that is not open gets
+ * UnknownWorld.
+ */
+sweep_client_status sweep_client_close_world(sweep_client *c, uint32_t world, sweep_client_error *err);
+
 /* --- sending without waiting ---------------------------------------------- */
 
 /* One entity to spawn (Spawn in sweep.fbs). A player gets the map's spawn
@@ -467,9 +504,12 @@ typedef enum sweep_client_event_kind {
                                       pushed; see sweep_client_watch_world for how long movers lives) */
     SWEEP_CLIENT_EV_BYE,           /* the server is closing; as.error.message holds the reason */
     SWEEP_CLIENT_EV_MOVER_COMMANDED, /* as.mover_commanded */
-    SWEEP_CLIENT_EV_ENTITY_STATES   /* as.entity_states: entities after a tick (sequence 0 when
+    SWEEP_CLIENT_EV_ENTITY_STATES,  /* as.entity_states: entities after a tick (sequence 0 when
                                        pushed; see sweep_client_watch_entities for how long
                                        entities lives) */
+    SWEEP_CLIENT_EV_WORLD_OPENED,   /* as.world_opened */
+    SWEEP_CLIENT_EV_WORLD_CLOSED    /* as.world_closed: the answer to a CloseWorld, or (sequence 0)
+                                       the session's world closed: the session ends after it */
 } sweep_client_event_kind;
 
 typedef struct sweep_client_event {
@@ -494,6 +534,8 @@ typedef struct sweep_client_event {
         sweep_msg_world_state world_state;
         sweep_msg_mover_commanded mover_commanded;
         sweep_msg_entity_states entity_states;
+        sweep_client_world world_opened;
+        sweep_client_world_closed world_closed;
     } as;
 } sweep_client_event;
 

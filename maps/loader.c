@@ -1384,3 +1384,39 @@ sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, swe
     *out = w;
     return SWEEP_OK;
 }
+
+int sweep_map_read_name(const char *path, char *out, size_t outlen)
+{
+    if (!path || !out || outlen == 0)
+        return -1;
+    out[0] = 0;
+    /* The same plain-file rule as a load: never a URI. */
+    char *name = NULL;
+    const char *use = path;
+    if (strncmp(path, "file:", 5) == 0) {
+        name = malloc(strlen(path) + 3);
+        if (!name)
+            return -1;
+        strcpy(name, "./");
+        strcat(name, path);
+        use = name;
+    }
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(use, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    free(name);
+    sqlite3_stmt *st = NULL;
+    int ok = -1;
+    if (rc == SQLITE_OK && sqlite3_prepare_v2(db, "SELECT name FROM map", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        int n = sqlite3_column_bytes(st, 0);
+        if (t && n > 0 && (size_t)n < outlen && memchr(t, 0, (size_t)n) == NULL) {
+            memcpy(out, t, (size_t)n);
+            out[n] = 0;
+            ok = 0;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok;
+}

@@ -123,6 +123,13 @@ sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_i
                             size_t errlen);
 
 /*
+ * The name of the map at path (its map row), without loading the rest:
+ * 0 with the name in out, or -1 (not a map, no such row, a name longer
+ * than outlen - 1). What a server reads to find a map by name among many.
+ */
+int sweep_map_read_name(const char *path, char *out, size_t outlen);
+
+/*
  * The numbers of the map row, as stored: the level's physics and its
  * movement rules, in map units and seconds, the slope in degrees.
  */

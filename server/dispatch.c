@@ -7,17 +7,19 @@
  * the server: bad input only ever produces an Error.
  *
  * Who a session is comes from auth.c; the requests that act on a world
- * (Spawn, Despawn, Move, MoveBatch, Collide, MoverCommand) or read it
- * (GetEntity) are the world library's (server/world/), applied through
- * outcomes.c, whose sink turns what they cause into sends and records.
- * Here are the session's own: Hello, Ping, Bye, GetStats, WatchWorld and
- * WatchEntities (entity_watch.c).
+ * (Spawn, Despawn, Move, MoveBatch, Collide, MoverCommand, EntityCommands)
+ * or read it (GetEntity) are the world library's (server/world/), applied
+ * through outcomes.c, whose sink turns what they cause into sends and
+ * records. Here are the session's own: Hello, Ping, Bye, GetStats,
+ * WatchWorld and WatchEntities (entity_watch.c); and the server's own, of
+ * the server role: OpenWorld and CloseWorld (world_open.c).
  */
 #include <math.h>
 #include <string.h>
 
 #include "server/record/record.h"
 #include "server/server_impl.h"
+#include "server/world/alloc.h"
 
 /* The most moves a MoveBatch of this peer may hold: what its Welcome
  * announced (over UDP, what one datagram holds with every field and a
@@ -83,9 +85,8 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__served *w = sweep__world_find(s, h->world.ptr, &owner);
     if (!w) {
         char q[80];
-        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_WORLD, m->sequence, 0, "no world named %s (the first is '%s')",
-                          sweep__log_quote(h->world.ptr, h->world.len, q, sizeof q),
-                          s->group->servers[0]->worlds[0].world->level.name);
+        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_WORLD, m->sequence, 0, "no world named %s (%u are open)",
+                          sweep__log_quote(h->world.ptr, h->world.len, q, sizeof q), sweep__world_table_open(s));
         return -1;
     }
     if (owner != s->thread) {
@@ -99,6 +100,14 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         }
         if (p->datagram)
             return sweep__handoff_datagram(s, owner, p->addr, p->datagram, p->datagram_len, 0);
+        return -1;
+    }
+    /* A world opened for this thread may be named before its inbox is
+     * read: it joins the thread now. */
+    sweep__world_adopt(s, w);
+    if (!w->started) {
+        sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "world %s could not be started here",
+                          w->name);
         return -1;
     }
     if (!sweep__session_slot_take(s)) {
@@ -150,7 +159,7 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     char q[96], qi[96];
     sweep__log(SWEEP_LOG_INFO, "session_open",
                "session=%llu transport=%s peer=%s world=%s client=%s role=%s identity=%s",
-               (unsigned long long)ss->id, p->conn ? "tcp" : "udp", ss->peer, w->world->level.name,
+               (unsigned long long)ss->id, p->conn ? "tcp" : "udp", ss->peer, w->name,
                sweep__log_quote(ss->client_name, strlen(ss->client_name), q, sizeof q),
                sweep_wire_role_name(ss->own.role),
                sweep__log_quote(ss->own.identity, strlen(ss->own.identity), qi, sizeof qi));
@@ -194,7 +203,45 @@ static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
     out.as.stats.ticks_total = st->ticks_total;
     out.as.stats.tick_ns_total = st->tick_ns_total;
     out.as.stats.move_ns_total = st->move_ns_total;
-    sweep__send(s, p, &out);
+    /* The open worlds, as many as the message holds (a datagram, or the
+     * server's frame): the largest count that fits, by bisection. */
+    uint32_t n = 0;
+    sweep__world_entry *list = sweep__world_table_list(s, &n);
+    sweep_wire_world_info *info = n ? sweep__calloc(n, sizeof *info) : NULL;
+    if (!info)
+        n = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        info[i].world = list[i].id;
+        info[i].name = sweep_str_of(list[i].name);
+        info[i].map = sweep_str_of(list[i].map);
+        info[i].sessions = list[i].sessions;
+        info[i].entities = list[i].entities;
+        info[i].triangles = list[i].triangles;
+        info[i].tick = list[i].tick;
+    }
+    out.as.stats.worlds = info;
+    out.as.stats.worlds_open = sweep__world_table_open(s);
+    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    uint32_t lo = 0, hi = n; /* lo fits (no worlds always does), hi is the most to try */
+    out.as.stats.worlds_count = hi;
+    if (sweep__send_sized(s, p, &out, limit) == 1) {
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            out.as.stats.worlds_count = mid;
+            const uint8_t *bytes;
+            size_t len;
+            sweep_proto_error e = sweep_encode(&out, 0, s->out_buf, s->out_cap, &bytes, &len);
+            if (e == SWEEP_PROTO_OK && len <= limit)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        out.as.stats.worlds_count = lo;
+        out.as.stats.worlds = lo ? info : NULL;
+        sweep__send(s, p, &out);
+    }
+    free(info);
+    free(list);
 }
 
 /* WatchWorld: the session's interval, and the poses at once. */
@@ -332,6 +379,12 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         break;
     case SWEEP_MSG_WATCH_ENTITIES:
         sweep__watch_entities(s, p, &m);
+        break;
+    case SWEEP_MSG_OPEN_WORLD:
+        sweep__open_world(s, p, &m);
+        break;
+    case SWEEP_MSG_CLOSE_WORLD:
+        sweep__close_world(s, p, &m);
         break;
     default:
         sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MESSAGE, m.sequence, 0, "%s is not a request this server accepts",

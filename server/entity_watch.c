@@ -52,7 +52,7 @@ void sweep__watch_entities(sweep_server *s, sweep__peer *p, const sweep_message 
 {
     sweep__session *ss = p->session;
     char why[256];
-    if (sweep__world_role_refusal(ss->world->world, &ss->own, m->kind, why, sizeof why)) {
+    if (sweep__role_refusal(m->kind, ss->own.role, ss->world->world->opt.server_role_possible, why, sizeof why)) {
         sweep__send_error(s, p, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0, "%s", why);
         return;
     }

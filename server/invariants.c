@@ -23,7 +23,7 @@ void sweep__check_invariants(const sweep_server *s)
         assert(ss->prev == prev);
         assert(ss->server == s);
         assert(ss->own.world == ss->world->world);
-        assert(ss->world >= s->worlds && ss->world < s->worlds + s->world_count);
+        assert(ss->world->server == s && ss->world->started);
         owned += ss->own.entity_count;
         prev = ss;
         sessions++;
@@ -32,10 +32,16 @@ void sweep__check_invariants(const sweep_server *s)
     /* Every world's entities are owned by sessions of this server (the
      * world library checks that each is its owner's). */
     uint64_t listed = 0;
+    uint64_t in_worlds = 0;
     for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__world_check(s->worlds[i].world);
-        listed += s->worlds[i].world->ent_count;
+        const sweep__served *w = s->worlds[i];
+        assert(w->server == s && w->started);
+        sweep__world_check(w->world);
+        listed += w->world->ent_count;
+        in_worlds += w->session_count;
     }
+    /* Each session is in one of this thread's worlds, counted there. */
+    assert(in_worlds == sessions);
     assert(listed == owned);
     assert(s->entity_mem == (size_t)owned * sizeof(sweep__entity));
     /* Connections: a well-linked list of conn_count; a session it carries

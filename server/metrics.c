@@ -78,7 +78,9 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime
     head(f, "sweep_info", "gauge", "The server's version and wire protocol version (the value is always 1).");
     fprintf(f, "sweep_info{version=\"%s\",protocol=\"%u\"} 1\n", SWEEP_SERVER_VERSION, (unsigned)SWEEP_PROTOCOL_VERSION);
     metric_seconds(f, "sweep_uptime_seconds", "gauge", "Seconds since the server started.", uptime_ns);
-    metric(f, "sweep_worlds", "gauge", "Worlds (maps) served.", snap->worlds);
+    metric(f, "sweep_worlds", "gauge", "Worlds open, the --map ones and those opened at run time.", snap->worlds);
+    metric(f, "sweep_worlds_opened_total", "counter", "Worlds opened at run time (OpenWorld).", st->worlds_opened);
+    metric(f, "sweep_worlds_closed_total", "counter", "Worlds closed (CloseWorld).", st->worlds_closed);
     metric(f, "sweep_movers", "gauge", "Movers (doors, lifts, platforms) in all worlds.", snap->movers);
     by_transport(f, "sweep_sessions", "gauge", "Sessions open, by transport.", snap->sessions[0], snap->sessions[1]);
     metric(f, "sweep_sessions_opened_total", "counter", "Sessions opened (Welcomes sent).", st->sessions_total);
@@ -295,6 +297,8 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->move_ns_total += a->move_ns_total;
         st->handoffs[0] += a->handoffs[0];
         st->handoffs[1] += a->handoffs[1];
+        st->worlds_opened += a->worlds_opened;
+        st->worlds_closed += a->worlds_closed;
         out->connections += in[k].connections;
         out->entities += in[k].entities;
         out->worlds += in[k].worlds;

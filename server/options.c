@@ -43,6 +43,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->record_hash_every = 60;
     snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
     opt->threads = 1;
+    opt->max_worlds = 64;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -181,6 +182,21 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         if (!*value || strlen(value) >= SWEEP_SERVER_PATH_MAX)
             return fail(err, errlen, "--map: bad path '%s'", value);
         snprintf(opt->maps[opt->map_count++], SWEEP_SERVER_PATH_MAX, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "maps-dir") == 0) {
+        if (!*value || strlen(value) >= sizeof opt->maps_dir)
+            return fail(err, errlen, "--maps-dir: bad directory '%s'", value);
+        snprintf(opt->maps_dir, sizeof opt->maps_dir, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "max-worlds") == 0)
+        return parse_u32(key, value, 1, 65536, &opt->max_worlds, err, errlen);
+    if (strcmp(key, "max-world-triangles") == 0) {
+        uint32_t v;
+        if (parse_u32(key, value, 0, 4000000000u, &v, err, errlen) != SWEEP_OPTIONS_OK)
+            return SWEEP_OPTIONS_ERROR;
+        opt->max_world_triangles = v;
         return SWEEP_OPTIONS_OK;
     }
     if (strcmp(key, "listen") == 0)
@@ -332,7 +348,7 @@ int sweep_server_options_load_file(sweep_server_options *opt, const char *path, 
 
 void sweep_server_options_usage(FILE *out)
 {
-    fputs("usage: sweepd --map FILE [--map FILE ...] [options]\n"
+    fputs("usage: sweepd --map FILE [--map FILE ...] [--maps-dir DIR] [options]\n"
           "\n"
           "The sweep authoritative collision server: TCP (size-prefixed frames) and UDP\n"
           "(one message per datagram, challenge-cookie handshake) on the same port.\n"
@@ -342,14 +358,27 @@ void sweep_server_options_usage(FILE *out)
           "options (every one may also be a 'key = value' line of a --config file):\n"
           "  --map FILE              a sweep map (SQLite); each is one world; repeatable.\n"
           "                          Hello.world picks one by map name or file stem;\n"
-          "                          empty picks the first\n"
+          "                          empty picks the first open\n"
+          "  --maps-dir DIR          the maps a game server (a session of the server role)\n"
+          "                          may open worlds of at run time with OpenWorld, by\n"
+          "                          map name or file stem: the regular *.db files in DIR\n"
+          "                          (without it, only the --map worlds; with it, no\n"
+          "                          --map is needed)\n"
+          "  --max-worlds N          worlds open at once, the --map ones included; an\n"
+          "                          OpenWorld past it gets WorldLimit (default 64)\n"
+          "  --max-world-triangles N static triangles of all open worlds together; an\n"
+          "                          OpenWorld whose map would pass it gets WorldLimit\n"
+          "                          (default 0: no limit)\n"
           "  --listen HOST:PORT      TCP and UDP address (default 127.0.0.1:7878; port 0\n"
           "                          picks a free port; IPv6 as [ADDR]:PORT)\n"
           "  --tick-rate HZ          ticks per second of every world (default: the map's)\n"
           "  --max-sessions N        sessions per server (default 1024)\n"
           "  --threads N             event-loop threads (default 1, at most 16): world i\n"
           "                          runs on thread i mod N, all of them on the one port;\n"
-          "                          more threads than maps are not started\n"
+          "                          more threads than maps are not started, unless\n"
+          "                          --maps-dir is given: a world opened at run time\n"
+          "                          goes to the thread with the fewest entities (then\n"
+          "                          the fewest worlds)\n"
           "  --udp-thread-ports P    with --threads N > 1, thread i's own UDP port (named\n"
           "                          in UDP Welcomes) is P + i, for a firewall or a\n"
           "                          container to publish; 0 = ports the kernel picks\n"
@@ -463,11 +492,23 @@ int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv,
     return SWEEP_OPTIONS_OK;
 }
 
+uint32_t sweep_server_options_threads(const sweep_server_options *opt)
+{
+    /* A thread without a world would only pass work on; with a maps
+     * directory every thread may get worlds opened at run time. */
+    uint32_t n = opt->threads < 1 ? 1 : opt->threads;
+    if (!opt->maps_dir[0] && n > opt->map_count)
+        n = opt->map_count;
+    return n;
+}
+
 int sweep_server_options_check(const sweep_server_options *opt, char *err, size_t errlen)
 {
-    if (opt->map_count == 0)
-        return fail(err, errlen, "no map given: use --map FILE (see --help)");
-    uint32_t started = opt->threads < opt->map_count ? opt->threads : opt->map_count;
+    if (opt->map_count == 0 && !opt->maps_dir[0])
+        return fail(err, errlen, "no map given: use --map FILE or --maps-dir DIR (see --help)");
+    if (opt->map_count > opt->max_worlds)
+        return fail(err, errlen, "--max-worlds: %u --map worlds are more than %u", opt->map_count, opt->max_worlds);
+    uint32_t started = sweep_server_options_threads(opt);
     if (opt->udp_thread_ports && started > 1 && opt->udp_thread_ports + (started - 1) > 65535)
         return fail(err, errlen, "--udp-thread-ports: %u threads from port %u run past port 65535", started,
                     opt->udp_thread_ports);

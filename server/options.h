@@ -74,6 +74,10 @@ typedef struct sweep_server_options {
     /* Event-loop threads; world i runs on thread i mod threads (threads.c). */
     uint32_t threads;          /* 1 = everything on the thread that runs the server */
     uint32_t udp_thread_ports; /* thread i's own UDP port is this + i; 0 = the kernel picks */
+    /* Worlds opened at run time (OpenWorld, server/world_open.c). */
+    char maps_dir[SWEEP_SERVER_PATH_MAX]; /* the maps an OpenWorld may name; "" = none */
+    uint32_t max_worlds;          /* worlds open at once, the --map ones included */
+    uint64_t max_world_triangles; /* static triangles of the open worlds together; 0 = no limit */
 } sweep_server_options;
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
@@ -83,7 +87,8 @@ typedef struct sweep_server_options {
  * memory a quarter of the machine's, log level info, no maps, no
  * command token and no auth secret (nobody gets the server role; everyone
  * is a guest player), entities pass through each other, no Fly or Noclip
- * moves, a time bank of 0.25 s, no metrics endpoint, one thread. */
+ * moves, a time bank of 0.25 s, no metrics endpoint, one thread, no maps
+ * directory, at most 64 worlds and no limit on their triangles. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */
@@ -106,8 +111,12 @@ int sweep_server_options_load_file(sweep_server_options *opt, const char *path, 
 int sweep_server_options_set(sweep_server_options *opt, const char *key, const char *value, char *err,
                              size_t errlen);
 
-/* Final checks after parsing: at least one map. */
+/* Final checks after parsing: at least one map, or a maps directory. */
 int sweep_server_options_check(const sweep_server_options *opt, char *err, size_t errlen);
+
+/* The threads sweepd starts: --threads, at most one per --map world when
+ * no maps directory may bring others. */
+uint32_t sweep_server_options_threads(const sweep_server_options *opt);
 
 /* The --help text. */
 void sweep_server_options_usage(FILE *out);

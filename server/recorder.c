@@ -10,7 +10,9 @@
  * Nothing is fsync'ed: a crash of the machine may lose what the kernel had
  * not yet written back.
  *
- * Files are named <stem>-<UTC start>-<segment>.sweeplog. A segment ends
+ * Files are named <stem>-<UTC start>-<segment>.sweeplog, and those of a
+ * world opened at run time <stem>-w<id>-<UTC start>-<segment>.sweeplog
+ * (world_open.c); its log ends with END "closed" when it closes. A segment ends
  * (END "rotated") and the next begins at a tick boundary once it passed
  * --record-max-mb or --record-max-seconds; the next one's HEAD names it,
  * so a replay follows the chain from the world's first segment.
@@ -38,8 +40,8 @@
 struct sweep__recorder {
     int fd;
     uint32_t segment;
-    char base[SWEEP_LEVEL_NAME_MAX + 32]; /* <stem>-<UTC start> */
-    char name[SWEEP_LEVEL_NAME_MAX + 64]; /* this segment's file name */
+    char base[SWEEP_LEVEL_NAME_MAX + 48]; /* <stem>-<UTC start>, or <stem>-w<id>-<UTC start> */
+    char name[SWEEP_LEVEL_NAME_MAX + 80]; /* this segment's file name */
     char path[SWEEP_SERVER_PATH_MAX + SWEEP_LEVEL_NAME_MAX + 96];
     uint64_t segment_bytes;
     uint64_t segment_start_ns;
@@ -215,7 +217,7 @@ static void write_head(sweep__served *w, const char *previous)
         put_u32(&o, w->index);
         put_str(&o, w->world->level.name);
         put_str(&o, w->stem);
-        put_str(&o, s->opt.maps[w->index]);
+        put_str(&o, w->path);
         put(&o, w->world->hash.bytes, 32);
         put_f64(&o, w->world->tick_rate);
         put_f64(&o, s->opt.time_bank);
@@ -273,6 +275,46 @@ static void write_end(sweep__served *w, const char *reason)
     }
 }
 
+int sweep__record_world_start(sweep__served *w, char *err, size_t errlen)
+{
+    const sweep_server *s = w->server;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    gmtime_r(&now.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    w->rec = sweep__calloc(1, sizeof *w->rec);
+    if (!w->rec) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w->rec->fd = -1;
+    sweep_record_head h;
+    memset(&h, 0, sizeof h);
+    h.max_frame = s->opt.max_frame;
+    h.max_batch = s->opt.max_batch;
+    w->rec->hard_max = (size_t)sweep_record_frame_bound(&h);
+    w->rec->writer = sweep__record_writer_start(SWEEP__RECORD_QUEUE_MAX);
+    if (!w->rec->writer) {
+        snprintf(err, errlen, "--record: cannot start the writer thread");
+        sweep__record_world_stop(w, "failed");
+        return -1;
+    }
+    /* A world opened at run time has its id in the name: worlds of one
+     * map opened in the same second each have a log of their own. */
+    if (w->id > s->opt.map_count)
+        snprintf(w->rec->base, sizeof w->rec->base, "%s-w%u-%s", w->stem, w->id, stamp);
+    else
+        snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, stamp);
+    if (open_segment(w, "") != 0) {
+        snprintf(err, errlen, "--record: cannot write %s (see the log line before)", w->rec->path);
+        sweep__record_world_stop(w, "failed");
+        return -1;
+    }
+    return 0;
+}
+
 int sweep__record_start(sweep_server *s, char *err, size_t errlen)
 {
     if (!s->opt.record_dir[0])
@@ -282,36 +324,9 @@ int sweep__record_start(sweep_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "--record: %s is not a directory", s->opt.record_dir);
         return -1;
     }
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    struct tm tm;
-    gmtime_r(&now.tv_sec, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__served *w = &s->worlds[i];
-        w->rec = sweep__calloc(1, sizeof *w->rec);
-        if (!w->rec) {
-            snprintf(err, errlen, "out of memory");
+    for (unsigned i = 0; i < s->world_count; i++)
+        if (sweep__record_world_start(s->worlds[i], err, errlen) != 0)
             return -1;
-        }
-        w->rec->fd = -1;
-        sweep_record_head h;
-        memset(&h, 0, sizeof h);
-        h.max_frame = s->opt.max_frame;
-        h.max_batch = s->opt.max_batch;
-        w->rec->hard_max = (size_t)sweep_record_frame_bound(&h);
-        w->rec->writer = sweep__record_writer_start(SWEEP__RECORD_QUEUE_MAX);
-        if (!w->rec->writer) {
-            snprintf(err, errlen, "--record: cannot start the writer thread");
-            return -1;
-        }
-        snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, stamp);
-        if (open_segment(w, "") != 0) {
-            snprintf(err, errlen, "--record: cannot write %s (see the log line before)", w->rec->path);
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -360,21 +375,26 @@ void sweep__record_tick_end(sweep__served *w)
         maybe_rotate(w);
 }
 
-void sweep__record_stop(sweep_server *s, const char *reason)
+void sweep__record_world_stop(sweep__served *w, const char *reason)
 {
-    for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__served *w = &s->worlds[i];
-        sweep__recorder *r = w->rec;
-        if (!r)
-            continue;
+    sweep__recorder *r = w->rec;
+    if (!r)
+        return;
+    if (r->writer) {
         if (!r->failed && r->fd >= 0)
             write_end(w, reason);
         flush_to(w, r->fd, NULL, 0, 1);
         sweep__record_writer_stop(r->writer); /* writes what is queued first */
-        free(r->buf);
-        free(r);
-        w->rec = NULL;
     }
+    free(r->buf);
+    free(r);
+    w->rec = NULL;
+}
+
+void sweep__record_stop(sweep_server *s, const char *reason)
+{
+    for (unsigned i = 0; i < s->world_count; i++)
+        sweep__record_world_stop(s->worlds[i], reason);
 }
 
 void sweep__record_open(sweep__served *w, const sweep__session *ss)

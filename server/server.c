@@ -220,15 +220,13 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
     sweep__log_set_level(opt->log_level);
     if (sweep_server_options_check(opt, err, errlen) != SWEEP_OPTIONS_OK)
         return NULL;
-    /* A thread without a world would only pass work on: not started. */
-    unsigned n = opt->threads < 1 ? 1 : opt->threads;
-    if (n > opt->map_count)
-        n = opt->map_count;
+    unsigned n = sweep_server_options_threads(opt);
     sweep__group *g = sweep__group_create(n, opt->max_sessions);
     if (!g) {
         snprintf(err, errlen, "out of memory (or no random bytes for the cookie secret)");
         return NULL;
     }
+    g->next_world_id = opt->map_count + 1; /* --map worlds are 1..map_count */
     for (unsigned i = 0; i < n; i++) {
         g->servers[i] = create_one(opt, g, i, err, errlen);
         if (!g->servers[i]) {
@@ -261,6 +259,7 @@ static int start_one(sweep_server *s, char *err, size_t errlen)
     s->housekeeping_open = 1;
     uv_timer_start(&s->housekeeping, on_housekeeping, SWEEP__HOUSEKEEPING_MS, SWEEP__HOUSEKEEPING_MS);
     sweep__worlds_start(s);
+    s->serving = 1;
     return 0;
 }
 
@@ -300,7 +299,7 @@ int sweep_server_run(sweep_server *s)
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
                "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s",
-               s->host_text, s->port, s->host_text, s->port, s->opt.map_count, g->count, s->opt.max_sessions,
+               s->host_text, s->port, s->host_text, s->port, sweep__world_table_open(s), g->count, s->opt.max_sessions,
                s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics,
                own);
@@ -364,6 +363,7 @@ static void destroy_one(sweep_server *s)
         uv_run(&s->loop, UV_RUN_DEFAULT);
         uv_loop_close(&s->loop);
     }
+    s->stopping = 1; /* a world handed over now is kept only to be freed */
     if (s->inbox_tail)
         sweep__inbox_drain(s); /* handed to it after its loop ended */
     while (s->sessions) {

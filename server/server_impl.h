@@ -3,9 +3,12 @@
  * (never installed, never included outside server/).
  *
  * Ownership and invariants:
- *   - The server owns served worlds (array, fixed after create: each a
- *     world of the world library, server/world/world.h, with its timer and
- *     its recording), connections (list) and sessions (list). Everything
+ *   - The server owns served worlds (each allocated on its own, listed in
+ *     an array of pointers that grows and shrinks as worlds open and
+ *     close at run time, world_open.c: each a world of the world library,
+ *     server/world/world.h, with its timer and its recording), connections
+ *     (list) and sessions (list). A session's world outlives the session:
+ *     a world ends its sessions before it is freed. Everything
  *     runs on its loop thread; nothing of a server is locked. With --threads
  *     there is one server per thread (threads.c); what they share is the
  *     group (sweep__group): atomics, and what its locks guard.
@@ -57,19 +60,48 @@ typedef struct sweep__session sweep__session;
 typedef struct sweep__conn sweep__conn;
 typedef struct sweep__recorder sweep__recorder;
 
+/* Most bytes of a world's name (Hello.world, WorldOpened.name), its NUL
+ * not counted: a map's name (63), '#' and an id. */
+#define SWEEP__WORLD_NAME_MAX 95
+
 /* A world as sweepd serves it: the world library's world, the clock that
- * ticks it (world_clock.c) and its recording. */
+ * ticks it (world_clock.c) and its recording. Each is allocated on its
+ * own, so a session's pointer to it stays valid while worlds open and
+ * close around it; it is freed when it closes (world_open.c), after its
+ * sessions ended. */
 typedef struct sweep__served {
-    sweep_server *server;
-    unsigned index;            /* the map's place on the command line */
+    sweep_server *server;      /* the thread that runs it */
+    unsigned index;            /* id - 1: a --map world's place on the command line (logs, HEAD) */
+    uint32_t id;               /* WorldOpened.world: non-zero, never reused while sweepd runs */
+    char name[SWEEP__WORLD_NAME_MAX + 1]; /* what Hello.world names it by */
     char stem[SWEEP_LEVEL_NAME_MAX]; /* file name without directory and extension */
+    char path[SWEEP_SERVER_PATH_MAX]; /* the map file */
     sweep__world *world;
+    uint32_t session_count;    /* its sessions (Stats.worlds) */
+    int started;               /* in its server's worlds: adopted by its thread (world_open.c) */
     uint64_t period_ns;
     uint64_t start_ns; /* tick n is due at start_ns + n * period_ns */
     uv_timer_t timer;
     int timer_open;
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
 } sweep__served;
+
+/* One open world in the group's table (world_table.c): what any thread
+ * may read of a world that another runs, under the table's lock. */
+typedef struct sweep__world_entry {
+    uint32_t id;
+    unsigned thread;           /* the thread that runs it */
+    sweep__served *served;     /* dereferenced only on that thread */
+    char name[SWEEP__WORLD_NAME_MAX + 1];
+    char stem[SWEEP_LEVEL_NAME_MAX]; /* a --map world's file stem, which Hello.world may name; "" otherwise */
+    char map[SWEEP_LEVEL_NAME_MAX];  /* the map's name */
+    uint64_t dev, ino;         /* the map file: "the same map" of an OpenWorld resent */
+    uint8_t hash[32];          /* the map's content hash (WorldOpened.map_hash) */
+    uint32_t triangles;
+    /* As of the owner's last publish (threads.c): Stats.worlds of another thread's worlds. */
+    uint32_t sessions, entities;
+    uint64_t tick;
+} sweep__world_entry;
 
 typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
 
@@ -156,7 +188,10 @@ typedef struct sweep__peer {
  * loop through its uv_async. */
 typedef struct sweep__handoff {
     struct sweep__handoff *next;
-    int fd;                        /* TCP: a dup of the connection's socket; -1 for a datagram */
+    int fd;                        /* TCP: a dup of the connection's socket; -1 for a datagram or a world */
+    int world_op;                  /* a world opened or closed for this thread (SWEEP__WORLD_*); 0 otherwise */
+    uint32_t world_id;             /* SWEEP__WORLD_ADOPT: the id to look up (it may be closed since) */
+    sweep__served *world;          /* SWEEP__WORLD_END: the world, out of the table, to end here */
     struct sockaddr_storage addr;  /* UDP: the sender; TCP: the peer */
     int partial;                   /* UDP: the datagram was cut short by the buffer */
     size_t len;                    /* bytes: the datagram, or what the connection sent from its Hello on */
@@ -184,6 +219,12 @@ typedef struct sweep__group {
     sweep__metrics_snapshot *published; /* [count]: each thread's figures as of its last housekeeping */
     int locks_open;
     pthread_t *threads;       /* [count]; [0] unused: the caller's thread runs server 0 */
+    /* The open worlds of every thread (world_table.c), in id order. */
+    pthread_mutex_t worlds_lock; /* guards the next five */
+    sweep__world_entry *table;
+    uint32_t table_count, table_cap;
+    uint32_t next_world_id;   /* the id the next OpenWorld gets */
+    uint64_t table_triangles; /* of the worlds in the table */
 } sweep__group;
 
 struct sweep_server {
@@ -223,9 +264,10 @@ struct sweep_server {
     int port;
     char host_text[80]; /* host as printed: 127.0.0.1 or [::1] */
     int stopping;
+    int serving;    /* its loop runs (start_one): a world adopted from now on starts its clock */
 
-    sweep__served *worlds;
-    unsigned world_count;
+    sweep__served **worlds;    /* the worlds this thread runs, in the order they came */
+    unsigned world_count, world_cap;
 
     sweep__conn *conns;
     uint32_t conn_count;
@@ -279,11 +321,21 @@ void sweep__check_invariants(const sweep_server *s);
 
 /* world_clock.c: the served worlds and their ticks. */
 int sweep__worlds_load(sweep_server *s, char *err, size_t errlen);
+/* A world of the map at path for thread `to` (not started, in no table):
+ * NULL with err. */
+sweep__served *sweep__served_new(sweep_server *to, const char *path, uint32_t id, char *err, size_t errlen);
+void sweep__served_log_loaded(const sweep__served *w); /* its world_loaded line */
+/* Starts its clock (its tick 0 is now). */
+void sweep__served_start(sweep__served *w);
+/* Frees a world whose sessions are gone and whose clock is stopped or
+ * was never started; with a clock, once its timer has closed. */
+void sweep__served_free(sweep__served *w);
 void sweep__worlds_start(sweep_server *s);
 void sweep__worlds_stop(sweep_server *s);
 void sweep__worlds_free(sweep_server *s);
-/* The world a Hello names, on any thread (read only what is fixed after
- * creation), and the thread that owns it; NULL if none has that name. */
+/* The world a Hello names (NULL or "": the first open one), on any
+ * thread, and the thread that runs it; NULL if none has that name. The
+ * pointer may be used on the owner's thread only (world_table.c). */
 sweep__served *sweep__world_find(sweep_server *s, const char *name, unsigned *owner);
 /* Runs the world's ticks due at now (uv_hrtime) ahead of its timer, as
  * its callback would. Called before each request of a session of w
@@ -300,6 +352,10 @@ void sweep__served_tick(sweep__served *w);
 /* recorder.c (server/record/record.h is the format) */
 int sweep__record_start(sweep_server *s, char *err, size_t errlen); /* --record: opens each world's log */
 void sweep__record_stop(sweep_server *s, const char *reason);        /* END, flush, close */
+/* --record: one world's log, begun (0, or -1 with err) or ended (END
+ * with reason, flushed and closed; nothing when it does not record). */
+int sweep__record_world_start(sweep__served *w, char *err, size_t errlen);
+void sweep__record_world_stop(sweep__served *w, const char *reason);
 void sweep__record_open(sweep__served *w, const sweep__session *ss);
 void sweep__record_close(sweep__served *w, const sweep__session *ss, const char *reason);
 void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len);
@@ -427,6 +483,57 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
 void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */
 
+/* world_table.c: the group's table of open worlds. */
+void sweep__world_table_init(sweep__group *g, uint32_t first_id);
+void sweep__world_table_free(sweep__group *g);
+/* Enters a world loaded at start (a --map world): 0, or -1 out of memory. */
+int sweep__world_table_add_map(sweep__group *g, sweep__served *w, unsigned thread);
+/* What sweep__world_table_reserve made of an OpenWorld. */
+typedef enum sweep__reserve {
+    SWEEP__RESERVED = 0, /* entered: w->id and w->name are the new world's */
+    SWEEP__REOPENED,     /* the name is open on the same map file: *found is that world */
+    SWEEP__NAME_TAKEN,   /* the name is open on another map */
+    SWEEP__LIMIT,        /* --max-worlds or --max-world-triangles: why says which */
+    SWEEP__NO_MEMORY
+} sweep__reserve;
+/* Enters w (a world of the map file dev, ino, loaded for thread `thread`)
+ * as a new world named `name`, or when name is "" the map's name, or
+ * map#id when that is taken, if the limits allow it; with w == NULL only
+ * checks (a name open, the worlds' limit) before a map is loaded. *found
+ * is filled (a copy) for SWEEP__REOPENED. */
+sweep__reserve sweep__world_table_reserve(sweep_server *s, sweep__served *w, const char *name, unsigned thread,
+                                          uint64_t dev, uint64_t ino, sweep__world_entry *found, char *why,
+                                          size_t whylen);
+/* Takes world `id` out of the table: its served and thread, or NULL when
+ * no world of that id is open. */
+sweep__served *sweep__world_table_take(sweep_server *s, uint32_t id, unsigned *owner);
+/* The served of id if it is open and this thread's, else NULL. */
+sweep__served *sweep__world_table_mine(sweep_server *s, uint32_t id);
+/* The thread a new world goes to: the fewest entities, then the fewest
+ * worlds, then the lowest number. */
+unsigned sweep__world_table_least_loaded(sweep_server *s);
+/* A copy of the table (world, name, map, figures; this thread's worlds as
+ * of now), malloc'ed, *n entries; NULL with *n 0 when empty or out of
+ * memory. */
+sweep__world_entry *sweep__world_table_list(sweep_server *s, uint32_t *n);
+/* This thread's worlds' figures into the table (housekeeping). */
+void sweep__world_table_publish(sweep_server *s);
+uint32_t sweep__world_table_open(sweep_server *s); /* worlds open, all threads */
+
+/* world_open.c: OpenWorld and CloseWorld, and a world's end. */
+void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
+void sweep__close_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
+/* The world becomes this thread's: in s->worlds, its clock and its log
+ * started unless the thread is stopping (a no-op when it is already). */
+void sweep__world_adopt(sweep_server *s, sweep__served *w);
+/* Ends a world of this thread: its sessions told (WorldClosed, sequence
+ * 0, reason) and ended with their entities, its log ended ("closed"),
+ * its memory freed. */
+void sweep__world_end(sweep__served *w, const char *reason);
+/* A world handoff picked up by this thread; loop_done: at destroy, when
+ * nothing is sent any more (a world is only kept for the end). */
+void sweep__world_handoff(sweep_server *s, const sweep__handoff *h, int loop_done);
+
 /* threads.c: the group of servers, one per thread (--threads). */
 sweep__group *sweep__group_create(unsigned count, uint32_t max_sessions);
 void sweep__group_free(sweep__group *g);
@@ -450,6 +557,13 @@ int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr 
                             int partial);
 int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct sockaddr *addr, const uint8_t *a,
                         size_t alen, const uint8_t *b, size_t blen);
+/* A world for another thread: SWEEP__WORLD_ADOPT (by id: entered in
+ * the table, to be adopted there) or SWEEP__WORLD_END (taken out of the
+ * table, to be ended there). Made (NULL when out of memory) before
+ * anything is decided, queued when it is. */
+enum { SWEEP__WORLD_ADOPT = 1, SWEEP__WORLD_END = 2 };
+sweep__handoff *sweep__handoff_world_new(int op, uint32_t id, sweep__served *w);
+void sweep__handoff_push(sweep_server *s, unsigned to, sweep__handoff *h);
 void sweep__inbox_open(sweep_server *s);
 void sweep__inbox_drain(sweep_server *s); /* destroy: what was never picked up */
 /* This thread's figures now; the sum of every thread's (its own now, the

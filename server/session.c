@@ -119,6 +119,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__
     ss->id = __atomic_add_fetch(&s->group->next_session_id, 1, __ATOMIC_RELAXED);
     ss->server = s;
     ss->world = w;
+    w->session_count++;
     ss->transport = t;
     uint64_t now = uv_hrtime();
     ss->last_seen_ns = now;
@@ -192,6 +193,7 @@ void sweep__session_destroy(sweep__session *ss)
     if (ss->world->rec)
         sweep__record_close(ss->world, ss, ss->close_reason ? ss->close_reason : "connection closed");
     sweep__owner_release(&ss->own, &(sweep__world_sink){.entities = entities_freed, .ctx = s});
+    ss->world->session_count--;
     if (ss->transport == SWEEP__UDP && ss->addr.ss_family)
         udp_unbind(ss);
     if (ss->prev)

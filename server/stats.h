@@ -37,6 +37,8 @@ typedef struct sweep__stats {
     uint64_t tick_ns_total;   /* time spent running them */
     uint64_t move_ns_total;   /* time spent applying Moves (one or a batch's), answers not included */
     uint64_t handoffs[2];     /* passed to the thread of their world (threads.c): connections, datagrams */
+    uint64_t worlds_opened;   /* OpenWorld that opened a world (world_open.c), on the thread that answered */
+    uint64_t worlds_closed;   /* worlds ended by a CloseWorld, on the thread that ran them */
     uint64_t tick_ns[SWEEP__TICK_SAMPLES];
     uint32_t tick_count; /* samples held, <= SWEEP__TICK_SAMPLES */
     uint32_t tick_next;  /* ring position */

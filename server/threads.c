@@ -79,6 +79,7 @@ sweep__group *sweep__group_create(unsigned count, uint32_t max_sessions)
     sweep__addr_table_init(&g->addrs, seed);
     pthread_mutex_init(&g->lock, NULL);
     pthread_mutex_init(&g->stats_lock, NULL);
+    sweep__world_table_init(g, 1);
     g->locks_open = 1;
     return g;
 }
@@ -100,6 +101,7 @@ void sweep__group_free(sweep__group *g)
     if (g->locks_open) {
         pthread_mutex_destroy(&g->lock);
         pthread_mutex_destroy(&g->stats_lock);
+        sweep__world_table_free(g);
     }
     free(g->routes);
     free(g->published);
@@ -204,7 +206,7 @@ int sweep__route_find(sweep_server *s, const struct sockaddr *addr)
 
 /* --- Inboxes -------------------------------------------------------------- */
 
-static void push(sweep_server *s, unsigned to, sweep__handoff *h)
+void sweep__handoff_push(sweep_server *s, unsigned to, sweep__handoff *h)
 {
     sweep_server *t = s->group->servers[to];
     h->next = NULL;
@@ -225,13 +227,13 @@ int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr 
         s->stats.udp_dropped++;
         return -1;
     }
+    memset(h, 0, sizeof *h);
     h->fd = -1;
-    memset(&h->addr, 0, sizeof h->addr);
     memcpy(&h->addr, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
     h->partial = partial;
     h->len = len;
     memcpy(h->bytes, data, len);
-    push(s, to, h);
+    sweep__handoff_push(s, to, h);
     s->stats.handoffs[SWEEP__UDP]++;
     return 0;
 }
@@ -242,17 +244,29 @@ int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct socka
     sweep__handoff *h = sweep__malloc(sizeof *h + alen + blen);
     if (!h)
         return -1;
+    memset(h, 0, sizeof *h);
     h->fd = fd;
-    memset(&h->addr, 0, sizeof h->addr);
     memcpy(&h->addr, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
     h->partial = 0;
     h->len = alen + blen;
     memcpy(h->bytes, a, alen);
     if (blen)
         memcpy(h->bytes + alen, b, blen);
-    push(s, to, h);
+    sweep__handoff_push(s, to, h);
     s->stats.handoffs[SWEEP__TCP]++;
     return 0;
+}
+
+sweep__handoff *sweep__handoff_world_new(int op, uint32_t id, sweep__served *w)
+{
+    sweep__handoff *h = sweep__calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->fd = -1;
+    h->world_op = op;
+    h->world_id = id;
+    h->world = w;
+    return h;
 }
 
 static sweep__handoff *take_inbox(sweep_server *s)
@@ -272,7 +286,9 @@ static void on_inbox(uv_async_t *a)
     int batching = 0;
     while (h) {
         sweep__handoff *next = h->next;
-        if (h->fd >= 0) {
+        if (h->world_op) {
+            sweep__world_handoff(s, h, 0);
+        } else if (h->fd >= 0) {
             if (batching)
                 sweep__udp_batch_end(s);
             batching = 0;
@@ -306,7 +322,9 @@ void sweep__inbox_drain(sweep_server *s)
     sweep__handoff *h = take_inbox(s);
     while (h) {
         sweep__handoff *next = h->next;
-        if (h->fd >= 0)
+        if (h->world_op)
+            sweep__world_handoff(s, h, 1);
+        else if (h->fd >= 0)
             sweep__conn_refuse_handoff(s, h);
         free(h);
         h = next;
@@ -323,7 +341,7 @@ void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap
         snap->sessions[ss->transport == SWEEP__UDP]++;
     for (unsigned i = 0; i < s->world_count; i++) {
         /* What the worlds did is counted by them (server/world/world.h). */
-        const sweep__world *w = s->worlds[i].world;
+        const sweep__world *w = s->worlds[i]->world;
         snap->movers += w->mover_count;
         snap->entities += w->ent_count;
         snap->stats.moves_total += w->counts.moves_total;
@@ -341,6 +359,8 @@ void sweep__server_publish(sweep_server *s)
     sweep__group *g = s->group;
     if (g->count < 2 && !s->metrics)
         return;
+    if (g->count > 1)
+        sweep__world_table_publish(s);
     /* Built outside the lock: the lists are this thread's to walk. */
     sweep__metrics_snapshot snap;
     sweep__server_snapshot(s, &snap);

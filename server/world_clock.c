@@ -1,6 +1,7 @@
 /*
- * world_clock.c - the worlds sweepd serves (one per --map, each a world of
- * the world library on this thread) and the clock that ticks them.
+ * world_clock.c - the worlds sweepd serves (one per --map, and those a
+ * game server opens, world_open.c; each a world of the world library on
+ * this thread) and the clock that ticks them.
  *
  * Tick numbers are integers and are scheduled from the start time, never
  * by adding periods to "now": tick n is due at start + n * period on the
@@ -46,13 +47,9 @@ static void file_stem(const char *path, char *out, size_t outlen)
     out[n] = 0;
 }
 
-int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
+/* What every world of s is run with besides its map. */
+static sweep__world_options world_options(const sweep_server *s)
 {
-    s->worlds = sweep__calloc(s->opt.map_count, sizeof *s->worlds);
-    if (!s->worlds) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     sweep__world_options wo = {
         .tick_rate = s->opt.tick_rate,
         .time_bank = s->opt.time_bank,
@@ -63,31 +60,69 @@ int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
         .max_batch = s->opt.max_batch,
         .server_role_possible = sweep__server_role_possible(s),
     };
+    return wo;
+}
+
+sweep__served *sweep__served_new(sweep_server *to, const char *path, uint32_t id, char *err, size_t errlen)
+{
+    sweep__served *w = sweep__calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    sweep__world_options wo = world_options(to);
+    w->server = to;
+    w->id = id;
+    w->index = id ? id - 1 : 0;
+    w->world = sweep__world_open(path, &wo, w->index, err, errlen);
+    if (!w->world) {
+        free(w);
+        return NULL;
+    }
+    snprintf(w->path, sizeof w->path, "%s", path);
+    file_stem(path, w->stem, sizeof w->stem);
+    snprintf(w->name, sizeof w->name, "%s", w->world->level.name);
+    w->period_ns = (uint64_t)(1e9 / w->world->tick_rate + 0.5);
+    if (w->period_ns == 0)
+        w->period_ns = 1;
+    return w;
+}
+
+void sweep__served_log_loaded(const sweep__served *w)
+{
+    const sweep__world *ww = w->world;
+    char hex[2 * SWEEP_SHA256_SIZE + 1], q[2 * SWEEP__WORLD_NAME_MAX + 8];
+    sweep_content_hash_hex(&ww->hash, hex);
+    sweep__log(SWEEP_LOG_INFO, "world_loaded",
+               "world=%u id=%u thread=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g "
+               "players_block=%s walk_speed=%g speed_limit=%g correction_threshold=%g hash=%s",
+               w->index, w->id, w->server->thread, sweep__log_quote(w->name, strlen(w->name), q, sizeof q),
+               w->stem, w->path, ww->level.triangle_count, ww->mover_count, ww->level.spawn_count, ww->tick_rate,
+               ww->crowd ? "on" : "off", ww->level.rules.walk_speed, ww->level.rules.speed_limit,
+               ww->level.correction_threshold, hex);
+}
+
+int sweep__worlds_load(sweep_server *s, char *err, size_t errlen)
+{
     /* This thread's share: maps thread, thread + threads, ... (threads.c);
-     * index stays the map's place on the command line. */
+     * index stays the map's place on the command line, its id that + 1. */
     unsigned step = s->group->count;
     for (unsigned i = s->thread; i < s->opt.map_count; i += step) {
-        const char *path = s->opt.maps[i];
-        sweep__served *w = &s->worlds[s->world_count];
-        w->server = s;
-        w->index = i;
-        w->world = sweep__world_open(path, &wo, i, err, errlen);
-        if (!w->world)
+        sweep__served *w = sweep__served_new(s, s->opt.maps[i], i + 1, err, errlen);
+        if (!w)
             return -1;
-        s->world_count++; /* from here on the world is freed by worlds_free */
-        file_stem(path, w->stem, sizeof w->stem);
-        const sweep__world *ww = w->world;
-        w->period_ns = (uint64_t)(1e9 / ww->tick_rate + 0.5);
-        if (w->period_ns == 0)
-            w->period_ns = 1;
-        char hex[2 * SWEEP_SHA256_SIZE + 1];
-        sweep_content_hash_hex(&ww->hash, hex);
-        sweep__log(SWEEP_LOG_INFO, "world_loaded",
-                   "world=%u thread=%u name=%s stem=%s path=%s triangles=%u movers=%u spawns=%u tick_rate=%g players_block=%s "
-                   "walk_speed=%g speed_limit=%g correction_threshold=%g hash=%s",
-                   i, s->thread, ww->level.name, w->stem, path, ww->level.triangle_count, ww->mover_count,
-                   ww->level.spawn_count, ww->tick_rate, ww->crowd ? "on" : "off", ww->level.rules.walk_speed,
-                   ww->level.rules.speed_limit, ww->level.correction_threshold, hex);
+        sweep__world_adopt(s, w);
+        if (!w->started) {
+            sweep__served_free(w);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        /* from here on the world is freed by worlds_free */
+        if (sweep__world_table_add_map(s->group, w, s->thread) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        sweep__served_log_loaded(w);
     }
     return 0;
 }
@@ -241,25 +276,30 @@ void sweep__world_catch_up(sweep__served *w, uint64_t now)
         run_due(w, now);
 }
 
+void sweep__served_start(sweep__served *w)
+{
+    sweep_server *s = w->server;
+    uv_timer_init(&s->loop, &w->timer);
+    w->timer.data = w;
+    w->timer_open = 1;
+    w->start_ns = uv_hrtime();
+    uv_update_time(&s->loop);
+    uv_timer_start(&w->timer, on_tick, (w->period_ns + 999999u) / 1000000u, 0);
+}
+
 void sweep__worlds_start(sweep_server *s)
 {
-    uint64_t now = uv_hrtime();
     for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__served *w = &s->worlds[i];
-        uv_timer_init(&s->loop, &w->timer);
-        w->timer.data = w;
-        w->timer_open = 1;
-        w->start_ns = now;
+        sweep__served *w = s->worlds[i];
         w->world->tick = 0;
-        uv_update_time(&s->loop);
-        uv_timer_start(&w->timer, on_tick, (w->period_ns + 999999u) / 1000000u, 0);
+        sweep__served_start(w);
     }
 }
 
 void sweep__worlds_stop(sweep_server *s)
 {
     for (unsigned i = 0; i < s->world_count; i++) {
-        sweep__served *w = &s->worlds[i];
+        sweep__served *w = s->worlds[i];
         if (w->timer_open) {
             uv_timer_stop(&w->timer);
             uv_close((uv_handle_t *)&w->timer, NULL);
@@ -268,33 +308,32 @@ void sweep__worlds_stop(sweep_server *s)
     }
 }
 
+/* The timer's memory is the world's: freed once libuv is done with it. */
+static void on_timer_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void sweep__served_free(sweep__served *w)
+{
+    if (!w)
+        return;
+    sweep__world_close(w->world);
+    w->world = NULL;
+    if (w->timer_open) {
+        uv_timer_stop(&w->timer);
+        w->timer_open = 0;
+        uv_close((uv_handle_t *)&w->timer, on_timer_closed);
+        return;
+    }
+    free(w);
+}
+
 void sweep__worlds_free(sweep_server *s)
 {
     for (unsigned i = 0; i < s->world_count; i++)
-        sweep__world_close(s->worlds[i].world);
+        sweep__served_free(s->worlds[i]);
     free(s->worlds);
     s->worlds = NULL;
-    s->world_count = 0;
-}
-
-/* Map i is world i / count of thread i % count (worlds_load). */
-static sweep__served *world_at(const sweep__group *g, unsigned i, unsigned *owner)
-{
-    *owner = i % g->count;
-    return &g->servers[*owner]->worlds[i / g->count];
-}
-
-sweep__served *sweep__world_find(sweep_server *s, const char *name, unsigned *owner)
-{
-    const sweep__group *g = s->group;
-    unsigned n = s->opt.map_count;
-    if (!name || !*name)
-        return n ? world_at(g, 0, owner) : NULL;
-    for (unsigned i = 0; i < n; i++)
-        if (strcmp(world_at(g, i, owner)->world->level.name, name) == 0)
-            return world_at(g, i, owner);
-    for (unsigned i = 0; i < n; i++)
-        if (strcmp(world_at(g, i, owner)->stem, name) == 0)
-            return world_at(g, i, owner);
-    return NULL;
+    s->world_count = s->world_cap = 0;
 }

@@ -741,15 +741,16 @@ static inline ssize_t fx_udp_recv(int fd, fx_rx *rx, sweep_message *m, int timeo
     return r;
 }
 
-/* Full UDP handshake with an auth token (NULL: none): Hello, Challenge,
- * Hello with cookie, then the answer to that into *answer (may be NULL).
- * Returns the session id, or 0 (no Welcome). Retries lost datagrams a few
- * times. */
-static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *token, sweep_message *answer)
+/* Full UDP handshake with the Hello `hello` (padded here; its cookie is
+ * set here): Hello, Challenge, Hello with cookie, then the answer to that
+ * into *answer (may be NULL). Returns the session id, or 0 (no Welcome).
+ * Retries lost datagrams a few times. */
+static inline uint64_t fx_udp_handshake_hello(int fd, fx_rx *rx, const sweep_message *hello, sweep_message *answer)
 {
     for (int attempt = 0; attempt < 5; attempt++) {
-        sweep_message m = fx_hello_msg("udp-test"), r;
-        m.as.hello.auth_token = sweep_str_of(token);
+        sweep_message m = *hello, r;
+        m.as.hello.cookie.ptr = NULL;
+        m.as.hello.cookie.len = 0;
         if (fx_udp_send(fd, &m) < 0)
             return 0;
         if (fx_udp_recv(fd, rx, &r, 5000) <= 0 || r.kind != SWEEP_MSG_CHALLENGE)
@@ -771,10 +772,53 @@ static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *tok
     return 0;
 }
 
+/* Full UDP handshake with an auth token (NULL: none). */
+static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *token, sweep_message *answer)
+{
+    sweep_message m = fx_hello_msg("udp-test");
+    m.as.hello.auth_token = sweep_str_of(token);
+    return fx_udp_handshake_hello(fd, rx, &m, answer);
+}
+
 /* Full UDP handshake without a token (a guest). */
 static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
 {
     return fx_udp_handshake_token(fd, rx, NULL, NULL);
+}
+
+/* --- metrics ------------------------------------------------------------------ */
+
+/* The value of the sample `name` (with its labels, as printed) of
+ * sweepd's GET /metrics at port: -1 when absent or not fetched. */
+static inline double fx_scrape(int port, const char *name)
+{
+    int fd = fx_tcp_connect(port);
+    if (fd < 0)
+        return -1;
+    const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    static char buf[1 << 17];
+    size_t len = 0;
+    int ok = fx_write_all(fd, req, sizeof req - 1) == 0;
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    while (ok) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - fx_now_ms());
+        ssize_t r = left > 0 && poll(&p, 1, left) == 1 ? recv(fd, buf + len, sizeof buf - 1 - len, 0) : -1;
+        if (r <= 0) {
+            ok = r == 0;
+            break;
+        }
+        len += (size_t)r;
+    }
+    close(fd);
+    if (!ok)
+        return -1;
+    buf[len] = 0;
+    size_t n = strlen(name);
+    for (char *l = strstr(buf, "\r\n\r\n"); l; l = strchr(l + 1, '\n'))
+        if (strncmp(l + 1, name, n) == 0 && l[1 + n] == ' ')
+            return atof(l + 1 + n + 1);
+    return -1;
 }
 
 #endif

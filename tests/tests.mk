@@ -97,6 +97,12 @@ $(BUILD)/tests/server/test_threads: $(BUILD)/tests/server/test_threads.o $(TEST_
 		| $(BIN)/sweep-mapgen $(BIN)/sweep-replay
 	@mkdir -p $(@D)
 	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) $(TEST_CMOCKA) $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
+# Worlds at run time (tests/server/test_worlds.c): a generated map in the
+# maps directory, and libsweep's calls for them.
+$(BUILD)/tests/server/test_worlds: $(BUILD)/tests/server/test_worlds.o $(TEST_CMOCKA_OBJ) $$(CLIENT_LIB) $$(TEST_LIBS_server) \
+		| $(BIN)/sweep-mapgen
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) $(TEST_CMOCKA) $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd

@@ -153,13 +153,12 @@ static uint32_t find_mover(const sweep__world *w, sweep_str name)
     return SWEEP_NO_MOVER;
 }
 
-int sweep__world_role_refusal(const sweep__world *w, const sweep__owner *o, sweep_msg_kind kind, char *why,
-                              size_t whylen)
+int sweep__role_refusal(sweep_msg_kind kind, uint32_t role, int server_role_possible, char *why, size_t whylen)
 {
-    if (sweep_msg_kind_sender(kind) != SWEEP_MSG_SENDER_SERVER_ROLE || o->role == SWEEP_WIRE_ROLE_SERVER)
+    if (sweep_msg_kind_sender(kind) != SWEEP_MSG_SENDER_SERVER_ROLE || role == SWEEP_WIRE_ROLE_SERVER)
         return 0;
     const char *name = sweep_msg_kind_name(kind);
-    if (!w->opt.server_role_possible)
+    if (!server_role_possible)
         snprintf(why, whylen,
                  "%s needs the server role, and this server trusts none (no --command-token, no "
                  "--auth-secret-file)",
@@ -172,13 +171,14 @@ int sweep__world_role_refusal(const sweep__world *w, const sweep__owner *o, swee
     return 1;
 }
 
-/* May the owner send a request of this kind? 1, or 0 after an Error
- * AuthFailed. Checked before anything else of the request, so a player
- * cannot even learn which names (of movers, say) exist. */
+/* May the owner send a request of this kind (its sender column in
+ * protocol/kinds.h)? 1, or 0 after an Error AuthFailed. Checked before
+ * anything else of the request, so a player cannot even learn which names
+ * (of movers, say) exist. */
 static int role_allows(const sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
-    char why[256];
-    if (!sweep__world_role_refusal(w, rq->owner, m->kind, why, sizeof why))
+    char why[200];
+    if (!sweep__role_refusal(m->kind, rq->owner->role, w->opt.server_role_possible, why, sizeof why))
         return 1;
     sweep__refuse(rq, SWEEP_WIRE_AUTH_FAILED, m->sequence, 0, "%s", why);
     return 0;

@@ -214,6 +214,12 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
                        const char *identity, size_t identity_len, uint64_t now);
 void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink);
 
+/* Would a session of `role` be refused a request of this kind (the
+ * sender column of protocol/kinds.h)? 0, or 1 with the Error AuthFailed's
+ * words in why. The world checks it first for its own kinds; sweepd for
+ * the server's (OpenWorld, CloseWorld), so both say the same. */
+int sweep__role_refusal(sweep_msg_kind kind, uint32_t role, int server_role_possible, char *why, size_t whylen);
+
 /* Does the world apply requests of this kind (sweep__world_request)? */
 int sweep__world_handles(sweep_msg_kind kind);
 /* Applies one decoded request of rq->owner (of w), kind as
@@ -251,14 +257,6 @@ void sweep__entity_wire(const sweep__world *w, const sweep__entity *e, sweep_wir
 /* The states of the world's entities first, first + 1, ... in spawn order,
  * at most n of them, into out: how many (0 from w->ent_count on). */
 uint32_t sweep__world_entity_states(const sweep__world *w, uint32_t first, sweep_wire_entity_state *out, uint32_t n);
-
-/* May owner o send a request of this kind (its sender column in
- * protocol/kinds.h)? 0 if so; 1 if not, with the text of the Error
- * AuthFailed that refuses it in why. sweep__world_request checks it for
- * the world's requests; a caller that serves a kind of its own (sweepd's
- * WatchEntities) refuses with the same words. */
-int sweep__world_role_refusal(const sweep__world *w, const sweep__owner *o, sweep_msg_kind kind, char *why,
-                              size_t whylen);
 
 /* The ownership rules above, asserted (SWEEP_CHECKS builds only). */
 #ifndef SWEEP_CHECKS

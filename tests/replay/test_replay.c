@@ -427,10 +427,10 @@ static void golden_cheats(void **state)
 /* The core depth after the full one on the same log: it checks, with the
  * core alone, every move the full depth applied, reads the same records,
  * and hands the watcher the same messages. */
-static void core_matches_full(const char *log, const sweep_replay_stats *full, const tally *tf,
-                              sweep_replay_stats *core, tally *tc)
+static void core_matches_full_on(const char *log, const char *map, const sweep_replay_stats *full, const tally *tf,
+                                 sweep_replay_stats *core, tally *tc)
 {
-    replay_at(log, g_map, SWEEP_REPLAY_CORE, core, tc);
+    replay_at(log, map, SWEEP_REPLAY_CORE, core, tc);
     assert_int_equal(core->moves, full->moves);
     assert_int_equal(core->outputs, core->moves); /* one result compared per move */
     assert_int_equal(core->hashes, 0);
@@ -451,6 +451,12 @@ static void core_matches_full(const char *log, const sweep_replay_stats *full, c
     assert_int_equal(tc->started_elsewhere, tf->started_elsewhere);
     assert_memory_equal(tc->carried_on, tf->carried_on, sizeof tc->carried_on);
     assert_false(tc->tick_went_back);
+}
+
+static void core_matches_full(const char *log, const sweep_replay_stats *full, const tally *tf,
+                              sweep_replay_stats *core, tally *tc)
+{
+    core_matches_full_on(log, g_map, full, tf, core, tc);
 }
 
 static void both_depths(const char *log, sweep_replay_stats *full, tally *tf, sweep_replay_stats *core, tally *tc)
@@ -1153,6 +1159,135 @@ static void entity_commands_replay_at_both_depths(void **state)
     replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
     assert_int_equal(core.moves, full.moves);
     assert_int_equal(core.requests, full.requests);
+}
+
+/* ---- worlds opened at run time --------------------------------------------------- */
+
+/* A guest in world `world` over TCP: the socket, its Spawned entity in
+ * *entity, then `moves` Walk moves a frame apart. */
+static int play_in(const fx_server *d, fx_rx *rx, const char *world, uint32_t *entity, int moves)
+{
+    int fd = fx_tcp_connect(d->port);
+    assert_true(fd >= 0);
+    sweep_message m = fx_hello_msg("match");
+    m.as.hello.world = sweep_str_of(world);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_WELCOME);
+    m = fx_msg(SWEEP_MSG_SPAWN, 2);
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+    *entity = m.as.spawned.entity;
+    for (int i = 0; i < moves; i++) {
+        m = fx_move_msg(*entity, 3 + (uint32_t)i, sweep_v3(i % 7 < 4 ? 2.0 : -1.0, 1.0, 0), 1.0 / 60.0);
+        m.as.move.buttons = i % 9 == 0 ? SWEEP_WISH_JUMP : 0;
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+        usleep(12000);
+    }
+    return fd;
+}
+
+/* The game server opens a world on a generated map, players move in it,
+ * it closes; the same name opens again on the arena, is played, closes.
+ * Each world wrote a log of its own, ended with END "closed", that
+ * replays bit for bit at both depths on the map its HEAD names. */
+static void run_time_worlds_replay(void **state)
+{
+    (void)state;
+    char base[400], maps[480], rec[480], gen_db[560], arena_db[560], cmd[4000];
+    scratch("runtime", base, sizeof base);
+    snprintf(maps, sizeof maps, "%s/maps", base);
+    snprintf(rec, sizeof rec, "%s/rec", base);
+    assert_int_equal(mkdir(base, 0700), 0);
+    assert_int_equal(mkdir(maps, 0700), 0);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    snprintf(gen_db, sizeof gen_db, "%s/gen.db", maps);
+    snprintf(arena_db, sizeof arena_db, "%s/arena.db", maps);
+    snprintf(cmd, sizeof cmd, "%s/sweep-mapgen --tris 500 --seed 3 --quiet -o %s && cp %s %s", g_bin, gen_db, g_map,
+             arena_db);
+    assert_int_equal(fx_run(cmd, NULL), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--maps-dir", maps, "--record", rec, "--record-hash-every", "10", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int gs = fx_tcp_connect(d.port);
+    assert_true(gs >= 0);
+    assert_true(fx_hello_token(gs, rx, FX_TOKEN) != 0);
+    static const char *const on[2] = {"gen", "arena"};
+    for (int round = 0; round < 2; round++) {
+        sweep_message m = fx_msg(SWEEP_MSG_OPEN_WORLD, 10 + (uint32_t)round);
+        m.as.open_world.map = sweep_str_of(on[round]);
+        m.as.open_world.name = sweep_str_of("match");
+        assert_int_equal(fx_send(gs, &m), 0);
+        assert_int_equal(fx_recv(gs, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_WORLD_OPENED);
+        uint32_t id = m.as.world_opened.world;
+        uint32_t e1, e2;
+        int a = play_in(&d, rx, "match", &e1, 25);
+        int b = play_in(&d, rx, "match", &e2, 15 + 5 * round);
+        m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 20 + (uint32_t)round);
+        m.as.close_world.world = id;
+        assert_int_equal(fx_send(gs, &m), 0);
+        assert_int_equal(fx_recv(gs, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_WORLD_CLOSED);
+        assert_true(fx_wait_eof(a, rx, NULL));
+        assert_true(fx_wait_eof(b, rx, NULL));
+        close(a);
+        close(b);
+    }
+    close(gs);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+
+    /* The arena's own log, then one per world opened: arena-w3, gen-w2. */
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 3);
+    const char *runtime[2] = {logs[2], logs[1]}; /* gen-w2-..., arena-w3-... */
+    assert_non_null(strstr(runtime[0], "/gen-w2-"));
+    assert_non_null(strstr(runtime[1], "/arena-w3-"));
+    for (int i = 0; i < 2; i++) {
+        scan s;
+        char err[1400];
+        if (scan_log(runtime[i], &s, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_int_equal(s.opens, 2);
+        assert_int_equal(s.closes, 2);
+        assert_int_equal(s.ends, 1);
+        /* Its END says why it ended. */
+        sweep_record_reader *r = sweep_record_open(runtime[i], err, sizeof err);
+        assert_non_null(r);
+        const sweep_record_head *h = sweep_record_head_of(r);
+        assert_int_equal(h->world_index, (uint32_t)(1 + i)); /* the id less one */
+        assert_true(h->map_path.len == strlen(i ? arena_db : gen_db) &&
+                    memcmp(h->map_path.ptr, i ? arena_db : gen_db, h->map_path.len) == 0);
+        sweep_record x;
+        int got, ended = 0;
+        while ((got = sweep_record_next(r, &x, err, sizeof err)) == 1)
+            if (x.type == SWEEP_RECORD_END)
+                ended = x.text.len == 6 && memcmp(x.text.ptr, "closed", 6) == 0;
+        sweep_record_close(r);
+        assert_int_equal(got, 0);
+        assert_true(ended);
+        /* Bit for bit at both depths, on the map its HEAD names. */
+        sweep_replay_stats full, core;
+        tally tf, tc;
+        replay_ok(runtime[i], NULL, &full, &tf);
+        assert_true(full.ended);
+        assert_int_equal(full.sessions, 2);
+        assert_int_equal(tf.spawned, 2);
+        assert_true(full.moves >= 40);
+        assert_int_equal(tf.results, full.moves);
+        core_matches_full_on(runtime[i], NULL, &full, &tf, &core, &tc);
+    }
+    /* The arena's world of --map lived on through both. */
+    sweep_replay_stats st;
+    replay_ok(logs[0], g_map, &st, NULL);
+    assert_true(st.ended);
+    assert_int_equal(st.sessions, 1);
+    rm_tree(base);
 }
 
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
@@ -2331,6 +2466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(not_a_log_is_refused),
         cmocka_unit_test(killed_server_log_replays),
         cmocka_unit_test(rotated_log_follows_its_segments),
+        cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(relayed_player_replays),

@@ -333,12 +333,10 @@ static void test_not_a_request(void **state)
     assert_int_equal(fx_stop(&big), 0);
 }
 
-/* The game server's requests of the protocol that this sweepd does not
- * serve (yet) are refused as UnknownMessage with their sequence, a player's
- * and the server role's alike; and what only a server sends, sent to it,
- * is no request (an EntityCommandsResult too: EntityCommands is served,
- * tests/server/test_entity_commands.c). The connection stays usable. When a kind gets its
- * handler, its line goes from here to that handler's tests. */
+/* What only a server sends (the game server's answers and pushes among
+ * them), sent to it, is no request: UnknownMessage with its sequence, a
+ * player's and the server role's alike, and the connection stays usable.
+ * Every request of the protocol is served (each has its handler's tests). */
 static void test_unserved_requests(void **state)
 {
     (void)state;
@@ -347,10 +345,6 @@ static void test_unserved_requests(void **state)
     static const uint8_t hash[32];
     sweep_message asks[13];
     unsigned n = 0;
-    asks[n] = fx_msg(SWEEP_MSG_OPEN_WORLD, 0);
-    asks[n++].as.open_world.map = sweep_str_of("arena");
-    asks[n] = fx_msg(SWEEP_MSG_CLOSE_WORLD, 0);
-    asks[n++].as.close_world.world = 1;
     /* Only a server sends these: large lists, and the plain ones. */
     asks[n] = fx_msg(SWEEP_MSG_ENTITY_STATES, 0);
     asks[n].as.entity_states.entities = states;

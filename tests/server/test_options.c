@@ -95,6 +95,31 @@ static void test_defaults_and_cli(void **state)
     assert_int_equal(o.allow_guests, 0);
     assert_int_equal(o.allow_free_move, 1);
     assert_true(o.time_bank == 0.5);
+
+    /* Worlds at run time: a maps directory stands for --map, and the
+     * threads are no longer capped by the maps; --map worlds count
+     * against --max-worlds. */
+    sweep_server_options_default(&o);
+    assert_string_equal(o.maps_dir, "");
+    assert_int_equal(o.max_worlds, 64);
+    assert_int_equal(o.max_world_triangles, 0);
+    const char *dir[] = {"sweepd", "--maps-dir", "/srv/maps", "--threads", "4", "--max-worlds", "8",
+                         "--max-world-triangles", "1000000"};
+    assert_int_equal(parse(&o, err, sizeof err, 9, dir), SWEEP_OPTIONS_OK);
+    assert_string_equal(o.maps_dir, "/srv/maps");
+    assert_int_equal(o.max_worlds, 8);
+    assert_int_equal(o.max_world_triangles, 1000000);
+    assert_int_equal(sweep_server_options_check(&o, err, sizeof err), SWEEP_OPTIONS_OK);
+    assert_int_equal(sweep_server_options_threads(&o), 4);
+    o.maps_dir[0] = 0;
+    snprintf(o.maps[0], sizeof o.maps[0], "a.db");
+    o.map_count = 1;
+    assert_int_equal(sweep_server_options_threads(&o), 1);
+    o.max_worlds = 1;
+    snprintf(o.maps[1], sizeof o.maps[1], "b.db");
+    o.map_count = 2;
+    assert_int_equal(sweep_server_options_check(&o, err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--max-worlds"));
 }
 
 /* --auth-secret-file reads the secret at once, so a missing or short file
@@ -142,6 +167,8 @@ static void test_bad_options(void **state)
         {"--allow-guests", "sometimes", "allow-guests"}, {"--allow-free-move", "2", "allow-free-move"},
         {"--time-bank", "0", "time-bank"}, {"--time-bank", "61", "time-bank"}, {"--auth-secret-file", "", "auth-secret"},
         {"--threads", "0", "threads"}, {"--threads", "17", "threads"},
+        {"--maps-dir", "", "maps-dir"}, {"--max-worlds", "0", "max-worlds"},
+        {"--max-world-triangles", "-1", "max-world-triangles"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};

@@ -167,30 +167,7 @@ static int udp_session(const char *world, uint8_t hash[32], uint16_t *udp_port)
 /* One sample of the metrics text (-1 if absent). */
 static double scrape(const char *name)
 {
-    int fd = fx_tcp_connect(metrics_port);
-    assert_true(fd >= 0);
-    const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    assert_int_equal(fx_write_all(fd, req, sizeof req - 1), 0);
-    static char buf[1 << 17];
-    size_t len = 0;
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - fx_now_ms());
-        assert_true(left > 0 && poll(&p, 1, left) == 1);
-        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
-        assert_true(r >= 0);
-        if (r == 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    buf[len] = 0;
-    size_t n = strlen(name);
-    for (char *l = strstr(buf, "\r\n\r\n"); l; l = strchr(l + 1, '\n'))
-        if (strncmp(l + 1, name, n) == 0 && l[1 + n] == ' ')
-            return atof(l + 1 + n + 1);
-    return -1;
+    return fx_scrape(metrics_port, name);
 }
 
 /* Waits (a few housekeeping periods at most) for a sample to reach v. */

@@ -200,15 +200,15 @@ static void a_player_may_not_get_entities(void **state)
         two t;
         two_open(&t, &opt);
         char why[256];
-        assert_int_equal(sweep__world_role_refusal(t.w, &t.player, SWEEP_MSG_GET_ENTITY, why, sizeof why), 1);
+        assert_int_equal(sweep__role_refusal(SWEEP_MSG_GET_ENTITY, t.player.role, t.w->opt.server_role_possible, why, sizeof why), 1);
         assert_non_null(strstr(why, "GetEntity needs the server role"));
         assert_true((strstr(why, "trusts none") != NULL) == !possible);
         char watch[256];
-        assert_int_equal(sweep__world_role_refusal(t.w, &t.player, SWEEP_MSG_WATCH_ENTITIES, watch, sizeof watch), 1);
+        assert_int_equal(sweep__role_refusal(SWEEP_MSG_WATCH_ENTITIES, t.player.role, t.w->opt.server_role_possible, watch, sizeof watch), 1);
         assert_string_equal(watch + strlen("WatchEntities"), why + strlen("GetEntity"));
         /* The server role may; nobody needs it for a welcomed kind. */
-        assert_int_equal(sweep__world_role_refusal(t.w, &t.server, SWEEP_MSG_GET_ENTITY, watch, sizeof watch), 0);
-        assert_int_equal(sweep__world_role_refusal(t.w, &t.player, SWEEP_MSG_COLLIDE, watch, sizeof watch), 0);
+        assert_int_equal(sweep__role_refusal(SWEEP_MSG_GET_ENTITY, t.server.role, t.w->opt.server_role_possible, watch, sizeof watch), 0);
+        assert_int_equal(sweep__role_refusal(SWEEP_MSG_COLLIDE, t.player.role, t.w->opt.server_role_possible, watch, sizeof watch), 0);
         for (uint32_t i = 2; i < 4; i++) {
             wf_clear(t.r);
             sweep_message m = get_msg(40 + i, t.ids[i]);
