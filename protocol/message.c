@@ -158,3 +158,18 @@ sweep_wire_code sweep_wire_code_from_proto(sweep_proto_error e)
     default: return SWEEP_WIRE_INTERNAL;
     }
 }
+
+sweep_message sweep_msg_error_of(sweep_wire_code code, uint32_t sequence, uint32_t entity, uint64_t tick,
+                              const char *text)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_ERROR;
+    m.sequence = sequence;
+    m.server_tick = tick;
+    m.as.error.code = code;
+    m.as.error.message = sweep_str_of(text);
+    m.as.error.sequence = sequence;
+    m.as.error.entity = entity;
+    return m;
+}

@@ -557,6 +557,12 @@ sweep_str sweep_str_of(const char *s);
  * "Unknown" if out of range. */
 const char *sweep_msg_kind_name(sweep_msg_kind k);
 
+/* An Error refusing request `sequence` (Message.sequence and
+ * Error.sequence both), about entity (0: none), at the server's tick, with
+ * text (not copied: it must outlive the message's encoding). */
+sweep_message sweep_msg_error_of(sweep_wire_code code, uint32_t sequence, uint32_t entity, uint64_t tick,
+                              const char *text);
+
 /* Who may send a kind to a server. */
 typedef enum sweep_msg_sender {
     SWEEP_MSG_SENDER_NOBODY = 0,  /* only the server sends it (a result, an Error): no request */

@@ -48,12 +48,6 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         s->stats.move_ns_total += uv_hrtime() - oc->t0;
         oc->t0 = 0;
     }
-    if (m->kind == SWEEP_MSG_ERROR) {
-        sweep__stats_error(&s->stats, m->as.error.code);
-        sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
-                   (unsigned long long)ss->id, sweep_wire_code_name(m->as.error.code), m->sequence,
-                   m->as.error.entity);
-    }
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH || m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
         sweep__send_results(s, p, m);
     else

@@ -43,8 +43,20 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
     return sweep__udp_send(s, p->addr, out, len, p->session && p->session->udp_direct);
 }
 
+/* Every Error leaves through sweep__send: counted (Stats.errors_by_code)
+ * and logged here, whether sweepd or a world refused. */
+static void count_error(sweep_server *s, const sweep__peer *p, const sweep_message *m)
+{
+    sweep__stats_error(&s->stats, m->as.error.code);
+    sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
+               p->session ? (unsigned long long)p->session->id : 0ull, sweep_wire_code_name(m->as.error.code),
+               m->as.error.sequence, m->as.error.entity);
+}
+
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
+    if (m->kind == SWEEP_MSG_ERROR)
+        count_error(s, p, m);
     const uint8_t *out;
     size_t len;
     unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
@@ -112,18 +124,7 @@ int sweep__send_error(sweep_server *s, sweep__peer *p, sweep_wire_code code, uin
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sweep__stats_error(&s->stats, code);
-    sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
-               p->session ? (unsigned long long)p->session->id : 0ull, sweep_wire_code_name(code), sequence, entity);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ERROR;
-    m.sequence = sequence;
-    m.server_tick = p->session ? p->session->world->world->tick : 0;
-    m.as.error.code = code;
-    m.as.error.message = sweep_str_of(msg);
-    m.as.error.sequence = sequence;
-    m.as.error.entity = entity;
+    sweep_message m = sweep_msg_error_of(code, sequence, entity, p->session ? p->session->world->world->tick : 0, msg);
     return sweep__send(s, p, &m);
 }
 

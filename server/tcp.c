@@ -388,11 +388,7 @@ static void drop_slow_reader(sweep__conn *c, size_t wanted, int global)
                  "answers waiting for this client hold %zu bytes, and %zu more would pass the write "
                  "queue limit of %u bytes: the client does not read; disconnecting",
                  held, wanted, s->opt.max_write_queue);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ERROR;
-    m.as.error.code = SWEEP_WIRE_SLOW_READER;
-    m.as.error.message = sweep_str_of(text);
+    sweep_message m = sweep_msg_error_of(SWEEP_WIRE_SLOW_READER, 0, 0, 0, text);
     sweep__stats_error(&s->stats, SWEEP_WIRE_SLOW_READER);
     if (sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, buf, sizeof buf, &out, &len) == SWEEP_PROTO_OK)
         sweep__conn_write(c, out, len, 1);
@@ -711,11 +707,7 @@ static void refuse(sweep_server *s, int fd, const char *peer, const char *reason
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ERROR;
-    m.as.error.code = code;
-    m.as.error.message = sweep_str_of(text);
+    sweep_message m = sweep_msg_error_of(code, 0, 0, 0, text);
     uint8_t buf[512];
     const uint8_t *out;
     size_t len;

@@ -34,15 +34,7 @@ void sweep__refuse(const sweep__request *rq, sweep_wire_code code, uint32_t sequ
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sweep_message m;
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_ERROR;
-    m.sequence = sequence;
-    m.server_tick = rq->owner->world->tick;
-    m.as.error.code = code;
-    m.as.error.message = sweep_str_of(msg);
-    m.as.error.sequence = sequence;
-    m.as.error.entity = entity;
+    sweep_message m = sweep_msg_error_of(code, sequence, entity, rq->owner->world->tick, msg);
     sweep__answer(rq, &m);
 }
 
