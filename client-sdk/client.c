@@ -1174,6 +1174,37 @@ static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *e
     return SWEEP_CLIENT_OK;
 }
 
+/* One wait of a blocking call for its answer, after it looked at the
+ * queue: over UDP request `resend` (may be NULL) is sent again if
+ * *resend_at is due (then the next is retry_ms later); then the socket is
+ * read once something came, or by the next resend, Spawn to service or
+ * the deadline. */
+static sweep_client_status wait_more(sweep_client *c, const sweep_message *resend, uint64_t now, uint64_t deadline,
+                                     uint64_t *resend_at, sweep_client_error *err)
+{
+    sweep_client_status s;
+    uint64_t wait_until = deadline;
+    if (resend && c->transport == SWEEP_CLIENT_UDP) {
+        if (now >= *resend_at) {
+            /* The transmit buffer may have been reused: encode again. */
+            const uint8_t *bytes;
+            size_t len;
+            if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+                return s;
+            if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
+                return s;
+            c->counters.resends++;
+            *resend_at = now + (uint64_t)c->retry_ms * 1000000u;
+        }
+        if (*resend_at < wait_until)
+            wait_until = *resend_at;
+    }
+    uint64_t due = spawns_due(c);
+    if (due && due < wait_until)
+        wait_until = due > now ? due : now + 1;
+    return pump(c, wait_until, err);
+}
+
 /* Waits until deadline_ns for the answer of `kind` (or an Error) to the
  * request numbered seq, taking it out of the queue into *out; everything
  * else stays queued. Over UDP `resend` (may be NULL) is sent again every
@@ -1205,26 +1236,7 @@ static sweep_client_status await_answer(sweep_client *c, const sweep_message *re
         if (now >= deadline)
             return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what, seq,
                         c->timeout_ms);
-        uint64_t wait_until = deadline;
-        if (resend && c->transport == SWEEP_CLIENT_UDP) {
-            if (now >= resend_at) {
-                /* The transmit buffer may have been reused: encode again. */
-                const uint8_t *bytes;
-                size_t len;
-                if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
-                    return s;
-                if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
-                    return s;
-                c->counters.resends++;
-                resend_at = now + (uint64_t)c->retry_ms * 1000000u;
-            }
-            if (resend_at < wait_until)
-                wait_until = resend_at;
-        }
-        uint64_t due = spawns_due(c);
-        if (due && due < wait_until)
-            wait_until = due > now ? due : now + 1;
-        if ((s = pump(c, wait_until, err)) != SWEEP_CLIENT_OK)
+        if ((s = wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
             return s;
     }
 }
@@ -2306,24 +2318,7 @@ static sweep_client_status await_commands(sweep_client *c, const sweep_message *
                 err->sequence = seq;
             break;
         }
-        uint64_t wait_until = deadline;
-        if (c->transport == SWEEP_CLIENT_UDP) {
-            if (now >= resend_at) {
-                const uint8_t *bytes;
-                size_t len;
-                if ((s = encode(c, m, &bytes, &len, err)) != SWEEP_CLIENT_OK ||
-                    (s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
-                    break;
-                c->counters.resends++;
-                resend_at = now + (uint64_t)c->retry_ms * 1000000u;
-            }
-            if (resend_at < wait_until)
-                wait_until = resend_at;
-        }
-        uint64_t due = spawns_due(c);
-        if (due && due < wait_until)
-            wait_until = due > now ? due : now + 1;
-        if ((s = pump(c, wait_until, err)) != SWEEP_CLIENT_OK)
+        if ((s = wait_more(c, m, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
             break;
     }
 out:

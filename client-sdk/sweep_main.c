@@ -1199,6 +1199,13 @@ static int mover_command(const options *o, sweep_client *c)
     return 0;
 }
 
+/* ,"name":[x,y,z] in JSON, name=(x, y, z) in text. */
+static void print_field_vec(const options *o, const char *name, sweep_vec3 v)
+{
+    printf(o->json ? ",\"%s\":" : " %s=", name);
+    print_vec(o, v);
+}
+
 /* One command's result: what was asked, what came of it. */
 static void print_command_result(const options *o, uint32_t i, const sweep_msg_entity_command_result *r)
 {
@@ -1210,36 +1217,24 @@ static void print_command_result(const options *o, uint32_t i, const sweep_msg_e
         print_str(o, op);
         printf(",\"result\":");
         print_str(o, code);
-        if (r->has_state) {
-            printf(",\"position\":");
-            print_vec(o, r->position);
-            printf(",\"velocity\":");
-            print_vec(o, r->velocity);
-            printf(",\"radii\":");
-            print_vec(o, r->radii);
-        }
-        printf(",\"pushed_out\":%s", r->flags & SWEEP_WIRE_COMMAND_PUSHED_OUT ? "true" : "false");
-        if (r->code != SWEEP_WIRE_NONE) {
-            printf(",\"message\":");
-            print_str(o, text);
-        }
-        printf("}\n");
     } else {
         printf("command %" PRIu32 " entity=%" PRIu32 " op=%s result=%s", i, r->entity, op, code);
-        if (r->has_state) {
-            printf(" position=");
-            print_vec(o, r->position);
-            printf(" velocity=");
-            print_vec(o, r->velocity);
-            printf(" radii=");
-            print_vec(o, r->radii);
-        }
-        if (r->flags & SWEEP_WIRE_COMMAND_PUSHED_OUT)
-            printf(" pushed_out=1");
-        if (r->code != SWEEP_WIRE_NONE)
-            printf(" message=%s", text);
-        printf("\n");
     }
+    if (r->has_state) {
+        print_field_vec(o, "position", r->position);
+        print_field_vec(o, "velocity", r->velocity);
+        print_field_vec(o, "radii", r->radii);
+    }
+    int pushed = (r->flags & SWEEP_WIRE_COMMAND_PUSHED_OUT) != 0;
+    if (o->json)
+        printf(",\"pushed_out\":%s", pushed ? "true" : "false");
+    else if (pushed)
+        printf(" pushed_out=1");
+    if (r->code != SWEEP_WIRE_NONE) {
+        printf(o->json ? ",\"message\":" : " message=");
+        print_str(o, text);
+    }
+    printf(o->json ? "}\n" : "\n");
 }
 
 /* `sweep entity`: the commands in one EntityCommands (several when more
