@@ -32,7 +32,10 @@
  * the timeout with an error event of their own. MoveBatches sent are
  * remembered in `batches` (a ring of the last SWEEP__BATCHES: message
  * number, and each move's number and entity), so that an Error about a
- * whole batch becomes one Error per move.
+ * whole batch becomes one Error per move. EntityCommands sent are
+ * remembered in `commands` (a ring of the last SWEEP__COMMANDS: number,
+ * and the entity and op of each command), so that the runs of results an
+ * answer comes in over UDP are put in their places (place_results).
  *
  * Every public call on a client keeps its outcome in `last`
  * (sweep_client_last_error): it runs with err = &c->last inside and copies
@@ -89,6 +92,9 @@
 #define SWEEP__WIRE_MOVER_BYTES 64u
 /* ... and an EntityState. */
 #define SWEEP__WIRE_ENTITY_STATE_BYTES 96u
+/* ... and an EntityCommandResult at least (its offset in the vector and
+ * its table's offset to a vtable another may share). */
+#define SWEEP__WIRE_COMMAND_RESULT_BYTES 8u
 
 /* Answers to moves remembered for dropping repeats (UDP): far more than
  * the moves in flight, as a window of sequence numbers. */
@@ -109,6 +115,23 @@ enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
  * one per move: a batch's Error comes with its answers, so the last few
  * dozen are plenty. */
 #define SWEEP__BATCHES 64u
+
+/* EntityCommands remembered for placing their answers' pieces: a blocking
+ * call has one in flight, a game server a few per frame. */
+#define SWEEP__COMMANDS 64u
+
+/* An EntityCommands sent: what each command names, which its result
+ * echoes, and how far the answer being gathered (of one server_tick: one
+ * application of the request) has come. */
+typedef struct sweep__commands_sent {
+    uint32_t sequence, count, cap;
+    uint32_t *entities; /* [count] */
+    uint8_t *ops;       /* [count] */
+    uint64_t tick;      /* server_tick of the answer being gathered */
+    uint32_t next;      /* where its last run ended */
+    uint32_t placed;    /* results of it placed */
+    int closed;         /* answered whole, or given up: more pieces are repeats */
+} sweep__commands_sent;
 
 /* Where connecting is (sweep_client_connect_step). */
 enum sweep__state {
@@ -194,6 +217,10 @@ struct sweep_client {
     /* MoveBatches sent (ring). */
     sweep__batch_sent batches[SWEEP__BATCHES];
     uint32_t batch_next;
+
+    /* EntityCommands sent (ring). */
+    sweep__commands_sent commands[SWEEP__COMMANDS];
+    uint32_t commands_next;
 
     sweep_client_counters counters;
     sweep_client_error fatal;
@@ -410,13 +437,16 @@ static void *owned_array(const sweep_client_event *ev)
         return (void *)ev->as.world_state.movers;
     if (ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES)
         return (void *)ev->as.entity_states.entities;
+    if (ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS)
+        return (void *)ev->as.command_results.results;
     return NULL;
 }
 
 /* Takes the array of an event being handed out into `handed`. */
 static void hand_out(sweep_client *c, const sweep_client_event *ev)
 {
-    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES) {
+    if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES ||
+        ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS) {
         release_handed(c);
         c->handed = owned_array(ev);
     }
@@ -535,11 +565,129 @@ static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sen
     return 0;
 }
 
+/* The remembered EntityCommands numbered seq, or NULL. */
+static sweep__commands_sent *commands_sent(sweep_client *c, uint32_t seq)
+{
+    if (seq == 0)
+        return NULL;
+    for (uint32_t i = 0; i < SWEEP__COMMANDS; i++)
+        if (c->commands[i].sequence == seq && c->commands[i].count > 0)
+            return &c->commands[i];
+    return NULL;
+}
+
+/* Do results r[0 .. n) echo the commands of s from `at` on? */
+static int results_fit(const sweep__commands_sent *s, const sweep_msg_entity_command_result *r, uint32_t n,
+                       uint32_t at)
+{
+    if (at > s->count || n > s->count - at)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (r[i].entity != s->entities[at + i] || r[i].op != s->ops[at + i])
+            return 0;
+    return 1;
+}
+
+/* Where a run of results (a piece of an answer) of server_tick `tick`
+ * belongs among the commands of s, or -1 for nowhere. A run carries no
+ * offset, but the server sends an answer's runs in order, each result
+ * echoing its command's entity and op: the run goes on from where the
+ * answer's last run ended; else it starts an answer (a first piece, or
+ * over UDP the answer to the request sent again, of a later tick); else,
+ * of the same answer, it is the first place after that where it fits (a
+ * piece between them was lost). */
+static int64_t place_run(const sweep__commands_sent *s, const sweep_msg_entity_command_result *r, uint32_t n,
+                         uint64_t tick)
+{
+    int gathering = s->placed > 0 && tick == s->tick;
+    if (gathering && results_fit(s, r, n, s->next))
+        return s->next;
+    if (results_fit(s, r, n, 0))
+        return 0;
+    if (gathering)
+        for (uint32_t at = s->next + 1; at < s->count; at++)
+            if (results_fit(s, r, n, at))
+                return at;
+    return -1;
+}
+
+/* A copy of results r[0 .. n) with their messages' texts in the same
+ * allocation, which the next message's decoding would overwrite: NULL
+ * when out of memory. */
+static sweep_msg_entity_command_result *copy_results(const sweep_msg_entity_command_result *r, uint32_t n)
+{
+    size_t text = 0;
+    for (uint32_t i = 0; i < n; i++)
+        text += r[i].message.ptr ? (size_t)r[i].message.len + 1 : 0;
+    sweep_msg_entity_command_result *copy = malloc((size_t)n * sizeof *copy + text);
+    if (copy == NULL)
+        return NULL;
+    char *t = (char *)(copy + n);
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = r[i];
+        if (r[i].message.ptr == NULL)
+            continue;
+        memcpy(t, r[i].message.ptr, r[i].message.len);
+        t[r[i].message.len] = '\0';
+        copy[i].message.ptr = t;
+        t += r[i].message.len + 1;
+    }
+    return copy;
+}
+
+/* A piece of an EntityCommandsResult (all of it over TCP): one event,
+ * placed among its request's commands. A piece of an answer already taken
+ * whole is a repeat, one that fits nowhere is dropped. Returns 0, or -1
+ * when memory runs out. */
+static int command_results(sweep_client *c, const sweep_message *m, uint64_t now)
+{
+    const sweep_msg_entity_commands_result *er = &m->as.entity_commands_result;
+    uint32_t first = 0, total = er->count;
+    sweep__commands_sent *s = commands_sent(c, m->sequence);
+    if (s) {
+        if (s->closed) {
+            c->counters.duplicates++;
+            return 0;
+        }
+        int64_t at = place_run(s, er->results, er->count, m->server_tick);
+        if (at < 0) {
+            c->counters.datagrams_dropped++;
+            return 0;
+        }
+        if (at == 0 || m->server_tick != s->tick || s->placed == 0)
+            s->placed = 0; /* another answer begins */
+        first = (uint32_t)at;
+        total = s->count;
+        s->tick = m->server_tick;
+        s->next = first + er->count;
+        s->placed += er->count;
+        if (s->placed >= s->count)
+            s->closed = 1;
+    }
+    sweep_client_event *ev = queue_push(c);
+    if (ev == NULL)
+        return -1;
+    ev->kind = SWEEP_CLIENT_EV_COMMAND_RESULTS;
+    ev->sequence = m->sequence;
+    ev->server_tick = m->server_tick;
+    ev->received_ns = now;
+    ev->as.command_results.count = er->count;
+    ev->as.command_results.first = first;
+    ev->as.command_results.total = total;
+    if (er->count > 0 && (ev->as.command_results.results = copy_results(er->results, er->count)) == NULL) {
+        c->qlen--;
+        return -1;
+    }
+    return 0;
+}
+
 /* Turns one decoded message into queued events (a result batch into one
  * event per result). Returns 0, or -1 when memory runs out. */
 static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
 {
     sweep_client_event *ev;
+    if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
+        return command_results(c, m, now);
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
             const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
@@ -1026,6 +1174,37 @@ static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *e
     return SWEEP_CLIENT_OK;
 }
 
+/* One wait of a blocking call for its answer, after it looked at the
+ * queue: over UDP request `resend` (may be NULL) is sent again if
+ * *resend_at is due (then the next is retry_ms later); then the socket is
+ * read once something came, or by the next resend, Spawn to service or
+ * the deadline. */
+static sweep_client_status wait_more(sweep_client *c, const sweep_message *resend, uint64_t now, uint64_t deadline,
+                                     uint64_t *resend_at, sweep_client_error *err)
+{
+    sweep_client_status s;
+    uint64_t wait_until = deadline;
+    if (resend && c->transport == SWEEP_CLIENT_UDP) {
+        if (now >= *resend_at) {
+            /* The transmit buffer may have been reused: encode again. */
+            const uint8_t *bytes;
+            size_t len;
+            if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+                return s;
+            if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
+                return s;
+            c->counters.resends++;
+            *resend_at = now + (uint64_t)c->retry_ms * 1000000u;
+        }
+        if (*resend_at < wait_until)
+            wait_until = *resend_at;
+    }
+    uint64_t due = spawns_due(c);
+    if (due && due < wait_until)
+        wait_until = due > now ? due : now + 1;
+    return pump(c, wait_until, err);
+}
+
 /* Waits until deadline_ns for the answer of `kind` (or an Error) to the
  * request numbered seq, taking it out of the queue into *out; everything
  * else stays queued. Over UDP `resend` (may be NULL) is sent again every
@@ -1057,26 +1236,7 @@ static sweep_client_status await_answer(sweep_client *c, const sweep_message *re
         if (now >= deadline)
             return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what, seq,
                         c->timeout_ms);
-        uint64_t wait_until = deadline;
-        if (resend && c->transport == SWEEP_CLIENT_UDP) {
-            if (now >= resend_at) {
-                /* The transmit buffer may have been reused: encode again. */
-                const uint8_t *bytes;
-                size_t len;
-                if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
-                    return s;
-                if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
-                    return s;
-                c->counters.resends++;
-                resend_at = now + (uint64_t)c->retry_ms * 1000000u;
-            }
-            if (resend_at < wait_until)
-                wait_until = resend_at;
-        }
-        uint64_t due = spawns_due(c);
-        if (due && due < wait_until)
-            wait_until = due > now ? due : now + 1;
-        if ((s = pump(c, wait_until, err)) != SWEEP_CLIENT_OK)
+        if ((s = wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
             return s;
     }
 }
@@ -1327,16 +1487,29 @@ static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_cl
     return send_hs(c, err);
 }
 
-/* Result storage for decoding batches; sized by what the server allows. */
+/* Result storage for decoding batches and EntityCommandsResults; sized
+ * by what the server allows in one message (n), and over UDP for as many
+ * command results as a datagram can hold, since the server cuts its
+ * answers to datagrams, not to its limit. */
 static int size_decoder(sweep_client *c, uint32_t n)
 {
-    if (n <= c->dec.results_cap)
-        return 0;
-    sweep_msg_move_result *r = realloc(c->dec.results, (size_t)n * sizeof *r);
-    if (r == NULL)
-        return -1;
-    c->dec.results = r;
-    c->dec.results_cap = n;
+    if (n > c->dec.results_cap) {
+        sweep_msg_move_result *r = realloc(c->dec.results, (size_t)n * sizeof *r);
+        if (r == NULL)
+            return -1;
+        c->dec.results = r;
+        c->dec.results_cap = n;
+    }
+    uint32_t k = n;
+    if (c->transport == SWEEP_CLIENT_UDP && k < SWEEP_UDP_MAX_DATAGRAM / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1)
+        k = SWEEP_UDP_MAX_DATAGRAM / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1;
+    if (k > c->dec.command_results_cap) {
+        sweep_msg_entity_command_result *r = realloc(c->dec.command_results, (size_t)k * sizeof *r);
+        if (r == NULL)
+            return -1;
+        c->dec.command_results = r;
+        c->dec.command_results_cap = k;
+    }
     return 0;
 }
 
@@ -1520,6 +1693,7 @@ static void free_client(sweep_client *c)
     free(c->tx);
     free(c->rx);
     free(c->dec.results);
+    free(c->dec.command_results);
     free(c->dec.movers);
     free(c->dec.entity_states);
     free(c->batch);
@@ -1531,6 +1705,10 @@ static void free_client(sweep_client *c)
     for (uint32_t i = 0; i < SWEEP__BATCHES; i++) {
         free(c->batches[i].moves);
         free(c->batches[i].entities);
+    }
+    for (uint32_t i = 0; i < SWEEP__COMMANDS; i++) {
+        free(c->commands[i].entities);
+        free(c->commands[i].ops);
     }
     if (c->ai)
         freeaddrinfo(c->ai);
@@ -1960,6 +2138,289 @@ sweep_client_status sweep_client_close_world(sweep_client *c, uint32_t world, sw
     m.as.close_world.world = world;
     sweep_client_event ev;
     return ask(c, &m, SWEEP_CLIENT_EV_WORLD_CLOSED, &ev, err);
+}
+
+/* --- EntityCommands ------------------------------------------------------------ */
+
+/* Remembers EntityCommands `seq` of cmds[0 .. n) for placing its answer's
+ * pieces (command_results). Returns 0, or -1 when memory runs out (then
+ * nothing is remembered). */
+static int remember_commands(sweep_client *c, uint32_t seq, const sweep_msg_entity_command *cmds, uint32_t n)
+{
+    sweep__commands_sent *r = &c->commands[c->commands_next];
+    if (n > r->cap) {
+        uint32_t *e = realloc(r->entities, (size_t)n * sizeof *e);
+        if (e == NULL)
+            return -1;
+        r->entities = e;
+        uint8_t *o = realloc(r->ops, n);
+        if (o == NULL)
+            return -1;
+        r->ops = o;
+        r->cap = n;
+    }
+    *r = (sweep__commands_sent){.sequence = seq, .count = n, .cap = r->cap, .entities = r->entities, .ops = r->ops};
+    for (uint32_t i = 0; i < n; i++) {
+        r->entities[i] = cmds[i].entity;
+        r->ops[i] = cmds[i].op;
+    }
+    c->commands_next = (c->commands_next + 1) % SWEEP__COMMANDS;
+    return 0;
+}
+
+/* Sends cmds[0 .. n) as one EntityCommands, *m, numbered next and
+ * remembered. */
+static sweep_client_status send_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                         sweep_message *m, sweep_client_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = SWEEP_MSG_ENTITY_COMMANDS;
+    m->sequence = c->next_seq;
+    m->as.entity_commands.commands = cmds;
+    m->as.entity_commands.count = n;
+    if (remember_commands(c, m->sequence, cmds, n) < 0)
+        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+    sweep_client_status s = send_message(c, m, err);
+    if (s != SWEEP_CLIENT_OK) {
+        commands_sent(c, m->sequence)->count = 0;
+        return s;
+    }
+    c->next_seq++;
+    return SWEEP_CLIENT_OK;
+}
+
+static sweep_client_status commands_args(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                         sweep_client_error *err)
+{
+    if (cmds == NULL || n == 0)
+        return fail(err, SWEEP_CLIENT_E_ARG, "EntityCommands needs at least one command");
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
+    return SWEEP_CLIENT_OK;
+}
+
+/* The arrays of the pieces a blocking EntityCommands took out of the
+ * queue: out[] points to their texts until the call copies them. */
+typedef struct sweep__held {
+    void **a;
+    uint32_t n, cap;
+} sweep__held;
+
+static int hold(sweep__held *h, void *p)
+{
+    if (h->n == h->cap) {
+        uint32_t cap = h->cap ? 2 * h->cap : 8;
+        void **a = realloc(h->a, (size_t)cap * sizeof *a);
+        if (a == NULL)
+            return -1;
+        h->a = a;
+        h->cap = cap;
+    }
+    h->a[h->n++] = p;
+    return 0;
+}
+
+/* Frees the arrays held from `from` on. */
+static void unhold(sweep__held *h, uint32_t from)
+{
+    for (uint32_t i = from; i < h->n; i++)
+        free(h->a[i]);
+    h->n = from;
+}
+
+/* Drops the pieces of answers to `seq` still queued: repeats of an answer
+ * already taken whole (over UDP, to the request sent again). */
+static void drop_pieces(sweep_client *c, uint32_t seq)
+{
+    for (size_t i = 0; i < c->qlen;) {
+        const sweep_client_event *q = &c->q[c->qhead + i];
+        if (q->kind != SWEEP_CLIENT_EV_COMMAND_RESULTS || q->sequence != seq) {
+            i++;
+            continue;
+        }
+        sweep_client_event ev;
+        queue_take(c, i, &ev);
+        free(owned_array(&ev));
+        c->counters.duplicates++;
+    }
+}
+
+/* Waits until deadline for the whole answer to EntityCommands m: its
+ * results into out[0 .. count), the arrays they point into held in h.
+ * Over UDP the request is sent again every retry_ms while the answer is
+ * not whole; the pieces of one answer are those of one server_tick (one
+ * application of it), and a first piece of another tick starts over (the
+ * request sent again was applied again). */
+static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
+                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
+                                          sweep_client_error *err)
+{
+    uint32_t n = m->as.entity_commands.count, seq = m->sequence, got = 0, from = h->n;
+    uint64_t tick = 0, resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
+    int have_tick = 0;
+    uint8_t *have = calloc(n, 1);
+    sweep_client_status s;
+    if (have == NULL)
+        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+    for (;;) {
+        if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
+            break;
+        for (size_t i = 0; i < c->qlen && got < n;) {
+            if (!answers(&c->q[c->qhead + i], SWEEP_CLIENT_EV_COMMAND_RESULTS, seq)) {
+                i++;
+                continue;
+            }
+            sweep_client_event ev;
+            queue_take(c, i, &ev);
+            if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
+                if (err)
+                    *err = ev.as.error;
+                s = ev.as.error.status;
+                goto out;
+            }
+            const sweep_client_command_results *r = &ev.as.command_results;
+            if (have_tick && ev.server_tick != tick && r->first != 0) {
+                free(owned_array(&ev)); /* the rest of an answer given up */
+                continue;
+            }
+            if (!have_tick || ev.server_tick != tick) {
+                unhold(h, from);
+                memset(have, 0, n);
+                got = 0;
+                tick = ev.server_tick;
+                have_tick = 1;
+            }
+            if (r->count > 0 && hold(h, owned_array(&ev)) < 0) {
+                free(owned_array(&ev));
+                s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+                goto out;
+            }
+            for (uint32_t k = 0; k < r->count; k++) {
+                uint32_t at = r->first + k;
+                if (at < n && !have[at]) {
+                    have[at] = 1;
+                    out[at] = r->results[k];
+                    got++;
+                }
+            }
+        }
+        if (got == n) {
+            drop_pieces(c, seq);
+            s = ok(err);
+            break;
+        }
+        uint64_t now = sweep_client_now_ns();
+        if (now >= deadline) {
+            s = fail(err, SWEEP_CLIENT_E_TIMEOUT,
+                     "no whole answer to EntityCommands (sequence %u) within %d ms: %u of its %u results came", seq,
+                     c->timeout_ms, got, n);
+            if (err)
+                err->sequence = seq;
+            break;
+        }
+        if ((s = wait_more(c, m, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
+            break;
+    }
+out:
+    free(have);
+    sweep__commands_sent *sent = commands_sent(c, seq);
+    if (sent)
+        sent->closed = 1; /* taken, or given up: what comes now is not waited for */
+    return s;
+}
+
+/* Copies the texts out[0 .. n) point to into one allocation the client
+ * hands out (valid until the next receiving call). Returns 0, or -1 when
+ * memory runs out (then the texts are cut off). */
+static int keep_texts(sweep_client *c, sweep_msg_entity_command_result *out, uint32_t n)
+{
+    size_t text = 0;
+    for (uint32_t i = 0; i < n; i++)
+        text += out[i].message.ptr ? (size_t)out[i].message.len + 1 : 0;
+    if (text == 0)
+        return 0;
+    char *t = malloc(text);
+    if (t == NULL) {
+        for (uint32_t i = 0; i < n; i++)
+            out[i].message = (sweep_str){NULL, 0};
+        return -1;
+    }
+    release_handed(c);
+    c->handed = t;
+    for (uint32_t i = 0; i < n; i++) {
+        if (out[i].message.ptr == NULL)
+            continue;
+        memcpy(t, out[i].message.ptr, (size_t)out[i].message.len + 1);
+        out[i].message.ptr = t;
+        t += out[i].message.len + 1;
+    }
+    return 0;
+}
+
+/* The blocking EntityCommands (client.h): messages of at most max_batch
+ * commands, each waited for before the next is sent. */
+static sweep_client_status entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                           sweep_msg_entity_command_result *out, sweep_client_error *err)
+{
+    sweep_client_status s = commands_args(c, cmds, n, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    if (out == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "EntityCommands needs room for its results");
+    release_handed(c);
+    uint32_t per = sweep_client_max_batch(c), answered = 0;
+    sweep__held h = {0};
+    while (answered < n) {
+        uint32_t k = n - answered < per ? n - answered : per;
+        sweep_message m;
+        s = send_commands(c, cmds + answered, k, &m, err);
+        if (s == SWEEP_CLIENT_OK)
+            s = await_commands(c, &m, out + answered, &h, deadline_after(c->timeout_ms), err);
+        if (s != SWEEP_CLIENT_OK) {
+            memset(out + answered, 0, (size_t)k * sizeof *out);
+            break;
+        }
+        answered += k;
+    }
+    if (keep_texts(c, out, answered) < 0 && s == SWEEP_CLIENT_OK)
+        s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory keeping the results' messages");
+    unhold(&h, 0);
+    free(h.a);
+    return s;
+}
+
+sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                                 sweep_msg_entity_command_result *out, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, entity_commands(c, cmds, n, out, &c->last), err);
+}
+
+static sweep_client_status send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                                uint32_t *sequence, sweep_client_error *err)
+{
+    sweep_client_status s = commands_args(c, cmds, n, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    uint32_t per = sweep_client_max_batch(c);
+    if (n > per)
+        return fail(err, SWEEP_CLIENT_E_ARG, "%u commands; one EntityCommands holds at most %u (sweep_client_max_batch)",
+                    n, per);
+    sweep_message m;
+    if ((s = send_commands(c, cmds, n, &m, err)) != SWEEP_CLIENT_OK)
+        return s;
+    if (sequence)
+        *sequence = m.sequence;
+    return ok(err);
+}
+
+sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds,
+                                                      uint32_t n, uint32_t *sequence, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, send_entity_commands(c, cmds, n, sequence, &c->last), err);
 }
 
 static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)

@@ -337,6 +337,58 @@ sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every,
 sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sweep_wire_entity_state *out,
                                             uint64_t *tick, sweep_client_error *err);
 
+/* --- the server role: commands on any entity -------------------------------- */
+
+/*
+ * Teleports, pushes, reshapes or despawns entities of the session's
+ * world, whoever owns them (EntityCommands; server/README.md, "EntityCommands"):
+ * cmds[0 .. n) are applied in order, each on what the ones before left,
+ * and out[i] (n of them) is what became of cmds[i]: code SWEEP_WIRE_NONE
+ * when applied, else why not (UnknownEntity, NoRoom, BadVelocity, ...)
+ * with the server's text in message; the entity's position, velocity and
+ * radii after it while it exists (has_state). A refused command changes
+ * nothing and does not stop the others, so SWEEP_CLIENT_OK means every
+ * command has its result, not that each was applied. More commands than
+ * sweep_client_max_batch(c) go in several messages of that many, one
+ * after the other, each waited for (the world may tick between two).
+ * Refusals of a whole message come as SWEEP_CLIENT_E_SERVER with the
+ * code: AuthFailed for a session that is not of the server role,
+ * BatchTooLarge; the results of the messages before it are in out.
+ * n = 0 or NULL arrays: SWEEP_CLIENT_E_ARG.
+ *
+ * The messages' texts (out[i].message) live in memory the client owns, as
+ * a WorldState's movers do (sweep_client_watch_world): until the next call
+ * that receives on this client. Copy them to keep them.
+ *
+ * Over UDP the answer may come in several datagrams, each a run of the
+ * results in order; the client puts them together (each run is placed by
+ * the entity and op its results echo). While the whole answer has not
+ * come, the message is sent again (same sequence) every udp_retry_ms, as
+ * every blocking request is; the server applies it again: a Teleport,
+ * SetVelocity or SetRadii leave the same, but an AddImpulse adds once more
+ * and a Despawn already done is answered UnknownEntity. out is one whole
+ * answer (of the latest application to come whole); pieces of another
+ * arriving later are dropped (counters.duplicates). Send impulses and
+ * despawns over TCP where that matters, as a MoverCommand's.
+ */
+sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
+                                                 sweep_msg_entity_command_result *out, sweep_client_error *err);
+
+/*
+ * Sends one EntityCommands of n commands (1 to sweep_client_max_batch(c);
+ * more is SWEEP_CLIENT_E_ARG: split them, or use the blocking call) and
+ * returns at once; *sequence (may be NULL) is its number. The answer comes
+ * through sweep_client_poll: SWEEP_CLIENT_EV_COMMAND_RESULTS events of
+ * that sequence, as.command_results holding results[0 .. count), the
+ * results of commands first .. first + count - 1 of the n (over TCP one
+ * event with all n; over UDP one per datagram), or one
+ * SWEEP_CLIENT_EV_ERROR naming it (AuthFailed, BatchTooLarge). Nothing is
+ * sent again: over UDP a lost request or piece of the answer is not
+ * heard of (the results that came say which commands were answered).
+ */
+sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds,
+                                                      uint32_t n, uint32_t *sequence, sweep_client_error *err);
+
 /* --- worlds (the server role) ---------------------------------------------- */
 
 /* A world opened at run time (WorldOpened), or closed (WorldClosed). */
@@ -508,9 +560,23 @@ typedef enum sweep_client_event_kind {
                                        pushed; see sweep_client_watch_entities for how long
                                        entities lives) */
     SWEEP_CLIENT_EV_WORLD_OPENED,   /* as.world_opened */
-    SWEEP_CLIENT_EV_WORLD_CLOSED    /* as.world_closed: the answer to a CloseWorld, or (sequence 0)
+    SWEEP_CLIENT_EV_WORLD_CLOSED,   /* as.world_closed: the answer to a CloseWorld, or (sequence 0)
                                        the session's world closed: the session ends after it */
+    SWEEP_CLIENT_EV_COMMAND_RESULTS /* as.command_results: results of an EntityCommands (all of them,
+                                       or over UDP a datagram's run; see
+                                       sweep_client_send_entity_commands) */
 } sweep_client_event_kind;
+
+/* Results of an EntityCommands sent with sweep_client_send_entity_commands:
+ * results[k] answers command first + k of the request's total. results and
+ * the texts of their messages live as a WorldState's movers do (until the
+ * next call that receives on the client). */
+typedef struct sweep_client_command_results {
+    const sweep_msg_entity_command_result *results;
+    uint32_t count;
+    uint32_t first; /* the request's command results[0] answers (0: its first) */
+    uint32_t total; /* commands in the request */
+} sweep_client_command_results;
 
 typedef struct sweep_client_event {
     sweep_client_event_kind kind;
@@ -536,6 +602,7 @@ typedef struct sweep_client_event {
         sweep_msg_entity_states entity_states;
         sweep_client_world world_opened;
         sweep_client_world_closed world_closed;
+        sweep_client_command_results command_results;
     } as;
 } sweep_client_event;
 

@@ -16,7 +16,9 @@
  * among the movers at the poses the server sent (predict.h). `sweep watch`
  * prints the movers' poses the server pushes (one record per tick, the
  * parts of a split UDP WorldState put together), `sweep command` fires a
- * mover's trigger (a session of the server role: --token), `sweep ping` and
+ * mover's trigger and `sweep entity` teleports, pushes, reshapes or
+ * despawns any entity of the world, printing each command's result (both
+ * for a session of the server role: --token), `sweep ping` and
  * `sweep stats` ask a server for a round trip and its counters, and
  * `sweep token` mints an identity token (protocol/token.h) from the
  * server's secret file.
@@ -49,6 +51,12 @@ static const char usage[] =
     "  move          move a player, locally (--map) or through a server (--connect)\n"
     "  watch         print the movers' poses the server sends after its ticks\n"
     "  command NAME  fire the trigger of the mover NAME (needs --token)\n"
+    "  entity OP ID [X,Y,Z] ...\n"
+    "                commands on any entity of the world, whoever owns it, sent\n"
+    "                together and applied in order (needs --token): teleport ID\n"
+    "                X,Y,Z, velocity ID X,Y,Z (set), impulse ID X,Y,Z (added to the\n"
+    "                velocity), radii ID X,Y,Z, despawn ID; put -- before them when\n"
+    "                a vector starts with a minus sign\n"
     "  ping          round trip to a server\n"
     "  stats         a server's counters\n"
     "  token         print an identity token for Hello.auth_token (--secret-file,\n"
@@ -112,6 +120,11 @@ static const char usage[] =
     "player since the move before).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
+    "entity prints one result per command, in order: the entity, the op, result=None\n"
+    "when applied or the refusal's code (UnknownEntity, NoRoom, BadVelocity, ...)\n"
+    "and its message, and the entity's position, velocity and radii after it while\n"
+    "it exists (pushed_out=1: a teleport target was occupied, the entity was put\n"
+    "above it); the exit status is 1 if any command was refused.\n"
     "\n"
     "examples:\n"
     "  sweep move --map arena.db --velocity 1,0,0 --count 60\n"
@@ -120,10 +133,25 @@ static const char usage[] =
     "  sweep move --connect 127.0.0.1:7777 --udp --position 0,0,1 --velocity 0,2,0 --json\n"
     "  sweep watch --connect 127.0.0.1:7878 --every 30 --count 10\n"
     "  sweep token --secret-file secret --role server --identity tools --ttl 600\n"
-    "  SWEEP_TOKEN=$(sweep token ...) sweep command --connect 127.0.0.1:7878 door\n";
+    "  SWEEP_TOKEN=$(sweep token ...) sweep command --connect 127.0.0.1:7878 door\n"
+    "  sweep entity --connect 127.0.0.1:7878 --token T teleport 3 0,-6,1 impulse 3 0,0,4\n"
+    "  sweep entity --connect 127.0.0.1:7878 --token T -- velocity 3 -2,0,0 despawn 4\n";
+
+/* The entity subcommand's words, in the order given. */
+static const struct {
+    const char *word;
+    uint8_t op;
+    int vector;
+} entity_ops[] = {
+    {"teleport", SWEEP_WIRE_OP_TELEPORT, 1}, {"velocity", SWEEP_WIRE_OP_SET_VELOCITY, 1},
+    {"impulse", SWEEP_WIRE_OP_ADD_IMPULSE, 1}, {"radii", SWEEP_WIRE_OP_SET_RADII, 1},
+    {"despawn", SWEEP_WIRE_OP_DESPAWN, 0},
+};
 
 typedef struct options {
     const char *command, *connect, *map, *world, *token, *mover;
+    sweep_msg_entity_command *commands; /* entity: [ncommands], freed by main */
+    uint32_t ncommands;
     const char *secret_file, *role, *identity;
     int udp, json, batch, no_map_check, timeout_ms;
     int has_velocity, has_position, has_radii, has_count;
@@ -141,6 +169,36 @@ static int usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(sweep --help for usage)\n");
     return 2;
+}
+
+/* `entity`'s words from argv[optind] on: OP ID [X,Y,Z], again and again. */
+static int parse_entity_commands(int argc, char **argv, options *o)
+{
+    if (optind >= argc)
+        return usage_error("%s", "entity needs commands: teleport ID X,Y,Z, velocity ID X,Y,Z, impulse ID X,Y,Z, "
+                                 "radii ID X,Y,Z or despawn ID");
+    o->commands = calloc((size_t)(argc - optind), sizeof *o->commands);
+    if (o->commands == NULL)
+        return usage_error("%s", "out of memory");
+    while (optind < argc) {
+        const char *word = argv[optind++];
+        size_t k = 0;
+        while (k < sizeof entity_ops / sizeof entity_ops[0] && strcmp(word, entity_ops[k].word))
+            k++;
+        if (k == sizeof entity_ops / sizeof entity_ops[0])
+            return usage_error("entity: '%s' is not teleport, velocity, impulse, radii or despawn", word);
+        sweep_msg_entity_command *c = &o->commands[o->ncommands++];
+        c->op = entity_ops[k].op;
+        if (optind >= argc || !sweep_parse_u32(argv[optind], 0, UINT32_MAX, &c->entity))
+            return usage_error("entity: %s needs an entity id", word);
+        optind++;
+        if (!entity_ops[k].vector)
+            continue;
+        if (optind >= argc || !sweep_parse_vec3(argv[optind], &c->vector))
+            return usage_error("entity: %s needs ID X,Y,Z", word);
+        optind++;
+    }
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, options *o)
@@ -261,11 +319,17 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "a command is needed: move, watch, command, ping, stats or token");
+        return usage_error("%s", "a command is needed: move, watch, command, entity, ping, stats or token");
     o->command = argv[optind++];
     if (strcmp(o->command, "move") && strcmp(o->command, "watch") && strcmp(o->command, "command") &&
-        strcmp(o->command, "ping") && strcmp(o->command, "stats") && strcmp(o->command, "token"))
+        strcmp(o->command, "entity") && strcmp(o->command, "ping") && strcmp(o->command, "stats") &&
+        strcmp(o->command, "token"))
         return usage_error("unknown command '%s'", o->command);
+    if (strcmp(o->command, "entity") == 0) {
+        int rc = parse_entity_commands(argc, argv, o);
+        if (rc)
+            return rc;
+    }
     if (strcmp(o->command, "command") == 0) {
         if (optind >= argc)
             return usage_error("%s", "command needs the mover's name: sweep command --connect HOST:PORT NAME");
@@ -1135,12 +1199,79 @@ static int mover_command(const options *o, sweep_client *c)
     return 0;
 }
 
+/* ,"name":[x,y,z] in JSON, name=(x, y, z) in text. */
+static void print_field_vec(const options *o, const char *name, sweep_vec3 v)
+{
+    printf(o->json ? ",\"%s\":" : " %s=", name);
+    print_vec(o, v);
+}
+
+/* One command's result: what was asked, what came of it. */
+static void print_command_result(const options *o, uint32_t i, const sweep_msg_entity_command_result *r)
+{
+    const char *code = sweep_wire_code_name(r->code);
+    const char *op = sweep_wire_entity_op_name(r->op);
+    const char *text = r->message.ptr ? r->message.ptr : "";
+    if (o->json) {
+        printf("{\"command\":%" PRIu32 ",\"entity\":%" PRIu32 ",\"op\":", i, r->entity);
+        print_str(o, op);
+        printf(",\"result\":");
+        print_str(o, code);
+    } else {
+        printf("command %" PRIu32 " entity=%" PRIu32 " op=%s result=%s", i, r->entity, op, code);
+    }
+    if (r->has_state) {
+        print_field_vec(o, "position", r->position);
+        print_field_vec(o, "velocity", r->velocity);
+        print_field_vec(o, "radii", r->radii);
+    }
+    int pushed = (r->flags & SWEEP_WIRE_COMMAND_PUSHED_OUT) != 0;
+    if (o->json)
+        printf(",\"pushed_out\":%s", pushed ? "true" : "false");
+    else if (pushed)
+        printf(" pushed_out=1");
+    if (r->code != SWEEP_WIRE_NONE) {
+        printf(o->json ? ",\"message\":" : " message=");
+        print_str(o, text);
+    }
+    printf(o->json ? "}\n" : "\n");
+}
+
+/* `sweep entity`: the commands in one EntityCommands (several when more
+ * than the server takes at once), each result printed. */
+static int entity_commands(const options *o, sweep_client *c)
+{
+    sweep_msg_entity_command_result *out = calloc(o->ncommands, sizeof *out);
+    if (out == NULL)
+        return report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
+    sweep_client_error e;
+    int rc = 0;
+    if (sweep_client_entity_commands(c, o->commands, o->ncommands, out, &e) != SWEEP_CLIENT_OK) {
+        rc = report(o, &e);
+    } else {
+        for (uint32_t i = 0; i < o->ncommands; i++) {
+            print_command_result(o, i, &out[i]);
+            if (out[i].code != SWEEP_WIRE_NONE) {
+                fprintf(stderr, "sweep: command %" PRIu32 " (%s %" PRIu32 ") refused: %s: %s\n", i,
+                        sweep_wire_entity_op_name(out[i].op), out[i].entity, sweep_wire_code_name(out[i].code),
+                        out[i].message.ptr ? out[i].message.ptr : "");
+                rc = 1;
+            }
+        }
+        fflush(stdout);
+    }
+    free(out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc)
+    if (rc) {
+        free(o.commands);
         return rc;
+    }
     if (strcmp(o.command, "token") == 0)
         return mint_token(&o);
     local_map m = {0};
@@ -1189,6 +1320,8 @@ int main(int argc, char **argv)
         rc = watch(&o, c, &m);
     } else if (strcmp(o.command, "command") == 0) {
         rc = mover_command(&o, c);
+    } else if (strcmp(o.command, "entity") == 0) {
+        rc = entity_commands(&o, c);
     } else if (strcmp(o.command, "ping") == 0) {
         uint64_t rtt;
         if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK)
@@ -1212,5 +1345,6 @@ done:
         sweep_world_destroy(m.world);
     if (m.loaded)
         sweep_level_free(&m.lv);
+    free(o.commands);
     return rc;
 }
