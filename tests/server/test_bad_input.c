@@ -574,6 +574,41 @@ static void test_udp_rate_limit(void **state)
     assert_int_equal(fx_stop(&small), 0);
 }
 
+/* The rate limit is on work: an EntityCommands pays for each of its
+ * commands as a MoveBatch does for its moves. With 10 requests a second,
+ * one message of 10 commands empties the bucket, and a Ping right after
+ * it is refused. */
+static void test_entity_commands_pay_per_command(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--rate-limit", "10", "--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    int fd = fx_tcp_connect(small.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0); /* before the session: not from its bucket */
+    sweep_msg_entity_command cmds[10];
+    memset(cmds, 0, sizeof cmds);
+    for (uint32_t i = 0; i < 10; i++) {
+        cmds[i].entity = 1000 + i; /* none exists: each answered UnknownEntity, and paid */
+        cmds[i].op = SWEEP_WIRE_OP_SET_VELOCITY;
+    }
+    sweep_message m = fx_msg(SWEEP_MSG_ENTITY_COMMANDS, 5), r;
+    m.as.entity_commands.commands = cmds;
+    m.as.entity_commands.count = 10;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ENTITY_COMMANDS_RESULT);
+    sweep_message ping = fx_msg(SWEEP_MSG_PING, 6);
+    assert_int_equal(fx_send(fd, &ping), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_RATE_LIMITED);
+    assert_int_equal(r.as.error.sequence, 6);
+    close(fd);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
 static void test_server_survived(void **state)
 {
     (void)state;
@@ -598,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_not_a_request),
         cmocka_unit_test(test_unserved_requests),
+        cmocka_unit_test(test_entity_commands_pay_per_command),
         cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),
