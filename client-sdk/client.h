@@ -364,12 +364,10 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
  * results in order; the client puts them together (each run is placed by
  * the entity and op its results echo). While the whole answer has not
  * come, the message is sent again (same sequence) every udp_retry_ms, as
- * every blocking request is; the server applies it again: a Teleport,
- * SetVelocity or SetRadii leave the same, but an AddImpulse adds once more
- * and a Despawn already done is answered UnknownEntity. out is one whole
- * answer (of the latest application to come whole); pieces of another
- * arriving later are dropped (counters.duplicates). Send impulses and
- * despawns over TCP where that matters, as a MoverCommand's.
+ * every blocking request is; the server answers a repeat of a session's
+ * last EntityCommands with the results it kept and applies nothing again
+ * (an AddImpulse adds once). out is one whole answer; pieces of another
+ * arriving later are dropped (counters.duplicates).
  */
 sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
                                                  sweep_msg_entity_command_result *out, sweep_client_error *err);

@@ -97,6 +97,10 @@ typedef struct core_session {
     uint64_t id;
     int tcp;
     uint32_t last_entity; /* index in ents of the entity its last MOVE moved: a guess, checked before use */
+    /* UDP: the sequence of its last EntityCommands applied, whose repeat the
+     * world answers again without applying (server/world/commands.c). */
+    int has_commands;
+    uint32_t commands_sequence;
 } core_session;
 
 /* Indices by id: open addressing, a power of two at least twice the
@@ -523,7 +527,7 @@ int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const swe
                                   "log)", sweep__replay_path(r), x->offset, x->transport);
     if (sweep__replay_grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
         return sweep__replay_fail(r, "out of memory");
-    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0, UINT32_MAX};
+    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0, UINT32_MAX, 0, 0};
     if (c->session_index.cap < 2 * c->session_count + 2)
         return rebuild_sessions(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->session_index, x->session, c->session_count - 1);
@@ -1034,6 +1038,8 @@ typedef struct request {
     const sweep_record *x;
     core_session *s; /* its session */
     int tcp, decoded;
+    int commands_seen;   /* an EntityCommandsResult of it was met (a UDP answer may be in pieces) */
+    int commands_repeat; /* ... answering a repeat, which applied nothing */
     sweep_message req;
     sweep_decoded_motion rv;
 } request;
@@ -1071,7 +1077,18 @@ static int on_answer(sweep_replay *r, sweep__replay_core *c, const sweep_record 
     case SWEEP_MSG_DESPAWNED:
         return on_despawned(r, c, &m->as.despawned);
     case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
-        return on_commanded(r, c, o, &m->as.entity_commands_result);
+        /* Over UDP the world answers a repeat of the session's last
+         * EntityCommands from what it kept, applying nothing: decided
+         * once a request, whatever pieces its answer came in. */
+        if (!q->commands_seen) {
+            q->commands_seen = 1;
+            q->commands_repeat = !q->tcp && q->s->has_commands && q->s->commands_sequence == m->sequence;
+            if (!q->tcp) {
+                q->s->has_commands = 1;
+                q->s->commands_sequence = m->sequence;
+            }
+        }
+        return q->commands_repeat ? 0 : on_commanded(r, c, o, &m->as.entity_commands_result);
     case SWEEP_MSG_MOVER_COMMANDED: {
         /* dispatch.c fires the trigger as it answers; it runs at the
          * next tick. */
@@ -1290,6 +1307,7 @@ int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const 
     q.s = s;
     q.tcp = s->tcp;
     q.decoded = 0;
+    q.commands_seen = q.commands_repeat = 0;
     if (c->compact)
         return on_request_moves(r, c, &q, outs, out_count);
     /* A version 1 log: the moves of the request, for the results. */

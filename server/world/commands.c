@@ -47,8 +47,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "server/world/alloc.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
 
@@ -248,16 +250,81 @@ static void apply_one(command *c, const sweep_msg_entity_command *ec)
     out->radii = e->st.m.radii;
 }
 
+/* The answer to an EntityCommands of `sequence`: count results at the
+ * world's tick. */
+static void answer(sweep__world *w, const sweep__request *rq, uint32_t sequence,
+                   const sweep_msg_entity_command_result *results, uint32_t count)
+{
+    sweep_message out;
+    memset(&out, 0, sizeof out);
+    out.kind = SWEEP_MSG_ENTITY_COMMANDS_RESULT;
+    out.sequence = sequence;
+    out.server_tick = w->tick;
+    out.as.entity_commands_result.results = results;
+    out.as.entity_commands_result.count = count;
+    sweep__answer(rq, &out);
+}
+
+/* Over UDP a datagram may arrive twice, and a client resends a request
+ * whose answer it lost: the same sequence again from the same owner is
+ * answered with the results it had (at the world's tick now), and
+ * applies nothing again (an impulse added twice would be a bug of the
+ * network's making). The room for them is made before anything applies:
+ * 0, or -1 after an Error Internal that the log forgets (sweepd's own
+ * failure, which a replay would not meet). */
+static int keep_room(const sweep__world *w, const sweep__request *rq, uint32_t sequence)
+{
+    sweep__owner *o = rq->owner;
+    if (o->commands_kept)
+        return 0;
+    o->commands_kept = sweep__calloc(w->opt.max_batch, sizeof *o->commands_kept);
+    o->commands_text = sweep__calloc(w->opt.max_batch, sizeof *o->commands_text);
+    if (o->commands_kept && o->commands_text)
+        return 0;
+    free(o->commands_kept);
+    free(o->commands_text);
+    o->commands_kept = NULL;
+    o->commands_text = NULL;
+    if (rq->sink->dropped)
+        rq->sink->dropped(rq->sink->ctx);
+    sweep__refuse(rq, SWEEP_WIRE_INTERNAL, sequence, 0, "EntityCommands: out of memory for its answer");
+    return -1;
+}
+
+/* Keeps results[0..count) of `sequence` for a resend (keep_room made room). */
+static void keep(sweep__owner *o, uint32_t sequence, const sweep_msg_entity_command_result *results,
+                 uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        o->commands_kept[i] = results[i];
+        sweep_str t = results[i].message;
+        size_t n = t.ptr ? (t.len < SWEEP__COMMAND_TEXT ? t.len : SWEEP__COMMAND_TEXT - 1) : 0;
+        memcpy(o->commands_text[i], t.ptr ? t.ptr : "", n);
+        o->commands_text[i][n] = 0;
+        o->commands_kept[i].message = t.ptr ? (sweep_str){o->commands_text[i], (uint32_t)n} : t;
+    }
+    o->has_commands = 1;
+    o->commands_sequence = sequence;
+    o->commands_count = count;
+}
+
 void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const sweep_message *m)
 {
     const sweep_msg_entity_commands *ec = &m->as.entity_commands;
-    uint32_t limit = rq->owner->max_batch; /* never above the world's, which sized the results */
+    sweep__owner *o = rq->owner;
+    uint32_t limit = o->max_batch; /* never above the world's, which sized the results */
     if (ec->count > limit) {
         sweep__refuse(rq, SWEEP_WIRE_BATCH_TOO_LARGE, m->sequence, 0,
                       "EntityCommands of %u commands; at most %u are accepted (Welcome.max_batch%s)", ec->count,
-                      limit, rq->owner->udp ? ", what one datagram holds" : "");
+                      limit, o->udp ? ", what one datagram holds" : "");
         return;
     }
+    if (o->udp && o->has_commands && o->commands_sequence == m->sequence) {
+        answer(w, rq, m->sequence, o->commands_kept, o->commands_count);
+        return;
+    }
+    if (o->udp && keep_room(w, rq, m->sequence) != 0)
+        return;
     uint32_t refused = 0;
     for (uint32_t i = 0; i < ec->count; i++) {
         command c = {w, rq, &w->command_results[i], w->command_texts[i]};
@@ -266,12 +333,7 @@ void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const swe
     }
     sweep__log(SWEEP_LOG_INFO, "entity_commands", "session=%llu world=%u commands=%u refused=%u",
                (unsigned long long)rq->owner->id, w->index, ec->count, refused);
-    sweep_message out;
-    memset(&out, 0, sizeof out);
-    out.kind = SWEEP_MSG_ENTITY_COMMANDS_RESULT;
-    out.sequence = m->sequence;
-    out.server_tick = w->tick;
-    out.as.entity_commands_result.results = w->command_results;
-    out.as.entity_commands_result.count = ec->count;
-    sweep__answer(rq, &out);
+    if (o->udp)
+        keep(o, m->sequence, w->command_results, ec->count);
+    answer(w, rq, m->sequence, w->command_results, ec->count);
 }

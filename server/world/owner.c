@@ -60,6 +60,11 @@ void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink)
     free(o->entities);
     o->entities = NULL;
     o->entity_count = o->entity_cap = 0;
+    free(o->commands_kept);
+    free(o->commands_text);
+    o->commands_kept = NULL;
+    o->commands_text = NULL;
+    o->has_commands = 0;
 }
 
 /* The entity's id: the request's next, else drawn. 0 when none can be had. */

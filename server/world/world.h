@@ -118,6 +118,13 @@ struct sweep__owner {
     uint32_t entity_count, entity_cap;
     int has_spawn;                     /* Spawn dedup: last Spawn's sequence, entity and answer */
     uint32_t spawn_sequence, spawn_entity, spawn_rules, spawn_point;
+    /* EntityCommands dedup (UDP, which may deliver one twice): the last
+     * one's sequence and results, answered again rather than applied
+     * again. Allocated at its first EntityCommands over UDP. */
+    int has_commands;
+    uint32_t commands_sequence, commands_count;
+    sweep_msg_entity_command_result *commands_kept;
+    char (*commands_text)[SWEEP__COMMAND_TEXT];
     uint64_t rule_counts[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted on this owner */
     sweep__bucket rule_log;            /* event=rule lines it may still cause */
     uint64_t rule_log_suppressed;      /* lines not written since the last one that was */

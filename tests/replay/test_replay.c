@@ -1136,6 +1136,13 @@ static void entity_commands_replay_at_both_depths(void **state)
         many[i] = (sweep_msg_entity_command){.entity = g, .op = (uint8_t)(i % 2 ? 50 : SWEEP_WIRE_OP_ADD_IMPULSE),
                                              .vector = {0, -0.5, 0}};
     assert_int_equal(command(udp, 1, rx, 5, many, n), (n + 1) / 2);
+    /* Moves of that entity, then the same datagram again (a duplicate, or
+     * a resend for a lost answer): answered with the first answer's
+     * results, applying nothing again, which both depths must meet alike
+     * (the core depth must not take the old states of those results). */
+    for (int i = 0; i < 3; i++, usleep(16000))
+        moved(game, rx, fx_move_msg(g, 20 + i, sweep_v3(0, 0, 0), dt));
+    assert_int_equal(command(udp, 1, rx, 5, many, n), (n + 1) / 2);
     /* The player's entity despawned by the game server: its owner hears. */
     sweep_msg_entity_command c3 = {.entity = e, .op = SWEEP_WIRE_OP_DESPAWN};
     assert_int_equal(command(game, 0, rx, 6, &c3, 1), 1);
@@ -1154,7 +1161,7 @@ static void entity_commands_replay_at_both_depths(void **state)
     sweep_replay_stats full, core;
     tally tf, tc;
     replay_ok(logs[0], g_map, &full, &tf);
-    assert_int_equal(full.moves, 10 + 1 + 20 + 10 * 2 + 5);
+    assert_int_equal(full.moves, 10 + 1 + 20 + 10 * 2 + 3 + 5);
     assert_true(full.hashes >= full.ticks - 1 && full.ticks > 10);
     replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
     assert_int_equal(core.moves, full.moves);

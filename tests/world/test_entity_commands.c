@@ -474,6 +474,46 @@ static void commands_are_deterministic(void **state)
     two_close(&b);
 }
 
+/* Over UDP the same EntityCommands may arrive twice (a duplicate, or a
+ * client's resend for a lost answer): the repeat is answered with the
+ * first answer's results and applies nothing again; a new sequence
+ * applies. Over TCP nothing is duplicated, so a sequence is not
+ * remembered. */
+static void a_udp_repeat_is_answered_not_applied(void **state)
+{
+    (void)state;
+    for (int udp = 0; udp < 2; udp++) {
+        sweep__world_options opt = wf_options();
+        two t;
+        two_open(&t, &opt);
+        sweep__owner game;
+        wf_owner(&game, t.w, 30, SWEEP_WIRE_ROLE_SERVER, udp);
+        sweep_msg_entity_command c[2] = {cmd(t.e, SWEEP_WIRE_OP_ADD_IMPULSE, 1, 0, 0),
+                                         cmd(t.e + 1, SWEEP_WIRE_OP_SET_VELOCITY, 0, 0, 0)};
+        const sweep_msg_entity_commands_result *r = send_commands(&t, &game, 7, c, 2);
+        assert_int_equal(r->results[0].code, SWEEP_WIRE_NONE);
+        assert_true(r->results[1].code == SWEEP_WIRE_UNKNOWN_ENTITY);
+        double first = entity(&t)->st.m.actor.velocity.x;
+        char text[SWEEP__COMMAND_TEXT];
+        snprintf(text, sizeof text, "%.*s", (int)r->results[1].message.len, r->results[1].message.ptr);
+        r = send_commands(&t, &game, 7, c, 2);
+        if (udp) {
+            assert_true(entity(&t)->st.m.actor.velocity.x == first); /* not added again */
+            assert_true(r->results[0].velocity.x == first);
+            assert_int_equal(r->results[1].code, SWEEP_WIRE_UNKNOWN_ENTITY);
+            assert_int_equal(r->results[1].message.len, strlen(text));
+            assert_memory_equal(r->results[1].message.ptr, text, strlen(text));
+        } else {
+            assert_true(entity(&t)->st.m.actor.velocity.x == first + 1.0);
+        }
+        double second = entity(&t)->st.m.actor.velocity.x;
+        send_commands(&t, &game, 8, c, 2);
+        assert_true(entity(&t)->st.m.actor.velocity.x == second + 1.0);
+        sweep__owner_release(&game, NULL);
+        two_close(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +528,7 @@ int main(void)
         cmocka_unit_test(each_command_stands_alone),
         cmocka_unit_test(more_than_max_batch_is_refused_whole),
         cmocka_unit_test(commands_are_deterministic),
+        cmocka_unit_test(a_udp_repeat_is_answered_not_applied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
