@@ -506,11 +506,24 @@ static void *copy_out(const void *items, uint32_t n, size_t size)
     return copy;
 }
 
+/* A new event of the message whose size *bytes holds: the first one made
+ * of it takes the size, so that events sum to the bytes they came in
+ * (sweep_client_event.wire_bytes). NULL when out of memory. */
+static sweep_client_event *message_event(sweep_client *c, uint32_t *bytes)
+{
+    sweep_client_event *ev = queue_push(c);
+    if (ev != NULL) {
+        ev->wire_bytes = *bytes;
+        *bytes = 0;
+    }
+    return ev;
+}
+
 /* An Error about the whole of MoveBatch b (RateLimited, BatchTooLarge):
  * one Error event per move, naming the move and its entity, so that each
  * move the caller sent gets its own answer. Returns 0, or -1 when memory
  * runs out. */
-static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sent *b, uint64_t now)
+static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sent *b, uint64_t now, uint32_t *bytes)
 {
     if (repeated_answer(c, b->sequence))
         return 0;
@@ -518,7 +531,7 @@ static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sen
         settle_unanswered(c, b->entities[i], b->moves[i]);
         if (repeated_answer(c, b->moves[i]))
             continue;
-        sweep_client_event *ev = queue_push(c);
+        sweep_client_event *ev = message_event(c, bytes);
         if (ev == NULL)
             return -1;
         ev->kind = SWEEP_CLIENT_EV_ERROR;
@@ -535,9 +548,10 @@ static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sen
     return 0;
 }
 
-/* Turns one decoded message into queued events (a result batch into one
- * event per result). Returns 0, or -1 when memory runs out. */
-static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
+/* Turns one decoded message, of `bytes` on the wire, into queued events
+ * (a result batch into one event per result). Returns 0, or -1 when
+ * memory runs out. */
+static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t bytes)
 {
     sweep_client_event *ev;
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
@@ -546,7 +560,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
             settle_unanswered(c, r->entity, r->sequence);
             if (repeated_answer(c, r->sequence))
                 continue;
-            if ((ev = queue_push(c)) == NULL)
+            if ((ev = message_event(c, &bytes)) == NULL)
                 return -1;
             ev->kind = SWEEP_CLIENT_EV_MOVE_RESULT;
             ev->sequence = m->as.move_result_batch.results[i].sequence;
@@ -568,13 +582,13 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         uint32_t about = m->as.error.sequence;
         sweep__batch_sent *b = batch_sent(c, about);
         if (b)
-            return batch_error(c, m, b, now);
+            return batch_error(c, m, b, now, &bytes);
         settle_unanswered(c, m->as.error.entity, about);
         settle_spawn(c, about);
         if (repeated_answer(c, about))
             return 0;
     }
-    if ((ev = queue_push(c)) == NULL)
+    if ((ev = message_event(c, &bytes)) == NULL)
         return -1;
     ev->sequence = m->sequence;
     ev->server_tick = m->server_tick;
@@ -797,7 +811,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                     continue;
                 }
                 c->counters.frames_received++;
-                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset)) < 0)
+                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset), (uint32_t)len) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if ((unsigned)n < SWEEP__RX_BATCH)
@@ -841,7 +855,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                     return fatal(c, err, SWEEP_CLIENT_E_PROTOCOL, "server sent an invalid frame (%s)",
                                  sweep_proto_error_name(pe));
                 c->counters.frames_received++;
-                if (handle_message(c, &m, arrived) < 0)
+                if (handle_message(c, &m, arrived, (uint32_t)flen) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if (fs == SWEEP_FRAME_TOO_LARGE)
