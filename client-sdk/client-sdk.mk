@@ -46,9 +46,11 @@ $(BIN)/sweep-bots: $(BUILD)/client-sdk/bots_main.o $(BUILD)/client-sdk/netem.o $
 
 # Examples of libsweep in use (client-sdk/examples/, shown in README.md):
 # built with everything, linked as a game would link libsweep, never
-# installed. tests/client-sdk/test_relay_example runs relay_server.
+# installed. tests/client-sdk/test_relay_example runs relay_server, and so
+# does the game-server benchmark (tests/bench/bench_game_server.sh).
 EXAMPLES := $(patsubst client-sdk/examples/%.c,$(BUILD)/examples/%,$(wildcard client-sdk/examples/*.c))
 all: $(EXAMPLES)
+BENCHES += $(BUILD)/examples/relay_server
 .SECONDARY: $(patsubst %.c,$(BUILD)/%.o,$(wildcard client-sdk/examples/*.c))
 $(BUILD)/examples/%: $(BUILD)/client-sdk/examples/%.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)

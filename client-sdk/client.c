@@ -536,11 +536,24 @@ static void *copy_out(const void *items, uint32_t n, size_t size)
     return copy;
 }
 
+/* A new event of the message whose size *bytes holds: the first one made
+ * of it takes the size, so that events sum to the bytes they came in
+ * (sweep_client_event.wire_bytes). NULL when out of memory. */
+static sweep_client_event *message_event(sweep_client *c, uint32_t *bytes)
+{
+    sweep_client_event *ev = queue_push(c);
+    if (ev != NULL) {
+        ev->wire_bytes = *bytes;
+        *bytes = 0;
+    }
+    return ev;
+}
+
 /* An Error about the whole of MoveBatch b (RateLimited, BatchTooLarge):
  * one Error event per move, naming the move and its entity, so that each
  * move the caller sent gets its own answer. Returns 0, or -1 when memory
  * runs out. */
-static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sent *b, uint64_t now)
+static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sent *b, uint64_t now, uint32_t *bytes)
 {
     if (repeated_answer(c, b->sequence))
         return 0;
@@ -548,7 +561,7 @@ static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sen
         settle_unanswered(c, b->entities[i], b->moves[i]);
         if (repeated_answer(c, b->moves[i]))
             continue;
-        sweep_client_event *ev = queue_push(c);
+        sweep_client_event *ev = message_event(c, bytes);
         if (ev == NULL)
             return -1;
         ev->kind = SWEEP_CLIENT_EV_ERROR;
@@ -639,7 +652,7 @@ static sweep_msg_entity_command_result *copy_results(const sweep_msg_entity_comm
  * placed among its request's commands. A piece of an answer already taken
  * whole is a repeat, one that fits nowhere is dropped. Returns 0, or -1
  * when memory runs out. */
-static int command_results(sweep_client *c, const sweep_message *m, uint64_t now)
+static int command_results(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t *bytes)
 {
     const sweep_msg_entity_commands_result *er = &m->as.entity_commands_result;
     uint32_t first = 0, total = er->count;
@@ -664,7 +677,7 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
         if (s->placed >= s->count)
             s->closed = 1;
     }
-    sweep_client_event *ev = queue_push(c);
+    sweep_client_event *ev = message_event(c, bytes);
     if (ev == NULL)
         return -1;
     ev->kind = SWEEP_CLIENT_EV_COMMAND_RESULTS;
@@ -681,20 +694,21 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
     return 0;
 }
 
-/* Turns one decoded message into queued events (a result batch into one
- * event per result). Returns 0, or -1 when memory runs out. */
-static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
+/* Turns one decoded message, of `bytes` on the wire, into queued events
+ * (a result batch into one event per result). Returns 0, or -1 when
+ * memory runs out. */
+static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t bytes)
 {
     sweep_client_event *ev;
     if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
-        return command_results(c, m, now);
+        return command_results(c, m, now, &bytes);
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
             const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
             settle_unanswered(c, r->entity, r->sequence);
             if (repeated_answer(c, r->sequence))
                 continue;
-            if ((ev = queue_push(c)) == NULL)
+            if ((ev = message_event(c, &bytes)) == NULL)
                 return -1;
             ev->kind = SWEEP_CLIENT_EV_MOVE_RESULT;
             ev->sequence = m->as.move_result_batch.results[i].sequence;
@@ -716,13 +730,13 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now)
         uint32_t about = m->as.error.sequence;
         sweep__batch_sent *b = batch_sent(c, about);
         if (b)
-            return batch_error(c, m, b, now);
+            return batch_error(c, m, b, now, &bytes);
         settle_unanswered(c, m->as.error.entity, about);
         settle_spawn(c, about);
         if (repeated_answer(c, about))
             return 0;
     }
-    if ((ev = queue_push(c)) == NULL)
+    if ((ev = message_event(c, &bytes)) == NULL)
         return -1;
     ev->sequence = m->sequence;
     ev->server_tick = m->server_tick;
@@ -945,7 +959,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                     continue;
                 }
                 c->counters.frames_received++;
-                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset)) < 0)
+                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset), (uint32_t)len) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if ((unsigned)n < SWEEP__RX_BATCH)
@@ -989,7 +1003,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                     return fatal(c, err, SWEEP_CLIENT_E_PROTOCOL, "server sent an invalid frame (%s)",
                                  sweep_proto_error_name(pe));
                 c->counters.frames_received++;
-                if (handle_message(c, &m, arrived) < 0)
+                if (handle_message(c, &m, arrived, (uint32_t)flen) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if (fs == SWEEP_FRAME_TOO_LARGE)

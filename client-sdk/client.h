@@ -585,6 +585,12 @@ typedef struct sweep_client_event {
                              segment read with it (SO_TIMESTAMPNS), so a caller that came late
                              to read does not count its own delay as the server's; the time
                              it was read where the kernel gives no stamp */
+    uint32_t wire_bytes;  /* the size of the frame (its size prefix included) or datagram it came
+                             in, counted once: the first event made of a message carries it, the
+                             others of the same message (a MoveBatchResult's further results, a
+                             refused batch's further Errors) 0, so over the events a connection
+                             hands out it sums to the bytes they came in; 0 for what libsweep
+                             makes itself (a Spawn given up with TIMEOUT) */
     union {
         sweep_msg_move_result move_result;
         sweep_client_error error;

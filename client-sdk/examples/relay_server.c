@@ -16,13 +16,24 @@
  *      ticks a second, and taking the answers as they come, one per move;
  *   4. with --map, predicting each player with the same core and rules as
  *      sweepd (predict.h, one predictor per player) and claiming the
- *      prediction, so that a correction would show a desync.
+ *      prediction, so that a correction would show a desync;
+ *   5. with --watch, observing every entity of its world as sweepd pushes
+ *      them (sweep_client_watch_entities), as a game server does to send
+ *      its players what they see.
  * The players here are simulated: each walks a small square around its
  * spawn point. A real game server would take the wishes from its players'
  * input instead, and send the answers back to them.
  *
- * At the end one line sums it up: entities, ticks, moves sent and answered,
- * errors, corrections and (with --map) predictions that differed. The exit
+ * It also measures what a game server feels: each tick's round trip, from
+ * the send of its batch to the arrival of its last answer (the kernel's
+ * arrival time, sweep_client_event.received_ns), and with --watch the bytes
+ * of the pushes a tick (sweep_client_event.wire_bytes), both over the ticks
+ * sent after --warmup.
+ *
+ * At the end one line of key=value pairs sums it up: entities, ticks, moves
+ * sent and answered, errors, corrections, moves whose answer named a rule,
+ * (with --map) predictions that differed, the ticks' round trips and (with
+ * --watch) the pushes. The exit
  * status is 0 when every move was answered and nothing was refused, 1
  * otherwise, 2 for a bad command line.
  */
@@ -33,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
@@ -53,16 +65,33 @@
     "  --rate HZ            ticks a second, a move per player each (default 60)\n"                              \
     "  --map FILE           the server's map: players spawn at its spawn points in\n"                           \
     "                       turn, and each move is predicted and claimed\n"                                     \
+    "  --watch N            observe every entity of the world, pushed every N-th\n"                             \
+    "                       tick of sweepd's, and count the bytes of the pushes\n"                              \
+    "  --warmup S           seconds of moves at the start left out of the round\n"                              \
+    "                       trips and the pushes counted (default 0)\n"                                         \
     "  --timeout-ms MS      for connecting, and for each answer at the end (5000)\n"                            \
     "  --help               this text\n"
 
 typedef struct options {
     const char *connect, *token, *map;
     int udp;
-    uint32_t entities;
-    double duration, rate;
+    uint32_t entities, watch;
+    double duration, rate, warmup;
     int timeout_ms;
 } options;
+
+/* One tick sent: its moves are numbered first_seq .. last_seq (a batch
+ * cut into MoveBatches takes a number for each between its moves). */
+typedef struct tick_sent {
+    uint64_t sent_ns, last_ns; /* its batch's send; its latest answer's arrival */
+    uint32_t first_seq, last_seq;
+    uint32_t moves, answered;
+    int measured; /* sent after --warmup */
+} tick_sent;
+
+/* Ticks whose answers may still come: more than this many behind, a tick
+ * is given up (counted in unfinished_ticks), so this is 17 s at 60 Hz. */
+#define TICKS_KEPT 1024u
 
 /* One relayed player. */
 typedef struct player {
@@ -81,7 +110,16 @@ typedef struct relay {
     uint32_t nplayers, spawned, spawn_errors;
     /* entity -> index in players, open addressing (entity ids are random, never 0) */
     uint32_t *slot_entity, *slot_index, slots;
-    uint64_t ticks, sent, answered, errors, corrections, mismatches;
+    uint64_t ticks, sent, answered, errors, corrections, ruled, mismatches;
+    /* Round trips: ticks [oldest, ticks) unfinished, in ring[t % TICKS_KEPT]. */
+    tick_sent ring[TICKS_KEPT];
+    uint64_t oldest, unfinished;
+    uint64_t measure_from_ns; /* sends from then on are measured (--warmup); UINT64_MAX before */
+    uint64_t *rtt_ns;         /* round trips of the finished measured ticks */
+    size_t nrtt, rtt_cap;
+    /* The pushes of --watch that arrived from measure_from_ns on. */
+    uint64_t watch_tick, watch_ticks, watch_bytes, watch_states;
+    int watch_seen, watch_counting; /* watch_tick is one; it began after measure_from_ns */
 } relay;
 
 static int parse(int argc, char **argv, options *o)
@@ -97,8 +135,8 @@ static int parse(int argc, char **argv, options *o)
             o->udp = 1;
             continue;
         }
-        static const char *const valued[] = {"--connect", "--token", "--map", "--entities", "--duration", "--rate",
-                                             "--timeout-ms"};
+        static const char *const valued[] = {"--connect", "--token",  "--map",    "--entities",  "--duration",
+                                             "--rate",    "--watch",  "--warmup", "--timeout-ms"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             known |= strcmp(a, valued[k]) == 0;
@@ -126,6 +164,15 @@ static int parse(int argc, char **argv, options *o)
             o->rate = strtod(v, &end);
             if (*end || !(o->rate >= 1 && o->rate <= 1000))
                 goto bad;
+        } else if (strcmp(a, "--watch") == 0) {
+            unsigned long n = strtoul(v, &end, 10);
+            if (*end || n < 1 || n > 1000000)
+                goto bad;
+            o->watch = (uint32_t)n;
+        } else if (strcmp(a, "--warmup") == 0) {
+            o->warmup = strtod(v, &end);
+            if (*end || !(o->warmup >= 0 && o->warmup <= 86400))
+                goto bad;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             long ms = strtol(v, &end, 10);
             if (*end || ms < 1 || ms > 3600000)
@@ -141,6 +188,11 @@ static int parse(int argc, char **argv, options *o)
         o->token = getenv("SWEEP_TOKEN");
     if (o->connect == NULL) {
         fprintf(stderr, "relay_server: --connect is required\n%s", USAGE);
+        return -1;
+    }
+    if (o->warmup >= o->duration) {
+        fprintf(stderr, "relay_server: --warmup %g leaves nothing of --duration %g to measure\n", o->warmup,
+                o->duration);
         return -1;
     }
     return 0;
@@ -231,7 +283,88 @@ static int connect_relay(relay *r)
         fprintf(stderr, "relay_server: --map: %s\n", e.message);
         return -1;
     }
+    /* A tick's answers (and pushes) come at once, a datagram per
+     * max_batch moves: for a thousand players more than the default
+     * receive buffer (about 200 KiB) holds, and what does not fit is
+     * lost. The kernel caps the size asked at net.core.rmem_max. */
+    if (r->o.udp) {
+        int want = 4 << 20;
+        if (setsockopt(sweep_client_fd(r->c), SOL_SOCKET, SO_RCVBUF, &want, sizeof want) != 0)
+            perror("relay_server: SO_RCVBUF");
+    }
     return 0;
+}
+
+/* --- round trips ------------------------------------------------------------------- */
+
+/* Records a finished tick's round trip, if measured. */
+static void tick_finished(relay *r, const tick_sent *t)
+{
+    if (!t->measured)
+        return;
+    if (r->nrtt == r->rtt_cap) {
+        size_t cap = r->rtt_cap ? 2 * r->rtt_cap : 1024;
+        uint64_t *n = realloc(r->rtt_ns, cap * sizeof *n);
+        if (n == NULL)
+            return; /* the figure is short of one tick; the relay goes on */
+        r->rtt_ns = n;
+        r->rtt_cap = cap;
+    }
+    r->rtt_ns[r->nrtt++] = t->last_ns - t->sent_ns;
+}
+
+/* One answer (a result or a refusal) to the move numbered seq, arrived at
+ * arrived_ns: the tick it belongs to, finished when it was the last. */
+static void tick_answered(relay *r, uint32_t seq, uint64_t arrived_ns)
+{
+    for (uint64_t k = r->oldest; k < r->ticks; k++) {
+        tick_sent *t = &r->ring[k % TICKS_KEPT];
+        if (seq < t->first_seq || seq > t->last_seq || t->answered == t->moves)
+            continue;
+        t->answered++;
+        if (arrived_ns > t->last_ns)
+            t->last_ns = arrived_ns;
+        if (t->answered == t->moves)
+            tick_finished(r, t);
+        break;
+    }
+    /* Answers come mostly in order: the finished ticks at the front go. */
+    while (r->oldest < r->ticks && r->ring[r->oldest % TICKS_KEPT].answered == r->ring[r->oldest % TICKS_KEPT].moves)
+        r->oldest++;
+}
+
+/* A push of --watch: a part of a tick's EntityStates. A tick is counted
+ * when its first part came after --warmup. */
+static void watch_push(relay *r, const sweep_client_event *ev)
+{
+    const sweep_msg_entity_states *es = &ev->as.entity_states;
+    if (!r->watch_seen || es->tick != r->watch_tick) {
+        r->watch_seen = 1;
+        r->watch_tick = es->tick;
+        r->watch_counting = ev->received_ns >= r->measure_from_ns;
+        r->watch_ticks += (uint64_t)r->watch_counting;
+    }
+    if (r->watch_counting) {
+        r->watch_bytes += ev->wire_bytes;
+        r->watch_states += es->count;
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The round trip that fraction q of the measured ticks' do not pass
+ * (nearest rank, over rtt_ns sorted), in microseconds; 0 without any. */
+static double rtt_quantile_us(const relay *r, double q)
+{
+    if (r->nrtt == 0)
+        return 0;
+    size_t rank = (size_t)(q * (double)r->nrtt + 0.999999);
+    rank = rank < 1 ? 1 : rank > r->nrtt ? r->nrtt : rank;
+    return (double)r->rtt_ns[rank - 1] / 1e3;
 }
 
 /* --- events ------------------------------------------------------------------------- */
@@ -281,6 +414,8 @@ static void on_event(relay *r, const sweep_client_event *ev)
         const sweep_msg_move_result *res = &ev->as.move_result;
         r->answered++;
         r->corrections += res->corrected != 0;
+        r->ruled += res->rules != 0;
+        tick_answered(r, res->sequence, ev->received_ns);
         pl = index_get(r, res->entity);
         sweep_predict_ack a;
         if (pl && pl->pred && sweep_predictor_ack(pl->pred, res, &a, NULL) == SWEEP_CLIENT_OK)
@@ -290,12 +425,16 @@ static void on_event(relay *r, const sweep_client_event *ev)
     } else if (ev->kind == SWEEP_CLIENT_EV_ERROR) {
         const sweep_client_error *er = &ev->as.error;
         r->errors++;
+        tick_answered(r, er->sequence, ev->received_ns);
         if (r->errors <= 5)
             fprintf(stderr, "relay_server: move %u of entity %u refused: %s: %s\n", er->sequence, er->entity,
                     sweep_client_error_name(er), er->message);
         pl = index_get(r, er->entity);
         if (pl && pl->pred)
             sweep_predictor_reject(pl->pred, er->sequence, NULL, NULL);
+    } else if (ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES && ev->sequence == 0) {
+        /* A real game server sends each player what it sees here. */
+        watch_push(r, ev);
     } else if (ev->kind == SWEEP_CLIENT_EV_BYE) {
         fprintf(stderr, "relay_server: sweepd said goodbye: %s\n", ev->as.error.message);
     }
@@ -344,7 +483,15 @@ static int pump(relay *r, uint64_t until_ns)
 static int spawn_players(relay *r)
 {
     uint32_t points = r->have_map && r->lv.spawn_count ? r->lv.spawn_count : 1;
+    /* Over UDP libsweep sends again only the newest unanswered Spawn (a
+     * repeat of an older one would make a second entity), so a burst of a
+     * thousand that overflows a socket's buffer loses spawns for good:
+     * at most SPAWNS_IN_FLIGHT wait at once. TCP loses nothing. */
+    enum { SPAWNS_IN_FLIGHT = 64 };
     for (uint32_t i = 0; i < r->nplayers; i++) {
+        while (r->o.udp && i - (r->spawned + r->spawn_errors) >= SPAWNS_IN_FLIGHT)
+            if (pump_once(r, 1000) != 0)
+                return -1;
         /* The map's spawn points in turn, with the map's radii, each
          * entity a player's: held to the player rules it relays. */
         sweep_client_spawn_req sp = {.spawn_point = i % points + 1, .player = true};
@@ -354,12 +501,26 @@ static int spawn_players(relay *r)
             return -1;
         }
     }
-    /* One wait for all the answers: a Spawn nobody answers becomes an
-     * Error (TIMEOUT) after --timeout-ms, so this ends. */
+    /* One wait for all the (other) answers: a Spawn nobody answers
+     * becomes an Error (TIMEOUT) after --timeout-ms, so this ends. */
     while (r->spawned + r->spawn_errors < r->nplayers)
         if (pump_once(r, 1000) != 0)
             return -1;
     return r->spawn_errors ? -1 : 0;
+}
+
+/* --- 5. watching ----------------------------------------------------------------------- */
+
+/* Asks for every entity's state every --watch ticks: the answer (its
+ * parts) and the pushes come as ENTITY_STATES events (on_event). */
+static int watch_all(relay *r)
+{
+    sweep_client_error e;
+    if (sweep_client_watch_entities(r->c, r->o.watch, NULL, &e) != SWEEP_CLIENT_OK) {
+        fprintf(stderr, "relay_server: --watch: %s: %s\n", sweep_client_error_name(&e), e.message);
+        return -1;
+    }
+    return 0;
 }
 
 /* --- 3. relaying ---------------------------------------------------------------------- */
@@ -394,6 +555,16 @@ static int send_tick(relay *r, sweep_client_move_req *moves, uint32_t *seqs)
         }
         n++;
     }
+    /* Room for this tick's answers: one still unanswered after
+     * TICKS_KEPT more is given up. */
+    if (r->ticks - r->oldest == TICKS_KEPT) {
+        r->unfinished++;
+        r->oldest++;
+    }
+    uint64_t now = sweep_client_now_ns();
+    r->ring[r->ticks % TICKS_KEPT] = (tick_sent){.sent_ns = now, .last_ns = now, .first_seq = seqs[0],
+                                                 .last_seq = seqs[n - 1], .moves = n,
+                                                 .measured = now >= r->measure_from_ns};
     sweep_client_error e;
     if (sweep_client_send_batch(r->c, moves, n, seqs, &e) != SWEEP_CLIENT_OK) {
         fprintf(stderr, "relay_server: send: %s: %s\n", sweep_client_error_name(&e), e.message);
@@ -416,6 +587,7 @@ static int relay_moves(relay *r)
     }
     uint64_t period = (uint64_t)(1e9 / r->o.rate);
     uint64_t start = sweep_client_now_ns(), end = start + (uint64_t)(r->o.duration * 1e9), next = start;
+    r->measure_from_ns = start + (uint64_t)(r->o.warmup * 1e9);
     int rc = 0;
     while (rc == 0 && next < end) {
         /* After a stall, a few ticks are caught up and the rest dropped,
@@ -438,6 +610,8 @@ static int relay_moves(relay *r)
             give_up = sweep_client_now_ns() + ms_to_ns(r->o.timeout_ms);
         }
     }
+    for (uint64_t k = r->oldest; k < r->ticks; k++)
+        r->unfinished += r->ring[k % TICKS_KEPT].answered < r->ring[k % TICKS_KEPT].moves;
     free(moves);
     free(seqs);
     return rc;
@@ -459,6 +633,7 @@ int main(int argc, char **argv)
         r.have_map = 1;
     }
     r.nplayers = r.o.entities;
+    r.measure_from_ns = UINT64_MAX;
     r.players = calloc(r.nplayers, sizeof *r.players);
     int rc = 1;
     if (r.players == NULL || index_init(&r) != 0) {
@@ -472,15 +647,27 @@ int main(int argc, char **argv)
     if (spawn_players(&r) != 0)
         goto out;
     uint64_t t1 = sweep_client_now_ns();
+    if (r.o.watch && watch_all(&r) != 0)
+        goto out;
+    uint64_t t1w = sweep_client_now_ns();
     int relayed = relay_moves(&r);
     uint64_t t2 = sweep_client_now_ns();
     printf("relay transport=%s entities=%" PRIu32 " connect_ms=%.1f spawn_ms=%.1f ticks=%" PRIu64
-           " moves_sent=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64 " corrections=%" PRIu64,
+           " moves_sent=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64 " corrections=%" PRIu64
+           " ruled=%" PRIu64,
            r.o.udp ? "udp" : "tcp", r.spawned, (double)(tc - t0) / 1e6, (double)(t1 - tc) / 1e6, r.ticks, r.sent,
-           r.answered, r.errors, r.corrections);
+           r.answered, r.errors, r.corrections, r.ruled);
     if (r.have_map)
         printf(" mismatches=%" PRIu64, r.mismatches);
-    printf(" lost=%" PRIu64 " seconds=%.2f\n", r.sent - r.answered - r.errors, (double)(t2 - t1) / 1e9);
+    printf(" lost=%" PRIu64 " seconds=%.2f", r.sent - r.answered - r.errors, (double)(t2 - t1w) / 1e9);
+    qsort(r.rtt_ns, r.nrtt, sizeof *r.rtt_ns, cmp_u64);
+    printf(" rtt_ticks=%zu unfinished_ticks=%" PRIu64 " tick_rtt_p50_us=%.1f tick_rtt_p99_us=%.1f tick_rtt_max_us=%.1f",
+           r.nrtt, r.unfinished, rtt_quantile_us(&r, 0.50), rtt_quantile_us(&r, 0.99), rtt_quantile_us(&r, 1.0));
+    if (r.o.watch)
+        printf(" watch_ticks=%" PRIu64 " watch_bytes_per_tick=%.0f watch_entities_per_tick=%.1f", r.watch_ticks,
+               r.watch_ticks ? (double)r.watch_bytes / (double)r.watch_ticks : 0.0,
+               r.watch_ticks ? (double)r.watch_states / (double)r.watch_ticks : 0.0);
+    printf("\n");
     rc = relayed == 0 && r.answered == r.sent && r.errors == 0 ? 0 : 1;
 out:
     if (r.players)
@@ -490,6 +677,7 @@ out:
     free(r.players);
     free(r.slot_entity);
     free(r.slot_index);
+    free(r.rtt_ns);
     if (r.have_map) {
         sweep_world_destroy(r.world);
         sweep_level_free(&r.lv);

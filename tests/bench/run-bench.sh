@@ -435,6 +435,12 @@ awk -v n="$UC_CLIENTS" '
 uc_cleanup
 trap - EXIT
 
+# --- server: a game server relaying 1,000 players at 60 Hz, watching them ---
+# tests/bench/bench_game_server.sh says how: a fresh sweepd a run, the
+# example relay_server as the game server over TCP and over UDP, medians of
+# SWEEP_BENCH_GAME_RUNS runs (3) of SWEEP_BENCH_GAME_SECONDS (10) each.
+BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
+
 # --- server: a soak, 10,000 sessions for minutes, alone and under attack ----
 # bench_soak starts sweepd on the arena (per-address limits raised: every
 # client is on 127.0.0.1) and holds 10,000 sessions, TCP and UDP in turn,

@@ -7,7 +7,8 @@
  * sequence, a refused one among them; a Spawn nobody answers in time,
  * given up with an error event, its late answer still handed out once;
  * batches larger than Welcome.max_batch cut into several, every move
- * answered once; an Error about a whole batch handed out per move; and the
+ * answered once, the bytes of the answers counted once in the events'
+ * wire_bytes; an Error about a whole batch handed out per move; and the
  * last error a client keeps.
  *
  * The sessions say Hello with the server's --command-token: the server
@@ -363,6 +364,8 @@ static void batches_are_cut_to_max_batch(void **state)
         uint32_t told[MOVES], seq[MOVES];
         sweep_client_batch_sequences(c, MOVES, told);
         uint32_t first = sweep_client_next_sequence(c);
+        sweep_client_counters c0, c1;
+        sweep_client_get_counters(c, &c0);
         assert_int_equal(sweep_client_send_batch(c, m, MOVES, seq, &e), SWEEP_CLIENT_OK);
         assert_memory_equal(seq, told, sizeof seq);
         /* One number for each MoveBatch, then its moves'. */
@@ -372,13 +375,17 @@ static void batches_are_cut_to_max_batch(void **state)
         for (int i = 1; i < MOVES; i++)
             gaps += seq[i] - seq[i - 1] - 1;
         assert_int_equal(gaps, batches);
-        /* Every move answered once, none refused. */
+        /* Every move answered once, none refused; the answers' messages
+         * counted once each in wire_bytes, which add up to what came. */
         int answered[MOVES] = {0};
+        uint64_t wire = 0, carrying = 0;
         for (int got = 0; got < MOVES; got++) {
             sweep_client_event ev;
             assert_int_equal(sweep_client_poll(c, 20000, &ev, &e), SWEEP_CLIENT_OK);
             if (ev.kind == SWEEP_CLIENT_EV_ERROR)
                 fail_msg("%s: %s", sweep_client_error_name(&ev.as.error), ev.as.error.message);
+            wire += ev.wire_bytes;
+            carrying += ev.wire_bytes != 0;
             assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
             int i = 0;
             while (i < MOVES && seq[i] != ev.as.move_result.sequence)
@@ -387,6 +394,10 @@ static void batches_are_cut_to_max_batch(void **state)
             assert_int_equal(answered[i]++, 0);
             assert_int_equal(ev.as.move_result.entity, m[i].entity);
         }
+        sweep_client_get_counters(c, &c1);
+        assert_int_equal(wire, c1.bytes_received - c0.bytes_received);
+        assert_int_equal(carrying, c1.frames_received - c0.frames_received);
+        assert_true(carrying < MOVES); /* results come several to a message */
         /* Bad arguments send nothing at all. */
         m[MOVES / 2].mode = 300;
         uint32_t before = sweep_client_next_sequence(c);

@@ -1,13 +1,15 @@
 /*
  * test_relay_example.c - the example game server (client-sdk/examples/
  * relay_server.c, built as $(BUILD)/examples/relay_server) against a real
- * sweepd on the arena, as its README section runs it: 100 players spawned
- * without waiting and relayed at 60 Hz for 3 s in batches, over TCP and
- * over UDP, each move predicted and claimed. Every move must be answered,
- * none refused, no claim corrected and no prediction differ; the server's
- * own Stats must count exactly the moves the example says it sent. Then
- * what it does when sweepd refuses it: more players than a session may
- * own, and no server-role token.
+ * sweepd on the arena, as its README section runs it: 100 honest players
+ * spawned without waiting and relayed at 60 Hz for 10 s in batches, over
+ * TCP and over UDP, each move predicted and claimed, every entity watched.
+ * Every move must be answered, none refused, no claim corrected, no rule
+ * named (in the answers and in the server's rule counters) and no
+ * prediction differ; the server's own Stats must count exactly the moves
+ * the example says it sent; every tick's round trip measured, and each
+ * push holding the whole world. Then what it does when sweepd refuses it:
+ * more players than a session may own, and no server-role token.
  */
 #include "tests/sweepd_fixture.h"
 
@@ -64,15 +66,25 @@ static sweep_msg_stats server_stats(void)
     return st;
 }
 
-/* The value of `key=` in the summary line, or fails. */
-static uint64_t field(const char *line, const char *key)
+/* Where the value of `key=` in the summary line begins, or fails. */
+static const char *value_of(const char *line, const char *key)
 {
     char k[64];
     snprintf(k, sizeof k, " %s=", key);
     const char *at = strstr(line, k);
     if (at == NULL)
         fail_msg("no %s in: %s", key, line);
-    return strtoull(at + strlen(k), NULL, 10);
+    return at + strlen(k);
+}
+
+static uint64_t field(const char *line, const char *key)
+{
+    return strtoull(value_of(line, key), NULL, 10);
+}
+
+static double field_f(const char *line, const char *key)
+{
+    return strtod(value_of(line, key), NULL);
 }
 
 /* Runs the example with `extra` options; its output in *out, the status returned. */
@@ -84,12 +96,16 @@ static int run_relay(const char *address, const char *extra, char **out)
     return fx_run(cmd, out);
 }
 
+/* Runs the example with 100 players for `duration` seconds; with_map: each
+ * move predicted and claimed, and every entity watched (--watch 1) after a
+ * second of warmup. */
 static void relays(int udp, int with_map, const char *duration)
 {
     sweep_msg_stats before = server_stats();
     char extra[4600], *out = NULL;
-    snprintf(extra, sizeof extra, "--entities 100 --duration %s %s%s%s %s", duration, with_map ? "--map '" : "",
-             with_map ? ARENA : "", with_map ? "'" : "", udp ? "--udp" : "");
+    snprintf(extra, sizeof extra, "--entities 100 --duration %s %s%s%s %s", duration,
+             with_map ? "--watch 1 --warmup 1 --map '" : "", with_map ? ARENA : "", with_map ? "'" : "",
+             udp ? "--udp" : "");
     int rc = run_relay(udp ? D.udp : D.tcp, extra, &out);
     assert_non_null(out);
     const char *line = strstr(out, "relay transport=");
@@ -104,27 +120,54 @@ static void relays(int udp, int with_map, const char *duration)
     assert_int_equal(field(line, "errors"), 0);
     assert_int_equal(field(line, "lost"), 0);
     assert_int_equal(field(line, "corrections"), 0);
-    if (with_map)
+    assert_int_equal(field(line, "ruled"), 0);
+    /* Every tick's last answer came: a round trip each, the ones of the
+     * warmup left out. */
+    assert_int_equal(field(line, "unfinished_ticks"), 0);
+    uint64_t measured = field(line, "rtt_ticks");
+    assert_true(measured > 0 && (with_map ? measured < ticks : measured == ticks));
+    double p50 = field_f(line, "tick_rtt_p50_us"), p99 = field_f(line, "tick_rtt_p99_us");
+    assert_true(p50 > 0 && p50 <= p99 && p99 <= field_f(line, "tick_rtt_max_us"));
+    if (with_map) {
         assert_int_equal(field(line, "mismatches"), 0);
-    else
+        /* sweepd's own ticks pushed the world: all 100 entities a tick
+         * (over UDP in datagrams of a dozen, which may be lost, as any
+         * push may), each of them 96 bytes and more on the wire. */
+        uint64_t watched = field(line, "watch_ticks");
+        assert_true(watched > measured / 2);
+        double per_tick = field_f(line, "watch_entities_per_tick");
+        if (udp)
+            assert_true(per_tick > 0 && per_tick <= 100);
+        else
+            assert_true(per_tick == 100);
+        assert_true(field_f(line, "watch_bytes_per_tick") > 96 * per_tick);
+    } else {
         assert_null(strstr(line, "mismatches="));
-    /* The server applied exactly those, and refused nothing. */
+        assert_null(strstr(line, "watch_ticks="));
+    }
+    /* The server applied exactly those, refused nothing, and no rule of
+     * its acted on them. */
     sweep_msg_stats after = server_stats();
     assert_int_equal(after.moves_total - before.moves_total, sent);
     assert_int_equal(after.errors_total, before.errors_total);
+    assert_int_equal(after.rules_total_count, before.rules_total_count);
+    assert_true(after.rules_total_count >= SWEEP_WIRE_RULE_COUNT);
+    for (uint32_t k = 0; k < after.rules_total_count; k++)
+        if (after.rules_total[k] != before.rules_total[k])
+            fail_msg("rule %u acted %" PRIu64 " times", k, after.rules_total[k] - before.rules_total[k]);
     free(out);
 }
 
 static void relays_a_hundred_players_over_tcp(void **state)
 {
     (void)state;
-    relays(0, 1, "3");
+    relays(0, 1, "10");
 }
 
 static void relays_a_hundred_players_over_udp(void **state)
 {
     (void)state;
-    relays(1, 1, "3");
+    relays(1, 1, "10");
 }
 
 static void relays_without_predicting(void **state)
