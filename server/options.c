@@ -27,6 +27,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->max_batch = 64;
     opt->max_frame = 64u * 1024u;
     opt->rate_limit = 20000.0;
+    opt->rate_limit_server = 0.0;
     opt->max_write_queue = 1024u * 1024u;
     opt->udp_idle_timeout = 30.0;
     opt->drain_timeout = 2.0;
@@ -221,6 +222,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_u32(key, value, 256, 1024u * 1024u, &opt->max_frame, err, errlen);
     if (strcmp(key, "rate-limit") == 0)
         return parse_double(key, value, 0.0, 1e9, &opt->rate_limit, err, errlen);
+    if (strcmp(key, "rate-limit-server") == 0)
+        return parse_double(key, value, 0.0, 1e9, &opt->rate_limit_server, err, errlen);
     if (strcmp(key, "max-write-queue") == 0)
         return parse_u32(key, value, 4096, 1024u * 1024u * 1024u, &opt->max_write_queue, err, errlen);
     if (strcmp(key, "udp-idle-timeout") == 0)
@@ -390,6 +393,9 @@ void sweep_server_options_usage(FILE *out)
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
           "  --rate-limit N          requests per second per session, a batch counting\n"
           "                          one per move; 0 = unlimited (default 20000)\n"
+          "  --rate-limit-server N   the same for a session of the server role (a game\n"
+          "                          server relaying thousands of players); 0 = unlimited\n"
+          "                          (default)\n"
           "  --max-write-queue BYTES memory held for answers waiting for one TCP client\n"
           "                          (buffers, not just answer bytes); past it the client\n"
           "                          is disconnected as a slow reader (default 1048576)\n"

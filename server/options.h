@@ -41,6 +41,7 @@ typedef struct sweep_server_options {
     uint32_t max_batch;        /* moves per MoveBatch */
     uint32_t max_frame;        /* TCP frame body bytes (prefix excluded) */
     double rate_limit;         /* requests per second per session; 0 = unlimited */
+    double rate_limit_server;  /* the same for a session of the server role (a game server); 0 = unlimited */
     uint32_t max_write_queue;  /* bytes waiting to be written to one TCP connection */
     double udp_idle_timeout;   /* seconds without a datagram before a UDP session is dropped */
     double drain_timeout;      /* seconds a closing connection may take to flush */

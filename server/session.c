@@ -123,8 +123,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__
     ss->transport = t;
     uint64_t now = uv_hrtime();
     ss->last_seen_ns = now;
-    sweep__bucket_init(&ss->bucket, s->opt.rate_limit, now);
-    sweep__session_own(ss, SWEEP_WIRE_ROLE_PLAYER, "", 0);
+    sweep__session_own(ss, SWEEP_WIRE_ROLE_PLAYER, "", 0); /* the Welcome owns it for its role */
     ss->next = s->sessions;
     if (s->sessions)
         s->sessions->prev = ss;
@@ -136,8 +135,14 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__
 
 void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity, uint32_t max_batch)
 {
+    uint64_t now = uv_hrtime();
     sweep__owner_init(&ss->own, ss->world->world, ss->id, role, ss->transport == SWEEP__UDP, max_batch, identity,
-                      strlen(identity), uv_hrtime());
+                      strlen(identity), now);
+    /* A game server relays thousands of players' moves: its role has a
+     * rate of its own, as it has a cap of its own. */
+    sweep__bucket_init(&ss->bucket,
+                       role == SWEEP_WIRE_ROLE_SERVER ? ss->server->opt.rate_limit_server : ss->server->opt.rate_limit,
+                       now);
 }
 
 void sweep__entity_mem_count(sweep_server *s, int delta)

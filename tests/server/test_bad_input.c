@@ -575,14 +575,14 @@ static void test_udp_rate_limit(void **state)
 }
 
 /* The rate limit is on work: an EntityCommands pays for each of its
- * commands as a MoveBatch does for its moves. With 10 requests a second,
- * one message of 10 commands empties the bucket, and a Ping right after
- * it is refused. */
+ * commands as a MoveBatch does for its moves. With 10 requests a second
+ * for the server role (--rate-limit-server), one message of 10 commands
+ * empties the bucket, and a Ping right after it is refused. */
 static void test_entity_commands_pay_per_command(void **state)
 {
     (void)state;
     fx_server small;
-    const char *args[] = {"--rate-limit", "10", "--command-token", FX_TOKEN, NULL};
+    const char *args[] = {"--rate-limit-server", "10", "--command-token", FX_TOKEN, NULL};
     assert_int_equal(fx_start(&small, args), 0);
     int fd = fx_tcp_connect(small.port);
     assert_true(fd >= 0);
@@ -606,6 +606,52 @@ static void test_entity_commands_pay_per_command(void **state)
     assert_int_equal(r.as.error.code, SWEEP_WIRE_RATE_LIMITED);
     assert_int_equal(r.as.error.sequence, 6);
     close(fd);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
+/* Each role has its rate: 40 Pings at once against --rate-limit 5 get a
+ * player one RateLimited, while the server role (--rate-limit-server,
+ * unlimited by default: a game server relays thousands of players) gets
+ * 40 Pongs. */
+static void test_rate_limit_by_role(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--rate-limit", "5", "--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    for (int server = 0; server < 2; server++) {
+        int fd = fx_tcp_connect(small.port);
+        assert_true(fd >= 0);
+        assert_true((server ? fx_hello_token(fd, rx, FX_TOKEN) : fx_hello(fd, rx)) != 0);
+        for (uint32_t i = 0; i < 40; i++) {
+            sweep_message g = fx_msg(SWEEP_MSG_PING, 100 + i);
+            assert_int_equal(fx_send(fd, &g), 0);
+        }
+        sweep_message last = fx_msg(SWEEP_MSG_GET_STATS, 999);
+        assert_int_equal(fx_send(fd, &last), 0);
+        int pongs = 0, limited = 0;
+        for (;;) {
+            sweep_message r;
+            if (fx_recv(fd, rx, &r) != 1)
+                break;
+            if (r.kind == SWEEP_MSG_PONG)
+                pongs++;
+            else if (r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_RATE_LIMITED)
+                limited++;
+            else if (r.kind == SWEEP_MSG_STATS && r.sequence == 999)
+                break;
+            if (!server && limited && pongs + limited >= 6)
+                break; /* the rest are dropped unanswered, GetStats with them */
+        }
+        if (server) {
+            assert_int_equal(pongs, 40);
+            assert_int_equal(limited, 0);
+        } else {
+            assert_int_equal(limited, 1);
+            assert_true(pongs >= 1 && pongs < 40);
+        }
+        close(fd);
+    }
     assert_int_equal(fx_stop(&small), 0);
 }
 
@@ -634,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_not_a_request),
         cmocka_unit_test(test_unserved_requests),
         cmocka_unit_test(test_entity_commands_pay_per_command),
+        cmocka_unit_test(test_rate_limit_by_role),
         cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),
