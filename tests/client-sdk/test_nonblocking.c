@@ -410,13 +410,13 @@ static void batches_are_cut_to_max_batch(void **state)
 }
 
 /* A server that refuses a whole MoveBatch (RateLimited: 12 requests a
- * second, 8 moves a batch) names the batch; the client hands out an Error
+ * second for the server role, 8 moves a batch) names the batch; the client hands out an Error
  * per move of it, naming the move and its entity. */
 static void an_error_about_a_batch_comes_per_move(void **state)
 {
     (void)state;
     fx_server d;
-    const char *args[] = {"--command-token", TOKEN, "--rate-limit", "12", "--max-batch", "8", NULL};
+    const char *args[] = {"--command-token", TOKEN, "--rate-limit-server", "12", "--max-batch", "8", NULL};
     assert_int_equal(fx_start(&d, args), 0);
     sweep_client *c = connect_to(&d, SWEEP_CLIENT_TCP);
     sweep_client_error e;
