@@ -114,7 +114,9 @@ install-server-man: all
 
 # make run: sweepd on the sample arena (replaces the core demo of maps.mk).
 SWEEPD_RUN_LISTEN ?= 127.0.0.1:7878
-RUN_DEPS := $(BIN)/sweepd $(BUILD)/maps/arena.db
+# Every program first: the lines it prints name build/bin/sweep, and the
+# README says make run builds everything.
+RUN_DEPS = $(PROGRAMS) $(BUILD)/maps/arena.db
 RUN_CMD = @echo "sweepd: serving $(BUILD)/maps/arena.db on $(SWEEPD_RUN_LISTEN) (TCP and UDP); Ctrl-C stops it."; \
 	echo "connect to the address of the ready line below, e.g. $(BIN)/sweep move --connect $(SWEEPD_RUN_LISTEN) --velocity 1,0,0"; \
 	echo "(or any FlatBuffers client of protocol/sweep.fbs; TCP frames are size-prefixed, UDP needs the cookie handshake)."; \
