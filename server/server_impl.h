@@ -365,7 +365,7 @@ void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move
 /* The request being handled was refused for the server's own failure (out
  * of memory) and changed nothing: a replay, which would not fail, must not
  * see it, as it never sees one the rate limit refused. Its records leave
- * the log (the caller stops capturing what it sends next); if they are
+ * the log (the sink records nothing it sends next, outcomes.c); if they are
  * written already, the recording stops. */
 void sweep__record_drop_request(sweep__served *w);
 void sweep__record_tick(sweep__served *w);
