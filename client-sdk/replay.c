@@ -41,6 +41,7 @@
 #include "server/record/record_move.h"
 #include "server/record/record_window.h"
 #include "server/world/log.h"
+#include "server/world/request_decoder.h"
 #include "server/world/world.h"
 
 typedef struct replay_session {
@@ -65,11 +66,7 @@ struct sweep_replay {
     int ahead_started;        /* read_ahead has run for the first segment */
     sweep__replay_core *core; /* the core depth's state; NULL at the full depth */
     sweep__world *world;      /* the full depth's world; NULL at the core depth */
-    sweep_decoder req_dec;    /* the requests, decoded as sweepd decoded them */
-    sweep_msg_move *req_moves;
-    sweep_msg_move_result *req_results;
-    sweep_wire_mover *req_movers;
-    sweep_msg_entity_command *req_commands; /* EntityCommands: the room sweepd lends */
+    sweep__request_decoder requests; /* the requests, decoded as sweepd decoded them */
     uint8_t *out_buf;         /* what the world answers, encoded */
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
@@ -682,7 +679,7 @@ static int on_request(sweep_replay *r, const sweep_record *x)
     memcpy(r->input, x->bytes.ptr, x->bytes.len);
     r->stats.requests++;
     sweep_message m;
-    sweep_proto_error e = sweep_decode(&r->req_dec, r->input, x->bytes.len, rs->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &m);
+    sweep_proto_error e = sweep_decode(&r->requests.dec, r->input, x->bytes.len, rs->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, &m);
     if (e != SWEEP_PROTO_OK)
         return set_error(r, "%s: byte %" PRIu64 ": IN of session %" PRIu64 " is no valid request: %s (corrupt log)",
                          r->path, x->offset, x->session, sweep_proto_error_name(e));
@@ -930,7 +927,7 @@ int sweep_replay_run(sweep_replay *r)
 }
 
 /* The full depth's world, as sweepd ran it by the log's HEAD, with the
- * decoder and the encoder's buffer sized as sweepd's (server/server.c). */
+ * decoder and the encoder's buffer sized as sweepd's (server/world/request_decoder.h). */
 static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, size_t errlen)
 {
     sweep__world_options wo = {
@@ -954,27 +951,12 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
         return -1;
     r->moves_recorded = h->version >= 2;
     r->udp_max_batch = sweep_udp_max_batch_claimed();
-    uint32_t moves_cap = h->max_frame / 4u + 1u;
-    if (moves_cap < h->max_batch + 1u)
-        moves_cap = h->max_batch + 1u;
-    r->req_moves = calloc(moves_cap, sizeof *r->req_moves);
-    r->req_results = calloc(64, sizeof *r->req_results);
-    r->req_movers = calloc(64, sizeof *r->req_movers);
-    r->req_commands = calloc(moves_cap, sizeof *r->req_commands);
-    r->out_cap = 4096u + (size_t)h->max_batch * 1100u;
+    r->out_cap = sweep__answer_buffer_size(h->max_batch);
     r->out_buf = malloc(r->out_cap);
-    if (!r->req_moves || !r->req_results || !r->req_movers || !r->req_commands || !r->out_buf) {
+    if (sweep__request_decoder_init(&r->requests, h->max_frame, h->max_batch) != 0 || !r->out_buf) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    r->req_dec.moves = r->req_moves;
-    r->req_dec.moves_cap = moves_cap;
-    r->req_dec.results = r->req_results;
-    r->req_dec.results_cap = 64;
-    r->req_dec.movers = r->req_movers;
-    r->req_dec.movers_cap = 64;
-    r->req_dec.commands = r->req_commands;
-    r->req_dec.commands_cap = moves_cap;
     return 0;
 }
 
@@ -1113,10 +1095,7 @@ void sweep_replay_close(sweep_replay *r)
         free(r->sessions[i].own);
     }
     sweep__world_close(r->world);
-    free(r->req_moves);
-    free(r->req_results);
-    free(r->req_movers);
-    free(r->req_commands);
+    sweep__request_decoder_free(&r->requests);
     free(r->out_buf);
     sweep__replay_core_close(r->core);
     for (int i = 0; i < 2; i++) {

@@ -286,7 +286,7 @@ void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
 static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
 {
     sweep_message m;
-    sweep_proto_error e = sweep_decode(&s->decoder, buf, len, flags, &m);
+    sweep_proto_error e = sweep_decode(&s->requests.dec, buf, len, flags, &m);
     if (e == SWEEP_PROTO_E_CAPACITY) {
         /* Valid, but more than the server's storage holds: a batch too
          * large, or something that is no request at all (a WorldState or a

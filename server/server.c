@@ -147,21 +147,10 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
         sweep__log(SWEEP_LOG_WARN, "auth_secret_readable",
                    "file=%s: group or others may read it; anyone who can mints tokens of any role (chmod 600)",
                    opt->auth_secret_file);
-    /* Batch storage for the decoder: room for any batch a frame can hold,
-     * so an oversized batch is decoded and refused by count, naming its
-     * sequence. Every vector entry may point at one shared Move table, so
-     * a frame holds up to one move per 4-byte offset. */
-    uint32_t moves_cap = s->opt.max_frame / 4u + 1u;
     s->udp_max_batch = sweep_udp_max_batch_claimed();
     s->udp_max_movers = sweep_udp_max_movers();
-    if (moves_cap < s->opt.max_batch + 1u)
-        moves_cap = s->opt.max_batch + 1u;
-    s->decode_moves = sweep__calloc(moves_cap, sizeof *s->decode_moves);
-    s->decode_results = sweep__calloc(64, sizeof *s->decode_results);
-    s->decode_movers = sweep__calloc(64, sizeof *s->decode_movers);
-    /* EntityCommands, a batch too: the same room as moves. */
-    s->decode_commands = sweep__calloc(moves_cap, sizeof *s->decode_commands);
-    s->out_cap = 4096u + (size_t)s->opt.max_batch * 1100u;
+    int decoder = sweep__request_decoder_init(&s->requests, s->opt.max_frame, s->opt.max_batch);
+    s->out_cap = sweep__answer_buffer_size(s->opt.max_batch);
     s->out_buf = sweep__malloc(s->out_cap);
     /* EntityStates (entity_watch.c): as many entities a message as one
      * datagram holds, or as a frame of --max-frame that the output buffer
@@ -177,21 +166,10 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     s->entity_wire = sweep__calloc(states_cap, sizeof *s->entity_wire);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
-    if (!s->decode_moves || !s->decode_results || !s->decode_movers || !s->decode_commands || !s->out_buf ||
-        !s->entity_wire || !s->addr_buckets) {
+    if (decoder != 0 || !s->out_buf || !s->entity_wire || !s->addr_buckets) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    s->decoder.moves = s->decode_moves;
-    s->decoder.moves_cap = moves_cap;
-    s->decoder.results = s->decode_results;
-    s->decoder.results_cap = 64;
-    /* A WorldState is the server's to send, but one sent to it should be
-     * refused as such (UnknownMessage), not as too large to decode. */
-    s->decoder.movers = s->decode_movers;
-    s->decoder.movers_cap = 64;
-    s->decoder.commands = s->decode_commands;
-    s->decoder.commands_cap = moves_cap;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
     /* The others share the port the first one got (SO_REUSEPORT). */
@@ -373,10 +351,7 @@ static void destroy_one(sweep_server *s)
     sweep__tcp_free(s); /* after the sessions, which take themselves off its counts */
     sweep__record_stop(s, "shutdown");
     sweep__worlds_free(s);
-    free(s->decode_moves);
-    free(s->decode_results);
-    free(s->decode_movers);
-    free(s->decode_commands);
+    sweep__request_decoder_free(&s->requests);
     free(s->out_buf);
     free(s->entity_wire);
     sweep__udp_free(s);

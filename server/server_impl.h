@@ -54,6 +54,7 @@
 #include "server/server.h"
 #include "server/stats.h"
 #include "server/world/log.h"
+#include "server/world/request_decoder.h"
 #include "server/world/world.h"
 
 typedef struct sweep__session sweep__session;
@@ -286,11 +287,7 @@ struct sweep_server {
     int allow_guests;               /* --allow-guests, its default resolved */
     sweep__bucket auth_log;         /* auth_failed lines it may still write */
     uint64_t auth_log_suppressed;
-    sweep_decoder decoder;
-    sweep_msg_move *decode_moves;
-    sweep_msg_move_result *decode_results;
-    sweep_wire_mover *decode_movers;
-    sweep_msg_entity_command *decode_commands;
+    sweep__request_decoder requests; /* requests decoded as a replay decodes them */
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
     uint8_t read_buf[64 * 1024];

@@ -206,7 +206,7 @@ static void log_dropped(const struct sockaddr *addr, size_t len, const char *eve
 static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep_message m;
-    if (len < SWEEP_UDP_HELLO_MIN || sweep_decode(&s->decoder, data, len, 0, &m) != SWEEP_PROTO_OK ||
+    if (len < SWEEP_UDP_HELLO_MIN || sweep_decode(&s->requests.dec, data, len, 0, &m) != SWEEP_PROTO_OK ||
         m.kind != SWEEP_MSG_HELLO) {
         s->stats.udp_dropped++;
         log_dropped(addr, len, "udp_unverified_dropped");
