@@ -14,6 +14,7 @@ static const char *const names[SWEEP_STATUS_COUNT] = {
     [SWEEP_E_GEOMETRY] = "GEOMETRY",
     [SWEEP_E_NOMEM] = "NOMEM",
     [SWEEP_E_ARG] = "ARG",
+    [SWEEP_E_TIME] = "TIME",
 };
 
 static const char *const messages[SWEEP_STATUS_COUNT] = {
@@ -27,6 +28,7 @@ static const char *const messages[SWEEP_STATUS_COUNT] = {
     [SWEEP_E_GEOMETRY] = "invalid world geometry",
     [SWEEP_E_NOMEM] = "out of memory",
     [SWEEP_E_ARG] = "invalid argument",
+    [SWEEP_E_TIME] = "time outside the kept history",
 };
 
 const char *sweep_status_name(sweep_status s)

@@ -22,6 +22,7 @@ typedef enum sweep_status {
     SWEEP_E_GEOMETRY,      /* world description: bad index, NaN vertex, too many triangles */
     SWEEP_E_NOMEM,         /* allocation failed while building a world */
     SWEEP_E_ARG,           /* NULL pointer or otherwise unusable argument */
+    SWEEP_E_TIME,          /* a past time the history does not hold */
     SWEEP_STATUS_COUNT
 } sweep_status;
 

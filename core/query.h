@@ -1,0 +1,144 @@
+/*
+ * query.h - questions asked of a world as it is or as it was: ray casts,
+ * line of sight, swept spheres and ellipsoids, and overlaps. A shooter's
+ * server asks them at the time the shooter saw (lag compensation); a
+ * client may ask its own view the same questions with the same code.
+ *
+ * What a query can meet:
+ *   - level triangles (the static world's BVH), front faces only by
+ *     default, as a moving body meets them; SWEEP_QUERY_BACK_FACES makes
+ *     a ray or sweep meet both sides;
+ *   - movers' triangles at their pose at the queried time;
+ *   - entities at their pose at the queried time (history.h), as their
+ *     hit shapes or, without shapes, as their collision ellipsoid.
+ * The ray/triangle and ray/plane tests follow "Collision Detection and
+ * Response" (chapter 12 of a game programming course); swept shapes
+ * against triangles use the core's swept unit sphere in the shape's
+ * ellipsoid space (Fauerby 2003), the same arithmetic a move uses.
+ *
+ * Order and ties: hits are ordered by distance along the path, and equal
+ * distances by a stable key (kind: level, mover, entity; then triangle
+ * number, or entity id and shape index). Every query is deterministic
+ * (+ - * /, sqrt, comparisons only) and allocates nothing.
+ *
+ * Time: a query names a tick kept in the history plus a fraction in
+ * [0, 1) of the tick after it (poses interpolated as history.h says). A
+ * time outside the history, or a fraction reaching past the newest tick,
+ * is SWEEP_E_TIME. Without a history (space.history NULL) a query sees the
+ * level and the movers at their current poses, and no entities.
+ */
+#ifndef SWEEP_CORE_QUERY_H
+#define SWEEP_CORE_QUERY_H
+
+#include <stdint.h>
+
+#include "core/history.h"
+#include "core/mover.h"
+#include "core/status.h"
+#include "core/vec3.h"
+#include "core/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct sweep_query_time {
+    uint64_t tick;
+    double fraction; /* [0, 1): 0 is the tick itself */
+} sweep_query_time;
+
+/* Everything a query can look at. */
+typedef struct sweep_query_space {
+    const sweep_world *world;      /* required */
+    const sweep_movers *movers;    /* their meshes; NULL: no movers */
+    const sweep_history *history;  /* poses over time; NULL: movers now, no entities */
+    sweep_query_time at;
+} sweep_query_space;
+
+/* What a query may hit (flags), and whom it ignores. */
+enum {
+    SWEEP_QUERY_LEVEL = 1u << 0,
+    SWEEP_QUERY_MOVERS = 1u << 1,
+    SWEEP_QUERY_ENTITIES = 1u << 2,
+    SWEEP_QUERY_ALL = SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES,
+    SWEEP_QUERY_BACK_FACES = 1u << 3, /* triangles block from both sides */
+    SWEEP_QUERY_ELLIPSOIDS = 1u << 4  /* entities as their ellipsoid even when they have hit shapes */
+};
+
+#define SWEEP_QUERY_IGNORE_MAX 16u
+
+typedef struct sweep_query_filter {
+    uint32_t flags;           /* SWEEP_QUERY_*; 0 means SWEEP_QUERY_ALL */
+    const uint64_t *ignore;   /* entity ids never hit (the shooter) */
+    uint32_t ignore_count;    /* <= SWEEP_QUERY_IGNORE_MAX */
+} sweep_query_filter;
+
+typedef enum sweep_hit_kind {
+    SWEEP_HIT_NONE = 0,
+    SWEEP_HIT_LEVEL = 1,
+    SWEEP_HIT_MOVER = 2,
+    SWEEP_HIT_ENTITY = 3
+} sweep_hit_kind;
+
+typedef struct sweep_query_hit {
+    uint32_t kind;        /* sweep_hit_kind */
+    uint32_t triangle;    /* level or mover triangle number; SWEEP_NO_TRIANGLE for an entity */
+    uint32_t material;    /* the triangle's material; 0 for an entity */
+    uint32_t mover;       /* SWEEP_NO_MOVER unless a mover was hit */
+    uint64_t entity;      /* the entity's id; 0 unless an entity was hit */
+    uint32_t shape;       /* the hit shape's id; UINT32_MAX for the ellipsoid */
+    double fraction;      /* along the path, in [0, 1] */
+    double distance;      /* fraction * path length, in map units */
+    sweep_vec3 point;     /* on the surface hit */
+    sweep_vec3 normal;    /* unit, facing the query */
+} sweep_query_hit;
+
+/*
+ * First hit of the segment from -> to. Returns SWEEP_OK with *hit filled
+ * (kind SWEEP_HIT_NONE when nothing is in the way); SWEEP_E_NONFINITE,
+ * SWEEP_E_ARG (NULL, more ignores than the maximum), SWEEP_E_TIME.
+ */
+sweep_status sweep_query_ray(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                             const sweep_query_filter *f, sweep_query_hit *hit);
+
+/* Every hit of the segment, in order, at most max of them (*count says how
+ * many were written; *more is 1 if some were left out). */
+sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                                 const sweep_query_filter *f, sweep_query_hit *hits, uint32_t max, uint32_t *count,
+                                 int *more);
+
+/* *clear = 1 if nothing the filter lets through lies between from and to. */
+sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                                       const sweep_query_filter *f, int *clear);
+
+/*
+ * First hit of an ellipsoid of these radii (a sphere when they are equal)
+ * moving from -> to: a projectile, a melee swing. A shape that starts
+ * overlapping something hits it at fraction 0. SWEEP_E_RADII for radii
+ * not above zero.
+ */
+sweep_status sweep_query_sweep(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, sweep_vec3 radii,
+                               const sweep_query_filter *f, sweep_query_hit *hit);
+
+/* One entity an overlap found. */
+typedef struct sweep_query_found {
+    uint64_t entity;
+    double distance;   /* from the centre to the entity's nearest hit shape (0 when inside) */
+    sweep_vec3 point;  /* that nearest point */
+} sweep_query_found;
+
+/*
+ * Entities within `radius` of `center` at the queried time, nearest first
+ * (ties by id), at most max (*count written, *more if some left out). With
+ * SWEEP_QUERY_LEVEL (and _MOVERS) in the filter an entity counts only if a
+ * ray from the centre to its nearest point is not blocked by them (an
+ * explosion behind a wall); the ENTITIES flag is implied.
+ */
+sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, double radius,
+                                 const sweep_query_filter *f, sweep_query_found *found, uint32_t max,
+                                 uint32_t *count, int *more);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
