@@ -463,6 +463,19 @@ void sweep_server_options_usage(FILE *out)
           out);
 }
 
+/* The last word of the command line had no value after it: say whether
+ * it is an option at all before asking for its value. A copy takes the
+ * probe, so the options given so far stay as they were. */
+static int missing_value(const sweep_server_options *opt, const char *key, char *err, size_t errlen)
+{
+    sweep_server_options probe = *opt;
+    char why[256];
+    if (sweep_server_options_set(&probe, key, "", why, sizeof why) != SWEEP_OPTIONS_OK &&
+        strncmp(why, "unknown option", 14) == 0)
+        return fail(err, errlen, "%s", why);
+    return fail(err, errlen, "--%s needs a value", key);
+}
+
 int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv, FILE *out, char *err,
                                size_t errlen)
 {
@@ -491,7 +504,7 @@ int sweep_server_options_parse(sweep_server_options *opt, int argc, char **argv,
         else if (i + 1 < argc)
             value = argv[++i];
         else
-            return fail(err, errlen, "--%s needs a value", key);
+            return missing_value(opt, key, err, errlen);
         if (sweep_server_options_set(opt, key, value, err, errlen) != SWEEP_OPTIONS_OK)
             return SWEEP_OPTIONS_ERROR;
     }

@@ -178,6 +178,11 @@ static void test_bad_options(void **state)
     }
     const char *missing[] = {"sweepd", "--map"};
     assert_int_equal(parse(&o, err, sizeof err, 2, missing), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--map needs a value"));
+    /* An unknown last word is named as unknown, not as missing its value. */
+    const char *bogus[] = {"sweepd", "--bogus"};
+    assert_int_equal(parse(&o, err, sizeof err, 2, bogus), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option --bogus"));
     char long_token[SWEEP_SERVER_TOKEN_MAX + 1];
     memset(long_token, 't', sizeof long_token - 1);
     long_token[sizeof long_token - 1] = 0;
