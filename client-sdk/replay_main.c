@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/version.h"
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_plot.h"
 
@@ -41,6 +42,7 @@ static void usage(FILE *out)
           "                rule reports, crushes and mover paths\n"
           "  --axis A      the axis the picture looks along (default z: from above)\n"
           "  --help        this text\n"
+          "  --version     the release of sweep this tool belongs to\n"
           "\n"
           "Prints the first divergence (tick, session, entity, field, both values) or a\n"
           "one-line summary with moves per second, each naming the depth that ran. Exit\n"
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
     static const struct option longs[] = {{"map", required_argument, 0, 'm'}, {"json", no_argument, 0, 'j'},
                                           {"svg", required_argument, 0, 's'}, {"axis", required_argument, 0, 'a'},
                                           {"core", no_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+                                          {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
         switch (c) {
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
             axis = optarg[0];
             break;
         case 'h': usage(stdout); return 0;
+        case 'V': printf("sweep-replay %s\n", SWEEP_VERSION); return 0;
         default: usage(stderr); return 2;
         }
     }

@@ -12,6 +12,7 @@
 #ifndef SWEEP_SERVER_OPTIONS_H
 #define SWEEP_SERVER_OPTIONS_H
 
+#include "core/version.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ extern "C" {
 #define SWEEP_SERVER_PATH_MAX 1024
 #define SWEEP_SERVER_DEFAULT_PORT 7878
 #define SWEEP_SERVER_TOKEN_MAX 256 /* --command-token: at most 255 bytes */
-#define SWEEP_SERVER_VERSION "0.1.0"
+#define SWEEP_SERVER_VERSION SWEEP_VERSION
 
 typedef struct sweep_server_options {
     char maps[SWEEP_SERVER_MAX_MAPS][SWEEP_SERVER_PATH_MAX];
