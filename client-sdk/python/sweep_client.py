@@ -622,6 +622,13 @@ def positive(text):
     return n
 
 
+def spawn_point(text):
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("wants a spawn point number: 1 = the first, 0 = any")
+    return n
+
+
 def vec(text):
     parts = text.split(",")
     if len(parts) != 3:
@@ -669,9 +676,10 @@ def build_parser():
                     help="the map the server runs (a .db): its spawn points and player radii are read "
                     "with sqlite3 and asked for, and the client checks that the server put the player "
                     "where the map says")
-    ap.add_argument("--spawn-point", "--spawn", type=positive, dest="spawn_point", metavar="N",
-                    help="spawn at the map's N-th spawn point (1 = the first; --spawn is its old name); "
-                    "default: a player gets the point the server picks, the server role the first")
+    ap.add_argument("--spawn-point", "--spawn", type=spawn_point, dest="spawn_point", metavar="N",
+                    help="spawn at the map's N-th spawn point, numbered as on the wire and by `sweep "
+                    "--spawn`: 1 = the first, 0 (the default) = a player gets the point the server "
+                    "picks, the server role the first; --spawn is its old name")
     ap.add_argument("--position", type=vec, metavar="X,Y,Z",
                     help="spawn here (the server role; a player is put at a spawn point, and the server "
                     "names SpawnPosition)")
