@@ -71,7 +71,7 @@ sweep_env.need_flatbuffers(__file__, as_program=__name__ == "__main__")
 sweep_env.need_wire(__file__, as_program=__name__ == "__main__")
 
 import flatbuffers  # noqa: E402 (needs the checks above)
-from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
+from sweep.wire import (Body, Bye, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
                         MoveBatch, MoveMode, MoveResult, MoveResultBatch, Ping, Quat, Role, Rule,
                         Spawn, Spawned, Vec3, WatchWorld, Welcome, WorldState)
 
@@ -132,6 +132,11 @@ class ServerError(Exception):
         self.name = ERROR_NAMES.get(code, "Unknown(%d)" % code)
         self.code = code
         self.sequence = sequence
+
+
+class ServerBye(ConnectionError):
+    """The server said Bye (it is shutting down or closing this session);
+    the reason is the exception's text."""
 
 
 class Client:
@@ -212,7 +217,14 @@ class Client:
             buf = self._recv_exact(size)
         if not Message.Message.MessageBufferHasIdentifier(buf, 0):
             raise ConnectionError("the server sent a buffer without the SWP1 identifier")
-        return Message.Message.GetRootAs(buf, 0)
+        m = Message.Message.GetRootAs(buf, 0)
+        if m.BodyType() == Body.Body.Bye:
+            # Nothing more comes: over UDP the next read would only see the
+            # closed port's refusal.
+            bye = Bye.Bye()
+            bye.Init(m.Body().Bytes, m.Body().Pos)
+            raise ServerBye((bye.Reason() or b"").decode() or "no reason given")
+        return m
 
     @staticmethod
     def _error(m, tab):
@@ -851,6 +863,9 @@ def main():
         c.close()
     except ServerError as e:
         print("error %s: %s (sequence %d)" % (e.name, e, e.sequence), file=sys.stderr)
+        return 1
+    except ServerBye as e:
+        print("bye: the server closed the session: %s" % e, file=sys.stderr)
         return 1
     except (OSError, ConnectionError) as e:
         print("error %s: %s" % (type(e).__name__, e), file=sys.stderr)

@@ -528,7 +528,11 @@ def _try_import(directory):
             sys.path.insert(0, directory)
     try:
         importlib.import_module("sweep.wire.Message")
-    except ImportError:
+    except ImportError as e:
+        if getattr(e, "name", None) == "flatbuffers":
+            # The generated code is there; the runtime it needs is not.
+            import sweep_env
+            sweep_env.need_flatbuffers(__file__, as_program=False)
         return False
     return True
 
@@ -1018,4 +1022,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    import sweep_env
+    sweep_env.need_flatbuffers(__file__)  # runs itself again under an interpreter that has it
     sys.exit(main())
