@@ -6,6 +6,8 @@
  */
 #include "core/motion.h"
 
+#include "core/volume_step.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -125,6 +127,11 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         a.velocity = res.move.velocity;
         a.grounded = (res.move.flags & SWEEP_MOVED_GROUNDED) != 0;
         res.flags |= res.move.flags;
+        /* The volumes the step ended in (core/volume.h); a kill ends the move. */
+        if (sweep__volumes_after_step(space, cfg, radii, in.position, &a, h, &res.volumes)) {
+            n = i + 1;
+            break;
+        }
     }
     res.steps = n;
     *actor = a;

@@ -18,7 +18,10 @@
  *      (SWEEP_RULE_LIMIT: terminal velocity, a law of the world rather than
  *      a cheat);
  *   5. one collide-and-slide (sweep_move_in) with that velocity; the
- *      integration velocity it returns is the actor's new velocity.
+ *      integration velocity it returns is the actor's new velocity;
+ *   6. the world's volumes act on where the step ended (core/volume.h):
+ *      a pad launches, a teleporter moves, a kill volume ends the move
+ *      (steps then counts the steps that ran).
  * A move longer than max_step is split into equal steps no longer than it
  * (as Quake 3 splits a long user command), so the outcome does not depend
  * on how a client chops its time, only on how long it is; the jump is
@@ -38,6 +41,7 @@
 #include "core/move.h"
 #include "core/status.h"
 #include "core/vec3.h"
+#include "core/volume.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +95,7 @@ typedef struct sweep_act_result {
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
     double speed_excess;    /* how much faster than walk_speed the wish was, units/s (0 if not) */
+    sweep_volume_report volumes; /* what the world's volumes did (core/volume.h) */
 } sweep_act_result;
 
 /*

@@ -424,6 +424,7 @@ void sweep_world_destroy(sweep_world *w)
     free(w->planes);
     free(w->nodes);
     free(w->prep);
+    free(w->volumes);
     free(w);
 }
 

@@ -147,6 +147,9 @@ struct sweep_world {
      * with prep_inv_radii, or NULL: sweep_world_prepare_radii. */
     sweep__tri_prep *prep;
     sweep_vec3 prep_inv_radii;
+    /* What acts on walking bodies (core/volume.h): sweep_world_set_volumes. */
+    struct sweep_volume *volumes;
+    uint32_t volume_count;
 };
 
 #endif

@@ -1,0 +1,200 @@
+/*
+ * volume.c - volumes of a world and what they do to a walking body (the
+ * rules are in volume.h).
+ *
+ * The list is tested in index order, box first: a level holds a few tens
+ * of volumes, and a box test is a handful of comparisons, so a tree would
+ * cost more than it saves. Nothing here allocates during a move.
+ */
+#include "core/volume.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/volume_step.h"
+#include "core/world_impl.h"
+
+static const char *const kind_names[SWEEP_VOLUME_KIND_COUNT] = {"push", "teleport", "hurt", "kill", "trigger"};
+
+const char *sweep_volume_kind_name(sweep_volume_kind k)
+{
+    return (unsigned)k < SWEEP_VOLUME_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+static sweep_status bad(const char **why, const char *text, sweep_status st)
+{
+    if (why)
+        *why = text;
+    return st;
+}
+
+sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why)
+{
+    if (!v)
+        return bad(why, "no volume", SWEEP_E_ARG);
+    if ((unsigned)v->kind >= SWEEP_VOLUME_KIND_COUNT)
+        return bad(why, "unknown kind", SWEEP_E_CONFIG);
+    if (!sweep_v3_isfinite(v->lo) || !sweep_v3_isfinite(v->hi))
+        return bad(why, "box is not finite", SWEEP_E_NONFINITE);
+    if (!(v->lo.x <= v->hi.x && v->lo.y <= v->hi.y && v->lo.z <= v->hi.z))
+        return bad(why, "box min is above its max", SWEEP_E_CONFIG);
+    if (v->plane_count > SWEEP_VOLUME_MAX_PLANES)
+        return bad(why, "more planes than a volume may have", SWEEP_E_CONFIG);
+    for (uint32_t i = 0; i < v->plane_count; i++) {
+        const sweep_volume_plane *p = &v->planes[i];
+        if (!sweep_v3_isfinite(p->normal) || !isfinite(p->offset))
+            return bad(why, "a plane is not finite", SWEEP_E_NONFINITE);
+        if (sweep_v3_len2(p->normal) == 0.0)
+            return bad(why, "a plane's normal is zero", SWEEP_E_CONFIG);
+    }
+    switch (v->kind) {
+    case SWEEP_VOLUME_PUSH:
+        if (!sweep_v3_isfinite(v->velocity))
+            return bad(why, "launch velocity is not finite", SWEEP_E_NONFINITE);
+        if (!(sweep_v3_len2(v->velocity) <= max_speed * max_speed))
+            return bad(why, "launch velocity is faster than the speed limit", SWEEP_E_VELOCITY);
+        break;
+    case SWEEP_VOLUME_TELEPORT: {
+        if (!sweep_v3_isfinite(v->destination) || !sweep_v3_isfinite(v->facing) || !isfinite(v->exit_speed))
+            return bad(why, "destination, facing or exit speed is not finite", SWEEP_E_NONFINITE);
+        sweep_vec3 d = v->destination;
+        if (!(fabs(d.x) <= max_coordinate && fabs(d.y) <= max_coordinate && fabs(d.z) <= max_coordinate))
+            return bad(why, "destination is beyond the coordinate limit", SWEEP_E_POSITION);
+        if (!(fabs(sweep_v3_len2(v->facing) - 1.0) <= 1e-6))
+            return bad(why, "facing is not a unit vector", SWEEP_E_CONFIG);
+        if (!(v->exit_speed >= 0.0 && v->exit_speed <= max_speed))
+            return bad(why, "exit speed is not in [0, speed limit]", SWEEP_E_VELOCITY);
+        if (v->keep_velocity > 1)
+            return bad(why, "keep_velocity is not 0 or 1", SWEEP_E_CONFIG);
+        break;
+    }
+    case SWEEP_VOLUME_HURT:
+        if (!isfinite(v->damage))
+            return bad(why, "damage is not finite", SWEEP_E_NONFINITE);
+        if (!(v->damage > 0.0))
+            return bad(why, "damage per second is not above 0", SWEEP_E_CONFIG);
+        break;
+    default:
+        break;
+    }
+    return SWEEP_OK;
+}
+
+int sweep_volume_contains(const sweep_volume *v, sweep_vec3 p)
+{
+    if (!(p.x >= v->lo.x && p.x <= v->hi.x && p.y >= v->lo.y && p.y <= v->hi.y && p.z >= v->lo.z &&
+          p.z <= v->hi.z))
+        return 0;
+    for (uint32_t i = 0; i < v->plane_count; i++)
+        if (sweep_v3_dot(v->planes[i].normal, p) > v->planes[i].offset)
+            return 0;
+    return 1;
+}
+
+sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint32_t n, double max_speed,
+                                     double max_coordinate, uint32_t *bad_index, const char **why)
+{
+    if (!w || (n && !v))
+        return SWEEP_E_ARG;
+    if (n > SWEEP_VOLUME_MAX)
+        return bad(why, "more volumes than a world may hold", SWEEP_E_ARG);
+    for (uint32_t i = 0; i < n; i++) {
+        sweep_status st = sweep_volume_check(&v[i], max_speed, max_coordinate, why);
+        if (st != SWEEP_OK) {
+            if (bad_index)
+                *bad_index = i;
+            return st;
+        }
+    }
+    sweep_volume *copy = NULL;
+    if (n) {
+        copy = malloc((size_t)n * sizeof *copy);
+        if (!copy)
+            return SWEEP_E_NOMEM;
+        memcpy(copy, v, (size_t)n * sizeof *copy);
+    }
+    free(w->volumes);
+    w->volumes = copy;
+    w->volume_count = n;
+    return SWEEP_OK;
+}
+
+const sweep_volume *sweep_world_volumes(const sweep_world *w, uint32_t *count)
+{
+    if (count)
+        *count = w ? w->volume_count : 0;
+    return w ? w->volumes : NULL;
+}
+
+/* Whether a body of these radii has room at p: the embedded-start test of
+ * every placement (server/world/place.c), a move of 1e-6 units along up
+ * that reports starting embedded when the ellipsoid overlaps a front face
+ * there. */
+static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 p)
+{
+    double g = sweep_v3_len(cfg->gravity);
+    sweep_vec3 up = g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
+    sweep_move_input in = {p, radii, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
+    sweep_move_result res;
+    if (sweep_move_in(space, cfg, &in, &res) != SWEEP_OK)
+        return 0;
+    return !(res.flags & SWEEP_MOVED_STARTED_EMBEDDED);
+}
+
+int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
+                        sweep_actor *a, double h, sweep_volume_report *rep)
+{
+    const sweep_world *w = space->world;
+    uint32_t n = w->volume_count;
+    const sweep_volume *vs = w->volumes;
+    for (uint32_t i = 0; i < n; i++) {
+        const sweep_volume *v = &vs[i];
+        if (v->kind == SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
+            continue;
+        if (v->kind == SWEEP_VOLUME_PUSH) {
+            a->velocity = v->velocity;
+            a->grounded = 0;
+            rep->events |= SWEEP_VOLUME_EV_LAUNCHED;
+            rep->launched_by = i;
+        } else if (v->kind == SWEEP_VOLUME_HURT) {
+            rep->damage += v->damage * h;
+            rep->events |= SWEEP_VOLUME_EV_HURT;
+            rep->hurt_by = i;
+        } else if (v->kind == SWEEP_VOLUME_KILL) {
+            rep->events |= SWEEP_VOLUME_EV_KILLED;
+            rep->killed_by = i;
+            return 1;
+        } else {
+            rep->teleported_by = i;
+            if (fits(space, cfg, radii, v->destination)) {
+                a->position = v->destination;
+                a->grounded = 0;
+                if (!v->keep_velocity)
+                    a->velocity = sweep_v3_scale(v->facing, v->exit_speed);
+                rep->events |= SWEEP_VOLUME_EV_TELEPORTED;
+                rep->facing = v->facing;
+            } else {
+                rep->events |= SWEEP_VOLUME_EV_TELEPORT_BLOCKED;
+            }
+            break;
+        }
+    }
+    /* Triggers last, from where the step began to where the body is now
+     * (a teleport's destination included). */
+    for (uint32_t i = 0; i < n; i++) {
+        const sweep_volume *v = &vs[i];
+        if (v->kind != SWEEP_VOLUME_TRIGGER)
+            continue;
+        int was = sweep_volume_contains(v, from), in = sweep_volume_contains(v, a->position);
+        if (in && !was) {
+            rep->events |= SWEEP_VOLUME_EV_ENTERED;
+            rep->entered = i;
+        } else if (was && !in) {
+            rep->events |= SWEEP_VOLUME_EV_LEFT;
+            rep->left = i;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,299 @@
+/*
+ * test_volume.c - volumes in the movement rules (core/volume.h): a pad
+ * launches with its velocity to the bit and the flight reaches the height
+ * the launch speed says; a teleporter moves a body to its destination
+ * when it fits there and not when it does not; hurt adds damage by the
+ * second, kill ends the move, a trigger is entered and left; a plane cuts
+ * the box; a walk away from every volume gives the same bits as in a
+ * world without any; bad volumes are refused with a reason.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/motion.h"
+#include "core/volume.h"
+#include "maps/level.h"
+
+#define DT (1.0 / 60.0)
+static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
+
+typedef struct scene {
+    sweep_level lv;
+    sweep_world *w;
+    sweep_space sp;
+    sweep_config cfg;
+    sweep_rules rules;
+} scene;
+
+/* A floor at z = 0 and a solid box (a pillar) at x in [20, 22]. */
+static void scene_init(scene *s)
+{
+    sweep_level_init(&s->lv);
+    sweep_config_default(&s->cfg);
+    sweep_rules_default(&s->rules);
+    s->rules.air_accel = 0.0; /* ballistic flights: the test's arithmetic */
+    assert_int_equal(sweep_level_add_quad(&s->lv, sweep_v3(-500, -500, 0), sweep_v3(500, -500, 0),
+                                          sweep_v3(500, 500, 0), sweep_v3(-500, 500, 0), 1),
+                     SWEEP_OK);
+    assert_int_equal(sweep_level_add_box(&s->lv, sweep_v3(20, -1, 0), sweep_v3(22, 1, 4), 1, 0), SWEEP_OK);
+    sweep_world_desc d = sweep_level_world_desc(&s->lv);
+    assert_int_equal(sweep_world_create(&d, &s->w), SWEEP_OK);
+    sweep_space sp = {s->w, NULL, NULL, SWEEP_NO_BODY};
+    s->sp = sp;
+}
+
+static void scene_free(scene *s)
+{
+    sweep_world_destroy(s->w);
+    sweep_level_free(&s->lv);
+}
+
+static sweep_volume box_volume(sweep_volume_kind kind, sweep_vec3 lo, sweep_vec3 hi)
+{
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = kind;
+    v.lo = lo;
+    v.hi = hi;
+    v.facing = sweep_v3(1, 0, 0);
+    v.damage = 1.0;
+    return v;
+}
+
+static void set(scene *s, const sweep_volume *v, uint32_t n)
+{
+    const char *why = NULL;
+    uint32_t bad = 0;
+    sweep_status st = sweep_world_set_volumes(s->w, v, n, s->cfg.max_speed, s->cfg.max_coordinate, &bad, &why);
+    if (st != SWEEP_OK)
+        fail_msg("volume %u refused: %s", bad, why);
+}
+
+static sweep_actor standing(double x, double y)
+{
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(x, y, 0.9005);
+    a.grounded = 1;
+    return a;
+}
+
+static sweep_act_result act(scene *s, sweep_actor *a, sweep_vec3 wish, double dt)
+{
+    sweep_wish w = {wish, 0};
+    sweep_act_result r;
+    sweep_status st = sweep_act(&s->sp, &s->cfg, &s->rules, RADII, a, &w, dt, &r);
+    if (st != SWEEP_OK)
+        fail_msg("sweep_act: %s", sweep_status_name(st));
+    return r;
+}
+
+static int same(sweep_vec3 a, sweep_vec3 b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void pad_launches_to_the_height_of_its_speed(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_volume pad = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(-1, -1, 0), sweep_v3(1, 1, 1.5));
+    pad.velocity = sweep_v3(3, 0, 12);
+    set(&s, &pad, 1);
+    sweep_actor a = standing(0, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED);
+    assert_int_equal(r.volumes.launched_by, 0);
+    assert_true(same(a.velocity, pad.velocity));
+    assert_int_equal(a.grounded, 0);
+    /* Fly until the top: v^2 / 2g above the last launch (a pad sets the
+     * velocity on every step the body is still in it), within what one
+     * step of the semi-implicit integration rises (v * dt). */
+    double z0 = a.position.z, x0 = a.position.x, top = z0, g = 9.81;
+    int launches = 1;
+    for (int i = 0; i < 600 && !(a.grounded && i > 10); i++) {
+        r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+        if (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) {
+            launches++;
+            z0 = a.position.z;
+            x0 = a.position.x;
+            assert_true(same(a.velocity, pad.velocity));
+        }
+        if (a.position.z > top)
+            top = a.position.z;
+    }
+    double apex = 12.0 * 12.0 / (2 * g);
+    assert_true(fabs((top - z0) - apex) <= 12.0 * DT);
+    /* Ballistic (no air control): it lands 3 m/s * the flight time from
+     * the last launch down to standing height, within two steps. */
+    double flight = (12.0 + sqrt(144.0 + 2 * g * (z0 - 0.9005))) / g;
+    assert_true(a.grounded);
+    assert_true(fabs(a.position.x - (x0 + 3.0 * flight)) <= 3.0 * 2 * DT);
+    /* Launched on each step until it rose out of the pad's 0.6 m. */
+    assert_true(launches >= 2 && launches <= 4);
+    scene_free(&s);
+}
+
+static void teleporter_moves_when_there_is_room(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_volume tp = box_volume(SWEEP_VOLUME_TELEPORT, sweep_v3(4, -1, 0), sweep_v3(6, 1, 2));
+    tp.destination = sweep_v3(-30, 10, 0.9005);
+    tp.facing = sweep_v3(0, 1, 0);
+    tp.exit_speed = 4.0;
+    set(&s, &tp, 1);
+    sweep_actor a = standing(5, 0);
+    a.velocity = sweep_v3(1, 0, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(1, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_TELEPORTED);
+    assert_true(same(a.position, tp.destination));
+    assert_true(same(a.velocity, sweep_v3(0, 4, 0)));
+    assert_true(same(r.volumes.facing, tp.facing));
+
+    /* Kept velocity. */
+    tp.keep_velocity = 1;
+    set(&s, &tp, 1);
+    a = standing(5, 0);
+    r = act(&s, &a, sweep_v3(1, 0, 0), DT);
+    assert_true(same(a.position, tp.destination));
+    assert_true(a.velocity.x > 0.0 && a.velocity.y == 0.0);
+
+    /* Into the pillar: no room, the body stays where the step took it. */
+    tp.destination = sweep_v3(19.8, 0, 2);
+    set(&s, &tp, 1);
+    a = standing(5, 0);
+    r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_TELEPORT_BLOCKED);
+    assert_false(r.volumes.events & SWEEP_VOLUME_EV_TELEPORTED);
+    assert_true(fabs(a.position.x - 5.0) < 1e-9);
+    scene_free(&s);
+}
+
+static void hurt_kill_and_triggers(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_volume v[3];
+    v[0] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-1, -1, 0), sweep_v3(1, 1, 2));
+    v[0].damage = 30.0;
+    v[1] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(2, -1, 0), sweep_v3(3, 1, 2));
+    v[2] = box_volume(SWEEP_VOLUME_KILL, sweep_v3(10, -1, 0), sweep_v3(11, 1, 2));
+    set(&s, v, 3);
+    sweep_actor a = standing(0, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), 0.1); /* 3 steps of 1/30 */
+    assert_int_equal(r.steps, 3);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, 0);
+    assert_true(fabs(r.volumes.damage - 3.0) < 1e-9);
+
+    /* Entered, then left. */
+    a = standing(1.95, 0);
+    a.velocity = sweep_v3(5, 0, 0);
+    r = act(&s, &a, sweep_v3(5, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_ENTERED);
+    assert_int_equal(r.volumes.entered, 1);
+    assert_false(r.volumes.events & SWEEP_VOLUME_EV_LEFT);
+    int left = 0;
+    for (int i = 0; i < 30 && !left; i++)
+        left = (act(&s, &a, sweep_v3(5, 0, 0), DT).volumes.events & SWEEP_VOLUME_EV_LEFT) != 0;
+    assert_true(left);
+
+    /* A kill ends the move at the step that entered it. */
+    a = standing(9.95, 0);
+    a.velocity = sweep_v3(5, 0, 0);
+    r = act(&s, &a, sweep_v3(5, 0, 0), 0.5);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_KILLED);
+    assert_int_equal(r.volumes.killed_by, 2);
+    assert_true(r.steps < 15);
+    assert_true(a.position.x >= 10.0 && a.position.x < 10.5);
+    scene_free(&s);
+}
+
+static void a_plane_cuts_the_box(void **state)
+{
+    (void)state;
+    sweep_volume v = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(0, 0, 0), sweep_v3(2, 2, 2));
+    assert_true(sweep_volume_contains(&v, sweep_v3(1.5, 1.5, 1)));
+    assert_true(sweep_volume_contains(&v, sweep_v3(2, 2, 2))); /* a face is inside */
+    v.plane_count = 1;
+    v.planes[0].normal = sweep_v3(1, 1, 0); /* x + y <= 2: a wedge */
+    v.planes[0].offset = 2.0;
+    assert_false(sweep_volume_contains(&v, sweep_v3(1.5, 1.5, 1)));
+    assert_true(sweep_volume_contains(&v, sweep_v3(0.5, 1.5, 1)));
+}
+
+/* Volumes change nothing of a walk that never enters one. */
+static void a_walk_away_from_volumes_is_unchanged(void **state)
+{
+    (void)state;
+    scene s, t;
+    scene_init(&s);
+    scene_init(&t);
+    sweep_volume v[2];
+    v[0] = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(-50, -50, 0), sweep_v3(-49, -49, 2));
+    v[0].velocity = sweep_v3(0, 0, 10);
+    v[1] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(50, 50, 0), sweep_v3(51, 51, 2));
+    set(&s, v, 2);
+    sweep_actor a = standing(0, 0), b = standing(0, 0);
+    for (int i = 0; i < 300; i++) {
+        sweep_vec3 wish = sweep_v3(4.0 * (i % 7 < 4), 3.0 * (i % 5 < 2), 0);
+        sweep_wish w = {wish, i % 50 == 0 ? SWEEP_WISH_JUMP : 0u};
+        sweep_act_result ra, rb;
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, &ra), SWEEP_OK);
+        assert_int_equal(sweep_act(&t.sp, &t.cfg, &t.rules, RADII, &b, &w, DT, &rb), SWEEP_OK);
+        assert_memory_equal(&a, &b, sizeof a);
+        assert_int_equal(ra.volumes.events, 0);
+    }
+    scene_free(&s);
+    scene_free(&t);
+}
+
+static void bad_volumes_are_refused(void **state)
+{
+    (void)state;
+    sweep_config cfg;
+    sweep_config_default(&cfg);
+    const char *why = NULL;
+    sweep_volume v = box_volume(SWEEP_VOLUME_TELEPORT, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_OK);
+    v.facing = sweep_v3(1, 1, 0);
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    assert_string_equal(why, "facing is not a unit vector");
+    v = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
+    v.velocity = sweep_v3(0, 0, 2 * cfg.max_speed);
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_VELOCITY);
+    v = box_volume(SWEEP_VOLUME_HURT, sweep_v3(2, 0, 0), sweep_v3(1, 1, 1));
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    v = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 0, 0), sweep_v3(1, 1, NAN));
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_NONFINITE);
+    v = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
+    v.damage = 0.0;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    v = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
+    v.plane_count = 1;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    assert_string_equal(why, "a plane's normal is zero");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pad_launches_to_the_height_of_its_speed),
+        cmocka_unit_test(teleporter_moves_when_there_is_room),
+        cmocka_unit_test(hurt_kill_and_triggers),
+        cmocka_unit_test(a_plane_cuts_the_box),
+        cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
+        cmocka_unit_test(bad_volumes_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
