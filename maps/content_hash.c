@@ -4,8 +4,8 @@
  *
  * Values are written into a small staging buffer byte by byte, so the
  * result does not depend on the host's byte order or struct padding.
- * Movers are appended only when there are some, so the stream of a level
- * without movers has no movers part at all.
+ * Movers and volumes are appended only when there are some, so the stream
+ * of a level without them has no such part at all.
  */
 #include "maps/content_hash.h"
 
@@ -51,6 +51,17 @@ static void put_vec3(hash_writer *w, sweep_vec3 v)
     put_f64(w, v.z);
 }
 
+static void put_name(hash_writer *w, const char *name, size_t cap)
+{
+    size_t len = strnlen(name, cap);
+    put_u32(w, (uint32_t)len);
+    for (size_t k = 0; k < len; k++) {
+        if (w->n + 1 > sizeof w->buf)
+            flush(w);
+        w->buf[w->n++] = (uint8_t)name[k];
+    }
+}
+
 /* The movers part of the serialization (content_hash.h). */
 static void put_movers(hash_writer *w, const sweep_level *lv)
 {
@@ -63,13 +74,7 @@ static void put_movers(hash_writer *w, const sweep_level *lv)
     for (uint32_t i = 0; i < lv->mover_count; i++) {
         const sweep_level_mover *m = &lv->movers[i];
         put_u32(w, m->id);
-        size_t len = strnlen(m->name, sizeof m->name);
-        put_u32(w, (uint32_t)len);
-        for (size_t k = 0; k < len; k++) {
-            if (w->n + 1 > sizeof w->buf)
-                flush(w);
-            w->buf[w->n++] = (uint8_t)m->name[k];
-        }
+        put_name(w, m->name, sizeof m->name);
         put_u32(w, (uint32_t)m->mode);
         put_u32(w, (uint32_t)m->trigger);
         put_u32(w, (uint32_t)m->blocked);
@@ -105,6 +110,48 @@ static void put_movers(hash_writer *w, const sweep_level *lv)
     }
 }
 
+/* The volumes part of the serialization (content_hash.h): only what the
+ * volume's kind reads, so a stray field in memory cannot change it. */
+static void put_volumes(hash_writer *w, const sweep_level *lv)
+{
+    static const uint8_t tag[8] = {'V', 'O', 'L', 'U', 'M', 'E', 'S', 0};
+    if (w->n + sizeof tag > sizeof w->buf)
+        flush(w);
+    memcpy(w->buf + w->n, tag, sizeof tag);
+    w->n += sizeof tag;
+    put_u32(w, lv->volume_count);
+    for (uint32_t i = 0; i < lv->volume_count; i++) {
+        const sweep_level_volume *e = &lv->volumes[i];
+        const sweep_volume *v = &e->v;
+        put_u32(w, e->id);
+        put_name(w, e->name, sizeof e->name);
+        put_u32(w, (uint32_t)v->kind);
+        put_vec3(w, v->lo);
+        put_vec3(w, v->hi);
+        put_u32(w, v->plane_count);
+        for (uint32_t k = 0; k < v->plane_count && k < SWEEP_VOLUME_MAX_PLANES; k++) {
+            put_vec3(w, v->planes[k].normal);
+            put_f64(w, v->planes[k].offset);
+        }
+        switch (v->kind) {
+        case SWEEP_VOLUME_PUSH:
+            put_vec3(w, v->velocity);
+            break;
+        case SWEEP_VOLUME_TELEPORT:
+            put_vec3(w, v->destination);
+            put_vec3(w, v->facing);
+            put_u32(w, v->keep_velocity);
+            put_f64(w, v->exit_speed);
+            break;
+        case SWEEP_VOLUME_HURT:
+            put_f64(w, v->damage);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
 static int by_id(const void *a, const void *b)
 {
     uint32_t x = ((const sweep_material *)a)->id, y = ((const sweep_material *)b)->id;
@@ -116,7 +163,8 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
     if (!lv || !out)
         return SWEEP_E_ARG;
     if ((lv->vertex_count && !lv->vertices) || (lv->triangle_count && (!lv->indices || !lv->materials)) ||
-        (lv->material_count && !lv->material_table) || (lv->mover_count && !lv->movers))
+        (lv->material_count && !lv->material_table) || (lv->mover_count && !lv->movers) ||
+        (lv->volume_count && !lv->volumes))
         return SWEEP_E_ARG;
     for (uint32_t i = 0; i < lv->mover_count; i++) {
         const sweep_level_mover *m = &lv->movers[i];
@@ -181,6 +229,8 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
     }
     if (lv->mover_count)
         put_movers(w, lv);
+    if (lv->volume_count)
+        put_volumes(w, lv);
 
     flush(w);
     sweep_sha256_final(&w->sha, out->bytes);

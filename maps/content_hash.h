@@ -43,6 +43,22 @@
  *     u32    triangle count T, then T times: u32 a, b, c, material id
  *     u32    keyframe count K, then K times: f64 time, f64 position x, y,
  *            z, f64 rotation x, y, z, w
+ and then only when the level has volumes (schema version 3; a level
+ * without volumes, such as every map of versions 1 and 2, has no volumes
+ * part, and its hash is what it was):
+ *   8 bytes  the ASCII text "VOLUMES" and one zero byte
+ *   u32      volume count N, then N times, in the level's order (id order
+ *            when loaded):
+ *     u32    id
+ *     u32    name length L in bytes, then the L bytes of the name (the
+ *            event, reason or trigger name games hear)
+ *     u32    kind (the core's enum sweep_volume_kind)
+ *     f64    box min x, y, z, max x, y, z
+ *     u32    plane count P, then P times: f64 normal x, y, z, f64 offset
+ *     push:     f64 velocity x, y, z
+ *     teleport: f64 destination x, y, z, f64 facing x, y, z,
+ *               u32 keep_velocity, f64 exit_speed
+ *     hurt:     f64 damage per second
  *
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and

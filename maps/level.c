@@ -3,6 +3,7 @@
  */
 #include "maps/level.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ void sweep_level_free(sweep_level *lv)
         free(lv->movers[i].keys);
     }
     free(lv->movers);
+    free(lv->volumes);
     sweep_level_init(lv);
 }
 
@@ -256,4 +258,18 @@ sweep_status sweep_level_build_movers(const sweep_level *lv, sweep_movers **out)
     sweep_status st = sweep_movers_create(d, lv->mover_count, lv->tick_rate, lv->triangle_count, out);
     free(d);
     return st;
+}
+
+sweep_status sweep_level_add_volume(sweep_level *lv, uint32_t id, const char *name, const sweep_volume *v)
+{
+    if (lv->volume_count >= SWEEP_VOLUME_MAX)
+        return SWEEP_E_ARG;
+    if (!grow((void **)&lv->volumes, &lv->volume_cap, lv->volume_count, sizeof *lv->volumes, SWEEP_VOLUME_MAX))
+        return SWEEP_E_NOMEM;
+    sweep_level_volume *e = &lv->volumes[lv->volume_count++];
+    memset(e, 0, sizeof *e);
+    e->id = id;
+    snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+    e->v = *v;
+    return SWEEP_OK;
 }

@@ -17,6 +17,7 @@
 #include "core/mover.h"
 #include "core/status.h"
 #include "core/vec3.h"
+#include "core/volume.h"
 #include "core/world.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,13 @@ typedef struct sweep_level_mover {
     uint32_t key_count, key_cap;
 } sweep_level_mover;
 
+/* A volume (jump pad, teleporter, ...; core/volume.h) as the map names it. */
+typedef struct sweep_level_volume {
+    uint32_t id;                     /* volumes.id in the map, >= 1: the id on the wire */
+    char name[SWEEP_LEVEL_NAME_MAX]; /* the event, reason or trigger name the game hears */
+    sweep_volume v;                  /* index in lv->volumes = the core's volume index */
+} sweep_level_volume;
+
 typedef struct sweep_level {
     char name[SWEEP_LEVEL_NAME_MAX];
     sweep_config config;       /* gravity, slope, step height, limits */
@@ -70,6 +78,8 @@ typedef struct sweep_level {
     uint32_t spawn_count, spawn_cap;
     sweep_level_mover *movers;       /* in id order */
     uint32_t mover_count, mover_cap;
+    sweep_level_volume *volumes;     /* in id order */
+    uint32_t volume_count, volume_cap;
 } sweep_level;
 
 /* An empty level with default rules (sweep_config_default and
@@ -101,6 +111,12 @@ sweep_status sweep_level_mover_add_triangle(sweep_level_mover *m, uint32_t a, ui
                                             uint32_t material);
 sweep_status sweep_level_mover_add_keyframe(sweep_level_mover *m, double time, sweep_vec3 position,
                                             sweep_quat rotation);
+/* Adds a volume with map id `id` (ids increase with each add) named
+ * `name` (copied, cut to 63 bytes). SWEEP_E_NOMEM, or SWEEP_E_ARG past
+ * SWEEP_VOLUME_MAX volumes. The volume is checked when a world is built
+ * (sweep_map_build_world) and when a map is loaded. */
+sweep_status sweep_level_add_volume(sweep_level *lv, uint32_t id, const char *name, const sweep_volume *v);
+
 /* The index of the mover named `name`, or SWEEP_NO_MOVER. */
 uint32_t sweep_level_find_mover(const sweep_level *lv, const char *name);
 

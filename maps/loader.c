@@ -69,6 +69,7 @@ static const char *const error_names[SWEEP_MAP_ERROR_COUNT] = {
     "OK",      "ARG",    "OPEN",     "EMPTY_FILE", "NOT_DATABASE", "TRUNCATED", "CORRUPT",
     "NOT_MAP", "VERSION", "SCHEMA",  "METADATA",   "VALUE",        "VERTEX_ID", "INDEX",
     "MATERIAL", "NO_TRIANGLES", "TOO_BIG", "NOMEM", "IO",      "MOVER",    "KEYFRAME",
+    "VOLUME",
 };
 
 const char *sweep_map_error_name(sweep_map_error e)
@@ -341,11 +342,12 @@ static int check_header(load *L)
                     (long long)version, SWEEP_MAP_SCHEMA_VERSION_MIN, SWEEP_MAP_SCHEMA_VERSION,
                     version > SWEEP_MAP_SCHEMA_VERSION ? ": the map is newer than this program" : "");
     L->version = version;
-    /* Version 1 has no mover tables; a version 2 map must have all of them. */
+    /* Version 1 has no mover tables, version 2 no volume tables; a map
+     * must have all of its own version's. */
     static const char *const tables[] = {"map",    "materials",      "vertices",        "triangles",
                                          "spawns", "movers",         "mover_vertices",  "mover_triangles",
-                                         "mover_keyframes"};
-    size_t table_count = version >= 2 ? 9 : 5;
+                                         "mover_keyframes", "volumes", "volume_planes"};
+    size_t table_count = version >= 3 ? 11 : version >= 2 ? 9 : 5;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
                                 NULL);
@@ -1309,6 +1311,169 @@ static int read_all_movers(load *L)
     return 1;
 }
 
+/* --- volumes (schema version 3) ----------------------------------------- */
+
+/* The columns of a volumes row after the box, and the kind that reads each
+ * (the others leave it NULL). */
+static const char *const volume_columns[] = {
+    "velocity_x", "velocity_y",    "velocity_z", "destination_x", "destination_y", "destination_z",
+    "facing_x",   "facing_y",      "facing_z",   "keep_velocity", "exit_speed",    "damage"};
+#define VOLUME_FIRST_PARAM 9
+
+static sweep_volume_kind volume_column_kind(int k)
+{
+    return k < 3 ? SWEEP_VOLUME_PUSH : k < 11 ? SWEEP_VOLUME_TELEPORT : SWEEP_VOLUME_HURT;
+}
+
+static int read_volume_rows(load *L)
+{
+    static const char *const T = "volumes";
+    static const char *const box[6] = {"min_x", "min_y", "min_z", "max_x", "max_y", "max_z"};
+    sweep_level *lv = L->lv;
+    int64_t n = 0;
+    if (!count_rows(L, T, "SELECT count(*) FROM volumes", &n))
+        return 0;
+    if (n > SWEEP_VOLUME_MAX)
+        return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, at most %u are allowed", (long long)n,
+                    SWEEP_VOLUME_MAX);
+    sqlite3_stmt *st = prepare(L, T,
+                               "SELECT id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, "
+                               "velocity_y, velocity_z, destination_x, destination_y, destination_z, facing_x, "
+                               "facing_y, facing_z, keep_velocity, exit_speed, damage FROM volumes ORDER BY id");
+    if (!st)
+        return 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || id < 1 || id > UINT32_MAX) {
+            ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "id must be a whole number from 1 to %u", UINT32_MAX);
+            break;
+        }
+        char name[SWEEP_LEVEL_NAME_MAX];
+        sweep_volume v;
+        memset(&v, 0, sizeof v);
+        if (!get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_VOLUME, name, sizeof name)) {
+            ok = 0;
+            break;
+        }
+        const char *kind = (const char *)sqlite3_column_text(st, 2);
+        int k = 0;
+        while (kind && k < SWEEP_VOLUME_KIND_COUNT && strcmp(kind, sweep_volume_kind_name((sweep_volume_kind)k)))
+            k++;
+        if (!kind || k == SWEEP_VOLUME_KIND_COUNT) {
+            ok = fail(L, SWEEP_MAP_E_VOLUME, T, id,
+                      "kind '%.32s' is not one of push, teleport, hurt, kill, trigger", kind ? kind : "NULL");
+            break;
+        }
+        v.kind = (sweep_volume_kind)k;
+        double b[6], p[12] = {0};
+        for (int i = 0; ok && i < 6; i++)
+            ok = get_number(L, st, 3 + i, T, id, box[i], &b[i]);
+        for (int i = 0; ok && i < 12; i++) {
+            int col = VOLUME_FIRST_PARAM + i, null = sqlite3_column_type(st, col) == SQLITE_NULL;
+            sweep_volume_kind reader = volume_column_kind(i);
+            if (reader == v.kind && null) {
+                ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "a '%s' volume needs %s, but it is NULL", kind,
+                          volume_columns[i]);
+            } else if (reader != v.kind && !null) {
+                ok = fail(L, SWEEP_MAP_E_VOLUME, T, id,
+                          "%s is set, but a '%s' volume does not read it (only '%s' does); leave it NULL",
+                          volume_columns[i], kind, sweep_volume_kind_name(reader));
+            } else if (!null && i == 9) {
+                int64_t keep = 0;
+                ok = get_integer(L, st, col, T, id, volume_columns[i], SWEEP_MAP_E_VOLUME, &keep);
+                if (ok && keep != 0 && keep != 1)
+                    ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "keep_velocity must be 0 or 1, got %lld",
+                              (long long)keep);
+                p[i] = (double)keep;
+            } else if (!null) {
+                ok = get_number(L, st, col, T, id, volume_columns[i], &p[i]);
+            }
+        }
+        if (!ok)
+            break;
+        v.lo = sweep_v3(b[0], b[1], b[2]);
+        v.hi = sweep_v3(b[3], b[4], b[5]);
+        v.velocity = sweep_v3(p[0], p[1], p[2]);
+        v.destination = sweep_v3(p[3], p[4], p[5]);
+        v.facing = sweep_v3(p[6], p[7], p[8]);
+        v.keep_velocity = (uint32_t)p[9];
+        v.exit_speed = p[10];
+        v.damage = p[11];
+        if (lv->volume_count >= (uint32_t)n) {
+            ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
+            break;
+        }
+        if (sweep_level_add_volume(lv, (uint32_t)id, name, &v) != SWEEP_OK)
+            ok = fail(L, SWEEP_MAP_E_NOMEM, T, id, "out of memory");
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, -1);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static int read_volume_planes(load *L)
+{
+    static const char *const T = "volume_planes";
+    static const char *const cn[4] = {"nx", "ny", "nz", "d"};
+    sweep_level *lv = L->lv;
+    sqlite3_stmt *st = prepare(L, T, "SELECT volume, id, nx, ny, nz, d FROM volume_planes ORDER BY volume, id");
+    if (!st)
+        return 0;
+    uint32_t cur = 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t vol = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+        while (cur < lv->volume_count && lv->volumes[cur].id < vol)
+            cur++;
+        if (cur == lv->volume_count || lv->volumes[cur].id != vol) {
+            ok = fail(L, SWEEP_MAP_E_VOLUME, T, -1, "row volume=%lld id=%lld: there is no volume %lld",
+                      (long long)vol, (long long)id, (long long)vol);
+            break;
+        }
+        sweep_volume *v = &lv->volumes[cur].v;
+        if (id != (int64_t)v->plane_count) {
+            ok = fail(L, SWEEP_MAP_E_VOLUME, T, -1, "row volume=%lld id=%lld: ids must run 0, 1, 2, ... (expected %u)",
+                      (long long)vol, (long long)id, v->plane_count);
+            break;
+        }
+        if (v->plane_count == SWEEP_VOLUME_MAX_PLANES) {
+            ok = fail(L, SWEEP_MAP_E_VOLUME, T, -1, "row volume=%lld id=%lld: a volume has at most %u planes",
+                      (long long)vol, (long long)id, SWEEP_VOLUME_MAX_PLANES);
+            break;
+        }
+        double x[4];
+        for (int i = 0; ok && i < 4; i++)
+            ok = get_number(L, st, 2 + i, T, id, cn[i], &x[i]);
+        if (!ok)
+            break;
+        v->planes[v->plane_count].normal = sweep_v3(x[0], x[1], x[2]);
+        v->planes[v->plane_count].offset = x[3];
+        v->plane_count++;
+    }
+    if (ok && rc != SQLITE_DONE)
+        ok = fail_sqlite(L, rc, T, -1);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static int read_all_volumes(load *L)
+{
+    if (L->version < 3)
+        return 1; /* versions 1 and 2 have no volumes */
+    if (!read_volume_rows(L) || !read_volume_planes(L))
+        return 0;
+    const sweep_level *lv = L->lv;
+    for (uint32_t i = 0; i < lv->volume_count; i++) {
+        const char *why = "";
+        if (sweep_volume_check(&lv->volumes[i].v, lv->config.max_speed, lv->config.max_coordinate, &why) != SWEEP_OK)
+            return fail(L, SWEEP_MAP_E_VOLUME, "volumes", lv->volumes[i].id, "volume '%s' (%s): %s",
+                        lv->volumes[i].name, sweep_volume_kind_name(lv->volumes[i].v.kind), why);
+    }
+    return 1;
+}
+
 static sweep_status status_of(sweep_map_error e)
 {
     switch (e) {
@@ -1343,8 +1508,8 @@ sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_i
         if (rc != SQLITE_OK)
             fail_sqlite(&L, rc, NULL, -1);
         else if (check_header(&L) && read_map_row(&L) && read_materials(&L) && read_vertices(&L) &&
-                 read_triangles(&L) && read_spawns(&L))
-            read_all_movers(&L);
+                 read_triangles(&L) && read_spawns(&L) && read_all_movers(&L))
+            read_all_volumes(&L);
     }
     if (L.db)
         sqlite3_close(L.db); /* closing ends the read transaction */
@@ -1378,6 +1543,27 @@ sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, swe
             snprintf(err, errlen, "preparing the world for radii (%g, %g, %g) failed: %s", lv->default_radii.x,
                      lv->default_radii.y, lv->default_radii.z, sweep_status_message(st));
         return st;
+    }
+    if (lv->volume_count) {
+        sweep_volume *v = malloc((size_t)lv->volume_count * sizeof *v);
+        uint32_t bad = 0;
+        const char *why = "";
+        st = SWEEP_E_NOMEM;
+        if (v) {
+            for (uint32_t i = 0; i < lv->volume_count; i++)
+                v[i] = lv->volumes[i].v;
+            st = sweep_world_set_volumes(w, v, lv->volume_count, lv->config.max_speed, lv->config.max_coordinate,
+                                         &bad, &why);
+            free(v);
+        }
+        if (st != SWEEP_OK) {
+            sweep_world_destroy(w);
+            if (err && errlen && st == SWEEP_E_NOMEM)
+                snprintf(err, errlen, "out of memory for the level's volumes");
+            else if (err && errlen)
+                snprintf(err, errlen, "volume %u '%s': %s", lv->volumes[bad].id, lv->volumes[bad].name, why);
+            return st;
+        }
     }
     if (world_info)
         sweep_world_get_info(w, world_info);

@@ -13,7 +13,8 @@
  * not repeat the path; the caller prints it.
  *
  * Maps of schema version 1 (before movers and movement rules) load as
- * levels without movers under the default rules (sweep_level_init).
+ * levels without movers under the default rules (sweep_level_init);
+ * maps of versions 1 and 2 load without volumes.
  *
  * The map row's numbers (gravity, radii, slope, the movement rules, ...)
  * go through sweep_map_check_values and sweep_map_apply_values, which the
@@ -52,7 +53,7 @@ extern "C" {
 
 /* The schema version (PRAGMA user_version) this build writes; it reads
  * every version from SWEEP_MAP_SCHEMA_VERSION_MIN up to this one. */
-#define SWEEP_MAP_SCHEMA_VERSION 2
+#define SWEEP_MAP_SCHEMA_VERSION 3
 #define SWEEP_MAP_SCHEMA_VERSION_MIN 1
 /* PRAGMA application_id of every sweep map: "SWMP". */
 #define SWEEP_MAP_APPLICATION_ID 0x53574D50
@@ -88,6 +89,9 @@ typedef enum sweep_map_error {
     SWEEP_MAP_E_KEYFRAME,     /* a bad mover path: keyframe ids with gaps, fewer than 2 keyframes,
                                  first time not 0, times not increasing, a rotation that is not a
                                  unit quaternion, a loop that does not end where it starts */
+    SWEEP_MAP_E_VOLUME,       /* a bad volumes row (name, kind, a column its kind reads missing or one
+                                 it does not read set, what the core refuses: sweep_volume_check) or
+                                 volume_planes row (no such volume, ids with gaps, too many planes) */
     SWEEP_MAP_ERROR_COUNT
 } sweep_map_error;
 
@@ -168,7 +172,9 @@ void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
 
 /*
  * Builds the core world (with its BVH) over a loaded level, prepared for
- * bodies of the level's default radii (sweep_world_prepare_radii). The
+ * bodies of the level's default radii (sweep_world_prepare_radii), with
+ * the level's volumes (sweep_world_set_volumes, under the level's speed
+ * and coordinate limits). The
  * world does not keep pointers into lv. world_info may be NULL. On failure *out is
  * untouched and err says why.
  */

@@ -75,6 +75,7 @@ $(BUILD)/maps/%.db: maps/%.sql maps/schema.sql | $(BUILD)/.deps-ok
 # the sample maps up to date).
 test: $(MAPS_SAMPLES)
 $(BUILD)/tests/maps/test_arena: | $(BUILD)/maps/arena.db
+$(BUILD)/tests/maps/test_volumes_map: | $(BUILD)/maps/pads.db
 $(BUILD)/tests/maps/test_import: | $(BIN)/sweep-import
 $(BUILD)/tests/maps/test_writer: | $(BIN)/sweep-mapgen
 

@@ -1,4 +1,4 @@
--- schema.sql - the sweep map format, version 2 (PRAGMA user_version = 2).
+-- schema.sql - the sweep map format, version 3 (PRAGMA user_version = 3).
 --
 -- A sweep map is one SQLite database holding one level: its movement rules,
 -- its materials, its static geometry as an indexed triangle list, where
@@ -39,7 +39,9 @@
 -- movement-rule columns of map (walk_speed to correction_threshold); the
 -- loader still reads a version 1 map, as a level without movers under the
 -- default rules (the DEFAULT of each of those columns). Version 2 adds the
--- mover tables and those columns, and changes nothing else.
+-- mover tables and those columns, and changes nothing else. Version 3 adds
+-- the two volume tables (a version 1 or 2 map loads without volumes) and
+-- changes nothing else.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -71,9 +73,31 @@
 --     mover needs at least one triangle that is not degenerate.
 --   * Static and mover triangles together stay within the core's limit of
 --     2^30; one mover has at most 65536 triangles and 4096 keyframes.
+--
+-- Volumes (version 3; core/volume.h tells what they do)
+--   * A volume is a convex region of body centres: its box (min .. max),
+--     cut by the half-spaces of its rows in volume_planes (nx x + ny y +
+--     nz z <= d inside). A body is in it when its ellipsoid's centre is, so
+--     a tool that makes a volume from a solid grows the solid by the
+--     player's radii first. After each step of a walking body's move the
+--     volumes it ended in act on it, in id order:
+--       'push'      a jump pad: the body's velocity becomes (velocity_x,
+--                   velocity_y, velocity_z), stored as a velocity so that
+--                   no move computes an angle or a square root for it;
+--       'teleport'  the body's centre goes to destination, if it fits
+--                   there, facing the unit vector facing; its velocity is
+--                   kept (keep_velocity 1) or becomes facing * exit_speed;
+--       'hurt'      damage per second (a named event for the game: name);
+--       'kill'      the move ends and the server removes the body, giving
+--                   name as the reason;
+--       'trigger'   the game hears of a body entering and leaving it, by
+--                   name.
+--     Columns a kind does not read are NULL.
+--   * At most 4096 volumes, 32 planes each; volumes are numbered on the
+--     wire by id.
 
 PRAGMA application_id = 1398230352; -- 0x53574D50 "SWMP"
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- map: exactly one row with the level's name and movement rules.
 CREATE TABLE map (
@@ -272,4 +296,42 @@ CREATE TABLE mover_keyframes (
     qw REAL NOT NULL CHECK (typeof(qw) = 'real'),
     CHECK (abs(qx * qx + qy * qy + qz * qz + qw * qw - 1) <= 1e-6),
     PRIMARY KEY (mover, id)
+) WITHOUT ROWID;
+
+-- volumes: one row per jump pad, teleporter, hurting or killing place and
+-- trigger (version 3), acting in increasing id order.
+CREATE TABLE volumes (
+    -- 1 to 4294967295: names the volume on the wire and in logs.
+    id INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 4294967295),
+    -- 1 to 63 bytes: the event a game hears ('lava'), a kill's reason
+    -- ('fell into the void'), a trigger's name; several may share one.
+    name TEXT NOT NULL CHECK (length(CAST(name AS BLOB)) BETWEEN 1 AND 63),
+    kind TEXT NOT NULL CHECK (kind IN ('push', 'teleport', 'hurt', 'kill', 'trigger')),
+    -- The box of centres, map units, min at most max on each axis.
+    min_x REAL NOT NULL, min_y REAL NOT NULL, min_z REAL NOT NULL,
+    max_x REAL NOT NULL, max_y REAL NOT NULL, max_z REAL NOT NULL,
+    -- push: the launch velocity, units/s, no faster than map.speed_limit.
+    velocity_x REAL, velocity_y REAL, velocity_z REAL,
+    -- teleport: the new centre (|coordinate| <= 1e7), the unit vector the
+    -- body faces there (|f|^2 within 1e-6 of 1), keep_velocity 0 or 1 and
+    -- the speed along facing when the velocity is not kept, units/s, in
+    -- [0, map.speed_limit].
+    destination_x REAL, destination_y REAL, destination_z REAL,
+    facing_x REAL, facing_y REAL, facing_z REAL,
+    keep_velocity INTEGER CHECK (keep_velocity IN (0, 1)),
+    exit_speed REAL CHECK (exit_speed >= 0),
+    -- hurt: damage per second, > 0.
+    damage REAL CHECK (damage > 0),
+    CHECK (min_x <= max_x AND min_y <= max_y AND min_z <= max_z)
+);
+
+-- volume_planes: the half-spaces that cut a volume's box, ids 0 .. count-1
+-- per volume without gaps, at most 32. The normal need not be unit length
+-- but is not zero.
+CREATE TABLE volume_planes (
+    volume INTEGER NOT NULL REFERENCES volumes (id),
+    id INTEGER NOT NULL CHECK (id >= 0),
+    nx REAL NOT NULL, ny REAL NOT NULL, nz REAL NOT NULL,
+    d REAL NOT NULL,
+    PRIMARY KEY (volume, id)
 ) WITHOUT ROWID;

@@ -2,7 +2,8 @@
  * writer.c - a sweep_level into a new map file, atomically (see writer.h).
  *
  * Movers go into their four tables (schema version 2) after the static
- * level; a level without movers leaves them empty.
+ * level, volumes into their two (version 3); a level without them leaves
+ * those tables empty.
  *
  * sweep_map_read_rules, the tools' --rules files, lives here too: it
  * fills the values of the map row a tool is about to write.
@@ -245,6 +246,79 @@ static int write_movers(wctx *w, const sweep_level *lv)
     return ok;
 }
 
+/* The volume tables (schema version 3): the columns a volume's kind reads,
+ * NULL in the others, as the loader wants them. */
+static int write_volumes(wctx *w, const sweep_level *lv)
+{
+    if (lv->volume_count == 0)
+        return 1;
+    if (!lv->volumes)
+        return wfail(w, "the level has %u volumes but no volume array", lv->volume_count);
+    sqlite3_stmt *st = prep(w, "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, "
+                               "velocity_x, velocity_y, velocity_z, destination_x, destination_y, destination_z, "
+                               "facing_x, facing_y, facing_z, keep_velocity, exit_speed, damage) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return 0;
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < lv->volume_count; i++) {
+        const sweep_level_volume *e = &lv->volumes[i];
+        const sweep_volume *v = &e->v;
+        if (i > 0 && e->id <= lv->volumes[i - 1].id) {
+            ok = wfail(w, "volumes must be in increasing id order: volume %u '%s' comes after volume %u", e->id,
+                       e->name, lv->volumes[i - 1].id);
+            break;
+        }
+        if ((unsigned)v->kind >= SWEEP_VOLUME_KIND_COUNT) {
+            ok = wfail(w, "volume %u '%s' has an unknown kind", e->id, e->name);
+            break;
+        }
+        for (int k = 1; k <= 21; k++)
+            sqlite3_bind_null(st, k);
+        sqlite3_bind_int64(st, 1, e->id);
+        sqlite3_bind_text(st, 2, e->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, sweep_volume_kind_name(v->kind), -1, SQLITE_STATIC);
+        const double box[6] = {v->lo.x, v->lo.y, v->lo.z, v->hi.x, v->hi.y, v->hi.z};
+        for (int k = 0; k < 6; k++)
+            sqlite3_bind_double(st, 4 + k, box[k]);
+        if (v->kind == SWEEP_VOLUME_PUSH) {
+            sqlite3_bind_double(st, 10, v->velocity.x);
+            sqlite3_bind_double(st, 11, v->velocity.y);
+            sqlite3_bind_double(st, 12, v->velocity.z);
+        } else if (v->kind == SWEEP_VOLUME_TELEPORT) {
+            const double t[6] = {v->destination.x, v->destination.y, v->destination.z,
+                                 v->facing.x,      v->facing.y,      v->facing.z};
+            for (int k = 0; k < 6; k++)
+                sqlite3_bind_double(st, 13 + k, t[k]);
+            sqlite3_bind_int64(st, 19, v->keep_velocity);
+            sqlite3_bind_double(st, 20, v->exit_speed);
+        } else if (v->kind == SWEEP_VOLUME_HURT) {
+            sqlite3_bind_double(st, 21, v->damage);
+        }
+        ok = insert(w, st, "volumes", e->id);
+    }
+    sqlite3_finalize(st);
+    if (ok && (st = prep(w, "INSERT INTO volume_planes (volume, id, nx, ny, nz, d) VALUES (?, ?, ?, ?, ?, ?)"))) {
+        for (uint32_t i = 0; ok && i < lv->volume_count; i++) {
+            const sweep_level_volume *e = &lv->volumes[i];
+            for (uint32_t k = 0; ok && k < e->v.plane_count && k < SWEEP_VOLUME_MAX_PLANES; k++) {
+                const sweep_volume_plane *p = &e->v.planes[k];
+                sqlite3_bind_int64(st, 1, e->id);
+                sqlite3_bind_int64(st, 2, k);
+                sqlite3_bind_double(st, 3, p->normal.x);
+                sqlite3_bind_double(st, 4, p->normal.y);
+                sqlite3_bind_double(st, 5, p->normal.z);
+                sqlite3_bind_double(st, 6, p->offset);
+                ok = insert(w, st, "volume_planes", k);
+            }
+        }
+        sqlite3_finalize(st);
+    } else {
+        ok = 0;
+    }
+    return ok;
+}
+
 static int write_rows(wctx *w, const sweep_level *lv)
 {
     const sweep_map_write_options *o = w->opt;
@@ -335,7 +409,7 @@ static int write_rows(wctx *w, const sweep_level *lv)
         }
         sqlite3_finalize(st);
     }
-    return ok && write_movers(w, lv) && !w->failed;
+    return ok && write_movers(w, lv) && write_volumes(w, lv) && !w->failed;
 }
 
 /* Flushes a file (or directory) to disk; 1 on success. */

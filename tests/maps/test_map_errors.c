@@ -136,7 +136,7 @@ static void tiny_map_loads(void **state)
     assert_int_equal(o.lv.material_count, 1);
     assert_int_equal(o.lv.spawn_count, 1);
     assert_int_equal(o.info.degenerate_dropped, 0);
-    assert_int_equal(o.info.schema_version, 2);
+    assert_int_equal(o.info.schema_version, SWEEP_MAP_SCHEMA_VERSION);
     assert_int_equal(o.lv.mover_count, 0);
     assert_string_equal(o.info.units, "m");
     assert_true(o.lv.config.gravity.z == -9.81);
@@ -229,11 +229,11 @@ static void other_sqlite_database(void **state)
 static void wrong_schema_version(void **state)
 {
     outcome o;
-    load(tiny_map(*state, "PRAGMA user_version = 3;"), &o);
-    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 3", "newer");
-    assert_int_equal(o.info.schema_version, 3);
+    load(tiny_map(*state, "PRAGMA user_version = 4;"), &o);
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 4", "newer");
+    assert_int_equal(o.info.schema_version, 4);
     load(tiny_map(*state, "PRAGMA user_version = 0;"), &o);
-    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 0", "versions 1 to 2");
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 0", "versions 1 to 3");
 }
 
 static void missing_table(void **state)
