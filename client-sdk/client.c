@@ -792,6 +792,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
     case SWEEP_MSG_DESPAWNED:
         ev->kind = SWEEP_CLIENT_EV_DESPAWNED;
         ev->as.despawned = m->as.despawned;
+        /* The text lives in the receive buffer, which the next read
+         * reuses: an event names the kill volume by killed_by, whose name
+         * the map holds (sweep_level.volumes). */
+        ev->as.despawned.reason = (sweep_str){NULL, 0};
         break;
     case SWEEP_MSG_COLLIDE_RESULT:
         ev->kind = SWEEP_CLIENT_EV_COLLIDE_RESULT;

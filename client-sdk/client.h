@@ -547,7 +547,10 @@ typedef enum sweep_client_event_kind {
                                       (status TIMEOUT) a spawn that went unanswered */
     SWEEP_CLIENT_EV_SPAWNED,       /* as.spawned */
     SWEEP_CLIENT_EV_DESPAWNED,     /* as.despawned: the answer to a Despawn, or (sequence 0,
-                                      crushed_by = the mover's id) an entity a mover crushed */
+                                      crushed_by = the mover's id) an entity a mover crushed, or
+                                      (sequence 0, killed_by = the volume's id; reason left empty:
+                                      it is the volume's name in the map) an entity whose move
+                                      ended in a kill volume */
     SWEEP_CLIENT_EV_COLLIDE_RESULT, /* as.collide_result */
     SWEEP_CLIENT_EV_PONG,          /* as.pong */
     SWEEP_CLIENT_EV_STATS,         /* as.stats */

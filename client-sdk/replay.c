@@ -337,6 +337,14 @@ static void diff_result(differ *d, const char *pre, const sweep_msg_move_result 
     diff_f64(d, F("speed_excess"), a->speed_excess, b->speed_excess);
     diff_f64(d, F("time_excess"), a->time_excess, b->time_excess);
     diff_f64(d, F("applied_dt"), a->applied_dt, b->applied_dt);
+    diff_u64(d, F("launched_by"), a->launched_by, b->launched_by);
+    diff_u64(d, F("teleported_by"), a->teleported_by, b->teleported_by);
+    diff_u64(d, F("teleport_blocked"), a->teleport_blocked, b->teleport_blocked);
+    diff_u64(d, F("hurt_by"), a->hurt_by, b->hurt_by);
+    diff_f64(d, F("damage"), a->damage, b->damage);
+    diff_u64(d, F("killed_by"), a->killed_by, b->killed_by);
+    diff_u64(d, F("entered"), a->entered, b->entered);
+    diff_u64(d, F("left"), a->left, b->left);
 #undef F
 }
 
@@ -390,6 +398,8 @@ static uint32_t diff_message(differ *d, const sweep_message *a, const sweep_mess
     case SWEEP_MSG_DESPAWNED:
         diff_u64(d, "Despawned.entity", a->as.despawned.entity, b->as.despawned.entity);
         diff_u64(d, "Despawned.crushed_by", a->as.despawned.crushed_by, b->as.despawned.crushed_by);
+        diff_u64(d, "Despawned.killed_by", a->as.despawned.killed_by, b->as.despawned.killed_by);
+        diff_str(d, "Despawned.reason", a->as.despawned.reason, b->as.despawned.reason);
         return a->as.despawned.entity;
     case SWEEP_MSG_ERROR:
         diff_u64(d, "Error.code", a->as.error.code, b->as.error.code);

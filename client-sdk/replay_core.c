@@ -657,7 +657,10 @@ static int same_result(const sweep_msg_move_result *a, const sweep_msg_move_resu
            same_bits(&a->start_position, &b->start_position, sizeof a->start_position) && a->rules == b->rules &&
            same_bits(&a->speed_excess, &b->speed_excess, sizeof a->speed_excess) &&
            same_bits(&a->time_excess, &b->time_excess, sizeof a->time_excess) &&
-           same_bits(&a->applied_dt, &b->applied_dt, sizeof a->applied_dt);
+           same_bits(&a->applied_dt, &b->applied_dt, sizeof a->applied_dt) && a->launched_by == b->launched_by &&
+           a->teleported_by == b->teleported_by && a->teleport_blocked == b->teleport_blocked &&
+           a->hurt_by == b->hurt_by && same_bits(&a->damage, &b->damage, sizeof a->damage) &&
+           a->killed_by == b->killed_by && a->entered == b->entered && a->left == b->left;
 }
 
 /* The Move of the request a result answers: results come in the order of
@@ -725,6 +728,7 @@ static void result_of(const sweep__replay_core *c, const core_entity *e, const s
     rep->sequence = sequence;
     rep->server_tick = c->tick;
     sweep__entity_result(&e->st, &c->level, &mo->actor, mo->ran, &mo->act.move, start, rep);
+    sweep__entity_volumes(&c->level, &mo->act.volumes, rep);
     rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo->act.rules & SWEEP__RECORD_MOVE_RULES);
     rep->speed_excess = mo->act.speed_excess;
     rep->applied_dt = granted;

@@ -44,6 +44,7 @@
 #include "maps/loader.h"
 #include "core/parse.h"
 #include "protocol/token.h"
+#include "server/world/entity_motion.h"
 
 static const char usage[] =
     "usage: sweep COMMAND [options]\n"
@@ -121,7 +122,11 @@ static const char usage[] =
     "correction when a claimed position was off; when a mover did something:\n"
     "ground_mover (the mover id stood on after the move), and carried, pushed,\n"
     "pushed_by, start (where the server started the move: where its movers left the\n"
-    "player since the move before).\n"
+    "player since the move before); when a volume of the map acted (volumes.id):\n"
+    "launched_by (a jump pad), teleported_by (teleport_blocked=1: no room there),\n"
+    "hurt_by with damage, killed_by (a kill volume ended the move: the player is\n"
+    "gone, reported as Killed, as a crushed one is as Crushed), entered and left\n"
+    "(triggers).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
     "entity prints one result per command, in order: the entity, the op, result=None\n"
@@ -462,7 +467,44 @@ typedef struct shown_result {
     double speed_excess, time_excess, applied_dt;
     int corrected;
     double correction;
+    /* Volumes of the map that acted (volumes.id, 0 = none). */
+    uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
+    int teleport_blocked;
+    double damage;
 } shown_result;
+
+/* The volume fields of a result, into what print_result shows. */
+static void show_volumes(shown_result *s, const sweep_msg_move_result *r)
+{
+    s->launched_by = r->launched_by;
+    s->teleported_by = r->teleported_by;
+    s->teleport_blocked = r->teleport_blocked;
+    s->hurt_by = r->hurt_by;
+    s->damage = r->damage;
+    s->killed_by = r->killed_by;
+    s->entered = r->entered;
+    s->left = r->left;
+}
+
+/* The volumes of a result as " name=id" pairs (text) or ",\"name\":id"
+ * (JSON), only those that acted. */
+static void print_volumes(const options *o, const shown_result *r)
+{
+    const struct {
+        const char *name;
+        uint32_t id;
+    } v[] = {{"launched_by", r->launched_by}, {"teleported_by", r->teleported_by}, {"hurt_by", r->hurt_by},
+             {"killed_by", r->killed_by},     {"entered", r->entered},             {"left", r->left}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i].id)
+            printf(o->json ? ",\"%s\":%" PRIu32 : " %s=%" PRIu32, v[i].name, v[i].id);
+    if (r->teleport_blocked)
+        printf(o->json ? ",\"teleport_blocked\":true" : " teleport_blocked=1");
+    if (r->hurt_by) {
+        char b[32];
+        printf(o->json ? ",\"damage\":%s" : " damage=%s", shortest(b, r->damage));
+    }
+}
 
 static void print_result(const options *o, const shown_result *r)
 {
@@ -502,6 +544,7 @@ static void print_result(const options *o, const shown_result *r)
         print_num(r->applied_dt);
         printf(",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
         print_num(r->correction);
+        print_volumes(o, r);
         if (r->predicted)
             printf(",\"predicted\":\"%s\"", r->predicted);
         if (r->rerun)
@@ -534,6 +577,7 @@ static void print_result(const options *o, const shown_result *r)
         printf(" applied_dt=%s", shortest(b, r->applied_dt));
         if (r->corrected)
             printf(" corrected=1 correction=%s", shortest(b, r->correction));
+        print_volumes(o, r);
         if (r->predicted)
             printf(" predicted=%s", r->predicted);
         if (r->rerun)
@@ -694,6 +738,9 @@ static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_ve
             .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover), .rules = ar.rules,
             .buttons = w.buttons, .speed_excess = ar.speed_excess, .applied_dt = o->dt,
         };
+        sweep_msg_move_result vr;
+        sweep__entity_volumes(&m->lv, &ar.volumes, &vr);
+        show_volumes(&sr, &vr);
         print_result(o, &sr);
     }
     return 0;
@@ -761,6 +808,7 @@ static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
         .applied_dt = r->applied_dt, .corrected = r->corrected, .correction = r->correction,
         .buttons = rn->sent_seq[r->sequence % 64] == r->sequence ? rn->sent_buttons[r->sequence % 64] : 0,
     };
+    show_volumes(&sr, r);
     print_result(rn->o, &sr);
 }
 
@@ -774,6 +822,18 @@ static int other_event(run *rn, const sweep_client_event *ev)
         sweep_client_error e;
         if (sweep_predictor_world_state(rn->pred, &ev->as.world_state, &e) != SWEEP_CLIENT_OK)
             return report_msg(o, SWEEP_CLIENT_E_PROTOCOL, "%s", e.message);
+    } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity &&
+               ev->as.despawned.killed_by) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "entity %" PRIu32 " was killed by volume %" PRIu32, ev->as.despawned.entity,
+                 ev->as.despawned.killed_by);
+        if (o->json)
+            printf("{\"despawned\":%" PRIu32 ",\"killed_by\":%" PRIu32 "}\n", ev->as.despawned.entity,
+                   ev->as.despawned.killed_by);
+        else
+            printf("despawned entity=%" PRIu32 " killed_by=%" PRIu32 "\n", ev->as.despawned.entity,
+                   ev->as.despawned.killed_by);
+        return report_named(o, "Killed", msg, 0, 0);
     } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity) {
         char msg[128];
         snprintf(msg, sizeof msg, "entity %" PRIu32 " was crushed by mover %" PRIu32, ev->as.despawned.entity,

@@ -9,7 +9,7 @@
 -- flight is ballistic and a test can say where it lands.
 --
 --   floor       x -30 .. 40, y -10 .. 10, z = 0
---   platform    a solid box x 20 .. 30, y -5 .. 5, top at z = 4
+--   platform    a solid box x 20 .. 34, y -5 .. 5, top at z = 4
 --   volume 1    'pad': push, centres in x -1 .. 1, y -1 .. 1, z 0 .. 1.
 --               Its launch velocity is Quake 3's rule for a jump pad
 --               aimed at a target: the flight's top is the target, (18,
@@ -17,7 +17,8 @@
 --               0, 0.9): time = sqrt(height / (0.5 g)) with height = 6,
 --               horizontal speed = distance / time, vertical = time * g,
 --               computed when this file was written (no square root at
---               run time). It lands on the platform near x = 28.4.
+--               run time). It lands on the platform near x = 28.2 and
+--               slides to a stop before its far edge.
 --   volume 2    'teleporter': x -11 .. -9, y -1 .. 1, z 0 .. 1, to (25, 3,
 --               4.9005) on the platform, facing +y, leaving at 4 m/s.
 --   volume 3    'burn': hurt, 10 per second, x -21 .. -19, y -1 .. 1.
@@ -35,11 +36,11 @@ INSERT INTO materials (id, name, friction, flags) VALUES
     (1, 'concrete', 1.0, 0);
 
 -- The floor (0 .. 3) and the platform's corners (4 + k: bit 0 of k is x
--- 30 rather than 20, bit 1 y 5 rather than -5, bit 2 z 4 rather than 0).
+-- 34 rather than 20, bit 1 y 5 rather than -5, bit 2 z 4 rather than 0).
 INSERT INTO vertices (id, x, y, z) VALUES
     (0, -30.0, -10.0, 0.0), (1, 40.0, -10.0, 0.0), (2, 40.0, 10.0, 0.0), (3, -30.0, 10.0, 0.0),
-    (4, 20.0, -5.0, 0.0), (5, 30.0, -5.0, 0.0), (6, 20.0, 5.0, 0.0), (7, 30.0, 5.0, 0.0),
-    (8, 20.0, -5.0, 4.0), (9, 30.0, -5.0, 4.0), (10, 20.0, 5.0, 4.0), (11, 30.0, 5.0, 4.0);
+    (4, 20.0, -5.0, 0.0), (5, 34.0, -5.0, 0.0), (6, 20.0, 5.0, 0.0), (7, 34.0, 5.0, 0.0),
+    (8, 20.0, -5.0, 4.0), (9, 34.0, -5.0, 4.0), (10, 20.0, 5.0, 4.0), (11, 34.0, 5.0, 4.0);
 
 INSERT INTO triangles (id, a, b, c, material) VALUES
     (0, 0, 1, 2, 1), (1, 0, 2, 3, 1),

@@ -184,6 +184,14 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->speed_excess = get_f64(t, SWEEP__MR_SPEED_EXCESS);
     r->time_excess = get_f64(t, SWEEP__MR_TIME_EXCESS);
     r->applied_dt = get_f64(t, SWEEP__MR_APPLIED_DT);
+    r->launched_by = get_u32(t, SWEEP__MR_LAUNCHED_BY);
+    r->teleported_by = get_u32(t, SWEEP__MR_TELEPORTED_BY);
+    r->teleport_blocked = get_u8(t, SWEEP__MR_TELEPORT_BLOCKED) != 0;
+    r->hurt_by = get_u32(t, SWEEP__MR_HURT_BY);
+    r->damage = get_f64(t, SWEEP__MR_DAMAGE);
+    r->killed_by = get_u32(t, SWEEP__MR_KILLED_BY);
+    r->entered = get_u32(t, SWEEP__MR_ENTERED);
+    r->left = get_u32(t, SWEEP__MR_LEFT);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 
@@ -270,6 +278,8 @@ static sweep_proto_error decode_despawned(const sweep_decoder *d, const tab *t, 
     (void)d;
     m->as.despawned.entity = get_u32(t, SWEEP__ENTITY_ENTITY);
     m->as.despawned.crushed_by = get_u32(t, SWEEP__DESPAWNED_CRUSHED_BY);
+    m->as.despawned.killed_by = get_u32(t, SWEEP__DESPAWNED_KILLED_BY);
+    m->as.despawned.reason = get_str(t, SWEEP__DESPAWNED_REASON);
     return SWEEP_PROTO_OK;
 }
 

@@ -92,6 +92,14 @@ static void read_result(const sweep__ctab *t, size_t n, sweep_msg_move_result *r
     r->speed_excess = cf64(t, SWEEP__MR_SPEED_EXCESS, bad);
     r->time_excess = cf64(t, SWEEP__MR_TIME_EXCESS, bad);
     r->applied_dt = cf64(t, SWEEP__MR_APPLIED_DT, bad);
+    r->launched_by = cu32(t, SWEEP__MR_LAUNCHED_BY, bad);
+    r->teleported_by = cu32(t, SWEEP__MR_TELEPORTED_BY, bad);
+    r->teleport_blocked = sweep__cu8(t, SWEEP__MR_TELEPORT_BLOCKED, bad) != 0;
+    r->hurt_by = cu32(t, SWEEP__MR_HURT_BY, bad);
+    r->damage = cf64(t, SWEEP__MR_DAMAGE, bad);
+    r->killed_by = cu32(t, SWEEP__MR_KILLED_BY, bad);
+    r->entered = cu32(t, SWEEP__MR_ENTERED, bad);
+    r->left = cu32(t, SWEEP__MR_LEFT, bad);
     r->contact_count = 0;
     int64_t at = cfollow(t, n, SWEEP__MR_CONTACTS, bad);
     if (at < 0)

@@ -160,6 +160,7 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     f64_if(b, SWEEP__MR_SPEED_EXCESS, r->speed_excess);
     f64_if(b, SWEEP__MR_TIME_EXCESS, r->time_excess);
     f64_if(b, SWEEP__MR_APPLIED_DT, r->applied_dt);
+    f64_if(b, SWEEP__MR_DAMAGE, r->damage);
     u32_if(b, SWEEP__MR_ENTITY, r->entity);
     u32_if(b, SWEEP__MR_SEQUENCE, r->sequence);
     u32_if(b, SWEEP__MR_GROUND_MATERIAL, r->ground_material);
@@ -167,10 +168,17 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     u32_if(b, SWEEP__MR_GROUND_MOVER, r->ground_mover);
     u32_if(b, SWEEP__MR_PUSHED_BY, r->pushed_by);
     u32_if(b, SWEEP__MR_RULES, r->rules);
+    u32_if(b, SWEEP__MR_LAUNCHED_BY, r->launched_by);
+    u32_if(b, SWEEP__MR_TELEPORTED_BY, r->teleported_by);
+    u32_if(b, SWEEP__MR_HURT_BY, r->hurt_by);
+    u32_if(b, SWEEP__MR_KILLED_BY, r->killed_by);
+    u32_if(b, SWEEP__MR_ENTERED, r->entered);
+    u32_if(b, SWEEP__MR_LEFT, r->left);
     u8_if(b, SWEEP__MR_GROUNDED, r->grounded);
     u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
     u8_if(b, SWEEP__MR_PUSHED, r->pushed);
+    u8_if(b, SWEEP__MR_TELEPORT_BLOCKED, r->teleport_blocked);
     return sweep__builder_table_end(b);
 }
 
@@ -206,11 +214,15 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     const int start = r->has_start_position;
     const int correction = f64_nonzero(r->correction), speed = f64_nonzero(r->speed_excess);
     const int time = f64_nonzero(r->time_excess), applied = f64_nonzero(r->applied_dt);
+    const int damage = f64_nonzero(r->damage);
     size_t body = 24 * (size_t)(2 + normal + start) +
-                  8 * (size_t)((r->server_tick != 0) + correction + speed + time + applied) +
+                  8 * (size_t)((r->server_tick != 0) + correction + speed + time + applied + damage) +
                   4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (c != 0) +
-                               (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0));
-    size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0));
+                               (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0) +
+                               (r->launched_by != 0) + (r->teleported_by != 0) + (r->hurt_by != 0) +
+                               (r->killed_by != 0) + (r->entered != 0) + (r->left != 0));
+    size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
+                            (r->teleport_blocked != 0));
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
     size_t total = pad0 + body + bytes + pad1 + 4; /* the last 4: the soffset */
     if (b->failed || total > b->cap - b->used - b->front)
@@ -219,7 +231,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    uint8_t vt[4 + 2 * (SWEEP__MR_APPLIED_DT + 1)];
+    uint8_t vt[4 + 2 * (SWEEP__MR_LEFT + 1)];
     memset(vt, 0, sizeof vt);
     unsigned limit = SWEEP__MR_VELOCITY + 1;
     b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
@@ -246,6 +258,8 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         sweep__wrf64(FIELD(SWEEP__MR_TIME_EXCESS, 8), r->time_excess);
     if (applied)
         sweep__wrf64(FIELD(SWEEP__MR_APPLIED_DT, 8), r->applied_dt);
+    if (damage)
+        sweep__wrf64(FIELD(SWEEP__MR_DAMAGE, 8), r->damage);
     if (r->entity)
         sweep__wr32(FIELD(SWEEP__MR_ENTITY, 4), r->entity);
     if (r->sequence)
@@ -262,6 +276,18 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         sweep__wr32(FIELD(SWEEP__MR_PUSHED_BY, 4), r->pushed_by);
     if (r->rules)
         sweep__wr32(FIELD(SWEEP__MR_RULES, 4), r->rules);
+    if (r->launched_by)
+        sweep__wr32(FIELD(SWEEP__MR_LAUNCHED_BY, 4), r->launched_by);
+    if (r->teleported_by)
+        sweep__wr32(FIELD(SWEEP__MR_TELEPORTED_BY, 4), r->teleported_by);
+    if (r->hurt_by)
+        sweep__wr32(FIELD(SWEEP__MR_HURT_BY, 4), r->hurt_by);
+    if (r->killed_by)
+        sweep__wr32(FIELD(SWEEP__MR_KILLED_BY, 4), r->killed_by);
+    if (r->entered)
+        sweep__wr32(FIELD(SWEEP__MR_ENTERED, 4), r->entered);
+    if (r->left)
+        sweep__wr32(FIELD(SWEEP__MR_LEFT, 4), r->left);
     if (r->grounded)
         *FIELD(SWEEP__MR_GROUNDED, 1) = r->grounded;
     if (r->corrected)
@@ -270,6 +296,8 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         *FIELD(SWEEP__MR_CARRIED, 1) = r->carried;
     if (r->pushed)
         *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
+    if (r->teleport_blocked)
+        *FIELD(SWEEP__MR_TELEPORT_BLOCKED, 1) = r->teleport_blocked;
 #undef FIELD
     sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;
@@ -402,9 +430,13 @@ static bool encode_despawn(sweep_builder *b, const sweep_message *msg, sweep_ref
 
 static bool encode_despawned(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
+    const sweep_msg_despawned *d = &msg->as.despawned;
+    sweep_ref reason = str_opt(b, d->reason);
     sweep__builder_table_start(b);
-    u32_if(b, SWEEP__ENTITY_ENTITY, msg->as.despawned.entity);
-    u32_if(b, SWEEP__DESPAWNED_CRUSHED_BY, msg->as.despawned.crushed_by);
+    u32_if(b, SWEEP__ENTITY_ENTITY, d->entity);
+    u32_if(b, SWEEP__DESPAWNED_CRUSHED_BY, d->crushed_by);
+    u32_if(b, SWEEP__DESPAWNED_KILLED_BY, d->killed_by);
+    ref_if(b, SWEEP__DESPAWNED_REASON, reason);
     *body = sweep__builder_table_end(b);
     return true;
 }

@@ -241,6 +241,8 @@ typedef struct sweep_msg_entity {
 typedef struct sweep_msg_despawned {
     uint32_t entity;
     uint32_t crushed_by; /* mover id that crushed it (an unasked push); 0 = an answer to Despawn */
+    uint32_t killed_by;  /* volume id of the kill volume its move ended in (unasked); 0 = none */
+    sweep_str reason;    /* with killed_by: the volume's name */
 } sweep_msg_despawned;
 
 typedef struct sweep_msg_move {
@@ -280,6 +282,11 @@ typedef struct sweep_msg_move_result {
     double speed_excess; /* units/s the wish was above walk_speed */
     double time_excess;  /* seconds asked and not granted */
     double applied_dt;   /* seconds the move ran for */
+    /* Volumes that acted (core/volume.h); ids are the map's volumes.id,
+     * 0 = none. */
+    uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
+    bool teleport_blocked;
+    double damage;
 } sweep_msg_move_result;
 
 typedef struct sweep_msg_move_batch {

@@ -4,6 +4,8 @@
  */
 #include "server/world/entity_motion.h"
 
+#include <string.h>
+
 #include "protocol/message.h"
 
 /* What a Noclip move, or a move that did not run, leaves: no ground, no
@@ -13,6 +15,7 @@ static void no_motion(sweep__motion *out)
     sweep_move_result *res = &out->act.move;
     out->act.rules = 0;
     out->act.speed_excess = 0.0;
+    memset(&out->act.volumes, 0, sizeof out->act.volumes);
     res->contact_count = 0;
     res->ground_mover = SWEEP_NO_MOVER;
     res->ground_body = SWEEP_NO_BODY;

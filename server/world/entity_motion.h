@@ -149,6 +149,31 @@ static inline void sweep__entity_result(const sweep__entity_state *s, const swee
     out->start_position = s->moved_flags ? start : sweep_v3(0, 0, 0);
 }
 
+/* The map's volumes.id of a core volume index, 0 for none. */
+static inline uint32_t sweep__level_volume_id(const sweep_level *lv, uint32_t index)
+{
+    return index < lv->volume_count ? lv->volumes[index].id : 0;
+}
+
+/* The fields of a move's result that the volumes give (v: what they did
+ * to the move, sweep_act_result.volumes; zero for a move of another mode
+ * or one that did not run), volume numbers as the map's volumes.id. */
+static inline void sweep__entity_volumes(const sweep_level *lv, const sweep_volume_report *v,
+                                         sweep_msg_move_result *out)
+{
+    uint32_t e = v->events;
+    out->launched_by = e & SWEEP_VOLUME_EV_LAUNCHED ? sweep__level_volume_id(lv, v->launched_by) : 0;
+    out->teleported_by = e & (SWEEP_VOLUME_EV_TELEPORTED | SWEEP_VOLUME_EV_TELEPORT_BLOCKED)
+                             ? sweep__level_volume_id(lv, v->teleported_by)
+                             : 0;
+    out->teleport_blocked = (e & SWEEP_VOLUME_EV_TELEPORT_BLOCKED) != 0;
+    out->hurt_by = e & SWEEP_VOLUME_EV_HURT ? sweep__level_volume_id(lv, v->hurt_by) : 0;
+    out->damage = e & SWEEP_VOLUME_EV_HURT ? v->damage : 0.0;
+    out->killed_by = e & SWEEP_VOLUME_EV_KILLED ? sweep__level_volume_id(lv, v->killed_by) : 0;
+    out->entered = e & SWEEP_VOLUME_EV_ENTERED ? sweep__level_volume_id(lv, v->entered) : 0;
+    out->left = e & SWEEP_VOLUME_EV_LEFT ? sweep__level_volume_id(lv, v->left) : 0;
+}
+
 /* What the ticks did to an entity is told in its next move's result,
  * once: then forgotten. */
 static inline void sweep__entity_moved_told(sweep__entity_state *s)

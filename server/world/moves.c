@@ -47,7 +47,11 @@
  *      the server cannot reach until it hears, and neither must flag an
  *      honest player (sweep__entity_unflag);
  *      Vertical when a Walk wish had a part along up; what the movers did
- *      since the previous move; the rules counted and logged.
+ *      since the previous move; what the map's volumes did (launched,
+ *      teleported, hurt, killed, entered, left: sweep_act's report); the
+ *      rules counted and logged;
+ *   8. a Walk move that ended in a kill volume removes its entity; the
+ *      owner is told after the answer (sweep__world_tell_killed).
  *
  * A refused move (an Error) changes nothing, not even the budget.
  *
@@ -272,6 +276,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     out->server_tick = w->tick;
     /* What the motion and the movers give, the ticks' doings told once. */
     sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
+    sweep__entity_volumes(&w->level, &mo.act.volumes, out);
     sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
@@ -299,5 +304,35 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     w->counts.moves_total++;
     if (rules)
         sweep__rules_report(rq, e->id, rules, &amounts);
+    /* A kill volume ended the move: the entity goes now, so that no later
+     * move of a batch runs it, and is told so after the answer. */
+    if (mo.act.volumes.events & SWEEP_VOLUME_EV_KILLED) {
+        w->killed[w->killed_count].entity = e->id;
+        w->killed[w->killed_count].volume = mo.act.volumes.killed_by;
+        w->killed_count++;
+        sweep__owner_despawn(ss, e, rq->sink);
+    }
     return 0;
+}
+
+void sweep__world_tell_killed(sweep__world *w, const sweep__request *rq)
+{
+    for (uint32_t i = 0; i < w->killed_count; i++) {
+        const sweep_level_volume *v = &w->level.volumes[w->killed[i].volume];
+        char q[96];
+        sweep__log(SWEEP_LOG_INFO, "volume_killed", "world=%u tick=%llu volume=%u name=%s entity=%u session=%llu",
+                   w->index, (unsigned long long)w->tick, v->id, sweep__log_quote(v->name, strlen(v->name), q, sizeof q),
+                   w->killed[i].entity, (unsigned long long)rq->owner->id);
+        w->counts.killed_total++;
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_DESPAWNED;
+        m.sequence = 0;
+        m.server_tick = w->tick;
+        m.as.despawned.entity = w->killed[i].entity;
+        m.as.despawned.killed_by = v->id;
+        m.as.despawned.reason = (sweep_str){v->name, (uint32_t)strlen(v->name)};
+        rq->sink->message(rq->sink->ctx, rq->owner, &m);
+    }
+    w->killed_count = 0;
 }

@@ -79,6 +79,7 @@ static void on_move(sweep__world *w, const sweep__request *rq, const sweep_messa
     out.sequence = m->sequence;
     out.server_tick = out.as.move_result.server_tick;
     sweep__answer(rq, &out);
+    sweep__world_tell_killed(w, rq);
 }
 
 static void on_move_batch(sweep__world *w, const sweep__request *rq, const sweep_message *m)
@@ -106,6 +107,7 @@ static void on_move_batch(sweep__world *w, const sweep__request *rq, const sweep
     out.as.move_result_batch.results = w->results;
     out.as.move_result_batch.count = n;
     sweep__answer(rq, &out);
+    sweep__world_tell_killed(w, rq);
 }
 
 static void on_collide(sweep__world *w, const sweep__request *rq, const sweep_message *m)

@@ -72,7 +72,8 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
     uint32_t nb = opt->max_batch ? opt->max_batch : 1;
     w->command_results = sweep__calloc(nb, sizeof *w->command_results);
     w->command_texts = sweep__calloc(nb, sizeof *w->command_texts);
-    if (!w->results || !w->command_results || !w->command_texts) {
+    w->killed = sweep__calloc(nb, sizeof *w->killed);
+    if (!w->results || !w->command_results || !w->command_texts || !w->killed) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -141,6 +142,7 @@ void sweep__world_close(sweep__world *w)
     free(w->results);
     free(w->command_results);
     free(w->command_texts);
+    free(w->killed);
     sweep_level_free(&w->level);
     free(w);
 }

@@ -87,6 +87,7 @@ typedef struct sweep__world_counts {
     uint64_t moves_total;   /* moves applied */
     uint64_t moves_ignored; /* old moves with no kept result, dropped without an answer */
     uint64_t crushed_total; /* entities removed because a mover crushed them */
+    uint64_t killed_total;  /* entities removed because their move ended in a kill volume */
     uint64_t rules_total[SWEEP_WIRE_RULE_COUNT];
 } sweep__world_counts;
 
@@ -163,6 +164,13 @@ struct sweep__world {
     sweep_msg_move_result *results; /* a MoveBatch's answers, opt.max_batch of them */
     sweep_msg_entity_command_result *command_results; /* an EntityCommands' answers, opt.max_batch */
     char (*command_texts)[SWEEP__COMMAND_TEXT];       /* and their messages, one each */
+    /* Entities a kill volume took out (core/volume.h) during the request
+     * being applied, opt.max_batch of room: each is told its Despawned
+     * after the request's answer (sweep__world_tell_killed). */
+    struct sweep__killed {
+        uint32_t entity, volume; /* volume: its index in level.volumes */
+    } *killed;
+    uint32_t killed_count;
     sweep__world_counts counts;
 };
 

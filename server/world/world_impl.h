@@ -78,4 +78,9 @@ void sweep__get_entity(sweep__world *w, const sweep__request *rq, const sweep_me
  * no kept result (ignored: nothing to send), -1 after an Error. */
 int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg_move *mv, sweep_msg_move_result *out);
 
+/* Tells the request's owner of each entity a kill volume took out while
+ * the request was applied (an unasked Despawned with the volume and its
+ * name), after the request's answer; then forgets them. */
+void sweep__world_tell_killed(sweep__world *w, const sweep__request *rq);
+
 #endif

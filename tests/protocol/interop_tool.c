@@ -125,6 +125,10 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
     dbl(o, r->time_excess);
     fputs(",\"velocity\":", o);
     vec(o, r->velocity);
+    fprintf(o, ",\"launched_by\":%u,\"teleported_by\":%u,\"teleport_blocked\":%s,\"hurt_by\":%u,\"damage\":",
+            r->launched_by, r->teleported_by, r->teleport_blocked ? "true" : "false", r->hurt_by);
+    dbl(o, r->damage);
+    fprintf(o, ",\"killed_by\":%u,\"entered\":%u,\"left\":%u", r->killed_by, r->entered, r->left);
     fputc('}', o);
 }
 
@@ -199,7 +203,10 @@ static void dump(FILE *o, const sweep_message *m)
         fprintf(o, "{\"entity\":%u}", m->as.despawn.entity);
         break;
     case SWEEP_MSG_DESPAWNED:
-        fprintf(o, "{\"crushed_by\":%u,\"entity\":%u}", m->as.despawned.crushed_by, m->as.despawned.entity);
+        fprintf(o, "{\"crushed_by\":%u,\"entity\":%u,\"killed_by\":%u,\"reason\":", m->as.despawned.crushed_by,
+                m->as.despawned.entity, m->as.despawned.killed_by);
+        str(o, m->as.despawned.reason);
+        fputc('}', o);
         break;
     case SWEEP_MSG_MOVE:
         move(o, &m->as.move);

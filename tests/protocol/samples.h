@@ -89,6 +89,20 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
     r.speed_excess = (r.rules & 1u) ? 95.0 + i : 0.0;
     r.time_excess = (r.rules & 8u) ? 0.75 / (i + 1) : 0.0;
     r.applied_dt = (i % 7) == 6 ? 0.0 : 1.0 / 60.0 - 1e-3 * (i % 3);
+    /* Volumes: none, a pad and a trigger, a hurt and a kill, a blocked
+     * teleport and a trigger left. */
+    if ((i % 4) == 1) {
+        r.launched_by = 2 + i;
+        r.entered = 0xffffffffu;
+    } else if ((i % 4) == 2) {
+        r.hurt_by = 5;
+        r.damage = 1.0 / 6.0;
+        r.killed_by = 9 + i;
+    } else if ((i % 4) == 3) {
+        r.teleported_by = 3;
+        r.teleport_blocked = true;
+        r.left = 1;
+    }
     return r;
 }
 
@@ -169,6 +183,8 @@ static inline sweep_message sample_message(unsigned which)
         m.kind = SWEEP_MSG_DESPAWNED; /* the push of a crushed entity */
         m.as.despawned.entity = 0xffffffffu;
         m.as.despawned.crushed_by = 4;
+        m.as.despawned.killed_by = 12;
+        m.as.despawned.reason = sweep_str_of("fell into the lava");
         break;
     case 7:
         m.kind = SWEEP_MSG_MOVE;
@@ -533,7 +549,11 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->pushed == b->pushed && a->has_start_position == b->has_start_position &&
            (!a->has_start_position || sample__veq(a->start_position, b->start_position)) &&
            a->rules == b->rules && sample__deq(a->speed_excess, b->speed_excess) &&
-           sample__deq(a->time_excess, b->time_excess) && sample__deq(a->applied_dt, b->applied_dt);
+           sample__deq(a->time_excess, b->time_excess) && sample__deq(a->applied_dt, b->applied_dt) &&
+           a->launched_by == b->launched_by && a->teleported_by == b->teleported_by &&
+           a->teleport_blocked == b->teleport_blocked && a->hurt_by == b->hurt_by &&
+           sample__deq(a->damage, b->damage) && a->killed_by == b->killed_by && a->entered == b->entered &&
+           a->left == b->left;
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty
@@ -575,7 +595,9 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return a->as.despawn.entity == b->as.despawn.entity;
     case SWEEP_MSG_DESPAWNED:
         return a->as.despawned.entity == b->as.despawned.entity &&
-               a->as.despawned.crushed_by == b->as.despawned.crushed_by;
+               a->as.despawned.crushed_by == b->as.despawned.crushed_by &&
+               a->as.despawned.killed_by == b->as.despawned.killed_by &&
+               sample__streq(a->as.despawned.reason, b->as.despawned.reason);
     case SWEEP_MSG_MOVE:
         return sample__move_eq(&a->as.move, &b->as.move);
     case SWEEP_MSG_MOVE_RESULT:

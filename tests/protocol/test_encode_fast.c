@@ -25,7 +25,8 @@ enum { M_SEQUENCE, M_SERVER_TICK, M_BODY_TYPE, M_BODY };
 enum {
     R_ENTITY, R_SEQUENCE, R_SERVER_TICK, R_POSITION, R_VELOCITY, R_GROUNDED, R_GROUND_NORMAL,
     R_GROUND_MATERIAL, R_CONTACTS, R_CORRECTED, R_CORRECTION, R_GROUND_MOVER, R_PUSHED_BY, R_CARRIED,
-    R_PUSHED, R_START_POSITION, R_RULES, R_SPEED_EXCESS, R_TIME_EXCESS, R_APPLIED_DT
+    R_PUSHED, R_START_POSITION, R_RULES, R_SPEED_EXCESS, R_TIME_EXCESS, R_APPLIED_DT, R_LAUNCHED_BY,
+    R_TELEPORTED_BY, R_TELEPORT_BLOCKED, R_HURT_BY, R_DAMAGE, R_KILLED_BY, R_ENTERED, R_LEFT
 };
 
 static uint64_t bits(double d)
@@ -82,6 +83,7 @@ static sweep_ref ref_result(sweep_builder *b, const sweep_msg_move_result *r)
     f64_if(b, R_SPEED_EXCESS, r->speed_excess);
     f64_if(b, R_TIME_EXCESS, r->time_excess);
     f64_if(b, R_APPLIED_DT, r->applied_dt);
+    f64_if(b, R_DAMAGE, r->damage);
     u32_if(b, R_ENTITY, r->entity);
     u32_if(b, R_SEQUENCE, r->sequence);
     u32_if(b, R_GROUND_MATERIAL, r->ground_material);
@@ -90,10 +92,17 @@ static sweep_ref ref_result(sweep_builder *b, const sweep_msg_move_result *r)
     u32_if(b, R_GROUND_MOVER, r->ground_mover);
     u32_if(b, R_PUSHED_BY, r->pushed_by);
     u32_if(b, R_RULES, r->rules);
+    u32_if(b, R_LAUNCHED_BY, r->launched_by);
+    u32_if(b, R_TELEPORTED_BY, r->teleported_by);
+    u32_if(b, R_HURT_BY, r->hurt_by);
+    u32_if(b, R_KILLED_BY, r->killed_by);
+    u32_if(b, R_ENTERED, r->entered);
+    u32_if(b, R_LEFT, r->left);
     u8_if(b, R_GROUNDED, r->grounded);
     u8_if(b, R_CORRECTED, r->corrected);
     u8_if(b, R_CARRIED, r->carried);
     u8_if(b, R_PUSHED, r->pushed);
+    u8_if(b, R_TELEPORT_BLOCKED, r->teleport_blocked);
     return sweep_builder_table_end(b);
 }
 
@@ -194,6 +203,14 @@ static void any_result(sweep_msg_move_result *r)
     r->speed_excess = any_double();
     r->time_excess = any_double();
     r->applied_dt = any_double();
+    r->launched_by = any_u32();
+    r->teleported_by = any_u32();
+    r->teleport_blocked = next() % 2;
+    r->hurt_by = any_u32();
+    r->damage = any_double();
+    r->killed_by = any_u32();
+    r->entered = any_u32();
+    r->left = any_u32();
 }
 
 static uint8_t buf_new[1u << 16], buf_ref[1u << 16];
