@@ -1605,6 +1605,66 @@ static void relayed_player_replays(void **state)
     assert_true(full.hashes > 0);
 }
 
+/* A level with volumes (maps/pads.sql), recorded: a player through the
+ * burning pool and the teleporter into the kill strip, whose Despawned
+ * (killed_by) follows its answer, and one across the gate onto the jump
+ * pad: both depths replay it bit for bit, the core depth following the
+ * kill from the log's Despawned. */
+static void volumes_replay_at_both_depths(void **state)
+{
+    (void)state;
+    char rec[400], map[1100];
+    scratch("volumes", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    fx_build("maps/pads.db", map, sizeof map);
+    static const char token[] = "volumes-test-command-token";
+    const char *extra[] = {"--record", rec, "--command-token", token, "--record-hash-every", "1", NULL};
+    fx_server d;
+    assert_int_equal(fx_start_map(&d, map, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int fd = fx_tcp_connect(d.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, token) != 0);
+    uint32_t seq = 2, killed = 0, launched = 0, teleported = 0, hurt = 0;
+    const double start_x[2] = {-24, 8}, wish_x[2] = {5, -5};
+    for (int k = 0; k < 2; k++) {
+        sweep_message m = fx_spawn_msg(seq++, sweep_v3(start_x[k], 0, 0.9005), sweep_v3(0, 0, 0));
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+        uint32_t e = m.as.spawned.entity;
+        for (int i = 0; i < 600; i++) {
+            m = fx_move_msg(e, seq++, sweep_v3(wish_x[k], 0, 0), 1.0 / 60);
+            assert_int_equal(fx_send(fd, &m), 0);
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+            assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+            launched += m.as.move_result.launched_by != 0;
+            teleported += m.as.move_result.teleported_by != 0;
+            hurt += m.as.move_result.hurt_by != 0;
+            if (m.as.move_result.killed_by) {
+                assert_int_equal(fx_recv(fd, rx, &m), 1);
+                assert_int_equal(m.kind, SWEEP_MSG_DESPAWNED);
+                assert_int_equal(m.as.despawned.killed_by, 5);
+                killed++;
+                break;
+            }
+        }
+    }
+    assert_int_equal(killed, 1);
+    assert_true(launched >= 1 && teleported == 1 && hurt > 0);
+    close(fd);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], map, &full, &tf);
+    core_matches_full_on(logs[0], map, &full, &tf, &core, &tc);
+    assert_int_equal(tf.despawned, 1);
+    assert_true(full.hashes > 0);
+}
+
 static void core_depth_movers_and_raw_moves(void **state)
 {
     (void)state;
@@ -2477,6 +2537,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(relayed_player_replays),
+        cmocka_unit_test(volumes_replay_at_both_depths),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(core_refused_move_is_a_divergence),
