@@ -2411,6 +2411,234 @@ static int make_train(bsp *b, const entity *e, uint32_t m)
 }
 
 /* ------------------------------------------------------------------------
+ * Volumes: trigger_push, trigger_teleport and trigger_hurt brush models
+ * (core/volume.h). A volume holds player centres, so each brush of the
+ * trigger's model is grown by the player box's half sizes: the centre is
+ * inside the grown brush exactly when Quake 3's player box (centre 4
+ * above its origin) touches the brush, short of the box's edge bevels,
+ * which make the grown region a little larger at its edges.
+ */
+
+/* Quake 3's TeleportPlayer: the player's origin goes 1 unit above the
+ * destination's and leaves at 400 units/s along its facing. */
+#define TELEPORT_RAISE 1.0
+#define TELEPORT_SPEED 400.0
+/* trigger_hurt: "dmg" (default 5) every server frame of 100 ms it is
+ * touched, or once a second with spawnflag 16 (SLOW); one touch of at
+ * least 200 (the most health a Quake 3 player can have) kills. */
+#define HURT_DEFAULT 5.0
+#define HURT_PERIOD 0.1
+#define HURT_SLOW 16
+#define HURT_KILLS 200.0
+
+/* The first entity whose targetname is name (Quake 3's G_PickTarget picks
+ * one of them at random; a level names one). */
+static const entity *find_target(const bsp *b, const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    for (uint32_t i = 0; i < b->ent_count; i++) {
+        const char *t = ent_get(b, &b->ents[i], "targetname");
+        if (t && strcmp(t, name) == 0)
+            return &b->ents[i];
+    }
+    return NULL;
+}
+
+/* One volume per brush of model m (each is convex), all like *proto, named
+ * name: the brush's sides grown by the player's half sizes, in the box of
+ * the model's bounds grown likewise (and moved by the entity's origin). */
+static int add_trigger_volumes(bsp *b, const entity *e, uint32_t m, const sweep_volume *proto, const char *name)
+{
+    static const double half[3] = {PLAYER_HALF_X, PLAYER_HALF_X, PLAYER_HALF_Z};
+    double o[3];
+    if (!ent_origin(b, e, o))
+        return 0;
+    const model *md = &b->models[m];
+    uint32_t made = 0;
+    for (uint32_t k = 0; k < md->brushes; k++) {
+        const uint8_t *r = record(b, L_BRUSHES, md->first_brush + k);
+        uint32_t first = (uint32_t)i32_at(r), n = (uint32_t)i32_at(r + 4);
+        if (n < 4)
+            continue;
+        sweep_volume v = *proto;
+        v.plane_count = 0;
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; a++) {
+            lo[a] = md->mins[a] + o[a] - half[a];
+            hi[a] = md->maxs[a] + o[a] + half[a];
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const plane *p = side_plane(b, first, i);
+            double grow = fabs(p->n[0]) * half[0] + fabs(p->n[1]) * half[1] + fabs(p->n[2]) * half[2];
+            double d = p->d + p->n[0] * o[0] + p->n[1] * o[1] + p->n[2] * o[2] + grow;
+            /* An axial side is the box's own: it tightens the box. */
+            int axis = -1;
+            for (int a = 0; a < 3; a++)
+                if (fabs(p->n[a]) >= PARALLEL_DOT)
+                    axis = a;
+            if (axis >= 0) {
+                if (p->n[axis] > 0 && d < hi[axis])
+                    hi[axis] = d;
+                else if (p->n[axis] < 0 && -d > lo[axis])
+                    lo[axis] = -d;
+                continue;
+            }
+            if (v.plane_count == SWEEP_VOLUME_MAX_PLANES) {
+                warn(b, "entity %u (%s, model *%u): a brush of more than %u slanted sides: the rest are left out, "
+                        "so its volume is a little larger", (uint32_t)(e - b->ents), e->classname, m,
+                     SWEEP_VOLUME_MAX_PLANES);
+                break;
+            }
+            v.planes[v.plane_count].normal = sweep_v3(p->n[0], p->n[1], p->n[2]);
+            v.planes[v.plane_count].offset = d;
+            v.plane_count++;
+        }
+        if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+            continue;
+        v.lo = sweep_v3(lo[0], lo[1], lo[2]);
+        v.hi = sweep_v3(hi[0], hi[1], hi[2]);
+        sweep_status st = sweep_level_add_volume(b->lv, b->lv->volume_count + 1, name, &v);
+        if (st == SWEEP_E_NOMEM)
+            return out_of_memory(b);
+        if (st != SWEEP_OK)
+            return fail(b, ENT_FMT ": more than %u volumes in the level", ENT_ARG(b, e), SWEEP_VOLUME_MAX);
+        made++;
+    }
+    if (!made)
+        warn(b, "entity %u (%s, model *%u): no brush with volume; no volume made", (uint32_t)(e - b->ents),
+             e->classname, m);
+    return 1;
+}
+
+/* trigger_push aimed at its target the way Quake 3's AimAtTarget aims it,
+ * from the centre of the trigger's bounds, under gravity g: the flight
+ * takes time = sqrt(height / (g / 2)) to rise to the target's height (its
+ * top), covering the horizontal distance in that time. */
+static int make_push(bsp *b, const entity *e, uint32_t m, double g)
+{
+    const char *tn = ent_get(b, e, "target");
+    const entity *t = find_target(b, tn);
+    if (!t) {
+        warn(b, "entity %u (trigger_push, model *%u): its target '%s' names no entity; no jump pad made",
+             (uint32_t)(e - b->ents), m, tn ? tn : "");
+        return 1;
+    }
+    double o[3], to[3];
+    if (!ent_origin(b, e, o) || !ent_origin(b, t, to))
+        return 0;
+    const model *md = &b->models[m];
+    double c[3];
+    for (int a = 0; a < 3; a++)
+        c[a] = 0.5 * (md->mins[a] + md->maxs[a]) + o[a];
+    double height = to[2] - c[2];
+    if (!(height > 0.0)) {
+        warn(b, "entity %u (trigger_push, model *%u): its target is not above it (height %g); no jump pad made",
+             (uint32_t)(e - b->ents), m, height);
+        return 1;
+    }
+    double time = sqrt(height / (0.5 * g));
+    double dx = to[0] - c[0], dy = to[1] - c[1];
+    double dist = sqrt(dx * dx + dy * dy);
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = SWEEP_VOLUME_PUSH;
+    v.facing = sweep_v3(1, 0, 0);
+    v.velocity = dist > 0.0 ? sweep_v3(dx / dist * (dist / time), dy / dist * (dist / time), time * g)
+                            : sweep_v3(0.0, 0.0, time * g);
+    char name[SWEEP_LEVEL_NAME_MAX];
+    snprintf(name, sizeof name, "trigger_push_%u", m);
+    b->st->jump_pads++;
+    return add_trigger_volumes(b, e, m, &v, name);
+}
+
+/* trigger_teleport to its misc_teleporter_dest (or any entity its target
+ * names): the player box's centre 1 + 4 above the destination's origin,
+ * facing its "angle" (yaw, degrees) or "angles" (pitch yaw roll), leaving
+ * at 400 units/s along the horizontal facing, as Quake 3 sends it out. */
+static int make_teleport(bsp *b, const entity *e, uint32_t m)
+{
+    const char *tn = ent_get(b, e, "target");
+    const entity *t = find_target(b, tn);
+    if (!t) {
+        warn(b, "entity %u (trigger_teleport, model *%u): its target '%s' names no entity; no teleporter made",
+             (uint32_t)(e - b->ents), m, tn ? tn : "");
+        return 1;
+    }
+    double to[3], yaw = 0.0, angles[3];
+    static const double zero[3] = {0, 0, 0};
+    if (!ent_origin(b, t, to) || !ent_number(b, t, "angle", 0.0, &yaw) || !ent_numbers(b, t, "angles", angles, 3, zero))
+        return 0;
+    if (ent_get(b, t, "angles"))
+        yaw = angles[1];
+    double r = yaw * (PI / 180.0);
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = SWEEP_VOLUME_TELEPORT;
+    v.destination = sweep_v3(to[0], to[1], to[2] + TELEPORT_RAISE + PLAYER_CENTRE_UP);
+    v.facing = sweep_v3(cos(r), sin(r), 0.0);
+    v.exit_speed = TELEPORT_SPEED;
+    v.keep_velocity = 0;
+    char name[SWEEP_LEVEL_NAME_MAX];
+    snprintf(name, sizeof name, "trigger_teleport_%u", m);
+    b->st->teleporters++;
+    return add_trigger_volumes(b, e, m, &v, name);
+}
+
+/* trigger_hurt: damage per second from "dmg" and its period; a touch
+ * that takes more than any player's health is a kill volume. */
+static int make_hurt(bsp *b, const entity *e, uint32_t m)
+{
+    double dmg;
+    long flags;
+    if (!ent_number(b, e, "dmg", HURT_DEFAULT, &dmg) || !ent_int(b, e, "spawnflags", 0, &flags))
+        return 0;
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.facing = sweep_v3(1, 0, 0);
+    char name[SWEEP_LEVEL_NAME_MAX];
+    if (dmg >= HURT_KILLS) {
+        v.kind = SWEEP_VOLUME_KILL;
+        snprintf(name, sizeof name, "trigger_hurt_%u", m);
+        b->st->kills++;
+    } else if (dmg > 0.0) {
+        v.kind = SWEEP_VOLUME_HURT;
+        v.damage = dmg / ((flags & HURT_SLOW) ? 1.0 : HURT_PERIOD);
+        snprintf(name, sizeof name, "trigger_hurt_%u", m);
+        b->st->hurts++;
+    } else {
+        warn(b, "entity %u (trigger_hurt, model *%u): dmg %g hurts nobody; no volume made", (uint32_t)(e - b->ents),
+             m, dmg);
+        return 1;
+    }
+    return add_trigger_volumes(b, e, m, &v, name);
+}
+
+/* Every trigger the level's volumes come from, in entity order (so the
+ * volumes' ids follow the entities'). */
+static int do_volumes(bsp *b, double g)
+{
+    for (uint32_t i = 0; i < b->ent_count; i++) {
+        const entity *e = &b->ents[i];
+        int push = is_class(e, "trigger_push"), tele = is_class(e, "trigger_teleport"),
+            hurt = is_class(e, "trigger_hurt");
+        if (!push && !tele && !hurt)
+            continue;
+        uint32_t m;
+        if (!ent_model(b, e, &m))
+            return 0;
+        if (m == 0) {
+            warn(b, "entity %u (%s) has no brush model; ignored", i, e->classname);
+            continue;
+        }
+        int ok = push ? make_push(b, e, m, g) : tele ? make_teleport(b, e, m) : make_hurt(b, e, m);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------
  * The level
  */
 
@@ -2565,7 +2793,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         stats->patch_triangles += s.patch_triangles;
         stats->patches += s.patches;
     }
-    ok = ok && do_entities(&b);
+    ok = ok && do_entities(&b) && do_volumes(&b, g);
     if (ok && out->triangle_count == 0)
         ok = fail(&b, "the world model has no player-solid brush or patch: nothing to collide with");
     if (ok) {

@@ -228,6 +228,9 @@ typedef struct sweep_bsp_stats {
     uint32_t movers;
     uint32_t mover_triangles;
     uint32_t entities;
+    uint32_t jump_pads;          /* trigger_push entities made volumes (one per brush) */
+    uint32_t teleporters;        /* trigger_teleport likewise */
+    uint32_t hurts, kills;       /* trigger_hurt: hurting, and killing (one touch takes 200 or more) */
     uint32_t warnings;
     double walkable_slope_deg;   /* the slope the level was given, for the map writer */
 } sweep_bsp_stats;

@@ -108,7 +108,10 @@ static const char usage[] =
     "the render mesh: player-solid brushes as shells, curved patches as\n"
     "two-sided meshes; info_player_deathmatch/start become spawns (the player\n"
     "box's centre), func_door, func_button, func_plat, func_bobbing, func_train\n"
-    "and func_rotating movers, func_static static geometry. The map's units are\n"
+    "and func_rotating movers, func_static static geometry, trigger_push (aimed at\n"
+    "its target as Quake 3 aims it, under the level's gravity), trigger_teleport (to\n"
+    "its misc_teleporter_dest) and trigger_hurt (a dmg of 200 or more: kill)\n"
+    "volumes, one per brush grown by the player box. The map's units are\n"
     "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
     "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270;\n"
     "--rules replaces them. Brushes are solids: their shells (less what lies in\n"
@@ -463,7 +466,7 @@ int main(int argc, char **argv)
                                   sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     sweep_status st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);
-    uint32_t spawn_total = lv.spawn_count;
+    uint32_t spawn_total = lv.spawn_count, volume_total = lv.volume_count;
     sweep_level_free(&lv);
     if (st != SWEEP_OK && *wo.cancel) {
         fprintf(stderr, "sweep-import: interrupted; %s was not written\n", out);
@@ -476,12 +479,13 @@ int main(int argc, char **argv)
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s, %u fewer for merged faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
-               "triangles), %u warnings; import %.1f ms, %.2f s in all\n",
+               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill), %u warnings; import %.1f ms, "
+               "%.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
                bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.merge_dropped,
                keep_hidden || no_merge ? ", off" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
-               bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
+               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     } else if (!quiet) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];

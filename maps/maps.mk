@@ -77,6 +77,7 @@ test: $(MAPS_SAMPLES)
 $(BUILD)/tests/maps/test_arena: | $(BUILD)/maps/arena.db
 $(BUILD)/tests/maps/test_volumes_map: | $(BUILD)/maps/pads.db
 $(BUILD)/tests/maps/test_import: | $(BIN)/sweep-import
+$(BUILD)/tests/maps/test_corpus_volumes: | $(BIN)/sweep-import
 $(BUILD)/tests/maps/test_writer: | $(BIN)/sweep-mapgen
 
 # Benchmark: load time of generated maps (tests/bench/run-bench.sh).

@@ -37,7 +37,9 @@
 #include <cmocka.h>
 #include <zip.h>
 
+#include "core/motion.h"
 #include "core/quat.h"
+#include "core/volume.h"
 #include "maps/import_bsp.h"
 #include "maps/level.h"
 #include "maps/loader.h"
@@ -2020,6 +2022,104 @@ static void hidden_faces_do_not_change_a_walk(void **state)
     assert_true(field(out[0], " stuck=") == 0 && field(out[0], " inside=") == 0 && field(out[0], "left=") == 0);
 }
 
+/* ------------------------------------------------------------------------
+ * Volumes: trigger_push, trigger_teleport, trigger_hurt
+ */
+
+/* The test level's brush models as triggers: *6 a jump pad aimed at a
+ * target_position 400 above and 500 north of its centre (-150, 150, 32),
+ * *7 a teleporter to a misc_teleporter_dest facing north, *2 and *3
+ * hurting (every 100 ms, and once a second), *8 killing, and *4 a pad
+ * whose target does not exist. */
+static const char volume_entities[] =
+    "{ \"classname\" \"worldspawn\" \"gravity\" \"800\" }\n"
+    "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+    "{ \"classname\" \"trigger_push\" \"model\" \"*6\" \"target\" \"t1\" }\n"
+    "{ \"classname\" \"target_position\" \"targetname\" \"t1\" \"origin\" \"-150 650 432\" }\n"
+    "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" }\n"
+    "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 24\" \"angle\" \"90\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*2\" \"dmg\" \"10\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*3\" \"dmg\" \"20\" \"spawnflags\" \"16\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*8\" \"dmg\" \"1000\" }\n"
+    "{ \"classname\" \"trigger_push\" \"model\" \"*4\" \"target\" \"nowhere\" }\n";
+
+/* Quake 3's arithmetic for the pad: time = sqrt(400 / (800 / 2)) = 1 s,
+ * so the launch is (0, 500, 800) to the bit; a walker on it rises 400
+ * above where it was last launched, 500 further north, within a step and
+ * a half of travel (the top is sampled once a step); the teleporter, the hurt and kill volumes carry Quake 3's
+ * numbers. */
+static void imports_trigger_volumes(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = make_level(volume_entities, 0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "volumes.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(warnings, 1); /* the pad aimed at nothing */
+    assert_int_equal(st.jump_pads, 1);
+    assert_int_equal(st.teleporters, 1);
+    assert_int_equal(st.hurts, 2);
+    assert_int_equal(st.kills, 1);
+    assert_int_equal(lv.volume_count, 5);
+    const sweep_volume *pad = &lv.volumes[0].v, *tp = &lv.volumes[1].v;
+    assert_int_equal(pad->kind, SWEEP_VOLUME_PUSH);
+    assert_v3(pad->velocity, 0, 500, 800);
+    /* Model *6 (-200 .. -100, 100 .. 200, 0 .. 64) grown by the player box. */
+    assert_v3(pad->lo, -215, 85, -28);
+    assert_v3(pad->hi, -85, 215, 92);
+    assert_int_equal(pad->plane_count, 0);
+    assert_int_equal(tp->kind, SWEEP_VOLUME_TELEPORT);
+    assert_v3(tp->destination, 0, -100, 29);
+    assert_true(fabs(tp->facing.x) < 1e-15 && tp->facing.y == 1.0 && tp->facing.z == 0.0);
+    assert_true(tp->exit_speed == 400.0 && tp->keep_velocity == 0);
+    assert_int_equal(lv.volumes[2].v.kind, SWEEP_VOLUME_HURT);
+    assert_true(lv.volumes[2].v.damage == 100.0);
+    assert_true(lv.volumes[3].v.damage == 20.0);
+    assert_int_equal(lv.volumes[4].v.kind, SWEEP_VOLUME_KILL);
+    for (uint32_t i = 0; i < lv.volume_count; i++)
+        assert_int_equal(lv.volumes[i].id, i + 1);
+
+    sweep_world *w;
+    if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
+    /* Without air control: sweep's turns the velocity towards the wish in
+     * the air, a zero wish too, where Quake 3's only adds along the wish;
+     * the flight is then the ballistic one both compute. */
+    lv.rules.air_accel = 0.0;
+    sweep_actor a = {sweep_v3(-150, 150, 28.5), sweep_v3(0, 0, 0), 0};
+    sweep_vec3 last = a.position, top = a.position;
+    int launches = 0;
+    const double dt = 1.0 / 60.0;
+    for (int i = 0; i < 120; i++) {
+        sweep_wish wish = {sweep_v3(0, 0, 0), 0};
+        sweep_act_result r;
+        assert_int_equal(sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &a, &wish, dt, &r), SWEEP_OK);
+        if (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) {
+            launches++;
+            last = a.position;
+        }
+        if (a.position.z > top.z)
+            top = a.position;
+    }
+    assert_true(launches >= 1);
+    if (getenv("SWEEP_TEST_VERBOSE"))
+        print_message("launches %d, last at (%g, %g, %g), top (%g, %g, %g)\n", launches, last.x, last.y, last.z,
+                      top.x, top.y, top.z);
+    /* The top sampled once a step: within a step and a half of travel. */
+    assert_true(fabs(top.z - (last.z + 400.0)) <= 1.5 * 800.0 * dt);
+    assert_true(fabs(top.y - (last.y + 500.0)) <= 1.5 * 500.0 * dt);
+    assert_true(top.x == -150.0);
+    sweep_world_destroy(w);
+    sweep_level_free(&lv);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -2039,6 +2139,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(keeps_coplanar_floors_and_edge_contacts),
         cmocka_unit_test(merges_coplanar_faces_across_brushes),
         cmocka_unit_test(drops_faces_towards_opaque_leaves),
+        cmocka_unit_test(imports_trigger_volumes),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
     };
