@@ -108,15 +108,32 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         }
     }
     sweep_volume *copy = NULL;
+    sweep_vec3 (*boxes)[2] = NULL;
+    sweep_vec3 lo = sweep_v3(0, 0, 0), hi = sweep_v3(0, 0, 0);
     if (n) {
         copy = malloc((size_t)n * sizeof *copy);
-        if (!copy)
+        boxes = malloc((size_t)n * sizeof *boxes);
+        if (!copy || !boxes) {
+            free(copy);
+            free(boxes);
             return SWEEP_E_NOMEM;
+        }
         memcpy(copy, v, (size_t)n * sizeof *copy);
+        lo = v[0].lo, hi = v[0].hi;
+        for (uint32_t i = 0; i < n; i++) {
+            boxes[i][0] = v[i].lo;
+            boxes[i][1] = v[i].hi;
+            lo = sweep_v3(fmin(lo.x, v[i].lo.x), fmin(lo.y, v[i].lo.y), fmin(lo.z, v[i].lo.z));
+            hi = sweep_v3(fmax(hi.x, v[i].hi.x), fmax(hi.y, v[i].hi.y), fmax(hi.z, v[i].hi.z));
+        }
     }
     free(w->volumes);
+    free(w->volume_boxes);
     w->volumes = copy;
+    w->volume_boxes = boxes;
     w->volume_count = n;
+    w->volume_lo = lo;
+    w->volume_hi = hi;
     return SWEEP_OK;
 }
 
@@ -143,13 +160,45 @@ static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 ra
     return !(res.flags & SWEEP_MOVED_STARTED_EMBEDDED);
 }
 
+/* Boxes a step's segment from .. to meets (candidates) are listed first,
+ * up to this many; a step among more tests every volume. */
+#define CANDIDATES 64
+
+/* 1 if the box lo .. hi meets the box of the segment (slo .. shi). */
+static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
+{
+    return box[0].x <= shi.x && box[1].x >= slo.x && box[0].y <= shi.y && box[1].y >= slo.y && box[0].z <= shi.z &&
+           box[1].z >= slo.z;
+}
+
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
                         sweep_actor *a, double h, sweep_volume_report *rep)
 {
     const sweep_world *w = space->world;
-    uint32_t n = w->volume_count;
     const sweep_volume *vs = w->volumes;
-    for (uint32_t i = 0; i < n; i++) {
+    /* Only a volume whose box meets the box of the step's segment can
+     * hold either end: the rest are passed over, in one sweep of the
+     * boxes, before any volume's own data is read. */
+    sweep_vec3 to = a->position;
+    sweep_vec3 slo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y,
+                              from.z < to.z ? from.z : to.z);
+    sweep_vec3 shi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
+                              from.z < to.z ? to.z : from.z);
+    sweep_vec3 all[2] = {w->volume_lo, w->volume_hi};
+    if (!meets(all, slo, shi))
+        return 0;
+    uint32_t cand[CANDIDATES], n = 0, count = w->volume_count;
+    for (uint32_t i = 0; i < count && n <= CANDIDATES; i++)
+        if (meets(w->volume_boxes[i], slo, shi)) {
+            if (n < CANDIDATES)
+                cand[n] = i;
+            n++;
+        }
+    int listed = n <= CANDIDATES;
+    if (!listed)
+        n = count;
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
         if (v->kind == SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
             continue;
@@ -182,8 +231,14 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         }
     }
     /* Triggers last, from where the step began to where the body is now
-     * (a teleport's destination included). */
-    for (uint32_t i = 0; i < n; i++) {
+     * (a teleport's destination included: then every trigger is looked
+     * at, the destination being outside the segment's box). */
+    if (a->position.x != to.x || a->position.y != to.y || a->position.z != to.z) {
+        listed = 0;
+        n = count;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
         if (v->kind != SWEEP_VOLUME_TRIGGER)
             continue;

@@ -425,6 +425,7 @@ void sweep_world_destroy(sweep_world *w)
     free(w->nodes);
     free(w->prep);
     free(w->volumes);
+    free(w->volume_boxes);
     free(w);
 }
 

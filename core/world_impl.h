@@ -147,9 +147,14 @@ struct sweep_world {
      * with prep_inv_radii, or NULL: sweep_world_prepare_radii. */
     sweep__tri_prep *prep;
     sweep_vec3 prep_inv_radii;
-    /* What acts on walking bodies (core/volume.h): sweep_world_set_volumes. */
+    /* What acts on walking bodies (core/volume.h): sweep_world_set_volumes.
+     * volume_boxes[i] is volumes[i]'s box (lo, hi), side by side so that a
+     * step's first test of every volume reads a few cache lines rather than
+     * one per volume; volume_lo .. volume_hi holds them all. */
     struct sweep_volume *volumes;
+    sweep_vec3 (*volume_boxes)[2];
     uint32_t volume_count;
+    sweep_vec3 volume_lo, volume_hi;
 };
 
 #endif

@@ -57,8 +57,9 @@ static const char usage[] =
     "output:\n"
     "  --dump FILE        write the final position of each walker: 'id x y z' lines\n"
     "  --bench-only       print only the BENCH and hash lines\n"
-    "  --level-bench      also print a BENCH name=core.level line (mean cost, fallback\n"
-    "                     moves, stuck, trapped and inside walkers, walkers that left\n"
+    "  --level-bench      also print a BENCH name=core.level line (the map's volumes,\n"
+    "                     mean cost, fallback moves, stuck, trapped and inside\n"
+    "                     walkers, walkers that left\n"
     "                     the level); its mean comes from the same walk run again,\n"
     "                     timed a step (every walker's move) at a time, since the\n"
     "                     clock reads around each move add about 20 ns to each\n"
@@ -594,11 +595,11 @@ int main(int argc, char **argv)
             return 1;
         }
         /* The mean of the per-move samples (clock reads included) last. */
-        printf("BENCH name=core.level map=%s tris=%u moves_per_s=%.0f ns_per_move_mean=%.0f ns_per_move_p50=%.0f "
-               "ns_per_move_p99=%.0f fallback_moves=%" PRIu64 " stuck=%u trapped=%u inside=%u left=%u "
-               "ns_per_move_mean_clocked=%.0f\n",
-               lv.name, info.triangle_count, (double)moves / total_s, mean, p50, p99, limits, stuck, trapped, inside,
-               left, sum_ns / (double)moves);
+        printf("BENCH name=core.level map=%s tris=%u volumes=%u moves_per_s=%.0f ns_per_move_mean=%.0f "
+               "ns_per_move_p50=%.0f ns_per_move_p99=%.0f fallback_moves=%" PRIu64 " stuck=%u trapped=%u inside=%u "
+               "left=%u ns_per_move_mean_clocked=%.0f\n",
+               lv.name, info.triangle_count, lv.volume_count, (double)moves / total_s, mean, p50, p99, limits, stuck,
+               trapped, inside, left, sum_ns / (double)moves);
     }
     if (movers)
         printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);

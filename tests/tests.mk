@@ -66,6 +66,18 @@ $(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LI
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# The volume walk cross_build.sh compares across builds (this build's own).
+$(BUILD)/tests/core/volume_walk: $(BUILD)/tests/core/volume_walk.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+test: $(BUILD)/tests/core/volume_walk
+
+# Volumes benchmark: the same walks with and without volumes.
+BENCHES += $(BUILD)/tests/bench/bench_volumes
+$(BUILD)/tests/bench/bench_volumes: $(BUILD)/tests/bench/bench_volumes.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # Players-as-obstacles benchmark.
 BENCHES += $(BUILD)/tests/bench/bench_crowd
 $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB) $(CORE_LIB)

@@ -65,6 +65,13 @@ for bodies in 64 256 1024; do
     "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
 done
 
+# --- core: volumes (jump pads, teleporters, triggers), against the same walks
+# in the same world without them: 4, 24 (more than the 19 pads of the
+# busiest corpus level) and 96 volumes -----------------------------------------
+for volumes in 4 24 96; do
+    "${BUILD:-build}/tests/bench/bench_volumes" "$volumes" 2000
+done
+
 # --- maps: loading a map, read + validate + BVH build -----------------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is

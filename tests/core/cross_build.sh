@@ -4,7 +4,10 @@
 # runs the same walks, and compares the final state hashes with the main
 # build and with the golden values committed in golden/: walk.hash for a
 # generated level, walk_movers.hash for one with lifts, turntables and doors
-# (riding, pushing and every blocked rule; the hash covers the movers). A
+# (riding, pushing and every blocked rule; the hash covers the movers), and
+# walk_volumes.hash for walkers moved by the movement rules through jump
+# pads, teleporters (one without room), hurt, trigger and kill volumes
+# (tests/core/volume_walk.c, built from the core alone the same ways). A
 # mismatch means a change broke replay determinism (or, if intended, the
 # golden file must be updated in the same commit, saying why).
 #
@@ -17,6 +20,7 @@ walk_args="--tris 3000 --level-seed 5 --walkers 16 --steps 600 --seed 5 --bench-
 movers_args="--tris 10000 --level-seed 3 --movers 16 --walkers 48 --steps 1200 --seed 3 --bench-only"
 golden=$(cat "$here/golden/walk.hash")
 golden_movers=$(cat "$here/golden/walk_movers.hash")
+golden_volumes=$(cat "$here/golden/walk_volumes.hash")
 
 hash_of() { # args, program...
     args=$1
@@ -44,6 +48,7 @@ both() { # name, program
 }
 
 both "main build" "$root/$BUILD/bin/sweep-walk"
+check "main build, volumes" "$(hash_of "" "$root/$BUILD/tests/core/volume_walk")" "$golden_volumes"
 
 # Each variant's binary is kept in $BUILD/cross and rebuilt only when a
 # source it is built from is newer, so a second run only walks.
@@ -74,6 +79,21 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
         continue
     fi
     both "$variant" "$out"
+    vout="$cross/volume-walk-$(echo "$variant" | tr ' =' '__')"
+    vsrcs="$(ls core/*.c) maps/level.c tests/core/volume_walk.c"
+    # shellcheck disable=SC2086
+    if [ ! -x "$vout" ] || [ -n "$(find $vsrcs $hdrs "$0" -newer "$vout" 2>/dev/null | head -n 1)" ]; then
+        # shellcheck disable=SC2086
+        if ! $variant -std=gnu11 -I. -ffp-contract=off -fno-fast-math $vsrcs -lm -o "$vout" 2>"$vout.log"; then
+            echo "[ RUN      ] $variant, volumes"
+            echo "[  FAILED  ] $variant, volumes: build failed:"
+            cat "$vout.log"
+            rm -f "$vout"
+            failed=$((failed + 1))
+            continue
+        fi
+    fi
+    check "$variant, volumes" "$(hash_of "" "$vout")" "$golden_volumes"
 done
 
 echo "[==========] $((passed + failed)) test(s) run."
