@@ -127,13 +127,60 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
             hi = sweep_v3(fmax(hi.x, v[i].hi.x), fmax(hi.y, v[i].hi.y), fmax(hi.z, v[i].hi.z));
         }
     }
+    /* The grid: about one volume a cell, at most 64 x 64 cells. */
+    uint32_t grid = 1;
+    while (grid < 64 && grid * grid < n)
+        grid++;
+    double inv[2] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0};
+    uint32_t cells = grid * grid, *first = calloc((size_t)cells + 1, sizeof *first), *items = NULL;
+    if (!first) {
+        free(copy);
+        free(boxes);
+        return SWEEP_E_NOMEM;
+    }
+    /* Counted first, then filled, each cell in volume order. */
+    for (int fill = 0; fill < 2; fill++) {
+        uint32_t *at = NULL;
+        if (fill) {
+            for (uint32_t c = 0; c < cells; c++)
+                first[c + 1] += first[c];
+            items = malloc((size_t)(first[cells] ? first[cells] : 1) * sizeof *items);
+            at = calloc(cells, sizeof *at);
+            if (!items || !at) {
+                free(copy), free(boxes), free(first), free(items), free(at);
+                return SWEEP_E_NOMEM;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t x0 = sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid);
+            uint32_t x1 = sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid);
+            uint32_t y0 = sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid);
+            uint32_t y1 = sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid);
+            for (uint32_t y = y0; y <= y1; y++)
+                for (uint32_t x = x0; x <= x1; x++) {
+                    uint32_t c = y * grid + x;
+                    if (fill)
+                        items[first[c] + at[c]++] = i;
+                    else
+                        first[c + 1]++;
+                }
+        }
+        free(at);
+    }
     free(w->volumes);
     free(w->volume_boxes);
+    free(w->volume_cell_first);
+    free(w->volume_cell_items);
     w->volumes = copy;
     w->volume_boxes = boxes;
     w->volume_count = n;
     w->volume_lo = lo;
     w->volume_hi = hi;
+    w->volume_grid = grid;
+    w->volume_cell_inv[0] = inv[0];
+    w->volume_cell_inv[1] = inv[1];
+    w->volume_cell_first = first;
+    w->volume_cell_items = items;
     return SWEEP_OK;
 }
 
@@ -187,13 +234,28 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     sweep_vec3 all[2] = {w->volume_lo, w->volume_hi};
     if (!meets(all, slo, shi))
         return 0;
-    uint32_t cand[CANDIDATES], n = 0, count = w->volume_count;
-    for (uint32_t i = 0; i < count && n <= CANDIDATES; i++)
+    /* A segment within one cell of the grid (nearly every step) need look
+     * only at the volumes listed there; one across cells at them all. */
+    uint32_t grid = w->volume_grid, count = w->volume_count;
+    uint32_t cx = sweep__volume_cell(slo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
+    uint32_t cy = sweep__volume_cell(slo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
+    const uint32_t *list = NULL;
+    uint32_t len = count;
+    if (cx == sweep__volume_cell(shi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
+        cy == sweep__volume_cell(shi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)) {
+        uint32_t c = cy * grid + cx;
+        list = w->volume_cell_items + w->volume_cell_first[c];
+        len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
+    }
+    uint32_t cand[CANDIDATES], n = 0;
+    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
+        uint32_t i = list ? list[k] : k;
         if (meets(w->volume_boxes[i], slo, shi)) {
             if (n < CANDIDATES)
                 cand[n] = i;
             n++;
         }
+    }
     int listed = n <= CANDIDATES;
     if (!listed)
         n = count;

@@ -150,11 +150,30 @@ struct sweep_world {
     /* What acts on walking bodies (core/volume.h): sweep_world_set_volumes.
      * volume_boxes[i] is volumes[i]'s box (lo, hi), side by side so that a
      * step's first test of every volume reads a few cache lines rather than
-     * one per volume; volume_lo .. volume_hi holds them all. */
+     * one per volume; volume_lo .. volume_hi holds them all.
+     * A grid of volume_grid x volume_grid cells over that box across x and
+     * y lists, cell by cell, the volumes whose boxes reach into the cell,
+     * in index order: cell c's are volume_cell_items[volume_cell_first[c]
+     * .. volume_cell_first[c + 1]). A coordinate's cell is
+     * sweep__volume_cell, which never decreases as the coordinate grows,
+     * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
     sweep_vec3 (*volume_boxes)[2];
     uint32_t volume_count;
     sweep_vec3 volume_lo, volume_hi;
+    uint32_t volume_grid;
+    double volume_cell_inv[2]; /* cells per unit along x and y */
+    uint32_t *volume_cell_first, *volume_cell_items;
 };
+
+/* The grid column (row) of coordinate x along an axis whose volumes
+ * start at lo: floor((x - lo) * inv) kept within 0 .. grid - 1. */
+static inline uint32_t sweep__volume_cell(double x, double lo, double inv, uint32_t grid)
+{
+    double c = (x - lo) * inv;
+    if (!(c >= 0.0))
+        return 0;
+    return c >= (double)grid ? grid - 1 : (uint32_t)c;
+}
 
 #endif
