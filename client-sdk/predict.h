@@ -101,8 +101,11 @@ typedef struct sweep_predictor sweep_predictor;
 /* Starts predicting for an entity of the given radii at position (as
  * Spawned said), at rest and not grounded; *out is the new predictor.
  * world, cfg and rules are the map's (sweep_map_build_world, level.config,
- * level.rules); world is borrowed and must outlive the predictor. No
- * movers until sweep_predictor_set_movers. SWEEP_CLIENT_E_ARG, _E_NOMEM. */
+ * level.rules); world is borrowed and must outlive the predictor. The
+ * world sweep_map_build_world makes holds the map's volumes (jump pads,
+ * teleporters, ...: core/volume.h), which the movement rules run, so a
+ * prediction meets them as the server's moves do. No movers until
+ * sweep_predictor_set_movers. SWEEP_CLIENT_E_ARG, _E_NOMEM. */
 sweep_client_status sweep_predictor_create(const sweep_world *world, const sweep_config *cfg,
                                            const sweep_rules *rules, sweep_vec3 position, sweep_vec3 radii,
                                            sweep_predictor **out, sweep_client_error *err);

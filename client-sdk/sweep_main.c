@@ -822,29 +822,20 @@ static int other_event(run *rn, const sweep_client_event *ev)
         sweep_client_error e;
         if (sweep_predictor_world_state(rn->pred, &ev->as.world_state, &e) != SWEEP_CLIENT_OK)
             return report_msg(o, SWEEP_CLIENT_E_PROTOCOL, "%s", e.message);
-    } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity &&
-               ev->as.despawned.killed_by) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "entity %" PRIu32 " was killed by volume %" PRIu32, ev->as.despawned.entity,
-                 ev->as.despawned.killed_by);
-        if (o->json)
-            printf("{\"despawned\":%" PRIu32 ",\"killed_by\":%" PRIu32 "}\n", ev->as.despawned.entity,
-                   ev->as.despawned.killed_by);
-        else
-            printf("despawned entity=%" PRIu32 " killed_by=%" PRIu32 "\n", ev->as.despawned.entity,
-                   ev->as.despawned.killed_by);
-        return report_named(o, "Killed", msg, 0, 0);
     } else if (ev->kind == SWEEP_CLIENT_EV_DESPAWNED && ev->as.despawned.entity == rn->entity) {
+        /* Taken out unasked: a mover crushed it, or a kill volume took it. */
+        const sweep_msg_despawned *d = &ev->as.despawned;
+        int killed = d->killed_by != 0;
+        const char *field = killed ? "killed_by" : "crushed_by";
+        uint32_t by = killed ? d->killed_by : d->crushed_by;
         char msg[128];
-        snprintf(msg, sizeof msg, "entity %" PRIu32 " was crushed by mover %" PRIu32, ev->as.despawned.entity,
-                 ev->as.despawned.crushed_by);
+        snprintf(msg, sizeof msg, "entity %" PRIu32 " was %s %" PRIu32, d->entity,
+                 killed ? "killed by volume" : "crushed by mover", by);
         if (o->json)
-            printf("{\"despawned\":%" PRIu32 ",\"crushed_by\":%" PRIu32 "}\n", ev->as.despawned.entity,
-                   ev->as.despawned.crushed_by);
+            printf("{\"despawned\":%" PRIu32 ",\"%s\":%" PRIu32 "}\n", d->entity, field, by);
         else
-            printf("despawned entity=%" PRIu32 " crushed_by=%" PRIu32 "\n", ev->as.despawned.entity,
-                   ev->as.despawned.crushed_by);
-        return report_named(o, "Crushed", msg, 0, 0);
+            printf("despawned entity=%" PRIu32 " %s=%" PRIu32 "\n", d->entity, field, by);
+        return report_named(o, killed ? "Killed" : "Crushed", msg, 0, 0);
     } else if (ev->kind == SWEEP_CLIENT_EV_ERROR) {
         return report(o, &ev->as.error);
     } else if (ev->kind == SWEEP_CLIENT_EV_BYE) {

@@ -51,6 +51,15 @@ static void put_vec3(hash_writer *w, sweep_vec3 v)
     put_f64(w, v.z);
 }
 
+/* The 8 bytes that open a part of the stream. */
+static void put_tag(hash_writer *w, const char tag[8])
+{
+    if (w->n + 8 > sizeof w->buf)
+        flush(w);
+    memcpy(w->buf + w->n, tag, 8);
+    w->n += 8;
+}
+
 static void put_name(hash_writer *w, const char *name, size_t cap)
 {
     size_t len = strnlen(name, cap);
@@ -65,11 +74,7 @@ static void put_name(hash_writer *w, const char *name, size_t cap)
 /* The movers part of the serialization (content_hash.h). */
 static void put_movers(hash_writer *w, const sweep_level *lv)
 {
-    static const uint8_t tag[8] = {'M', 'O', 'V', 'E', 'R', 'S', 0, 0};
-    if (w->n + sizeof tag > sizeof w->buf)
-        flush(w);
-    memcpy(w->buf + w->n, tag, sizeof tag);
-    w->n += sizeof tag;
+    put_tag(w, "MOVERS\0\0");
     put_u32(w, lv->mover_count);
     for (uint32_t i = 0; i < lv->mover_count; i++) {
         const sweep_level_mover *m = &lv->movers[i];
@@ -114,11 +119,7 @@ static void put_movers(hash_writer *w, const sweep_level *lv)
  * volume's kind reads, so a stray field in memory cannot change it. */
 static void put_volumes(hash_writer *w, const sweep_level *lv)
 {
-    static const uint8_t tag[8] = {'V', 'O', 'L', 'U', 'M', 'E', 'S', 0};
-    if (w->n + sizeof tag > sizeof w->buf)
-        flush(w);
-    memcpy(w->buf + w->n, tag, sizeof tag);
-    w->n += sizeof tag;
+    put_tag(w, "VOLUMES\0");
     put_u32(w, lv->volume_count);
     for (uint32_t i = 0; i < lv->volume_count; i++) {
         const sweep_level_volume *e = &lv->volumes[i];

@@ -2445,6 +2445,18 @@ static const entity *find_target(const bsp *b, const char *name)
     return NULL;
 }
 
+/* The entity e's "target" names, or NULL after a warning that no `what`
+ * was made of e (model m). */
+static const entity *target_of(bsp *b, const entity *e, uint32_t m, const char *what)
+{
+    const char *tn = ent_get(b, e, "target");
+    const entity *t = find_target(b, tn);
+    if (!t)
+        warn(b, "entity %u (%s, model *%u): its target '%s' names no entity; no %s made", (uint32_t)(e - b->ents),
+             e->classname, m, tn ? tn : "", what);
+    return t;
+}
+
 /* One volume per brush of model m (each is convex), all like *proto, named
  * name: the brush's sides grown by the player's half sizes, in the box of
  * the model's bounds grown likewise (and moved by the entity's origin). */
@@ -2517,13 +2529,9 @@ static int add_trigger_volumes(bsp *b, const entity *e, uint32_t m, const sweep_
  * top), covering the horizontal distance in that time. */
 static int make_push(bsp *b, const entity *e, uint32_t m, double g)
 {
-    const char *tn = ent_get(b, e, "target");
-    const entity *t = find_target(b, tn);
-    if (!t) {
-        warn(b, "entity %u (trigger_push, model *%u): its target '%s' names no entity; no jump pad made",
-             (uint32_t)(e - b->ents), m, tn ? tn : "");
+    const entity *t = target_of(b, e, m, "jump pad");
+    if (!t)
         return 1;
-    }
     double o[3], to[3];
     if (!ent_origin(b, e, o) || !ent_origin(b, t, to))
         return 0;
@@ -2558,13 +2566,9 @@ static int make_push(bsp *b, const entity *e, uint32_t m, double g)
  * at 400 units/s along the horizontal facing, as Quake 3 sends it out. */
 static int make_teleport(bsp *b, const entity *e, uint32_t m)
 {
-    const char *tn = ent_get(b, e, "target");
-    const entity *t = find_target(b, tn);
-    if (!t) {
-        warn(b, "entity %u (trigger_teleport, model *%u): its target '%s' names no entity; no teleporter made",
-             (uint32_t)(e - b->ents), m, tn ? tn : "");
+    const entity *t = target_of(b, e, m, "teleporter");
+    if (!t)
         return 1;
-    }
     double to[3], yaw = 0.0, angles[3];
     static const double zero[3] = {0, 0, 0};
     if (!ent_origin(b, t, to) || !ent_number(b, t, "angle", 0.0, &yaw) || !ent_numbers(b, t, "angles", angles, 3, zero))
