@@ -459,6 +459,7 @@ void sweep_server_options_usage(FILE *out)
           "  --version               print the version\n"
           "\n"
           "SIGTERM or SIGINT: stop accepting, answer what is in flight, send Bye, exit 0.\n"
+          "SIGHUP: with --record, each world's log goes on in a new segment file.\n"
           "See sweepd(8).\n",
           out);
 }

@@ -45,6 +45,7 @@ struct sweep__recorder {
     char path[SWEEP_SERVER_PATH_MAX + SWEEP_LEVEL_NAME_MAX + 96];
     uint64_t segment_bytes;
     uint64_t segment_start_ns;
+    uint32_t hangups_seen; /* the group's SIGHUP count its segment began after */
     uint8_t *buf; /* buf[0..8) is the frame header, filled when written */
     size_t len, cap;
     int failed;
@@ -290,6 +291,7 @@ int sweep__record_world_start(sweep__served *w, char *err, size_t errlen)
         return -1;
     }
     w->rec->fd = -1;
+    w->rec->hangups_seen = __atomic_load_n(&s->group->hangups, __ATOMIC_RELAXED);
     sweep_record_head h;
     memset(&h, 0, sizeof h);
     h.max_frame = s->opt.max_frame;
@@ -338,7 +340,11 @@ static void maybe_rotate(sweep__served *w)
     int big = s->opt.record_max_mb && r->segment_bytes >= (uint64_t)s->opt.record_max_mb << 20;
     int old = s->opt.record_max_seconds > 0.0 &&
               (double)(uv_hrtime() - r->segment_start_ns) * 1e-9 >= s->opt.record_max_seconds;
-    if (!big && !old)
+    /* SIGHUP: a log rotation tool moved the files away and wants new ones. */
+    uint32_t hangups = __atomic_load_n(&s->group->hangups, __ATOMIC_RELAXED);
+    int asked = hangups != r->hangups_seen;
+    r->hangups_seen = hangups;
+    if (!big && !old && !asked)
         return;
     /* The next segment is written (header and HEAD) before the old one
      * says "rotated": a kill in between leaves an old segment without an

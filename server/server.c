@@ -75,6 +75,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
     if (s->signals_open) {
         uv_unref((uv_handle_t *)&s->sigterm);
         uv_unref((uv_handle_t *)&s->sigint);
+        uv_unref((uv_handle_t *)&s->sighup);
     }
     /* So do the stop and inbox handles: another thread may still signal
      * them (a forced stop, a handover on its way; destroy drains it). */
@@ -88,6 +89,18 @@ static void shutdown_server(sweep_server *s, const char *reason)
 static void on_signal(uv_signal_t *h, int signum)
 {
     shutdown_server(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* SIGHUP: every world's session log starts a new segment at its next
+ * tick (the old one ends "rotated", as a size or age rotation). The
+ * server's own lines go to stderr, which sweepd never reopens: whoever
+ * redirected it owns the file. */
+static void on_hangup(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    sweep_server *s = h->data;
+    __atomic_add_fetch(&s->group->hangups, 1, __ATOMIC_RELAXED);
+    sweep__log(SWEEP_LOG_INFO, "sighup", "recording=%s stderr=kept", s->opt.record_dir[0] ? "new_segment" : "off");
 }
 
 static void on_stop_async(uv_async_t *h)
@@ -257,9 +270,11 @@ int sweep_server_run(sweep_server *s)
     }
     uv_signal_init(&s->loop, &s->sigterm);
     uv_signal_init(&s->loop, &s->sigint);
-    s->sigterm.data = s->sigint.data = s;
+    uv_signal_init(&s->loop, &s->sighup);
+    s->sigterm.data = s->sigint.data = s->sighup.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_signal_start(&s->sighup, on_hangup, SIGHUP);
     s->signals_open = 1;
     /* --metrics: "127.0.0.1:9100" (the port picked, for port 0) for both
      * lines below, so a scrape right after the ready line has figures. */
@@ -333,6 +348,7 @@ static void destroy_one(sweep_server *s)
         if (s->signals_open) {
             uv_close((uv_handle_t *)&s->sigterm, NULL);
             uv_close((uv_handle_t *)&s->sigint, NULL);
+            uv_close((uv_handle_t *)&s->sighup, NULL);
             s->signals_open = 0;
         }
         sweep__worlds_stop(s);

@@ -116,6 +116,7 @@ struct sweep__session {
     struct sockaddr_storage addr;      /* UDP: the verified source address */
     uint8_t cookie[SWEEP__COOKIE_SIZE]; /* UDP: the cookie of the Hello that created it */
     uint64_t last_seen_ns;             /* UDP idle timeout */
+    uint64_t opened_ns;                /* when it was created: its duration in the close line */
     int udp_direct;                    /* UDP: its last datagram came to the thread's own port
                                         * (Welcome.udp_port): answers leave from there too */
     char peer[64];                     /* printable address */
@@ -226,6 +227,7 @@ typedef struct sweep__group {
     uint32_t table_count, table_cap;
     uint32_t next_world_id;   /* the id the next OpenWorld gets */
     uint64_t table_triangles; /* of the worlds in the table */
+    uint32_t hangups;         /* SIGHUPs so far (atomic): each recording starts a new segment at its next tick */
 } sweep__group;
 
 struct sweep_server {
@@ -250,7 +252,7 @@ struct sweep_server {
     uv_udp_t udp_direct;
     int udp_direct_open;
     int direct_port;     /* 0: none */
-    uv_signal_t sigterm, sigint;
+    uv_signal_t sigterm, sigint, sighup;
     uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
     uint32_t udp_max_entity_states; /* most entities an EntityStates datagram holds (sweep_udp_max_entity_states) */

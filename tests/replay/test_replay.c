@@ -1297,6 +1297,36 @@ static void run_time_worlds_replay(void **state)
     rm_tree(base);
 }
 
+/* SIGHUP (a log rotation tool's signal) starts a new segment at the next
+ * tick: the chain replays whole across it, and the server serves on. */
+static void sighup_starts_a_new_segment(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("hangup", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    char bots_out[480];
+    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    pid_t bots = start_bots(&d, "honest", 2, 1.5, 0, bots_out);
+    usleep(600000);
+    assert_int_equal(kill(d.pid, SIGHUP), 0);
+    if (bots > 0)
+        reap(bots, 30.0);
+    assert_int_equal(fx_stop(&d), 0); /* alive until stopped: SIGHUP did not end it */
+    assert_true(bots > 0);
+    static char logs[8][512];
+    assert_int_equal(logs_in(rec, logs, 8), 2);
+    sweep_replay_stats st;
+    tally t;
+    replay_ok(logs[0], g_map, &st, &t);
+    assert_int_equal(st.segments, 2);
+    assert_true(st.ended);
+    assert_int_equal(t.spawned, 2);
+}
+
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
  * segment is not a start; a missing middle segment is named. */
 static void rotated_log_follows_its_segments(void **state)
@@ -2472,7 +2502,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(another_map_is_refused),
         cmocka_unit_test(not_a_log_is_refused),
         cmocka_unit_test(killed_server_log_replays),
-        cmocka_unit_test(rotated_log_follows_its_segments),
+        cmocka_unit_test(rotated_log_follows_its_segments), cmocka_unit_test(sighup_starts_a_new_segment),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),

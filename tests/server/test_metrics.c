@@ -452,8 +452,8 @@ static void test_busy_metrics_port_stops_sweepd(void **state)
     text[n] = 0;
     fclose(f);
     unlink(errlog);
-    char want[128];
-    snprintf(want, sizeof want, "sweepd: --metrics: cannot listen on %s: Address already in use", addr);
+    char want[192];
+    snprintf(want, sizeof want, "level=error event=start_failed error=\"--metrics: cannot listen on %s: Address already in use\"", addr);
     if (!strstr(text, want))
         fail_msg("expected '%s' in: %s", want, text);
     close(busy);
