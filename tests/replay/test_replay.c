@@ -811,11 +811,30 @@ static void torn_tail_is_truncated(void **state)
         assert_true(st.ticks > 0 && st.ticks <= whole.ticks);
         assert_true(st.moves > 0 && st.moves <= whole.moves);
     }
+    /* The CLI says ok (exit 0) but, with --strict, fails it (exit 1). */
+    char cmd[4096], *text = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s", g_bin, out, g_map);
+    assert_int_equal(fx_run(cmd, &text), 0);
+    free(text);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict --json", g_bin, out, g_map);
+    int rc = fx_run(cmd, &text);
+    if (rc != 1 || !strstr(text, "\"ok\":false") || !strstr(text, "torn frame"))
+        fail_msg("%s: exit %d: %s", cmd, rc, text);
+    free(text);
     /* Cut at a frame boundary: nothing torn, but no END either. */
     write_all(out, buf, last);
     replay_ok(out, g_map, &st, NULL);
     assert_false(st.truncated);
     assert_false(st.ended);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict", g_bin, out, g_map);
+    rc = fx_run(cmd, &text);
+    if (rc != 1 || !strstr(text, "no END"))
+        fail_msg("%s: exit %d: %s", cmd, rc, text);
+    free(text);
+    /* The whole log passes --strict. */
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict", g_bin, log, g_map);
+    assert_int_equal(fx_run(cmd, &text), 0);
+    free(text);
     free(buf);
 }
 
