@@ -294,6 +294,24 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_double(key, value, 0.0, 30.0 * 86400.0, &opt->record_max_seconds, err, errlen);
     if (strcmp(key, "record-hash-every") == 0)
         return parse_u32(key, value, 1, 1000000, &opt->record_hash_every, err, errlen);
+    if (strcmp(key, "record-name") == 0) {
+        size_t n = strlen(value);
+        if (n == 0 || n >= sizeof opt->record_name || strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                                  "0123456789._-") != n || value[0] == '.')
+            return fail(err, errlen, "--record-name: '%s' is not 1 to %zu of A-Z a-z 0-9 . _ - (not starting with .)",
+                        value, sizeof opt->record_name - 1);
+        snprintf(opt->record_name, sizeof opt->record_name, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "seed") == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (errno || end == value || *end || value[0] == '-')
+            return fail(err, errlen, "--seed: '%s' is not a whole number from 0 to 2^64-1", value);
+        opt->seed = (uint64_t)v;
+        return SWEEP_OPTIONS_OK;
+    }
     if (strcmp(key, "config") == 0)
         return sweep_server_options_load_file(opt, value, err, errlen);
     return fail(err, errlen, "unknown option --%s (see --help)", key);
@@ -446,6 +464,14 @@ void sweep_server_options_usage(FILE *out)
           "  --record-max-mb N       start a new segment past N MiB (default 256; 0 = never)\n"
           "  --record-max-seconds S  start a new segment past S seconds (default 0 = never)\n"
           "  --record-hash-every N   ticks between state hashes in the log (default 60)\n"
+          "  --record-name NAME      name logs <stem>-NAME-<segment>.sweeplog instead of by\n"
+          "                          their UTC start, for tests that look for them (an\n"
+          "                          existing file of that name is never overwritten:\n"
+          "                          the recording fails to start)\n"
+          "  --seed N                draw entity ids from seed N (recorded in the log), so\n"
+          "                          two runs of one script give the same ids and logs\n"
+          "                          that compare; 0 (the default) draws them at random.\n"
+          "                          Seeded ids can be guessed: for tests, not for games\n"
           "  --metrics HOST:PORT     serve Prometheus metrics (text format 0.0.4) on\n"
           "                          http://HOST:PORT/metrics (default: off; port 0 picks\n"
           "                          a free port, named on the ready line as metrics=;\n"

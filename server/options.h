@@ -69,6 +69,8 @@ typedef struct sweep_server_options {
     uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */
     double record_max_seconds; /* ... or past this many seconds; 0 = no limit */
     uint32_t record_hash_every; /* ticks between state hashes in the log */
+    char record_name[65];      /* in place of the UTC start in log names; "" = the start */
+    uint64_t seed;             /* entity ids drawn from this seed (recorded in HEAD); 0 = at random */
     /* Prometheus metrics over HTTP (server/metrics.h). */
     int metrics;               /* serve GET /metrics on metrics_host:metrics_port */
     char metrics_host[64];     /* numeric IPv4 or IPv6 address, as --listen's */

@@ -97,10 +97,28 @@ static int on_mem_fits(void *ctx, size_t more, char *why, size_t whylen)
     return sweep__mem_fits(oc->s, more, why, whylen);
 }
 
+/* SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", 2014): one well-mixed output per counter value. */
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static uint32_t on_draw_id(void *ctx)
 {
-    (void)ctx;
+    outcome *oc = ctx;
     uint32_t id = 0;
+    uint64_t seed = oc->s->opt.seed;
+    if (seed) {
+        /* --seed: the world's n-th draw is the same in every run, and
+         * worlds of one seed draw apart. */
+        while (id == 0)
+            id = (uint32_t)(splitmix64(seed ^ splitmix64(((uint64_t)oc->w->id << 40) + oc->w->id_draws++)) >> 32);
+        return id;
+    }
     if (uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0)
         return 0;
     return id;

@@ -85,6 +85,7 @@ typedef struct sweep__served {
     uv_timer_t timer;
     int timer_open;
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
+    uint64_t id_draws;    /* --seed: entity ids drawn so far */
 } sweep__served;
 
 /* One open world in the group's table (world_table.c): what any thread

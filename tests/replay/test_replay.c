@@ -1346,6 +1346,59 @@ static void sighup_starts_a_new_segment(void **state)
     assert_int_equal(t.spawned, 2);
 }
 
+/* One sweepd run with --seed and --record-name: one client spawns (the
+ * id it was given, from the CLI's output) and the log's path. */
+static uint32_t seeded_run(const char *rec, const char *seed, char *log, size_t loglen)
+{
+    const char *extra[] = {"--record", rec, "--record-name", "run", "--seed", seed, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep move --connect %s --velocity 1,0,0 --count 3", g_bin, d.tcp);
+    assert_int_equal(fx_run(cmd, &out), 0);
+    const char *at = strstr(out, "spawned entity=");
+    assert_non_null(at);
+    uint32_t id = (uint32_t)strtoul(at + strlen("spawned entity="), NULL, 10);
+    free(out);
+    assert_int_equal(fx_stop(&d), 0);
+    snprintf(log, loglen, "%s/arena-run-0000.sweeplog", rec);
+    return id;
+}
+
+/* --seed: two runs of one script give the same entity ids, recorded in
+ * HEAD; another seed gives others; --record-name names the log. */
+static void seeded_runs_repeat_their_ids(void **state)
+{
+    (void)state;
+    char a[400], b[400], c[400], la[600], lb[600], lc[600], err[1400];
+    scratch("seed-a", a, sizeof a);
+    scratch("seed-b", b, sizeof b);
+    scratch("seed-c", c, sizeof c);
+    assert_int_equal(mkdir(a, 0700), 0);
+    assert_int_equal(mkdir(b, 0700), 0);
+    assert_int_equal(mkdir(c, 0700), 0);
+    uint32_t ia = seeded_run(a, "7", la, sizeof la);
+    uint32_t ib = seeded_run(b, "7", lb, sizeof lb);
+    uint32_t ic = seeded_run(c, "8", lc, sizeof lc);
+    assert_int_equal(ia, ib);
+    assert_int_not_equal(ia, ic);
+    sweep_record_reader *r = sweep_record_open(la, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_record_head_of(r)->id_seed, 7);
+    sweep_record_close(r);
+    sweep_replay_stats st;
+    replay_ok(lb, g_map, &st, NULL);
+    assert_true(st.ended);
+    /* The name is taken: a second recording there fails to start, and
+     * the first log is kept. */
+    const char *again[] = {"--record", a, "--record-name", "run", NULL};
+    fx_server d;
+    assert_int_not_equal(fx_start(&d, again), 0);
+    replay_ok(la, g_map, &st, NULL);
+    assert_true(st.ended);
+}
+
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
  * segment is not a start; a missing middle segment is named. */
 static void rotated_log_follows_its_segments(void **state)
@@ -2522,6 +2575,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(not_a_log_is_refused),
         cmocka_unit_test(killed_server_log_replays),
         cmocka_unit_test(rotated_log_follows_its_segments), cmocka_unit_test(sighup_starts_a_new_segment),
+        cmocka_unit_test(seeded_runs_repeat_their_ids),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
