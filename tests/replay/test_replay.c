@@ -1399,6 +1399,52 @@ static void seeded_runs_repeat_their_ids(void **state)
     assert_true(st.ended);
 }
 
+/* A log whose recorded map path is gone finds the map by its stem beside
+ * the log or in $SWEEP_MAPS; nowhere, the error says where to put it. */
+static void a_moved_map_is_found_by_its_stem(void **state)
+{
+    (void)state;
+    char dir[400], map[600], rec[400], beside[600], other[400], log[600], err[1400];
+    scratch("mapgone", dir, sizeof dir);
+    scratch("mapgone-logs", rec, sizeof rec);
+    scratch("mapgone-maps", other, sizeof other);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    assert_int_equal(mkdir(other, 0700), 0);
+    size_t len;
+    uint8_t *bytes = read_all(g_map, &len);
+    assert_non_null(bytes);
+    snprintf(map, sizeof map, "%s/arena.db", dir);
+    write_all(map, bytes, len);
+    const char *extra[] = {"--record", rec, "--record-name", "gone", NULL};
+    fx_server d;
+    assert_int_equal(fx_start_map_log(&d, map, extra, NULL), 0);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/sweep move --connect %s --velocity 1,0,0 --count 3", g_bin, d.tcp);
+    assert_int_equal(fx_run(cmd, NULL), 0);
+    assert_int_equal(fx_stop(&d), 0);
+    snprintf(log, sizeof log, "%s/arena-gone-0000.sweeplog", rec);
+    assert_int_equal(unlink(map), 0);
+    unsetenv("SWEEP_MAPS");
+    assert_null(sweep_replay_open(log, NULL, err, sizeof err));
+    if (!strstr(err, "give --map FILE") || !strstr(err, "arena.db beside the log"))
+        fail_msg("error '%s'", err);
+    /* In a directory of $SWEEP_MAPS. */
+    snprintf(beside, sizeof beside, "%s/arena.db", other);
+    write_all(beside, bytes, len);
+    setenv("SWEEP_MAPS", other, 1);
+    sweep_replay_stats st;
+    replay_ok(log, NULL, &st, NULL);
+    assert_int_equal(st.moves, 3);
+    unsetenv("SWEEP_MAPS");
+    /* Beside the log. */
+    snprintf(beside, sizeof beside, "%s/arena.db", rec);
+    write_all(beside, bytes, len);
+    replay_ok(log, NULL, &st, NULL);
+    assert_int_equal(st.moves, 3);
+    free(bytes);
+}
+
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
  * segment is not a start; a missing middle segment is named. */
 static void rotated_log_follows_its_segments(void **state)
@@ -2576,6 +2622,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(killed_server_log_replays),
         cmocka_unit_test(rotated_log_follows_its_segments), cmocka_unit_test(sighup_starts_a_new_segment),
         cmocka_unit_test(seeded_runs_repeat_their_ids),
+        cmocka_unit_test(a_moved_map_is_found_by_its_stem),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
