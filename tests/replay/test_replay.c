@@ -1689,7 +1689,7 @@ static void entity_caps_by_role_replay(void **state)
     sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
     if (!rd)
         fail_msg("%s", err);
-    assert_int_equal(sweep_record_head_of(rd)->version, 3);
+    assert_int_equal(sweep_record_head_of(rd)->version, SWEEP_RECORD_VERSION);
     assert_int_equal(sweep_record_head_of(rd)->max_entities, 2);
     assert_int_equal(sweep_record_head_of(rd)->max_entities_server, 5);
     sweep_record_close(rd);
