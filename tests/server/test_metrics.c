@@ -674,6 +674,14 @@ static void test_metrics_option(void **state)
     assert_int_equal(sweep_server_options_set(&o, "metrics", "::1:80", err, sizeof err), SWEEP_OPTIONS_ERROR);
     assert_non_null(strstr(err, "--metrics: write IPv6 addresses as [ADDR]:PORT"));
     assert_int_equal(o.metrics, 0);
+    /* /healthz's bound: 2 s, in seconds, not below a few housekeeping ticks. */
+    assert_true(o.health_stall == 2.0);
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "0.5", err, sizeof err), SWEEP_OPTIONS_OK);
+    assert_true(o.health_stall == 0.5);
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "0.1", err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--health-stall: 0.1 is out of range [0.2, 3600]"));
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "2s", err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--health-stall: '2s' is not a number"));
 }
 
 int main(void)
