@@ -25,7 +25,7 @@
  * The worlds' own figures (entities, moves, the tick and move latency
  * histograms) come from the group's world table, which each thread
  * updates for its worlds at the same housekeeping tick (world_table.c).
- * Probes read two atomics and a clock: no lock, no session, no log line.
+ * Probes read a few atomics and a clock: no lock, no session, no log line.
  */
 #ifndef SWEEP_SERVER_METRICS_H
 #define SWEEP_SERVER_METRICS_H
