@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -785,6 +786,56 @@ static inline uint64_t fx_udp_handshake_token(int fd, fx_rx *rx, const char *tok
 static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
 {
     return fx_udp_handshake_token(fd, rx, NULL, NULL);
+}
+
+/* --- a log that stalls the server ------------------------------------------------ */
+
+/* A sweepd whose stderr is a FIFO of one page that the test stops reading
+ * blocks in write(2) once the FIFO is full: a real stall of its loop, made
+ * rather than waited for (test_stall.c, test_health.c). lfd is the FIFO's
+ * read end, opened O_NONBLOCK before the server starts. */
+
+/* Reads what the server logged, without waiting. */
+static inline void fx_fifo_drain(int lfd)
+{
+    char buf[4096];
+    while (read(lfd, buf, sizeof buf) > 0)
+        ;
+}
+
+/* Waits until the FIFO (of cap bytes) holds all it can: the server is
+ * blocked writing. 0, or -1 when it never fills. */
+static inline int fx_fifo_wait_full(int lfd, int cap)
+{
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    int was = -1, same = 0;
+    while (fx_now_ms() < deadline) {
+        int n = 0;
+        if (ioctl(lfd, FIONREAD, &n) != 0)
+            return -1;
+        /* A line does not fit in what is left: full, and staying so. */
+        same = n == was ? same + 1 : 0;
+        if (n > cap - 200 && same >= 20)
+            return 0;
+        was = n;
+        usleep(1000);
+    }
+    return -1;
+}
+
+/* Done stalling: the FIFO is read and given room for what the server says
+ * as it stops, and its path becomes a file, as the fixture shows the log
+ * at a bad end (not the FIFO nobody reads any more). */
+static inline void fx_fifo_release(int lfd, const char *fifo)
+{
+    fx_fifo_drain(lfd);
+#ifdef F_SETPIPE_SZ /* a program that uses these defines _GNU_SOURCE first, as it sets the size */
+    fcntl(lfd, F_SETPIPE_SZ, 65536);
+#endif
+    unlink(fifo);
+    int keep = open(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (keep >= 0)
+        close(keep);
 }
 
 /* --- metrics ------------------------------------------------------------------ */

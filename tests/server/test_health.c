@@ -152,31 +152,6 @@ static void test_readyz_while_draining(void **state)
     assert_int_equal(fx_wait(&srv), 0);
 }
 
-/* Reads what the server logged, without waiting. */
-static void drain(int lfd)
-{
-    char buf[4096];
-    while (read(lfd, buf, sizeof buf) > 0)
-        ;
-}
-
-/* Waits until the pipe holds all it can: the server is blocked writing. */
-static void wait_full(int lfd, int cap)
-{
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    int was = -1, same = 0;
-    while (fx_now_ms() < deadline) {
-        int n = 0;
-        assert_int_equal(ioctl(lfd, FIONREAD, &n), 0);
-        same = n == was ? same + 1 : 0;
-        if (n > cap - 200 && same >= 20)
-            return;
-        was = n;
-        usleep(1000);
-    }
-    fail_msg("the server's log pipe never filled");
-}
-
 /* A loop blocked past --health-stall: /healthz and /readyz answer 503 and
  * name it; once it runs again, 200. */
 static void test_healthz_sees_a_stalled_loop(void **state)
@@ -193,7 +168,7 @@ static void test_healthz_sees_a_stalled_loop(void **state)
     int port = start(&srv, more, fifo);
     int cap = fcntl(lfd, F_SETPIPE_SZ, 4096);
     assert_true(cap >= 4096);
-    drain(lfd);
+    fx_fifo_drain(lfd);
     assert_int_equal(probe(port, NULL, "/healthz", "ok\n"), 200);
 
     int fd = fx_tcp_connect(srv.port);
@@ -205,7 +180,8 @@ static void test_healthz_sees_a_stalled_loop(void **state)
         sweep_message bad = fx_move_msg(12345, 100 + i, sweep_v3(1, 0, 0), 1.0 / 60.0);
         assert_int_equal(fx_send(fd, &bad), 0);
     }
-    wait_full(lfd, cap);
+    if (fx_fifo_wait_full(lfd, cap) != 0)
+        fail_msg("the server's log pipe never filled");
     usleep(800000); /* past the bound, and the last beat's 100 ms */
     assert_int_equal(probe(port, NULL, "/healthz", "stalled: the event loop of thread 0 has not turned for "), 503);
     assert_int_equal(probe(port, NULL, "/readyz", "stalled: "), 503);
@@ -214,21 +190,14 @@ static void test_healthz_sees_a_stalled_loop(void **state)
     uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
     int status;
     do {
-        drain(lfd);
+        fx_fifo_drain(lfd);
         usleep(20000);
-        drain(lfd);
+        fx_fifo_drain(lfd);
         status = probe(port, NULL, "/healthz", NULL);
     } while (status != 200 && fx_now_ms() < deadline);
     assert_int_equal(status, 200);
     close(fd);
-    /* The fixture shows its log when the server ends badly: a file then,
-     * not the FIFO nobody reads any more. */
-    drain(lfd);
-    fcntl(lfd, F_SETPIPE_SZ, 65536);
-    unlink(fifo);
-    int keep = open(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (keep >= 0)
-        close(keep);
+    fx_fifo_release(lfd, fifo);
     assert_int_equal(fx_stop(&srv), 0);
     close(lfd);
     unlink(fifo);
