@@ -43,6 +43,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->record_max_mb = 256;
     opt->record_hash_every = 60;
     snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
+    opt->health_stall = 2.0;
     opt->threads = 1;
     opt->max_worlds = 64;
 }
@@ -204,6 +205,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_listen(opt, value, err, errlen);
     if (strcmp(key, "metrics") == 0)
         return parse_metrics(opt, value, err, errlen);
+    if (strcmp(key, "health-stall") == 0)
+        return parse_double(key, value, 0.2, 3600.0, &opt->health_stall, err, errlen);
     if (strcmp(key, "tick-rate") == 0)
         return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
     if (strcmp(key, "max-sessions") == 0)
@@ -476,7 +479,11 @@ void sweep_server_options_usage(FILE *out)
           "                          http://HOST:PORT/metrics (default: off; port 0 picks\n"
           "                          a free port, named on the ready line as metrics=;\n"
           "                          'off' undoes a config file's). Bind it to a private\n"
-          "                          address: it has no authentication\n"
+          "                          address: it has no authentication. The same port\n"
+          "                          answers GET /healthz (liveness) and /readyz\n"
+          "                          (readiness) for orchestrators' probes\n"
+          "  --health-stall S        /healthz answers 503 when an event loop has not\n"
+          "                          turned for S seconds (default 2)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr, each starting with\n"
           "                          ts=<UTC time> t=<seconds since start>\n"

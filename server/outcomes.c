@@ -23,6 +23,7 @@ typedef struct outcome {
     sweep__peer *p; /* the peer answered; NULL on a tick */
     int record;     /* a recorded request or a tick of a recording world */
     uint64_t t0;    /* a Move or MoveBatch: when it began, until its answer (Stats.move_ns_total) */
+    uint64_t arrived; /* ... and when it arrived (p->now), until its answer is queued (move_latency) */
 } outcome;
 
 static sweep__session *session_of(sweep__owner *o)
@@ -42,7 +43,8 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         p = &pushed;
     }
     p->record = oc->record;
-    if (oc->t0 && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH)) {
+    int answer = oc->t0 && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH);
+    if (answer) {
         /* The moves' time, answers not included: two clock readings a
          * request, not a move. */
         s->stats.move_ns_total += uv_hrtime() - oc->t0;
@@ -52,6 +54,12 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         sweep__send_results(s, p, m);
     else
         sweep__send(s, p, m);
+    /* The latency a client sees of the server: from the request's arrival
+     * (its receive batch's clock reading over UDP, its frame's dispatch
+     * over TCP) to its answer queued, the catch-up ticks, the moves and
+     * the encoding included; one more clock reading a request. */
+    if (answer && oc->arrived)
+        sweep__histogram_observe(&oc->w->move_latency, uv_hrtime() - oc->arrived);
 }
 
 static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
@@ -132,7 +140,7 @@ void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__session *ss = p->session;
     sweep__served *w = ss->world;
     int moves = m->kind == SWEEP_MSG_MOVE || m->kind == SWEEP_MSG_MOVE_BATCH;
-    outcome oc = {s, w, p, p->record, moves ? uv_hrtime() : 0};
+    outcome oc = {s, w, p, p->record, moves ? uv_hrtime() : 0, moves ? p->now : 0};
     sweep__world_sink sink = sink_proto;
     sink.ctx = &oc;
     /* sweep__dispatch read the clock for the world's catch-up: the rule
@@ -144,7 +152,7 @@ void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m)
 
 void sweep__served_tick(sweep__served *w)
 {
-    outcome oc = {w->server, w, NULL, w->rec != NULL, 0};
+    outcome oc = {w->server, w, NULL, w->rec != NULL, 0, 0};
     sweep__world_sink sink = sink_proto;
     sink.ctx = &oc;
     sweep__world_tick(w->world, &sink);

@@ -47,6 +47,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
         return;
     }
     s->stopping = 1;
+    sweep__metrics_set_state(s->metrics, SWEEP__METRICS_DRAINING);
     sweep__log(SWEEP_LOG_INFO, "shutdown", "reason=%s sessions=%u connections=%u", reason, s->session_count,
                s->conn_count);
     sweep__tcp_stop(s);
@@ -119,6 +120,7 @@ static void on_housekeeping(uv_timer_t *t)
         sweep__sessions_expire(s, now);
     sweep__conns_check_drain(s, now);
     sweep__server_publish(s);
+    sweep__metrics_beat(s->metrics, s->thread, now);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -281,8 +283,14 @@ int sweep_server_run(sweep_server *s)
     char metrics[100] = "off";
     if (s->metrics) {
         snprintf(metrics, sizeof metrics, "%s:%d", sweep__metrics_host(s->metrics), sweep__metrics_port(s->metrics));
-        for (unsigned i = 0; i < g->count; i++)
+        uint64_t now = uv_hrtime();
+        for (unsigned i = 0; i < g->count; i++) {
             sweep__server_publish(g->servers[i]);
+            sweep__metrics_beat(s->metrics, i, now); /* their loops start now */
+        }
+        /* Every map is loaded and every listener up: /readyz says so
+         * before the ready line, so a probe after that line sees it. */
+        sweep__metrics_set_state(s->metrics, SWEEP__METRICS_READY);
     }
     /* The threads' own UDP ports (Welcome.udp_port), for a firewall that
      * must let them through: "none" with one thread. */

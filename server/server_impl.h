@@ -48,6 +48,7 @@
 
 #include "protocol/protocol.h"
 #include "server/cookie.h"
+#include "server/histogram.h"
 #include "server/limits.h"
 #include "server/metrics.h"
 #include "server/options.h"
@@ -86,6 +87,9 @@ typedef struct sweep__served {
     int timer_open;
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
     uint64_t id_draws;    /* --seed: entity ids drawn so far */
+    /* Its figures for the metrics endpoint, published through its table entry. */
+    sweep__histogram tick_time;    /* each tick's duration (world_clock.c) */
+    sweep__histogram move_latency; /* Move and MoveBatch requests, arrival to answer queued (outcomes.c) */
 } sweep__served;
 
 /* One open world in the group's table (world_table.c): what any thread
@@ -103,6 +107,8 @@ typedef struct sweep__world_entry {
     /* As of the owner's last publish (threads.c): Stats.worlds of another thread's worlds. */
     uint32_t sessions, entities;
     uint64_t tick;
+    uint64_t moves;            /* moves applied in it */
+    sweep__histogram tick_time, move_latency; /* its served's (the metrics endpoint's per-world series) */
 } sweep__world_entry;
 
 typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
@@ -516,6 +522,9 @@ unsigned sweep__world_table_least_loaded(sweep_server *s);
  * of now), malloc'ed, *n entries; NULL with *n 0 when empty or out of
  * memory. */
 sweep__world_entry *sweep__world_table_list(sweep_server *s, uint32_t *n);
+/* The table as last published, from any thread (the metrics endpoint's):
+ * the number of entries, copied into out only when they fit in cap. */
+uint32_t sweep__world_table_copy(sweep__group *g, sweep__world_entry *out, uint32_t cap);
 /* This thread's worlds' figures into the table (housekeeping). */
 void sweep__world_table_publish(sweep_server *s);
 uint32_t sweep__world_table_open(sweep_server *s); /* worlds open, all threads */
