@@ -911,10 +911,17 @@ static void not_a_log_is_refused(void **state)
     write_all(path, h, sizeof h);
     refused_with(path, "no whole frame");
 
-    /* A format from the future, and one from before the first. */
+    /* Version 4 (the seed of the entity ids in HEAD) too. */
     h[8] = 4;
     write_all(path, h, sizeof h);
-    refused_with(path, "version 4");
+    refused_with(path, "no whole frame");
+
+    /* A format from the future, and one from before the first. */
+    h[8] = SWEEP_RECORD_VERSION + 1;
+    write_all(path, h, sizeof h);
+    char future[32];
+    snprintf(future, sizeof future, "version %u", SWEEP_RECORD_VERSION + 1);
+    refused_with(path, future);
     h[8] = 0;
     write_all(path, h, sizeof h);
     refused_with(path, "version 0");
