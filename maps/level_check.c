@@ -121,14 +121,16 @@ static int segment_triangle(sweep_vec3 a, sweep_vec3 b, sweep_vec3 p, sweep_vec3
     return segment_triangle_in(a, b, p, q, r, t, 0.0);
 }
 
-/* 1 if the front of every nearest level face along the six axis
- * directions from p looks away from p: p is behind the faces of a solid
- * (the core collides with front faces only, so the move test misses it).
- * *tri is the first face met upwards. */
-static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri)
+/* 1 if the front of the nearest level face along five or six of the
+ * axis directions from p looks away from p (*backs says how many): p is
+ * behind the faces of a solid, which the core's move test misses (it
+ * collides with front faces only). Five: a solid standing on a floor
+ * that faces up into it. *tri is the first face met upwards. */
+static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri, int *backs)
 {
     static const double dirs[6][3] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     const sweep_level *lv = c->lv;
+    *backs = 0;
     for (int d = 0; d < 6; d++) {
         sweep_vec3 dir = sweep_v3(dirs[d][0], dirs[d][1], dirs[d][2]);
         sweep_vec3 to = sweep_v3_madd(p, dir, 2.0 * c->size);
@@ -141,19 +143,21 @@ static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri)
                 continue;
             int faces_p = sweep_v3_dot(tri_normal(lv, t), dir) < 0.0;
             /* Among faces at the nearest distance (a twin lies on its
-             * face), one facing p makes p outside. */
+             * face), one facing p counts as facing it. */
             if (f < best - 1e-12) {
                 best = f, front = faces_p, first = t;
             } else if (f <= best + 1e-12) {
                 front |= faces_p;
             }
         }
-        if (best == INFINITY || front)
-            return 0;
+        if (best == INFINITY)
+            return 0; /* a way out into the open */
+        if (!front)
+            ++*backs;
         if (d == 0)
             *tri = first;
     }
-    return 1;
+    return *backs >= 5;
 }
 
 /* The first level triangle a player of radii r meets moving from p by
@@ -230,11 +234,12 @@ static void check_spawns(checker *c)
             continue;
         }
         uint32_t tri = 0;
-        if (behind_faces(c, p, &tri)) {
+        int backs = 0;
+        if (behind_faces(c, p, &tri, &backs)) {
             found(c, SWEEP_CHECK_SPAWN_INSIDE, p,
-                  "spawn point %u at (%g, %g, %g) is inside a solid: every way out meets the back of a face "
-                  "(triangle %u above it)",
-                  n, p.x, p.y, p.z, tri);
+                  "spawn point %u at (%g, %g, %g) is inside a solid: %d of the 6 ways out along the axes meet "
+                  "the back of a face first (triangle %u above it)",
+                  n, p.x, p.y, p.z, backs, tri);
             continue;
         }
         if (glen == 0.0)
