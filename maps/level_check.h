@@ -8,31 +8,40 @@
  *   - spawn-inside: a spawn point whose player (the level's default radii)
  *     overlaps the level or a mover at its first pose (the server's own
  *     test, place.c: a move of a millionth of a unit that starts
- *     embedded), or stands inside a solid: every axis direction out of it
- *     meets the back of a level face first.
+ *     embedded), or stands inside a solid: five or six of the six axis
+ *     directions out of it meet the back of a level face first (five: a
+ *     solid standing on a floor that faces up into it).
  *   - spawn-floating: the same player swept down along gravity from the
- *     spawn point meets nothing, or meets a floor more than a player's
- *     height (twice radii.z) below its feet.
- *   - inside-out: a closed shell (below) whose signed volume is negative:
- *     its faces point inward, so players walk into it from outside and
- *     are held inside it.
- *   - open-mesh: a mesh that is nearly a closed shell (at most a quarter
- *     of its edges belong to one triangle) but has edges of one triangle
- *     that touch no other triangle of the level (a face missing from a
- *     solid, a hole): one finding per mesh, the place one such edge. A
- *     level is usually open at its sky and its floors are open sheets, so
- *     edges of one triangle elsewhere are only counted (the summary).
+ *     spawn point meets no level triangle, or meets one farther below
+ *     than its height (twice its radius along up) plus the height its
+ *     jump reaches (jump_speed^2 / 2g): it would fall first.
+ *   - inside-out: a closed shell (below) whose signed volume is negative
+ *     and inside which no spawn point lies: its faces point inward, so
+ *     players walk into it from outside and are held inside. One around a
+ *     spawn point is a room.
+ *   - open-mesh: a piece that looks meant to be solid (no triangles wound
+ *     against each other, at most a quarter of its edges of one triangle
+ *     once those at its base are left out: a box standing on the floor is
+ *     open there) with edges of one triangle above its base whose middle
+ *     touches no other level triangle (a face missing, a hole): one
+ *     finding per piece, its place one such edge. A level is usually open
+ *     at its sky and its floors are open sheets, so edges of one triangle
+ *     elsewhere are only counted (the summary).
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
- *     poses along its path (and its first and last), cross a level
- *     triangle: an edge of one passes through the other deeper than the
- *     tolerance. A player it carries or pushes would be pressed into the
- *     wall.
- * Meshes here are the level's static triangles after welding vertices at
- * exactly the same position, split into the pieces their shared edges
- * join; a triangle with a reversed twin (a two-sided surface) and a
- * degenerate one belong to none. A piece is a closed shell when each of
- * its edges belongs to exactly two of its triangles, running it in
- * opposite directions.
+ *     poses along its path and its last, cross a level triangle that is
+ *     not part of a solid (a closed piece, or one whose edges of one
+ *     triangle are all at its base or touch other triangles): an edge of
+ *     one passes through the inside of the other, away from its ends. A
+ *     door sliding into its wall is a pocket, not a finding; one moving
+ *     through a floor sheet presses what it carries into the level.
+ * Pieces are the level's static triangles after welding vertices at
+ * exactly the same position, joined by their shared edges; a triangle with
+ * a reversed twin (a two-sided surface) and a degenerate one belong to
+ * none. Along each edge, the triangles running it one way and those
+ * running it the other match in pairs (two solids may meet along an
+ * edge); one left over makes an edge of one triangle, more make the piece
+ * wound against itself. A piece is a closed shell when nothing is left
+ * over.
  * Everything is deterministic: findings come in a fixed order (spawns in
  * order, then shells, then movers), whatever the machine.
  */
@@ -50,7 +59,8 @@
 extern "C" {
 #endif
 
-/* Poses tested along a mover's path, besides its first and last. */
+/* Poses tested along a mover's path (evenly by path tick, from its first),
+ * besides its last. */
 #define SWEEP_CHECK_MOVER_SAMPLES 64u
 
 typedef enum sweep_check_kind {
