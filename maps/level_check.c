@@ -296,6 +296,22 @@ static int ids_before(const uint32_t *a, const uint32_t *b)
     return 0;
 }
 
+/* The group of edges from i on that join the same two vertices: returns
+ * where the next group starts, with how many run each way. */
+static uint32_t edge_group(const edge *edges, uint32_t ne, uint32_t i, int *fw, int *bw)
+{
+    uint32_t j = i;
+    *fw = *bw = 0;
+    for (; j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi; j++)
+        edges[j].forward ? ++*fw : ++*bw;
+    return j;
+}
+
+static sweep_vec3 edge_middle(const sweep_level *lv, const edge *e, const uint32_t *first_vertex)
+{
+    return sweep_v3_scale(sweep_v3_add(lv->vertices[first_vertex[e->lo]], lv->vertices[first_vertex[e->hi]]), 0.5);
+}
+
 static int by_edge(const void *pa, const void *pb)
 {
     const edge *a = pa, *b = pb;
@@ -355,8 +371,7 @@ typedef struct piece {
 static int sealed(const checker *c, const edge *e, const uint32_t *first_vertex)
 {
     const sweep_level *lv = c->lv;
-    sweep_vec3 a = lv->vertices[first_vertex[e->lo]], b = lv->vertices[first_vertex[e->hi]];
-    sweep_vec3 m = sweep_v3_scale(sweep_v3_add(a, b), 0.5);
+    sweep_vec3 m = edge_middle(lv, e, first_vertex);
     double eps = 1e3 * c->tol;
     for (uint32_t t = 0; t < lv->triangle_count; t++) {
         if (t == e->tri)
@@ -536,11 +551,9 @@ static sweep_status check_shells(checker *c)
             p->hi = sweep_v3_max(p->hi, tri_vertex(lv, t, k));
         }
     }
-    for (uint32_t i = 0; i < ne;) {
-        uint32_t j = i;
-        int fw = 0, bw = 0;
-        while (j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi)
-            edges[j].forward ? fw++ : bw++, j++;
+    for (uint32_t i = 0, j; i < ne; i = j) {
+        int fw, bw;
+        j = edge_group(edges, ne, i, &fw, &bw);
         piece *p = &pieces[piece_ix[find(parent, edges[i].tri)]];
         p->edges++;
         /* As many running one way as the other: one surface, or solids
@@ -553,24 +566,19 @@ static sweep_status check_shells(checker *c)
             if (!at_base(c, p, &edges[i], first_vertex))
                 p->open_above_base++;
             c->sum->one_sided_edges++;
-            if (c->sum->one_sided_edges == 1) {
-                sweep_vec3 a = lv->vertices[first_vertex[edges[i].lo]], b = lv->vertices[first_vertex[edges[i].hi]];
-                c->sum->one_sided_at = sweep_v3_scale(sweep_v3_add(a, b), 0.5);
-            }
+            if (c->sum->one_sided_edges == 1)
+                c->sum->one_sided_at = edge_middle(lv, &edges[i], first_vertex);
         } else {
             p->bad++;
         }
-        i = j;
     }
     c->sum->meshes = np;
 
     /* A mostly closed piece has its edges of one triangle above its base
      * tested against the rest of the level. */
-    for (uint32_t i = 0; i < ne;) {
-        uint32_t j = i;
-        int fw = 0, bw = 0;
-        while (j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi)
-            edges[j].forward ? fw++ : bw++, j++;
+    for (uint32_t i = 0, j; i < ne; i = j) {
+        int fw, bw;
+        j = edge_group(edges, ne, i, &fw, &bw);
         piece *p = &pieces[piece_ix[find(parent, edges[i].tri)]];
         if (fw + bw == 1 && mostly_closed(p) && p->open_above_base && !at_base(c, p, &edges[i], first_vertex) &&
             !sealed(c, &edges[i], first_vertex)) {
@@ -578,7 +586,6 @@ static sweep_status check_shells(checker *c)
                 p->first_one_sided = i;
             p->unsealed++;
         }
-        i = j;
     }
 
     /* Findings, piece by piece in order. */
@@ -602,9 +609,7 @@ static sweep_status check_shells(checker *c)
             continue;
         p->solid = p->unsealed == 0;
         if (p->unsealed) {
-            const edge *e = &edges[p->first_one_sided];
-            sweep_vec3 a = lv->vertices[first_vertex[e->lo]], b = lv->vertices[first_vertex[e->hi]];
-            sweep_vec3 m = sweep_v3_scale(sweep_v3_add(a, b), 0.5);
+            sweep_vec3 m = edge_middle(lv, &edges[p->first_one_sided], first_vertex);
             found(c, SWEEP_CHECK_OPEN_MESH, m,
                   "a mesh of %u triangles around (%g, %g, %g) is nearly closed but open: %u of its %u edges "
                   "belong to one triangle and touch nothing else (one at (%g, %g, %g)); if it is meant to be "

@@ -63,14 +63,19 @@ static void add_quad(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, 
     assert_int_equal(sweep_level_add_quad(lv, a, b, c, d, 1), SWEEP_OK);
 }
 
-/* A box of outward faces, one of them (0..5: -x, +x, -y, +y, -z, +z)
- * left out if `missing` is in range. */
+/* The faces of a box (-x, +x, -y, +y, -z, +z) by its corners, corner k
+ * having the high x if bit 0 is set, the high y bit 1, the high z bit 2;
+ * counter-clockwise seen from outside. */
+static const int box_face[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+
+/* A box of outward faces, one of them (0..5, as box_face) left out if
+ * `missing` is in range. */
 static void add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, int missing)
 {
     sweep_vec3 p[8];
     for (int k = 0; k < 8; k++)
         p[k] = sweep_v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
-    static const int face[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    const int (*face)[4] = box_face;
     for (int f = 0; f < 6; f++)
         if (f != missing)
             add_quad(lv, p[face[f][0]], p[face[f][1]], p[face[f][2]], p[face[f][3]]);
@@ -175,7 +180,7 @@ static void a_mover_through_the_floor_is_found(void **state)
         c[k] = sweep_v3(k & 1 ? 0.05 : -0.05, k & 2 ? 0.5 : -0.5, k & 4 ? 2.0 : 0.0);
         assert_int_equal(sweep_level_mover_add_vertex(m, c[k], NULL), SWEEP_OK);
     }
-    static const int face[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    const int (*face)[4] = box_face;
     for (int f = 0; f < 6; f++) {
         assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][1], face[f][2], 1), SWEEP_OK);
         assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][3], 1), SWEEP_OK);
@@ -206,14 +211,7 @@ static int teardown(void **state)
 
 static int import(const char *args, char *out, size_t outlen)
 {
-    char cmd[10000];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fixture_build("bin/sweep-import"), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, outlen - 1, p);
-    out[n] = '\0';
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return fixture_run("bin/sweep-import", args, out, outlen);
 }
 
 static void check_program_exit_status(void **state)

@@ -32,14 +32,7 @@ static int teardown(void **state)
 
 static int run(const char *args, char *out, size_t cap)
 {
-    char cmd[10000];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fixture_build("bin/sweep-walk"), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return fixture_run("bin/sweep-walk", args, out, cap);
 }
 
 /* A floor 20 x 20 (scaled by s) with a 10 x 10 hole in its middle, walls
