@@ -658,6 +658,13 @@ static int boxes_meet(sweep_vec3 alo, sweep_vec3 ahi, sweep_vec3 blo, sweep_vec3
     return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z || ahi.z < blo.z);
 }
 
+/* The path tick of mover mv's keyframe k, within the path. */
+static uint32_t key_tick(const sweep_level *lv, const sweep_level_mover *mv, uint32_t k, uint32_t ticks)
+{
+    double t = mv->keys[k].time * lv->tick_rate + 0.5;
+    return t < (double)ticks ? (uint32_t)t : ticks;
+}
+
 static sweep_status check_movers(checker *c)
 {
     const sweep_level *lv = c->lv;
@@ -674,8 +681,12 @@ static sweep_status check_movers(checker *c)
             return SWEEP_E_NOMEM;
         }
         int crossed = 0;
-        for (uint32_t k = 0; k <= samples && !crossed; k++) {
-            uint32_t at = samples ? (uint32_t)((uint64_t)ticks * k / samples) : 0;
+        /* Evenly along the path, then at each keyframe (a corner of a
+         * train's path may fall between two samples). */
+        for (uint32_t k = 0; k <= samples + mv->key_count && !crossed; k++) {
+            uint32_t at = k > samples ? key_tick(lv, mv, k - samples - 1, ticks)
+                          : samples   ? (uint32_t)((uint64_t)ticks * k / samples)
+                                      : 0;
             sweep_mover_pose pose = sweep_movers_path_pose(c->movers, m, at);
             sweep_vec3 lo = sweep_v3(INFINITY, INFINITY, INFINITY), hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
             for (uint32_t v = 0; v < mv->vertex_count; v++) {

@@ -28,7 +28,8 @@
  *     at its sky and its floors are open sheets, so edges of one triangle
  *     elsewhere are only counted (the summary).
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
- *     poses along its path and its last, cross a level triangle that is
+ *     poses along its path, its last and one at each keyframe, cross a
+ *     level triangle that is
  *     not part of a solid (a closed piece, or one whose edges of one
  *     triangle are all at its base or touch other triangles): an edge of
  *     one passes through the inside of the other, away from its ends. A
