@@ -102,6 +102,8 @@ static const char usage[] =
     "                      when it finds nothing, 1 when it finds something\n"
     "  --strict            an import that warns or whose level check finds something\n"
     "                      fails (exit status 1) and writes nothing\n"
+    "  --no-check          no level check at import (it reads every triangle for each\n"
+    "                      spawn point and mover pose: seconds on a level of a million)\n"
     "  --quiet             print nothing but errors, warnings and findings\n"
     "  --help              this text\n"
     "  --version           the release of sweep this tool belongs to\n"
@@ -340,7 +342,7 @@ int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
            O_QUIET, O_HELP, O_VERSION, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
-           O_PATCH_TOLERANCE, O_NO_MERGE, O_CHECK, O_STRICT };
+           O_PATCH_TOLERANCE, O_NO_MERGE, O_CHECK, O_STRICT, O_NO_CHECK };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
@@ -350,7 +352,8 @@ int main(int argc, char **argv)
         {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN}, {"no-merge-faces", 0, 0, O_NO_MERGE},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
         {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE},
-        {"check", 0, 0, O_CHECK},   {"strict", 0, 0, O_STRICT},        {0, 0, 0, 0}};
+        {"check", 0, 0, O_CHECK},   {"strict", 0, 0, O_STRICT},        {"no-check", 0, 0, O_NO_CHECK},
+        {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
@@ -358,7 +361,7 @@ int main(int argc, char **argv)
     double patch_tolerance = 0.0; /* the importer's default */
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
     int keep_hidden = 0, no_merge = 0;
-    int progress = isatty(2), quiet = 0, list = 0, check = 0, strict = 0, c;
+    int progress = isatty(2), quiet = 0, list = 0, check = 0, strict = 0, no_check = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -435,6 +438,9 @@ int main(int argc, char **argv)
             break;
         case O_STRICT:
             strict = 1;
+            break;
+        case O_NO_CHECK:
+            no_check = 1;
             break;
         case O_PROGRESS:
             progress = 1;
@@ -566,7 +572,7 @@ int main(int argc, char **argv)
     /* The level check, on the level as it will be written. */
     char label[2048];
     snprintf(label, sizeof label, "%s%s%s", in, bsp_member ? ":" : "", bsp_member ? bsp_member : "");
-    long findings = check_level(&lv, label, 1, quiet);
+    long findings = no_check ? 0 : check_level(&lv, label, 1, quiet);
     if (findings < 0) {
         sweep_level_free(&lv);
         return 1;

@@ -267,6 +267,11 @@ static void import_warns_and_strict_refuses(void **state)
         fail_msg("%s", text);
     snprintf(args, sizeof args, "--check '%s'", out);
     assert_int_equal(import(args, text, sizeof text), 1);
+    /* --no-check: no check at import, so nothing to find. */
+    snprintf(args, sizeof args, "'%s' -o '%s' --no-check --spawn-prefix ''", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    if (strstr(text, "inside-out") || strstr(text, "checked"))
+        fail_msg("%s", text);
     assert_int_equal(remove(out), 0);
     snprintf(args, sizeof args, "'%s' -o '%s' --strict --spawn-prefix ''", in, out);
     assert_int_equal(import(args, text, sizeof text), 1);
