@@ -147,6 +147,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     sweep_vec3 q = sp->position;
     uint32_t point = 0;
     char what[160] = "";
+    sweep__obstacle ob = {0};
     int placed = 0;
     for (uint32_t k = 0; k < tries && !placed; k++) {
         if (first != UINT32_MAX) {
@@ -159,7 +160,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
             return;
         }
         sweep_status st;
-        int o = sweep__world_overlaps(w, NULL, q, r, what, sizeof what, &st);
+        int o = sweep__world_obstacle(w, NULL, q, r, &ob, &st);
         if (o < 0) {
             sweep__refuse(rq, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
             return;
@@ -167,13 +168,22 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
         placed = o == 0;
     }
     if (!placed) {
+        /* "Occupied" is said of an entity only: a point inside the level
+         * or a mover is the map's fault, and reads so. */
+        char why[320];
+        sweep__obstacle_name(w, &ob, what, sizeof what);
+        if (ob.kind == SWEEP__OBSTACLE_ENTITY)
+            snprintf(why, sizeof why, "spawn point %u is occupied by %s", point, what);
+        else if (ob.kind == SWEEP__OBSTACLE_MOVER)
+            snprintf(why, sizeof why, "spawn point %u at (%g, %g, %g) is blocked by %s", point, q.x, q.y, q.z, what);
+        else
+            snprintf(why, sizeof why, "spawn point %u is inside the level's geometry at (%g, %g, %g) (triangle %u)",
+                     point, q.x, q.y, q.z, ob.triangle);
         if (tries > 1)
             sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
-                              "every spawn point of the map (%u) is occupied; the last tried overlaps %s", tries,
-                              what);
+                              "no spawn point of the map (%u) is free; the last tried: %s", tries, why);
         else if (point)
-            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "spawn point %u is occupied: it overlaps %s",
-                              point, what);
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "%s", why);
         else
             sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "(%g, %g, %g) with radii (%g, %g, %g) overlaps %s", q.x, q.y, q.z, r.x, r.y, r.z, what);

@@ -301,6 +301,45 @@ static void releasing_an_owner_frees_all_it_owns(void **state)
     wf_one_close(&s);
 }
 
+/* "Occupied" is said only of another entity: a spawn point sunk into the
+ * floor is named as inside the level's geometry, and one a player stands
+ * on (with players blocking) as occupied by that player's entity. */
+static void a_refused_spawn_point_names_what_is_there(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.players_block = 1;
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep_vec3 first = s.w->level.spawns[0];
+    s.w->level.spawns[0] = sweep_v3(first.x, first.y, first.z - 0.5); /* half sunk into the floor */
+    sweep_message m = wf_spawn_msg(1);
+    m.as.spawn.spawn_point = 1;
+    wf_clear(s.r);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 1);
+    char want[160];
+    snprintf(want, sizeof want, "spawn point 1 is inside the level's geometry at (%g, %g, %g)", first.x, first.y,
+             first.z - 0.5);
+    if (!strstr(text, want) || strstr(text, "occupied"))
+        fail_msg("'%s' does not say '%s'", text, want);
+
+    s.w->level.spawns[0] = first;
+    sweep_msg_spawned sp = wf_spawn_point(s.w, &s.o, s.r, 2, 1);
+    sweep__owner other;
+    wf_owner(&other, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    m = wf_spawn_msg(3);
+    m.as.spawn.spawn_point = 1;
+    wf_clear(s.r);
+    wf_request(s.w, &other, s.r, &m);
+    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 3);
+    snprintf(want, sizeof want, "spawn point 1 is occupied by entity %u", sp.entity);
+    if (strcmp(text, want) != 0)
+        fail_msg("'%s' is not '%s'", text, want);
+    sweep__owner_release(&other, NULL);
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +350,7 @@ int main(void)
         cmocka_unit_test(no_id_to_give_is_internal_and_dropped),
         cmocka_unit_test(despawn_answers_despawned),
         cmocka_unit_test(releasing_an_owner_frees_all_it_owns),
+        cmocka_unit_test(a_refused_spawn_point_names_what_is_there),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
