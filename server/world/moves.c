@@ -46,7 +46,8 @@
  *      got, or a mover where its last WorldState had it, claims positions
  *      the server cannot reach until it hears, and neither must flag an
  *      honest player (sweep__entity_unflag);
- *      Vertical when a Walk wish had a part along up; what the movers did
+ *      Vertical when a Walk wish had a part along up; Buttons when the
+ *      buttons held bits the mode does not read; what the movers did
  *      since the previous move; the rules counted and logged.
  *
  * A refused move (an Error) changes nothing, not even the budget.
@@ -231,6 +232,13 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             rules |= SWEEP_WIRE_RULE_VERTICAL;
             amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
         }
+    }
+    /* Walk reads the jump button alone, the raw modes none: what else a
+     * client pressed is ignored, and said so. */
+    uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~(uint32_t)SWEEP_WISH_JUMP : ~0u);
+    if (unused) {
+        rules |= SWEEP_WIRE_RULE_BUTTONS;
+        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
     }
     sweep__motion mo;
     sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
