@@ -211,10 +211,11 @@ void sweep__session_destroy(sweep__session *ss)
     sweep__session_slot_give(s);
     char rules[256];
     sweep__log(SWEEP_LOG_INFO, "session_close",
-               "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu rate_dropped=%llu",
+               "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu lines_suppressed=%llu "
+               "rate_dropped=%llu",
                (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer,
                sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->own.rule_log_suppressed,
-               (unsigned long long)ss->rate_dropped);
+               (unsigned long long)ss->own.line_log_suppressed, (unsigned long long)ss->rate_dropped);
     free(ss);
 }
 

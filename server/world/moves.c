@@ -164,8 +164,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             return 0;
         }
         w->counts.moves_ignored++;
-        sweep__log(SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
-                   (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
+        sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
+                         (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
         return 1;
     }
     const sweep_config *wcfg = &w->level.config;

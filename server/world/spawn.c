@@ -209,7 +209,8 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     const char *why = "";
     sweep__entity *e = sweep__owner_spawn(rq, &why);
     if (!e) {
-        sweep__log(SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"", (unsigned long long)ss->id, why);
+        sweep__owner_log(ss, rq->now, SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"",
+                         (unsigned long long)ss->id, why);
         /* Nothing changed, and a replay would not fail: the log forgets it. */
         if (rq->sink->dropped)
             rq->sink->dropped(rq->sink->ctx);
@@ -228,7 +229,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     ss->spawn_entity = e->id;
     ss->spawn_rules = rules;
     ss->spawn_point = point;
-    sweep__log(SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
+    sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
                point);
     if (rules)
         sweep__rules_report(rq, e->id, rules, &amounts);
