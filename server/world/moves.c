@@ -46,7 +46,8 @@
  *      got, or a mover where its last WorldState had it, claims positions
  *      the server cannot reach until it hears, and neither must flag an
  *      honest player (sweep__entity_unflag);
- *      Vertical when a Walk wish had a part along up; Buttons when the
+ *      Vertical when a Walk wish had a part along up beyond the rules'
+ *      tolerance (SWEEP_RULE_TOLERANCE of the walk speed); Buttons when the
  *      buttons held bits the mode does not read; what the movers did
  *      since the previous move; the rules counted and logged.
  *
@@ -228,7 +229,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (mv->mode == SWEEP_WIRE_MODE_WALK) {
         sweep_vec3 up = up_of(wcfg);
         double vu = sweep_v3_dot(mv->velocity, up);
-        if (vu != 0.0) {
+        /* Ignored whatever it is; named beyond the rules' tolerance of the
+         * walk speed, as Speed is: a wish turned by a tilted gravity may
+         * keep the rounding of its arithmetic along up. */
+        if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
             rules |= SWEEP_WIRE_RULE_VERTICAL;
             amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
         }

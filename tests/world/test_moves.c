@@ -268,6 +268,24 @@ static void buttons_the_mode_ignores_are_named(void **state)
     wf_one_close(&s);
 }
 
+/* A part of the wish along up is ignored whatever it is, and named only
+ * beyond the rules' tolerance of the walk speed. */
+static void vertical_is_named_beyond_the_tolerance(void **state)
+{
+    (void)state;
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    double ws = s.w->level.rules.walk_speed;
+    const double up[] = {ws * 1e-12, ws * 1e-6};
+    for (uint32_t i = 0; i < 2; i++) {
+        sweep_message m = wf_move_msg(s.sp.entity, 1 + i, sweep_v3(1, 0, up[i]), DT);
+        sweep_msg_move_result r = wf_move(s.w, &s.o, s.r, &m);
+        assert_int_equal(r.rules & SWEEP_WIRE_RULE_VERTICAL, i == 1 ? SWEEP_WIRE_RULE_VERTICAL : 0);
+    }
+    wf_one_close(&s);
+}
+
 static void another_owners_entity_is_unknown(void **state)
 {
     (void)state;
@@ -449,6 +467,7 @@ int main(void)
         cmocka_unit_test(nan_velocity_is_bad_number_and_changes_nothing),
         cmocka_unit_test(fly_needs_the_server_role_and_free_moves),
         cmocka_unit_test(buttons_the_mode_ignores_are_named),
+        cmocka_unit_test(vertical_is_named_beyond_the_tolerance),
         cmocka_unit_test(another_owners_entity_is_unknown),
         cmocka_unit_test(batch_past_the_owners_max_is_refused),
         cmocka_unit_test(owners_max_batch_is_at_most_the_worlds),
