@@ -99,7 +99,9 @@ struct sweep__entity {
     int player;                /* governed by the player rules: a player's, or the server role's asked so */
     double budget;             /* seconds of motion it may still ask for (player owners) */
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
-    uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
+    uint64_t unflagged_until;  /* a mover or a command moved it: claims are not flagged until this tick
+                                  (lost moves have a grace of their own: st.gap_grace_until) */
+    double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
