@@ -229,8 +229,8 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     ss->spawn_entity = e->id;
     ss->spawn_rules = rules;
     ss->spawn_point = point;
-    sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
-               point);
+    sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u",
+                     (unsigned long long)ss->id, e->id, point);
     if (rules)
         sweep__rules_report(rq, e->id, rules, &amounts);
     send_spawned(w, rq, seq, e, rules, point);

@@ -14,23 +14,29 @@
 
 #include "tests/world/honest_sim.h"
 
+/* Runs the bots of o into *r, saying which rules were named, if any. */
+static void run_honest(const hs_options *o, hs_report *r)
+{
+    hs_run(wf_arena(), o, r);
+    if (r->error[0])
+        fail_msg("%s", r->error);
+    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
+        if (r->rules[i])
+            fprintf(stderr, "  rule %s named %llu times\n", sweep_wire_rule_name(i), (unsigned long long)r->rules[i]);
+}
+
 static void honest_players_are_never_flagged(void **state)
 {
     (void)state;
     hs_options o = {.bots = 20, .moves = 5000, .loss = 0.05, .jitter_ms = 30, .reorder = 0.05, .redundancy = 3,
                     .seed = 2026};
     hs_report r;
-    hs_run(wf_arena(), &o, &r);
-    if (r.error[0])
-        fail_msg("%s", r.error);
+    run_honest(&o, &r);
     fprintf(stderr, "honest: sent=%llu applied=%llu answered=%llu lost=%llu jumps=%llu datagrams=%llu dropped=%llu "
                     "reordered=%llu flagged=%llu\n",
             (unsigned long long)r.sent, (unsigned long long)r.applied, (unsigned long long)r.answered,
             (unsigned long long)r.lost, (unsigned long long)r.jumps, (unsigned long long)r.datagrams,
             (unsigned long long)r.dropped, (unsigned long long)r.reordered, (unsigned long long)r.flagged);
-    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
-        if (r.rules[i])
-            fprintf(stderr, "  rule %s named %llu times\n", sweep_wire_rule_name(i), (unsigned long long)r.rules[i]);
     assert_true(r.sent == 100000);
     assert_true(r.applied >= 99900);
     assert_true(r.answered >= 99000);
@@ -50,12 +56,7 @@ static void honest_players_losing_moves_are_never_flagged(void **state)
     hs_options o = {.bots = 20, .moves = 2000, .loss = 0.05, .jitter_ms = 30, .reorder = 0.05, .redundancy = 0,
                     .seed = 7};
     hs_report r;
-    hs_run(wf_arena(), &o, &r);
-    if (r.error[0])
-        fail_msg("%s", r.error);
-    for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
-        if (r.rules[i])
-            fprintf(stderr, "  rule %s named %llu times\n", sweep_wire_rule_name(i), (unsigned long long)r.rules[i]);
+    run_honest(&o, &r);
     assert_true(r.lost >= 0.03 * (double)r.sent);
     assert_int_equal(r.flagged, 0);
 }
