@@ -4,9 +4,9 @@
  * who presses jump where its prediction has it standing is not named
  * Jump, nor corrected for the move it predicted; a gap forgives a claim
  * only as far as its lost moves can explain, so a cheater skipping
- * sequences at any rate has its claims 5 m or 100 m off all flagged, and
- * a jump held in the air is refused every time and named nearly every
- * time.
+ * sequences at any rate has its claims 5 m or 100 m off all flagged, a
+ * jump held in the air is refused every time and named nearly every
+ * time, and speed, flying and time dilation are named on every move.
  */
 #include "tests/world/world_fixture.h"
 
@@ -187,6 +187,33 @@ static void jump_cheat_with_gaps_is_named(void **state)
     wf_one_close(&s);
 }
 
+/* The other cheats with a sequence skipped before every move: each still
+ * prevented and named on every move (none of them has a grace). */
+static void other_cheats_with_gaps_are_named(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const double ws = s.w->level.rules.walk_speed;
+    uint32_t seq = 1;
+    for (int i = 0; i < 120; i++) {
+        seq += 2;
+        wf_ticks(s.w, s.r, 1);
+        /* Ten times the walk speed, rising, four ticks' time a move. */
+        sweep_message m = wf_move_msg(s.sp.entity, seq, sweep_v3(10 * ws, 0, ws), 4 * DT);
+        sweep_msg_move_result r = wf_move(s.w, &s.o, s.r, &m);
+        assert_int_equal(r.rules & SWEEP_WIRE_RULE_SPEED, SWEEP_WIRE_RULE_SPEED);
+        assert_int_equal(r.rules & SWEEP_WIRE_RULE_VERTICAL, SWEEP_WIRE_RULE_VERTICAL);
+        assert_true(fabs(r.speed_excess - 9 * ws) < 1e-9);
+        assert_true(sqrt(r.velocity.x * r.velocity.x + r.velocity.y * r.velocity.y) <= ws);
+        if (i >= 10) /* the bank spent: a tick's time granted, the rest named */
+            assert_int_equal(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET, SWEEP_WIRE_RULE_TIME_BUDGET);
+        assert_true(r.applied_dt <= 4 * DT);
+    }
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +221,7 @@ int main(void)
         cmocka_unit_test(a_gap_forgives_what_its_lost_moves_explain),
         cmocka_unit_test(gaps_at_any_rate_hide_no_far_claim),
         cmocka_unit_test(jump_cheat_with_gaps_is_named),
+        cmocka_unit_test(other_cheats_with_gaps_are_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
