@@ -104,9 +104,11 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
  *     map's threshold and what speed_limit covers in the time the lost
  *     moves can have taken (their number times this move's dt, but never
  *     more than the time since the entity's previous move and
- *     SWEEP__GAP_SLACK_S of jitter): one lost move of an honest client at
- *     60 Hz is about 1 m, and skipping sequences at will hides no claim
- *     beyond what the clock explains (the world's rule, moves.c);
+ *     SWEEP__GAP_SLACK_S of jitter, nor than the grace itself): one lost
+ *     move of an honest client at 60 Hz is about 1 m, skipping sequences
+ *     at will hides no claim beyond what the clock explains, and a pause
+ *     however long no more than speed_limit * SWEEP__GAP_GRACE_S (30 m
+ *     under the default rules; the world's rule, moves.c);
  *   - a jump refused off the ground is not named Jump, at most
  *     SWEEP__GAP_BURST at once and one per SWEEP__GAP_EVERY_S on average
  *     (a generic cell rate: jump_next is when the next is due), so a

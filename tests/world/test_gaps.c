@@ -85,7 +85,8 @@ static void a_lost_landing_is_not_named_jump(void **state)
 /* One lost move explains about a metre of a claim at 60 moves a second
  * (speed_limit 60 m/s for its 1/60 s), beyond the 0.25 m threshold;
  * skipping a thousand sequences at once explains no more than the clock
- * does (a tick and 0.1 s: 7 m, and the threshold); and the grace ends after half a second. */
+ * does (a tick and 0.1 s: 7 m, and the threshold), nor a long pause more
+ * than the grace's length; and the grace ends after half a second. */
 static void a_gap_forgives_what_its_lost_moves_explain(void **state)
 {
     (void)state;
@@ -107,6 +108,19 @@ static void a_gap_forgives_what_its_lost_moves_explain(void **state)
         if (r.corrected != c[i].flagged)
             fail_msg("case %u: %u skipped, a claim %g m off: corrected %d", i, c[i].skip, c[i].off, r.corrected);
     }
+    /* A pause of two seconds (a lag switch), then a gap of its moves:
+     * the pause explains no more than the grace's half second of
+     * speed_limit (30 m). */
+    wf_ticks(s.w, s.r, 120);
+    seq += 121;
+    sweep_vec3 far = sweep_v3(r.position.x + 100.0, r.position.y, r.position.z);
+    r = step(&s, seq, still, 0, &far);
+    assert_true(r.corrected);
+    wf_ticks(s.w, s.r, 120);
+    seq += 121;
+    sweep_vec3 near = sweep_v3(r.position.x + 29.0, r.position.y, r.position.z);
+    r = step(&s, seq, still, 0, &near);
+    assert_false(r.corrected);
     /* Half a second on, the grace is over. */
     for (int i = 0; i < 30; i++)
         r = step(&s, ++seq, still, 0, NULL);
