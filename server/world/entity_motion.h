@@ -108,7 +108,9 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
  *     move of an honest client at 60 Hz is about 1 m, skipping sequences
  *     at will hides no claim beyond what the clock explains, and a pause
  *     however long no more than speed_limit * SWEEP__GAP_GRACE_S (30 m
- *     under the default rules; the world's rule, moves.c);
+ *     under the default rules), and the height of a jump, since a lost
+ *     move may have jumped and the client rises on in its prediction
+ *     until it hears (sweep__jump_rise; the world's rule, moves.c);
  *   - a jump refused off the ground is not named Jump, at most
  *     SWEEP__GAP_BURST at once and one per SWEEP__GAP_EVERY_S on average
  *     (a generic cell rate: jump_next is when the next is due), so a
@@ -121,6 +123,16 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
 #define SWEEP__GAP_SLACK_S 0.1
 #define SWEEP__GAP_EVERY_S 2.0
 #define SWEEP__GAP_BURST 2u
+
+/* How far above the ground a jump takes a body under the rules: the apex,
+ * jump_speed^2 / 2g, or without gravity (or for an apex beyond it) what
+ * jump_speed covers in the grace. */
+static inline double sweep__jump_rise(const sweep_rules *r, const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity), grace = r->jump_speed * SWEEP__GAP_GRACE_S;
+    double apex = g > 0.0 ? r->jump_speed * r->jump_speed / (2.0 * g) : grace;
+    return apex < grace ? apex : grace;
+}
 
 /* Ticks of s seconds at tick_rate, at least 1. */
 static inline uint64_t sweep__ticks_of(double s, double tick_rate)

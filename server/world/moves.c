@@ -47,8 +47,9 @@
  *      sequence skipped some) a claim within that gap's reach: the
  *      threshold and what speed_limit covers in the time the lost moves
  *      can have taken (their number times dt, at most the ticks since
- *      the entity's previous move and 0.1 s, and at most 0.5 s); there a
- *      jump refused off
+ *      the entity's previous move and 0.1 s, and at most 0.5 s), and the
+ *      height of a jump (one of them may have jumped); there a jump
+ *      refused off
  *      the ground is not named Jump, at most one per 2 s on average
  *      (entity_motion.h, sweep__entity_gap);
  *      Vertical when a Walk wish had a part along up beyond the rules'
@@ -279,7 +280,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
          * the grace lasts (a pause of a lag switch explains no more). */
         double t = (double)lost * mv->dt, clock = (double)since * w->period_s + SWEEP__GAP_SLACK_S;
         t = t < clock ? t : clock;
-        e->gap_reach = w->level.rules.speed_limit * (t < SWEEP__GAP_GRACE_S ? t : SWEEP__GAP_GRACE_S);
+        e->gap_reach = w->level.rules.speed_limit * (t < SWEEP__GAP_GRACE_S ? t : SWEEP__GAP_GRACE_S) +
+                       sweep__jump_rise(&w->level.rules, wcfg);
     }
     mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);

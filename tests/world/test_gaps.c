@@ -83,9 +83,10 @@ static void a_lost_landing_is_not_named_jump(void **state)
 }
 
 /* One lost move explains about a metre of a claim at 60 moves a second
- * (speed_limit 60 m/s for its 1/60 s), beyond the 0.25 m threshold;
- * skipping a thousand sequences at once explains no more than the clock
- * does (a tick and 0.1 s: 7 m, and the threshold), nor a long pause more
+ * (speed_limit 60 m/s for its 1/60 s) and a jump's height (5 m/s under
+ * 9.81: 1.27 m), beyond the 0.25 m threshold; skipping a thousand
+ * sequences at once explains no more than the clock does (a tick and
+ * 0.1 s: 7 m, and the same height and threshold), nor a long pause more
  * than the grace's length; and the grace ends after half a second. */
 static void a_gap_forgives_what_its_lost_moves_explain(void **state)
 {
@@ -100,7 +101,7 @@ static void a_gap_forgives_what_its_lost_moves_explain(void **state)
         uint32_t skip;  /* sequences skipped before the move */
         double off;     /* the claim's distance from the server's position */
         int flagged;
-    } c[] = {{1, 0.6, 0}, {0, 1.2, 0}, {0, 1.3, 1}, {1000, 7.2, 0}, {0, 7.3, 1}, {1000, 100.0, 1}};
+    } c[] = {{1, 0.6, 0}, {0, 2.45, 0}, {0, 2.6, 1}, {1000, 8.45, 0}, {0, 8.6, 1}, {1000, 100.0, 1}};
     for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
         seq += 1 + c[i].skip;
         sweep_vec3 claim = sweep_v3(r.position.x + c[i].off, r.position.y, r.position.z);
@@ -110,7 +111,7 @@ static void a_gap_forgives_what_its_lost_moves_explain(void **state)
     }
     /* A pause of two seconds (a lag switch), then a gap of its moves:
      * the pause explains no more than the grace's half second of
-     * speed_limit (30 m). */
+     * speed_limit (30 m, and a jump's height). */
     wf_ticks(s.w, s.r, 120);
     seq += 121;
     sweep_vec3 far = sweep_v3(r.position.x + 100.0, r.position.y, r.position.z);
