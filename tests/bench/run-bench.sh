@@ -65,6 +65,12 @@ for bodies in 64 256 1024; do
     "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
 done
 
+# --- authority: honest bots with natural wishes (walk_speed * (cos a, sin a))
+# through 5% loss, 0-30 ms jitter, 5% reordering and 3-move redundancy,
+# against the world library in simulated time: 200,000 moves, and the rules
+# the server named on them, which must be none (flagged=0) ---------------
+"${BUILD:-build}/tests/bench/bench_authority" "${BUILD:-build}/maps/arena.db" 50 4000
+
 # --- maps: loading a map, read + validate + BVH build -----------------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is
