@@ -133,6 +133,12 @@ static double max3(sweep_vec3 v)
     return m > v.z ? m : v.z;
 }
 
+static double min3(sweep_vec3 v)
+{
+    double m = v.x < v.y ? v.x : v.y;
+    return m < v.z ? m : v.z;
+}
+
 static double absmax3(sweep_vec3 v)
 {
     return max3(sweep_v3(fabs(v.x), fabs(v.y), fabs(v.z)));
@@ -171,6 +177,12 @@ static void entity_box(sweep__hist_entity *e, const sweep_hit_shape *s)
         double m = max3(r);
         scale = m > scale ? m : scale;
     }
+    e->rmin = min3(e->radii), e->rmax = max3(e->radii);
+    for (uint32_t k = 0; k < e->shape_count; k++)
+        if (s[k].kind == SWEEP_SHAPE_ELLIPSOID) {
+            e->rmin = min3(s[k].radii) < e->rmin ? min3(s[k].radii) : e->rmin;
+            e->rmax = max3(s[k].radii) > e->rmax ? max3(s[k].radii) : e->rmax;
+        }
     double mag = absmax3(lo) > absmax3(hi) ? absmax3(lo) : absmax3(hi);
     double margin = (mag + scale) * 0x1p-40 + 0x1p-1000;
     sweep_vec3 w = sweep_v3(margin, margin, margin);
@@ -235,9 +247,14 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         if (st != SWEEP_OK)
             return st;
     }
-    for (uint32_t m = 0; m < mover_count; m++)
+    for (uint32_t m = 0; m < mover_count; m++) {
         if (!sweep_v3_isfinite(movers[m].position) || !sweep_quat_isfinite(movers[m].rotation))
             return SWEEP_E_NONFINITE;
+        /* Unit as a keyframe's (mover.h): a query's ball round the mover
+         * holds its triangles only under a rotation. */
+        if (!(fabs(sweep_quat_dot(movers[m].rotation, movers[m].rotation) - 1.0) <= 1e-6))
+            return SWEEP_E_ARG;
+    }
     sort_by_id(h->order, h->scratch, entities, count);
     for (uint32_t i = 1; i < count; i++)
         if (entities[h->order[i - 1]].id == entities[h->order[i]].id)
@@ -269,6 +286,7 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
     sweep__hist_frame *fr = &h->frames[slot];
     fr->tick = tick, fr->count = count;
     fr->lo = sweep_v3(INFINITY, INFINITY, INFINITY), fr->hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+    fr->rmin = INFINITY, fr->rmax = 0.0;
     size_t base = (size_t)slot * h->max_entities;
     for (uint32_t i = 0; i < count; i++) {
         const sweep_history_entity *src = &entities[h->order[i]];
@@ -290,6 +308,8 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
             grow(&e->lo, &e->hi, sweep_v3_add(prev[pj].lo, d), sweep_v3_add(prev[pj].hi, d));
         }
         grow(&fr->lo, &fr->hi, e->lo, e->hi);
+        fr->rmin = e->rmin < fr->rmin ? e->rmin : fr->rmin;
+        fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
     }
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);
@@ -327,11 +347,21 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
     return SWEEP_OK;
 }
 
-void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi)
+/* The largest radius over the least, for radii between two frames'. */
+static double aniso(double rmin0, double rmax0, double rmin1, double rmax1)
+{
+    double lo = rmin0 < rmin1 ? rmin0 : rmin1, hi = rmax0 > rmax1 ? rmax0 : rmax1;
+    return lo > 0.0 && hi > lo ? hi / lo : 1.0;
+}
+
+void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi, double *an)
 {
     *lo = at->f0->lo, *hi = at->f0->hi;
-    if (at->two)
+    *an = aniso(at->f0->rmin, at->f0->rmax, at->f0->rmin, at->f0->rmax);
+    if (at->two) {
         grow(lo, hi, at->f1->lo, at->f1->hi);
+        *an = aniso(at->f0->rmin, at->f0->rmax, at->f1->rmin, at->f1->rmax);
+    }
 }
 
 int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
@@ -343,6 +373,7 @@ int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
     ref->i0 = it->i++;
     ref->i1 = NO_INDEX;
     ref->lo = e->lo, ref->hi = e->hi;
+    ref->aniso = aniso(e->rmin, e->rmax, e->rmin, e->rmax);
     if (at->two) {
         /* Both frames are sorted by id: one merge walk finds each match. */
         while (it->j < at->f1->count && at->e1[it->j].id < e->id)
@@ -350,6 +381,7 @@ int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
         if (it->j < at->f1->count && at->e1[it->j].id == e->id) {
             ref->i1 = it->j;
             grow(&ref->lo, &ref->hi, at->e1[it->j].lo, at->e1[it->j].hi);
+            ref->aniso = aniso(e->rmin, e->rmax, at->e1[it->j].rmin, at->e1[it->j].rmax);
         }
     }
     return 1;

@@ -30,10 +30,14 @@
  * the entity's largest radius (sweep_history_push's check). */
 #define SWEEP__HISTORY_REACH 4.0
 
+/* rmin and rmax: the least and largest radius of the entity's ellipsoids
+ * (its collision ellipsoid and its ellipsoid shapes), which bound how far
+ * a sweep grows them (query.h). */
 typedef struct sweep__hist_entity {
     uint64_t id;
     sweep_vec3 position, radii;
     sweep_vec3 lo, hi;
+    double rmin, rmax;
     uint32_t shape_count;
 } sweep__hist_entity;
 
@@ -41,6 +45,7 @@ typedef struct sweep__hist_frame {
     uint64_t tick;
     uint32_t count;
     sweep_vec3 lo, hi;
+    double rmin, rmax; /* over its entities */
 } sweep__hist_frame;
 
 struct sweep_history {
@@ -80,6 +85,7 @@ typedef struct sweep__hist_pose {
 typedef struct sweep__hist_ref {
     uint32_t i0, i1;
     sweep_vec3 lo, hi;
+    double aniso; /* largest radius over least of its ellipsoids, both ticks */
 } sweep__hist_ref;
 
 typedef struct sweep__hist_iter {
@@ -92,8 +98,9 @@ typedef struct sweep__hist_iter {
  * newest tick; SWEEP_E_NONFINITE for a NaN fraction. */
 sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fraction, sweep__hist_at *at);
 
-/* The box of every entity at the resolved time (lo > hi when none). */
-void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi);
+/* The box of every entity at the resolved time (lo > hi when none), and
+ * the largest radius over the least of all their ellipsoids. */
+void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi, double *aniso);
 
 static inline void sweep__history_iter_begin(sweep__hist_iter *it, const sweep__hist_at *at)
 {

@@ -95,8 +95,7 @@ static int vfinite(sweep_vec3 v)
     return sweep_v3_isfinite(v);
 }
 
-/* The checks every query shares, and its time resolved. */
-static sweep_status qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q)
+sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q)
 {
     if (s == NULL || s->world == NULL)
         return SWEEP_E_ARG;
@@ -135,44 +134,53 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
         return;
     sweep__slabs r;
     sweep__slabs_init(&r, o, d);
-    sweep_vec3 g = sweep_v3(grow, grow, grow), lo, hi;
-    sweep__history_box(&q->at, &lo, &hi);
-    double entry;
-    double flo[3] = {lo.x - grow, lo.y - grow, lo.z - grow}, fhi[3] = {hi.x + grow, hi.y + grow, hi.z + grow};
+    /* A sweep grows an ellipsoid by up to grow times its largest radius
+     * over its least (query.h): boxes grow as much. */
+    sweep_vec3 lo, hi;
+    double an, entry;
+    sweep__history_box(&q->at, &lo, &hi, &an);
+    double fg = grow * an;
+    double flo[3] = {lo.x - fg, lo.y - fg, lo.z - fg}, fhi[3] = {hi.x + fg, hi.y + fg, hi.z + fg};
     if (!sweep__slab_test(&r, flo, fhi, k->limit, &entry))
         return;
     sweep__hist_iter it;
     sweep__hist_ref ref;
     sweep__history_iter_begin(&it, &q->at);
     while (sweep__history_iter_next(&it, &ref)) {
+        sweep_vec3 g = sweep_v3(grow * ref.aniso, grow * ref.aniso, grow * ref.aniso);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
         if (!sweep__slab_test(&r, blo, bhi, k->limit, &entry))
             continue;
         sweep__hist_pose p;
         sweep__history_pose(&q->at, &ref, &p);
-        if (sweep__ignored(q, p.id))
+        if (!sweep__ignored(q, p.id))
+            sweep__offer_entity(k, q, &p, o, d, grow);
+        if (k->done)
+            return;
+    }
+}
+
+void sweep__offer_entity(sweep__sink *k, const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 o, sweep_vec3 d,
+                         double grow)
+{
+    const sweep_hit_shape *shapes;
+    sweep_hit_shape scratch;
+    uint32_t n = sweep__entity_shapes(q, p, &shapes, &scratch);
+    for (uint32_t j = 0; j < n && !k->done; j++) {
+        double t;
+        sweep_vec3 normal;
+        if (!sweep__ray_shape(o, d, &shapes[j], grow, k->limit, &t, &normal))
             continue;
-        const sweep_hit_shape *shapes;
-        sweep_hit_shape scratch;
-        uint32_t n = sweep__entity_shapes(q, &p, &shapes, &scratch);
-        for (uint32_t j = 0; j < n; j++) {
-            double t;
-            sweep_vec3 normal;
-            if (!sweep__ray_shape(o, d, &shapes[j], grow, k->limit, &t, &normal))
-                continue;
-            sweep_query_hit h;
-            memset(&h, 0, sizeof h);
-            h.kind = SWEEP_HIT_ENTITY, h.triangle = SWEEP_NO_TRIANGLE, h.material = 0, h.mover = SWEEP_NO_MOVER;
-            h.entity = p.id, h.shape = shapes[j].id, h.fraction = t;
-            if (!sweep__sink_wants(k, &h))
-                continue;
-            h.point = sweep_v3_sub(sweep_v3_madd(o, d, t), sweep_v3_scale(normal, grow));
-            h.normal = normal;
-            sweep__sink_offer(k, &h);
-            if (k->done)
-                return;
-        }
+        sweep_query_hit h;
+        memset(&h, 0, sizeof h);
+        h.kind = SWEEP_HIT_ENTITY, h.triangle = SWEEP_NO_TRIANGLE, h.material = 0, h.mover = SWEEP_NO_MOVER;
+        h.entity = p->id, h.shape = shapes[j].id, h.fraction = t;
+        if (!sweep__sink_wants(k, &h))
+            continue;
+        h.point = sweep_v3_sub(sweep_v3_madd(o, d, t), sweep_v3_scale(normal, grow));
+        h.normal = normal;
+        sweep__sink_offer(k, &h);
     }
 }
 
@@ -212,7 +220,7 @@ static sweep_status first_hit(const sweep_query_space *s, sweep_vec3 from, sweep
     if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
         return SWEEP_E_RADII;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_vec3 d = sweep_v3_sub(to, from);
@@ -251,7 +259,7 @@ sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sw
     if (!vfinite(from) || !vfinite(to))
         return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_vec3 d = sweep_v3_sub(to, from);
@@ -275,7 +283,7 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
     if (!vfinite(from) || !vfinite(to))
         return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_query_hit any;
@@ -284,6 +292,40 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
     run_path(&q, from, sweep_v3_sub(to, from), NULL, &k);
     *clear = k.count == 0;
     return SWEEP_OK;
+}
+
+int sweep__overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
+                           sweep_query_found *e)
+{
+    const sweep_hit_shape *shapes;
+    sweep_hit_shape scratch;
+    uint32_t ns = sweep__entity_shapes(q, p, &shapes, &scratch);
+    e->entity = p->id, e->distance = INFINITY, e->point = center;
+    for (uint32_t j = 0; j < ns; j++) {
+        sweep_vec3 pt;
+        double dist = sweep__shape_nearest(center, &shapes[j], &pt);
+        if (dist < e->distance)
+            e->distance = dist, e->point = pt;
+    }
+    return e->distance <= radius;
+}
+
+void sweep__found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e)
+{
+    /* Nearest first; ids come in order, so equal distances stay in id
+     * order. */
+    uint32_t at = *n;
+    while (at > 0 && e->distance < found[at - 1].distance)
+        at--;
+    if (at >= max) {
+        *more = 1;
+        return;
+    }
+    if (*n == max)
+        *more = 1, (*n)--;
+    memmove(&found[at + 1], &found[at], (*n - at) * sizeof *found);
+    found[at] = *e;
+    (*n)++;
 }
 
 /* Is the box lo..hi within r of c? With a margin far above rounding. */
@@ -306,7 +348,7 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
     if (!(radius >= 0.0))
         return SWEEP_E_ARG;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
     /* The entities are what an overlap finds; level and movers only
@@ -314,30 +356,23 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
     uint32_t blockers = q.flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
     uint32_t n = 0;
     int left_out = 0;
-    if (q.has_at) {
-        sweep_vec3 lo, hi;
-        sweep__history_box(&q.at, &lo, &hi);
+    sweep_vec3 lo, hi;
+    double an;
+    if (q.has_at)
+        sweep__history_box(&q.at, &lo, &hi, &an);
+    if (q.has_at && box_within(center, radius, lo, hi)) {
         sweep__hist_iter it;
         sweep__hist_ref ref;
         sweep__history_iter_begin(&it, &q.at);
-        while (box_within(center, radius, lo, hi) && sweep__history_iter_next(&it, &ref)) {
+        while (sweep__history_iter_next(&it, &ref)) {
             if (!box_within(center, radius, ref.lo, ref.hi))
                 continue;
             sweep__hist_pose p;
             sweep__history_pose(&q.at, &ref, &p);
             if (sweep__ignored(&q, p.id))
                 continue;
-            const sweep_hit_shape *shapes;
-            sweep_hit_shape scratch;
-            uint32_t ns = sweep__entity_shapes(&q, &p, &shapes, &scratch);
-            sweep_query_found e = {p.id, INFINITY, center};
-            for (uint32_t j = 0; j < ns; j++) {
-                sweep_vec3 pt;
-                double dist = sweep__shape_nearest(center, &shapes[j], &pt);
-                if (dist < e.distance)
-                    e.distance = dist, e.point = pt;
-            }
-            if (!(e.distance <= radius))
+            sweep_query_found e;
+            if (!sweep__overlap_nearest(&q, &p, center, radius, &e))
                 continue;
             if (blockers) {
                 sweep__qctx view = q;
@@ -349,20 +384,7 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
                 if (k.count)
                     continue;
             }
-            /* Nearest first; ids come in order, so equal distances stay
-             * in id order. */
-            uint32_t at = n;
-            while (at > 0 && e.distance < found[at - 1].distance)
-                at--;
-            if (at >= max) {
-                left_out = 1;
-                continue;
-            }
-            if (n == max)
-                left_out = 1, n--;
-            memmove(&found[at + 1], &found[at], (n - at) * sizeof *found);
-            found[at] = e;
-            n++;
+            sweep__found_insert(found, max, &n, &left_out, &e);
         }
     }
     *count = n;

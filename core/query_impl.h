@@ -57,6 +57,10 @@ typedef struct sweep__qctx {
     int movers_at; /* movers' poses from at, not their current ones */
 } sweep__qctx;
 
+/* The checks every query shares (query.h's errors), and its time
+ * resolved. A filter with no target flag targets all three. */
+sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q);
+
 /* Mover m's pose at the query's time. */
 sweep_mover_pose sweep__qctx_mover_pose(const sweep__qctx *q, uint32_t m);
 
@@ -105,6 +109,18 @@ sweep_hit_shape sweep__ellipsoid_shape(sweep_vec3 position, sweep_vec3 radii);
  * when it has none or the filter asks for ellipsoids. */
 uint32_t sweep__entity_shapes(const sweep__qctx *q, const sweep__hist_pose *p, const sweep_hit_shape **shapes,
                               sweep_hit_shape *scratch);
+
+/* An entity's shapes met by a path (grown by grow), offered. */
+void sweep__offer_entity(sweep__sink *k, const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 o, sweep_vec3 d,
+                         double grow);
+
+/* An entity's nearest shape point to center in *e: 1 if within radius. */
+int sweep__overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
+                           sweep_query_found *e);
+
+/* e into found[0 .. *n), nearest first, after equal distances; at most
+ * max kept, *more set when one is left out. */
+void sweep__found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e);
 
 /* Is id in the filter's ignore list? */
 int sweep__ignored(const sweep__qctx *q, uint64_t id);
