@@ -264,7 +264,7 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
      * ring forgets its oldest frame, whose slot is the new one. The
      * newest frame so far (none with a ring of one, whose only slot is
      * overwritten) is where this one's entities come from. */
-    const sweep__hist_entity *prev = NULL;
+    sweep__hist_entity *prev = NULL;
     const sweep_hit_shape *prev_s = NULL;
     uint32_t prev_count = 0, pj = 0;
     if (h->count > 0 && h->capacity > 1) {
@@ -310,6 +310,23 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         grow(&fr->lo, &fr->hi, e->lo, e->hi);
         fr->rmin = e->rmin < fr->rmin ? e->rmin : fr->rmin;
         fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
+        e->next = NO_INDEX;
+        e->span_lo = e->lo, e->span_hi = e->hi, e->span_aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
+    }
+    /* The tick before now knows where each of its entities goes. */
+    const sweep__hist_entity *now = &h->ents[base];
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < prev_count; i++) {
+        sweep__hist_entity *p = &prev[i];
+        while (j < count && now[j].id < p->id)
+            j++;
+        p->next = NO_INDEX;
+        p->span_lo = p->lo, p->span_hi = p->hi, p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, p->rmin, p->rmax);
+        if (j < count && now[j].id == p->id) {
+            p->next = j;
+            grow(&p->span_lo, &p->span_hi, now[j].lo, now[j].hi);
+            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, now[j].rmin, now[j].rmax);
+        }
     }
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);
@@ -347,44 +364,14 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
     return SWEEP_OK;
 }
 
-/* The largest radius over the least, for radii between two frames'. */
-static double aniso(double rmin0, double rmax0, double rmin1, double rmax1)
-{
-    double lo = rmin0 < rmin1 ? rmin0 : rmin1, hi = rmax0 > rmax1 ? rmax0 : rmax1;
-    return lo > 0.0 && hi > lo ? hi / lo : 1.0;
-}
-
 void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi, double *an)
 {
     *lo = at->f0->lo, *hi = at->f0->hi;
-    *an = aniso(at->f0->rmin, at->f0->rmax, at->f0->rmin, at->f0->rmax);
+    *an = sweep__history_aniso(at->f0->rmin, at->f0->rmax, at->f0->rmin, at->f0->rmax);
     if (at->two) {
         grow(lo, hi, at->f1->lo, at->f1->hi);
-        *an = aniso(at->f0->rmin, at->f0->rmax, at->f1->rmin, at->f1->rmax);
+        *an = sweep__history_aniso(at->f0->rmin, at->f0->rmax, at->f1->rmin, at->f1->rmax);
     }
-}
-
-int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
-{
-    const sweep__hist_at *at = it->at;
-    if (it->i >= at->f0->count)
-        return 0;
-    const sweep__hist_entity *e = &at->e0[it->i];
-    ref->i0 = it->i++;
-    ref->i1 = NO_INDEX;
-    ref->lo = e->lo, ref->hi = e->hi;
-    ref->aniso = aniso(e->rmin, e->rmax, e->rmin, e->rmax);
-    if (at->two) {
-        /* Both frames are sorted by id: one merge walk finds each match. */
-        while (it->j < at->f1->count && at->e1[it->j].id < e->id)
-            it->j++;
-        if (it->j < at->f1->count && at->e1[it->j].id == e->id) {
-            ref->i1 = it->j;
-            grow(&ref->lo, &ref->hi, at->e1[it->j].lo, at->e1[it->j].hi);
-            ref->aniso = aniso(e->rmin, e->rmax, at->e1[it->j].rmin, at->e1[it->j].rmax);
-        }
-    }
-    return 1;
 }
 
 static sweep_vec3 lerp(sweep_vec3 a, sweep_vec3 b, double f)
@@ -430,7 +417,9 @@ void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, s
 sweep_mover_pose sweep__history_mover(const sweep__hist_at *at, uint32_t m)
 {
     sweep_mover_pose p = at->m0[m];
-    if (at->two) {
+    /* A mover at rest over the tick is where it was kept, bit for bit
+     * (an nlerp of a rotation with itself may round it). */
+    if (at->two && memcmp(&p, &at->m1[m], sizeof p) != 0) {
         const sweep_mover_pose *q = &at->m1[m];
         p.position = lerp(p.position, q->position, at->f);
         p.rotation = sweep_quat_nlerp(p.rotation, q->rotation, at->f);

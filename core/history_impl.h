@@ -16,6 +16,9 @@
  *     entity's box of the next or previous tick: so a query that misses
  *     the union of an entity's two boxes misses it at every fraction.
  *   - A frame's box holds every box of its entities (empty: lo > hi).
+ *   - Every frame but the newest has each entity's next, span_lo, span_hi
+ *     and span_aniso set for the frame after it (an entity gone by then
+ *     spans its own box).
  */
 #ifndef SWEEP_CORE_HISTORY_IMPL_H
 #define SWEEP_CORE_HISTORY_IMPL_H
@@ -39,6 +42,12 @@ typedef struct sweep__hist_entity {
     sweep_vec3 lo, hi;
     double rmin, rmax;
     uint32_t shape_count;
+    /* Set when the next tick is pushed: the entity's index there (or
+     * UINT32_MAX), the box over both ticks and their ellipsoids' spread,
+     * so that a query between the two reads one box, with no search. */
+    uint32_t next;
+    sweep_vec3 span_lo, span_hi;
+    double span_aniso;
 } sweep__hist_entity;
 
 typedef struct sweep__hist_frame {
@@ -90,7 +99,7 @@ typedef struct sweep__hist_ref {
 
 typedef struct sweep__hist_iter {
     const sweep__hist_at *at;
-    uint32_t i, j;
+    uint32_t i;
 } sweep__hist_iter;
 
 /* SWEEP_OK and *at for a tick and fraction the history holds; SWEEP_E_TIME
@@ -104,16 +113,41 @@ void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi
 
 static inline void sweep__history_iter_begin(sweep__hist_iter *it, const sweep__hist_at *at)
 {
-    it->at = at, it->i = 0, it->j = 0;
+    it->at = at, it->i = 0;
 }
 
-/* The next entity present at the resolved time, in id order; 0 when done. */
-int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref);
+/* The largest radius over the least, for radii between two ticks'. */
+static inline double sweep__history_aniso(double rmin0, double rmax0, double rmin1, double rmax1)
+{
+    double lo = rmin0 < rmin1 ? rmin0 : rmin1, hi = rmax0 > rmax1 ? rmax0 : rmax1;
+    return lo > 0.0 && hi > lo ? hi / lo : 1.0;
+}
+
+/* The next entity present at the resolved time, in id order; 0 when done.
+ * Inline: a query runs it for every entity. */
+static inline int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
+{
+    const sweep__hist_at *at = it->at;
+    if (it->i >= at->f0->count)
+        return 0;
+    const sweep__hist_entity *e = &at->e0[it->i];
+    ref->i0 = it->i++;
+    if (at->two) {
+        ref->i1 = e->next;
+        ref->lo = e->span_lo, ref->hi = e->span_hi, ref->aniso = e->span_aniso;
+    } else {
+        ref->i1 = UINT32_MAX;
+        ref->lo = e->lo, ref->hi = e->hi, ref->aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
+    }
+    return 1;
+}
 
 /* The interpolated pose of an entity the iterator gave. */
 void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, sweep__hist_pose *out);
 
-/* Mover m's pose at the resolved time (m < the history's mover_count). */
+/* Mover m's pose at the resolved time (m < the history's mover_count):
+ * interpolated as history.h says, or the kept pose itself when the mover
+ * kept the same pose at both ticks. */
 sweep_mover_pose sweep__history_mover(const sweep__hist_at *at, uint32_t m);
 
 #endif

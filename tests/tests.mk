@@ -66,6 +66,12 @@ $(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LI
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# Lag-compensated queries and the history behind them.
+BENCHES += $(BUILD)/tests/bench/bench_query
+$(BUILD)/tests/bench/bench_query: $(BUILD)/tests/bench/bench_query.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # Players-as-obstacles benchmark.
 BENCHES += $(BUILD)/tests/bench/bench_crowd
 $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB) $(CORE_LIB)
