@@ -11,8 +11,10 @@
 #define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
 #define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
 
-/* The total order of hits (query.h): fraction, then kind, triangle,
- * entity and shape. */
+/* The order of hits (query.h): fraction, then kind, triangle and entity.
+ * Two shapes of one entity at one fraction are not less than each other:
+ * the first offered stays first, and an entity's shapes are offered in
+ * their order, so the key is its shape index. */
 static int hit_less(const sweep_query_hit *a, const sweep_query_hit *b)
 {
     if (a->fraction != b->fraction)
@@ -21,9 +23,7 @@ static int hit_less(const sweep_query_hit *a, const sweep_query_hit *b)
         return a->kind < b->kind;
     if (a->triangle != b->triangle)
         return a->triangle < b->triangle;
-    if (a->entity != b->entity)
-        return a->entity < b->entity;
-    return a->shape < b->shape;
+    return a->entity < b->entity;
 }
 
 void sweep__sink_init(sweep__sink *k, sweep__sink_mode mode, sweep_query_hit *hits, uint32_t max)

@@ -316,6 +316,26 @@ static void hit_shapes_return_their_ids(void **state)
     assert_true(all[0].kind == SWEEP_HIT_LEVEL && all[1].shape == 22);
 }
 
+/* Two shapes of one entity met at the same distance: the first listed
+ * wins, whatever their ids (the key is the shape's index). */
+static void equal_shapes_keep_their_order(void **state)
+{
+    scene *s = *state;
+    sweep_hit_shape twins[2] = {{5, SWEEP_SHAPE_SPHERE, {0, 0, 0.5}, {0, 0, 0}, {0.25, 0, 0}},
+                                {3, SWEEP_SHAPE_SPHERE, {0, 0, 0.5}, {0, 0, 0}, {0.25, 0, 0}}};
+    fill_history(s, twins, 2);
+    sweep_query_space q = space(s, 1, 102, 0.0);
+    sweep_query_hit h = ray(s, q, sweep_v3(2, 4, 1.5), sweep_v3(22, 4, 1.5), SWEEP_QUERY_ENTITIES);
+    assert_true(h.kind == SWEEP_HIT_ENTITY && h.shape == 5);
+    sweep_query_hit all[2];
+    uint32_t n;
+    int more;
+    sweep_query_filter f = {SWEEP_QUERY_ENTITIES, NULL, 0};
+    assert_int_equal(sweep_query_ray_all(&q, sweep_v3(2, 4, 1.5), sweep_v3(22, 4, 1.5), &f, all, 2, &n, &more),
+                     SWEEP_OK);
+    assert_true(n == 2 && all[0].shape == 5 && all[1].shape == 3 && all[0].fraction == all[1].fraction);
+}
+
 static void sweeps_and_overlaps(void **state)
 {
     scene *s = *state;
@@ -816,6 +836,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(entity_hit_where_it_was, scene_setup, scene_teardown),
         cmocka_unit_test_setup_teardown(door_open_then_closed, scene_setup, scene_teardown),
         cmocka_unit_test_setup_teardown(hit_shapes_return_their_ids, scene_setup, scene_teardown),
+        cmocka_unit_test_setup_teardown(equal_shapes_keep_their_order, scene_setup, scene_teardown),
         cmocka_unit_test_setup_teardown(sweeps_and_overlaps, scene_setup, scene_teardown),
         cmocka_unit_test_setup_teardown(refusals, scene_setup, scene_teardown),
         cmocka_unit_test(queries_equal_the_oracle),
