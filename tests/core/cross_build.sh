@@ -80,7 +80,7 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
     # hashed and held to the golden value that test records.
     qout="$cross/query-$(echo "$variant" | tr ' =' '__')"
     # shellcheck disable=SC2086
-    if ! [ -x "$qout" ] || [ -n "$(find $srcs $hdrs tests/core/test_query.c tests/core/query_oracle.h -newer "$qout" 2>/dev/null | head -n 1)" ]; then
+    if ! [ -x "$qout" ] || [ -n "$(find $srcs $hdrs tests/core/test_query.c tests/core/query_oracle.h tests/core/query_cases.h -newer "$qout" 2>/dev/null | head -n 1)" ]; then
         # shellcheck disable=SC2086
         if ! $variant -std=gnu11 -I. -Itests/core -ffp-contract=off -fno-fast-math $(echo "$srcs" | sed 's|maps/sweep_walk_main.c||') \
             tests/core/test_query.c tests/cmocka_group.c -Wl,--wrap=_cmocka_run_group_tests -lcmocka -lsqlite3 -lm \
