@@ -10,6 +10,7 @@
 #include "core/history.h"
 #include "core/history_impl.h"
 #include "core/quat.h"
+#include "core/world_impl.h"
 
 #define NO_INDEX UINT32_MAX
 
@@ -61,7 +62,7 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
 /* Sizes of one history, or 0 when they are bad or do not fit a size_t. */
 static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
 {
-    size_t per_entity = sizeof(sweep__hist_entity) + SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape);
+    size_t per_entity = sizeof(sweep__hist_entity) + SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape) + 12 * sizeof(float);
     if ((double)max_entities > (double)(SIZE_MAX / 4) / (double)per_entity ||
         (double)mover_count > (double)(SIZE_MAX / 4) / (double)sizeof(sweep_mover_pose))
         return 0;
@@ -92,9 +93,10 @@ sweep_status sweep_history_create(uint32_t capacity, uint32_t max_entities, uint
     h->ents = calloc(slots ? slots : 1, sizeof *h->ents);
     h->shapes = calloc(slots ? slots * SWEEP_HIT_SHAPES_MAX : 1, sizeof *h->shapes);
     h->movers = calloc(mover_count ? (size_t)capacity * mover_count : 1, sizeof *h->movers);
+    h->fbox = calloc(slots ? slots * 12 : 1, sizeof *h->fbox);
     h->order = calloc(max_entities ? max_entities : 1, sizeof *h->order);
     h->scratch = calloc(max_entities ? max_entities : 1, sizeof *h->scratch);
-    if (!h->frames || !h->ents || !h->shapes || !h->movers || !h->order || !h->scratch) {
+    if (!h->frames || !h->ents || !h->shapes || !h->movers || !h->fbox || !h->order || !h->scratch) {
         sweep_history_destroy(h);
         return SWEEP_E_NOMEM;
     }
@@ -106,7 +108,7 @@ void sweep_history_destroy(sweep_history *h)
 {
     if (h == NULL)
         return;
-    free(h->frames), free(h->ents), free(h->shapes), free(h->movers), free(h->order), free(h->scratch);
+    free(h->frames), free(h->ents), free(h->shapes), free(h->movers), free(h->fbox), free(h->order), free(h->scratch);
     free(h);
 }
 
@@ -151,6 +153,13 @@ static sweep_status entity_check(const sweep_history_entity *e)
     if (!(radius_ok(e->radii.x) && radius_ok(e->radii.y) && radius_ok(e->radii.z)))
         return SWEEP_E_RADII;
     return sweep_hit_shapes_check(e->shapes, e->shape_count, SWEEP__HISTORY_REACH * max3(e->radii), NULL);
+}
+
+/* A box in float, lo rounded down and hi up (world_impl.h's widening). */
+static void float_box(float *f, sweep_vec3 lo, sweep_vec3 hi)
+{
+    f[0] = sweep__widen_down(lo.x), f[1] = sweep__widen_down(lo.y), f[2] = sweep__widen_down(lo.z);
+    f[3] = sweep__widen_up(hi.x), f[4] = sweep__widen_up(hi.y), f[5] = sweep__widen_up(hi.z);
 }
 
 static void grow(sweep_vec3 *lo, sweep_vec3 *hi, sweep_vec3 l, sweep_vec3 h)
@@ -312,6 +321,8 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
         e->next = NO_INDEX;
         e->span_lo = e->lo, e->span_hi = e->hi, e->span_aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
+        float_box(&h->fbox[(base + i) * 12], e->lo, e->hi);
+        float_box(&h->fbox[(base + i) * 12 + 6], e->lo, e->hi);
     }
     /* The tick before now knows where each of its entities goes. */
     const sweep__hist_entity *now = &h->ents[base];
@@ -327,6 +338,7 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
             grow(&p->span_lo, &p->span_hi, now[j].lo, now[j].hi);
             p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, now[j].rmin, now[j].rmax);
         }
+        float_box(&h->fbox[(size_t)(&prev[i] - h->ents) * 12 + 6], p->span_lo, p->span_hi);
     }
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);
@@ -335,11 +347,13 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
 
 /* The parts of a kept frame, by its position from the oldest. */
 static void frame_parts(const sweep_history *h, uint32_t from_oldest, const sweep__hist_frame **f,
-                        const sweep__hist_entity **e, const sweep_hit_shape **s, const sweep_mover_pose **m)
+                        const sweep__hist_entity **e, const sweep_hit_shape **s, const sweep_mover_pose **m,
+                        const float **fbox)
 {
     uint32_t slot = (h->head + from_oldest) % h->capacity;
     size_t base = (size_t)slot * h->max_entities;
     *f = &h->frames[slot];
+    *fbox = &h->fbox[base * 12];
     *e = &h->ents[base];
     *s = &h->shapes[base * SWEEP_HIT_SHAPES_MAX];
     *m = &h->movers[(size_t)slot * h->mover_count];
@@ -356,9 +370,10 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
     if (k + (uint64_t)two >= h->count)
         return SWEEP_E_TIME;
     at->h = h, at->f = fraction, at->two = two;
-    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->s0, &at->m0);
+    const float *unused;
+    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->s0, &at->m0, &at->fbox);
     if (two)
-        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->s1, &at->m1);
+        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->s1, &at->m1, &unused);
     else
         at->f1 = NULL, at->e1 = NULL, at->s1 = NULL, at->m1 = NULL;
     return SWEEP_OK;

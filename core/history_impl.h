@@ -65,6 +65,10 @@ struct sweep_history {
     sweep__hist_entity *ents;
     sweep_hit_shape *shapes;
     sweep_mover_pose *movers;
+    /* Each entity's box and span box again, in float, widened outwards
+     * (lo, hi, span lo, span hi: 12 floats), side by side: a query's first
+     * cut reads 48 bytes an entity, not its whole record. */
+    float *fbox;
     uint32_t *order, *scratch; /* push's sort, max_entities each */
 };
 
@@ -76,6 +80,7 @@ typedef struct sweep__hist_at {
     const sweep__hist_entity *e0, *e1; /* the two frames' entities */
     const sweep_hit_shape *s0, *s1;    /* and their shapes */
     const sweep_mover_pose *m0, *m1;   /* and movers' poses */
+    const float *fbox;                 /* f0's float boxes */
     double f;
     int two;
 } sweep__hist_at;
@@ -123,15 +128,11 @@ static inline double sweep__history_aniso(double rmin0, double rmax0, double rmi
     return lo > 0.0 && hi > lo ? hi / lo : 1.0;
 }
 
-/* The next entity present at the resolved time, in id order; 0 when done.
- * Inline: a query runs it for every entity. */
-static inline int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
+/* Entity i of f0 (i < f0->count) at the resolved time. */
+static inline void sweep__history_ref(const sweep__hist_at *at, uint32_t i, sweep__hist_ref *ref)
 {
-    const sweep__hist_at *at = it->at;
-    if (it->i >= at->f0->count)
-        return 0;
-    const sweep__hist_entity *e = &at->e0[it->i];
-    ref->i0 = it->i++;
+    const sweep__hist_entity *e = &at->e0[i];
+    ref->i0 = i;
     if (at->two) {
         ref->i1 = e->next;
         ref->lo = e->span_lo, ref->hi = e->span_hi, ref->aniso = e->span_aniso;
@@ -139,6 +140,22 @@ static inline int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref
         ref->i1 = UINT32_MAX;
         ref->lo = e->lo, ref->hi = e->hi, ref->aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
     }
+}
+
+/* Entity i's float box at the resolved time (its own, or its span): lo
+ * in [0..2], hi in [3..5], holding ref's box. */
+static inline const float *sweep__history_fbox(const sweep__hist_at *at, uint32_t i)
+{
+    return &at->fbox[(size_t)i * 12 + (at->two ? 6 : 0)];
+}
+
+/* The next entity present at the resolved time, in id order; 0 when done.
+ * Inline: a query runs it for every entity. */
+static inline int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
+{
+    if (it->i >= it->at->f0->count)
+        return 0;
+    sweep__history_ref(it->at, it->i++, ref);
     return 1;
 }
 

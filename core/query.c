@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/query_impl.h"
+#include "core/world_impl.h"
 
 #define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
 #define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
@@ -151,14 +152,18 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
     sweep_vec3 plo = sweep_v3_min(o, e), phi = sweep_v3_max(o, e);
     double slack = (fabs(o.x) + fabs(o.y) + fabs(o.z) + fabs(d.x) + fabs(d.y) + fabs(d.z)) * 0x1p-40 + 0x1p-40;
     plo = sweep_v3_sub(plo, sweep_v3(slack, slack, slack)), phi = sweep_v3_add(phi, sweep_v3(slack, slack, slack));
-    sweep__hist_iter it;
-    sweep__hist_ref ref;
-    sweep__history_iter_begin(&it, &q->at);
-    while (sweep__history_iter_next(&it, &ref)) {
-        double ga = grow * ref.aniso;
-        if (ref.lo.x - ga > phi.x || ref.lo.y - ga > phi.y || ref.lo.z - ga > phi.z || ref.hi.x + ga < plo.x ||
-            ref.hi.y + ga < plo.y || ref.hi.z + ga < plo.z)
+    /* In float, for the entities' float boxes: grown by the largest
+     * spread of any of them, and rounded outwards. */
+    float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
+    float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
+    uint32_t count = q->at.f0->count;
+    for (uint32_t i = 0; i < count; i++) {
+        const float *b = sweep__history_fbox(&q->at, i);
+        if (b[0] > fhi3[0] || b[1] > fhi3[1] || b[2] > fhi3[2] || b[3] < flo3[0] || b[4] < flo3[1] || b[5] < flo3[2])
             continue;
+        sweep__hist_ref ref;
+        sweep__history_ref(&q->at, i, &ref);
+        double ga = grow * ref.aniso;
         sweep_vec3 g = sweep_v3(ga, ga, ga);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
