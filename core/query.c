@@ -220,6 +220,15 @@ static void run_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const swe
         entities_path(q, o, d, radii ? sweep__sweep_grow(*radii) : 0.0, k);
 }
 
+/* The checks of a path's ends, then the query's own. */
+static sweep_status path_begin(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                               const sweep_query_filter *f, sweep__qctx *q)
+{
+    if (!vfinite(from) || !vfinite(to))
+        return SWEEP_E_NONFINITE;
+    return sweep__qctx_init(s, f, q);
+}
+
 static void no_hit(sweep_query_hit *hit, sweep_vec3 to, double len)
 {
     memset(hit, 0, sizeof *hit);
@@ -232,14 +241,14 @@ static sweep_status first_hit(const sweep_query_space *s, sweep_vec3 from, sweep
 {
     if (hit == NULL)
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to) || (radii && !vfinite(*radii)))
+    if (radii && !vfinite(*radii))
         return SWEEP_E_NONFINITE;
-    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
-        return SWEEP_E_RADII;
     sweep__qctx q;
-    sweep_status st = sweep__qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
+    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
+        return SWEEP_E_RADII;
     sweep_vec3 d = sweep_v3_sub(to, from);
     sweep_query_hit best;
     sweep__sink k;
@@ -273,10 +282,8 @@ sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sw
 {
     if (count == NULL || (hits == NULL && max > 0))
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to))
-        return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = sweep__qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_vec3 d = sweep_v3_sub(to, from);
@@ -297,10 +304,8 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
 {
     if (clear == NULL)
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to))
-        return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = sweep__qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_query_hit any;
@@ -311,7 +316,8 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
     return SWEEP_OK;
 }
 
-int sweep__overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
+/* An entity's nearest shape point to center in *e: 1 if within radius. */
+static int overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
                            sweep_query_found *e)
 {
     const sweep_hit_shape *shapes;
@@ -327,7 +333,9 @@ int sweep__overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, swee
     return e->distance <= radius;
 }
 
-void sweep__found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e)
+/* e into found[0 .. *n), nearest first, after equal distances; at most
+ * max kept, *more set when one is left out. */
+static void found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e)
 {
     /* Nearest first; ids come in order, so equal distances stay in id
      * order. */
@@ -343,6 +351,30 @@ void sweep__found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, in
     memmove(&found[at + 1], &found[at], (*n - at) * sizeof *found);
     found[at] = *e;
     (*n)++;
+}
+
+void sweep__overlap_entity(const sweep__qctx *q, const sweep__hist_ref *ref, sweep_vec3 center, double radius,
+                           sweep__path_fn view, sweep_query_found *found, uint32_t max, uint32_t *n, int *more)
+{
+    sweep__hist_pose p;
+    sweep__history_pose(&q->at, ref, &p);
+    sweep_query_found e;
+    if (sweep__ignored(q, p.id) || !overlap_nearest(q, &p, center, radius, &e))
+        return;
+    /* The entities are what an overlap finds; level and movers only
+     * block the view from the centre. */
+    uint32_t blockers = q->flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
+    if (blockers) {
+        sweep__qctx v = *q;
+        v.flags = blockers | (q->flags & SWEEP_QUERY_BACK_FACES);
+        sweep_query_hit any;
+        sweep__sink k;
+        sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
+        view(&v, center, sweep_v3_sub(e.point, center), NULL, &k);
+        if (k.count)
+            return;
+    }
+    found_insert(found, max, n, more, &e);
 }
 
 /* Is the box lo..hi within r of c? With a margin far above rounding. */
@@ -368,9 +400,6 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
     sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
-    /* The entities are what an overlap finds; level and movers only
-     * block the view from the centre. */
-    uint32_t blockers = q.flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
     uint32_t n = 0;
     int left_out = 0;
     sweep_vec3 lo, hi;
@@ -384,24 +413,7 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
         while (sweep__history_iter_next(&it, &ref)) {
             if (!box_within(center, radius, ref.lo, ref.hi))
                 continue;
-            sweep__hist_pose p;
-            sweep__history_pose(&q.at, &ref, &p);
-            if (sweep__ignored(&q, p.id))
-                continue;
-            sweep_query_found e;
-            if (!sweep__overlap_nearest(&q, &p, center, radius, &e))
-                continue;
-            if (blockers) {
-                sweep__qctx view = q;
-                view.flags = blockers | (q.flags & SWEEP_QUERY_BACK_FACES);
-                sweep_query_hit any;
-                sweep__sink k;
-                sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
-                run_path(&view, center, sweep_v3_sub(e.point, center), NULL, &k);
-                if (k.count)
-                    continue;
-            }
-            sweep__found_insert(found, max, &n, &left_out, &e);
+            sweep__overlap_entity(&q, &ref, center, radius, run_path, found, max, &n, &left_out);
         }
     }
     *count = n;

@@ -114,13 +114,18 @@ uint32_t sweep__entity_shapes(const sweep__qctx *q, const sweep__hist_pose *p, c
 void sweep__offer_entity(sweep__sink *k, const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 o, sweep_vec3 d,
                          double grow);
 
-/* An entity's nearest shape point to center in *e: 1 if within radius. */
-int sweep__overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
-                           sweep_query_found *e);
+/* Meets everything the query's flags name along a path (a ray when radii
+ * is NULL): the walks, or the tests' oracle. */
+typedef void (*sweep__path_fn)(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const sweep_vec3 *radii,
+                               sweep__sink *k);
 
-/* e into found[0 .. *n), nearest first, after equal distances; at most
- * max kept, *more set when one is left out. */
-void sweep__found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e);
+/* An entity an overlap reaches: put into found[0 .. *n) (nearest first,
+ * after equal distances, at most max, *more set when one is left out) if
+ * it is not ignored, its nearest shape is within radius, and, when the
+ * flags name the level or movers, `view` meets none of them on the way
+ * from the centre to that point. */
+void sweep__overlap_entity(const sweep__qctx *q, const sweep__hist_ref *ref, sweep_vec3 center, double radius,
+                           sweep__path_fn view, sweep_query_found *found, uint32_t max, uint32_t *n, int *more);
 
 /* Is id in the filter's ignore list? */
 int sweep__ignored(const sweep__qctx *q, uint64_t id);

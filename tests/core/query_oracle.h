@@ -53,50 +53,50 @@ static void oracle_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const 
     }
 }
 
-/* The oracle's first hit (kind NONE when none), as sweep_query_ray or
- * sweep_query_sweep would give it. */
-static sweep_status oracle_first(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_vec3 *radii,
-                                 const sweep_query_filter *f, sweep_query_hit *hit)
+/* The oracle's hits of a path in a sink of this mode: what
+ * sweep_query_ray, _sweep (FIRST) or _ray_all (ALL) keep. */
+static sweep_status oracle_run(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_vec3 *radii,
+                               const sweep_query_filter *f, sweep__sink_mode mode, sweep_query_hit *hits,
+                               uint32_t max, sweep__sink *k)
 {
     sweep__qctx q;
     sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
-    sweep_vec3 d = sweep_v3_sub(to, from);
+    sweep__sink_init(k, mode, hits, max);
+    oracle_path(&q, from, sweep_v3_sub(to, from), radii, k);
+    double len = sweep_v3_len(sweep_v3_sub(to, from));
+    for (uint32_t i = 0; i < k->count; i++)
+        hits[i].distance = hits[i].fraction * len;
+    return SWEEP_OK;
+}
+
+/* The oracle's first hit (kind NONE when none). */
+static sweep_status oracle_first(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_vec3 *radii,
+                                 const sweep_query_filter *f, sweep_query_hit *hit)
+{
     sweep__sink k;
-    sweep__sink_init(&k, SWEEP__SINK_FIRST, hit, 1);
-    oracle_path(&q, from, d, radii, &k);
-    double len = sweep_v3_len(d);
-    if (k.count == 0) {
+    sweep_status st = oracle_run(s, from, to, radii, f, SWEEP__SINK_FIRST, hit, 1, &k);
+    if (st == SWEEP_OK && k.count == 0) {
         memset(hit, 0, sizeof *hit);
         hit->kind = SWEEP_HIT_NONE, hit->triangle = SWEEP_NO_TRIANGLE, hit->mover = SWEEP_NO_MOVER;
-        hit->shape = UINT32_MAX, hit->fraction = 1.0, hit->distance = len, hit->point = to;
-    } else {
-        hit->distance = hit->fraction * len;
+        hit->shape = UINT32_MAX, hit->fraction = 1.0, hit->point = to;
+        hit->distance = sweep_v3_len(sweep_v3_sub(to, from));
     }
-    return SWEEP_OK;
+    return st;
 }
 
 static sweep_status oracle_all(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_query_filter *f,
                                sweep_query_hit *hits, uint32_t max, uint32_t *count, int *more)
 {
-    sweep__qctx q;
-    sweep_status st = sweep__qctx_init(s, f, &q);
-    if (st != SWEEP_OK)
-        return st;
-    sweep_vec3 d = sweep_v3_sub(to, from);
     sweep__sink k;
-    sweep__sink_init(&k, SWEEP__SINK_ALL, hits, max);
-    oracle_path(&q, from, d, NULL, &k);
-    double len = sweep_v3_len(d);
-    for (uint32_t i = 0; i < k.count; i++)
-        hits[i].distance = hits[i].fraction * len;
+    sweep_status st = oracle_run(s, from, to, NULL, f, SWEEP__SINK_ALL, hits, max, &k);
     *count = k.count, *more = k.more;
-    return SWEEP_OK;
+    return st;
 }
 
 /* Entities within radius, nearest first, ties by id, with the view from
- * the centre checked by the oracle's own ray when the filter asks. */
+ * the centre met by the oracle's own path. */
 static sweep_status oracle_overlap(const sweep_query_space *s, sweep_vec3 center, double radius,
                                    const sweep_query_filter *f, sweep_query_found *found, uint32_t max, uint32_t *count,
                                    int *more)
@@ -105,33 +105,14 @@ static sweep_status oracle_overlap(const sweep_query_space *s, sweep_vec3 center
     sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
-    uint32_t blockers = q.flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
     uint32_t n = 0;
     *more = 0;
     if (q.has_at) {
         sweep__hist_iter it;
         sweep__hist_ref ref;
         sweep__history_iter_begin(&it, &q.at);
-        while (sweep__history_iter_next(&it, &ref)) {
-            sweep__hist_pose p;
-            sweep__history_pose(&q.at, &ref, &p);
-            if (sweep__ignored(&q, p.id))
-                continue;
-            sweep_query_found e;
-            if (!sweep__overlap_nearest(&q, &p, center, radius, &e))
-                continue;
-            if (blockers) {
-                sweep__qctx view = q;
-                view.flags = blockers | (q.flags & SWEEP_QUERY_BACK_FACES);
-                sweep_query_hit any;
-                sweep__sink k;
-                sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
-                oracle_path(&view, center, sweep_v3_sub(e.point, center), NULL, &k);
-                if (k.count)
-                    continue;
-            }
-            sweep__found_insert(found, max, &n, more, &e);
-        }
+        while (sweep__history_iter_next(&it, &ref))
+            sweep__overlap_entity(&q, &ref, center, radius, oracle_path, found, max, &n, more);
     }
     *count = n;
     return SWEEP_OK;
