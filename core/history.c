@@ -45,9 +45,10 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
                 r = s->radii.y > r ? s->radii.y : r;
                 r = s->radii.z > r ? s->radii.z : r;
             }
-            double fa = sweep_v3_len(s->a) + r;
-            double fb = s->kind == SWEEP_SHAPE_CAPSULE ? sweep_v3_len(s->b) + r : 0.0;
-            if (!(fa <= reach && fb <= reach))
+            /* |a| + r <= reach, squared: no root a shape a tick. */
+            double room = reach - r;
+            if (!(room >= 0.0 && sweep_v3_len2(s->a) <= room * room &&
+                  (s->kind != SWEEP_SHAPE_CAPSULE || sweep_v3_len2(s->b) <= room * room)))
                 st = SWEEP_E_ARG;
         }
         if (st != SWEEP_OK) {
@@ -319,10 +320,9 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         grow(&fr->lo, &fr->hi, e->lo, e->hi);
         fr->rmin = e->rmin < fr->rmin ? e->rmin : fr->rmin;
         fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
-        e->next = NO_INDEX;
-        e->span_lo = e->lo, e->span_hi = e->hi, e->span_aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
+        /* The span (and next) wait for the next tick's push: no query
+         * reads them while this frame is the newest. */
         float_box(&h->fbox[(base + i) * 12], e->lo, e->hi);
-        float_box(&h->fbox[(base + i) * 12 + 6], e->lo, e->hi);
     }
     /* The tick before now knows where each of its entities goes. */
     const sweep__hist_entity *now = &h->ents[base];
@@ -331,14 +331,23 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         sweep__hist_entity *p = &prev[i];
         while (j < count && now[j].id < p->id)
             j++;
-        p->next = NO_INDEX;
-        p->span_lo = p->lo, p->span_hi = p->hi, p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, p->rmin, p->rmax);
+        float *pf = &h->fbox[(size_t)(&prev[i] - h->ents) * 12];
         if (j < count && now[j].id == p->id) {
             p->next = j;
-            grow(&p->span_lo, &p->span_hi, now[j].lo, now[j].hi);
+            p->span_lo = sweep_v3_min(p->lo, now[j].lo), p->span_hi = sweep_v3_max(p->hi, now[j].hi);
             p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, now[j].rmin, now[j].rmax);
+            /* The floats of two boxes rounded outwards hold their union. */
+            const float *nf = &h->fbox[(base + j) * 12];
+            for (int k = 0; k < 3; k++) {
+                pf[6 + k] = pf[k] < nf[k] ? pf[k] : nf[k];
+                pf[9 + k] = pf[3 + k] > nf[3 + k] ? pf[3 + k] : nf[3 + k];
+            }
+        } else {
+            p->next = NO_INDEX;
+            p->span_lo = p->lo, p->span_hi = p->hi;
+            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, p->rmin, p->rmax);
+            memcpy(pf + 6, pf, 6 * sizeof *pf);
         }
-        float_box(&h->fbox[(size_t)(&prev[i] - h->ents) * 12 + 6], p->span_lo, p->span_hi);
     }
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);

@@ -17,8 +17,8 @@
  *     the union of an entity's two boxes misses it at every fraction.
  *   - A frame's box holds every box of its entities (empty: lo > hi).
  *   - Every frame but the newest has each entity's next, span_lo, span_hi
- *     and span_aniso set for the frame after it (an entity gone by then
- *     spans its own box).
+ *     and span_aniso (and its float span box) set for the frame after it
+ *     (an entity gone by then spans its own box); the newest's are unset.
  */
 #ifndef SWEEP_CORE_HISTORY_IMPL_H
 #define SWEEP_CORE_HISTORY_IMPL_H
