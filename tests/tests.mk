@@ -12,6 +12,8 @@ TEST_CMOCKA = $(TEST_CMOCKA_OBJ) -Wl,--wrap=_cmocka_run_group_tests -lcmocka
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 # Compiler/optimisation-level determinism (rebuilds the walker from source).
 TESTS += tests/core/cross_build.sh
+# The same for the answers of lag-compensated queries (rebuilds test_query).
+TESTS += tests/core/cross_build_queries.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs

@@ -4,9 +4,7 @@
 # runs the same walks, and compares the final state hashes with the main
 # build and with the golden values committed in golden/: walk.hash for a
 # generated level, walk_movers.hash for one with lifts, turntables and doors
-# (riding, pushing and every blocked rule; the hash covers the movers); and
-# the answers of lag-compensated queries to a fixed script, whose golden
-# hash tests/core/test_query.c holds. A
+# (riding, pushing and every blocked rule; the hash covers the movers). A
 # mismatch means a change broke replay determinism (or, if intended, the
 # golden file must be updated in the same commit, saying why).
 #
@@ -76,32 +74,6 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
         continue
     fi
     both "$variant" "$out"
-    # The queries' answers to a fixed script (tests/core/test_query.c),
-    # hashed and held to the golden value that test records.
-    qout="$cross/query-$(echo "$variant" | tr ' =' '__')"
-    # shellcheck disable=SC2086
-    if ! [ -x "$qout" ] || [ -n "$(find $srcs $hdrs tests/core/test_query.c tests/core/query_oracle.h tests/core/query_cases.h -newer "$qout" 2>/dev/null | head -n 1)" ]; then
-        # shellcheck disable=SC2086
-        if ! $variant -std=gnu11 -I. -Itests/core -ffp-contract=off -fno-fast-math $(echo "$srcs" | sed 's|maps/sweep_walk_main.c||') \
-            tests/core/test_query.c tests/cmocka_group.c -Wl,--wrap=_cmocka_run_group_tests -lcmocka -lsqlite3 -lm \
-            -o "$qout" 2>"$qout.log"; then
-            echo "[ RUN      ] $variant, queries"
-            echo "[  FAILED  ] $variant, queries: build failed:"
-            cat "$qout.log"
-            rm -f "$qout"
-            failed=$((failed + 1))
-            continue
-        fi
-    fi
-    echo "[ RUN      ] $variant, queries"
-    if SWEEP_TEST_FILTER='answers_*' "$qout" >"$qout.out" 2>&1; then
-        echo "[       OK ] $variant, queries ($(sed -n 's/^query_answers_hash=//p' "$qout.out"))"
-        passed=$((passed + 1))
-    else
-        echo "[  FAILED  ] $variant, queries:"
-        cat "$qout.out"
-        failed=$((failed + 1))
-    fi
 done
 
 echo "[==========] $((passed + failed)) test(s) run."

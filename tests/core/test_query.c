@@ -16,7 +16,7 @@
  * oracle's answer. SWEEP_QUERY_PROPERTY_N sets the queries of each kind
  * (10,000 by default). A fixed script's answers are hashed and compared
  * with a golden value, so that every compiler and optimisation level
- * (tests/core/cross_build.sh) answers the same bits.
+ * (tests/core/cross_build_queries.sh) answers the same bits.
  */
 #include <math.h>
 #include <setjmp.h>
