@@ -66,6 +66,10 @@ struct sweep__agones {
     allocation *allocs, **allocs_tail;
     uv_async_t async; /* on server 0's loop: allocations to open */
     int async_open;
+    /* An allocation was handled: the Counter is set again whatever sweepd
+     * last set, since an allocation's own Increment (or one that opened
+     * nothing) changed it behind sweepd's back. Atomic. */
+    int resync;
     /* The calls thread's own (no lock). */
     int ready_done, shutdown_sent, had_world;
     int64_t worlds_synced; /* -1: never */
@@ -295,6 +299,8 @@ static void sync_health(sweep__agones *a, CURL *c, uint64_t now)
 static void sync_worlds(sweep__agones *a, CURL *c, uint64_t now)
 {
     uint32_t open = sweep__world_table_open(a->server);
+    if (__atomic_exchange_n(&a->resync, 0, __ATOMIC_RELAXED))
+        a->worlds_synced = -1;
     if (open > 0)
         a->had_world = 1;
     if ((int64_t)open != a->worlds_synced && due(&a->r_counter, now)) {
@@ -435,6 +441,7 @@ static void on_allocated(sweep__agones *a, json_t *gs)
         return; /* the same allocation, seen again */
     a->seen_allocated = 1;
     snprintf(a->last_allocated, sizeof a->last_allocated, "%s", stamp);
+    __atomic_store_n(&a->resync, 1, __ATOMIC_RELAXED);
     const char *map = meta(gs, SWEEP__AGONES_MAP_KEY), *world = meta(gs, SWEEP__AGONES_WORLD_KEY);
     char qm[2 * SWEEP_LEVEL_NAME_MAX + 8], qw[2 * SWEEP__WORLD_NAME_MAX + 8], qs[300];
     sweep__log(SWEEP_LOG_INFO, "agones_allocated", "last_allocated=%s map=%s world=%s",
@@ -567,6 +574,7 @@ static void on_async(uv_async_t *h)
                                       why, sizeof why) != 0)
                 sweep__log(SWEEP_LOG_ERROR, "agones_world_refused", "map=%s error=\"%s\"",
                            sweep__log_quote(al->map, strlen(al->map), qm, sizeof qm), why);
+            __atomic_store_n(&a->resync, 1, __ATOMIC_RELAXED);
             sweep__agones_poke(a);
         }
         free(al);

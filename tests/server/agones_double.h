@@ -385,14 +385,18 @@ static inline void ad_stop(ad_double *d)
 }
 
 /* An allocation from outside (a GameServerAllocation): Ready -> Allocated
- * with these annotations (map and world; NULL leaves one out) and a new
- * agones.dev/last-allocated. 0, or -1 when the GameServer is not Ready
- * (packing: an Allocated one is allocated again). */
+ * with these annotations (map and world; NULL leaves one out), a new
+ * agones.dev/last-allocated, and the Counter "worlds" incremented as the
+ * allocation's counters action asks (docker/k8s/agones-allocation.yaml).
+ * 0, or -1 when the GameServer is neither Ready nor Allocated (packing:
+ * an Allocated one is allocated again) or its Counter is full. */
 static inline int ad_allocate(ad_double *d, const char *map, const char *world)
 {
     pthread_mutex_lock(&d->lock);
-    int ok = strcmp(d->state, "Ready") == 0 || strcmp(d->state, "Allocated") == 0;
+    int ok = (strcmp(d->state, "Ready") == 0 || strcmp(d->state, "Allocated") == 0) &&
+             d->counter_count < d->counter_capacity;
     if (ok) {
+        d->counter_count++;
         char stamp[64];
         snprintf(stamp, sizeof stamp, "2026-11-29T10:00:%02u.%06uZ", d->allocations % 60, d->allocations);
         d->allocations++;

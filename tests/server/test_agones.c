@@ -124,6 +124,17 @@ static uint32_t world_id(int fd, uint32_t seq, const char *name)
     return 0;
 }
 
+/* Waits for the world named name to open: its id (0 if it does not).
+ * Asks with sequences from *seq on. */
+static uint32_t wait_world(int fd, uint32_t *seq, const char *name)
+{
+    uint64_t end = fx_now_ms() + FX_TIMEOUT_MS;
+    uint32_t id;
+    while (!(id = world_id(fd, (*seq)++, name)) && fx_now_ms() < end)
+        usleep(20 * 1000);
+    return id;
+}
+
 /* Does the server's log hold text? */
 static int log_has(const fx_server *srv, const char *text)
 {
@@ -248,49 +259,53 @@ static void test_allocation_opens_world_and_shutdown(void **state)
     int game = session(&srv, NULL, FX_TOKEN, NULL);
     assert_true(game >= 0);
 
-    /* A match: its world, named as the allocation says, on the map it names. */
+    /* A match: its world, named as the allocation says, on the map it names
+     * (the allocation itself counted it already). */
+    uint32_t seq = 10;
     assert_int_equal(ad_allocate(&d, "arena", "match-1"), 0);
-    n = 2;
-    assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
+    uint32_t m1 = wait_world(game, &seq, "match-1");
+    assert_true(m1 > 1);
     int player = session(&srv, "match-1", NULL, NULL);
     assert_true(player >= 0);
     close(player);
-    uint32_t m1 = world_id(game, 2, "match-1");
-    assert_true(m1 > 1);
+    n = 2;
+    assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
 
     /* Packing: a second allocation of the same GameServer, another world. */
     assert_int_equal(ad_allocate(&d, "arena", "match-2"), 0);
+    uint32_t m2 = wait_world(game, &seq, "match-2");
+    assert_true(m2 > m1);
     n = 3;
     assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
-    uint32_t m2 = world_id(game, 3, "match-2");
-    assert_true(m2 > m1);
 
     /* Its match ends; the GameServer changes again (the Counter), the same
      * allocation comes again on the watch stream, and opens nothing. */
-    close_world(game, 4, m2);
+    close_world(game, seq++, m2);
     n = 2;
     assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
     usleep(600 * 1000);
-    assert_int_equal(world_id(game, 5, "match-2"), 0);
+    assert_int_equal(world_id(game, seq++, "match-2"), 0);
     pthread_mutex_lock(&d.lock);
     assert_int_equal(d.counter_count, 2);
     pthread_mutex_unlock(&d.lock);
 
-    /* A map the server does not have: refused, logged, nothing opened. */
+    /* A map the server does not have: refused, logged, nothing opened, and
+     * the Counter the allocation incremented is set back. */
     assert_int_equal(ad_allocate(&d, "no-such-map", "match-3"), 0);
     uint64_t end = fx_now_ms() + FX_TIMEOUT_MS;
     while (!log_has(&srv, "agones_world_refused") && fx_now_ms() < end)
         usleep(20 * 1000);
     assert_true(log_has(&srv, "agones_world_refused"));
-    assert_int_equal(world_id(game, 6, "match-3"), 0);
+    assert_int_equal(world_id(game, seq++, "match-3"), 0);
+    assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
     assert_int_equal(ad_count(&d, "POST", "/shutdown"), 0);
 
     /* The last worlds close: Shutdown, once. */
-    close_world(game, 7, m1);
+    close_world(game, seq++, m1);
     n = 1;
     assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
     assert_int_equal(ad_count(&d, "POST", "/shutdown"), 0);
-    close_world(game, 8, 1); /* the --map world; the game server's session ends with it */
+    close_world(game, seq++, 1); /* the --map world; the game server's session ends with it */
     assert_true(ad_wait(&d, ad_state_is, "Shutdown", FX_TIMEOUT_MS));
     n = 0;
     assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
