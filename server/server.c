@@ -281,11 +281,11 @@ int sweep_server_run(sweep_server *s)
         at += (unsigned)snprintf(own + at, sizeof own - at, "%s%d", i ? "," : "", g->servers[i]->direct_port);
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
-               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s",
+               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s agones=%s",
                s->host_text, s->port, s->host_text, s->port, sweep__world_table_open(s), g->count, s->opt.max_sessions,
                s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics,
-               own);
+               own, g->agones ? "on" : "off");
     /* Fault-injection builds count allocations from here: what a test
      * fails is the requests' and the ticks', never the start-up's. */
     sweep__faults_arm();

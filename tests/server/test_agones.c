@@ -548,6 +548,30 @@ static void test_health_stops_when_stalled(void **state)
     ad_stop(&d);
 }
 
+/* --- a port that is not one ------------------------------------------------------ */
+
+static void test_bad_sdk_port_is_refused(void **state)
+{
+    (void)state;
+    char bin[1100], arena[1100], cmd[3000];
+    fx_build("bin/sweepd", bin, sizeof bin);
+    fx_build("maps/arena.db", arena, sizeof arena);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "AGONES_SDK_HTTP_PORT=70000 '%s' --map '%s' --listen 127.0.0.1:0", bin, arena);
+    assert_int_equal(fx_run(cmd, &out), 1);
+    assert_non_null(strstr(out, "AGONES_SDK_HTTP_PORT '70000' is not a port"));
+    free(out);
+    /* Off, the variable is not read at all: sweepd serves. */
+    setenv("AGONES_SDK_HTTP_PORT", "70000", 1);
+    fx_server srv;
+    const char *off[] = {"--agones", "off", NULL};
+    int rc = fx_start(&srv, off);
+    unsetenv("AGONES_SDK_HTTP_PORT");
+    assert_int_equal(rc, 0);
+    assert_int_equal(fx_stop(&srv), 0);
+    fx_cleanup(&srv);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -559,6 +583,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_players_list),
         cmocka_unit_test(test_sdk_late_and_failing),
         cmocka_unit_test(test_health_stops_when_stalled),
+        cmocka_unit_test(test_bad_sdk_port_is_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
