@@ -218,6 +218,19 @@ static const char *gs_state(json_t *gs)
     return s ? s : "";
 }
 
+/* Waits under the lock until poked, stopped or a tick has passed. */
+static void wait_tick(sweep__agones *a)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += SWEEP__AGONES_TICK_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&a->wake, &a->lock, &until);
+}
+
 /* --- the calls thread ------------------------------------------------------------ */
 
 static void sync_ready(sweep__agones *a, CURL *c, uint64_t now)
@@ -401,16 +414,8 @@ static void *calls_main(void *arg)
         for (int n = 0; n < 16 && due(&a->r_list, now_ns()) && sync_one_player(a, c); n++)
             ;
         pthread_mutex_lock(&a->lock);
-        if (!a->stop) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += SWEEP__AGONES_TICK_MS * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&a->wake, &a->lock, &until);
-        }
+        if (!a->stop)
+            wait_tick(a);
         pthread_mutex_unlock(&a->lock);
     }
     curl_easy_cleanup(c);
@@ -507,16 +512,8 @@ static void *watch_main(void *arg)
     retry r = {0};
     for (;;) {
         pthread_mutex_lock(&a->lock);
-        while (!a->stop && now_ns() < r.next_ns) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += SWEEP__AGONES_TICK_MS * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&a->wake, &a->lock, &until);
-        }
+        while (!a->stop && now_ns() < r.next_ns)
+            wait_tick(a);
         int stop = a->stop;
         pthread_mutex_unlock(&a->lock);
         if (stop)
@@ -700,10 +697,8 @@ void sweep__agones_stop(sweep__agones *a)
 {
     if (!a)
         return;
-    pthread_mutex_lock(&a->lock);
     __atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
-    pthread_cond_broadcast(&a->wake);
-    pthread_mutex_unlock(&a->lock);
+    sweep__agones_poke(a); /* under the lock: a thread about to wait sees stop first */
     if (a->threads_up >= 1)
         pthread_join(a->calls, NULL);
     if (a->threads_up >= 2)
