@@ -285,8 +285,11 @@ static void sync_health(sweep__agones *a, CURL *c, uint64_t now)
 {
     if (!a->ready_done || now < a->next_health_ns)
         return;
+    int first = a->next_health_ns == 0;
     a->next_health_ns = now + (uint64_t)a->server->opt.agones_health_ms * 1000000u;
     int stalled = stalled_thread(a);
+    if (first)
+        return; /* the beats so far are the baseline: a loop may not have kept house yet */
     if (stalled >= 0) {
         if (!a->health_withheld)
             sweep__log(SWEEP_LOG_ERROR, "agones_health_withheld",

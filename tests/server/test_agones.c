@@ -481,6 +481,9 @@ static void test_health_stops_when_stalled(void **state)
     }
     assert_true(ad_wait(&d, ad_health_past, &(unsigned){3}, 0));
 
+    drain(lfd);
+    assert_null(strstr(logged, "agones_health_withheld")); /* a running loop: no stall seen */
+
     /* The stall: requests the loop logs until the pipe is full and its
      * write blocks. */
     int fd = fx_tcp_connect(srv.port);
