@@ -75,6 +75,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/version.h"
 #include "client-sdk/client.h"
 #include "client-sdk/netem.h"
 #include "client-sdk/predict.h"
@@ -131,6 +132,7 @@ static const char usage[] =
     "                       moves_per_s=... p50_us=... p99_us=...' instead of the\n"
     "                       summary\n"
     "  --help               this text\n"
+    "  --version            the release of sweep this tool belongs to\n"
     "\n"
     "Player modes print one line per mode:\n"
     "  mode=NAME bots= moves= answered= errors= error_codes= corrections=\n"
@@ -332,7 +334,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"map", required_argument, 0, 'm'},      {"position", required_argument, 0, 'p'},
         {"speed", required_argument, 0, 's'},    {"dt", required_argument, 0, 't'},
         {"progress", no_argument, 0, 'P'},       {"bench-line", required_argument, 0, 'B'},
-        {"watch", required_argument, 0, 'a'},    {"help", no_argument, 0, 'h'},
+        {"watch", required_argument, 0, 'a'},    {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 0x100},
         {"mode", required_argument, 0, 'M'},     {"token", required_argument, 0, 'T'},
         {"secret-file", required_argument, 0, 'S'}, {"redundancy", required_argument, 0, 'R'},
         {"loss", required_argument, 0, 'L'},     {"jitter-ms", required_argument, 0, 'J'},
@@ -438,6 +440,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'P': o->progress = 1; break;
         case 'B': o->bench_name = optarg; break;
         case 'h': fputs(usage, stdout); exit(0);
+        case 0x100: printf("sweep-bots %s\n", SWEEP_VERSION); exit(0);
         default: return 2;
         }
     }

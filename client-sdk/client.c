@@ -1307,8 +1307,16 @@ static sweep_client_status resolve(const char *address, int socktype, struct add
         memmove(host, host + 1, hl - 2);
         host[hl - 2] = '\0';
     }
+    /* getaddrinfo takes a numeric port modulo 65536: 99999 would connect
+     * to 34463 and report that port's refusal. */
+    const char *port = colon + 1;
+    if (strspn(port, "0123456789") == strlen(port)) {
+        unsigned long p = strlen(port) > 5 ? 65536ul : strtoul(port, NULL, 10);
+        if (p == 0 || p > 65535)
+            return fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: port %s is not in 1..65535", address, port);
+    }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype};
-    int rc = getaddrinfo(host, colon + 1, &hints, res);
+    int rc = getaddrinfo(host, port, &hints, res);
     if (rc != 0)
         return fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: %s", address, gai_strerror(rc));
     return SWEEP_CLIENT_OK;
@@ -1954,11 +1962,8 @@ sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, swe
 sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
                                                 sweep_msg_spawned *out, sweep_client_error *err)
 {
-    if (c == NULL || point == 0) {
-        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG,
-                                     c ? "spawn points count from 1" : "NULL client");
-        return c ? done(c, s, err) : s;
-    }
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_client_spawn_req r = {.radii = radii, .spawn_point = point};
     return done(c, spawn(c, &r, out, err), err);
 }

@@ -252,8 +252,9 @@ uint32_t sweep_client_next_sequence(const sweep_client *c);
 sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, sweep_vec3 radii,
                                        sweep_msg_spawned *out, sweep_client_error *err);
 
-/* Spawns an ellipsoid at the map's spawn point `point` (1 = the first), as
- * the server's map has it; radii of 0, 0, 0 mean the map's default. */
+/* Spawns an ellipsoid at the map's spawn point `point` (1 = the first, as
+ * on the wire; 0 lets the server pick the next free one), as the server's
+ * map has it; radii of 0, 0, 0 mean the map's default. */
 sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
                                                 sweep_msg_spawned *out, sweep_client_error *err);
 

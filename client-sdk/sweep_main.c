@@ -38,6 +38,7 @@
 
 #include <time.h>
 
+#include "core/version.h"
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
 #include "maps/loader.h"
@@ -78,7 +79,7 @@ static const char usage[] =
     "                       refused and named Jump)\n"
     "  --mode MODE          walk (default), fly or noclip; fly and noclip only for a\n"
     "                       session of the server role on a server that allows them\n"
-    "  --dt SECONDS         time step per move (default 0.016)\n"
+    "  --dt SECONDS         time step per move (default 1/60)\n"
     "  --count N            move: moves to make (default 1); watch: ticks to print\n"
     "                       (default: until interrupted)\n"
     "  --every N            watch: a WorldState every N ticks (default 1)\n"
@@ -91,7 +92,9 @@ static const char usage[] =
     "                       --interval 0 sends a player's at once too\n"
     "  --position X,Y,Z     spawn here: the server role may; a player is put at a\n"
     "                       spawn point anyway (named SpawnPosition)\n"
-    "  --spawn K            which spawn point of the map, from 0 (default 0)\n"
+    "  --spawn K            which spawn point of the map, numbered as on the wire:\n"
+    "                       1 is the first (the default); 0 lets the server pick a\n"
+    "                       free one for a player (the server role: the first)\n"
     "  --radii X,Y,Z        ellipsoid radii (default: the map's; a player always gets\n"
     "                       the map's, named SpawnRadii)\n"
     "  --world NAME         world (map instance) to join on the server\n"
@@ -110,6 +113,7 @@ static const char usage[] =
     "  --timeout MS         time allowed for each answer (default 5000)\n"
     "  --json               JSON lines instead of text\n"
     "  --help               this text\n"
+    "  --version            the release of sweep this tool belongs to\n"
     "\n"
     "move prints, for each move, the rules the server applied (rules=Speed,... as in\n"
     "sweep.fbs), speed_excess (units/s wished above the walk speed), time_excess\n"
@@ -216,13 +220,14 @@ static int parse_args(int argc, char **argv, options *o)
         {"jump", no_argument, 0, 'J'},          {"hold-jump", no_argument, 0, 'H'},
         {"mode", required_argument, 0, 'M'},    {"secret-file", required_argument, 0, 'S'},
         {"role", required_argument, 0, 'R'},    {"identity", required_argument, 0, 'I'},
-        {"ttl", required_argument, 0, 'L'},
+        {"ttl", required_argument, 0, 'L'},      {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
     o->ttl = 3600;
-    o->dt = 0.016;
+    o->dt = 1.0 / 60.0; /* as the bots, the walker and the Python client */
     o->count = 1;
+    o->spawn = 1;
     o->every = 1;
     o->timeout_ms = 5000;
     int c;
@@ -269,8 +274,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->has_position = 1;
             break;
         case 's':
-            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->spawn) || o->spawn >= UINT32_MAX - 1)
-                return usage_error("--spawn wants an index, not '%s'", optarg);
+            if (!sweep_parse_u32(optarg, 0, UINT32_MAX, &o->spawn))
+                return usage_error("--spawn wants a spawn point number (1 = the first, 0 = any), not '%s'", optarg);
             break;
         case 'r':
             if (!sweep_parse_vec3(optarg, &o->radii))
@@ -315,6 +320,7 @@ static int parse_args(int argc, char **argv, options *o)
         }
         case 'j': o->json = 1; break;
         case 'h': fputs(usage, stdout); exit(0);
+        case 'V': printf("sweep %s (protocol %u)\n", SWEEP_VERSION, (unsigned)SWEEP_PROTOCOL_VERSION); exit(0);
         default: return 2;
         }
     }
@@ -373,11 +379,25 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* --- output ------------------------------------------------------------------ */
 
+/* The shortest decimal that reads back as the same double: 0.4, not
+ * 0.40000000000000002, and still every bit of the value. */
+static const char *shortest(char buf[32], double v)
+{
+    for (int digits = 15; digits < 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return buf;
+    }
+    snprintf(buf, 32, "%.17g", v);
+    return buf;
+}
+
 static void print_num(double v)
 {
+    char b[32];
     /* JSON has no NaN or infinity. */
     if (isfinite(v))
-        printf("%.17g", v);
+        fputs(shortest(b, v), stdout);
     else
         printf("null");
 }
@@ -390,8 +410,10 @@ static void print_nums(const options *o, const double *v, int n)
             printf(o->json ? "," : ", ");
         if (o->json)
             print_num(v[i]);
-        else
-            printf("%.17g", v[i]);
+        else {
+            char b[32];
+            fputs(shortest(b, v[i]), stdout);
+        }
     }
     printf(o->json ? "]" : ")");
 }
@@ -503,15 +525,15 @@ static void print_result(const options *o, const shown_result *r)
         }
         if (r->buttons & SWEEP_WISH_JUMP)
             printf(" jump=1");
-        char names[256];
+        char names[256], b[32];
         printf(" rules=%s", r->rules ? sweep_client_rules_string(r->rules, ",", names, sizeof names) : "none");
         if (r->speed_excess > 0)
-            printf(" speed_excess=%.17g", r->speed_excess);
+            printf(" speed_excess=%s", shortest(b, r->speed_excess));
         if (r->time_excess > 0)
-            printf(" time_excess=%.17g", r->time_excess);
-        printf(" applied_dt=%.17g", r->applied_dt);
+            printf(" time_excess=%s", shortest(b, r->time_excess));
+        printf(" applied_dt=%s", shortest(b, r->applied_dt));
         if (r->corrected)
-            printf(" corrected=1 correction=%.17g", r->correction);
+            printf(" corrected=1 correction=%s", shortest(b, r->correction));
         if (r->predicted)
             printf(" predicted=%s", r->predicted);
         if (r->rerun)
@@ -560,8 +582,12 @@ static void print_session(const options *o, const sweep_client_welcome *w)
         print_num(w->time_bank);
         printf("}\n");
     } else {
-        printf("session id=%" PRIu64 " role=%s identity=%s time_bank=%.17g\n", w->session_id, role,
-               w->identity[0] ? w->identity : "-", w->time_bank);
+        char b[32];
+        /* The server role's own entities move as told; only those it
+         * spawned as players pay from the bank. */
+        printf("session id=%" PRIu64 " role=%s identity=%s time_bank=%s%s\n", w->session_id, role,
+               w->identity[0] ? w->identity : "-", shortest(b, w->time_bank),
+               w->has_roles && w->role == SWEEP_WIRE_ROLE_SERVER ? " (charged to its player entities only)" : "");
     }
 }
 
@@ -648,7 +674,7 @@ static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_ve
 {
     if (m->lv.mover_count && build_movers(o, m, 0) != 0)
         return 1;
-    print_spawned(o, 0, start, radii, o->has_position ? 0 : o->spawn + 1, 0);
+    print_spawned(o, 0, start, radii, o->has_position ? 0 : o->spawn ? o->spawn : 1, 0);
     sweep_predict_state s = sweep_predict_state_at(start);
     for (uint32_t i = 0; i < o->count; i++) {
         sweep_act_result ar;
@@ -821,8 +847,11 @@ static int move_remote(const options *o, sweep_client *c, local_map *m, sweep_ve
     sweep_vec3 asked_radii = o->has_radii ? radii : sweep_v3(0, 0, 0);
     if (o->has_position)
         st = sweep_client_spawn(c, o->position, asked_radii, &sp, &e);
+    else if (o->spawn == 0 && sweep_client_get_welcome(c)->role == SWEEP_WIRE_ROLE_SERVER)
+        /* The server role's point 0 would mean "at the position given". */
+        st = sweep_client_spawn_at_point(c, 1, asked_radii, &sp, &e);
     else
-        st = sweep_client_spawn_at_point(c, o->spawn + 1, asked_radii, &sp, &e);
+        st = sweep_client_spawn_at_point(c, o->spawn, asked_radii, &sp, &e);
     if (st != SWEEP_CLIENT_OK)
         return report(o, &e);
     rn.entity = sp.entity;
@@ -1281,13 +1310,15 @@ int main(int argc, char **argv)
             goto done;
         radii = m.lv.default_radii;
         if (!o.has_position && strcmp(o.command, "move") == 0) {
-            if (o.spawn >= m.lv.spawn_count) {
+            /* Alone, the first free point is the first one. */
+            uint32_t point = o.spawn ? o.spawn : 1;
+            if (point > m.lv.spawn_count) {
                 char msg[64];
-                snprintf(msg, sizeof msg, "%u", o.spawn);
+                snprintf(msg, sizeof msg, "%u", point);
                 rc = report_msg(&o, SWEEP_CLIENT_E_ARG, "the map has no spawn point %s", msg);
                 goto done;
             }
-            start = m.lv.spawns[o.spawn];
+            start = m.lv.spawns[point - 1];
         }
     }
     if (o.has_radii)

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/version.h"
 #include "core/move.h"
 #include "maps/content_hash.h"
 #include "maps/import.h"
@@ -95,6 +96,7 @@ static const char usage[] =
     "                      cut from their true surface (default 4; 0: the old fixed grid)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
+    "  --version           the release of sweep this tool belongs to\n"
     "\n"
     "Without --rules the map gets the default rules, for metres: z up, gravity\n"
     "9.81, player radii 0.4 0.4 0.9, step 0.35, walkable slope 45 degrees, 60\n"
@@ -147,15 +149,32 @@ static const char usage[] =
     "  key 1 4 0 0 axis 0 0 1 deg 90\n"
     "\n" SWEEP_MAP_RULES_HELP;
 
+static int vfail(int code, const char *fmt, va_list ap)
+{
+    fputs("sweep-import: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+/* The import failed: exit status 1. */
 static int fail(const char *fmt, ...)
 {
     va_list ap;
-    fputs("sweep-import: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int rc = vfail(1, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    return 1;
+    return rc;
+}
+
+/* The command line is wrong: exit status 2, as every sweep tool. */
+static int usage_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(2, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static double now_s(void)
@@ -220,13 +239,13 @@ static sweep_status import_bsp_level(const char *in, const char *member, int kee
 int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
-           O_QUIET, O_HELP, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
+           O_QUIET, O_HELP, O_VERSION, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
            O_PATCH_TOLERANCE, O_NO_MERGE };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
         {"movers", 1, 0, O_MOVERS}, {"mover-prefix", 1, 0, O_MOVER_PREFIX},
-        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP},
+        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},      {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
         {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN}, {"no-merge-faces", 0, 0, O_NO_MERGE},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
@@ -248,11 +267,11 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "z") == 0 || strcmp(optarg, "Z") == 0)
                 io.up_axis_y = 0;
             else
-                return fail("--up wants y or z, got '%s'", optarg);
+                return usage_fail("--up wants y or z, got '%s'", optarg);
             break;
         case O_SCALE:
             if (!sweep_parse_double(optarg, 0.0, 1e12, &io.scale) || !(io.scale > 0.0 && io.scale < 1e12))
-                return fail("--scale wants a positive number, got '%s'", optarg);
+                return usage_fail("--scale wants a positive number, got '%s'", optarg);
             break;
         case O_EXCLUDE:
             exclude[io.exclude_count++] = optarg;
@@ -265,7 +284,7 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "two") == 0)
                 io.sides = SWEEP_SIDES_TWO;
             else
-                return fail("--sides wants auto, one or two, got '%s'", optarg);
+                return usage_fail("--sides wants auto, one or two, got '%s'", optarg);
             sides_given = 1;
             break;
         case O_TWO_SIDED:
@@ -303,7 +322,7 @@ int main(int argc, char **argv)
             break;
         case O_PATCH_TOLERANCE:
             if (!sweep_parse_double(optarg, 0.0, 1e6, &patch_tolerance))
-                return fail("--patch-tolerance wants a number of units from 0 to 1e6, got '%s'", optarg);
+                return usage_fail("--patch-tolerance wants a number of units from 0 to 1e6, got '%s'", optarg);
             if (patch_tolerance == 0.0)
                 patch_tolerance = SWEEP_BSP_PATCH_FIXED;
             break;
@@ -320,21 +339,24 @@ int main(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
+        case O_VERSION:
+            printf("sweep-import %s\n", SWEEP_VERSION);
+            return 0;
         case O_HELP:
             fputs(usage, stdout);
             return 0;
         default:
-            return fail("unknown option or missing value in '%s' (see --help)", argv[optind - 1]);
+            return usage_fail("unknown option or missing value in '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return fail("no INPUT file (see --help)");
+        return usage_fail("no INPUT file (see --help)");
     if (optind + 1 < argc)
-        return fail("one INPUT file only; unexpected '%s'", argv[optind + 1]);
+        return usage_fail("one INPUT file only; unexpected '%s'", argv[optind + 1]);
     if (list)
         return list_levels(argv[optind]);
     if (!out || !*out)
-        return fail("-o OUTPUT.db is required (see --help)");
+        return usage_fail("-o OUTPUT.db is required (see --help)");
     const char *in = argv[optind];
     io.exclude = exclude;
     io.two_sided_materials = two_sided;
@@ -417,7 +439,7 @@ int main(int argc, char **argv)
         lv.name[len] = '\0';
     } else if (!*name || strlen(name) >= sizeof lv.name) {
         sweep_level_free(&lv);
-        return fail("--name must be 1 to %zu bytes", sizeof lv.name - 1);
+        return usage_fail("--name must be 1 to %zu bytes", sizeof lv.name - 1);
     } else {
         snprintf(lv.name, sizeof lv.name, "%s", name);
     }

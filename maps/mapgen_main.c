@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/version.h"
 #include "core/move.h"
 #include "maps/content_hash.h"
 #include "maps/level.h"
@@ -48,6 +49,7 @@ static const char usage[] =
     "  --progress    show progress on stderr (default: only when stderr is a terminal)\n"
     "  --quiet       print nothing but errors\n"
     "  --help        this text\n"
+    "  --version     the release of sweep this tool belongs to\n"
     "\n"
     "Prints one line: the file, its triangle count and its content hash.\n"
     "\n" SWEEP_MAP_RULES_HELP;
@@ -73,10 +75,10 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_MOVERS, O_RULES };
+    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_VERSION, O_MOVERS, O_RULES };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},     {"spawns", 1, 0, O_SPAWNS},
-        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},   {"help", 0, 0, O_HELP},
+        {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},   {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
         {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {"rules", 1, 0, O_RULES},
         {0, 0, 0, 0}};
     uint64_t tris = 0, seed = 1, spawns = 16, movers = 0;
@@ -115,6 +117,9 @@ int main(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
+        case O_VERSION:
+            printf("sweep-mapgen %s\n", SWEEP_VERSION);
+            return 0;
         case O_HELP:
             fputs(usage, stdout);
             return 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/version.h"
 #include "core/move.h"
 #include "core/world.h"
 #include "maps/level.h"
@@ -69,6 +70,7 @@ static const char usage[] =
     "                     the drawing is timed with the walk's moves per second)\n"
     "  --axis A           the axis --svg looks along: x, y or z (default z: from above)\n"
     "  --help             this text\n"
+    "  --version          the release of sweep this tool belongs to\n"
     "\n"
     "The state line counts walkers that left the level (left=), and those that\n"
     "went nowhere (less than a radius) in the last 300 steps, or in the last half\n"
@@ -289,13 +291,13 @@ static void plot_free(walk_plot *wp)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_TRIS = 256, O_LSEED, O_WALKERS, O_STEPS, O_DT, O_SPEED, O_HEADING, O_GRAVITY, O_RADII, O_SEED,
-           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH, O_SVG, O_AXIS, O_NO_PREPARE };
+           O_SPAWNS, O_DUMP, O_BENCH, O_HELP, O_VERSION, O_MAP, O_DEMO, O_MOVERS, O_LEVEL_BENCH, O_SVG, O_AXIS, O_NO_PREPARE };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},       {"level-seed", 1, 0, O_LSEED}, {"walkers", 1, 0, O_WALKERS},
         {"steps", 1, 0, O_STEPS},     {"dt", 1, 0, O_DT},            {"speed", 1, 0, O_SPEED},
         {"heading-every", 1, 0, O_HEADING}, {"gravity", 1, 0, O_GRAVITY}, {"radii", 1, 0, O_RADII},
         {"seed", 1, 0, O_SEED},       {"spawns", 1, 0, O_SPAWNS},    {"dump", 1, 0, O_DUMP},
-        {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP},       {"map", 1, 0, O_MAP},
+        {"bench-only", 0, 0, O_BENCH}, {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},       {"map", 1, 0, O_MAP},
         {"demo", 0, 0, O_DEMO},       {"movers", 1, 0, O_MOVERS},    {"level-bench", 0, 0, O_LEVEL_BENCH},
         {"svg", 1, 0, O_SVG},         {"axis", 1, 0, O_AXIS},        {"no-prepare", 0, 0, O_NO_PREPARE},
         {0, 0, 0, 0}};
@@ -380,6 +382,9 @@ static int parse_args(int argc, char **argv, options *o)
                 return fail("--axis wants x, y or z, got '%s'", a);
             o->axis = a[0];
             break;
+        case O_VERSION:
+            printf("sweep-walk %s\n", SWEEP_VERSION);
+            exit(0);
         case O_HELP:
             fputs(usage, stdout);
             exit(0);

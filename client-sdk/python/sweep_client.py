@@ -71,7 +71,7 @@ sweep_env.need_flatbuffers(__file__, as_program=__name__ == "__main__")
 sweep_env.need_wire(__file__, as_program=__name__ == "__main__")
 
 import flatbuffers  # noqa: E402 (needs the checks above)
-from sweep.wire import (Body, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
+from sweep.wire import (Body, Bye, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
                         MoveBatch, MoveMode, MoveResult, MoveResultBatch, Ping, Quat, Role, Rule,
                         Spawn, Spawned, Vec3, WatchWorld, Welcome, WorldState)
 
@@ -132,6 +132,11 @@ class ServerError(Exception):
         self.name = ERROR_NAMES.get(code, "Unknown(%d)" % code)
         self.code = code
         self.sequence = sequence
+
+
+class ServerBye(ConnectionError):
+    """The server said Bye (it is shutting down or closing this session);
+    the reason is the exception's text."""
 
 
 class Client:
@@ -212,7 +217,14 @@ class Client:
             buf = self._recv_exact(size)
         if not Message.Message.MessageBufferHasIdentifier(buf, 0):
             raise ConnectionError("the server sent a buffer without the SWP1 identifier")
-        return Message.Message.GetRootAs(buf, 0)
+        m = Message.Message.GetRootAs(buf, 0)
+        if m.BodyType() == Body.Body.Bye:
+            # Nothing more comes: over UDP the next read would only see the
+            # closed port's refusal.
+            bye = Bye.Bye()
+            bye.Init(m.Body().Bytes, m.Body().Pos)
+            raise ServerBye((bye.Reason() or b"").decode() or "no reason given")
+        return m
 
     @staticmethod
     def _error(m, tab):
@@ -622,6 +634,13 @@ def positive(text):
     return n
 
 
+def spawn_point(text):
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("wants a spawn point number: 1 = the first, 0 = any")
+    return n
+
+
 def vec(text):
     parts = text.split(",")
     if len(parts) != 3:
@@ -639,7 +658,7 @@ def address(text):
 EPILOG = """examples (sweepd --map build/maps/arena.db --listen 127.0.0.1:7878, or [::1]:7878):
   %(prog)s --connect 127.0.0.1:7878 --velocity 1,0,0 --count 10
   %(prog)s --connect [::1]:7878 --udp --map build/maps/arena.db --spawn-point 2 \\
-      --velocity 3,0,-5 --count 60 --batch 4 --jump
+      --velocity 3,0,0 --count 60 --batch 4 --jump
   %(prog)s --connect 127.0.0.1:7878 --token "$COMMAND_TOKEN" --position 0,0,0.95 --velocity 1,0,-5
   %(prog)s --connect 127.0.0.1:7878 --watch 30 --count 5
 
@@ -669,9 +688,10 @@ def build_parser():
                     help="the map the server runs (a .db): its spawn points and player radii are read "
                     "with sqlite3 and asked for, and the client checks that the server put the player "
                     "where the map says")
-    ap.add_argument("--spawn-point", "--spawn", type=positive, dest="spawn_point", metavar="N",
-                    help="spawn at the map's N-th spawn point (1 = the first; --spawn is its old name); "
-                    "default: a player gets the point the server picks, the server role the first")
+    ap.add_argument("--spawn-point", "--spawn", type=spawn_point, dest="spawn_point", metavar="N",
+                    help="spawn at the map's N-th spawn point, numbered as on the wire and by `sweep "
+                    "--spawn`: 1 = the first, 0 (the default) = a player gets the point the server "
+                    "picks, the server role the first; --spawn is its old name")
     ap.add_argument("--position", type=vec, metavar="X,Y,Z",
                     help="spawn here (the server role; a player is put at a spawn point, and the server "
                     "names SpawnPosition)")
@@ -843,6 +863,9 @@ def main():
         c.close()
     except ServerError as e:
         print("error %s: %s (sequence %d)" % (e.name, e, e.sequence), file=sys.stderr)
+        return 1
+    except ServerBye as e:
+        print("bye: the server closed the session: %s" % e, file=sys.stderr)
         return 1
     except (OSError, ConnectionError) as e:
         print("error %s: %s" % (type(e).__name__, e), file=sys.stderr)

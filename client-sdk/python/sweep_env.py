@@ -51,6 +51,14 @@ def _fail(text, as_program):
     raise ImportError(text)
 
 
+def _command_again(script, as_program):
+    """The command to run again: this program, or, for a module imported by
+    someone's own program, that program (never the module itself)."""
+    if as_program or not sys.argv or not sys.argv[0] or sys.argv[0] == "-c":
+        return [SYSTEM_PYTHON, script] + sys.argv[1:] if as_program else [SYSTEM_PYTHON, "YOUR_PROGRAM.py"]
+    return [SYSTEM_PYTHON] + sys.argv
+
+
 def need_flatbuffers(script, as_program=True):
     """Returns once `import flatbuffers` works in this interpreter; see the
     module's docstring for what happens when it does not."""
@@ -83,7 +91,7 @@ def need_flatbuffers(script, as_program=True):
              "or install it: apt-get install python3-flatbuffers (for %s), or\n"
              "    %s -m pip install flatbuffers (for this one);\n"
              "$SWEEP_PYTHON names the interpreter it runs itself again with (default %s)."
-             % (shlex.join([SYSTEM_PYTHON, script] + sys.argv[1:]), SYSTEM_PYTHON, here or "python3",
+             % (shlex.join(_command_again(script, as_program)), SYSTEM_PYTHON, here or "python3",
                 SYSTEM_PYTHON))
     _fail(text, as_program)
 

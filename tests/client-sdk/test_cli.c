@@ -19,6 +19,7 @@
  * command token; sessions that must spawn at a position of their own
  * choose say Hello with it (the server role).
  */
+#include "core/version.h"
 #include "tests/sweepd_fixture.h"
 
 #include <inttypes.h>
@@ -117,6 +118,28 @@ static void help_and_usage(void **state)
     free(out);
     assert_int_equal(sweep(&out, "move --map '%s' --velocity 1,0,0 --mode fly", MAP), 2); /* fly is the server's */
     free(out);
+    /* Every tool names the same release, and a usage error exits 2 in each. */
+    static const char *const tools[] = {"sweep", "sweepd", "sweep-replay", "sweep-bots",
+                                        "sweep-import", "sweep-mapgen", "sweep-walk"};
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        char rel[64], path[4096], cmd[8192], want[96];
+        snprintf(rel, sizeof rel, "bin/%s", tools[i]);
+        fx_build(rel, path, sizeof path);
+        snprintf(cmd, sizeof cmd, "'%s' --version", path);
+        assert_int_equal(fx_run(cmd, &out), 0);
+        snprintf(want, sizeof want, "%s " SWEEP_VERSION, tools[i]);
+        assert_non_null(strstr(out, want));
+        free(out);
+        snprintf(cmd, sizeof cmd, "'%s' --no-such-option 2>&1", path);
+        int rc = fx_run(cmd, &out);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(out, "no-such-option"));
+        free(out);
+    }
+    /* A port out of range is named as such, not refused by the port it wraps to. */
+    assert_int_equal(sweep(&out, "ping --connect 127.0.0.1:99999"), 1);
+    assert_non_null(strstr(out, "not in 1..65535"));
+    free(out);
 }
 
 static void moves_through_the_server(void **state)
@@ -147,12 +170,12 @@ static void moves_through_the_server(void **state)
     assert_int_equal(count_of(out, "\nmove "), 3);
     assert_non_null(strstr(out, " role=Server identity=#command-token "));
     assert_non_null(strstr(out, "spawned entity="));
-    assert_non_null(strstr(out, " position=(0, 4, 0.94999999999999996) radii=(0.4"));
+    assert_non_null(strstr(out, " position=(0, 4, 0.95) radii=(0.4"));
     assert_non_null(strstr(out, " rules=none\n"));
     free(out);
     assert_int_equal(sweep(&out, "move --connect %s --position 0,4,0.95 --radii 0.1,0.1,0.1 --velocity 0,1,0", D.tcp),
                      0);
-    assert_non_null(strstr(out, " radii=(0.40000000000000002, 0.40000000000000002, 0.90000000000000002) spawn_point="));
+    assert_non_null(strstr(out, " radii=(0.4, 0.4, 0.9) spawn_point="));
     assert_non_null(strstr(out, " rules=SpawnPosition,SpawnRadii\n"));
     free(out);
     static const char *const modes[] = {"", "--udp", "--batch", "--udp --batch"};
@@ -268,7 +291,7 @@ static void tokens_say_who(void **state)
     assert_int_equal(sweep(&out, "move --connect %s --token %s --position 0,4,0.95 --velocity 1,0,0", D.tcp, token),
                      0);
     assert_non_null(strstr(out, " role=Server identity=tools "));
-    assert_non_null(strstr(out, " position=(0, 4, 0.94999999999999996) "));
+    assert_non_null(strstr(out, " position=(0, 4, 0.95) "));
     free(out);
     /* Expired, and signed with another secret. */
     fx_token(SWEEP_WIRE_ROLE_PLAYER, "bob", -10, token, sizeof token);
@@ -316,11 +339,11 @@ static void local_run_equals_server(void **state)
     char *remote, *local;
     static char a[65536], b[65536];
     assert_int_equal(sweep(&remote,
-                           "move --connect %s --udp --token %s --map '%s' --spawn 1 --velocity 8,-2,0 --jump --count 150 "
+                           "move --connect %s --udp --token %s --map '%s' --spawn 2 --velocity 8,-2,0 --jump --count 150 "
                            "--json",
                            D.udp, TOKEN, MAP),
                      0);
-    assert_int_equal(sweep(&local, "move --map '%s' --spawn 1 --velocity 8,-2,0 --jump --count 150 --json", MAP), 0);
+    assert_int_equal(sweep(&local, "move --map '%s' --spawn 2 --velocity 8,-2,0 --jump --count 150 --json", MAP), 0);
     positions(remote, a, sizeof a);
     positions(local, b, sizeof b);
     assert_int_equal(count_of(a, "|"), 150);

@@ -224,6 +224,131 @@ static void runs_whatever_python3_comes_first(void **state)
     free(out);
 }
 
+/* The log reader finds its runtime the same way, and a game's own program
+ * that imports the client is named in the hint, not the client. */
+static void the_log_reader_and_importers_find_the_runtime_too(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], cmd[5 * PATH_MAX + 512], *out, logpy[PATH_MAX + 32], mine[PATH_MAX + 32];
+    fake_python3(dir, sizeof dir);
+    snprintf(logpy, sizeof logpy, "%s", SCRIPT);
+    snprintf(strrchr(logpy, '/') + 1, 32, "sweep_log.py");
+    /* Run again under /usr/bin/python3, which reads (here: fails to open)
+     * the log instead of blaming the generated code. */
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED -u SWEEP_PYTHON PATH='%s':\"$PATH\" "
+             "SWEEP_BUILD_DIR='%s' python3 '%s' '%s/no-such.log'",
+             dir, BUILD, logpy, TMP);
+    assert_int_equal(fx_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "no-such.log"));
+    assert_null(strstr(out, "generated"));
+    assert_null(strstr(out, "Traceback"));
+    free(out);
+    snprintf(mine, sizeof mine, "%s/mygame.py", TMP);
+    FILE *f = fopen(mine, "w");
+    assert_non_null(f);
+    fprintf(f, "import sys\nsys.path.insert(0, %s)\ntry:\n    import sweep_client\nexcept ImportError as e:\n"
+               "    print(e)\n    sys.exit(3)\n", "sys.argv[1]");
+    fclose(f);
+    char pydir[PATH_MAX];
+    snprintf(pydir, sizeof pydir, "%s", SCRIPT);
+    *strrchr(pydir, '/') = '\0';
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH PATH='%s':\"$PATH\" SWEEP_PYTHON='%s/python3' SWEEP_BUILD_DIR='%s' "
+             "python3 '%s' '%s'",
+             dir, dir, BUILD, mine, pydir);
+    assert_int_equal(fx_run(cmd, &out), 3);
+    char want[3 * PATH_MAX];
+    snprintf(want, sizeof want, "/usr/bin/python3 %s %s", mine, pydir);
+    assert_non_null(strstr(out, want));
+    free(out);
+}
+
+/* A server that shuts down says Bye, and the client says so. */
+static void bye_is_reported(void **state)
+{
+    (void)state;
+    fx_server d;
+    assert_int_equal(fx_start(&d, NULL), 0);
+    char outfile[PATH_MAX + 16], cmd[3 * PATH_MAX + 512], *out = NULL;
+    snprintf(outfile, sizeof outfile, "%s/bye.out", TMP);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' /usr/bin/python3 '%s' "
+             "--connect %s --watch 1 --count 1000000 >'%s' 2>&1 & echo $!",
+             BUILD, SCRIPT, d.tcp, outfile);
+    assert_int_equal(fx_run(cmd, &out), 0);
+    pid_t pid = (pid_t)atoi(out);
+    free(out);
+    assert_true(pid > 0);
+    /* Watching: WorldStates are printed. */
+    int watching = 0;
+    for (int i = 0; i < 200 && !watching; i++) {
+        usleep(50000);
+        snprintf(cmd, sizeof cmd, "grep -q tick= '%s'", outfile);
+        watching = fx_run(cmd, NULL) == 0;
+    }
+    assert_true(watching);
+    assert_int_equal(fx_stop(&d), 0);
+    int gone = 0;
+    for (int i = 0; i < 200 && !gone; i++) {
+        usleep(50000);
+        gone = kill(pid, 0) != 0;
+    }
+    if (!gone)
+        kill(pid, SIGKILL);
+    assert_true(gone);
+    snprintf(cmd, sizeof cmd, "cat '%s'", outfile);
+    assert_int_equal(fx_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "bye: the server closed the session: "));
+    assert_null(strstr(out, "Traceback"));
+    assert_null(strstr(out, "ConnectionRefused"));
+    free(out);
+}
+
+/* A game's own test, as client-sdk/README.md shows it: sweep_testing
+ * starts sweepd on a free port, records under a known name with a seed,
+ * stops it; the log replays strictly, and two runs give the same ids. */
+static void a_games_own_test_with_sweep_testing(void **state)
+{
+    (void)state;
+    char script[PATH_MAX + 32], pydir[PATH_MAX], cmd[6 * PATH_MAX + 512], *out;
+    snprintf(script, sizeof script, "%s/game_test.py", TMP);
+    snprintf(pydir, sizeof pydir, "%s", SCRIPT);
+    *strrchr(pydir, '/') = '\0';
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs("import sys\n"
+          "sys.path.insert(0, sys.argv[1])\n"
+          "import sweep_client\n"
+          "from sweep_testing import Sweepd\n"
+          "ids = []\n"
+          "for run in range(2):\n"
+          "    with Sweepd(record=True, seed=7) as d:\n"
+          "        c = sweep_client.Client(d.udp if run else d.tcp, udp=bool(run))\n"
+          "        sp = c.spawn()\n"
+          "        for _ in range(5):\n"
+          "            c.move(sp['entity'], (1.0, 0.0, 0.0), 1.0 / 60.0)\n"
+          "        c.close()\n"
+          "    r = d.replay()\n"
+          "    assert r['ok'] and r['exit'] == 0 and r['moves'] == 5, r\n"
+          "    ids.append(sp['entity'])\n"
+          "    d.cleanup()\n"
+          "print('ids', ids[0], ids[1])\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' SWEEP_BIN='%s/bin' SWEEP_MAP='%s' "
+             "/usr/bin/python3 '%s' '%s'",
+             BUILD, BUILD, MAP, script, pydir);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0)
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    unsigned long a = 0, b = 1;
+    assert_int_equal(sscanf(strstr(out, "ids "), "ids %lu %lu", &a, &b), 2);
+    assert_true(a == b && a != 0);
+    free(out);
+}
+
 /* --- IPv6 ---------------------------------------------------------------------- */
 
 static void ipv6_tcp_and_udp(void **state)
@@ -531,6 +656,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(batches_within_what_the_server_announces),
         cmocka_unit_test(spawn_points_of_the_map),
         cmocka_unit_test(help_names_every_option),
+        cmocka_unit_test(the_log_reader_and_importers_find_the_runtime_too),
+        cmocka_unit_test(bye_is_reported),
+        cmocka_unit_test(a_games_own_test_with_sweep_testing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

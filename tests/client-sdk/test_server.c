@@ -514,6 +514,12 @@ static void connecting_nowhere_is_an_error(void **state)
     sweep_client_error e;
     assert_int_equal(sweep_client_connect(&o, &c, &e), SWEEP_CLIENT_E_ADDRESS);
     assert_null(c);
+    /* A port past 65535 is named, not taken modulo 65536. */
+    o.address = "127.0.0.1:99999";
+    assert_int_equal(sweep_client_connect(&o, &c, &e), SWEEP_CLIENT_E_ADDRESS);
+    assert_non_null(strstr(e.message, "not in 1..65535"));
+    o.address = "127.0.0.1:0";
+    assert_int_equal(sweep_client_connect(&o, &c, &e), SWEEP_CLIENT_E_ADDRESS);
     /* A TCP port nobody listens on (port 1 is privileged and unused). */
     o.address = "127.0.0.1:1";
     assert_int_equal(sweep_client_connect(&o, &c, &e), SWEEP_CLIENT_E_CONNECT);

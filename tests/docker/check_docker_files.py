@@ -27,7 +27,8 @@ checked against the installed tree and this machine's Debian package data.
 - TREE's sweepd, started with the Dockerfile's CMD, answers compose's probe
   command, which fails once sweepd has stopped; sweepd exits 0 on SIGTERM;
 - TREE's sweepd started with the Deployment's and the Fleet's args serves
-  /metrics on their metrics port; the Fleet's calls Ready() and Health()
+  /metrics and answers their probes (200) on their metrics port; the
+  Fleet's calls Ready() and Health()
   and sets the Counter on a fake SDK server, as in a pod of the Fleet.
 
 Prints cmocka's summary lines so tests/run-tests.sh counts the checks.
@@ -45,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 try:
@@ -771,6 +773,23 @@ def scrape(addr):
         return r.read().decode()
 
 
+def probes_answer(c, addr):
+    """Each httpGet probe of container c, asked of sweepd's metrics address: 200."""
+    n = 0
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        if probe not in c:
+            continue
+        path = c[probe]["httpGet"]["path"]
+        try:
+            with urllib.request.urlopen("http://%s%s" % (addr, path), timeout=5) as r:
+                status = r.status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        expect(status == 200, "%s GET %s answered %d from a serving sweepd" % (probe, path, status))
+        n += 1
+    return n
+
+
 def check_deployment_live():
     """The Deployment's sweepd args start sweepd, and its metrics port (the
     probes' and Prometheus') answers."""
@@ -779,9 +798,10 @@ def check_deployment_live():
     try:
         expect(s.metrics, "no metrics= on the ready line")
         expect("sweep_" in scrape(s.metrics), "GET /metrics has no sweep_ figures")
+        n = probes_answer(c, s.metrics)
     finally:
         expect(s.stop() == 0, "sweepd exited non-zero on SIGTERM")
-    return "metrics on %s" % s.metrics
+    return "metrics and %d probes on %s" % (n, s.metrics)
 
 
 # --- the Fleet's sweepd and the Agones SDK -----------------------------------------
@@ -865,6 +885,7 @@ def check_fleet_live():
         expect(str(patch.get("capacity")) == cap, "the Counter's capacity set to %s, the Fleet declares %s"
                % (patch.get("capacity"), cap))
         expect(s.metrics and "sweep_" in scrape(s.metrics), "GET /metrics has no sweep_ figures")
+        probes_answer(c, s.metrics)
     finally:
         if s:
             expect(s.stop() == 0, "sweepd exited non-zero on SIGTERM")
@@ -888,7 +909,7 @@ def main():
     check("compose.yaml", check_compose)
     check("probe commands answer a running sweepd", check_probes_live)
     check("probe commands fail once sweepd stopped", check_probes_fail_when_stopped)
-    check("the Deployment's sweepd starts and serves metrics", check_deployment_live)
+    check("the Deployment's sweepd starts, serves metrics and answers its probes", check_deployment_live)
     check("the Fleet's sweepd calls Ready, Health and sets its Counter", check_fleet_live)
     if SERVER is not None:
         SERVER.stop()

@@ -123,7 +123,7 @@ jumping() {
     start jumping
     bots jump --mode jump --clients 2 --duration 1.2 &
     b1=$!
-    "$bin/sweep" move --connect "$addr" --map "$map" --spawn 3 --velocity 0,2,0 --jump --count 70 \
+    "$bin/sweep" move --connect "$addr" --map "$map" --spawn 4 --velocity 0,2,0 --jump --count 70 \
         >"$dir/cli.out" 2>&1 || fail "sweep move --jump: $(cat "$dir/cli.out")"
     wait $b1 || fail "jump bots"
     stop
@@ -168,7 +168,7 @@ cheats() {
     bots cheats --mode speed,dilate,fly,noclip,teleport,spawn-anywhere,shrink --clients 7 --rate 30 \
         --duration 0.9 &
     b1=$!
-    "$bin/sweep" move --connect "$addr" --map "$map" --spawn 2 --velocity 1,0,0 --hold-jump --count 40 \
+    "$bin/sweep" move --connect "$addr" --map "$map" --spawn 3 --velocity 1,0,0 --hold-jump --count 40 \
         >"$dir/jump.out" 2>&1 || fail "sweep move --hold-jump: $(cat "$dir/jump.out")"
     if "$bin/sweep" command --connect "$addr" "sliding door" >"$dir/command.out" 2>&1; then
         fail "a guest's MoverCommand was accepted"

@@ -169,6 +169,8 @@ static void test_bad_options(void **state)
         {"--threads", "0", "threads"}, {"--threads", "17", "threads"},
         {"--maps-dir", "", "maps-dir"}, {"--max-worlds", "0", "max-worlds"},
         {"--max-world-triangles", "-1", "max-world-triangles"},
+        {"--record-name", "../up", "record-name"}, {"--record-name", ".hidden", "record-name"},
+        {"--seed", "-1", "seed"}, {"--seed", "18446744073709551616", "seed"}, {"--seed", "7x", "seed"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
@@ -178,6 +180,11 @@ static void test_bad_options(void **state)
     }
     const char *missing[] = {"sweepd", "--map"};
     assert_int_equal(parse(&o, err, sizeof err, 2, missing), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--map needs a value"));
+    /* An unknown last word is named as unknown, not as missing its value. */
+    const char *bogus[] = {"sweepd", "--bogus"};
+    assert_int_equal(parse(&o, err, sizeof err, 2, bogus), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option --bogus"));
     char long_token[SWEEP_SERVER_TOKEN_MAX + 1];
     memset(long_token, 't', sizeof long_token - 1);
     long_token[sizeof long_token - 1] = 0;
