@@ -569,7 +569,7 @@ static void on_async(uv_async_t *h)
             sweep__world_opened o;
             sweep_wire_code code;
             char why[400], qm[2 * SWEEP_LEVEL_NAME_MAX + 8];
-            if (sweep__world_open_map(s, sweep_str_of(al->map), sweep_str_of(al->world), "by=agones", &o, &code,
+            if (sweep__world_open_map(s, sweep_str_of(al->map), sweep_str_of(al->world), "by=agones", NULL, 0, &o, &code,
                                       why, sizeof why) != 0)
                 sweep__log(SWEEP_LOG_ERROR, "agones_world_refused", "map=%s error=\"%s\"",
                            sweep__log_quote(al->map, strlen(al->map), qm, sizeof qm), why);

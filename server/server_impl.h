@@ -544,10 +544,12 @@ typedef struct sweep__world_opened {
 /* Opens a world of the --maps-dir map `map` (map name or file stem) named
  * `name` ("": the map's), or finds it open on the same map file (a
  * resend): 0 with *out, or -1 with the Error code and why. `by` ends the
- * world_opened log line (who asked: "session=N", "agones"). On any
+ * world_opened log line (who asked: "session=N", "by=agones"); a session
+ * asking passes its owner and the request's time, which rate-limit its
+ * lines (sweep__owner_log), NULL otherwise. On any
  * thread's loop; the world goes to the least loaded thread. */
-int sweep__world_open_map(sweep_server *s, sweep_str map, sweep_str name, const char *by, sweep__world_opened *out,
-                          sweep_wire_code *code, char *why, size_t whylen);
+int sweep__world_open_map(sweep_server *s, sweep_str map, sweep_str name, const char *by, sweep__owner *own,
+                          uint64_t now, sweep__world_opened *out, sweep_wire_code *code, char *why, size_t whylen);
 void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
 void sweep__close_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
 /* The world becomes this thread's: in s->worlds, its clock and its log

@@ -221,8 +221,12 @@ static int refuse(sweep_wire_code *code, sweep_wire_code c, char *why, size_t wh
     return -1;
 }
 
-int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, const char *by,
-                          sweep__world_opened *out, sweep_wire_code *code, char *why, size_t whylen)
+/* A line an OpenWorld causes: rate-limited per owner when a session asked. */
+#define open_log(own, now, level, event, ...)                                                                    \
+    ((own) ? sweep__owner_log((own), (now), (level), (event), __VA_ARGS__) : sweep__log((level), (event), __VA_ARGS__))
+
+int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, const char *by, sweep__owner *own,
+                          uint64_t now, sweep__world_opened *out, sweep_wire_code *code, char *why, size_t whylen)
 {
     char qm[2 * SWEEP_LEVEL_NAME_MAX + 8], qn[2 * SWEEP__WORLD_NAME_MAX + 8];
     sweep__log_quote(map_in.ptr, map_in.len, qm, sizeof qm);
@@ -259,7 +263,8 @@ int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, 
     if (r == SWEEP__RESERVED) {
         char err[400];
         if (!(w = sweep__served_new(s->group->servers[to], path, 0, err, sizeof err))) {
-            sweep__log(SWEEP_LOG_ERROR, "world_open_failed", "map=%s path=%s error=\"%s\"", qm, path, err);
+            open_log(own, now, SWEEP_LOG_ERROR, "world_open_failed", "map=%s path=%s error=\"%s\" %s", qm, path, err,
+                     by);
             return refuse(code, SWEEP_WIRE_INTERNAL, why, whylen, "map %s does not load: %s", qm, err);
         }
         /* The handoff is made first: once entered in the table the world
@@ -297,7 +302,7 @@ int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, 
         sweep__world_adopt(s, w);
     }
     s->stats.worlds_opened++;
-    sweep__log(SWEEP_LOG_INFO, "world_opened", "id=%u thread=%u name=%s map=%s %s", out->id, to,
+    open_log(own, now, SWEEP_LOG_INFO, "world_opened", "id=%u thread=%u name=%s map=%s %s", out->id, to,
                sweep__log_quote(out->name, strlen(out->name), qn, sizeof qn), qm, by);
     return 0;
 }
@@ -310,7 +315,8 @@ void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
     snprintf(by, sizeof by, "session=%llu", (unsigned long long)p->session->id);
     sweep__world_opened o;
     sweep_wire_code code;
-    if (sweep__world_open_map(s, m->as.open_world.map, m->as.open_world.name, by, &o, &code, why, sizeof why) != 0) {
+    if (sweep__world_open_map(s, m->as.open_world.map, m->as.open_world.name, by, &p->session->own,
+                              p->now ? p->now : uv_hrtime(), &o, &code, why, sizeof why) != 0) {
         sweep__send_error(s, p, code, m->sequence, 0, "%s", why);
         return;
     }
