@@ -88,7 +88,8 @@ $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 # otherwise the exact apt-get line is printed and the build stops.
 DEB_PACKAGES := gcc make pkgconf libc6-dev libuv1-dev libsqlite3-dev sqlite3 \
 	libcmocka-dev clang flatbuffers-compiler libflatbuffers-dev \
-	python3-flatbuffers g++ libassimp-dev libzip-dev libdeflate-dev libmicrohttpd-dev
+	python3-flatbuffers g++ libassimp-dev libzip-dev libdeflate-dev libmicrohttpd-dev \
+	libcurl4-openssl-dev libjansson-dev python3-yaml
 
 deps: $(BUILD)/.deps-ok
 

@@ -164,6 +164,7 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
                sweep_wire_role_name(ss->own.role),
                sweep__log_quote(ss->own.identity, strlen(ss->own.identity), qi, sizeof qi));
     fill_welcome(s, ss, p, &out, m->sequence);
+    sweep__session_welcomed(ss);
     return sweep__send(s, p, &out);
 }
 

@@ -46,6 +46,9 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->health_stall = 2.0;
     opt->threads = 1;
     opt->max_worlds = 64;
+    opt->agones = SWEEP_AGONES_AUTO;
+    opt->agones_health_ms = 2000;
+    opt->agones_shutdown_empty = 1;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -201,6 +204,18 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         opt->max_world_triangles = v;
         return SWEEP_OPTIONS_OK;
     }
+    if (strcmp(key, "agones") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            opt->agones = SWEEP_AGONES_AUTO;
+            return SWEEP_OPTIONS_OK;
+        }
+        return parse_on_off(key, value, &opt->agones, err, errlen);
+    }
+    if (strcmp(key, "agones-health-ms") == 0)
+        /* Above the housekeeping period (100 ms): each ping needs a beat of every loop. */
+        return parse_u32(key, value, 250, 600000, &opt->agones_health_ms, err, errlen);
+    if (strcmp(key, "agones-shutdown-when-empty") == 0)
+        return parse_on_off(key, value, &opt->agones_shutdown_empty, err, errlen);
     if (strcmp(key, "listen") == 0)
         return parse_listen(opt, value, err, errlen);
     if (strcmp(key, "metrics") == 0)
@@ -484,6 +499,17 @@ void sweep_server_options_usage(FILE *out)
           "                          (readiness) for orchestrators' probes\n"
           "  --health-stall S        /healthz answers 503 when an event loop has not\n"
           "                          turned for S seconds (default 2)\n"
+          "  --agones auto|on|off    speak the Agones SDK (REST on localhost at\n"
+          "                          $AGONES_SDK_HTTP_PORT, default 9358): Ready once\n"
+          "                          listening, Health while every loop runs, the Counter\n"
+          "                          'worlds' and the List 'players', a world opened on\n"
+          "                          the map an allocation names (annotation or label\n"
+          "                          sweep.dev/map, world name sweep.dev/world); auto\n"
+          "                          (default) is on when AGONES_SDK_HTTP_PORT is set\n"
+          "  --agones-health-ms MS   milliseconds between Health pings (default 2000)\n"
+          "  --agones-shutdown-when-empty on|off\n"
+          "                          ask Agones to shut the GameServer down once the\n"
+          "                          last open world closes (default on)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr, each starting with\n"
           "                          ts=<UTC time> t=<seconds since start>\n"

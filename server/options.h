@@ -83,7 +83,13 @@ typedef struct sweep_server_options {
     char maps_dir[SWEEP_SERVER_PATH_MAX]; /* the maps an OpenWorld may name; "" = none */
     uint32_t max_worlds;          /* worlds open at once, the --map ones included */
     uint64_t max_world_triangles; /* static triangles of the open worlds together; 0 = no limit */
+    /* The Agones SDK (server/agones.h), over its REST gateway on localhost. */
+    int agones;                   /* SWEEP_AGONES_AUTO (on when AGONES_SDK_HTTP_PORT is set), _ON or _OFF */
+    uint32_t agones_health_ms;    /* milliseconds between Health pings */
+    int agones_shutdown_empty;    /* Shutdown once the last world closes */
 } sweep_server_options;
+
+enum { SWEEP_AGONES_OFF = 0, SWEEP_AGONES_ON = 1, SWEEP_AGONES_AUTO = 2 };
 
 /* 127.0.0.1:7878, map tick rates, 1024 sessions, 64 entities, batches of
  * 64, 64 KiB frames, 20000 requests/s, 1 MiB write queue, 30 s UDP idle
@@ -94,7 +100,9 @@ typedef struct sweep_server_options {
  * is a guest player), entities pass through each other, no Fly or Noclip
  * moves, a time bank of 0.25 s, no metrics endpoint (a 2 s health stall
  * bound for when there is one), one thread, no maps
- * directory, at most 64 worlds and no limit on their triangles. */
+ * directory, at most 64 worlds and no limit on their triangles, the Agones
+ * SDK when AGONES_SDK_HTTP_PORT is set, a Health ping every 2 s and
+ * Shutdown once the last world closes. */
 void sweep_server_options_default(sweep_server_options *opt);
 
 /* Result of parsing. */

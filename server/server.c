@@ -121,6 +121,7 @@ static void on_housekeeping(uv_timer_t *t)
     sweep__conns_check_drain(s, now);
     sweep__server_publish(s);
     sweep__metrics_beat(s->metrics, s->thread, now);
+    sweep__agones_beat(s->group->agones, s->thread);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -229,6 +230,10 @@ sweep_server *sweep_server_create(const sweep_server_options *opt, char *err, si
             return NULL;
         }
     }
+    if (sweep__agones_create(g->servers[0], &g->agones, err, errlen) != 0) {
+        sweep_server_destroy(g->servers[0]);
+        return NULL;
+    }
     return g->servers[0];
 }
 
@@ -299,11 +304,11 @@ int sweep_server_run(sweep_server *s)
         at += (unsigned)snprintf(own + at, sizeof own - at, "%s%d", i ? "," : "", g->servers[i]->direct_port);
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
-               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s",
+               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s agones=%s",
                s->host_text, s->port, s->host_text, s->port, sweep__world_table_open(s), g->count, s->opt.max_sessions,
                s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics,
-               own);
+               own, g->agones ? "on" : "off");
     /* Fault-injection builds count allocations from here: what a test
      * fails is the requests' and the ticks', never the start-up's. */
     sweep__faults_arm();
@@ -312,6 +317,8 @@ int sweep_server_run(sweep_server *s)
                 s->metrics ? " metrics=" : "", s->metrics ? metrics : "");
         fflush(s->ready_out);
     }
+    /* Maps loaded, every listener up: Agones may send players now. */
+    sweep__agones_start(g->agones);
     unsigned started = (unsigned)sweep__group_run_threads(g);
     int rc = 0;
     if (started < g->count) {
@@ -345,6 +352,7 @@ static void destroy_one(sweep_server *s)
         return;
     if (s->thread == 0) {
         sweep__metrics_stop(s->metrics); /* first: no scrape runs while the rest goes */
+        sweep__agones_close(s->group->agones);
     }
     s->metrics = NULL;
     if (s->loop_open) {
@@ -390,7 +398,10 @@ void sweep_server_destroy(sweep_server *s)
     /* Every thread has ended (run joins them); server 0 goes last, with
      * the metrics endpoint that reads the group. */
     sweep__group *g = s->group;
+    /* Its threads first: they read the world table and post to server 0's loop. */
+    sweep__agones_stop(g->agones);
     for (unsigned i = g->count; i-- > 0;)
         destroy_one(g->servers[i]);
+    sweep__agones_free(g->agones);
     sweep__group_free(g);
 }

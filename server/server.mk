@@ -22,7 +22,7 @@ SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
 SERVER_LIB := $(LIB)/libsweep-server.a
 # What sweepd and the server's tests link, in order, and the flags after them.
 SERVER_DEPLIBS = $(SERVER_LIB) $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
-SERVER_LDLIBS = -luv -lmicrohttpd $(RECORD_LDLIBS) $(WORLD_LDLIBS)
+SERVER_LDLIBS = -luv -lmicrohttpd -lcurl -ljansson $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 
 # No server header is installed: a game links libsweep, never the server,
 # and the replay (client-sdk/replay.h) declares what its users need.

@@ -47,6 +47,7 @@
 #include <uv.h>
 
 #include "protocol/protocol.h"
+#include "server/agones.h"
 #include "server/cookie.h"
 #include "server/histogram.h"
 #include "server/limits.h"
@@ -135,6 +136,7 @@ struct sweep__session {
     uint32_t watch_every;              /* WorldState every N ticks; 0 = not watching */
     uint32_t watch_entities_every;     /* EntityStates every N ticks (server role); 0 = not watching */
     const char *close_reason;          /* why it ends, for the session log (static text) */
+    int agones_listed;                 /* a player in the Agones List (agones.h) */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
 };
@@ -235,6 +237,7 @@ typedef struct sweep__group {
     uint32_t next_world_id;   /* the id the next OpenWorld gets */
     uint64_t table_triangles; /* of the worlds in the table */
     uint32_t hangups;         /* SIGHUPs so far (atomic): each recording starts a new segment at its next tick */
+    struct sweep__agones *agones; /* the Agones SDK (agones.h); NULL when off */
 } sweep__group;
 
 struct sweep_server {
@@ -382,6 +385,8 @@ void sweep__record_tick_end(sweep__served *w); /* writes the tick's frame; may r
 /* A session of world w; its owner is made at its Welcome (sweep__session_own). */
 sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__transport t);
 void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity, uint32_t max_batch);
+/* Its Welcome is sent: a player's session joins the Agones List. */
+void sweep__session_welcomed(sweep__session *ss);
 void sweep__session_destroy(sweep__session *ss);
 /* Can the connections and entities hold `more` bytes more within
  * --max-memory? 1, or 0 with why. */
@@ -530,6 +535,21 @@ void sweep__world_table_publish(sweep_server *s);
 uint32_t sweep__world_table_open(sweep_server *s); /* worlds open, all threads */
 
 /* world_open.c: OpenWorld and CloseWorld, and a world's end. */
+/* What an OpenWorld answers: the world's id, name and map hash. */
+typedef struct sweep__world_opened {
+    uint32_t id;
+    char name[SWEEP__WORLD_NAME_MAX + 1];
+    uint8_t hash[32];
+} sweep__world_opened;
+/* Opens a world of the --maps-dir map `map` (map name or file stem) named
+ * `name` ("": the map's), or finds it open on the same map file (a
+ * resend): 0 with *out, or -1 with the Error code and why. `by` ends the
+ * world_opened log line (who asked: "session=N", "by=agones"); a session
+ * asking passes its owner and the request's time, which rate-limit its
+ * lines (sweep__owner_log), NULL otherwise. On any
+ * thread's loop; the world goes to the least loaded thread. */
+int sweep__world_open_map(sweep_server *s, sweep_str map, sweep_str name, const char *by, sweep__owner *own,
+                          uint64_t now, sweep__world_opened *out, sweep_wire_code *code, char *why, size_t whylen);
 void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
 void sweep__close_world(sweep_server *s, sweep__peer *p, const sweep_message *m);
 /* The world becomes this thread's: in s->worlds, its clock and its log

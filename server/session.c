@@ -146,6 +146,28 @@ void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity,
                        now);
 }
 
+/* Its entry in the Agones List of players: the identity its token proved,
+ * or the session for a guest, whose "#guest" every guest shares (a
+ * token's identity never starts with '#', protocol/token.h). */
+static void player_value(const sweep__session *ss, char *out, size_t cap)
+{
+    if (ss->own.identity[0] && ss->own.identity[0] != '#')
+        snprintf(out, cap, "%s", ss->own.identity);
+    else
+        snprintf(out, cap, "session-%llu", (unsigned long long)ss->id);
+}
+
+void sweep__session_welcomed(sweep__session *ss)
+{
+    sweep__agones *a = ss->server->group->agones;
+    if (!a || ss->own.role == SWEEP_WIRE_ROLE_SERVER)
+        return;
+    char v[SWEEP_TOKEN_IDENTITY_MAX + 32];
+    player_value(ss, v, sizeof v);
+    sweep__agones_player(a, v, +1);
+    ss->agones_listed = 1;
+}
+
 void sweep__entity_mem_count(sweep_server *s, int delta)
 {
     ptrdiff_t bytes = (ptrdiff_t)delta * (ptrdiff_t)sizeof(sweep__entity);
@@ -200,6 +222,11 @@ void sweep__session_destroy(sweep__session *ss)
         sweep__record_close(ss->world, ss, ss->close_reason ? ss->close_reason : "connection closed");
     sweep__owner_release(&ss->own, &(sweep__world_sink){.entities = entities_freed, .ctx = s});
     ss->world->session_count--;
+    if (ss->agones_listed) {
+        char v[SWEEP_TOKEN_IDENTITY_MAX + 32];
+        player_value(ss, v, sizeof v);
+        sweep__agones_player(s->group->agones, v, -1);
+    }
     if (ss->transport == SWEEP__UDP && ss->addr.ss_family)
         udp_unbind(ss);
     if (ss->prev)

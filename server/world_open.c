@@ -25,6 +25,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -207,101 +208,119 @@ static int refused_role(sweep_server *s, sweep__peer *p, const sweep_message *m)
     return 1;
 }
 
-void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
+/* Why an OpenWorld fails, with the Error code it gets. */
+static int refuse(sweep_wire_code *code, sweep_wire_code c, char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int refuse(sweep_wire_code *code, sweep_wire_code c, char *why, size_t whylen, const char *fmt, ...)
 {
-    if (refused_role(s, p, m))
-        return;
-    const sweep_msg_open_world *o = &m->as.open_world;
-    uint32_t seq = m->sequence;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+    *code = c;
+    return -1;
+}
+
+/* A line an OpenWorld causes: rate-limited per owner when a session asked. */
+#define open_log(own, now, level, event, ...)                                                                    \
+    ((own) ? sweep__owner_log((own), (now), (level), (event), __VA_ARGS__) : sweep__log((level), (event), __VA_ARGS__))
+
+int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, const char *by, sweep__owner *own,
+                          uint64_t now, sweep__world_opened *out, sweep_wire_code *code, char *why, size_t whylen)
+{
     char qm[2 * SWEEP_LEVEL_NAME_MAX + 8], qn[2 * SWEEP__WORLD_NAME_MAX + 8];
-    sweep__log_quote(o->map.ptr, o->map.len, qm, sizeof qm);
-    if (!s->opt.maps_dir[0]) {
-        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MAP, seq, 0,
-                          "no map %s: this server opens no worlds at run time (no --maps-dir)", qm);
-        return;
-    }
-    if (!bare_name(o->map)) {
-        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MAP, seq, 0,
-                          "OpenWorld.map %s is not a map's name: a map name or file stem of the server's maps "
-                          "directory, without '/', '..' or NUL",
-                          qm);
-        return;
-    }
-    if (o->name.len > SWEEP__WORLD_NAME_MAX || (o->name.len && memchr(o->name.ptr, 0, o->name.len))) {
-        sweep__send_error(s, p, SWEEP_WIRE_NOT_ALLOWED, seq, 0,
-                          "OpenWorld.name %s: a world's name is at most %u bytes, without NUL",
-                          sweep__log_quote(o->name.ptr, o->name.len, qn, sizeof qn), SWEEP__WORLD_NAME_MAX);
-        return;
-    }
+    sweep__log_quote(map_in.ptr, map_in.len, qm, sizeof qm);
+    if (!s->opt.maps_dir[0])
+        return refuse(code, SWEEP_WIRE_UNKNOWN_MAP, why, whylen,
+                      "no map %s: this server opens no worlds at run time (no --maps-dir)", qm);
+    if (!bare_name(map_in))
+        return refuse(code, SWEEP_WIRE_UNKNOWN_MAP, why, whylen,
+                      "OpenWorld.map %s is not a map's name: a map name or file stem of the server's maps "
+                      "directory, without '/', '..' or NUL",
+                      qm);
+    if (name_in.len > SWEEP__WORLD_NAME_MAX || (name_in.len && memchr(name_in.ptr, 0, name_in.len)))
+        return refuse(code, SWEEP_WIRE_NOT_ALLOWED, why, whylen,
+                      "OpenWorld.name %s: a world's name is at most %u bytes, without NUL",
+                      sweep__log_quote(name_in.ptr, name_in.len, qn, sizeof qn), SWEEP__WORLD_NAME_MAX);
     char map[SWEEP_LEVEL_NAME_MAX], name[SWEEP__WORLD_NAME_MAX + 1];
-    memcpy(map, o->map.ptr, o->map.len);
-    map[o->map.len] = 0;
-    memcpy(name, o->name.ptr, o->name.len);
-    name[o->name.len] = 0;
+    memcpy(map, map_in.ptr, map_in.len);
+    map[map_in.len] = 0;
+    memcpy(name, name_in.ptr, name_in.len);
+    name[name_in.len] = 0;
     char path[SWEEP_SERVER_PATH_MAX];
     uint64_t dev, ino;
-    if (find_map(s, map, path, sizeof path, &dev, &ino) != 0) {
-        sweep__send_error(s, p, SWEEP_WIRE_UNKNOWN_MAP, seq, 0,
-                          "no map %s in the server's maps directory (by file stem or map name)", qm);
-        return;
-    }
+    if (find_map(s, map, path, sizeof path, &dev, &ino) != 0)
+        return refuse(code, SWEEP_WIRE_UNKNOWN_MAP, why, whylen,
+                      "no map %s in the server's maps directory (by file stem or map name)", qm);
     /* A name already open (a resend, or a clash) and the worlds' limit
      * are known before the map is loaded. */
     sweep__world_entry found;
-    char why[300];
-    sweep__reserve r = sweep__world_table_reserve(s, NULL, name, 0, dev, ino, &found, why, sizeof why);
+    char limit[300];
+    sweep__reserve r = sweep__world_table_reserve(s, NULL, name, 0, dev, ino, &found, limit, sizeof limit);
     unsigned to = r == SWEEP__RESERVED ? sweep__world_table_least_loaded(s) : 0;
     sweep__served *w = NULL;
     sweep__handoff *h = NULL;
     if (r == SWEEP__RESERVED) {
         char err[400];
         if (!(w = sweep__served_new(s->group->servers[to], path, 0, err, sizeof err))) {
-            sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_ERROR, "world_open_failed",
-                             "map=%s path=%s error=\"%s\" session=%llu", qm, path, err,
-                             (unsigned long long)p->session->id);
-            sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "map %s does not load: %s", qm, err);
-            return;
+            open_log(own, now, SWEEP_LOG_ERROR, "world_open_failed", "map=%s path=%s error=\"%s\" %s", qm, path, err,
+                     by);
+            return refuse(code, SWEEP_WIRE_INTERNAL, why, whylen, "map %s does not load: %s", qm, err);
         }
         /* The handoff is made first: once entered in the table the world
          * may be joined, and must reach its thread. */
         if (to != s->thread && !(h = sweep__handoff_world_new(SWEEP__WORLD_ADOPT, 0, NULL))) {
             sweep__served_free(w);
-            sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "out of memory for a new world");
-            return;
+            return refuse(code, SWEEP_WIRE_INTERNAL, why, whylen, "out of memory for a new world");
         }
-        r = sweep__world_table_reserve(s, w, name, to, dev, ino, &found, why, sizeof why);
+        r = sweep__world_table_reserve(s, w, name, to, dev, ino, &found, limit, sizeof limit);
     }
     if (r != SWEEP__RESERVED) {
         free(h);
         sweep__served_free(w);
-        if (r == SWEEP__REOPENED)
-            answer_opened(s, p, seq, found.id, found.name, found.hash);
-        else if (r == SWEEP__NAME_TAKEN)
-            sweep__send_error(s, p, SWEEP_WIRE_WORLD_EXISTS, seq, 0, "%s", why);
-        else if (r == SWEEP__LIMIT)
-            sweep__send_error(s, p, SWEEP_WIRE_WORLD_LIMIT, seq, 0, "%s", why);
-        else
-            sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "%s", why);
-        return;
+        if (r == SWEEP__REOPENED) {
+            out->id = found.id;
+            snprintf(out->name, sizeof out->name, "%s", found.name);
+            memcpy(out->hash, found.hash, sizeof out->hash);
+            return 0;
+        }
+        sweep_wire_code c = r == SWEEP__NAME_TAKEN ? SWEEP_WIRE_WORLD_EXISTS
+                            : r == SWEEP__LIMIT    ? SWEEP_WIRE_WORLD_LIMIT
+                                                   : SWEEP_WIRE_INTERNAL;
+        return refuse(code, c, why, whylen, "%s", limit);
     }
     /* What the answer says, copied: from here on the world is its
      * thread's, which may end it at any moment. */
-    uint32_t id = w->id;
-    uint8_t hash[32];
-    memcpy(hash, w->world->hash.bytes, sizeof hash);
-    snprintf(name, sizeof name, "%s", w->name);
+    out->id = w->id;
+    memcpy(out->hash, w->world->hash.bytes, sizeof out->hash);
+    snprintf(out->name, sizeof out->name, "%s", w->name);
     sweep__served_log_loaded(w);
     if (h) {
-        h->world_id = id;
+        h->world_id = out->id;
         sweep__handoff_push(s, to, h);
     } else {
         sweep__world_adopt(s, w);
     }
     s->stats.worlds_opened++;
-    sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_INFO, "world_opened",
-                     "id=%u thread=%u name=%s map=%s session=%llu", id, to,
-               sweep__log_quote(name, strlen(name), qn, sizeof qn), qm, (unsigned long long)p->session->id);
-    answer_opened(s, p, seq, id, name, hash);
+    open_log(own, now, SWEEP_LOG_INFO, "world_opened", "id=%u thread=%u name=%s map=%s %s", out->id, to,
+               sweep__log_quote(out->name, strlen(out->name), qn, sizeof qn), qm, by);
+    return 0;
+}
+
+void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
+{
+    if (refused_role(s, p, m))
+        return;
+    char by[40], why[400];
+    snprintf(by, sizeof by, "session=%llu", (unsigned long long)p->session->id);
+    sweep__world_opened o;
+    sweep_wire_code code;
+    if (sweep__world_open_map(s, m->as.open_world.map, m->as.open_world.name, by, &p->session->own,
+                              p->now ? p->now : uv_hrtime(), &o, &code, why, sizeof why) != 0) {
+        sweep__send_error(s, p, code, m->sequence, 0, "%s", why);
+        return;
+    }
+    answer_opened(s, p, m->sequence, o.id, o.name, o.hash);
 }
 
 /* --- CloseWorld ------------------------------------------------------------- */

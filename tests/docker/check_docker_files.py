@@ -7,17 +7,29 @@ checked against the installed tree and this machine's Debian package data.
 
 - every YAML file under docker/ parses; the Kubernetes files hold the kinds
   they are meant to, with the security context the image's numeric USER
-  allows, and their probes (and compose's healthcheck) run `sweep ping`;
-- the Agones Fleet opens one TCPUDP port on sweepd's container port and has
-  Agones health checking off (sweepd never calls Health());
+  allows, the image pinned to this sweepd's version, and HTTP probes of
+  sweepd's own --metrics port (/healthz, /readyz) where Prometheus is told
+  to scrape /metrics; compose's healthcheck runs `sweep ping`;
+- sweepd.yaml is one shared world: one replica, Recreate, a Service that
+  keeps the clients' addresses (externalTrafficPolicy: Local), a
+  PodDisruptionBudget;
+- the Agones Fleet opens one TCPUDP port on sweepd's container port, runs
+  sweepd alone (it speaks the SDK itself) with health checking on and a
+  ping period inside Agones', declares the Counter "worlds" with
+  sweepd's --max-worlds as capacity and the List "players"; its
+  FleetAutoscaler keeps a buffer of that Counter; the allocation example
+  packs (allocated with room first, fullest first), counts its world and
+  names a map of the image;
 - the Dockerfile's runtime USER is numeric, every path it copies from /out
   exists in TREE, its ENTRYPOINT/CMD are exec form and their paths exist;
 - every shared library a shipped program links belongs to a package the
   runtime stage installs or to the base image (see base_packages);
-- TREE's sweepd, started with the Dockerfile's CMD, answers every probe
+- TREE's sweepd, started with the Dockerfile's CMD, answers compose's probe
   command, which fails once sweepd has stopped; sweepd exits 0 on SIGTERM;
-- the Fleet's agones-ready script calls Ready() on a fake Agones SDK server
-  once sweepd answers, and not when the GameServer is already Allocated.
+- TREE's sweepd started with the Deployment's and the Fleet's args serves
+  /metrics and answers their probes (200) on their metrics port; the
+  Fleet's calls Ready() and Health()
+  and sets the Counter on a fake SDK server, as in a pod of the Fleet.
 
 Prints cmocka's summary lines so tests/run-tests.sh counts the checks.
 """
@@ -34,6 +46,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 try:
     import yaml
@@ -47,6 +61,7 @@ DOCKER = os.path.join(ROOT, "docker")
 DOCKERFILE = os.path.join(DOCKER, "Dockerfile")
 K8S = os.path.join(DOCKER, "k8s", "sweepd.yaml")
 FLEET = os.path.join(DOCKER, "k8s", "agones-fleet.yaml")
+ALLOCATION = os.path.join(DOCKER, "k8s", "agones-allocation.yaml")
 COMPOSE = os.path.join(DOCKER, "compose.yaml")
 
 passed = 0
@@ -413,24 +428,70 @@ def ping_command(cmd, where):
     return opts["--connect"], int(opts["--timeout"])
 
 
-def check_probes(doc, where):
-    """Every sweepd container: startup, readiness and liveness probes exec
-    `sweep ping` on its own port, and give up before the kubelet does."""
+def arg_of(args, name):
+    """The value after --name in a container's args, or None."""
+    return args[args.index(name) + 1] if name in args and args.index(name) + 1 < len(args) else None
+
+
+def metrics_port(c, where):
+    """The port of sweepd's --metrics HOST:PORT in container c."""
+    m = arg_of(c.get("args", []), "--metrics")
+    expect(m and re.fullmatch(r"0\.0\.0\.0:\d+", m),
+           "%s: sweepd has no --metrics 0.0.0.0:PORT (the kubelet and Prometheus reach the pod's address): %s"
+           % (where, m))
+    return int(m.rsplit(":", 1)[1])
+
+
+def probe_port(c, port, where):
+    """A probe's httpGet port (a number, or a container port's name) as a number."""
+    if isinstance(port, int):
+        return port
+    named = [p["containerPort"] for p in c.get("ports", []) if p.get("name") == port]
+    expect(named, "%s: its port %r names no port of the container" % (where, port))
+    return named[0]
+
+
+def check_probes(doc, where, probes):
+    """Every sweepd container: the probes asked for exist, are HTTP GETs of
+    sweepd's own --metrics port, /healthz for liveness and /readyz for the
+    others, and the pod is scraped there."""
     n = 0
+    paths = {"startupProbe": "/readyz", "readinessProbe": "/readyz", "livenessProbe": "/healthz"}
     for c in sweepd_containers(doc):
-        port = c_port(doc, c)
-        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        port = metrics_port(c, where)
+        for probe in probes:
             w = "%s %s %s" % (where, c["name"], probe)
             expect(probe in c, "%s is missing" % w)
             p = c[probe]
-            expect("exec" in p, "%s is not an exec probe" % w)
-            addr, timeout_ms = ping_command(p["exec"]["command"], w)
-            expect(addr == "127.0.0.1:%d" % port, "%s pings %s, sweepd listens on %d" % (w, addr, port))
-            # connect, Hello and Ping may each take --timeout.
-            expect(3 * timeout_ms < 1000 * p.get("timeoutSeconds", 1),
-                   "%s: 3 x --timeout %d ms does not fit in timeoutSeconds %s" % (w, timeout_ms, p.get("timeoutSeconds", 1)))
+            expect("httpGet" in p, "%s is not an HTTP probe of sweepd's health endpoints" % w)
+            g = p["httpGet"]
+            expect(g.get("path") == paths[probe], "%s asks %s, not %s" % (w, g.get("path"), paths[probe]))
+            expect(probe_port(c, g.get("port"), w) == port, "%s asks port %s, sweepd's --metrics is %d"
+                   % (w, g.get("port"), port))
             n += 1
+        ann = pod_template(doc)["metadata"].get("annotations", {})
+        expect(ann.get("prometheus.io/scrape") == "true" and ann.get("prometheus.io/port") == str(port)
+               and ann.get("prometheus.io/path") == "/metrics",
+               "%s: the pod is not annotated for scraping /metrics on %d: %s" % (where, port, ann))
     return n
+
+
+def check_image(doc, where):
+    """Each container's image is pinned to this build's version, never :latest."""
+    version = subprocess.run([rebase("/usr/local/bin/sweepd"), "--version"], capture_output=True,
+                             text=True).stdout.split()[-1]
+    for c in pod_spec(doc)["containers"]:
+        image = c.get("image", "")
+        tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""
+        expect(tag and tag != "latest", "%s container %s: image %r is not pinned to a tag" % (where, c["name"], image))
+        expect(tag == version, "%s container %s: image tag %s, but this is sweepd %s" % (where, c["name"], tag, version))
+    return version
+
+
+def pod_template(doc):
+    if doc["kind"] == "Deployment":
+        return doc["spec"]["template"]
+    return doc["spec"]["template"]["spec"]["template"]
 
 
 def c_port(doc, c):
@@ -461,10 +522,17 @@ def check_k8s():
     uid, gid = runtime_user()
     docs = load(K8S)
     kinds = [d.get("kind") for d in docs]
-    expect(kinds == ["Deployment", "Service"], "sweepd.yaml holds %s, not [Deployment, Service]" % kinds)
-    dep, svc = docs
+    expect(kinds == ["Deployment", "Service", "PodDisruptionBudget"],
+           "sweepd.yaml holds %s, not [Deployment, Service, PodDisruptionBudget]" % kinds)
+    dep, svc, pdb = docs
+    # One shared world: two replicas would be two worlds behind one address.
+    expect(dep["spec"].get("replicas") == 1, "the Deployment runs %s replicas: each would be a world of its own"
+           % dep["spec"].get("replicas"))
+    expect(dep["spec"].get("strategy", {}).get("type") == "Recreate",
+           "the Deployment's rollout is not Recreate: old and new pod would serve two worlds at once")
     check_security(dep, "Deployment", uid, gid)
-    n = check_probes(dep, "Deployment")
+    n = check_probes(dep, "Deployment", ("startupProbe", "readinessProbe", "livenessProbe"))
+    version = check_image(dep, "Deployment")
     c = sweepd_containers(dep)[0]
     cports = {(p["containerPort"], p.get("protocol", "TCP")) for p in c["ports"]}
     port = c["ports"][0]["containerPort"]
@@ -474,32 +542,112 @@ def check_k8s():
     expect(protos == {"TCP", "UDP"}, "the Service does not send TCP and UDP to port %d: %s" % (port, sorted(sports)))
     expect(len({sp for (sp, _, _) in sports}) == 1, "the Service's TCP and UDP ports differ: clients use one address")
     expect(svc["spec"].get("selector") == dep["spec"]["selector"]["matchLabels"], "the Service selects other pods")
-    return "%d probes" % n
+    expect(metrics_port(c, "Deployment") not in {t for (_, t, _) in sports},
+           "the Service exposes the metrics port, which has no authentication")
+    # Source NAT would make every client the node's address: per-address limits would count the node.
+    expect(svc["spec"].get("externalTrafficPolicy") == "Local",
+           "the Service lacks externalTrafficPolicy: Local; sweepd would see the nodes' addresses, not the clients'")
+    expect(pdb.get("apiVersion") == "policy/v1", "the PodDisruptionBudget is %s, not policy/v1" % pdb.get("apiVersion"))
+    expect(pdb["spec"].get("selector", {}).get("matchLabels") == dep["spec"]["selector"]["matchLabels"],
+           "the PodDisruptionBudget selects other pods")
+    expect(pdb["spec"].get("minAvailable") == 1 or pdb["spec"].get("maxUnavailable") == 0,
+           "the PodDisruptionBudget lets a drain evict the one world")
+    return "%d probes, image %s" % (n, version)
+
+
+def fleet_docs():
+    docs = load(FLEET)
+    kinds = [d.get("kind") for d in docs]
+    expect(kinds == ["Fleet", "FleetAutoscaler"], "agones-fleet.yaml holds %s, not [Fleet, FleetAutoscaler]" % kinds)
+    return docs
 
 
 def check_fleet():
     uid, gid = runtime_user()
-    docs = load(FLEET)
-    kinds = [d.get("kind") for d in docs]
-    expect(kinds == ["Fleet"], "agones-fleet.yaml holds %s, not [Fleet]" % kinds)
-    fleet = docs[0]
+    fleet, fas = fleet_docs()
     expect(fleet.get("apiVersion") == "agones.dev/v1", "apiVersion is %r" % fleet.get("apiVersion"))
     gs = fleet["spec"]["template"]["spec"]
     ports = gs.get("ports", [])
     expect(len(ports) == 1 and ports[0].get("protocol") == "TCPUDP",
            "the GameServer needs one port with protocol TCPUDP (TCP and UDP on one number): %s" % ports)
     expect(ports[0].get("containerPort") == 7878, "containerPort is %s, not 7878" % ports[0].get("containerPort"))
-    expect(gs.get("health", {}).get("disabled") is True,
-           "Agones health checking is on, but sweepd never calls Health(): every GameServer would turn Unhealthy")
+    containers = pod_spec(fleet)["containers"]
+    expect([c["name"] for c in containers] == [gs.get("container")],
+           "the pod runs %s: sweepd speaks the SDK itself, no other container is needed"
+           % [c["name"] for c in containers])
     check_security(fleet, "Fleet", uid, gid)
-    n = check_probes(fleet, "Fleet")
-    for c in sweepd_containers(fleet):
-        args = c.get("args", [])
-        expect("--listen" in args and args[args.index("--listen") + 1].endswith(":%d" % ports[0]["containerPort"]),
-               "sweepd does not listen on the GameServer's containerPort")
-    ready = [c for c in pod_spec(fleet)["containers"] if c["name"] == "agones-ready"]
-    expect(ready, "no agones-ready container: nothing would call Ready()")
-    return "%d probes" % n
+    n = check_probes(fleet, "Fleet", ("readinessProbe", "livenessProbe"))
+    version = check_image(fleet, "Fleet")
+    c = sweepd_containers(fleet)[0]
+    args = c.get("args", [])
+    expect(arg_of(args, "--listen") and arg_of(args, "--listen").endswith(":%d" % ports[0]["containerPort"]),
+           "sweepd does not listen on the GameServer's containerPort")
+    expect(arg_of(args, "--agones") == "on", "sweepd is not told to speak the Agones SDK (--agones on)")
+    health = gs.get("health", {})
+    expect(health.get("disabled", False) is False, "Agones health checking is off")
+    period_ms = 1000 * health.get("periodSeconds", 5)
+    ping_ms = int(arg_of(args, "--agones-health-ms") or 2000)
+    expect(ping_ms < period_ms, "sweepd pings every %d ms, Agones expects one every %d ms" % (ping_ms, period_ms))
+    expect(gs.get("eviction", {}).get("safe") == "Never",
+           "eviction.safe is not Never: a drain could evict a GameServer in the middle of its matches")
+    counter = gs.get("counters", {}).get("worlds")
+    expect(counter is not None, "the GameServer declares no Counter 'worlds' (sweepd keeps it)")
+    expect(str(counter.get("capacity")) == arg_of(args, "--max-worlds"),
+           "Counter worlds has capacity %s, sweepd --max-worlds %s (sweepd sets its own)"
+           % (counter.get("capacity"), arg_of(args, "--max-worlds")))
+    players = gs.get("lists", {}).get("players")
+    expect(players is not None and 0 < players.get("capacity", 0) <= 1000,
+           "the GameServer declares no List 'players' of capacity 1..1000 (sweepd keeps it)")
+    expect(arg_of(args, "--maps-dir"), "sweepd has no --maps-dir: an allocation could open no world")
+    expect(os.path.isdir(rebase(arg_of(args, "--maps-dir"))), "--maps-dir %s is not in the image" % arg_of(args, "--maps-dir"))
+    config = arg_of(args, "--config")
+    if config:
+        mounts = [m["mountPath"] for m in c.get("volumeMounts", [])]
+        expect(os.path.dirname(config) in mounts, "--config %s is on no mounted volume" % config)
+    # The autoscaler keeps free worlds, counted in the Counter sweepd keeps.
+    expect(fas.get("apiVersion") == "autoscaling.agones.dev/v1", "the FleetAutoscaler's apiVersion is %r" % fas.get("apiVersion"))
+    expect(fas["spec"].get("fleetName") == fleet["metadata"]["name"], "the FleetAutoscaler scales another Fleet")
+    pol = fas["spec"].get("policy", {})
+    cp = pol.get("counter", {})
+    expect(pol.get("type") == "Counter" and cp.get("key") == "worlds",
+           "the FleetAutoscaler does not keep a buffer of the Counter worlds: %s" % pol)
+    buf, lo, hi = cp.get("bufferSize"), cp.get("minCapacity", 0), cp.get("maxCapacity")
+    expect(isinstance(buf, int) and isinstance(hi, int) and 0 < buf <= hi and lo <= hi,
+           "bufferSize %s, minCapacity %s, maxCapacity %s do not fit" % (buf, lo, hi))
+    expect(lo >= counter["capacity"] and lo % counter["capacity"] == 0 and hi % counter["capacity"] == 0,
+           "minCapacity and maxCapacity are not whole servers of %s worlds" % counter["capacity"])
+    return "%d probes, image %s, capacity %s-%s worlds" % (n, version, lo, hi)
+
+
+def check_allocation():
+    docs = load(ALLOCATION)
+    expect([d.get("kind") for d in docs] == ["GameServerAllocation"], "agones-allocation.yaml is not one GameServerAllocation")
+    al = docs[0]
+    expect(al.get("apiVersion") == "allocation.agones.dev/v1", "apiVersion is %r" % al.get("apiVersion"))
+    fleet = fleet_docs()[0]
+    spec = al["spec"]
+    sel = spec.get("selectors", [])
+    want = {"agones.dev/fleet": fleet["metadata"]["name"]}
+    expect(all(s.get("matchLabels") == want for s in sel), "a selector picks GameServers of another Fleet")
+    states = [s.get("gameServerState", "Ready") for s in sel]
+    expect(states == ["Allocated", "Ready"],
+           "selectors ask %s: packing takes an allocated sweepd with room first, then a Ready one" % states)
+    for s in sel:
+        expect(s.get("counters", {}).get("worlds", {}).get("minAvailable", 0) >= 1,
+               "a selector takes a sweepd with no free world")
+    pr = spec.get("priorities", [])
+    expect(pr and pr[0] == {"type": "Counter", "key": "worlds", "order": "Ascending"},
+           "the first priority is not the Counter worlds, Ascending (the fullest first): %s" % pr)
+    inc = spec.get("counters", {}).get("worlds", {})
+    expect(inc.get("action") == "Increment" and inc.get("amount") == 1,
+           "the allocation does not count its world (counters: worlds: Increment 1)")
+    ann = spec.get("metadata", {}).get("annotations", {})
+    m = ann.get("sweep.dev/map")
+    maps_dir = arg_of(sweepd_containers(fleet)[0]["args"], "--maps-dir")
+    expect(m and os.path.isfile(os.path.join(rebase(maps_dir), m + ".db")),
+           "annotation sweep.dev/map %r is no map of the image's %s" % (m, maps_dir))
+    expect(ann.get("sweep.dev/world"), "no sweep.dev/world annotation: the players' Hello could not name the world")
+    return "map %s" % m
 
 
 def check_compose():
@@ -517,19 +665,10 @@ def check_compose():
 # --- sweepd itself, as the image would run it -----------------------------------
 
 def probe_commands():
-    cmds = []
-    for doc in load(K8S)[:1] + load(FLEET):
-        for c in sweepd_containers(doc):
-            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-                p = c[probe]
-                cmds.append((p["exec"]["command"], p.get("timeoutSeconds", 1)))
+    """The exec probes left: compose's healthcheck (Kubernetes asks sweepd's
+    HTTP health endpoints)."""
     hc = load(COMPOSE)[0]["services"]["sweepd"]["healthcheck"]
-    cmds.append((hc["test"][1:], int(str(hc["timeout"]).rstrip("s"))))
-    uniq = []
-    for c in cmds:
-        if c not in uniq:
-            uniq.append(c)
-    return uniq
+    return [(hc["test"][1:], int(str(hc["timeout"]).rstrip("s")))]
 
 
 def local(cmd, addr):
@@ -541,15 +680,24 @@ def local(cmd, addr):
 
 
 class Sweepd:
-    def __init__(self):
-        ep, cmd = exec_form("ENTRYPOINT"), exec_form("CMD")
-        args = [rebase(a) if a.startswith("/") else a for a in ep + cmd]
-        i = args.index("--listen")
-        args[i + 1] = "127.0.0.1:0"
+    """TREE's sweepd with the image's ENTRYPOINT and `args` (default: the
+    Dockerfile's CMD), its paths in the tree (or in `paths`, a map of image
+    path to local path), its --listen and --metrics on free ports of
+    127.0.0.1, with `env` added to the environment."""
+
+    def __init__(self, args=None, paths=None, env=None, what="the Dockerfile's CMD"):
+        ep = exec_form("ENTRYPOINT")
+        args = exec_form("CMD") if args is None else list(args)
+        paths = paths or {}
+        args = [paths.get(a) or (rebase(a) if a.startswith("/") else a) for a in ep + args]
+        for opt in ("--listen", "--metrics"):
+            if opt in args:
+                args[args.index(opt) + 1] = "127.0.0.1:0"
         self.err = tempfile.TemporaryFile(mode="w+")
-        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.err, text=True)
+        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.err, text=True,
+                                  env=dict(ENV, **(env or {})))
         STARTED.append(self)
-        self.addr = None
+        self.addr = self.metrics = None
         line = [None]
         t = threading.Thread(target=lambda: line.__setitem__(0, self.p.stdout.readline()), daemon=True)
         t.start()
@@ -557,11 +705,15 @@ class Sweepd:
         m = re.match(r"sweepd ready tcp=(\S+)", line[0] or "")
         if not m:
             rc = self.stop()
-            self.err.seek(0)
-            tail = "".join(self.err.readlines()[-5:])
-            raise Fail("sweepd with the Dockerfile's CMD did not get ready (exit status %s):\n%s"
-                       % (rc, tail.strip()))
+            raise Fail("sweepd with %s did not get ready (exit status %s):\n%s" % (what, rc, self.log(5)))
         self.addr = m.group(1)
+        mm = re.search(r" metrics=(\S+)", line[0])
+        self.metrics = mm.group(1) if mm else None
+
+    def log(self, lines=None):
+        self.err.seek(0)
+        text = self.err.readlines()
+        return "".join(text[-lines:] if lines else text).strip()
 
     def stop(self):
         if self.p.poll() is None:
@@ -590,7 +742,8 @@ for sig in (signal.SIGTERM, signal.SIGHUP):
     signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
 
 SERVER = None
-ENV = {k: v for k, v in os.environ.items() if k != "SWEEP_TOKEN"}  # a guest, as the probes are
+# A guest, as the probes are; and no Agones unless a check sets it up.
+ENV = {k: v for k, v in os.environ.items() if k not in ("SWEEP_TOKEN", "AGONES_SDK_HTTP_PORT")}
 
 
 def check_probes_live():
@@ -613,76 +766,135 @@ def check_probes_fail_when_stopped():
         expect(r.returncode != 0, "%s succeeded with no sweepd" % " ".join(cmd))
 
 
-# --- the Fleet's stand-in for Ready() ------------------------------------------
+def scrape(addr):
+    """GET /metrics of sweepd's metrics address: the body."""
+    with urllib.request.urlopen("http://%s/metrics" % addr, timeout=5) as r:
+        expect(r.status == 200, "GET /metrics answered %d" % r.status)
+        return r.read().decode()
+
+
+def probes_answer(c, addr):
+    """Each httpGet probe of container c, asked of sweepd's metrics address: 200."""
+    n = 0
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        if probe not in c:
+            continue
+        path = c[probe]["httpGet"]["path"]
+        try:
+            with urllib.request.urlopen("http://%s%s" % (addr, path), timeout=5) as r:
+                status = r.status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        expect(status == 200, "%s GET %s answered %d from a serving sweepd" % (probe, path, status))
+        n += 1
+    return n
+
+
+def check_deployment_live():
+    """The Deployment's sweepd args start sweepd, and its metrics port (the
+    probes' and Prometheus') answers."""
+    c = sweepd_containers(load(K8S)[0])[0]
+    s = Sweepd(c["args"], what="the Deployment's args")
+    try:
+        expect(s.metrics, "no metrics= on the ready line")
+        expect("sweep_" in scrape(s.metrics), "GET /metrics has no sweep_ figures")
+        n = probes_answer(c, s.metrics)
+    finally:
+        expect(s.stop() == 0, "sweepd exited non-zero on SIGTERM")
+    return "metrics and %d probes on %s" % (n, s.metrics)
+
+
+# --- the Fleet's sweepd and the Agones SDK -----------------------------------------
 
 class FakeSDK(http.server.BaseHTTPRequestHandler):
-    """The two REST calls of the Agones SDK server that agones-ready makes."""
+    """What the Agones SDK server's REST gateway answers sweepd at start
+    (tests/server/agones_double.h is the full double, with the state
+    machine; this one only records): the GameServer, Ready, Health, the
+    Counter and the List, and a watch stream of one GameServer."""
     protocol_version = "HTTP/1.1"
-    state = "Scheduled"
     calls = []
 
-    def reply(self, body):
+    def reply(self, body, close=False):
         b = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(b)))
+        if close:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(b)
 
+    def record(self):
+        n = int(self.headers.get("Content-Length", 0))
+        FakeSDK.calls.append((self.command, self.path, self.rfile.read(n).decode() if n else ""))
+
     def do_GET(self):
-        FakeSDK.calls.append(("GET", self.path, ""))
-        # protojson spaces its output unpredictably: one space here.
-        self.reply('{"object_meta": {"name": "sweepd-x"}, "status": {"state": "%s"}}' % FakeSDK.state)
+        self.record()
+        gs = '{"object_meta": {"name": "sweepd-x"}, "status": {"state": "Scheduled"}}'
+        if self.path == "/watch/gameserver":
+            self.reply('{"result": %s}\n' % gs, close=True)
+        else:
+            self.reply(gs)
 
     def do_POST(self):
-        n = int(self.headers.get("Content-Length", 0))
-        FakeSDK.calls.append(("POST", self.path, self.rfile.read(n).decode()))
+        self.record()
+        self.reply("{}")
+
+    def do_PATCH(self):
+        self.record()
         self.reply("{}")
 
     def log_message(self, *a):
         pass
 
 
-def run_ready_script(state, addr, done):
-    """Runs agones-ready's script against FakeSDK until done(calls, output)."""
-    c = [c for c in pod_spec(load(FLEET)[0])["containers"] if c["name"] == "agones-ready"][0]
-    cmd = list(c["command"]) + list(c.get("args", []))
-    expect(cmd[:2] == ["/bin/bash", "-c"], "agones-ready does not run a bash script: %s" % cmd[:2])
-    expect("$$" not in cmd[2], "the script has $$, which Kubernetes turns into $")
-    script = cmd[2].replace("/usr/local/bin/sweep ", rebase("/usr/local/bin/sweep") + " ").replace("127.0.0.1:7878", addr)
-    FakeSDK.state, FakeSDK.calls = state, []
+def check_fleet_live():
+    """The Fleet's sweepd, with its args, a config file where the Secret
+    would be mounted and AGONES_SDK_HTTP_PORT as Agones sets it, calls
+    Ready() and Health() and sets the Counter to its capacity, and its
+    metrics port answers."""
+    fleet = fleet_docs()[0]
+    c = sweepd_containers(fleet)[0]
+    args = c["args"]
+    work = tempfile.mkdtemp()
+    paths = {}
+    config = arg_of(args, "--config")
+    if config:
+        local_conf = os.path.join(work, "sweepd.conf")
+        with open(local_conf, "w") as f:
+            f.write("command-token = fleet-check-token\n")
+        os.chmod(local_conf, 0o600)
+        paths[config] = local_conf
+    FakeSDK.calls = []
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeSDK)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    env = dict(ENV, AGONES_SDK_HTTP_PORT=str(httpd.server_address[1]))
-    p = subprocess.Popen(["/bin/bash", "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = []
-    threading.Thread(target=lambda: out.extend(p.stdout), daemon=True).start()
+    s = None
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline and not done(FakeSDK.calls, "".join(out)) and p.poll() is None:
+        s = Sweepd(args, paths, {"AGONES_SDK_HTTP_PORT": str(httpd.server_address[1])}, "the Fleet's args")
+        cap = str(fleet["spec"]["template"]["spec"]["counters"]["worlds"]["capacity"])
+
+        def seen():
+            paths = [(m, p) for (m, p, _) in FakeSDK.calls]
+            patched = [b for (m, p, b) in FakeSDK.calls if (m, p) == ("PATCH", "/v1beta1/counters/worlds")]
+            return ("POST", "/ready") in paths and ("POST", "/health") in paths and patched
+        deadline = time.time() + 15
+        while time.time() < deadline and not seen():
             time.sleep(0.05)
-        time.sleep(0.2)  # anything it would do next
-        expect(p.poll() is None, "the script ended (rc %s), it should sleep: %s" % (p.returncode, "".join(out)))
-        expect(done(FakeSDK.calls, "".join(out)), "calls %s, output %r" % (FakeSDK.calls, "".join(out)))
-        return list(FakeSDK.calls)
+        expect(seen(), "calls %s; sweepd's log:\n%s" % (FakeSDK.calls, s.log(10)))
+        patch = json.loads([b for (m, p, b) in FakeSDK.calls if m == "PATCH"][0])
+        expect(str(patch.get("capacity")) == cap, "the Counter's capacity set to %s, the Fleet declares %s"
+               % (patch.get("capacity"), cap))
+        expect(s.metrics and "sweep_" in scrape(s.metrics), "GET /metrics has no sweep_ figures")
+        probes_answer(c, s.metrics)
     finally:
-        p.kill()
-        p.wait()
+        if s:
+            expect(s.stop() == 0, "sweepd exited non-zero on SIGTERM")
         httpd.shutdown()
         httpd.server_close()
-
-
-def check_ready_script():
-    s = Sweepd()
-    try:
-        calls = run_ready_script("Scheduled", s.addr, lambda c, o: any(x[0] == "POST" for x in c))
-        expect(calls[0][:2] == ("GET", "/gameserver"), "first call %s, not GET /gameserver" % (calls[0],))
-        posts = [x for x in calls if x[0] == "POST"]
-        expect(posts == [("POST", "/ready", "{}")], "POSTs %s, not one /ready" % posts)
-        calls = run_ready_script("Allocated", s.addr, lambda c, o: "already Allocated" in o)
-        expect(not [x for x in calls if x[0] == "POST"], "Ready() sent to an Allocated GameServer: %s" % calls)
-    finally:
-        s.stop()
+        for f in os.listdir(work):
+            os.unlink(os.path.join(work, f))
+        os.rmdir(work)
+    return "%d SDK calls" % len(FakeSDK.calls)
 
 
 def main():
@@ -691,12 +903,14 @@ def main():
     check("Dockerfile COPY --from=build sources are installed", check_copies)
     check("Dockerfile ENTRYPOINT and CMD paths are installed", check_entrypoint)
     check("shipped programs' libraries come from installed packages", check_libraries)
-    check("k8s sweepd.yaml: Deployment and Service", check_k8s)
-    check("k8s agones-fleet.yaml: Fleet", check_fleet)
+    check("k8s sweepd.yaml: Deployment, Service, PodDisruptionBudget", check_k8s)
+    check("k8s agones-fleet.yaml: Fleet and FleetAutoscaler", check_fleet)
+    check("k8s agones-allocation.yaml: GameServerAllocation", check_allocation)
     check("compose.yaml", check_compose)
     check("probe commands answer a running sweepd", check_probes_live)
     check("probe commands fail once sweepd stopped", check_probes_fail_when_stopped)
-    check("agones-ready calls Ready() once, not when Allocated", check_ready_script)
+    check("the Deployment's sweepd starts, serves metrics and answers its probes", check_deployment_live)
+    check("the Fleet's sweepd calls Ready, Health and sets its Counter", check_fleet_live)
     if SERVER is not None:
         SERVER.stop()
     print("[==========] %d test(s) run." % (passed + failed + skipped))
