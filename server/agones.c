@@ -56,11 +56,10 @@ struct sweep__agones {
     int port;
     char base[64]; /* http://localhost:PORT */
     uint64_t created_ns;
-    pthread_mutex_t lock; /* guards everything below it but the beats */
+    pthread_mutex_t lock; /* guards everything below it */
     pthread_cond_t wake;
     int stop, started, threads_up;
     pthread_t calls, watch;
-    uint64_t *beats; /* [group count], atomics */
     player *players;
     unsigned player_count, player_cap;
     allocation *allocs, **allocs_tail;
@@ -273,7 +272,7 @@ static int stalled_thread(sweep__agones *a)
 {
     int stalled = -1;
     for (unsigned i = 0; i < a->server->group->count; i++) {
-        uint64_t b = __atomic_load_n(&a->beats[i], __ATOMIC_RELAXED);
+        uint64_t b = __atomic_load_n(&a->server->group->beats[i], __ATOMIC_RELAXED);
         if (b == a->beats_seen[i] && stalled < 0)
             stalled = (int)i;
         a->beats_seen[i] = b;
@@ -602,9 +601,7 @@ int sweep__agones_create(sweep_server *s, sweep__agones **out, char *err, size_t
     }
     sweep__agones *a = calloc(1, sizeof *a);
     unsigned n = s->group->count;
-    if (!a || !(a->beats = calloc(n, sizeof *a->beats)) || !(a->beats_seen = calloc(n, sizeof *a->beats_seen))) {
-        if (a)
-            free(a->beats);
+    if (!a || !(a->beats_seen = calloc(n, sizeof *a->beats_seen))) {
         free(a);
         curl_global_cleanup();
         snprintf(err, errlen, "out of memory");
@@ -648,12 +645,6 @@ void sweep__agones_start(sweep__agones *a)
         return;
     }
     a->threads_up = 2;
-}
-
-void sweep__agones_beat(sweep__agones *a, unsigned thread)
-{
-    if (a)
-        __atomic_add_fetch(&a->beats[thread], 1, __ATOMIC_RELAXED);
 }
 
 void sweep__agones_player(sweep__agones *a, const char *value, int delta)
@@ -729,7 +720,6 @@ void sweep__agones_free(sweep__agones *a)
     pthread_cond_destroy(&a->wake);
     pthread_mutex_destroy(&a->lock);
     free(a->players);
-    free(a->beats);
     free(a->beats_seen);
     free(a);
     curl_global_cleanup();

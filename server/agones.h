@@ -55,8 +55,6 @@ struct sweep_server;
 int sweep__agones_create(struct sweep_server *s, sweep__agones **out, char *err, size_t errlen);
 /* Every listener is up: the threads start; Ready goes out. */
 void sweep__agones_start(sweep__agones *a);
-/* Thread `thread`'s loop is alive (its housekeeping). */
-void sweep__agones_beat(sweep__agones *a, unsigned thread);
 /* A player's session welcomed (+1) or ended (-1); value is its List entry.
  * Any thread. */
 void sweep__agones_player(sweep__agones *a, const char *value, int delta);

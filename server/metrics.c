@@ -47,7 +47,6 @@ struct sweep__metrics {
     int state;                     /* SWEEP__METRICS_*: atomic */
     uint64_t stall_ns;             /* --health-stall */
     unsigned threads;
-    uint64_t *beats;               /* [threads]: each loop's last turn (uv_hrtime), atomics */
 };
 
 /* --- the exposition text ---------------------------------------------------- */
@@ -288,7 +287,7 @@ static int stalled_loop(const sweep__metrics *m, uint64_t *age)
         return -1;
     uint64_t now = uv_hrtime();
     for (unsigned t = 0; t < m->threads; t++) {
-        uint64_t beat = __atomic_load_n(&m->beats[t], __ATOMIC_RELAXED);
+        uint64_t beat = __atomic_load_n(&m->group->beats[t], __ATOMIC_RELAXED);
         if (now > beat && now - beat > m->stall_ns) {
             *age = now - beat;
             return (int)t;
@@ -431,13 +430,6 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
     m->group = s->group;
     m->threads = s->group->count;
     m->stall_ns = (uint64_t)(s->opt.health_stall * 1e9);
-    m->beats = calloc(m->threads, sizeof *m->beats);
-    if (!m->beats) {
-        snprintf(err, errlen, "out of memory");
-        free(m);
-        close(fd);
-        return NULL;
-    }
     m->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
                                               : ((struct sockaddr_in *)&got)->sin_port);
     snprintf(m->host_text, sizeof m->host_text, sa.ss_family == AF_INET6 ? "[%s]" : "%s",
@@ -458,7 +450,6 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
          * not documented, and closing a number twice could close another
          * file. sweepd exits on this error anyway. */
         snprintf(err, errlen, "--metrics: libmicrohttpd could not serve on %s:%d", m->host_text, m->port);
-        free(m->beats);
         free(m);
         return NULL;
     }
@@ -469,12 +460,6 @@ void sweep__metrics_set_state(sweep__metrics *m, int state)
 {
     if (m)
         __atomic_store_n(&m->state, state, __ATOMIC_RELEASE);
-}
-
-void sweep__metrics_beat(sweep__metrics *m, unsigned thread, uint64_t now)
-{
-    if (m && thread < m->threads)
-        __atomic_store_n(&m->beats[thread], now, __ATOMIC_RELAXED);
 }
 
 int sweep__metrics_port(const sweep__metrics *m)
@@ -543,6 +528,5 @@ void sweep__metrics_stop(sweep__metrics *m)
     if (!m)
         return;
     MHD_stop_daemon(m->daemon); /* joins the thread and closes the socket */
-    free(m->beats);
     free(m);
 }

@@ -64,12 +64,6 @@ enum { SWEEP__METRICS_STARTING = 0, SWEEP__METRICS_READY = 1, SWEEP__METRICS_DRA
 /* The server's state for /readyz (any thread; NULL is fine). */
 void sweep__metrics_set_state(sweep__metrics *m, int state);
 
-/* The loop of `thread` turned at now (uv_hrtime): what /healthz judges.
- * Called at each housekeeping tick (every 100 ms), so a loop held up by
- * anything (a long tick, a blocked write, a lock) stops beating. Any
- * thread; NULL is fine. */
-void sweep__metrics_beat(sweep__metrics *m, unsigned thread, uint64_t now);
-
 /* The port bound (the one the kernel picked for port 0) and the host as
  * printed (127.0.0.1, [::1]). */
 int sweep__metrics_port(const sweep__metrics *m);

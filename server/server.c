@@ -120,8 +120,7 @@ static void on_housekeeping(uv_timer_t *t)
         sweep__sessions_expire(s, now);
     sweep__conns_check_drain(s, now);
     sweep__server_publish(s);
-    sweep__metrics_beat(s->metrics, s->thread, now);
-    sweep__agones_beat(s->group->agones, s->thread);
+    __atomic_store_n(&s->group->beats[s->thread], now, __ATOMIC_RELAXED);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -291,7 +290,7 @@ int sweep_server_run(sweep_server *s)
         uint64_t now = uv_hrtime();
         for (unsigned i = 0; i < g->count; i++) {
             sweep__server_publish(g->servers[i]);
-            sweep__metrics_beat(s->metrics, i, now); /* their loops start now */
+            __atomic_store_n(&g->beats[i], now, __ATOMIC_RELAXED); /* their loops start now */
         }
         /* Every map is loaded and every listener up: /readyz says so
          * before the ready line, so a probe after that line sees it. */

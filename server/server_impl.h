@@ -237,6 +237,8 @@ typedef struct sweep__group {
     uint32_t next_world_id;   /* the id the next OpenWorld gets */
     uint64_t table_triangles; /* of the worlds in the table */
     uint32_t hangups;         /* SIGHUPs so far (atomic): each recording starts a new segment at its next tick */
+    uint64_t *beats;          /* [count]: each loop's last housekeeping turn (uv_hrtime), atomics; /healthz
+                               * and the Agones Health pings read them to tell a stalled loop */
     struct sweep__agones *agones; /* the Agones SDK (agones.h); NULL when off */
 } sweep__group;
 

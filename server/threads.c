@@ -65,11 +65,12 @@ sweep__group *sweep__group_create(unsigned count, uint32_t max_sessions)
     g->servers = sweep__calloc(count, sizeof *g->servers);
     g->published = sweep__calloc(count, sizeof *g->published);
     g->threads = sweep__calloc(count, sizeof *g->threads);
+    g->beats = sweep__calloc(count, sizeof *g->beats);
     g->route_cap = 16;
     while (count > 1 && g->route_cap < max_sessions * 2u && g->route_cap < (1u << 20))
         g->route_cap <<= 1;
     g->routes = count > 1 ? sweep__calloc(g->route_cap, sizeof *g->routes) : NULL;
-    if (!g->servers || !g->published || !g->threads || (count > 1 && !g->routes) ||
+    if (!g->servers || !g->published || !g->threads || !g->beats || (count > 1 && !g->routes) ||
         sweep__cookie_key_init(&g->cookie, 0) != 0) {
         sweep__group_free(g);
         return NULL;
@@ -106,6 +107,7 @@ void sweep__group_free(sweep__group *g)
     free(g->routes);
     free(g->published);
     free(g->threads);
+    free(g->beats);
     free(g->servers);
     free(g);
 }
