@@ -8,7 +8,10 @@
 # libraries. The replay runs sweepd's world code offline, so it links more.
 
 REPLAY_SRC := $(filter-out client-sdk/%_main.c,$(wildcard client-sdk/replay*.c))
-CLIENT_SRC := $(filter-out client-sdk/%_main.c client-sdk/netem.c $(REPLAY_SRC),$(wildcard client-sdk/*.c))
+# The platform layer (platform.h) of this system: POSIX here; the Windows
+# one is client-sdk/windows.mk's.
+CLIENT_SRC := $(filter-out client-sdk/%_main.c client-sdk/netem.c client-sdk/platform_win32.c $(REPLAY_SRC),\
+	$(wildcard client-sdk/*.c))
 CLIENT_LIB := $(LIB)/libsweep-client.a
 # Everything a program linking CLIENT_LIB needs after it, in link order.
 CLIENT_DEPLIBS = $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
