@@ -1218,38 +1218,6 @@ sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_i
     return status_of(L.error);
 }
 
-sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,
-                                   char *err, size_t errlen)
-{
-    if (!lv || !out) {
-        if (err && errlen)
-            snprintf(err, errlen, "no level or no output");
-        return SWEEP_E_ARG;
-    }
-    sweep_world_desc desc = sweep_level_world_desc(lv);
-    sweep_world *w = NULL;
-    sweep_status st = sweep_world_create(&desc, &w);
-    if (st != SWEEP_OK) {
-        if (err && errlen)
-            snprintf(err, errlen, "building the world failed: %s", sweep_status_message(st));
-        return st;
-    }
-    /* Bodies of the map's own shape, nearly all of them, then find their
-     * triangles ready (only speed and memory change). */
-    st = sweep_world_prepare_radii(w, lv->default_radii);
-    if (st != SWEEP_OK) {
-        sweep_world_destroy(w);
-        if (err && errlen)
-            snprintf(err, errlen, "preparing the world for radii (%g, %g, %g) failed: %s", lv->default_radii.x,
-                     lv->default_radii.y, lv->default_radii.z, sweep_status_message(st));
-        return st;
-    }
-    if (world_info)
-        sweep_world_get_info(w, world_info);
-    *out = w;
-    return SWEEP_OK;
-}
-
 int sweep_map_read_name(const char *path, char *out, size_t outlen)
 {
     if (!path || !out || outlen == 0)
