@@ -126,13 +126,17 @@ bench: $(BENCHES) $(PROGRAMS)
 sweep_header_dest = $(patsubst client-sdk/%,%,$(1))
 SWEEP_HEADER_SED = -e 's|^\#include "client-sdk/|\#include "|' -e 's|^\#include "\([^"]*\)"|\#include <sweep/\1>|'
 
+# $(call sweep_install_headers,ROOT,HEADERS): HEADERS, rewritten so, into
+# ROOT/include/sweep (the Windows SDK of client-sdk/windows.mk too).
+sweep_install_headers = for h in $(foreach h,$(2),$(h):$(call sweep_header_dest,$(h))); do \
+		d=$(1)/include/sweep/$${h\#*:}; install -d "$${d%/*}" && \
+		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sweep
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
-	for h in $(foreach h,$(INSTALL_HEADERS),$(h):$(call sweep_header_dest,$(h))); do \
-		d=$(DESTDIR)$(PREFIX)/include/sweep/$${h#*:}; install -d "$${d%/*}" && \
-		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
+	$(call sweep_install_headers,$(DESTDIR)$(PREFIX),$(INSTALL_HEADERS))
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man

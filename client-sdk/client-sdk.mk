@@ -137,3 +137,6 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 	@mkdir -p $(@D)
 	$(LINK) $< $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) $(CLIENT_LDLIBS) -pthread \
 		$(SWEEP_LDLIBS) -o $@
+
+# libsweep for Windows, cross-built (make windows).
+include client-sdk/windows.mk

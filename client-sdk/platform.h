@@ -45,13 +45,6 @@ typedef int sweep__sock;
 #define SWEEP__WAIT_ERR (POLLERR | POLLHUP)
 #endif
 
-/* printf-style checking where the compiler has it; nothing elsewhere. */
-#if defined(__GNUC__) || defined(__clang__)
-#define SWEEP__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define SWEEP__PRINTF(fmt, args)
-#endif
-
 /* What a failed socket call means to the client. */
 typedef enum sweep__net_kind {
     SWEEP__NET_OK = 0,

@@ -12,6 +12,11 @@
  * lines for the script to compare; on the same map every answer must equal
  * its prediction bit for bit.
  *
+ * Built with -DUSE_SDK_LEVEL_IMAGE it is the Windows SDK's client
+ * (client-sdk/windows.mk), which reads the map's level image (MAP.swl,
+ * sweep-map-image) in its place; tests/windows/test_windows.c runs it
+ * under wine.
+ *
  * usage: use_sdk_c MAP.db HOST:PORT TOKEN (a --command-token of the server,
  * so no time budget is charged and a loaded machine cannot make a move
  * late: the motion is the player's Walk mode all the same).
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include <sweep/client.h>
+#include <sweep/maps/level_image.h>
 #include <sweep/maps/loader.h>
 #include <sweep/predict.h>
 
@@ -72,7 +78,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: use_sdk_c MAP.db HOST:PORT TOKEN\n");
         return 2;
     }
+#ifdef USE_SDK_LEVEL_IMAGE
+    /* A build without SQLite (the Windows SDK) reads the map's level image. */
+    if (sweep_level_image_load(argv[1], &lv, err, sizeof err) != SWEEP_OK ||
+#else
     if (sweep_map_load(argv[1], &lv, NULL, err, sizeof err) != SWEEP_OK ||
+#endif
         sweep_map_build_world(&lv, &world, NULL, err, sizeof err) != SWEEP_OK) {
         fprintf(stderr, "use_sdk_c: %s\n", err);
         return 1;
