@@ -17,9 +17,10 @@
  * sweep-map-image) in its place; tests/windows/test_windows.c runs it
  * under wine.
  *
- * usage: use_sdk_c MAP.db HOST:PORT TOKEN (a --command-token of the server,
- * so no time budget is charged and a loaded machine cannot make a move
- * late: the motion is the player's Walk mode all the same).
+ * usage: use_sdk_c MAP.db HOST:PORT TOKEN [udp] (a --command-token of the
+ * server, so no time budget is charged and a loaded machine cannot make a
+ * move late: the motion is the player's Walk mode all the same; over TCP
+ * unless `udp` is given).
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,8 +75,8 @@ int main(int argc, char **argv)
     int sent = 0, answered = 0, mismatches = 0, corrected = 0, jumps = 0, rc = 1;
     double farthest = 0; /* from the spawn, of the answers */
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: use_sdk_c MAP.db HOST:PORT TOKEN\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "udp") == 0)) {
+        fprintf(stderr, "usage: use_sdk_c MAP.db HOST:PORT TOKEN [udp]\n");
         return 2;
     }
 #ifdef USE_SDK_LEVEL_IMAGE
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sweep_client_options_init(&o);
-    o.transport = SWEEP_CLIENT_TCP;
+    o.transport = argc == 5 ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
     o.address = argv[2];
     o.auth_token = argv[3];
     o.client_name = "use_sdk_c";
