@@ -140,7 +140,7 @@ install: all
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man
-# page: server/server.mk; the pkg-config files: client-sdk/client-sdk.mk). A
+# page: server/server.mk; the pkg-config and CMake files: client-sdk/client-sdk.mk). A
 # new install rule needs its files here too. uninstall removes exactly these,
 # builds nothing, and leaves anything else it finds (a map of your own in
 # share/sweep/maps keeps that folder).
@@ -148,13 +148,13 @@ INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(not
 	$(addprefix include/sweep/,$(call sweep_header_dest,$(INSTALL_HEADERS))) \
 	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
-	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS)))
+	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS))) $(addprefix lib/cmake/sweep/,$(notdir $(CLIENT_CMAKE)))
 # The folders that are sweep's alone, each before the one holding it (header
 # folders are one level deep; the client SDK's headers are in include/sweep
 # itself); bin, lib, share/man and the rest are shared with other packages
 # and stay.
 INSTALLED_DIRS = $(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(call sweep_header_dest,$(INSTALL_HEADERS)))))) \
-	include/sweep share/sweep/maps share/sweep
+	include/sweep share/sweep/maps share/sweep lib/cmake/sweep
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_FILES))

@@ -28,10 +28,16 @@ WIN_COMPILE = $(WIN_CC) -std=c11 -pedantic -Wall -Wextra -Werror -I. -MMD -MP -D
 	-D__USE_MINGW_ANSI_STDIO=1 $(WIN_CFLAGS) $(SWEEP_FPFLAGS)
 WIN_LDLIBS := -lws2_32
 
-# Debian packages: the cross compiler for `make windows`; wine and cmake
-# too for the tests that run its programs (make test).
+# Debian packages: the cross compiler for `make windows`. make test
+# installs more, that only tests need: the cross compiler, wine to run the
+# Windows programs, and cmake for the installed CMake package's test
+# (tests/install/test_install.sh). wine is the largest (about 650 MB
+# installed, well under a minute to install from a Debian mirror; its
+# first start in a new prefix takes about 30 s), which is why `make` alone
+# does not ask for it.
 WIN_DEB_PACKAGES := gcc-mingw-w64-x86-64-win32
-WIN_TEST_DEB_PACKAGES := $(WIN_DEB_PACKAGES) wine wine64 cmake
+TEST_DEB_PACKAGES := $(WIN_DEB_PACKAGES) wine wine64 cmake
+test: $(WIN_BUILD)/.test-deps-ok
 
 # What libsweep is made of on Windows: the core, the protocol, the level
 # without SQLite (level arrays, content hash, map row checks, the world
@@ -85,11 +91,18 @@ $(WIN_BUILD)/tests/use_sdk.exe: tests/install/use_sdk.c $(WIN_LIBS) $(WIN_SDK)/i
 	$(WIN_CC) -std=c11 -pedantic-errors -Werror -O2 -I$(WIN_SDK)/include -DUSE_SDK_LEVEL_IMAGE $< \
 		-L$(WIN_SDK)/lib $(patsubst %,-lsweep-%,$(WIN_LIB_NAMES)) $(WIN_LDLIBS) -o $@
 
-.PHONY: windows
-windows: $(WIN_LIBS) $(WIN_SDK)/include/.stamp $(WIN_IMAGES) $(WIN_TEST_EXES)
+# find_package(sweep) for Windows games: the same files as make install's,
+# naming Winsock's library in the place of SQLite's.
+WIN_CMAKE := $(WIN_SDK)/lib/cmake/sweep/sweepConfig.cmake $(WIN_SDK)/lib/cmake/sweep/sweepConfigVersion.cmake
+$(WIN_SDK)/lib/cmake/sweep/%.cmake: client-sdk/%.cmake.in client-sdk/windows.mk core/version.h
+	@mkdir -p $(@D)
+	$(call sweep_cmake_sed,$(patsubst %,sweep-%,$(WIN_LIB_NAMES)),$(patsubst -l%,%,$(WIN_LDLIBS))) $< >$@.tmp && \
+		mv $@.tmp $@
 
-# The cmocka test runs them under wine (installed for it, with cmake, by
-# the same script as every other package) against the Linux build's own
+.PHONY: windows
+windows: $(WIN_LIBS) $(WIN_SDK)/include/.stamp $(WIN_CMAKE) $(WIN_IMAGES) $(WIN_TEST_EXES)
+
+# The cmocka test runs them under wine against the Linux build's own
 # portable_check and a real sweepd.
 $(BUILD)/tests/windows/portable_check: $(BUILD)/tests/windows/portable_check.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)
@@ -100,7 +113,7 @@ $(BUILD)/tests/windows/test_windows: | windows $(BUILD)/tests/windows/portable_c
 	$(WIN_BUILD)/.test-deps-ok $(filter $(BIN)/sweepd,$(PROGRAMS))
 $(WIN_BUILD)/.test-deps-ok:
 	@mkdir -p $(@D)
-	@SWEEP_DEB_PACKAGES="$(WIN_TEST_DEB_PACKAGES)" sh tests/install-deps.sh
+	@SWEEP_DEB_PACKAGES="$(TEST_DEB_PACKAGES)" sh tests/install-deps.sh
 	@touch $@
 
 -include $(shell find $(WIN_BUILD) -name '*.d' 2>/dev/null)
