@@ -15,7 +15,9 @@
 # every warning an error, so that it stays portable to compilers without
 # GNU C; the determinism flags are the Linux build's (SWEEP_FPFLAGS): on
 # x86-64 the arithmetic is SSE2's, never x87's, and sqrt is the sqrtsd
-# instruction, so the bits are Linux's (tests/windows/ checks them).
+# instruction, so the bits are Linux's (tests/windows/ checks them). Of
+# libm only fmod runs on the x87 in mingw-w64 (fprem), and fmod's result is
+# exact, whoever computes it.
 
 WIN_CC := x86_64-w64-mingw32-gcc
 WIN_AR := x86_64-w64-mingw32-ar

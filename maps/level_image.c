@@ -275,7 +275,7 @@ static int material_known(const sweep_level *lv, uint32_t id)
 static void get_triangles(in_buf *in, sweep_level *lv, sweep_level_mover *m, uint32_t vertex_count,
                           const char *what)
 {
-    uint32_t n = get_count(in, 16, what);
+    uint32_t n = get_count(in, 16, "triangles");
     for (uint32_t t = 0; t < n && in->status == SWEEP_OK; t++) {
         uint32_t a = get_u32(in, what), b = get_u32(in, what), c = get_u32(in, what), mat = get_u32(in, what);
         if (in->status != SWEEP_OK)
@@ -292,6 +292,18 @@ static void get_triangles(in_buf *in, sweep_level *lv, sweep_level_mover *m, uin
         }
         nomem(in, m ? sweep_level_mover_add_triangle(m, a, b, c, mat) : sweep_level_add_triangle(lv, a, b, c, mat));
     }
+}
+
+/* Vertices of the static level (m NULL) or of mover m: their count. */
+static uint32_t get_vertices(in_buf *in, sweep_level *lv, sweep_level_mover *m, const char *many, const char *one)
+{
+    uint32_t n = get_count(in, 24, many);
+    for (uint32_t i = 0; i < n && in->status == SWEEP_OK; i++) {
+        sweep_vec3 v = get_vec(in, one);
+        if (in->status == SWEEP_OK)
+            nomem(in, m ? sweep_level_mover_add_vertex(m, v, NULL) : sweep_level_add_vertex(lv, v, NULL));
+    }
+    return n;
 }
 
 static void check_materials(in_buf *in, const sweep_level *lv, const uint32_t *materials, uint32_t count,
@@ -322,13 +334,8 @@ static void get_mover(in_buf *in, sweep_level *lv)
     m->wait_end = get_f64(in, "mover wait_end");
     m->volume_min = get_vec(in, "mover volume");
     m->volume_max = get_vec(in, "mover volume");
-    uint32_t nv = get_count(in, 24, "mover vertices");
-    for (uint32_t k = 0; k < nv && in->status == SWEEP_OK; k++) {
-        sweep_vec3 v = get_vec(in, "mover vertex");
-        if (in->status == SWEEP_OK)
-            nomem(in, sweep_level_mover_add_vertex(m, v, NULL));
-    }
-    get_triangles(in, lv, m, nv, "mover triangles");
+    uint32_t nv = get_vertices(in, lv, m, "mover vertices", "a mover vertex");
+    get_triangles(in, lv, m, nv, "mover triangle");
     uint32_t nk = get_count(in, 64, "mover keyframes");
     for (uint32_t k = 0; k < nk && in->status == SWEEP_OK; k++) {
         double time = get_f64(in, "keyframe time");
@@ -380,12 +387,7 @@ static void read_image(in_buf *in, sweep_level *lv)
     }
     sweep_map_apply_values(&v, lv);
 
-    uint32_t nv = get_count(in, 24, "vertices");
-    for (uint32_t i = 0; i < nv && in->status == SWEEP_OK; i++) {
-        sweep_vec3 p = get_vec(in, "a vertex");
-        if (in->status == SWEEP_OK)
-            nomem(in, sweep_level_add_vertex(lv, p, NULL));
-    }
+    uint32_t nv = get_vertices(in, lv, NULL, "vertices", "a vertex");
     get_triangles(in, lv, NULL, nv, "triangle");
     uint32_t nm = get_count(in, 20, "materials");
     for (uint32_t i = 0; i < nm && in->status == SWEEP_OK; i++) {

@@ -42,6 +42,13 @@ static void image_of(const sweep_level *lv, unsigned char **bytes, size_t *len)
     assert_int_equal(sweep_level_image_make(lv, 45.0, bytes, len), SWEEP_OK);
 }
 
+/* make_level's level and its image. */
+static void level_and_image(sweep_level *lv, unsigned char **bytes, size_t *len)
+{
+    make_level(lv);
+    image_of(lv, bytes, len);
+}
+
 static void assert_same_hash(const sweep_level *a, const sweep_level *b)
 {
     sweep_content_hash ha, hb;
@@ -80,10 +87,9 @@ static void round_trip_same_level(void **state)
 {
     (void)state;
     sweep_level lv, back;
-    make_level(&lv);
     unsigned char *bytes;
     size_t len;
-    image_of(&lv, &bytes, &len);
+    level_and_image(&lv, &bytes, &len);
     char err[256];
     assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_OK);
     assert_same_hash(&lv, &back);
@@ -138,10 +144,9 @@ static void truncated_refused(void **state)
 {
     (void)state;
     sweep_level lv, back;
-    make_level(&lv);
     unsigned char *bytes;
     size_t len;
-    image_of(&lv, &bytes, &len);
+    level_and_image(&lv, &bytes, &len);
     char err[256];
     for (size_t n = 0; n < len; n += (n < 512 ? 1 : 997)) {
         unsigned char *copy = malloc(n ? n : 1); /* exact size: a read past it is ASan's */

@@ -6,7 +6,9 @@
  * the same program (portable_check.c), and the Windows SDK's own client
  * (tests/install/use_sdk.c on build-win/sdk) connects to a real sweepd on
  * 127.0.0.1 over TCP and over UDP, checks the map's content hash, and has
- * every one of its predictions confirmed bit for bit.
+ * every one of its predictions confirmed bit for bit; built once more by
+ * CMake for Windows through the SDK's find_package(sweep), it does the
+ * same.
  *
  * wine runs in a prefix of its own under a temporary directory, made once
  * by the group's setup (its first start takes tens of seconds), without a
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -164,15 +168,16 @@ static void prediction_same_bits(void **state)
     free(win);
 }
 
-/* The Windows SDK's client against a real sweepd, over transport. */
-static void client_against_sweepd(const char *transport)
+/* The Windows SDK's client (the program exe) against a real sweepd, over
+ * transport. */
+static void client_against_sweepd(const char *exe, const char *transport)
 {
     NEED_WINE();
     fx_server fx;
     const char *args[] = {FX_SERVER_ARGS, NULL};
     assert_int_equal(fx_start(&fx, args), 0);
-    char exe[1200], image[1200], cmd[3000];
-    snprintf(cmd, sizeof cmd, "%s %s %s %s %s", fx_build("../build-win/tests/use_sdk.exe", exe, sizeof exe),
+    char image[1200], cmd[3000];
+    snprintf(cmd, sizeof cmd, "%s %s %s %s %s", exe,
              fx_build("maps/arena.swl", image, sizeof image), strcmp(transport, "udp") == 0 ? fx.udp : fx.tcp,
              FX_TOKEN, transport);
     char *out;
@@ -194,13 +199,70 @@ static void client_against_sweepd(const char *transport)
 static void client_tcp(void **state)
 {
     (void)state;
-    client_against_sweepd("");
+    char exe[1200];
+    client_against_sweepd(fx_build("../build-win/tests/use_sdk.exe", exe, sizeof exe), "");
 }
 
 static void client_udp(void **state)
 {
     (void)state;
-    client_against_sweepd("udp");
+    char exe[1200];
+    client_against_sweepd(fx_build("../build-win/tests/use_sdk.exe", exe, sizeof exe), "udp");
+}
+
+/* A Windows game built by CMake on build-win/sdk alone: find_package(sweep)
+ * and sweep::client, cross-compiled with mingw-w64. */
+static void cmake_game_for_windows(void **state)
+{
+    (void)state;
+    NEED_WINE();
+    char *out = NULL;
+    if (fx_run("cmake --version", &out) != 0) {
+        free(out);
+        fail_msg("cmake is not installed (make test installs it)");
+    }
+    free(out);
+    char dir[1024], sdk[1200], src[1100], path[1100], cmd[6000];
+    snprintf(dir, sizeof dir, "%s/cmake_game", prefix);
+    snprintf(path, sizeof path, "%s", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("cmake_minimum_required(VERSION 3.13)\n"
+          "project(game C)\n"
+          "find_package(sweep 0.1 REQUIRED)\n"
+          "add_executable(use_sdk_cmake ${SRC})\n"
+          "set_property(TARGET use_sdk_cmake PROPERTY C_STANDARD 11)\n"
+          "target_compile_definitions(use_sdk_cmake PRIVATE USE_SDK_LEVEL_IMAGE)\n"
+          "target_compile_options(use_sdk_cmake PRIVATE -Wall -Wextra -pedantic-errors -Werror)\n"
+          "target_link_libraries(use_sdk_cmake PRIVATE sweep::client)\n",
+          f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/mingw.cmake", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("set(CMAKE_SYSTEM_NAME Windows)\n"
+          "set(CMAKE_SYSTEM_PROCESSOR x86_64)\n"
+          "set(CMAKE_C_COMPILER x86_64-w64-mingw32-gcc)\n",
+          f);
+    fclose(f);
+    char real[PATH_MAX];
+    assert_non_null(realpath(fx_build("../build-win/sdk", sdk, sizeof sdk), real));
+    snprintf(src, sizeof src, "%s", "tests/install/use_sdk.c");
+    char srcreal[PATH_MAX];
+    assert_non_null(realpath(src, srcreal));
+    snprintf(cmd, sizeof cmd,
+             "cmake -S %s -B %s/build -DCMAKE_TOOLCHAIN_FILE=%s -DCMAKE_PREFIX_PATH=%s -DSRC=%s && "
+             "cmake --build %s/build",
+             dir, dir, path, real, srcreal, dir);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n%s", cmd, out ? out : "");
+    free(out);
+    assert_int_equal(rc, 0);
+    snprintf(path, sizeof path, "%s/build/use_sdk_cmake.exe", dir);
+    client_against_sweepd(path, "");
 }
 
 int main(int argc, char **argv)
@@ -212,6 +274,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(prediction_same_bits),
         cmocka_unit_test(client_tcp),
         cmocka_unit_test(client_udp),
+        cmocka_unit_test(cmake_game_for_windows),
     };
     return cmocka_run_group_tests_name("windows", tests, group_setup, group_teardown);
 }
