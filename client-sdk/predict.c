@@ -599,6 +599,14 @@ static void drop_front(sweep_predictor *p, uint32_t n)
     p->count -= n;
 }
 
+/* The ack's shift: where the current prediction is now against where it
+ * was before the answer (zero bits when nothing moved it). */
+static void measure_shift(const sweep_predictor *p, sweep_vec3 before, sweep_predict_ack *a)
+{
+    a->shift = sweep_v3_sub(sweep_predictor_current(p).position, before);
+    a->shift_len = sweep_v3_len(a->shift);
+}
+
 sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info,
                                         sweep_client_error *err)
 {
@@ -607,6 +615,7 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
         sweep_client_status s = say(p ? &p->last : err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor or answer");
         return p ? done(p, s, err) : s;
     }
+    sweep_vec3 before = sweep_predictor_current(p).position;
     uint32_t i = find(p, r->sequence);
     if (i < p->count) {
         a.found = 1;
@@ -651,6 +660,7 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
         } else {
             p->counters.acks_matched++;
         }
+        measure_shift(p, before, &a);
     }
     if (info)
         *info = a;
@@ -663,6 +673,7 @@ sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence
     sweep_predict_ack a = {0};
     if (p == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
+    sweep_vec3 before = sweep_predictor_current(p).position;
     uint32_t i = find(p, sequence);
     if (i < p->count) {
         a.found = 1;
@@ -671,6 +682,7 @@ sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence
         p->count--;
         p->counters.rejected++;
         a.replayed = replay(p, i);
+        measure_shift(p, before, &a);
     }
     if (info)
         *info = a;

@@ -152,6 +152,9 @@ typedef struct sweep_predict_ack {
                           the server granted (applied_dt under TimeBudget) ... */
     int rerun_match;   /* ... and got the server's answer bit for bit: the difference was only
                           where the move started or which poses it met, not the computation */
+    sweep_vec3 shift;  /* how far the current prediction moved (after minus before): what a
+                          game shows jumps by this much unless it smooths it (smooth.h) */
+    double shift_len;  /* |shift|; 0 when the answer matched */
 } sweep_predict_ack;
 
 /* Reconciles with the server's answer to a move. Moves older than it that

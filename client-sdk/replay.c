@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client-sdk/replay_impl.h"
 #include "protocol/decode.h"
@@ -965,6 +966,32 @@ sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, siz
     return sweep_replay_open_flags(log, map, 0, err, errlen);
 }
 
+/* Without --map: the path the log recorded, or, when nothing is there any
+ * more (a log copied off the server, a map in another checkout), a file
+ * named after the map's stem beside the log or in a directory of
+ * $SWEEP_MAPS (colon-separated). Whichever is found, the content hash
+ * decides whether it is the same map (check_head). */
+static void recorded_map(sweep_replay *r, const sweep_record_head *h, const char *log)
+{
+    snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
+    if (access(r->map, R_OK) == 0 || h->map_stem.len == 0)
+        return;
+    char dirs[4096], candidate[sizeof r->map];
+    const char *slash = strrchr(log, '/');
+    int n = slash ? snprintf(dirs, sizeof dirs, "%.*s", (int)(slash - log), log) : snprintf(dirs, sizeof dirs, ".");
+    const char *env = getenv("SWEEP_MAPS");
+    if (env && *env && n >= 0 && (size_t)n < sizeof dirs)
+        snprintf(dirs + n, sizeof dirs - (size_t)n, ":%s", env);
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        int w = snprintf(candidate, sizeof candidate, "%s/%.*s.db", d, (int)h->map_stem.len,
+                         (const char *)h->map_stem.ptr);
+        if (w > 0 && (size_t)w < sizeof candidate && access(candidate, R_OK) == 0) {
+            snprintf(r->map, sizeof r->map, "%s", candidate);
+            return;
+        }
+    }
+}
+
 sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen)
 {
     if (flags & ~SWEEP_REPLAY_CORE) {
@@ -992,7 +1019,7 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     if (map)
         snprintf(r->map, sizeof r->map, "%s", map);
     else
-        snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
+        recorded_map(r, h, log);
     r->flags = flags & SWEEP_REPLAY_CORE;
     char sub[1024];
     if (flags & SWEEP_REPLAY_CORE) {
@@ -1000,7 +1027,9 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         if (!r->core)
             snprintf(err, errlen, "%s: %s", log, sub);
     } else if (open_world(r, h, sub, sizeof sub) != 0) {
-        snprintf(err, errlen, "%s: cannot load the map: %s", log, sub);
+        snprintf(err, errlen, "%s: cannot load the map: %s%s%.*s%s", log, sub,
+                 map ? "" : " (give --map FILE, or put ", map ? 0 : (int)h->map_stem.len,
+                 map ? "" : (const char *)h->map_stem.ptr, map ? "" : ".db beside the log or in a directory of $SWEEP_MAPS)");
     }
     if ((!r->core && !r->world) || check_head(r, h, err, errlen) != 0) {
         sweep_replay_close(r);

@@ -105,9 +105,10 @@ typedef struct sweep_replay_event {
 typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
 
 /* Opens the first segment of a log and loads `map` (NULL: the path the
- * log recorded). NULL with err naming the file and what is wrong: not a
- * log, corrupt, a later segment, another map (content hash), another
- * protocol version. */
+ * log recorded, or where that is gone, <stem>.db beside the log or in a
+ * directory of $SWEEP_MAPS, colon-separated). NULL with err naming the
+ * file and what is wrong: not a log, corrupt, a later segment, another
+ * map (content hash), another protocol version. */
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
 
 /* The depths of a replay (see the top of this file). */

@@ -17,7 +17,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: sweep-replay LOG [--core] [--map FILE] [--json] [--svg OUT.svg [--axis x|y|z]]\n"
+    fputs("usage: sweep-replay LOG [--core] [--strict] [--map FILE] [--json] [--svg OUT.svg [--axis x|y|z]]\n"
           "\n"
           "Re-runs a session log that sweepd --record wrote: loads the map (by default the\n"
           "path the log recorded; its content hash must match), replays every request and\n"
@@ -36,7 +36,12 @@ static void usage(FILE *out)
           "depth's to check; logs recorded with --players-block on need it.\n"
           "\n"
           "  --core        the core depth (default: the full depth)\n"
-          "  --map FILE    the map to replay on (default: the path in the log)\n"
+          "  --map FILE    the map to replay on (default: the path in the log, or,\n"
+          "                where that is gone, <stem>.db beside the log or in a\n"
+          "                directory of $SWEEP_MAPS, colon-separated)\n"
+          "  --strict      a log that is not whole (a torn last frame, no END: the\n"
+          "                server was killed) fails with exit status 1 even where\n"
+          "                every recorded bit matched; for tests of a game's own\n"
           "  --json        one JSON object instead of text\n"
           "  --svg FILE    also draw the level with every entity's path, corrections,\n"
           "                rule reports, crushes and mover paths\n"
@@ -46,8 +51,9 @@ static void usage(FILE *out)
           "\n"
           "Prints the first divergence (tick, session, entity, field, both values) or a\n"
           "one-line summary with moves per second, each naming the depth that ran. Exit\n"
-          "status: 0 when every bit matched, 1 on a divergence, 2 when the log or map\n"
-          "cannot be used (or the core depth cannot re-run it).\n",
+          "status: 0 when every bit matched, 1 on a divergence (or, with --strict, a log\n"
+          "that is not whole), 2 when the log or map cannot be used (or the core depth\n"
+          "cannot re-run it).\n",
           out);
 }
 
@@ -76,17 +82,19 @@ int main(int argc, char **argv)
 {
     const char *map = NULL, *svg = NULL;
     char axis = 'z';
-    int json = 0;
+    int json = 0, strict = 0;
     unsigned flags = 0;
     static const struct option longs[] = {{"map", required_argument, 0, 'm'}, {"json", no_argument, 0, 'j'},
                                           {"svg", required_argument, 0, 's'}, {"axis", required_argument, 0, 'a'},
                                           {"core", no_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
-                                          {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+                                          {"version", no_argument, 0, 'V'}, {"strict", no_argument, 0, 'S'},
+                                          {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
         switch (c) {
         case 'm': map = optarg; break;
         case 'c': flags |= SWEEP_REPLAY_CORE; break;
+        case 'S': strict = 1; break;
         case 'j': json = 1; break;
         case 's': svg = optarg; break;
         case 'a':
@@ -134,6 +142,14 @@ int main(int argc, char **argv)
     const sweep_replay_stats *st = sweep_replay_stats_of(r);
     const sweep_replay_divergence *d = sweep_replay_divergence_of(r);
     int status = rc == 0 ? 0 : d ? 1 : 2;
+    /* --strict: every bit matched, but not every bit the server meant to
+     * write is there. */
+    const char *not_whole = st->truncated ? "the log ends in a torn frame (the server was killed)"
+                            : !st->ended  ? "the log has no END (the recording was cut short)"
+                                          : NULL;
+    int strict_failed = strict && rc == 0 && not_whole;
+    if (strict_failed)
+        status = 1;
     if (plot) {
         /* The picture shows what happened up to where the replay stopped. */
         if (sweep_replay_plot_write(plot, svg, log, err, sizeof err) != 0) {
@@ -144,7 +160,7 @@ int main(int argc, char **argv)
     }
     double mps = seconds > 0.0 ? (double)st->moves / seconds : 0.0;
     if (json) {
-        printf("{\"ok\":%s,\"depth\":\"%s\",\"log\":", rc == 0 ? "true" : "false", depth);
+        printf("{\"ok\":%s,\"depth\":\"%s\",\"log\":", status == 0 ? "true" : "false", depth);
         json_str(log);
         printf(",\"ticks\":%" PRIu64 ",\"sessions\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"moves\":%" PRIu64
                ",\"messages\":%" PRIu64 ",\"hashes\":%" PRIu64 ",\"segments\":%u,\"bytes\":%" PRIu64
@@ -168,12 +184,18 @@ int main(int argc, char **argv)
         } else if (rc != 0) {
             printf(",\"error\":");
             json_str(sweep_replay_error(r));
+        } else if (strict_failed) {
+            printf(",\"error\":");
+            json_str(not_whole);
         }
         printf("}\n");
     } else if (d) {
         printf("%s (%s depth)\n", d->text, depth);
     } else if (rc != 0) {
         fprintf(stderr, "sweep-replay: %s (%s depth)\n", sweep_replay_error(r), depth);
+    } else if (strict_failed) {
+        printf("replay not whole (%s depth, --strict): %s: %s; every recorded bit up to there matched\n", depth, log,
+               not_whole);
     } else {
         char what[160];
         if (flags & SWEEP_REPLAY_CORE)

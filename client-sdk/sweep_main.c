@@ -583,8 +583,11 @@ static void print_session(const options *o, const sweep_client_welcome *w)
         printf("}\n");
     } else {
         char b[32];
-        printf("session id=%" PRIu64 " role=%s identity=%s time_bank=%s\n", w->session_id, role,
-               w->identity[0] ? w->identity : "-", shortest(b, w->time_bank));
+        /* The server role's own entities move as told; only those it
+         * spawned as players pay from the bank. */
+        printf("session id=%" PRIu64 " role=%s identity=%s time_bank=%s%s\n", w->session_id, role,
+               w->identity[0] ? w->identity : "-", shortest(b, w->time_bank),
+               w->has_roles && w->role == SWEEP_WIRE_ROLE_SERVER ? " (charged to its player entities only)" : "");
     }
 }
 

@@ -18,11 +18,14 @@ sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out)
     if (!c)
         return SWEEP_E_NOMEM;
     c->slots = slots;
+    c->scan_max = SWEEP__CROWD_SCAN_MAX;
     c->used = calloc(slots, 1);
     c->lo = malloc(slots * sizeof *c->lo);
     c->hi = malloc(slots * sizeof *c->hi);
     c->tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *c->tris);
-    if (!c->used || !c->lo || !c->hi || !c->tris) {
+    c->by_x = malloc(slots * sizeof *c->by_x);
+    c->place = malloc(slots * sizeof *c->place);
+    if (!c->used || !c->lo || !c->hi || !c->tris || !c->by_x || !c->place) {
         sweep_crowd_destroy(c);
         return SWEEP_E_NOMEM;
     }
@@ -38,6 +41,8 @@ void sweep_crowd_destroy(sweep_crowd *c)
     free(c->lo);
     free(c->hi);
     free(c->tris);
+    free(c->by_x);
+    free(c->place);
     free(c);
 }
 
@@ -47,21 +52,24 @@ sweep_status sweep_crowd_grow(sweep_crowd *c, uint32_t slots)
         return SWEEP_E_ARG;
     if (slots <= c->slots)
         return SWEEP_OK;
-    /* Each array is replaced only once all four are allocated, so a failure
-     * leaves the crowd as it was. */
+    /* Each array is replaced only once all of them are allocated, so a
+     * failure leaves the crowd as it was. */
     uint8_t *used = calloc(slots, 1);
     sweep_vec3 *lo = malloc(slots * sizeof *lo), *hi = malloc(slots * sizeof *hi);
     sweep__tri *tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
-    if (!used || !lo || !hi || !tris) {
-        free(used), free(lo), free(hi), free(tris);
+    uint32_t *by_x = malloc(slots * sizeof *by_x), *place = malloc(slots * sizeof *place);
+    if (!used || !lo || !hi || !tris || !by_x || !place) {
+        free(used), free(lo), free(hi), free(tris), free(by_x), free(place);
         return SWEEP_E_NOMEM;
     }
     memcpy(used, c->used, c->slots);
     memcpy(lo, c->lo, c->slots * sizeof *lo);
     memcpy(hi, c->hi, c->slots * sizeof *hi);
     memcpy(tris, c->tris, (size_t)c->slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
-    free(c->used), free(c->lo), free(c->hi), free(c->tris);
-    c->used = used, c->lo = lo, c->hi = hi, c->tris = tris;
+    memcpy(by_x, c->by_x, c->count * sizeof *by_x);
+    memcpy(place, c->place, c->slots * sizeof *place);
+    free(c->used), free(c->lo), free(c->hi), free(c->tris), free(c->by_x), free(c->place);
+    c->used = used, c->lo = lo, c->hi = hi, c->tris = tris, c->by_x = by_x, c->place = place;
     c->slots = slots;
     return SWEEP_OK;
 }
@@ -77,6 +85,33 @@ uint32_t sweep_crowd_slot_of_triangle(uint32_t tri)
         return SWEEP_NO_BODY;
     uint32_t slot = (tri - SWEEP_CROWD_FIRST_TRIANGLE) / SWEEP_CROWD_SHELL_TRIANGLES;
     return slot < SWEEP_CROWD_MAX_SLOTS ? slot : SWEEP_NO_BODY;
+}
+
+/* Does slot a come before slot b in by_x? */
+static int before(const sweep_crowd *c, uint32_t a, uint32_t b)
+{
+    double xa = c->lo[a].x, xb = c->lo[b].x;
+    return xa < xb || (xa == xb && a < b);
+}
+
+/* Moves slot (already in by_x at place[slot], its lo just changed) to its
+ * place in the order. Bodies move little between two sets, so this is
+ * usually a step or none. */
+static void reorder(sweep_crowd *c, uint32_t slot)
+{
+    uint32_t i = c->place[slot];
+    while (i > 0 && before(c, slot, c->by_x[i - 1])) {
+        c->by_x[i] = c->by_x[i - 1];
+        c->place[c->by_x[i]] = i;
+        i--;
+    }
+    while (i + 1 < c->count && before(c, c->by_x[i + 1], slot)) {
+        c->by_x[i] = c->by_x[i + 1];
+        c->place[c->by_x[i]] = i;
+        i++;
+    }
+    c->by_x[i] = slot;
+    c->place[slot] = i;
 }
 
 sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
@@ -117,7 +152,17 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
 #undef TRI
     c->lo[slot] = sweep_v3_sub(p, sweep_v3(r.x, r.y, r.z));
     c->hi[slot] = sweep_v3_add(p, sweep_v3(r.x, r.y, r.z));
-    c->used[slot] = 1;
+    /* A little wider than the widest box, so that no rounding of the
+     * search's q - widest leaves out a box that reaches q. */
+    double w = (c->hi[slot].x - c->lo[slot].x) * (1.0 + 1e-9);
+    if (w > c->widest)
+        c->widest = w;
+    if (!c->used[slot]) {
+        c->used[slot] = 1;
+        c->place[slot] = c->count;
+        c->by_x[c->count++] = slot;
+    }
+    reorder(c, slot);
     return SWEEP_OK;
 }
 
@@ -131,6 +176,12 @@ uint32_t sweep_crowd_first_free(const sweep_crowd *c)
 
 void sweep_crowd_clear(sweep_crowd *c, uint32_t slot)
 {
-    if (c && slot < c->slots)
-        c->used[slot] = 0;
+    if (!c || slot >= c->slots || !c->used[slot])
+        return;
+    c->used[slot] = 0;
+    for (uint32_t i = c->place[slot]; i + 1 < c->count; i++) {
+        c->by_x[i] = c->by_x[i + 1];
+        c->place[c->by_x[i]] = i;
+    }
+    c->count--;
 }

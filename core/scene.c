@@ -244,14 +244,46 @@ static void keep(sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, swee
  * triangle order, whole groups skipped by their box. The one order every
  * sweep of a scene tests them in, kept or not.
  */
+/* Most bodies one walk takes from the crowd's broad phase; a box near more
+ * (a crowd packed tighter than bodies can stand) scans every slot. */
+#define NEAR_MAX 48u
+
 typedef struct dyn_walk {
     const sweep__scene_src *src;
     sweep_vec3 lo, hi;
-    uint32_t m, b;             /* next mover, next slot */
+    uint32_t m, b;             /* next mover, next slot (or next of near[]) */
     const sweep__tri *tris;    /* the current group */
     uint32_t k, n;             /* next triangle of it, its size */
     uint32_t mover, body;      /* what the current group is */
+    uint32_t near_n;           /* bodies in near[], in slot order; UINT32_MAX: scan every slot */
+    uint32_t near[NEAR_MAX];
 } dyn_walk;
+
+/* The bodies whose box meets [lo, hi], other than the mover's own, in slot
+ * order: the same bodies in the same order as a scan of every slot. */
+static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
+{
+    it->near_n = UINT32_MAX;
+    if (c->count <= c->scan_max)
+        return;
+    double from = it->lo.x - c->widest;
+    from -= fabs(from) * 1e-12; /* and below the rounding of that subtraction */
+    uint32_t i = sweep__crowd_lower(c, from), end = sweep__crowd_upper(c, it->hi.x), n = 0;
+    for (; i < end; i++) {
+        uint32_t b = c->by_x[i];
+        if (b == self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi))
+            continue;
+        if (n == NEAR_MAX)
+            return;
+        uint32_t j = n++;
+        while (j > 0 && it->near[j - 1] > b) {
+            it->near[j] = it->near[j - 1];
+            j--;
+        }
+        it->near[j] = b;
+    }
+    it->near_n = n;
+}
 
 static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -259,6 +291,9 @@ static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, 
     it->m = src->movers ? src->first : src->end;
     it->b = 0;
     it->k = it->n = 0;
+    it->near_n = UINT32_MAX;
+    if (src->crowd)
+        dyn_near(it, src->crowd, src->self);
 }
 
 /* The next triangle whose own box meets the walk's box, with its box. */
@@ -290,13 +325,20 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
         if (!c)
             return NULL;
         uint32_t b = it->b;
-        while (b < c->slots && (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi)))
-            b++;
-        if (b >= c->slots) {
-            it->b = b;
-            return NULL;
+        if (it->near_n != UINT32_MAX) {
+            if (b >= it->near_n)
+                return NULL;
+            it->b = b + 1;
+            b = it->near[b];
+        } else {
+            while (b < c->slots && (!c->used[b] || b == src->self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi)))
+                b++;
+            if (b >= c->slots) {
+                it->b = b;
+                return NULL;
+            }
+            it->b = b + 1;
         }
-        it->b = b + 1;
         it->tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
         it->n = SWEEP_CROWD_SHELL_TRIANGLES;
         it->k = 0, it->mover = SWEEP_NO_MOVER, it->body = b;

@@ -5,6 +5,13 @@
  * that a busy or wrong address stops sweepd with the same kind of message
  * as a busy --listen, and so that port 0 can be read back with
  * getsockname. libmicrohttpd gets the socket and does all of HTTP.
+ *
+ * The listener serves an orchestrator's probes and a scraper, not the
+ * public, so it is kept from being starved by one host: a host holds at
+ * most SWEEP__METRICS_PER_ADDRESS connections (one that trickles a
+ * request a byte at a time, or many, blocks only its own), all hosts
+ * together SWEEP__METRICS_MAX_CONNECTIONS, and a connection silent for
+ * SWEEP__METRICS_TIMEOUT_S seconds (a request left half sent) is closed.
  */
 #include "server/metrics.h"
 
@@ -20,12 +27,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "server/process_figures.h"
 #include "server/server_impl.h"
 
 #define SWEEP__METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
-/* A scraper that holds more connections, or one longer, is not a scraper. */
-#define SWEEP__METRICS_MAX_CONNECTIONS 32u
-#define SWEEP__METRICS_TIMEOUT_S 10u
+#define SWEEP__TEXT_TYPE "text/plain; charset=utf-8"
+/* A scraper and a kubelet's probes need a few connections each; a host
+ * that holds more, or keeps one silent longer, is not one of them. */
+#define SWEEP__METRICS_MAX_CONNECTIONS 64u
+#define SWEEP__METRICS_PER_ADDRESS 8u
+#define SWEEP__METRICS_TIMEOUT_S 3u
 
 struct sweep__metrics {
     struct MHD_Daemon *daemon;
@@ -33,6 +44,10 @@ struct sweep__metrics {
     uint64_t start_ns;
     int port;
     char host_text[80];
+    int state;                     /* SWEEP__METRICS_*: atomic */
+    uint64_t stall_ns;             /* --health-stall */
+    unsigned threads;
+    uint64_t *beats;               /* [threads]: each loop's last turn (uv_hrtime), atomics */
 };
 
 /* --- the exposition text ---------------------------------------------------- */
@@ -67,7 +82,119 @@ static void by_transport(FILE *f, const char *name, const char *type, const char
     fprintf(f, "%s{transport=\"tcp\"} %" PRIu64 "\n%s{transport=\"udp\"} %" PRIu64 "\n", name, tcp, name, udp);
 }
 
-char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime_ns, size_t *len)
+/* Seconds of a bucket bound: the shortest decimal, as client libraries
+ * write them ("0.000005", "0.25"). */
+static void put_le(FILE *f, uint64_t ns)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+    size_t n = strlen(t);
+    while (t[n - 1] == '0')
+        n--;
+    if (t[n - 1] == '.')
+        n--;
+    fwrite(t, 1, n, f);
+}
+
+/* A label value in the exposition format's escapes (a world's name is a
+ * client's text). */
+static void put_label_value(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fputc('\\', f);
+        if (*v == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*v, f);
+    }
+}
+
+/* `name{world="..."` and, when more follows, a comma: the start of a
+ * per-world sample. */
+static void world_series(FILE *f, const char *name, const sweep__world_entry *w, int more)
+{
+    fprintf(f, "%s{world=\"", name);
+    put_label_value(f, w->name);
+    fputs(more ? "\"," : "\"}", f);
+}
+
+/* One world's histogram: cumulative buckets up to +Inf (which is the
+ * count), then the sum and the count. */
+static void put_histogram(FILE *f, const char *name, const sweep__world_entry *w, const sweep__histogram *h)
+{
+    char series[96];
+    snprintf(series, sizeof series, "%s_bucket", name);
+    uint64_t below = 0;
+    for (unsigned i = 0; i <= SWEEP__HISTOGRAM_BOUNDS; i++) {
+        below += h->bucket[i];
+        world_series(f, series, w, 1);
+        fputs("le=\"", f);
+        if (i < SWEEP__HISTOGRAM_BOUNDS)
+            put_le(f, sweep__histogram_bound_ns[i]);
+        else
+            fputs("+Inf", f);
+        fprintf(f, "\"} %" PRIu64 "\n", below);
+    }
+    snprintf(series, sizeof series, "%s_sum", name);
+    world_series(f, series, w, 0);
+    fputc(' ', f);
+    put_seconds(f, h->sum_ns);
+    snprintf(series, sizeof series, "%s_count", name);
+    world_series(f, series, w, 0);
+    fprintf(f, " %" PRIu64 "\n", h->count);
+}
+
+/* The series of each open world, one family at a time (the format wants a
+ * family's samples together). */
+static void per_world(FILE *f, const sweep__world_entry *worlds, uint32_t n)
+{
+    head(f, "sweep_world_entities", "gauge", "Entities in the world.");
+    for (uint32_t i = 0; i < n; i++) {
+        world_series(f, "sweep_world_entities", &worlds[i], 0);
+        fprintf(f, " %" PRIu32 "\n", worlds[i].entities);
+    }
+    head(f, "sweep_world_sessions", "gauge", "Sessions of the world.");
+    for (uint32_t i = 0; i < n; i++) {
+        world_series(f, "sweep_world_sessions", &worlds[i], 0);
+        fprintf(f, " %" PRIu32 "\n", worlds[i].sessions);
+    }
+    head(f, "sweep_world_moves_total", "counter", "Moves applied in the world (a batch counts each of its moves).");
+    for (uint32_t i = 0; i < n; i++) {
+        world_series(f, "sweep_world_moves_total", &worlds[i], 0);
+        fprintf(f, " %" PRIu64 "\n", worlds[i].moves);
+    }
+    head(f, "sweep_tick_duration_seconds", "histogram",
+         "Duration of one tick of the world (movers, carried and pushed entities); _count is its ticks run.");
+    for (uint32_t i = 0; i < n; i++)
+        put_histogram(f, "sweep_tick_duration_seconds", &worlds[i], &worlds[i].tick_time);
+    head(f, "sweep_move_latency_seconds", "histogram",
+         "Time from a Move or MoveBatch request's arrival to its answer queued for sending.");
+    for (uint32_t i = 0; i < n; i++)
+        put_histogram(f, "sweep_move_latency_seconds", &worlds[i], &worlds[i].move_latency);
+}
+
+/* The process_* series every Prometheus client library exports. */
+static void process(FILE *f, const sweep__process_figures *p)
+{
+    head(f, "process_cpu_seconds_total", "counter", "User and system CPU time spent, in seconds.");
+    fprintf(f, "process_cpu_seconds_total %.6f\n", p->cpu_seconds);
+    if (p->have_memory) {
+        metric(f, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", p->resident_bytes);
+        metric(f, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", p->virtual_bytes);
+    }
+    if (p->have_fds)
+        metric(f, "process_open_fds", "gauge", "Number of open file descriptors.", p->open_fds);
+    if (p->have_max_fds)
+        metric(f, "process_max_fds", "gauge", "Maximum number of open file descriptors.", p->max_fds);
+    if (p->have_start) {
+        head(f, "process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.");
+        fprintf(f, "process_start_time_seconds %.2f\n", p->start_time_seconds);
+    }
+}
+
+char *sweep__metrics_render(const sweep__metrics_snapshot *snap, const sweep__world_entry *worlds, uint32_t nworlds,
+                            const sweep__process_figures *proc, uint64_t uptime_ns, size_t *len)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -75,7 +202,15 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime
     if (!f)
         return NULL;
     const sweep__stats *st = &snap->stats;
-    head(f, "sweep_info", "gauge", "The server's version and wire protocol version (the value is always 1).");
+    head(f, "sweep_build_info", "gauge",
+         "The server's version, wire protocol version and compiler (the value is always 1).");
+    fprintf(f, "sweep_build_info{version=\"%s\",protocol=\"%u\",compiler=\"", SWEEP_SERVER_VERSION,
+            (unsigned)SWEEP_PROTOCOL_VERSION);
+#ifdef __VERSION__
+    put_label_value(f, __VERSION__);
+#endif
+    fputs("\"} 1\n", f);
+    head(f, "sweep_info", "gauge", "Deprecated, removed after 0.1: sweep_build_info says the same.");
     fprintf(f, "sweep_info{version=\"%s\",protocol=\"%u\"} 1\n", SWEEP_SERVER_VERSION, (unsigned)SWEEP_PROTOCOL_VERSION);
     metric_seconds(f, "sweep_uptime_seconds", "gauge", "Seconds since the server started.", uptime_ns);
     metric(f, "sweep_worlds", "gauge", "Worlds open, the --map ones and those opened at run time.", snap->worlds);
@@ -102,10 +237,6 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime
     metric(f, "sweep_ticks_total", "counter", "World ticks run, all worlds.", st->ticks_total);
     metric_seconds(f, "sweep_tick_seconds_total", "counter",
                    "Seconds spent running world ticks (movers, carried and pushed entities).", st->tick_ns_total);
-    metric_seconds(f, "sweep_tick_p50_seconds", "gauge", "Median duration of one tick, over the last 1024.",
-                   sweep__stats_tick_percentile(st, 50));
-    metric_seconds(f, "sweep_tick_p99_seconds", "gauge", "99th percentile duration of one tick, over the last 1024.",
-                   sweep__stats_tick_percentile(st, 99));
     metric_seconds(f, "sweep_move_seconds_total", "counter", "Seconds spent applying moves (answers not included).",
                    st->move_ns_total);
     by_transport(f, "sweep_received_bytes_total", "counter", "Bytes received, by transport.", st->bytes_in[0],
@@ -119,6 +250,8 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, uint64_t uptime
     by_transport(f, "sweep_thread_handoffs_total", "counter",
                  "Connections and datagrams passed to the thread of their world (--threads).", st->handoffs[0],
                  st->handoffs[1]);
+    per_world(f, worlds, nworlds);
+    process(f, proc);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         free(buf);
@@ -145,24 +278,51 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
     return ok;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                  const char *version, const char *upload_data, size_t *upload_data_size,
-                                  void **req_cls)
+/* The first loop that has not turned within --health-stall, and for how
+ * long (ns) into *age; -1 when every one has. Only while serving: before,
+ * the loops have not started (maps loading), and while draining each
+ * closes its timers as its connections end. */
+static int stalled_loop(const sweep__metrics *m, uint64_t *age)
 {
-    sweep__metrics *m = cls;
-    (void)version;
-    (void)upload_data;
-    (void)upload_data_size;
-    (void)req_cls;
-    if (strcmp(url, "/metrics") != 0) {
-        static const char text[] = "not found: the metrics are at /metrics\n";
-        return answer(c, MHD_HTTP_NOT_FOUND, text, sizeof text - 1, "text/plain; charset=utf-8", NULL);
+    if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != SWEEP__METRICS_READY)
+        return -1;
+    uint64_t now = uv_hrtime();
+    for (unsigned t = 0; t < m->threads; t++) {
+        uint64_t beat = __atomic_load_n(&m->beats[t], __ATOMIC_RELAXED);
+        if (now > beat && now - beat > m->stall_ns) {
+            *age = now - beat;
+            return (int)t;
+        }
     }
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        static const char text[] = "only GET and HEAD\n";
-        return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, text, sizeof text - 1, "text/plain; charset=utf-8",
-                      "GET, HEAD");
+    return -1;
+}
+
+/* GET /healthz (liveness) and /readyz (readiness): a few atomics, no
+ * lock, no session, no log line, so that probes cost the server nothing
+ * and work while its loops are stuck. */
+static enum MHD_Result probe(sweep__metrics *m, struct MHD_Connection *c, int ready)
+{
+    char text[200];
+    uint64_t age = 0;
+    int stuck = stalled_loop(m, &age);
+    int state = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE);
+    unsigned status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    if (stuck >= 0)
+        snprintf(text, sizeof text, "stalled: the event loop of thread %d has not turned for %.3f s (--health-stall %g)\n",
+                 stuck, (double)age / 1e9, (double)m->stall_ns / 1e9);
+    else if (ready && state == SWEEP__METRICS_STARTING)
+        snprintf(text, sizeof text, "starting: maps loading or listeners not yet up\n");
+    else if (ready && state == SWEEP__METRICS_DRAINING)
+        snprintf(text, sizeof text, "draining: sweepd is shutting down\n");
+    else {
+        snprintf(text, sizeof text, "ok\n");
+        status = MHD_HTTP_OK;
     }
+    return answer(c, status, text, strlen(text), SWEEP__TEXT_TYPE, NULL);
+}
+
+static enum MHD_Result scrape(sweep__metrics *m, struct MHD_Connection *c)
+{
     /* The copies are ~10 KiB each: on the heap, not this thread's stack. */
     unsigned n = m->group->count;
     sweep__metrics_snapshot *snap = malloc((n + 1) * sizeof *snap);
@@ -172,14 +332,49 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     memcpy(snap + 1, m->group->published, n * sizeof *snap);
     pthread_mutex_unlock(&m->group->stats_lock);
     sweep__metrics_snapshot_sum(snap, snap + 1, n);
+    /* The table may grow between its count and its copy: again then. */
+    sweep__world_entry *worlds = NULL;
+    uint32_t cap = 0, nworlds;
+    while ((nworlds = sweep__world_table_copy(m->group, worlds, cap)) > cap) {
+        free(worlds);
+        cap = nworlds + 4;
+        if (!(worlds = malloc(cap * sizeof *worlds))) {
+            free(snap);
+            return MHD_NO;
+        }
+    }
+    sweep__process_figures proc;
+    sweep__process_figures_read(&proc);
     size_t len = 0;
-    char *body = sweep__metrics_render(snap, uv_hrtime() - m->start_ns, &len);
+    char *body = sweep__metrics_render(snap, worlds, nworlds, &proc, uv_hrtime() - m->start_ns, &len);
     free(snap);
+    free(worlds);
     if (!body)
         return MHD_NO;
     enum MHD_Result ok = answer(c, MHD_HTTP_OK, body, len, SWEEP__METRICS_TYPE, NULL);
     free(body);
     return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    sweep__metrics *m = cls;
+    (void)version;
+    (void)upload_data;
+    (void)upload_data_size;
+    (void)req_cls;
+    int path = strcmp(url, "/metrics") == 0 ? 1 : strcmp(url, "/healthz") == 0 ? 2 : strcmp(url, "/readyz") == 0 ? 3 : 0;
+    if (!path) {
+        static const char text[] = "not found: sweepd serves /metrics, /healthz and /readyz\n";
+        return answer(c, MHD_HTTP_NOT_FOUND, text, sizeof text - 1, SWEEP__TEXT_TYPE, NULL);
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        static const char text[] = "only GET and HEAD\n";
+        return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, text, sizeof text - 1, SWEEP__TEXT_TYPE, "GET, HEAD");
+    }
+    return path == 1 ? scrape(m, c) : probe(m, c, path == 3);
 }
 
 /* libmicrohttpd's complaints (a client that breaks HTTP, a failed accept)
@@ -234,6 +429,15 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
     }
     m->start_ns = start_ns;
     m->group = s->group;
+    m->threads = s->group->count;
+    m->stall_ns = (uint64_t)(s->opt.health_stall * 1e9);
+    m->beats = calloc(m->threads, sizeof *m->beats);
+    if (!m->beats) {
+        snprintf(err, errlen, "out of memory");
+        free(m);
+        close(fd);
+        return NULL;
+    }
     m->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
                                               : ((struct sockaddr_in *)&got)->sin_port);
     snprintf(m->host_text, sizeof m->host_text, sa.ss_family == AF_INET6 ? "[%s]" : "%s",
@@ -246,6 +450,7 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
     m->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, m,
                                  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET,
                                  (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, SWEEP__METRICS_MAX_CONNECTIONS,
+                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, SWEEP__METRICS_PER_ADDRESS,
                                  MHD_OPTION_CONNECTION_TIMEOUT, SWEEP__METRICS_TIMEOUT_S, MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!m->daemon) {
@@ -253,10 +458,23 @@ sweep__metrics *sweep__metrics_start(const sweep_server *s, uint64_t start_ns, c
          * not documented, and closing a number twice could close another
          * file. sweepd exits on this error anyway. */
         snprintf(err, errlen, "--metrics: libmicrohttpd could not serve on %s:%d", m->host_text, m->port);
+        free(m->beats);
         free(m);
         return NULL;
     }
     return m;
+}
+
+void sweep__metrics_set_state(sweep__metrics *m, int state)
+{
+    if (m)
+        __atomic_store_n(&m->state, state, __ATOMIC_RELEASE);
+}
+
+void sweep__metrics_beat(sweep__metrics *m, unsigned thread, uint64_t now)
+{
+    if (m && thread < m->threads)
+        __atomic_store_n(&m->beats[thread], now, __ATOMIC_RELAXED);
 }
 
 int sweep__metrics_port(const sweep__metrics *m)
@@ -325,5 +543,6 @@ void sweep__metrics_stop(sweep__metrics *m)
     if (!m)
         return;
     MHD_stop_daemon(m->daemon); /* joins the thread and closes the socket */
+    free(m->beats);
     free(m);
 }

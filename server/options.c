@@ -43,6 +43,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->record_max_mb = 256;
     opt->record_hash_every = 60;
     snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
+    opt->health_stall = 2.0;
     opt->threads = 1;
     opt->max_worlds = 64;
 }
@@ -204,6 +205,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_listen(opt, value, err, errlen);
     if (strcmp(key, "metrics") == 0)
         return parse_metrics(opt, value, err, errlen);
+    if (strcmp(key, "health-stall") == 0)
+        return parse_double(key, value, 0.2, 3600.0, &opt->health_stall, err, errlen);
     if (strcmp(key, "tick-rate") == 0)
         return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
     if (strcmp(key, "max-sessions") == 0)
@@ -294,6 +297,24 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_double(key, value, 0.0, 30.0 * 86400.0, &opt->record_max_seconds, err, errlen);
     if (strcmp(key, "record-hash-every") == 0)
         return parse_u32(key, value, 1, 1000000, &opt->record_hash_every, err, errlen);
+    if (strcmp(key, "record-name") == 0) {
+        size_t n = strlen(value);
+        if (n == 0 || n >= sizeof opt->record_name || strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                                  "0123456789._-") != n || value[0] == '.')
+            return fail(err, errlen, "--record-name: '%s' is not 1 to %zu of A-Z a-z 0-9 . _ - (not starting with .)",
+                        value, sizeof opt->record_name - 1);
+        snprintf(opt->record_name, sizeof opt->record_name, "%s", value);
+        return SWEEP_OPTIONS_OK;
+    }
+    if (strcmp(key, "seed") == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (errno || end == value || *end || value[0] == '-')
+            return fail(err, errlen, "--seed: '%s' is not a whole number from 0 to 2^64-1", value);
+        opt->seed = (uint64_t)v;
+        return SWEEP_OPTIONS_OK;
+    }
     if (strcmp(key, "config") == 0)
         return sweep_server_options_load_file(opt, value, err, errlen);
     return fail(err, errlen, "unknown option --%s (see --help)", key);
@@ -446,11 +467,23 @@ void sweep_server_options_usage(FILE *out)
           "  --record-max-mb N       start a new segment past N MiB (default 256; 0 = never)\n"
           "  --record-max-seconds S  start a new segment past S seconds (default 0 = never)\n"
           "  --record-hash-every N   ticks between state hashes in the log (default 60)\n"
+          "  --record-name NAME      name logs <stem>-NAME-<segment>.sweeplog instead of by\n"
+          "                          their UTC start, for tests that look for them (an\n"
+          "                          existing file of that name is never overwritten:\n"
+          "                          the recording fails to start)\n"
+          "  --seed N                draw entity ids from seed N (recorded in the log), so\n"
+          "                          two runs of one script give the same ids and logs\n"
+          "                          that compare; 0 (the default) draws them at random.\n"
+          "                          Seeded ids can be guessed: for tests, not for games\n"
           "  --metrics HOST:PORT     serve Prometheus metrics (text format 0.0.4) on\n"
           "                          http://HOST:PORT/metrics (default: off; port 0 picks\n"
           "                          a free port, named on the ready line as metrics=;\n"
           "                          'off' undoes a config file's). Bind it to a private\n"
-          "                          address: it has no authentication\n"
+          "                          address: it has no authentication. The same port\n"
+          "                          answers GET /healthz (liveness) and /readyz\n"
+          "                          (readiness) for orchestrators' probes\n"
+          "  --health-stall S        /healthz answers 503 when an event loop has not\n"
+          "                          turned for S seconds (default 2)\n"
           "  --log-level LEVEL       error, warn, info or debug (default info); logs are\n"
           "                          key=value lines on stderr, each starting with\n"
           "                          ts=<UTC time> t=<seconds since start>\n"
@@ -459,6 +492,7 @@ void sweep_server_options_usage(FILE *out)
           "  --version               print the version\n"
           "\n"
           "SIGTERM or SIGINT: stop accepting, answer what is in flight, send Bye, exit 0.\n"
+          "SIGHUP: with --record, each world's log goes on in a new segment file.\n"
           "See sweepd(8).\n",
           out);
 }

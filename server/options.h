@@ -69,10 +69,13 @@ typedef struct sweep_server_options {
     uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */
     double record_max_seconds; /* ... or past this many seconds; 0 = no limit */
     uint32_t record_hash_every; /* ticks between state hashes in the log */
+    char record_name[65];      /* in place of the UTC start in log names; "" = the start */
+    uint64_t seed;             /* entity ids drawn from this seed (recorded in HEAD); 0 = at random */
     /* Prometheus metrics over HTTP (server/metrics.h). */
     int metrics;               /* serve GET /metrics on metrics_host:metrics_port */
     char metrics_host[64];     /* numeric IPv4 or IPv6 address, as --listen's */
     int metrics_port;          /* 0 = any free port (the ready line names it) */
+    double health_stall;       /* seconds without a loop turn before GET /healthz answers 503 */
     /* Event-loop threads; world i runs on thread i mod threads (threads.c). */
     uint32_t threads;          /* 1 = everything on the thread that runs the server */
     uint32_t udp_thread_ports; /* thread i's own UDP port is this + i; 0 = the kernel picks */
@@ -89,7 +92,8 @@ typedef struct sweep_server_options {
  * memory a quarter of the machine's, log level info, no maps, no
  * command token and no auth secret (nobody gets the server role; everyone
  * is a guest player), entities pass through each other, no Fly or Noclip
- * moves, a time bank of 0.25 s, no metrics endpoint, one thread, no maps
+ * moves, a time bank of 0.25 s, no metrics endpoint (a 2 s health stall
+ * bound for when there is one), one thread, no maps
  * directory, at most 64 worlds and no limit on their triangles. */
 void sweep_server_options_default(sweep_server_options *opt);
 

@@ -23,6 +23,7 @@ typedef struct outcome {
     sweep__peer *p; /* the peer answered; NULL on a tick */
     int record;     /* a recorded request or a tick of a recording world */
     uint64_t t0;    /* a Move or MoveBatch: when it began, until its answer (Stats.move_ns_total) */
+    uint64_t arrived; /* ... and when it arrived (p->now), until its answer is queued (move_latency) */
 } outcome;
 
 static sweep__session *session_of(sweep__owner *o)
@@ -42,7 +43,8 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         p = &pushed;
     }
     p->record = oc->record;
-    if (oc->t0 && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH)) {
+    int answer = oc->t0 && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH);
+    if (answer) {
         /* The moves' time, answers not included: two clock readings a
          * request, not a move. */
         s->stats.move_ns_total += uv_hrtime() - oc->t0;
@@ -52,6 +54,12 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         sweep__send_results(s, p, m);
     else
         sweep__send(s, p, m);
+    /* The latency a client sees of the server: from the request's arrival
+     * (its receive batch's clock reading over UDP, its frame's dispatch
+     * over TCP) to its answer queued, the catch-up ticks, the moves and
+     * the encoding included; one more clock reading a request. */
+    if (answer && oc->arrived)
+        sweep__histogram_observe(&oc->w->move_latency, uv_hrtime() - oc->arrived);
 }
 
 static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
@@ -97,10 +105,28 @@ static int on_mem_fits(void *ctx, size_t more, char *why, size_t whylen)
     return sweep__mem_fits(oc->s, more, why, whylen);
 }
 
+/* SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", 2014): one well-mixed output per counter value. */
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static uint32_t on_draw_id(void *ctx)
 {
-    (void)ctx;
+    outcome *oc = ctx;
     uint32_t id = 0;
+    uint64_t seed = oc->s->opt.seed;
+    if (seed) {
+        /* --seed: the world's n-th draw is the same in every run, and
+         * worlds of one seed draw apart. */
+        while (id == 0)
+            id = (uint32_t)(splitmix64(seed ^ splitmix64(((uint64_t)oc->w->id << 40) + oc->w->id_draws++)) >> 32);
+        return id;
+    }
     if (uv_random(NULL, NULL, &id, sizeof id, 0, NULL) != 0)
         return 0;
     return id;
@@ -114,7 +140,7 @@ void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m)
     sweep__session *ss = p->session;
     sweep__served *w = ss->world;
     int moves = m->kind == SWEEP_MSG_MOVE || m->kind == SWEEP_MSG_MOVE_BATCH;
-    outcome oc = {s, w, p, p->record, moves ? uv_hrtime() : 0};
+    outcome oc = {s, w, p, p->record, moves ? uv_hrtime() : 0, moves ? p->now : 0};
     sweep__world_sink sink = sink_proto;
     sink.ctx = &oc;
     /* sweep__dispatch read the clock for the world's catch-up: the rule
@@ -126,7 +152,7 @@ void sweep__world_apply(sweep_server *s, sweep__peer *p, const sweep_message *m)
 
 void sweep__served_tick(sweep__served *w)
 {
-    outcome oc = {w->server, w, NULL, w->rec != NULL, 0};
+    outcome oc = {w->server, w, NULL, w->rec != NULL, 0, 0};
     sweep__world_sink sink = sink_proto;
     sink.ctx = &oc;
     sweep__world_tick(w->world, &sink);

@@ -40,11 +40,12 @@
 struct sweep__recorder {
     int fd;
     uint32_t segment;
-    char base[SWEEP_LEVEL_NAME_MAX + 48]; /* <stem>-<UTC start>, or <stem>-w<id>-<UTC start> */
-    char name[SWEEP_LEVEL_NAME_MAX + 80]; /* this segment's file name */
-    char path[SWEEP_SERVER_PATH_MAX + SWEEP_LEVEL_NAME_MAX + 96];
+    char base[SWEEP_LEVEL_NAME_MAX + 112]; /* <stem>-<UTC start or --record-name>, or <stem>-w<id>-<...> */
+    char name[SWEEP_LEVEL_NAME_MAX + 144]; /* this segment's file name */
+    char path[SWEEP_SERVER_PATH_MAX + SWEEP_LEVEL_NAME_MAX + 160];
     uint64_t segment_bytes;
     uint64_t segment_start_ns;
+    uint32_t hangups_seen; /* the group's SIGHUP count its segment began after */
     uint8_t *buf; /* buf[0..8) is the frame header, filled when written */
     size_t len, cap;
     int failed;
@@ -230,6 +231,7 @@ static void write_head(sweep__served *w, const char *previous)
         put_u64(&o, w->world->tick);
         put_str(&o, previous);
         put_u32(&o, s->opt.max_entities_server);
+        put_u64(&o, s->opt.seed);
         size = o.n;
     }
 }
@@ -290,6 +292,7 @@ int sweep__record_world_start(sweep__served *w, char *err, size_t errlen)
         return -1;
     }
     w->rec->fd = -1;
+    w->rec->hangups_seen = __atomic_load_n(&s->group->hangups, __ATOMIC_RELAXED);
     sweep_record_head h;
     memset(&h, 0, sizeof h);
     h.max_frame = s->opt.max_frame;
@@ -303,10 +306,11 @@ int sweep__record_world_start(sweep__served *w, char *err, size_t errlen)
     }
     /* A world opened at run time has its id in the name: worlds of one
      * map opened in the same second each have a log of their own. */
+    const char *when = s->opt.record_name[0] ? s->opt.record_name : stamp;
     if (w->id > s->opt.map_count)
-        snprintf(w->rec->base, sizeof w->rec->base, "%s-w%u-%s", w->stem, w->id, stamp);
+        snprintf(w->rec->base, sizeof w->rec->base, "%s-w%u-%s", w->stem, w->id, when);
     else
-        snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, stamp);
+        snprintf(w->rec->base, sizeof w->rec->base, "%s-%s", w->stem, when);
     if (open_segment(w, "") != 0) {
         snprintf(err, errlen, "--record: cannot write %s (see the log line before)", w->rec->path);
         sweep__record_world_stop(w, "failed");
@@ -338,7 +342,11 @@ static void maybe_rotate(sweep__served *w)
     int big = s->opt.record_max_mb && r->segment_bytes >= (uint64_t)s->opt.record_max_mb << 20;
     int old = s->opt.record_max_seconds > 0.0 &&
               (double)(uv_hrtime() - r->segment_start_ns) * 1e-9 >= s->opt.record_max_seconds;
-    if (!big && !old)
+    /* SIGHUP: a log rotation tool moved the files away and wants new ones. */
+    uint32_t hangups = __atomic_load_n(&s->group->hangups, __ATOMIC_RELAXED);
+    int asked = hangups != r->hangups_seen;
+    r->hangups_seen = hangups;
+    if (!big && !old && !asked)
         return;
     /* The next segment is written (header and HEAD) before the old one
      * says "rotated": a kill in between leaves an old segment without an

@@ -47,6 +47,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
         return;
     }
     s->stopping = 1;
+    sweep__metrics_set_state(s->metrics, SWEEP__METRICS_DRAINING);
     sweep__log(SWEEP_LOG_INFO, "shutdown", "reason=%s sessions=%u connections=%u", reason, s->session_count,
                s->conn_count);
     sweep__tcp_stop(s);
@@ -75,6 +76,7 @@ static void shutdown_server(sweep_server *s, const char *reason)
     if (s->signals_open) {
         uv_unref((uv_handle_t *)&s->sigterm);
         uv_unref((uv_handle_t *)&s->sigint);
+        uv_unref((uv_handle_t *)&s->sighup);
     }
     /* So do the stop and inbox handles: another thread may still signal
      * them (a forced stop, a handover on its way; destroy drains it). */
@@ -88,6 +90,18 @@ static void shutdown_server(sweep_server *s, const char *reason)
 static void on_signal(uv_signal_t *h, int signum)
 {
     shutdown_server(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* SIGHUP: every world's session log starts a new segment at its next
+ * tick (the old one ends "rotated", as a size or age rotation). The
+ * server's own lines go to stderr, which sweepd never reopens: whoever
+ * redirected it owns the file. */
+static void on_hangup(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    sweep_server *s = h->data;
+    __atomic_add_fetch(&s->group->hangups, 1, __ATOMIC_RELAXED);
+    sweep__log(SWEEP_LOG_INFO, "sighup", "recording=%s stderr=kept", s->opt.record_dir[0] ? "new_segment" : "off");
 }
 
 static void on_stop_async(uv_async_t *h)
@@ -106,6 +120,7 @@ static void on_housekeeping(uv_timer_t *t)
         sweep__sessions_expire(s, now);
     sweep__conns_check_drain(s, now);
     sweep__server_publish(s);
+    sweep__metrics_beat(s->metrics, s->thread, now);
     if (s->stopping && s->conn_count == 0)
         close_handle((uv_handle_t *)&s->housekeeping, &s->housekeeping_open);
 }
@@ -257,17 +272,25 @@ int sweep_server_run(sweep_server *s)
     }
     uv_signal_init(&s->loop, &s->sigterm);
     uv_signal_init(&s->loop, &s->sigint);
-    s->sigterm.data = s->sigint.data = s;
+    uv_signal_init(&s->loop, &s->sighup);
+    s->sigterm.data = s->sigint.data = s->sighup.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_signal_start(&s->sighup, on_hangup, SIGHUP);
     s->signals_open = 1;
     /* --metrics: "127.0.0.1:9100" (the port picked, for port 0) for both
      * lines below, so a scrape right after the ready line has figures. */
     char metrics[100] = "off";
     if (s->metrics) {
         snprintf(metrics, sizeof metrics, "%s:%d", sweep__metrics_host(s->metrics), sweep__metrics_port(s->metrics));
-        for (unsigned i = 0; i < g->count; i++)
+        uint64_t now = uv_hrtime();
+        for (unsigned i = 0; i < g->count; i++) {
             sweep__server_publish(g->servers[i]);
+            sweep__metrics_beat(s->metrics, i, now); /* their loops start now */
+        }
+        /* Every map is loaded and every listener up: /readyz says so
+         * before the ready line, so a probe after that line sees it. */
+        sweep__metrics_set_state(s->metrics, SWEEP__METRICS_READY);
     }
     /* The threads' own UDP ports (Welcome.udp_port), for a firewall that
      * must let them through: "none" with one thread. */
@@ -333,6 +356,7 @@ static void destroy_one(sweep_server *s)
         if (s->signals_open) {
             uv_close((uv_handle_t *)&s->sigterm, NULL);
             uv_close((uv_handle_t *)&s->sigint, NULL);
+            uv_close((uv_handle_t *)&s->sighup, NULL);
             s->signals_open = 0;
         }
         sweep__worlds_stop(s);

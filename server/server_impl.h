@@ -48,6 +48,7 @@
 
 #include "protocol/protocol.h"
 #include "server/cookie.h"
+#include "server/histogram.h"
 #include "server/limits.h"
 #include "server/metrics.h"
 #include "server/options.h"
@@ -85,6 +86,10 @@ typedef struct sweep__served {
     uv_timer_t timer;
     int timer_open;
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
+    uint64_t id_draws;    /* --seed: entity ids drawn so far */
+    /* Its figures for the metrics endpoint, published through its table entry. */
+    sweep__histogram tick_time;    /* each tick's duration (world_clock.c) */
+    sweep__histogram move_latency; /* Move and MoveBatch requests, arrival to answer queued (outcomes.c) */
 } sweep__served;
 
 /* One open world in the group's table (world_table.c): what any thread
@@ -102,6 +107,8 @@ typedef struct sweep__world_entry {
     /* As of the owner's last publish (threads.c): Stats.worlds of another thread's worlds. */
     uint32_t sessions, entities;
     uint64_t tick;
+    uint64_t moves;            /* moves applied in it */
+    sweep__histogram tick_time, move_latency; /* its served's (the metrics endpoint's per-world series) */
 } sweep__world_entry;
 
 typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
@@ -116,6 +123,7 @@ struct sweep__session {
     struct sockaddr_storage addr;      /* UDP: the verified source address */
     uint8_t cookie[SWEEP__COOKIE_SIZE]; /* UDP: the cookie of the Hello that created it */
     uint64_t last_seen_ns;             /* UDP idle timeout */
+    uint64_t opened_ns;                /* when it was created: its duration in the close line */
     int udp_direct;                    /* UDP: its last datagram came to the thread's own port
                                         * (Welcome.udp_port): answers leave from there too */
     char peer[64];                     /* printable address */
@@ -226,6 +234,7 @@ typedef struct sweep__group {
     uint32_t table_count, table_cap;
     uint32_t next_world_id;   /* the id the next OpenWorld gets */
     uint64_t table_triangles; /* of the worlds in the table */
+    uint32_t hangups;         /* SIGHUPs so far (atomic): each recording starts a new segment at its next tick */
 } sweep__group;
 
 struct sweep_server {
@@ -250,7 +259,7 @@ struct sweep_server {
     uv_udp_t udp_direct;
     int udp_direct_open;
     int direct_port;     /* 0: none */
-    uv_signal_t sigterm, sigint;
+    uv_signal_t sigterm, sigint, sighup;
     uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
     uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
     uint32_t udp_max_entity_states; /* most entities an EntityStates datagram holds (sweep_udp_max_entity_states) */
@@ -513,6 +522,9 @@ unsigned sweep__world_table_least_loaded(sweep_server *s);
  * of now), malloc'ed, *n entries; NULL with *n 0 when empty or out of
  * memory. */
 sweep__world_entry *sweep__world_table_list(sweep_server *s, uint32_t *n);
+/* The table as last published, from any thread (the metrics endpoint's):
+ * the number of entries, copied into out only when they fit in cap. */
+uint32_t sweep__world_table_copy(sweep__group *g, sweep__world_entry *out, uint32_t cap);
 /* This thread's worlds' figures into the table (housekeeping). */
 void sweep__world_table_publish(sweep_server *s);
 uint32_t sweep__world_table_open(sweep_server *s); /* worlds open, all threads */

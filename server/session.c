@@ -123,6 +123,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__
     ss->transport = t;
     uint64_t now = uv_hrtime();
     ss->last_seen_ns = now;
+    ss->opened_ns = now;
     sweep__session_own(ss, SWEEP_WIRE_ROLE_PLAYER, "", 0); /* the Welcome owns it for its role */
     ss->next = s->sessions;
     if (s->sessions)
@@ -211,8 +212,10 @@ void sweep__session_destroy(sweep__session *ss)
     sweep__session_slot_give(s);
     char rules[256];
     sweep__log(SWEEP_LOG_INFO, "session_close",
-               "session=%llu transport=%s peer=%s rules=%s rule_lines_suppressed=%llu rate_dropped=%llu",
+               "session=%llu transport=%s peer=%s reason=\"%s\" duration_s=%.3f rules=%s rule_lines_suppressed=%llu "
+               "rate_dropped=%llu",
                (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer,
+               ss->close_reason ? ss->close_reason : "connection closed", (double)(uv_hrtime() - ss->opened_ns) * 1e-9,
                sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->own.rule_log_suppressed,
                (unsigned long long)ss->rate_dropped);
     free(ss);

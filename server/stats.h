@@ -5,7 +5,8 @@
  * Counters only ever grow. Tick durations (the time one world's tick
  * callback spent working, in nanoseconds) are kept in a ring of the last
  * SWEEP__TICK_SAMPLES ticks of all worlds; percentiles are computed from a
- * sorted copy when asked, which is rare (GetStats, a metrics scrape), so
+ * sorted copy when asked, which is rare (GetStats; the metrics endpoint
+ * has histograms of its own, server/histogram.h), so
  * recording stays O(1). Time spent in ticks and moves is also summed, from
  * uv_hrtime() readings the caller already has or takes once per call.
  *

@@ -1,12 +1,15 @@
 /*
  * sweepd_main.c - the sweepd program: parse the command line, create the
  * server (server/server.h), run it until SIGTERM/SIGINT, exit 0 after a
- * clean shutdown. Everything else lives in the library so tests can embed it.
+ * clean shutdown. Option errors are plain text (a usage error, exit 2);
+ * from there on every line is logfmt. Everything else lives in the library so tests can embed it.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "server/server.h"
+#include "server/world/log.h"
 
 int main(int argc, char **argv)
 {
@@ -22,7 +25,11 @@ int main(int argc, char **argv)
     }
     sweep_server *s = sweep_server_create(&opt, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "sweepd: %s\n", err);
+        /* Past the options, the server speaks logfmt from its first line:
+         * a map that does not load or an address in use is one more event. */
+        char quoted[sizeof err + 64];
+        sweep__log(SWEEP_LOG_ERROR, "start_failed", "error=%s",
+                   sweep__log_quote(err, strlen(err), quoted, sizeof quoted));
         return 1;
     }
     rc = sweep_server_run(s);

@@ -249,6 +249,14 @@ void sweep__conn_close(sweep__conn *c)
     uv_close((uv_handle_t *)&c->handle, on_close);
 }
 
+/* Why the connection's session ends, for its session_close line; the
+ * first reason given stands. */
+static void conn_reason(sweep__conn *c, const char *why)
+{
+    if (c->session && !c->session->close_reason)
+        c->session->close_reason = why;
+}
+
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
     (void)status;
@@ -290,6 +298,7 @@ void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns)
         if (c->state == SWEEP__CONN_DRAINING && now_ns >= c->drain_deadline_ns) {
             sweep__log(SWEEP_LOG_INFO, "conn_drain_timeout", "peer=%s pending=%zu", c->peer,
                        c->flight_len + c->queue_len);
+            conn_reason(c, "drain timeout");
             sweep__conn_close(c);
         } else if (c->state == SWEEP__CONN_OPEN && !c->session && now_ns >= c->hello_deadline_ns) {
             /* Without this, connections that never say Hello would hold
@@ -341,6 +350,7 @@ static void on_write(uv_write_t *req, int status)
     if (c->state == SWEEP__CONN_CLOSING)
         return; /* on_close frees the buffers */
     if (status < 0) {
+        conn_reason(c, "write error");
         sweep__conn_close(c);
         return;
     }
@@ -369,6 +379,7 @@ static void on_write(uv_write_t *req, int status)
 /* The slow-reader exit: one last Error past the cap, then drain. */
 static void drop_slow_reader(sweep__conn *c, size_t wanted, int global)
 {
+    conn_reason(c, "slow reader");
     sweep_server *s = c->server;
     char text[300];
     uint8_t buf[512];
@@ -455,6 +466,7 @@ int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final
         data += r;
         len -= (size_t)r;
     } else if (r != UV_EAGAIN && r != UV_ENOSYS) {
+        conn_reason(c, "write error");
         sweep__conn_close(c);
         return -1;
     }
@@ -677,11 +689,13 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         return;
     if (nread < 0) {
         if (nread == UV_EOF) {
+            conn_reason(c, "client closed");
             if (c->in_len)
                 sweep__log(SWEEP_LOG_INFO, "conn_eof_mid_frame", "peer=%s buffered=%zu", c->peer, c->in_len);
             sweep__conn_drain(c);
         } else {
             sweep__log(SWEEP_LOG_DEBUG, "conn_read_error", "peer=%s error=%s", c->peer, uv_err_name((int)nread));
+            conn_reason(c, "read error");
             sweep__conn_close(c);
         }
         return;

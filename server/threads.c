@@ -359,7 +359,9 @@ void sweep__server_publish(sweep_server *s)
     sweep__group *g = s->group;
     if (g->count < 2 && !s->metrics)
         return;
-    if (g->count > 1)
+    /* The metrics endpoint reads the worlds' figures from the table, as
+     * the other threads do. */
+    if (g->count > 1 || s->metrics)
         sweep__world_table_publish(s);
     /* Built outside the lock: the lists are this thread's to walk. */
     sweep__metrics_snapshot snap;

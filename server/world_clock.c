@@ -253,8 +253,11 @@ static void run_due(sweep__served *w, uint64_t t0)
         sweep__log(SWEEP_LOG_WARN, "tick_overrun", "world=%u skipped=%llu", w->index, (unsigned long long)behind);
         w->start_ns = t0 - w->world->tick * w->period_ns; /* re-anchor: tick numbers stay contiguous */
     }
-    if (steps)
-        sweep__stats_record_ticks(&s->stats, uv_hrtime() - begin, steps);
+    if (steps) {
+        uint64_t took = uv_hrtime() - begin;
+        sweep__stats_record_ticks(&s->stats, took, steps);
+        sweep__histogram_observe_n(&w->tick_time, took / steps, steps);
+    }
     if (steps && !s->stopping)
         push_watches(w, before);
 }

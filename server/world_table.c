@@ -13,7 +13,8 @@
  *   - entry->served is dereferenced only on entry->thread, the one thread
  *     that may free it, and only after finding it here (a world taken out
  *     is ended by that thread alone).
- *   - The figures of an entry (sessions, entities, tick) are its thread's
+ *   - The figures of an entry (sessions, entities, tick, moves, the
+ *     histograms) are its thread's
  *     as of its last housekeeping, like every other figure of another
  *     thread (threads.c); a thread reads its own worlds' as of now.
  *
@@ -252,6 +253,9 @@ static void figures(sweep__world_entry *e)
     e->sessions = w->session_count;
     e->entities = w->world->ent_count;
     e->tick = w->world->tick;
+    e->moves = w->world->counts.moves_total;
+    e->tick_time = w->tick_time;
+    e->move_latency = w->move_latency;
 }
 
 sweep__world_entry *sweep__world_table_list(sweep_server *s, uint32_t *n)
@@ -269,6 +273,16 @@ sweep__world_entry *sweep__world_table_list(sweep_server *s, uint32_t *n)
         if (out[i].thread == s->thread)
             figures(&out[i]);
     return out;
+}
+
+uint32_t sweep__world_table_copy(sweep__group *g, sweep__world_entry *out, uint32_t cap)
+{
+    pthread_mutex_lock(&g->worlds_lock);
+    uint32_t n = g->table_count;
+    if (n <= cap && n)
+        memcpy(out, g->table, n * sizeof *out);
+    pthread_mutex_unlock(&g->worlds_lock);
+    return n;
 }
 
 void sweep__world_table_publish(sweep_server *s)

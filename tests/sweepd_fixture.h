@@ -56,6 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -786,39 +788,184 @@ static inline uint64_t fx_udp_handshake(int fd, fx_rx *rx)
     return fx_udp_handshake_token(fd, rx, NULL, NULL);
 }
 
+/* --- a log that stalls the server ------------------------------------------------ */
+
+/* A sweepd whose stderr is a FIFO of one page that the test stops reading
+ * blocks in write(2) once the FIFO is full: a real stall of its loop, made
+ * rather than waited for (test_stall.c, test_health.c). lfd is the FIFO's
+ * read end, opened O_NONBLOCK before the server starts. */
+
+/* Reads what the server logged, without waiting. */
+static inline void fx_fifo_drain(int lfd)
+{
+    char buf[4096];
+    while (read(lfd, buf, sizeof buf) > 0)
+        ;
+}
+
+/* Waits until the FIFO (of cap bytes) holds all it can: the server is
+ * blocked writing. 0, or -1 when it never fills. */
+static inline int fx_fifo_wait_full(int lfd, int cap)
+{
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    int was = -1, same = 0;
+    while (fx_now_ms() < deadline) {
+        int n = 0;
+        if (ioctl(lfd, FIONREAD, &n) != 0)
+            return -1;
+        /* A line does not fit in what is left: full, and staying so. */
+        same = n == was ? same + 1 : 0;
+        if (n > cap - 200 && same >= 20)
+            return 0;
+        was = n;
+        usleep(1000);
+    }
+    return -1;
+}
+
+/* Done stalling: the FIFO is read and given room for what the server says
+ * as it stops, and its path becomes a file, as the fixture shows the log
+ * at a bad end (not the FIFO nobody reads any more). */
+static inline void fx_fifo_release(int lfd, const char *fifo)
+{
+    fx_fifo_drain(lfd);
+#ifdef F_SETPIPE_SZ /* a program that uses these defines _GNU_SOURCE first, as it sets the size */
+    fcntl(lfd, F_SETPIPE_SZ, 65536);
+#endif
+    unlink(fifo);
+    int keep = open(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (keep >= 0)
+        close(keep);
+}
+
 /* --- metrics ------------------------------------------------------------------ */
+
+/* HTTP/1.1 over a plain socket to sweepd's metrics port: one request with
+ * Connection: close, the answer read to EOF (on purpose no code shared
+ * with the server's HTTP library). */
+typedef struct fx_http_answer {
+    int status;
+    char content_type[128];
+    char *body; /* NUL-terminated, malloc'ed; NULL when there is no answer */
+} fx_http_answer;
+
+/* A TCP connection to 127.0.0.1:port from the loopback address src (NULL:
+ * the kernel's choice), connected within timeout_ms: the socket, or -1. */
+static inline int fx_http_connect_from(int port, const char *src, int timeout_ms)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (src) {
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        if (inet_pton(AF_INET, src, &a.sin_addr) != 1 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    struct sockaddr_in to = fx_addr(port);
+    if (connect(fd, (struct sockaddr *)&to, sizeof to) != 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (poll(&p, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* `method path` on 127.0.0.1:port from src (NULL: any address), answered
+ * in full within timeout_ms: 0 with *a filled (free a->body), or -1 (no
+ * connection, no complete answer in time, not HTTP). */
+static inline int fx_http(int port, const char *src, const char *method, const char *path, int timeout_ms,
+                               fx_http_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    uint64_t deadline = fx_now_ms() + (uint64_t)timeout_ms;
+    int fd = fx_http_connect_from(port, src, timeout_ms);
+    if (fd < 0)
+        return -1;
+    char req[256];
+    snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", method, path);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf || send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
+        goto fail;
+    for (;;) {
+        if (len + 1 == cap) {
+            char *more = realloc(buf, cap * 2);
+            if (!more)
+                goto fail;
+            buf = more;
+            cap *= 2;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - fx_now_ms());
+        if (left <= 0 || poll(&p, 1, left) != 1)
+            goto fail;
+        ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
+        if (r < 0 && errno == EAGAIN)
+            continue;
+        if (r < 0)
+            goto fail;
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    fd = -1;
+    buf[len] = 0;
+    char *end = strstr(buf, "\r\n\r\n");
+    if (sscanf(buf, "HTTP/1.1 %d", &a->status) != 1 || !end)
+        goto fail;
+    *end = 0;
+    for (char *h = strstr(buf, "\r\n"); h; h = strstr(h + 2, "\r\n"))
+        if (strncasecmp(h + 2, "Content-Type:", 13) == 0) {
+            const char *v = h + 15;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            size_t n = strcspn(v, "\r");
+            snprintf(a->content_type, sizeof a->content_type, "%.*s", (int)n, v);
+        }
+    a->body = strdup(end + 4);
+    free(buf);
+    return a->body ? 0 : -1;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    a->status = 0;
+    return -1;
+}
+
+/* The value of the sample written exactly `series` (name and labels) in
+ * an exposition text, or -1 if there is none. */
+static inline double fx_http_sample(const char *body, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *l = body; *l; l = strchr(l, '\n') + 1) {
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            return strtod(l + n + 1, NULL);
+        if (!strchr(l, '\n'))
+            break;
+    }
+    return -1;
+}
 
 /* The value of the sample `name` (with its labels, as printed) of
  * sweepd's GET /metrics at port: -1 when absent or not fetched. */
 static inline double fx_scrape(int port, const char *name)
 {
-    int fd = fx_tcp_connect(port);
-    if (fd < 0)
+    fx_http_answer a;
+    if (fx_http(port, NULL, "GET", "/metrics", FX_TIMEOUT_MS, &a) != 0)
         return -1;
-    const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    static char buf[1 << 17];
-    size_t len = 0;
-    int ok = fx_write_all(fd, req, sizeof req - 1) == 0;
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    while (ok) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - fx_now_ms());
-        ssize_t r = left > 0 && poll(&p, 1, left) == 1 ? recv(fd, buf + len, sizeof buf - 1 - len, 0) : -1;
-        if (r <= 0) {
-            ok = r == 0;
-            break;
-        }
-        len += (size_t)r;
-    }
-    close(fd);
-    if (!ok)
-        return -1;
-    buf[len] = 0;
-    size_t n = strlen(name);
-    for (char *l = strstr(buf, "\r\n\r\n"); l; l = strchr(l + 1, '\n'))
-        if (strncmp(l + 1, name, n) == 0 && l[1 + n] == ' ')
-            return atof(l + 1 + n + 1);
-    return -1;
+    double v = fx_http_sample(a.body, name);
+    free(a.body);
+    return v;
 }
 
 #endif

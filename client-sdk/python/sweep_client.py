@@ -658,7 +658,7 @@ def address(text):
 EPILOG = """examples (sweepd --map build/maps/arena.db --listen 127.0.0.1:7878, or [::1]:7878):
   %(prog)s --connect 127.0.0.1:7878 --velocity 1,0,0 --count 10
   %(prog)s --connect [::1]:7878 --udp --map build/maps/arena.db --spawn-point 2 \\
-      --velocity 3,0,-5 --count 60 --batch 4 --jump
+      --velocity 3,0,0 --count 60 --batch 4 --jump
   %(prog)s --connect 127.0.0.1:7878 --token "$COMMAND_TOKEN" --position 0,0,0.95 --velocity 1,0,-5
   %(prog)s --connect 127.0.0.1:7878 --watch 30 --count 5
 

@@ -32,7 +32,9 @@
  *          needs (tick rate, time bank, free moves, players block, entity
  *          and batch limits, frame size), the hash interval, the world tick
  *          the segment starts at and the file name of the segment before,
- *          then (version 3) u32 the server role's entity cap;
+ *          then (version 3) u32 the server role's entity cap, then
+ *          (version 4) u64 the seed entity ids were drawn from (0: at
+ *          random; sweepd --seed);
  *   OPEN   u64 session  u8 role  u8 transport(0 TCP, 1 UDP)  string
  *          identity  string client: a session joined the world;
  *   CLOSE  u64 session  string reason: it left; its entities went with it;
@@ -89,7 +91,7 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 3u       /* written; 1 and 2 are read too */
+#define SWEEP_RECORD_VERSION 4u       /* written; 1 to 3 are read too */
 #define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u
@@ -137,6 +139,7 @@ typedef struct sweep_record_head {
     uint8_t players_block;
     uint32_t max_entities;
     uint32_t max_entities_server; /* version 3; before it, max_entities */
+    uint64_t id_seed;             /* version 4: sweepd --seed; 0 (and before it): ids drawn at random */
     uint32_t max_batch;
     uint32_t max_frame;
     uint32_t hash_every;

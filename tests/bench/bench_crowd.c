@@ -7,8 +7,10 @@
  *         alone_ns_per_move_p50=<x> ratio_to_alone=<x> contacts_per_move=<x>
  *
  * Usage: bench_crowd [BODIES [STEPS]] (default 256 bodies in a room whose
- * floor grows with them, 600 steps). A move tests every body's box, so the
- * cost grows with the crowd: run it with several sizes to see how.
+ * floor grows with them, 600 steps). A move finds the bodies near it by
+ * the crowd's broad phase (core/crowd_impl.h), so the cost of a crowd is
+ * mostly that of the bodies it touches: run it with several sizes to see
+ * how it grows.
  */
 #include <math.h>
 #include <stdio.h>

@@ -422,7 +422,7 @@ static void cli(void **state)
                          0);
         snprintf(want, sizeof want, "{\"command\":0,\"entity\":%u,\"op\":\"SetRadii\",\"result\":\"None\",\"position\":", g);
         assert_non_null(strstr(out, want));
-        assert_non_null(strstr(out, ",\"radii\":[0.40000000000000002,0.40000000000000002,0.5],\"pushed_out\":false}"));
+        assert_non_null(strstr(out, ",\"radii\":[0.4,0.4,0.5],\"pushed_out\":false}"));
         snprintf(want, sizeof want, "{\"command\":1,\"entity\":%u,\"op\":\"Despawn\",\"result\":\"None\",\"pushed_out\":false}", g);
         assert_non_null(strstr(out, want));
         free(out);

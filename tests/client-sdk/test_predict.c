@@ -27,6 +27,7 @@
 
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
+#include "client-sdk/smooth.h"
 #include "core/vec3.h"
 #include "maps/loader.h"
 
@@ -127,6 +128,7 @@ static void matching_answers_confirm(void **state)
         assert_true(a.found);
         assert_false(a.mismatch);
         assert_int_equal(a.replayed, 0);
+        assert_true(a.shift_len == 0.0); /* nothing to smooth */
     }
     assert_int_equal(sweep_predictor_pending(p), 0);
     assert_int_equal(counters_of(p).acks_matched, 80);
@@ -155,9 +157,32 @@ static void a_different_answer_rewinds_and_replays(void **state)
     sweep_predict_state server = sweep_predict_state_at(sweep_v3(2, 2, 1));
     sweep_msg_move_result r = answer(&server, 1, script_wish(0), 1.0 / 60);
     sweep_predict_ack a;
+    sweep_vec3 before = sweep_predictor_current(p).position;
     sweep_predictor_ack(p, &r, &a, NULL);
     assert_true(a.found && a.mismatch);
     assert_int_equal(a.replayed, 9);
+    /* The ack says how far what a game shows would jump. */
+    sweep_vec3 after = sweep_predictor_current(p).position;
+    assert_true(same_vec(a.shift, sweep_v3_sub(after, before)));
+    assert_true(a.shift_len > 2.0 && a.shift_len == sweep_v3_len(a.shift));
+    /* Smoothed, the drawn position does not jump, and glides onto the
+     * prediction: about half way after one half-life. */
+    sweep_smooth sm;
+    sweep_smooth_init(&sm, 0.1, 10.0);
+    sweep_smooth_correct(&sm, &a);
+    sweep_vec3 drawn = sweep_smooth_shown(&sm, after, 0.0);
+    assert_true(sweep_v3_len(sweep_v3_sub(drawn, before)) < 1e-12);
+    for (int f = 0; f < 6; f++)
+        drawn = sweep_smooth_shown(&sm, after, 1.0 / 60);
+    double left = sweep_v3_len(sweep_v3_sub(drawn, after)) / a.shift_len;
+    assert_true(left > 0.49 && left < 0.51);
+    for (int f = 0; f < 600; f++)
+        drawn = sweep_smooth_shown(&sm, after, 1.0 / 60);
+    assert_true(same_vec(drawn, after)); /* gone, to the bit */
+    /* Past snap it jumps at once. */
+    sweep_smooth_init(&sm, 0.1, 1.0);
+    sweep_smooth_correct(&sm, &a);
+    assert_true(same_vec(sweep_smooth_shown(&sm, after, 1.0 / 60), after));
     assert_int_equal(counters_of(p).mismatches, 1);
     /* The replayed prediction is what the server will say for the rest. */
     for (int i = 1; i < 10; i++) {

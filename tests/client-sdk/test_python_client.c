@@ -305,6 +305,50 @@ static void bye_is_reported(void **state)
     free(out);
 }
 
+/* A game's own test, as client-sdk/README.md shows it: sweep_testing
+ * starts sweepd on a free port, records under a known name with a seed,
+ * stops it; the log replays strictly, and two runs give the same ids. */
+static void a_games_own_test_with_sweep_testing(void **state)
+{
+    (void)state;
+    char script[PATH_MAX + 32], pydir[PATH_MAX], cmd[6 * PATH_MAX + 512], *out;
+    snprintf(script, sizeof script, "%s/game_test.py", TMP);
+    snprintf(pydir, sizeof pydir, "%s", SCRIPT);
+    *strrchr(pydir, '/') = '\0';
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs("import sys\n"
+          "sys.path.insert(0, sys.argv[1])\n"
+          "import sweep_client\n"
+          "from sweep_testing import Sweepd\n"
+          "ids = []\n"
+          "for run in range(2):\n"
+          "    with Sweepd(record=True, seed=7) as d:\n"
+          "        c = sweep_client.Client(d.udp if run else d.tcp, udp=bool(run))\n"
+          "        sp = c.spawn()\n"
+          "        for _ in range(5):\n"
+          "            c.move(sp['entity'], (1.0, 0.0, 0.0), 1.0 / 60.0)\n"
+          "        c.close()\n"
+          "    r = d.replay()\n"
+          "    assert r['ok'] and r['exit'] == 0 and r['moves'] == 5, r\n"
+          "    ids.append(sp['entity'])\n"
+          "    d.cleanup()\n"
+          "print('ids', ids[0], ids[1])\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' SWEEP_BIN='%s/bin' SWEEP_MAP='%s' "
+             "/usr/bin/python3 '%s' '%s'",
+             BUILD, BUILD, MAP, script, pydir);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0)
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    unsigned long a = 0, b = 1;
+    assert_int_equal(sscanf(strstr(out, "ids "), "ids %lu %lu", &a, &b), 2);
+    assert_true(a == b && a != 0);
+    free(out);
+}
+
 /* --- IPv6 ---------------------------------------------------------------------- */
 
 static void ipv6_tcp_and_udp(void **state)
@@ -614,6 +658,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_names_every_option),
         cmocka_unit_test(the_log_reader_and_importers_find_the_runtime_too),
         cmocka_unit_test(bye_is_reported),
+        cmocka_unit_test(a_games_own_test_with_sweep_testing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

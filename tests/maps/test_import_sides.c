@@ -553,7 +553,7 @@ static void program_and_core(void **state)
     /* Refused: a bad --sides, a material both ways; no map is written. */
     assert_int_equal(remove(db), 0);
     snprintf(args, sizeof args, "'%s' -o '%s' --sides both", path, db);
-    assert_int_equal(run_import(args, text, sizeof text), 1);
+    assert_int_equal(run_import(args, text, sizeof text), 2); /* a usage error */
     assert_non_null(strstr(text, "--sides wants auto, one or two, got 'both'"));
     snprintf(args, sizeof args, "'%s' -o '%s' --one-sided-material Ground --two-sided-material Ground", path, db);
     assert_int_equal(run_import(args, text, sizeof text), 1);

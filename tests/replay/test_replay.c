@@ -811,11 +811,30 @@ static void torn_tail_is_truncated(void **state)
         assert_true(st.ticks > 0 && st.ticks <= whole.ticks);
         assert_true(st.moves > 0 && st.moves <= whole.moves);
     }
+    /* The CLI says ok (exit 0) but, with --strict, fails it (exit 1). */
+    char cmd[4096], *text = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s", g_bin, out, g_map);
+    assert_int_equal(fx_run(cmd, &text), 0);
+    free(text);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict --json", g_bin, out, g_map);
+    int rc = fx_run(cmd, &text);
+    if (rc != 1 || !strstr(text, "\"ok\":false") || !strstr(text, "torn frame"))
+        fail_msg("%s: exit %d: %s", cmd, rc, text);
+    free(text);
     /* Cut at a frame boundary: nothing torn, but no END either. */
     write_all(out, buf, last);
     replay_ok(out, g_map, &st, NULL);
     assert_false(st.truncated);
     assert_false(st.ended);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict", g_bin, out, g_map);
+    rc = fx_run(cmd, &text);
+    if (rc != 1 || !strstr(text, "no END"))
+        fail_msg("%s: exit %d: %s", cmd, rc, text);
+    free(text);
+    /* The whole log passes --strict. */
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --strict", g_bin, log, g_map);
+    assert_int_equal(fx_run(cmd, &text), 0);
+    free(text);
     free(buf);
 }
 
@@ -1297,6 +1316,135 @@ static void run_time_worlds_replay(void **state)
     rm_tree(base);
 }
 
+/* SIGHUP (a log rotation tool's signal) starts a new segment at the next
+ * tick: the chain replays whole across it, and the server serves on. */
+static void sighup_starts_a_new_segment(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("hangup", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    char bots_out[480];
+    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    pid_t bots = start_bots(&d, "honest", 2, 1.5, 0, bots_out);
+    usleep(600000);
+    assert_int_equal(kill(d.pid, SIGHUP), 0);
+    if (bots > 0)
+        reap(bots, 30.0);
+    assert_int_equal(fx_stop(&d), 0); /* alive until stopped: SIGHUP did not end it */
+    assert_true(bots > 0);
+    static char logs[8][512];
+    assert_int_equal(logs_in(rec, logs, 8), 2);
+    sweep_replay_stats st;
+    tally t;
+    replay_ok(logs[0], g_map, &st, &t);
+    assert_int_equal(st.segments, 2);
+    assert_true(st.ended);
+    assert_int_equal(t.spawned, 2);
+}
+
+/* One sweepd run with --seed and --record-name: one client spawns (the
+ * id it was given, from the CLI's output) and the log's path. */
+static uint32_t seeded_run(const char *rec, const char *seed, char *log, size_t loglen)
+{
+    const char *extra[] = {"--record", rec, "--record-name", "run", "--seed", seed, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s/sweep move --connect %s --velocity 1,0,0 --count 3", g_bin, d.tcp);
+    assert_int_equal(fx_run(cmd, &out), 0);
+    const char *at = strstr(out, "spawned entity=");
+    assert_non_null(at);
+    uint32_t id = (uint32_t)strtoul(at + strlen("spawned entity="), NULL, 10);
+    free(out);
+    assert_int_equal(fx_stop(&d), 0);
+    snprintf(log, loglen, "%s/arena-run-0000.sweeplog", rec);
+    return id;
+}
+
+/* --seed: two runs of one script give the same entity ids, recorded in
+ * HEAD; another seed gives others; --record-name names the log. */
+static void seeded_runs_repeat_their_ids(void **state)
+{
+    (void)state;
+    char a[400], b[400], c[400], la[600], lb[600], lc[600], err[1400];
+    scratch("seed-a", a, sizeof a);
+    scratch("seed-b", b, sizeof b);
+    scratch("seed-c", c, sizeof c);
+    assert_int_equal(mkdir(a, 0700), 0);
+    assert_int_equal(mkdir(b, 0700), 0);
+    assert_int_equal(mkdir(c, 0700), 0);
+    uint32_t ia = seeded_run(a, "7", la, sizeof la);
+    uint32_t ib = seeded_run(b, "7", lb, sizeof lb);
+    uint32_t ic = seeded_run(c, "8", lc, sizeof lc);
+    assert_int_equal(ia, ib);
+    assert_int_not_equal(ia, ic);
+    sweep_record_reader *r = sweep_record_open(la, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(sweep_record_head_of(r)->id_seed, 7);
+    sweep_record_close(r);
+    sweep_replay_stats st;
+    replay_ok(lb, g_map, &st, NULL);
+    assert_true(st.ended);
+    /* The name is taken: a second recording there fails to start, and
+     * the first log is kept. */
+    const char *again[] = {"--record", a, "--record-name", "run", NULL};
+    fx_server d;
+    assert_int_not_equal(fx_start(&d, again), 0);
+    replay_ok(la, g_map, &st, NULL);
+    assert_true(st.ended);
+}
+
+/* A log whose recorded map path is gone finds the map by its stem beside
+ * the log or in $SWEEP_MAPS; nowhere, the error says where to put it. */
+static void a_moved_map_is_found_by_its_stem(void **state)
+{
+    (void)state;
+    char dir[400], map[600], rec[400], beside[600], other[400], log[600], err[1400];
+    scratch("mapgone", dir, sizeof dir);
+    scratch("mapgone-logs", rec, sizeof rec);
+    scratch("mapgone-maps", other, sizeof other);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    assert_int_equal(mkdir(other, 0700), 0);
+    size_t len;
+    uint8_t *bytes = read_all(g_map, &len);
+    assert_non_null(bytes);
+    snprintf(map, sizeof map, "%s/arena.db", dir);
+    write_all(map, bytes, len);
+    const char *extra[] = {"--record", rec, "--record-name", "gone", NULL};
+    fx_server d;
+    assert_int_equal(fx_start_map_log(&d, map, extra, NULL), 0);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/sweep move --connect %s --velocity 1,0,0 --count 3", g_bin, d.tcp);
+    assert_int_equal(fx_run(cmd, NULL), 0);
+    assert_int_equal(fx_stop(&d), 0);
+    snprintf(log, sizeof log, "%s/arena-gone-0000.sweeplog", rec);
+    assert_int_equal(unlink(map), 0);
+    unsetenv("SWEEP_MAPS");
+    assert_null(sweep_replay_open(log, NULL, err, sizeof err));
+    if (!strstr(err, "give --map FILE") || !strstr(err, "arena.db beside the log"))
+        fail_msg("error '%s'", err);
+    /* In a directory of $SWEEP_MAPS. */
+    snprintf(beside, sizeof beside, "%s/arena.db", other);
+    write_all(beside, bytes, len);
+    setenv("SWEEP_MAPS", other, 1);
+    sweep_replay_stats st;
+    replay_ok(log, NULL, &st, NULL);
+    assert_int_equal(st.moves, 3);
+    unsetenv("SWEEP_MAPS");
+    /* Beside the log. */
+    snprintf(beside, sizeof beside, "%s/arena.db", rec);
+    write_all(beside, bytes, len);
+    replay_ok(log, NULL, &st, NULL);
+    assert_int_equal(st.moves, 3);
+    free(bytes);
+}
+
 /* Rotation every 0.3 s: segment 0 leads through the chain; a later
  * segment is not a start; a missing middle segment is named. */
 static void rotated_log_follows_its_segments(void **state)
@@ -1541,7 +1689,7 @@ static void entity_caps_by_role_replay(void **state)
     sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
     if (!rd)
         fail_msg("%s", err);
-    assert_int_equal(sweep_record_head_of(rd)->version, 3);
+    assert_int_equal(sweep_record_head_of(rd)->version, SWEEP_RECORD_VERSION);
     assert_int_equal(sweep_record_head_of(rd)->max_entities, 2);
     assert_int_equal(sweep_record_head_of(rd)->max_entities_server, 5);
     sweep_record_close(rd);
@@ -2472,7 +2620,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(another_map_is_refused),
         cmocka_unit_test(not_a_log_is_refused),
         cmocka_unit_test(killed_server_log_replays),
-        cmocka_unit_test(rotated_log_follows_its_segments),
+        cmocka_unit_test(rotated_log_follows_its_segments), cmocka_unit_test(sighup_starts_a_new_segment),
+        cmocka_unit_test(seeded_runs_repeat_their_ids),
+        cmocka_unit_test(a_moved_map_is_found_by_its_stem),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),

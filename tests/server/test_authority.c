@@ -1028,6 +1028,11 @@ static void test_rules_are_logged(void **state)
     usleep(300000);
     const char *closing[] = {"event=session_close", session, "rules=Speed:1,TimeBudget:401"};
     assert_int_equal(log_lines(closing, 3, NULL, 0), 1);
+    /* It says why it ended and how long it lasted (over a second here). */
+    const char *why[] = {"event=session_close", session, "reason=\"client closed\" duration_s="};
+    assert_int_equal(log_lines(why, 3, line, sizeof line), 1);
+    double lasted = strtod(strstr(line, "duration_s=") + strlen("duration_s="), NULL);
+    assert_true(lasted >= 1.0 && lasted < 600.0);
 }
 
 int main(void)

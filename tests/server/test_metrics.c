@@ -32,6 +32,8 @@ static fx_server srv;
 static int metrics_port;
 static fx_rx *rx;
 static char log_path[] = "/tmp/sweep-test-metrics-XXXXXX";
+static char maps_dir[] = "/tmp/sweep-test-metrics-maps-XXXXXX";
+static char maps_link[128];
 
 static int setup(void **state)
 {
@@ -41,7 +43,19 @@ static int setup(void **state)
     if (fd < 0)
         return -1;
     close(fd);
-    const char *extra[] = {"--metrics", "127.0.0.1:0", "--log-level", "info", NULL};
+    /* A maps directory (a copy of the arena: it takes no links) for a
+     * world opened at run time. */
+    if (!mkdtemp(maps_dir))
+        return -1;
+    char arena[1100];
+    fx_build("maps/arena.db", arena, sizeof arena);
+    snprintf(maps_link, sizeof maps_link, "%s/field.db", maps_dir);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", arena, maps_link);
+    if (fx_run(cmd, NULL) != 0)
+        return -1;
+    const char *extra[] = {"--metrics", "127.0.0.1:0", "--log-level", "info", "--maps-dir", maps_dir, FX_SERVER_ARGS,
+                           NULL};
     char line[256];
     int tport = -1, uport = -1;
     if (fx_launch(&srv, NULL, NULL, extra, log_path, line, sizeof line) != 0)
@@ -63,73 +77,51 @@ static int teardown(void **state)
     int rc = fx_stop(&srv);
     free(rx);
     unlink(log_path);
+    unlink(maps_link);
+    rmdir(maps_dir);
     return rc == 0 ? 0 : -1;
 }
 
-/* --- HTTP over a plain socket ----------------------------------------------- */
+/* --- HTTP ---------------------------------------------------------------------- */
 
-typedef struct http_answer {
-    int status;
-    char content_type[128];
-    char *body; /* NUL-terminated, malloc'ed */
-} http_answer;
+typedef fx_http_answer http_answer;
 
-/* Sends one request (Connection: close) and reads the answer to EOF. */
+/* One request to the metrics port, answered (the fixture's HTTP). */
 static void http(const char *method, const char *path, http_answer *a)
 {
-    memset(a, 0, sizeof *a);
-    int fd = fx_tcp_connect(metrics_port);
-    assert_true(fd >= 0);
-    char req[256];
-    snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", method, path);
-    assert_int_equal(fx_write_all(fd, req, strlen(req)), 0);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    assert_non_null(buf);
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    for (;;) {
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - fx_now_ms());
-        assert_true(left > 0 && poll(&p, 1, left) == 1);
-        ssize_t r = recv(fd, buf + len, cap - 1 - len, 0);
-        assert_true(r >= 0);
-        if (r == 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    buf[len] = 0;
-    assert_int_equal(sscanf(buf, "HTTP/1.1 %d", &a->status), 1);
-    char *end = strstr(buf, "\r\n\r\n");
-    assert_non_null(end);
-    *end = 0;
-    for (char *h = strstr(buf, "\r\n"); h; h = strstr(h + 2, "\r\n"))
-        if (strncasecmp(h + 2, "Content-Type:", 13) == 0) {
-            const char *v = h + 15;
-            while (*v == ' ' || *v == '\t')
-                v++;
-            size_t n = strcspn(v, "\r");
-            snprintf(a->content_type, sizeof a->content_type, "%.*s", (int)n, v);
-        }
-    a->body = strdup(end + 4);
-    assert_non_null(a->body);
-    free(buf);
+    if (fx_http(metrics_port, NULL, method, path, FX_TIMEOUT_MS, a) != 0)
+        fail_msg("%s %s: no answer", method, path);
 }
 
 /* --- the exposition format ------------------------------------------------------ */
 
-/* Checks every line: a "# HELP name text" or "# TYPE name counter|gauge"
- * comment, or `name{labels} value` with a finite value, a name with a
- * TYPE line before it, all names starting sweep_ and counters ending in
- * _total. Returns the number of samples. */
+/* sweepd's own series, and the process_* ones every client library has. */
+static int our_name(const char *name)
+{
+    return strncmp(name, "sweep_", 6) == 0 || strncmp(name, "process_", 8) == 0;
+}
+
+/* Is `name` a sample of the family `family` of type `type`: the family's
+ * own name, or for a histogram its _bucket, _sum or _count? */
+static int of_family(const char *name, const char *family, const char *type)
+{
+    size_t n = strlen(family);
+    if (strncmp(name, family, n) != 0)
+        return 0;
+    if (!name[n])
+        return strcmp(type, "histogram") != 0;
+    return strcmp(type, "histogram") == 0 &&
+           (strcmp(name + n, "_bucket") == 0 || strcmp(name + n, "_sum") == 0 || strcmp(name + n, "_count") == 0);
+}
+
+/* Checks every line: a "# HELP name text" or "# TYPE name
+ * counter|gauge|histogram" comment, or `name{labels} value` with a finite
+ * value (+Inf only as a bucket's le), a name of a family whose TYPE line
+ * came before it, every name sweepd's (sweep_) or a process_ one, and
+ * counters ending in _total. Returns the number of samples. */
 static int check_format(const char *body)
 {
-    char typed[64][64];
+    char typed[96][64], types[96][64];
     int ntyped = 0, samples = 0;
     const char *line = body;
     assert_true(*body);
@@ -144,16 +136,18 @@ static int check_format(const char *body)
         char name[64], word[64];
         if (l[0] == '#') {
             if (sscanf(l, "# HELP %63s %63s", name, word) == 2) {
-                assert_true(strncmp(name, "sweep_", 6) == 0);
+                assert_true(our_name(name));
                 continue;
             }
-            assert_int_equal(sscanf(l, "# TYPE %63s %63s", name, word), 2);
-            assert_true(strcmp(word, "counter") == 0 || strcmp(word, "gauge") == 0);
+            assert_int_equal(sscanf(l, "# TYPE %63s %15s", name, word), 2);
+            assert_true(strcmp(word, "counter") == 0 || strcmp(word, "gauge") == 0 ||
+                        strcmp(word, "histogram") == 0);
             if (strcmp(word, "counter") == 0) {
                 size_t n = strlen(name);
                 assert_true(n > 6 && strcmp(name + n - 6, "_total") == 0);
             }
-            assert_true(ntyped < 64);
+            assert_true(ntyped < 96);
+            snprintf(types[ntyped], sizeof types[0], "%s", word);
             snprintf(typed[ntyped++], sizeof typed[0], "%s", name);
             continue;
         }
@@ -165,12 +159,13 @@ static int check_format(const char *body)
         assert_true(n < sizeof name);
         memcpy(name, l, n);
         name[n] = 0;
-        assert_true(strncmp(name, "sweep_", 6) == 0);
+        assert_true(our_name(name));
         int found = 0;
         for (int i = 0; i < ntyped; i++)
-            found |= strcmp(typed[i], name) == 0;
+            found |= of_family(name, typed[i], types[i]);
         if (!found)
             fail_msg("sample of %s without a TYPE line before it", name);
+        int bucket = strlen(name) > 7 && strcmp(name + strlen(name) - 7, "_bucket") == 0;
         const char *p = l + n;
         if (*p == '{') {
             p++;
@@ -201,23 +196,61 @@ static int check_format(const char *body)
         double v = strtod(p, &end);
         if (end == p || *end || !isfinite(v))
             fail_msg("not a finite number in: %s", l);
+        if (bucket != (strstr(l, ",le=\"") != NULL || strstr(l, "{le=\"") != NULL))
+            fail_msg("a bucket without le, or le off a bucket: %s", l);
         samples++;
     }
     return samples;
 }
 
-/* The value of the sample written exactly `series` (name and labels), or
- * -1 if there is none. */
 static double sample(const char *body, const char *series)
 {
+    return fx_http_sample(body, series);
+}
+
+/* The histogram `name` of world `world`: its buckets in the order of
+ * their bounds, each counting what the ones before it count and more
+ * (cumulative), the last le="+Inf" and equal to _count, a _sum that is
+ * not negative. Returns _count (-1 when the world has no such series). */
+static double check_histogram(const char *body, const char *name, const char *world)
+{
+    char series[160];
+    snprintf(series, sizeof series, "%s_bucket{world=\"%s\",le=\"", name, world);
     size_t n = strlen(series);
-    for (const char *l = body; *l; l = strchr(l, '\n') + 1) {
-        if (strncmp(l, series, n) == 0 && l[n] == ' ')
-            return strtod(l + n + 1, NULL);
-        if (!strchr(l, '\n'))
-            break;
+    double last_le = -1, last = 0;
+    int buckets = 0, inf = 0;
+    for (const char *l = body; *l;) {
+        const char *eol = strchr(l, '\n');
+        assert_non_null(eol);
+        if (strncmp(l, series, n) == 0) {
+            assert_false(inf); /* +Inf is the last */
+            const char *le = l + n, *q = strchr(le, '"');
+            assert_non_null(q);
+            if (strncmp(le, "+Inf\"", 5) == 0)
+                inf = 1;
+            else {
+                char *end;
+                double b = strtod(le, &end);
+                assert_true(end == q && b > last_le);
+                last_le = b;
+            }
+            double v = strtod(q + 3, NULL); /* past '"} ' */
+            assert_true(v >= last);
+            last = v;
+            buckets++;
+        }
+        l = eol + 1;
     }
-    return -1;
+    if (buckets == 0)
+        return -1;
+    assert_true(inf && buckets >= 10);
+    snprintf(series, sizeof series, "%s_count{world=\"%s\"}", name, world);
+    double count = sample(body, series);
+    if (count != last)
+        fail_msg("%s: +Inf bucket %g, _count %g", series, last, count);
+    snprintf(series, sizeof series, "%s_sum{world=\"%s\"}", name, world);
+    assert_true(sample(body, series) >= 0);
+    return count;
 }
 
 /* --- clients ------------------------------------------------------------------ */
@@ -231,21 +264,29 @@ static void stats_of(int fd, sweep_msg_stats *st)
     *st = r.as.stats;
 }
 
-/* Scrapes until the figures of what the test did show, and returns that
- * answer (the snapshot is published every 100 ms). */
-static void scrape_until_seen(http_answer *a, double moves, double bad_dt, double dropped)
+/* Scrapes until `series` has the value v (the snapshot is published
+ * every 100 ms); that answer, whatever it says by the deadline. */
+static void scrape_until(http_answer *a, const char *series, double v)
 {
     uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
     for (;;) {
         http("GET", "/metrics", a);
-        if ((sample(a->body, "sweep_moves_total") == moves &&
-             sample(a->body, "sweep_errors_total{code=\"BadDt\"}") == bad_dt &&
-             sample(a->body, "sweep_udp_dropped_total") == dropped) ||
-            fx_now_ms() > deadline)
+        if (sample(a->body, series) == v || fx_now_ms() > deadline)
             return;
         free(a->body);
         usleep(50000);
     }
+}
+
+/* Scrapes until the figures of what the test did show (counters that only
+ * grow, so the last answer has them all). */
+static void scrape_until_seen(http_answer *a, double moves, double bad_dt, double dropped)
+{
+    scrape_until(a, "sweep_moves_total", moves);
+    free(a->body);
+    scrape_until(a, "sweep_errors_total{code=\"BadDt\"}", bad_dt);
+    free(a->body);
+    scrape_until(a, "sweep_udp_dropped_total", dropped);
 }
 
 /* A player over TCP and a session over UDP move, err and drop; the
@@ -305,10 +346,19 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_true(sample(a.body, "sweep_move_seconds_total") > 0);
     assert_true(sample(a.body, "sweep_ticks_total") > 0);
     assert_true(sample(a.body, "sweep_tick_seconds_total") > 0);
-    assert_true(sample(a.body, "sweep_tick_p99_seconds") >= sample(a.body, "sweep_tick_p50_seconds"));
+    assert_true(check_histogram(a.body, "sweep_tick_duration_seconds", "arena") > 0);
+    assert_true(check_histogram(a.body, "sweep_move_latency_seconds", "arena") == MOVES); /* the answered ones */
+    assert_true(sample(a.body, "sweep_world_moves_total{world=\"arena\"}") == MOVES);
+    assert_true(sample(a.body, "sweep_world_entities{world=\"arena\"}") == 1);
+    assert_true(sample(a.body, "sweep_world_sessions{world=\"arena\"}") == 2);
+    assert_true(sample(a.body, "sweep_move_latency_seconds_sum{world=\"arena\"}") > 0);
+    assert_null(strstr(a.body, "sweep_tick_p50_seconds")); /* replaced by the histogram */
     assert_true(sample(a.body, "sweep_uptime_seconds") > 0);
     assert_true(sample(a.body, "sweep_crushed_total") == 0);
     assert_true(sample(a.body, "sweep_info{version=\"" SWEEP_SERVER_VERSION "\",protocol=\"1\"}") == 1);
+    const char *build = strstr(a.body, "\nsweep_build_info{version=\"" SWEEP_SERVER_VERSION "\",protocol=\"1\",compiler=\"");
+    assert_non_null(build);
+    assert_non_null(strstr(build, "\"} 1\n"));
 
     /* Stats says the same (the counters that nothing has moved since). */
     sweep_msg_stats st;
@@ -391,6 +441,135 @@ static void test_sweep_stats_prints_them(void **state)
     }
 }
 
+/* Each open world has its own series, labelled with its name: a world
+ * opened at run time appears; moves in one world show in its move
+ * latency histogram (one observation a Move or MoveBatch answered) and
+ * its moves counter (one a move), not in the other's; every histogram is
+ * cumulative with +Inf equal to _count. */
+static void test_per_world_series_and_histograms(void **state)
+{
+    (void)state;
+    int gs = fx_tcp_connect(srv.port);
+    assert_true(gs >= 0);
+    sweep_message m = fx_hello_msg("metrics-gs"), r;
+    m.as.hello.auth_token = sweep_str_of(FX_TOKEN);
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
+    m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
+    m.as.open_world.map = sweep_str_of("field");
+    m.as.open_world.name = sweep_str_of("second \"match\"");
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    if (r.kind != SWEEP_MSG_WORLD_OPENED)
+        fail_msg("OpenWorld answered by %s: %.*s", sweep_msg_kind_name(r.kind),
+                 r.kind == SWEEP_MSG_ERROR ? (int)r.as.error.message.len : 0,
+                 r.kind == SWEEP_MSG_ERROR ? r.as.error.message.ptr : "");
+    uint32_t opened = r.as.world_opened.world;
+
+    /* The name is written with the format's escapes. */
+    const char *second = "second \\\"match\\\"";
+    char series[160];
+    snprintf(series, sizeof series, "sweep_world_entities{world=\"%s\"}", second);
+    http_answer a;
+    scrape_until(&a, "sweep_worlds", 2);
+    assert_true(sample(a.body, "sweep_worlds") == 2);
+    assert_true(sample(a.body, series) == 0);
+    assert_true(check_format(a.body) > 80);
+    double before = check_histogram(a.body, "sweep_move_latency_seconds", "arena");
+    double moves_before = sample(a.body, "sweep_world_moves_total{world=\"arena\"}");
+    assert_true(before >= 0 && moves_before >= 0);
+    assert_true(check_histogram(a.body, "sweep_move_latency_seconds", second) == 0);
+    assert_true(check_histogram(a.body, "sweep_tick_duration_seconds", second) >= 0);
+    free(a.body);
+
+    /* In the arena: single Moves and one MoveBatch of three. */
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t e = fx_spawn(fd, rx, 3, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    assert_true(e != 0);
+    const unsigned singles = 7;
+    for (unsigned i = 0; i < singles; i++) {
+        m = fx_move_msg(e, 100 + i, sweep_v3(1, 0, 0), 1.0 / 120.0);
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &r), 1);
+        assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+    }
+    sweep_msg_move batch[3];
+    for (unsigned i = 0; i < 3; i++)
+        batch[i] = fx_move_msg(e, 300 + i, sweep_v3(1, 0, 0), 1.0 / 240.0).as.move;
+    m = fx_msg(SWEEP_MSG_MOVE_BATCH, 200);
+    m.as.move_batch.moves = batch;
+    m.as.move_batch.count = 3;
+    assert_int_equal(fx_send(fd, &m), 0);
+    assert_int_equal(fx_recv(fd, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT_BATCH);
+
+    snprintf(series, sizeof series, "sweep_move_latency_seconds_count{world=\"arena\"}");
+    scrape_until(&a, series, before + singles + 1);
+    assert_true(check_histogram(a.body, "sweep_move_latency_seconds", "arena") == before + singles + 1);
+    double moves_after = sample(a.body, "sweep_world_moves_total{world=\"arena\"}");
+    if (moves_after != moves_before + singles + 3)
+        fail_msg("sweep_world_moves_total: %g before, %g after %u moves and a batch of 3", moves_before, moves_after,
+                 singles);
+    assert_true(check_histogram(a.body, "sweep_move_latency_seconds", second) == 0);
+    snprintf(series, sizeof series, "sweep_world_moves_total{world=\"%s\"}", second);
+    assert_true(sample(a.body, series) == 0);
+    assert_true(sample(a.body, "sweep_world_entities{world=\"arena\"}") == 1);
+    /* Ticks run in both, each counted in its own histogram. */
+    assert_true(check_histogram(a.body, "sweep_tick_duration_seconds", "arena") > 0);
+    assert_true(check_histogram(a.body, "sweep_tick_duration_seconds", second) > 0);
+    free(a.body);
+
+    /* Closed, the world's series go. */
+    m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 3);
+    m.as.close_world.world = opened;
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WORLD_CLOSED);
+    scrape_until(&a, "sweep_worlds", 1);
+    snprintf(series, sizeof series, "sweep_world_entities{world=\"%s\"}", second);
+    assert_true(sample(a.body, series) == -1);
+    assert_true(check_histogram(a.body, "sweep_tick_duration_seconds", second) == -1);
+    free(a.body);
+    close(fd);
+    close(gs);
+}
+
+/* The process_* series say what /proc says of the server's process. */
+static void test_process_series(void **state)
+{
+    (void)state;
+    http_answer a;
+    http("GET", "/metrics", &a);
+    assert_int_equal(a.status, 200);
+    assert_true(sample(a.body, "process_cpu_seconds_total") > 0);
+    double rss = sample(a.body, "process_resident_memory_bytes");
+    double vsz = sample(a.body, "process_virtual_memory_bytes");
+    assert_true(rss > 1e6 && vsz >= rss);
+    /* The limit is the server's, as /proc/PID/limits says it. */
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/limits", (int)srv.pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    double limit = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Max open files", 14) == 0)
+            limit = strtod(line + 14, NULL);
+    fclose(f);
+    assert_true(limit > 0);
+    assert_true(sample(a.body, "process_max_fds") == limit);
+    /* Its listeners and log at least; fewer than the limit. */
+    double fds = sample(a.body, "process_open_fds");
+    assert_true(fds >= 5 && fds < limit);
+    double start = sample(a.body, "process_start_time_seconds");
+    time_t now = time(NULL);
+    assert_true(start <= (double)now + 1 && start >= (double)now - 600);
+    assert_true(start <= (double)now - sample(a.body, "sweep_uptime_seconds") + 2);
+    free(a.body);
+}
+
 /* Every log line starts with ts=<UTC now, to the millisecond> then t=. */
 static void test_log_lines_start_with_utc_time(void **state)
 {
@@ -452,8 +631,8 @@ static void test_busy_metrics_port_stops_sweepd(void **state)
     text[n] = 0;
     fclose(f);
     unlink(errlog);
-    char want[128];
-    snprintf(want, sizeof want, "sweepd: --metrics: cannot listen on %s: Address already in use", addr);
+    char want[192];
+    snprintf(want, sizeof want, "level=error event=start_failed error=\"--metrics: cannot listen on %s: Address already in use\"", addr);
     if (!strstr(text, want))
         fail_msg("expected '%s' in: %s", want, text);
     close(busy);
@@ -489,6 +668,14 @@ static void test_metrics_option(void **state)
     assert_int_equal(sweep_server_options_set(&o, "metrics", "::1:80", err, sizeof err), SWEEP_OPTIONS_ERROR);
     assert_non_null(strstr(err, "--metrics: write IPv6 addresses as [ADDR]:PORT"));
     assert_int_equal(o.metrics, 0);
+    /* /healthz's bound: 2 s, in seconds, not below a few housekeeping ticks. */
+    assert_true(o.health_stall == 2.0);
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "0.5", err, sizeof err), SWEEP_OPTIONS_OK);
+    assert_true(o.health_stall == 0.5);
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "0.1", err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--health-stall: 0.1 is out of range [0.2, 3600]"));
+    assert_int_equal(sweep_server_options_set(&o, "health-stall", "2s", err, sizeof err), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--health-stall: '2s' is not a number"));
 }
 
 int main(void)
@@ -497,6 +684,8 @@ int main(void)
         cmocka_unit_test(test_metrics_count_what_clients_did),
         cmocka_unit_test(test_other_paths_are_not_found),
         cmocka_unit_test(test_sweep_stats_prints_them),
+        cmocka_unit_test(test_per_world_series_and_histograms),
+        cmocka_unit_test(test_process_series),
         cmocka_unit_test(test_log_lines_start_with_utc_time),
         cmocka_unit_test(test_busy_metrics_port_stops_sweepd),
         cmocka_unit_test(test_metrics_option),

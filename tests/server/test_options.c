@@ -169,6 +169,8 @@ static void test_bad_options(void **state)
         {"--threads", "0", "threads"}, {"--threads", "17", "threads"},
         {"--maps-dir", "", "maps-dir"}, {"--max-worlds", "0", "max-worlds"},
         {"--max-world-triangles", "-1", "max-world-triangles"},
+        {"--record-name", "../up", "record-name"}, {"--record-name", ".hidden", "record-name"},
+        {"--seed", "-1", "seed"}, {"--seed", "18446744073709551616", "seed"}, {"--seed", "7x", "seed"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};

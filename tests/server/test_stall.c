@@ -63,14 +63,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Reads what the server logged, without waiting. */
-static void drain(int lfd)
-{
-    char buf[4096];
-    while (read(lfd, buf, sizeof buf) > 0)
-        ;
-}
-
 /* The next message from the server, reading its log meanwhile. */
 static void next_msg(int fd, int udp, int lfd, sweep_message *m)
 {
@@ -83,7 +75,7 @@ static void next_msg(int fd, int udp, int lfd, sweep_message *m)
         if (poll(p, 2, left) <= 0)
             continue;
         if (p[1].revents)
-            drain(lfd);
+            fx_fifo_drain(lfd);
         if (p[0].revents & POLLIN) {
             if (udp)
                 assert_true(fx_udp_recv(fd, rx, m, 0) > 0);
@@ -118,24 +110,6 @@ static sweep_msg_move_result result_of(int fd, int udp, int lfd, uint32_t seq)
     }
 }
 
-/* Waits until the pipe holds all it can: the server is blocked writing. */
-static void wait_full(int lfd, int cap)
-{
-    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
-    int was = -1, same = 0;
-    while (fx_now_ms() < deadline) {
-        int n = 0;
-        assert_int_equal(ioctl(lfd, FIONREAD, &n), 0);
-        /* A line does not fit in what is left: full, and staying so. */
-        same = n == was ? same + 1 : 0;
-        if (n > cap - 200 && same >= 20)
-            return;
-        was = n;
-        usleep(1000);
-    }
-    fail_msg("the server's log pipe never filled");
-}
-
 static void stalled(int udp)
 {
     assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -146,7 +120,7 @@ static void stalled(int udp)
     assert_int_equal(fx_start_map_log(&srv, NULL, args, fifo), 0);
     int cap = fcntl(lfd, F_SETPIPE_SZ, 4096);
     assert_true(cap >= 4096);
-    drain(lfd);
+    fx_fifo_drain(lfd);
 
     int fd;
     if (udp) {
@@ -173,7 +147,7 @@ static void stalled(int udp)
     const double bank = 0.25;
     for (int i = 0; i < 30; i++) {
         usleep(10000);
-        drain(lfd);
+        fx_fifo_drain(lfd);
     }
     sweep_vec3 wish = sweep_v3(0, -1, 0);
     m = fx_move_msg(entity, 1, wish, bank);
@@ -181,7 +155,7 @@ static void stalled(int udp)
     sweep_msg_move_result mr = result_of(fd, udp, lfd, 1);
     assert_true(mr.applied_dt == bank);
     assert_int_equal(mr.rules, 0);
-    drain(lfd);
+    fx_fifo_drain(lfd);
 
     /* The stall: requests that log until the pipe is full and the
      * server's write blocks. */
@@ -189,7 +163,8 @@ static void stalled(int udp)
         sweep_message bad = fx_move_msg(entity + 1, 100 + i, wish, 1.0 / 60.0);
         csend(fd, udp, &bad);
     }
-    wait_full(lfd, cap);
+    if (fx_fifo_wait_full(lfd, cap) != 0)
+        fail_msg("the server's log pipe never filled");
     m = fx_move_msg(entity, 2, wish, 0.1); /* waits in the socket */
     csend(fd, udp, &m);
     usleep(200000);
@@ -199,14 +174,7 @@ static void stalled(int udp)
                  mr.time_excess, (unsigned)mr.rules);
 
     close(fd);
-    /* The fixture shows its log when the server ends badly: a file then,
-     * not the FIFO nobody writes to any more. */
-    drain(lfd);
-    fcntl(lfd, F_SETPIPE_SZ, 65536); /* room for what it says as it stops */
-    unlink(fifo);
-    int keep = open(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (keep >= 0)
-        close(keep);
+    fx_fifo_release(lfd, fifo);
     assert_int_equal(fx_stop(&srv), 0);
     close(lfd);
     unlink(fifo);
