@@ -222,7 +222,7 @@ static void cmake_game_for_windows(void **state)
         fail_msg("cmake is not installed (make test installs it)");
     }
     free(out);
-    char dir[1024], sdk[1200], src[1100], path[1100], cmd[6000];
+    char dir[1024], sdk[1200], path[1100], real[PATH_MAX], src[PATH_MAX], cmd[4 * PATH_MAX + 256];
     snprintf(dir, sizeof dir, "%s/cmake_game", prefix);
     snprintf(path, sizeof path, "%s", dir);
     assert_int_equal(mkdir(path, 0700), 0);
@@ -247,15 +247,12 @@ static void cmake_game_for_windows(void **state)
           "set(CMAKE_C_COMPILER x86_64-w64-mingw32-gcc)\n",
           f);
     fclose(f);
-    char real[PATH_MAX];
     assert_non_null(realpath(fx_build("../build-win/sdk", sdk, sizeof sdk), real));
-    snprintf(src, sizeof src, "%s", "tests/install/use_sdk.c");
-    char srcreal[PATH_MAX];
-    assert_non_null(realpath(src, srcreal));
+    assert_non_null(realpath("tests/install/use_sdk.c", src));
     snprintf(cmd, sizeof cmd,
              "cmake -S %s -B %s/build -DCMAKE_TOOLCHAIN_FILE=%s -DCMAKE_PREFIX_PATH=%s -DSRC=%s && "
              "cmake --build %s/build",
-             dir, dir, path, real, srcreal, dir);
+             dir, dir, path, real, src, dir);
     int rc = fx_run(cmd, &out);
     if (rc != 0)
         fprintf(stderr, "%s\n%s", cmd, out ? out : "");
