@@ -703,6 +703,9 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
     sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
     if (st != SWEEP_OK)
         return st;
+    /* A gap's grace, as the world keeps it: its Jump is not named. */
+    sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
+    mo->act.rules = sweep__entity_named_rules(&e->st, c->tick, c->tick_rate, mo->act.rules);
     const sweep_move_result *res = &mo->act.move;
     if (c->observer)
         *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->st.m.radii, e->st.m.actor, mo->actor,
@@ -934,6 +937,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
          * the sequence applied before (a refused move ends the replay),
          * and the input read again from p when the images differ. */
         m->start = e->st.m.actor.position;
+        sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
         e->st.has_last = 1;
         e->st.last_sequence = sequence;
         sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->st.m.radii, &e->st.m.actor, wish,
@@ -942,6 +946,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
             m->st = st != SWEEP_OK ? st : SWEEP_E_POSITION;
             return MOVE_REFUSED;
         }
+        act->rules = sweep__entity_named_rules(&e->st, c->tick, c->tick_rate, act->rules);
         sweep__entity_keep_ground(&e->st, &act->move);
         c->moves++;
         c->outputs++;

@@ -12,9 +12,10 @@ CORE_LIB := $(LIB)/libsweep-core.a
 
 LIBRARIES += $(CORE_LIB)
 # Installed: the core headers the client SDK's headers include (a game
-# predicts with the core; the top Makefile's install says where they go).
+# predicts with the core, and may ask its own view the queries the server
+# answers; the top Makefile's install says where they go).
 INSTALL_HEADERS += core/vec3.h core/status.h core/world.h core/move.h core/quat.h core/mover.h core/crowd.h \
-	core/motion.h
+	core/motion.h core/history.h core/query.h core/version.h
 
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)

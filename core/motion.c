@@ -93,10 +93,14 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     sweep_vec3 target = across(wish->velocity, up);
     double speed = sweep_v3_len(target);
     if (speed > rules->walk_speed) {
-        res.rules |= SWEEP_RULE_SPEED;
-        res.speed_excess = speed - rules->walk_speed;
+        if (speed > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
+            res.rules |= SWEEP_RULE_SPEED;
+            res.speed_excess = speed - rules->walk_speed;
+        }
         target = sweep_v3_scale(target, rules->walk_speed / speed);
     }
+    /* Past it by more than the tolerance, squared as the test is. */
+    double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
     sweep_actor a = *actor;
     for (uint32_t i = 0; i < n; i++) {
@@ -113,8 +117,10 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         double accel = grounded ? rules->ground_accel : rules->air_accel;
         sweep_vec3 hv = accelerate(across(a.velocity, up), target, accel * h);
         sweep_vec3 v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
-        if (sweep_v3_len2(v) > rules->speed_limit * rules->speed_limit) {
-            res.rules |= SWEEP_RULE_LIMIT;
+        double v2 = sweep_v3_len2(v);
+        if (v2 > rules->speed_limit * rules->speed_limit) {
+            if (v2 > named_limit * named_limit)
+                res.rules |= SWEEP_RULE_LIMIT;
             v = sweep_clamp_speed(v, rules->speed_limit);
         }
         sweep_move_input in = {a.position, radii, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};

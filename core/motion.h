@@ -7,7 +7,8 @@
  * velocity across the ground plane and a jump button (sweep_wish). One
  * step of sweep_act, in this order:
  *   1. the wish loses its part along up and is clamped to walk_speed
- *      (SWEEP_RULE_SPEED, with the excess);
+ *      (SWEEP_RULE_SPEED, with the excess, when it is beyond the
+ *      tolerance: SWEEP_RULE_TOLERANCE);
  *   2. the horizontal velocity turns towards the wish by at most
  *      ground_accel * dt on walkable ground, air_accel * dt in the air
  *      (Quake's friction-free acceleration towards a target velocity);
@@ -15,8 +16,8 @@
  *      becomes jump_speed (a jump asked in the air: SWEEP_RULE_JUMP,
  *      refused); on the ground the velocity along up is zero;
  *   4. gravity * dt is added, and the velocity is capped at speed_limit
- *      (SWEEP_RULE_LIMIT: terminal velocity, a law of the world rather than
- *      a cheat);
+ *      (SWEEP_RULE_LIMIT, beyond the tolerance: terminal velocity, a law
+ *      of the world rather than a cheat);
  *   5. one collide-and-slide (sweep_move_in) with that velocity; the
  *      integration velocity it returns is the actor's new velocity.
  * A move longer than max_step is split into equal steps no longer than it
@@ -78,11 +79,25 @@ typedef struct sweep_actor {
     uint32_t grounded;     /* 1: the last step ended on walkable ground */
 } sweep_actor;
 
+/*
+ * How far past its limit a wish or a velocity may be before the rule that
+ * clamps it is named, as a fraction of the limit: 1e-9 of walk_speed for
+ * Speed (5e-9 m/s under the default rules), of speed_limit for Limit. The
+ * clamp itself is exact and always applied, whatever the excess; only the
+ * naming waits for one that changes the outcome. An honest client's wish
+ * computed the natural way, walk_speed * (cos a, sin a), is an ulp or two
+ * longer than walk_speed on about one heading in twenty: naming that
+ * would call an honest player a cheat, while a billionth of the limit is
+ * millions of ulps and far below any excess worth having. A comparison
+ * only: no new arithmetic reaches a result.
+ */
+#define SWEEP_RULE_TOLERANCE 1e-9
+
 /* Rules that acted on a move (sweep_act_result.rules). */
 enum {
-    SWEEP_RULE_SPEED = 1u << 0, /* the wish was faster than walk_speed: clamped */
+    SWEEP_RULE_SPEED = 1u << 0, /* the wish was faster than walk_speed beyond the tolerance: clamped */
     SWEEP_RULE_JUMP = 1u << 1,  /* a jump was asked off the ground: refused */
-    SWEEP_RULE_LIMIT = 1u << 2  /* the velocity reached speed_limit: capped */
+    SWEEP_RULE_LIMIT = 1u << 2  /* the velocity passed speed_limit beyond the tolerance: capped */
 };
 
 typedef struct sweep_act_result {
@@ -90,7 +105,7 @@ typedef struct sweep_act_result {
     uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
-    double speed_excess;    /* how much faster than walk_speed the wish was, units/s (0 if not) */
+    double speed_excess;    /* how much faster than walk_speed the wish was, units/s, when SPEED is named (else 0) */
 } sweep_act_result;
 
 /*

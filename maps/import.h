@@ -15,8 +15,14 @@
  *     (an unnamed one becomes "material<N>"); ids 1, 2, ... in order of
  *     first use; materials with the same name share an id;
  *   - a node without meshes whose name starts with spawn_prefix (case
- *     insensitive) becomes a spawn point at its origin: the player's
- *     centre, not its feet;
+ *     insensitive), other than the root (which assimp names after an OBJ
+ *     file), becomes a spawn point at its origin: the player's centre,
+ *     not its feet; one at the file's origin (an OBJ object always is,
+ *     whatever its vertices say) and a spawn-named node holding meshes
+ *     (imported as geometry, no spawn) are each warned about by name;
+ *   - a node without meshes or children that becomes nothing (a light, a
+ *     camera, an empty node) is counted by kind in one warning
+ *     ("skipped: 2 x empty node, 1 x light ...");
  *   - a node or mesh whose name equals one of `exclude` is left out (a
  *     node with its whole subtree);
  *   - a mover node (below) becomes a mover instead of static geometry,
@@ -155,8 +161,9 @@ typedef struct sweep_import_options {
     size_t two_sided_count;
     const char *const *one_sided_materials;
     size_t one_sided_count;
-    /* Called with each warning (an open mesh) once the scene is converted,
-     * in the order the meshes came; may be NULL. */
+    /* Called with each warning once the scene is converted: open meshes
+     * in the order they came, then spawn nodes without a position or with
+     * meshes, then what was skipped; may be NULL. */
     void (*warning)(void *ctx, const char *msg);
     void *warning_ctx;
 } sweep_import_options;

@@ -78,6 +78,7 @@
 #include "core/world.h"
 #include "maps/face_merge.h"
 #include "maps/grow.h"
+#include "maps/tally.h"
 
 #define PI 3.14159265358979323846
 
@@ -149,6 +150,7 @@ typedef struct entity {
     uint32_t first, count; /* in bsp.kv */
     uint32_t offset;       /* byte of its '{' in the lump, for messages */
     const char *classname; /* "" if none */
+    int used;              /* 1 when a class not in handled_classes was turned into something */
 } entity;
 
 /* Where triangles go: the static level, or one mover in its own frame.
@@ -488,7 +490,7 @@ static int add_entity(bsp *b, uint32_t offset)
         b->ents = p, b->ent_cap = cap;
     }
     entity *e = &b->ents[b->ent_count++];
-    e->first = b->kv_count, e->count = 0, e->offset = offset, e->classname = "";
+    e->first = b->kv_count, e->count = 0, e->offset = offset, e->classname = "", e->used = 0;
     return 1;
 }
 
@@ -2175,6 +2177,7 @@ static int make_slider(bsp *b, const entity *e, uint32_t m, int button)
         if (n == 1 && bm) {
             model_box(b, bm, to, lo, hi);
             set_volume(mv, lo, hi);
+            b->ents[by - b->ents].used = 1;
         } else {
             mv->trigger = SWEEP_TRIGGER_COMMAND;
         }
@@ -2414,6 +2417,39 @@ static int make_train(bsp *b, const entity *e, uint32_t m)
  * The level
  */
 
+/* The entity classes the importer turns into something (a spawn, static
+ * geometry, a mover, a train's path, the level's gravity); triggers that
+ * open a door are marked used where the door takes their box. */
+static const char *const handled_classes[] = {
+    "worldspawn",  "info_player_deathmatch", "info_player_start", "func_static",  "func_door", "func_button",
+    "func_plat",   "func_bobbing",           "func_rotating",     "func_train",   "path_corner"};
+
+/* Names every other entity by class with its count, in one warning, so
+ * that nothing the level holds is dropped without a word. */
+static int warn_skipped(bsp *b)
+{
+    sweep__tally t = {0};
+    for (uint32_t i = 0; i < b->ent_count; i++) {
+        const entity *e = &b->ents[i];
+        int handled = e->used;
+        for (size_t k = 0; !handled && k < sizeof handled_classes / sizeof handled_classes[0]; k++)
+            handled = is_class(e, handled_classes[k]);
+        if (!handled && !sweep__tally_add(&t, *e->classname ? e->classname : "(no classname)")) {
+            sweep__tally_free(&t);
+            return out_of_memory(b);
+        }
+    }
+    if (t.total) {
+        char list[400];
+        sweep__tally_format(&t, list, sizeof list);
+        warn(b, "skipped: %s (%u entit%s the importer does not turn into anything)", list, t.total,
+             t.total == 1 ? "y" : "ies");
+    }
+    b->st->entities_skipped = t.total;
+    sweep__tally_free(&t);
+    return 1;
+}
+
 static int do_entities(bsp *b)
 {
     for (uint32_t i = 0; i < b->ent_count; i++) {
@@ -2565,7 +2601,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         stats->patch_triangles += s.patch_triangles;
         stats->patches += s.patches;
     }
-    ok = ok && do_entities(&b);
+    ok = ok && do_entities(&b) && warn_skipped(&b);
     if (ok && out->triangle_count == 0)
         ok = fail(&b, "the world model has no player-solid brush or patch: nothing to collide with");
     if (ok) {

@@ -30,12 +30,15 @@
 #include "maps/import.h"
 #include "maps/import_bsp.h"
 #include "maps/level.h"
+#include "maps/level_check.h"
+#include "maps/loader.h"
 #include "core/parse.h"
 #include "maps/text_input.h"
 #include "maps/writer.h"
 
 static const char usage[] =
     "usage: sweep-import INPUT -o OUTPUT.db [options]\n"
+    "       sweep-import --check MAP.db [--quiet]\n"
     "\n"
     "Converts a 3D scene (Wavefront OBJ, glTF 2.0 .gltf/.glb, FBX, COLLADA and\n"
     "the other formats libassimp reads) into a sweep map. Every triangle of\n"
@@ -94,7 +97,14 @@ static const char usage[] =
     "                      triangles, the same surface)\n"
     "  --patch-tolerance U how far (map units) a Quake 3 level's curved patches may be\n"
     "                      cut from their true surface (default 4; 0: the old fixed grid)\n"
-    "  --quiet             print nothing but errors\n"
+    "  --check             check the map INPUT (a sweep map) and write nothing: what\n"
+    "                      a level check finds (below), one line each; exit status 0\n"
+    "                      when it finds nothing, 1 when it finds something\n"
+    "  --strict            an import that warns or whose level check finds something\n"
+    "                      fails (exit status 1) and writes nothing\n"
+    "  --no-check          no level check at import (it reads every triangle for each\n"
+    "                      spawn point and mover pose: seconds on a level of a million)\n"
+    "  --quiet             print nothing but errors, warnings and findings\n"
     "  --help              this text\n"
     "  --version           the release of sweep this tool belongs to\n"
     "\n"
@@ -147,6 +157,22 @@ static const char usage[] =
     "  pivot 4 0 0\n"
     "  key 0 4 0 0 axis 0 0 1 deg 0\n"
     "  key 1 4 0 0 axis 0 0 1 deg 90\n"
+    "\n"
+    "The level check, run on every imported level (its findings are warnings)\n"
+    "and by --check, prints one line a finding: its kind, where, and what is wrong:\n"
+    "  spawn-inside    a spawn point where a player (the map's radii) overlaps the\n"
+    "                  level or a mover, or stands inside a solid\n"
+    "  spawn-floating  a spawn point with no floor below it, or more than a\n"
+    "                  player's height above the floor\n"
+    "  inside-out      a closed shell wound inside-out (negative volume): players\n"
+    "                  walk into it from outside\n"
+    "  open-mesh       a nearly closed mesh with edges of one triangle that touch\n"
+    "                  nothing else: a hole in something meant to be solid (edges\n"
+    "                  of one triangle elsewhere, as at a level's sky, are counted)\n"
+    "  mover-crosses   a mover whose path takes it through the level's geometry\n"
+    "The importer also warns of what it does not turn into anything (\"skipped:\n"
+    "3 x target_speaker, 1 x shooter_rocket\"), of spawn nodes without a position\n"
+    "of their own (an OBJ object) and of spawn-named nodes holding meshes.\n"
     "\n" SWEEP_MAP_RULES_HELP;
 
 static int vfail(int code, const char *fmt, va_list ap)
@@ -206,14 +232,90 @@ static int list_levels(const char *pk3)
     return 0;
 }
 
+/* Warnings given, for --strict. */
+static unsigned warnings;
+
 static void scene_warning(void *ctx, const char *msg)
 {
     fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
+    warnings++;
 }
 
 static void bsp_warning(void *ctx, const char *msg)
 {
     fprintf(stderr, "sweep-import: %s: warning: %s\n", (const char *)ctx, msg);
+    warnings++;
+}
+
+/* A warning of the import as a whole (an option that matched nothing). */
+static void warnf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("sweep-import: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    warnings++;
+}
+
+/* Where a level check's findings go: stdout for --check, warnings at
+ * import. */
+typedef struct check_out {
+    const char *label;
+    int as_warnings;
+} check_out;
+
+static void print_finding(void *ctx, const sweep_check_finding *f)
+{
+    const check_out *o = ctx;
+    fprintf(o->as_warnings ? stderr : stdout, "sweep-import: %s: %s%s at (%g, %g, %g): %s\n", o->label,
+            o->as_warnings ? "warning: " : "", sweep_check_kind_name(f->kind), f->at.x, f->at.y, f->at.z, f->text);
+}
+
+/* Runs the level check on lv, printing its findings; the summary line too
+ * unless quiet. The number of findings, or -1 (with a message) when the
+ * check could not run. */
+static long check_level(const sweep_level *lv, const char *label, int as_warnings, int quiet)
+{
+    char err[1024];
+    check_out o = {label, as_warnings};
+    sweep_check_summary sum;
+    if (sweep_level_check(lv, print_finding, &o, &sum, err, sizeof err) != SWEEP_OK) {
+        fprintf(stderr, "sweep-import: %s: %s\n", label, err);
+        return -1;
+    }
+    if (!quiet) {
+        char kinds[256] = "";
+        size_t n = 0;
+        for (int k = 0; k < SWEEP_CHECK_KIND_COUNT; k++)
+            if (sum.by_kind[k] && n < sizeof kinds)
+                n += (size_t)snprintf(kinds + n, sizeof kinds - n, "%s%u %s", n ? ", " : " (", sum.by_kind[k],
+                                      sweep_check_kind_name((sweep_check_kind)k));
+        if (n && n < sizeof kinds)
+            snprintf(kinds + n, sizeof kinds - n, ")");
+        char open[160] = "";
+        if (sum.one_sided_edges)
+            snprintf(open, sizeof open, ", the first at (%g, %g, %g)", sum.one_sided_at.x, sum.one_sided_at.y,
+                     sum.one_sided_at.z);
+        printf("sweep-import: checked %s: %u triangles, %u spawns, %u movers: %u finding%s%s; %u meshes (%u closed "
+               "shells), %u edges of one triangle (open surfaces: floors, a sky)%s\n",
+               label, lv->triangle_count, lv->spawn_count, lv->mover_count, sum.findings,
+               sum.findings == 1 ? "" : "s", kinds, sum.meshes, sum.shells, sum.one_sided_edges, open);
+    }
+    return sum.findings;
+}
+
+/* --check: the map at path, loaded as a server loads it, then checked. */
+static int check_map(const char *path, int quiet)
+{
+    sweep_level lv;
+    char err[1024];
+    if (sweep_map_load(path, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        return fail("%s: %s", path, err);
+    long n = check_level(&lv, path, 0, quiet);
+    sweep_level_free(&lv);
+    return n == 0 ? 0 : 1;
 }
 
 /* A Quake 3 level into lv, its rules (Quake 3's, then the --rules file's)
@@ -240,7 +342,7 @@ int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
            O_QUIET, O_HELP, O_VERSION, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
-           O_PATCH_TOLERANCE, O_NO_MERGE };
+           O_PATCH_TOLERANCE, O_NO_MERGE, O_CHECK, O_STRICT, O_NO_CHECK };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
@@ -249,7 +351,9 @@ int main(int argc, char **argv)
         {"output", 1, 0, 'o'},      {"rules", 1, 0, O_RULES},          {"bsp", 1, 0, O_BSP},
         {"keep-hidden-faces", 0, 0, O_KEEP_HIDDEN}, {"no-merge-faces", 0, 0, O_NO_MERGE},
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
-        {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE}, {0, 0, 0, 0}};
+        {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE},
+        {"check", 0, 0, O_CHECK},   {"strict", 0, 0, O_STRICT},        {"no-check", 0, 0, O_NO_CHECK},
+        {0, 0, 0, 0}};
     sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
@@ -257,7 +361,7 @@ int main(int argc, char **argv)
     double patch_tolerance = 0.0; /* the importer's default */
     const char *out = NULL, *spawns = NULL, *name = NULL, *rules = NULL, *bsp_member = NULL;
     int keep_hidden = 0, no_merge = 0;
-    int progress = isatty(2), quiet = 0, list = 0, c;
+    int progress = isatty(2), quiet = 0, list = 0, check = 0, strict = 0, no_check = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -329,6 +433,15 @@ int main(int argc, char **argv)
         case O_LIST:
             list = 1;
             break;
+        case O_CHECK:
+            check = 1;
+            break;
+        case O_STRICT:
+            strict = 1;
+            break;
+        case O_NO_CHECK:
+            no_check = 1;
+            break;
         case O_PROGRESS:
             progress = 1;
             break;
@@ -355,6 +468,10 @@ int main(int argc, char **argv)
         return usage_fail("one INPUT file only; unexpected '%s'", argv[optind + 1]);
     if (list)
         return list_levels(argv[optind]);
+    if (check && out)
+        return usage_fail("--check reads a map and writes nothing; -o is for an import");
+    if (check)
+        return check_map(argv[optind], quiet);
     if (!out || !*out)
         return usage_fail("-o OUTPUT.db is required (see --help)");
     const char *in = argv[optind];
@@ -403,26 +520,20 @@ int main(int argc, char **argv)
     sweep_map_apply_values(&values, &lv);
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
-            fprintf(stderr, "sweep-import: warning: --exclude '%s' matched no node or mesh\n", exclude[i]);
+            warnf("--exclude '%s' matched no node or mesh", exclude[i]);
     for (size_t i = 0; !bsp && i < io.two_sided_count && i < 64; i++)
         if (!(stats.two_sided_matched >> i & 1))
-            fprintf(stderr, "sweep-import: warning: --two-sided-material '%s' matched no material of the "
-                            "imported meshes\n",
-                    two_sided[i]);
+            warnf("--two-sided-material '%s' matched no material of the imported meshes", two_sided[i]);
     for (size_t i = 0; !bsp && i < io.one_sided_count && i < 64; i++)
         if (!(stats.one_sided_matched >> i & 1))
-            fprintf(stderr, "sweep-import: warning: --one-sided-material '%s' matched no material of the "
-                            "imported meshes\n",
-                    one_sided[i]);
+            warnf("--one-sided-material '%s' matched no material of the imported meshes", one_sided[i]);
     if (stats.animated_static)
-        fprintf(stderr,
-                "sweep-import: warning: %u animated node%s no mover, kept at rest (name a node %s* or give it "
-                "sweep_mover extras to make it a mover)\n",
+        warnf("%u animated node%s no mover, kept at rest (name a node %s* or give it sweep_mover extras to make "
+              "it a mover)",
                 stats.animated_static, stats.animated_static == 1 ? " is" : "s are",
                 io.mover_prefix && *io.mover_prefix ? io.mover_prefix : "mover_");
     if (stats.channels_ignored)
-        fprintf(stderr, "sweep-import: warning: %u more animation channel%s of mover nodes ignored (a mover "
-                        "follows the first channel of its node)\n",
+        warnf("%u more animation channel%s of mover nodes ignored (a mover follows the first channel of its node)",
                 stats.channels_ignored, stats.channels_ignored == 1 ? "" : "s");
 
     /* Name: --name, else the input's file name without its extension. */
@@ -456,6 +567,20 @@ int main(int argc, char **argv)
             sweep_level_free(&lv);
             return fail("%s", err);
         }
+    }
+
+    /* The level check, on the level as it will be written. */
+    char label[2048];
+    snprintf(label, sizeof label, "%s%s%s", in, bsp_member ? ":" : "", bsp_member ? bsp_member : "");
+    long findings = no_check ? 0 : check_level(&lv, label, 1, quiet);
+    if (findings < 0) {
+        sweep_level_free(&lv);
+        return 1;
+    }
+    if (strict && (findings || warnings)) {
+        sweep_level_free(&lv);
+        return fail("--strict: %u warning%s and %ld finding%s of the level check; %s was not written", warnings,
+                    warnings == 1 ? "" : "s", findings, findings == 1 ? "" : "s", out);
     }
 
     sweep_map_write_options wo = {bsp ? "in" : "m", values.walkable_slope_deg,

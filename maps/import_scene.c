@@ -47,6 +47,7 @@
 #include "core/quat.h"
 #include "core/world.h"
 #include "core/parse.h"
+#include "maps/tally.h"
 
 #define MAX_DEPTH 256
 /* Words on one side-file line (so names on one 'mesh' line). */
@@ -177,6 +178,10 @@ typedef struct importer {
     open_mesh *open;
     uint32_t open_count, open_cap;
     uint32_t *open_head; /* per assimp mesh: its first open_mesh record, or UINT32_MAX */
+    /* What the designer is told about after the walk: leaf nodes that
+     * become nothing, by kind; spawn nodes at the file's origin and
+     * spawn-named nodes holding meshes, by name. */
+    sweep__tally skipped, spawn_at_origin, spawn_with_meshes;
     char *err;
     size_t errlen;
     sweep_status status;
@@ -799,6 +804,40 @@ static void sides_warn(importer *im)
         im->stats->open_warnings++;
         if (im->opt->warning)
             im->opt->warning(im->opt->warning_ctx, msg);
+    }
+}
+
+static void warn_of(importer *im, const char *fmt, ...)
+{
+    char msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (im->opt->warning)
+        im->opt->warning(im->opt->warning_ctx, msg);
+}
+
+/* Nothing the scene holds is dropped without a word: spawns that cannot
+ * be where the designer meant, and the nodes that became nothing. */
+static void spawns_and_skipped_warn(importer *im)
+{
+    for (uint32_t i = 0; i < im->spawn_at_origin.count; i++)
+        warn_of(im,
+                "spawn node '%s' is at the file's origin (0, 0, 0): the node has no position of its own (an OBJ "
+                "object never has one, whatever its vertices say); place it as an empty node with a position, or "
+                "give spawn points with --spawns FILE",
+                im->spawn_at_origin.rows[i].name);
+    for (uint32_t i = 0; i < im->spawn_with_meshes.count; i++)
+        warn_of(im,
+                "node '%s' is named as a spawn point but holds meshes: they were imported as geometry and no spawn "
+                "point was made (a spawn is an empty node, or a line of --spawns FILE)",
+                im->spawn_with_meshes.rows[i].name);
+    if (im->skipped.total) {
+        char list[400];
+        sweep__tally_format(&im->skipped, list, sizeof list);
+        warn_of(im, "skipped: %s (node%s without meshes the importer does not turn into anything)", list,
+                im->skipped.total == 1 ? "" : "s");
     }
 }
 
@@ -1636,6 +1675,20 @@ static int make_scene_mover(importer *im, const struct aiNode *n, const rules *r
 
 /* --- the walk ------------------------------------------------------------- */
 
+/* What a node without meshes or children is: a light or a camera of the
+ * scene (they name their node), else an empty node. */
+static const char *leaf_kind(const importer *im, const struct aiString *name)
+{
+    for (unsigned i = 0; i < im->scene->mNumLights; i++)
+        if (im->scene->mLights[i]->mName.length == name->length && strcmp(im->scene->mLights[i]->mName.data, name->data) == 0)
+            return "light";
+    for (unsigned i = 0; i < im->scene->mNumCameras; i++)
+        if (im->scene->mCameras[i]->mName.length == name->length &&
+            strcmp(im->scene->mCameras[i]->mName.data, name->data) == 0)
+            return "camera";
+    return "empty node";
+}
+
 /*
  * Converts node n and its subtree. parent is the parents' rest transform
  * (spawns and side-file movers use it), vparent the transform of the
@@ -1655,7 +1708,10 @@ static int walk(importer *im, const struct aiNode *n, const xform *parent, const
     xform x = xform_mul(parent, &local);
     xform vx = xform_mul(vparent, &local);
     const char *prefix = im->opt->spawn_prefix;
-    if (n->mNumMeshes == 0 && prefix && *prefix && strncasecmp(n->mName.data, prefix, strlen(prefix)) == 0) {
+    /* Not the root: assimp names an OBJ's root after the file. */
+    const int spawn_named =
+        depth > 0 && prefix && *prefix && strncasecmp(n->mName.data, prefix, strlen(prefix)) == 0;
+    if (n->mNumMeshes == 0 && spawn_named) {
         sweep_vec3 p = to_map(im, &x, 0.0, 0.0, 0.0);
         if (!within_limit(im, p))
             return ifail(im, SWEEP_E_GEOMETRY, "spawn node '%s' is not at a finite position within the limit",
@@ -1663,6 +1719,12 @@ static int walk(importer *im, const struct aiNode *n, const xform *parent, const
         if (sweep_level_add_spawn(im->lv, p) != SWEEP_OK)
             return ifail(im, SWEEP_E_NOMEM, "out of memory");
         im->stats->spawns++;
+        /* An OBJ object has no transform: its spawn lands here whatever
+         * its vertices say. */
+        if (p.x == 0.0 && p.y == 0.0 && p.z == 0.0 && !sweep__tally_add(&im->spawn_at_origin, n->mName.data))
+            return ifail(im, SWEEP_E_NOMEM, "out of memory");
+    } else if (spawn_named && !sweep__tally_add(&im->spawn_with_meshes, n->mName.data)) {
+        return ifail(im, SWEEP_E_NOMEM, "out of memory");
     }
 
     /* Does a mover start here? */
@@ -1701,6 +1763,9 @@ static int walk(importer *im, const struct aiNode *n, const xform *parent, const
             im->stats->animated_static++;
     }
 
+    if (depth > 0 && n->mNumMeshes == 0 && n->mNumChildren == 0 && !spawn_named && !marked && !cl &&
+        !sweep__tally_add(&im->skipped, leaf_kind(im, &n->mName)))
+        return ifail(im, SWEEP_E_NOMEM, "out of memory");
     if (!sides_begin(im, n))
         return 0;
     for (unsigned i = 0; i < n->mNumMeshes; i++) {
@@ -1890,8 +1955,13 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
                       im.stats->other_faces_skipped);
         }
     }
-    if (im.status == SWEEP_OK)
+    if (im.status == SWEEP_OK) {
         sides_warn(&im);
+        spawns_and_skipped_warn(&im);
+    }
+    sweep__tally_free(&im.skipped);
+    sweep__tally_free(&im.spawn_at_origin);
+    sweep__tally_free(&im.spawn_with_meshes);
     sides_free(&im);
     free(im.material_ids);
     free(im.channels);

@@ -112,3 +112,6 @@ install-maps: $(MAPS_SAMPLES)
 	install -d $(DESTDIR)$(PREFIX)/share/sweep/maps
 	install -m 644 $(MAPS_SAMPLES) $(DESTDIR)$(PREFIX)/share/sweep/maps/
 $(BUILD)/tests/maps/test_level_image: | $(BUILD)/maps/arena.db
+# The level check's tests also run sweep-import on the arena.
+$(BUILD)/tests/maps/test_level_check: | $(BIN)/sweep-import $(BUILD)/maps/arena.db
+$(BUILD)/tests/maps/test_walk_falls: | $(BIN)/sweep-walk

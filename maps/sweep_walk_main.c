@@ -46,7 +46,8 @@ static const char usage[] =
     "  --walkers N        number of walkers (default 64)\n"
     "  --steps N          steps per walker (default 1000)\n"
     "  --dt SECONDS       time step (default 1/60)\n"
-    "  --speed U          walking speed across the up axis, units/s (default 5)\n"
+    "  --speed U          walking speed across the up axis, units/s (default: the\n"
+    "                     level's walk speed, from its rules)\n"
     "  --heading-every N  steps between heading changes (default 60)\n"
     "  --gravity X,Y,Z    gravity, units/s^2 (default: the level's)\n"
     "  --radii X,Y,Z      ellipsoid radii (default: the level's)\n"
@@ -79,13 +80,19 @@ static const char usage[] =
     "geometry, or one that cannot walk although the level has room for it),\n"
     "trapped= the walkers the level itself holds (a closet: no room to walk two\n"
     "radii in any direction); the rest only met a corner with unlucky headings.\n"
-    "inside= counts every walker that ends overlapping geometry (in stuck= too).\n";
+    "inside= counts every walker that ends overlapping geometry (in stuck= too).\n"
+    "fell= counts the walkers that fell out of the level: below its lowest point\n"
+    "by more than their height, or falling longer than a fall from its top to its\n"
+    "bottom takes; each is named with the place and step where it last stood\n"
+    "(\"walker 7 left at (x, y, z) step 812\") and --svg marks that place.\n"
+    "Without --speed, --gravity and --radii the walkers take the level's rules (its\n"
+    "walk speed, gravity and player radii, in its units); a line says which.\n";
 
 typedef struct options {
     uint32_t tris, walkers, steps, heading_every, movers;
     uint64_t level_seed, seed;
     double dt, speed;
-    int has_gravity, has_radii, bench_only, demo, level_bench, no_prepare;
+    int has_gravity, has_radii, has_speed, bench_only, demo, level_bench, no_prepare;
     sweep_vec3 gravity, radii;
     const char *spawns, *dump, *map, *svg;
     char axis;
@@ -153,6 +160,93 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/*
+ * Walkers that fell out of the level: lower than its lowest point along
+ * up by more than their height, or in the air longer than a fall from the
+ * level's top to its bottom (and their height) takes: nothing is under
+ * them. Each is remembered with where and when it last stood, the place
+ * it left the level.
+ */
+typedef struct fall_track {
+    sweep_vec3 left_at;  /* where it last stood (its start if it never did) */
+    uint32_t left_step;  /* the step after it last stood */
+    uint32_t airborne;   /* steps in the air since */
+    int fell;
+} fall_track;
+
+typedef struct fall_watch {
+    fall_track *w;
+    sweep_vec3 up;
+    double lowest;       /* the level's lowest point along up, less the walkers' height */
+    uint32_t max_airborne; /* steps */
+    uint32_t fell;
+} fall_watch;
+
+static int fall_watch_start(fall_watch *f, const sweep_world_info *info, const sweep_config *cfg,
+                            const sweep_walk_params *wp, const sweep_walker *walkers)
+{
+    memset(f, 0, sizeof *f);
+    f->w = calloc(wp->walkers, sizeof *f->w);
+    if (!f->w)
+        return 0;
+    f->up = sweep_walk_up(cfg);
+    sweep_vec3 r = wp->radii, u = f->up;
+    double height = 2.0 * sqrt(r.x * r.x * u.x * u.x + r.y * r.y * u.y * u.y + r.z * r.z * u.z * u.z);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 8; k++) {
+        sweep_vec3 c = sweep_v3(k & 1 ? info->bounds_max.x : info->bounds_min.x,
+                                k & 2 ? info->bounds_max.y : info->bounds_min.y,
+                                k & 4 ? info->bounds_max.z : info->bounds_min.z);
+        double h = sweep_v3_dot(c, u);
+        lo = h < lo ? h : lo, hi = h > hi ? h : hi;
+    }
+    f->lowest = lo - height;
+    double g = sweep_v3_len(cfg->gravity);
+    double fall_s = g > 0.0 ? sqrt(2.0 * (hi - lo + height) / g) + 1.0 : INFINITY;
+    f->max_airborne = fall_s / wp->dt < 4e9 ? (uint32_t)ceil(fall_s / wp->dt) : UINT32_MAX;
+    for (uint32_t i = 0; i < wp->walkers; i++)
+        f->w[i].left_at = walkers[i].position;
+    return 1;
+}
+
+/* After walker i's move at `step`: 1 if it has just fallen out. */
+static int fall_watch_step(fall_watch *f, uint32_t i, uint32_t step, const sweep_walker *w)
+{
+    fall_track *t = &f->w[i];
+    if (w->grounded) {
+        t->left_at = w->position;
+        t->left_step = step + 1;
+        t->airborne = 0;
+        return 0;
+    }
+    t->airborne++;
+    if (t->fell || !(sweep_v3_dot(w->position, f->up) < f->lowest || t->airborne > f->max_airborne))
+        return 0;
+    t->fell = 1;
+    f->fell++;
+    return 1;
+}
+
+/* "fell=2: walker 7 left at (x, y, z) step 812, ..." (the first 16). */
+static void fall_watch_report(const fall_watch *f, uint32_t n)
+{
+    if (!f->fell)
+        return;
+    printf("fell=%u:", f->fell);
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < n && shown < 16; i++) {
+        const fall_track *t = &f->w[i];
+        if (!t->fell)
+            continue;
+        printf("%s walker %u left at (%.6g, %.6g, %.6g) step %u", shown ? "," : "", i, t->left_at.x, t->left_at.y,
+               t->left_at.z, t->left_step);
+        shown++;
+    }
+    if (f->fell > shown)
+        printf(", and %u more", f->fell - shown);
+    printf("\n");
+}
+
 /* What --demo tells about one walker. */
 typedef struct demo_track {
     sweep_vec3 up;
@@ -207,7 +301,7 @@ static const char *verdict_note(int v)
 
 /* Plain-language account of each walker's trip, for make run and level checks. */
 static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, const sweep_config *cfg,
-                        uint32_t steps, double dt)
+                        uint32_t steps, double dt, const fall_watch *falls)
 {
     printf("\n%u walkers, %u steps of %.4g s each (%.1f s of play); step height %.3g, walkable slope "
            "cos %.3f:\n", n, steps, dt, steps * dt, cfg->step_height, cfg->walkable_normal_up);
@@ -219,7 +313,7 @@ static void demo_report(const demo_track *t, const sweep_walker *w, uint32_t n, 
                i, d->start.x, d->start.y, d->start.z, w[i].position.x, w[i].position.y, w[i].position.z, d->path,
                d->lowest, d->highest, d->hits, d->steps_climbed, d->snaps, d->airborne,
                w[i].grounded ? "standing" : "in the air", d->embedded ? " (started embedded at least once)" : "",
-               verdict_note(d->verdict));
+               falls->w[i].fell ? "; FELL out of the level" : verdict_note(d->verdict));
     }
     if (n > 16)
         printf("  (%u more walkers not shown)\n", n - 16);
@@ -333,6 +427,7 @@ static int parse_args(int argc, char **argv, options *o)
         case O_SPEED:
             if (!sweep_parse_double(a, -DBL_MAX, DBL_MAX, &o->speed) || o->speed < 0.0)
                 return fail("--speed wants a number >= 0, got '%s'", a);
+            o->has_speed = 1;
             break;
         case O_HEADING:
             if (!sweep_parse_u32(a, 1, UINT32_MAX, &o->heading_every))
@@ -402,7 +497,7 @@ int main(int argc, char **argv)
     options o;
     memset(&o, 0, sizeof o);
     o.tris = 10000, o.walkers = 64, o.steps = 1000, o.heading_every = 60;
-    o.level_seed = 1, o.seed = 1, o.dt = 1.0 / 60.0, o.speed = 5.0, o.axis = 'z';
+    o.level_seed = 1, o.seed = 1, o.dt = 1.0 / 60.0, o.axis = 'z';
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
@@ -428,6 +523,10 @@ int main(int argc, char **argv)
     sweep_config cfg = lv.config;
     if (o.has_gravity)
         cfg.gravity = o.gravity;
+    /* The level's own rules, in its units, unless told otherwise: a level
+     * in inches walked at 5 units/s would barely move. */
+    if (!o.has_speed)
+        o.speed = lv.rules.walk_speed;
     sweep_walk_params wp = {o.walkers, o.steps, o.heading_every, o.dt, o.speed,
                             o.has_radii ? o.radii : lv.default_radii, o.seed};
     if (o.dt > cfg.max_dt || o.speed > cfg.max_speed) {
@@ -496,6 +595,11 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    fall_watch falls;
+    if (!fall_watch_start(&falls, &info, &cfg, &wp, walkers)) {
+        fprintf(stderr, "sweep-walk: out of memory\n");
+        return 1;
+    }
     uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
     sweep_move_result res;
     /* Where each walker was `window` steps before the end: one that has not
@@ -535,6 +639,11 @@ int main(int argc, char **argv)
                 demo_note(&track[i], &res);
             if (plot.plot)
                 sweep_plot_point(plot.plot, (int)i, walkers[i].position);
+            if (fall_watch_step(&falls, i, s, &walkers[i]) && plot.plot) {
+                char label[48];
+                snprintf(label, sizeof label, "walker %u fell out of the level", i);
+                sweep_plot_mark(plot.plot, SWEEP_PLOT_FELL, falls.w[i].left_at, label);
+            }
         }
     }
     double total_s = (now_ns() - start) / 1e9;
@@ -585,8 +694,9 @@ int main(int argc, char **argv)
            info.triangle_count, (double)moves / total_s, p50, p99,
            (double)info.bytes / (info.triangle_count ? info.triangle_count : 1), build_ms);
     printf("state_hash=%016" PRIx64 " walkers=%u steps=%u grounded=%u embedded_starts=%" PRIu64
-           " iteration_limits=%" PRIu64 " errors=%" PRIu64 " left=%u still=%u stuck=%u trapped=%u inside=%u\n",
-           hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, still, stuck, trapped, inside);
+           " iteration_limits=%" PRIu64 " errors=%" PRIu64 " left=%u still=%u stuck=%u trapped=%u inside=%u fell=%u\n",
+           hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, still, stuck, trapped, inside,
+           falls.fell);
     if (o.level_bench) {
         double mean = mean_by_step(world, &lv, &cfg, &wp, spawns, spawn_count, hash);
         if (!(mean > 0.0)) {
@@ -603,6 +713,11 @@ int main(int argc, char **argv)
     if (movers)
         printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);
     if (!o.bench_only) {
+        fall_watch_report(&falls, o.walkers);
+        printf("walkers: speed %g units/s (%s), gravity (%g, %g, %g) (%s), radii (%g, %g, %g) (%s)\n", o.speed,
+               o.has_speed ? "--speed" : "the level's walk speed", cfg.gravity.x, cfg.gravity.y, cfg.gravity.z,
+               o.has_gravity ? "--gravity" : "the level's", wp.radii.x, wp.radii.y, wp.radii.z,
+               o.has_radii ? "--radii" : "the level's");
         printf("level: %s, %u triangles (%u degenerate), BVH %u nodes, depth %u, %.1f MiB\n", lv.name,
                info.triangle_count, info.degenerate_count, info.node_count, info.bvh_depth,
                (double)info.bytes / 1048576.0);
@@ -610,9 +725,10 @@ int main(int argc, char **argv)
     }
 
     if (track) {
-        demo_report(track, walkers, o.walkers, &cfg, o.steps, o.dt);
+        demo_report(track, walkers, o.walkers, &cfg, o.steps, o.dt, &falls);
         free(track);
     }
+    free(falls.w);
 
     /* A picture that cannot be written fails the run, after the rest of
      * the output and the cleanup. */

@@ -54,6 +54,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
 
 static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
     "Speed", "Jump", "Limit", "TimeBudget", "Correction", "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove",
+    "SpawnSpeed", "SpawnStep", "Buttons",
 };
 
 static const char *const mode_names[SWEEP_WIRE_MODE_COUNT] = {"Walk", "Fly", "Noclip"};

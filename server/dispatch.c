@@ -250,7 +250,8 @@ static void on_watch_world(sweep_server *s, sweep__peer *p, const sweep_message 
     sweep__session *ss = p->session;
     uint32_t every = m->as.watch_world.every;
     if (every != ss->watch_every)
-        sweep__log(SWEEP_LOG_DEBUG, "watch_world", "session=%llu every=%u", (unsigned long long)ss->id, every);
+        sweep__owner_log(&ss->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_DEBUG, "watch_world",
+                         "session=%llu every=%u", (unsigned long long)ss->id, every);
     ss->watch_every = every;
     sweep__send_world_state(s, p, ss->world, m->sequence);
 }

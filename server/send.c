@@ -48,9 +48,13 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
 static void count_error(sweep_server *s, const sweep__peer *p, const sweep_message *m)
 {
     sweep__stats_error(&s->stats, m->as.error.code);
-    sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=%llu code=%s sequence=%u entity=%u",
-               p->session ? (unsigned long long)p->session->id : 0ull, sweep_wire_code_name(m->as.error.code),
-               m->as.error.sequence, m->as.error.entity);
+    if (p->session) /* its session's line, under its cap */
+        sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_DEBUG, "request_error",
+                         "session=%llu code=%s sequence=%u entity=%u", (unsigned long long)p->session->id,
+                         sweep_wire_code_name(m->as.error.code), m->as.error.sequence, m->as.error.entity);
+    else
+        sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=0 code=%s sequence=%u entity=%u",
+                   sweep_wire_code_name(m->as.error.code), m->as.error.sequence, m->as.error.entity);
 }
 
 int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)

@@ -121,3 +121,19 @@ RUN_CMD = @echo "sweepd: serving $(BUILD)/maps/arena.db on $(SWEEPD_RUN_LISTEN) 
 	echo "connect to the address of the ready line below, e.g. $(BIN)/sweep move --connect $(SWEEPD_RUN_LISTEN) --velocity 1,0,0"; \
 	echo "(or any FlatBuffers client of protocol/sweep.fbs; TCP frames are size-prefixed, UDP needs the cookie handshake)."; \
 	exec $(BIN)/sweepd --map $(BUILD)/maps/arena.db --listen $(SWEEPD_RUN_LISTEN)
+
+# The honest players' test plays libsweep's predictor against the world
+# library (tests/world/honest_sim.h), so it links the client library too
+# (named in client-sdk.mk, read after this file).
+$(BUILD)/tests/world/test_honest_players: $(BUILD)/tests/world/test_honest_players.o $(TEST_CMOCKA_OBJ) $$(CLIENT_LIB) \
+		$$(TEST_LIBS_world)
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_world) $(TEST_CMOCKA) $(TEST_LDLIBS_world) $(SWEEP_LDLIBS) -o $@
+
+# The authority's false flags (tests/bench/bench_authority.c): the same
+# honest players, many more moves.
+BENCHES += $(BUILD)/tests/bench/bench_authority
+$(BUILD)/tests/bench/bench_authority: $(BUILD)/tests/bench/bench_authority.o $$(CLIENT_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) \
+		$(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB) $(WORLD_LDLIBS) $(SWEEP_LDLIBS) -o $@

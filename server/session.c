@@ -213,11 +213,12 @@ void sweep__session_destroy(sweep__session *ss)
     char rules[256];
     sweep__log(SWEEP_LOG_INFO, "session_close",
                "session=%llu transport=%s peer=%s reason=\"%s\" duration_s=%.3f rules=%s rule_lines_suppressed=%llu "
+               "lines_suppressed=%llu "
                "rate_dropped=%llu",
                (unsigned long long)ss->id, ss->transport == SWEEP__TCP ? "tcp" : "udp", ss->peer,
                ss->close_reason ? ss->close_reason : "connection closed", (double)(uv_hrtime() - ss->opened_ns) * 1e-9,
                sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->own.rule_log_suppressed,
-               (unsigned long long)ss->rate_dropped);
+               (unsigned long long)ss->own.line_log_suppressed, (unsigned long long)ss->rate_dropped);
     free(ss);
 }
 

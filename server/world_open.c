@@ -256,7 +256,9 @@ void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
     if (r == SWEEP__RESERVED) {
         char err[400];
         if (!(w = sweep__served_new(s->group->servers[to], path, 0, err, sizeof err))) {
-            sweep__log(SWEEP_LOG_ERROR, "world_open_failed", "map=%s path=%s error=\"%s\"", qm, path, err);
+            sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_ERROR, "world_open_failed",
+                             "map=%s path=%s error=\"%s\" session=%llu", qm, path, err,
+                             (unsigned long long)p->session->id);
             sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, seq, 0, "map %s does not load: %s", qm, err);
             return;
         }
@@ -296,7 +298,8 @@ void sweep__open_world(sweep_server *s, sweep__peer *p, const sweep_message *m)
         sweep__world_adopt(s, w);
     }
     s->stats.worlds_opened++;
-    sweep__log(SWEEP_LOG_INFO, "world_opened", "id=%u thread=%u name=%s map=%s session=%llu", id, to,
+    sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_INFO, "world_opened",
+                     "id=%u thread=%u name=%s map=%s session=%llu", id, to,
                sweep__log_quote(name, strlen(name), qn, sizeof qn), qm, (unsigned long long)p->session->id);
     answer_opened(s, p, seq, id, name, hash);
 }

@@ -331,8 +331,9 @@ void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const swe
         apply_one(&c, &ec->commands[i]);
         refused += c.out->code != SWEEP_WIRE_NONE;
     }
-    sweep__log(SWEEP_LOG_INFO, "entity_commands", "session=%llu world=%u commands=%u refused=%u",
-               (unsigned long long)rq->owner->id, w->index, ec->count, refused);
+    sweep__owner_log(rq->owner, rq->now, SWEEP_LOG_INFO, "entity_commands",
+                     "session=%llu world=%u commands=%u refused=%u", (unsigned long long)rq->owner->id, w->index,
+                     ec->count, refused);
     if (o->udp)
         keep(o, m->sequence, w->command_results, ec->count);
     answer(w, rq, m->sequence, w->command_results, ec->count);

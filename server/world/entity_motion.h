@@ -44,6 +44,8 @@ typedef struct sweep__entity_state {
     uint32_t moved_by;         /* the last mover that carried or pushed it since then */
     int has_last;              /* a move was applied */
     uint32_t last_sequence;
+    uint64_t gap_grace_until;  /* moves were lost: their grace holds before this tick (sweep__entity_gap) */
+    uint64_t jump_next;        /* the pace of Jumps forgiven in it: when the next is due, GCRA */
 } sweep__entity_state;
 
 /* A bit of sweep__entity_state.moved_flags beside the movers'
@@ -86,6 +88,83 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
     s->moved_flags = 0;
     s->has_last = 0;
     s->last_sequence = 0;
+    s->gap_grace_until = 0;
+    s->jump_next = 0;
+}
+
+/*
+ * Lost moves. A move whose sequence skips some follows moves the server
+ * never got, but its client predicted: its claims are off by them, and
+ * it may press jump where its prediction (not the server) has it landed,
+ * until the answers reach it. Each such gap opens a grace of
+ * SWEEP__GAP_GRACE_S (a later gap replaces it), which the world
+ * (moves.c) and the core depth of a replay (client-sdk/replay_core.c)
+ * keep alike:
+ *   - a claim is forgiven in it only within the reach of that gap: the
+ *     map's threshold and what speed_limit covers in the time the lost
+ *     moves can have taken (their number times this move's dt, but never
+ *     more than the time since the entity's previous move and
+ *     SWEEP__GAP_SLACK_S of jitter, nor than the grace itself): one lost
+ *     move of an honest client at 60 Hz is about 1 m, skipping sequences
+ *     at will hides no claim beyond what the clock explains, and a pause
+ *     however long no more than speed_limit * SWEEP__GAP_GRACE_S (30 m
+ *     under the default rules), and the height of a jump, since a lost
+ *     move may have jumped and the client rises on in its prediction
+ *     until it hears (sweep__jump_rise; the world's rule, moves.c);
+ *   - a jump refused off the ground is not named Jump, at most
+ *     SWEEP__GAP_BURST at once and one per SWEEP__GAP_EVERY_S on average
+ *     (a generic cell rate: jump_next is when the next is due), so a
+ *     cheater skipping a sequence before every jump held in the air is
+ *     still named nearly every time; an honest client loses its landing
+ *     and jumps on the next move far less often.
+ * The jump is refused all the same: only its naming waits.
+ */
+#define SWEEP__GAP_GRACE_S 0.5
+#define SWEEP__GAP_SLACK_S 0.1
+#define SWEEP__GAP_EVERY_S 2.0
+#define SWEEP__GAP_BURST 2u
+
+/* How far above the ground a jump takes a body under the rules: the apex,
+ * jump_speed^2 / 2g, or without gravity (or for an apex beyond it) what
+ * jump_speed covers in the grace. */
+static inline double sweep__jump_rise(const sweep_rules *r, const sweep_config *cfg)
+{
+    double g = sweep_v3_len(cfg->gravity), grace = r->jump_speed * SWEEP__GAP_GRACE_S;
+    double apex = g > 0.0 ? r->jump_speed * r->jump_speed / (2.0 * g) : grace;
+    return apex < grace ? apex : grace;
+}
+
+/* Ticks of s seconds at tick_rate, at least 1. */
+static inline uint64_t sweep__ticks_of(double s, double tick_rate)
+{
+    uint64_t n = (uint64_t)(tick_rate * s + 0.5);
+    return n ? n : 1;
+}
+
+/* A move of `sequence` about to be applied at world tick `tick`: the
+ * number of moves it skips (0: none), a grace opened for them. Before
+ * sweep__entity_keep, which takes the sequence. */
+static inline uint32_t sweep__entity_gap(sweep__entity_state *s, uint32_t sequence, uint64_t tick, double tick_rate)
+{
+    if (!s->has_last || sequence <= s->last_sequence + 1u)
+        return 0;
+    s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, tick_rate);
+    return sequence - s->last_sequence - 1u;
+}
+
+/* The core's rules of a move applied at `tick` as the answer names them:
+ * a refused Jump forgiven in a gap's grace, as often as the pace allows
+ * (which it then spends). */
+static inline uint32_t sweep__entity_named_rules(sweep__entity_state *s, uint64_t tick, double tick_rate,
+                                                 uint32_t rules)
+{
+    if (!(rules & SWEEP_RULE_JUMP) || tick >= s->gap_grace_until)
+        return rules;
+    uint64_t every = sweep__ticks_of(SWEEP__GAP_EVERY_S, tick_rate);
+    if (s->jump_next > tick + (SWEEP__GAP_BURST - 1u) * every)
+        return rules;
+    s->jump_next = (s->jump_next > tick ? s->jump_next : tick) + every;
+    return rules & ~(uint32_t)SWEEP_RULE_JUMP;
 }
 
 /* What an entity keeps of a move that ran besides its actor (res: the

@@ -40,13 +40,21 @@
  *      (and rule Correction) when above the map's correction_threshold
  *      (a threshold of 0: when the claim differs from the position in any
  *      bit, the sign of a zero included),
- *      except for half a second of ticks after moves of the entity were
- *      lost (its sequence skipped some) or a mover carried or pushed it or
- *      its move met one: a client that predicted a move the server never
- *      got, or a mover where its last WorldState had it, claims positions
- *      the server cannot reach until it hears, and neither must flag an
- *      honest player (sweep__entity_unflag);
- *      Vertical when a Walk wish had a part along up; what the movers did
+ *      except for half a second of ticks after a mover carried or pushed
+ *      it or its move met one, or an EntityCommand moved it (a client
+ *      claims where its last WorldState had it; sweep__entity_unflag),
+ *      and for half a second after moves of the entity were lost (its
+ *      sequence skipped some) a claim within that gap's reach: the
+ *      threshold and what speed_limit covers in the time the lost moves
+ *      can have taken (their number times dt, at most the ticks since
+ *      the entity's previous move and 0.1 s, and at most 0.5 s), and the
+ *      height of a jump (one of them may have jumped); there a jump
+ *      refused off
+ *      the ground is not named Jump, at most one per 2 s on average
+ *      (entity_motion.h, sweep__entity_gap);
+ *      Vertical when a Walk wish had a part along up beyond the rules'
+ *      tolerance (SWEEP_RULE_TOLERANCE of the walk speed); Buttons when the
+ *      buttons held bits the mode does not read; what the movers did
  *      since the previous move; the rules counted and logged.
  *
  * A refused move (an Error) changes nothing, not even the budget.
@@ -163,8 +171,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             return 0;
         }
         w->counts.moves_ignored++;
-        sweep__log(SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
-                   (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
+        sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
+                         (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
         return 1;
     }
     const sweep_config *wcfg = &w->level.config;
@@ -209,6 +217,9 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     sweep__rule_amounts amounts;
     sweep__rule_amounts_init(&amounts);
     double granted = mv->dt, time_excess = 0.0, budget = e->budget;
+    /* Ticks since its previous move (a governed entity's budget is
+     * credited at each): what moves lost since can have taken. */
+    uint64_t since = w->tick - e->budget_tick;
     if (!server) {
         credit(e, w, w->opt.time_bank);
         budget = e->budget;
@@ -227,10 +238,20 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (mv->mode == SWEEP_WIRE_MODE_WALK) {
         sweep_vec3 up = up_of(wcfg);
         double vu = sweep_v3_dot(mv->velocity, up);
-        if (vu != 0.0) {
+        /* Ignored whatever it is; named beyond the rules' tolerance of the
+         * walk speed, as Speed is: a wish turned by a tilted gravity may
+         * keep the rounding of its arithmetic along up. */
+        if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
             rules |= SWEEP_WIRE_RULE_VERTICAL;
             amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
         }
+    }
+    /* Walk reads the jump button alone, the raw modes none: what else a
+     * client pressed is ignored, and said so. */
+    uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~(uint32_t)SWEEP_WISH_JUMP : ~0u);
+    if (unused) {
+        rules |= SWEEP_WIRE_RULE_BUTTONS;
+        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
     }
     sweep__motion mo;
     sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
@@ -248,15 +269,24 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     const sweep_actor a = mo.actor;
     const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
-    rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
-    double speed_excess = mo.act.speed_excess;
-    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
 
     /* Applied: from here on nothing can fail. */
     if (!server)
         e->budget = budget;
-    if (e->st.has_last && mv->sequence > e->st.last_sequence + 1u)
-        sweep__entity_unflag(w, e);
+    uint32_t lost = sweep__entity_gap(&e->st, mv->sequence, w->tick, w->tick_rate);
+    if (lost) {
+        /* How far the lost moves can have taken its prediction: their
+         * time as this move's, no more than the clock allows, nor than
+         * the grace lasts (a pause of a lag switch explains no more). */
+        double t = (double)lost * mv->dt, clock = (double)since * w->period_s + SWEEP__GAP_SLACK_S;
+        t = t < clock ? t : clock;
+        e->gap_reach = w->level.rules.speed_limit * (t < SWEEP__GAP_GRACE_S ? t : SWEEP__GAP_GRACE_S) +
+                       sweep__jump_rise(&w->level.rules, wcfg);
+    }
+    mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
+    rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
+    double speed_excess = mo.act.speed_excess;
+    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
     sweep_vec3 start = e->st.m.actor.position;
     e->st.m.actor = a;
     sweep__world_place_entity(w, e);
@@ -281,7 +311,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         int off = w->level.correction_threshold > 0.0
                       ? d > w->level.correction_threshold
                       : memcmp(&mv->claimed_position, &a.position, sizeof a.position) != 0;
-        if (off && w->tick >= e->unflagged_until) {
+        /* Forgiven after a mover or a command moved it, and within a
+         * gap's grace and reach (entity_motion.h). */
+        if (off && w->tick >= e->unflagged_until &&
+            !(w->tick < e->st.gap_grace_until && d <= w->level.correction_threshold + e->gap_reach)) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;

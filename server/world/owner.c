@@ -39,6 +39,7 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     memcpy(o->identity, identity, identity_len);
     o->identity[identity_len] = 0;
     sweep__bucket_init(&o->rule_log, SWEEP__RULE_LOG_RATE, now);
+    sweep__bucket_init(&o->line_log, SWEEP__LINE_LOG_RATE, now);
 }
 
 /* Removes e from the world's table and array and frees it; the caller
@@ -104,7 +105,7 @@ sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why)
     uint32_t given = 0;
     e->id = entity_id(rq, w, &given);
     if (e->id == 0) {
-        sweep__log(SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)o->id);
+        sweep__owner_log(o, rq->now, SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)o->id);
         free(e);
         *why = "no entity id could be drawn";
         return NULL;

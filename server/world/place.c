@@ -23,17 +23,19 @@
 
 #include "server/world/world_impl.h"
 
-int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r, char *what,
-                          size_t whatlen, sweep_status *st)
+int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r,
+                          sweep__obstacle *ob, sweep_status *st)
 {
     const sweep_config *cfg = &w->level.config;
+    memset(ob, 0, sizeof *ob);
     for (uint32_t i = 0; w->crowd && i < w->ent_count; i++) {
         const sweep__entity *o = w->ents[i];
         if (o == self)
             continue;
         sweep_vec3 d = sweep_v3_sub(q, o->st.m.actor.position);
         if (fabs(d.x) < r.x + o->st.m.radii.x && fabs(d.y) < r.y + o->st.m.radii.y && fabs(d.z) < r.z + o->st.m.radii.z) {
-            snprintf(what, whatlen, "another entity");
+            ob->kind = SWEEP__OBSTACLE_ENTITY;
+            ob->entity = o->id;
             return 1;
         }
     }
@@ -49,13 +51,47 @@ int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, swee
         return 0;
     const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
     if (c && c->mover != SWEEP_NO_MOVER) {
-        char qn[96];
-        const char *n = w->level.movers[c->mover].name;
-        snprintf(what, whatlen, "mover %u %s", w->level.movers[c->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
+        ob->kind = SWEEP__OBSTACLE_MOVER;
+        ob->mover = c->mover;
     } else if (c && c->body != SWEEP_NO_BODY) {
-        snprintf(what, whatlen, "another entity");
+        ob->kind = SWEEP__OBSTACLE_ENTITY;
+        for (uint32_t i = 0; i < w->ent_count; i++)
+            if (w->ents[i]->crowd_slot == c->body)
+                ob->entity = w->ents[i]->id;
     } else {
-        snprintf(what, whatlen, "the level (triangle %u)", c ? c->triangle : 0u);
+        ob->kind = SWEEP__OBSTACLE_LEVEL;
+        ob->triangle = c ? c->triangle : 0u;
     }
     return 1;
+}
+
+void sweep__obstacle_name(const sweep__world *w, const sweep__obstacle *ob, char *what, size_t whatlen)
+{
+    switch (ob->kind) {
+    case SWEEP__OBSTACLE_ENTITY:
+        if (ob->entity)
+            snprintf(what, whatlen, "entity %llu", (unsigned long long)ob->entity);
+        else
+            snprintf(what, whatlen, "another entity");
+        break;
+    case SWEEP__OBSTACLE_MOVER: {
+        char qn[96];
+        const char *n = w->level.movers[ob->mover].name;
+        snprintf(what, whatlen, "mover %u %s", w->level.movers[ob->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
+        break;
+    }
+    default:
+        snprintf(what, whatlen, "the level (triangle %u)", ob->triangle);
+        break;
+    }
+}
+
+int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r, char *what,
+                          size_t whatlen, sweep_status *st)
+{
+    sweep__obstacle ob;
+    int o = sweep__world_obstacle(w, self, q, r, &ob, st);
+    if (o == 1)
+        sweep__obstacle_name(w, &ob, what, whatlen);
+    return o;
 }

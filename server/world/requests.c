@@ -193,9 +193,10 @@ static void on_mover_command(sweep__world *w, const sweep__request *rq, const sw
                       w->level.name, sweep__log_quote(name.ptr, name.len, q, sizeof q), w->mover_count);
         return;
     }
-    sweep__log(SWEEP_LOG_INFO, "mover_command", "session=%llu world=%u mover=%u name=%s fires_at=%llu",
-               (unsigned long long)o->id, w->index, w->level.movers[i].id,
-               sweep__log_quote(name.ptr, name.len, q, sizeof q), (unsigned long long)(w->tick + 1));
+    sweep__owner_log(rq->owner, rq->now, SWEEP_LOG_INFO, "mover_command",
+                     "session=%llu world=%u mover=%u name=%s fires_at=%llu", (unsigned long long)o->id, w->index,
+                     w->level.movers[i].id, sweep__log_quote(name.ptr, name.len, q, sizeof q),
+                     (unsigned long long)(w->tick + 1));
     sweep_message out;
     memset(&out, 0, sizeof out);
     out.kind = SWEEP_MSG_MOVER_COMMANDED;

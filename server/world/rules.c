@@ -10,7 +10,9 @@
  * walk speed; TimeBudget: seconds not granted; Correction: the distance;
  * Vertical: the wish's speed along up; SpawnPosition: the distance from
  * the place asked; SpawnRadii: the largest difference from the map's
- * radii). A cheating client could otherwise write the log for us, so each
+ * radii; SpawnSpeed, SpawnStep: how much looser than the world's the
+ * limit asked was, or the limit asked for a governed entity; Buttons: the
+ * bits ignored). A cheating client could otherwise write the log for us, so each
  * owner may cause at most SWEEP__RULE_LOG_RATE lines a second (owner.c; a
  * burst of as many, by the request's clock); the lines it loses are
  * counted and the next line written, and session_close, say how many

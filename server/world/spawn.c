@@ -9,10 +9,15 @@
  * map's. What a player asked and did not get is named, not refused: a
  * position other than the point given (SpawnPosition), radii other than
  * the map's (SpawnRadii), both sent as zeros by a client that asks for
- * nothing. The server role places where it says (or at the N-th point)
- * with the radii it says (zeros: the map's), also when it asks that the
- * entity be governed by the player rules (Spawn.player: a game server
- * relaying one of its players): then its moves are a player's (moves.c).
+ * nothing. The server role places where it says (or at the N-th point,
+ * its position then named SpawnPosition if it sent one) with the radii it
+ * says (zeros: the map's), also when it asks that the entity be governed
+ * by the player rules (Spawn.player: a game server relaying one of its
+ * players): then its moves are a player's (moves.c). The limits of raw
+ * moves (max_speed, step_height) may only tighten the world's: a looser
+ * one is the world's, and any one asked for a governed entity (which
+ * walks by the map's rules) is ignored, each named (SpawnSpeed,
+ * SpawnStep), so that no field of a Spawn is dropped silently.
  *
  * A place is free when the ellipsoid overlaps neither the level, nor a
  * mover at its current pose, nor (with --players-block) another entity
@@ -52,6 +57,18 @@ static int is_zero(sweep_vec3 v)
 static int same(sweep_vec3 a, sweep_vec3 b)
 {
     return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/* The rule bit (of `bit`) when a Spawn limit asked (0: none) is not what
+ * the entity gets: a governed entity walks by the map's rules, so any
+ * limit it asks is ignored (amount: the limit asked); another gets the
+ * world's in place of a looser one (amount: how much looser). */
+static uint32_t limit_not_taken(double asked, double taken, int governed, unsigned bit, sweep__rule_amounts *a)
+{
+    if (asked == 0.0 || (!governed && asked == taken))
+        return 0;
+    a->v[bit] = governed ? asked : asked - taken;
+    return 1u << bit;
 }
 
 void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m)
@@ -147,6 +164,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     sweep_vec3 q = sp->position;
     uint32_t point = 0;
     char what[160] = "";
+    sweep__obstacle ob = {0};
     int placed = 0;
     for (uint32_t k = 0; k < tries && !placed; k++) {
         if (first != UINT32_MAX) {
@@ -159,7 +177,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
             return;
         }
         sweep_status st;
-        int o = sweep__world_overlaps(w, NULL, q, r, what, sizeof what, &st);
+        int o = sweep__world_obstacle(w, NULL, q, r, &ob, &st);
         if (o < 0) {
             sweep__refuse(rq, sweep_wire_code_from_status(st), seq, 0, "Spawn: %s", sweep_status_message(st));
             return;
@@ -167,27 +185,42 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
         placed = o == 0;
     }
     if (!placed) {
+        /* "Occupied" is said of an entity only: a point inside the level
+         * or a mover is the map's fault, and reads so. */
+        char why[320];
+        sweep__obstacle_name(w, &ob, what, sizeof what);
+        if (ob.kind == SWEEP__OBSTACLE_ENTITY)
+            snprintf(why, sizeof why, "spawn point %u is occupied by %s", point, what);
+        else if (ob.kind == SWEEP__OBSTACLE_MOVER)
+            snprintf(why, sizeof why, "spawn point %u at (%g, %g, %g) is blocked by %s", point, q.x, q.y, q.z, what);
+        else
+            snprintf(why, sizeof why, "spawn point %u is inside the level's geometry at (%g, %g, %g) (triangle %u)",
+                     point, q.x, q.y, q.z, ob.triangle);
         if (tries > 1)
             sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
-                              "every spawn point of the map (%u) is occupied; the last tried overlaps %s", tries,
-                              what);
+                              "no spawn point of the map (%u) is free; the last tried: %s", tries, why);
         else if (point)
-            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "spawn point %u is occupied: it overlaps %s",
-                              point, what);
+            sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0, "%s", why);
         else
             sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "(%g, %g, %g) with radii (%g, %g, %g) overlaps %s", q.x, q.y, q.z, r.x, r.y, r.z, what);
         return;
     }
-    if (player && !is_zero(sp->position) && !same(sp->position, q)) {
+    /* The server role's position too is not taken when it names a point. */
+    if (!is_zero(sp->position) && !same(sp->position, q)) {
         rules |= SWEEP_WIRE_RULE_SPAWN_POSITION;
         amounts.v[SWEEP_WIRE_RULE_SPAWN_POSITION_BIT] = sweep_v3_len(sweep_v3_sub(sp->position, q));
     }
+    double max_speed = sweep__spawn_limit(sp->max_speed, cfg->max_speed);
+    double step_height = sweep__spawn_limit(sp->step_height, cfg->step_height);
+    rules |= limit_not_taken(sp->max_speed, max_speed, governed, SWEEP_WIRE_RULE_SPAWN_SPEED_BIT, &amounts);
+    rules |= limit_not_taken(sp->step_height, step_height, governed, SWEEP_WIRE_RULE_SPAWN_STEP_BIT, &amounts);
 
     const char *why = "";
     sweep__entity *e = sweep__owner_spawn(rq, &why);
     if (!e) {
-        sweep__log(SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"", (unsigned long long)ss->id, why);
+        sweep__owner_log(ss, rq->now, SWEEP_LOG_ERROR, "spawn_failed", "session=%llu error=\"%s\"",
+                         (unsigned long long)ss->id, why);
         /* Nothing changed, and a replay would not fail: the log forgets it. */
         if (rq->sink->dropped)
             rq->sink->dropped(rq->sink->ctx);
@@ -196,8 +229,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     }
     if (player && sp->spawn_point == 0)
         w->next_spawn = point % lv->spawn_count; /* the point after the one given */
-    sweep__entity_state_init(&e->st, q, r, sweep__spawn_limit(sp->max_speed, cfg->max_speed),
-                             sweep__spawn_limit(sp->step_height, cfg->step_height));
+    sweep__entity_state_init(&e->st, q, r, max_speed, step_height);
     e->player = governed;
     e->budget = w->opt.time_bank;
     e->budget_tick = w->tick;
@@ -207,8 +239,8 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     ss->spawn_entity = e->id;
     ss->spawn_rules = rules;
     ss->spawn_point = point;
-    sweep__log(SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u", (unsigned long long)ss->id, e->id,
-               point);
+    sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "spawn", "session=%llu entity=%u spawn_point=%u",
+                     (unsigned long long)ss->id, e->id, point);
     if (rules)
         sweep__rules_report(rq, e->id, rules, &amounts);
     send_spawned(w, rq, seq, e, rules, point);

@@ -379,6 +379,13 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
          * server role hashes as it did before they existed. */
         if (e->player && e->owner->role == SWEEP_WIRE_ROLE_SERVER)
             h = sweep_hash_u32(h, 0x706c6179u);
+        /* Likewise a gap's grace: an entity that never lost a move hashes
+         * as before lost moves had a grace of their own. */
+        if (e->st.gap_grace_until) {
+            h = sweep_hash_u64(h, e->st.gap_grace_until);
+            h = sweep_hash_u64(h, e->st.jump_next);
+            h = sweep_hash_double(h, e->gap_reach);
+        }
     }
     return h;
 }

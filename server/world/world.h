@@ -55,6 +55,7 @@
 #include "protocol/token.h"
 #include "server/world/bucket.h"
 #include "server/world/entity_motion.h"
+#include "server/world/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,7 +99,9 @@ struct sweep__entity {
     int player;                /* governed by the player rules: a player's, or the server role's asked so */
     double budget;             /* seconds of motion it may still ask for (player owners) */
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
-    uint64_t unflagged_until;  /* moves were lost, or a mover moved it: claims are not flagged until this tick */
+    uint64_t unflagged_until;  /* a mover or a command moved it: claims are not flagged until this tick
+                                  (lost moves have a grace of their own: st.gap_grace_until) */
+    double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
@@ -128,6 +131,8 @@ struct sweep__owner {
     uint64_t rule_counts[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted on this owner */
     sweep__bucket rule_log;            /* event=rule lines it may still cause */
     uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
+    sweep__bucket line_log;            /* other lines its requests may still cause (sweep__owner_log) */
+    uint64_t line_log_suppressed;      /* ... not written since the last one that was */
 };
 
 /* Open-addressing table entity id -> entity. */
@@ -220,6 +225,14 @@ void sweep__world_close(sweep__world *w);
 void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t role, int udp, uint32_t max_batch,
                        const char *identity, size_t identity_len, uint64_t now);
 void sweep__owner_release(sweep__owner *o, const sweep__world_sink *sink);
+
+/* Writes a line its requests caused for o (any kind but a rule's), as
+ * sweep__log with " suppressed=N" after fmt's pairs, at most
+ * SWEEP__LINE_LOG_RATE a second per owner by the clock `now` (ns); the
+ * others are counted in o->line_log_suppressed (owner_log.c). */
+#define SWEEP__LINE_LOG_RATE 10.0
+void sweep__owner_log(sweep__owner *o, uint64_t now, sweep_log_level level, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Would a session of `role` be refused a request of this kind (the
  * sender column of protocol/kinds.h)? 0, or 1 with the Error AuthFailed's

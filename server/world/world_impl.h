@@ -62,6 +62,19 @@ void sweep__rules_report(const sweep__request *rq, uint32_t entity, uint32_t bit
  * outright. */
 int sweep__world_overlaps(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r, char *what,
                           size_t whatlen, sweep_status *st);
+/* What is in the way, for a refusal that names it in its own words. */
+typedef enum { SWEEP__OBSTACLE_LEVEL = 1, SWEEP__OBSTACLE_MOVER, SWEEP__OBSTACLE_ENTITY } sweep__obstacle_kind;
+typedef struct sweep__obstacle {
+    sweep__obstacle_kind kind;
+    uint64_t entity;   /* its id (ENTITY) */
+    uint32_t mover;    /* its index in the level (MOVER) */
+    uint32_t triangle; /* the level triangle met (LEVEL) */
+} sweep__obstacle;
+/* sweep__world_overlaps with what is in the way as data. */
+int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r,
+                          sweep__obstacle *ob, sweep_status *st);
+/* "entity 7", "mover 2 \"door\"", "the level (triangle 12)". */
+void sweep__obstacle_name(const sweep__world *w, const sweep__obstacle *ob, char *what, size_t whatlen);
 
 /* commands.c */
 void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const sweep_message *m);

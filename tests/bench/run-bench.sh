@@ -65,6 +65,12 @@ for bodies in 64 256 1024; do
     "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
 done
 
+# --- authority: honest bots with natural wishes (walk_speed * (cos a, sin a))
+# through 5% loss, 0-30 ms jitter, 5% reordering and 3-move redundancy,
+# against the world library in simulated time: 200,000 moves, and the rules
+# the server named on them, which must be none (flagged=0) ---------------
+"${BUILD:-build}/tests/bench/bench_authority" "${BUILD:-build}/maps/arena.db" 50 4000
+
 # --- maps: loading a map, read + validate + BVH build -----------------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is
@@ -138,6 +144,28 @@ else
     echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"
 fi
 rm -f "$LEVEL_ERR"
+
+# --- core: lag-compensated queries, and the history behind them ------------
+# bench_query (tests/bench/bench_query.c says how): 64 entities walking, each
+# kind of query (ray, sweep, overlap, line of sight) 20,000 times at 0, 100
+# and 250 ms in the past, one core.query line each, on generated levels and
+# on every corpus level imported above; then core.history, what keeping a
+# frame adds to a tick of moving N entities, and its bytes an entity a
+# second. Thread CPU time, so a busy machine only slows it, but read ratios.
+for tris in 10000 100000; do
+    "${BUILD:-build}/tests/bench/bench_query" --tris "$tris"
+done
+for n in 64 256 1024; do
+    "${BUILD:-build}/tests/bench/bench_query" --history "$n"
+done
+if ls "$LEVEL_DIR"/*.db >/dev/null 2>&1; then
+    for db in "$LEVEL_DIR"/*.db; do
+        "${BUILD:-build}/tests/bench/bench_query" --map "$db" --name "$(basename "$db" .db)" --speed 320
+    done
+    "${BUILD:-build}/tests/bench/bench_query" --map "$LEVEL_DIR/oacmpdm5.db" --speed 320 --history 64
+else
+    echo "run-bench: core.query on the corpus skipped: no corpus levels in $LEVEL_DIR"
+fi
 
 # --- protocol: the wire codec, encode and verify+decode --------------------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.

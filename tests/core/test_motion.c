@@ -112,6 +112,56 @@ static void too_fast_a_wish_is_clamped_and_named(void **state)
     scene_free(&s);
 }
 
+static uint64_t splitmix(uint64_t *x);
+
+/* The wish of an honest client that computes it the natural way: the
+ * walk speed along a heading of `deg` degrees. */
+static sweep_vec3 natural_wish(double walk_speed, double deg)
+{
+    double a = deg * (3.14159265358979323846 / 180.0);
+    return sweep_v3(walk_speed * cos(a), walk_speed * sin(a), 0);
+}
+
+/* Every whole-degree heading, and random ones, at the walk speed of the
+ * default rules and of a map in Quake units: none is named, though a few
+ * come out an ulp or two over the walk speed (counted, so that the test
+ * is known to meet them) and are clamped all the same; a wish 1% or
+ * 1e-6 over is named with its excess. */
+static void natural_wishes_are_never_named(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    const double speeds[] = {s.rules.walk_speed, 320.0};
+    uint64_t seed = 7;
+    for (unsigned k = 0; k < 2; k++) {
+        s.rules.walk_speed = speeds[k];
+        s.rules.speed_limit = fmax(s.rules.speed_limit, speeds[k]);
+        unsigned over = 0;
+        for (int i = 0; i < 360 + 20000; i++) {
+            double deg = i < 360 ? (double)i : 360.0 * (double)(splitmix(&seed) >> 11) / 9007199254740992.0;
+            sweep_vec3 w = natural_wish(speeds[k], deg);
+            over += sqrt(w.x * w.x + w.y * w.y) > speeds[k];
+            sweep_actor a = standing(0, 0);
+            sweep_act_result r = act(&s, &a, w, 0, DT);
+            if (r.rules & SWEEP_RULE_SPEED)
+                fail_msg("walk speed %g, heading %.17g degrees: Speed named, excess %g", speeds[k], deg,
+                         r.speed_excess);
+            assert_true(r.speed_excess == 0.0);
+        }
+        assert_true(over > 0);
+        /* A real speed hack, however small, is named. */
+        const double factors[] = {1.01, 1.0 + 1e-6};
+        for (unsigned f = 0; f < 2; f++) {
+            sweep_actor a = standing(0, 0);
+            sweep_act_result r = act(&s, &a, sweep_v3_scale(natural_wish(speeds[k], 37.0), factors[f]), 0, DT);
+            assert_true(r.rules & SWEEP_RULE_SPEED);
+            assert_true(fabs(r.speed_excess - speeds[k] * (factors[f] - 1.0)) < 1e-9 * speeds[k]);
+        }
+    }
+    scene_free(&s);
+}
+
 static void jumps_only_from_the_ground(void **state)
 {
     (void)state;
@@ -415,6 +465,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walks_up_to_the_wish),
         cmocka_unit_test(too_fast_a_wish_is_clamped_and_named),
+        cmocka_unit_test(natural_wishes_are_never_named),
         cmocka_unit_test(jumps_only_from_the_ground),
         cmocka_unit_test(a_wish_to_fly_is_ignored),
         cmocka_unit_test(falling_stops_at_the_speed_limit),

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <sqlite3.h>
 
@@ -154,6 +155,22 @@ static __attribute__((unused)) int fixture_count_files(fixture *f)
         pclose(p);
     }
     return n;
+}
+
+/* Runs the built program `prog` (a path under the build, "bin/sweep-walk")
+ * with `args` (already quoted), its stdout and stderr in out; its exit
+ * status, or -1 if it did not exit. */
+static __attribute__((unused)) int fixture_run(const char *prog, const char *args, char *out, size_t cap)
+{
+    char cmd[10000];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fixture_build(prog), args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* Set by a test that expects SQL to fail, to keep its error off stderr. */

@@ -399,6 +399,30 @@ static void broken_files_are_refused(void **state)
     refused_with(f, "scene.obj", obj_text, strlen(obj_text), "--scale -1", "--scale", 2);
 }
 
+/* An OBJ object has no position: one named spawn_1 lands at the origin
+ * whatever its vertices say, one with faces is geometry, an empty object
+ * is nothing; each is named, and the file's root is never a spawn even
+ * when the file's name starts like one. */
+static void lost_spawns_and_skipped_nodes_are_named(void **state)
+{
+    fixture *f = *state;
+    const char obj[] = "o floor\nv -5 0 -5\nv 5 0 -5\nv 5 0 5\nv -5 0 5\nf 1 4 3 2\n"
+                       "o spawn_1\nv 1 0.9 1\n"
+                       "o spawn_2\nv 2 1 2\nv 3 1 2\nv 2 1 3\nf 6 7 8\n"
+                       "o lamp\n";
+    char in[4200], out[4200], args[9000], text[8192];
+    snprintf(in, sizeof in, "%s", fixture_path(f, "spawned.obj"));
+    assert_true(fixture_write(in, obj, strlen(obj)));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "spawned.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s'", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    if (!strstr(text, "warning: spawn node 'spawn_1' is at the file's origin (0, 0, 0)") ||
+        !strstr(text, "warning: node 'spawn_2' is named as a spawn point but holds meshes") ||
+        !strstr(text, "warning: skipped: 1 x empty node (node without meshes") || strstr(text, "'spawned.obj'") ||
+        !strstr(text, "1 spawns (1 from nodes)"))
+        fail_msg("output '%s'", text);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -409,6 +433,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(glb_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(rules_file_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(broken_files_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(lost_spawns_and_skipped_nodes_are_named, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.import", tests, NULL, NULL);
 }

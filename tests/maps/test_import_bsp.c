@@ -478,10 +478,12 @@ static void assert_mover_shell(const sweep_level_mover *m, double hx, double hy,
 #define DOME_TRIANGLES 36
 
 static uint32_t warnings;
+static char last_warning[1024];
 static void count_warning(void *ctx, const char *msg)
 {
     (void)ctx;
     print_message("warning: %s\n", msg);
+    snprintf(last_warning, sizeof last_warning, "%s", msg);
     warnings++;
 }
 
@@ -748,8 +750,12 @@ static void imports_the_test_level(void **state)
     sweep_status r = sweep_import_bsp(path, &o, &lv, &st, err, sizeof err);
     if (r != SWEEP_OK)
         fail_msg("%s", err);
-    assert_int_equal(warnings, 0);
-    assert_int_equal(st.warnings, 0);
+    /* Only the light is named: the trigger opens the gate, the corners
+     * are the train's path. */
+    assert_int_equal(warnings, 1);
+    assert_int_equal(st.warnings, 1);
+    assert_int_equal(st.entities_skipped, 1);
+    assert_string_equal(last_warning, "skipped: 1 x light (1 entity the importer does not turn into anything)");
     check_level(&lv, &st);
 
     /* The same from memory, bit for bit. */
@@ -820,6 +826,38 @@ static void write_pk3(const char *path, int n, const char *const *names, uint8_t
         assert_true(zip_file_add(z, names[i], s, ZIP_FL_OVERWRITE) >= 0);
     }
     assert_int_equal(zip_close(z), 0);
+}
+
+/* Every entity the importer does not turn into something is named by
+ * class with its count, most first; a trigger that opens nothing is one. */
+static void names_the_entities_it_skips(void **state)
+{
+    (void)state;
+    static const char ents[] =
+        "{ \"classname\" \"worldspawn\" }\n"
+        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+        "{ \"classname\" \"target_speaker\" \"origin\" \"0 0 64\" }\n"
+        "{ \"classname\" \"shooter_rocket\" \"origin\" \"0 0 64\" }\n"
+        "{ \"classname\" \"target_speaker\" \"origin\" \"8 0 64\" }\n"
+        "{ \"classname\" \"trigger_multiple\" \"model\" \"*6\" \"target\" \"nothing\" }\n"
+        "{ \"origin\" \"0 0 0\" }\n"
+        "{ \"classname\" \"target_speaker\" \"origin\" \"16 0 64\" }\n";
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "skips.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(warnings, 1);
+    assert_int_equal(st.entities, 8);
+    assert_int_equal(st.entities_skipped, 6);
+    assert_string_equal(last_warning, "skipped: 3 x target_speaker, 1 x (no classname), 1 x shooter_rocket, "
+                                      "1 x trigger_multiple (6 entities the importer does not turn into anything)");
+    sweep_level_free(&lv);
+    free(data);
 }
 
 static void imports_from_a_pk3(void **state)
@@ -2026,6 +2064,7 @@ int main(int argc, char **argv)
     fixture_argv0 = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(imports_the_test_level, setup, teardown),
+        cmocka_unit_test(names_the_entities_it_skips),
         cmocka_unit_test_setup_teardown(imports_from_a_pk3, setup, teardown),
         cmocka_unit_test(refuses_every_malformed_lump),
         cmocka_unit_test(tessellates_patches_within_tolerance),

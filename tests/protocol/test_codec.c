@@ -843,7 +843,10 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_WIRE_RULE_SPAWN_POSITION, 64);
     assert_int_equal(SWEEP_WIRE_RULE_SPAWN_RADII, 128);
     assert_int_equal(SWEEP_WIRE_RULE_FREE_MOVE, 256);
-    assert_int_equal(SWEEP_WIRE_RULE_COUNT, 9);
+    assert_int_equal(SWEEP_WIRE_RULE_SPAWN_SPEED, 512);
+    assert_int_equal(SWEEP_WIRE_RULE_SPAWN_STEP, 1024);
+    assert_int_equal(SWEEP_WIRE_RULE_BUTTONS, 2048);
+    assert_int_equal(SWEEP_WIRE_RULE_COUNT, 12);
     assert_int_equal(SWEEP_WIRE_RULE_SLOTS, 32);
     /* MoverFlags are the core's state bits (core/mover.h). */
     assert_int_equal((unsigned)SWEEP_WIRE_MOVER_TRIGGERED, (unsigned)SWEEP_MOVER_TRIGGERED);
@@ -967,7 +970,8 @@ static void test_names(void **state)
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_ENTITY_COMMANDS_RESULT), "EntityCommandsResult");
     assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_WORLD_CLOSED), "WorldClosed");
     static const char *const rules[] = {"Speed", "Jump", "Limit", "TimeBudget", "Correction",
-                                        "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove"};
+                                        "Vertical", "SpawnPosition", "SpawnRadii", "FreeMove",
+                                        "SpawnSpeed", "SpawnStep", "Buttons"};
     for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
         assert_string_equal(sweep_wire_rule_name(i), rules[i]);
     assert_string_equal(sweep_wire_rule_name(SWEEP_WIRE_RULE_COUNT), "Unknown");

@@ -171,15 +171,21 @@ static void test_healthz_sees_a_stalled_loop(void **state)
     fx_fifo_drain(lfd);
     assert_int_equal(probe(port, NULL, "/healthz", "ok\n"), 200);
 
-    int fd = fx_tcp_connect(srv.port);
-    assert_true(fd >= 0);
-    sweep_message m = fx_hello_msg("stall");
-    assert_int_equal(fx_send(fd, &m), 0);
-    /* Requests that log until the pipe is full and the loop blocks. */
-    for (uint32_t i = 0; i < 200; i++) {
-        sweep_message bad = fx_move_msg(12345, 100 + i, sweep_v3(1, 0, 0), 1.0 / 60.0);
-        assert_int_equal(fx_send(fd, &bad), 0);
+    /* Requests that log until the pipe is full and the loop blocks. A
+     * session writes 10 lines a second at most, so they come from several. */
+    enum { FILLERS = 12 };
+    int filler[FILLERS];
+    for (int k = 0; k < FILLERS; k++) {
+        filler[k] = fx_tcp_connect(srv.port);
+        assert_true(filler[k] >= 0);
+        sweep_message m = fx_hello_msg("stall");
+        assert_int_equal(fx_send(filler[k], &m), 0);
     }
+    for (int k = 0; k < FILLERS; k++)
+        for (uint32_t i = 0; i < 20; i++) {
+            sweep_message bad = fx_move_msg(12345, 100 + i, sweep_v3(1, 0, 0), 1.0 / 60.0);
+            assert_int_equal(fx_send(filler[k], &bad), 0);
+        }
     if (fx_fifo_wait_full(lfd, cap) != 0)
         fail_msg("the server's log pipe never filled");
     usleep(800000); /* past the bound, and the last beat's 100 ms */
@@ -196,7 +202,8 @@ static void test_healthz_sees_a_stalled_loop(void **state)
         status = probe(port, NULL, "/healthz", NULL);
     } while (status != 200 && fx_now_ms() < deadline);
     assert_int_equal(status, 200);
-    close(fd);
+    for (int k = 0; k < FILLERS; k++)
+        close(filler[k]);
     fx_fifo_release(lfd, fifo);
     assert_int_equal(fx_stop(&srv), 0);
     close(lfd);

@@ -228,7 +228,9 @@ static void test_spawn_at_map_spawn_point(void **state)
     assert_true(r.as.spawned.position.x == 4.0 && r.as.spawned.position.y == 0.0 && r.as.spawned.position.z == 1.0);
     assert_true(r.as.spawned.radii.x == 0.4 && r.as.spawned.radii.z == 0.9); /* the map's default */
     assert_int_equal(r.as.spawned.spawn_point, 2);
-    assert_int_equal(r.as.spawned.rules, 0); /* the server role may ask anything: nothing to name */
+    /* The server role may ask any place, but the position it sent beside
+     * a spawn point is not taken, and is named. */
+    assert_int_equal(r.as.spawned.rules, SWEEP_WIRE_RULE_SPAWN_POSITION);
     sweep_message bad = fx_spawn_msg(3, sweep_v3(0, 0, 1), sweep_v3(0.4, 0.4, 0.9));
     bad.as.spawn.spawn_point = 5;
     uint32_t seq = 0;

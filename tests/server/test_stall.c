@@ -12,9 +12,10 @@
  * flagged (TimeBudget) for the server's own lateness.
  *
  * The stall is made, not waited for: the server's stderr is a FIFO of one
- * page that this test stops reading; a burst of requests for an unknown
- * entity makes it log (--log-level debug, one request_error line each)
- * until it blocks in write(2). The test sees the pipe full, sends the
+ * page that this test stops reading; bursts of requests for an unknown
+ * entity from several sessions of the same transport make it log
+ * (--log-level debug, one request_error line each, at most 10 a second per
+ * session: server/world/owner_log.c) until it blocks in write(2). The test sees the pipe full, sends the
  * move, sleeps 0.2 s and reads the pipe again. The bank was emptied just
  * before, so the move (0.1 s) can only be granted whole from the stall's
  * ticks. Nothing is timed to pass: a sleep lasts at least what it asks.
@@ -158,11 +159,33 @@ static void stalled(int udp)
     fx_fifo_drain(lfd);
 
     /* The stall: requests that log until the pipe is full and the
-     * server's write blocks. */
-    for (uint32_t i = 0; i < 200; i++) {
-        sweep_message bad = fx_move_msg(entity + 1, 100 + i, wish, 1.0 / 60.0);
-        csend(fd, udp, &bad);
+     * server's write blocks. A session writes 10 lines at most, so the
+     * burst comes from sessions enough for two pages, by the same
+     * transport (over UDP, one server socket: the waiting datagram is read
+     * in the stalled iteration). */
+    enum { FILLERS = 8 };
+    int filler[FILLERS];
+    for (int k = 0; k < FILLERS; k++) {
+        if (udp) {
+            filler[k] = fx_udp_socket(srv.port);
+            assert_true(filler[k] >= 0);
+            sweep_message fw;
+            assert_true(fx_udp_handshake_token(filler[k], rx, NULL, &fw) != 0);
+        } else {
+            filler[k] = fx_tcp_connect(srv.port);
+            assert_true(filler[k] >= 0);
+            sweep_message h = fx_hello_msg("stall"), fw;
+            csend(filler[k], udp, &h);
+            next_msg(filler[k], udp, lfd, &fw);
+            assert_int_equal(fw.kind, SWEEP_MSG_WELCOME);
+        }
     }
+    fx_fifo_drain(lfd);
+    for (int k = 0; k < FILLERS; k++)
+        for (uint32_t i = 0; i < 20; i++) {
+            sweep_message bad = fx_move_msg(entity + 1, 100 + i, wish, 1.0 / 60.0);
+            csend(filler[k], udp, &bad);
+        }
     if (fx_fifo_wait_full(lfd, cap) != 0)
         fail_msg("the server's log pipe never filled");
     m = fx_move_msg(entity, 2, wish, 0.1); /* waits in the socket */
@@ -174,6 +197,8 @@ static void stalled(int udp)
                  mr.time_excess, (unsigned)mr.rules);
 
     close(fd);
+    for (int k = 0; k < FILLERS; k++)
+        close(filler[k]);
     fx_fifo_release(lfd, fifo);
     assert_int_equal(fx_stop(&srv), 0);
     close(lfd);

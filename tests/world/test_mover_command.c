@@ -119,6 +119,56 @@ static void the_server_role_fires_the_trigger_at_the_next_tick(void **state)
     wf_one_close(&s);
 }
 
+/* Lines in the file so far holding the word. */
+static int lines_with(FILE *f, const char *word)
+{
+    fflush(stderr);
+    rewind(f);
+    char line[1200];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, word) != NULL;
+    return n;
+}
+
+/* A game server firing movers as fast as it can writes at most the
+ * owner's line rate into the log: the rest are counted, and the next
+ * line written says how many were not. */
+static void the_server_roles_lines_are_capped(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER, 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(f), 2) == 2);
+    sweep__log_set_level(SWEEP_LOG_INFO);
+    sweep__world_sink sink = wf_sink(s.r);
+    const uint64_t second = 1000000000u;
+    for (uint32_t i = 0; i < 1000; i++) {
+        sweep_message m = command_msg(1 + i, DOOR);
+        /* A thousand in the first second, one more a second later. */
+        sweep__request rq = {&s.o, &sink, i < 999 ? second : 2 * second, NULL, 0};
+        wf_clear(s.r);
+        sweep__world_request(s.w, &rq, &m);
+        assert_non_null(wf_only(s.r, SWEEP_MSG_MOVER_COMMANDED));
+    }
+    int written = lines_with(f, "event=mover_command");
+    int told = lines_with(f, "suppressed=989");
+    sweep__log_set_level(SWEEP_LOG_ERROR);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) == 2);
+    close(saved);
+    fclose(f);
+    assert_int_equal(written, (int)SWEEP__LINE_LOG_RATE + 1);
+    assert_int_equal(told, 1);
+    assert_int_equal(s.o.line_log_suppressed, 0);
+    wf_one_close(&s);
+}
+
 static void an_unknown_mover_is_named_back(void **state)
 {
     (void)state;
@@ -146,6 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_player_is_refused_auth_failed),
         cmocka_unit_test(the_server_role_fires_the_trigger_at_the_next_tick),
+        cmocka_unit_test(the_server_roles_lines_are_capped),
         cmocka_unit_test(an_unknown_mover_is_named_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,6 +236,56 @@ static void fly_needs_the_server_role_and_free_moves(void **state)
     wf_one_close(&s);
 }
 
+/* Buttons a move's mode does not read are ignored and named with the
+ * bits; the jump a Walk reads is not. */
+static void buttons_the_mode_ignores_are_named(void **state)
+{
+    (void)state;
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    opt.allow_free_move = 1;
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    sweep_message m = wf_move_msg(s.sp.entity, 1, sweep_v3(1, 0, 0), DT);
+    m.as.move.buttons = SWEEP_WISH_JUMP;
+    assert_int_equal(wf_move(s.w, &s.o, s.r, &m).rules & SWEEP_WIRE_RULE_BUTTONS, 0);
+    m.as.move.sequence = 2;
+    m.as.move.buttons = SWEEP_WISH_JUMP | 0x30u;
+    sweep_msg_move_result r = wf_move(s.w, &s.o, s.r, &m);
+    assert_int_equal(r.rules & SWEEP_WIRE_RULE_BUTTONS, SWEEP_WIRE_RULE_BUTTONS);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_BUTTONS_BIT], 1);
+    wf_one_close(&s);
+
+    /* A raw move reads no button: the jump too is named. */
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_SERVER);
+    m = wf_move_msg(s.sp.entity, 1, sweep_v3(0, 0, 1), DT);
+    m.as.move.mode = SWEEP_WIRE_MODE_FLY;
+    r = wf_move(s.w, &s.o, s.r, &m);
+    assert_int_equal(r.rules, 0);
+    m.as.move.sequence = 2;
+    m.as.move.buttons = SWEEP_WISH_JUMP;
+    r = wf_move(s.w, &s.o, s.r, &m);
+    assert_int_equal(r.rules, SWEEP_WIRE_RULE_BUTTONS);
+    wf_one_close(&s);
+}
+
+/* A part of the wish along up is ignored whatever it is, and named only
+ * beyond the rules' tolerance of the walk speed. */
+static void vertical_is_named_beyond_the_tolerance(void **state)
+{
+    (void)state;
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    double ws = s.w->level.rules.walk_speed;
+    const double up[] = {ws * 1e-12, ws * 1e-6};
+    for (uint32_t i = 0; i < 2; i++) {
+        sweep_message m = wf_move_msg(s.sp.entity, 1 + i, sweep_v3(1, 0, up[i]), DT);
+        sweep_msg_move_result r = wf_move(s.w, &s.o, s.r, &m);
+        assert_int_equal(r.rules & SWEEP_WIRE_RULE_VERTICAL, i == 1 ? SWEEP_WIRE_RULE_VERTICAL : 0);
+    }
+    wf_one_close(&s);
+}
+
 static void another_owners_entity_is_unknown(void **state)
 {
     (void)state;
@@ -416,6 +466,8 @@ int main(void)
         cmocka_unit_test(old_sequence_is_ignored),
         cmocka_unit_test(nan_velocity_is_bad_number_and_changes_nothing),
         cmocka_unit_test(fly_needs_the_server_role_and_free_moves),
+        cmocka_unit_test(buttons_the_mode_ignores_are_named),
+        cmocka_unit_test(vertical_is_named_beyond_the_tolerance),
         cmocka_unit_test(another_owners_entity_is_unknown),
         cmocka_unit_test(batch_past_the_owners_max_is_refused),
         cmocka_unit_test(owners_max_batch_is_at_most_the_worlds),

@@ -81,6 +81,86 @@ static void player_spawns_at_a_spawn_point_with_the_map_radii(void **state)
     wf_one_close(&s);
 }
 
+/* One Spawn by o; its answer. */
+static sweep_msg_spawned spawned(wf_one *s, sweep__owner *o, const sweep_message *m)
+{
+    wf_clear(s->r);
+    wf_request(s->w, o, s->r, m);
+    return wf_only(s->r, SWEEP_MSG_SPAWNED)->as.spawned;
+}
+
+/* Every field of a Spawn the server does not take is named with how far
+ * off it was: the raw-move limits above the world's, any limit asked for
+ * an entity that walks by the map's rules, and the server role's position
+ * beside a spawn point; what it takes is not named. */
+static void spawn_fields_not_taken_are_named(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER, 0);
+    sweep__owner player;
+    wf_owner(&player, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    const sweep_config *cfg = &s.w->level.config;
+    const double top = cfg->max_speed, step = cfg->step_height;
+
+    /* The server role's own entity: tighter limits are taken, unnamed. */
+    sweep_message m = wf_spawn_at(1, 8, 8, 0.9);
+    m.as.spawn.max_speed = top / 2;
+    m.as.spawn.step_height = step / 2;
+    sweep_msg_spawned sp = spawned(&s, &s.o, &m);
+    assert_int_equal(sp.rules, 0);
+    const sweep__entity *e = sweep__world_entity(s.w, &s.o, sp.entity);
+    assert_true(e->st.m.max_speed == top / 2 && e->st.m.step_height == step / 2);
+
+    /* Looser ones get the world's, named with the excess. */
+    m = wf_spawn_at(2, 8, 10, 0.9);
+    m.as.spawn.max_speed = top + 7;
+    m.as.spawn.step_height = step + 0.25;
+    sp = spawned(&s, &s.o, &m);
+    assert_int_equal(sp.rules, SWEEP_WIRE_RULE_SPAWN_SPEED | SWEEP_WIRE_RULE_SPAWN_STEP);
+    e = sweep__world_entity(s.w, &s.o, sp.entity);
+    assert_true(e->st.m.max_speed == top && e->st.m.step_height == step);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_SPAWN_SPEED_BIT], 1);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_SPAWN_STEP_BIT], 1);
+    assert_int_equal(s.w->counts.rules_total[SWEEP_WIRE_RULE_SPAWN_SPEED_BIT], 1);
+
+    /* Governed by the player rules (Spawn.player), a limit of raw moves
+     * means nothing: even a tighter one is named. */
+    m = wf_spawn_at(3, 8, 12, 0.9);
+    m.as.spawn.player = true;
+    m.as.spawn.max_speed = top / 2;
+    sp = spawned(&s, &s.o, &m);
+    assert_int_equal(sp.rules, SWEEP_WIRE_RULE_SPAWN_SPEED);
+    assert_true(sp.player);
+
+    /* A spawn point named: the position sent beside it is not taken. */
+    m = wf_spawn_at(4, 7, 7, 7);
+    m.as.spawn.spawn_point = 3;
+    sp = spawned(&s, &s.o, &m);
+    assert_int_equal(sp.spawn_point, 3);
+    assert_vec3_equal(sp.position, s.w->level.spawns[2]);
+    assert_int_equal(sp.rules, SWEEP_WIRE_RULE_SPAWN_POSITION);
+    m.sequence = 5;
+    m.as.spawn.spawn_point = 4;
+    m.as.spawn.position = s.w->level.spawns[3]; /* the point's own place: taken */
+    assert_int_equal(spawned(&s, &s.o, &m).rules, 0);
+
+    /* A player: every field it may not choose, each named. */
+    m = wf_spawn_msg(1);
+    m.as.spawn.max_speed = 1.0;
+    m.as.spawn.step_height = step;
+    m.as.spawn.radii = sweep_v3(1, 1, 2);
+    sp = spawned(&s, &player, &m);
+    assert_int_equal(sp.rules, SWEEP_WIRE_RULE_SPAWN_SPEED | SWEEP_WIRE_RULE_SPAWN_STEP | SWEEP_WIRE_RULE_SPAWN_RADII);
+    assert_int_equal(player.rule_counts[SWEEP_WIRE_RULE_SPAWN_SPEED_BIT], 1);
+    m = wf_spawn_msg(2);
+    assert_int_equal(spawned(&s, &player, &m).rules, 0);
+
+    sweep__owner_release(&player, NULL);
+    wf_one_close(&s);
+}
+
 static void udp_spawn_resent_answers_the_same_entity(void **state)
 {
     (void)state;
@@ -301,16 +381,57 @@ static void releasing_an_owner_frees_all_it_owns(void **state)
     wf_one_close(&s);
 }
 
+/* "Occupied" is said only of another entity: a spawn point sunk into the
+ * floor is named as inside the level's geometry, and one a player stands
+ * on (with players blocking) as occupied by that player's entity. */
+static void a_refused_spawn_point_names_what_is_there(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.players_block = 1;
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep_vec3 first = s.w->level.spawns[0];
+    s.w->level.spawns[0] = sweep_v3(first.x, first.y, first.z - 0.5); /* half sunk into the floor */
+    sweep_message m = wf_spawn_msg(1);
+    m.as.spawn.spawn_point = 1;
+    wf_clear(s.r);
+    wf_request(s.w, &s.o, s.r, &m);
+    const char *text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 1);
+    char want[160];
+    snprintf(want, sizeof want, "spawn point 1 is inside the level's geometry at (%g, %g, %g)", first.x, first.y,
+             first.z - 0.5);
+    if (!strstr(text, want) || strstr(text, "occupied"))
+        fail_msg("'%s' does not say '%s'", text, want);
+
+    s.w->level.spawns[0] = first;
+    sweep_msg_spawned sp = wf_spawn_point(s.w, &s.o, s.r, 2, 1);
+    sweep__owner other;
+    wf_owner(&other, s.w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    m = wf_spawn_msg(3);
+    m.as.spawn.spawn_point = 1;
+    wf_clear(s.r);
+    wf_request(s.w, &other, s.r, &m);
+    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 3);
+    snprintf(want, sizeof want, "spawn point 1 is occupied by entity %u", sp.entity);
+    if (strcmp(text, want) != 0)
+        fail_msg("'%s' is not '%s'", text, want);
+    sweep__owner_release(&other, NULL);
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(player_spawns_at_a_spawn_point_with_the_map_radii),
+        cmocka_unit_test(spawn_fields_not_taken_are_named),
         cmocka_unit_test(udp_spawn_resent_answers_the_same_entity),
         cmocka_unit_test(spawn_past_max_entities_is_refused),
         cmocka_unit_test(no_room_in_memory_refuses_with_the_sinks_why),
         cmocka_unit_test(no_id_to_give_is_internal_and_dropped),
         cmocka_unit_test(despawn_answers_despawned),
         cmocka_unit_test(releasing_an_owner_frees_all_it_owns),
+        cmocka_unit_test(a_refused_spawn_point_names_what_is_there),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,297 @@
+/*
+ * test_level_check.c - the level check (maps/level_check.h) finds each
+ * defect planted in a small level, and nothing in the same level without
+ * it nor in the sample arena; sweep-import --check says so with its exit
+ * status, and an import warns of the same findings (and fails under
+ * --strict, writing nothing).
+ */
+#include "map_fixture.h" /* first: it sets _GNU_SOURCE */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "core/quat.h"
+#include "maps/level_check.h"
+#include "maps/loader.h"
+#include "maps/writer.h"
+
+typedef struct seen {
+    uint32_t n;
+    sweep_check_finding f[16];
+} seen;
+
+static void keep(void *ctx, const sweep_check_finding *f)
+{
+    seen *s = ctx;
+    print_message("%s at (%g, %g, %g): %s\n", sweep_check_kind_name(f->kind), f->at.x, f->at.y, f->at.z, f->text);
+    if (s->n < 16)
+        s->f[s->n] = *f;
+    s->n++;
+}
+
+static seen check(const sweep_level *lv)
+{
+    seen s = {0};
+    sweep_check_summary sum;
+    char err[256];
+    if (sweep_level_check(lv, keep, &s, &sum, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(sum.findings, s.n);
+    return s;
+}
+
+/* Exactly one finding, of that kind, near `at`, its text holding `words`. */
+static void found_one(const sweep_level *lv, sweep_check_kind kind, sweep_vec3 at, double within, const char *words)
+{
+    seen s = check(lv);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.f[0].kind, kind);
+    if (!(sweep_v3_len(sweep_v3_sub(s.f[0].at, at)) <= within))
+        fail_msg("found at (%g, %g, %g), not within %g of (%g, %g, %g)", s.f[0].at.x, s.f[0].at.y, s.f[0].at.z,
+                 within, at.x, at.y, at.z);
+    if (!strstr(s.f[0].text, words))
+        fail_msg("'%s' lacks '%s'", s.f[0].text, words);
+}
+
+static void add_quad(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep_vec3 d)
+{
+    assert_int_equal(sweep_level_add_quad(lv, a, b, c, d, 1), SWEEP_OK);
+}
+
+/* The faces of a box (-x, +x, -y, +y, -z, +z) by its corners, corner k
+ * having the high x if bit 0 is set, the high y bit 1, the high z bit 2;
+ * counter-clockwise seen from outside. */
+static const int box_face[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+
+/* A box of outward faces, one of them (0..5, as box_face) left out if
+ * `missing` is in range. */
+static void add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, int missing)
+{
+    sweep_vec3 p[8];
+    for (int k = 0; k < 8; k++)
+        p[k] = sweep_v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
+    const int (*face)[4] = box_face;
+    for (int f = 0; f < 6; f++)
+        if (f != missing)
+            add_quad(lv, p[face[f][0]], p[face[f][1]], p[face[f][2]], p[face[f][3]]);
+}
+
+/* The clean level: a floor 20 x 20 at z = 0, a solid pillar on it, a
+ * two-sided panel, and a spawn point standing on the floor. Metres, the
+ * default rules (radii 0.4, 0.4, 0.9). */
+static void base(sweep_level *lv)
+{
+    sweep_level_init(lv);
+    snprintf(lv->name, sizeof lv->name, "planted");
+    assert_int_equal(sweep_level_add_material(lv, 1, "stone", 1.0, 0), SWEEP_OK);
+    add_quad(lv, sweep_v3(-10, -10, 0), sweep_v3(10, -10, 0), sweep_v3(10, 10, 0), sweep_v3(-10, 10, 0));
+    add_box(lv, sweep_v3(3, 3, 0), sweep_v3(5, 5, 3), 4); /* standing on the floor: no bottom */
+    /* A panel seen from both sides: a quad and its reversed twin. */
+    sweep_vec3 a = sweep_v3(-6, 2, 0), b = sweep_v3(-6, 4, 0), c = sweep_v3(-6, 4, 2), d = sweep_v3(-6, 2, 2);
+    add_quad(lv, a, b, c, d);
+    add_quad(lv, a, d, c, b);
+    assert_int_equal(sweep_level_add_spawn(lv, sweep_v3(0, 0, 0.95)), SWEEP_OK);
+}
+
+static void the_clean_level_has_no_finding(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    sweep_check_summary sum;
+    char err[256];
+    assert_int_equal(sweep_level_check(&lv, keep, &(seen){0}, &sum, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sum.findings, 0);
+    assert_int_equal(sum.meshes, 2);             /* the floor, the pillar; the panel is two-sided */
+    assert_int_equal(sum.one_sided_edges, 4 + 4); /* the floor's rim, the pillar's base */
+    sweep_level_free(&lv);
+}
+
+static void spawns_in_the_floor_in_a_solid_and_in_the_air(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    lv.spawns[0] = sweep_v3(0, 0, 0.5); /* half sunk into the floor */
+    found_one(&lv, SWEEP_CHECK_SPAWN_INSIDE, lv.spawns[0], 0.0, "spawn point 1 at (0, 0, 0.5) is inside the level");
+    /* In the middle of the pillar, touching none of its faces' fronts; the
+     * floor under it faces up at the spawn. */
+    lv.spawns[0] = sweep_v3(4, 4, 1.5);
+    found_one(&lv, SWEEP_CHECK_SPAWN_INSIDE, lv.spawns[0], 0.0, "is inside a solid: 5 of the 6 ways out");
+    lv.spawns[0] = sweep_v3(0, 0, 6); /* its feet 5.1 m up: more than 1.8 m and a 1.27 m jump */
+    found_one(&lv, SWEEP_CHECK_SPAWN_FLOATING, lv.spawns[0], 0.0, "floats 5.1 above the floor");
+    lv.spawns[0] = sweep_v3(0, 0, 3); /* 2.1 m: a short drop */
+    assert_int_equal(check(&lv).n, 0);
+    lv.spawns[0] = sweep_v3(30, 0, 1); /* beyond the floor's edge */
+    found_one(&lv, SWEEP_CHECK_SPAWN_FLOATING, lv.spawns[0], 0.0, "has no floor below it");
+    sweep_level_free(&lv);
+}
+
+static void an_inside_out_pillar_is_found(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    uint32_t first = lv.triangle_count;
+    add_box(&lv, sweep_v3(-5, -5, 0.5), sweep_v3(-3, -3, 2.5), -1);
+    /* Flipped faces: every triangle of the new box wound the other way. */
+    for (uint32_t t = first; t < lv.triangle_count; t++) {
+        uint32_t b = lv.indices[3 * t + 1];
+        lv.indices[3 * t + 1] = lv.indices[3 * t + 2];
+        lv.indices[3 * t + 2] = b;
+    }
+    found_one(&lv, SWEEP_CHECK_INSIDE_OUT, sweep_v3(-4, -4, 1.5), 1e-12, "volume -8");
+    /* The same shell around the spawn point is a room, not a defect. */
+    lv.spawns[0] = sweep_v3(-4, -4, 1.5);
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
+}
+
+static void a_solid_with_a_missing_face_is_open(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_box(&lv, sweep_v3(-5, -5, 0.5), sweep_v3(-3, -3, 2.5), 1); /* no +x face: a hole a player walks in by */
+    /* Its edge at the bottom is at the base, as a box standing on something
+     * would be open; the three others are named. */
+    found_one(&lv, SWEEP_CHECK_OPEN_MESH, sweep_v3(-3, -4, 1.5), 1.5, "3 of its 17 edges belong to one triangle");
+    sweep_level_free(&lv);
+}
+
+/* A platform going down through the floor crosses it; a door sliding
+ * into the solid pillar (a pocket) does not count. */
+static void a_mover_through_the_floor_is_found(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    uint32_t mi;
+    assert_int_equal(sweep_level_add_mover(&lv, 1, "door", &mi), SWEEP_OK);
+    sweep_level_mover *m = &lv.movers[mi];
+    m->mode = SWEEP_MOVER_PINGPONG;
+    sweep_vec3 c[8];
+    for (int k = 0; k < 8; k++) {
+        c[k] = sweep_v3(k & 1 ? 0.05 : -0.05, k & 2 ? 0.5 : -0.5, k & 4 ? 2.0 : 0.0);
+        assert_int_equal(sweep_level_mover_add_vertex(m, c[k], NULL), SWEEP_OK);
+    }
+    const int (*face)[4] = box_face;
+    for (int f = 0; f < 6; f++) {
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][1], face[f][2], 1), SWEEP_OK);
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][3], 1), SWEEP_OK);
+    }
+    /* Along +y from in front of the pillar into it, at floor level. */
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, sweep_v3(4, 2, 0), sweep_quat_identity()), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 1.0, sweep_v3(4, 3.8, 0), sweep_quat_identity()), SWEEP_OK);
+    assert_int_equal(check(&lv).n, 0);
+    /* Now down by 1 m from where it starts: through the floor. */
+    m->keys[1].pose.position = sweep_v3(4, 2, -1);
+    found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(4, 2, 0), 0.6, "mover 1 'door' crosses the level's geometry");
+    sweep_level_free(&lv);
+}
+
+/* --- the program ------------------------------------------------------- */
+
+static int setup(void **state)
+{
+    *state = fixture_new();
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_cleanup(*state);
+    return 0;
+}
+
+static int import(const char *args, char *out, size_t outlen)
+{
+    return fixture_run("bin/sweep-import", args, out, outlen);
+}
+
+static void check_program_exit_status(void **state)
+{
+    fixture *f = *state;
+    char args[9000], text[8192], map[4200];
+    /* The sample arena: nothing. */
+    snprintf(args, sizeof args, "--check '%s'", fixture_build("maps/arena.db"));
+    assert_int_equal(import(args, text, sizeof text), 0);
+    if (!strstr(text, ": 0 findings;"))
+        fail_msg("%s", text);
+    /* A planted spawn in the floor: found, exit 1. */
+    sweep_level lv;
+    base(&lv);
+    lv.spawns[0] = sweep_v3(0, 0, 0.5);
+    snprintf(map, sizeof map, "%s", fixture_path(f, "planted.db"));
+    sweep_map_write_options wo = {"m", 45.0, NULL, NULL, NULL};
+    char err[512];
+    if (sweep_map_write(map, &lv, &wo, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_level_free(&lv);
+    snprintf(args, sizeof args, "--check '%s'", map);
+    assert_int_equal(import(args, text, sizeof text), 1);
+    if (!strstr(text, "spawn-inside at (0, 0, 0.5): spawn point 1") || !strstr(text, "1 finding (1 spawn-inside)"))
+        fail_msg("%s", text);
+    /* The command line: --check writes nothing. */
+    snprintf(args, sizeof args, "--check '%s' -o '%s'", map, fixture_path(f, "x.db"));
+    assert_int_equal(import(args, text, sizeof text), 2);
+    /* Not a map: refused, exit 1. */
+    assert_true(fixture_write(fixture_path(f, "junk.db"), "junk", 4));
+    snprintf(args, sizeof args, "--check '%s'", fixture_path(f, "junk.db"));
+    assert_int_equal(import(args, text, sizeof text), 1);
+}
+
+/* An OBJ pillar with its faces wound inward: the import warns of it, and
+ * under --strict fails and writes nothing. */
+static void import_warns_and_strict_refuses(void **state)
+{
+    fixture *f = *state;
+    const char obj[] = "o floor\nv -10 0 10\nv 10 0 10\nv 10 0 -10\nv -10 0 -10\nf 1 2 3 4\n"
+                       "o pillar\n"
+                       "v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nv -1 2 -1\nv 1 2 -1\nv 1 2 1\nv -1 2 1\n"
+                       /* each face wound clockwise seen from outside */
+                       "f 8 7 6 5\nf 10 11 12 9\nf 6 10 9 5\nf 7 11 10 6\nf 8 12 11 7\nf 5 9 12 8\n"
+                       "o spawn_1\n";
+    char in[4200], out[4200], args[9000], text[8192];
+    snprintf(in, sizeof in, "%s", fixture_path(f, "flipped.obj"));
+    assert_true(fixture_write(in, obj, strlen(obj)));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "flipped.db"));
+    snprintf(args, sizeof args, "'%s' -o '%s' --spawn-prefix ''", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    if (!strstr(text, "warning: inside-out at (0, 0, 1): a closed shell of 12 triangles"))
+        fail_msg("%s", text);
+    snprintf(args, sizeof args, "--check '%s'", out);
+    assert_int_equal(import(args, text, sizeof text), 1);
+    /* --no-check: no check at import, so nothing to find. */
+    snprintf(args, sizeof args, "'%s' -o '%s' --no-check --spawn-prefix ''", in, out);
+    assert_int_equal(import(args, text, sizeof text), 0);
+    if (strstr(text, "inside-out") || strstr(text, "checked"))
+        fail_msg("%s", text);
+    assert_int_equal(remove(out), 0);
+    snprintf(args, sizeof args, "'%s' -o '%s' --strict --spawn-prefix ''", in, out);
+    assert_int_equal(import(args, text, sizeof text), 1);
+    if (!strstr(text, "--strict: 2 warnings and 1 finding of the level check;"))
+        fail_msg("%s", text);
+    assert_int_not_equal(access(out, F_OK), 0);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fixture_argv0 = argv[0];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_clean_level_has_no_finding),
+        cmocka_unit_test(spawns_in_the_floor_in_a_solid_and_in_the_air),
+        cmocka_unit_test(an_inside_out_pillar_is_found),
+        cmocka_unit_test(a_solid_with_a_missing_face_is_open),
+        cmocka_unit_test(a_mover_through_the_floor_is_found),
+        cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("maps.level_check", tests, NULL, NULL);
+}
