@@ -127,17 +127,21 @@ bench: $(BENCHES) $(PROGRAMS)
 sweep_header_dest = $(patsubst client-sdk/%,%,$(1))
 SWEEP_HEADER_SED = -e 's|^\#include "client-sdk/|\#include "|' -e 's|^\#include "\([^"]*\)"|\#include <sweep/\1>|'
 
+# $(call sweep_install_headers,ROOT,HEADERS): HEADERS, rewritten so, into
+# ROOT/include/sweep (the Windows SDK of client-sdk/windows.mk too).
+sweep_install_headers = for h in $(foreach h,$(2),$(h):$(call sweep_header_dest,$(h))); do \
+		d=$(1)/include/sweep/$${h\#*:}; install -d "$${d%/*}" && \
+		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sweep
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(LIBRARIES),install -m 644 $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
-	for h in $(foreach h,$(INSTALL_HEADERS),$(h):$(call sweep_header_dest,$(h))); do \
-		d=$(DESTDIR)$(PREFIX)/include/sweep/$${h#*:}; install -d "$${d%/*}" && \
-		sed $(SWEEP_HEADER_SED) "$${h%%:*}" >"$$d.tmp" && chmod 644 "$$d.tmp" && mv "$$d.tmp" "$$d" || exit 1; done
+	$(call sweep_install_headers,$(DESTDIR)$(PREFIX),$(INSTALL_HEADERS))
 
 # What make install puts under $(DESTDIR)$(PREFIX): the lists above, and
 # what the fragments' install rules add (sample maps: maps/maps.mk; the man
-# page: server/server.mk; the pkg-config files: client-sdk/client-sdk.mk). A
+# page: server/server.mk; the pkg-config and CMake files: client-sdk/client-sdk.mk). A
 # new install rule needs its files here too. uninstall removes exactly these,
 # builds nothing, and leaves anything else it finds (a map of your own in
 # share/sweep/maps keeps that folder).
@@ -145,13 +149,13 @@ INSTALLED_FILES = $(addprefix bin/,$(notdir $(PROGRAMS))) $(addprefix lib/,$(not
 	$(addprefix include/sweep/,$(call sweep_header_dest,$(INSTALL_HEADERS))) \
 	$(addprefix share/sweep/maps/,$(notdir $(MAPS_SAMPLES))) \
 	$(if $(filter $(BIN)/sweepd,$(PROGRAMS)),share/man/man8/sweepd.8) \
-	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS)))
+	$(addprefix lib/pkgconfig/,$(notdir $(CLIENT_PCS))) $(addprefix lib/cmake/sweep/,$(notdir $(CLIENT_CMAKE)))
 # The folders that are sweep's alone, each before the one holding it (header
 # folders are one level deep; the client SDK's headers are in include/sweep
 # itself); bin, lib, share/man and the rest are shared with other packages
 # and stay.
 INSTALLED_DIRS = $(addprefix include/sweep/,$(filter-out ./,$(sort $(dir $(call sweep_header_dest,$(INSTALL_HEADERS)))))) \
-	include/sweep share/sweep/maps share/sweep
+	include/sweep share/sweep/maps share/sweep lib/cmake/sweep
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED_FILES))

@@ -8,7 +8,10 @@
 # libraries. The replay runs sweepd's world code offline, so it links more.
 
 REPLAY_SRC := $(filter-out client-sdk/%_main.c,$(wildcard client-sdk/replay*.c))
-CLIENT_SRC := $(filter-out client-sdk/%_main.c client-sdk/netem.c $(REPLAY_SRC),$(wildcard client-sdk/*.c))
+# The platform layer (platform.h) of this system: POSIX here; the Windows
+# one is client-sdk/windows.mk's.
+CLIENT_SRC := $(filter-out client-sdk/%_main.c client-sdk/netem.c client-sdk/platform_win32.c $(REPLAY_SRC),\
+	$(wildcard client-sdk/*.c))
 CLIENT_LIB := $(LIB)/libsweep-client.a
 # Everything a program linking CLIENT_LIB needs after it, in link order.
 CLIENT_DEPLIBS = $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
@@ -84,9 +87,24 @@ $(BUILD)/client-sdk/%.pc.vars: client-pc-vars-check
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(PREFIX) $(PC_LIBS_$*)' ]; then printf '%s\n' '$(PREFIX) $(PC_LIBS_$*)' >$@; fi
 .PHONY: install-client-pc
 install: install-client-pc
-install-client-pc: $(CLIENT_PCS)
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install-client-pc: $(CLIENT_PCS) $(CLIENT_CMAKE)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/sweep
 	install -m 644 $(CLIENT_PCS) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(CLIENT_CMAKE) $(DESTDIR)$(PREFIX)/lib/cmake/sweep/
+
+# The CMake package beside sweep.pc (find_package(sweep), the imported
+# target sweep::client): the same libraries in the same order, found from
+# where the file lies, so it needs no PREFIX; the version file answers
+# find_package's version requests. $(call sweep_cmake_sed,SWEEP-LIBS,SYSTEM-LIBS)
+# fills either template: library names without lib and .a, in link order.
+SWEEP_RELEASE := $(shell sed -n 's/^\#define SWEEP_VERSION "\(.*\)"/\1/p' core/version.h)
+sweep_cmake_sed = sed -e 's|@SWEEP_LIBS@|$(strip $(1))|' -e 's|@SYSTEM_LIBS@|$(strip $(2))|' -e 's|@VERSION@|$(SWEEP_RELEASE)|'
+CLIENT_CMAKE := $(BUILD)/client-sdk/cmake/sweepConfig.cmake $(BUILD)/client-sdk/cmake/sweepConfigVersion.cmake
+all: $(CLIENT_CMAKE)
+$(BUILD)/client-sdk/cmake/%.cmake: client-sdk/%.cmake.in client-sdk/client-sdk.mk core/version.h
+	@mkdir -p $(@D)
+	$(call sweep_cmake_sed,$(patsubst $(LIB)/lib%.a,%,$(CLIENT_LIB) $(CLIENT_DEPLIBS)),\
+		$(patsubst -l%,%,$(CLIENT_LDLIBS) $(SWEEP_LDLIBS))) $< >$@.tmp && mv $@.tmp $@
 
 # Python example client: flatc --python output for sweep.fbs, in the build
 # directory (client-sdk/README.md shows how to run it).
@@ -134,3 +152,6 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 	@mkdir -p $(@D)
 	$(LINK) $< $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) $(CLIENT_LDLIBS) -pthread \
 		$(SWEEP_LDLIBS) -o $@
+
+# libsweep for Windows, cross-built (make windows).
+include client-sdk/windows.mk

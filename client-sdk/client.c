@@ -2,12 +2,15 @@
  * client.c - libsweep's connection: sockets, the handshake, requests and
  * the queue of received events (client.h).
  *
- * Everything runs on one non-blocking socket driven by poll(2). Received
+ * Everything runs on one non-blocking socket driven by poll(2) (or what
+ * the system has instead: the platform layer, platform.h, holds every
+ * call that is not the same everywhere). Received
  * bytes go through the protocol's framer (TCP) or are taken up to
- * SWEEP__RX_BATCH datagrams per recvmmsg(2) (UDP), are verified and
- * decoded by sweep_decode, and become events in a FIFO queue, each stamped
- * with the kernel's arrival time (SO_TIMESTAMPNS, moved to the monotonic
- * clock). A blocking call sends its request and pumps the
+ * SWEEP__RX_BATCH datagrams per read (UDP: recvmmsg(2) on Linux), are
+ * verified and decoded by sweep_decode, and become events in a FIFO
+ * queue, each stamped with the kernel's arrival time where the system
+ * gives it (Linux: SO_TIMESTAMPNS, moved to the monotonic clock), else
+ * the time of its read. A blocking call sends its request and pumps the
  * socket until the queue holds the answer to its sequence, which it takes
  * out of the queue; everything else stays queued, in arrival order, for
  * sweep_client_poll. While a TCP write waits for room the socket is read
@@ -59,22 +62,18 @@
  * answered nor given up, oldest first; only a client in state SWEEP__READY
  * sends requests other than the handshake's.
  */
-#define _GNU_SOURCE
+/* POSIX names (getaddrinfo) without the GNU ones: the platform layer
+ * alone asks for more. Nothing on Windows. */
+#define _POSIX_C_SOURCE 200809L
 #include "client-sdk/client.h"
 
 #include <assert.h>
-#include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "client-sdk/platform.h"
 
 #include "protocol/decode.h"
 #include "protocol/encode.h"
@@ -100,13 +99,11 @@
  * the moves in flight, as a window of sequence numbers. */
 #define SWEEP__SEEN 4096u
 
-/* Datagrams taken by one recvmmsg (UDP). A game's socket rarely holds more
+/* Datagrams taken by one read (UDP). A game's socket rarely holds more
  * than a few answers at a time; what matters is that a read which returns
  * fewer than this knows the socket is empty, with no second call to hear
  * EAGAIN. */
 #define SWEEP__RX_BATCH 8u
-/* Control bytes per datagram: the kernel's receive time (SCM_TIMESTAMPNS). */
-#define SWEEP__RX_CMSG CMSG_SPACE(sizeof(struct timespec))
 
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
@@ -158,7 +155,8 @@ typedef struct sweep__batch_sent {
 } sweep__batch_sent;
 
 struct sweep_client {
-    int fd;
+    sweep__sock fd;
+    int net_started; /* sweep__net_start succeeded: sweep__net_stop at the end */
     sweep_client_transport transport;
     int timeout_ms, retry_ms;
     uint32_t next_seq;
@@ -168,9 +166,8 @@ struct sweep_client {
     /* Receiving. */
     uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */
     size_t rx_cap;
-    struct mmsghdr *rx_msgs; /* UDP: one recvmmsg's headers, iovecs and control bytes */
-    struct iovec *rx_iov;
-    uint8_t *rx_cmsg;
+    sweep__rx_batch *rx_batch; /* UDP: one read's datagrams, into rx */
+    sweep__datagram rx_got[SWEEP__RX_BATCH];
     sweep_framer framer;
     sweep_decoder dec;
     uint8_t cookie[SWEEP__COOKIE_MAX];
@@ -197,7 +194,7 @@ struct sweep_client {
     /* Connecting. */
     enum sweep__state state;
     struct addrinfo *ai, *ai_at; /* the resolved addresses, the one being tried */
-    int ai_errno;                /* why the last address failed */
+    int ai_sys;                  /* why the last address failed: the system's code */
     char *strings;               /* copies of the options' strings, in one allocation: */
     const char *address, *client_name, *auth_token, *world;
     int keep_port;
@@ -248,14 +245,15 @@ const char *sweep_client_error_name(const sweep_client_error *e)
 
 uint64_t sweep_client_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return sweep__clock_ns();
 }
+
+/* The system's words for its code sys. */
+#define NET_TEXT(sys) sweep__net_text((sys), (char[160]){0}, 160)
 
 /* Fills err (if any) and returns its status, so failures are one line. */
 static sweep_client_status fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    SWEEP__PRINTF(3, 4);
 static sweep_client_status fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
 {
     if (err) {
@@ -271,7 +269,7 @@ static sweep_client_status fail(sweep_client_error *err, sweep_client_status s, 
 
 /* Records a connection-ending error once; later calls report the same. */
 static sweep_client_status fatal(sweep_client *c, sweep_client_error *err, sweep_client_status s,
-                                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                                 const char *fmt, ...) SWEEP__PRINTF(4, 5);
 static sweep_client_status fatal(sweep_client *c, sweep_client_error *err, sweep_client_status s,
                                  const char *fmt, ...)
 {
@@ -340,7 +338,9 @@ const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c)
 
 int sweep_client_fd(const sweep_client *c)
 {
-    return c->fd;
+    /* A Windows SOCKET is a handle value, which fits an int in practice
+     * (client.h). */
+    return (int)c->fd;
 }
 
 sweep_client_transport sweep_client_get_transport(const sweep_client *c)
@@ -892,53 +892,6 @@ static int size_movers(sweep_client *c, size_t len)
     return 0;
 }
 
-static int64_t ts_ns(const struct timespec *t)
-{
-    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
-/* CLOCK_MONOTONIC minus CLOCK_REALTIME now, in ns: the kernel stamps
- * arrivals on the real-time clock, events carry the monotonic one. The
- * monotonic reading sits between two real-time ones, and of three tries
- * the tightest pair wins: a thread preempted between two readings would
- * otherwise move every stamp by as long as it waited. */
-static int64_t mono_minus_real(void)
-{
-    int64_t best = 0, width = INT64_MAX;
-    for (int i = 0; i < 3; i++) {
-        struct timespec r1, m, r2;
-        clock_gettime(CLOCK_REALTIME, &r1);
-        clock_gettime(CLOCK_MONOTONIC, &m);
-        clock_gettime(CLOCK_REALTIME, &r2);
-        int64_t w = ts_ns(&r2) - ts_ns(&r1);
-        if (i == 0 || (w >= 0 && w < width)) { /* a clock stepped back mid-try: the first stands */
-            width = w;
-            best = ts_ns(&m) - (ts_ns(&r1) + w / 2);
-        }
-    }
-    return best;
-}
-
-/* When the kernel received what a recvmsg returned (SCM_TIMESTAMPNS in its
- * control bytes), on the monotonic clock; `now` (when it was read) if it
- * carries no stamp. Never later than now: a real-time clock stepped since
- * the arrival must not make an answer come before its read. */
-static uint64_t arrival_ns(struct msghdr *mh, uint64_t now, int64_t offset)
-{
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS ||
-            cm->cmsg_len < CMSG_LEN(sizeof(struct timespec)))
-            continue;
-        struct timespec ts;
-        memcpy(&ts, CMSG_DATA(cm), sizeof ts);
-        if (ts.tv_sec == 0 && ts.tv_nsec == 0)
-            return now;
-        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + offset;
-        return t > 0 && (uint64_t)t < now ? (uint64_t)t : now;
-    }
-    return now;
-}
-
 /* Reads what the socket has without waiting and queues the events.
  * Returns OK (also when there was nothing), or a fatal status. Each event's
  * received_ns is the kernel's arrival time of its bytes, so the time a
@@ -947,40 +900,31 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
         return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
-    /* Clocks read after each read: what arrived during it is stamped no
-     * later than its return, never earlier than it came. */
-    uint64_t now;
-    int64_t offset = mono_minus_real();
     sweep_message m;
+    sweep__net_kind kind = SWEEP__NET_OK;
+    int sys = 0;
     if (c->transport == SWEEP_CLIENT_UDP) {
         /* Datagrams SWEEP__RX_BATCH at a time: a read that returns fewer
          * has emptied the socket. At most 64 a call, as the caller waits. */
         for (int round = 0; round < 64 / (int)SWEEP__RX_BATCH; round++) {
-            for (unsigned k = 0; k < SWEEP__RX_BATCH; k++) {
-                c->rx_msgs[k].msg_hdr.msg_controllen = SWEEP__RX_CMSG;
-                c->rx_msgs[k].msg_hdr.msg_flags = 0;
-            }
-            int n = recvmmsg(c->fd, c->rx_msgs, SWEEP__RX_BATCH, MSG_DONTWAIT, NULL);
-            now = sweep_client_now_ns();
+            int n = sweep__sock_recv_batch(c->fd, c->rx_batch, c->rx_got, &kind, &sys);
             if (n < 0) {
-                if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-                    return SWEEP_CLIENT_OK;
-                if (errno == ECONNREFUSED)
+                if (kind == SWEEP__NET_REFUSED)
                     return fatal(c, err, SWEEP_CLIENT_E_CONNECT, "udp: nobody listening (connection refused)");
-                return fatal(c, err, SWEEP_CLIENT_E_IO, "recvmmsg: %s", strerror(errno));
+                return fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
             }
             for (int k = 0; k < n; k++) {
-                struct mmsghdr *mm = &c->rx_msgs[k];
-                size_t len = mm->msg_len;
+                const sweep__datagram *dg = &c->rx_got[k];
+                size_t len = dg->len;
                 c->counters.bytes_received += len;
-                if ((mm->msg_hdr.msg_flags & MSG_TRUNC) || len > SWEEP_UDP_MAX_DATAGRAM ||
-                    sweep_decode(&c->dec, c->rx_iov[k].iov_base, len, 0, &m) != SWEEP_PROTO_OK) {
+                if (dg->truncated || len > SWEEP_UDP_MAX_DATAGRAM ||
+                    sweep_decode(&c->dec, dg->data, len, 0, &m) != SWEEP_PROTO_OK) {
                     /* Datagrams can be forged or stray; one bad one is not the server. */
                     c->counters.datagrams_dropped++;
                     continue;
                 }
                 c->counters.frames_received++;
-                if (handle_message(c, &m, arrival_ns(&mm->msg_hdr, now, offset), (uint32_t)len) < 0)
+                if (handle_message(c, &m, dg->arrived, (uint32_t)len) < 0)
                     return fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
             if ((unsigned)n < SWEEP__RX_BATCH)
@@ -989,27 +933,20 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
         return SWEEP_CLIENT_OK;
     }
     uint8_t tmp[16384];
-    union {
-        struct cmsghdr align;
-        uint8_t bytes[SWEEP__RX_CMSG];
-    } ctl;
     for (int n = 0; n < 64; n++) {
-        struct iovec iov = {.iov_base = tmp, .iov_len = sizeof tmp};
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.bytes, .msg_controllen = sizeof ctl};
-        ssize_t r = recvmsg(c->fd, &mh, 0);
-        now = sweep_client_now_ns();
+        /* The stamp is the newest segment's: the frames this read completes
+         * were whole by then (the earlier ones sooner, so never too early). */
+        uint64_t arrived;
+        long r = sweep__sock_recv(c->fd, tmp, sizeof tmp, &arrived, &kind, &sys);
         if (r < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            if (kind == SWEEP__NET_AGAIN)
                 return SWEEP_CLIENT_OK;
-            return fatal(c, err, errno == ECONNRESET ? SWEEP_CLIENT_E_CLOSED : SWEEP_CLIENT_E_IO, "recv: %s",
-                         strerror(errno));
+            return fatal(c, err, kind == SWEEP__NET_CLOSED ? SWEEP_CLIENT_E_CLOSED : SWEEP_CLIENT_E_IO, "recv: %s",
+                         NET_TEXT(sys));
         }
         if (r == 0)
             return fatal(c, err, SWEEP_CLIENT_E_CLOSED, "the server closed the connection");
         c->counters.bytes_received += (uint64_t)r;
-        /* The stamp is the newest segment's: the frames this read completes
-         * were whole by then (the earlier ones sooner, so never too early). */
-        uint64_t arrived = arrival_ns(&mh, now, offset);
         size_t off = 0;
         while (off < (size_t)r) {
             off += sweep_framer_feed(&c->framer, tmp + off, (size_t)r - off);
@@ -1062,30 +999,30 @@ static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size
         return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
     size_t off = 0;
     while (off < len) {
-        ssize_t w = send(c->fd, data + off, len - off, MSG_NOSIGNAL);
+        sweep__net_kind kind = SWEEP__NET_OK;
+        int sys = 0;
+        long w = sweep__sock_send(c->fd, data + off, len - off, &kind, &sys);
         if (w >= 0) {
             if (c->transport == SWEEP_CLIENT_UDP)
                 break; /* a datagram goes whole or not at all */
             off += (size_t)w;
             continue;
         }
-        if (errno == EINTR)
-            continue;
-        if (errno == ECONNREFUSED)
+        if (kind == SWEEP__NET_REFUSED)
             return fatal(c, err, SWEEP_CLIENT_E_CONNECT, "nobody listening (connection refused)");
-        if (errno == EPIPE || errno == ECONNRESET)
+        if (kind == SWEEP__NET_CLOSED)
             return fatal(c, err, SWEEP_CLIENT_E_CLOSED, "the server closed the connection");
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            return fatal(c, err, SWEEP_CLIENT_E_IO, "send: %s", strerror(errno));
-        /* No room: read meanwhile, so a server blocked writing to us can go on. */
-        struct pollfd p = {.fd = c->fd, .events = POLLOUT | POLLIN};
-        int t = ms_left(deadline_ns);
-        int r = poll(&p, 1, t);
-        if (r < 0 && errno != EINTR)
-            return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
+        if (kind != SWEEP__NET_AGAIN)
+            return fatal(c, err, SWEEP_CLIENT_E_IO, "send: %s", NET_TEXT(sys));
+        /* No room (or a signal): read meanwhile, so a server blocked
+         * writing to us can go on. */
+        int t = ms_left(deadline_ns), revents;
+        int r = sweep__sock_wait(c->fd, SWEEP__WAIT_OUT | SWEEP__WAIT_IN, t, &revents, &sys);
+        if (r < 0)
+            return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
         if (r == 0 && t == 0)
             return fatal(c, err, SWEEP_CLIENT_E_TIMEOUT, "timed out writing to the server");
-        if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+        if (r > 0 && (revents & (SWEEP__WAIT_IN | SWEEP__WAIT_ERR))) {
             sweep_client_status s = read_some(c, err);
             if (s != SWEEP_CLIENT_OK)
                 return s;
@@ -1132,10 +1069,10 @@ static sweep_client_status send_message(sweep_client *c, const sweep_message *m,
 /* Waits until the socket is readable or deadline; reads what came. */
 static sweep_client_status pump(sweep_client *c, uint64_t deadline_ns, sweep_client_error *err)
 {
-    struct pollfd p = {.fd = c->fd, .events = POLLIN};
-    int r = poll(&p, 1, ms_left(deadline_ns));
-    if (r < 0 && errno != EINTR)
-        return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
+    int revents, sys = 0;
+    int r = sweep__sock_wait(c->fd, SWEEP__WAIT_IN, ms_left(deadline_ns), &revents, &sys);
+    if (r < 0)
+        return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
     if (r > 0)
         return read_some(c, err);
     return SWEEP_CLIENT_OK;
@@ -1338,7 +1275,7 @@ static sweep_client_status connect_failed(sweep_client *c, const sweep_client_er
 }
 
 static sweep_client_status connect_fail(sweep_client *c, sweep_client_error *err, sweep_client_status s,
-                                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                                        const char *fmt, ...) SWEEP__PRINTF(4, 5);
 static sweep_client_status connect_fail(sweep_client *c, sweep_client_error *err, sweep_client_status s,
                                         const char *fmt, ...)
 {
@@ -1429,27 +1366,19 @@ static sweep_client_status open_next(sweep_client *c, sweep_client_error *err)
 {
     for (; c->ai_at; c->ai_at = c->ai_at->ai_next) {
         struct addrinfo *ai = c->ai_at;
-        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) {
-            c->ai_errno = errno;
+        /* Non-blocking, without Nagle's delay over TCP, and with the
+         * kernel's arrival times where the system gives them. */
+        sweep__sock fd = sweep__sock_open(ai->ai_family, ai->ai_socktype, ai->ai_protocol, &c->ai_sys);
+        if (fd == SWEEP__NO_SOCK)
             continue;
+        sweep__net_kind k = sweep__sock_connect(fd, ai->ai_addr, ai->ai_addrlen, &c->ai_sys);
+        if (k == SWEEP__NET_IN_PROGRESS) {
+            c->fd = fd;
+            c->state = SWEEP__TCP_CONNECTING;
+            return SWEEP_CLIENT_OK;
         }
-        int one = 1;
-        if (c->transport == SWEEP_CLIENT_TCP) {
-            /* Requests are small and latency matters more than packet count. */
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-        /* The kernel's arrival time of what comes (received_ns); without
-         * it (an old kernel) events keep the time they were read. */
-        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-            if (errno == EINPROGRESS) {
-                c->fd = fd;
-                c->state = SWEEP__TCP_CONNECTING;
-                return SWEEP_CLIENT_OK;
-            }
-            c->ai_errno = errno;
-            close(fd);
+        if (k != SWEEP__NET_OK) {
+            sweep__sock_close(fd);
             continue;
         }
         c->fd = fd;
@@ -1463,10 +1392,11 @@ static sweep_client_status open_next(sweep_client *c, sweep_client_error *err)
         }
         return send_hello(c, NULL, 0, err);
     }
-    if (c->ai_errno == ETIMEDOUT)
+    if (sweep__net_classify(c->ai_sys) == SWEEP__NET_TIMED_OUT)
         return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", c->address);
-    return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: %s", c->address,
-                        strerror(c->ai_errno ? c->ai_errno : ECONNREFUSED));
+    if (c->ai_sys == 0)
+        return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: Connection refused", c->address);
+    return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "cannot connect to %s: %s", c->address, NET_TEXT(c->ai_sys));
 }
 
 /* After a Welcome naming the session's own port (a sweepd with --threads,
@@ -1496,11 +1426,12 @@ static sweep_client_status keep_shared_port(sweep_client *c, sweep_client_error 
     struct sockaddr_storage sa;
     socklen_t len = sizeof sa;
     if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
-        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", NET_TEXT(sweep__net_last()));
     set_port(&sa, c->shared_port);
-    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
+    int sys = 0;
+    if (sweep__sock_connect(c->fd, (struct sockaddr *)&sa, len, &sys) != SWEEP__NET_OK)
         return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "connecting back to port %u: %s", c->shared_port,
-                            strerror(errno));
+                            NET_TEXT(sys));
     c->state = SWEEP__READY;
     return ok(err);
 }
@@ -1510,14 +1441,15 @@ static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_cl
     struct sockaddr_storage sa;
     socklen_t len = sizeof sa;
     if (getpeername(c->fd, (struct sockaddr *)&sa, &len) != 0)
-        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", strerror(errno));
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "getpeername: %s", NET_TEXT(sweep__net_last()));
     if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) {
         c->welcome.udp_port = 0;
         c->state = SWEEP__READY;
         return ok(err);
     }
     set_port(&sa, port);
-    if (connect(c->fd, (struct sockaddr *)&sa, len) != 0)
+    int sys = 0;
+    if (sweep__sock_connect(c->fd, (struct sockaddr *)&sa, len, &sys) != SWEEP__NET_OK)
         return keep_shared_port(c, err);
     memset(&c->hs, 0, sizeof c->hs);
     c->hs.kind = SWEEP_MSG_PING;
@@ -1578,23 +1510,20 @@ static sweep_client_status welcomed(sweep_client *c, sweep_client_error *err)
  * made, to the next address if it failed. */
 static sweep_client_status advance_connecting(sweep_client *c, sweep_client_error *err)
 {
-    struct pollfd p = {.fd = c->fd, .events = POLLOUT};
-    int r = poll(&p, 1, 0);
-    if (r < 0 && errno != EINTR)
-        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
-    if (r <= 0) {
+    int revents, sys = 0;
+    int r = sweep__sock_wait(c->fd, SWEEP__WAIT_OUT, 0, &revents, &sys);
+    if (r < 0)
+        return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
+    if (r == 0) {
         if (sweep_client_now_ns() >= c->connect_deadline)
             return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", c->address);
         return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
     }
-    int soerr = 0;
-    socklen_t sl = sizeof soerr;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
-        soerr = errno;
+    int soerr = sweep__sock_connect_result(c->fd);
     if (soerr != 0) {
-        c->ai_errno = soerr;
-        close(c->fd);
-        c->fd = -1;
+        c->ai_sys = soerr;
+        sweep__sock_close(c->fd);
+        c->fd = SWEEP__NO_SOCK;
         c->ai_at = c->ai_at->ai_next;
         return open_next(c, err);
     }
@@ -1676,13 +1605,13 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
 int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
 {
     uint64_t due = 0;
-    int events = POLLIN;
+    int events = SWEEP__WAIT_IN;
     switch (c->state) {
     case SWEEP__FAILED:
         events = 0;
         break;
     case SWEEP__TCP_CONNECTING:
-        events = POLLOUT;
+        events = SWEEP__WAIT_OUT;
         due = c->connect_deadline;
         break;
     case SWEEP__READY:
@@ -1716,9 +1645,9 @@ static sweep_client_status connect_step(sweep_client *c, int timeout_ms, sweep_c
             return s;
         if (wait < 0 || (left >= 0 && left < wait))
             wait = left;
-        struct pollfd p = {.fd = c->fd, .events = (short)events};
-        if (poll(&p, 1, wait) < 0 && errno != EINTR)
-            return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", strerror(errno));
+        int revents, sys = 0;
+        if (sweep__sock_wait(c->fd, events, wait, &revents, &sys) < 0)
+            return connect_fail(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
     }
 }
 
@@ -1741,9 +1670,7 @@ static void free_client(sweep_client *c)
     free(c->dec.entity_states);
     free(c->batch);
     free(c->seen);
-    free(c->rx_msgs);
-    free(c->rx_iov);
-    free(c->rx_cmsg);
+    sweep__rx_batch_destroy(c->rx_batch);
     free(c->spawns);
     for (uint32_t i = 0; i < SWEEP__BATCHES; i++) {
         free(c->batches[i].moves);
@@ -1756,6 +1683,8 @@ static void free_client(sweep_client *c)
     if (c->ai)
         freeaddrinfo(c->ai);
     free(c->strings);
+    if (c->net_started)
+        sweep__net_stop();
     free(c);
 }
 
@@ -1796,7 +1725,7 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
     sweep_client *c = calloc(1, sizeof *c);
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-    c->fd = -1;
+    c->fd = SWEEP__NO_SOCK;
     c->transport = opts->transport;
     c->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 5000;
     c->retry_ms = opts->udp_retry_ms > 0 ? opts->udp_retry_ms : 250;
@@ -1810,25 +1739,23 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
     if (c->transport == SWEEP_CLIENT_UDP) {
         c->rx = malloc(SWEEP__RX_BATCH * c->rx_cap);
         c->seen = calloc(SWEEP__SEEN, sizeof *c->seen);
-        c->rx_msgs = calloc(SWEEP__RX_BATCH, sizeof *c->rx_msgs);
-        c->rx_iov = calloc(SWEEP__RX_BATCH, sizeof *c->rx_iov);
-        c->rx_cmsg = calloc(SWEEP__RX_BATCH, SWEEP__RX_CMSG);
+        if (c->rx)
+            c->rx_batch = sweep__rx_batch_create(c->rx, c->rx_cap, SWEEP__RX_BATCH);
     } else {
         c->rx = malloc(c->rx_cap);
     }
     if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 || copy_strings(c, opts) < 0 ||
         (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL ||
-                                              c->rx_msgs == NULL || c->rx_iov == NULL || c->rx_cmsg == NULL))) {
+                                              c->rx_batch == NULL))) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
-    if (c->transport == SWEEP_CLIENT_UDP)
-        for (unsigned k = 0; k < SWEEP__RX_BATCH; k++) {
-            c->rx_iov[k] = (struct iovec){.iov_base = c->rx + k * c->rx_cap, .iov_len = c->rx_cap};
-            c->rx_msgs[k].msg_hdr.msg_iov = &c->rx_iov[k];
-            c->rx_msgs[k].msg_hdr.msg_iovlen = 1;
-            c->rx_msgs[k].msg_hdr.msg_control = c->rx_cmsg + k * SWEEP__RX_CMSG;
-        }
+    int sys = 0;
+    if (sweep__net_start(&sys) != 0) {
+        s = fail(err, SWEEP_CLIENT_E_IO, "cannot start the system's sockets: %s", NET_TEXT(sys));
+        goto failed;
+    }
+    c->net_started = 1;
     if (c->transport == SWEEP_CLIENT_TCP)
         sweep_framer_init(&c->framer, c->rx, c->rx_cap, SWEEP__RX_MAX_FRAME);
     if ((s = resolve(c->address, c->transport == SWEEP_CLIENT_TCP ? SOCK_STREAM : SOCK_DGRAM, &c->ai, err)) !=
@@ -1841,8 +1768,7 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
     *out = c;
     return done(c, SWEEP_CLIENT_OK, err);
 failed:
-    if (c->fd >= 0)
-        close(c->fd);
+    sweep__sock_close(c->fd);
     free_client(c);
     return s;
 }
@@ -1872,17 +1798,20 @@ void sweep_client_close(sweep_client *c)
 {
     if (c == NULL)
         return;
-    if (c->fd >= 0 && c->state == SWEEP__READY && c->fatal.status == SWEEP_CLIENT_OK) {
+    if (c->fd != SWEEP__NO_SOCK && c->state == SWEEP__READY && c->fatal.status == SWEEP_CLIENT_OK) {
         /* Best effort and without waiting: the server cleans up anyway. */
         sweep_message m = {.kind = SWEEP_MSG_BYE, .sequence = c->next_seq++};
         m.as.bye.reason = sweep_str_of("client closing");
         const uint8_t *bytes;
         size_t len;
         if (encode(c, &m, &bytes, &len, NULL) == SWEEP_CLIENT_OK)
-            (void)send(c->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        {
+            sweep__net_kind kind;
+            int sys;
+            (void)sweep__sock_send(c->fd, bytes, len, &kind, &sys);
+        }
     }
-    if (c->fd >= 0)
-        close(c->fd);
+    sweep__sock_close(c->fd);
     free_client(c);
 }
 

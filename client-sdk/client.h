@@ -47,7 +47,9 @@
  * the caller gives), and sweep_client_poll_events says what to wait for in
  * the caller's own loop. sweep_client_connect is start and step until done.
  *
- * Plain sockets and poll(2) only: no threads, no signals, no global state.
+ * Plain sockets and poll(2) only (on Windows, Winsock and select; the
+ * system's part is client-sdk/platform.h): no threads, no signals, no
+ * global state.
  * A client is used by one thread at a time. Answers that arrive while a
  * blocking call waits for its own are kept, in order, for sweep_client_poll.
  *
@@ -232,7 +234,10 @@ typedef struct sweep_client_welcome {
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);
 
 /* The socket, for waiting on several clients at once (readable = call
- * sweep_client_poll). Do not read, write or close it. */
+ * sweep_client_poll). Do not read, write or close it. On Windows it is
+ * the SOCKET's value (which fits an int), for WSAPoll or select, and
+ * sweep_client_poll_events answers in WSAPoll's terms (POLLRDNORM,
+ * POLLWRNORM). */
 int sweep_client_fd(const sweep_client *c);
 
 sweep_client_transport sweep_client_get_transport(const sweep_client *c);

@@ -85,7 +85,7 @@ struct sweep_predictor {
 
 /* Fills err (may be NULL) and returns s. */
 static sweep_client_status say(sweep_client_error *err, sweep_client_status s, sweep_wire_code code,
-                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                               const char *fmt, ...) SWEEP__PRINTF(4, 5);
 static sweep_client_status say(sweep_client_error *err, sweep_client_status s, sweep_wire_code code,
                                const char *fmt, ...)
 {

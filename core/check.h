@@ -32,6 +32,7 @@
 
 #include <math.h>
 
+#include "core/compiler.h"
 #include "core/vec3.h"
 
 #ifndef SWEEP_CHECKS
@@ -44,7 +45,7 @@
 
 /* Reports a broken invariant and aborts. Static: the core library of a
  * checked build needs no extra object, and each file names itself. */
-__attribute__((noreturn, cold, unused)) static void sweep__check_failed(const char *file, int line, const char *func,
+SWEEP__NORETURN_COLD static void sweep__check_failed(const char *file, int line, const char *func,
                                                                         const char *expr)
 {
     fprintf(stderr, "sweep: core invariant broken at %s:%d (%s): %s\n", file, line, func, expr);

@@ -31,6 +31,7 @@
 
 #include "core/bvh_walk.h"
 #include "core/check.h"
+#include "core/compiler.h"
 #include "core/crowd_impl.h"
 #include "core/mover_impl.h"
 #include "core/swept_sphere.h"
@@ -149,7 +150,7 @@ static inline __m128 widen2(__m128d x, int up)
 
 /* Made once per sweep: inline, and two axes at a time with SSE, since
  * passing the boxes to a call cost about as much as the work. */
-static inline __attribute__((always_inline)) void sweep_box_init(sweep_box *b, sweep_vec3 lo, sweep_vec3 hi)
+static SWEEP__ALWAYS_INLINE void sweep_box_init(sweep_box *b, sweep_vec3 lo, sweep_vec3 hi)
 {
 #ifdef __SSE2__
     /* The fourth lane never fails: an infinity widens to itself. */
@@ -474,10 +475,10 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
              * form (its first and third cache lines), or else prepares it
              * from its world corners: fetch whichever now. */
             if (wp) {
-                __builtin_prefetch(&wp[i]);
-                __builtin_prefetch((const char *)&wp[i] + 128);
+                SWEEP__PREFETCH(&wp[i]);
+                SWEEP__PREFETCH((const char *)&wp[i] + 128);
             } else {
-                __builtin_prefetch(&w->tris[i]);
+                SWEEP__PREFETCH(&w->tris[i]);
             }
             if (s->count == SWEEP__MAX_CANDIDATES) {
                 if (keep) {

@@ -30,13 +30,14 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/compiler.h"
 
 /*
  * First t in [0, tmax] where g(t) = A t^2 + B t + C reaches zero from above,
  * where g > 0 means "apart" and A >= 0. Returns -1 if there is none.
  * Already touching (C <= 0) counts as a contact at 0 only while closing in.
  */
-static inline __attribute__((always_inline)) double first_contact(double A, double B, double C, double tmax)
+static SWEEP__ALWAYS_INLINE double first_contact(double A, double B, double C, double tmax)
 {
     if (C <= 0.0)
         return B < 0.0 ? 0.0 : -1.0;
@@ -72,7 +73,7 @@ static inline __attribute__((always_inline)) double first_contact(double A, doub
  * the square root, whose latency the face test of every landing waited on.
  * Elsewhere (and for NaN), the general form.
  */
-static inline __attribute__((always_inline)) double plane_contact(double nv, double C, double tmax)
+static SWEEP__ALWAYS_INLINE double plane_contact(double nv, double C, double tmax)
 {
     if (!(C > 0.0 && nv < -1e-150 && nv > -1e150 && C < 1e300))
         return first_contact(0.0, nv, C, tmax);
@@ -116,7 +117,7 @@ static sweep_vec3 closest_on_sides(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, swe
  * c - a, which a prepared triangle already holds. Inline so that the
  * narrow phase, which needs it in about 2 of 3 tests that pass the plane
  * test, pays no call for it. */
-static inline __attribute__((always_inline)) sweep_vec3 closest_point(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b,
+static SWEEP__ALWAYS_INLINE sweep_vec3 closest_point(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b,
                                                                       sweep_vec3 c, sweep_vec3 ab, sweep_vec3 ac)
 {
     sweep_vec3 ap = sweep_v3_sub(p, a);
@@ -180,7 +181,7 @@ static int inside(sweep_vec3 p, const sweep__tri_prep *pt)
 /* Is p farther than reach outside the line of edge e from `from`, whose
  * squared length is e2? cross(e, n) lies in the plane, points out of the
  * triangle and is as long as the edge. */
-static inline __attribute__((always_inline)) int beyond_edge(sweep_vec3 p, sweep_vec3 from, sweep_vec3 e, double e2,
+static SWEEP__ALWAYS_INLINE int beyond_edge(sweep_vec3 p, sweep_vec3 from, sweep_vec3 e, double e2,
                                                              sweep_vec3 n, double reach)
 {
     double s = sweep_v3_dot(sweep_v3_sub(p, from), sweep_v3_cross(e, n));
@@ -232,7 +233,7 @@ typedef struct corner {
     double wd; /* w . disp */
 } corner;
 
-static inline __attribute__((always_inline)) void corner_init(corner *k, sweep_vec3 center, sweep_vec3 disp,
+static SWEEP__ALWAYS_INLINE void corner_init(corner *k, sweep_vec3 center, sweep_vec3 disp,
                                                               sweep_vec3 p)
 {
     k->p = p;
@@ -242,7 +243,7 @@ static inline __attribute__((always_inline)) void corner_init(corner *k, sweep_v
 }
 
 /* dd = |disp|^2. */
-static inline __attribute__((always_inline)) void vertex_contact(const corner *k, double dd, best *bs)
+static SWEEP__ALWAYS_INLINE void vertex_contact(const corner *k, double dd, best *bs)
 {
     double t = first_contact(dd, 2.0 * k->wd, k->c, bs->t);
     if (t >= 0.0 && (!bs->found || t < bs->t)) {
@@ -253,7 +254,7 @@ static inline __attribute__((always_inline)) void vertex_contact(const corner *k
 /* Contact with the segment k->p + f e, f in [0, 1], ee = |e|^2: the
  * infinite cylinder of radius 1 around its line, kept only where the
  * contact projects inside the segment. */
-static inline __attribute__((always_inline)) void edge_contact(const corner *k, sweep_vec3 e, double ee,
+static SWEEP__ALWAYS_INLINE void edge_contact(const corner *k, sweep_vec3 e, double ee,
                                                                sweep_vec3 disp, double dd, best *bs)
 {
     if (!(ee > 0.0))
@@ -358,7 +359,7 @@ int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt
  * tests (about 1 in 10 on the corpus), so it is kept out of line and the
  * rejections before it stay lean.
  */
-static __attribute__((noinline)) int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt,
+static SWEEP__NOINLINE int vertices_and_edges(const sweep__path *path, const sweep__tri_prep *pt,
                                                         double tmax, sweep_sphere_hit *out)
 {
     const sweep_vec3 center = path->center, disp = path->disp;

@@ -48,7 +48,6 @@
 
 #define MAX_MATERIALS 65536u
 #define MAX_SPAWNS 1000000u
-#define MAX_GRAVITY 1000.0
 #define MAX_MOVERS 65536u
 /* The same bound on a mover's vertices as on the static ones per triangle. */
 #define MAX_MOVER_VERTICES (3u * SWEEP_MOVER_MAX_TRIANGLES)
@@ -397,140 +396,6 @@ static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
     if (rc != SQLITE_ROW)
         return fail_sqlite(L, rc, table, -1);
     return 1;
-}
-
-/* The ranges of the map row's single values. The movement rules' ranges
- * are the core's (sweep_rules_check in core/motion.c), restated here only
- * to name the column at fault; sweep_rules_check still has the last word. */
-typedef struct value_range {
-    const char *column;
-    size_t offset;         /* of the double in sweep_map_values */
-    double lo, hi;
-    int lo_open, hi_open;  /* the bound itself is refused */
-    const char *range;     /* how the message states it */
-} value_range;
-
-#define VALUE_AT(field) offsetof(sweep_map_values, field)
-static const value_range value_ranges[] = {
-    {"tick_rate", VALUE_AT(tick_rate), 1.0, 1000.0, 0, 0, "must be between 1 and 1000 ticks/s"},
-    /* 90 degrees would make walls walkable. */
-    {"walkable_slope_deg", VALUE_AT(walkable_slope_deg), 0.0, 90.0, 0, 1, "must be in [0, 90)"},
-    {"step_height", VALUE_AT(step_height), 0.0, 1e6, 0, 0, "must be in [0, 1e6]"},
-    {"walk_speed", VALUE_AT(rules.walk_speed), 0.0, 1e6, 1, 0, "must be in (0, 1e6] units/s"},
-    {"ground_accel", VALUE_AT(rules.ground_accel), 0.0, 1e9, 1, 0, "must be in (0, 1e9] units/s^2"},
-    {"air_accel", VALUE_AT(rules.air_accel), 0.0, 1e9, 0, 0, "must be in [0, 1e9] units/s^2"},
-    {"jump_speed", VALUE_AT(rules.jump_speed), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
-    {"max_step", VALUE_AT(rules.max_step), 1e-3, 1.0, 0, 0, "must be in [0.001, 1] s"},
-    {"speed_limit", VALUE_AT(rules.speed_limit), 0.0, 1e7, 1, 0, "must be in (0, 1e7] units/s"},
-    {"correction_threshold", VALUE_AT(correction_threshold), 0.0, DBL_MAX, 0, 0,
-     "must be finite and at least 0 units"},
-};
-#undef VALUE_AT
-
-static sweep_status bad_value(const char **key, const char *name, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (key)
-        *key = name;
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return SWEEP_E_CONFIG;
-}
-
-void sweep_map_values_of(const sweep_level *lv, double walkable_slope_deg, sweep_map_values *out)
-{
-    out->gravity = lv->config.gravity;
-    out->tick_rate = lv->tick_rate;
-    out->radii = lv->default_radii;
-    out->walkable_slope_deg = walkable_slope_deg;
-    out->step_height = lv->config.step_height;
-    out->rules = lv->rules;
-    out->correction_threshold = lv->correction_threshold;
-}
-
-/* The config a level gets from v: the core's defaults for everything a
- * map does not say. */
-static sweep_config config_of(const sweep_map_values *v)
-{
-    sweep_config c;
-    sweep_config_default(&c);
-    c.gravity = v->gravity;
-    c.walkable_normal_up = sweep_cos_degrees(v->walkable_slope_deg);
-    c.step_height = v->step_height;
-    c.max_speed = v->rules.speed_limit;
-    return c;
-}
-
-sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key, char *err, size_t errlen)
-{
-    if (key)
-        *key = NULL;
-    if (err && errlen)
-        err[0] = '\0';
-    if (!v)
-        return SWEEP_E_ARG;
-    const sweep_vec3 g = v->gravity, r = v->radii;
-    if (!sweep_v3_isfinite(g))
-        return bad_value(key, "gravity", err, errlen, "gravity (%g, %g, %g) is not finite", g.x, g.y, g.z);
-    if (!(sweep_v3_len2(g) <= MAX_GRAVITY * MAX_GRAVITY))
-        return bad_value(key, "gravity", err, errlen, "gravity (%g, %g, %g) is longer than %g units/s^2", g.x, g.y,
-                         g.z, MAX_GRAVITY);
-    sweep_config c;
-    sweep_config_default(&c);
-    static const char *const rn[3] = {"radius_x", "radius_y", "radius_z"};
-    const double ra[3] = {r.x, r.y, r.z};
-    for (int i = 0; i < 3; i++)
-        if (!(ra[i] >= c.min_radius && ra[i] <= c.max_radius))
-            return bad_value(key, "radii", err, errlen, "%s=%g must be between %g and %g", rn[i], ra[i],
-                             c.min_radius, c.max_radius);
-    for (size_t i = 0; i < sizeof value_ranges / sizeof value_ranges[0]; i++) {
-        const value_range *vr = &value_ranges[i];
-        double x;
-        memcpy(&x, (const char *)v + vr->offset, sizeof x);
-        int ok = (vr->lo_open ? x > vr->lo : x >= vr->lo) && (vr->hi_open ? x < vr->hi : x <= vr->hi);
-        if (!ok)
-            return bad_value(key, vr->column, err, errlen, "%s=%g %s", vr->column, x, vr->range);
-    }
-
-    /* The rules that tie several values together. */
-    double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
-    if (!(rmax <= c.max_anisotropy * rmin))
-        return bad_value(key, "radii", err, errlen, "radii (%g, %g, %g): largest / smallest is above %g", r.x, r.y,
-                         r.z, c.max_anisotropy);
-    const sweep_rules *ru = &v->rules;
-    if (!(ru->speed_limit >= ru->walk_speed && ru->speed_limit >= ru->jump_speed))
-        return bad_value(key, "speed_limit", err, errlen,
-                         "speed_limit=%g must be at least walk_speed=%g and jump_speed=%g", ru->speed_limit,
-                         ru->walk_speed, ru->jump_speed);
-    /* The core's own checks, in case its ranges ever grow stricter than
-     * the ones above. */
-    if (sweep_rules_check(ru) != SWEEP_OK)
-        return bad_value(key, NULL, err, errlen,
-                         "the movement rules (walk_speed %g, ground_accel %g, air_accel %g, jump_speed %g, "
-                         "max_step %g, speed_limit %g) are out of the core's range",
-                         ru->walk_speed, ru->ground_accel, ru->air_accel, ru->jump_speed, ru->max_step,
-                         ru->speed_limit);
-    c = config_of(v);
-    if (sweep_config_check(&c) != SWEEP_OK)
-        return bad_value(key, NULL, err, errlen, "gravity, walkable_slope_deg and step_height are out of the "
-                                                 "core's range");
-    return SWEEP_OK;
-}
-
-void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv)
-{
-    sweep_config c = config_of(v);
-    lv->config.gravity = c.gravity;
-    lv->config.walkable_normal_up = c.walkable_normal_up;
-    lv->config.step_height = c.step_height;
-    lv->config.max_speed = c.max_speed;
-    lv->default_radii = v->radii;
-    lv->tick_rate = v->tick_rate;
-    lv->rules = v->rules;
-    lv->correction_threshold = v->correction_threshold;
 }
 
 /* The map row's number columns in the order of sweep_map_values; a
@@ -1516,59 +1381,6 @@ sweep_status sweep_map_load(const char *path, sweep_level *out, sweep_map_load_i
     if (L.error != SWEEP_MAP_OK)
         sweep_level_free(out);
     return status_of(L.error);
-}
-
-sweep_status sweep_map_build_world(const sweep_level *lv, sweep_world **out, sweep_world_info *world_info,
-                                   char *err, size_t errlen)
-{
-    if (!lv || !out) {
-        if (err && errlen)
-            snprintf(err, errlen, "no level or no output");
-        return SWEEP_E_ARG;
-    }
-    sweep_world_desc desc = sweep_level_world_desc(lv);
-    sweep_world *w = NULL;
-    sweep_status st = sweep_world_create(&desc, &w);
-    if (st != SWEEP_OK) {
-        if (err && errlen)
-            snprintf(err, errlen, "building the world failed: %s", sweep_status_message(st));
-        return st;
-    }
-    /* Bodies of the map's own shape, nearly all of them, then find their
-     * triangles ready (only speed and memory change). */
-    st = sweep_world_prepare_radii(w, lv->default_radii);
-    if (st != SWEEP_OK) {
-        sweep_world_destroy(w);
-        if (err && errlen)
-            snprintf(err, errlen, "preparing the world for radii (%g, %g, %g) failed: %s", lv->default_radii.x,
-                     lv->default_radii.y, lv->default_radii.z, sweep_status_message(st));
-        return st;
-    }
-    if (lv->volume_count) {
-        sweep_volume *v = malloc((size_t)lv->volume_count * sizeof *v);
-        uint32_t bad = 0;
-        const char *why = "";
-        st = SWEEP_E_NOMEM;
-        if (v) {
-            for (uint32_t i = 0; i < lv->volume_count; i++)
-                v[i] = lv->volumes[i].v;
-            st = sweep_world_set_volumes(w, v, lv->volume_count, lv->config.max_speed, lv->config.max_coordinate,
-                                         &bad, &why);
-            free(v);
-        }
-        if (st != SWEEP_OK) {
-            sweep_world_destroy(w);
-            if (err && errlen && st == SWEEP_E_NOMEM)
-                snprintf(err, errlen, "out of memory for the level's volumes");
-            else if (err && errlen)
-                snprintf(err, errlen, "volume %u '%s': %s", lv->volumes[bad].id, lv->volumes[bad].name, why);
-            return st;
-        }
-    }
-    if (world_info)
-        sweep_world_get_info(w, world_info);
-    *out = w;
-    return SWEEP_OK;
 }
 
 int sweep_map_read_name(const char *path, char *out, size_t outlen)

@@ -30,6 +30,9 @@ $(BIN)/sweep-walk: $(BUILD)/maps/sweep_walk_main.o $(MAPS_LIB) $(CORE_LIB)
 # Installed: the loader (a predicting game loads the server's map); the
 # writer and the schema are the tools' own.
 INSTALL_HEADERS += maps/loader.h
+# And the level image, which a build without SQLite loads instead
+# (maps/level_image.h; sweep-map-image makes it).
+INSTALL_HEADERS += maps/level_image.h
 
 # schema.sql compiled into the library as a C string (maps/schema.h), so the
 # tools create exactly the documented schema. maps/schema_sql.c is generated
@@ -44,7 +47,10 @@ maps/schema_sql.c: maps/schema.sql
 	  echo '    ;'; } >$@.tmp && mv $@.tmp $@
 
 # Programs.
-PROGRAMS += $(BIN)/sweep-mapgen $(BIN)/sweep-import
+PROGRAMS += $(BIN)/sweep-mapgen $(BIN)/sweep-import $(BIN)/sweep-map-image
+$(BIN)/sweep-map-image: $(BUILD)/maps/map_image_main.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 $(BIN)/sweep-mapgen: $(BUILD)/maps/mapgen_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
@@ -70,6 +76,13 @@ $(BUILD)/maps/%.db: maps/%.sql maps/schema.sql | $(BUILD)/.deps-ok
 	{ echo 'PRAGMA foreign_keys = ON;'; echo 'BEGIN;'; cat maps/schema.sql $<; echo 'COMMIT;'; } \
 		| sqlite3 -bail $@.tmp >/dev/null || { rm -f $@.tmp; exit 1; }
 	mv $@.tmp $@
+
+# The sample maps' level images too, which the Windows build predicts on
+# (client-sdk/windows.mk).
+MAPS_IMAGES := $(MAPS_SAMPLES:.db=.swl)
+all: $(MAPS_IMAGES)
+$(BUILD)/maps/%.swl: $(BUILD)/maps/%.db $(BIN)/sweep-map-image
+	$(BIN)/sweep-map-image $< -o $@ >/dev/null
 
 # Tests that need the built arena or the programs (make test also brings
 # the sample maps up to date).
@@ -100,6 +113,7 @@ install: install-maps
 install-maps: $(MAPS_SAMPLES)
 	install -d $(DESTDIR)$(PREFIX)/share/sweep/maps
 	install -m 644 $(MAPS_SAMPLES) $(DESTDIR)$(PREFIX)/share/sweep/maps/
+$(BUILD)/tests/maps/test_level_image: | $(BUILD)/maps/arena.db
 # The level check's tests also run sweep-import on the arena.
 $(BUILD)/tests/maps/test_level_check: | $(BIN)/sweep-import $(BUILD)/maps/arena.db
 $(BUILD)/tests/maps/test_walk_falls: | $(BIN)/sweep-walk

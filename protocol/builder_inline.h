@@ -21,6 +21,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "protocol/builder.h"
 #include "protocol/format.h"
 
@@ -236,7 +237,7 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
      * stores), then visit only the fields present. */
     memset(vt + 4, 0, sizeof vt - 4);
     for (uint32_t left = b->present; left != 0; left &= left - 1) {
-        unsigned i = (unsigned)__builtin_ctz(left);
+        unsigned i = SWEEP__CTZ(left);
         sweep__wr16(vt + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
     }
 

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "core/compiler.h"
 #include "protocol/decode.h"
 #include "protocol/decode_checked_impl.h"
 
@@ -44,7 +45,7 @@ sweep_proto_error sweep__decode_kind_checked(const void *buf, size_t len, unsign
 
 /* The same, inlined where a reader peeks at the kind of every message of
  * a log (the core depth's lean loop): the call was most of its cost. */
-static inline __attribute__((always_inline)) sweep_proto_error
+static SWEEP__ALWAYS_INLINE sweep_proto_error
 sweep__decode_kind_inline(const void *buf, size_t len, unsigned flags, sweep_msg_kind *kind)
 {
     sweep__ctab root;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/compiler.h"
 #include "protocol/format.h"
 #include "protocol/message.h"
 #include "protocol/schema.h"
@@ -31,7 +32,7 @@ typedef struct sweep__ctab {
     uint32_t tsize;
 } sweep__ctab;
 
-static inline __attribute__((always_inline)) int sweep__ctab_at(const uint8_t *b, size_t n, size_t pos, sweep__ctab *t)
+static SWEEP__ALWAYS_INLINE int sweep__ctab_at(const uint8_t *b, size_t n, size_t pos, sweep__ctab *t)
 {
     if (pos % 4 || pos > n || n - pos < 4)
         return -1;
@@ -51,7 +52,7 @@ static inline __attribute__((always_inline)) int sweep__ctab_at(const uint8_t *b
 
 /* Where field id's `size` bytes are, NULL when absent; *bad set when they
  * would reach past the table (or into its soffset). */
-static inline __attribute__((always_inline)) const uint8_t *sweep__cfield(const sweep__ctab *t, unsigned id,
+static SWEEP__ALWAYS_INLINE const uint8_t *sweep__cfield(const sweep__ctab *t, unsigned id,
                                                                           uint32_t size, int *bad)
 {
     if (id >= t->entries)
@@ -65,14 +66,14 @@ static inline __attribute__((always_inline)) const uint8_t *sweep__cfield(const 
     return t->b + t->pos + fo;
 }
 
-static inline __attribute__((always_inline)) uint8_t sweep__cu8(const sweep__ctab *t, unsigned id, int *bad)
+static SWEEP__ALWAYS_INLINE uint8_t sweep__cu8(const sweep__ctab *t, unsigned id, int *bad)
 {
     const uint8_t *p = sweep__cfield(t, id, 1, bad);
     return p ? *p : 0;
 }
 
 /* The root table of a message, checked: 0, or -1. */
-static inline __attribute__((always_inline)) int sweep__ctab_root(const uint8_t *b, size_t n, unsigned flags,
+static SWEEP__ALWAYS_INLINE int sweep__ctab_root(const uint8_t *b, size_t n, unsigned flags,
                                                                   sweep__ctab *root)
 {
     size_t base = 0;

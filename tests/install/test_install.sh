@@ -20,6 +20,9 @@
 #               PKG_CONFIG_LIBDIR): a predicting client against a real
 #               sweepd (the installed one, on a free port of 127.0.0.1), on
 #               the installed arena; every line it prints is checked.
+#   CMake       the same program built by CMake with find_package(sweep)
+#               and sweep::client from the installed lib/cmake/sweep alone,
+#               against the same sweepd; versions it is not are refused.
 #   C++         tests/install/use_sdk.cc with g++ -std=c++17 including every
 #               installed header, from a tree whose own core/world.h,
 #               protocol/message.h, ... (all #error) come first.
@@ -115,6 +118,7 @@ for f in bin/sweepd bin/sweep bin/sweep-walk bin/sweep-mapgen bin/sweep-import b
     lib/libsweep-core.a lib/libsweep-maps.a lib/libsweep-protocol.a lib/libsweep-server.a \
     lib/libsweep-world.a lib/libsweep-record.a \
     lib/libsweep-client.a lib/libsweep-replay.a lib/pkgconfig/sweep.pc lib/pkgconfig/sweep-replay.pc \
+    lib/cmake/sweep/sweepConfig.cmake lib/cmake/sweep/sweepConfigVersion.cmake \
     share/man/man8/sweepd.8 share/sweep/maps/arena.db \
     include/sweep/client.h include/sweep/predict.h include/sweep/replay.h include/sweep/maps/loader.h \
     include/sweep/core/vec3.h include/sweep/protocol/protocol.h include/sweep/protocol/sweep.fbs; do
@@ -379,6 +383,60 @@ elif build "$name" sweep use_sdk_c "$here/use_sdk.c" gcc -std=c11; then
         ;;
     esac
 fi
+# The same client built by CMake through the installed package alone:
+# find_package(sweep) from lib/cmake/sweep, linked with sweep::client.
+name="C11 client built with CMake (find_package(sweep)), against sweepd"
+run "$name"
+mkdir -p "$tmp/cmake_game"
+cat >"$tmp/cmake_game/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.13)
+project(game C)
+find_package(sweep \${WANT} REQUIRED)
+add_executable(use_sdk_cmake \${SRC})
+set_property(TARGET use_sdk_cmake PROPERTY C_STANDARD 11)
+target_compile_options(use_sdk_cmake PRIVATE -Wall -Wextra -pedantic-errors -Werror)
+target_link_libraries(use_sdk_cmake PRIVATE sweep::client)
+EOF
+# cmake_game WANT BUILD-DIR: configures and builds the game asking for
+# version WANT of sweep, its output in BUILD-DIR.log.
+cmake_game() {
+    cmake -S "$tmp/cmake_game" -B "$2" -DWANT="$1" -DSRC="$here/use_sdk.c" -DCMAKE_PREFIX_PATH="$inst" \
+        -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$2.log" 2>&1 &&
+        cmake --build "$2" >>"$2.log" 2>&1
+}
+if [ -z "$sweepd_tcp" ]; then
+    fail "$name" "sweepd did not start"
+elif ! command -v cmake >/dev/null 2>&1; then
+    fail "$name" "cmake is not installed (make test installs it)"
+elif ! cmake_game 0.1 "$tmp/cmake_build"; then
+    fail "$name" "configure or build failed:"
+    cat "$tmp/cmake_build.log"
+else
+    cp "$tmp/cmake_build/use_sdk_cmake" "$tmp/use_sdk_cmake"
+    if check "$tmp/expect_c" use_sdk_cmake "$arena" "$sweepd_tcp" "$token"; then
+        pass "$name"
+    else
+        fail "$name" "above"
+    fi
+fi
+
+# find_package refuses a release this is not: a newer one, or another 0.x.
+name="find_package(sweep) refuses versions 0.2 and 1.0"
+run "$name"
+bad=
+for v in 0.2 1.0; do
+    if cmake_game "$v" "$tmp/cmake_build_$v"; then
+        bad="$bad $v accepted;"
+    elif ! grep -q 'version: 0.1.0' "$tmp/cmake_build_$v.log"; then
+        bad="$bad $v refused without naming the version found: $(cat "$tmp/cmake_build_$v.log");"
+    fi
+done
+if [ -z "$bad" ]; then
+    pass "$name"
+else
+    fail "$name" "$bad"
+fi
+
 if [ -n "$sweepd_pid" ]; then
     kill "$sweepd_pid" 2>/dev/null
     wait "$sweepd_pid" 2>/dev/null
@@ -493,7 +551,8 @@ fi
 run "make uninstall again, the others' files gone"
 rm -f "$inst/bin/other-tool" "$inst/share/sweep/maps/my-level.db"
 shared=$(printf '%s\n' opt opt/sweep-test opt/sweep-test/bin opt/sweep-test/include opt/sweep-test/lib \
-    opt/sweep-test/lib/pkgconfig opt/sweep-test/share opt/sweep-test/share/man opt/sweep-test/share/man/man8)
+    opt/sweep-test/lib/cmake opt/sweep-test/lib/pkgconfig opt/sweep-test/share opt/sweep-test/share/man \
+    opt/sweep-test/share/man/man8)
 if mk uninstall "$dest" "$prefix"; then
     got=$(left "$dest")
     if [ "$got" = "$shared" ]; then

@@ -12,15 +12,22 @@
  * lines for the script to compare; on the same map every answer must equal
  * its prediction bit for bit.
  *
- * usage: use_sdk_c MAP.db HOST:PORT TOKEN (a --command-token of the server,
- * so no time budget is charged and a loaded machine cannot make a move
- * late: the motion is the player's Walk mode all the same).
+ * Built with -DUSE_SDK_LEVEL_IMAGE it is the Windows SDK's client
+ * (client-sdk/windows.mk), which reads the map's level image (MAP.swl,
+ * sweep-map-image) in its place; tests/windows/test_windows.c runs it
+ * under wine.
+ *
+ * usage: use_sdk_c MAP.db HOST:PORT TOKEN [udp] (a --command-token of the
+ * server, so no time budget is charged and a loaded machine cannot make a
+ * move late: the motion is the player's Walk mode all the same; over TCP
+ * unless `udp` is given).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <sweep/client.h>
+#include <sweep/maps/level_image.h>
 #include <sweep/maps/loader.h>
 #include <sweep/predict.h>
 
@@ -68,17 +75,22 @@ int main(int argc, char **argv)
     int sent = 0, answered = 0, mismatches = 0, corrected = 0, jumps = 0, rc = 1;
     double farthest = 0; /* from the spawn, of the answers */
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: use_sdk_c MAP.db HOST:PORT TOKEN\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "udp") == 0)) {
+        fprintf(stderr, "usage: use_sdk_c MAP.db HOST:PORT TOKEN [udp]\n");
         return 2;
     }
+#ifdef USE_SDK_LEVEL_IMAGE
+    /* A build without SQLite (the Windows SDK) reads the map's level image. */
+    if (sweep_level_image_load(argv[1], &lv, err, sizeof err) != SWEEP_OK ||
+#else
     if (sweep_map_load(argv[1], &lv, NULL, err, sizeof err) != SWEEP_OK ||
+#endif
         sweep_map_build_world(&lv, &world, NULL, err, sizeof err) != SWEEP_OK) {
         fprintf(stderr, "use_sdk_c: %s\n", err);
         return 1;
     }
     sweep_client_options_init(&o);
-    o.transport = SWEEP_CLIENT_TCP;
+    o.transport = argc == 5 ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
     o.address = argv[2];
     o.auth_token = argv[3];
     o.client_name = "use_sdk_c";

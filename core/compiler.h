@@ -1,0 +1,42 @@
+/*
+ * compiler.h - the few things sweep asks of a compiler beyond ISO C11, in
+ * one place, so that the code the client links builds with any C11
+ * compiler (client-sdk/README.md, "Platforms").
+ *
+ * Each is a hint about speed or a diagnostic, never about a result: with
+ * GCC or Clang (mingw-w64 included) they are the compiler's attributes and
+ * builtins, exactly as the code spelled them before; with another compiler
+ * they are nothing, or the same computation in plain C, and the results
+ * are the same bits (the determinism rules, docs/design.md, do not depend
+ * on inlining or prefetching).
+ */
+#ifndef SWEEP_CORE_COMPILER_H
+#define SWEEP_CORE_COMPILER_H
+
+#if defined(__GNUC__) || defined(__clang__)
+/* Inlined even where the compiler's own measure would not (hot paths). */
+#define SWEEP__ALWAYS_INLINE inline __attribute__((always_inline))
+/* Kept out of line (a cold part that would crowd its caller's registers). */
+#define SWEEP__NOINLINE __attribute__((noinline))
+/* A function that never returns and is seldom called; unused in some files. */
+#define SWEEP__NORETURN_COLD __attribute__((noreturn, cold, unused))
+/* Asks for the cache line at p to be loaded ahead of its use. */
+#define SWEEP__PREFETCH(p) __builtin_prefetch(p)
+/* The number of trailing zero bits of x, which is not 0. */
+#define SWEEP__CTZ(x) ((unsigned)__builtin_ctz(x))
+#else
+#define SWEEP__ALWAYS_INLINE inline
+#define SWEEP__NOINLINE
+#define SWEEP__NORETURN_COLD _Noreturn
+#define SWEEP__PREFETCH(p) ((void)(p))
+static inline unsigned sweep__ctz(unsigned x)
+{
+    unsigned n = 0;
+    while (!(x & 1u))
+        x >>= 1, n++;
+    return n;
+}
+#define SWEEP__CTZ(x) sweep__ctz(x)
+#endif
+
+#endif
