@@ -45,6 +45,12 @@ typedef struct sweep_decoder {
     uint32_t entity_states_cap;
     sweep_wire_world_info *worlds;                    /* Stats.worlds storage: read up to its room */
     uint32_t worlds_cap;
+    sweep_msg_query_item *query_items;                /* Query storage */
+    uint32_t query_items_cap;
+    sweep_msg_query_answer *query_answers;            /* QueryResult storage: its answers */
+    uint32_t query_answers_cap;
+    sweep_wire_query_hit *query_hits;                 /* ... and all their hits, one after another */
+    uint32_t query_hits_cap;
 } sweep_decoder;
 
 /* Verifies buf[0..len) (flags: SWEEP_WIRE_SIZE_PREFIXED) and decodes it

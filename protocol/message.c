@@ -50,6 +50,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
     "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",   "NotAllowed",
     "SpawnRefused",  "WorldLimit",      "NoRoom",          "UnknownMap",     "WorldExists",
+    "TooOld",        "InFuture",
 };
 
 static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
@@ -59,7 +60,13 @@ static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
 static const char *const mode_names[SWEEP_WIRE_MODE_COUNT] = {"Walk", "Fly", "Noclip"};
 
 static const char *const op_names[SWEEP_WIRE_OP_COUNT] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii",
-                                                          "Despawn"};
+                                                          "Despawn",  "SetHitShapes"};
+
+static const char *const query_kind_names[SWEEP_WIRE_QUERY_KIND_COUNT] = {"Ray", "RayAll", "LineOfSight", "Sweep",
+                                                                         "Overlap"};
+
+/* A HitShape is the core's sweep_hit_shape field for field. */
+_Static_assert(SWEEP_WIRE_HIT_SHAPES_MAX == SWEEP_HIT_SHAPES_MAX, "HitShape count: the wire's and the core's");
 
 sweep_str sweep_str_of(const char *s)
 {
@@ -107,6 +114,11 @@ const char *sweep_wire_entity_op_name(unsigned op)
     return op < SWEEP_WIRE_OP_COUNT ? op_names[op] : "Unknown";
 }
 
+const char *sweep_wire_query_kind_name(unsigned kind)
+{
+    return kind < SWEEP_WIRE_QUERY_KIND_COUNT ? query_kind_names[kind] : "Unknown";
+}
+
 const char *sweep_wire_role_name(unsigned role)
 {
     return role == SWEEP_WIRE_ROLE_PLAYER ? "Player" : role == SWEEP_WIRE_ROLE_SERVER ? "Server" : "Unknown";
@@ -121,6 +133,7 @@ sweep_wire_code sweep_wire_code_from_status(sweep_status s)
     case SWEEP_E_VELOCITY: return SWEEP_WIRE_BAD_VELOCITY;
     case SWEEP_E_DT: return SWEEP_WIRE_BAD_DT;
     case SWEEP_E_POSITION: return SWEEP_WIRE_BAD_POSITION;
+    case SWEEP_E_TIME: return SWEEP_WIRE_TOO_OLD;
     case SWEEP_E_CONFIG:
     case SWEEP_E_GEOMETRY:
     case SWEEP_E_NOMEM:

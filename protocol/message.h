@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/history.h"
 #include "core/move.h"
 #include "core/status.h"
 #include "core/vec3.h"
@@ -84,6 +85,8 @@ typedef enum sweep_msg_kind {
     SWEEP_MSG_WORLD_OPENED,
     SWEEP_MSG_CLOSE_WORLD,
     SWEEP_MSG_WORLD_CLOSED,
+    SWEEP_MSG_QUERY,
+    SWEEP_MSG_QUERY_RESULT,
     SWEEP_MSG_KIND_COUNT
 } sweep_msg_kind;
 
@@ -124,6 +127,8 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_NO_ROOM,       /* EntityCommand Teleport/SetRadii: no free place or size there */
     SWEEP_WIRE_UNKNOWN_MAP,   /* OpenWorld names no map of the server */
     SWEEP_WIRE_WORLD_EXISTS,  /* OpenWorld names a world open on another map */
+    SWEEP_WIRE_TOO_OLD,       /* Query: older than the history keeps, or than a player's rewind cap */
+    SWEEP_WIRE_IN_FUTURE,     /* Query: after the world's newest tick */
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
@@ -354,6 +359,7 @@ typedef enum sweep_wire_entity_op {
     SWEEP_WIRE_OP_ADD_IMPULSE = 2,  /* vector: added to the velocity */
     SWEEP_WIRE_OP_SET_RADII = 3,    /* vector: the radii */
     SWEEP_WIRE_OP_DESPAWN = 4,      /* no vector */
+    SWEEP_WIRE_OP_SET_HIT_SHAPES = 5, /* shapes: what a Query hits of it */
     SWEEP_WIRE_OP_COUNT
 } sweep_wire_entity_op;
 
@@ -362,11 +368,23 @@ enum {
     SWEEP_WIRE_COMMAND_PUSHED_OUT = 1u << 0 /* a Teleport target was moved out of what it overlapped */
 };
 
+/* Most hit shapes an entity may have (HitShape; core/history.h
+ * SWEEP_HIT_SHAPES_MAX). */
+#define SWEEP_WIRE_HIT_SHAPES_MAX 8u
+
+/* HitShape in sweep.fbs (80 bytes on the wire): the core's sweep_hit_shape. */
+typedef sweep_hit_shape sweep_wire_hit_shape;
+
 /* EntityCommand in sweep.fbs. */
 typedef struct sweep_msg_entity_command {
     uint32_t entity;
     uint8_t op;        /* sweep_wire_entity_op; may hold a value newer than this build */
     sweep_vec3 vector; /* by op: position, velocity, impulse or radii; zero when absent */
+    /* SetHitShapes: shape_count is the wire's count, of which the first
+     * SWEEP_WIRE_HIT_SHAPES_MAX at most are held (more is the world's to
+     * refuse by name, not the decoder's). */
+    uint32_t shape_count;
+    sweep_wire_hit_shape shapes[SWEEP_WIRE_HIT_SHAPES_MAX];
 } sweep_msg_entity_command;
 
 typedef struct sweep_msg_entity_commands {
@@ -455,6 +473,80 @@ typedef struct sweep_wire_world_info {
     uint32_t triangles;
     uint64_t tick;
 } sweep_wire_world_info;
+
+/* QueryKind in sweep.fbs. */
+typedef enum sweep_wire_query_kind {
+    SWEEP_WIRE_QUERY_RAY = 0,
+    SWEEP_WIRE_QUERY_RAY_ALL = 1,
+    SWEEP_WIRE_QUERY_LINE_OF_SIGHT = 2,
+    SWEEP_WIRE_QUERY_SWEEP = 3,
+    SWEEP_WIRE_QUERY_OVERLAP = 4,
+    SWEEP_WIRE_QUERY_KIND_COUNT
+} sweep_wire_query_kind;
+
+/* QueryAnswerFlags in sweep.fbs. */
+enum {
+    SWEEP_WIRE_QUERY_CLEAR = 1u << 0, /* LineOfSight: nothing in the way */
+    SWEEP_WIRE_QUERY_MORE = 1u << 1   /* RayAll, Overlap: more hits than max_hits */
+};
+
+/* Most entities one QueryItem may ignore (core/query.h SWEEP_QUERY_IGNORE_MAX). */
+#define SWEEP_WIRE_QUERY_IGNORE_MAX 16u
+/* Most hits one QueryAnswer holds: ten fit a UDP datagram with room to spare. */
+#define SWEEP_WIRE_QUERY_HITS_MAX 10u
+
+/* QueryItem in sweep.fbs. */
+typedef struct sweep_msg_query_item {
+    uint8_t kind;         /* sweep_wire_query_kind; may hold a value newer than this build */
+    sweep_vec3 from, to;  /* points, or offsets from from_entity / to_entity */
+    uint32_t from_entity; /* 0 = none */
+    uint32_t to_entity;
+    sweep_vec3 radii;     /* Sweep */
+    double radius;        /* Overlap */
+    uint64_t tick;        /* 0 = the newest frame */
+    double fraction;
+    uint32_t filter;      /* SWEEP_QUERY_* bits (core/query.h) */
+    uint32_t max_hits;    /* RayAll, Overlap */
+    /* ignore_count is the wire's count, of which the first
+     * SWEEP_WIRE_QUERY_IGNORE_MAX at most are held (the world refuses more). */
+    uint32_t ignore_count;
+    uint32_t ignore[SWEEP_WIRE_QUERY_IGNORE_MAX];
+} sweep_msg_query_item;
+
+typedef struct sweep_msg_query {
+    const sweep_msg_query_item *items; /* in the decoder's query_items storage */
+    uint32_t count;
+} sweep_msg_query;
+
+/* QueryHit in sweep.fbs (88 bytes on the wire). */
+typedef struct sweep_wire_query_hit {
+    uint32_t kind;     /* sweep_hit_kind (core/query.h) */
+    uint32_t triangle; /* UINT32_MAX for an entity */
+    uint32_t material;
+    uint32_t mover;    /* movers.id, 0 = none */
+    uint32_t entity;   /* 0 = none */
+    uint32_t shape;    /* hit shape id; UINT32_MAX: the collision ellipsoid */
+    double fraction;
+    double distance;
+    sweep_vec3 point;
+    sweep_vec3 normal;
+} sweep_wire_query_hit;
+
+/* QueryAnswer in sweep.fbs. */
+typedef struct sweep_msg_query_answer {
+    sweep_wire_code code; /* SWEEP_WIRE_NONE: answered; may hold a value newer than this build */
+    sweep_str message;    /* why not, when code is not NONE */
+    uint64_t tick;        /* the time answered at */
+    double fraction;
+    uint32_t flags;       /* SWEEP_WIRE_QUERY_CLEAR, _MORE */
+    const sweep_wire_query_hit *hits; /* in the decoder's query_hits storage */
+    uint32_t hit_count;
+} sweep_msg_query_answer;
+
+typedef struct sweep_msg_query_result {
+    const sweep_msg_query_answer *answers; /* in the decoder's query_answers storage */
+    uint32_t count;
+} sweep_msg_query_result;
 
 typedef struct sweep_msg_ping {
     uint64_t client_time;
@@ -547,6 +639,8 @@ typedef struct sweep_message {
         sweep_msg_world_opened world_opened;
         sweep_msg_close_world close_world;
         sweep_msg_world_closed world_closed;
+        sweep_msg_query query;
+        sweep_msg_query_result query_result;
     } as;
 } sweep_message;
 
@@ -588,8 +682,11 @@ const char *sweep_wire_rule_name(unsigned bit);
 /* "Walk", "Fly", "Noclip"; "Unknown" if out of range. */
 const char *sweep_wire_mode_name(unsigned mode);
 
-/* "Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"; "Unknown" if out of range. */
+/* "Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn", "SetHitShapes"; "Unknown" if out of range. */
 const char *sweep_wire_entity_op_name(unsigned op);
+
+/* "Ray", "RayAll", "LineOfSight", "Sweep", "Overlap"; "Unknown" if out of range. */
+const char *sweep_wire_query_kind_name(unsigned kind);
 
 /* "Player", "Server"; "Unknown" if out of range. */
 const char *sweep_wire_role_name(unsigned role);

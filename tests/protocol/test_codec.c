@@ -30,6 +30,9 @@ static sweep_msg_entity_command dec_commands[16];
 static sweep_msg_entity_command_result dec_command_results[16];
 static sweep_wire_entity_state dec_entity_states[16];
 static sweep_wire_world_info dec_worlds[16];
+static sweep_msg_query_item dec_query_items[16];
+static sweep_msg_query_answer dec_query_answers[16];
+static sweep_wire_query_hit dec_query_hits[64];
 
 static sweep_decoder decoder(void)
 {
@@ -49,6 +52,12 @@ static sweep_decoder decoder(void)
     d.entity_states_cap = 16;
     d.worlds = dec_worlds;
     d.worlds_cap = 16;
+    d.query_items = dec_query_items;
+    d.query_items_cap = 16;
+    d.query_answers = dec_query_answers;
+    d.query_answers_cap = 16;
+    d.query_hits = dec_query_hits;
+    d.query_hits_cap = 64;
     return d;
 }
 
@@ -806,7 +815,9 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_MSG_WORLD_OPENED, 30);
     assert_int_equal(SWEEP_MSG_CLOSE_WORLD, 31);
     assert_int_equal(SWEEP_MSG_WORLD_CLOSED, 32);
-    assert_int_equal(SWEEP_MSG_KIND_COUNT, 33);
+    assert_int_equal(SWEEP_MSG_QUERY, 33);
+    assert_int_equal(SWEEP_MSG_QUERY_RESULT, 34);
+    assert_int_equal(SWEEP_MSG_KIND_COUNT, 35);
     assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
     assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
     assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
@@ -818,13 +829,23 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_WIRE_NO_ROOM, 32);
     assert_int_equal(SWEEP_WIRE_UNKNOWN_MAP, 33);
     assert_int_equal(SWEEP_WIRE_WORLD_EXISTS, 34);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 35);
+    assert_int_equal(SWEEP_WIRE_TOO_OLD, 35);
+    assert_int_equal(SWEEP_WIRE_IN_FUTURE, 36);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 37);
     assert_int_equal(SWEEP_WIRE_OP_TELEPORT, 0);
     assert_int_equal(SWEEP_WIRE_OP_SET_VELOCITY, 1);
     assert_int_equal(SWEEP_WIRE_OP_ADD_IMPULSE, 2);
     assert_int_equal(SWEEP_WIRE_OP_SET_RADII, 3);
     assert_int_equal(SWEEP_WIRE_OP_DESPAWN, 4);
-    assert_int_equal(SWEEP_WIRE_OP_COUNT, 5);
+    assert_int_equal(SWEEP_WIRE_OP_SET_HIT_SHAPES, 5);
+    assert_int_equal(SWEEP_WIRE_OP_COUNT, 6);
+    assert_int_equal(SWEEP_WIRE_QUERY_RAY, 0);
+    assert_int_equal(SWEEP_WIRE_QUERY_RAY_ALL, 1);
+    assert_int_equal(SWEEP_WIRE_QUERY_LINE_OF_SIGHT, 2);
+    assert_int_equal(SWEEP_WIRE_QUERY_SWEEP, 3);
+    assert_int_equal(SWEEP_WIRE_QUERY_OVERLAP, 4);
+    assert_int_equal(SWEEP_WIRE_QUERY_CLEAR, 1);
+    assert_int_equal(SWEEP_WIRE_QUERY_MORE, 2);
     assert_int_equal(SWEEP_WIRE_COMMAND_PUSHED_OUT, 1);
     assert_int_equal(SWEEP_WIRE_ENTITY_GROUNDED, 1);
     assert_int_equal(SWEEP_WIRE_ENTITY_PLAYER, 2);
@@ -960,7 +981,15 @@ static void test_names(void **state)
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_UNKNOWN_MAP), "UnknownMap");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_WORLD_EXISTS), "WorldExists");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
-    static const char *const ops[] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"};
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_TOO_OLD), "TooOld");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_IN_FUTURE), "InFuture");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_QUERY_RESULT), "QueryResult");
+    static const char *const qkinds[] = {"Ray", "RayAll", "LineOfSight", "Sweep", "Overlap"};
+    for (unsigned i = 0; i < SWEEP_WIRE_QUERY_KIND_COUNT; i++)
+        assert_string_equal(sweep_wire_query_kind_name(i), qkinds[i]);
+    assert_string_equal(sweep_wire_query_kind_name(SWEEP_WIRE_QUERY_KIND_COUNT), "Unknown");
+    static const char *const ops[] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn",
+                                      "SetHitShapes"};
     for (unsigned i = 0; i < SWEEP_WIRE_OP_COUNT; i++)
         assert_string_equal(sweep_wire_entity_op_name(i), ops[i]);
     assert_string_equal(sweep_wire_entity_op_name(SWEEP_WIRE_OP_COUNT), "Unknown");
