@@ -1,0 +1,306 @@
+/*
+ * test_history.c - the ring of past poses: sizes and refusals, ticks in
+ * order, the oldest forgotten when full, entities sorted by id whatever
+ * order they come in, poses and mover rotations interpolated between
+ * ticks, despawned and spawned entities, and boxes that hold every pose
+ * interpolated between two ticks.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/history.h"
+#include "core/history_impl.h"
+#include "core/quat.h"
+
+static sweep_history_entity ent(uint64_t id, double x, double y, double z)
+{
+    sweep_history_entity e = {id, {x, y, z}, {0.4, 0.4, 0.9}, NULL, 0};
+    return e;
+}
+
+static sweep_history *make(uint32_t cap, uint32_t max_entities, uint32_t movers)
+{
+    sweep_history *h = NULL;
+    assert_int_equal(sweep_history_create(cap, max_entities, movers, &h), SWEEP_OK);
+    assert_non_null(h);
+    return h;
+}
+
+static void sizes_and_refusals(void **state)
+{
+    (void)state;
+    sweep_history *h = (sweep_history *)1;
+    assert_int_equal(sweep_history_create(0, 4, 0, &h), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_create(SWEEP_HISTORY_MAX_TICKS + 1, 4, 0, &h), SWEEP_E_ARG);
+    assert_ptr_equal(h, (sweep_history *)1); /* untouched on failure */
+    assert_int_equal(sweep_history_bytes(0, 4, 0), 0);
+    size_t one = sweep_history_bytes(64, 1, 0), two = sweep_history_bytes(64, 2, 0);
+    assert_true(one > 0 && two > one);
+    /* An entity costs its record and room for every hit shape, each tick. */
+    assert_true(two - one >= 64 * SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape));
+    assert_true(sweep_history_bytes(64, 2, 3) - two == 64 * 3 * sizeof(sweep_mover_pose));
+    uint64_t a = 5, b = 6;
+    h = make(4, 2, 0);
+    assert_int_equal(sweep_history_span(h, &a, &b), 0);
+    assert_true(a == 5 && b == 6);
+    sweep_history_destroy(h);
+    sweep_history_destroy(NULL);
+}
+
+static void bad_pushes_keep_nothing(void **state)
+{
+    (void)state;
+    sweep_history *h = make(4, 2, 1);
+    sweep_mover_pose mp = {{0, 0, 0}, {0, 0, 0, 1}};
+    sweep_history_entity e[3] = {ent(1, 0, 0, 0), ent(2, 1, 0, 0), ent(3, 2, 0, 0)};
+    assert_int_equal(sweep_history_push(h, 10, e, 3, &mp, 1), SWEEP_E_ARG); /* too many */
+    assert_int_equal(sweep_history_push(h, 10, e, 2, NULL, 1), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_push(h, 10, e, 2, &mp, 0), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_push(h, 10, NULL, 2, &mp, 1), SWEEP_E_ARG);
+    sweep_history_entity same[2] = {ent(4, 0, 0, 0), ent(4, 1, 0, 0)};
+    assert_int_equal(sweep_history_push(h, 10, same, 2, &mp, 1), SWEEP_E_ARG);
+    sweep_history_entity nan[1] = {ent(1, NAN, 0, 0)};
+    assert_int_equal(sweep_history_push(h, 10, nan, 1, &mp, 1), SWEEP_E_NONFINITE);
+    sweep_history_entity flat[1] = {ent(1, 0, 0, 0)};
+    flat[0].radii.z = 0.0;
+    assert_int_equal(sweep_history_push(h, 10, flat, 1, &mp, 1), SWEEP_E_RADII);
+    sweep_mover_pose bad = {{0, 0, INFINITY}, {0, 0, 0, 1}};
+    assert_int_equal(sweep_history_push(h, 10, e, 2, &bad, 1), SWEEP_E_NONFINITE);
+    /* Shapes: too far from the body, a bad kind, a zero radius. */
+    sweep_hit_shape s = {1, SWEEP_SHAPE_SPHERE, {0, 0, 3.5}, {0, 0, 0}, {0.2, 0, 0}};
+    sweep_history_entity withs[1] = {ent(1, 0, 0, 0)};
+    withs[0].shapes = &s, withs[0].shape_count = 1;
+    assert_int_equal(sweep_history_push(h, 10, withs, 1, &mp, 1), SWEEP_E_ARG); /* 3.7 > 4 * 0.9 */
+    s.a.z = 3.3;
+    s.kind = 7;
+    assert_int_equal(sweep_history_push(h, 10, withs, 1, &mp, 1), SWEEP_E_ARG);
+    s.kind = SWEEP_SHAPE_SPHERE, s.radii.x = 0.0;
+    assert_int_equal(sweep_history_push(h, 10, withs, 1, &mp, 1), SWEEP_E_RADII);
+    assert_int_equal(sweep_history_span(h, NULL, NULL), 0);
+    s.radii.x = 0.2;
+    assert_int_equal(sweep_history_push(h, 10, withs, 1, &mp, 1), SWEEP_OK);
+    /* Ticks follow one another. */
+    assert_int_equal(sweep_history_push(h, 10, e, 2, &mp, 1), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_push(h, 12, e, 2, &mp, 1), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_push(h, 11, e, 2, &mp, 1), SWEEP_OK);
+    uint64_t a, b;
+    assert_int_equal(sweep_history_span(h, &a, &b), 1);
+    assert_true(a == 10 && b == 11);
+    sweep_history_destroy(h);
+}
+
+static void shapes_check_names_the_bad_one(void **state)
+{
+    (void)state;
+    sweep_hit_shape s[3] = {{1, SWEEP_SHAPE_SPHERE, {0, 0, 0.5}, {0, 0, 0}, {0.2, 0, 0}},
+                            {2, SWEEP_SHAPE_CAPSULE, {0, 0, 0}, {0, 0, 1.0}, {0.2, 0, 0}},
+                            {3, SWEEP_SHAPE_ELLIPSOID, {0, 0, 0}, {0, 0, 0}, {0.2, 0.3, -1}}};
+    uint32_t bad = 99;
+    assert_int_equal(sweep_hit_shapes_check(s, 2, 1.2, &bad), SWEEP_OK);
+    assert_int_equal(sweep_hit_shapes_check(s, 2, 1.1, &bad), SWEEP_E_ARG); /* capsule end 1.0 + 0.2 */
+    assert_int_equal(bad, 1);
+    assert_int_equal(sweep_hit_shapes_check(s, 3, 2.0, &bad), SWEEP_E_RADII);
+    assert_int_equal(bad, 2);
+    s[0].b.x = NAN;
+    assert_int_equal(sweep_hit_shapes_check(s, 1, 2.0, &bad), SWEEP_E_NONFINITE);
+    assert_int_equal(bad, 0);
+    assert_int_equal(sweep_hit_shapes_check(s, SWEEP_HIT_SHAPES_MAX + 1, 2.0, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_hit_shapes_check(NULL, 1, 2.0, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_hit_shapes_check(NULL, 0, 2.0, NULL), SWEEP_OK);
+}
+
+static void full_ring_forgets_the_oldest(void **state)
+{
+    (void)state;
+    sweep_history *h = make(3, 1, 0);
+    for (uint64_t t = 1; t <= 5; t++) {
+        sweep_history_entity e = ent(9, (double)t, 0, 0);
+        assert_int_equal(sweep_history_push(h, t, &e, 1, NULL, 0), SWEEP_OK);
+    }
+    uint64_t a, b;
+    assert_int_equal(sweep_history_span(h, &a, &b), 1);
+    assert_true(a == 3 && b == 5);
+    sweep__hist_at at;
+    assert_int_equal(sweep__history_at(h, 2, 0.0, &at), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, 6, 0.0, &at), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, 5, 0.5, &at), SWEEP_E_TIME); /* past the newest */
+    assert_int_equal(sweep__history_at(h, 4, 1.0, &at), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, 4, -0.1, &at), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, 4, NAN, &at), SWEEP_E_NONFINITE);
+    for (uint64_t t = 3; t <= 5; t++) {
+        assert_int_equal(sweep__history_at(h, t, 0.0, &at), SWEEP_OK);
+        sweep__hist_iter it;
+        sweep__hist_ref r;
+        sweep__hist_pose p;
+        sweep__history_iter_begin(&it, &at);
+        assert_int_equal(sweep__history_iter_next(&it, &r), 1);
+        sweep__history_pose(&at, &r, &p);
+        assert_true(p.id == 9 && p.position.x == (double)t);
+        assert_int_equal(sweep__history_iter_next(&it, &r), 0);
+    }
+    sweep_history_clear(h);
+    assert_int_equal(sweep_history_span(h, NULL, NULL), 0);
+    assert_int_equal(sweep__history_at(h, 5, 0.0, &at), SWEEP_E_TIME);
+    /* After a clear any tick may start again. */
+    sweep_history_entity e = ent(9, 0, 0, 0);
+    assert_int_equal(sweep_history_push(h, 100, &e, 1, NULL, 0), SWEEP_OK);
+    sweep_history_destroy(h);
+}
+
+/* The ids of the entities present at (tick, fraction), in the order the
+ * iterator gives them, and their x. */
+static uint32_t present(const sweep_history *h, uint64_t tick, double f, uint64_t *ids, double *xs)
+{
+    sweep__hist_at at;
+    assert_int_equal(sweep__history_at(h, tick, f, &at), SWEEP_OK);
+    sweep__hist_iter it;
+    sweep__hist_ref r;
+    uint32_t n = 0;
+    sweep__history_iter_begin(&it, &at);
+    while (sweep__history_iter_next(&it, &r)) {
+        sweep__hist_pose p;
+        sweep__history_pose(&at, &r, &p);
+        ids[n] = p.id, xs[n] = p.position.x;
+        n++;
+    }
+    return n;
+}
+
+static void sorted_interpolated_despawned_spawned(void **state)
+{
+    (void)state;
+    sweep_history *h = make(8, 8, 0);
+    /* Listed out of order; 30 goes away after tick 10, 5 arrives at 11. */
+    sweep_history_entity a[4] = {ent(40, 0, 0, 0), ent(30, 3, 0, 0), ent(20, 2, 0, 0), ent(10, 1, 0, 0)};
+    sweep_history_entity b[4] = {ent(10, 2, 0, 0), ent(5, 7, 0, 0), ent(40, 4, 0, 0), ent(20, 2, 0, 0)};
+    assert_int_equal(sweep_history_push(h, 10, a, 4, NULL, 0), SWEEP_OK);
+    assert_int_equal(sweep_history_push(h, 11, b, 4, NULL, 0), SWEEP_OK);
+    uint64_t ids[8];
+    double xs[8];
+    assert_int_equal(present(h, 10, 0.0, ids, xs), 4);
+    assert_true(ids[0] == 10 && ids[1] == 20 && ids[2] == 30 && ids[3] == 40);
+    assert_true(xs[0] == 1 && xs[1] == 2 && xs[2] == 3 && xs[3] == 0);
+    assert_int_equal(present(h, 10, 0.25, ids, xs), 4);
+    assert_true(ids[0] == 10 && ids[1] == 20 && ids[2] == 30 && ids[3] == 40);
+    assert_true(xs[0] == 1.25 && xs[1] == 2 && xs[2] == 3 && xs[3] == 1.0);
+    assert_int_equal(present(h, 11, 0.0, ids, xs), 4);
+    assert_true(ids[0] == 5 && ids[1] == 10 && ids[2] == 20 && ids[3] == 40);
+    sweep_history_destroy(h);
+}
+
+static void mover_rotation_is_nlerped(void **state)
+{
+    (void)state;
+    sweep_history *h = make(4, 0, 2);
+    double s = sqrt(0.5);
+    sweep_mover_pose p0[2] = {{{0, 0, 0}, {0, 0, 0, 1}}, {{1, 1, 1}, {0, 0, 0, 1}}};
+    sweep_mover_pose p1[2] = {{{2, 0, 0}, {0, 0, s, s}}, {{1, 1, 1}, {0, 0, 0, 1}}};
+    assert_int_equal(sweep_history_push(h, 0, NULL, 0, p0, 2), SWEEP_OK);
+    assert_int_equal(sweep_history_push(h, 1, NULL, 0, p1, 2), SWEEP_OK);
+    sweep__hist_at at;
+    assert_int_equal(sweep__history_at(h, 0, 0.5, &at), SWEEP_OK);
+    sweep_mover_pose m = sweep__history_mover(&at, 0);
+    assert_true(m.position.x == 1.0);
+    /* Half of a quarter turn about z: x goes to (cos 45, sin 45). */
+    sweep_vec3 x = sweep_quat_rotate(m.rotation, sweep_v3(1, 0, 0));
+    assert_true(fabs(x.x - s) < 1e-15 && fabs(x.y - s) < 1e-15 && fabs(x.z) < 1e-15);
+    m = sweep__history_mover(&at, 1);
+    assert_true(m.position.x == 1.0 && m.rotation.w == 1.0);
+    assert_int_equal(sweep__history_at(h, 1, 0.0, &at), SWEEP_OK);
+    m = sweep__history_mover(&at, 0);
+    assert_true(m.rotation.z == s && m.rotation.w == s);
+    sweep_history_destroy(h);
+}
+
+/* The box of p grown by r inside box (lo, hi)? */
+static int inside3(sweep_vec3 p, sweep_vec3 r, sweep_vec3 lo, sweep_vec3 hi)
+{
+    return p.x - r.x >= lo.x && p.y - r.y >= lo.y && p.z - r.z >= lo.z && p.x + r.x <= hi.x && p.y + r.y <= hi.y &&
+           p.z + r.z <= hi.z;
+}
+
+static int inside(sweep_vec3 p, double r, sweep_vec3 lo, sweep_vec3 hi)
+{
+    return inside3(p, sweep_v3(r, r, r), lo, hi);
+}
+
+static double rnd(unsigned *seed, double lo, double hi)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return lo + (hi - lo) * ((*seed >> 8) & 0xffffff) / (double)0x1000000;
+}
+
+static void boxes_hold_interpolated_poses(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    sweep_history *h = make(2, 16, 0);
+    for (int round = 0; round < 200; round++) {
+        sweep_history_clear(h);
+        sweep_hit_shape shapes[2][16][3];
+        sweep_history_entity e[2][16];
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < 16; i++) {
+                double big = round % 2 ? 1e5 : 10.0;
+                e[k][i] = ent((uint64_t)i, rnd(&seed, -big, big), rnd(&seed, -big, big), rnd(&seed, -big, big));
+                e[k][i].radii = sweep_v3(rnd(&seed, 0.5, 1), rnd(&seed, 0.5, 1), rnd(&seed, 0.5, 1));
+                /* Every third entity changes its shapes between the ticks. */
+                uint32_t n = (i % 3 == 0 && k == 1) ? 2 : 3;
+                for (uint32_t s = 0; s < n; s++) {
+                    sweep_hit_shape *sh = &shapes[k][i][s];
+                    sh->id = s, sh->kind = s;
+                    sh->a = sweep_v3(rnd(&seed, -0.8, 0.8), rnd(&seed, -0.8, 0.8), rnd(&seed, -0.8, 0.8));
+                    sh->b = sweep_v3(rnd(&seed, -0.8, 0.8), rnd(&seed, -0.8, 0.8), rnd(&seed, -0.8, 0.8));
+                    sh->radii = sweep_v3(rnd(&seed, 0.05, 0.3), rnd(&seed, 0.05, 0.3), rnd(&seed, 0.05, 0.3));
+                }
+                e[k][i].shapes = shapes[k][i], e[k][i].shape_count = n;
+            }
+            assert_int_equal(sweep_history_push(h, (uint64_t)k, e[k], 16, NULL, 0), SWEEP_OK);
+        }
+        sweep__hist_at at;
+        assert_int_equal(sweep__history_at(h, 0, rnd(&seed, 0, 1), &at), SWEEP_OK);
+        sweep_vec3 flo, fhi;
+        sweep__history_box(&at, &flo, &fhi);
+        sweep__hist_iter it;
+        sweep__hist_ref r;
+        sweep__history_iter_begin(&it, &at);
+        while (sweep__history_iter_next(&it, &r)) {
+            assert_true(inside(r.lo, 0, flo, fhi) && inside(r.hi, 0, flo, fhi));
+            sweep__hist_pose p;
+            sweep__history_pose(&at, &r, &p);
+            assert_true(inside(p.position, 0, r.lo, r.hi));
+            assert_true(inside(sweep_v3_sub(p.position, p.radii), 0, r.lo, r.hi));
+            assert_true(inside(sweep_v3_add(p.position, p.radii), 0, r.lo, r.hi));
+            for (uint32_t s = 0; s < p.shape_count; s++) {
+                const sweep_hit_shape *sh = &p.shapes[s];
+                sweep_vec3 rad = sh->kind == SWEEP_SHAPE_ELLIPSOID ? sh->radii
+                                                                   : sweep_v3(sh->radii.x, sh->radii.x, sh->radii.x);
+                assert_true(inside3(sh->a, rad, r.lo, r.hi));
+                if (sh->kind == SWEEP_SHAPE_CAPSULE)
+                    assert_true(inside3(sh->b, rad, r.lo, r.hi));
+            }
+        }
+    }
+    sweep_history_destroy(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sizes_and_refusals),
+        cmocka_unit_test(bad_pushes_keep_nothing),
+        cmocka_unit_test(shapes_check_names_the_bad_one),
+        cmocka_unit_test(full_ring_forgets_the_oldest),
+        cmocka_unit_test(sorted_interpolated_despawned_spawned),
+        cmocka_unit_test(mover_rotation_is_nlerped),
+        cmocka_unit_test(boxes_hold_interpolated_poses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
