@@ -186,6 +186,31 @@ void sweep__mover_place(const sweep__mover *m, const sweep_mover_pose *pose, swe
     *lo = l, *hi = h;
 }
 
+/* The ball round m's local triangles: centred on their box, its radius
+ * the farthest corner's distance, grown by 2^-30 of itself and of the
+ * centre's size, far beyond the rounding of a rotation and a move. */
+static void local_ball(sweep__mover *m)
+{
+    sweep_vec3 lo = sweep_v3(INFINITY, INFINITY, INFINITY), hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t i = 0; i < m->tri_count; i++) {
+        const sweep__tri *t = &m->local[i];
+        lo = sweep_v3_min(lo, sweep_v3_min(t->a, sweep_v3_min(t->b, t->c)));
+        hi = sweep_v3_max(hi, sweep_v3_max(t->a, sweep_v3_max(t->b, t->c)));
+    }
+    m->local_center = m->tri_count ? sweep_v3_scale(sweep_v3_add(lo, hi), 0.5) : sweep_v3(0, 0, 0);
+    double r2 = 0.0;
+    for (uint32_t i = 0; i < m->tri_count; i++) {
+        const sweep__tri *t = &m->local[i];
+        sweep_vec3 v[3] = {t->a, t->b, t->c};
+        for (int k = 0; k < 3; k++) {
+            double d2 = sweep_v3_len2(sweep_v3_sub(v[k], m->local_center));
+            r2 = d2 > r2 ? d2 : r2;
+        }
+    }
+    double size = fabs(m->local_center.x) + fabs(m->local_center.y) + fabs(m->local_center.z);
+    m->local_radius = sqrt(r2) * (1.0 + 0x1p-30) + size * 0x1p-30;
+}
+
 static void free_mover(sweep__mover *m)
 {
     free(m->keys);
@@ -260,6 +285,7 @@ sweep_status sweep_movers_create(const sweep_mover_desc *descs, uint32_t count, 
             lt->index = m->first_tri + t;
             lt->material = d->materials ? d->materials[t] : 0;
         }
+        local_ball(m);
         m->path_ticks = ticks_ceil(d->keys[d->key_count - 1].time, tick_rate);
         if (m->path_ticks == 0)
             m->path_ticks = 1;

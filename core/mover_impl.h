@@ -8,6 +8,9 @@
  *     description order; local[i].index is the global triangle number.
  *   - cur[] and prev[] are local[] placed at `pose` and `prev_pose`, in the
  *     same order; cur_lo/cur_hi and prev_lo/prev_hi bound them exactly.
+ *   - The ball of local_radius about local_center holds every local
+ *     triangle, with room to spare for the rounding of placing it (a query
+ *     at a past pose tests the placed ball before placing a triangle).
  *   - Between ticks (when moves run) prev_pose is the pose of the tick
  *     before; during a tick, a mover not yet advanced has prev == cur.
  *   - state is one the machine of mover.c can reach (sweep__mover_state_ok,
@@ -33,6 +36,8 @@ typedef struct sweep__mover {
     uint32_t first_tri, described_tris; /* global numbers first_tri .. + described_tris */
     sweep__tri *local, *cur, *prev;
     uint32_t tri_count;
+    sweep_vec3 local_center;
+    double local_radius;
     sweep_vec3 cur_lo, cur_hi, prev_lo, prev_hi;
     sweep_mover_pose pose, prev_pose;
     sweep_mover_state state;

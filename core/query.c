@@ -1,0 +1,372 @@
+/*
+ * query.c - the entry points of query.h: the checks of their arguments,
+ * the time resolved in the history, the hits kept in order, and the
+ * entities met at their poses of that time (the level and the movers are
+ * query_level.c's, the shapes query_shapes.c's).
+ */
+#include <string.h>
+
+#include "core/query_impl.h"
+
+#define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
+#define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
+
+/* The total order of hits (query.h): fraction, then kind, triangle,
+ * entity and shape. */
+static int hit_less(const sweep_query_hit *a, const sweep_query_hit *b)
+{
+    if (a->fraction != b->fraction)
+        return a->fraction < b->fraction;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    if (a->triangle != b->triangle)
+        return a->triangle < b->triangle;
+    if (a->entity != b->entity)
+        return a->entity < b->entity;
+    return a->shape < b->shape;
+}
+
+void sweep__sink_init(sweep__sink *k, sweep__sink_mode mode, sweep_query_hit *hits, uint32_t max)
+{
+    k->mode = mode, k->hits = hits, k->max = max;
+    k->count = 0, k->more = 0, k->limit = 1.0, k->done = 0;
+}
+
+int sweep__sink_wants(const sweep__sink *k, const sweep_query_hit *key)
+{
+    if (!(key->fraction <= k->limit))
+        return 0;
+    if (k->mode == SWEEP__SINK_FIRST)
+        return k->count == 0 || hit_less(key, &k->hits[0]);
+    /* ALL keeps its limit at 1, so that every hit reaches the sink and
+     * one left out of a full list is counted in `more`. */
+    return 1;
+}
+
+void sweep__sink_offer(sweep__sink *k, const sweep_query_hit *h)
+{
+    switch (k->mode) {
+    case SWEEP__SINK_FIRST:
+        k->hits[0] = *h, k->count = 1, k->limit = h->fraction;
+        return;
+    case SWEEP__SINK_ANY:
+        k->hits[0] = *h, k->count = 1, k->done = 1;
+        return;
+    case SWEEP__SINK_ALL:
+        break;
+    }
+    /* After every hit not greater: equal keys stay in the walk's order. */
+    uint32_t at = k->count;
+    while (at > 0 && hit_less(h, &k->hits[at - 1]))
+        at--;
+    if (at >= k->max) {
+        k->more = 1;
+        return;
+    }
+    if (k->count == k->max)
+        k->more = 1, k->count--;
+    memmove(&k->hits[at + 1], &k->hits[at], (k->count - at) * sizeof *h);
+    k->hits[at] = *h;
+    k->count++;
+}
+
+int sweep__ignored(const sweep__qctx *q, uint64_t id)
+{
+    for (uint32_t i = 0; i < q->ignore_count; i++)
+        if (q->ignore[i] == id)
+            return 1;
+    return 0;
+}
+
+uint32_t sweep__entity_shapes(const sweep__qctx *q, const sweep__hist_pose *p, const sweep_hit_shape **shapes,
+                              sweep_hit_shape *scratch)
+{
+    if (p->shape_count == 0 || (q->flags & SWEEP_QUERY_ELLIPSOIDS)) {
+        *scratch = sweep__ellipsoid_shape(p->position, p->radii);
+        *shapes = scratch;
+        return 1;
+    }
+    *shapes = p->shapes;
+    return p->shape_count;
+}
+
+static int vfinite(sweep_vec3 v)
+{
+    return sweep_v3_isfinite(v);
+}
+
+/* The checks every query shares, and its time resolved. */
+static sweep_status qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q)
+{
+    if (s == NULL || s->world == NULL)
+        return SWEEP_E_ARG;
+    memset(q, 0, sizeof *q);
+    q->world = s->world;
+    q->movers = s->movers;
+    q->flags = f ? f->flags : 0;
+    if (q->flags & ~(uint32_t)KNOWN_FLAGS)
+        return SWEEP_E_ARG;
+    if ((q->flags & TARGETS) == 0)
+        q->flags |= TARGETS;
+    if (f) {
+        if (f->ignore_count > SWEEP_QUERY_IGNORE_MAX || (f->ignore_count > 0 && f->ignore == NULL))
+            return SWEEP_E_ARG;
+        q->ignore = f->ignore, q->ignore_count = f->ignore_count;
+    }
+    if (s->history) {
+        sweep_status st = sweep__history_at(s->history, s->at.tick, s->at.fraction, &q->at);
+        if (st != SWEEP_OK)
+            return st;
+        q->has_at = 1;
+        uint32_t hm = s->history->mover_count;
+        if (s->movers && hm > 0) {
+            if (hm != s->movers->count)
+                return SWEEP_E_ARG;
+            q->movers_at = 1;
+        }
+    }
+    return SWEEP_OK;
+}
+
+/* Entities a path meets, each shape grown by grow (0 for a ray). */
+static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, double grow, sweep__sink *k)
+{
+    if (!q->has_at || !(q->flags & SWEEP_QUERY_ENTITIES))
+        return;
+    sweep__slabs r;
+    sweep__slabs_init(&r, o, d);
+    sweep_vec3 g = sweep_v3(grow, grow, grow), lo, hi;
+    sweep__history_box(&q->at, &lo, &hi);
+    double entry;
+    double flo[3] = {lo.x - grow, lo.y - grow, lo.z - grow}, fhi[3] = {hi.x + grow, hi.y + grow, hi.z + grow};
+    if (!sweep__slab_test(&r, flo, fhi, k->limit, &entry))
+        return;
+    sweep__hist_iter it;
+    sweep__hist_ref ref;
+    sweep__history_iter_begin(&it, &q->at);
+    while (sweep__history_iter_next(&it, &ref)) {
+        sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
+        double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
+        if (!sweep__slab_test(&r, blo, bhi, k->limit, &entry))
+            continue;
+        sweep__hist_pose p;
+        sweep__history_pose(&q->at, &ref, &p);
+        if (sweep__ignored(q, p.id))
+            continue;
+        const sweep_hit_shape *shapes;
+        sweep_hit_shape scratch;
+        uint32_t n = sweep__entity_shapes(q, &p, &shapes, &scratch);
+        for (uint32_t j = 0; j < n; j++) {
+            double t;
+            sweep_vec3 normal;
+            if (!sweep__ray_shape(o, d, &shapes[j], grow, k->limit, &t, &normal))
+                continue;
+            sweep_query_hit h;
+            memset(&h, 0, sizeof h);
+            h.kind = SWEEP_HIT_ENTITY, h.triangle = SWEEP_NO_TRIANGLE, h.material = 0, h.mover = SWEEP_NO_MOVER;
+            h.entity = p.id, h.shape = shapes[j].id, h.fraction = t;
+            if (!sweep__sink_wants(k, &h))
+                continue;
+            h.point = sweep_v3_sub(sweep_v3_madd(o, d, t), sweep_v3_scale(normal, grow));
+            h.normal = normal;
+            sweep__sink_offer(k, &h);
+            if (k->done)
+                return;
+        }
+    }
+}
+
+/* Every kind of thing the filter lets a ray (radii NULL) or a sweep meet. */
+static void run_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const sweep_vec3 *radii, sweep__sink *k)
+{
+    if ((q->flags & SWEEP_QUERY_LEVEL) && !k->done) {
+        if (radii)
+            sweep__level_sweep(q, o, d, *radii, k);
+        else
+            sweep__level_ray(q, o, d, k);
+    }
+    if ((q->flags & SWEEP_QUERY_MOVERS) && q->movers && !k->done) {
+        if (radii)
+            sweep__movers_sweep(q, o, d, *radii, k);
+        else
+            sweep__movers_ray(q, o, d, k);
+    }
+    if (!k->done)
+        entities_path(q, o, d, radii ? sweep__sweep_grow(*radii) : 0.0, k);
+}
+
+static void no_hit(sweep_query_hit *hit, sweep_vec3 to, double len)
+{
+    memset(hit, 0, sizeof *hit);
+    hit->kind = SWEEP_HIT_NONE, hit->triangle = SWEEP_NO_TRIANGLE, hit->mover = SWEEP_NO_MOVER;
+    hit->shape = UINT32_MAX, hit->fraction = 1.0, hit->distance = len, hit->point = to;
+}
+
+static sweep_status first_hit(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_vec3 *radii,
+                              const sweep_query_filter *f, sweep_query_hit *hit)
+{
+    if (hit == NULL)
+        return SWEEP_E_ARG;
+    if (!vfinite(from) || !vfinite(to) || (radii && !vfinite(*radii)))
+        return SWEEP_E_NONFINITE;
+    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
+        return SWEEP_E_RADII;
+    sweep__qctx q;
+    sweep_status st = qctx_init(s, f, &q);
+    if (st != SWEEP_OK)
+        return st;
+    sweep_vec3 d = sweep_v3_sub(to, from);
+    sweep_query_hit best;
+    sweep__sink k;
+    sweep__sink_init(&k, SWEEP__SINK_FIRST, &best, 1);
+    run_path(&q, from, d, radii, &k);
+    double len = sweep_v3_len(d);
+    if (k.count == 0) {
+        no_hit(hit, to, len);
+        return SWEEP_OK;
+    }
+    best.distance = best.fraction * len;
+    *hit = best;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_query_ray(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, const sweep_query_filter *f,
+                             sweep_query_hit *hit)
+{
+    return first_hit(s, from, to, NULL, f, hit);
+}
+
+sweep_status sweep_query_sweep(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, sweep_vec3 radii,
+                               const sweep_query_filter *f, sweep_query_hit *hit)
+{
+    return first_hit(s, from, to, &radii, f, hit);
+}
+
+sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                                 const sweep_query_filter *f, sweep_query_hit *hits, uint32_t max, uint32_t *count,
+                                 int *more)
+{
+    if (count == NULL || (hits == NULL && max > 0))
+        return SWEEP_E_ARG;
+    if (!vfinite(from) || !vfinite(to))
+        return SWEEP_E_NONFINITE;
+    sweep__qctx q;
+    sweep_status st = qctx_init(s, f, &q);
+    if (st != SWEEP_OK)
+        return st;
+    sweep_vec3 d = sweep_v3_sub(to, from);
+    sweep__sink k;
+    sweep__sink_init(&k, SWEEP__SINK_ALL, hits, max);
+    run_path(&q, from, d, NULL, &k);
+    double len = sweep_v3_len(d);
+    for (uint32_t i = 0; i < k.count; i++)
+        hits[i].distance = hits[i].fraction * len;
+    *count = k.count;
+    if (more)
+        *more = k.more;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                                       const sweep_query_filter *f, int *clear)
+{
+    if (clear == NULL)
+        return SWEEP_E_ARG;
+    if (!vfinite(from) || !vfinite(to))
+        return SWEEP_E_NONFINITE;
+    sweep__qctx q;
+    sweep_status st = qctx_init(s, f, &q);
+    if (st != SWEEP_OK)
+        return st;
+    sweep_query_hit any;
+    sweep__sink k;
+    sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
+    run_path(&q, from, sweep_v3_sub(to, from), NULL, &k);
+    *clear = k.count == 0;
+    return SWEEP_OK;
+}
+
+/* Is the box lo..hi within r of c? With a margin far above rounding. */
+static int box_within(sweep_vec3 c, double r, sweep_vec3 lo, sweep_vec3 hi)
+{
+    sweep_vec3 near = sweep_v3_max(lo, sweep_v3_min(c, hi));
+    sweep_vec3 gap = sweep_v3_sub(c, near);
+    double rr = r * (1.0 + 0x1p-30) + (fabs(c.x) + fabs(c.y) + fabs(c.z)) * 0x1p-30;
+    return sweep_v3_dot(gap, gap) <= rr * rr;
+}
+
+sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, double radius,
+                                 const sweep_query_filter *f, sweep_query_found *found, uint32_t max,
+                                 uint32_t *count, int *more)
+{
+    if (count == NULL || (found == NULL && max > 0))
+        return SWEEP_E_ARG;
+    if (!vfinite(center) || isnan(radius) || isinf(radius))
+        return SWEEP_E_NONFINITE;
+    if (!(radius >= 0.0))
+        return SWEEP_E_ARG;
+    sweep__qctx q;
+    sweep_status st = qctx_init(s, f, &q);
+    if (st != SWEEP_OK)
+        return st;
+    /* The entities are what an overlap finds; level and movers only
+     * block the view from the centre. */
+    uint32_t blockers = q.flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
+    uint32_t n = 0;
+    int left_out = 0;
+    if (q.has_at) {
+        sweep_vec3 lo, hi;
+        sweep__history_box(&q.at, &lo, &hi);
+        sweep__hist_iter it;
+        sweep__hist_ref ref;
+        sweep__history_iter_begin(&it, &q.at);
+        while (box_within(center, radius, lo, hi) && sweep__history_iter_next(&it, &ref)) {
+            if (!box_within(center, radius, ref.lo, ref.hi))
+                continue;
+            sweep__hist_pose p;
+            sweep__history_pose(&q.at, &ref, &p);
+            if (sweep__ignored(&q, p.id))
+                continue;
+            const sweep_hit_shape *shapes;
+            sweep_hit_shape scratch;
+            uint32_t ns = sweep__entity_shapes(&q, &p, &shapes, &scratch);
+            sweep_query_found e = {p.id, INFINITY, center};
+            for (uint32_t j = 0; j < ns; j++) {
+                sweep_vec3 pt;
+                double dist = sweep__shape_nearest(center, &shapes[j], &pt);
+                if (dist < e.distance)
+                    e.distance = dist, e.point = pt;
+            }
+            if (!(e.distance <= radius))
+                continue;
+            if (blockers) {
+                sweep__qctx view = q;
+                view.flags = blockers | (q.flags & SWEEP_QUERY_BACK_FACES);
+                sweep_query_hit any;
+                sweep__sink k;
+                sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
+                run_path(&view, center, sweep_v3_sub(e.point, center), NULL, &k);
+                if (k.count)
+                    continue;
+            }
+            /* Nearest first; ids come in order, so equal distances stay
+             * in id order. */
+            uint32_t at = n;
+            while (at > 0 && e.distance < found[at - 1].distance)
+                at--;
+            if (at >= max) {
+                left_out = 1;
+                continue;
+            }
+            if (n == max)
+                left_out = 1, n--;
+            memmove(&found[at + 1], &found[at], (n - at) * sizeof *found);
+            found[at] = e;
+            n++;
+        }
+    }
+    *count = n;
+    if (more)
+        *more = left_out;
+    return SWEEP_OK;
+}
