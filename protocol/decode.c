@@ -511,6 +511,7 @@ static sweep_proto_error decode_entity_commands(const sweep_decoder *d, const ta
     uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
     if (n > (d ? d->commands_cap : 0))
         return SWEEP_PROTO_E_CAPACITY;
+    uint32_t used = 0; /* shapes of the commands before, in the decoder's hit_shapes */
     for (uint32_t i = 0; i < n; i++) {
         tab it = table_elem(t->b, e, i);
         sweep_msg_entity_command *c = &d->commands[i];
@@ -518,11 +519,16 @@ static sweep_proto_error decode_entity_commands(const sweep_decoder *d, const ta
         c->op = get_u8(&it, SWEEP__EC_OP);
         c->vector = get_vec3(&it, SWEEP__EC_VECTOR, NULL);
         size_t se = 0;
-        c->shape_count = get_vector(&it, SWEEP__EC_SHAPES, &se);
-        uint32_t held = c->shape_count < SWEEP_WIRE_HIT_SHAPES_MAX ? c->shape_count : SWEEP_WIRE_HIT_SHAPES_MAX;
-        for (uint32_t k = 0; k < held; k++) {
+        uint32_t k_n = get_vector(&it, SWEEP__EC_SHAPES, &se);
+        if (k_n > d->hit_shapes_cap - used)
+            return SWEEP_PROTO_E_CAPACITY;
+        sweep_wire_hit_shape *shapes = d->hit_shapes + used;
+        c->shapes = k_n ? shapes : NULL;
+        c->shape_count = k_n;
+        used += k_n;
+        for (uint32_t k = 0; k < k_n; k++) {
             const uint8_t *p = t->b + se + (size_t)k * SWEEP__HIT_SHAPE_SIZE;
-            sweep_wire_hit_shape *h = &c->shapes[k];
+            sweep_wire_hit_shape *h = &shapes[k];
             h->id = sweep__rd32(p);
             h->kind = sweep__rd32(p + 4);
             h->a = sweep__rdvec3(p + 8);
@@ -634,6 +640,7 @@ static sweep_proto_error decode_query(const sweep_decoder *d, const tab *t, swee
     uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
     if (n > (d ? d->query_items_cap : 0))
         return SWEEP_PROTO_E_CAPACITY;
+    uint32_t used = 0; /* ids of the items before, in the decoder's query_ignore */
     for (uint32_t i = 0; i < n; i++) {
         tab it = table_elem(t->b, e, i);
         sweep_msg_query_item *q = &d->query_items[i];
@@ -649,10 +656,15 @@ static sweep_proto_error decode_query(const sweep_decoder *d, const tab *t, swee
         q->filter = get_u32(&it, SWEEP__QI_FILTER);
         q->max_hits = get_u32(&it, SWEEP__QI_MAX_HITS);
         size_t ie = 0;
-        q->ignore_count = get_vector(&it, SWEEP__QI_IGNORE, &ie);
-        uint32_t held = q->ignore_count < SWEEP_WIRE_QUERY_IGNORE_MAX ? q->ignore_count : SWEEP_WIRE_QUERY_IGNORE_MAX;
-        for (uint32_t k = 0; k < held; k++)
-            q->ignore[k] = sweep__rd32(t->b + ie + 4 * (size_t)k);
+        uint32_t k_n = get_vector(&it, SWEEP__QI_IGNORE, &ie);
+        if (k_n > d->query_ignore_cap - used)
+            return SWEEP_PROTO_E_CAPACITY;
+        uint32_t *ids = d->query_ignore + used;
+        for (uint32_t k = 0; k < k_n; k++)
+            ids[k] = sweep__rd32(t->b + ie + 4 * (size_t)k);
+        q->ignore = k_n ? ids : NULL;
+        q->ignore_count = k_n;
+        used += k_n;
     }
     m->as.query.items = n ? d->query_items : NULL;
     m->as.query.count = n;

@@ -690,7 +690,7 @@ static bool encode_entity_commands(sweep_builder *b, const sweep_message *msg, s
     if (ec->commands == NULL && ec->count)
         return false;
     for (uint32_t i = 0; i < ec->count; i++)
-        if (ec->commands[i].shape_count > SWEEP_WIRE_HIT_SHAPES_MAX)
+        if (ec->commands[i].shapes == NULL && ec->commands[i].shape_count)
             return false;
     sweep_ref commands = batch(b, ec->commands, sizeof *ec->commands, ec->count, entity_command_table);
     sweep__builder_table_start(b);
@@ -864,7 +864,7 @@ static bool encode_query(sweep_builder *b, const sweep_message *msg, sweep_ref *
     if (q->items == NULL && q->count)
         return false;
     for (uint32_t i = 0; i < q->count; i++)
-        if (q->items[i].ignore_count > SWEEP_WIRE_QUERY_IGNORE_MAX)
+        if (q->items[i].ignore == NULL && q->items[i].ignore_count)
             return false;
     sweep_ref items = batch(b, q->items, sizeof *q->items, q->count, query_item_table);
     sweep__builder_table_start(b);

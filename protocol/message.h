@@ -380,11 +380,10 @@ typedef struct sweep_msg_entity_command {
     uint32_t entity;
     uint8_t op;        /* sweep_wire_entity_op; may hold a value newer than this build */
     sweep_vec3 vector; /* by op: position, velocity, impulse or radii; zero when absent */
-    /* SetHitShapes: shape_count is the wire's count, of which the first
-     * SWEEP_WIRE_HIT_SHAPES_MAX at most are held (more is the world's to
-     * refuse by name, not the decoder's). */
+    /* SetHitShapes: in the decoder's hit_shapes storage (more than
+     * SWEEP_WIRE_HIT_SHAPES_MAX is the world's to refuse by name). */
+    const sweep_wire_hit_shape *shapes;
     uint32_t shape_count;
-    sweep_wire_hit_shape shapes[SWEEP_WIRE_HIT_SHAPES_MAX];
 } sweep_msg_entity_command;
 
 typedef struct sweep_msg_entity_commands {
@@ -507,10 +506,10 @@ typedef struct sweep_msg_query_item {
     double fraction;
     uint32_t filter;      /* SWEEP_QUERY_* bits (core/query.h) */
     uint32_t max_hits;    /* RayAll, Overlap */
-    /* ignore_count is the wire's count, of which the first
-     * SWEEP_WIRE_QUERY_IGNORE_MAX at most are held (the world refuses more). */
+    /* In the decoder's query_ignore storage (more than
+     * SWEEP_WIRE_QUERY_IGNORE_MAX is the world's to refuse by name). */
+    const uint32_t *ignore;
     uint32_t ignore_count;
-    uint32_t ignore[SWEEP_WIRE_QUERY_IGNORE_MAX];
 } sweep_msg_query_item;
 
 typedef struct sweep_msg_query {

@@ -39,6 +39,7 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     memcpy(o->identity, identity, identity_len);
     o->identity[identity_len] = 0;
     sweep__bucket_init(&o->rule_log, SWEEP__RULE_LOG_RATE, now);
+    sweep__owner_queries_init(o, w);
 }
 
 /* Removes e from the world's table and array and frees it; the caller

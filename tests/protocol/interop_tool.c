@@ -31,6 +31,8 @@ static sweep_wire_world_info worlds[4096];
 static sweep_msg_query_item query_items[4096];
 static sweep_msg_query_answer query_answers[4096];
 static sweep_wire_query_hit query_hits[16384];
+static uint32_t query_ignore[65536];
+static sweep_wire_hit_shape hit_shapes[16384];
 static uint8_t in_buf[1 << 20];
 static uint8_t out_buf[1 << 20];
 
@@ -344,7 +346,7 @@ static void dump(FILE *o, const sweep_message *m)
         for (uint32_t i = 0; i < m->as.entity_commands.count; i++) {
             const sweep_msg_entity_command *c = &m->as.entity_commands.commands[i];
             fprintf(o, "%s{\"entity\":%u,\"op\":%u,\"shapes\":[", i ? "," : "", c->entity, c->op);
-            for (uint32_t k = 0; k < c->shape_count && k < SWEEP_WIRE_HIT_SHAPES_MAX; k++) {
+            for (uint32_t k = 0; k < c->shape_count; k++) {
                 const sweep_wire_hit_shape *h = &c->shapes[k];
                 fputs(k ? ",{\"a\":" : "{\"a\":", o);
                 vec(o, h->a);
@@ -435,7 +437,7 @@ static void dump(FILE *o, const sweep_message *m)
             fputs(",\"from\":", o);
             vec(o, q->from);
             fprintf(o, ",\"from_entity\":%u,\"ignore\":[", q->from_entity);
-            for (uint32_t k = 0; k < q->ignore_count && k < SWEEP_WIRE_QUERY_IGNORE_MAX; k++)
+            for (uint32_t k = 0; k < q->ignore_count; k++)
                 fprintf(o, "%s%u", k ? "," : "", q->ignore[k]);
             fprintf(o, "],\"kind\":%u,\"max_hits\":%u,\"radii\":", q->kind, q->max_hits);
             vec(o, q->radii);
@@ -510,7 +512,7 @@ static sweep_proto_error decode_file(const char *path, unsigned flags, sweep_mes
         return SWEEP_PROTO_E_ARG;
     sweep_decoder d = {moves, 4096, results, 4096, movers, 4096, {0, 0}, commands, 4096,
                        command_results, 4096, entity_states, 4096, worlds, 4096, query_items, 4096,
-                       query_answers, 4096, query_hits, 16384};
+                       query_answers, 4096, query_hits, 16384, query_ignore, 65536, hit_shapes, 16384};
     return sweep_decode(&d, in_buf, (size_t)n, flags, m);
 }
 

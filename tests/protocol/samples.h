@@ -31,6 +31,8 @@ static sweep_wire_world_info sample__worlds[3];
 static sweep_msg_query_item sample__query_items[6];
 static sweep_msg_query_answer sample__query_answers[4];
 static sweep_wire_query_hit sample__query_hits[5];
+static sweep_wire_hit_shape sample__shapes[3];
+static uint32_t sample__ignore[2][SWEEP_WIRE_QUERY_IGNORE_MAX];
 static const uint8_t sample__hash[32] = {
     0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
     0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8,
@@ -454,8 +456,9 @@ static inline sweep_message sample_message(unsigned which)
             c->op = SWEEP_WIRE_OP_SET_HIT_SHAPES;
             c->shape_count = i == 0 ? 3 : 0;
         }
+        sample__commands[0].shapes = sample__shapes;
         for (uint32_t k = 0; k < 3; k++) {
-            sweep_wire_hit_shape *h = &sample__commands[0].shapes[k];
+            sweep_wire_hit_shape *h = &sample__shapes[k];
             h->id = k + 1;
             h->kind = k;
             h->a = sweep_v3(0.0, 0.0, 0.7 - 0.5 * k);
@@ -482,8 +485,10 @@ static inline sweep_message sample_message(unsigned which)
             q->filter = i == 5 ? 0xffffffffu : i;
             q->max_hits = i == 1 ? 3 : 0;
             q->ignore_count = i == 1 ? SWEEP_WIRE_QUERY_IGNORE_MAX : i == 2 ? 1 : 0;
+            if (q->ignore_count)
+                q->ignore = sample__ignore[i - 1];
             for (uint32_t k = 0; k < q->ignore_count; k++)
-                q->ignore[k] = 0x80000000u + k;
+                sample__ignore[i - 1][k] = 0x80000000u + k;
         }
         m.as.query.items = sample__query_items;
         m.as.query.count = 6;
@@ -759,7 +764,7 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
             if (x->entity != y->entity || x->op != y->op || !sample__veq(x->vector, y->vector) ||
                 x->shape_count != y->shape_count)
                 return 0;
-            for (uint32_t k = 0; k < x->shape_count && k < SWEEP_WIRE_HIT_SHAPES_MAX; k++)
+            for (uint32_t k = 0; k < x->shape_count; k++)
                 if (x->shapes[k].id != y->shapes[k].id || x->shapes[k].kind != y->shapes[k].kind ||
                     !sample__veq(x->shapes[k].a, y->shapes[k].a) || !sample__veq(x->shapes[k].b, y->shapes[k].b) ||
                     !sample__veq(x->shapes[k].radii, y->shapes[k].radii))
@@ -809,7 +814,7 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
                 !sample__deq(x->radius, y->radius) || x->tick != y->tick || !sample__deq(x->fraction, y->fraction) ||
                 x->filter != y->filter || x->max_hits != y->max_hits || x->ignore_count != y->ignore_count)
                 return 0;
-            for (uint32_t k = 0; k < x->ignore_count && k < SWEEP_WIRE_QUERY_IGNORE_MAX; k++)
+            for (uint32_t k = 0; k < x->ignore_count; k++)
                 if (x->ignore[k] != y->ignore[k])
                     return 0;
         }

@@ -33,6 +33,8 @@ static sweep_wire_world_info dec_worlds[16];
 static sweep_msg_query_item dec_query_items[16];
 static sweep_msg_query_answer dec_query_answers[16];
 static sweep_wire_query_hit dec_query_hits[64];
+static uint32_t dec_query_ignore[64];
+static sweep_wire_hit_shape dec_hit_shapes[64];
 
 static sweep_decoder decoder(void)
 {
@@ -58,6 +60,10 @@ static sweep_decoder decoder(void)
     d.query_answers_cap = 16;
     d.query_hits = dec_query_hits;
     d.query_hits_cap = 64;
+    d.query_ignore = dec_query_ignore;
+    d.query_ignore_cap = 64;
+    d.hit_shapes = dec_hit_shapes;
+    d.hit_shapes_cap = 64;
     return d;
 }
 
