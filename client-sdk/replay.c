@@ -942,6 +942,13 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
          * was set: a player's MoverCommand is refused in the words of a
          * server without either. */
         .server_role_possible = 0,
+        .history_ms = h->history_ms,
+        .rewind_cap_ms = h->rewind_cap_ms,
+        .history_entities = h->history_entities,
+        .query_rate = h->query_rate,
+        /* Older logs come from worlds without a history, so none of their
+         * Spawns was refused for its room. */
+        .no_history = h->version < 4,
     };
     /* Rule and mover lines of the world are sweepd's log, not a replay's
      * (process-wide, as a sweepd's level is). */

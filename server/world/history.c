@@ -33,6 +33,18 @@ static uint32_t ticks_of(const sweep__world *w, uint32_t ms)
 int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
 {
     const sweep__world_options *o = &w->opt;
+    uint32_t nb = o->max_batch ? o->max_batch : 1;
+    w->query_answers = sweep__calloc(nb, sizeof *w->query_answers);
+    w->query_hits = sweep__calloc((size_t)nb * SWEEP_WIRE_QUERY_HITS_MAX, sizeof *w->query_hits);
+    w->query_texts = sweep__calloc(nb, sizeof *w->query_texts);
+    if (!w->query_answers || !w->query_hits || !w->query_texts) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (o->no_history) {
+        w->history_entities = UINT32_MAX;
+        return 0;
+    }
     uint32_t ms = o->history_ms ? o->history_ms : SWEEP__HISTORY_MS;
     uint32_t cap_ms = o->rewind_cap_ms ? o->rewind_cap_ms : SWEEP__REWIND_CAP_MS;
     w->history_ticks = ticks_of(w, ms) + 1; /* the newest frame and ms of frames before it */
@@ -51,13 +63,9 @@ int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
                  ms, w->history_ticks, w->history_entities, bytes, (unsigned long long)o->history_max_bytes);
         return -1;
     }
-    uint32_t nb = o->max_batch ? o->max_batch : 1;
     w->hist_entities = sweep__calloc(w->history_entities, sizeof *w->hist_entities);
     w->hist_movers = sweep__calloc(w->mover_count ? w->mover_count : 1, sizeof *w->hist_movers);
-    w->query_answers = sweep__calloc(nb, sizeof *w->query_answers);
-    w->query_hits = sweep__calloc((size_t)nb * SWEEP_WIRE_QUERY_HITS_MAX, sizeof *w->query_hits);
-    w->query_texts = sweep__calloc(nb, sizeof *w->query_texts);
-    if (!w->hist_entities || !w->hist_movers || !w->query_answers || !w->query_hits || !w->query_texts ||
+    if (!w->hist_entities || !w->hist_movers ||
         sweep_history_create(w->history_ticks, w->history_entities, w->mover_count, &w->history) != SWEEP_OK) {
         snprintf(err, errlen, "out of memory for its pose history (%zu bytes)", bytes);
         return -1;

@@ -103,7 +103,7 @@ static int time_of(item *it, const sweep_msg_query_item *q, sweep_query_time *at
 {
     const sweep__world *w = it->w;
     uint64_t oldest = 0, newest = 0;
-    if (!sweep_history_span(w->history, &oldest, &newest)) {
+    if (!w->history || !sweep_history_span(w->history, &oldest, &newest)) {
         refuse(it, SWEEP_WIRE_TOO_OLD, "the world keeps no poses yet");
         return -1;
     }

@@ -87,6 +87,7 @@ typedef struct sweep__world_options {
     uint32_t history_entities; /* most entities a frame keeps (so a world holds); 0: SWEEP__HISTORY_ENTITIES */
     uint64_t history_max_bytes; /* the history's memory limit; 0: none */
     double query_rate;         /* query items a player owner may ask a second; 0: no limit */
+    int no_history;            /* keep none (a replay of a log older than queries): every Query is TooOld */
 } sweep__world_options;
 
 /* The defaults of the options above. */

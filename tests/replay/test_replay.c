@@ -892,10 +892,15 @@ static void not_a_log_is_refused(void **state)
     write_all(path, h, sizeof h);
     refused_with(path, "no whole frame");
 
-    /* A format from the future, and one from before the first. */
+    /* Version 4 (the query settings in HEAD) too. */
     h[8] = 4;
     write_all(path, h, sizeof h);
-    refused_with(path, "version 4");
+    refused_with(path, "no whole frame");
+
+    /* A format from the future, and one from before the first. */
+    h[8] = 5;
+    write_all(path, h, sizeof h);
+    refused_with(path, "version 5");
     h[8] = 0;
     write_all(path, h, sizeof h);
     refused_with(path, "version 0");
@@ -1510,7 +1515,7 @@ static uint32_t spawn_until_full(int fd, fx_rx *rx, uint32_t *seq, double x, dou
 }
 
 /* The server role's entity cap is its own (--max-entities-server), and a
- * log says it in its HEAD (format version 3): a replay refuses the same
+ * log says it in its HEAD (since format version 3): a replay refuses the same
  * spawns, bit for bit, for each role. */
 static void entity_caps_by_role_replay(void **state)
 {
@@ -1541,7 +1546,7 @@ static void entity_caps_by_role_replay(void **state)
     sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
     if (!rd)
         fail_msg("%s", err);
-    assert_int_equal(sweep_record_head_of(rd)->version, 3);
+    assert_int_equal(sweep_record_head_of(rd)->version, 4);
     assert_int_equal(sweep_record_head_of(rd)->max_entities, 2);
     assert_int_equal(sweep_record_head_of(rd)->max_entities_server, 5);
     sweep_record_close(rd);
