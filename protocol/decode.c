@@ -710,6 +710,7 @@ static sweep_proto_error decode_query_result(const sweep_decoder *d, const tab *
     }
     m->as.query_result.answers = n ? d->query_answers : NULL;
     m->as.query_result.count = n;
+    m->as.query_result.first = get_u32(t, SWEEP__QR_FIRST);
     return SWEEP_PROTO_OK;
 }
 

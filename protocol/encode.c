@@ -918,7 +918,8 @@ static bool encode_query_result(sweep_builder *b, const sweep_message *msg, swee
             return false;
     sweep_ref answers = batch(b, r->answers, sizeof *r->answers, r->count, query_answer_table);
     sweep__builder_table_start(b);
-    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, answers);
+    sweep__builder_add_ref(b, SWEEP__QR_ANSWERS, answers);
+    u32_if(b, SWEEP__QR_FIRST, r->first);
     *body = sweep__builder_table_end(b);
     return true;
 }

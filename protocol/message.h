@@ -545,6 +545,7 @@ typedef struct sweep_msg_query_answer {
 typedef struct sweep_msg_query_result {
     const sweep_msg_query_answer *answers; /* in the decoder's query_answers storage */
     uint32_t count;
+    uint32_t first; /* the item answers[0] answers: above 0 in a later piece of a split UDP answer */
 } sweep_msg_query_result;
 
 typedef struct sweep_msg_ping {

@@ -48,6 +48,7 @@ static sweep_message run_of(const sweep_message *m, const list *l, uint32_t star
     } else {
         r.as.query_result.answers = first;
         r.as.query_result.count = n;
+        r.as.query_result.first = m->as.query_result.first + start;
     }
     return r;
 }

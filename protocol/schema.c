@@ -120,7 +120,7 @@ static TABLE(t_world_closed, "WorldClosed", world_closed);
 static TABLE(t_query_item, "QueryItem", query_item);
 static TABLE(t_query_answer, "QueryAnswer", query_answer);
 static const sweep__field query[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_query_item, NULL, 0}};
-static const sweep__field query_result[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_query_answer, NULL, 0}};
+static const sweep__field query_result[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_query_answer, NULL, 0}, U32};
 static TABLE(t_query, "Query", query);
 static TABLE(t_query_result, "QueryResult", query_result);
 

@@ -107,6 +107,7 @@ enum {
     SWEEP__QA_CODE, SWEEP__QA_MESSAGE, SWEEP__QA_TICK, SWEEP__QA_FRACTION, SWEEP__QA_FLAGS, SWEEP__QA_HITS
 };
 /* Query.items, QueryResult.answers: SWEEP__BATCH_ITEMS */
+enum { SWEEP__QR_ANSWERS, SWEEP__QR_FIRST };
 
 /* What a field holds, as far as the verifier cares. */
 typedef enum sweep__field_kind {

@@ -91,7 +91,7 @@ SPEC = {
     'Query': [('items', 'tables:QueryItem')],
     'QueryAnswer': [('code', 'u16'), ('message', 'str'), ('tick', 'u64'), ('fraction', 'f64'),
                     ('flags', 'u32'), ('hits', 'query_hits')],
-    'QueryResult': [('answers', 'tables:QueryAnswer')],
+    'QueryResult': [('answers', 'tables:QueryAnswer'), ('first', 'u32')],
 }
 # Union Body, in order (type 1 first).
 KINDS = ['Hello', 'Welcome', 'Spawn', 'Spawned', 'Despawn', 'Despawned', 'Move', 'MoveResult',
@@ -505,7 +505,8 @@ def samples():
                                          'entity': 77 if k % 3 == 2 else 0, 'shape': [2**32 - 1, 2][k % 2],
                                          'fraction': k / 7.0, 'distance': k * 1.5,
                                          'point': (k, -0.0, 2.0), 'normal': (0.0, 0.0, -1.0)}
-                                        for k in range([1, 0, 0, 0, 10][i])]} for i in range(5)]}},
+                                        for k in range([1, 0, 0, 0, 10][i])]} for i in range(5)],
+                  'first': 7}},
         {'kind': 'Error', 'sequence': 24, 'body': {'code': 34, 'message': 'world exists',
                                                     'sequence': 24}},
     ]

@@ -473,7 +473,7 @@ static void dump(FILE *o, const sweep_message *m)
             str(o, a->message);
             fprintf(o, ",\"tick\":%llu}", (unsigned long long)a->tick);
         }
-        fputs("]}", o);
+        fprintf(o, "],\"first\":%u}", m->as.query_result.first);
         break;
     default:
         fputs("null", o);

@@ -527,6 +527,7 @@ static inline sweep_message sample_message(unsigned which)
         sample__query_answers[3].hit_count = 4;
         m.as.query_result.answers = sample__query_answers;
         m.as.query_result.count = 4;
+        m.as.query_result.first = 3;
         break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
@@ -820,7 +821,8 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         }
         return 1;
     case SWEEP_MSG_QUERY_RESULT:
-        if (a->as.query_result.count != b->as.query_result.count)
+        if (a->as.query_result.count != b->as.query_result.count ||
+            a->as.query_result.first != b->as.query_result.first)
             return 0;
         for (uint32_t i = 0; i < a->as.query_result.count; i++) {
             const sweep_msg_query_answer *x = &a->as.query_result.answers[i], *y = &b->as.query_result.answers[i];
