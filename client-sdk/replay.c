@@ -105,6 +105,11 @@ struct sweep_replay {
     sweep_wire_mover *dec_movers[2];
     sweep_msg_entity_command *dec_commands[2];
     sweep_msg_entity_command_result *dec_command_results[2];
+    sweep_msg_query_item *dec_query_items[2];
+    sweep_msg_query_answer *dec_query_answers[2];
+    sweep_wire_query_hit *dec_query_hits[2];
+    uint32_t *dec_query_ignore[2];
+    sweep_wire_hit_shape *dec_hit_shapes[2];
     uint64_t *scratch[2];
     size_t scratch_cap[2]; /* in uint64_t */
     sweep_replay_watcher watcher;
@@ -415,6 +420,41 @@ static uint32_t diff_message(differ *d, const sweep_message *a, const sweep_mess
 #undef FIELD
             if (d->found)
                 return p->entity;
+        }
+        return 0;
+    }
+    case SWEEP_MSG_QUERY_RESULT: {
+        const sweep_msg_query_result *x = &a->as.query_result, *y = &b->as.query_result;
+        diff_u64(d, "QueryResult.count", x->count, y->count);
+        diff_u64(d, "QueryResult.first", x->first, y->first);
+        for (uint32_t i = 0; i < x->count && i < y->count && !d->found; i++) {
+            const sweep_msg_query_answer *p = &x->answers[i], *q = &y->answers[i];
+            char g[96];
+#define FIELD(name) (snprintf(g, sizeof g, "QueryResult.answers[%u].%s", x->first + i, name), g)
+            diff_u64(d, FIELD("code"), p->code, q->code);
+            diff_str(d, FIELD("message"), p->message, q->message);
+            diff_u64(d, FIELD("tick"), p->tick, q->tick);
+            diff_f64(d, FIELD("fraction"), p->fraction, q->fraction);
+            diff_u64(d, FIELD("flags"), p->flags, q->flags);
+            diff_u64(d, FIELD("hits.length"), p->hit_count, q->hit_count);
+#undef FIELD
+            for (uint32_t k = 0; k < p->hit_count && k < q->hit_count && !d->found; k++) {
+                const sweep_wire_query_hit *s = &p->hits[k], *t = &q->hits[k];
+#define FIELD(name) (snprintf(g, sizeof g, "QueryResult.answers[%u].hits[%u].%s", x->first + i, k, name), g)
+                diff_u64(d, FIELD("kind"), s->kind, t->kind);
+                diff_u64(d, FIELD("triangle"), s->triangle, t->triangle);
+                diff_u64(d, FIELD("material"), s->material, t->material);
+                diff_u64(d, FIELD("mover"), s->mover, t->mover);
+                diff_u64(d, FIELD("entity"), s->entity, t->entity);
+                diff_u64(d, FIELD("shape"), s->shape, t->shape);
+                diff_f64(d, FIELD("fraction"), s->fraction, t->fraction);
+                diff_f64(d, FIELD("distance"), s->distance, t->distance);
+                diff_vec(d, FIELD("point"), s->point, t->point);
+                diff_vec(d, FIELD("normal"), s->normal, t->normal);
+#undef FIELD
+                if (d->found)
+                    return s->entity;
+            }
         }
         return 0;
     }
@@ -1020,8 +1060,16 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec_movers[i] = calloc(64, sizeof *r->dec_movers[i]);
         r->dec_commands[i] = calloc(moves_cap, sizeof *r->dec_commands[i]);
         r->dec_command_results[i] = calloc(moves_cap, sizeof *r->dec_command_results[i]);
+        /* A Query and its answer, as large as a frame may hold them. */
+        uint32_t hits_cap = h->max_frame / 88u + 1u, shapes_cap = h->max_frame / 80u + 1u;
+        r->dec_query_items[i] = calloc(moves_cap, sizeof *r->dec_query_items[i]);
+        r->dec_query_answers[i] = calloc(moves_cap, sizeof *r->dec_query_answers[i]);
+        r->dec_query_hits[i] = calloc(hits_cap, sizeof *r->dec_query_hits[i]);
+        r->dec_query_ignore[i] = calloc(moves_cap, sizeof *r->dec_query_ignore[i]);
+        r->dec_hit_shapes[i] = calloc(shapes_cap, sizeof *r->dec_hit_shapes[i]);
         if (!r->dec_moves[i] || !r->dec_results[i] || !r->dec_movers[i] || !r->dec_commands[i] ||
-            !r->dec_command_results[i]) {
+            !r->dec_command_results[i] || !r->dec_query_items[i] || !r->dec_query_answers[i] ||
+            !r->dec_query_hits[i] || !r->dec_query_ignore[i] || !r->dec_hit_shapes[i]) {
             snprintf(err, errlen, "out of memory");
             sweep_replay_close(r);
             return NULL;
@@ -1036,6 +1084,16 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec[i].commands_cap = moves_cap;
         r->dec[i].command_results = r->dec_command_results[i];
         r->dec[i].command_results_cap = moves_cap;
+        r->dec[i].query_items = r->dec_query_items[i];
+        r->dec[i].query_items_cap = moves_cap;
+        r->dec[i].query_answers = r->dec_query_answers[i];
+        r->dec[i].query_answers_cap = moves_cap;
+        r->dec[i].query_hits = r->dec_query_hits[i];
+        r->dec[i].query_hits_cap = hits_cap;
+        r->dec[i].query_ignore = r->dec_query_ignore[i];
+        r->dec[i].query_ignore_cap = moves_cap;
+        r->dec[i].hit_shapes = r->dec_hit_shapes[i];
+        r->dec[i].hit_shapes_cap = shapes_cap;
     }
     r->stats.segments = 1;
     return r;
@@ -1111,6 +1169,11 @@ void sweep_replay_close(sweep_replay *r)
         free(r->dec_movers[i]);
         free(r->dec_commands[i]);
         free(r->dec_command_results[i]);
+        free(r->dec_query_items[i]);
+        free(r->dec_query_answers[i]);
+        free(r->dec_query_hits[i]);
+        free(r->dec_query_ignore[i]);
+        free(r->dec_hit_shapes[i]);
         free(r->scratch[i]);
     }
     free(r->sessions);
