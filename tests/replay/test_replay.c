@@ -1173,6 +1173,176 @@ static void entity_commands_replay_at_both_depths(void **state)
     assert_int_equal(core.requests, full.requests);
 }
 
+/* A Query of n items over TCP or UDP, its whole answer gathered: how many
+ * items hit something (RateLimited and other refusals counted apart in
+ * *refused, may be NULL). */
+static uint32_t asked(int fd, int udp, fx_rx *rx, uint32_t seq, const sweep_msg_query_item *q, uint32_t n,
+                      uint32_t *refused)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_QUERY, seq);
+    m.as.query.items = q;
+    m.as.query.count = n;
+    if (udp)
+        assert_true(fx_udp_send(fd, &m) > 0);
+    else
+        assert_int_equal(fx_send(fd, &m), 0);
+    uint32_t got = 0, hit = 0, no = 0;
+    while (got < n) {
+        if (udp)
+            assert_true(fx_udp_recv(fd, rx, &m, 5000) > 0);
+        else
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind != SWEEP_MSG_QUERY_RESULT)
+            fail_msg("a Query was answered with %s", sweep_msg_kind_name(m.kind));
+        assert_int_equal(m.sequence, seq);
+        assert_int_equal(m.as.query_result.first, got);
+        for (uint32_t k = 0; k < m.as.query_result.count; k++, got++) {
+            hit += m.as.query_result.answers[k].hit_count > 0;
+            no += m.as.query_result.answers[k].code != SWEEP_WIRE_NONE;
+        }
+    }
+    if (refused)
+        *refused = no;
+    return hit;
+}
+
+/* Queries (a shot at a moving entity at past ticks, rays at the doors,
+ * refusals) are recorded with their answers: both depths replay the log,
+ * the full one checking every answer bit for bit, and an answer changed in
+ * the log is a divergence that names its field. */
+static void queries_replay_and_a_changed_answer_diverges(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("queries", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, "--record-hash-every", "1", "--query-rate", "30", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int player = fx_tcp_connect(d.port), game = fx_tcp_connect(d.port), udp = fx_udp_socket(d.port);
+    assert_true(player >= 0 && game >= 0 && udp >= 0);
+    assert_true(fx_hello(player, rx) != 0);
+    assert_true(fx_hello_token(game, rx, FX_TOKEN) != 0);
+    assert_true(fx_udp_handshake(udp, rx) != 0);
+    uint32_t e = fx_spawn(player, rx, 2, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    uint32_t g = fx_spawn(game, rx, 2, sweep_v3(-4, -6, 1), sweep_v3(0, 0, 0));
+    assert_true(e != 0 && g != 0);
+    /* Hit shapes on the target, then it walks along y = -6 while the
+     * player shoots across its line at what it saw a few ticks back. */
+    sweep_wire_hit_shape shapes[2] = {
+        {.id = 1, .kind = SWEEP_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
+        {.id = 2, .kind = SWEEP_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
+    };
+    sweep_msg_entity_command sh = {.entity = g, .op = SWEEP_WIRE_OP_SET_HIT_SHAPES, .shapes = shapes,
+                                   .shape_count = 2};
+    assert_int_equal(command(game, 0, rx, 3, &sh, 1), 1);
+    uint32_t seq = 4, hits = 0, refused = 0, r = 0;
+    for (int i = 0; i < 30; i++, usleep(16000)) {
+        sweep_msg_entity_command tp = {.entity = g, .op = SWEEP_WIRE_OP_TELEPORT, .vector = {-4 + 0.25 * i, -6, 1}};
+        assert_int_equal(command(game, 0, rx, seq++, &tp, 1), 1);
+        sweep_msg_query_item q[3];
+        memset(q, 0, sizeof q);
+        for (int k = 0; k < 3; k++) {
+            q[k].kind = (uint8_t)(k == 2 ? SWEEP_WIRE_QUERY_RAY_ALL : SWEEP_WIRE_QUERY_RAY);
+            q[k].from = sweep_v3(-4 + 0.25 * i - 0.3 * k, -12, 1.0 + 0.3 * k);
+            q[k].to = sweep_v3(-4 + 0.25 * i - 0.3 * k, -2, 1.0 + 0.3 * k);
+        }
+        /* A past fraction of the tick the player names (the newest tick
+         * is not known here: tick 0 is the newest; i > 5: 5 back). */
+        q[1].from_entity = e;
+        q[1].from = sweep_v3(0, 0, 0.5);
+        hits += asked(player, 0, rx, seq++, q, 3, &r);
+        refused += r;
+    }
+    /* The doors through the partition and the entities, over UDP too, and a
+     * Sweep and an Overlap for the game server. */
+    sweep_msg_query_item doors[4];
+    memset(doors, 0, sizeof doors);
+    doors[0].kind = SWEEP_WIRE_QUERY_LINE_OF_SIGHT;
+    doors[0].from = sweep_v3(27, -6.25, 1);
+    doors[0].to = sweep_v3(31, -6.25, 1);
+    doors[1].kind = SWEEP_WIRE_QUERY_SWEEP;
+    doors[1].from = sweep_v3(27, 5.6, 1);
+    doors[1].to = sweep_v3(31, 5.6, 1);
+    doors[1].radii = sweep_v3(0.3, 0.3, 0.3);
+    doors[2].kind = SWEEP_WIRE_QUERY_OVERLAP;
+    doors[2].from = sweep_v3(0, -6, 1);
+    doors[2].radius = 8;
+    doors[3].kind = SWEEP_WIRE_QUERY_RAY_ALL;
+    doors[3].from = sweep_v3(-0.5, -40, 0.5);
+    doors[3].to = sweep_v3(-0.5, 40, 0.5);
+    doors[3].filter = 1 | 8;
+    hits += asked(udp, 1, rx, 1000, doors, 4, NULL);
+    hits += asked(game, 0, rx, seq++, doors, 4, NULL);
+    close(player);
+    close(game);
+    close(udp);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    assert_true(hits > 20);
+    char logs[2][512];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], g_map, &full, &tf);
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.requests, full.requests);
+    assert_true(full.requests >= 30 * 2 + 3 + 2);
+    /* A bit of each QueryResult's last hit changed: the full depth names
+     * the answer's field. */
+    char err[1400], out[512];
+    scratch("query-bit.sweeplog", out, sizeof out);
+    sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    uint64_t offsets[64];
+    uint32_t lens[64], n = 0;
+    sweep_record x;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1 && n < 64) {
+        sweep_msg_kind kind;
+        uint32_t s;
+        unsigned fl = x.bytes.len > 8 && memcmp(x.bytes.ptr + 4, "SWP1", 4) != 0 ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+        if (x.type == SWEEP_RECORD_OUT && sweep_decode_kind(x.bytes.ptr, x.bytes.len, fl, &kind, &s) == 0 &&
+            kind == SWEEP_MSG_QUERY_RESULT && x.bytes.len > 600) {
+            offsets[n] = x.offset;
+            lens[n++] = x.bytes.len;
+        }
+    }
+    sweep_record_close(rd);
+    assert_true(n >= 2);
+    size_t len;
+    uint8_t *orig = read_all(logs[0], &len);
+    uint8_t *buf = malloc(len);
+    assert_non_null(orig);
+    assert_non_null(buf);
+    for (uint32_t i = 0; i < n; i++) {
+        /* Past the record's type, length and session: a byte of the last
+         * hit's point, 60 bytes before the buffer's end. */
+        size_t at = (size_t)offsets[i] + 5 + 8 + lens[i] - 60;
+        memcpy(buf, orig, len);
+        buf[at] ^= 0x10;
+        size_t start = 0;
+        uint32_t body = 0;
+        assert_int_equal(frame_holding(buf, len, at, &start, &body), 0);
+        fix_crc(buf, start, body);
+        write_all(out, buf, len);
+        sweep_replay *rp = sweep_replay_open(out, g_map, err, sizeof err);
+        if (!rp)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_replay_run(rp), -1);
+        const sweep_replay_divergence *dv = sweep_replay_divergence_of(rp);
+        if (!dv)
+            fail_msg("no divergence but '%s'", sweep_replay_error(rp));
+        assert_int_equal(dv->offset, offsets[i]);
+        if (!strstr(dv->field, "QueryResult.answers["))
+            fail_msg("divergence in '%s'", dv->field);
+        sweep_replay_close(rp);
+    }
+    free(orig);
+    free(buf);
+}
+
 /* ---- worlds opened at run time --------------------------------------------------- */
 
 /* A guest in world `world` over TCP: the socket, its Spawned entity in
@@ -2472,6 +2642,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(changed_result_is_a_divergence),
         cmocka_unit_test(core_changed_result_is_a_divergence),
         cmocka_unit_test(any_changed_answer_is_a_divergence),
+        cmocka_unit_test(queries_replay_and_a_changed_answer_diverges),
         cmocka_unit_test(bad_checksum_is_corruption),
         cmocka_unit_test(torn_tail_is_truncated),
         cmocka_unit_test(another_map_is_refused),
