@@ -8,7 +8,9 @@
  * gathered whole and in order (QueryResult.first), equal bit for bit to
  * the TCP answer; the call that does not wait hands the answer out as
  * events. `sweep query` prints each answer, text and JSON, exiting 1 when
- * one was refused.
+ * one was refused. A malformed Query (a vector of ignored ids running past
+ * the buffer) gets an Error naming the verifier's finding, and the
+ * connection goes on.
  *
  * sweepd runs with --rewind-cap-ms 1000 and --history-ms 3000, so that a
  * loaded machine's delays between the steps stay inside both.
@@ -272,6 +274,55 @@ static void cli(void **state)
     }
 }
 
+static void malformed_query_is_an_error(void **state)
+{
+    (void)state;
+    fx_rx *rx = fx_rx_new();
+    int fd = fx_tcp_connect(D.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t marker = 0xabcdef12u;
+    sweep_msg_query_item q;
+    memset(&q, 0, sizeof q);
+    q.kind = SWEEP_WIRE_QUERY_RAY;
+    q.to = sweep_v3(0, 0, -5);
+    q.from = sweep_v3(0, 0, 1);
+    q.ignore = &marker;
+    q.ignore_count = 1;
+    sweep_message m = fx_msg(SWEEP_MSG_QUERY, 7);
+    m.as.query.items = &q;
+    m.as.query.count = 1;
+    static uint8_t buf[4096];
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, buf, sizeof buf, &out, &len), SWEEP_PROTO_OK);
+    uint8_t bad[4096];
+    memcpy(bad, out, len);
+    size_t at = 0;
+    for (size_t i = 8; i + 4 <= len; i++)
+        if (memcmp(bad + i, &marker, 4) == 0)
+            at = i;
+    assert_true(at >= 4);
+    /* The ignore vector's count, far past the buffer. */
+    uint32_t huge = 0x10000000u;
+    memcpy(bad + at - 4, &huge, 4);
+    assert_int_equal(fx_write_all(fd, bad, len), 0);
+    sweep_message got;
+    assert_int_equal(fx_recv(fd, rx, &got), 1);
+    assert_int_equal(got.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(got.as.error.code, SWEEP_WIRE_MALFORMED_BUFFER);
+    assert_non_null(strstr(got.as.error.message.ptr, "refused by the verifier"));
+    /* The connection is still there: the good Query is answered. */
+    assert_int_equal(fx_write_all(fd, out, len), 0);
+    assert_int_equal(fx_recv(fd, rx, &got), 1);
+    assert_int_equal(got.kind, SWEEP_MSG_QUERY_RESULT);
+    assert_int_equal(got.sequence, 7);
+    assert_int_equal(got.as.query_result.count, 1);
+    assert_int_equal(got.as.query_result.answers[0].code, SWEEP_WIRE_NONE);
+    close(fd);
+    free(rx);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -280,6 +331,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lag_compensated_shot),
         cmocka_unit_test(udp_answer_gathered_equal_to_tcp),
         cmocka_unit_test(cli),
+        cmocka_unit_test(malformed_query_is_an_error),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
