@@ -308,6 +308,7 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_true(sample(a.body, "sweep_tick_p99_seconds") >= sample(a.body, "sweep_tick_p50_seconds"));
     assert_true(sample(a.body, "sweep_uptime_seconds") > 0);
     assert_true(sample(a.body, "sweep_crushed_total") == 0);
+    assert_true(sample(a.body, "sweep_queries_total") == 0);
     assert_true(sample(a.body, "sweep_info{version=\"" SWEEP_SERVER_VERSION "\",protocol=\"1\"}") == 1);
 
     /* Stats says the same (the counters that nothing has moved since). */
