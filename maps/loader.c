@@ -341,7 +341,7 @@ static int check_header(load *L)
                     (long long)version, SWEEP_MAP_SCHEMA_VERSION_MIN, SWEEP_MAP_SCHEMA_VERSION,
                     version > SWEEP_MAP_SCHEMA_VERSION ? ": the map is newer than this program" : "");
     L->version = version;
-    /* Version 1 has no mover tables; a version 2 map must have all of them. */
+    /* Version 1 has no mover tables; a later map must have all of them. */
     static const char *const tables[] = {"map",    "materials",      "vertices",        "triangles",
                                          "spawns", "movers",         "mover_vertices",  "mover_triangles",
                                          "mover_keyframes"};
@@ -422,6 +422,8 @@ static const value_range value_ranges[] = {
     {"speed_limit", VALUE_AT(rules.speed_limit), 0.0, 1e7, 1, 0, "must be in (0, 1e7] units/s"},
     {"correction_threshold", VALUE_AT(correction_threshold), 0.0, DBL_MAX, 0, 0,
      "must be finite and at least 0 units"},
+    {"history_ms", VALUE_AT(history_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
+    {"rewind_cap_ms", VALUE_AT(rewind_cap_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
 };
 #undef VALUE_AT
 
@@ -447,6 +449,8 @@ void sweep_map_values_of(const sweep_level *lv, double walkable_slope_deg, sweep
     out->step_height = lv->config.step_height;
     out->rules = lv->rules;
     out->correction_threshold = lv->correction_threshold;
+    out->history_ms = lv->history_ms;
+    out->rewind_cap_ms = lv->rewind_cap_ms;
 }
 
 /* The config a level gets from v: the core's defaults for everything a
@@ -529,15 +533,19 @@ void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv)
     lv->tick_rate = v->tick_rate;
     lv->rules = v->rules;
     lv->correction_threshold = v->correction_threshold;
+    lv->history_ms = v->history_ms;
+    lv->rewind_cap_ms = v->rewind_cap_ms;
 }
 
 /* The map row's number columns in the order of sweep_map_values; a
- * version 1 map has the first nine only. */
+ * version 1 map has the first nine only, a version 2 map all but the last
+ * two. */
 static const char *const map_columns[] = {
     "gravity_x",  "gravity_y",    "gravity_z", "tick_rate",  "radius_x", "radius_y",   "radius_z",
     "walkable_slope_deg", "step_height", "walk_speed", "ground_accel", "air_accel", "jump_speed", "max_step",
-    "speed_limit", "correction_threshold"};
+    "speed_limit", "correction_threshold", "history_ms", "rewind_cap_ms"};
 #define MAP_COLUMNS_V1 9u
+#define MAP_COLUMNS_V2 16u
 #define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
 
 static int read_map_row(load *L)
@@ -545,7 +553,7 @@ static int read_map_row(load *L)
     static const char *const T = "map";
     /* Version 1 maps have no rule columns: they keep the defaults that
      * sweep_level_init gave the level. */
-    const size_t ncol = L->version >= 2 ? MAP_COLUMNS : MAP_COLUMNS_V1;
+    const size_t ncol = L->version >= 3 ? MAP_COLUMNS : L->version == 2 ? MAP_COLUMNS_V2 : MAP_COLUMNS_V1;
     char sql[512];
     size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT id, name, units");
     for (size_t i = 0; i < ncol; i++)
@@ -590,7 +598,7 @@ static int read_map_row(load *L)
     v.radii = sweep_v3(x[4], x[5], x[6]);
     v.walkable_slope_deg = x[7];
     v.step_height = x[8];
-    if (ncol == MAP_COLUMNS) {
+    if (ncol >= MAP_COLUMNS_V2) {
         v.rules.walk_speed = x[9];
         v.rules.ground_accel = x[10];
         v.rules.air_accel = x[11];
@@ -598,6 +606,10 @@ static int read_map_row(load *L)
         v.rules.max_step = x[13];
         v.rules.speed_limit = x[14];
         v.correction_threshold = x[15];
+    }
+    if (ncol == MAP_COLUMNS) {
+        v.history_ms = x[16];
+        v.rewind_cap_ms = x[17];
     }
     /* Metadata errors are reported with the status SWEEP_E_CONFIG. */
     char why[256];

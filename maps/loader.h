@@ -52,7 +52,7 @@ extern "C" {
 
 /* The schema version (PRAGMA user_version) this build writes; it reads
  * every version from SWEEP_MAP_SCHEMA_VERSION_MIN up to this one. */
-#define SWEEP_MAP_SCHEMA_VERSION 2
+#define SWEEP_MAP_SCHEMA_VERSION 3
 #define SWEEP_MAP_SCHEMA_VERSION_MIN 1
 /* PRAGMA application_id of every sweep map: "SWMP". */
 #define SWEEP_MAP_APPLICATION_ID 0x53574D50
@@ -141,6 +141,8 @@ typedef struct sweep_map_values {
     double step_height;
     sweep_rules rules;           /* walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit */
     double correction_threshold;
+    double history_ms;           /* version 3: poses kept for queries, ms */
+    double rewind_cap_ms;        /* version 3: how far back a player may query, ms */
 } sweep_map_values;
 
 /* The values of lv. A level keeps only the cosine of its slope, so the
@@ -163,7 +165,8 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
 
 /* Puts checked values into lv: config (gravity, walkable_normal_up by the
  * core's deterministic cosine, step_height, max_speed = speed_limit),
- * default_radii, tick_rate, rules and correction_threshold. */
+ * default_radii, tick_rate, rules, correction_threshold and the query
+ * rules. */
 void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
 
 /*

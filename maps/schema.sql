@@ -1,4 +1,4 @@
--- schema.sql - the sweep map format, version 2 (PRAGMA user_version = 2).
+-- schema.sql - the sweep map format, version 3 (PRAGMA user_version = 3).
 --
 -- A sweep map is one SQLite database holding one level: its movement rules,
 -- its materials, its static geometry as an indexed triangle list, where
@@ -39,7 +39,9 @@
 -- movement-rule columns of map (walk_speed to correction_threshold); the
 -- loader still reads a version 1 map, as a level without movers under the
 -- default rules (the DEFAULT of each of those columns). Version 2 adds the
--- mover tables and those columns, and changes nothing else.
+-- mover tables and those columns, and changes nothing else. Version 3 adds
+-- the query rules of map (history_ms, rewind_cap_ms); the loader reads a
+-- version 2 map with their DEFAULTs.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -73,7 +75,7 @@
 --     2^30; one mover has at most 65536 triangles and 4096 keyframes.
 
 PRAGMA application_id = 1398230352; -- 0x53574D50 "SWMP"
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- map: exactly one row with the level's name and movement rules.
 CREATE TABLE map (
@@ -135,6 +137,15 @@ CREATE TABLE map (
     -- A position claimed by a client farther than this from the server's
     -- is flagged as corrected, units, finite and >= 0 (0: any difference).
     correction_threshold REAL NOT NULL DEFAULT 0.25 CHECK (correction_threshold >= 0),
+
+    -- Query rules (version 3; server/world/queries.c). How far back, in
+    -- milliseconds, the server keeps every entity's and mover's pose for
+    -- lag-compensated queries, 1 to 60000 (sweepd --history-ms overrides
+    -- it), and how far back of the newest tick a player may ask, 1 to
+    -- 60000 (--rewind-cap-ms overrides it; the server role may ask anything
+    -- kept). Not part of the content hash: they change no motion.
+    history_ms REAL NOT NULL DEFAULT 1000 CHECK (history_ms BETWEEN 1 AND 60000),
+    rewind_cap_ms REAL NOT NULL DEFAULT 250 CHECK (rewind_cap_ms BETWEEN 1 AND 60000),
     CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 

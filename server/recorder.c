@@ -230,8 +230,8 @@ static void write_head(sweep__served *w, const char *previous)
         put_u64(&o, w->world->tick);
         put_str(&o, previous);
         put_u32(&o, s->opt.max_entities_server);
-        put_u32(&o, s->opt.history_ms ? s->opt.history_ms : SWEEP__HISTORY_MS);
-        put_u32(&o, s->opt.rewind_cap_ms ? s->opt.rewind_cap_ms : SWEEP__REWIND_CAP_MS);
+        put_u32(&o, w->world->history_ms);
+        put_u32(&o, w->world->rewind_cap_ms);
         put_u32(&o, w->world->history_entities);
         put_f64(&o, s->opt.query_rate);
         size = o.n;

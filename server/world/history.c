@@ -10,8 +10,8 @@
  * frame of tick T + 1. The world pushes frame 0 when it opens (its movers
  * at rest, no entities), so a history is never empty.
  *
- * Sizes: history_ms of ticks (rounded up, at least one; the world's tick
- * rate decides how many), for history_entities entities and the map's
+ * Sizes: history_ms of ticks (the map's rule, or the caller's option;
+ * rounded up, at least one; the world's tick rate decides how many), for history_entities entities and the map's
  * movers, allocated once when the world opens and held to
  * history_max_bytes first. A Spawn past history_entities is refused
  * (spawn.c), so every entity of the world is in every frame.
@@ -45,8 +45,12 @@ int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
         w->history_entities = UINT32_MAX;
         return 0;
     }
-    uint32_t ms = o->history_ms ? o->history_ms : SWEEP__HISTORY_MS;
-    uint32_t cap_ms = o->rewind_cap_ms ? o->rewind_cap_ms : SWEEP__REWIND_CAP_MS;
+    /* The map's rules (loader-checked, 1 to 60000), unless the caller's
+     * options override them. */
+    uint32_t ms = o->history_ms ? o->history_ms : (uint32_t)ceil(w->level.history_ms);
+    uint32_t cap_ms = o->rewind_cap_ms ? o->rewind_cap_ms : (uint32_t)ceil(w->level.rewind_cap_ms);
+    w->history_ms = ms;
+    w->rewind_cap_ms = cap_ms;
     w->history_ticks = ticks_of(w, ms) + 1; /* the newest frame and ms of frames before it */
     w->rewind_cap_ticks = ticks_of(w, cap_ms);
     w->history_entities = o->history_entities ? o->history_entities : SWEEP__HISTORY_ENTITIES;

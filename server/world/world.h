@@ -82,17 +82,15 @@ typedef struct sweep__world_options {
     uint32_t max_batch;     /* most moves any owner's MoveBatch may hold */
     int server_role_possible; /* some session could have the server role (what a refusal of the role says) */
     /* Pose history and queries (queries.c). */
-    uint32_t history_ms;       /* how far back the world keeps poses; 0: SWEEP__HISTORY_MS */
-    uint32_t rewind_cap_ms;    /* how far back a player may query; 0: SWEEP__REWIND_CAP_MS */
+    uint32_t history_ms;       /* how far back the world keeps poses; 0: the map's history_ms */
+    uint32_t rewind_cap_ms;    /* how far back a player may query; 0: the map's rewind_cap_ms */
     uint32_t history_entities; /* most entities a frame keeps (so a world holds); 0: SWEEP__HISTORY_ENTITIES */
     uint64_t history_max_bytes; /* the history's memory limit; 0: none */
     double query_rate;         /* query items a player owner may ask a second; 0: no limit */
     int no_history;            /* keep none (a replay of a log older than queries): every Query is TooOld */
 } sweep__world_options;
 
-/* The defaults of the options above. */
-#define SWEEP__HISTORY_MS 1000u
-#define SWEEP__REWIND_CAP_MS 250u
+/* The entities a history keeps when the options do not say. */
 #define SWEEP__HISTORY_ENTITIES 1024u
 
 /* What a world has done, for the caller's figures. Counters only grow. */
@@ -185,6 +183,7 @@ struct sweep__world {
     /* Where every entity and mover was over the last history_ticks ticks
      * (queries.c): one frame per tick, pushed after the tick's movers. */
     sweep_history *history;
+    uint32_t history_ms, rewind_cap_ms; /* as used: the options', else the map's */
     uint32_t history_ticks;
     uint32_t rewind_cap_ticks;  /* how far back of the newest frame a player may ask */
     uint32_t history_entities;  /* the most a frame keeps: Spawn refuses past it */

@@ -164,7 +164,7 @@ static void level_with_movers_round_trips(void **state)
     sweep_map_load_info info;
     if (sweep_map_load(path, &back, &info, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
-    assert_int_equal(info.schema_version, 2);
+    assert_int_equal(info.schema_version, SWEEP_MAP_SCHEMA_VERSION);
     assert_same_movers(&lv, &back);
     assert_same_hash(&lv, &back);
     sweep_content_hash h;
@@ -261,13 +261,13 @@ static void version_1_map_loads(void **state)
     assert_true(v1.correction_threshold == 0.25);
     assert_true(v1.config.max_speed == def.speed_limit);
 
-    /* The same rows in a version 2 map, whose rule columns take the
+    /* The same rows in a map of this version, whose rule columns take the
      * schema's DEFAULTs: the same level and hash, so those DEFAULTs are the
      * core's defaults to the last bit. */
     const char *p2 = fixture_path(f, "v2.db");
     assert_true(fixture_build_map(p2, fixture_tiny_rows));
     assert_int_equal(sweep_map_load(p2, &v2, &info, err, sizeof err), SWEEP_OK);
-    assert_int_equal(info.schema_version, 2);
+    assert_int_equal(info.schema_version, SWEEP_MAP_SCHEMA_VERSION);
     assert_same_hash(&v1, &v2);
     sweep_content_hash h;
     char hex[65];
