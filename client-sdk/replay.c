@@ -113,6 +113,7 @@ struct sweep_replay {
     uint64_t *scratch[2];
     size_t scratch_cap[2]; /* in uint64_t */
     sweep_replay_watcher watcher;
+    const sweep_message *request; /* the request being replayed (watchers' events), NULL between */
     void *watcher_ctx;
     sweep_replay_stats stats;
     sweep_replay_divergence div;
@@ -543,7 +544,7 @@ int sweep__replay_watched(const sweep_replay *r)
 
 void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m)
 {
-    sweep_replay_event ev = {world_tick(r), session, m};
+    sweep_replay_event ev = {world_tick(r), session, m, NULL};
     r->watcher(r->watcher_ctx, &ev);
 }
 
@@ -583,7 +584,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
             if (r->watcher) {
                 sweep_message m;
                 if (decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
-                    sweep_replay_event ev = {r->world->tick, x->session, &m};
+                    sweep_replay_event ev = {r->world->tick, x->session, &m, r->request};
                     r->watcher(r->watcher_ctx, &ev);
                 }
             }
@@ -729,7 +730,10 @@ static int on_request(sweep_replay *r, const sweep_record *x)
     sweep__world_sink sink = sink_of(r);
     sweep__request rq = {rs->own, &sink, 0, r->ids, r->id_count};
     sweep__world_request(r->world, &rq, &m);
-    return compare(r, x->offset);
+    r->request = &m;
+    int rc = compare(r, x->offset);
+    r->request = NULL;
+    return rc;
 }
 
 static int on_tick(sweep_replay *r, const sweep_record *x)

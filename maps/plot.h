@@ -42,6 +42,7 @@ typedef enum sweep_plot_mark_kind {
     SWEEP_PLOT_RULE = 1,       /* orange triangle: a rule acted on a move */
     SWEEP_PLOT_SPAWN = 2,      /* green square */
     SWEEP_PLOT_CRUSH = 3,      /* black cross */
+    SWEEP_PLOT_HIT = 4,        /* purple diamond: where a query's shot hit */
     SWEEP_PLOT_MARK_COUNT
 } sweep_plot_mark_kind;
 

@@ -40,6 +40,7 @@
 
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
+#include "client-sdk/replay_plot.h"
 #include "protocol/decode.h"
 #include "server/record/record.h"
 #include "server/record/record_window.h"
@@ -1289,6 +1290,30 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
     replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
     assert_int_equal(core.requests, full.requests);
     assert_true(full.requests >= 30 * 2 + 3 + 2);
+    /* --svg draws the shots and marks their hits, the target's by id. */
+    {
+        char svg[512], perr[1400];
+        scratch("queries.svg", svg, sizeof svg);
+        sweep_replay *rp = sweep_replay_open(logs[0], g_map, perr, sizeof perr);
+        assert_non_null(rp);
+        sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
+        assert_non_null(pl);
+        assert_int_equal(sweep_replay_plot_run(pl), 0);
+        assert_int_equal(sweep_replay_plot_write(pl, svg, "queries", perr, sizeof perr), 0);
+        sweep_replay_plot_free(pl);
+        sweep_replay_close(rp);
+        size_t n_svg;
+        char *text = (char *)read_all(svg, &n_svg);
+        assert_non_null(text);
+        text = realloc(text, n_svg + 1);
+        text[n_svg] = 0;
+        assert_non_null(strstr(text, ">shots</text>"));
+        assert_null(strstr(text, "shot hits: 0<"));
+        char want[96];
+        snprintf(want, sizeof want, ": entity %u, shape ", g);
+        assert_non_null(strstr(text, want));
+        free(text);
+    }
     /* A bit of each QueryResult's last hit changed: the full depth names
      * the answer's field. */
     char err[1400], out[512];
