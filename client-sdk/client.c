@@ -2339,13 +2339,13 @@ static void unhold(sweep__held *h, uint32_t from)
     h->n = from;
 }
 
-/* Drops the pieces of answers to `seq` still queued: repeats of an answer
- * already taken whole (over UDP, to the request sent again). */
-static void drop_pieces(sweep_client *c, uint32_t seq)
+/* Drops the events of `kind` answering `seq` still queued: repeats of an
+ * answer already taken whole (over UDP, to the request sent again). */
+static void drop_pieces(sweep_client *c, int kind, uint32_t seq)
 {
     for (size_t i = 0; i < c->qlen;) {
         const sweep_client_event *q = &c->q[c->qhead + i];
-        if (q->kind != SWEEP_CLIENT_EV_COMMAND_RESULTS || q->sequence != seq) {
+        if ((int)q->kind != kind || q->sequence != seq) {
             i++;
             continue;
         }
@@ -2356,28 +2356,37 @@ static void drop_pieces(sweep_client *c, uint32_t seq)
     }
 }
 
-/* Waits until deadline for the whole answer to EntityCommands m: its
- * results into out[0 .. count), the arrays they point into held in h.
- * Over UDP the request is sent again every retry_ms while the answer is
- * not whole; the pieces of one answer are those of one server_tick (one
- * application of it), and a first piece of another tick starts over (the
- * request sent again was applied again). */
-static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
-                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
-                                          sweep_client_error *err)
+/* One answer of n items (results, answers) being gathered from its
+ * pieces by a blocking call: which have come (have, got), the arrays they
+ * point into (held in h from `from` on), and how a piece is placed. */
+typedef struct gathering {
+    uint32_t n, got, from;
+    uint8_t *have;
+    sweep__held *h;
+    void *out;
+    /* Places the run of one event (its array already held): 0, or 1 to
+     * drop it (the rest of an answer given up). */
+    int (*place)(struct gathering *g, const sweep_client_event *ev);
+    uint64_t tick; /* EntityCommands: the server tick of the answer being gathered */
+    int have_tick;
+} gathering;
+
+/* Waits until deadline for every piece of the answer of `kind` to request
+ * m, `what` naming it in a timeout, each placed by g->place. Over UDP the
+ * request is sent again every retry_ms while the answer is not whole. */
+static sweep_client_status await_pieces(sweep_client *c, const sweep_message *m, int kind, const char *what,
+                                        gathering *g, uint64_t deadline, sweep_client_error *err)
 {
-    uint32_t n = m->as.entity_commands.count, seq = m->sequence, got = 0, from = h->n;
-    uint64_t tick = 0, resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
-    int have_tick = 0;
-    uint8_t *have = calloc(n, 1);
+    uint32_t seq = m->sequence;
+    uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
     sweep_client_status s;
-    if (have == NULL)
+    if ((g->have = calloc(g->n, 1)) == NULL)
         return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
     for (;;) {
         if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
             break;
-        for (size_t i = 0; i < c->qlen && got < n;) {
-            if (!answers(&c->q[c->qhead + i], SWEEP_CLIENT_EV_COMMAND_RESULTS, seq)) {
+        for (size_t i = 0; i < c->qlen && g->got < g->n;) {
+            if (!answers(&c->q[c->qhead + i], kind, seq)) {
                 i++;
                 continue;
             }
@@ -2389,42 +2398,26 @@ static sweep_client_status await_commands(sweep_client *c, const sweep_message *
                 s = ev.as.error.status;
                 goto out;
             }
-            const sweep_client_command_results *r = &ev.as.command_results;
-            if (have_tick && ev.server_tick != tick && r->first != 0) {
-                free(owned_array(&ev)); /* the rest of an answer given up */
+            void *array = owned_array(&ev);
+            if (g->place(g, &ev)) {
+                free(array);
                 continue;
             }
-            if (!have_tick || ev.server_tick != tick) {
-                unhold(h, from);
-                memset(have, 0, n);
-                got = 0;
-                tick = ev.server_tick;
-                have_tick = 1;
-            }
-            if (r->count > 0 && hold(h, owned_array(&ev)) < 0) {
-                free(owned_array(&ev));
+            if (array && hold(g->h, array) < 0) {
+                free(array);
                 s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
                 goto out;
             }
-            for (uint32_t k = 0; k < r->count; k++) {
-                uint32_t at = r->first + k;
-                if (at < n && !have[at]) {
-                    have[at] = 1;
-                    out[at] = r->results[k];
-                    got++;
-                }
-            }
         }
-        if (got == n) {
-            drop_pieces(c, seq);
+        if (g->got == g->n) {
+            drop_pieces(c, kind, seq);
             s = ok(err);
             break;
         }
         uint64_t now = sweep_client_now_ns();
         if (now >= deadline) {
-            s = fail(err, SWEEP_CLIENT_E_TIMEOUT,
-                     "no whole answer to EntityCommands (sequence %u) within %d ms: %u of its %u results came", seq,
-                     c->timeout_ms, got, n);
+            s = fail(err, SWEEP_CLIENT_E_TIMEOUT, "no whole answer to %s (sequence %u) within %d ms: %u of its %u "
+                     "items came", what, seq, c->timeout_ms, g->got, g->n);
             if (err)
                 err->sequence = seq;
             break;
@@ -2433,8 +2426,46 @@ static sweep_client_status await_commands(sweep_client *c, const sweep_message *
             break;
     }
 out:
-    free(have);
-    sweep__commands_sent *sent = commands_sent(c, seq);
+    free(g->have);
+    return s;
+}
+
+/* A piece of an EntityCommandsResult: the pieces of one answer are those
+ * of one server_tick (one application of the request), and a first piece
+ * of another tick starts over (the request sent again was applied again). */
+static int place_commands(gathering *g, const sweep_client_event *ev)
+{
+    const sweep_client_command_results *r = &ev->as.command_results;
+    sweep_msg_entity_command_result *out = g->out;
+    if (g->have_tick && ev->server_tick != g->tick && r->first != 0)
+        return 1;
+    if (!g->have_tick || ev->server_tick != g->tick) {
+        unhold(g->h, g->from);
+        memset(g->have, 0, g->n);
+        g->got = 0;
+        g->tick = ev->server_tick;
+        g->have_tick = 1;
+    }
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint32_t at = r->first + k;
+        if (at < g->n && !g->have[at]) {
+            g->have[at] = 1;
+            out[at] = r->results[k];
+            g->got++;
+        }
+    }
+    return 0;
+}
+
+/* Waits until deadline for the whole answer to EntityCommands m: its
+ * results into out[0 .. count), the arrays they point into held in h. */
+static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
+                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
+                                          sweep_client_error *err)
+{
+    gathering g = {.n = m->as.entity_commands.count, .from = h->n, .h = h, .out = out, .place = place_commands};
+    sweep_client_status s = await_pieces(c, m, SWEEP_CLIENT_EV_COMMAND_RESULTS, "EntityCommands", &g, deadline, err);
+    sweep__commands_sent *sent = commands_sent(c, m->sequence);
     if (sent)
         sent->closed = 1; /* taken, or given up: what comes now is not waited for */
     return s;
@@ -2560,85 +2591,21 @@ static sweep_client_status send_query_msg(sweep_client *c, const sweep_msg_query
     return s;
 }
 
-/* Drops what is still queued of answers to Query `seq` (over UDP, the
- * answers to the request sent again). */
-static void drop_query_pieces(sweep_client *c, uint32_t seq)
+/* A piece of a QueryResult: each item's first answer to come is taken
+ * (over UDP the request sent again is answered again). */
+static int place_answers(gathering *g, const sweep_client_event *ev)
 {
-    for (size_t i = 0; i < c->qlen;) {
-        const sweep_client_event *q = &c->q[c->qhead + i];
-        if (q->kind != SWEEP_CLIENT_EV_QUERY_RESULTS || q->sequence != seq) {
-            i++;
-            continue;
+    const sweep_client_query_results *r = &ev->as.query_results;
+    sweep_msg_query_answer *out = g->out;
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint32_t at = r->first + k;
+        if (at < g->n && !g->have[at]) {
+            g->have[at] = 1;
+            out[at] = r->answers[k];
+            g->got++;
         }
-        sweep_client_event ev;
-        queue_take(c, i, &ev);
-        free(owned_array(&ev));
-        c->counters.duplicates++;
     }
-}
-
-/* Waits until deadline for every answer to Query m: into out[0 .. count),
- * the arrays they point into held in h. Each item's first answer to come
- * is taken (over UDP the request sent again is answered again). */
-static sweep_client_status await_query(sweep_client *c, const sweep_message *m, sweep_msg_query_answer *out,
-                                       sweep__held *h, uint64_t deadline, sweep_client_error *err)
-{
-    uint32_t n = m->as.query.count, seq = m->sequence, got = 0;
-    uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
-    uint8_t *have = calloc(n, 1);
-    sweep_client_status s;
-    if (have == NULL)
-        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-    for (;;) {
-        if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
-            break;
-        for (size_t i = 0; i < c->qlen && got < n;) {
-            if (!answers(&c->q[c->qhead + i], SWEEP_CLIENT_EV_QUERY_RESULTS, seq)) {
-                i++;
-                continue;
-            }
-            sweep_client_event ev;
-            queue_take(c, i, &ev);
-            if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
-                if (err)
-                    *err = ev.as.error;
-                s = ev.as.error.status;
-                goto out;
-            }
-            const sweep_client_query_results *r = &ev.as.query_results;
-            if (r->count > 0 && hold(h, owned_array(&ev)) < 0) {
-                free(owned_array(&ev));
-                s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-                goto out;
-            }
-            for (uint32_t k = 0; k < r->count; k++) {
-                uint32_t at = r->first + k;
-                if (at < n && !have[at]) {
-                    have[at] = 1;
-                    out[at] = r->answers[k];
-                    got++;
-                }
-            }
-        }
-        if (got == n) {
-            drop_query_pieces(c, seq);
-            s = ok(err);
-            break;
-        }
-        uint64_t now = sweep_client_now_ns();
-        if (now >= deadline) {
-            s = fail(err, SWEEP_CLIENT_E_TIMEOUT, "no whole answer to Query (sequence %u) within %d ms: %u of its %u "
-                     "answers came", seq, c->timeout_ms, got, n);
-            if (err)
-                err->sequence = seq;
-            break;
-        }
-        if ((s = wait_more(c, m, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
-            break;
-    }
-out:
-    free(have);
-    return s;
+    return 0;
 }
 
 /* The blocking Query (client.h): messages of at most max_batch items, each
@@ -2662,8 +2629,9 @@ static sweep_client_status query(sweep_client *c, const sweep_msg_query_item *it
          * by the dozen: fewer a message then. */
         while ((s = send_query_msg(c, items + answered, k, &m, err)) == SWEEP_CLIENT_E_TOO_LARGE && k > 1)
             k = (k + 1) / 2;
+        gathering g = {.n = k, .from = h.n, .h = &h, .out = out + answered, .place = place_answers};
         if (s == SWEEP_CLIENT_OK)
-            s = await_query(c, &m, out + answered, &h, deadline_after(c->timeout_ms), err);
+            s = await_pieces(c, &m, SWEEP_CLIENT_EV_QUERY_RESULTS, "Query", &g, deadline_after(c->timeout_ms), err);
         if (s != SWEEP_CLIENT_OK) {
             memset(out + answered, 0, (size_t)k * sizeof *out);
             break;

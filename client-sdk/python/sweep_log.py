@@ -60,6 +60,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                max_entities max_batch max_frame hash_every first_tick
                previous ("" for the first segment) max_entities_server
                (the server role's cap; before version 3, max_entities)
+               history_ms rewind_cap_ms history_entities query_rate (the
+               query settings; before version 4, 0: no history)
         Open:  session role transport identity client   (transport 0 TCP, 1 UDP)
         Close: session reason
         In, Out: session transport data  (data: the message as received or
@@ -109,7 +111,8 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 3  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server
+VERSION = 4  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
+             # version 3 no query settings
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -152,7 +155,7 @@ _BASE = "type file offset "
 Head = collections.namedtuple("Head", _BASE + (
     "segment started_unix_ms server_version protocol_version world_index map_name map_stem map_path "
     "content_hash tick_rate time_bank allow_free_move players_block max_entities max_batch max_frame "
-    "hash_every first_tick previous max_entities_server"))
+    "hash_every first_tick previous max_entities_server history_ms rewind_cap_ms history_entities query_rate"))
 Open = collections.namedtuple("Open", _BASE + "session role transport identity client")
 Close = collections.namedtuple("Close", _BASE + "session reason")
 Id = collections.namedtuple("Id", _BASE + "entity")
@@ -267,6 +270,8 @@ def _parse(kind, c, path, at, version):
                   c.u64(), c.text()]
         # Version 3 adds the server role's entity cap; before, max_entities.
         fields.append(c.u32() if version >= 3 else fields[13])
+        # Version 4 adds the query settings; before, worlds kept no history.
+        fields += [c.u32(), c.u32(), c.u32(), c.f64()] if version >= 4 else [0, 0, 0, 0.0]
         return Head("HEAD", path, at, *fields)
     if kind == OPEN:
         return Open("OPEN", path, at, c.u64(), c.u8(), c.u8(), c.text(), c.text())

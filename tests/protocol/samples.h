@@ -365,6 +365,7 @@ static inline sweep_message sample_message(unsigned which)
     case 34: /* every op, one this build does not know, a Despawn without a vector */
         m.kind = SWEEP_MSG_ENTITY_COMMANDS;
         for (uint32_t i = 0; i < 6; i++) {
+            memset(&sample__commands[i], 0, sizeof sample__commands[i]); /* sample 45 sets shapes */
             sample__commands[i].entity = 0xfffffff0u + i;
             sample__commands[i].op = (uint8_t)(i < 5 ? i : 200);
             sample__commands[i].vector =
