@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/history.h"
 #include "core/motion.h"
 #include "core/mover.h"
+#include "core/query.h"
 #include "protocol/kinds.h"
 
 /* MoverTransform.flags are the core's state flags as they are. */
@@ -65,8 +67,21 @@ static const char *const op_names[SWEEP_WIRE_OP_COUNT] = {"Teleport", "SetVeloci
 static const char *const query_kind_names[SWEEP_WIRE_QUERY_KIND_COUNT] = {"Ray", "RayAll", "LineOfSight", "Sweep",
                                                                          "Overlap"};
 
-/* A HitShape is the core's sweep_hit_shape field for field. */
+/* A HitShape is the core's sweep_hit_shape field for field, and the wire's
+ * numbers are the core's. */
 _Static_assert(SWEEP_WIRE_HIT_SHAPES_MAX == SWEEP_HIT_SHAPES_MAX, "HitShape count: the wire's and the core's");
+_Static_assert(sizeof(sweep_wire_hit_shape) == sizeof(sweep_hit_shape) &&
+                   offsetof(sweep_wire_hit_shape, a) == offsetof(sweep_hit_shape, a) &&
+                   offsetof(sweep_wire_hit_shape, radii) == offsetof(sweep_hit_shape, radii),
+               "HitShape: the wire's struct and the core's");
+_Static_assert((unsigned)SWEEP_WIRE_SHAPE_SPHERE == (unsigned)SWEEP_SHAPE_SPHERE &&
+                   (unsigned)SWEEP_WIRE_SHAPE_CAPSULE == (unsigned)SWEEP_SHAPE_CAPSULE &&
+                   (unsigned)SWEEP_WIRE_SHAPE_ELLIPSOID == (unsigned)SWEEP_SHAPE_ELLIPSOID,
+               "HitShapeKind in sweep.fbs must equal the core's SWEEP_SHAPE_*");
+_Static_assert((unsigned)SWEEP_WIRE_HIT_LEVEL == (unsigned)SWEEP_HIT_LEVEL &&
+                   (unsigned)SWEEP_WIRE_HIT_MOVER == (unsigned)SWEEP_HIT_MOVER &&
+                   (unsigned)SWEEP_WIRE_HIT_ENTITY == (unsigned)SWEEP_HIT_ENTITY,
+               "QueryHit.kind in sweep.fbs must equal the core's sweep_hit_kind");
 
 sweep_str sweep_str_of(const char *s)
 {

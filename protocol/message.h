@@ -34,7 +34,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/history.h"
 #include "core/move.h"
 #include "core/status.h"
 #include "core/vec3.h"
@@ -372,8 +371,21 @@ enum {
  * SWEEP_HIT_SHAPES_MAX). */
 #define SWEEP_WIRE_HIT_SHAPES_MAX 8u
 
-/* HitShape in sweep.fbs (80 bytes on the wire): the core's sweep_hit_shape. */
-typedef sweep_hit_shape sweep_wire_hit_shape;
+/* HitShapeKind in sweep.fbs (core/history.h SWEEP_SHAPE_*). */
+enum {
+    SWEEP_WIRE_SHAPE_SPHERE = 0,    /* centre a, radius radii.x */
+    SWEEP_WIRE_SHAPE_CAPSULE = 1,   /* segment a..b, radius radii.x */
+    SWEEP_WIRE_SHAPE_ELLIPSOID = 2  /* centre a, semi-axes radii */
+};
+
+/* HitShape in sweep.fbs (80 bytes on the wire), field for field the
+ * core's sweep_hit_shape (core/history.h). */
+typedef struct sweep_wire_hit_shape {
+    uint32_t id;   /* the game's own: QueryHit.shape of a hit on it */
+    uint32_t kind; /* SWEEP_WIRE_SHAPE_*; may hold a value newer than this build */
+    sweep_vec3 a, b;
+    sweep_vec3 radii;
+} sweep_wire_hit_shape;
 
 /* EntityCommand in sweep.fbs. */
 typedef struct sweep_msg_entity_command {
@@ -483,6 +495,13 @@ typedef enum sweep_wire_query_kind {
     SWEEP_WIRE_QUERY_KIND_COUNT
 } sweep_wire_query_kind;
 
+/* QueryHit.kind in sweep.fbs (core/query.h sweep_hit_kind). */
+enum {
+    SWEEP_WIRE_HIT_LEVEL = 1,
+    SWEEP_WIRE_HIT_MOVER = 2,
+    SWEEP_WIRE_HIT_ENTITY = 3
+};
+
 /* QueryAnswerFlags in sweep.fbs. */
 enum {
     SWEEP_WIRE_QUERY_CLEAR = 1u << 0, /* LineOfSight: nothing in the way */
@@ -504,7 +523,8 @@ typedef struct sweep_msg_query_item {
     double radius;        /* Overlap */
     uint64_t tick;        /* 0 = the newest frame */
     double fraction;
-    uint32_t filter;      /* SWEEP_QUERY_* bits (core/query.h) */
+    uint32_t filter;      /* QueryFilter bits: core/query.h's SWEEP_QUERY_* (1 level, 2 movers, 4 entities,
+                             8 back faces, 16 ellipsoids); 0: level, movers and entities */
     uint32_t max_hits;    /* RayAll, Overlap */
     /* In the decoder's query_ignore storage (more than
      * SWEEP_WIRE_QUERY_IGNORE_MAX is the world's to refuse by name). */
@@ -519,7 +539,7 @@ typedef struct sweep_msg_query {
 
 /* QueryHit in sweep.fbs (88 bytes on the wire). */
 typedef struct sweep_wire_query_hit {
-    uint32_t kind;     /* sweep_hit_kind (core/query.h) */
+    uint32_t kind;     /* SWEEP_WIRE_HIT_* */
     uint32_t triangle; /* UINT32_MAX for an entity */
     uint32_t material;
     uint32_t mover;    /* movers.id, 0 = none */

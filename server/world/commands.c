@@ -233,12 +233,17 @@ static void set_hit_shapes(command *c, sweep__entity *e, const sweep_msg_entity_
                SWEEP_HIT_SHAPES_MAX);
         return;
     }
+    sweep_hit_shape shapes[SWEEP_HIT_SHAPES_MAX];
+    for (uint32_t i = 0; i < ec->shape_count; i++) {
+        const sweep_wire_hit_shape *h = &ec->shapes[i];
+        shapes[i] = (sweep_hit_shape){h->id, h->kind, h->a, h->b, h->radii};
+    }
     sweep_vec3 r = e->st.m.radii;
     double reach = HIT_SHAPE_REACH * fmax(r.x, fmax(r.y, r.z));
     uint32_t bad = 0;
-    sweep_status st = sweep_hit_shapes_check(ec->shapes, ec->shape_count, reach, &bad);
+    sweep_status st = sweep_hit_shapes_check(shapes, ec->shape_count, reach, &bad);
     if (st != SWEEP_OK) {
-        const sweep_hit_shape *s = &ec->shapes[bad < ec->shape_count ? bad : 0];
+        const sweep_hit_shape *s = &shapes[bad < ec->shape_count ? bad : 0];
         if (st == SWEEP_E_ARG && s->kind >= SWEEP_SHAPE_KIND_COUNT)
             refuse(c, SWEEP_WIRE_NOT_ALLOWED, "hit shape %u (id %u): kind %u is not a HitShapeKind (Sphere 0, "
                    "Capsule 1, Ellipsoid 2)", bad, s->id, s->kind);
@@ -250,7 +255,7 @@ static void set_hit_shapes(command *c, sweep__entity *e, const sweep_msg_entity_
                    sweep_status_message(st));
         return;
     }
-    memcpy(e->shapes, ec->shapes, ec->shape_count * sizeof *e->shapes);
+    memcpy(e->shapes, shapes, ec->shape_count * sizeof *e->shapes);
     e->shape_count = ec->shape_count;
 }
 

@@ -61,8 +61,8 @@ static sweep_vec3 target_at(uint32_t i)
 static int place_targets(sweep_client *game)
 {
     sweep_wire_hit_shape shapes[2] = {
-        {.id = 1, .kind = SWEEP_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
-        {.id = 2, .kind = SWEEP_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
+        {.id = 1, .kind = SWEEP_WIRE_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
+        {.id = 2, .kind = SWEEP_WIRE_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
     };
     for (uint32_t i = 0; i < targets; i++) {
         sweep_msg_spawned sp;

@@ -1232,8 +1232,8 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
     /* Hit shapes on the target, then it walks along y = -6 while the
      * player shoots across its line at what it saw a few ticks back. */
     sweep_wire_hit_shape shapes[2] = {
-        {.id = 1, .kind = SWEEP_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
-        {.id = 2, .kind = SWEEP_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
+        {.id = 1, .kind = SWEEP_WIRE_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
+        {.id = 2, .kind = SWEEP_WIRE_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
     };
     sweep_msg_entity_command sh = {.entity = g, .op = SWEEP_WIRE_OP_SET_HIT_SHAPES, .shapes = shapes,
                                    .shape_count = 2};
