@@ -10,6 +10,7 @@
 #include "core/history.h"
 #include "core/history_impl.h"
 #include "core/quat.h"
+#include "core/world_impl.h"
 
 #define NO_INDEX UINT32_MAX
 
@@ -44,9 +45,10 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
                 r = s->radii.y > r ? s->radii.y : r;
                 r = s->radii.z > r ? s->radii.z : r;
             }
-            double fa = sweep_v3_len(s->a) + r;
-            double fb = s->kind == SWEEP_SHAPE_CAPSULE ? sweep_v3_len(s->b) + r : 0.0;
-            if (!(fa <= reach && fb <= reach))
+            /* |a| + r <= reach, squared: no root a shape a tick. */
+            double room = reach - r;
+            if (!(room >= 0.0 && sweep_v3_len2(s->a) <= room * room &&
+                  (s->kind != SWEEP_SHAPE_CAPSULE || sweep_v3_len2(s->b) <= room * room)))
                 st = SWEEP_E_ARG;
         }
         if (st != SWEEP_OK) {
@@ -61,7 +63,7 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
 /* Sizes of one history, or 0 when they are bad or do not fit a size_t. */
 static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
 {
-    size_t per_entity = sizeof(sweep__hist_entity) + SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape);
+    size_t per_entity = sizeof(sweep__hist_entity) + SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape) + 12 * sizeof(float);
     if ((double)max_entities > (double)(SIZE_MAX / 4) / (double)per_entity ||
         (double)mover_count > (double)(SIZE_MAX / 4) / (double)sizeof(sweep_mover_pose))
         return 0;
@@ -92,9 +94,10 @@ sweep_status sweep_history_create(uint32_t capacity, uint32_t max_entities, uint
     h->ents = calloc(slots ? slots : 1, sizeof *h->ents);
     h->shapes = calloc(slots ? slots * SWEEP_HIT_SHAPES_MAX : 1, sizeof *h->shapes);
     h->movers = calloc(mover_count ? (size_t)capacity * mover_count : 1, sizeof *h->movers);
+    h->fbox = calloc(slots ? slots * 12 : 1, sizeof *h->fbox);
     h->order = calloc(max_entities ? max_entities : 1, sizeof *h->order);
     h->scratch = calloc(max_entities ? max_entities : 1, sizeof *h->scratch);
-    if (!h->frames || !h->ents || !h->shapes || !h->movers || !h->order || !h->scratch) {
+    if (!h->frames || !h->ents || !h->shapes || !h->movers || !h->fbox || !h->order || !h->scratch) {
         sweep_history_destroy(h);
         return SWEEP_E_NOMEM;
     }
@@ -106,7 +109,7 @@ void sweep_history_destroy(sweep_history *h)
 {
     if (h == NULL)
         return;
-    free(h->frames), free(h->ents), free(h->shapes), free(h->movers), free(h->order), free(h->scratch);
+    free(h->frames), free(h->ents), free(h->shapes), free(h->movers), free(h->fbox), free(h->order), free(h->scratch);
     free(h);
 }
 
@@ -133,6 +136,12 @@ static double max3(sweep_vec3 v)
     return m > v.z ? m : v.z;
 }
 
+static double min3(sweep_vec3 v)
+{
+    double m = v.x < v.y ? v.x : v.y;
+    return m < v.z ? m : v.z;
+}
+
 static double absmax3(sweep_vec3 v)
 {
     return max3(sweep_v3(fabs(v.x), fabs(v.y), fabs(v.z)));
@@ -145,6 +154,13 @@ static sweep_status entity_check(const sweep_history_entity *e)
     if (!(radius_ok(e->radii.x) && radius_ok(e->radii.y) && radius_ok(e->radii.z)))
         return SWEEP_E_RADII;
     return sweep_hit_shapes_check(e->shapes, e->shape_count, SWEEP__HISTORY_REACH * max3(e->radii), NULL);
+}
+
+/* A box in float, lo rounded down and hi up (world_impl.h's widening). */
+static void float_box(float *f, sweep_vec3 lo, sweep_vec3 hi)
+{
+    f[0] = sweep__widen_down(lo.x), f[1] = sweep__widen_down(lo.y), f[2] = sweep__widen_down(lo.z);
+    f[3] = sweep__widen_up(hi.x), f[4] = sweep__widen_up(hi.y), f[5] = sweep__widen_up(hi.z);
 }
 
 static void grow(sweep_vec3 *lo, sweep_vec3 *hi, sweep_vec3 l, sweep_vec3 h)
@@ -171,6 +187,12 @@ static void entity_box(sweep__hist_entity *e, const sweep_hit_shape *s)
         double m = max3(r);
         scale = m > scale ? m : scale;
     }
+    e->rmin = min3(e->radii), e->rmax = max3(e->radii);
+    for (uint32_t k = 0; k < e->shape_count; k++)
+        if (s[k].kind == SWEEP_SHAPE_ELLIPSOID) {
+            e->rmin = min3(s[k].radii) < e->rmin ? min3(s[k].radii) : e->rmin;
+            e->rmax = max3(s[k].radii) > e->rmax ? max3(s[k].radii) : e->rmax;
+        }
     double mag = absmax3(lo) > absmax3(hi) ? absmax3(lo) : absmax3(hi);
     double margin = (mag + scale) * 0x1p-40 + 0x1p-1000;
     sweep_vec3 w = sweep_v3(margin, margin, margin);
@@ -235,9 +257,14 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         if (st != SWEEP_OK)
             return st;
     }
-    for (uint32_t m = 0; m < mover_count; m++)
+    for (uint32_t m = 0; m < mover_count; m++) {
         if (!sweep_v3_isfinite(movers[m].position) || !sweep_quat_isfinite(movers[m].rotation))
             return SWEEP_E_NONFINITE;
+        /* Unit as a keyframe's (mover.h): a query's ball round the mover
+         * holds its triangles only under a rotation. */
+        if (!(fabs(sweep_quat_dot(movers[m].rotation, movers[m].rotation) - 1.0) <= 1e-6))
+            return SWEEP_E_ARG;
+    }
     sort_by_id(h->order, h->scratch, entities, count);
     for (uint32_t i = 1; i < count; i++)
         if (entities[h->order[i - 1]].id == entities[h->order[i]].id)
@@ -247,7 +274,7 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
      * ring forgets its oldest frame, whose slot is the new one. The
      * newest frame so far (none with a ring of one, whose only slot is
      * overwritten) is where this one's entities come from. */
-    const sweep__hist_entity *prev = NULL;
+    sweep__hist_entity *prev = NULL;
     const sweep_hit_shape *prev_s = NULL;
     uint32_t prev_count = 0, pj = 0;
     if (h->count > 0 && h->capacity > 1) {
@@ -269,6 +296,7 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
     sweep__hist_frame *fr = &h->frames[slot];
     fr->tick = tick, fr->count = count;
     fr->lo = sweep_v3(INFINITY, INFINITY, INFINITY), fr->hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+    fr->rmin = INFINITY, fr->rmax = 0.0;
     size_t base = (size_t)slot * h->max_entities;
     for (uint32_t i = 0; i < count; i++) {
         const sweep_history_entity *src = &entities[h->order[i]];
@@ -290,6 +318,36 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
             grow(&e->lo, &e->hi, sweep_v3_add(prev[pj].lo, d), sweep_v3_add(prev[pj].hi, d));
         }
         grow(&fr->lo, &fr->hi, e->lo, e->hi);
+        fr->rmin = e->rmin < fr->rmin ? e->rmin : fr->rmin;
+        fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
+        /* The span (and next) wait for the next tick's push: no query
+         * reads them while this frame is the newest. */
+        float_box(&h->fbox[(base + i) * 12], e->lo, e->hi);
+    }
+    /* The tick before now knows where each of its entities goes. */
+    const sweep__hist_entity *now = &h->ents[base];
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < prev_count; i++) {
+        sweep__hist_entity *p = &prev[i];
+        while (j < count && now[j].id < p->id)
+            j++;
+        float *pf = &h->fbox[(size_t)(&prev[i] - h->ents) * 12];
+        if (j < count && now[j].id == p->id) {
+            p->next = j;
+            p->span_lo = sweep_v3_min(p->lo, now[j].lo), p->span_hi = sweep_v3_max(p->hi, now[j].hi);
+            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, now[j].rmin, now[j].rmax);
+            /* The floats of two boxes rounded outwards hold their union. */
+            const float *nf = &h->fbox[(base + j) * 12];
+            for (int k = 0; k < 3; k++) {
+                pf[6 + k] = pf[k] < nf[k] ? pf[k] : nf[k];
+                pf[9 + k] = pf[3 + k] > nf[3 + k] ? pf[3 + k] : nf[3 + k];
+            }
+        } else {
+            p->next = NO_INDEX;
+            p->span_lo = p->lo, p->span_hi = p->hi;
+            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, p->rmin, p->rmax);
+            memcpy(pf + 6, pf, 6 * sizeof *pf);
+        }
     }
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);
@@ -298,11 +356,13 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
 
 /* The parts of a kept frame, by its position from the oldest. */
 static void frame_parts(const sweep_history *h, uint32_t from_oldest, const sweep__hist_frame **f,
-                        const sweep__hist_entity **e, const sweep_hit_shape **s, const sweep_mover_pose **m)
+                        const sweep__hist_entity **e, const sweep_hit_shape **s, const sweep_mover_pose **m,
+                        const float **fbox)
 {
     uint32_t slot = (h->head + from_oldest) % h->capacity;
     size_t base = (size_t)slot * h->max_entities;
     *f = &h->frames[slot];
+    *fbox = &h->fbox[base * 12];
     *e = &h->ents[base];
     *s = &h->shapes[base * SWEEP_HIT_SHAPES_MAX];
     *m = &h->movers[(size_t)slot * h->mover_count];
@@ -319,40 +379,23 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
     if (k + (uint64_t)two >= h->count)
         return SWEEP_E_TIME;
     at->h = h, at->f = fraction, at->two = two;
-    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->s0, &at->m0);
+    const float *unused;
+    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->s0, &at->m0, &at->fbox);
     if (two)
-        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->s1, &at->m1);
+        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->s1, &at->m1, &unused);
     else
         at->f1 = NULL, at->e1 = NULL, at->s1 = NULL, at->m1 = NULL;
     return SWEEP_OK;
 }
 
-void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi)
+void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi, double *an)
 {
     *lo = at->f0->lo, *hi = at->f0->hi;
-    if (at->two)
-        grow(lo, hi, at->f1->lo, at->f1->hi);
-}
-
-int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
-{
-    const sweep__hist_at *at = it->at;
-    if (it->i >= at->f0->count)
-        return 0;
-    const sweep__hist_entity *e = &at->e0[it->i];
-    ref->i0 = it->i++;
-    ref->i1 = NO_INDEX;
-    ref->lo = e->lo, ref->hi = e->hi;
+    *an = sweep__history_aniso(at->f0->rmin, at->f0->rmax, at->f0->rmin, at->f0->rmax);
     if (at->two) {
-        /* Both frames are sorted by id: one merge walk finds each match. */
-        while (it->j < at->f1->count && at->e1[it->j].id < e->id)
-            it->j++;
-        if (it->j < at->f1->count && at->e1[it->j].id == e->id) {
-            ref->i1 = it->j;
-            grow(&ref->lo, &ref->hi, at->e1[it->j].lo, at->e1[it->j].hi);
-        }
+        grow(lo, hi, at->f1->lo, at->f1->hi);
+        *an = sweep__history_aniso(at->f0->rmin, at->f0->rmax, at->f1->rmin, at->f1->rmax);
     }
-    return 1;
 }
 
 static sweep_vec3 lerp(sweep_vec3 a, sweep_vec3 b, double f)
@@ -398,7 +441,9 @@ void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, s
 sweep_mover_pose sweep__history_mover(const sweep__hist_at *at, uint32_t m)
 {
     sweep_mover_pose p = at->m0[m];
-    if (at->two) {
+    /* A mover at rest over the tick is where it was kept, bit for bit
+     * (an nlerp of a rotation with itself may round it). */
+    if (at->two && memcmp(&p, &at->m1[m], sizeof p) != 0) {
         const sweep_mover_pose *q = &at->m1[m];
         p.position = lerp(p.position, q->position, at->f);
         p.rotation = sweep_quat_nlerp(p.rotation, q->rotation, at->f);

@@ -107,7 +107,8 @@ size_t sweep_history_bytes(uint32_t capacity, uint32_t max_entities, uint32_t mo
  * mover_count is 0). tick must be the newest tick plus one, or anything
  * when the history is empty. SWEEP_E_ARG for a tick out of order, too many
  * entities, a repeated id or a wrong mover count; SWEEP_E_NONFINITE,
- * SWEEP_E_RADII for a bad pose or shape. An entity's shapes are checked
+ * SWEEP_E_RADII for a bad pose or shape; SWEEP_E_ARG for a mover rotation
+ * not of unit length (|len^2 - 1| > 1e-6). An entity's shapes are checked
  * with a reach of 4 times its largest radius. On failure nothing is kept.
  */
 sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_history_entity *entities, uint32_t count,

@@ -16,6 +16,9 @@
  *     entity's box of the next or previous tick: so a query that misses
  *     the union of an entity's two boxes misses it at every fraction.
  *   - A frame's box holds every box of its entities (empty: lo > hi).
+ *   - Every frame but the newest has each entity's next, span_lo, span_hi
+ *     and span_aniso (and its float span box) set for the frame after it
+ *     (an entity gone by then spans its own box); the newest's are unset.
  */
 #ifndef SWEEP_CORE_HISTORY_IMPL_H
 #define SWEEP_CORE_HISTORY_IMPL_H
@@ -30,17 +33,28 @@
  * the entity's largest radius (sweep_history_push's check). */
 #define SWEEP__HISTORY_REACH 4.0
 
+/* rmin and rmax: the least and largest radius of the entity's ellipsoids
+ * (its collision ellipsoid and its ellipsoid shapes), which bound how far
+ * a sweep grows them (query.h). */
 typedef struct sweep__hist_entity {
     uint64_t id;
     sweep_vec3 position, radii;
     sweep_vec3 lo, hi;
+    double rmin, rmax;
     uint32_t shape_count;
+    /* Set when the next tick is pushed: the entity's index there (or
+     * UINT32_MAX), the box over both ticks and their ellipsoids' spread,
+     * so that a query between the two reads one box, with no search. */
+    uint32_t next;
+    sweep_vec3 span_lo, span_hi;
+    double span_aniso;
 } sweep__hist_entity;
 
 typedef struct sweep__hist_frame {
     uint64_t tick;
     uint32_t count;
     sweep_vec3 lo, hi;
+    double rmin, rmax; /* over its entities */
 } sweep__hist_frame;
 
 struct sweep_history {
@@ -51,6 +65,10 @@ struct sweep_history {
     sweep__hist_entity *ents;
     sweep_hit_shape *shapes;
     sweep_mover_pose *movers;
+    /* Each entity's box and span box again, in float, widened outwards
+     * (lo, hi, span lo, span hi: 12 floats), side by side: a query's first
+     * cut reads 48 bytes an entity, not its whole record. */
+    float *fbox;
     uint32_t *order, *scratch; /* push's sort, max_entities each */
 };
 
@@ -62,6 +80,7 @@ typedef struct sweep__hist_at {
     const sweep__hist_entity *e0, *e1; /* the two frames' entities */
     const sweep_hit_shape *s0, *s1;    /* and their shapes */
     const sweep_mover_pose *m0, *m1;   /* and movers' poses */
+    const float *fbox;                 /* f0's float boxes */
     double f;
     int two;
 } sweep__hist_at;
@@ -80,11 +99,12 @@ typedef struct sweep__hist_pose {
 typedef struct sweep__hist_ref {
     uint32_t i0, i1;
     sweep_vec3 lo, hi;
+    double aniso; /* largest radius over least of its ellipsoids, both ticks */
 } sweep__hist_ref;
 
 typedef struct sweep__hist_iter {
     const sweep__hist_at *at;
-    uint32_t i, j;
+    uint32_t i;
 } sweep__hist_iter;
 
 /* SWEEP_OK and *at for a tick and fraction the history holds; SWEEP_E_TIME
@@ -92,21 +112,59 @@ typedef struct sweep__hist_iter {
  * newest tick; SWEEP_E_NONFINITE for a NaN fraction. */
 sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fraction, sweep__hist_at *at);
 
-/* The box of every entity at the resolved time (lo > hi when none). */
-void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi);
+/* The box of every entity at the resolved time (lo > hi when none), and
+ * the largest radius over the least of all their ellipsoids. */
+void sweep__history_box(const sweep__hist_at *at, sweep_vec3 *lo, sweep_vec3 *hi, double *aniso);
 
 static inline void sweep__history_iter_begin(sweep__hist_iter *it, const sweep__hist_at *at)
 {
-    it->at = at, it->i = 0, it->j = 0;
+    it->at = at, it->i = 0;
 }
 
-/* The next entity present at the resolved time, in id order; 0 when done. */
-int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref);
+/* The largest radius over the least, for radii between two ticks'. */
+static inline double sweep__history_aniso(double rmin0, double rmax0, double rmin1, double rmax1)
+{
+    double lo = rmin0 < rmin1 ? rmin0 : rmin1, hi = rmax0 > rmax1 ? rmax0 : rmax1;
+    return lo > 0.0 && hi > lo ? hi / lo : 1.0;
+}
+
+/* Entity i of f0 (i < f0->count) at the resolved time. */
+static inline void sweep__history_ref(const sweep__hist_at *at, uint32_t i, sweep__hist_ref *ref)
+{
+    const sweep__hist_entity *e = &at->e0[i];
+    ref->i0 = i;
+    if (at->two) {
+        ref->i1 = e->next;
+        ref->lo = e->span_lo, ref->hi = e->span_hi, ref->aniso = e->span_aniso;
+    } else {
+        ref->i1 = UINT32_MAX;
+        ref->lo = e->lo, ref->hi = e->hi, ref->aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
+    }
+}
+
+/* Entity i's float box at the resolved time (its own, or its span): lo
+ * in [0..2], hi in [3..5], holding ref's box. */
+static inline const float *sweep__history_fbox(const sweep__hist_at *at, uint32_t i)
+{
+    return &at->fbox[(size_t)i * 12 + (at->two ? 6 : 0)];
+}
+
+/* The next entity present at the resolved time, in id order; 0 when done.
+ * Inline: a query runs it for every entity. */
+static inline int sweep__history_iter_next(sweep__hist_iter *it, sweep__hist_ref *ref)
+{
+    if (it->i >= it->at->f0->count)
+        return 0;
+    sweep__history_ref(it->at, it->i++, ref);
+    return 1;
+}
 
 /* The interpolated pose of an entity the iterator gave. */
 void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, sweep__hist_pose *out);
 
-/* Mover m's pose at the resolved time (m < the history's mover_count). */
+/* Mover m's pose at the resolved time (m < the history's mover_count):
+ * interpolated as history.h says, or the kept pose itself when the mover
+ * kept the same pose at both ticks. */
 sweep_mover_pose sweep__history_mover(const sweep__hist_at *at, uint32_t m);
 
 #endif

@@ -7,12 +7,15 @@
 #include <string.h>
 
 #include "core/query_impl.h"
+#include "core/world_impl.h"
 
 #define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
 #define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
 
-/* The total order of hits (query.h): fraction, then kind, triangle,
- * entity and shape. */
+/* The order of hits (query.h): fraction, then kind, triangle and entity.
+ * Two shapes of one entity at one fraction are not less than each other:
+ * the first offered stays first, and an entity's shapes are offered in
+ * their order, so the key is its shape index. */
 static int hit_less(const sweep_query_hit *a, const sweep_query_hit *b)
 {
     if (a->fraction != b->fraction)
@@ -21,9 +24,7 @@ static int hit_less(const sweep_query_hit *a, const sweep_query_hit *b)
         return a->kind < b->kind;
     if (a->triangle != b->triangle)
         return a->triangle < b->triangle;
-    if (a->entity != b->entity)
-        return a->entity < b->entity;
-    return a->shape < b->shape;
+    return a->entity < b->entity;
 }
 
 void sweep__sink_init(sweep__sink *k, sweep__sink_mode mode, sweep_query_hit *hits, uint32_t max)
@@ -95,8 +96,7 @@ static int vfinite(sweep_vec3 v)
     return sweep_v3_isfinite(v);
 }
 
-/* The checks every query shares, and its time resolved. */
-static sweep_status qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q)
+sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q)
 {
     if (s == NULL || s->world == NULL)
         return SWEEP_E_ARG;
@@ -135,44 +135,69 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
         return;
     sweep__slabs r;
     sweep__slabs_init(&r, o, d);
-    sweep_vec3 g = sweep_v3(grow, grow, grow), lo, hi;
-    sweep__history_box(&q->at, &lo, &hi);
-    double entry;
-    double flo[3] = {lo.x - grow, lo.y - grow, lo.z - grow}, fhi[3] = {hi.x + grow, hi.y + grow, hi.z + grow};
+    /* A sweep grows an ellipsoid by up to grow times its largest radius
+     * over its least (query.h): boxes grow as much. */
+    sweep_vec3 lo, hi;
+    double an, entry;
+    sweep__history_box(&q->at, &lo, &hi, &an);
+    double fg = grow * an;
+    double flo[3] = {lo.x - fg, lo.y - fg, lo.z - fg}, fhi[3] = {hi.x + fg, hi.y + fg, hi.z + fg};
     if (!sweep__slab_test(&r, flo, fhi, k->limit, &entry))
         return;
-    sweep__hist_iter it;
-    sweep__hist_ref ref;
-    sweep__history_iter_begin(&it, &q->at);
-    while (sweep__history_iter_next(&it, &ref)) {
+    /* The box of the path up to the sink's limit (the level's first hit,
+     * usually near): six comparisons leave most entities out before a
+     * slab test. The limit only falls while entities are offered, so a
+     * box of an earlier limit still holds every later one's path. */
+    sweep_vec3 e = sweep_v3_madd(o, d, k->limit);
+    sweep_vec3 plo = sweep_v3_min(o, e), phi = sweep_v3_max(o, e);
+    double slack = (fabs(o.x) + fabs(o.y) + fabs(o.z) + fabs(d.x) + fabs(d.y) + fabs(d.z)) * 0x1p-40 + 0x1p-40;
+    plo = sweep_v3_sub(plo, sweep_v3(slack, slack, slack)), phi = sweep_v3_add(phi, sweep_v3(slack, slack, slack));
+    /* In float, for the entities' float boxes: grown by the largest
+     * spread of any of them, and rounded outwards. */
+    float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
+    float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
+    uint32_t count = q->at.f0->count;
+    for (uint32_t i = 0; i < count; i++) {
+        const float *b = sweep__history_fbox(&q->at, i);
+        if (b[0] > fhi3[0] || b[1] > fhi3[1] || b[2] > fhi3[2] || b[3] < flo3[0] || b[4] < flo3[1] || b[5] < flo3[2])
+            continue;
+        sweep__hist_ref ref;
+        sweep__history_ref(&q->at, i, &ref);
+        double ga = grow * ref.aniso;
+        sweep_vec3 g = sweep_v3(ga, ga, ga);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
         if (!sweep__slab_test(&r, blo, bhi, k->limit, &entry))
             continue;
         sweep__hist_pose p;
         sweep__history_pose(&q->at, &ref, &p);
-        if (sweep__ignored(q, p.id))
+        if (!sweep__ignored(q, p.id))
+            sweep__offer_entity(k, q, &p, o, d, grow);
+        if (k->done)
+            return;
+    }
+}
+
+void sweep__offer_entity(sweep__sink *k, const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 o, sweep_vec3 d,
+                         double grow)
+{
+    const sweep_hit_shape *shapes;
+    sweep_hit_shape scratch;
+    uint32_t n = sweep__entity_shapes(q, p, &shapes, &scratch);
+    for (uint32_t j = 0; j < n && !k->done; j++) {
+        double t;
+        sweep_vec3 normal;
+        if (!sweep__ray_shape(o, d, &shapes[j], grow, k->limit, &t, &normal))
             continue;
-        const sweep_hit_shape *shapes;
-        sweep_hit_shape scratch;
-        uint32_t n = sweep__entity_shapes(q, &p, &shapes, &scratch);
-        for (uint32_t j = 0; j < n; j++) {
-            double t;
-            sweep_vec3 normal;
-            if (!sweep__ray_shape(o, d, &shapes[j], grow, k->limit, &t, &normal))
-                continue;
-            sweep_query_hit h;
-            memset(&h, 0, sizeof h);
-            h.kind = SWEEP_HIT_ENTITY, h.triangle = SWEEP_NO_TRIANGLE, h.material = 0, h.mover = SWEEP_NO_MOVER;
-            h.entity = p.id, h.shape = shapes[j].id, h.fraction = t;
-            if (!sweep__sink_wants(k, &h))
-                continue;
-            h.point = sweep_v3_sub(sweep_v3_madd(o, d, t), sweep_v3_scale(normal, grow));
-            h.normal = normal;
-            sweep__sink_offer(k, &h);
-            if (k->done)
-                return;
-        }
+        sweep_query_hit h;
+        memset(&h, 0, sizeof h);
+        h.kind = SWEEP_HIT_ENTITY, h.triangle = SWEEP_NO_TRIANGLE, h.material = 0, h.mover = SWEEP_NO_MOVER;
+        h.entity = p->id, h.shape = shapes[j].id, h.fraction = t;
+        if (!sweep__sink_wants(k, &h))
+            continue;
+        h.point = sweep_v3_sub(sweep_v3_madd(o, d, t), sweep_v3_scale(normal, grow));
+        h.normal = normal;
+        sweep__sink_offer(k, &h);
     }
 }
 
@@ -195,6 +220,15 @@ static void run_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const swe
         entities_path(q, o, d, radii ? sweep__sweep_grow(*radii) : 0.0, k);
 }
 
+/* The checks of a path's ends, then the query's own. */
+static sweep_status path_begin(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
+                               const sweep_query_filter *f, sweep__qctx *q)
+{
+    if (!vfinite(from) || !vfinite(to))
+        return SWEEP_E_NONFINITE;
+    return sweep__qctx_init(s, f, q);
+}
+
 static void no_hit(sweep_query_hit *hit, sweep_vec3 to, double len)
 {
     memset(hit, 0, sizeof *hit);
@@ -207,14 +241,14 @@ static sweep_status first_hit(const sweep_query_space *s, sweep_vec3 from, sweep
 {
     if (hit == NULL)
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to) || (radii && !vfinite(*radii)))
+    if (radii && !vfinite(*radii))
         return SWEEP_E_NONFINITE;
-    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
-        return SWEEP_E_RADII;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
+    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
+        return SWEEP_E_RADII;
     sweep_vec3 d = sweep_v3_sub(to, from);
     sweep_query_hit best;
     sweep__sink k;
@@ -248,10 +282,8 @@ sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sw
 {
     if (count == NULL || (hits == NULL && max > 0))
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to))
-        return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_vec3 d = sweep_v3_sub(to, from);
@@ -272,10 +304,8 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
 {
     if (clear == NULL)
         return SWEEP_E_ARG;
-    if (!vfinite(from) || !vfinite(to))
-        return SWEEP_E_NONFINITE;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
     sweep_query_hit any;
@@ -284,6 +314,67 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
     run_path(&q, from, sweep_v3_sub(to, from), NULL, &k);
     *clear = k.count == 0;
     return SWEEP_OK;
+}
+
+/* An entity's nearest shape point to center in *e: 1 if within radius. */
+static int overlap_nearest(const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 center, double radius,
+                           sweep_query_found *e)
+{
+    const sweep_hit_shape *shapes;
+    sweep_hit_shape scratch;
+    uint32_t ns = sweep__entity_shapes(q, p, &shapes, &scratch);
+    e->entity = p->id, e->distance = INFINITY, e->point = center;
+    for (uint32_t j = 0; j < ns; j++) {
+        sweep_vec3 pt;
+        double dist = sweep__shape_nearest(center, &shapes[j], &pt);
+        if (dist < e->distance)
+            e->distance = dist, e->point = pt;
+    }
+    return e->distance <= radius;
+}
+
+/* e into found[0 .. *n), nearest first, after equal distances; at most
+ * max kept, *more set when one is left out. */
+static void found_insert(sweep_query_found *found, uint32_t max, uint32_t *n, int *more, const sweep_query_found *e)
+{
+    /* Nearest first; ids come in order, so equal distances stay in id
+     * order. */
+    uint32_t at = *n;
+    while (at > 0 && e->distance < found[at - 1].distance)
+        at--;
+    if (at >= max) {
+        *more = 1;
+        return;
+    }
+    if (*n == max)
+        *more = 1, (*n)--;
+    memmove(&found[at + 1], &found[at], (*n - at) * sizeof *found);
+    found[at] = *e;
+    (*n)++;
+}
+
+void sweep__overlap_entity(const sweep__qctx *q, const sweep__hist_ref *ref, sweep_vec3 center, double radius,
+                           sweep__path_fn view, sweep_query_found *found, uint32_t max, uint32_t *n, int *more)
+{
+    sweep__hist_pose p;
+    sweep__history_pose(&q->at, ref, &p);
+    sweep_query_found e;
+    if (sweep__ignored(q, p.id) || !overlap_nearest(q, &p, center, radius, &e))
+        return;
+    /* The entities are what an overlap finds; level and movers only
+     * block the view from the centre. */
+    uint32_t blockers = q->flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
+    if (blockers) {
+        sweep__qctx v = *q;
+        v.flags = blockers | (q->flags & SWEEP_QUERY_BACK_FACES);
+        sweep_query_hit any;
+        sweep__sink k;
+        sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
+        view(&v, center, sweep_v3_sub(e.point, center), NULL, &k);
+        if (k.count)
+            return;
+    }
+    found_insert(found, max, n, more, &e);
 }
 
 /* Is the box lo..hi within r of c? With a margin far above rounding. */
@@ -306,63 +397,23 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
     if (!(radius >= 0.0))
         return SWEEP_E_ARG;
     sweep__qctx q;
-    sweep_status st = qctx_init(s, f, &q);
+    sweep_status st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
-    /* The entities are what an overlap finds; level and movers only
-     * block the view from the centre. */
-    uint32_t blockers = q.flags & (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS);
     uint32_t n = 0;
     int left_out = 0;
-    if (q.has_at) {
-        sweep_vec3 lo, hi;
-        sweep__history_box(&q.at, &lo, &hi);
+    sweep_vec3 lo, hi;
+    double an;
+    if (q.has_at)
+        sweep__history_box(&q.at, &lo, &hi, &an);
+    if (q.has_at && box_within(center, radius, lo, hi)) {
         sweep__hist_iter it;
         sweep__hist_ref ref;
         sweep__history_iter_begin(&it, &q.at);
-        while (box_within(center, radius, lo, hi) && sweep__history_iter_next(&it, &ref)) {
+        while (sweep__history_iter_next(&it, &ref)) {
             if (!box_within(center, radius, ref.lo, ref.hi))
                 continue;
-            sweep__hist_pose p;
-            sweep__history_pose(&q.at, &ref, &p);
-            if (sweep__ignored(&q, p.id))
-                continue;
-            const sweep_hit_shape *shapes;
-            sweep_hit_shape scratch;
-            uint32_t ns = sweep__entity_shapes(&q, &p, &shapes, &scratch);
-            sweep_query_found e = {p.id, INFINITY, center};
-            for (uint32_t j = 0; j < ns; j++) {
-                sweep_vec3 pt;
-                double dist = sweep__shape_nearest(center, &shapes[j], &pt);
-                if (dist < e.distance)
-                    e.distance = dist, e.point = pt;
-            }
-            if (!(e.distance <= radius))
-                continue;
-            if (blockers) {
-                sweep__qctx view = q;
-                view.flags = blockers | (q.flags & SWEEP_QUERY_BACK_FACES);
-                sweep_query_hit any;
-                sweep__sink k;
-                sweep__sink_init(&k, SWEEP__SINK_ANY, &any, 1);
-                run_path(&view, center, sweep_v3_sub(e.point, center), NULL, &k);
-                if (k.count)
-                    continue;
-            }
-            /* Nearest first; ids come in order, so equal distances stay
-             * in id order. */
-            uint32_t at = n;
-            while (at > 0 && e.distance < found[at - 1].distance)
-                at--;
-            if (at >= max) {
-                left_out = 1;
-                continue;
-            }
-            if (n == max)
-                left_out = 1, n--;
-            memmove(&found[at + 1], &found[at], (n - at) * sizeof *found);
-            found[at] = e;
-            n++;
+            sweep__overlap_entity(&q, &ref, center, radius, run_path, found, max, &n, &left_out);
         }
     }
     *count = n;

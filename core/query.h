@@ -11,8 +11,9 @@
  *   - movers' triangles at their pose at the queried time;
  *   - entities at their pose at the queried time (history.h), as their
  *     hit shapes or, without shapes, as their collision ellipsoid.
- * The ray/triangle and ray/plane tests follow "Collision Detection and
- * Response" (chapter 12 of a game programming course); swept shapes
+ * The ray/plane test follows "Collision Detection and Response" (chapter
+ * 12 of a game programming course), a triangle's edges are met by signed
+ * volumes (below); swept shapes
  * against triangles use the core's swept unit sphere in the shape's
  * ellipsoid space (Fauerby 2003), the same arithmetic a move uses.
  *
@@ -25,7 +26,38 @@
  * [0, 1) of the tick after it (poses interpolated as history.h says). A
  * time outside the history, or a fraction reaching past the newest tick,
  * is SWEEP_E_TIME. Without a history (space.history NULL) a query sees the
- * level and the movers at their current poses, and no entities.
+ * level and the movers at their current poses, and no entities. A history
+ * keeping no movers leaves the movers at their current poses too; one
+ * keeping another number of movers than space.movers has is SWEEP_E_ARG.
+ * A mover kept at the same pose at both ticks is at that pose, bit for bit.
+ *
+ * What is exact (to the rounding of + - * / and sqrt) and what is not:
+ *   - a ray against a triangle: the plane gives the distance, the signs of
+ *     the volumes the ray spans with the edges say inside, edges and
+ *     corners included (a ray through a shared edge hits both triangles,
+ *     and the lower number wins); a ray in a triangle's plane or parallel
+ *     to it never hits it;
+ *   - a ray against a sphere, a capsule or an ellipsoid: exact, each
+ *     quadratic solved without cancellation (as swept_sphere.h does); a
+ *     ray starting inside a shape hits it at 0, its normal against the
+ *     ray;
+ *   - a sweep against triangles: the move's own swept sphere in the
+ *     sweep's ellipsoid space, exact as a move's contact is;
+ *   - a sweep against entities is exact for a sphere (equal radii) against
+ *     a sphere or a capsule: a ray against the shape grown by the sweep's
+ *     radius. Otherwise conservative, never missing a contact and never
+ *     later than it: an ellipsoid sweep is taken as the sphere of its
+ *     largest radius R, and an entity's ellipsoid e as the ellipsoid
+ *     e (1 + R / min(e)), which holds e grown by R (for a player's
+ *     (0.4, 0.4, 0.9) and R = 0.1, 1.125 high where 1.0 is exact);
+ *   - an overlap's nearest point: exact for spheres and capsules; on an
+ *     ellipsoid found by bisection to the last bit of its root (Eberly,
+ *     "Distance from a Point to an Ellipse, an Ellipsoid, or a
+ *     Hyperellipsoid").
+ * Broad phases (the level's BVH, the history's boxes, a ball round each
+ * mover) are conservative: a query gives the bits a loop over every
+ * triangle and every entity would (tests/core/test_query.c holds it to
+ * that).
  */
 #ifndef SWEEP_CORE_QUERY_H
 #define SWEEP_CORE_QUERY_H
@@ -66,6 +98,9 @@ enum {
 
 #define SWEEP_QUERY_IGNORE_MAX 16u
 
+/* With none of LEVEL, MOVERS and ENTITIES among the flags (0, or only
+ * BACK_FACES or ELLIPSOIDS), a query meets all three; an unknown flag is
+ * SWEEP_E_ARG. A NULL filter is flags 0 and no ignores. */
 typedef struct sweep_query_filter {
     uint32_t flags;           /* SWEEP_QUERY_*; 0 means SWEEP_QUERY_ALL */
     const uint64_t *ignore;   /* entity ids never hit (the shooter) */
@@ -88,7 +123,8 @@ typedef struct sweep_query_hit {
     uint32_t shape;       /* the hit shape's id; UINT32_MAX for the ellipsoid */
     double fraction;      /* along the path, in [0, 1] */
     double distance;      /* fraction * path length, in map units */
-    sweep_vec3 point;     /* on the surface hit */
+    sweep_vec3 point;     /* on the surface hit (a sweep against an entity: the centre at the hit less
+                             the normal times the sweep's largest radius) */
     sweep_vec3 normal;    /* unit, facing the query */
 } sweep_query_hit;
 
@@ -101,7 +137,8 @@ sweep_status sweep_query_ray(const sweep_query_space *s, sweep_vec3 from, sweep_
                              const sweep_query_filter *f, sweep_query_hit *hit);
 
 /* Every hit of the segment, in order, at most max of them (*count says how
- * many were written; *more is 1 if some were left out). */
+ * many were written; *more, which may be NULL, is 1 if some were left
+ * out). An entity hit through several of its shapes is one hit a shape. */
 sweep_status sweep_query_ray_all(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
                                  const sweep_query_filter *f, sweep_query_hit *hits, uint32_t max, uint32_t *count,
                                  int *more);
@@ -131,7 +168,9 @@ typedef struct sweep_query_found {
  * (ties by id), at most max (*count written, *more if some left out). With
  * SWEEP_QUERY_LEVEL (and _MOVERS) in the filter an entity counts only if a
  * ray from the centre to its nearest point is not blocked by them (an
- * explosion behind a wall); the ENTITIES flag is implied.
+ * explosion behind a wall); the ENTITIES flag is implied. SWEEP_E_ARG for a
+ * radius below zero, SWEEP_E_NONFINITE for one not finite; more may be
+ * NULL. Without a history there are no entities to find.
  */
 sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, double radius,
                                  const sweep_query_filter *f, sweep_query_found *found, uint32_t max,

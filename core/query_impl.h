@@ -57,6 +57,10 @@ typedef struct sweep__qctx {
     int movers_at; /* movers' poses from at, not their current ones */
 } sweep__qctx;
 
+/* The checks every query shares (query.h's errors), and its time
+ * resolved. A filter with no target flag targets all three. */
+sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filter *f, sweep__qctx *q);
+
 /* Mover m's pose at the query's time. */
 sweep_mover_pose sweep__qctx_mover_pose(const sweep__qctx *q, uint32_t m);
 
@@ -106,24 +110,67 @@ sweep_hit_shape sweep__ellipsoid_shape(sweep_vec3 position, sweep_vec3 radii);
 uint32_t sweep__entity_shapes(const sweep__qctx *q, const sweep__hist_pose *p, const sweep_hit_shape **shapes,
                               sweep_hit_shape *scratch);
 
+/* An entity's shapes met by a path (grown by grow), offered. */
+void sweep__offer_entity(sweep__sink *k, const sweep__qctx *q, const sweep__hist_pose *p, sweep_vec3 o, sweep_vec3 d,
+                         double grow);
+
+/* Meets everything the query's flags name along a path (a ray when radii
+ * is NULL): the walks, or the tests' oracle. */
+typedef void (*sweep__path_fn)(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const sweep_vec3 *radii,
+                               sweep__sink *k);
+
+/* An entity an overlap reaches: put into found[0 .. *n) (nearest first,
+ * after equal distances, at most max, *more set when one is left out) if
+ * it is not ignored, its nearest shape is within radius, and, when the
+ * flags name the level or movers, `view` meets none of them on the way
+ * from the centre to that point. */
+void sweep__overlap_entity(const sweep__qctx *q, const sweep__hist_ref *ref, sweep_vec3 center, double radius,
+                           sweep__path_fn view, sweep_query_found *found, uint32_t max, uint32_t *n, int *more);
+
 /* Is id in the filter's ignore list? */
 int sweep__ignored(const sweep__qctx *q, uint64_t id);
 
 /* A path ready for slab tests against boxes (Kay and Kajiya, "Ray
- * Tracing Complex Scenes", 1986). */
+ * Tracing Complex Scenes", 1986). An axis the path hardly moves along
+ * (|d| < 1e-200) is taken as moving 1e-200 the same way: its inverse stays
+ * finite, a box it lies in bounds no t, one it lies beside bounds t beyond
+ * any limit, and the path so taken holds the real one. */
 typedef struct sweep__slabs {
-    double o[3], inv[3], seg_lo[3], seg_hi[3];
-    int slab[3];
-    int any_slab;
+    double o[3], inv[3];
 } sweep__slabs;
 
 void sweep__slabs_init(sweep__slabs *r, sweep_vec3 o, sweep_vec3 d);
 
-/* Does the path meet box lo..hi at some t <= limit? Its entry (less a
- * margin for rounding) in *entry. Conservative: a box is missed only when
- * the path misses it by far more than the rounding of the test, and a
- * nearly flat axis (|d| <= 1e-200) is tested as the path's extent on it. */
-int sweep__slab_test(const sweep__slabs *r, const double lo[3], const double hi[3], double limit, double *entry);
+/*
+ * Does the path meet the box (lox..hiz) at some t in [0, limit]? Its entry
+ * (less the margin) in *entry. Conservative: a box is missed only when the
+ * path misses it by far more than the rounding of the test (2^-40 of the
+ * times compared, and of 1). No branch but the answer: a walk tests four
+ * boxes a node. An empty box or NaN bounds meet nothing.
+ */
+static inline int sweep__slab_meets(const sweep__slabs *r, double lox, double loy, double loz, double hix, double hiy,
+                                    double hiz, double limit, double *entry)
+{
+    double ax = (lox - r->o[0]) * r->inv[0], bx = (hix - r->o[0]) * r->inv[0];
+    double ay = (loy - r->o[1]) * r->inv[1], by = (hiy - r->o[1]) * r->inv[1];
+    double az = (loz - r->o[2]) * r->inv[2], bz = (hiz - r->o[2]) * r->inv[2];
+    double nx = ax < bx ? ax : bx, fx = ax < bx ? bx : ax;
+    double ny = ay < by ? ay : by, fy = ay < by ? by : ay;
+    double nz = az < bz ? az : bz, fz = az < bz ? bz : az;
+    double tnear = nx > ny ? nx : ny, tfar = fx < fy ? fx : fy;
+    tnear = nz > tnear ? nz : tnear, tfar = fz < tfar ? fz : tfar;
+    double slack = (fabs(tnear) + fabs(tfar)) * 0x1p-40 + 0x1p-40;
+    *entry = tnear - slack;
+    /* Written so that a NaN anywhere answers no. */
+    return tnear <= tfar + slack && tfar >= -slack && *entry <= limit && lox <= hix;
+}
+
+static inline int sweep__slab_test(const sweep__slabs *r, const double lo[3], const double hi[3], double limit,
+                                   double *entry)
+{
+    return sweep__slab_meets(r, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], limit, entry) && lo[1] <= hi[1] &&
+           lo[2] <= hi[2];
+}
 
 /* The walks: every level triangle, every mover triangle a path can reach,
  * offered to the sink. grow is 0 for a ray; a sweep passes its radii. */

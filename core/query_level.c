@@ -8,9 +8,9 @@
  * only on the ray and the tree, and the answer is the least hit by a total
  * order (query.h), which no walk order changes.
  *
- * A sweep walks the tree with the box of its whole path, as a move does
- * (bvh_walk.h), and meets each triangle with the core's swept unit sphere
- * in the eSpace of its radii.
+ * A sweep walks the tree the same way, each box grown by its radii (its
+ * centre comes that near a triangle it touches), and meets each triangle
+ * with the core's swept unit sphere in the eSpace of its radii.
  *
  * A mover is first met as the ball round its triangles (mover_impl.h)
  * placed at the pose; only then are its triangles placed, one at a time,
@@ -19,8 +19,12 @@
  */
 #include <string.h>
 
-#include "core/bvh_walk.h"
+#include "core/check.h"
 #include "core/query_impl.h"
+
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
 
 int sweep__ray_triangle(sweep_vec3 o, sweep_vec3 d, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, int back, double tmax,
                         double *t)
@@ -109,46 +113,13 @@ void sweep__offer_sweep_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, sweep_ve
 void sweep__slabs_init(sweep__slabs *r, sweep_vec3 o, sweep_vec3 d)
 {
     double ov[3] = {o.x, o.y, o.z}, dv[3] = {d.x, d.y, d.z};
-    r->any_slab = 0;
     for (int a = 0; a < 3; a++) {
+        double da = dv[a];
+        if (!(fabs(da) >= 1e-200))
+            da = da < 0.0 ? -1e-200 : 1e-200;
         r->o[a] = ov[a];
-        r->slab[a] = fabs(dv[a]) > 1e-200;
-        r->inv[a] = r->slab[a] ? 1.0 / dv[a] : 0.0;
-        double e = ov[a] + dv[a];
-        r->seg_lo[a] = e < ov[a] ? e : ov[a];
-        r->seg_hi[a] = e < ov[a] ? ov[a] : e;
-        r->any_slab |= r->slab[a];
+        r->inv[a] = 1.0 / da;
     }
-}
-
-int sweep__slab_test(const sweep__slabs *r, const double lo[3], const double hi[3], double limit, double *entry)
-{
-    double tnear = -INFINITY, tfar = INFINITY;
-    for (int a = 0; a < 3; a++) {
-        if (!(lo[a] <= hi[a]))
-            return 0; /* an empty box, or an unused child's NaN */
-        if (!r->slab[a]) {
-            if (lo[a] > r->seg_hi[a] || hi[a] < r->seg_lo[a])
-                return 0;
-            continue;
-        }
-        double t0 = (lo[a] - r->o[a]) * r->inv[a], t1 = (hi[a] - r->o[a]) * r->inv[a];
-        if (t0 > t1) {
-            double s = t0;
-            t0 = t1, t1 = s;
-        }
-        tnear = t0 > tnear ? t0 : tnear;
-        tfar = t1 < tfar ? t1 : tfar;
-    }
-    if (!r->any_slab) {
-        *entry = 0.0;
-        return 1;
-    }
-    double slack = (fabs(tnear) + fabs(tfar)) * 0x1p-40 + 0x1p-40;
-    if (tnear > tfar + slack || tfar < -slack || tnear - slack > limit)
-        return 0;
-    *entry = tnear - slack;
-    return 1;
 }
 
 typedef struct ray_entry {
@@ -156,14 +127,83 @@ typedef struct ray_entry {
     double entry;
 } ray_entry;
 
-void sweep__level_ray(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep__sink *k)
+#ifdef __SSE2__
+/*
+ * A path ready for the four child boxes of a node at once, in float as
+ * the boxes are (SSE, as bvh_walk.h meets them). Each axis's times are
+ * widened by e: far more than the float rounding of the origin, of its
+ * distance to any box of the world (|o| + the world's extent) and of the
+ * inverse, times |inv|, plus the growth g |inv| of a sweep's boxes; so a
+ * box is never left out that the exact test would keep. An axis the path
+ * hardly moves along (|d| < 1e-30) bounds no time and is met instead as
+ * the path's extent, grown, against the box.
+ */
+typedef struct slabs4 {
+    __m128 o[3], inv[3], e[3], seg_lo[3], seg_hi[3];
+    int flat[3];
+} slabs4;
+
+static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec3 d, sweep_vec3 g)
+{
+    double ov[3] = {o.x, o.y, o.z}, dv[3] = {d.x, d.y, d.z}, gv[3] = {g.x, g.y, g.z};
+    double wl[3] = {w->lo.x, w->lo.y, w->lo.z}, wh[3] = {w->hi.x, w->hi.y, w->hi.z};
+    for (int a = 0; a < 3; a++) {
+        r->flat[a] = !(fabs(dv[a]) >= 1e-30);
+        double inv = r->flat[a] ? 0.0 : 1.0 / dv[a], end = ov[a] + dv[a];
+        double reach = fabs(ov[a]) + (fabs(wl[a]) > fabs(wh[a]) ? fabs(wl[a]) : fabs(wh[a])) + gv[a];
+        r->o[a] = _mm_set1_ps((float)ov[a]);
+        r->inv[a] = _mm_set1_ps((float)inv);
+        r->e[a] = _mm_set1_ps(sweep__widen_up(reach * fabs(inv) * 0x1p-19 + gv[a] * fabs(inv)));
+        r->seg_lo[a] = _mm_set1_ps(sweep__widen_down((end < ov[a] ? end : ov[a]) - gv[a]));
+        r->seg_hi[a] = _mm_set1_ps(sweep__widen_up((end < ov[a] ? ov[a] : end) + gv[a]));
+    }
+}
+
+/* Which children of n the path meets before limit (bit c: child c), and
+ * a time not after each one's entry. */
+static unsigned slabs4_meet(const slabs4 *r, const sweep__node *n, double limit, float entry[4])
+{
+    __m128 tn = _mm_set1_ps(-INFINITY), tf = _mm_set1_ps(INFINITY);
+    __m128 ok = _mm_cmple_ps(_mm_loadu_ps(n->lo[0]), _mm_loadu_ps(n->hi[0])); /* NaN: unused */
+    for (int a = 0; a < 3; a++) {
+        __m128 lo = _mm_loadu_ps(n->lo[a]), hi = _mm_loadu_ps(n->hi[a]);
+        if (r->flat[a]) {
+            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmple_ps(lo, r->seg_hi[a]), _mm_cmpge_ps(hi, r->seg_lo[a])));
+            continue;
+        }
+        __m128 l = _mm_mul_ps(_mm_sub_ps(lo, r->o[a]), r->inv[a]);
+        __m128 h = _mm_mul_ps(_mm_sub_ps(hi, r->o[a]), r->inv[a]);
+        tn = _mm_max_ps(tn, _mm_sub_ps(_mm_min_ps(l, h), r->e[a]));
+        tf = _mm_min_ps(tf, _mm_add_ps(_mm_max_ps(l, h), r->e[a]));
+    }
+    ok = _mm_and_ps(ok, _mm_cmple_ps(tn, tf));
+    ok = _mm_and_ps(ok, _mm_cmpge_ps(tf, _mm_setzero_ps()));
+    ok = _mm_and_ps(ok, _mm_cmple_ps(tn, _mm_set1_ps(sweep__widen_up(limit))));
+    _mm_storeu_ps(entry, tn);
+    return (unsigned)_mm_movemask_ps(ok);
+}
+#endif
+
+/* Every triangle a path can meet, for one kind of test. */
+typedef void (*tri_fn)(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg);
+
+/* The level's triangles in leaves whose box, grown by grow (a sweep's
+ * radii: its centre is that near a triangle it touches), the path meets
+ * before the sink's limit; nearer leaves first. */
+static void level_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_vec3 grow, sweep__sink *k,
+                       tri_fn each, const void *arg)
 {
     const sweep_world *w = q->world;
     if (w->tri_count == 0)
         return;
-    int back = (q->flags & SWEEP_QUERY_BACK_FACES) != 0;
+#ifdef __SSE2__
+    slabs4 r;
+    slabs4_init(&r, w, o, d, grow);
+#else
     sweep__slabs r;
     sweep__slabs_init(&r, o, d);
+    double g[3] = {grow.x, grow.y, grow.z};
+#endif
     ray_entry stack[SWEEP__BVH_STACK];
     uint32_t sp = 0;
     stack[sp].c.first = 0, stack[sp].c.count = 0, stack[sp].entry = 0.0;
@@ -174,7 +214,7 @@ void sweep__level_ray(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep__s
             continue; /* the sink's limit came nearer since it was pushed */
         if (e.c.count > 0) {
             for (uint32_t i = e.c.first; i < e.c.first + e.c.count; i++) {
-                sweep__offer_ray_tri(k, o, d, &w->tris[i], SWEEP_HIT_LEVEL, SWEEP_NO_MOVER, back);
+                each(k, &w->tris[i], SWEEP_HIT_LEVEL, SWEEP_NO_MOVER, arg);
                 if (k->done)
                     return;
             }
@@ -183,10 +223,21 @@ void sweep__level_ray(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep__s
         const sweep__node *n = &w->nodes[e.c.first];
         ray_entry met[SWEEP__BVH_WIDTH];
         int m = 0;
+#ifdef __SSE2__
+        float entries[4];
+        unsigned meets = slabs4_meet(&r, n, k->limit, entries);
+#endif
         for (int c = 0; c < SWEEP__BVH_WIDTH; c++) {
-            double en, lo[3] = {n->lo[0][c], n->lo[1][c], n->lo[2][c]}, hi[3] = {n->hi[0][c], n->hi[1][c], n->hi[2][c]};
-            if (!sweep__slab_test(&r, lo, hi, k->limit, &en))
+            double en;
+#ifdef __SSE2__
+            if (!(meets & (1u << c)))
                 continue;
+            en = entries[c];
+#else
+            if (!sweep__slab_meets(&r, n->lo[0][c] - g[0], n->lo[1][c] - g[1], n->lo[2][c] - g[2],
+                                   n->hi[0][c] + g[0], n->hi[1][c] + g[1], n->hi[2][c] + g[2], k->limit, &en))
+                continue;
+#endif
             /* Sorted by entry, nearest last (taken first); equal entries
              * keep the tree's order. */
             int at = m;
@@ -232,8 +283,6 @@ static int mover_reachable(const sweep__mover *mo, const sweep_mover_pose *pose,
 }
 
 /* Every triangle of every mover the path may reach, to `each`. */
-typedef void (*tri_fn)(sweep__sink *k, const sweep__tri *t, uint32_t mover, const void *arg);
-
 static void movers_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, double grow, sweep__sink *k, tri_fn each,
                         const void *arg)
 {
@@ -251,7 +300,7 @@ static void movers_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, double
                 sweep__place_tri(&pose, &mo->local[i], &placed);
                 t = &placed;
             }
-            each(k, t, m, arg);
+            each(k, t, SWEEP_HIT_MOVER, m, arg);
             if (k->done)
                 return;
         }
@@ -263,16 +312,28 @@ typedef struct path_arg {
     int back;
 } path_arg;
 
-static void ray_each(sweep__sink *k, const sweep__tri *t, uint32_t mover, const void *arg)
+static void ray_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg)
 {
     const path_arg *p = arg;
-    sweep__offer_ray_tri(k, p->o, p->d, t, SWEEP_HIT_MOVER, mover, p->back);
+    sweep__offer_ray_tri(k, p->o, p->d, t, kind, mover, p->back);
 }
 
-static void sweep_each(sweep__sink *k, const sweep__tri *t, uint32_t mover, const void *arg)
+static void sweep_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg)
 {
     const path_arg *p = arg;
-    sweep__offer_sweep_tri(k, p->o, p->d, p->radii, p->inv, t, SWEEP_HIT_MOVER, mover, p->back);
+    sweep__offer_sweep_tri(k, p->o, p->d, p->radii, p->inv, t, kind, mover, p->back);
+}
+
+void sweep__level_ray(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep__sink *k)
+{
+    path_arg p = {o, d, {1, 1, 1}, {1, 1, 1}, (q->flags & SWEEP_QUERY_BACK_FACES) != 0};
+    level_walk(q, o, d, sweep_v3(0, 0, 0), k, ray_each, &p);
+}
+
+void sweep__level_sweep(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_vec3 radii, sweep__sink *k)
+{
+    path_arg p = {o, d, radii, sweep__inverse_radii(radii), (q->flags & SWEEP_QUERY_BACK_FACES) != 0};
+    level_walk(q, o, d, radii, k, sweep_each, &p);
 }
 
 void sweep__movers_ray(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep__sink *k)
@@ -285,20 +346,4 @@ void sweep__movers_sweep(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep
 {
     path_arg p = {o, d, radii, sweep__inverse_radii(radii), (q->flags & SWEEP_QUERY_BACK_FACES) != 0};
     movers_walk(q, o, d, sweep__sweep_grow(radii), k, sweep_each, &p);
-}
-
-void sweep__level_sweep(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_vec3 radii, sweep__sink *k)
-{
-    const sweep_world *w = q->world;
-    int back = (q->flags & SWEEP_QUERY_BACK_FACES) != 0;
-    sweep_vec3 inv = sweep__inverse_radii(radii), e = sweep_v3_add(o, d);
-    sweep_vec3 lo = sweep_v3_sub(sweep_v3_min(o, e), radii), hi = sweep_v3_add(sweep_v3_max(o, e), radii);
-    sweep__bvh_walk it;
-    sweep__bvh_walk_begin(&it, w, lo, hi);
-    uint32_t i;
-    while (sweep__bvh_walk_next(&it, &i)) {
-        sweep__offer_sweep_tri(k, o, d, radii, inv, &w->tris[i], SWEEP_HIT_LEVEL, SWEEP_NO_MOVER, back);
-        if (k->done)
-            return;
-    }
 }

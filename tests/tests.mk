@@ -12,6 +12,8 @@ TEST_CMOCKA = $(TEST_CMOCKA_OBJ) -Wl,--wrap=_cmocka_run_group_tests -lcmocka
 TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 # Compiler/optimisation-level determinism (rebuilds the walker from source).
 TESTS += tests/core/cross_build.sh
+# The same for the answers of lag-compensated queries (rebuilds test_query).
+TESTS += tests/core/cross_build_queries.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
@@ -63,6 +65,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CMOCKA_OBJ) $$(TEST_LIBS_$$(firstwor
 # Movers benchmark: core plus the level arrays of maps/.
 BENCHES += $(BUILD)/tests/bench/bench_movers
 $(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
+# Lag-compensated queries and the history behind them.
+BENCHES += $(BUILD)/tests/bench/bench_query
+$(BUILD)/tests/bench/bench_query: $(BUILD)/tests/bench/bench_query.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 

@@ -139,6 +139,28 @@ else
 fi
 rm -f "$LEVEL_ERR"
 
+# --- core: lag-compensated queries, and the history behind them ------------
+# bench_query (tests/bench/bench_query.c says how): 64 entities walking, each
+# kind of query (ray, sweep, overlap, line of sight) 20,000 times at 0, 100
+# and 250 ms in the past, one core.query line each, on generated levels and
+# on every corpus level imported above; then core.history, what keeping a
+# frame adds to a tick of moving N entities, and its bytes an entity a
+# second. Thread CPU time, so a busy machine only slows it, but read ratios.
+for tris in 10000 100000; do
+    "${BUILD:-build}/tests/bench/bench_query" --tris "$tris"
+done
+for n in 64 256 1024; do
+    "${BUILD:-build}/tests/bench/bench_query" --history "$n"
+done
+if ls "$LEVEL_DIR"/*.db >/dev/null 2>&1; then
+    for db in "$LEVEL_DIR"/*.db; do
+        "${BUILD:-build}/tests/bench/bench_query" --map "$db" --name "$(basename "$db" .db)" --speed 320
+    done
+    "${BUILD:-build}/tests/bench/bench_query" --map "$LEVEL_DIR/oacmpdm5.db" --speed 320 --history 64
+else
+    echo "run-bench: core.query on the corpus skipped: no corpus levels in $LEVEL_DIR"
+fi
+
 # --- protocol: the wire codec, encode and verify+decode --------------------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
 "${BUILD:-build}/tests/bench/bench_protocol" 9

@@ -267,7 +267,9 @@ static void boxes_hold_interpolated_poses(void **state)
         sweep__hist_at at;
         assert_int_equal(sweep__history_at(h, 0, rnd(&seed, 0, 1), &at), SWEEP_OK);
         sweep_vec3 flo, fhi;
-        sweep__history_box(&at, &flo, &fhi);
+        double an;
+        sweep__history_box(&at, &flo, &fhi, &an);
+        assert_true(an >= 1.0);
         sweep__hist_iter it;
         sweep__hist_ref r;
         sweep__history_iter_begin(&it, &at);
