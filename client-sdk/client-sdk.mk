@@ -130,6 +130,13 @@ $(BUILD)/tests/bench/bench_echo: $(BUILD)/tests/bench/bench_echo.o $(PROTOCOL_LI
 	@mkdir -p $(@D)
 	$(LINK) $^ -luv $(SWEEP_LDLIBS) -o $@
 
+# Benchmark: lag-compensated queries per second through sweepd (libsweep
+# clients, one thread each; run-bench.sh starts the sweepd).
+BENCHES += $(BUILD)/tests/bench/bench_queries
+$(BUILD)/tests/bench/bench_queries: $(BUILD)/tests/bench/bench_queries.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(CLIENT_LDLIBS) -pthread $(SWEEP_LDLIBS) -o $@
+
 # Benchmark: a recorded session replayed in-process against the core alone
 # on the same moves; it links the replay as sweep-replay does.
 BENCHES += $(BUILD)/tests/bench/bench_replay

@@ -439,6 +439,8 @@ static void *owned_array(const sweep_client_event *ev)
         return (void *)ev->as.entity_states.entities;
     if (ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS)
         return (void *)ev->as.command_results.results;
+    if (ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS)
+        return (void *)ev->as.query_results.answers;
     return NULL;
 }
 
@@ -446,7 +448,7 @@ static void *owned_array(const sweep_client_event *ev)
 static void hand_out(sweep_client *c, const sweep_client_event *ev)
 {
     if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES ||
-        ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS) {
+        ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS || ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS) {
         release_handed(c);
         c->handed = owned_array(ev);
     }
@@ -694,6 +696,63 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
     return 0;
 }
 
+/* A copy of answers a[0 .. n) with their hits and messages' texts in the
+ * same allocation (the next message's decoding would overwrite them):
+ * NULL when out of memory. */
+static sweep_msg_query_answer *copy_answers(const sweep_msg_query_answer *a, uint32_t n)
+{
+    size_t hits = 0, text = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        hits += a[i].hits ? a[i].hit_count : 0;
+        text += a[i].message.ptr ? (size_t)a[i].message.len + 1 : 0;
+    }
+    sweep_msg_query_answer *copy = malloc((size_t)n * sizeof *copy + hits * sizeof(sweep_wire_query_hit) + text);
+    if (copy == NULL)
+        return NULL;
+    sweep_wire_query_hit *h = (sweep_wire_query_hit *)(copy + n);
+    char *t = (char *)(h + hits);
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = a[i];
+        if (a[i].hits && a[i].hit_count) {
+            memcpy(h, a[i].hits, a[i].hit_count * sizeof *h);
+            copy[i].hits = h;
+            h += a[i].hit_count;
+        } else {
+            copy[i].hits = NULL;
+            copy[i].hit_count = 0;
+        }
+        if (a[i].message.ptr) {
+            memcpy(t, a[i].message.ptr, a[i].message.len);
+            t[a[i].message.len] = '\0';
+            copy[i].message.ptr = t;
+            t += a[i].message.len + 1;
+        }
+    }
+    return copy;
+}
+
+/* A QueryResult (over UDP a piece of one): one event. Returns 0, or -1
+ * when memory runs out. */
+static int query_results(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t *bytes)
+{
+    const sweep_msg_query_result *qr = &m->as.query_result;
+    sweep_client_event *ev = message_event(c, bytes);
+    if (ev == NULL)
+        return -1;
+    ev->kind = SWEEP_CLIENT_EV_QUERY_RESULTS;
+    ev->sequence = m->sequence;
+    ev->server_tick = m->server_tick;
+    ev->received_ns = now;
+    ev->as.query_results.count = qr->count;
+    ev->as.query_results.first = qr->first;
+    ev->as.query_results.answers = NULL;
+    if (qr->count > 0 && (ev->as.query_results.answers = copy_answers(qr->answers, qr->count)) == NULL) {
+        c->qlen--;
+        return -1;
+    }
+    return 0;
+}
+
 /* Turns one decoded message, of `bytes` on the wire, into queued events
  * (a result batch into one event per result). Returns 0, or -1 when
  * memory runs out. */
@@ -702,6 +761,8 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
     sweep_client_event *ev;
     if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
         return command_results(c, m, now, &bytes);
+    if (m->kind == SWEEP_MSG_QUERY_RESULT)
+        return query_results(c, m, now, &bytes);
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
             const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
@@ -870,7 +931,8 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
 
 /* Mover and entity storage for decoding a buffer of len bytes: enough
  * for every MoverTransform (EntityState) it can hold, so a WorldState (an
- * EntityStates) never fails for capacity. */
+ * EntityStates) never fails for capacity; the same for a QueryResult's
+ * answers (each at least an offset and a table's 4 bytes) and hits. */
 static int size_movers(sweep_client *c, size_t len)
 {
     size_t n = len / SWEEP__WIRE_MOVER_BYTES + 1;
@@ -888,6 +950,22 @@ static int size_movers(sweep_client *c, size_t len)
             return -1;
         c->dec.entity_states = e;
         c->dec.entity_states_cap = (uint32_t)n;
+    }
+    n = len / 8 + 1;
+    if (n > c->dec.query_answers_cap) {
+        sweep_msg_query_answer *a = realloc(c->dec.query_answers, n * sizeof *a);
+        if (a == NULL)
+            return -1;
+        c->dec.query_answers = a;
+        c->dec.query_answers_cap = (uint32_t)n;
+    }
+    n = len / 88 + 1;
+    if (n > c->dec.query_hits_cap) {
+        sweep_wire_query_hit *h = realloc(c->dec.query_hits, n * sizeof *h);
+        if (h == NULL)
+            return -1;
+        c->dec.query_hits = h;
+        c->dec.query_hits_cap = (uint32_t)n;
     }
     return 0;
 }
@@ -1668,6 +1746,8 @@ static void free_client(sweep_client *c)
     free(c->dec.command_results);
     free(c->dec.movers);
     free(c->dec.entity_states);
+    free(c->dec.query_answers);
+    free(c->dec.query_hits);
     free(c->batch);
     free(c->seen);
     sweep__rx_batch_destroy(c->rx_batch);
@@ -2197,13 +2277,13 @@ static void unhold(sweep__held *h, uint32_t from)
     h->n = from;
 }
 
-/* Drops the pieces of answers to `seq` still queued: repeats of an answer
- * already taken whole (over UDP, to the request sent again). */
-static void drop_pieces(sweep_client *c, uint32_t seq)
+/* Drops the events of `kind` answering `seq` still queued: repeats of an
+ * answer already taken whole (over UDP, to the request sent again). */
+static void drop_pieces(sweep_client *c, int kind, uint32_t seq)
 {
     for (size_t i = 0; i < c->qlen;) {
         const sweep_client_event *q = &c->q[c->qhead + i];
-        if (q->kind != SWEEP_CLIENT_EV_COMMAND_RESULTS || q->sequence != seq) {
+        if ((int)q->kind != kind || q->sequence != seq) {
             i++;
             continue;
         }
@@ -2214,28 +2294,37 @@ static void drop_pieces(sweep_client *c, uint32_t seq)
     }
 }
 
-/* Waits until deadline for the whole answer to EntityCommands m: its
- * results into out[0 .. count), the arrays they point into held in h.
- * Over UDP the request is sent again every retry_ms while the answer is
- * not whole; the pieces of one answer are those of one server_tick (one
- * application of it), and a first piece of another tick starts over (the
- * request sent again was applied again). */
-static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
-                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
-                                          sweep_client_error *err)
+/* One answer of n items (results, answers) being gathered from its
+ * pieces by a blocking call: which have come (have, got), the arrays they
+ * point into (held in h from `from` on), and how a piece is placed. */
+typedef struct gathering {
+    uint32_t n, got, from;
+    uint8_t *have;
+    sweep__held *h;
+    void *out;
+    /* Places the run of one event (its array already held): 0, or 1 to
+     * drop it (the rest of an answer given up). */
+    int (*place)(struct gathering *g, const sweep_client_event *ev);
+    uint64_t tick; /* EntityCommands: the server tick of the answer being gathered */
+    int have_tick;
+} gathering;
+
+/* Waits until deadline for every piece of the answer of `kind` to request
+ * m, `what` naming it in a timeout, each placed by g->place. Over UDP the
+ * request is sent again every retry_ms while the answer is not whole. */
+static sweep_client_status await_pieces(sweep_client *c, const sweep_message *m, int kind, const char *what,
+                                        gathering *g, uint64_t deadline, sweep_client_error *err)
 {
-    uint32_t n = m->as.entity_commands.count, seq = m->sequence, got = 0, from = h->n;
-    uint64_t tick = 0, resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
-    int have_tick = 0;
-    uint8_t *have = calloc(n, 1);
+    uint32_t seq = m->sequence;
+    uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
     sweep_client_status s;
-    if (have == NULL)
+    if ((g->have = calloc(g->n, 1)) == NULL)
         return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
     for (;;) {
         if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
             break;
-        for (size_t i = 0; i < c->qlen && got < n;) {
-            if (!answers(&c->q[c->qhead + i], SWEEP_CLIENT_EV_COMMAND_RESULTS, seq)) {
+        for (size_t i = 0; i < c->qlen && g->got < g->n;) {
+            if (!answers(&c->q[c->qhead + i], kind, seq)) {
                 i++;
                 continue;
             }
@@ -2247,42 +2336,26 @@ static sweep_client_status await_commands(sweep_client *c, const sweep_message *
                 s = ev.as.error.status;
                 goto out;
             }
-            const sweep_client_command_results *r = &ev.as.command_results;
-            if (have_tick && ev.server_tick != tick && r->first != 0) {
-                free(owned_array(&ev)); /* the rest of an answer given up */
+            void *array = owned_array(&ev);
+            if (g->place(g, &ev)) {
+                free(array);
                 continue;
             }
-            if (!have_tick || ev.server_tick != tick) {
-                unhold(h, from);
-                memset(have, 0, n);
-                got = 0;
-                tick = ev.server_tick;
-                have_tick = 1;
-            }
-            if (r->count > 0 && hold(h, owned_array(&ev)) < 0) {
-                free(owned_array(&ev));
+            if (array && hold(g->h, array) < 0) {
+                free(array);
                 s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
                 goto out;
             }
-            for (uint32_t k = 0; k < r->count; k++) {
-                uint32_t at = r->first + k;
-                if (at < n && !have[at]) {
-                    have[at] = 1;
-                    out[at] = r->results[k];
-                    got++;
-                }
-            }
         }
-        if (got == n) {
-            drop_pieces(c, seq);
+        if (g->got == g->n) {
+            drop_pieces(c, kind, seq);
             s = ok(err);
             break;
         }
         uint64_t now = sweep_client_now_ns();
         if (now >= deadline) {
-            s = fail(err, SWEEP_CLIENT_E_TIMEOUT,
-                     "no whole answer to EntityCommands (sequence %u) within %d ms: %u of its %u results came", seq,
-                     c->timeout_ms, got, n);
+            s = fail(err, SWEEP_CLIENT_E_TIMEOUT, "no whole answer to %s (sequence %u) within %d ms: %u of its %u "
+                     "items came", what, seq, c->timeout_ms, g->got, g->n);
             if (err)
                 err->sequence = seq;
             break;
@@ -2291,8 +2364,46 @@ static sweep_client_status await_commands(sweep_client *c, const sweep_message *
             break;
     }
 out:
-    free(have);
-    sweep__commands_sent *sent = commands_sent(c, seq);
+    free(g->have);
+    return s;
+}
+
+/* A piece of an EntityCommandsResult: the pieces of one answer are those
+ * of one server_tick (one application of the request), and a first piece
+ * of another tick starts over (the request sent again was applied again). */
+static int place_commands(gathering *g, const sweep_client_event *ev)
+{
+    const sweep_client_command_results *r = &ev->as.command_results;
+    sweep_msg_entity_command_result *out = g->out;
+    if (g->have_tick && ev->server_tick != g->tick && r->first != 0)
+        return 1;
+    if (!g->have_tick || ev->server_tick != g->tick) {
+        unhold(g->h, g->from);
+        memset(g->have, 0, g->n);
+        g->got = 0;
+        g->tick = ev->server_tick;
+        g->have_tick = 1;
+    }
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint32_t at = r->first + k;
+        if (at < g->n && !g->have[at]) {
+            g->have[at] = 1;
+            out[at] = r->results[k];
+            g->got++;
+        }
+    }
+    return 0;
+}
+
+/* Waits until deadline for the whole answer to EntityCommands m: its
+ * results into out[0 .. count), the arrays they point into held in h. */
+static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
+                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
+                                          sweep_client_error *err)
+{
+    gathering g = {.n = m->as.entity_commands.count, .from = h->n, .h = h, .out = out, .place = place_commands};
+    sweep_client_status s = await_pieces(c, m, SWEEP_CLIENT_EV_COMMAND_RESULTS, "EntityCommands", &g, deadline, err);
+    sweep__commands_sent *sent = commands_sent(c, m->sequence);
     if (sent)
         sent->closed = 1; /* taken, or given up: what comes now is not waited for */
     return s;
@@ -2390,6 +2501,128 @@ sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const swe
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     return done(c, send_entity_commands(c, cmds, n, sequence, &c->last), err);
+}
+
+/* --- Query ------------------------------------------------------------------- */
+
+static sweep_client_status query_args(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                      sweep_client_error *err)
+{
+    if (items == NULL || n == 0)
+        return fail(err, SWEEP_CLIENT_E_ARG, "Query needs at least one item");
+    if (c->state != SWEEP__READY)
+        return not_ready(c, err);
+    return SWEEP_CLIENT_OK;
+}
+
+static sweep_client_status send_query_msg(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                          sweep_message *m, sweep_client_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = SWEEP_MSG_QUERY;
+    m->sequence = c->next_seq;
+    m->as.query.items = items;
+    m->as.query.count = n;
+    sweep_client_status s = send_message(c, m, err);
+    if (s == SWEEP_CLIENT_OK)
+        c->next_seq++;
+    return s;
+}
+
+/* A piece of a QueryResult: each item's first answer to come is taken
+ * (over UDP the request sent again is answered again). */
+static int place_answers(gathering *g, const sweep_client_event *ev)
+{
+    const sweep_client_query_results *r = &ev->as.query_results;
+    sweep_msg_query_answer *out = g->out;
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint32_t at = r->first + k;
+        if (at < g->n && !g->have[at]) {
+            g->have[at] = 1;
+            out[at] = r->answers[k];
+            g->got++;
+        }
+    }
+    return 0;
+}
+
+/* The blocking Query (client.h): messages of at most max_batch items, each
+ * waited for before the next is sent; the answers' hits and texts copied
+ * into one allocation handed out. */
+static sweep_client_status query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                 sweep_msg_query_answer *out, sweep_client_error *err)
+{
+    sweep_client_status s = query_args(c, items, n, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    if (out == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "Query needs room for its answers");
+    release_handed(c);
+    uint32_t per = sweep_client_max_batch(c), answered = 0;
+    sweep__held h = {0};
+    while (answered < n) {
+        uint32_t k = n - answered < per ? n - answered : per;
+        sweep_message m;
+        /* Over UDP items with long ignore lists may not fit a datagram
+         * by the dozen: fewer a message then. */
+        while ((s = send_query_msg(c, items + answered, k, &m, err)) == SWEEP_CLIENT_E_TOO_LARGE && k > 1)
+            k = (k + 1) / 2;
+        gathering g = {.n = k, .from = h.n, .h = &h, .out = out + answered, .place = place_answers};
+        if (s == SWEEP_CLIENT_OK)
+            s = await_pieces(c, &m, SWEEP_CLIENT_EV_QUERY_RESULTS, "Query", &g, deadline_after(c->timeout_ms), err);
+        if (s != SWEEP_CLIENT_OK) {
+            memset(out + answered, 0, (size_t)k * sizeof *out);
+            break;
+        }
+        answered += k;
+    }
+    if (answered > 0) {
+        sweep_msg_query_answer *copy = copy_answers(out, answered);
+        if (copy == NULL) {
+            memset(out, 0, (size_t)answered * sizeof *out);
+            if (s == SWEEP_CLIENT_OK)
+                s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory keeping the answers");
+        } else {
+            memcpy(out, copy, (size_t)answered * sizeof *out);
+            c->handed = copy; /* the copy's own answers are not read: its hits and texts are */
+        }
+    }
+    unhold(&h, 0);
+    free(h.a);
+    return s;
+}
+
+sweep_client_status sweep_client_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                       sweep_msg_query_answer *out, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, query(c, items, n, out, &c->last), err);
+}
+
+static sweep_client_status send_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                      uint32_t *sequence, sweep_client_error *err)
+{
+    sweep_client_status s = query_args(c, items, n, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    uint32_t per = sweep_client_max_batch(c);
+    if (n > per)
+        return fail(err, SWEEP_CLIENT_E_ARG, "%u items; one Query holds at most %u (sweep_client_max_batch)", n, per);
+    sweep_message m;
+    if ((s = send_query_msg(c, items, n, &m, err)) != SWEEP_CLIENT_OK)
+        return s;
+    if (sequence)
+        *sequence = m.sequence;
+    return ok(err);
+}
+
+sweep_client_status sweep_client_send_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                            uint32_t *sequence, sweep_client_error *err)
+{
+    if (c == NULL)
+        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return done(c, send_query(c, items, n, sequence, &c->last), err);
 }
 
 static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)

@@ -393,6 +393,47 @@ sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_ms
 sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds,
                                                       uint32_t n, uint32_t *sequence, sweep_client_error *err);
 
+/* --- queries: the world as it is or as it was ------------------------------ */
+
+/*
+ * Asks the session's world items[0 .. n) (Query; README.md "Queries"): a
+ * ray's first hit, every hit of a ray, a line of sight, a swept ellipsoid,
+ * the entities within a radius, each at the newest tick (item.tick 0) or
+ * at a past tick plus a fraction of one (lag compensation), and out[i] (n
+ * of them) answers items[i]: code SWEEP_WIRE_NONE with hit_count hits
+ * nearest first (and flags: SWEEP_WIRE_QUERY_CLEAR for a clear line of
+ * sight, SWEEP_WIRE_QUERY_MORE when more than max_hits were met), else
+ * why not (TooOld past the history or a player's rewind cap, InFuture,
+ * UnknownEntity, BadNumber, RateLimited, NotAllowed) with the server's
+ * text in message. A refused item does not stop the others, so
+ * SWEEP_CLIENT_OK means every item has its answer. More items than
+ * sweep_client_max_batch(c) go in several messages, each waited for (the
+ * world may tick between two: name the tick to ask one time). Refusals
+ * of a whole message come as SWEEP_CLIENT_E_SERVER with the code
+ * (BatchTooLarge); the answers of the messages before it are in out.
+ * n = 0 or NULL arrays: SWEEP_CLIENT_E_ARG.
+ *
+ * The answers' hits and texts live in memory the client owns, until the
+ * next call that receives on this client: copy them to keep them. Over
+ * UDP the answer may come in several datagrams (QueryResult.first places
+ * each); while it is not whole the message is sent again every
+ * udp_retry_ms (a player's repeat is paid again from its query rate).
+ */
+sweep_client_status sweep_client_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                       sweep_msg_query_answer *out, sweep_client_error *err);
+
+/*
+ * Sends one Query of n items (1 to sweep_client_max_batch(c); more is
+ * SWEEP_CLIENT_E_ARG) and returns at once; *sequence (may be NULL) is its
+ * number. The answer comes through sweep_client_poll:
+ * SWEEP_CLIENT_EV_QUERY_RESULTS events of that sequence (over TCP one
+ * with all n answers, over UDP one per datagram, as.query_results.first
+ * saying which item each run starts at), or one SWEEP_CLIENT_EV_ERROR
+ * naming it (BatchTooLarge). Nothing is sent again.
+ */
+sweep_client_status sweep_client_send_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
+                                            uint32_t *sequence, sweep_client_error *err);
+
 /* --- worlds (the server role) ---------------------------------------------- */
 
 /* A world opened at run time (WorldOpened), or closed (WorldClosed). */
@@ -569,9 +610,11 @@ typedef enum sweep_client_event_kind {
     SWEEP_CLIENT_EV_WORLD_OPENED,   /* as.world_opened */
     SWEEP_CLIENT_EV_WORLD_CLOSED,   /* as.world_closed: the answer to a CloseWorld, or (sequence 0)
                                        the session's world closed: the session ends after it */
-    SWEEP_CLIENT_EV_COMMAND_RESULTS /* as.command_results: results of an EntityCommands (all of them,
+    SWEEP_CLIENT_EV_COMMAND_RESULTS, /* as.command_results: results of an EntityCommands (all of them,
                                        or over UDP a datagram's run; see
                                        sweep_client_send_entity_commands) */
+    SWEEP_CLIENT_EV_QUERY_RESULTS   /* as.query_results: answers of a Query (all of them, or over UDP
+                                       a datagram's run; see sweep_client_send_query) */
 } sweep_client_event_kind;
 
 /* Results of an EntityCommands sent with sweep_client_send_entity_commands:
@@ -584,6 +627,16 @@ typedef struct sweep_client_command_results {
     uint32_t first; /* the request's command results[0] answers (0: its first) */
     uint32_t total; /* commands in the request */
 } sweep_client_command_results;
+
+/* Answers of a Query sent with sweep_client_send_query: answers[k]
+ * answers item first + k of the request. answers, their hits and texts
+ * live as a WorldState's movers do (until the next call that receives on
+ * the client). */
+typedef struct sweep_client_query_results {
+    const sweep_msg_query_answer *answers;
+    uint32_t count;
+    uint32_t first; /* the request's item answers[0] answers (0: its first) */
+} sweep_client_query_results;
 
 typedef struct sweep_client_event {
     sweep_client_event_kind kind;
@@ -616,6 +669,7 @@ typedef struct sweep_client_event {
         sweep_client_world world_opened;
         sweep_client_world_closed world_closed;
         sweep_client_command_results command_results;
+        sweep_client_query_results query_results;
     } as;
 } sweep_client_event;
 

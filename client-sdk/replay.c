@@ -106,9 +106,15 @@ struct sweep_replay {
     sweep_wire_mover *dec_movers[2];
     sweep_msg_entity_command *dec_commands[2];
     sweep_msg_entity_command_result *dec_command_results[2];
+    sweep_msg_query_item *dec_query_items[2];
+    sweep_msg_query_answer *dec_query_answers[2];
+    sweep_wire_query_hit *dec_query_hits[2];
+    uint32_t *dec_query_ignore[2];
+    sweep_wire_hit_shape *dec_hit_shapes[2];
     uint64_t *scratch[2];
     size_t scratch_cap[2]; /* in uint64_t */
     sweep_replay_watcher watcher;
+    const sweep_message *request; /* the request being replayed (watchers' events), NULL between */
     void *watcher_ctx;
     sweep_replay_stats stats;
     sweep_replay_divergence div;
@@ -429,6 +435,41 @@ static uint32_t diff_message(differ *d, const sweep_message *a, const sweep_mess
         }
         return 0;
     }
+    case SWEEP_MSG_QUERY_RESULT: {
+        const sweep_msg_query_result *x = &a->as.query_result, *y = &b->as.query_result;
+        diff_u64(d, "QueryResult.count", x->count, y->count);
+        diff_u64(d, "QueryResult.first", x->first, y->first);
+        for (uint32_t i = 0; i < x->count && i < y->count && !d->found; i++) {
+            const sweep_msg_query_answer *p = &x->answers[i], *q = &y->answers[i];
+            char g[96];
+#define FIELD(name) (snprintf(g, sizeof g, "QueryResult.answers[%u].%s", x->first + i, name), g)
+            diff_u64(d, FIELD("code"), p->code, q->code);
+            diff_str(d, FIELD("message"), p->message, q->message);
+            diff_u64(d, FIELD("tick"), p->tick, q->tick);
+            diff_f64(d, FIELD("fraction"), p->fraction, q->fraction);
+            diff_u64(d, FIELD("flags"), p->flags, q->flags);
+            diff_u64(d, FIELD("hits.length"), p->hit_count, q->hit_count);
+#undef FIELD
+            for (uint32_t k = 0; k < p->hit_count && k < q->hit_count && !d->found; k++) {
+                const sweep_wire_query_hit *s = &p->hits[k], *t = &q->hits[k];
+#define FIELD(name) (snprintf(g, sizeof g, "QueryResult.answers[%u].hits[%u].%s", x->first + i, k, name), g)
+                diff_u64(d, FIELD("kind"), s->kind, t->kind);
+                diff_u64(d, FIELD("triangle"), s->triangle, t->triangle);
+                diff_u64(d, FIELD("material"), s->material, t->material);
+                diff_u64(d, FIELD("mover"), s->mover, t->mover);
+                diff_u64(d, FIELD("entity"), s->entity, t->entity);
+                diff_u64(d, FIELD("shape"), s->shape, t->shape);
+                diff_f64(d, FIELD("fraction"), s->fraction, t->fraction);
+                diff_f64(d, FIELD("distance"), s->distance, t->distance);
+                diff_vec(d, FIELD("point"), s->point, t->point);
+                diff_vec(d, FIELD("normal"), s->normal, t->normal);
+#undef FIELD
+                if (d->found)
+                    return s->entity;
+            }
+        }
+        return 0;
+    }
     case SWEEP_MSG_MOVER_COMMANDED:
         diff_u64(d, "MoverCommanded.mover", a->as.mover_commanded.mover, b->as.mover_commanded.mover);
         diff_u64(d, "MoverCommanded.tick", a->as.mover_commanded.tick, b->as.mover_commanded.tick);
@@ -514,7 +555,7 @@ int sweep__replay_watched(const sweep_replay *r)
 
 void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m)
 {
-    sweep_replay_event ev = {world_tick(r), session, m};
+    sweep_replay_event ev = {world_tick(r), session, m, NULL};
     r->watcher(r->watcher_ctx, &ev);
 }
 
@@ -554,7 +595,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
             if (r->watcher) {
                 sweep_message m;
                 if (decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
-                    sweep_replay_event ev = {r->world->tick, x->session, &m};
+                    sweep_replay_event ev = {r->world->tick, x->session, &m, r->request};
                     r->watcher(r->watcher_ctx, &ev);
                 }
             }
@@ -700,7 +741,10 @@ static int on_request(sweep_replay *r, const sweep_record *x)
     sweep__world_sink sink = sink_of(r);
     sweep__request rq = {rs->own, &sink, 0, r->ids, r->id_count};
     sweep__world_request(r->world, &rq, &m);
-    return compare(r, x->offset);
+    r->request = &m;
+    int rc = compare(r, x->offset);
+    r->request = NULL;
+    return rc;
 }
 
 static int on_tick(sweep_replay *r, const sweep_record *x)
@@ -953,6 +997,13 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
          * was set: a player's MoverCommand is refused in the words of a
          * server without either. */
         .server_role_possible = 0,
+        .history_ms = h->history_ms,
+        .rewind_cap_ms = h->rewind_cap_ms,
+        .history_entities = h->history_entities,
+        .query_rate = h->query_rate,
+        /* Older logs come from worlds without a history, so none of their
+         * Spawns was refused for its room. */
+        .no_history = h->version < 4,
     };
     /* Rule and mover lines of the world are sweepd's log, not a replay's
      * (process-wide, as a sweepd's level is). */
@@ -1052,8 +1103,16 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec_movers[i] = calloc(64, sizeof *r->dec_movers[i]);
         r->dec_commands[i] = calloc(moves_cap, sizeof *r->dec_commands[i]);
         r->dec_command_results[i] = calloc(moves_cap, sizeof *r->dec_command_results[i]);
+        /* A Query and its answer, as large as a frame may hold them. */
+        uint32_t hits_cap = h->max_frame / 88u + 1u, shapes_cap = h->max_frame / 80u + 1u;
+        r->dec_query_items[i] = calloc(moves_cap, sizeof *r->dec_query_items[i]);
+        r->dec_query_answers[i] = calloc(moves_cap, sizeof *r->dec_query_answers[i]);
+        r->dec_query_hits[i] = calloc(hits_cap, sizeof *r->dec_query_hits[i]);
+        r->dec_query_ignore[i] = calloc(moves_cap, sizeof *r->dec_query_ignore[i]);
+        r->dec_hit_shapes[i] = calloc(shapes_cap, sizeof *r->dec_hit_shapes[i]);
         if (!r->dec_moves[i] || !r->dec_results[i] || !r->dec_movers[i] || !r->dec_commands[i] ||
-            !r->dec_command_results[i]) {
+            !r->dec_command_results[i] || !r->dec_query_items[i] || !r->dec_query_answers[i] ||
+            !r->dec_query_hits[i] || !r->dec_query_ignore[i] || !r->dec_hit_shapes[i]) {
             snprintf(err, errlen, "out of memory");
             sweep_replay_close(r);
             return NULL;
@@ -1068,6 +1127,16 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         r->dec[i].commands_cap = moves_cap;
         r->dec[i].command_results = r->dec_command_results[i];
         r->dec[i].command_results_cap = moves_cap;
+        r->dec[i].query_items = r->dec_query_items[i];
+        r->dec[i].query_items_cap = moves_cap;
+        r->dec[i].query_answers = r->dec_query_answers[i];
+        r->dec[i].query_answers_cap = moves_cap;
+        r->dec[i].query_hits = r->dec_query_hits[i];
+        r->dec[i].query_hits_cap = hits_cap;
+        r->dec[i].query_ignore = r->dec_query_ignore[i];
+        r->dec[i].query_ignore_cap = moves_cap;
+        r->dec[i].hit_shapes = r->dec_hit_shapes[i];
+        r->dec[i].hit_shapes_cap = shapes_cap;
     }
     r->stats.segments = 1;
     return r;
@@ -1143,6 +1212,11 @@ void sweep_replay_close(sweep_replay *r)
         free(r->dec_movers[i]);
         free(r->dec_commands[i]);
         free(r->dec_command_results[i]);
+        free(r->dec_query_items[i]);
+        free(r->dec_query_answers[i]);
+        free(r->dec_query_hits[i]);
+        free(r->dec_query_ignore[i]);
+        free(r->dec_hit_shapes[i]);
         free(r->scratch[i]);
     }
     free(r->sessions);

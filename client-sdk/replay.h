@@ -100,6 +100,10 @@ typedef struct sweep_replay_event {
     uint64_t tick;
     uint64_t session;
     const sweep_message *message; /* a message the server sent (and the log holds), decoded */
+    /* The request it answers (a Query for a QueryResult), decoded, when the
+     * full depth replayed one; NULL for what a tick sent, and at the core
+     * depth. */
+    const sweep_message *request;
 } sweep_replay_event;
 
 typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);

@@ -358,8 +358,23 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
     c->dec_in.commands_cap = cap;
     c->dec_out.command_results = calloc(cap, sizeof *c->dec_out.command_results);
     c->dec_out.command_results_cap = cap;
+    /* Hit shapes of EntityCommands, and Queries and their answers, which
+     * change nothing here but are read for their kind; as large as a
+     * frame holds them. */
+    uint32_t shapes_cap = h->max_frame / 80u + 1u, hits_cap = h->max_frame / 88u + 1u;
+    c->dec_in.hit_shapes = calloc(shapes_cap, sizeof *c->dec_in.hit_shapes);
+    c->dec_in.hit_shapes_cap = shapes_cap;
+    c->dec_in.query_items = calloc(cap, sizeof *c->dec_in.query_items);
+    c->dec_in.query_items_cap = cap;
+    c->dec_in.query_ignore = calloc(cap, sizeof *c->dec_in.query_ignore);
+    c->dec_in.query_ignore_cap = cap;
+    c->dec_out.query_answers = calloc(cap, sizeof *c->dec_out.query_answers);
+    c->dec_out.query_answers_cap = cap;
+    c->dec_out.query_hits = calloc(hits_cap, sizeof *c->dec_out.query_hits);
+    c->dec_out.query_hits_cap = hits_cap;
     if (!c->dec_in.moves || !c->dec_out.results || !c->dec_out.movers || !c->dec_in.commands ||
-        !c->dec_out.command_results || rebuild_entities(c) != 0 ||
+        !c->dec_out.command_results || !c->dec_in.hit_shapes || !c->dec_in.query_items || !c->dec_in.query_ignore ||
+        !c->dec_out.query_answers || !c->dec_out.query_hits || rebuild_entities(c) != 0 ||
         rebuild_sessions(c) != 0) {
         snprintf(err, errlen, "out of memory");
         sweep__replay_core_close(c);
@@ -391,6 +406,11 @@ void sweep__replay_core_close(sweep__replay_core *c)
     free(c->dec_out.movers);
     free(c->dec_in.commands);
     free(c->dec_out.command_results);
+    free(c->dec_in.hit_shapes);
+    free(c->dec_in.query_items);
+    free(c->dec_in.query_ignore);
+    free(c->dec_out.query_answers);
+    free(c->dec_out.query_hits);
     free(c->in_buf.words);
     free(c->out_buf.words);
     free(c);

@@ -7,7 +7,13 @@
  * server put it (after where a mover carried it from, when one did), and
  * says whether the move was corrected and which rules acted; Spawned and
  * Despawned say where entities came in and where movers crushed them. The
- * movers are the replay's own, sampled after every tick.
+ * movers are the replay's own, sampled after every tick. Each shot a Query
+ * asked (a ray, every hit of one, a line of sight, a sweep, between two
+ * points) is drawn from where it started to its first hit, or to its end,
+ * on the track "shots", and each first hit is marked with what it hit and
+ * when the query asked (the QueryResult with the Query it answers, which
+ * the full depth hands watchers). Shots from or to an entity are marked
+ * at their hit only: where the entity stood is the server's, not the log's.
  */
 #include "client-sdk/replay_plot.h"
 
@@ -30,6 +36,7 @@ struct sweep_replay_plot {
     sweep_plot *plot;
     entity_slot *slots;
     size_t slot_count, nslots;
+    int shots;  /* the track of the queries' shots, -1 until the first */
     int failed; /* a point or mark was lost (memory): the write says so */
 };
 
@@ -183,6 +190,44 @@ static void on_despawned(sweep_replay_plot *p, const sweep_msg_despawned *d)
     put_mark(p, SWEEP_PLOT_CRUSH, s->last, label);
 }
 
+static const char *const hit_what[] = {"nothing", "the level", "a mover", "entity"};
+
+/* A QueryResult (or a run of one) and the Query it answers. */
+static void on_query(sweep_replay_plot *p, uint64_t session, const sweep_msg_query_result *qr, const sweep_message *rq)
+{
+    if (!rq || rq->kind != SWEEP_MSG_QUERY)
+        return;
+    const sweep_msg_query *q = &rq->as.query;
+    for (uint32_t k = 0; k < qr->count && qr->first + k < q->count; k++) {
+        const sweep_msg_query_item *it = &q->items[qr->first + k];
+        const sweep_msg_query_answer *a = &qr->answers[k];
+        if (a->code != SWEEP_WIRE_NONE || it->kind == SWEEP_WIRE_QUERY_OVERLAP)
+            continue;
+        const sweep_wire_query_hit *h = a->hit_count ? &a->hits[0] : NULL;
+        if (!it->from_entity && !it->to_entity) {
+            if (p->shots < 0 && (p->shots = sweep_plot_track(p->plot, "shots")) < 0) {
+                p->failed = 1;
+                return;
+            }
+            sweep_plot_break(p->plot, p->shots);
+            if (sweep_plot_point(p->plot, p->shots, it->from) != 0 ||
+                sweep_plot_point(p->plot, p->shots, h ? h->point : it->to) != 0)
+                p->failed = 1;
+            sweep_plot_break(p->plot, p->shots);
+        }
+        if (!h)
+            continue;
+        char label[160];
+        if (h->kind == 3)
+            snprintf(label, sizeof label, "session %llu asked tick %llu + %g: entity %u, shape %u",
+                     (unsigned long long)session, (unsigned long long)a->tick, a->fraction, h->entity, h->shape);
+        else
+            snprintf(label, sizeof label, "session %llu asked tick %llu + %g: %s", (unsigned long long)session,
+                     (unsigned long long)a->tick, a->fraction, h->kind < 4 ? hit_what[h->kind] : "?");
+        put_mark(p, SWEEP_PLOT_HIT, h->point, label);
+    }
+}
+
 static void watch(void *ctx, const sweep_replay_event *ev)
 {
     sweep_replay_plot *p = ctx;
@@ -201,6 +246,9 @@ static void watch(void *ctx, const sweep_replay_event *ev)
     case SWEEP_MSG_DESPAWNED:
         on_despawned(p, &m->as.despawned);
         break;
+    case SWEEP_MSG_QUERY_RESULT:
+        on_query(p, ev->session, &m->as.query_result, ev->request);
+        break;
     default:
         break;
     }
@@ -212,6 +260,7 @@ sweep_replay_plot *sweep_replay_plot_start(sweep_replay *r, char axis)
     if (!p)
         return NULL;
     p->r = r;
+    p->shots = -1;
     p->plot = sweep_plot_create(sweep_replay_level(r), axis);
     if (!p->plot) {
         free(p);

@@ -59,6 +59,12 @@ static const char usage[] =
     "                X,Y,Z, velocity ID X,Y,Z (set), impulse ID X,Y,Z (added to the\n"
     "                velocity), radii ID X,Y,Z, despawn ID; put -- before them when\n"
     "                a vector starts with a minus sign\n"
+    "  query ITEM ...\n"
+    "                questions of the world, answered in order (one Query): ray\n"
+    "                X,Y,Z X,Y,Z (first hit), rayall X,Y,Z X,Y,Z (every hit), los\n"
+    "                X,Y,Z X,Y,Z (line of sight), sweep X,Y,Z X,Y,Z RX,RY,RZ (an\n"
+    "                ellipsoid moved), overlap X,Y,Z R (entities within R); at\n"
+    "                the newest tick, or --at TICK[+FRACTION]\n"
     "  ping          round trip to a server\n"
     "  stats         a server's counters\n"
     "  token         print an identity token for Hello.auth_token (--secret-file,\n"
@@ -112,6 +118,10 @@ static const char usage[] =
     "  --ttl SECONDS        token: valid for this long from now (default 3600)\n"
     "  --no-map-check       do not refuse a server whose map hash differs\n"
     "  --timeout MS         time allowed for each answer (default 5000)\n"
+    "  --at TICK[+F]        query: ask the world as it was at TICK plus the fraction\n"
+    "                       F of a tick (lag compensation); a player may look back\n"
+    "                       only the server's --rewind-cap-ms\n"
+    "  --ignore ID          query: entity ID is never hit (the shooter)\n"
     "  --json               JSON lines instead of text\n"
     "  --help               this text\n"
     "  --version            the release of sweep this tool belongs to\n"
@@ -134,6 +144,12 @@ static const char usage[] =
     "and its message, and the entity's position, velocity and radii after it while\n"
     "it exists (pushed_out=1: a teleport target was occupied, the entity was put\n"
     "above it); the exit status is 1 if any command was refused.\n"
+    "query prints one line per item: its kind, result=None or the refusal's code\n"
+    "(TooOld, InFuture, RateLimited, ...) and message, the time answered at, clear\n"
+    "for a line of sight, and each hit nearest first: what (level, mover, entity),\n"
+    "the triangle, material, mover id, entity id and hit shape id, fraction and\n"
+    "distance along the path, point and normal; the exit status is 1 if any item\n"
+    "was refused.\n"
     "\n"
     "examples:\n"
     "  sweep move --map arena.db --velocity 1,0,0 --count 60\n"
@@ -144,7 +160,17 @@ static const char usage[] =
     "  sweep token --secret-file secret --role server --identity tools --ttl 600\n"
     "  SWEEP_TOKEN=$(sweep token ...) sweep command --connect 127.0.0.1:7878 door\n"
     "  sweep entity --connect 127.0.0.1:7878 --token T teleport 3 0,-6,1 impulse 3 0,0,4\n"
-    "  sweep entity --connect 127.0.0.1:7878 --token T -- velocity 3 -2,0,0 despawn 4\n";
+    "  sweep entity --connect 127.0.0.1:7878 --token T -- velocity 3 -2,0,0 despawn 4\n"
+    "  sweep query --connect 127.0.0.1:7878 --at 1200+0.5 ray 0,-10,1 0,-2,1 los 0,0,1 5,0,1\n";
+
+/* The query subcommand's words. */
+static const struct {
+    const char *word;
+    uint8_t kind;
+} query_kinds[] = {
+    {"ray", SWEEP_WIRE_QUERY_RAY},   {"rayall", SWEEP_WIRE_QUERY_RAY_ALL}, {"los", SWEEP_WIRE_QUERY_LINE_OF_SIGHT},
+    {"sweep", SWEEP_WIRE_QUERY_SWEEP}, {"overlap", SWEEP_WIRE_QUERY_OVERLAP},
+};
 
 /* The entity subcommand's words, in the order given. */
 static const struct {
@@ -161,6 +187,11 @@ typedef struct options {
     const char *command, *connect, *map, *world, *token, *mover;
     sweep_msg_entity_command *commands; /* entity: [ncommands], freed by main */
     uint32_t ncommands;
+    sweep_msg_query_item *items;        /* query: [nitems], freed by main */
+    uint32_t nitems;
+    uint64_t at_tick;                   /* query: --at (0: the newest) */
+    double at_fraction;
+    uint32_t ignore;                    /* query: --ignore (0: none) */
     const char *secret_file, *role, *identity;
     int udp, json, batch, no_map_check, timeout_ms;
     int has_velocity, has_position, has_radii, has_count;
@@ -210,6 +241,76 @@ static int parse_entity_commands(int argc, char **argv, options *o)
     return 0;
 }
 
+/* `query`'s words from argv[optind] on: KIND and its points, again and again. */
+static int parse_query_items(int argc, char **argv, options *o)
+{
+    if (optind >= argc)
+        return usage_error("%s", "query needs items: ray, rayall or los X,Y,Z X,Y,Z, sweep X,Y,Z X,Y,Z RX,RY,RZ, "
+                                 "overlap X,Y,Z R");
+    o->items = calloc((size_t)(argc - optind), sizeof *o->items);
+    if (o->items == NULL)
+        return usage_error("%s", "out of memory");
+    while (optind < argc) {
+        const char *word = argv[optind++];
+        size_t k = 0;
+        while (k < sizeof query_kinds / sizeof query_kinds[0] && strcmp(word, query_kinds[k].word))
+            k++;
+        if (k == sizeof query_kinds / sizeof query_kinds[0])
+            return usage_error("query: '%s' is not ray, rayall, los, sweep or overlap", word);
+        sweep_msg_query_item *q = &o->items[o->nitems++];
+        q->kind = query_kinds[k].kind;
+        q->tick = o->at_tick;
+        q->fraction = o->at_fraction;
+        if (o->ignore) {
+            q->ignore = &o->ignore;
+            q->ignore_count = 1;
+        }
+        if (optind >= argc || !sweep_parse_vec3(argv[optind], &q->from))
+            return usage_error("query: %s needs a point X,Y,Z", word);
+        optind++;
+        if (q->kind == SWEEP_WIRE_QUERY_OVERLAP) {
+            char *end;
+            if (optind >= argc || (q->radius = strtod(argv[optind], &end), *end || end == argv[optind]))
+                return usage_error("%s", "query: overlap needs X,Y,Z R");
+            optind++;
+            continue;
+        }
+        if (optind >= argc || !sweep_parse_vec3(argv[optind], &q->to))
+            return usage_error("query: %s needs two points X,Y,Z X,Y,Z", word);
+        optind++;
+        if (q->kind == SWEEP_WIRE_QUERY_SWEEP) {
+            if (optind >= argc || !sweep_parse_vec3(argv[optind], &q->radii))
+                return usage_error("%s", "query: sweep needs X,Y,Z X,Y,Z RX,RY,RZ");
+            optind++;
+        }
+    }
+    return 0;
+}
+
+/* --at TICK[+FRACTION]. */
+static int parse_at(const char *s, options *o)
+{
+    char tick[32];
+    const char *plus = strchr(s, '+');
+    size_t n = plus ? (size_t)(plus - s) : strlen(s);
+    if (n == 0 || n >= sizeof tick)
+        return 0;
+    memcpy(tick, s, n);
+    tick[n] = 0;
+    char *end;
+    unsigned long long t = strtoull(tick, &end, 10);
+    if (*end || t == 0)
+        return 0;
+    o->at_tick = t;
+    o->at_fraction = 0.0;
+    if (plus) {
+        o->at_fraction = strtod(plus + 1, &end);
+        if (*end || end == plus + 1 || !(o->at_fraction >= 0.0 && o->at_fraction < 1.0))
+            return 0;
+    }
+    return 1;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -226,6 +327,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"mode", required_argument, 0, 'M'},    {"secret-file", required_argument, 0, 'S'},
         {"role", required_argument, 0, 'R'},    {"identity", required_argument, 0, 'I'},
         {"ttl", required_argument, 0, 'L'},      {"version", no_argument, 0, 'V'},
+        {"at", required_argument, 0, 'A'},      {"ignore", required_argument, 0, 'G'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -324,18 +426,32 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         }
         case 'j': o->json = 1; break;
+        case 'A':
+            if (!parse_at(optarg, o))
+                return usage_error("--at wants TICK or TICK+FRACTION (a tick above 0, a fraction in [0, 1)), not "
+                                   "'%s'", optarg);
+            break;
+        case 'G':
+            if (!sweep_parse_u32(optarg, 1, UINT32_MAX, &o->ignore))
+                return usage_error("--ignore wants an entity id, not '%s'", optarg);
+            break;
         case 'h': fputs(usage, stdout); exit(0);
         case 'V': printf("sweep %s (protocol %u)\n", SWEEP_VERSION, (unsigned)SWEEP_PROTOCOL_VERSION); exit(0);
         default: return 2;
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "a command is needed: move, watch, command, entity, ping, stats or token");
+        return usage_error("%s", "a command is needed: move, watch, command, entity, query, ping, stats or token");
     o->command = argv[optind++];
     if (strcmp(o->command, "move") && strcmp(o->command, "watch") && strcmp(o->command, "command") &&
         strcmp(o->command, "entity") && strcmp(o->command, "ping") && strcmp(o->command, "stats") &&
-        strcmp(o->command, "token"))
+        strcmp(o->command, "token") && strcmp(o->command, "query"))
         return usage_error("unknown command '%s'", o->command);
+    if (strcmp(o->command, "query") == 0) {
+        int rc = parse_query_items(argc, argv, o);
+        if (rc)
+            return rc;
+    }
     if (strcmp(o->command, "entity") == 0) {
         int rc = parse_entity_commands(argc, argv, o);
         if (rc)
@@ -1344,12 +1460,94 @@ static int entity_commands(const options *o, sweep_client *c)
     return rc;
 }
 
+static const char *const hit_kinds[] = {"none", "level", "mover", "entity"};
+
+/* One item's answer: what was asked, what it met. */
+static void print_answer(const options *o, uint32_t i, const sweep_msg_query_item *q, const sweep_msg_query_answer *a)
+{
+    const char *code = sweep_wire_code_name(a->code);
+    const char *kind = sweep_wire_query_kind_name(q->kind);
+    if (o->json) {
+        printf("{\"item\":%" PRIu32 ",\"kind\":", i);
+        print_str(o, kind);
+        printf(",\"result\":");
+        print_str(o, code);
+        printf(",\"tick\":%" PRIu64 ",\"fraction\":", a->tick);
+        print_num(a->fraction);
+    } else {
+        printf("item %" PRIu32 " kind=%s result=%s tick=%" PRIu64 " fraction=", i, kind, code, a->tick);
+        print_num(a->fraction);
+    }
+    if (a->code != SWEEP_WIRE_NONE) {
+        printf(o->json ? ",\"message\":" : " message=");
+        print_str(o, a->message.ptr ? a->message.ptr : "");
+        printf(o->json ? "}\n" : "\n");
+        return;
+    }
+    if (q->kind == SWEEP_WIRE_QUERY_LINE_OF_SIGHT)
+        printf(o->json ? ",\"clear\":%s" : " clear=%s", (a->flags & SWEEP_WIRE_QUERY_CLEAR) ? "true" : "false");
+    if (a->flags & SWEEP_WIRE_QUERY_MORE)
+        printf(o->json ? ",\"more\":true" : " more=true");
+    printf(o->json ? ",\"hits\":[" : " hits=%" PRIu32 "\n", a->hit_count);
+    for (uint32_t k = 0; k < a->hit_count; k++) {
+        const sweep_wire_query_hit *h = &a->hits[k];
+        const char *what = h->kind < 4 ? hit_kinds[h->kind] : "?";
+        if (o->json) {
+            printf("%s{\"what\":\"%s\",\"triangle\":%" PRIu32 ",\"material\":%" PRIu32 ",\"mover\":%" PRIu32
+                   ",\"entity\":%" PRIu32 ",\"shape\":%" PRIu32 ",\"fraction\":",
+                   k ? "," : "", what, h->triangle, h->material, h->mover, h->entity, h->shape);
+            print_num(h->fraction);
+            printf(",\"distance\":");
+            print_num(h->distance);
+        } else {
+            printf("  hit %s triangle=%" PRIu32 " material=%" PRIu32 " mover=%" PRIu32 " entity=%" PRIu32
+                   " shape=%" PRIu32 " fraction=", what, h->triangle, h->material, h->mover, h->entity, h->shape);
+            print_num(h->fraction);
+            printf(" distance=");
+            print_num(h->distance);
+        }
+        print_field_vec(o, "point", h->point);
+        print_field_vec(o, "normal", h->normal);
+        printf(o->json ? "}" : "\n");
+    }
+    if (o->json)
+        printf("]}\n");
+}
+
+/* `sweep query`: the items in one Query (several when more than the
+ * server takes at once), each answer printed. */
+static int query(const options *o, sweep_client *c)
+{
+    sweep_msg_query_answer *out = calloc(o->nitems, sizeof *out);
+    if (out == NULL)
+        return report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
+    sweep_client_error e;
+    int rc = 0;
+    if (sweep_client_query(c, o->items, o->nitems, out, &e) != SWEEP_CLIENT_OK) {
+        rc = report(o, &e);
+    } else {
+        for (uint32_t i = 0; i < o->nitems; i++) {
+            print_answer(o, i, &o->items[i], &out[i]);
+            if (out[i].code != SWEEP_WIRE_NONE) {
+                fprintf(stderr, "sweep: item %" PRIu32 " (%s) refused: %s: %s\n", i,
+                        sweep_wire_query_kind_name(o->items[i].kind), sweep_wire_code_name(out[i].code),
+                        out[i].message.ptr ? out[i].message.ptr : "");
+                rc = 1;
+            }
+        }
+        fflush(stdout);
+    }
+    free(out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc) {
         free(o.commands);
+        free(o.items);
         return rc;
     }
     if (strcmp(o.command, "token") == 0)
@@ -1404,6 +1602,8 @@ int main(int argc, char **argv)
         rc = mover_command(&o, c);
     } else if (strcmp(o.command, "entity") == 0) {
         rc = entity_commands(&o, c);
+    } else if (strcmp(o.command, "query") == 0) {
+        rc = query(&o, c);
     } else if (strcmp(o.command, "ping") == 0) {
         uint64_t rtt;
         if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK)
@@ -1428,5 +1628,6 @@ done:
     if (m.loaded)
         sweep_level_free(&m.lv);
     free(o.commands);
+    free(o.items);
     return rc;
 }

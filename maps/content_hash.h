@@ -21,7 +21,8 @@
  *            f64 default radii x, y, z; f64 tick_rate;
  *            f64 walk_speed, ground_accel, air_accel, jump_speed, max_step,
  *            speed_limit (the movement rules, core/motion.h);
- *            f64 correction_threshold
+ *            f64 correction_threshold (not the query rules history_ms and
+ *            rewind_cap_ms: a client predicts the same with any)
  *   u32      vertex count V, then V times: f64 x, y, z
  *   u32      triangle count T, then T times: u32 a, b, c, material id
  *   u32      material count M, then M times in increasing id order:

@@ -13,6 +13,8 @@ void sweep_level_init(sweep_level *lv)
     sweep_config_default(&lv->config);
     sweep_rules_default(&lv->rules);
     lv->correction_threshold = 0.25;
+    lv->history_ms = 1000.0;
+    lv->rewind_cap_ms = 250.0;
     lv->default_radii = sweep_v3(0.4, 0.4, 0.9);
     lv->tick_rate = 60.0;
 }

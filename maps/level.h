@@ -64,6 +64,8 @@ typedef struct sweep_level {
     sweep_config config;       /* gravity, slope, step height, limits */
     sweep_rules rules;         /* what a player's wish becomes (core/motion.h) */
     double correction_threshold; /* a claimed position this far off is reported corrected, units */
+    double history_ms;           /* poses kept for lag-compensated queries, ms (server/world/history.c) */
+    double rewind_cap_ms;        /* how far back of the newest tick a player may query, ms */
     sweep_vec3 default_radii;  /* player ellipsoid if a spawn gives none */
     double tick_rate;          /* server ticks per second */
 

@@ -112,6 +112,7 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.walk_speed), put_f64(&o, v.rules.ground_accel), put_f64(&o, v.rules.air_accel);
     put_f64(&o, v.rules.jump_speed), put_f64(&o, v.rules.max_step), put_f64(&o, v.rules.speed_limit);
     put_f64(&o, v.correction_threshold);
+    put_f64(&o, v.history_ms), put_f64(&o, v.rewind_cap_ms);
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -438,6 +439,8 @@ static void read_image(in_buf *in, sweep_level *lv)
     v.rules.max_step = get_f64(in, "max_step");
     v.rules.speed_limit = get_f64(in, "speed_limit");
     v.correction_threshold = get_f64(in, "correction_threshold");
+    v.history_ms = get_f64(in, "history_ms");
+    v.rewind_cap_ms = get_f64(in, "rewind_cap_ms");
     if (in->status != SWEEP_OK)
         return;
     char why[256];

@@ -20,10 +20,10 @@
  *   8 bytes  "SWEEPLVL"
  *   u32      1 (the version)
  *   str      level name
- *   f64 x16  the map row: gravity x, y, z; tick_rate; radii x, y, z;
+ *   f64 x18  the map row: gravity x, y, z; tick_rate; radii x, y, z;
  *            walkable_slope_deg; step_height; walk_speed; ground_accel;
  *            air_accel; jump_speed; max_step; speed_limit;
- *            correction_threshold
+ *            correction_threshold; history_ms; rewind_cap_ms
  *   u32 V, then V times f64 x, y, z                       (vertices)
  *   u32 T, then T times u32 a, b, c, material id           (triangles)
  *   u32 M, then M times u32 id, str name, f64 friction, u32 flags

@@ -399,12 +399,14 @@ static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
 }
 
 /* The map row's number columns in the order of sweep_map_values; a
- * version 1 map has the first nine only. */
+ * version 1 map has the first nine only, a version 2 map all but the last
+ * two. */
 static const char *const map_columns[] = {
     "gravity_x",  "gravity_y",    "gravity_z", "tick_rate",  "radius_x", "radius_y",   "radius_z",
     "walkable_slope_deg", "step_height", "walk_speed", "ground_accel", "air_accel", "jump_speed", "max_step",
-    "speed_limit", "correction_threshold"};
+    "speed_limit", "correction_threshold", "history_ms", "rewind_cap_ms"};
 #define MAP_COLUMNS_V1 9u
+#define MAP_COLUMNS_V2 16u
 #define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
 
 static int read_map_row(load *L)
@@ -412,7 +414,7 @@ static int read_map_row(load *L)
     static const char *const T = "map";
     /* Version 1 maps have no rule columns: they keep the defaults that
      * sweep_level_init gave the level. */
-    const size_t ncol = L->version >= 2 ? MAP_COLUMNS : MAP_COLUMNS_V1;
+    const size_t ncol = L->version >= 3 ? MAP_COLUMNS : L->version == 2 ? MAP_COLUMNS_V2 : MAP_COLUMNS_V1;
     char sql[512];
     size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT id, name, units");
     for (size_t i = 0; i < ncol; i++)
@@ -457,7 +459,7 @@ static int read_map_row(load *L)
     v.radii = sweep_v3(x[4], x[5], x[6]);
     v.walkable_slope_deg = x[7];
     v.step_height = x[8];
-    if (ncol == MAP_COLUMNS) {
+    if (ncol >= MAP_COLUMNS_V2) {
         v.rules.walk_speed = x[9];
         v.rules.ground_accel = x[10];
         v.rules.air_accel = x[11];
@@ -465,6 +467,10 @@ static int read_map_row(load *L)
         v.rules.max_step = x[13];
         v.rules.speed_limit = x[14];
         v.correction_threshold = x[15];
+    }
+    if (ncol == MAP_COLUMNS) {
+        v.history_ms = x[16];
+        v.rewind_cap_ms = x[17];
     }
     /* Metadata errors are reported with the status SWEEP_E_CONFIG. */
     char why[256];

@@ -145,6 +145,8 @@ typedef struct sweep_map_values {
     double step_height;
     sweep_rules rules;           /* walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit */
     double correction_threshold;
+    double history_ms;           /* version 3: poses kept for queries, ms */
+    double rewind_cap_ms;        /* version 3: how far back a player may query, ms */
 } sweep_map_values;
 
 /* The values of lv. A level keeps only the cosine of its slope, so the
@@ -167,7 +169,8 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
 
 /* Puts checked values into lv: config (gravity, walkable_normal_up by the
  * core's deterministic cosine, step_height, max_speed = speed_limit),
- * default_radii, tick_rate, rules and correction_threshold. */
+ * default_radii, tick_rate, rules, correction_threshold and the query
+ * rules. */
 void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv);
 
 /*

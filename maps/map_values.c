@@ -45,6 +45,8 @@ static const value_range value_ranges[] = {
     {"speed_limit", VALUE_AT(rules.speed_limit), 0.0, 1e7, 1, 0, "must be in (0, 1e7] units/s"},
     {"correction_threshold", VALUE_AT(correction_threshold), 0.0, DBL_MAX, 0, 0,
      "must be finite and at least 0 units"},
+    {"history_ms", VALUE_AT(history_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
+    {"rewind_cap_ms", VALUE_AT(rewind_cap_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
 };
 #undef VALUE_AT
 
@@ -70,6 +72,8 @@ void sweep_map_values_of(const sweep_level *lv, double walkable_slope_deg, sweep
     out->step_height = lv->config.step_height;
     out->rules = lv->rules;
     out->correction_threshold = lv->correction_threshold;
+    out->history_ms = lv->history_ms;
+    out->rewind_cap_ms = lv->rewind_cap_ms;
 }
 
 /* The config a level gets from v: the core's defaults for everything a
@@ -152,4 +156,6 @@ void sweep_map_apply_values(const sweep_map_values *v, sweep_level *lv)
     lv->tick_rate = v->tick_rate;
     lv->rules = v->rules;
     lv->correction_threshold = v->correction_threshold;
+    lv->history_ms = v->history_ms;
+    lv->rewind_cap_ms = v->rewind_cap_ms;
 }

@@ -875,7 +875,7 @@ static void write_path_data(FILE *out, const frame *f, const path *t)
 
 static void write_mark(FILE *out, int kind, double x, double y, const char *cls_extra)
 {
-    const char *cls[SWEEP_PLOT_MARK_COUNT] = {"mc", "mr", "ms", "mx", "mf"};
+    const char *cls[SWEEP_PLOT_MARK_COUNT] = {"mc", "mr", "ms", "mx", "mf", "mh"};
     fprintf(out, "<%s class=\"%s%s\" ", kind == SWEEP_PLOT_CORRECTION ? "circle" : kind == SWEEP_PLOT_SPAWN ? "rect" : "path",
             cls[kind], cls_extra);
     switch (kind) {
@@ -891,6 +891,9 @@ static void write_mark(FILE *out, int kind, double x, double y, const char *cls_
         break;
     case SWEEP_PLOT_FELL:
         fputs("d=\"M", out), put_px(out, x), putc(' ', out), put_px(out, y + 5), fputs("l5-9h-10z\"", out);
+        break;
+    case SWEEP_PLOT_HIT:
+        fputs("d=\"M", out), put_px(out, x), putc(' ', out), put_px(out, y - 4.5), fputs("l4.5 4.5l-4.5 4.5l-4.5-4.5z\"", out);
         break;
     default:
         fputs("d=\"M", out), put_px(out, x - 4), putc(' ', out), put_px(out, y - 4), fputs("l8 8m0-8l-8 8\"", out);
@@ -949,6 +952,7 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
           ".ms,.ms.k{fill:#1f9e3a;stroke:#fff;stroke-width:.7}\n"
           ".mx,.mx.k{fill:none;stroke:#000;stroke-width:1.8}\n"
           ".mf,.mf.k{fill:#8e2bb8;stroke:#fff;stroke-width:.7}\n"
+          ".mh,.mh.k{fill:#0b6fd1;stroke:#fff;stroke-width:.7}\n"
           ".fr{fill:none;stroke:#888;stroke-width:.8}\n"
           "</style>\n",
           out);
@@ -1014,6 +1018,7 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
     write_marks(p, out, &f, SWEEP_PLOT_CORRECTION);
     write_marks(p, out, &f, SWEEP_PLOT_CRUSH);
     write_marks(p, out, &f, SWEEP_PLOT_FELL);
+    write_marks(p, out, &f, SWEEP_PLOT_HIT);
     fputs("</g>\n<rect class=\"fr\" x=\"", out);
     put_px(out, f.ox), fputs("\" y=\"", out), put_px(out, f.oy);
     fputs("\" width=\"", out), put_px(out, f.pw), fputs("\" height=\"", out), put_px(out, f.ph);
@@ -1047,11 +1052,16 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
     }
     ly += 8.0;
     static const char *const kind_name[SWEEP_PLOT_MARK_COUNT] = {"corrections", "rule reports", "spawns",
-                                                                 "crushes", "falls out of the level"};
-    for (int k = 0; k < SWEEP_PLOT_MARK_COUNT; k++, ly += PLOT_LEGEND_LINE) {
+                                                                 "crushes", "falls out of the level", "shot hits"};
+    /* Only what the picture holds: a walk has no corrections, a replay no
+     * falls. */
+    for (int k = 0; k < SWEEP_PLOT_MARK_COUNT; k++) {
+        if (!p->marks_added[k])
+            continue;
         write_mark(out, k, lx + 12.0, ly, " k");
         fprintf(out, "/><text x=\"%.0f\" y=\"%.0f\">%s: %llu</text>\n", lx + 32.0, ly + 4.0, kind_name[k],
                 (unsigned long long)p->marks_added[k]);
+        ly += PLOT_LEGEND_LINE;
     }
     if (p->mover_count) {
         fprintf(out, "<path class=\"mp k\" d=\"M%.0f %.0fh24\"/><text x=\"%.0f\" y=\"%.0f\">mover paths (%u)</text>\n",

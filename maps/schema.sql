@@ -40,8 +40,9 @@
 -- loader still reads a version 1 map, as a level without movers under the
 -- default rules (the DEFAULT of each of those columns). Version 2 adds the
 -- mover tables and those columns, and changes nothing else. Version 3 adds
--- the two volume tables (a version 1 or 2 map loads without volumes) and
--- changes nothing else.
+-- the two volume tables and the query rules of a map (history_ms,
+-- rewind_cap_ms): a version 1 or 2 map loads without volumes and with
+-- those columns' DEFAULTs, and nothing else changes.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -159,6 +160,15 @@ CREATE TABLE map (
     -- A position claimed by a client farther than this from the server's
     -- is flagged as corrected, units, finite and >= 0 (0: any difference).
     correction_threshold REAL NOT NULL DEFAULT 0.25 CHECK (correction_threshold >= 0),
+
+    -- Query rules (version 3; server/world/queries.c). How far back, in
+    -- milliseconds, the server keeps every entity's and mover's pose for
+    -- lag-compensated queries, 1 to 60000 (sweepd --history-ms overrides
+    -- it), and how far back of the newest tick a player may ask, 1 to
+    -- 60000 (--rewind-cap-ms overrides it; the server role may ask anything
+    -- kept). Not part of the content hash: they change no motion.
+    history_ms REAL NOT NULL DEFAULT 1000 CHECK (history_ms BETWEEN 1 AND 60000),
+    rewind_cap_ms REAL NOT NULL DEFAULT 250 CHECK (rewind_cap_ms BETWEEN 1 AND 60000),
     CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 

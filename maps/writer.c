@@ -331,8 +331,9 @@ static int write_rows(wctx *w, const sweep_level *lv)
         return wfail(w, "the map row: %s", why);
     sqlite3_stmt *st = prep(w, "INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, "
                                "radius_x, radius_y, radius_z, walkable_slope_deg, step_height, walk_speed, "
-                               "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold) "
-                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold, "
+                               "history_ms, rewind_cap_ms) "
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -357,6 +358,8 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 16, r->max_step);
     sqlite3_bind_double(st, 17, r->speed_limit);
     sqlite3_bind_double(st, 18, lv->correction_threshold);
+    sqlite3_bind_double(st, 19, lv->history_ms);
+    sqlite3_bind_double(st, 20, lv->rewind_cap_ms);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -535,6 +538,8 @@ static const rules_key rules_keys[] = {
     {"max_step", RULE_AT(rules.max_step), 0},
     {"speed_limit", RULE_AT(rules.speed_limit), 0},
     {"correction_threshold", RULE_AT(correction_threshold), 0},
+    {"history_ms", RULE_AT(history_ms), 0},
+    {"rewind_cap_ms", RULE_AT(rewind_cap_ms), 0},
 };
 #undef RULE_AT
 #define RULES_KEYS (sizeof rules_keys / sizeof rules_keys[0])
@@ -603,7 +608,7 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
             snprintf(err, errlen,
                      "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
                      "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
-                     "correction_threshold)",
+                     "correction_threshold, history_ms, rewind_cap_ms)",
                      path, lineno, key);
             ok = 0;
             break;

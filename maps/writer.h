@@ -78,7 +78,8 @@ const volatile sig_atomic_t *sweep_map_write_stop_on_signals(void);
  * keys are the map row's column names (maps/schema.sql), in its units:
  *   gravity = X,Y,Z    radii = X,Y,Z    tick_rate    walkable_slope_deg
  *   step_height    walk_speed    ground_accel    air_accel    jump_speed
- *   max_step    speed_limit    correction_threshold
+ *   max_step    speed_limit    correction_threshold    history_ms
+ *   rewind_cap_ms
  * Numbers are finite decimals. The values are checked as the loader checks
  * a map row (sweep_map_check_values), so a file the tool accepts never
  * makes a map the loader refuses. Returns 1 on success; on failure 0 and
@@ -105,6 +106,8 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  speed_limit              no velocity is longer, and no move may ask for more,\n"                       \
     "                           units/s, at least walk_speed and jump_speed (60)\n"                           \
     "  correction_threshold     a claimed position farther off is flagged corrected (0.25)\n"                 \
+    "  history_ms               poses kept for lag-compensated queries, 1 to 60000 ms (1000)\n"              \
+    "  rewind_cap_ms            how far back a player's query may ask, 1 to 60000 ms (250)\n"                \
     "The defaults are for metres: a level in other units needs its own (a level in\n"                        \
     "inches: gravity = 0,0,-386.1, speed_limit = 2400, ...). Example:\n"                                      \
     "  # inches\n"                                                                                              \

@@ -521,12 +521,30 @@ static sweep_proto_error decode_entity_commands(const sweep_decoder *d, const ta
     uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
     if (n > (d ? d->commands_cap : 0))
         return SWEEP_PROTO_E_CAPACITY;
+    uint32_t used = 0; /* shapes of the commands before, in the decoder's hit_shapes */
     for (uint32_t i = 0; i < n; i++) {
         tab it = table_elem(t->b, e, i);
         sweep_msg_entity_command *c = &d->commands[i];
         c->entity = get_u32(&it, SWEEP__EC_ENTITY);
         c->op = get_u8(&it, SWEEP__EC_OP);
         c->vector = get_vec3(&it, SWEEP__EC_VECTOR, NULL);
+        size_t se = 0;
+        uint32_t k_n = get_vector(&it, SWEEP__EC_SHAPES, &se);
+        if (k_n > d->hit_shapes_cap - used)
+            return SWEEP_PROTO_E_CAPACITY;
+        sweep_wire_hit_shape *shapes = d->hit_shapes + used;
+        c->shapes = k_n ? shapes : NULL;
+        c->shape_count = k_n;
+        used += k_n;
+        for (uint32_t k = 0; k < k_n; k++) {
+            const uint8_t *p = t->b + se + (size_t)k * SWEEP__HIT_SHAPE_SIZE;
+            sweep_wire_hit_shape *h = &shapes[k];
+            h->id = sweep__rd32(p);
+            h->kind = sweep__rd32(p + 4);
+            h->a = sweep__rdvec3(p + 8);
+            h->b = sweep__rdvec3(p + 32);
+            h->radii = sweep__rdvec3(p + 56);
+        }
     }
     m->as.entity_commands.commands = n ? d->commands : NULL;
     m->as.entity_commands.count = n;
@@ -626,6 +644,86 @@ static sweep_proto_error decode_world_closed(const sweep_decoder *d, const tab *
     return SWEEP_PROTO_OK;
 }
 
+static sweep_proto_error decode_query(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > (d ? d->query_items_cap : 0))
+        return SWEEP_PROTO_E_CAPACITY;
+    uint32_t used = 0; /* ids of the items before, in the decoder's query_ignore */
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_msg_query_item *q = &d->query_items[i];
+        q->kind = get_u8(&it, SWEEP__QI_KIND);
+        q->from = get_vec3(&it, SWEEP__QI_FROM, NULL);
+        q->to = get_vec3(&it, SWEEP__QI_TO, NULL);
+        q->from_entity = get_u32(&it, SWEEP__QI_FROM_ENTITY);
+        q->to_entity = get_u32(&it, SWEEP__QI_TO_ENTITY);
+        q->radii = get_vec3(&it, SWEEP__QI_RADII, NULL);
+        q->radius = get_f64(&it, SWEEP__QI_RADIUS);
+        q->tick = get_u64(&it, SWEEP__QI_TICK);
+        q->fraction = get_f64(&it, SWEEP__QI_FRACTION);
+        q->filter = get_u32(&it, SWEEP__QI_FILTER);
+        q->max_hits = get_u32(&it, SWEEP__QI_MAX_HITS);
+        size_t ie = 0;
+        uint32_t k_n = get_vector(&it, SWEEP__QI_IGNORE, &ie);
+        if (k_n > d->query_ignore_cap - used)
+            return SWEEP_PROTO_E_CAPACITY;
+        uint32_t *ids = d->query_ignore + used;
+        for (uint32_t k = 0; k < k_n; k++)
+            ids[k] = sweep__rd32(t->b + ie + 4 * (size_t)k);
+        q->ignore = k_n ? ids : NULL;
+        q->ignore_count = k_n;
+        used += k_n;
+    }
+    m->as.query.items = n ? d->query_items : NULL;
+    m->as.query.count = n;
+    return SWEEP_PROTO_OK;
+}
+
+static sweep_proto_error decode_query_result(const sweep_decoder *d, const tab *t, sweep_message *m)
+{
+    size_t e = 0;
+    uint32_t n = get_vector(t, SWEEP__BATCH_ITEMS, &e);
+    if (n > (d ? d->query_answers_cap : 0))
+        return SWEEP_PROTO_E_CAPACITY;
+    uint32_t used = 0; /* hits of the answers before, in the decoder's query_hits */
+    for (uint32_t i = 0; i < n; i++) {
+        tab it = table_elem(t->b, e, i);
+        sweep_msg_query_answer *a = &d->query_answers[i];
+        a->code = (sweep_wire_code)get_u16(&it, SWEEP__QA_CODE);
+        a->message = get_str(&it, SWEEP__QA_MESSAGE);
+        a->tick = get_u64(&it, SWEEP__QA_TICK);
+        a->fraction = get_f64(&it, SWEEP__QA_FRACTION);
+        a->flags = get_u32(&it, SWEEP__QA_FLAGS);
+        size_t he = 0;
+        uint32_t k = get_vector(&it, SWEEP__QA_HITS, &he);
+        if (k > d->query_hits_cap - used)
+            return SWEEP_PROTO_E_CAPACITY;
+        sweep_wire_query_hit *h = d->query_hits + used;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint8_t *p = t->b + he + (size_t)j * SWEEP__QUERY_HIT_SIZE;
+            h[j].kind = sweep__rd32(p);
+            h[j].triangle = sweep__rd32(p + 4);
+            h[j].material = sweep__rd32(p + 8);
+            h[j].mover = sweep__rd32(p + 12);
+            h[j].entity = sweep__rd32(p + 16);
+            h[j].shape = sweep__rd32(p + 20);
+            h[j].fraction = sweep__rdf64(p + 24);
+            h[j].distance = sweep__rdf64(p + 32);
+            h[j].point = sweep__rdvec3(p + 40);
+            h[j].normal = sweep__rdvec3(p + 64);
+        }
+        a->hits = k ? h : NULL;
+        a->hit_count = k;
+        used += k;
+    }
+    m->as.query_result.answers = n ? d->query_answers : NULL;
+    m->as.query_result.count = n;
+    m->as.query_result.first = get_u32(t, SWEEP__QR_FIRST);
+    return SWEEP_PROTO_OK;
+}
+
 /* The bytes of each kind's member of sweep_message.as, by stem: what a
  * decode clears and copies out, so that a Move does not pay for the
  * kilobyte of the largest member (GetStats has no member). */
@@ -662,6 +760,8 @@ static sweep_proto_error decode_world_closed(const sweep_decoder *d, const tab *
 #define BODY_SIZE_world_opened MEMBER_SIZE(world_opened)
 #define BODY_SIZE_close_world MEMBER_SIZE(close_world)
 #define BODY_SIZE_world_closed MEMBER_SIZE(world_closed)
+#define BODY_SIZE_query MEMBER_SIZE(query)
+#define BODY_SIZE_query_result MEMBER_SIZE(query_result)
 
 typedef struct body_row {
     body_decoder decode;

@@ -45,11 +45,22 @@ typedef struct sweep_decoder {
     uint32_t entity_states_cap;
     sweep_wire_world_info *worlds;                    /* Stats.worlds storage: read up to its room */
     uint32_t worlds_cap;
+    sweep_msg_query_item *query_items;                /* Query storage */
+    uint32_t query_items_cap;
+    sweep_msg_query_answer *query_answers;            /* QueryResult storage: its answers */
+    uint32_t query_answers_cap;
+    sweep_wire_query_hit *query_hits;                 /* ... and all their hits, one after another */
+    uint32_t query_hits_cap;
+    uint32_t *query_ignore;                           /* Query: every item's ignored ids, one after another */
+    uint32_t query_ignore_cap;
+    sweep_wire_hit_shape *hit_shapes;                 /* EntityCommands: every command's hit shapes */
+    uint32_t hit_shapes_cap;
 } sweep_decoder;
 
 /* Verifies buf[0..len) (flags: SWEEP_WIRE_SIZE_PREFIXED) and decodes it
  * into *out. Errors: every verifier error; SWEEP_PROTO_E_CAPACITY if a batch,
- * a mover, entity or command list is longer than the decoder's storage
+ * a mover, entity, command or query list (hit shapes, ignored ids and
+ * query hits counted over the whole message) is longer than the decoder's storage
  * (d == NULL lends none) or a result has more than SWEEP_MAX_CONTACTS
  * contacts (Stats.worlds excepted: read as far as the storage goes, see
  * sweep_msg_stats); SWEEP_PROTO_E_ARG

@@ -683,10 +683,31 @@ static bool encode_mover_commanded(sweep_builder *b, const sweep_message *msg, s
     return true;
 }
 
+/* A command's hit shapes: absent when it has none (absent decodes as none). */
+static sweep_ref hit_shapes(sweep_builder *b, const sweep_wire_hit_shape *s, uint32_t count)
+{
+    if (count == 0)
+        return 0;
+    sweep__builder_vector_start(b, SWEEP__HIT_SHAPE_SIZE, count, SWEEP__STRUCT_ALIGN);
+    for (uint32_t i = count; i-- > 0;) {
+        uint8_t *p = sweep__builder_push(b, SWEEP__HIT_SHAPE_SIZE);
+        if (p) {
+            sweep__wr32(p, s[i].id);
+            sweep__wr32(p + 4, s[i].kind);
+            sweep__wrvec3(p + 8, s[i].a);
+            sweep__wrvec3(p + 32, s[i].b);
+            sweep__wrvec3(p + 56, s[i].radii);
+        }
+    }
+    return sweep__builder_vector_end(b, count);
+}
+
 static sweep_ref entity_command_table(sweep_builder *b, const void *item)
 {
     const sweep_msg_entity_command *c = item;
+    sweep_ref shapes = hit_shapes(b, c->shapes, c->shape_count);
     sweep__builder_table_start(b);
+    ref_if(b, SWEEP__EC_SHAPES, shapes);
     /* Absent decodes as zero: written only when it is not (a Despawn has none). */
     if (!vec3_is_zero(c->vector))
         sweep__builder_add_vec3(b, SWEEP__EC_VECTOR, c->vector);
@@ -700,6 +721,9 @@ static bool encode_entity_commands(sweep_builder *b, const sweep_message *msg, s
     const sweep_msg_entity_commands *ec = &msg->as.entity_commands;
     if (ec->commands == NULL && ec->count)
         return false;
+    for (uint32_t i = 0; i < ec->count; i++)
+        if (ec->commands[i].shapes == NULL && ec->commands[i].shape_count)
+            return false;
     sweep_ref commands = batch(b, ec->commands, sizeof *ec->commands, ec->count, entity_command_table);
     sweep__builder_table_start(b);
     sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, commands);
@@ -829,6 +853,105 @@ static bool encode_world_closed(sweep_builder *b, const sweep_message *msg, swee
     sweep__builder_table_start(b);
     u32_if(b, SWEEP__CLOSED_WORLD, c->world);
     ref_if(b, SWEEP__CLOSED_REASON, reason);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static sweep_ref query_item_table(sweep_builder *b, const void *item)
+{
+    const sweep_msg_query_item *q = item;
+    sweep_ref ignore = 0;
+    if (q->ignore_count) {
+        sweep__builder_vector_start(b, 4, q->ignore_count, 4);
+        for (uint32_t i = q->ignore_count; i-- > 0;) {
+            uint8_t *p = sweep__builder_push(b, 4);
+            if (p)
+                sweep__wr32(p, q->ignore[i]);
+        }
+        ignore = sweep__builder_vector_end(b, q->ignore_count);
+    }
+    sweep__builder_table_start(b);
+    /* Points and radii absent decode as zero: written only when they are not. */
+    if (!vec3_is_zero(q->from))
+        sweep__builder_add_vec3(b, SWEEP__QI_FROM, q->from);
+    if (!vec3_is_zero(q->to))
+        sweep__builder_add_vec3(b, SWEEP__QI_TO, q->to);
+    if (!vec3_is_zero(q->radii))
+        sweep__builder_add_vec3(b, SWEEP__QI_RADII, q->radii);
+    f64_if(b, SWEEP__QI_RADIUS, q->radius);
+    u64_if(b, SWEEP__QI_TICK, q->tick);
+    f64_if(b, SWEEP__QI_FRACTION, q->fraction);
+    u32_if(b, SWEEP__QI_FROM_ENTITY, q->from_entity);
+    u32_if(b, SWEEP__QI_TO_ENTITY, q->to_entity);
+    u32_if(b, SWEEP__QI_FILTER, q->filter);
+    ref_if(b, SWEEP__QI_IGNORE, ignore);
+    u32_if(b, SWEEP__QI_MAX_HITS, q->max_hits);
+    u8_if(b, SWEEP__QI_KIND, q->kind);
+    return sweep__builder_table_end(b);
+}
+
+static bool encode_query(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_query *q = &msg->as.query;
+    if (q->items == NULL && q->count)
+        return false;
+    for (uint32_t i = 0; i < q->count; i++)
+        if (q->items[i].ignore == NULL && q->items[i].ignore_count)
+            return false;
+    sweep_ref items = batch(b, q->items, sizeof *q->items, q->count, query_item_table);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__BATCH_ITEMS, items);
+    *body = sweep__builder_table_end(b);
+    return true;
+}
+
+static sweep_ref query_answer_table(sweep_builder *b, const void *item)
+{
+    const sweep_msg_query_answer *a = item;
+    sweep_ref message = str_opt(b, a->message);
+    sweep_ref hits = 0;
+    if (a->hit_count) {
+        sweep__builder_vector_start(b, SWEEP__QUERY_HIT_SIZE, a->hit_count, SWEEP__STRUCT_ALIGN);
+        for (uint32_t i = a->hit_count; i-- > 0;) {
+            uint8_t *p = sweep__builder_push(b, SWEEP__QUERY_HIT_SIZE);
+            if (p) {
+                const sweep_wire_query_hit *h = &a->hits[i];
+                sweep__wr32(p, h->kind);
+                sweep__wr32(p + 4, h->triangle);
+                sweep__wr32(p + 8, h->material);
+                sweep__wr32(p + 12, h->mover);
+                sweep__wr32(p + 16, h->entity);
+                sweep__wr32(p + 20, h->shape);
+                sweep__wrf64(p + 24, h->fraction);
+                sweep__wrf64(p + 32, h->distance);
+                sweep__wrvec3(p + 40, h->point);
+                sweep__wrvec3(p + 64, h->normal);
+            }
+        }
+        hits = sweep__builder_vector_end(b, a->hit_count);
+    }
+    sweep__builder_table_start(b);
+    u64_if(b, SWEEP__QA_TICK, a->tick);
+    f64_if(b, SWEEP__QA_FRACTION, a->fraction);
+    ref_if(b, SWEEP__QA_MESSAGE, message);
+    u32_if(b, SWEEP__QA_FLAGS, a->flags);
+    ref_if(b, SWEEP__QA_HITS, hits);
+    u16_if(b, SWEEP__QA_CODE, (uint16_t)a->code);
+    return sweep__builder_table_end(b);
+}
+
+static bool encode_query_result(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
+{
+    const sweep_msg_query_result *r = &msg->as.query_result;
+    if (r->answers == NULL && r->count)
+        return false;
+    for (uint32_t i = 0; i < r->count; i++)
+        if ((unsigned)r->answers[i].code > 0xffff || (r->answers[i].hits == NULL && r->answers[i].hit_count))
+            return false;
+    sweep_ref answers = batch(b, r->answers, sizeof *r->answers, r->count, query_answer_table);
+    sweep__builder_table_start(b);
+    sweep__builder_add_ref(b, SWEEP__QR_ANSWERS, answers);
+    u32_if(b, SWEEP__QR_FIRST, r->first);
     *body = sweep__builder_table_end(b);
     return true;
 }

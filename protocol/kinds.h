@@ -14,8 +14,10 @@
  *             SWEEP_MSG_SENDER_ prefix: NOBODY (a kind only the server
  *             sends, so no request), ANYONE (before Hello too), WELCOMED
  *             (a session) or SERVER_ROLE (a session of the server role);
- *   recorded  RECORDED if a request of this kind can change the world, so
- *             goes into the session log (server/record.h), else UNRECORDED.
+ *   recorded  RECORDED if a request of this kind can change the world, or
+ *             its answer must be checked by a replay (a Query: what the
+ *             world answered about its past), so goes into the session log
+ *             (server/record.h), else UNRECORDED.
  *
  * A table is built as
  *
@@ -65,7 +67,9 @@
     X(OPEN_WORLD,        open_world,        "OpenWorld",       SERVER_ROLE, UNRECORDED) \
     X(WORLD_OPENED,      world_opened,      "WorldOpened",     NOBODY,      UNRECORDED) \
     X(CLOSE_WORLD,       close_world,       "CloseWorld",      SERVER_ROLE, UNRECORDED) \
-    X(WORLD_CLOSED,      world_closed,      "WorldClosed",     NOBODY,      UNRECORDED)
+    X(WORLD_CLOSED,      world_closed,      "WorldClosed",     NOBODY,      UNRECORDED) \
+    X(QUERY,             query,             "Query",           WELCOMED,    RECORDED) \
+    X(QUERY_RESULT,      query_result,      "QueryResult",     NOBODY,      UNRECORDED)
 
 /* The recorded column's two words; any other word does not compile. */
 #define SWEEP__KIND_RECORDED 1

@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/history.h"
 #include "core/motion.h"
 #include "core/mover.h"
+#include "core/query.h"
 #include "protocol/kinds.h"
 
 /* MoverTransform.flags are the core's state flags as they are. */
@@ -50,6 +52,7 @@ static const char *const code_names[SWEEP_WIRE_CODE_COUNT] = {
     "NotWelcomed",   "VersionMismatch", "UnknownWorld",    "AuthFailed",     "Internal",
     "BadCookie",     "StaleSequence",   "SlowReader",      "UnknownMover",   "NotAllowed",
     "SpawnRefused",  "WorldLimit",      "NoRoom",          "UnknownMap",     "WorldExists",
+    "TooOld",        "InFuture",
 };
 
 static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
@@ -60,7 +63,26 @@ static const char *const rule_names[SWEEP_WIRE_RULE_COUNT] = {
 static const char *const mode_names[SWEEP_WIRE_MODE_COUNT] = {"Walk", "Fly", "Noclip"};
 
 static const char *const op_names[SWEEP_WIRE_OP_COUNT] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii",
-                                                          "Despawn"};
+                                                          "Despawn",  "SetHitShapes"};
+
+static const char *const query_kind_names[SWEEP_WIRE_QUERY_KIND_COUNT] = {"Ray", "RayAll", "LineOfSight", "Sweep",
+                                                                         "Overlap"};
+
+/* A HitShape is the core's sweep_hit_shape field for field, and the wire's
+ * numbers are the core's. */
+_Static_assert(SWEEP_WIRE_HIT_SHAPES_MAX == SWEEP_HIT_SHAPES_MAX, "HitShape count: the wire's and the core's");
+_Static_assert(sizeof(sweep_wire_hit_shape) == sizeof(sweep_hit_shape) &&
+                   offsetof(sweep_wire_hit_shape, a) == offsetof(sweep_hit_shape, a) &&
+                   offsetof(sweep_wire_hit_shape, radii) == offsetof(sweep_hit_shape, radii),
+               "HitShape: the wire's struct and the core's");
+_Static_assert((unsigned)SWEEP_WIRE_SHAPE_SPHERE == (unsigned)SWEEP_SHAPE_SPHERE &&
+                   (unsigned)SWEEP_WIRE_SHAPE_CAPSULE == (unsigned)SWEEP_SHAPE_CAPSULE &&
+                   (unsigned)SWEEP_WIRE_SHAPE_ELLIPSOID == (unsigned)SWEEP_SHAPE_ELLIPSOID,
+               "HitShapeKind in sweep.fbs must equal the core's SWEEP_SHAPE_*");
+_Static_assert((unsigned)SWEEP_WIRE_HIT_LEVEL == (unsigned)SWEEP_HIT_LEVEL &&
+                   (unsigned)SWEEP_WIRE_HIT_MOVER == (unsigned)SWEEP_HIT_MOVER &&
+                   (unsigned)SWEEP_WIRE_HIT_ENTITY == (unsigned)SWEEP_HIT_ENTITY,
+               "QueryHit.kind in sweep.fbs must equal the core's sweep_hit_kind");
 
 sweep_str sweep_str_of(const char *s)
 {
@@ -108,6 +130,11 @@ const char *sweep_wire_entity_op_name(unsigned op)
     return op < SWEEP_WIRE_OP_COUNT ? op_names[op] : "Unknown";
 }
 
+const char *sweep_wire_query_kind_name(unsigned kind)
+{
+    return kind < SWEEP_WIRE_QUERY_KIND_COUNT ? query_kind_names[kind] : "Unknown";
+}
+
 const char *sweep_wire_role_name(unsigned role)
 {
     return role == SWEEP_WIRE_ROLE_PLAYER ? "Player" : role == SWEEP_WIRE_ROLE_SERVER ? "Server" : "Unknown";
@@ -122,6 +149,7 @@ sweep_wire_code sweep_wire_code_from_status(sweep_status s)
     case SWEEP_E_VELOCITY: return SWEEP_WIRE_BAD_VELOCITY;
     case SWEEP_E_DT: return SWEEP_WIRE_BAD_DT;
     case SWEEP_E_POSITION: return SWEEP_WIRE_BAD_POSITION;
+    case SWEEP_E_TIME: return SWEEP_WIRE_TOO_OLD;
     case SWEEP_E_CONFIG:
     case SWEEP_E_GEOMETRY:
     case SWEEP_E_NOMEM:

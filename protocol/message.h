@@ -84,6 +84,8 @@ typedef enum sweep_msg_kind {
     SWEEP_MSG_WORLD_OPENED,
     SWEEP_MSG_CLOSE_WORLD,
     SWEEP_MSG_WORLD_CLOSED,
+    SWEEP_MSG_QUERY,
+    SWEEP_MSG_QUERY_RESULT,
     SWEEP_MSG_KIND_COUNT
 } sweep_msg_kind;
 
@@ -124,6 +126,8 @@ typedef enum sweep_wire_code {
     SWEEP_WIRE_NO_ROOM,       /* EntityCommand Teleport/SetRadii: no free place or size there */
     SWEEP_WIRE_UNKNOWN_MAP,   /* OpenWorld names no map of the server */
     SWEEP_WIRE_WORLD_EXISTS,  /* OpenWorld names a world open on another map */
+    SWEEP_WIRE_TOO_OLD,       /* Query: older than the history keeps, or than a player's rewind cap */
+    SWEEP_WIRE_IN_FUTURE,     /* Query: after the world's newest tick */
     SWEEP_WIRE_CODE_COUNT
 } sweep_wire_code;
 
@@ -367,6 +371,7 @@ typedef enum sweep_wire_entity_op {
     SWEEP_WIRE_OP_ADD_IMPULSE = 2,  /* vector: added to the velocity */
     SWEEP_WIRE_OP_SET_RADII = 3,    /* vector: the radii */
     SWEEP_WIRE_OP_DESPAWN = 4,      /* no vector */
+    SWEEP_WIRE_OP_SET_HIT_SHAPES = 5, /* shapes: what a Query hits of it */
     SWEEP_WIRE_OP_COUNT
 } sweep_wire_entity_op;
 
@@ -375,11 +380,35 @@ enum {
     SWEEP_WIRE_COMMAND_PUSHED_OUT = 1u << 0 /* a Teleport target was moved out of what it overlapped */
 };
 
+/* Most hit shapes an entity may have (HitShape; core/history.h
+ * SWEEP_HIT_SHAPES_MAX). */
+#define SWEEP_WIRE_HIT_SHAPES_MAX 8u
+
+/* HitShapeKind in sweep.fbs (core/history.h SWEEP_SHAPE_*). */
+enum {
+    SWEEP_WIRE_SHAPE_SPHERE = 0,    /* centre a, radius radii.x */
+    SWEEP_WIRE_SHAPE_CAPSULE = 1,   /* segment a..b, radius radii.x */
+    SWEEP_WIRE_SHAPE_ELLIPSOID = 2  /* centre a, semi-axes radii */
+};
+
+/* HitShape in sweep.fbs (80 bytes on the wire), field for field the
+ * core's sweep_hit_shape (core/history.h). */
+typedef struct sweep_wire_hit_shape {
+    uint32_t id;   /* the game's own: QueryHit.shape of a hit on it */
+    uint32_t kind; /* SWEEP_WIRE_SHAPE_*; may hold a value newer than this build */
+    sweep_vec3 a, b;
+    sweep_vec3 radii;
+} sweep_wire_hit_shape;
+
 /* EntityCommand in sweep.fbs. */
 typedef struct sweep_msg_entity_command {
     uint32_t entity;
     uint8_t op;        /* sweep_wire_entity_op; may hold a value newer than this build */
     sweep_vec3 vector; /* by op: position, velocity, impulse or radii; zero when absent */
+    /* SetHitShapes: in the decoder's hit_shapes storage (more than
+     * SWEEP_WIRE_HIT_SHAPES_MAX is the world's to refuse by name). */
+    const sweep_wire_hit_shape *shapes;
+    uint32_t shape_count;
 } sweep_msg_entity_command;
 
 typedef struct sweep_msg_entity_commands {
@@ -468,6 +497,89 @@ typedef struct sweep_wire_world_info {
     uint32_t triangles;
     uint64_t tick;
 } sweep_wire_world_info;
+
+/* QueryKind in sweep.fbs. */
+typedef enum sweep_wire_query_kind {
+    SWEEP_WIRE_QUERY_RAY = 0,
+    SWEEP_WIRE_QUERY_RAY_ALL = 1,
+    SWEEP_WIRE_QUERY_LINE_OF_SIGHT = 2,
+    SWEEP_WIRE_QUERY_SWEEP = 3,
+    SWEEP_WIRE_QUERY_OVERLAP = 4,
+    SWEEP_WIRE_QUERY_KIND_COUNT
+} sweep_wire_query_kind;
+
+/* QueryHit.kind in sweep.fbs (core/query.h sweep_hit_kind). */
+enum {
+    SWEEP_WIRE_HIT_LEVEL = 1,
+    SWEEP_WIRE_HIT_MOVER = 2,
+    SWEEP_WIRE_HIT_ENTITY = 3
+};
+
+/* QueryAnswerFlags in sweep.fbs. */
+enum {
+    SWEEP_WIRE_QUERY_CLEAR = 1u << 0, /* LineOfSight: nothing in the way */
+    SWEEP_WIRE_QUERY_MORE = 1u << 1   /* RayAll, Overlap: more hits than max_hits */
+};
+
+/* Most entities one QueryItem may ignore (core/query.h SWEEP_QUERY_IGNORE_MAX). */
+#define SWEEP_WIRE_QUERY_IGNORE_MAX 16u
+/* Most hits one QueryAnswer holds: ten fit a UDP datagram with room to spare. */
+#define SWEEP_WIRE_QUERY_HITS_MAX 10u
+
+/* QueryItem in sweep.fbs. */
+typedef struct sweep_msg_query_item {
+    uint8_t kind;         /* sweep_wire_query_kind; may hold a value newer than this build */
+    sweep_vec3 from, to;  /* points, or offsets from from_entity / to_entity */
+    uint32_t from_entity; /* 0 = none */
+    uint32_t to_entity;
+    sweep_vec3 radii;     /* Sweep */
+    double radius;        /* Overlap */
+    uint64_t tick;        /* 0 = the newest frame */
+    double fraction;
+    uint32_t filter;      /* QueryFilter bits: core/query.h's SWEEP_QUERY_* (1 level, 2 movers, 4 entities,
+                             8 back faces, 16 ellipsoids); 0: level, movers and entities */
+    uint32_t max_hits;    /* RayAll, Overlap */
+    /* In the decoder's query_ignore storage (more than
+     * SWEEP_WIRE_QUERY_IGNORE_MAX is the world's to refuse by name). */
+    const uint32_t *ignore;
+    uint32_t ignore_count;
+} sweep_msg_query_item;
+
+typedef struct sweep_msg_query {
+    const sweep_msg_query_item *items; /* in the decoder's query_items storage */
+    uint32_t count;
+} sweep_msg_query;
+
+/* QueryHit in sweep.fbs (88 bytes on the wire). */
+typedef struct sweep_wire_query_hit {
+    uint32_t kind;     /* SWEEP_WIRE_HIT_* */
+    uint32_t triangle; /* UINT32_MAX for an entity */
+    uint32_t material;
+    uint32_t mover;    /* movers.id, 0 = none */
+    uint32_t entity;   /* 0 = none */
+    uint32_t shape;    /* hit shape id; UINT32_MAX: the collision ellipsoid */
+    double fraction;
+    double distance;
+    sweep_vec3 point;
+    sweep_vec3 normal;
+} sweep_wire_query_hit;
+
+/* QueryAnswer in sweep.fbs. */
+typedef struct sweep_msg_query_answer {
+    sweep_wire_code code; /* SWEEP_WIRE_NONE: answered; may hold a value newer than this build */
+    sweep_str message;    /* why not, when code is not NONE */
+    uint64_t tick;        /* the time answered at */
+    double fraction;
+    uint32_t flags;       /* SWEEP_WIRE_QUERY_CLEAR, _MORE */
+    const sweep_wire_query_hit *hits; /* in the decoder's query_hits storage */
+    uint32_t hit_count;
+} sweep_msg_query_answer;
+
+typedef struct sweep_msg_query_result {
+    const sweep_msg_query_answer *answers; /* in the decoder's query_answers storage */
+    uint32_t count;
+    uint32_t first; /* the item answers[0] answers: above 0 in a later piece of a split UDP answer */
+} sweep_msg_query_result;
 
 typedef struct sweep_msg_ping {
     uint64_t client_time;
@@ -560,6 +672,8 @@ typedef struct sweep_message {
         sweep_msg_world_opened world_opened;
         sweep_msg_close_world close_world;
         sweep_msg_world_closed world_closed;
+        sweep_msg_query query;
+        sweep_msg_query_result query_result;
     } as;
 } sweep_message;
 
@@ -601,8 +715,11 @@ const char *sweep_wire_rule_name(unsigned bit);
 /* "Walk", "Fly", "Noclip"; "Unknown" if out of range. */
 const char *sweep_wire_mode_name(unsigned mode);
 
-/* "Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"; "Unknown" if out of range. */
+/* "Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn", "SetHitShapes"; "Unknown" if out of range. */
 const char *sweep_wire_entity_op_name(unsigned op);
+
+/* "Ray", "RayAll", "LineOfSight", "Sweep", "Overlap"; "Unknown" if out of range. */
+const char *sweep_wire_query_kind_name(unsigned kind);
 
 /* "Player", "Server"; "Unknown" if out of range. */
 const char *sweep_wire_role_name(unsigned role);

@@ -26,6 +26,9 @@ static int list_of(const sweep_message *m, list *l)
         *l = (list){m->as.entity_commands_result.results, sizeof *m->as.entity_commands_result.results,
                     m->as.entity_commands_result.count};
         return 1;
+    case SWEEP_MSG_QUERY_RESULT:
+        *l = (list){m->as.query_result.answers, sizeof *m->as.query_result.answers, m->as.query_result.count};
+        return 1;
     default:
         return 0;
     }
@@ -39,9 +42,13 @@ static sweep_message run_of(const sweep_message *m, const list *l, uint32_t star
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         r.as.move_result_batch.results = first;
         r.as.move_result_batch.count = n;
-    } else {
+    } else if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT) {
         r.as.entity_commands_result.results = first;
         r.as.entity_commands_result.count = n;
+    } else {
+        r.as.query_result.answers = first;
+        r.as.query_result.count = n;
+        r.as.query_result.first = m->as.query_result.first + start;
     }
     return r;
 }

@@ -1,6 +1,6 @@
 /*
  * result_pieces.h - a list of results (a MoveResultBatch, an
- * EntityCommandsResult) cut to its transport: what a server sends for a
+ * EntityCommandsResult, a QueryResult) cut to its transport: what a server sends for a
  * batch's answers, and what a replay of its log must make again bit for
  * bit.
  */
@@ -22,8 +22,8 @@ typedef int (*sweep_result_piece_fn)(void *ctx, const uint8_t *bytes, size_t len
 
 /* Encodes m into buf (cap bytes: what sweep_encode needs for the whole
  * message) and hands each piece to piece before encoding the next: over
- * TCP (tcp != 0) one size-prefixed frame; over UDP a MoveResultBatch or an
- * EntityCommandsResult as runs of its results in order, each the same
+ * TCP (tcp != 0) one size-prefixed frame; over UDP a MoveResultBatch, an
+ * EntityCommandsResult or a QueryResult as runs of its results in order, each the same
  * message (sequence, tick) with as many as fit a datagram of at most
  * SWEEP_UDP_MAX_DATAGRAM bytes, halving the count until they do; any
  * other kind whole. SWEEP_PROTO_OK; the encoder's error;

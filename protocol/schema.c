@@ -61,7 +61,9 @@ static const sweep__field challenge[] = {BYTES_REQ};
 static const sweep__field watch_world[] = {U32};
 static const sweep__field mover_command[] = {STR_REQ};
 static const sweep__field mover_commanded[] = {U32, U64};
-static const sweep__field entity_command[] = {U32, U8, VEC3};
+static const sweep__field entity_command[] = {
+    U32, U8, VEC3, {SWEEP__F_VECTOR, SWEEP__HIT_SHAPE_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0},
+};
 static const sweep__field entity_command_result[] = {U32, U8, U16, STR, VEC3, VEC3, VEC3, U32};
 static const sweep__field entity_states[] = {
     U64, {SWEEP__F_VECTOR, SWEEP__ENTITY_STATE_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}, U32,
@@ -69,6 +71,12 @@ static const sweep__field entity_states[] = {
 static const sweep__field open_world[] = {STR_REQ, STR};
 static const sweep__field world_opened[] = {U32, STR_REQ, BYTES_REQ};
 static const sweep__field world_closed[] = {U32, STR};
+static const sweep__field query_item[] = {
+    U8, VEC3, VEC3, U32, U32, VEC3, F64, U64, F64, U32, {SWEEP__F_VECTOR, 4, 4, 0, NULL, NULL, 0}, U32,
+};
+static const sweep__field query_answer[] = {
+    U16, STR, U64, F64, U32, {SWEEP__F_VECTOR, SWEEP__QUERY_HIT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0},
+};
 
 static TABLE(t_hello, "Hello", hello);
 static TABLE(t_welcome, "Welcome", welcome);
@@ -110,6 +118,12 @@ static TABLE(t_open_world, "OpenWorld", open_world);
 static TABLE(t_world_opened, "WorldOpened", world_opened);
 static TABLE(t_close_world, "CloseWorld", entity);
 static TABLE(t_world_closed, "WorldClosed", world_closed);
+static TABLE(t_query_item, "QueryItem", query_item);
+static TABLE(t_query_answer, "QueryAnswer", query_answer);
+static const sweep__field query[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_query_item, NULL, 0}};
+static const sweep__field query_result[] = {{SWEEP__F_TABLE_VECTOR, 4, 4, 1, &t_query_answer, NULL, 0}, U32};
+static TABLE(t_query, "Query", query);
+static TABLE(t_query_result, "QueryResult", query_result);
 
 /* Union Body, indexed by type, built from kinds.h: a kind without its
  * table does not compile. 0 is NONE, which has none. */

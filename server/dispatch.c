@@ -308,12 +308,13 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
     }
     s->stats.requests_total++;
     /* Everything a session sends is paid for, Pings and repeated Hellos
-     * too, a batch by its moves and EntityCommands by its commands (at
-     * most max_batch: an oversized one is refused below without emptying
-     * the bucket). Bye is always free. */
+     * too, a batch by its moves, EntityCommands by its commands and a
+     * Query by its items (at most max_batch: an oversized one is refused
+     * below without emptying the bucket). Bye is always free. */
     if (p->session && m.kind != SWEEP_MSG_BYE) {
         uint32_t n = m.kind == SWEEP_MSG_MOVE_BATCH       ? m.as.move_batch.count
                      : m.kind == SWEEP_MSG_ENTITY_COMMANDS ? m.as.entity_commands.count
+                     : m.kind == SWEEP_MSG_QUERY           ? m.as.query.count
                                                            : 1;
         n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
         /* The clock only when there is a limit: reading it per request is

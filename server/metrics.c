@@ -233,6 +233,8 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, const sweep__wo
     for (unsigned r = 0; r < SWEEP_WIRE_RULE_COUNT; r++)
         fprintf(f, "sweep_rule_reports_total{rule=\"%s\"} %" PRIu64 "\n", sweep_wire_rule_name(r), st->rules_total[r]);
     metric(f, "sweep_crushed_total", "counter", "Entities removed because a mover crushed them.", st->crushed_total);
+    metric(f, "sweep_queries_total", "counter", "Query items answered (refused ones included), open worlds.",
+           st->queries_total);
     metric(f, "sweep_ticks_total", "counter", "World ticks run, all worlds.", st->ticks_total);
     metric_seconds(f, "sweep_tick_seconds_total", "counter",
                    "Seconds spent running world ticks (movers, carried and pushed entities).", st->tick_ns_total);
@@ -485,6 +487,7 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->sessions_total += a->sessions_total;
         st->udp_dropped += a->udp_dropped;
         st->crushed_total += a->crushed_total;
+        st->queries_total += a->queries_total;
         st->moves_ignored += a->moves_ignored;
         for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++)
             st->rules_total[i] += a->rules_total[i];

@@ -40,6 +40,9 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->log_level = SWEEP_LOG_INFO;
     opt->allow_guests = -1;
     opt->time_bank = 0.25;
+    opt->history_entities = 1024;
+    opt->history_memory_mb = 256;
+    opt->query_rate = 120.0;
     opt->record_max_mb = 256;
     opt->record_hash_every = 60;
     snprintf(opt->metrics_host, sizeof opt->metrics_host, "127.0.0.1");
@@ -290,6 +293,16 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_on_off(key, value, &opt->allow_free_move, err, errlen);
     if (strcmp(key, "time-bank") == 0)
         return parse_double(key, value, 0.001, 60.0, &opt->time_bank, err, errlen);
+    if (strcmp(key, "history-ms") == 0)
+        return parse_u32(key, value, 1, 60000, &opt->history_ms, err, errlen);
+    if (strcmp(key, "rewind-cap-ms") == 0)
+        return parse_u32(key, value, 1, 60000, &opt->rewind_cap_ms, err, errlen);
+    if (strcmp(key, "history-entities") == 0)
+        return parse_u32(key, value, 1, 1000000, &opt->history_entities, err, errlen);
+    if (strcmp(key, "history-memory") == 0)
+        return parse_u32(key, value, 0, 1024u * 1024u, &opt->history_memory_mb, err, errlen);
+    if (strcmp(key, "query-rate") == 0)
+        return parse_double(key, value, 0.0, 1e9, &opt->query_rate, err, errlen);
     if (strcmp(key, "auth-secret-file") == 0) {
         char sub[600];
         if (!*value || strlen(value) >= sizeof opt->auth_secret_file)
@@ -471,6 +484,23 @@ void sweep_server_options_usage(FILE *out)
           "  --time-bank S           seconds of motion a player's entity may bank; a move\n"
           "                          asking more time than its budget gets only what it\n"
           "                          holds (default 0.25)\n"
+          "  --history-ms MS         how far back each world keeps every entity's and\n"
+          "                          mover's pose for lag-compensated Queries (default:\n"
+          "                          the map's history_ms, 1000 unless it says; at most\n"
+          "                          a minute of ticks)\n"
+          "  --rewind-cap-ms MS      how far back of the newest tick a player's Query may\n"
+          "                          ask; older is refused with TooOld (default: the\n"
+          "                          map's rewind_cap_ms, 250 unless it says; the server\n"
+          "                          role may ask anything the history keeps)\n"
+          "  --history-entities N    entities a world's history keeps: a Spawn past it\n"
+          "                          gets TooManyEntities (default 1024)\n"
+          "  --history-memory MB     MiB one world's history may take (about 870 bytes an\n"
+          "                          entity a tick, 51 KiB an entity a second at 60 Hz);\n"
+          "                          a world whose history would take more is not opened\n"
+          "                          (default 256; 0 = no limit)\n"
+          "  --query-rate N          query items a player session may ask a second, paid\n"
+          "                          by world ticks (RateLimited past it; default 120;\n"
+          "                          0 = unlimited; the server role is never limited)\n"
           "  --players-block on|off  entities are obstacles to each other: each stands\n"
           "                          for the others as a small shell round its ellipsoid;\n"
           "                          moves are applied in the order they arrive, which\n"

@@ -64,6 +64,12 @@ typedef struct sweep_server_options {
     /* Authority. */
     int allow_free_move;       /* server-role sessions may send Fly and Noclip moves */
     double time_bank;          /* seconds of motion a player's entity may bank */
+    /* Pose history and queries (server/world/history.c, queries.c). */
+    uint32_t history_ms;       /* poses kept per world; 0 = the default (1000) */
+    uint32_t rewind_cap_ms;    /* how far back a player may query; 0 = the default (250) */
+    uint32_t history_entities; /* entities a world's history keeps (and the world may hold) */
+    uint32_t history_memory_mb; /* MiB one world's history may take; 0 = no limit */
+    double query_rate;         /* query items a player session may ask a second; 0 = unlimited */
     /* Session logs (server/record/record.h). */
     char record_dir[SWEEP_SERVER_PATH_MAX]; /* "" = no recording */
     uint32_t record_max_mb;    /* a segment ends past this many MiB; 0 = no limit */

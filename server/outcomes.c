@@ -50,7 +50,8 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         s->stats.move_ns_total += uv_hrtime() - oc->t0;
         oc->t0 = 0;
     }
-    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH || m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
+    if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH || m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT ||
+        m->kind == SWEEP_MSG_QUERY_RESULT)
         sweep__send_results(s, p, m);
     else
         sweep__send(s, p, m);

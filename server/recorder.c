@@ -231,6 +231,10 @@ static void write_head(sweep__served *w, const char *previous)
         put_u64(&o, w->world->tick);
         put_str(&o, previous);
         put_u32(&o, s->opt.max_entities_server);
+        put_u32(&o, w->world->history_ms);
+        put_u32(&o, w->world->rewind_cap_ms);
+        put_u32(&o, w->world->history_entities);
+        put_f64(&o, s->opt.query_rate);
         put_u64(&o, s->opt.seed);
         size = o.n;
     }

@@ -29,6 +29,7 @@ typedef struct sweep__stats {
     uint64_t sessions_total;
     uint64_t udp_dropped;     /* datagrams dropped: received unverified or too large, or not sent (budget, full socket) */
     uint64_t crushed_total;   /* entities removed because a mover crushed them */
+    uint64_t queries_total;   /* Query items answered, refusals included */
     uint64_t moves_ignored;   /* old moves with no kept result, dropped without an answer */
     uint64_t rules_total[SWEEP_WIRE_RULE_COUNT]; /* times each rule acted, all sessions */
     uint64_t errors_by_code[SWEEP_WIRE_CODE_COUNT]; /* Errors sent, by code; they sum to errors_total */

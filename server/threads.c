@@ -349,6 +349,7 @@ void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap
         snap->stats.moves_total += w->counts.moves_total;
         snap->stats.moves_ignored += w->counts.moves_ignored;
         snap->stats.crushed_total += w->counts.crushed_total;
+        snap->stats.queries_total += w->counts.queries_total;
         for (unsigned r = 0; r < SWEEP_WIRE_RULE_COUNT; r++)
             snap->stats.rules_total[r] += w->counts.rules_total[r];
     }

@@ -59,6 +59,11 @@ static sweep__world_options world_options(const sweep_server *s)
         .max_entities_server = s->opt.max_entities_server,
         .max_batch = s->opt.max_batch,
         .server_role_possible = sweep__server_role_possible(s),
+        .history_ms = s->opt.history_ms,
+        .rewind_cap_ms = s->opt.rewind_cap_ms,
+        .history_entities = s->opt.history_entities,
+        .history_max_bytes = (uint64_t)s->opt.history_memory_mb * 1024u * 1024u,
+        .query_rate = s->opt.query_rate,
     };
     return wo;
 }

@@ -556,6 +556,8 @@ typedef struct fx_rx {
     sweep_wire_mover movers[4096];
     sweep_wire_entity_state entity_states[4096];
     sweep_msg_entity_command_result command_results[1024];
+    sweep_msg_query_answer query_answers[1024];
+    sweep_wire_query_hit query_hits[4096];
     sweep_decoder dec;
 } fx_rx;
 
@@ -572,6 +574,10 @@ static inline fx_rx *fx_rx_new(void)
     rx->dec.entity_states_cap = 4096;
     rx->dec.command_results = rx->command_results;
     rx->dec.command_results_cap = 1024;
+    rx->dec.query_answers = rx->query_answers;
+    rx->dec.query_answers_cap = 1024;
+    rx->dec.query_hits = rx->query_hits;
+    rx->dec.query_hits_cap = 4096;
     return rx;
 }
 

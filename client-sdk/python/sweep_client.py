@@ -40,6 +40,15 @@ passes); the server role's at once, or every --interval ms. A batch holds
 at most what the Welcome allows (max_batch; over UDP what one datagram
 holds, max_frame_size 1200) and, for a paced player, half the time bank.
 
+With --query ITEM (again for more items) it asks the world questions in
+one Query instead of spawning: "ray X,Y,Z X,Y,Z", "rayall ...", "los ...",
+"sweep X,Y,Z X,Y,Z RX,RY,RZ" or "overlap X,Y,Z R", at the newest tick or
+(--at TICK[+FRACTION]) as the world was then, and prints a line per answer
+and one per hit:
+
+    answer item=0 kind=Ray result=None tick=1234 fraction=0.0 flags=0 hits=1
+      hit kind=3 entity=77 shape=1 triangle=4294967295 material=0 mover=0 fraction=0.25 distance=2.0 point=(x, y, z) normal=(x, y, z)
+
 With --watch N it subscribes to the movers' poses every N ticks and prints
 --count WorldStates (the answer, then the pushes), a line per WorldState
 and one per mover:
@@ -72,8 +81,9 @@ sweep_env.need_wire(__file__, as_program=__name__ == "__main__")
 
 import flatbuffers  # noqa: E402 (needs the checks above)
 from sweep.wire import (Body, Bye, Challenge, Error, ErrorCode, Hello, Message, Move,  # noqa: E402
-                        MoveBatch, MoveMode, MoveResult, MoveResultBatch, Ping, Quat, Role, Rule,
-                        Spawn, Spawned, Vec3, WatchWorld, Welcome, WorldState)
+                        MoveBatch, MoveMode, MoveResult, MoveResultBatch, Ping, Quat, Query,
+                        QueryItem, QueryKind, QueryResult, Role, Rule, Spawn, Spawned, Vec3,
+                        WatchWorld, Welcome, WorldState)
 
 PROTOCOL_VERSION = 1
 IDENTIFIER = b"SWP1"
@@ -505,6 +515,78 @@ class Client:
         self._send(self._finish(b, seq, Body.Body.WatchWorld, WatchWorld.End(b)))
         return self._world_state(self._answer(seq, Body.Body.WorldState))
 
+    def query(self, items):
+        """Asks the world items (dicts: kind "Ray", "RayAll", "LineOfSight",
+        "Sweep" or "Overlap"; from and to points, or from_entity / to_entity
+        with from / to as offsets; radii (Sweep), radius (Overlap); tick and
+        fraction (0: the newest tick); filter, ignore (ids), max_hits) in one
+        Query, and returns one answer dict per item, in order: code (0 or
+        the refusal's ErrorCode), code_name, message, tick, fraction, flags
+        and hits (dicts of kind, triangle, material, mover, entity, shape,
+        fraction, distance, point, normal). Over UDP the answers may come in
+        several QueryResults, each placed by its first."""
+        seq = self._next_seq()
+        b = flatbuffers.Builder(256 + 160 * len(items))
+        refs = []
+        for it in items:
+            ignore = list(it.get("ignore") or [])
+            ig = None
+            if ignore:
+                QueryItem.StartIgnoreVector(b, len(ignore))
+                for x in reversed(ignore):
+                    b.PrependUint32(x)
+                ig = b.EndVector()
+            QueryItem.Start(b)
+            QueryItem.AddKind(b, getattr(QueryKind.QueryKind, it["kind"]))
+            if it.get("from") is not None:
+                QueryItem.AddFrom_(b, Vec3.CreateVec3(b, *it["from"]))
+            if it.get("to") is not None:
+                QueryItem.AddTo(b, Vec3.CreateVec3(b, *it["to"]))
+            if it.get("radii") is not None:
+                QueryItem.AddRadii(b, Vec3.CreateVec3(b, *it["radii"]))
+            for key, add in (("from_entity", QueryItem.AddFromEntity), ("to_entity", QueryItem.AddToEntity),
+                             ("radius", QueryItem.AddRadius), ("tick", QueryItem.AddTick),
+                             ("fraction", QueryItem.AddFraction), ("filter", QueryItem.AddFilter),
+                             ("max_hits", QueryItem.AddMaxHits)):
+                if it.get(key):
+                    add(b, it[key])
+            if ig is not None:
+                QueryItem.AddIgnore(b, ig)
+            refs.append(QueryItem.End(b))
+        Query.StartItemsVector(b, len(refs))
+        for r in reversed(refs):
+            b.PrependUOffsetTRelative(r)
+        vec_ref = b.EndVector()
+        Query.Start(b)
+        Query.AddItems(b, vec_ref)
+        self._send(self._finish(b, seq, Body.Body.Query, Query.End(b)))
+        answers = [None] * len(items)
+        while any(a is None for a in answers):
+            tab = self._answer(seq, Body.Body.QueryResult)
+            qr = QueryResult.QueryResult()
+            qr.Init(tab.Bytes, tab.Pos)
+            for k in range(qr.AnswersLength()):
+                at = qr.First() + k
+                if at < len(answers) and answers[at] is None:
+                    answers[at] = self._query_answer(qr.Answers(k))
+        return answers
+
+    @staticmethod
+    def _query_answer(a):
+        hits = []
+        for j in range(a.HitsLength()):
+            h = a.Hits(j)
+            p, n = h.Point(Vec3.Vec3()), h.Normal(Vec3.Vec3())
+            hits.append({
+                "kind": h.Kind(), "triangle": h.Triangle(), "material": h.Material(), "mover": h.Mover(),
+                "entity": h.Entity(), "shape": h.Shape(), "fraction": h.Fraction(), "distance": h.Distance(),
+                "point": (p.X(), p.Y(), p.Z()), "normal": (n.X(), n.Y(), n.Z()),
+            })
+        msg = a.Message()
+        return {"code": a.Code(), "code_name": ERROR_NAMES.get(a.Code(), "Unknown(%d)" % a.Code()).rstrip("_"),
+                "message": msg.decode() if msg is not None else None, "tick": a.Tick(),
+                "fraction": a.Fraction(), "flags": a.Flags(), "hits": hits}
+
     def ping(self):
         """Sends a Ping without waiting (its Pong is skipped by the readers):
         it keeps a silent session (UDP, or TCP past --idle-timeout) alive."""
@@ -661,6 +743,7 @@ EPILOG = """examples (sweepd --map build/maps/arena.db --listen 127.0.0.1:7878, 
       --velocity 3,0,0 --count 60 --batch 4 --jump
   %(prog)s --connect 127.0.0.1:7878 --token "$COMMAND_TOKEN" --position 0,0,0.95 --velocity 1,0,-5
   %(prog)s --connect 127.0.0.1:7878 --watch 30 --count 5
+  %(prog)s --connect 127.0.0.1:7878 --at 1200+0.5 --query "ray 0,-10,1 0,10,1" --query "los 0,0,1 5,0,1"
 
 Any python3 runs it: one without the FlatBuffers runtime runs it again under
 $SWEEP_PYTHON or /usr/bin/python3 (Debian's python3-flatbuffers). The code
@@ -669,6 +752,59 @@ $SWEEP_BUILD_DIR/client-sdk/python or $SWEEP_PY_GENERATED (make writes it).
 Exit status: 0; 1 the server refused a request (the Error's name is
 printed), could not be reached, or runs another map than --map; 2 a bad
 command line, an unreadable --map, or a Python without what it needs."""
+
+
+QUERY_WORDS = {"ray": "Ray", "rayall": "RayAll", "los": "LineOfSight", "sweep": "Sweep", "overlap": "Overlap"}
+
+
+def query_item(text):
+    """--query's item: "ray X,Y,Z X,Y,Z", "rayall ...", "los ...",
+    "sweep X,Y,Z X,Y,Z RX,RY,RZ" or "overlap X,Y,Z R"."""
+    words = text.split()
+    kind = QUERY_WORDS.get(words[0]) if words else None
+    want = {"Sweep": 4, "Overlap": 3}.get(kind, 3)
+    if kind is None or len(words) != want:
+        raise argparse.ArgumentTypeError("%r is not ray|rayall|los X,Y,Z X,Y,Z, sweep X,Y,Z X,Y,Z RX,RY,RZ "
+                                         "or overlap X,Y,Z R" % text)
+    item = {"kind": kind, "from": vec(words[1])}
+    if kind == "Overlap":
+        try:
+            item["radius"] = float(words[2])
+        except ValueError:
+            raise argparse.ArgumentTypeError("overlap wants a radius, not %r" % words[2])
+    else:
+        item["to"] = vec(words[2])
+    if kind == "Sweep":
+        item["radii"] = vec(words[3])
+    return item
+
+
+def at_time(text):
+    """--at TICK[+FRACTION]."""
+    tick, _, frac = text.partition("+")
+    try:
+        t, f = int(tick), float(frac) if frac else 0.0
+    except ValueError:
+        t, f = 0, -1.0
+    if t <= 0 or not 0.0 <= f < 1.0:
+        raise argparse.ArgumentTypeError("--at wants TICK or TICK+FRACTION, not %r" % text)
+    return t, f
+
+
+def print_answers(items, answers, show_bits):
+    num = bits if show_bits else repr
+    for i, (it, a) in enumerate(zip(items, answers)):
+        line = "answer item=%d kind=%s result=%s tick=%d fraction=%s flags=%d hits=%d" % (
+            i, it["kind"], a["code_name"], a["tick"], num(a["fraction"]), a["flags"], len(a["hits"]))
+        if a["code"]:
+            line += " message=%s" % a["message"]
+        print(line)
+        for h in a["hits"]:
+            print("  hit kind=%d entity=%d shape=%d triangle=%d material=%d mover=%d fraction=%s distance=%s "
+                  "point=%s normal=%s" % (h["kind"], h["entity"], h["shape"], h["triangle"], h["material"],
+                                          h["mover"], num(h["fraction"]), num(h["distance"]),
+                                          tuple(num(x) for x in h["point"]) if show_bits else h["point"],
+                                          tuple(num(x) for x in h["normal"]) if show_bits else h["normal"]))
 
 
 def build_parser():
@@ -716,6 +852,13 @@ def build_parser():
                     "real time, one every --dt; the server role's at once)")
     ap.add_argument("--watch", type=positive, metavar="N",
                     help="print the movers' poses every N ticks instead of moving")
+    ap.add_argument("--query", type=query_item, action="append", metavar="ITEM",
+                    help="ask the world instead of moving: \"ray X,Y,Z X,Y,Z\" (first hit), \"rayall ...\" "
+                    "(every hit), \"los ...\" (line of sight), \"sweep X,Y,Z X,Y,Z RX,RY,RZ\", \"overlap "
+                    "X,Y,Z R\"; again for more items, sent in one Query")
+    ap.add_argument("--at", type=at_time, metavar="TICK[+F]",
+                    help="--query: ask the world as it was at TICK plus the fraction F of a tick (a player "
+                    "only within the server's --rewind-cap-ms)")
     ap.add_argument("--bits", action="store_true",
                     help="print the IEEE-754 bits of every double (to compare with the C core exactly)")
     return ap
@@ -816,8 +959,8 @@ def run_moves(c, a, w, sp):
 def main():
     ap = build_parser()
     a = ap.parse_args()
-    if a.watch is None and a.velocity is None:
-        ap.error("--velocity is required (or --watch N)")
+    if a.watch is None and a.velocity is None and not a.query:
+        ap.error("--velocity is required (or --watch N, or --query ITEM)")
     if a.watch is not None and a.batch is not None:
         ap.error("--batch is for moves, not --watch")
     if a.interval is not None and not 0 <= a.interval <= 3600000:
@@ -848,6 +991,14 @@ def main():
             watch(c, a.watch, a.count, a.bits)
             c.close()
             return 0
+        if a.query:
+            for it in a.query:
+                if a.at:
+                    it["tick"], it["fraction"] = a.at
+            answers = c.query(a.query)
+            print_answers(a.query, answers, a.bits)
+            c.close()
+            return 1 if any(x["code"] for x in answers) else 0
         position, radii, point = pick_spawn(a, w, mp)
         sp = c.spawn(position=position, radii=radii, spawn_point=point)
         picked = "server" if a.position is None and not point else "client"

@@ -60,8 +60,10 @@ As a module (the FlatBuffers code is only needed to decode messages):
                max_entities max_batch max_frame hash_every first_tick
                previous ("" for the first segment) max_entities_server
                (the server role's cap; before version 3, max_entities)
-               id_seed (sweepd --seed; 0 when ids were drawn at random,
-               and before version 4)
+               history_ms rewind_cap_ms history_entities query_rate (the
+               query settings; before version 4, 0: no history) id_seed
+               (sweepd --seed; 0 when ids were drawn at random, and before
+               version 4)
         Open:  session role transport identity client   (transport 0 TCP, 1 UDP)
         Close: session reason
         In, Out: session transport data  (data: the message as received or
@@ -111,7 +113,8 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 4  # the newest read; version 1 has no MOVE records, 2 no max_entities_server, 3 no id_seed
+VERSION = 4  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
+             # version 3 no query settings nor id_seed
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -154,7 +157,8 @@ _BASE = "type file offset "
 Head = collections.namedtuple("Head", _BASE + (
     "segment started_unix_ms server_version protocol_version world_index map_name map_stem map_path "
     "content_hash tick_rate time_bank allow_free_move players_block max_entities max_batch max_frame "
-    "hash_every first_tick previous max_entities_server id_seed"))
+    "hash_every first_tick previous max_entities_server history_ms rewind_cap_ms history_entities query_rate "
+    "id_seed"))
 Open = collections.namedtuple("Open", _BASE + "session role transport identity client")
 Close = collections.namedtuple("Close", _BASE + "session reason")
 Id = collections.namedtuple("Id", _BASE + "entity")
@@ -269,8 +273,9 @@ def _parse(kind, c, path, at, version):
                   c.u64(), c.text()]
         # Version 3 adds the server role's entity cap; before, max_entities.
         fields.append(c.u32() if version >= 3 else fields[13])
-        # Version 4 adds the seed of the entity ids (0: at random).
-        fields.append(c.u64() if version >= 4 else 0)
+        # Version 4 adds the query settings (before, worlds kept no history)
+        # and the seed of the entity ids (0: at random).
+        fields += [c.u32(), c.u32(), c.u32(), c.f64(), c.u64()] if version >= 4 else [0, 0, 0, 0.0, 0]
         return Head("HEAD", path, at, *fields)
     if kind == OPEN:
         return Open("OPEN", path, at, c.u64(), c.u8(), c.u8(), c.text(), c.text())

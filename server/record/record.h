@@ -33,13 +33,16 @@
  *          and batch limits, frame size), the hash interval, the world tick
  *          the segment starts at and the file name of the segment before,
  *          then (version 3) u32 the server role's entity cap, then
- *          (version 4) u64 the seed entity ids were drawn from (0: at
- *          random; sweepd --seed);
+ *          (version 4) the query settings: u32 history_ms, u32
+ *          rewind_cap_ms, u32 history_entities (as the world used them)
+ *          and f64 query_rate, then u64 the seed entity ids were drawn
+ *          from (0: at random; sweepd --seed);
  *   OPEN   u64 session  u8 role  u8 transport(0 TCP, 1 UDP)  string
  *          identity  string client: a session joined the world;
  *   CLOSE  u64 session  string reason: it left; its entities went with it;
  *   IN     u64 session  bytes: a request that changes the world (Spawn,
- *          Despawn, Move, MoveBatch, MoverCommand) as received, after the
+ *          Despawn, Move, MoveBatch, MoverCommand, EntityCommands), or
+ *          whose answer a replay checks (Query), as received, after the
  *          rate limit let it through (a TCP frame keeps its size prefix);
  *   ID     u32 entity: the id the server drew for the entity a Spawn made;
  *   OUT    u64 session  bytes: a message the server sent because of the IN
@@ -74,7 +77,9 @@
  *          move from it and compares its own image byte for byte.
  *
  * Version 1 logs have no MOVE records; version 2 logs no server role's
- * entity cap (it was the players' cap then); readers take all three.
+ * entity cap (it was the players' cap then); version 3 logs no query
+ * settings (their worlds kept no history: replayed without one); readers
+ * take all four.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -139,7 +144,10 @@ typedef struct sweep_record_head {
     uint8_t players_block;
     uint32_t max_entities;
     uint32_t max_entities_server; /* version 3; before it, max_entities */
-    uint64_t id_seed;             /* version 4: sweepd --seed; 0 (and before it): ids drawn at random */
+    /* Version 4; before it 0 (no history; ids drawn at random). */
+    uint32_t history_ms, rewind_cap_ms, history_entities;
+    double query_rate;
+    uint64_t id_seed; /* sweepd --seed; 0: ids drawn at random */
     uint32_t max_batch;
     uint32_t max_frame;
     uint32_t hash_every;

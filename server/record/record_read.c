@@ -171,7 +171,12 @@ static void parse_head(cursor *c, sweep_record_head *h, uint32_t version)
     h->previous = get_str(c);
     /* Version 3 adds the server role's cap; before, every role had one. */
     h->max_entities_server = version >= 3 ? get_u32(c) : h->max_entities;
-    /* Version 4 adds the seed of the entity ids. */
+    /* Version 4 adds the query settings (before, worlds kept no history)
+     * and the seed of the entity ids. */
+    h->history_ms = version >= 4 ? get_u32(c) : 0;
+    h->rewind_cap_ms = version >= 4 ? get_u32(c) : 0;
+    h->history_entities = version >= 4 ? get_u32(c) : 0;
+    h->query_rate = version >= 4 ? get_f64(c) : 0.0;
     h->id_seed = version >= 4 ? get_u64(c) : 0;
 }
 

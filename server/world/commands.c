@@ -1,7 +1,8 @@
 /*
  * commands.c - EntityCommands: a session of the server role (a game
  * server) acting on any entity of its world, whoever owns it: Teleport,
- * SetVelocity, AddImpulse, SetRadii, Despawn, many in one message.
+ * SetVelocity, AddImpulse, SetRadii, Despawn, SetHitShapes, many in one
+ * message.
  *
  * The commands are applied in order, each on what the ones before left,
  * and each is independent: a refused one (an unknown entity, a bad number,
@@ -41,6 +42,14 @@
  *   Despawn      as its owner's Despawn; an owner that is not the
  *                commanding session is told with an unasked Despawned
  *                (sequence 0), as a crushed entity's owner is.
+ *   SetHitShapes what a Query meets of it from the next tick's frame on
+ *                (the history keeps shapes per frame): at most
+ *                SWEEP_HIT_SHAPES_MAX (NotAllowed), each of a known kind
+ *                (NotAllowed), finite (BadNumber), radii above zero
+ *                (BadRadii), every point within HIT_SHAPE_REACH of its
+ *                largest radius from its position (BadPosition: a shape
+ *                away from its body is a mistake). None: its ellipsoid
+ *                again. Its motion does not change, nor its claims' flags.
  *   another op   NotAllowed.
  * Velocity, impulse and radii commands unflag claims as a Teleport does.
  */
@@ -60,6 +69,12 @@
  * at the target is cleared (its top is exactly one height up). */
 #define PUSH_OUT_TRIES 10
 #define PUSH_OUT_STEP 0.25
+
+/* How far from its position an entity's hit shapes may reach, in its
+ * largest radii: an arm's length, and half of what the history allows
+ * (core/history.h), so that an entity that shrinks to half its size keeps
+ * its shapes in the frames. */
+#define HIT_SHAPE_REACH 2.0
 
 /* One command's result being filled, and the room for its message. */
 typedef struct command {
@@ -211,6 +226,39 @@ static void despawn(command *c, sweep__entity *e)
     sink->message(sink->ctx, owner, &m);
 }
 
+static void set_hit_shapes(command *c, sweep__entity *e, const sweep_msg_entity_command *ec)
+{
+    if (ec->shape_count > SWEEP_HIT_SHAPES_MAX) {
+        refuse(c, SWEEP_WIRE_NOT_ALLOWED, "%u hit shapes; an entity may have at most %u", ec->shape_count,
+               SWEEP_HIT_SHAPES_MAX);
+        return;
+    }
+    sweep_hit_shape shapes[SWEEP_HIT_SHAPES_MAX];
+    for (uint32_t i = 0; i < ec->shape_count; i++) {
+        const sweep_wire_hit_shape *h = &ec->shapes[i];
+        shapes[i] = (sweep_hit_shape){h->id, h->kind, h->a, h->b, h->radii};
+    }
+    sweep_vec3 r = e->st.m.radii;
+    double reach = HIT_SHAPE_REACH * fmax(r.x, fmax(r.y, r.z));
+    uint32_t bad = 0;
+    sweep_status st = sweep_hit_shapes_check(shapes, ec->shape_count, reach, &bad);
+    if (st != SWEEP_OK) {
+        const sweep_hit_shape *s = &shapes[bad < ec->shape_count ? bad : 0];
+        if (st == SWEEP_E_ARG && s->kind >= SWEEP_SHAPE_KIND_COUNT)
+            refuse(c, SWEEP_WIRE_NOT_ALLOWED, "hit shape %u (id %u): kind %u is not a HitShapeKind (Sphere 0, "
+                   "Capsule 1, Ellipsoid 2)", bad, s->id, s->kind);
+        else if (st == SWEEP_E_ARG)
+            refuse(c, SWEEP_WIRE_BAD_POSITION, "hit shape %u (id %u) reaches farther than %g from the entity's "
+                   "position (%g times its largest radius)", bad, s->id, reach, HIT_SHAPE_REACH);
+        else
+            refuse(c, sweep_wire_code_from_status(st), "hit shape %u (id %u): %s", bad, s->id,
+                   sweep_status_message(st));
+        return;
+    }
+    memcpy(e->shapes, shapes, ec->shape_count * sizeof *e->shapes);
+    e->shape_count = ec->shape_count;
+}
+
 static void apply_one(command *c, const sweep_msg_entity_command *ec)
 {
     sweep_msg_entity_command_result *out = c->out;
@@ -238,9 +286,13 @@ static void apply_one(command *c, const sweep_msg_entity_command *ec)
     case SWEEP_WIRE_OP_DESPAWN:
         despawn(c, e);
         return; /* no state after it */
+    case SWEEP_WIRE_OP_SET_HIT_SHAPES:
+        set_hit_shapes(c, e, ec);
+        break;
     default:
         refuse(c, SWEEP_WIRE_NOT_ALLOWED,
-               "op %u is not an EntityOp (Teleport 0, SetVelocity 1, AddImpulse 2, SetRadii 3, Despawn 4)",
+               "op %u is not an EntityOp (Teleport 0, SetVelocity 1, AddImpulse 2, SetRadii 3, Despawn 4, "
+               "SetHitShapes 5)",
                (unsigned)ec->op);
         break;
     }

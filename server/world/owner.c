@@ -40,6 +40,7 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     o->identity[identity_len] = 0;
     sweep__bucket_init(&o->rule_log, SWEEP__RULE_LOG_RATE, now);
     sweep__bucket_init(&o->line_log, SWEEP__LINE_LOG_RATE, now);
+    sweep__owner_queries_init(o, w);
 }
 
 /* Removes e from the world's table and array and frees it; the caller

@@ -24,7 +24,14 @@ int sweep__request_decoder_init(sweep__request_decoder *d, uint32_t max_frame, u
     d->movers = sweep__calloc(64, sizeof *d->movers);
     /* EntityCommands, a batch too: the same room as moves. */
     d->commands = sweep__calloc(moves_cap, sizeof *d->commands);
-    if (!d->moves || !d->results || !d->movers || !d->commands) {
+    /* A Query, a batch too; the hit shapes and ignored ids of a whole
+     * message as many as the frame's bytes can hold. */
+    d->query_items = sweep__calloc(moves_cap, sizeof *d->query_items);
+    uint32_t shapes_cap = max_frame / 80u + 1u, ignore_cap = max_frame / 4u + 1u;
+    d->hit_shapes = sweep__calloc(shapes_cap, sizeof *d->hit_shapes);
+    d->query_ignore = sweep__calloc(ignore_cap, sizeof *d->query_ignore);
+    if (!d->moves || !d->results || !d->movers || !d->commands || !d->query_items || !d->hit_shapes ||
+        !d->query_ignore) {
         sweep__request_decoder_free(d);
         return -1;
     }
@@ -36,6 +43,12 @@ int sweep__request_decoder_init(sweep__request_decoder *d, uint32_t max_frame, u
     d->dec.movers_cap = 64;
     d->dec.commands = d->commands;
     d->dec.commands_cap = moves_cap;
+    d->dec.query_items = d->query_items;
+    d->dec.query_items_cap = moves_cap;
+    d->dec.hit_shapes = d->hit_shapes;
+    d->dec.hit_shapes_cap = shapes_cap;
+    d->dec.query_ignore = d->query_ignore;
+    d->dec.query_ignore_cap = ignore_cap;
     return 0;
 }
 
@@ -45,5 +58,8 @@ void sweep__request_decoder_free(sweep__request_decoder *d)
     free(d->results);
     free(d->movers);
     free(d->commands);
+    free(d->hit_shapes);
+    free(d->query_items);
+    free(d->query_ignore);
     memset(d, 0, sizeof *d);
 }

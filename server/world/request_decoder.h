@@ -20,6 +20,9 @@ typedef struct sweep__request_decoder {
     sweep_msg_move_result *results;
     sweep_wire_mover *movers;
     sweep_msg_entity_command *commands;
+    sweep_wire_hit_shape *hit_shapes;
+    sweep_msg_query_item *query_items;
+    uint32_t *query_ignore;
 } sweep__request_decoder;
 
 /* Room for any batch a frame of max_frame bytes can hold (so an oversized

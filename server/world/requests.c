@@ -5,7 +5,8 @@
  * The requests that change the world live beside this file: where an
  * entity is placed (spawn.c), what a move does (moves.c, whose comment
  * is the exact order of operations a predicting client follows) and what
- * the server role's EntityCommands do to any entity (commands.c). Here are
+ * the server role's EntityCommands do to any entity (commands.c), and
+ * what a Query asks of the world's past (queries.c). Here are
  * the small ones (Despawn, Collide, MoverCommand) and the batch; what the
  * server role reads of every owner's entities is observe.c's. An entity
  * id that is not the owner's own is answered exactly as one that does not
@@ -221,6 +222,7 @@ static const handler handlers[SWEEP_MSG_KIND_COUNT] = {
     [SWEEP_MSG_MOVER_COMMAND] = on_mover_command,
     [SWEEP_MSG_GET_ENTITY] = sweep__get_entity,
     [SWEEP_MSG_ENTITY_COMMANDS] = sweep__entity_commands,
+    [SWEEP_MSG_QUERY] = sweep__query,
 };
 
 int sweep__world_handles(sweep_msg_kind kind)

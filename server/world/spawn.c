@@ -101,6 +101,11 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
                           ss->max_entities);
         return;
     }
+    if (w->ent_count >= w->history_entities) {
+        sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0,
+                      "the world keeps the poses of at most %u entities (--history-entities)", w->history_entities);
+        return;
+    }
     char why_full[200];
     if (rq->sink->mem_fits && !rq->sink->mem_fits(rq->sink->ctx, sizeof(sweep__entity), why_full, sizeof why_full)) {
         sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "%s: no room for another entity", why_full);

@@ -120,6 +120,10 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
         snprintf(err, errlen, "%s: out of memory", path);
         goto fail;
     }
+    if (sweep__world_history_open(w, msg, sizeof msg) != 0) {
+        snprintf(err, errlen, "%s: %s", path, msg);
+        goto fail;
+    }
     return w;
 fail:
     sweep__world_close(w);
@@ -143,6 +147,7 @@ void sweep__world_close(sweep__world *w)
     free(w->command_results);
     free(w->command_texts);
     free(w->killed);
+    sweep__world_history_close(w);
     sweep_level_free(&w->level);
     free(w);
 }
@@ -348,6 +353,7 @@ void sweep__world_tick(sweep__world *w, const sweep__world_sink *sink)
     if (sink->tick)
         sink->tick(sink->ctx, w->tick);
     tick_movers(w, sink);
+    sweep__world_history_push(w);
     sweep__world_check(w);
 }
 

@@ -6,7 +6,7 @@
  * the entities in it in spawn order, and an integer tick. Entities belong
  * to owners (a session of sweepd, a session of a replayed log); a request
  * of an owner (a decoded sweep_message: Spawn, Despawn, Move, MoveBatch,
- * Collide, MoverCommand, GetEntity, EntityCommands) is applied with sweep__world_request
+ * Collide, MoverCommand, GetEntity, EntityCommands, Query) is applied with sweep__world_request
  * and a tick with sweep__world_tick. Everything they cause leaves through
  * the sink the caller gives: the answer (a result, or an Error naming the
  * code and why), messages pushed unasked (a crushed entity's Despawned),
@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "core/crowd.h"
+#include "core/history.h"
 #include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
@@ -81,7 +82,17 @@ typedef struct sweep__world_options {
     uint32_t max_entities_server; /* ... of the server role (a game server relaying its players) */
     uint32_t max_batch;     /* most moves any owner's MoveBatch may hold */
     int server_role_possible; /* some session could have the server role (what a refusal of the role says) */
+    /* Pose history and queries (queries.c). */
+    uint32_t history_ms;       /* how far back the world keeps poses; 0: the map's history_ms */
+    uint32_t rewind_cap_ms;    /* how far back a player may query; 0: the map's rewind_cap_ms */
+    uint32_t history_entities; /* most entities a frame keeps (so a world holds); 0: SWEEP__HISTORY_ENTITIES */
+    uint64_t history_max_bytes; /* the history's memory limit; 0: none */
+    double query_rate;         /* query items a player owner may ask a second; 0: no limit */
+    int no_history;            /* keep none (a replay of a log older than queries): every Query is TooOld */
 } sweep__world_options;
+
+/* The entities a history keeps when the options do not say. */
+#define SWEEP__HISTORY_ENTITIES 1024u
 
 /* What a world has done, for the caller's figures. Counters only grow. */
 typedef struct sweep__world_counts {
@@ -89,6 +100,7 @@ typedef struct sweep__world_counts {
     uint64_t moves_ignored; /* old moves with no kept result, dropped without an answer */
     uint64_t crushed_total; /* entities removed because a mover crushed them */
     uint64_t killed_total;  /* entities removed because their move ended in a kill volume */
+    uint64_t queries_total; /* query items answered (refused ones included) */
     uint64_t rules_total[SWEEP_WIRE_RULE_COUNT];
 } sweep__world_counts;
 
@@ -107,6 +119,8 @@ struct sweep__entity {
     uint32_t kept_count;
     sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
     uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
+    uint32_t shape_count;      /* hit shapes a Query meets (EntityCommand SetHitShapes); 0: its ellipsoid */
+    sweep_hit_shape shapes[SWEEP_HIT_SHAPES_MAX];
 };
 
 /* Who owns entities: what a session is to the world. */
@@ -134,6 +148,8 @@ struct sweep__owner {
     uint64_t rule_log_suppressed;      /* lines not written since the last one that was */
     sweep__bucket line_log;            /* other lines its requests may still cause (sweep__owner_log) */
     uint64_t line_log_suppressed;      /* ... not written since the last one that was */
+    double query_tokens;               /* query items a player owner may still ask (queries.c) */
+    uint64_t query_tick;               /* the world tick they were credited up to */
 };
 
 /* Open-addressing table entity id -> entity. */
@@ -177,6 +193,18 @@ struct sweep__world {
     } *killed;
     uint32_t killed_count;
     sweep__world_counts counts;
+    /* Where every entity and mover was over the last history_ticks ticks
+     * (queries.c): one frame per tick, pushed after the tick's movers. */
+    sweep_history *history;
+    uint32_t history_ms, rewind_cap_ms; /* as used: the options', else the map's */
+    uint32_t history_ticks;
+    uint32_t rewind_cap_ticks;  /* how far back of the newest frame a player may ask */
+    uint32_t history_entities;  /* the most a frame keeps: Spawn refuses past it */
+    sweep_history_entity *hist_entities; /* tick scratch, history_entities of them */
+    sweep_mover_pose *hist_movers;       /* tick scratch, one per mover */
+    sweep_msg_query_answer *query_answers;        /* a Query's answers, opt.max_batch */
+    sweep_wire_query_hit *query_hits;             /* and their hits, SWEEP_WIRE_QUERY_HITS_MAX each */
+    char (*query_texts)[SWEEP__COMMAND_TEXT];     /* and their messages, one each */
 };
 
 /* Where what a request or a tick causes goes. Every callback may be NULL

@@ -82,6 +82,20 @@ void sweep__entity_commands(sweep__world *w, const sweep__request *rq, const swe
 /* spawn.c */
 void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message *m);
 
+/* history.c */
+/* Sizes the world's history by its options and tick rate, checks it
+ * against history_max_bytes, allocates it and the Query scratch, and
+ * pushes frame 0: 0, or -1 with err. */
+int sweep__world_history_open(sweep__world *w, char *err, size_t errlen);
+void sweep__world_history_close(sweep__world *w);
+/* Keeps the frame of w->tick (after the tick's movers). */
+void sweep__world_history_push(sweep__world *w);
+
+/* queries.c */
+void sweep__query(sweep__world *w, const sweep__request *rq, const sweep_message *m);
+/* A new owner's query bucket: full, credited from the world's tick. */
+void sweep__owner_queries_init(sweep__owner *o, const sweep__world *w);
+
 /* observe.c */
 void sweep__get_entity(sweep__world *w, const sweep__request *rq, const sweep_message *m);
 

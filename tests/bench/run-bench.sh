@@ -203,6 +203,21 @@ trap - EXIT
 "${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
 "${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"
 
+# --- server: lag-compensated queries through sweepd -------------------------
+# sweepd on the arena without a query rate (the benchmark is the limit);
+# tests/bench/bench_queries.c: 32 targets with hit shapes, SDK_CLIENTS
+# player sessions asking Queries of 16 rays each at a past fractional
+# tick, one in flight each, over TCP then UDP.
+Q_TMP=$(mktemp -d)
+sweepd_start "$Q_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0 --query-rate 0 \
+    --command-token bench-query-token
+Q_PID=$SWEEPD_PID
+"${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_TCP" bench-query-token tcp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
+"${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_UDP" bench-query-token udp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
+kill "$Q_PID" 2>/dev/null || true
+wait "$Q_PID" 2>/dev/null || true
+rm -rf "$Q_TMP"
+
 # --- server: two worlds on one thread and on two (sweepd --threads) --------
 # tests/bench/bench_threads.sh says how: medians of alternating runs, ratio.
 BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8

@@ -18,6 +18,9 @@
  *   the server picked shown and equal to the map's, --spawn-point N asked
  *   for, a point the map lacks refused before connecting, another map or a
  *   file that is not one named as such.
+ * - --query ITEM: a Query of several items over TCP and UDP, each answer
+ *   printed in order with its hits (the arena's walls where they are), a
+ *   clear line of sight, a past time beyond the history refused by name.
  * - --help names every option the script defines, each with its help, and
  *   shows examples.
  *
@@ -646,11 +649,45 @@ static void help_names_every_option(void **state)
     free(help);
 }
 
+static void queries_over_tcp_and_udp(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        const char *addr = t ? D4.udp : D4.tcp, *udp = t ? "--udp" : "";
+        char *out;
+        /* Along x = 0 at half a metre: the wedge's two faces at y = 14, then
+         * the north wall at y = 20 (maps/arena.sql). */
+        assert_int_equal(py(&out, "--connect %s %s --query 'rayall 0,-20,0.5 0,20,0.5' --query 'los 0,0,1 5,0,1' "
+                                  "--query 'ray 0,0,1 0,0,-5'",
+                            addr, udp),
+                         0);
+        assert_non_null(strstr(out, "answer item=0 kind=RayAll result=None "));
+        if (!strstr(out, "hits=3\n"))
+            fail_msg("%s", out);
+        assert_non_null(strstr(out, "  hit kind=1 entity=0 shape=4294967295 triangle=350 material=2 mover=0 "
+                                    "fraction=0.85 distance=34.0 point=(0.0, 14.0, 0.5)"));
+        assert_non_null(strstr(out, "triangle=38 material=2 mover=0 fraction=1.0 distance=40.0 point=(0.0, 20.0, 0.5)"));
+        assert_non_null(strstr(out, "answer item=1 kind=LineOfSight result=None "));
+        assert_non_null(strstr(out, " flags=1 hits=0"));
+        /* Straight down onto the floor, a metre below. */
+        assert_non_null(strstr(out, "answer item=2 kind=Ray result=None "));
+        assert_non_null(strstr(out, "distance=1.0 point=(0.0, 0.0, 0.0) normal=(0.0, 0.0, 1.0)"));
+        free(out);
+        assert_int_equal(py(&out, "--connect %s %s --at 1+0.5 --query 'ray 0,0,1 0,0,-5'", addr, udp), 1);
+        assert_non_null(strstr(out, "result=TooOld"));
+        assert_non_null(strstr(out, "message=tick 1 is older than the history keeps"));
+        free(out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
+        /* First: the others' entities stay in the history for a second
+         * after their sessions end, in the way of its rays. */
+        cmocka_unit_test(queries_over_tcp_and_udp),
         cmocka_unit_test(runs_whatever_python3_comes_first),
         cmocka_unit_test(ipv6_tcp_and_udp),
         cmocka_unit_test(batches_within_what_the_server_announces),

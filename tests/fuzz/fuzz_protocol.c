@@ -34,12 +34,18 @@ static sweep_msg_entity_command commands[2][CAP];
 static sweep_msg_entity_command_result command_results[2][CAP];
 static sweep_wire_entity_state entity_states[2][CAP];
 static sweep_wire_world_info worlds[2][CAP];
+static sweep_msg_query_item query_items[2][CAP];
+static sweep_msg_query_answer query_answers[2][CAP];
+static sweep_wire_query_hit query_hits[2][CAP];
+static uint32_t query_ignore[2][CAP];
+static sweep_wire_hit_shape hit_shapes[2][CAP];
 
 /* A decoder lending storage set i for every list a message may hold. */
 static sweep_decoder decoder(int i)
 {
     sweep_decoder d = {moves[i], CAP, results[i], CAP, movers[i], CAP, {0, 0}, commands[i], CAP,
-                       command_results[i], CAP, entity_states[i], CAP, worlds[i], CAP};
+                       command_results[i], CAP, entity_states[i], CAP, worlds[i], CAP, query_items[i], CAP,
+                       query_answers[i], CAP, query_hits[i], CAP, query_ignore[i], CAP, hit_shapes[i], CAP};
     return d;
 }
 static uint8_t enc[1u << 22];

@@ -138,6 +138,7 @@ static void tiny_map_loads(void **state)
     assert_int_equal(o.info.degenerate_dropped, 0);
     assert_int_equal(o.info.schema_version, SWEEP_MAP_SCHEMA_VERSION);
     assert_int_equal(o.lv.mover_count, 0);
+    assert_true(o.lv.history_ms == 1000.0 && o.lv.rewind_cap_ms == 250.0);
     assert_string_equal(o.info.units, "m");
     assert_true(o.lv.config.gravity.z == -9.81);
     assert_true(o.lv.config.step_height == 0.35);
@@ -374,6 +375,10 @@ static void bad_rules(void **state)
         {"walk_speed = 'fast'", SWEEP_MAP_E_VALUE, "walk_speed is not a finite number (text 'fast')"},
         {"max_step = NULL", SWEEP_MAP_E_VALUE, "max_step is not a finite number (NULL)"},
         {"air_accel = x'00'", SWEEP_MAP_E_VALUE, "air_accel is not a finite number (blob)"},
+        {"history_ms = 0", SWEEP_MAP_E_METADATA, "history_ms=0 must be between 1 and 60000 ms"},
+        {"history_ms = 60001", SWEEP_MAP_E_METADATA, "history_ms=60001 must be between 1 and 60000 ms"},
+        {"rewind_cap_ms = -250", SWEEP_MAP_E_METADATA, "rewind_cap_ms=-250 must be between 1 and 60000 ms"},
+        {"rewind_cap_ms = 'long'", SWEEP_MAP_E_VALUE, "rewind_cap_ms is not a finite number (text 'long')"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char sql[256];
@@ -391,10 +396,23 @@ static void bad_rules(void **state)
             assert_int_equal(o.status, SWEEP_E_CONFIG);
     }
 
-    /* A version 2 map without a rule column is incomplete. */
+    /* A map without a rule column is incomplete. */
     outcome o;
     load(tiny_map(*state, "ALTER TABLE map DROP COLUMN max_step;"), &o);
     expect(&o, SWEEP_MAP_E_SCHEMA, "map", -1, "map: ", "max_step");
+    /* A version 3 map without a query rule too; a version 2 map has none
+     * and takes the defaults. */
+    load(tiny_map(*state, "ALTER TABLE map DROP COLUMN rewind_cap_ms;"), &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "map", -1, "map: ", "rewind_cap_ms");
+    load(tiny_map(*state, "UPDATE map SET history_ms = 500, rewind_cap_ms = 100;"), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_true(o.lv.history_ms == 500.0 && o.lv.rewind_cap_ms == 100.0);
+    load(tiny_map(*state, "ALTER TABLE map DROP COLUMN history_ms; ALTER TABLE map DROP COLUMN rewind_cap_ms; "
+                          "PRAGMA user_version = 2;"),
+         &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_int_equal(o.info.schema_version, 2);
+    assert_true(o.lv.history_ms == 1000.0 && o.lv.rewind_cap_ms == 250.0);
 
     /* The boundaries themselves are fine. */
     load(tiny_map(*state, "UPDATE map SET walk_speed = 1e6, ground_accel = 1e9, air_accel = 0, jump_speed = 0,"

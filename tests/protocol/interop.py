@@ -15,6 +15,7 @@ Verifier accepted first (interop.sh does).
 """
 import importlib
 import json
+import keyword
 import struct
 import sys
 
@@ -22,7 +23,7 @@ import sys
 # bool, str, bytes, vec3 (required struct), vec3opt (optional, null when
 # absent), vec3zero (optional, zero when absent, as the C decoder does),
 # u64s ([ulong], empty when absent, as the C decoder does), contacts,
-# movers, entity_states, tables:<Table>.
+# movers, entity_states, u32s ([uint]), hit_shapes, query_hits, tables:<Table>.
 SPEC = {
     'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
               ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
@@ -74,7 +75,7 @@ SPEC = {
     'WatchWorld': [('every', 'u32')],
     'MoverCommand': [('mover', 'str')],
     'MoverCommanded': [('mover', 'u32'), ('tick', 'u64')],
-    'EntityCommand': [('entity', 'u32'), ('op', 'u8'), ('vector', 'vec3zero')],
+    'EntityCommand': [('entity', 'u32'), ('op', 'u8'), ('vector', 'vec3zero'), ('shapes', 'hit_shapes')],
     'EntityCommands': [('commands', 'tables:EntityCommand')],
     'EntityCommandResult': [('entity', 'u32'), ('op', 'u8'), ('code', 'u16'), ('message', 'str'),
                             ('position', 'vec3opt'), ('velocity', 'vec3opt'), ('radii', 'vec3opt'),
@@ -87,19 +88,27 @@ SPEC = {
     'WorldOpened': [('world', 'u32'), ('name', 'str'), ('map_hash', 'bytes')],
     'CloseWorld': [('world', 'u32')],
     'WorldClosed': [('world', 'u32'), ('reason', 'str')],
+    'QueryItem': [('kind', 'u8'), ('from', 'vec3zero'), ('to', 'vec3zero'), ('from_entity', 'u32'),
+                  ('to_entity', 'u32'), ('radii', 'vec3zero'), ('radius', 'f64'), ('tick', 'u64'),
+                  ('fraction', 'f64'), ('filter', 'u32'), ('ignore', 'u32s'), ('max_hits', 'u32')],
+    'Query': [('items', 'tables:QueryItem')],
+    'QueryAnswer': [('code', 'u16'), ('message', 'str'), ('tick', 'u64'), ('fraction', 'f64'),
+                    ('flags', 'u32'), ('hits', 'query_hits')],
+    'QueryResult': [('answers', 'tables:QueryAnswer'), ('first', 'u32')],
 }
 # Union Body, in order (type 1 first).
 KINDS = ['Hello', 'Welcome', 'Spawn', 'Spawned', 'Despawn', 'Despawned', 'Move', 'MoveResult',
          'MoveBatch', 'MoveResultBatch', 'Collide', 'CollideResult', 'WorldState', 'Ping',
          'Pong', 'GetStats', 'Stats', 'Error', 'Bye', 'Challenge', 'WatchWorld', 'MoverCommand',
          'MoverCommanded', 'EntityCommands', 'EntityCommandsResult', 'WatchEntities', 'EntityStates',
-         'GetEntity', 'OpenWorld', 'WorldOpened', 'CloseWorld', 'WorldClosed']
+         'GetEntity', 'OpenWorld', 'WorldOpened', 'CloseWorld', 'WorldClosed', 'Query', 'QueryResult']
 
 W = None  # the generated package sweep.wire, set in main()
 
 
 def camel(name):
-    return ''.join(p.capitalize() for p in name.split('_'))
+    # flatc --python adds an underscore to a name that is a Python keyword.
+    return ''.join(p.capitalize() for p in name.split('_')) + ('_' if keyword.iskeyword(name) else '')
 
 
 def mod(table):
@@ -149,6 +158,16 @@ def canon_table(table, d):
                           'position': canon_vec(e['position']), 'velocity': canon_vec(e['velocity']),
                           'radii': canon_vec(e['radii']), 'ground_mover': e['ground_mover']}
                          for e in (v or [])]
+        elif typ == 'u32s':
+            out[name] = [int(x) for x in (v or [])]
+        elif typ == 'hit_shapes':
+            out[name] = [{'id': h['id'], 'kind': h['kind'], 'a': canon_vec(h['a']), 'b': canon_vec(h['b']),
+                          'radii': canon_vec(h['radii'])} for h in (v or [])]
+        elif typ == 'query_hits':
+            out[name] = [{'kind': h['kind'], 'triangle': h['triangle'], 'material': h['material'],
+                          'mover': h['mover'], 'entity': h['entity'], 'shape': h['shape'],
+                          'fraction': hbits(h['fraction']), 'distance': hbits(h['distance']),
+                          'point': canon_vec(h['point']), 'normal': canon_vec(h['normal'])} for h in (v or [])]
         elif typ.startswith('tables:'):
             out[name] = [canon_table(typ[7:], t) for t in (v or [])]
     return out
@@ -196,6 +215,23 @@ def build_table(b, table, d):
                 mod('EntityState').CreateEntityState(b, e['entity'], e['flags'], e['owner_session'],
                                                      *e['position'], *e['velocity'], *e['radii'],
                                                      e['ground_mover'])
+            pre[name] = b.EndVector()
+        elif typ == 'u32s':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for x in reversed(v):
+                b.PrependUint32(x)
+            pre[name] = b.EndVector()
+        elif typ == 'hit_shapes':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for h in reversed(v):
+                mod('HitShape').CreateHitShape(b, h['id'], h['kind'], *h['a'], *h['b'], *h['radii'])
+            pre[name] = b.EndVector()
+        elif typ == 'query_hits':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for h in reversed(v):
+                mod('QueryHit').CreateQueryHit(b, h['kind'], h['triangle'], h['material'], h['mover'],
+                                               h['entity'], h['shape'], h['fraction'], h['distance'],
+                                               *h['point'], *h['normal'])
             pre[name] = b.EndVector()
         elif typ.startswith('tables:'):
             refs = [build_table(b, typ[7:], t) for t in v]
@@ -285,6 +321,24 @@ def read_table(table, t):
                             'position': vec3(e.Position(W.Vec3.Vec3())),
                             'velocity': vec3(e.Velocity(W.Vec3.Vec3())),
                             'radii': vec3(e.Radii(W.Vec3.Vec3())), 'ground_mover': e.GroundMover()})
+            d[name] = out
+        elif typ == 'u32s':
+            d[name] = [getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')())]
+        elif typ == 'hit_shapes':
+            out = []
+            for j in range(getattr(t, acc + 'Length')()):
+                h = getattr(t, acc)(j)
+                out.append({'id': h.Id(), 'kind': h.Kind(), 'a': vec3(h.A(W.Vec3.Vec3())),
+                            'b': vec3(h.B(W.Vec3.Vec3())), 'radii': vec3(h.Radii(W.Vec3.Vec3()))})
+            d[name] = out
+        elif typ == 'query_hits':
+            out = []
+            for j in range(getattr(t, acc + 'Length')()):
+                h = getattr(t, acc)(j)
+                out.append({'kind': h.Kind(), 'triangle': h.Triangle(), 'material': h.Material(),
+                            'mover': h.Mover(), 'entity': h.Entity(), 'shape': h.Shape(),
+                            'fraction': h.Fraction(), 'distance': h.Distance(),
+                            'point': vec3(h.Point(W.Vec3.Vec3())), 'normal': vec3(h.Normal(W.Vec3.Vec3()))})
             d[name] = out
         elif typ.startswith('tables:'):
             d[name] = [read_table(typ[7:], getattr(t, acc)(j))
@@ -436,6 +490,31 @@ def samples():
         {'kind': 'CloseWorld', 'sequence': 23, 'body': {'world': 12}},
         {'kind': 'WorldClosed', 'sequence': 23, 'body': {'world': 12, 'reason': 'CloseWorld'}},
         {'kind': 'WorldClosed', 'body': {'world': 2**32 - 1}},
+        {'kind': 'EntityCommands', 'sequence': 25,
+         'body': {'commands': [{'entity': 9, 'op': 5,
+                                'shapes': [{'id': k + 1, 'kind': k, 'a': (0.0, 0.0, 0.6 - k / 3.0),
+                                            'b': (0.0, -0.0, 0.1 * k), 'radii': (0.25, 0.25, 0.5)}
+                                           for k in range(3)]},
+                               {'entity': 10, 'op': 5, 'shapes': []}]}},
+        {'kind': 'Query', 'sequence': 26,
+         'body': {'items': [{'kind': i, 'from': (1.0 * i, -2.0, 1.0 / 3.0), 'to': (0.0, 50.0, 1e-300),
+                             'from_entity': [0, 2**32 - 1][i % 2], 'to_entity': 5 if i == 2 else 0,
+                             'radii': (0.5, 0.5, 0.9) if i == 3 else None, 'radius': 8.0 if i == 4 else 0.0,
+                             'tick': 2**40 + i if i % 2 else 0, 'fraction': 0.75 if i % 2 else 0.0,
+                             'filter': [0, 1, 4, 31, 2**32 - 1, 6][i], 'ignore': list(range(i * 3)),
+                             'max_hits': i} for i in range(6)]}},
+        {'kind': 'Query', 'sequence': 27, 'body': {'items': []}},
+        {'kind': 'QueryResult', 'sequence': 26, 'server_tick': 40,
+         'body': {'answers': [{'code': [0, 0, 35, 36, 2**16 - 1][i],
+                               'message': 'too old ✓' if i == 2 else None, 'tick': 2**33 + i,
+                               'fraction': 0.5 * (i % 2), 'flags': [0, 1, 0, 2, 2**32 - 1][i],
+                               'hits': [{'kind': 1 + k % 3, 'triangle': 2**32 - 1 if k % 3 == 2 else 10 + k,
+                                         'material': k, 'mover': 3 if k % 3 == 1 else 0,
+                                         'entity': 77 if k % 3 == 2 else 0, 'shape': [2**32 - 1, 2][k % 2],
+                                         'fraction': k / 7.0, 'distance': k * 1.5,
+                                         'point': (k, -0.0, 2.0), 'normal': (0.0, 0.0, -1.0)}
+                                        for k in range([1, 0, 0, 0, 10][i])]} for i in range(5)],
+                  'first': 7}},
         {'kind': 'Error', 'sequence': 24, 'body': {'code': 34, 'message': 'world exists',
                                                     'sequence': 24}},
     ]

@@ -28,6 +28,11 @@ static sweep_msg_entity_command commands[4096];
 static sweep_msg_entity_command_result command_results[4096];
 static sweep_wire_entity_state entity_states[4096];
 static sweep_wire_world_info worlds[4096];
+static sweep_msg_query_item query_items[4096];
+static sweep_msg_query_answer query_answers[4096];
+static sweep_wire_query_hit query_hits[16384];
+static uint32_t query_ignore[65536];
+static sweep_wire_hit_shape hit_shapes[16384];
 static uint8_t in_buf[1 << 20];
 static uint8_t out_buf[1 << 20];
 
@@ -347,7 +352,18 @@ static void dump(FILE *o, const sweep_message *m)
         fputs("{\"commands\":[", o);
         for (uint32_t i = 0; i < m->as.entity_commands.count; i++) {
             const sweep_msg_entity_command *c = &m->as.entity_commands.commands[i];
-            fprintf(o, "%s{\"entity\":%u,\"op\":%u,\"vector\":", i ? "," : "", c->entity, c->op);
+            fprintf(o, "%s{\"entity\":%u,\"op\":%u,\"shapes\":[", i ? "," : "", c->entity, c->op);
+            for (uint32_t k = 0; k < c->shape_count; k++) {
+                const sweep_wire_hit_shape *h = &c->shapes[k];
+                fputs(k ? ",{\"a\":" : "{\"a\":", o);
+                vec(o, h->a);
+                fputs(",\"b\":", o);
+                vec(o, h->b);
+                fprintf(o, ",\"id\":%u,\"kind\":%u,\"radii\":", h->id, h->kind);
+                vec(o, h->radii);
+                fputc('}', o);
+            }
+            fputs("],\"vector\":", o);
             vec(o, c->vector);
             fputc('}', o);
         }
@@ -418,6 +434,54 @@ static void dump(FILE *o, const sweep_message *m)
         str(o, m->as.world_closed.reason);
         fprintf(o, ",\"world\":%u}", m->as.world_closed.world);
         break;
+    case SWEEP_MSG_QUERY:
+        fputs("{\"items\":[", o);
+        for (uint32_t i = 0; i < m->as.query.count; i++) {
+            const sweep_msg_query_item *q = &m->as.query.items[i];
+            fputs(i ? ",{\"filter\":" : "{\"filter\":", o);
+            fprintf(o, "%u,\"fraction\":", q->filter);
+            dbl(o, q->fraction);
+            fputs(",\"from\":", o);
+            vec(o, q->from);
+            fprintf(o, ",\"from_entity\":%u,\"ignore\":[", q->from_entity);
+            for (uint32_t k = 0; k < q->ignore_count; k++)
+                fprintf(o, "%s%u", k ? "," : "", q->ignore[k]);
+            fprintf(o, "],\"kind\":%u,\"max_hits\":%u,\"radii\":", q->kind, q->max_hits);
+            vec(o, q->radii);
+            fputs(",\"radius\":", o);
+            dbl(o, q->radius);
+            fprintf(o, ",\"tick\":%llu,\"to\":", (unsigned long long)q->tick);
+            vec(o, q->to);
+            fprintf(o, ",\"to_entity\":%u}", q->to_entity);
+        }
+        fputs("]}", o);
+        break;
+    case SWEEP_MSG_QUERY_RESULT:
+        fputs("{\"answers\":[", o);
+        for (uint32_t i = 0; i < m->as.query_result.count; i++) {
+            const sweep_msg_query_answer *a = &m->as.query_result.answers[i];
+            fprintf(o, "%s{\"code\":%u,\"flags\":%u,\"fraction\":", i ? "," : "", (unsigned)a->code, a->flags);
+            dbl(o, a->fraction);
+            fputs(",\"hits\":[", o);
+            for (uint32_t k = 0; k < a->hit_count; k++) {
+                const sweep_wire_query_hit *h = &a->hits[k];
+                fputs(k ? ",{\"distance\":" : "{\"distance\":", o);
+                dbl(o, h->distance);
+                fprintf(o, ",\"entity\":%u,\"fraction\":", h->entity);
+                dbl(o, h->fraction);
+                fprintf(o, ",\"kind\":%u,\"material\":%u,\"mover\":%u,\"normal\":", h->kind, h->material,
+                        h->mover);
+                vec(o, h->normal);
+                fputs(",\"point\":", o);
+                vec(o, h->point);
+                fprintf(o, ",\"shape\":%u,\"triangle\":%u}", h->shape, h->triangle);
+            }
+            fputs("],\"message\":", o);
+            str(o, a->message);
+            fprintf(o, ",\"tick\":%llu}", (unsigned long long)a->tick);
+        }
+        fprintf(o, "],\"first\":%u}", m->as.query_result.first);
+        break;
     default:
         fputs("null", o);
         break;
@@ -454,7 +518,8 @@ static sweep_proto_error decode_file(const char *path, unsigned flags, sweep_mes
     if (n < 0)
         return SWEEP_PROTO_E_ARG;
     sweep_decoder d = {moves, 4096, results, 4096, movers, 4096, {0, 0}, commands, 4096,
-                       command_results, 4096, entity_states, 4096, worlds, 4096};
+                       command_results, 4096, entity_states, 4096, worlds, 4096, query_items, 4096,
+                       query_answers, 4096, query_hits, 16384, query_ignore, 65536, hit_shapes, 16384};
     return sweep_decode(&d, in_buf, (size_t)n, flags, m);
 }
 

@@ -28,6 +28,11 @@ static sweep_msg_entity_command sample__commands[6];
 static sweep_msg_entity_command_result sample__command_results[4];
 static sweep_wire_entity_state sample__entity_states[4];
 static sweep_wire_world_info sample__worlds[3];
+static sweep_msg_query_item sample__query_items[6];
+static sweep_msg_query_answer sample__query_answers[4];
+static sweep_wire_query_hit sample__query_hits[5];
+static sweep_wire_hit_shape sample__shapes[3];
+static uint32_t sample__ignore[2][SWEEP_WIRE_QUERY_IGNORE_MAX];
 static const uint8_t sample__hash[32] = {
     0x5e, 0x88, 0x48, 0x98, 0xda, 0x28, 0x04, 0x71, 0x51, 0xd0, 0xe5, 0x6f, 0x8d, 0xc6, 0x29, 0x27,
     0x73, 0x60, 0x3d, 0x0d, 0x6a, 0xab, 0xbd, 0xd6, 0x2a, 0x11, 0xef, 0x72, 0x1d, 0x15, 0x42, 0xd8,
@@ -111,7 +116,7 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
  * batches). */
 static inline unsigned sample_count(void)
 {
-    return 45;
+    return 49;
 }
 
 static const uint64_t sample__rules[SWEEP_WIRE_RULE_SLOTS] = {
@@ -376,6 +381,7 @@ static inline sweep_message sample_message(unsigned which)
     case 34: /* every op, one this build does not know, a Despawn without a vector */
         m.kind = SWEEP_MSG_ENTITY_COMMANDS;
         for (uint32_t i = 0; i < 6; i++) {
+            memset(&sample__commands[i], 0, sizeof sample__commands[i]); /* sample 45 sets shapes */
             sample__commands[i].entity = 0xfffffff0u + i;
             sample__commands[i].op = (uint8_t)(i < 5 ? i : 200);
             sample__commands[i].vector =
@@ -457,6 +463,88 @@ static inline sweep_message sample_message(unsigned which)
         m.sequence = 0;
         m.as.world_closed.world = 7;
         m.as.world_closed.reason = sweep_str_of("CloseWorld");
+        break;
+    case 45: /* SetHitShapes with every kind of shape, and one clearing them */
+        m.kind = SWEEP_MSG_ENTITY_COMMANDS;
+        for (uint32_t i = 0; i < 2; i++) {
+            sweep_msg_entity_command *c = &sample__commands[i];
+            memset(c, 0, sizeof *c);
+            c->entity = 900 + i;
+            c->op = SWEEP_WIRE_OP_SET_HIT_SHAPES;
+            c->shape_count = i == 0 ? 3 : 0;
+        }
+        sample__commands[0].shapes = sample__shapes;
+        for (uint32_t k = 0; k < 3; k++) {
+            sweep_wire_hit_shape *h = &sample__shapes[k];
+            h->id = k + 1;
+            h->kind = k;
+            h->a = sweep_v3(0.0, 0.0, 0.7 - 0.5 * k);
+            h->b = k == 1 ? sweep_v3(0.0, 0.0, -0.25) : sweep_v3(0, 0, 0);
+            h->radii = sweep_v3(0.2 + k, 1.0 / 3.0, -0.0);
+        }
+        m.as.entity_commands.commands = sample__commands;
+        m.as.entity_commands.count = 2;
+        break;
+    case 46: /* every kind, entity endpoints, a time, ignores, a kind this build does not know */
+        m.kind = SWEEP_MSG_QUERY;
+        for (uint32_t i = 0; i < 6; i++) {
+            sweep_msg_query_item *q = &sample__query_items[i];
+            memset(q, 0, sizeof *q);
+            q->kind = (uint8_t)(i < 5 ? i : 250);
+            q->from = sweep_v3(1.0 + i, -2.5, 1.0 / 3.0);
+            q->to = i == 2 ? sweep_v3(0, 0, 0) : sweep_v3(-0.0, 40.0, 1e-300);
+            q->from_entity = i == 1 ? 0xfffffff1u : 0;
+            q->to_entity = i == 2 ? 77 : 0;
+            q->radii = i == 3 ? sweep_v3(0.4, 0.4, 0.9) : sweep_v3(0, 0, 0);
+            q->radius = i == 4 ? 12.5 : 0.0;
+            q->tick = i % 2 ? 0x1000000007ull : 0;
+            q->fraction = i % 2 ? 0.999999 : 0.0;
+            q->filter = i == 5 ? 0xffffffffu : i;
+            q->max_hits = i == 1 ? 3 : 0;
+            q->ignore_count = i == 1 ? SWEEP_WIRE_QUERY_IGNORE_MAX : i == 2 ? 1 : 0;
+            if (q->ignore_count)
+                q->ignore = sample__ignore[i - 1];
+            for (uint32_t k = 0; k < q->ignore_count; k++)
+                sample__ignore[i - 1][k] = 0x80000000u + k;
+        }
+        m.as.query.items = sample__query_items;
+        m.as.query.count = 6;
+        break;
+    case 47:
+        m.kind = SWEEP_MSG_QUERY; /* empty but present */
+        break;
+    case 48: /* hits of every kind, a clear line of sight, a refusal, an answer with more */
+        m.kind = SWEEP_MSG_QUERY_RESULT;
+        for (uint32_t k = 0; k < 5; k++) {
+            sweep_wire_query_hit *h = &sample__query_hits[k];
+            h->kind = 1 + k % 3;
+            h->triangle = h->kind == 3 ? 0xffffffffu : 100 + k;
+            h->material = h->kind == 3 ? 0 : 7;
+            h->mover = h->kind == 2 ? 3 : 0;
+            h->entity = h->kind == 3 ? 0xabcdef01u : 0;
+            h->shape = k == 2 ? 1 : 0xffffffffu;
+            h->fraction = 0.125 * k;
+            h->distance = 1.0 / 3.0 + k;
+            h->point = sweep_v3(k, -0.0, 2.5);
+            h->normal = sweep_v3(0.0, 0.0, k % 2 ? -1.0 : 1.0);
+        }
+        for (uint32_t i = 0; i < 4; i++) {
+            sweep_msg_query_answer *a = &sample__query_answers[i];
+            memset(a, 0, sizeof *a);
+            a->tick = 0x100000000ull + i;
+            a->fraction = i == 1 ? 0.5 : 0.0;
+        }
+        sample__query_answers[0].hits = &sample__query_hits[0];
+        sample__query_answers[0].hit_count = 1;
+        sample__query_answers[1].flags = SWEEP_WIRE_QUERY_CLEAR;
+        sample__query_answers[2].code = SWEEP_WIRE_TOO_OLD;
+        sample__query_answers[2].message = sweep_str_of("tick 3 is older than the rewind cap (15 ticks)");
+        sample__query_answers[3].flags = SWEEP_WIRE_QUERY_MORE | 0x80000000u;
+        sample__query_answers[3].hits = &sample__query_hits[1];
+        sample__query_answers[3].hit_count = 4;
+        m.as.query_result.answers = sample__query_answers;
+        m.as.query_result.count = 4;
+        m.as.query_result.first = 3;
         break;
     default: /* 25: extremes that must survive bit for bit */
         m.kind = SWEEP_MSG_MOVE;
@@ -697,8 +785,14 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         for (uint32_t i = 0; i < a->as.entity_commands.count; i++) {
             const sweep_msg_entity_command *x = &a->as.entity_commands.commands[i];
             const sweep_msg_entity_command *y = &b->as.entity_commands.commands[i];
-            if (x->entity != y->entity || x->op != y->op || !sample__veq(x->vector, y->vector))
+            if (x->entity != y->entity || x->op != y->op || !sample__veq(x->vector, y->vector) ||
+                x->shape_count != y->shape_count)
                 return 0;
+            for (uint32_t k = 0; k < x->shape_count; k++)
+                if (x->shapes[k].id != y->shapes[k].id || x->shapes[k].kind != y->shapes[k].kind ||
+                    !sample__veq(x->shapes[k].a, y->shapes[k].a) || !sample__veq(x->shapes[k].b, y->shapes[k].b) ||
+                    !sample__veq(x->shapes[k].radii, y->shapes[k].radii))
+                    return 0;
         }
         return 1;
     case SWEEP_MSG_ENTITY_COMMANDS_RESULT:
@@ -734,6 +828,40 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
     case SWEEP_MSG_WORLD_CLOSED:
         return a->as.world_closed.world == b->as.world_closed.world &&
                sample__streq(a->as.world_closed.reason, b->as.world_closed.reason);
+    case SWEEP_MSG_QUERY:
+        if (a->as.query.count != b->as.query.count)
+            return 0;
+        for (uint32_t i = 0; i < a->as.query.count; i++) {
+            const sweep_msg_query_item *x = &a->as.query.items[i], *y = &b->as.query.items[i];
+            if (x->kind != y->kind || !sample__veq(x->from, y->from) || !sample__veq(x->to, y->to) ||
+                x->from_entity != y->from_entity || x->to_entity != y->to_entity || !sample__veq(x->radii, y->radii) ||
+                !sample__deq(x->radius, y->radius) || x->tick != y->tick || !sample__deq(x->fraction, y->fraction) ||
+                x->filter != y->filter || x->max_hits != y->max_hits || x->ignore_count != y->ignore_count)
+                return 0;
+            for (uint32_t k = 0; k < x->ignore_count; k++)
+                if (x->ignore[k] != y->ignore[k])
+                    return 0;
+        }
+        return 1;
+    case SWEEP_MSG_QUERY_RESULT:
+        if (a->as.query_result.count != b->as.query_result.count ||
+            a->as.query_result.first != b->as.query_result.first)
+            return 0;
+        for (uint32_t i = 0; i < a->as.query_result.count; i++) {
+            const sweep_msg_query_answer *x = &a->as.query_result.answers[i], *y = &b->as.query_result.answers[i];
+            if (x->code != y->code || !sample__streq(x->message, y->message) || x->tick != y->tick ||
+                !sample__deq(x->fraction, y->fraction) || x->flags != y->flags || x->hit_count != y->hit_count)
+                return 0;
+            for (uint32_t k = 0; k < x->hit_count; k++) {
+                const sweep_wire_query_hit *p = &x->hits[k], *q = &y->hits[k];
+                if (p->kind != q->kind || p->triangle != q->triangle || p->material != q->material ||
+                    p->mover != q->mover || p->entity != q->entity || p->shape != q->shape ||
+                    !sample__deq(p->fraction, q->fraction) || !sample__deq(p->distance, q->distance) ||
+                    !sample__veq(p->point, q->point) || !sample__veq(p->normal, q->normal))
+                    return 0;
+            }
+        }
+        return 1;
     default:
         return 0;
     }

@@ -18,6 +18,7 @@
 #include "core/mover.h"
 #include "protocol/builder.h"
 #include "protocol/decode_checked.h"
+#include "protocol/result_pieces.h"
 #include "samples.h"
 
 #define BUF_CAP (64u * 1024u)
@@ -30,6 +31,11 @@ static sweep_msg_entity_command dec_commands[16];
 static sweep_msg_entity_command_result dec_command_results[16];
 static sweep_wire_entity_state dec_entity_states[16];
 static sweep_wire_world_info dec_worlds[16];
+static sweep_msg_query_item dec_query_items[16];
+static sweep_msg_query_answer dec_query_answers[16];
+static sweep_wire_query_hit dec_query_hits[256];
+static uint32_t dec_query_ignore[64];
+static sweep_wire_hit_shape dec_hit_shapes[64];
 
 static sweep_decoder decoder(void)
 {
@@ -49,6 +55,16 @@ static sweep_decoder decoder(void)
     d.entity_states_cap = 16;
     d.worlds = dec_worlds;
     d.worlds_cap = 16;
+    d.query_items = dec_query_items;
+    d.query_items_cap = 16;
+    d.query_answers = dec_query_answers;
+    d.query_answers_cap = 16;
+    d.query_hits = dec_query_hits;
+    d.query_hits_cap = 256;
+    d.query_ignore = dec_query_ignore;
+    d.query_ignore_cap = 64;
+    d.hit_shapes = dec_hit_shapes;
+    d.hit_shapes_cap = 64;
     return d;
 }
 
@@ -806,7 +822,9 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_MSG_WORLD_OPENED, 30);
     assert_int_equal(SWEEP_MSG_CLOSE_WORLD, 31);
     assert_int_equal(SWEEP_MSG_WORLD_CLOSED, 32);
-    assert_int_equal(SWEEP_MSG_KIND_COUNT, 33);
+    assert_int_equal(SWEEP_MSG_QUERY, 33);
+    assert_int_equal(SWEEP_MSG_QUERY_RESULT, 34);
+    assert_int_equal(SWEEP_MSG_KIND_COUNT, 35);
     assert_int_equal(SWEEP_WIRE_INTERNAL, 24);
     assert_int_equal(SWEEP_WIRE_BAD_COOKIE, 25);
     assert_int_equal(SWEEP_WIRE_STALE_SEQUENCE, 26);
@@ -818,13 +836,23 @@ static void test_enum_numbers_match_schema(void **state)
     assert_int_equal(SWEEP_WIRE_NO_ROOM, 32);
     assert_int_equal(SWEEP_WIRE_UNKNOWN_MAP, 33);
     assert_int_equal(SWEEP_WIRE_WORLD_EXISTS, 34);
-    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 35);
+    assert_int_equal(SWEEP_WIRE_TOO_OLD, 35);
+    assert_int_equal(SWEEP_WIRE_IN_FUTURE, 36);
+    assert_int_equal(SWEEP_WIRE_CODE_COUNT, 37);
     assert_int_equal(SWEEP_WIRE_OP_TELEPORT, 0);
     assert_int_equal(SWEEP_WIRE_OP_SET_VELOCITY, 1);
     assert_int_equal(SWEEP_WIRE_OP_ADD_IMPULSE, 2);
     assert_int_equal(SWEEP_WIRE_OP_SET_RADII, 3);
     assert_int_equal(SWEEP_WIRE_OP_DESPAWN, 4);
-    assert_int_equal(SWEEP_WIRE_OP_COUNT, 5);
+    assert_int_equal(SWEEP_WIRE_OP_SET_HIT_SHAPES, 5);
+    assert_int_equal(SWEEP_WIRE_OP_COUNT, 6);
+    assert_int_equal(SWEEP_WIRE_QUERY_RAY, 0);
+    assert_int_equal(SWEEP_WIRE_QUERY_RAY_ALL, 1);
+    assert_int_equal(SWEEP_WIRE_QUERY_LINE_OF_SIGHT, 2);
+    assert_int_equal(SWEEP_WIRE_QUERY_SWEEP, 3);
+    assert_int_equal(SWEEP_WIRE_QUERY_OVERLAP, 4);
+    assert_int_equal(SWEEP_WIRE_QUERY_CLEAR, 1);
+    assert_int_equal(SWEEP_WIRE_QUERY_MORE, 2);
     assert_int_equal(SWEEP_WIRE_COMMAND_PUSHED_OUT, 1);
     assert_int_equal(SWEEP_WIRE_ENTITY_GROUNDED, 1);
     assert_int_equal(SWEEP_WIRE_ENTITY_PLAYER, 2);
@@ -963,7 +991,15 @@ static void test_names(void **state)
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_UNKNOWN_MAP), "UnknownMap");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_WORLD_EXISTS), "WorldExists");
     assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_CODE_COUNT), "Unknown");
-    static const char *const ops[] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn"};
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_TOO_OLD), "TooOld");
+    assert_string_equal(sweep_wire_code_name(SWEEP_WIRE_IN_FUTURE), "InFuture");
+    assert_string_equal(sweep_msg_kind_name(SWEEP_MSG_QUERY_RESULT), "QueryResult");
+    static const char *const qkinds[] = {"Ray", "RayAll", "LineOfSight", "Sweep", "Overlap"};
+    for (unsigned i = 0; i < SWEEP_WIRE_QUERY_KIND_COUNT; i++)
+        assert_string_equal(sweep_wire_query_kind_name(i), qkinds[i]);
+    assert_string_equal(sweep_wire_query_kind_name(SWEEP_WIRE_QUERY_KIND_COUNT), "Unknown");
+    static const char *const ops[] = {"Teleport", "SetVelocity", "AddImpulse", "SetRadii", "Despawn",
+                                      "SetHitShapes"};
     for (unsigned i = 0; i < SWEEP_WIRE_OP_COUNT; i++)
         assert_string_equal(sweep_wire_entity_op_name(i), ops[i]);
     assert_string_equal(sweep_wire_entity_op_name(SWEEP_WIRE_OP_COUNT), "Unknown");
@@ -1021,6 +1057,83 @@ static void test_wire_code_mappings(void **state)
     assert_int_equal(sweep_wire_code_from_status(SWEEP_E_NOMEM), SWEEP_WIRE_INTERNAL);
 }
 
+/* A QueryResult cut for UDP: pieces of at most a datagram, each saying
+ * where its run starts, together every answer in order. */
+typedef struct query_pieces {
+    uint32_t pieces, next;
+    sweep_msg_query_answer got[16];
+    sweep_wire_query_hit hits[160];
+    uint32_t nhits;
+} query_pieces;
+
+static int on_query_piece(void *ctx, const uint8_t *bytes, size_t len)
+{
+    query_pieces *p = ctx;
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    sweep_decoder d = decoder();
+    sweep_message m;
+    assert_int_equal(sweep_decode(&d, bytes, len, 0, &m), SWEEP_PROTO_OK);
+    assert_int_equal(m.kind, SWEEP_MSG_QUERY_RESULT);
+    assert_int_equal(m.as.query_result.first, p->next);
+    for (uint32_t i = 0; i < m.as.query_result.count; i++) {
+        sweep_msg_query_answer a = m.as.query_result.answers[i];
+        memcpy(p->hits + p->nhits, a.hits, a.hit_count * sizeof *a.hits);
+        a.hits = p->hits + p->nhits;
+        p->nhits += a.hit_count;
+        p->got[p->next++] = a;
+    }
+    p->pieces++;
+    return 0;
+}
+
+static int on_query_piece_tcp(void *ctx, const uint8_t *bytes, size_t len)
+{
+    query_pieces *p = ctx;
+    sweep_decoder d = decoder();
+    sweep_message m;
+    assert_int_equal(sweep_decode(&d, bytes, len, SWEEP_WIRE_SIZE_PREFIXED, &m), SWEEP_PROTO_OK);
+    assert_int_equal(m.as.query_result.count, 16);
+    p->pieces++;
+    return 0;
+}
+
+static void test_query_result_pieces_fit_datagrams(void **state)
+{
+    (void)state;
+    static sweep_msg_query_answer answers[16];
+    static sweep_wire_query_hit hits[16][SWEEP_WIRE_QUERY_HITS_MAX];
+    for (uint32_t i = 0; i < 16; i++) {
+        memset(&answers[i], 0, sizeof answers[i]);
+        answers[i].tick = 1000 + i;
+        answers[i].hit_count = SWEEP_WIRE_QUERY_HITS_MAX;
+        answers[i].hits = hits[i];
+        for (uint32_t k = 0; k < SWEEP_WIRE_QUERY_HITS_MAX; k++)
+            hits[i][k] = (sweep_wire_query_hit){.kind = 3, .entity = 100 * i + k, .fraction = 0.1 * k};
+    }
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_QUERY_RESULT;
+    m.sequence = 9;
+    m.as.query_result.answers = answers;
+    m.as.query_result.count = 16;
+    static uint8_t buf[1 << 16];
+    query_pieces p;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(sweep_encode_pieces(&m, 0, buf, sizeof buf, on_query_piece, &p), SWEEP_PROTO_OK);
+    /* A full answer (ten hits) is under a datagram, sixteen are not. */
+    assert_int_equal(p.pieces, 16);
+    assert_int_equal(p.next, 16);
+    for (uint32_t i = 0; i < 16; i++) {
+        assert_int_equal(p.got[i].tick, 1000 + i);
+        assert_int_equal(p.got[i].hit_count, SWEEP_WIRE_QUERY_HITS_MAX);
+        assert_int_equal(p.got[i].hits[9].entity, 100 * i + 9);
+    }
+    /* Over TCP, one frame. */
+    memset(&p, 0, sizeof p);
+    assert_int_equal(sweep_encode_pieces(&m, 1, buf, sizeof buf, on_query_piece_tcp, &p), SWEEP_PROTO_OK);
+    assert_int_equal(p.pieces, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1046,6 +1159,7 @@ int main(void)
         cmocka_unit_test(test_udp_max_movers),
         cmocka_unit_test(test_udp_max_entity_states),
         cmocka_unit_test(test_stats_worlds_past_storage),
+        cmocka_unit_test(test_query_result_pieces_fit_datagrams),
         cmocka_unit_test(test_spawn_player_is_appended),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_wire_code_mappings),

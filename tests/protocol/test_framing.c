@@ -23,6 +23,11 @@ static sweep_msg_entity_command commands[8];
 static sweep_msg_entity_command_result command_results[8];
 static sweep_wire_entity_state entity_states[8];
 static sweep_wire_world_info worlds[8];
+static sweep_msg_query_item query_items[8];
+static sweep_msg_query_answer query_answers[8];
+static sweep_wire_query_hit query_hits[16];
+static uint32_t query_ignore[32];
+static sweep_wire_hit_shape hit_shapes[8];
 
 /* Every sample as a frame, back to back; their offsets in *starts. */
 static size_t build_stream(size_t *starts)
@@ -49,7 +54,8 @@ static void run_with_chunk(size_t chunk)
     sweep_framer f;
     assert_int_equal(sweep_framer_init(&f, storage, sizeof storage, SWEEP_FRAME_DEFAULT_MAX), SWEEP_PROTO_OK);
     sweep_decoder d = {moves, SAMPLE_BATCH, results, SAMPLE_BATCH, movers, 8, {0, 0}, commands, 8,
-                       command_results, 8, entity_states, 8, worlds, 8};
+                       command_results, 8, entity_states, 8, worlds, 8, query_items, 8,
+                       query_answers, 8, query_hits, 16, query_ignore, 32, hit_shapes, 8};
     unsigned got = 0;
     size_t fed = 0;
     while (fed < total) {

@@ -33,6 +33,7 @@ static const sweep_msg_kind requests[] = {
     SWEEP_MSG_DESPAWN,    SWEEP_MSG_MOVE,    SWEEP_MSG_MOVE_BATCH, SWEEP_MSG_COLLIDE,
     SWEEP_MSG_GET_STATS,  SWEEP_MSG_WATCH_WORLD, SWEEP_MSG_MOVER_COMMAND, SWEEP_MSG_ENTITY_COMMANDS,
     SWEEP_MSG_WATCH_ENTITIES, SWEEP_MSG_GET_ENTITY, SWEEP_MSG_OPEN_WORLD, SWEEP_MSG_CLOSE_WORLD,
+    SWEEP_MSG_QUERY,
 };
 /* What only a session of the server role may send. */
 static const sweep_msg_kind server_role[] = {
@@ -41,11 +42,12 @@ static const sweep_msg_kind server_role[] = {
 };
 static const sweep_msg_kind before_hello[] = {SWEEP_MSG_HELLO, SWEEP_MSG_PING, SWEEP_MSG_BYE};
 /* The IN records of a session log: a different set would make the golden
- * logs replay otherwise (EntityCommands came after them: they hold none).
- * OpenWorld and CloseWorld are the server's, no world's: never recorded. */
+ * logs replay otherwise (EntityCommands and Query came after them: they
+ * hold none). OpenWorld and CloseWorld are the server's, no world's: never
+ * recorded. A Query changes nothing, but its answer is checked. */
 static const sweep_msg_kind recorded[] = {
     SWEEP_MSG_SPAWN, SWEEP_MSG_DESPAWN, SWEEP_MSG_MOVE, SWEEP_MSG_MOVE_BATCH, SWEEP_MSG_MOVER_COMMAND,
-    SWEEP_MSG_ENTITY_COMMANDS,
+    SWEEP_MSG_ENTITY_COMMANDS, SWEEP_MSG_QUERY,
 };
 
 static void test_names_are_unique_and_not_empty(void **state)

@@ -40,6 +40,7 @@
 
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
+#include "client-sdk/replay_plot.h"
 #include "protocol/decode.h"
 #include "server/record/record.h"
 #include "server/record/record_window.h"
@@ -1707,7 +1708,7 @@ static uint32_t spawn_until_full(int fd, fx_rx *rx, uint32_t *seq, double x, dou
 }
 
 /* The server role's entity cap is its own (--max-entities-server), and a
- * log says it in its HEAD (format version 3): a replay refuses the same
+ * log says it in its HEAD (since format version 3): a replay refuses the same
  * spawns, bit for bit, for each role. */
 static void entity_caps_by_role_replay(void **state)
 {
@@ -2710,6 +2711,167 @@ static int teardown(void **state)
     return 0;
 }
 
+/* Queries (a shot at a moving entity at past ticks, rays at the doors,
+ * refusals) are recorded with their answers: both depths replay the log,
+ * the full one checking every answer bit for bit, and an answer changed in
+ * the log is a divergence that names its field. */
+static void queries_replay_and_a_changed_answer_diverges(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("queries", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, "--record-hash-every", "1", "--query-rate", "30", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int player = fx_tcp_connect(d.port), game = fx_tcp_connect(d.port), udp = fx_udp_socket(d.port);
+    assert_true(player >= 0 && game >= 0 && udp >= 0);
+    assert_true(fx_hello(player, rx) != 0);
+    assert_true(fx_hello_token(game, rx, FX_TOKEN) != 0);
+    assert_true(fx_udp_handshake(udp, rx) != 0);
+    uint32_t e = fx_spawn(player, rx, 2, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    uint32_t g = fx_spawn(game, rx, 2, sweep_v3(-4, -6, 1), sweep_v3(0, 0, 0));
+    assert_true(e != 0 && g != 0);
+    /* Hit shapes on the target, then it walks along y = -6 while the
+     * player shoots across its line at what it saw a few ticks back. */
+    sweep_wire_hit_shape shapes[2] = {
+        {.id = 1, .kind = SWEEP_WIRE_SHAPE_SPHERE, .a = {0, 0, 0.6}, .radii = {0.2, 0.2, 0.2}},
+        {.id = 2, .kind = SWEEP_WIRE_SHAPE_CAPSULE, .a = {0, 0, -0.6}, .b = {0, 0, 0.3}, .radii = {0.3, 0.3, 0.3}},
+    };
+    sweep_msg_entity_command sh = {.entity = g, .op = SWEEP_WIRE_OP_SET_HIT_SHAPES, .shapes = shapes,
+                                   .shape_count = 2};
+    assert_int_equal(command(game, 0, rx, 3, &sh, 1), 1);
+    uint32_t seq = 4, hits = 0, refused = 0, r = 0;
+    for (int i = 0; i < 30; i++, usleep(16000)) {
+        sweep_msg_entity_command tp = {.entity = g, .op = SWEEP_WIRE_OP_TELEPORT, .vector = {-4 + 0.25 * i, -6, 1}};
+        assert_int_equal(command(game, 0, rx, seq++, &tp, 1), 1);
+        sweep_msg_query_item q[3];
+        memset(q, 0, sizeof q);
+        for (int k = 0; k < 3; k++) {
+            q[k].kind = (uint8_t)(k == 2 ? SWEEP_WIRE_QUERY_RAY_ALL : SWEEP_WIRE_QUERY_RAY);
+            q[k].from = sweep_v3(-4 + 0.25 * i - 0.3 * k, -12, 1.0 + 0.3 * k);
+            q[k].to = sweep_v3(-4 + 0.25 * i - 0.3 * k, -2, 1.0 + 0.3 * k);
+        }
+        /* A past fraction of the tick the player names (the newest tick
+         * is not known here: tick 0 is the newest; i > 5: 5 back). */
+        q[1].from_entity = e;
+        q[1].from = sweep_v3(0, 0, 0.5);
+        hits += asked(player, 0, rx, seq++, q, 3, &r);
+        refused += r;
+    }
+    /* The doors through the partition and the entities, over UDP too, and a
+     * Sweep and an Overlap for the game server. */
+    sweep_msg_query_item doors[4];
+    memset(doors, 0, sizeof doors);
+    doors[0].kind = SWEEP_WIRE_QUERY_LINE_OF_SIGHT;
+    doors[0].from = sweep_v3(27, -6.25, 1);
+    doors[0].to = sweep_v3(31, -6.25, 1);
+    doors[1].kind = SWEEP_WIRE_QUERY_SWEEP;
+    doors[1].from = sweep_v3(27, 5.6, 1);
+    doors[1].to = sweep_v3(31, 5.6, 1);
+    doors[1].radii = sweep_v3(0.3, 0.3, 0.3);
+    doors[2].kind = SWEEP_WIRE_QUERY_OVERLAP;
+    doors[2].from = sweep_v3(0, -6, 1);
+    doors[2].radius = 8;
+    doors[3].kind = SWEEP_WIRE_QUERY_RAY_ALL;
+    doors[3].from = sweep_v3(-0.5, -40, 0.5);
+    doors[3].to = sweep_v3(-0.5, 40, 0.5);
+    doors[3].filter = 1 | 8;
+    hits += asked(udp, 1, rx, 1000, doors, 4, NULL);
+    hits += asked(game, 0, rx, seq++, doors, 4, NULL);
+    close(player);
+    close(game);
+    close(udp);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    assert_true(hits > 20);
+    char logs[2][512];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], g_map, &full, &tf);
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.requests, full.requests);
+    assert_true(full.requests >= 30 * 2 + 3 + 2);
+    /* --svg draws the shots and marks their hits, the target's by id. */
+    {
+        char svg[512], perr[1400];
+        scratch("queries.svg", svg, sizeof svg);
+        sweep_replay *rp = sweep_replay_open(logs[0], g_map, perr, sizeof perr);
+        assert_non_null(rp);
+        sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
+        assert_non_null(pl);
+        assert_int_equal(sweep_replay_plot_run(pl), 0);
+        assert_int_equal(sweep_replay_plot_write(pl, svg, "queries", perr, sizeof perr), 0);
+        sweep_replay_plot_free(pl);
+        sweep_replay_close(rp);
+        size_t n_svg;
+        char *text = (char *)read_all(svg, &n_svg);
+        assert_non_null(text);
+        text = realloc(text, n_svg + 1);
+        text[n_svg] = 0;
+        assert_non_null(strstr(text, ">shots</text>"));
+        assert_null(strstr(text, "shot hits: 0<"));
+        char want[96];
+        snprintf(want, sizeof want, ": entity %u, shape ", g);
+        assert_non_null(strstr(text, want));
+        free(text);
+    }
+    /* A bit of each QueryResult's last hit changed: the full depth names
+     * the answer's field. */
+    char err[1400], out[512];
+    scratch("query-bit.sweeplog", out, sizeof out);
+    sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    uint64_t offsets[64];
+    uint32_t lens[64], n = 0;
+    sweep_record x;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1 && n < 64) {
+        sweep_msg_kind kind;
+        uint32_t s;
+        unsigned fl = x.bytes.len > 8 && memcmp(x.bytes.ptr + 4, "SWP1", 4) != 0 ? SWEEP_WIRE_SIZE_PREFIXED : 0;
+        if (x.type == SWEEP_RECORD_OUT && sweep_decode_kind(x.bytes.ptr, x.bytes.len, fl, &kind, &s) == 0 &&
+            kind == SWEEP_MSG_QUERY_RESULT && x.bytes.len > 600) {
+            offsets[n] = x.offset;
+            lens[n++] = x.bytes.len;
+        }
+    }
+    sweep_record_close(rd);
+    assert_true(n >= 2);
+    size_t len;
+    uint8_t *orig = read_all(logs[0], &len);
+    uint8_t *buf = malloc(len);
+    assert_non_null(orig);
+    assert_non_null(buf);
+    for (uint32_t i = 0; i < n; i++) {
+        /* Past the record's type, length and session: a byte of the last
+         * hit's point, 60 bytes before the buffer's end. */
+        size_t at = (size_t)offsets[i] + 5 + 8 + lens[i] - 60;
+        memcpy(buf, orig, len);
+        buf[at] ^= 0x10;
+        size_t start = 0;
+        uint32_t body = 0;
+        assert_int_equal(frame_holding(buf, len, at, &start, &body), 0);
+        fix_crc(buf, start, body);
+        write_all(out, buf, len);
+        sweep_replay *rp = sweep_replay_open(out, g_map, err, sizeof err);
+        if (!rp)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_replay_run(rp), -1);
+        const sweep_replay_divergence *dv = sweep_replay_divergence_of(rp);
+        if (!dv)
+            fail_msg("no divergence but '%s'", sweep_replay_error(rp));
+        assert_int_equal(dv->offset, offsets[i]);
+        if (!strstr(dv->field, "QueryResult.answers["))
+            fail_msg("divergence in '%s'", dv->field);
+        sweep_replay_close(rp);
+    }
+    free(orig);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -2724,6 +2886,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(changed_result_is_a_divergence),
         cmocka_unit_test(core_changed_result_is_a_divergence),
         cmocka_unit_test(any_changed_answer_is_a_divergence),
+        cmocka_unit_test(queries_replay_and_a_changed_answer_diverges),
         cmocka_unit_test(bad_checksum_is_corruption),
         cmocka_unit_test(torn_tail_is_truncated),
         cmocka_unit_test(another_map_is_refused),

@@ -355,6 +355,7 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_null(strstr(a.body, "sweep_tick_p50_seconds")); /* replaced by the histogram */
     assert_true(sample(a.body, "sweep_uptime_seconds") > 0);
     assert_true(sample(a.body, "sweep_crushed_total") == 0);
+    assert_true(sample(a.body, "sweep_queries_total") == 0);
     assert_true(sample(a.body, "sweep_info{version=\"" SWEEP_SERVER_VERSION "\",protocol=\"1\"}") == 1);
     const char *build = strstr(a.body, "\nsweep_build_info{version=\"" SWEEP_SERVER_VERSION "\",protocol=\"1\",compiler=\"");
     assert_non_null(build);
