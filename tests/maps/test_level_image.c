@@ -215,7 +215,7 @@ static sweep_status read_patched(const unsigned char *bytes, size_t len, size_t 
 #define AT_VERSION 8
 #define AT_VALUES 16
 #define AT_TICK_RATE (AT_VALUES + 24)
-#define AT_VERTEX_COUNT (AT_VALUES + 16 * 8)
+#define AT_VERTEX_COUNT (AT_VALUES + 18 * 8)
 #define AT_FIRST_TRIANGLE(v) (AT_VERTEX_COUNT + 4 + (v) * 24 + 4)
 
 static void damaged_refused(void **state)

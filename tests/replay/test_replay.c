@@ -2711,6 +2711,39 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A Query of n items over TCP or UDP, its whole answer gathered: how many
+ * items hit something (RateLimited and other refusals counted apart in
+ * *refused, may be NULL). */
+static uint32_t asked(int fd, int udp, fx_rx *rx, uint32_t seq, const sweep_msg_query_item *q, uint32_t n,
+                      uint32_t *refused)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_QUERY, seq);
+    m.as.query.items = q;
+    m.as.query.count = n;
+    if (udp)
+        assert_true(fx_udp_send(fd, &m) > 0);
+    else
+        assert_int_equal(fx_send(fd, &m), 0);
+    uint32_t got = 0, hit = 0, no = 0;
+    while (got < n) {
+        if (udp)
+            assert_true(fx_udp_recv(fd, rx, &m, 5000) > 0);
+        else
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+        if (m.kind != SWEEP_MSG_QUERY_RESULT)
+            fail_msg("a Query was answered with %s", sweep_msg_kind_name(m.kind));
+        assert_int_equal(m.sequence, seq);
+        assert_int_equal(m.as.query_result.first, got);
+        for (uint32_t k = 0; k < m.as.query_result.count; k++, got++) {
+            hit += m.as.query_result.answers[k].hit_count > 0;
+            no += m.as.query_result.answers[k].code != SWEEP_WIRE_NONE;
+        }
+    }
+    if (refused)
+        *refused = no;
+    return hit;
+}
+
 /* Queries (a shot at a moving entity at past ticks, rays at the doors,
  * refusals) are recorded with their answers: both depths replay the log,
  * the full one checking every answer bit for bit, and an answer changed in
