@@ -450,3 +450,34 @@ sweep_mover_pose sweep__history_mover(const sweep__hist_at *at, uint32_t m)
     }
     return p;
 }
+
+sweep_status sweep_history_entity_at(const sweep_history *h, uint64_t id, uint64_t tick, double fraction,
+                                     sweep_vec3 *position, sweep_vec3 *radii)
+{
+    if (!h)
+        return SWEEP_E_ARG;
+    sweep__hist_at at;
+    sweep_status st = sweep__history_at(h, tick, fraction, &at);
+    if (st != SWEEP_OK)
+        return st;
+    /* A frame keeps its entities sorted by id. */
+    uint32_t a = 0, b = at.f0->count;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (at.e0[m].id < id)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a >= at.f0->count || at.e0[a].id != id)
+        return SWEEP_E_ARG;
+    sweep__hist_ref ref;
+    sweep__history_ref(&at, a, &ref);
+    sweep__hist_pose pose;
+    sweep__history_pose(&at, &ref, &pose);
+    if (position)
+        *position = pose.position;
+    if (radii)
+        *radii = pose.radii;
+    return SWEEP_OK;
+}

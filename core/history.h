@@ -117,6 +117,17 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
 /* Forgets every frame (a world reset). */
 void sweep_history_clear(sweep_history *h);
 
+/*
+ * Where entity `id` was at a kept tick plus a fraction of the way to the
+ * next (interpolated as above): its position and radii (either pointer
+ * may be NULL). SWEEP_E_TIME for a time the history does not hold (as the
+ * queries), SWEEP_E_ARG when the entity is not kept at that tick (not yet
+ * spawned, or NULL arguments). A shot from an entity starts where it was
+ * when the shooter fired.
+ */
+sweep_status sweep_history_entity_at(const sweep_history *h, uint64_t id, uint64_t tick, double fraction,
+                                     sweep_vec3 *position, sweep_vec3 *radii);
+
 /* The oldest and newest ticks kept; 0 (and both untouched) when empty. */
 int sweep_history_span(const sweep_history *h, uint64_t *oldest, uint64_t *newest);
 

@@ -28,8 +28,9 @@
  *
  * Time: tick 0 asks the newest frame (its fraction is not read); else a
  * kept tick plus a fraction of the way to the next one. Entity endpoints
- * are where the entity is now plus the item's offset (a shooter fires
- * from where the server has it; what it fires at is rewound), and the
+ * are where the entity was at that time plus the item's offset (a shooter
+ * fires from where it stood when it fired, as what it fires at is
+ * rewound; one spawned since fires from where it is now), and the
  * from-entity is never hit (nor, for LineOfSight, the to-entity).
  */
 #include <math.h>
@@ -139,9 +140,10 @@ static int time_of(item *it, const sweep_msg_query_item *q, sweep_query_time *at
     return 0;
 }
 
-/* Where an endpoint is: the point itself, or entity id's position now
- * plus the point as an offset. 0, or -1 after refusing the item. */
-static int endpoint(item *it, uint32_t id, sweep_vec3 p, sweep_vec3 *out)
+/* Where an endpoint is: the point itself, or entity id's position at the
+ * item's time (now if the history did not keep it then) plus the point as
+ * an offset. 0, or -1 after refusing the item. */
+static int endpoint(item *it, uint32_t id, sweep_vec3 p, sweep_query_time at, sweep_vec3 *out)
 {
     if (id == 0) {
         *out = p;
@@ -156,7 +158,10 @@ static int endpoint(item *it, uint32_t id, sweep_vec3 p, sweep_vec3 *out)
                id);
         return -1;
     }
-    *out = sweep_v3_add(e->st.m.actor.position, p);
+    sweep_vec3 where = e->st.m.actor.position;
+    if (it->w->history)
+        (void)sweep_history_entity_at(it->w->history, id, at.tick, at.fraction, &where, NULL);
+    *out = sweep_v3_add(where, p);
     return 0;
 }
 
@@ -202,7 +207,8 @@ static void answer_one(item *it, const sweep_msg_query_item *q)
     out->tick = space.at.tick;
     out->fraction = space.at.fraction;
     sweep_vec3 from, to;
-    if (endpoint(it, q->from_entity, q->from, &from) != 0 || endpoint(it, q->to_entity, q->to, &to) != 0)
+    if (endpoint(it, q->from_entity, q->from, space.at, &from) != 0 ||
+        endpoint(it, q->to_entity, q->to, space.at, &to) != 0)
         return;
     uint64_t ignore[SWEEP_QUERY_IGNORE_MAX + 2];
     uint32_t n = 0;

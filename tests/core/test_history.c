@@ -192,6 +192,21 @@ static void sorted_interpolated_despawned_spawned(void **state)
     assert_true(xs[0] == 1.25 && xs[1] == 2 && xs[2] == 3 && xs[3] == 1.0);
     assert_int_equal(present(h, 11, 0.0, ids, xs), 4);
     assert_true(ids[0] == 5 && ids[1] == 10 && ids[2] == 20 && ids[3] == 40);
+    /* One entity asked by id: the same interpolation; one gone (30) is
+     * where it was; one not yet there (5) and a time not kept say so. */
+    sweep_vec3 p, r;
+    assert_int_equal(sweep_history_entity_at(h, 10, 10, 0.25, &p, &r), SWEEP_OK);
+    assert_true(p.x == 1.25 && p.y == 0 && r.z == 0.9);
+    assert_int_equal(sweep_history_entity_at(h, 40, 10, 0.5, &p, NULL), SWEEP_OK);
+    assert_true(p.x == 2.0);
+    assert_int_equal(sweep_history_entity_at(h, 30, 10, 0.75, &p, NULL), SWEEP_OK);
+    assert_true(p.x == 3.0);
+    assert_int_equal(sweep_history_entity_at(h, 5, 10, 0.5, &p, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_entity_at(h, 5, 11, 0.0, &p, NULL), SWEEP_OK);
+    assert_true(p.x == 7.0);
+    assert_int_equal(sweep_history_entity_at(h, 10, 12, 0.0, &p, NULL), SWEEP_E_TIME);
+    assert_int_equal(sweep_history_entity_at(h, 10, 9, 0.0, &p, NULL), SWEEP_E_TIME);
+    assert_int_equal(sweep_history_entity_at(NULL, 10, 10, 0.0, &p, NULL), SWEEP_E_ARG);
     sweep_history_destroy(h);
 }
 

@@ -367,6 +367,34 @@ static void hit_shapes_come_back_by_id(void **state)
     qw_close(&t);
 }
 
+/* A shot from an entity starts where that entity was at the asked time,
+ * as its targets are: the target walks x = 0 .. 9 a metre a tick, and at
+ * tick 14.5 it stood at x = 4.5, straight below a post at (4.5, -2). */
+static void a_shooter_fires_from_where_it_was(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    qw t;
+    qw_open(&t, &opt);
+    uint32_t post = wf_spawn_at_id(t.w, &t.game, t.r, t.seq++, 4.5, -2.0, 1.0, 0);
+    walk_target(&t, 20); /* now the walker is back at x = 0 */
+    sweep_msg_query_item q = ray(0, 0, 0, 4.5, 2.0, 1.0);
+    q.from_entity = t.target;
+    q.tick = 14;
+    q.fraction = 0.5;
+    const sweep_msg_query_answer *a = query1(&t, &t.game, q);
+    expect_code(a, SWEEP_WIRE_NONE, NULL);
+    assert_int_equal(a->hit_count, 1);
+    assert_int_equal(a->hits[0].entity, post);
+    /* Straight up the line x = 4.5 from (4.5, -6): the post's near side,
+     * 3.6 along. From where the walker is now (x = 0) the ray would meet
+     * the post slantwise, elsewhere. */
+    assert_true(fabs(a->hits[0].point.x - 4.5) < 1e-9);
+    assert_true(fabs(a->hits[0].point.y - -2.4) < 1e-6);
+    assert_true(fabs(a->hits[0].distance - 3.6) < 1e-6);
+    qw_close(&t);
+}
+
 static void entity_endpoints_and_their_refusals(void **state)
 {
     (void)state;
@@ -522,6 +550,7 @@ int main(void)
         cmocka_unit_test(a_players_items_are_rate_limited_by_ticks),
         cmocka_unit_test(a_despawned_target_is_still_hit_in_the_past),
         cmocka_unit_test(hit_shapes_come_back_by_id),
+        cmocka_unit_test(a_shooter_fires_from_where_it_was),
         cmocka_unit_test(entity_endpoints_and_their_refusals),
         cmocka_unit_test(ray_all_sweep_and_overlap),
         cmocka_unit_test(the_history_holds_every_entity),
