@@ -1178,6 +1178,17 @@ const sweep_level *sweep_replay_level(const sweep_replay *r)
     return r->core ? sweep__replay_core_level(r->core) : &r->world->level;
 }
 
+int sweep_replay_entity_at(const sweep_replay *r, uint32_t entity, uint64_t tick, double fraction,
+                           double position[3])
+{
+    sweep_vec3 p;
+    if (!r || r->core || !r->world || !r->world->history ||
+        sweep_history_entity_at(r->world->history, entity, tick, fraction, &p, NULL) != SWEEP_OK)
+        return -1;
+    position[0] = p.x, position[1] = p.y, position[2] = p.z;
+    return 0;
+}
+
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3])
 {
     if (r->core)

@@ -149,6 +149,12 @@ uint64_t sweep_replay_tick(const sweep_replay *r);
 const sweep_level *sweep_replay_level(const sweep_replay *r);
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3]);
 
+/* Where entity `entity` was at a kept tick plus a fraction of the way to
+ * the next, as the world's pose history (and so a Query) has it: 0, or -1
+ * when the history does not hold it then (the core depth keeps none). */
+int sweep_replay_entity_at(const sweep_replay *r, uint32_t entity, uint64_t tick, double fraction,
+                           double position[3]);
+
 /* Calls fn for every message compared from now on (decoded; costs a
  * decode per message). At the core depth: every message the log holds,
  * once its request or tick was checked. NULL stops. */

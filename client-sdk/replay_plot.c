@@ -192,6 +192,19 @@ static void on_despawned(sweep_replay_plot *p, const sweep_msg_despawned *d)
 
 static const char *const hit_what[] = {"nothing", "the level", "a mover", "entity"};
 
+/* An endpoint of a query item: the point, or entity id's position at the
+ * answer's time plus the point. -1 when the history does not place it. */
+static int endpoint_at(const sweep_replay_plot *p, uint32_t id, const sweep_msg_query_answer *a, sweep_vec3 *at)
+{
+    if (!id)
+        return 0;
+    double was[3];
+    if (sweep_replay_entity_at(p->r, id, a->tick, a->fraction, was) != 0)
+        return -1;
+    *at = sweep_v3_add(sweep_v3(was[0], was[1], was[2]), *at);
+    return 0;
+}
+
 /* A QueryResult (or a run of one) and the Query it answers. */
 static void on_query(sweep_replay_plot *p, uint64_t session, const sweep_msg_query_result *qr, const sweep_message *rq)
 {
@@ -204,19 +217,30 @@ static void on_query(sweep_replay_plot *p, uint64_t session, const sweep_msg_que
         if (a->code != SWEEP_WIRE_NONE || it->kind == SWEEP_WIRE_QUERY_OVERLAP)
             continue;
         const sweep_wire_query_hit *h = a->hit_count ? &a->hits[0] : NULL;
-        if (!it->from_entity && !it->to_entity) {
+        /* An entity endpoint is where that entity was at the asked time
+         * (the world has not ticked since it answered). */
+        sweep_vec3 from = it->from, to = it->to;
+        int placed = endpoint_at(p, it->from_entity, a, &from) == 0 && endpoint_at(p, it->to_entity, a, &to) == 0;
+        if (placed) {
             if (p->shots < 0 && (p->shots = sweep_plot_track(p->plot, "shots")) < 0) {
                 p->failed = 1;
                 return;
             }
             sweep_plot_break(p->plot, p->shots);
-            if (sweep_plot_point(p->plot, p->shots, it->from) != 0 ||
-                sweep_plot_point(p->plot, p->shots, h ? h->point : it->to) != 0)
+            if (sweep_plot_point(p->plot, p->shots, from) != 0 ||
+                sweep_plot_point(p->plot, p->shots, h ? h->point : to) != 0)
                 p->failed = 1;
             sweep_plot_break(p->plot, p->shots);
         }
         if (!h)
             continue;
+        double was[3];
+        if (h->kind == 3 && sweep_replay_entity_at(p->r, h->entity, a->tick, a->fraction, was) == 0) {
+            char who[96];
+            snprintf(who, sizeof who, "entity %u at tick %llu + %g", h->entity, (unsigned long long)a->tick,
+                     a->fraction);
+            put_mark(p, SWEEP_PLOT_PAST, sweep_v3(was[0], was[1], was[2]), who);
+        }
         char label[160];
         if (h->kind == 3)
             snprintf(label, sizeof label, "session %llu asked tick %llu + %g: entity %u, shape %u",

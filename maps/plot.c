@@ -873,13 +873,19 @@ static void write_path_data(FILE *out, const frame *f, const path *t)
         fputs("l0 0", out);
 }
 
+/* The SVG element a mark kind is drawn as. */
+static const char *mark_element(int kind)
+{
+    return kind == SWEEP_PLOT_CORRECTION || kind == SWEEP_PLOT_PAST ? "circle" : kind == SWEEP_PLOT_SPAWN ? "rect" : "path";
+}
+
 static void write_mark(FILE *out, int kind, double x, double y, const char *cls_extra)
 {
-    const char *cls[SWEEP_PLOT_MARK_COUNT] = {"mc", "mr", "ms", "mx", "mf", "mh"};
-    fprintf(out, "<%s class=\"%s%s\" ", kind == SWEEP_PLOT_CORRECTION ? "circle" : kind == SWEEP_PLOT_SPAWN ? "rect" : "path",
-            cls[kind], cls_extra);
+    const char *cls[SWEEP_PLOT_MARK_COUNT] = {"mc", "mr", "ms", "mx", "mf", "mh", "mp2"};
+    fprintf(out, "<%s class=\"%s%s\" ", mark_element(kind), cls[kind], cls_extra);
     switch (kind) {
     case SWEEP_PLOT_CORRECTION:
+    case SWEEP_PLOT_PAST:
         fputs("cx=\"", out), put_px(out, x), fputs("\" cy=\"", out), put_px(out, y), fputs("\" r=\"3.5\"", out);
         break;
     case SWEEP_PLOT_SPAWN:
@@ -910,7 +916,7 @@ static void write_marks(const sweep_plot *p, FILE *out, const frame *f, int kind
         if (m->label) {
             fputs(">", out);
             put_title(out, (const char *)p->labels.keys + (size_t)(m->label - 1) * p->labels.ksize);
-            fprintf(out, "</%s>\n", kind == SWEEP_PLOT_CORRECTION ? "circle" : kind == SWEEP_PLOT_SPAWN ? "rect" : "path");
+            fprintf(out, "</%s>\n", mark_element(kind));
         } else {
             fputs("/>\n", out);
         }
@@ -953,6 +959,7 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
           ".mx,.mx.k{fill:none;stroke:#000;stroke-width:1.8}\n"
           ".mf,.mf.k{fill:#8e2bb8;stroke:#fff;stroke-width:.7}\n"
           ".mh,.mh.k{fill:#0b6fd1;stroke:#fff;stroke-width:.7}\n"
+          ".mp2,.mp2.k{fill:none;stroke:#0b6fd1;stroke-width:1.5}\n"
           ".fr{fill:none;stroke:#888;stroke-width:.8}\n"
           "</style>\n",
           out);
@@ -1018,6 +1025,7 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
     write_marks(p, out, &f, SWEEP_PLOT_CORRECTION);
     write_marks(p, out, &f, SWEEP_PLOT_CRUSH);
     write_marks(p, out, &f, SWEEP_PLOT_FELL);
+    write_marks(p, out, &f, SWEEP_PLOT_PAST);
     write_marks(p, out, &f, SWEEP_PLOT_HIT);
     fputs("</g>\n<rect class=\"fr\" x=\"", out);
     put_px(out, f.ox), fputs("\" y=\"", out), put_px(out, f.oy);
@@ -1052,7 +1060,8 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
     }
     ly += 8.0;
     static const char *const kind_name[SWEEP_PLOT_MARK_COUNT] = {"corrections", "rule reports", "spawns",
-                                                                 "crushes", "falls out of the level", "shot hits"};
+                                                                 "crushes", "falls out of the level", "shot hits",
+                                                                 "targets where they were"};
     /* Only what the picture holds: a walk has no corrections, a replay no
      * falls. */
     for (int k = 0; k < SWEEP_PLOT_MARK_COUNT; k++) {

@@ -44,6 +44,7 @@ typedef enum sweep_plot_mark_kind {
     SWEEP_PLOT_CRUSH = 3,      /* black cross */
     SWEEP_PLOT_FELL = 4,       /* purple triangle pointing down: where a walker left the level, falling */
     SWEEP_PLOT_HIT = 5,        /* blue diamond: where a query's shot hit */
+    SWEEP_PLOT_PAST = 6,       /* hollow blue circle: where a shot's target was at the time the query asked */
     SWEEP_PLOT_MARK_COUNT
 } sweep_plot_mark_kind;
 

@@ -2849,6 +2849,10 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
         char want[96];
         snprintf(want, sizeof want, ": entity %u, shape ", g);
         assert_non_null(strstr(text, want));
+        /* ... and where the target stood at the asked time. */
+        snprintf(want, sizeof want, ">entity %u at tick ", g);
+        assert_non_null(strstr(text, want));
+        assert_non_null(strstr(text, "targets where they were: "));
         free(text);
     }
     /* A bit of each QueryResult's last hit changed: the full depth names
