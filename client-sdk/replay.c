@@ -1178,6 +1178,19 @@ const sweep_level *sweep_replay_level(const sweep_replay *r)
     return r->core ? sweep__replay_core_level(r->core) : &r->world->level;
 }
 
+int sweep_replay_session_of(const sweep_replay *r, uint64_t session, unsigned *role, char *identity,
+                            size_t identity_len)
+{
+    const replay_session *rs = r && !r->core ? find_session((sweep_replay *)r, session) : NULL;
+    if (!rs)
+        return -1;
+    if (role)
+        *role = rs->own->role;
+    if (identity && identity_len)
+        snprintf(identity, identity_len, "%s", rs->own->identity);
+    return 0;
+}
+
 int sweep_replay_entity_at(const sweep_replay *r, uint32_t entity, uint64_t tick, double fraction,
                            double position[3])
 {

@@ -149,6 +149,12 @@ uint64_t sweep_replay_tick(const sweep_replay *r);
 const sweep_level *sweep_replay_level(const sweep_replay *r);
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3]);
 
+/* Who session `session` is, as its OPEN record said: its role
+ * (sweep_wire_role) and identity ("" for a guest). 0, or -1 for a session
+ * not open now (or at the core depth, which keeps no owners). */
+int sweep_replay_session_of(const sweep_replay *r, uint64_t session, unsigned *role, char *identity,
+                            size_t identity_len);
+
 /* Where entity `entity` was at a kept tick plus a fraction of the way to
  * the next, as the world's pose history (and so a Query) has it: 0, or -1
  * when the history does not hold it then (the core depth keeps none). */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "maps/plot.h"
+#include "protocol/message.h"
 
 /* An entity's track, found by its id (0 is never an entity). */
 typedef struct entity_slot {
@@ -37,6 +38,7 @@ struct sweep_replay_plot {
     entity_slot *slots;
     size_t slot_count, nslots;
     int shots;  /* the track of the queries' shots, -1 until the first */
+    int claims; /* the track from each corrected claim to where it was put, -1 until the first */
     int failed; /* a point or mark was lost (memory): the write says so */
 };
 
@@ -67,7 +69,7 @@ static int slots_grow(sweep_replay_plot *p)
 
 /* The entity's slot, made (with a new track) the first time it is seen;
  * NULL when memory runs out. */
-static entity_slot *entity_of(sweep_replay_plot *p, uint32_t id)
+static entity_slot *entity_of(sweep_replay_plot *p, uint32_t id, uint64_t session)
 {
     if ((p->slot_count + 1) * 2 > p->nslots && slots_grow(p) != 0)
         return NULL;
@@ -75,8 +77,15 @@ static entity_slot *entity_of(sweep_replay_plot *p, uint32_t id)
     for (; p->slots[j].entity; j = (j + 1) & (p->nslots - 1))
         if (p->slots[j].entity == id)
             return &p->slots[j];
-    char name[32];
-    snprintf(name, sizeof name, "entity %u", id);
+    /* Named by who moved it: the session that spawned it, its identity
+     * and role, when the replay knows them (the full depth). */
+    char name[160], identity[80];
+    unsigned role;
+    if (session && sweep_replay_session_of(p->r, session, &role, identity, sizeof identity) == 0)
+        snprintf(name, sizeof name, "entity %u: session %llu, %s, %s", id, (unsigned long long)session,
+                 identity[0] ? identity : "guest", sweep_wire_role_name(role));
+    else
+        snprintf(name, sizeof name, "entity %u", id);
     int track = sweep_plot_track(p->plot, name);
     if (track < 0)
         return NULL;
@@ -128,9 +137,23 @@ static void rule_names(uint32_t rules, char *out, size_t cap)
     }
 }
 
-static void on_result(sweep_replay_plot *p, const sweep_msg_move_result *mr)
+/* The position the client claimed for the move a result answers, when it
+ * claimed one (a Move, or its move in a MoveBatch). */
+static const sweep_vec3 *claimed(const sweep_message *rq, uint32_t sequence)
 {
-    entity_slot *s = entity_of(p, mr->entity);
+    if (rq && rq->kind == SWEEP_MSG_MOVE && rq->as.move.has_claimed_position)
+        return &rq->as.move.claimed_position;
+    if (rq && rq->kind == SWEEP_MSG_MOVE_BATCH)
+        for (uint32_t i = 0; i < rq->as.move_batch.count; i++)
+            if (rq->as.move_batch.moves[i].sequence == sequence && rq->as.move_batch.moves[i].has_claimed_position)
+                return &rq->as.move_batch.moves[i].claimed_position;
+    return NULL;
+}
+
+static void on_result(sweep_replay_plot *p, uint64_t session, const sweep_msg_move_result *mr,
+                      const sweep_message *rq)
+{
+    entity_slot *s = entity_of(p, mr->entity, session);
     if (!s) {
         p->failed = 1;
         return;
@@ -142,7 +165,22 @@ static void on_result(sweep_replay_plot *p, const sweep_msg_move_result *mr)
     put_point(p, s, mr->position);
     char label[128];
     if (mr->corrected) {
-        snprintf(label, sizeof label, "entity %u corrected by %.3g", mr->entity, mr->correction);
+        /* Where the client said it was, joined to where the server put it. */
+        const sweep_vec3 *c = claimed(rq, mr->sequence);
+        if (c) {
+            if (p->claims < 0 && (p->claims = sweep_plot_track(p->plot, "claimed, then corrected")) < 0) {
+                p->failed = 1;
+                return;
+            }
+            sweep_plot_break(p->plot, p->claims);
+            if (sweep_plot_point(p->plot, p->claims, *c) != 0 || sweep_plot_point(p->plot, p->claims, mr->position) != 0)
+                p->failed = 1;
+            sweep_plot_break(p->plot, p->claims);
+            snprintf(label, sizeof label, "entity %u corrected by %.3g from its claim (%.3g, %.3g, %.3g)", mr->entity,
+                     mr->correction, c->x, c->y, c->z);
+        } else {
+            snprintf(label, sizeof label, "entity %u corrected by %.3g", mr->entity, mr->correction);
+        }
         put_mark(p, SWEEP_PLOT_CORRECTION, mr->position, label);
     }
     if (mr->rules) {
@@ -151,9 +189,9 @@ static void on_result(sweep_replay_plot *p, const sweep_msg_move_result *mr)
     }
 }
 
-static void on_spawned(sweep_replay_plot *p, const sweep_msg_spawned *sp)
+static void on_spawned(sweep_replay_plot *p, uint64_t session, const sweep_msg_spawned *sp)
 {
-    entity_slot *s = entity_of(p, sp->entity);
+    entity_slot *s = entity_of(p, sp->entity, session);
     if (!s) {
         p->failed = 1;
         return;
@@ -258,14 +296,14 @@ static void watch(void *ctx, const sweep_replay_event *ev)
     const sweep_message *m = ev->message;
     switch (m->kind) {
     case SWEEP_MSG_MOVE_RESULT:
-        on_result(p, &m->as.move_result);
+        on_result(p, ev->session, &m->as.move_result, ev->request);
         break;
     case SWEEP_MSG_MOVE_RESULT_BATCH:
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++)
-            on_result(p, &m->as.move_result_batch.results[i]);
+            on_result(p, ev->session, &m->as.move_result_batch.results[i], ev->request);
         break;
     case SWEEP_MSG_SPAWNED:
-        on_spawned(p, &m->as.spawned);
+        on_spawned(p, ev->session, &m->as.spawned);
         break;
     case SWEEP_MSG_DESPAWNED:
         on_despawned(p, &m->as.despawned);
@@ -285,6 +323,7 @@ sweep_replay_plot *sweep_replay_plot_start(sweep_replay *r, char axis)
         return NULL;
     p->r = r;
     p->shots = -1;
+    p->claims = -1;
     p->plot = sweep_plot_create(sweep_replay_level(r), axis);
     if (!p->plot) {
         free(p);

@@ -1015,7 +1015,11 @@ static void write_svg(const sweep_plot *p, FILE *out, const char *title, int *no
         const path *t = &p->tracks[i];
         if (!t->has_tail)
             continue;
-        fprintf(out, "<path class=\"t\" stroke=\"%s\" d=\"", palette[i % PALETTE_SIZE]);
+        /* Each later path a little thinner, in cycles of four: paths that
+         * coincide (two walkers on one line) show as nested bands of
+         * their colours instead of the last hiding the others. */
+        fprintf(out, "<path class=\"t\" stroke=\"%s\" style=\"stroke-width:%.1f\" d=\"", palette[i % PALETTE_SIZE],
+                1.5 + 1.0 * (double)((p->track_count - 1 - i) % 4));
         write_path_data(out, &f, t);
         fputs("\">", out);
         put_title(out, t->name);

@@ -2909,6 +2909,43 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
     free(buf);
 }
 
+/* The picture of the cheats' session: each path named by the session,
+ * identity and role that spawned it; each corrected claim joined to where
+ * the server put it; the legend lists only what the picture holds. */
+static void the_picture_names_who_and_what_was_claimed(void **state)
+{
+    (void)state;
+    char log[1200], svg[512], err[1400];
+    golden("cheats", log, sizeof log);
+    scratch("cheats.svg", svg, sizeof svg);
+    sweep_replay *rp = sweep_replay_open(log, g_map, err, sizeof err);
+    if (!rp)
+        fail_msg("%s", err);
+    sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
+    assert_non_null(pl);
+    assert_int_equal(sweep_replay_plot_run(pl), 0);
+    assert_int_equal(sweep_replay_plot_write(pl, svg, "cheats", err, sizeof err), 0);
+    sweep_replay_plot_free(pl);
+    sweep_replay_close(rp);
+    size_t n;
+    char *text = (char *)read_all(svg, &n);
+    assert_non_null(text);
+    text = realloc(text, n + 1);
+    text[n] = 0;
+    assert_non_null(strstr(text, ": session "));
+    assert_non_null(strstr(text, ", Player</text>"));
+    assert_non_null(strstr(text, ">claimed, then corrected</text>"));
+    assert_non_null(strstr(text, "from its claim ("));
+    assert_non_null(strstr(text, "corrections: "));
+    assert_null(strstr(text, "crushes: 0"));
+    assert_null(strstr(text, "shot hits: 0"));
+    assert_null(strstr(text, "falls out of the level: 0"));
+    /* Paths of different widths, so coinciding ones all show. */
+    assert_non_null(strstr(text, "style=\"stroke-width:1.5\""));
+    assert_non_null(strstr(text, "style=\"stroke-width:2.5\""));
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -2932,6 +2969,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(rotated_log_follows_its_segments), cmocka_unit_test(sighup_starts_a_new_segment),
         cmocka_unit_test(seeded_runs_repeat_their_ids),
         cmocka_unit_test(a_moved_map_is_found_by_its_stem),
+        cmocka_unit_test(the_picture_names_who_and_what_was_claimed),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
