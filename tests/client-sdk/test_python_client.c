@@ -675,7 +675,11 @@ static void queries_over_tcp_and_udp(void **state)
         free(out);
         assert_int_equal(py(&out, "--connect %s %s --at 1+0.5 --query 'ray 0,0,1 0,0,-5'", addr, udp), 1);
         assert_non_null(strstr(out, "result=TooOld"));
-        assert_non_null(strstr(out, "message=tick 1 is older than the history keeps"));
+        /* Older than the history once sweepd has run a second; before that
+         * (a slow start on a busy machine) past a player's rewind cap. */
+        if (!strstr(out, "message=tick 1 is older than the history keeps") &&
+            !strstr(out, "message=tick 1 is more than the rewind cap"))
+            fail_msg("%s", out);
         free(out);
     }
 }
