@@ -2868,8 +2868,11 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
     while (sweep_record_next(rd, &x, err, sizeof err) == 1 && n < 64) {
         sweep_msg_kind kind;
         uint32_t s;
+        /* Only an OUT record sets x.bytes (the reader leaves the rest). */
+        if (x.type != SWEEP_RECORD_OUT)
+            continue;
         unsigned fl = x.bytes.len > 8 && memcmp(x.bytes.ptr + 4, "SWP1", 4) != 0 ? SWEEP_WIRE_SIZE_PREFIXED : 0;
-        if (x.type == SWEEP_RECORD_OUT && sweep_decode_kind(x.bytes.ptr, x.bytes.len, fl, &kind, &s) == 0 &&
+        if (sweep_decode_kind(x.bytes.ptr, x.bytes.len, fl, &kind, &s) == 0 &&
             kind == SWEEP_MSG_QUERY_RESULT && x.bytes.len > 600) {
             offsets[n] = x.offset;
             lens[n++] = x.bytes.len;
