@@ -2744,6 +2744,29 @@ static uint32_t asked(int fd, int udp, fx_rx *rx, uint32_t seq, const sweep_msg_
     return hit;
 }
 
+/* sweep-replay --svg's picture of a log, through the library: its text
+ * (malloc'd, NUL-terminated), written to `svg`. */
+static char *picture_of(const char *log, const char *svg, const char *title)
+{
+    char err[1400];
+    sweep_replay *rp = sweep_replay_open(log, g_map, err, sizeof err);
+    if (!rp)
+        fail_msg("%s", err);
+    sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
+    assert_non_null(pl);
+    assert_int_equal(sweep_replay_plot_run(pl), 0);
+    assert_int_equal(sweep_replay_plot_write(pl, svg, title, err, sizeof err), 0);
+    sweep_replay_plot_free(pl);
+    sweep_replay_close(rp);
+    size_t n;
+    char *text = (char *)read_all(svg, &n);
+    assert_non_null(text);
+    text = realloc(text, n + 1);
+    assert_non_null(text);
+    text[n] = 0;
+    return text;
+}
+
 /* Queries (a shot at a moving entity at past ticks, rays at the doors,
  * refusals) are recorded with their answers: both depths replay the log,
  * the full one checking every answer bit for bit, and an answer changed in
@@ -2829,21 +2852,9 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
     assert_true(full.requests >= 30 * 2 + 3 + 2);
     /* --svg draws the shots and marks their hits, the target's by id. */
     {
-        char svg[512], perr[1400];
+        char svg[512];
         scratch("queries.svg", svg, sizeof svg);
-        sweep_replay *rp = sweep_replay_open(logs[0], g_map, perr, sizeof perr);
-        assert_non_null(rp);
-        sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
-        assert_non_null(pl);
-        assert_int_equal(sweep_replay_plot_run(pl), 0);
-        assert_int_equal(sweep_replay_plot_write(pl, svg, "queries", perr, sizeof perr), 0);
-        sweep_replay_plot_free(pl);
-        sweep_replay_close(rp);
-        size_t n_svg;
-        char *text = (char *)read_all(svg, &n_svg);
-        assert_non_null(text);
-        text = realloc(text, n_svg + 1);
-        text[n_svg] = 0;
+        char *text = picture_of(logs[0], svg, "queries");
         assert_non_null(strstr(text, ">shots</text>"));
         assert_null(strstr(text, "shot hits: 0<"));
         char want[96];
@@ -2918,23 +2929,10 @@ static void queries_replay_and_a_changed_answer_diverges(void **state)
 static void the_picture_names_who_and_what_was_claimed(void **state)
 {
     (void)state;
-    char log[1200], svg[512], err[1400];
+    char log[1200], svg[512];
     golden("cheats", log, sizeof log);
     scratch("cheats.svg", svg, sizeof svg);
-    sweep_replay *rp = sweep_replay_open(log, g_map, err, sizeof err);
-    if (!rp)
-        fail_msg("%s", err);
-    sweep_replay_plot *pl = sweep_replay_plot_start(rp, 'z');
-    assert_non_null(pl);
-    assert_int_equal(sweep_replay_plot_run(pl), 0);
-    assert_int_equal(sweep_replay_plot_write(pl, svg, "cheats", err, sizeof err), 0);
-    sweep_replay_plot_free(pl);
-    sweep_replay_close(rp);
-    size_t n;
-    char *text = (char *)read_all(svg, &n);
-    assert_non_null(text);
-    text = realloc(text, n + 1);
-    text[n] = 0;
+    char *text = picture_of(log, svg, "cheats");
     assert_non_null(strstr(text, ": session "));
     assert_non_null(strstr(text, ", Player</text>"));
     assert_non_null(strstr(text, ">claimed, then corrected</text>"));
