@@ -44,15 +44,21 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
 }
 
 /* Every Error leaves through sweep__send: counted (Stats.errors_by_code)
- * and logged here, whether sweepd or a world refused. */
+ * and logged here, whether sweepd or a world refused. A session's refusals
+ * are info lines, under its cap: an operator sees what clients were
+ * refused and why without debug's every line. Before a session (a
+ * handshake's junk) they stay at debug. */
 static void count_error(sweep_server *s, const sweep__peer *p, const sweep_message *m)
 {
     sweep__stats_error(&s->stats, m->as.error.code);
-    if (p->session) /* its session's line, under its cap */
-        sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_DEBUG, "request_error",
-                         "session=%llu code=%s sequence=%u entity=%u", (unsigned long long)p->session->id,
-                         sweep_wire_code_name(m->as.error.code), m->as.error.sequence, m->as.error.entity);
-    else
+    if (p->session) {
+        char q[200];
+        const sweep_msg_error *e = &m->as.error;
+        sweep__owner_log(&p->session->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_INFO, "request_error",
+                         "session=%llu code=%s sequence=%u entity=%u message=%s", (unsigned long long)p->session->id,
+                         sweep_wire_code_name(e->code), e->sequence, e->entity,
+                         sweep__log_quote(e->message.ptr ? e->message.ptr : "", e->message.len, q, sizeof q));
+    } else
         sweep__log(SWEEP_LOG_DEBUG, "request_error", "session=0 code=%s sequence=%u entity=%u",
                    sweep_wire_code_name(m->as.error.code), m->as.error.sequence, m->as.error.entity);
 }

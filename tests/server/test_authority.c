@@ -1000,6 +1000,16 @@ static void test_rules_are_logged(void **state)
     usleep(200000); /* the line is written by the time the answer is sent; give stderr a moment */
     const char *speed[] = {"event=rule", session, entity, "rule=Speed amount=95 "};
     assert_int_equal(log_lines(speed, 4, NULL, 0), 1);
+    /* A refused request is an info line with its code and message. */
+    sweep_message bad = walk_msg(12345, 900, sweep_v3(1, 0, 0), 0, DT);
+    csend(&c, &bad);
+    sweep_message err;
+    crecv(&c, &err);
+    assert_int_equal(err.kind, SWEEP_MSG_ERROR);
+    usleep(200000);
+    const char *refused[] = {"level=info event=request_error", session, "code=UnknownEntity sequence=900 ",
+                             "message=\""};
+    assert_int_equal(log_lines(refused, 4, NULL, 0), 1);
     /* 400 moves with a second each: 400 TimeBudget rules, a few lines. */
     uint32_t seq = 1;
     for (int k = 0; k < 400; k++) {
