@@ -53,6 +53,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,21 @@ static inline int fx_run(const char *cmd, char **out)
     else
         free(buf);
     return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Runs the program at `bin` with the printf-formatted ARGS (already
+ * quoted as the shell needs), as fx_run does. */
+static inline int fx_run_program(const char *bin, char **out, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline int fx_run_program(const char *bin, char **out, const char *fmt, ...)
+{
+    char args[2048], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
+    return fx_run(cmd, out);
 }
 
 /* --- a raw client: TCP ---------------------------------------------------------------- */

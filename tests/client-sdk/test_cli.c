@@ -68,18 +68,8 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
-/* Runs `sweep ARGS`; returns the exit status and the output in *out. */
-static int sweep(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sweep(char **out, const char *fmt, ...)
-{
-    char args[2048], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s", SWEEP, args);
-    return fx_run(cmd, out);
-}
+/* Runs `sweep ARGS`: its exit status, and its output in *out. */
+#define sweep(out, ...) fx_run_program(SWEEP, out, __VA_ARGS__)
 
 /* The "position":[...] parts of JSON lines, in order, joined by '|'. */
 static void positions(const char *json, char *out, size_t cap)

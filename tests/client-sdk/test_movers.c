@@ -914,17 +914,8 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
-static int sweep(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sweep(char **out, const char *fmt, ...)
-{
-    char args[2048], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s", SWEEP, args);
-    return fx_run(cmd, out);
-}
+/* Runs `sweep ARGS`: its exit status, and its output in *out. */
+#define sweep(out, ...) fx_run_program(SWEEP, out, __VA_ARGS__)
 
 /* The numbers after each occurrence of key in text, in order; returns how many. */
 static int numbers_after(const char *text, const char *key, uint64_t *out, int cap)

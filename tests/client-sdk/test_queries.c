@@ -230,17 +230,8 @@ static void udp_answer_gathered_equal_to_tcp(void **state)
     sweep_client_close(udp);
 }
 
-static int sweep(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sweep(char **out, const char *fmt, ...)
-{
-    char args[2048], cmdline[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmdline, sizeof cmdline, "'%s' %s", SWEEP, args);
-    return fx_run(cmdline, out);
-}
+/* Runs `sweep ARGS`: its exit status, and its output in *out. */
+#define sweep(out, ...) fx_run_program(SWEEP, out, __VA_ARGS__)
 
 static void cli(void **state)
 {
