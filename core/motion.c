@@ -6,6 +6,7 @@
  */
 #include "core/motion.h"
 
+#include "core/medium.h"
 #include "core/volume_step.h"
 
 #include <stddef.h>
@@ -19,6 +20,19 @@ void sweep_rules_default(sweep_rules *r)
     r->jump_speed = 5.0;
     r->max_step = 1.0 / 30.0;
     r->speed_limit = 60.0;
+    r->swim_speed = 2.5;
+    r->swim_accel = 10.0;
+    r->swim_drag = 1.0;
+    r->swim_sink = 0.9375;
+    r->swim_jump = 350.0 / 270.0 * 5.0;
+    r->climb_speed = 2.5;
+    r->climb_accel = 50.0;
+}
+
+/* 1 if x is in [0, hi] (NaN is not). */
+static int in_range(double x, double hi)
+{
+    return x >= 0.0 && x <= hi;
 }
 
 sweep_status sweep_rules_check(const sweep_rules *r)
@@ -34,6 +48,12 @@ sweep_status sweep_rules_check(const sweep_rules *r)
     if (!(r->max_step >= 1e-3 && r->max_step <= 1.0))
         return SWEEP_E_CONFIG;
     if (!(r->speed_limit >= r->walk_speed && r->speed_limit >= r->jump_speed && r->speed_limit <= 1e7))
+        return SWEEP_E_CONFIG;
+    /* Speeds as walk_speed's and jump_speed's range: what they make is
+     * capped at speed_limit like any velocity. */
+    if (!in_range(r->swim_speed, 1e6) || !in_range(r->swim_accel, 1e9) || !in_range(r->swim_drag, 1e3) ||
+        !(fabs(r->swim_sink) <= 1e6) || !in_range(r->swim_jump, 1e6) || !in_range(r->climb_speed, 1e6) ||
+        !in_range(r->climb_accel, 1e9))
         return SWEEP_E_CONFIG;
     return SWEEP_OK;
 }
@@ -52,6 +72,39 @@ static sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
     if (l2 <= max_change * max_change)
         return target;
     return sweep_v3_madd(h, d, max_change / sqrt(l2));
+}
+
+/* w clamped to the length `limit`. */
+static sweep_vec3 clamped(sweep_vec3 w, double len, double limit)
+{
+    return len > limit ? sweep_v3_scale(w, limit / len) : w;
+}
+
+/* A swimmer's velocity for one step of h seconds at this depth (motion.h,
+ * swim): drag, then the turn towards the wish (w3, of length len3) or,
+ * with none, towards sinking. */
+static sweep_vec3 swim(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, double len3, sweep_vec3 up,
+                       uint32_t level, double h)
+{
+    double keep = 1.0 - r->swim_drag * (double)level * h;
+    sweep_vec3 v = sweep_v3_scale(vel, keep > 0.0 ? keep : 0.0);
+    sweep_vec3 target = len3 > 0.0 ? clamped(w3, len3, r->swim_speed) : sweep_v3_scale(up, -r->swim_sink);
+    return accelerate(v, target, r->swim_accel * h);
+}
+
+/* A climber's velocity for one step of h seconds on a ladder whose face
+ * looks along n (motion.h, climb). */
+static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, sweep_vec3 up, sweep_vec3 n, double h)
+{
+    double wu = sweep_v3_dot(w3, up);
+    sweep_vec3 wh = across(w3, up);
+    double into = -sweep_v3_dot(wh, n);
+    if (into > 0.0) {
+        wh = sweep_v3_madd(wh, n, into);
+        wu = wu + into;
+    }
+    sweep_vec3 target = sweep_v3_madd(wh, up, wu);
+    return accelerate(vel, clamped(target, sweep_v3_len(target), r->climb_speed), r->climb_accel * h);
 }
 
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
@@ -105,20 +158,50 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
     sweep_actor a = *actor;
+    /* Liquids and ladders: what the body is in is known before each step
+     * (motion.h); a world without them never looks. */
+    const sweep_world *world = space->world;
+    int media = world->volume_mode_count != 0;
+    sweep__medium md = {0, 0, SWEEP__NO_LADDER};
+    sweep_vec3 mup = g > 0.0 ? up : sweep_v3(0, 0, 1);
+    double extent = 0.0, len3 = 0.0;
+    if (media) {
+        extent = sweep__medium_extent(radii, mup);
+        sweep__medium_at(world, mup, extent, a.position, &md);
+        len3 = sweep_v3_len(wish->velocity);
+    }
     for (uint32_t i = 0; i < n; i++) {
         int grounded = g > 0.0 && a.grounded;
-        double vu = grounded ? 0.0 : sweep_v3_dot(a.velocity, up);
-        if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP)) {
-            if (grounded && rules->jump_speed > 0.0) {
-                vu = rules->jump_speed;
-                grounded = 0;
-            } else {
-                res.rules |= SWEEP_RULE_JUMP;
+        int swimming = md.level >= 2, climbing = !swimming && md.ladder != SWEEP__NO_LADDER;
+        sweep_vec3 v;
+        if (swimming || climbing) {
+            if (len3 > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
+                res.rules |= SWEEP_RULE_SPEED;
+                res.speed_excess = len3 - rules->walk_speed;
             }
+            if (swimming) {
+                v = swim(rules, a.velocity, wish->velocity, len3, up, md.level, h);
+                if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP) && md.level == 2 && g > 0.0)
+                    v = sweep_v3_madd(across(v, up), up, rules->swim_jump);
+                res.volumes.events |= SWEEP_VOLUME_EV_SWAM;
+            } else {
+                v = climb(rules, a.velocity, wish->velocity, up, world->volumes[md.ladder].normal, h);
+                res.volumes.events |= SWEEP_VOLUME_EV_CLIMBED;
+            }
+        } else {
+            double vu = grounded ? 0.0 : sweep_v3_dot(a.velocity, up);
+            if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP)) {
+                if (grounded && rules->jump_speed > 0.0) {
+                    vu = rules->jump_speed;
+                    grounded = 0;
+                } else if (!md.level) {
+                    res.rules |= SWEEP_RULE_JUMP;
+                }
+            }
+            double accel = grounded ? rules->ground_accel : rules->air_accel;
+            sweep_vec3 hv = accelerate(across(a.velocity, up), target, accel * h);
+            v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
         }
-        double accel = grounded ? rules->ground_accel : rules->air_accel;
-        sweep_vec3 hv = accelerate(across(a.velocity, up), target, accel * h);
-        sweep_vec3 v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
         double v2 = sweep_v3_len2(v);
         if (v2 > rules->speed_limit * rules->speed_limit) {
             if (v2 > named_limit * named_limit)
@@ -133,8 +216,15 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         a.velocity = res.move.velocity;
         a.grounded = (res.move.flags & SWEEP_MOVED_GROUNDED) != 0;
         res.flags |= res.move.flags;
-        /* The volumes the step ended in (core/volume.h); a kill ends the move. */
-        if (sweep__volumes_after_step(space, cfg, radii, in.position, &a, h, &res.volumes)) {
+        /* The volumes the step ended in (core/volume.h); a kill ends the
+         * move, after the liquid it ended in has had its say. */
+        int killed = sweep__volumes_after_step(space, cfg, radii, in.position, &a, h, &res.volumes);
+        if (media) {
+            sweep__medium was = md;
+            sweep__medium_at(world, mup, extent, a.position, &md);
+            sweep__medium_report(world, &was, &md, h, &res.volumes);
+        }
+        if (killed) {
             n = i + 1;
             break;
         }
