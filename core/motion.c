@@ -24,7 +24,7 @@ void sweep_rules_default(sweep_rules *r)
     r->swim_accel = 10.0;
     r->swim_drag = 1.0;
     r->swim_sink = 0.9375;
-    r->swim_jump = 350.0 / 270.0 * 5.0;
+    r->swim_jump = 6.5;
     r->climb_speed = 2.5;
     r->climb_accel = 50.0;
 }

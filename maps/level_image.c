@@ -113,6 +113,9 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.jump_speed), put_f64(&o, v.rules.max_step), put_f64(&o, v.rules.speed_limit);
     put_f64(&o, v.correction_threshold);
     put_f64(&o, v.history_ms), put_f64(&o, v.rewind_cap_ms);
+    put_f64(&o, v.rules.swim_speed), put_f64(&o, v.rules.swim_accel), put_f64(&o, v.rules.swim_drag);
+    put_f64(&o, v.rules.swim_sink), put_f64(&o, v.rules.swim_jump);
+    put_f64(&o, v.rules.climb_speed), put_f64(&o, v.rules.climb_accel);
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -164,6 +167,8 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
         put_f64(&o, v->exit_speed);
         put_u32(&o, v->keep_velocity);
         put_f64(&o, v->damage);
+        put_u32(&o, (uint32_t)v->liquid);
+        put_vec(&o, v->normal);
     }
     if (o.nomem) {
         free(o.p);
@@ -397,6 +402,8 @@ static void get_volume(in_buf *in, sweep_level *lv)
     v.exit_speed = get_f64(in, "volume exit_speed");
     v.keep_velocity = get_u32(in, "volume keep_velocity");
     v.damage = get_f64(in, "volume damage");
+    v.liquid = (sweep_liquid)get_u32(in, "volume liquid");
+    v.normal = get_vec(in, "volume normal");
     if (in->status != SWEEP_OK)
         return;
     const char *why = "";
@@ -441,6 +448,13 @@ static void read_image(in_buf *in, sweep_level *lv)
     v.correction_threshold = get_f64(in, "correction_threshold");
     v.history_ms = get_f64(in, "history_ms");
     v.rewind_cap_ms = get_f64(in, "rewind_cap_ms");
+    v.rules.swim_speed = get_f64(in, "swim_speed");
+    v.rules.swim_accel = get_f64(in, "swim_accel");
+    v.rules.swim_drag = get_f64(in, "swim_drag");
+    v.rules.swim_sink = get_f64(in, "swim_sink");
+    v.rules.swim_jump = get_f64(in, "swim_jump");
+    v.rules.climb_speed = get_f64(in, "climb_speed");
+    v.rules.climb_accel = get_f64(in, "climb_accel");
     if (in->status != SWEEP_OK)
         return;
     char why[256];

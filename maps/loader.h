@@ -53,7 +53,7 @@ extern "C" {
 
 /* The schema version (PRAGMA user_version) this build writes; it reads
  * every version from SWEEP_MAP_SCHEMA_VERSION_MIN up to this one. */
-#define SWEEP_MAP_SCHEMA_VERSION 3
+#define SWEEP_MAP_SCHEMA_VERSION 4
 #define SWEEP_MAP_SCHEMA_VERSION_MIN 1
 /* PRAGMA application_id of every sweep map: "SWMP". */
 #define SWEEP_MAP_APPLICATION_ID 0x53574D50

@@ -108,6 +108,12 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  correction_threshold     a claimed position farther off is flagged corrected (0.25)\n"                 \
     "  history_ms               poses kept for lag-compensated queries, 1 to 60000 ms (1000)\n"              \
     "  rewind_cap_ms            how far back a player's query may ask, 1 to 60000 ms (250)\n"                \
+    "  swim_speed, swim_accel   fastest swimming, units/s, and how fast it gets there,\n"                      \
+    "                           units/s^2 (2.5, 10): only in liquids\n"                                       \
+    "  swim_drag                speed lost per second at each depth level (1)\n"                              \
+    "  swim_sink                sinking speed with no wish, negative floats (0.9375)\n"                     \
+    "  swim_jump                upward speed of a jump with the head out (6.5)\n"                            \
+    "  climb_speed, climb_accel climbing a ladder, units/s and units/s^2 (2.5, 50)\n"                        \
     "The defaults are for metres: a level in other units needs its own (a level in\n"                        \
     "inches: gravity = 0,0,-386.1, speed_limit = 2400, ...). Example:\n"                                      \
     "  # inches\n"                                                                                              \

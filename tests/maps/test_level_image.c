@@ -211,11 +211,11 @@ static sweep_status read_patched(const unsigned char *bytes, size_t len, size_t 
     return st;
 }
 
-/* Offsets in a version 1 image of a level named "" (see level_image.h). */
+/* Offsets in a version 2 image of a level named "" (see level_image.h). */
 #define AT_VERSION 8
 #define AT_VALUES 16
 #define AT_TICK_RATE (AT_VALUES + 24)
-#define AT_VERTEX_COUNT (AT_VALUES + 18 * 8)
+#define AT_VERTEX_COUNT (AT_VALUES + 25 * 8)
 #define AT_FIRST_TRIANGLE(v) (AT_VERTEX_COUNT + 4 + (v) * 24 + 4)
 
 static void damaged_refused(void **state)
@@ -228,9 +228,9 @@ static void damaged_refused(void **state)
     size_t len;
     image_of(&lv, &bytes, &len);
     char err[256];
-    const unsigned char two[4] = {2, 0, 0, 0};
-    assert_int_equal(read_patched(bytes, len, AT_VERSION, two, 4, err, sizeof err), SWEEP_E_GEOMETRY);
-    assert_non_null(strstr(err, "version 2"));
+    const unsigned char three[4] = {3, 0, 0, 0};
+    assert_int_equal(read_patched(bytes, len, AT_VERSION, three, 4, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "version 3"));
     assert_int_equal(read_patched(bytes, len, 0, "SWEEPMAP", 8, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "not a sweep level image"));
     double nan = NAN, zero = 0.0;

@@ -230,11 +230,11 @@ static void other_sqlite_database(void **state)
 static void wrong_schema_version(void **state)
 {
     outcome o;
-    load(tiny_map(*state, "PRAGMA user_version = 4;"), &o);
-    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 4", "newer");
-    assert_int_equal(o.info.schema_version, 4);
+    load(tiny_map(*state, "PRAGMA user_version = 5;"), &o);
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 5", "newer");
+    assert_int_equal(o.info.schema_version, 5);
     load(tiny_map(*state, "PRAGMA user_version = 0;"), &o);
-    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 0", "versions 1 to 3");
+    expect(&o, SWEEP_MAP_E_VERSION, "", -1, "schema version 0", "versions 1 to 4");
 }
 
 static void missing_table(void **state)

@@ -246,7 +246,7 @@ static void bad_volumes_are_refused(void **state)
     refused(f,
             "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, velocity_y, "
             "velocity_z, damage) VALUES (3, 'p', 'push', 0, 0, 0, 1, 1, 1, 0, 0, 5, 2);",
-            "volumes row id=3: damage is set, but a 'push' volume does not read it (only 'hurt' does)");
+            "volumes row id=3: damage is set, but a 'push' volume does not read it (only 'hurt' and 'liquid' do)");
     refused(f,
             "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, velocity_y) "
             "VALUES (3, 'p', 'push', 0, 0, 0, 1, 1, 1, 0, 0);",

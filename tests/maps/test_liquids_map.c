@@ -1,0 +1,307 @@
+/*
+ * test_liquids_map.c - liquids and ladders through the map format and in
+ * use on the sample level maps/pool.sql: the loader reads the liquids,
+ * the ladder and the swimming rules, the writer writes them back to the
+ * same level and hash, the hash covers them (and a level without liquids
+ * or ladders hashes as it did); a walker swims across the pool and jumps
+ * out onto the far deck, one in the slime corner is hurt by depth, one
+ * climbs the ladder onto the tower; a map without the optional columns
+ * loads with the defaults; bad rows are refused with the row and reason.
+ */
+#include "tests/maps/map_fixture.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/motion.h"
+#include "core/volume.h"
+#include "maps/content_hash.h"
+#include "maps/loader.h"
+#include "maps/writer.h"
+
+#define DT (1.0 / 60.0)
+
+static int setup(void **state)
+{
+    *state = fixture_new();
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_cleanup(*state);
+    return 0;
+}
+
+static void load_pool(sweep_level *lv, sweep_world **w)
+{
+    char err[256];
+    if (sweep_map_load(fixture_build("maps/pool.db"), lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("pool.db: %s", err);
+    if (w && sweep_map_build_world(lv, w, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("pool.db world: %s", err);
+}
+
+static void pool_loads_liquids_ladder_and_rules(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    sweep_world *w;
+    load_pool(&lv, &w);
+    assert_int_equal(lv.volume_count, 3);
+    assert_int_equal(lv.volumes[0].v.kind, SWEEP_VOLUME_LIQUID);
+    assert_int_equal(lv.volumes[0].v.liquid, SWEEP_LIQUID_WATER);
+    assert_true(lv.volumes[0].v.damage == 0.0);
+    assert_int_equal(lv.volumes[1].v.liquid, SWEEP_LIQUID_SLIME);
+    assert_true(lv.volumes[1].v.damage == 10.0);
+    assert_int_equal(lv.volumes[2].v.kind, SWEEP_VOLUME_LADDER);
+    assert_true(lv.volumes[2].v.normal.x == -1.0 && lv.volumes[2].v.normal.y == 0.0);
+    sweep_rules want;
+    sweep_rules_default(&want);
+    want.air_accel = 10.0;
+    assert_memory_equal(&lv.rules, &want, sizeof want);
+    uint32_t n = 0;
+    assert_non_null(sweep_world_volumes(w, &n));
+    assert_int_equal(n, 3);
+    sweep_world_destroy(w);
+    sweep_level_free(&lv);
+}
+
+static void liquids_round_trip_and_are_hashed(void **state)
+{
+    fixture *f = *state;
+    sweep_level lv, back;
+    load_pool(&lv, NULL);
+    lv.rules.swim_sink = -0.25; /* not the default: the writer writes it */
+    char err[256];
+    const char *path = fixture_path(f, "pool_again.db");
+    if (sweep_map_write(path, &lv, NULL, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("write: %s", err);
+    if (sweep_map_load(path, &back, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("load back: %s", err);
+    assert_int_equal(back.volume_count, lv.volume_count);
+    for (uint32_t i = 0; i < lv.volume_count; i++)
+        assert_memory_equal(&back.volumes[i], &lv.volumes[i], sizeof lv.volumes[i]);
+    assert_memory_equal(&back.rules, &lv.rules, sizeof lv.rules);
+    sweep_content_hash a, b, c;
+    assert_int_equal(sweep_level_content_hash(&lv, &a), SWEEP_OK);
+    assert_int_equal(sweep_level_content_hash(&back, &b), SWEEP_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* Every swimming rule, the liquid and the ladder's normal are the level. */
+    double *rules[] = {&back.rules.swim_speed, &back.rules.swim_accel, &back.rules.swim_drag,
+                       &back.rules.swim_sink,  &back.rules.swim_jump,  &back.rules.climb_speed,
+                       &back.rules.climb_accel, &back.volumes[1].v.damage, &back.volumes[2].v.normal.x};
+    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
+        double keep = *rules[k];
+        *rules[k] = nextafter(keep, 1e9);
+        assert_int_equal(sweep_level_content_hash(&back, &c), SWEEP_OK);
+        assert_memory_not_equal(&a, &c, sizeof a);
+        *rules[k] = keep;
+    }
+    back.volumes[0].v.liquid = SWEEP_LIQUID_LAVA;
+    assert_int_equal(sweep_level_content_hash(&back, &c), SWEEP_OK);
+    assert_memory_not_equal(&a, &c, sizeof a);
+    sweep_level_free(&back);
+    sweep_level_free(&lv);
+
+    /* Without liquids or ladders the swimming rules are not the level's:
+     * a level of pads hashes the same whatever they are. */
+    sweep_level pads;
+    if (sweep_map_load(fixture_build("maps/pads.db"), &pads, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("pads.db: %s", err);
+    assert_int_equal(sweep_level_content_hash(&pads, &a), SWEEP_OK);
+    pads.rules.swim_speed = 1.0;
+    pads.rules.climb_accel = 1.0;
+    assert_int_equal(sweep_level_content_hash(&pads, &b), SWEEP_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    sweep_level_free(&pads);
+}
+
+typedef struct walk {
+    sweep_level lv;
+    sweep_world *w;
+    sweep_space sp;
+    sweep_actor a;
+    uint32_t seen; /* volume events of every move */
+} walk;
+
+static void walk_start(walk *k, double x, double y)
+{
+    load_pool(&k->lv, &k->w);
+    k->sp = (sweep_space){k->w, NULL, NULL, SWEEP_NO_BODY};
+    memset(&k->a, 0, sizeof k->a);
+    k->a.position = sweep_v3(x, y, 0.9005);
+    k->a.grounded = 1;
+    k->seen = 0;
+}
+
+static sweep_act_result walk_step(walk *k, sweep_vec3 wish, uint32_t buttons)
+{
+    sweep_wish wi = {wish, buttons};
+    sweep_act_result r;
+    sweep_status st = sweep_act(&k->sp, &k->lv.config, &k->lv.rules, k->lv.default_radii, &k->a, &wi, DT, &r);
+    if (st != SWEEP_OK)
+        fail_msg("sweep_act: %s", sweep_status_name(st));
+    k->seen |= r.volumes.events;
+    return r;
+}
+
+static void walk_end(walk *k)
+{
+    sweep_world_destroy(k->w);
+    sweep_level_free(&k->lv);
+}
+
+/* Off the near deck, across with the head out, out by the water jump. */
+static void swim_across_and_jump_out(void **state)
+{
+    (void)state;
+    walk k;
+    walk_start(&k, 5, 0);
+    int i = 0, out = 0;
+    for (; i < 60 * 30 && !out; i++) {
+        sweep_vec3 wish = sweep_v3(5, 0, 0);
+        uint32_t buttons = 0;
+        if (k.a.position.x > 10.5 && k.a.position.x < 21) {
+            wish = sweep_v3(2.4, 0, k.a.position.z < -0.9 ? 0.6 : 0.0);
+            if (k.a.position.x > 19.4)
+                wish = sweep_v3(4, 0, 0), buttons = SWEEP_WISH_JUMP;
+        }
+        sweep_act_result r = walk_step(&k, wish, buttons);
+        if (r.volumes.events & SWEEP_VOLUME_EV_IN_LIQUID)
+            assert_int_equal(r.volumes.liquid, 0);
+        out = k.a.grounded && k.a.position.x > 20.5;
+    }
+    assert_true(out);
+    assert_true(k.seen & SWEEP_VOLUME_EV_LIQUID_ENTERED);
+    assert_true(k.seen & SWEEP_VOLUME_EV_SWAM);
+    assert_true(k.seen & SWEEP_VOLUME_EV_LIQUID_LEFT);
+    assert_false(k.seen & SWEEP_VOLUME_EV_HURT);
+    assert_true(fabs(k.a.position.z - 0.9) < 0.01);
+    walk_end(&k);
+}
+
+/* The slime corner hurts 10 per second at each depth level. */
+static void slime_hurts_by_depth(void **state)
+{
+    (void)state;
+    walk k;
+    walk_start(&k, 15, 8);
+    k.a.position.z = -1.5;
+    k.a.grounded = 0;
+    sweep_act_result r = walk_step(&k, sweep_v3(0, 0, 0), 0);
+    assert_int_equal(r.volumes.liquid, 1);
+    assert_int_equal(r.volumes.liquid_type, SWEEP_LIQUID_SLIME);
+    assert_int_equal(r.volumes.liquid_level, 3);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, 1);
+    assert_true(r.volumes.damage == 10.0 * 3.0 * DT);
+    walk_end(&k);
+}
+
+static void climb_the_ladder_onto_the_tower(void **state)
+{
+    (void)state;
+    walk k;
+    walk_start(&k, 27, 0);
+    int i = 0, up = 0;
+    for (; i < 60 * 20 && !up; i++) {
+        walk_step(&k, sweep_v3(5, 0, 0), 0);
+        up = k.a.grounded && k.a.position.x > 30.5;
+    }
+    assert_true(up);
+    assert_true(k.seen & SWEEP_VOLUME_EV_CLIMBED);
+    assert_true(fabs(k.a.position.z - 4.9) < 0.01);
+    walk_end(&k);
+}
+
+/* A map without the version 4 columns (a version 3 map, or a version 4
+ * one from a tool that does not know them) loads with the defaults. */
+static void without_the_optional_columns(void **state)
+{
+    fixture *f = *state;
+    const char *db = fixture_path(f, "v3.db");
+    assert_true(fixture_build_map(db, fixture_tiny_rows));
+    assert_true(fixture_exec(db, "ALTER TABLE map DROP COLUMN swim_speed; ALTER TABLE map DROP COLUMN climb_accel; "
+                                 "ALTER TABLE volumes DROP COLUMN liquid;"));
+    sweep_level lv;
+    char err[256];
+    if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_rules want;
+    sweep_rules_default(&want);
+    assert_memory_equal(&lv.rules, &want, sizeof want);
+    sweep_level_free(&lv);
+    assert_true(fixture_exec(db, "PRAGMA user_version = 3;"));
+    if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_level_free(&lv);
+}
+
+static void refused(fixture *f, const char *rows, sweep_map_error code, const char *want)
+{
+    const char *db = fixture_path(f, "bad.db");
+    char sql[4096];
+    snprintf(sql, sizeof sql, "%s%s", fixture_tiny_rows, rows);
+    fixture_quiet = 1;
+    int built = fixture_build_map(db, sql);
+    fixture_quiet = 0;
+    assert_true(built);
+    sweep_level lv;
+    sweep_map_load_info info;
+    char err[256];
+    assert_int_not_equal(sweep_map_load(db, &lv, &info, err, sizeof err), SWEEP_OK);
+    assert_int_equal(info.error, code);
+    if (!strstr(err, want))
+        fail_msg("got '%s', wanted '%s'", err, want);
+}
+
+static void bad_liquids_and_ladders_are_refused(void **state)
+{
+    fixture *f = *state;
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
+            "VALUES (3, 'w', 'liquid', 0, 0, 0, 1, 1, 1);",
+            SWEEP_MAP_E_VOLUME, "volumes row id=3: a 'liquid' volume needs liquid, but it is NULL");
+    refused(f,
+            "PRAGMA ignore_check_constraints = 1;"
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, liquid) "
+            "VALUES (3, 'w', 'liquid', 0, 0, 0, 1, 1, 1, 'oil');",
+            SWEEP_MAP_E_VOLUME, "volumes row id=3: liquid 'oil' is not one of water, slime, lava");
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, normal_x, normal_y, "
+            "normal_z) VALUES (4, 'l', 'ladder', 0, 0, 0, 1, 1, 1, 1, 1, 0);",
+            SWEEP_MAP_E_VOLUME, "volumes row id=4: volume 'l' (ladder): ladder normal is not a unit vector");
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, liquid, normal_x, "
+            "normal_y, normal_z) VALUES (4, 'l', 'liquid', 0, 0, 0, 1, 1, 1, 'water', 1, 0, 0);",
+            SWEEP_MAP_E_VOLUME, "normal_x is set, but a 'liquid' volume does not read it (only 'ladder' does)");
+    refused(f,
+            "PRAGMA ignore_check_constraints = 1;"
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, liquid, damage) "
+            "VALUES (3, 'w', 'liquid', 0, 0, 0, 1, 1, 1, 'lava', -1);",
+            SWEEP_MAP_E_VOLUME, "damage per second is below 0");
+    refused(f, "PRAGMA ignore_check_constraints = 1; UPDATE map SET swim_drag = 2000;", SWEEP_MAP_E_METADATA,
+            "swim_drag=2000 must be in [0, 1000] per second");
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fixture_argv0 = argv[0];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pool_loads_liquids_ladder_and_rules),
+        cmocka_unit_test_setup_teardown(liquids_round_trip_and_are_hashed, setup, teardown),
+        cmocka_unit_test(swim_across_and_jump_out),
+        cmocka_unit_test(slime_hurts_by_depth),
+        cmocka_unit_test(climb_the_ladder_onto_the_tower),
+        cmocka_unit_test_setup_teardown(without_the_optional_columns, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_liquids_and_ladders_are_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
