@@ -235,6 +235,8 @@ typedef struct sweep_bsp_stats {
     uint32_t jump_pads;          /* trigger_push entities made volumes (one per brush) */
     uint32_t teleporters;        /* trigger_teleport likewise */
     uint32_t hurts, kills;       /* trigger_hurt: hurting, and killing (one touch takes 200 or more) */
+    uint32_t liquids;            /* world brushes of lava, slime or water made liquid volumes */
+    uint32_t ladders;            /* world brushes with a SURF_LADDER side made ladder volumes */
     uint32_t entities_skipped;   /* not turned into anything: named by class in one warning */
     uint32_t warnings;
     double walkable_slope_deg;   /* the slope the level was given, for the map writer */

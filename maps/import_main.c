@@ -604,13 +604,14 @@ int main(int argc, char **argv)
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s, %u fewer for merged faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
-               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill), %u warnings; import %.1f ms, "
+               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill, %u liquid, %u ladder), %u "
+               "warnings; import %.1f ms, "
                "%.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
                bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.merge_dropped,
                keep_hidden || no_merge ? ", off" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
-               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
+               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.liquids, bstats.ladders, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     } else if (!quiet) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];
