@@ -136,7 +136,9 @@ static const char usage[] =
     "launched_by (a jump pad), teleported_by (teleport_blocked=1: no room there),\n"
     "hurt_by with damage, killed_by (a kill volume ended the move: the player is\n"
     "gone, reported as Killed, as a crushed one is as Crushed), entered and left\n"
-    "(triggers).\n"
+    "(triggers), liquid with liquid_level (the liquid the feet are in and how deep:\n"
+    "1 feet, 2 waist: swimming, 3 under), entered_liquid, left_liquid and ladder\n"
+    "(the ladder climbed).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
     "entity prints one result per command, in order: the entity, the op, result=None\n"
@@ -587,6 +589,8 @@ typedef struct shown_result {
     uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
     int teleport_blocked;
     double damage;
+    /* Liquids and ladders: ids as above, the liquid's depth level. */
+    uint32_t liquid, liquid_level, entered_liquid, left_liquid, ladder;
 } shown_result;
 
 /* The volume fields of a result, into what print_result shows. */
@@ -600,6 +604,11 @@ static void show_volumes(shown_result *s, const sweep_msg_move_result *r)
     s->killed_by = r->killed_by;
     s->entered = r->entered;
     s->left = r->left;
+    s->liquid = r->liquid;
+    s->liquid_level = r->liquid_level;
+    s->entered_liquid = r->entered_liquid;
+    s->left_liquid = r->left_liquid;
+    s->ladder = r->ladder;
 }
 
 /* The volumes of a result as " name=id" pairs (text) or ",\"name\":id"
@@ -610,7 +619,9 @@ static void print_volumes(const options *o, const shown_result *r)
         const char *name;
         uint32_t id;
     } v[] = {{"launched_by", r->launched_by}, {"teleported_by", r->teleported_by}, {"hurt_by", r->hurt_by},
-             {"killed_by", r->killed_by},     {"entered", r->entered},             {"left", r->left}};
+             {"killed_by", r->killed_by},     {"entered", r->entered},             {"left", r->left},
+             {"liquid", r->liquid},           {"liquid_level", r->liquid_level},   {"entered_liquid", r->entered_liquid},
+             {"left_liquid", r->left_liquid}, {"ladder", r->ladder}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].id)
             printf(o->json ? ",\"%s\":%" PRIu32 : " %s=%" PRIu32, v[i].name, v[i].id);

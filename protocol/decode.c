@@ -17,6 +17,7 @@
 #include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
+#include "protocol/medium_image.h"
 #include "protocol/schema.h"
 
 /* A table inside a verified buffer. */
@@ -192,6 +193,8 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->killed_by = get_u32(t, SWEEP__MR_KILLED_BY);
     r->entered = get_u32(t, SWEEP__MR_ENTERED);
     r->left = get_u32(t, SWEEP__MR_LEFT);
+    size_t medium = fpos(t, SWEEP__MR_MEDIUM);
+    sweep__medium_read(medium ? t->b + medium : NULL, r);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 

@@ -11,6 +11,7 @@
 #include "protocol/contact_image.h"
 #include "protocol/decode_checked_impl.h"
 #include "protocol/format.h"
+#include "protocol/medium_image.h"
 #include "protocol/schema.h"
 
 static inline uint32_t cu32(const sweep__ctab *t, unsigned id, int *bad)
@@ -100,6 +101,7 @@ static void read_result(const sweep__ctab *t, size_t n, sweep_msg_move_result *r
     r->killed_by = cu32(t, SWEEP__MR_KILLED_BY, bad);
     r->entered = cu32(t, SWEEP__MR_ENTERED, bad);
     r->left = cu32(t, SWEEP__MR_LEFT, bad);
+    sweep__medium_read(sweep__cfield(t, SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE, bad), r);
     r->contact_count = 0;
     int64_t at = cfollow(t, n, SWEEP__MR_CONTACTS, bad);
     if (at < 0)

@@ -134,6 +134,10 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
             r->launched_by, r->teleported_by, r->teleport_blocked ? "true" : "false", r->hurt_by);
     dbl(o, r->damage);
     fprintf(o, ",\"killed_by\":%u,\"entered\":%u,\"left\":%u", r->killed_by, r->entered, r->left);
+    fprintf(o,
+            ",\"medium\":{\"liquid\":%u,\"entered_liquid\":%u,\"left_liquid\":%u,\"ladder\":%u,\"liquid_type\":%u,"
+            "\"liquid_level\":%u}",
+            r->liquid, r->entered_liquid, r->left_liquid, r->ladder, r->liquid_type, r->liquid_level);
     fputc('}', o);
 }
 

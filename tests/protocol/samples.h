@@ -108,6 +108,17 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
         r.teleport_blocked = true;
         r.left = 1;
     }
+    /* Liquids and ladders: swimming in lava entered this move, on a
+     * ladder having left the water, neither. */
+    if ((i % 3) == 1) {
+        r.liquid = 7;
+        r.liquid_type = 3;
+        r.liquid_level = 2;
+        r.entered_liquid = 7;
+    } else if ((i % 3) == 2) {
+        r.left_liquid = 0xfffffffeu;
+        r.ladder = 4 + i;
+    }
     return r;
 }
 
@@ -641,7 +652,9 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->launched_by == b->launched_by && a->teleported_by == b->teleported_by &&
            a->teleport_blocked == b->teleport_blocked && a->hurt_by == b->hurt_by &&
            sample__deq(a->damage, b->damage) && a->killed_by == b->killed_by && a->entered == b->entered &&
-           a->left == b->left;
+           a->left == b->left && a->liquid == b->liquid && a->liquid_type == b->liquid_type &&
+           a->liquid_level == b->liquid_level && a->entered_liquid == b->entered_liquid &&
+           a->left_liquid == b->left_liquid && a->ladder == b->ladder;
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty
