@@ -163,18 +163,19 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     const sweep_world *world = space->world;
     int media = world->volume_mode_count != 0;
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
-    sweep_vec3 mup = g > 0.0 ? up : sweep_v3(0, 0, 1);
-    double extent = 0.0, len3 = 0.0;
+    sweep__medium_probe probe;
+    double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     if (media) {
-        extent = sweep__medium_extent(radii, mup);
-        sweep__medium_at(world, mup, extent, a.position, &md);
-        len3 = sweep_v3_len(wish->velocity);
+        sweep__medium_probe_of(radii, g > 0.0 ? up : sweep_v3(0, 0, 1), &probe);
+        sweep__medium_at(world, &probe, a.position, &md);
     }
     for (uint32_t i = 0; i < n; i++) {
         int grounded = g > 0.0 && a.grounded;
         int swimming = md.level >= 2, climbing = !swimming && md.ladder != SWEEP__NO_LADDER;
         sweep_vec3 v;
         if (swimming || climbing) {
+            if (len3 < 0.0)
+                len3 = sweep_v3_len(wish->velocity);
             if (len3 > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
                 res.rules |= SWEEP_RULE_SPEED;
                 res.speed_excess = len3 - rules->walk_speed;
@@ -219,11 +220,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, radii, in.position, &a, h, &res.volumes);
-        if (media) {
-            sweep__medium was = md;
-            sweep__medium_at(world, mup, extent, a.position, &md);
-            sweep__medium_report(world, &was, &md, h, &res.volumes);
-        }
+        if (media)
+            sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
         if (killed) {
             n = i + 1;
             break;

@@ -80,6 +80,12 @@ $(BUILD)/tests/bench/bench_volumes: $(BUILD)/tests/bench/bench_volumes.o $(MAPS_
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# Liquids and ladders benchmark: the same walks with and without them.
+BENCHES += $(BUILD)/tests/bench/bench_liquids
+$(BUILD)/tests/bench/bench_liquids: $(BUILD)/tests/bench/bench_liquids.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # Lag-compensated queries and the history behind them.
 BENCHES += $(BUILD)/tests/bench/bench_query
 $(BUILD)/tests/bench/bench_query: $(BUILD)/tests/bench/bench_query.o $(MAPS_LIB) $(CORE_LIB)
