@@ -85,15 +85,21 @@ static inline int sweep__medium_holds(const sweep_volume *v, const sweep_vec3 *b
 static inline unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_vec3 *box, int upright,
                                             sweep_vec3 feet, sweep_vec3 c, sweep_vec3 eyes, unsigned known)
 {
-    const sweep_vec3 pt[3] = {feet, c, eyes};
     unsigned in = 0;
-    for (unsigned k = 0; k < 3; k++) {
-        if (known & (1u << k))
-            continue;
-        int inside = upright ? pt[k].z >= box[0].z && pt[k].z <= box[1].z && sweep__medium_within(v, pt[k])
-                             : sweep__medium_holds(v, box, pt[k]);
-        in |= (unsigned)inside << k;
+    if (upright) {
+        double lo = box[0].z, hi = box[1].z;
+        if (!(known & 1u) && feet.z >= lo && feet.z <= hi && sweep__medium_within(v, feet))
+            in |= 1u;
+        if (!(known & 2u) && c.z >= lo && c.z <= hi && sweep__medium_within(v, c))
+            in |= 2u;
+        if (!(known & 4u) && eyes.z >= lo && eyes.z <= hi && sweep__medium_within(v, eyes))
+            in |= 4u;
+        return in;
     }
+    const sweep_vec3 pt[3] = {feet, c, eyes};
+    for (unsigned k = 0; k < 3; k++)
+        if (!(known & (1u << k)) && sweep__medium_holds(v, box, pt[k]))
+            in |= 1u << k;
     return in;
 }
 

@@ -35,10 +35,9 @@ static int in_range(double x, double hi)
     return x >= 0.0 && x <= hi;
 }
 
-sweep_status sweep_rules_check(const sweep_rules *r)
+/* The walking rules' ranges. */
+static sweep_status walk_rules_check(const sweep_rules *r)
 {
-    if (!r)
-        return SWEEP_E_ARG;
     if (!(r->walk_speed > 0.0 && r->walk_speed <= 1e6))
         return SWEEP_E_CONFIG;
     if (!(r->ground_accel > 0.0 && r->ground_accel <= 1e9) || !(r->air_accel >= 0.0 && r->air_accel <= 1e9))
@@ -49,13 +48,27 @@ sweep_status sweep_rules_check(const sweep_rules *r)
         return SWEEP_E_CONFIG;
     if (!(r->speed_limit >= r->walk_speed && r->speed_limit >= r->jump_speed && r->speed_limit <= 1e7))
         return SWEEP_E_CONFIG;
-    /* Speeds as walk_speed's and jump_speed's range: what they make is
-     * capped at speed_limit like any velocity. */
+    return SWEEP_OK;
+}
+
+/* The swimming and climbing rules' ranges: speeds in walk_speed's and
+ * jump_speed's, as what they make is capped at speed_limit like any
+ * velocity. */
+static sweep_status mode_rules_check(const sweep_rules *r)
+{
     if (!in_range(r->swim_speed, 1e6) || !in_range(r->swim_accel, 1e9) || !in_range(r->swim_drag, 1e3) ||
         !(fabs(r->swim_sink) <= 1e6) || !in_range(r->swim_jump, 1e6) || !in_range(r->climb_speed, 1e6) ||
         !in_range(r->climb_accel, 1e9))
         return SWEEP_E_CONFIG;
     return SWEEP_OK;
+}
+
+sweep_status sweep_rules_check(const sweep_rules *r)
+{
+    if (!r)
+        return SWEEP_E_ARG;
+    sweep_status st = walk_rules_check(r);
+    return st == SWEEP_OK ? mode_rules_check(r) : st;
 }
 
 /* v without its part along up (v itself when there is no up). */
@@ -64,8 +77,9 @@ static sweep_vec3 across(sweep_vec3 v, sweep_vec3 up)
     return sweep_v3_madd(v, up, -sweep_v3_dot(v, up));
 }
 
-/* Turns horizontal velocity h towards target by at most max_change. */
-static sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
+/* Turns velocity h towards target by at most max_change. Inline in the
+ * walk, as it was before swimming and climbing called it too. */
+static SWEEP__ALWAYS_INLINE sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
 {
     sweep_vec3 d = sweep_v3_sub(target, h);
     double l2 = sweep_v3_len2(d);
@@ -113,9 +127,11 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
 {
     if (!space || !cfg || !rules || !actor || !wish)
         return SWEEP_E_ARG;
+    const sweep_world *world = space->world;
+    int media = world->volume_mode_count != 0;
     sweep_status st = sweep_config_check(cfg);
     if (st == SWEEP_OK)
-        st = sweep_rules_check(rules);
+        st = walk_rules_check(rules);
     if (st != SWEEP_OK)
         return st;
     if (!(rules->speed_limit <= cfg->max_speed))
@@ -160,8 +176,6 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     sweep_actor a = *actor;
     /* Liquids and ladders: what the body is in is known before each step
      * (motion.h); a world without them never looks. */
-    const sweep_world *world = space->world;
-    int media = world->volume_mode_count != 0;
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
     sweep__medium_probe probe;
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
@@ -171,11 +185,16 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     }
     for (uint32_t i = 0; i < n; i++) {
         int grounded = g > 0.0 && a.grounded;
-        int swimming = md.level >= 2, climbing = !swimming && md.ladder != SWEEP__NO_LADDER;
         sweep_vec3 v;
-        if (swimming || climbing) {
-            if (len3 < 0.0)
+        if (md.level >= 2 || md.ladder != SWEEP__NO_LADDER) {
+            int swimming = md.level >= 2;
+            /* The first step that reads the swimming and climbing rules
+             * checks them (motion.h); *actor is not yet touched. */
+            if (len3 < 0.0) {
+                if ((st = mode_rules_check(rules)) != SWEEP_OK)
+                    return st;
                 len3 = sweep_v3_len(wish->velocity);
+            }
             if (len3 > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
                 res.rules |= SWEEP_RULE_SPEED;
                 res.speed_excess = len3 - rules->walk_speed;

@@ -156,7 +156,9 @@ typedef struct sweep_act_result {
  * Moves an actor of the given radii by its wish for dt seconds (0 < dt <=
  * cfg->max_dt) under the rules, through the space. On SWEEP_OK *actor is
  * the new state and *out (may be NULL) says what happened; on an error
- * (bad rules, bad wish, what sweep_move refuses) nothing changes.
+ * (bad rules, bad wish, what sweep_move refuses) nothing changes. The
+ * swimming and climbing rules are checked only by a move that swims or
+ * climbs, the only one that reads them.
  */
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,

@@ -92,7 +92,7 @@ UDP_MAX_DATAGRAM = 1200
 HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
 MOVE_RESEND = 0.5    # seconds without an answer before UDP moves are sent again
 MAP_APPLICATION_ID = 0x53574D50  # "SWMP", maps/schema.sql
-MAP_VERSIONS = (1, 2, 3)         # the map layouts whose spawns and radii this reads
+MAP_VERSIONS = (1, 2, 3, 4)      # the map layouts whose spawns and radii this reads
 
 ERROR_NAMES = {v: k for k, v in vars(ErrorCode.ErrorCode).items() if not k.startswith("_")}
 ROLE_NAMES = {v: k for k, v in vars(Role.Role).items() if not k.startswith("_")}

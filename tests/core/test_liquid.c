@@ -5,7 +5,8 @@
  * and walks off onto it; depth levels follow the three sampled points; a
  * swimmer with no wish sinks (or rises, with a negative sink); lava hurts
  * by depth; a walk outside every liquid and ladder gives the same bits as
- * in a world without them; bad liquids, ladders and rules are refused.
+ * in a world without them; bad liquids, ladders and rules are refused,
+ * bad swimming rules by a move that swims.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -371,6 +372,26 @@ static void bad_liquids_ladders_and_rules_are_refused(void **state)
     assert_int_equal(sweep_rules_check(&r), SWEEP_E_CONFIG);
 }
 
+/* Bad swimming rules refuse a move that swims, which then changes
+ * nothing; a walk that neither swims nor climbs does not read them. */
+static void a_swim_under_bad_rules_is_refused(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 1);
+    s.rules.swim_drag = -1.0;
+    sweep_actor a = standing(15, 0), keep;
+    a.position.z = -1.0;
+    a.grounded = 0;
+    keep = a;
+    sweep_wish w = {sweep_v3(1, 0, 0), 0};
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_CONFIG);
+    assert_memory_equal(&a, &keep, sizeof a);
+    sweep_actor b = standing(-10, 0);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &b, &w, DT, NULL), SWEEP_OK);
+    scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +403,7 @@ int main(void)
         cmocka_unit_test(a_walk_away_from_liquids_is_unchanged),
         cmocka_unit_test(a_fast_swimmer_is_named),
         cmocka_unit_test(bad_liquids_ladders_and_rules_are_refused),
+        cmocka_unit_test(a_swim_under_bad_rules_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
