@@ -25,49 +25,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/motion.h"
 #include "core/volume.h"
 #include "maps/level.h"
+#include "tests/bench/floor_world.h"
 
 #define DT (1.0 / 60.0)
 #define BODIES_PER_VOLUME 4
 #define SPACING 10.0
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static sweep_world *make_world(uint32_t side)
-{
-    sweep_level lv;
-    sweep_level_init(&lv);
-    /* A floor of 1 m quads, so moves meet triangles as on a level. */
-    double size = side * SPACING;
-    for (int x = 0; x < (int)size; x++)
-        for (int y = 0; y < (int)size; y++)
-            if (sweep_level_add_quad(&lv, sweep_v3(x, y, 0), sweep_v3(x + 1, y, 0), sweep_v3(x + 1, y + 1, 0),
-                                     sweep_v3(x, y + 1, 0), 1) != SWEEP_OK)
-                return NULL;
-    sweep_world_desc d = sweep_level_world_desc(&lv);
-    sweep_world *w = NULL;
-    if (sweep_world_create(&d, &w) != SWEEP_OK || sweep_world_prepare_radii(w, RADII) != SWEEP_OK)
-        w = NULL;
-    sweep_level_free(&lv);
-    return w;
-}
 
 int main(int argc, char **argv)
 {
@@ -79,7 +47,7 @@ int main(int argc, char **argv)
     uint32_t side = 1;
     while (side * side < n)
         side++;
-    sweep_world *with = make_world(side), *plain = make_world(side);
+    sweep_world *with = floor_world(side, SPACING, RADII), *plain = floor_world(side, SPACING, RADII);
     if (!with || !plain) {
         fprintf(stderr, "bench_volumes: building the level failed\n");
         return 1;

@@ -54,6 +54,22 @@ static const level_count levels[] = {
     {"maps/oacmpdm10.bsp", 19, 0}, {"maps/oacmpctf1.bsp", 8, 0}, {"maps/oacmpctf3.bsp", 2, 1},
 };
 
+/* Imports level `member` of the corpus with the real sweep-import, and
+ * loads it and its world. */
+static void import_level(fixture *f, const char *pk3, const char *member, sweep_level *lv, sweep_world **w)
+{
+    char db[4200], cmd[13000];
+    snprintf(db, sizeof db, "%s", fixture_path(f, "level.db"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp '%s' -o '%s' --quiet >/dev/null 2>&1",
+             fixture_build("bin/sweep-import"), pk3, member, db);
+    if (system(cmd) != 0)
+        fail_msg("sweep-import %s failed", member);
+    char err[256];
+    if (sweep_map_load(db, lv, NULL, err, sizeof err) != SWEEP_OK ||
+        sweep_map_build_world(lv, w, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s: %s", member, err);
+}
+
 static sweep_act_result step(const sweep_space *sp, const sweep_level *lv, sweep_actor *a)
 {
     sweep_wish wish = {sweep_v3(0, 0, 0), 0};
@@ -76,18 +92,9 @@ static void pads_launch_and_kill_volumes_kill(void **state)
     if (!fixture_corpus(f, pk3, sizeof pk3))
         skip();
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        char db[4200], cmd[13000];
-        snprintf(db, sizeof db, "%s", fixture_path(f, "level.db"));
-        snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp '%s' -o '%s' --quiet >/dev/null 2>&1",
-                 fixture_build("bin/sweep-import"), pk3, levels[l].member, db);
-        if (system(cmd) != 0)
-            fail_msg("sweep-import %s failed", levels[l].member);
         sweep_level lv;
         sweep_world *w;
-        char err[256];
-        if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK ||
-            sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
-            fail_msg("%s: %s", levels[l].member, err);
+        import_level(f, pk3, levels[l].member, &lv, &w);
         /* Ballistic flights: sweep's air control turns the velocity towards
          * the wish (a zero wish too), Quake 3's only adds along it. */
         lv.rules.air_accel = 0.0;
@@ -184,18 +191,9 @@ static void liquids_are_found_and_swum(void **state)
     if (!fixture_corpus(f, pk3, sizeof pk3))
         skip();
     for (size_t l = 0; l < sizeof media / sizeof media[0]; l++) {
-        char db[4200], cmd[13000];
-        snprintf(db, sizeof db, "%s", fixture_path(f, "level.db"));
-        snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp '%s' -o '%s' --quiet >/dev/null 2>&1",
-                 fixture_build("bin/sweep-import"), pk3, media[l].member, db);
-        if (system(cmd) != 0)
-            fail_msg("sweep-import %s failed", media[l].member);
         sweep_level lv;
         sweep_world *w;
-        char err[256];
-        if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK ||
-            sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
-            fail_msg("%s: %s", media[l].member, err);
+        import_level(f, pk3, media[l].member, &lv, &w);
         sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
         uint32_t liquids = 0, ladders = 0, deep = 0, swum = 0;
         for (uint32_t i = 0; i < lv.volume_count; i++) {
