@@ -79,24 +79,34 @@ static void pads_load_every_kind(void **state)
     sweep_level_free(&lv);
 }
 
+/* Writes lv to `name` in the fixture's folder and loads it back into
+ * *back: the same volumes and rules, the same content hash (*hash). */
+static void write_back(fixture *f, const char *name, const sweep_level *lv, sweep_level *back,
+                       sweep_content_hash *hash)
+{
+    char err[256];
+    const char *path = fixture_path(f, name);
+    if (sweep_map_write(path, lv, NULL, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("write: %s", err);
+    if (sweep_map_load(path, back, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("load back: %s", err);
+    assert_int_equal(back->volume_count, lv->volume_count);
+    for (uint32_t i = 0; i < lv->volume_count; i++)
+        assert_memory_equal(&back->volumes[i], &lv->volumes[i], sizeof lv->volumes[i]);
+    assert_memory_equal(&back->rules, &lv->rules, sizeof lv->rules);
+    sweep_content_hash b;
+    assert_int_equal(sweep_level_content_hash(lv, hash), SWEEP_OK);
+    assert_int_equal(sweep_level_content_hash(back, &b), SWEEP_OK);
+    assert_memory_equal(hash, &b, sizeof b);
+}
+
 static void volumes_round_trip_and_are_hashed(void **state)
 {
     fixture *f = *state;
     sweep_level lv, back;
     load("maps/pads.db", &lv, NULL);
-    char err[256];
-    const char *path = fixture_path(f, "pads_again.db");
-    if (sweep_map_write(path, &lv, NULL, NULL, err, sizeof err) != SWEEP_OK)
-        fail_msg("write: %s", err);
-    if (sweep_map_load(path, &back, NULL, err, sizeof err) != SWEEP_OK)
-        fail_msg("load back: %s", err);
-    assert_int_equal(back.volume_count, lv.volume_count);
-    for (uint32_t i = 0; i < lv.volume_count; i++)
-        assert_memory_equal(&back.volumes[i], &lv.volumes[i], sizeof lv.volumes[i]);
-    sweep_content_hash a, b, c, d;
-    assert_int_equal(sweep_level_content_hash(&lv, &a), SWEEP_OK);
-    assert_int_equal(sweep_level_content_hash(&back, &b), SWEEP_OK);
-    assert_memory_equal(&a, &b, sizeof a);
+    sweep_content_hash a, c, d;
+    write_back(f, "pads_again.db", &lv, &back, &a);
     /* An ulp of a launch velocity is another level. */
     back.volumes[0].v.velocity.z = nextafter(back.volumes[0].v.velocity.z, 100.0);
     assert_int_equal(sweep_level_content_hash(&back, &c), SWEEP_OK);
@@ -316,20 +326,8 @@ static void liquids_round_trip_and_are_hashed(void **state)
     sweep_level lv, back;
     load("maps/pool.db", &lv, NULL);
     lv.rules.swim_sink = -0.25; /* not the default: the writer writes it */
-    char err[256];
-    const char *path = fixture_path(f, "pool_again.db");
-    if (sweep_map_write(path, &lv, NULL, NULL, err, sizeof err) != SWEEP_OK)
-        fail_msg("write: %s", err);
-    if (sweep_map_load(path, &back, NULL, err, sizeof err) != SWEEP_OK)
-        fail_msg("load back: %s", err);
-    assert_int_equal(back.volume_count, lv.volume_count);
-    for (uint32_t i = 0; i < lv.volume_count; i++)
-        assert_memory_equal(&back.volumes[i], &lv.volumes[i], sizeof lv.volumes[i]);
-    assert_memory_equal(&back.rules, &lv.rules, sizeof lv.rules);
     sweep_content_hash a, b, c;
-    assert_int_equal(sweep_level_content_hash(&lv, &a), SWEEP_OK);
-    assert_int_equal(sweep_level_content_hash(&back, &b), SWEEP_OK);
-    assert_memory_equal(&a, &b, sizeof a);
+    write_back(f, "pool_again.db", &lv, &back, &a);
     /* Every swimming rule, the liquid and the ladder's normal are the level. */
     double *rules[] = {&back.rules.swim_speed, &back.rules.swim_accel, &back.rules.swim_drag,
                        &back.rules.swim_sink,  &back.rules.swim_jump,  &back.rules.climb_speed,
@@ -350,8 +348,7 @@ static void liquids_round_trip_and_are_hashed(void **state)
     /* Without liquids or ladders the swimming rules are not the level's:
      * a level of pads hashes the same whatever they are. */
     sweep_level pads;
-    if (sweep_map_load(fixture_build("maps/pads.db"), &pads, NULL, err, sizeof err) != SWEEP_OK)
-        fail_msg("pads.db: %s", err);
+    load("maps/pads.db", &pads, NULL);
     assert_int_equal(sweep_level_content_hash(&pads, &a), SWEEP_OK);
     pads.rules.swim_speed = 1.0;
     pads.rules.climb_accel = 1.0;
