@@ -39,6 +39,18 @@
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
 
+/* A move counts as inside when it ended with its feet in the puddle; a
+ * walker that swam or climbed would have left the plain walk's path. */
+static int in_liquid(const sweep_act_result *r, uint32_t body, const sweep_actor *a, void *ctx)
+{
+    (void)body, (void)a, (void)ctx;
+    if (r->volumes.events & (SWEEP_VOLUME_EV_SWAM | SWEEP_VOLUME_EV_CLIMBED)) {
+        fprintf(stderr, "bench_liquids: a walker swam or climbed\n");
+        return -1;
+    }
+    return (r->volumes.events & SWEEP_VOLUME_EV_IN_LIQUID) != 0;
+}
+
 int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 24, ticks = argc > 2 ? (uint32_t)atoi(argv[2]) : 2000;
@@ -63,8 +75,8 @@ int main(int argc, char **argv)
     sweep_rules_default(&rules);
     sweep_volume *v = calloc(2 * (size_t)n, sizeof *v);
     uint32_t bodies = n * BODIES_PER_CELL;
-    sweep_actor *a = calloc(bodies, sizeof *a), *b = calloc(bodies, sizeof *b);
-    if (!v || !a || !b)
+    sweep_actor *a = calloc(bodies, sizeof *a);
+    if (!v || !a)
         return 1;
     for (uint32_t i = 0; i < n; i++) {
         double x = (i % side) * SPACING + SPACING / 2, y = (i / side) * SPACING + SPACING / 2;
@@ -88,57 +100,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_liquids: %s\n", why);
         return 1;
     }
-    memcpy(b, a, bodies * sizeof *a);
-    sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
-    double t_with = 0, t_plain = 0;
-    double *s_with = calloc(ticks, sizeof *s_with), *s_plain = calloc(ticks, sizeof *s_plain);
-    if (!s_with || !s_plain)
+    pair_walk pw;
+    if (pair_walk_run("bench_liquids", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, run_with, run_plain,
+                      in_liquid, NULL, &pw) != 0)
         return 1;
-    uint64_t inside = 0, moves = 0;
-    for (uint32_t t = 0; t < ticks; t++) {
-        for (int pass = 0; pass < 2; pass++) {
-            int vol = (pass == 0) == (t % 2 == 0);
-            if (!(vol ? run_with : run_plain))
-                continue;
-            sweep_actor *s = vol ? a : b;
-            double t0 = now_ns();
-            for (uint32_t k = 0; k < bodies; k++) {
-                /* Back and forth across the puddle: 4 m/s for 2.5 s each way. */
-                double dir = (t / 150) % 2 ? -4.0 : 4.0;
-                sweep_wish w = {sweep_v3(dir, 0, 0), 0};
-                sweep_act_result r;
-                if (sweep_act(vol ? &sw : &sp, &cfg, &rules, RADII, &s[k], &w, DT, &r) != SWEEP_OK) {
-                    fprintf(stderr, "bench_liquids: a move failed\n");
-                    return 1;
-                }
-                if (vol) {
-                    if (r.volumes.events & (SWEEP_VOLUME_EV_SWAM | SWEEP_VOLUME_EV_CLIMBED)) {
-                        fprintf(stderr, "bench_liquids: a walker swam or climbed\n");
-                        return 1;
-                    }
-                    inside += (r.volumes.events & SWEEP_VOLUME_EV_IN_LIQUID) != 0;
-                }
-            }
-            double dt = now_ns() - t0;
-            if (vol)
-                t_with += dt, s_with[t] = dt / bodies;
-            else
-                t_plain += dt, s_plain[t] = dt / bodies;
-        }
-        moves += bodies;
-    }
-    if (run_with && run_plain && memcmp(a, b, bodies * sizeof *a) != 0) {
-        fprintf(stderr, "bench_liquids: the walks with and without liquids went apart\n");
-        return 1;
-    }
-    qsort(s_with, ticks, sizeof *s_with, by_value);
-    qsort(s_plain, ticks, sizeof *s_plain, by_value);
-    double p50 = s_with[ticks / 2], plain50 = s_plain[ticks / 2];
     printf("BENCH name=core.liquids cells=%u bodies=%u inside=%.2f ns_per_move_p50=%.0f "
            "plain_ns_per_move_p50=%.0f ratio=%.3f ns_per_move_mean=%.0f plain_ns_per_move_mean=%.0f\n",
-           n, bodies, (double)inside / (double)moves, p50, plain50, plain50 > 0 ? p50 / plain50 : 0.0,
-           t_with / (double)moves, t_plain / (double)moves);
-    free(v), free(a), free(b), free(s_with), free(s_plain);
+           n, bodies, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1],
+           pw.p50[1] > 0 ? pw.p50[0] / pw.p50[1] : 0.0, pw.total[0] / (double)pw.moves,
+           pw.total[1] / (double)pw.moves);
+    free(v), free(a);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);
     return 0;
