@@ -5,7 +5,8 @@
  *   BENCH name=core.query kind=<ray|sweep|overlap|los> map=<level> entities=64
  *         age_ms=<0|100|250> ns_per_query_mean=<x> ns_per_query_p99=<x>
  *   BENCH name=core.history entities=<n> tick_ns=<x> tick_ns_added=<x>
- *         ratio_added=<x> bytes_per_entity_second=<x> clock_ns=<x>
+ *         ratio_added=<x> bytes_per_entity_second=<x>
+ *         bytes_per_entity_second_given=<x> clock_ns=<x>
  *
  * 64 walkers walk the level (sweep_walker, its movers running) for a
  * second and a half of ticks, each tick kept in a history of one second;
@@ -26,7 +27,9 @@
  * (every other entity with 3 hit shapes): tick_ns is the moves', tick_ns_added
  * the push's, ratio_added their ratio, each less clock_ns, what reading
  * the clock costs; bytes_per_entity_second is what the history holds for
- * one entity for one second of ticks.
+ * one entity for one second of ticks (room for SWEEP_HIT_SHAPES_MAX shapes
+ * each), bytes_per_entity_second_given the same with a pool of only the
+ * shapes given (sweep_history_create_shapes).
  *
  * Usage: bench_query [--map FILE.db | --tris N] [--name NAME] [--speed U/S]
  *        [--kind KIND] [--history N]  (default --tris 10000; --kind asks
@@ -328,9 +331,14 @@ static void history_cost(game *g, uint32_t n, double speed)
     }
     double per_entity_second = (double)(sweep_history_bytes(keep, n, 0) - sweep_history_bytes(keep, 0, 0)) / n *
                                g->lv.tick_rate / keep;
+    /* The same with a pool of only the shapes given (3 every other
+     * entity), as an owner that allows no more would make it. */
+    uint32_t given = (n / 2) * 3;
+    double given_second = (double)(sweep_history_bytes_shapes(keep, n, given, 0) - sweep_history_bytes(keep, 0, 0)) /
+                          n * g->lv.tick_rate / keep;
     printf("BENCH name=core.history entities=%u tick_ns=%.0f tick_ns_added=%.0f ratio_added=%.4f "
-           "bytes_per_entity_second=%.0f clock_ns=%.0f\n",
-           n, moves / ticks, pushes / ticks, pushes / moves, per_entity_second, clock);
+           "bytes_per_entity_second=%.0f bytes_per_entity_second_given=%.0f clock_ns=%.0f\n",
+           n, moves / ticks, pushes / ticks, pushes / moves, per_entity_second, given_second, clock);
     sweep_history_destroy(h);
 }
 
