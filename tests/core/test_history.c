@@ -120,6 +120,20 @@ static void shapes_check_names_the_bad_one(void **state)
     assert_int_equal(sweep_hit_shapes_check(NULL, 0, 2.0, NULL), SWEEP_OK);
 }
 
+/* Iterates the entities present at (tick, f). */
+static void begin_at(const sweep_history *h, uint64_t tick, double f, sweep__hist_at *at, sweep__hist_iter *it)
+{
+    assert_int_equal(sweep__history_at(h, tick, f, at), SWEEP_OK);
+    sweep__history_iter_begin(it, at);
+}
+
+/* The next entity the iterator gives (there must be one), and its pose. */
+static void next_pose(const sweep__hist_at *at, sweep__hist_iter *it, sweep__hist_ref *r, sweep__hist_pose *p)
+{
+    assert_int_equal(sweep__history_iter_next(it, r), 1);
+    sweep__history_pose(at, r, p);
+}
+
 /* Shapes and radii the same bits as the tick before are not checked again;
  * any change to either is, in place in the owner's array or not. */
 static void kept_shapes_are_checked_again_when_changed(void **state)
@@ -151,19 +165,16 @@ static void kept_shapes_are_checked_again_when_changed(void **state)
     assert_int_equal(sweep_history_push(h, 3, e, 2, NULL, 0), SWEEP_OK);
     /* Halfway between ticks 2 and 3: the shapes kept, carried along. */
     sweep__hist_at at;
-    assert_int_equal(sweep__history_at(h, 2, 0.5, &at), SWEEP_OK);
     sweep__hist_iter it;
     sweep__hist_ref r;
     sweep__hist_pose p;
-    sweep__history_iter_begin(&it, &at);
-    assert_int_equal(sweep__history_iter_next(&it, &r), 1);
-    sweep__history_pose(&at, &r, &p);
+    begin_at(h, 2, 0.5, &at, &it);
+    next_pose(&at, &it, &r, &p);
     assert_true(p.id == 1 && p.shape_count == 2 && p.position.x == 1.5);
     assert_true(p.shapes[0].id == 1 && p.shapes[0].a.x == 1.5 && p.shapes[0].a.z == 3.2);
     assert_true(p.shapes[1].id == 2 && p.shapes[1].b.z == 0.5 && p.shapes[1].radii.x == 0.3);
     assert_true(r.lo.x <= 1.0 - 0.4 && r.hi.x >= 2.0 + 0.4 && r.hi.z >= 3.5);
-    assert_int_equal(sweep__history_iter_next(&it, &r), 1);
-    sweep__history_pose(&at, &r, &p);
+    next_pose(&at, &it, &r, &p);
     assert_true(p.id == 2 && p.shape_count == 0);
     sweep_history_destroy(h);
 }
@@ -188,16 +199,14 @@ static void shape_pool_holds_what_it_was_made_for(void **state)
     e[1].shape_count = 1;
     assert_int_equal(sweep_history_push(h, 1, e, 3, NULL, 0), SWEEP_OK);
     sweep__hist_at at;
-    assert_int_equal(sweep__history_at(h, 1, 0.0, &at), SWEEP_OK);
     sweep__hist_iter it;
     sweep__hist_ref r;
     sweep__hist_pose p;
     uint32_t want_count[3] = {1, 0, 3}, want_first_id[3] = {8, 0, 7};
     double want_x[3] = {1, 2, 3};
-    sweep__history_iter_begin(&it, &at);
+    begin_at(h, 1, 0.0, &at, &it);
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(sweep__history_iter_next(&it, &r), 1);
-        sweep__history_pose(&at, &r, &p);
+        next_pose(&at, &it, &r, &p);
         assert_int_equal(p.shape_count, want_count[i]);
         if (p.shape_count > 0) {
             assert_int_equal(p.shapes[0].id, want_first_id[i]);
