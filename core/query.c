@@ -163,7 +163,7 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
             continue;
         sweep__hist_ref ref;
         sweep__history_ref(&q->at, i, &ref);
-        double ga = grow * ref.aniso;
+        double ga = grow * sweep__history_ref_aniso(&q->at, &ref);
         sweep_vec3 g = sweep_v3(ga, ga, ga);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
