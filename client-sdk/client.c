@@ -774,13 +774,15 @@ static void time_move(sweep_client *c, uint32_t seq, uint64_t now)
     c->move_sent_ns[seq % SWEEP__MOVES_TIMED] = now;
 }
 
-/* The answer to move `seq` arrived at now: a round trip, once. */
-static void time_answer(sweep_client *c, uint32_t seq, uint64_t now)
+/* The answer to move `seq` arrived at now, naming the tick the move met:
+ * a round trip, and the tick a move sent then met, once. */
+static void time_answer(sweep_client *c, uint32_t seq, uint64_t tick, uint64_t now)
 {
     uint32_t k = seq % SWEEP__MOVES_TIMED;
     if (seq == 0 || c->move_sent_seq[k] != seq || c->move_sent_ns[k] > now)
         return;
     sweep_tick_clock_round_trip(&c->clock, now - c->move_sent_ns[k], now);
+    sweep_tick_clock_met(&c->clock, c->move_sent_ns[k], tick);
     c->move_sent_seq[k] = 0;
 }
 
@@ -798,7 +800,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
             const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
-            time_answer(c, r->sequence, now);
+            time_answer(c, r->sequence, m->server_tick, now);
             settle_unanswered(c, r->entity, r->sequence);
             if (repeated_answer(c, r->sequence))
                 continue;
@@ -813,7 +815,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
         return 0;
     }
     if (m->kind == SWEEP_MSG_MOVE_RESULT) {
-        time_answer(c, m->as.move_result.sequence, now);
+        time_answer(c, m->as.move_result.sequence, m->server_tick, now);
         settle_unanswered(c, m->as.move_result.entity, m->as.move_result.sequence);
         if (repeated_answer(c, m->as.move_result.sequence))
             return 0;

@@ -10,6 +10,7 @@
 #include "client-sdk/tick_clock.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void min_add(sweep_tick_clock_min *m, double v, uint64_t now)
@@ -68,11 +69,66 @@ uint64_t sweep_tick_clock_rtt(const sweep_tick_clock *k)
     return k->rtt.have ? (uint64_t)min_value(&k->rtt) : 0;
 }
 
+void sweep_tick_clock_met(sweep_tick_clock *k, uint64_t sent_ns, uint64_t tick)
+{
+    if (tick == 0 || k->tick_rate == 0.0)
+        return;
+    k->met_sent[k->met_next] = sent_ns;
+    k->met_tick[k->met_next] = tick;
+    k->met_next = (k->met_next + 1) % SWEEP_TICK_CLOCK_MET;
+    if (k->met_count < SWEEP_TICK_CLOCK_MET)
+        k->met_count++;
+    k->mets_heard++;
+    k->lag_offset = NAN; /* learn again at the next estimate */
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The lag the most answered moves agree on (tick_clock.h): each move's
+ * span [u, u + period), u = tick * period - (sent - offset), sorted by u;
+ * for each u[j] the spans holding it are those from the first u above
+ * u[j] - period; the best u[j] and every lag up to that first span's end
+ * are held by as many, and the middle of that is taken. */
+static void learn(sweep_tick_clock *k, double offset)
+{
+    double u[SWEEP_TICK_CLOCK_MET];
+    uint32_t n = k->met_count;
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = (double)k->met_tick[i] * k->period_ns - ((double)k->met_sent[i] - offset);
+    qsort(u, n, sizeof *u, by_value);
+    uint32_t best = 0, best_j = 0, best_lo = 0;
+    for (uint32_t j = 0, lo = 0; j < n; j++) {
+        while (u[lo] <= u[j] - k->period_ns)
+            lo++;
+        if (j - lo + 1 > best) {
+            best = j - lo + 1;
+            best_j = j;
+            best_lo = lo;
+        }
+    }
+    k->lag_ns = (u[best_j] + u[best_lo] + k->period_ns) / 2;
+    k->lag_offset = offset;
+}
+
+double sweep_tick_clock_lag(sweep_tick_clock *k)
+{
+    if (k->met_count == 0 || !k->offset.have)
+        return (double)sweep_tick_clock_rtt(k);
+    double offset = min_value(&k->offset);
+    if (!(k->lag_offset == offset))
+        learn(k, offset);
+    return k->lag_ns;
+}
+
 uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns)
 {
     if (k->tick_rate == 0.0 || !k->offset.have)
         return 0;
-    double since = (double)send_ns - min_value(&k->offset) + (double)sweep_tick_clock_rtt(k);
+    double since = (double)send_ns - min_value(&k->offset) + sweep_tick_clock_lag(k);
     uint64_t e = since > 0.0 ? (uint64_t)floor(since / k->period_ns) : 0;
     if (e < k->given)
         e = k->given;

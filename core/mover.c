@@ -386,9 +386,14 @@ sweep_status sweep_movers_set_pose(sweep_movers *mv, uint32_t m, const sweep_mov
     return SWEEP_OK;
 }
 
+int sweep_movers_state_valid(const sweep_movers *mv, uint32_t m, const sweep_mover_state *state)
+{
+    return mv && state && m < mv->count && sweep__mover_state_ok(&mv->m[m], *state);
+}
+
 sweep_status sweep_movers_set_state(sweep_movers *mv, uint32_t m, const sweep_mover_state *state)
 {
-    if (!mv || !state || m >= mv->count || !sweep__mover_state_ok(&mv->m[m], *state))
+    if (!sweep_movers_state_valid(mv, m, state))
         return SWEEP_E_ARG;
     mv->m[m].state = *state;
     mv->m[m].command = 0;

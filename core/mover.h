@@ -218,6 +218,9 @@ sweep_status sweep_movers_set_pose(sweep_movers *mv, uint32_t m, const sweep_mov
  */
 sweep_status sweep_movers_set_state(sweep_movers *mv, uint32_t m, const sweep_mover_state *state);
 
+/* 1 if mover m exists and sweep_movers_set_state would take state for it. */
+int sweep_movers_state_valid(const sweep_movers *mv, uint32_t m, const sweep_mover_state *state);
+
 /* The ticks per second mv was built for. */
 double sweep_movers_tick_rate(const sweep_movers *mv);
 

@@ -7,7 +7,9 @@
  * seed. The true tick of a move sent at t is the tick due when it arrives,
  * floor((t + up - start) / period); the estimate must give it exactly when
  * the fastest messages got through, within one tick near tick boundaries
- * otherwise, never go back, and say 0 while it knows nothing.
+ * otherwise, never go back, and say 0 while it knows nothing. A server
+ * slow to read its moves (a loaded machine) is learnt from the ticks the
+ * answered moves met, late answers among them outvoted.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -220,6 +222,48 @@ static void never_goes_back(void **state)
     assert_true(last >= 640);
 }
 
+/* A server that reads each move 4 ms (plus up to 0.2 ms) after it
+ * arrives, while Pings come back at once: the smallest round trip says
+ * nothing of that, the answers' ticks do. After 256 answers, one in ten of
+ * them late by 30 ms (a first copy lost), every move more than 0.3 ms
+ * from a boundary is estimated exactly; on the round trip alone a quarter
+ * of them would be a tick early. */
+static void learns_the_servers_lag(void **state)
+{
+    (void)state;
+    const double read = 4e6;
+    sweep_tick_clock k;
+    sweep_tick_clock_init(&k, RATE);
+    int moves = 0, exact = 0, before_exact = 0, before_moves = 0;
+    for (uint64_t n = 1; n <= 64 * 30; n++) {
+        double got = START_NS + (double)n * PERIOD_NS + DOWN_NS;
+        sweep_tick_clock_heard(&k, n, (uint64_t)got);
+        sweep_tick_clock_round_trip(&k, (uint64_t)(DOWN_NS + UP_NS), (uint64_t)got);
+        double t = got + uniform() * PERIOD_NS;
+        double r = read + uniform() * 0.2e6;
+        uint64_t want = (uint64_t)floor((t + UP_NS + r - START_NS) / PERIOD_NS);
+        double x = fmod(t + UP_NS + read + 0.1e6 - START_NS, PERIOD_NS);
+        int judged = x > 0.3e6 && PERIOD_NS - x > 0.3e6;
+        uint64_t e = sweep_tick_clock_estimate(&k, (uint64_t)t);
+        if (k.met_count == 0) {
+            before_moves += judged;
+            before_exact += judged && e == want;
+        } else if (k.met_count == SWEEP_TICK_CLOCK_MET) {
+            moves += judged;
+            exact += judged && e == want;
+        }
+        /* Its answer: the tick it met (or, one in ten, a later copy's). */
+        if (n > 64 * 2)
+            sweep_tick_clock_met(&k, (uint64_t)t, uniform() < 0.1 ? want + 2 : want);
+    }
+    if (getenv("SWEEP_TEST_VERBOSE"))
+        fprintf(stderr, "round trip alone: %d of %d exact; learnt: %d of %d exact, lag %.3f ms\n", before_exact,
+                before_moves, exact, moves, sweep_tick_clock_lag(&k) / 1e6);
+    assert_true(before_moves > 50 && moves > 1000);
+    assert_true(before_exact * 10 < before_moves * 9); /* the round trip alone misses many */
+    assert_int_equal(exact, moves);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +272,7 @@ int main(void)
         cmocka_unit_test(exact_under_jitter_and_loss),
         cmocka_unit_test(follows_drift),
         cmocka_unit_test(never_goes_back),
+        cmocka_unit_test(learns_the_servers_lag),
     };
     return cmocka_run_group_tests_name("tick clock", tests, NULL, NULL);
 }

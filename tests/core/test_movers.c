@@ -863,6 +863,8 @@ static void set_state_runs_on_as_the_original(void **state)
     sweep_mover_state bad = st;
     bad.dir = 2;
     assert_int_equal(sweep_movers_set_state(c.mv, 0, &bad), SWEEP_E_ARG);
+    assert_false(sweep_movers_state_valid(c.mv, 0, &bad));
+    assert_true(sweep_movers_state_valid(c.mv, 0, &st));
     bad = st;
     bad.path_tick = sweep_movers_path_ticks(c.mv, 0) + 1;
     assert_int_equal(sweep_movers_set_state(c.mv, 0, &bad), SWEEP_E_ARG);
