@@ -795,21 +795,29 @@ static void same_session_same_hashes(void **state)
     assert_true(a[0] != a[TICKS - 1]);
 }
 
-/* Client side: poses set from outside give the same move as the server's. */
-static void set_pose_gives_same_move(void **state)
+/* The same scene twice, a server's and a client's: a lift that turns as
+ * it rises over a floor, waiting `wait` seconds at each end. */
+static void two_lifts(scene *s, scene *c, double wait)
 {
-    (void)state;
-    scene s, c;
     for (int k = 0; k < 2; k++) {
-        scene *x = k ? &c : &s;
+        scene *x = k ? c : s;
         scene_init(x);
         sweep_level_mover *m = add_mover(x, "lift", sweep_v3(-1.5, -1.5, -0.2), sweep_v3(1.5, 1.5, 0),
                                          SWEEP_MOVER_PINGPONG, SWEEP_TRIGGER_ALWAYS, SWEEP_BLOCKED_STOP);
+        m->wait_start = m->wait_end = wait;
         key(m, 0, 0, 0, 0, sweep_quat_identity());
         key(m, 0.7, 0.3, 0.2, 2, about_z(30));
         floor_quad(x, -20, -20, 20, 20, -1);
         scene_build(x);
     }
+}
+
+/* Client side: poses set from outside give the same move as the server's. */
+static void set_pose_gives_same_move(void **state)
+{
+    (void)state;
+    scene s, c;
+    two_lifts(&s, &c, 0.0);
     for (int t = 0; t < 23; t++)
         tick(&s, NULL, 0, NULL);
     sweep_mover_pose p;
@@ -843,17 +851,7 @@ static void set_state_runs_on_as_the_original(void **state)
 {
     (void)state;
     scene s, c;
-    for (int k = 0; k < 2; k++) {
-        scene *x = k ? &c : &s;
-        scene_init(x);
-        sweep_level_mover *m = add_mover(x, "lift", sweep_v3(-1.5, -1.5, -0.2), sweep_v3(1.5, 1.5, 0),
-                                         SWEEP_MOVER_PINGPONG, SWEEP_TRIGGER_ALWAYS, SWEEP_BLOCKED_STOP);
-        m->wait_start = m->wait_end = 0.25;
-        key(m, 0, 0, 0, 0, sweep_quat_identity());
-        key(m, 0.7, 0.3, 0.2, 2, about_z(30));
-        floor_quad(x, -20, -20, 20, 20, -1);
-        scene_build(x);
-    }
+    two_lifts(&s, &c, 0.25);
     assert_true(sweep_movers_tick_rate(c.mv) == sweep_movers_tick_rate(s.mv));
     for (int t = 0; t < 37; t++)
         tick(&s, NULL, 0, NULL);
