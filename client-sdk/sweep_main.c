@@ -887,14 +887,16 @@ static int grounded_now(const run *rn)
 }
 
 /* Makes move `seq`: its wish (jumping as the options say), predicted when
- * predicting, with the prediction as its claimed position. */
+ * predicting (at the tick the server will apply it, among the movers as
+ * they will be then), with the prediction as its claimed position. */
 static sweep_client_move_req next_move(run *rn, uint32_t seq)
 {
     const options *o = rn->o;
     sweep_wish w = wish_for(o, grounded_now(rn));
     sweep_client_move_req m = {.entity = rn->entity, .velocity = w.velocity, .dt = o->dt, .buttons = w.buttons,
                                .mode = o->mode};
-    if (rn->predicting && sweep_predictor_step(rn->pred, seq, &w, o->dt, NULL, NULL) == SWEEP_CLIENT_OK) {
+    if (rn->predicting && sweep_predictor_step_at(rn->pred, seq, &w, o->dt, sweep_client_estimate_tick(rn->c), NULL,
+                                                  NULL) == SWEEP_CLIENT_OK) {
         m.has_claimed_position = 1;
         m.claimed_position = sweep_predictor_current(rn->pred).position;
     }
