@@ -13,7 +13,8 @@
  * With both --map and --connect it also checks the server's map hash and
  * predicts every move locally, printing whether the server agreed bit for
  * bit; on a map with movers it watches the world every tick and predicts
- * among the movers at the poses the server sent (predict.h). `sweep watch`
+ * among the movers as they will be at the tick the server applies each
+ * move (sweep_client_estimate_tick, predict.h). `sweep watch`
  * prints the movers' poses the server pushes (one record per tick, the
  * parts of a split UDP WorldState put together), `sweep command` fires a
  * mover's trigger and `sweep entity` teleports, pushes, reshapes or
@@ -75,7 +76,8 @@ static const char usage[] =
     "  --udp                use UDP instead of TCP\n"
     "  --map FILE           the map: spawn point and radii, local moves, and with\n"
     "                       --connect the map hash check and prediction (among the\n"
-    "                       movers, at the poses the server sends); watch: mover names\n"
+    "                       movers as they will be at the tick the server applies\n"
+    "                       the move, from the paths it sends); watch: mover names\n"
     "  --velocity X,Y,Z     the wish: the velocity wished across the ground, units/s\n"
     "                       (its part along up is ignored, and named Vertical); with\n"
     "                       --mode fly or noclip the velocity itself (move: required)\n"
@@ -887,14 +889,16 @@ static int grounded_now(const run *rn)
 }
 
 /* Makes move `seq`: its wish (jumping as the options say), predicted when
- * predicting, with the prediction as its claimed position. */
+ * predicting (at the tick the server will apply it, among the movers as
+ * they will be then), with the prediction as its claimed position. */
 static sweep_client_move_req next_move(run *rn, uint32_t seq)
 {
     const options *o = rn->o;
     sweep_wish w = wish_for(o, grounded_now(rn));
     sweep_client_move_req m = {.entity = rn->entity, .velocity = w.velocity, .dt = o->dt, .buttons = w.buttons,
                                .mode = o->mode};
-    if (rn->predicting && sweep_predictor_step(rn->pred, seq, &w, o->dt, NULL, NULL) == SWEEP_CLIENT_OK) {
+    if (rn->predicting && sweep_predictor_step_at(rn->pred, seq, &w, o->dt, sweep_client_estimate_tick(rn->c), NULL,
+                                                  NULL) == SWEEP_CLIENT_OK) {
         m.has_claimed_position = 1;
         m.claimed_position = sweep_predictor_current(rn->pred).position;
     }

@@ -393,6 +393,16 @@ static sweep_proto_error decode_world_state(const sweep_decoder *d, const tab *t
     m->as.world_state.movers = n ? d->movers : NULL;
     m->as.world_state.count = n;
     m->as.world_state.mover_count = get_u32(t, SWEEP__WS_MOVER_COUNT);
+    size_t pe = 0;
+    uint32_t np = get_vector(t, SWEEP__WS_PATHS, &pe);
+    for (uint32_t i = 0; i < n; i++) {
+        sweep_wire_mover *mv = &d->movers[i];
+        const uint8_t *p = t->b + pe + (size_t)i * SWEEP__MOVER_PATH_SIZE;
+        mv->path_tick = i < np ? sweep__rd32(p) : 0;
+        mv->wait = i < np ? sweep__rd32(p + 4) : 0;
+        mv->dir = i < np ? (int32_t)sweep__rd32(p + 8) : 0;
+    }
+    m->as.world_state.path_count = np;
     return SWEEP_PROTO_OK;
 }
 

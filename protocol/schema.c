@@ -46,6 +46,7 @@ static const sweep__field collide_result[] = {
 };
 static const sweep__field world_state[] = {
     U64, {SWEEP__F_VECTOR, SWEEP__MOVER_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}, U32,
+    {SWEEP__F_VECTOR, SWEEP__MOVER_PATH_SIZE, SWEEP__MOVER_PATH_ALIGN, 0, NULL, NULL, 0},
 };
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};

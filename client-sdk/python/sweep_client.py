@@ -54,7 +54,7 @@ With --watch N it subscribes to the movers' poses every N ticks and prints
 and one per mover:
 
     world tick=1234 movers=4/4
-      mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w)
+      mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w) path_tick=12 wait=0 dir=1
 
 ("movers=K/N": K movers in this message of the N the world has; over UDP
 a world too big for one datagram comes in several WorldStates per tick.)
@@ -612,6 +612,9 @@ class Client:
         ws = WorldState.WorldState()
         ws.Init(tab.Bytes, tab.Pos)
         movers = []
+        # Where each mover is on its path: only from a server that sends
+        # every mover's (an older one sends none).
+        paths = ws.PathsLength() == ws.MoversLength()
         for i in range(ws.MoversLength()):
             mt = ws.Movers(i)
             p, q = mt.Position(Vec3.Vec3()), mt.Rotation(Quat.Quat())
@@ -621,6 +624,9 @@ class Client:
                 "position": (p.X(), p.Y(), p.Z()),
                 "rotation": (q.X(), q.Y(), q.Z(), q.W()),
             })
+            if paths:
+                path = ws.Paths(i)
+                movers[-1]["path"] = {"path_tick": path.PathTick(), "wait": path.Wait(), "dir": path.Dir()}
         return {"tick": ws.Tick(), "mover_count": ws.MoverCount(), "movers": movers}
 
 
@@ -669,9 +675,11 @@ def print_world_state(ws, show_bits):
     num = bits if show_bits else repr
     print("world tick=%d movers=%d/%d" % (ws["tick"], len(ws["movers"]), ws["mover_count"]))
     for m in ws["movers"]:
-        print("  mover id=%d flags=%d position=(%s) rotation=(%s)" % (
+        path = m.get("path")
+        print("  mover id=%d flags=%d position=(%s) rotation=(%s)%s" % (
             m["id"], m["flags"], ", ".join(num(x) for x in m["position"]),
-            ", ".join(num(x) for x in m["rotation"])))
+            ", ".join(num(x) for x in m["rotation"]),
+            " path_tick=%d wait=%d dir=%d" % (path["path_tick"], path["wait"], path["dir"]) if path else ""))
     sys.stdout.flush()
 
 

@@ -56,7 +56,7 @@ SPEC = {
     'CollideResult': [('position', 'vec3'), ('velocity', 'vec3'), ('grounded', 'bool'),
                       ('ground_normal', 'vec3zero'), ('ground_material', 'u32'),
                       ('contacts', 'contacts'), ('ground_mover', 'u32')],
-    'WorldState': [('tick', 'u64'), ('movers', 'movers'), ('mover_count', 'u32')],
+    'WorldState': [('tick', 'u64'), ('movers', 'movers'), ('mover_count', 'u32'), ('paths', 'paths')],
     'Ping': [('client_time', 'u64')],
     'Pong': [('client_time', 'u64'), ('server_time', 'u64')],
     'GetStats': [],
@@ -153,6 +153,8 @@ def canon_table(table, d):
         elif typ == 'movers':
             out[name] = [{'id': m['id'], 'flags': m['flags'], 'position': canon_vec(m['position']),
                           'rotation': [hbits(q) for q in m['rotation']]} for m in (v or [])]
+        elif typ == 'paths':
+            out[name] = [{'path_tick': x['path_tick'], 'wait': x['wait'], 'dir': x['dir']} for x in (v or [])]
         elif typ == 'entity_states':
             out[name] = [{'entity': e['entity'], 'flags': e['flags'], 'owner_session': e['owner_session'],
                           'position': canon_vec(e['position']), 'velocity': canon_vec(e['velocity']),
@@ -208,6 +210,11 @@ def build_table(b, table, d):
             for x in reversed(v):
                 mod('MoverTransform').CreateMoverTransform(b, x['id'], x['flags'], *x['position'],
                                                            *x['rotation'])
+            pre[name] = b.EndVector()
+        elif typ == 'paths':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for x in reversed(v):
+                mod('MoverPath').CreateMoverPath(b, x['path_tick'], x['wait'], x['dir'])
             pre[name] = b.EndVector()
         elif typ == 'entity_states':
             getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
@@ -313,6 +320,9 @@ def read_table(table, t):
                             'position': vec3(x.Position(W.Vec3.Vec3())),
                             'rotation': (q.X(), q.Y(), q.Z(), q.W())})
             d[name] = out
+        elif typ == 'paths':
+            d[name] = [{'path_tick': x.PathTick(), 'wait': x.Wait(), 'dir': x.Dir()}
+                       for x in (getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')()))]
         elif typ == 'entity_states':
             out = []
             for j in range(getattr(t, acc + 'Length')()):
@@ -427,7 +437,8 @@ def samples():
         {'kind': 'WorldState', 'server_tick': 14,
          'body': {'tick': 14, 'movers': [{'id': i, 'flags': i & 7, 'position': (i, 2.0 * i, 0.5),
                                           'rotation': (0.0, 0.0, 0.6, 0.8)} for i in range(5)],
-                  'mover_count': 5}},
+                  'mover_count': 5,
+                  'paths': [{'path_tick': 3 * i, 'wait': 2**32 - 1 - i, 'dir': i % 3 - 1} for i in range(5)]}},
         {'kind': 'Ping', 'sequence': 7, 'body': {'client_time': 2**64 - 1}},
         {'kind': 'Pong', 'sequence': 7, 'body': {'client_time': 2**64 - 1, 'server_time': 123}},
         {'kind': 'GetStats', 'sequence': 8, 'body': {}},

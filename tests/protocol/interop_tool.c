@@ -276,6 +276,11 @@ static void dump(FILE *o, const sweep_message *m)
             }
             fputs("]}", o);
         }
+        fputs("],\"paths\":[", o);
+        for (uint32_t i = 0; i < m->as.world_state.path_count && i < m->as.world_state.count; i++) {
+            const sweep_wire_mover *v = &m->as.world_state.movers[i];
+            fprintf(o, "%s{\"dir\":%d,\"path_tick\":%u,\"wait\":%u}", i ? "," : "", v->dir, v->path_tick, v->wait);
+        }
         fprintf(o, "],\"tick\":%llu}", (unsigned long long)m->as.world_state.tick);
         break;
     case SWEEP_MSG_PING:

@@ -262,9 +262,13 @@ static inline sweep_message sample_message(unsigned which)
             sample__movers[i].rotation[1] = 0.0;
             sample__movers[i].rotation[2] = i ? 0.6 : 0.0;
             sample__movers[i].rotation[3] = i ? 0.8 : 1.0;
+            sample__movers[i].path_tick = i == 2 ? UINT32_MAX : 7 * i;
+            sample__movers[i].wait = i == 1 ? 128 : 0;
+            sample__movers[i].dir = (int32_t)i - 1;
         }
         m.as.world_state.movers = sample__movers;
         m.as.world_state.count = 4;
+        m.as.world_state.path_count = 4;
         m.as.world_state.mover_count = 6; /* one part of a split push */
         break;
     case 17:
