@@ -85,6 +85,12 @@ typedef struct sweep_wish {
     uint32_t buttons;    /* SWEEP_WISH_* */
 } sweep_wish;
 
+/* sweep_actor.stance (core/stance.h) */
+enum {
+    SWEEP_STANCE_STAND = 0u,
+    SWEEP_STANCE_CROUCH = 1u
+};
+
 /* What a server keeps of an entity, and a client predicts. */
 typedef struct sweep_actor {
     sweep_vec3 position;

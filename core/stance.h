@@ -34,12 +34,6 @@
 extern "C" {
 #endif
 
-/* sweep_actor.stance */
-enum {
-    SWEEP_STANCE_STAND = 0u,
-    SWEEP_STANCE_CROUCH = 1u
-};
-
 /* 1 when the rules allow crouching (crouch_speed > 0). */
 static inline int sweep_rules_crouch(const sweep_rules *r)
 {
