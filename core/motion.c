@@ -38,10 +38,11 @@ sweep_status sweep_rules_check(const sweep_rules *r)
         return SWEEP_E_CONFIG;
     if (!(r->speed_limit >= r->walk_speed && r->speed_limit >= r->jump_speed && r->speed_limit <= 1e7))
         return SWEEP_E_CONFIG;
-    /* No crouching is said by zeros alone; crouching, by a shape the
-     * core's radius checks (sweep_act) take up against its config. */
+    /* No crouching is said by zeros alone (a NaN is no zero); crouching,
+     * by a shape above zero that sweep_act checks against its config's
+     * radius limits (an infinity is beyond them). */
     const sweep_vec3 c = r->crouch_radii;
-    if (!(r->crouch_speed >= 0.0 && r->crouch_speed <= r->walk_speed) || !sweep_v3_isfinite(c))
+    if (!(r->crouch_speed >= 0.0 && r->crouch_speed <= r->walk_speed))
         return SWEEP_E_CONFIG;
     if (r->crouch_speed > 0.0 ? !(c.x > 0.0 && c.y > 0.0 && c.z > 0.0) : (c.x != 0.0 || c.y != 0.0 || c.z != 0.0))
         return SWEEP_E_CONFIG;
@@ -81,7 +82,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     if (can_crouch && !sweep_config_radii_ok(cfg, rules->crouch_radii))
         return SWEEP_E_CONFIG;
     /* Only a map with crouching has a crouched actor. */
-    if (actor->stance > SWEEP_STANCE_CROUCH || (actor->stance == SWEEP_STANCE_CROUCH && !can_crouch))
+    if (actor->stance > (uint32_t)can_crouch)
         return SWEEP_E_ARG;
     if (!sweep_v3_isfinite(wish->velocity) || !isfinite(dt) || !sweep_v3_isfinite(actor->velocity))
         return SWEEP_E_NONFINITE;
@@ -112,14 +113,18 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     double speed = sweep_v3_len(target);
     /* The stance the wish asks; its speed is what Speed is named against
      * (a player held crouched under a ceiling is slowed, not named). */
-    const uint32_t want = can_crouch && (wish->buttons & SWEEP_WISH_CROUCH) ? SWEEP_STANCE_CROUCH : SWEEP_STANCE_STAND;
-    const double asked = want == SWEEP_STANCE_CROUCH ? rules->crouch_speed : rules->walk_speed;
-    if (speed > asked * (1.0 + SWEEP_RULE_TOLERANCE)) {
+    uint32_t want = SWEEP_STANCE_STAND;
+    double asked = rules->walk_speed;
+    if (can_crouch) {
+        if (wish->buttons & SWEEP_WISH_CROUCH)
+            want = SWEEP_STANCE_CROUCH, asked = rules->crouch_speed;
+        if (speed > rules->crouch_speed)
+            crouch_target = sweep_v3_scale(target, rules->crouch_speed / speed);
+    }
+    if (speed > asked && speed > asked * (1.0 + SWEEP_RULE_TOLERANCE)) {
         res.rules |= SWEEP_RULE_SPEED;
         res.speed_excess = speed - asked;
     }
-    if (speed > rules->crouch_speed && can_crouch)
-        crouch_target = sweep_v3_scale(target, rules->crouch_speed / speed);
     if (speed > rules->walk_speed)
         target = sweep_v3_scale(target, rules->walk_speed / speed);
     /* Past it by more than the tolerance, squared as the test is. */
@@ -134,7 +139,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 return st;
             res.stance_blocked = (uint32_t)blocked;
         }
-        const sweep_vec3 shape = sweep_stance_radii(rules, radii, a.stance);
+        const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded;
         double vu = grounded ? 0.0 : sweep_v3_dot(a.velocity, up);
         if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP)) {
@@ -154,7 +159,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 res.rules |= SWEEP_RULE_LIMIT;
             v = sweep_clamp_speed(v, rules->speed_limit);
         }
-        sweep_move_input in = {a.position, shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
+        sweep_move_input in = {a.position, *shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
         st = sweep_move_in(space, cfg, &in, &res.move);
         if (st != SWEEP_OK)
             return st;
@@ -163,7 +168,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         a.grounded = (res.move.flags & SWEEP_MOVED_GROUNDED) != 0;
         res.flags |= res.move.flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the move. */
-        if (sweep__volumes_after_step(space, cfg, shape, in.position, &a, h, &res.volumes)) {
+        if (sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes)) {
             n = i + 1;
             break;
         }

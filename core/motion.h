@@ -125,9 +125,9 @@ typedef struct sweep_act_result {
     uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
+    uint32_t stance_blocked; /* 1: the wish asked a stance the shape had no room for (core/stance.h) */
     double speed_excess;    /* how much faster than walk_speed the wish was, units/s, when SPEED is named (else 0) */
     sweep_volume_report volumes; /* what the world's volumes did (core/volume.h) */
-    uint32_t stance_blocked;     /* 1: the wish asked a stance the shape had no room for (core/stance.h) */
 } sweep_act_result;
 
 /*
