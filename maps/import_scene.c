@@ -1614,25 +1614,40 @@ static int parse_extras(importer *im, const struct aiNode *n, const struct aiMet
 
 /* Whether node n is a mover by its name or extras: 1 (with its rules and
  * name filled in), 0, or -1 after an error. */
-static int scene_mover_of(importer *im, const struct aiNode *n, rules *r, char name[SWEEP_LEVEL_NAME_MAX])
+/*
+ * Whether node n is marked a `what` ("mover", "volume") by its name
+ * (starting with prefix, any case) or by its `key` extras: 1 with *md the
+ * extras object (NULL for `true` or none) and name the node's name without
+ * the prefix (the whole name where that leaves nothing), 0, or -1 after
+ * an error.
+ */
+static int node_marked(importer *im, const struct aiNode *n, const char *prefix, const char *key, const char *what,
+                       const struct aiMetadata **md, char name[SWEEP_LEVEL_NAME_MAX])
 {
-    const char *prefix = im->opt->mover_prefix;
     size_t plen = prefix ? strlen(prefix) : 0;
     int by_name = plen && strncasecmp(n->mName.data, prefix, plen) == 0;
-    const struct aiMetadata *md = NULL;
-    int by_extras = node_extras(im, n, "sweep_mover", &md);
+    int by_extras = node_extras(im, n, key, md);
     if (by_extras < 0)
         return -1;
     if (!by_name && !by_extras)
         return 0;
-    rules_default(r);
     const char *base = by_name && n->mName.data[plen] ? n->mName.data + plen : n->mName.data;
     if (strlen(base) >= SWEEP_LEVEL_NAME_MAX) {
-        ifail(im, SWEEP_E_GEOMETRY, "mover node '%.40s...': the mover's name is longer than %d bytes", n->mName.data,
-              SWEEP_LEVEL_NAME_MAX - 1);
+        ifail(im, SWEEP_E_GEOMETRY, "%s node '%.40s...': the %s's name is longer than %d bytes", what, n->mName.data,
+              what, SWEEP_LEVEL_NAME_MAX - 1);
         return -1;
     }
     snprintf(name, SWEEP_LEVEL_NAME_MAX, "%s", base);
+    return 1;
+}
+
+static int scene_mover_of(importer *im, const struct aiNode *n, rules *r, char name[SWEEP_LEVEL_NAME_MAX])
+{
+    const struct aiMetadata *md = NULL;
+    int marked = node_marked(im, n, im->opt->mover_prefix, "sweep_mover", "mover", &md, name);
+    if (marked <= 0)
+        return marked;
+    rules_default(r);
     if (md && !parse_extras(im, n, md, r, name))
         return -1;
     if (!*name) {
@@ -1766,25 +1781,15 @@ static int parse_volume_extras(importer *im, const struct aiNode *n, const struc
 static int scene_volume_of(importer *im, const struct aiNode *n, sweep_volume *v, char name[SWEEP_LEVEL_NAME_MAX])
 {
     const char *prefix = im->opt->volume_prefix;
-    size_t plen = prefix ? strlen(prefix) : 0;
-    int by_name = plen && strncasecmp(n->mName.data, prefix, plen) == 0;
     const struct aiMetadata *md = NULL;
-    int by_extras = node_extras(im, n, "sweep_volume", &md);
-    if (by_extras < 0)
-        return -1;
-    if (!by_name && !by_extras)
-        return 0;
+    int marked = node_marked(im, n, prefix, "sweep_volume", "volume", &md, name);
+    if (marked <= 0)
+        return marked;
     memset(v, 0, sizeof *v);
     v->facing = sweep_v3(1.0, 0.0, 0.0);
     unsigned set = 0;
-    const char *base = by_name ? n->mName.data + plen : n->mName.data;
-    if (strlen(base) >= SWEEP_LEVEL_NAME_MAX) {
-        ifail(im, SWEEP_E_GEOMETRY, "volume node '%.40s...': the volume's name is longer than %d bytes",
-              n->mName.data, SWEEP_LEVEL_NAME_MAX - 1);
-        return -1;
-    }
-    snprintf(name, SWEEP_LEVEL_NAME_MAX, "%s", base);
-    if (by_name && volume_kind_of(base, strcspn(base, "_.- "), &v->kind))
+    /* By its name, its kind is the name's first word. */
+    if (volume_kind_of(name, strcspn(name, "_.- "), &v->kind))
         set |= VOL_KIND;
     if (md && !parse_volume_extras(im, n, md, v, name, &set))
         return -1;

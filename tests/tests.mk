@@ -69,9 +69,11 @@ $(BUILD)/tests/core/volume_walk: $(BUILD)/tests/core/volume_walk.o $(MAPS_LIB) $
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 test: $(BUILD)/tests/core/volume_walk
 
-# Volumes benchmark: the same walks with and without volumes.
-BENCHES += $(BUILD)/tests/bench/bench_volumes
-$(BUILD)/tests/bench/bench_volumes: $(BUILD)/tests/bench/bench_volumes.o $(MAPS_LIB) $(CORE_LIB)
+# Volumes benchmarks: the same walks with and without volumes, on a grid of
+# them and on a level's own.
+VOLUME_BENCHES := $(BUILD)/tests/bench/bench_volumes $(BUILD)/tests/bench/bench_level_volumes
+BENCHES += $(VOLUME_BENCHES)
+$(VOLUME_BENCHES): %: %.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 

@@ -123,20 +123,6 @@ static mesh wedge(float x0)
     return m;
 }
 
-static void base64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = t[v >> 18 & 63];
-        out[o++] = t[v >> 12 & 63];
-        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    out[o] = '\0';
-}
-
 /* Writes a glTF of meshes ms[0..n) (turned y up: map (x, y, z) is file
  * (x, z, -y)), mesh i in node i named names[i] with extras[i] (JSON
  * members after the name, or ""), every node a root. */
@@ -184,7 +170,7 @@ static void write_gltf(const char *path, const mesh *ms, int n, const char *cons
                  i ? ",\n  " : "", names[i], i, *extras[i] ? ", " : "", extras[i]);
         snprintf(roots + strlen(roots), sizeof roots - strlen(roots), "%s%d", i ? ", " : "", i);
     }
-    base64(buf, len, b64);
+    fixture_base64(buf, len, b64);
     int k = snprintf(json, sizeof json,
                      "{\"asset\": {\"version\": \"2.0\"},\n \"scene\": 0, \"scenes\": [{\"nodes\": [%s]}],\n"
                      " \"nodes\": [%s],\n \"meshes\": [%s],\n \"materials\": [{\"name\": \"Stuff\"}],\n"
