@@ -39,6 +39,8 @@
  *                change of its half-height, so standing up from a crouch
  *                works on a floor); refused with NoRoom where the new
  *                shape overlaps something (growing under a low ceiling).
+ *                The radii are its standing shape: a crouched entity
+ *                (core/stance.h) stands in them.
  *   Despawn      as its owner's Despawn; an owner that is not the
  *                commanding session is told with an unasked Despawned
  *                (sequence 0), as a crushed entity's owner is.
