@@ -42,6 +42,8 @@
  */
 #include "client-sdk/predict.h"
 
+#include "core/stance.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -269,7 +271,8 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "a move needs a world, config, rules, state and wish");
     /* No crowd: other players are not predicted (see the file comment). */
     sweep_space space = {.world = world, .movers = mv, .crowd = NULL, .self = SWEEP_NO_BODY};
-    sweep_actor a = {.position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0};
+    sweep_actor a = {
+        .position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0, .stance = s->stance};
     sweep_act_result r;
     sweep_status st = sweep_act(&space, cfg, rules, radii, &a, wish, dt, &r);
     if (st != SWEEP_OK)
@@ -277,6 +280,7 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
     s->position = a.position;
     s->velocity = a.velocity;
     s->grounded = a.grounded != 0;
+    s->stance = a.stance;
     s->ground_mover = r.move.ground_mover;
     if (out)
         *out = r;
@@ -299,7 +303,7 @@ static int same_bits(sweep_vec3 a, sweep_vec3 b)
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r)
 {
     return same_bits(s->position, r->position) && same_bits(s->velocity, r->velocity) &&
-           (s->grounded != 0) == (r->grounded != 0);
+           (s->grounded != 0) == (r->grounded != 0) && (s->stance != 0) == (r->crouched != 0);
 }
 
 /* --- movers of the map -------------------------------------------------------------- */
@@ -867,6 +871,7 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
         p->confirmed.position = r->position;
         p->confirmed.velocity = r->velocity;
         p->confirmed.grounded = r->grounded;
+        p->confirmed.stance = r->crouched ? SWEEP_STANCE_CROUCH : SWEEP_STANCE_STAND;
         p->confirmed.ground_mover = sweep_predict_mover_index(p->level, r->ground_mover);
         p->confirmed_anchor.valid = pose_at(p->history, p->confirmed.ground_mover, r->server_tick,
                                             &p->confirmed_anchor.pose);

@@ -14,8 +14,9 @@
  * the predicted state converges again.
  *
  * The entity model is the server's, exactly (server/README.md): the state
- * is the server's actor (core/motion.h: position, velocity, grounded) and
- * the mover it stands on; the radii are the spawned ones. A player's move
+ * is the server's actor (core/motion.h: position, velocity, grounded,
+ * stance) and the mover it stands on; the radii are the spawned ones, its
+ * standing shape (crouched, the map's crouch radii: core/stance.h). A player's move
  * is a wish (a velocity across the ground and buttons such as
  * SWEEP_WISH_JUMP) and a dt, and the server runs sweep_act with the map's
  * rules (sweep_level.rules) and config through the static world and the
@@ -105,6 +106,7 @@ typedef struct sweep_predict_state {
     int grounded;          /* the last step ended on walkable ground */
     uint32_t ground_mover; /* mover index (core/mover.h) stood on after the last move, SWEEP_NO_MOVER if none;
                               written by sweep_predict_run, never read by it */
+    uint32_t stance;       /* the actor's SWEEP_STANCE_* (core/stance.h): crouched, on a map with crouching */
 } sweep_predict_state;
 
 /* A state at position, not grounded, on no mover: an entity as spawned. */
@@ -245,7 +247,7 @@ void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counte
 const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p);
 
 /* 1 if the server result r equals the predicted state s bit for bit
- * (position, velocity, grounded). */
+ * (position, velocity, grounded, crouched). */
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r);
 
 /*

@@ -60,6 +60,11 @@
  *     teleport: f64 destination x, y, z, f64 facing x, y, z,
  *               u32 keep_velocity, f64 exit_speed
  *     hurt:     f64 damage per second
+ * and then only when the level has crouching (schema version 4, core/
+ * stance.h; a level without it has no crouch part, and its hash is what
+ * it was):
+ *   8 bytes  the ASCII text "CROUCH" and two zero bytes
+ *   f64      crouch radii x, y, z, crouch_speed
  *
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and

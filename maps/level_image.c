@@ -100,10 +100,11 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
         return SWEEP_E_ARG;
     out_buf o = {0};
     put(&o, image_magic, sizeof image_magic);
-    put_u32(&o, SWEEP_LEVEL_IMAGE_VERSION);
-    put_str(&o, lv->name);
     sweep_map_values v;
     sweep_map_values_of(lv, walkable_slope_deg, &v);
+    const int crouch = v.rules.crouch_speed > 0.0;
+    put_u32(&o, crouch ? SWEEP_LEVEL_IMAGE_VERSION : 1u);
+    put_str(&o, lv->name);
     put_vec(&o, v.gravity);
     put_f64(&o, v.tick_rate);
     put_vec(&o, v.radii);
@@ -113,6 +114,10 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.jump_speed), put_f64(&o, v.rules.max_step), put_f64(&o, v.rules.speed_limit);
     put_f64(&o, v.correction_threshold);
     put_f64(&o, v.history_ms), put_f64(&o, v.rewind_cap_ms);
+    if (crouch) {
+        put_vec(&o, v.rules.crouch_radii);
+        put_f64(&o, v.rules.crouch_speed);
+    }
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -419,8 +424,8 @@ static void read_image(in_buf *in, sweep_level *lv)
     }
     in->at = sizeof image_magic;
     uint32_t version = get_u32(in, "the header");
-    if (in->status == SWEEP_OK && version != SWEEP_LEVEL_IMAGE_VERSION) {
-        failf(in, SWEEP_E_GEOMETRY, "level image version %u; this build reads version %u", version,
+    if (in->status == SWEEP_OK && (version < 1 || version > SWEEP_LEVEL_IMAGE_VERSION)) {
+        failf(in, SWEEP_E_GEOMETRY, "level image version %u; this build reads versions 1 to %u", version,
               SWEEP_LEVEL_IMAGE_VERSION);
         return;
     }
@@ -441,6 +446,12 @@ static void read_image(in_buf *in, sweep_level *lv)
     v.correction_threshold = get_f64(in, "correction_threshold");
     v.history_ms = get_f64(in, "history_ms");
     v.rewind_cap_ms = get_f64(in, "rewind_cap_ms");
+    v.rules.crouch_radii = sweep_v3(0, 0, 0);
+    v.rules.crouch_speed = 0.0;
+    if (version >= 2) {
+        v.rules.crouch_radii = get_vec(in, "crouch radii");
+        v.rules.crouch_speed = get_f64(in, "crouch_speed");
+    }
     if (in->status != SWEEP_OK)
         return;
     char why[256];

@@ -13,17 +13,20 @@
  * back has the same content hash (maps/content_hash.h) and moves to the
  * same bits as the map it came from.
  *
- * Format (version 1). u32 = 4 bytes little-endian; f64 = the 8 bytes of
+ * Format (versions 1 and 2). u32 = 4 bytes little-endian; f64 = the 8 bytes of
  * the IEEE-754 binary64 value, little-endian, every bit kept (-0.0 too);
  * str = u32 length (< SWEEP_LEVEL_NAME_MAX) then that many bytes, no NUL:
  *
  *   8 bytes  "SWEEPLVL"
- *   u32      1 (the version)
+ *   u32      1, or 2 for a level with crouching (the version)
  *   str      level name
  *   f64 x18  the map row: gravity x, y, z; tick_rate; radii x, y, z;
  *            walkable_slope_deg; step_height; walk_speed; ground_accel;
  *            air_accel; jump_speed; max_step; speed_limit;
  *            correction_threshold; history_ms; rewind_cap_ms
+ *   f64 x4   version 2 only: crouch radii x, y, z; crouch_speed
+ *            (core/stance.h; a version 1 image has no crouching, so a
+ *            level without it keeps the image it had)
  *   u32 V, then V times f64 x, y, z                       (vertices)
  *   u32 T, then T times u32 a, b, c, material id           (triangles)
  *   u32 M, then M times u32 id, str name, f64 friction, u32 flags
@@ -59,7 +62,7 @@
 extern "C" {
 #endif
 
-#define SWEEP_LEVEL_IMAGE_VERSION 1
+#define SWEEP_LEVEL_IMAGE_VERSION 2
 
 /*
  * The image of lv, whose map row said walkable_slope_deg (a level keeps

@@ -1,4 +1,4 @@
--- schema.sql - the sweep map format, version 3 (PRAGMA user_version = 3).
+-- schema.sql - the sweep map format, version 4 (PRAGMA user_version = 4).
 --
 -- A sweep map is one SQLite database holding one level: its movement rules,
 -- its materials, its static geometry as an indexed triangle list, where
@@ -42,7 +42,10 @@
 -- mover tables and those columns, and changes nothing else. Version 3 adds
 -- the two volume tables and the query rules of a map (history_ms,
 -- rewind_cap_ms): a version 1 or 2 map loads without volumes and with
--- those columns' DEFAULTs, and nothing else changes.
+-- those columns' DEFAULTs, and nothing else changes. Version 4 adds the
+-- crouch columns of map (crouch_radius_x to crouch_speed); they are
+-- optional in a version 4 map (a map without them, or a version 1 to 3
+-- map, has no crouching), and nothing else changes.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -98,7 +101,7 @@
 --     wire by id.
 
 PRAGMA application_id = 1398230352; -- 0x53574D50 "SWMP"
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- map: exactly one row with the level's name and movement rules.
 CREATE TABLE map (
@@ -169,6 +172,18 @@ CREATE TABLE map (
     -- kept). Not part of the content hash: they change no motion.
     history_ms REAL NOT NULL DEFAULT 1000 CHECK (history_ms BETWEEN 1 AND 60000),
     rewind_cap_ms REAL NOT NULL DEFAULT 250 CHECK (rewind_cap_ms BETWEEN 1 AND 60000),
+
+    -- Crouching (version 4, optional columns; core/stance.h). A player
+    -- holding the crouch button takes the crouch shape, its feet where
+    -- they were, and stands up again only where the standing shape fits.
+    -- The crouch ellipsoid's semi-axes, units, within the core limits as
+    -- the radius columns are; and the fastest wish while crouched,
+    -- units/s, in (0, walk_speed]. All four 0 (the DEFAULT): no crouching,
+    -- and a crouch button is ignored (and named Buttons).
+    crouch_radius_x REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_x >= 0),
+    crouch_radius_y REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_y >= 0),
+    crouch_radius_z REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_z >= 0),
+    crouch_speed REAL NOT NULL DEFAULT 0 CHECK (crouch_speed >= 0 AND crouch_speed <= walk_speed),
     CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 

@@ -332,8 +332,9 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_stmt *st = prep(w, "INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, "
                                "radius_x, radius_y, radius_z, walkable_slope_deg, step_height, walk_speed, "
                                "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold, "
-                               "history_ms, rewind_cap_ms) "
-                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "history_ms, rewind_cap_ms, crouch_radius_x, crouch_radius_y, crouch_radius_z, "
+                               "crouch_speed) "
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -360,6 +361,10 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 18, lv->correction_threshold);
     sqlite3_bind_double(st, 19, lv->history_ms);
     sqlite3_bind_double(st, 20, lv->rewind_cap_ms);
+    sqlite3_bind_double(st, 21, r->crouch_radii.x);
+    sqlite3_bind_double(st, 22, r->crouch_radii.y);
+    sqlite3_bind_double(st, 23, r->crouch_radii.z);
+    sqlite3_bind_double(st, 24, r->crouch_speed);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -540,6 +545,8 @@ static const rules_key rules_keys[] = {
     {"correction_threshold", RULE_AT(correction_threshold), 0},
     {"history_ms", RULE_AT(history_ms), 0},
     {"rewind_cap_ms", RULE_AT(rewind_cap_ms), 0},
+    {"crouch_radii", RULE_AT(rules.crouch_radii), 1},
+    {"crouch_speed", RULE_AT(rules.crouch_speed), 0},
 };
 #undef RULE_AT
 #define RULES_KEYS (sizeof rules_keys / sizeof rules_keys[0])
@@ -608,7 +615,7 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
             snprintf(err, errlen,
                      "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
                      "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
-                     "correction_threshold, history_ms, rewind_cap_ms)",
+                     "correction_threshold, history_ms, rewind_cap_ms, crouch_radii, crouch_speed)",
                      path, lineno, key);
             ok = 0;
             break;

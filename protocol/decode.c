@@ -192,6 +192,8 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->killed_by = get_u32(t, SWEEP__MR_KILLED_BY);
     r->entered = get_u32(t, SWEEP__MR_ENTERED);
     r->left = get_u32(t, SWEEP__MR_LEFT);
+    r->crouched = get_u8(t, SWEEP__MR_CROUCHED) != 0;
+    r->stance_blocked = get_u8(t, SWEEP__MR_STANCE_BLOCKED) != 0;
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 

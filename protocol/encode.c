@@ -179,6 +179,8 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
     u8_if(b, SWEEP__MR_PUSHED, r->pushed);
     u8_if(b, SWEEP__MR_TELEPORT_BLOCKED, r->teleport_blocked);
+    u8_if(b, SWEEP__MR_CROUCHED, r->crouched);
+    u8_if(b, SWEEP__MR_STANCE_BLOCKED, r->stance_blocked);
     return sweep__builder_table_end(b);
 }
 
@@ -222,7 +224,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
                                (r->launched_by != 0) + (r->teleported_by != 0) + (r->hurt_by != 0) +
                                (r->killed_by != 0) + (r->entered != 0) + (r->left != 0));
     size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
-                            (r->teleport_blocked != 0));
+                            (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
     size_t total = pad0 + body + bytes + pad1 + 4; /* the last 4: the soffset */
     if (b->failed || total > b->cap - b->used - b->front)
@@ -231,7 +233,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    uint8_t vt[4 + 2 * (SWEEP__MR_LEFT + 1)];
+    uint8_t vt[4 + 2 * (SWEEP__MR_STANCE_BLOCKED + 1)];
     memset(vt, 0, sizeof vt);
     unsigned limit = SWEEP__MR_VELOCITY + 1;
     b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
@@ -298,6 +300,10 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
     if (r->teleport_blocked)
         *FIELD(SWEEP__MR_TELEPORT_BLOCKED, 1) = r->teleport_blocked;
+    if (r->crouched)
+        *FIELD(SWEEP__MR_CROUCHED, 1) = r->crouched;
+    if (r->stance_blocked)
+        *FIELD(SWEEP__MR_STANCE_BLOCKED, 1) = r->stance_blocked;
 #undef FIELD
     sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;

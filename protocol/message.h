@@ -297,6 +297,9 @@ typedef struct sweep_msg_move_result {
     uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
     bool teleport_blocked;
     double damage;
+    /* Stance (core/stance.h). */
+    bool crouched;       /* ends the move crouched */
+    bool stance_blocked; /* the stance the wish asked had no room */
 } sweep_msg_move_result;
 
 typedef struct sweep_msg_move_batch {

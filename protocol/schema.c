@@ -37,7 +37,7 @@ static const sweep__field move_result[] = {
     U32, U32, U64, VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
     {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
     U32, U32, U8, U8, VEC3, U32, F64, F64, F64,
-    U32, U32, U8, U32, F64, U32, U32, U32,
+    U32, U32, U8, U32, F64, U32, U32, U32, U8, U8,
 };
 static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
 static const sweep__field collide_result[] = {

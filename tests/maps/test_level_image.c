@@ -110,6 +110,35 @@ static void round_trip_same_level(void **state)
     sweep_level_free(&lv);
 }
 
+/* A level with crouching makes a version 2 image holding its crouch
+ * rules, read back to the same hash and rules; one without keeps version 1. */
+static void crouch_rules_round_trip(void **state)
+{
+    (void)state;
+    sweep_level lv, back;
+    unsigned char *bytes;
+    size_t len;
+    level_and_image(&lv, &bytes, &len);
+    assert_int_equal(bytes[8], 1);
+    free(bytes);
+    lv.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
+    lv.rules.crouch_speed = 2.0;
+    image_of(&lv, &bytes, &len);
+    assert_int_equal(bytes[8], 2);
+    char err[256];
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_OK);
+    assert_same_hash(&lv, &back);
+    assert_memory_equal(&back.rules, &lv.rules, sizeof lv.rules);
+    sweep_level_free(&back);
+    /* Its crouch values are checked as a map's. */
+    double bad = 9.0; /* crouch_speed above walk_speed */
+    memcpy(bytes + 16 + strlen(lv.name) + 18 * 8 + 3 * 8, &bad, 8);
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_CONFIG);
+    assert_non_null(strstr(err, "crouch_speed=9"));
+    free(bytes);
+    sweep_level_free(&lv);
+}
+
 /* The built arena through sweep-map-image's path: the same content hash. */
 static const char *argv0 = "";
 
@@ -228,9 +257,9 @@ static void damaged_refused(void **state)
     size_t len;
     image_of(&lv, &bytes, &len);
     char err[256];
-    const unsigned char two[4] = {2, 0, 0, 0};
-    assert_int_equal(read_patched(bytes, len, AT_VERSION, two, 4, err, sizeof err), SWEEP_E_GEOMETRY);
-    assert_non_null(strstr(err, "version 2"));
+    const unsigned char three[4] = {3, 0, 0, 0};
+    assert_int_equal(read_patched(bytes, len, AT_VERSION, three, 4, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "version 3"));
     assert_int_equal(read_patched(bytes, len, 0, "SWEEPMAP", 8, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "not a sweep level image"));
     double nan = NAN, zero = 0.0;
@@ -266,6 +295,7 @@ int main(int argc, char **argv)
     argv0 = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_same_level),
+        cmocka_unit_test(crouch_rules_round_trip),
         cmocka_unit_test(arena_file_round_trip),
         cmocka_unit_test(volumes_round_trip),
         cmocka_unit_test(truncated_refused),

@@ -322,7 +322,7 @@ static void rules_file_values(void **state)
     assert_true(v.gravity.x == 0.0 && v.gravity.y == 0.0 && v.gravity.z == -386.1);
     assert_true(v.radii.x == 16.0 && v.radii.y == 16.0 && v.radii.z == 36.0);
     assert_true(v.tick_rate == 128.0 && v.walkable_slope_deg == 40.0 && v.step_height == 14.0);
-    const sweep_rules want = {200.0, 2000.0, 0.0, 200.0, 0.01, 2400.0};
+    const sweep_rules want = {200.0, 2000.0, 0.0, 200.0, 0.01, 2400.0, {0, 0, 0}, 0.0};
     assert_memory_equal(&v.rules, &want, sizeof want);
     assert_true(v.correction_threshold == 10.0);
 

@@ -48,7 +48,7 @@ SPEC = {
                    ('speed_excess', 'f64'), ('time_excess', 'f64'), ('applied_dt', 'f64'),
                    ('launched_by', 'u32'), ('teleported_by', 'u32'), ('teleport_blocked', 'bool'),
                    ('hurt_by', 'u32'), ('damage', 'f64'), ('killed_by', 'u32'), ('entered', 'u32'),
-                   ('left', 'u32')],
+                   ('left', 'u32'), ('crouched', 'bool'), ('stance_blocked', 'bool')],
     'MoveBatch': [('moves', 'tables:Move')],
     'MoveResultBatch': [('results', 'tables:MoveResult')],
     'Collide': [('position', 'vec3'), ('radii', 'vec3'), ('velocity', 'vec3'), ('dt', 'f64'),
@@ -395,7 +395,8 @@ def samples():
                         'launched_by': 2 + i if i % 4 == 1 else 0, 'entered': 2**32 - 1 if i % 4 == 1 else 0,
                         'hurt_by': 5 if i % 4 == 2 else 0, 'damage': 1.0 / 6.0 if i % 4 == 2 else 0.0,
                         'killed_by': 9 + i if i % 4 == 2 else 0, 'teleported_by': 3 if i % 4 == 3 else 0,
-                        'teleport_blocked': i % 4 == 3, 'left': 1 if i % 4 == 3 else 0}
+                        'teleport_blocked': i % 4 == 3, 'left': 1 if i % 4 == 3 else 0,
+                        'crouched': i % 3 != 0, 'stance_blocked': i % 3 == 2}
     return [
         {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'python ✓',
                                                    'auth_token': 'tok', 'world': 'arena'}},

@@ -134,6 +134,8 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
             r->launched_by, r->teleported_by, r->teleport_blocked ? "true" : "false", r->hurt_by);
     dbl(o, r->damage);
     fprintf(o, ",\"killed_by\":%u,\"entered\":%u,\"left\":%u", r->killed_by, r->entered, r->left);
+    fprintf(o, ",\"crouched\":%s,\"stance_blocked\":%s", r->crouched ? "true" : "false",
+            r->stance_blocked ? "true" : "false");
     fputc('}', o);
 }
 

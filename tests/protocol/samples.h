@@ -108,6 +108,9 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
         r.teleport_blocked = true;
         r.left = 1;
     }
+    /* Stances: standing, crouched, and crouched with no room to stand. */
+    r.crouched = (i % 3) != 0;
+    r.stance_blocked = (i % 3) == 2;
     return r;
 }
 
@@ -645,7 +648,7 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->launched_by == b->launched_by && a->teleported_by == b->teleported_by &&
            a->teleport_blocked == b->teleport_blocked && a->hurt_by == b->hurt_by &&
            sample__deq(a->damage, b->damage) && a->killed_by == b->killed_by && a->entered == b->entered &&
-           a->left == b->left;
+           a->left == b->left && a->crouched == b->crouched && a->stance_blocked == b->stance_blocked;
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty
