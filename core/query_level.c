@@ -17,17 +17,21 @@
  * by the expressions the mover uses itself. At the mover's current pose
  * its own placed triangles are taken as they are: the same bits.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/check.h"
+#include "core/compiler.h"
 #include "core/query_impl.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
 
-int sweep__ray_triangle(sweep_vec3 o, sweep_vec3 d, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, int back, double tmax,
-                        double *t)
+/* Inlined into the walks, whose every triangle it meets (a call would
+ * copy its five points); sweep__ray_triangle is the same for the tests. */
+static SWEEP__ALWAYS_INLINE int ray_triangle(sweep_vec3 o, sweep_vec3 d, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c,
+                                             int back, double tmax, double *t)
 {
     sweep_vec3 ao = sweep_v3_sub(a, o);
     sweep_vec3 nn = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
@@ -58,6 +62,12 @@ int sweep__ray_triangle(sweep_vec3 o, sweep_vec3 d, sweep_vec3 a, sweep_vec3 b, 
     return side;
 }
 
+int sweep__ray_triangle(sweep_vec3 o, sweep_vec3 d, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, int back, double tmax,
+                        double *t)
+{
+    return ray_triangle(o, d, a, b, c, back, tmax, t);
+}
+
 sweep_vec3 sweep__triangle_normal(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, int side)
 {
     sweep_vec3 n = sweep_v3_normalize(sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a)));
@@ -73,11 +83,11 @@ static sweep_query_hit tri_key(double t, const sweep__tri *tri, uint32_t kind, u
     return h;
 }
 
-void sweep__offer_ray_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, const sweep__tri *tri, uint32_t kind,
-                          uint32_t mover, int back)
+static SWEEP__ALWAYS_INLINE void offer_ray_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, const sweep__tri *tri,
+                                              uint32_t kind, uint32_t mover, int back)
 {
     double t;
-    int side = sweep__ray_triangle(o, d, tri->a, tri->b, tri->c, back, k->limit, &t);
+    int side = ray_triangle(o, d, tri->a, tri->b, tri->c, back, k->limit, &t);
     if (!side)
         return;
     sweep_query_hit h = tri_key(t, tri, kind, mover);
@@ -86,6 +96,12 @@ void sweep__offer_ray_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, const swee
     h.point = sweep_v3_madd(o, d, t);
     h.normal = sweep__triangle_normal(tri->a, tri->b, tri->c, side);
     sweep__sink_offer(k, &h);
+}
+
+void sweep__offer_ray_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, const sweep__tri *tri, uint32_t kind,
+                          uint32_t mover, int back)
+{
+    offer_ray_tri(k, o, d, tri, kind, mover, back);
 }
 
 void sweep__offer_sweep_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, sweep_vec3 radii, sweep_vec3 inv_radii,
@@ -122,10 +138,18 @@ void sweep__slabs_init(sweep__slabs *r, sweep_vec3 o, sweep_vec3 d)
     }
 }
 
-typedef struct ray_entry {
+/* A child met and not yet taken, with a time not after its entry: in
+ * float with SSE (the boxes' own precision), in double without. */
+#ifdef __SSE2__
+typedef float walk_time;
+#else
+typedef double walk_time;
+#endif
+
+typedef struct walk_entry {
     sweep__child c;
-    double entry;
-} ray_entry;
+    walk_time entry;
+} walk_entry;
 
 #ifdef __SSE2__
 /*
@@ -137,18 +161,27 @@ typedef struct ray_entry {
  * box is never left out that the exact test would keep. An axis the path
  * hardly moves along (|d| < 1e-30) bounds no time and is met instead as
  * the path's extent, grown, against the box.
+ *
+ * On each axis the side of a box the path reaches first (lo, or hi where
+ * it runs towards lower values) gives the entry time and the other side
+ * the exit: rounding keeps their order, so they are the times a min and
+ * a max of the two would pick, without either. near and far are those
+ * sides' byte offsets in a node.
  */
 typedef struct slabs4 {
     __m128 o[3], inv[3], e[3], seg_lo[3], seg_hi[3];
-    int flat[3];
+    uint32_t near[3], far[3];
+    int flat[3], any_flat;
 } slabs4;
 
 static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec3 d, sweep_vec3 g)
 {
     double ov[3] = {o.x, o.y, o.z}, dv[3] = {d.x, d.y, d.z}, gv[3] = {g.x, g.y, g.z};
     double wl[3] = {w->lo.x, w->lo.y, w->lo.z}, wh[3] = {w->hi.x, w->hi.y, w->hi.z};
+    r->any_flat = 0;
     for (int a = 0; a < 3; a++) {
         r->flat[a] = !(fabs(dv[a]) >= 1e-30);
+        r->any_flat |= r->flat[a];
         double inv = r->flat[a] ? 0.0 : 1.0 / dv[a], end = ov[a] + dv[a];
         double reach = fabs(ov[a]) + (fabs(wl[a]) > fabs(wh[a]) ? fabs(wl[a]) : fabs(wh[a])) + gv[a];
         r->o[a] = _mm_set1_ps((float)ov[a]);
@@ -156,42 +189,52 @@ static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec
         r->e[a] = _mm_set1_ps(sweep__widen_up(reach * fabs(inv) * 0x1p-19 + gv[a] * fabs(inv)));
         r->seg_lo[a] = _mm_set1_ps(sweep__widen_down((end < ov[a] ? end : ov[a]) - gv[a]));
         r->seg_hi[a] = _mm_set1_ps(sweep__widen_up((end < ov[a] ? ov[a] : end) + gv[a]));
+        uint32_t lo = (uint32_t)(offsetof(sweep__node, lo) + (size_t)a * sizeof(float[SWEEP__BVH_WIDTH]));
+        uint32_t hi = (uint32_t)(offsetof(sweep__node, hi) + (size_t)a * sizeof(float[SWEEP__BVH_WIDTH]));
+        int down = !r->flat[a] && dv[a] < 0.0;
+        r->near[a] = down ? hi : lo, r->far[a] = down ? lo : hi;
     }
 }
 
-/* Which children of n the path meets before limit (bit c: child c), and
- * a time not after each one's entry. */
-static unsigned slabs4_meet(const slabs4 *r, const sweep__node *n, double limit, float entry[4])
+/* Which children of n the path meets before the limit (bit c: child c),
+ * and a time not after each one's entry, at least 0. flat is r->any_flat,
+ * passed as a constant so that the usual walk, with no flat axis, tests
+ * none. An unused child's bounds are all NaN, and so are its times, which
+ * meet nothing. */
+static SWEEP__ALWAYS_INLINE unsigned slabs4_meet(const slabs4 *r, const sweep__node *n, __m128 limit, int flat,
+                                                 walk_time entry[SWEEP__BVH_WIDTH])
 {
-    __m128 tn = _mm_set1_ps(-INFINITY), tf = _mm_set1_ps(INFINITY);
-    __m128 ok = _mm_cmple_ps(_mm_loadu_ps(n->lo[0]), _mm_loadu_ps(n->hi[0])); /* NaN: unused */
+    const char *base = (const char *)n;
+    __m128 tn = _mm_setzero_ps(), tf = limit, ok = _mm_cmpeq_ps(tn, tn);
     for (int a = 0; a < 3; a++) {
-        __m128 lo = _mm_loadu_ps(n->lo[a]), hi = _mm_loadu_ps(n->hi[a]);
-        if (r->flat[a]) {
-            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmple_ps(lo, r->seg_hi[a]), _mm_cmpge_ps(hi, r->seg_lo[a])));
+        __m128 nb = _mm_loadu_ps((const float *)(const void *)(base + r->near[a]));
+        __m128 fb = _mm_loadu_ps((const float *)(const void *)(base + r->far[a]));
+        if (flat && r->flat[a]) {
+            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmple_ps(nb, r->seg_hi[a]), _mm_cmpge_ps(fb, r->seg_lo[a])));
             continue;
         }
-        __m128 l = _mm_mul_ps(_mm_sub_ps(lo, r->o[a]), r->inv[a]);
-        __m128 h = _mm_mul_ps(_mm_sub_ps(hi, r->o[a]), r->inv[a]);
-        tn = _mm_max_ps(tn, _mm_sub_ps(_mm_min_ps(l, h), r->e[a]));
-        tf = _mm_min_ps(tf, _mm_add_ps(_mm_max_ps(l, h), r->e[a]));
+        /* tn and tf first, so that a NaN time is the one kept. */
+        tn = _mm_max_ps(tn, _mm_sub_ps(_mm_mul_ps(_mm_sub_ps(nb, r->o[a]), r->inv[a]), r->e[a]));
+        tf = _mm_min_ps(tf, _mm_add_ps(_mm_mul_ps(_mm_sub_ps(fb, r->o[a]), r->inv[a]), r->e[a]));
     }
-    ok = _mm_and_ps(ok, _mm_cmple_ps(tn, tf));
-    ok = _mm_and_ps(ok, _mm_cmpge_ps(tf, _mm_setzero_ps()));
-    ok = _mm_and_ps(ok, _mm_cmple_ps(tn, _mm_set1_ps(sweep__widen_up(limit))));
     _mm_storeu_ps(entry, tn);
-    return (unsigned)_mm_movemask_ps(ok);
+    return (unsigned)_mm_movemask_ps(_mm_and_ps(ok, _mm_cmple_ps(tn, tf)));
 }
 #endif
 
 /* Every triangle a path can meet, for one kind of test. */
 typedef void (*tri_fn)(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg);
 
-/* The level's triangles in leaves whose box, grown by grow (a sweep's
+/*
+ * The level's triangles in leaves whose box, grown by grow (a sweep's
  * radii: its centre is that near a triangle it touches), the path meets
- * before the sink's limit; nearer leaves first. */
-static void level_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_vec3 grow, sweep__sink *k,
-                       tri_fn each, const void *arg)
+ * before the sink's limit; nearer leaves first. The walk goes straight on
+ * into the nearest child met and keeps only the others, so a node with
+ * one child met (most of them) costs no entry on the stack. Inlined into
+ * each kind of path, so that its test of a triangle is inlined too.
+ */
+static SWEEP__ALWAYS_INLINE void level_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_vec3 grow,
+                                            sweep__sink *k, tri_fn each, const void *arg)
 {
     const sweep_world *w = q->world;
     if (w->tri_count == 0)
@@ -199,56 +242,72 @@ static void level_walk(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, sweep_v
 #ifdef __SSE2__
     slabs4 r;
     slabs4_init(&r, w, o, d, grow);
+    __m128 limit = _mm_set1_ps(sweep__widen_up(k->limit));
 #else
     sweep__slabs r;
     sweep__slabs_init(&r, o, d);
     double g[3] = {grow.x, grow.y, grow.z};
 #endif
-    ray_entry stack[SWEEP__BVH_STACK];
+    walk_entry stack[SWEEP__BVH_STACK];
     uint32_t sp = 0;
-    stack[sp].c.first = 0, stack[sp].c.count = 0, stack[sp].entry = 0.0;
-    sp++;
-    while (sp > 0) {
-        ray_entry e = stack[--sp];
-        if (e.entry > k->limit)
-            continue; /* the sink's limit came nearer since it was pushed */
-        if (e.c.count > 0) {
-            for (uint32_t i = e.c.first; i < e.c.first + e.c.count; i++) {
+    sweep__child at = {0, 0}; /* the root */
+    for (;;) {
+        if (at.count > 0) {
+            for (uint32_t i = at.first; i < at.first + at.count; i++) {
                 each(k, &w->tris[i], SWEEP_HIT_LEVEL, SWEEP_NO_MOVER, arg);
                 if (k->done)
                     return;
             }
-            continue;
-        }
-        const sweep__node *n = &w->nodes[e.c.first];
-        ray_entry met[SWEEP__BVH_WIDTH];
-        int m = 0;
 #ifdef __SSE2__
-        float entries[4];
-        unsigned meets = slabs4_meet(&r, n, k->limit, entries);
+            limit = _mm_set1_ps(sweep__widen_up(k->limit));
 #endif
-        for (int c = 0; c < SWEEP__BVH_WIDTH; c++) {
-            double en;
+        } else {
+            const sweep__node *n = &w->nodes[at.first];
+            walk_time en[SWEEP__BVH_WIDTH];
 #ifdef __SSE2__
-            if (!(meets & (1u << c)))
-                continue;
-            en = entries[c];
+            unsigned m = r.any_flat ? slabs4_meet(&r, n, limit, 1, en) : slabs4_meet(&r, n, limit, 0, en);
 #else
-            if (!sweep__slab_meets(&r, n->lo[0][c] - g[0], n->lo[1][c] - g[1], n->lo[2][c] - g[2],
-                                   n->hi[0][c] + g[0], n->hi[1][c] + g[1], n->hi[2][c] + g[2], k->limit, &en))
-                continue;
+            unsigned m = 0;
+            for (unsigned c = 0; c < SWEEP__BVH_WIDTH; c++) {
+                double t;
+                if (sweep__slab_meets(&r, n->lo[0][c] - g[0], n->lo[1][c] - g[1], n->lo[2][c] - g[2],
+                                      n->hi[0][c] + g[0], n->hi[1][c] + g[1], n->hi[2][c] + g[2], k->limit, &t))
+                    m |= 1u << c, en[c] = t;
+            }
 #endif
-            /* Sorted by entry, nearest last (taken first); equal entries
-             * keep the tree's order. */
-            int at = m;
-            while (at > 0 && met[at - 1].entry < en)
-                met[at] = met[at - 1], at--;
-            met[at].c = n->child[c], met[at].entry = en;
-            m++;
+            if (m != 0) {
+                unsigned c = SWEEP__CTZ(m);
+                m &= m - 1;
+                if (m == 0) {
+                    at = n->child[c];
+                    continue;
+                }
+                /* Nearest first; equal entries keep the tree's order. */
+                walk_entry met[SWEEP__BVH_WIDTH];
+                met[0].c = n->child[c], met[0].entry = en[c];
+                uint32_t count = 1;
+                for (; m != 0; m &= m - 1) {
+                    c = SWEEP__CTZ(m);
+                    uint32_t i = count++;
+                    while (i > 0 && met[i - 1].entry > en[c])
+                        met[i] = met[i - 1], i--;
+                    met[i].c = n->child[c], met[i].entry = en[c];
+                }
+                SWEEP_CORE_CHECK(sp + count - 1 <= SWEEP__BVH_STACK);
+                for (uint32_t i = count - 1; i > 0; i--)
+                    stack[sp++] = met[i];
+                at = met[0].c;
+                continue;
+            }
         }
-        SWEEP_CORE_CHECK(sp + (uint32_t)m <= SWEEP__BVH_STACK);
-        for (int i = 0; i < m; i++)
-            stack[sp++] = met[i];
+        /* The nearest child kept that the sink's limit, come nearer since
+         * it was kept, does not rule out. */
+        do {
+            if (sp == 0)
+                return;
+            sp--;
+        } while (stack[sp].entry > k->limit);
+        at = stack[sp].c;
     }
 }
 
@@ -315,7 +374,7 @@ typedef struct path_arg {
 static void ray_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg)
 {
     const path_arg *p = arg;
-    sweep__offer_ray_tri(k, p->o, p->d, t, kind, mover, p->back);
+    offer_ray_tri(k, p->o, p->d, t, kind, mover, p->back);
 }
 
 static void sweep_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg)
