@@ -4,10 +4,16 @@
  * entities met at their poses of that time (the level and the movers are
  * query_level.c's, the shapes query_shapes.c's).
  */
+#include <stddef.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "core/query_impl.h"
 #include "core/world_impl.h"
+
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
 
 #define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
 #define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
@@ -128,6 +134,57 @@ sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filt
     return SWEEP_OK;
 }
 
+#ifdef __SSE2__
+/* Lanes set where the float box at b lies outside the box whose bounds
+ * cut_hi and cut_lo hold: its six comparisons in two, (lo, hi.x) against
+ * (hi, +inf) and (lo.z, hi) against (-inf, lo). */
+static SWEEP__ALWAYS_INLINE __m128i box_outside(const float *b, __m128 cut_hi, __m128 cut_lo)
+{
+    return _mm_castps_si128(_mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(b), cut_hi), _mm_cmplt_ps(_mm_loadu_ps(b + 2), cut_lo)));
+}
+#endif
+
+/* The first entity from i on whose float box at the resolved time meets
+ * the box lo..hi (count when none). Every entity of the frame passes
+ * this test, so it is a loop of its own, whose reads of the frame stay in
+ * registers. With SSE it meets four entities at a time, their lanes
+ * packed into one mask (four bits an entity, none set when its box meets
+ * lo..hi), stepping from box to box by the distance between the first
+ * two: history_impl.h keeps the boxes side by side. */
+static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint32_t i, uint32_t count, const float lo[3],
+                                                 const float hi[3])
+{
+#ifdef __SSE2__
+    __m128 cut_hi = _mm_setr_ps(hi[0], hi[1], hi[2], INFINITY), cut_lo = _mm_setr_ps(-INFINITY, lo[0], lo[1], lo[2]);
+    if (count - i >= 4) {
+        const float *b = sweep__history_fbox(at, i);
+        ptrdiff_t step = sweep__history_fbox(at, i + 1) - b;
+        for (; i + 4 <= count; i += 4, b += 4 * step) {
+            __m128i x = _mm_packs_epi32(box_outside(b, cut_hi, cut_lo), box_outside(b + step, cut_hi, cut_lo));
+            __m128i y = _mm_packs_epi32(box_outside(b + 2 * step, cut_hi, cut_lo),
+                                        box_outside(b + 3 * step, cut_hi, cut_lo));
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(x, y));
+            /* Is some entity's nibble 0? */
+            if (((m - 0x1111u) & ~m & 0x8888u) != 0) {
+                while ((m & 0xfu) != 0)
+                    m >>= 4, i++;
+                return i;
+            }
+        }
+    }
+    for (; i < count; i++)
+        if (!_mm_movemask_epi8(box_outside(sweep__history_fbox(at, i), cut_hi, cut_lo)))
+            break;
+#else
+    for (; i < count; i++) {
+        const float *b = sweep__history_fbox(at, i);
+        if (!(b[0] > hi[0] || b[1] > hi[1] || b[2] > hi[2] || b[3] < lo[0] || b[4] < lo[1] || b[5] < lo[2]))
+            break;
+    }
+#endif
+    return i;
+}
+
 /* Entities a path meets, each shape grown by grow (0 for a ray). */
 static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, double grow, sweep__sink *k)
 {
@@ -157,10 +214,8 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
     float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
     float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
     uint32_t count = q->at.f0->count;
-    for (uint32_t i = 0; i < count; i++) {
-        const float *b = sweep__history_fbox(&q->at, i);
-        if (b[0] > fhi3[0] || b[1] > fhi3[1] || b[2] > fhi3[2] || b[3] < flo3[0] || b[4] < flo3[1] || b[5] < flo3[2])
-            continue;
+    for (uint32_t i = next_in_box(&q->at, 0, count, flo3, fhi3); i < count;
+         i = next_in_box(&q->at, i + 1, count, flo3, fhi3)) {
         sweep__hist_ref ref;
         sweep__history_ref(&q->at, i, &ref);
         double ga = grow * ref.aniso;
