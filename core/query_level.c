@@ -160,7 +160,8 @@ typedef struct walk_entry {
  * inverse, times |inv|, plus the growth g |inv| of a sweep's boxes; so a
  * box is never left out that the exact test would keep. An axis the path
  * hardly moves along (|d| < 1e-30) bounds no time and is met instead as
- * the path's extent, grown, against the box.
+ * the path's extent, grown, against the box (seg_lo and seg_hi, set for
+ * such an axis only).
  *
  * On each axis the side of a box the path reaches first (lo, or hi where
  * it runs towards lower values) gives the entry time and the other side
@@ -187,13 +188,31 @@ static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec
         r->o[a] = _mm_set1_ps((float)ov[a]);
         r->inv[a] = _mm_set1_ps((float)inv);
         r->e[a] = _mm_set1_ps(sweep__widen_up(reach * fabs(inv) * 0x1p-19 + gv[a] * fabs(inv)));
-        r->seg_lo[a] = _mm_set1_ps(sweep__widen_down((end < ov[a] ? end : ov[a]) - gv[a]));
-        r->seg_hi[a] = _mm_set1_ps(sweep__widen_up((end < ov[a] ? ov[a] : end) + gv[a]));
+        if (r->flat[a]) {
+            r->seg_lo[a] = _mm_set1_ps(sweep__widen_down((end < ov[a] ? end : ov[a]) - gv[a]));
+            r->seg_hi[a] = _mm_set1_ps(sweep__widen_up((end < ov[a] ? ov[a] : end) + gv[a]));
+        }
         uint32_t lo = (uint32_t)(offsetof(sweep__node, lo) + (size_t)a * sizeof(float[SWEEP__BVH_WIDTH]));
         uint32_t hi = (uint32_t)(offsetof(sweep__node, hi) + (size_t)a * sizeof(float[SWEEP__BVH_WIDTH]));
         int down = !r->flat[a] && dv[a] < 0.0;
         r->near[a] = down ? hi : lo, r->far[a] = down ? lo : hi;
     }
+}
+
+/* One axis of slabs4_meet: tn and tf narrowed by its times, or ok by
+ * its extent when it is flat (only looked at when flat is set). tn and
+ * tf come first in max and min, so that a NaN time is the one kept. */
+static SWEEP__ALWAYS_INLINE void slabs4_axis(const slabs4 *r, const char *node, int a, int flat, __m128 *tn, __m128 *tf,
+                                             __m128 *ok)
+{
+    __m128 nb = _mm_loadu_ps((const float *)(const void *)(node + r->near[a]));
+    __m128 fb = _mm_loadu_ps((const float *)(const void *)(node + r->far[a]));
+    if (flat && r->flat[a]) {
+        *ok = _mm_and_ps(*ok, _mm_and_ps(_mm_cmple_ps(nb, r->seg_hi[a]), _mm_cmpge_ps(fb, r->seg_lo[a])));
+        return;
+    }
+    *tn = _mm_max_ps(*tn, _mm_sub_ps(_mm_mul_ps(_mm_sub_ps(nb, r->o[a]), r->inv[a]), r->e[a]));
+    *tf = _mm_min_ps(*tf, _mm_add_ps(_mm_mul_ps(_mm_sub_ps(fb, r->o[a]), r->inv[a]), r->e[a]));
 }
 
 /* Which children of n the path meets before the limit (bit c: child c),
@@ -204,19 +223,11 @@ static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec
 static SWEEP__ALWAYS_INLINE unsigned slabs4_meet(const slabs4 *r, const sweep__node *n, __m128 limit, int flat,
                                                  walk_time entry[SWEEP__BVH_WIDTH])
 {
-    const char *base = (const char *)n;
+    const char *node = (const char *)n;
     __m128 tn = _mm_setzero_ps(), tf = limit, ok = _mm_cmpeq_ps(tn, tn);
-    for (int a = 0; a < 3; a++) {
-        __m128 nb = _mm_loadu_ps((const float *)(const void *)(base + r->near[a]));
-        __m128 fb = _mm_loadu_ps((const float *)(const void *)(base + r->far[a]));
-        if (flat && r->flat[a]) {
-            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmple_ps(nb, r->seg_hi[a]), _mm_cmpge_ps(fb, r->seg_lo[a])));
-            continue;
-        }
-        /* tn and tf first, so that a NaN time is the one kept. */
-        tn = _mm_max_ps(tn, _mm_sub_ps(_mm_mul_ps(_mm_sub_ps(nb, r->o[a]), r->inv[a]), r->e[a]));
-        tf = _mm_min_ps(tf, _mm_add_ps(_mm_mul_ps(_mm_sub_ps(fb, r->o[a]), r->inv[a]), r->e[a]));
-    }
+    slabs4_axis(r, node, 0, flat, &tn, &tf, &ok);
+    slabs4_axis(r, node, 1, flat, &tn, &tf, &ok);
+    slabs4_axis(r, node, 2, flat, &tn, &tf, &ok);
     _mm_storeu_ps(entry, tn);
     return (unsigned)_mm_movemask_ps(_mm_and_ps(ok, _mm_cmple_ps(tn, tf)));
 }
@@ -280,6 +291,15 @@ static SWEEP__ALWAYS_INLINE void level_walk(const sweep__qctx *q, sweep_vec3 o, 
                 m &= m - 1;
                 if (m == 0) {
                     at = n->child[c];
+                    continue;
+                }
+                unsigned c1 = SWEEP__CTZ(m);
+                if ((m & (m - 1)) == 0) {
+                    /* Two, the most often after one. */
+                    unsigned near = en[c1] < en[c] ? c1 : c, far = c ^ c1 ^ near;
+                    SWEEP_CORE_CHECK(sp + 1 <= SWEEP__BVH_STACK);
+                    stack[sp].c = n->child[far], stack[sp].entry = en[far], sp++;
+                    at = n->child[near];
                     continue;
                 }
                 /* Nearest first; equal entries keep the tree's order. */
@@ -371,7 +391,8 @@ typedef struct path_arg {
     int back;
 } path_arg;
 
-static void ray_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover, const void *arg)
+static SWEEP__ALWAYS_INLINE void ray_each(sweep__sink *k, const sweep__tri *t, uint32_t kind, uint32_t mover,
+                                          const void *arg)
 {
     const path_arg *p = arg;
     offer_ray_tri(k, p->o, p->d, t, kind, mover, p->back);
