@@ -140,7 +140,8 @@ sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filt
  * (hi, +inf) and (lo.z, hi) against (-inf, lo). */
 static SWEEP__ALWAYS_INLINE __m128i box_outside(const float *b, __m128 cut_hi, __m128 cut_lo)
 {
-    return _mm_castps_si128(_mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(b), cut_hi), _mm_cmplt_ps(_mm_loadu_ps(b + 2), cut_lo)));
+    __m128 out = _mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(b), cut_hi), _mm_cmplt_ps(_mm_loadu_ps(b + 2), cut_lo));
+    return _mm_castps_si128(out);
 }
 #endif
 
@@ -151,8 +152,8 @@ static SWEEP__ALWAYS_INLINE __m128i box_outside(const float *b, __m128 cut_hi, _
  * packed into one mask (four bits an entity, none set when its box meets
  * lo..hi), stepping from box to box by the distance between the first
  * two: history_impl.h keeps the boxes side by side. */
-static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint32_t i, uint32_t count, const float lo[3],
-                                                 const float hi[3])
+static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint32_t i, uint32_t count,
+                                                 const float lo[3], const float hi[3])
 {
 #ifdef __SSE2__
     __m128 cut_hi = _mm_setr_ps(hi[0], hi[1], hi[2], INFINITY), cut_lo = _mm_setr_ps(-INFINITY, lo[0], lo[1], lo[2]);
@@ -216,6 +217,10 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
     uint32_t count = q->at.f0->count;
     for (uint32_t i = next_in_box(&q->at, 0, count, flo3, fhi3); i < count;
          i = next_in_box(&q->at, i + 1, count, flo3, fhi3)) {
+        /* The shooter, whose box the path starts in, is left out before
+         * its pose is worked out. */
+        if (q->ignore_count > 0 && sweep__ignored(q, q->at.e0[i].id))
+            continue;
         sweep__hist_ref ref;
         sweep__history_ref(&q->at, i, &ref);
         double ga = grow * ref.aniso;
@@ -226,8 +231,7 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
             continue;
         sweep__hist_pose p;
         sweep__history_pose(&q->at, &ref, &p);
-        if (!sweep__ignored(q, p.id))
-            sweep__offer_entity(k, q, &p, o, d, grow);
+        sweep__offer_entity(k, q, &p, o, d, grow);
         if (k->done)
             return;
     }
