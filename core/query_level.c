@@ -168,9 +168,14 @@ typedef struct walk_entry {
  * the exit: rounding keeps their order, so they are the times a min and
  * a max of the two would pick, without either. near and far are those
  * sides' byte offsets in a node.
+ *
+ * o_xyz, inv_xyz and e_xyz hold the same o, inv and e, an axis a lane,
+ * for one box at a time: a triangle's. Lane 3 has inv 0 and e infinite,
+ * so that it bounds no time.
  */
 typedef struct slabs4 {
     __m128 o[3], inv[3], e[3], seg_lo[3], seg_hi[3];
+    __m128 o_xyz, inv_xyz, e_xyz;
     uint32_t near[3], far[3];
     int flat[3], any_flat;
 } slabs4;
@@ -197,6 +202,30 @@ static void slabs4_init(slabs4 *r, const sweep_world *w, sweep_vec3 o, sweep_vec
         int down = !r->flat[a] && dv[a] < 0.0;
         r->near[a] = down ? hi : lo, r->far[a] = down ? lo : hi;
     }
+    r->o_xyz = _mm_setr_ps(_mm_cvtss_f32(r->o[0]), _mm_cvtss_f32(r->o[1]), _mm_cvtss_f32(r->o[2]), 0.0f);
+    r->inv_xyz = _mm_setr_ps(_mm_cvtss_f32(r->inv[0]), _mm_cvtss_f32(r->inv[1]), _mm_cvtss_f32(r->inv[2]), 0.0f);
+    r->e_xyz = _mm_setr_ps(_mm_cvtss_f32(r->e[0]), _mm_cvtss_f32(r->e[1]), _mm_cvtss_f32(r->e[2]), INFINITY);
+}
+
+/*
+ * Does the path meet a triangle's float box (the world's boxes[], which
+ * hold it) before the limit? The node test's arithmetic on one box, x, y
+ * and z in the lanes: of the triangles in the leaves a ray reaches on the
+ * corpus, 40 to 65% lie in boxes it misses, each skipped for about a
+ * fifth of its exact test. Only for a path with no flat axis (inv_xyz
+ * would bound a flat one at 0). The load of hi reads one float past the
+ * box, which the world's extra box at the end makes safe, into lane 3.
+ */
+static SWEEP__ALWAYS_INLINE int slabs4_meets_box(const slabs4 *r, const sweep__tri_box *b, __m128 limit)
+{
+    __m128 l = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b->lo), r->o_xyz), r->inv_xyz);
+    __m128 h = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b->hi), r->o_xyz), r->inv_xyz);
+    __m128 tn = _mm_sub_ps(_mm_min_ps(l, h), r->e_xyz), tf = _mm_add_ps(_mm_max_ps(l, h), r->e_xyz);
+    tn = _mm_max_ps(tn, _mm_shuffle_ps(tn, tn, _MM_SHUFFLE(1, 0, 3, 2)));
+    tn = _mm_max_ps(tn, _mm_shuffle_ps(tn, tn, _MM_SHUFFLE(2, 3, 0, 1)));
+    tf = _mm_min_ps(tf, _mm_shuffle_ps(tf, tf, _MM_SHUFFLE(1, 0, 3, 2)));
+    tf = _mm_min_ps(tf, _mm_shuffle_ps(tf, tf, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_comile_ss(_mm_max_ss(tn, _mm_setzero_ps()), _mm_min_ss(tf, limit));
 }
 
 /* One axis of slabs4_meet: tn and tf narrowed by its times, or ok by
@@ -265,6 +294,11 @@ static SWEEP__ALWAYS_INLINE void level_walk(const sweep__qctx *q, sweep_vec3 o, 
     for (;;) {
         if (at.count > 0) {
             for (uint32_t i = at.first; i < at.first + at.count; i++) {
+#ifdef __SSE2__
+                /* limit may be older than the sink's: only larger. */
+                if (!r.any_flat && !slabs4_meets_box(&r, &w->boxes[i], limit))
+                    continue;
+#endif
                 each(k, &w->tris[i], SWEEP_HIT_LEVEL, SWEEP_NO_MOVER, arg);
                 if (k->done)
                     return;
