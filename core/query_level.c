@@ -372,7 +372,7 @@ sweep_mover_pose sweep__qctx_mover_pose(const sweep__qctx *q, uint32_t m)
 
 /* Can the path (t up to limit) come within reach of the ball? With a margin
  * far above the rounding of the test and of the ball's placement. */
-static int path_meets_ball(sweep_vec3 o, sweep_vec3 d, double limit, sweep_vec3 c, double reach)
+static SWEEP__ALWAYS_INLINE int path_meets_ball(sweep_vec3 o, sweep_vec3 d, double limit, sweep_vec3 c, double reach)
 {
     double dd = sweep_v3_dot(d, d);
     double s = dd > 0.0 ? sweep_v3_dot(sweep_v3_sub(c, o), d) / dd : 0.0;
@@ -390,9 +390,17 @@ static int mover_reachable(const sweep__mover *mo, const sweep_mover_pose *pose,
 {
     if (mo->tri_count == 0)
         return 0;
+    double slack = (fabs(pose->position.x) + fabs(pose->position.y) + fabs(pose->position.z)) * 0x1p-30;
+    /* First the ball round the mover's position that holds its ball at
+     * every rotation: no rotation is worked out for a mover the path
+     * passes far from (most of them). A rotation a history keeps may be
+     * off unit by 1e-6 (sweep_history_push), which stretches by less than
+     * 2^-18. */
+    double centre = sqrt(sweep_v3_dot(mo->local_center, mo->local_center));
+    if (!path_meets_ball(o, d, limit, pose->position, centre * (1.0 + 0x1p-18) + mo->local_radius + grow + slack))
+        return 0;
     sweep_vec3 c = sweep__pose_apply(pose, mo->local_center);
-    double reach = mo->local_radius + grow + (fabs(pose->position.x) + fabs(pose->position.y) + fabs(pose->position.z)) * 0x1p-30;
-    return path_meets_ball(o, d, limit, c, reach);
+    return path_meets_ball(o, d, limit, c, mo->local_radius + grow + slack);
 }
 
 /* Every triangle of every mover the path may reach, to `each`. */
