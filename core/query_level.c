@@ -3,19 +3,23 @@
  * of its BVH, and the movers', placed at their pose at the query's time.
  *
  * A ray walks the 4-wide BVH (world_impl.h) with a slab test of each
- * child box (sweep__slab_test, conservative), nearer children first and
- * none beyond the sink's limit (the first hit so far): the order depends
- * only on the ray and the tree, and the answer is the least hit by a total
- * order (query.h), which no walk order changes.
+ * child box (four at once in float, widened: slabs4, conservative),
+ * nearer children first and none beyond the sink's limit (the first hit so
+ * far), and in a leaf meets only the triangles whose own float box it
+ * meets: the order depends only on the ray and the tree, and the answer
+ * is the least hit by a total order (query.h), which no walk order
+ * changes.
  *
  * A sweep walks the tree the same way, each box grown by its radii (its
  * centre comes that near a triangle it touches), and meets each triangle
  * with the core's swept unit sphere in the eSpace of its radii.
  *
- * A mover is first met as the ball round its triangles (mover_impl.h)
- * placed at the pose; only then are its triangles placed, one at a time,
- * by the expressions the mover uses itself. At the mover's current pose
- * its own placed triangles are taken as they are: the same bits.
+ * A mover is first met as the ball round its position that holds its
+ * triangles at every rotation, then as the ball round its triangles
+ * (mover_impl.h) placed at the pose; only then are its triangles placed,
+ * one at a time, by the expressions the mover uses itself. At the mover's
+ * current pose its own placed triangles are taken as they are: the same
+ * bits.
  */
 #include <stddef.h>
 #include <string.h>
@@ -253,12 +257,13 @@ static SWEEP__ALWAYS_INLINE unsigned slabs4_meet(const slabs4 *r, const sweep__n
                                                  walk_time entry[SWEEP__BVH_WIDTH])
 {
     const char *node = (const char *)n;
-    __m128 tn = _mm_setzero_ps(), tf = limit, ok = _mm_cmpeq_ps(tn, tn);
+    __m128 tn = _mm_setzero_ps(), tf = limit, ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
     slabs4_axis(r, node, 0, flat, &tn, &tf, &ok);
     slabs4_axis(r, node, 1, flat, &tn, &tf, &ok);
     slabs4_axis(r, node, 2, flat, &tn, &tf, &ok);
     _mm_storeu_ps(entry, tn);
-    return (unsigned)_mm_movemask_ps(_mm_and_ps(ok, _mm_cmple_ps(tn, tf)));
+    __m128 met = _mm_cmple_ps(tn, tf);
+    return (unsigned)_mm_movemask_ps(flat ? _mm_and_ps(ok, met) : met);
 }
 #endif
 
