@@ -149,9 +149,9 @@ static SWEEP__ALWAYS_INLINE __m128i box_outside(const float *b, __m128 cut_hi, _
  * the box lo..hi (count when none). Every entity of the frame passes
  * this test, so it is a loop of its own, whose reads of the frame stay in
  * registers. With SSE it meets four entities at a time, their lanes
- * packed into one mask (four bits an entity, none set when its box meets
- * lo..hi), stepping from box to box by the distance between the first
- * two: history_impl.h keeps the boxes side by side. */
+ * packed into one register (four bytes an entity, none set when its box
+ * meets lo..hi), stepping from box to box by the distance between the
+ * first two: history_impl.h keeps the boxes side by side. */
 static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint32_t i, uint32_t count,
                                                  const float lo[3], const float hi[3])
 {
@@ -164,13 +164,11 @@ static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint3
             __m128i x = _mm_packs_epi32(box_outside(b, cut_hi, cut_lo), box_outside(b + step, cut_hi, cut_lo));
             __m128i y = _mm_packs_epi32(box_outside(b + 2 * step, cut_hi, cut_lo),
                                         box_outside(b + 3 * step, cut_hi, cut_lo));
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(x, y));
-            /* Is some entity's nibble 0? */
-            if (((m - 0x1111u) & ~m & 0x8888u) != 0) {
-                while ((m & 0xfu) != 0)
-                    m >>= 4, i++;
-                return i;
-            }
+            /* Lane j: entity i + j's four comparisons, a byte each, 0 when in. */
+            __m128i in = _mm_cmpeq_epi32(_mm_packs_epi16(x, y), _mm_setzero_si128());
+            unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in));
+            if (m != 0)
+                return i + SWEEP__CTZ(m);
         }
     }
     for (; i < count; i++)
