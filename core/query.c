@@ -189,29 +189,29 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
 {
     if (!q->has_at || !(q->flags & SWEEP_QUERY_ENTITIES))
         return;
-    sweep__slabs r;
-    sweep__slabs_init(&r, o, d);
     /* A sweep grows an ellipsoid by up to grow times its largest radius
      * over its least (query.h): boxes grow as much. */
     sweep_vec3 lo, hi;
     double an, entry;
     sweep__history_box(&q->at, &lo, &hi, &an);
     double fg = grow * an;
-    double flo[3] = {lo.x - fg, lo.y - fg, lo.z - fg}, fhi[3] = {hi.x + fg, hi.y + fg, hi.z + fg};
-    if (!sweep__slab_test(&r, flo, fhi, k->limit, &entry))
-        return;
     /* The box of the path up to the sink's limit (the level's first hit,
-     * usually near): six comparisons leave most entities out before a
-     * slab test. The limit only falls while entities are offered, so a
-     * box of an earlier limit still holds every later one's path. */
+     * usually near): against the frame's box, then six comparisons leave
+     * most entities out before a slab test. The limit only falls while
+     * entities are offered, so a box of an earlier limit still holds
+     * every later one's path. */
     sweep_vec3 e = sweep_v3_madd(o, d, k->limit);
     sweep_vec3 plo = sweep_v3_min(o, e), phi = sweep_v3_max(o, e);
     double slack = (fabs(o.x) + fabs(o.y) + fabs(o.z) + fabs(d.x) + fabs(d.y) + fabs(d.z)) * 0x1p-40 + 0x1p-40;
-    plo = sweep_v3_sub(plo, sweep_v3(slack, slack, slack)), phi = sweep_v3_add(phi, sweep_v3(slack, slack, slack));
-    /* In float, for the entities' float boxes: grown by the largest
-     * spread of any of them, and rounded outwards. */
-    float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
-    float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
+    plo = sweep_v3_sub(plo, sweep_v3(slack + fg, slack + fg, slack + fg));
+    phi = sweep_v3_add(phi, sweep_v3(slack + fg, slack + fg, slack + fg));
+    if (!(plo.x <= hi.x && plo.y <= hi.y && plo.z <= hi.z && phi.x >= lo.x && phi.y >= lo.y && phi.z >= lo.z))
+        return;
+    /* In float, for the entities' float boxes, rounded outwards. */
+    float flo3[3] = {sweep__widen_down(plo.x), sweep__widen_down(plo.y), sweep__widen_down(plo.z)};
+    float fhi3[3] = {sweep__widen_up(phi.x), sweep__widen_up(phi.y), sweep__widen_up(phi.z)};
+    sweep__slabs r;
+    int slabs = 0; /* r is made for the first entity that needs it */
     uint32_t count = q->at.f0->count;
     for (uint32_t i = next_in_box(&q->at, 0, count, flo3, fhi3); i < count;
          i = next_in_box(&q->at, i + 1, count, flo3, fhi3)) {
@@ -225,6 +225,8 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
         sweep_vec3 g = sweep_v3(ga, ga, ga);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
+        if (!slabs)
+            sweep__slabs_init(&r, o, d), slabs = 1;
         if (!sweep__slab_test(&r, blo, bhi, k->limit, &entry))
             continue;
         sweep__hist_pose p;
