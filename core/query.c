@@ -203,13 +203,14 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
     sweep_vec3 e = sweep_v3_madd(o, d, k->limit);
     sweep_vec3 plo = sweep_v3_min(o, e), phi = sweep_v3_max(o, e);
     double slack = (fabs(o.x) + fabs(o.y) + fabs(o.z) + fabs(d.x) + fabs(d.y) + fabs(d.z)) * 0x1p-40 + 0x1p-40;
-    plo = sweep_v3_sub(plo, sweep_v3(slack + fg, slack + fg, slack + fg));
-    phi = sweep_v3_add(phi, sweep_v3(slack + fg, slack + fg, slack + fg));
-    if (!(plo.x <= hi.x && plo.y <= hi.y && plo.z <= hi.z && phi.x >= lo.x && phi.y >= lo.y && phi.z >= lo.z))
+    plo = sweep_v3_sub(plo, sweep_v3(slack, slack, slack)), phi = sweep_v3_add(phi, sweep_v3(slack, slack, slack));
+    /* In float, for the entities' float boxes: grown by the largest
+     * spread of any of them, and rounded outwards. */
+    float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
+    float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
+    if (!(flo3[0] <= hi.x && flo3[1] <= hi.y && flo3[2] <= hi.z && fhi3[0] >= lo.x && fhi3[1] >= lo.y &&
+          fhi3[2] >= lo.z))
         return;
-    /* In float, for the entities' float boxes, rounded outwards. */
-    float flo3[3] = {sweep__widen_down(plo.x), sweep__widen_down(plo.y), sweep__widen_down(plo.z)};
-    float fhi3[3] = {sweep__widen_up(phi.x), sweep__widen_up(phi.y), sweep__widen_up(phi.z)};
     sweep__slabs r;
     int slabs = 0; /* r is made for the first entity that needs it */
     uint32_t count = q->at.f0->count;
