@@ -133,12 +133,12 @@ void sweep__offer_sweep_tri(sweep__sink *k, sweep_vec3 o, sweep_vec3 d, sweep_ve
 void sweep__slabs_init(sweep__slabs *r, sweep_vec3 o, sweep_vec3 d)
 {
     double ov[3] = {o.x, o.y, o.z}, dv[3] = {d.x, d.y, d.z};
+    r->any_flat = 0;
     for (int a = 0; a < 3; a++) {
-        double da = dv[a];
-        if (!(fabs(da) >= 1e-200))
-            da = da < 0.0 ? -1e-200 : 1e-200;
+        r->flat[a] = !(fabs(dv[a]) >= 1e-200);
+        r->any_flat |= r->flat[a];
         r->o[a] = ov[a];
-        r->inv[a] = 1.0 / da;
+        r->inv[a] = r->flat[a] ? 0.0 : 1.0 / dv[a];
     }
 }
 
