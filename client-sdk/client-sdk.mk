@@ -26,7 +26,8 @@ REPLAY_LIB := $(LIB)/libsweep-replay.a
 REPLAY_LINK = $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB) $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 
 LIBRARIES += $(CLIENT_LIB) $(REPLAY_LIB)
-INSTALL_HEADERS += client-sdk/client.h client-sdk/predict.h client-sdk/replay.h client-sdk/smooth.h
+INSTALL_HEADERS += client-sdk/client.h client-sdk/predict.h client-sdk/replay.h client-sdk/smooth.h \
+	client-sdk/tick_clock.h
 
 # Each archive is made afresh, and again when this file (which says what
 # goes in it) changes: ar adds and replaces members but never drops one, and

@@ -40,6 +40,11 @@
  * and the entity and op of each command), so that the runs of results an
  * answer comes in over UDP are put in their places (place_results).
  *
+ * The server's tick is estimated in `clock` (tick_clock.h): every message
+ * that names a tick feeds it, and so does every round trip measured, from
+ * a move's send (`move_sent`, a ring of the last SWEEP__MOVES_TIMED moves'
+ * numbers and send times) to its answer, and from a Ping to its Pong.
+ *
  * Every public call on a client keeps its outcome in `last`
  * (sweep_client_last_error): it runs with err = &c->last inside and copies
  * that to the caller's err on the way out (done()).
@@ -112,6 +117,10 @@ enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
  * one per move: a batch's Error comes with its answers, so the last few
  * dozen are plenty. */
 #define SWEEP__BATCHES 64u
+
+/* Moves whose send time is kept for measuring round trips: more than a
+ * game has in flight. */
+#define SWEEP__MOVES_TIMED 128u
 
 /* EntityCommands remembered for placing their answers' pieces: a blocking
  * call has one in flight, a game server a few per frame. */
@@ -218,6 +227,11 @@ struct sweep_client {
     /* EntityCommands sent (ring). */
     sweep__commands_sent commands[SWEEP__COMMANDS];
     uint32_t commands_next;
+
+    /* The server's tick (tick_clock.h) and the moves' send times. */
+    sweep_tick_clock clock;
+    uint32_t move_sent_seq[SWEEP__MOVES_TIMED];
+    uint64_t move_sent_ns[SWEEP__MOVES_TIMED];
 
     sweep_client_counters counters;
     sweep_client_error fatal;
@@ -753,12 +767,32 @@ static int query_results(sweep_client *c, const sweep_message *m, uint64_t now, 
     return 0;
 }
 
+/* Keeps the send time of move `seq` for its round trip. */
+static void time_move(sweep_client *c, uint32_t seq, uint64_t now)
+{
+    c->move_sent_seq[seq % SWEEP__MOVES_TIMED] = seq;
+    c->move_sent_ns[seq % SWEEP__MOVES_TIMED] = now;
+}
+
+/* The answer to move `seq` arrived at now, naming the tick the move met:
+ * a round trip, and the tick a move sent then met, once. */
+static void time_answer(sweep_client *c, uint32_t seq, uint64_t tick, uint64_t now)
+{
+    uint32_t k = seq % SWEEP__MOVES_TIMED;
+    if (seq == 0 || c->move_sent_seq[k] != seq || c->move_sent_ns[k] > now)
+        return;
+    sweep_tick_clock_round_trip(&c->clock, now - c->move_sent_ns[k], now);
+    sweep_tick_clock_met(&c->clock, c->move_sent_ns[k], tick);
+    c->move_sent_seq[k] = 0;
+}
+
 /* Turns one decoded message, of `bytes` on the wire, into queued events
  * (a result batch into one event per result). Returns 0, or -1 when
  * memory runs out. */
 static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t bytes)
 {
     sweep_client_event *ev;
+    sweep_tick_clock_heard(&c->clock, m->server_tick, now);
     if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
         return command_results(c, m, now, &bytes);
     if (m->kind == SWEEP_MSG_QUERY_RESULT)
@@ -766,6 +800,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) {
         for (uint32_t i = 0; i < m->as.move_result_batch.count; i++) {
             const sweep_msg_move_result *r = &m->as.move_result_batch.results[i];
+            time_answer(c, r->sequence, m->server_tick, now);
             settle_unanswered(c, r->entity, r->sequence);
             if (repeated_answer(c, r->sequence))
                 continue;
@@ -780,6 +815,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
         return 0;
     }
     if (m->kind == SWEEP_MSG_MOVE_RESULT) {
+        time_answer(c, m->as.move_result.sequence, m->server_tick, now);
         settle_unanswered(c, m->as.move_result.entity, m->as.move_result.sequence);
         if (repeated_answer(c, m->as.move_result.sequence))
             return 0;
@@ -813,6 +849,7 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
         c->welcome.protocol_version = w->protocol_version;
         c->welcome.session_id = w->session_id;
         c->welcome.tick_rate = w->tick_rate;
+        sweep_tick_clock_init(&c->clock, w->tick_rate);
         copy_str(c->welcome.map_name, sizeof c->welcome.map_name, w->map_name);
         c->welcome.map_hash_len = w->map_hash.len < 32 ? w->map_hash.len : 32;
         if (c->welcome.map_hash_len)
@@ -865,6 +902,10 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
     case SWEEP_MSG_PONG:
         ev->kind = SWEEP_CLIENT_EV_PONG;
         ev->as.pong = m->as.pong;
+        /* Pings this client sends carry its own clock (a caller's own
+         * client_time beyond now is no trip) */
+        if (m->as.pong.client_time > 0 && m->as.pong.client_time <= now)
+            sweep_tick_clock_round_trip(&c->clock, now - m->as.pong.client_time, now);
         break;
     case SWEEP_MSG_STATS:
         ev->kind = SWEEP_CLIENT_EV_STATS;
@@ -2041,6 +2082,7 @@ sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_clien
     fill_move(&m.as.move, r, c->next_seq);
     if (sequence)
         *sequence = c->next_seq;
+    time_move(c, c->next_seq, sweep_client_now_ns());
     sweep_client_event ev;
     sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_MOVE_RESULT, &ev, err);
     if (s == SWEEP_CLIENT_OK && out)
@@ -2069,6 +2111,16 @@ sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collid
     if (s == SWEEP_CLIENT_OK && out)
         *out = ev.as.collide_result;
     return s;
+}
+
+uint64_t sweep_client_estimate_tick(sweep_client *c)
+{
+    return c ? sweep_tick_clock_estimate(&c->clock, sweep_client_now_ns()) : 0;
+}
+
+const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
+{
+    return &c->clock;
 }
 
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err)
@@ -2703,6 +2755,7 @@ static sweep_client_status send_move(sweep_client *c, const sweep_client_move_re
     }
     if (s != SWEEP_CLIENT_OK)
         return s;
+    time_move(c, m.sequence, sweep_client_now_ns());
     c->next_seq++;
     if (sequence)
         *sequence = m.sequence;
@@ -2779,6 +2832,9 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
             batch_sent(c, m.sequence)->count = 0;
             return s;
         }
+        uint64_t sent = sweep_client_now_ns();
+        for (uint32_t i = 0; i < n; i++)
+            time_move(c, c->batch[i].sequence, sent);
         c->next_seq += 1 + n;
         if (sequences)
             for (uint32_t i = 0; i < n; i++)

@@ -78,6 +78,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client-sdk/tick_clock.h"
 #include "core/vec3.h"
 #include "protocol/message.h"
 
@@ -282,6 +283,24 @@ sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_ve
 /* A stateless collision query (the server keeps nothing). */
 sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collide *q,
                                          sweep_msg_collide_result *out, sweep_client_error *err);
+
+/* --- the server's tick ------------------------------------------------------ */
+
+/*
+ * The tick at which the server will apply a move sent now: the tick whose
+ * mover poses the move will meet and its MoveResult.server_tick will name.
+ * Estimated from Welcome.tick_rate, the tick every message names and the
+ * round trips of moves and Pings (tick_clock.h says how, and how it
+ * behaves under jitter and loss); never less than an estimate given
+ * before; 0 before any message naming a tick came. Give it to
+ * sweep_predictor_step_at (predict.h) with the move just sent.
+ */
+uint64_t sweep_client_estimate_tick(sweep_client *c);
+
+/* What the estimate stands on: the tick rate, the newest tick heard and
+ * when, the smallest round trip (sweep_tick_clock_rtt) and the samples
+ * taken. Valid while c is. */
+const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c);
 
 /* Round trip; *rtt_ns is the time from send to Pong on this machine's monotonic clock. */
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err);

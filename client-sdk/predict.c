@@ -16,6 +16,15 @@
  * moves a mover back, and "the predictor holds the poses of tick T" means
  * every mover's latest is T + 1.
  *
+ * With every mover's path told too (WorldState.paths) the ring holds each
+ * tick's states beside its poses, and a move given the tick it will meet
+ * (sweep_predictor_step_at) is predicted against `sim`, the predictor's
+ * own copy of the movers: put at the told state of the tick the state
+ * before the move stands at (or the newest told tick before it), then run
+ * on by sweep_movers_tick, the server's own tick, with the entity as its
+ * one body, to the move's tick. `sim_tick` is the tick sim stands at, so
+ * the next move of a run goes on from there when nothing newer was told.
+ *
  * Errors follow libsweep's one convention (client.h): a sweep_client_status
  * and a sweep_client_error, kept in the predictor too; a status of the core
  * becomes SWEEP_CLIENT_E_ARG with the wire code the server answers the
@@ -24,12 +33,16 @@
  * Invariants: pending[0 .. count) are the moves sent and not yet answered,
  * in increasing sequence order, each with the state it predicted and the
  * pose of the mover that state stands on when it was computed (its
- * anchor); `confirmed` is the state after the last answered move (or the
- * spawn) with the pose of its mover at the answer's tick; the current
- * prediction is the last pending state, or `confirmed` when nothing is
- * pending, carried from its anchor to the mover's newest pose.
+ * anchor) and the tick it was predicted at (0: against the newest poses);
+ * `confirmed` is the state after the last answered move (or the spawn)
+ * with the pose of its mover at the answer's tick, confirmed_tick that
+ * tick (0: none yet); the current prediction is the last pending state as
+ * predicted when it has a tick, else it (or `confirmed` when nothing is
+ * pending) carried from its anchor to the mover's newest pose.
  */
 #include "client-sdk/predict.h"
+
+#include "core/stance.h"
 
 #include <assert.h>
 #include <math.h>
@@ -47,6 +60,8 @@ struct sweep_predict_history {
     uint64_t *latest;        /* [count] */
     uint64_t *tag;           /* [SWEEP_PREDICT_HISTORY * count] */
     sweep_mover_pose *poses; /* [SWEEP_PREDICT_HISTORY * count] */
+    sweep_mover_state *states; /* [SWEEP_PREDICT_HISTORY * count], where stated */
+    uint8_t *stated;           /* [SWEEP_PREDICT_HISTORY * count]: the entry came with its path */
 };
 
 /* Where a predicted state sits on the mover it stands on: that mover's
@@ -63,6 +78,8 @@ typedef struct sweep_predict_pending {
     double dt;
     sweep_predict_state predicted;
     sweep_predict_anchor anchor;
+    uint64_t tick;        /* the tick it was predicted at; 0: against the newest poses */
+    uint32_t touch_mover; /* the first mover its move touched (TOUCH triggers), SWEEP_NO_MOVER if none */
 } sweep_predict_pending;
 
 struct sweep_predictor {
@@ -79,6 +96,10 @@ struct sweep_predictor {
     const sweep_level *level; /* borrowed: the map the movers were built from (their ids) */
     uint64_t tick;            /* newest tick whose WorldState was applied */
     struct sweep_predict_history *history;
+    sweep_movers *sim;        /* own: the movers run on to the ticks moves are predicted at */
+    uint64_t sim_tick;        /* the tick sim stands at; 0: none */
+    uint64_t confirmed_tick;  /* server_tick of the last answer taken; 0: none yet */
+    uint32_t confirmed_touch; /* the first mover that answer's move touched */
     sweep_predict_counters counters;
     sweep_client_error last; /* the last call's outcome (sweep_predictor_last_error) */
 };
@@ -157,6 +178,7 @@ sweep_client_status sweep_predictor_create(const sweep_world *world, const sweep
     p->rules = *rules;
     p->radii = radii;
     p->confirmed = sweep_predict_state_at(position);
+    p->confirmed_touch = SWEEP_NO_MOVER;
     *out = p;
     return ok(err);
 }
@@ -168,6 +190,8 @@ static void free_history(struct sweep_predict_history *h)
     free(h->latest);
     free(h->tag);
     free(h->poses);
+    free(h->states);
+    free(h->stated);
     free(h);
 }
 
@@ -175,6 +199,7 @@ static sweep_client_status set_movers(sweep_predictor *p, sweep_movers *mv, cons
                                       sweep_client_error *err)
 {
     struct sweep_predict_history *h = NULL;
+    sweep_movers *sim = NULL;
     if (mv != NULL) {
         if (lv == NULL)
             return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
@@ -187,21 +212,33 @@ static sweep_client_status set_movers(sweep_predictor *p, sweep_movers *mv, cons
         size_t slots = (size_t)SWEEP_PREDICT_HISTORY * n;
         if (h == NULL || (n && ((h->latest = calloc(n, sizeof *h->latest)) == NULL ||
                                 (h->tag = calloc(slots, sizeof *h->tag)) == NULL ||
-                                (h->poses = calloc(slots, sizeof *h->poses)) == NULL))) {
+                                (h->poses = calloc(slots, sizeof *h->poses)) == NULL ||
+                                (h->states = calloc(slots, sizeof *h->states)) == NULL ||
+                                (h->stated = calloc(slots, sizeof *h->stated)) == NULL))) {
             free_history(h);
             return say(err, SWEEP_CLIENT_E_NOMEM, SWEEP_WIRE_NONE, "out of memory for the movers' pose history");
         }
         h->count = n;
+        sweep_client_status st = sweep_predict_build_movers(lv, sweep_movers_tick_rate(mv), &sim, err);
+        if (st != SWEEP_CLIENT_OK) {
+            free_history(h);
+            return st;
+        }
     }
     free_history(p->history);
+    sweep_movers_destroy(p->sim);
     p->history = h;
+    p->sim = sim;
+    p->sim_tick = 0;
     p->movers = mv;
     p->level = mv ? lv : NULL;
     p->tick = 0;
     /* Anchors were poses of other movers (or none): start afresh. */
     p->confirmed_anchor.valid = 0;
-    for (uint32_t i = 0; i < p->count; i++)
+    for (uint32_t i = 0; i < p->count; i++) {
         p->pending[i].anchor.valid = 0;
+        p->pending[i].tick = 0;
+    }
     return ok(err);
 }
 
@@ -219,6 +256,7 @@ void sweep_predictor_destroy(sweep_predictor *p)
         return;
     free(p->pending);
     free_history(p->history);
+    sweep_movers_destroy(p->sim);
     free(p);
 }
 
@@ -233,7 +271,8 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "a move needs a world, config, rules, state and wish");
     /* No crowd: other players are not predicted (see the file comment). */
     sweep_space space = {.world = world, .movers = mv, .crowd = NULL, .self = SWEEP_NO_BODY};
-    sweep_actor a = {.position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0};
+    sweep_actor a = {
+        .position = s->position, .velocity = s->velocity, .grounded = s->grounded != 0, .stance = s->stance};
     sweep_act_result r;
     sweep_status st = sweep_act(&space, cfg, rules, radii, &a, wish, dt, &r);
     if (st != SWEEP_OK)
@@ -241,6 +280,7 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
     s->position = a.position;
     s->velocity = a.velocity;
     s->grounded = a.grounded != 0;
+    s->stance = a.stance;
     s->ground_mover = r.move.ground_mover;
     if (out)
         *out = r;
@@ -263,7 +303,7 @@ static int same_bits(sweep_vec3 a, sweep_vec3 b)
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r)
 {
     return same_bits(s->position, r->position) && same_bits(s->velocity, r->velocity) &&
-           (s->grounded != 0) == (r->grounded != 0);
+           (s->grounded != 0) == (r->grounded != 0) && (s->stance != 0) == (r->crouched != 0);
 }
 
 /* --- movers of the map -------------------------------------------------------------- */
@@ -330,6 +370,13 @@ static sweep_mover_pose wire_pose(const sweep_wire_mover *w)
     return pose;
 }
 
+/* Where a mover is on its path (WorldState.paths), as the core keeps it. */
+static sweep_mover_state wire_path(const sweep_wire_mover *w)
+{
+    sweep_mover_state s = {.path_tick = w->path_tick, .dir = w->dir, .wait = w->wait, .flags = w->flags};
+    return s;
+}
+
 /* Checks every mover of ws against lv and mv before anything is set, so
  * that a bad WorldState changes nothing. */
 static sweep_client_status check_world_state(const sweep_movers *mv, const sweep_level *lv,
@@ -344,6 +391,10 @@ static sweep_client_status check_world_state(const sweep_movers *mv, const sweep
     if (ws->count > 0 && ws->movers == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the WorldState says %u movers but holds none",
                    ws->count);
+    if (ws->path_count != 0 && ws->path_count != ws->count)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                   "WorldState of tick %llu holds %u mover paths for %u movers (every mover's or none)",
+                   (unsigned long long)ws->tick, ws->path_count, ws->count);
     uint32_t at = 0;
     for (uint32_t j = 0; j < ws->count; j++) {
         const sweep_wire_mover *w = &ws->movers[j];
@@ -361,6 +412,12 @@ static sweep_client_status check_world_state(const sweep_movers *mv, const sweep
             return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
                        "WorldState of tick %llu: mover id %u has a rotation that is not a unit quaternion",
                        (unsigned long long)ws->tick, w->id);
+        sweep_mover_state path = wire_path(w);
+        if (ws->path_count && !sweep_movers_state_valid(mv, i, &path))
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                       "WorldState of tick %llu: mover id %u is at path tick %u, direction %d, waiting %u ticks, "
+                       "where the map's mover cannot be",
+                       (unsigned long long)ws->tick, w->id, w->path_tick, w->dir, w->wait);
         at = i + 1;
     }
     return ok(err);
@@ -427,6 +484,8 @@ static sweep_client_status world_state(sweep_predictor *p, const sweep_msg_world
         size_t k = (size_t)(ws->tick % SWEEP_PREDICT_HISTORY) * h->count + i;
         h->tag[k] = ws->tick + 1;
         h->poses[k] = pose;
+        h->stated[k] = ws->path_count != 0;
+        h->states[k] = wire_path(&ws->movers[j]);
     }
     if (ws->tick > p->tick)
         p->tick = ws->tick;
@@ -444,12 +503,13 @@ sweep_client_status sweep_predictor_world_state(sweep_predictor *p, const sweep_
 
 /* --- carrying riders ------------------------------------------------------------------ */
 
-/* The anchor of a state just computed against the movers' current poses. */
-static sweep_predict_anchor anchor_now(const sweep_predictor *p, const sweep_predict_state *s)
+/* The anchor of a state just computed against the current poses of mv
+ * (the told movers, or sim). */
+static sweep_predict_anchor anchor_in(const sweep_movers *mv, const sweep_predict_state *s)
 {
     sweep_predict_anchor a = {0};
-    if (p->movers && s->ground_mover < sweep_movers_count(p->movers)) {
-        sweep_movers_get(p->movers, s->ground_mover, &a.pose, NULL);
+    if (mv && s->ground_mover < sweep_movers_count(mv)) {
+        sweep_movers_get(mv, s->ground_mover, &a.pose, NULL);
         a.valid = 1;
     }
     return a;
@@ -489,8 +549,146 @@ sweep_predict_state sweep_predictor_current(const sweep_predictor *p)
     sweep_predict_state s;
     sweep_predict_anchor a;
     last_state(p, &s, &a);
-    carry(p, &s, &a);
+    /* A state predicted at the tick its move meets is already where the
+     * movers will have put it then. */
+    if (p->count == 0 || p->pending[p->count - 1].tick == 0)
+        carry(p, &s, &a);
     return s;
+}
+
+/* --- the movers run on to a move's tick ------------------------------------------------ */
+
+/* 1 if the history holds every mover's pose and path of tick t. */
+static int told_whole(const sweep_predictor *p, uint64_t t)
+{
+    const struct sweep_predict_history *h = p->history;
+    if (h == NULL || p->sim == NULL)
+        return 0;
+    for (uint32_t m = 0; m < h->count; m++) {
+        size_t k = (size_t)(t % SWEEP_PREDICT_HISTORY) * h->count + m;
+        if (h->tag[k] != t + 1 || !h->stated[k])
+            return 0;
+    }
+    return 1;
+}
+
+/* Puts sim at the told poses and paths of tick t (told_whole). */
+static void sim_set(sweep_predictor *p, uint64_t t)
+{
+    const struct sweep_predict_history *h = p->history;
+    for (uint32_t m = 0; m < h->count; m++) {
+        size_t k = (size_t)(t % SWEEP_PREDICT_HISTORY) * h->count + m;
+        (void)sweep_movers_set_pose(p->sim, m, &h->poses[k]);   /* checked when told */
+        (void)sweep_movers_set_state(p->sim, m, &h->states[k]); /* the same */
+    }
+    p->sim_tick = t;
+}
+
+/* Runs sim on to tick e with the server's tick, the entity in state s
+ * (touching mover `touch` in its last move) its one body, as the server's
+ * ticks carry and push it between two of its moves; s NULL: no body.
+ * Returns 1 if a tick moved the body. */
+static int sim_run(sweep_predictor *p, uint64_t e, sweep_predict_state *s, uint32_t touch)
+{
+    int moved = 0;
+    for (; p->sim_tick < e; p->sim_tick++) {
+        sweep_body b = {.position = s ? s->position : sweep_v3(0, 0, 0),
+                        .radii = p->radii,
+                        .ground_mover = s ? s->ground_mover : SWEEP_NO_MOVER,
+                        .touch_mover = touch,
+                        .flags = 0,
+                        .mover = SWEEP_NO_MOVER};
+        /* It cannot fail: the config is the map's, checked when built. */
+        (void)sweep_movers_tick(p->sim, p->world, &p->config, &b, s ? 1u : 0u, NULL);
+        if (s && (b.flags & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED))) {
+            s->position = b.position;
+            moved = 1;
+        }
+        p->counters.sim_ticks++;
+    }
+    return moved;
+}
+
+/* Puts sim at tick b, where a state stands whose move was applied at b:
+ * at the told state of b; else where sim already is, if that is b; else at
+ * the newest tick before b told whole, run on to b without the body (what
+ * the ticks before its move did to it is in the state already). 0 if none
+ * of that can be. */
+static int sim_at(sweep_predictor *p, uint64_t b)
+{
+    if (told_whole(p, b)) {
+        sim_set(p, b);
+        return 1;
+    }
+    if (b != 0 && p->sim_tick == b)
+        return 1;
+    for (uint64_t t = b; t > 0 && b - t < SWEEP_PREDICT_HISTORY - 1; t--) {
+        if (told_whole(p, t - 1)) {
+            sim_set(p, t - 1);
+            sim_run(p, b, NULL, SWEEP_NO_MOVER);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* What a move starts from: the state before it, its anchor, the tick the
+ * move that left it there was applied at (0: not known) and the mover that
+ * move touched. */
+typedef struct sweep_predict_from {
+    sweep_predict_state s;
+    sweep_predict_anchor a;
+    uint64_t tick;
+    uint32_t touch;
+} sweep_predict_from;
+
+/* What pending[i] starts from. */
+static sweep_predict_from from_before(const sweep_predictor *p, uint32_t i)
+{
+    sweep_predict_from f;
+    if (i) {
+        const sweep_predict_pending *e = &p->pending[i - 1];
+        f.s = e->predicted, f.a = e->anchor, f.tick = e->tick, f.touch = e->touch_mover;
+    } else {
+        f.s = p->confirmed, f.a = p->confirmed_anchor, f.tick = p->confirmed_tick, f.touch = p->confirmed_touch;
+    }
+    return f;
+}
+
+/* Readies the movers for a move at tick `at` after f: sim at f's tick (f's
+ * tick not known: at the newest tick told whole, f carried there with the
+ * mover it stands on), then run on to `at` carrying or pushing f's body.
+ * Returns the tick the move is predicted at (`at`, or f's tick if that is
+ * later: the server applies moves in order), or 0 when sim cannot be put
+ * anywhere (no paths told, or none within the history): the move is then
+ * predicted against the newest poses, f carried to them. *carried: the
+ * state moved. */
+static uint64_t ready(sweep_predictor *p, sweep_predict_from *f, uint64_t at, int *carried)
+{
+    *carried = 0;
+    uint64_t b = f->tick;
+    if (at != 0 && b == 0 && told_whole(p, p->tick)) {
+        b = p->tick;
+        *carried = carry(p, &f->s, &f->a);
+        sim_set(p, b);
+    } else if (at == 0 || b == 0 || !sim_at(p, b)) {
+        *carried = carry(p, &f->s, &f->a);
+        return 0;
+    }
+    if (at < b)
+        at = b;
+    *carried |= sim_run(p, at, &f->s, f->touch);
+    return at;
+}
+
+/* The first mover among a result's contacts, as the server keeps it for
+ * TOUCH triggers. */
+static uint32_t first_touch(const sweep_move_result *r)
+{
+    for (uint32_t i = 0; i < r->contact_count; i++)
+        if (r->contacts[i].mover != SWEEP_NO_MOVER)
+            return r->contacts[i].mover;
+    return SWEEP_NO_MOVER;
 }
 
 sweep_predict_state sweep_predictor_confirmed(const sweep_predictor *p)
@@ -521,7 +719,7 @@ const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p)
 /* --- prediction and reconciliation -------------------------------------------------- */
 
 static sweep_client_status step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
-                                 sweep_act_result *out, sweep_client_error *err)
+                                 uint64_t at, sweep_act_result *out, sweep_client_error *err)
 {
     if (wish == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no wish");
@@ -533,12 +731,13 @@ static sweep_client_status step(sweep_predictor *p, uint32_t sequence, const swe
         p->pending = n;
         p->cap = cap;
     }
-    sweep_predict_state s;
-    sweep_predict_anchor a;
-    last_state(p, &s, &a);
-    int carried = carry(p, &s, &a);
-    sweep_client_status st = sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, wish, dt,
-                                               out, err);
+    sweep_predict_from f = from_before(p, p->count);
+    int carried;
+    uint64_t tick = ready(p, &f, at, &carried);
+    const sweep_movers *mv = tick ? p->sim : p->movers;
+    sweep_act_result r;
+    sweep_client_status st = sweep_predict_run(p->world, mv, &p->config, &p->rules, p->radii, &f.s, wish, dt, &r,
+                                               err);
     if (st != SWEEP_CLIENT_OK)
         return st;
     p->counters.carries += carried;
@@ -546,9 +745,14 @@ static sweep_client_status step(sweep_predictor *p, uint32_t sequence, const swe
     e->sequence = sequence;
     e->wish = *wish;
     e->dt = dt;
-    e->predicted = s;
-    e->anchor = anchor_now(p, &s);
+    e->predicted = f.s;
+    e->anchor = anchor_in(mv, &f.s);
+    e->tick = tick;
+    e->touch_mover = first_touch(&r.move);
     p->counters.predicted_moves++;
+    p->counters.projected += tick != 0;
+    if (out)
+        *out = r;
     return SWEEP_CLIENT_OK;
 }
 
@@ -557,26 +761,41 @@ sweep_client_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, 
 {
     if (p == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
-    return done(p, step(p, sequence, wish, dt, out, &p->last), err);
+    return done(p, step(p, sequence, wish, dt, 0, out, &p->last), err);
+}
+
+sweep_client_status sweep_predictor_step_at(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                            uint64_t tick, sweep_act_result *out, sweep_client_error *err)
+{
+    if (p == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor");
+    return done(p, step(p, sequence, wish, dt, tick, out, &p->last), err);
 }
 
 /* Recomputes pending[from ..) on top of pending[from - 1] (or `confirmed`),
- * carried first to the movers' current poses: the server starts a move
- * where its ticks left the entity, and the current poses are the client's
- * best knowledge of where they did. A move the core now refuses (it cannot,
- * with the same inputs, but a rewind may have moved the body somewhere odd)
- * keeps the state unchanged, as the server's Error would. */
+ * each as it was first predicted: at its tick, among the movers run on to
+ * it (ready), or, predicted against the newest poses, carried first to the
+ * movers' current poses (the server starts a move where its ticks left the
+ * entity, and the current poses are the client's best knowledge of where
+ * they did). A move the core now refuses (it cannot, with the same inputs,
+ * but a rewind may have moved the body somewhere odd) keeps the state
+ * unchanged, as the server's Error would. */
 static uint32_t replay(sweep_predictor *p, uint32_t from)
 {
-    sweep_predict_state s = from ? p->pending[from - 1].predicted : p->confirmed;
-    sweep_predict_anchor a = from ? p->pending[from - 1].anchor : p->confirmed_anchor;
-    if (from < p->count)
-        p->counters.carries += carry(p, &s, &a);
     for (uint32_t i = from; i < p->count; i++) {
-        (void)sweep_predict_run(p->world, p->movers, &p->config, &p->rules, p->radii, &s, &p->pending[i].wish,
-                                p->pending[i].dt, NULL, NULL);
-        p->pending[i].predicted = s;
-        p->pending[i].anchor = anchor_now(p, &s);
+        sweep_predict_pending *e = &p->pending[i];
+        sweep_predict_from f = from_before(p, i);
+        int carried;
+        uint64_t tick = ready(p, &f, e->tick, &carried);
+        const sweep_movers *mv = tick ? p->sim : p->movers;
+        sweep_act_result r;
+        if (sweep_predict_run(p->world, mv, &p->config, &p->rules, p->radii, &f.s, &e->wish, e->dt, &r, NULL) ==
+            SWEEP_CLIENT_OK)
+            e->touch_mover = first_touch(&r.move);
+        p->counters.carries += carried;
+        e->predicted = f.s;
+        e->anchor = anchor_in(mv, &f.s);
+        e->tick = tick;
     }
     p->counters.replayed_moves += p->count - from;
     return p->count - from;
@@ -620,6 +839,8 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
     if (i < p->count) {
         a.found = 1;
         a.dropped = i;
+        a.predicted_tick = p->pending[i].tick;
+        p->counters.tick_misses += a.predicted_tick != 0 && a.predicted_tick != r->server_tick;
         a.moved = r->has_start_position;
         p->counters.moved_by_movers += a.moved;
         /* Moves before it are given up: their answers were lost (the
@@ -650,9 +871,14 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
         p->confirmed.position = r->position;
         p->confirmed.velocity = r->velocity;
         p->confirmed.grounded = r->grounded;
+        p->confirmed.stance = r->crouched ? SWEEP_STANCE_CROUCH : SWEEP_STANCE_STAND;
         p->confirmed.ground_mover = sweep_predict_mover_index(p->level, r->ground_mover);
         p->confirmed_anchor.valid = pose_at(p->history, p->confirmed.ground_mover, r->server_tick,
                                             &p->confirmed_anchor.pose);
+        p->confirmed_tick = r->server_tick;
+        p->confirmed_touch = SWEEP_NO_MOVER;
+        for (uint32_t k = 0; k < r->contact_count && p->confirmed_touch == SWEEP_NO_MOVER; k++)
+            p->confirmed_touch = sweep_movers_of_triangle(p->movers, r->contacts[k].triangle);
         drop_front(p, i + 1);
         if (a.mismatch) {
             p->counters.mismatches++;

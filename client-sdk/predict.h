@@ -14,8 +14,9 @@
  * the predicted state converges again.
  *
  * The entity model is the server's, exactly (server/README.md): the state
- * is the server's actor (core/motion.h: position, velocity, grounded) and
- * the mover it stands on; the radii are the spawned ones. A player's move
+ * is the server's actor (core/motion.h: position, velocity, grounded,
+ * stance) and the mover it stands on; the radii are the spawned ones, its
+ * standing shape (crouched, the map's crouch radii: core/stance.h). A player's move
  * is a wish (a velocity across the ground and buttons such as
  * SWEEP_WISH_JUMP) and a dt, and the server runs sweep_act with the map's
  * rules (sweep_level.rules) and config through the static world and the
@@ -41,19 +42,36 @@
  *     and the state the server started it from (sweep_predict_server_start:
  *     the previous answer, or start_position when a mover moved the entity),
  *     sweep_predict_run gives the server's answer bit for bit;
- *   - the predictor does not know at which tick the server will apply a
- *     move, so it predicts against the newest poses it has, and when an
- *     answer differs it checks the answer exactly if it still holds the
- *     poses of the answer's tick (re-running the move from the server's
- *     start: ack.rerun / rerun_match), takes the answer, and replays;
- *   - every move it predicts or replays starts where the movers left the
- *     entity, as on the server: a predicted state standing on a mover
- *     (its ground_mover) is carried with that mover from the poses it was
- *     computed against to the newest ones (the same place on the mover, as
- *     the server's tick carries riders). Pushes are not foreseen: the
- *     server's answer (start_position) brings them in.
- *   Carrying needs the poses of the ticks involved: the predictor keeps
- *   the last SWEEP_PREDICT_HISTORY ticks' poses it was given.
+ *   - given the tick the server will apply a move at
+ *     (sweep_predictor_step_at, with sweep_client_estimate_tick: client.h,
+ *     tick_clock.h), the predictor predicts it against the poses of that
+ *     tick: WorldState also says where each mover is on its path
+ *     (WorldState.paths), and movers are functions of the tick, so it
+ *     puts its own copy of the movers at the told state of the tick the
+ *     entity's previous move was applied at (or the newest tick told
+ *     before it) and runs them on to the move's tick with the core's own
+ *     mover tick (sweep_movers_tick), the entity as its body: riders are
+ *     carried, and bodies in a mover's way pushed, exactly as the
+ *     server's ticks do between two moves. No arithmetic of its own
+ *     extrapolates anything. Then the answer equals the first prediction
+ *     bit for bit, unless the server met another tick (a move that
+ *     travelled or was read late: ack.predicted_tick against
+ *     MoveResult.server_tick), or something the client is not told moved
+ *     a mover (another player blocking or triggering it, a MoverCommand
+ *     in the tick before);
+ *   - without the tick (sweep_predictor_step), or when it cannot run the
+ *     movers (a server that sends no paths, no tick told with them within
+ *     the history), it predicts against the newest poses it has, carrying
+ *     a predicted state standing on a mover (its ground_mover) from the
+ *     poses it was computed against to the newest ones (the same place on
+ *     the mover, as the server's tick carries riders); pushes are not
+ *     foreseen then, and the server's answer (start_position) brings them;
+ *   - when an answer differs it checks the answer exactly if it still
+ *     holds the poses of the answer's tick (re-running the move from the
+ *     server's start: ack.rerun / rerun_match), takes the answer, and
+ *     replays the later moves, each at the tick it was predicted at.
+ *   The predictor keeps the last SWEEP_PREDICT_HISTORY ticks' poses and
+ *   paths it was given.
  * Other players: a sweepd run with --players-block on makes every entity
  * an obstacle to the others. The protocol does not tell a client where the
  * others are, so near them its predictions (and re-runs) differ from the
@@ -88,6 +106,7 @@ typedef struct sweep_predict_state {
     int grounded;          /* the last step ended on walkable ground */
     uint32_t ground_mover; /* mover index (core/mover.h) stood on after the last move, SWEEP_NO_MOVER if none;
                               written by sweep_predict_run, never read by it */
+    uint32_t stance;       /* the actor's SWEEP_STANCE_* (core/stance.h): crouched, on a map with crouching */
 } sweep_predict_state;
 
 /* A state at position, not grounded, on no mover: an entity as spawned. */
@@ -134,14 +153,24 @@ sweep_client_status sweep_predictor_world_state(sweep_predictor *p, const sweep_
                                                 sweep_client_error *err);
 
 /* Predicts the move numbered `sequence` (the wish and dt as the client
- * sent them) and keeps it until answered; *out (may be NULL) is the core's
- * full result, its `rules` what the server will report for the move.
- * SWEEP_CLIENT_OK; SWEEP_CLIENT_E_NOMEM; SWEEP_CLIENT_E_ARG for a NULL
- * wish, or for input the core refuses, err->code then naming what the
- * server answers it with (BadNumber, BadDt, BadVelocity, ...): nothing is
- * kept, since the server will refuse the move as well. */
+ * sent them) against the newest poses, and keeps it until answered; *out
+ * (may be NULL) is the core's full result, its `rules` what the server
+ * will report for the move. SWEEP_CLIENT_OK; SWEEP_CLIENT_E_NOMEM;
+ * SWEEP_CLIENT_E_ARG for a NULL wish, or for input the core refuses,
+ * err->code then naming what the server answers it with (BadNumber,
+ * BadDt, BadVelocity, ...): nothing is kept, since the server will refuse
+ * the move as well. */
 sweep_client_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
                                          sweep_act_result *out, sweep_client_error *err);
+
+/* The same for a move the server will apply at server tick `tick`
+ * (sweep_client_estimate_tick right after sending it): predicted among
+ * the movers as they will be at that tick (see the file comment), or at
+ * the tick of the entity's previous move if that is later; tick 0, or
+ * movers that cannot be run on (no paths told), predict as
+ * sweep_predictor_step does. */
+sweep_client_status sweep_predictor_step_at(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
+                                            uint64_t tick, sweep_act_result *out, sweep_client_error *err);
 
 /* What one answer did. */
 typedef struct sweep_predict_ack {
@@ -155,6 +184,8 @@ typedef struct sweep_predict_ack {
                           the server granted (applied_dt under TimeBudget) ... */
     int rerun_match;   /* ... and got the server's answer bit for bit: the difference was only
                           where the move started or which poses it met, not the computation */
+    uint64_t predicted_tick; /* the tick the move was predicted at (0: against the newest poses);
+                                the answer's server_tick is the one it met */
     sweep_vec3 shift;  /* how far the current prediction moved (after minus before): what a
                           game shows jumps by this much unless it smooths it (smooth.h) */
     double shift_len;  /* |shift|; 0 when the answer matched */
@@ -177,8 +208,9 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
 sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence, sweep_predict_ack *info,
                                            sweep_client_error *err);
 
-/* The current prediction (after every pending move, carried to the newest
- * poses). */
+/* The current prediction: after every pending move, at the tick the last
+ * one was predicted at, or (predicted against the newest poses, or none
+ * pending) carried to the newest poses. */
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p);
 
 /* The state the server last confirmed: its last answer taken (or where
@@ -203,6 +235,9 @@ typedef struct sweep_predict_counters {
     uint64_t rerun_matches;   /* ... that gave the server's answer bit for bit */
     uint64_t carries;         /* predicted states carried with the mover they stand on */
     uint64_t world_states;    /* WorldStates (or parts) applied */
+    uint64_t projected;       /* moves predicted at the tick they were to meet, the movers run on to it */
+    uint64_t tick_misses;     /* answers to those that met another tick than predicted */
+    uint64_t sim_ticks;       /* ticks the predictor ran its own movers */
 } sweep_predict_counters;
 
 void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counters *out);
@@ -212,7 +247,7 @@ void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counte
 const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p);
 
 /* 1 if the server result r equals the predicted state s bit for bit
- * (position, velocity, grounded). */
+ * (position, velocity, grounded, crouched). */
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r);
 
 /*

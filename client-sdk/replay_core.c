@@ -733,10 +733,12 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
     mo->act.rules = sweep__entity_named_rules(&e->st, c->tick, c->tick_rate, mo->act.rules);
     const sweep_move_result *res = &mo->act.move;
     if (c->observer)
-        *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->st.m.radii, e->st.m.actor, mo->actor,
-                                        {wish, buttons & SWEEP_WISH_JUMP}, granted, mode, e->st.moved_flags != 0};
+        *om = (sweep__replay_core_move){c->space, wcfg, &c->level.rules, e->st.m.stand_radii, e->st.m.actor,
+                                        mo->actor, {wish, buttons & (SWEEP_WISH_JUMP | SWEEP_WISH_CROUCH)},
+                                        granted, mode, e->st.moved_flags != 0};
 
     e->st.m.actor = mo->actor;
+    sweep__entity_take_stance(&e->st, &c->level.rules);
     sweep__entity_keep(&e->st, res, sequence, mo->ran);
     return SWEEP_OK;
 }
@@ -754,6 +756,7 @@ static void result_of(const sweep__replay_core *c, const core_entity *e, const s
     rep->server_tick = c->tick;
     sweep__entity_result(&e->st, &c->level, &mo->actor, mo->ran, &mo->act.move, start, rep);
     sweep__entity_volumes(&c->level, &mo->act.volumes, rep);
+    sweep__entity_stance(&mo->act, rep);
     rep->rules = (rep->rules & ~SWEEP__RECORD_MOVE_RULES) | (mo->act.rules & SWEEP__RECORD_MOVE_RULES);
     rep->speed_excess = mo->act.speed_excess;
     rep->applied_dt = granted;
@@ -788,6 +791,8 @@ static void move_fields(const sweep__replay_core *c, const core_entity *e, const
     f->pushed = r.pushed;
     f->pushed_by = r.pushed_by;
     f->has_start_position = r.has_start_position;
+    f->crouched = r.crouched;
+    f->stance_blocked = r.stance_blocked;
     f->start_position = r.start_position;
     f->rules = r.rules;
     f->speed_excess = r.speed_excess;
@@ -966,13 +971,14 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
         e->st.has_last = 1;
         e->st.last_sequence = sequence;
-        sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->st.m.radii, &e->st.m.actor, wish,
-                                             buttons, granted, act, &beyond);
+        sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->st.m.stand_radii,
+                                             &e->st.m.actor, wish, buttons, granted, act, &beyond);
         if (st != SWEEP_OK || beyond) {
             m->st = st != SWEEP_OK ? st : SWEEP_E_POSITION;
             return MOVE_REFUSED;
         }
         act->rules = sweep__entity_named_rules(&e->st, c->tick, c->tick_rate, act->rules);
+        sweep__entity_take_stance(&e->st, &c->level.rules);
         sweep__entity_keep_ground(&e->st, &act->move);
         c->moves++;
         c->outputs++;
@@ -980,7 +986,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
          * move_fields would make its fields (record_move.h). */
         uint32_t moved = e->st.moved_flags;
         if (sweep__record_move_same_act(p, &e->st.m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
-                                        act->speed_excess, mover_id(c, e->st.ground_mover), moved,
+                                        act->speed_excess, act->stance_blocked, mover_id(c, e->st.ground_mover), moved,
                                         moved ? mover_id(c, e->st.moved_by) : 0, &m->start)) {
             sweep__entity_moved_told(&e->st);
             return MOVE_MATCHED;

@@ -30,7 +30,7 @@ static void usage(FILE *out)
           "move with the exact input the server gave the core, the movers ticked in\n"
           "step, and what the core computes compared bit for bit (position, velocity,\n"
           "ground, contacts, ground mover, start position after a mover, the core's\n"
-          "rules) with the log's MOVE record of the move (format version 2), or with\n"
+          "rules, the stance) with the log's MOVE record of the move (format version 2), or with\n"
           "the recorded MoveResult (version 1 logs, which have none). Spawn places, time\n"
           "budgets, corrections, Errors, message bytes and state hashes are the full\n"
           "depth's to check; logs recorded with --players-block on need it.\n"

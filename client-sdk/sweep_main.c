@@ -13,7 +13,8 @@
  * With both --map and --connect it also checks the server's map hash and
  * predicts every move locally, printing whether the server agreed bit for
  * bit; on a map with movers it watches the world every tick and predicts
- * among the movers at the poses the server sent (predict.h). `sweep watch`
+ * among the movers as they will be at the tick the server applies each
+ * move (sweep_client_estimate_tick, predict.h). `sweep watch`
  * prints the movers' poses the server pushes (one record per tick, the
  * parts of a split UDP WorldState put together), `sweep command` fires a
  * mover's trigger and `sweep entity` teleports, pushes, reshapes or
@@ -75,7 +76,8 @@ static const char usage[] =
     "  --udp                use UDP instead of TCP\n"
     "  --map FILE           the map: spawn point and radii, local moves, and with\n"
     "                       --connect the map hash check and prediction (among the\n"
-    "                       movers, at the poses the server sends); watch: mover names\n"
+    "                       movers as they will be at the tick the server applies\n"
+    "                       the move, from the paths it sends); watch: mover names\n"
     "  --velocity X,Y,Z     the wish: the velocity wished across the ground, units/s\n"
     "                       (its part along up is ignored, and named Vertical, but\n"
     "                       swimming and climbing); with\n"
@@ -85,6 +87,9 @@ static const char usage[] =
     "                       --map, the prediction says)\n"
     "  --hold-jump          the jump button on every move (a jump asked in the air is\n"
     "                       refused and named Jump)\n"
+    "  --crouch             the crouch button on every move: the player crouches (on a\n"
+    "                       map with crouching; elsewhere it is named Buttons) and\n"
+    "                       walks at most at the map's crouch_speed\n"
     "  --mode MODE          walk (default), fly or noclip; fly and noclip only for a\n"
     "                       session of the server role on a server that allows them\n"
     "  --dt SECONDS         time step per move (default 1/60)\n"
@@ -137,9 +142,11 @@ static const char usage[] =
     "launched_by (a jump pad), teleported_by (teleport_blocked=1: no room there),\n"
     "hurt_by with damage, killed_by (a kill volume ended the move: the player is\n"
     "gone, reported as Killed, as a crushed one is as Crushed), entered and left\n"
-    "(triggers), liquid with liquid_level (the liquid the feet are in and how deep:\n"
-    "1 feet, 2 waist: swimming, 3 under), entered_liquid, left_liquid and ladder\n"
-    "(the ladder climbed).\n"
+    "(triggers); crouched=1 while crouched, stance_blocked=1 when the stance asked\n"
+    "had no room (under a low ceiling the player stays crouched until it fits);\n"
+    "liquid with liquid_level (the liquid the feet are in and how deep: 1 feet,\n"
+    "2 waist: swimming, 3 under), entered_liquid, left_liquid and ladder (the\n"
+    "ladder climbed).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
     "entity prints one result per command, in order: the entity, the op, result=None\n"
@@ -198,7 +205,7 @@ typedef struct options {
     const char *secret_file, *role, *identity;
     int udp, json, batch, no_map_check, timeout_ms;
     int has_velocity, has_position, has_radii, has_count;
-    int jump, hold_jump, has_interval;
+    int jump, hold_jump, crouch, has_interval;
     uint32_t mode;
     sweep_vec3 velocity, position, radii;
     double dt;
@@ -327,6 +334,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"every", required_argument, 0, 'e'},   {"token", required_argument, 0, 'T'},
         {"interval", required_argument, 0, 'i'}, {"help", no_argument, 0, 'h'},
         {"jump", no_argument, 0, 'J'},          {"hold-jump", no_argument, 0, 'H'},
+        {"crouch", no_argument, 0, 'C'},
         {"mode", required_argument, 0, 'M'},    {"secret-file", required_argument, 0, 'S'},
         {"role", required_argument, 0, 'R'},    {"identity", required_argument, 0, 'I'},
         {"ttl", required_argument, 0, 'L'},      {"version", no_argument, 0, 'V'},
@@ -395,6 +403,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'w': o->world = optarg; break;
         case 'J': o->jump = 1; break;
         case 'H': o->hold_jump = 1; break;
+        case 'C': o->crouch = 1; break;
         case 'M':
             if (strcmp(optarg, "walk") == 0)
                 o->mode = SWEEP_WIRE_MODE_WALK;
@@ -484,6 +493,8 @@ static int parse_args(int argc, char **argv, options *o)
         return usage_error("%s", "--jump and --hold-jump exclude each other");
     if ((o->jump || o->hold_jump) && o->mode != SWEEP_WIRE_MODE_WALK)
         return usage_error("%s", "jumping is for walking (--mode walk)");
+    if (o->crouch && o->mode != SWEEP_WIRE_MODE_WALK)
+        return usage_error("%s", "crouching is for walking (--mode walk)");
     if (strcmp(o->command, "token") == 0) {
         /* nothing more */
     } else if (strcmp(o->command, "move") == 0) {
@@ -592,6 +603,8 @@ typedef struct shown_result {
     double damage;
     /* Liquids and ladders: ids as above, the liquid's depth level. */
     uint32_t liquid, liquid_level, entered_liquid, left_liquid, ladder;
+    /* The stance (core/stance.h). */
+    int crouched, stance_blocked;
 } shown_result;
 
 /* The volume fields of a result, into what print_result shows. */
@@ -670,6 +683,8 @@ static void print_result(const options *o, const shown_result *r)
         print_num(r->time_excess);
         printf(",\"applied_dt\":");
         print_num(r->applied_dt);
+        printf(",\"crouched\":%s,\"stance_blocked\":%s", r->crouched ? "true" : "false",
+               r->stance_blocked ? "true" : "false");
         printf(",\"corrected\":%s,\"correction\":", r->corrected ? "true" : "false");
         print_num(r->correction);
         print_volumes(o, r);
@@ -696,6 +711,10 @@ static void print_result(const options *o, const shown_result *r)
         }
         if (r->buttons & SWEEP_WISH_JUMP)
             printf(" jump=1");
+        if (r->crouched)
+            printf(" crouched=1");
+        if (r->stance_blocked)
+            printf(" stance_blocked=1");
         char names[256], b[32];
         printf(" rules=%s", r->rules ? sweep_client_rules_string(r->rules, ",", names, sizeof names) : "none");
         if (r->speed_excess > 0)
@@ -825,10 +844,11 @@ static int build_movers(const options *o, local_map *m, double tick_rate)
 }
 
 /* The buttons of the next move: --hold-jump presses jump always, --jump
- * when the player stands (grounded: as far as the caller knows). */
+ * when the player stands (grounded: as far as the caller knows); --crouch
+ * holds crouch. */
 static uint32_t buttons_for(const options *o, int grounded)
 {
-    return o->hold_jump || (o->jump && grounded) ? SWEEP_WISH_JUMP : 0;
+    return (o->hold_jump || (o->jump && grounded) ? SWEEP_WISH_JUMP : 0u) | (o->crouch ? SWEEP_WISH_CROUCH : 0u);
 }
 
 /* The wish of every move. */
@@ -868,6 +888,7 @@ static int move_local(const options *o, local_map *m, sweep_vec3 start, sweep_ve
             .ground_material = r.ground_material, .contact_count = r.contact_count, .contacts = r.contacts,
             .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover), .rules = ar.rules,
             .buttons = w.buttons, .speed_excess = ar.speed_excess, .applied_dt = o->dt,
+            .crouched = s.stance == SWEEP_STANCE_CROUCH, .stance_blocked = ar.stance_blocked != 0,
         };
         sweep_msg_move_result vr;
         sweep__entity_volumes(&m->lv, &ar.volumes, &vr);
@@ -899,14 +920,16 @@ static int grounded_now(const run *rn)
 }
 
 /* Makes move `seq`: its wish (jumping as the options say), predicted when
- * predicting, with the prediction as its claimed position. */
+ * predicting (at the tick the server will apply it, among the movers as
+ * they will be then), with the prediction as its claimed position. */
 static sweep_client_move_req next_move(run *rn, uint32_t seq)
 {
     const options *o = rn->o;
     sweep_wish w = wish_for(o, grounded_now(rn));
     sweep_client_move_req m = {.entity = rn->entity, .velocity = w.velocity, .dt = o->dt, .buttons = w.buttons,
                                .mode = o->mode};
-    if (rn->predicting && sweep_predictor_step(rn->pred, seq, &w, o->dt, NULL, NULL) == SWEEP_CLIENT_OK) {
+    if (rn->predicting && sweep_predictor_step_at(rn->pred, seq, &w, o->dt, sweep_client_estimate_tick(rn->c), NULL,
+                                                  NULL) == SWEEP_CLIENT_OK) {
         m.has_claimed_position = 1;
         m.claimed_position = sweep_predictor_current(rn->pred).position;
     }
@@ -938,6 +961,7 @@ static void show_remote(run *rn, const sweep_msg_move_result *r, uint32_t index)
         .rules = r->rules, .speed_excess = r->speed_excess, .time_excess = r->time_excess,
         .applied_dt = r->applied_dt, .corrected = r->corrected, .correction = r->correction,
         .buttons = rn->sent_seq[r->sequence % 64] == r->sequence ? rn->sent_buttons[r->sequence % 64] : 0,
+        .crouched = r->crouched, .stance_blocked = r->stance_blocked,
     };
     show_volumes(&sr, r);
     print_result(rn->o, &sr);

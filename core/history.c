@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "core/history.h"
 #include "core/history_impl.h"
 #include "core/quat.h"
@@ -61,38 +62,53 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
 }
 
 /* Sizes of one history, or 0 when they are bad or do not fit a size_t. */
-static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
+static size_t frame_bytes(uint32_t max_entities, uint32_t max_shapes, uint32_t mover_count)
 {
-    size_t per_entity = sizeof(sweep__hist_entity) + SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape) + 12 * sizeof(float);
-    if ((double)max_entities > (double)(SIZE_MAX / 4) / (double)per_entity ||
-        (double)mover_count > (double)(SIZE_MAX / 4) / (double)sizeof(sweep_mover_pose))
+    size_t per_entity = sizeof(sweep__hist_entity) + 12 * sizeof(float);
+    if (max_entities >= SWEEP__HIST_SAME || (double)max_entities > (double)(SIZE_MAX / 8) / (double)per_entity ||
+        (double)max_shapes > (double)(SIZE_MAX / 8) / (double)sizeof(sweep_hit_shape) ||
+        (double)mover_count > (double)(SIZE_MAX / 8) / (double)sizeof(sweep_mover_pose))
         return 0;
-    return sizeof(sweep__hist_frame) + (size_t)max_entities * per_entity + (size_t)mover_count * sizeof(sweep_mover_pose);
+    return sizeof(sweep__hist_frame) + (size_t)max_entities * per_entity + (size_t)max_shapes * sizeof(sweep_hit_shape) +
+           (size_t)mover_count * sizeof(sweep_mover_pose);
 }
 
-size_t sweep_history_bytes(uint32_t capacity, uint32_t max_entities, uint32_t mover_count)
+size_t sweep_history_bytes_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes, uint32_t mover_count)
 {
     if (capacity == 0 || capacity > SWEEP_HISTORY_MAX_TICKS)
         return 0;
-    size_t fb = frame_bytes(max_entities, mover_count);
+    size_t fb = frame_bytes(max_entities, max_shapes, mover_count);
     if (fb == 0 || fb > (SIZE_MAX / 2) / capacity)
         return 0;
     return sizeof(sweep_history) + (size_t)capacity * fb + 2 * (size_t)max_entities * sizeof(uint32_t);
 }
 
-sweep_status sweep_history_create(uint32_t capacity, uint32_t max_entities, uint32_t mover_count, sweep_history **out)
+/* The pool of a history with no other limit: every entity's most. */
+static uint32_t shapes_of(uint32_t max_entities)
 {
-    if (out == NULL || sweep_history_bytes(capacity, max_entities, mover_count) == 0)
+    uint64_t n = (uint64_t)max_entities * SWEEP_HIT_SHAPES_MAX;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+size_t sweep_history_bytes(uint32_t capacity, uint32_t max_entities, uint32_t mover_count)
+{
+    return sweep_history_bytes_shapes(capacity, max_entities, shapes_of(max_entities), mover_count);
+}
+
+sweep_status sweep_history_create_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes,
+                                         uint32_t mover_count, sweep_history **out)
+{
+    if (out == NULL || sweep_history_bytes_shapes(capacity, max_entities, max_shapes, mover_count) == 0)
         return SWEEP_E_ARG;
     sweep_history *h = calloc(1, sizeof *h);
     if (h == NULL)
         return SWEEP_E_NOMEM;
-    size_t slots = (size_t)capacity * max_entities;
-    h->capacity = capacity, h->max_entities = max_entities, h->mover_count = mover_count;
+    size_t slots = (size_t)capacity * max_entities, pool = (size_t)capacity * max_shapes;
+    h->capacity = capacity, h->max_entities = max_entities, h->max_shapes = max_shapes, h->mover_count = mover_count;
     h->frames = calloc(capacity, sizeof *h->frames);
     /* calloc of 0 may give NULL: ask for one element at least. */
     h->ents = calloc(slots ? slots : 1, sizeof *h->ents);
-    h->shapes = calloc(slots ? slots * SWEEP_HIT_SHAPES_MAX : 1, sizeof *h->shapes);
+    h->shapes = calloc(pool ? pool : 1, sizeof *h->shapes);
     h->movers = calloc(mover_count ? (size_t)capacity * mover_count : 1, sizeof *h->movers);
     h->fbox = calloc(slots ? slots * 12 : 1, sizeof *h->fbox);
     h->order = calloc(max_entities ? max_entities : 1, sizeof *h->order);
@@ -103,6 +119,11 @@ sweep_status sweep_history_create(uint32_t capacity, uint32_t max_entities, uint
     }
     *out = h;
     return SWEEP_OK;
+}
+
+sweep_status sweep_history_create(uint32_t capacity, uint32_t max_entities, uint32_t mover_count, sweep_history **out)
+{
+    return sweep_history_create_shapes(capacity, max_entities, shapes_of(max_entities), mover_count, out);
 }
 
 void sweep_history_destroy(sweep_history *h)
@@ -147,13 +168,14 @@ static double absmax3(sweep_vec3 v)
     return max3(sweep_v3(fabs(v.x), fabs(v.y), fabs(v.z)));
 }
 
-static sweep_status entity_check(const sweep_history_entity *e)
+static SWEEP__ALWAYS_INLINE float minf(float a, float b)
 {
-    if (!sweep_v3_isfinite(e->position) || !sweep_v3_isfinite(e->radii))
-        return SWEEP_E_NONFINITE;
-    if (!(radius_ok(e->radii.x) && radius_ok(e->radii.y) && radius_ok(e->radii.z)))
-        return SWEEP_E_RADII;
-    return sweep_hit_shapes_check(e->shapes, e->shape_count, SWEEP__HISTORY_REACH * max3(e->radii), NULL);
+    return a < b ? a : b;
+}
+
+static SWEEP__ALWAYS_INLINE float maxf(float a, float b)
+{
+    return a > b ? a : b;
 }
 
 /* A box in float, lo rounded down and hi up (world_impl.h's widening). */
@@ -168,51 +190,77 @@ static void grow(sweep_vec3 *lo, sweep_vec3 *hi, sweep_vec3 l, sweep_vec3 h)
     *lo = sweep_v3_min(*lo, l), *hi = sweep_v3_max(*hi, h);
 }
 
-/* The box of an entity's ellipsoid and shapes, widened by 2^-40 of its
- * largest coordinate and radius (plus 2^-1000): a pose interpolated from
- * two kept ones lies within a few units in the last place (2^-52) of
- * their boxes' union, which this margin holds thousands of times over. */
-static void entity_box(sweep__hist_entity *e, const sweep_hit_shape *s)
+/* rel, rmin and rmax of an entity (history_impl.h) from its radii and its
+ * checked shapes s. */
+static void entity_rel(sweep__hist_entity *e, const sweep_hit_shape *s)
 {
-    sweep_vec3 lo = sweep_v3_sub(e->position, e->radii), hi = sweep_v3_add(e->position, e->radii);
-    double scale = max3(e->radii);
+    sweep_vec3 lo = sweep_v3(-e->radii.x, -e->radii.y, -e->radii.z), hi = e->radii;
+    e->rmin = min3(e->radii), e->rmax = max3(e->radii);
     for (uint32_t k = 0; k < e->shape_count; k++) {
         sweep_vec3 r = s[k].kind == SWEEP_SHAPE_ELLIPSOID ? s[k].radii : sweep_v3(s[k].radii.x, s[k].radii.x, s[k].radii.x);
-        sweep_vec3 a = sweep_v3_add(e->position, s[k].a);
-        grow(&lo, &hi, sweep_v3_sub(a, r), sweep_v3_add(a, r));
-        if (s[k].kind == SWEEP_SHAPE_CAPSULE) {
-            sweep_vec3 b = sweep_v3_add(e->position, s[k].b);
-            grow(&lo, &hi, sweep_v3_sub(b, r), sweep_v3_add(b, r));
-        }
-        double m = max3(r);
-        scale = m > scale ? m : scale;
-    }
-    e->rmin = min3(e->radii), e->rmax = max3(e->radii);
-    for (uint32_t k = 0; k < e->shape_count; k++)
+        grow(&lo, &hi, sweep_v3_sub(s[k].a, r), sweep_v3_add(s[k].a, r));
+        if (s[k].kind == SWEEP_SHAPE_CAPSULE)
+            grow(&lo, &hi, sweep_v3_sub(s[k].b, r), sweep_v3_add(s[k].b, r));
         if (s[k].kind == SWEEP_SHAPE_ELLIPSOID) {
-            e->rmin = min3(s[k].radii) < e->rmin ? min3(s[k].radii) : e->rmin;
-            e->rmax = max3(s[k].radii) > e->rmax ? max3(s[k].radii) : e->rmax;
+            e->rmin = min3(r) < e->rmin ? min3(r) : e->rmin;
+            e->rmax = max3(r) > e->rmax ? max3(r) : e->rmax;
         }
-    double mag = absmax3(lo) > absmax3(hi) ? absmax3(lo) : absmax3(hi);
-    double margin = (mag + scale) * 0x1p-40 + 0x1p-1000;
-    sweep_vec3 w = sweep_v3(margin, margin, margin);
-    e->lo = sweep_v3_sub(lo, w), e->hi = sweep_v3_add(hi, w);
+    }
+    float_box(e->rel, lo, hi);
+    const float *r = e->rel;
+    e->relmax = maxf(maxf(maxf(fabsf(r[0]), fabsf(r[1])), maxf(fabsf(r[2]), fabsf(r[3]))), maxf(fabsf(r[4]), fabsf(r[5])));
+}
+
+/* The entity's box in float (lo xyz, hi xyz): its position plus rel,
+ * widened by w, 2^-20 of M, the largest magnitude in those sums (the
+ * position's and rel's; a shape's offset and radius are within rel's),
+ * plus 2^-100. Summed in float: the position's rounding, the two sums'
+ * and w's own are each within 2^-24 of M, so the box still reaches
+ * beyond the exact one by more than 12 * 2^-24 of M. A pose interpolated
+ * from two kept ones lies within a few units in the last place (2^-52)
+ * of those magnitudes from their boxes' union, which that holds
+ * thousands of times over. */
+static void world_box(float *f, sweep_vec3 p, const float *rel, float relmax)
+{
+    float w = (float)((absmax3(p) + relmax) * SWEEP__WIDEN_REL) + (float)SWEEP__WIDEN_ABS;
+    float x = (float)p.x, y = (float)p.y, z = (float)p.z;
+    f[0] = x + rel[0] - w, f[1] = y + rel[1] - w, f[2] = z + rel[2] - w;
+    f[3] = x + rel[3] + w, f[4] = y + rel[4] + w, f[5] = z + rel[5] + w;
+}
+
+/* Shapes that changed since the tick before are not blended: the earlier
+ * shapes ride from the old position to this one (sweep__history_pose),
+ * and this box f must hold them on the way, so it also holds the earlier
+ * box pf carried by that move d, widened again as world_box does for the
+ * sums' rounding. */
+static void carry_box(float *f, const float *pf, sweep_vec3 d)
+{
+    double m = absmax3(d);
+    for (int k = 0; k < 6; k++)
+        m = fabs(pf[k]) > m ? fabs(pf[k]) : m;
+    m = m * 0x1p-40 + 0x1p-1000;
+    double dd[3] = {d.x, d.y, d.z};
+    for (int k = 0; k < 3; k++) {
+        float lo = sweep__widen_down(pf[k] + dd[k] - m), hi = sweep__widen_up(pf[3 + k] + dd[k] + m);
+        f[k] = lo < f[k] ? lo : f[k];
+        f[3 + k] = hi > f[3 + k] ? hi : f[3 + k];
+    }
 }
 
 /* order[0 .. n) sorted by the entities' ids: a bottom-up merge sort
  * through the scratch array, after a check that spares it when the owner
  * already lists them in order (the usual case). Ids are unique, so any
- * correct sort gives the same order. */
-static void sort_by_id(uint32_t *order, uint32_t *scratch, const sweep_history_entity *e, uint32_t n)
+ * correct sort gives the same order. 0 when two ids are the same. */
+static int sort_by_id(uint32_t *order, uint32_t *scratch, const sweep_history_entity *e, uint32_t n)
 {
-    int sorted = 1;
+    int rising = 1;
     for (uint32_t i = 0; i < n; i++) {
         order[i] = i;
-        if (i > 0 && e[i - 1].id > e[i].id)
-            sorted = 0;
+        if (i > 0 && e[i - 1].id >= e[i].id)
+            rising = 0;
     }
-    if (sorted)
-        return;
+    if (rising)
+        return 1;
     uint32_t *src = order, *dst = scratch;
     for (uint32_t width = 1; width < n; width *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * width) {
@@ -231,6 +279,10 @@ static void sort_by_id(uint32_t *order, uint32_t *scratch, const sweep_history_e
     }
     if (src != order)
         memcpy(order, src, n * sizeof *order);
+    for (uint32_t i = 1; i < n; i++)
+        if (e[order[i - 1]].id == e[order[i]].id)
+            return 0;
+    return 1;
 }
 
 /* Can shapes be interpolated one by one: the same count, ids and kinds? */
@@ -244,6 +296,42 @@ static int shapes_match(const sweep_hit_shape *a, const sweep_hit_shape *b, uint
     return 1;
 }
 
+/* Are a and b the same bits? Word by word: GCC calls memcmp for
+ * sweep_v3_same_bits, which costs more than the comparison. */
+static SWEEP__ALWAYS_INLINE int same_bits(sweep_vec3 a, sweep_vec3 b)
+{
+    uint64_t x[3], y[3];
+    memcpy(x, &a, sizeof x), memcpy(y, &b, sizeof y);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
+}
+
+/* Are an entity's radii and shapes the bits kept for it the tick before?
+ * Then they passed the same check (the reach is the radii's). */
+static int same_as_kept(const sweep_history_entity *src, const sweep__hist_entity *p, const sweep_hit_shape *ps)
+{
+    if (src->shape_count != p->shape_count || !same_bits(src->radii, p->radii))
+        return 0;
+    return src->shape_count == 0 ||
+           (src->shapes != NULL && memcmp(src->shapes, ps, src->shape_count * sizeof *ps) == 0);
+}
+
+/* out = the union of float boxes a and b (lo xyz, hi xyz); out may be a.
+ * Spelt out: a loop of six is not unrolled at -O2, and this runs twice an
+ * entity a push. */
+static SWEEP__ALWAYS_INLINE void union_box(float *out, const float *a, const float *b)
+{
+    float l0 = minf(a[0], b[0]), l1 = minf(a[1], b[1]), l2 = minf(a[2], b[2]);
+    float h0 = maxf(a[3], b[3]), h1 = maxf(a[4], b[4]), h2 = maxf(a[5], b[5]);
+    out[0] = l0, out[1] = l1, out[2] = l2, out[3] = h0, out[4] = h1, out[5] = h2;
+}
+
+/* An entity of the tick before that is gone by now spans its own box. */
+static void gone(sweep__hist_entity *p, float *pf)
+{
+    p->next = NO_INDEX;
+    memcpy(pf + 6, pf, 6 * sizeof *pf);
+}
+
 sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_history_entity *entities, uint32_t count,
                                 const sweep_mover_pose *movers, uint32_t mover_count)
 {
@@ -252,11 +340,6 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         return SWEEP_E_ARG;
     if (h->count > 0 && tick != h->oldest_tick + h->count)
         return SWEEP_E_ARG;
-    for (uint32_t i = 0; i < count; i++) {
-        sweep_status st = entity_check(&entities[i]);
-        if (st != SWEEP_OK)
-            return st;
-    }
     for (uint32_t m = 0; m < mover_count; m++) {
         if (!sweep_v3_isfinite(movers[m].position) || !sweep_quat_isfinite(movers[m].rotation))
             return SWEEP_E_NONFINITE;
@@ -265,23 +348,61 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         if (!(fabs(sweep_quat_dot(movers[m].rotation, movers[m].rotation) - 1.0) <= 1e-6))
             return SWEEP_E_ARG;
     }
-    sort_by_id(h->order, h->scratch, entities, count);
-    for (uint32_t i = 1; i < count; i++)
-        if (entities[h->order[i - 1]].id == entities[h->order[i]].id)
-            return SWEEP_E_ARG;
+    if (!sort_by_id(h->order, h->scratch, entities, count))
+        return SWEEP_E_ARG;
 
-    /* Valid: from here the frame is written and nothing fails. A full
-     * ring forgets its oldest frame, whose slot is the new one. The
-     * newest frame so far (none with a ring of one, whose only slot is
-     * overwritten) is where this one's entities come from. */
+    /* The newest frame so far (none with a ring of one, whose only slot is
+     * overwritten) is where this one's entities come from. Each entity's
+     * index there goes to scratch, flagged when its radii and shapes are
+     * the bits kept there: those are not checked, nor their box made,
+     * again (a set of hit shapes seldom changes, and radii not often).
+     * Its position is checked every tick. The newest frame's spans
+     * are unset, so setting those of its entities gone by now is harmless
+     * if a shape below is refused. */
     sweep__hist_entity *prev = NULL;
     const sweep_hit_shape *prev_s = NULL;
+    float *prev_f = NULL;
     uint32_t prev_count = 0, pj = 0;
     if (h->count > 0 && h->capacity > 1) {
-        size_t pb = (size_t)((h->head + h->count - 1) % h->capacity) * h->max_entities;
-        prev = &h->ents[pb], prev_s = &h->shapes[pb * SWEEP_HIT_SHAPES_MAX];
-        prev_count = h->frames[(h->head + h->count - 1) % h->capacity].count;
+        uint32_t ps = (h->head + h->count - 1) % h->capacity;
+        size_t pb = (size_t)ps * h->max_entities;
+        prev = &h->ents[pb], prev_f = &h->fbox[pb * 12], prev_s = &h->shapes[(size_t)ps * h->max_shapes];
+        prev_count = h->frames[ps].count;
     }
+    uint64_t shapes = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sweep_history_entity *src = &entities[h->order[i]];
+        for (; pj < prev_count && prev[pj].id < src->id; pj++)
+            gone(&prev[pj], &prev_f[(size_t)pj * 12]);
+        uint32_t at = NO_INDEX;
+        if (pj < prev_count && prev[pj].id == src->id) {
+            at = pj;
+            if (same_as_kept(src, &prev[pj], &prev_s[prev[pj].first]))
+                at |= SWEEP__HIST_SAME;
+            pj++;
+        }
+        if (!sweep_v3_isfinite(src->position))
+            return SWEEP_E_NONFINITE;
+        if (at == NO_INDEX || !(at & SWEEP__HIST_SAME)) {
+            if (!sweep_v3_isfinite(src->radii))
+                return SWEEP_E_NONFINITE;
+            if (!(radius_ok(src->radii.x) && radius_ok(src->radii.y) && radius_ok(src->radii.z)))
+                return SWEEP_E_RADII;
+            sweep_status st =
+                sweep_hit_shapes_check(src->shapes, src->shape_count, SWEEP__HISTORY_REACH * max3(src->radii), NULL);
+            if (st != SWEEP_OK)
+                return st;
+        }
+        shapes += src->shape_count;
+        h->scratch[i] = at;
+    }
+    for (; pj < prev_count; pj++)
+        gone(&prev[pj], &prev_f[(size_t)pj * 12]);
+    if (shapes > h->max_shapes)
+        return SWEEP_E_ARG;
+
+    /* Valid: from here the frame is written and nothing fails. A full
+     * ring forgets its oldest frame, whose slot is the new one. */
     uint32_t slot;
     if (h->count == h->capacity) {
         slot = h->head;
@@ -295,60 +416,47 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
     }
     sweep__hist_frame *fr = &h->frames[slot];
     fr->tick = tick, fr->count = count;
-    fr->lo = sweep_v3(INFINITY, INFINITY, INFINITY), fr->hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
-    fr->rmin = INFINITY, fr->rmax = 0.0;
+    float fb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    double rmin = INFINITY, rmax = 0.0;
     size_t base = (size_t)slot * h->max_entities;
+    sweep_hit_shape *pool = &h->shapes[(size_t)slot * h->max_shapes];
+    uint32_t used = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sweep_history_entity *src = &entities[h->order[i]];
         sweep__hist_entity *e = &h->ents[base + i];
-        sweep_hit_shape *s = &h->shapes[(base + i) * SWEEP_HIT_SHAPES_MAX];
-        e->id = src->id, e->position = src->position, e->radii = src->radii, e->shape_count = src->shape_count;
+        float *f = &h->fbox[(base + i) * 12];
+        uint32_t at = h->scratch[i], j = at & ~SWEEP__HIST_SAME;
+        e->id = src->id, e->position = src->position, e->radii = src->radii;
+        e->first = used, e->shape_count = src->shape_count;
         if (src->shape_count > 0)
-            memcpy(s, src->shapes, src->shape_count * sizeof *s);
-        entity_box(e, s);
-        /* Shapes that changed since the tick before are not blended: the
-         * earlier shapes ride from the old position to this one
-         * (sweep__history_pose), and this box must hold them on the way,
-         * so it holds the earlier box carried by that move. */
-        while (pj < prev_count && prev[pj].id < e->id)
-            pj++;
-        if (pj < prev_count && prev[pj].id == e->id &&
-            !shapes_match(&prev_s[(size_t)pj * SWEEP_HIT_SHAPES_MAX], s, prev[pj].shape_count, e->shape_count)) {
-            sweep_vec3 d = sweep_v3_sub(e->position, prev[pj].position);
-            grow(&e->lo, &e->hi, sweep_v3_add(prev[pj].lo, d), sweep_v3_add(prev[pj].hi, d));
-        }
-        grow(&fr->lo, &fr->hi, e->lo, e->hi);
-        fr->rmin = e->rmin < fr->rmin ? e->rmin : fr->rmin;
-        fr->rmax = e->rmax > fr->rmax ? e->rmax : fr->rmax;
-        /* The span (and next) wait for the next tick's push: no query
-         * reads them while this frame is the newest. */
-        float_box(&h->fbox[(base + i) * 12], e->lo, e->hi);
-    }
-    /* The tick before now knows where each of its entities goes. */
-    const sweep__hist_entity *now = &h->ents[base];
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < prev_count; i++) {
-        sweep__hist_entity *p = &prev[i];
-        while (j < count && now[j].id < p->id)
-            j++;
-        float *pf = &h->fbox[(size_t)(&prev[i] - h->ents) * 12];
-        if (j < count && now[j].id == p->id) {
-            p->next = j;
-            p->span_lo = sweep_v3_min(p->lo, now[j].lo), p->span_hi = sweep_v3_max(p->hi, now[j].hi);
-            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, now[j].rmin, now[j].rmax);
-            /* The floats of two boxes rounded outwards hold their union. */
-            const float *nf = &h->fbox[(base + j) * 12];
-            for (int k = 0; k < 3; k++) {
-                pf[6 + k] = pf[k] < nf[k] ? pf[k] : nf[k];
-                pf[9 + k] = pf[3 + k] > nf[3 + k] ? pf[3 + k] : nf[3 + k];
-            }
+            memcpy(&pool[used], src->shapes, src->shape_count * sizeof *pool);
+        used += src->shape_count;
+        if (at != NO_INDEX && (at & SWEEP__HIST_SAME)) {
+            memcpy(e->rel, prev[j].rel, sizeof e->rel);
+            e->relmax = prev[j].relmax, e->rmin = prev[j].rmin, e->rmax = prev[j].rmax;
         } else {
-            p->next = NO_INDEX;
-            p->span_lo = p->lo, p->span_hi = p->hi;
-            p->span_aniso = sweep__history_aniso(p->rmin, p->rmax, p->rmin, p->rmax);
-            memcpy(pf + 6, pf, 6 * sizeof *pf);
+            entity_rel(e, &pool[e->first]);
         }
+        world_box(f, e->position, e->rel, e->relmax);
+        if (at != NO_INDEX) {
+            sweep__hist_entity *p = &prev[j];
+            float *pf = &prev_f[(size_t)j * 12];
+            if (!(at & SWEEP__HIST_SAME) &&
+                !shapes_match(&prev_s[p->first], &pool[e->first], p->shape_count, e->shape_count))
+                carry_box(f, pf, sweep_v3_sub(e->position, p->position));
+            /* The tick before now knows where this entity goes; the
+             * floats of two boxes rounded outwards hold their union. */
+            p->next = i;
+            union_box(pf + 6, pf, f);
+        }
+        /* The span (and next) of this entity wait for the next tick's
+         * push: no query reads them while this frame is the newest. */
+        union_box(fb, fb, f);
+        rmin = e->rmin < rmin ? e->rmin : rmin;
+        rmax = e->rmax > rmax ? e->rmax : rmax;
     }
+    fr->lo = sweep_v3(fb[0], fb[1], fb[2]), fr->hi = sweep_v3(fb[3], fb[4], fb[5]);
+    fr->rmin = rmin, fr->rmax = rmax;
     if (mover_count > 0)
         memcpy(&h->movers[(size_t)slot * h->mover_count], movers, mover_count * sizeof *movers);
     return SWEEP_OK;
@@ -364,7 +472,7 @@ static void frame_parts(const sweep_history *h, uint32_t from_oldest, const swee
     *f = &h->frames[slot];
     *fbox = &h->fbox[base * 12];
     *e = &h->ents[base];
-    *s = &h->shapes[base * SWEEP_HIT_SHAPES_MAX];
+    *s = &h->shapes[(size_t)slot * h->max_shapes];
     *m = &h->movers[(size_t)slot * h->mover_count];
 }
 
@@ -406,7 +514,7 @@ static sweep_vec3 lerp(sweep_vec3 a, sweep_vec3 b, double f)
 void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, sweep__hist_pose *out)
 {
     const sweep__hist_entity *e = &at->e0[ref->i0];
-    const sweep_hit_shape *s = &at->s0[(size_t)ref->i0 * SWEEP_HIT_SHAPES_MAX];
+    const sweep_hit_shape *s = &at->s0[e->first];
     out->id = e->id;
     out->shape_count = e->shape_count;
     if (ref->i1 == NO_INDEX) {
@@ -419,7 +527,7 @@ void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, s
         return;
     }
     const sweep__hist_entity *e1 = &at->e1[ref->i1];
-    const sweep_hit_shape *s1 = &at->s1[(size_t)ref->i1 * SWEEP_HIT_SHAPES_MAX];
+    const sweep_hit_shape *s1 = &at->s1[e1->first];
     double f = at->f;
     out->position = lerp(e->position, e1->position, f);
     out->radii = lerp(e->radii, e1->radii, f);

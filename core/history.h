@@ -23,10 +23,13 @@
  * depend on the order the owner happened to list them in.
  *
  * Memory is allocated once, at creation: capacity frames of max_entities
- * entities with up to SWEEP_HIT_SHAPES_MAX shapes each, plus the movers'
- * poses. sweep_history_bytes says what one costs; the docs state it per
- * entity per second. Pushing never allocates and never fails for lack of
- * memory.
+ * entities, each frame with a pool of the hit shapes it is given (as many
+ * as its entities may have in all: SWEEP_HIT_SHAPES_MAX each, or the
+ * owner's own limit), plus the movers' poses. sweep_history_bytes says
+ * what one costs; the docs state it per entity per second. Pushing never
+ * allocates and never fails for lack of memory. A push checks and boxes
+ * again only the shapes that are not the bits the entity had the tick
+ * before, with the same radii.
  *
  * Not thread-safe: the world's thread pushes and queries. A client may keep
  * a history of its own view and ask it the same questions with the same
@@ -102,11 +105,21 @@ void sweep_history_destroy(sweep_history *h);
 size_t sweep_history_bytes(uint32_t capacity, uint32_t max_entities, uint32_t mover_count);
 
 /*
+ * As sweep_history_create and sweep_history_bytes, for an owner that
+ * allows fewer shapes than SWEEP_HIT_SHAPES_MAX an entity: each frame
+ * keeps at most max_shapes hit shapes over all its entities, and a push
+ * of more is refused (SWEEP_E_ARG, nothing kept). max_entities below 2^31.
+ */
+sweep_status sweep_history_create_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes,
+                                         uint32_t mover_count, sweep_history **out);
+size_t sweep_history_bytes_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes, uint32_t mover_count);
+
+/*
  * Keeps the frame of `tick`: count entities (any order; ids unique) and the
  * poses of the movers (mover_count of them, in mover order; NULL if
  * mover_count is 0). tick must be the newest tick plus one, or anything
  * when the history is empty. SWEEP_E_ARG for a tick out of order, too many
- * entities, a repeated id or a wrong mover count; SWEEP_E_NONFINITE,
+ * entities or shapes, a repeated id or a wrong mover count; SWEEP_E_NONFINITE,
  * SWEEP_E_RADII for a bad pose or shape; SWEEP_E_ARG for a mover rotation
  * not of unit length (|len^2 - 1| > 1e-6). An entity's shapes are checked
  * with a reach of 4 times its largest radius. On failure nothing is kept.

@@ -8,17 +8,20 @@
  *     at slot `head` (the oldest) and their ticks run oldest_tick,
  *     oldest_tick + 1, ... without a gap.
  *   - A frame's entities lie sorted by id, ids unique, in slots
- *     frame * max_entities .. + count of ents[]; entity e's shapes in
- *     shapes[e_slot * SWEEP_HIT_SHAPES_MAX ..], relative to its position.
- *   - An entity's box (lo, hi) holds its collision ellipsoid and every hit
- *     shape, in world coordinates, widened (sweep__history_widen) far
- *     beyond the rounding of any pose interpolated between it and the same
- *     entity's box of the next or previous tick: so a query that misses
- *     the union of an entity's two boxes misses it at every fraction.
+ *     frame * max_entities .. + count of ents[]. A frame's hit shapes lie
+ *     in its own pool, shapes[frame * max_shapes ..], packed in the order
+ *     of its entities: entity e's shape_count shapes from e->first,
+ *     relative to its position. Only the shapes given take room.
+ *   - An entity's box (fbox[e_slot * 12 + 0 .. 6), float) holds its
+ *     collision ellipsoid and every hit shape, in world coordinates,
+ *     widened far beyond the rounding of any pose interpolated between it
+ *     and the same entity's box of the next or previous tick: so a query
+ *     that misses the union of an entity's two boxes misses it at every
+ *     fraction. rel is that box less the position, before the widening.
  *   - A frame's box holds every box of its entities (empty: lo > hi).
- *   - Every frame but the newest has each entity's next, span_lo, span_hi
- *     and span_aniso (and its float span box) set for the frame after it
- *     (an entity gone by then spans its own box); the newest's are unset.
+ *   - Every frame but the newest has each entity's next and its float
+ *     span box (fbox[.. + 6 .. 12)) set for the frame after it (an entity
+ *     gone by then spans its own box); the newest's are unset.
  */
 #ifndef SWEEP_CORE_HISTORY_IMPL_H
 #define SWEEP_CORE_HISTORY_IMPL_H
@@ -33,21 +36,27 @@
  * the entity's largest radius (sweep_history_push's check). */
 #define SWEEP__HISTORY_REACH 4.0
 
+/* The flag of scratch[] above; max_entities stays below it. */
+#define SWEEP__HIST_SAME 0x80000000u
+
 /* rmin and rmax: the least and largest radius of the entity's ellipsoids
  * (its collision ellipsoid and its ellipsoid shapes), which bound how far
- * a sweep grows them (query.h). */
+ * a sweep grows them (query.h). rel: the box of the ellipsoid and shapes
+ * less the position (lo xyz, hi xyz), rounded outwards to float, and
+ * relmax its largest magnitude; a push whose radii and shapes are the
+ * bits of the tick before takes these from there instead of walking the
+ * shapes again. */
 typedef struct sweep__hist_entity {
     uint64_t id;
     sweep_vec3 position, radii;
-    sweep_vec3 lo, hi;
     double rmin, rmax;
-    uint32_t shape_count;
+    uint32_t first, shape_count; /* its shapes in the frame's pool */
     /* Set when the next tick is pushed: the entity's index there (or
-     * UINT32_MAX), the box over both ticks and their ellipsoids' spread,
-     * so that a query between the two reads one box, with no search. */
+     * UINT32_MAX); its box over both ticks is fbox's span, so that a
+     * query between the two reads one box, with no search. */
     uint32_t next;
-    sweep_vec3 span_lo, span_hi;
-    double span_aniso;
+    float relmax;
+    float rel[6];
 } sweep__hist_entity;
 
 typedef struct sweep__hist_frame {
@@ -58,18 +67,21 @@ typedef struct sweep__hist_frame {
 } sweep__hist_frame;
 
 struct sweep_history {
-    uint32_t capacity, max_entities, mover_count;
+    uint32_t capacity, max_entities, max_shapes, mover_count;
     uint32_t head, count;
     uint64_t oldest_tick;
     sweep__hist_frame *frames;
     sweep__hist_entity *ents;
     sweep_hit_shape *shapes;
     sweep_mover_pose *movers;
-    /* Each entity's box and span box again, in float, widened outwards
-     * (lo, hi, span lo, span hi: 12 floats), side by side: a query's first
-     * cut reads 48 bytes an entity, not its whole record. */
+    /* Each entity's box and span box, in float, widened outwards (lo, hi,
+     * span lo, span hi: 12 floats), side by side: a query's first cut
+     * reads 48 bytes an entity, not its whole record. */
     float *fbox;
-    uint32_t *order, *scratch; /* push's sort, max_entities each */
+    /* push's sort, max_entities each; then scratch[i] is where the i-th
+     * entity by id was the tick before (NO_INDEX: not there), with
+     * SWEEP__HIST_SAME when its radii and shapes were the same bits. */
+    uint32_t *order, *scratch;
 };
 
 /* A past time resolved to the frames it lies between: f0 alone when
@@ -99,7 +111,6 @@ typedef struct sweep__hist_pose {
 typedef struct sweep__hist_ref {
     uint32_t i0, i1;
     sweep_vec3 lo, hi;
-    double aniso; /* largest radius over least of its ellipsoids, both ticks */
 } sweep__hist_ref;
 
 typedef struct sweep__hist_iter {
@@ -131,19 +142,22 @@ static inline double sweep__history_aniso(double rmin0, double rmax0, double rmi
 /* Entity i of f0 (i < f0->count) at the resolved time. */
 static inline void sweep__history_ref(const sweep__hist_at *at, uint32_t i, sweep__hist_ref *ref)
 {
-    const sweep__hist_entity *e = &at->e0[i];
+    const float *b = &at->fbox[(size_t)i * 12 + (at->two ? 6 : 0)];
     ref->i0 = i;
-    if (at->two) {
-        ref->i1 = e->next;
-        ref->lo = e->span_lo, ref->hi = e->span_hi, ref->aniso = e->span_aniso;
-    } else {
-        ref->i1 = UINT32_MAX;
-        ref->lo = e->lo, ref->hi = e->hi, ref->aniso = sweep__history_aniso(e->rmin, e->rmax, e->rmin, e->rmax);
-    }
+    ref->i1 = at->two ? at->e0[i].next : UINT32_MAX;
+    ref->lo = sweep_v3(b[0], b[1], b[2]), ref->hi = sweep_v3(b[3], b[4], b[5]);
+}
+
+/* The largest radius over the least of a ref's ellipsoids, at both ticks:
+ * apart from the ref, as only a sweep's cut needs it. */
+static inline double sweep__history_ref_aniso(const sweep__hist_at *at, const sweep__hist_ref *ref)
+{
+    const sweep__hist_entity *e = &at->e0[ref->i0], *e1 = ref->i1 == UINT32_MAX ? e : &at->e1[ref->i1];
+    return sweep__history_aniso(e->rmin, e->rmax, e1->rmin, e1->rmax);
 }
 
 /* Entity i's float box at the resolved time (its own, or its span): lo
- * in [0..2], hi in [3..5], holding ref's box. */
+ * in [0..2], hi in [3..5], ref's box. */
 static inline const float *sweep__history_fbox(const sweep__hist_at *at, uint32_t i)
 {
     return &at->fbox[(size_t)i * 12 + (at->two ? 6 : 0)];

@@ -7,6 +7,7 @@
 #include "core/motion.h"
 
 #include "core/medium.h"
+#include "core/stance.h"
 #include "core/volume_step.h"
 
 #include <stddef.h>
@@ -20,6 +21,8 @@ void sweep_rules_default(sweep_rules *r)
     r->jump_speed = 5.0;
     r->max_step = 1.0 / 30.0;
     r->speed_limit = 60.0;
+    r->crouch_radii = sweep_v3(0, 0, 0);
+    r->crouch_speed = 0.0;
     r->swim_speed = 2.5;
     r->swim_accel = 10.0;
     r->swim_drag = 1.0;
@@ -47,6 +50,14 @@ static sweep_status walk_rules_check(const sweep_rules *r)
     if (!(r->max_step >= 1e-3 && r->max_step <= 1.0))
         return SWEEP_E_CONFIG;
     if (!(r->speed_limit >= r->walk_speed && r->speed_limit >= r->jump_speed && r->speed_limit <= 1e7))
+        return SWEEP_E_CONFIG;
+    /* No crouching is said by zeros alone (a NaN is no zero); crouching,
+     * by a shape above zero that sweep_act checks against its config's
+     * radius limits (an infinity is beyond them). */
+    const sweep_vec3 c = r->crouch_radii;
+    if (!(r->crouch_speed >= 0.0 && r->crouch_speed <= r->walk_speed))
+        return SWEEP_E_CONFIG;
+    if (r->crouch_speed > 0.0 ? !(c.x > 0.0 && c.y > 0.0 && c.z > 0.0) : (c.x != 0.0 || c.y != 0.0 || c.z != 0.0))
         return SWEEP_E_CONFIG;
     return SWEEP_OK;
 }
@@ -136,6 +147,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         return st;
     if (!(rules->speed_limit <= cfg->max_speed))
         return SWEEP_E_CONFIG;
+    const int can_crouch = sweep_rules_crouch(rules);
+    if (can_crouch && !sweep_config_radii_ok(cfg, rules->crouch_radii))
+        return SWEEP_E_CONFIG;
+    /* Only a map with crouching has a crouched actor. */
+    if (actor->stance > (uint32_t)can_crouch)
+        return SWEEP_E_ARG;
     if (!sweep_v3_isfinite(wish->velocity) || !isfinite(dt) || !sweep_v3_isfinite(actor->velocity))
         return SWEEP_E_NONFINITE;
     if (!(dt > 0.0 && dt <= cfg->max_dt))
@@ -161,29 +178,53 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * bytes for the same move, as it did. */
     sweep_act_result res;
     memset(&res.rules, 0, sizeof res - offsetof(sweep_act_result, rules));
-    sweep_vec3 target = across(wish->velocity, up);
+    sweep_vec3 target = across(wish->velocity, up), crouch_target = target;
     double speed = sweep_v3_len(target);
-    if (speed > rules->walk_speed) {
-        if (speed > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
-            res.rules |= SWEEP_RULE_SPEED;
-            res.speed_excess = speed - rules->walk_speed;
-        }
-        target = sweep_v3_scale(target, rules->walk_speed / speed);
+    /* The stance the wish asks; its speed is what Speed is named against
+     * (a player held crouched under a ceiling is slowed, not named). */
+    uint32_t want = SWEEP_STANCE_STAND;
+    double asked = rules->walk_speed;
+    if (can_crouch) {
+        if (wish->buttons & SWEEP_WISH_CROUCH)
+            want = SWEEP_STANCE_CROUCH, asked = rules->crouch_speed;
+        if (speed > rules->crouch_speed)
+            crouch_target = sweep_v3_scale(target, rules->crouch_speed / speed);
     }
+    if (speed > asked && speed > asked * (1.0 + SWEEP_RULE_TOLERANCE)) {
+        res.rules |= SWEEP_RULE_SPEED;
+        res.speed_excess = speed - asked;
+    }
+    if (speed > rules->walk_speed)
+        target = sweep_v3_scale(target, rules->walk_speed / speed);
     /* Past it by more than the tolerance, squared as the test is. */
     double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
     sweep_actor a = *actor;
     /* Liquids and ladders: what the body is in is known before each step
-     * (motion.h); a world without them never looks. */
+     * (motion.h); a world without them never looks. The probe is the
+     * shape's: a stance turn makes it again. */
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
     sweep__medium_probe probe;
+    const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     if (media) {
-        sweep__medium_probe_of(radii, g > 0.0 ? up : sweep_v3(0, 0, 1), &probe);
+        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
         sweep__medium_at(world, &probe, a.position, &md);
     }
     for (uint32_t i = 0; i < n; i++) {
+        if (a.stance != want) {
+            int blocked;
+            const uint32_t was = a.stance;
+            st = sweep__stance_turn(space, cfg, rules, radii, &a, want, &blocked);
+            if (st != SWEEP_OK)
+                return st;
+            res.stance_blocked = (uint32_t)blocked;
+            if (media && a.stance != was) {
+                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
+                sweep__medium_at(world, &probe, a.position, &md);
+            }
+        }
+        const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded;
         sweep_vec3 v;
         if (md.level >= 2 || md.ladder != SWEEP__NO_LADDER) {
@@ -219,7 +260,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 }
             }
             double accel = grounded ? rules->ground_accel : rules->air_accel;
-            sweep_vec3 hv = accelerate(across(a.velocity, up), target, accel * h);
+            sweep_vec3 hv = accelerate(across(a.velocity, up), a.stance ? crouch_target : target, accel * h);
             v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
         }
         double v2 = sweep_v3_len2(v);
@@ -228,7 +269,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 res.rules |= SWEEP_RULE_LIMIT;
             v = sweep_clamp_speed(v, rules->speed_limit);
         }
-        sweep_move_input in = {a.position, radii, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
+        sweep_move_input in = {a.position, *shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
         st = sweep_move_in(space, cfg, &in, &res.move);
         if (st != SWEEP_OK)
             return st;
@@ -238,7 +279,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         res.flags |= res.move.flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
-        int killed = sweep__volumes_after_step(space, cfg, radii, in.position, &a, h, &res.volumes);
+        int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
         if (media)
             sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
         if (killed) {

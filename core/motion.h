@@ -6,7 +6,10 @@
  * A player does not say how it moves, only what it wants: a wished
  * velocity across the ground plane and a jump button (sweep_wish). One
  * step of sweep_act, in this order:
+ *   0. the stance turns to the one the wish asks, where its shape has
+ *      room (core/stance.h), on every step;
  *   1. the wish loses its part along up and is clamped to walk_speed
+ *      (crouch_speed while crouched)
  *      (SWEEP_RULE_SPEED, with the excess, when it is beyond the
  *      tolerance: SWEEP_RULE_TOLERANCE);
  *   2. the horizontal velocity turns towards the wish by at most
@@ -83,6 +86,11 @@ typedef struct sweep_rules {
     double jump_speed;   /* speed along up a jump starts with, units/s, >= 0 (0: no jumping) */
     double max_step;     /* longest step of one move, s, in [0.001, 1]; longer moves are split */
     double speed_limit;  /* no velocity is longer than this, units/s, >= walk_speed and >= jump_speed */
+    /* Crouching (core/stance.h): the crouched shape and the fastest wish
+     * while crouched, in (0, walk_speed]; crouch_speed 0 (and zero radii):
+     * the map has no crouching. */
+    sweep_vec3 crouch_radii;
+    double crouch_speed;
     /* Liquids and ladders (core/volume.h); a world without them never
      * reads these, and 0 is valid for each. What they make is capped at
      * speed_limit as any velocity is. */
@@ -107,7 +115,8 @@ void sweep_rules_default(sweep_rules *r);
 sweep_status sweep_rules_check(const sweep_rules *r);
 
 enum {
-    SWEEP_WISH_JUMP = 1u << 0 /* jump, if standing on walkable ground */
+    SWEEP_WISH_JUMP = 1u << 0,  /* jump, if standing on walkable ground */
+    SWEEP_WISH_CROUCH = 1u << 1 /* be crouched (held); released: stand up where the standing shape fits */
 };
 
 typedef struct sweep_wish {
@@ -115,11 +124,18 @@ typedef struct sweep_wish {
     uint32_t buttons;    /* SWEEP_WISH_* */
 } sweep_wish;
 
+/* sweep_actor.stance (core/stance.h) */
+enum {
+    SWEEP_STANCE_STAND = 0u,
+    SWEEP_STANCE_CROUCH = 1u
+};
+
 /* What a server keeps of an entity, and a client predicts. */
 typedef struct sweep_actor {
     sweep_vec3 position;
     sweep_vec3 velocity;   /* the last step's integration velocity */
     uint32_t grounded;     /* 1: the last step ended on walkable ground */
+    uint32_t stance;       /* SWEEP_STANCE_* (core/stance.h) */
 } sweep_actor;
 
 /*
@@ -148,12 +164,14 @@ typedef struct sweep_act_result {
     uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
+    uint32_t stance_blocked; /* 1: the wish asked a stance the shape had no room for (core/stance.h) */
     double speed_excess;    /* how much faster than walk_speed the wish was, units/s, when SPEED is named (else 0) */
     sweep_volume_report volumes; /* what the world's volumes did (core/volume.h) */
 } sweep_act_result;
 
 /*
- * Moves an actor of the given radii by its wish for dt seconds (0 < dt <=
+ * Moves an actor of the given radii (standing: a crouched actor has the
+ * rules' crouch_radii) by its wish for dt seconds (0 < dt <=
  * cfg->max_dt) under the rules, through the space. On SWEEP_OK *actor is
  * the new state and *out (may be NULL) says what happened; on an error
  * (bad rules, bad wish, what sweep_move refuses) nothing changes. The

@@ -386,6 +386,25 @@ sweep_status sweep_movers_set_pose(sweep_movers *mv, uint32_t m, const sweep_mov
     return SWEEP_OK;
 }
 
+int sweep_movers_state_valid(const sweep_movers *mv, uint32_t m, const sweep_mover_state *state)
+{
+    return mv && state && m < mv->count && sweep__mover_state_ok(&mv->m[m], *state);
+}
+
+sweep_status sweep_movers_set_state(sweep_movers *mv, uint32_t m, const sweep_mover_state *state)
+{
+    if (!sweep_movers_state_valid(mv, m, state))
+        return SWEEP_E_ARG;
+    mv->m[m].state = *state;
+    mv->m[m].command = 0;
+    return SWEEP_OK;
+}
+
+double sweep_movers_tick_rate(const sweep_movers *mv)
+{
+    return mv ? mv->tick_rate : 0.0;
+}
+
 static sweep_mover_pose path_pose(const sweep__mover *m, double tick_rate, uint32_t s)
 {
     if (s >= m->path_ticks)

@@ -207,6 +207,23 @@ void sweep_movers_bounds(const sweep_movers *mv, uint32_t m, sweep_vec3 *lo, swe
  */
 sweep_status sweep_movers_set_pose(sweep_movers *mv, uint32_t m, const sweep_mover_pose *pose);
 
+/*
+ * Puts mover m in a state given from outside (a client following the
+ * server's WorldState.paths), so that sweep_movers_tick runs it on from
+ * there as the server's own would; the pose is set apart
+ * (sweep_movers_set_pose), and a command waiting for the next tick is
+ * dropped. SWEEP_E_ARG for a bad index or a state the machine cannot
+ * reach for that mover (a path tick past its end, dir not -1, 0 or +1,
+ * heading past an end, a wait longer than its longer wait).
+ */
+sweep_status sweep_movers_set_state(sweep_movers *mv, uint32_t m, const sweep_mover_state *state);
+
+/* 1 if mover m exists and sweep_movers_set_state would take state for it. */
+int sweep_movers_state_valid(const sweep_movers *mv, uint32_t m, const sweep_mover_state *state);
+
+/* The ticks per second mv was built for. */
+double sweep_movers_tick_rate(const sweep_movers *mv);
+
 /* The pose of mover m's path at path tick s (for tools and tests). */
 sweep_mover_pose sweep_movers_path_pose(const sweep_movers *mv, uint32_t m, uint32_t s);
 

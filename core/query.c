@@ -4,10 +4,16 @@
  * entities met at their poses of that time (the level and the movers are
  * query_level.c's, the shapes query_shapes.c's).
  */
+#include <stddef.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "core/query_impl.h"
 #include "core/world_impl.h"
+
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
 
 #define TARGETS (SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_ENTITIES)
 #define KNOWN_FLAGS (TARGETS | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
@@ -128,26 +134,72 @@ sweep_status sweep__qctx_init(const sweep_query_space *s, const sweep_query_filt
     return SWEEP_OK;
 }
 
+#ifdef __SSE2__
+/* Lanes set where the float box at b lies outside the box whose bounds
+ * cut_hi and cut_lo hold: its six comparisons in two, (lo, hi.x) against
+ * (hi, +inf) and (lo.z, hi) against (-inf, lo). */
+static SWEEP__ALWAYS_INLINE __m128i box_outside(const float *b, __m128 cut_hi, __m128 cut_lo)
+{
+    __m128 out = _mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(b), cut_hi), _mm_cmplt_ps(_mm_loadu_ps(b + 2), cut_lo));
+    return _mm_castps_si128(out);
+}
+#endif
+
+/* The first entity from i on whose float box at the resolved time meets
+ * the box lo..hi (count when none). Every entity of the frame passes
+ * this test, so it is a loop of its own, whose reads of the frame stay in
+ * registers. With SSE it meets four entities at a time, their lanes
+ * packed into one register (four bytes an entity, none set when its box
+ * meets lo..hi), stepping from box to box by the distance between the
+ * first two: history_impl.h keeps the boxes side by side. */
+static SWEEP__ALWAYS_INLINE uint32_t next_in_box(const sweep__hist_at *at, uint32_t i, uint32_t count,
+                                                 const float lo[3], const float hi[3])
+{
+#ifdef __SSE2__
+    __m128 cut_hi = _mm_setr_ps(hi[0], hi[1], hi[2], INFINITY), cut_lo = _mm_setr_ps(-INFINITY, lo[0], lo[1], lo[2]);
+    if (count - i >= 4) {
+        const float *b = sweep__history_fbox(at, i);
+        ptrdiff_t step = sweep__history_fbox(at, i + 1) - b;
+        for (; i + 4 <= count; i += 4, b += 4 * step) {
+            __m128i x = _mm_packs_epi32(box_outside(b, cut_hi, cut_lo), box_outside(b + step, cut_hi, cut_lo));
+            __m128i y = _mm_packs_epi32(box_outside(b + 2 * step, cut_hi, cut_lo),
+                                        box_outside(b + 3 * step, cut_hi, cut_lo));
+            /* Lane j: entity i + j's four comparisons, a byte each, 0 when in. */
+            __m128i in = _mm_cmpeq_epi32(_mm_packs_epi16(x, y), _mm_setzero_si128());
+            unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in));
+            if (m != 0)
+                return i + SWEEP__CTZ(m);
+        }
+    }
+    for (; i < count; i++)
+        if (!_mm_movemask_epi8(box_outside(sweep__history_fbox(at, i), cut_hi, cut_lo)))
+            break;
+#else
+    for (; i < count; i++) {
+        const float *b = sweep__history_fbox(at, i);
+        if (!(b[0] > hi[0] || b[1] > hi[1] || b[2] > hi[2] || b[3] < lo[0] || b[4] < lo[1] || b[5] < lo[2]))
+            break;
+    }
+#endif
+    return i;
+}
+
 /* Entities a path meets, each shape grown by grow (0 for a ray). */
 static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, double grow, sweep__sink *k)
 {
     if (!q->has_at || !(q->flags & SWEEP_QUERY_ENTITIES))
         return;
-    sweep__slabs r;
-    sweep__slabs_init(&r, o, d);
     /* A sweep grows an ellipsoid by up to grow times its largest radius
      * over its least (query.h): boxes grow as much. */
     sweep_vec3 lo, hi;
     double an, entry;
     sweep__history_box(&q->at, &lo, &hi, &an);
     double fg = grow * an;
-    double flo[3] = {lo.x - fg, lo.y - fg, lo.z - fg}, fhi[3] = {hi.x + fg, hi.y + fg, hi.z + fg};
-    if (!sweep__slab_test(&r, flo, fhi, k->limit, &entry))
-        return;
     /* The box of the path up to the sink's limit (the level's first hit,
-     * usually near): six comparisons leave most entities out before a
-     * slab test. The limit only falls while entities are offered, so a
-     * box of an earlier limit still holds every later one's path. */
+     * usually near): against the frame's box, then six comparisons leave
+     * most entities out before a slab test. The limit only falls while
+     * entities are offered, so a box of an earlier limit still holds
+     * every later one's path. */
     sweep_vec3 e = sweep_v3_madd(o, d, k->limit);
     sweep_vec3 plo = sweep_v3_min(o, e), phi = sweep_v3_max(o, e);
     double slack = (fabs(o.x) + fabs(o.y) + fabs(o.z) + fabs(d.x) + fabs(d.y) + fabs(d.z)) * 0x1p-40 + 0x1p-40;
@@ -156,23 +208,31 @@ static void entities_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, doub
      * spread of any of them, and rounded outwards. */
     float flo3[3] = {sweep__widen_down(plo.x - fg), sweep__widen_down(plo.y - fg), sweep__widen_down(plo.z - fg)};
     float fhi3[3] = {sweep__widen_up(phi.x + fg), sweep__widen_up(phi.y + fg), sweep__widen_up(phi.z + fg)};
+    if (!(flo3[0] <= hi.x && flo3[1] <= hi.y && flo3[2] <= hi.z && fhi3[0] >= lo.x && fhi3[1] >= lo.y &&
+          fhi3[2] >= lo.z))
+        return;
+    sweep__slabs r;
+    int slabs = 0; /* r is made for the first entity that needs it */
     uint32_t count = q->at.f0->count;
-    for (uint32_t i = 0; i < count; i++) {
-        const float *b = sweep__history_fbox(&q->at, i);
-        if (b[0] > fhi3[0] || b[1] > fhi3[1] || b[2] > fhi3[2] || b[3] < flo3[0] || b[4] < flo3[1] || b[5] < flo3[2])
+    for (uint32_t i = next_in_box(&q->at, 0, count, flo3, fhi3); i < count;
+         i = next_in_box(&q->at, i + 1, count, flo3, fhi3)) {
+        /* The shooter, whose box the path starts in, is left out before
+         * its pose is worked out. */
+        if (q->ignore_count > 0 && sweep__ignored(q, q->at.e0[i].id))
             continue;
         sweep__hist_ref ref;
         sweep__history_ref(&q->at, i, &ref);
-        double ga = grow * ref.aniso;
+        double ga = grow * sweep__history_ref_aniso(&q->at, &ref);
         sweep_vec3 g = sweep_v3(ga, ga, ga);
         sweep_vec3 elo = sweep_v3_sub(ref.lo, g), ehi = sweep_v3_add(ref.hi, g);
         double blo[3] = {elo.x, elo.y, elo.z}, bhi[3] = {ehi.x, ehi.y, ehi.z};
+        if (!slabs)
+            sweep__slabs_init(&r, o, d), slabs = 1;
         if (!sweep__slab_test(&r, blo, bhi, k->limit, &entry))
             continue;
         sweep__hist_pose p;
         sweep__history_pose(&q->at, &ref, &p);
-        if (!sweep__ignored(q, p.id))
-            sweep__offer_entity(k, q, &p, o, d, grow);
+        sweep__offer_entity(k, q, &p, o, d, grow);
         if (k->done)
             return;
     }

@@ -132,21 +132,32 @@ int sweep__ignored(const sweep__qctx *q, uint64_t id);
 
 /* A path ready for slab tests against boxes (Kay and Kajiya, "Ray
  * Tracing Complex Scenes", 1986). An axis the path hardly moves along
- * (|d| < 1e-200) is taken as moving 1e-200 the same way: its inverse stays
- * finite, a box it lies in bounds no t, one it lies beside bounds t beyond
- * any limit, and the path so taken holds the real one. */
+ * (|d| < 1e-200, flat) bounds no t: the box's extent there is met by the
+ * path's instead (a time would be 0 / 0 for a path on the box's side). */
 typedef struct sweep__slabs {
     double o[3], inv[3];
+    int flat[3], any_flat;
 } sweep__slabs;
 
 void sweep__slabs_init(sweep__slabs *r, sweep_vec3 o, sweep_vec3 d);
+
+/* A flat axis of a slab test: 0 when the path's extent there (within
+ * 1e-200, and 2^-40 of itself, of o) misses the box's lo..hi, else its
+ * times unbounded. NaN bounds miss. */
+static inline int sweep__slab_flat(double lo, double hi, double o, double *n, double *f)
+{
+    double m = fabs(o) * 0x1p-40 + 1e-200;
+    *n = -INFINITY, *f = INFINITY;
+    return lo - m <= o && o <= hi + m;
+}
 
 /*
  * Does the path meet the box (lox..hiz) at some t in [0, limit]? Its entry
  * (less the margin) in *entry. Conservative: a box is missed only when the
  * path misses it by far more than the rounding of the test (2^-40 of the
- * times compared, and of 1). No branch but the answer: a walk tests four
- * boxes a node. An empty box or NaN bounds meet nothing.
+ * times compared, and of 1). No branch but the answer, and whether an
+ * axis is flat: a walk tests four boxes a node. An empty box or NaN
+ * bounds meet nothing.
  */
 static inline int sweep__slab_meets(const sweep__slabs *r, double lox, double loy, double loz, double hix, double hiy,
                                     double hiz, double limit, double *entry)
@@ -157,6 +168,12 @@ static inline int sweep__slab_meets(const sweep__slabs *r, double lox, double lo
     double nx = ax < bx ? ax : bx, fx = ax < bx ? bx : ax;
     double ny = ay < by ? ay : by, fy = ay < by ? by : ay;
     double nz = az < bz ? az : bz, fz = az < bz ? bz : az;
+    if (r->any_flat && ((r->flat[0] && !sweep__slab_flat(lox, hix, r->o[0], &nx, &fx)) ||
+                        (r->flat[1] && !sweep__slab_flat(loy, hiy, r->o[1], &ny, &fy)) ||
+                        (r->flat[2] && !sweep__slab_flat(loz, hiz, r->o[2], &nz, &fz)))) {
+        *entry = INFINITY;
+        return 0;
+    }
     double tnear = nx > ny ? nx : ny, tfar = fx < fy ? fx : fy;
     tnear = nz > tnear ? nz : tnear, tfar = fz < tfar ? fz : tfar;
     double slack = (fabs(tnear) + fabs(tfar)) * 0x1p-40 + 0x1p-40;

@@ -256,6 +256,12 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
         put_movers(w, lv);
     if (lv->volume_count)
         put_volumes(w, lv);
+    if (lv->rules.crouch_speed > 0.0) {
+        /* A stance's shape and speed decide moves as the rules do. */
+        put_tag(w, "CROUCH\0\0");
+        put_vec3(w, lv->rules.crouch_radii);
+        put_f64(w, lv->rules.crouch_speed);
+    }
 
     flush(w);
     sweep_sha256_final(&w->sha, out->bytes);

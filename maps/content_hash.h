@@ -67,6 +67,11 @@
  *   8 bytes  the ASCII text "MODES" and three zero bytes
  *   f64      swim_speed, swim_accel, swim_drag, swim_sink, swim_jump,
  *            climb_speed, climb_accel
+ * and then only when the level has crouching (schema version 4, core/
+ * stance.h; a level without it has no crouch part, and its hash is what
+ * it was):
+ *   8 bytes  the ASCII text "CROUCH" and two zero bytes
+ *   f64      crouch radii x, y, z, crouch_speed
  *
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and

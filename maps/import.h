@@ -126,6 +126,25 @@
  * keys or more; a block with neither `mesh` nor `key` sets the rules of
  * the scene mover of that NAME. Mover ids (1, 2, ...) follow the side
  * file's order, then the scene's. Every error names the file and line.
+ *
+ * Volumes from the scene (core/volume.h). A node (not the root) is a
+ * volume when its name starts with volume_prefix (any case) followed by
+ * its kind ("sweep_volume_push_pad": a push volume named "push_pad") or
+ * when its glTF extras hold "sweep_volume":
+ *     "extras": {"sweep_volume": {"kind": "teleport", "name": "tp",
+ *         "destination": [x, y, z], "facing": [1, 0, 0],
+ *         "exit_speed": 4, "keep_velocity": false}}
+ * The extras' kind wins over the name's; a push needs "velocity", a
+ * teleport "destination", a hurt "damage" (per second); every vector is
+ * in map coordinates and units (z up, after scale); facing defaults to
+ * (1, 0, 0), exit_speed to 0, keep_velocity to false; unknown keys are
+ * refused. The node's own meshes are the volume's shell and no geometry:
+ * they must be one closed convex shell wound outward (maps/shell_volume.h
+ * says the test; what is wrong is named), and bound the player's centre
+ * (nothing is grown by the radii). Its children are walked as any node's.
+ * Refused: a volume node inside a mover, or marked a mover too; a volume
+ * the core refuses (sweep_volume_check, under the level's limits). Volume
+ * ids (1, 2, ...) follow the walk's order; stats->volumes counts them.
  */
 #ifndef SWEEP_MAPS_IMPORT_H
 #define SWEEP_MAPS_IMPORT_H
@@ -166,6 +185,7 @@ typedef struct sweep_import_options {
      * meshes, then what was skipped; may be NULL. */
     void (*warning)(void *ctx, const char *msg);
     void *warning_ctx;
+    const char *volume_prefix;  /* NULL or "": no volumes by name (sweep-import uses "sweep_volume_") */
 } sweep_import_options;
 
 typedef struct sweep_import_stats {
@@ -190,6 +210,7 @@ typedef struct sweep_import_stats {
     uint32_t twins;              /* reversed twins added, static and movers */
     uint64_t two_sided_matched;  /* bit i set if two_sided_materials[i] named a material used (first 64) */
     uint64_t one_sided_matched;  /* the same for one_sided_materials */
+    uint32_t volumes;            /* volume nodes made volumes */
 } sweep_import_stats;
 
 /*

@@ -2419,7 +2419,8 @@ static int make_train(bsp *b, const entity *e, uint32_t m)
 }
 
 /* ------------------------------------------------------------------------
- * Volumes: trigger_push, trigger_teleport and trigger_hurt brush models
+ * Volumes: trigger_push, trigger_teleport, trigger_hurt and
+ * trigger_multiple brush models
  * (core/volume.h). A volume holds player centres, so each brush of the
  * trigger's model is grown by the player box's half sizes: the centre is
  * inside the grown brush exactly when Quake 3's player box (centre 4
@@ -2714,6 +2715,26 @@ static int do_liquids_and_ladders(bsp *b)
     return 1;
 }
 
+/* trigger_multiple that opens no door (a door takes its trigger's box):
+ * a trigger volume, which says when a player enters and leaves it, named
+ * after what it fires (its "target"), for the game to act on as Quake 3
+ * fires its targets; without a target, after its model. */
+static int make_trigger(bsp *b, const entity *e, uint32_t m)
+{
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = SWEEP_VOLUME_TRIGGER;
+    v.facing = sweep_v3(1, 0, 0);
+    const char *tn = ent_get(b, e, "target");
+    char name[SWEEP_LEVEL_NAME_MAX];
+    if (tn && *tn)
+        snprintf(name, sizeof name, "%s", tn);
+    else
+        snprintf(name, sizeof name, "trigger_multiple_%u", m);
+    b->st->triggers++;
+    return add_trigger_volumes(b, e, m, &v, name);
+}
+
 /* Every trigger the level's volumes come from, in entity order (so the
  * volumes' ids follow the entities'). */
 static int do_volumes(bsp *b, double g)
@@ -2721,8 +2742,8 @@ static int do_volumes(bsp *b, double g)
     for (uint32_t i = 0; i < b->ent_count; i++) {
         const entity *e = &b->ents[i];
         int push = is_class(e, "trigger_push"), tele = is_class(e, "trigger_teleport"),
-            hurt = is_class(e, "trigger_hurt");
-        if (!push && !tele && !hurt)
+            hurt = is_class(e, "trigger_hurt"), trig = is_class(e, "trigger_multiple") && !e->used;
+        if (!push && !tele && !hurt && !trig)
             continue;
         uint32_t m;
         if (!ent_model(b, e, &m))
@@ -2731,7 +2752,10 @@ static int do_volumes(bsp *b, double g)
             warn(b, "entity %u (%s) has no brush model; ignored", i, e->classname);
             continue;
         }
-        int ok = push ? make_push(b, e, m, g) : tele ? make_teleport(b, e, m) : make_hurt(b, e, m);
+        int ok = push   ? make_push(b, e, m, g)
+                 : tele ? make_teleport(b, e, m)
+                 : hurt ? make_hurt(b, e, m)
+                        : make_trigger(b, e, m);
         if (!ok)
             return 0;
     }
@@ -2749,7 +2773,7 @@ static int do_volumes(bsp *b, double g)
 static const char *const handled_classes[] = {
     "worldspawn",  "info_player_deathmatch", "info_player_start", "func_static",  "func_door", "func_button",
     "func_plat",   "func_bobbing",           "func_rotating",     "func_train",   "path_corner",
-    "trigger_push", "trigger_teleport",      "trigger_hurt"};
+    "trigger_push", "trigger_teleport",      "trigger_hurt",      "trigger_multiple"};
 
 /* Names every other entity by class with its count, in one warning, so
  * that nothing the level holds is dropped without a word. */
@@ -2855,6 +2879,11 @@ double sweep_bsp_rules(sweep_level *lv, double g, double h)
     lv->rules.air_accel = 1.0 * 320.0;
     lv->rules.jump_speed = 270.0;
     lv->rules.max_step = 1.0 / 30.0;
+    /* Quake 3's duck: the box's top comes down from 32 to 16 above the
+     * origin, its bottom stays (the feet: core/stance.h keeps them too),
+     * and the wish is scaled by pm_duckScale 0.25. */
+    lv->rules.crouch_radii = sweep_v3(15.0, 15.0, 20.0);
+    lv->rules.crouch_speed = 0.25 * 320.0;
     /* Falling from the top of the world to its bottom must not be capped
      * below what gravity gives; rounded up to 100 u/s. */
     double fall = h > 0 && g > 0 ? sqrt(2.0 * g * h) : 0.0;

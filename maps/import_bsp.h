@@ -133,7 +133,10 @@
  *     their count ("skipped: 3 x target_speaker, 1 x shooter_rocket (4
  *     entities the importer does not turn into anything)"); a
  *     trigger_multiple or trigger_once whose box opens a door counts as
- *     used. The "gametype" and "!gametype" filters are ignored (every
+ *     used; any other trigger_multiple is a trigger volume (core/volume.h,
+ *     grown as the other volumes are) named after its "target" (or
+ *     "trigger_multiple_<model number>" without one), which tells a game
+ *     when a player enters and leaves it. The "gametype" and "!gametype" filters are ignored (every
  *     entity is kept, as in free for all).
  *   - Rules: Quake 3's, in its units (the map's units are "in"): gravity
  *     (0, 0, -g) with g the worldspawn's "gravity" (800), step 18, the
@@ -142,7 +145,9 @@
  *     acceleration 320 u/s^2 (pm_accelerate 10 and pm_airaccelerate 1
  *     times the speed), jumps at 270 u/s, steps of at most 1/30 s, a speed
  *     limit of 3000 u/s or what a fall from the top of the world to its
- *     bottom reaches, if more, and a correction threshold of 8 units.
+ *     bottom reaches, if more, and a correction threshold of 8 units;
+ *     crouching as Quake 3 ducks: radii (15, 15, 20) (the box's top 16
+ *     above the origin instead of 32, its bottom where it was) at 80 u/s.
  *     sweep-import --rules applies its file after these.
  *
  * Every malformed input is refused with a message naming the lump and the
@@ -237,6 +242,7 @@ typedef struct sweep_bsp_stats {
     uint32_t hurts, kills;       /* trigger_hurt: hurting, and killing (one touch takes 200 or more) */
     uint32_t liquids;            /* world brushes of lava, slime or water made liquid volumes */
     uint32_t ladders;            /* world brushes with a SURF_LADDER side made ladder volumes */
+    uint32_t triggers;           /* trigger_multiple that opens no door: trigger volumes named by its target */
     uint32_t entities_skipped;   /* not turned into anything: named by class in one warning */
     uint32_t warnings;
     double walkable_slope_deg;   /* the slope the level was given, for the map writer */

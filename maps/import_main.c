@@ -75,6 +75,8 @@ static const char usage[] =
     "                      keys and rules, for files without animations (format below)\n"
     "  --mover-prefix P    nodes whose name starts with P (any case) are movers (default\n"
     "                      'mover_'; '' turns this off)\n"
+    "  --volume-prefix P   nodes whose name starts with P (any case) are volumes (default\n"
+    "                      'sweep_volume_'; '' turns this off)\n"
     "  --sides auto|one|two  auto (default): open meshes two-sided, closed ones\n"
     "                      one-sided; one: every triangle as wound (open meshes still\n"
     "                      warned about); two: every triangle with its reversed twin\n"
@@ -120,15 +122,17 @@ static const char usage[] =
     "box's centre), func_door, func_button, func_plat, func_bobbing, func_train\n"
     "and func_rotating movers, func_static static geometry, trigger_push (aimed at\n"
     "its target as Quake 3 aims it, under the level's gravity), trigger_teleport (to\n"
-    "its misc_teleporter_dest) and trigger_hurt (a dmg of 200 or more: kill)\n"
+    "its misc_teleporter_dest), trigger_hurt (a dmg of 200 or more: kill) and\n"
+    "trigger_multiple (one that opens no door: a trigger named after its target)\n"
     "volumes, one per brush grown by the player box; world brushes of lava,\n"
     "slime or water contents liquid volumes (the brush itself; lava hurts 30 and\n"
     "slime 10 a second at each depth level), and world brushes with a SURF_LADDER\n"
     "side ladder volumes (grown by the player box and 1). The map's units are\n"
     "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
-    "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270, swim\n"
-    "160 at 640, drag 1, sinking 60, the water jump 350, climbing 160 at 3200;\n"
-    "--rules replaces them. Brushes are solids: their shells (less what lies in\n"
+    "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270,\n"
+    "crouching to radii 15 15 20 at 80, swim 160 at 640, drag 1, sinking 60, the\n"
+    "water jump 350, climbing 160 at 3200; --rules replaces them. Brushes are\n"
+    "solids: their shells (less what lies in\n"
     "another brush) face out, one-sided; patches are surfaces, two-sided. --up,\n"
     "--scale, --exclude, --movers, the prefixes, --sides and the material options\n"
     "are for scenes and do not apply (see maps/import_bsp.h).\n"
@@ -145,6 +149,23 @@ static const char usage[] =
     "command (default always), blocked stop|reverse|crush (default stop), waits in\n"
     "seconds (default 0), volume a box in map coordinates. An animated node that\n"
     "is not a mover stays static geometry at its rest pose (with a warning).\n"
+    "\n"
+    "Volumes from the scene (jump pads, teleporters, hurting and killing places,\n"
+    "triggers: they act on a walking player's centre). A node named\n"
+    "sweep_volume_KIND[_NAME] (KIND push, teleport, hurt, kill or trigger), or\n"
+    "whose glTF extras hold \"sweep_volume\", becomes a volume named after the rest\n"
+    "of its name; its meshes are the volume's shell, not geometry, and must form\n"
+    "one closed convex shell with its faces outward (a box, a wedge, any convex\n"
+    "solid; an open, concave or inside-out mesh is refused, saying where). The\n"
+    "shell bounds the player's centre: it is not grown by the player's radii.\n"
+    "What the kind needs comes from the extras, in map units and axes (after --up\n"
+    "and --scale):\n"
+    "  \"extras\": {\"sweep_volume\": {\"kind\": \"push\", \"velocity\": [0, 3, 12]}}\n"
+    "kind (over the name's), name, velocity (push: the launch velocity, required),\n"
+    "destination (teleport: the new centre, required), facing (a unit vector,\n"
+    "default [1, 0, 0]), exit_speed (default 0), keep_velocity (true or false,\n"
+    "default false), damage (hurt: per second, required). A volume node inside a\n"
+    "mover, or one that is also a mover, is refused.\n"
     "\n"
     "The --movers file: one statement a line, '#' comments, \"quoted\" names; all\n"
     "coordinates in map units and axes (after --up and --scale), as in --spawns:\n"
@@ -349,7 +370,7 @@ int main(int argc, char **argv)
 {
     enum { O_UP = 256, O_SCALE, O_EXCLUDE, O_SPAWNS, O_PREFIX, O_MOVERS, O_MOVER_PREFIX, O_NAME, O_PROGRESS,
            O_QUIET, O_HELP, O_VERSION, O_RULES, O_BSP, O_LIST, O_SIDES, O_TWO_SIDED, O_ONE_SIDED, O_KEEP_HIDDEN,
-           O_PATCH_TOLERANCE, O_NO_MERGE, O_CHECK, O_STRICT, O_NO_CHECK };
+           O_PATCH_TOLERANCE, O_NO_MERGE, O_CHECK, O_STRICT, O_NO_CHECK, O_VOLUME_PREFIX };
     static const struct option longopts[] = {
         {"up", 1, 0, O_UP},         {"scale", 1, 0, O_SCALE},          {"exclude", 1, 0, O_EXCLUDE},
         {"spawns", 1, 0, O_SPAWNS}, {"spawn-prefix", 1, 0, O_PREFIX},  {"name", 1, 0, O_NAME},
@@ -360,8 +381,10 @@ int main(int argc, char **argv)
         {"list", 0, 0, O_LIST},     {"sides", 1, 0, O_SIDES},          {"two-sided-material", 1, 0, O_TWO_SIDED},
         {"one-sided-material", 1, 0, O_ONE_SIDED}, {"patch-tolerance", 1, 0, O_PATCH_TOLERANCE},
         {"check", 0, 0, O_CHECK},   {"strict", 0, 0, O_STRICT},        {"no-check", 0, 0, O_NO_CHECK},
+        {"volume-prefix", 1, 0, O_VOLUME_PREFIX},
         {0, 0, 0, 0}};
-    sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_"};
+    sweep_import_options io = {.up_axis_y = 1, .scale = 1.0, .spawn_prefix = "spawn", .mover_prefix = "mover_",
+                               .volume_prefix = "sweep_volume_"};
     /* On the stack, so that no early exit leaks it (argv bounds its size). */
     const char *exclude[argc + 1], *two_sided[argc + 1], *one_sided[argc + 1];
     int sides_given = 0;
@@ -415,6 +438,9 @@ int main(int argc, char **argv)
             break;
         case O_MOVER_PREFIX:
             io.mover_prefix = optarg;
+            break;
+        case O_VOLUME_PREFIX:
+            io.volume_prefix = optarg;
             break;
         case O_NAME:
             name = optarg;
@@ -608,23 +634,24 @@ int main(int argc, char **argv)
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s, %u fewer for merged faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
-               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill, %u liquid, %u ladder), %u "
-               "warnings; import %.1f ms, "
+               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill, %u trigger, %u liquid, "
+               "%u ladder), %u warnings; import %.1f ms, "
                "%.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
                bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.merge_dropped,
                keep_hidden || no_merge ? ", off" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
-               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.liquids, bstats.ladders, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
+               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.triggers, bstats.liquids, bstats.ladders, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     } else if (!quiet) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s: %u meshes (%u excluded), %u materials, %u triangles "
                "(%u degenerate dropped, %u points/lines skipped), %u spawns (%u from nodes), "
-               "%u movers (",
+               "%u volumes, %u movers (",
                in, stats.meshes, stats.meshes_excluded, stats.materials, res.triangle_count,
-               stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, stats.movers);
+               stats.degenerate_dropped, stats.other_faces_skipped, spawn_total, node_spawns, stats.volumes,
+               stats.movers);
         if (io.movers_path)
             printf("%u from %s, ", stats.movers_from_file, io.movers_path);
         printf("%u triangles); ", stats.mover_triangles);

@@ -100,10 +100,10 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
         return SWEEP_E_ARG;
     out_buf o = {0};
     put(&o, image_magic, sizeof image_magic);
-    put_u32(&o, SWEEP_LEVEL_IMAGE_VERSION);
-    put_str(&o, lv->name);
     sweep_map_values v;
     sweep_map_values_of(lv, walkable_slope_deg, &v);
+    put_u32(&o, SWEEP_LEVEL_IMAGE_VERSION);
+    put_str(&o, lv->name);
     put_vec(&o, v.gravity);
     put_f64(&o, v.tick_rate);
     put_vec(&o, v.radii);
@@ -116,6 +116,8 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.swim_speed), put_f64(&o, v.rules.swim_accel), put_f64(&o, v.rules.swim_drag);
     put_f64(&o, v.rules.swim_sink), put_f64(&o, v.rules.swim_jump);
     put_f64(&o, v.rules.climb_speed), put_f64(&o, v.rules.climb_accel);
+    put_vec(&o, v.rules.crouch_radii);
+    put_f64(&o, v.rules.crouch_speed);
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -374,7 +376,7 @@ static void get_mover(in_buf *in, sweep_level *lv)
 
 /* One volume, checked as a world would check it (sweep_volume_check,
  * under the map's own limits) and with its id above the one before. */
-static void get_volume(in_buf *in, sweep_level *lv)
+static void get_volume(in_buf *in, sweep_level *lv, uint32_t version)
 {
     sweep_volume v;
     memset(&v, 0, sizeof v);
@@ -402,8 +404,10 @@ static void get_volume(in_buf *in, sweep_level *lv)
     v.exit_speed = get_f64(in, "volume exit_speed");
     v.keep_velocity = get_u32(in, "volume keep_velocity");
     v.damage = get_f64(in, "volume damage");
-    v.liquid = (sweep_liquid)get_u32(in, "volume liquid");
-    v.normal = get_vec(in, "volume normal");
+    if (version >= 3) {
+        v.liquid = (sweep_liquid)get_u32(in, "volume liquid");
+        v.normal = get_vec(in, "volume normal");
+    }
     if (in->status != SWEEP_OK)
         return;
     const char *why = "";
@@ -426,8 +430,8 @@ static void read_image(in_buf *in, sweep_level *lv)
     }
     in->at = sizeof image_magic;
     uint32_t version = get_u32(in, "the header");
-    if (in->status == SWEEP_OK && version != SWEEP_LEVEL_IMAGE_VERSION) {
-        failf(in, SWEEP_E_GEOMETRY, "level image version %u; this build reads version %u", version,
+    if (in->status == SWEEP_OK && (version < 1 || version > SWEEP_LEVEL_IMAGE_VERSION)) {
+        failf(in, SWEEP_E_GEOMETRY, "level image version %u; this build reads versions 1 to %u", version,
               SWEEP_LEVEL_IMAGE_VERSION);
         return;
     }
@@ -448,13 +452,31 @@ static void read_image(in_buf *in, sweep_level *lv)
     v.correction_threshold = get_f64(in, "correction_threshold");
     v.history_ms = get_f64(in, "history_ms");
     v.rewind_cap_ms = get_f64(in, "rewind_cap_ms");
-    v.rules.swim_speed = get_f64(in, "swim_speed");
-    v.rules.swim_accel = get_f64(in, "swim_accel");
-    v.rules.swim_drag = get_f64(in, "swim_drag");
-    v.rules.swim_sink = get_f64(in, "swim_sink");
-    v.rules.swim_jump = get_f64(in, "swim_jump");
-    v.rules.climb_speed = get_f64(in, "climb_speed");
-    v.rules.climb_accel = get_f64(in, "climb_accel");
+    /* Version 1 had neither crouching nor the swimming and climbing
+     * rules, version 2 crouching alone: what an image lacks is the
+     * core's default (no crouching; swimming and climbing as in metres,
+     * which no move of a level without liquids or ladders reads). */
+    sweep_rules defaults;
+    sweep_rules_default(&defaults);
+    v.rules.swim_speed = defaults.swim_speed, v.rules.swim_accel = defaults.swim_accel;
+    v.rules.swim_drag = defaults.swim_drag, v.rules.swim_sink = defaults.swim_sink;
+    v.rules.swim_jump = defaults.swim_jump;
+    v.rules.climb_speed = defaults.climb_speed, v.rules.climb_accel = defaults.climb_accel;
+    if (version >= 3) {
+        v.rules.swim_speed = get_f64(in, "swim_speed");
+        v.rules.swim_accel = get_f64(in, "swim_accel");
+        v.rules.swim_drag = get_f64(in, "swim_drag");
+        v.rules.swim_sink = get_f64(in, "swim_sink");
+        v.rules.swim_jump = get_f64(in, "swim_jump");
+        v.rules.climb_speed = get_f64(in, "climb_speed");
+        v.rules.climb_accel = get_f64(in, "climb_accel");
+    }
+    v.rules.crouch_radii = sweep_v3(0, 0, 0);
+    v.rules.crouch_speed = 0.0;
+    if (version >= 2) {
+        v.rules.crouch_radii = get_vec(in, "crouch radii");
+        v.rules.crouch_speed = get_f64(in, "crouch_speed");
+    }
     if (in->status != SWEEP_OK)
         return;
     char why[256];
@@ -493,7 +515,7 @@ static void read_image(in_buf *in, sweep_level *lv)
         get_mover(in, lv);
     uint32_t nvol = get_count(in, 4 + 4 + 4 + 48 + 4 + 72 + 8 + 4 + 8, "volumes");
     for (uint32_t i = 0; i < nvol && in->status == SWEEP_OK; i++)
-        get_volume(in, lv);
+        get_volume(in, lv, version);
     if (in->status != SWEEP_OK)
         return;
     if (in->at != in->len) {

@@ -414,14 +414,16 @@ static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
 }
 
 /* The map row's number columns in the order of sweep_map_values; a
- * version 1 map has the first nine only, a version 2 map all but the last
- * two. */
+ * version 1 map has the first nine only, a version 2 map the first
+ * sixteen, a version 3 map all but the four crouch columns. */
 static const char *const map_columns[] = {
     "gravity_x",  "gravity_y",    "gravity_z", "tick_rate",  "radius_x", "radius_y",   "radius_z",
     "walkable_slope_deg", "step_height", "walk_speed", "ground_accel", "air_accel", "jump_speed", "max_step",
-    "speed_limit", "correction_threshold", "history_ms", "rewind_cap_ms"};
+    "speed_limit", "correction_threshold", "history_ms", "rewind_cap_ms", "crouch_radius_x", "crouch_radius_y",
+    "crouch_radius_z", "crouch_speed"};
 #define MAP_COLUMNS_V1 9u
 #define MAP_COLUMNS_V2 16u
+#define MAP_COLUMNS_V3 18u
 #define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
 
 /* The swimming and climbing rules (version 4), each optional: a map
@@ -435,12 +437,35 @@ static const struct mode_rule {
 #undef MODE_RULE
 #define MODE_RULES (sizeof mode_rules / sizeof mode_rules[0])
 
+/* The crouch columns are optional in a version 4 map (schema.sql): all
+ * four or none. The number of map columns to read, or 0 (L failed). */
+static size_t map_column_count(load *L)
+{
+    if (L->version < 4)
+        return L->version == 3 ? MAP_COLUMNS_V3 : L->version == 2 ? MAP_COLUMNS_V2 : MAP_COLUMNS_V1;
+    int64_t n = 0;
+    if (!query_int(L,
+                   "SELECT count(*) FROM pragma_table_info('map') WHERE name IN ('crouch_radius_x', "
+                   "'crouch_radius_y', 'crouch_radius_z', 'crouch_speed')",
+                   &n))
+        return 0;
+    if (n != 0 && n != 4) {
+        fail(L, SWEEP_MAP_E_METADATA, "map", -1,
+             "%lld of the four crouch columns (crouch_radius_x, _y, _z, crouch_speed): a map has all or none",
+             (long long)n);
+        return 0;
+    }
+    return n ? MAP_COLUMNS : MAP_COLUMNS_V3;
+}
+
 static int read_map_row(load *L)
 {
     static const char *const T = "map";
     /* Version 1 maps have no rule columns: they keep the defaults that
      * sweep_level_init gave the level. */
-    const size_t ncol = L->version >= 3 ? MAP_COLUMNS : L->version == 2 ? MAP_COLUMNS_V2 : MAP_COLUMNS_V1;
+    const size_t ncol = map_column_count(L);
+    if (!ncol)
+        return 0;
     char sql[1024];
     size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT id, name, units");
     for (size_t i = 0; i < ncol; i++)
@@ -503,9 +528,13 @@ static int read_map_row(load *L)
         v.rules.speed_limit = x[14];
         v.correction_threshold = x[15];
     }
-    if (ncol == MAP_COLUMNS) {
+    if (ncol >= MAP_COLUMNS_V3) {
         v.history_ms = x[16];
         v.rewind_cap_ms = x[17];
+    }
+    if (ncol == MAP_COLUMNS) {
+        v.rules.crouch_radii = sweep_v3(x[18], x[19], x[20]);
+        v.rules.crouch_speed = x[21];
     }
     for (size_t i = 0; i < MODE_RULES; i++)
         if (mode_has[i])

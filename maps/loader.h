@@ -143,7 +143,8 @@ typedef struct sweep_map_values {
     sweep_vec3 radii;            /* radius_x, radius_y, radius_z */
     double walkable_slope_deg;
     double step_height;
-    sweep_rules rules;           /* walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit */
+    sweep_rules rules;           /* walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit;
+                                    version 4: crouch_radius_x, _y, _z, crouch_speed */
     double correction_threshold;
     double history_ms;           /* version 3: poses kept for queries, ms */
     double rewind_cap_ms;        /* version 3: how far back a player may query, ms */

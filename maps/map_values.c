@@ -47,6 +47,7 @@ static const value_range value_ranges[] = {
      "must be finite and at least 0 units"},
     {"history_ms", VALUE_AT(history_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
     {"rewind_cap_ms", VALUE_AT(rewind_cap_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
+    {"crouch_speed", VALUE_AT(rules.crouch_speed), 0.0, 1e6, 0, 0, "must be in [0, walk_speed] units/s (0: no crouching)"},
     {"swim_speed", VALUE_AT(rules.swim_speed), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
     {"swim_accel", VALUE_AT(rules.swim_accel), 0.0, 1e9, 0, 0, "must be in [0, 1e9] units/s^2"},
     {"swim_drag", VALUE_AT(rules.swim_drag), 0.0, 1e3, 0, 0, "must be in [0, 1000] per second"},
@@ -133,6 +134,18 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
         return bad_value(key, "radii", err, errlen, "radii (%g, %g, %g): largest / smallest is above %g", r.x, r.y,
                          r.z, c.max_anisotropy);
     const sweep_rules *ru = &v->rules;
+    const sweep_vec3 cr = ru->crouch_radii;
+    if (!(ru->crouch_speed <= ru->walk_speed))
+        return bad_value(key, "crouch_speed", err, errlen, "crouch_speed=%g must be at most walk_speed=%g",
+                         ru->crouch_speed, ru->walk_speed);
+    if (ru->crouch_speed > 0.0 && !sweep_config_radii_ok(&c, cr))
+        return bad_value(key, "crouch_radii", err, errlen,
+                         "crouch radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", cr.x, cr.y, cr.z,
+                         c.min_radius, c.max_radius, c.max_anisotropy);
+    if (!(ru->crouch_speed > 0.0) && !(cr.x == 0.0 && cr.y == 0.0 && cr.z == 0.0))
+        return bad_value(key, "crouch_radii", err, errlen,
+                         "crouch radii (%g, %g, %g) without a crouch_speed: set crouch_speed, or all to 0", cr.x,
+                         cr.y, cr.z);
     if (!(ru->speed_limit >= ru->walk_speed && ru->speed_limit >= ru->jump_speed))
         return bad_value(key, "speed_limit", err, errlen,
                          "speed_limit=%g must be at least walk_speed=%g and jump_speed=%g", ru->speed_limit,

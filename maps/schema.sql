@@ -43,11 +43,13 @@
 -- the two volume tables and the query rules of a map (history_ms,
 -- rewind_cap_ms): a version 1 or 2 map loads without volumes and with
 -- those columns' DEFAULTs, and nothing else changes. Version 4 adds the
--- 'liquid' and 'ladder' volumes (their columns liquid and normal_x ..
--- normal_z) and the swimming and climbing rules of the map row (swim_speed
--- to climb_accel). Those columns are optional: a map of any version
--- without them loads with their DEFAULTs, so a version 4 map made by a
--- tool that knows other version 4 columns but not these still loads.
+-- crouch columns of map (crouch_radius_x to crouch_speed), the 'liquid'
+-- and 'ladder' volumes (their columns liquid and normal_x .. normal_z)
+-- and the swimming and climbing rules of the map row (swim_speed to
+-- climb_accel). Those columns are optional: a map of any version without
+-- them loads with their DEFAULTs (no crouching; swimming and climbing in
+-- metres), so a version 4 map made by a tool that knows some version 4
+-- columns but not others still loads.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -182,6 +184,17 @@ CREATE TABLE map (
     history_ms REAL NOT NULL DEFAULT 1000 CHECK (history_ms BETWEEN 1 AND 60000),
     rewind_cap_ms REAL NOT NULL DEFAULT 250 CHECK (rewind_cap_ms BETWEEN 1 AND 60000),
 
+    -- Crouching (version 4, optional columns; core/stance.h). A player
+    -- holding the crouch button takes the crouch shape, its feet where
+    -- they were, and stands up again only where the standing shape fits.
+    -- The crouch ellipsoid's semi-axes, units, within the core limits as
+    -- the radius columns are; and the fastest wish while crouched,
+    -- units/s, in (0, walk_speed]. All four 0 (the DEFAULT): no crouching,
+    -- and a crouch button is ignored (and named Buttons).
+    crouch_radius_x REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_x >= 0),
+    crouch_radius_y REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_y >= 0),
+    crouch_radius_z REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_z >= 0),
+    crouch_speed REAL NOT NULL DEFAULT 0 CHECK (crouch_speed >= 0 AND crouch_speed <= walk_speed),
     -- Swimming and climbing rules (version 4, optional; core/motion.h),
     -- read only by a map with liquid or ladder volumes. DEFAULTs are the
     -- core's for metres: Quake 3's water rules scaled by its walk speed.

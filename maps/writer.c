@@ -340,10 +340,11 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_stmt *st = prep(w, "INSERT INTO map (id, name, units, gravity_x, gravity_y, gravity_z, tick_rate, "
                                "radius_x, radius_y, radius_z, walkable_slope_deg, step_height, walk_speed, "
                                "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold, "
-                               "history_ms, rewind_cap_ms, swim_speed, swim_accel, swim_drag, swim_sink, swim_jump, "
+                               "history_ms, rewind_cap_ms, crouch_radius_x, crouch_radius_y, crouch_radius_z, "
+                               "crouch_speed, swim_speed, swim_accel, swim_drag, swim_sink, swim_jump, "
                                "climb_speed, climb_accel) "
-                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                               "?, ?)");
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                               "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -370,13 +371,17 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 18, lv->correction_threshold);
     sqlite3_bind_double(st, 19, lv->history_ms);
     sqlite3_bind_double(st, 20, lv->rewind_cap_ms);
-    sqlite3_bind_double(st, 21, r->swim_speed);
-    sqlite3_bind_double(st, 22, r->swim_accel);
-    sqlite3_bind_double(st, 23, r->swim_drag);
-    sqlite3_bind_double(st, 24, r->swim_sink);
-    sqlite3_bind_double(st, 25, r->swim_jump);
-    sqlite3_bind_double(st, 26, r->climb_speed);
-    sqlite3_bind_double(st, 27, r->climb_accel);
+    sqlite3_bind_double(st, 21, r->crouch_radii.x);
+    sqlite3_bind_double(st, 22, r->crouch_radii.y);
+    sqlite3_bind_double(st, 23, r->crouch_radii.z);
+    sqlite3_bind_double(st, 24, r->crouch_speed);
+    sqlite3_bind_double(st, 25, r->swim_speed);
+    sqlite3_bind_double(st, 26, r->swim_accel);
+    sqlite3_bind_double(st, 27, r->swim_drag);
+    sqlite3_bind_double(st, 28, r->swim_sink);
+    sqlite3_bind_double(st, 29, r->swim_jump);
+    sqlite3_bind_double(st, 30, r->climb_speed);
+    sqlite3_bind_double(st, 31, r->climb_accel);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -557,6 +562,8 @@ static const rules_key rules_keys[] = {
     {"correction_threshold", RULE_AT(correction_threshold), 0},
     {"history_ms", RULE_AT(history_ms), 0},
     {"rewind_cap_ms", RULE_AT(rewind_cap_ms), 0},
+    {"crouch_radii", RULE_AT(rules.crouch_radii), 1},
+    {"crouch_speed", RULE_AT(rules.crouch_speed), 0},
     {"swim_speed", RULE_AT(rules.swim_speed), 0},
     {"swim_accel", RULE_AT(rules.swim_accel), 0},
     {"swim_drag", RULE_AT(rules.swim_drag), 0},
@@ -632,8 +639,8 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
             snprintf(err, errlen,
                      "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
                      "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
-                     "correction_threshold, history_ms, rewind_cap_ms, swim_speed, swim_accel, swim_drag, swim_sink, "
-                     "swim_jump, climb_speed, climb_accel)",
+                     "correction_threshold, history_ms, rewind_cap_ms, crouch_radii, crouch_speed, swim_speed, "
+                     "swim_accel, swim_drag, swim_sink, swim_jump, climb_speed, climb_accel)",
                      path, lineno, key);
             ok = 0;
             break;

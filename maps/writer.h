@@ -79,7 +79,7 @@ const volatile sig_atomic_t *sweep_map_write_stop_on_signals(void);
  *   gravity = X,Y,Z    radii = X,Y,Z    tick_rate    walkable_slope_deg
  *   step_height    walk_speed    ground_accel    air_accel    jump_speed
  *   max_step    speed_limit    correction_threshold    history_ms
- *   rewind_cap_ms
+ *   rewind_cap_ms    crouch_radii = X,Y,Z    crouch_speed
  * Numbers are finite decimals. The values are checked as the loader checks
  * a map row (sweep_map_check_values), so a file the tool accepts never
  * makes a map the loader refuses. Returns 1 on success; on failure 0 and
@@ -108,6 +108,9 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  correction_threshold     a claimed position farther off is flagged corrected (0.25)\n"                 \
     "  history_ms               poses kept for lag-compensated queries, 1 to 60000 ms (1000)\n"              \
     "  rewind_cap_ms            how far back a player's query may ask, 1 to 60000 ms (250)\n"                \
+    "  crouch_radii = X,Y,Z     the crouched ellipsoid, as radii; with crouch_speed\n"                        \
+    "  crouch_speed             fastest wish while crouched, up to walk_speed;\n"                             \
+    "                           0 = no crouching (0,0,0 and 0)\n"                                              \
     "  swim_speed, swim_accel   fastest swimming, units/s, and how fast it gets there,\n"                      \
     "                           units/s^2 (2.5, 10): only in liquids\n"                                       \
     "  swim_drag                speed lost per second at each depth level (1)\n"                              \

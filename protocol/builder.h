@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define SWEEP_BUILDER_MAX_FIELDS 32 /* MoveResult has 29 fields; one bit each in `present` */
+#define SWEEP_BUILDER_MAX_FIELDS 32 /* MoveResult has 32 fields; one bit each in `present` */
 #define SWEEP_BUILDER_VTABLE_CACHE 8
 
 typedef uint32_t sweep_ref; /* 0 = nothing (or a failed builder) */

@@ -193,6 +193,8 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->killed_by = get_u32(t, SWEEP__MR_KILLED_BY);
     r->entered = get_u32(t, SWEEP__MR_ENTERED);
     r->left = get_u32(t, SWEEP__MR_LEFT);
+    r->crouched = get_u8(t, SWEEP__MR_CROUCHED) != 0;
+    r->stance_blocked = get_u8(t, SWEEP__MR_STANCE_BLOCKED) != 0;
     size_t medium = fpos(t, SWEEP__MR_MEDIUM);
     sweep__medium_read(medium ? t->b + medium : NULL, r);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
@@ -396,6 +398,16 @@ static sweep_proto_error decode_world_state(const sweep_decoder *d, const tab *t
     m->as.world_state.movers = n ? d->movers : NULL;
     m->as.world_state.count = n;
     m->as.world_state.mover_count = get_u32(t, SWEEP__WS_MOVER_COUNT);
+    size_t pe = 0;
+    uint32_t np = get_vector(t, SWEEP__WS_PATHS, &pe);
+    for (uint32_t i = 0; i < n; i++) {
+        sweep_wire_mover *mv = &d->movers[i];
+        const uint8_t *p = t->b + pe + (size_t)i * SWEEP__MOVER_PATH_SIZE;
+        mv->path_tick = i < np ? sweep__rd32(p) : 0;
+        mv->wait = i < np ? sweep__rd32(p + 4) : 0;
+        mv->dir = i < np ? (int32_t)sweep__rd32(p + 8) : 0;
+    }
+    m->as.world_state.path_count = np;
     return SWEEP_PROTO_OK;
 }
 

@@ -185,6 +185,8 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
     u8_if(b, SWEEP__MR_PUSHED, r->pushed);
     u8_if(b, SWEEP__MR_TELEPORT_BLOCKED, r->teleport_blocked);
+    u8_if(b, SWEEP__MR_CROUCHED, r->crouched);
+    u8_if(b, SWEEP__MR_STANCE_BLOCKED, r->stance_blocked);
     return sweep__builder_table_end(b);
 }
 
@@ -229,7 +231,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
                                (r->killed_by != 0) + (r->entered != 0) + (r->left != 0)) +
                   SWEEP__MEDIUM_SIZE * (size_t)medium;
     size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
-                            (r->teleport_blocked != 0));
+                            (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
     size_t total = pad0 + body + bytes + pad1 + 4; /* the last 4: the soffset */
     if (b->failed || total > b->cap - b->used - b->front)
@@ -307,6 +309,10 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
     if (r->teleport_blocked)
         *FIELD(SWEEP__MR_TELEPORT_BLOCKED, 1) = r->teleport_blocked;
+    if (r->crouched)
+        *FIELD(SWEEP__MR_CROUCHED, 1) = r->crouched;
+    if (r->stance_blocked)
+        *FIELD(SWEEP__MR_STANCE_BLOCKED, 1) = r->stance_blocked;
 #undef FIELD
     sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;
@@ -526,8 +532,21 @@ static bool encode_collide_result(sweep_builder *b, const sweep_message *msg, sw
 static bool encode_world_state(sweep_builder *b, const sweep_message *msg, sweep_ref *body)
 {
     const sweep_msg_world_state *w = &msg->as.world_state;
-    if (w->movers == NULL && w->count)
+    if ((w->movers == NULL && w->count) || (w->path_count != 0 && w->path_count != w->count))
         return false;
+    sweep_ref paths = 0;
+    if (w->path_count) {
+        sweep__builder_vector_start(b, SWEEP__MOVER_PATH_SIZE, w->count, SWEEP__MOVER_PATH_ALIGN);
+        for (uint32_t i = w->count; i-- > 0;) {
+            uint8_t *p = sweep__builder_push(b, SWEEP__MOVER_PATH_SIZE);
+            if (p) {
+                sweep__wr32(p, w->movers[i].path_tick);
+                sweep__wr32(p + 4, w->movers[i].wait);
+                sweep__wr32(p + 8, (uint32_t)w->movers[i].dir);
+            }
+        }
+        paths = sweep__builder_vector_end(b, w->count);
+    }
     sweep__builder_vector_start(b, SWEEP__MOVER_SIZE, w->count, SWEEP__STRUCT_ALIGN);
     for (uint32_t i = w->count; i-- > 0;) {
         uint8_t *p = sweep__builder_push(b, SWEEP__MOVER_SIZE);
@@ -544,6 +563,7 @@ static bool encode_world_state(sweep_builder *b, const sweep_message *msg, sweep
     u64_if(b, SWEEP__WS_TICK, w->tick);
     sweep__builder_add_ref(b, SWEEP__WS_MOVERS, movers);
     u32_if(b, SWEEP__WS_MOVER_COUNT, w->mover_count);
+    ref_if(b, SWEEP__WS_PATHS, paths);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -1065,12 +1085,14 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
  * layout, the answer is what really fits. */
 enum { MOST_FIT = 64 };
 
-static uint32_t udp_fit(sweep_message *m, uint32_t *count)
+static uint32_t udp_fit(sweep_message *m, uint32_t *count, uint32_t *also)
 {
     uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 128 * MOST_FIT + 1024];
     uint32_t best = 1;
     for (uint32_t n = 1; n <= MOST_FIT; n++) {
         *count = n;
+        if (also)
+            *also = n;
         const uint8_t *out;
         size_t len;
         if (sweep_encode(m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
@@ -1110,7 +1132,7 @@ static uint32_t udp_batch_fit(int claims)
     }
     sweep_message m = largest(SWEEP_MSG_MOVE_BATCH);
     m.as.move_batch.moves = moves;
-    return udp_fit(&m, &m.as.move_batch.count);
+    return udp_fit(&m, &m.as.move_batch.count, NULL);
 }
 
 uint32_t sweep_udp_max_batch(void)
@@ -1132,12 +1154,16 @@ uint32_t sweep_udp_max_movers(void)
         movers[i].position = sweep_v3(1, 1, 1);
         for (int k = 0; k < 4; k++)
             movers[i].rotation[k] = 0.5;
+        movers[i].path_tick = UINT32_MAX;
+        movers[i].wait = UINT32_MAX;
+        movers[i].dir = -1;
     }
     sweep_message m = largest(SWEEP_MSG_WORLD_STATE);
     m.as.world_state.tick = UINT64_MAX;
     m.as.world_state.mover_count = UINT32_MAX;
     m.as.world_state.movers = movers;
-    return udp_fit(&m, &m.as.world_state.count);
+    /* with their paths, as a server sends them */
+    return udp_fit(&m, &m.as.world_state.count, &m.as.world_state.path_count);
 }
 
 uint32_t sweep_udp_max_entity_states(void)
@@ -1156,5 +1182,5 @@ uint32_t sweep_udp_max_entity_states(void)
     m.as.entity_states.tick = UINT64_MAX;
     m.as.entity_states.entity_count = UINT32_MAX;
     m.as.entity_states.entities = states;
-    return udp_fit(&m, &m.as.entity_states.count);
+    return udp_fit(&m, &m.as.entity_states.count, NULL);
 }

@@ -50,7 +50,7 @@ uint32_t sweep_udp_max_batch(void);
 uint32_t sweep_udp_max_batch_claimed(void);
 
 /* The most movers a WorldState can carry in one UDP datagram (every field
- * at its largest). A server splits a larger world's WorldState into
+ * at its largest, each mover's path included). A server splits a larger world's WorldState into
  * datagrams of at most this many movers each. */
 uint32_t sweep_udp_max_movers(void);
 

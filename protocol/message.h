@@ -297,6 +297,9 @@ typedef struct sweep_msg_move_result {
     uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
     bool teleport_blocked;
     double damage;
+    /* Stance (core/stance.h). */
+    bool crouched;       /* ends the move crouched */
+    bool stance_blocked; /* the stance the wish asked had no room */
     /* Liquids and ladders (core/motion.h): the liquid the feet are in
      * after the move, its SWEEP_LIQUID_* (core/volume.h) and depth level
      * 0..3, a liquid entered from none and one left into none, the ladder
@@ -347,6 +350,11 @@ typedef struct sweep_wire_mover {
     uint32_t flags; /* SWEEP_WIRE_MOVER_* */
     sweep_vec3 position;
     double rotation[4]; /* unit quaternion x, y, z, w */
+    /* MoverPath (WorldState.paths): read only when the WorldState's
+     * path_count equals its count. */
+    uint32_t path_tick; /* ticks along the path */
+    uint32_t wait;      /* ticks still to wait */
+    int32_t dir;        /* +1 forward, -1 back, 0 idle */
 } sweep_wire_mover;
 
 typedef struct sweep_msg_world_state {
@@ -354,6 +362,9 @@ typedef struct sweep_msg_world_state {
     const sweep_wire_mover *movers;
     uint32_t count;
     uint32_t mover_count; /* movers in the world; above count in a split UDP push */
+    uint32_t path_count;  /* MoverPaths: count (each mover's path_tick, wait, dir), or 0 (an older
+                             server); the encoder refuses any other number, the decoder gives the
+                             vector's length (movers[i] holds paths[i] for i below both counts) */
 } sweep_msg_world_state;
 
 typedef struct sweep_msg_watch_world {

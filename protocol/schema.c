@@ -38,7 +38,7 @@ static const sweep__field move_result[] = {
     U32, U32, U64, VEC3_REQ, VEC3_REQ, U8, VEC3, U32,
     {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
     U32, U32, U8, U8, VEC3, U32, F64, F64, F64,
-    U32, U32, U8, U32, F64, U32, U32, U32,
+    U32, U32, U8, U32, F64, U32, U32, U32, U8, U8,
     {SWEEP__F_STRUCT, SWEEP__MEDIUM_SIZE, SWEEP__MEDIUM_ALIGN, 0, NULL, NULL, 0},
 };
 static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
@@ -48,6 +48,7 @@ static const sweep__field collide_result[] = {
 };
 static const sweep__field world_state[] = {
     U64, {SWEEP__F_VECTOR, SWEEP__MOVER_SIZE, SWEEP__STRUCT_ALIGN, 1, NULL, NULL, 0}, U32,
+    {SWEEP__F_VECTOR, SWEEP__MOVER_PATH_SIZE, SWEEP__MOVER_PATH_ALIGN, 0, NULL, NULL, 0},
 };
 static const sweep__field ping[] = {U64};
 static const sweep__field pong[] = {U64, U64};

@@ -150,6 +150,7 @@ static void fill_world_state(void *ctx, sweep_message *m, uint32_t start, uint32
     m->as.world_state.movers = k ? ws->wire + start : NULL;
     m->as.world_state.count = k;
     m->as.world_state.mover_count = ws->w->mover_count;
+    m->as.world_state.path_count = k;
 }
 
 int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *sw, uint32_t sequence)
@@ -158,8 +159,8 @@ int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *sw, 
     world_state_parts ws = {w, sweep__world_movers_wire(w), sequence};
     /* Over UDP as many movers per datagram as fit; over TCP as many as a
      * frame of the server's own maximum holds (a MoverTransform is 64
-     * bytes; halving covers the estimate). */
-    uint32_t per = p->tcp ? (s->opt.max_frame - 128u) / 64u : s->udp_max_movers;
+     * bytes and its MoverPath 12; 128 covers the rest). */
+    uint32_t per = p->tcp ? (s->opt.max_frame - 128u) / (64u + 12u) : s->udp_max_movers;
     return sweep__send_parts(s, p, w->mover_count, per, fill_world_state, &ws, "movers");
 }
 

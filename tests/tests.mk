@@ -25,17 +25,12 @@ TESTS += tests/install/test_install.sh
 TEST_LIBS_core = $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_core = $(MAPS_LDLIBS)
 
-# The importer's mover tests call sweep_import_scene in-process, so they
-# link the importer's objects and libassimp, as sweep-import does (this
-# explicit rule wins over the pattern below); they also run the program.
-$(BUILD)/tests/maps/test_import_movers: $(BUILD)/tests/maps/test_import_movers.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
-		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
-	@mkdir -p $(@D)
-	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) $(TEST_CMOCKA) -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
-
-# The sides tests (which meshes become two-sided) do the same: in-process
-# imports, and sweep-import itself.
-$(BUILD)/tests/maps/test_import_sides: $(BUILD)/tests/maps/test_import_sides.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
+# The importer's tests of scenes (movers, sides: which meshes become
+# two-sided, volumes) call sweep_import_scene in-process, so they link the
+# importer's objects and libassimp, as sweep-import does (this explicit
+# rule wins over the pattern below); they also run the program.
+SCENE_IMPORT_TESTS := $(patsubst %,$(BUILD)/tests/maps/test_import_%,movers sides volumes)
+$(SCENE_IMPORT_TESTS): $(BUILD)/tests/maps/%: $(BUILD)/tests/maps/%.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
 		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
 	@mkdir -p $(@D)
 	$(LINK) $< $(MAPS_IMPORT_OBJ) $(MAPS_LIB) $(CORE_LIB) $(TEST_CMOCKA) -lassimp $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
@@ -74,9 +69,11 @@ $(BUILD)/tests/core/volume_walk: $(BUILD)/tests/core/volume_walk.o $(MAPS_LIB) $
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 test: $(BUILD)/tests/core/volume_walk
 
-# Volumes benchmark: the same walks with and without volumes.
-BENCHES += $(BUILD)/tests/bench/bench_volumes
-$(BUILD)/tests/bench/bench_volumes: $(BUILD)/tests/bench/bench_volumes.o $(MAPS_LIB) $(CORE_LIB)
+# Volumes benchmarks: the same walks with and without volumes, on a grid of
+# them and on a level's own.
+VOLUME_BENCHES := $(BUILD)/tests/bench/bench_volumes $(BUILD)/tests/bench/bench_level_volumes
+BENCHES += $(VOLUME_BENCHES)
+$(VOLUME_BENCHES): %: %.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 

@@ -14,7 +14,7 @@ a spawn point of the map, or, for the server role, at --position) and
 moves it, printing one line per result with the rules the server applied:
 
     client-sdk/python/sweep_client.py --connect 127.0.0.1:PORT \\
-        --velocity 1,0,0 --count 10 [--jump] [--udp] [--bits] [--token T] \\
+        --velocity 1,0,0 --count 10 [--jump] [--crouch] [--udp] [--bits] [--token T] \\
         [--map build/maps/arena.db] [--spawn-point N] [--batch N]
 
     welcome session=3 map=arena hash=... role=Player identity=#guest transport=tcp peer=127.0.0.1:PORT
@@ -54,7 +54,7 @@ With --watch N it subscribes to the movers' poses every N ticks and prints
 and one per mover:
 
     world tick=1234 movers=4/4
-      mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w)
+      mover id=1 flags=5 position=(x, y, z) rotation=(x, y, z, w) path_tick=12 wait=0 dir=1
 
 ("movers=K/N": K movers in this message of the N the world has; over UDP
 a world too big for one datagram comes in several WorldStates per tick.)
@@ -100,6 +100,7 @@ MODES = {k.lower(): v for k, v in vars(MoveMode.MoveMode).items() if not k.start
 # Rule is a set of bit flags: name of each bit, lowest first.
 RULE_BITS = sorted((v, k) for k, v in vars(Rule.Rule).items() if not k.startswith("_"))
 JUMP = 1  # Move.buttons bit 0 (core/motion.h SWEEP_WISH_JUMP)
+CROUCH = 2  # Move.buttons bit 1 (SWEEP_WISH_CROUCH): held to be crouched, on a map with crouching
 
 
 def rule_names(bits):
@@ -407,6 +408,8 @@ class Client:
             "time_excess": r.TimeExcess(),
             "applied_dt": r.AppliedDt(),
             "corrected": bool(r.Corrected()),
+            "crouched": bool(r.Crouched()),
+            "stance_blocked": bool(r.StanceBlocked()),
         }
 
     def _results(self, data, seq, move_seqs):
@@ -457,7 +460,8 @@ class Client:
 
     def move(self, entity, velocity, dt, buttons=0, mode=0):
         """One move: in Walk mode (0) velocity is the wish, buttons bit 0
-        jumps; returns the result with the rules the server applied."""
+        jumps (JUMP), bit 1 crouches (CROUCH, held); returns the result
+        with the rules the server applied."""
         seq = self._next_seq()
         b = flatbuffers.Builder(128)
         mv = self._add_move(b, entity, seq, {"velocity": velocity, "dt": dt, "buttons": buttons, "mode": mode})
@@ -612,6 +616,9 @@ class Client:
         ws = WorldState.WorldState()
         ws.Init(tab.Bytes, tab.Pos)
         movers = []
+        # Where each mover is on its path: only from a server that sends
+        # every mover's (an older one sends none).
+        paths = ws.PathsLength() == ws.MoversLength()
         for i in range(ws.MoversLength()):
             mt = ws.Movers(i)
             p, q = mt.Position(Vec3.Vec3()), mt.Rotation(Quat.Quat())
@@ -621,6 +628,9 @@ class Client:
                 "position": (p.X(), p.Y(), p.Z()),
                 "rotation": (q.X(), q.Y(), q.Z(), q.W()),
             })
+            if paths:
+                path = ws.Paths(i)
+                movers[-1]["path"] = {"path_tick": path.PathTick(), "wait": path.Wait(), "dir": path.Dir()}
         return {"tick": ws.Tick(), "mover_count": ws.MoverCount(), "movers": movers}
 
 
@@ -669,9 +679,11 @@ def print_world_state(ws, show_bits):
     num = bits if show_bits else repr
     print("world tick=%d movers=%d/%d" % (ws["tick"], len(ws["movers"]), ws["mover_count"]))
     for m in ws["movers"]:
-        print("  mover id=%d flags=%d position=(%s) rotation=(%s)" % (
+        path = m.get("path")
+        print("  mover id=%d flags=%d position=(%s) rotation=(%s)%s" % (
             m["id"], m["flags"], ", ".join(num(x) for x in m["position"]),
-            ", ".join(num(x) for x in m["rotation"])))
+            ", ".join(num(x) for x in m["rotation"]),
+            " path_tick=%d wait=%d dir=%d" % (path["path_tick"], path["wait"], path["dir"]) if path else ""))
     sys.stdout.flush()
 
 
@@ -682,8 +694,12 @@ def print_move(r, buttons, show_bits):
     if r["time_excess"]:
         rules += " time_excess=%r" % r["time_excess"]
     rules += " applied_dt=%r" % r["applied_dt"]
-    if buttons:
+    if buttons & JUMP:
         rules += " jump=1"
+    if r["crouched"]:
+        rules += " crouched=1"
+    if r["stance_blocked"]:
+        rules += " stance_blocked=1"
     if r["corrected"]:
         rules += " corrected=1"
     if show_bits:
@@ -838,6 +854,9 @@ def build_parser():
                     help="the wish: velocity wished across the ground (required unless --watch)")
     ap.add_argument("--jump", action="store_true",
                     help="jump whenever standing (as the last answer says; in a batch, on its first move)")
+    ap.add_argument("--crouch", action="store_true",
+                    help="hold the crouch button on every move (a map with crouching: the player crouches, "
+                    "walking at most at its crouch_speed)")
     ap.add_argument("--mode", choices=sorted(MODES), default="walk",
                     help="walk, or fly/noclip (the server role, where the server allows them)")
     ap.add_argument("--dt", type=float, default=0.016, metavar="SECONDS",
@@ -939,13 +958,14 @@ def run_moves(c, a, w, sp):
             next_at += asked  # a single move goes, then its time passes
         # The jump button follows the last answer: in a batch, its first move.
         buttons = JUMP if a.jump and grounded else 0
+        held = CROUCH if a.crouch else 0
         mode = MODES[a.mode]
         if not a.batch:
-            r = c.move(sp["entity"], a.velocity, a.dt, buttons=buttons, mode=mode)
+            r = c.move(sp["entity"], a.velocity, a.dt, buttons=buttons | held, mode=mode)
             print_move(r, buttons, a.bits)
             grounded = r["grounded"]
         else:
-            moves = [{"velocity": a.velocity, "dt": a.dt, "buttons": buttons if i == 0 else 0, "mode": mode}
+            moves = [{"velocity": a.velocity, "dt": a.dt, "buttons": (buttons if i == 0 else 0) | held, "mode": mode}
                      for i in range(n)]
             for seq, results in c.move_batch(sp["entity"], moves):
                 print("batch seq=%d moves=%d" % (seq, len(results)))

@@ -78,8 +78,9 @@ As a module (the FlatBuffers code is only needed to decode messages):
                grounded carried pushed has_start_position position velocity
                ground_normal start_position speed_excess ground_material
                ground_mover pushed_by rules (the core's bits) contacts (dicts
-               of point normal triangle material): the core's input and
-               output of one applied move, before the OUT answering it
+               of point normal triangle material) crouched stance_blocked:
+               the core's input and output of one applied move, before the
+               OUT answering it
   LogError(Exception): .path, .offset (None when not about a byte), .what;
       str() is "PATH: ... byte N ..." as the C reader says it.
   decode(data, transport=None) -> Message; body_of(message) -> (kind name,
@@ -167,7 +168,8 @@ Hash = collections.namedtuple("Hash", _BASE + "tick hash")
 End = collections.namedtuple("End", _BASE + "tick reason")
 Move = collections.namedtuple("Move", _BASE + (
     "session entity sequence wish dt buttons mode grounded carried pushed has_start_position position velocity "
-    "ground_normal start_position speed_excess ground_material ground_mover pushed_by rules contacts"))
+    "ground_normal start_position speed_excess ground_material ground_mover pushed_by rules contacts crouched "
+    "stance_blocked"))
 
 
 def _parse_move(path, at, p):
@@ -190,7 +192,7 @@ def _parse_move(path, at, p):
     (buttons,) = struct.unpack_from("<I", p, 48)
     mode, flags = p[52], p[53]
     (rules,) = struct.unpack_from("<I", p, 172)
-    if flags & ~0xF or p[55] or rules & ~0x7:  # only the core's Speed, Jump, Limit
+    if flags & ~0x3F or p[55] or rules & ~0x7:  # only the core's Speed, Jump, Limit
         raise bad("bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)" % (flags, rules))
     vecs = struct.unpack_from("<12d", p, 56)
     (speed_excess,) = struct.unpack_from("<d", p, 152)
@@ -201,7 +203,7 @@ def _parse_move(path, at, p):
         contacts.append({"point": c[0:3], "normal": c[3:6], "triangle": c[6], "material": c[7]})
     return Move("MOVE", path, at, session, entity, sequence, wish, dt, buttons, mode, bool(flags & 1),
                 bool(flags & 2), bool(flags & 4), bool(flags & 8), vecs[0:3], vecs[3:6], vecs[6:9], vecs[9:12],
-                speed_excess, material, ground_mover, pushed_by, rules, contacts)
+                speed_excess, material, ground_mover, pushed_by, rules, contacts, bool(flags & 16), bool(flags & 32))
 
 
 class _Carrying:

@@ -62,7 +62,9 @@
  *           16 f64[3] wish (Move.velocity)           40 f64 granted dt
  *           48 u32 buttons       52 u8 mode (Walk 0, Fly 1, Noclip 2)
  *           53 u8 flags: grounded 1, carried 2, pushed 4, started
- *              elsewhere (has_start_position) 8
+ *              elsewhere (has_start_position) 8, crouched 16, stance
+ *              blocked 32 (both only on a map with crouching, so a log
+ *              without crouching holds the bytes it held before them)
  *           54 u8 contact count (at most 8)          55 u8 zero
  *           56 f64[3] position   80 f64[3] velocity
  *          104 f64[3] ground normal (zero when not grounded)

@@ -56,6 +56,8 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
         .carried = res->carried,
         .pushed = res->pushed,
         .has_start_position = res->has_start_position,
+        .crouched = res->crouched,
+        .stance_blocked = res->stance_blocked,
         .contact_count = res->contact_count,
         .position = res->position,
         .velocity = res->velocity,
@@ -115,6 +117,8 @@ void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record 
     r->carried = (p[53] & SWEEP__RECORD_MOVE_CARRIED) != 0;
     r->pushed = (p[53] & SWEEP__RECORD_MOVE_PUSHED) != 0;
     r->has_start_position = (p[53] & SWEEP__RECORD_MOVE_START) != 0;
+    r->crouched = (p[53] & SWEEP__RECORD_MOVE_CROUCHED) != 0;
+    r->stance_blocked = (p[53] & SWEEP__RECORD_MOVE_STANCE_BLOCKED) != 0;
     r->contact_count = p[54] <= SWEEP_MAX_CONTACTS ? p[54] : SWEEP_MAX_CONTACTS;
     r->position = sweep__rdvec3(p + 56);
     r->velocity = sweep__rdvec3(p + 80);

@@ -36,7 +36,7 @@
  * fields the record holds (entity, sequence, applied_dt, position,
  * velocity, grounded, ground normal and material, contacts, ground_mover,
  * carried, pushed, pushed_by, start position, the core's rules,
- * speed_excess); the others are zero. */
+ * speed_excess, crouched, stance_blocked); the others are zero. */
 typedef struct sweep__move_record {
     uint64_t session;
     uint32_t mode;    /* SWEEP_WIRE_MODE_* */
@@ -54,7 +54,7 @@ typedef struct sweep__record_move_fields {
     sweep_vec3 wish;
     double granted;
     uint32_t buttons, mode;
-    int grounded, carried, pushed, has_start_position;
+    int grounded, carried, pushed, has_start_position, crouched, stance_blocked;
     uint32_t contact_count; /* at most SWEEP_MAX_CONTACTS */
     sweep_vec3 position, velocity, ground_normal, start_position;
     double speed_excess;
@@ -88,13 +88,16 @@ enum {
     SWEEP__RECORD_MOVE_CARRIED = 1u << 1,
     SWEEP__RECORD_MOVE_PUSHED = 1u << 2,
     SWEEP__RECORD_MOVE_START = 1u << 3,
-    SWEEP__RECORD_MOVE_FLAGS = 0x0fu
+    SWEEP__RECORD_MOVE_CROUCHED = 1u << 4,
+    SWEEP__RECORD_MOVE_STANCE_BLOCKED = 1u << 5,
+    SWEEP__RECORD_MOVE_FLAGS = 0x3fu
 };
 
 static inline uint32_t sweep__record_move_flags(const sweep__record_move_fields *f)
 {
     return (f->grounded ? SWEEP__RECORD_MOVE_GROUNDED : 0) | (f->carried ? SWEEP__RECORD_MOVE_CARRIED : 0) |
-           (f->pushed ? SWEEP__RECORD_MOVE_PUSHED : 0) | (f->has_start_position ? SWEEP__RECORD_MOVE_START : 0);
+           (f->pushed ? SWEEP__RECORD_MOVE_PUSHED : 0) | (f->has_start_position ? SWEEP__RECORD_MOVE_START : 0) |
+           (f->crouched ? SWEEP__RECORD_MOVE_CROUCHED : 0) | (f->stance_blocked ? SWEEP__RECORD_MOVE_STANCE_BLOCKED : 0);
 }
 
 /* The bits of v that differ from the f64 or vec3 at p (0: none). */
@@ -180,8 +183,9 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
 /* 1 when the image of a Walk move that ran is the MOVE payload at p, as
  * sweep__record_move_same_output says for the fields moves.c makes of
  * it (client-sdk/replay_core.c's motion_fields): compared straight from
- * the core's output, the actor after the move *a and sweep_act's result
- * *res (its contacts), rules (only the core's bits) and speed_excess,
+ * the core's output, the actor after the move *a (its stance too) and
+ * sweep_act's result *res (its contacts), rules (only the core's bits),
+ * speed_excess and stance_blocked,
  * with the ground mover's id, what the movers did to the entity since its
  * last move (moved: the entity's moved_flags, SWEEP_BODY_CARRIED and
  * PUSHED and a Teleport's SWEEP__ENTITY_PLACED) and, when any is set, the
@@ -197,8 +201,8 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
  * (tests/server/test_record_move.c holds the two to the same answer). */
 static inline __attribute__((always_inline)) int
 sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_move_result *res,
-                            uint32_t rules, double speed_excess, uint32_t ground_mover, uint32_t moved,
-                            uint32_t pushed_by, const sweep_vec3 *start)
+                            uint32_t rules, double speed_excess, uint32_t stance_blocked, uint32_t ground_mover,
+                            uint32_t moved, uint32_t pushed_by, const sweep_vec3 *start)
 {
     uint32_t n = res->contact_count, g = a->grounded != 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -212,7 +216,8 @@ sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_
     /* moved may hold more than the movers' bits (a Teleport's
      * SWEEP__ENTITY_PLACED): any of them gives the start, those two alone
      * their flags. */
-    uint32_t flags = g | (moved & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED)) << 1 | (uint32_t)(moved != 0) << 3;
+    uint32_t flags = g | (moved & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED)) << 1 | (uint32_t)(moved != 0) << 3 |
+                     (uint32_t)(a->stance != 0) << 4 | (uint32_t)(stance_blocked != 0) << 5;
     if ((sweep__rd32(p + 52) >> 8) != (flags | n << 8))
         return 0;
     const uint8_t *ac = (const uint8_t *)a;
@@ -252,6 +257,8 @@ sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_
         .carried = (moved & SWEEP_BODY_CARRIED) != 0,
         .pushed = (moved & SWEEP_BODY_PUSHED) != 0,
         .has_start_position = moved != 0,
+        .crouched = a->stance != 0,
+        .stance_blocked = stance_blocked != 0,
         .contact_count = n,
         .position = a->position,
         .velocity = a->velocity,

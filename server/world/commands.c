@@ -39,6 +39,8 @@
  *                change of its half-height, so standing up from a crouch
  *                works on a floor); refused with NoRoom where the new
  *                shape overlaps something (growing under a low ceiling).
+ *                The radii are its standing shape: a crouched entity
+ *                (core/stance.h) stands in them.
  *   Despawn      as its owner's Despawn; an owner that is not the
  *                commanding session is told with an unasked Despawned
  *                (sequence 0), as a crushed entity's owner is.
@@ -59,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stance.h"
 #include "server/world/alloc.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
@@ -95,13 +98,6 @@ static void refuse(command *c, sweep_wire_code code, const char *fmt, ...)
     c->out->message = sweep_str_of(c->text);
 }
 
-/* Half the extent along unit u of the axis-aligned ellipsoid of radii r. */
-static double half_height(sweep_vec3 r, sweep_vec3 u)
-{
-    double x = r.x * u.x, y = r.y * u.y, z = r.z * u.z;
-    return sqrt(x * x + y * y + z * z);
-}
-
 /* Applied: what the entity keeps, its shell moved, its claims unflagged. */
 static void applied(command *c, sweep__entity *e, uint32_t op, sweep_vec3 position, sweep_vec3 velocity,
                     sweep_vec3 radii)
@@ -125,7 +121,7 @@ static void teleport(command *c, sweep__entity *e, sweep_vec3 target)
         return;
     }
     sweep_vec3 r = e->st.m.radii, up = sweep__config_up(cfg);
-    double step = PUSH_OUT_STEP * half_height(r, up);
+    double step = PUSH_OUT_STEP * sweep_half_height(r, up);
     char what[160] = "", other[160];
     sweep_status st = SWEEP_OK;
     sweep_vec3 q = target;
@@ -186,7 +182,7 @@ static void set_radii(command *c, sweep__entity *e, sweep_vec3 r)
     sweep_vec3 q = e->st.m.actor.position;
     if (e->st.m.actor.grounded) {
         sweep_vec3 up = sweep__config_up(cfg);
-        q = sweep_v3_madd(q, up, half_height(r, up) - half_height(e->st.m.radii, up));
+        q = sweep_v3_madd(q, up, sweep_half_height(r, up) - sweep_half_height(e->st.m.radii, up));
     }
     if (!sweep_config_contains(cfg, q)) {
         refuse(c, SWEEP_WIRE_BAD_POSITION, "SetRadii would put the centre beyond the world limit %g",

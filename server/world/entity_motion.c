@@ -15,6 +15,7 @@ static void no_motion(sweep__motion *out)
     sweep_move_result *res = &out->act.move;
     out->act.rules = 0;
     out->act.speed_excess = 0.0;
+    out->act.stance_blocked = 0;
     memset(&out->act.volumes, 0, sizeof out->act.volumes);
     res->contact_count = 0;
     res->ground_mover = SWEEP_NO_MOVER;
@@ -36,7 +37,7 @@ void sweep__motion_run(const sweep_space *space, const sweep_config *cfg, const 
     if (mode == SWEEP_WIRE_MODE_WALK) {
         if (granted > 0.0) {
             /* Straight into out: sweep_act fills every field on success. */
-            out->status = sweep__motion_walk(space, cfg, rules, e->radii, &a, velocity, buttons, granted, &out->act,
+            out->status = sweep__motion_walk(space, cfg, rules, e->stand_radii, &a, velocity, buttons, granted, &out->act,
                                              &out->beyond_limit);
             out->ran = out->status == SWEEP_OK;
         }

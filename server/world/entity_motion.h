@@ -15,6 +15,7 @@
 #include "core/motion.h"
 #include "core/move.h"
 #include "core/mover.h"
+#include "core/stance.h"
 #include "maps/level.h"
 #include "protocol/from_core.h"
 #include "protocol/message.h"
@@ -26,7 +27,8 @@ extern "C" {
 /* The entity a move starts from. */
 typedef struct sweep__mover_entity {
     sweep_actor actor;
-    sweep_vec3 radii;
+    sweep_vec3 radii;       /* the shape it has: its stance's (core/stance.h) */
+    sweep_vec3 stand_radii; /* its standing shape (Spawn, SetRadii), which a Walk move is given */
     double max_speed;   /* Fly and Noclip: the entity's own limits */
     double step_height;
 } sweep__mover_entity;
@@ -79,7 +81,8 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
     s->m.actor.position = position;
     s->m.actor.velocity = sweep_v3(0, 0, 0);
     s->m.actor.grounded = 0;
-    s->m.radii = radii;
+    s->m.actor.stance = SWEEP_STANCE_STAND;
+    s->m.radii = s->m.stand_radii = radii;
     s->m.max_speed = max_speed;
     s->m.step_height = step_height;
     s->ground_normal = sweep_v3(0, 0, 0);
@@ -167,6 +170,12 @@ static inline uint32_t sweep__entity_named_rules(sweep__entity_state *s, uint64_
     return rules & ~(uint32_t)SWEEP_RULE_JUMP;
 }
 
+/* The shape an entity has once a move left its actor in a stance. */
+static inline void sweep__entity_take_stance(sweep__entity_state *s, const sweep_rules *rules)
+{
+    s->m.radii = sweep_stance_radii(rules, s->m.stand_radii, s->m.actor.stance);
+}
+
 /* What an entity keeps of a move that ran besides its actor (res: the
  * move's result): the ground and its mover, and the first mover touched. */
 static inline void sweep__entity_keep_ground(sweep__entity_state *s, const sweep_move_result *res)
@@ -226,6 +235,15 @@ static inline void sweep__entity_result(const sweep__entity_state *s, const swee
     out->pushed_by = s->moved_flags ? sweep__level_mover_id(lv, s->moved_by) : 0;
     out->has_start_position = s->moved_flags != 0;
     out->start_position = s->moved_flags ? start : sweep_v3(0, 0, 0);
+    out->crouched = a->stance == SWEEP_STANCE_CROUCH;
+}
+
+/* The stance fields of a move's result besides crouched (the actor's):
+ * whether the stance asked had no room (act: the motion's; zero for a
+ * move of another mode or one that did not run). */
+static inline void sweep__entity_stance(const sweep_act_result *act, sweep_msg_move_result *out)
+{
+    out->stance_blocked = act->stance_blocked != 0;
 }
 
 /* The map's volumes.id of a core volume index, 0 for none. */
@@ -281,7 +299,8 @@ static inline void sweep__entity_moved_told(sweep__entity_state *s)
  *                motion drops its velocity along up (core/motion.c), so an
  *                upward impulse would otherwise be lost; else kept;
  *   SetRadii     the radii and the position (the world keeps a grounded
- *                entity's lowest point where it was); grounded kept.
+ *                entity's lowest point where it was); grounded kept; the
+ *                radii are its standing shape, and it stands in them.
  * Despawn leaves nothing to keep. */
 static inline void sweep__entity_commanded(sweep__entity_state *s, uint32_t op, sweep_vec3 position,
                                            sweep_vec3 velocity, sweep_vec3 radii, sweep_vec3 up)
@@ -302,7 +321,8 @@ static inline void sweep__entity_commanded(sweep__entity_state *s, uint32_t op, 
             s->m.actor.grounded = 0;
         break;
     case SWEEP_WIRE_OP_SET_RADII:
-        s->m.radii = radii;
+        s->m.radii = s->m.stand_radii = radii;
+        s->m.actor.stance = SWEEP_STANCE_STAND;
         s->m.actor.position = position;
         break;
     default:
@@ -359,7 +379,7 @@ static inline sweep_status sweep__motion_walk(const sweep_space *space, const sw
                                               sweep_vec3 velocity, uint32_t buttons, double granted,
                                               sweep_act_result *act, int *beyond)
 {
-    const sweep_wish wish = {velocity, buttons & SWEEP_WISH_JUMP};
+    const sweep_wish wish = {velocity, buttons & (SWEEP_WISH_JUMP | SWEEP_WISH_CROUCH)};
     sweep_status st = sweep_act(space, cfg, rules, radii, a, &wish, granted, act);
     /* A move may not carry an entity past the limit: from there every
      * later move would be refused and the entity lost. */

@@ -26,9 +26,11 @@
  *      move), over the world, its movers at their poses of the last
  *      completed tick and, with --players-block, the other entities'
  *      shells:
- *        Walk    sweep_act(space, world config, map rules, radii, actor,
- *                {velocity, buttons & SWEEP_WISH_JUMP}, granted dt); with
- *                nothing granted no step runs and the actor stays;
+ *        Walk    sweep_act(space, world config, map rules, standing radii,
+ *                actor, {velocity, buttons & (SWEEP_WISH_JUMP |
+ *                SWEEP_WISH_CROUCH)}, granted dt); with nothing granted no
+ *                step runs and the actor stays; the entity's shape becomes
+ *                its stance's (core/stance.h);
  *        Fly     sweep_move_in with velocity as given, the entity's Spawn
  *                limits, SWEEP_INPUT_GROUNDED from the actor; the actor
  *                takes the result's position, velocity and ground;
@@ -55,7 +57,9 @@
  *      Vertical when a Walk wish had a part along up beyond the rules'
  *      tolerance (SWEEP_RULE_TOLERANCE of the walk speed) and no step of
  *      the move swam or climbed (which use it); Buttons when the
- *      buttons held bits the mode does not read; what the movers did
+ *      buttons held bits the mode does not read (crouch on a map without
+ *      crouching); the stance and whether the one asked had no room
+ *      (crouched, stance_blocked); what the movers did
  *      since the previous move; what the map's volumes did (launched,
  *      teleported, hurt, killed, entered, left, the liquid and ladder:
  *      sweep_act's report); the
@@ -241,9 +245,12 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     }
 
     sweep_space space = sweep__world_space(w, e);
-    /* Walk reads the jump button alone, the raw modes none: what else a
-     * client pressed is ignored, and said so. */
-    uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~(uint32_t)SWEEP_WISH_JUMP : ~0u);
+    /* Walk reads the jump button, and crouch on a map with crouching;
+     * the raw modes none: what else a client pressed is ignored, and said
+     * so. */
+    uint32_t walk_reads =
+        SWEEP_WISH_JUMP | (sweep_rules_crouch(&w->level.rules) ? (uint32_t)SWEEP_WISH_CROUCH : 0u);
+    uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~walk_reads : ~0u);
     if (unused) {
         rules |= SWEEP_WIRE_RULE_BUTTONS;
         amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
@@ -297,6 +304,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
     sweep_vec3 start = e->st.m.actor.position;
     e->st.m.actor = a;
+    sweep__entity_take_stance(&e->st, &w->level.rules);
     sweep__world_place_entity(w, e);
     sweep__entity_keep(&e->st, res, mv->sequence, ran);
     /* Against a mover a client is only as exact as the poses it has: a
@@ -311,6 +319,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     /* What the motion and the movers give, the ticks' doings told once. */
     sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
     sweep__entity_volumes(&w->level, &mo.act.volumes, out);
+    sweep__entity_stance(&mo.act, out);
     sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
         double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));

@@ -6,13 +6,11 @@
  *
  * A place is free when the ellipsoid overlaps neither the level, nor a
  * mover at its current pose, nor (with --players-block) another entity.
- * The core has no overlap query, so the level and the movers are checked
- * with the core's own embedded-start test: a move of 1e-6 units along up
- * from the place, which reports SWEEP_MOVED_STARTED_EMBEDDED and the
- * contact it started in when the ellipsoid overlaps a triangle's front at
- * its start (a centre behind every face of a closed solid is not seen: the
- * core collides with front faces only). Other entities are checked by
- * their boxes (position +- radii), which contain their shells' sides: a
+ * The level and the movers are checked with the core's room test
+ * (sweep_room_at, core/stance.h: its embedded-start test, which a player
+ * standing up from a crouch is checked with too), and the contact it
+ * started in names what is there. Other entities are checked by their
+ * boxes (position +- radii), which contain their shells' sides: a
  * centre inside another's shell would meet only back faces too. The
  * entity being placed (an existing one, moved or reshaped) is no obstacle
  * to itself: neither its box nor its shell is counted.
@@ -21,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/stance.h"
 #include "server/world/world_impl.h"
 
 int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r,
@@ -39,15 +38,13 @@ int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, swee
             return 1;
         }
     }
-    sweep_vec3 up = sweep__config_up(cfg);
-    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
-    sweep_move_input in = {q, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
     sweep_space space = sweep__world_space(w, self);
     sweep_move_result res;
-    *st = sweep_move_in(&space, cfg, &in, &res);
+    int free = 0;
+    *st = sweep_room_at(&space, cfg, q, r, sweep__config_up(cfg), &free, &res);
     if (*st != SWEEP_OK)
         return -1;
-    if (!(res.flags & SWEEP_MOVED_STARTED_EMBEDDED))
+    if (free)
         return 0;
     const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
     if (c && c->mover != SWEEP_NO_MOVER) {

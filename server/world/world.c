@@ -331,6 +331,9 @@ const sweep_wire_mover *sweep__world_movers_wire(sweep__world *w)
         o->rotation[1] = pose.rotation.y;
         o->rotation[2] = pose.rotation.z;
         o->rotation[3] = pose.rotation.w;
+        o->path_tick = st.path_tick;
+        o->wait = st.wait;
+        o->dir = st.dir;
     }
     return w->wire;
 }

@@ -6,6 +6,7 @@
  *         age_ms=<0|100|250> ns_per_query_mean=<x> ns_per_query_p99=<x>
  *   BENCH name=core.history entities=<n> tick_ns=<x> tick_ns_added=<x>
  *         ratio_added=<x> bytes_per_entity_second=<x>
+ *         bytes_per_entity_second_given=<x> clock_ns=<x>
  *
  * 64 walkers walk the level (sweep_walker, its movers running) for a
  * second and a half of ticks, each tick kept in a history of one second;
@@ -24,8 +25,11 @@
  * history's ring) and then 300 more (movers ticking), and over those the
  * time of a tick's moves is compared with the time of pushing its frame
  * (every other entity with 3 hit shapes): tick_ns is the moves', tick_ns_added
- * the push's, ratio_added their ratio; bytes_per_entity_second is what the
- * history holds for one entity for one second of ticks.
+ * the push's, ratio_added their ratio, each less clock_ns, what reading
+ * the clock costs; bytes_per_entity_second is what the history holds for
+ * one entity for one second of ticks (room for SWEEP_HIT_SHAPES_MAX shapes
+ * each), bytes_per_entity_second_given the same with a pool of only the
+ * shapes given (sweep_history_create_shapes).
  *
  * Usage: bench_query [--map FILE.db | --tris N] [--name NAME] [--speed U/S]
  *        [--kind KIND] [--history N]  (default --tris 10000; --kind asks
@@ -280,6 +284,21 @@ static void queries(game *g, const char *name, double speed, const char *only)
     sweep_history_destroy(h);
 }
 
+/* What one reading of the thread's clock costs, the median of 101 empty
+ * intervals: each interval timed below holds about one reading, which
+ * is no part of what it times (some 2 us where the thread clock is a
+ * system call, as much as a push of 64 entities). */
+static double clock_cost(void)
+{
+    double d[101];
+    for (int i = 0; i < 101; i++) {
+        double t0 = cpu_ns();
+        d[i] = cpu_ns() - t0;
+    }
+    qsort(d, 101, sizeof *d, cmp_double);
+    return d[50];
+}
+
 static void history_cost(game *g, uint32_t n, double speed)
 {
     uint32_t keep = (uint32_t)ceil(g->lv.tick_rate), ticks = 300;
@@ -298,6 +317,7 @@ static void history_cost(game *g, uint32_t n, double speed)
             exit(1);
         }
     }
+    double clock = clock_cost();
     for (uint32_t t = keep; t < keep + ticks; t++) {
         double t0 = cpu_ns();
         game_moves(g);
@@ -307,13 +327,18 @@ static void history_cost(game *g, uint32_t n, double speed)
             exit(1);
         }
         double t2 = cpu_ns();
-        moves += t1 - t0, pushes += t2 - t1;
+        moves += t1 - t0 - clock, pushes += t2 - t1 - clock;
     }
     double per_entity_second = (double)(sweep_history_bytes(keep, n, 0) - sweep_history_bytes(keep, 0, 0)) / n *
                                g->lv.tick_rate / keep;
+    /* The same with a pool of only the shapes given (3 every other
+     * entity), as an owner that allows no more would make it. */
+    uint32_t given = (n / 2) * 3;
+    double given_second = (double)(sweep_history_bytes_shapes(keep, n, given, 0) - sweep_history_bytes(keep, 0, 0)) /
+                          n * g->lv.tick_rate / keep;
     printf("BENCH name=core.history entities=%u tick_ns=%.0f tick_ns_added=%.0f ratio_added=%.4f "
-           "bytes_per_entity_second=%.0f\n",
-           n, moves / ticks, pushes / ticks, pushes / moves, per_entity_second);
+           "bytes_per_entity_second=%.0f bytes_per_entity_second_given=%.0f clock_ns=%.0f\n",
+           n, moves / ticks, pushes / ticks, pushes / moves, per_entity_second, given_second, clock);
     sweep_history_destroy(h);
 }
 

@@ -153,6 +153,9 @@ if LEVEL_PK3=$(sh tests/install-corpus.sh 2>"$LEVEL_ERR"); then
         fi
         "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
             --level-bench | grep '^BENCH name=core.level'
+        # What the level's own volumes cost a move near them and away
+        # (bench_level_volumes.c says how), on the levels that have some.
+        "${BUILD:-build}/tests/bench/bench_level_volumes" "$db" 2000 2>/dev/null || true
     done
 else
     echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"

@@ -1052,6 +1052,8 @@ static void python_watch(void **state)
         assert_int_equal(count_of(out, "  mover id="), 16);
         assert_int_equal(count_of(out, " movers=4/4"), 4);
         assert_non_null(strstr(out, "  mover id=1 flags="));
+        /* where each is on its path (WorldState.paths) */
+        assert_int_equal(count_of(out, " path_tick="), 16);
         free(out);
     }
     char *out;

@@ -221,62 +221,69 @@ typedef struct tally {
     uint32_t ray, all, los, sweep, overlap;
 } tally;
 
+/* Query i of a run: every kind asked, each answer the oracle's. */
+static void check_case(const qcase *cp, uint32_t i, tally *t)
+{
+    qcase c = *cp;
+    sweep_query_hit a, b;
+    /* Ray. */
+    assert_int_equal(sweep_query_ray(&c.s, c.from, c.to, &c.f, &a), SWEEP_OK);
+    assert_int_equal(oracle_first(&c.s, c.from, c.to, NULL, &c.f, &b), SWEEP_OK);
+    if (!same_hit(&a, &b)) {
+        print_message("ray %u differs\n", i);
+        print_hit("query", &a), print_hit("oracle", &b);
+        fail();
+    }
+    t->hits[a.kind]++, t->ray++;
+    if (a.kind != SWEEP_HIT_NONE)
+        assert_true(fabs(sweep_v3_len2(a.normal) - 1.0) < 1e-12 &&
+                    sweep_v3_dot(a.normal, sweep_v3_sub(c.to, c.from)) <= 0.0);
+    /* Line of sight: clear exactly when the ray meets nothing. */
+    int clear;
+    assert_int_equal(sweep_query_line_of_sight(&c.s, c.from, c.to, &c.f, &clear), SWEEP_OK);
+    assert_int_equal(clear, a.kind == SWEEP_HIT_NONE);
+    t->los++;
+    /* Every hit, at most 6. */
+    sweep_query_hit ha[6], hb[6];
+    uint32_t na, nb;
+    int ma, mb;
+    assert_int_equal(sweep_query_ray_all(&c.s, c.from, c.to, &c.f, ha, 6, &na, &ma), SWEEP_OK);
+    assert_int_equal(oracle_all(&c.s, c.from, c.to, &c.f, hb, 6, &nb, &mb), SWEEP_OK);
+    assert_int_equal(na, nb);
+    assert_int_equal(ma, mb);
+    for (uint32_t j = 0; j < na; j++)
+        assert_true(same_hit(&ha[j], &hb[j]));
+    if (na > 0)
+        assert_true(same_hit(&ha[0], &a));
+    t->all++;
+    /* Sweep. */
+    assert_int_equal(sweep_query_sweep(&c.s, c.from, c.to, c.radii, &c.f, &a), SWEEP_OK);
+    assert_int_equal(oracle_first(&c.s, c.from, c.to, &c.radii, &c.f, &b), SWEEP_OK);
+    if (!same_hit(&a, &b)) {
+        print_message("sweep %u differs\n", i);
+        print_hit("query", &a), print_hit("oracle", &b);
+        fail();
+    }
+    t->sweep++;
+    /* Overlap. */
+    sweep_query_found fa[8], fb[8];
+    assert_int_equal(sweep_query_overlap(&c.s, c.from, c.radius, &c.f, fa, 8, &na, &ma), SWEEP_OK);
+    assert_int_equal(oracle_overlap(&c.s, c.from, c.radius, &c.f, fb, 8, &nb, &mb), SWEEP_OK);
+    assert_int_equal(na, nb);
+    assert_int_equal(ma, mb);
+    for (uint32_t j = 0; j < na; j++)
+        assert_true(fa[j].entity == fb[j].entity && same_double(fa[j].distance, fb[j].distance) &&
+                    sweep_v3_same_bits(fa[j].point, fb[j].point));
+    t->overlap += na;
+}
+
 static void check_world(world *W, uint64_t seed, uint32_t n, tally *t)
 {
     uint64_t rs = seed;
     for (uint32_t i = 0; i < n; i++) {
         qcase c;
         qcase_make(W, &rs, &c);
-        sweep_query_hit a, b;
-        /* Ray. */
-        assert_int_equal(sweep_query_ray(&c.s, c.from, c.to, &c.f, &a), SWEEP_OK);
-        assert_int_equal(oracle_first(&c.s, c.from, c.to, NULL, &c.f, &b), SWEEP_OK);
-        if (!same_hit(&a, &b)) {
-            print_message("ray %u differs\n", i);
-            print_hit("query", &a), print_hit("oracle", &b);
-            fail();
-        }
-        t->hits[a.kind]++, t->ray++;
-        if (a.kind != SWEEP_HIT_NONE)
-            assert_true(fabs(sweep_v3_len2(a.normal) - 1.0) < 1e-12 &&
-                        sweep_v3_dot(a.normal, sweep_v3_sub(c.to, c.from)) <= 0.0);
-        /* Line of sight: clear exactly when the ray meets nothing. */
-        int clear;
-        assert_int_equal(sweep_query_line_of_sight(&c.s, c.from, c.to, &c.f, &clear), SWEEP_OK);
-        assert_int_equal(clear, a.kind == SWEEP_HIT_NONE);
-        t->los++;
-        /* Every hit, at most 6. */
-        sweep_query_hit ha[6], hb[6];
-        uint32_t na, nb;
-        int ma, mb;
-        assert_int_equal(sweep_query_ray_all(&c.s, c.from, c.to, &c.f, ha, 6, &na, &ma), SWEEP_OK);
-        assert_int_equal(oracle_all(&c.s, c.from, c.to, &c.f, hb, 6, &nb, &mb), SWEEP_OK);
-        assert_int_equal(na, nb);
-        assert_int_equal(ma, mb);
-        for (uint32_t j = 0; j < na; j++)
-            assert_true(same_hit(&ha[j], &hb[j]));
-        if (na > 0)
-            assert_true(same_hit(&ha[0], &a));
-        t->all++;
-        /* Sweep. */
-        assert_int_equal(sweep_query_sweep(&c.s, c.from, c.to, c.radii, &c.f, &a), SWEEP_OK);
-        assert_int_equal(oracle_first(&c.s, c.from, c.to, &c.radii, &c.f, &b), SWEEP_OK);
-        if (!same_hit(&a, &b)) {
-            print_message("sweep %u differs\n", i);
-            print_hit("query", &a), print_hit("oracle", &b);
-            fail();
-        }
-        t->sweep++;
-        /* Overlap. */
-        sweep_query_found fa[8], fb[8];
-        assert_int_equal(sweep_query_overlap(&c.s, c.from, c.radius, &c.f, fa, 8, &na, &ma), SWEEP_OK);
-        assert_int_equal(oracle_overlap(&c.s, c.from, c.radius, &c.f, fb, 8, &nb, &mb), SWEEP_OK);
-        assert_int_equal(na, nb);
-        assert_int_equal(ma, mb);
-        for (uint32_t j = 0; j < na; j++)
-            assert_true(fa[j].entity == fb[j].entity && same_double(fa[j].distance, fb[j].distance) &&
-                        sweep_v3_same_bits(fa[j].point, fb[j].point));
-        t->overlap += na;
+        check_case(&c, i, t);
     }
 }
 

@@ -46,6 +46,10 @@ static void sizes_and_refusals(void **state)
     /* An entity costs its record and room for every hit shape, each tick. */
     assert_true(two - one >= 64 * SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape));
     assert_true(sweep_history_bytes(64, 2, 3) - two == 64 * 3 * sizeof(sweep_mover_pose));
+    /* A pool of fewer shapes costs exactly the room it does not keep. */
+    assert_true(two - sweep_history_bytes_shapes(64, 2, 3, 0) ==
+                64 * (2 * SWEEP_HIT_SHAPES_MAX - 3) * sizeof(sweep_hit_shape));
+    assert_int_equal(sweep_history_bytes_shapes(64, 0x80000000u, 0, 0), 0);
     uint64_t a = 5, b = 6;
     h = make(4, 2, 0);
     assert_int_equal(sweep_history_span(h, &a, &b), 0);
@@ -114,6 +118,103 @@ static void shapes_check_names_the_bad_one(void **state)
     assert_int_equal(sweep_hit_shapes_check(s, SWEEP_HIT_SHAPES_MAX + 1, 2.0, NULL), SWEEP_E_ARG);
     assert_int_equal(sweep_hit_shapes_check(NULL, 1, 2.0, NULL), SWEEP_E_ARG);
     assert_int_equal(sweep_hit_shapes_check(NULL, 0, 2.0, NULL), SWEEP_OK);
+}
+
+/* Iterates the entities present at (tick, f). */
+static void begin_at(const sweep_history *h, uint64_t tick, double f, sweep__hist_at *at, sweep__hist_iter *it)
+{
+    assert_int_equal(sweep__history_at(h, tick, f, at), SWEEP_OK);
+    sweep__history_iter_begin(it, at);
+}
+
+/* The next entity the iterator gives (there must be one), and its pose. */
+static void next_pose(const sweep__hist_at *at, sweep__hist_iter *it, sweep__hist_ref *r, sweep__hist_pose *p)
+{
+    assert_int_equal(sweep__history_iter_next(it, r), 1);
+    sweep__history_pose(at, r, p);
+}
+
+/* Shapes and radii the same bits as the tick before are not checked again;
+ * any change to either is, in place in the owner's array or not. */
+static void kept_shapes_are_checked_again_when_changed(void **state)
+{
+    (void)state;
+    sweep_history *h = make(4, 2, 0);
+    sweep_hit_shape s[2] = {{1, SWEEP_SHAPE_SPHERE, {0, 0, 3.2}, {0, 0, 0}, {0.3, 0, 0}},
+                            {2, SWEEP_SHAPE_CAPSULE, {0, 0, -0.5}, {0, 0, 0.5}, {0.3, 0, 0}}};
+    sweep_history_entity e[2] = {ent(1, 0, 0, 0), ent(2, 5, 0, 0)};
+    e[0].shapes = s, e[0].shape_count = 2;
+    assert_int_equal(sweep_history_push(h, 1, e, 2, NULL, 0), SWEEP_OK); /* 3.5 <= 4 * 0.9 */
+    e[0].position.x = 1.0;
+    assert_int_equal(sweep_history_push(h, 2, e, 2, NULL, 0), SWEEP_OK);
+    /* Shrunk: the same shapes no longer within reach (3.5 > 4 * 0.85). */
+    e[0].radii.z = 0.85;
+    assert_int_equal(sweep_history_push(h, 3, e, 2, NULL, 0), SWEEP_E_ARG);
+    e[0].radii.z = 0.9;
+    /* Changed where the owner keeps them. */
+    s[1].radii.x = -0.3;
+    assert_int_equal(sweep_history_push(h, 3, e, 2, NULL, 0), SWEEP_E_RADII);
+    s[1].radii.x = 0.3;
+    s[0].kind = 9;
+    assert_int_equal(sweep_history_push(h, 3, e, 2, NULL, 0), SWEEP_E_ARG);
+    s[0].kind = SWEEP_SHAPE_SPHERE;
+    uint64_t a, b;
+    assert_int_equal(sweep_history_span(h, &a, &b), 1);
+    assert_true(a == 1 && b == 2); /* the refused pushes kept nothing */
+    e[0].position.x = 2.0;
+    assert_int_equal(sweep_history_push(h, 3, e, 2, NULL, 0), SWEEP_OK);
+    /* Halfway between ticks 2 and 3: the shapes kept, carried along. */
+    sweep__hist_at at;
+    sweep__hist_iter it;
+    sweep__hist_ref r;
+    sweep__hist_pose p;
+    begin_at(h, 2, 0.5, &at, &it);
+    next_pose(&at, &it, &r, &p);
+    assert_true(p.id == 1 && p.shape_count == 2 && p.position.x == 1.5);
+    assert_true(p.shapes[0].id == 1 && p.shapes[0].a.x == 1.5 && p.shapes[0].a.z == 3.2);
+    assert_true(p.shapes[1].id == 2 && p.shapes[1].b.z == 0.5 && p.shapes[1].radii.x == 0.3);
+    assert_true(r.lo.x <= 1.0 - 0.4 && r.hi.x >= 2.0 + 0.4 && r.hi.z >= 3.5);
+    next_pose(&at, &it, &r, &p);
+    assert_true(p.id == 2 && p.shape_count == 0);
+    sweep_history_destroy(h);
+}
+
+/* A frame's shapes share one pool: a history made for fewer shapes than
+ * SWEEP_HIT_SHAPES_MAX an entity refuses a frame of more, and entities'
+ * shapes packed side by side come back each to its own. */
+static void shape_pool_holds_what_it_was_made_for(void **state)
+{
+    (void)state;
+    sweep_history *h = NULL;
+    assert_int_equal(sweep_history_create_shapes(4, 3, 4, 0, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_history_create_shapes(4, 3, 4, 0, &h), SWEEP_OK);
+    sweep_hit_shape s[3] = {{7, SWEEP_SHAPE_SPHERE, {0, 0, 0.5}, {0, 0, 0}, {0.2, 0, 0}},
+                            {8, SWEEP_SHAPE_SPHERE, {0, 0, 0.0}, {0, 0, 0}, {0.3, 0, 0}},
+                            {9, SWEEP_SHAPE_ELLIPSOID, {0, 0, -0.5}, {0, 0, 0}, {0.2, 0.2, 0.3}}};
+    sweep_history_entity e[3] = {ent(30, 3, 0, 0), ent(10, 1, 0, 0), ent(20, 2, 0, 0)};
+    e[0].shapes = s, e[0].shape_count = 3;
+    e[1].shapes = &s[1], e[1].shape_count = 2;
+    assert_int_equal(sweep_history_push(h, 1, e, 3, NULL, 0), SWEEP_E_ARG); /* 5 > 4 */
+    assert_int_equal(sweep_history_span(h, NULL, NULL), 0);
+    e[1].shape_count = 1;
+    assert_int_equal(sweep_history_push(h, 1, e, 3, NULL, 0), SWEEP_OK);
+    sweep__hist_at at;
+    sweep__hist_iter it;
+    sweep__hist_ref r;
+    sweep__hist_pose p;
+    uint32_t want_count[3] = {1, 0, 3}, want_first_id[3] = {8, 0, 7};
+    double want_x[3] = {1, 2, 3};
+    begin_at(h, 1, 0.0, &at, &it);
+    for (int i = 0; i < 3; i++) {
+        next_pose(&at, &it, &r, &p);
+        assert_int_equal(p.shape_count, want_count[i]);
+        if (p.shape_count > 0) {
+            assert_int_equal(p.shapes[0].id, want_first_id[i]);
+            assert_true(p.shapes[0].a.x == want_x[i]);
+            assert_true(p.shapes[p.shape_count - 1].id == (i == 2 ? 9u : 8u));
+        }
+    }
+    sweep_history_destroy(h);
 }
 
 static void full_ring_forgets_the_oldest(void **state)
@@ -276,6 +377,12 @@ static void boxes_hold_interpolated_poses(void **state)
                     sh->radii = sweep_v3(rnd(&seed, 0.05, 0.3), rnd(&seed, 0.05, 0.3), rnd(&seed, 0.05, 0.3));
                 }
                 e[k][i].shapes = shapes[k][i], e[k][i].shape_count = n;
+                /* And every third keeps the same radii and shapes: the
+                 * push takes their box from the tick before. */
+                if (i % 3 == 1 && k == 1) {
+                    memcpy(shapes[1][i], shapes[0][i], sizeof shapes[1][i]);
+                    e[1][i].radii = e[0][i].radii;
+                }
             }
             assert_int_equal(sweep_history_push(h, (uint64_t)k, e[k], 16, NULL, 0), SWEEP_OK);
         }
@@ -314,6 +421,8 @@ int main(void)
         cmocka_unit_test(sizes_and_refusals),
         cmocka_unit_test(bad_pushes_keep_nothing),
         cmocka_unit_test(shapes_check_names_the_bad_one),
+        cmocka_unit_test(kept_shapes_are_checked_again_when_changed),
+        cmocka_unit_test(shape_pool_holds_what_it_was_made_for),
         cmocka_unit_test(full_ring_forgets_the_oldest),
         cmocka_unit_test(sorted_interpolated_despawned_spawned),
         cmocka_unit_test(mover_rotation_is_nlerped),

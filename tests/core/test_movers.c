@@ -795,21 +795,29 @@ static void same_session_same_hashes(void **state)
     assert_true(a[0] != a[TICKS - 1]);
 }
 
-/* Client side: poses set from outside give the same move as the server's. */
-static void set_pose_gives_same_move(void **state)
+/* The same scene twice, a server's and a client's: a lift that turns as
+ * it rises over a floor, waiting `wait` seconds at each end. */
+static void two_lifts(scene *s, scene *c, double wait)
 {
-    (void)state;
-    scene s, c;
     for (int k = 0; k < 2; k++) {
-        scene *x = k ? &c : &s;
+        scene *x = k ? c : s;
         scene_init(x);
         sweep_level_mover *m = add_mover(x, "lift", sweep_v3(-1.5, -1.5, -0.2), sweep_v3(1.5, 1.5, 0),
                                          SWEEP_MOVER_PINGPONG, SWEEP_TRIGGER_ALWAYS, SWEEP_BLOCKED_STOP);
+        m->wait_start = m->wait_end = wait;
         key(m, 0, 0, 0, 0, sweep_quat_identity());
         key(m, 0.7, 0.3, 0.2, 2, about_z(30));
         floor_quad(x, -20, -20, 20, 20, -1);
         scene_build(x);
     }
+}
+
+/* Client side: poses set from outside give the same move as the server's. */
+static void set_pose_gives_same_move(void **state)
+{
+    (void)state;
+    scene s, c;
+    two_lifts(&s, &c, 0.0);
     for (int t = 0; t < 23; t++)
         tick(&s, NULL, 0, NULL);
     sweep_mover_pose p;
@@ -835,6 +843,57 @@ static void set_pose_gives_same_move(void **state)
     scene_free(&c);
 }
 
+/* Client side: a copy put at another set's pose and state at some tick
+ * (sweep_movers_set_pose, _set_state) and then ticked on its own gives
+ * the same poses, states and carried rider, bit for bit, through waits and
+ * turns; states the machine cannot reach are refused. */
+static void set_state_runs_on_as_the_original(void **state)
+{
+    (void)state;
+    scene s, c;
+    two_lifts(&s, &c, 0.25);
+    assert_true(sweep_movers_tick_rate(c.mv) == sweep_movers_tick_rate(s.mv));
+    for (int t = 0; t < 37; t++)
+        tick(&s, NULL, 0, NULL);
+    sweep_mover_pose p;
+    sweep_mover_state st;
+    sweep_movers_get(s.mv, 0, &p, &st);
+    sweep_mover_state bad = st;
+    bad.dir = 2;
+    assert_int_equal(sweep_movers_set_state(c.mv, 0, &bad), SWEEP_E_ARG);
+    assert_false(sweep_movers_state_valid(c.mv, 0, &bad));
+    assert_true(sweep_movers_state_valid(c.mv, 0, &st));
+    bad = st;
+    bad.path_tick = sweep_movers_path_ticks(c.mv, 0) + 1;
+    assert_int_equal(sweep_movers_set_state(c.mv, 0, &bad), SWEEP_E_ARG);
+    assert_int_equal(sweep_movers_set_state(c.mv, 1, &st), SWEEP_E_ARG);
+    assert_int_equal(sweep_movers_set_pose(c.mv, 0, &p), SWEEP_OK);
+    assert_int_equal(sweep_movers_set_state(c.mv, 0, &st), SWEEP_OK);
+    /* A rider on each, carried by their own ticks. */
+    walker ws = {0}, wc = {0};
+    ws.b.position = sweep_v3_add(sweep_quat_rotate(p.rotation, sweep_v3(0.2, -0.1, 0.9 + 0.01)), p.position);
+    ws.b.radii = RADII;
+    ws.b.ground_mover = 0;
+    ws.b.touch_mover = SWEEP_NO_MOVER;
+    wc = ws;
+    int carried = 0;
+    for (int t = 0; t < 200; t++) {
+        tick(&s, &ws, 1, NULL);
+        tick(&c, &wc, 1, NULL);
+        sweep_mover_pose ps, pc;
+        sweep_mover_state ss, sc;
+        sweep_movers_get(s.mv, 0, &ps, &ss);
+        sweep_movers_get(c.mv, 0, &pc, &sc);
+        assert_memory_equal(&ps, &pc, sizeof ps);
+        assert_memory_equal(&ss, &sc, sizeof ss);
+        assert_memory_equal(&ws.b, &wc.b, sizeof ws.b);
+        carried += (ws.b.flags & SWEEP_BODY_CARRIED) != 0;
+    }
+    assert_true(carried > 100); /* it rode, waits apart */
+    scene_free(&s);
+    scene_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -852,6 +911,7 @@ int main(void)
         cmocka_unit_test(random_movers_never_overlap),
         cmocka_unit_test(same_session_same_hashes),
         cmocka_unit_test(set_pose_gives_same_move),
+        cmocka_unit_test(set_state_runs_on_as_the_original),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

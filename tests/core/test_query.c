@@ -486,6 +486,43 @@ static void queries_equal_the_oracle(void **state)
     }
 }
 
+/* Paths along an axis or a plane of axes (a shot straight down, a sweep
+ * along a corridor): the walks meet such an axis as the path's extent,
+ * not by times, below 1e-30 of movement, and the entities' slab tests
+ * below 1e-200. Each such path equals the oracle's, its other axes as
+ * the random case drew them; the level's walls lie along the axes, so
+ * paths run inside their planes too. */
+static void axis_paths_equal_the_oracle(void **state)
+{
+    (void)state;
+    uint32_t n = property_n(10000) / 4;
+    static const double small[] = {0.0, -0.0, 1e-35, -1e-250};
+    world W;
+    world_make(&W, 3, 2000);
+    uint64_t rs = 4001;
+    tally t = {{0}, 0, 0, 0, 0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        qcase c;
+        qcase_make(&W, &rs, &c);
+        double d[3] = {c.to.x - c.from.x, c.to.y - c.from.y, c.to.z - c.from.z};
+        /* One axis flat, or all but one; which, and how small, drawn. */
+        uint64_t pick = rng_next(&rs);
+        int axis = (int)(pick % 3), one = (int)(pick / 3 % 2);
+        for (int a = 0; a < 3; a++)
+            if ((a == axis) == one)
+                d[a] = small[(pick >> (8 + 2 * a)) & 3u];
+        /* Some from a point on a wall's plane: the level's coordinates. */
+        if ((pick >> 16) % 4 == 0)
+            c.from.x = floor(c.from.x), c.from.y = floor(c.from.y);
+        c.to = sweep_v3(c.from.x + d[0], c.from.y + d[1], c.from.z + d[2]);
+        check_case(&c, i, &t);
+    }
+    print_message("%u paths along axes; rays hit level %u, movers %u, entities %u, nothing %u\n", t.ray, t.hits[1],
+                  t.hits[2], t.hits[3], t.hits[0]);
+    assert_true(t.hits[1] > 0 && t.hits[3] > 0 && t.hits[0] > 0);
+    world_free(&W);
+}
+
 /* Every mover's ball holds its triangles at any pose (the queries test
  * the ball before a triangle): placed at random rotations and positions,
  * no corner lies outside it, and the ball is not much larger than the
@@ -591,6 +628,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sweeps_and_overlaps, scene_setup, scene_teardown),
         cmocka_unit_test_setup_teardown(refusals, scene_setup, scene_teardown),
         cmocka_unit_test(queries_equal_the_oracle),
+        cmocka_unit_test(axis_paths_equal_the_oracle),
         cmocka_unit_test(mover_balls_hold_their_triangles),
         cmocka_unit_test(answers_match_the_golden_hash),
     };

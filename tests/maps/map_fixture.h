@@ -14,6 +14,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,22 @@ static __attribute__((unused)) int fixture_count_files(fixture *f)
         pclose(p);
     }
     return n;
+}
+
+/* The base64 of in[0..n) into out (4 * ((n + 2) / 3) + 1 bytes), as a
+ * glTF data: URI holds a buffer. */
+static __attribute__((unused)) void fixture_base64(const uint8_t *in, size_t n, char *out)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = t[v >> 18 & 63];
+        out[o++] = t[v >> 12 & 63];
+        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    out[o] = '\0';
 }
 
 /* Runs the built program `prog` (a path under the build, "bin/sweep-walk")

@@ -106,7 +106,7 @@ static void pads_launch_and_kill_volumes_kill(void **state)
             if (v->kind == SWEEP_VOLUME_KILL) {
                 kills++;
                 sweep_vec3 c = centre_of(v);
-                sweep_actor a = {sweep_v3(c.x, c.y, v->hi.z + 10.0), sweep_v3(0, 0, 0), 0};
+                sweep_actor a = {sweep_v3(c.x, c.y, v->hi.z + 10.0), sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
                 for (int s = 0; s < 600; s++) {
                     sweep_act_result r = step(&sp, &lv, &a);
                     if (r.volumes.events & SWEEP_VOLUME_EV_KILLED) {
@@ -120,7 +120,7 @@ static void pads_launch_and_kill_volumes_kill(void **state)
             if (v->kind != SWEEP_VOLUME_PUSH)
                 continue;
             pads++;
-            sweep_actor a = {centre_of(v), sweep_v3(0, 0, 0), 0};
+            sweep_actor a = {centre_of(v), sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
             sweep_vec3 last = a.position, top = a.position;
             int launches = 0, hit = 0, rising = 1;
             /* The pad that launched it last: a flight may pass through

@@ -64,20 +64,6 @@ static const char obj_text[] =
 
 static const char mtl_text[] = "newmtl Ground\nKd 0.5 0.5 0.5\nnewmtl Brick\nKd 0.8 0.2 0.2\n";
 
-static void base64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = t[v >> 18 & 63];
-        out[o++] = t[v >> 12 & 63];
-        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    out[o] = '\0';
-}
-
 /* The same scene as the OBJ, as glTF: the wall mesh is placed by its
  * node's translation, and an empty node "Spawn_A" marks a spawn point.
  * As .gltf the buffer is a base64 data: URI; as .glb (binary) it is the
@@ -108,7 +94,7 @@ static void write_gltf(const char *path, int binary)
         buf[o + 1] = (uint8_t)(idx[i] >> 8);
     }
     char b64[200], uri[256] = "";
-    base64(buf, sizeof buf, b64);
+    fixture_base64(buf, sizeof buf, b64);
     if (!binary)
         snprintf(uri, sizeof uri, ", \"uri\": \"data:application/octet-stream;base64,%s\"", b64);
     char json[4096];

@@ -70,20 +70,6 @@ static void near_q(sweep_quat got, double x, double y, double z, double w, const
 
 /* --- a glTF 2.0 file, written from parts --------------------------------- */
 
-static void base64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = t[v >> 18 & 63];
-        out[o++] = t[v >> 12 & 63];
-        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    out[o] = '\0';
-}
-
 /* The binary buffer and the accessors over it, built in order. */
 typedef struct gltf_data {
     uint8_t buf[4096];
@@ -182,7 +168,7 @@ static void write_scene(const char *path, const char *nodes, const char *roots, 
     assert_int_equal(acc_float(g, rise, 2, 3), 11);
     char *b64 = malloc(4 * g->len / 3 + 8);
     assert_non_null(b64);
-    base64(g->buf, g->len, b64);
+    fixture_base64(g->buf, g->len, b64);
     size_t cap = 32768;
     char *json = malloc(cap);
     assert_non_null(json);

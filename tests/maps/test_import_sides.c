@@ -386,20 +386,6 @@ static void movers_follow_the_rule(void **state)
 
 /* --- a glTF mesh used by two nodes ---------------------------------------- */
 
-static void base64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = t[v >> 18 & 63];
-        out[o++] = t[v >> 12 & 63];
-        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    out[o] = '\0';
-}
-
 static void instanced_mesh_warned_once(void **state)
 {
     fixture *f = *state;
@@ -416,7 +402,7 @@ static void instanced_mesh_warned_once(void **state)
     for (int i = 0; i < 6; i++, o += 2)
         buf[o] = (uint8_t)idx[i], buf[o + 1] = (uint8_t)(idx[i] >> 8);
     char b64[100], json[4096], path[4200];
-    base64(buf, sizeof buf, b64);
+    fixture_base64(buf, sizeof buf, b64);
     int n = snprintf(json, sizeof json,
         "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
         " \"nodes\": [{\"name\": \"TileA\", \"mesh\": 0},\n"

@@ -379,6 +379,14 @@ static void bad_rules(void **state)
         {"history_ms = 60001", SWEEP_MAP_E_METADATA, "history_ms=60001 must be between 1 and 60000 ms"},
         {"rewind_cap_ms = -250", SWEEP_MAP_E_METADATA, "rewind_cap_ms=-250 must be between 1 and 60000 ms"},
         {"rewind_cap_ms = 'long'", SWEEP_MAP_E_VALUE, "rewind_cap_ms is not a finite number (text 'long')"},
+        {"crouch_speed = -1", SWEEP_MAP_E_METADATA, "crouch_speed=-1 must be in [0, walk_speed] units/s"},
+        {"crouch_speed = 6, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.5",
+         SWEEP_MAP_E_METADATA, "crouch_speed=6 must be at most walk_speed=5"},
+        {"crouch_speed = 2", SWEEP_MAP_E_METADATA, "crouch radii (0, 0, 0) outside [0.01, 100]"},
+        {"crouch_speed = 2, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.001",
+         SWEEP_MAP_E_METADATA, "crouch radii (0.4, 0.4, 0.001) outside"},
+        {"crouch_radius_z = 0.5", SWEEP_MAP_E_METADATA, "without a crouch_speed: set crouch_speed, or all to 0"},
+        {"crouch_speed = 'slow'", SWEEP_MAP_E_VALUE, "crouch_speed is not a finite number (text 'slow')"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char sql[256];
@@ -413,6 +421,33 @@ static void bad_rules(void **state)
     assert_int_equal(o.status, SWEEP_OK);
     assert_int_equal(o.info.schema_version, 2);
     assert_true(o.lv.history_ms == 1000.0 && o.lv.rewind_cap_ms == 250.0);
+    sweep_level_free(&o.lv);
+
+    /* The crouch columns (version 4) are optional, all four together: a
+     * map without them has no crouching, as a version 3 map has none. */
+    load(tiny_map(*state, "UPDATE map SET crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.5, "
+                          "crouch_speed = 2;"),
+         &o);
+    if (o.status != SWEEP_OK)
+        fail_msg("%s", o.err);
+    assert_true(o.lv.rules.crouch_speed == 2.0 && o.lv.rules.crouch_radii.z == 0.5);
+    sweep_level_free(&o.lv);
+    static const char drop_crouch[] = "ALTER TABLE map DROP COLUMN crouch_radius_x; ALTER TABLE map DROP COLUMN "
+                                      "crouch_radius_y; ALTER TABLE map DROP COLUMN crouch_radius_z; ALTER TABLE map "
+                                      "DROP COLUMN crouch_speed;";
+    load(tiny_map(*state, drop_crouch), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_int_equal(o.info.schema_version, 4);
+    assert_true(o.lv.rules.crouch_speed == 0.0);
+    sweep_level_free(&o.lv);
+    char v3[512];
+    snprintf(v3, sizeof v3, "%s PRAGMA user_version = 3;", drop_crouch);
+    load(tiny_map(*state, v3), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_int_equal(o.info.schema_version, 3);
+    sweep_level_free(&o.lv);
+    load(tiny_map(*state, "ALTER TABLE map DROP COLUMN crouch_speed;"), &o);
+    expect(&o, SWEEP_MAP_E_METADATA, "map", -1, "3 of the four crouch columns", "all or none");
 
     /* The boundaries themselves are fine. */
     load(tiny_map(*state, "UPDATE map SET walk_speed = 1e6, ground_accel = 1e9, air_accel = 0, jump_speed = 0,"

@@ -50,7 +50,7 @@ SPEC = {
                    ('speed_excess', 'f64'), ('time_excess', 'f64'), ('applied_dt', 'f64'),
                    ('launched_by', 'u32'), ('teleported_by', 'u32'), ('teleport_blocked', 'bool'),
                    ('hurt_by', 'u32'), ('damage', 'f64'), ('killed_by', 'u32'), ('entered', 'u32'),
-                   ('left', 'u32'), ('medium', 'medium')],
+                   ('left', 'u32'), ('crouched', 'bool'), ('stance_blocked', 'bool'), ('medium', 'medium')],
     'MoveBatch': [('moves', 'tables:Move')],
     'MoveResultBatch': [('results', 'tables:MoveResult')],
     'Collide': [('position', 'vec3'), ('radii', 'vec3'), ('velocity', 'vec3'), ('dt', 'f64'),
@@ -58,7 +58,7 @@ SPEC = {
     'CollideResult': [('position', 'vec3'), ('velocity', 'vec3'), ('grounded', 'bool'),
                       ('ground_normal', 'vec3zero'), ('ground_material', 'u32'),
                       ('contacts', 'contacts'), ('ground_mover', 'u32')],
-    'WorldState': [('tick', 'u64'), ('movers', 'movers'), ('mover_count', 'u32')],
+    'WorldState': [('tick', 'u64'), ('movers', 'movers'), ('mover_count', 'u32'), ('paths', 'paths')],
     'Ping': [('client_time', 'u64')],
     'Pong': [('client_time', 'u64'), ('server_time', 'u64')],
     'GetStats': [],
@@ -161,6 +161,8 @@ def canon_table(table, d):
         elif typ == 'movers':
             out[name] = [{'id': m['id'], 'flags': m['flags'], 'position': canon_vec(m['position']),
                           'rotation': [hbits(q) for q in m['rotation']]} for m in (v or [])]
+        elif typ == 'paths':
+            out[name] = [{'path_tick': x['path_tick'], 'wait': x['wait'], 'dir': x['dir']} for x in (v or [])]
         elif typ == 'entity_states':
             out[name] = [{'entity': e['entity'], 'flags': e['flags'], 'owner_session': e['owner_session'],
                           'position': canon_vec(e['position']), 'velocity': canon_vec(e['velocity']),
@@ -216,6 +218,11 @@ def build_table(b, table, d):
             for x in reversed(v):
                 mod('MoverTransform').CreateMoverTransform(b, x['id'], x['flags'], *x['position'],
                                                            *x['rotation'])
+            pre[name] = b.EndVector()
+        elif typ == 'paths':
+            getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
+            for x in reversed(v):
+                mod('MoverPath').CreateMoverPath(b, x['path_tick'], x['wait'], x['dir'])
             pre[name] = b.EndVector()
         elif typ == 'entity_states':
             getattr(m, table + 'Start' + camel(name) + 'Vector')(b, len(v))
@@ -326,6 +333,9 @@ def read_table(table, t):
                             'position': vec3(x.Position(W.Vec3.Vec3())),
                             'rotation': (q.X(), q.Y(), q.Z(), q.W())})
             d[name] = out
+        elif typ == 'paths':
+            d[name] = [{'path_tick': x.PathTick(), 'wait': x.Wait(), 'dir': x.Dir()}
+                       for x in (getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')()))]
         elif typ == 'entity_states':
             out = []
             for j in range(getattr(t, acc + 'Length')()):
@@ -399,6 +409,7 @@ def samples():
                         'hurt_by': 5 if i % 4 == 2 else 0, 'damage': 1.0 / 6.0 if i % 4 == 2 else 0.0,
                         'killed_by': 9 + i if i % 4 == 2 else 0, 'teleported_by': 3 if i % 4 == 3 else 0,
                         'teleport_blocked': i % 4 == 3, 'left': 1 if i % 4 == 3 else 0,
+                        'crouched': i % 3 != 0, 'stance_blocked': i % 3 == 2,
                         'medium': ({'liquid': 7, 'entered_liquid': 7, 'left_liquid': 0, 'ladder': 0,
                                     'liquid_type': 3, 'liquid_level': 2} if i % 3 == 1 else
                                    {'liquid': 0, 'entered_liquid': 0, 'left_liquid': 2**32 - 2, 'ladder': 4 + i,
@@ -444,7 +455,8 @@ def samples():
         {'kind': 'WorldState', 'server_tick': 14,
          'body': {'tick': 14, 'movers': [{'id': i, 'flags': i & 7, 'position': (i, 2.0 * i, 0.5),
                                           'rotation': (0.0, 0.0, 0.6, 0.8)} for i in range(5)],
-                  'mover_count': 5}},
+                  'mover_count': 5,
+                  'paths': [{'path_tick': 3 * i, 'wait': 2**32 - 1 - i, 'dir': i % 3 - 1} for i in range(5)]}},
         {'kind': 'Ping', 'sequence': 7, 'body': {'client_time': 2**64 - 1}},
         {'kind': 'Pong', 'sequence': 7, 'body': {'client_time': 2**64 - 1, 'server_time': 123}},
         {'kind': 'GetStats', 'sequence': 8, 'body': {}},

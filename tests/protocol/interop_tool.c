@@ -134,6 +134,8 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
             r->launched_by, r->teleported_by, r->teleport_blocked ? "true" : "false", r->hurt_by);
     dbl(o, r->damage);
     fprintf(o, ",\"killed_by\":%u,\"entered\":%u,\"left\":%u", r->killed_by, r->entered, r->left);
+    fprintf(o, ",\"crouched\":%s,\"stance_blocked\":%s", r->crouched ? "true" : "false",
+            r->stance_blocked ? "true" : "false");
     fprintf(o,
             ",\"medium\":{\"liquid\":%u,\"entered_liquid\":%u,\"left_liquid\":%u,\"ladder\":%u,\"liquid_type\":%u,"
             "\"liquid_level\":%u}",
@@ -279,6 +281,11 @@ static void dump(FILE *o, const sweep_message *m)
                 dbl(o, v->rotation[k]);
             }
             fputs("]}", o);
+        }
+        fputs("],\"paths\":[", o);
+        for (uint32_t i = 0; i < m->as.world_state.path_count && i < m->as.world_state.count; i++) {
+            const sweep_wire_mover *v = &m->as.world_state.movers[i];
+            fprintf(o, "%s{\"dir\":%d,\"path_tick\":%u,\"wait\":%u}", i ? "," : "", v->dir, v->path_tick, v->wait);
         }
         fprintf(o, "],\"tick\":%llu}", (unsigned long long)m->as.world_state.tick);
         break;

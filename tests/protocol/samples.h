@@ -108,6 +108,9 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
         r.teleport_blocked = true;
         r.left = 1;
     }
+    /* Stances: standing, crouched, and crouched with no room to stand. */
+    r.crouched = (i % 3) != 0;
+    r.stance_blocked = (i % 3) == 2;
     /* Liquids and ladders: swimming in lava entered this move, on a
      * ladder having left the water, neither. */
     if ((i % 3) == 1) {
@@ -273,9 +276,13 @@ static inline sweep_message sample_message(unsigned which)
             sample__movers[i].rotation[1] = 0.0;
             sample__movers[i].rotation[2] = i ? 0.6 : 0.0;
             sample__movers[i].rotation[3] = i ? 0.8 : 1.0;
+            sample__movers[i].path_tick = i == 2 ? UINT32_MAX : 7 * i;
+            sample__movers[i].wait = i == 1 ? 128 : 0;
+            sample__movers[i].dir = (int32_t)i - 1;
         }
         m.as.world_state.movers = sample__movers;
         m.as.world_state.count = 4;
+        m.as.world_state.path_count = 4;
         m.as.world_state.mover_count = 6; /* one part of a split push */
         break;
     case 17:
@@ -652,7 +659,8 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->launched_by == b->launched_by && a->teleported_by == b->teleported_by &&
            a->teleport_blocked == b->teleport_blocked && a->hurt_by == b->hurt_by &&
            sample__deq(a->damage, b->damage) && a->killed_by == b->killed_by && a->entered == b->entered &&
-           a->left == b->left && a->liquid == b->liquid && a->liquid_type == b->liquid_type &&
+           a->left == b->left && a->crouched == b->crouched && a->stance_blocked == b->stance_blocked &&
+           a->liquid == b->liquid && a->liquid_type == b->liquid_type &&
            a->liquid_level == b->liquid_level && a->entered_liquid == b->entered_liquid &&
            a->left_liquid == b->left_liquid && a->ladder == b->ladder;
 }

@@ -947,7 +947,8 @@ static void test_udp_max_entity_states(void **state)
     fits_exactly(&m, &m.as.entity_states.count, n);
 }
 
-/* sweep_udp_max_movers movers fit one datagram, one more does not. */
+/* sweep_udp_max_movers movers fit one datagram with their paths, one
+ * more does not; without paths (an older server's) they fit too. */
 static void test_udp_max_movers(void **state)
 {
     (void)state;
@@ -959,6 +960,9 @@ static void test_udp_max_movers(void **state)
         movers[i].flags = 7;
         movers[i].position = sweep_v3(-1.5, 2.5, 1e300);
         movers[i].rotation[3] = 1.0;
+        movers[i].path_tick = UINT32_MAX - i;
+        movers[i].wait = UINT32_MAX;
+        movers[i].dir = -1;
     }
     sweep_message m;
     memset(&m, 0, sizeof m);
@@ -968,7 +972,21 @@ static void test_udp_max_movers(void **state)
     m.as.world_state.tick = UINT64_MAX;
     m.as.world_state.mover_count = 1000;
     m.as.world_state.movers = movers;
-    fits_exactly(&m, &m.as.world_state.count, n);
+    const uint8_t *out;
+    size_t len;
+    m.as.world_state.count = m.as.world_state.path_count = n;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
+    m.as.world_state.count = m.as.world_state.path_count = n + 1;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len > SWEEP_UDP_MAX_DATAGRAM);
+    /* Paths must be every mover's or none. */
+    m.as.world_state.path_count = n;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
+    m.as.world_state.path_count = 0;
+    m.as.world_state.count = n;
+    assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_true(len <= SWEEP_UDP_MAX_DATAGRAM);
 }
 
 static void test_names(void **state)

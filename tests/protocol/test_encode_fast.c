@@ -26,7 +26,8 @@ enum {
     R_ENTITY, R_SEQUENCE, R_SERVER_TICK, R_POSITION, R_VELOCITY, R_GROUNDED, R_GROUND_NORMAL,
     R_GROUND_MATERIAL, R_CONTACTS, R_CORRECTED, R_CORRECTION, R_GROUND_MOVER, R_PUSHED_BY, R_CARRIED,
     R_PUSHED, R_START_POSITION, R_RULES, R_SPEED_EXCESS, R_TIME_EXCESS, R_APPLIED_DT, R_LAUNCHED_BY,
-    R_TELEPORTED_BY, R_TELEPORT_BLOCKED, R_HURT_BY, R_DAMAGE, R_KILLED_BY, R_ENTERED, R_LEFT, R_MEDIUM
+    R_TELEPORTED_BY, R_TELEPORT_BLOCKED, R_HURT_BY, R_DAMAGE, R_KILLED_BY, R_ENTERED, R_LEFT, R_CROUCHED,
+    R_STANCE_BLOCKED, R_MEDIUM
 };
 
 static uint64_t bits(double d)
@@ -113,6 +114,8 @@ static sweep_ref ref_result(sweep_builder *b, const sweep_msg_move_result *r)
     u8_if(b, R_CARRIED, r->carried);
     u8_if(b, R_PUSHED, r->pushed);
     u8_if(b, R_TELEPORT_BLOCKED, r->teleport_blocked);
+    u8_if(b, R_CROUCHED, r->crouched);
+    u8_if(b, R_STANCE_BLOCKED, r->stance_blocked);
     return sweep_builder_table_end(b);
 }
 
@@ -221,6 +224,8 @@ static void any_result(sweep_msg_move_result *r)
     r->killed_by = any_u32();
     r->entered = any_u32();
     r->left = any_u32();
+    r->crouched = next() % 2;
+    r->stance_blocked = next() % 2;
     /* The Medium: absent about half the time. */
     int medium = next() % 2;
     r->liquid = medium ? any_u32() : 0;

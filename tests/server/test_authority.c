@@ -258,7 +258,7 @@ static void speed(int udp)
     conn c = open_conn(udp, NULL);
     sweep_msg_spawned sp = spawn(&c, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0), 1);
     assert_int_equal(sp.rules, 0);
-    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     sweep_vec3 wish = sweep_v3(0, -100, 0);
     for (uint32_t i = 1; i <= 40; i++) {
         sweep_message m = walk_msg(sp.entity, i, wish, 0, DT);
@@ -357,7 +357,7 @@ static void time_dilation(int udp)
     assert_int_equal(r.kind, SWEEP_MSG_SPAWNED);
     uint64_t t0 = r.server_tick;
     sweep_msg_spawned sp = r.as.spawned;
-    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     uint32_t seq = 0, cut = 0;
     double granted = 0.0;
     sweep_vec3 wish = sweep_v3(0, -5, 0);
@@ -431,7 +431,7 @@ static void flying(int udp)
 {
     conn c = open_conn(udp, NULL);
     sweep_msg_spawned sp = spawn(&c, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0), 3);
-    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     uint32_t seq = 0;
     double floor_z = sp.position.z;
     /* Hover and fly: a wish straight up (and up and forward) is a wish of
@@ -900,7 +900,7 @@ static void correction(int udp)
 {
     conn c = open_conn(udp, NULL);
     sweep_msg_spawned sp = spawn(&c, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0), 4);
-    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor a = {sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     double t = level.correction_threshold;
     assert_true(t > 0.0);
     /* Claims off by nothing, by half the threshold, by twice it. */

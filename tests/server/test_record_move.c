@@ -49,6 +49,8 @@ static void random_result(sweep_msg_move_result *r, uint32_t contacts)
     r->carried = next_u64() & 1;
     r->pushed = next_u64() & 1;
     r->has_start_position = next_u64() & 1;
+    r->crouched = next_u64() & 1;
+    r->stance_blocked = next_u64() & 1;
     r->ground_normal = next_vec3();
     r->start_position = next_vec3();
     r->speed_excess = next_f64();
@@ -81,6 +83,8 @@ static void fields_of(const sweep_msg_move_result *r, uint64_t session, uint32_t
         .carried = r->carried,
         .pushed = r->pushed,
         .has_start_position = r->has_start_position,
+        .crouched = r->crouched,
+        .stance_blocked = r->stance_blocked,
         .contact_count = r->contact_count,
         .position = r->position,
         .velocity = r->velocity,
@@ -137,6 +141,7 @@ static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts
     a->position = next_vec3();
     a->velocity = next_vec3();
     a->grounded = grounded;
+    a->stance = (uint32_t)(next_u64() & 1);
     res->position = next_vec3();
     res->velocity = next_vec3();
     res->ground_normal = next_vec3();
@@ -178,6 +183,7 @@ static void same_act_agrees_with_the_image(void **state)
         random_act(&a, &res, contacts, grounded);
         uint32_t rules = (uint32_t)next_u64() & SWEEP__RECORD_MOVE_RULES;
         double speed_excess = next_f64();
+        uint32_t blocked = (uint32_t)(next_u64() & 1);
         uint32_t ground_mover = (uint32_t)next_u64(), pushed_by = (uint32_t)next_u64();
         sweep_vec3 start = next_vec3();
 
@@ -209,11 +215,14 @@ static void same_act_agrees_with_the_image(void **state)
         }
         r.rules = rules | SWEEP_WIRE_RULE_CORRECTION; /* the server's own bits are not in the image */
         r.speed_excess = speed_excess;
+        r.crouched = a.stance != 0;
+        r.stance_blocked = blocked != 0;
         uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
         size_t n = sweep__record_move_encode(image, next_u64(), SWEEP_WIRE_MODE_WALK, (uint32_t)next_u64(),
                                              next_vec3(), &r);
         assert_int_equal(sweep__record_move_check(image, n, (char[160]){0}, 160), 0);
-#define SAME() sweep__record_move_same_act(image, &a, &res, rules, speed_excess, ground_mover, moved, pushed_by, &start)
+#define SAME()                                                                                                 \
+    sweep__record_move_same_act(image, &a, &res, rules, speed_excess, blocked, ground_mover, moved, pushed_by, &start)
         if (!SAME())
             fail_msg("round %u (grounded %u, moved %u, %u contacts): the image differs", round, grounded, moved,
                      contacts);

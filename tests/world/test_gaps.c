@@ -40,7 +40,7 @@ static void predict(const wf_one *s, sweep_actor *a, sweep_vec3 wish, uint32_t b
 static sweep_msg_move_result lose_the_landing(wf_one *s, int *refused)
 {
     const sweep_vec3 wish = sweep_v3(1, 0, 0);
-    sweep_actor client = {s->sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor client = {s->sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     uint32_t seq = 1;
     /* Settle on the floor, in step with the server. */
     for (int i = 0; i < 30; i++, seq++) {

@@ -39,7 +39,7 @@ static void walk_is_the_cores_act_bit_for_bit(void **state)
     wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
     /* The entity as the test's own run of the core has it: a new entity
      * is at rest, not grounded. */
-    sweep_actor actor = {s.sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor actor = {s.sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     int grounded_seen = 0, speed_seen = 0;
     double top = 0.0;
     for (uint32_t seq = 1; seq <= 40; seq++) {

@@ -32,7 +32,7 @@ static void a_move_past_the_bank_is_cut_and_ticks_credit_it_back(void **state)
     assert_true(period == 1.0 / 60.0); /* the arena's tick rate */
 
     /* A new entity's bank is full: a move of 0.3 s gets 0.1 of it. */
-    sweep_actor twin = {s.sp.position, sweep_v3(0, 0, 0), 0};
+    sweep_actor twin = {s.sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
     sweep_msg_move_result r = walk(&s, 1, 0.3);
     assert_true(r.applied_dt == BANK);
     assert_true(r.time_excess == 0.3 - BANK);
