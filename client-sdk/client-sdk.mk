@@ -121,7 +121,7 @@ $(CLIENT_PY_STAMP): protocol/sweep.fbs | $(BUILD)/.deps-ok
 # sweepd (found beside the test programs, in $(BUILD)/bin) on the arena.
 TEST_LIBS_client-sdk = $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 TEST_LDLIBS_client-sdk = $(CLIENT_LDLIBS)
-CLIENT_TEST_NEEDS := $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db $(BIN)/sweep $(BIN)/sweep-bots $(BIN)/sweep-replay $(CLIENT_PY_STAMP) \
+CLIENT_TEST_NEEDS := $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db $(BUILD)/maps/pool.db $(BIN)/sweep $(BIN)/sweep-bots $(BIN)/sweep-replay $(CLIENT_PY_STAMP) \
 	$(EXAMPLES) $(filter $(BIN)/sweepd,$(PROGRAMS))
 $(patsubst %.c,$(BUILD)/%,$(wildcard tests/client-sdk/test_*.c)): | $(CLIENT_TEST_NEEDS)
 

@@ -526,7 +526,7 @@ sweep_client_status sweep_client_send_spawn(sweep_client *c, const sweep_client_
 
 /* One move to send. In Walk mode (0, the only mode of a player) velocity
  * is the wish: the velocity wished across the ground (its part along up is
- * ignored and named Vertical) and buttons (SWEEP_WISH_JUMP, core/motion.h).
+ * ignored and named Vertical, but used swimming and climbing) and buttons (SWEEP_WISH_JUMP, core/motion.h).
  * Fly and Noclip (sweep_wire_mode) apply velocity as given; only the
  * server role may ask them, where the server allows it. claimed_position
  * is optional (the client's prediction; the server reports in MoveResult

@@ -352,6 +352,12 @@ static void diff_result(differ *d, const char *pre, const sweep_msg_move_result 
     diff_u64(d, F("killed_by"), a->killed_by, b->killed_by);
     diff_u64(d, F("entered"), a->entered, b->entered);
     diff_u64(d, F("left"), a->left, b->left);
+    diff_u64(d, F("liquid"), a->liquid, b->liquid);
+    diff_u64(d, F("liquid_type"), a->liquid_type, b->liquid_type);
+    diff_u64(d, F("liquid_level"), a->liquid_level, b->liquid_level);
+    diff_u64(d, F("entered_liquid"), a->entered_liquid, b->entered_liquid);
+    diff_u64(d, F("left_liquid"), a->left_liquid, b->left_liquid);
+    diff_u64(d, F("ladder"), a->ladder, b->ladder);
 #undef F
 }
 

@@ -680,7 +680,9 @@ static int same_result(const sweep_msg_move_result *a, const sweep_msg_move_resu
            same_bits(&a->applied_dt, &b->applied_dt, sizeof a->applied_dt) && a->launched_by == b->launched_by &&
            a->teleported_by == b->teleported_by && a->teleport_blocked == b->teleport_blocked &&
            a->hurt_by == b->hurt_by && same_bits(&a->damage, &b->damage, sizeof a->damage) &&
-           a->killed_by == b->killed_by && a->entered == b->entered && a->left == b->left;
+           a->killed_by == b->killed_by && a->entered == b->entered && a->left == b->left &&
+           a->liquid == b->liquid && a->liquid_type == b->liquid_type && a->liquid_level == b->liquid_level &&
+           a->entered_liquid == b->entered_liquid && a->left_liquid == b->left_liquid && a->ladder == b->ladder;
 }
 
 /* The Move of the request a result answers: results come in the order of

@@ -79,7 +79,8 @@ static const char usage[] =
     "                       movers as they will be at the tick the server applies\n"
     "                       the move, from the paths it sends); watch: mover names\n"
     "  --velocity X,Y,Z     the wish: the velocity wished across the ground, units/s\n"
-    "                       (its part along up is ignored, and named Vertical); with\n"
+    "                       (its part along up is ignored, and named Vertical, but\n"
+    "                       swimming and climbing); with\n"
     "                       --mode fly or noclip the velocity itself (move: required)\n"
     "  --jump               jump whenever standing: the jump button on each move that\n"
     "                       starts on walkable ground (as the last answer or, with\n"
@@ -142,7 +143,10 @@ static const char usage[] =
     "hurt_by with damage, killed_by (a kill volume ended the move: the player is\n"
     "gone, reported as Killed, as a crushed one is as Crushed), entered and left\n"
     "(triggers); crouched=1 while crouched, stance_blocked=1 when the stance asked\n"
-    "had no room (under a low ceiling the player stays crouched until it fits).\n"
+    "had no room (under a low ceiling the player stays crouched until it fits);\n"
+    "liquid with liquid_level (the liquid the feet are in and how deep: 1 feet,\n"
+    "2 waist: swimming, 3 under), entered_liquid, left_liquid and ladder (the\n"
+    "ladder climbed).\n"
     "watch prints per tick each mover's id, position, rotation (quaternion x, y,\n"
     "z, w) and flags (1 triggered, 2 blocked, 4 moved).\n"
     "entity prints one result per command, in order: the entity, the op, result=None\n"
@@ -597,6 +601,8 @@ typedef struct shown_result {
     uint32_t launched_by, teleported_by, hurt_by, killed_by, entered, left;
     int teleport_blocked;
     double damage;
+    /* Liquids and ladders: ids as above, the liquid's depth level. */
+    uint32_t liquid, liquid_level, entered_liquid, left_liquid, ladder;
     /* The stance (core/stance.h). */
     int crouched, stance_blocked;
 } shown_result;
@@ -612,6 +618,11 @@ static void show_volumes(shown_result *s, const sweep_msg_move_result *r)
     s->killed_by = r->killed_by;
     s->entered = r->entered;
     s->left = r->left;
+    s->liquid = r->liquid;
+    s->liquid_level = r->liquid_level;
+    s->entered_liquid = r->entered_liquid;
+    s->left_liquid = r->left_liquid;
+    s->ladder = r->ladder;
 }
 
 /* The volumes of a result as " name=id" pairs (text) or ",\"name\":id"
@@ -622,7 +633,9 @@ static void print_volumes(const options *o, const shown_result *r)
         const char *name;
         uint32_t id;
     } v[] = {{"launched_by", r->launched_by}, {"teleported_by", r->teleported_by}, {"hurt_by", r->hurt_by},
-             {"killed_by", r->killed_by},     {"entered", r->entered},             {"left", r->left}};
+             {"killed_by", r->killed_by},     {"entered", r->entered},             {"left", r->left},
+             {"liquid", r->liquid},           {"liquid_level", r->liquid_level},   {"entered_liquid", r->entered_liquid},
+             {"left_liquid", r->left_liquid}, {"ladder", r->ladder}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].id)
             printf(o->json ? ",\"%s\":%" PRIu32 : " %s=%" PRIu32, v[i].name, v[i].id);

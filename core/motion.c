@@ -6,6 +6,7 @@
  */
 #include "core/motion.h"
 
+#include "core/medium.h"
 #include "core/stance.h"
 #include "core/volume_step.h"
 
@@ -22,12 +23,24 @@ void sweep_rules_default(sweep_rules *r)
     r->speed_limit = 60.0;
     r->crouch_radii = sweep_v3(0, 0, 0);
     r->crouch_speed = 0.0;
+    r->swim_speed = 2.5;
+    r->swim_accel = 10.0;
+    r->swim_drag = 1.0;
+    r->swim_sink = 0.9375;
+    r->swim_jump = 6.5;
+    r->climb_speed = 2.5;
+    r->climb_accel = 50.0;
 }
 
-sweep_status sweep_rules_check(const sweep_rules *r)
+/* 1 if x is in [0, hi] (NaN is not). */
+static int in_range(double x, double hi)
 {
-    if (!r)
-        return SWEEP_E_ARG;
+    return x >= 0.0 && x <= hi;
+}
+
+/* The walking rules' ranges. */
+static sweep_status walk_rules_check(const sweep_rules *r)
+{
     if (!(r->walk_speed > 0.0 && r->walk_speed <= 1e6))
         return SWEEP_E_CONFIG;
     if (!(r->ground_accel > 0.0 && r->ground_accel <= 1e9) || !(r->air_accel >= 0.0 && r->air_accel <= 1e9))
@@ -49,14 +62,35 @@ sweep_status sweep_rules_check(const sweep_rules *r)
     return SWEEP_OK;
 }
 
+/* The swimming and climbing rules' ranges: speeds in walk_speed's and
+ * jump_speed's, as what they make is capped at speed_limit like any
+ * velocity. */
+static sweep_status mode_rules_check(const sweep_rules *r)
+{
+    if (!in_range(r->swim_speed, 1e6) || !in_range(r->swim_accel, 1e9) || !in_range(r->swim_drag, 1e3) ||
+        !(fabs(r->swim_sink) <= 1e6) || !in_range(r->swim_jump, 1e6) || !in_range(r->climb_speed, 1e6) ||
+        !in_range(r->climb_accel, 1e9))
+        return SWEEP_E_CONFIG;
+    return SWEEP_OK;
+}
+
+sweep_status sweep_rules_check(const sweep_rules *r)
+{
+    if (!r)
+        return SWEEP_E_ARG;
+    sweep_status st = walk_rules_check(r);
+    return st == SWEEP_OK ? mode_rules_check(r) : st;
+}
+
 /* v without its part along up (v itself when there is no up). */
 static sweep_vec3 across(sweep_vec3 v, sweep_vec3 up)
 {
     return sweep_v3_madd(v, up, -sweep_v3_dot(v, up));
 }
 
-/* Turns horizontal velocity h towards target by at most max_change. */
-static sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
+/* Turns velocity h towards target by at most max_change. Inline in the
+ * walk, as it was before swimming and climbing called it too. */
+static SWEEP__ALWAYS_INLINE sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
 {
     sweep_vec3 d = sweep_v3_sub(target, h);
     double l2 = sweep_v3_len2(d);
@@ -65,15 +99,50 @@ static sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 target, double max_change)
     return sweep_v3_madd(h, d, max_change / sqrt(l2));
 }
 
+/* w clamped to the length `limit`. */
+static sweep_vec3 clamped(sweep_vec3 w, double len, double limit)
+{
+    return len > limit ? sweep_v3_scale(w, limit / len) : w;
+}
+
+/* A swimmer's velocity for one step of h seconds at this depth (motion.h,
+ * swim): drag, then the turn towards the wish (w3, of length len3) or,
+ * with none, towards sinking. */
+static sweep_vec3 swim(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, double len3, sweep_vec3 up,
+                       uint32_t level, double h)
+{
+    double keep = 1.0 - r->swim_drag * (double)level * h;
+    sweep_vec3 v = sweep_v3_scale(vel, keep > 0.0 ? keep : 0.0);
+    sweep_vec3 target = len3 > 0.0 ? clamped(w3, len3, r->swim_speed) : sweep_v3_scale(up, -r->swim_sink);
+    return accelerate(v, target, r->swim_accel * h);
+}
+
+/* A climber's velocity for one step of h seconds on a ladder whose face
+ * looks along n (motion.h, climb). */
+static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, sweep_vec3 up, sweep_vec3 n, double h)
+{
+    double wu = sweep_v3_dot(w3, up);
+    sweep_vec3 wh = across(w3, up);
+    double into = -sweep_v3_dot(wh, n);
+    if (into > 0.0) {
+        wh = sweep_v3_madd(wh, n, into);
+        wu = wu + into;
+    }
+    sweep_vec3 target = sweep_v3_madd(wh, up, wu);
+    return accelerate(vel, clamped(target, sweep_v3_len(target), r->climb_speed), r->climb_accel * h);
+}
+
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
                        sweep_act_result *out)
 {
     if (!space || !cfg || !rules || !actor || !wish)
         return SWEEP_E_ARG;
+    const sweep_world *world = space->world;
+    int media = world->volume_mode_count != 0;
     sweep_status st = sweep_config_check(cfg);
     if (st == SWEEP_OK)
-        st = sweep_rules_check(rules);
+        st = walk_rules_check(rules);
     if (st != SWEEP_OK)
         return st;
     if (!(rules->speed_limit <= cfg->max_speed))
@@ -131,28 +200,69 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
     sweep_actor a = *actor;
+    /* Liquids and ladders: what the body is in is known before each step
+     * (motion.h); a world without them never looks. The probe is the
+     * shape's: a stance turn makes it again. */
+    sweep__medium md = {0, 0, SWEEP__NO_LADDER};
+    sweep__medium_probe probe;
+    const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
+    double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
+    if (media) {
+        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
+        sweep__medium_at(world, &probe, a.position, &md);
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
             int blocked;
+            const uint32_t was = a.stance;
             st = sweep__stance_turn(space, cfg, rules, radii, &a, want, &blocked);
             if (st != SWEEP_OK)
                 return st;
             res.stance_blocked = (uint32_t)blocked;
+            if (media && a.stance != was) {
+                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
+                sweep__medium_at(world, &probe, a.position, &md);
+            }
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded;
-        double vu = grounded ? 0.0 : sweep_v3_dot(a.velocity, up);
-        if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP)) {
-            if (grounded && rules->jump_speed > 0.0) {
-                vu = rules->jump_speed;
-                grounded = 0;
-            } else {
-                res.rules |= SWEEP_RULE_JUMP;
+        sweep_vec3 v;
+        if (md.level >= 2 || md.ladder != SWEEP__NO_LADDER) {
+            int swimming = md.level >= 2;
+            /* The first step that reads the swimming and climbing rules
+             * checks them (motion.h); *actor is not yet touched. */
+            if (len3 < 0.0) {
+                if ((st = mode_rules_check(rules)) != SWEEP_OK)
+                    return st;
+                len3 = sweep_v3_len(wish->velocity);
             }
+            if (len3 > rules->walk_speed * (1.0 + SWEEP_RULE_TOLERANCE)) {
+                res.rules |= SWEEP_RULE_SPEED;
+                res.speed_excess = len3 - rules->walk_speed;
+            }
+            if (swimming) {
+                v = swim(rules, a.velocity, wish->velocity, len3, up, md.level, h);
+                if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP) && md.level == 2 && g > 0.0)
+                    v = sweep_v3_madd(across(v, up), up, rules->swim_jump);
+                res.volumes.events |= SWEEP_VOLUME_EV_SWAM;
+            } else {
+                v = climb(rules, a.velocity, wish->velocity, up, world->volumes[md.ladder].normal, h);
+                res.volumes.events |= SWEEP_VOLUME_EV_CLIMBED;
+            }
+        } else {
+            double vu = grounded ? 0.0 : sweep_v3_dot(a.velocity, up);
+            if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP)) {
+                if (grounded && rules->jump_speed > 0.0) {
+                    vu = rules->jump_speed;
+                    grounded = 0;
+                } else if (!md.level) {
+                    res.rules |= SWEEP_RULE_JUMP;
+                }
+            }
+            double accel = grounded ? rules->ground_accel : rules->air_accel;
+            sweep_vec3 hv = accelerate(across(a.velocity, up), a.stance ? crouch_target : target, accel * h);
+            v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
         }
-        double accel = grounded ? rules->ground_accel : rules->air_accel;
-        sweep_vec3 hv = accelerate(across(a.velocity, up), a.stance ? crouch_target : target, accel * h);
-        sweep_vec3 v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
         double v2 = sweep_v3_len2(v);
         if (v2 > rules->speed_limit * rules->speed_limit) {
             if (v2 > named_limit * named_limit)
@@ -167,8 +277,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         a.velocity = res.move.velocity;
         a.grounded = (res.move.flags & SWEEP_MOVED_GROUNDED) != 0;
         res.flags |= res.move.flags;
-        /* The volumes the step ended in (core/volume.h); a kill ends the move. */
-        if (sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes)) {
+        /* The volumes the step ended in (core/volume.h); a kill ends the
+         * move, after the liquid it ended in has had its say. */
+        int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
+        if (media)
+            sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
+        if (killed) {
             n = i + 1;
             break;
         }

@@ -26,6 +26,32 @@
  *   6. the world's volumes act on where the step ended (core/volume.h):
  *      a pad launches, a teleporter moves, a kill volume ends the move
  *      (steps then counts the steps that ran).
+ * In a world with liquids or ladders (core/volume.h) a step starts by
+ * asking what the body is in, and moves in one of two other modes
+ * instead of 1 to 4 (Quake 3's PM_WaterMove, and the ladder move of its
+ * descendants); what the body is in is asked again after 6, for the
+ * result (entered, left, depth, damage of lava and slime) and the next
+ * step:
+ *   swim  (liquid level 2 or 3: the centre is in a liquid): the velocity
+ *         loses speed * swim_drag * level * dt (Quake 3's water
+ *         friction), then turns towards the wish in three dimensions (its
+ *         part along up is used), clamped to swim_speed, by at most
+ *         swim_accel * dt; with no wish the target is swim_sink along
+ *         down (negative: the body rises). No gravity. A jump at level 2
+ *         (the head out) sets the velocity along up to swim_jump, the
+ *         way out of the water at the edge (Quake 3's water jump); deeper
+ *         it does nothing. With the feet in a liquid a jump is never
+ *         refused, whatever the mode (a swimmer holding it after the
+ *         water jump is no cheat);
+ *   climb (not swimming, the centre in a ladder): the wish's part towards
+ *         the ladder (against its normal) becomes a part along up, so
+ *         that pushing forward climbs; the velocity turns towards that
+ *         wish, clamped to climb_speed, by at most climb_accel * dt, with
+ *         no gravity: no wish holds the body still. The jump button is
+ *         neither applied nor refused on a ladder.
+ * In both a wish faster than walk_speed in three dimensions is named
+ * Speed, as a walker's across the ground is; the clamp to the mode's
+ * speed is the mode's law, not a cheat, and not named.
  * A move longer than max_step is split into equal steps no longer than it
  * (as Quake 3 splits a long user command), so the outcome does not depend
  * on how a client chops its time, only on how long it is; the jump is
@@ -65,11 +91,24 @@ typedef struct sweep_rules {
      * the map has no crouching. */
     sweep_vec3 crouch_radii;
     double crouch_speed;
+    /* Liquids and ladders (core/volume.h); a world without them never
+     * reads these, and 0 is valid for each. What they make is capped at
+     * speed_limit as any velocity is. */
+    double swim_speed;  /* fastest swimming, units/s, in [0, 1e6] */
+    double swim_accel;  /* how fast a swimmer's velocity turns towards the wish, units/s^2, in [0, 1e9] */
+    double swim_drag;   /* speed lost per second at each level of depth, as a fraction, in [0, 1e3] */
+    double swim_sink;   /* speed along down of a swimmer with no wish, units/s, |.| <= 1e6 */
+    double swim_jump;   /* speed along up of a jump from the surface, units/s, in [0, 1e6] */
+    double climb_speed; /* fastest climbing, units/s, in [0, 1e6] */
+    double climb_accel; /* how fast a climber's velocity turns towards the wish, units/s^2, in [0, 1e9] */
 } sweep_rules;
 
 /* Rules for a level in metres: walk 5 m/s, 50 m/s^2 on the ground, 10 in
  * the air, jumps of 5 m/s (about 1.3 m high under 9.81), steps of at most
- * 1/30 s, 60 m/s at most. */
+ * 1/30 s, 60 m/s at most; Quake 3's water rules scaled by its walk speed
+ * (320 units/s to 5 m/s): swim 2.5 m/s, 10 m/s^2, drag 1, sinking at
+ * 0.9375 m/s, jumping out at 6.5 m/s (Quake 3's 350 against its 270 of a
+ * jump, rounded); climbing 2.5 m/s at 50 m/s^2. */
 void sweep_rules_default(sweep_rules *r);
 
 /* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */
@@ -81,7 +120,7 @@ enum {
 };
 
 typedef struct sweep_wish {
-    sweep_vec3 velocity; /* wished velocity; its part along up is ignored */
+    sweep_vec3 velocity; /* wished velocity; its part along up is ignored but swimming and climbing */
     uint32_t buttons;    /* SWEEP_WISH_* */
 } sweep_wish;
 
@@ -135,7 +174,9 @@ typedef struct sweep_act_result {
  * rules' crouch_radii) by its wish for dt seconds (0 < dt <=
  * cfg->max_dt) under the rules, through the space. On SWEEP_OK *actor is
  * the new state and *out (may be NULL) says what happened; on an error
- * (bad rules, bad wish, what sweep_move refuses) nothing changes.
+ * (bad rules, bad wish, what sweep_move refuses) nothing changes. The
+ * swimming and climbing rules are checked only by a move that swims or
+ * climbs, the only one that reads them.
  */
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,

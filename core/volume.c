@@ -15,11 +15,19 @@
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 
-static const char *const kind_names[SWEEP_VOLUME_KIND_COUNT] = {"push", "teleport", "hurt", "kill", "trigger"};
+static const char *const kind_names[SWEEP_VOLUME_KIND_COUNT] = {"push",    "teleport", "hurt",  "kill",
+                                                                 "trigger", "liquid",   "ladder"};
 
 const char *sweep_volume_kind_name(sweep_volume_kind k)
 {
     return (unsigned)k < SWEEP_VOLUME_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+static const char *const liquid_names[SWEEP_LIQUID_COUNT] = {"none", "water", "slime", "lava"};
+
+const char *sweep_liquid_name(sweep_liquid l)
+{
+    return (unsigned)l < SWEEP_LIQUID_COUNT ? liquid_names[l] : "unknown";
 }
 
 static sweep_status bad(const char **why, const char *text, sweep_status st)
@@ -75,6 +83,20 @@ sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double 
         if (!(v->damage > 0.0))
             return bad(why, "damage per second is not above 0", SWEEP_E_CONFIG);
         break;
+    case SWEEP_VOLUME_LIQUID:
+        if (v->liquid == SWEEP_LIQUID_NONE || (unsigned)v->liquid >= SWEEP_LIQUID_COUNT)
+            return bad(why, "unknown liquid", SWEEP_E_CONFIG);
+        if (!isfinite(v->damage))
+            return bad(why, "damage is not finite", SWEEP_E_NONFINITE);
+        if (!(v->damage >= 0.0))
+            return bad(why, "damage per second is below 0", SWEEP_E_CONFIG);
+        break;
+    case SWEEP_VOLUME_LADDER:
+        if (!sweep_v3_isfinite(v->normal))
+            return bad(why, "ladder normal is not finite", SWEEP_E_NONFINITE);
+        if (!(fabs(sweep_v3_len2(v->normal) - 1.0) <= 1e-6))
+            return bad(why, "ladder normal is not a unit vector", SWEEP_E_CONFIG);
+        break;
     default:
         break;
     }
@@ -110,6 +132,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     sweep_volume *copy = NULL;
     sweep_vec3 (*boxes)[2] = NULL;
     sweep_vec3 lo = sweep_v3(0, 0, 0), hi = sweep_v3(0, 0, 0);
+    uint32_t modes = 0;
+    for (uint32_t i = 0; i < n; i++)
+        modes += v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
     if (n) {
         copy = malloc((size_t)n * sizeof *copy);
         boxes = malloc((size_t)n * sizeof *boxes);
@@ -174,6 +199,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volumes = copy;
     w->volume_boxes = boxes;
     w->volume_count = n;
+    w->volume_mode_count = modes;
     w->volume_lo = lo;
     w->volume_hi = hi;
     w->volume_grid = grid;
@@ -262,7 +288,9 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     for (uint32_t c = 0; c < n; c++) {
         uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
-        if (v->kind == SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
+        /* Triggers come last; liquids and ladders are the motion's
+         * (core/medium.c). */
+        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
             continue;
         if (v->kind == SWEEP_VOLUME_PUSH) {
             a->velocity = v->velocity;

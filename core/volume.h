@@ -28,7 +28,26 @@
  *   kill      ends the move where the step ended: no later step runs;
  *   trigger   is reported when a step starts outside it and ends inside
  *             (entered), or starts inside and ends outside (left).
- * A step that leaves a trigger by a teleport leaves it. Volumes act on
+ * A step that leaves a trigger by a teleport leaves it. Two kinds decide
+ * how the body moves rather than act after a step (core/motion.h says
+ * how; core/medium.c finds them):
+ *   liquid    (water, slime, lava) is the liquid itself, not grown by the
+ *             radii: how deep a body is in it is sampled, as Quake 3's
+ *             waterlevel is, at three points on the line along up through
+ *             the centre: the feet (15/16 of the ellipsoid's extent along
+ *             up below the centre), the centre and the eyes (3/4 of it
+ *             above). Level 1: the feet are in a liquid, 2: the centre
+ *             too (the body swims), 3: the eyes too. The liquid named is
+ *             the first, in index order, that holds the feet; the points
+ *             above may be in any liquid (a pool made of several
+ *             brushes). A liquid with damage hurts damage * level per
+ *             second, reported as a hurt volume's (Quake 3's lava and
+ *             slime hurt by depth);
+ *   ladder    is grown like the others (by the radii and a small margin,
+ *             so that a body against the climbed face is inside); a body
+ *             whose centre is inside climbs. The ladder's normal points
+ *             out of the climbed face: a wish towards the ladder climbs.
+ * Volumes act on
  * Walk moves (sweep_act) only: raw moves of trusted roles (Fly, Noclip)
  * pass through them untouched, as a game server's own scripted motion does.
  *
@@ -60,12 +79,27 @@ typedef enum sweep_volume_kind {
     SWEEP_VOLUME_HURT,
     SWEEP_VOLUME_KILL,
     SWEEP_VOLUME_TRIGGER,
+    SWEEP_VOLUME_LIQUID,
+    SWEEP_VOLUME_LADDER,
     SWEEP_VOLUME_KIND_COUNT
 } sweep_volume_kind;
 
 /* Stable lower-case name ("push", "teleport", ...), as the map writes it;
  * "unknown" out of range. */
 const char *sweep_volume_kind_name(sweep_volume_kind k);
+
+/* What a liquid volume holds; 0 is none (a body in no liquid). */
+typedef enum sweep_liquid {
+    SWEEP_LIQUID_NONE = 0,
+    SWEEP_LIQUID_WATER,
+    SWEEP_LIQUID_SLIME,
+    SWEEP_LIQUID_LAVA,
+    SWEEP_LIQUID_COUNT
+} sweep_liquid;
+
+/* Stable lower-case name ("water", "slime", "lava"), as the map writes
+ * it; "none" for 0, "unknown" out of range. */
+const char *sweep_liquid_name(sweep_liquid l);
 
 typedef struct sweep_volume_plane {
     sweep_vec3 normal; /* need not be unit length; inside: normal . p <= offset */
@@ -82,7 +116,9 @@ typedef struct sweep_volume {
     sweep_vec3 facing;      /* teleport: unit vector the body faces on arrival */
     double exit_speed;      /* teleport: speed along facing when the velocity is not kept, units/s, >= 0 */
     uint32_t keep_velocity; /* teleport: 1 keeps the velocity, 0 replaces it */
-    double damage;          /* hurt: per second, > 0 */
+    double damage;          /* hurt: per second, > 0; liquid: per second at each depth level, >= 0 */
+    sweep_liquid liquid;    /* liquid: what it holds (not NONE) */
+    sweep_vec3 normal;      /* ladder: unit vector out of the climbed face */
 } sweep_volume;
 
 /* SWEEP_OK if v can act in a world of this speed limit (max_speed, the
@@ -90,7 +126,9 @@ typedef struct sweep_volume {
  * at most SWEEP_VOLUME_MAX_PLANES planes with a normal that is not zero,
  * a launch velocity within the speed limit, a destination within the
  * coordinate limit, a unit facing (|f|^2 within 1e-6 of 1), an exit speed
- * in [0, max_speed], keep_velocity 0 or 1, damage above 0 for hurt.
+ * in [0, max_speed], keep_velocity 0 or 1, damage above 0 for hurt, a
+ * known liquid and damage at least 0 for a liquid, a unit normal (as the
+ * facing) for a ladder.
  * SWEEP_E_NONFINITE, SWEEP_E_VELOCITY, SWEEP_E_POSITION, SWEEP_E_CONFIG
  * otherwise; *why (may be NULL) gets a short English reason. */
 sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why);
@@ -119,7 +157,13 @@ enum {
     SWEEP_VOLUME_EV_HURT = 1u << 3,             /* a hurt volume added damage */
     SWEEP_VOLUME_EV_KILLED = 1u << 4,           /* a kill volume ended the move */
     SWEEP_VOLUME_EV_ENTERED = 1u << 5,          /* a step entered a trigger */
-    SWEEP_VOLUME_EV_LEFT = 1u << 6              /* a step left a trigger */
+    SWEEP_VOLUME_EV_LEFT = 1u << 6,             /* a step left a trigger */
+    SWEEP_VOLUME_EV_SWAM = 1u << 7,             /* a step moved swimming (core/motion.h) */
+    SWEEP_VOLUME_EV_CLIMBED = 1u << 8,          /* a step moved climbing a ladder */
+    SWEEP_VOLUME_EV_LIQUID_ENTERED = 1u << 9,   /* a step took the feet from no liquid into one */
+    SWEEP_VOLUME_EV_LIQUID_LEFT = 1u << 10,     /* a step took the feet out of every liquid */
+    SWEEP_VOLUME_EV_IN_LIQUID = 1u << 11,       /* the move ended with the feet in a liquid */
+    SWEEP_VOLUME_EV_ON_LADDER = 1u << 12        /* the move ended on a ladder */
 };
 
 /* What volumes did to one move (sweep_act_result.volumes). Each index
@@ -135,6 +179,12 @@ typedef struct sweep_volume_report {
     uint32_t left;        /* LEFT */
     double damage;        /* HURT: damage of every step, summed */
     sweep_vec3 facing;    /* TELEPORTED: the destination's facing */
+    uint32_t liquid;      /* IN_LIQUID: the liquid the feet are in at the end */
+    uint32_t liquid_level; /* at the end: 0 none, 1 feet, 2 waist, 3 eyes under (the liquid rule) */
+    uint32_t liquid_type; /* IN_LIQUID: that liquid's sweep_liquid (else NONE) */
+    uint32_t liquid_entered; /* LIQUID_ENTERED */
+    uint32_t liquid_left; /* LIQUID_LEFT */
+    uint32_t ladder;      /* ON_LADDER: the ladder the body is on at the end */
 } sweep_volume_report;
 
 #ifdef __cplusplus

@@ -18,11 +18,13 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
                         sweep_actor *a, double h, sweep_volume_report *rep);
 
 /* The same, with the test every step of a world without volumes makes
- * inline. */
+ * inline; liquids and ladders are not this pass's (core/medium.h), so a
+ * world of only those skips it too. */
 static inline int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii,
                                             sweep_vec3 from, sweep_actor *a, double h, sweep_volume_report *rep)
 {
-    return space->world->volume_count ? sweep__volumes_step(space, cfg, radii, from, a, h, rep) : 0;
+    const sweep_world *w = space->world;
+    return w->volume_count != w->volume_mode_count ? sweep__volumes_step(space, cfg, radii, from, a, h, rep) : 0;
 }
 
 #endif

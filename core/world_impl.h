@@ -160,6 +160,7 @@ struct sweep_world {
     struct sweep_volume *volumes;
     sweep_vec3 (*volume_boxes)[2];
     uint32_t volume_count;
+    uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
     sweep_vec3 volume_lo, volume_hi;
     uint32_t volume_grid;
     double volume_cell_inv[2]; /* cells per unit along x and y */

@@ -147,9 +147,33 @@ static void put_volumes(hash_writer *w, const sweep_level *lv)
         case SWEEP_VOLUME_HURT:
             put_f64(w, v->damage);
             break;
+        case SWEEP_VOLUME_LIQUID:
+            put_u32(w, (uint32_t)v->liquid);
+            put_f64(w, v->damage);
+            break;
+        case SWEEP_VOLUME_LADDER:
+            put_vec3(w, v->normal);
+            break;
         default:
             break;
         }
+    }
+    /* The swimming and climbing rules move bodies only where there are
+     * liquids or ladders, and are hashed only then, so that the hash of
+     * every map without them is what it was. */
+    int modes = 0;
+    for (uint32_t i = 0; i < lv->volume_count; i++)
+        modes |= lv->volumes[i].v.kind == SWEEP_VOLUME_LIQUID || lv->volumes[i].v.kind == SWEEP_VOLUME_LADDER;
+    if (modes) {
+        const sweep_rules *r = &lv->rules;
+        put_tag(w, "MODES\0\0\0");
+        put_f64(w, r->swim_speed);
+        put_f64(w, r->swim_accel);
+        put_f64(w, r->swim_drag);
+        put_f64(w, r->swim_sink);
+        put_f64(w, r->swim_jump);
+        put_f64(w, r->climb_speed);
+        put_f64(w, r->climb_accel);
     }
 }
 

@@ -60,6 +60,13 @@
  *     teleport: f64 destination x, y, z, f64 facing x, y, z,
  *               u32 keep_velocity, f64 exit_speed
  *     hurt:     f64 damage per second
+ *     liquid:   u32 liquid (the core's enum sweep_liquid), f64 damage
+ *     ladder:   f64 normal x, y, z
+ *   and, only when one of them is a liquid or a ladder (schema version 4;
+ *   the rules no move of another level reads, so its hash is what it was):
+ *   8 bytes  the ASCII text "MODES" and three zero bytes
+ *   f64      swim_speed, swim_accel, swim_drag, swim_sink, swim_jump,
+ *            climb_speed, climb_accel
  * and then only when the level has crouching (schema version 4, core/
  * stance.h; a level without it has no crouch part, and its hash is what
  * it was):

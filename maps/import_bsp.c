@@ -112,9 +112,14 @@
 #define SPAWN_RAISE 9.0
 /* Quake 3's contents and surface flags used here. */
 #define CONTENTS_SOLID 0x1u
+#define CONTENTS_LAVA 0x8u
+#define CONTENTS_SLIME 0x10u
+#define CONTENTS_WATER 0x20u
+#define CONTENTS_LIQUID (CONTENTS_LAVA | CONTENTS_SLIME | CONTENTS_WATER)
 #define CONTENTS_PLAYERCLIP 0x10000u
 #define PLAYER_SOLID (CONTENTS_SOLID | CONTENTS_PLAYERCLIP)
 #define SURF_SLICK 0x2u
+#define SURF_LADDER 0x8u
 #define FACE_PATCH 2
 
 enum {
@@ -2463,6 +2468,66 @@ static const entity *target_of(bsp *b, const entity *e, uint32_t m, const char *
     return t;
 }
 
+/* Fills v's box and planes with brush k of model md (convex) grown by
+ * half (each side pushed out by the half sizes along its normal) and
+ * moved by o, in the box of the model's bounds grown likewise; `what`
+ * names the brush in a warning. 0 if nothing is left of it. */
+static int brush_region(bsp *b, const model *md, uint32_t k, const double half[3], const double o[3],
+                        const char *what, sweep_volume *v)
+{
+    const uint8_t *r = record(b, L_BRUSHES, md->first_brush + k);
+    uint32_t first = (uint32_t)i32_at(r), n = (uint32_t)i32_at(r + 4);
+    if (n < 4)
+        return 0;
+    v->plane_count = 0;
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = md->mins[a] + o[a] - half[a];
+        hi[a] = md->maxs[a] + o[a] + half[a];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const plane *p = side_plane(b, first, i);
+        double grow = fabs(p->n[0]) * half[0] + fabs(p->n[1]) * half[1] + fabs(p->n[2]) * half[2];
+        double d = p->d + p->n[0] * o[0] + p->n[1] * o[1] + p->n[2] * o[2] + grow;
+        /* An axial side is the box's own: it tightens the box. */
+        int axis = -1;
+        for (int a = 0; a < 3; a++)
+            if (fabs(p->n[a]) >= PARALLEL_DOT)
+                axis = a;
+        if (axis >= 0) {
+            if (p->n[axis] > 0 && d < hi[axis])
+                hi[axis] = d;
+            else if (p->n[axis] < 0 && -d > lo[axis])
+                lo[axis] = -d;
+            continue;
+        }
+        if (v->plane_count == SWEEP_VOLUME_MAX_PLANES) {
+            warn(b, "%s: a brush of more than %u slanted sides: the rest are left out, so its volume is a little "
+                    "larger", what, SWEEP_VOLUME_MAX_PLANES);
+            break;
+        }
+        v->planes[v->plane_count].normal = sweep_v3(p->n[0], p->n[1], p->n[2]);
+        v->planes[v->plane_count].offset = d;
+        v->plane_count++;
+    }
+    if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+        return 0;
+    v->lo = sweep_v3(lo[0], lo[1], lo[2]);
+    v->hi = sweep_v3(hi[0], hi[1], hi[2]);
+    return 1;
+}
+
+/* Adds v, named name, as the level's next volume. */
+static int add_volume(bsp *b, const char *name, const sweep_volume *v)
+{
+    sweep_status st = sweep_level_add_volume(b->lv, b->lv->volume_count + 1, name, v);
+    if (st == SWEEP_E_NOMEM)
+        return out_of_memory(b);
+    if (st != SWEEP_OK)
+        return fail(b, "more than %u volumes in the level", SWEEP_VOLUME_MAX);
+    return 1;
+}
+
 /* One volume per brush of model m (each is convex), all like *proto, named
  * name: the brush's sides grown by the player's half sizes, in the box of
  * the model's bounds grown likewise (and moved by the entity's origin). */
@@ -2473,54 +2538,15 @@ static int add_trigger_volumes(bsp *b, const entity *e, uint32_t m, const sweep_
     if (!ent_origin(b, e, o))
         return 0;
     const model *md = &b->models[m];
+    char what[96];
+    snprintf(what, sizeof what, "entity %u (%s, model *%u)", (uint32_t)(e - b->ents), e->classname, m);
     uint32_t made = 0;
     for (uint32_t k = 0; k < md->brushes; k++) {
-        const uint8_t *r = record(b, L_BRUSHES, md->first_brush + k);
-        uint32_t first = (uint32_t)i32_at(r), n = (uint32_t)i32_at(r + 4);
-        if (n < 4)
-            continue;
         sweep_volume v = *proto;
-        v.plane_count = 0;
-        double lo[3], hi[3];
-        for (int a = 0; a < 3; a++) {
-            lo[a] = md->mins[a] + o[a] - half[a];
-            hi[a] = md->maxs[a] + o[a] + half[a];
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            const plane *p = side_plane(b, first, i);
-            double grow = fabs(p->n[0]) * half[0] + fabs(p->n[1]) * half[1] + fabs(p->n[2]) * half[2];
-            double d = p->d + p->n[0] * o[0] + p->n[1] * o[1] + p->n[2] * o[2] + grow;
-            /* An axial side is the box's own: it tightens the box. */
-            int axis = -1;
-            for (int a = 0; a < 3; a++)
-                if (fabs(p->n[a]) >= PARALLEL_DOT)
-                    axis = a;
-            if (axis >= 0) {
-                if (p->n[axis] > 0 && d < hi[axis])
-                    hi[axis] = d;
-                else if (p->n[axis] < 0 && -d > lo[axis])
-                    lo[axis] = -d;
-                continue;
-            }
-            if (v.plane_count == SWEEP_VOLUME_MAX_PLANES) {
-                warn(b, "entity %u (%s, model *%u): a brush of more than %u slanted sides: the rest are left out, "
-                        "so its volume is a little larger", (uint32_t)(e - b->ents), e->classname, m,
-                     SWEEP_VOLUME_MAX_PLANES);
-                break;
-            }
-            v.planes[v.plane_count].normal = sweep_v3(p->n[0], p->n[1], p->n[2]);
-            v.planes[v.plane_count].offset = d;
-            v.plane_count++;
-        }
-        if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+        if (!brush_region(b, md, k, half, o, what, &v))
             continue;
-        v.lo = sweep_v3(lo[0], lo[1], lo[2]);
-        v.hi = sweep_v3(hi[0], hi[1], hi[2]);
-        sweep_status st = sweep_level_add_volume(b->lv, b->lv->volume_count + 1, name, &v);
-        if (st == SWEEP_E_NOMEM)
-            return out_of_memory(b);
-        if (st != SWEEP_OK)
-            return fail(b, ENT_FMT ": more than %u volumes in the level", ENT_ARG(b, e), SWEEP_VOLUME_MAX);
+        if (!add_volume(b, name, &v))
+            return 0;
         made++;
     }
     if (!made)
@@ -2622,6 +2648,71 @@ static int make_hurt(bsp *b, const entity *e, uint32_t m)
         return 1;
     }
     return add_trigger_volumes(b, e, m, &v, name);
+}
+
+/* Liquids and ladders of the world model: a brush whose shader's
+ * contents hold lava, slime or water is a liquid volume, the brush itself
+ * (core/volume.h: a liquid is not grown), hurting as Quake 3's
+ * P_WorldEffects does (lava 30, slime 10 a second at each depth level);
+ * a brush with a side whose shader has SURF_LADDER is a ladder volume,
+ * grown by the player's half sizes and LADDER_REACH (the unit ahead that
+ * the ladder move of Quake 3's descendants traces), its normal that
+ * side's across up. Volumes follow the triggers', in brush order. */
+#define LADDER_REACH 1.0
+#define LAVA_DAMAGE 30.0
+#define SLIME_DAMAGE 10.0
+
+static int do_liquids_and_ladders(bsp *b)
+{
+    static const double none[3] = {0, 0, 0};
+    static const double ladder_half[3] = {PLAYER_HALF_X + LADDER_REACH, PLAYER_HALF_X + LADDER_REACH,
+                                          PLAYER_HALF_Z + LADDER_REACH};
+    if (b->count[L_MODELS] == 0)
+        return 1;
+    const model *md = &b->models[0];
+    for (uint32_t k = 0; k < md->brushes; k++) {
+        const uint8_t *r = record(b, L_BRUSHES, md->first_brush + k);
+        uint32_t first = (uint32_t)i32_at(r), n = (uint32_t)i32_at(r + 4);
+        uint32_t contents = b->shaders[i32_at(r + 8)].contents;
+        char what[48];
+        snprintf(what, sizeof what, "world brush %u", md->first_brush + k);
+        sweep_volume v;
+        memset(&v, 0, sizeof v);
+        if (contents & CONTENTS_LIQUID) {
+            /* Quake 3's point contents name lava before slime before water. */
+            v.kind = SWEEP_VOLUME_LIQUID;
+            v.liquid = contents & CONTENTS_LAVA    ? SWEEP_LIQUID_LAVA
+                       : contents & CONTENTS_SLIME ? SWEEP_LIQUID_SLIME
+                                                   : SWEEP_LIQUID_WATER;
+            v.damage = v.liquid == SWEEP_LIQUID_LAVA ? LAVA_DAMAGE : v.liquid == SWEEP_LIQUID_SLIME ? SLIME_DAMAGE : 0.0;
+            if (brush_region(b, md, k, none, none, what, &v)) {
+                if (!add_volume(b, sweep_liquid_name(v.liquid), &v))
+                    return 0;
+                b->st->liquids++;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t *side = record(b, L_BRUSHSIDES, first + i);
+            if (!(b->shaders[i32_at(side + 4)].flags & SURF_LADDER))
+                continue;
+            const plane *p = side_plane(b, first, i);
+            double h = sqrt(p->n[0] * p->n[0] + p->n[1] * p->n[1]);
+            if (!(h > 1e-6)) {
+                warn(b, "%s: its ladder side faces up or down; no ladder made", what);
+                break;
+            }
+            memset(&v, 0, sizeof v);
+            v.kind = SWEEP_VOLUME_LADDER;
+            v.normal = sweep_v3(p->n[0] / h, p->n[1] / h, 0.0);
+            if (brush_region(b, md, k, ladder_half, none, what, &v)) {
+                if (!add_volume(b, "ladder", &v))
+                    return 0;
+                b->st->ladders++;
+            }
+            break;
+        }
+    }
+    return 1;
 }
 
 /* trigger_multiple that opens no door (a door takes its trigger's box):
@@ -2799,6 +2890,18 @@ double sweep_bsp_rules(sweep_level *lv, double g, double h)
     lv->rules.speed_limit = fall > 3000.0 ? 100.0 * ceil(fall / 100.0) : 3000.0;
     lv->config.max_speed = lv->rules.speed_limit;
     lv->correction_threshold = 8.0;
+    /* Quake 3's water: pm_swimScale 0.5 of its speed, pm_wateraccelerate 4
+     * (times the wished speed a second, as its PM_Accelerate adds it),
+     * pm_waterfriction 1, sinking at 60 with no input, the water jump's
+     * 350 up. Quake 3 has no ladder move: climbing at the swimming speed
+     * with the ground's acceleration. */
+    lv->rules.swim_speed = 0.5 * 320.0;
+    lv->rules.swim_accel = 4.0 * 0.5 * 320.0;
+    lv->rules.swim_drag = 1.0;
+    lv->rules.swim_sink = 60.0;
+    lv->rules.swim_jump = 350.0;
+    lv->rules.climb_speed = 0.5 * 320.0;
+    lv->rules.climb_accel = 10.0 * 320.0;
     return slope;
 }
 
@@ -2866,7 +2969,7 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
         stats->patch_triangles += s.patch_triangles;
         stats->patches += s.patches;
     }
-    ok = ok && do_entities(&b) && do_volumes(&b, g) && warn_skipped(&b);
+    ok = ok && do_entities(&b) && do_volumes(&b, g) && do_liquids_and_ladders(&b) && warn_skipped(&b);
     if (ok && out->triangle_count == 0)
         ok = fail(&b, "the world model has no player-solid brush or patch: nothing to collide with");
     if (ok) {

@@ -240,6 +240,8 @@ typedef struct sweep_bsp_stats {
     uint32_t jump_pads;          /* trigger_push entities made volumes (one per brush) */
     uint32_t teleporters;        /* trigger_teleport likewise */
     uint32_t hurts, kills;       /* trigger_hurt: hurting, and killing (one touch takes 200 or more) */
+    uint32_t liquids;            /* world brushes of lava, slime or water made liquid volumes */
+    uint32_t ladders;            /* world brushes with a SURF_LADDER side made ladder volumes */
     uint32_t triggers;           /* trigger_multiple that opens no door: trigger volumes named by its target */
     uint32_t entities_skipped;   /* not turned into anything: named by class in one warning */
     uint32_t warnings;

@@ -124,10 +124,15 @@ static const char usage[] =
     "its target as Quake 3 aims it, under the level's gravity), trigger_teleport (to\n"
     "its misc_teleporter_dest), trigger_hurt (a dmg of 200 or more: kill) and\n"
     "trigger_multiple (one that opens no door: a trigger named after its target)\n"
-    "volumes, one per brush grown by the player box. The map's units are\n"
+    "volumes, one per brush grown by the player box; world brushes of lava,\n"
+    "slime or water contents liquid volumes (the brush itself; lava hurts 30 and\n"
+    "slime 10 a second at each depth level), and world brushes with a SURF_LADDER\n"
+    "side ladder volumes (grown by the player box and 1). The map's units are\n"
     "'in' and its default rules Quake 3's: gravity 800 (or the worldspawn's),\n"
     "step 18, walkable slope acos(0.7), radii 15 15 28, walk 320, jump 270,\n"
-    "crouching to radii 15 15 20 at 80; --rules replaces them. Brushes are solids: their shells (less what lies in\n"
+    "crouching to radii 15 15 20 at 80, swim 160 at 640, drag 1, sinking 60, the\n"
+    "water jump 350, climbing 160 at 3200; --rules replaces them. Brushes are\n"
+    "solids: their shells (less what lies in\n"
     "another brush) face out, one-sided; patches are surfaces, two-sided. --up,\n"
     "--scale, --exclude, --movers, the prefixes, --sides and the material options\n"
     "are for scenes and do not apply (see maps/import_bsp.h).\n"
@@ -629,13 +634,14 @@ int main(int argc, char **argv)
         sweep_content_hash_hex(&res.hash, hex);
         printf("sweep-import: imported %s%s%s: %u triangles (%u from %u patches, %u degenerate dropped, %u fewer for hidden faces%s, %u fewer for merged faces%s), %u of %u "
                "world brushes solid (%u without volume), %u static models, %u materials, %u spawns, %u movers (%u "
-               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill, %u trigger), %u warnings; import %.1f ms, "
+               "triangles), %u volumes (%u jump pads, %u teleporters, %u hurt, %u kill, %u trigger, %u liquid, "
+               "%u ladder), %u warnings; import %.1f ms, "
                "%.2f s in all\n",
                in, bsp_member ? ":" : "", bsp_member ? bsp_member : "", res.triangle_count, bstats.patch_triangles,
                bstats.patches, bstats.degenerate_dropped, bstats.hidden_dropped, keep_hidden ? ", kept" : "", bstats.merge_dropped,
                keep_hidden || no_merge ? ", off" : "", bstats.brushes_solid, bstats.brushes, bstats.brushes_empty,
                bstats.static_models, bstats.materials, spawn_total, bstats.movers, bstats.mover_triangles,
-               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.triggers, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
+               volume_total, bstats.jump_pads, bstats.teleporters, bstats.hurts, bstats.kills, bstats.triggers, bstats.liquids, bstats.ladders, bstats.warnings, bsp_seconds * 1e3, now_s() - t0);
         printf("sweep-import: wrote %s, content hash %s\n", out, hex);
     } else if (!quiet) {
         char hex[2 * SWEEP_SHA256_SIZE + 1];

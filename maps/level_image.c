@@ -102,8 +102,7 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put(&o, image_magic, sizeof image_magic);
     sweep_map_values v;
     sweep_map_values_of(lv, walkable_slope_deg, &v);
-    const int crouch = v.rules.crouch_speed > 0.0;
-    put_u32(&o, crouch ? SWEEP_LEVEL_IMAGE_VERSION : 1u);
+    put_u32(&o, SWEEP_LEVEL_IMAGE_VERSION);
     put_str(&o, lv->name);
     put_vec(&o, v.gravity);
     put_f64(&o, v.tick_rate);
@@ -114,10 +113,11 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.jump_speed), put_f64(&o, v.rules.max_step), put_f64(&o, v.rules.speed_limit);
     put_f64(&o, v.correction_threshold);
     put_f64(&o, v.history_ms), put_f64(&o, v.rewind_cap_ms);
-    if (crouch) {
-        put_vec(&o, v.rules.crouch_radii);
-        put_f64(&o, v.rules.crouch_speed);
-    }
+    put_f64(&o, v.rules.swim_speed), put_f64(&o, v.rules.swim_accel), put_f64(&o, v.rules.swim_drag);
+    put_f64(&o, v.rules.swim_sink), put_f64(&o, v.rules.swim_jump);
+    put_f64(&o, v.rules.climb_speed), put_f64(&o, v.rules.climb_accel);
+    put_vec(&o, v.rules.crouch_radii);
+    put_f64(&o, v.rules.crouch_speed);
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -169,6 +169,8 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
         put_f64(&o, v->exit_speed);
         put_u32(&o, v->keep_velocity);
         put_f64(&o, v->damage);
+        put_u32(&o, (uint32_t)v->liquid);
+        put_vec(&o, v->normal);
     }
     if (o.nomem) {
         free(o.p);
@@ -374,7 +376,7 @@ static void get_mover(in_buf *in, sweep_level *lv)
 
 /* One volume, checked as a world would check it (sweep_volume_check,
  * under the map's own limits) and with its id above the one before. */
-static void get_volume(in_buf *in, sweep_level *lv)
+static void get_volume(in_buf *in, sweep_level *lv, uint32_t version)
 {
     sweep_volume v;
     memset(&v, 0, sizeof v);
@@ -402,6 +404,10 @@ static void get_volume(in_buf *in, sweep_level *lv)
     v.exit_speed = get_f64(in, "volume exit_speed");
     v.keep_velocity = get_u32(in, "volume keep_velocity");
     v.damage = get_f64(in, "volume damage");
+    if (version >= 3) {
+        v.liquid = (sweep_liquid)get_u32(in, "volume liquid");
+        v.normal = get_vec(in, "volume normal");
+    }
     if (in->status != SWEEP_OK)
         return;
     const char *why = "";
@@ -446,6 +452,25 @@ static void read_image(in_buf *in, sweep_level *lv)
     v.correction_threshold = get_f64(in, "correction_threshold");
     v.history_ms = get_f64(in, "history_ms");
     v.rewind_cap_ms = get_f64(in, "rewind_cap_ms");
+    /* Version 1 had neither crouching nor the swimming and climbing
+     * rules, version 2 crouching alone: what an image lacks is the
+     * core's default (no crouching; swimming and climbing as in metres,
+     * which no move of a level without liquids or ladders reads). */
+    sweep_rules defaults;
+    sweep_rules_default(&defaults);
+    v.rules.swim_speed = defaults.swim_speed, v.rules.swim_accel = defaults.swim_accel;
+    v.rules.swim_drag = defaults.swim_drag, v.rules.swim_sink = defaults.swim_sink;
+    v.rules.swim_jump = defaults.swim_jump;
+    v.rules.climb_speed = defaults.climb_speed, v.rules.climb_accel = defaults.climb_accel;
+    if (version >= 3) {
+        v.rules.swim_speed = get_f64(in, "swim_speed");
+        v.rules.swim_accel = get_f64(in, "swim_accel");
+        v.rules.swim_drag = get_f64(in, "swim_drag");
+        v.rules.swim_sink = get_f64(in, "swim_sink");
+        v.rules.swim_jump = get_f64(in, "swim_jump");
+        v.rules.climb_speed = get_f64(in, "climb_speed");
+        v.rules.climb_accel = get_f64(in, "climb_accel");
+    }
     v.rules.crouch_radii = sweep_v3(0, 0, 0);
     v.rules.crouch_speed = 0.0;
     if (version >= 2) {
@@ -490,7 +515,7 @@ static void read_image(in_buf *in, sweep_level *lv)
         get_mover(in, lv);
     uint32_t nvol = get_count(in, 4 + 4 + 4 + 48 + 4 + 72 + 8 + 4 + 8, "volumes");
     for (uint32_t i = 0; i < nvol && in->status == SWEEP_OK; i++)
-        get_volume(in, lv);
+        get_volume(in, lv, version);
     if (in->status != SWEEP_OK)
         return;
     if (in->at != in->len) {

@@ -384,6 +384,21 @@ static sqlite3_stmt *prepare(load *L, const char *table, const char *sql)
     return st;
 }
 
+/* 1 if `table` has the column, 0 if not, -1 after a failure (reported). */
+static int has_column(load *L, const char *table, const char *column)
+{
+    sqlite3_stmt *st = prepare(L, table, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail_sqlite(L, rc, table, -1) - 1;
+    return rc == SQLITE_ROW;
+}
+
 static int count_rows(load *L, const char *table, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st = prepare(L, table, sql);
@@ -410,6 +425,17 @@ static const char *const map_columns[] = {
 #define MAP_COLUMNS_V2 16u
 #define MAP_COLUMNS_V3 18u
 #define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
+
+/* The swimming and climbing rules (version 4), each optional: a map
+ * without the column keeps the default sweep_level_init gave. */
+#define MODE_RULE(field) {#field, offsetof(sweep_rules, field)}
+static const struct mode_rule {
+    const char *column;
+    size_t offset;
+} mode_rules[] = {MODE_RULE(swim_speed), MODE_RULE(swim_accel),  MODE_RULE(swim_drag),  MODE_RULE(swim_sink),
+                  MODE_RULE(swim_jump),  MODE_RULE(climb_speed), MODE_RULE(climb_accel)};
+#undef MODE_RULE
+#define MODE_RULES (sizeof mode_rules / sizeof mode_rules[0])
 
 /* The crouch columns are optional in a version 4 map (schema.sql): all
  * four or none. The number of map columns to read, or 0 (L failed). */
@@ -440,10 +466,16 @@ static int read_map_row(load *L)
     const size_t ncol = map_column_count(L);
     if (!ncol)
         return 0;
-    char sql[640];
+    char sql[1024];
     size_t n = (size_t)snprintf(sql, sizeof sql, "SELECT id, name, units");
     for (size_t i = 0; i < ncol; i++)
         n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", map_columns[i]);
+    int mode_has[MODE_RULES];
+    for (size_t i = 0; i < MODE_RULES; i++) {
+        if ((mode_has[i] = has_column(L, T, mode_rules[i].column)) < 0)
+            return 0;
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", mode_has[i] ? mode_rules[i].column : "NULL");
+    }
     snprintf(sql + n, sizeof sql - n, " FROM map");
     sqlite3_stmt *st = prepare(L, T, sql);
     if (!st)
@@ -460,11 +492,14 @@ static int read_map_row(load *L)
     }
     int64_t id = sqlite3_column_int64(st, 0);
     char units[16];
-    double x[MAP_COLUMNS];
+    double x[MAP_COLUMNS], modes[MODE_RULES];
     ok = get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_METADATA, lv->name, sizeof lv->name) &&
          get_text(L, st, 2, T, id, "units", SWEEP_MAP_E_METADATA, units, sizeof units);
     for (size_t i = 0; ok && i < ncol; i++)
         ok = get_number(L, st, 3 + (int)i, T, id, map_columns[i], &x[i]);
+    for (size_t i = 0; ok && i < MODE_RULES; i++)
+        if (mode_has[i])
+            ok = get_number(L, st, 3 + (int)(ncol + i), T, id, mode_rules[i].column, &modes[i]);
     if (ok) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
@@ -501,6 +536,9 @@ static int read_map_row(load *L)
         v.rules.crouch_radii = sweep_v3(x[18], x[19], x[20]);
         v.rules.crouch_speed = x[21];
     }
+    for (size_t i = 0; i < MODE_RULES; i++)
+        if (mode_has[i])
+            memcpy((char *)&v.rules + mode_rules[i].offset, &modes[i], sizeof modes[i]);
     /* Metadata errors are reported with the status SWEEP_E_CONFIG. */
     char why[256];
     if (sweep_map_check_values(&v, NULL, why, sizeof why) != SWEEP_OK)
@@ -1213,17 +1251,38 @@ static int read_all_movers(load *L)
 
 /* --- volumes (schema version 3) ----------------------------------------- */
 
-/* The columns of a volumes row after the box, and the kind that reads each
- * (the others leave it NULL). */
-static const char *const volume_columns[] = {
-    "velocity_x", "velocity_y",    "velocity_z", "destination_x", "destination_y", "destination_z",
-    "facing_x",   "facing_y",      "facing_z",   "keep_velocity", "exit_speed",    "damage"};
+#define KIND_BIT(k) (1u << SWEEP_VOLUME_##k)
+/* The columns of a volumes row after the box: the kinds that read each
+ * (the others leave it NULL), those that must give it, and their names
+ * for a message. The last four are version 4's, and optional. */
+static const struct volume_column {
+    const char *name;
+    uint32_t readers, needed;
+    const char *readers_text;
+} volume_columns[] = {
+    {"velocity_x", KIND_BIT(PUSH), KIND_BIT(PUSH), "'push'"},
+    {"velocity_y", KIND_BIT(PUSH), KIND_BIT(PUSH), "'push'"},
+    {"velocity_z", KIND_BIT(PUSH), KIND_BIT(PUSH), "'push'"},
+    {"destination_x", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"destination_y", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"destination_z", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"facing_x", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"facing_y", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"facing_z", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"keep_velocity", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    {"exit_speed", KIND_BIT(TELEPORT), KIND_BIT(TELEPORT), "'teleport'"},
+    /* A liquid without damage does none. */
+    {"damage", KIND_BIT(HURT) | KIND_BIT(LIQUID), KIND_BIT(HURT), "'hurt' and 'liquid'"},
+    {"liquid", KIND_BIT(LIQUID), KIND_BIT(LIQUID), "'liquid'"},
+    {"normal_x", KIND_BIT(LADDER), KIND_BIT(LADDER), "'ladder'"},
+    {"normal_y", KIND_BIT(LADDER), KIND_BIT(LADDER), "'ladder'"},
+    {"normal_z", KIND_BIT(LADDER), KIND_BIT(LADDER), "'ladder'"},
+};
+#undef KIND_BIT
+#define VOLUME_COLUMNS (sizeof volume_columns / sizeof volume_columns[0])
 #define VOLUME_FIRST_PARAM 9
-
-static sweep_volume_kind volume_column_kind(int k)
-{
-    return k < 3 ? SWEEP_VOLUME_PUSH : k < 11 ? SWEEP_VOLUME_TELEPORT : SWEEP_VOLUME_HURT;
-}
+#define VOLUME_KEEP 9   /* keep_velocity: an integer */
+#define VOLUME_LIQUID 12 /* liquid: a name */
 
 static int read_volume_rows(load *L)
 {
@@ -1236,10 +1295,17 @@ static int read_volume_rows(load *L)
     if (n > SWEEP_VOLUME_MAX)
         return fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, at most %u are allowed", (long long)n,
                     SWEEP_VOLUME_MAX);
-    sqlite3_stmt *st = prepare(L, T,
-                               "SELECT id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, "
-                               "velocity_y, velocity_z, destination_x, destination_y, destination_z, facing_x, "
-                               "facing_y, facing_z, keep_velocity, exit_speed, damage FROM volumes ORDER BY id");
+    /* A map without the liquid and ladder columns has neither. */
+    int modes = has_column(L, T, "liquid");
+    if (modes < 0)
+        return 0;
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, velocity_y, velocity_z, "
+             "destination_x, destination_y, destination_z, facing_x, facing_y, facing_z, keep_velocity, exit_speed, "
+             "damage, %s FROM volumes ORDER BY id",
+             modes ? "liquid, normal_x, normal_y, normal_z" : "NULL, NULL, NULL, NULL");
+    sqlite3_stmt *st = prepare(L, T, sql);
     if (!st)
         return 0;
     int rc, ok = 1;
@@ -1262,32 +1328,42 @@ static int read_volume_rows(load *L)
             k++;
         if (!kind || k == SWEEP_VOLUME_KIND_COUNT) {
             ok = fail(L, SWEEP_MAP_E_VOLUME, T, id,
-                      "kind '%.32s' is not one of push, teleport, hurt, kill, trigger", kind ? kind : "NULL");
+                      "kind '%.32s' is not one of push, teleport, hurt, kill, trigger, liquid, ladder",
+                      kind ? kind : "NULL");
             break;
         }
         v.kind = (sweep_volume_kind)k;
-        double b[6], p[12] = {0};
+        double b[6], p[VOLUME_COLUMNS] = {0};
         for (int i = 0; ok && i < 6; i++)
             ok = get_number(L, st, 3 + i, T, id, box[i], &b[i]);
-        for (int i = 0; ok && i < 12; i++) {
+        for (int i = 0; ok && i < (int)VOLUME_COLUMNS; i++) {
+            const struct volume_column *c = &volume_columns[i];
             int col = VOLUME_FIRST_PARAM + i, null = sqlite3_column_type(st, col) == SQLITE_NULL;
-            sweep_volume_kind reader = volume_column_kind(i);
-            if (reader == v.kind && null) {
-                ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "a '%s' volume needs %s, but it is NULL", kind,
-                          volume_columns[i]);
-            } else if (reader != v.kind && !null) {
+            uint32_t bit = 1u << v.kind;
+            if ((c->needed & bit) && null) {
+                ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "a '%s' volume needs %s, but it is NULL", kind, c->name);
+            } else if (!(c->readers & bit) && !null) {
                 ok = fail(L, SWEEP_MAP_E_VOLUME, T, id,
-                          "%s is set, but a '%s' volume does not read it (only '%s' does); leave it NULL",
-                          volume_columns[i], kind, sweep_volume_kind_name(reader));
-            } else if (!null && i == 9) {
+                          "%s is set, but a '%s' volume does not read it (only %s do%s); leave it NULL", c->name,
+                          kind, c->readers_text, strchr(c->readers_text, ' ') ? "" : "es");
+            } else if (!null && i == VOLUME_KEEP) {
                 int64_t keep = 0;
-                ok = get_integer(L, st, col, T, id, volume_columns[i], SWEEP_MAP_E_VOLUME, &keep);
+                ok = get_integer(L, st, col, T, id, c->name, SWEEP_MAP_E_VOLUME, &keep);
                 if (ok && keep != 0 && keep != 1)
                     ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "keep_velocity must be 0 or 1, got %lld",
                               (long long)keep);
                 p[i] = (double)keep;
+            } else if (!null && i == VOLUME_LIQUID) {
+                const char *l = (const char *)sqlite3_column_text(st, col);
+                int q = 1;
+                while (l && q < SWEEP_LIQUID_COUNT && strcmp(l, sweep_liquid_name((sweep_liquid)q)))
+                    q++;
+                if (!l || q == SWEEP_LIQUID_COUNT)
+                    ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "liquid '%.32s' is not one of water, slime, lava",
+                              l ? l : "NULL");
+                v.liquid = (sweep_liquid)q;
             } else if (!null) {
-                ok = get_number(L, st, col, T, id, volume_columns[i], &p[i]);
+                ok = get_number(L, st, col, T, id, c->name, &p[i]);
             }
         }
         if (!ok)
@@ -1300,6 +1376,7 @@ static int read_volume_rows(load *L)
         v.keep_velocity = (uint32_t)p[9];
         v.exit_speed = p[10];
         v.damage = p[11];
+        v.normal = sweep_v3(p[13], p[14], p[15]);
         if (lv->volume_count >= (uint32_t)n) {
             ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
             break;

@@ -48,6 +48,13 @@ static const value_range value_ranges[] = {
     {"history_ms", VALUE_AT(history_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
     {"rewind_cap_ms", VALUE_AT(rewind_cap_ms), 1.0, 60000.0, 0, 0, "must be between 1 and 60000 ms"},
     {"crouch_speed", VALUE_AT(rules.crouch_speed), 0.0, 1e6, 0, 0, "must be in [0, walk_speed] units/s (0: no crouching)"},
+    {"swim_speed", VALUE_AT(rules.swim_speed), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
+    {"swim_accel", VALUE_AT(rules.swim_accel), 0.0, 1e9, 0, 0, "must be in [0, 1e9] units/s^2"},
+    {"swim_drag", VALUE_AT(rules.swim_drag), 0.0, 1e3, 0, 0, "must be in [0, 1000] per second"},
+    {"swim_sink", VALUE_AT(rules.swim_sink), -1e6, 1e6, 0, 0, "must be in [-1e6, 1e6] units/s"},
+    {"swim_jump", VALUE_AT(rules.swim_jump), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
+    {"climb_speed", VALUE_AT(rules.climb_speed), 0.0, 1e6, 0, 0, "must be in [0, 1e6] units/s"},
+    {"climb_accel", VALUE_AT(rules.climb_accel), 0.0, 1e9, 0, 0, "must be in [0, 1e9] units/s^2"},
 };
 #undef VALUE_AT
 

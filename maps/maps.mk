@@ -88,7 +88,7 @@ $(BUILD)/maps/%.swl: $(BUILD)/maps/%.db $(BIN)/sweep-map-image
 # the sample maps up to date).
 test: $(MAPS_SAMPLES)
 $(BUILD)/tests/maps/test_arena: | $(BUILD)/maps/arena.db
-$(BUILD)/tests/maps/test_volumes_map: | $(BUILD)/maps/pads.db
+$(BUILD)/tests/maps/test_volumes_map: | $(BUILD)/maps/pads.db $(BUILD)/maps/pool.db
 $(BUILD)/tests/maps/test_import: | $(BIN)/sweep-import
 $(BUILD)/tests/maps/test_corpus_volumes: | $(BIN)/sweep-import
 $(BUILD)/tests/maps/test_writer: | $(BIN)/sweep-mapgen

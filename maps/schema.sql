@@ -43,9 +43,13 @@
 -- the two volume tables and the query rules of a map (history_ms,
 -- rewind_cap_ms): a version 1 or 2 map loads without volumes and with
 -- those columns' DEFAULTs, and nothing else changes. Version 4 adds the
--- crouch columns of map (crouch_radius_x to crouch_speed); they are
--- optional in a version 4 map (a map without them, or a version 1 to 3
--- map, has no crouching), and nothing else changes.
+-- crouch columns of map (crouch_radius_x to crouch_speed), the 'liquid'
+-- and 'ladder' volumes (their columns liquid and normal_x .. normal_z)
+-- and the swimming and climbing rules of the map row (swim_speed to
+-- climb_accel). Those columns are optional: a map of any version without
+-- them loads with their DEFAULTs (no crouching; swimming and climbing in
+-- metres), so a version 4 map made by a tool that knows some version 4
+-- columns but not others still loads.
 --
 -- Movers (core/mover.h tells what they do on each tick)
 --   * A mover is a closed triangle mesh in its own local frame
@@ -95,7 +99,14 @@
 --       'kill'      the move ends and the server removes the body, giving
 --                   name as the reason;
 --       'trigger'   the game hears of a body entering and leaving it, by
---                   name.
+--                   name;
+--       'liquid'    water, slime or lava (liquid): the region is the
+--                   liquid itself, NOT grown by the radii; a body whose
+--                   centre is in it swims, and damage (>= 0, per second at
+--                   each of the three depth levels) hurts it;
+--       'ladder'    a body whose centre is in it climbs; normal_x ..
+--                   normal_z is the unit vector out of the climbed face
+--                   (a wish against it climbs). Grown like the others.
 --     Columns a kind does not read are NULL.
 --   * At most 4096 volumes, 32 planes each; volumes are numbered on the
 --     wire by id.
@@ -184,6 +195,22 @@ CREATE TABLE map (
     crouch_radius_y REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_y >= 0),
     crouch_radius_z REAL NOT NULL DEFAULT 0 CHECK (crouch_radius_z >= 0),
     crouch_speed REAL NOT NULL DEFAULT 0 CHECK (crouch_speed >= 0 AND crouch_speed <= walk_speed),
+    -- Swimming and climbing rules (version 4, optional; core/motion.h),
+    -- read only by a map with liquid or ladder volumes. DEFAULTs are the
+    -- core's for metres: Quake 3's water rules scaled by its walk speed.
+    -- Fastest swimming (the wish in three dimensions), units/s, [0, 1e6].
+    swim_speed REAL NOT NULL DEFAULT 2.5 CHECK (swim_speed >= 0 AND swim_speed <= 1e6),
+    -- How fast a swimmer's velocity turns towards the wish, units/s^2.
+    swim_accel REAL NOT NULL DEFAULT 10.0 CHECK (swim_accel >= 0 AND swim_accel <= 1e9),
+    -- Fraction of its speed a swimmer loses per second at each depth level.
+    swim_drag REAL NOT NULL DEFAULT 1.0 CHECK (swim_drag >= 0 AND swim_drag <= 1e3),
+    -- Speed a swimmer with no wish sinks at, units/s; negative floats up.
+    swim_sink REAL NOT NULL DEFAULT 0.9375 CHECK (abs(swim_sink) <= 1e6),
+    -- Speed along up of a jump with the head out of the liquid, units/s.
+    swim_jump REAL NOT NULL DEFAULT 6.5 CHECK (swim_jump >= 0 AND swim_jump <= 1e6),
+    -- Fastest climbing on a ladder, units/s, and how fast it turns, units/s^2.
+    climb_speed REAL NOT NULL DEFAULT 2.5 CHECK (climb_speed >= 0 AND climb_speed <= 1e6),
+    climb_accel REAL NOT NULL DEFAULT 50.0 CHECK (climb_accel >= 0 AND climb_accel <= 1e9),
     CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 
@@ -331,7 +358,7 @@ CREATE TABLE volumes (
     -- 1 to 63 bytes: the event a game hears ('lava'), a kill's reason
     -- ('fell into the void'), a trigger's name; several may share one.
     name TEXT NOT NULL CHECK (length(CAST(name AS BLOB)) BETWEEN 1 AND 63),
-    kind TEXT NOT NULL CHECK (kind IN ('push', 'teleport', 'hurt', 'kill', 'trigger')),
+    kind TEXT NOT NULL CHECK (kind IN ('push', 'teleport', 'hurt', 'kill', 'trigger', 'liquid', 'ladder')),
     -- The box of centres, map units, min at most max on each axis.
     min_x REAL NOT NULL, min_y REAL NOT NULL, min_z REAL NOT NULL,
     max_x REAL NOT NULL, max_y REAL NOT NULL, max_z REAL NOT NULL,
@@ -345,8 +372,13 @@ CREATE TABLE volumes (
     facing_x REAL, facing_y REAL, facing_z REAL,
     keep_velocity INTEGER CHECK (keep_velocity IN (0, 1)),
     exit_speed REAL CHECK (exit_speed >= 0),
-    -- hurt: damage per second, > 0.
-    damage REAL CHECK (damage > 0),
+    -- hurt: damage per second, > 0; liquid: per second at each depth
+    -- level, >= 0 (Quake 3's lava 30, slime 10, water 0).
+    damage REAL CHECK (damage > 0 OR kind = 'liquid' AND damage = 0),
+    -- liquid (version 4): what it holds.
+    liquid TEXT CHECK (liquid IN ('water', 'slime', 'lava')),
+    -- ladder (version 4): the unit vector out of the climbed face.
+    normal_x REAL, normal_y REAL, normal_z REAL,
     CHECK (min_x <= max_x AND min_y <= max_y AND min_z <= max_z)
 );
 

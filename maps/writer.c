@@ -256,8 +256,9 @@ static int write_volumes(wctx *w, const sweep_level *lv)
         return wfail(w, "the level has %u volumes but no volume array", lv->volume_count);
     sqlite3_stmt *st = prep(w, "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, "
                                "velocity_x, velocity_y, velocity_z, destination_x, destination_y, destination_z, "
-                               "facing_x, facing_y, facing_z, keep_velocity, exit_speed, damage) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "facing_x, facing_y, facing_z, keep_velocity, exit_speed, damage, liquid, normal_x, "
+                               "normal_y, normal_z) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     int ok = 1;
@@ -273,7 +274,7 @@ static int write_volumes(wctx *w, const sweep_level *lv)
             ok = wfail(w, "volume %u '%s' has an unknown kind", e->id, e->name);
             break;
         }
-        for (int k = 1; k <= 21; k++)
+        for (int k = 1; k <= 25; k++)
             sqlite3_bind_null(st, k);
         sqlite3_bind_int64(st, 1, e->id);
         sqlite3_bind_text(st, 2, e->name, -1, SQLITE_STATIC);
@@ -294,6 +295,13 @@ static int write_volumes(wctx *w, const sweep_level *lv)
             sqlite3_bind_double(st, 20, v->exit_speed);
         } else if (v->kind == SWEEP_VOLUME_HURT) {
             sqlite3_bind_double(st, 21, v->damage);
+        } else if (v->kind == SWEEP_VOLUME_LIQUID) {
+            sqlite3_bind_double(st, 21, v->damage);
+            sqlite3_bind_text(st, 22, sweep_liquid_name(v->liquid), -1, SQLITE_STATIC);
+        } else if (v->kind == SWEEP_VOLUME_LADDER) {
+            sqlite3_bind_double(st, 23, v->normal.x);
+            sqlite3_bind_double(st, 24, v->normal.y);
+            sqlite3_bind_double(st, 25, v->normal.z);
         }
         ok = insert(w, st, "volumes", e->id);
     }
@@ -333,8 +341,10 @@ static int write_rows(wctx *w, const sweep_level *lv)
                                "radius_x, radius_y, radius_z, walkable_slope_deg, step_height, walk_speed, "
                                "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold, "
                                "history_ms, rewind_cap_ms, crouch_radius_x, crouch_radius_y, crouch_radius_z, "
-                               "crouch_speed) "
-                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "crouch_speed, swim_speed, swim_accel, swim_drag, swim_sink, swim_jump, "
+                               "climb_speed, climb_accel) "
+                               "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                               "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -365,6 +375,13 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 22, r->crouch_radii.y);
     sqlite3_bind_double(st, 23, r->crouch_radii.z);
     sqlite3_bind_double(st, 24, r->crouch_speed);
+    sqlite3_bind_double(st, 25, r->swim_speed);
+    sqlite3_bind_double(st, 26, r->swim_accel);
+    sqlite3_bind_double(st, 27, r->swim_drag);
+    sqlite3_bind_double(st, 28, r->swim_sink);
+    sqlite3_bind_double(st, 29, r->swim_jump);
+    sqlite3_bind_double(st, 30, r->climb_speed);
+    sqlite3_bind_double(st, 31, r->climb_accel);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -547,6 +564,13 @@ static const rules_key rules_keys[] = {
     {"rewind_cap_ms", RULE_AT(rewind_cap_ms), 0},
     {"crouch_radii", RULE_AT(rules.crouch_radii), 1},
     {"crouch_speed", RULE_AT(rules.crouch_speed), 0},
+    {"swim_speed", RULE_AT(rules.swim_speed), 0},
+    {"swim_accel", RULE_AT(rules.swim_accel), 0},
+    {"swim_drag", RULE_AT(rules.swim_drag), 0},
+    {"swim_sink", RULE_AT(rules.swim_sink), 0},
+    {"swim_jump", RULE_AT(rules.swim_jump), 0},
+    {"climb_speed", RULE_AT(rules.climb_speed), 0},
+    {"climb_accel", RULE_AT(rules.climb_accel), 0},
 };
 #undef RULE_AT
 #define RULES_KEYS (sizeof rules_keys / sizeof rules_keys[0])
@@ -615,7 +639,8 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
             snprintf(err, errlen,
                      "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
                      "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
-                     "correction_threshold, history_ms, rewind_cap_ms, crouch_radii, crouch_speed)",
+                     "correction_threshold, history_ms, rewind_cap_ms, crouch_radii, crouch_speed, swim_speed, "
+                     "swim_accel, swim_drag, swim_sink, swim_jump, climb_speed, climb_accel)",
                      path, lineno, key);
             ok = 0;
             break;

@@ -111,6 +111,12 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  crouch_radii = X,Y,Z     the crouched ellipsoid, as radii; with crouch_speed\n"                        \
     "  crouch_speed             fastest wish while crouched, up to walk_speed;\n"                             \
     "                           0 = no crouching (0,0,0 and 0)\n"                                              \
+    "  swim_speed, swim_accel   fastest swimming, units/s, and how fast it gets there,\n"                      \
+    "                           units/s^2 (2.5, 10): only in liquids\n"                                       \
+    "  swim_drag                speed lost per second at each depth level (1)\n"                              \
+    "  swim_sink                sinking speed with no wish, negative floats (0.9375)\n"                     \
+    "  swim_jump                upward speed of a jump with the head out (6.5)\n"                            \
+    "  climb_speed, climb_accel climbing a ladder, units/s and units/s^2 (2.5, 50)\n"                        \
     "The defaults are for metres: a level in other units needs its own (a level in\n"                        \
     "inches: gravity = 0,0,-386.1, speed_limit = 2400, ...). Example:\n"                                      \
     "  # inches\n"                                                                                              \

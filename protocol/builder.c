@@ -130,6 +130,11 @@ void sweep_builder_add_vec3(sweep_builder *b, unsigned id, sweep_vec3 v)
     sweep__builder_add_vec3(b, id, v);
 }
 
+uint8_t *sweep_builder_add_struct(sweep_builder *b, unsigned id, size_t size, size_t align)
+{
+    return sweep__builder_field(b, id, size, align);
+}
+
 void sweep_builder_add_ref(sweep_builder *b, unsigned id, sweep_ref r)
 {
     sweep__builder_add_ref(b, id, r);

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define SWEEP_BUILDER_MAX_FIELDS 32 /* MoveResult has 28 fields; one bit each in `present` */
+#define SWEEP_BUILDER_MAX_FIELDS 32 /* MoveResult has 32 fields; one bit each in `present` */
 #define SWEEP_BUILDER_VTABLE_CACHE 8
 
 typedef uint32_t sweep_ref; /* 0 = nothing (or a failed builder) */
@@ -88,6 +88,9 @@ void sweep_builder_add_u64(sweep_builder *b, unsigned id, uint64_t v);
 void sweep_builder_add_f64(sweep_builder *b, unsigned id, double v);
 void sweep_builder_add_vec3(sweep_builder *b, unsigned id, sweep_vec3 v);
 void sweep_builder_add_ref(sweep_builder *b, unsigned id, sweep_ref r);
+/* The `size` bytes of an inline struct of that alignment, for the caller
+ * to fill (every byte, padding too); NULL once failed. */
+uint8_t *sweep_builder_add_struct(sweep_builder *b, unsigned id, size_t size, size_t align);
 sweep_ref sweep_builder_table_end(sweep_builder *b);
 
 /* Writes the identifier (4 bytes) and the root offset, plus the size prefix

@@ -17,6 +17,7 @@
 #include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
+#include "protocol/medium_image.h"
 #include "protocol/schema.h"
 
 /* A table inside a verified buffer. */
@@ -194,6 +195,8 @@ static sweep_proto_error get_move_result(const tab *t, sweep_msg_move_result *r)
     r->left = get_u32(t, SWEEP__MR_LEFT);
     r->crouched = get_u8(t, SWEEP__MR_CROUCHED) != 0;
     r->stance_blocked = get_u8(t, SWEEP__MR_STANCE_BLOCKED) != 0;
+    size_t medium = fpos(t, SWEEP__MR_MEDIUM);
+    sweep__medium_read(medium ? t->b + medium : NULL, r);
     return get_contacts(t, SWEEP__MR_CONTACTS, r->contacts, &r->contact_count);
 }
 

@@ -11,6 +11,7 @@
 #include "protocol/contact_image.h"
 #include "protocol/decode_checked_impl.h"
 #include "protocol/format.h"
+#include "protocol/medium_image.h"
 #include "protocol/schema.h"
 
 static inline uint32_t cu32(const sweep__ctab *t, unsigned id, int *bad)
@@ -102,6 +103,7 @@ static void read_result(const sweep__ctab *t, size_t n, sweep_msg_move_result *r
     r->left = cu32(t, SWEEP__MR_LEFT, bad);
     r->crouched = sweep__cu8(t, SWEEP__MR_CROUCHED, bad) != 0;
     r->stance_blocked = sweep__cu8(t, SWEEP__MR_STANCE_BLOCKED, bad) != 0;
+    sweep__medium_read(sweep__cfield(t, SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE, bad), r);
     r->contact_count = 0;
     int64_t at = cfollow(t, n, SWEEP__MR_CONTACTS, bad);
     if (at < 0)

@@ -14,6 +14,7 @@
 #include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
+#include "protocol/medium_image.h"
 #include "protocol/schema.h"
 
 /* Scalars at their default are omitted, like the official builders do. */
@@ -174,6 +175,11 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     u32_if(b, SWEEP__MR_KILLED_BY, r->killed_by);
     u32_if(b, SWEEP__MR_ENTERED, r->entered);
     u32_if(b, SWEEP__MR_LEFT, r->left);
+    if (sweep__medium_present(r)) {
+        uint8_t *p = sweep__builder_field(b, SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE, SWEEP__MEDIUM_ALIGN);
+        if (p)
+            sweep__medium_write(p, r);
+    }
     u8_if(b, SWEEP__MR_GROUNDED, r->grounded);
     u8_if(b, SWEEP__MR_CORRECTED, r->corrected);
     u8_if(b, SWEEP__MR_CARRIED, r->carried);
@@ -216,13 +222,14 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     const int start = r->has_start_position;
     const int correction = f64_nonzero(r->correction), speed = f64_nonzero(r->speed_excess);
     const int time = f64_nonzero(r->time_excess), applied = f64_nonzero(r->applied_dt);
-    const int damage = f64_nonzero(r->damage);
+    const int damage = f64_nonzero(r->damage), medium = sweep__medium_present(r);
     size_t body = 24 * (size_t)(2 + normal + start) +
                   8 * (size_t)((r->server_tick != 0) + correction + speed + time + applied + damage) +
                   4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (c != 0) +
                                (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0) +
                                (r->launched_by != 0) + (r->teleported_by != 0) + (r->hurt_by != 0) +
-                               (r->killed_by != 0) + (r->entered != 0) + (r->left != 0));
+                               (r->killed_by != 0) + (r->entered != 0) + (r->left != 0)) +
+                  SWEEP__MEDIUM_SIZE * (size_t)medium;
     size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
                             (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
@@ -233,7 +240,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    uint8_t vt[4 + 2 * (SWEEP__MR_STANCE_BLOCKED + 1)];
+    uint8_t vt[4 + 2 * (SWEEP__MR_MEDIUM + 1)];
     memset(vt, 0, sizeof vt);
     unsigned limit = SWEEP__MR_VELOCITY + 1;
     b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
@@ -290,6 +297,8 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         sweep__wr32(FIELD(SWEEP__MR_ENTERED, 4), r->entered);
     if (r->left)
         sweep__wr32(FIELD(SWEEP__MR_LEFT, 4), r->left);
+    if (medium)
+        sweep__medium_write(FIELD(SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE), r);
     if (r->grounded)
         *FIELD(SWEEP__MR_GROUNDED, 1) = r->grounded;
     if (r->corrected)

@@ -300,6 +300,11 @@ typedef struct sweep_msg_move_result {
     /* Stance (core/stance.h). */
     bool crouched;       /* ends the move crouched */
     bool stance_blocked; /* the stance the wish asked had no room */
+    /* Liquids and ladders (core/motion.h): the liquid the feet are in
+     * after the move, its SWEEP_LIQUID_* (core/volume.h) and depth level
+     * 0..3, a liquid entered from none and one left into none, the ladder
+     * it is on; ids as above. */
+    uint32_t liquid, liquid_type, liquid_level, entered_liquid, left_liquid, ladder;
 } sweep_msg_move_result;
 
 typedef struct sweep_msg_move_batch {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "protocol/kinds.h"
+#include "protocol/medium_image.h"
 
 #define U8 {SWEEP__F_SCALAR, 1, 1, 0, NULL, NULL, 0}
 #define U16 {SWEEP__F_SCALAR, 2, 2, 0, NULL, NULL, 0}
@@ -38,6 +39,7 @@ static const sweep__field move_result[] = {
     {SWEEP__F_VECTOR, SWEEP__CONTACT_SIZE, SWEEP__STRUCT_ALIGN, 0, NULL, NULL, 0}, U8, F64,
     U32, U32, U8, U8, VEC3, U32, F64, F64, F64,
     U32, U32, U8, U32, F64, U32, U32, U32, U8, U8,
+    {SWEEP__F_STRUCT, SWEEP__MEDIUM_SIZE, SWEEP__MEDIUM_ALIGN, 0, NULL, NULL, 0},
 };
 static const sweep__field collide[] = {VEC3_REQ, VEC3_REQ, VEC3_REQ, F64, U8};
 static const sweep__field collide_result[] = {

@@ -77,6 +77,12 @@ $(VOLUME_BENCHES): %: %.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# Liquids and ladders benchmark: the same walks with and without them.
+BENCHES += $(BUILD)/tests/bench/bench_liquids
+$(BUILD)/tests/bench/bench_liquids: $(BUILD)/tests/bench/bench_liquids.o $(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # Lag-compensated queries and the history behind them.
 BENCHES += $(BUILD)/tests/bench/bench_query
 $(BUILD)/tests/bench/bench_query: $(BUILD)/tests/bench/bench_query.o $(MAPS_LIB) $(CORE_LIB)
@@ -98,7 +104,7 @@ $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB)
 # libraries go with the link flags.
 TEST_LIBS_replay = $(REPLAY_LIB) $(filter %.a,$(REPLAY_LINK))
 TEST_LDLIBS_replay = $(filter-out %.a,$(REPLAY_LINK))
-$(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
+$(BUILD)/tests/replay/test_replay: | $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db $(BUILD)/maps/pool.db $(BIN)/sweepd $(BIN)/sweep-bots $(BIN)/sweep-replay \
 	$(BIN)/sweep-mapgen $(BIN)/sweep
 
 # Faults (tests/server/test_faults.c): allocation failures need a sweepd

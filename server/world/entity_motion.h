@@ -269,6 +269,12 @@ static inline void sweep__entity_volumes(const sweep_level *lv, const sweep_volu
     out->killed_by = e & SWEEP_VOLUME_EV_KILLED ? sweep__level_volume_id(lv, v->killed_by) : 0;
     out->entered = e & SWEEP_VOLUME_EV_ENTERED ? sweep__level_volume_id(lv, v->entered) : 0;
     out->left = e & SWEEP_VOLUME_EV_LEFT ? sweep__level_volume_id(lv, v->left) : 0;
+    out->liquid = e & SWEEP_VOLUME_EV_IN_LIQUID ? sweep__level_volume_id(lv, v->liquid) : 0;
+    out->liquid_type = e & SWEEP_VOLUME_EV_IN_LIQUID ? v->liquid_type : 0;
+    out->liquid_level = e & SWEEP_VOLUME_EV_IN_LIQUID ? v->liquid_level : 0;
+    out->entered_liquid = e & SWEEP_VOLUME_EV_LIQUID_ENTERED ? sweep__level_volume_id(lv, v->liquid_entered) : 0;
+    out->left_liquid = e & SWEEP_VOLUME_EV_LIQUID_LEFT ? sweep__level_volume_id(lv, v->liquid_left) : 0;
+    out->ladder = e & SWEEP_VOLUME_EV_ON_LADDER ? sweep__level_volume_id(lv, v->ladder) : 0;
 }
 
 /* What the ticks did to an entity is told in its next move's result,

@@ -55,12 +55,14 @@
  *      the ground is not named Jump, at most one per 2 s on average
  *      (entity_motion.h, sweep__entity_gap);
  *      Vertical when a Walk wish had a part along up beyond the rules'
- *      tolerance (SWEEP_RULE_TOLERANCE of the walk speed); Buttons when the
+ *      tolerance (SWEEP_RULE_TOLERANCE of the walk speed) and no step of
+ *      the move swam or climbed (which use it); Buttons when the
  *      buttons held bits the mode does not read (crouch on a map without
  *      crouching); the stance and whether the one asked had no room
  *      (crouched, stance_blocked); what the movers did
  *      since the previous move; what the map's volumes did (launched,
- *      teleported, hurt, killed, entered, left: sweep_act's report); the
+ *      teleported, hurt, killed, entered, left, the liquid and ladder:
+ *      sweep_act's report); the
  *      rules counted and logged;
  *   8. a Walk move that ended in a kill volume removes its entity; the
  *      owner is told after the answer (sweep__world_tell_killed).
@@ -243,17 +245,6 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     }
 
     sweep_space space = sweep__world_space(w, e);
-    if (mv->mode == SWEEP_WIRE_MODE_WALK) {
-        sweep_vec3 up = up_of(wcfg);
-        double vu = sweep_v3_dot(mv->velocity, up);
-        /* Ignored whatever it is; named beyond the rules' tolerance of the
-         * walk speed, as Speed is: a wish turned by a tilted gravity may
-         * keep the rounding of its arithmetic along up. */
-        if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
-            rules |= SWEEP_WIRE_RULE_VERTICAL;
-            amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
-        }
-    }
     /* Walk reads the jump button, and crouch on a map with crouching;
      * the raw modes none: what else a client pressed is ignored, and said
      * so. */
@@ -280,6 +271,19 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     const sweep_actor a = mo.actor;
     const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
+    if (mv->mode == SWEEP_WIRE_MODE_WALK &&
+        !(mo.act.volumes.events & (SWEEP_VOLUME_EV_SWAM | SWEEP_VOLUME_EV_CLIMBED))) {
+        sweep_vec3 up = up_of(wcfg);
+        double vu = sweep_v3_dot(mv->velocity, up);
+        /* Ignored whatever it is; named beyond the rules' tolerance of the
+         * walk speed, as Speed is: a wish turned by a tilted gravity may
+         * keep the rounding of its arithmetic along up. A move that swam
+         * or climbed used it (core/motion.h): not named. */
+        if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
+            rules |= SWEEP_WIRE_RULE_VERTICAL;
+            amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
+        }
+    }
 
     /* Applied: from here on nothing can fail. */
     if (!server)

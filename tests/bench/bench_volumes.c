@@ -25,11 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/motion.h"
 #include "core/volume.h"
 #include "maps/level.h"
+#include "tests/bench/floor_world.h"
 
 #define DT (1.0 / 60.0)
 #define BODIES_PER_VOLUME 4
@@ -37,36 +37,17 @@
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+typedef struct volumes_seen {
+    const sweep_volume *v;
+} volumes_seen;
 
-static int by_value(const void *x, const void *y)
+/* A move counts as inside when a hurt volume acted or it ended in its
+ * row's volume (a trigger reports only crossings). */
+static int in_volume(const sweep_act_result *r, uint32_t body, const sweep_actor *a, void *ctx)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static sweep_world *make_world(uint32_t side)
-{
-    sweep_level lv;
-    sweep_level_init(&lv);
-    /* A floor of 1 m quads, so moves meet triangles as on a level. */
-    double size = side * SPACING;
-    for (int x = 0; x < (int)size; x++)
-        for (int y = 0; y < (int)size; y++)
-            if (sweep_level_add_quad(&lv, sweep_v3(x, y, 0), sweep_v3(x + 1, y, 0), sweep_v3(x + 1, y + 1, 0),
-                                     sweep_v3(x, y + 1, 0), 1) != SWEEP_OK)
-                return NULL;
-    sweep_world_desc d = sweep_level_world_desc(&lv);
-    sweep_world *w = NULL;
-    if (sweep_world_create(&d, &w) != SWEEP_OK || sweep_world_prepare_radii(w, RADII) != SWEEP_OK)
-        w = NULL;
-    sweep_level_free(&lv);
-    return w;
+    const volumes_seen *vs = ctx;
+    return (r->volumes.events & SWEEP_VOLUME_EV_HURT) ||
+           sweep_volume_contains(&vs->v[body / BODIES_PER_VOLUME], a->position);
 }
 
 int main(int argc, char **argv)
@@ -79,7 +60,7 @@ int main(int argc, char **argv)
     uint32_t side = 1;
     while (side * side < n)
         side++;
-    sweep_world *with = make_world(side), *plain = make_world(side);
+    sweep_world *with = floor_world(side, SPACING, RADII), *plain = floor_world(side, SPACING, RADII);
     if (!with || !plain) {
         fprintf(stderr, "bench_volumes: building the level failed\n");
         return 1;
@@ -90,9 +71,9 @@ int main(int argc, char **argv)
     sweep_rules_default(&rules);
     sweep_volume *v = calloc(n, sizeof *v);
     uint32_t bodies = n * BODIES_PER_VOLUME;
-    sweep_actor *a = calloc(bodies, sizeof *a), *b = calloc(bodies, sizeof *b);
+    sweep_actor *a = calloc(bodies, sizeof *a);
     double *cx = calloc(bodies, sizeof *cx);
-    if (!v || !a || !b || !cx)
+    if (!v || !a || !cx)
         return 1;
     for (uint32_t i = 0; i < n; i++) {
         double x = (i % side) * SPACING + SPACING / 2, y = (i / side) * SPACING + SPACING / 2;
@@ -120,51 +101,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_volumes: %s\n", why);
         return 1;
     }
-    memcpy(b, a, bodies * sizeof *a);
-    sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
-    double t_with = 0, t_plain = 0;
-    double *s_with = calloc(ticks, sizeof *s_with), *s_plain = calloc(ticks, sizeof *s_plain);
-    if (!s_with || !s_plain)
+    pair_walk pw;
+    volumes_seen vs = {v};
+    if (pair_walk_run("bench_volumes", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, 1, 1, in_volume, &vs,
+                      &pw) != 0)
         return 1;
-    uint64_t inside = 0, moves = 0;
-    for (uint32_t t = 0; t < ticks; t++) {
-        for (int pass = 0; pass < 2; pass++) {
-            int vol = (pass == 0) == (t % 2 == 0);
-            sweep_actor *s = vol ? a : b;
-            double t0 = now_ns();
-            for (uint32_t k = 0; k < bodies; k++) {
-                /* Back and forth across the volume's row: 4 m/s for 2.5 s each way. */
-                double dir = (t / 150) % 2 ? -4.0 : 4.0;
-                sweep_wish w = {sweep_v3(dir, 0, 0), 0};
-                sweep_act_result r;
-                if (sweep_act(vol ? &sw : &sp, &cfg, &rules, RADII, &s[k], &w, DT, &r) != SWEEP_OK) {
-                    fprintf(stderr, "bench_volumes: a move failed\n");
-                    return 1;
-                }
-                if (vol)
-                    inside += (r.volumes.events & SWEEP_VOLUME_EV_HURT) || sweep_volume_contains(&v[k / BODIES_PER_VOLUME], s[k].position);
-            }
-            double dt = now_ns() - t0;
-            if (vol)
-                t_with += dt, s_with[t] = dt / bodies;
-            else
-                t_plain += dt, s_plain[t] = dt / bodies;
-        }
-        moves += bodies;
-    }
-    if (memcmp(a, b, bodies * sizeof *a) != 0) {
-        fprintf(stderr, "bench_volumes: the walks with and without volumes went apart\n");
-        return 1;
-    }
-    (void)cx;
-    qsort(s_with, ticks, sizeof *s_with, by_value);
-    qsort(s_plain, ticks, sizeof *s_plain, by_value);
-    double p50 = s_with[ticks / 2], plain50 = s_plain[ticks / 2];
     printf("BENCH name=core.volumes volumes=%u bodies=%u inside=%.2f ns_per_move_p50=%.0f "
            "plain_ns_per_move_p50=%.0f ratio=%.3f ns_per_move_mean=%.0f plain_ns_per_move_mean=%.0f\n",
-           n, bodies, (double)inside / (double)moves, p50, plain50, p50 / plain50, t_with / (double)moves,
-           t_plain / (double)moves);
-    free(v), free(a), free(b), free(cx), free(s_with), free(s_plain);
+           n, bodies, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1], pw.p50[0] / pw.p50[1],
+           pw.total[0] / (double)pw.moves, pw.total[1] / (double)pw.moves);
+    free(v), free(a), free(cx);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);
     return 0;

@@ -72,6 +72,13 @@ for volumes in 4 24 96; do
     "${BUILD:-build}/tests/bench/bench_volumes" "$volumes" 2000
 done
 
+# --- core: liquids and ladders, against the same walks in the same world
+# without them: each walker's feet in a puddle half the time, a ladder
+# beside its row; 4, 24 and 96 cells (a puddle and a ladder each) -----------
+for cells in 4 24 96; do
+    "${BUILD:-build}/tests/bench/bench_liquids" "$cells" 2000
+done
+
 # --- authority: honest bots with natural wishes (walk_speed * (cos a, sin a))
 # through 5% loss, 0-30 ms jitter, 5% reordering and 3-move redundancy,
 # against the world library in simulated time: 200,000 moves, and the rules

@@ -7,7 +7,9 @@
 # (riding, pushing and every blocked rule; the hash covers the movers), and
 # walk_volumes.hash for walkers moved by the movement rules through jump
 # pads, teleporters (one without room), hurt, trigger and kill volumes
-# (tests/core/volume_walk.c, built from the core alone the same ways). A
+# (tests/core/volume_walk.c, built from the core alone the same ways), and
+# walk_liquids.hash for walkers swimming in water, slime and lava and
+# climbing a ladder (the same program's `liquids` walk). A
 # mismatch means a change broke replay determinism (or, if intended, the
 # golden file must be updated in the same commit, saying why).
 #
@@ -21,6 +23,7 @@ movers_args="--tris 10000 --level-seed 3 --movers 16 --walkers 48 --steps 1200 -
 golden=$(cat "$here/golden/walk.hash")
 golden_movers=$(cat "$here/golden/walk_movers.hash")
 golden_volumes=$(cat "$here/golden/walk_volumes.hash")
+golden_liquids=$(cat "$here/golden/walk_liquids.hash")
 
 hash_of() { # args, program...
     args=$1
@@ -49,6 +52,7 @@ both() { # name, program
 
 both "main build" "$root/$BUILD/bin/sweep-walk"
 check "main build, volumes" "$(hash_of "" "$root/$BUILD/tests/core/volume_walk")" "$golden_volumes"
+check "main build, liquids" "$(hash_of "liquids" "$root/$BUILD/tests/core/volume_walk")" "$golden_liquids"
 
 # Each variant's binary is kept in $BUILD/cross and rebuilt only when a
 # source it is built from is newer, so a second run only walks.
@@ -94,6 +98,7 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
         fi
     fi
     check "$variant, volumes" "$(hash_of "" "$vout")" "$golden_volumes"
+    check "$variant, liquids" "$(hash_of "liquids" "$vout")" "$golden_liquids"
 done
 
 echo "[==========] $((passed + failed)) test(s) run."

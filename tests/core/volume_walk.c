@@ -5,8 +5,12 @@
  * teleporter (and one whose destination has no room), a hurt and a
  * trigger volume and a kill strip, as `state_hash=<16 hex digits>` plus
  * what the volumes did. Walkers the kill strip takes start again where
- * they first stood. Built from the core and maps/level.c alone, so each
- * compiler and flag set of cross_build.sh builds it from source.
+ * they first stood. With the argument `liquids` the level has instead a
+ * tank of water, a pool of slime and one of lava standing on the floor
+ * and a ladder up the block's face, and the walkers' wishes rise and sink
+ * too: they swim, climb, jump out and are hurt by depth. Built from the
+ * core and maps/level.c alone, so each compiler and flag set of
+ * cross_build.sh builds it from source.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,8 +37,13 @@ static sweep_volume box_volume(sweep_volume_kind kind, double x0, double y0, dou
     return v;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int liquids = argc > 1 && strcmp(argv[1], "liquids") == 0;
+    if (argc > 1 && !liquids) {
+        fprintf(stderr, "usage: volume_walk [liquids]\n");
+        return 2;
+    }
     sweep_level lv;
     sweep_level_init(&lv);
     /* A 60 x 60 floor of 2 m quads, a block to land on and a pillar. */
@@ -56,6 +65,7 @@ int main(void)
     sweep_rules_default(&rules);
 
     sweep_volume v[7];
+    uint32_t nv = 7;
     v[0] = box_volume(SWEEP_VOLUME_PUSH, -2, -2, 2, 2, 1.2);
     v[0].velocity = sweep_v3(5.5, 0.25, 9.0);
     v[1] = box_volume(SWEEP_VOLUME_TELEPORT, -20, -2, -17, 2, 1.5);
@@ -74,8 +84,29 @@ int main(void)
     v[6].plane_count = 1; /* a wedge: x + y <= 46 */
     v[6].planes[0].normal = sweep_v3(1, 1, 0);
     v[6].planes[0].offset = 46.0;
+    if (liquids) {
+        nv = 5;
+        v[0] = box_volume(SWEEP_VOLUME_LIQUID, -9, -9, 9, 9, 2.5);
+        v[0].liquid = SWEEP_LIQUID_WATER;
+        v[1] = box_volume(SWEEP_VOLUME_LIQUID, -28, -2, -10, 24, 1.2);
+        v[1].liquid = SWEEP_LIQUID_SLIME;
+        v[1].damage = 10.0;
+        v[2] = box_volume(SWEEP_VOLUME_LIQUID, 10, -28, 28, -8, 3.0);
+        v[2].liquid = SWEEP_LIQUID_LAVA;
+        v[2].damage = 30.0;
+        v[2].plane_count = 1; /* a slanted surface: z <= 3 - (x - 10) / 8 */
+        v[2].planes[0].normal = sweep_v3(0.125, 0, 1);
+        v[2].planes[0].offset = 3.0 + 10.0 * 0.125;
+        /* The ladder: the block's whole face at x = 10, grown. */
+        v[3] = box_volume(SWEEP_VOLUME_LADDER, 9.55, -6.45, 10, 6.45, 3.95);
+        v[3].lo.z = -0.95;
+        v[3].normal = sweep_v3(-1, 0, 0);
+        /* The tank's deep end, overlapping it: where the level counts. */
+        v[4] = box_volume(SWEEP_VOLUME_LIQUID, 0, -9, 9, 0, 3.5);
+        v[4].liquid = SWEEP_LIQUID_WATER;
+    }
     const char *why = NULL;
-    if (sweep_world_set_volumes(w, v, 7, cfg.max_speed, cfg.max_coordinate, NULL, &why) != SWEEP_OK) {
+    if (sweep_world_set_volumes(w, v, nv, cfg.max_speed, cfg.max_coordinate, NULL, &why) != SWEEP_OK) {
         fprintf(stderr, "volume_walk: %s\n", why);
         return 1;
     }
@@ -88,21 +119,22 @@ int main(void)
         memset(&a[i], 0, sizeof a[i]);
         a[i].position = start[i];
     }
-    uint64_t events[7] = {0};
+    uint64_t events[13] = {0};
     double damage = 0.0;
     for (int s = 0; s < STEPS; s++)
         for (int i = 0; i < WALKERS; i++) {
             if (s % 90 == 0) /* a new heading now and then, from an LCG */
                 seed = seed * 1103515245u + 12345u;
             uint32_t r = seed ^ (uint32_t)(i * 2654435761u);
-            sweep_wish wish = {sweep_v3((double)(int)(r % 11) - 5.0, (double)(int)((r >> 8) % 11) - 5.0, 0),
+            sweep_wish wish = {sweep_v3((double)(int)(r % 11) - 5.0, (double)(int)((r >> 8) % 11) - 5.0,
+                                        liquids ? (double)(int)((r >> 20) % 5) - 2.0 : 0.0),
                                (r >> 16) % 7 == 0 ? SWEEP_WISH_JUMP : 0u};
             sweep_act_result res;
             if (sweep_act(&sp, &cfg, &rules, RADII, &a[i], &wish, 1.0 / 60.0, &res) != SWEEP_OK) {
                 fprintf(stderr, "volume_walk: a move failed\n");
                 return 1;
             }
-            for (int k = 0; k < 7; k++)
+            for (int k = 0; k < 13; k++)
                 events[k] += (res.volumes.events >> k) & 1u;
             damage += res.volumes.damage;
             if (res.volumes.events & SWEEP_VOLUME_EV_KILLED) {
@@ -114,11 +146,18 @@ int main(void)
     for (int i = 0; i < WALKERS; i++)
         h = sweep_hash_body(h, a[i].position, a[i].velocity, a[i].grounded);
     h = sweep_hash_double(h, damage);
-    for (int k = 0; k < 7; k++)
+    /* The volumes' walk hashes what it always did; the liquids' the
+     * events of swimming and climbing too. */
+    for (int k = 0; k < (liquids ? 13 : 7); k++)
         h = sweep_hash_u64(h, events[k]);
-    printf("state_hash=%016" PRIx64 " launched=%" PRIu64 " teleported=%" PRIu64 " blocked=%" PRIu64
-           " hurt=%" PRIu64 " killed=%" PRIu64 " entered=%" PRIu64 " left=%" PRIu64 "\n",
-           h, events[0], events[1], events[2], events[3], events[4], events[5], events[6]);
+    if (liquids)
+        printf("state_hash=%016" PRIx64 " hurt=%" PRIu64 " swam=%" PRIu64 " climbed=%" PRIu64 " liquid_entered=%" PRIu64
+               " liquid_left=%" PRIu64 "\n",
+               h, events[3], events[7], events[8], events[9], events[10]);
+    else
+        printf("state_hash=%016" PRIx64 " launched=%" PRIu64 " teleported=%" PRIu64 " blocked=%" PRIu64
+               " hurt=%" PRIu64 " killed=%" PRIu64 " entered=%" PRIu64 " left=%" PRIu64 "\n",
+               h, events[0], events[1], events[2], events[3], events[4], events[5], events[6]);
     sweep_world_destroy(w);
     sweep_level_free(&lv);
     return 0;

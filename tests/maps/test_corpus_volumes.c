@@ -9,7 +9,10 @@
  * flight that meets nothing on its way up tops out vz^2 / 2g above where
  * it was last launched (Quake 3's apex rule: the pad's target height),
  * within a step and a half of its rise; a walker dropped just above each
- * kill volume falls into it and its move ends killed.
+ * kill volume falls into it and its move ends killed. The water of the
+ * levels that have some (their world brushes of water contents) is found,
+ * counted per level, and a walker dropped above each pool deeper than a
+ * player falls into it and swims; no corpus level has a ladder.
  */
 #include "map_fixture.h" /* first: it sets _GNU_SOURCE */
 
@@ -51,6 +54,22 @@ static const level_count levels[] = {
     {"maps/oacmpdm10.bsp", 19, 0}, {"maps/oacmpctf1.bsp", 8, 0}, {"maps/oacmpctf3.bsp", 2, 1},
 };
 
+/* Imports level `member` of the corpus with the real sweep-import, and
+ * loads it and its world. */
+static void import_level(fixture *f, const char *pk3, const char *member, sweep_level *lv, sweep_world **w)
+{
+    char db[4200], cmd[13000];
+    snprintf(db, sizeof db, "%s", fixture_path(f, "level.db"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp '%s' -o '%s' --quiet >/dev/null 2>&1",
+             fixture_build("bin/sweep-import"), pk3, member, db);
+    if (system(cmd) != 0)
+        fail_msg("sweep-import %s failed", member);
+    char err[256];
+    if (sweep_map_load(db, lv, NULL, err, sizeof err) != SWEEP_OK ||
+        sweep_map_build_world(lv, w, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s: %s", member, err);
+}
+
 static sweep_act_result step(const sweep_space *sp, const sweep_level *lv, sweep_actor *a)
 {
     sweep_wish wish = {sweep_v3(0, 0, 0), 0};
@@ -73,18 +92,9 @@ static void pads_launch_and_kill_volumes_kill(void **state)
     if (!fixture_corpus(f, pk3, sizeof pk3))
         skip();
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        char db[4200], cmd[13000];
-        snprintf(db, sizeof db, "%s", fixture_path(f, "level.db"));
-        snprintf(cmd, sizeof cmd, "'%s' '%s' --bsp '%s' -o '%s' --quiet >/dev/null 2>&1",
-                 fixture_build("bin/sweep-import"), pk3, levels[l].member, db);
-        if (system(cmd) != 0)
-            fail_msg("sweep-import %s failed", levels[l].member);
         sweep_level lv;
         sweep_world *w;
-        char err[256];
-        if (sweep_map_load(db, &lv, NULL, err, sizeof err) != SWEEP_OK ||
-            sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
-            fail_msg("%s: %s", levels[l].member, err);
+        import_level(f, pk3, levels[l].member, &lv, &w);
         /* Ballistic flights: sweep's air control turns the velocity towards
          * the wish (a zero wish too), Quake 3's only adds along it. */
         lv.rules.air_accel = 0.0;
@@ -161,12 +171,73 @@ static void pads_launch_and_kill_volumes_kill(void **state)
     }
 }
 
+/* The liquids and ladders every level of the corpus holds (counted from
+ * its brushes' shaders: q3map2 keeps a liquid's contents on its brush). */
+static const struct {
+    const char *member;
+    uint32_t liquids, ladders;
+} media[] = {
+    {"maps/oacmpctf1.bsp", 0, 0}, {"maps/oacmpctf2.bsp", 3, 0}, {"maps/oacmpctf3.bsp", 0, 0},
+    {"maps/oacmpdm1.bsp", 0, 0},  {"maps/oacmpdm2.bsp", 0, 0},  {"maps/oacmpdm3.bsp", 0, 0},
+    {"maps/oacmpdm4.bsp", 0, 0},  {"maps/oacmpdm5.bsp", 0, 0},  {"maps/oacmpdm6.bsp", 0, 0},
+    {"maps/oacmpdm7.bsp", 0, 0},  {"maps/oacmpdm8.bsp", 0, 0},  {"maps/oacmpdm9.bsp", 0, 0},
+    {"maps/oacmpdm10.bsp", 6, 0},
+};
+
+static void liquids_are_found_and_swum(void **state)
+{
+    fixture *f = *state;
+    char pk3[4096];
+    if (!fixture_corpus(f, pk3, sizeof pk3))
+        skip();
+    for (size_t l = 0; l < sizeof media / sizeof media[0]; l++) {
+        sweep_level lv;
+        sweep_world *w;
+        import_level(f, pk3, media[l].member, &lv, &w);
+        sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
+        uint32_t liquids = 0, ladders = 0, deep = 0, swum = 0;
+        for (uint32_t i = 0; i < lv.volume_count; i++) {
+            const sweep_volume *v = &lv.volumes[i].v;
+            ladders += v->kind == SWEEP_VOLUME_LADDER;
+            if (v->kind != SWEEP_VOLUME_LIQUID)
+                continue;
+            liquids++;
+            assert_int_equal(v->liquid, SWEEP_LIQUID_WATER);
+            assert_true(v->damage == 0.0);
+            /* Deep enough for a player's centre to be in it with its feet
+             * above the bottom, and wide enough to fall in. */
+            if (v->hi.z - v->lo.z < 2.0 * lv.default_radii.z ||
+                v->hi.x - v->lo.x < 2.0 * lv.default_radii.x || v->hi.y - v->lo.y < 2.0 * lv.default_radii.y)
+                continue;
+            deep++;
+            sweep_vec3 c = centre_of(v);
+            sweep_actor a = {sweep_v3(c.x, c.y, v->hi.z + lv.default_radii.z + 1.0), sweep_v3(0, 0, 0), 0};
+            uint32_t seen = 0;
+            for (int s = 0; s < 120 && !(seen & SWEEP_VOLUME_EV_SWAM); s++) {
+                sweep_act_result r = step(&sp, &lv, &a);
+                if (r.volumes.events & SWEEP_VOLUME_EV_LIQUID_ENTERED)
+                    assert_int_equal(r.volumes.liquid_entered, i);
+                seen |= r.volumes.events;
+            }
+            swum += (seen & SWEEP_VOLUME_EV_LIQUID_ENTERED) && (seen & SWEEP_VOLUME_EV_SWAM);
+        }
+        print_message("%s: %u liquids (%u deep enough to swim in, %u swum in), %u ladders\n", media[l].member,
+                      liquids, deep, swum, ladders);
+        assert_int_equal(liquids, media[l].liquids);
+        assert_int_equal(ladders, media[l].ladders);
+        assert_int_equal(swum, deep);
+        sweep_world_destroy(w);
+        sweep_level_free(&lv);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     fixture_argv0 = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(pads_launch_and_kill_volumes_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(liquids_are_found_and_swum, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

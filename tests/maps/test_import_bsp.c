@@ -2113,7 +2113,11 @@ static void imports_trigger_volumes(void **state)
     assert_int_equal(st.teleporters, 1);
     assert_int_equal(st.hurts, 2);
     assert_int_equal(st.kills, 1);
-    assert_int_equal(lv.volume_count, 5);
+    /* and, after the triggers, the test level's water brush */
+    assert_int_equal(st.liquids, 1);
+    assert_int_equal(lv.volume_count, 6);
+    assert_int_equal(lv.volumes[5].v.kind, SWEEP_VOLUME_LIQUID);
+    assert_int_equal(lv.volumes[5].v.liquid, SWEEP_LIQUID_WATER);
     const sweep_volume *pad = &lv.volumes[0].v, *tp = &lv.volumes[1].v;
     assert_int_equal(pad->kind, SWEEP_VOLUME_PUSH);
     assert_v3(pad->velocity, 0, 500, 800);
@@ -2167,6 +2171,86 @@ static void imports_trigger_volumes(void **state)
     sweep_level_free(&lv);
 }
 
+/* World brushes of water, lava and slime-and-water contents become liquid
+ * volumes, the brushes themselves, hurting with Quake 3's numbers (the
+ * slime of a brush of both, as Quake 3's point contents name it); a solid
+ * brush with one SURF_LADDER side a ladder volume, grown by the player
+ * box and a unit, its normal that side's. A walker pushing into the
+ * ladder climbs it onto the tower; the level has Quake 3's water rules. */
+static void imports_liquids_and_ladders(void **state)
+{
+    (void)state;
+    bspw w;
+    memset(&w, 0, sizeof w);
+    int32_t solid = shader(&w, "textures/test/solid", 0, 0x1), water = shader(&w, "textures/liquids/water", 0, 0x20),
+            lava = shader(&w, "textures/liquids/lava", 0, 0x8), slime = shader(&w, "textures/liquids/slime", 0, 0x30),
+            ladder = shader(&w, "textures/test/ladder", 0x8, 0x1);
+    box(&w, -512, -512, -16, 512, 512, 0, solid);
+    box(&w, 100, 100, 0, 200, 200, 64, water);
+    box(&w, -200, 100, 0, -100, 200, 64, lava);
+    box(&w, -200, -200, 0, -100, -100, 64, slime);
+    const double lo[3] = {300, -32, 0}, hi[3] = {364, 32, 256};
+    const int32_t sides[6] = {ladder, -1, -1, -1, -1, -1};
+    brush_begin(&w);
+    box_sides(&w, lo, hi, solid, sides, -1);
+    brush_end(&w, solid);
+    model(&w, -512, -512, -16, 512, 512, 256, 0, 0, 0, 5);
+    const char *ents = "{ \"classname\" \"worldspawn\" }\n";
+    put(&w.l[L_ENT], ents, strlen(ents) + 1);
+    size_t size;
+    uint8_t *data = bspw_finish(&w, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    if (sweep_import_bsp_memory(data, size, "liquids.bsp", NULL, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(st.liquids, 3);
+    assert_int_equal(st.ladders, 1);
+    assert_int_equal(lv.volume_count, 4);
+    static const sweep_liquid kinds[3] = {SWEEP_LIQUID_WATER, SWEEP_LIQUID_LAVA, SWEEP_LIQUID_SLIME};
+    static const double damage[3] = {0.0, 30.0, 10.0};
+    for (int i = 0; i < 3; i++) {
+        const sweep_volume *v = &lv.volumes[i].v;
+        assert_int_equal(v->kind, SWEEP_VOLUME_LIQUID);
+        assert_int_equal(v->liquid, kinds[i]);
+        assert_string_equal(lv.volumes[i].name, sweep_liquid_name(kinds[i]));
+        assert_true(v->damage == damage[i]);
+        assert_int_equal(v->plane_count, 0);
+    }
+    assert_v3(lv.volumes[0].v.lo, 100, 100, 0);
+    assert_v3(lv.volumes[0].v.hi, 200, 200, 64);
+    const sweep_volume *lad = &lv.volumes[3].v;
+    assert_int_equal(lad->kind, SWEEP_VOLUME_LADDER);
+    assert_v3(lad->normal, -1, 0, 0);
+    assert_v3(lad->lo, 284, -48, -29);
+    assert_v3(lad->hi, 380, 48, 285);
+    assert_true(lv.rules.swim_speed == 160.0 && lv.rules.swim_sink == 60.0 && lv.rules.swim_jump == 350.0);
+    assert_true(lv.rules.swim_accel == 640.0 && lv.rules.swim_drag == 1.0);
+
+    sweep_world *wd;
+    if (sweep_map_build_world(&lv, &wd, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_space sp = {wd, NULL, NULL, SWEEP_NO_BODY};
+    sweep_actor a = {sweep_v3(250, 0, 28.0005), sweep_v3(0, 0, 0), 1};
+    uint32_t seen = 0;
+    int i = 0;
+    for (; i < 600 && !(a.grounded && a.position.x > 310); i++) {
+        sweep_wish wish = {sweep_v3(320, 0, 0), 0};
+        sweep_act_result r;
+        assert_int_equal(sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &a, &wish, 1.0 / 60.0, &r), SWEEP_OK);
+        seen |= r.volumes.events;
+    }
+    assert_true(i < 600);
+    assert_true(seen & SWEEP_VOLUME_EV_CLIMBED);
+    /* Standing on the tower (its top 256, the radius 28), within the
+     * ground contact distance. */
+    if (!(fabs(a.position.z - 284.0) < 0.1))
+        fail_msg("ended at (%g, %g, %g) after %d moves", a.position.x, a.position.y, a.position.z, i);
+    sweep_world_destroy(wd);
+    sweep_level_free(&lv);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -2188,6 +2272,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(merges_coplanar_faces_across_brushes),
         cmocka_unit_test(drops_faces_towards_opaque_leaves),
         cmocka_unit_test(imports_trigger_volumes),
+        cmocka_unit_test(imports_liquids_and_ladders),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
     };

@@ -110,8 +110,8 @@ static void round_trip_same_level(void **state)
     sweep_level_free(&lv);
 }
 
-/* A level with crouching makes a version 2 image holding its crouch
- * rules, read back to the same hash and rules; one without keeps version 1. */
+/* A level with crouching makes an image holding its crouch rules, read
+ * back to the same hash and rules; one without holds zeros there. */
 static void crouch_rules_round_trip(void **state)
 {
     (void)state;
@@ -119,12 +119,12 @@ static void crouch_rules_round_trip(void **state)
     unsigned char *bytes;
     size_t len;
     level_and_image(&lv, &bytes, &len);
-    assert_int_equal(bytes[8], 1);
+    assert_int_equal(bytes[8], SWEEP_LEVEL_IMAGE_VERSION);
     free(bytes);
     lv.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
     lv.rules.crouch_speed = 2.0;
     image_of(&lv, &bytes, &len);
-    assert_int_equal(bytes[8], 2);
+    assert_int_equal(bytes[8], SWEEP_LEVEL_IMAGE_VERSION);
     char err[256];
     assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_OK);
     assert_same_hash(&lv, &back);
@@ -132,7 +132,7 @@ static void crouch_rules_round_trip(void **state)
     sweep_level_free(&back);
     /* Its crouch values are checked as a map's. */
     double bad = 9.0; /* crouch_speed above walk_speed */
-    memcpy(bytes + 16 + strlen(lv.name) + 18 * 8 + 3 * 8, &bad, 8);
+    memcpy(bytes + 16 + strlen(lv.name) + 18 * 8 + 7 * 8 + 3 * 8, &bad, 8); /* after the swimming rules */
     assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_CONFIG);
     assert_non_null(strstr(err, "crouch_speed=9"));
     free(bytes);
@@ -240,11 +240,11 @@ static sweep_status read_patched(const unsigned char *bytes, size_t len, size_t 
     return st;
 }
 
-/* Offsets in a version 1 image of a level named "" (see level_image.h). */
+/* Offsets in a version 3 image of a level named "" (see level_image.h). */
 #define AT_VERSION 8
 #define AT_VALUES 16
 #define AT_TICK_RATE (AT_VALUES + 24)
-#define AT_VERTEX_COUNT (AT_VALUES + 18 * 8)
+#define AT_VERTEX_COUNT (AT_VALUES + 29 * 8)
 #define AT_FIRST_TRIANGLE(v) (AT_VERTEX_COUNT + 4 + (v) * 24 + 4)
 
 static void damaged_refused(void **state)
@@ -257,9 +257,9 @@ static void damaged_refused(void **state)
     size_t len;
     image_of(&lv, &bytes, &len);
     char err[256];
-    const unsigned char three[4] = {3, 0, 0, 0};
-    assert_int_equal(read_patched(bytes, len, AT_VERSION, three, 4, err, sizeof err), SWEEP_E_GEOMETRY);
-    assert_non_null(strstr(err, "version 3"));
+    const unsigned char four[4] = {4, 0, 0, 0};
+    assert_int_equal(read_patched(bytes, len, AT_VERSION, four, 4, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "version 4"));
     assert_int_equal(read_patched(bytes, len, 0, "SWEEPMAP", 8, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "not a sweep level image"));
     double nan = NAN, zero = 0.0;

@@ -225,9 +225,14 @@ static void rules_round_trip(void **state)
                                           sweep_v3(0, 10, 0), 1),
                      SWEEP_OK);
     const sweep_rules sets[3] = {
-        {1.0 / 3.0, nextafter(50.0, 100.0), 0.0, 0.0, 1e-3, 1e7},
-        {nextafter(1e6, 0.0), 1e9, 5e-324, 1e6, 1.0, 1e6},
-        {200.0, 2000.0, 400.0, 200.0, 1.0 / 60.0, 2400.0},
+        {.walk_speed = 1.0 / 3.0, .ground_accel = nextafter(50.0, 100.0), .max_step = 1e-3, .speed_limit = 1e7,
+         .swim_sink = -1e6, .swim_drag = 1e3},
+        {.walk_speed = nextafter(1e6, 0.0), .ground_accel = 1e9, .air_accel = 5e-324, .jump_speed = 1e6,
+         .max_step = 1.0, .speed_limit = 1e6, .swim_speed = 1e6, .swim_accel = 1e9, .swim_jump = 1e6,
+         .climb_speed = 1e6, .climb_accel = 1e9},
+        {.walk_speed = 200.0, .ground_accel = 2000.0, .air_accel = 400.0, .jump_speed = 200.0,
+         .max_step = 1.0 / 60.0, .speed_limit = 2400.0, .swim_speed = 100.0, .swim_accel = 1.0 / 3.0,
+         .swim_drag = 1.0, .swim_sink = 30.0, .swim_jump = 260.0, .climb_speed = 100.0, .climb_accel = 2000.0},
     };
     const double thresholds[3] = {0.0, DBL_MAX, 10.0 / 3.0};
     for (int i = 0; i < 3; i++) {
@@ -316,13 +321,18 @@ static void rules_file_values(void **state)
                                "max_step = 0.01\n"
                                "speed_limit = 2400\n"
                                "correction_threshold = 10\r\n"
+                               "swim_sink = -2.5\n"
+                               "climb_accel = 1e9\n"
                                "   # done";
     if (!read_rules_text(f, good, &v, err, sizeof err))
         fail_msg("%s", err);
     assert_true(v.gravity.x == 0.0 && v.gravity.y == 0.0 && v.gravity.z == -386.1);
     assert_true(v.radii.x == 16.0 && v.radii.y == 16.0 && v.radii.z == 36.0);
     assert_true(v.tick_rate == 128.0 && v.walkable_slope_deg == 40.0 && v.step_height == 14.0);
-    const sweep_rules want = {200.0, 2000.0, 0.0, 200.0, 0.01, 2400.0, {0, 0, 0}, 0.0};
+    sweep_rules want;
+    sweep_rules_default(&want);
+    want.walk_speed = 200.0, want.ground_accel = 2000.0, want.air_accel = 0.0, want.jump_speed = 200.0;
+    want.max_step = 0.01, want.speed_limit = 2400.0, want.swim_sink = -2.5, want.climb_accel = 1e9;
     assert_memory_equal(&v.rules, &want, sizeof want);
     assert_true(v.correction_threshold == 10.0);
 

@@ -23,7 +23,9 @@ import sys
 # bool, str, bytes, vec3 (required struct), vec3opt (optional, null when
 # absent), vec3zero (optional, zero when absent, as the C decoder does),
 # u64s ([ulong], empty when absent, as the C decoder does), contacts,
-# movers, entity_states, u32s ([uint]), hit_shapes, query_hits, tables:<Table>.
+# movers, entity_states, u32s ([uint]), hit_shapes, query_hits, medium (the
+# optional Medium struct, all zero when absent, as the C decoder does),
+# tables:<Table>.
 SPEC = {
     'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
               ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
@@ -48,7 +50,7 @@ SPEC = {
                    ('speed_excess', 'f64'), ('time_excess', 'f64'), ('applied_dt', 'f64'),
                    ('launched_by', 'u32'), ('teleported_by', 'u32'), ('teleport_blocked', 'bool'),
                    ('hurt_by', 'u32'), ('damage', 'f64'), ('killed_by', 'u32'), ('entered', 'u32'),
-                   ('left', 'u32'), ('crouched', 'bool'), ('stance_blocked', 'bool')],
+                   ('left', 'u32'), ('crouched', 'bool'), ('stance_blocked', 'bool'), ('medium', 'medium')],
     'MoveBatch': [('moves', 'tables:Move')],
     'MoveResultBatch': [('results', 'tables:MoveResult')],
     'Collide': [('position', 'vec3'), ('radii', 'vec3'), ('velocity', 'vec3'), ('dt', 'f64'),
@@ -106,6 +108,10 @@ KINDS = ['Hello', 'Welcome', 'Spawn', 'Spawned', 'Despawn', 'Despawned', 'Move',
 W = None  # the generated package sweep.wire, set in main()
 
 
+# The Medium struct's fields, in its order (CreateMedium's arguments).
+MEDIUM = ['liquid', 'entered_liquid', 'left_liquid', 'ladder', 'liquid_type', 'liquid_level']
+
+
 def camel(name):
     # flatc --python adds an underscore to a name that is a Python keyword.
     return ''.join(p.capitalize() for p in name.split('_')) + ('_' if keyword.iskeyword(name) else '')
@@ -147,6 +153,8 @@ def canon_table(table, d):
             out[name] = canon_vec(v if v is not None else (0.0, 0.0, 0.0))
         elif typ == 'u64s':
             out[name] = [int(x) for x in (v or [])]
+        elif typ == 'medium':
+            out[name] = {k: int((v or {}).get(k, 0)) for k in MEDIUM}
         elif typ == 'contacts':
             out[name] = [{'point': canon_vec(c['point']), 'normal': canon_vec(c['normal']),
                           'triangle': c['triangle'], 'material': c['material']} for c in (v or [])]
@@ -256,6 +264,8 @@ def build_table(b, table, d):
             continue
         elif typ.startswith('vec3'):
             add(b, mod('Vec3').CreateVec3(b, *v))
+        elif typ == 'medium':
+            add(b, mod('Medium').CreateMedium(b, *(v[k] for k in MEDIUM)))
         else:
             add(b, v)
     return getattr(m, table + 'End')(b)
@@ -301,6 +311,9 @@ def read_table(table, t):
                 d[name] = bytes(getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')()))
         elif typ.startswith('vec3'):
             d[name] = vec3(getattr(t, acc)())
+        elif typ == 'medium':
+            x = getattr(t, acc)()
+            d[name] = None if x is None else {k: getattr(x, camel(k))() for k in MEDIUM}
         elif typ == 'u64s':
             d[name] = [getattr(t, acc)(j) for j in range(getattr(t, acc + 'Length')())]
         elif typ == 'contacts':
@@ -396,7 +409,11 @@ def samples():
                         'hurt_by': 5 if i % 4 == 2 else 0, 'damage': 1.0 / 6.0 if i % 4 == 2 else 0.0,
                         'killed_by': 9 + i if i % 4 == 2 else 0, 'teleported_by': 3 if i % 4 == 3 else 0,
                         'teleport_blocked': i % 4 == 3, 'left': 1 if i % 4 == 3 else 0,
-                        'crouched': i % 3 != 0, 'stance_blocked': i % 3 == 2}
+                        'crouched': i % 3 != 0, 'stance_blocked': i % 3 == 2,
+                        'medium': ({'liquid': 7, 'entered_liquid': 7, 'left_liquid': 0, 'ladder': 0,
+                                    'liquid_type': 3, 'liquid_level': 2} if i % 3 == 1 else
+                                   {'liquid': 0, 'entered_liquid': 0, 'left_liquid': 2**32 - 2, 'ladder': 4 + i,
+                                    'liquid_type': 0, 'liquid_level': 0} if i % 3 == 2 else None)}
     return [
         {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'python ✓',
                                                    'auth_token': 'tok', 'world': 'arena'}},

@@ -136,6 +136,10 @@ static void move_result(FILE *o, const sweep_msg_move_result *r)
     fprintf(o, ",\"killed_by\":%u,\"entered\":%u,\"left\":%u", r->killed_by, r->entered, r->left);
     fprintf(o, ",\"crouched\":%s,\"stance_blocked\":%s", r->crouched ? "true" : "false",
             r->stance_blocked ? "true" : "false");
+    fprintf(o,
+            ",\"medium\":{\"liquid\":%u,\"entered_liquid\":%u,\"left_liquid\":%u,\"ladder\":%u,\"liquid_type\":%u,"
+            "\"liquid_level\":%u}",
+            r->liquid, r->entered_liquid, r->left_liquid, r->ladder, r->liquid_type, r->liquid_level);
     fputc('}', o);
 }
 

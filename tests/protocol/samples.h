@@ -111,6 +111,17 @@ static inline sweep_msg_move_result sample_move_result(uint32_t i)
     /* Stances: standing, crouched, and crouched with no room to stand. */
     r.crouched = (i % 3) != 0;
     r.stance_blocked = (i % 3) == 2;
+    /* Liquids and ladders: swimming in lava entered this move, on a
+     * ladder having left the water, neither. */
+    if ((i % 3) == 1) {
+        r.liquid = 7;
+        r.liquid_type = 3;
+        r.liquid_level = 2;
+        r.entered_liquid = 7;
+    } else if ((i % 3) == 2) {
+        r.left_liquid = 0xfffffffeu;
+        r.ladder = 4 + i;
+    }
     return r;
 }
 
@@ -648,7 +659,10 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
            a->launched_by == b->launched_by && a->teleported_by == b->teleported_by &&
            a->teleport_blocked == b->teleport_blocked && a->hurt_by == b->hurt_by &&
            sample__deq(a->damage, b->damage) && a->killed_by == b->killed_by && a->entered == b->entered &&
-           a->left == b->left && a->crouched == b->crouched && a->stance_blocked == b->stance_blocked;
+           a->left == b->left && a->crouched == b->crouched && a->stance_blocked == b->stance_blocked &&
+           a->liquid == b->liquid && a->liquid_type == b->liquid_type &&
+           a->liquid_level == b->liquid_level && a->entered_liquid == b->entered_liquid &&
+           a->left_liquid == b->left_liquid && a->ladder == b->ladder;
 }
 
 /* 1 if a and b hold the same values (views compared by content). An empty

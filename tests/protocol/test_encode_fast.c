@@ -27,7 +27,7 @@ enum {
     R_GROUND_MATERIAL, R_CONTACTS, R_CORRECTED, R_CORRECTION, R_GROUND_MOVER, R_PUSHED_BY, R_CARRIED,
     R_PUSHED, R_START_POSITION, R_RULES, R_SPEED_EXCESS, R_TIME_EXCESS, R_APPLIED_DT, R_LAUNCHED_BY,
     R_TELEPORTED_BY, R_TELEPORT_BLOCKED, R_HURT_BY, R_DAMAGE, R_KILLED_BY, R_ENTERED, R_LEFT, R_CROUCHED,
-    R_STANCE_BLOCKED
+    R_STANCE_BLOCKED, R_MEDIUM
 };
 
 static uint64_t bits(double d)
@@ -99,6 +99,16 @@ static sweep_ref ref_result(sweep_builder *b, const sweep_msg_move_result *r)
     u32_if(b, R_KILLED_BY, r->killed_by);
     u32_if(b, R_ENTERED, r->entered);
     u32_if(b, R_LEFT, r->left);
+    if (r->liquid || r->entered_liquid || r->left_liquid || r->ladder || r->liquid_type || r->liquid_level) {
+        /* The Medium struct, field by field as flatc lays it out. */
+        uint8_t *p = sweep_builder_add_struct(b, R_MEDIUM, 20, 4);
+        if (p) {
+            const uint32_t u[4] = {r->liquid, r->entered_liquid, r->left_liquid, r->ladder};
+            for (int k = 0; k < 16; k++)
+                p[k] = (uint8_t)(u[k / 4] >> (8 * (k % 4)));
+            p[16] = (uint8_t)r->liquid_type, p[17] = (uint8_t)r->liquid_level, p[18] = p[19] = 0;
+        }
+    }
     u8_if(b, R_GROUNDED, r->grounded);
     u8_if(b, R_CORRECTED, r->corrected);
     u8_if(b, R_CARRIED, r->carried);
@@ -216,6 +226,14 @@ static void any_result(sweep_msg_move_result *r)
     r->left = any_u32();
     r->crouched = next() % 2;
     r->stance_blocked = next() % 2;
+    /* The Medium: absent about half the time. */
+    int medium = next() % 2;
+    r->liquid = medium ? any_u32() : 0;
+    r->entered_liquid = medium ? any_u32() : 0;
+    r->left_liquid = medium ? any_u32() : 0;
+    r->ladder = medium ? any_u32() : 0;
+    r->liquid_type = medium ? next() % 4 : 0;
+    r->liquid_level = medium ? next() % 4 : 0;
 }
 
 static uint8_t buf_new[1u << 16], buf_ref[1u << 16];

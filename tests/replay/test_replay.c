@@ -1803,6 +1803,44 @@ static void relayed_player_replays(void **state)
     assert_true(full.hashes > 0);
 }
 
+/* A recording sweepd on a sample map of the build, the server role's
+ * TCP session on it, and then both depths of the replay of its log. */
+typedef struct recorded {
+    char rec[400], map[1100];
+    fx_server d;
+    fx_rx *rx;
+    int fd;
+} recorded;
+
+static void record_on(recorded *r, const char *name, const char *map)
+{
+    static const char token[] = "recorded-test-command-token";
+    scratch(name, r->rec, sizeof r->rec);
+    assert_int_equal(mkdir(r->rec, 0700), 0);
+    fx_build(map, r->map, sizeof r->map);
+    const char *extra[] = {"--record", r->rec, "--command-token", token, "--record-hash-every", "1", NULL};
+    assert_int_equal(fx_start_map(&r->d, r->map, extra), 0);
+    r->rx = fx_rx_new();
+    r->fd = fx_tcp_connect(r->d.port);
+    assert_true(r->fd >= 0);
+    assert_true(fx_hello_token(r->fd, r->rx, token) != 0);
+}
+
+/* Stops the server; its one log replays bit for bit at both depths. */
+static void replay_recorded(recorded *r, sweep_replay_stats *full, tally *tf)
+{
+    close(r->fd);
+    free(r->rx);
+    assert_int_equal(fx_stop(&r->d), 0);
+    char logs[4][512];
+    assert_int_equal(logs_in(r->rec, logs, 4), 1);
+    sweep_replay_stats core;
+    tally tc;
+    replay_ok(logs[0], r->map, full, tf);
+    core_matches_full_on(logs[0], r->map, full, tf, &core, &tc);
+    assert_true(full->hashes > 0);
+}
+
 /* A level with volumes (maps/pads.sql), recorded: a player through the
  * burning pool and the teleporter into the kill strip, whose Despawned
  * (killed_by) follows its answer, and one across the gate onto the jump
@@ -1811,18 +1849,10 @@ static void relayed_player_replays(void **state)
 static void volumes_replay_at_both_depths(void **state)
 {
     (void)state;
-    char rec[400], map[1100];
-    scratch("volumes", rec, sizeof rec);
-    assert_int_equal(mkdir(rec, 0700), 0);
-    fx_build("maps/pads.db", map, sizeof map);
-    static const char token[] = "volumes-test-command-token";
-    const char *extra[] = {"--record", rec, "--command-token", token, "--record-hash-every", "1", NULL};
-    fx_server d;
-    assert_int_equal(fx_start_map(&d, map, extra), 0);
-    fx_rx *rx = fx_rx_new();
-    int fd = fx_tcp_connect(d.port);
-    assert_true(fd >= 0);
-    assert_true(fx_hello_token(fd, rx, token) != 0);
+    recorded rd;
+    record_on(&rd, "volumes", "maps/pads.db");
+    int fd = rd.fd;
+    fx_rx *rx = rd.rx;
     uint32_t seq = 2, killed = 0, launched = 0, teleported = 0, hurt = 0;
     const double start_x[2] = {-24, 8}, wish_x[2] = {5, -5};
     for (int k = 0; k < 2; k++) {
@@ -1850,17 +1880,61 @@ static void volumes_replay_at_both_depths(void **state)
     }
     assert_int_equal(killed, 1);
     assert_true(launched >= 1 && teleported == 1 && hurt > 0);
-    close(fd);
-    free(rx);
-    assert_int_equal(fx_stop(&d), 0);
-    char logs[4][512];
-    assert_int_equal(logs_in(rec, logs, 4), 1);
-    sweep_replay_stats full, core;
-    tally tf, tc;
-    replay_ok(logs[0], map, &full, &tf);
-    core_matches_full_on(logs[0], map, &full, &tf, &core, &tc);
+    sweep_replay_stats full;
+    tally tf;
+    replay_recorded(&rd, &full, &tf);
     assert_int_equal(tf.despawned, 1);
-    assert_true(full.hashes > 0);
+}
+
+/* Liquids and a ladder (maps/pool.sql), recorded: a player off the deck
+ * into the pool, across it with its head out and out by the water jump,
+ * one into the slime corner (hurt by depth), one up the ladder onto the
+ * tower: both depths replay it bit for bit, the medium of every result
+ * included. */
+static void liquids_replay_at_both_depths(void **state)
+{
+    (void)state;
+    recorded rd;
+    record_on(&rd, "liquids", "maps/pool.db");
+    int fd = rd.fd;
+    fx_rx *rx = rd.rx;
+    uint32_t seq = 2, entered = 0, left = 0, swam = 0, hurt = 0, ladder = 0;
+    const sweep_vec3 starts[3] = {{5, 0, 0.9005}, {8, 8, 0.9005}, {27, 0, 0.9005}};
+    for (int k = 0; k < 3; k++) {
+        sweep_message m = fx_spawn_msg(seq++, starts[k], sweep_v3(0, 0, 0));
+        assert_int_equal(fx_send(fd, &m), 0);
+        assert_int_equal(fx_recv(fd, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+        uint32_t e = m.as.spawned.entity;
+        sweep_vec3 p = starts[k];
+        for (int i = 0; i < 400; i++) {
+            sweep_vec3 wish = sweep_v3(5, 0, 0);
+            uint32_t buttons = 0;
+            if (k == 0 && p.x > 10.5 && p.x < 21) {
+                wish = sweep_v3(2.4, 0, p.z < -0.9 ? 0.6 : 0.0);
+                if (p.x > 19.4)
+                    wish = sweep_v3(4, 0, 0), buttons = SWEEP_WISH_JUMP;
+            } else if (k == 1 && p.x >= 12) {
+                wish = sweep_v3(0, 0, -1);
+            }
+            m = fx_move_msg(e, seq++, wish, 1.0 / 60);
+            m.as.move.buttons = buttons;
+            assert_int_equal(fx_send(fd, &m), 0);
+            assert_int_equal(fx_recv(fd, rx, &m), 1);
+            assert_int_equal(m.kind, SWEEP_MSG_MOVE_RESULT);
+            const sweep_msg_move_result *r = &m.as.move_result;
+            entered += r->entered_liquid != 0;
+            left += r->left_liquid != 0;
+            swam += r->liquid_level >= 2;
+            hurt += r->hurt_by == 2;
+            ladder += r->ladder == 3;
+            p = r->position;
+        }
+    }
+    assert_true(entered >= 2 && left >= 1 && swam > 0 && hurt > 0 && ladder > 0);
+    sweep_replay_stats full;
+    tally tf;
+    replay_recorded(&rd, &full, &tf);
 }
 
 static void core_depth_movers_and_raw_moves(void **state)
@@ -2976,6 +3050,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(relayed_player_replays),
         cmocka_unit_test(volumes_replay_at_both_depths),
+        cmocka_unit_test(liquids_replay_at_both_depths),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(core_refused_move_is_a_divergence),

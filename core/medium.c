@@ -1,0 +1,48 @@
+/*
+ * medium.c - which liquid and which ladder a body is in (core/medium.h;
+ * the rule is core/volume.h's).
+ *
+ * The depth is sampled at three points as Quake 3 samples its waterlevel
+ * (feet, waist, eyes), each against the liquids of the world (the test
+ * itself is inline, in medium.h). + - * / and sqrt only, in a fixed
+ * order.
+ */
+#include "core/medium.h"
+
+void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                              sweep__medium *m, sweep_volume_report *rep)
+{
+    uint32_t was_level = m->level, was_liquid = m->liquid;
+    sweep__medium_at(w, p, c, m);
+    uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
+    if (m->level) {
+        const sweep_volume *v = &w->volumes[m->liquid];
+        if (!was_level) {
+            ev |= SWEEP_VOLUME_EV_LIQUID_ENTERED;
+            rep->liquid_entered = m->liquid;
+        }
+        ev |= SWEEP_VOLUME_EV_IN_LIQUID;
+        rep->liquid = m->liquid;
+        rep->liquid_type = (uint32_t)v->liquid;
+        if (v->damage > 0.0) {
+            rep->damage += v->damage * (double)m->level * h;
+            ev |= SWEEP_VOLUME_EV_HURT;
+            rep->hurt_by = m->liquid;
+        }
+    } else {
+        if (was_level) {
+            ev |= SWEEP_VOLUME_EV_LIQUID_LEFT;
+            rep->liquid_left = was_liquid;
+        }
+        rep->liquid = 0;
+        rep->liquid_type = SWEEP_LIQUID_NONE;
+    }
+    rep->liquid_level = m->level;
+    if (m->ladder != SWEEP__NO_LADDER) {
+        ev |= SWEEP_VOLUME_EV_ON_LADDER;
+        rep->ladder = m->ladder;
+    } else {
+        rep->ladder = 0;
+    }
+    rep->events = ev;
+}

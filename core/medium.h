@@ -1,0 +1,159 @@
+/*
+ * medium.h - internal: what a body is in that decides how it moves, the
+ * world's liquids and ladders (core/volume.h says how they are tested,
+ * core/motion.h what each mode does). Not installed.
+ */
+#ifndef SWEEP_CORE_MEDIUM_H
+#define SWEEP_CORE_MEDIUM_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/compiler.h"
+#include "core/vec3.h"
+#include "core/volume.h"
+#include "core/world_impl.h"
+
+/* No ladder (sweep__medium.ladder). */
+#define SWEEP__NO_LADDER UINT32_MAX
+
+typedef struct sweep__medium {
+    uint32_t level;  /* 0 none, 1 feet, 2 centre, 3 eyes in a liquid */
+    uint32_t liquid; /* level > 0: the first liquid holding the feet */
+    uint32_t ladder; /* the first ladder holding the centre, or SWEEP__NO_LADDER */
+} sweep__medium;
+
+/* Where a body's depth is sampled, relative to its centre, and the box of
+ * that span: made once a move (the body's shape and up do not change). */
+typedef struct sweep__medium_probe {
+    sweep_vec3 feet, eyes; /* offsets from the centre */
+    sweep_vec3 lo, hi;     /* the box of feet .. eyes, as offsets */
+    int upright;           /* feet, centre and eyes share x and y (up is z, or -z) */
+} sweep__medium_probe;
+
+/* Where the feet and the eyes are sampled, as fractions of the extent
+ * along up: Quake 3 samples one unit above the bottom of a 56 unit box
+ * and at the eyes, 3/4 of the way up from the centre. */
+#define SWEEP__MEDIUM_FEET (15.0 / 16.0)
+#define SWEEP__MEDIUM_EYES (3.0 / 4.0)
+
+/* The probe of a body of these radii along the unit vector up: the feet
+ * 15/16 of its extent along up (its support, how far its top is above
+ * its centre) below the centre, the eyes 3/4 of it above. */
+static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep__medium_probe *p)
+{
+    double x = radii.x * up.x, y = radii.y * up.y, z = radii.z * up.z;
+    double extent = sqrt(x * x + y * y + z * z);
+    p->feet = sweep_v3_scale(up, -SWEEP__MEDIUM_FEET * extent);
+    p->eyes = sweep_v3_scale(up, SWEEP__MEDIUM_EYES * extent);
+    /* Comparisons rather than fmin and fmax: no NaN can be here (finite
+     * radii and up), and libm's are calls. */
+    const sweep_vec3 f = p->feet, e = p->eyes;
+    p->lo = sweep_v3(f.x < e.x ? f.x : e.x, f.y < e.y ? f.y : e.y, f.z < e.z ? f.z : e.z);
+    p->hi = sweep_v3(f.x < e.x ? e.x : f.x, f.y < e.y ? e.y : f.y, f.z < e.z ? e.z : f.z);
+    p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
+}
+
+/* 1 if the boxes lo .. hi and box[0] .. box[1] meet. */
+static inline int sweep__medium_box_meets(const sweep_vec3 *box, sweep_vec3 lo, sweep_vec3 hi)
+{
+    return box[0].x <= hi.x && box[1].x >= lo.x && box[0].y <= hi.y && box[1].y >= lo.y && box[0].z <= hi.z &&
+           box[1].z >= lo.z;
+}
+
+/* 1 if p is on the inner side of every plane of v. */
+static inline int sweep__medium_within(const sweep_volume *v, sweep_vec3 p)
+{
+    for (uint32_t i = 0; i < v->plane_count; i++)
+        if (sweep_v3_dot(v->planes[i].normal, p) > v->planes[i].offset)
+            return 0;
+    return 1;
+}
+
+/* 1 if p is in v, whose box is `box` (the world's copy of v's, read
+ * beside the others'). */
+static inline int sweep__medium_holds(const sweep_volume *v, const sweep_vec3 *box, sweep_vec3 p)
+{
+    return p.x >= box[0].x && p.x <= box[1].x && p.y >= box[0].y && p.y <= box[1].y && p.z >= box[0].z &&
+           p.z <= box[1].z && sweep__medium_within(v, p);
+}
+
+/* Which of the feet (1), the centre (2) and the eyes (4) liquid v holds,
+ * of those not yet known to be in a liquid (`known`). An upright probe's
+ * three points share x and y, which the box meeting the span has already
+ * put in the box's range: only z is left to compare there. */
+static inline unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_vec3 *box, int upright,
+                                            sweep_vec3 feet, sweep_vec3 c, sweep_vec3 eyes, unsigned known)
+{
+    unsigned in = 0;
+    if (upright) {
+        double lo = box[0].z, hi = box[1].z;
+        if (!(known & 1u) && feet.z >= lo && feet.z <= hi && sweep__medium_within(v, feet))
+            in |= 1u;
+        if (!(known & 2u) && c.z >= lo && c.z <= hi && sweep__medium_within(v, c))
+            in |= 2u;
+        if (!(known & 4u) && eyes.z >= lo && eyes.z <= hi && sweep__medium_within(v, eyes))
+            in |= 4u;
+        return in;
+    }
+    const sweep_vec3 pt[3] = {feet, c, eyes};
+    for (unsigned k = 0; k < 3; k++)
+        if (!(known & (1u << k)) && sweep__medium_holds(v, box, pt[k]))
+            in |= 1u << k;
+    return in;
+}
+
+/* The medium of a body centred at c in world w (which holds at least one
+ * liquid or ladder), the liquids and ladders looked at narrowed by the
+ * volumes' grid to those listed in the cell of the span feet .. eyes, as
+ * the volumes' own step does. Inline: sweep_act asks it before and after
+ * every step, and the call was a fifth of its cost. */
+static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
+                                                  sweep__medium *m)
+{
+    m->liquid = 0;
+    m->ladder = SWEEP__NO_LADDER;
+    /* Far from every volume the cells at the grid's edge are looked at,
+     * whose boxes then miss: no test of the grid's own box first. */
+    sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
+    uint32_t grid = w->volume_grid, len = w->volume_count;
+    uint32_t cx = sweep__volume_cell(lo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
+    uint32_t cy = sweep__volume_cell(lo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
+    const uint32_t *list = NULL;
+    if (p->upright || (cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
+                       cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid))) {
+        uint32_t cell = cy * grid + cx;
+        list = w->volume_cell_items + w->volume_cell_first[cell];
+        len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
+    }
+    unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
+    for (uint32_t k = 0; k < len; k++) {
+        uint32_t i = list ? list[k] : k;
+        const sweep_vec3 *box = w->volume_boxes[i];
+        if (!sweep__medium_box_meets(box, lo, hi))
+            continue;
+        const sweep_volume *v = &w->volumes[i];
+        if (v->kind == SWEEP_VOLUME_LADDER) {
+            if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(v, box, c))
+                m->ladder = i;
+        } else if (v->kind == SWEEP_VOLUME_LIQUID && in != 7u) {
+            unsigned now = sweep__medium_liquid(v, box, p->upright, sweep_v3_add(c, p->feet), c,
+                                                sweep_v3_add(c, p->eyes), in);
+            if (now & 1u)
+                m->liquid = i;
+            in |= now;
+        }
+    }
+    /* Each level needs the ones below: the feet, then the centre. */
+    static const uint8_t level[8] = {0, 1, 0, 2, 0, 1, 0, 3};
+    m->level = level[in];
+}
+
+/* After a step of h seconds that took a body in medium *m to centre c:
+ * *m becomes its medium there, and *rep gets what the step tells:
+ * entering and leaving a liquid, the liquid's damage at the new depth,
+ * where the body is now. */
+void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                              sweep__medium *m, sweep_volume_report *rep);
+
+#endif
