@@ -259,6 +259,24 @@ typedef struct dyn_walk {
     uint32_t near[NEAR_MAX];
 } dyn_walk;
 
+/* Most cells one walk visits in the crowd's grid; a box over more (a move
+ * far longer than a body is wide) scans every slot. */
+#define NEAR_CELLS 36
+
+/* Adds body b to near[] (kept in slot order); 0 when near[] is full. */
+static inline int near_add(dyn_walk *it, uint32_t *n, uint32_t b)
+{
+    if (*n == NEAR_MAX)
+        return 0;
+    uint32_t j = (*n)++;
+    while (j > 0 && it->near[j - 1] > b) {
+        it->near[j] = it->near[j - 1];
+        j--;
+    }
+    it->near[j] = b;
+    return 1;
+}
+
 /* The bodies whose box meets [lo, hi], other than the mover's own, in slot
  * order: the same bodies in the same order as a scan of every slot. */
 static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
@@ -266,22 +284,23 @@ static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
     it->near_n = UINT32_MAX;
     if (c->count <= c->scan_max)
         return;
-    double from = it->lo.x - c->widest;
-    from -= fabs(from) * 1e-12; /* and below the rounding of that subtraction */
-    uint32_t i = sweep__crowd_lower(c, from), end = sweep__crowd_upper(c, it->hi.x), n = 0;
-    for (; i < end; i++) {
-        uint32_t b = c->by_x[i];
-        if (b == self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi))
-            continue;
-        if (n == NEAR_MAX)
-            return;
-        uint32_t j = n++;
-        while (j > 0 && it->near[j - 1] > b) {
-            it->near[j] = it->near[j - 1];
-            j--;
-        }
-        it->near[j] = b;
-    }
+    /* Each below the rounding of its subtraction too. */
+    double fx = it->lo.x - c->widest, fy = it->lo.y - c->widest_y;
+    fx -= fabs(fx) * 1e-12, fy -= fabs(fy) * 1e-12;
+    int32_t x0 = sweep__crowd_key(fx, c->inv_cell), x1 = sweep__crowd_key(it->hi.x, c->inv_cell);
+    int32_t y0 = sweep__crowd_key(fy, c->inv_cell), y1 = sweep__crowd_key(it->hi.y, c->inv_cell);
+    if ((int64_t)x1 - x0 + 1 > NEAR_CELLS || ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1) > NEAR_CELLS)
+        return;
+    uint32_t n = 0;
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++)
+            for (uint32_t b = c->head[sweep__crowd_bucket(c, x, y)]; b != SWEEP_NO_BODY; b = c->next[b]) {
+                if (c->cx[b] != x || c->cy[b] != y || b == self ||
+                    !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi))
+                    continue;
+                if (!near_add(it, &n, b))
+                    return;
+            }
     it->near_n = n;
 }
 
