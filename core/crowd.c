@@ -1,9 +1,10 @@
 /*
  * crowd.c - bodies as shells for other bodies' moves (see crowd.h).
  *
- * A shell is rebuilt from its body's position and radii each time the slot
- * is set: 16 vertices, 28 triangles, from + - * and one constant computed
- * with sqrt, so every machine builds the same bits.
+ * A shell is built from its body's position and radii by the move that
+ * comes near it (sweep__crowd_shell): 16 vertices, 28 triangles, from
+ * + - * and one constant computed with sqrt, so every machine and every
+ * move builds the same bits.
  */
 #include "core/crowd_impl.h"
 
@@ -66,13 +67,14 @@ sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out)
     c->used = calloc(slots, 1);
     c->lo = malloc(slots * sizeof *c->lo);
     c->hi = malloc(slots * sizeof *c->hi);
-    c->tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *c->tris);
+    c->pos = malloc(slots * sizeof *c->pos);
+    c->radii = malloc(slots * sizeof *c->radii);
     c->head = malloc((size_t)buckets * sizeof *c->head);
     c->next = malloc(slots * sizeof *c->next);
     c->prev = malloc(slots * sizeof *c->prev);
     c->cx = malloc(slots * sizeof *c->cx);
     c->cy = malloc(slots * sizeof *c->cy);
-    if (!c->used || !c->lo || !c->hi || !c->tris || !c->head || !c->next || !c->prev || !c->cx || !c->cy) {
+    if (!c->used || !c->lo || !c->hi || !c->pos || !c->radii || !c->head || !c->next || !c->prev || !c->cx || !c->cy) {
         sweep_crowd_destroy(c);
         return SWEEP_E_NOMEM;
     }
@@ -88,7 +90,8 @@ void sweep_crowd_destroy(sweep_crowd *c)
     free(c->used);
     free(c->lo);
     free(c->hi);
-    free(c->tris);
+    free(c->pos);
+    free(c->radii);
     free(c->head);
     free(c->next);
     free(c->prev);
@@ -108,21 +111,22 @@ sweep_status sweep_crowd_grow(sweep_crowd *c, uint32_t slots)
     uint32_t buckets = buckets_for(slots);
     uint8_t *used = calloc(slots, 1);
     sweep_vec3 *lo = malloc(slots * sizeof *lo), *hi = malloc(slots * sizeof *hi);
-    sweep__tri *tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
+    sweep_vec3 *pos = malloc(slots * sizeof *pos), *radii = malloc(slots * sizeof *radii);
     uint32_t *head = malloc((size_t)buckets * sizeof *head);
     uint32_t *next = malloc(slots * sizeof *next), *prev = malloc(slots * sizeof *prev);
     int32_t *cx = malloc(slots * sizeof *cx), *cy = malloc(slots * sizeof *cy);
-    if (!used || !lo || !hi || !tris || !head || !next || !prev || !cx || !cy) {
-        free(used), free(lo), free(hi), free(tris), free(head), free(next), free(prev), free(cx), free(cy);
+    if (!used || !lo || !hi || !pos || !radii || !head || !next || !prev || !cx || !cy) {
+        free(used), free(lo), free(hi), free(pos), free(radii), free(head), free(next), free(prev), free(cx), free(cy);
         return SWEEP_E_NOMEM;
     }
     memcpy(used, c->used, c->slots);
     memcpy(lo, c->lo, c->slots * sizeof *lo);
     memcpy(hi, c->hi, c->slots * sizeof *hi);
-    memcpy(tris, c->tris, (size_t)c->slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
-    free(c->used), free(c->lo), free(c->hi), free(c->tris);
+    memcpy(pos, c->pos, c->slots * sizeof *pos);
+    memcpy(radii, c->radii, c->slots * sizeof *radii);
+    free(c->used), free(c->lo), free(c->hi), free(c->pos), free(c->radii);
     free(c->head), free(c->next), free(c->prev), free(c->cx), free(c->cy);
-    c->used = used, c->lo = lo, c->hi = hi, c->tris = tris;
+    c->used = used, c->lo = lo, c->hi = hi, c->pos = pos, c->radii = radii;
     c->head = head, c->next = next, c->prev = prev, c->cx = cx, c->cy = cy;
     c->slots = slots;
     c->bucket_mask = buckets - 1;
@@ -143,14 +147,12 @@ uint32_t sweep_crowd_slot_of_triangle(uint32_t tri)
     return slot < SWEEP_CROWD_MAX_SLOTS ? slot : SWEEP_NO_BODY;
 }
 
-sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
+/* The shell is built from the body's position and radii when a move
+ * comes near it, not when the slot is set: most bodies move many times
+ * between two moves that come near them. */
+void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out)
 {
-    if (!c || slot >= c->slots)
-        return SWEEP_E_ARG;
-    if (!sweep_v3_isfinite(p) || !sweep_v3_isfinite(r))
-        return SWEEP_E_NONFINITE;
-    if (!(r.x > 0.0 && r.y > 0.0 && r.z > 0.0))
-        return SWEEP_E_RADII;
+    sweep_vec3 p = c->pos[slot], r = c->radii[slot];
     /* The octagon whose sides touch the unit circle every 45 degrees has its
      * corners at (1, t), (t, 1), ... with t = tan(22.5 degrees). */
     const double t = sqrt(2.0) - 1.0;
@@ -162,7 +164,6 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
         v[k] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z - r.z);
         v[k + 8] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z + r.z);
     }
-    sweep__tri *out = &c->tris[(size_t)slot * SWEEP_CROWD_SHELL_TRIANGLES];
     uint32_t base = SWEEP_CROWD_FIRST_TRIANGLE + slot * SWEEP_CROWD_SHELL_TRIANGLES, n = 0;
 #define TRI(A, B, C)                                                                                                \
     do {                                                                                                            \
@@ -179,6 +180,17 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
         TRI(0, k + 1, k);         /* bottom, facing down */
     }
 #undef TRI
+}
+
+sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
+{
+    if (!c || slot >= c->slots)
+        return SWEEP_E_ARG;
+    if (!sweep_v3_isfinite(p) || !sweep_v3_isfinite(r))
+        return SWEEP_E_NONFINITE;
+    if (!(r.x > 0.0 && r.y > 0.0 && r.z > 0.0))
+        return SWEEP_E_RADII;
+    c->pos[slot] = p, c->radii[slot] = r;
     c->lo[slot] = sweep_v3_sub(p, sweep_v3(r.x, r.y, r.z));
     c->hi[slot] = sweep_v3_add(p, sweep_v3(r.x, r.y, r.z));
     /* A little wider than the widest box, so that no rounding of the

@@ -2,9 +2,9 @@
  * crowd_impl.h - the inside of a sweep_crowd, shared by crowd.c (shells)
  * and scene.c (sweeps against them). Not installed.
  *
- * Invariants: tris[slot * SHELL .. + SHELL) is slot's shell in world space
- * when used[slot], with lo[slot] .. hi[slot] its exact box; a slot not used
- * holds nothing a sweep may read.
+ * Invariants: when used[slot], pos[slot] and radii[slot] are the body's
+ * (sweep__crowd_shell builds its shell from them) and lo[slot] .. hi[slot]
+ * its shell's exact box; a slot not used holds nothing a sweep may read.
  *
  * The broad phase (a uniform grid in x and y, hashed): each used slot sits
  * in the cell of its box's lowest corner, cx[slot] = sweep__crowd_key(lo.x,
@@ -28,7 +28,7 @@ struct sweep_crowd {
     uint32_t slots;
     uint8_t *used;
     sweep_vec3 *lo, *hi;
-    sweep__tri *tris;
+    sweep_vec3 *pos, *radii;
     uint32_t count;
     double widest, widest_y;
     double cell, inv_cell; /* the cells' side (0 until the first body) and 1 / it */
@@ -49,6 +49,10 @@ static inline void sweep__crowd_scan_up_to(sweep_crowd *c, uint32_t n)
 {
     c->scan_max = n;
 }
+
+/* The shell of used slot `slot`, in world space, into out[0 ..
+ * SWEEP_CROWD_SHELL_TRIANGLES). */
+void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out);
 
 /* Keys beyond this many cells from the origin share the last one. */
 #define SWEEP__CROWD_KEY_MAX 1073741824.0

@@ -52,7 +52,7 @@ static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sw
 {
     SWEEP_CORE_CHECK(h->t >= -1.0 && h->t <= 1.0);
     uint32_t index = tri->index;
-    sweep__scene_hit sh = {h->t, h->normal, tri, index, mover, body};
+    sweep__scene_hit sh = {h->t, h->normal, *tri, index, mover, body};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
         r->count = 1;
         r->hits[0] = sh;
@@ -257,6 +257,13 @@ typedef struct dyn_walk {
     uint32_t mover, body;      /* what the current group is */
     uint32_t near_n;           /* bodies in near[], in slot order; UINT32_MAX: scan every slot */
     uint32_t near[NEAR_MAX];
+    /* Where shells are built: each in turn into shells (a scene's, whose
+     * candidates point into it), or, if NULL, each over the last in local
+     * (a sweep that tests each triangle as it comes). */
+    sweep__tri *shells;
+    uint32_t shells_n, shells_max;
+    int full; /* a shell did not fit in shells: the walk stopped there */
+    sweep__tri local[SWEEP_CROWD_SHELL_TRIANGLES];
 } dyn_walk;
 
 /* Most cells one walk visits in the crowd's grid; a box over more (a move
@@ -304,9 +311,11 @@ static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
     it->near_n = n;
 }
 
-static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi)
+static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi, sweep__tri *shells,
+                      uint32_t shells_max)
 {
     it->src = src, it->lo = lo, it->hi = hi;
+    it->shells = shells, it->shells_n = 0, it->shells_max = shells_max, it->full = 0;
     it->m = src->movers ? src->first : src->end;
     it->b = 0;
     it->k = it->n = 0;
@@ -358,7 +367,16 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
             }
             it->b = b + 1;
         }
-        it->tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
+        sweep__tri *out = it->local;
+        if (it->shells) {
+            if (it->shells_n == it->shells_max) {
+                it->full = 1;
+                return NULL;
+            }
+            out = &it->shells[(size_t)it->shells_n++ * SWEEP_CROWD_SHELL_TRIANGLES];
+        }
+        sweep__crowd_shell(c, b, out);
+        it->tris = out;
         it->n = SWEEP_CROWD_SHELL_TRIANGLES;
         it->k = 0, it->mover = SWEEP_NO_MOVER, it->body = b;
     }
@@ -374,7 +392,7 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    dyn_begin(&it, &s->src, lo, hi);
+    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
     while ((t = dyn_next(&it, &tlo, &thi))) {
         if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
             s->movers_kept = 0;
@@ -382,6 +400,8 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
         }
         keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
     }
+    if (it.full)
+        s->movers_kept = 0;
 }
 
 /*
@@ -596,7 +616,7 @@ static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep_
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    dyn_begin(&it, src, lo, hi);
+    dyn_begin(&it, src, lo, hi, NULL, 0);
     while ((t = dyn_next(&it, &tlo, &thi)))
         sweep_one(s, path, t, NULL, it.mover, it.body, r);
 }
