@@ -15,8 +15,9 @@
  * the keys of that range. A move visits those few cells, keeps the bodies
  * whose cell is the visited one (a bucket may hold other cells too) and
  * whose box meets its own, and sorts them by slot: the bodies a scan of
- * every slot finds, in its order, so the grid only saves work. The cell is
- * twice the widest box; a wider box coming in rebuilds the grid.
+ * every slot finds, in its order, so the grid only saves work. A box wider
+ * than a cell rebuilds the grid with cells twice the widest box, so a
+ * query spans two or three cells a side and rebuilds are rare.
  */
 #ifndef SWEEP_CORE_CROWD_IMPL_H
 #define SWEEP_CORE_CROWD_IMPL_H
