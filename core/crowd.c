@@ -1,14 +1,57 @@
 /*
  * crowd.c - bodies as shells for other bodies' moves (see crowd.h).
  *
- * A shell is rebuilt from its body's position and radii each time the slot
- * is set: 16 vertices, 28 triangles, from + - * and one constant computed
- * with sqrt, so every machine builds the same bits.
+ * A shell is built from its body's position and radii by the move that
+ * comes near it (sweep__crowd_shell): 16 vertices, 28 triangles, from
+ * + - * and one constant computed with sqrt, so every machine and every
+ * move builds the same bits.
  */
 #include "core/crowd_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Buckets for n slots: the power of two at least n. */
+static uint32_t buckets_for(uint32_t n)
+{
+    uint32_t b = 1;
+    while (b < n)
+        b <<= 1;
+    return b;
+}
+
+static void link_slot(sweep_crowd *c, uint32_t slot)
+{
+    int32_t x = sweep__crowd_key(c->lo[slot].x, c->inv_cell), y = sweep__crowd_key(c->lo[slot].y, c->inv_cell);
+    uint32_t h = sweep__crowd_bucket(c, x, y), first = c->head[h];
+    c->cx[slot] = x, c->cy[slot] = y;
+    c->prev[slot] = SWEEP_NO_BODY;
+    c->next[slot] = first;
+    if (first != SWEEP_NO_BODY)
+        c->prev[first] = slot;
+    c->head[h] = slot;
+}
+
+static void unlink_slot(sweep_crowd *c, uint32_t slot)
+{
+    uint32_t p = c->prev[slot], n = c->next[slot];
+    if (p != SWEEP_NO_BODY)
+        c->next[p] = n;
+    else
+        c->head[sweep__crowd_bucket(c, c->cx[slot], c->cy[slot])] = n;
+    if (n != SWEEP_NO_BODY)
+        c->prev[n] = p;
+}
+
+/* Every used slot into the grid afresh (a new cell size or bucket count). */
+static void rebuild(sweep_crowd *c)
+{
+    for (uint32_t h = 0; h <= c->bucket_mask; h++)
+        c->head[h] = SWEEP_NO_BODY;
+    for (uint32_t i = 0; i < c->slots; i++)
+        if (c->used[i])
+            link_slot(c, i);
+}
 
 sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out)
 {
@@ -17,18 +60,25 @@ sweep_status sweep_crowd_create(uint32_t slots, sweep_crowd **out)
     sweep_crowd *c = calloc(1, sizeof *c);
     if (!c)
         return SWEEP_E_NOMEM;
+    uint32_t buckets = buckets_for(slots);
     c->slots = slots;
     c->scan_max = SWEEP__CROWD_SCAN_MAX;
+    c->bucket_mask = buckets - 1;
     c->used = calloc(slots, 1);
     c->lo = malloc(slots * sizeof *c->lo);
     c->hi = malloc(slots * sizeof *c->hi);
-    c->tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *c->tris);
-    c->by_x = malloc(slots * sizeof *c->by_x);
-    c->place = malloc(slots * sizeof *c->place);
-    if (!c->used || !c->lo || !c->hi || !c->tris || !c->by_x || !c->place) {
+    c->pos = malloc(slots * sizeof *c->pos);
+    c->radii = malloc(slots * sizeof *c->radii);
+    c->head = malloc((size_t)buckets * sizeof *c->head);
+    c->next = malloc(slots * sizeof *c->next);
+    c->prev = malloc(slots * sizeof *c->prev);
+    c->cx = malloc(slots * sizeof *c->cx);
+    c->cy = malloc(slots * sizeof *c->cy);
+    if (!c->used || !c->lo || !c->hi || !c->pos || !c->radii || !c->head || !c->next || !c->prev || !c->cx || !c->cy) {
         sweep_crowd_destroy(c);
         return SWEEP_E_NOMEM;
     }
+    rebuild(c);
     *out = c;
     return SWEEP_OK;
 }
@@ -40,9 +90,13 @@ void sweep_crowd_destroy(sweep_crowd *c)
     free(c->used);
     free(c->lo);
     free(c->hi);
-    free(c->tris);
-    free(c->by_x);
-    free(c->place);
+    free(c->pos);
+    free(c->radii);
+    free(c->head);
+    free(c->next);
+    free(c->prev);
+    free(c->cx);
+    free(c->cy);
     free(c);
 }
 
@@ -54,23 +108,29 @@ sweep_status sweep_crowd_grow(sweep_crowd *c, uint32_t slots)
         return SWEEP_OK;
     /* Each array is replaced only once all of them are allocated, so a
      * failure leaves the crowd as it was. */
+    uint32_t buckets = buckets_for(slots);
     uint8_t *used = calloc(slots, 1);
     sweep_vec3 *lo = malloc(slots * sizeof *lo), *hi = malloc(slots * sizeof *hi);
-    sweep__tri *tris = malloc((size_t)slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
-    uint32_t *by_x = malloc(slots * sizeof *by_x), *place = malloc(slots * sizeof *place);
-    if (!used || !lo || !hi || !tris || !by_x || !place) {
-        free(used), free(lo), free(hi), free(tris), free(by_x), free(place);
+    sweep_vec3 *pos = malloc(slots * sizeof *pos), *radii = malloc(slots * sizeof *radii);
+    uint32_t *head = malloc((size_t)buckets * sizeof *head);
+    uint32_t *next = malloc(slots * sizeof *next), *prev = malloc(slots * sizeof *prev);
+    int32_t *cx = malloc(slots * sizeof *cx), *cy = malloc(slots * sizeof *cy);
+    if (!used || !lo || !hi || !pos || !radii || !head || !next || !prev || !cx || !cy) {
+        free(used), free(lo), free(hi), free(pos), free(radii), free(head), free(next), free(prev), free(cx), free(cy);
         return SWEEP_E_NOMEM;
     }
     memcpy(used, c->used, c->slots);
     memcpy(lo, c->lo, c->slots * sizeof *lo);
     memcpy(hi, c->hi, c->slots * sizeof *hi);
-    memcpy(tris, c->tris, (size_t)c->slots * SWEEP_CROWD_SHELL_TRIANGLES * sizeof *tris);
-    memcpy(by_x, c->by_x, c->count * sizeof *by_x);
-    memcpy(place, c->place, c->slots * sizeof *place);
-    free(c->used), free(c->lo), free(c->hi), free(c->tris), free(c->by_x), free(c->place);
-    c->used = used, c->lo = lo, c->hi = hi, c->tris = tris, c->by_x = by_x, c->place = place;
+    memcpy(pos, c->pos, c->slots * sizeof *pos);
+    memcpy(radii, c->radii, c->slots * sizeof *radii);
+    free(c->used), free(c->lo), free(c->hi), free(c->pos), free(c->radii);
+    free(c->head), free(c->next), free(c->prev), free(c->cx), free(c->cy);
+    c->used = used, c->lo = lo, c->hi = hi, c->pos = pos, c->radii = radii;
+    c->head = head, c->next = next, c->prev = prev, c->cx = cx, c->cy = cy;
     c->slots = slots;
+    c->bucket_mask = buckets - 1;
+    rebuild(c);
     return SWEEP_OK;
 }
 
@@ -87,41 +147,12 @@ uint32_t sweep_crowd_slot_of_triangle(uint32_t tri)
     return slot < SWEEP_CROWD_MAX_SLOTS ? slot : SWEEP_NO_BODY;
 }
 
-/* Does slot a come before slot b in by_x? */
-static int before(const sweep_crowd *c, uint32_t a, uint32_t b)
+/* The shell is built from the body's position and radii when a move
+ * comes near it, not when the slot is set: most bodies move many times
+ * between two moves that come near them. */
+void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out)
 {
-    double xa = c->lo[a].x, xb = c->lo[b].x;
-    return xa < xb || (xa == xb && a < b);
-}
-
-/* Moves slot (already in by_x at place[slot], its lo just changed) to its
- * place in the order. Bodies move little between two sets, so this is
- * usually a step or none. */
-static void reorder(sweep_crowd *c, uint32_t slot)
-{
-    uint32_t i = c->place[slot];
-    while (i > 0 && before(c, slot, c->by_x[i - 1])) {
-        c->by_x[i] = c->by_x[i - 1];
-        c->place[c->by_x[i]] = i;
-        i--;
-    }
-    while (i + 1 < c->count && before(c, c->by_x[i + 1], slot)) {
-        c->by_x[i] = c->by_x[i + 1];
-        c->place[c->by_x[i]] = i;
-        i++;
-    }
-    c->by_x[i] = slot;
-    c->place[slot] = i;
-}
-
-sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
-{
-    if (!c || slot >= c->slots)
-        return SWEEP_E_ARG;
-    if (!sweep_v3_isfinite(p) || !sweep_v3_isfinite(r))
-        return SWEEP_E_NONFINITE;
-    if (!(r.x > 0.0 && r.y > 0.0 && r.z > 0.0))
-        return SWEEP_E_RADII;
+    sweep_vec3 p = c->pos[slot], r = c->radii[slot];
     /* The octagon whose sides touch the unit circle every 45 degrees has its
      * corners at (1, t), (t, 1), ... with t = tan(22.5 degrees). */
     const double t = sqrt(2.0) - 1.0;
@@ -133,7 +164,6 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
         v[k] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z - r.z);
         v[k + 8] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z + r.z);
     }
-    sweep__tri *out = &c->tris[(size_t)slot * SWEEP_CROWD_SHELL_TRIANGLES];
     uint32_t base = SWEEP_CROWD_FIRST_TRIANGLE + slot * SWEEP_CROWD_SHELL_TRIANGLES, n = 0;
 #define TRI(A, B, C)                                                                                                \
     do {                                                                                                            \
@@ -150,19 +180,46 @@ sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_
         TRI(0, k + 1, k);         /* bottom, facing down */
     }
 #undef TRI
+}
+
+sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)
+{
+    if (!c || slot >= c->slots)
+        return SWEEP_E_ARG;
+    if (!sweep_v3_isfinite(p) || !sweep_v3_isfinite(r))
+        return SWEEP_E_NONFINITE;
+    if (!(r.x > 0.0 && r.y > 0.0 && r.z > 0.0))
+        return SWEEP_E_RADII;
+    c->pos[slot] = p, c->radii[slot] = r;
     c->lo[slot] = sweep_v3_sub(p, sweep_v3(r.x, r.y, r.z));
     c->hi[slot] = sweep_v3_add(p, sweep_v3(r.x, r.y, r.z));
     /* A little wider than the widest box, so that no rounding of the
      * search's q - widest leaves out a box that reaches q. */
-    double w = (c->hi[slot].x - c->lo[slot].x) * (1.0 + 1e-9);
-    if (w > c->widest)
-        c->widest = w;
-    if (!c->used[slot]) {
-        c->used[slot] = 1;
-        c->place[slot] = c->count;
-        c->by_x[c->count++] = slot;
+    double wx = (c->hi[slot].x - c->lo[slot].x) * (1.0 + 1e-9), wy = (c->hi[slot].y - c->lo[slot].y) * (1.0 + 1e-9);
+    if (wx > c->widest)
+        c->widest = wx;
+    if (wy > c->widest_y)
+        c->widest_y = wy;
+    double w = c->widest > c->widest_y ? c->widest : c->widest_y;
+    int was_used = c->used[slot];
+    c->used[slot] = 1;
+    if (!was_used)
+        c->count++;
+    if (w > c->cell) {
+        /* A box wider than a cell: cells of twice the widest, so this
+         * happens again only once the widest box has doubled. */
+        c->cell = 2.0 * w;
+        c->inv_cell = 1.0 / c->cell;
+        rebuild(c);
+        return SWEEP_OK;
     }
-    reorder(c, slot);
+    if (!was_used) {
+        link_slot(c, slot);
+    } else if (c->cx[slot] != sweep__crowd_key(c->lo[slot].x, c->inv_cell) ||
+               c->cy[slot] != sweep__crowd_key(c->lo[slot].y, c->inv_cell)) {
+        unlink_slot(c, slot);
+        link_slot(c, slot);
+    }
     return SWEEP_OK;
 }
 
@@ -178,10 +235,7 @@ void sweep_crowd_clear(sweep_crowd *c, uint32_t slot)
 {
     if (!c || slot >= c->slots || !c->used[slot])
         return;
+    unlink_slot(c, slot);
     c->used[slot] = 0;
-    for (uint32_t i = c->place[slot]; i + 1 < c->count; i++) {
-        c->by_x[i] = c->by_x[i + 1];
-        c->place[c->by_x[i]] = i;
-    }
     c->count--;
 }

@@ -27,12 +27,14 @@
  * body into another's shell. Nothing is lost: the next move of either
  * starts embedded and is pushed out by the embedded-start rule (move.h).
  *
- * Cost: a move finds the bodies near it with a sweep and prune along x
- * (the occupied slots kept sorted by their box's lowest x, two binary
- * searches and the short run between them), and tests those in slot order,
- * exactly the bodies and the order a scan of every slot would give; a
- * crowd of up to 24 bodies is scanned. Bodies lined up along x (a column
- * marching) make the run longer; the benchmark measures it.
+ * Cost: a move finds the bodies near it in a grid in x and y (each body in
+ * the cell of its box's lowest corner, cells one to two times the widest
+ * body across, hashed into as many buckets as slots), and tests those in
+ * slot order, exactly the bodies and the order a scan of every slot would
+ * give; a crowd of up to 24 bodies is scanned. Setting a slot stores the
+ * position and radii only: a move builds the shells of the bodies it comes
+ * near. Bodies packed into a few cells make the lists longer; the
+ * benchmark measures it.
  */
 #ifndef SWEEP_CORE_CROWD_H
 #define SWEEP_CORE_CROWD_H

@@ -2,16 +2,22 @@
  * crowd_impl.h - the inside of a sweep_crowd, shared by crowd.c (shells)
  * and scene.c (sweeps against them). Not installed.
  *
- * Invariants: tris[slot * SHELL .. + SHELL) is slot's shell in world space
- * when used[slot], with lo[slot] .. hi[slot] its exact box; a slot not used
- * holds nothing a sweep may read.
+ * Invariants: when used[slot], pos[slot] and radii[slot] are the body's
+ * (sweep__crowd_shell builds its shell from them) and lo[slot] .. hi[slot]
+ * its shell's exact box; a slot not used holds nothing a sweep may read.
  *
- * The broad phase (a one-axis sweep and prune): by_x[0 .. count) holds the
- * used slots ordered by lo[slot].x, ties by slot, and place[slot] is a
- * used slot's index there. widest is at least every box's width along x
- * ever set (it never shrinks), so a box reaching x = q has its lo.x in
- * [q - widest, q]: a move finds the bodies near it by two binary searches
- * and a short run, instead of testing every slot.
+ * The broad phase (a uniform grid in x and y, hashed): each used slot sits
+ * in the cell of its box's lowest corner, cx[slot] = sweep__crowd_key(lo.x,
+ * inv_cell) and cy[slot] likewise, on the list of its bucket (head[],
+ * next[], prev[]). widest (widest_y) is at least every box's width along x
+ * (y) ever set, never shrinking, so a box reaching x = q has its lo.x in
+ * [q - widest, q]; the key is monotone in x, so such a box's cell lies in
+ * the keys of that range. A move visits those few cells, keeps the bodies
+ * whose cell is the visited one (a bucket may hold other cells too) and
+ * whose box meets its own, and sorts them by slot: the bodies a scan of
+ * every slot finds, in its order, so the grid only saves work. A box wider
+ * than a cell rebuilds the grid with cells twice the widest box, so a
+ * query spans two or three cells a side and rebuilds are rare.
  */
 #ifndef SWEEP_CORE_CROWD_IMPL_H
 #define SWEEP_CORE_CROWD_IMPL_H
@@ -23,15 +29,19 @@ struct sweep_crowd {
     uint32_t slots;
     uint8_t *used;
     sweep_vec3 *lo, *hi;
-    sweep__tri *tris;
-    uint32_t *by_x, *place;
+    sweep_vec3 *pos, *radii;
     uint32_t count;
-    double widest;
+    double widest, widest_y;
+    double cell, inv_cell; /* the cells' side (0 until the first body) and 1 / it */
+    uint32_t bucket_mask;  /* buckets - 1, a power of two at least slots */
+    uint32_t *head;        /* per bucket: its first slot, or SWEEP_NO_BODY */
+    uint32_t *next, *prev; /* per used slot: its bucket's list */
+    int32_t *cx, *cy;      /* per used slot: its cell */
     uint32_t scan_max; /* up to this many bodies, scan every slot (SWEEP__CROWD_SCAN_MAX; tests change it) */
 };
 
 /* Crowds of at most this many bodies are scanned slot by slot: the
- * searches would cost more than they save. */
+ * grid would cost more than it saves. */
 #define SWEEP__CROWD_SCAN_MAX 24u
 
 /* For tests: the scan of every slot up to n bodies (UINT32_MAX: always),
@@ -41,32 +51,31 @@ static inline void sweep__crowd_scan_up_to(sweep_crowd *c, uint32_t n)
     c->scan_max = n;
 }
 
-/* The index in by_x of the first body whose lo.x is not below x. */
-static inline uint32_t sweep__crowd_lower(const sweep_crowd *c, double x)
+/* The shell of used slot `slot`, in world space, into out[0 ..
+ * SWEEP_CROWD_SHELL_TRIANGLES). */
+void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out);
+
+/* Keys beyond this many cells from the origin share the last one. */
+#define SWEEP__CROWD_KEY_MAX 1073741824.0
+
+/* The cell of x: monotone (never smaller for a larger x), by a product and
+ * a cast that truncates (so the cells either side of 0 are twice as wide,
+ * which costs nothing), with no libm. A NaN gives the lowest key; the
+ * callers pass finite numbers. */
+static inline int32_t sweep__crowd_key(double x, double inv_cell)
 {
-    uint32_t a = 0, b = c->count;
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (c->lo[c->by_x[m]].x < x)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
+    double k = x * inv_cell;
+    if (!(k > -SWEEP__CROWD_KEY_MAX))
+        k = -SWEEP__CROWD_KEY_MAX;
+    if (k > SWEEP__CROWD_KEY_MAX)
+        k = SWEEP__CROWD_KEY_MAX;
+    return (int32_t)k;
 }
 
-/* The index in by_x of the first body whose lo.x is above x. */
-static inline uint32_t sweep__crowd_upper(const sweep_crowd *c, double x)
+static inline uint32_t sweep__crowd_bucket(const sweep_crowd *c, int32_t x, int32_t y)
 {
-    uint32_t a = 0, b = c->count;
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (c->lo[c->by_x[m]].x <= x)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
+    uint32_t h = (uint32_t)x * 0x9E3779B1u ^ (uint32_t)y * 0x85EBCA77u;
+    return (h ^ h >> 15) & c->bucket_mask;
 }
 
 #endif

@@ -137,7 +137,7 @@ static int supports(const ctx *c, const sweep__scene_hit *h, sweep_vec3 nw, swee
     }
     if (!c->has_up || !(c->cfg->step_height > 0.0) || sweep_v3_dot(nw, c->up) <= 0.0)
         return 0;
-    const sweep__tri *t = h->tri;
+    const sweep__tri *t = &h->tri;
     sweep_vec3 face = sweep_v3_normalize(sweep_v3_cross(sweep_v3_sub(t->b, t->a), sweep_v3_sub(t->c, t->a)));
     if (!is_walkable(c, face))
         return 0;
@@ -190,7 +190,7 @@ static void record(ctx *c, const sweep__scene_result *sr, const sweep_vec3 *nw, 
         ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
         ct->normal = nw[i];
         ct->triangle = h->index;
-        ct->material = h->tri->material;
+        ct->material = h->tri.material;
         ct->mover = h->mover;
         ct->body = h->body;
     }
@@ -307,7 +307,7 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
             po->ground_normal = gn;
             po->ground_height = sweep_v3_dot(sweep_v3_mul(sweep_v3_sub(at, support->normal), c->radii), c->up);
             po->ground_index = support->index;
-            po->ground_material = support->tri->material;
+            po->ground_material = support->tri.material;
             po->ground_mover = support->mover;
             po->ground_body = support->body;
         }

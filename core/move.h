@@ -33,7 +33,7 @@
  * made for the last radii and gravity, reused while they are the same bits
  * (they are what a remake would give).
  * Bad input returns an error and writes nothing. It keeps the triangles it
- * is near on the stack: about 87 KiB of it at the deepest, which a thread
+ * is near on the stack: about 97 KiB of it at the deepest, which a thread
  * calling it must have (glibc's default thread stack is 8 MiB, musl's 128 KiB).
  */
 #ifndef SWEEP_CORE_MOVE_H

@@ -52,7 +52,7 @@ static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sw
 {
     SWEEP_CORE_CHECK(h->t >= -1.0 && h->t <= 1.0);
     uint32_t index = tri->index;
-    sweep__scene_hit sh = {h->t, h->normal, tri, index, mover, body};
+    sweep__scene_hit sh = {h->t, h->normal, *tri, index, mover, body};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
         r->count = 1;
         r->hits[0] = sh;
@@ -257,7 +257,32 @@ typedef struct dyn_walk {
     uint32_t mover, body;      /* what the current group is */
     uint32_t near_n;           /* bodies in near[], in slot order; UINT32_MAX: scan every slot */
     uint32_t near[NEAR_MAX];
+    /* Where shells are built: each in turn into shells (a scene's, whose
+     * candidates point into it), or, if NULL, each over the last in local
+     * (a sweep that tests each triangle as it comes). */
+    sweep__tri *shells;
+    uint32_t shells_n, shells_max;
+    int full; /* a shell did not fit in shells: the walk stopped there */
+    sweep__tri local[SWEEP_CROWD_SHELL_TRIANGLES];
 } dyn_walk;
+
+/* Most cells one walk visits in the crowd's grid; a box over more (a move
+ * far longer than a body is wide) scans every slot. */
+#define NEAR_CELLS 36
+
+/* Adds body b to near[] (kept in slot order); 0 when near[] is full. */
+static inline int near_add(dyn_walk *it, uint32_t *n, uint32_t b)
+{
+    if (*n == NEAR_MAX)
+        return 0;
+    uint32_t j = (*n)++;
+    while (j > 0 && it->near[j - 1] > b) {
+        it->near[j] = it->near[j - 1];
+        j--;
+    }
+    it->near[j] = b;
+    return 1;
+}
 
 /* The bodies whose box meets [lo, hi], other than the mover's own, in slot
  * order: the same bodies in the same order as a scan of every slot. */
@@ -266,28 +291,31 @@ static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
     it->near_n = UINT32_MAX;
     if (c->count <= c->scan_max)
         return;
-    double from = it->lo.x - c->widest;
-    from -= fabs(from) * 1e-12; /* and below the rounding of that subtraction */
-    uint32_t i = sweep__crowd_lower(c, from), end = sweep__crowd_upper(c, it->hi.x), n = 0;
-    for (; i < end; i++) {
-        uint32_t b = c->by_x[i];
-        if (b == self || !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi))
-            continue;
-        if (n == NEAR_MAX)
-            return;
-        uint32_t j = n++;
-        while (j > 0 && it->near[j - 1] > b) {
-            it->near[j] = it->near[j - 1];
-            j--;
-        }
-        it->near[j] = b;
-    }
+    /* Each below the rounding of its subtraction too. */
+    double fx = it->lo.x - c->widest, fy = it->lo.y - c->widest_y;
+    fx -= fabs(fx) * 1e-12, fy -= fabs(fy) * 1e-12;
+    int32_t x0 = sweep__crowd_key(fx, c->inv_cell), x1 = sweep__crowd_key(it->hi.x, c->inv_cell);
+    int32_t y0 = sweep__crowd_key(fy, c->inv_cell), y1 = sweep__crowd_key(it->hi.y, c->inv_cell);
+    if ((int64_t)x1 - x0 + 1 > NEAR_CELLS || ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1) > NEAR_CELLS)
+        return;
+    uint32_t n = 0;
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++)
+            for (uint32_t b = c->head[sweep__crowd_bucket(c, x, y)]; b != SWEEP_NO_BODY; b = c->next[b]) {
+                if (c->cx[b] != x || c->cy[b] != y || b == self ||
+                    !box_overlaps(c->lo[b], c->hi[b], it->lo, it->hi))
+                    continue;
+                if (!near_add(it, &n, b))
+                    return;
+            }
     it->near_n = n;
 }
 
-static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi)
+static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi, sweep__tri *shells,
+                      uint32_t shells_max)
 {
     it->src = src, it->lo = lo, it->hi = hi;
+    it->shells = shells, it->shells_n = 0, it->shells_max = shells_max, it->full = 0;
     it->m = src->movers ? src->first : src->end;
     it->b = 0;
     it->k = it->n = 0;
@@ -339,7 +367,16 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
             }
             it->b = b + 1;
         }
-        it->tris = &c->tris[(size_t)b * SWEEP_CROWD_SHELL_TRIANGLES];
+        sweep__tri *out = it->local;
+        if (it->shells) {
+            if (it->shells_n == it->shells_max) {
+                it->full = 1;
+                return NULL;
+            }
+            out = &it->shells[(size_t)it->shells_n++ * SWEEP_CROWD_SHELL_TRIANGLES];
+        }
+        sweep__crowd_shell(c, b, out);
+        it->tris = out;
         it->n = SWEEP_CROWD_SHELL_TRIANGLES;
         it->k = 0, it->mover = SWEEP_NO_MOVER, it->body = b;
     }
@@ -355,7 +392,7 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    dyn_begin(&it, &s->src, lo, hi);
+    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
     while ((t = dyn_next(&it, &tlo, &thi))) {
         if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
             s->movers_kept = 0;
@@ -363,6 +400,8 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
         }
         keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
     }
+    if (it.full)
+        s->movers_kept = 0;
 }
 
 /*
@@ -577,7 +616,7 @@ static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep_
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    dyn_begin(&it, src, lo, hi);
+    dyn_begin(&it, src, lo, hi, NULL, 0);
     while ((t = dyn_next(&it, &tlo, &thi)))
         sweep_one(s, path, t, NULL, it.mover, it.body, r);
 }

@@ -24,7 +24,7 @@
 typedef struct sweep__scene_hit {
     double t;              /* as sweep_sphere_hit.t */
     sweep_vec3 normal;     /* eSpace, unit */
-    const sweep__tri *tri; /* world space: a static triangle or a placed mover triangle */
+    sweep__tri tri;        /* world space, a copy: a shell lives only as long as the walk that built it */
     uint32_t index;        /* the triangle's number (tie-break key) */
     uint32_t mover;        /* the mover it belongs to, or SWEEP_NO_MOVER */
     uint32_t body;         /* the crowd slot whose shell it is, or SWEEP_NO_BODY */
@@ -49,15 +49,19 @@ typedef struct sweep__scene_result {
  * never near a sweep. Past this, a triangle is prepared on the spot for
  * each test (same bits, more time). */
 #define SWEEP__MAX_PREPARED 160
+/* Most bodies' shells one move keeps at hand (built for it: crowd.c); a
+ * move near more walks the movers and shells on every sweep. */
+#define SWEEP__MAX_SHELLS 4
 
 /*
  * A triangle kept for a move: its world box in float, widened so that it
  * holds the exact double box (a cheap first test that never rejects what
  * the exact test keeps), and where its prepared eSpace form is.
  *
- * Stack: a sweep__scene is 70 KiB (48 bytes per kept triangle, 200 per
- * one prepared here), on the stack of sweep_move_in and of the mover push
- * (one at a time); it was 30 KiB when every kept triangle was prepared.
+ * Stack: a sweep__scene is 79 KiB (48 bytes per kept triangle, 200 per
+ * one prepared here, 2,240 per kept shell), on the stack of sweep_move_in
+ * and of the mover push (one at a time); it was 30 KiB when every kept
+ * triangle was prepared, 70 KiB before shells were built by the move.
  */
 typedef struct sweep__candidate {
     sweep__tri_box box;    /* world space, widened */
@@ -108,6 +112,7 @@ typedef struct sweep__scene {
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
     sweep__candidate mover_cand[SWEEP__MAX_MOVER_CANDIDATES];
     sweep__tri_prep prep[SWEEP__MAX_PREPARED];
+    sweep__tri shells[SWEEP__MAX_SHELLS * SWEEP_CROWD_SHELL_TRIANGLES]; /* the kept shells' triangles */
 } sweep__scene;
 
 /* Prepares the candidates of one move: triangles of src touching the world
