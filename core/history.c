@@ -1,8 +1,9 @@
 /*
  * history.c - the ring of past frames (history.h, history_impl.h): one
- * allocation per array at creation, pushes that sort by id and keep each
- * entity's and each frame's box, and the interpolated poses the queries
- * read.
+ * allocation per array at creation, pushes that sort by id, keep each
+ * entity's and each frame's box and write a set of radii and shapes only
+ * when it changed or has lasted its ticks, and the interpolated poses the
+ * queries read.
  */
 #include <stdlib.h>
 #include <string.h>
