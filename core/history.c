@@ -62,15 +62,15 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
     return SWEEP_OK;
 }
 
-/* The pools a ring of capacity frames keeps (history_impl.h). */
+/* How many ticks a set is named at most (history_impl.h): a ring shorter
+ * than SWEEP__HISTORY_SET_TICKS writes its sets again every capacity
+ * ticks, so that its pools stay fewer than twice its frames. */
 static uint32_t set_ticks_of(uint32_t capacity)
 {
     return capacity < SWEEP__HISTORY_SET_TICKS ? capacity : SWEEP__HISTORY_SET_TICKS;
 }
 
-/* Bytes of one frame and of one pool, or 0 when the sizes are bad or do
- * not fit a size_t; a set's shapes and the sets of every pool are counted
- * by uint32_t. */
+/* Bytes of one frame, or 0 when the sizes are bad or do not fit a size_t. */
 static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
 {
     size_t per_entity = sizeof(sweep__hist_entity) + 12 * sizeof(float);
@@ -80,11 +80,12 @@ static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
     return sizeof(sweep__hist_frame) + (size_t)max_entities * per_entity + (size_t)mover_count * sizeof(sweep_mover_pose);
 }
 
+/* Bytes of one pool (which may be 0), or SIZE_MAX when the sizes are bad:
+ * the sets and shapes of all pools are counted by uint32_t. */
 static size_t pool_bytes(uint32_t pools, uint32_t max_entities, uint32_t max_shapes)
 {
-    if ((uint64_t)pools * max_entities > UINT32_MAX || (uint64_t)pools * max_shapes > UINT32_MAX ||
-        (double)max_shapes > (double)(SIZE_MAX / 8) / (double)sizeof(sweep_hit_shape))
-        return 0;
+    if ((uint64_t)pools * max_entities > UINT32_MAX || (uint64_t)pools * max_shapes > UINT32_MAX)
+        return SIZE_MAX;
     return (size_t)max_entities * sizeof(sweep__hist_set) + (size_t)max_shapes * sizeof(sweep_hit_shape);
 }
 
@@ -94,7 +95,7 @@ size_t sweep_history_bytes_shapes(uint32_t capacity, uint32_t max_entities, uint
         return 0;
     uint32_t pools = capacity + set_ticks_of(capacity) - 1;
     size_t fb = frame_bytes(max_entities, mover_count), pb = pool_bytes(pools, max_entities, max_shapes);
-    if (fb == 0 || fb > (SIZE_MAX / 4) / capacity || (max_entities > 0 && pb > (SIZE_MAX / 4) / pools))
+    if (fb == 0 || fb > (SIZE_MAX / 4) / capacity || pb > (SIZE_MAX / 4) / pools)
         return 0;
     return sizeof(sweep_history) + (size_t)capacity * fb + (size_t)pools * pb +
            2 * (size_t)max_entities * sizeof(uint32_t);
@@ -150,7 +151,8 @@ void sweep_history_destroy(sweep_history *h)
 {
     if (h == NULL)
         return;
-    free(h->frames), free(h->ents), free(h->sets), free(h->shapes), free(h->movers), free(h->fbox), free(h->order), free(h->scratch);
+    free(h->frames), free(h->ents), free(h->sets), free(h->shapes), free(h->movers), free(h->fbox), free(h->order),
+        free(h->scratch);
     free(h);
 }
 

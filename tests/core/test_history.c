@@ -51,6 +51,10 @@ static void sizes_and_refusals(void **state)
     assert_true(two - sweep_history_bytes_shapes(64, 2, 3, 0) ==
                 (64 + SWEEP__HISTORY_SET_TICKS - 1) * (2 * SWEEP_HIT_SHAPES_MAX - 3) * sizeof(sweep_hit_shape));
     assert_int_equal(sweep_history_bytes_shapes(64, 0x80000000u, 0, 0), 0);
+    /* The shapes of all the ring's pools are counted by uint32_t. */
+    assert_int_equal(sweep_history_bytes_shapes(64, 1, UINT32_MAX / 64, 0), 0);
+    assert_int_equal(sweep_history_create_shapes(64, 1, UINT32_MAX / 64, 0, &h), SWEEP_E_ARG);
+    assert_true(sweep_history_bytes_shapes(64, 1, UINT32_MAX / (64 + SWEEP__HISTORY_SET_TICKS - 1), 0) > 0);
     uint64_t a = 5, b = 6;
     h = make(4, 2, 0);
     assert_int_equal(sweep_history_span(h, &a, &b), 0);
