@@ -46,10 +46,11 @@
 /* The flag of scratch[] above; max_entities stays below it. */
 #define SWEEP__HIST_SAME 0x80000000u
 
-/* How many ticks a set of radii and shapes is named before a push writes
- * it again (history_impl.h's invariants): its pool is kept that many
- * ticks past the ring, which costs set_ticks - 1 pools, and a set that
- * lasts is copied once every set_ticks pushes instead of every push. */
+/* How many ticks at most a set of radii and shapes is named before a
+ * push writes it again (the invariants above; a ring shorter than this,
+ * its capacity): its pool is kept set_ticks - 1 ticks past the frames,
+ * which costs as many more pools, and a set that lasts is copied once
+ * every set_ticks pushes instead of every push. */
 #define SWEEP__HISTORY_SET_TICKS 8u
 
 /* An entity's radii and hit shapes as one or more ticks kept them. rmin
