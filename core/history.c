@@ -1,8 +1,9 @@
 /*
  * history.c - the ring of past frames (history.h, history_impl.h): one
- * allocation per array at creation, pushes that sort by id and keep each
- * entity's and each frame's box, and the interpolated poses the queries
- * read.
+ * allocation per array at creation, pushes that sort by id, keep each
+ * entity's and each frame's box and write a set of radii and shapes only
+ * when it changed or has lasted its ticks, and the interpolated poses the
+ * queries read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,26 +62,43 @@ sweep_status sweep_hit_shapes_check(const sweep_hit_shape *shapes, uint32_t coun
     return SWEEP_OK;
 }
 
-/* Sizes of one history, or 0 when they are bad or do not fit a size_t. */
-static size_t frame_bytes(uint32_t max_entities, uint32_t max_shapes, uint32_t mover_count)
+/* How many ticks a set is named at most (history_impl.h): a ring shorter
+ * than SWEEP__HISTORY_SET_TICKS writes its sets again every capacity
+ * ticks, so that its pools stay fewer than twice its frames. */
+static uint32_t set_ticks_of(uint32_t capacity)
+{
+    return capacity < SWEEP__HISTORY_SET_TICKS ? capacity : SWEEP__HISTORY_SET_TICKS;
+}
+
+/* Bytes of one frame, or 0 when the sizes are bad or do not fit a size_t. */
+static size_t frame_bytes(uint32_t max_entities, uint32_t mover_count)
 {
     size_t per_entity = sizeof(sweep__hist_entity) + 12 * sizeof(float);
     if (max_entities >= SWEEP__HIST_SAME || (double)max_entities > (double)(SIZE_MAX / 8) / (double)per_entity ||
-        (double)max_shapes > (double)(SIZE_MAX / 8) / (double)sizeof(sweep_hit_shape) ||
         (double)mover_count > (double)(SIZE_MAX / 8) / (double)sizeof(sweep_mover_pose))
         return 0;
-    return sizeof(sweep__hist_frame) + (size_t)max_entities * per_entity + (size_t)max_shapes * sizeof(sweep_hit_shape) +
-           (size_t)mover_count * sizeof(sweep_mover_pose);
+    return sizeof(sweep__hist_frame) + (size_t)max_entities * per_entity + (size_t)mover_count * sizeof(sweep_mover_pose);
+}
+
+/* Bytes of one pool (which may be 0), or SIZE_MAX when the sizes are bad:
+ * the sets and shapes of all pools are counted by uint32_t. */
+static size_t pool_bytes(uint32_t pools, uint32_t max_entities, uint32_t max_shapes)
+{
+    if ((uint64_t)pools * max_entities > UINT32_MAX || (uint64_t)pools * max_shapes > UINT32_MAX)
+        return SIZE_MAX;
+    return (size_t)max_entities * sizeof(sweep__hist_set) + (size_t)max_shapes * sizeof(sweep_hit_shape);
 }
 
 size_t sweep_history_bytes_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes, uint32_t mover_count)
 {
     if (capacity == 0 || capacity > SWEEP_HISTORY_MAX_TICKS)
         return 0;
-    size_t fb = frame_bytes(max_entities, max_shapes, mover_count);
-    if (fb == 0 || fb > (SIZE_MAX / 2) / capacity)
+    uint32_t pools = capacity + set_ticks_of(capacity) - 1;
+    size_t fb = frame_bytes(max_entities, mover_count), pb = pool_bytes(pools, max_entities, max_shapes);
+    if (fb == 0 || fb > (SIZE_MAX / 4) / capacity || pb > (SIZE_MAX / 4) / pools)
         return 0;
-    return sizeof(sweep_history) + (size_t)capacity * fb + 2 * (size_t)max_entities * sizeof(uint32_t);
+    return sizeof(sweep_history) + (size_t)capacity * fb + (size_t)pools * pb +
+           2 * (size_t)max_entities * sizeof(uint32_t);
 }
 
 /* The pool of a history with no other limit: every entity's most. */
@@ -103,17 +121,20 @@ sweep_status sweep_history_create_shapes(uint32_t capacity, uint32_t max_entitie
     sweep_history *h = calloc(1, sizeof *h);
     if (h == NULL)
         return SWEEP_E_NOMEM;
-    size_t slots = (size_t)capacity * max_entities, pool = (size_t)capacity * max_shapes;
+    h->set_ticks = set_ticks_of(capacity), h->pools = capacity + h->set_ticks - 1;
+    size_t slots = (size_t)capacity * max_entities, sets = (size_t)h->pools * max_entities,
+           pool = (size_t)h->pools * max_shapes;
     h->capacity = capacity, h->max_entities = max_entities, h->max_shapes = max_shapes, h->mover_count = mover_count;
     h->frames = calloc(capacity, sizeof *h->frames);
     /* calloc of 0 may give NULL: ask for one element at least. */
     h->ents = calloc(slots ? slots : 1, sizeof *h->ents);
+    h->sets = calloc(sets ? sets : 1, sizeof *h->sets);
     h->shapes = calloc(pool ? pool : 1, sizeof *h->shapes);
     h->movers = calloc(mover_count ? (size_t)capacity * mover_count : 1, sizeof *h->movers);
     h->fbox = calloc(slots ? slots * 12 : 1, sizeof *h->fbox);
     h->order = calloc(max_entities ? max_entities : 1, sizeof *h->order);
     h->scratch = calloc(max_entities ? max_entities : 1, sizeof *h->scratch);
-    if (!h->frames || !h->ents || !h->shapes || !h->movers || !h->fbox || !h->order || !h->scratch) {
+    if (!h->frames || !h->ents || !h->sets || !h->shapes || !h->movers || !h->fbox || !h->order || !h->scratch) {
         sweep_history_destroy(h);
         return SWEEP_E_NOMEM;
     }
@@ -130,7 +151,8 @@ void sweep_history_destroy(sweep_history *h)
 {
     if (h == NULL)
         return;
-    free(h->frames), free(h->ents), free(h->shapes), free(h->movers), free(h->fbox), free(h->order), free(h->scratch);
+    free(h->frames), free(h->ents), free(h->sets), free(h->shapes), free(h->movers), free(h->fbox), free(h->order),
+        free(h->scratch);
     free(h);
 }
 
@@ -190,9 +212,9 @@ static void grow(sweep_vec3 *lo, sweep_vec3 *hi, sweep_vec3 l, sweep_vec3 h)
     *lo = sweep_v3_min(*lo, l), *hi = sweep_v3_max(*hi, h);
 }
 
-/* rel, rmin and rmax of an entity (history_impl.h) from its radii and its
+/* rel, rmin and rmax of a set (history_impl.h) from its radii and its
  * checked shapes s. */
-static void entity_rel(sweep__hist_entity *e, const sweep_hit_shape *s)
+static void entity_rel(sweep__hist_set *e, const sweep_hit_shape *s)
 {
     sweep_vec3 lo = sweep_v3(-e->radii.x, -e->radii.y, -e->radii.z), hi = e->radii;
     e->rmin = min3(e->radii), e->rmax = max3(e->radii);
@@ -305,9 +327,9 @@ static SWEEP__ALWAYS_INLINE int same_bits(sweep_vec3 a, sweep_vec3 b)
     return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
 }
 
-/* Are an entity's radii and shapes the bits kept for it the tick before?
- * Then they passed the same check (the reach is the radii's). */
-static int same_as_kept(const sweep_history_entity *src, const sweep__hist_entity *p, const sweep_hit_shape *ps)
+/* Are an entity's radii and shapes the bits of the set it named the tick
+ * before? Then they passed the same check (the reach is the radii's). */
+static int same_as_kept(const sweep_history_entity *src, const sweep__hist_set *p, const sweep_hit_shape *ps)
 {
     if (src->shape_count != p->shape_count || !same_bits(src->radii, p->radii))
         return 0;
@@ -360,13 +382,12 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
      * are unset, so setting those of its entities gone by now is harmless
      * if a shape below is refused. */
     sweep__hist_entity *prev = NULL;
-    const sweep_hit_shape *prev_s = NULL;
     float *prev_f = NULL;
     uint32_t prev_count = 0, pj = 0;
     if (h->count > 0 && h->capacity > 1) {
         uint32_t ps = (h->head + h->count - 1) % h->capacity;
         size_t pb = (size_t)ps * h->max_entities;
-        prev = &h->ents[pb], prev_f = &h->fbox[pb * 12], prev_s = &h->shapes[(size_t)ps * h->max_shapes];
+        prev = &h->ents[pb], prev_f = &h->fbox[pb * 12];
         prev_count = h->frames[ps].count;
     }
     uint64_t shapes = 0;
@@ -377,7 +398,8 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         uint32_t at = NO_INDEX;
         if (pj < prev_count && prev[pj].id == src->id) {
             at = pj;
-            if (same_as_kept(src, &prev[pj], &prev_s[prev[pj].first]))
+            const sweep__hist_set *ps = &h->sets[prev[pj].set];
+            if (same_as_kept(src, ps, &h->shapes[ps->first]))
                 at |= SWEEP__HIST_SAME;
             pj++;
         }
@@ -419,30 +441,40 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
     float fb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
     double rmin = INFINITY, rmax = 0.0;
     size_t base = (size_t)slot * h->max_entities;
-    sweep_hit_shape *pool = &h->shapes[(size_t)slot * h->max_shapes];
-    uint32_t used = 0;
+    /* This tick's pool: its sets were born pools ticks ago, and every
+     * frame naming them is forgotten by now (history_impl.h). */
+    uint32_t pool = (uint32_t)(tick % h->pools), set_at = pool * h->max_entities, used = pool * h->max_shapes;
     for (uint32_t i = 0; i < count; i++) {
         const sweep_history_entity *src = &entities[h->order[i]];
         sweep__hist_entity *e = &h->ents[base + i];
         float *f = &h->fbox[(base + i) * 12];
         uint32_t at = h->scratch[i], j = at & ~SWEEP__HIST_SAME;
-        e->id = src->id, e->position = src->position, e->radii = src->radii;
-        e->first = used, e->shape_count = src->shape_count;
-        if (src->shape_count > 0)
-            memcpy(&pool[used], src->shapes, src->shape_count * sizeof *pool);
-        used += src->shape_count;
-        if (at != NO_INDEX && (at & SWEEP__HIST_SAME)) {
-            memcpy(e->rel, prev[j].rel, sizeof e->rel);
-            e->relmax = prev[j].relmax, e->rmin = prev[j].rmin, e->rmax = prev[j].rmax;
+        e->id = src->id, e->position = src->position;
+        const sweep__hist_set *ps = at != NO_INDEX ? &h->sets[prev[j].set] : NULL;
+        if (at != NO_INDEX && (at & SWEEP__HIST_SAME) && (uint32_t)tick - ps->born < h->set_ticks) {
+            e->set = prev[j].set;
         } else {
-            entity_rel(e, &pool[e->first]);
+            sweep__hist_set *ns = &h->sets[set_at];
+            e->set = set_at++;
+            ns->radii = src->radii, ns->born = (uint32_t)tick;
+            ns->first = used, ns->shape_count = src->shape_count;
+            if (src->shape_count > 0)
+                memcpy(&h->shapes[used], src->shapes, src->shape_count * sizeof *h->shapes);
+            used += src->shape_count;
+            if (at != NO_INDEX && (at & SWEEP__HIST_SAME)) {
+                memcpy(ns->rel, ps->rel, sizeof ns->rel);
+                ns->relmax = ps->relmax, ns->rmin = ps->rmin, ns->rmax = ps->rmax;
+            } else {
+                entity_rel(ns, &h->shapes[ns->first]);
+            }
         }
-        world_box(f, e->position, e->rel, e->relmax);
+        const sweep__hist_set *es = &h->sets[e->set];
+        world_box(f, e->position, es->rel, es->relmax);
         if (at != NO_INDEX) {
             sweep__hist_entity *p = &prev[j];
             float *pf = &prev_f[(size_t)j * 12];
             if (!(at & SWEEP__HIST_SAME) &&
-                !shapes_match(&prev_s[p->first], &pool[e->first], p->shape_count, e->shape_count))
+                !shapes_match(&h->shapes[ps->first], &h->shapes[es->first], ps->shape_count, es->shape_count))
                 carry_box(f, pf, sweep_v3_sub(e->position, p->position));
             /* The tick before now knows where this entity goes; the
              * floats of two boxes rounded outwards hold their union. */
@@ -452,8 +484,8 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
         /* The span (and next) of this entity wait for the next tick's
          * push: no query reads them while this frame is the newest. */
         union_box(fb, fb, f);
-        rmin = e->rmin < rmin ? e->rmin : rmin;
-        rmax = e->rmax > rmax ? e->rmax : rmax;
+        rmin = es->rmin < rmin ? es->rmin : rmin;
+        rmax = es->rmax > rmax ? es->rmax : rmax;
     }
     fr->lo = sweep_v3(fb[0], fb[1], fb[2]), fr->hi = sweep_v3(fb[3], fb[4], fb[5]);
     fr->rmin = rmin, fr->rmax = rmax;
@@ -464,15 +496,13 @@ sweep_status sweep_history_push(sweep_history *h, uint64_t tick, const sweep_his
 
 /* The parts of a kept frame, by its position from the oldest. */
 static void frame_parts(const sweep_history *h, uint32_t from_oldest, const sweep__hist_frame **f,
-                        const sweep__hist_entity **e, const sweep_hit_shape **s, const sweep_mover_pose **m,
-                        const float **fbox)
+                        const sweep__hist_entity **e, const sweep_mover_pose **m, const float **fbox)
 {
     uint32_t slot = (h->head + from_oldest) % h->capacity;
     size_t base = (size_t)slot * h->max_entities;
     *f = &h->frames[slot];
     *fbox = &h->fbox[base * 12];
     *e = &h->ents[base];
-    *s = &h->shapes[(size_t)slot * h->max_shapes];
     *m = &h->movers[(size_t)slot * h->mover_count];
 }
 
@@ -488,11 +518,11 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
         return SWEEP_E_TIME;
     at->h = h, at->f = fraction, at->two = two;
     const float *unused;
-    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->s0, &at->m0, &at->fbox);
+    frame_parts(h, (uint32_t)k, &at->f0, &at->e0, &at->m0, &at->fbox);
     if (two)
-        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->s1, &at->m1, &unused);
+        frame_parts(h, (uint32_t)k + 1, &at->f1, &at->e1, &at->m1, &unused);
     else
-        at->f1 = NULL, at->e1 = NULL, at->s1 = NULL, at->m1 = NULL;
+        at->f1 = NULL, at->e1 = NULL, at->m1 = NULL;
     return SWEEP_OK;
 }
 
@@ -514,12 +544,13 @@ static sweep_vec3 lerp(sweep_vec3 a, sweep_vec3 b, double f)
 void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, sweep__hist_pose *out)
 {
     const sweep__hist_entity *e = &at->e0[ref->i0];
-    const sweep_hit_shape *s = &at->s0[e->first];
+    const sweep__hist_set *es = sweep__history_set(at, e);
+    const sweep_hit_shape *s = &at->h->shapes[es->first];
     out->id = e->id;
-    out->shape_count = e->shape_count;
+    out->shape_count = es->shape_count;
     if (ref->i1 == NO_INDEX) {
-        out->position = e->position, out->radii = e->radii;
-        for (uint32_t k = 0; k < e->shape_count; k++) {
+        out->position = e->position, out->radii = es->radii;
+        for (uint32_t k = 0; k < es->shape_count; k++) {
             out->shapes[k] = s[k];
             out->shapes[k].a = sweep_v3_add(e->position, s[k].a);
             out->shapes[k].b = sweep_v3_add(e->position, s[k].b);
@@ -527,14 +558,15 @@ void sweep__history_pose(const sweep__hist_at *at, const sweep__hist_ref *ref, s
         return;
     }
     const sweep__hist_entity *e1 = &at->e1[ref->i1];
-    const sweep_hit_shape *s1 = &at->s1[e1->first];
+    const sweep__hist_set *es1 = sweep__history_set(at, e1);
+    const sweep_hit_shape *s1 = &at->h->shapes[es1->first];
     double f = at->f;
     out->position = lerp(e->position, e1->position, f);
-    out->radii = lerp(e->radii, e1->radii, f);
+    out->radii = lerp(es->radii, es1->radii, f);
     /* Shapes that changed (another count, id or kind) are not blended:
      * the earlier tick's shapes ride on the interpolated position. */
-    int blend = shapes_match(s, s1, e->shape_count, e1->shape_count);
-    for (uint32_t k = 0; k < e->shape_count; k++) {
+    int blend = shapes_match(s, s1, es->shape_count, es1->shape_count);
+    for (uint32_t k = 0; k < es->shape_count; k++) {
         out->shapes[k] = s[k];
         sweep_vec3 a = s[k].a, b = s[k].b;
         if (blend) {

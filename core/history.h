@@ -23,13 +23,16 @@
  * depend on the order the owner happened to list them in.
  *
  * Memory is allocated once, at creation: capacity frames of max_entities
- * entities, each frame with a pool of the hit shapes it is given (as many
- * as its entities may have in all: SWEEP_HIT_SHAPES_MAX each, or the
- * owner's own limit), plus the movers' poses. sweep_history_bytes says
- * what one costs; the docs state it per entity per second. Pushing never
- * allocates and never fails for lack of memory. A push checks and boxes
- * again only the shapes that are not the bits the entity had the tick
- * before, with the same radii.
+ * entities and the movers' poses, and capacity + 7 pools (fewer for a
+ * ring under 8 ticks), each with room for the radii of max_entities
+ * entities and the hit shapes they may have in all (SWEEP_HIT_SHAPES_MAX
+ * each, or the owner's own limit). sweep_history_bytes says what one
+ * costs; the docs state it per entity per second. Pushing never allocates
+ * and never fails for lack of memory. An entity's radii and shapes are
+ * kept once while they stay the same bits, for up to 8 ticks, and
+ * written again into the newest tick's pool after that: a push checks,
+ * boxes and copies only the shapes that changed, and an entity that
+ * changes them every tick still fits.
  *
  * Not thread-safe: the world's thread pushes and queries. A client may keep
  * a history of its own view and ask it the same questions with the same
@@ -108,7 +111,8 @@ size_t sweep_history_bytes(uint32_t capacity, uint32_t max_entities, uint32_t mo
  * As sweep_history_create and sweep_history_bytes, for an owner that
  * allows fewer shapes than SWEEP_HIT_SHAPES_MAX an entity: each frame
  * keeps at most max_shapes hit shapes over all its entities, and a push
- * of more is refused (SWEEP_E_ARG, nothing kept). max_entities below 2^31.
+ * of more is refused (SWEEP_E_ARG, nothing kept). max_entities below 2^31,
+ * and max_entities and max_shapes times the pools below 2^32.
  */
 sweep_status sweep_history_create_shapes(uint32_t capacity, uint32_t max_entities, uint32_t max_shapes,
                                          uint32_t mover_count, sweep_history **out);

@@ -8,16 +8,23 @@
  *     at slot `head` (the oldest) and their ticks run oldest_tick,
  *     oldest_tick + 1, ... without a gap.
  *   - A frame's entities lie sorted by id, ids unique, in slots
- *     frame * max_entities .. + count of ents[]. A frame's hit shapes lie
- *     in its own pool, shapes[frame * max_shapes ..], packed in the order
- *     of its entities: entity e's shape_count shapes from e->first,
- *     relative to its position. Only the shapes given take room.
+ *     frame * max_entities .. + count of ents[]. Each names its set: its
+ *     radii and hit shapes, with what is derived from them (sets[set]).
+ *     A push writes the sets of its tick into the pool of that tick,
+ *     tick % pools: sets[pool * max_entities ..], their shapes packed in
+ *     shapes[pool * max_shapes ..], relative to the position. An entity
+ *     whose radii and shapes are the bits of the tick before names the
+ *     same set again, while that set is less than set_ticks old; so a set
+ *     born at tick t is named by frames t .. t + set_ticks - 1 at most,
+ *     all forgotten by the time tick t + pools (pools = capacity +
+ *     set_ticks - 1) writes over its pool.
  *   - An entity's box (fbox[e_slot * 12 + 0 .. 6), float) holds its
  *     collision ellipsoid and every hit shape, in world coordinates,
  *     widened far beyond the rounding of any pose interpolated between it
  *     and the same entity's box of the next or previous tick: so a query
  *     that misses the union of an entity's two boxes misses it at every
- *     fraction. rel is that box less the position, before the widening.
+ *     fraction. The set's rel is that box less the position, before the
+ *     widening.
  *   - A frame's box holds every box of its entities (empty: lo > hi).
  *   - Every frame but the newest has each entity's next and its float
  *     span box (fbox[.. + 6 .. 12)) set for the frame after it (an entity
@@ -39,24 +46,38 @@
 /* The flag of scratch[] above; max_entities stays below it. */
 #define SWEEP__HIST_SAME 0x80000000u
 
-/* rmin and rmax: the least and largest radius of the entity's ellipsoids
- * (its collision ellipsoid and its ellipsoid shapes), which bound how far
- * a sweep grows them (query.h). rel: the box of the ellipsoid and shapes
- * less the position (lo xyz, hi xyz), rounded outwards to float, and
- * relmax its largest magnitude; a push whose radii and shapes are the
- * bits of the tick before takes these from there instead of walking the
- * shapes again. */
+/* How many ticks at most a set of radii and shapes is named before a
+ * push writes it again (the invariants above; a ring shorter than this,
+ * its capacity): its pool is kept set_ticks - 1 ticks past the frames,
+ * which costs as many more pools, and a set that lasts is copied once
+ * every set_ticks pushes instead of every push. */
+#define SWEEP__HISTORY_SET_TICKS 8u
+
+/* An entity's radii and hit shapes as one or more ticks kept them. rmin
+ * and rmax: the least and largest radius of its ellipsoids (its collision
+ * ellipsoid and its ellipsoid shapes), which bound how far a sweep grows
+ * them (query.h). rel: the box of the ellipsoid and shapes less the
+ * position (lo xyz, hi xyz), rounded outwards to float, and relmax its
+ * largest magnitude. born: the low 32 bits of the tick that wrote it. */
+typedef struct sweep__hist_set {
+    sweep_vec3 radii;
+    double rmin, rmax;
+    uint32_t first, shape_count; /* its shapes in the history's shapes[] */
+    uint32_t born;
+    float relmax;
+    float rel[6];
+} sweep__hist_set;
+
+/* What a frame writes for an entity each tick: 40 bytes, so a push
+ * stores fewer cache lines than a record with radii and shapes would. */
 typedef struct sweep__hist_entity {
     uint64_t id;
-    sweep_vec3 position, radii;
-    double rmin, rmax;
-    uint32_t first, shape_count; /* its shapes in the frame's pool */
+    sweep_vec3 position;
+    uint32_t set; /* sets[set] */
     /* Set when the next tick is pushed: the entity's index there (or
      * UINT32_MAX); its box over both ticks is fbox's span, so that a
      * query between the two reads one box, with no search. */
     uint32_t next;
-    float relmax;
-    float rel[6];
 } sweep__hist_entity;
 
 typedef struct sweep__hist_frame {
@@ -68,10 +89,12 @@ typedef struct sweep__hist_frame {
 
 struct sweep_history {
     uint32_t capacity, max_entities, max_shapes, mover_count;
+    uint32_t set_ticks, pools;
     uint32_t head, count;
     uint64_t oldest_tick;
     sweep__hist_frame *frames;
     sweep__hist_entity *ents;
+    sweep__hist_set *sets;
     sweep_hit_shape *shapes;
     sweep_mover_pose *movers;
     /* Each entity's box and span box, in float, widened outwards (lo, hi,
@@ -90,7 +113,6 @@ typedef struct sweep__hist_at {
     const sweep_history *h;
     const sweep__hist_frame *f0, *f1;
     const sweep__hist_entity *e0, *e1; /* the two frames' entities */
-    const sweep_hit_shape *s0, *s1;    /* and their shapes */
     const sweep_mover_pose *m0, *m1;   /* and movers' poses */
     const float *fbox;                 /* f0's float boxes */
     double f;
@@ -132,6 +154,12 @@ static inline void sweep__history_iter_begin(sweep__hist_iter *it, const sweep__
     it->at = at, it->i = 0;
 }
 
+/* The set entity record e names. */
+static inline const sweep__hist_set *sweep__history_set(const sweep__hist_at *at, const sweep__hist_entity *e)
+{
+    return &at->h->sets[e->set];
+}
+
 /* The largest radius over the least, for radii between two ticks'. */
 static inline double sweep__history_aniso(double rmin0, double rmax0, double rmin1, double rmax1)
 {
@@ -153,7 +181,8 @@ static inline void sweep__history_ref(const sweep__hist_at *at, uint32_t i, swee
 static inline double sweep__history_ref_aniso(const sweep__hist_at *at, const sweep__hist_ref *ref)
 {
     const sweep__hist_entity *e = &at->e0[ref->i0], *e1 = ref->i1 == UINT32_MAX ? e : &at->e1[ref->i1];
-    return sweep__history_aniso(e->rmin, e->rmax, e1->rmin, e1->rmax);
+    const sweep__hist_set *s = sweep__history_set(at, e), *s1 = sweep__history_set(at, e1);
+    return sweep__history_aniso(s->rmin, s->rmax, s1->rmin, s1->rmax);
 }
 
 /* Entity i's float box at the resolved time (its own, or its span): lo

@@ -308,9 +308,13 @@ static void history_cost(game *g, uint32_t n, double speed)
         exit(1);
     }
     double moves = 0.0, pushes = 0.0;
-    /* The ring is filled first: a server's steady state, and its pages
-     * touched (the first touch of each costs a fault, once). */
-    for (uint32_t t = 0; t < keep; t++) {
+    /* The ring is filled first, and run on to a server's steady state:
+     * every page touched (the first touch of each costs a fault, once).
+     * A set that lasts is written every SWEEP__HISTORY_SET_TICKS ticks
+     * into the pool of its tick, so the pools have all been written only
+     * after that many times as many ticks as there are pools. */
+    uint32_t warm = (keep + SWEEP__HISTORY_SET_TICKS) * SWEEP__HISTORY_SET_TICKS;
+    for (uint32_t t = 0; t < warm; t++) {
         game_moves(g);
         if (game_push(g, h, t) != SWEEP_OK) {
             fprintf(stderr, "bench_query: push failed\n");
@@ -318,7 +322,7 @@ static void history_cost(game *g, uint32_t n, double speed)
         }
     }
     double clock = clock_cost();
-    for (uint32_t t = keep; t < keep + ticks; t++) {
+    for (uint32_t t = warm; t < warm + ticks; t++) {
         double t0 = cpu_ns();
         game_moves(g);
         double t1 = cpu_ns();

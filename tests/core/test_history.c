@@ -46,10 +46,15 @@ static void sizes_and_refusals(void **state)
     /* An entity costs its record and room for every hit shape, each tick. */
     assert_true(two - one >= 64 * SWEEP_HIT_SHAPES_MAX * sizeof(sweep_hit_shape));
     assert_true(sweep_history_bytes(64, 2, 3) - two == 64 * 3 * sizeof(sweep_mover_pose));
-    /* A pool of fewer shapes costs exactly the room it does not keep. */
+    /* A pool of fewer shapes costs exactly the room it does not keep, in
+     * each of the ring's pools: one a frame and set_ticks - 1 more. */
     assert_true(two - sweep_history_bytes_shapes(64, 2, 3, 0) ==
-                64 * (2 * SWEEP_HIT_SHAPES_MAX - 3) * sizeof(sweep_hit_shape));
+                (64 + SWEEP__HISTORY_SET_TICKS - 1) * (2 * SWEEP_HIT_SHAPES_MAX - 3) * sizeof(sweep_hit_shape));
     assert_int_equal(sweep_history_bytes_shapes(64, 0x80000000u, 0, 0), 0);
+    /* The shapes of all the ring's pools are counted by uint32_t. */
+    assert_int_equal(sweep_history_bytes_shapes(64, 1, UINT32_MAX / 64, 0), 0);
+    assert_int_equal(sweep_history_create_shapes(64, 1, UINT32_MAX / 64, 0, &h), SWEEP_E_ARG);
+    assert_true(sweep_history_bytes_shapes(64, 1, UINT32_MAX / (64 + SWEEP__HISTORY_SET_TICKS - 1), 0) > 0);
     uint64_t a = 5, b = 6;
     h = make(4, 2, 0);
     assert_int_equal(sweep_history_span(h, &a, &b), 0);
@@ -212,6 +217,69 @@ static void shape_pool_holds_what_it_was_made_for(void **state)
             assert_int_equal(p.shapes[0].id, want_first_id[i]);
             assert_true(p.shapes[0].a.x == want_x[i]);
             assert_true(p.shapes[p.shape_count - 1].id == (i == 2 ? 9u : 8u));
+        }
+    }
+    sweep_history_destroy(h);
+}
+
+/* Entity id's shapes at tick t: id 1 keeps one set throughout, id 2 gets
+ * new ones every tick (another count every other tick), id 3 every fifth
+ * tick and is gone every seventh. */
+static uint32_t shapes_at(uint64_t id, uint64_t t, sweep_hit_shape *s)
+{
+    uint64_t era = id == 1 ? 0 : id == 2 ? t : t / 5;
+    uint32_t n = id == 2 ? 1 + (uint32_t)(t % 2) : 2;
+    for (uint32_t k = 0; k < n; k++) {
+        sweep_hit_shape x = {(uint32_t)(10 * id + k), SWEEP_SHAPE_SPHERE, {0, 0, 0.25 * k + (double)(era % 8) / 16}, {0, 0, 0},
+                             {0.125, 0, 0}};
+        s[k] = x;
+    }
+    return n;
+}
+
+/* A set lasts across frames and is written again before its pool is; an
+ * entity that changes its shapes every tick needs no more than the
+ * frame's pool. Every kept frame, read back at each push, holds exactly
+ * what it was given. */
+static void sets_outlive_their_tick_and_come_back_whole(void **state)
+{
+    (void)state;
+    sweep_history *h = NULL;
+    /* Ids 1 and 3 have 2 shapes, id 2 at most 2: 6 a frame, no more. */
+    assert_int_equal(sweep_history_create_shapes(5, 3, 6, 0, &h), SWEEP_OK);
+    sweep_hit_shape s[3][SWEEP_HIT_SHAPES_MAX];
+    for (uint64_t t = 1; t <= 60; t++) {
+        sweep_history_entity e[3];
+        uint32_t n = 0;
+        for (uint64_t id = 1; id <= 3; id++) {
+            if (id == 3 && t % 7 == 0)
+                continue;
+            e[n] = ent(id, (double)t, (double)id, 0);
+            e[n].shapes = s[n], e[n].shape_count = shapes_at(id, t, s[n]);
+            n++;
+        }
+        assert_int_equal(sweep_history_push(h, t, e, n, NULL, 0), SWEEP_OK);
+        uint64_t oldest, newest;
+        assert_int_equal(sweep_history_span(h, &oldest, &newest), 1);
+        assert_true(newest == t && newest - oldest == (t < 5 ? t - 1 : 4));
+        for (uint64_t k = oldest; k <= newest; k++) {
+            sweep__hist_at at;
+            sweep__hist_iter it;
+            sweep__hist_ref r;
+            sweep__hist_pose p;
+            begin_at(h, k, 0.0, &at, &it);
+            while (sweep__history_iter_next(&it, &r)) {
+                sweep__history_pose(&at, &r, &p);
+                sweep_hit_shape want[SWEEP_HIT_SHAPES_MAX];
+                uint32_t wn = shapes_at(p.id, k, want);
+                assert_true(p.position.x == (double)k && p.position.y == (double)p.id && p.radii.z == 0.9);
+                assert_int_equal(p.shape_count, wn);
+                for (uint32_t q = 0; q < wn; q++) {
+                    assert_int_equal(p.shapes[q].id, want[q].id);
+                    assert_true(p.shapes[q].a.z == want[q].a.z && p.shapes[q].a.x == (double)k &&
+                                p.shapes[q].radii.x == want[q].radii.x);
+                }
+            }
         }
     }
     sweep_history_destroy(h);
@@ -423,6 +491,7 @@ int main(void)
         cmocka_unit_test(shapes_check_names_the_bad_one),
         cmocka_unit_test(kept_shapes_are_checked_again_when_changed),
         cmocka_unit_test(shape_pool_holds_what_it_was_made_for),
+        cmocka_unit_test(sets_outlive_their_tick_and_come_back_whole),
         cmocka_unit_test(full_ring_forgets_the_oldest),
         cmocka_unit_test(sorted_interpolated_despawned_spawned),
         cmocka_unit_test(mover_rotation_is_nlerped),
