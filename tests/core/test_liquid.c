@@ -249,6 +249,37 @@ static void depth_levels_and_sinking(void **state)
     scene_free(&s);
 }
 
+/* Depth is sampled on the shape the body has: a swimmer who crouches in
+ * open water keeps its feet, its centre drops by the difference of the
+ * radii, and its eyes are the crouched shape's. Here the standing eyes
+ * are out (level 2) and the crouched ones under (level 3), where the
+ * standing shape's eyes at the lowered centre would still be out. */
+static void a_crouching_swimmer_is_sampled_on_its_crouched_shape(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 1);
+    s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
+    s.rules.crouch_speed = 2.0;
+    double surface = -0.2;
+    sweep_actor a = standing(15, 0);
+    a.position.z = surface - 0.1;
+    a.grounded = 0;
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), 0, 1e-4);
+    assert_int_equal(r.volumes.liquid_level, 2);
+    assert_int_equal(a.stance, SWEEP_STANCE_STAND);
+    double before = a.position.z;
+    r = act(&s, &a, sweep_v3(0, 0, 0), SWEEP_WISH_CROUCH, 1e-4);
+    assert_int_equal(a.stance, SWEEP_STANCE_CROUCH);
+    assert_true(fabs(a.position.z - (before - 0.4)) < 1e-3);
+    assert_int_equal(r.volumes.liquid_level, 3);
+    /* Standing up again where there is room: level 2 once more. */
+    r = act(&s, &a, sweep_v3(0, 0, 0), 0, 1e-4);
+    assert_int_equal(a.stance, SWEEP_STANCE_STAND);
+    assert_int_equal(r.volumes.liquid_level, 2);
+    scene_free(&s);
+}
+
 /* Lava hurts damage * level per second, as a hurt volume reports. */
 static void lava_hurts_by_depth(void **state)
 {
@@ -399,6 +430,7 @@ int main(void)
         cmocka_unit_test(climb_the_ladder_to_the_top),
         cmocka_unit_test(a_climber_with_no_wish_hangs),
         cmocka_unit_test(depth_levels_and_sinking),
+        cmocka_unit_test(a_crouching_swimmer_is_sampled_on_its_crouched_shape),
         cmocka_unit_test(lava_hurts_by_depth),
         cmocka_unit_test(a_walk_away_from_liquids_is_unchanged),
         cmocka_unit_test(a_fast_swimmer_is_named),
