@@ -5,7 +5,11 @@
 # lines). Programs run SWEEP_TEST_JOBS at a time (default 3), each under a
 # time limit of SWEEP_TEST_TIMEOUT seconds (default 300; then it is sent
 # SIGTERM, and SIGKILL 10 s later, with everything it started, and counted
-# as failed). Inside a cmocka program each test has its own limit,
+# as failed). A script that builds the core several times over (the
+# compilers and levels of cross_build.sh) may say a longer limit of its own
+# in a line "# run-tests: time limit N" (seconds): the larger one holds, so
+# a busy machine slows it without failing it, and a hang is still caught.
+# Inside a cmocka program each test has its own limit,
 # SWEEP_TEST_CASE_TIMEOUT (default 120 s, tests/cmocka_group.c): past it the
 # program names the test and aborts, and counts here as failed with that
 # name. SWEEP_TEST_FILTER=PATTERN runs, in every cmocka program, only the
@@ -60,12 +64,21 @@ trap stop_all INT TERM HUP
 
 now() { date +%s.%N; }
 
+have_timeout=
 if command -v timeout >/dev/null 2>&1; then
-    limiter="timeout --kill-after=10 $limit"
+    have_timeout=1
 else
-    limiter=
     echo "run-tests: timeout(1) not found: programs run without a time limit"
 fi
+
+# The limit of program $1: the suite's, or the longer one a script says.
+limit_of() {
+    own=
+    case $1 in
+    *.sh) own=$(sed -n 's/^# run-tests: time limit \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1) ;;
+    esac
+    if [ -n "$own" ] && [ "$own" -gt "$limit" ]; then echo "$own"; else echo "$limit"; fi
+}
 
 # What a program's output says: "passed failed skipped" on stdout; its
 # skipped tests, one "program: test: reason" line each, into the file SKIPS;
@@ -102,6 +115,9 @@ run_one() {
     key=$2
     out=$work/$key.out
     t0=$(now)
+    lim=$(limit_of "$t")
+    limiter=
+    [ -n "$have_timeout" ] && limiter="timeout --kill-after=10 $lim"
     # shellcheck disable=SC2086  # $limiter is words by design
     CMOCKA_MESSAGE_OUTPUT=stdout $limiter "$t" >"$out" 2>&1 </dev/null &
     pid=$!
@@ -122,8 +138,8 @@ EOF_COUNTS
     [ -f "$work/$key.last" ] && last=$(cat "$work/$key.last")
     why=
     if [ -n "$limiter" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
-        awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s >= l) }'; then
-        why="timed out after $limit s${last:+ $last}"
+        awk -v s="$secs" -v l="$lim" 'BEGIN { exit !(s >= l) }'; then
+        why="timed out after $lim s${last:+ $last}"
     elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
         case $last in
         "in test "* | "") why="rc=$rc${last:+ $last}" ;;

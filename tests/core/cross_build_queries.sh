@@ -12,7 +12,9 @@
 # variant compiles the core again, and both together overran a test's
 # time limit on a busy machine.
 #
-# Speaks cmocka's summary lines so tests/run-tests.sh counts it.
+# Speaks cmocka's summary lines so tests/run-tests.sh counts it. About
+# 60 s on an idle 2-core machine, over 300 s when it is busy:
+# run-tests: time limit 900
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
