@@ -5,10 +5,11 @@
 # lines). Programs run SWEEP_TEST_JOBS at a time (default 3), each under a
 # time limit of SWEEP_TEST_TIMEOUT seconds (default 300; then it is sent
 # SIGTERM, and SIGKILL 10 s later, with everything it started, and counted
-# as failed). A script that builds the core several times over (the
-# compilers and levels of cross_build.sh) may say a longer limit of its own
-# in a line "# run-tests: time limit N" (seconds): the larger one holds, so
-# a busy machine slows it without failing it, and a hang is still caught.
+# as failed). A program that builds the core several times over (the
+# compilers and levels of cross_build.sh) or runs other tools per case
+# (protocol/interop) may say a longer limit in its source, in a comment
+# line "run-tests: time limit N" (seconds): the larger one holds, so a busy
+# machine slows it without failing it, and a hang is still caught.
 # Inside a cmocka program each test has its own limit,
 # SWEEP_TEST_CASE_TIMEOUT (default 120 s, tests/cmocka_group.c): past it the
 # program names the test and aborts, and counts here as failed with that
@@ -71,12 +72,22 @@ else
     echo "run-tests: timeout(1) not found: programs run without a time limit"
 fi
 
-# The limit of program $1: the suite's, or the longer one a script says.
+# The limit of program $1: the suite's, or the longer one its source says
+# (a script itself; a built program $BUILD/tests/DIR/NAME, tests/DIR/NAME.c
+# or the tests/DIR/NAME.sh it was made from).
 limit_of() {
-    own=
+    src=
     case $1 in
-    *.sh) own=$(sed -n 's/^# run-tests: time limit \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1) ;;
+    *.sh) src=$1 ;;
+    */tests/*)
+        for s in "tests/${1#*/tests/}.c" "tests/${1#*/tests/}.sh"; do
+            [ -f "$s" ] && src=$s && break
+        done
+        ;;
     esac
+    own=
+    [ -n "$src" ] &&
+        own=$(sed -n 's|^[#*/ ]*run-tests: time limit \([0-9][0-9]*\)$|\1|p' "$src" | head -n 1)
     if [ -n "$own" ] && [ "$own" -gt "$limit" ]; then echo "$own"; else echo "$limit"; fi
 }
 
