@@ -305,7 +305,8 @@ static double clock_cost(void)
  * is written again once in as many, here every walker's in the same
  * tick), so the median of each phase of that period, and the mean of
  * those. A median leaves out the ticks in which the busy machine ran
- * something else, which a mean would count. phase: room for n. */
+ * something else, which a mean would count. n: two periods at least
+ * (each phase then has a tick); phase: room for n. */
 static double phase_median(const double *d, uint32_t n, uint64_t first_tick, double *phase)
 {
     uint32_t period = SWEEP__HISTORY_SET_TICKS;
