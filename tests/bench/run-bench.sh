@@ -168,7 +168,8 @@ rm -f "$LEVEL_ERR"
 # and 250 ms in the past, one core.query line each, on generated levels and
 # on every corpus level imported above; then core.history, what keeping a
 # frame adds to a tick of moving N entities, and its bytes an entity a
-# second. Thread CPU time, so a busy machine only slows it, but read ratios.
+# second. The queries in thread CPU time, so a busy machine only slows
+# them; the history tick by tick on the monotonic clock, medians; read ratios.
 for tris in 10000 100000; do
     "${BUILD:-build}/tests/bench/bench_query" --tris "$tris"
 done
