@@ -382,28 +382,6 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
     }
 }
 
-/* Keeps the moving triangles near [lo, hi] (dyn_walk order). */
-static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
-{
-    s->mover_count = 0;
-    s->movers_kept = 1;
-    if (!s->src.movers && !s->src.crowd)
-        return;
-    dyn_walk it;
-    sweep_vec3 tlo, thi;
-    const sweep__tri *t;
-    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
-    while ((t = dyn_next(&it, &tlo, &thi))) {
-        if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
-            s->movers_kept = 0;
-            return;
-        }
-        keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
-    }
-    if (it.full)
-        s->movers_kept = 0;
-}
-
 /*
  * The box every centre of every sweep that uses the kept triangles stays
  * in, in world space: such a sweep's box, its path padded by 1.001 radii,
@@ -455,6 +433,61 @@ static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const
     return (behind | beyond) & big;
 }
 
+/*
+ * Can no sweep whose centre stays in cb touch shell triangle t, whose
+ * widened box is tb? Only a horizontal face (its three heights the same
+ * bits: a shell's top and bottom, 12 of its 28 triangles), which faces
+ * away from a body at about the same height: culled() with its plane,
+ * (0, 0, +-1) and +-z. That plane is exact in direction in eSpace too,
+ * since every edge's z is exactly 0 there, so the narrow phase sees the
+ * same plane up to the rounding of its offset; which way it faces is the
+ * sign of the cross product's z, which rounding cannot turn while it is
+ * far above the rounding of the corners (1e-9 of their size times the
+ * edges, a million times the bound). The margin grows by the face's own
+ * distance from the origin, since a body may stand outside the world's
+ * box, which bounds the world's triangles only.
+ */
+static inline int shell_face_culled(const centre_box *cb, const sweep__tri *t, const sweep__tri_box *tb)
+{
+    if (t->a.z != t->b.z || t->a.z != t->c.z)
+        return 0;
+    double abx = t->b.x - t->a.x, aby = t->b.y - t->a.y, acx = t->c.x - t->a.x, acy = t->c.y - t->a.y;
+    double up = abx * acy - aby * acx;
+    double mx = fabs(t->a.x) + fabs(t->b.x) + fabs(t->c.x), my = fabs(t->a.y) + fabs(t->b.y) + fabs(t->c.y);
+    if (!(fabs(up) > 1e-9 * (mx * (fabs(aby) + fabs(acy)) + my * (fabs(abx) + fabs(acx))) + 1e-300))
+        return 0;
+    float s = up > 0.0 ? 1.0f : -1.0f;
+    sweep__tri_plane pl = {{0.0f, 0.0f, s}, (float)(s * t->a.z)};
+    centre_box c = *cb;
+    c.margin += 1e-6 * (fabs(t->a.x) + fabs(t->a.y) + fabs(t->a.z));
+    return culled(&c, &pl, tb);
+}
+
+/* Keeps the moving triangles near [lo, hi] (dyn_walk order), but for the
+ * shells' faces that no sweep whose centre stays in cb can touch. */
+static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const centre_box *cb)
+{
+    s->mover_count = 0;
+    s->movers_kept = 1;
+    if (!s->src.movers && !s->src.crowd)
+        return;
+    dyn_walk it;
+    sweep_vec3 tlo, thi;
+    const sweep__tri *t;
+    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
+    while ((t = dyn_next(&it, &tlo, &thi))) {
+        if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
+            s->movers_kept = 0;
+            return;
+        }
+        sweep__candidate *cd = &s->mover_cand[s->mover_count];
+        keep(cd, t, tlo, thi, it.mover, it.body);
+        s->mover_count += !(it.body != SWEEP_NO_BODY && shell_face_culled(cb, t, &cd->box));
+    }
+    if (it.full)
+        s->movers_kept = 0;
+}
+
 void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
                         sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -466,7 +499,18 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->kept = 1;
     s->prepared = 0;
     s->world_prep = w && w->prep && sweep_v3_same_bits(w->prep_inv_radii, inv_radii) ? w->prep : NULL;
-    begin_dynamic(s, lo, hi);
+    centre_box cb;
+    cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
+    cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
+    cb.radii = radii;
+    cb.min_size = (float)(2e-4 * (cb.h.x + cb.h.y + cb.h.z + radii.x + radii.y + radii.z));
+    sweep_vec3 far = sweep_v3(0, 0, 0);
+    if (w)
+        far = sweep_v3_max(sweep_v3(fabs(w->lo.x), fabs(w->lo.y), fabs(w->lo.z)),
+                           sweep_v3(fabs(w->hi.x), fabs(w->hi.y), fabs(w->hi.z)));
+    cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
+                        far.z);
+    begin_dynamic(s, lo, hi, &cb);
     if (!w)
         return;
     /* The walk of sweep__bvh_walk_next (depth first, first child first),
@@ -477,15 +521,6 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     sweep_box_init(&b, lo, hi);
     sweep__bvh_box nb;
     sweep__bvh_box_set(&nb, &b.f);
-    centre_box cb;
-    cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
-    cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
-    cb.radii = radii;
-    cb.min_size = (float)(2e-4 * (cb.h.x + cb.h.y + cb.h.z + radii.x + radii.y + radii.z));
-    sweep_vec3 far = sweep_v3_max(sweep_v3(fabs(w->lo.x), fabs(w->lo.y), fabs(w->lo.z)),
-                                  sweep_v3(fabs(w->hi.x), fabs(w->hi.y), fabs(w->hi.z)));
-    cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
-                        far.z);
     const sweep__node *nodes = w->nodes;
     const sweep__tri_prep *wp = s->world_prep;
     sweep__child stack[SWEEP__BVH_STACK];
