@@ -434,33 +434,38 @@ static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const
 }
 
 /*
- * Can no sweep whose centre stays in cb touch shell triangle t, whose
- * widened box is tb? Only a horizontal face (its three heights the same
- * bits: a shell's top and bottom, 12 of its 28 triangles), which faces
- * away from a body at about the same height: culled() with its plane,
- * (0, 0, +-1) and +-z. That plane is exact in direction in eSpace too,
- * since every edge's z is exactly 0 there, so the narrow phase sees the
- * same plane up to the rounding of its offset; which way it faces is the
- * sign of the cross product's z, which rounding cannot turn while it is
- * far above the rounding of the corners (1e-9 of their size times the
- * edges, a million times the bound). The margin grows by the face's own
- * distance from the origin, since a body may stand outside the world's
- * box, which bounds the world's triangles only.
+ * Can no sweep whose centre stays in cb touch a shell's flat face at
+ * height z, facing up (up) or down? culled() for the plane (0, 0, +-1),
+ * +-z, in double, and with no size test: that plane is exact in direction
+ * in eSpace too (every edge's z is exactly 0 there), so the narrow phase
+ * sees it up to the rounding of its offset. Which way it faces there is
+ * the orientation of the octagon's corners, which rounding cannot turn
+ * while the body's radii are far above the rounding of its position
+ * (shell_flat_culled). The margin grows by the shell's own distance from
+ * the origin, since a body may stand outside the world's box, which
+ * bounds the world's triangles only.
  */
-static inline int shell_face_culled(const centre_box *cb, const sweep__tri *t, const sweep__tri_box *tb)
+static int flat_face_culled(const centre_box *cb, double z, int up, double margin)
 {
-    if (t->a.z != t->b.z || t->a.z != t->c.z)
+    double mid = up ? cb->c.z - z : z - cb->c.z;
+    double clear = mid - cb->h.z - margin;
+    int behind = mid + cb->h.z < -margin;
+    int beyond = (clear > 0.0) & (clear * clear > cb->radii.z * cb->radii.z * (1.0 + 1e-5));
+    return behind | beyond;
+}
+
+/* Which of shell b's flat faces no sweep whose centre stays in cb can
+ * touch: bit 0 the top, bit 1 the bottom. */
+static unsigned shell_flat_culled(const centre_box *cb, const sweep_crowd *c, uint32_t b, const sweep__tri *tris)
+{
+    sweep_vec3 p = c->pos[b], r = c->radii[b];
+    double size = 1.0 + fabs(p.x) + fabs(p.y) + fabs(p.z) + r.x + r.y + r.z;
+    if (!((r.x < r.y ? r.x : r.y) >= 1e-9 * size))
         return 0;
-    double abx = t->b.x - t->a.x, aby = t->b.y - t->a.y, acx = t->c.x - t->a.x, acy = t->c.y - t->a.y;
-    double up = abx * acy - aby * acx;
-    double mx = fabs(t->a.x) + fabs(t->b.x) + fabs(t->c.x), my = fabs(t->a.y) + fabs(t->b.y) + fabs(t->c.y);
-    if (!(fabs(up) > 1e-9 * (mx * (fabs(aby) + fabs(acy)) + my * (fabs(abx) + fabs(acx))) + 1e-300))
-        return 0;
-    float s = up > 0.0 ? 1.0f : -1.0f;
-    sweep__tri_plane pl = {{0.0f, 0.0f, s}, (float)(s * t->a.z)};
-    centre_box c = *cb;
-    c.margin += 1e-6 * (fabs(t->a.x) + fabs(t->a.y) + fabs(t->a.z));
-    return culled(&c, &pl, tb);
+    double margin = cb->margin + 1e-6 * size;
+    const sweep__tri *top = &tris[SWEEP__CROWD_SHELL_FLAT], *bottom = top + 1;
+    return (unsigned)flat_face_culled(cb, top->a.z, 1, margin) |
+           (unsigned)flat_face_culled(cb, bottom->a.z, 0, margin) << 1;
 }
 
 /* Keeps the moving triangles near [lo, hi] (dyn_walk order), but for the
@@ -474,15 +479,24 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const c
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
+    uint32_t body = SWEEP_NO_BODY;
+    unsigned flat = 0; /* shell_flat_culled of `body`, the shell in hand */
     dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
     while ((t = dyn_next(&it, &tlo, &thi))) {
+        if (it.body != SWEEP_NO_BODY) {
+            if (it.body != body) {
+                body = it.body;
+                flat = shell_flat_culled(cb, s->src.crowd, body, it.tris);
+            }
+            uint32_t j = (uint32_t)(t - it.tris);
+            if (j >= SWEEP__CROWD_SHELL_FLAT && (flat >> ((j - SWEEP__CROWD_SHELL_FLAT) & 1) & 1))
+                continue;
+        }
         if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
             s->movers_kept = 0;
             return;
         }
-        sweep__candidate *cd = &s->mover_cand[s->mover_count];
-        keep(cd, t, tlo, thi, it.mover, it.body);
-        s->mover_count += !(it.body != SWEEP_NO_BODY && shell_face_culled(cb, t, &cd->box));
+        keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
     }
     if (it.full)
         s->movers_kept = 0;

