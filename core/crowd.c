@@ -8,6 +8,8 @@
  */
 #include "core/crowd_impl.h"
 
+#include "core/check.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +177,7 @@ void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out)
         TRI(k, k1, k1 + 8); /* side, outwards */
         TRI(k, k1 + 8, k + 8);
     }
+    SWEEP_CORE_CHECK(n == SWEEP__CROWD_SHELL_FLAT);
     for (int k = 1; k < 7; k++) {
         TRI(8, 8 + k, 8 + k + 1); /* top, facing up */
         TRI(0, k + 1, k);         /* bottom, facing down */

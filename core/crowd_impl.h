@@ -55,6 +55,12 @@ static inline void sweep__crowd_scan_up_to(sweep_crowd *c, uint32_t n)
  * SWEEP_CROWD_SHELL_TRIANGLES). */
 void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out);
 
+/* A shell's triangles from this one on are its flat faces, alternately
+ * the top (even offsets from it: facing up, its corners at p.z + r.z) and
+ * the bottom (odd: facing down, at p.z - r.z), each corner's z the same
+ * bits across a face; those before it are the sides. */
+#define SWEEP__CROWD_SHELL_FLAT 16u
+
 /* Keys beyond this many cells from the origin share the last one. */
 #define SWEEP__CROWD_KEY_MAX 1073741824.0
 

@@ -382,28 +382,6 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
     }
 }
 
-/* Keeps the moving triangles near [lo, hi] (dyn_walk order). */
-static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi)
-{
-    s->mover_count = 0;
-    s->movers_kept = 1;
-    if (!s->src.movers && !s->src.crowd)
-        return;
-    dyn_walk it;
-    sweep_vec3 tlo, thi;
-    const sweep__tri *t;
-    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
-    while ((t = dyn_next(&it, &tlo, &thi))) {
-        if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
-            s->movers_kept = 0;
-            return;
-        }
-        keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
-    }
-    if (it.full)
-        s->movers_kept = 0;
-}
-
 /*
  * The box every centre of every sweep that uses the kept triangles stays
  * in, in world space: such a sweep's box, its path padded by 1.001 radii,
@@ -455,6 +433,75 @@ static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const
     return (behind | beyond) & big;
 }
 
+/*
+ * Can no sweep whose centre stays in cb touch a shell's flat face at
+ * height z, facing up (up) or down? culled() for the plane (0, 0, +-1),
+ * +-z, in double, and with no size test: that plane is exact in direction
+ * in eSpace too (every edge's z is exactly 0 there), so the narrow phase
+ * sees it up to the rounding of its offset. Which way it faces there is
+ * the orientation of the octagon's corners, which rounding cannot turn
+ * while the body's radii are far above the rounding of its position
+ * (shell_flat_culled). The margin grows by the shell's own distance from
+ * the origin, since a body may stand outside the world's box, which
+ * bounds the world's triangles only.
+ */
+static int flat_face_culled(const centre_box *cb, double z, int up, double margin)
+{
+    double mid = up ? cb->c.z - z : z - cb->c.z;
+    double clear = mid - cb->h.z - margin;
+    int behind = mid + cb->h.z < -margin;
+    int beyond = (clear > 0.0) & (clear * clear > cb->radii.z * cb->radii.z * (1.0 + 1e-5));
+    return behind | beyond;
+}
+
+/* Which of shell b's flat faces no sweep whose centre stays in cb can
+ * touch: bit 0 the top, bit 1 the bottom. */
+static unsigned shell_flat_culled(const centre_box *cb, const sweep_crowd *c, uint32_t b, const sweep__tri *tris)
+{
+    sweep_vec3 p = c->pos[b], r = c->radii[b];
+    double size = 1.0 + fabs(p.x) + fabs(p.y) + fabs(p.z) + r.x + r.y + r.z;
+    if (!((r.x < r.y ? r.x : r.y) >= 1e-9 * size))
+        return 0;
+    double margin = cb->margin + 1e-6 * size;
+    const sweep__tri *top = &tris[SWEEP__CROWD_SHELL_FLAT], *bottom = top + 1;
+    return (unsigned)flat_face_culled(cb, top->a.z, 1, margin) |
+           (unsigned)flat_face_culled(cb, bottom->a.z, 0, margin) << 1;
+}
+
+/* Keeps the moving triangles near [lo, hi] (dyn_walk order), but for the
+ * shells' faces that no sweep whose centre stays in cb can touch. */
+static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const centre_box *cb)
+{
+    s->mover_count = 0;
+    s->movers_kept = 1;
+    if (!s->src.movers && !s->src.crowd)
+        return;
+    dyn_walk it;
+    sweep_vec3 tlo, thi;
+    const sweep__tri *t;
+    uint32_t body = SWEEP_NO_BODY;
+    unsigned flat = 0; /* shell_flat_culled of `body`, the shell in hand */
+    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
+    while ((t = dyn_next(&it, &tlo, &thi))) {
+        if (it.body != SWEEP_NO_BODY) {
+            if (it.body != body) {
+                body = it.body;
+                flat = shell_flat_culled(cb, s->src.crowd, body, it.tris);
+            }
+            uint32_t j = (uint32_t)(t - it.tris);
+            if (j >= SWEEP__CROWD_SHELL_FLAT && (flat >> ((j - SWEEP__CROWD_SHELL_FLAT) & 1) & 1))
+                continue;
+        }
+        if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
+            s->movers_kept = 0;
+            return;
+        }
+        keep(&s->mover_cand[s->mover_count++], t, tlo, thi, it.mover, it.body);
+    }
+    if (it.full)
+        s->movers_kept = 0;
+}
+
 void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
                         sweep_vec3 lo, sweep_vec3 hi)
 {
@@ -466,7 +513,18 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->kept = 1;
     s->prepared = 0;
     s->world_prep = w && w->prep && sweep_v3_same_bits(w->prep_inv_radii, inv_radii) ? w->prep : NULL;
-    begin_dynamic(s, lo, hi);
+    centre_box cb;
+    cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
+    cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
+    cb.radii = radii;
+    cb.min_size = (float)(2e-4 * (cb.h.x + cb.h.y + cb.h.z + radii.x + radii.y + radii.z));
+    sweep_vec3 far = sweep_v3(0, 0, 0);
+    if (w)
+        far = sweep_v3_max(sweep_v3(fabs(w->lo.x), fabs(w->lo.y), fabs(w->lo.z)),
+                           sweep_v3(fabs(w->hi.x), fabs(w->hi.y), fabs(w->hi.z)));
+    cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
+                        far.z);
+    begin_dynamic(s, lo, hi, &cb);
     if (!w)
         return;
     /* The walk of sweep__bvh_walk_next (depth first, first child first),
@@ -477,15 +535,6 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     sweep_box_init(&b, lo, hi);
     sweep__bvh_box nb;
     sweep__bvh_box_set(&nb, &b.f);
-    centre_box cb;
-    cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
-    cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
-    cb.radii = radii;
-    cb.min_size = (float)(2e-4 * (cb.h.x + cb.h.y + cb.h.z + radii.x + radii.y + radii.z));
-    sweep_vec3 far = sweep_v3_max(sweep_v3(fabs(w->lo.x), fabs(w->lo.y), fabs(w->lo.z)),
-                                  sweep_v3(fabs(w->hi.x), fabs(w->hi.y), fabs(w->hi.z)));
-    cb.margin = 1e-6 * (1.0 + fabs(cb.c.x) + fabs(cb.c.y) + fabs(cb.c.z) + cb.h.x + cb.h.y + cb.h.z + far.x + far.y +
-                        far.z);
     const sweep__node *nodes = w->nodes;
     const sweep__tri_prep *wp = s->world_prep;
     sweep__child stack[SWEEP__BVH_STACK];

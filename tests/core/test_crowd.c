@@ -123,6 +123,27 @@ static void stands_on_a_head(void **state)
     scene_free(&s);
 }
 
+/* A head far outside the world's box (which bounds the world's triangles
+ * only, not the shells a move culls by their planes) still holds a body
+ * that lands on it; the lower body hangs where it is set. */
+static void stands_on_a_head_far_outside_the_world(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 2);
+    guy low, high;
+    const double x = 120, y = -90, z = 30.5;
+    put(&s, &high, 1, x + 0.1, y + 0.05, z + 3.5);
+    for (int t = 0; t < 120; t++) {
+        put(&s, &low, 0, x, y, z);
+        step(&s, &high, 1, sweep_v3(0, 0, 0));
+    }
+    assert_true(high.grounded);
+    assert_int_equal(high.last.ground_body, 0);
+    assert_true(high.pos.z >= z + 1.8 - 1e-9 && high.pos.z < z + 1.8 + 0.01);
+    scene_free(&s);
+}
+
 /* Distance from (x, y) to the octagon of apothem r round the origin (0
  * inside), by the distance to its nearest side segment. */
 static double octagon_distance(double x, double y, double r)
@@ -315,6 +336,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(head_on_stop_at_sum_of_radii),
         cmocka_unit_test(stands_on_a_head),
+        cmocka_unit_test(stands_on_a_head_far_outside_the_world),
         cmocka_unit_test(slides_round_another),
         cmocka_unit_test(own_shell_is_ignored),
         cmocka_unit_test(grown_crowd_keeps_bodies),
