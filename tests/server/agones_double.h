@@ -116,12 +116,16 @@ static ssize_t ad_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&d->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
-        json_t *gs = ad_gameserver(d);
+        /* Written out under the lock: the GameServer holds the double's
+         * own labels, annotations and List values (references, not
+         * copies), which other connections' requests change under it. */
+        json_t *msg = json_pack("{s:o}", "result", ad_gameserver(d));
+        char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
         w->sent = d->version;
         pthread_mutex_unlock(&d->lock);
-        json_t *msg = json_pack("{s:o}", "result", gs);
-        char *text = json_dumps(msg, JSON_COMPACT);
         json_decref(msg);
+        if (!text)
+            return MHD_CONTENT_READER_END_WITH_ERROR;
         size_t n = strlen(text);
         w->pending = malloc(n + 2);
         memcpy(w->pending, text, n);
