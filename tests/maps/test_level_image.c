@@ -110,6 +110,14 @@ static void round_trip_same_level(void **state)
     sweep_level_free(&lv);
 }
 
+/* Where a version 3 image's swimming rules start: after the magic, the
+ * version, the name and the 18 numbers of the map row (level_image.h);
+ * the 7 swimming rules and then the 4 crouch values follow. */
+static size_t rules_end(const sweep_level *lv)
+{
+    return 16 + strlen(lv->name) + 18 * 8;
+}
+
 /* A level with crouching makes an image holding its crouch rules, read
  * back to the same hash and rules; one without holds zeros there. */
 static void crouch_rules_round_trip(void **state)
@@ -132,7 +140,7 @@ static void crouch_rules_round_trip(void **state)
     sweep_level_free(&back);
     /* Its crouch values are checked as a map's. */
     double bad = 9.0; /* crouch_speed above walk_speed */
-    memcpy(bytes + 16 + strlen(lv.name) + 18 * 8 + 7 * 8 + 3 * 8, &bad, 8); /* after the swimming rules */
+    memcpy(bytes + rules_end(&lv) + 7 * 8 + 3 * 8, &bad, 8); /* after the swimming rules and radii */
     assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_CONFIG);
     assert_non_null(strstr(err, "crouch_speed=9"));
     free(bytes);
@@ -152,13 +160,13 @@ static void earlier_versions_read(void **state)
     size_t len;
     level_and_image(&lv, &bytes, &len);
     assert_int_equal(lv.volume_count, 0);
-    const size_t rules_end = 16 + strlen(lv.name) + 18 * 8, swim = 7 * 8, crouch = 4 * 8;
+    const size_t at = rules_end(&lv), swim = 7 * 8, crouch = 4 * 8;
     for (unsigned version = 1; version <= 2; version++) {
         size_t cut = version == 1 ? swim + crouch : swim;
         unsigned char *old = malloc(len);
         assert_non_null(old);
-        memcpy(old, bytes, rules_end);
-        memcpy(old + rules_end, bytes + rules_end + cut, len - rules_end - cut);
+        memcpy(old, bytes, at);
+        memcpy(old + at, bytes + at + cut, len - at - cut);
         old[8] = (unsigned char)version;
         char err[256];
         assert_int_equal(sweep_level_image_read(old, len - cut, &back, err, sizeof err), SWEEP_OK);
