@@ -133,6 +133,93 @@ static void same_output_agrees_with_the_image(void **state)
     }
 }
 
+/* Little-endian bytes of v at p, one at a time: the layout of record.h
+ * written out here on its own, not with the writer's helpers. */
+static void le_put(uint8_t *p, uint64_t v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void le_f64(uint8_t *p, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    le_put(p, u, 8);
+}
+
+static void le_vec3(uint8_t *p, sweep_vec3 v)
+{
+    le_f64(p, v.x);
+    le_f64(p + 8, v.y);
+    le_f64(p + 16, v.z);
+}
+
+/* The writer's image is record.h's MOVE layout byte for byte, every
+ * field of it (the input's too), with only the core's rules kept and
+ * nothing of a contact but its point, normal, triangle and material; it
+ * writes nothing past its length. */
+static void the_image_is_the_layout(void **state)
+{
+    (void)state;
+    for (uint32_t round = 0; round < 300; round++) {
+        uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
+        sweep_msg_move_result r;
+        random_result(&r, contacts);
+        r.rules = (uint32_t)next_u64(); /* the server's bits too, which the image leaves out */
+        r.server_tick = next_u64();
+        r.correction = next_f64();
+        r.time_excess = next_f64();
+        for (uint32_t i = 0; i < contacts; i++) {
+            r.contacts[i].mover = (uint32_t)next_u64();
+            r.contacts[i].body = (uint32_t)next_u64();
+        }
+        uint64_t session = next_u64();
+        uint32_t mode = round % SWEEP_WIRE_MODE_COUNT, buttons = (uint32_t)next_u64();
+        sweep_vec3 wish = next_vec3();
+
+        uint8_t want[SWEEP__RECORD_MOVE_MAX + 16];
+        memset(want, 0xa5, sizeof want);
+        le_put(want + 0, session, 8);
+        le_put(want + 8, r.entity, 4);
+        le_put(want + 12, r.sequence, 4);
+        le_vec3(want + 16, wish);
+        le_f64(want + 40, r.applied_dt);
+        le_put(want + 48, buttons, 4);
+        want[52] = (uint8_t)mode;
+        want[53] = (uint8_t)((r.grounded ? 1u : 0u) | (r.carried ? 2u : 0u) | (r.pushed ? 4u : 0u) |
+                             (r.has_start_position ? 8u : 0u) | (r.crouched ? 16u : 0u) |
+                             (r.stance_blocked ? 32u : 0u));
+        want[54] = (uint8_t)contacts;
+        want[55] = 0;
+        le_vec3(want + 56, r.position);
+        le_vec3(want + 80, r.velocity);
+        le_vec3(want + 104, r.ground_normal);
+        le_vec3(want + 128, r.start_position);
+        le_f64(want + 152, r.speed_excess);
+        le_put(want + 160, r.ground_material, 4);
+        le_put(want + 164, r.ground_mover, 4);
+        le_put(want + 168, r.pushed_by, 4);
+        le_put(want + 172, r.rules & SWEEP__RECORD_MOVE_RULES, 4);
+        for (uint32_t i = 0; i < contacts; i++) {
+            uint8_t *c = want + SWEEP_RECORD_MOVE_FIXED + i * SWEEP_RECORD_MOVE_CONTACT;
+            le_vec3(c, r.contacts[i].point);
+            le_vec3(c + 24, r.contacts[i].normal);
+            le_put(c + 48, r.contacts[i].triangle, 4);
+            le_put(c + 52, r.contacts[i].material, 4);
+        }
+
+        uint8_t image[SWEEP__RECORD_MOVE_MAX + 16];
+        memset(image, 0xa5, sizeof image);
+        size_t n = sweep__record_move_encode(image, session, mode, buttons, wish, &r);
+        assert_int_equal(n, SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
+        for (size_t at = 0; at < sizeof image; at++)
+            if (image[at] != want[at])
+                fail_msg("round %u (%u contacts): byte %zu is 0x%02x, the layout's 0x%02x", round, contacts, at,
+                         image[at], want[at]);
+    }
+}
+
 /* A core's output with every field drawn at random, those the image does
  * not hold too (a contact's mover and body, the ground triangle, ...). */
 static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts, uint32_t grounded)
@@ -249,6 +336,7 @@ static void same_act_agrees_with_the_image(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_image_is_the_layout),
         cmocka_unit_test(same_output_agrees_with_the_image),
         cmocka_unit_test(same_act_agrees_with_the_image),
     };
