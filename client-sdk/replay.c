@@ -51,12 +51,14 @@ typedef struct replay_session {
     int tcp;
 } replay_session;
 
-/* One message the world sent (OUT), or one of its moves (MOVE), in the
- * arena. */
+/* One message the world sent (OUT), or one of its moves (MOVE): in the
+ * arena, or only said to be the record the log holds at its place (same;
+ * on_sent_as). */
 typedef struct sent {
     uint64_t session;
     size_t at, len;
     uint8_t type;
+    uint8_t same;
 } sent;
 
 struct sweep_replay {
@@ -161,11 +163,24 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
     return 0;
 }
 
+/* What the world sent, kept for compare(). Nearly always it is the
+ * record the log holds at its place, which the group was read for before
+ * the request ran: compared here, as it is made, and then not copied
+ * (compare() reads the bytes of a message that differs, and of the first
+ * one past the log's, never of one that matched): 78 instructions a move
+ * fewer at the full depth (callgrind, the arena's 20 s log of 16 bots). */
 static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
 {
     if (grow((void **)&r->sent, &r->sent_cap, r->sent_count + 1, sizeof *r->sent) != 0) {
         r->arena_failed = 1;
         return;
+    }
+    if (r->sent_count < r->expect_count) {
+        const sweep_record *x = &r->expect[r->sent_count];
+        if (x->type == type && x->session == session && x->bytes.len == len && memcmp(x->bytes.ptr, bytes, len) == 0) {
+            r->sent[r->sent_count++] = (sent){session, 0, len, type, 1};
+            return;
+        }
     }
     if (r->arena_len + len > r->arena_cap) {
         size_t ncap = r->arena_cap ? r->arena_cap : 64u * 1024u;
@@ -180,7 +195,7 @@ static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const ui
         r->arena_cap = ncap;
     }
     memcpy(r->arena + r->arena_len, bytes, len);
-    r->sent[r->sent_count++] = (sent){session, r->arena_len, len, type};
+    r->sent[r->sent_count++] = (sent){session, r->arena_len, len, type, 0};
     r->arena_len += len;
 }
 
@@ -593,8 +608,8 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         const sweep_record *x = &r->expect[i];
         const sent *y = &r->sent[i];
         const uint8_t *yb = r->arena + y->at;
-        if (x->type == y->type && x->session == y->session && x->bytes.len == y->len &&
-            memcmp(x->bytes.ptr, yb, y->len) == 0) {
+        if (y->same || (x->type == y->type && x->session == y->session && x->bytes.len == y->len &&
+                        memcmp(x->bytes.ptr, yb, y->len) == 0)) {
             if (x->type == SWEEP_RECORD_MOVE)
                 continue;
             r->stats.outputs++;
