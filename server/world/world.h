@@ -152,9 +152,17 @@ struct sweep__owner {
     uint64_t query_tick;               /* the world tick they were credited up to */
 };
 
-/* Open-addressing table entity id -> entity. */
+/* Open-addressing table entity id -> entity. A slot holds the id beside
+ * the pointer: a probe compares ids without reaching into the entity, a
+ * struct of some 23 KB (its kept results) whose id would be a cache and
+ * TLB miss of its own for every probe of every move. */
+typedef struct sweep__entity_slot {
+    uint32_t id; /* 0: empty */
+    sweep__entity *e;
+} sweep__entity_slot;
+
 typedef struct sweep__entity_table {
-    sweep__entity **slots;
+    sweep__entity_slot *slots;
     uint32_t cap; /* power of two */
     uint32_t count;
 } sweep__entity_table;
