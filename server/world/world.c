@@ -199,6 +199,7 @@ int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
     if (bodies_reserve(w, w->ent_count + 1) != 0)
         return -1;
     w->ents[w->ent_count++] = e;
+    w->hist_order_stale = 1;
     e->world = w;
     return 0;
 }
@@ -225,6 +226,7 @@ void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
         if (w->ents[i] == e) {
             memmove(&w->ents[i], &w->ents[i + 1], (w->ent_count - i - 1) * sizeof *w->ents);
             w->ent_count--;
+            w->hist_order_stale = 1;
             return;
         }
     }

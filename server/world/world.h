@@ -209,6 +209,11 @@ struct sweep__world {
     uint32_t rewind_cap_ticks;  /* how far back of the newest frame a player may ask */
     uint32_t history_entities;  /* the most a frame keeps: Spawn refuses past it */
     sweep_history_entity *hist_entities; /* tick scratch, history_entities of them */
+    /* The entities by id, the order a frame keeps them in (history.c),
+     * made again only after a spawn or a removal (hist_order_stale) rather
+     * than sorted by the history at every tick. */
+    sweep__entity **hist_order;
+    int hist_order_stale;
     sweep_mover_pose *hist_movers;       /* tick scratch, one per mover */
     sweep_msg_query_answer *query_answers;        /* a Query's answers, opt.max_batch */
     sweep_wire_query_hit *query_hits;             /* and their hits, SWEEP_WIRE_QUERY_HITS_MAX each */
