@@ -111,6 +111,8 @@ static sweep_status push(sweep__world *w, int shapes)
         w->hist_order_stale = 0;
     }
     for (uint32_t i = 0; i < n; i++) {
+        if (i + 8 < n)
+            sweep__entity_prefetch(w->hist_order[i + 8]);
         const sweep__entity *e = w->hist_order[i];
         sweep_history_entity *h = &w->hist_entities[i];
         h->id = e->id;

@@ -272,8 +272,11 @@ static void tick_movers(sweep__world *w, const sweep__world_sink *sink)
                    (unsigned long long)w->tick);
         return;
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 8 < n)
+            sweep__entity_prefetch(w->ents[i + 8]);
         w->bodies[i] = sweep__entity_body(&w->ents[i]->st);
+    }
     sweep_tick_report rep;
     sweep_status st = sweep_movers_tick(w->movers, w->world, &w->level.config, w->bodies, n, &rep);
     if (st != SWEEP_OK) {
