@@ -104,6 +104,10 @@
  * the moves in flight, as a window of sequence numbers. */
 #define SWEEP__SEEN 4096u
 
+/* Bytes taken by one read (TCP): a game server's tick of a thousand
+ * answers is some 180 KB, three reads of this rather than a dozen. */
+#define SWEEP__RX_READ (64u * 1024u)
+
 /* Datagrams taken by one read (UDP). A game's socket rarely holds more
  * than a few answers at a time; what matters is that a read which returns
  * fewer than this knows the socket is empty, with no second call to hear
@@ -175,6 +179,7 @@ struct sweep_client {
     /* Receiving. */
     uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */
     size_t rx_cap;
+    uint8_t *rx_read; /* TCP: one read's bytes, SWEEP__RX_READ of them */
     sweep__rx_batch *rx_batch; /* UDP: one read's datagrams, into rx */
     sweep__datagram rx_got[SWEEP__RX_BATCH];
     sweep_framer framer;
@@ -1051,12 +1056,12 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
         }
         return SWEEP_CLIENT_OK;
     }
-    uint8_t tmp[16384];
+    uint8_t *tmp = c->rx_read;
     for (int n = 0; n < 64; n++) {
         /* The stamp is the newest segment's: the frames this read completes
          * were whole by then (the earlier ones sooner, so never too early). */
         uint64_t arrived;
-        long r = sweep__sock_recv(c->fd, tmp, sizeof tmp, &arrived, &kind, &sys);
+        long r = sweep__sock_recv(c->fd, tmp, SWEEP__RX_READ, &arrived, &kind, &sys);
         if (r < 0) {
             if (kind == SWEEP__NET_AGAIN)
                 return SWEEP_CLIENT_OK;
@@ -1087,7 +1092,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                 return fatal(c, err, SWEEP_CLIENT_E_PROTOCOL, "server announced a frame above %u bytes",
                              SWEEP__RX_MAX_FRAME);
         }
-        if ((size_t)r < sizeof tmp)
+        if ((size_t)r < SWEEP__RX_READ)
             return SWEEP_CLIENT_OK;
     }
     return SWEEP_CLIENT_OK;
@@ -1152,12 +1157,16 @@ static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size
     return SWEEP_CLIENT_OK;
 }
 
-/* Encodes m into the transmit buffer (with the size prefix over TCP). */
-static sweep_client_status encode(sweep_client *c, const sweep_message *m, const uint8_t **out, size_t *len,
-                                  sweep_client_error *err)
+/* Encodes m into the transmit buffer past its first `from` bytes (with
+ * the size prefix over TCP); SWEEP_CLIENT_E_AGAIN when it does not fit
+ * there but would in the whole buffer. */
+static sweep_client_status encode_from(sweep_client *c, size_t from, const sweep_message *m, const uint8_t **out,
+                                       size_t *len, sweep_client_error *err)
 {
     unsigned flags = c->transport == SWEEP_CLIENT_TCP ? SWEEP_WIRE_SIZE_PREFIXED : 0;
-    sweep_proto_error pe = sweep_encode(m, flags, c->tx, c->tx_cap, out, len);
+    sweep_proto_error pe = sweep_encode(m, flags, c->tx + from, c->tx_cap - from, out, len);
+    if (pe == SWEEP_PROTO_E_BUFFER_SPACE && from > 0)
+        return SWEEP_CLIENT_E_AGAIN;
     if (pe == SWEEP_PROTO_E_BUFFER_SPACE)
         return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s does not fit a frame", sweep_msg_kind_name(m->kind));
     if (pe != SWEEP_PROTO_OK)
@@ -1171,6 +1180,13 @@ static sweep_client_status encode(sweep_client *c, const sweep_message *m, const
         return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the server's frame limit %u",
                     sweep_msg_kind_name(m->kind), *len - SWEEP_FRAME_PREFIX, c->welcome.max_frame_size);
     return SWEEP_CLIENT_OK;
+}
+
+/* Encodes m into the transmit buffer (with the size prefix over TCP). */
+static sweep_client_status encode(sweep_client *c, const sweep_message *m, const uint8_t **out, size_t *len,
+                                  sweep_client_error *err)
+{
+    return encode_from(c, 0, m, out, len, err);
 }
 
 static sweep_client_status send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err)
@@ -1783,6 +1799,7 @@ static void free_client(sweep_client *c)
     free_queue(c);
     free(c->tx);
     free(c->rx);
+    free(c->rx_read);
     free(c->dec.results);
     free(c->dec.command_results);
     free(c->dec.movers);
@@ -1864,8 +1881,9 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
             c->rx_batch = sweep__rx_batch_create(c->rx, c->rx_cap, SWEEP__RX_BATCH);
     } else {
         c->rx = malloc(c->rx_cap);
+        c->rx_read = malloc(SWEEP__RX_READ);
     }
-    if (c->tx == NULL || c->rx == NULL || size_decoder(c, 64) < 0 || copy_strings(c, opts) < 0 ||
+    if (c->tx == NULL || c->rx == NULL || (c->transport == SWEEP_CLIENT_TCP && c->rx_read == NULL) || size_decoder(c, 64) < 0 || copy_strings(c, opts) < 0 ||
         (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL ||
                                               c->rx_batch == NULL))) {
         s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
@@ -2796,7 +2814,48 @@ static int remember_batch(sweep_client *c, uint32_t seq, const sweep_msg_move *b
     return 0;
 }
 
-/* Sends moves in MoveBatches of at most max_batch moves (see client.h). */
+/* MoveBatches encoded but not sent yet (TCP): their frames side by side
+ * in c->tx, the first one's number, and where their moves start in the
+ * caller's array. */
+typedef struct pending_batches {
+    size_t bytes;
+    uint32_t first_seq, first_move, moves;
+} pending_batches;
+
+/* Sends the pending frames in one write, then what a sent batch gets: its
+ * moves' send times and numbers. On failure the pending batches are
+ * forgotten, their numbers left 0. */
+static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uint32_t per, uint32_t *sequences,
+                                        sweep_client_error *err)
+{
+    if (p->bytes == 0)
+        return SWEEP_CLIENT_OK;
+    sweep_client_status s = send_bytes(c, c->tx, p->bytes, deadline_after(c->timeout_ms), err);
+    uint64_t sent = sweep_client_now_ns();
+    uint32_t seq = p->first_seq, at = p->first_move;
+    for (uint32_t left = p->moves; left > 0;) {
+        uint32_t n = left < per ? left : per;
+        if (s != SWEEP_CLIENT_OK)
+            batch_sent(c, seq)->count = 0;
+        for (uint32_t i = 1; s == SWEEP_CLIENT_OK && i <= n; i++) {
+            time_move(c, seq + i, sent);
+            if (sequences)
+                sequences[at + i - 1] = seq + i;
+        }
+        seq += 1 + n;
+        at += n;
+        left -= n;
+    }
+    if (s != SWEEP_CLIENT_OK)
+        c->next_seq = p->first_seq;
+    *p = (pending_batches){0, c->next_seq, at, 0};
+    return s;
+}
+
+/* Sends moves in MoveBatches of at most max_batch moves (see client.h).
+ * Over TCP the batches' frames go out together, as many as the transmit
+ * buffer holds in one write: a game server's tick of a thousand moves is
+ * two writes, and two wakes of the server, rather than sixteen. */
 static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                       uint32_t *sequences, sweep_client_error *err)
 {
@@ -2818,6 +2877,8 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
     }
     if (sequences)
         memset(sequences, 0, (size_t)count * sizeof *sequences);
+    int together = c->transport == SWEEP_CLIENT_TCP;
+    pending_batches p = {0, c->next_seq, 0, 0};
     for (uint32_t done_moves = 0; done_moves < count;) {
         uint32_t n = count - done_moves < per ? count - done_moves : per;
         sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
@@ -2825,23 +2886,36 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
             fill_move(&c->batch[i], &moves[done_moves + i], c->next_seq + 1 + i);
         m.as.move_batch.moves = c->batch;
         m.as.move_batch.count = n;
-        if (remember_batch(c, m.sequence, c->batch, n) < 0)
-            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        sweep_client_status s = send_message(c, &m, err);
-        if (s != SWEEP_CLIENT_OK) {
-            batch_sent(c, m.sequence)->count = 0;
-            return s;
+        const uint8_t *bytes;
+        size_t len;
+        sweep_client_status s = encode_from(c, p.bytes, &m, &bytes, &len, err);
+        if (s == SWEEP_CLIENT_E_AGAIN) {
+            /* No room beside the pending frames: they go first. */
+            if ((s = send_pending(c, &p, per, sequences, err)) != SWEEP_CLIENT_OK)
+                return s;
+            s = encode(c, &m, &bytes, &len, err);
         }
-        uint64_t sent = sweep_client_now_ns();
-        for (uint32_t i = 0; i < n; i++)
-            time_move(c, c->batch[i].sequence, sent);
+        if (s != SWEEP_CLIENT_OK) {
+            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
+            return sp != SWEEP_CLIENT_OK ? sp : s;
+        }
+        if (remember_batch(c, m.sequence, c->batch, n) < 0) {
+            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
+            return sp != SWEEP_CLIENT_OK ? sp : fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        }
+        memmove(c->tx + p.bytes, bytes, len);
+        p.bytes += len;
+        p.moves += n;
         c->next_seq += 1 + n;
-        if (sequences)
-            for (uint32_t i = 0; i < n; i++)
-                sequences[done_moves + i] = c->batch[i].sequence;
         done_moves += n;
+        if (!together) {
+            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
+            if (sp != SWEEP_CLIENT_OK)
+                return sp;
+        }
     }
-    return ok(err);
+    sweep_client_status s = send_pending(c, &p, per, sequences, err);
+    return s != SWEEP_CLIENT_OK ? s : ok(err);
 }
 
 sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,

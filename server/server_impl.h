@@ -305,6 +305,12 @@ struct sweep_server {
     uint8_t *out_buf;               /* encoder output */
     size_t out_cap;
     uint8_t read_buf[64 * 1024];
+    /* The answers to the frames of one read of a session's connection,
+     * gathered to leave in one write when the read is consumed (tcp.c)
+     * rather than one write (and one wake of the client) a frame. */
+    uint8_t cork_buf[256 * 1024];
+    size_t cork_len;
+    sweep__conn *corked;            /* whose answers cork_buf holds; NULL when none is consumed */
     /* UDP (udp.c): datagrams are read in batches (recvmmsg), into one
      * buffer of 64 KiB a datagram, and the answers to a batch leave
      * together (sendmmsg) when it has been handled. */

@@ -237,6 +237,9 @@ static void on_close(uv_handle_t *h)
     free(c);
 }
 
+static int uncork(sweep__conn *c);
+static int write_now(sweep__conn *c, const uint8_t *data, size_t len, int final);
+
 void sweep__conn_close(sweep__conn *c)
 {
     if (c->state == SWEEP__CONN_CLOSING)
@@ -244,8 +247,11 @@ void sweep__conn_close(sweep__conn *c)
     uncount_handshake(c);
     c->state = SWEEP__CONN_CLOSING;
     /* Answers queued behind a write that failed or is cancelled now never
-     * leave: they must not look pending (the invariants, on_write). */
+     * leave: they must not look pending (the invariants, on_write); nor
+     * do those corked. */
     c->queue_len = 0;
+    if (c->server->corked == c)
+        c->server->cork_len = 0;
     uv_close((uv_handle_t *)&c->handle, on_close);
 }
 
@@ -275,6 +281,9 @@ static void ask_shutdown(sweep__conn *c)
 void sweep__conn_drain(sweep__conn *c)
 {
     if (c->state != SWEEP__CONN_OPEN)
+        return;
+    /* What was answered before the drain leaves before its shutdown. */
+    if (uncork(c) != 0)
         return;
     uncount_handshake(c);
     c->state = SWEEP__CONN_DRAINING;
@@ -444,7 +453,40 @@ static int out_reserve(sweep__conn *c, uint8_t **buf, size_t *cap, size_t used, 
     return 0;
 }
 
+/* The corked answers of c (sweep__conn_write) to its socket, by the
+ * ordinary path; c stays corked. 0, or -1 if the connection failed. */
+static int uncork(sweep__conn *c)
+{
+    sweep_server *s = c->server;
+    size_t n = s->cork_len;
+    if (s->corked != c || n == 0)
+        return 0;
+    s->cork_len = 0;
+    return write_now(c, s->cork_buf, n, 0);
+}
+
 int sweep__conn_write(sweep__conn *c, const uint8_t *data, size_t len, int final)
+{
+    sweep_server *s = c->server;
+    if (s->corked == c && c->state == SWEEP__CONN_OPEN && !final) {
+        /* While a read's frames are consumed, answers gather in the cork
+         * buffer; one that would overfill it sends the gathered ones
+         * first. Only what the ordinary path holds counts against the
+         * write queue's limit, as before. */
+        if (len <= sizeof s->cork_buf - s->cork_len) {
+            memcpy(s->cork_buf + s->cork_len, data, len);
+            s->cork_len += len;
+            return 0;
+        }
+        if (uncork(c) != 0)
+            return -1;
+    } else if (s->corked == c && uncork(c) != 0) {
+        return -1;
+    }
+    return write_now(c, data, len, final);
+}
+
+static int write_now(sweep__conn *c, const uint8_t *data, size_t len, int final)
 {
     if (c->state != SWEEP__CONN_OPEN)
         return -1;
@@ -628,8 +670,30 @@ static void hand_over(sweep__conn *c, const uint8_t *a, size_t alen, const uint8
     sweep__conn_drain(c);
 }
 
-/* Frames out of `left` bytes just read (or handed over). */
+static void consume_frames(sweep__conn *c, const uint8_t *data, size_t left);
+
+/* Frames out of `left` bytes just read (or handed over). A session's
+ * answers to them leave together once they are consumed (a game server's
+ * tick of MoveBatches: one write, and one wake of its reader, instead of
+ * one a batch); before a session (a Hello may hand the connection to
+ * another thread, with nothing of it pending here) each leaves at once. */
 static void consume(sweep__conn *c, const uint8_t *data, size_t left)
+{
+    sweep_server *s = c->server;
+    if (!c->session || s->corked) {
+        consume_frames(c, data, left);
+        return;
+    }
+    s->corked = c;
+    s->cork_len = 0;
+    consume_frames(c, data, left);
+    if (c->state == SWEEP__CONN_OPEN)
+        uncork(c);
+    s->corked = NULL;
+    s->cork_len = 0;
+}
+
+static void consume_frames(sweep__conn *c, const uint8_t *data, size_t left)
 {
     sweep_server *s = c->server;
     while (left > 0 && c->state == SWEEP__CONN_OPEN) {

@@ -454,13 +454,20 @@ static int pump_once(relay *r, int max_ms)
         perror("relay_server: poll");
         return -1;
     }
-    /* One read per wake, then only what it queued. */
+    /* One read per wake, then only what it queued, counted once: a tick's
+     * answers are a thousand events, and sweep_client_pending goes over
+     * the whole queue. */
     sweep_client_event ev;
     sweep_client_error e;
-    sweep_client_status s;
-    for (s = sweep_client_poll(r->c, 0, &ev, &e); s == SWEEP_CLIENT_OK;
-         s = sweep_client_pending(r->c) ? sweep_client_poll(r->c, 0, &ev, &e) : SWEEP_CLIENT_E_TIMEOUT)
+    sweep_client_status s = sweep_client_poll(r->c, 0, &ev, &e);
+    if (s == SWEEP_CLIENT_OK) {
         on_event(r, &ev);
+        size_t more = sweep_client_pending(r->c);
+        for (; more > 0 && (s = sweep_client_poll(r->c, 0, &ev, &e)) == SWEEP_CLIENT_OK; more--)
+            on_event(r, &ev);
+        if (s == SWEEP_CLIENT_OK)
+            s = SWEEP_CLIENT_E_TIMEOUT;
+    }
     if (s != SWEEP_CLIENT_E_TIMEOUT) {
         fprintf(stderr, "relay_server: %s: %s\n", sweep_client_error_name(&e), e.message);
         return -1;

@@ -3,7 +3,8 @@
  * probing and backward-shift deletion (no tombstones, so lookups stay short
  * however many spawns and despawns a long-running server sees).
  *
- * Invariant: the table is at most half full; ids are never 0. Lookups are
+ * Invariant: the table is at most half full; ids are never 0, so an id
+ * of 0 marks an empty slot. Lookups are
  * what every Move does, so they must not depend on how many entities
  * another session owns: the id alone finds the entity, and ownership is
  * checked afterwards (that is how "not your entity" differs from
@@ -40,11 +41,11 @@ sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t i
     if (id == 0 || !t->slots)
         return NULL;
     for (uint32_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
-        sweep__entity *e = t->slots[i];
-        if (!e)
+        uint32_t at = t->slots[i].id;
+        if (at == id)
+            return t->slots[i].e;
+        if (at == 0)
             return NULL;
-        if (e->id == id)
-            return e;
     }
 }
 
@@ -52,17 +53,16 @@ sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t i
 static int grow(sweep__entity_table *t)
 {
     uint32_t ncap = t->cap * 2;
-    sweep__entity **ns = sweep__calloc(ncap, sizeof *ns);
+    sweep__entity_slot *ns = sweep__calloc(ncap, sizeof *ns);
     if (!ns)
         return -1;
     for (uint32_t i = 0; i < t->cap; i++) {
-        sweep__entity *e = t->slots[i];
-        if (!e)
+        if (t->slots[i].id == 0)
             continue;
-        uint32_t j = slot_of(e->id, ncap);
-        while (ns[j])
+        uint32_t j = slot_of(t->slots[i].id, ncap);
+        while (ns[j].id)
             j = (j + 1) & (ncap - 1);
-        ns[j] = e;
+        ns[j] = t->slots[i];
     }
     free(t->slots);
     t->slots = ns;
@@ -75,9 +75,9 @@ int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e)
     if ((t->count + 1) * 2 > t->cap && grow(t) != 0)
         return -1;
     uint32_t i = slot_of(e->id, t->cap);
-    while (t->slots[i])
+    while (t->slots[i].id)
         i = (i + 1) & (t->cap - 1);
-    t->slots[i] = e;
+    t->slots[i] = (sweep__entity_slot){e->id, e};
     t->count++;
     return 0;
 }
@@ -85,20 +85,20 @@ int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e)
 void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id)
 {
     uint32_t mask = t->cap - 1, i = slot_of(id, t->cap);
-    while (t->slots[i] && t->slots[i]->id != id)
+    while (t->slots[i].id && t->slots[i].id != id)
         i = (i + 1) & mask;
-    if (!t->slots[i])
+    if (!t->slots[i].id)
         return;
-    t->slots[i] = NULL;
+    t->slots[i] = (sweep__entity_slot){0, NULL};
     t->count--;
     /* Backward shift: move later members of the probe run into the hole if
      * their home slot is not strictly between the hole and them. */
-    for (uint32_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
-        uint32_t home = slot_of(t->slots[j]->id, t->cap);
+    for (uint32_t j = (i + 1) & mask; t->slots[j].id; j = (j + 1) & mask) {
+        uint32_t home = slot_of(t->slots[j].id, t->cap);
         int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!between) {
             t->slots[i] = t->slots[j];
-            t->slots[j] = NULL;
+            t->slots[j] = (sweep__entity_slot){0, NULL};
             i = j;
         }
     }

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "server/world/alloc.h"
 #include "server/world/world_impl.h"
@@ -68,8 +69,10 @@ int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
         return -1;
     }
     w->hist_entities = sweep__calloc(w->history_entities, sizeof *w->hist_entities);
+    w->hist_order = sweep__calloc(w->history_entities, sizeof *w->hist_order);
+    w->hist_order_stale = 1;
     w->hist_movers = sweep__calloc(w->mover_count ? w->mover_count : 1, sizeof *w->hist_movers);
-    if (!w->hist_entities || !w->hist_movers ||
+    if (!w->hist_entities || !w->hist_order || !w->hist_movers ||
         sweep_history_create(w->history_ticks, w->history_entities, w->mover_count, &w->history) != SWEEP_OK) {
         snprintf(err, errlen, "out of memory for its pose history (%zu bytes)", bytes);
         return -1;
@@ -82,19 +85,35 @@ void sweep__world_history_close(sweep__world *w)
 {
     sweep_history_destroy(w->history);
     free(w->hist_entities);
+    free(w->hist_order);
     free(w->hist_movers);
     free(w->query_answers);
     free(w->query_hits);
     free(w->query_texts);
 }
 
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = (*(sweep__entity *const *)a)->id, y = (*(sweep__entity *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
 /* The frame of w's tick, made of these entities (with or without their
- * hit shapes). */
+ * hit shapes), given in id order: the history keeps them so, and sorts
+ * what it is given unless it comes in order. Ids are unique, so this
+ * order is the one it would make. */
 static sweep_status push(sweep__world *w, int shapes)
 {
     uint32_t n = w->ent_count;
+    if (w->hist_order_stale) {
+        memcpy(w->hist_order, w->ents, (size_t)n * sizeof *w->hist_order);
+        qsort(w->hist_order, n, sizeof *w->hist_order, by_id);
+        w->hist_order_stale = 0;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        const sweep__entity *e = w->ents[i];
+        if (i + 8 < n)
+            sweep__entity_prefetch(w->hist_order[i + 8]);
+        const sweep__entity *e = w->hist_order[i];
         sweep_history_entity *h = &w->hist_entities[i];
         h->id = e->id;
         h->position = e->st.m.actor.position;

@@ -161,6 +161,21 @@ static int refuse_mode(const sweep__request *rq, const sweep_msg_move *mv, const
     return -1;
 }
 
+void sweep__move_prefetch(const sweep__world *w, const sweep_msg_move *mv, int kept)
+{
+    const sweep__entity *e = sweep__entity_table_find(&w->entities, mv->entity);
+    if (!e)
+        return;
+    if (!kept) {
+        sweep__entity_prefetch(e);
+        return;
+    }
+    /* Its head was asked for a move earlier, so kept_next is at hand. */
+    const sweep_msg_move_result *k = &e->kept[e->kept_next];
+    for (size_t off = 0; off < RESULT_HEAD; off += 64)
+        SWEEP__PREFETCH((const char *)k + off);
+}
+
 void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
 {
     /* Enough for the answer that shows the change to reach the client. */

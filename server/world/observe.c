@@ -38,8 +38,11 @@ uint32_t sweep__world_entity_states(const sweep__world *w, uint32_t first, sweep
     uint32_t left = w->ent_count - first;
     if (n > left)
         n = left;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 8 < n)
+            sweep__entity_prefetch(w->ents[first + i + 8]);
         sweep__entity_wire(w, w->ents[first + i], &out[i]);
+    }
     return n;
 }
 

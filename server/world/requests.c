@@ -97,9 +97,19 @@ static void on_move_batch(sweep__world *w, const sweep__request *rq, const sweep
      * reader): what the world does never depends on the sockets, so a
      * replay of the log does the same. */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < b->count; i++)
+    /* While a move runs, the entities of the next two are fetched (a
+     * game server's batch names a thousand entities, each a cache and TLB
+     * miss of its own): the next one's kept result, the one after's head. */
+    if (b->count > 0)
+        sweep__move_prefetch(w, &b->moves[0], 0);
+    for (uint32_t i = 0; i < b->count; i++) {
+        if (i + 2 < b->count)
+            sweep__move_prefetch(w, &b->moves[i + 2], 0);
+        if (i + 1 < b->count)
+            sweep__move_prefetch(w, &b->moves[i + 1], 1);
         if (sweep__apply_move(w, rq, &b->moves[i], &w->results[n]) == 0)
             n++;
+    }
     sweep_message out;
     memset(&out, 0, sizeof out);
     out.kind = SWEEP_MSG_MOVE_RESULT_BATCH;

@@ -199,6 +199,7 @@ int sweep__world_add_entity(sweep__world *w, sweep__entity *e)
     if (bodies_reserve(w, w->ent_count + 1) != 0)
         return -1;
     w->ents[w->ent_count++] = e;
+    w->hist_order_stale = 1;
     e->world = w;
     return 0;
 }
@@ -225,6 +226,7 @@ void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
         if (w->ents[i] == e) {
             memmove(&w->ents[i], &w->ents[i + 1], (w->ent_count - i - 1) * sizeof *w->ents);
             w->ent_count--;
+            w->hist_order_stale = 1;
             return;
         }
     }
@@ -270,8 +272,11 @@ static void tick_movers(sweep__world *w, const sweep__world_sink *sink)
                    (unsigned long long)w->tick);
         return;
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 8 < n)
+            sweep__entity_prefetch(w->ents[i + 8]);
         w->bodies[i] = sweep__entity_body(&w->ents[i]->st);
+    }
     sweep_tick_report rep;
     sweep_status st = sweep_movers_tick(w->movers, w->world, &w->level.config, w->bodies, n, &rep);
     if (st != SWEEP_OK) {

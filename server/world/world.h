@@ -152,9 +152,17 @@ struct sweep__owner {
     uint64_t query_tick;               /* the world tick they were credited up to */
 };
 
-/* Open-addressing table entity id -> entity. */
+/* Open-addressing table entity id -> entity. A slot holds the id beside
+ * the pointer: a probe compares ids without reaching into the entity, a
+ * struct of some 23 KB (its kept results) whose id would be a cache and
+ * TLB miss of its own for every probe of every move. */
+typedef struct sweep__entity_slot {
+    uint32_t id; /* 0: empty */
+    sweep__entity *e;
+} sweep__entity_slot;
+
 typedef struct sweep__entity_table {
-    sweep__entity **slots;
+    sweep__entity_slot *slots;
     uint32_t cap; /* power of two */
     uint32_t count;
 } sweep__entity_table;
@@ -201,6 +209,11 @@ struct sweep__world {
     uint32_t rewind_cap_ticks;  /* how far back of the newest frame a player may ask */
     uint32_t history_entities;  /* the most a frame keeps: Spawn refuses past it */
     sweep_history_entity *hist_entities; /* tick scratch, history_entities of them */
+    /* The entities by id, the order a frame keeps them in (history.c),
+     * made again only after a spawn or a removal (hist_order_stale) rather
+     * than sorted by the history at every tick. */
+    sweep__entity **hist_order;
+    int hist_order_stale;
     sweep_mover_pose *hist_movers;       /* tick scratch, one per mover */
     sweep_msg_query_answer *query_answers;        /* a Query's answers, opt.max_batch */
     sweep_wire_query_hit *query_hits;             /* and their hits, SWEEP_WIRE_QUERY_HITS_MAX each */

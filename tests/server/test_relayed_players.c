@@ -5,12 +5,16 @@
  * prevented and named as a player's own would be (the world library's
  * tests/world/test_player_rules.c proves the answers are the same bits; this
  * proves it over the wire, Spawned.player and the session's rule counts
- * included).
+ * included), and that a tick's MoveBatches sent in one write are all
+ * answered, in order, before a frame later in that write closes the
+ * connection (sweepd gathers the answers to one read and writes them
+ * together).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -135,6 +139,73 @@ static void relayed_cheats_udp(void **state)
     relayed_cheats(1);
 }
 
+/* A tick's MoveBatches in one write, and after them a frame announcing
+ * more than --max-frame: every move is answered, batch by batch in order,
+ * then FrameTooLarge, then the close. The answers to the read wait to be
+ * written together, so the close must send them first, not drop them. */
+static void tick_in_one_write_answered_before_a_close(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    relay c = {fx_tcp_connect(srv.port), 0, 3};
+    assert_true(c.fd >= 0);
+    assert_true(fx_hello_token(c.fd, rx, FX_TOKEN) != 0);
+    enum { PLAYERS = 40, BATCHES = 4, PER = PLAYERS / BATCHES };
+    uint32_t ids[PLAYERS];
+    for (uint32_t i = 0; i < PLAYERS; i++)
+        ids[i] = spawn_relayed(&c, 4 + (i % 8), 4 + (i / 8));
+
+    static uint8_t wire[64 * 1024];
+    size_t used = 0;
+    sweep_msg_move moves[PER];
+    uint32_t batch_seq[BATCHES];
+    for (uint32_t b = 0; b < BATCHES; b++) {
+        batch_seq[b] = c.seq++;
+        for (uint32_t k = 0; k < PER; k++) {
+            moves[k] = fx_move_msg(ids[b * PER + k], c.seq++, sweep_v3(1, 0.5, 0), 1.0 / 60).as.move;
+        }
+        sweep_message m = fx_msg(SWEEP_MSG_MOVE_BATCH, batch_seq[b]);
+        m.as.move_batch.moves = moves;
+        m.as.move_batch.count = PER;
+        const uint8_t *out;
+        size_t len;
+        assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, wire + used, sizeof wire - used, &out, &len),
+                         SWEEP_PROTO_OK);
+        memmove(wire + used, out, len);
+        used += len;
+    }
+    /* The prefix of a frame far above the 64 KiB default --max-frame. */
+    const uint8_t too_large[4] = {0, 0, 0, 0x10};
+    memcpy(wire + used, too_large, sizeof too_large);
+    used += sizeof too_large;
+    assert_int_equal(fx_write_all(c.fd, wire, used), 0);
+
+    uint32_t answered = 0, next_batch = 0;
+    sweep_message a;
+    for (;;) {
+        assert_int_equal(fx_recv(c.fd, rx, &a), 1);
+        if (a.kind != SWEEP_MSG_MOVE_RESULT_BATCH)
+            break;
+        assert_true(next_batch < BATCHES);
+        assert_int_equal(a.sequence, batch_seq[next_batch]);
+        assert_int_equal(a.as.move_result_batch.count, PER);
+        for (uint32_t k = 0; k < PER; k++) {
+            assert_int_equal(a.as.move_result_batch.results[k].entity, ids[next_batch * PER + k]);
+            assert_int_equal(a.as.move_result_batch.results[k].sequence, batch_seq[next_batch] + 1 + k);
+        }
+        answered += PER;
+        next_batch++;
+    }
+    assert_int_equal(answered, PLAYERS);
+    assert_int_equal(a.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(a.as.error.code, SWEEP_WIRE_FRAME_TOO_LARGE);
+    assert_int_equal(fx_wait_eof(c.fd, rx, NULL), 1);
+    close(c.fd);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -143,6 +214,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(relayed_cheats_tcp),
         cmocka_unit_test(relayed_cheats_udp),
+        cmocka_unit_test(tick_in_one_write_answered_before_a_close),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(rx);
