@@ -54,11 +54,13 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
     p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
 }
 
-/* 1 if the boxes lo .. hi and box[0] .. box[1] meet. */
+/* 1 if the boxes lo .. hi and box[0] .. box[1] meet: the comparisons
+ * and-ed without a branch, as the volumes' step tests its boxes
+ * (core/volume.c, meets, says why). */
 static inline int sweep__medium_box_meets(const sweep_vec3 *box, sweep_vec3 lo, sweep_vec3 hi)
 {
-    return box[0].x <= hi.x && box[1].x >= lo.x && box[0].y <= hi.y && box[1].y >= lo.y && box[0].z <= hi.z &&
-           box[1].z >= lo.z;
+    return (box[0].x <= hi.x) & (box[1].x >= lo.x) & (box[0].y <= hi.y) & (box[1].y >= lo.y) & (box[0].z <= hi.z) &
+           (box[1].z >= lo.z);
 }
 
 /* 1 if p is on the inner side of every plane of v. */
@@ -105,24 +107,27 @@ static inline unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_v
 
 /* The medium of a body centred at c in world w (which holds at least one
  * liquid or ladder), the liquids and ladders looked at narrowed by the
- * volumes' grid to those listed in the cell of the span feet .. eyes, as
- * the volumes' own step does. Inline: sweep_act asks it before and after
+ * volumes' grid to the cell of the span feet .. eyes, whose list of them
+ * holds no other kind, as the volumes' own step does. Inline: sweep_act asks it before and after
  * every step, and the call was a fifth of its cost. */
 static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
                                                   sweep__medium *m)
 {
     m->liquid = 0;
     m->ladder = SWEEP__NO_LADDER;
-    /* Far from every volume the cells at the grid's edge are looked at,
-     * whose boxes then miss: no test of the grid's own box first. */
+    m->level = 0;
+    /* Away from every liquid and ladder (most moves of a level) one box
+     * test answers, before the grid's cells are worked out. */
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
+    if (!sweep__medium_box_meets(w->volume_mode_box, lo, hi))
+        return;
     uint32_t grid = w->volume_grid, len = w->volume_count;
     uint32_t cx = sweep__volume_cell(lo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
     uint32_t cy = sweep__volume_cell(lo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
     const uint32_t *list = NULL;
-    if (p->upright || (cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
-                       cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid))) {
-        uint32_t cell = cy * grid + cx;
+    if (p->upright || ((cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid)) &
+                      (cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)))) {
+        uint32_t cell = 2 * (cy * grid + cx) + 1; /* the cell's liquids and ladders */
         list = w->volume_cell_items + w->volume_cell_first[cell];
         len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
     }

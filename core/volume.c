@@ -152,38 +152,50 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
             hi = sweep_v3(fmax(hi.x, v[i].hi.x), fmax(hi.y, v[i].hi.y), fmax(hi.z, v[i].hi.z));
         }
     }
+    sweep_vec3 none[2] = {sweep_v3(INFINITY, INFINITY, INFINITY), sweep_v3(-INFINITY, -INFINITY, -INFINITY)};
+    sweep_vec3 act[2] = {none[0], none[1]}, mode_box[2] = {none[0], none[1]};
+    for (uint32_t i = 0; i < n; i++) {
+        sweep_vec3 *b = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? mode_box : act;
+        b[0] = sweep_v3(fmin(b[0].x, v[i].lo.x), fmin(b[0].y, v[i].lo.y), fmin(b[0].z, v[i].lo.z));
+        b[1] = sweep_v3(fmax(b[1].x, v[i].hi.x), fmax(b[1].y, v[i].hi.y), fmax(b[1].z, v[i].hi.z));
+    }
     /* The grid: about one volume a cell, at most 64 x 64 cells. */
     uint32_t grid = 1;
     while (grid < 64 && grid * grid < n)
         grid++;
     double inv[2] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0};
-    uint32_t cells = grid * grid, *first = calloc((size_t)cells + 1, sizeof *first), *items = NULL;
+    /* Each cell lists the volumes that act after a step apart from the
+     * liquids and ladders (world_impl.h): each of the two passes reads
+     * only its own. */
+    uint32_t cells = grid * grid, slots = 2 * cells, *first = calloc((size_t)slots + 1, sizeof *first),
+             *items = NULL;
     if (!first) {
         free(copy);
         free(boxes);
         return SWEEP_E_NOMEM;
     }
-    /* Counted first, then filled, each cell in volume order. */
+    /* Counted first, then filled, each list in volume order. */
     for (int fill = 0; fill < 2; fill++) {
         uint32_t *at = NULL;
         if (fill) {
-            for (uint32_t c = 0; c < cells; c++)
+            for (uint32_t c = 0; c < slots; c++)
                 first[c + 1] += first[c];
-            items = malloc((size_t)(first[cells] ? first[cells] : 1) * sizeof *items);
-            at = calloc(cells, sizeof *at);
+            items = malloc((size_t)(first[slots] ? first[slots] : 1) * sizeof *items);
+            at = calloc(slots, sizeof *at);
             if (!items || !at) {
                 free(copy), free(boxes), free(first), free(items), free(at);
                 return SWEEP_E_NOMEM;
             }
         }
         for (uint32_t i = 0; i < n; i++) {
+            uint32_t mode = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
             uint32_t x0 = sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid);
             uint32_t x1 = sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid);
             uint32_t y0 = sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid);
             uint32_t y1 = sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid);
             for (uint32_t y = y0; y <= y1; y++)
                 for (uint32_t x = x0; x <= x1; x++) {
-                    uint32_t c = y * grid + x;
+                    uint32_t c = 2 * (y * grid + x) + mode;
                     if (fill)
                         items[first[c] + at[c]++] = i;
                     else
@@ -202,6 +214,8 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_mode_count = modes;
     w->volume_lo = lo;
     w->volume_hi = hi;
+    w->volume_act_box[0] = act[0], w->volume_act_box[1] = act[1];
+    w->volume_mode_box[0] = mode_box[0], w->volume_mode_box[1] = mode_box[1];
     w->volume_grid = grid;
     w->volume_cell_inv[0] = inv[0];
     w->volume_cell_inv[1] = inv[1];
@@ -237,11 +251,16 @@ static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 ra
  * up to this many; a step among more tests every volume. */
 #define CANDIDATES 64
 
-/* 1 if the box lo .. hi meets the box of the segment (slo .. shi). */
+/* 1 if the box lo .. hi meets the box of the segment (slo .. shi). All
+ * six comparisons, and-ed without a branch: which of them fails first
+ * changes from step to step, and as && each was a branch that the
+ * processor guessed wrong often enough to cost more time than the
+ * comparisons (callgrind's branch simulation: most of what a move near
+ * volumes paid). */
 static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
 {
-    return box[0].x <= shi.x && box[1].x >= slo.x && box[0].y <= shi.y && box[1].y >= slo.y && box[0].z <= shi.z &&
-           box[1].z >= slo.z;
+    return (box[0].x <= shi.x) & (box[1].x >= slo.x) & (box[0].y <= shi.y) & (box[1].y >= slo.y) &
+           (box[0].z <= shi.z) & (box[1].z >= slo.z);
 }
 
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
@@ -257,8 +276,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
                               from.z < to.z ? from.z : to.z);
     sweep_vec3 shi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
                               from.z < to.z ? to.z : from.z);
-    sweep_vec3 all[2] = {w->volume_lo, w->volume_hi};
-    if (!meets(all, slo, shi))
+    if (!meets(w->volume_act_box, slo, shi))
         return 0;
     /* A segment within one cell of the grid (nearly every step) need look
      * only at the volumes listed there; one across cells at them all. */
@@ -267,20 +285,20 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     uint32_t cy = sweep__volume_cell(slo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
     const uint32_t *list = NULL;
     uint32_t len = count;
-    if (cx == sweep__volume_cell(shi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
-        cy == sweep__volume_cell(shi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)) {
-        uint32_t c = cy * grid + cx;
+    if ((cx == sweep__volume_cell(shi.x, w->volume_lo.x, w->volume_cell_inv[0], grid)) &
+        (cy == sweep__volume_cell(shi.y, w->volume_lo.y, w->volume_cell_inv[1], grid))) {
+        uint32_t c = 2 * (cy * grid + cx); /* the cell's volumes that act after a step */
         list = w->volume_cell_items + w->volume_cell_first[c];
         len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
     }
-    uint32_t cand[CANDIDATES], n = 0;
+    /* Each volume is written to the next place and kept by counting it,
+     * without a branch on the test (as meets); one place more than
+     * CANDIDATES takes the write past the last. */
+    uint32_t cand[CANDIDATES + 1], n = 0;
     for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
         uint32_t i = list ? list[k] : k;
-        if (meets(w->volume_boxes[i], slo, shi)) {
-            if (n < CANDIDATES)
-                cand[n] = i;
-            n++;
-        }
+        cand[n] = i;
+        n += (uint32_t)meets(w->volume_boxes[i], slo, shi);
     }
     int listed = n <= CANDIDATES;
     if (!listed)

@@ -153,8 +153,10 @@ struct sweep_world {
      * one per volume; volume_lo .. volume_hi holds them all.
      * A grid of volume_grid x volume_grid cells over that box across x and
      * y lists, cell by cell, the volumes whose boxes reach into the cell,
-     * in index order: cell c's are volume_cell_items[volume_cell_first[c]
-     * .. volume_cell_first[c + 1]). A coordinate's cell is
+     * in index order, in two lists: those that act after a step (cell c's
+     * are volume_cell_items[volume_cell_first[2c] .. volume_cell_first[2c
+     * + 1])), then the liquids and ladders (.. volume_cell_first[2c + 2]),
+     * so that neither pass reads the other's. A coordinate's cell is
      * sweep__volume_cell, which never decreases as the coordinate grows,
      * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
@@ -162,6 +164,11 @@ struct sweep_world {
     uint32_t volume_count;
     uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
     sweep_vec3 volume_lo, volume_hi;
+    /* The box of the volumes that act after a step, and that of the
+     * liquids and ladders (each lo, hi; lo above hi, infinite, when there
+     * are none): a body away from one kind is turned away by one box
+     * test, without the grid. */
+    sweep_vec3 volume_act_box[2], volume_mode_box[2];
     uint32_t volume_grid;
     double volume_cell_inv[2]; /* cells per unit along x and y */
     uint32_t *volume_cell_first, *volume_cell_items;
