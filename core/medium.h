@@ -127,7 +127,8 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     const uint32_t *list = NULL;
     if (p->upright || ((cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid)) &
                       (cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)))) {
-        uint32_t cell = 2 * (cy * grid + cx) + 1; /* the cell's liquids and ladders */
+        /* The column's liquids and ladders, after every cell's list. */
+        uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
         list = w->volume_cell_items + w->volume_cell_first[cell];
         len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
     }

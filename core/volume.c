@@ -15,6 +15,10 @@
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static const char *const kind_names[SWEEP_VOLUME_KIND_COUNT] = {"push",    "teleport", "hurt",  "kill",
                                                                  "trigger", "liquid",   "ladder"};
 
@@ -159,16 +163,20 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         b[0] = sweep_v3(fmin(b[0].x, v[i].lo.x), fmin(b[0].y, v[i].lo.y), fmin(b[0].z, v[i].lo.z));
         b[1] = sweep_v3(fmax(b[1].x, v[i].hi.x), fmax(b[1].y, v[i].hi.y), fmax(b[1].z, v[i].hi.z));
     }
-    /* The grid: about one volume a cell, at most 64 x 64 cells. */
+    /* The grid: about one volume a column, at most 64 x 64 columns, each
+     * cut along z as finely, at most 8 times: the volumes of a level lie
+     * at many heights (a void's kill volume under every column), and a
+     * step looks only at those of its own height. */
     uint32_t grid = 1;
     while (grid < 64 && grid * grid < n)
         grid++;
-    double inv[2] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0};
-    /* Each cell lists the volumes that act after a step apart from the
-     * liquids and ladders (world_impl.h): each of the two passes reads
-     * only its own. */
-    uint32_t cells = grid * grid, slots = 2 * cells, *first = calloc((size_t)slots + 1, sizeof *first),
-             *items = NULL;
+    uint32_t grid_z = grid < 8 ? grid : 8;
+    double inv[3] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0,
+                     hi.z > lo.z ? grid_z / (hi.z - lo.z) : 0.0};
+    /* The cells' lists of volumes that act after a step, then the
+     * columns' lists of liquids and ladders (world_impl.h). */
+    uint32_t cells = grid * grid * grid_z, slots = cells + grid * grid;
+    uint32_t *first = calloc((size_t)slots + 1, sizeof *first), *items = NULL;
     if (!first) {
         free(copy);
         free(boxes);
@@ -188,19 +196,22 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
             }
         }
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t mode = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
+            int mode = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
             uint32_t x0 = sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid);
             uint32_t x1 = sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid);
             uint32_t y0 = sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid);
             uint32_t y1 = sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid);
-            for (uint32_t y = y0; y <= y1; y++)
-                for (uint32_t x = x0; x <= x1; x++) {
-                    uint32_t c = 2 * (y * grid + x) + mode;
-                    if (fill)
-                        items[first[c] + at[c]++] = i;
-                    else
-                        first[c + 1]++;
-                }
+            uint32_t z0 = mode ? 0 : sweep__volume_cell(v[i].lo.z, lo.z, inv[2], grid_z);
+            uint32_t z1 = mode ? 0 : sweep__volume_cell(v[i].hi.z, lo.z, inv[2], grid_z);
+            for (uint32_t z = z0; z <= z1; z++)
+                for (uint32_t y = y0; y <= y1; y++)
+                    for (uint32_t x = x0; x <= x1; x++) {
+                        uint32_t c = mode ? cells + y * grid + x : (z * grid + y) * grid + x;
+                        if (fill)
+                            items[first[c] + at[c]++] = i;
+                        else
+                            first[c + 1]++;
+                    }
         }
         free(at);
     }
@@ -217,8 +228,10 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_act_box[0] = act[0], w->volume_act_box[1] = act[1];
     w->volume_mode_box[0] = mode_box[0], w->volume_mode_box[1] = mode_box[1];
     w->volume_grid = grid;
+    w->volume_grid_z = grid_z;
     w->volume_cell_inv[0] = inv[0];
     w->volume_cell_inv[1] = inv[1];
+    w->volume_cell_inv[2] = inv[2];
     w->volume_cell_first = first;
     w->volume_cell_items = items;
     return SWEEP_OK;
@@ -263,6 +276,81 @@ static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
            (box[0].z <= shi.z) & (box[1].z >= slo.z);
 }
 
+/* The cells (x, y, z) of the corners slo and shi of a step's box:
+ * sweep__volume_cell of each, with SSE2 two at a time (the same
+ * operations on the same numbers, so the same cells; a step asks six, and
+ * one at a time they were a fifth of the step's test). */
+static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cell)
+{
+    const double *inv = w->volume_cell_inv;
+    const uint32_t grid = w->volume_grid, grid_z = w->volume_grid_z;
+#ifdef __SSE2__
+    const __m128d zero = _mm_setzero_pd();
+    const __m128d lo_xy = _mm_set_pd(w->volume_lo.y, w->volume_lo.x), inv_xy = _mm_set_pd(inv[1], inv[0]);
+    const __m128d top_xy = _mm_set1_pd((double)(grid - 1));
+    __m128d a = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(slo.y, slo.x), lo_xy), inv_xy);
+    __m128d b = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(shi.y, shi.x), lo_xy), inv_xy);
+    __m128d z = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(shi.z, slo.z), _mm_set1_pd(w->volume_lo.z)), _mm_set1_pd(inv[2]));
+    /* max with 0 first, as sweep__volume_cell: the second operand is
+     * returned when either is not a number, and none is here. */
+    a = _mm_min_pd(_mm_max_pd(a, zero), top_xy);
+    b = _mm_min_pd(_mm_max_pd(b, zero), top_xy);
+    z = _mm_min_pd(_mm_max_pd(z, zero), _mm_set1_pd((double)(grid_z - 1)));
+    __m128i ia = _mm_cvttpd_epi32(a), ib = _mm_cvttpd_epi32(b), iz = _mm_cvttpd_epi32(z);
+    cell[0] = (uint32_t)_mm_cvtsi128_si32(ia);
+    cell[1] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(ia, 1));
+    cell[2] = (uint32_t)_mm_cvtsi128_si32(iz);
+    cell[3] = (uint32_t)_mm_cvtsi128_si32(ib);
+    cell[4] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(ib, 1));
+    cell[5] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(iz, 1));
+#else
+    cell[0] = sweep__volume_cell(slo.x, w->volume_lo.x, inv[0], grid);
+    cell[1] = sweep__volume_cell(slo.y, w->volume_lo.y, inv[1], grid);
+    cell[2] = sweep__volume_cell(slo.z, w->volume_lo.z, inv[2], grid_z);
+    cell[3] = sweep__volume_cell(shi.x, w->volume_lo.x, inv[0], grid);
+    cell[4] = sweep__volume_cell(shi.y, w->volume_lo.y, inv[1], grid);
+    cell[5] = sweep__volume_cell(shi.z, w->volume_lo.z, inv[2], grid_z);
+#endif
+}
+
+/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
+ * up to one more than CANDIDATES; the new count. Each volume is written
+ * to the next place and kept by counting it, without a branch on the
+ * test (as meets); one place more than CANDIDATES takes the write past
+ * the last. */
+static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cand,
+                               uint32_t n)
+{
+    const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
+    uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
+    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
+        cand[n] = list[k];
+        n += (uint32_t)meets(w->volume_boxes[list[k]], slo, shi);
+    }
+    return n;
+}
+
+/* Puts cand[0 .. n) in increasing order, each index once; their count
+ * (n > CANDIDATES is left as it is: too many to list). A step's
+ * candidates are a handful: insertion. */
+static uint32_t sorted_once(uint32_t *cand, uint32_t n)
+{
+    if (n > CANDIDATES)
+        return n;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = cand[k], j = m;
+        while (j > 0 && cand[j - 1] > i)
+            j--;
+        if (j > 0 && cand[j - 1] == i)
+            continue;
+        memmove(&cand[j + 1], &cand[j], (m - j) * sizeof *cand);
+        cand[j] = i;
+        m++;
+    }
+    return m;
+}
+
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
                         sweep_actor *a, double h, sweep_volume_report *rep)
 {
@@ -279,26 +367,22 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     if (!meets(w->volume_act_box, slo, shi))
         return 0;
     /* A segment within one cell of the grid (nearly every step) need look
-     * only at the volumes listed there; one across cells at them all. */
+     * only at the volumes listed there; one across two along an axis at
+     * those of each (at most 8 cells); one across more at them all. */
+    uint32_t cell[6]; /* x, y, z of slo, then of shi */
+    cells_of(w, slo, shi, cell);
     uint32_t grid = w->volume_grid, count = w->volume_count;
-    uint32_t cx = sweep__volume_cell(slo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
-    uint32_t cy = sweep__volume_cell(slo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
-    const uint32_t *list = NULL;
-    uint32_t len = count;
-    if ((cx == sweep__volume_cell(shi.x, w->volume_lo.x, w->volume_cell_inv[0], grid)) &
-        (cy == sweep__volume_cell(shi.y, w->volume_lo.y, w->volume_cell_inv[1], grid))) {
-        uint32_t c = 2 * (cy * grid + cx); /* the cell's volumes that act after a step */
-        list = w->volume_cell_items + w->volume_cell_first[c];
-        len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
-    }
-    /* Each volume is written to the next place and kept by counting it,
-     * without a branch on the test (as meets); one place more than
-     * CANDIDATES takes the write past the last. */
-    uint32_t cand[CANDIDATES + 1], n = 0;
-    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
-        uint32_t i = list ? list[k] : k;
-        cand[n] = i;
-        n += (uint32_t)meets(w->volume_boxes[i], slo, shi);
+    uint32_t cand[CANDIDATES + 1], n = CANDIDATES + 1;
+    if ((cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5])) {
+        n = collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], slo, shi, cand, 0);
+    } else if (cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
+        n = 0;
+        for (uint32_t z = cell[2]; z <= cell[5]; z++)
+            for (uint32_t y = cell[1]; y <= cell[4]; y++)
+                for (uint32_t x = cell[0]; x <= cell[3]; x++)
+                    n = collect(w, (z * grid + y) * grid + x, slo, shi, cand, n);
+        /* Two cells may list the same volume: back in index order, once. */
+        n = sorted_once(cand, n);
     }
     int listed = n <= CANDIDATES;
     if (!listed)

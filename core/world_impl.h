@@ -151,12 +151,16 @@ struct sweep_world {
      * volume_boxes[i] is volumes[i]'s box (lo, hi), side by side so that a
      * step's first test of every volume reads a few cache lines rather than
      * one per volume; volume_lo .. volume_hi holds them all.
-     * A grid of volume_grid x volume_grid cells over that box across x and
-     * y lists, cell by cell, the volumes whose boxes reach into the cell,
-     * in index order, in two lists: those that act after a step (cell c's
-     * are volume_cell_items[volume_cell_first[2c] .. volume_cell_first[2c
-     * + 1])), then the liquids and ladders (.. volume_cell_first[2c + 2]),
-     * so that neither pass reads the other's. A coordinate's cell is
+     * A grid of volume_grid x volume_grid columns over that box across x
+     * and y, each cut into volume_grid_z cells along z, lists cell by cell
+     * the volumes that act after a step whose boxes reach into the cell,
+     * in index order: cell (x, y, z)'s, c = (z * volume_grid + y) *
+     * volume_grid + x, are volume_cell_items[volume_cell_first[c] ..
+     * volume_cell_first[c + 1]). The liquids and ladders are listed apart
+     * by column (their test wants the span feet .. eyes whole, in index
+     * order), after all the cells: column (x, y)'s list is slot
+     * volume_grid^2 * volume_grid_z + y * volume_grid + x of the same two
+     * arrays. Neither pass reads the other's. A coordinate's cell is
      * sweep__volume_cell, which never decreases as the coordinate grows,
      * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
@@ -169,8 +173,8 @@ struct sweep_world {
      * are none): a body away from one kind is turned away by one box
      * test, without the grid. */
     sweep_vec3 volume_act_box[2], volume_mode_box[2];
-    uint32_t volume_grid;
-    double volume_cell_inv[2]; /* cells per unit along x and y */
+    uint32_t volume_grid, volume_grid_z;
+    double volume_cell_inv[3]; /* cells per unit along x, y and z */
     uint32_t *volume_cell_first, *volume_cell_items;
 };
 
@@ -178,10 +182,13 @@ struct sweep_world {
  * start at lo: floor((x - lo) * inv) kept within 0 .. grid - 1. */
 static inline uint32_t sweep__volume_cell(double x, double lo, double inv, uint32_t grid)
 {
+    /* Kept within range before the conversion rather than branching on
+     * it (a step asks four cells; x is finite, so c is not a NaN):
+     * compiles to a max, a min and the conversion. */
     double c = (x - lo) * inv;
-    if (!(c >= 0.0))
-        return 0;
-    return c >= (double)grid ? grid - 1 : (uint32_t)c;
+    c = c >= 0.0 ? c : 0.0;
+    c = c >= (double)grid ? (double)(grid - 1) : c;
+    return (uint32_t)c;
 }
 
 #endif
