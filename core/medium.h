@@ -121,12 +121,14 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
     if (!sweep__medium_box_meets(w->volume_mode_box, lo, hi))
         return;
-    uint32_t grid = w->volume_grid, len = w->volume_count;
-    uint32_t cx = sweep__volume_cell(lo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
-    uint32_t cy = sweep__volume_cell(lo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
+    uint32_t grid = w->volume_grid, len = w->volume_count, cx, cy, hx = 0, hy = 0;
+    const sweep_vec3 o = w->volume_lo;
+    const double *inv = w->volume_cell_inv;
+    sweep__volume_cell2(lo.x, o.x, inv[0], grid, lo.y, o.y, inv[1], grid, &cx, &cy);
+    if (!p->upright)
+        sweep__volume_cell2(hi.x, o.x, inv[0], grid, hi.y, o.y, inv[1], grid, &hx, &hy);
     const uint32_t *list = NULL;
-    if (p->upright || ((cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid)) &
-                      (cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)))) {
+    if (p->upright || ((cx == hx) & (cy == hy))) {
         /* The column's liquids and ladders, after every cell's list. */
         uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
         list = w->volume_cell_items + w->volume_cell_first[cell];

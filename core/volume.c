@@ -15,10 +15,6 @@
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 static const char *const kind_names[SWEEP_VOLUME_KIND_COUNT] = {"push",    "teleport", "hurt",  "kill",
                                                                  "trigger", "liquid",   "ladder"};
 
@@ -276,41 +272,16 @@ static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
            (box[0].z <= shi.z) & (box[1].z >= slo.z);
 }
 
-/* The cells (x, y, z) of the corners slo and shi of a step's box:
- * sweep__volume_cell of each, with SSE2 two at a time (the same
- * operations on the same numbers, so the same cells; a step asks six, and
- * one at a time they were a fifth of the step's test). */
+/* The cells (x, y, z) of the corners slo and shi of a step's box, in
+ * pairs (sweep__volume_cell2). */
 static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cell)
 {
     const double *inv = w->volume_cell_inv;
+    const sweep_vec3 o = w->volume_lo;
     const uint32_t grid = w->volume_grid, grid_z = w->volume_grid_z;
-#ifdef __SSE2__
-    const __m128d zero = _mm_setzero_pd();
-    const __m128d lo_xy = _mm_set_pd(w->volume_lo.y, w->volume_lo.x), inv_xy = _mm_set_pd(inv[1], inv[0]);
-    const __m128d top_xy = _mm_set1_pd((double)(grid - 1));
-    __m128d a = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(slo.y, slo.x), lo_xy), inv_xy);
-    __m128d b = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(shi.y, shi.x), lo_xy), inv_xy);
-    __m128d z = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(shi.z, slo.z), _mm_set1_pd(w->volume_lo.z)), _mm_set1_pd(inv[2]));
-    /* max with 0 first, as sweep__volume_cell: the second operand is
-     * returned when either is not a number, and none is here. */
-    a = _mm_min_pd(_mm_max_pd(a, zero), top_xy);
-    b = _mm_min_pd(_mm_max_pd(b, zero), top_xy);
-    z = _mm_min_pd(_mm_max_pd(z, zero), _mm_set1_pd((double)(grid_z - 1)));
-    __m128i ia = _mm_cvttpd_epi32(a), ib = _mm_cvttpd_epi32(b), iz = _mm_cvttpd_epi32(z);
-    cell[0] = (uint32_t)_mm_cvtsi128_si32(ia);
-    cell[1] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(ia, 1));
-    cell[2] = (uint32_t)_mm_cvtsi128_si32(iz);
-    cell[3] = (uint32_t)_mm_cvtsi128_si32(ib);
-    cell[4] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(ib, 1));
-    cell[5] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(iz, 1));
-#else
-    cell[0] = sweep__volume_cell(slo.x, w->volume_lo.x, inv[0], grid);
-    cell[1] = sweep__volume_cell(slo.y, w->volume_lo.y, inv[1], grid);
-    cell[2] = sweep__volume_cell(slo.z, w->volume_lo.z, inv[2], grid_z);
-    cell[3] = sweep__volume_cell(shi.x, w->volume_lo.x, inv[0], grid);
-    cell[4] = sweep__volume_cell(shi.y, w->volume_lo.y, inv[1], grid);
-    cell[5] = sweep__volume_cell(shi.z, w->volume_lo.z, inv[2], grid_z);
-#endif
+    sweep__volume_cell2(slo.x, o.x, inv[0], grid, slo.y, o.y, inv[1], grid, &cell[0], &cell[1]);
+    sweep__volume_cell2(shi.x, o.x, inv[0], grid, shi.y, o.y, inv[1], grid, &cell[3], &cell[4]);
+    sweep__volume_cell2(slo.z, o.z, inv[2], grid_z, shi.z, o.z, inv[2], grid_z, &cell[2], &cell[5]);
 }
 
 /* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
@@ -384,7 +355,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         /* Two cells may list the same volume: back in index order, once. */
         n = sorted_once(cand, n);
     }
-    int listed = n <= CANDIDATES;
+    int listed = n <= CANDIDATES, teleported = 0;
     if (!listed)
         n = count;
     for (uint32_t c = 0; c < n; c++) {
@@ -410,6 +381,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         } else {
             rep->teleported_by = i;
             if (fits(space, cfg, radii, v->destination)) {
+                teleported = 1;
                 a->position = v->destination;
                 a->grounded = 0;
                 if (!v->keep_velocity)
@@ -425,7 +397,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     /* Triggers last, from where the step began to where the body is now
      * (a teleport's destination included: then every trigger is looked
      * at, the destination being outside the segment's box). */
-    if (a->position.x != to.x || a->position.y != to.y || a->position.z != to.z) {
+    if (teleported) {
         listed = 0;
         n = count;
     }
