@@ -54,14 +54,6 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
     p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
 }
 
-/* 1 if the boxes lo .. hi and box[0] .. box[1] meet: the comparisons
- * and-ed without a branch, as the volumes' step tests its boxes
- * (core/volume.c, meets, says why). */
-static inline int sweep__medium_box_meets(const sweep_vec3 *box, sweep_vec3 lo, sweep_vec3 hi)
-{
-    return (box[0].x <= hi.x) & (box[1].x >= lo.x) & (box[0].y <= hi.y) & (box[1].y >= lo.y) & (box[0].z <= hi.z) &
-           (box[1].z >= lo.z);
-}
 
 /* 1 if p is on the inner side of every plane of v. */
 static inline int sweep__medium_within(const sweep_volume *v, sweep_vec3 p)
@@ -119,7 +111,7 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     /* Away from every liquid and ladder (most moves of a level) one box
      * test answers, before the grid's cells are worked out. */
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
-    if (!sweep__medium_box_meets(w->volume_mode_box, lo, hi))
+    if (!sweep__volume_box_meets(w->volume_mode_box, lo, hi))
         return;
     uint32_t grid = w->volume_grid, len = w->volume_count, cx, cy, hx = 0, hy = 0;
     const sweep_vec3 o = w->volume_lo;
@@ -138,7 +130,7 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     for (uint32_t k = 0; k < len; k++) {
         uint32_t i = list ? list[k] : k;
         const sweep_vec3 *box = w->volume_boxes[i];
-        if (!sweep__medium_box_meets(box, lo, hi))
+        if (!sweep__volume_box_meets(box, lo, hi))
             continue;
         const sweep_volume *v = &w->volumes[i];
         if (v->kind == SWEEP_VOLUME_LADDER) {

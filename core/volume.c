@@ -260,18 +260,6 @@ static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 ra
  * up to this many; a step among more tests every volume. */
 #define CANDIDATES 64
 
-/* 1 if the box lo .. hi meets the box of the segment (slo .. shi). All
- * six comparisons, and-ed without a branch: which of them fails first
- * changes from step to step, and as && each was a branch that the
- * processor guessed wrong often enough to cost more time than the
- * comparisons (callgrind's branch simulation: most of what a move near
- * volumes paid). */
-static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
-{
-    return (box[0].x <= shi.x) & (box[1].x >= slo.x) & (box[0].y <= shi.y) & (box[1].y >= slo.y) &
-           (box[0].z <= shi.z) & (box[1].z >= slo.z);
-}
-
 /* The cells (x, y, z) of the corners slo and shi of a step's box, in
  * pairs (sweep__volume_cell2). */
 static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cell)
@@ -287,8 +275,8 @@ static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi
 /* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
  * up to one more than CANDIDATES; the new count. Each volume is written
  * to the next place and kept by counting it, without a branch on the
- * test (as meets); one place more than CANDIDATES takes the write past
- * the last. */
+ * test (sweep__volume_box_meets says why); one place more than
+ * CANDIDATES takes the write past the last. */
 static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cand,
                                uint32_t n)
 {
@@ -296,7 +284,7 @@ static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo,
     uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
     for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
         cand[n] = list[k];
-        n += (uint32_t)meets(w->volume_boxes[list[k]], slo, shi);
+        n += (uint32_t)sweep__volume_box_meets(w->volume_boxes[list[k]], slo, shi);
     }
     return n;
 }
@@ -335,7 +323,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
                               from.z < to.z ? from.z : to.z);
     sweep_vec3 shi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
                               from.z < to.z ? to.z : from.z);
-    if (!meets(w->volume_act_box, slo, shi))
+    if (!sweep__volume_box_meets(w->volume_act_box, slo, shi))
         return 0;
     /* A segment within one cell of the grid (nearly every step) need look
      * only at the volumes listed there; one across two along an axis at
