@@ -2,9 +2,13 @@
  * volume.c - volumes of a world and what they do to a walking body (the
  * rules are in volume.h).
  *
- * The list is tested in index order, box first: a level holds a few tens
- * of volumes, and a box test is a handful of comparisons, so a tree would
- * cost more than it saves. Nothing here allocates during a move.
+ * A step looks at the volumes listed in the cells of a grid its segment
+ * touches (world_impl.h: columns across x and y, cut along z; the liquids
+ * and ladders listed apart, by column, for core/medium.h), box first, then
+ * in index order. A level holds tens of volumes, a few of them as large
+ * as the level (a void's kill volume): the cut along z keeps those out of
+ * the cells a step above them looks at. Nothing here allocates during a
+ * move.
  */
 #include "core/volume.h"
 
