@@ -277,19 +277,15 @@ static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi
 }
 
 /* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
- * up to one more than CANDIDATES; the new count. Each volume is written
- * to the next place and kept by counting it, without a branch on the
- * test (sweep__volume_box_meets says why); one place more than
- * CANDIDATES takes the write past the last. */
+ * up to one more than CANDIDATES; the new count. */
 static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cand,
                                uint32_t n)
 {
     const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
     uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
-    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
-        cand[n] = list[k];
-        n += (uint32_t)sweep__volume_box_meets(w->volume_boxes[list[k]], slo, shi);
-    }
+    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++)
+        if (sweep__volume_box_meets(w->volume_boxes[list[k]], slo, shi))
+            cand[n++] = list[k];
     return n;
 }
 
