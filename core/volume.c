@@ -173,6 +173,23 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     uint32_t grid_z = grid < 8 ? grid : 8;
     double inv[3] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0,
                      hi.z > lo.z ? grid_z / (hi.z - lo.z) : 0.0};
+    /* The cut is kept while the lists stay small: volumes as tall as the
+     * level (a map's, which is outside input) would be listed in every
+     * cell of their columns, up to eight times the memory for nothing. */
+    uint64_t flat = 0, cut = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t columns = (uint64_t)(sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid) -
+                                      sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid) + 1) *
+                           (sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid) -
+                            sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid) + 1);
+        flat += columns;
+        cut += columns * (sweep__volume_cell(v[i].hi.z, lo.z, inv[2], grid_z) -
+                          sweep__volume_cell(v[i].lo.z, lo.z, inv[2], grid_z) + 1);
+    }
+    if (cut > 2 * flat && cut > ((uint64_t)1 << 20)) {
+        grid_z = 1;
+        inv[2] = hi.z > lo.z ? 1.0 / (hi.z - lo.z) : 0.0;
+    }
     /* The cells' lists of volumes that act after a step, then the
      * columns' lists of liquids and ladders (world_impl.h). */
     uint32_t cells = grid * grid * grid_z, slots = cells + grid * grid;

@@ -19,6 +19,7 @@
 
 #include "core/motion.h"
 #include "core/volume.h"
+#include "core/world_impl.h"
 #include "maps/level.h"
 
 #define DT (1.0 / 60.0)
@@ -327,6 +328,37 @@ static void the_grid_finds_what_every_volume_says(void **state)
     scene_free(&s);
 }
 
+/* Volumes as tall as the level, many of them: the grid is not cut along
+ * z (that would list each in every cell of its columns), and the step
+ * still finds them all. */
+static void tall_volumes_are_not_cut_along_z(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    enum { N = 4096 };
+    static sweep_volume v[N];
+    for (int i = 0; i < N; i++) {
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-60 + i % 5, -60, -10), sweep_v3(60, 60 - i % 3, 10 + i % 7));
+        v[i].damage = 1.0;
+    }
+    set(&s, v, N);
+    assert_int_equal(s.w->volume_grid_z, 1);
+    /* Fewer of them cost the cut little: it is kept. */
+    set(&s, v, 64);
+    assert_int_equal(s.w->volume_grid_z, 8);
+    set(&s, v, N);
+    sweep_actor a = standing(0, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(1, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, N - 1);
+    double damage = 0.0;
+    for (int i = 0; i < N; i++)
+        damage += v[i].damage * DT;
+    assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
+    scene_free(&s);
+}
+
 static void bad_volumes_are_refused(void **state)
 {
     (void)state;
@@ -363,6 +395,7 @@ int main(void)
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
         cmocka_unit_test(the_grid_finds_what_every_volume_says),
+        cmocka_unit_test(tall_volumes_are_not_cut_along_z),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
