@@ -54,12 +54,6 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
     p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
 }
 
-/* 1 if the boxes lo .. hi and box[0] .. box[1] meet. */
-static inline int sweep__medium_box_meets(const sweep_vec3 *box, sweep_vec3 lo, sweep_vec3 hi)
-{
-    return box[0].x <= hi.x && box[1].x >= lo.x && box[0].y <= hi.y && box[1].y >= lo.y && box[0].z <= hi.z &&
-           box[1].z >= lo.z;
-}
 
 /* 1 if p is on the inner side of every plane of v. */
 static inline int sweep__medium_within(const sweep_volume *v, sweep_vec3 p)
@@ -105,24 +99,30 @@ static inline unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_v
 
 /* The medium of a body centred at c in world w (which holds at least one
  * liquid or ladder), the liquids and ladders looked at narrowed by the
- * volumes' grid to those listed in the cell of the span feet .. eyes, as
- * the volumes' own step does. Inline: sweep_act asks it before and after
+ * volumes' grid to the cell of the span feet .. eyes, whose list of them
+ * holds no other kind, as the volumes' own step does. Inline: sweep_act asks it before and after
  * every step, and the call was a fifth of its cost. */
 static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
                                                   sweep__medium *m)
 {
     m->liquid = 0;
     m->ladder = SWEEP__NO_LADDER;
-    /* Far from every volume the cells at the grid's edge are looked at,
-     * whose boxes then miss: no test of the grid's own box first. */
+    m->level = 0;
+    /* Away from every liquid and ladder (most moves of a level) one box
+     * test answers, before the grid's cells are worked out. */
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
-    uint32_t grid = w->volume_grid, len = w->volume_count;
-    uint32_t cx = sweep__volume_cell(lo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
-    uint32_t cy = sweep__volume_cell(lo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
+    if (!sweep__volume_box_meets(w->volume_mode_box, lo, hi))
+        return;
+    uint32_t grid = w->volume_grid, len = w->volume_count, cx, cy, hx = 0, hy = 0;
+    const sweep_vec3 o = w->volume_lo;
+    const double *inv = w->volume_cell_inv;
+    sweep__volume_cell2(lo.x, o.x, inv[0], grid, lo.y, o.y, inv[1], grid, &cx, &cy);
+    if (!p->upright)
+        sweep__volume_cell2(hi.x, o.x, inv[0], grid, hi.y, o.y, inv[1], grid, &hx, &hy);
     const uint32_t *list = NULL;
-    if (p->upright || (cx == sweep__volume_cell(hi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
-                       cy == sweep__volume_cell(hi.y, w->volume_lo.y, w->volume_cell_inv[1], grid))) {
-        uint32_t cell = cy * grid + cx;
+    if (p->upright || ((cx == hx) & (cy == hy))) {
+        /* The column's liquids and ladders, after every cell's list. */
+        uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
         list = w->volume_cell_items + w->volume_cell_first[cell];
         len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
     }
@@ -130,7 +130,7 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     for (uint32_t k = 0; k < len; k++) {
         uint32_t i = list ? list[k] : k;
         const sweep_vec3 *box = w->volume_boxes[i];
-        if (!sweep__medium_box_meets(box, lo, hi))
+        if (!sweep__volume_box_meets(box, lo, hi))
             continue;
         const sweep_volume *v = &w->volumes[i];
         if (v->kind == SWEEP_VOLUME_LADDER) {

@@ -2,9 +2,13 @@
  * volume.c - volumes of a world and what they do to a walking body (the
  * rules are in volume.h).
  *
- * The list is tested in index order, box first: a level holds a few tens
- * of volumes, and a box test is a handful of comparisons, so a tree would
- * cost more than it saves. Nothing here allocates during a move.
+ * A step looks at the volumes listed in the cells of a grid its segment
+ * touches (world_impl.h: columns across x and y, cut along z; the liquids
+ * and ladders listed apart, by column, for core/medium.h), box first, then
+ * in index order. A level holds tens of volumes, a few of them as large
+ * as the level (a void's kill volume): the cut along z keeps those out of
+ * the cells a step above them looks at. Nothing here allocates during a
+ * move.
  */
 #include "core/volume.h"
 
@@ -152,43 +156,79 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
             hi = sweep_v3(fmax(hi.x, v[i].hi.x), fmax(hi.y, v[i].hi.y), fmax(hi.z, v[i].hi.z));
         }
     }
-    /* The grid: about one volume a cell, at most 64 x 64 cells. */
+    sweep_vec3 none[2] = {sweep_v3(INFINITY, INFINITY, INFINITY), sweep_v3(-INFINITY, -INFINITY, -INFINITY)};
+    sweep_vec3 act[2] = {none[0], none[1]}, mode_box[2] = {none[0], none[1]};
+    for (uint32_t i = 0; i < n; i++) {
+        sweep_vec3 *b = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? mode_box : act;
+        b[0] = sweep_v3(fmin(b[0].x, v[i].lo.x), fmin(b[0].y, v[i].lo.y), fmin(b[0].z, v[i].lo.z));
+        b[1] = sweep_v3(fmax(b[1].x, v[i].hi.x), fmax(b[1].y, v[i].hi.y), fmax(b[1].z, v[i].hi.z));
+    }
+    /* The grid: about one volume a column, at most 64 x 64 columns, each
+     * cut along z as finely, at most 8 times: the volumes of a level lie
+     * at many heights (a void's kill volume under every column), and a
+     * step looks only at those of its own height. */
     uint32_t grid = 1;
     while (grid < 64 && grid * grid < n)
         grid++;
-    double inv[2] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0};
-    uint32_t cells = grid * grid, *first = calloc((size_t)cells + 1, sizeof *first), *items = NULL;
+    uint32_t grid_z = grid < 8 ? grid : 8;
+    double inv[3] = {hi.x > lo.x ? grid / (hi.x - lo.x) : 0.0, hi.y > lo.y ? grid / (hi.y - lo.y) : 0.0,
+                     hi.z > lo.z ? grid_z / (hi.z - lo.z) : 0.0};
+    /* The cut is kept while the lists stay small: volumes as tall as the
+     * level (a map's, which is outside input) would be listed in every
+     * cell of their columns, up to eight times the memory for nothing. */
+    uint64_t flat = 0, cut = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t columns = (uint64_t)(sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid) -
+                                      sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid) + 1) *
+                           (sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid) -
+                            sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid) + 1);
+        flat += columns;
+        cut += columns * (sweep__volume_cell(v[i].hi.z, lo.z, inv[2], grid_z) -
+                          sweep__volume_cell(v[i].lo.z, lo.z, inv[2], grid_z) + 1);
+    }
+    if (cut > 2 * flat && cut > ((uint64_t)1 << 20)) {
+        grid_z = 1;
+        inv[2] = hi.z > lo.z ? 1.0 / (hi.z - lo.z) : 0.0;
+    }
+    /* The cells' lists of volumes that act after a step, then the
+     * columns' lists of liquids and ladders (world_impl.h). */
+    uint32_t cells = grid * grid * grid_z, slots = cells + grid * grid;
+    uint32_t *first = calloc((size_t)slots + 1, sizeof *first), *items = NULL;
     if (!first) {
         free(copy);
         free(boxes);
         return SWEEP_E_NOMEM;
     }
-    /* Counted first, then filled, each cell in volume order. */
+    /* Counted first, then filled, each list in volume order. */
     for (int fill = 0; fill < 2; fill++) {
         uint32_t *at = NULL;
         if (fill) {
-            for (uint32_t c = 0; c < cells; c++)
+            for (uint32_t c = 0; c < slots; c++)
                 first[c + 1] += first[c];
-            items = malloc((size_t)(first[cells] ? first[cells] : 1) * sizeof *items);
-            at = calloc(cells, sizeof *at);
+            items = malloc((size_t)(first[slots] ? first[slots] : 1) * sizeof *items);
+            at = calloc(slots, sizeof *at);
             if (!items || !at) {
                 free(copy), free(boxes), free(first), free(items), free(at);
                 return SWEEP_E_NOMEM;
             }
         }
         for (uint32_t i = 0; i < n; i++) {
+            int mode = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
             uint32_t x0 = sweep__volume_cell(v[i].lo.x, lo.x, inv[0], grid);
             uint32_t x1 = sweep__volume_cell(v[i].hi.x, lo.x, inv[0], grid);
             uint32_t y0 = sweep__volume_cell(v[i].lo.y, lo.y, inv[1], grid);
             uint32_t y1 = sweep__volume_cell(v[i].hi.y, lo.y, inv[1], grid);
-            for (uint32_t y = y0; y <= y1; y++)
-                for (uint32_t x = x0; x <= x1; x++) {
-                    uint32_t c = y * grid + x;
-                    if (fill)
-                        items[first[c] + at[c]++] = i;
-                    else
-                        first[c + 1]++;
-                }
+            uint32_t z0 = mode ? 0 : sweep__volume_cell(v[i].lo.z, lo.z, inv[2], grid_z);
+            uint32_t z1 = mode ? 0 : sweep__volume_cell(v[i].hi.z, lo.z, inv[2], grid_z);
+            for (uint32_t z = z0; z <= z1; z++)
+                for (uint32_t y = y0; y <= y1; y++)
+                    for (uint32_t x = x0; x <= x1; x++) {
+                        uint32_t c = mode ? cells + y * grid + x : (z * grid + y) * grid + x;
+                        if (fill)
+                            items[first[c] + at[c]++] = i;
+                        else
+                            first[c + 1]++;
+                    }
         }
         free(at);
     }
@@ -202,9 +242,13 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_mode_count = modes;
     w->volume_lo = lo;
     w->volume_hi = hi;
+    w->volume_act_box[0] = act[0], w->volume_act_box[1] = act[1];
+    w->volume_mode_box[0] = mode_box[0], w->volume_mode_box[1] = mode_box[1];
     w->volume_grid = grid;
+    w->volume_grid_z = grid_z;
     w->volume_cell_inv[0] = inv[0];
     w->volume_cell_inv[1] = inv[1];
+    w->volume_cell_inv[2] = inv[2];
     w->volume_cell_first = first;
     w->volume_cell_items = items;
     return SWEEP_OK;
@@ -237,11 +281,50 @@ static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 ra
  * up to this many; a step among more tests every volume. */
 #define CANDIDATES 64
 
-/* 1 if the box lo .. hi meets the box of the segment (slo .. shi). */
-static inline int meets(const sweep_vec3 *box, sweep_vec3 slo, sweep_vec3 shi)
+/* The cells (x, y, z) of the corners slo and shi of a step's box, in
+ * pairs (sweep__volume_cell2). */
+static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cell)
 {
-    return box[0].x <= shi.x && box[1].x >= slo.x && box[0].y <= shi.y && box[1].y >= slo.y && box[0].z <= shi.z &&
-           box[1].z >= slo.z;
+    const double *inv = w->volume_cell_inv;
+    const sweep_vec3 o = w->volume_lo;
+    const uint32_t grid = w->volume_grid, grid_z = w->volume_grid_z;
+    sweep__volume_cell2(slo.x, o.x, inv[0], grid, slo.y, o.y, inv[1], grid, &cell[0], &cell[1]);
+    sweep__volume_cell2(shi.x, o.x, inv[0], grid, shi.y, o.y, inv[1], grid, &cell[3], &cell[4]);
+    sweep__volume_cell2(slo.z, o.z, inv[2], grid_z, shi.z, o.z, inv[2], grid_z, &cell[2], &cell[5]);
+}
+
+/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
+ * up to one more than CANDIDATES; the new count. */
+static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cand,
+                               uint32_t n)
+{
+    const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
+    uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
+    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++)
+        if (sweep__volume_box_meets(w->volume_boxes[list[k]], slo, shi))
+            cand[n++] = list[k];
+    return n;
+}
+
+/* Puts cand[0 .. n) in increasing order, each index once; their count
+ * (n > CANDIDATES is left as it is: too many to list). A step's
+ * candidates are a handful: insertion. */
+static uint32_t sorted_once(uint32_t *cand, uint32_t n)
+{
+    if (n > CANDIDATES)
+        return n;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = cand[k], j = m;
+        while (j > 0 && cand[j - 1] > i)
+            j--;
+        if (j > 0 && cand[j - 1] == i)
+            continue;
+        memmove(&cand[j + 1], &cand[j], (m - j) * sizeof *cand);
+        cand[j] = i;
+        m++;
+    }
+    return m;
 }
 
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
@@ -257,32 +340,27 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
                               from.z < to.z ? from.z : to.z);
     sweep_vec3 shi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
                               from.z < to.z ? to.z : from.z);
-    sweep_vec3 all[2] = {w->volume_lo, w->volume_hi};
-    if (!meets(all, slo, shi))
+    if (!sweep__volume_box_meets(w->volume_act_box, slo, shi))
         return 0;
     /* A segment within one cell of the grid (nearly every step) need look
-     * only at the volumes listed there; one across cells at them all. */
+     * only at the volumes listed there; one across two along an axis at
+     * those of each (at most 8 cells); one across more at them all. */
+    uint32_t cell[6]; /* x, y, z of slo, then of shi */
+    cells_of(w, slo, shi, cell);
     uint32_t grid = w->volume_grid, count = w->volume_count;
-    uint32_t cx = sweep__volume_cell(slo.x, w->volume_lo.x, w->volume_cell_inv[0], grid);
-    uint32_t cy = sweep__volume_cell(slo.y, w->volume_lo.y, w->volume_cell_inv[1], grid);
-    const uint32_t *list = NULL;
-    uint32_t len = count;
-    if (cx == sweep__volume_cell(shi.x, w->volume_lo.x, w->volume_cell_inv[0], grid) &&
-        cy == sweep__volume_cell(shi.y, w->volume_lo.y, w->volume_cell_inv[1], grid)) {
-        uint32_t c = cy * grid + cx;
-        list = w->volume_cell_items + w->volume_cell_first[c];
-        len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
+    uint32_t cand[CANDIDATES + 1], n = CANDIDATES + 1;
+    if ((cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5])) {
+        n = collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], slo, shi, cand, 0);
+    } else if (cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
+        n = 0;
+        for (uint32_t z = cell[2]; z <= cell[5]; z++)
+            for (uint32_t y = cell[1]; y <= cell[4]; y++)
+                for (uint32_t x = cell[0]; x <= cell[3]; x++)
+                    n = collect(w, (z * grid + y) * grid + x, slo, shi, cand, n);
+        /* Two cells may list the same volume: back in index order, once. */
+        n = sorted_once(cand, n);
     }
-    uint32_t cand[CANDIDATES], n = 0;
-    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++) {
-        uint32_t i = list ? list[k] : k;
-        if (meets(w->volume_boxes[i], slo, shi)) {
-            if (n < CANDIDATES)
-                cand[n] = i;
-            n++;
-        }
-    }
-    int listed = n <= CANDIDATES;
+    int listed = n <= CANDIDATES, teleported = 0;
     if (!listed)
         n = count;
     for (uint32_t c = 0; c < n; c++) {
@@ -308,6 +386,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         } else {
             rep->teleported_by = i;
             if (fits(space, cfg, radii, v->destination)) {
+                teleported = 1;
                 a->position = v->destination;
                 a->grounded = 0;
                 if (!v->keep_velocity)
@@ -323,7 +402,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     /* Triggers last, from where the step began to where the body is now
      * (a teleport's destination included: then every trigger is looked
      * at, the destination being outside the segment's box). */
-    if (a->position.x != to.x || a->position.y != to.y || a->position.z != to.z) {
+    if (teleported) {
         listed = 0;
         n = count;
     }

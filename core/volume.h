@@ -52,8 +52,9 @@
  * pass through them untouched, as a game server's own scripted motion does.
  *
  * Deterministic: + - * / and comparisons only, in a fixed order; no
- * allocation during a move. A world holds a small list and tests each
- * volume's box first; a level has tens of volumes, not thousands.
+ * allocation during a move. A world lists its volumes in a grid and a
+ * step tests the boxes of those in its cells first (core/volume.c); a
+ * level has tens of volumes, not thousands.
  */
 #ifndef SWEEP_CORE_VOLUME_H
 #define SWEEP_CORE_VOLUME_H

@@ -11,24 +11,41 @@
  * order, each timed alone, so the pair differs only by the volumes' tests
  * and what they did, and the shared machine's noise falls on both alike. A
  * move is near when it starts within two body heights of a volume's box
- * (inside included): the moves a volume can cost most. Prints
+ * (inside included): the moves a volume can cost most. A near move is
+ * `acted` on when the two ended apart (a pad launched it, a teleporter
+ * moved it, a kill ended it, it swam or climbed): the plain move is then
+ * another motion (a fall to a pool's floor against a swim), whose cost
+ * says nothing of the volumes' tests; the others (`same`: the tests ran
+ * and changed nothing, or only reported) are the like-for-like pairs.
+ *
+ * The whole walk is run ROUNDS times (default 5) from the same start, the
+ * first second of each round not counted (caches and branch history warm
+ * up), the order of each pair alternating by tick, body and round. A
+ * round's figure for a kind of move is the median of its per-move ratios
+ * (each move's clock reads, about 20 ns, in both of its times; no mean: on
+ * a shared machine one move another process preempted outweighs
+ * thousands); the line gives the median of the rounds' figures and their
+ * range. Prints
  *
  *   BENCH name=core.level_volumes map=<name> volumes=<n> bodies=<n>
- *         near=<fraction of moves> near_ns_p50=<x> near_plain_ns_p50=<x>
- *         near_ratio=<x> far_ratio=<x> launched=<moves> failed=<moves>
+ *         rounds=<n> near=<fraction of moves> acted=<fraction of near>
+ *         near_ns_p50=<x> near_plain_ns_p50=<x> near_ratio=<x>
+ *         near_ratio_min=<x> near_ratio_max=<x> same_ratio=<x>
+ *         same_ratio_min=<x> same_ratio_max=<x> acted_ratio=<x>
+ *         far_ratio=<x> far_ratio_min=<x> far_ratio_max=<x>
+ *         launched=<moves> failed=<moves>
  *
- * (near_ratio and far_ratio: the medians of the per-move ratios of the
- * pairs, each move's clock reads, about 20 ns, in both of its times; no
- * mean: on a shared machine one move another process preempted outweighs
- * thousands.) The two
- * calls are functions of their own (move_near_with, move_near_plain,
- * move_far_with, move_far_plain), never inlined nor merged, so that valgrind
+ * (near_* of every near move, same_ and acted_ of the two parts; launched
+ * and failed counted over all rounds.) The two calls are functions of
+ * their own (move_near_with, move_near_plain, move_far_with,
+ * move_far_plain), never inlined nor merged, so that valgrind
  * --tool=callgrind counts each kind's instructions apart:
  *
- *   valgrind --tool=callgrind --callgrind-out-file=OUT bench_level_volumes L.db 300
+ *   valgrind --tool=callgrind --callgrind-out-file=OUT bench_level_volumes L.db 300 1
  *   callgrind_annotate --inclusive=yes OUT | grep move_
  *
- * Usage: bench_level_volumes MAP.db [TICKS] (default 2000 ticks of 1/60 s).
+ * Usage: bench_level_volumes MAP.db [TICKS [ROUNDS]] (default 2000 ticks of
+ * 1/60 s, 5 rounds).
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +61,9 @@
 #define DT (1.0 / 60.0)
 #define BODIES_PER_VOLUME 2
 #define TURN_EVERY 60
+/* Ticks at the start of each round that are run but not counted. */
+#define WARM_TICKS 60
+#define ROUNDS 5
 
 static double now_ns(void)
 {
@@ -92,13 +112,51 @@ static uint64_t splitmix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+/* Near moves whose pair ended alike, near moves a volume acted on, and
+ * moves away from every volume. */
+enum { SAME, ACTED, FAR, KINDS };
+
+/* One kind's moves of one round: each move's ratio and its two times. */
+typedef struct kind_samples {
+    double *ratio, *with, *plain;
+    size_t n;
+} kind_samples;
+
+static double median(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, by_value);
+    return x[n / 2];
+}
+
+/* 1 when the two moves ended in different states (compared field by
+ * field: the struct's padding is not the move's). */
+static int apart(const sweep_actor *x, const sweep_actor *y)
+{
+    return memcmp(&x->position, &y->position, sizeof x->position) != 0 ||
+           memcmp(&x->velocity, &y->velocity, sizeof x->velocity) != 0 || x->grounded != y->grounded ||
+           x->stance != y->stance;
+}
+
+/* Where body i starts: above its volume's middle, falling onto what lies
+ * below. */
+static sweep_vec3 start_of(const sweep_level *lv, uint32_t i)
+{
+    const sweep_volume *v = &lv->volumes[i / BODIES_PER_VOLUME].v;
+    return sweep_v3(0.5 * (v->lo.x + v->hi.x), 0.5 * (v->lo.y + v->hi.y), v->hi.z);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_level_volumes MAP.db [TICKS]\n");
+        fprintf(stderr, "usage: bench_level_volumes MAP.db [TICKS [ROUNDS]]\n");
         return 2;
     }
     uint32_t ticks = argc > 2 ? (uint32_t)atoi(argv[2]) : 2000;
+    uint32_t rounds = argc > 3 ? (uint32_t)atoi(argv[3]) : ROUNDS;
+    if (ticks < 1 || rounds < 1) {
+        fprintf(stderr, "usage: bench_level_volumes MAP.db [TICKS [ROUNDS]]: TICKS and ROUNDS at least 1\n");
+        return 2;
+    }
     sweep_level lv;
     char err[512];
     if (sweep_map_load(argv[1], &lv, NULL, err, sizeof err) != SWEEP_OK) {
@@ -106,7 +164,7 @@ int main(int argc, char **argv)
         return 1;
     }
     uint32_t n = lv.volume_count;
-    if (n == 0 || ticks < 1) {
+    if (n == 0) {
         fprintf(stderr, "bench_level_volumes: %s has no volumes\n", argv[1]);
         return 1;
     }
@@ -128,83 +186,134 @@ int main(int argc, char **argv)
         floor_z = k == 0 || lv.vertices[k].z < floor_z ? lv.vertices[k].z : floor_z;
     double reach = 4.0 * radii.z;
     uint32_t bodies = n * BODIES_PER_VOLUME;
+    size_t cap = (size_t)bodies * ticks;
     sweep_actor *a = calloc(bodies, sizeof *a);
     double *heading = calloc(bodies, sizeof *heading);
-    double *near_r = calloc((size_t)bodies * ticks, sizeof *near_r), *far_r = calloc((size_t)bodies * ticks, sizeof *far_r);
-    double *near_with = calloc((size_t)bodies * ticks, sizeof *near_with);
-    double *near_plain = calloc((size_t)bodies * ticks, sizeof *near_plain);
-    if (!a || !heading || !near_r || !far_r || !near_with || !near_plain)
+    kind_samples ks[KINDS];
+    /* Per round: each kind's median ratio, and the near moves' (both
+     * kinds together) median ratio and times. */
+    double *fig[KINDS + 3];
+    for (int k = 0; k < KINDS + 3; k++)
+        fig[k] = calloc(rounds, sizeof *fig[k]);
+    double *near_all = calloc(cap, sizeof *near_all), *near_with = calloc(cap, sizeof *near_with),
+           *near_plain = calloc(cap, sizeof *near_plain);
+    int ok = a && heading && near_all && near_with && near_plain;
+    for (int k = 0; k < KINDS; k++) {
+        ks[k].ratio = calloc(cap, sizeof(double));
+        ks[k].with = calloc(cap, sizeof(double));
+        ks[k].plain = calloc(cap, sizeof(double));
+        ok = ok && ks[k].ratio && ks[k].with && ks[k].plain;
+    }
+    for (int k = 0; k < KINDS + 3; k++)
+        ok = ok && fig[k];
+    if (!ok) {
+        fprintf(stderr, "bench_level_volumes: out of memory\n");
         return 1;
-    uint64_t seed = 1;
-    for (uint32_t i = 0; i < bodies; i++) {
-        const sweep_volume *v = &lv.volumes[i / BODIES_PER_VOLUME].v;
-        /* Above the volume's middle, falling onto what lies below. */
-        a[i].position = sweep_v3(0.5 * (v->lo.x + v->hi.x), 0.5 * (v->lo.y + v->hi.y), v->hi.z);
-        heading[i] = (double)(splitmix(&seed) >> 11) * (2.0 * 3.14159265358979 / 9007199254740992.0);
     }
     sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
     mv mw = {&sw, &lv.config, &lv.rules, radii}, mp = {&sp, &lv.config, &lv.rules, radii};
-    uint64_t nn = 0, nf = 0, launched = 0, failed = 0;
-    for (uint32_t t = 0; t < ticks; t++) {
+    uint64_t launched = 0, failed = 0, counted = 0, near_count = 0, acted_count = 0;
+    for (uint32_t round = 0; round < rounds; round++) {
+        /* Every round walks the same walk from the same start. */
+        uint64_t seed = 1;
         for (uint32_t i = 0; i < bodies; i++) {
-            if (t % TURN_EVERY == 0 && t > 0)
-                heading[i] += 1.0 + (double)(splitmix(&seed) >> 11) / 9007199254740992.0;
-            double s = lv.rules.walk_speed;
-            /* cos and sin: the bench's own wish, not the core's arithmetic. */
-            sweep_wish w = {sweep_v3(s * cos(heading[i]), s * sin(heading[i]), 0), 0};
-            int near = 0;
-            for (uint32_t k = 0; k < n && !near; k++)
-                near = near_box(&lv.volumes[k].v, a[i].position, reach);
-            sweep_actor copy = a[i];
-            sweep_act_result r, rp;
-            double tw = 0.0, tp = 0.0, t0;
-            sweep_status sw_st = SWEEP_OK, sp_st = SWEEP_OK;
-            for (int pass = 0; pass < 2; pass++) {
-                int vol = (pass == 0) == ((t + i) % 2 == 0);
-                t0 = now_ns();
-                if (vol)
-                    sw_st = near ? move_near_with(&mw, &a[i], &w, &r) : move_far_with(&mw, &a[i], &w, &r);
-                else
-                    sp_st = near ? move_near_plain(&mp, &copy, &w, &rp) : move_far_plain(&mp, &copy, &w, &rp);
-                double d = now_ns() - t0;
-                if (vol)
-                    tw = d;
-                else
-                    tp = d;
-            }
-            if (sw_st != SWEEP_OK || sp_st != SWEEP_OK) {
-                failed++;
-                continue;
-            }
-            launched += (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) != 0;
-            if (near) {
-                near_with[nn] = tw, near_plain[nn] = tp;
-                near_r[nn++] = tw / tp;
-            } else {
-                far_r[nf++] = tw / tp;
-            }
-            /* A body that fell out of the level starts again at its volume. */
-            const sweep_volume *v = &lv.volumes[i / BODIES_PER_VOLUME].v;
-            if (a[i].position.z < floor_z - 10.0 * radii.z || r.volumes.events & SWEEP_VOLUME_EV_KILLED) {
-                memset(&a[i], 0, sizeof a[i]);
-                a[i].position = sweep_v3(0.5 * (v->lo.x + v->hi.x), 0.5 * (v->lo.y + v->hi.y), v->hi.z);
+            memset(&a[i], 0, sizeof a[i]);
+            a[i].position = start_of(&lv, i);
+            heading[i] = (double)(splitmix(&seed) >> 11) * (2.0 * 3.14159265358979 / 9007199254740992.0);
+        }
+        for (int k = 0; k < KINDS; k++)
+            ks[k].n = 0;
+        size_t nn = 0;
+        for (uint32_t t = 0; t < ticks; t++) {
+            for (uint32_t i = 0; i < bodies; i++) {
+                if (t % TURN_EVERY == 0 && t > 0)
+                    heading[i] += 1.0 + (double)(splitmix(&seed) >> 11) / 9007199254740992.0;
+                double s = lv.rules.walk_speed;
+                /* cos and sin: the bench's own wish, not the core's arithmetic. */
+                sweep_wish w = {sweep_v3(s * cos(heading[i]), s * sin(heading[i]), 0), 0};
+                int near = 0;
+                for (uint32_t k = 0; k < n && !near; k++)
+                    near = near_box(&lv.volumes[k].v, a[i].position, reach);
+                sweep_actor copy = a[i];
+                sweep_act_result r, rp;
+                double tw = 0.0, tp = 0.0, t0;
+                sweep_status sw_st = SWEEP_OK, sp_st = SWEEP_OK;
+                for (int pass = 0; pass < 2; pass++) {
+                    int vol = (pass == 0) == ((t + i + round) % 2 == 0);
+                    t0 = now_ns();
+                    if (vol)
+                        sw_st = near ? move_near_with(&mw, &a[i], &w, &r) : move_far_with(&mw, &a[i], &w, &r);
+                    else
+                        sp_st = near ? move_near_plain(&mp, &copy, &w, &rp) : move_far_plain(&mp, &copy, &w, &rp);
+                    double d = now_ns() - t0;
+                    if (vol)
+                        tw = d;
+                    else
+                        tp = d;
+                }
+                if (sw_st != SWEEP_OK || sp_st != SWEEP_OK) {
+                    failed++;
+                    continue;
+                }
+                launched += (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) != 0;
+                if (t >= WARM_TICKS || ticks <= WARM_TICKS) {
+                    int kind = !near ? FAR : apart(&a[i], &copy) ? ACTED : SAME;
+                    kind_samples *k = &ks[kind];
+                    k->ratio[k->n] = tw / tp, k->with[k->n] = tw, k->plain[k->n] = tp;
+                    k->n++;
+                    if (near) {
+                        near_all[nn] = tw / tp, near_with[nn] = tw, near_plain[nn] = tp;
+                        nn++;
+                        near_count++;
+                        acted_count += kind == ACTED;
+                    }
+                    counted++;
+                }
+                /* A body that fell out of the level starts again at its volume. */
+                if (a[i].position.z < floor_z - 10.0 * radii.z || r.volumes.events & SWEEP_VOLUME_EV_KILLED) {
+                    memset(&a[i], 0, sizeof a[i]);
+                    a[i].position = start_of(&lv, i);
+                }
             }
         }
+        if (nn == 0 || ks[FAR].n == 0) {
+            fprintf(stderr, "bench_level_volumes: %zu near and %zu far moves: nothing to compare\n", nn,
+                    ks[FAR].n);
+            return 1;
+        }
+        /* A kind with no moves in a round (a level whose volumes never act)
+         * has no figure: 0, left out below. */
+        for (int k = 0; k < KINDS; k++)
+            fig[k][round] = ks[k].n ? median(ks[k].ratio, ks[k].n) : 0.0;
+        fig[KINDS][round] = median(near_all, nn);
+        fig[KINDS + 1][round] = median(near_with, nn);
+        fig[KINDS + 2][round] = median(near_plain, nn);
     }
-    if (nn == 0 || nf == 0) {
-        fprintf(stderr, "bench_level_volumes: %llu near and %llu far moves: nothing to compare\n",
-                (unsigned long long)nn, (unsigned long long)nf);
-        return 1;
+    /* The median of the rounds' figures and their range; a kind some
+     * round had no moves of is taken over the rounds that had some. */
+    double mid[KINDS + 3], lo[KINDS + 3], hi[KINDS + 3];
+    for (int k = 0; k < KINDS + 3; k++) {
+        size_t m = 0;
+        for (uint32_t r = 0; r < rounds; r++)
+            if (fig[k][r] > 0.0)
+                fig[k][m++] = fig[k][r];
+        mid[k] = m ? median(fig[k], m) : 0.0;
+        lo[k] = m ? fig[k][0] : 0.0;
+        hi[k] = m ? fig[k][m - 1] : 0.0;
     }
-    qsort(near_r, nn, sizeof *near_r, by_value);
-    qsort(far_r, nf, sizeof *far_r, by_value);
-    qsort(near_with, nn, sizeof *near_with, by_value);
-    qsort(near_plain, nn, sizeof *near_plain, by_value);
-    printf("BENCH name=core.level_volumes map=%s volumes=%u bodies=%u near=%.2f near_ns_p50=%.0f "
-           "near_plain_ns_p50=%.0f near_ratio=%.3f far_ratio=%.3f launched=%llu failed=%llu\n",
-           lv.name, n, bodies, (double)nn / (double)(nn + nf), near_with[nn / 2], near_plain[nn / 2],
-           near_r[nn / 2], far_r[nf / 2], (unsigned long long)launched, (unsigned long long)failed);
-    free(a), free(heading), free(near_r), free(far_r), free(near_with), free(near_plain);
+    printf("BENCH name=core.level_volumes map=%s volumes=%u bodies=%u rounds=%u near=%.2f acted=%.2f "
+           "near_ns_p50=%.0f near_plain_ns_p50=%.0f near_ratio=%.3f near_ratio_min=%.3f near_ratio_max=%.3f "
+           "same_ratio=%.3f same_ratio_min=%.3f same_ratio_max=%.3f acted_ratio=%.3f far_ratio=%.3f "
+           "far_ratio_min=%.3f far_ratio_max=%.3f launched=%llu failed=%llu\n",
+           lv.name, n, bodies, rounds, (double)near_count / (double)counted,
+           (double)acted_count / (double)near_count, mid[KINDS + 1], mid[KINDS + 2], mid[KINDS], lo[KINDS],
+           hi[KINDS], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR],
+           (unsigned long long)launched, (unsigned long long)failed);
+    for (int k = 0; k < KINDS; k++)
+        free(ks[k].ratio), free(ks[k].with), free(ks[k].plain);
+    for (int k = 0; k < KINDS + 3; k++)
+        free(fig[k]);
+    free(a), free(heading), free(near_all), free(near_with), free(near_plain);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);
     sweep_level_free(&lv);

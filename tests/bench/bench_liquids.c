@@ -16,13 +16,16 @@
  * the same body state through the plain world, alternating which goes
  * first. Prints
  *
- *   BENCH name=core.liquids cells=<n> bodies=<n> inside=<fraction>
- *         ns_per_move_p50=<x> plain_ns_per_move_p50=<x> ratio=<x>
+ *   BENCH name=core.liquids cells=<n> bodies=<n> rounds=<n>
+ *         inside=<fraction> ns_per_move_p50=<x> plain_ns_per_move_p50=<x>
+ *         ratio=<x> ratio_min=<x> ratio_max=<x>
  *         ns_per_move_mean=<x> plain_ns_per_move_mean=<x>
  *
- * Usage: bench_liquids [CELLS [TICKS [with|plain|both]]] (default 24 cells,
- * 2000 ticks, both); `with` or `plain` runs one world only, for counting
- * instructions under callgrind (--toggle-collect=sweep_act).
+ * (rounds, medians and range as bench_volumes.c says.)
+ * Usage: bench_liquids [CELLS [TICKS [with|plain|both [ROUNDS]]]] (default
+ * 24 cells, 2000 ticks, both, 5 rounds); `with` or `plain` runs one world
+ * only, for counting instructions under callgrind
+ * (--toggle-collect=sweep_act; ROUNDS 1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +58,12 @@ int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 24, ticks = argc > 2 ? (uint32_t)atoi(argv[2]) : 2000;
     const char *only = argc > 3 ? argv[3] : "both";
+    uint32_t rounds = argc > 4 ? (uint32_t)atoi(argv[4]) : 5;
     int run_with = strcmp(only, "plain") != 0, run_plain = strcmp(only, "with") != 0;
-    if (n < 1 || 2 * n > SWEEP_VOLUME_MAX || ticks < 1 || (!run_with && !run_plain) ||
+    if (n < 1 || 2 * n > SWEEP_VOLUME_MAX || ticks < 1 || rounds < 1 || (!run_with && !run_plain) ||
         (strcmp(only, "both") && strcmp(only, "with") && strcmp(only, "plain"))) {
-        fprintf(stderr, "usage: bench_liquids [CELLS 1..%u [TICKS [with|plain|both]]]\n", SWEEP_VOLUME_MAX / 2);
+        fprintf(stderr, "usage: bench_liquids [CELLS 1..%u [TICKS [with|plain|both [ROUNDS]]]]\n",
+                SWEEP_VOLUME_MAX / 2);
         return 2;
     }
     uint32_t side = 1;
@@ -101,14 +106,14 @@ int main(int argc, char **argv)
         return 1;
     }
     pair_walk pw;
-    if (pair_walk_run("bench_liquids", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, run_with, run_plain,
-                      in_liquid, NULL, &pw) != 0)
+    if (pair_walk_run("bench_liquids", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, rounds, run_with,
+                      run_plain, in_liquid, NULL, &pw) != 0)
         return 1;
-    printf("BENCH name=core.liquids cells=%u bodies=%u inside=%.2f ns_per_move_p50=%.0f "
-           "plain_ns_per_move_p50=%.0f ratio=%.3f ns_per_move_mean=%.0f plain_ns_per_move_mean=%.0f\n",
-           n, bodies, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1],
-           pw.p50[1] > 0 ? pw.p50[0] / pw.p50[1] : 0.0, pw.total[0] / (double)pw.moves,
-           pw.total[1] / (double)pw.moves);
+    printf("BENCH name=core.liquids cells=%u bodies=%u rounds=%u inside=%.2f ns_per_move_p50=%.0f "
+           "plain_ns_per_move_p50=%.0f ratio=%.3f ratio_min=%.3f ratio_max=%.3f ns_per_move_mean=%.0f "
+           "plain_ns_per_move_mean=%.0f\n",
+           n, bodies, rounds, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1], pw.ratio, pw.ratio_min,
+           pw.ratio_max, pw.total[0] / (double)pw.moves, pw.total[1] / (double)pw.moves);
     free(v), free(a);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);

@@ -13,14 +13,19 @@
  * copied through the plain world, alternating which goes first, so the
  * shared machine's noise falls on both alike. Prints
  *
- *   BENCH name=core.volumes volumes=<n> bodies=<n> inside=<fraction>
- *         ns_per_move_p50=<x> plain_ns_per_move_p50=<x> ratio=<x>
+ *   BENCH name=core.volumes volumes=<n> bodies=<n> rounds=<n>
+ *         inside=<fraction> ns_per_move_p50=<x> plain_ns_per_move_p50=<x>
+ *         ratio=<x> ratio_min=<x> ratio_max=<x>
  *         ns_per_move_mean=<x> plain_ns_per_move_mean=<x>
  *
- * (a tick's moves timed together, one clock read per tick and run; p50 is
- * the median tick's time a move, ratio that of the two medians: on a
- * shared machine the median shrugs off the ticks another process took).
- * Usage: bench_volumes [VOLUMES [TICKS]] (default 24 volumes, 2000 ticks).
+ * (a tick's moves timed together, one clock read per tick and run; the
+ * whole walk run ROUNDS times from the same start, its first second not
+ * timed; a round's figure is its median tick's time a move, its ratio
+ * that of its two medians: on a shared machine the median shrugs off the
+ * ticks another process took; the line gives the median of the rounds'
+ * figures and the range of their ratios).
+ * Usage: bench_volumes [VOLUMES [TICKS [ROUNDS]]] (default 24 volumes, 2000
+ * ticks, 5 rounds).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +58,9 @@ static int in_volume(const sweep_act_result *r, uint32_t body, const sweep_actor
 int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 24, ticks = argc > 2 ? (uint32_t)atoi(argv[2]) : 2000;
-    if (n < 1 || n > SWEEP_VOLUME_MAX || ticks < 1) {
-        fprintf(stderr, "usage: bench_volumes [VOLUMES 1..%u [TICKS]]\n", SWEEP_VOLUME_MAX);
+    uint32_t rounds = argc > 3 ? (uint32_t)atoi(argv[3]) : 5;
+    if (n < 1 || n > SWEEP_VOLUME_MAX || ticks < 1 || rounds < 1) {
+        fprintf(stderr, "usage: bench_volumes [VOLUMES 1..%u [TICKS [ROUNDS]]]\n", SWEEP_VOLUME_MAX);
         return 2;
     }
     uint32_t side = 1;
@@ -103,13 +109,14 @@ int main(int argc, char **argv)
     }
     pair_walk pw;
     volumes_seen vs = {v};
-    if (pair_walk_run("bench_volumes", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, 1, 1, in_volume, &vs,
-                      &pw) != 0)
+    if (pair_walk_run("bench_volumes", with, plain, &cfg, &rules, RADII, DT, a, bodies, ticks, rounds, 1, 1, in_volume,
+                      &vs, &pw) != 0)
         return 1;
-    printf("BENCH name=core.volumes volumes=%u bodies=%u inside=%.2f ns_per_move_p50=%.0f "
-           "plain_ns_per_move_p50=%.0f ratio=%.3f ns_per_move_mean=%.0f plain_ns_per_move_mean=%.0f\n",
-           n, bodies, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1], pw.p50[0] / pw.p50[1],
-           pw.total[0] / (double)pw.moves, pw.total[1] / (double)pw.moves);
+    printf("BENCH name=core.volumes volumes=%u bodies=%u rounds=%u inside=%.2f ns_per_move_p50=%.0f "
+           "plain_ns_per_move_p50=%.0f ratio=%.3f ratio_min=%.3f ratio_max=%.3f ns_per_move_mean=%.0f "
+           "plain_ns_per_move_mean=%.0f\n",
+           n, bodies, rounds, (double)pw.inside / (double)pw.moves, pw.p50[0], pw.p50[1], pw.ratio, pw.ratio_min,
+           pw.ratio_max, pw.total[0] / (double)pw.moves, pw.total[1] / (double)pw.moves);
     free(v), free(a), free(cx);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);

@@ -54,73 +54,104 @@ static sweep_world *floor_world(uint32_t side, double spacing, sweep_vec3 radii)
 }
 
 /* What a timed walk measured: moves, how many ended where the benchmark
- * counts (`inside`), and per run the total and the median tick's time a
- * move, ns. */
+ * counts (`inside`), per world the total time and the median tick's time
+ * a move (ns; the median of the rounds'), and the ratio with / without:
+ * the median of the rounds' ratios of their median ticks, and the
+ * rounds' range. */
 typedef struct pair_walk {
     uint64_t moves, inside;
     double total[2], p50[2]; /* [0] with the volumes, [1] without */
+    double ratio, ratio_min, ratio_max;
 } pair_walk;
 
 /* Said of every move through the world with volumes: 1 to count it as
  * inside, 0 not to, -1 to stop the benchmark (after saying why). */
 typedef int (*pair_look)(const sweep_act_result *r, uint32_t body, const sweep_actor *a, void *ctx);
 
+/* Ticks at the start of each round that are run but not timed: caches
+ * and branch history warm up. */
+#define PAIR_WARM_TICKS 60
+
+static double pair_median(double *x, uint32_t n)
+{
+    qsort(x, n, sizeof *x, by_value);
+    return x[n / 2];
+}
+
 /* Moves `bodies` bodies (a) once a tick for `ticks` ticks through `with`,
  * and the same bodies' copy through `plain`, alternating which goes first
  * so the shared machine's noise falls on both alike, each body back and
- * forth along x at 4 m/s for 2.5 s each way. The two walks must end in
- * the same state to the bit. 0, or -1 after saying why on stderr. */
+ * forth along x at 4 m/s for 2.5 s each way; the whole walk `rounds`
+ * times from the same start (a is left as the last round ends). The two
+ * walks must end in the same state to the bit. 0, or -1 after saying why
+ * on stderr. */
 static int pair_walk_run(const char *name, sweep_world *with, sweep_world *plain, const sweep_config *cfg,
                          const sweep_rules *rules, sweep_vec3 radii, double dt, sweep_actor *a, uint32_t bodies,
-                         uint32_t ticks, int run_with, int run_plain, pair_look look, void *ctx, pair_walk *out)
+                         uint32_t ticks, uint32_t rounds, int run_with, int run_plain, pair_look look, void *ctx,
+                         pair_walk *out)
 {
-    sweep_actor *b = malloc(bodies * sizeof *b);
-    double *samples[2] = {calloc(ticks, sizeof(double)), calloc(ticks, sizeof(double))};
-    if (!b || !samples[0] || !samples[1]) {
-        free(b), free(samples[0]), free(samples[1]);
+    uint32_t timed = ticks > PAIR_WARM_TICKS ? ticks - PAIR_WARM_TICKS : ticks;
+    sweep_actor *b = malloc(bodies * sizeof *b), *start = malloc(bodies * sizeof *start);
+    double *samples[2] = {calloc(timed, sizeof(double)), calloc(timed, sizeof(double))};
+    double *fig[3] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double))};
+    if (!b || !start || !samples[0] || !samples[1] || !fig[0] || !fig[1] || !fig[2]) {
+        free(b), free(start), free(samples[0]), free(samples[1]), free(fig[0]), free(fig[1]), free(fig[2]);
         fprintf(stderr, "%s: out of memory\n", name);
         return -1;
     }
-    memcpy(b, a, bodies * sizeof *a);
+    memcpy(start, a, bodies * sizeof *a);
     sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
     memset(out, 0, sizeof *out);
     int ok = 1;
-    for (uint32_t t = 0; ok && t < ticks; t++) {
-        for (int pass = 0; ok && pass < 2; pass++) {
-            int vol = (pass == 0) == (t % 2 == 0);
-            if (!(vol ? run_with : run_plain))
-                continue;
-            sweep_actor *s = vol ? a : b;
-            double t0 = now_ns();
-            for (uint32_t k = 0; ok && k < bodies; k++) {
-                double dir = (t / 150) % 2 ? -4.0 : 4.0;
-                sweep_wish w = {sweep_v3(dir, 0, 0), 0};
-                sweep_act_result r;
-                if (sweep_act(vol ? &sw : &sp, cfg, rules, radii, &s[k], &w, dt, &r) != SWEEP_OK) {
-                    fprintf(stderr, "%s: a move failed\n", name);
-                    ok = 0;
-                } else if (vol) {
-                    int in = look(&r, k, &s[k], ctx);
-                    ok = in >= 0;
-                    out->inside += in > 0;
+    for (uint32_t round = 0; ok && round < rounds; round++) {
+        memcpy(a, start, bodies * sizeof *a);
+        memcpy(b, start, bodies * sizeof *b);
+        for (uint32_t t = 0; ok && t < ticks; t++) {
+            int counted = t >= ticks - timed;
+            for (int pass = 0; ok && pass < 2; pass++) {
+                int vol = (pass == 0) == ((t + round) % 2 == 0);
+                if (!(vol ? run_with : run_plain))
+                    continue;
+                sweep_actor *s = vol ? a : b;
+                double t0 = now_ns();
+                for (uint32_t k = 0; ok && k < bodies; k++) {
+                    double dir = (t / 150) % 2 ? -4.0 : 4.0;
+                    sweep_wish w = {sweep_v3(dir, 0, 0), 0};
+                    sweep_act_result r;
+                    if (sweep_act(vol ? &sw : &sp, cfg, rules, radii, &s[k], &w, dt, &r) != SWEEP_OK) {
+                        fprintf(stderr, "%s: a move failed\n", name);
+                        ok = 0;
+                    } else if (vol && counted) {
+                        int in = look(&r, k, &s[k], ctx);
+                        ok = in >= 0;
+                        out->inside += in > 0;
+                    }
+                }
+                double spent = now_ns() - t0;
+                if (counted) {
+                    out->total[!vol] += spent;
+                    samples[!vol][t - (ticks - timed)] = spent / bodies;
                 }
             }
-            double spent = now_ns() - t0;
-            out->total[!vol] += spent;
-            samples[!vol][t] = spent / bodies;
+            if (counted)
+                out->moves += bodies;
         }
-        out->moves += bodies;
+        if (ok && run_with && run_plain && memcmp(a, b, bodies * sizeof *a) != 0) {
+            fprintf(stderr, "%s: the walks with and without volumes went apart\n", name);
+            ok = 0;
+        }
+        fig[0][round] = run_with ? pair_median(samples[0], timed) : 0.0;
+        fig[1][round] = run_plain ? pair_median(samples[1], timed) : 0.0;
+        fig[2][round] = fig[1][round] > 0.0 ? fig[0][round] / fig[1][round] : 0.0;
     }
-    if (ok && run_with && run_plain && memcmp(a, b, bodies * sizeof *a) != 0) {
-        fprintf(stderr, "%s: the walks with and without volumes went apart\n", name);
-        ok = 0;
+    if (ok) {
+        out->p50[0] = pair_median(fig[0], rounds);
+        out->p50[1] = pair_median(fig[1], rounds);
+        out->ratio = pair_median(fig[2], rounds);
+        out->ratio_min = fig[2][0];
+        out->ratio_max = fig[2][rounds - 1];
     }
-    for (int i = 0; i < 2; i++) {
-        qsort(samples[i], ticks, sizeof(double), by_value);
-        out->p50[i] = samples[i][ticks / 2];
-        free(samples[i]);
-    }
-    free(b);
+    free(b), free(start), free(samples[0]), free(samples[1]), free(fig[0]), free(fig[1]), free(fig[2]);
     return ok ? 0 : -1;
 }
 

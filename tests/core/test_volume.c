@@ -5,7 +5,8 @@
  * when it fits there and not when it does not; hurt adds damage by the
  * second, kill ends the move, a trigger is entered and left; a plane cuts
  * the box; a walk away from every volume gives the same bits as in a
- * world without any; bad volumes are refused with a reason.
+ * world without any; the volumes' grid finds what a look at every volume
+ * finds; bad volumes are refused with a reason.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 
 #include "core/motion.h"
 #include "core/volume.h"
+#include "core/world_impl.h"
 #include "maps/level.h"
 
 #define DT (1.0 / 60.0)
@@ -258,6 +260,105 @@ static void a_walk_away_from_volumes_is_unchanged(void **state)
     scene_free(&t);
 }
 
+/* The volumes' grid (columns, cut along z, each step looking at the
+ * cells its segment touches) finds what a look at every volume in index
+ * order finds: many small hurt and trigger volumes at several heights
+ * and a large one under them all, walkers crossing cells on every axis
+ * (jumping across the z cuts), each move one step, its damage (summed in
+ * index order, to the bit), last hurting volume and entered and left
+ * triggers against those of every volume. */
+static void the_grid_finds_what_every_volume_says(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    enum { N = 300 };
+    static sweep_volume v[N];
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        double cx = (double)(x >> 40 & 1023) / 1023.0 * 60.0 - 30.0;
+        double cy = (double)(x >> 20 & 1023) / 1023.0 * 60.0 - 30.0;
+        double cz = (double)(x >> 10 & 1023) / 1023.0 * 3.0;
+        double r = 0.5 + (double)(x >> 54) / 1023.0 * 3.0;
+        v[i] = box_volume(i % 3 ? SWEEP_VOLUME_HURT : SWEEP_VOLUME_TRIGGER, sweep_v3(cx - r, cy - r, cz),
+                          sweep_v3(cx + r, cy + r, cz + 0.7 * r));
+        v[i].damage = 1.0 + (double)(i % 7) * 0.37;
+    }
+    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-40, -40, -1), sweep_v3(40, 40, 1.0));
+    v[N - 1].damage = 0.5;
+    set(&s, v, N);
+    sweep_actor a[8];
+    for (int k = 0; k < 8; k++)
+        a[k] = standing(-28.0 + 7.0 * k, -25.0 + 3.0 * k);
+    int hurts = 0, entries = 0, leaves = 0;
+    for (int i = 0; i < 600; i++)
+        for (int k = 0; k < 8; k++) {
+            double t = 0.013 * i + k;
+            sweep_wish w = {sweep_v3(8.0 * cos(t), 8.0 * sin(1.3 * t), 0), i % 40 == k ? SWEEP_WISH_JUMP : 0u};
+            sweep_vec3 from = a[k].position;
+            sweep_act_result r;
+            assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a[k], &w, DT, &r), SWEEP_OK);
+            assert_int_equal(r.steps, 1);
+            sweep_vec3 to = a[k].position;
+            double damage = 0.0;
+            uint32_t events = 0, hurt_by = 0, entered = 0, left = 0;
+            for (uint32_t j = 0; j < N; j++) {
+                int in = sweep_volume_contains(&v[j], to), was = sweep_volume_contains(&v[j], from);
+                if (v[j].kind == SWEEP_VOLUME_HURT && in) {
+                    damage += v[j].damage * DT;
+                    events |= SWEEP_VOLUME_EV_HURT, hurt_by = j;
+                } else if (v[j].kind == SWEEP_VOLUME_TRIGGER && in && !was) {
+                    events |= SWEEP_VOLUME_EV_ENTERED, entered = j;
+                } else if (v[j].kind == SWEEP_VOLUME_TRIGGER && was && !in) {
+                    events |= SWEEP_VOLUME_EV_LEFT, left = j;
+                }
+            }
+            assert_int_equal(r.volumes.events, events);
+            assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
+            if (events & SWEEP_VOLUME_EV_HURT)
+                assert_int_equal(r.volumes.hurt_by, hurt_by), hurts++;
+            if (events & SWEEP_VOLUME_EV_ENTERED)
+                assert_int_equal(r.volumes.entered, entered), entries++;
+            if (events & SWEEP_VOLUME_EV_LEFT)
+                assert_int_equal(r.volumes.left, left), leaves++;
+        }
+    /* The walk did meet them. */
+    assert_true(hurts > 100 && entries > 10 && leaves > 10);
+    scene_free(&s);
+}
+
+/* Volumes as tall as the level, many of them: the grid is not cut along
+ * z (that would list each in every cell of its columns), and the step
+ * still finds them all. */
+static void tall_volumes_are_not_cut_along_z(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    enum { N = 4096 };
+    static sweep_volume v[N];
+    for (int i = 0; i < N; i++) {
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-60 + i % 5, -60, -10), sweep_v3(60, 60 - i % 3, 10 + i % 7));
+        v[i].damage = 1.0;
+    }
+    set(&s, v, N);
+    assert_int_equal(s.w->volume_grid_z, 1);
+    /* Fewer of them cost the cut little: it is kept. */
+    set(&s, v, 64);
+    assert_int_equal(s.w->volume_grid_z, 8);
+    set(&s, v, N);
+    sweep_actor a = standing(0, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(1, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, N - 1);
+    double damage = 0.0;
+    for (int i = 0; i < N; i++)
+        damage += v[i].damage * DT;
+    assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
+    scene_free(&s);
+}
+
 static void bad_volumes_are_refused(void **state)
 {
     (void)state;
@@ -293,6 +394,8 @@ int main(void)
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
+        cmocka_unit_test(the_grid_finds_what_every_volume_says),
+        cmocka_unit_test(tall_volumes_are_not_cut_along_z),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
