@@ -2,7 +2,8 @@
  * levelgen_dense.c - generated dense levels (see levelgen_dense.h).
  *
  * Room r of an n x n grid spans [256 i, 256 (i + 1)] x [256 j, 256 (j + 1)];
- * its floor is the inside, [8, 248] in its own coordinates, and the walls
+ * its floor is the inside, [8, 248] in its own coordinates, cut into
+ * cells of the size asked for (8 to 48 units), and the walls
  * between rooms are 16 thick, each room drawing its own side facing in, so
  * the level is closed without a face anyone stands behind. A doorway
  * through a wall is 48 wide and 96 high at the wall's middle, with its
@@ -24,12 +25,11 @@
 
 #define ROOM 256.0   /* room pitch */
 #define INSIDE 8.0   /* half a wall: the floor begins here */
-#define CELL 16.0    /* floor and wall cell */
-#define CELLS 15     /* cells across a floor, (ROOM - 2 INSIDE) / CELL */
+#define ROW 16.0     /* wall rows and column rings */
 #define WALL_ROWS 8  /* wall height 128 */
-#define DOOR_FIRST 6 /* cells 6, 7, 8 of a wall: the doorway, [104, 152] */
-#define DOOR_LAST 8
-#define DOOR_ROWS 6  /* 96 high */
+#define DOOR_LO 104.0 /* the doorway along its wall, 96 high */
+#define DOOR_HI 152.0
+#define DOOR_ROWS 6
 #define KERB 4.0     /* kerb height and depth */
 
 enum {
@@ -45,6 +45,8 @@ static const double COS16[5] = {1.0, 0.92387953251128674, 0.70710678118654757, 0
 
 typedef struct gen {
     sweep_level *lv;
+    double cell; /* floor cells and wall columns: it divides 96 and 144, so the doorway falls on cells */
+    int cells;   /* cells across a floor, (ROOM - 2 INSIDE) / cell */
     double ox, oy; /* the room's corner */
     int turn;      /* quarter turns of the furniture */
     sweep_status st;
@@ -125,10 +127,11 @@ static void box(gen *g, double x0, double y0, double z0, double x1, double y1, d
  * shaders into pieces are. */
 static void floor_cells(gen *g)
 {
-    for (int j = 0; j < CELLS; j++)
-        for (int i = 0; i < CELLS; i++) {
-            double x0 = INSIDE + CELL * i, y0 = INSIDE + CELL * j, x1 = x0 + CELL, y1 = y0 + CELL;
-            sweep_vec3 m = at(g, x0 + 0.5 * CELL, y0 + 0.5 * CELL, 0.0, 0);
+    const double cell = g->cell;
+    for (int j = 0; j < g->cells; j++)
+        for (int i = 0; i < g->cells; i++) {
+            double x0 = INSIDE + cell * i, y0 = INSIDE + cell * j, x1 = x0 + cell, y1 = y0 + cell;
+            sweep_vec3 m = at(g, x0 + 0.5 * cell, y0 + 0.5 * cell, 0.0, 0);
             sweep_vec3 a = at(g, x0, y0, 0.0, 0), b = at(g, x1, y0, 0.0, 0), c = at(g, x1, y1, 0.0, 0),
                        d = at(g, x0, y1, 0.0, 0);
             tri(g, m, a, b, sweep_v3(0, 0, 1), MAT_FLOOR);
@@ -155,16 +158,16 @@ static void wall(gen *g, int w, int door)
      : w == 2 ? at(g, (u), ROOM - INSIDE + (d), (z), 0)                                                         \
               : at(g, INSIDE - (d), (u), (z), 0))
     for (int r = 0; r < WALL_ROWS; r++)
-        for (int c = 0; c < CELLS; c++) {
-            if (door && c >= DOOR_FIRST && c <= DOOR_LAST && r < DOOR_ROWS)
+        for (int c = 0; c < g->cells; c++) {
+            double u0 = INSIDE + g->cell * c, u1 = u0 + g->cell, z0 = ROW * r, z1 = z0 + ROW;
+            if (door && u0 >= DOOR_LO && u1 <= DOOR_HI && r < DOOR_ROWS)
                 continue;
-            double u0 = INSIDE + CELL * c, u1 = u0 + CELL, z0 = CELL * r, z1 = z0 + CELL;
             quad(g, WALL_AT(u0, 0.0, z0), WALL_AT(u1, 0.0, z0), WALL_AT(u1, 0.0, z1), WALL_AT(u0, 0.0, z1), in,
                  MAT_WALL);
         }
     if (!door)
         return;
-    double u0 = INSIDE + CELL * DOOR_FIRST, u1 = INSIDE + CELL * (DOOR_LAST + 1), top = CELL * DOOR_ROWS;
+    double u0 = DOOR_LO, u1 = DOOR_HI, top = ROW * DOOR_ROWS;
     sweep_vec3 along = sweep_v3_sub(WALL_AT(1.0, 0.0, 0.0), WALL_AT(0.0, 0.0, 0.0));
     /* Jambs face into the opening; the lintel faces down; the floor up. */
     quad(g, WALL_AT(u0, 0.0, 0.0), WALL_AT(u0, INSIDE, 0.0), WALL_AT(u0, INSIDE, top), WALL_AT(u0, 0.0, top), along,
@@ -186,11 +189,10 @@ static void wall(gen *g, int w, int door)
 static void kerbs(gen *g)
 {
     for (int w = 0; w < 4; w++)
-        for (int c = 0; c < CELLS; c++) {
-            int skip = (c >= DOOR_FIRST && c <= DOOR_LAST) || (w == 0 && c >= 1 && c <= 4);
-            if (skip)
+        for (int c = 0; c < g->cells; c++) {
+            double u0 = INSIDE + g->cell * c, u1 = u0 + g->cell;
+            if ((u0 >= DOOR_LO && u1 <= DOOR_HI) || (w == 0 && u1 > 24.0 && u0 < 88.0))
                 continue;
-            double u0 = INSIDE + CELL * c, u1 = u0 + CELL;
             /* The piece as a box in the frame of wall 0, then turned to
              * wall w about the room's centre by swapping coordinates. */
             double x0 = u0, x1 = u1, y0 = INSIDE, y1 = INSIDE + KERB;
@@ -215,7 +217,7 @@ static void wedge(gen *g)
     const double h = 24.0, depth = 16.0;
     sweep_vec3 up_in = dir(g, 0.0, h, depth, 1); /* the slope's normal: in and up */
     for (int c = 0; c < 4; c++) {
-        double x0 = 24.0 + CELL * c, x1 = x0 + CELL;
+        double x0 = 24.0 + 16.0 * c, x1 = x0 + 16.0;
         for (int r = 0; r < 2; r++) {
             double f0 = r * 0.5, f1 = f0 + 0.5; /* from the foot (0) to the top (1) */
             double y0 = INSIDE + depth * (1.0 - f0), y1 = INSIDE + depth * (1.0 - f1);
@@ -244,7 +246,7 @@ static void column(gen *g, double x, double y)
         double y1 = q1 == 0 ? s1 : q1 == 1 ? c1 : q1 == 2 ? -s1 : -c1;
         sweep_vec3 out = dir(g, x0 + x1, y0 + y1, 0.0, 1);
         for (int ring = 0; ring < WALL_ROWS; ring++) {
-            double z0 = CELL * ring, z1 = z0 + CELL;
+            double z0 = ROW * ring, z1 = z0 + ROW;
             quad(g, at(g, x + r * x0, y + r * y0, z0, 1), at(g, x + r * x1, y + r * y1, z0, 1),
                  at(g, x + r * x1, y + r * y1, z1, 1), at(g, x + r * x0, y + r * y0, z1, 1), out, MAT_COLUMN);
         }
@@ -273,7 +275,7 @@ static void hump(gen *g, double x0, double yc)
         /* The strip's normal: across, and up by the slope. */
         sweep_vec3 out = dir(g, 0.0, -(zs[s + 1] - zs[s]), ys[s + 1] - ys[s], 1);
         for (int p = 0; p < 4; p++) {
-            double xa = x0 + CELL * p, xb = xa + CELL;
+            double xa = x0 + 16.0 * p, xb = xa + 16.0;
             quad(g, at(g, xa, yc + ys[s], zs[s], 1), at(g, xb, yc + ys[s], zs[s], 1),
                  at(g, xb, yc + ys[s + 1], zs[s + 1], 1), at(g, xa, yc + ys[s + 1], zs[s + 1], 1), out, MAT_FLOOR);
         }
@@ -292,10 +294,10 @@ static void hump(gen *g, double x0, double yc)
 static void fence(gen *g, double x0, double y)
 {
     for (int k = 0; k < 5; k++) {
-        double x = x0 + CELL * k;
+        double x = x0 + 16.0 * k;
         box(g, x - 2.0, y - 2.0, 0.0, x + 2.0, y + 2.0, 48.0, MAT_FENCE, 0);
     }
-    box(g, x0 - 2.0, y - 1.0, 48.0, x0 + 4.0 * CELL + 2.0, y + 1.0, 52.0, MAT_FENCE, 1);
+    box(g, x0 - 2.0, y - 1.0, 48.0, x0 + 64.0 + 2.0, y + 1.0, 52.0, MAT_FENCE, 1);
 }
 
 static void room(gen *g, uint32_t i, uint32_t j, uint32_t n, uint64_t seed)
@@ -321,15 +323,28 @@ static void room(gen *g, uint32_t i, uint32_t j, uint32_t n, uint64_t seed)
         g->st = sweep_level_add_spawn(g->lv, at(g, spawn[k][0], spawn[k][1], 40.0, 1));
 }
 
-sweep_status sweep_levelgen_dense(uint32_t target_triangles, uint64_t seed, sweep_level *lv)
+int sweep_levelgen_dense_cell_ok(uint32_t cell)
 {
-    if (!lv || target_triangles < 200 || target_triangles > SWEEP_WORLD_MAX_TRIANGLES / 2)
+    return cell == 8 || cell == 12 || cell == 16 || cell == 24 || cell == 48;
+}
+
+uint32_t sweep_levelgen_dense_room_triangles(uint32_t cell)
+{
+    /* The floor's and the walls' share, and the furniture's (about 1,930). */
+    uint32_t cells = sweep_levelgen_dense_cell_ok(cell) ? 240 / cell : 15;
+    return 4 * cells * cells + 4 * 2 * WALL_ROWS * cells + 1930;
+}
+
+sweep_status sweep_levelgen_dense(uint32_t target_triangles, uint32_t cell, uint64_t seed, sweep_level *lv)
+{
+    if (!lv || target_triangles < 200 || target_triangles > SWEEP_WORLD_MAX_TRIANGLES / 2 ||
+        !sweep_levelgen_dense_cell_ok(cell))
         return SWEEP_E_ARG;
-    uint32_t n = (uint32_t)(sqrt((double)target_triangles / SWEEP_DENSE_ROOM_TRIANGLES) + 0.5);
+    uint32_t n = (uint32_t)(sqrt((double)target_triangles / sweep_levelgen_dense_room_triangles(cell)) + 0.5);
     if (n < 1)
         n = 1;
-    gen g = {lv, 0.0, 0.0, 0, SWEEP_OK};
-    snprintf(lv->name, sizeof lv->name, "dense-%u-%llu", target_triangles, (unsigned long long)seed);
+    gen g = {lv, (double)cell, (int)(240 / cell), 0.0, 0.0, 0, SWEEP_OK};
+    snprintf(lv->name, sizeof lv->name, "dense-%u-%u-%llu", target_triangles, cell, (unsigned long long)seed);
     /* Quake's units and rules (maps/import_bsp.c gives its levels the
      * same), at the default walkable slope of 45 degrees. */
     lv->config.gravity = sweep_v3(0.0, 0.0, -800.0);

@@ -30,7 +30,7 @@
 #include "maps/writer.h"
 
 static const char usage[] =
-    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--dense] [--rules FILE] [--progress]\n"
+    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--dense [--cell U]] [--rules FILE] [--progress]\n"
     "                    [--quiet] -o OUT.db\n"
     "\n"
     "Writes a generated level (heightfield terrain with stairs, ramps below\n"
@@ -46,9 +46,10 @@ static const char usage[] =
     "                16 x 16 block)\n"
     "  --dense       a dense level instead (maps/levelgen_dense.h): rooms in Quake units\n"
     "                (radii 15,15,28, gravity 800, steps of 18, walking at 320 units/s)\n"
-    "                whose floors and walls are cut into 16-unit pieces, with kerbs, a\n"
-    "                steep wedge, faceted columns, a curved hump and a fence in each;\n"
-    "                four spawn points a room (--spawns and --movers do not apply)\n"
+    "                whose floors and walls are cut into cells, with kerbs, a steep\n"
+    "                wedge, faceted columns, a curved hump and a fence in each; four\n"
+    "                spawn points a room (--spawns and --movers do not apply)\n"
+    "  --cell U      a dense level's floor cells, units: 8, 12, 16, 24 or 48 (default 16)\n"
     "  --rules FILE  the map's physics and movement rules (format below; default: the\n"
     "                rules for metres, walk 5 m/s, jump 5 m/s, speed limit 60 m/s, ...)\n"
     "  -o OUT.db     the map to write; replaced only when the new one is complete\n"
@@ -81,14 +82,14 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_VERSION, O_MOVERS, O_RULES, O_DENSE };
+    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_VERSION, O_MOVERS, O_RULES, O_DENSE, O_CELL };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},     {"spawns", 1, 0, O_SPAWNS},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},   {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
         {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {"rules", 1, 0, O_RULES},
-        {"dense", 0, 0, O_DENSE},
+        {"dense", 0, 0, O_DENSE},       {"cell", 1, 0, O_CELL},
         {0, 0, 0, 0}};
-    uint64_t tris = 0, seed = 1, spawns = 16, movers = 0;
+    uint64_t tris = 0, seed = 1, spawns = 16, movers = 0, cell = 16;
     const char *out = NULL, *rules = NULL;
     int progress = isatty(2), quiet = 0, dense = 0, c;
     opterr = 0;
@@ -113,6 +114,10 @@ int main(int argc, char **argv)
             break;
         case O_DENSE:
             dense = 1;
+            break;
+        case O_CELL:
+            if (!sweep_parse_u64(optarg, 8, 48, &cell) || !sweep_levelgen_dense_cell_ok((uint32_t)cell))
+                return fail("--cell wants 8, 12, 16, 24 or 48, got '%s'", optarg);
             break;
         case O_RULES:
             rules = optarg;
@@ -160,7 +165,7 @@ int main(int argc, char **argv)
 
     double t0 = now_s();
     sweep_levelgen_params gp = {seed, (uint32_t)tris, (uint32_t)spawns, (uint32_t)movers};
-    sweep_status st = dense ? sweep_levelgen_dense((uint32_t)tris, seed, &lv) : sweep_levelgen(&gp, &lv);
+    sweep_status st = dense ? sweep_levelgen_dense((uint32_t)tris, (uint32_t)cell, seed, &lv) : sweep_levelgen(&gp, &lv);
     if (st != SWEEP_OK)
         return fail("generating the level failed: %s", sweep_status_message(st));
     if (dense) {
