@@ -109,6 +109,10 @@ typedef struct sweep__scene {
      * made with inv_radii), or NULL: then each is prepared here. */
     const sweep__tri_prep *world_prep;
     uint32_t prepared; /* entries of prep in use */
+    /* For the kept sweeps' reach test (scene.c): the inverse radii a
+     * shade down and the slack of a float gap anywhere in [lo, hi], per
+     * axis, the fourth lanes 0. */
+    float ball_scale[4], ball_slack[4];
     sweep__candidate cand[SWEEP__MAX_CANDIDATES];
     sweep__candidate mover_cand[SWEEP__MAX_MOVER_CANDIDATES];
     sweep__tri_prep prep[SWEEP__MAX_PREPARED];

@@ -117,8 +117,13 @@ int sweep__sphere_sweep_above(const sweep__path *path, const sweep__tri_prep *pt
  * which end most calls from a scene (about 3 in 4 on real levels), are
  * inline, so those calls cost no call.
  */
-static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
-                                               sweep_sphere_hit *out)
+/* Which case of the narrow phase a sweep is in against pt, by the plane
+ * tests alone: 0 nothing (out of reach of the plane), 1 the centre inside
+ * the slab, 2 above it, then with *dist and *nv as
+ * sweep__sphere_sweep_above wants them. The scene puts a test of its own
+ * between these and the rest. */
+static inline int sweep__sphere_plane_case(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                           double *dist_out, double *nv_out)
 {
     double s = sweep_v3_dot(pt->nn, sweep_v3_sub(path->center, pt->a));
     if (s < 0.0)
@@ -133,7 +138,7 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sw
      * waited on, in nearly half the tests that pass (a wall beside a body,
      * a step it walks onto). */
     if (s < nlen)
-        return sweep__sphere_sweep_slab(path, pt, tmax, out);
+        return 1;
     double nv = sweep_v3_dot(pt->n, path->disp);
     /* s >= nlen makes s / nlen >= 1 however it rounds: a floor beside a
      * lateral sweep, or a wall it moves away from, ends without the
@@ -145,7 +150,24 @@ static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sw
     double dist = s / nlen;
     if (dist >= 1.0 && (nv >= 0.0 || dist - 1.0 > -nv * tmax))
         return 0; /* never reaches the slab in time */
-    return sweep__sphere_sweep_above(path, pt, tmax, dist, nv, out);
+    *dist_out = dist, *nv_out = nv;
+    return 2;
+}
+
+/* The rest of the narrow phase in the case sweep__sphere_plane_case named. */
+static inline int sweep__sphere_sweep_case(const sweep__path *path, const sweep__tri_prep *pt, double tmax, int c,
+                                           double dist, double nv, sweep_sphere_hit *out)
+{
+    return c == 1 ? sweep__sphere_sweep_slab(path, pt, tmax, out)
+                  : sweep__sphere_sweep_above(path, pt, tmax, dist, nv, out);
+}
+
+static inline int sweep__sphere_sweep_prepared(const sweep__path *path, const sweep__tri_prep *pt, double tmax,
+                                               sweep_sphere_hit *out)
+{
+    double dist = 0.0, nv = 0.0;
+    int c = sweep__sphere_plane_case(path, pt, tmax, &dist, &nv);
+    return c && sweep__sphere_sweep_case(path, pt, tmax, c, dist, nv, out);
 }
 
 /* The point of triangle (a, b, c) closest to p. Works for degenerate

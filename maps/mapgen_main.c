@@ -25,12 +25,13 @@
 #include "maps/content_hash.h"
 #include "maps/level.h"
 #include "maps/levelgen.h"
+#include "maps/levelgen_dense.h"
 #include "core/parse.h"
 #include "maps/writer.h"
 
 static const char usage[] =
-    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--rules FILE] [--progress] [--quiet]\n"
-    "                    -o OUT.db\n"
+    "usage: sweep-mapgen --tris N [--seed S] [--spawns K] [--movers M] [--dense [--cell U]] [--rules FILE] [--progress]\n"
+    "                    [--quiet] -o OUT.db\n"
     "\n"
     "Writes a generated level (heightfield terrain with stairs, ramps below\n"
     "and above the walkable slope, walls, pillars and platforms) as a sweep\n"
@@ -43,6 +44,12 @@ static const char usage[] =
     "  --movers M    replace the first M features by movers, in turn a lift, a turntable,\n"
     "                a sliding door and a swinging door (default 0; at most one per\n"
     "                16 x 16 block)\n"
+    "  --dense       a dense level instead (maps/levelgen_dense.h): rooms in Quake units\n"
+    "                (radii 15,15,28, gravity 800, steps of 18, walking at 320 units/s)\n"
+    "                whose floors and walls are cut into cells, with kerbs, a steep\n"
+    "                wedge, faceted columns, a curved hump and a fence in each; four\n"
+    "                spawn points a room (--spawns and --movers do not apply)\n"
+    "  --cell U      a dense level's floor cells, units: 8, 12, 16, 24 or 48 (default 16)\n"
     "  --rules FILE  the map's physics and movement rules (format below; default: the\n"
     "                rules for metres, walk 5 m/s, jump 5 m/s, speed limit 60 m/s, ...)\n"
     "  -o OUT.db     the map to write; replaced only when the new one is complete\n"
@@ -75,15 +82,16 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_VERSION, O_MOVERS, O_RULES };
+    enum { O_TRIS = 256, O_SEED, O_SPAWNS, O_PROGRESS, O_QUIET, O_HELP, O_VERSION, O_MOVERS, O_RULES, O_DENSE, O_CELL };
     static const struct option longopts[] = {
         {"tris", 1, 0, O_TRIS},         {"seed", 1, 0, O_SEED},     {"spawns", 1, 0, O_SPAWNS},
         {"progress", 0, 0, O_PROGRESS}, {"quiet", 0, 0, O_QUIET},   {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION},
         {"output", 1, 0, 'o'},          {"movers", 1, 0, O_MOVERS}, {"rules", 1, 0, O_RULES},
+        {"dense", 0, 0, O_DENSE},       {"cell", 1, 0, O_CELL},
         {0, 0, 0, 0}};
-    uint64_t tris = 0, seed = 1, spawns = 16, movers = 0;
+    uint64_t tris = 0, seed = 1, spawns = 16, movers = 0, cell = 16;
     const char *out = NULL, *rules = NULL;
-    int progress = isatty(2), quiet = 0, c;
+    int progress = isatty(2), quiet = 0, dense = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -103,6 +111,13 @@ int main(int argc, char **argv)
         case O_MOVERS:
             if (!sweep_parse_u64(optarg, 0, 100000, &movers))
                 return fail("--movers wants a whole number from 0 to 100000, got '%s'", optarg);
+            break;
+        case O_DENSE:
+            dense = 1;
+            break;
+        case O_CELL:
+            if (!sweep_parse_u64(optarg, 8, 48, &cell) || !sweep_levelgen_dense_cell_ok((uint32_t)cell))
+                return fail("--cell wants 8, 12, 16, 24 or 48, got '%s'", optarg);
             break;
         case O_RULES:
             rules = optarg;
@@ -137,21 +152,29 @@ int main(int argc, char **argv)
     /* The generated level is made for metres at 45 degrees under the
      * default rules (levelgen leaves sweep_level_init's values alone), so
      * the file is read against those: before generating, so that a bad
-     * file costs nothing. */
+     * file costs nothing. A dense level brings rules of its own (Quake
+     * units), which the file is read against once it is made. */
     const double default_slope_deg = 45.0;
     sweep_map_values values;
     char err[512];
     sweep_level lv;
     sweep_level_init(&lv);
     sweep_map_values_of(&lv, default_slope_deg, &values);
-    if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
+    if (!dense && rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
         return fail("%s", err);
 
     double t0 = now_s();
     sweep_levelgen_params gp = {seed, (uint32_t)tris, (uint32_t)spawns, (uint32_t)movers};
-    sweep_status st = sweep_levelgen(&gp, &lv);
+    sweep_status st = dense ? sweep_levelgen_dense((uint32_t)tris, (uint32_t)cell, seed, &lv) : sweep_levelgen(&gp, &lv);
     if (st != SWEEP_OK)
         return fail("generating the level failed: %s", sweep_status_message(st));
+    if (dense) {
+        sweep_map_values_of(&lv, default_slope_deg, &values);
+        if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err)) {
+            sweep_level_free(&lv);
+            return fail("%s", err);
+        }
+    }
 
     /* The map stores the slope limit in degrees. Generated levels use the
      * core's default of 45 degrees; make sure that is still true. */
@@ -162,7 +185,7 @@ int main(int argc, char **argv)
     }
     sweep_map_apply_values(&values, &lv);
 
-    sweep_map_write_options wo = {"m", values.walkable_slope_deg, progress ? sweep_map_progress_stderr : NULL,
+    sweep_map_write_options wo = {dense ? "in" : "m", values.walkable_slope_deg, progress ? sweep_map_progress_stderr : NULL,
                                   "sweep-mapgen", sweep_map_write_stop_on_signals()};
     sweep_map_write_result res;
     st = sweep_map_write(out, &lv, &wo, &res, err, sizeof err);

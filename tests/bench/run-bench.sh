@@ -161,6 +161,20 @@ else
     echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"
 fi
 rm -f "$LEVEL_ERR"
+# The same walk on two generated dense levels (sweep-mapgen --dense,
+# maps/levelgen_dense.h; no corpus needed), of about 15,000 triangles in
+# Quake units: floors cut into 48-unit cells, about as fine near a body as
+# the corpus's finest, and into 16-unit cells, finer than any of it, each
+# room with kerbs, a steep wedge, faceted columns, a curved hump and a fence.
+mkdir -p "$LEVEL_DIR"
+for cell in 48 16; do
+    db="$LEVEL_DIR/dense-$cell.db"
+    if ! [ "$db" -nt "$BIN/sweep-mapgen" ]; then
+        "$BIN/sweep-mapgen" --dense --cell "$cell" --tris 15000 -o "$db" --quiet || exit 1
+    fi
+    "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
+        --level-bench | grep '^BENCH name=core.level'
+done
 
 # --- core: lag-compensated queries, and the history behind them ------------
 # bench_query (tests/bench/bench_query.c says how): 64 entities walking, each
