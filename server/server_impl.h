@@ -169,6 +169,15 @@ struct sweep__conn {
     uint8_t *queue;             /* answers waiting behind it */
     size_t queue_len, queue_cap;
     size_t mem;                 /* bytes it holds: the structure and the three buffers */
+    /* Its share of a loop turn (tcp.c, SWEEP__TCP_TURN_FRAMES): the frames
+     * handled in turn `turn`; past the share, what it sent waits in `held`
+     * (read stopped) for the next turn, behind the other connections. */
+    uint64_t turn;
+    uint32_t turn_frames;
+    uint8_t *held;              /* bytes read and not handled yet */
+    size_t held_len, held_cap;
+    sweep__conn *held_prev, *held_next; /* the server's list of connections waiting */
+    unsigned waiting : 1;       /* in that list */
     sweep__bucket early;        /* requests before its session's (Hello) */
     uint64_t early_notice_ns;   /* when the last RateLimited for them was sent; 0 = never */
     sweep__session *session;
@@ -286,6 +295,13 @@ struct sweep_server {
 
     sweep__conn *conns;
     uint32_t conn_count;
+    /* Loop turns (tcp.c): counted before each poll, and the connections
+     * whose share of the turn was spent, served first in the next. */
+    uint64_t turn;
+    uv_prepare_t turn_count;
+    uv_idle_t turn_resume;
+    int turns_open;
+    sweep__conn *held_first, *held_last;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
     size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
     size_t max_memory;   /* --max-memory resolved, in bytes; 0 offline (no limit) */
