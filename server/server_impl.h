@@ -130,6 +130,9 @@ struct sweep__session {
     char peer[64];                     /* printable address */
     char client_name[64];
     sweep__bucket bucket;
+    uint64_t turn;                     /* UDP: its share of a loop turn (udp.c): the datagrams */
+    uint32_t turn_datagrams;           /* handled in turn `turn`, and those of its held for a */
+    uint32_t held;                     /* later one (s->udp_held) */
     int rate_noticed;                  /* a RateLimited was sent, at rate_notice_ns */
     uint64_t rate_notice_ns;
     uint64_t rate_dropped;             /* requests dropped over the rate limit */
@@ -331,6 +334,9 @@ struct sweep_server {
     uint64_t udp_batch_ns;          /* when the batch was read: what its datagrams count as seen at */
     uv_check_t udp_flush;           /* after each loop iteration's I/O: what UDP answered leaves */
     int udp_flush_open;
+    struct sweep__udp_held *udp_held; /* sessions' datagrams past their share of a turn, in order */
+    uv_idle_t udp_resume;           /* serves them next turn */
+    int udp_resume_open;
     sweep__stats stats;
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
