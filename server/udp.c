@@ -91,7 +91,7 @@ typedef struct sweep__udp_held {
 } sweep__udp_held;
 
 /* The socket's receive buffer asked for (SO_RCVBUF). */
-#define SWEEP__UDP_RCVBUF (1024 * 1024)
+#define SWEEP__UDP_RCVBUF (4 * 1024 * 1024)
 
 typedef struct sweep__udp_out {
     unsigned received; /* datagrams of the receive batch so far */
@@ -570,9 +570,13 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
      * tick, or the process off the CPU on a shared machine): at 60 moves a
      * second from each of a few thousand players the default (~200 KiB,
      * a few hundred datagrams) is a few milliseconds, and past it moves
-     * are lost. Not more: a server that cannot keep up would only answer
-     * ever later (4 MiB held a second of moves at 2,000 players, all stale
-     * by the time they were answered). The kernel caps it at net.core.rmem_max; smaller is no failure. */
+     * are lost. 1 MiB was some 50 ms of the soak's 10,000 sessions beside
+     * hostile clients (each datagram takes about 1 KiB of the buffer
+     * however small, and garbage up to a datagram's full size): a loaded
+     * machine leaves the server off the CPU longer than that, and its
+     * honest players lost thousands of moves. The cost of more is that a
+     * server that cannot keep up answers late rather than not at all. The
+     * kernel caps it at net.core.rmem_max; smaller is no failure. */
     int rcvbuf = SWEEP__UDP_RCVBUF;
     (void)uv_recv_buffer_size((uv_handle_t *)&s->udp, &rcvbuf);
     /* Not a reason for the loop to go on: unreferenced. */
