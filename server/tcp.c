@@ -221,22 +221,28 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void conn_reason(sweep__conn *c, const char *why);
 static void on_turn_resume(uv_idle_t *h);
 
+/* Takes c out of the waiting list, if it is in it. */
+static void unwait(sweep__conn *c)
+{
+    sweep_server *s = c->server;
+    if (!c->waiting)
+        return;
+    if (c->held_prev)
+        c->held_prev->held_next = c->held_next;
+    else
+        s->held_first = c->held_next;
+    if (c->held_next)
+        c->held_next->held_prev = c->held_prev;
+    else
+        s->held_last = c->held_prev;
+    c->held_prev = c->held_next = NULL;
+    c->waiting = 0;
+}
+
 /* Takes c out of the waiting list and drops what it held. */
 static void unhold(sweep__conn *c)
 {
-    sweep_server *s = c->server;
-    if (c->waiting) {
-        if (c->held_prev)
-            c->held_prev->held_next = c->held_next;
-        else
-            s->held_first = c->held_next;
-        if (c->held_next)
-            c->held_next->held_prev = c->held_prev;
-        else
-            s->held_last = c->held_prev;
-        c->held_prev = c->held_next = NULL;
-        c->waiting = 0;
-    }
+    unwait(c);
     c->held_len = 0;
     buf_resize(c, &c->held, &c->held_cap, 0);
 }
@@ -312,16 +318,7 @@ static void on_turn_resume(uv_idle_t *h)
     for (sweep__conn *c = s->held_first; c;) {
         sweep__conn *next = c == last ? NULL : c->held_next;
         /* Out of the list while served: holding again puts it at the end. */
-        if (c->held_prev)
-            c->held_prev->held_next = c->held_next;
-        else
-            s->held_first = c->held_next;
-        if (c->held_next)
-            c->held_next->held_prev = c->held_prev;
-        else
-            s->held_last = c->held_prev;
-        c->held_prev = c->held_next = NULL;
-        c->waiting = 0;
+        unwait(c);
         if (c->state == SWEEP__CONN_OPEN && c->held_len) {
             size_t n = c->held_len;
             c->held_len = 0;
