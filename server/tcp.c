@@ -933,7 +933,11 @@ static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const cha
     sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
     if (bytes)
         consume(c, bytes, len);
-    if (c->state == SWEEP__CONN_OPEN && uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
+    /* Bytes handed over past a turn's share are held: reading starts when
+     * they are served (on_turn_resume), not before, or what comes next
+     * would be handled ahead of them. */
+    if (c->state == SWEEP__CONN_OPEN && !c->waiting &&
+        uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
         sweep__conn_close(c);
 }
 
