@@ -364,7 +364,8 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
             return;
         }
     }
-    s->stats.bytes_in[SWEEP__UDP] += len;
+    if (!held) /* counted when it was read */
+        s->stats.bytes_in[SWEEP__UDP] += len;
     if (ss) {
         ss->last_seen_ns = now;
         /* Answered where it was sent: a client that moved to the own port
