@@ -273,12 +273,14 @@ static int hold(sweep__conn *c, const uint8_t *data, size_t left)
     if (data >= c->held && data < c->held + c->held_cap) {
         memmove(c->held, data, left);
     } else {
-        if (left > c->held_cap && (!mem_allows(s, left - c->held_cap) || buf_resize(c, &c->held, &c->held_cap, left) != 0)) {
+        int ok = left <= c->held_cap || mem_allows(s, left - c->held_cap);
+        if (!ok || (left > c->held_cap && buf_resize(c, &c->held, &c->held_cap, left) != 0)) {
             sweep__log(SWEEP_LOG_WARN, "conn_out_of_memory", "peer=%s held=%zu conn_mem=%zu max_memory=%zu", c->peer,
                        left, s->conn_mem, s->max_memory);
             sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
             sweep__send_error(s, &p, SWEEP_WIRE_INTERNAL, 0, 0,
-                              "no memory for %zu bytes of requests waiting their turn; closing the connection", left);
+                              "no memory for %zu bytes of requests waiting their turn (%s); closing the connection",
+                              left, ok ? "out of memory" : "the connections hold --max-memory");
             sweep__conn_drain(c);
             return -1;
         }
