@@ -341,6 +341,22 @@ struct sweep_server {
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
 
+/* A client's share of the loop turns (tcp.c, udp.c): *turn and *count are
+ * the turn it was last counted in and what it had in it. 1 if it has had
+ * `share` in turn `now`; 0 otherwise, counting the one it is about to
+ * have. */
+static inline int sweep__turn_spent(uint64_t now, uint64_t *turn, uint32_t *count, uint32_t share)
+{
+    if (*turn != now) {
+        *turn = now;
+        *count = 0;
+    }
+    if (*count >= share)
+        return 1;
+    (*count)++;
+    return 0;
+}
+
 /* invariants.c: the ownership rules above, asserted (SWEEP_CHECKS builds:
  * make DEBUG=1 and the sanitizer builds; nothing otherwise). */
 #ifndef SWEEP_CHECKS

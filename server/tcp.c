@@ -254,14 +254,7 @@ static int turn_spent(sweep__conn *c)
     sweep_server *s = c->server;
     if (!s->turns_open) /* stopping: no turns any more, nothing is held */
         return 0;
-    if (c->turn != s->turn) {
-        c->turn = s->turn;
-        c->turn_frames = 0;
-    }
-    if (c->turn_frames >= SWEEP__TCP_TURN_FRAMES)
-        return 1;
-    c->turn_frames++;
-    return 0;
+    return sweep__turn_spent(s->turn, &c->turn, &c->turn_frames, SWEEP__TCP_TURN_FRAMES);
 }
 
 /* Keeps the `left` bytes at data (what c read past its share; they may lie
