@@ -271,6 +271,32 @@ static void on_ping(sweep_server *s, sweep__peer *p, const sweep_message *m)
 
 static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 
+/* Pays n tokens of the session's rate limit for a request (sequence seq):
+ * 1, or 0 when it is over its rate: the request is dropped unanswered,
+ * with one RateLimited a second, so a client over its rate does not get
+ * an answer per request. */
+static int paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq)
+{
+    /* The clock only when there is a limit: reading it per request is a
+     * measurable part of a move otherwise. A UDP request brings the
+     * reading of its receive batch: the datagrams of one recvmmsg came in
+     * together. */
+    uint64_t now = s->opt.rate_limit > 0.0 ? (p->now ? p->now : uv_hrtime()) : 0;
+    sweep__session *ss = p->session;
+    if (sweep__bucket_take(&ss->bucket, (double)n, now))
+        return 1;
+    ss->rate_dropped++;
+    if (!ss->rate_noticed || now - ss->rate_notice_ns >= 1000000000u) {
+        ss->rate_noticed = 1;
+        ss->rate_notice_ns = now;
+        sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, seq, 0,
+                          "over the limit of %g requests per second: this request and the others "
+                          "beyond it in the next second are dropped unanswered",
+                          s->opt.rate_limit);
+    }
+    return 0;
+}
+
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags)
 {
     /* The world's tick as of the request's arrival, not of the timer's
@@ -302,6 +328,11 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         }
     }
     if (e != SWEEP_PROTO_OK) {
+        /* A session pays for what the verifier refuses as for a request:
+         * garbage at any speed got an Error each, more of the server's work
+         * than the session's rate allows it. */
+        if (p->session && !paid(s, p, 1, 0))
+            return;
         sweep__send_error(s, p, sweep_wire_code_from_proto(e), 0, 0, "message refused by the verifier: %s",
                           sweep_proto_error_name(e));
         return;
@@ -317,26 +348,8 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
                      : m.kind == SWEEP_MSG_QUERY           ? m.as.query.count
                                                            : 1;
         n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
-        /* The clock only when there is a limit: reading it per request is
-         * a measurable part of a move otherwise. A UDP request brings the
-         * reading of its receive batch: the datagrams of one recvmmsg came
-         * in together. */
-        uint64_t now = s->opt.rate_limit > 0.0 ? (p->now ? p->now : uv_hrtime()) : 0;
-        if (!sweep__bucket_take(&p->session->bucket, (double)n, now)) {
-            /* One RateLimited a second, the rest dropped unanswered: a
-             * client over its rate must not get an answer per request. */
-            sweep__session *ss = p->session;
-            ss->rate_dropped++;
-            if (!ss->rate_noticed || now - ss->rate_notice_ns >= 1000000000u) {
-                ss->rate_noticed = 1;
-                ss->rate_notice_ns = now;
-                sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, m.sequence, 0,
-                                  "over the limit of %g requests per second: this request and the others "
-                                  "beyond it in the next second are dropped unanswered",
-                                  s->opt.rate_limit);
-            }
+        if (!paid(s, p, n, m.sequence))
             return;
-        }
     }
     switch (m.kind) {
     case SWEEP_MSG_HELLO:

@@ -54,7 +54,8 @@ void sweep__check_invariants(const sweep_server *s)
         assert(!c->session || c->session->conn == c);
         /* Memory: counted as held, within the caps (the answer buffers may
          * pass theirs by one final Error of at most 512 bytes). */
-        assert(c->mem == sizeof *c + c->in_cap + c->flight_cap + c->queue_cap);
+        assert(c->mem == sizeof *c + c->in_cap + c->flight_cap + c->queue_cap + c->held_cap);
+        assert(c->held_len <= c->held_cap && c->held_cap <= sizeof s->read_buf);
         assert(c->in_len <= c->in_cap && c->in_cap <= SWEEP_FRAME_PREFIX + (size_t)s->opt.max_frame);
         assert(c->flight_len <= c->flight_cap && c->queue_len <= c->queue_cap);
         assert(c->flight_cap + c->queue_cap <= (size_t)s->opt.max_write_queue + 512u);

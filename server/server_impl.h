@@ -130,6 +130,9 @@ struct sweep__session {
     char peer[64];                     /* printable address */
     char client_name[64];
     sweep__bucket bucket;
+    uint64_t turn;                     /* UDP: its share of a loop turn (udp.c): the datagrams */
+    uint32_t turn_datagrams;           /* handled in turn `turn`, and those of its held for a */
+    uint32_t held;                     /* later one (s->udp_held) */
     int rate_noticed;                  /* a RateLimited was sent, at rate_notice_ns */
     uint64_t rate_notice_ns;
     uint64_t rate_dropped;             /* requests dropped over the rate limit */
@@ -169,6 +172,15 @@ struct sweep__conn {
     uint8_t *queue;             /* answers waiting behind it */
     size_t queue_len, queue_cap;
     size_t mem;                 /* bytes it holds: the structure and the three buffers */
+    /* Its share of a loop turn (tcp.c, SWEEP__TCP_TURN_FRAMES): the frames
+     * handled in turn `turn`; past the share, what it sent waits in `held`
+     * (read stopped) for the next turn, behind the other connections. */
+    uint64_t turn;
+    uint32_t turn_frames;
+    uint8_t *held;              /* bytes read and not handled yet */
+    size_t held_len, held_cap;
+    sweep__conn *held_prev, *held_next; /* the server's list of connections waiting */
+    unsigned waiting : 1;       /* in that list */
     sweep__bucket early;        /* requests before its session's (Hello) */
     uint64_t early_notice_ns;   /* when the last RateLimited for them was sent; 0 = never */
     sweep__session *session;
@@ -286,6 +298,13 @@ struct sweep_server {
 
     sweep__conn *conns;
     uint32_t conn_count;
+    /* Loop turns (tcp.c): counted before each poll, and the connections
+     * whose share of the turn was spent, served first in the next. */
+    uint64_t turn;
+    uv_prepare_t turn_count;
+    uv_idle_t turn_resume;
+    int turns_open;
+    sweep__conn *held_first, *held_last;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
     size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
     size_t max_memory;   /* --max-memory resolved, in bytes; 0 offline (no limit) */
@@ -321,9 +340,28 @@ struct sweep_server {
     uint64_t udp_batch_ns;          /* when the batch was read: what its datagrams count as seen at */
     uv_check_t udp_flush;           /* after each loop iteration's I/O: what UDP answered leaves */
     int udp_flush_open;
+    struct sweep__udp_held *udp_held; /* sessions' datagrams past their share of a turn, in order */
+    uv_idle_t udp_resume;           /* serves them next turn */
+    int udp_resume_open;
     sweep__stats stats;
     sweep__metrics *metrics; /* --metrics: the HTTP endpoint (metrics.h); NULL when off */
 };
+
+/* A client's share of the loop turns (tcp.c, udp.c): *turn and *count are
+ * the turn it was last counted in and what it had in it. 1 if it has had
+ * `share` in turn `now`; 0 otherwise, counting the one it is about to
+ * have. */
+static inline int sweep__turn_spent(uint64_t now, uint64_t *turn, uint32_t *count, uint32_t share)
+{
+    if (*turn != now) {
+        *turn = now;
+        *count = 0;
+    }
+    if (*count >= share)
+        return 1;
+    (*count)++;
+    return 0;
+}
 
 /* invariants.c: the ownership rules above, asserted (SWEEP_CHECKS builds:
  * make DEBUG=1 and the sanitizer builds; nothing otherwise). */

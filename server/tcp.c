@@ -46,6 +46,17 @@
  * A malformed buffer inside a well-framed frame only gets an Error: the
  * next frame boundary is still known.
  *
+ * A connection's share of a loop turn is SWEEP__TCP_TURN_FRAMES frames.
+ * libuv reads a ready connection whole (up to 32 reads of 64 KiB a turn),
+ * so one client that wrote a second of requests at once (its rate limit
+ * allows a burst of a second's worth) had them all handled before any
+ * other connection or datagram of the turn: every honest player waited
+ * behind it. Past its share, the rest of what was read is held (at most
+ * one read: its reading stops) and the connection waits for the next
+ * turn, where it is served after the turn's own I/O, again a share at a
+ * time; its reading starts again once nothing is held. Only the order
+ * changes: every frame is still handled, in its connection's order.
+ *
  * Before its Hello a connection may send SWEEP__EARLY_RATE requests a
  * second (a burst as many); the others are dropped unanswered, with one
  * Error RateLimited a second, so a client that never says Hello cannot
@@ -74,6 +85,10 @@
 #define SWEEP__LISTEN_BACKLOG 511
 /* Requests a second (and burst) of a connection before its Hello. */
 #define SWEEP__EARLY_RATE 8.0
+/* Frames of one connection handled in one loop turn: a few honest
+ * players' worth at once (a player sends one a frame, a game server a
+ * batch), some 0.1 to 0.5 ms of the server's time. */
+#define SWEEP__TCP_TURN_FRAMES 16u
 
 /* --- Memory ------------------------------------------------------------ */
 
@@ -198,6 +213,126 @@ int sweep__addr_session_allowed(sweep_server *s, sweep__peer *p, const struct so
     return session_allowed(s, p, &key, sequence);
 }
 
+/* --- Turns ------------------------------------------------------------- */
+
+static void consume(sweep__conn *c, const uint8_t *data, size_t left);
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
+static void conn_reason(sweep__conn *c, const char *why);
+static void on_turn_resume(uv_idle_t *h);
+
+/* Takes c out of the waiting list, if it is in it. */
+static void unwait(sweep__conn *c)
+{
+    sweep_server *s = c->server;
+    if (!c->waiting)
+        return;
+    if (c->held_prev)
+        c->held_prev->held_next = c->held_next;
+    else
+        s->held_first = c->held_next;
+    if (c->held_next)
+        c->held_next->held_prev = c->held_prev;
+    else
+        s->held_last = c->held_prev;
+    c->held_prev = c->held_next = NULL;
+    c->waiting = 0;
+}
+
+/* Takes c out of the waiting list and drops what it held. */
+static void unhold(sweep__conn *c)
+{
+    unwait(c);
+    c->held_len = 0;
+    buf_resize(c, &c->held, &c->held_cap, 0);
+}
+
+/* Has c had its share of this turn? Counts the frame it is about to have
+ * otherwise. */
+static int turn_spent(sweep__conn *c)
+{
+    sweep_server *s = c->server;
+    if (!s->turns_open) /* stopping: no turns any more, nothing is held */
+        return 0;
+    return sweep__turn_spent(s->turn, &c->turn, &c->turn_frames, SWEEP__TCP_TURN_FRAMES);
+}
+
+/* Keeps the `left` bytes at data (what c read past its share; they may lie
+ * in c->held already) for the next turn, and stops its reading until they
+ * are handled: 0, or -1 after the connection was ended for lack of memory. */
+static int hold(sweep__conn *c, const uint8_t *data, size_t left)
+{
+    sweep_server *s = c->server;
+    if (data >= c->held && data < c->held + c->held_cap) {
+        memmove(c->held, data, left);
+    } else {
+        int ok = left <= c->held_cap || mem_allows(s, left - c->held_cap);
+        if (!ok || (left > c->held_cap && buf_resize(c, &c->held, &c->held_cap, left) != 0)) {
+            sweep__log(SWEEP_LOG_WARN, "conn_out_of_memory", "peer=%s held=%zu conn_mem=%zu max_memory=%zu", c->peer,
+                       left, s->conn_mem, s->max_memory);
+            sweep__peer p = {.tcp = 1, .conn = c, .session = c->session, .budget = SIZE_MAX};
+            sweep__send_error(s, &p, SWEEP_WIRE_INTERNAL, 0, 0,
+                              "no memory for %zu bytes of requests waiting their turn (%s); closing the connection",
+                              left, ok ? "out of memory" : "the connections hold --max-memory");
+            sweep__conn_drain(c);
+            return -1;
+        }
+        memcpy(c->held, data, left);
+    }
+    c->held_len = left;
+    uv_read_stop((uv_stream_t *)&c->handle);
+    if (!c->waiting) {
+        c->waiting = 1;
+        c->held_prev = s->held_last;
+        c->held_next = NULL;
+        if (s->held_last)
+            s->held_last->held_next = c;
+        else
+            s->held_first = c;
+        s->held_last = c;
+    }
+    if (!uv_is_active((uv_handle_t *)&s->turn_resume))
+        uv_idle_start(&s->turn_resume, on_turn_resume);
+    return 0;
+}
+
+static void on_turn_count(uv_prepare_t *h)
+{
+    sweep_server *s = h->data;
+    s->turn++;
+}
+
+/* Each turn, while connections wait: each of them is served its share of
+ * what it holds, in the order they began waiting (a connection that still
+ * holds more waits again, at the end); one that is done reads again. The
+ * idle handle keeps the loop from blocking in its poll meanwhile. */
+static void on_turn_resume(uv_idle_t *h)
+{
+    sweep_server *s = h->data;
+    sweep__conn *last = s->held_last;
+    for (sweep__conn *c = s->held_first; c;) {
+        sweep__conn *next = c == last ? NULL : c->held_next;
+        /* Out of the list while served: holding again puts it at the end. */
+        unwait(c);
+        if (c->state == SWEEP__CONN_OPEN && c->held_len) {
+            size_t n = c->held_len;
+            c->held_len = 0;
+            consume(c, c->held, n);
+        }
+        if (!c->waiting) {
+            c->held_len = 0;
+            buf_resize(c, &c->held, &c->held_cap, 0);
+            if (c->state == SWEEP__CONN_OPEN && uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0) {
+                conn_reason(c, "read error");
+                sweep__conn_close(c);
+            }
+        }
+        c = next;
+    }
+    if (!s->held_first)
+        uv_idle_stop(&s->turn_resume);
+}
+
 /* --- Closing ----------------------------------------------------------- */
 
 static void on_close(uv_handle_t *h)
@@ -233,6 +368,7 @@ static void on_close(uv_handle_t *h)
     buf_resize(c, &c->in, &c->in_cap, 0);
     buf_resize(c, &c->flight, &c->flight_cap, 0);
     buf_resize(c, &c->queue, &c->queue_cap, 0);
+    unhold(c);
     mem_count(s, 0, c->mem);
     free(c);
 }
@@ -700,9 +836,13 @@ static void consume_frames(sweep__conn *c, const uint8_t *data, size_t left)
         size_t flen;
         sweep_frame_status fs;
         if (c->in_len == 0) {
-            /* Whole frames are dispatched where they lie. */
+            /* Whole frames are dispatched where they lie, a share a turn. */
             fs = sweep_frame_peek(data, left, s->opt.max_frame, &flen);
             if (fs == SWEEP_FRAME_READY) {
+                if (turn_spent(c)) {
+                    hold(c, data, left);
+                    return;
+                }
                 frame(c, data, flen);
                 if (c->handover_to) {
                     hand_over(c, data, left, NULL, 0);
@@ -852,7 +992,11 @@ static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const cha
     sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
     if (bytes)
         consume(c, bytes, len);
-    if (c->state == SWEEP__CONN_OPEN && uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
+    /* Bytes handed over past a turn's share are held: reading starts when
+     * they are served (on_turn_resume), not before, or what comes next
+     * would be handled ahead of them. */
+    if (c->state == SWEEP__CONN_OPEN && !c->waiting &&
+        uv_read_start((uv_stream_t *)&c->handle, on_alloc, on_read) != 0)
         sweep__conn_close(c);
 }
 
@@ -1036,6 +1180,14 @@ int sweep__tcp_start(sweep_server *s, char *err, size_t errlen)
     sweep__bucket_init(&s->refuse_log, 10.0, uv_hrtime());
     s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     s->tcp_started = 1;
+    /* Neither is a reason for the loop to go on: unreferenced. */
+    uv_prepare_init(&s->loop, &s->turn_count);
+    uv_idle_init(&s->loop, &s->turn_resume);
+    s->turn_count.data = s->turn_resume.data = s;
+    uv_unref((uv_handle_t *)&s->turn_count);
+    uv_unref((uv_handle_t *)&s->turn_resume);
+    uv_prepare_start(&s->turn_count, on_turn_count);
+    s->turns_open = 1;
     if (listen(s->tcp_fd, SWEEP__LISTEN_BACKLOG) != 0) {
         snprintf(err, errlen, "listen: %s", strerror(errno));
         return -1;
@@ -1062,6 +1214,11 @@ int sweep__tcp_start(sweep_server *s, char *err, size_t errlen)
 
 void sweep__tcp_stop(sweep_server *s)
 {
+    if (s->turns_open) {
+        uv_close((uv_handle_t *)&s->turn_count, NULL);
+        uv_close((uv_handle_t *)&s->turn_resume, NULL);
+        s->turns_open = 0;
+    }
     if (s->tcp_polling) {
         /* uv_close stops the poll at once, so the socket may go now. */
         uv_close((uv_handle_t *)&s->tcp, NULL);

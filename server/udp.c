@@ -19,6 +19,17 @@
  * the rules above as from an unverified address, and a valid cookie of its
  * own ends the old session and starts a new one (sweep__udp_rehello).
  *
+ * A session's share of a loop turn is SWEEP__UDP_TURN_DATAGRAMS
+ * datagrams, as a TCP connection's is its frames (tcp.c): the socket is one
+ * queue for every client, and a session that sent a second's moves at once
+ * had them all handled, in one reading, before the players whose
+ * datagrams came behind them. Past its share, a session's datagrams are
+ * copied aside, in order (with any it sends until they are served), and
+ * served at the start of the next turn, a share at a time, before that
+ * turn's reading. Only the order across sessions changes. When the place
+ * aside (SWEEP__UDP_HELD_MAX, for every session) is full, what does not
+ * fit is dropped and counted in udp_dropped, as the network could lose it.
+ *
  * Batches: a player sends one small datagram per move, which took a
  * system call each way per move (most of the cost is the kernel's work
  * per datagram, which stays: see server/README.md). The socket is read with recvmmsg (UV_UDP_RECVMMSG: up to
@@ -62,8 +73,25 @@
  * made: 64 single moves are some 100 us of the server's time). */
 #define SWEEP__UDP_OUT_MAX 64u
 
+/* Datagrams of one session handled in one loop turn: a player sends one
+ * a frame, so a few frames' worth of them that waited. */
+#define SWEEP__UDP_TURN_DATAGRAMS 16u
+
+/* Datagrams held for a later turn, of every session together. */
+#define SWEEP__UDP_HELD_MAX 512u
+
+typedef struct sweep__udp_held {
+    unsigned count;
+    struct sweep__udp_held_one {
+        struct sockaddr_storage addr;
+        uint32_t len;
+        int direct;
+        uint8_t bytes[SWEEP_UDP_MAX_DATAGRAM];
+    } one[SWEEP__UDP_HELD_MAX];
+} sweep__udp_held;
+
 /* The socket's receive buffer asked for (SO_RCVBUF). */
-#define SWEEP__UDP_RCVBUF (1024 * 1024)
+#define SWEEP__UDP_RCVBUF (4 * 1024 * 1024)
 
 typedef struct sweep__udp_out {
     unsigned received; /* datagrams of the receive batch so far */
@@ -270,10 +298,45 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
     return SWEEP__REHELLO_NEW;
 }
 
+/* Has ss had its share of this turn? Counts the datagram it is about to
+ * have otherwise. No share once the turns stop (shutdown): nothing would
+ * serve what is held. */
+static int share_spent(sweep_server *s, sweep__session *ss)
+{
+    if (!s->turns_open || !s->udp_held || !s->udp_resume_open)
+        return 0;
+    return sweep__turn_spent(s->turn, &ss->turn, &ss->turn_datagrams, SWEEP__UDP_TURN_DATAGRAMS);
+}
+
+static void on_resume(uv_idle_t *h);
+static void deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+                    uint64_t now, int direct, int held);
+
+/* Puts a datagram of ss aside, behind its others, for a later turn. */
+static void hold(sweep_server *s, sweep__session *ss, const uint8_t *data, size_t len, const struct sockaddr *addr,
+                 int direct)
+{
+    sweep__udp_held *q = s->udp_held;
+    if (q->count == SWEEP__UDP_HELD_MAX) {
+        s->stats.udp_dropped++;
+        log_dropped(addr, len, "udp_held_full_dropped");
+        return;
+    }
+    struct sweep__udp_held_one *o = &q->one[q->count++];
+    size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memcpy(&o->addr, addr, alen);
+    memcpy(o->bytes, data, len);
+    o->len = (uint32_t)len;
+    o->direct = direct;
+    ss->held++;
+    if (!uv_is_active((uv_handle_t *)&s->udp_resume))
+        uv_idle_start(&s->udp_resume, on_resume);
+}
+
 /* One datagram of len bytes from addr, seen at now; partial: cut short
- * by the buffer. */
-void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
-                        uint64_t now, int direct)
+ * by the buffer; held: it was held for its turn and has it now. */
+static void deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+                    uint64_t now, int direct, int held)
 {
     sweep__session *ss = sweep__udp_session_find(s, addr);
     if (direct && !ss) {
@@ -294,7 +357,8 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
             return;
         }
     }
-    s->stats.bytes_in[SWEEP__UDP] += len;
+    if (!held) /* counted when it was read */
+        s->stats.bytes_in[SWEEP__UDP] += len;
     if (ss) {
         ss->last_seen_ns = now;
         /* Answered where it was sent: a client that moved to the own port
@@ -315,6 +379,10 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
         handshake(s, addr, data, len, direct);
         return;
     }
+    if (!held && s->udp_resume_open && s->udp_held && (ss->held || share_spent(s, ss))) {
+        hold(s, ss, data, len, addr, direct);
+        return;
+    }
     /* The received address, not the session's copy of it: a Hello may end
      * the session while it is being answered (sweep__udp_rehello). */
     sweep__peer p = {.addr = addr, .session = ss, .budget = SIZE_MAX, .received = len, .now = now,
@@ -322,6 +390,12 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
                       * this one's place is answered alike */
                      .datagram = data, .datagram_len = len, .direct = direct};
     sweep__dispatch(s, &p, data, len, 0);
+}
+
+void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
+                        uint64_t now, int direct)
+{
+    deliver(s, data, len, addr, partial, now, direct, 0);
 }
 
 void sweep__udp_batch_begin(sweep_server *s)
@@ -420,6 +494,40 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
                        h == &s->udp_direct);
 }
 
+/* At the start of each turn while datagrams are held: each is served, in
+ * the order it came, if its session has share left this turn; the others
+ * stay, in order, for the next (a session whose share runs out keeps the
+ * rest of its own behind). A session that ended meanwhile leaves its
+ * datagrams to be judged as from an address without one. */
+static void on_resume(uv_idle_t *h)
+{
+    sweep_server *s = h->data;
+    sweep__udp_held *q = s->udp_held;
+    unsigned n = q->count, kept = 0;
+    sweep__udp_batch_begin(s);
+    uint64_t now = uv_hrtime();
+    for (unsigned i = 0; i < n; i++) {
+        struct sweep__udp_held_one *o = &q->one[i];
+        const struct sockaddr *addr = (const struct sockaddr *)&o->addr;
+        sweep__session *ss = s->stopping ? NULL : sweep__udp_session_find(s, addr);
+        if (ss && share_spent(s, ss)) {
+            if (kept != i)
+                q->one[kept] = *o;
+            kept++;
+            continue;
+        }
+        if (ss && ss->held)
+            ss->held--;
+        if (!s->stopping)
+            deliver(s, o->bytes, o->len, addr, 0, now, o->direct, 1);
+    }
+    /* Serving holds nothing new (only a reading does): what is kept is all. */
+    q->count = kept;
+    sweep__udp_batch_end(s);
+    if (kept == 0)
+        uv_idle_stop(&s->udp_resume);
+}
+
 /* After the I/O of each loop iteration: libuv can stop reading after its
  * 32 datagrams without a last callback, so what is still queued leaves
  * here. */
@@ -443,14 +551,26 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
     s->udp_out->count = 0;
     s->udp_out->received = 0;
     s->udp_batching = 0;
+    /* Without room aside (out of memory) every datagram is served at once,
+     * as before shares. */
+    s->udp_held = sweep__malloc(sizeof *s->udp_held);
+    if (s->udp_held)
+        s->udp_held->count = 0;
+    uv_idle_init(&s->loop, &s->udp_resume);
+    s->udp_resume.data = s;
+    uv_unref((uv_handle_t *)&s->udp_resume);
+    s->udp_resume_open = 1;
     /* Room for the datagrams that come while the loop is busy elsewhere (a
      * tick, or the process off the CPU on a shared machine): at 60 moves a
      * second from each of a few thousand players the default (~200 KiB,
      * a few hundred datagrams) is a few milliseconds, and past it moves
-     * are lost. Not more: a server that cannot keep up would only answer
-     * ever later (4 MiB held a second of moves at 2,000 players, all stale
-     * by the time they were answered). The kernel caps it at
-     * net.core.rmem_max; smaller is no failure. */
+     * are lost. 1 MiB was some 50 ms of the soak's 10,000 sessions beside
+     * hostile clients (each datagram takes about 1 KiB of the buffer
+     * however small, and garbage up to a datagram's full size): a loaded
+     * machine leaves the server off the CPU longer than that, and its
+     * honest players lost thousands of moves. The cost of more is that a
+     * server that cannot keep up answers late rather than not at all. The
+     * kernel caps it at net.core.rmem_max; smaller is no failure. */
     int rcvbuf = SWEEP__UDP_RCVBUF;
     (void)uv_recv_buffer_size((uv_handle_t *)&s->udp, &rcvbuf);
     /* Not a reason for the loop to go on: unreferenced. */
@@ -484,6 +604,10 @@ void sweep__udp_close(sweep_server *s)
         s->udp_flush_open = 0;
         uv_close((uv_handle_t *)&s->udp_flush, NULL);
     }
+    if (s->udp_resume_open) {
+        s->udp_resume_open = 0;
+        uv_close((uv_handle_t *)&s->udp_resume, NULL);
+    }
     if (s->udp_open) {
         s->udp_open = 0;
         if (!uv_is_closing((uv_handle_t *)&s->udp))
@@ -500,6 +624,8 @@ void sweep__udp_free(sweep_server *s)
 {
     free(s->udp_in);
     free(s->udp_out);
+    free(s->udp_held);
+    s->udp_held = NULL;
     s->udp_in = NULL;
     s->udp_in_cap = 0;
     s->udp_out = NULL;

@@ -35,6 +35,13 @@
  * failed connect, spawn or send, a connection that broke. unanswered counts
  * moves still without answer 1 s after the last was sent (UDP may lose).
  *
+ * The hostile run is made once per --hostile-sched class (default
+ * "idle,normal"): with idle, the hostile processes (sweep-bots and a child
+ * holding the raw clients) run at SCHED_IDLE, on CPU time the server and
+ * the honest clients leave, so what remains of the harm is the server's;
+ * with normal they take the shared cores as equals, and the difference is
+ * the machine's. hostile_msgs counts what the raw clients got sent.
+ *
  * Each raw client acts every 10 ms (a garbage frame, 4 Pings, 2 datagrams,
  * a byte of an endless Hello): 100 to 400 messages a second each, a few
  * fast players' worth, a slice rather than a flood that would only
@@ -60,6 +67,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -89,11 +97,30 @@
 #define RAW_TICK_NS 10000000 /* raw hostile clients act every 10 ms */
 #define MAX_NOTES 5          /* honest errors described on stderr */
 
+/* Where the hostile clients run (--hostile-sched): beside the server and
+ * the honest clients as equals (normal), or only on CPU time nothing else
+ * wants (idle: SCHED_IDLE), which takes the shared cores out of the
+ * figure and leaves what the server's own handling of them costs. */
+enum { SCHED_HOSTILE_IDLE, SCHED_HOSTILE_NORMAL, SCHED_HOSTILE_KINDS };
+static const char *const sched_names[SCHED_HOSTILE_KINDS] = {"idle", "normal"};
+
 typedef struct options {
     const char *sweepd, *bots, *map, *server_log;
     unsigned sessions, fast, hostile;
     double seconds, slow_rate;
+    int scheds[SCHED_HOSTILE_KINDS]; /* the hostile runs, in order */
+    unsigned nscheds;
 } options;
+
+/* In a hostile child, before anything else: its scheduling class. */
+static void hostile_demote(int sched)
+{
+    if (sched == SCHED_HOSTILE_IDLE) {
+        struct sched_param sp = {.sched_priority = 0};
+        if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
+            perror("bench_soak: SCHED_IDLE for the hostile clients");
+    }
+}
 
 /* --- time, memory ------------------------------------------------------------- */
 
@@ -162,7 +189,10 @@ static int server_start(const options *o, server *s)
         return -1;
     char limit[32];
     /* Every client is on 127.0.0.1: let one address hold them all, plus
-     * the hostile ones, plus room for reconnections in flight. */
+     * the hostile ones, plus room for reconnections in flight. Each is an
+     * entity of the one world, whose pose history must have room for them
+     * all; the soak asks no Query, so the history is kept short (three
+     * ticks) to hold 10,000 entities within --history-memory. */
     snprintf(limit, sizeof limit, "%u", o->sessions + o->hostile * 4 + 256);
     pid_t pid = fork();
     if (pid < 0)
@@ -176,7 +206,8 @@ static int server_start(const options *o, server *s)
         close(fds[1]);
         execl(o->sweepd, o->sweepd, "--map", o->map, "--listen", "127.0.0.1:0", "--log-level", "warn",
               "--max-sessions", limit, "--max-sessions-per-address", limit, "--max-conns-per-address", limit,
-              "--max-handshakes-per-address", "256", (char *)NULL);
+              "--max-handshakes-per-address", "256", "--history-entities", limit, "--history-ms", "50",
+              (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -432,6 +463,9 @@ typedef struct hostiles {
     uint8_t hello[512], udp_hello[512], ping[128];
     size_t hello_len, udp_hello_len, ping_len;
     uint64_t closed; /* raw clients the server dropped */
+    uint64_t sent;   /* messages (frames, datagrams, bytes of an endless Hello) the sockets took */
+    pid_t raw_pid;   /* the child that runs the raw clients; -1 none */
+    int raw_fd;      /* its pipe: closed and sent, when it ends */
     pid_t bots[2];
     uint32_t rng;
 } hostiles;
@@ -467,6 +501,8 @@ static int hostiles_prepare(hostiles *hs, const server *s, unsigned nraw)
     memset(hs, 0, sizeof *hs);
     hs->rng = 2463534242u;
     hs->bots[0] = hs->bots[1] = -1;
+    hs->raw_pid = -1;
+    hs->raw_fd = -1;
     if (parse_addr(s->tcp, &hs->tcp) != 0 || parse_addr(s->udp, &hs->udp) != 0)
         return -1;
     sweep_message m = {.kind = SWEEP_MSG_HELLO, .sequence = 1};
@@ -524,9 +560,10 @@ static void raw_open(hostiles *hs, raw *c)
 }
 
 /* Writes len bytes (what the socket takes); -1 when the server has gone. */
-static int raw_send(int fd, const void *b, size_t len)
+static int raw_send(hostiles *hs, int fd, const void *b, size_t len)
 {
     ssize_t w = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    hs->sent += w > 0;
     if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
         return -1;
     return 0;
@@ -564,17 +601,17 @@ static void raw_step(hostiles *hs, uint64_t now)
         case RAW_GARBAGE: /* frames of a sane size, bodies of noise */
             buf[0] = 200, buf[1] = buf[2] = buf[3] = 0;
             fill_random(hs, buf + 4, 200);
-            gone |= raw_send(c->fd, buf, 204) < 0;
+            gone |= raw_send(hs, c->fd, buf, 204) < 0;
             break;
         case RAW_OVERSIZE: /* a proper Hello, then a frame far past --max-frame */
             if (c->state == 0) {
-                gone |= raw_send(c->fd, hs->hello, hs->hello_len) < 0;
+                gone |= raw_send(hs, c->fd, hs->hello, hs->hello_len) < 0;
                 c->state = 1;
             } else if (c->state == 1) {
                 uint32_t big = 64u << 20;
                 memcpy(buf, &big, 4);
                 memset(buf + 4, 0, 1020);
-                gone |= raw_send(c->fd, buf, 1024) < 0;
+                gone |= raw_send(hs, c->fd, buf, 1024) < 0;
                 c->state = 2;
             }
             break;
@@ -582,31 +619,31 @@ static void raw_step(hostiles *hs, uint64_t now)
             if (c->state == 0) {
                 uint32_t len = 1000;
                 memcpy(buf, &len, 4);
-                gone |= raw_send(c->fd, buf, 4) < 0;
+                gone |= raw_send(hs, c->fd, buf, 4) < 0;
                 c->state = 1;
             } else {
-                gone |= raw_send(c->fd, hs->hello + 4 + (size_t)(c->state - 1) % (hs->hello_len - 4), 1) < 0;
+                gone |= raw_send(hs, c->fd, hs->hello + 4 + (size_t)(c->state - 1) % (hs->hello_len - 4), 1) < 0;
                 c->state++;
             }
             break;
         case RAW_SLOW_READER: /* a session asking Pings, reading no Pong */
             if (c->state == 0) {
-                gone |= raw_send(c->fd, hs->hello, hs->hello_len) < 0;
+                gone |= raw_send(hs, c->fd, hs->hello, hs->hello_len) < 0;
                 c->state = 1;
             } else {
                 for (int k = 0; k < 4 && !gone; k++)
-                    gone |= raw_send(c->fd, hs->ping, hs->ping_len) < 0;
+                    gone |= raw_send(hs, c->fd, hs->ping, hs->ping_len) < 0;
             }
             break;
         case RAW_UDP_HELLO: /* Hellos without cookie: each costs the server a Challenge */
             for (int k = 0; k < 2; k++)
-                (void)send(c->fd, hs->udp_hello, hs->udp_hello_len, MSG_DONTWAIT);
+                hs->sent += send(c->fd, hs->udp_hello, hs->udp_hello_len, MSG_DONTWAIT) > 0;
             break;
         case RAW_UDP_GARBAGE:
             for (int k = 0; k < 2; k++) {
                 size_t len = 16 + xorshift(&hs->rng) % (SWEEP_UDP_MAX_DATAGRAM - 16);
                 fill_random(hs, buf, len);
-                (void)send(c->fd, buf, len, MSG_DONTWAIT);
+                hs->sent += send(c->fd, buf, len, MSG_DONTWAIT) > 0;
             }
             break;
         }
@@ -615,8 +652,54 @@ static void raw_step(hostiles *hs, uint64_t now)
     }
 }
 
+/* The raw clients, in a child of their own in the scheduling class asked,
+ * acting every RAW_TICK_NS until end_at; then they close and the child
+ * writes what it counted to its pipe. A process of their own, so the class
+ * applies to them and not to the honest clients, and the honest loop is
+ * not delayed by their sends either way. */
+static int raw_start(hostiles *hs, int sched, uint64_t end_at)
+{
+    if (hs->nraw == 0)
+        return 0;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        hostile_demote(sched);
+        uint64_t now, next = now_ns();
+        while ((now = now_ns()) < end_at) {
+            if (now < next) {
+                uint64_t d = next - now;
+                struct timespec ts = {.tv_sec = (time_t)(d / 1000000000u), .tv_nsec = (long)(d % 1000000000u)};
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            raw_step(hs, now);
+            next += RAW_TICK_NS;
+            if (next < now)
+                next = now + RAW_TICK_NS;
+        }
+        for (unsigned i = 0; i < hs->nraw; i++)
+            if (hs->raw[i].fd >= 0)
+                raw_close(hs, &hs->raw[i], now, 0);
+        uint64_t out[2] = {hs->closed, hs->sent};
+        _exit(write(fds[1], out, sizeof out) == (ssize_t)sizeof out ? 0 : 1);
+    }
+    close(fds[1]);
+    hs->raw_pid = pid;
+    hs->raw_fd = fds[0];
+    return 0;
+}
+
 /* sweep-bots with the cheating player modes, over TCP or UDP, for secs. */
-static pid_t cheaters_start(const options *o, const server *s, unsigned clients, int udp, double secs)
+static pid_t cheaters_start(const options *o, const server *s, unsigned clients, int udp, double secs, int sched)
 {
     if (clients == 0)
         return -1;
@@ -625,6 +708,7 @@ static pid_t cheaters_start(const options *o, const server *s, unsigned clients,
     snprintf(dur, sizeof dur, "%.0f", secs);
     pid_t pid = fork();
     if (pid == 0) {
+        hostile_demote(sched);
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -640,11 +724,21 @@ static pid_t cheaters_start(const options *o, const server *s, unsigned clients,
     return pid;
 }
 
-static void hostiles_stop(hostiles *hs, uint64_t now)
+/* The raw clients' child ends by itself at the end of the run: its
+ * figures are read, then the bots are ended. */
+static void hostiles_stop(hostiles *hs)
 {
-    for (unsigned i = 0; i < hs->nraw; i++)
-        if (hs->raw[i].fd >= 0)
-            raw_close(hs, &hs->raw[i], now, 0);
+    if (hs->raw_pid > 0) {
+        uint64_t in[2];
+        if (read(hs->raw_fd, in, sizeof in) == (ssize_t)sizeof in) {
+            hs->closed = in[0];
+            hs->sent = in[1];
+        } else {
+            fprintf(stderr, "bench_soak: the raw hostile clients' child said nothing at its end\n");
+        }
+        close(hs->raw_fd);
+        waitpid(hs->raw_pid, NULL, 0);
+    }
     for (int k = 0; k < 2; k++)
         if (hs->bots[k] > 0) {
             kill(hs->bots[k], SIGTERM);
@@ -657,11 +751,11 @@ static void hostiles_stop(hostiles *hs, uint64_t now)
 
 typedef struct result {
     double moves_per_s, p50, p99, rss_start, rss_ramped, rss_end, rss_max, ramp_s;
-    uint64_t errors, unanswered, hostile_closed, udp_drops, latency_samples, late_answers;
+    uint64_t errors, unanswered, hostile_closed, hostile_msgs, udp_drops, latency_samples, late_answers;
     unsigned sessions;
 } result;
 
-static int soak(const options *o, unsigned hostile, result *res)
+static int soak(const options *o, unsigned hostile, int sched, result *res)
 {
     memset(res, 0, sizeof *res);
     server srv;
@@ -741,16 +835,17 @@ static int soak(const options *o, unsigned hostile, result *res)
         server_stop(&srv);
         return -1;
     }
+    uint64_t measure_at = t1 + (uint64_t)(WARMUP_S * 1e9);
+    uint64_t end_at = measure_at + (uint64_t)(o->seconds * 1e9);
     if (hostile) {
         unsigned cheaters = hostile / 2;
         double secs = WARMUP_S + o->seconds + 2;
-        hs.bots[0] = cheaters_start(o, &srv, cheaters - cheaters / 2, 0, secs);
-        hs.bots[1] = cheaters_start(o, &srv, cheaters / 2, 1, secs);
+        hs.bots[0] = cheaters_start(o, &srv, cheaters - cheaters / 2, 0, secs, sched);
+        hs.bots[1] = cheaters_start(o, &srv, cheaters / 2, 1, secs, sched);
+        if (raw_start(&hs, sched, end_at) != 0)
+            fprintf(stderr, "bench_soak: the raw hostile clients could not be started\n");
     }
-
-    uint64_t measure_at = t1 + (uint64_t)(WARMUP_S * 1e9);
-    uint64_t end_at = measure_at + (uint64_t)(o->seconds * 1e9);
-    uint64_t next_raw = t1, next_rss = measure_at + 1000000000u;
+    uint64_t next_rss = measure_at + 1000000000u;
     struct epoll_event evs[512];
     uint64_t now = now_ns();
     while (now < end_at) {
@@ -765,12 +860,6 @@ static int soak(const options *o, unsigned hostile, result *res)
                 h->due = now + h->period_ns;
             heap_push(&r, i);
         }
-        if (hs.nraw && now >= next_raw) {
-            raw_step(&hs, now);
-            next_raw += RAW_TICK_NS;
-            if (next_raw < now)
-                next_raw = now + RAW_TICK_NS;
-        }
         if (!r.measuring && now >= measure_at) {
             r.measuring = 1;
             res->rss_ramped = res->rss_max = rss_mb(srv.pid);
@@ -784,8 +873,6 @@ static int soak(const options *o, unsigned hostile, result *res)
         uint64_t wake = end_at;
         if (r.heap_len > 0 && r.h[r.heap[0]].due < wake)
             wake = r.h[r.heap[0]].due;
-        if (hs.nraw && next_raw < wake)
-            wake = next_raw;
         if (!r.measuring && measure_at < wake)
             wake = measure_at;
         now = now_ns();
@@ -801,8 +888,9 @@ static int soak(const options *o, unsigned hostile, result *res)
         res->rss_max = res->rss_end;
     double measured_s = (double)(now - measure_at) / 1e9;
     r.measuring = 0;
-    hostiles_stop(&hs, now);
+    hostiles_stop(&hs);
     res->hostile_closed = hs.closed;
+    res->hostile_msgs = hs.sent;
 
     /* A second for the last answers, then what never came. */
     uint64_t drain_end = now_ns() + 1000000000u;
@@ -829,9 +917,9 @@ static int soak(const options *o, unsigned hostile, result *res)
     res->latency_samples = r.hist_n;
     res->late_answers = r.late;
     fprintf(stderr,
-            "bench_soak: %s: %u sessions (%u fast) connected and spawned in %.1f s; %" PRIu64
+            "bench_soak: %s%s: %u sessions (%u fast) connected and spawned in %.1f s; %" PRIu64
             " latency samples; rss max %.1f MiB; %" PRIu64 " moves unanswered, %" PRIu64 " UDP datagrams dropped for full buffers (the machine's)\n",
-            hostile ? "with hostile clients" : "honest only", res->sessions, nfast, res->ramp_s, r.hist_n,
+            hostile ? "with hostile clients at " : "honest only", hostile ? sched_names[sched] : "", res->sessions, nfast, res->ramp_s, r.hist_n,
             res->rss_max, res->unanswered, res->udp_drops);
     close(r.ep);
     free(r.h);
@@ -845,14 +933,14 @@ static int soak(const options *o, unsigned hostile, result *res)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_soak --sweepd PATH --bots PATH --map FILE [--sessions N] [--fast N] [--seconds S]\n"
-                    "                  [--slow-rate M] [--hostile N] [--server-log FILE]\n");
+                    "                  [--slow-rate M] [--hostile N] [--hostile-sched idle,normal] [--server-log FILE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     options o = {.sessions = 10000, .fast = 1000, .hostile = 200, .seconds = 180, .slow_rate = 2,
-                 .server_log = "/dev/null"};
+                 .server_log = "/dev/null", .scheds = {SCHED_HOSTILE_IDLE, SCHED_HOSTILE_NORMAL}, .nscheds = 2};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL)
@@ -875,7 +963,21 @@ int main(int argc, char **argv)
             o.seconds = strtod(v, NULL);
         else if (strcmp(a, "--slow-rate") == 0)
             o.slow_rate = strtod(v, NULL);
-        else
+        else if (strcmp(a, "--hostile-sched") == 0) {
+            o.nscheds = 0;
+            char list[64], *save = NULL;
+            snprintf(list, sizeof list, "%s", v);
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int k = 0;
+                while (k < SCHED_HOSTILE_KINDS && strcmp(t, sched_names[k]) != 0)
+                    k++;
+                if (k == SCHED_HOSTILE_KINDS || o.nscheds == SCHED_HOSTILE_KINDS)
+                    usage();
+                o.scheds[o.nscheds++] = k;
+            }
+            if (o.nscheds == 0)
+                usage();
+        } else
             usage();
         i++;
     }
@@ -903,7 +1005,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     result base, hostile;
-    if (soak(&o, 0, &base) != 0)
+    if (soak(&o, 0, 0, &base) != 0)
         return 1;
     printf("BENCH name=server.soak sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f p99_us=%.0f "
            "rss_start_mb=%.1f rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " rss_max_mb=%.1f "
@@ -915,15 +1017,26 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (o.hostile == 0)
         return base.errors ? 1 : 0;
-    if (soak(&o, o.hostile, &hostile) != 0)
-        return 1;
-    printf("BENCH name=server.soak_hostile sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f "
-           "honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f rss_ramped_mb=%.1f "
-           "rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64 " unanswered=%" PRIu64
-           " udp_drops=%" PRIu64 " latency_samples=%" PRIu64 " late_answers=%" PRIu64 "\n",
-           hostile.sessions, o.fast, o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
-           base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
-           hostile.errors, o.hostile, hostile.hostile_closed, hostile.unanswered, hostile.udp_drops,
-           hostile.latency_samples, hostile.late_answers);
-    return base.errors || hostile.errors ? 1 : 0;
+    uint64_t errors = base.errors;
+    for (unsigned k = 0; k < o.nscheds; k++) {
+        int sched = o.scheds[k];
+        if (soak(&o, o.hostile, sched, &hostile) != 0)
+            return 1;
+        errors += hostile.errors;
+        /* server.soak_hostile: the hostile clients on idle CPU time, what
+         * the server's handling of them costs; _shared: on the cores as
+         * equals, the machine's part added. */
+        printf("BENCH name=server.soak_hostile%s hostile_sched=%s sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f "
+               "p50_us=%.0f honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f "
+               "rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64
+               " hostile_msgs=%" PRIu64 " unanswered=%" PRIu64 " udp_drops=%" PRIu64 " latency_samples=%" PRIu64
+               " late_answers=%" PRIu64 "\n",
+               sched == SCHED_HOSTILE_IDLE ? "" : "_shared", sched_names[sched], hostile.sessions, o.fast,
+               o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
+               base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
+               hostile.errors, o.hostile, hostile.hostile_closed, hostile.hostile_msgs, hostile.unanswered,
+               hostile.udp_drops, hostile.latency_samples, hostile.late_answers);
+        fflush(stdout);
+    }
+    return errors ? 1 : 0;
 }

@@ -6,7 +6,8 @@
  * out-of-range numbers (in the server role's raw moves and spawns, and in
  * a player's wishes), batches over
  * --max-batch, too many entities, sessions and requests, oversized
- * datagrams. Broken framing closes only that connection.
+ * datagrams; garbage pays the session's rate like requests. Broken
+ * framing closes only that connection.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -655,6 +656,45 @@ static void test_rate_limit_by_role(void **state)
     assert_int_equal(fx_stop(&small), 0);
 }
 
+/* What the verifier refuses is paid for like a request: 40 garbage frames
+ * at once against --rate-limit 5 get a few named Errors and one
+ * RateLimited, not an Error each, and the session then waits its rate like
+ * any other. */
+static void test_garbage_pays_the_rate(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--rate-limit", "5", NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    int fd = fx_tcp_connect(small.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint8_t junk[40 * 64];
+    for (int f = 0; f < 40; f++) {
+        uint8_t *j = junk + f * 64;
+        j[0] = 60;
+        j[1] = j[2] = j[3] = 0;
+        for (int i = 4; i < 64; i++)
+            j[i] = (uint8_t)(i * 91 + 7 + f);
+    }
+    assert_int_equal(fx_write_all(fd, junk, sizeof junk), 0);
+    int errors = 0, limited = 0;
+    sweep_message r;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    while (poll(&pf, 1, 500) > 0 && fx_recv(fd, rx, &r) == 1) {
+        assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+        if (r.as.error.code == SWEEP_WIRE_RATE_LIMITED)
+            limited++;
+        else
+            errors++;
+    }
+    printf("bad_input: 40 garbage frames against --rate-limit 5: %d Errors, %d RateLimited\n", errors, limited);
+    assert_int_equal(limited, 1);
+    assert_true(errors >= 1 && errors <= 8);
+    close(fd);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
 static void test_server_survived(void **state)
 {
     (void)state;
@@ -681,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_unserved_requests),
         cmocka_unit_test(test_entity_commands_pay_per_command),
         cmocka_unit_test(test_rate_limit_by_role),
+        cmocka_unit_test(test_garbage_pays_the_rate),
         cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
         cmocka_unit_test(test_udp_datagram_too_large),

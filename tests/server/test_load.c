@@ -3,7 +3,8 @@
  * TCP and UDP sessions at once, a client that never reads (its memory
  * stays bounded and it is disconnected), a client that disconnects
  * mid-frame, and SIGTERM while clients are connected (exit 0; clients get
- * Bye or EOF).
+ * Bye or EOF); and a burst of one connection, which waits its turn behind
+ * another connection's request rather than making it wait.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +202,56 @@ static void test_client_that_never_reads(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* A client writes 16,000 Pings at once (within its rate limit's burst),
+ * then a second client one Ping. Every Ping is answered, but of the first
+ * client's, few are answered between the second's send and its Pong
+ * (Pong.server_time is the server's CLOCK_MONOTONIC, the same clock as
+ * the test's): a connection is served 16 frames a loop turn
+ * (SWEEP__TCP_TURN_FRAMES), and the second is read within a turn or two of
+ * its arrival; at most four shares are allowed. When a ready connection
+ * was read whole, what of the burst was left came first. */
+static void test_burst_waits_its_turn(void **state)
+{
+    (void)state;
+    enum { BURST = 16000 };
+    fx_server srv;
+    assert_int_equal(fx_start(&srv, NULL), 0);
+    int a = fx_tcp_connect(srv.port), b = fx_tcp_connect(srv.port);
+    assert_true(a >= 0 && b >= 0);
+    assert_true(fx_hello(a, rx) != 0);
+    assert_true(fx_hello(b, rx) != 0);
+    uint8_t one[128];
+    sweep_message ping = fx_msg(SWEEP_MSG_PING, 1);
+    const uint8_t *enc;
+    size_t n;
+    assert_int_equal(sweep_encode(&ping, SWEEP_WIRE_SIZE_PREFIXED, one, sizeof one, &enc, &n), SWEEP_PROTO_OK);
+    uint8_t *burst = malloc(BURST * n);
+    assert_non_null(burst);
+    for (int i = 0; i < BURST; i++)
+        memcpy(burst + (size_t)i * n, enc, n);
+    assert_int_equal(fx_write_all(a, burst, BURST * n), 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t b_sent = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    assert_int_equal(fx_send(b, &ping), 0);
+    sweep_message m;
+    assert_int_equal(fx_recv(b, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_PONG);
+    uint64_t b_at = m.as.pong.server_time;
+    int ahead = 0;
+    for (int i = 0; i < BURST; i++) {
+        assert_int_equal(fx_recv(a, rx, &m), 1);
+        assert_int_equal(m.kind, SWEEP_MSG_PONG);
+        ahead += m.as.pong.server_time > b_sent && m.as.pong.server_time < b_at;
+    }
+    printf("load: %d of %d Pings of a burst answered while another connection's one Ping waited\n", ahead, BURST);
+    assert_true(ahead <= 4 * 16);
+    free(burst);
+    close(a);
+    close(b);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 static void test_disconnect_mid_frame(void **state)
 {
     (void)state;
@@ -338,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_many_clients),
         cmocka_unit_test(test_client_that_never_reads),
         cmocka_unit_test(test_disconnect_mid_frame),
+        cmocka_unit_test(test_burst_waits_its_turn),
         cmocka_unit_test(test_sigterm_with_clients),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
