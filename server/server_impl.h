@@ -363,6 +363,16 @@ static inline int sweep__turn_spent(uint64_t now, uint64_t *turn, uint32_t *coun
     return 0;
 }
 
+/* A client's share of a loop turn: `base` messages, and one more for each
+ * entity its session owns. A game server speaks for its players (a tick
+ * of 1,000 of them is some 90 datagrams of moves) and each of their moves
+ * is held to its entity's own budget, so its share grows with them; a
+ * client without a session, or without entities, has the base. */
+static inline uint32_t sweep__turn_share(const sweep__session *ss, uint32_t base)
+{
+    return ss ? base + ss->own.entity_count : base;
+}
+
 /* invariants.c: the ownership rules above, asserted (SWEEP_CHECKS builds:
  * make DEBUG=1 and the sanitizer builds; nothing otherwise). */
 #ifndef SWEEP_CHECKS

@@ -254,7 +254,7 @@ static int turn_spent(sweep__conn *c)
     sweep_server *s = c->server;
     if (!s->turns_open) /* stopping: no turns any more, nothing is held */
         return 0;
-    return sweep__turn_spent(s->turn, &c->turn, &c->turn_frames, SWEEP__TCP_TURN_FRAMES);
+    return sweep__turn_spent(s->turn, &c->turn, &c->turn_frames, sweep__turn_share(c->session, SWEEP__TCP_TURN_FRAMES));
 }
 
 /* Keeps the `left` bytes at data (what c read past its share; they may lie

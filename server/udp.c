@@ -305,7 +305,8 @@ static int share_spent(sweep_server *s, sweep__session *ss)
 {
     if (!s->turns_open || !s->udp_held || !s->udp_resume_open)
         return 0;
-    return sweep__turn_spent(s->turn, &ss->turn, &ss->turn_datagrams, SWEEP__UDP_TURN_DATAGRAMS);
+    return sweep__turn_spent(s->turn, &ss->turn, &ss->turn_datagrams,
+                             sweep__turn_share(ss, SWEEP__UDP_TURN_DATAGRAMS));
 }
 
 static void on_resume(uv_idle_t *h);

@@ -535,10 +535,12 @@ static void test_udp_waiting_datagrams_read_together(void **state)
  * same reading, is answered before them; all 400 are still answered, in
  * the order sent. When the reading served everything it read, all 400
  * came first. */
-static void test_udp_burst_waits_its_turn(void **state)
+/* Sends `burst` Pings from a session owning `entities` entities while
+ * sweepd is stopped, then one Ping from another session; every Pong of
+ * the burst comes back, in order. How many of them were answered before the
+ * other session's one. */
+static unsigned udp_burst_before_other(unsigned entities, unsigned burst)
 {
-    (void)state;
-    enum { BURST = 400 };
     int a = fx_udp_socket(srv.port), b = fx_udp_socket(srv.port);
     assert_true(a >= 0 && b >= 0);
     int big = 4 << 20; /* room for every Pong (the kernel may give less) */
@@ -546,9 +548,11 @@ static void test_udp_burst_waits_its_turn(void **state)
     udp_cookie ca = udp_challenge(a, 1), cb = udp_challenge(b, 1);
     udp_welcome(a, &ca, 2);
     udp_welcome(b, &cb, 2);
+    for (unsigned i = 0; i < entities; i++)
+        udp_spawn(a, 3 + i);
 
     assert_int_equal(kill(srv.pid, SIGSTOP), 0);
-    for (uint32_t i = 0; i < BURST; i++) {
+    for (uint32_t i = 0; i < burst; i++) {
         sweep_message p = fx_msg(SWEEP_MSG_PING, 100 + i);
         assert_true(fx_udp_send(a, &p) > 0);
     }
@@ -562,7 +566,7 @@ static void test_udp_burst_waits_its_turn(void **state)
     uint64_t b_at = r.as.pong.server_time;
     unsigned pongs = 0, before = 0;
     uint32_t last = 0;
-    while (pongs < BURST && fx_udp_recv(a, rx, &r, FX_TIMEOUT_MS) > 0) {
+    while (pongs < burst && fx_udp_recv(a, rx, &r, FX_TIMEOUT_MS) > 0) {
         if (r.kind != SWEEP_MSG_PONG)
             continue;
         assert_true(r.sequence > last);
@@ -570,13 +574,32 @@ static void test_udp_burst_waits_its_turn(void **state)
         pongs++;
         before += r.as.pong.server_time <= b_at;
     }
-    printf("handshake: %u of a session's %u waiting Pings answered before another session's one\n", before, BURST);
-    assert_int_equal(pongs, BURST);
-    assert_true(before <= 16);
+    printf("handshake: %u of the %u waiting Pings of a session owning %u entities answered before another "
+           "session's one\n",
+           before, burst, entities);
+    assert_int_equal(pongs, burst);
     udp_bye(a);
     udp_bye(b);
     close(a);
     close(b);
+    return before;
+}
+
+static void test_udp_burst_waits_its_turn(void **state)
+{
+    (void)state;
+    assert_true(udp_burst_before_other(0, 400) <= 16);
+}
+
+/* A session's share grows with the entities it owns (a game server speaks
+ * for its players): 40 entities give it 16 + 40 datagrams a turn, so a
+ * burst of 50 is served whole before the other session's one; without
+ * the entities, 16 of them. */
+static void test_udp_share_grows_with_entities(void **state)
+{
+    (void)state;
+    assert_int_equal(udp_burst_before_other(40, 50), 50);
+    assert_true(udp_burst_before_other(0, 50) <= 16);
 }
 
 int main(void)
@@ -593,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_udp_bad_cookie_leaves_session),
         cmocka_unit_test(test_udp_waiting_datagrams_read_together),
         cmocka_unit_test(test_udp_burst_waits_its_turn),
+        cmocka_unit_test(test_udp_share_grows_with_entities),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
