@@ -281,8 +281,8 @@ static int paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq)
      * measurable part of a move otherwise. A UDP request brings the
      * reading of its receive batch: the datagrams of one recvmmsg came in
      * together. */
-    uint64_t now = s->opt.rate_limit > 0.0 ? (p->now ? p->now : uv_hrtime()) : 0;
     sweep__session *ss = p->session;
+    uint64_t now = ss->bucket.rate > 0.0 ? (p->now ? p->now : uv_hrtime()) : 0;
     if (sweep__bucket_take(&ss->bucket, (double)n, now))
         return 1;
     ss->rate_dropped++;
@@ -290,9 +290,10 @@ static int paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq)
         ss->rate_noticed = 1;
         ss->rate_notice_ns = now;
         sweep__send_error(s, p, SWEEP_WIRE_RATE_LIMITED, seq, 0,
-                          "over the limit of %g requests per second: this request and the others "
+                          "over the limit of %g requests per second (%s): this request and the others "
                           "beyond it in the next second are dropped unanswered",
-                          s->opt.rate_limit);
+                          ss->bucket.rate,
+                          ss->own.role == SWEEP_WIRE_ROLE_SERVER ? "--rate-limit-server" : "--rate-limit");
     }
     return 0;
 }

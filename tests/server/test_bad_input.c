@@ -610,6 +610,46 @@ static void test_entity_commands_pay_per_command(void **state)
     assert_int_equal(fx_stop(&small), 0);
 }
 
+/* The server role's own rate holds without a player's: with --rate-limit 0
+ * and --rate-limit-server 10, a game server that spent its second's worth
+ * is told so, naming the option that limits it, and is served again a
+ * second later (its bucket once never filled again: the clock was read
+ * only when players had a limit). */
+static void test_server_rate_refills_alone(void **state)
+{
+    (void)state;
+    fx_server small;
+    const char *args[] = {"--rate-limit", "0", "--rate-limit-server", "10", "--command-token", FX_TOKEN, NULL};
+    assert_int_equal(fx_start(&small, args), 0);
+    int fd = fx_tcp_connect(small.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello_token(fd, rx, FX_TOKEN) != 0);
+    for (int round = 0; round < 2; round++) {
+        int pongs = 0, limited = 0;
+        for (uint32_t i = 0; i < 12; i++) {
+            sweep_message g = fx_msg(SWEEP_MSG_PING, 100 + 100 * round + i);
+            assert_int_equal(fx_send(fd, &g), 0);
+        }
+        while (pongs + limited < 11) {
+            sweep_message r;
+            assert_int_equal(fx_recv(fd, rx, &r), 1);
+            if (r.kind == SWEEP_MSG_PONG) {
+                pongs++;
+            } else {
+                assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+                assert_int_equal(r.as.error.code, SWEEP_WIRE_RATE_LIMITED);
+                assert_non_null(strstr(r.as.error.message.ptr, "--rate-limit-server"));
+                limited++;
+            }
+        }
+        assert_int_equal(pongs, 10);
+        assert_int_equal(limited, 1);
+        usleep(1200 * 1000);
+    }
+    close(fd);
+    assert_int_equal(fx_stop(&small), 0);
+}
+
 /* Each role has its rate: 40 Pings at once against --rate-limit 5 get a
  * player one RateLimited, while the server role (--rate-limit-server,
  * unlimited by default: a game server relays thousands of players) gets
@@ -721,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_unserved_requests),
         cmocka_unit_test(test_entity_commands_pay_per_command),
         cmocka_unit_test(test_rate_limit_by_role),
+        cmocka_unit_test(test_server_rate_refills_alone),
         cmocka_unit_test(test_garbage_pays_the_rate),
         cmocka_unit_test(test_exact_claims),
         cmocka_unit_test(test_batch_and_entity_limits),
