@@ -3,6 +3,8 @@
  * cosine so slope limits written in degrees mean the same everywhere.
  */
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "core/move.h"
 
@@ -21,10 +23,25 @@ void sweep_config_default(sweep_config *cfg)
     cfg->max_coordinate = 1e7;
 }
 
-sweep_status sweep_config_check(const sweep_config *c)
+/* The last config that passed on this thread. A server checks the same
+ * rules on every move (sweep_act twice a step: its own check and its
+ * move's), and the same bits in every field pass again, so a match skips
+ * the range tests. The padding after max_iterations is left out of the
+ * comparison: its bytes mean nothing and may differ between copies. */
+static _Thread_local struct {
+    sweep_config cfg;
+    int valid;
+} last_ok;
+
+static int same_fields(const sweep_config *a, const sweep_config *b)
 {
-    if (!c)
-        return SWEEP_E_ARG;
+    const size_t head = offsetof(sweep_config, max_iterations) + sizeof a->max_iterations;
+    const size_t tail = offsetof(sweep_config, min_radius);
+    return memcmp(a, b, head) == 0 && memcmp((const char *)a + tail, (const char *)b + tail, sizeof *a - tail) == 0;
+}
+
+static sweep_status check_ranges(const sweep_config *c)
+{
     if (!sweep_v3_isfinite(c->gravity))
         return SWEEP_E_CONFIG;
     if (!(c->walkable_normal_up > 0.0 && c->walkable_normal_up <= 1.0))
@@ -46,6 +63,20 @@ sweep_status sweep_config_check(const sweep_config *c)
     if (!(c->max_coordinate > 0.0 && c->max_coordinate <= 1e12))
         return SWEEP_E_CONFIG;
     return SWEEP_OK;
+}
+
+sweep_status sweep_config_check(const sweep_config *c)
+{
+    if (!c)
+        return SWEEP_E_ARG;
+    if (last_ok.valid && same_fields(c, &last_ok.cfg))
+        return SWEEP_OK;
+    sweep_status st = check_ranges(c);
+    if (st == SWEEP_OK) {
+        last_ok.cfg = *c;
+        last_ok.valid = 1;
+    }
+    return st;
 }
 
 int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r)

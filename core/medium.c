@@ -9,8 +9,8 @@
  */
 #include "core/medium.h"
 
-void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
-                              sweep__medium *m, sweep_volume_report *rep)
+void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                               sweep__medium *m, sweep_volume_report *rep)
 {
     uint32_t was_level = m->level, was_liquid = m->liquid;
     sweep__medium_at(w, p, c, m);

@@ -97,6 +97,14 @@ static inline unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_v
     return in;
 }
 
+/* 0 when the probe centred at c meets no liquid's nor ladder's box: the
+ * body is in none of them. */
+static SWEEP__ALWAYS_INLINE int sweep__medium_near(const sweep_world *w, const sweep__medium_probe *p,
+                                                   sweep_vec3 c)
+{
+    return sweep__volume_box_meets(w->volume_mode_box, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi));
+}
+
 /* The medium of a body centred at c in world w (which holds at least one
  * liquid or ladder), the liquids and ladders looked at narrowed by the
  * volumes' grid to the cell of the span feet .. eyes, whose list of them
@@ -110,9 +118,9 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     m->level = 0;
     /* Away from every liquid and ladder (most moves of a level) one box
      * test answers, before the grid's cells are worked out. */
-    sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
-    if (!sweep__volume_box_meets(w->volume_mode_box, lo, hi))
+    if (!sweep__medium_near(w, p, c))
         return;
+    sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
     uint32_t grid = w->volume_grid, len = w->volume_count, cx, cy, hx = 0, hy = 0;
     const sweep_vec3 o = w->volume_lo;
     const double *inv = w->volume_cell_inv;
@@ -149,11 +157,23 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     m->level = level[in];
 }
 
+void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                               sweep__medium *m, sweep_volume_report *rep);
+
 /* After a step of h seconds that took a body in medium *m to centre c:
  * *m becomes its medium there, and *rep gets what the step tells:
  * entering and leaving a liquid, the liquid's damage at the new depth,
- * where the body is now. */
-void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
-                              sweep__medium *m, sweep_volume_report *rep);
+ * where the body is now. A body in nothing that is still out of reach of
+ * every liquid and ladder changes neither: its report already says none
+ * (zeros, as sweep_act clears it, or as the last step wrote them), so
+ * most moves of a level end at one inline box test, without the call. */
+static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p,
+                                                          sweep_vec3 c, double h, sweep__medium *m,
+                                                          sweep_volume_report *rep)
+{
+    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER && !sweep__medium_near(w, p, c))
+        return;
+    sweep__medium_step_report(w, p, c, h, m, rep);
+}
 
 #endif

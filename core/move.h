@@ -28,10 +28,10 @@
  * is one slide and there is no ground logic.
  *
  * The call is a pure function of (world, config, input): no allocation,
- * bit-identical on every machine (see vec3.h conventions). Its one piece of
- * state is per thread and changes no answer: the inverse radii and up axis
- * made for the last radii and gravity, reused while they are the same bits
- * (they are what a remake would give).
+ * bit-identical on every machine (see vec3.h conventions). Its state is
+ * per thread and changes no answer: the inverse radii and up axis made for
+ * the last radii and gravity, reused while they are the same bits (they are
+ * what a remake would give), and the last config that passed its check.
  * Bad input returns an error and writes nothing. It keeps the triangles it
  * is near on the stack: about 97 KiB of it at the deepest, which a thread
  * calling it must have (glibc's default thread stack is 8 MiB, musl's 128 KiB).
@@ -70,7 +70,9 @@ typedef struct sweep_config {
  * anisotropy 32, speed 1000, dt 1, coordinates 1e7. */
 void sweep_config_default(sweep_config *cfg);
 
-/* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */
+/* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise.
+ * A config with the very bits of the last one that passed on this thread
+ * passes again without the range tests. */
 sweep_status sweep_config_check(const sweep_config *cfg);
 
 /* The one rule for radii, shared by every move and every place that makes

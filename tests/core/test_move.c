@@ -649,6 +649,50 @@ static void bad_input_is_refused_untouched(void **state)
     scene_free(&s);
 }
 
+/* A config that passed and is then changed in place (the same object, as
+ * a server holds one) is checked again: every field's bad value is still
+ * refused, and the good config passes once more after each. */
+static void config_changed_in_place_is_checked_again(void **state)
+{
+    (void)state;
+    sweep_config cfg;
+    sweep_config_default(&cfg);
+    const sweep_config good = cfg;
+    assert_int_equal(sweep_config_check(&cfg), SWEEP_OK);
+    for (int i = 0; i < 13; i++) {
+        cfg = good;
+        switch (i) {
+        case 0: cfg.gravity.z = NAN; break;
+        case 1: cfg.walkable_normal_up = 0.0; break;
+        case 2: cfg.step_height = -1.0; break;
+        case 3: cfg.skin = 0.5; break;
+        case 4: cfg.max_iterations = 0; break;
+        case 5: cfg.max_iterations = 65; break;
+        case 6: cfg.min_radius = 0.0; break;
+        case 7: cfg.max_radius = 1e7; break;
+        case 8: cfg.max_anisotropy = 0.5; break;
+        case 9: cfg.max_speed = INFINITY; break;
+        case 10: cfg.max_dt = -1.0; break;
+        case 11: cfg.max_coordinate = NAN; break;
+        case 12: cfg.gravity.x = INFINITY; break;
+        }
+        if (sweep_config_check(&cfg) != SWEEP_E_CONFIG)
+            fail_msg("field case %d passed", i);
+        cfg = good;
+        assert_int_equal(sweep_config_check(&cfg), SWEEP_OK);
+    }
+    /* The same values with other bytes in the padding still pass. */
+    sweep_config padded;
+    memset(&padded, 0x5a, sizeof padded);
+    padded.gravity = good.gravity, padded.walkable_normal_up = good.walkable_normal_up;
+    padded.step_height = good.step_height, padded.skin = good.skin, padded.max_iterations = good.max_iterations;
+    padded.min_radius = good.min_radius, padded.max_radius = good.max_radius;
+    padded.max_anisotropy = good.max_anisotropy, padded.max_speed = good.max_speed;
+    padded.max_dt = good.max_dt, padded.max_coordinate = good.max_coordinate;
+    assert_int_equal(sweep_config_check(&padded), SWEEP_OK);
+    assert_int_equal(sweep_config_check(NULL), SWEEP_E_ARG);
+}
+
 static void bad_world_is_refused(void **state)
 {
     (void)state;
@@ -698,6 +742,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stands_still_on_floor),
+        cmocka_unit_test(config_changed_in_place_is_checked_again),
         cmocka_unit_test(wall_slide_keeps_tangential_speed),
         cmocka_unit_test(internal_corner_does_not_jitter),
         cmocka_unit_test(acute_wedge_corner_does_not_jitter),
