@@ -103,6 +103,20 @@ long sweep__sock_send(sweep__sock s, const void *data, size_t len, sweep__net_ki
 int sweep__sock_send_datagrams(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
                                sweep__net_kind *kind, int *sys);
 
+/* sweep__sock_send_datagrams for a system without a batch send: one
+ * sweep__sock_send each, stopping at the first that fails. */
+static inline int sweep__sock_send_each(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
+                                        sweep__net_kind *kind, int *sys)
+{
+    size_t off = 0;
+    for (unsigned k = 0; k < count; k++) {
+        if (sweep__sock_send(s, data + off, lens[k], kind, sys) < 0)
+            return k > 0 ? (int)k : -1;
+        off += lens[k];
+    }
+    return (int)count;
+}
+
 /* Waits at most timeout_ms (-1: no limit, 0: a look) until the socket has
  * one of `events` (SWEEP__WAIT_IN, SWEEP__WAIT_OUT). Returns 1 with what
  * happened in *revents (SWEEP__WAIT_ERR too), 0 when the time ran out or a

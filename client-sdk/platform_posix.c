@@ -198,13 +198,7 @@ int sweep__sock_send_datagrams(sweep__sock s, const uint8_t *data, const size_t 
     }
     return w;
 #else
-    size_t off = 0;
-    for (unsigned k = 0; k < count; k++) {
-        if (sweep__sock_send(s, data + off, lens[k], kind, sys) < 0)
-            return k > 0 ? (int)k : -1;
-        off += lens[k];
-    }
-    return (int)count;
+    return sweep__sock_send_each(s, data, lens, count, kind, sys);
 #endif
 }
 
