@@ -108,11 +108,13 @@
  * answers is some 180 KB, three reads of this rather than a dozen. */
 #define SWEEP__RX_READ (64u * 1024u)
 
-/* Datagrams taken by one read (UDP). A game's socket rarely holds more
- * than a few answers at a time; what matters is that a read which returns
- * fewer than this knows the socket is empty, with no second call to hear
- * EAGAIN. */
-#define SWEEP__RX_BATCH 8u
+/* Datagrams taken by one read (UDP). A player's socket rarely holds more
+ * than a few answers at a time, but a game server relaying a thousand
+ * players finds a couple of hundred a tick, and each read is a system
+ * call; a read which returns fewer than this knows the socket is empty,
+ * with no second call to hear EAGAIN. 32 buffers of a datagram each are
+ * 38 KB. */
+#define SWEEP__RX_BATCH 32u
 
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
@@ -121,6 +123,12 @@ enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
  * one per move: a batch's Error comes with its answers, so the last few
  * dozen are plenty. */
 #define SWEEP__BATCHES 64u
+
+/* MoveBatch datagrams sent together by one sweep_client_send_batch call
+ * (UDP): a game server's tick of a thousand moves is 84 datagrams (12
+ * moves each), sent by three system calls. Half the ring above, so a
+ * group never overwrites a batch of its own that a failed send forgets. */
+#define SWEEP__TX_DGRAMS 32u
 
 /* Moves whose send time is kept for measuring round trips: more than a
  * game has in flight. */
@@ -1115,6 +1123,31 @@ static uint64_t deadline_after(int ms)
     return ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)ms * 1000000u;
 }
 
+/* After a send that failed with kind (sys): the fatal status it means,
+ * or, when there was no room, OK once the socket may take more (reading
+ * meanwhile) before deadline_ns. */
+static sweep_client_status send_failed(sweep_client *c, sweep__net_kind kind, int sys, uint64_t deadline_ns,
+                                       sweep_client_error *err)
+{
+    if (kind == SWEEP__NET_REFUSED)
+        return fatal(c, err, SWEEP_CLIENT_E_CONNECT, "nobody listening (connection refused)");
+    if (kind == SWEEP__NET_CLOSED)
+        return fatal(c, err, SWEEP_CLIENT_E_CLOSED, "the server closed the connection");
+    if (kind != SWEEP__NET_AGAIN)
+        return fatal(c, err, SWEEP_CLIENT_E_IO, "send: %s", NET_TEXT(sys));
+    /* No room (or a signal): read meanwhile, so a server blocked
+     * writing to us can go on. */
+    int t = ms_left(deadline_ns), revents;
+    int r = sweep__sock_wait(c->fd, SWEEP__WAIT_OUT | SWEEP__WAIT_IN, t, &revents, &sys);
+    if (r < 0)
+        return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
+    if (r == 0 && t == 0)
+        return fatal(c, err, SWEEP_CLIENT_E_TIMEOUT, "timed out writing to the server");
+    if (r > 0 && (revents & (SWEEP__WAIT_IN | SWEEP__WAIT_ERR)))
+        return read_some(c, err);
+    return SWEEP_CLIENT_OK;
+}
+
 /* Writes one whole frame or datagram before deadline_ns. */
 static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size_t len, uint64_t deadline_ns,
                                       sweep_client_error *err)
@@ -1132,28 +1165,42 @@ static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size
             off += (size_t)w;
             continue;
         }
-        if (kind == SWEEP__NET_REFUSED)
-            return fatal(c, err, SWEEP_CLIENT_E_CONNECT, "nobody listening (connection refused)");
-        if (kind == SWEEP__NET_CLOSED)
-            return fatal(c, err, SWEEP_CLIENT_E_CLOSED, "the server closed the connection");
-        if (kind != SWEEP__NET_AGAIN)
-            return fatal(c, err, SWEEP_CLIENT_E_IO, "send: %s", NET_TEXT(sys));
-        /* No room (or a signal): read meanwhile, so a server blocked
-         * writing to us can go on. */
-        int t = ms_left(deadline_ns), revents;
-        int r = sweep__sock_wait(c->fd, SWEEP__WAIT_OUT | SWEEP__WAIT_IN, t, &revents, &sys);
-        if (r < 0)
-            return fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
-        if (r == 0 && t == 0)
-            return fatal(c, err, SWEEP_CLIENT_E_TIMEOUT, "timed out writing to the server");
-        if (r > 0 && (revents & (SWEEP__WAIT_IN | SWEEP__WAIT_ERR))) {
-            sweep_client_status s = read_some(c, err);
-            if (s != SWEEP_CLIENT_OK)
-                return s;
-        }
+        sweep_client_status s = send_failed(c, kind, sys, deadline_ns, err);
+        if (s != SWEEP_CLIENT_OK)
+            return s;
     }
     c->counters.frames_sent++;
     c->counters.bytes_sent += len;
+    return SWEEP_CLIENT_OK;
+}
+
+/* Sends count datagrams side by side in data (datagram i lens[i] bytes)
+ * in as few system calls as the platform allows, each whole, before
+ * deadline_ns. *sent is how many went (all of them on OK; on a failure
+ * the first *sent did). */
+static sweep_client_status send_datagrams(sweep_client *c, const uint8_t *data, const size_t *lens, unsigned count,
+                                          uint64_t deadline_ns, unsigned *sent, sweep_client_error *err)
+{
+    *sent = 0;
+    if (c->fatal.status != SWEEP_CLIENT_OK)
+        return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
+    size_t off = 0;
+    while (*sent < count) {
+        sweep__net_kind kind = SWEEP__NET_OK;
+        int sys = 0;
+        int w = sweep__sock_send_datagrams(c->fd, data + off, lens + *sent, count - *sent, &kind, &sys);
+        if (w < 0) {
+            sweep_client_status s = send_failed(c, kind, sys, deadline_ns, err);
+            if (s != SWEEP_CLIENT_OK)
+                return s;
+            continue;
+        }
+        for (int k = 0; k < w; k++, (*sent)++) {
+            off += lens[*sent];
+            c->counters.frames_sent++;
+            c->counters.bytes_sent += lens[*sent];
+        }
+    }
     return SWEEP_CLIENT_OK;
 }
 
@@ -2814,30 +2861,42 @@ static int remember_batch(sweep_client *c, uint32_t seq, const sweep_msg_move *b
     return 0;
 }
 
-/* MoveBatches encoded but not sent yet (TCP): their frames side by side
- * in c->tx, the first one's number, and where their moves start in the
- * caller's array. */
+/* MoveBatches encoded but not sent yet: their frames (UDP: datagrams, of
+ * lens[0..dgrams) bytes) side by side in c->tx, the first one's number,
+ * and where their moves start in the caller's array. */
 typedef struct pending_batches {
     size_t bytes;
     uint32_t first_seq, first_move, moves;
+    unsigned dgrams;
+    size_t lens[SWEEP__TX_DGRAMS];
 } pending_batches;
 
-/* Sends the pending frames in one write, then what a sent batch gets: its
- * moves' send times and numbers. On failure the pending batches are
- * forgotten, their numbers left 0. */
+/* Sends the pending frames in one write (UDP: datagrams in as few calls
+ * as the platform allows), then what a sent batch gets: its moves' send
+ * times and numbers. On failure the batches that did not go are
+ * forgotten, their numbers left 0, and the next batch takes the first
+ * one's number. */
 static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uint32_t per, uint32_t *sequences,
                                         sweep_client_error *err)
 {
     if (p->bytes == 0)
         return SWEEP_CLIENT_OK;
-    sweep_client_status s = send_bytes(c, c->tx, p->bytes, deadline_after(c->timeout_ms), err);
+    uint64_t deadline = deadline_after(c->timeout_ms);
+    unsigned went = 0; /* batches sent, on a failure */
+    sweep_client_status s = c->transport == SWEEP_CLIENT_UDP
+                                ? send_datagrams(c, c->tx, p->lens, p->dgrams, deadline, &went, err)
+                                : send_bytes(c, c->tx, p->bytes, deadline, err);
     uint64_t sent = sweep_client_now_ns();
-    uint32_t seq = p->first_seq, at = p->first_move;
-    for (uint32_t left = p->moves; left > 0;) {
+    uint32_t seq = p->first_seq, at = p->first_move, resume = 0;
+    for (uint32_t left = p->moves, b = 0; left > 0; b++) {
         uint32_t n = left < per ? left : per;
-        if (s != SWEEP_CLIENT_OK)
+        int ok = s == SWEEP_CLIENT_OK || b < went;
+        if (!ok) {
             batch_sent(c, seq)->count = 0;
-        for (uint32_t i = 1; s == SWEEP_CLIENT_OK && i <= n; i++) {
+            if (resume == 0)
+                resume = seq;
+        }
+        for (uint32_t i = 1; ok && i <= n; i++) {
             time_move(c, seq + i, sent);
             if (sequences)
                 sequences[at + i - 1] = seq + i;
@@ -2847,15 +2906,20 @@ static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uin
         left -= n;
     }
     if (s != SWEEP_CLIENT_OK)
-        c->next_seq = p->first_seq;
-    *p = (pending_batches){0, c->next_seq, at, 0};
+        c->next_seq = resume;
+    p->bytes = 0;
+    p->first_seq = c->next_seq;
+    p->first_move = at;
+    p->moves = 0;
+    p->dgrams = 0;
     return s;
 }
 
 /* Sends moves in MoveBatches of at most max_batch moves (see client.h).
- * Over TCP the batches' frames go out together, as many as the transmit
- * buffer holds in one write: a game server's tick of a thousand moves is
- * two writes, and two wakes of the server, rather than sixteen. */
+ * The batches' frames go out together, as many as the transmit buffer
+ * holds in one write over TCP (a game server's tick of a thousand moves
+ * is two writes, and two wakes of the server, rather than sixteen), up
+ * to SWEEP__TX_DGRAMS datagrams a sendmmsg over UDP. */
 static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                       uint32_t *sequences, sweep_client_error *err)
 {
@@ -2877,8 +2941,7 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
     }
     if (sequences)
         memset(sequences, 0, (size_t)count * sizeof *sequences);
-    int together = c->transport == SWEEP_CLIENT_TCP;
-    pending_batches p = {0, c->next_seq, 0, 0};
+    pending_batches p = {0, c->next_seq, 0, 0, 0, {0}};
     for (uint32_t done_moves = 0; done_moves < count;) {
         uint32_t n = count - done_moves < per ? count - done_moves : per;
         sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
@@ -2906,9 +2969,11 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
         memmove(c->tx + p.bytes, bytes, len);
         p.bytes += len;
         p.moves += n;
+        if (c->transport == SWEEP_CLIENT_UDP)
+            p.lens[p.dgrams++] = len;
         c->next_seq += 1 + n;
         done_moves += n;
-        if (!together) {
+        if (p.dgrams == SWEEP__TX_DGRAMS) {
             sweep_client_status sp = send_pending(c, &p, per, sequences, err);
             if (sp != SWEEP_CLIENT_OK)
                 return sp;

@@ -4,7 +4,7 @@
  * and builds wherever a game client runs. Not installed.
  *
  * Two implementations: platform_posix.c (Linux, and any POSIX system:
- * batch receive with recvmmsg and kernel receive times with
+ * batch send and receive with sendmmsg and recvmmsg, and kernel receive times with
  * SO_TIMESTAMPNS where the system has them, one datagram a call and the
  * time of the read elsewhere) and platform_win32.c (Winsock 2: WSAStartup,
  * ioctlsocket, select, QueryPerformanceCounter). A port to another system
@@ -91,6 +91,31 @@ sweep__net_kind sweep__net_classify(int sys);
 /* Sends len bytes (or part of them, TCP) without waiting and without a
  * signal for a closed peer: the count sent, or -1 with *kind and *sys. */
 long sweep__sock_send(sweep__sock s, const void *data, size_t len, sweep__net_kind *kind, int *sys);
+
+/* Sends `count` datagrams without waiting, datagram i the lens[i] bytes
+ * that follow datagram i-1's in `data`, in as few system calls as the
+ * system allows (sendmmsg on Linux, else one send each): a tick's hundred
+ * datagrams cost the client and the kernel's wake-ups a few calls rather
+ * than a hundred. Returns how many went, the first ones in order (fewer
+ * than count when the socket ran out of room or one failed: the caller
+ * sends the rest again and hears of the failure then), or -1 with *kind
+ * and *sys when not even the first did. */
+int sweep__sock_send_datagrams(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
+                               sweep__net_kind *kind, int *sys);
+
+/* sweep__sock_send_datagrams for a system without a batch send: one
+ * sweep__sock_send each, stopping at the first that fails. */
+static inline int sweep__sock_send_each(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
+                                        sweep__net_kind *kind, int *sys)
+{
+    size_t off = 0;
+    for (unsigned k = 0; k < count; k++) {
+        if (sweep__sock_send(s, data + off, lens[k], kind, sys) < 0)
+            return k > 0 ? (int)k : -1;
+        off += lens[k];
+    }
+    return (int)count;
+}
 
 /* Waits at most timeout_ms (-1: no limit, 0: a look) until the socket has
  * one of `events` (SWEEP__WAIT_IN, SWEEP__WAIT_OUT). Returns 1 with what

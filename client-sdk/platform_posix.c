@@ -4,14 +4,14 @@
  * have them.
  *
  * Linux gives two things more, each used only where the system's headers
- * say it is there: recvmmsg, which takes a batch of datagrams in one
- * system call, and SO_TIMESTAMPNS, the kernel's receive time of each
+ * say it is there: recvmmsg and sendmmsg, which take a batch of datagrams
+ * in one system call, and SO_TIMESTAMPNS, the kernel's receive time of each
  * datagram or segment (on the real-time clock; moved here to the
- * monotonic one). Without them a batch is a loop of recvmsg and an
+ * monotonic one). Without them a batch is a loop of recvmsg (send) and an
  * arrival is the time of its read. A system without MSG_NOSIGNAL (macOS)
  * keeps SIGPIPE away with SO_NOSIGPIPE on the socket instead.
  */
-#define _GNU_SOURCE /* recvmmsg, SOCK_NONBLOCK, SOCK_CLOEXEC */
+#define _GNU_SOURCE /* recvmmsg, sendmmsg, SOCK_NONBLOCK, SOCK_CLOEXEC */
 #include "client-sdk/platform.h"
 
 #include <errno.h>
@@ -170,6 +170,36 @@ long sweep__sock_send(sweep__sock s, const void *data, size_t len, sweep__net_ki
         return -1;
     }
     return (long)w;
+}
+
+int sweep__sock_send_datagrams(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
+                               sweep__net_kind *kind, int *sys)
+{
+#if SWEEP__MMSG
+    /* At most SWEEP__TX_GROUP a call: the headers live on the stack. */
+    enum { SWEEP__TX_GROUP = 64 };
+    struct mmsghdr msgs[SWEEP__TX_GROUP];
+    struct iovec iov[SWEEP__TX_GROUP];
+    unsigned n = count < SWEEP__TX_GROUP ? count : SWEEP__TX_GROUP;
+    size_t off = 0;
+    for (unsigned k = 0; k < n; k++) {
+        iov[k].iov_base = (void *)(data + off);
+        iov[k].iov_len = lens[k];
+        off += lens[k];
+        memset(&msgs[k], 0, sizeof msgs[k]);
+        msgs[k].msg_hdr.msg_iov = &iov[k];
+        msgs[k].msg_hdr.msg_iovlen = 1;
+    }
+    int w = sendmmsg(s, msgs, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0) {
+        *sys = errno;
+        *kind = sweep__net_classify(errno);
+        return -1;
+    }
+    return w;
+#else
+    return sweep__sock_send_each(s, data, lens, count, kind, sys);
+#endif
 }
 
 int sweep__sock_wait(sweep__sock s, int events, int timeout_ms, int *revents, int *sys)

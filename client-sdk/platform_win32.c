@@ -148,6 +148,13 @@ long sweep__sock_send(sweep__sock s, const void *data, size_t len, sweep__net_ki
     return w;
 }
 
+int sweep__sock_send_datagrams(sweep__sock s, const uint8_t *data, const size_t *lens, unsigned count,
+                               sweep__net_kind *kind, int *sys)
+{
+    /* Winsock has no batch send a connected UDP socket can use; one send each. */
+    return sweep__sock_send_each(s, data, lens, count, kind, sys);
+}
+
 int sweep__sock_wait(sweep__sock s, int events, int timeout_ms, int *revents, int *sys)
 {
     fd_set rd, wr, ex;

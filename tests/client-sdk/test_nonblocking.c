@@ -409,6 +409,49 @@ static void batches_are_cut_to_max_batch(void **state)
     }
 }
 
+/* More MoveBatch datagrams than one system call sends (the client sends
+ * them in groups, sendmmsg on Linux): every one goes, once, in order, and
+ * each move is answered once with the number the caller was told. */
+static void many_datagrams_go_whole_and_in_order(void **state)
+{
+    (void)state;
+    enum { MOVES = 150 };
+    fx_server d;
+    const char *args[] = {"--command-token", TOKEN, "--max-batch", "2", "--rate-limit", "0", NULL};
+    assert_int_equal(fx_start(&d, args), 0);
+    sweep_client *c = connect_to(&d, SWEEP_CLIENT_UDP);
+    sweep_client_error e;
+    assert_int_equal(sweep_client_max_batch(c), 2);
+    sweep_msg_spawned sp;
+    assert_int_equal(sweep_client_spawn(c, sweep_v3(4, -7, 0.95), sweep_v3(0, 0, 0), &sp, &e), SWEEP_CLIENT_OK);
+    sweep_client_move_req m[MOVES];
+    for (int i = 0; i < MOVES; i++)
+        m[i] = (sweep_client_move_req){.entity = sp.entity, .velocity = sweep_v3(0.1 * (i % 7), 0, 0),
+                                       .dt = 1.0 / 60};
+    uint32_t told[MOVES], seq[MOVES];
+    sweep_client_batch_sequences(c, MOVES, told);
+    sweep_client_counters c0, c1;
+    sweep_client_get_counters(c, &c0);
+    assert_int_equal(sweep_client_send_batch(c, m, MOVES, seq, &e), SWEEP_CLIENT_OK);
+    assert_memory_equal(seq, told, sizeof seq);
+    sweep_client_get_counters(c, &c1);
+    assert_int_equal(c1.frames_sent - c0.frames_sent, MOVES / 2); /* 75 datagrams: three groups */
+    /* One entity's moves are applied in the order sent, so their answers
+     * come in that order. */
+    for (int got = 0; got < MOVES; got++) {
+        sweep_client_event ev;
+        assert_int_equal(sweep_client_poll(c, 20000, &ev, &e), SWEEP_CLIENT_OK);
+        if (ev.kind == SWEEP_CLIENT_EV_ERROR)
+            fail_msg("%s: %s", sweep_client_error_name(&ev.as.error), ev.as.error.message);
+        assert_int_equal(ev.kind, SWEEP_CLIENT_EV_MOVE_RESULT);
+        assert_int_equal(ev.as.move_result.sequence, seq[got]);
+    }
+    sweep_client_get_counters(c, &c1);
+    assert_int_equal(c1.resends, c0.resends);
+    sweep_client_close(c);
+    assert_int_equal(fx_stop(&d), 0);
+}
+
 /* A server that refuses a whole MoveBatch (RateLimited: 12 requests a
  * second for the server role, 8 moves a batch) names the batch; the client hands out an Error
  * per move of it, naming the move and its entity. */
@@ -489,6 +532,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(many_spawns_one_wait),
         cmocka_unit_test(an_unanswered_spawn_is_given_up),
         cmocka_unit_test(batches_are_cut_to_max_batch),
+        cmocka_unit_test(many_datagrams_go_whole_and_in_order),
         cmocka_unit_test(an_error_about_a_batch_comes_per_move),
         cmocka_unit_test(the_last_error_is_kept),
     };
