@@ -105,6 +105,29 @@ static SWEEP__ALWAYS_INLINE int sweep__medium_near(const sweep_world *w, const s
     return sweep__volume_box_meets(w->volume_mode_box, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi));
 }
 
+/* The liquids and ladders a probe spanning lo .. hi may meet: its column's
+ * list (*len of them, by index) when it lies in one column of the
+ * volumes' grid, as an upright probe does; NULL and every volume
+ * (*len = volume_count) when it spans several. */
+static SWEEP__ALWAYS_INLINE const uint32_t *sweep__medium_column(const sweep_world *w, const sweep__medium_probe *p,
+                                                                 sweep_vec3 lo, sweep_vec3 hi, uint32_t *len)
+{
+    uint32_t grid = w->volume_grid, cx, cy, hx = 0, hy = 0;
+    const sweep_vec3 o = w->volume_lo;
+    const double *inv = w->volume_cell_inv;
+    sweep__volume_cell2(lo.x, o.x, inv[0], grid, lo.y, o.y, inv[1], grid, &cx, &cy);
+    if (!p->upright)
+        sweep__volume_cell2(hi.x, o.x, inv[0], grid, hi.y, o.y, inv[1], grid, &hx, &hy);
+    if (p->upright || ((cx == hx) & (cy == hy))) {
+        /* The column's liquids and ladders, after every cell's list. */
+        uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
+        *len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
+        return w->volume_cell_items + w->volume_cell_first[cell];
+    }
+    *len = w->volume_count;
+    return NULL;
+}
+
 /* The medium of a body centred at c in world w (which holds at least one
  * liquid or ladder), the liquids and ladders looked at narrowed by the
  * volumes' grid to the cell of the span feet .. eyes, whose list of them
@@ -121,19 +144,8 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     if (!sweep__medium_near(w, p, c))
         return;
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
-    uint32_t grid = w->volume_grid, len = w->volume_count, cx, cy, hx = 0, hy = 0;
-    const sweep_vec3 o = w->volume_lo;
-    const double *inv = w->volume_cell_inv;
-    sweep__volume_cell2(lo.x, o.x, inv[0], grid, lo.y, o.y, inv[1], grid, &cx, &cy);
-    if (!p->upright)
-        sweep__volume_cell2(hi.x, o.x, inv[0], grid, hi.y, o.y, inv[1], grid, &hx, &hy);
-    const uint32_t *list = NULL;
-    if (p->upright || ((cx == hx) & (cy == hy))) {
-        /* The column's liquids and ladders, after every cell's list. */
-        uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
-        list = w->volume_cell_items + w->volume_cell_first[cell];
-        len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
-    }
+    uint32_t len;
+    const uint32_t *list = sweep__medium_column(w, p, lo, hi, &len);
     unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
     for (uint32_t k = 0; k < len; k++) {
         uint32_t i = list ? list[k] : k;
@@ -171,8 +183,17 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, 
                                                           sweep_vec3 c, double h, sweep__medium *m,
                                                           sweep_volume_report *rep)
 {
-    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER && !sweep__medium_near(w, p, c))
-        return;
+    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER) {
+        /* Out of every liquid's and ladder's reach, or in a column of the
+         * grid that lists none (the box round them all may span the level:
+         * a pool at one end, a ladder at the other), the report would find
+         * the body in none and write what it already holds. */
+        if (!sweep__medium_near(w, p, c))
+            return;
+        uint32_t len;
+        if (sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len) && len == 0)
+            return;
+    }
     sweep__medium_step_report(w, p, c, h, m, rep);
 }
 
