@@ -369,7 +369,8 @@ trap - EXIT
 
 # --- server: players at 60 Hz over UDP, and sweepd's CPU time per move -----
 # sweepd on the arena on a free port of 127.0.0.1 (per-address limits raised:
-# every bot comes from 127.0.0.1), then sweep-bots --udp --rate 60 with 500,
+# every bot comes from 127.0.0.1; the world's history sized for every
+# player, past 1,024 a Spawn is refused), then sweep-bots --udp --rate 60 with 500,
 # 1,000 and 2,000 clients, each a player sending one single-move datagram
 # every 1/60 s, SWEEP_BENCH_UDP60_RUNS times each (default 3, in turn, a
 # fresh sweepd each time). Once the bots move, after a second of warmup,
@@ -403,7 +404,8 @@ u60_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 u60_run() {
     n=$1
     sweepd_start "$U60_TMP" --map "${BUILD:-build}/maps/arena.db" \
-        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64
+        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64 \
+        --history-entities $((n + 64))
     U60_PID=$SWEEPD_PID U60_TCP=$SWEEPD_TCP U60_UDP=$SWEEPD_UDP
     "$BIN/sweep-bots" --connect "$U60_UDP" --udp --rate 60 --clients "$n" --warmup 1 \
         --duration $((U60_SECONDS + 2)) >"$U60_TMP/bots" 2>"$U60_TMP/bots.err" &
