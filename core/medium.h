@@ -54,7 +54,6 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
     p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
 }
 
-
 /* 1 if p is on the inner side of every plane of v. */
 static inline int sweep__medium_within(const sweep_volume *v, sweep_vec3 p)
 {
