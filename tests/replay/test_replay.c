@@ -2713,8 +2713,9 @@ static void planned_groups_cases(void)
             unsigned ok = 0, planned_ok = 99;
             uint32_t count;
             const uint8_t *d = sweep__record_window(rd, &at, &end);
-            size_t want = sweep__record_lean_group(d, at, end, x.session, SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok,
-                                                   &count);
+            unsigned kinds = SWEEP__LEAN_TCP | SWEEP__LEAN_UDP |
+                             (sweep_record_head_of(rd)->version >= 5 ? SWEEP__LEAN_RESULTS : 0);
+            size_t want = sweep__record_lean_group(d, at, end, x.session, kinds, &ok, &count);
             if (!ahead)
                 continue;
             sweep__plan_queue *q = sweep__record_plan_queue(rd);
