@@ -612,14 +612,14 @@ sweep__replay_core *sweep__replay_core_of(sweep_replay *r)
     return r->core;
 }
 
-static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len, int side, sweep_message *m,
-                      char *why, size_t whylen);
+static int rebuild_in(sweep_replay *r, const sweep_record *group, uint32_t i, const uint8_t *p, size_t len,
+                      int side, sweep_message *m, char *why, size_t whylen);
 
-int sweep__replay_results_message(sweep_replay *r, uint32_t i, sweep_message *m)
+int sweep__replay_results_message(sweep_replay *r, const sweep_record *group, uint32_t i, sweep_message *m)
 {
     char why[160];
-    const sweep_record *x = &r->expect[i];
-    if (rebuild_at(r, i, x->bytes.ptr, x->bytes.len, 0, m, why, sizeof why) == 0)
+    const sweep_record *x = &group[i];
+    if (rebuild_in(r, group, i, x->bytes.ptr, x->bytes.len, 0, m, why, sizeof why) == 0)
         return 0;
     return sweep__replay_fail(r, "%s: byte %" PRIu64 ": RESULTS: %s (corrupt log)", r->path, x->offset, why);
 }
@@ -654,16 +654,16 @@ static int decode(sweep_replay *r, int side, uint64_t session, const uint8_t *by
 }
 
 /* The message of a RESULTS payload p (the record's or the world's) at
- * place i of the group: the MOVE records before it, less those the
+ * place i of group: the MOVE records before it, less those the
  * RESULTS before it took, give its results their core fields. Into side's
  * room; 0, or -1 with why. Only for a watcher or a difference: it reads
  * the group again from its start. */
-static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len, int side, sweep_message *m,
-                      char *why, size_t whylen)
+static int rebuild_in(sweep_replay *r, const sweep_record *group, uint32_t i, const uint8_t *p, size_t len,
+                      int side, sweep_message *m, char *why, size_t whylen)
 {
     r->group_move_count = 0;
     for (uint32_t k = 0; k < i; k++) {
-        const sweep_record *x = &r->expect[k];
+        const sweep_record *x = &group[k];
         if (x->type != SWEEP_RECORD_MOVE)
             continue;
         if (grow((void **)&r->group_moves, &r->group_move_cap, r->group_move_count + 1, sizeof *r->group_moves) ||
@@ -676,7 +676,7 @@ static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len,
     }
     uint32_t taken = 0;
     for (uint32_t k = 0; k <= i; k++) {
-        const sweep_record *x = &r->expect[k];
+        const sweep_record *x = &group[k];
         if (k < i && x->type != SWEEP_RECORD_RESULTS)
             continue;
         const uint8_t *q = k < i ? x->bytes.ptr : p;
@@ -691,6 +691,13 @@ static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len,
             return -1;
     }
     return 0;
+}
+
+/* rebuild_in, in the group being compared. */
+static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len, int side, sweep_message *m,
+                      char *why, size_t whylen)
+{
+    return rebuild_in(r, r->expect, i, p, len, side, m, why, whylen);
 }
 
 /* Compares what was sent with what the log expects (see the file comment). */

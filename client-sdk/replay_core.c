@@ -859,7 +859,8 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
  * answer: the recorded result of its OUT (the field, in "MoveResult" or
  * "MoveResultBatch.results[i]", at the OUT's offset), when that differs
  * from the replayed one; otherwise (the MOVE record itself is what
- * differs) the MOVE's own field. *rep is the replayed result as
+ * differs, or a version 5 log, whose answers' core fields are the MOVE
+ * records) the MOVE's own field. *rep is the replayed result as
  * result_of made it (its server_tick the world's), when st is SWEEP_OK. */
 static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
                         const sweep_record *outs, uint32_t out_count, sweep_msg_move_result *rep,
@@ -872,6 +873,8 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
         sweep_message m;
         sweep_decoded_motion v;
         int full;
+        /* A RESULTS (version 5) holds no core field of its own: the
+         * MOVE is what differs, named below. */
         if (o->type != SWEEP_RECORD_OUT || o->session != mo->session ||
             decode_out(r, c, &outs[k], &m, &v, &full) != 0)
             continue;
@@ -1165,7 +1168,7 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
              * only the server decides: nothing for the core. */
             if (watched) {
                 sweep_message m;
-                if (sweep__replay_results_message(r, k, &m) != 0)
+                if (sweep__replay_results_message(r, outs, k, &m) != 0)
                     return -1;
                 sweep__replay_notify(r, o->session, &m);
             }
