@@ -20,60 +20,87 @@ static int nonzero_f64(double v)
     return u != 0;
 }
 
-static uint32_t volume(const sweep_msg_move_result *r, unsigned i)
+/* The mask of a result's fields past the flags, as the fields hold
+ * them. The movers, volumes, damage, liquids and ladder are rare: tested
+ * one by one only when any is set. */
+static inline uint32_t field_mask(const sweep_msg_move_result *r, uint64_t tick)
 {
-    const uint32_t v[6] = {r->launched_by, r->teleported_by, r->hurt_by, r->killed_by, r->entered, r->left};
-    return v[i];
-}
-
-static uint32_t liquid(const sweep_msg_move_result *r, unsigned i)
-{
-    const uint32_t v[6] = {r->liquid, r->liquid_type, r->liquid_level, r->entered_liquid, r->left_liquid, r->ladder};
-    return v[i];
-}
-
-/* One result: its mask, then what the mask names. */
-static uint8_t *put_result(uint8_t *o, const sweep_msg_move_result *r, uint64_t tick, int whole)
-{
+    uint32_t mask = (uint32_t)(r->server_tick != tick) << 1 | (uint32_t)nonzero_f64(r->correction) << 3 |
+                    (uint32_t)((r->rules & ~SWEEP__RECORD_MOVE_RULES) != 0) << 4 |
+                    (uint32_t)nonzero_f64(r->time_excess) << 5;
     uint32_t n = r->contact_count, movers = 0;
     for (uint32_t i = 0; i < n; i++)
         movers |= r->contacts[i].mover;
-    uint32_t mask = (whole ? SWEEP__RESULTS_WHOLE : 0) | (r->server_tick != tick ? SWEEP__RESULTS_TICK : 0) |
-                    (r->corrected ? SWEEP__RESULTS_CORRECTED : 0) |
-                    (nonzero_f64(r->correction) ? SWEEP__RESULTS_CORRECTION : 0) |
-                    ((r->rules & ~SWEEP__RECORD_MOVE_RULES) ? SWEEP__RESULTS_RULES : 0) |
-                    (nonzero_f64(r->time_excess) ? SWEEP__RESULTS_TIME_EXCESS : 0) |
-                    (movers ? SWEEP__RESULTS_MOVERS : 0) | (r->teleport_blocked ? SWEEP__RESULTS_TELEPORT_BLOCKED : 0) |
-                    (nonzero_f64(r->damage) ? SWEEP__RESULTS_DAMAGE : 0);
-    for (unsigned i = 0; i < 6; i++) {
-        mask |= volume(r, i) ? 1u << (SWEEP__RESULTS_VOLUMES_SHIFT + i) : 0;
-        mask |= liquid(r, i) ? 1u << (SWEEP__RESULTS_LIQUIDS_SHIFT + i) : 0;
+    if (!(movers | r->launched_by | r->teleported_by | r->hurt_by | r->killed_by | r->entered | r->left |
+          r->liquid | r->liquid_type | r->liquid_level | r->entered_liquid | r->left_liquid | r->ladder) &&
+        !nonzero_f64(r->damage))
+        return mask;
+    return mask | (uint32_t)(movers != 0) << 6 | (uint32_t)(r->launched_by != 0) << 7 |
+           (uint32_t)(r->teleported_by != 0) << 8 | (uint32_t)(r->hurt_by != 0) << 9 |
+           (uint32_t)(r->killed_by != 0) << 10 | (uint32_t)(r->entered != 0) << 11 | (uint32_t)(r->left != 0) << 12 |
+           (uint32_t)nonzero_f64(r->damage) << 14 | (uint32_t)(r->liquid != 0) << 15 |
+           (uint32_t)(r->liquid_type != 0) << 16 | (uint32_t)(r->liquid_level != 0) << 17 |
+           (uint32_t)(r->entered_liquid != 0) << 18 | (uint32_t)(r->left_liquid != 0) << 19 |
+           (uint32_t)(r->ladder != 0) << 20;
+}
+
+static inline uint8_t *put_u32_if(uint8_t *o, uint32_t mask, uint32_t bit, uint32_t v)
+{
+    if (mask & bit) {
+        sweep__wr32(o, v);
+        o += 4;
     }
+    return o;
+}
+
+/* The rare fields of a result (field_mask), in the layout's order. */
+static __attribute__((noinline)) uint8_t *put_rare(uint8_t *o, const sweep_msg_move_result *r, uint32_t mask)
+{
+    if (mask & SWEEP__RESULTS_MOVERS) {
+        sweep__wr32(o, r->contact_count), o += 4;
+        for (uint32_t i = 0; i < r->contact_count; i++)
+            sweep__wr32(o, r->contacts[i].mover), o += 4;
+    }
+    unsigned v = SWEEP__RESULTS_VOLUMES_SHIFT, l = SWEEP__RESULTS_LIQUIDS_SHIFT;
+    o = put_u32_if(o, mask, 1u << v, r->launched_by);
+    o = put_u32_if(o, mask, 1u << (v + 1), r->teleported_by);
+    o = put_u32_if(o, mask, 1u << (v + 2), r->hurt_by);
+    o = put_u32_if(o, mask, 1u << (v + 3), r->killed_by);
+    o = put_u32_if(o, mask, 1u << (v + 4), r->entered);
+    o = put_u32_if(o, mask, 1u << (v + 5), r->left);
+    if (mask & SWEEP__RESULTS_DAMAGE)
+        sweep__wrf64(o, r->damage), o += 8;
+    o = put_u32_if(o, mask, 1u << l, r->liquid);
+    o = put_u32_if(o, mask, 1u << (l + 1), r->liquid_type);
+    o = put_u32_if(o, mask, 1u << (l + 2), r->liquid_level);
+    o = put_u32_if(o, mask, 1u << (l + 3), r->entered_liquid);
+    o = put_u32_if(o, mask, 1u << (l + 4), r->left_liquid);
+    o = put_u32_if(o, mask, 1u << (l + 5), r->ladder);
+    return o;
+}
+
+/* One result: its mask, then what the mask names. */
+static inline uint8_t *put_result(uint8_t *o, const sweep_msg_move_result *r, uint64_t tick, int whole)
+{
+    uint32_t fields = field_mask(r, tick);
+    uint32_t mask = fields | (uint32_t)(whole != 0) | (uint32_t)(r->corrected != 0) << 2 |
+                    (uint32_t)(r->teleport_blocked != 0) << 13;
     sweep__wr32(o, mask);
     o += 4;
     if (whole)
         o += sweep__record_move_encode(o, 0, 0, 0, sweep_v3(0, 0, 0), r);
+    if (!fields)
+        return o;
     if (mask & SWEEP__RESULTS_TICK)
         sweep__wr64(o, r->server_tick), o += 8;
     if (mask & SWEEP__RESULTS_CORRECTION)
         sweep__wrf64(o, r->correction), o += 8;
-    if (mask & SWEEP__RESULTS_RULES)
-        sweep__wr32(o, r->rules & ~SWEEP__RECORD_MOVE_RULES), o += 4;
+    o = put_u32_if(o, mask, SWEEP__RESULTS_RULES, r->rules & ~SWEEP__RECORD_MOVE_RULES);
     if (mask & SWEEP__RESULTS_TIME_EXCESS)
         sweep__wrf64(o, r->time_excess), o += 8;
-    if (mask & SWEEP__RESULTS_MOVERS) {
-        sweep__wr32(o, n), o += 4;
-        for (uint32_t i = 0; i < n; i++)
-            sweep__wr32(o, r->contacts[i].mover), o += 4;
-    }
-    for (unsigned i = 0; i < 6; i++)
-        if (mask & 1u << (SWEEP__RESULTS_VOLUMES_SHIFT + i))
-            sweep__wr32(o, volume(r, i)), o += 4;
-    if (mask & SWEEP__RESULTS_DAMAGE)
-        sweep__wrf64(o, r->damage), o += 8;
-    for (unsigned i = 0; i < 6; i++)
-        if (mask & 1u << (SWEEP__RESULTS_LIQUIDS_SHIFT + i))
-            sweep__wr32(o, liquid(r, i)), o += 4;
+    if (fields & ~(uint32_t)(SWEEP__RESULTS_TICK | SWEEP__RESULTS_CORRECTION | SWEEP__RESULTS_RULES |
+                             SWEEP__RESULTS_TIME_EXCESS))
+        o = put_rare(o, r, mask);
     return o;
 }
 
@@ -177,11 +204,6 @@ int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t 
     if (at != len)
         return bad(why, whylen, "%zu bytes, but its %u results make %zu", len, count, at);
     return 0;
-}
-
-int sweep__record_results_ok(const uint8_t *p, size_t len)
-{
-    return sweep__record_results_check(p, len, NULL, 0) == 0;
 }
 
 int sweep__record_results_rebuild(const uint8_t *p, size_t len, const uint8_t *const *moves, const uint32_t *lens,
