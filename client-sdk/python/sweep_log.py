@@ -52,7 +52,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
       first record is a HEAD (segment.head). Iterating it yields its records
       up to its END (or its end, or a torn frame: segment.truncated_at).
   Records are namedtuples whose first fields are type (the name: "HEAD",
-      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END", "MOVE"), file and
+      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END", "MOVE",
+      "RESULTS"), file and
       offset (of the record's type byte in that file), then:
         Head:  segment started_unix_ms server_version protocol_version
                world_index map_name map_stem map_path content_hash (hex)
@@ -81,12 +82,22 @@ As a module (the FlatBuffers code is only needed to decode messages):
                of point normal triangle material) crouched stance_blocked:
                the core's input and output of one applied move, before the
                OUT answering it
+        Results: (version 5 logs) session kind ("MoveResult" or
+               "MoveResultBatch") sequence server_tick results: a move
+               answer held once, each result a dict of what the record
+               holds of it (image: a Move of its own for a result without
+               a MOVE record, else None: its core fields are the next MOVE
+               of its group no result took; and the server's fields:
+               server_tick corrected correction rules time_excess movers
+               damage teleport_blocked and the volume and liquid ids);
+               move_results and --moves rebuild the results
   LogError(Exception): .path, .offset (None when not about a byte), .what;
       str() is "PATH: ... byte N ..." as the C reader says it.
   decode(data, transport=None) -> Message; body_of(message) -> (kind name,
       the body's generated table object, e.g. a MoveResult.MoveResult).
   move_results(records) -> MoveInfo namedtuples, one per entity per
-      MoveResult (alone or in a MoveResultBatch) the server sent: file
+      MoveResult (alone or in a MoveResultBatch) the server sent (an OUT,
+      or a RESULTS with its group's MOVE records): file
       offset session tick entity sequence position velocity grounded
       corrected correction rules (the Rule bits) rule_names speed_excess
       time_excess applied_dt resent. A result the server sent again for a
