@@ -175,6 +175,22 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
     return 0;
 }
 
+/* Room for need bytes at *p (doubling from 64 KiB); -1 when there is none. */
+static int grow_bytes(uint8_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 64u * 1024u;
+    while (ncap < need)
+        ncap *= 2;
+    uint8_t *n = realloc(*p, ncap);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
 /* What the world sent, kept for compare(). Nearly always it is the
  * record the log holds at its place, which the group was read for before
  * the request ran: compared here, as it is made, and then not copied
@@ -194,17 +210,9 @@ static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const ui
             return;
         }
     }
-    if (r->arena_len + len > r->arena_cap) {
-        size_t ncap = r->arena_cap ? r->arena_cap : 64u * 1024u;
-        while (ncap < r->arena_len + len)
-            ncap *= 2;
-        uint8_t *n = realloc(r->arena, ncap);
-        if (!n) {
-            r->arena_failed = 1;
-            return;
-        }
-        r->arena = n;
-        r->arena_cap = ncap;
+    if (grow_bytes(&r->arena, &r->arena_cap, r->arena_len + len) != 0) {
+        r->arena_failed = 1;
+        return;
     }
     memcpy(r->arena + r->arena_len, bytes, len);
     r->sent[r->sent_count++] = (sent){session, r->arena_len, len, type, 0};
@@ -238,15 +246,9 @@ static int on_piece(void *ctx, const uint8_t *bytes, size_t len)
 static void on_results(sweep_replay *r, uint64_t session, const sweep_message *m)
 {
     uint32_t count = m->kind == SWEEP_MSG_MOVE_RESULT_BATCH ? m->as.move_result_batch.count : 1;
-    size_t bound = sweep__record_results_bound(count);
-    if (bound > r->results_cap) {
-        uint8_t *n = realloc(r->results_buf, bound);
-        if (!n) {
-            r->arena_failed = 1;
-            return;
-        }
-        r->results_buf = n;
-        r->results_cap = bound;
+    if (grow_bytes(&r->results_buf, &r->results_cap, sweep__record_results_bound(count)) != 0) {
+        r->arena_failed = 1;
+        return;
     }
     size_t n = sweep__record_results_encode(r->results_buf, session, m, &r->moved);
     on_sent_as(r, SWEEP_RECORD_RESULTS, session, r->results_buf, n);

@@ -955,19 +955,11 @@ def summarize(log):
     for rec in log:
         t = rec.type
         groups.see(rec)
+        results = ()
         if t == "RESULTS":
             messages += 1
             by_message[rec.kind] += 1
-            for r in groups.results(rec):
-                if not tracker.applied(r.Entity(), r.Sequence()):
-                    resent += 1
-                    continue
-                moves += 1
-                for name in rule_names(r.Rules()):
-                    rules[name] += 1
-                if r.Corrected():
-                    corrections += 1
-                    max_correction = max(max_correction, r.Correction())
+            results = groups.results(rec)
         elif t == "TICK":
             ticks += 1
             if first_tick is None:
@@ -1003,16 +995,17 @@ def summarize(log):
                 text = body.Message() or b""
                 if text.startswith(b"rule FreeMove"):
                     rules["FreeMove"] += 1
-            for r in _results_of(kind, body):
-                if not tracker.applied(r.Entity(), r.Sequence()):
-                    resent += 1
-                    continue
-                moves += 1
-                for name in rule_names(r.Rules()):
-                    rules[name] += 1
-                if r.Corrected():
-                    corrections += 1
-                    max_correction = max(max_correction, r.Correction())
+            results = _results_of(kind, body)
+        for r in results:
+            if not tracker.applied(r.Entity(), r.Sequence()):
+                resent += 1
+                continue
+            moves += 1
+            for name in rule_names(r.Rules()):
+                rules[name] += 1
+            if r.Corrected():
+                corrections += 1
+                max_correction = max(max_correction, r.Correction())
     head = log.heads[0]
     s["ok"] = True
     s["log"] = log.path

@@ -61,21 +61,15 @@ static __attribute__((noinline)) uint8_t *put_rare(uint8_t *o, const sweep_msg_m
         for (uint32_t i = 0; i < r->contact_count; i++)
             sweep__wr32(o, r->contacts[i].mover), o += 4;
     }
-    unsigned v = SWEEP__RESULTS_VOLUMES_SHIFT, l = SWEEP__RESULTS_LIQUIDS_SHIFT;
-    o = put_u32_if(o, mask, 1u << v, r->launched_by);
-    o = put_u32_if(o, mask, 1u << (v + 1), r->teleported_by);
-    o = put_u32_if(o, mask, 1u << (v + 2), r->hurt_by);
-    o = put_u32_if(o, mask, 1u << (v + 3), r->killed_by);
-    o = put_u32_if(o, mask, 1u << (v + 4), r->entered);
-    o = put_u32_if(o, mask, 1u << (v + 5), r->left);
+    const uint32_t volumes[6] = {r->launched_by, r->teleported_by, r->hurt_by, r->killed_by, r->entered, r->left};
+    const uint32_t liquids[6] = {r->liquid,         r->liquid_type, r->liquid_level,
+                                 r->entered_liquid, r->left_liquid, r->ladder};
+    for (unsigned i = 0; i < 6; i++)
+        o = put_u32_if(o, mask, 1u << (SWEEP__RESULTS_VOLUMES_SHIFT + i), volumes[i]);
     if (mask & SWEEP__RESULTS_DAMAGE)
         sweep__wrf64(o, r->damage), o += 8;
-    o = put_u32_if(o, mask, 1u << l, r->liquid);
-    o = put_u32_if(o, mask, 1u << (l + 1), r->liquid_type);
-    o = put_u32_if(o, mask, 1u << (l + 2), r->liquid_level);
-    o = put_u32_if(o, mask, 1u << (l + 3), r->entered_liquid);
-    o = put_u32_if(o, mask, 1u << (l + 4), r->left_liquid);
-    o = put_u32_if(o, mask, 1u << (l + 5), r->ladder);
+    for (unsigned i = 0; i < 6; i++)
+        o = put_u32_if(o, mask, 1u << (SWEEP__RESULTS_LIQUIDS_SHIFT + i), liquids[i]);
     return o;
 }
 
