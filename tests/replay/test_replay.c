@@ -936,7 +936,19 @@ static void not_a_log_is_refused(void **state)
 
 /* sweep-bots against d in the background: `clients` bots of `modes` on
  * the arena for `seconds`. Its output goes to `out`. */
+static pid_t start_bots_with(const fx_server *d, const char *modes, int clients, double seconds, int udp,
+                             const char *loss, const char *redundancy, const char *out);
+
 static pid_t start_bots(const fx_server *d, const char *modes, int clients, double seconds, int udp, const char *out)
+{
+    return start_bots_with(d, modes, clients, seconds, udp, NULL, NULL, out);
+}
+
+/* start_bots, over UDP with each datagram dropped with probability loss
+ * and carrying the last `redundancy` unanswered moves again (both NULL:
+ * neither). */
+static pid_t start_bots_with(const fx_server *d, const char *modes, int clients, double seconds, int udp,
+                             const char *loss, const char *redundancy, const char *out)
 {
     char bin[1100], n[16], dur[32];
     snprintf(bin, sizeof bin, "%s/sweep-bots", g_bin);
@@ -951,7 +963,11 @@ static pid_t start_bots(const fx_server *d, const char *modes, int clients, doub
         }
         const char *argv[] = {bin,        "--connect", udp ? d->udp : d->tcp, "--map", g_map, "--mode", modes,
                               "--clients", n,          "--duration",          dur,     "--warmup", "0",
-                              udp ? "--udp" : NULL,    NULL};
+                              udp ? "--udp" : NULL,    NULL, NULL, NULL, NULL, NULL};
+        if (udp && loss) {
+            argv[14] = "--loss", argv[15] = loss;
+            argv[16] = "--redundancy", argv[17] = redundancy;
+        }
         execv(bin, (char *const *)argv);
         _exit(127);
     }
@@ -1394,6 +1410,66 @@ static void sighup_starts_a_new_segment(void **state)
     assert_int_equal(st.segments, 2);
     assert_true(st.ended);
     assert_int_equal(t.spawned, 2);
+}
+
+/* Players over a lossy UDP path that send each move again until it is
+ * answered (sweep-bots --loss, --redundancy): the server answers a move
+ * it applied already with the result it kept, which has no MOVE record,
+ * so a RESULTS holds it whole. The log replays at both depths, every
+ * move the full depth applied checked at the core depth too. */
+static void resent_answers_replay_at_both_depths(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("resent", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    char bots_out[480];
+    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    pid_t bots = start_bots_with(&d, "honest", 4, 2.0, 1, "0.2", "2", bots_out);
+    if (bots > 0)
+        reap(bots, 60.0);
+    assert_int_equal(fx_stop(&d), 0);
+    assert_true(bots > 0);
+    char logs[2][512], err[1400];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_record_reader *rd = sweep_record_open(logs[0], err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    uint32_t whole = 0, from_moves = 0;
+    sweep_record x;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1) {
+        if (x.type != SWEEP_RECORD_RESULTS)
+            continue;
+        uint32_t n = sweep__record_results_count(x.bytes.ptr);
+        sweep_message m;
+        sweep_msg_move_result res[64];
+        assert_true(n <= 64);
+        /* Rebuilt with as many stand-in MOVEs (no contacts) as it has
+         * results: those it takes are its results with a MOVE. */
+        static const uint8_t blank[SWEEP_RECORD_MOVE_FIXED];
+        const uint8_t *stand_in[64];
+        uint32_t lens[64], taken = 0;
+        for (uint32_t i = 0; i < n; i++)
+            stand_in[i] = blank, lens[i] = SWEEP_RECORD_MOVE_FIXED;
+        if (sweep__record_results_rebuild(x.bytes.ptr, x.bytes.len, stand_in, lens, n, &taken, &m, res, err,
+                                          sizeof err) != 0)
+            continue; /* movers of contacts the stand-ins lack */
+        whole += n - taken;
+        from_moves += taken;
+    }
+    sweep_record_close(rd);
+    if (whole == 0)
+        fail_msg("no answer resent whole in %s (from MOVEs: %u)", logs[0], from_moves);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], g_map, &full, &tf);
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.moves, full.moves);
+    assert_int_equal(core.requests, full.requests);
+    assert_true(full.moves > 20);
 }
 
 /* One sweepd run with --seed and --record-name: one client spawns (the
@@ -3199,6 +3275,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(core_depth_movers_and_raw_moves),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(results_record_changed_is_a_divergence),
+        cmocka_unit_test(resent_answers_replay_at_both_depths),
         cmocka_unit_test(core_refused_move_is_a_divergence),
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
