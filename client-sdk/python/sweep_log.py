@@ -187,13 +187,20 @@ Move = collections.namedtuple("Move", _BASE + (
     "stance_blocked"))
 
 
+def _layout_check(path, at, name, p, fixed):
+    """The error maker for a payload of record `name` that breaks its
+    layout, once its length holds the fixed part."""
+    def bad(why):
+        return LogError(path, at, "record at byte %d (%s): %s (corrupt log)" % (at, name, why))
+    if len(p) < fixed:
+        raise bad("%d bytes, shorter than its fixed %d" % (len(p), fixed))
+    return bad
+
+
 def _parse_move(path, at, p):
     """A MOVE payload (version 2; layout in record.h), checked as the C
     reader checks it."""
-    def bad(why):
-        return LogError(path, at, "record at byte %d (MOVE): %s (corrupt log)" % (at, why))
-    if len(p) < MOVE_FIXED:
-        raise bad("%d bytes, shorter than its fixed %d" % (len(p), MOVE_FIXED))
+    bad = _layout_check(path, at, "MOVE", p, MOVE_FIXED)
     n = p[54]
     if n > 8:
         raise bad("%d contacts, more than a result holds (8)" % n)
@@ -234,10 +241,7 @@ liquid ids), zero where the record leaves them out."""
 def _parse_results(path, at, p):
     """A RESULTS payload (version 5; layout in record.h), checked as the C
     reader checks it."""
-    def bad(why):
-        return LogError(path, at, "record at byte %d (RESULTS): %s (corrupt log)" % (at, why))
-    if len(p) < RESULTS_FIXED:
-        raise bad("%d bytes, shorter than its fixed %d" % (len(p), RESULTS_FIXED))
+    bad = _layout_check(path, at, "RESULTS", p, RESULTS_FIXED)
     session, kind, sequence, tick, count = struct.unpack_from("<QIIQI", p, 0)
     if kind > 1:
         raise bad("kind %d is neither MoveResult (0) nor MoveResultBatch (1)" % kind)

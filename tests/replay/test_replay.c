@@ -1382,19 +1382,26 @@ static void run_time_worlds_replay(void **state)
     rm_tree(base);
 }
 
+/* A sweepd recording into the new scratch directory `name` (its path in
+ * rec), started in *d; bots_out names a file beside it for the bots'
+ * output. */
+static void recording_server(const char *name, char *rec, size_t n, fx_server *d, char *bots_out, size_t bn)
+{
+    scratch(name, rec, n);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, NULL};
+    assert_int_equal(fx_start(d, extra), 0);
+    snprintf(bots_out, bn, "%s.bots.out", rec);
+}
+
 /* SIGHUP (a log rotation tool's signal) starts a new segment at the next
  * tick: the chain replays whole across it, and the server serves on. */
 static void sighup_starts_a_new_segment(void **state)
 {
     (void)state;
-    char rec[400];
-    scratch("hangup", rec, sizeof rec);
-    assert_int_equal(mkdir(rec, 0700), 0);
-    const char *extra[] = {"--record", rec, NULL};
+    char rec[400], bots_out[480];
     fx_server d;
-    assert_int_equal(fx_start(&d, extra), 0);
-    char bots_out[480];
-    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    recording_server("hangup", rec, sizeof rec, &d, bots_out, sizeof bots_out);
     pid_t bots = start_bots(&d, "honest", 2, 1.5, 0, bots_out);
     usleep(600000);
     assert_int_equal(kill(d.pid, SIGHUP), 0);
@@ -1420,14 +1427,9 @@ static void sighup_starts_a_new_segment(void **state)
 static void resent_answers_replay_at_both_depths(void **state)
 {
     (void)state;
-    char rec[400];
-    scratch("resent", rec, sizeof rec);
-    assert_int_equal(mkdir(rec, 0700), 0);
-    const char *extra[] = {"--record", rec, NULL};
+    char rec[400], bots_out[480];
     fx_server d;
-    assert_int_equal(fx_start(&d, extra), 0);
-    char bots_out[480];
-    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    recording_server("resent", rec, sizeof rec, &d, bots_out, sizeof bots_out);
     pid_t bots = start_bots_with(&d, "honest", 4, 2.0, 1, "0.2", "2", bots_out);
     if (bots > 0)
         reap(bots, 60.0);
