@@ -390,9 +390,8 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
  * in direction in eSpace too (every edge's z is exactly 0 there), so the
  * narrow phase sees it up to the rounding of its offset. Which way it
  * faces there is the orientation of the octagon's corners, which rounding
- * cannot turn
- * while the body's radii are far above the rounding of its position
- * (shell_flat_culled). The margin grows by the shell's own distance from
+ * cannot turn while the body's radii are far above the rounding of its
+ * position (shell_flat_culled). The margin grows by the shell's own distance from
  * the origin, since a body may stand outside the world's box, which
  * bounds the world's triangles only.
  */
