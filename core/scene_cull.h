@@ -94,7 +94,8 @@ static inline void sweep__centre_box2_init(sweep__centre_box2 *v, const sweep__c
 
 /* sweep__culled of triangles i and j of planes and boxes: bit 0 for i,
  * bit 1 for j. Lane 0 is i, lane 1 is j; each lane's expressions are
- * sweep__culled's, term by term and in its order. */
+ * sweep__culled's, term by term and in its order. Reads the float after
+ * each box (boxes as the world keeps them). */
 static inline unsigned sweep__culled_pair(const sweep__centre_box *cb, const sweep__centre_box2 *v,
                                           const sweep__tri_plane *planes, const sweep__tri_box *boxes, uint32_t i,
                                           uint32_t j)
@@ -117,7 +118,15 @@ static inline unsigned sweep__culled_pair(const sweep__centre_box *cb, const swe
     __m128d beyond = _mm_and_pd(_mm_cmpgt_pd(clear, _mm_setzero_pd()),
                                 _mm_cmpgt_pd(_mm_mul_pd(clear, clear), _mm_mul_pd(reach, _mm_set1_pd(1.0 + 1e-5))));
     unsigned out = (unsigned)_mm_movemask_pd(_mm_or_pd(behind, beyond));
-    unsigned big = (unsigned)sweep__cull_big(cb, &boxes[i]) | (unsigned)sweep__cull_big(cb, &boxes[j]) << 1;
+    /* sweep__cull_big of both in float: each box's three sizes in lanes
+     * 0-2 (lane 3 reads the next box, or the zero box after the last:
+     * world_impl.h, and is dropped), then ((x + y) + z) for i in lane 0
+     * and j in lane 1. */
+    __m128 size_i = _mm_sub_ps(_mm_loadu_ps(boxes[i].hi), _mm_loadu_ps(boxes[i].lo));
+    __m128 size_j = _mm_sub_ps(_mm_loadu_ps(boxes[j].hi), _mm_loadu_ps(boxes[j].lo));
+    __m128 xy = _mm_unpacklo_ps(size_i, size_j), zw = _mm_unpackhi_ps(size_i, size_j);
+    __m128 sum = _mm_add_ps(_mm_add_ps(xy, _mm_movehl_ps(xy, xy)), zw);
+    unsigned big = (unsigned)_mm_movemask_ps(_mm_cmpge_ps(sum, _mm_set1_ps(cb->min_size))) & 3u;
     return out & big;
 }
 #endif
