@@ -462,11 +462,13 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const s
  * arithmetic it skips. (The box test before it stays a branch: without
  * one, the lighter levels lost more to the work on triangles outside the
  * box than the heavy ones gained.) 0 when the scene has no room for a
- * kept one: then no candidates are kept at all.
+ * kept one: then no candidates are kept at all. wp is s->world_prep, in
+ * hand: read through s, it was read again after every store to a
+ * candidate.
  */
-static SWEEP__ALWAYS_INLINE int gather(sweep__scene *s, const sweep_world *w, uint32_t i, int keep)
+static SWEEP__ALWAYS_INLINE int gather(sweep__scene *s, const sweep_world *w, const sweep__tri_prep *wp, uint32_t i,
+                                        int keep)
 {
-    const sweep__tri_prep *wp = s->world_prep;
     /* A sweep soon reads nearly every kept triangle's prepared form (its
      * first and third cache lines), or else prepares it from its world
      * corners: fetch whichever now. */
@@ -528,6 +530,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     sweep__bvh_box nb;
     sweep__bvh_box_set(&nb, &b.f);
     const sweep__node *nodes = w->nodes;
+    const sweep__tri_prep *wp = s->world_prep;
     sweep__child stack[SWEEP__BVH_STACK];
     uint32_t sp = 0;
 #ifdef __SSE2__
@@ -556,18 +559,18 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
                 continue;
             }
             unsigned cull = sweep__culled_pair(&cb, &cb2, w->planes, w->boxes, pending, i);
-            if (!gather(s, w, pending, !(cull & 1u)) || !gather(s, w, i, !(cull & 2u)))
+            if (!gather(s, w, wp, pending, !(cull & 1u)) || !gather(s, w, wp, i, !(cull & 2u)))
                 return;
             pending = UINT32_MAX;
 #else
-            if (!gather(s, w, i, !sweep__culled(&cb, &w->planes[i], &w->boxes[i])))
+            if (!gather(s, w, wp, i, !sweep__culled(&cb, &w->planes[i], &w->boxes[i])))
                 return;
 #endif
         }
     }
 #ifdef __SSE2__
     if (pending != UINT32_MAX)
-        gather(s, w, pending, !sweep__culled(&cb, &w->planes[pending], &w->boxes[pending]));
+        gather(s, w, wp, pending, !sweep__culled(&cb, &w->planes[pending], &w->boxes[pending]));
 #endif
 }
 
