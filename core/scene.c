@@ -695,26 +695,24 @@ static inline int ball_meets(const reach_ball *b, sweep_vec3 inv_radii, const sw
  * box the sweep's reach ball (above) does not meet are passed over before
  * their prepared form is read: the narrow phase would answer 0.
  */
-static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
-                       const sweep_box *f, sweep__scene_result *r)
+static SWEEP__ALWAYS_INLINE void sweep_kept_in(sweep__scene *s, sweep__candidate *cand, uint32_t n,
+                                               const sweep__path *path, const sweep_box *f, sweep__scene_result *r,
+                                               const int use_ball)
 {
     sweep_sphere_hit h;
     double tmax = limit(r); /* changes only with r */
-    /* Only among many kept triangles: among a few (most moves on the
-     * corpus) it ends too few tests to pay for itself (callgrind: 1 to 5%
-     * more instructions a move on the corpus when used everywhere, and
-     * 0.2 to 1.6% with it kept for more than 16; on the dense levels of
-     * sweep-mapgen --dense it saves about as much either way). Made again
-     * after a contact lowers tmax: the smaller ball, which lies inside the
-     * last (its centre moves back by as much as its radius shrinks), ends
-     * more of the triangles beside the one touched. */
+    /* The ball is made again after a contact lowers tmax: the smaller
+     * ball, which lies inside the last (its centre moves back by as much
+     * as its radius shrinks), ends more of the triangles beside the one
+     * touched. */
     reach_ball ball = {.r2 = 0.0}; /* only read when use_ball */
-    const int use_ball = n > 16;
     if (use_ball)
         reach_ball_set(&ball, s, path, tmax);
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
+            continue;
+        if (use_ball && !ball_meets(&ball, s->inv_radii, cd))
             continue;
         const sweep__tri_prep *p = cd->prep;
         sweep__tri_prep local;
@@ -728,11 +726,9 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
                 p = &local;
             }
         }
-        /* The plane tests first: they end most tests, and cheaply; the
-         * ball then ends most of what would go on to the costly part. */
         double dist = 0.0, nv = 0.0;
         int c = sweep__sphere_plane_case(path, p, tmax, &dist, &nv);
-        if (!c || (use_ball && !ball_meets(&ball, s->inv_radii, cd)))
+        if (!c)
             continue;
         if (sweep__sphere_sweep_case(path, p, tmax, c, dist, nv, &h)) {
             consider(r, &h, cd->tri, cd->mover, cd->body);
@@ -741,6 +737,26 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
                 reach_ball_set(&ball, s, path, tmax);
         }
     }
+}
+
+/*
+ * Among more than 16 kept triangles the reach ball goes first, before the
+ * plane tests, so that a triangle it passes over costs neither its plane
+ * test nor the read of its prepared form; among fewer (most moves on the
+ * corpus) there is no ball, which would end too few tests to pay for
+ * itself. Two copies of the loop, each with its tests fixed, run fewer
+ * instructions than one loop choosing as it went, with the ball before
+ * the plane tests or after them (docs/performance.md, "Dense levels").
+ * Either order keeps exactly the triangles the narrow phase can touch,
+ * so the answers are the same bits.
+ */
+static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
+                       const sweep_box *f, sweep__scene_result *r)
+{
+    if (n > 16)
+        sweep_kept_in(s, cand, n, path, f, r, 1);
+    else
+        sweep_kept_in(s, cand, n, path, f, r, 0);
 }
 
 /* Tests one triangle: prepared by the world, or else on the spot. */
