@@ -1091,7 +1091,7 @@ static uint32_t udp_fit(sweep_message *m, uint32_t *count, uint32_t *also, size_
 {
     /* The encoder borrows 4 bytes an item at the front as scratch. */
     size_t cap = datagram + 4u * (size_t)most + 1024u;
-    uint8_t small[SWEEP_UDP_MAX_DATAGRAM + 4u * 64u + 1024u];
+    uint8_t small[4096]; /* enough for 1,200 bytes: no allocation for the protocol's own size */
     uint8_t *buf = cap <= sizeof small ? small : malloc(cap);
     if (!buf)
         return 0;
@@ -1141,15 +1141,23 @@ static size_t datagram_of(size_t datagram)
                                                    : datagram;
 }
 
+/* What a fit found (n), or when it ran out of memory (0) the fit of the
+ * protocol's own 1,200 bytes, smaller and so still true. */
+static uint32_t found_or_less(uint32_t n, size_t datagram, uint32_t (*fit)(size_t))
+{
+    if (n)
+        return n;
+    return datagram > SWEEP_UDP_MAX_DATAGRAM ? fit(SWEEP_UDP_MAX_DATAGRAM) : 1;
+}
+
 /* Most moves of a MoveBatch one datagram holds, every field of every move
- * present (and a claimed position too when `claims`). */
+ * present (and a claimed position too when `claims`); 0 out of memory. */
 static uint32_t udp_batch_fit(int claims, size_t datagram)
 {
-    datagram = datagram_of(datagram);
     uint32_t most = most_items(datagram);
     sweep_msg_move *moves = malloc((size_t)most * sizeof *moves);
     if (!moves)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? udp_batch_fit(claims, SWEEP_UDP_MAX_DATAGRAM) : 1;
+        return 0;
     for (uint32_t i = 0; i < most; i++) {
         memset(&moves[i], 0, sizeof moves[i]);
         moves[i].entity = UINT32_MAX;
@@ -1166,38 +1174,38 @@ static uint32_t udp_batch_fit(int claims, size_t datagram)
     m.as.move_batch.moves = moves;
     uint32_t n = udp_fit(&m, &m.as.move_batch.count, NULL, datagram, most);
     free(moves);
-    if (n == 0)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? udp_batch_fit(claims, SWEEP_UDP_MAX_DATAGRAM) : 1;
     return n;
 }
 
 uint32_t sweep_udp_max_batch(void)
 {
-    return udp_batch_fit(0, SWEEP_UDP_MAX_DATAGRAM);
+    return sweep_udp_max_batch_in(SWEEP_UDP_MAX_DATAGRAM);
 }
 
 uint32_t sweep_udp_max_batch_claimed(void)
 {
-    return udp_batch_fit(1, SWEEP_UDP_MAX_DATAGRAM);
+    return sweep_udp_max_batch_claimed_in(SWEEP_UDP_MAX_DATAGRAM);
 }
 
 uint32_t sweep_udp_max_batch_in(size_t datagram)
 {
-    return udp_batch_fit(0, datagram);
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_batch_fit(0, datagram), datagram, sweep_udp_max_batch_in);
 }
 
 uint32_t sweep_udp_max_batch_claimed_in(size_t datagram)
 {
-    return udp_batch_fit(1, datagram);
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_batch_fit(1, datagram), datagram, sweep_udp_max_batch_claimed_in);
 }
 
-uint32_t sweep_udp_max_movers_in(size_t datagram)
+/* Most movers of a WorldState, paths included; 0 out of memory. */
+static uint32_t udp_movers_fit(size_t datagram)
 {
-    datagram = datagram_of(datagram);
     uint32_t most = most_items(datagram);
     sweep_wire_mover *movers = malloc((size_t)most * sizeof *movers);
     if (!movers)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? sweep_udp_max_movers_in(SWEEP_UDP_MAX_DATAGRAM) : 1;
+        return 0;
     for (uint32_t i = 0; i < most; i++) {
         movers[i].id = UINT32_MAX;
         movers[i].flags = UINT32_MAX;
@@ -1215,9 +1223,13 @@ uint32_t sweep_udp_max_movers_in(size_t datagram)
     /* with their paths, as a server sends them */
     uint32_t n = udp_fit(&m, &m.as.world_state.count, &m.as.world_state.path_count, datagram, most);
     free(movers);
-    if (n == 0)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? sweep_udp_max_movers_in(SWEEP_UDP_MAX_DATAGRAM) : 1;
     return n;
+}
+
+uint32_t sweep_udp_max_movers_in(size_t datagram)
+{
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_movers_fit(datagram), datagram, sweep_udp_max_movers_in);
 }
 
 uint32_t sweep_udp_max_movers(void)
@@ -1225,13 +1237,13 @@ uint32_t sweep_udp_max_movers(void)
     return sweep_udp_max_movers_in(SWEEP_UDP_MAX_DATAGRAM);
 }
 
-uint32_t sweep_udp_max_entity_states_in(size_t datagram)
+/* Most entities of an EntityStates; 0 out of memory. */
+static uint32_t udp_entity_states_fit(size_t datagram)
 {
-    datagram = datagram_of(datagram);
     uint32_t most = most_items(datagram);
     sweep_wire_entity_state *states = malloc((size_t)most * sizeof *states);
     if (!states)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? sweep_udp_max_entity_states_in(SWEEP_UDP_MAX_DATAGRAM) : 1;
+        return 0;
     for (uint32_t i = 0; i < most; i++) {
         states[i].entity = UINT32_MAX;
         states[i].flags = UINT32_MAX;
@@ -1247,9 +1259,13 @@ uint32_t sweep_udp_max_entity_states_in(size_t datagram)
     m.as.entity_states.entities = states;
     uint32_t n = udp_fit(&m, &m.as.entity_states.count, NULL, datagram, most);
     free(states);
-    if (n == 0)
-        return datagram > SWEEP_UDP_MAX_DATAGRAM ? sweep_udp_max_entity_states_in(SWEEP_UDP_MAX_DATAGRAM) : 1;
     return n;
+}
+
+uint32_t sweep_udp_max_entity_states_in(size_t datagram)
+{
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_entity_states_fit(datagram), datagram, sweep_udp_max_entity_states_in);
 }
 
 uint32_t sweep_udp_max_entity_states(void)
