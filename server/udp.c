@@ -86,8 +86,9 @@ typedef struct sweep__udp_held {
         struct sockaddr_storage addr;
         uint32_t len;
         int direct;
-        uint8_t bytes[SWEEP_UDP_MAX_DATAGRAM];
+        uint8_t *bytes; /* a slot of the widest datagram a session may agree (pool) */
     } one[SWEEP__UDP_HELD_MAX];
+    uint8_t pool[];
 } sweep__udp_held;
 
 /* The socket's receive buffer asked for (SO_RCVBUF). */
@@ -100,7 +101,8 @@ typedef struct sweep__udp_out {
     struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
     struct iovec iov[SWEEP__UDP_OUT_MAX];
     struct sockaddr_storage addr[SWEEP__UDP_OUT_MAX];
-    uint8_t bytes[SWEEP__UDP_OUT_MAX][SWEEP_UDP_MAX_DATAGRAM];
+    size_t slot; /* bytes of each answer's room: the widest datagram a session may agree */
+    uint8_t bytes[]; /* SWEEP__UDP_OUT_MAX slots */
 } sweep__udp_out;
 
 /* The socket a session's answers leave from: the one its last datagram
@@ -157,7 +159,7 @@ static void flush(sweep_server *s)
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep__udp_out *q = s->udp_out;
-    if (!s->udp_batching || !q || len > SWEEP_UDP_MAX_DATAGRAM) {
+    if (!s->udp_batching || !q || len > q->slot) {
         flush(s); /* nothing may overtake what is queued */
         return send_now(s, addr, data, len, direct);
     }
@@ -167,8 +169,9 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
     q->direct[k] = direct != 0;
     size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&q->addr[k], addr, alen);
-    memcpy(q->bytes[k], data, len);
-    q->iov[k].iov_base = q->bytes[k];
+    uint8_t *room = q->bytes + (size_t)k * q->slot;
+    memcpy(room, data, len);
+    q->iov[k].iov_base = room;
     q->iov[k].iov_len = len;
     struct msghdr *h = &q->msgs[k].msg_hdr;
     memset(h, 0, sizeof *h);
@@ -366,11 +369,15 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
          * has its answers (and the ticks' messages) from there. */
         ss->udp_direct = direct;
     }
-    if (partial || len > SWEEP_UDP_MAX_DATAGRAM) {
+    /* A session's datagrams may be as large as its handshake agreed; an
+     * address without one is held to the protocol's own size. */
+    size_t limit = ss ? ss->udp_fit.datagram : SWEEP_UDP_MAX_DATAGRAM;
+    if (partial || len > limit) {
         if (ss) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
-            sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0, "a datagram of %zu bytes; at most %u",
-                              len, SWEEP_UDP_MAX_DATAGRAM);
+            sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0,
+                              "a datagram of %zu bytes; at most %zu (the session's, Welcome.max_frame_size)", len,
+                              limit);
         } else {
             s->stats.udp_dropped++;
         }
@@ -512,8 +519,12 @@ static void on_resume(uv_idle_t *h)
         const struct sockaddr *addr = (const struct sockaddr *)&o->addr;
         sweep__session *ss = s->stopping ? NULL : sweep__udp_session_find(s, addr);
         if (ss && share_spent(s, ss)) {
-            if (kept != i)
+            if (kept != i) {
+                /* The two swap rooms: each slot keeps one of its own. */
+                uint8_t *room = q->one[kept].bytes;
                 q->one[kept] = *o;
+                o->bytes = room;
+            }
             kept++;
             continue;
         }
@@ -543,7 +554,11 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
 {
     s->udp_in_cap = (size_t)SWEEP__UDP_IN_BATCH * SWEEP__UDP_IN_SLOT;
     s->udp_in = sweep__malloc(s->udp_in_cap);
-    s->udp_out = sweep__malloc(sizeof *s->udp_out);
+    /* Room for the widest datagram a session may agree: 1200 bytes a slot
+     * unless --udp-max-datagram says more (its pages are touched only as
+     * large answers use them). */
+    size_t slot = s->udp_widest.datagram;
+    s->udp_out = sweep__malloc(sizeof *s->udp_out + SWEEP__UDP_OUT_MAX * slot);
     if (!s->udp_in || !s->udp_out) {
         sweep__udp_free(s);
         snprintf(err, errlen, "udp: out of memory for the receive and send batches");
@@ -551,12 +566,16 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
     }
     s->udp_out->count = 0;
     s->udp_out->received = 0;
+    s->udp_out->slot = slot;
     s->udp_batching = 0;
     /* Without room aside (out of memory) every datagram is served at once,
      * as before shares. */
-    s->udp_held = sweep__malloc(sizeof *s->udp_held);
-    if (s->udp_held)
+    s->udp_held = sweep__malloc(sizeof *s->udp_held + SWEEP__UDP_HELD_MAX * slot);
+    if (s->udp_held) {
         s->udp_held->count = 0;
+        for (unsigned i = 0; i < SWEEP__UDP_HELD_MAX; i++)
+            s->udp_held->one[i].bytes = s->udp_held->pool + (size_t)i * slot;
+    }
     uv_idle_init(&s->loop, &s->udp_resume);
     s->udp_resume.data = s;
     uv_unref((uv_handle_t *)&s->udp_resume);
