@@ -312,14 +312,14 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
     return SWEEP__REHELLO_NEW;
 }
 
-/* Has ss had its share of this turn? Counts the datagram it is about to
- * have otherwise. No share once the turns stop (shutdown): nothing would
- * serve what is held. */
-static int share_spent(sweep_server *s, sweep__session *ss)
+/* Has ss had its share of loop turn `turn`? Counts the datagram it is
+ * about to have otherwise. No share once the turns stop (shutdown):
+ * nothing would serve what is held. */
+static int share_spent(sweep_server *s, sweep__session *ss, uint64_t turn)
 {
     if (!s->turns_open || !s->udp_held || !s->udp_resume_open)
         return 0;
-    return sweep__turn_spent(s->turn, &ss->turn, &ss->turn_datagrams,
+    return sweep__turn_spent(turn, &ss->turn, &ss->turn_datagrams,
                              sweep__turn_share(ss, SWEEP__UDP_TURN_DATAGRAMS));
 }
 
@@ -394,7 +394,7 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
         handshake(s, addr, data, len, direct);
         return;
     }
-    if (!held && s->udp_resume_open && s->udp_held && (ss->held || share_spent(s, ss))) {
+    if (!held && s->udp_resume_open && s->udp_held && (ss->held || share_spent(s, ss, s->turn))) {
         hold(s, ss, data, len, addr, direct);
         return;
     }
@@ -538,15 +538,27 @@ static void on_resume(uv_idle_t *h)
     sweep_server *s = h->data;
     sweep__udp_held *q = s->udp_held;
     unsigned n = q->count, kept = 0;
+    /* The turn this begins: libuv runs idle handles before the prepare
+     * handle that counts turns (tcp.c), so s->turn is still the one whose
+     * reading held these. Counted against that, a session the reading
+     * gave its share was served nothing here, and the loop went round
+     * once more, without blocking, before it was. */
+    uint64_t turn = s->turn + 1;
     sweep__udp_batch_begin(s);
     uint64_t now = uv_hrtime();
     for (unsigned i = 0; i < n; i++) {
         struct sweep__udp_held_one *o = &q->one[i];
         const struct sockaddr *addr = (const struct sockaddr *)&o->addr;
         sweep__session *ss = s->stopping ? NULL : sweep__udp_session_find(s, addr);
-        if (ss && share_spent(s, ss)) {
-            if (kept != i)
-                q->one[kept] = *o;
+        if (ss && share_spent(s, ss, turn)) {
+            if (kept != i) {
+                /* Its bytes, not the whole place: most are small. */
+                struct sweep__udp_held_one *to = &q->one[kept];
+                to->addr = o->addr;
+                to->len = o->len;
+                to->direct = o->direct;
+                memcpy(to->bytes, o->bytes, o->len);
+            }
             kept++;
             continue;
         }
