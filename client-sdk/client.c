@@ -183,6 +183,8 @@ struct sweep_client {
     uint32_t next_seq;
     sweep_client_welcome welcome;
     uint32_t udp_max_batch;
+    uint32_t udp_asked;    /* UDP: the largest datagram it takes (Hello.max_datagram) */
+    uint32_t udp_datagram; /* UDP: the largest it sends: 1200, then what the Welcome agreed */
 
     /* Receiving. */
     uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */
@@ -1049,7 +1051,7 @@ static sweep_client_status read_some(sweep_client *c, sweep_client_error *err)
                 const sweep__datagram *dg = &c->rx_got[k];
                 size_t len = dg->len;
                 c->counters.bytes_received += len;
-                if (dg->truncated || len > SWEEP_UDP_MAX_DATAGRAM ||
+                if (dg->truncated || len > c->udp_asked ||
                     sweep_decode(&c->dec, dg->data, len, 0, &m) != SWEEP_PROTO_OK) {
                     /* Datagrams can be forged or stray; one bad one is not the server. */
                     c->counters.datagrams_dropped++;
@@ -1219,9 +1221,9 @@ static sweep_client_status encode_from(sweep_client *c, size_t from, const sweep
     if (pe != SWEEP_PROTO_OK)
         return fail(err, SWEEP_CLIENT_E_ARG, "cannot encode %s: %s", sweep_msg_kind_name(m->kind),
                     sweep_proto_error_name(pe));
-    if (c->transport == SWEEP_CLIENT_UDP && sweep_datagram_check(*len) != SWEEP_PROTO_OK)
+    if (c->transport == SWEEP_CLIENT_UDP && *len > c->udp_datagram)
         return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the %u of a datagram",
-                    sweep_msg_kind_name(m->kind), *len, SWEEP_UDP_MAX_DATAGRAM);
+                    sweep_msg_kind_name(m->kind), *len, c->udp_datagram);
     if (c->transport == SWEEP_CLIENT_TCP && c->welcome.max_frame_size &&
         *len - SWEEP_FRAME_PREFIX > c->welcome.max_frame_size)
         return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the server's frame limit %u",
@@ -1530,6 +1532,10 @@ static sweep_client_status send_hello(sweep_client *c, const uint8_t *cookie, ui
     m->as.hello.client_name = sweep_str_of(c->client_name ? c->client_name : "libsweep");
     m->as.hello.auth_token = sweep_str_of(c->auth_token);
     m->as.hello.world = sweep_str_of(c->world);
+    /* Absent unless more than the protocol's own: the Hello of a client
+     * that asks nothing is the same bytes as before the field. */
+    if (c->transport == SWEEP_CLIENT_UDP && c->udp_asked > SWEEP_UDP_MAX_DATAGRAM)
+        m->as.hello.max_datagram = c->udp_asked;
     if (cookie_len) {
         memcpy(c->hs_cookie, cookie, cookie_len);
         m->as.hello.cookie.ptr = c->hs_cookie;
@@ -1658,8 +1664,8 @@ static int size_decoder(sweep_client *c, uint32_t n)
         c->dec.results_cap = n;
     }
     uint32_t k = n;
-    if (c->transport == SWEEP_CLIENT_UDP && k < SWEEP_UDP_MAX_DATAGRAM / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1)
-        k = SWEEP_UDP_MAX_DATAGRAM / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1;
+    if (c->transport == SWEEP_CLIENT_UDP && k < c->udp_asked / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1)
+        k = c->udp_asked / SWEEP__WIRE_COMMAND_RESULT_BYTES + 1;
     if (k > c->dec.command_results_cap) {
         sweep_msg_entity_command_result *r = realloc(c->dec.command_results, (size_t)k * sizeof *r);
         if (r == NULL)
@@ -1677,9 +1683,18 @@ static sweep_client_status welcomed(sweep_client *c, sweep_client_error *err)
     if (c->welcome.protocol_version != SWEEP_PROTOCOL_VERSION)
         return connect_fail(c, err, SWEEP_CLIENT_E_PROTOCOL, "server speaks protocol version %u, this client %u",
                             c->welcome.protocol_version, SWEEP_PROTOCOL_VERSION);
+    if (c->transport == SWEEP_CLIENT_UDP) {
+        /* The size agreed: what the Welcome says, within what was asked (a
+         * server older than the agreement says 1200). */
+        uint32_t agreed = c->welcome.max_frame_size;
+        if (agreed < SWEEP_UDP_MAX_DATAGRAM || agreed > c->udp_asked)
+            return connect_fail(c, err, SWEEP_CLIENT_E_PROTOCOL,
+                                "the Welcome's datagram size %u is outside 1200 to the %u asked", agreed, c->udp_asked);
+        c->udp_datagram = agreed;
+    }
     if (size_decoder(c, c->welcome.max_batch) < 0)
         return connect_fail(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-    c->udp_max_batch = sweep_udp_max_batch_claimed();
+    c->udp_max_batch = sweep_udp_max_batch_claimed_in(c->udp_datagram);
     if (c->welcome.udp_port && c->keep_port)
         c->welcome.udp_port = 0;
     if (c->welcome.udp_port)
@@ -1916,9 +1931,19 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
     c->retry_ms = opts->udp_retry_ms > 0 ? opts->udp_retry_ms : 250;
     c->keep_port = opts->udp_keep_port;
     c->next_seq = 1;
-    c->tx_cap = SWEEP__TX_CAP;
-    c->rx_cap = c->transport == SWEEP_CLIENT_TCP ? SWEEP_FRAME_PREFIX + SWEEP__RX_MAX_FRAME
-                                                 : SWEEP_UDP_MAX_DATAGRAM + 1;
+    c->udp_asked = opts->udp_max_datagram ? opts->udp_max_datagram : SWEEP_UDP_MAX_DATAGRAM;
+    c->udp_datagram = SWEEP_UDP_MAX_DATAGRAM;
+    if (c->transport == SWEEP_CLIENT_UDP &&
+        (c->udp_asked < SWEEP_UDP_MAX_DATAGRAM || c->udp_asked > SWEEP_UDP_LARGEST_DATAGRAM)) {
+        uint32_t asked = c->udp_asked;
+        free(c);
+        return fail(err, SWEEP_CLIENT_E_ARG, "udp_max_datagram %u is outside %u to %u (0: %u)", asked,
+                    SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM, SWEEP_UDP_MAX_DATAGRAM);
+    }
+    /* Room for a batch of the largest datagram too (the encoder borrows 4
+     * bytes an item beside the output). */
+    c->tx_cap = SWEEP__TX_CAP + (c->transport == SWEEP_CLIENT_UDP ? c->udp_asked : 0);
+    c->rx_cap = c->transport == SWEEP_CLIENT_TCP ? SWEEP_FRAME_PREFIX + SWEEP__RX_MAX_FRAME : c->udp_asked + 1u;
     c->tx = malloc(c->tx_cap);
     sweep_client_status s;
     if (c->transport == SWEEP_CLIENT_UDP) {

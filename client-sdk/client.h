@@ -152,6 +152,14 @@ typedef struct sweep_client_options {
      * the session's own (Welcome.udp_port; for a relay in between that
      * knows only that port). 0: move there if a Ping there is answered. */
     int udp_keep_port;
+    /* UDP only: the largest datagram this client takes, bytes, asked for
+     * in Hello.max_datagram (1200 to 65507; 0 = 1200, the protocol's own).
+     * The server agrees the smaller of this and its --udp-max-datagram
+     * (Welcome.max_frame_size), and both sides send datagrams of up to
+     * that size from then on: fewer of them for a large batch or watch.
+     * Past the path's MTU the IP layer fragments them, so more than 1200
+     * is for loopback and networks known to carry it. */
+    uint32_t udp_max_datagram;
 } sweep_client_options;
 
 /* Zeroes opts (TCP, defaults everywhere). */
@@ -219,7 +227,7 @@ typedef struct sweep_client_welcome {
     uint8_t map_hash[32];
     uint32_t map_hash_len;
     uint32_t max_batch;
-    uint32_t max_frame_size;
+    uint32_t max_frame_size; /* TCP: the server's frame limit; UDP: the session's datagram size */
     uint32_t max_entities;
     /* Who the server made this session (protocol/README.md, "Identity and roles"). */
     uint32_t role;        /* sweep_wire_role: PLAYER (motion, time and spawning are the server's) or SERVER */
@@ -598,8 +606,8 @@ sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_
 void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences);
 
 /* Most moves one MoveBatch may hold: Welcome.max_batch, and over UDP no
- * more than fit one datagram with every field of every move present
- * (claimed positions, buttons, mode included). sweep_client_send_batch
+ * more than fit one datagram of the session's agreed size with every
+ * field of every move present (claimed positions, buttons, mode included). sweep_client_send_batch
  * cuts a larger batch into MoveBatches of this size. */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 

@@ -50,6 +50,7 @@ typedef struct replay_session {
     uint64_t id;
     sweep__owner *own; /* its own allocation: the world's entities point at it */
     int tcp;
+    uint32_t datagram; /* UDP: the size its answers were cut to (its OPEN's) */
 } replay_session;
 
 /* One message the world sent (OUT), or one of its moves (MOVE): in the
@@ -266,7 +267,7 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
     /* As sweepd's outcomes.c: a result batch cut to the transport, any
      * other message whole. */
     piece_of p = {r, to->id};
-    sweep_encode_pieces(m, tcp, r->out_buf, r->out_cap, on_piece, &p);
+    sweep_encode_pieces(m, tcp, rs ? rs->datagram : SWEEP_UDP_MAX_DATAGRAM, r->out_buf, r->out_cap, on_piece, &p);
 }
 
 static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
@@ -941,12 +942,20 @@ static int on_open(sweep_replay *r, const sweep_record *x)
     sweep__owner *own = malloc(sizeof *own);
     if (!own)
         return set_error(r, "out of memory");
-    /* What sweepd's Welcome announced: a UDP batch fits one datagram. */
+    /* What sweepd's Welcome announced: a UDP batch fits one datagram of
+     * the size the session agreed. */
     int tcp = x->transport == 0;
-    uint32_t max_batch = r->world->opt.max_batch, udp_batch = r->udp_max_batch;
+    if (!tcp && (x->datagram < SWEEP_UDP_MAX_DATAGRAM || x->datagram > SWEEP_UDP_LARGEST_DATAGRAM)) {
+        free(own);
+        return set_error(r, "%s: byte %" PRIu64 ": a datagram size of %u is outside 1200 to 65507 (corrupt log)",
+                         r->path, x->offset, x->datagram);
+    }
+    uint32_t max_batch = r->world->opt.max_batch;
+    uint32_t udp_batch = tcp || x->datagram == SWEEP_UDP_MAX_DATAGRAM ? r->udp_max_batch
+                                                                      : sweep_udp_max_batch_claimed_in(x->datagram);
     sweep__owner_init(own, r->world, x->session, x->role, !tcp, tcp || max_batch < udp_batch ? max_batch : udp_batch,
                       (const char *)x->text.ptr, x->text.len, 0);
-    r->sessions[r->session_count++] = (replay_session){x->session, own, tcp};
+    r->sessions[r->session_count++] = (replay_session){x->session, own, tcp, x->datagram};
     r->stats.sessions++;
     return 0;
 }

@@ -34,6 +34,7 @@
 #include "core/compiler.h"
 #include "core/crowd_impl.h"
 #include "core/mover_impl.h"
+#include "core/scene_cull.h"
 #include "core/swept_sphere.h"
 #include "core/world_impl.h"
 
@@ -383,69 +384,18 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
 }
 
 /*
- * The box every centre of every sweep that uses the kept triangles stays
- * in, in world space: such a sweep's box, its path padded by 1.001 radii,
- * lies inside [lo, hi], so its path lies inside [lo, hi] shrunk by one
- * radius (the other thousandth of a radius is far more than the rounding
- * of the round trip through eSpace).
- */
-typedef struct centre_box {
-    sweep_vec3 c, h; /* centre, half size */
-    sweep_vec3 radii;
-    double margin;   /* 1e-6 (1 + |x| + |a|) for any x in the box and any vertex a of the world */
-    float min_size;  /* 1e-4 of the size of the box grown by the radii */
-} centre_box;
-
-/*
- * Can no sweep whose centre stays in cb touch the triangle of plane pl and
- * box tb? True when the plane test of sweep__sphere_sweep_prepared ends
- * each of them: the whole box lies behind the triangle's plane (in eSpace
- * the same side: scaling the axes keeps the sign of the orientation
- * test), or in front of it beyond the ellipsoid's reach along its normal
- * (the support radius |n * radii|), so that each sweep starts and ends
- * (tmax <= 1) clear of the slab. The float plane is off the exact one by
- * less than 1.3e-7 (|x| + |a|) at x (its normal by 2^-24 an axis, its
- * offset by 2^-24 of itself), and the eSpace test's sign is good to about
- * 1e-8 |x - a| for the triangles that have a plane (world_impl.h: neither
- * needles nor tiny beside their distance from the origin) and are not
- * tiny beside the box (min_size: at most ten thousand of their sizes
- * away); the margin, 1e-6 (|x| + |a| + 1) with |a| bounded by the world's
- * far corner, covers both many times over. These are mostly back faces
- * and floors below a body that does not fall far: about half the
- * triangles a move meets on the corpus (the bumpy floor of
- * tests/core/test_scene.c checks the bits). Dropping them here, at about
- * 40 instructions each, spares each later sweep of the move its box test
- * and plane test, and their preparation.
- */
-static inline int culled(const centre_box *cb, const sweep__tri_plane *pl, const sweep__tri_box *tb)
-{
-    double nx = pl->n[0], ny = pl->n[1], nz = pl->n[2];
-    double mid = nx * cb->c.x + ny * cb->c.y + nz * cb->c.z - pl->d;
-    double spread = fabs(nx) * cb->h.x + fabs(ny) * cb->h.y + fabs(nz) * cb->h.z;
-    double margin = cb->margin;
-    double clear = mid - spread - margin;
-    double rx = nx * cb->radii.x, ry = ny * cb->radii.y, rz = nz * cb->radii.z;
-    int behind = mid + spread < -margin;
-    int beyond = (clear > 0.0) & (clear * clear > (rx * rx + ry * ry + rz * rz) * (1.0 + 1e-5));
-    /* Not tiny beside the box either (its size bounds how far the
-     * eSpace test's rounding of the plane can tilt it over the box). */
-    int big = (tb->hi[0] - tb->lo[0]) + (tb->hi[1] - tb->lo[1]) + (tb->hi[2] - tb->lo[2]) >= cb->min_size;
-    return (behind | beyond) & big;
-}
-
-/*
  * Can no sweep whose centre stays in cb touch a shell's flat face at
- * height z, facing up (up) or down? culled() for the plane (0, 0, +-1),
- * +-z, in double, and with no size test: that plane is exact in direction
- * in eSpace too (every edge's z is exactly 0 there), so the narrow phase
- * sees it up to the rounding of its offset. Which way it faces there is
- * the orientation of the octagon's corners, which rounding cannot turn
- * while the body's radii are far above the rounding of its position
- * (shell_flat_culled). The margin grows by the shell's own distance from
+ * height z, facing up (up) or down? sweep__culled() for the plane
+ * (0, 0, +-1), +-z, in double, and with no size test: that plane is exact
+ * in direction in eSpace too (every edge's z is exactly 0 there), so the
+ * narrow phase sees it up to the rounding of its offset. Which way it
+ * faces there is the orientation of the octagon's corners, which rounding
+ * cannot turn while the body's radii are far above the rounding of its
+ * position (shell_flat_culled). The margin grows by the shell's own distance from
  * the origin, since a body may stand outside the world's box, which
  * bounds the world's triangles only.
  */
-static int flat_face_culled(const centre_box *cb, double z, int up, double margin)
+static int flat_face_culled(const sweep__centre_box *cb, double z, int up, double margin)
 {
     double mid = up ? cb->c.z - z : z - cb->c.z;
     double clear = mid - cb->h.z - margin;
@@ -456,7 +406,8 @@ static int flat_face_culled(const centre_box *cb, double z, int up, double margi
 
 /* Which of shell b's flat faces no sweep whose centre stays in cb can
  * touch: bit 0 the top, bit 1 the bottom. */
-static unsigned shell_flat_culled(const centre_box *cb, const sweep_crowd *c, uint32_t b, const sweep__tri *tris)
+static unsigned shell_flat_culled(const sweep__centre_box *cb, const sweep_crowd *c, uint32_t b,
+                                  const sweep__tri *tris)
 {
     sweep_vec3 p = c->pos[b], r = c->radii[b];
     double size = 1.0 + fabs(p.x) + fabs(p.y) + fabs(p.z) + r.x + r.y + r.z;
@@ -470,7 +421,7 @@ static unsigned shell_flat_culled(const centre_box *cb, const sweep_crowd *c, ui
 
 /* Keeps the moving triangles near [lo, hi] (dyn_walk order), but for the
  * shells' faces that no sweep whose centre stays in cb can touch. */
-static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const centre_box *cb)
+static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const sweep__centre_box *cb)
 {
     s->mover_count = 0;
     s->movers_kept = 1;
@@ -502,6 +453,46 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const c
         s->movers_kept = 0;
 }
 
+/*
+ * Keeps triangle i of the world, which meets the move's box, if `keep`
+ * (its plane is in reach: sweep__culled). Without a branch on keep: the
+ * triangle is written to the next free slot, which moves on only if it is
+ * kept. Whether its plane is out of reach is close to a coin toss on the
+ * corpus (half are), and a mispredicted branch costs more than the
+ * arithmetic it skips. (The box test before it stays a branch: without
+ * one, the lighter levels lost more to the work on triangles outside the
+ * box than the heavy ones gained.) 0 when the scene has no room for a
+ * kept one: then no candidates are kept at all. wp is s->world_prep, in
+ * hand: read through s, it was read again after every store to a
+ * candidate.
+ */
+static SWEEP__ALWAYS_INLINE int gather(sweep__scene *s, const sweep_world *w, const sweep__tri_prep *wp, uint32_t i,
+                                        int keep)
+{
+    /* A sweep soon reads nearly every kept triangle's prepared form (its
+     * first and third cache lines), or else prepares it from its world
+     * corners: fetch whichever now. */
+    if (wp) {
+        SWEEP__PREFETCH(&wp[i]);
+        SWEEP__PREFETCH((const char *)&wp[i] + 128);
+    } else {
+        SWEEP__PREFETCH(&w->tris[i]);
+    }
+    if (s->count == SWEEP__MAX_CANDIDATES) {
+        if (keep)
+            s->kept = 0;
+        return !keep;
+    }
+    /* The last kept one came before this one in tris[]. */
+    SWEEP_CORE_CHECK(s->count == 0 || s->cand[s->count - 1].tri < &w->tris[i]);
+    sweep__candidate *cd = &s->cand[s->count];
+    cd->box = w->boxes[i];
+    cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
+    cd->prep = wp ? &wp[i] : NULL;
+    s->count += (uint32_t)keep;
+    return 1;
+}
+
 static void reach_ball_scene(sweep__scene *s);
 
 void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3 radii, sweep_vec3 inv_radii,
@@ -516,7 +507,7 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     s->prepared = 0;
     s->world_prep = w && w->prep && sweep_v3_same_bits(w->prep_inv_radii, inv_radii) ? w->prep : NULL;
     reach_ball_scene(s);
-    centre_box cb;
+    sweep__centre_box cb;
     cb.c = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
     cb.h = sweep_v3_max(sweep_v3_sub(sweep_v3_scale(sweep_v3_sub(hi, lo), 0.5), radii), sweep_v3(0, 0, 0));
     cb.radii = radii;
@@ -542,6 +533,11 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
     const sweep__tri_prep *wp = s->world_prep;
     sweep__child stack[SWEEP__BVH_STACK];
     uint32_t sp = 0;
+#ifdef __SSE2__
+    sweep__centre_box2 cb2;
+    sweep__centre_box2_init(&cb2, &cb);
+    uint32_t pending = UINT32_MAX; /* a triangle met, its plane test not yet made */
+#endif
     if (w->tri_count > 0)
         sweep__bvh_push(stack, &sp, nodes, 0, &nb);
     while (sp > 0) {
@@ -551,42 +547,31 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
             sweep__bvh_push(stack, &sp, nodes, e.first, &nb);
             continue;
         }
-        /* Without a branch on the plane test: each triangle that meets
-         * the box is written to the next free slot, which moves on only if
-         * the triangle is kept. Whether its plane is out of reach is close
-         * to a coin toss on the corpus (half are), and a mispredicted
-         * branch costs more than the arithmetic it skips. The box test
-         * stays a branch: without one, the lighter levels lost more to the
-         * work on triangles outside the box than the heavy ones gained. */
+        /* With SSE2 the plane tests go two at a time (scene_cull.h): a
+         * triangle that meets the box waits for the next one that does,
+         * across leaves, and the last alone is tested on its own. */
         for (uint32_t i = e.first, end = e.first + e.count; i < end; i++) {
             if (!tri_meets(&b, &w->boxes[i]))
                 continue;
-            int keep = !culled(&cb, &w->planes[i], &w->boxes[i]);
-            /* A sweep soon reads nearly every kept triangle's prepared
-             * form (its first and third cache lines), or else prepares it
-             * from its world corners: fetch whichever now. */
-            if (wp) {
-                SWEEP__PREFETCH(&wp[i]);
-                SWEEP__PREFETCH((const char *)&wp[i] + 128);
-            } else {
-                SWEEP__PREFETCH(&w->tris[i]);
-            }
-            if (s->count == SWEEP__MAX_CANDIDATES) {
-                if (keep) {
-                    s->kept = 0;
-                    return;
-                }
+#ifdef __SSE2__
+            if (pending == UINT32_MAX) {
+                pending = i;
                 continue;
             }
-            /* The last kept one came before this one in tris[]. */
-            SWEEP_CORE_CHECK(s->count == 0 || s->cand[s->count - 1].tri < &w->tris[i]);
-            sweep__candidate *cd = &s->cand[s->count];
-            cd->box = w->boxes[i];
-            cd->tri = &w->tris[i], cd->mover = SWEEP_NO_MOVER, cd->body = SWEEP_NO_BODY;
-            cd->prep = wp ? &wp[i] : NULL;
-            s->count += (uint32_t)keep;
+            unsigned cull = sweep__culled_pair(&cb, &cb2, w->planes, w->boxes, pending, i);
+            if (!gather(s, w, wp, pending, !(cull & 1u)) || !gather(s, w, wp, i, !(cull & 2u)))
+                return;
+            pending = UINT32_MAX;
+#else
+            if (!gather(s, w, wp, i, !sweep__culled(&cb, &w->planes[i], &w->boxes[i])))
+                return;
+#endif
         }
     }
+#ifdef __SSE2__
+    if (pending != UINT32_MAX)
+        gather(s, w, wp, pending, !sweep__culled(&cb, &w->planes[pending], &w->boxes[pending]));
+#endif
 }
 
 /* The running tmax: nothing later than the earliest contact (plus the tie
@@ -710,26 +695,24 @@ static inline int ball_meets(const reach_ball *b, sweep_vec3 inv_radii, const sw
  * box the sweep's reach ball (above) does not meet are passed over before
  * their prepared form is read: the narrow phase would answer 0.
  */
-static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
-                       const sweep_box *f, sweep__scene_result *r)
+static SWEEP__ALWAYS_INLINE void sweep_kept_in(sweep__scene *s, sweep__candidate *cand, uint32_t n,
+                                               const sweep__path *path, const sweep_box *f, sweep__scene_result *r,
+                                               const int use_ball)
 {
     sweep_sphere_hit h;
     double tmax = limit(r); /* changes only with r */
-    /* Only among many kept triangles: among a few (most moves on the
-     * corpus) it ends too few tests to pay for itself (callgrind: 1 to 5%
-     * more instructions a move on the corpus when used everywhere, and
-     * 0.2 to 1.6% with it kept for more than 16; on the dense levels of
-     * sweep-mapgen --dense it saves about as much either way). Made again
-     * after a contact lowers tmax: the smaller ball, which lies inside the
-     * last (its centre moves back by as much as its radius shrinks), ends
-     * more of the triangles beside the one touched. */
+    /* The ball is made again after a contact lowers tmax: the smaller
+     * ball, which lies inside the last (its centre moves back by as much
+     * as its radius shrinks), ends more of the triangles beside the one
+     * touched. */
     reach_ball ball = {.r2 = 0.0}; /* only read when use_ball */
-    const int use_ball = n > 16;
     if (use_ball)
         reach_ball_set(&ball, s, path, tmax);
     for (uint32_t k = 0; k < n; k++) {
         sweep__candidate *cd = &cand[k];
         if (!cand_meets(f, cd))
+            continue;
+        if (use_ball && !ball_meets(&ball, s->inv_radii, cd))
             continue;
         const sweep__tri_prep *p = cd->prep;
         sweep__tri_prep local;
@@ -743,11 +726,9 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
                 p = &local;
             }
         }
-        /* The plane tests first: they end most tests, and cheaply; the
-         * ball then ends most of what would go on to the costly part. */
         double dist = 0.0, nv = 0.0;
         int c = sweep__sphere_plane_case(path, p, tmax, &dist, &nv);
-        if (!c || (use_ball && !ball_meets(&ball, s->inv_radii, cd)))
+        if (!c)
             continue;
         if (sweep__sphere_sweep_case(path, p, tmax, c, dist, nv, &h)) {
             consider(r, &h, cd->tri, cd->mover, cd->body);
@@ -756,6 +737,26 @@ static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, cons
                 reach_ball_set(&ball, s, path, tmax);
         }
     }
+}
+
+/*
+ * Among more than 16 kept triangles the reach ball goes first, before the
+ * plane tests, so that a triangle it passes over costs neither its plane
+ * test nor the read of its prepared form; among fewer (most moves on the
+ * corpus) there is no ball, which would end too few tests to pay for
+ * itself. Two copies of the loop, each with its tests fixed, run fewer
+ * instructions than one loop choosing as it went, with the ball before
+ * the plane tests or after them (docs/performance.md, "Dense levels").
+ * Either order keeps exactly the triangles the narrow phase can touch,
+ * so the answers are the same bits.
+ */
+static void sweep_kept(sweep__scene *s, sweep__candidate *cand, uint32_t n, const sweep__path *path,
+                       const sweep_box *f, sweep__scene_result *r)
+{
+    if (n > 16)
+        sweep_kept_in(s, cand, n, path, f, r, 1);
+    else
+        sweep_kept_in(s, cand, n, path, f, r, 0);
 }
 
 /* Tests one triangle: prepared by the world, or else on the spot. */

@@ -225,6 +225,7 @@ static sweep_proto_error decode_hello(const sweep_decoder *d, const tab *t, swee
     m->as.hello.world = get_str(t, SWEEP__HELLO_WORLD);
     m->as.hello.cookie = get_bytes(t, SWEEP__HELLO_COOKIE);
     m->as.hello.padding = get_bytes(t, SWEEP__HELLO_PADDING);
+    m->as.hello.max_datagram = get_u32(t, SWEEP__HELLO_MAX_DATAGRAM);
     return SWEEP_PROTO_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "protocol/encode.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol/builder_inline.h"
@@ -378,6 +379,7 @@ static bool encode_hello(sweep_builder *b, const sweep_message *msg, sweep_ref *
     ref_if(b, SWEEP__HELLO_COOKIE, cookie);
     ref_if(b, SWEEP__HELLO_PADDING, padding);
     u32_if(b, SWEEP__HELLO_PROTOCOL_VERSION, h->protocol_version);
+    u32_if(b, SWEEP__HELLO_MAX_DATAGRAM, h->max_datagram);
     *body = sweep__builder_table_end(b);
     return true;
 }
@@ -1080,26 +1082,42 @@ sweep_proto_error sweep_encode_padded(const sweep_message *msg, unsigned flags, 
     return sweep_encode(&m, flags, buf, cap, out, out_len);
 }
 
-/* The most items (1 .. MOST_FIT) of the message m one datagram holds, m
- * holding *count of them: found by encoding, so whatever the builder's
- * layout, the answer is what really fits. */
-enum { MOST_FIT = 64 };
-
-static uint32_t udp_fit(sweep_message *m, uint32_t *count, uint32_t *also)
+/* The most items (at least 1) of the message m one datagram of `datagram`
+ * bytes holds, m holding *count of them, their storage `items` of room for
+ * `most`: found by encoding, so whatever the builder's layout, the answer
+ * is what really fits. A message grows with its count, so the largest
+ * count that fits is found by bisection. */
+static uint32_t udp_fit(sweep_message *m, uint32_t *count, uint32_t *also, size_t datagram, uint32_t most)
 {
-    uint8_t buf[SWEEP_UDP_MAX_DATAGRAM + 128 * MOST_FIT + 1024];
-    uint32_t best = 1;
-    for (uint32_t n = 1; n <= MOST_FIT; n++) {
+    /* The encoder borrows 4 bytes an item at the front as scratch. */
+    size_t cap = datagram + 4u * (size_t)most + 1024u;
+    uint8_t small[4096]; /* enough for 1,200 bytes: no allocation for the protocol's own size */
+    uint8_t *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf)
+        return 0;
+    uint32_t lo = 1, hi = most; /* lo is the answer so far (1 even when none fits) */
+    while (lo < hi) {
+        uint32_t n = lo + (hi - lo + 1) / 2;
         *count = n;
         if (also)
             *also = n;
         const uint8_t *out;
         size_t len;
-        if (sweep_encode(m, 0, buf, sizeof buf, &out, &len) != SWEEP_PROTO_OK || len > SWEEP_UDP_MAX_DATAGRAM)
-            break;
-        best = n;
+        if (sweep_encode(m, 0, buf, cap, &out, &len) == SWEEP_PROTO_OK && len <= datagram)
+            lo = n;
+        else
+            hi = n - 1;
     }
-    return best;
+    if (buf != small)
+        free(buf);
+    return lo;
+}
+
+/* Room for the items of a datagram: none of them takes fewer than 16
+ * bytes, so no more than this many fit. */
+static uint32_t most_items(size_t datagram)
+{
+    return (uint32_t)(datagram / 16u) + 1u;
 }
 
 /* A message of kind k with its header's fields at their largest. */
@@ -1113,12 +1131,34 @@ static sweep_message largest(sweep_msg_kind k)
     return m;
 }
 
-/* Most moves of a MoveBatch one datagram holds, every field of every move
- * present (and a claimed position too when `claims`). */
-static uint32_t udp_batch_fit(int claims)
+/* Every fit is asked for a datagram of 1,200 to SWEEP_UDP_LARGEST_DATAGRAM
+ * bytes (anything else is taken as the nearer end). Out of memory for the
+ * trial, the answer for 1,200 bytes: smaller, so still true. */
+static size_t datagram_of(size_t datagram)
 {
-    sweep_msg_move moves[MOST_FIT];
-    for (uint32_t i = 0; i < MOST_FIT; i++) {
+    return datagram < SWEEP_UDP_MAX_DATAGRAM     ? SWEEP_UDP_MAX_DATAGRAM
+           : datagram > SWEEP_UDP_LARGEST_DATAGRAM ? SWEEP_UDP_LARGEST_DATAGRAM
+                                                   : datagram;
+}
+
+/* What a fit found (n), or when it ran out of memory (0) the fit of the
+ * protocol's own 1,200 bytes, smaller and so still true. */
+static uint32_t found_or_less(uint32_t n, size_t datagram, uint32_t (*fit)(size_t))
+{
+    if (n)
+        return n;
+    return datagram > SWEEP_UDP_MAX_DATAGRAM ? fit(SWEEP_UDP_MAX_DATAGRAM) : 1;
+}
+
+/* Most moves of a MoveBatch one datagram holds, every field of every move
+ * present (and a claimed position too when `claims`); 0 out of memory. */
+static uint32_t udp_batch_fit(int claims, size_t datagram)
+{
+    uint32_t most = most_items(datagram);
+    sweep_msg_move *moves = malloc((size_t)most * sizeof *moves);
+    if (!moves)
+        return 0;
+    for (uint32_t i = 0; i < most; i++) {
         memset(&moves[i], 0, sizeof moves[i]);
         moves[i].entity = UINT32_MAX;
         moves[i].sequence = UINT32_MAX;
@@ -1132,23 +1172,41 @@ static uint32_t udp_batch_fit(int claims)
     }
     sweep_message m = largest(SWEEP_MSG_MOVE_BATCH);
     m.as.move_batch.moves = moves;
-    return udp_fit(&m, &m.as.move_batch.count, NULL);
+    uint32_t n = udp_fit(&m, &m.as.move_batch.count, NULL, datagram, most);
+    free(moves);
+    return n;
 }
 
 uint32_t sweep_udp_max_batch(void)
 {
-    return udp_batch_fit(0);
+    return sweep_udp_max_batch_in(SWEEP_UDP_MAX_DATAGRAM);
 }
 
 uint32_t sweep_udp_max_batch_claimed(void)
 {
-    return udp_batch_fit(1);
+    return sweep_udp_max_batch_claimed_in(SWEEP_UDP_MAX_DATAGRAM);
 }
 
-uint32_t sweep_udp_max_movers(void)
+uint32_t sweep_udp_max_batch_in(size_t datagram)
 {
-    sweep_wire_mover movers[MOST_FIT];
-    for (uint32_t i = 0; i < MOST_FIT; i++) {
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_batch_fit(0, datagram), datagram, sweep_udp_max_batch_in);
+}
+
+uint32_t sweep_udp_max_batch_claimed_in(size_t datagram)
+{
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_batch_fit(1, datagram), datagram, sweep_udp_max_batch_claimed_in);
+}
+
+/* Most movers of a WorldState, paths included; 0 out of memory. */
+static uint32_t udp_movers_fit(size_t datagram)
+{
+    uint32_t most = most_items(datagram);
+    sweep_wire_mover *movers = malloc((size_t)most * sizeof *movers);
+    if (!movers)
+        return 0;
+    for (uint32_t i = 0; i < most; i++) {
         movers[i].id = UINT32_MAX;
         movers[i].flags = UINT32_MAX;
         movers[i].position = sweep_v3(1, 1, 1);
@@ -1163,13 +1221,30 @@ uint32_t sweep_udp_max_movers(void)
     m.as.world_state.mover_count = UINT32_MAX;
     m.as.world_state.movers = movers;
     /* with their paths, as a server sends them */
-    return udp_fit(&m, &m.as.world_state.count, &m.as.world_state.path_count);
+    uint32_t n = udp_fit(&m, &m.as.world_state.count, &m.as.world_state.path_count, datagram, most);
+    free(movers);
+    return n;
 }
 
-uint32_t sweep_udp_max_entity_states(void)
+uint32_t sweep_udp_max_movers_in(size_t datagram)
 {
-    sweep_wire_entity_state states[MOST_FIT];
-    for (uint32_t i = 0; i < MOST_FIT; i++) {
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_movers_fit(datagram), datagram, sweep_udp_max_movers_in);
+}
+
+uint32_t sweep_udp_max_movers(void)
+{
+    return sweep_udp_max_movers_in(SWEEP_UDP_MAX_DATAGRAM);
+}
+
+/* Most entities of an EntityStates; 0 out of memory. */
+static uint32_t udp_entity_states_fit(size_t datagram)
+{
+    uint32_t most = most_items(datagram);
+    sweep_wire_entity_state *states = malloc((size_t)most * sizeof *states);
+    if (!states)
+        return 0;
+    for (uint32_t i = 0; i < most; i++) {
         states[i].entity = UINT32_MAX;
         states[i].flags = UINT32_MAX;
         states[i].owner_session = UINT64_MAX;
@@ -1182,5 +1257,18 @@ uint32_t sweep_udp_max_entity_states(void)
     m.as.entity_states.tick = UINT64_MAX;
     m.as.entity_states.entity_count = UINT32_MAX;
     m.as.entity_states.entities = states;
-    return udp_fit(&m, &m.as.entity_states.count, NULL);
+    uint32_t n = udp_fit(&m, &m.as.entity_states.count, NULL, datagram, most);
+    free(states);
+    return n;
+}
+
+uint32_t sweep_udp_max_entity_states_in(size_t datagram)
+{
+    datagram = datagram_of(datagram);
+    return found_or_less(udp_entity_states_fit(datagram), datagram, sweep_udp_max_entity_states_in);
+}
+
+uint32_t sweep_udp_max_entity_states(void)
+{
+    return sweep_udp_max_entity_states_in(SWEEP_UDP_MAX_DATAGRAM);
 }

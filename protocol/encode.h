@@ -60,6 +60,15 @@ uint32_t sweep_udp_max_movers(void);
  * this many entities each. */
 uint32_t sweep_udp_max_entity_states(void);
 
+/* The same four for a session's agreed datagram of `datagram` bytes
+ * (Welcome.max_frame_size over UDP; 1,200 to SWEEP_UDP_LARGEST_DATAGRAM,
+ * anything else taken as the nearer end): found by trial encodings, a
+ * dozen or so each, so worth keeping per size. */
+uint32_t sweep_udp_max_batch_in(size_t datagram);
+uint32_t sweep_udp_max_batch_claimed_in(size_t datagram);
+uint32_t sweep_udp_max_movers_in(size_t datagram);
+uint32_t sweep_udp_max_entity_states_in(size_t datagram);
+
 #ifdef __cplusplus
 }
 #endif

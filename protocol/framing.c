@@ -78,3 +78,11 @@ sweep_proto_error sweep_datagram_check(size_t len)
 {
     return len > SWEEP_UDP_MAX_DATAGRAM ? SWEEP_PROTO_E_DATAGRAM_TOO_LARGE : SWEEP_PROTO_OK;
 }
+
+uint32_t sweep_udp_datagram_agreed(uint32_t asked, uint32_t server_max)
+{
+    uint32_t n = asked < server_max ? asked : server_max;
+    if (n < SWEEP_UDP_MAX_DATAGRAM)
+        return SWEEP_UDP_MAX_DATAGRAM;
+    return n > SWEEP_UDP_LARGEST_DATAGRAM ? SWEEP_UDP_LARGEST_DATAGRAM : n;
+}

@@ -14,7 +14,11 @@
  *
  * A UDP datagram carries one buffer without a prefix, at most
  * SWEEP_UDP_MAX_DATAGRAM bytes (fits the smallest common path MTU once IP
- * and UDP headers are added).
+ * and UDP headers are added) unless the handshake agreed more: a client
+ * says in Hello.max_datagram the largest it takes, a server has its own
+ * limit, and the Welcome announces the smaller (sweep_udp_datagram_agreed),
+ * which both sides then use for every datagram of the session both ways.
+ * The handshake itself stays within SWEEP_UDP_MAX_DATAGRAM.
  */
 #ifndef SWEEP_PROTOCOL_FRAMING_H
 #define SWEEP_PROTOCOL_FRAMING_H
@@ -31,6 +35,9 @@ extern "C" {
 #define SWEEP_FRAME_PREFIX 4u
 #define SWEEP_FRAME_DEFAULT_MAX (64u * 1024u) /* bytes after the prefix */
 #define SWEEP_UDP_MAX_DATAGRAM 1200u
+/* The largest UDP payload over IPv4 (65,535 less the IP and UDP headers):
+ * no session agrees more. */
+#define SWEEP_UDP_LARGEST_DATAGRAM 65507u
 /* Smallest UDP Hello a server answers: a client pads its Hello (Hello.padding)
  * to at least this many bytes, and the server's Challenge is never larger
  * than the Hello it answers, so spoofed Hellos cannot amplify traffic. */
@@ -76,6 +83,12 @@ sweep_proto_error sweep_frame_check(size_t body_len, uint32_t max_frame);
 
 /* SWEEP_PROTO_OK, or SWEEP_PROTO_E_DATAGRAM_TOO_LARGE above SWEEP_UDP_MAX_DATAGRAM. */
 sweep_proto_error sweep_datagram_check(size_t len);
+
+/* The datagram size a session agrees: the smaller of what the client asked
+ * (Hello.max_datagram; 0, absent, is SWEEP_UDP_MAX_DATAGRAM) and the
+ * server's limit, never below SWEEP_UDP_MAX_DATAGRAM (which every client
+ * takes) nor above SWEEP_UDP_LARGEST_DATAGRAM. */
+uint32_t sweep_udp_datagram_agreed(uint32_t asked, uint32_t server_max);
 
 #ifdef __cplusplus
 }

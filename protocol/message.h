@@ -202,6 +202,7 @@ typedef struct sweep_msg_hello {
     sweep_str world;
     sweep_bytes cookie;  /* UDP: the Challenge's cookie echoed; absent over TCP */
     sweep_bytes padding; /* UDP: filler up to SWEEP_UDP_HELLO_MIN bytes */
+    uint32_t max_datagram; /* UDP: the largest datagram the client takes; 0 = SWEEP_UDP_MAX_DATAGRAM */
 } sweep_msg_hello;
 
 /* UDP only: the server's stateless answer to a Hello without a valid cookie. */

@@ -53,7 +53,7 @@ static sweep_message run_of(const sweep_message *m, const list *l, uint32_t star
     return r;
 }
 
-sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, void *buf, size_t cap,
+sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t datagram, void *buf, size_t cap,
                                       sweep_result_piece_fn piece, void *ctx)
 {
     const uint8_t *out;
@@ -71,7 +71,7 @@ sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, void *buf
         for (;;) {
             sweep_message r = run_of(m, &l, start, k);
             sweep_proto_error e = sweep_encode(&r, 0, buf, cap, &out, &len);
-            if (e == SWEEP_PROTO_OK && len <= SWEEP_UDP_MAX_DATAGRAM)
+            if (e == SWEEP_PROTO_OK && len <= datagram)
                 break;
             if (k <= 1)
                 return e == SWEEP_PROTO_OK ? SWEEP_PROTO_E_DATAGRAM_TOO_LARGE : e;

@@ -25,11 +25,12 @@ typedef int (*sweep_result_piece_fn)(void *ctx, const uint8_t *bytes, size_t len
  * TCP (tcp != 0) one size-prefixed frame; over UDP a MoveResultBatch, an
  * EntityCommandsResult or a QueryResult as runs of its results in order, each the same
  * message (sequence, tick) with as many as fit a datagram of at most
- * SWEEP_UDP_MAX_DATAGRAM bytes, halving the count until they do; any
+ * `datagram` bytes (the session's agreed size, at least
+ * SWEEP_UDP_MAX_DATAGRAM), halving the count until they do; any
  * other kind whole. SWEEP_PROTO_OK; the encoder's error;
  * SWEEP_PROTO_E_DATAGRAM_TOO_LARGE when one result alone does not fit a
  * datagram; SWEEP_PROTO_E_ARG when piece stopped it. */
-sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, void *buf, size_t cap,
+sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t datagram, void *buf, size_t cap,
                                       sweep_result_piece_fn piece, void *ctx);
 
 #ifdef __cplusplus

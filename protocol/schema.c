@@ -25,7 +25,7 @@
 #define BYTES {SWEEP__F_VECTOR, 1, 1, 0, NULL, NULL, 0}
 #define BYTES_REQ {SWEEP__F_VECTOR, 1, 1, 1, NULL, NULL, 0}
 
-static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES};
+static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES, U32};
 static const sweep__field welcome[] = {
     U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64, U16,
 };

@@ -22,11 +22,11 @@
 #include "server/world/alloc.h"
 
 /* The most moves a MoveBatch of this peer may hold: what its Welcome
- * announced (over UDP, what one datagram holds with every field and a
- * claimed position in each move). */
-static uint32_t batch_limit(const sweep_server *s, const sweep__peer *p)
+ * announced (over UDP, what one datagram of the session's agreed size
+ * holds with every field and a claimed position in each move). */
+static uint32_t batch_limit(const sweep_server *s, const sweep__peer *p, const sweep__udp_fit *fit)
 {
-    return p->tcp || s->opt.max_batch < s->udp_max_batch ? s->opt.max_batch : s->udp_max_batch;
+    return p->tcp || s->opt.max_batch < fit->batch ? s->opt.max_batch : fit->batch;
 }
 
 static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep__peer *p, sweep_message *m,
@@ -44,9 +44,10 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     w->map_name = sweep_str_of(world->level.name);
     w->map_hash.ptr = world->hash.bytes;
     w->map_hash.len = sizeof world->hash.bytes;
-    /* Over UDP a batch must fit one datagram: announce what does. */
-    w->max_batch = batch_limit(s, p);
-    w->max_frame_size = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    /* Over UDP a batch must fit one datagram: announce what does, and
+     * the datagram size the handshake agreed. */
+    w->max_batch = batch_limit(s, p, &ss->udp_fit);
+    w->max_frame_size = p->tcp ? s->opt.max_frame : ss->udp_fit.datagram;
     w->max_entities = ss->own.max_entities; /* its role's */
     w->role = (uint8_t)ss->own.role;
     w->identity = sweep_str_of(ss->own.identity);
@@ -135,7 +136,11 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
         sweep__send_error(s, p, SWEEP_WIRE_INTERNAL, m->sequence, 0, "out of memory for a new session");
         return -1;
     }
-    sweep__session_own(ss, role, identity, batch_limit(s, p));
+    /* UDP: the datagram size of the session, both ways, from now on. */
+    uint32_t asked = h->max_datagram ? h->max_datagram : SWEEP_UDP_MAX_DATAGRAM;
+    sweep__udp_fit_for(s, p->tcp ? SWEEP_UDP_MAX_DATAGRAM : sweep_udp_datagram_agreed(asked, s->opt.udp_max_datagram),
+                       &ss->udp_fit);
+    sweep__session_own(ss, role, identity, batch_limit(s, p, &ss->udp_fit));
     if (p->conn) {
         ss->conn = p->conn;
         p->conn->session = ss;
@@ -222,7 +227,7 @@ static void on_stats(sweep_server *s, sweep__peer *p, const sweep_message *m)
     }
     out.as.stats.worlds = info;
     out.as.stats.worlds_open = sweep__world_table_open(s);
-    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    size_t limit = p->tcp ? s->opt.max_frame : sweep__peer_udp_fit(s, p)->datagram;
     uint32_t lo = 0, hi = n; /* lo fits (no worlds always does), hi is the most to try */
     out.as.stats.worlds_count = hi;
     if (sweep__send_sized(s, p, &out, limit) == 1) {

@@ -44,7 +44,7 @@ static void fill_entity_states(void *ctx, sweep_message *m, uint32_t start, uint
 int sweep__send_entity_states(sweep_server *s, sweep__peer *p, sweep__served *sw, uint32_t sequence)
 {
     entity_parts ep = {s, sw->world, sequence};
-    uint32_t per = p->tcp ? s->tcp_max_entity_states : s->udp_max_entity_states;
+    uint32_t per = p->tcp ? s->tcp_max_entity_states : sweep__peer_udp_fit(s, p)->entity_states;
     return sweep__send_parts(s, p, sw->world->ent_count, per, fill_entity_states, &ep, "entities");
 }
 

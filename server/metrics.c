@@ -248,6 +248,11 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, const sweep__wo
            "UDP datagrams dropped: received unverified and not a Hello, too large, or not sent (over the "
            "address's byte budget, socket buffer full).",
            st->udp_dropped);
+    head(f, "sweep_udp_reads_total", "counter",
+         "System calls that read a UDP socket, by what they found: datagrams (one or a batch) or none.");
+    fprintf(f, "sweep_udp_reads_total{result=\"datagrams\"} %" PRIu64 "\nsweep_udp_reads_total{result=\"empty\"} %" PRIu64
+               "\n",
+            st->udp_reads[0], st->udp_reads[1]);
     by_transport(f, "sweep_thread_handoffs_total", "counter",
                  "Connections and datagrams passed to the thread of their world (--threads).", st->handoffs[0],
                  st->handoffs[1]);
@@ -486,6 +491,8 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->requests_total += a->requests_total;
         st->sessions_total += a->sessions_total;
         st->udp_dropped += a->udp_dropped;
+        st->udp_reads[0] += a->udp_reads[0];
+        st->udp_reads[1] += a->udp_reads[1];
         st->crushed_total += a->crushed_total;
         st->queries_total += a->queries_total;
         st->moves_ignored += a->moves_ignored;

@@ -8,6 +8,8 @@
  */
 #include "server/options.h"
 
+#include "protocol/framing.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -26,6 +28,7 @@ void sweep_server_options_default(sweep_server_options *opt)
     opt->max_entities_server = 4096;
     opt->max_batch = 64;
     opt->max_frame = 64u * 1024u;
+    opt->udp_max_datagram = SWEEP_UDP_MAX_DATAGRAM;
     opt->rate_limit = 20000.0;
     opt->rate_limit_server = 0.0;
     opt->max_write_queue = 1024u * 1024u;
@@ -241,6 +244,18 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_u32(key, value, 1, 4096, &opt->max_batch, err, errlen);
     if (strcmp(key, "max-frame") == 0)
         return parse_u32(key, value, 256, 1024u * 1024u, &opt->max_frame, err, errlen);
+    if (strcmp(key, "udp-max-datagram") == 0) {
+        if (parse_u32(key, value, SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM, &opt->udp_max_datagram, err,
+                      errlen) == SWEEP_OPTIONS_OK)
+            return SWEEP_OPTIONS_OK;
+        /* Below, a client that takes only the protocol's 1200 would be
+         * refused; above, no IPv4 datagram carries it. */
+        size_t n = strlen(err);
+        if (n < errlen)
+            snprintf(err + n, errlen - n, " (%u: what every client takes; %u: the largest UDP payload over IPv4)",
+                     SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM);
+        return SWEEP_OPTIONS_ERROR;
+    }
     if (strcmp(key, "rate-limit") == 0)
         return parse_double(key, value, 0.0, 1e9, &opt->rate_limit, err, errlen);
     if (strcmp(key, "rate-limit-server") == 0)
@@ -440,6 +455,13 @@ void sweep_server_options_usage(FILE *out)
           "                          server relaying its players (default 4096)\n"
           "  --max-batch N           moves per MoveBatch (default 64)\n"
           "  --max-frame BYTES       largest TCP frame body accepted (default 65536)\n"
+          "  --udp-max-datagram BYTES\n"
+          "                          largest UDP datagram a session may agree (1200 to\n"
+          "                          65507): a client asking more in its Hello gets\n"
+          "                          the smaller of both, announced in the Welcome, for\n"
+          "                          every datagram both ways; past a path's MTU the IP\n"
+          "                          layer fragments, so more is for loopback and\n"
+          "                          known networks (default 1200)\n"
           "  --rate-limit N          requests per second per session, a batch counting\n"
           "                          one per move; 0 = unlimited (default 20000)\n"
           "  --rate-limit-server N   the same for a session of the server role (a game\n"

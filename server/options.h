@@ -41,6 +41,7 @@ typedef struct sweep_server_options {
     uint32_t max_entities_server; /* per session of the server role (a game server relaying its players) */
     uint32_t max_batch;        /* moves per MoveBatch */
     uint32_t max_frame;        /* TCP frame body bytes (prefix excluded) */
+    uint32_t udp_max_datagram; /* largest UDP datagram a session may agree (Hello.max_datagram) */
     double rate_limit;         /* requests per second per session; 0 = unlimited */
     double rate_limit_server;  /* the same for a session of the server role (a game server); 0 = unlimited */
     uint32_t max_write_queue;  /* bytes waiting to be written to one TCP connection */

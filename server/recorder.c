@@ -446,6 +446,10 @@ void sweep__record_open(sweep__served *w, const sweep__session *ss)
         put_u8(&o, (uint8_t)ss->transport);
         put_str(&o, ss->own.identity);
         put_str(&o, ss->client_name);
+        /* Only when it is not the protocol's own: the log of every other
+         * session holds the bytes it held before sessions agreed sizes. */
+        if (ss->transport == SWEEP__UDP && ss->udp_fit.datagram != SWEEP_UDP_MAX_DATAGRAM)
+            put_u32(&o, ss->udp_fit.datagram);
         size = o.n;
     }
 }

@@ -3,8 +3,9 @@
  * hand the bytes to the transport of the peer.
  *
  * TCP gets a size-prefixed frame (tcp.c queues it with a cap). UDP gets one
- * unprefixed buffer per datagram, at most SWEEP_UDP_MAX_DATAGRAM bytes and
- * never more than the peer's budget: an address that has not answered a
+ * unprefixed buffer per datagram, at most the session's agreed size
+ * (SWEEP_UDP_MAX_DATAGRAM before a session: the handshake) and never more
+ * than the peer's budget: an address that has not answered a
  * challenge has a budget equal to the datagram it sent, so the server can
  * never be used to amplify traffic towards a spoofed address. A result
  * batch (MoveResultBatch, EntityCommandsResult) too large for one datagram
@@ -34,7 +35,7 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
     capture(p, out, len);
     if (p->conn)
         return sweep__conn_write(p->conn, out, len, 0);
-    if (len > p->budget || len > SWEEP_UDP_MAX_DATAGRAM) {
+    if (len > p->budget || len > sweep__peer_udp_fit(s, p)->datagram) {
         s->stats.udp_dropped++;
         sweep__log(SWEEP_LOG_DEBUG, "udp_reply_dropped", "kind=%s bytes=%zu budget=%zu",
                    sweep_msg_kind_name(m->kind), len, p->budget);
@@ -99,7 +100,7 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
 int sweep__send_parts(sweep_server *s, sweep__peer *p, uint32_t total, uint32_t per, sweep__part_fill fill, void *ctx,
                       const char *what)
 {
-    size_t limit = p->tcp ? s->opt.max_frame : SWEEP_UDP_MAX_DATAGRAM;
+    size_t limit = p->tcp ? s->opt.max_frame : sweep__peer_udp_fit(s, p)->datagram;
     uint32_t start = 0;
     do {
         uint32_t left = total - start;
@@ -165,7 +166,8 @@ static int send_piece(void *ctx, const uint8_t *out, size_t len)
 int sweep__send_results(sweep_server *s, sweep__peer *p, const sweep_message *m)
 {
     piece_to t = {s, p, 0};
-    sweep_proto_error e = sweep_encode_pieces(m, p->tcp, s->out_buf, s->out_cap, send_piece, &t);
+    sweep_proto_error e =
+        sweep_encode_pieces(m, p->tcp, sweep__peer_udp_fit(s, p)->datagram, s->out_buf, s->out_cap, send_piece, &t);
     if (e == SWEEP_PROTO_E_DATAGRAM_TOO_LARGE)
         sweep__log(SWEEP_LOG_ERROR, "udp_result_too_large", "kind=%s sequence=%u", sweep_msg_kind_name(m->kind),
                    m->sequence);

@@ -162,10 +162,12 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
         sweep__log(SWEEP_LOG_WARN, "auth_secret_readable",
                    "file=%s: group or others may read it; anyone who can mints tokens of any role (chmod 600)",
                    opt->auth_secret_file);
-    s->udp_max_batch = sweep_udp_max_batch_claimed();
-    s->udp_max_movers = sweep_udp_max_movers();
+    sweep__udp_fit_init(s);
     int decoder = sweep__request_decoder_init(&s->requests, s->opt.max_frame, s->opt.max_batch);
     s->out_cap = sweep__answer_buffer_size(s->opt.max_batch);
+    /* Any message a session's widest datagram holds is encoded here too. */
+    if (s->out_cap < (size_t)s->udp_widest.datagram + 4096u)
+        s->out_cap = (size_t)s->udp_widest.datagram + 4096u;
     s->out_buf = sweep__malloc(s->out_cap);
     /* EntityStates (entity_watch.c): as many entities a message as one
      * datagram holds, or as a frame of --max-frame that the output buffer
@@ -174,10 +176,9 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     size_t frame = s->out_cap - SWEEP_FRAME_PREFIX;
     if (frame > s->opt.max_frame)
         frame = s->opt.max_frame;
-    s->udp_max_entity_states = sweep_udp_max_entity_states();
     s->tcp_max_entity_states = frame >= 128u + 96u ? (uint32_t)((frame - 128u) / 96u) : 1u;
-    uint32_t states_cap = s->tcp_max_entity_states > s->udp_max_entity_states ? s->tcp_max_entity_states
-                                                                              : s->udp_max_entity_states;
+    uint32_t states_cap = s->tcp_max_entity_states > s->udp_widest.entity_states ? s->tcp_max_entity_states
+                                                                                 : s->udp_widest.entity_states;
     s->entity_wire = sweep__calloc(states_cap, sizeof *s->entity_wire);
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);

@@ -114,6 +114,14 @@ typedef struct sweep__world_entry {
 
 typedef enum sweep__transport { SWEEP__TCP = 0, SWEEP__UDP = 1 } sweep__transport;
 
+/* What one UDP datagram of a session's agreed size holds (udp_fit.c). */
+typedef struct sweep__udp_fit {
+    uint32_t datagram;      /* bytes, both ways: the UDP Welcome's max_frame_size */
+    uint32_t batch;         /* moves of a MoveBatch, each with a claim (sweep_udp_max_batch_claimed_in) */
+    uint32_t movers;        /* movers of a WorldState (sweep_udp_max_movers_in) */
+    uint32_t entity_states; /* entities of an EntityStates (sweep_udp_max_entity_states_in) */
+} sweep__udp_fit;
+
 struct sweep__session {
     uint64_t id;
     sweep_server *server;
@@ -127,6 +135,7 @@ struct sweep__session {
     uint64_t opened_ns;                /* when it was created: its duration in the close line */
     int udp_direct;                    /* UDP: its last datagram came to the thread's own port
                                         * (Welcome.udp_port): answers leave from there too */
+    sweep__udp_fit udp_fit;            /* UDP: the datagram size its handshake agreed (1200 over TCP) */
     char peer[64];                     /* printable address */
     char client_name[64];
     sweep__bucket bucket;
@@ -277,9 +286,8 @@ struct sweep_server {
     int udp_direct_open;
     int direct_port;     /* 0: none */
     uv_signal_t sigterm, sigint, sighup;
-    uint32_t udp_max_batch; /* most moves a batch datagram holds, each with a claim (sweep_udp_max_batch_claimed) */
-    uint32_t udp_max_movers; /* most movers a WorldState datagram holds (sweep_udp_max_movers) */
-    uint32_t udp_max_entity_states; /* most entities an EntityStates datagram holds (sweep_udp_max_entity_states) */
+    sweep__udp_fit udp_plain;  /* what a datagram of SWEEP_UDP_MAX_DATAGRAM holds: the handshake's, a default session's */
+    sweep__udp_fit udp_widest; /* ... of --udp-max-datagram: what the buffers are sized for */
     uint32_t tcp_max_entity_states; /* ... a frame holds (--max-frame and the output buffer) */
     sweep_wire_entity_state *entity_wire; /* one EntityStates' entities, as many as either holds */
     int signals_open;
@@ -551,6 +559,18 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 /* Sends one datagram: at once, or inside a receive batch queued behind the
  * batch's earlier answers (0 either way; -1 when it is dropped at once). */
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct);
+
+/* What a datagram of `datagram` bytes holds (udp_fit.c): s's own two
+ * when it is one of their sizes, found by trial encodings otherwise. */
+void sweep__udp_fit_for(const sweep_server *s, uint32_t datagram, sweep__udp_fit *out);
+/* The sizes s is started with: udp_plain and udp_widest. */
+void sweep__udp_fit_init(sweep_server *s);
+/* What p's datagrams hold: its session's agreed size, or before one (a
+ * handshake) SWEEP_UDP_MAX_DATAGRAM's. */
+static inline const sweep__udp_fit *sweep__peer_udp_fit(const sweep_server *s, const sweep__peer *p)
+{
+    return p->session && p->session->transport == SWEEP__UDP ? &p->session->udp_fit : &s->udp_plain;
+}
 /* Sends what is queued and closes the socket's handles (a no-op once closed). */
 void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */

@@ -51,6 +51,10 @@
  * Bye at the idle timeout or shutdown) leaves at once, after what is
  * queued. A datagram the socket refuses is dropped and counted, as the
  * network could lose it.
+ *
+ * A recvmmsg that reads less than it could has left the socket empty: the
+ * reading ends there, and on_alloc refuses libuv the buffer for the read
+ * it would make next only to find so (a system call per wake-up).
  */
 #define _GNU_SOURCE /* recvmmsg, sendmmsg */
 #include <errno.h>
@@ -86,8 +90,9 @@ typedef struct sweep__udp_held {
         struct sockaddr_storage addr;
         uint32_t len;
         int direct;
-        uint8_t bytes[SWEEP_UDP_MAX_DATAGRAM];
+        uint8_t *bytes; /* a slot of the widest datagram a session may agree (pool) */
     } one[SWEEP__UDP_HELD_MAX];
+    uint8_t pool[];
 } sweep__udp_held;
 
 /* The socket's receive buffer asked for (SO_RCVBUF). */
@@ -95,12 +100,14 @@ typedef struct sweep__udp_held {
 
 typedef struct sweep__udp_out {
     unsigned received; /* datagrams of the receive batch so far */
+    const uv_udp_t *drained; /* its last read came back short: libuv's next is refused (on_alloc) */
     unsigned count;
     uint8_t direct[SWEEP__UDP_OUT_MAX]; /* leaves from udp_direct, not the shared socket */
     struct mmsghdr msgs[SWEEP__UDP_OUT_MAX];
     struct iovec iov[SWEEP__UDP_OUT_MAX];
     struct sockaddr_storage addr[SWEEP__UDP_OUT_MAX];
-    uint8_t bytes[SWEEP__UDP_OUT_MAX][SWEEP_UDP_MAX_DATAGRAM];
+    size_t slot; /* bytes of each answer's room: the widest datagram a session may agree */
+    uint8_t bytes[]; /* SWEEP__UDP_OUT_MAX slots */
 } sweep__udp_out;
 
 /* The socket a session's answers leave from: the one its last datagram
@@ -157,7 +164,7 @@ static void flush(sweep_server *s)
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep__udp_out *q = s->udp_out;
-    if (!s->udp_batching || !q || len > SWEEP_UDP_MAX_DATAGRAM) {
+    if (!s->udp_batching || !q || len > q->slot) {
         flush(s); /* nothing may overtake what is queued */
         return send_now(s, addr, data, len, direct);
     }
@@ -167,8 +174,9 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
     q->direct[k] = direct != 0;
     size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(&q->addr[k], addr, alen);
-    memcpy(q->bytes[k], data, len);
-    q->iov[k].iov_base = q->bytes[k];
+    uint8_t *room = q->bytes + (size_t)k * q->slot;
+    memcpy(room, data, len);
+    q->iov[k].iov_base = room;
     q->iov[k].iov_len = len;
     struct msghdr *h = &q->msgs[k].msg_hdr;
     memset(h, 0, sizeof *h);
@@ -186,6 +194,15 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     sweep_server *s = h->data;
+    if (s->udp_out && s->udp_out->drained == (const uv_udp_t *)h) {
+        /* A recvmmsg that read less than it could left the socket empty;
+         * libuv would make another only to learn so, a system call per
+         * wake-up. An empty buffer ends its reading instead (UV_ENOBUFS,
+         * on_recv); epoll, level-triggered, still wakes the loop for what
+         * comes after. */
+        *buf = uv_buf_init(NULL, 0);
+        return;
+    }
     if (s->udp_in)
         *buf = uv_buf_init((char *)s->udp_in, (unsigned)s->udp_in_cap);
     else
@@ -298,14 +315,14 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
     return SWEEP__REHELLO_NEW;
 }
 
-/* Has ss had its share of this turn? Counts the datagram it is about to
- * have otherwise. No share once the turns stop (shutdown): nothing would
- * serve what is held. */
-static int share_spent(sweep_server *s, sweep__session *ss)
+/* Has ss had its share of loop turn `turn`? Counts the datagram it is
+ * about to have otherwise. No share once the turns stop (shutdown):
+ * nothing would serve what is held. */
+static int share_spent(sweep_server *s, sweep__session *ss, uint64_t turn)
 {
     if (!s->turns_open || !s->udp_held || !s->udp_resume_open)
         return 0;
-    return sweep__turn_spent(s->turn, &ss->turn, &ss->turn_datagrams,
+    return sweep__turn_spent(turn, &ss->turn, &ss->turn_datagrams,
                              sweep__turn_share(ss, SWEEP__UDP_TURN_DATAGRAMS));
 }
 
@@ -366,11 +383,15 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
          * has its answers (and the ticks' messages) from there. */
         ss->udp_direct = direct;
     }
-    if (partial || len > SWEEP_UDP_MAX_DATAGRAM) {
+    /* A session's datagrams may be as large as its handshake agreed; an
+     * address without one is held to the protocol's own size. */
+    size_t limit = ss ? ss->udp_fit.datagram : SWEEP_UDP_MAX_DATAGRAM;
+    if (partial || len > limit) {
         if (ss) {
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
-            sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0, "a datagram of %zu bytes; at most %u",
-                              len, SWEEP_UDP_MAX_DATAGRAM);
+            sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0,
+                              "a datagram of %zu bytes; at most %zu (the session's, Welcome.max_frame_size)", len,
+                              limit);
         } else {
             s->stats.udp_dropped++;
         }
@@ -380,7 +401,7 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
         handshake(s, addr, data, len, direct);
         return;
     }
-    if (!held && s->udp_resume_open && s->udp_held && (ss->held || share_spent(s, ss))) {
+    if (!held && s->udp_resume_open && s->udp_held && (ss->held || share_spent(s, ss, s->turn))) {
         hold(s, ss, data, len, addr, direct);
         return;
     }
@@ -442,8 +463,14 @@ static void read_on(sweep_server *s, uv_udp_t *h)
         int n = recvmmsg(fd, msgs, want, MSG_DONTWAIT, NULL);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return; /* empty, or an error libuv reports on its next read */
+        if (n == 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+            s->stats.udp_reads[1]++;
+            s->udp_out->drained = h;
+            return;
+        }
+        if (n < 0)
+            return; /* an error libuv reports on its next read */
+        s->stats.udp_reads[0]++;
         /* Answers wait with the iteration's others (on_recv, on_check). */
         s->udp_batching = 1;
         uint64_t now = uv_hrtime();
@@ -451,8 +478,10 @@ static void read_on(sweep_server *s, uv_udp_t *h)
             sweep__udp_deliver(s, iov[k].iov_base, msgs[k].msg_len, (const struct sockaddr *)&peers[k],
                         (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, now, direct);
         left -= (unsigned)n;
-        if ((unsigned)n < want)
+        if ((unsigned)n < want) {
+            s->udp_out->drained = h;
             return;
+        }
     }
 }
 
@@ -466,21 +495,32 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
         if (flags & UV_UDP_MMSG_FREE) {
             /* The end of one recvmmsg's datagrams (the buffer is ours and
              * stays): libuv may read again, and those answers go with
-             * these. A full batch may have left more waiting. */
+             * these. A full batch may have left more waiting; a short one
+             * left nothing. */
+            s->stats.udp_reads[0]++;
             if (got >= SWEEP__UDP_IN_BATCH)
                 read_on(s, h);
+            else if (s->udp_out)
+                s->udp_out->drained = h;
             return;
         }
-        /* Nothing more to read, or an error: what the reading answered
-         * leaves now. */
+        /* Nothing more to read, or an error, or the read on_alloc refused
+         * (the socket was empty): what the reading answered leaves now. */
+        int refused = nread == UV_ENOBUFS && s->udp_out && s->udp_out->drained == h;
+        if (s->udp_out)
+            s->udp_out->drained = NULL;
+        if (nread == 0)
+            s->stats.udp_reads[1]++;
         flush(s);
         s->udp_batching = 0;
-        if (nread < 0)
+        if (nread < 0 && !refused)
             sweep__log(SWEEP_LOG_DEBUG, "udp_recv_error", "error=%s", uv_err_name((int)nread));
         return;
     }
     if (nread < 0 || s->stopping)
         return;
+    if (!(flags & UV_UDP_MMSG_CHUNK))
+        s->stats.udp_reads[0]++; /* one recvmsg a datagram */
     uint64_t now;
     if (flags & UV_UDP_MMSG_CHUNK) {
         /* One clock reading per batch: its datagrams came in one call. */
@@ -505,15 +545,26 @@ static void on_resume(uv_idle_t *h)
     sweep_server *s = h->data;
     sweep__udp_held *q = s->udp_held;
     unsigned n = q->count, kept = 0;
+    /* The turn this begins: libuv runs idle handles before the prepare
+     * handle that counts turns (tcp.c), so s->turn is still the one whose
+     * reading held these. Counted against that, a session the reading
+     * gave its share was served nothing here, and the loop went round
+     * once more, without blocking, before it was. */
+    uint64_t turn = s->turn + 1;
     sweep__udp_batch_begin(s);
     uint64_t now = uv_hrtime();
     for (unsigned i = 0; i < n; i++) {
         struct sweep__udp_held_one *o = &q->one[i];
         const struct sockaddr *addr = (const struct sockaddr *)&o->addr;
         sweep__session *ss = s->stopping ? NULL : sweep__udp_session_find(s, addr);
-        if (ss && share_spent(s, ss)) {
-            if (kept != i)
+        if (ss && share_spent(s, ss, turn)) {
+            if (kept != i) {
+                /* The two swap rooms: each slot keeps one of its own, and
+                 * no bytes move. */
+                uint8_t *room = q->one[kept].bytes;
                 q->one[kept] = *o;
+                o->bytes = room;
+            }
             kept++;
             continue;
         }
@@ -537,13 +588,21 @@ static void on_check(uv_check_t *h)
     sweep_server *s = h->data;
     flush(s);
     s->udp_batching = 0;
+    /* libuv may end a reading without asking for a buffer again (its cap
+     * of reads an iteration): the next wake-up reads afresh. */
+    if (s->udp_out)
+        s->udp_out->drained = NULL;
 }
 
 int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
 {
     s->udp_in_cap = (size_t)SWEEP__UDP_IN_BATCH * SWEEP__UDP_IN_SLOT;
     s->udp_in = sweep__malloc(s->udp_in_cap);
-    s->udp_out = sweep__malloc(sizeof *s->udp_out);
+    /* Room for the widest datagram a session may agree: 1200 bytes a slot
+     * unless --udp-max-datagram says more (its pages are touched only as
+     * large answers use them). */
+    size_t slot = s->udp_widest.datagram;
+    s->udp_out = sweep__malloc(sizeof *s->udp_out + SWEEP__UDP_OUT_MAX * slot);
     if (!s->udp_in || !s->udp_out) {
         sweep__udp_free(s);
         snprintf(err, errlen, "udp: out of memory for the receive and send batches");
@@ -551,12 +610,17 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen)
     }
     s->udp_out->count = 0;
     s->udp_out->received = 0;
+    s->udp_out->slot = slot;
+    s->udp_out->drained = NULL;
     s->udp_batching = 0;
     /* Without room aside (out of memory) every datagram is served at once,
      * as before shares. */
-    s->udp_held = sweep__malloc(sizeof *s->udp_held);
-    if (s->udp_held)
+    s->udp_held = sweep__malloc(sizeof *s->udp_held + SWEEP__UDP_HELD_MAX * slot);
+    if (s->udp_held) {
         s->udp_held->count = 0;
+        for (unsigned i = 0; i < SWEEP__UDP_HELD_MAX; i++)
+            s->udp_held->one[i].bytes = s->udp_held->pool + (size_t)i * slot;
+    }
     uv_idle_init(&s->loop, &s->udp_resume);
     s->udp_resume.data = s;
     uv_unref((uv_handle_t *)&s->udp_resume);

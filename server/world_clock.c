@@ -160,7 +160,7 @@ int sweep__send_world_state(sweep_server *s, sweep__peer *p, sweep__served *sw, 
     /* Over UDP as many movers per datagram as fit; over TCP as many as a
      * frame of the server's own maximum holds (a MoverTransform is 64
      * bytes and its MoverPath 12; 128 covers the rest). */
-    uint32_t per = p->tcp ? (s->opt.max_frame - 128u) / (64u + 12u) : s->udp_max_movers;
+    uint32_t per = p->tcp ? (s->opt.max_frame - 128u) / (64u + 12u) : sweep__peer_udp_fit(s, p)->movers;
     return sweep__send_parts(s, p, w->mover_count, per, fill_world_state, &ws, "movers");
 }
 

@@ -68,6 +68,14 @@ $(BUILD)/tests/core/volume_walk: $(BUILD)/tests/core/volume_walk.o $(MAPS_LIB) $
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 test: $(BUILD)/tests/core/volume_walk
+# cross_build.sh also builds that walk for aarch64 and runs it under
+# qemu-user: Debian's cross compiler and emulator, installed for the tests.
+CROSS_DEB_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+$(BUILD)/.cross-deps-ok:
+	@mkdir -p $(@D)
+	@SWEEP_DEB_PACKAGES="$(CROSS_DEB_PACKAGES)" sh tests/install-deps.sh
+	@touch $@
+test: $(BUILD)/.cross-deps-ok
 
 # Volumes benchmarks: the same walks with and without volumes, on a grid of
 # them and on a level's own.

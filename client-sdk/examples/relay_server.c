@@ -60,6 +60,9 @@
     "  --token TOKEN        the server's --command-token (or a server token);\n"                                \
     "                       SWEEP_TOKEN is read when it is not given\n"                                         \
     "  --udp                UDP instead of TCP\n"                                                               \
+    "  --udp-max-datagram N with --udp, ask for datagrams of up to N bytes (1200 to\n"                       \
+    "                       65507; sweepd agrees up to its --udp-max-datagram):\n"                           \
+    "                       fewer, larger datagrams a tick (default 1200)\n"                                   \
     "  --entities N         players to relay (default 100)\n"                                                   \
     "  --duration S         seconds of moves (default 3)\n"                                                     \
     "  --rate HZ            ticks a second, a move per player each (default 60)\n"                              \
@@ -75,7 +78,7 @@
 typedef struct options {
     const char *connect, *token, *map;
     int udp;
-    uint32_t entities, watch;
+    uint32_t entities, watch, udp_max_datagram;
     double duration, rate, warmup;
     int timeout_ms;
 } options;
@@ -136,7 +139,8 @@ static int parse(int argc, char **argv, options *o)
             continue;
         }
         static const char *const valued[] = {"--connect", "--token",  "--map",    "--entities",  "--duration",
-                                             "--rate",    "--watch",  "--warmup", "--timeout-ms"};
+                                             "--rate",    "--watch",  "--warmup", "--timeout-ms",
+                                             "--udp-max-datagram"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             known |= strcmp(a, valued[k]) == 0;
@@ -173,6 +177,12 @@ static int parse(int argc, char **argv, options *o)
             o->warmup = strtod(v, &end);
             if (*end || !(o->warmup >= 0 && o->warmup <= 86400))
                 goto bad;
+        } else if (strcmp(a, "--udp-max-datagram") == 0) {
+            unsigned long n = strtoul(v, &end, 10);
+            /* libsweep names the range when it refuses one (connect). */
+            if (*end || *v == '-' || n > UINT32_MAX)
+                goto bad;
+            o->udp_max_datagram = (uint32_t)n;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             long ms = strtol(v, &end, 10);
             if (*end || ms < 1 || ms > 3600000)
@@ -255,6 +265,7 @@ static int connect_relay(relay *r)
     co.auth_token = r->o.token;
     co.client_name = "relay_server";
     co.timeout_ms = r->o.timeout_ms;
+    co.udp_max_datagram = r->o.udp_max_datagram;
     sweep_client_error e;
     sweep_client_status s = sweep_client_connect_start(&co, &r->c, &e);
     if (s == SWEEP_CLIENT_OK)
@@ -657,8 +668,11 @@ int main(int argc, char **argv)
     if (r.o.watch && watch_all(&r) != 0)
         goto out;
     uint64_t t1w = sweep_client_now_ns();
+    sweep_client_counters k0, k1;
+    sweep_client_get_counters(r.c, &k0);
     int relayed = relay_moves(&r);
     uint64_t t2 = sweep_client_now_ns();
+    sweep_client_get_counters(r.c, &k1);
     printf("relay transport=%s entities=%" PRIu32 " connect_ms=%.1f spawn_ms=%.1f ticks=%" PRIu64
            " moves_sent=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64 " corrections=%" PRIu64
            " ruled=%" PRIu64,
@@ -670,6 +684,13 @@ int main(int argc, char **argv)
     qsort(r.rtt_ns, r.nrtt, sizeof *r.rtt_ns, cmp_u64);
     printf(" rtt_ticks=%zu unfinished_ticks=%" PRIu64 " tick_rtt_p50_us=%.1f tick_rtt_p99_us=%.1f tick_rtt_max_us=%.1f",
            r.nrtt, r.unfinished, rtt_quantile_us(&r, 0.50), rtt_quantile_us(&r, 0.99), rtt_quantile_us(&r, 1.0));
+    /* Over UDP a frame is a datagram: what a tick costs in them, each way. */
+    const sweep_client_welcome *w = sweep_client_get_welcome(r.c);
+    printf(" max_batch=%" PRIu32 " frames_sent_per_tick=%.1f frames_received_per_tick=%.1f", sweep_client_max_batch(r.c),
+           r.ticks ? (double)(k1.frames_sent - k0.frames_sent) / (double)r.ticks : 0.0,
+           r.ticks ? (double)(k1.frames_received - k0.frames_received) / (double)r.ticks : 0.0);
+    if (r.o.udp)
+        printf(" datagram=%" PRIu32, w->max_frame_size);
     if (r.o.watch)
         printf(" watch_ticks=%" PRIu64 " watch_bytes_per_tick=%.0f watch_entities_per_tick=%.1f", r.watch_ticks,
                r.watch_ticks ? (double)r.watch_bytes / (double)r.watch_ticks : 0.0,

@@ -65,7 +65,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                query settings; before version 4, 0: no history) id_seed
                (sweepd --seed; 0 when ids were drawn at random, and before
                version 4)
-        Open:  session role transport identity client   (transport 0 TCP, 1 UDP)
+        Open:  session role transport identity client datagram  (transport 0 TCP, 1 UDP;
+               datagram: the UDP datagram size agreed, 1200 unless more)
         Close: session reason
         In, Out: session transport data  (data: the message as received or
                sent, TCP's 4-byte size prefix included; .message() decodes
@@ -175,7 +176,7 @@ Head = collections.namedtuple("Head", _BASE + (
     "content_hash tick_rate time_bank allow_free_move players_block max_entities max_batch max_frame "
     "hash_every first_tick previous max_entities_server history_ms rewind_cap_ms history_entities query_rate "
     "id_seed"))
-Open = collections.namedtuple("Open", _BASE + "session role transport identity client")
+Open = collections.namedtuple("Open", _BASE + "session role transport identity client datagram")
 Close = collections.namedtuple("Close", _BASE + "session reason")
 Id = collections.namedtuple("Id", _BASE + "entity")
 Tick = collections.namedtuple("Tick", _BASE + "tick")
@@ -374,7 +375,10 @@ def _parse(kind, c, path, at, version):
         fields += [c.u32(), c.u32(), c.u32(), c.f64(), c.u64()] if version >= 4 else [0, 0, 0, 0.0, 0]
         return Head("HEAD", path, at, *fields)
     if kind == OPEN:
-        return Open("OPEN", path, at, c.u64(), c.u8(), c.u8(), c.text(), c.text())
+        fields = [c.u64(), c.u8(), c.u8(), c.text(), c.text()]
+        # A UDP session that agreed datagrams above 1200 bytes names its size.
+        fields.append(c.u32() if c.end - c.pos >= 4 else 1200)
+        return Open("OPEN", path, at, *fields)
     if kind == CLOSE:
         return Close("CLOSE", path, at, c.u64(), c.text())
     if kind in (IN, OUT):

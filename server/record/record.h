@@ -38,7 +38,10 @@
  *          and f64 query_rate, then u64 the seed entity ids were drawn
  *          from (0: at random; sweepd --seed);
  *   OPEN   u64 session  u8 role  u8 transport(0 TCP, 1 UDP)  string
- *          identity  string client: a session joined the world;
+ *          identity  string client, then u32 datagram only for a UDP
+ *          session whose handshake agreed datagrams larger than 1200
+ *          bytes (sweepd --udp-max-datagram; without it, 1200): a session
+ *          joined the world (its answers were cut to that size);
  *   CLOSE  u64 session  string reason: it left; its entities went with it;
  *   IN     u64 session  bytes: a request that changes the world (Spawn,
  *          Despawn, Move, MoveBatch, MoverCommand, EntityCommands), or
@@ -200,6 +203,7 @@ typedef struct sweep_record {
     uint8_t role, transport;  /* OPEN */
     sweep_record_bytes text;  /* OPEN identity, CLOSE and END reason */
     sweep_record_bytes text2; /* OPEN client name */
+    uint32_t datagram;        /* OPEN: the UDP datagram size agreed (1200 when the record names none) */
     sweep_record_bytes bytes; /* IN OUT: the message; MOVE RESULTS: the whole payload (checked against its layout) */
     sweep_record_head head;   /* HEAD */
 } sweep_record;

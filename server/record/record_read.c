@@ -21,6 +21,7 @@
 #include <libdeflate.h>
 
 #include "protocol/format.h"
+#include "protocol/framing.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
 #include "server/record/record_results.h"
@@ -247,6 +248,7 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         out->transport = get_u8(&c);
         out->text = get_str(&c);
         out->text2 = get_str(&c);
+        out->datagram = c.left >= 4 ? get_u32(&c) : SWEEP_UDP_MAX_DATAGRAM;
         break;
     case SWEEP_RECORD_CLOSE:
         out->session = get_u64(&c);

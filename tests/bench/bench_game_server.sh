@@ -5,7 +5,11 @@
 #   BENCH name=server.game_server entities=1000 hz=60 moves_per_s=...
 #     server_cpu_us_per_move=... tick_rtt_p50_us=... tick_rtt_p99_us=...
 #     watch_bytes_per_tick=... errors=... lost=...
-# (TCP; the UDP line names transport=udp after the name).
+# (TCP; a UDP line names transport=udp and datagram=N, the datagram size
+# the handshake agreed, after the name). Besides their figures the lines
+# say a tick's frames each way as the relay counted them
+# (frames_sent_per_tick, frames_received_per_tick: over UDP datagrams) and
+# the MoveBatch size libsweep cut to (max_batch).
 #
 # A fresh sweepd for each run, on the arena on a free port of 127.0.0.1:
 # the server role by a --command-token in a config file, the session's cap
@@ -27,20 +31,28 @@
 # lost (moves unanswered) are totals over the runs: an honest relay has
 # none, and a run that had some says so on stderr.
 #
-# SWEEP_BENCH_GAME_RUNS runs per transport (default 3), alternating TCP
-# and UDP; each figure is the median of the runs. The relay, sweepd and
+# The transports, SWEEP_BENCH_GAME_TRANSPORTS: tcp, udp (datagrams of
+# 1,200 bytes, the protocol's own) and udpN (sweepd --udp-max-datagram N
+# and the relay asking for N: the session agrees N, 1,200 to 65,507); the
+# default "tcp udp udp65507". Over loopback, whose MTU is 65,536, a
+# datagram of 65,507 bytes is one packet; a UDP sweepd also gets
+# --max-batch 1024, so that a MoveBatch holds what one datagram does
+# (at 1,200 bytes, a dozen or so moves, whatever --max-batch says).
+#
+# SWEEP_BENCH_GAME_RUNS runs per transport (default 3), alternating the
+# transports; each figure is the median of the runs. The relay, sweepd and
 # whatever else runs share the machine's cores: the round trips include
 # the scheduler's delays, which is what a game server on a busy host sees.
 #
 # Usage: BUILD=build [SWEEP_BENCH_GAME_RUNS=3] [SWEEP_BENCH_GAME_SECONDS=10]
-#        [SWEEP_BENCH_GAME_TRANSPORTS="tcp udp"] sh tests/bench/bench_game_server.sh
+#        [SWEEP_BENCH_GAME_TRANSPORTS="tcp udp udp65507"] sh tests/bench/bench_game_server.sh
 set -eu
 BIN=${BUILD:-build}/bin
 RELAY=${BUILD:-build}/examples/relay_server
 MAP=${BUILD:-build}/maps/arena.db
 RUNS=${SWEEP_BENCH_GAME_RUNS:-3}
 SECONDS_RUN=${SWEEP_BENCH_GAME_SECONDS:-10}
-TRANSPORTS=${SWEEP_BENCH_GAME_TRANSPORTS:-tcp udp}
+TRANSPORTS=${SWEEP_BENCH_GAME_TRANSPORTS:-tcp udp udp65507}
 ENTITIES=1000
 HZ=60
 WARMUP=2
@@ -65,11 +77,19 @@ cpu() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
 moves() { "$BIN/sweep" stats --connect "$TCP" | sed -n 's/.* moves_total=\([0-9]*\) .*/\1/p'; }
 
 # run TRANSPORT: one sweepd, one relay; appends "TRANSPORT moves_per_s
-# cpu_us_per_move p50 p99 watch_bytes errors lost" to $TMP/runs.
+# cpu_us_per_move p50 p99 watch_bytes errors lost max_batch frames_sent
+# frames_received datagram" to $TMP/runs.
 run() {
     rm -f "$TMP/ready"
+    case $1 in
+    udp) datagram=1200 ;;
+    udp*) datagram=${1#udp} ;;
+    *) datagram= ;;
+    esac
+    if [ -n "$datagram" ]; then wide="--udp-max-datagram $datagram --max-batch 1024"; else wide=; fi
+    # shellcheck disable=SC2086 # $wide is two options or none
     "$BIN/sweepd" --listen 127.0.0.1:0 --log-level warn --map "$MAP" --config "$TMP/sweepd.conf" \
-        --max-entities-server $((ENTITIES + 24)) --rate-limit 0 --time-bank 10 >"$TMP/ready" 2>"$TMP/log" &
+        --max-entities-server $((ENTITIES + 24)) --rate-limit 0 --time-bank 10 $wide >"$TMP/ready" 2>"$TMP/log" &
     PID=$!
     i=0
     while ! grep -q '^sweepd ready' "$TMP/ready" 2>/dev/null && kill -0 "$PID" 2>/dev/null && [ $i -lt 300 ]; do
@@ -79,7 +99,7 @@ run() {
     TCP=$(sed -n 's/^sweepd ready tcp=\([^ ]*\) udp=.*/\1/p' "$TMP/ready")
     UDP=$(sed -n 's/^sweepd ready tcp=[^ ]* udp=\([^ ]*\).*/\1/p' "$TMP/ready")
     [ -n "$UDP" ] || { echo "bench_game_server: sweepd did not start:" >&2; cat "$TMP/log" >&2; exit 1; }
-    if [ "$1" = udp ]; then set -- udp "$UDP" --udp; else set -- tcp "$TCP"; fi
+    if [ -n "$datagram" ]; then set -- "$1" "$UDP" --udp --udp-max-datagram "$datagram"; else set -- tcp "$TCP"; fi
     transport=$1 address=$2
     shift 2
     SWEEP_TOKEN=bench-game-server "$RELAY" --connect "$address" "$@" --entities "$ENTITIES" --rate "$HZ" \
@@ -113,9 +133,10 @@ run() {
     fi
     echo "$line" | awk -v t="$transport" -v c=$((c1 - c0)) -v m=$((m1 - m0)) -v hz="$CLK" -v s="$WINDOW" '
         function field(k,    i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
-        { printf "%s %.0f %.2f %s %s %s %d %d\n", t, m / s, (m > 0 ? c * 1e6 / hz / m : 0),
+        { printf "%s %.0f %.2f %s %s %s %d %d %s %s %s %s\n", t, m / s, (m > 0 ? c * 1e6 / hz / m : 0),
                  field("tick_rtt_p50_us"), field("tick_rtt_p99_us"), field("watch_bytes_per_tick"),
-                 field("errors") + field("corrections"), field("lost") }' >>"$TMP/runs"
+                 field("errors") + field("corrections"), field("lost"), field("max_batch"),
+                 field("frames_sent_per_tick"), field("frames_received_per_tick"), field("datagram") }' >>"$TMP/runs"
 }
 
 : >"$TMP/runs"
@@ -130,11 +151,13 @@ for t in $TRANSPORTS; do
             for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
             return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
         }
-        $1 == t { k++; for (f = 2; f <= 6; f++) col[f, k] = $f; errors += $7; lost += $8 }
+        $1 == t { k++; for (f = 2; f <= 6; f++) col[f, k] = $f; for (f = 10; f <= 11; f++) col[f, k] = $f
+                  errors += $7; lost += $8; batch = $9; datagram = $12 }
         END {
             if (k == 0) exit 1
-            for (f = 2; f <= 6; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-            printf "BENCH name=server.game_server%s entities=%d hz=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f tick_rtt_p50_us=%.0f tick_rtt_p99_us=%.0f watch_bytes_per_tick=%.0f errors=%d lost=%d\n",
-                (t == "tcp" ? "" : " transport=" t), n, hz, med[2], med[3], med[4], med[5], med[6], errors, lost
+            for (f = 2; f <= 11; f++) { if (f >= 7 && f <= 9) continue; for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
+            printf "BENCH name=server.game_server%s entities=%d hz=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f tick_rtt_p50_us=%.0f tick_rtt_p99_us=%.0f watch_bytes_per_tick=%.0f max_batch=%d frames_sent_per_tick=%.1f frames_received_per_tick=%.1f errors=%d lost=%d\n",
+                (t == "tcp" ? "" : " transport=udp datagram=" datagram), n, hz, med[2], med[3], med[4], med[5], med[6],
+                batch, med[10], med[11], errors, lost
         }' "$TMP/runs"
 done

@@ -177,6 +177,30 @@ static void relays_without_predicting(void **state)
     relays(1, 0, "1");
 }
 
+/* Asking for larger datagrams of a sweepd at its default (1200): the
+ * session agrees 1200, and the line says so and what a tick took. */
+static void says_the_datagram_agreed(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    int rc = run_relay(D.udp, "--entities 100 --duration 1 --udp --udp-max-datagram 60000", &out);
+    assert_non_null(out);
+    const char *line = strstr(out, "relay transport=");
+    if (rc != 0 || line == NULL)
+        fail_msg("relay_server exited %d:\n%s", rc, out);
+    assert_int_equal(field(line, "datagram"), SWEEP_UDP_MAX_DATAGRAM);
+    assert_int_equal(field(line, "max_batch"), sweep_udp_max_batch_claimed());
+    /* 100 moves a tick, cut to max_batch: that many MoveBatch datagrams. */
+    uint32_t per = sweep_udp_max_batch_claimed();
+    assert_true(field_f(line, "frames_sent_per_tick") >= (100 + per - 1) / per);
+    free(out);
+    /* A size out of range: libsweep's refusal, named. */
+    rc = run_relay(D.udp, "--entities 1 --duration 1 --udp --udp-max-datagram 70000", &out);
+    assert_true(rc != 0);
+    assert_non_null(strstr(out, "udp_max_datagram 70000 is outside 1200 to 65507"));
+    free(out);
+}
+
 static void says_what_sweepd_refused(void **state)
 {
     (void)state;
@@ -207,6 +231,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(relays_a_hundred_players_over_tcp),
         cmocka_unit_test(relays_a_hundred_players_over_udp),
         cmocka_unit_test(relays_without_predicting),
+        cmocka_unit_test(says_the_datagram_agreed),
         cmocka_unit_test(says_what_sweepd_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -11,7 +11,10 @@
 # walk_liquids.hash for walkers swimming in water, slime and lava and
 # climbing a ladder (the same program's `liquids` walk). A
 # mismatch means a change broke replay determinism (or, if intended, the
-# golden file must be updated in the same commit, saying why).
+# golden file must be updated in the same commit, saying why). The
+# variant with __SSE2__ undefined builds the core's plain C paths (the
+# BVH's, the scene's box and plane tests one at a time), which targets
+# without SSE2 run, and must walk to the same hashes.
 #
 # Speaks cmocka's summary lines so tests/run-tests.sh counts it. About
 # 100 s on an idle 2-core machine, over 300 s when it is busy:
@@ -63,7 +66,7 @@ mkdir -p "$cross"
 cd "$root"
 srcs="$(ls core/*.c) $(ls maps/*.c | grep -v '_main\.c$' | grep -v '^maps/import') maps/sweep_walk_main.c"
 hdrs="$(ls core/*.h maps/*.h)"
-for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O2"; do
+for variant in "gcc -O0" "gcc -O2" "gcc -O2 -U__SSE2__" "gcc -O3 -march=native" "clang -O0" "clang -O2"; do
     cc=${variant%% *}
     if ! command -v "$cc" >/dev/null 2>&1; then
         echo "($cc not installed: $variant not checked)"
@@ -102,6 +105,37 @@ for variant in "gcc -O0" "gcc -O2" "gcc -O3 -march=native" "clang -O0" "clang -O
     check "$variant, volumes" "$(hash_of "" "$vout")" "$golden_volumes"
     check "$variant, liquids" "$(hash_of "liquids" "$vout")" "$golden_liquids"
 done
+
+# aarch64, where a compiler left to itself would fuse a*b+c into one
+# rounding: the volume walks (the core and maps/level.c, no SQLite, which
+# has no arm64 package beside this machine's) built static with Debian's
+# cross compiler and run under qemu-user. make test installs both
+# (tests/tests.mk); run by hand without them, this variant says so.
+acc=aarch64-linux-gnu-gcc
+if ! command -v "$acc" >/dev/null 2>&1 || ! command -v qemu-aarch64 >/dev/null 2>&1; then
+    echo "($acc or qemu-aarch64 not installed: aarch64 not checked)"
+else
+    aout="$cross/volume-walk-aarch64"
+    vsrcs="$(ls core/*.c) maps/level.c tests/core/volume_walk.c"
+    built=1
+    # shellcheck disable=SC2086
+    if [ ! -x "$aout" ] || [ -n "$(find $vsrcs $hdrs "$0" -newer "$aout" 2>/dev/null | head -n 1)" ]; then
+        # shellcheck disable=SC2086
+        if ! "$acc" -O2 -static -std=gnu11 -I. -ffp-contract=off -fno-fast-math $vsrcs -lm -o "$aout" \
+            2>"$aout.log"; then
+            echo "[ RUN      ] aarch64 -O2, volumes"
+            echo "[  FAILED  ] aarch64 -O2, volumes: build failed:"
+            cat "$aout.log"
+            rm -f "$aout"
+            failed=$((failed + 1))
+            built=0
+        fi
+    fi
+    if [ $built -eq 1 ]; then
+        check "aarch64 -O2 (qemu), volumes" "$(hash_of "" qemu-aarch64 "$aout")" "$golden_volumes"
+        check "aarch64 -O2 (qemu), liquids" "$(hash_of "liquids" qemu-aarch64 "$aout")" "$golden_liquids"
+    fi
+fi
 
 echo "[==========] $((passed + failed)) test(s) run."
 echo "[  PASSED  ] $passed test(s)."

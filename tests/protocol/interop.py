@@ -28,7 +28,7 @@ import sys
 # tables:<Table>.
 SPEC = {
     'Hello': [('protocol_version', 'u32'), ('client_name', 'str'), ('auth_token', 'str'),
-              ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes')],
+              ('world', 'str'), ('cookie', 'bytes'), ('padding', 'bytes'), ('max_datagram', 'u32')],
     'Welcome': [('protocol_version', 'u32'), ('session_id', 'u64'), ('tick_rate', 'f64'),
                 ('map_name', 'str'), ('map_hash', 'bytes'), ('max_batch', 'u32'),
                 ('max_frame_size', 'u32'), ('max_entities', 'u32'), ('role', 'u8'),
@@ -418,7 +418,8 @@ def samples():
         {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'python ✓',
                                                    'auth_token': 'tok', 'world': 'arena'}},
         {'kind': 'Hello', 'sequence': 1, 'body': {'protocol_version': 1, 'client_name': 'udp',
-                                                   'cookie': bytes(range(24)), 'padding': bytes(200)}},
+                                                   'cookie': bytes(range(24)), 'padding': bytes(200),
+                                                   'max_datagram': 60000}},
         {'kind': 'Welcome', 'sequence': 1, 'server_tick': 5,
          'body': {'protocol_version': 1, 'session_id': 2**63 + 5, 'tick_rate': 128.0,
                   'map_name': 'dm_test', 'map_hash': bytes(range(32)), 'max_batch': 64,

@@ -164,7 +164,7 @@ static void dump(FILE *o, const sweep_message *m)
         str(o, h->client_name);
         fputs(",\"cookie\":", o);
         bytes(o, h->cookie);
-        fputs(",\"padding\":", o);
+        fprintf(o, ",\"max_datagram\":%u,\"padding\":", h->max_datagram);
         bytes(o, h->padding);
         fprintf(o, ",\"protocol_version\":%u,\"world\":", h->protocol_version);
         str(o, h->world);

@@ -160,6 +160,7 @@ static inline sweep_message sample_message(unsigned which)
         m.as.hello.cookie.len = sizeof sample__cookie;
         m.as.hello.padding.ptr = sample__padding;
         m.as.hello.padding.len = sizeof sample__padding;
+        m.as.hello.max_datagram = 60000;
         break;
     case 2:
         m.kind = SWEEP_MSG_WELCOME;
@@ -678,7 +679,8 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
                sample__streq(a->as.hello.auth_token, b->as.hello.auth_token) &&
                sample__streq(a->as.hello.world, b->as.hello.world) &&
                sample__byteseq(a->as.hello.cookie, b->as.hello.cookie) &&
-               sample__byteseq(a->as.hello.padding, b->as.hello.padding);
+               sample__byteseq(a->as.hello.padding, b->as.hello.padding) &&
+               a->as.hello.max_datagram == b->as.hello.max_datagram;
     case SWEEP_MSG_WELCOME: {
         const sweep_msg_welcome *x = &a->as.welcome, *y = &b->as.welcome;
         return x->protocol_version == y->protocol_version && x->session_id == y->session_id &&

@@ -1137,7 +1137,7 @@ static void test_query_result_pieces_fit_datagrams(void **state)
     static uint8_t buf[1 << 16];
     query_pieces p;
     memset(&p, 0, sizeof p);
-    assert_int_equal(sweep_encode_pieces(&m, 0, buf, sizeof buf, on_query_piece, &p), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_encode_pieces(&m, 0, SWEEP_UDP_MAX_DATAGRAM, buf, sizeof buf, on_query_piece, &p), SWEEP_PROTO_OK);
     /* A full answer (ten hits) is under a datagram, sixteen are not. */
     assert_int_equal(p.pieces, 16);
     assert_int_equal(p.next, 16);
@@ -1148,7 +1148,7 @@ static void test_query_result_pieces_fit_datagrams(void **state)
     }
     /* Over TCP, one frame. */
     memset(&p, 0, sizeof p);
-    assert_int_equal(sweep_encode_pieces(&m, 1, buf, sizeof buf, on_query_piece_tcp, &p), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_encode_pieces(&m, 1, SWEEP_UDP_MAX_DATAGRAM, buf, sizeof buf, on_query_piece_tcp, &p), SWEEP_PROTO_OK);
     assert_int_equal(p.pieces, 1);
 }
 

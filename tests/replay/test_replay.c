@@ -1211,6 +1211,90 @@ static void entity_commands_replay_at_both_depths(void **state)
     assert_int_equal(core.requests, full.requests);
 }
 
+/* A UDP session that agreed datagrams of 60,000 bytes has its batch's
+ * results cut to that size, and one of 1,200 bytes beside it to its own:
+ * the replay cuts each session's answers as sweepd did (the OPEN names the
+ * larger size), at both depths. */
+static void wide_datagrams_replay(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    char rec[400];
+    scratch("wide", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, "--udp-max-datagram", "60000", "--max-batch", "1024",
+                           "--rate-limit-server", "0", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int wide = fx_udp_socket(d.port), plain = fx_udp_socket(d.port);
+    assert_true(wide >= 0 && plain >= 0);
+    int rcvbuf = 1 << 22;
+    setsockopt(wide, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    setsockopt(plain, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    sweep_message h = fx_hello_msg("wide"), w;
+    h.as.hello.auth_token = sweep_str_of(FX_TOKEN);
+    h.as.hello.max_datagram = 60000;
+    assert_true(fx_udp_handshake_hello(wide, rx, &h, &w) != 0);
+    assert_int_equal(w.as.welcome.max_frame_size, 60000);
+    assert_true(w.as.welcome.max_batch >= N);
+    sweep_message wp;
+    assert_true(fx_udp_handshake_token(plain, rx, FX_TOKEN, &wp) != 0);
+    assert_int_equal(wp.as.welcome.max_frame_size, SWEEP_UDP_MAX_DATAGRAM);
+    static uint32_t ids[N];
+    for (uint32_t i = 0; i < N; i++) {
+        sweep_message s = fx_spawn_msg(1 + i, sweep_v3(-5.0 + 0.01 * (i % 100), 5.0 + 0.01 * (i / 100), 1.0),
+                                       sweep_v3(0.4, 0.4, 0.9)),
+                      r;
+        assert_true(fx_udp_send(wide, &s) > 0);
+        assert_true(fx_udp_recv(wide, rx, &r, FX_TIMEOUT_MS) > 0);
+        assert_int_equal(r.kind, SWEEP_MSG_SPAWNED);
+        ids[i] = r.as.spawned.entity;
+    }
+    static sweep_msg_move mv[N];
+    uint32_t datagrams[2] = {0, 0};
+    for (int round = 0; round < 3; round++, usleep(16000)) {
+        for (uint32_t i = 0; i < N; i++) {
+            mv[i] = fx_move_msg(ids[i], 1, sweep_v3(0, 0, 0), 1.0 / 60.0).as.move;
+            mv[i].sequence = 1000 + (uint32_t)round * N + i;
+        }
+        /* All of them from the wide session, a dozen of them from the other. */
+        for (int k = 0; k < 2; k++) {
+            sweep_message b = fx_msg(SWEEP_MSG_MOVE_BATCH, 5000 + (uint32_t)round);
+            b.as.move_batch.moves = mv;
+            b.as.move_batch.count = k == 0 ? N : wp.as.welcome.max_batch;
+            int fd = k == 0 ? wide : plain;
+            assert_true(fx_udp_send(fd, &b) > 0);
+            uint32_t answered = 0;
+            while (answered < b.as.move_batch.count) {
+                sweep_message r;
+                assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+                if (r.kind == SWEEP_MSG_MOVE_RESULT_BATCH)
+                    answered += r.as.move_result_batch.count;
+                else if (r.kind == SWEEP_MSG_ERROR)
+                    answered++; /* another session's entity: refused, named */
+                else
+                    fail_msg("%s", sweep_msg_kind_name(r.kind));
+                datagrams[k]++;
+            }
+        }
+    }
+    /* The wide session's 600 results a batch in a few datagrams. */
+    assert_true(datagrams[0] <= 3 * 4);
+    close(wide);
+    close(plain);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[2][512];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    replay_ok(logs[0], g_map, &full, &tf);
+    assert_int_equal(full.moves, 3 * N);
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, &tc);
+    assert_int_equal(core.moves, full.moves);
+}
+
 /* A jump held in the air with a sequence skipped before every move: the
  * world forgives a few refused jumps in the graces of those gaps (its
  * pace) and names the rest; the core depth, which runs sweep_act and
@@ -3284,6 +3368,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(lean_loop_matches_general_path),
         cmocka_unit_test(entity_commands_replay_at_both_depths),
+        cmocka_unit_test(wide_datagrams_replay),
         cmocka_unit_test(jumps_forgiven_after_gaps_replay),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
     };

@@ -387,6 +387,50 @@ static void test_metrics_count_what_clients_did(void **state)
     close(fd);
 }
 
+/* Each Ping over UDP answered before the next is sent: a wake-up of
+ * sweepd's each, whose one recvmmsg reads less than it could. That left
+ * the socket empty, and sweepd makes no second read only to find so (a
+ * system call per wake-up, which libuv made): sweep_udp_reads_total
+ * counts every read and none empty. */
+static void test_udp_reads_stop_at_a_short_batch(void **state)
+{
+    (void)state;
+    enum { PINGS = 40 };
+    int ufd = fx_udp_socket(srv.port);
+    assert_true(ufd >= 0);
+    assert_true(fx_udp_handshake(ufd, rx) != 0);
+    usleep(300000); /* the snapshot (every 100 ms) has the handshake's reads */
+    http_answer a;
+    http("GET", "/metrics", &a);
+    double reads0 = sample(a.body, "sweep_udp_reads_total{result=\"datagrams\"}");
+    double empty0 = sample(a.body, "sweep_udp_reads_total{result=\"empty\"}");
+    free(a.body);
+    assert_true(reads0 >= 2 && empty0 >= 0); /* the Hellos' */
+    for (uint32_t i = 0; i < PINGS; i++) {
+        sweep_message p = fx_msg(SWEEP_MSG_PING, 500 + i), r;
+        assert_true(fx_udp_send(ufd, &p) > 0);
+        assert_true(fx_udp_recv(ufd, rx, &r, FX_TIMEOUT_MS) > 0);
+        assert_int_equal(r.kind, SWEEP_MSG_PONG);
+        assert_int_equal(r.sequence, 500 + i);
+    }
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    double reads, empty;
+    for (;;) {
+        http("GET", "/metrics", &a);
+        reads = sample(a.body, "sweep_udp_reads_total{result=\"datagrams\"}");
+        empty = sample(a.body, "sweep_udp_reads_total{result=\"empty\"}");
+        free(a.body);
+        if (reads >= reads0 + PINGS || fx_now_ms() > deadline)
+            break;
+        usleep(50000);
+    }
+    printf("metrics: %d Pings one at a time: %.0f reads with datagrams, %.0f empty\n", PINGS, reads - reads0,
+           empty - empty0);
+    assert_true(reads >= reads0 + PINGS);
+    assert_true(empty == empty0);
+    close(ufd);
+}
+
 static void test_other_paths_are_not_found(void **state)
 {
     (void)state;
@@ -683,6 +727,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_count_what_clients_did),
+        cmocka_unit_test(test_udp_reads_stop_at_a_short_batch),
         cmocka_unit_test(test_other_paths_are_not_found),
         cmocka_unit_test(test_sweep_stats_prints_them),
         cmocka_unit_test(test_per_world_series_and_histograms),

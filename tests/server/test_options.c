@@ -124,6 +124,34 @@ static void test_defaults_and_cli(void **state)
 
 /* --auth-secret-file reads the secret at once, so a missing or short file
  * stops the server with the option's name. */
+/* The datagram size a UDP session may agree: 1200 unless the operator says
+ * more, within what every client takes and what IPv4 carries. */
+static void test_udp_max_datagram(void **state)
+{
+    (void)state;
+    sweep_server_options o;
+    char err[256];
+    sweep_server_options_default(&o);
+    assert_int_equal(o.udp_max_datagram, 1200);
+    const char *most[] = {"sweepd", "--udp-max-datagram", "65507"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, most), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.udp_max_datagram, 65507);
+    const char *least[] = {"sweepd", "--udp-max-datagram", "1200"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, least), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.udp_max_datagram, 1200);
+    const char *below[] = {"sweepd", "--udp-max-datagram", "1199"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, below), SWEEP_OPTIONS_ERROR);
+    assert_string_equal(err, "--udp-max-datagram: 1199 is out of range [1200, 65507] (1200: what every client "
+                             "takes; 65507: the largest UDP payload over IPv4)");
+    const char *above[] = {"sweepd", "--udp-max-datagram", "65508"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, above), SWEEP_OPTIONS_ERROR);
+    assert_string_equal(err, "--udp-max-datagram: 65508 is out of range [1200, 65507] (1200: what every client "
+                             "takes; 65507: the largest UDP payload over IPv4)");
+    const char *junk[] = {"sweepd", "--udp-max-datagram", "9k"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, junk), SWEEP_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'9k' is not a whole number"));
+}
+
 static void test_auth_secret_file(void **state)
 {
     (void)state;
@@ -318,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_config_file),      cmocka_unit_test(test_auth_secret_file),
         cmocka_unit_test(test_hmac_sha256),      cmocka_unit_test(test_cookie),
         cmocka_unit_test(test_bucket),           cmocka_unit_test(test_tick_percentiles),
+        cmocka_unit_test(test_udp_max_datagram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
