@@ -40,6 +40,7 @@
 #include "protocol/result_pieces.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_results.h"
 #include "server/record/record_window.h"
 #include "server/world/log.h"
 #include "server/world/request_decoder.h"
@@ -74,6 +75,17 @@ struct sweep_replay {
     uint8_t *out_buf;         /* what the world answers, encoded */
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
+    int results_recorded;     /* a version 5 log: move results are RESULTS records, compared as such */
+    sweep__record_moved moved; /* the results the world's MOVEs of the group were made from */
+    uint8_t *results_buf;     /* the world's answer as a RESULTS payload */
+    size_t results_cap;
+    /* Rebuilding a RESULTS record (a difference, a watcher): the group's
+     * MOVE payloads so far, and room for the results of both sides. */
+    const uint8_t **group_moves;
+    uint32_t *group_move_lens;
+    uint32_t group_move_count, group_move_cap;
+    sweep_msg_move_result *rebuilt[2];
+    uint32_t rebuilt_cap[2];
     uint32_t udp_max_batch;   /* what a UDP Welcome announced (found by trial encodings: once) */
     /* Records are read in place into these (sweep_record_next writes only
      * the fields of a record's type): one for a record on its own, and two
@@ -164,6 +176,22 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
     return 0;
 }
 
+/* Room for need bytes at *p (doubling from 64 KiB); -1 when there is none. */
+static int grow_bytes(uint8_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 64u * 1024u;
+    while (ncap < need)
+        ncap *= 2;
+    uint8_t *n = realloc(*p, ncap);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
 /* What the world sent, kept for compare(). Nearly always it is the
  * record the log holds at its place, which the group was read for before
  * the request ran: compared here, as it is made, and then not copied
@@ -183,17 +211,9 @@ static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const ui
             return;
         }
     }
-    if (r->arena_len + len > r->arena_cap) {
-        size_t ncap = r->arena_cap ? r->arena_cap : 64u * 1024u;
-        while (ncap < r->arena_len + len)
-            ncap *= 2;
-        uint8_t *n = realloc(r->arena, ncap);
-        if (!n) {
-            r->arena_failed = 1;
-            return;
-        }
-        r->arena = n;
-        r->arena_cap = ncap;
+    if (grow_bytes(&r->arena, &r->arena_cap, r->arena_len + len) != 0) {
+        r->arena_failed = 1;
+        return;
     }
     memcpy(r->arena + r->arena_len, bytes, len);
     r->sent[r->sent_count++] = (sent){session, r->arena_len, len, type, 0};
@@ -222,9 +242,26 @@ static int on_piece(void *ctx, const uint8_t *bytes, size_t len)
     return 0;
 }
 
+/* A move answer of a version 5 log: the RESULTS payload sweepd would have
+ * written of it (record_results.h), compared as the record. */
+static void on_results(sweep_replay *r, uint64_t session, const sweep_message *m)
+{
+    uint32_t count = m->kind == SWEEP_MSG_MOVE_RESULT_BATCH ? m->as.move_result_batch.count : 1;
+    if (grow_bytes(&r->results_buf, &r->results_cap, sweep__record_results_bound(count)) != 0) {
+        r->arena_failed = 1;
+        return;
+    }
+    size_t n = sweep__record_results_encode(r->results_buf, session, m, &r->moved);
+    on_sent_as(r, SWEEP_RECORD_RESULTS, session, r->results_buf, n);
+}
+
 static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
 {
     sweep_replay *r = ctx;
+    if (r->results_recorded && sweep__record_results_kind(m->kind)) {
+        on_results(r, to->id, m);
+        return;
+    }
     const replay_session *rs = find_session(r, to->id);
     int tcp = rs && rs->tcp;
     /* As sweepd's outcomes.c: a result batch cut to the transport, any
@@ -241,6 +278,14 @@ static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, 
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
     size_t n = sweep__record_move_encode(image, o->id, mv->mode, mv->buttons, mv->velocity, res);
     on_sent_as(r, SWEEP_RECORD_MOVE, o->id, image, n);
+    if (r->results_recorded) {
+        sweep__record_moved *mo = &r->moved;
+        if (grow((void **)&mo->res, &mo->cap, mo->count + 1, sizeof *mo->res) != 0) {
+            r->arena_failed = 1;
+            return;
+        }
+        mo->res[mo->count++] = res;
+    }
 }
 
 /* No ids drawn, no memory limit: the ids are the log's, and a replay does
@@ -570,6 +615,18 @@ sweep__replay_core *sweep__replay_core_of(sweep_replay *r)
     return r->core;
 }
 
+static int rebuild_in(sweep_replay *r, const sweep_record *group, uint32_t i, const uint8_t *p, size_t len,
+                      int side, sweep_message *m, char *why, size_t whylen);
+
+int sweep__replay_results_message(sweep_replay *r, const sweep_record *group, uint32_t i, sweep_message *m)
+{
+    char why[160];
+    const sweep_record *x = &group[i];
+    if (rebuild_in(r, group, i, x->bytes.ptr, x->bytes.len, 0, m, why, sizeof why) == 0)
+        return 0;
+    return sweep__replay_fail(r, "%s: byte %" PRIu64 ": RESULTS: %s (corrupt log)", r->path, x->offset, why);
+}
+
 int sweep__replay_watched(const sweep_replay *r)
 {
     return r->watcher != NULL;
@@ -599,6 +656,53 @@ static int decode(sweep_replay *r, int side, uint64_t session, const uint8_t *by
     return sweep_decode(&r->dec[side], r->scratch[side], len, flags, m) == SWEEP_PROTO_OK ? 0 : -1;
 }
 
+/* The message of a RESULTS payload p (the record's or the world's) at
+ * place i of group: the MOVE records before it, less those the
+ * RESULTS before it took, give its results their core fields. Into side's
+ * room; 0, or -1 with why. Only for a watcher or a difference: it reads
+ * the group again from its start. */
+static int rebuild_in(sweep_replay *r, const sweep_record *group, uint32_t i, const uint8_t *p, size_t len,
+                      int side, sweep_message *m, char *why, size_t whylen)
+{
+    r->group_move_count = 0;
+    for (uint32_t k = 0; k < i; k++) {
+        const sweep_record *x = &group[k];
+        if (x->type != SWEEP_RECORD_MOVE)
+            continue;
+        if (grow((void **)&r->group_moves, &r->group_move_cap, r->group_move_count + 1, sizeof *r->group_moves) ||
+            (r->group_move_lens = realloc(r->group_move_lens, r->group_move_cap * sizeof *r->group_move_lens)) == NULL) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        r->group_moves[r->group_move_count] = x->bytes.ptr;
+        r->group_move_lens[r->group_move_count++] = x->bytes.len;
+    }
+    uint32_t taken = 0;
+    for (uint32_t k = 0; k <= i; k++) {
+        const sweep_record *x = &group[k];
+        if (k < i && x->type != SWEEP_RECORD_RESULTS)
+            continue;
+        const uint8_t *q = k < i ? x->bytes.ptr : p;
+        size_t ql = k < i ? x->bytes.len : len;
+        uint32_t count = sweep__record_results_count(q);
+        if (grow((void **)&r->rebuilt[side], &r->rebuilt_cap[side], count ? count : 1, sizeof *r->rebuilt[side])) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        if (sweep__record_results_rebuild(q, ql, r->group_moves, r->group_move_lens, r->group_move_count, &taken, m,
+                                          r->rebuilt[side], why, whylen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* rebuild_in, in the group being compared. */
+static int rebuild_at(sweep_replay *r, uint32_t i, const uint8_t *p, size_t len, int side, sweep_message *m,
+                      char *why, size_t whylen)
+{
+    return rebuild_in(r, r->expect, i, p, len, side, m, why, whylen);
+}
+
 /* Compares what was sent with what the log expects (see the file comment). */
 static int compare(sweep_replay *r, uint64_t group_offset)
 {
@@ -616,7 +720,10 @@ static int compare(sweep_replay *r, uint64_t group_offset)
             r->stats.outputs++;
             if (r->watcher) {
                 sweep_message m;
-                if (decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
+                char why[160];
+                if (x->type == SWEEP_RECORD_RESULTS
+                        ? rebuild_at(r, i, x->bytes.ptr, x->bytes.len, 0, &m, why, sizeof why) == 0
+                        : decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &m) == 0) {
                     sweep_replay_event ev = {r->world->tick, x->session, &m, r->request};
                     r->watcher(r->watcher_ctx, &ev);
                 }
@@ -654,12 +761,21 @@ static int compare(sweep_replay *r, uint64_t group_offset)
             return diverge(r, x->session, x->entity, x->offset, &d);
         }
         sweep_message a, b;
-        int da = decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &a);
-        int db = decode(r, 1, y->session, yb, y->len, &b);
+        int da, db;
+        if (x->type == SWEEP_RECORD_RESULTS) {
+            /* Every MOVE before it matched: both rebuilt from the
+             * record's, so only what the RESULTS hold can differ. */
+            char why[160];
+            da = rebuild_at(r, i, x->bytes.ptr, x->bytes.len, 0, &a, why, sizeof why);
+            db = rebuild_at(r, i, yb, y->len, 1, &b, why, sizeof why);
+        } else {
+            da = decode(r, 0, x->session, x->bytes.ptr, x->bytes.len, &a);
+            db = decode(r, 1, y->session, yb, y->len, &b);
+        }
         if (da == 0 && db == 0)
             entity = diff_message(&d, &a, &b);
         if (!d.found) {
-            snprintf(d.field, sizeof d.field, "message bytes");
+            snprintf(d.field, sizeof d.field, x->type == SWEEP_RECORD_RESULTS ? "RESULTS bytes" : "message bytes");
             snprintf(d.a, sizeof d.a, "%u bytes%s", x->bytes.len, da ? " (not decodable)" : "");
             snprintf(d.b, sizeof d.b, "%zu bytes%s", y->len, db ? " (not decodable)" : "");
         }
@@ -675,8 +791,9 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         if (r->sent_count > n) {
             session = r->sent[n].session;
             sweep_message b;
-            if (r->sent[n].type == SWEEP_RECORD_MOVE) {
-                snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: a MOVE record)");
+            if (r->sent[n].type == SWEEP_RECORD_MOVE || r->sent[n].type == SWEEP_RECORD_RESULTS) {
+                snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: a %s record)",
+                         sweep_record_type_name(r->sent[n].type));
             } else if (decode(r, 1, session, r->arena + r->sent[n].at, r->sent[n].len, &b) == 0) {
                 snprintf(d.b + strlen(d.b), sizeof d.b - strlen(d.b), " (first extra: %s)",
                          sweep_msg_kind_name(b.kind));
@@ -696,6 +813,7 @@ static int read_group(sweep_replay *r)
 {
     r->id_count = r->sent_count = 0;
     r->arena_len = 0;
+    r->moved.count = r->moved.taken = 0;
     int side = r->side;
     uint32_t n = 0;
     char err[1200];
@@ -710,7 +828,7 @@ static int read_group(sweep_replay *r)
             return set_error(r, "%s", err);
         if (got == 0)
             break;
-        if (x->type == SWEEP_RECORD_OUT || x->type == SWEEP_RECORD_MOVE) {
+        if (x->type == SWEEP_RECORD_OUT || x->type == SWEEP_RECORD_MOVE || x->type == SWEEP_RECORD_RESULTS) {
             n++;
         } else if (x->type == SWEEP_RECORD_ID) {
             if (grow((void **)&r->ids, &r->id_cap, r->id_count + 1, sizeof *r->ids) != 0)
@@ -1042,6 +1160,7 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
     if (!r->world)
         return -1;
     r->moves_recorded = h->version >= 2;
+    r->results_recorded = h->version >= 5;
     r->udp_max_batch = sweep_udp_max_batch_claimed();
     r->out_cap = sweep__answer_buffer_size(h->max_batch);
     r->out_buf = malloc(r->out_cap);
@@ -1280,5 +1399,11 @@ void sweep_replay_close(sweep_replay *r)
     free(r->sent);
     free(r->arena);
     free(r->input);
+    free(r->moved.res);
+    free(r->results_buf);
+    free(r->group_moves);
+    free(r->group_move_lens);
+    free(r->rebuilt[0]);
+    free(r->rebuilt[1]);
     free(r);
 }

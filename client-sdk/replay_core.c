@@ -147,6 +147,7 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     int compact; /* a version 2 log: moves checked on their MOVE records */
+    unsigned lean_results; /* a version 5 log: SWEEP__LEAN_RESULTS (a lean group may hold RESULTS), else 0 */
     size_t prefetched; /* lean_prefetch's place in the log */
     sweep_record *group; /* the lean loop's group, read again to name a failure */
     uint32_t group_cap;
@@ -345,6 +346,7 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
     c->space = (sweep_space){c->world, c->movers, NULL, SWEEP_NO_BODY};
     c->tick = h->first_tick;
     c->compact = h->version >= 2;
+    c->lean_results = h->version >= 5 ? SWEEP__LEAN_RESULTS : 0;
     /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
     uint32_t cap = h->max_frame / 4u + 1u;
     c->dec_in.moves = calloc(cap, sizeof *c->dec_in.moves);
@@ -857,7 +859,8 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
  * answer: the recorded result of its OUT (the field, in "MoveResult" or
  * "MoveResultBatch.results[i]", at the OUT's offset), when that differs
  * from the replayed one; otherwise (the MOVE record itself is what
- * differs) the MOVE's own field. *rep is the replayed result as
+ * differs, or a version 5 log, whose answers' core fields are the MOVE
+ * records) the MOVE's own field. *rep is the replayed result as
  * result_of made it (its server_tick the world's), when st is SWEEP_OK. */
 static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_record *mo,
                         const sweep_record *outs, uint32_t out_count, sweep_msg_move_result *rep,
@@ -870,6 +873,8 @@ static int diverge_move(sweep_replay *r, sweep__replay_core *c, const sweep_reco
         sweep_message m;
         sweep_decoded_motion v;
         int full;
+        /* A RESULTS (version 5) holds no core field of its own: the
+         * MOVE is what differs, named below. */
         if (o->type != SWEEP_RECORD_OUT || o->session != mo->session ||
             decode_out(r, c, &outs[k], &m, &v, &full) != 0)
             continue;
@@ -1158,6 +1163,17 @@ static int on_request_moves(sweep_replay *r, sweep__replay_core *c, request *q, 
                 return -1;
             continue;
         }
+        if (o->type == SWEEP_RECORD_RESULTS) {
+            /* The results are the MOVE records just checked and what
+             * only the server decides: nothing for the core. */
+            if (watched) {
+                sweep_message m;
+                if (sweep__replay_results_message(r, outs, k, &m) != 0)
+                    return -1;
+                sweep__replay_notify(r, o->session, &m);
+            }
+            continue;
+        }
         const core_session *s = o->session == q->x->session ? own : find_session(c, o->session);
         if (!s)
             return sweep__replay_fail(r, "%s: byte %" PRIu64 ": OUT for session %" PRIu64 ", which no OPEN began "
@@ -1293,7 +1309,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
         unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
         uint32_t count;
         if (!plan || !sweep__record_planned(plan, at, &group_end, &ok))
-            group_end = sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
+            group_end = sweep__record_lean_group(d, first, end, session, framing | c->lean_results, &ok, &count);
         if (!group_end || !(ok & framing))
             break;
         n_requests++;
@@ -1307,7 +1323,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
                 int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, &m);
                 if (rc != MOVE_MATCHED) {
                     *requests += n_requests;
-                    sweep__record_lean_group(d, first, end, session, framing, &ok, &count);
+                    sweep__record_lean_group(d, first, end, session, framing | c->lean_results, &ok, &count);
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
                     uint32_t k = 0;

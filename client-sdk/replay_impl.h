@@ -50,6 +50,12 @@ int sweep__replay_diverge_result(sweep_replay *r, uint64_t session, uint64_t off
 /* 1 when sweep_replay_watch has a watcher; then sweep__replay_notify hands
  * it one message the log holds. */
 int sweep__replay_watched(const sweep_replay *r);
+
+/* The message of the RESULTS record at place i of group (the records
+ * after an IN or TICK), rebuilt with the group's MOVE records before it
+ * (for a watcher, or to name a difference): 0, or -1 after
+ * sweep__replay_fail. Valid until the next call. */
+int sweep__replay_results_message(sweep_replay *r, const sweep_record *group, uint32_t i, sweep_message *m);
 void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m);
 
 /* ---- replay_core.c ------------------------------------------------------ */

@@ -50,6 +50,12 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
         s->stats.move_ns_total += uv_hrtime() - oc->t0;
         oc->t0 = 0;
     }
+    /* Move results are recorded once (a RESULTS record, beside their
+     * MOVE records), not as the bytes sent. */
+    if (p->record && (m->kind == SWEEP_MSG_MOVE_RESULT || m->kind == SWEEP_MSG_MOVE_RESULT_BATCH) && oc->w->rec) {
+        sweep__record_results(oc->w, ss->id, m);
+        p->record = 0;
+    }
     if (m->kind == SWEEP_MSG_MOVE_RESULT_BATCH || m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT ||
         m->kind == SWEEP_MSG_QUERY_RESULT)
         sweep__send_results(s, p, m);

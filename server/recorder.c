@@ -31,6 +31,7 @@
 #include "server/world/alloc.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_results.h"
 #include "server/record/record_writer.h"
 #include "server/server_impl.h"
 
@@ -52,6 +53,7 @@ struct sweep__recorder {
     size_t request_at; /* where in buf the IN of the request being handled starts; 0: not in buf */
     size_t hard_max;   /* no frame may pass this (the readers' sweep_record_frame_bound) */
     sweep__record_writer *writer; /* writes the frames, in order, off the loop thread */
+    sweep__record_moved moved;    /* the results of the MOVE records since the last IN or TICK */
 };
 
 static int reserve(sweep__recorder *r, size_t more)
@@ -209,7 +211,7 @@ static inline __attribute__((always_inline)) uint8_t *begin(sweep__served *w, ui
     if (!r)
         return NULL;
     int starts = type != SWEEP_RECORD_OUT && type != SWEEP_RECORD_ID && type != SWEEP_RECORD_HASH &&
-                 type != SWEEP_RECORD_MOVE;
+                 type != SWEEP_RECORD_MOVE && type != SWEEP_RECORD_RESULTS;
     size_t limit = starts ? SWEEP_RECORD_FLUSH_BYTES : r->hard_max;
     size_t after = r->len + 5 + payload;
     if (r->failed || after > limit || after > r->cap)
@@ -421,6 +423,7 @@ void sweep__record_world_stop(sweep__served *w, const char *reason)
         sweep__record_writer_stop(r->writer); /* writes what is queued first */
     }
     free(r->buf);
+    free(r->moved.res);
     free(r);
     w->rec = NULL;
 }
@@ -469,8 +472,10 @@ void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, con
     uint8_t *p = begin(w, type, 8 + len);
     if (!p)
         return;
-    if (type == SWEEP_RECORD_IN)
+    if (type == SWEEP_RECORD_IN) {
         w->rec->request_at = (size_t)(p - w->rec->buf) - 5;
+        w->rec->moved.count = w->rec->moved.taken = 0;
+    }
     out o = {p, 0};
     put_u64(&o, session);
     put(&o, bytes, len);
@@ -505,8 +510,38 @@ void sweep__record_id(sweep__served *w, uint32_t entity)
 void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move *mv, const sweep_msg_move_result *res)
 {
     uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(res->contact_count));
-    if (p)
-        sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
+    if (!p)
+        return;
+    sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
+    sweep__record_moved *m = &w->rec->moved;
+    if (m->count == m->cap) {
+        uint32_t ncap = m->cap ? 2 * m->cap : 64;
+        const sweep_msg_move_result **n = sweep__realloc(m->res, ncap * sizeof *n);
+        if (!n) {
+            /* A RESULTS would take its result for the next MOVE's. */
+            sweep__log(SWEEP_LOG_ERROR, "record_failed",
+                       "world=%u file=%s error=\"out of memory\": recording of this world stops", w->index,
+                       w->rec->path);
+            w->rec->failed = 1;
+            return;
+        }
+        m->res = n;
+        m->cap = ncap;
+    }
+    m->res[m->count++] = res;
+}
+
+void sweep__record_results(sweep__served *w, uint64_t session, const sweep_message *m)
+{
+    uint32_t count = m->kind == SWEEP_MSG_MOVE_RESULT_BATCH ? m->as.move_result_batch.count : 1;
+    size_t bound = sweep__record_results_bound(count);
+    uint8_t *p = begin(w, SWEEP_RECORD_RESULTS, bound);
+    if (!p)
+        return;
+    /* Room for the longest; what it takes is known once written. */
+    size_t n = sweep__record_results_encode(p, session, m, &w->rec->moved);
+    w->rec->len -= bound - n;
+    put_u32_at(p - 4, (uint32_t)n);
 }
 
 void sweep__record_tick(sweep__served *w)
@@ -514,6 +549,7 @@ void sweep__record_tick(sweep__served *w)
     uint8_t *p = begin(w, SWEEP_RECORD_TICK, 8);
     if (!p)
         return;
+    w->rec->moved.count = w->rec->moved.taken = 0;
     out o = {p, 0};
     put_u64(&o, w->world->tick);
 }

@@ -435,6 +435,11 @@ void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, con
 void sweep__record_id(sweep__served *w, uint32_t entity);
 /* An applied move: its MOVE record. */
 void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move *mv, const sweep_msg_move_result *res);
+/* A MoveResult or MoveResultBatch to session, as one RESULTS record (its
+ * OUT records are then not written): each result the MOVE record of a
+ * move of this group was made from (the same object) is held by that
+ * record. */
+void sweep__record_results(sweep__served *w, uint64_t session, const sweep_message *m);
 /* The request being handled was refused for the server's own failure (out
  * of memory) and changed nothing: a replay, which would not fail, must not
  * see it, as it never sees one the rate limit refused. Its records leave

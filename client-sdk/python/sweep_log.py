@@ -52,7 +52,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
       first record is a HEAD (segment.head). Iterating it yields its records
       up to its END (or its end, or a torn frame: segment.truncated_at).
   Records are namedtuples whose first fields are type (the name: "HEAD",
-      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END", "MOVE"), file and
+      "OPEN", "CLOSE", "IN", "ID", "OUT", "TICK", "HASH", "END", "MOVE",
+      "RESULTS"), file and
       offset (of the record's type byte in that file), then:
         Head:  segment started_unix_ms server_version protocol_version
                world_index map_name map_stem map_path content_hash (hex)
@@ -82,12 +83,22 @@ As a module (the FlatBuffers code is only needed to decode messages):
                of point normal triangle material) crouched stance_blocked:
                the core's input and output of one applied move, before the
                OUT answering it
+        Results: (version 5 logs) session kind ("MoveResult" or
+               "MoveResultBatch") sequence server_tick results: a move
+               answer held once, each result a dict of what the record
+               holds of it (image: a Move of its own for a result without
+               a MOVE record, else None: its core fields are the next MOVE
+               of its group no result took; and the server's fields:
+               server_tick corrected correction rules time_excess movers
+               damage teleport_blocked and the volume and liquid ids);
+               move_results and --moves rebuild the results
   LogError(Exception): .path, .offset (None when not about a byte), .what;
       str() is "PATH: ... byte N ..." as the C reader says it.
   decode(data, transport=None) -> Message; body_of(message) -> (kind name,
       the body's generated table object, e.g. a MoveResult.MoveResult).
   move_results(records) -> MoveInfo namedtuples, one per entity per
-      MoveResult (alone or in a MoveResultBatch) the server sent: file
+      MoveResult (alone or in a MoveResultBatch) the server sent (an OUT,
+      or a RESULTS with its group's MOVE records): file
       offset session tick entity sequence position velocity grounded
       corrected correction rules (the Rule bits) rule_names speed_excess
       time_excess applied_dt resent. A result the server sent again for a
@@ -115,8 +126,8 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 4  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
-             # version 3 no query settings nor id_seed
+VERSION = 5  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
+             # version 3 no query settings nor id_seed, version 4 no RESULTS records
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -136,9 +147,13 @@ IDENTIFIER = b"SWP1"
 TCP, UDP = 0, 1
 TRANSPORT_NAMES = {TCP: "TCP", UDP: "UDP"}
 
-HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE = range(1, 11)
+HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE, RESULTS = range(1, 12)
 TYPE_NAMES = {HEAD: "HEAD", OPEN: "OPEN", CLOSE: "CLOSE", IN: "IN", ID: "ID", OUT: "OUT", TICK: "TICK",
-              HASH: "HASH", END: "END", MOVE: "MOVE"}
+              HASH: "HASH", END: "END", MOVE: "MOVE", RESULTS: "RESULTS"}
+RESULTS_FIXED = 28  # a RESULTS payload's fixed part (record.h)
+# A RESULTS result's mask bits past the first six (record.h): u32 ids.
+RESULTS_VOLUMES = ("launched_by", "teleported_by", "hurt_by", "killed_by", "entered", "left")  # bits 7-12
+RESULTS_LIQUIDS = ("liquid", "liquid_type", "liquid_level", "entered_liquid", "left_liquid", "ladder")  # 15-20
 MOVE_FIXED, MOVE_CONTACT = 176, 56  # a MOVE payload: the fixed part, then 56 bytes a contact (record.h)
 MOVE_MODES = 3  # Walk, Fly, Noclip
 
@@ -173,13 +188,20 @@ Move = collections.namedtuple("Move", _BASE + (
     "stance_blocked"))
 
 
+def _layout_check(path, at, name, p, fixed):
+    """The error maker for a payload of record `name` that breaks its
+    layout, once its length holds the fixed part."""
+    def bad(why):
+        return LogError(path, at, "record at byte %d (%s): %s (corrupt log)" % (at, name, why))
+    if len(p) < fixed:
+        raise bad("%d bytes, shorter than its fixed %d" % (len(p), fixed))
+    return bad
+
+
 def _parse_move(path, at, p):
     """A MOVE payload (version 2; layout in record.h), checked as the C
     reader checks it."""
-    def bad(why):
-        return LogError(path, at, "record at byte %d (MOVE): %s (corrupt log)" % (at, why))
-    if len(p) < MOVE_FIXED:
-        raise bad("%d bytes, shorter than its fixed %d" % (len(p), MOVE_FIXED))
+    bad = _layout_check(path, at, "MOVE", p, MOVE_FIXED)
     n = p[54]
     if n > 8:
         raise bad("%d contacts, more than a result holds (8)" % n)
@@ -205,6 +227,78 @@ def _parse_move(path, at, p):
     return Move("MOVE", path, at, session, entity, sequence, wish, dt, buttons, mode, bool(flags & 1),
                 bool(flags & 2), bool(flags & 4), bool(flags & 8), vecs[0:3], vecs[3:6], vecs[6:9], vecs[9:12],
                 speed_excess, material, ground_mover, pushed_by, rules, contacts, bool(flags & 16), bool(flags & 32))
+
+
+Results = collections.namedtuple("Results", _BASE + "session kind sequence server_tick results")
+Results.__doc__ = """A RESULTS record (version 5): kind "MoveResult" or "MoveResultBatch";
+results: a dict per result of what the record holds of it: image (a Move
+of its own, input zero, for a result without a MOVE record; else None:
+its core fields are the next MOVE of its group no result took), and the
+server's fields (server_tick, corrected, correction, rules: the server's
+bits, time_excess, movers, damage, teleport_blocked and the volume and
+liquid ids), zero where the record leaves them out."""
+
+
+def _parse_results(path, at, p):
+    """A RESULTS payload (version 5; layout in record.h), checked as the C
+    reader checks it."""
+    bad = _layout_check(path, at, "RESULTS", p, RESULTS_FIXED)
+    session, kind, sequence, tick, count = struct.unpack_from("<QIIQI", p, 0)
+    if kind > 1:
+        raise bad("kind %d is neither MoveResult (0) nor MoveResultBatch (1)" % kind)
+    if kind == 0 and count != 1:
+        raise bad("a MoveResult of %d results" % count)
+    pos, results = RESULTS_FIXED, []
+
+    def take(fmt):
+        nonlocal pos
+        size = struct.calcsize(fmt)
+        if len(p) - pos < size:
+            raise bad("result %d runs past the record's %d bytes" % (len(results), len(p)))
+        v = struct.unpack_from(fmt, p, pos)
+        pos += size
+        return v[0] if len(v) == 1 else v
+    for i in range(count):
+        mask = take("<I")
+        if mask & ~((1 << 21) - 1):
+            raise bad("result %d: mask bits set that the layout leaves zero (0x%x)" % (i, mask))
+        r = {"image": None, "server_tick": tick, "corrected": bool(mask & 4), "correction": 0.0, "rules": 0,
+             "time_excess": 0.0, "movers": [], "teleport_blocked": bool(mask & (1 << 13)), "damage": 0.0}
+        if mask & 1:
+            if len(p) - pos < MOVE_FIXED:
+                raise bad("result %d: its image runs past the record's %d bytes" % (i, len(p)))
+            n = p[pos + 54] if p[pos + 54] <= 8 else 0
+            size = MOVE_FIXED + n * MOVE_CONTACT
+            if len(p) - pos < size:
+                raise bad("result %d: its image runs past the record's %d bytes" % (i, len(p)))
+            image = bytes(p[pos:pos + size])
+            r["image"] = _parse_move(path, at, image)
+            if any(image[0:8]) or any(image[16:40]) or any(image[48:53]):
+                raise bad("result %d: its image has an input (session, wish, buttons, mode)" % i)
+            pos += size
+        if mask & 2:
+            r["server_tick"] = take("<Q")
+        if mask & 8:
+            r["correction"] = take("<d")
+        if mask & 16:
+            r["rules"] = take("<I")
+        if mask & 32:
+            r["time_excess"] = take("<d")
+        if mask & 64:
+            n = take("<I")
+            if n == 0 or n > 8 or (r["image"] is not None and n != len(r["image"].contacts)):
+                raise bad("result %d: movers of %d contacts" % (i, n))
+            r["movers"] = [take("<I") for _ in range(n)]
+        for k, name in enumerate(RESULTS_VOLUMES):
+            r[name] = take("<I") if mask & (1 << (7 + k)) else 0
+        if mask & (1 << 14):
+            r["damage"] = take("<d")
+        for k, name in enumerate(RESULTS_LIQUIDS):
+            r[name] = take("<I") if mask & (1 << (15 + k)) else 0
+        results.append(r)
+    if pos != len(p):
+        raise bad("%d bytes, but its %d results make %d" % (len(p), count, pos))
+    return Results("RESULTS", path, at, session, "MoveResultBatch" if kind else "MoveResult", sequence, tick, results)
 
 
 class _Carrying:
@@ -301,6 +395,11 @@ def _parse(kind, c, path, at, version):
         return Hash("HASH", path, at, c.u64(), c.u64())
     if kind == MOVE:
         return _parse_move(path, at, c.rest())
+    if kind == RESULTS:
+        if version < 5:
+            raise LogError(path, at, "record at byte %d: RESULTS in a version %d log, which has none (corrupt log)"
+                           % (at, version))
+        return _parse_results(path, at, c.rest())
     return End("END", path, at, c.u64(), c.text())
 
 
@@ -734,13 +833,104 @@ def _track(rec, kind, body, tracker):
         tracker.gone(body.Entity())
 
 
+class _Rebuilt:
+    """A result of a RESULTS record with its core fields from its MOVE (or
+    its own image), read like the generated MoveResult table."""
+
+    def __init__(self, move, extra):
+        self.m, self.x = move, extra
+
+    def Entity(self):
+        return self.m.entity
+
+    def Sequence(self):
+        return self.m.sequence
+
+    def ServerTick(self):
+        return self.x["server_tick"]
+
+    def Position(self):
+        return _Vec3(self.m.position)
+
+    def Velocity(self):
+        return _Vec3(self.m.velocity)
+
+    def Grounded(self):
+        return self.m.grounded
+
+    def Corrected(self):
+        return self.x["corrected"]
+
+    def Correction(self):
+        return self.x["correction"]
+
+    def Rules(self):
+        return self.m.rules | self.x["rules"]
+
+    def SpeedExcess(self):
+        return self.m.speed_excess
+
+    def TimeExcess(self):
+        return self.x["time_excess"]
+
+    def AppliedDt(self):
+        return self.m.dt
+
+
+class _Vec3:
+    def __init__(self, v):
+        self.v = v
+
+    def X(self):
+        return self.v[0]
+
+    def Y(self):
+        return self.v[1]
+
+    def Z(self):
+        return self.v[2]
+
+
+class _Groups:
+    """The MOVE records of the group (since the last IN or TICK) that no
+    RESULTS took yet, for rebuilding a RESULTS record's results."""
+
+    def __init__(self):
+        self.moves, self.taken = [], 0
+
+    def see(self, rec):
+        if rec.type in ("IN", "TICK"):
+            self.moves, self.taken = [], 0
+        elif rec.type == "MOVE":
+            self.moves.append(rec)
+
+    def results(self, rec):
+        out = []
+        for x in rec.results:
+            move = x["image"]
+            if move is None:
+                if self.taken >= len(self.moves):
+                    raise LogError(rec.file, rec.offset, "record at byte %d (RESULTS): a result has no MOVE record "
+                                   "before it in its group (corrupt log)" % rec.offset)
+                move = self.moves[self.taken]
+                self.taken += 1
+            out.append(_Rebuilt(move, x))
+        return out
+
+
 def move_results(records):
-    """A MoveInfo per entity per move result in the OUT records of
-    `records` (a Log, a Segment or any iterable of records)."""
+    """A MoveInfo per entity per move result in the OUT and RESULTS
+    records of `records` (a Log, a Segment or any iterable of records)."""
     tracker = _Tracker()
+    groups = _Groups()
     for rec in records:
+        groups.see(rec)
         if rec.type == "CLOSE":
             tracker.closed(rec.session)
+            continue
+        if rec.type == "RESULTS":
+            for r in groups.results(rec):
+                yield _move_info(rec, r, tracker)
             continue
         if rec.type != "OUT":
             continue
@@ -769,9 +959,16 @@ def summarize(log):
     rules = collections.Counter()
     errors = collections.Counter()
     tracker = _Tracker()
+    groups = _Groups()
     for rec in log:
         t = rec.type
-        if t == "TICK":
+        groups.see(rec)
+        results = ()
+        if t == "RESULTS":
+            messages += 1
+            by_message[rec.kind] += 1
+            results = groups.results(rec)
+        elif t == "TICK":
             ticks += 1
             if first_tick is None:
                 first_tick = rec.tick
@@ -806,16 +1003,17 @@ def summarize(log):
                 text = body.Message() or b""
                 if text.startswith(b"rule FreeMove"):
                     rules["FreeMove"] += 1
-            for r in _results_of(kind, body):
-                if not tracker.applied(r.Entity(), r.Sequence()):
-                    resent += 1
-                    continue
-                moves += 1
-                for name in rule_names(r.Rules()):
-                    rules[name] += 1
-                if r.Corrected():
-                    corrections += 1
-                    max_correction = max(max_correction, r.Correction())
+            results = _results_of(kind, body)
+        for r in results:
+            if not tracker.applied(r.Entity(), r.Sequence()):
+                resent += 1
+                continue
+            moves += 1
+            for name in rule_names(r.Rules()):
+                rules[name] += 1
+            if r.Corrected():
+                corrections += 1
+                max_correction = max(max_correction, r.Correction())
     head = log.heads[0]
     s["ok"] = True
     s["log"] = log.path
@@ -935,6 +1133,12 @@ def _record_fields(rec):
             d["results"] = body.ResultsLength()
         elif kind == "MoveResult" and body is not None:
             d["entity"] = body.Entity()
+    elif rec.type == "RESULTS":
+        d["session"] = rec.session
+        d["kind"] = rec.kind
+        d["sequence"] = rec.sequence
+        d["results"] = len(rec.results)
+        d["whole"] = sum(1 for x in rec.results if x["image"] is not None)
     else:
         for k in type(rec)._fields[3:]:
             d[k] = getattr(rec, k)

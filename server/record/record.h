@@ -6,7 +6,7 @@
  * File layout (all integers little-endian, doubles as their IEEE-754 bits):
  *
  *   file    = header frame*
- *   header  = "SWEEPLOG" u32 version(3) u32 zero                16 bytes
+ *   header  = "SWEEPLOG" u32 version(5) u32 zero                16 bytes
  *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
@@ -80,11 +80,39 @@
  *          as the MoveResult answering it carries them; the payload is
  *          176 + 56 * count bytes. A replay at the core depth re-runs the
  *          move from it and compares its own image byte for byte.
+ *   RESULTS (version 5) a MoveResult or MoveResultBatch the server sent
+ *          (in place of its OUT records: one RESULTS for the whole
+ *          message, however many datagrams carried it), each result held
+ *          once: a result whose move has a MOVE record in its group is
+ *          that record plus the fields only the server decides. Offsets:
+ *            0 u64 session   8 u32 kind (MoveResult 0, MoveResultBatch 1)
+ *           12 u32 Message.sequence   16 u64 Message.server_tick
+ *           24 u32 count (1 for a MoveResult)
+ *           28 the results, each: u32 mask, then in this order what it
+ *              names (bit: field):
+ *                0 the result has no MOVE (a resent answer): its image,
+ *                  as a MOVE's with its input (session, wish, buttons,
+ *                  mode) zero; without it the result is the next MOVE of
+ *                  its group that no result before took
+ *                1 u64 server_tick, where it is not the message's
+ *                2 corrected (nothing follows)   3 f64 correction
+ *                4 u32 rules: the server's bits (the core's are the MOVE's)
+ *                5 f64 time_excess
+ *                6 u32 n, the contact count, then n u32 contacts[i].mover
+ *                7 to 12 u32 launched_by, teleported_by, hurt_by,
+ *                  killed_by, entered, left
+ *               13 teleport_blocked (nothing follows)   14 f64 damage
+ *               15 to 20 u32 liquid, liquid_type, liquid_level,
+ *                  entered_liquid, left_liquid, ladder
+ *              a field that is zero (every bit: -0.0 is stored) is
+ *              left out. A replay at the full depth makes the same
+ *              payload of the world's answer and compares the bytes.
  *
  * Version 1 logs have no MOVE records; version 2 logs no server role's
  * entity cap (it was the players' cap then); version 3 logs no query
- * settings (their worlds kept no history: replayed without one); readers
- * take all four.
+ * settings (their worlds kept no history: replayed without one); version
+ * 4 logs no RESULTS (a MoveResult or MoveResultBatch is an OUT, as sent,
+ * beside its MOVE records); readers take all five.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -101,7 +129,7 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 4u       /* written; 1 to 3 are read too */
+#define SWEEP_RECORD_VERSION 5u       /* written; 1 to 4 are read too */
 #define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u
@@ -119,7 +147,8 @@ typedef enum sweep_record_type {
     SWEEP_RECORD_TICK = 7,
     SWEEP_RECORD_HASH = 8,
     SWEEP_RECORD_END = 9,
-    SWEEP_RECORD_MOVE = 10 /* version 2 */
+    SWEEP_RECORD_MOVE = 10,   /* version 2 */
+    SWEEP_RECORD_RESULTS = 11 /* version 5 */
 } sweep_record_type;
 
 /* A MOVE payload: the fixed part, then one contact per count. */
@@ -167,7 +196,7 @@ typedef struct sweep_record_head {
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */
-    uint64_t session;         /* OPEN CLOSE IN OUT MOVE */
+    uint64_t session;         /* OPEN CLOSE IN OUT MOVE RESULTS */
     uint64_t tick;            /* TICK HASH END */
     uint64_t hash;            /* HASH */
     uint32_t entity;          /* ID MOVE */
@@ -175,7 +204,7 @@ typedef struct sweep_record {
     sweep_record_bytes text;  /* OPEN identity, CLOSE and END reason */
     sweep_record_bytes text2; /* OPEN client name */
     uint32_t datagram;        /* OPEN: the UDP datagram size agreed (1200 when the record names none) */
-    sweep_record_bytes bytes; /* IN OUT: the message; MOVE: the whole payload (checked against its layout) */
+    sweep_record_bytes bytes; /* IN OUT: the message; MOVE RESULTS: the whole payload (checked against its layout) */
     sweep_record_head head;   /* HEAD */
 } sweep_record;
 

@@ -24,6 +24,7 @@
 #include "protocol/framing.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_results.h"
 #include "server/record/record_window.h"
 
 struct sweep_record_reader {
@@ -53,8 +54,8 @@ struct sweep_record_reader {
 
 #define PLAN_CAP 16384u
 
-static const char *const type_names[] = {"?",    "HEAD", "OPEN", "CLOSE", "IN",  "ID",
-                                         "OUT",  "TICK", "HASH", "END",   "MOVE"};
+static const char *const type_names[] = {"?",   "HEAD", "OPEN", "CLOSE", "IN",   "ID",
+                                         "OUT", "TICK", "HASH", "END",   "MOVE", "RESULTS"};
 
 const char *sweep_record_type_name(unsigned type)
 {
@@ -286,6 +287,18 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         out->bytes = get_rest(&c);
         break;
     }
+    case SWEEP_RECORD_RESULTS: {
+        char why[160];
+        if (r->head.version < 5)
+            return fail(err, errlen,
+                        "%s: record at byte %zu: RESULTS in a version %u log, which has none (corrupt log)", r->path,
+                        at, r->head.version);
+        if (sweep__record_results_check(c.p, len, why, sizeof why) != 0)
+            return fail(err, errlen, "%s: record at byte %zu (RESULTS): %s (corrupt log)", r->path, at, why);
+        out->session = u64_at(c.p);
+        out->bytes = get_rest(&c);
+        break;
+    }
     default:
         return fail(err, errlen, "%s: record at byte %zu: unknown type %u (corrupt log, or a newer format)", r->path,
                     at, type);
@@ -322,6 +335,13 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
             return 0;
         out->session = u64_at(q);
         out->entity = u32_at(q + 8);
+        out->bytes.ptr = q;
+        out->bytes.len = len;
+        break;
+    case SWEEP_RECORD_RESULTS:
+        if (r->head.version < 5 || !sweep__record_results_ok(q, len))
+            return 0;
+        out->session = u64_at(q);
         out->bytes.ptr = q;
         out->bytes.len = len;
         break;
@@ -460,6 +480,13 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
     return NULL;
 }
 
+/* What a lean group of this log may hold: both framings, and RESULTS in
+ * a version 5 log. */
+static unsigned lean_want(const sweep_record_reader *r)
+{
+    return SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (r->head.version >= 5 ? SWEEP__LEAN_RESULTS : 0);
+}
+
 /* Queues one lean group for the reader, waiting while the queue is full;
  * 0 when told to stop (closing, or no more planning). */
 static int plan_push(sweep_record_reader *r, size_t in_at, size_t group_end, unsigned ok)
@@ -495,8 +522,8 @@ static int plan_frame(sweep_record_reader *r, size_t pos, size_t end)
         if (t == SWEEP_RECORD_IN && len > 8) {
             unsigned ok = 0;
             uint32_t count;
-            size_t group_end = sweep__record_lean_group(d, next, end, u64_at(d + pos + 5),
-                                                        SWEEP__LEAN_TCP | SWEEP__LEAN_UDP, &ok, &count);
+            size_t group_end = sweep__record_lean_group(d, next, end, u64_at(d + pos + 5), lean_want(r), &ok,
+                                                        &count);
             if (!plan_push(r, pos, group_end, group_end ? ok : 0))
                 return 0;
             if (group_end)

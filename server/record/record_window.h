@@ -19,6 +19,7 @@
 #include "protocol/decode_checked.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_results.h"
 
 /* The file's bytes; *at is the offset of the next record to be read and
  * *end that of the current frame's end (*at == *end: none left in it,
@@ -47,6 +48,9 @@ long sweep__record_cpus(void);
  * size-prefixed (TCP) or not (UDP). */
 #define SWEEP__LEAN_TCP 1u
 #define SWEEP__LEAN_UDP 2u
+/* Not a framing: a version 5 log, whose RESULTS records a lean group may
+ * hold (record_results.h), in place of results sent as OUT records. */
+#define SWEEP__LEAN_RESULTS 4u
 
 /* 1 when the answer at b (n bytes, framed as `flags`) names a MoveResult
  * or a MoveResultBatch. Always inlined: the lean loop peeks at every
@@ -84,6 +88,10 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
         if (t == SWEEP_RECORD_MOVE) {
             if (!sweep__record_move_ok(q, len))
                 return 0;
+        } else if (t == SWEEP_RECORD_RESULTS) {
+            if (!(want & SWEEP__LEAN_RESULTS) || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
+                !sweep__record_results_ok(q, len))
+                return 0;
         } else if (t == SWEEP_RECORD_OUT) {
             if (len <= 8 || sweep__rd64(q) != session)
                 return 0;
@@ -91,7 +99,7 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
                 good &= ~SWEEP__LEAN_TCP;
             if ((good & SWEEP__LEAN_UDP) && !sweep__lean_is_result(q + 8, len - 8, 0))
                 good &= ~SWEEP__LEAN_UDP;
-            if (!good)
+            if (!(good & (SWEEP__LEAN_TCP | SWEEP__LEAN_UDP)))
                 return 0;
         } else {
             if (!((t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))

@@ -15,7 +15,9 @@
  * - for every MOVE record's bytes the readers' fast test
  *   (sweep__record_move_ok) and the full check (sweep__record_move_check)
  *   agree, and an image they accept reads back and encodes again to the
- *   same bytes (the writer and the replay share that layout).
+ *   same bytes (the writer and the replay share that layout);
+ * - a RESULTS record the reader returns is one both its inline test
+ *   (sweep__record_results_ok) and its full check take.
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (server.mk):
  * `make fuzz-log FUZZ_SECONDS=N`, and a bounded smoke run in `make test`.
@@ -33,6 +35,7 @@
 #include "protocol/format.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_results.h"
 
 #define MAX_RECORDS 100000 /* a bound on the loop, far above what 64 KiB holds */
 
@@ -114,7 +117,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         last = rec.offset;
         if (rec.type == SWEEP_RECORD_MOVE)
             check_move(rec.bytes.ptr, rec.bytes.len);
-        if ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE) &&
+        /* A RESULTS the reader took is one the full check and the inline
+         * test both take. */
+        if (rec.type == SWEEP_RECORD_RESULTS &&
+            (sweep__record_results_check(rec.bytes.ptr, rec.bytes.len, NULL, 0) != 0 ||
+             !sweep__record_results_ok(rec.bytes.ptr, rec.bytes.len)))
+            fail("a RESULTS record read that its checks refuse");
+        if ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
+             rec.type == SWEEP_RECORD_RESULTS) &&
             rec.bytes.len > file - rec.offset)
             fail("a record's bytes run past the end of the file");
     }

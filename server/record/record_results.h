@@ -1,0 +1,123 @@
+/*
+ * record_results.h - internal: the payload of a RESULTS record (record.h,
+ * version 5), a MoveResult or MoveResultBatch the server sent, held once:
+ * each result that has a MOVE record in its group is that record (its
+ * core fields, where the image lies) plus what only the server decides,
+ * a few bytes; a result without one (a resent answer) holds its image
+ * here (never installed).
+ *
+ * The writer (recorder.c) and the full depth of a replay
+ * (client-sdk/replay.c) make the payload with the same function from the
+ * message and the results their MOVE records were made from, so the
+ * replay proves an answer by comparing the payload it makes with the
+ * record's, byte for byte, beside its MOVE images; a rebuild from the
+ * records (sweep__record_results_rebuild) gives the message back for
+ * naming a difference and for watchers.
+ */
+#ifndef SWEEP_SERVER_RECORD_RESULTS_H
+#define SWEEP_SERVER_RECORD_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/format.h"
+#include "protocol/message.h"
+#include "server/record/record_move.h"
+
+/* Offsets in the payload (record.h has the layout). */
+#define SWEEP__RESULTS_FIXED 28u
+
+/* Each result's mask: what follows it, in this order. */
+enum {
+    SWEEP__RESULTS_WHOLE = 1u << 0,     /* no MOVE: its image (record_move.h, input zero) */
+    SWEEP__RESULTS_TICK = 1u << 1,      /* u64 server_tick, when not the message's */
+    SWEEP__RESULTS_CORRECTED = 1u << 2, /* flag only */
+    SWEEP__RESULTS_CORRECTION = 1u << 3, /* f64 */
+    SWEEP__RESULTS_RULES = 1u << 4,     /* u32 the server's rule bits (the core's are in the image) */
+    SWEEP__RESULTS_TIME_EXCESS = 1u << 5, /* f64 */
+    SWEEP__RESULTS_MOVERS = 1u << 6,    /* u32 n (the contact count), n x u32 contacts[i].mover */
+    /* u32 each: launched_by, teleported_by, hurt_by, killed_by, entered, left */
+    SWEEP__RESULTS_VOLUMES_SHIFT = 7, /* bits 7 to 12 */
+    SWEEP__RESULTS_TELEPORT_BLOCKED = 1u << 13, /* flag only */
+    SWEEP__RESULTS_DAMAGE = 1u << 14,   /* f64 */
+    /* u32 each: liquid, liquid_type, liquid_level, entered_liquid, left_liquid, ladder */
+    SWEEP__RESULTS_LIQUIDS_SHIFT = 15, /* bits 15 to 20 */
+    SWEEP__RESULTS_MASK = (1u << 21) - 1u
+};
+
+/* The most bytes one result takes: its mask, an image with every
+ * contact, and every field. */
+#define SWEEP__RESULTS_PER_RESULT_MAX                                                                                \
+    (4u + SWEEP__RECORD_MOVE_MAX + 8u + 8u + 4u + 8u + 4u + 4u * SWEEP_MAX_CONTACTS + 6u * 4u + 8u + 6u * 4u)
+
+static inline size_t sweep__record_results_bound(uint32_t count)
+{
+    return SWEEP__RESULTS_FIXED + (size_t)count * SWEEP__RESULTS_PER_RESULT_MAX;
+}
+
+/* 1 for the messages a RESULTS record holds. */
+static inline int sweep__record_results_kind(sweep_msg_kind kind)
+{
+    return kind == SWEEP_MSG_MOVE_RESULT || kind == SWEEP_MSG_MOVE_RESULT_BATCH;
+}
+
+/* The results the MOVE records of a group were made from, in their order,
+ * and how many of them earlier RESULTS of the group took. */
+typedef struct sweep__record_moved {
+    const sweep_msg_move_result **res;
+    uint32_t count, cap, taken;
+} sweep__record_moved;
+
+/* The payload of m (a MoveResult or MoveResultBatch to `session`) into
+ * out, which holds sweep__record_results_bound(count) bytes; its length.
+ * A result is its MOVE's when it is the very result the next MOVE not yet
+ * taken was made from (then taken): the same object, so the MOVE holds
+ * its image. */
+size_t sweep__record_results_encode(uint8_t *out, uint64_t session, const sweep_message *m,
+                                    sweep__record_moved *moved);
+
+/* Checks a payload's layout: 0, or -1 with why (why may be NULL). */
+int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t whylen);
+
+/* What sweep__record_results_check accepts, without saying why not (the
+ * readers' and the lean loop's test, once a request). Inline for the
+ * common payload, whose every result is its MOVE with nothing the server
+ * decided but flags (4 bytes a result); any other is checked in full. */
+static inline int sweep__record_results_ok(const uint8_t *p, size_t len)
+{
+    if (len < SWEEP__RESULTS_FIXED)
+        return 0;
+    uint32_t kind = sweep__rd32(p + 8), count = sweep__rd32(p + 24);
+    if (kind > 1 || (kind == 0 && count != 1))
+        return 0;
+    if (len - SWEEP__RESULTS_FIXED == 4 * (size_t)count) {
+        uint32_t any = 0;
+        for (uint32_t i = 0; i < count; i++)
+            any |= sweep__rd32(p + SWEEP__RESULTS_FIXED + 4 * (size_t)i);
+        return (any & ~(uint32_t)(SWEEP__RESULTS_CORRECTED | SWEEP__RESULTS_TELEPORT_BLOCKED)) == 0;
+    }
+    return sweep__record_results_check(p, len, NULL, 0) == 0;
+}
+
+/* The message a checked payload holds: kind, sequence, server_tick and its
+ * results in results (room for its count: sweep__record_results_count),
+ * the core's fields of a result with a MOVE from the next of the n MOVE
+ * payloads moves[*taken...] (lens beside), which it takes. 0, or -1 with
+ * why (no MOVE left, a MOVE of another entity or with another contact
+ * count than its movers say). */
+int sweep__record_results_rebuild(const uint8_t *p, size_t len, const uint8_t *const *moves, const uint32_t *lens,
+                                  uint32_t n, uint32_t *taken, sweep_message *m, sweep_msg_move_result *results,
+                                  char *why, size_t whylen);
+
+/* A checked payload's session and result count. */
+static inline uint64_t sweep__record_results_session(const uint8_t *p)
+{
+    return sweep__rd64(p);
+}
+
+static inline uint32_t sweep__record_results_count(const uint8_t *p)
+{
+    return sweep__rd32(p + 24);
+}
+
+#endif
