@@ -312,6 +312,7 @@ struct sweep_server {
     uv_prepare_t turn_count;
     uv_idle_t turn_resume;
     int turns_open;
+    int turn_ahead; /* 1 while turn_resume serves: its turn is turn + 1 (tcp.c) */
     sweep__conn *held_first, *held_last;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
     size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
