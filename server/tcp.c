@@ -53,8 +53,9 @@
  * other connection or datagram of the turn: every honest player waited
  * behind it. Past its share, the rest of what was read is held (at most
  * one read: its reading stops) and the connection waits for the next
- * turn, where it is served after the turn's own I/O, again a share at a
- * time; its reading starts again once nothing is held. Only the order
+ * turn, where it is served first, before that turn's I/O (what it reads
+ * then counts against the same share), again a share at a time; its
+ * reading starts again once nothing is held. Only the order
  * changes: every frame is still handled, in its connection's order.
  *
  * Before its Hello a connection may send SWEEP__EARLY_RATE requests a
