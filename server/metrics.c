@@ -253,6 +253,11 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, const sweep__wo
     fprintf(f, "sweep_udp_reads_total{result=\"datagrams\"} %" PRIu64 "\nsweep_udp_reads_total{result=\"empty\"} %" PRIu64
                "\n",
             st->udp_reads[0], st->udp_reads[1]);
+    head(f, "sweep_udp_sends_total", "counter",
+         "System calls that wrote a UDP socket, by kind: sendmmsg (a run of queued datagrams) or sendmsg (one).");
+    fprintf(f, "sweep_udp_sends_total{call=\"sendmmsg\"} %" PRIu64 "\nsweep_udp_sends_total{call=\"sendmsg\"} %" PRIu64
+               "\n",
+            st->udp_sends[0], st->udp_sends[1]);
     by_transport(f, "sweep_thread_handoffs_total", "counter",
                  "Connections and datagrams passed to the thread of their world (--threads).", st->handoffs[0],
                  st->handoffs[1]);
@@ -493,6 +498,8 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->udp_dropped += a->udp_dropped;
         st->udp_reads[0] += a->udp_reads[0];
         st->udp_reads[1] += a->udp_reads[1];
+        st->udp_sends[0] += a->udp_sends[0];
+        st->udp_sends[1] += a->udp_sends[1];
         st->crushed_total += a->crushed_total;
         st->queries_total += a->queries_total;
         st->moves_ignored += a->moves_ignored;

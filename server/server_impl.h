@@ -312,6 +312,7 @@ struct sweep_server {
     uv_prepare_t turn_count;
     uv_idle_t turn_resume;
     int turns_open;
+    int turn_ahead; /* 1 while turn_resume serves: its turn is turn + 1 (tcp.c) */
     sweep__conn *held_first, *held_last;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
     size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
@@ -545,8 +546,10 @@ int sweep__udp_start(sweep_server *s, char *err, size_t errlen);
  * of its sessions are taken. */
 void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
                         uint64_t now, int direct);
-/* Answers made between the two leave together (sendmmsg). */
-void sweep__udp_batch_begin(sweep_server *s);
+/* Answers made between the two leave together (sendmmsg). begin says
+ * whether a batch was already open (a reading's, when a request ran a
+ * world's due ticks): its end is then that batch's, not the caller's. */
+int sweep__udp_batch_begin(sweep_server *s);
 void sweep__udp_batch_end(sweep_server *s);
 /* What a UDP Hello from the address of p->session comes to (sweep__udp_rehello). */
 typedef enum sweep__rehello {

@@ -53,8 +53,9 @@
  * other connection or datagram of the turn: every honest player waited
  * behind it. Past its share, the rest of what was read is held (at most
  * one read: its reading stops) and the connection waits for the next
- * turn, where it is served after the turn's own I/O, again a share at a
- * time; its reading starts again once nothing is held. Only the order
+ * turn, where it is served first, before that turn's I/O (what it reads
+ * then counts against the same share), again a share at a time; its
+ * reading starts again once nothing is held. Only the order
  * changes: every frame is still handled, in its connection's order.
  *
  * Before its Hello a connection may send SWEEP__EARLY_RATE requests a
@@ -254,7 +255,8 @@ static int turn_spent(sweep__conn *c)
     sweep_server *s = c->server;
     if (!s->turns_open) /* stopping: no turns any more, nothing is held */
         return 0;
-    return sweep__turn_spent(s->turn, &c->turn, &c->turn_frames, sweep__turn_share(c->session, SWEEP__TCP_TURN_FRAMES));
+    return sweep__turn_spent(s->turn + (uint64_t)s->turn_ahead, &c->turn, &c->turn_frames,
+                             sweep__turn_share(c->session, SWEEP__TCP_TURN_FRAMES));
 }
 
 /* Keeps the `left` bytes at data (what c read past its share; they may lie
@@ -310,6 +312,12 @@ static void on_turn_resume(uv_idle_t *h)
 {
     sweep_server *s = h->data;
     sweep__conn *last = s->held_last;
+    /* The turn this begins: libuv runs idle handles before the prepare
+     * handle that counts turns, so s->turn is still the one whose reading
+     * held these. Counted against that, a connection the reading gave its
+     * share was served nothing here, and the loop went round once more,
+     * without blocking, before it was (as udp.c's on_resume). */
+    s->turn_ahead = 1;
     for (sweep__conn *c = s->held_first; c;) {
         sweep__conn *next = c == last ? NULL : c->held_next;
         /* Out of the list while served: holding again puts it at the end. */
@@ -329,6 +337,7 @@ static void on_turn_resume(uv_idle_t *h)
         }
         c = next;
     }
+    s->turn_ahead = 0;
     if (!s->held_first)
         uv_idle_stop(&s->turn_resume);
 }

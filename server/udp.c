@@ -47,9 +47,10 @@
  * with a sendmmsg after each. So every answer still leaves in the order it
  * was made, one datagram each, to the address it was made for, and none
  * waits longer than SWEEP__UDP_OUT_MAX answers or the rest of the
- * iteration's reading take. Anything sent outside (a tick's WorldState, a
- * Bye at the idle timeout or shutdown) leaves at once, after what is
- * queued. A datagram the socket refuses is dropped and counted, as the
+ * iteration's reading take. A tick's pushes (WorldState, EntityStates:
+ * world_clock.c) are queued the same way and leave when they are all
+ * made. Anything else sent outside (a Bye at the idle timeout or
+ * shutdown) leaves at once, after what is queued. A datagram the socket refuses is dropped and counted, as the
  * network could lose it.
  *
  * A recvmmsg that reads less than it could has left the socket empty: the
@@ -120,6 +121,7 @@ static uv_udp_t *out_handle(sweep_server *s, int direct)
 static int send_now(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+    s->stats.udp_sends[1]++;
     int r = uv_udp_try_send(out_handle(s, direct), &b, 1, addr);
     if (r < 0) {
         /* A full socket buffer loses the datagram, as the network could. */
@@ -147,6 +149,8 @@ static void flush(sweep_server *s)
         uv_os_fd_t fd;
         if (uv_fileno((const uv_handle_t *)out_handle(s, q->direct[i]), &fd) != 0)
             fd = -1;
+        if (fd >= 0)
+            s->stats.udp_sends[0]++;
         int r = fd >= 0 ? sendmmsg(fd, q->msgs + i, end - i, 0) : -1;
         if (r > 0) {
             i += (unsigned)r;
@@ -420,9 +424,11 @@ void sweep__udp_deliver(sweep_server *s, const uint8_t *data, size_t len, const 
     deliver(s, data, len, addr, partial, now, direct, 0);
 }
 
-void sweep__udp_batch_begin(sweep_server *s)
+int sweep__udp_batch_begin(sweep_server *s)
 {
+    int was = s->udp_batching;
     s->udp_batching = 1;
+    return was;
 }
 
 void sweep__udp_batch_end(sweep_server *s)

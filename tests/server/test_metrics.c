@@ -431,6 +431,81 @@ static void test_udp_reads_stop_at_a_short_batch(void **state)
     close(ufd);
 }
 
+/* A UDP session watching 200 entities gets each tick's push in some 19
+ * datagrams at 1,200 bytes: sweepd hands a tick's pushes to the socket
+ * in one sendmmsg (a run of up to 64), not a system call each, and
+ * sweep_udp_sends_total counts the calls of both kinds. */
+static void test_udp_pushes_leave_in_batches(void **state)
+{
+    (void)state;
+    enum { ENTITIES = 200, WATCH_MS = 1000 };
+    int ufd = fx_udp_socket(srv.port);
+    assert_true(ufd >= 0);
+    int rcvbuf = 1 << 22;
+    setsockopt(ufd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    assert_true(fx_udp_handshake_token(ufd, rx, FX_TOKEN, NULL) != 0);
+    sweep_message m;
+    for (uint32_t at = 0; at < ENTITIES; at += 50) {
+        for (uint32_t i = at; i < at + 50; i++) {
+            m = fx_spawn_msg(100 + i, sweep_v3(-5.0 + 0.05 * (i % 50), 5.0 + 0.05 * (i / 50), 1.0),
+                             sweep_v3(0.4, 0.4, 0.9));
+            assert_true(fx_udp_send(ufd, &m) > 0);
+        }
+        for (uint32_t i = at; i < at + 50; i++) {
+            assert_true(fx_udp_recv(ufd, rx, &m, FX_TIMEOUT_MS) > 0);
+            assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
+        }
+    }
+    usleep(300000); /* the snapshot (every 100 ms) has the spawns' sends */
+    http_answer a;
+    http("GET", "/metrics", &a);
+    double many0 = sample(a.body, "sweep_udp_sends_total{call=\"sendmmsg\"}");
+    double one0 = sample(a.body, "sweep_udp_sends_total{call=\"sendmsg\"}");
+    free(a.body);
+    assert_true(many0 >= 1 && one0 >= 0);
+
+    m = fx_msg(SWEEP_MSG_WATCH_ENTITIES, 2);
+    m.as.watch_entities.every = 1;
+    assert_true(fx_udp_send(ufd, &m) > 0);
+    uint32_t datagrams = 0, pushes = 0;
+    uint64_t tick = 0, until = fx_now_ms() + WATCH_MS;
+    while (fx_now_ms() < until) {
+        if (fx_udp_recv(ufd, rx, &m, FX_TIMEOUT_MS) <= 0)
+            break;
+        if (m.kind != SWEEP_MSG_ENTITY_STATES)
+            continue;
+        datagrams++;
+        if (m.as.entity_states.tick != tick)
+            pushes++;
+        tick = m.as.entity_states.tick;
+    }
+    m = fx_msg(SWEEP_MSG_WATCH_ENTITIES, 3);
+    m.as.watch_entities.every = 0;
+    assert_true(fx_udp_send(ufd, &m) > 0);
+    while (fx_udp_recv(ufd, rx, &m, 300) > 0)
+        if (m.kind == SWEEP_MSG_ENTITY_STATES)
+            datagrams++;
+    usleep(300000);
+    http("GET", "/metrics", &a);
+    double many = sample(a.body, "sweep_udp_sends_total{call=\"sendmmsg\"}") - many0;
+    double one = sample(a.body, "sweep_udp_sends_total{call=\"sendmsg\"}") - one0;
+    free(a.body);
+    printf("metrics: %u pushes in %u datagrams left in %.0f sendmmsg and %.0f sendmsg\n", pushes, datagrams, many,
+           one);
+    assert_true(pushes >= 10);
+    assert_true(datagrams >= pushes * (ENTITIES / sweep_udp_max_entity_states_in(SWEEP_UDP_MAX_DATAGRAM)));
+    /* One a datagram, as pushes left before, would be some 19 a push. */
+    assert_true(one * 10 < datagrams);
+    assert_true(many * 4 <= datagrams);
+    /* The entities go with the session: the later tests count the arena's. */
+    m = fx_msg(SWEEP_MSG_BYE, 4);
+    assert_true(fx_udp_send(ufd, &m) > 0);
+    close(ufd);
+    scrape_until(&a, "sweep_world_entities{world=\"arena\"}", 0);
+    assert_true(sample(a.body, "sweep_world_entities{world=\"arena\"}") == 0);
+    free(a.body);
+}
+
 static void test_other_paths_are_not_found(void **state)
 {
     (void)state;
@@ -728,6 +803,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_count_what_clients_did),
         cmocka_unit_test(test_udp_reads_stop_at_a_short_batch),
+        cmocka_unit_test(test_udp_pushes_leave_in_batches),
         cmocka_unit_test(test_other_paths_are_not_found),
         cmocka_unit_test(test_sweep_stats_prints_them),
         cmocka_unit_test(test_per_world_series_and_histograms),
