@@ -43,7 +43,7 @@ void sweep__check_invariants(const sweep_server *s)
     /* Each session is in one of this thread's worlds, counted there. */
     assert(in_worlds == sessions);
     assert(listed == owned);
-    assert(s->entity_mem == (size_t)owned * sizeof(sweep__entity));
+    assert(s->entity_mem == (size_t)owned * SWEEP__ENTITY_BYTES);
     /* Connections: a well-linked list of conn_count; a session it carries
      * points back at it. */
     uint32_t conns = 0;

@@ -315,7 +315,7 @@ struct sweep_server {
     int turn_ahead; /* 1 while turn_resume serves: its turn is turn + 1 (tcp.c) */
     sweep__conn *held_first, *held_last;
     size_t conn_mem;     /* bytes this thread's connections hold (the sum of conn->mem) */
-    size_t entity_mem;   /* bytes this thread's entities hold: sizeof(sweep__entity) each */
+    size_t entity_mem;   /* bytes this thread's entities hold: SWEEP__ENTITY_BYTES each */
     size_t max_memory;   /* --max-memory resolved, in bytes; 0 offline (no limit) */
     sweep__bucket refuse_log; /* conn_refused lines it may still write */
     uint64_t refuse_log_suppressed;

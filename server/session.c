@@ -170,7 +170,7 @@ void sweep__session_welcomed(sweep__session *ss)
 
 void sweep__entity_mem_count(sweep_server *s, int delta)
 {
-    ptrdiff_t bytes = (ptrdiff_t)delta * (ptrdiff_t)sizeof(sweep__entity);
+    ptrdiff_t bytes = (ptrdiff_t)delta * (ptrdiff_t)SWEEP__ENTITY_BYTES;
     s->entity_mem += (size_t)bytes;
     __atomic_add_fetch(&s->group->entity_mem, (size_t)bytes, __ATOMIC_RELAXED);
 }

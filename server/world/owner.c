@@ -50,7 +50,7 @@ static void entity_free(sweep__entity *e, const sweep__world_sink *sink)
     sweep__world *w = e->world;
     sweep__entity_table_remove(&w->entities, e->id);
     sweep__world_remove_entity(w, e);
-    free(e);
+    sweep__entity_release(w, e);
     if (sink && sink->entities)
         sink->entities(sink->ctx, -1);
 }
@@ -98,7 +98,7 @@ sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why)
         o->entities = n;
         o->entity_cap = ncap;
     }
-    sweep__entity *e = sweep__calloc(1, sizeof *e);
+    sweep__entity *e = sweep__entity_alloc(w);
     if (!e) {
         *why = "out of memory for the entity";
         return NULL;
@@ -107,20 +107,20 @@ sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why)
     e->id = entity_id(rq, w, &given);
     if (e->id == 0) {
         sweep__owner_log(o, rq->now, SWEEP_LOG_ERROR, "entity_id_failed", "session=%llu", (unsigned long long)o->id);
-        free(e);
+        sweep__entity_release(w, e);
         *why = "no entity id could be drawn";
         return NULL;
     }
     e->owner = o;
     e->st.ground_mover = e->st.touch_mover = e->st.moved_by = SWEEP_NO_MOVER;
     if (sweep__entity_table_insert(&w->entities, e) != 0) {
-        free(e);
+        sweep__entity_release(w, e);
         *why = "out of memory for the entity table";
         return NULL;
     }
     if (sweep__world_add_entity(w, e) != 0) {
         sweep__entity_table_remove(&w->entities, e->id);
-        free(e);
+        sweep__entity_release(w, e);
         *why = "out of memory for the world's entity arrays";
         return NULL;
     }

@@ -107,7 +107,7 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
         return;
     }
     char why_full[200];
-    if (rq->sink->mem_fits && !rq->sink->mem_fits(rq->sink->ctx, sizeof(sweep__entity), why_full, sizeof why_full)) {
+    if (rq->sink->mem_fits && !rq->sink->mem_fits(rq->sink->ctx, SWEEP__ENTITY_BYTES, why_full, sizeof why_full)) {
         sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "%s: no room for another entity", why_full);
         return;
     }

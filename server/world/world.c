@@ -139,6 +139,7 @@ void sweep__world_close(sweep__world *w)
     sweep_movers_destroy(w->movers);
     sweep_crowd_destroy(w->crowd);
     sweep__entity_table_free(&w->entities);
+    sweep__entity_pool_free(&w->pool);
     free(w->mover_blocked);
     free(w->wire);
     free(w->ents);

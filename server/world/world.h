@@ -117,11 +117,19 @@ struct sweep__entity {
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
-    sweep_msg_move_result kept[SWEEP__KEPT_RESULTS];
+    /* The ring itself (SWEEP__KEPT_RESULTS), allocated apart: some 25 KB
+     * inside the entity put every entity's head on a page of its own, and
+     * a tick's passes over 10,000 entities paid a TLB and a cache miss for
+     * each, two or three times over. */
+    sweep_msg_move_result *kept;
     uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
     uint32_t shape_count;      /* hit shapes a Query meets (EntityCommand SetHitShapes); 0: its ellipsoid */
     sweep_hit_shape shapes[SWEEP_HIT_SHAPES_MAX];
 };
+
+/* The memory an entity holds: itself and its ring of kept results (the
+ * chunks it lives in hold up to SWEEP__ENTITY_CHUNK - 1 free slots more). */
+#define SWEEP__ENTITY_BYTES (sizeof(sweep__entity) + SWEEP__KEPT_RESULTS * sizeof(sweep_msg_move_result))
 
 /* Who owns entities: what a session is to the world. */
 struct sweep__owner {
@@ -161,6 +169,16 @@ typedef struct sweep__entity_slot {
     sweep__entity *e;
 } sweep__entity_slot;
 
+/* A world's entities' memory (entity_pool.c): chunks of
+ * SWEEP__ENTITY_CHUNK, and a stack of the free slots with room for all. */
+#define SWEEP__ENTITY_CHUNK 64u
+typedef struct sweep__entity_pool {
+    sweep__entity **chunks;
+    uint32_t chunk_count;
+    sweep__entity **free;
+    uint32_t free_count;
+} sweep__entity_pool;
+
 typedef struct sweep__entity_table {
     sweep__entity_slot *slots;
     uint32_t cap; /* power of two */
@@ -184,6 +202,7 @@ struct sweep__world {
     sweep__entity **ents;      /* the world's entities in spawn order */
     uint32_t ent_count, ent_cap;
     sweep__entity_table entities;
+    sweep__entity_pool pool;   /* where they live */
     sweep_body *bodies;        /* tick scratch, one per entity */
     uint32_t body_cap;
     /* Players as obstacles: each entity's shell, in the lowest slot free

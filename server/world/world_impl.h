@@ -21,6 +21,11 @@ void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id);
 
 /* world.c */
 int sweep__world_add_entity(sweep__world *w, sweep__entity *e);
+/* An entity of w zeroed, with its ring of kept results; NULL without
+ * memory. Given back by sweep__entity_release (entity_pool.c). */
+sweep__entity *sweep__entity_alloc(sweep__world *w);
+void sweep__entity_release(sweep__world *w, sweep__entity *e);
+void sweep__entity_pool_free(sweep__entity_pool *p);
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
 /* For half a second from now, the entity's claimed positions are not
  * flagged: something its client could not foresee moved it (a lost move, a
@@ -106,13 +111,13 @@ void sweep__get_entity(sweep__world *w, const sweep__request *rq, const sweep_me
  * no kept result (ignored: nothing to send), -1 after an Error. */
 int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg_move *mv, sweep_msg_move_result *out);
 
-/* Asks for the head of an entity (all of it before its kept results:
- * what a move, a tick and a push read first) to be loaded ahead of its
- * use. Entities lie some 23 KB apart, so a loop over a thousand of them
+/* Asks for the head of an entity (all of it before its hit shapes: what
+ * a move, a tick and a push read first) to be loaded ahead of its use.
+ * Entities are allocated one by one, so a loop over a thousand of them
  * otherwise waits on memory at each; a hint, which changes no result. */
 static inline void sweep__entity_prefetch(const sweep__entity *e)
 {
-    for (size_t off = 0; off < offsetof(sweep__entity, kept); off += 64)
+    for (size_t off = 0; off < offsetof(sweep__entity, shapes); off += 64)
         SWEEP__PREFETCH((const char *)e + off);
 }
 
