@@ -288,8 +288,14 @@ static void tick_movers(sweep__world *w, const sweep__world_sink *sink)
     }
     uint32_t crushed = 0;
     for (uint32_t i = 0; i < n; i++) {
-        sweep__entity *e = w->ents[i];
         const sweep_body *b = &w->bodies[i];
+        /* A body the movers left alone (no flag) is where its entity is,
+         * and so is its shell in the crowd (every move, command and spawn
+         * places it): nothing to write back, and most ticks most entities
+         * are not visited at all. */
+        if (!b->flags)
+            continue;
+        sweep__entity *e = w->ents[i];
         if (sweep__entity_take_body(&e->st, b))
             sweep__entity_unflag(w, e);
         sweep__world_place_entity(w, e);
