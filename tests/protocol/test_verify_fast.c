@@ -118,6 +118,22 @@ static void test_samples(void **state)
     assert_true(accepted > 0);
 }
 
+/* A Move with the optional fields of `set` (bit i: field i written), its
+ * ids told apart by `i`. */
+static void move_of(sweep_msg_move *mv, unsigned set, unsigned i)
+{
+    memset(mv, 0, sizeof *mv);
+    mv->velocity = sweep_v3(1, 2, 3);
+    mv->entity = set & 1 ? 5 + i : 0;
+    mv->sequence = set & 2 ? 6 + i : 0;
+    mv->client_tick = set & 4 ? 7 : 0;
+    mv->dt = set & 8 ? 0.5 : 0.0;
+    mv->has_claimed_position = (set & 16) != 0;
+    mv->claimed_position = sweep_v3(4, 5, 6);
+    mv->buttons = set & 32 ? 9 : 0;
+    mv->mode = set & 64 ? 1 : 0;
+}
+
 /* Every subset of the optional fields of a Move and of its Message (bit i:
  * field i written), so vtables of every length the builder writes. */
 static void test_move_layouts(void **state)
@@ -128,16 +144,7 @@ static void test_move_layouts(void **state)
         sweep_message m;
         memset(&m, 0, sizeof m);
         m.kind = SWEEP_MSG_MOVE;
-        sweep_msg_move *mv = &m.as.move;
-        mv->velocity = sweep_v3(1, 2, 3);
-        mv->entity = set & 1 ? 5 : 0;
-        mv->sequence = set & 2 ? 6 : 0;
-        mv->client_tick = set & 4 ? 7 : 0;
-        mv->dt = set & 8 ? 0.5 : 0.0;
-        mv->has_claimed_position = (set & 16) != 0;
-        mv->claimed_position = sweep_v3(4, 5, 6);
-        mv->buttons = set & 32 ? 9 : 0;
-        mv->mode = set & 64 ? 1 : 0;
+        move_of(&m.as.move, set, 0);
         m.sequence = set & 128 ? 11 : 0;
         m.server_tick = set & 256 ? 12 : 0;
         const uint8_t *out;
@@ -159,20 +166,8 @@ static void test_batch_layouts(void **state)
     static sweep_msg_move moves[5];
     for (unsigned count = 0; count <= 5; count++) {
         for (unsigned seed = 0; seed < 4; seed++) {
-            for (unsigned i = 0; i < count; i++) {
-                unsigned set = (i * 37u + seed * 11u) % 128u;
-                sweep_msg_move *mv = &moves[i];
-                memset(mv, 0, sizeof *mv);
-                mv->velocity = sweep_v3(1, 2, 3);
-                mv->entity = set & 1 ? 5 + i : 0;
-                mv->sequence = set & 2 ? 6 + i : 0;
-                mv->client_tick = set & 4 ? 7 : 0;
-                mv->dt = set & 8 ? 0.5 : 0.0;
-                mv->has_claimed_position = (set & 16) != 0;
-                mv->claimed_position = sweep_v3(4, 5, 6);
-                mv->buttons = set & 32 ? 9 : 0;
-                mv->mode = set & 64 ? 1 : 0;
-            }
+            for (unsigned i = 0; i < count; i++)
+                move_of(&moves[i], (i * 37u + seed * 11u) % 128u, i);
             sweep_message m;
             memset(&m, 0, sizeof m);
             m.kind = SWEEP_MSG_MOVE_BATCH;
