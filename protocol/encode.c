@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "protocol/builder_inline.h"
 #include "protocol/contact_image.h"
+#include "protocol/encode_internal.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/medium_image.h"
@@ -198,6 +200,46 @@ static int f64_nonzero(double v)
     return sweep__rd64(bits) != 0;
 }
 
+/* Which of a MoveResult's fields are written (those at their default are
+ * not), and the bytes they take in its table: those of 4 bytes or more
+ * (body; contacts, a vector when any, as the 4 bytes of its offset) and
+ * the 1-byte ones (bytes). */
+typedef struct result_layout {
+    int normal, correction, speed, time, applied, damage, medium;
+    size_t body, bytes;
+} result_layout;
+
+static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result *r, int contacts)
+{
+    result_layout l;
+    l.normal = r->grounded || !vec3_is_zero(r->ground_normal);
+    l.correction = f64_nonzero(r->correction);
+    l.speed = f64_nonzero(r->speed_excess);
+    l.time = f64_nonzero(r->time_excess);
+    l.applied = f64_nonzero(r->applied_dt);
+    l.damage = f64_nonzero(r->damage);
+    l.medium = sweep__medium_present(r);
+    l.body = 24 * (size_t)(2 + l.normal + r->has_start_position) +
+             8 * (size_t)((r->server_tick != 0) + l.correction + l.speed + l.time + l.applied + l.damage) +
+             4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (contacts != 0) +
+                          (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0) + (r->launched_by != 0) +
+                          (r->teleported_by != 0) + (r->hurt_by != 0) + (r->killed_by != 0) + (r->entered != 0) +
+                          (r->left != 0)) +
+             SWEEP__MEDIUM_SIZE * (size_t)l.medium;
+    l.bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
+                       (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
+    return l;
+}
+
+size_t sweep__move_result_least(const sweep_msg_move_result *r)
+{
+    result_layout l = layout_of(r, r->contact_count != 0);
+    /* The table (its fields, their last padding, its soffset), the
+     * contacts' vector (count and elements) and the batch's offset to it. */
+    size_t c = r->contact_count ? 4 + SWEEP__CONTACT_SIZE * (size_t)r->contact_count : 0;
+    return l.body + l.bytes + ((0u - l.bytes) & 3u) + 4 + c + 4;
+}
+
 /*
  * The table of one MoveResult, alone or in a batch (the answer to every
  * move); its contact count was checked by the caller.
@@ -219,20 +261,10 @@ static int f64_nonzero(double v)
 static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result *r)
 {
     sweep_ref c = r->contact_count ? contacts(b, r->contacts, r->contact_count) : 0;
-    const int normal = r->grounded || !vec3_is_zero(r->ground_normal);
-    const int start = r->has_start_position;
-    const int correction = f64_nonzero(r->correction), speed = f64_nonzero(r->speed_excess);
-    const int time = f64_nonzero(r->time_excess), applied = f64_nonzero(r->applied_dt);
-    const int damage = f64_nonzero(r->damage), medium = sweep__medium_present(r);
-    size_t body = 24 * (size_t)(2 + normal + start) +
-                  8 * (size_t)((r->server_tick != 0) + correction + speed + time + applied + damage) +
-                  4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (c != 0) +
-                               (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0) +
-                               (r->launched_by != 0) + (r->teleported_by != 0) + (r->hurt_by != 0) +
-                               (r->killed_by != 0) + (r->entered != 0) + (r->left != 0)) +
-                  SWEEP__MEDIUM_SIZE * (size_t)medium;
-    size_t bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
-                            (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
+    const result_layout l = layout_of(r, c != 0);
+    const int normal = l.normal, start = r->has_start_position, correction = l.correction, speed = l.speed;
+    const int time = l.time, applied = l.applied, damage = l.damage, medium = l.medium;
+    const size_t body = l.body, bytes = l.bytes;
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
     size_t total = pad0 + body + bytes + pad1 + 4; /* the last 4: the soffset */
     if (b->failed || total > b->cap - b->used - b->front)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "protocol/encode.h"
+#include "protocol/encode_internal.h"
 #include "protocol/framing.h"
 
 /* The list of results a message holds, to be cut: its first item and count. */
@@ -53,6 +54,20 @@ static sweep_message run_of(const sweep_message *m, const list *l, uint32_t star
     return r;
 }
 
+/* Whether the MoveResults [start, start + k) may fit `datagram` bytes:
+ * not when the least bytes each adds already exceed it. */
+static int run_may_fit(const list *l, uint32_t start, uint32_t k, size_t datagram)
+{
+    const sweep_msg_move_result *r = (const sweep_msg_move_result *)l->items + start;
+    size_t least = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        least += sweep__move_result_least(&r[i]);
+        if (least > datagram)
+            return 0;
+    }
+    return 1;
+}
+
 sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t datagram, void *buf, size_t cap,
                                       sweep_result_piece_fn piece, void *ctx)
 {
@@ -69,6 +84,16 @@ sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t da
     do {
         uint32_t k = l.count - start;
         for (;;) {
+            /* A run of MoveResults whose least bytes exceed the datagram
+             * cannot fit: the next count is tried without encoding this
+             * one, which the halving would only have refused (a batch's
+             * answers over UDP of 1,200 bytes are two or more datagrams,
+             * and each of its results was encoded twice). The same counts
+             * are kept, so the same pieces leave. */
+            if (k > 1 && m->kind == SWEEP_MSG_MOVE_RESULT_BATCH && !run_may_fit(&l, start, k, datagram)) {
+                k = (k + 1) / 2;
+                continue;
+            }
             sweep_message r = run_of(m, &l, start, k);
             sweep_proto_error e = sweep_encode(&r, 0, buf, cap, &out, &len);
             if (e == SWEEP_PROTO_OK && len <= datagram)

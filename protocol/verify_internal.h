@@ -1,7 +1,7 @@
 /*
  * verify_internal.h - internal: the verifier with its fast path for a
- * Move (verify.c) switchable, so tests can hold the fast path to the
- * general walk's answer on any bytes.
+ * Move and a MoveBatch (verify.c) switchable, so tests can hold the fast
+ * path to the general walk's answer on any bytes.
  */
 #ifndef SWEEP_PROTOCOL_VERIFY_INTERNAL_H
 #define SWEEP_PROTOCOL_VERIFY_INTERNAL_H
@@ -9,7 +9,8 @@
 #include "protocol/verify.h"
 
 /* sweep_verify_with, taking the fast path for a Message whose body is a
- * Move only when `fast` is nonzero (sweep_verify_with passes 1). */
+ * Move or a MoveBatch only when `fast` is nonzero (sweep_verify_with
+ * passes 1). */
 sweep_proto_error sweep__verify_general(const void *buf, size_t len, unsigned flags,
                                         const sweep_verify_limits *limits, int fast);
 

@@ -1,15 +1,18 @@
 /*
- * test_verify_fast.c - the verifier's fast path for a Move (verify.c)
- * against its general walk, on the same bytes: both must accept the same
- * buffers and refuse the same ones with the same error.
+ * test_verify_fast.c - the verifier's fast path for a Move and a
+ * MoveBatch (verify.c) against its general walk, on the same bytes: both
+ * must accept the same buffers and refuse the same ones with the same
+ * error.
  *
- * The buffers: every sample of samples.h and Moves with every subset of
- * their optional fields present, with and without size prefix; then each
- * of them cut at every length, every byte of it flipped in several ways,
- * and many random multi-byte edits (a fixed seed, so a failure repeats),
- * under the default limits and under limits of one or two tables. The
- * edits hit vtable entries, sizes, soffsets and offsets, which is where
- * the two paths could disagree.
+ * The buffers: every sample of samples.h, Moves with every subset of
+ * their optional fields present, and MoveBatches of 0 to 5 Moves of mixed
+ * layouts, with and without size prefix; then each of them cut at every
+ * length, every byte of it flipped in several ways, and many random
+ * multi-byte edits (a fixed seed, so a failure repeats), under the
+ * default limits and under limits of one to four tables and a depth of
+ * two or three (a batch of n Moves is n + 2 tables at depth 3). The edits
+ * hit vtable entries, sizes, soffsets and offsets, which is where the two
+ * paths could disagree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "protocol/format.h"
 #include "protocol/verify_internal.h"
 #include "samples.h"
 
@@ -36,7 +40,7 @@ static uint32_t next(void)
     return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
 }
 
-static const sweep_verify_limits limits[] = {{0, 0}, {1, 0}, {0, 1}, {2, 2}};
+static const sweep_verify_limits limits[] = {{0, 0}, {1, 0}, {0, 1}, {2, 2}, {2, 0}, {3, 0}, {0, 3}, {0, 4}};
 static unsigned long compared, accepted;
 
 static void same(const uint8_t *b, size_t len, unsigned flags)
@@ -114,6 +118,22 @@ static void test_samples(void **state)
     assert_true(accepted > 0);
 }
 
+/* A Move with the optional fields of `set` (bit i: field i written), its
+ * ids told apart by `i`. */
+static void move_of(sweep_msg_move *mv, unsigned set, unsigned i)
+{
+    memset(mv, 0, sizeof *mv);
+    mv->velocity = sweep_v3(1, 2, 3);
+    mv->entity = set & 1 ? 5 + i : 0;
+    mv->sequence = set & 2 ? 6 + i : 0;
+    mv->client_tick = set & 4 ? 7 : 0;
+    mv->dt = set & 8 ? 0.5 : 0.0;
+    mv->has_claimed_position = (set & 16) != 0;
+    mv->claimed_position = sweep_v3(4, 5, 6);
+    mv->buttons = set & 32 ? 9 : 0;
+    mv->mode = set & 64 ? 1 : 0;
+}
+
 /* Every subset of the optional fields of a Move and of its Message (bit i:
  * field i written), so vtables of every length the builder writes. */
 static void test_move_layouts(void **state)
@@ -124,16 +144,7 @@ static void test_move_layouts(void **state)
         sweep_message m;
         memset(&m, 0, sizeof m);
         m.kind = SWEEP_MSG_MOVE;
-        sweep_msg_move *mv = &m.as.move;
-        mv->velocity = sweep_v3(1, 2, 3);
-        mv->entity = set & 1 ? 5 : 0;
-        mv->sequence = set & 2 ? 6 : 0;
-        mv->client_tick = set & 4 ? 7 : 0;
-        mv->dt = set & 8 ? 0.5 : 0.0;
-        mv->has_claimed_position = (set & 16) != 0;
-        mv->claimed_position = sweep_v3(4, 5, 6);
-        mv->buttons = set & 32 ? 9 : 0;
-        mv->mode = set & 64 ? 1 : 0;
+        move_of(&m.as.move, set, 0);
         m.sequence = set & 128 ? 11 : 0;
         m.server_tick = set & 256 ? 12 : 0;
         const uint8_t *out;
@@ -146,11 +157,90 @@ static void test_move_layouts(void **state)
     assert_true(accepted - before >= 512 * 2);
 }
 
+/* MoveBatches of 0 to 5 Moves, each Move of its own subset of the
+ * optional fields (so some share a vtable and some do not). */
+static void test_batch_layouts(void **state)
+{
+    (void)state;
+    unsigned long before = accepted;
+    static sweep_msg_move moves[5];
+    for (unsigned count = 0; count <= 5; count++) {
+        for (unsigned seed = 0; seed < 4; seed++) {
+            for (unsigned i = 0; i < count; i++)
+                move_of(&moves[i], (i * 37u + seed * 11u) % 128u, i);
+            sweep_message m;
+            memset(&m, 0, sizeof m);
+            m.kind = SWEEP_MSG_MOVE_BATCH;
+            m.sequence = seed & 1 ? 11 : 0;
+            m.server_tick = seed & 2 ? 12 : 0;
+            m.as.move_batch.moves = moves;
+            m.as.move_batch.count = count;
+            encode_and_mutate(&m);
+        }
+    }
+    assert_true(accepted - before >= 6 * 4 * 2);
+}
+
+/* A MoveBatch of two Moves written by hand, sharing one vtable (velocity
+ * at 8 and dt at 32 of a 40-byte table), the second placed `shift` bytes
+ * after the first's end: at 4 its velocity and dt are 4 bytes off their
+ * alignment of 8, which no builder writes. Returns the length. */
+static size_t shared_vtable_batch(uint8_t *b, size_t shift)
+{
+    const size_t mv_vt = 8, batch_vt = 24, msg_vt = 32, msg = 44, batch = 56, vec = 64, first = 80;
+    const size_t second = first + 40 + shift;
+    memset(b, 0, second + 40);
+    sweep__wr32(b, (uint32_t)msg);
+    memcpy(b + 4, SWEEP_WIRE_IDENTIFIER, 4);
+    static const uint16_t move_vt[] = {14, 40, 0, 0, 0, 8, 32}, batch_vtable[] = {6, 8, 4},
+                          msg_vtable[] = {12, 12, 0, 0, 4, 8};
+    for (size_t i = 0; i < 7; i++)
+        sweep__wr16(b + mv_vt + 2 * i, move_vt[i]);
+    for (size_t i = 0; i < 3; i++)
+        sweep__wr16(b + batch_vt + 2 * i, batch_vtable[i]);
+    for (size_t i = 0; i < 6; i++)
+        sweep__wr16(b + msg_vt + 2 * i, msg_vtable[i]);
+    sweep__wr32(b + msg, (uint32_t)(msg - msg_vt));
+    b[msg + 4] = SWEEP_MSG_MOVE_BATCH;
+    sweep__wr32(b + msg + 8, (uint32_t)(batch - (msg + 8)));
+    sweep__wr32(b + batch, (uint32_t)(batch - batch_vt));
+    sweep__wr32(b + batch + 4, (uint32_t)(vec - (batch + 4)));
+    sweep__wr32(b + vec, 2);
+    sweep__wr32(b + vec + 4, (uint32_t)(first - (vec + 4)));
+    sweep__wr32(b + vec + 8, (uint32_t)(second - (vec + 8)));
+    const size_t tables[] = {first, second};
+    for (size_t i = 0; i < 2; i++) {
+        sweep__wr32(b + tables[i], (uint32_t)(tables[i] - mv_vt));
+        sweep__wrvec3(b + tables[i] + 8, sweep_v3(1, 2, 3));
+        sweep__wrf64(b + tables[i] + 32, 1.0 / 60.0);
+    }
+    return second + 40;
+}
+
+/* The fast path checks a Move's fields once for the Moves after it that
+ * share its vtable and its place modulo 8: one 4 bytes off is refused as
+ * the general walk refuses it. */
+static void test_batch_shared_vtable(void **state)
+{
+    (void)state;
+    static uint8_t b[256];
+    size_t len = shared_vtable_batch(b, 0);
+    assert_int_equal(sweep__verify_general(b, len, 0, NULL, 0), SWEEP_PROTO_OK);
+    assert_int_equal(sweep__verify_general(b, len, 0, NULL, 1), SWEEP_PROTO_OK);
+    mutate(b, len, 0);
+    len = shared_vtable_batch(b, 4);
+    assert_int_equal(sweep__verify_general(b, len, 0, NULL, 0), SWEEP_PROTO_E_ALIGNMENT);
+    assert_int_equal(sweep__verify_general(b, len, 0, NULL, 1), SWEEP_PROTO_E_ALIGNMENT);
+    mutate(b, len, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_move_layouts),
+        cmocka_unit_test(test_batch_layouts),
+        cmocka_unit_test(test_batch_shared_vtable),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     print_message("compared %lu verdicts, %lu of them valid\n", compared, accepted);
