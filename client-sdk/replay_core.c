@@ -1308,8 +1308,12 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
          * here when it has not (record_window.h). */
         unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
         uint32_t count;
-        if (!plan || !sweep__record_planned(plan, at, &group_end, &ok))
-            group_end = sweep__record_lean_group(d, first, end, session, framing | c->lean_results, &ok, &count);
+        if (!plan || !sweep__record_planned(plan, at, &group_end, &ok)) {
+            ok = framing | c->lean_results;
+            group_end = sweep__record_lean_pair(d, first, end, session, ok);
+            if (!group_end)
+                group_end = sweep__record_lean_group(d, first, end, session, ok, &ok, &count);
+        }
         if (!group_end || !(ok & framing))
             break;
         n_requests++;
