@@ -197,8 +197,8 @@ static void parse_head(cursor *c, sweep_record_head *h, uint32_t version)
  * pages of a 7.3 MB log took 2.4 ms to touch on the machine this was
  * written on (a virtual machine, where a fault is dear), populated 0.2 ms
  * and then 1.3 ms to touch, against about 10 ms for the whole run of its
- * replay at the core depth on one CPU. A refusal (an older kernel) leaves the pages to faults, as before:
- * nothing the reader says depends on it. */
+ * replay at the core depth on one CPU. A refusal (an older kernel) leaves
+ * the pages to faults, as before: nothing the reader says depends on it. */
 static __attribute__((noinline)) void map_ahead(sweep_record_reader *r, size_t at)
 {
 #ifdef MADV_POPULATE_READ
