@@ -50,6 +50,10 @@ struct sweep_record_reader {
      * NULL when it does not plan). */
     sweep__plan_queue plan;
     atomic_int plan_stop;
+    /* map_ahead: the log's pages before `mapped` are in the page table;
+     * page the system's page size; 0 when they are left to page faults
+     * (while the HEAD is read at open, or madvise refused). */
+    size_t mapped, page;
 };
 
 #define PLAN_CAP 16384u
@@ -182,6 +186,35 @@ static void parse_head(cursor *c, sweep_record_head *h, uint32_t version)
     h->id_seed = version >= 4 ? get_u64(c) : 0;
 }
 
+/* How far past the frame being read the log's pages are put in the page
+ * table (map_ahead), and how far the reader comes before it asks again. */
+#define MAP_AHEAD (1u << 20)
+#define MAP_AGAIN (MAP_AHEAD / 2)
+
+/* Puts the log's pages from `mapped` to MAP_AHEAD past `at` in the page
+ * table with one system call (MADV_POPULATE_READ, Linux 5.14), before
+ * the checksum and the records touch them. Left to page faults, the 1,772
+ * pages of a 7.3 MB log took 2.4 ms to touch on the machine this was
+ * written on (a virtual machine, where a fault is dear), populated 0.2 ms
+ * and then 1.3 ms to touch, against about 10 ms for the whole run of its
+ * replay at the core depth on one CPU. A refusal (an older kernel) leaves
+ * the pages to faults, as before: nothing the reader says depends on it. */
+static __attribute__((noinline)) void map_ahead(sweep_record_reader *r, size_t at)
+{
+#ifdef MADV_POPULATE_READ
+    size_t from = r->mapped > at ? r->mapped : at, to = at + MAP_AHEAD < r->size ? at + MAP_AHEAD : r->size;
+    from &= ~(r->page - 1);
+    if (to > from && madvise((void *)(uintptr_t)(r->data + from), to - from, MADV_POPULATE_READ) != 0) {
+        r->page = 0;
+        return;
+    }
+    r->mapped = to;
+#else
+    (void)at;
+    r->page = 0;
+#endif
+}
+
 /* Moves to the next frame: 1, 0 at the end (or a torn tail), -1. Once a
  * frame, and apart from sweep_record_next, whose records need none of
  * its registers. */
@@ -206,6 +239,8 @@ static __attribute__((noinline)) int next_frame(sweep_record_reader *r, char *er
         r->pos = r->size;
         return 0;
     }
+    if (r->page && at + SWEEP_RECORD_FRAME_HEADER + len + MAP_AGAIN > r->mapped && r->mapped < r->size)
+        map_ahead(r, at);
     const uint8_t *body = r->data + at + SWEEP_RECORD_FRAME_HEADER;
     /* A frame the thread of sweep_record_check_ahead vouched for is not
      * summed again; any other (the thread is behind, or stopped at a bad
@@ -473,6 +508,10 @@ sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errle
         else {
             r->head = first.head;
             r->bound = sweep_record_frame_bound(&r->head);
+            /* From the first frame the reader reads, not at open: the
+             * pages are the run's to map. */
+            long page = sysconf(_SC_PAGESIZE);
+            r->page = page > 0 && (page & (page - 1)) == 0 ? (size_t)page : 0;
             return r;
         }
     }

@@ -3011,7 +3011,7 @@ static void planned_groups_cases(void)
         if (!ahead)
             assert_null(sweep__record_plan_queue(rd));
         sweep_record x;
-        unsigned lean = 0, other = 0;
+        unsigned lean = 0, other = 0, pairs = 0;
         while (sweep_record_next(rd, &x, err, sizeof err) == 1) {
             if (x.type != SWEEP_RECORD_IN)
                 continue;
@@ -3022,6 +3022,15 @@ static void planned_groups_cases(void)
             unsigned kinds = SWEEP__LEAN_TCP | SWEEP__LEAN_UDP |
                              (sweep_record_head_of(rd)->version >= 5 ? SWEEP__LEAN_RESULTS : 0);
             size_t want = sweep__record_lean_group(d, at, end, x.session, kinds, &ok, &count);
+            /* The straight-line test of a MOVE and its RESULTS says what
+             * the scan says, wherever it says anything. */
+            size_t pair = sweep__record_lean_pair(d, at, end, x.session, kinds);
+            if (pair) {
+                assert_int_equal(pair, want);
+                assert_int_equal(ok, kinds);
+                assert_int_equal(count, 2);
+                pairs++;
+            }
             if (!ahead)
                 continue;
             sweep__plan_queue *q = sweep__record_plan_queue(rd);
@@ -3038,6 +3047,8 @@ static void planned_groups_cases(void)
         }
         if (ahead)
             assert_true(lean > 20 && other > 0);
+        if (sweep_record_head_of(rd)->version >= 5)
+            assert_true(pairs > 20);
         sweep_record_close(rd);
     }
 }
@@ -3053,6 +3064,65 @@ static void planned_groups_match_the_lean_scan(void **state)
         planned_groups_cases();
         all_cpus(&saved);
     }
+}
+
+/* The inline test of a RESULTS payload takes what the full check takes
+ * and no more: one result naming movers (its flags beside or not), with
+ * every count of movers and every length near the right one, among other
+ * fields and other counts of results. */
+static void results_ok_agrees_with_the_check(void **state)
+{
+    (void)state;
+    static const uint32_t masks[] = {
+        0,
+        SWEEP__RESULTS_CORRECTED,
+        SWEEP__RESULTS_MOVERS,
+        SWEEP__RESULTS_MOVERS | SWEEP__RESULTS_CORRECTED,
+        SWEEP__RESULTS_MOVERS | SWEEP__RESULTS_TELEPORT_BLOCKED,
+        SWEEP__RESULTS_MOVERS | SWEEP__RESULTS_RULES,
+        SWEEP__RESULTS_MOVERS | SWEEP__RESULTS_TICK,
+        SWEEP__RESULTS_MOVERS | 1u << 21,
+        SWEEP__RESULTS_RULES,
+    };
+    unsigned taken_movers = 0, checked = 0;
+    for (uint32_t kind = 0; kind < 2; kind++) {
+        for (uint32_t count = 1; count <= 2; count++) {
+            for (unsigned m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+                for (uint32_t movers = 0; movers <= SWEEP_MAX_CONTACTS + 1; movers++) {
+                    uint8_t p[512];
+                    memset(p, 0, sizeof p);
+                    sweep__wr64(p, 7);
+                    sweep__wr32(p + 8, kind);
+                    sweep__wr32(p + 24, count);
+                    size_t at = SWEEP__RESULTS_FIXED;
+                    for (uint32_t i = 0; i < count; i++) {
+                        sweep__wr32(p + at, masks[m]);
+                        at += 4;
+                        at += (masks[m] & SWEEP__RESULTS_TICK) ? 8 : 0;
+                        at += (masks[m] & SWEEP__RESULTS_RULES) ? 4 : 0;
+                        if (masks[m] & SWEEP__RESULTS_MOVERS) {
+                            sweep__wr32(p + at, movers);
+                            for (uint32_t k = 0; k < movers; k++)
+                                sweep__wr32(p + at + 4 + 4 * k, 100 + k);
+                            at += 4 + 4 * (size_t)movers;
+                        }
+                    }
+                    for (size_t len = at - 4; len <= at + 4; len += 4) {
+                        int ok = sweep__record_results_ok(p, len) != 0;
+                        int full = sweep__record_results_check(p, len, NULL, 0) == 0;
+                        if (ok != full)
+                            fail_msg("kind %u, %u results, mask 0x%x, %u movers, %zu bytes (%zu made): the inline "
+                                     "test says %d, the full check %d", kind, count, masks[m], movers, len, at, ok,
+                                     full);
+                        taken_movers += ok && count == 1 && (masks[m] & SWEEP__RESULTS_MOVERS);
+                        checked++;
+                    }
+                }
+            }
+        }
+    }
+    assert_true(checked > 500);
+    assert_true(taken_movers >= 2 * 3 * SWEEP_MAX_CONTACTS);
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -3371,6 +3441,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(wide_datagrams_replay),
         cmocka_unit_test(jumps_forgiven_after_gaps_replay),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
+        cmocka_unit_test(results_ok_agrees_with_the_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
