@@ -204,12 +204,17 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * (motion.h); a world without them never looks. The probe is the
      * shape's: a stance turn makes it again. */
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
-    sweep__medium_probe probe;
+    /* Read only in a world with media, which makes its own; the compiler
+     * cannot tell, and would call the probe used before it is made. */
+    static const sweep__medium_probe no_probe;
+    sweep__medium_probe made;
+    const sweep__medium_probe *probe = &no_probe;
     const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     if (media) {
-        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
-        sweep__medium_at(world, &probe, a.position, &md);
+        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &made);
+        probe = &made;
+        sweep__medium_at(world, probe, a.position, &md);
     }
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
@@ -220,8 +225,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 return st;
             res.stance_blocked = (uint32_t)blocked;
             if (media && a.stance != was) {
-                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
-                sweep__medium_at(world, &probe, a.position, &md);
+                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &made);
+                sweep__medium_at(world, probe, a.position, &md);
             }
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
@@ -281,7 +286,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
         if (media)
-            sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
+            sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
         if (killed) {
             n = i + 1;
             break;
