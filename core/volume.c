@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/medium.h"
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 
@@ -325,8 +326,9 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
         /* Triggers come last; liquids and ladders are the motion's
-         * (core/medium.c). */
-        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
+         * (core/medium.c). The test is sweep_volume_contains's, inline,
+         * on the world's copy of the box (medium.h). */
+        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(v, w->volume_boxes[i], a->position))
             continue;
         if (v->kind == SWEEP_VOLUME_PUSH) {
             a->velocity = v->velocity;
@@ -369,7 +371,8 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         const sweep_volume *v = &vs[i];
         if (v->kind != SWEEP_VOLUME_TRIGGER)
             continue;
-        int was = sweep_volume_contains(v, from), in = sweep_volume_contains(v, a->position);
+        const sweep_vec3 *box = w->volume_boxes[i];
+        int was = sweep__medium_holds(v, box, from), in = sweep__medium_holds(v, box, a->position);
         if (in && !was) {
             rep->events |= SWEEP_VOLUME_EV_ENTERED;
             rep->entered = i;
