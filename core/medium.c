@@ -9,24 +9,33 @@
  */
 #include "core/medium.h"
 
-void sweep__medium_step_report(const sweep_world *w, const sweep__medium *was, const sweep__medium *now, double h,
-                               sweep_volume_report *rep)
+void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                               sweep__medium *m, sweep_volume_report *rep)
 {
-    uint32_t was_level = was->level, was_liquid = was->liquid;
+    uint32_t was_level = m->level, was_liquid = m->liquid, was_ladder = m->ladder;
+    sweep__medium_at(w, p, c, m);
+    /* From nothing to nothing, with a report that says none already
+     * (zeros, as sweep_act clears it, or as the last step wrote them): the
+     * rest would write what is there. A body in a column that lists a
+     * liquid or a ladder whose boxes it is away from ends here. */
+    if ((was_level | m->level) == 0 && (was_ladder & m->ladder) == SWEEP__NO_LADDER &&
+        !(rep->events & (SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER)) &&
+        (rep->liquid | rep->liquid_level | rep->liquid_type | rep->ladder) == 0)
+        return;
     uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
-    if (now->level) {
-        const sweep_volume *v = &w->volumes[now->liquid];
+    if (m->level) {
+        const sweep_volume *v = &w->volumes[m->liquid];
         if (!was_level) {
             ev |= SWEEP_VOLUME_EV_LIQUID_ENTERED;
-            rep->liquid_entered = now->liquid;
+            rep->liquid_entered = m->liquid;
         }
         ev |= SWEEP_VOLUME_EV_IN_LIQUID;
-        rep->liquid = now->liquid;
+        rep->liquid = m->liquid;
         rep->liquid_type = (uint32_t)v->liquid;
         if (v->damage > 0.0) {
-            rep->damage += v->damage * (double)now->level * h;
+            rep->damage += v->damage * (double)m->level * h;
             ev |= SWEEP_VOLUME_EV_HURT;
-            rep->hurt_by = now->liquid;
+            rep->hurt_by = m->liquid;
         }
     } else {
         if (was_level) {
@@ -36,10 +45,10 @@ void sweep__medium_step_report(const sweep_world *w, const sweep__medium *was, c
         rep->liquid = 0;
         rep->liquid_type = SWEEP_LIQUID_NONE;
     }
-    rep->liquid_level = now->level;
-    if (now->ladder != SWEEP__NO_LADDER) {
+    rep->liquid_level = m->level;
+    if (m->ladder != SWEEP__NO_LADDER) {
         ev |= SWEEP_VOLUME_EV_ON_LADDER;
-        rep->ladder = now->ladder;
+        rep->ladder = m->ladder;
     } else {
         rep->ladder = 0;
     }

@@ -171,37 +171,32 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     m->level = level[in];
 }
 
-/* What a step that took a body from medium *was to *now tells the
- * report *rep, h seconds long: entering and leaving a liquid, the
- * liquid's damage at the new depth, where the body is now. */
-void sweep__medium_step_report(const sweep_world *w, const sweep__medium *was, const sweep__medium *now, double h,
-                               sweep_volume_report *rep);
+void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
+                               sweep__medium *m, sweep_volume_report *rep);
 
 /* After a step of h seconds that took a body in medium *m to centre c:
- * *m becomes its medium there, and *rep gets what the step tells. A body
- * in nothing that is still in nothing skips the call when its report
- * already says none (zeros, as sweep_act clears it, or as the last step
- * wrote them): the call would write what is there. The one report that
- * may say otherwise is that of a move whose stance turned in a liquid
- * (the medium asked again, nothing reported); it is written as it always
- * was, when the body is within reach of a liquid or a ladder (its box,
- * and a column of the grid that lists one). */
+ * *m becomes its medium there, and *rep gets what the step tells:
+ * entering and leaving a liquid, the liquid's damage at the new depth,
+ * where the body is now. A body in nothing that is still out of reach of
+ * every liquid and ladder changes neither: its report already says none
+ * (zeros, as sweep_act clears it, or as the last step wrote them), so
+ * most moves of a level end at one inline box test, without the call. */
 static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p,
                                                           sweep_vec3 c, double h, sweep__medium *m,
                                                           sweep_volume_report *rep)
 {
-    sweep__medium now;
-    sweep__medium_at(w, p, c, &now);
-    if ((now.level | m->level) == 0 && (now.ladder & m->ladder) == SWEEP__NO_LADDER) {
-        int said = !(rep->events & (SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER)) &&
-                   (rep->liquid | rep->liquid_level | rep->liquid_type | rep->ladder) == 0;
+    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER) {
+        /* Out of every liquid's and ladder's reach, or in a column of the
+         * grid that lists none (the box round them all may span the level:
+         * a pool at one end, a ladder at the other), the report would find
+         * the body in none and write what it already holds. */
+        if (!sweep__medium_near(w, p, c))
+            return;
         uint32_t len;
-        if (said || !sweep__medium_near(w, p, c) ||
-            (sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len) && len == 0))
+        if (sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len) && len == 0)
             return;
     }
-    sweep__medium_step_report(w, m, &now, h, rep);
-    *m = now;
+    sweep__medium_step_report(w, p, c, h, m, rep);
 }
 
 #endif

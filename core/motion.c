@@ -132,6 +132,16 @@ static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, swe
     return accelerate(vel, clamped(target, sweep_v3_len(target), r->climb_speed), r->climb_accel * h);
 }
 
+/* The probe and the medium of a body whose stance turned: rare, and out
+ * of line, so that sweep_act's code, which shares the instruction cache
+ * with the move's own, holds one copy of the medium test, not two. */
+static SWEEP__NOINLINE void medium_of_stance(const sweep_world *w, sweep_vec3 radii, sweep_vec3 up, sweep_vec3 c,
+                                             sweep__medium_probe *p, sweep__medium *m)
+{
+    sweep__medium_probe_of(radii, up, p);
+    sweep__medium_at(w, p, c, m);
+}
+
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
                        sweep_act_result *out)
@@ -204,17 +214,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * (motion.h); a world without them never looks. The probe is the
      * shape's: a stance turn makes it again. */
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
-    /* Read only in a world with media, which makes its own; the compiler
-     * cannot tell, and would call the probe used before it is made. */
-    static const sweep__medium_probe no_probe;
-    sweep__medium_probe made;
-    const sweep__medium_probe *probe = &no_probe;
+    sweep__medium_probe probe;
     const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     if (media) {
-        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &made);
-        probe = &made;
-        sweep__medium_at(world, probe, a.position, &md);
+        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
+        sweep__medium_at(world, &probe, a.position, &md);
     }
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
@@ -224,10 +229,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             if (st != SWEEP_OK)
                 return st;
             res.stance_blocked = (uint32_t)blocked;
-            if (media && a.stance != was) {
-                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &made);
-                sweep__medium_at(world, probe, a.position, &md);
-            }
+            if (media && a.stance != was)
+                medium_of_stance(world, sweep_stance_radii(rules, radii, a.stance), probe_up, a.position, &probe, &md);
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded;
@@ -286,7 +289,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
         if (media)
-            sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
+            sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
         if (killed) {
             n = i + 1;
             break;
