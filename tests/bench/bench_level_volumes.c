@@ -29,7 +29,8 @@
  *
  *   BENCH name=core.level_volumes map=<name> volumes=<n> bodies=<n>
  *         rounds=<n> near=<fraction of moves> acted=<fraction of near>
- *         near_ns_p50=<x> near_plain_ns_p50=<x> near_ratio=<x>
+ *         near_ns_p50=<x> near_plain_ns_p50=<x> far_ns_p50=<x>
+ *         far_plain_ns_p50=<x> near_ratio=<x>
  *         near_ratio_min=<x> near_ratio_max=<x> same_ratio=<x>
  *         same_ratio_min=<x> same_ratio_max=<x> acted_ratio=<x>
  *         far_ratio=<x> far_ratio_min=<x> far_ratio_max=<x>
@@ -119,9 +120,10 @@ static uint64_t splitmix(uint64_t *x)
 /* Near moves whose pair ended alike, near moves a volume acted on, and
  * moves away from every volume. */
 enum { SAME, ACTED, FAR, KINDS };
-/* A round's figures: each kind's median ratio, the near moves' median
- * ratio and times, each kind's middle mean, the near moves' middle mean. */
-enum { FIGS = KINDS + 3 + KINDS + 1 };
+/* A round's figures: each kind's median ratio (by kind), the near moves'
+ * median ratio and times, each kind's middle mean (MID + kind), the near
+ * moves' middle mean, the far moves' median times. */
+enum { NEAR = KINDS, NEAR_WITH, NEAR_PLAIN, MID, NEAR_MID = MID + KINDS, FAR_WITH, FAR_PLAIN, FIGS };
 
 /* One kind's moves of one round: each move's ratio and its two times. */
 typedef struct kind_samples {
@@ -306,12 +308,14 @@ int main(int argc, char **argv)
          * has no figure: 0, left out below. */
         for (int k = 0; k < KINDS; k++) {
             fig[k][round] = ks[k].n ? median(ks[k].ratio, ks[k].n) : 0.0;
-            fig[KINDS + 3 + k][round] = ks[k].n ? middle_mean(ks[k].ratio, ks[k].n) : 0.0;
+            fig[MID + k][round] = ks[k].n ? middle_mean(ks[k].ratio, ks[k].n) : 0.0;
         }
-        fig[KINDS][round] = median(near_all, nn);
-        fig[FIGS - 1][round] = middle_mean(near_all, nn);
-        fig[KINDS + 1][round] = median(near_with, nn);
-        fig[KINDS + 2][round] = median(near_plain, nn);
+        fig[NEAR][round] = median(near_all, nn);
+        fig[NEAR_MID][round] = middle_mean(near_all, nn);
+        fig[NEAR_WITH][round] = median(near_with, nn);
+        fig[NEAR_PLAIN][round] = median(near_plain, nn);
+        fig[FAR_WITH][round] = median(ks[FAR].with, ks[FAR].n);
+        fig[FAR_PLAIN][round] = median(ks[FAR].plain, ks[FAR].n);
     }
     /* The median of the rounds' figures and their range; a kind some
      * round had no moves of is taken over the rounds that had some. */
@@ -326,14 +330,14 @@ int main(int argc, char **argv)
         hi[k] = m ? fig[k][m - 1] : 0.0;
     }
     printf("BENCH name=core.level_volumes map=%s volumes=%u bodies=%u rounds=%u near=%.2f acted=%.2f "
-           "near_ns_p50=%.0f near_plain_ns_p50=%.0f near_ratio=%.3f near_ratio_min=%.3f near_ratio_max=%.3f "
+           "near_ns_p50=%.0f near_plain_ns_p50=%.0f far_ns_p50=%.0f far_plain_ns_p50=%.0f near_ratio=%.3f near_ratio_min=%.3f near_ratio_max=%.3f "
            "same_ratio=%.3f same_ratio_min=%.3f same_ratio_max=%.3f acted_ratio=%.3f far_ratio=%.3f "
            "far_ratio_min=%.3f far_ratio_max=%.3f near_ratio_mid=%.3f same_ratio_mid=%.3f far_ratio_mid=%.3f "
            "launched=%llu failed=%llu\n",
            lv.name, n, bodies, rounds, (double)near_count / (double)counted,
-           (double)acted_count / (double)near_count, mid[KINDS + 1], mid[KINDS + 2], mid[KINDS], lo[KINDS],
-           hi[KINDS], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR], mid[FIGS - 1],
-           mid[KINDS + 3 + SAME], mid[KINDS + 3 + FAR], (unsigned long long)launched, (unsigned long long)failed);
+           (double)acted_count / (double)near_count, mid[NEAR_WITH], mid[NEAR_PLAIN], mid[FAR_WITH], mid[FAR_PLAIN], mid[NEAR], lo[NEAR],
+           hi[NEAR], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR], mid[NEAR_MID],
+           mid[MID + SAME], mid[MID + FAR], (unsigned long long)launched, (unsigned long long)failed);
     for (int k = 0; k < KINDS; k++)
         free(ks[k].ratio), free(ks[k].with), free(ks[k].plain);
     for (int k = 0; k < FIGS; k++)
