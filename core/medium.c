@@ -12,8 +12,16 @@
 void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
                                sweep__medium *m, sweep_volume_report *rep)
 {
-    uint32_t was_level = m->level, was_liquid = m->liquid;
+    uint32_t was_level = m->level, was_liquid = m->liquid, was_ladder = m->ladder;
     sweep__medium_at(w, p, c, m);
+    /* From nothing to nothing, with a report that says none already
+     * (zeros, as sweep_act clears it, or as the last step wrote them): the
+     * rest would write what is there. A body in a column that lists a
+     * liquid or a ladder whose boxes it is away from ends here. */
+    if ((was_level | m->level) == 0 && (was_ladder & m->ladder) == SWEEP__NO_LADDER &&
+        !(rep->events & (SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER)) &&
+        (rep->liquid | rep->liquid_level | rep->liquid_type | rep->ladder) == 0)
+        return;
     uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
     if (m->level) {
         const sweep_volume *v = &w->volumes[m->liquid];

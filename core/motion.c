@@ -132,6 +132,16 @@ static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, swe
     return accelerate(vel, clamped(target, sweep_v3_len(target), r->climb_speed), r->climb_accel * h);
 }
 
+/* The probe and the medium of a body whose stance turned: rare, and out
+ * of line, so that sweep_act's code, which shares the instruction cache
+ * with the move's own, holds one copy of the medium test, not two. */
+static SWEEP__NOINLINE void medium_of_stance(const sweep_world *w, sweep_vec3 radii, sweep_vec3 up, sweep_vec3 c,
+                                             sweep__medium_probe *p, sweep__medium *m)
+{
+    sweep__medium_probe_of(radii, up, p);
+    sweep__medium_at(w, p, c, m);
+}
+
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
                        sweep_act_result *out)
@@ -219,10 +229,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             if (st != SWEEP_OK)
                 return st;
             res.stance_blocked = (uint32_t)blocked;
-            if (media && a.stance != was) {
-                sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
-                sweep__medium_at(world, &probe, a.position, &md);
-            }
+            if (media && a.stance != was)
+                medium_of_stance(world, sweep_stance_radii(rules, radii, a.stance), probe_up, a.position, &probe, &md);
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/medium.h"
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 
@@ -277,41 +278,12 @@ static int fits(const sweep_space *space, const sweep_config *cfg, sweep_vec3 ra
     return !(res.flags & SWEEP_MOVED_STARTED_EMBEDDED);
 }
 
-/* Boxes a step's segment from .. to meets (candidates) are listed first,
- * up to this many; a step among more tests every volume. */
-#define CANDIDATES 64
-
-/* The cells (x, y, z) of the corners slo and shi of a step's box, in
- * pairs (sweep__volume_cell2). */
-static inline void cells_of(const sweep_world *w, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cell)
-{
-    const double *inv = w->volume_cell_inv;
-    const sweep_vec3 o = w->volume_lo;
-    const uint32_t grid = w->volume_grid, grid_z = w->volume_grid_z;
-    sweep__volume_cell2(slo.x, o.x, inv[0], grid, slo.y, o.y, inv[1], grid, &cell[0], &cell[1]);
-    sweep__volume_cell2(shi.x, o.x, inv[0], grid, shi.y, o.y, inv[1], grid, &cell[3], &cell[4]);
-    sweep__volume_cell2(slo.z, o.z, inv[2], grid_z, shi.z, o.z, inv[2], grid_z, &cell[2], &cell[5]);
-}
-
-/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet slo .. shi,
- * up to one more than CANDIDATES; the new count. */
-static inline uint32_t collect(const sweep_world *w, uint32_t c, sweep_vec3 slo, sweep_vec3 shi, uint32_t *cand,
-                               uint32_t n)
-{
-    const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
-    uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
-    for (uint32_t k = 0; k < len && n <= CANDIDATES; k++)
-        if (sweep__volume_box_meets(w->volume_boxes[list[k]], slo, shi))
-            cand[n++] = list[k];
-    return n;
-}
-
 /* Puts cand[0 .. n) in increasing order, each index once; their count
- * (n > CANDIDATES is left as it is: too many to list). A step's
+ * (n > SWEEP__VOLUME_CANDIDATES is left as it is: too many to list). A step's
  * candidates are a handful: insertion. */
 static uint32_t sorted_once(uint32_t *cand, uint32_t n)
 {
-    if (n > CANDIDATES)
+    if (n > SWEEP__VOLUME_CANDIDATES)
         return n;
     uint32_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -328,47 +300,35 @@ static uint32_t sorted_once(uint32_t *cand, uint32_t n)
 }
 
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
-                        sweep_actor *a, double h, sweep_volume_report *rep)
+                        sweep_actor *a, double h, sweep_volume_report *rep, sweep__volume_step_cells *sc)
 {
     const sweep_world *w = space->world;
     const sweep_volume *vs = w->volumes;
-    /* Only a volume whose box meets the box of the step's segment can
-     * hold either end: the rest are passed over, in one sweep of the
-     * boxes, before any volume's own data is read. */
-    sweep_vec3 to = a->position;
-    sweep_vec3 slo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y,
-                              from.z < to.z ? from.z : to.z);
-    sweep_vec3 shi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
-                              from.z < to.z ? to.z : from.z);
-    if (!sweep__volume_box_meets(w->volume_act_box, slo, shi))
-        return 0;
-    /* A segment within one cell of the grid (nearly every step) need look
-     * only at the volumes listed there; one across two along an axis at
-     * those of each (at most 8 cells); one across more at them all. */
-    uint32_t cell[6]; /* x, y, z of slo, then of shi */
-    cells_of(w, slo, shi, cell);
+    /* A segment within one cell came with its candidates (volume_step.h);
+     * one across two along an axis looks at those of each cell (at most
+     * 8); one across more at them all. */
+    const uint32_t *cell = sc->cell;
     uint32_t grid = w->volume_grid, count = w->volume_count;
-    uint32_t cand[CANDIDATES + 1], n = CANDIDATES + 1;
-    if ((cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5])) {
-        n = collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], slo, shi, cand, 0);
-    } else if (cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
+    uint32_t *cand = sc->cand, n = sc->n;
+    if (!sc->single && cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
         n = 0;
         for (uint32_t z = cell[2]; z <= cell[5]; z++)
             for (uint32_t y = cell[1]; y <= cell[4]; y++)
                 for (uint32_t x = cell[0]; x <= cell[3]; x++)
-                    n = collect(w, (z * grid + y) * grid + x, slo, shi, cand, n);
+                    n = sweep__volumes_collect(w, (z * grid + y) * grid + x, sc->lo, sc->hi, cand, n);
         /* Two cells may list the same volume: back in index order, once. */
         n = sorted_once(cand, n);
     }
-    int listed = n <= CANDIDATES, teleported = 0;
+    int listed = n <= SWEEP__VOLUME_CANDIDATES, teleported = 0;
     if (!listed)
         n = count;
     for (uint32_t c = 0; c < n; c++) {
         uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
         /* Triggers come last; liquids and ladders are the motion's
-         * (core/medium.c). */
-        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep_volume_contains(v, a->position))
+         * (core/medium.c). The test is sweep_volume_contains's, inline,
+         * on the world's copy of the box (medium.h). */
+        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(v, w->volume_boxes[i], a->position))
             continue;
         if (v->kind == SWEEP_VOLUME_PUSH) {
             a->velocity = v->velocity;
@@ -411,7 +371,8 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         const sweep_volume *v = &vs[i];
         if (v->kind != SWEEP_VOLUME_TRIGGER)
             continue;
-        int was = sweep_volume_contains(v, from), in = sweep_volume_contains(v, a->position);
+        const sweep_vec3 *box = w->volume_boxes[i];
+        int was = sweep__medium_holds(v, box, from), in = sweep__medium_holds(v, box, a->position);
         if (in && !was) {
             rep->events |= SWEEP_VOLUME_EV_ENTERED;
             rep->entered = i;

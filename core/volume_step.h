@@ -6,25 +6,84 @@
 #ifndef SWEEP_CORE_VOLUME_STEP_H
 #define SWEEP_CORE_VOLUME_STEP_H
 
+#include "core/compiler.h"
 #include "core/crowd.h"
 #include "core/motion.h"
 #include "core/volume.h"
 #include "core/world_impl.h"
 
+/* Boxes a step's segment from .. to meets (candidates) are listed first,
+ * up to this many; a step among more tests every volume. */
+#define SWEEP__VOLUME_CANDIDATES 64u
+
+/* Where a step's segment lies in the volumes' grid (world_impl.h): its
+ * box lo .. hi, the cells (x, y, z) of lo then of hi, and, when both are
+ * one cell (single), the volumes of that cell whose boxes meet the
+ * segment's, n of them (n > SWEEP__VOLUME_CANDIDATES: too many to list;
+ * so is every segment across cells, until sweep__volumes_step looks). */
+typedef struct sweep__volume_step_cells {
+    sweep_vec3 lo, hi;
+    uint32_t cell[6];
+    int single;
+    uint32_t n;
+    uint32_t cand[SWEEP__VOLUME_CANDIDATES + 1];
+} sweep__volume_step_cells;
+
+/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet lo .. hi,
+ * up to one more than SWEEP__VOLUME_CANDIDATES; the new count. */
+static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_collect(const sweep_world *w, uint32_t c, sweep_vec3 lo,
+                                                            sweep_vec3 hi, uint32_t *cand, uint32_t n)
+{
+    const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
+    uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
+    for (uint32_t k = 0; k < len && n <= SWEEP__VOLUME_CANDIDATES; k++)
+        if (sweep__volume_box_meets(w->volume_boxes[list[k]], lo, hi))
+            cand[n++] = list[k];
+    return n;
+}
+
 /* Applies the volumes of space->world to *a, which a step of h seconds
- * took from `from` to where it is now, and adds what they did to *rep.
+ * took from `from` to where it is now, and adds what they did to *rep:
+ * the volumes looked at are those *sc (of this segment) lists, or finds.
  * Returns 1 when the move ends here (a kill volume), 0 to go on. */
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
-                        sweep_actor *a, double h, sweep_volume_report *rep);
+                        sweep_actor *a, double h, sweep_volume_report *rep, sweep__volume_step_cells *sc);
 
-/* The same, with the test every step of a world without volumes makes
- * inline; liquids and ladders are not this pass's (core/medium.h), so a
- * world of only those skips it too. */
-static inline int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii,
-                                            sweep_vec3 from, sweep_actor *a, double h, sweep_volume_report *rep)
+/* The same, with what settles most steps inline, before the call: a
+ * world without volumes that act after a step (liquids and ladders are
+ * not this pass's, core/medium.h), a segment away from all of them, and
+ * a segment within one cell of the grid (nearly every step) whose
+ * volumes' boxes it does not meet. Only a volume whose box meets the box
+ * of the segment can hold either end. */
+static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg,
+                                                          sweep_vec3 radii, sweep_vec3 from, sweep_actor *a,
+                                                          double h, sweep_volume_report *rep)
 {
     const sweep_world *w = space->world;
-    return w->volume_count != w->volume_mode_count ? sweep__volumes_step(space, cfg, radii, from, a, h, rep) : 0;
+    if (w->volume_count == w->volume_mode_count)
+        return 0;
+    sweep__volume_step_cells sc;
+    const sweep_vec3 to = a->position;
+    sc.lo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y, from.z < to.z ? from.z : to.z);
+    sc.hi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y, from.z < to.z ? to.z : from.z);
+    if (!sweep__volume_box_meets(w->volume_act_box, sc.lo, sc.hi))
+        return 0;
+    /* The cells of the box's corners, in pairs (sweep__volume_cell2). */
+    const double *inv = w->volume_cell_inv;
+    const sweep_vec3 o = w->volume_lo;
+    const uint32_t grid = w->volume_grid, grid_z = w->volume_grid_z;
+    uint32_t *cell = sc.cell;
+    sweep__volume_cell2(sc.lo.x, o.x, inv[0], grid, sc.lo.y, o.y, inv[1], grid, &cell[0], &cell[1]);
+    sweep__volume_cell2(sc.hi.x, o.x, inv[0], grid, sc.hi.y, o.y, inv[1], grid, &cell[3], &cell[4]);
+    sweep__volume_cell2(sc.lo.z, o.z, inv[2], grid_z, sc.hi.z, o.z, inv[2], grid_z, &cell[2], &cell[5]);
+    sc.single = (cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5]);
+    sc.n = SWEEP__VOLUME_CANDIDATES + 1;
+    if (sc.single) {
+        sc.n = sweep__volumes_collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], sc.lo, sc.hi, sc.cand, 0);
+        if (sc.n == 0)
+            return 0;
+    }
+    return sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc);
 }
 
 #endif
