@@ -43,8 +43,8 @@ void sweep__owner_init(sweep__owner *o, sweep__world *w, uint64_t id, uint32_t r
     sweep__owner_queries_init(o, w);
 }
 
-/* Removes e from the world's table and array and frees it; the caller
- * fixes the owner's array. */
+/* Removes e from the world's table and array and gives its memory back to
+ * the world's pool (entity_pool.c); the caller fixes the owner's array. */
 static void entity_free(sweep__entity *e, const sweep__world_sink *sink)
 {
     sweep__world *w = e->world;
