@@ -55,6 +55,7 @@
 #include "server/options.h"
 #include "server/server.h"
 #include "server/stats.h"
+#include "server/tick_timer.h"
 #include "server/world/log.h"
 #include "server/world/request_decoder.h"
 #include "server/world/world.h"
@@ -84,7 +85,7 @@ typedef struct sweep__served {
     int started;               /* in its server's worlds: adopted by its thread (world_open.c) */
     uint64_t period_ns;
     uint64_t start_ns; /* tick n is due at start_ns + n * period_ns */
-    uv_timer_t timer;
+    sweep__tick_timer timer; /* world_clock.c */
     int timer_open;
     sweep__recorder *rec; /* --record: this world's session log (recorder.c); NULL when off */
     uint64_t id_draws;    /* --seed: entity ids drawn so far */

@@ -6,7 +6,8 @@
  * Tick numbers are integers and are scheduled from the start time, never
  * by adding periods to "now": tick n is due at start + n * period on the
  * monotonic clock (uv_hrtime), so timer lateness never accumulates into
- * drift. A late callback runs every tick that came due, one at a time; if
+ * drift; the timer is armed for that instant to the microsecond
+ * (tick_timer.h), not rounded up to libuv's milliseconds. A late callback runs every tick that came due, one at a time; if
  * the loop stalled for more than SWEEP__TICK_CATCHUP ticks the excess is
  * skipped and logged, so a stall does not become a burst of thousands of
  * ticks. A request of a session runs its world's due ticks before it is
@@ -202,7 +203,7 @@ static void tick_recorded(sweep__served *w)
         sweep__record_hash(w);
 }
 
-static void on_tick(uv_timer_t *t);
+static void on_tick(sweep__tick_timer *t);
 
 /* When the world's next tick is due (monotonic ns). */
 static inline uint64_t next_due(const sweep__served *w)
@@ -210,14 +211,11 @@ static inline uint64_t next_due(const sweep__served *w)
     return w->start_ns + (w->world->tick + 1) * w->period_ns;
 }
 
-/* Arms the timer for the next due tick. */
+/* Arms the timer for the next due tick, to the microsecond where the
+ * system allows (tick_timer.h). */
 static void schedule_next(sweep__served *w)
 {
-    uint64_t due = next_due(w);
-    uint64_t now = uv_hrtime();
-    uint64_t ms = due > now ? (due - now + 999999u) / 1000000u : 0;
-    uv_update_time(w->timer.loop);
-    uv_timer_start(&w->timer, on_tick, ms, 0);
+    sweep__tick_timer_arm(&w->timer, next_due(w), on_tick);
 }
 
 /* Runs every tick due at t0 (at most SWEEP__TICK_CATCHUP of them), with
@@ -277,7 +275,7 @@ static void run_due(sweep__served *w, uint64_t t0)
 }
 
 /* Runs every tick that is due, then re-arms. */
-static void on_tick(uv_timer_t *t)
+static void on_tick(sweep__tick_timer *t)
 {
     sweep__served *w = t->data;
     run_due(w, uv_hrtime());
@@ -296,12 +294,10 @@ void sweep__world_catch_up(sweep__served *w, uint64_t now)
 void sweep__served_start(sweep__served *w)
 {
     sweep_server *s = w->server;
-    uv_timer_init(&s->loop, &w->timer);
-    w->timer.data = w;
+    sweep__tick_timer_init(&s->loop, &w->timer, w);
     w->timer_open = 1;
     w->start_ns = uv_hrtime();
-    uv_update_time(&s->loop);
-    uv_timer_start(&w->timer, on_tick, (w->period_ns + 999999u) / 1000000u, 0);
+    schedule_next(w);
 }
 
 void sweep__worlds_start(sweep_server *s)
@@ -318,17 +314,16 @@ void sweep__worlds_stop(sweep_server *s)
     for (unsigned i = 0; i < s->world_count; i++) {
         sweep__served *w = s->worlds[i];
         if (w->timer_open) {
-            uv_timer_stop(&w->timer);
-            uv_close((uv_handle_t *)&w->timer, NULL);
+            sweep__tick_timer_close(&w->timer, NULL);
             w->timer_open = 0;
         }
     }
 }
 
 /* The timer's memory is the world's: freed once libuv is done with it. */
-static void on_timer_closed(uv_handle_t *h)
+static void on_timer_closed(sweep__tick_timer *t)
 {
-    free(h->data);
+    free(t->data);
 }
 
 void sweep__served_free(sweep__served *w)
@@ -338,9 +333,8 @@ void sweep__served_free(sweep__served *w)
     sweep__world_close(w->world);
     w->world = NULL;
     if (w->timer_open) {
-        uv_timer_stop(&w->timer);
         w->timer_open = 0;
-        uv_close((uv_handle_t *)&w->timer, on_timer_closed);
+        sweep__tick_timer_close(&w->timer, on_timer_closed);
         return;
     }
     free(w);
