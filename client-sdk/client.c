@@ -2208,6 +2208,11 @@ uint64_t sweep_client_estimate_tick(sweep_client *c)
     return c ? sweep_tick_clock_estimate(&c->clock, sweep_client_now_ns()) : 0;
 }
 
+uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns)
+{
+    return c ? sweep_tick_clock_next_due(&c->clock, after_ns) : 0;
+}
+
 const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
 {
     return &c->clock;

@@ -310,6 +310,16 @@ uint64_t sweep_client_estimate_tick(sweep_client *c);
  * taken. Valid while c is. */
 const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c);
 
+/*
+ * When the server's first tick after after_ns comes due, on this machine's
+ * monotonic clock (sweep_client_now_ns), as the tick clock estimates it
+ * (sweep_tick_clock_next_due); 0 before any message naming a tick came. A
+ * game server sending a batch every tick sends it a fixed time after this,
+ * so that its moves do not wait behind the server's tick and its pushes
+ * (README.md, "A batch a tick, in step with the server's").
+ */
+uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns);
+
 /* Round trip; *rtt_ns is the time from send to Pong on this machine's monotonic clock. */
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err);
 

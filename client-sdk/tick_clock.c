@@ -135,3 +135,13 @@ uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns)
     k->given = e;
     return e;
 }
+
+uint64_t sweep_tick_clock_next_due(const sweep_tick_clock *k, uint64_t after_ns)
+{
+    if (k->tick_rate == 0.0 || !k->offset.have)
+        return 0;
+    double offset = min_value(&k->offset);
+    double n = floor(((double)after_ns - offset) / k->period_ns) + 1.0;
+    double due = offset + n * k->period_ns;
+    return due > 0.0 ? (uint64_t)ceil(due) : 0;
+}

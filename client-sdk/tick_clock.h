@@ -114,6 +114,21 @@ void sweep_tick_clock_met(sweep_tick_clock *k, uint64_t sent_ns, uint64_t tick);
  * given before. */
 uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns);
 
+/*
+ * The first server tick due after after_ns, on the local clock: the offset
+ * the estimate stands on plus a whole number of periods; 0 before anything
+ * was heard. The offset is the server's start plus the quickest a message
+ * of a tick came after it (the tick's own run, the trip down), so this is
+ * the earliest a message of that tick can arrive here; on one machine,
+ * some 0.1 to 0.4 ms after the tick came due on the server. The server
+ * runs a due tick, and its pushes, before any request that arrives after
+ * it: a game server sending one batch a tick keeps its batches from
+ * waiting for them by sending each a fixed time after this
+ * (client-sdk/README.md, "A batch a tick, in step with the server's").
+ * It follows the two clocks' drift over the window.
+ */
+uint64_t sweep_tick_clock_next_due(const sweep_tick_clock *k, uint64_t after_ns);
+
 /* The smallest round trip of the window (ns), 0 if none measured. */
 uint64_t sweep_tick_clock_rtt(const sweep_tick_clock *k);
 

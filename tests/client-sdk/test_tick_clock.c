@@ -9,7 +9,9 @@
  * the fastest messages got through, within one tick near tick boundaries
  * otherwise, never go back, and say 0 while it knows nothing. A server
  * slow to read its moves (a loaded machine) is learnt from the ticks the
- * answered moves met, late answers among them outvoted.
+ * answered moves met, late answers among them outvoted. The next tick's
+ * due time, which a game server sends its batches after, is the fastest
+ * arrival of that tick's messages.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -264,6 +266,37 @@ static void learns_the_servers_lag(void **state)
     assert_int_equal(exact, moves);
 }
 
+/* The next tick's due time: unknown before anything is heard; then, with
+ * jitter and loss, the time the fastest message of the first tick due
+ * after the asked time arrives, to the nanosecond's rounding, so a batch
+ * sent a fixed time after it lands that long after the tick's messages. */
+static void next_due_is_the_ticks_fastest_arrival(void **state)
+{
+    (void)state;
+    sweep_tick_clock k;
+    sweep_tick_clock_init(&k, RATE);
+    assert_int_equal(sweep_tick_clock_next_due(&k, (uint64_t)START_NS), 0);
+    int checked = 0;
+    for (int n = 1; n <= 10 * (int)RATE; n++) {
+        feed(&k, (uint64_t)n, 2e6, 0.2, 1.0);
+        double t = START_NS + ((double)n + uniform()) * PERIOD_NS;
+        uint64_t d = sweep_tick_clock_next_due(&k, (uint64_t)t);
+        assert_true(d > 0);
+        assert_true((double)d > t && (double)d <= t + PERIOD_NS + 1.0);
+        if (n < 3 * (int)RATE)
+            continue; /* until the fastest messages were heard */
+        double m = floor((t - DOWN_NS - START_NS) / PERIOD_NS) + 1.0;
+        double want = START_NS + m * PERIOD_NS + DOWN_NS;
+        assert_true(fabs((double)d - want) <= 2.0);
+        checked++;
+    }
+    assert_true(checked > 400);
+    /* A rate that is no rate: never known. */
+    sweep_tick_clock_init(&k, 0.0);
+    sweep_tick_clock_heard(&k, 10, 1000);
+    assert_int_equal(sweep_tick_clock_next_due(&k, 2000), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +306,7 @@ int main(void)
         cmocka_unit_test(follows_drift),
         cmocka_unit_test(never_goes_back),
         cmocka_unit_test(learns_the_servers_lag),
+        cmocka_unit_test(next_due_is_the_ticks_fastest_arrival),
     };
     return cmocka_run_group_tests_name("tick clock", tests, NULL, NULL);
 }
