@@ -316,7 +316,7 @@ const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c);
  * (sweep_tick_clock_next_due); 0 before any message naming a tick came. A
  * game server sending a batch every tick sends it a fixed time after this,
  * so that its moves do not wait behind the server's tick and its pushes
- * (README.md, "A batch a tick, in step with the server's").
+ * (client-sdk/README.md, "A batch a tick, in step with the server's").
  */
 uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns);
 

@@ -14,6 +14,9 @@
  *   3. relaying every player's move of a tick in one sweep_client_send_batch,
  *      which cuts it into MoveBatches of Welcome.max_batch moves, at --rate
  *      ticks a second, and taking the answers as they come, one per move;
+ *      each batch leaves a fixed time after sweepd's tick
+ *      (sweep_client_next_tick_ns), so that it never waits behind the
+ *      tick: sweepd runs a due tick before the requests that find it due;
  *   4. with --map, predicting each player with the same core and rules as
  *      sweepd (predict.h, one predictor per player) and claiming the
  *      prediction, so that a correction would show a desync;
@@ -45,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "client-sdk/client.h"
 #include "client-sdk/predict.h"
@@ -70,6 +74,13 @@
     "                       turn, and each move is predicted and claimed\n"                                     \
     "  --watch N            observe every entity of the world, pushed every N-th\n"                             \
     "                       tick of sweepd's, and count the bytes of the pushes\n"                              \
+    "  --align-us N         send each tick's batch N microseconds after the\n"                                  \
+    "                       earliest a message of sweepd's tick can arrive\n"                                   \
+    "                       (libsweep's estimate, sweep_client_next_tick_ns), so\n"                             \
+    "                       that its moves do not wait behind the tick and its\n"                               \
+    "                       pushes; -1: at the relay's own pace from its start;\n"                             \
+    "                       only when --rate is at most sweepd's tick rate\n"                                   \
+    "                       (default 2000)\n"                                                                   \
     "  --warmup S           seconds of moves at the start left out of the round\n"                              \
     "                       trips and the pushes counted (default 0)\n"                                         \
     "  --timeout-ms MS      for connecting, and for each answer at the end (5000)\n"                            \
@@ -80,6 +91,7 @@ typedef struct options {
     int udp;
     uint32_t entities, watch, udp_max_datagram;
     double duration, rate, warmup;
+    long align_us; /* -1: no alignment to sweepd's ticks */
     int timeout_ms;
 } options;
 
@@ -127,7 +139,7 @@ typedef struct relay {
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){.entities = 100, .duration = 3, .rate = 60, .timeout_ms = 5000};
+    *o = (options){.entities = 100, .duration = 3, .rate = 60, .timeout_ms = 5000, .align_us = 2000};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -140,7 +152,7 @@ static int parse(int argc, char **argv, options *o)
         }
         static const char *const valued[] = {"--connect", "--token",  "--map",    "--entities",  "--duration",
                                              "--rate",    "--watch",  "--warmup", "--timeout-ms",
-                                             "--udp-max-datagram"};
+                                             "--udp-max-datagram", "--align-us"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             known |= strcmp(a, valued[k]) == 0;
@@ -183,6 +195,11 @@ static int parse(int argc, char **argv, options *o)
             if (*end || *v == '-' || n > UINT32_MAX)
                 goto bad;
             o->udp_max_datagram = (uint32_t)n;
+        } else if (strcmp(a, "--align-us") == 0) {
+            long us = strtol(v, &end, 10);
+            if (*end || us < -1 || us > 1000000)
+                goto bad;
+            o->align_us = us;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             long ms = strtol(v, &end, 10);
             if (*end || ms < 1 || ms > 3600000)
@@ -213,13 +230,6 @@ static uint64_t ms_to_ns(int ms)
     return (uint64_t)ms * 1000000u;
 }
 
-/* Milliseconds from now until t_ns (0 if past), at most cap_ms (-1: none). */
-static int ms_until(uint64_t t_ns, int cap_ms)
-{
-    uint64_t now = sweep_client_now_ns();
-    int ms = t_ns <= now ? 0 : (int)((t_ns - now + 999999) / 1000000);
-    return cap_ms >= 0 && cap_ms < ms ? cap_ms : ms;
-}
 
 /* --- entity ids to players ------------------------------------------------------ */
 
@@ -455,13 +465,19 @@ static void on_event(relay *r, const sweep_client_event *ev)
  * sooner), then handles what came, as a game server's loop does between
  * its ticks, the client's socket beside (here, instead of) its players'.
  * Returns 0, or -1 when the connection failed. */
-static int pump_once(relay *r, int max_ms)
+/* Waits until the socket is ready or until_ns (the monotonic clock, to the
+ * microsecond: a batch sent up to a millisecond late would land anywhere
+ * in the window --align-us aims at), then takes what came. */
+static int pump_once(relay *r, uint64_t until_ns)
 {
     int wait_ms;
     struct pollfd p = {.fd = sweep_client_fd(r->c), .events = (short)sweep_client_poll_events(r->c, &wait_ms)};
-    if (wait_ms < 0 || wait_ms > max_ms)
-        wait_ms = max_ms;
-    if (poll(&p, 1, wait_ms) < 0 && errno != EINTR) {
+    uint64_t now = sweep_client_now_ns();
+    uint64_t wait_ns = until_ns > now ? until_ns - now : 0;
+    if (wait_ms >= 0 && (uint64_t)wait_ms * 1000000u < wait_ns)
+        wait_ns = (uint64_t)wait_ms * 1000000u;
+    struct timespec ts = {.tv_sec = (time_t)(wait_ns / 1000000000u), .tv_nsec = (long)(wait_ns % 1000000000u)};
+    if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR) {
         perror("relay_server: poll");
         return -1;
     }
@@ -490,7 +506,7 @@ static int pump_once(relay *r, int max_ms)
 static int pump(relay *r, uint64_t until_ns)
 {
     do {
-        if (pump_once(r, ms_until(until_ns, -1)) != 0)
+        if (pump_once(r, until_ns) != 0)
             return -1;
     } while (sweep_client_now_ns() < until_ns);
     return 0;
@@ -508,7 +524,7 @@ static int spawn_players(relay *r)
     enum { SPAWNS_IN_FLIGHT = 64 };
     for (uint32_t i = 0; i < r->nplayers; i++) {
         while (r->o.udp && i - (r->spawned + r->spawn_errors) >= SPAWNS_IN_FLIGHT)
-            if (pump_once(r, 1000) != 0)
+            if (pump_once(r, sweep_client_now_ns() + ms_to_ns(1000)) != 0)
                 return -1;
         /* The map's spawn points in turn, with the map's radii, each
          * entity a player's: held to the player rules it relays. */
@@ -522,7 +538,7 @@ static int spawn_players(relay *r)
     /* One wait for all the (other) answers: a Spawn nobody answers
      * becomes an Error (TIMEOUT) after --timeout-ms, so this ends. */
     while (r->spawned + r->spawn_errors < r->nplayers)
-        if (pump_once(r, 1000) != 0)
+        if (pump_once(r, sweep_client_now_ns() + ms_to_ns(1000)) != 0)
             return -1;
     return r->spawn_errors ? -1 : 0;
 }
@@ -606,6 +622,13 @@ static int relay_moves(relay *r)
     uint64_t period = (uint64_t)(1e9 / r->o.rate);
     uint64_t start = sweep_client_now_ns(), end = start + (uint64_t)(r->o.duration * 1e9), next = start;
     r->measure_from_ns = start + (uint64_t)(r->o.warmup * 1e9);
+    /* Aligned, each batch leaves align_us after the tick the tick clock
+     * expects nearest to it: the first batches, before any answer named a
+     * tick, at the relay's own pace. A relay faster than the ticks would
+     * find the same tick for two batches, so it keeps its own pace. */
+    const sweep_client_welcome *wel = sweep_client_get_welcome(r->c);
+    int align = r->o.align_us >= 0 && r->o.rate <= wel->tick_rate;
+    uint64_t align_ns = align ? (uint64_t)r->o.align_us * 1000u : 0;
     int rc = 0;
     while (rc == 0 && next < end) {
         /* After a stall, a few ticks are caught up and the rest dropped,
@@ -615,6 +638,9 @@ static int relay_moves(relay *r)
             next = now - 4 * period;
         rc = send_tick(r, moves, seqs);
         next += period;
+        uint64_t due = align ? sweep_client_next_tick_ns(r->c, next - align_ns - period / 2) : 0;
+        if (due)
+            next = due + align_ns;
         if (rc == 0)
             rc = pump(r, next);
     }
@@ -622,7 +648,7 @@ static int relay_moves(relay *r)
     uint64_t last = r->answered + r->errors;
     uint64_t give_up = sweep_client_now_ns() + ms_to_ns(r->o.timeout_ms);
     while (rc == 0 && r->answered + r->errors < r->sent && sweep_client_now_ns() < give_up) {
-        rc = pump_once(r, 20);
+        rc = pump_once(r, sweep_client_now_ns() + ms_to_ns(20));
         if (r->answered + r->errors != last) {
             last = r->answered + r->errors;
             give_up = sweep_client_now_ns() + ms_to_ns(r->o.timeout_ms);

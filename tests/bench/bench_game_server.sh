@@ -4,7 +4,7 @@
 # tick's round trip takes. One line a transport:
 #   BENCH name=server.game_server entities=1000 hz=60 moves_per_s=...
 #     server_cpu_us_per_move=... tick_rtt_p50_us=... tick_rtt_p99_us=...
-#     watch_bytes_per_tick=... errors=... lost=...
+#     watch_bytes_per_tick=... errors=... lost=... align_us=...
 # (TCP; a UDP line names transport=udp and datagram=N, the datagram size
 # the handshake agreed, after the name). Besides their figures the lines
 # say a tick's frames each way as the relay counted them
@@ -20,7 +20,10 @@
 # example game server, build/examples/relay_server: one session, 1,000
 # entities spawned with Spawn.player (held to the player rules), a batch
 # of all 1,000 moves every 1/60 s (libsweep cuts it to Welcome.max_batch),
-# and WatchEntities every tick, for SWEEP_BENCH_GAME_SECONDS (default 10),
+# each batch sent SWEEP_BENCH_GAME_ALIGN microseconds (default 2000) after
+# sweepd's tick as libsweep's tick clock places it (relay --align-us; -1:
+# at the relay's own pace, whatever the phase between its ticks and
+# sweepd's), and WatchEntities every tick, for SWEEP_BENCH_GAME_SECONDS (default 10),
 # the first 2 s of it a warmup. Its own figures, over the ticks sent after
 # the warmup: a tick's round trip from the send of its batch to the
 # kernel's arrival time of its last answer (p50, p99), and the bytes of the
@@ -45,7 +48,8 @@
 # the scheduler's delays, which is what a game server on a busy host sees.
 #
 # Usage: BUILD=build [SWEEP_BENCH_GAME_RUNS=3] [SWEEP_BENCH_GAME_SECONDS=10]
-#        [SWEEP_BENCH_GAME_TRANSPORTS="tcp udp udp65507"] sh tests/bench/bench_game_server.sh
+#        [SWEEP_BENCH_GAME_TRANSPORTS="tcp udp udp65507"] [SWEEP_BENCH_GAME_ALIGN=2000]
+#        sh tests/bench/bench_game_server.sh
 set -eu
 BIN=${BUILD:-build}/bin
 RELAY=${BUILD:-build}/examples/relay_server
@@ -53,6 +57,7 @@ MAP=${BUILD:-build}/maps/arena.db
 RUNS=${SWEEP_BENCH_GAME_RUNS:-3}
 SECONDS_RUN=${SWEEP_BENCH_GAME_SECONDS:-10}
 TRANSPORTS=${SWEEP_BENCH_GAME_TRANSPORTS:-tcp udp udp65507}
+ALIGN=${SWEEP_BENCH_GAME_ALIGN:-2000}
 ENTITIES=1000
 HZ=60
 WARMUP=2
@@ -103,7 +108,7 @@ run() {
     transport=$1 address=$2
     shift 2
     SWEEP_TOKEN=bench-game-server "$RELAY" --connect "$address" "$@" --entities "$ENTITIES" --rate "$HZ" \
-        --watch 1 --duration "$SECONDS_RUN" --warmup "$WARMUP" >"$TMP/relay" 2>"$TMP/relay.err" &
+        --watch 1 --duration "$SECONDS_RUN" --warmup "$WARMUP" --align-us "$ALIGN" >"$TMP/relay" 2>"$TMP/relay.err" &
     RELAY_PID=$!
     # The relay moves once its players are spawned: a minute at most.
     i=0
@@ -146,7 +151,7 @@ for round in $(seq "$RUNS"); do
     done
 done
 for t in $TRANSPORTS; do
-    awk -v t="$t" -v n="$ENTITIES" -v hz="$HZ" '
+    awk -v t="$t" -v n="$ENTITIES" -v hz="$HZ" -v align="$ALIGN" '
         function median(v, k,    i, j, x) {
             for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
             return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
@@ -156,8 +161,8 @@ for t in $TRANSPORTS; do
         END {
             if (k == 0) exit 1
             for (f = 2; f <= 11; f++) { if (f >= 7 && f <= 9) continue; for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-            printf "BENCH name=server.game_server%s entities=%d hz=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f tick_rtt_p50_us=%.0f tick_rtt_p99_us=%.0f watch_bytes_per_tick=%.0f max_batch=%d frames_sent_per_tick=%.1f frames_received_per_tick=%.1f errors=%d lost=%d\n",
+            printf "BENCH name=server.game_server%s entities=%d hz=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f tick_rtt_p50_us=%.0f tick_rtt_p99_us=%.0f watch_bytes_per_tick=%.0f max_batch=%d frames_sent_per_tick=%.1f frames_received_per_tick=%.1f errors=%d lost=%d align_us=%d\n",
                 (t == "tcp" ? "" : " transport=udp datagram=" datagram), n, hz, med[2], med[3], med[4], med[5], med[6],
-                batch, med[10], med[11], errors, lost
+                batch, med[10], med[11], errors, lost, align
         }' "$TMP/runs"
 done

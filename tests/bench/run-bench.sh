@@ -514,7 +514,8 @@ trap - EXIT
 
 # --- server: a game server relaying 1,000 players at 60 Hz, watching them ---
 # tests/bench/bench_game_server.sh says how: a fresh sweepd a run, the
-# example relay_server as the game server over TCP and over UDP, medians of
+# example relay_server as the game server over TCP and over UDP, its
+# batches in step with sweepd's ticks (SWEEP_BENCH_GAME_ALIGN), medians of
 # SWEEP_BENCH_GAME_RUNS runs (3) of SWEEP_BENCH_GAME_SECONDS (10) each.
 BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
 
