@@ -56,68 +56,86 @@ static void run_until(uv_loop_t *loop, const fired *f, int want, uint64_t ms)
     uv_run(loop, UV_RUN_NOWAIT);
 }
 
+/* Each test's loop, its timer and what the timer did. */
+typedef struct fixture {
+    uv_loop_t loop;
+    fired f;
+    sweep__tick_timer t;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *x = calloc(1, sizeof *x);
+    if (!x || uv_loop_init(&x->loop) != 0)
+        return -1;
+    sweep__tick_timer_init(&x->loop, &x->t, &x->f);
+    *state = x;
+    return 0;
+}
+
+/* Ends the loop: each test closes its timer itself, with the callback it checks. */
+static int teardown(void **state)
+{
+    fixture *x = *state;
+    uv_run(&x->loop, UV_RUN_DEFAULT);
+    int rc = uv_loop_close(&x->loop);
+    free(x);
+    return rc == 0 ? 0 : -1;
+}
+
 static void fires_once_never_early(void **state)
 {
-    (void)state;
-    uv_loop_t loop;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    fired f = {0};
-    sweep__tick_timer t;
-    sweep__tick_timer_init(&loop, &t, &f);
+    fixture *x = *state;
+    fired *f = &x->f;
     for (int i = 0; i < 5; i++) {
-        f.due = uv_hrtime() + 3000000u + (uint64_t)i * 777777u;
-        int before = f.count;
-        sweep__tick_timer_arm(&t, f.due, on_fire);
-        run_until(&loop, &f, before + 1, 5000);
-        assert_int_equal(f.count, before + 1);
-        assert_true(f.at >= f.due);
+        f->due = uv_hrtime() + 3000000u + (uint64_t)i * 777777u;
+        int before = f->count;
+        sweep__tick_timer_arm(&x->t, f->due, on_fire);
+        run_until(&x->loop, f, before + 1, 5000);
+        assert_int_equal(f->count, before + 1);
+        assert_true(f->at >= f->due);
     }
-    sweep__tick_timer_close(&t, on_closed);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    assert_int_equal(f.closed, 1);
-    assert_int_equal(uv_loop_close(&loop), 0);
+    sweep__tick_timer_close(&x->t, on_closed);
+    uv_run(&x->loop, UV_RUN_DEFAULT);
+    assert_int_equal(f->closed, 1);
 }
 
 static void past_now_rearm_and_stop(void **state)
 {
-    (void)state;
-    uv_loop_t loop;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    fired f = {0};
-    sweep__tick_timer t;
-    sweep__tick_timer_init(&loop, &t, &f);
+    fixture *x = *state;
+    fired *f = &x->f;
+    sweep__tick_timer *t = &x->t;
     /* An instant long past (and 0, which a timerfd would take as "off"). */
-    sweep__tick_timer_arm(&t, 1, on_fire);
-    run_until(&loop, &f, 1, 5000);
-    assert_int_equal(f.count, 1);
-    sweep__tick_timer_arm(&t, 0, on_fire);
-    run_until(&loop, &f, 2, 5000);
-    assert_int_equal(f.count, 2);
+    sweep__tick_timer_arm(t, 1, on_fire);
+    run_until(&x->loop, f, 1, 5000);
+    assert_int_equal(f->count, 1);
+    sweep__tick_timer_arm(t, 0, on_fire);
+    run_until(&x->loop, f, 2, 5000);
+    assert_int_equal(f->count, 2);
     /* Re-armed for later before it came: one callback, at the later. */
-    sweep__tick_timer_arm(&t, uv_hrtime() + 2000000u, on_fire);
-    f.due = uv_hrtime() + 12000000u;
-    sweep__tick_timer_arm(&t, f.due, on_fire);
-    run_until(&loop, &f, 3, 5000);
-    assert_int_equal(f.count, 3);
-    assert_true(f.at >= f.due);
-    run_until(&loop, &f, 4, 30); /* and no second one */
-    assert_int_equal(f.count, 3);
-    /* Stopped: quiet, and the loop has nothing left of it. */
-    sweep__tick_timer_arm(&t, uv_hrtime() + 2000000u, on_fire);
-    sweep__tick_timer_stop(&t);
-    run_until(&loop, &f, 4, 30);
-    assert_int_equal(f.count, 3);
-    sweep__tick_timer_close(&t, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    assert_int_equal(f.closed, 0);
-    assert_int_equal(uv_loop_close(&loop), 0);
+    sweep__tick_timer_arm(t, uv_hrtime() + 2000000u, on_fire);
+    f->due = uv_hrtime() + 12000000u;
+    sweep__tick_timer_arm(t, f->due, on_fire);
+    run_until(&x->loop, f, 3, 5000);
+    assert_int_equal(f->count, 3);
+    assert_true(f->at >= f->due);
+    run_until(&x->loop, f, 4, 30); /* and no second one */
+    assert_int_equal(f->count, 3);
+    /* Stopped: quiet. */
+    sweep__tick_timer_arm(t, uv_hrtime() + 2000000u, on_fire);
+    sweep__tick_timer_stop(t);
+    run_until(&x->loop, f, 4, 30);
+    assert_int_equal(f->count, 3);
+    sweep__tick_timer_close(t, NULL);
+    uv_run(&x->loop, UV_RUN_DEFAULT);
+    assert_int_equal(f->closed, 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fires_once_never_early),
-        cmocka_unit_test(past_now_rearm_and_stop),
+        cmocka_unit_test_setup_teardown(fires_once_never_early, setup, teardown),
+        cmocka_unit_test_setup_teardown(past_now_rearm_and_stop, setup, teardown),
     };
     return cmocka_run_group_tests_name("tick timer", tests, NULL, NULL);
 }
