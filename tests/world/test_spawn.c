@@ -4,8 +4,9 @@
  * asked and did not get named as rules), whose ids it gets (the request's,
  * else the sink's draw), a Spawn resent over UDP answered with the same
  * entity, the refusals (an owner's limit, the sink's memory, no id to give)
- * and what each callback of the sink is told; Despawn, and an owner's
- * release freeing all it owns.
+ * and what each callback of the sink is told; Despawn (its slot poisoned
+ * under AddressSanitizer until reused), and an owner's release freeing all
+ * it owns.
  */
 #include "tests/world/world_fixture.h"
 
@@ -343,6 +344,49 @@ static void despawn_answers_despawned(void **state)
     wf_one_close(&s);
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_ASAN 1
+#endif
+#ifdef POOL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* A despawned entity's slot goes back to its world's pool (entity_pool.c):
+ * the next spawn takes it, and until then, under AddressSanitizer, it is
+ * poisoned, so that a use of the despawned entity is reported. */
+static void a_despawned_slot_is_poisoned_until_reused(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    sweep_msg_spawned a = wf_spawn(s.w, &s.o, s.r, 1);
+    sweep__entity *slot = sweep__world_entity(s.w, &s.o, a.entity);
+    assert_non_null(slot);
+#ifdef POOL_ASAN
+    assert_false(__asan_address_is_poisoned(slot));
+#endif
+    wf_clear(s.r);
+    sweep_message m = wf_despawn_msg(a.entity, 2);
+    wf_request(s.w, &s.o, s.r, &m);
+    wf_only(s.r, SWEEP_MSG_DESPAWNED);
+#ifdef POOL_ASAN
+    assert_true(__asan_address_is_poisoned(slot));
+    assert_true(__asan_address_is_poisoned((char *)slot + sizeof *slot - 1));
+#endif
+    sweep_msg_spawned b = wf_spawn(s.w, &s.o, s.r, 3);
+    assert_ptr_equal(sweep__world_entity(s.w, &s.o, b.entity), slot);
+#ifdef POOL_ASAN
+    assert_false(__asan_address_is_poisoned(slot));
+#endif
+    wf_one_close(&s);
+}
+
 static void releasing_an_owner_frees_all_it_owns(void **state)
 {
     (void)state;
@@ -430,6 +474,7 @@ int main(void)
         cmocka_unit_test(no_room_in_memory_refuses_with_the_sinks_why),
         cmocka_unit_test(no_id_to_give_is_internal_and_dropped),
         cmocka_unit_test(despawn_answers_despawned),
+        cmocka_unit_test(a_despawned_slot_is_poisoned_until_reused),
         cmocka_unit_test(releasing_an_owner_frees_all_it_owns),
         cmocka_unit_test(a_refused_spawn_point_names_what_is_there),
     };
