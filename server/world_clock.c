@@ -242,6 +242,12 @@ static void run_due(sweep__served *w, uint64_t t0)
      * reading, which the requests handled before it have made old, and
      * their time is not the ticks'. */
     uint64_t begin = 0;
+    /* What the ticks send (a crushed entity's Despawned) and their pushes
+     * leave as one queue, in the order made, a sendmmsg per 64 (udp.c's
+     * queue), not a system call each: a thousand relayed players' pushes
+     * are some 84 EntityStates at 1,200 bytes. Inside a reading they join
+     * its queue. */
+    int open = sweep__udp_batch_begin(s);
     while (next_due(w) <= t0 && steps < SWEEP__TICK_CATCHUP) {
         if (steps == 0)
             begin = uv_hrtime();
@@ -262,16 +268,10 @@ static void run_due(sweep__served *w, uint64_t t0)
         sweep__stats_record_ticks(&s->stats, took, steps);
         sweep__histogram_observe_n(&w->tick_time, took / steps, steps);
     }
-    if (steps && !s->stopping) {
-        /* A tick's pushes are many datagrams (1,000 relayed players' are
-         * some 84 EntityStates at 1,200 bytes): they leave as one queue,
-         * in the order made, a sendmmsg per 64 (udp.c's queue), not a
-         * system call each. Inside a reading they join its queue. */
-        int open = sweep__udp_batch_begin(s);
+    if (steps && !s->stopping)
         push_watches(w, before);
-        if (!open)
-            sweep__udp_batch_end(s);
-    }
+    if (!open)
+        sweep__udp_batch_end(s);
 }
 
 /* Runs every tick that is due, then re-arms. */
