@@ -7,16 +7,17 @@
  * by adding periods to "now": tick n is due at start + n * period on the
  * monotonic clock (uv_hrtime), so timer lateness never accumulates into
  * drift; the timer is armed for that instant to the microsecond
- * (tick_timer.h), not rounded up to libuv's milliseconds. A late callback runs every tick that came due, one at a time; if
- * the loop stalled for more than SWEEP__TICK_CATCHUP ticks the excess is
- * skipped and logged, so a stall does not become a burst of thousands of
- * ticks. A request of a session runs its world's due ticks before it is
- * handled (sweep__world_catch_up), the timer's callback or not: a move
- * is credited time (server/world/moves.c) by the tick it meets, and after
- * a stall of the loop (a busy or starved server, its datagrams waiting in
- * the socket) the tick of the last callback lags the clock by the stall,
- * so an honest client, asking the time that passed, would meet a budget
- * short by as much and be cut (TimeBudget) for the server's own lateness.
+ * (tick_timer.h), not rounded up to libuv's milliseconds. A late callback
+ * runs every tick that came due, one at a time; if the loop stalled for
+ * more than SWEEP__TICK_CATCHUP ticks the excess is skipped and logged, so
+ * a stall does not become a burst of thousands of ticks. A request of a
+ * session runs its world's due ticks before it is handled
+ * (sweep__world_catch_up), the timer's callback or not: a move is credited
+ * time (server/world/moves.c) by the tick it meets, and after a stall of
+ * the loop (a busy or starved server, its datagrams waiting in the socket)
+ * the tick of the last callback lags the clock by the stall, so an honest
+ * client, asking the time that passed, would meet a budget short by as
+ * much and be cut (TimeBudget) for the server's own lateness.
  *
  * Each tick is recorded around the world's own (TICK before, HASH every
  * --record-hash-every ticks after, the frame written once the due ticks

@@ -230,7 +230,6 @@ static uint64_t ms_to_ns(int ms)
     return (uint64_t)ms * 1000000u;
 }
 
-
 /* --- entity ids to players ------------------------------------------------------ */
 
 static int index_init(relay *r)
@@ -461,13 +460,13 @@ static void on_event(relay *r, const sweep_client_event *ev)
     }
 }
 
-/* Waits at most max_ms for sweepd (less if the client wants to be called
- * sooner), then handles what came, as a game server's loop does between
- * its ticks, the client's socket beside (here, instead of) its players'.
- * Returns 0, or -1 when the connection failed. */
-/* Waits until the socket is ready or until_ns (the monotonic clock, to the
- * microsecond: a batch sent up to a millisecond late would land anywhere
- * in the window --align-us aims at), then takes what came. */
+/* Waits for sweepd until until_ns on the monotonic clock (sooner if the
+ * client wants to be called sooner), then handles what came, as a game
+ * server's loop does between its ticks, the client's socket beside (here,
+ * instead of) its players'. The wait is to the microsecond (ppoll): a
+ * batch sent up to a millisecond late, as poll's milliseconds would have
+ * it, lands anywhere in the window --align-us aims at. Returns 0, or -1
+ * when the connection failed. */
 static int pump_once(relay *r, uint64_t until_ns)
 {
     int wait_ms;
