@@ -549,11 +549,19 @@ static void forced_mismatch_rewinds_and_converges(void **state)
 /* Prediction among movers: the arena's lift (mover 3, always running up
  * and down) and a rider on it, moving every 15 ms with dt 15 ms (not a
  * multiple of the arena's 60 Hz tick, so the moves meet every phase of
- * it), until the lift has carried it between CARRIED_MOVES pairs of moves. */
+ * it), until the lift has carried it between CARRIED_MOVES pairs of moves.
+ * Every AIMED-th move waits to leave AIM_NS before the next tick's first
+ * message can arrive (sweep_client_next_tick_ns): it meets that tick while
+ * the newest poses the client has are the tick before's. The server ticks
+ * on time (server/tick_timer.h), so that window is a tick's run and a
+ * trip each way, some 0.1 ms of 16.7, and the moves' own phases alone
+ * would fall in it about once a hundred moves. */
 #define LIFT_ID 3
 #define MOVE_NS 15000000u
 #define MOVE_DT 0.015
 #define CARRIED_MOVES 150
+#define AIMED 5
+#define AIM_NS 5000u
 
 /* One predictor and what its first predictions came to. */
 typedef struct follower {
@@ -634,6 +642,13 @@ static lift_run ride(sweep_client_transport t)
         assert_true(sweep_client_now_ns() < until);
         if (r.carried < CARRIED_MOVES && sweep_client_now_ns() >= next) {
             next += MOVE_NS;
+            if (r.moves % AIMED == AIMED - 1) {
+                /* Aimed: the events that come meanwhile wait for the poll
+                 * below, as they would for a game busy with its frame. */
+                uint64_t at = sweep_client_next_tick_ns(c, sweep_client_now_ns() + AIM_NS) - AIM_NS;
+                while (sweep_client_now_ns() < at)
+                    ;
+            }
             /* Stepping to and fro across the platform's middle. */
             sweep_wish w = {.velocity = sweep_v3((r.moves / 20) % 2 ? -0.6 : 0.6, 0, 0), .buttons = 0};
             sweep_client_move_req m = {.entity = sp.entity, .velocity = w.velocity, .dt = MOVE_DT};
