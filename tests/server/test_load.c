@@ -204,7 +204,8 @@ static void test_client_that_never_reads(void **state)
 
 /* A client writes 16,000 Pings at once (within its rate limit's burst),
  * then a second client one Ping. Every Ping is answered, but of the first
- * client's, few are answered between the second's send and its Pong
+ * client's, few are answered between the second's send returning (its
+ * Ping is then in the server's socket) and its Pong
  * (Pong.server_time is the server's CLOCK_MONOTONIC, the same clock as
  * the test's): a connection is served 16 frames a loop turn
  * (SWEEP__TCP_TURN_FRAMES), and the second is read within a turn or two of
@@ -230,10 +231,14 @@ static void test_burst_waits_its_turn(void **state)
     for (int i = 0; i < BURST; i++)
         memcpy(burst + (size_t)i * n, enc, n);
     assert_int_equal(fx_write_all(a, burst, BURST * n), 0);
+    /* The wait starts once b's Ping is in the server's socket: over
+     * loopback, when the send returns. Read before the send, the clock
+     * also counted whatever held this process between the two (under a
+     * loaded test run, a preemption worth a few turns of the burst). */
+    assert_int_equal(fx_send(b, &ping), 0);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t b_sent = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    assert_int_equal(fx_send(b, &ping), 0);
     sweep_message m;
     assert_int_equal(fx_recv(b, rx, &m), 1);
     assert_int_equal(m.kind, SWEEP_MSG_PONG);
