@@ -24,6 +24,7 @@
 #define SWEEP__PREFETCH(p) __builtin_prefetch(p)
 /* The number of trailing zero bits of x, which is not 0. */
 #define SWEEP__CTZ(x) ((unsigned)__builtin_ctz(x))
+#define SWEEP__CTZ64(x) ((unsigned)__builtin_ctzll(x))
 #else
 #define SWEEP__ALWAYS_INLINE inline
 #define SWEEP__NOINLINE
@@ -37,6 +38,14 @@ static inline unsigned sweep__ctz(unsigned x)
     return n;
 }
 #define SWEEP__CTZ(x) sweep__ctz(x)
+static inline unsigned sweep__ctz64(unsigned long long x)
+{
+    unsigned n = 0;
+    while (!(x & 1u))
+        x >>= 1, n++;
+    return n;
+}
+#define SWEEP__CTZ64(x) sweep__ctz64(x)
 #endif
 
 #endif

@@ -233,10 +233,46 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         }
         free(at);
     }
+    /* What each volume may do with a step's ends, and, where they are few,
+     * the boxes of those that act after a step in quads (world_impl.h). */
+    uint8_t *may = malloc(n ? n : 1);
+    sweep__volume_quad *quads = NULL;
+    uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
+    if (may && acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
+        quad_count = (acting + 3) / 4;
+        quads = malloc(quad_count * sizeof *quads);
+    }
+    if (!may || (quad_count && !quads)) {
+        free(copy), free(boxes), free(first), free(items), free(may), free(quads);
+        return SWEEP_E_NOMEM;
+    }
+    /* The empty lanes: no box meets one whose low corner is above its
+     * high one. */
+    for (uint32_t q = 0; q < quad_count; q++)
+        for (uint32_t j = 0; j < 4; j++) {
+            quads[q].lo_x[j] = quads[q].lo_y[j] = quads[q].lo_z[j] = INFINITY;
+            quads[q].hi_x[j] = quads[q].hi_y[j] = quads[q].hi_z[j] = -INFINITY;
+        }
+    for (uint32_t i = 0, k = 0; i < n; i++) {
+        int trigger = v[i].kind == SWEEP_VOLUME_TRIGGER;
+        may[i] = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
+                 : !trigger                                                         ? SWEEP__MAY_AT_END
+                 : v[i].plane_count                                                 ? SWEEP__MAY_EITHER
+                                                                                    : SWEEP__MAY_ACROSS;
+        if (!quads || may[i] == SWEEP__MAY_NONE)
+            continue;
+        sweep__volume_quad *q = &quads[k / 4];
+        uint32_t j = k % 4;
+        q->lo_x[j] = (float)v[i].lo.x, q->lo_y[j] = (float)v[i].lo.y, q->lo_z[j] = (float)v[i].lo.z;
+        q->hi_x[j] = (float)v[i].hi.x, q->hi_y[j] = (float)v[i].hi.y, q->hi_z[j] = (float)v[i].hi.z;
+        lane[k++] = i;
+    }
     free(w->volumes);
     free(w->volume_boxes);
     free(w->volume_cell_first);
     free(w->volume_cell_items);
+    free(w->volume_may);
+    free(w->volume_quads);
     w->volumes = copy;
     w->volume_boxes = boxes;
     w->volume_count = n;
@@ -252,6 +288,10 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_cell_inv[2] = inv[2];
     w->volume_cell_first = first;
     w->volume_cell_items = items;
+    w->volume_may = may;
+    w->volume_quads = quads;
+    w->volume_quad_count = quad_count;
+    memcpy(w->volume_lane, lane, sizeof lane);
     return SWEEP_OK;
 }
 
@@ -304,18 +344,19 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
 {
     const sweep_world *w = space->world;
     const sweep_volume *vs = w->volumes;
-    /* A segment within one cell came with its candidates (volume_step.h);
-     * one across two along an axis looks at those of each cell (at most
-     * 8); one across more at them all. */
+    /* A listed segment came with its candidates (volume_step.h); through
+     * the grid, one across two cells along an axis looks at those of each
+     * (at most 8), one across more at every volume. */
     const uint32_t *cell = sc->cell;
     uint32_t grid = w->volume_grid, count = w->volume_count;
     uint32_t *cand = sc->cand, n = sc->n;
-    if (!sc->single && cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
+    if (!sc->listed && cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
         n = 0;
         for (uint32_t z = cell[2]; z <= cell[5]; z++)
             for (uint32_t y = cell[1]; y <= cell[4]; y++)
                 for (uint32_t x = cell[0]; x <= cell[3]; x++)
-                    n = sweep__volumes_collect(w, (z * grid + y) * grid + x, sc->lo, sc->hi, cand, n);
+                    n = sweep__volumes_collect(w, (z * grid + y) * grid + x, sc->lo, sc->hi, from, a->position,
+                                               cand, n);
         /* Two cells may list the same volume: back in index order, once. */
         n = sorted_once(cand, n);
     }

@@ -16,29 +16,70 @@
  * up to this many; a step among more tests every volume. */
 #define SWEEP__VOLUME_CANDIDATES 64u
 
-/* Where a step's segment lies in the volumes' grid (world_impl.h): its
- * box lo .. hi, the cells (x, y, z) of lo then of hi, and, when both are
- * one cell (single), the volumes of that cell whose boxes meet the
- * segment's, n of them (n > SWEEP__VOLUME_CANDIDATES: too many to list;
- * so is every segment across cells, until sweep__volumes_step looks). */
+/* A step's candidates: the box lo .. hi of its segment and, when
+ * listed, the volumes that may do something to it (sweep__volume_may), n
+ * of them in index order (n > SWEEP__VOLUME_CANDIDATES: too many to list,
+ * every volume is looked at). Through the grid (world_impl.h), the cells
+ * (x, y, z) of lo then of hi; a segment across cells is not listed, and
+ * sweep__volumes_step merges their lists. */
 typedef struct sweep__volume_step_cells {
     sweep_vec3 lo, hi;
     uint32_t cell[6];
-    int single;
+    int listed;
     uint32_t n;
     uint32_t cand[SWEEP__VOLUME_CANDIDATES + 1];
 } sweep__volume_step_cells;
 
-/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet lo .. hi,
- * up to one more than SWEEP__VOLUME_CANDIDATES; the new count. */
+/* Adds to cand[0 .. n) the volumes of cell c whose boxes meet lo .. hi
+ * and that may do something to the step from .. to, up to one more than
+ * SWEEP__VOLUME_CANDIDATES; the new count. */
 static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_collect(const sweep_world *w, uint32_t c, sweep_vec3 lo,
-                                                            sweep_vec3 hi, uint32_t *cand, uint32_t n)
+                                                            sweep_vec3 hi, sweep_vec3 from, sweep_vec3 to,
+                                                            uint32_t *cand, uint32_t n)
 {
     const uint32_t *list = w->volume_cell_items + w->volume_cell_first[c];
     uint32_t len = w->volume_cell_first[c + 1] - w->volume_cell_first[c];
     for (uint32_t k = 0; k < len && n <= SWEEP__VOLUME_CANDIDATES; k++)
-        if (sweep__volume_box_meets(w->volume_boxes[list[k]], lo, hi))
-            cand[n++] = list[k];
+        if (sweep__volume_box_meets(w->volume_boxes[list[k]], lo, hi)) {
+            cand[n] = list[k];
+            n += sweep__volume_may(w, list[k], from, to);
+        }
+    return n;
+}
+
+/* The candidates of a world whose volumes are in quads (world_impl.h):
+ * every quad's boxes tested against lo .. hi at once, as floats, then
+ * those that meet asked sweep__volume_may, exactly, in index order; their
+ * count. */
+static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi,
+                                                         sweep_vec3 from, sweep_vec3 to, uint32_t *cand)
+{
+    uint64_t meets = 0; /* bit k: lane k's box meets lo .. hi (as floats) */
+    const sweep__volume_quad *q = w->volume_quads;
+    const float lx = (float)lo.x, ly = (float)lo.y, lz = (float)lo.z;
+    const float hx = (float)hi.x, hy = (float)hi.y, hz = (float)hi.z;
+#ifdef __SSE2__
+    const __m128 vlx = _mm_set1_ps(lx), vly = _mm_set1_ps(ly), vlz = _mm_set1_ps(lz);
+    const __m128 vhx = _mm_set1_ps(hx), vhy = _mm_set1_ps(hy), vhz = _mm_set1_ps(hz);
+    for (uint32_t k = 0; k < w->volume_quad_count; k++, q++) {
+        __m128 x = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_x), vhx), _mm_cmpge_ps(_mm_loadu_ps(q->hi_x), vlx));
+        __m128 y = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_y), vhy), _mm_cmpge_ps(_mm_loadu_ps(q->hi_y), vly));
+        __m128 z = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_z), vhz), _mm_cmpge_ps(_mm_loadu_ps(q->hi_z), vlz));
+        meets |= (uint64_t)_mm_movemask_ps(_mm_and_ps(_mm_and_ps(x, y), z)) << (4 * k);
+    }
+#else
+    for (uint32_t k = 0; k < w->volume_quad_count; k++, q++)
+        for (uint32_t j = 0; j < 4; j++)
+            meets |= (uint64_t)((q->lo_x[j] <= hx) & (q->hi_x[j] >= lx) & (q->lo_y[j] <= hy) & (q->hi_y[j] >= ly) &
+                                (q->lo_z[j] <= hz) & (q->hi_z[j] >= lz))
+                     << (4 * k + j);
+#endif
+    uint32_t n = 0;
+    for (; meets; meets &= meets - 1) {
+        const uint32_t i = w->volume_lane[SWEEP__CTZ64(meets)];
+        cand[n] = i;
+        n += sweep__volume_may(w, i, from, to);
+    }
     return n;
 }
 
@@ -51,10 +92,10 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
 
 /* The same, with what settles most steps inline, before the call: a
  * world without volumes that act after a step (liquids and ladders are
- * not this pass's, core/medium.h), a segment away from all of them, and
- * a segment within one cell of the grid (nearly every step) whose
- * volumes' boxes it does not meet. Only a volume whose box meets the box
- * of the segment can hold either end. */
+ * not this pass's, core/medium.h), a segment away from all of them, and a
+ * segment no volume may do anything to: of a world whose volumes are in
+ * quads, or within one cell of the grid (nearly every step). Only a
+ * volume whose box meets the box of the segment can hold either end. */
 static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg,
                                                           sweep_vec3 radii, sweep_vec3 from, sweep_actor *a,
                                                           double h, sweep_volume_report *rep)
@@ -68,6 +109,11 @@ static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *spa
     sc.hi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y, from.z < to.z ? to.z : from.z);
     if (!sweep__volume_box_meets(w->volume_act_box, sc.lo, sc.hi))
         return 0;
+    if (w->volume_quad_count) {
+        sc.listed = 1;
+        sc.n = sweep__volumes_scan(w, sc.lo, sc.hi, from, to, sc.cand);
+        return sc.n ? sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc) : 0;
+    }
     /* The cells of the box's corners, in pairs (sweep__volume_cell2). */
     const double *inv = w->volume_cell_inv;
     const sweep_vec3 o = w->volume_lo;
@@ -76,10 +122,11 @@ static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *spa
     sweep__volume_cell2(sc.lo.x, o.x, inv[0], grid, sc.lo.y, o.y, inv[1], grid, &cell[0], &cell[1]);
     sweep__volume_cell2(sc.hi.x, o.x, inv[0], grid, sc.hi.y, o.y, inv[1], grid, &cell[3], &cell[4]);
     sweep__volume_cell2(sc.lo.z, o.z, inv[2], grid_z, sc.hi.z, o.z, inv[2], grid_z, &cell[2], &cell[5]);
-    sc.single = (cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5]);
+    sc.listed = (cell[0] == cell[3]) & (cell[1] == cell[4]) & (cell[2] == cell[5]);
     sc.n = SWEEP__VOLUME_CANDIDATES + 1;
-    if (sc.single) {
-        sc.n = sweep__volumes_collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], sc.lo, sc.hi, sc.cand, 0);
+    if (sc.listed) {
+        sc.n = sweep__volumes_collect(w, (cell[2] * grid + cell[1]) * grid + cell[0], sc.lo, sc.hi, from, to,
+                                      sc.cand, 0);
         if (sc.n == 0)
             return 0;
     }

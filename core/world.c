@@ -428,6 +428,8 @@ void sweep_world_destroy(sweep_world *w)
     free(w->volume_boxes);
     free(w->volume_cell_first);
     free(w->volume_cell_items);
+    free(w->volume_may);
+    free(w->volume_quads);
     free(w);
 }
 

@@ -135,6 +135,30 @@ static inline void sweep__tri_prepare_espace(const sweep__tri *t, sweep_vec3 inv
     sweep__tri_prepare(sweep_v3_mul(t->a, inv_radii), sweep_v3_mul(t->b, inv_radii), sweep_v3_mul(t->c, inv_radii), p);
 }
 
+/* The boxes (lo, hi) of four volumes side by side, each coordinate of
+ * the four together, as floats: a step tests all four at once
+ * (volume_step.h). Rounding to the nearest float never turns x <= y
+ * around (it does not decrease), so a box meets the segment's box
+ * whenever its doubles do: the test may only take in a few more, which
+ * the exact test after it (sweep__volume_may, on the doubles) turns away. */
+typedef struct sweep__volume_quad {
+    float lo_x[4], lo_y[4], lo_z[4], hi_x[4], hi_y[4], hi_z[4];
+} sweep__volume_quad;
+
+/* A world with at most this many volumes that act after a step tests a
+ * step against all their boxes, four at a time, rather than through the
+ * grid. */
+#define SWEEP__VOLUME_SCAN_MAX 32u /* 8 quads; at most 64 lanes, and SWEEP__VOLUME_CANDIDATES */
+
+/* What a volume that acts after a step does with the step's two ends
+ * (volume_may): */
+enum {
+    SWEEP__MAY_NONE,   /* a liquid or a ladder: not this pass's */
+    SWEEP__MAY_AT_END, /* acts when it holds the end (push, teleport, hurt, kill) */
+    SWEEP__MAY_ACROSS, /* a trigger of a box alone: when its box holds one end, not the other */
+    SWEEP__MAY_EITHER  /* a trigger cut by planes: when its box holds either end */
+};
+
 struct sweep_world {
     sweep__tri *tris;
     sweep__tri_box *boxes;
@@ -179,6 +203,20 @@ struct sweep_world {
     uint32_t volume_grid, volume_grid_z;
     double volume_cell_inv[3]; /* cells per unit along x, y and z */
     uint32_t *volume_cell_first, *volume_cell_items;
+    /* SWEEP__MAY_* of each volume, by index. */
+    uint8_t *volume_may;
+    /* With at most SWEEP__VOLUME_SCAN_MAX volumes that act after a step
+     * (nearly every level), their boxes in volume_quad_count quads, in
+     * index order, the lanes after the last one empty (lo above hi);
+     * volume_lane[k] is lane k's volume. A step tests them all, without a
+     * branch, rather than finding its cells first: the grid's few dozen
+     * instructions were a chain, each waiting on the one before (the cell
+     * on the conversion, the list on the cell, the box on the list),
+     * where the lanes' tests are all independent. NULL (0) with more: the
+     * grid. */
+    sweep__volume_quad *volume_quads;
+    uint32_t volume_quad_count;
+    uint32_t volume_lane[SWEEP__VOLUME_SCAN_MAX];
 };
 
 /* The grid column (row) of coordinate x along an axis whose volumes
@@ -202,6 +240,40 @@ static inline int sweep__volume_box_meets(const sweep_vec3 *box, sweep_vec3 lo, 
 {
     return box[0].x <= hi.x && box[1].x >= lo.x && box[0].y <= hi.y && box[1].y >= lo.y && box[0].z <= hi.z &&
            box[1].z >= lo.z;
+}
+
+/* Whether each of the points p and q is in the box (lo, hi): bit 0 p's
+ * answer, bit 1 q's; the comparisons of sweep__medium_holds' box test,
+ * without a branch. */
+static inline unsigned sweep__volume_box_holds2(const sweep_vec3 *box, sweep_vec3 p, sweep_vec3 q)
+{
+#ifdef __SSE2__
+    const __m128d lo = _mm_loadu_pd(&box[0].x), hi = _mm_loadu_pd(&box[1].x);
+    const __m128d pp = _mm_set_pd(p.y, p.x), qq = _mm_set_pd(q.y, q.x);
+    unsigned pin = (unsigned)(_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(pp, lo), _mm_cmple_pd(pp, hi))) == 3) &
+                   (p.z >= box[0].z) & (p.z <= box[1].z);
+    unsigned qin = (unsigned)(_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(qq, lo), _mm_cmple_pd(qq, hi))) == 3) &
+                   (q.z >= box[0].z) & (q.z <= box[1].z);
+#else
+    unsigned pin = (p.x >= box[0].x) & (p.x <= box[1].x) & (p.y >= box[0].y) & (p.y <= box[1].y) &
+                   (p.z >= box[0].z) & (p.z <= box[1].z);
+    unsigned qin = (q.x >= box[0].x) & (q.x <= box[1].x) & (q.y >= box[0].y) & (q.y <= box[1].y) &
+                   (q.z >= box[0].z) & (q.z <= box[1].z);
+#endif
+    return pin | qin << 1;
+}
+
+/* 1 when volume i may do something to a step from `from` to `to`, by its
+ * SWEEP__MAY_* (a table of four bits a kind, indexed by which ends its box
+ * holds: bit 0 from, bit 1 to). sweep__volumes_step acts on a volume only
+ * when it holds the end (sweep__medium_holds), or, a trigger, when it
+ * holds one end and not the other; so a volume this says no of does
+ * nothing there, and leaving it out changes nothing the step does. */
+static inline unsigned sweep__volume_may(const struct sweep_world *w, uint32_t i, sweep_vec3 from, sweep_vec3 to)
+{
+    /* kind:        EITHER  ACROSS  AT_END  NONE
+     * in = 3 2 1 0: 1110    0110    1100    0000 */
+    return (0xE6C0u >> (w->volume_may[i] * 4u + sweep__volume_box_holds2(w->volume_boxes[i], from, to))) & 1u;
 }
 
 /* sweep__volume_cell of a (along an axis from lo_a, inv_a, grid_a) and of

@@ -5,8 +5,9 @@
  * when it fits there and not when it does not; hurt adds damage by the
  * second, kill ends the move, a trigger is entered and left; a plane cuts
  * the box; a walk away from every volume gives the same bits as in a
- * world without any; the volumes' grid finds what a look at every volume
- * finds; bad volumes are refused with a reason.
+ * world without any; the volumes' grid, and the test of a few volumes
+ * four at a time, find what a look at every volume finds, to the bit at a
+ * box's faces; bad volumes are refused with a reason.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 
 #include "core/motion.h"
 #include "core/volume.h"
+#include "core/volume_step.h"
 #include "core/world_impl.h"
 #include "maps/level.h"
 
@@ -267,30 +269,41 @@ static void a_walk_away_from_volumes_is_unchanged(void **state)
  * (jumping across the z cuts), each move one step, its damage (summed in
  * index order, to the bit), last hurting volume and entered and left
  * triggers against those of every volume. */
-static void the_grid_finds_what_every_volume_says(void **state)
+/* N random volumes (hurt and triggers, a third of them cut by a plane)
+ * over a square the size that keeps about as many in a body's way
+ * whatever N is, and 8 bodies walking across them: every step's damage,
+ * events and volumes are those a look at every volume finds. */
+static void every_volume_says(uint32_t N)
 {
-    (void)state;
     scene s;
     scene_init(&s);
-    enum { N = 300 };
-    static sweep_volume v[N];
+    static sweep_volume v[300];
+    assert_true(N <= 300);
+    double half = 30.0 * sqrt((double)N / 300.0);
     uint64_t x = 12345;
-    for (int i = 0; i < N; i++) {
+    for (uint32_t i = 0; i < N; i++) {
         x = x * 6364136223846793005u + 1442695040888963407u;
-        double cx = (double)(x >> 40 & 1023) / 1023.0 * 60.0 - 30.0;
-        double cy = (double)(x >> 20 & 1023) / 1023.0 * 60.0 - 30.0;
+        double cx = (double)(x >> 40 & 1023) / 1023.0 * 2.0 * half - half;
+        double cy = (double)(x >> 20 & 1023) / 1023.0 * 2.0 * half - half;
         double cz = (double)(x >> 10 & 1023) / 1023.0 * 3.0;
         double r = 0.5 + (double)(x >> 54) / 1023.0 * 3.0;
         v[i] = box_volume(i % 3 ? SWEEP_VOLUME_HURT : SWEEP_VOLUME_TRIGGER, sweep_v3(cx - r, cy - r, cz),
                           sweep_v3(cx + r, cy + r, cz + 0.7 * r));
         v[i].damage = 1.0 + (double)(i % 7) * 0.37;
+        if (i % 3 == (i / 3) % 3) {
+            /* x + y <= cx + cy: the half of the box towards -x, -y */
+            v[i].plane_count = 1;
+            v[i].planes[0].normal = sweep_v3(1, 1, 0);
+            v[i].planes[0].offset = cx + cy;
+        }
     }
-    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-40, -40, -1), sweep_v3(40, 40, 1.0));
+    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-half - 10, -half - 10, -1), sweep_v3(half + 10, half + 10, 1.0));
     v[N - 1].damage = 0.5;
     set(&s, v, N);
+    assert_int_equal(s.w->volume_quad_count != 0, N <= SWEEP__VOLUME_SCAN_MAX);
     sweep_actor a[8];
     for (int k = 0; k < 8; k++)
-        a[k] = standing(-28.0 + 7.0 * k, -25.0 + 3.0 * k);
+        a[k] = standing((-28.0 + 7.0 * k) * half / 30.0, (-25.0 + 3.0 * k) * half / 30.0);
     int hurts = 0, entries = 0, leaves = 0;
     for (int i = 0; i < 600; i++)
         for (int k = 0; k < 8; k++) {
@@ -326,6 +339,64 @@ static void the_grid_finds_what_every_volume_says(void **state)
     /* The walk did meet them. */
     assert_true(hurts > 100 && entries > 10 && leaves > 10);
     scene_free(&s);
+}
+
+/* Through the grid (300 volumes, and the fewest that take it), and
+ * tested four at a time (SWEEP__VOLUME_SCAN_MAX and fewer, a quad not
+ * full): the same answers as a look at every volume. */
+static void the_grid_finds_what_every_volume_says(void **state)
+{
+    (void)state;
+    every_volume_says(300);
+    every_volume_says(SWEEP__VOLUME_SCAN_MAX + 1);
+}
+
+static void four_at_a_time_find_what_every_volume_says(void **state)
+{
+    (void)state;
+    every_volume_says(SWEEP__VOLUME_SCAN_MAX);
+    every_volume_says(23);
+}
+
+/* A box whose faces no float can hold, and steps that end inside it or
+ * outside by less than a float's step there: the four-at-a-time test
+ * compares floats, which may only let more boxes through, so each step
+ * still gets the exact answer; with a grid's worth of volumes as well. */
+static void a_box_is_tested_to_the_bit(void **state)
+{
+    (void)state;
+    for (uint32_t count = 2; count <= SWEEP__VOLUME_SCAN_MAX + 1; count += SWEEP__VOLUME_SCAN_MAX - 1) {
+        scene s;
+        scene_init(&s);
+        static sweep_volume v[SWEEP__VOLUME_SCAN_MAX + 1];
+        const double lo = 100.0 + 1e-9; /* floats near 100 are 2^-17 apart */
+        for (uint32_t i = 0; i < count; i++)
+            v[i] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-300.0 - i, -300, -1), sweep_v3(-299.0 - i, -299, 0));
+        v[0] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(lo, -1, -1), sweep_v3(lo + 1.0, 1, 1));
+        v[1] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(lo, -1, -1), sweep_v3(lo + 1.0, 1, 1));
+        set(&s, v, count);
+        assert_int_equal(s.w->volume_quad_count != 0, count <= SWEEP__VOLUME_SCAN_MAX);
+        const double ends[] = {lo, nextafter(lo, 200.0), nextafter(lo, 0.0), lo - 1e-12, 100.0};
+        for (unsigned e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+            sweep_actor a;
+            memset(&a, 0, sizeof a);
+            a.position = sweep_v3(ends[e], 0, 0);
+            sweep_volume_report rep;
+            memset(&rep, 0, sizeof rep);
+            const sweep_vec3 from = sweep_v3(99.0, 0, 0);
+            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, from, &a, DT, &rep), 0);
+            int inside = ends[e] >= lo;
+            assert_int_equal((rep.events & SWEEP_VOLUME_EV_HURT) != 0, inside);
+            assert_int_equal((rep.events & SWEEP_VOLUME_EV_ENTERED) != 0, inside);
+            /* and from inside to those ends: left where outside */
+            memset(&rep, 0, sizeof rep);
+            a.position = sweep_v3(ends[e], 0, 0);
+            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, sweep_v3(lo + 0.5, 0, 0), &a, DT, &rep),
+                             0);
+            assert_int_equal((rep.events & SWEEP_VOLUME_EV_LEFT) != 0, !inside);
+        }
+        scene_free(&s);
+    }
 }
 
 /* Volumes as tall as the level, many of them: the grid is not cut along
@@ -395,6 +466,8 @@ int main(void)
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
         cmocka_unit_test(the_grid_finds_what_every_volume_says),
+        cmocka_unit_test(four_at_a_time_find_what_every_volume_says),
+        cmocka_unit_test(a_box_is_tested_to_the_bit),
         cmocka_unit_test(tall_volumes_are_not_cut_along_z),
         cmocka_unit_test(bad_volumes_are_refused),
     };
