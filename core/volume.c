@@ -119,6 +119,26 @@ int sweep_volume_contains(const sweep_volume *v, sweep_vec3 p)
     return 1;
 }
 
+/* Quads q[0 .. count) with every lane empty: no box meets one whose low
+ * corner is above its high one. */
+static void quads_empty(sweep__volume_quad *q, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++)
+        for (uint32_t j = 0; j < 4; j++) {
+            q[k].lo_x[j] = q[k].lo_y[j] = q[k].lo_z[j] = INFINITY;
+            q[k].hi_x[j] = q[k].hi_y[j] = q[k].hi_z[j] = -INFINITY;
+        }
+}
+
+/* Puts v's box, as floats, in lane k of the quads q. */
+static void quad_put(sweep__volume_quad *q, uint32_t k, const sweep_volume *v)
+{
+    sweep__volume_quad *o = &q[k / 4];
+    uint32_t j = k % 4;
+    o->lo_x[j] = (float)v->lo.x, o->lo_y[j] = (float)v->lo.y, o->lo_z[j] = (float)v->lo.z;
+    o->hi_x[j] = (float)v->hi.x, o->hi_y[j] = (float)v->hi.y, o->hi_z[j] = (float)v->hi.z;
+}
+
 sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint32_t n, double max_speed,
                                      double max_coordinate, uint32_t *bad_index, const char **why)
 {
@@ -234,38 +254,36 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         free(at);
     }
     /* What each volume may do with a step's ends, and, where they are few,
-     * the boxes of those that act after a step in quads (world_impl.h). */
+     * the boxes of those that act after a step in quads, and of the
+     * liquids and ladders in theirs (world_impl.h). */
     uint8_t *may = malloc(n ? n : 1);
-    sweep__volume_quad *quads = NULL;
+    sweep__volume_quad *quads = NULL, *mode_quads = NULL;
     uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
-    if (may && acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
+    uint32_t mode_quad_count = 0, mode_lane[SWEEP__VOLUME_SCAN_MAX] = {0};
+    if (acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
         quad_count = (acting + 3) / 4;
         quads = malloc(quad_count * sizeof *quads);
     }
-    if (!may || (quad_count && !quads)) {
-        free(copy), free(boxes), free(first), free(items), free(may), free(quads);
+    if (modes && modes <= SWEEP__VOLUME_SCAN_MAX) {
+        mode_quad_count = (modes + 3) / 4;
+        mode_quads = malloc(mode_quad_count * sizeof *mode_quads);
+    }
+    if (!may || (quad_count && !quads) || (mode_quad_count && !mode_quads)) {
+        free(copy), free(boxes), free(first), free(items), free(may), free(quads), free(mode_quads);
         return SWEEP_E_NOMEM;
     }
-    /* The empty lanes: no box meets one whose low corner is above its
-     * high one. */
-    for (uint32_t q = 0; q < quad_count; q++)
-        for (uint32_t j = 0; j < 4; j++) {
-            quads[q].lo_x[j] = quads[q].lo_y[j] = quads[q].lo_z[j] = INFINITY;
-            quads[q].hi_x[j] = quads[q].hi_y[j] = quads[q].hi_z[j] = -INFINITY;
-        }
-    for (uint32_t i = 0, k = 0; i < n; i++) {
+    quads_empty(quads, quad_count);
+    quads_empty(mode_quads, mode_quad_count);
+    for (uint32_t i = 0, k = 0, km = 0; i < n; i++) {
         int trigger = v[i].kind == SWEEP_VOLUME_TRIGGER;
         may[i] = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
                  : !trigger                                                         ? SWEEP__MAY_AT_END
                  : v[i].plane_count                                                 ? SWEEP__MAY_EITHER
                                                                                     : SWEEP__MAY_ACROSS;
-        if (!quads || may[i] == SWEEP__MAY_NONE)
-            continue;
-        sweep__volume_quad *q = &quads[k / 4];
-        uint32_t j = k % 4;
-        q->lo_x[j] = (float)v[i].lo.x, q->lo_y[j] = (float)v[i].lo.y, q->lo_z[j] = (float)v[i].lo.z;
-        q->hi_x[j] = (float)v[i].hi.x, q->hi_y[j] = (float)v[i].hi.y, q->hi_z[j] = (float)v[i].hi.z;
-        lane[k++] = i;
+        if (may[i] != SWEEP__MAY_NONE && quads)
+            quad_put(quads, k, &v[i]), lane[k++] = i;
+        else if (may[i] == SWEEP__MAY_NONE && mode_quads)
+            quad_put(mode_quads, km, &v[i]), mode_lane[km++] = i;
     }
     free(w->volumes);
     free(w->volume_boxes);
@@ -273,6 +291,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     free(w->volume_cell_items);
     free(w->volume_may);
     free(w->volume_quads);
+    free(w->volume_mode_quads);
     w->volumes = copy;
     w->volume_boxes = boxes;
     w->volume_count = n;
@@ -289,6 +308,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_cell_first = first;
     w->volume_cell_items = items;
     w->volume_may = may;
+    w->volume_mode_quads = mode_quads;
+    w->volume_mode_quad_count = mode_quad_count;
+    memcpy(w->volume_mode_lane, mode_lane, sizeof mode_lane);
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
     memcpy(w->volume_lane, lane, sizeof lane);

@@ -54,28 +54,9 @@ static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_collect(const sweep_world *w
 static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, sweep_vec3 lo, sweep_vec3 hi,
                                                          sweep_vec3 from, sweep_vec3 to, uint32_t *cand)
 {
-    uint64_t meets = 0; /* bit k: lane k's box meets lo .. hi (as floats) */
-    const sweep__volume_quad *q = w->volume_quads;
-    const float lx = (float)lo.x, ly = (float)lo.y, lz = (float)lo.z;
-    const float hx = (float)hi.x, hy = (float)hi.y, hz = (float)hi.z;
-#ifdef __SSE2__
-    const __m128 vlx = _mm_set1_ps(lx), vly = _mm_set1_ps(ly), vlz = _mm_set1_ps(lz);
-    const __m128 vhx = _mm_set1_ps(hx), vhy = _mm_set1_ps(hy), vhz = _mm_set1_ps(hz);
-    for (uint32_t k = 0; k < w->volume_quad_count; k++, q++) {
-        __m128 x = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_x), vhx), _mm_cmpge_ps(_mm_loadu_ps(q->hi_x), vlx));
-        __m128 y = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_y), vhy), _mm_cmpge_ps(_mm_loadu_ps(q->hi_y), vly));
-        __m128 z = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_z), vhz), _mm_cmpge_ps(_mm_loadu_ps(q->hi_z), vlz));
-        meets |= (uint64_t)_mm_movemask_ps(_mm_and_ps(_mm_and_ps(x, y), z)) << (4 * k);
-    }
-#else
-    for (uint32_t k = 0; k < w->volume_quad_count; k++, q++)
-        for (uint32_t j = 0; j < 4; j++)
-            meets |= (uint64_t)((q->lo_x[j] <= hx) & (q->hi_x[j] >= lx) & (q->lo_y[j] <= hy) & (q->hi_y[j] >= ly) &
-                                (q->lo_z[j] <= hz) & (q->hi_z[j] >= lz))
-                     << (4 * k + j);
-#endif
     uint32_t n = 0;
-    for (; meets; meets &= meets - 1) {
+    for (uint64_t meets = sweep__volume_quads_meet(w->volume_quads, w->volume_quad_count, lo, hi); meets;
+         meets &= meets - 1) {
         const uint32_t i = w->volume_lane[SWEEP__CTZ64(meets)];
         cand[n] = i;
         n += sweep__volume_may(w, i, from, to);

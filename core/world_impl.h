@@ -217,6 +217,11 @@ struct sweep_world {
     sweep__volume_quad *volume_quads;
     uint32_t volume_quad_count;
     uint32_t volume_lane[SWEEP__VOLUME_SCAN_MAX];
+    /* The same for the liquids and ladders (core/medium.h), where there
+     * are at most SWEEP__VOLUME_SCAN_MAX of them. */
+    sweep__volume_quad *volume_mode_quads;
+    uint32_t volume_mode_quad_count;
+    uint32_t volume_mode_lane[SWEEP__VOLUME_SCAN_MAX];
 };
 
 /* The grid column (row) of coordinate x along an axis whose volumes
@@ -274,6 +279,35 @@ static inline unsigned sweep__volume_may(const struct sweep_world *w, uint32_t i
     /* kind:        EITHER  ACROSS  AT_END  NONE
      * in = 3 2 1 0: 1110    0110    1100    0000 */
     return (0xE6C0u >> (w->volume_may[i] * 4u + sweep__volume_box_holds2(w->volume_boxes[i], from, to))) & 1u;
+}
+
+/* Which lanes of the quads q[0 .. count) (at most 16) hold a box that
+ * meets lo .. hi, compared as floats: bit 4 k + j for lane j of quad k.
+ * Without a branch but the loop's. A box the doubles meet is always
+ * among them (sweep__volume_quad); one they do not may be too. */
+static inline uint64_t sweep__volume_quads_meet(const sweep__volume_quad *q, uint32_t count, sweep_vec3 lo,
+                                                sweep_vec3 hi)
+{
+    uint64_t meets = 0;
+    const float lx = (float)lo.x, ly = (float)lo.y, lz = (float)lo.z;
+    const float hx = (float)hi.x, hy = (float)hi.y, hz = (float)hi.z;
+#ifdef __SSE2__
+    const __m128 vlx = _mm_set1_ps(lx), vly = _mm_set1_ps(ly), vlz = _mm_set1_ps(lz);
+    const __m128 vhx = _mm_set1_ps(hx), vhy = _mm_set1_ps(hy), vhz = _mm_set1_ps(hz);
+    for (uint32_t k = 0; k < count; k++, q++) {
+        __m128 x = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_x), vhx), _mm_cmpge_ps(_mm_loadu_ps(q->hi_x), vlx));
+        __m128 y = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_y), vhy), _mm_cmpge_ps(_mm_loadu_ps(q->hi_y), vly));
+        __m128 z = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(q->lo_z), vhz), _mm_cmpge_ps(_mm_loadu_ps(q->hi_z), vlz));
+        meets |= (uint64_t)_mm_movemask_ps(_mm_and_ps(_mm_and_ps(x, y), z)) << (4 * k);
+    }
+#else
+    for (uint32_t k = 0; k < count; k++, q++)
+        for (uint32_t j = 0; j < 4; j++)
+            meets |= (uint64_t)((q->lo_x[j] <= hx) & (q->hi_x[j] >= lx) & (q->lo_y[j] <= hy) & (q->hi_y[j] >= ly) &
+                                (q->lo_z[j] <= hz) & (q->hi_z[j] >= lz))
+                     << (4 * k + j);
+#endif
+    return meets;
 }
 
 /* sweep__volume_cell of a (along an axis from lo_a, inv_a, grid_a) and of

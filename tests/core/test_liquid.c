@@ -5,7 +5,9 @@
  * and walks off onto it; depth levels follow the three sampled points; a
  * swimmer with no wish sinks (or rises, with a negative sink); lava hurts
  * by depth; a walk outside every liquid and ladder gives the same bits as
- * in a world without them; bad liquids, ladders and rules are refused,
+ * in a world without them; the medium found four at a time and through the
+ * grid is the one a look at every liquid and ladder finds; bad liquids,
+ * ladders and rules are refused,
  * bad swimming rules by a move that swims.
  */
 #include <math.h>
@@ -17,8 +19,10 @@
 
 #include <cmocka.h>
 
+#include "core/medium.h"
 #include "core/motion.h"
 #include "core/volume.h"
+#include "core/world_impl.h"
 #include "maps/level.h"
 
 #define DT (1.0 / 60.0)
@@ -350,6 +354,105 @@ static void a_fast_swimmer_is_named(void **state)
     scene_free(&s);
 }
 
+/* The medium a body's probe finds, by a look at every liquid and ladder:
+ * the first liquid (by index) holding the feet, the depth the feet, the
+ * centre and the eyes give, the first ladder holding the centre. */
+static sweep__medium medium_by_hand(const sweep_volume *v, uint32_t n, const sweep__medium_probe *p, sweep_vec3 c)
+{
+    sweep__medium m = {0, 0, SWEEP__NO_LADDER};
+    const sweep_vec3 pt[3] = {sweep_v3_add(c, p->feet), c, sweep_v3_add(c, p->eyes)};
+    unsigned in = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i].kind == SWEEP_VOLUME_LADDER && m.ladder == SWEEP__NO_LADDER && sweep_volume_contains(&v[i], c))
+            m.ladder = i;
+        if (v[i].kind != SWEEP_VOLUME_LIQUID)
+            continue;
+        for (unsigned k = 0; k < 3; k++)
+            if (sweep_volume_contains(&v[i], pt[k])) {
+                if (k == 0 && !(in & 1u))
+                    m.liquid = i;
+                in |= 1u << k;
+            }
+    }
+    static const uint8_t level[8] = {0, 1, 0, 2, 0, 1, 0, 3};
+    m.level = level[in];
+    return m;
+}
+
+/* n random pools and ladder strips (a third cut by a plane) over a square
+ * the size that keeps about as many near any point, and probes upright and
+ * tilted at random places: the medium the world finds (four at a time, or
+ * through the grid's columns past SWEEP__VOLUME_SCAN_MAX) is the one a look
+ * at every volume finds. */
+static void media_match(uint32_t n)
+{
+    scene s;
+    scene_init(&s, 0);
+    static sweep_volume v[100];
+    assert_true(n <= 100);
+    double half = 20.0 * sqrt((double)n / 40.0);
+    uint64_t x = 777;
+    for (uint32_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        double cx = (double)(x >> 40 & 1023) / 1023.0 * 2.0 * half - half;
+        double cy = (double)(x >> 20 & 1023) / 1023.0 * 2.0 * half - half;
+        double cz = (double)(x >> 10 & 1023) / 1023.0 * 2.0 - 1.0;
+        double r = 0.5 + (double)(x >> 54) / 1023.0 * 3.0;
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].lo = sweep_v3(cx - r, cy - r, cz - r);
+        v[i].hi = sweep_v3(cx + r, cy + r, cz + 0.5 * r);
+        if (i % 4 == 3) {
+            v[i].kind = SWEEP_VOLUME_LADDER;
+            v[i].normal = sweep_v3(1, 0, 0);
+        } else {
+            v[i].kind = SWEEP_VOLUME_LIQUID;
+            v[i].liquid = SWEEP_LIQUID_WATER;
+        }
+        if (i % 3 == 1) {
+            v[i].plane_count = 1;
+            v[i].planes[0].normal = sweep_v3(1, -1, 0);
+            v[i].planes[0].offset = cx - cy;
+        }
+    }
+    uint32_t bad = 0;
+    const char *why = NULL;
+    if (sweep_world_set_volumes(s.w, v, n, s.cfg.max_speed, s.cfg.max_coordinate, &bad, &why) != SWEEP_OK)
+        fail_msg("volume %u refused: %s", bad, why);
+    assert_int_equal(s.w->volume_mode_quad_count != 0, n <= SWEEP__VOLUME_SCAN_MAX);
+    const sweep_vec3 ups[2] = {sweep_v3(0, 0, 1), sweep_v3(0.6, 0, 0.8)};
+    unsigned found = 0, deep = 0, climbing = 0;
+    for (unsigned u = 0; u < 2; u++) {
+        sweep__medium_probe p;
+        sweep__medium_probe_of(RADII, ups[u], &p);
+        for (int k = 0; k < 4000; k++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            sweep_vec3 c = sweep_v3((double)(x >> 40 & 1023) / 1023.0 * 2.4 * half - 1.2 * half,
+                                    (double)(x >> 20 & 1023) / 1023.0 * 2.4 * half - 1.2 * half,
+                                    (double)(x >> 10 & 1023) / 1023.0 * 6.0 - 3.0);
+            sweep__medium got;
+            sweep__medium_at(s.w, &p, c, &got);
+            sweep__medium want = medium_by_hand(v, n, &p, c);
+            assert_int_equal(got.level, want.level);
+            assert_int_equal(got.ladder, want.ladder);
+            if (want.level)
+                assert_int_equal(got.liquid, want.liquid);
+            found += want.level > 0, deep += want.level == 3, climbing += want.ladder != SWEEP__NO_LADDER;
+        }
+    }
+    /* The probes did meet them. */
+    assert_true(found > 400 && deep > 200 && climbing > 10);
+    scene_free(&s);
+}
+
+static void four_at_a_time_and_the_grid_find_every_medium(void **state)
+{
+    (void)state;
+    media_match(SWEEP__VOLUME_SCAN_MAX);
+    media_match(7);
+    media_match(SWEEP__VOLUME_SCAN_MAX + 1);
+    media_match(100);
+}
+
 static void bad_liquids_ladders_and_rules_are_refused(void **state)
 {
     (void)state;
@@ -434,6 +537,7 @@ int main(void)
         cmocka_unit_test(lava_hurts_by_depth),
         cmocka_unit_test(a_walk_away_from_liquids_is_unchanged),
         cmocka_unit_test(a_fast_swimmer_is_named),
+        cmocka_unit_test(four_at_a_time_and_the_grid_find_every_medium),
         cmocka_unit_test(bad_liquids_ladders_and_rules_are_refused),
         cmocka_unit_test(a_swim_under_bad_rules_is_refused),
     };
