@@ -24,6 +24,7 @@
 #include "core/volume.h"
 #include "core/world_impl.h"
 #include "maps/level.h"
+#include "tests/core/scatter.h"
 
 #define DT (1.0 / 60.0)
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
@@ -393,11 +394,8 @@ static void media_match(uint32_t n)
     double half = 20.0 * sqrt((double)n / 40.0);
     uint64_t x = 777;
     for (uint32_t i = 0; i < n; i++) {
-        x = x * 6364136223846793005u + 1442695040888963407u;
-        double cx = (double)(x >> 40 & 1023) / 1023.0 * 2.0 * half - half;
-        double cy = (double)(x >> 20 & 1023) / 1023.0 * 2.0 * half - half;
-        double cz = (double)(x >> 10 & 1023) / 1023.0 * 2.0 - 1.0;
-        double r = 0.5 + (double)(x >> 54) / 1023.0 * 3.0;
+        double cx, cy, cz, r;
+        scatter_next(&x, half, -1.0, 1.0, &cx, &cy, &cz, &r);
         memset(&v[i], 0, sizeof v[i]);
         v[i].lo = sweep_v3(cx - r, cy - r, cz - r);
         v[i].hi = sweep_v3(cx + r, cy + r, cz + 0.5 * r);

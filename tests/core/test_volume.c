@@ -23,6 +23,7 @@
 #include "core/volume_step.h"
 #include "core/world_impl.h"
 #include "maps/level.h"
+#include "tests/core/scatter.h"
 
 #define DT (1.0 / 60.0)
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
@@ -282,11 +283,8 @@ static void every_volume_says(uint32_t N)
     double half = 30.0 * sqrt((double)N / 300.0);
     uint64_t x = 12345;
     for (uint32_t i = 0; i < N; i++) {
-        x = x * 6364136223846793005u + 1442695040888963407u;
-        double cx = (double)(x >> 40 & 1023) / 1023.0 * 2.0 * half - half;
-        double cy = (double)(x >> 20 & 1023) / 1023.0 * 2.0 * half - half;
-        double cz = (double)(x >> 10 & 1023) / 1023.0 * 3.0;
-        double r = 0.5 + (double)(x >> 54) / 1023.0 * 3.0;
+        double cx, cy, cz, r;
+        scatter_next(&x, half, 0.0, 3.0, &cx, &cy, &cz, &r);
         v[i] = box_volume(i % 3 ? SWEEP_VOLUME_HURT : SWEEP_VOLUME_TRIGGER, sweep_v3(cx - r, cy - r, cz),
                           sweep_v3(cx + r, cy + r, cz + 0.7 * r));
         v[i].damage = 1.0 + (double)(i % 7) * 0.37;
