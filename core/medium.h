@@ -130,30 +130,6 @@ static SWEEP__ALWAYS_INLINE const uint32_t *sweep__medium_column(const sweep_wor
     return NULL;
 }
 
-/* What liquid or ladder i does to the medium *m of a body centred at c
- * whose probe spans lo .. hi (*in: which of its points are in some liquid
- * so far); nothing unless i's box meets the span, which the liquid test
- * counts on. */
-static SWEEP__ALWAYS_INLINE void sweep__medium_one(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
-                                                   sweep_vec3 lo, sweep_vec3 hi, uint32_t i, sweep__medium *m,
-                                                   unsigned *in)
-{
-    const sweep_vec3 *box = w->volume_boxes[i];
-    if (!sweep__volume_box_meets(box, lo, hi))
-        return;
-    const sweep_volume *v = &w->volumes[i];
-    if (v->kind == SWEEP_VOLUME_LADDER) {
-        if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(v, box, c))
-            m->ladder = i;
-    } else if (v->kind == SWEEP_VOLUME_LIQUID && *in != 7u) {
-        unsigned now =
-            sweep__medium_liquid(v, box, p->upright, sweep_v3_add(c, p->feet), c, sweep_v3_add(c, p->eyes), *in);
-        if (now & 1u)
-            m->liquid = i;
-        *in |= now;
-    }
-}
-
 /* The medium of a body centred at c in world w (which holds at least one
  * liquid or ladder), the liquids and ladders looked at narrowed by the
  * volumes' grid to the cell of the span feet .. eyes, whose list of them
@@ -170,18 +146,25 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     if (!sweep__medium_near(w, p, c))
         return;
     sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
+    uint32_t len;
+    const uint32_t *list = sweep__medium_column(w, p, lo, hi, &len);
     unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
-    if (w->volume_mode_quad_count) {
-        /* Few of them: all their boxes at once (world_impl.h), then the
-         * exact test of those the floats let through, in index order. */
-        for (uint64_t b = sweep__volume_quads_meet(w->volume_mode_quads, w->volume_mode_quad_count, lo, hi); b;
-             b &= b - 1)
-            sweep__medium_one(w, p, c, lo, hi, w->volume_mode_lane[SWEEP__CTZ64(b)], m, &in);
-    } else {
-        uint32_t len;
-        const uint32_t *list = sweep__medium_column(w, p, lo, hi, &len);
-        for (uint32_t k = 0; k < len; k++)
-            sweep__medium_one(w, p, c, lo, hi, list ? list[k] : k, m, &in);
+    for (uint32_t k = 0; k < len; k++) {
+        uint32_t i = list ? list[k] : k;
+        const sweep_vec3 *box = w->volume_boxes[i];
+        if (!sweep__volume_box_meets(box, lo, hi))
+            continue;
+        const sweep_volume *v = &w->volumes[i];
+        if (v->kind == SWEEP_VOLUME_LADDER) {
+            if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(v, box, c))
+                m->ladder = i;
+        } else if (v->kind == SWEEP_VOLUME_LIQUID && in != 7u) {
+            unsigned now = sweep__medium_liquid(v, box, p->upright, sweep_v3_add(c, p->feet), c,
+                                                sweep_v3_add(c, p->eyes), in);
+            if (now & 1u)
+                m->liquid = i;
+            in |= now;
+        }
     }
     /* Each level needs the ones below: the feet, then the centre. */
     static const uint8_t level[8] = {0, 1, 0, 2, 0, 1, 0, 3};
@@ -209,11 +192,8 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, 
          * the body in none and write what it already holds. */
         if (!sweep__medium_near(w, p, c))
             return;
-        const sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
         uint32_t len;
-        if (w->volume_mode_quad_count
-                ? !sweep__volume_quads_meet(w->volume_mode_quads, w->volume_mode_quad_count, lo, hi)
-                : sweep__medium_column(w, p, lo, hi, &len) && len == 0)
+        if (sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len) && len == 0)
             return;
     }
     sweep__medium_step_report(w, p, c, h, m, rep);

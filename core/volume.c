@@ -254,27 +254,20 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         free(at);
     }
     /* What each volume may do with a step's ends, and, where they are few,
-     * the boxes of those that act after a step in quads, and of the
-     * liquids and ladders in theirs (world_impl.h). */
+     * the boxes of those that act after a step in quads (world_impl.h). */
     uint8_t *may = malloc(n ? n : 1);
-    sweep__volume_quad *quads = NULL, *mode_quads = NULL;
+    sweep__volume_quad *quads = NULL;
     uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
-    uint32_t mode_quad_count = 0, mode_lane[SWEEP__VOLUME_SCAN_MAX] = {0};
     if (acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
         quad_count = (acting + 3) / 4;
         quads = malloc(quad_count * sizeof *quads);
     }
-    if (modes && modes <= SWEEP__VOLUME_SCAN_MAX) {
-        mode_quad_count = (modes + 3) / 4;
-        mode_quads = malloc(mode_quad_count * sizeof *mode_quads);
-    }
-    if (!may || (quad_count && !quads) || (mode_quad_count && !mode_quads)) {
-        free(copy), free(boxes), free(first), free(items), free(may), free(quads), free(mode_quads);
+    if (!may || (quad_count && !quads)) {
+        free(copy), free(boxes), free(first), free(items), free(may), free(quads);
         return SWEEP_E_NOMEM;
     }
     quads_empty(quads, quad_count);
-    quads_empty(mode_quads, mode_quad_count);
-    for (uint32_t i = 0, k = 0, km = 0; i < n; i++) {
+    for (uint32_t i = 0, k = 0; i < n; i++) {
         int trigger = v[i].kind == SWEEP_VOLUME_TRIGGER;
         may[i] = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
                  : !trigger                                                         ? SWEEP__MAY_AT_END
@@ -282,8 +275,6 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
                                                                                     : SWEEP__MAY_ACROSS;
         if (may[i] != SWEEP__MAY_NONE && quads)
             quad_put(quads, k, &v[i]), lane[k++] = i;
-        else if (may[i] == SWEEP__MAY_NONE && mode_quads)
-            quad_put(mode_quads, km, &v[i]), mode_lane[km++] = i;
     }
     free(w->volumes);
     free(w->volume_boxes);
@@ -291,7 +282,6 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     free(w->volume_cell_items);
     free(w->volume_may);
     free(w->volume_quads);
-    free(w->volume_mode_quads);
     w->volumes = copy;
     w->volume_boxes = boxes;
     w->volume_count = n;
@@ -308,9 +298,6 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_cell_first = first;
     w->volume_cell_items = items;
     w->volume_may = may;
-    w->volume_mode_quads = mode_quads;
-    w->volume_mode_quad_count = mode_quad_count;
-    memcpy(w->volume_mode_lane, mode_lane, sizeof mode_lane);
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
     memcpy(w->volume_lane, lane, sizeof lane);

@@ -430,7 +430,6 @@ void sweep_world_destroy(sweep_world *w)
     free(w->volume_cell_items);
     free(w->volume_may);
     free(w->volume_quads);
-    free(w->volume_mode_quads);
     free(w);
 }
 

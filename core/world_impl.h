@@ -217,11 +217,6 @@ struct sweep_world {
     sweep__volume_quad *volume_quads;
     uint32_t volume_quad_count;
     uint32_t volume_lane[SWEEP__VOLUME_SCAN_MAX];
-    /* The same for the liquids and ladders (core/medium.h), where there
-     * are at most SWEEP__VOLUME_SCAN_MAX of them. */
-    sweep__volume_quad *volume_mode_quads;
-    uint32_t volume_mode_quad_count;
-    uint32_t volume_mode_lane[SWEEP__VOLUME_SCAN_MAX];
 };
 
 /* The grid column (row) of coordinate x along an axis whose volumes
