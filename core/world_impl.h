@@ -148,7 +148,7 @@ typedef struct sweep__volume_quad {
 /* A world with at most this many volumes that act after a step tests a
  * step against all their boxes, four at a time, rather than through the
  * grid. */
-#define SWEEP__VOLUME_SCAN_MAX 32u /* 8 quads; at most 64 lanes, and SWEEP__VOLUME_CANDIDATES */
+#define SWEEP__VOLUME_SCAN_MAX 32u /* 8 quads: their lanes fit a 64-bit mask, their candidates sc.cand */
 
 /* What a volume that acts after a step does with the step's two ends
  * (volume_may): */
