@@ -190,8 +190,9 @@ typedef struct sweep_record_head {
     uint32_t version;            /* of the file's header, not of the HEAD record */
 } sweep_record_head;
 
-/* One record, decoded. Pointers point into the reader's mapping and stay
- * valid until sweep_record_close. Only type, offset and the fields its type
+/* One record, decoded. Pointers point into the reader's bytes and stay
+ * valid until sweep_record_close (a streamed reader's: until the caller
+ * lets go of them, sweep_record_release). Only type, offset and the fields its type
  * names below are set; the others keep whatever they held. */
 typedef struct sweep_record {
     uint8_t type;
@@ -211,8 +212,24 @@ typedef struct sweep_record {
 typedef struct sweep_record_reader sweep_record_reader;
 
 /* Opens a log segment read-only and checks its header and first record
- * (a HEAD). NULL with err naming the file and what is wrong. */
+ * (a HEAD). NULL with err naming the file and what is wrong. The file is
+ * mapped: every record stays where it is until sweep_record_close. */
 sweep_record_reader *sweep_record_open(const char *path, char *err, size_t errlen);
+
+/* The same, reading the file in order into a few buffers used again
+ * instead of mapping it: what is read, and every error, is the same. A
+ * reader that reads a log once from end to end then touches no new page
+ * per page of the log, which on a virtual machine costs more than the
+ * copy (record_read.c). Its records stay valid until the caller lets go of
+ * them with sweep_record_release (never: until sweep_record_close, the
+ * buffers growing with the log); it starts no thread
+ * (sweep_record_check_ahead is 0). The HEAD is kept to the end. */
+sweep_record_reader *sweep_record_open_stream(const char *path, char *err, size_t errlen);
+
+/* The caller holds no record that starts before `offset` (a record's
+ * offset; anything past the records read so far counts as all of them):
+ * a streamed reader may use their bytes again. Nothing for a mapped one. */
+void sweep_record_release(sweep_record_reader *r, uint64_t offset);
 
 /* The segment's HEAD. */
 const sweep_record_head *sweep_record_head_of(const sweep_record_reader *r);

@@ -21,10 +21,24 @@
 #include "server/record/record_move.h"
 #include "server/record/record_results.h"
 
-/* The file's bytes; *at is the offset of the next record to be read and
- * *end that of the current frame's end (*at == *end: none left in it,
- * sweep_record_next reads the next frame). */
+/* The bytes the current frame lies in; *at is the place of the next
+ * record to be read in them and *end that of the current frame's end
+ * (*at == *end: none left in it, sweep_record_next reads the next frame).
+ * A place is the file offset less sweep__record_window_base: a mapped
+ * reader's bytes are the whole file (base 0), a streamed one's a buffer,
+ * which the next frame may change (the window is asked for again). */
 const uint8_t *sweep__record_window(const sweep_record_reader *r, size_t *at, size_t *end);
+
+/* The file offset of the window's first byte. */
+uint64_t sweep__record_window_base(const sweep_record_reader *r);
+
+/* How many of the window's bytes hold the file's (for prefetching within
+ * them). */
+size_t sweep__record_window_held(const sweep_record_reader *r);
+
+/* The bytes a streamed reader's buffers take (0 mapped): a few chunks
+ * while its caller lets go of what it read (sweep_record_release). */
+size_t sweep__record_buffered(const sweep_record_reader *r);
 
 /* Makes `at` (a record's start inside the current frame, not before the
  * frame's first record, or its end) the next record to be read. */

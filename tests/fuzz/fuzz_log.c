@@ -101,17 +101,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, fixed, size, 0) != (ssize_t)size))
         fail("cannot write the log");
 
-    char err[512] = "";
+    char err[512] = "", err2[512] = "";
     sweep_record_reader *r = sweep_record_open(path, err, sizeof err);
+    /* The same log streamed: the same records, bytes and errors. */
+    sweep_record_reader *s = sweep_record_open_stream(path, err2, sizeof err2);
+    if (!r != !s || (!r && strcmp(err, err2) != 0))
+        fail("the streamed reader opens what the mapped one does not, or says another thing");
     if (!r) {
         if (!strstr(err, path))
             fail("an open error that does not name the file");
         return 0;
     }
     uint64_t file = sweep_record_size(r), last = 0;
-    sweep_record rec;
-    int got = 0;
-    for (int i = 0; i < MAX_RECORDS && (got = sweep_record_next(r, &rec, err, sizeof err)) == 1; i++) {
+    sweep_record rec, rec2;
+    int got = 0, got2 = 0;
+    for (int i = 0; i < MAX_RECORDS; i++) {
+        got = sweep_record_next(r, &rec, err, sizeof err);
+        got2 = sweep_record_next(s, &rec2, err2, sizeof err2);
+        if (got != got2 || (got < 0 && strcmp(err, err2) != 0))
+            fail("the streamed reader ends elsewhere or says another thing");
+        if (got != 1)
+            break;
+        sweep_record_release(s, UINT64_MAX);
+        if (rec.type != rec2.type || rec.offset != rec2.offset ||
+            ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
+              rec.type == SWEEP_RECORD_RESULTS) &&
+             (rec.bytes.len != rec2.bytes.len || memcmp(rec.bytes.ptr, rec2.bytes.ptr, rec.bytes.len) != 0)))
+            fail("the streamed reader reads another record");
         if (rec.offset >= file || (i > 0 && rec.offset <= last))
             fail("a record outside the file or before the one before it");
         last = rec.offset;
@@ -130,9 +146,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (got < 0 && (!err[0] || !strstr(err, path)))
         fail("a read error that does not name the file");
-    uint64_t at;
+    uint64_t at, at2;
     if (got == 0 && sweep_record_truncated(r, &at) && at > file)
         fail("a torn tail past the end of the file");
+    if (got == 0 && (sweep_record_truncated(r, &at) != sweep_record_truncated(s, &at2) || at != at2))
+        fail("the streamed reader finds another torn tail");
     sweep_record_close(r);
+    sweep_record_close(s);
     return 0;
 }

@@ -2605,14 +2605,17 @@ typedef struct read_trace {
     char err[1200];
 } read_trace;
 
+/* ahead: 1 or 2 the checksums summed ahead (2: the thread given a head
+ * start), -1 the log streamed instead of mapped. */
 static void trace_read(const char *path, int ahead, read_trace *t)
 {
     char err[1400];
     memset(t, 0, sizeof *t);
-    sweep_record_reader *rd = sweep_record_open(path, err, sizeof err);
+    sweep_record_reader *rd = ahead < 0 ? sweep_record_open_stream(path, err, sizeof err)
+                                        : sweep_record_open(path, err, sizeof err);
     if (!rd)
         fail_msg("%s", err);
-    if (ahead) {
+    if (ahead > 0) {
         assert_int_equal(sweep_record_check_ahead(rd), sweep__record_cpus() > 1);
         /* Sometimes ahead of the reader, sometimes behind it. */
         if (ahead == 2)
@@ -2628,6 +2631,7 @@ static void trace_read(const char *path, int ahead, read_trace *t)
         }
         t->items[t->count++] = x.type;
         t->items[t->count++] = x.offset;
+        sweep_record_release(rd, UINT64_MAX);
     }
     sweep_record_close(rd);
 }
@@ -2700,12 +2704,13 @@ static void replays_stop_where_the_log_goes_bad(void **state)
         write_all(out, buf, len);
         free(buf);
 
-        read_trace tr, tr_ahead[2];
+        read_trace tr, tr_ahead[3];
         trace_read(out, 0, &tr);
         assert_true(tr.count > 100);
-        /* Checksums checked ahead on a second thread change nothing. */
-        for (int a = 0; a < 2; a++) {
-            trace_read(out, a + 1, &tr_ahead[a]);
+        /* Checksums checked ahead on a second thread change nothing, nor
+         * does reading the log streamed. */
+        for (int a = 0; a < 3; a++) {
+            trace_read(out, a < 2 ? a + 1 : -1, &tr_ahead[a]);
             assert_int_equal(tr_ahead[a].rc, tr.rc);
             assert_string_equal(tr_ahead[a].err, tr.err);
             assert_int_equal(tr_ahead[a].count, tr.count);
@@ -2741,6 +2746,148 @@ static void replays_stop_where_the_log_goes_bad(void **state)
             fail_msg("full replay of a garbled answer: '%s'", e_full);
     }
     free(orig);
+}
+
+/* A log many of a streamed reader's buffers long, from the walking golden
+ * log: its header and HEAD frame, then its other frames over and over,
+ * with one frame in the middle made of many (longer than any buffer the
+ * reader starts with), and, when `cut` is given, cut that many bytes into
+ * its last frame. Whole records in whole frames: readers take it, though
+ * no replay would. */
+static void long_log(const char *out, size_t cut)
+{
+    char gl[1200];
+    size_t len;
+    uint8_t *g = read_all(golden("walking", gl, sizeof gl), &len);
+    assert_non_null(g);
+    size_t rest = SWEEP_RECORD_HEADER_SIZE + SWEEP_RECORD_FRAME_HEADER + le32(g + SWEEP_RECORD_HEADER_SIZE);
+    size_t cap = rest + 24 * len, n = rest;
+    uint8_t *b = malloc(cap);
+    assert_non_null(b);
+    memcpy(b, g, rest);
+    for (int copy = 0; copy < 16; copy++) {
+        if (copy == 8) {
+            /* Every frame body of the copy, and of the two after it, in one. */
+            size_t big = n;
+            n += SWEEP_RECORD_FRAME_HEADER;
+            for (int k = 0; k < 3; k++)
+                for (size_t at = rest; at < len; at += SWEEP_RECORD_FRAME_HEADER + le32(g + at)) {
+                    uint32_t body = le32(g + at);
+                    memcpy(b + n, g + at + SWEEP_RECORD_FRAME_HEADER, body);
+                    n += body;
+                }
+            uint32_t body = (uint32_t)(n - big - SWEEP_RECORD_FRAME_HEADER);
+            assert_true(body > (192u << 10));
+            for (int i = 0; i < 4; i++)
+                b[big + i] = (uint8_t)(body >> (8 * i));
+            fix_crc(b, big, body);
+        }
+        memcpy(b + n, g + rest, len - rest);
+        n += len - rest;
+    }
+    assert_true(n <= cap && n > (1u << 20));
+    write_all(out, b, n - cut);
+    free(b);
+    free(g);
+}
+
+/* One record of each reader, the same in every field its type sets and
+ * in every byte its pointers show. */
+static void same_record(const sweep_record *a, const sweep_record *b)
+{
+    assert_int_equal(a->type, b->type);
+    assert_int_equal(a->offset, b->offset);
+    switch (a->type) {
+    case SWEEP_RECORD_TICK:
+        assert_int_equal(a->tick, b->tick);
+        break;
+    case SWEEP_RECORD_HASH:
+        assert_int_equal(a->tick, b->tick);
+        assert_int_equal(a->hash, b->hash);
+        break;
+    case SWEEP_RECORD_ID:
+        assert_int_equal(a->entity, b->entity);
+        break;
+    case SWEEP_RECORD_OPEN:
+    case SWEEP_RECORD_CLOSE:
+    case SWEEP_RECORD_END:
+        assert_int_equal(a->text.len, b->text.len);
+        assert_memory_equal(a->text.ptr, b->text.ptr, a->text.len);
+        break;
+    default:
+        assert_int_equal(a->session, b->session);
+        assert_int_equal(a->bytes.len, b->bytes.len);
+        assert_memory_equal(a->bytes.ptr, b->bytes.ptr, a->bytes.len);
+        assert_ptr_not_equal(a->bytes.ptr, b->bytes.ptr);
+        break;
+    }
+}
+
+/* A log streamed into buffers reads as the same log mapped: every record
+ * (its bytes included) and the HEAD, whether the caller lets go of each
+ * record as it goes (its buffers then stay a few, however long the log),
+ * holds every one to the end, or holds the last few; and a torn tail is
+ * found at the same byte. */
+static void a_streamed_log_reads_as_a_mapped_one(void **state)
+{
+    (void)state;
+    char out[400], err[1400], e2[1400];
+    scratch("long.sweeplog", out, sizeof out);
+    for (size_t cut = 0; cut <= 1000; cut += 1000) {
+        long_log(out, cut);
+        for (int hold = 0; hold < 3; hold++) {
+            sweep_record_reader *m = sweep_record_open(out, err, sizeof err);
+            sweep_record_reader *st = sweep_record_open_stream(out, e2, sizeof e2);
+            assert_non_null(m);
+            assert_non_null(st);
+            const sweep_record_head *hm = sweep_record_head_of(m), *hs = sweep_record_head_of(st);
+            assert_int_equal(hm->map_path.len, hs->map_path.len);
+            assert_memory_equal(hm->map_path.ptr, hs->map_path.ptr, hm->map_path.len);
+            assert_memory_equal(hm->content_hash, hs->content_hash, 32);
+            size_t cap = 1u << 16, count = 0, most = 0;
+            sweep_record *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
+            assert_non_null(a);
+            assert_non_null(b);
+            int ra, rb;
+            for (;;) {
+                assert_true(count < cap);
+                ra = sweep_record_next(m, &a[count], err, sizeof err);
+                rb = sweep_record_next(st, &b[count], e2, sizeof e2);
+                assert_int_equal(ra, rb);
+                if (ra != 1)
+                    break;
+                same_record(&a[count], &b[count]);
+                count++;
+                /* hold 0: nothing kept; 1: everything; 2: the last 40. */
+                if (hold == 0)
+                    sweep_record_release(st, UINT64_MAX);
+                else if (hold == 2 && count > 40)
+                    sweep_record_release(st, b[count - 40].offset);
+                if (hold == 2 && count > 40)
+                    for (size_t k = count - 40; k < count; k += 13)
+                        same_record(&a[k], &b[k]);
+                size_t now = sweep__record_buffered(st);
+                most = now > most ? now : most;
+            }
+            assert_int_equal(ra, 0);
+            assert_true(count > 5000);
+            if (hold == 1)
+                for (size_t k = 0; k < count; k++)
+                    same_record(&a[k], &b[k]);
+            else /* the first three buffers and the one the long frame took */
+                assert_true(most <= (4u << 17) + (1u << 20));
+            uint64_t tm = 0, ts = 0;
+            assert_int_equal(sweep_record_truncated(m, &tm), cut != 0);
+            assert_int_equal(sweep_record_truncated(st, &ts), cut != 0);
+            assert_int_equal(tm, ts);
+            assert_int_equal(sweep__record_buffered(m), 0);
+            assert_int_equal(sweep_record_check_ahead(st), 0);
+            free(a);
+            free(b);
+            sweep_record_close(m);
+            sweep_record_close(st);
+        }
+    }
 }
 
 /* ---- the lean loop ------------------------------------------------------------ */
@@ -3436,6 +3583,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
+        cmocka_unit_test(a_streamed_log_reads_as_a_mapped_one),
         cmocka_unit_test(lean_loop_matches_general_path),
         cmocka_unit_test(entity_commands_replay_at_both_depths),
         cmocka_unit_test(wide_datagrams_replay),
