@@ -1010,6 +1010,16 @@ static void read_ahead(sweep_replay *r, sweep_record_reader *reader)
     sweep_record_check_ahead(reader);
 }
 
+/* A log segment opened to be read once from end to end: mapped where a
+ * thread may read ahead on a second CPU (it touches each page of the log
+ * first, there), streamed into buffers used again where it may not (one
+ * CPU: a first touch of each mapped page cost the core depth about a third
+ * of its time on a virtual machine; record.h). */
+static sweep_record_reader *open_reader(const char *path, char *err, size_t errlen)
+{
+    return sweep__record_cpus() > 1 ? sweep_record_open(path, err, errlen) : sweep_record_open_stream(path, err, errlen);
+}
+
 /* After an END "rotated": the next segment, named like this one with the
  * segment number after, whose HEAD names this one as the previous. */
 static int next_segment(sweep_replay *r)
@@ -1024,7 +1034,7 @@ static int next_segment(sweep_replay *r)
     const char *base = strrchr(r->path, '/');
     base = base ? base + 1 : r->path;
     char err[1200];
-    sweep_record_reader *nr = sweep_record_open(next, err, sizeof err);
+    sweep_record_reader *nr = open_reader(next, err, sizeof err);
     if (!nr)
         return set_error(r, "the log continues in a next segment: %s", err);
     const sweep_record_head *h = sweep_record_head_of(nr);
@@ -1054,13 +1064,16 @@ int sweep_replay_step(sweep_replay *r)
         read_ahead(r, r->reader);
     }
     for (;;) {
+        /* Of the records read so far the replay holds only a group's last
+         * (the peek) from one turn to the next. */
+        sweep_record_release(r->reader, r->has_peek ? r->peek->offset : UINT64_MAX);
         /* The core depth of a version 2 log runs the requests of moves in
          * place (replay_impl.h); whatever it leaves, or a watched replay,
          * goes the general way below. */
         if (r->core && !r->watcher && (!r->has_peek || r->peek->type == SWEEP_RECORD_IN)) {
             size_t at, end, stop;
             sweep__record_window(r->reader, &at, &end);
-            size_t from = r->has_peek ? (size_t)r->peek->offset : at;
+            size_t from = r->has_peek ? (size_t)(r->peek->offset - sweep__record_window_base(r->reader)) : at;
             int lean = sweep__replay_core_lean(r, r->core, r->reader, from, &r->stats.requests, &r->stats.ticks,
                                                &stop);
             if (lean < 0)
@@ -1214,7 +1227,7 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         return NULL;
     }
     snprintf(r->path, sizeof r->path, "%s", log);
-    r->reader = sweep_record_open(log, err, errlen);
+    r->reader = open_reader(log, err, errlen);
     if (!r->reader) {
         free(r);
         return NULL;

@@ -1235,7 +1235,7 @@ static int group_records(sweep_replay *r, sweep__replay_core *c, sweep_record_re
 static __attribute__((noinline)) void lean_prefetch(sweep__replay_core *c, const uint8_t *d, size_t at, size_t size)
 {
     size_t pf = c->prefetched, lim = at + LEAN_PREFETCH < size ? at + LEAN_PREFETCH : size;
-    if (pf < at || pf > lim) /* the first request, or another segment's offsets */
+    if (pf < at || pf > lim) /* the first request, or another segment's or buffer's places */
         pf = at;
     /* Four lines a turn: the loop's own count and test were most of
      * what a line cost. */
@@ -1265,7 +1265,7 @@ static __attribute__((noinline)) int lean_tick(sweep_replay *r, sweep__replay_co
         return 0;
     sweep_record x;
     x.type = SWEEP_RECORD_TICK;
-    x.offset = x_at;
+    x.offset = sweep__record_window_base(rd) + x_at;
     x.tick = c->tick + 1;
     sweep__record_seek(rd, *end);
     char err[1200];
@@ -1307,10 +1307,10 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
      * request that the moves' stores (which might alias it) made the
      * compiler load again. */
     uint64_t n_requests = 0;
-    size_t size = (size_t)sweep_record_size(rd);
+    size_t size = sweep__record_window_held(rd);
     while (end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
         /* Wraps to a large value when c->prefetched lies past the
-         * farthest line (another segment's offsets), so lean_prefetch
+         * farthest line (another segment's or buffer's places), so lean_prefetch
          * starts again here. */
         if (!plan && at + LEAN_PREFETCH - c->prefetched >= LEAN_PREFETCH_STEP)
             lean_prefetch(c, d, at, size);
@@ -1354,7 +1354,7 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
                     uint32_t k = 0;
-                    while (c->group[k].offset != pos)
+                    while (c->group[k].offset != sweep__record_window_base(rd) + pos)
                         k++;
                     return move_failed(r, c, &c->group[k], c->group, count, rc, &m);
                 }

@@ -1965,6 +1965,32 @@ static void relayed_player_replays(void **state)
     assert_true(full.hashes > 0);
 }
 
+/* Pins the calling thread (and the threads it starts) to one of the CPUs
+ * it may use, as taskset -c would, saving its affinity in *saved for
+ * all_cpus; 0 when it cannot. */
+static int one_cpu(cpu_set_t *saved)
+{
+    if (sched_getaffinity(0, sizeof *saved, saved) != 0)
+        return 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int i = 0; i < CPU_SETSIZE; i++) {
+        if (CPU_ISSET(i, saved)) {
+            CPU_SET(i, &one);
+            break;
+        }
+    }
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return 0;
+    assert_int_equal(sweep__record_cpus(), 1);
+    return 1;
+}
+
+static void all_cpus(const cpu_set_t *saved)
+{
+    assert_int_equal(sched_setaffinity(0, sizeof *saved, saved), 0);
+}
+
 /* A recording sweepd on a sample map of the build, the server role's
  * TCP session on it, and then both depths of the replay of its log. */
 typedef struct recorded {
@@ -1988,7 +2014,9 @@ static void record_on(recorded *r, const char *name, const char *map)
     assert_true(fx_hello_token(r->fd, r->rx, token) != 0);
 }
 
-/* Stops the server; its one log replays bit for bit at both depths. */
+/* Stops the server; its one log replays bit for bit at both depths, and
+ * again pinned to one CPU, where the replay streams the log (these logs
+ * are several of the reader's buffers long) instead of mapping it. */
 static void replay_recorded(recorded *r, sweep_replay_stats *full, tally *tf)
 {
     close(r->fd);
@@ -2001,6 +2029,20 @@ static void replay_recorded(recorded *r, sweep_replay_stats *full, tally *tf)
     replay_ok(logs[0], r->map, full, tf);
     core_matches_full_on(logs[0], r->map, full, tf, &core, &tc);
     assert_true(full->hashes > 0);
+    cpu_set_t saved;
+    if (one_cpu(&saved)) {
+        sweep_replay_stats full1, core1;
+        tally tf1, tc1;
+        replay_ok(logs[0], r->map, &full1, &tf1);
+        core_matches_full_on(logs[0], r->map, &full1, &tf1, &core1, &tc1);
+        all_cpus(&saved);
+        assert_int_equal(full1.moves, full->moves);
+        assert_int_equal(full1.outputs, full->outputs);
+        assert_int_equal(full1.hashes, full->hashes);
+        assert_int_equal(full1.ticks, full->ticks);
+        assert_int_equal(core1.moves, core.moves);
+        assert_int_equal(core1.ticks, core.ticks);
+    }
 }
 
 /* A level with volumes (maps/pads.sql), recorded: a player through the
@@ -3084,32 +3126,6 @@ static void lean_loop_cases(const char *rotated)
             assert_true(o.st.moves > 0 && o.st.moves < moves);
         }
     }
-}
-
-/* Pins the calling thread (and the threads it starts) to one of the CPUs
- * it may use, as taskset -c would, saving its affinity in *saved for
- * all_cpus; 0 when it cannot. */
-static int one_cpu(cpu_set_t *saved)
-{
-    if (sched_getaffinity(0, sizeof *saved, saved) != 0)
-        return 0;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    for (int i = 0; i < CPU_SETSIZE; i++) {
-        if (CPU_ISSET(i, saved)) {
-            CPU_SET(i, &one);
-            break;
-        }
-    }
-    if (sched_setaffinity(0, sizeof one, &one) != 0)
-        return 0;
-    assert_int_equal(sweep__record_cpus(), 1);
-    return 1;
-}
-
-static void all_cpus(const cpu_set_t *saved)
-{
-    assert_int_equal(sched_setaffinity(0, sizeof *saved, saved), 0);
 }
 
 /* As above, with the CPUs the tests have (on two or more, the lean loop
