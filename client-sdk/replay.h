@@ -37,7 +37,9 @@
  * there too (server/record/record_window.h); whatever that thread has not done,
  * and everything else, is done on the replay's own thread, which never
  * waits for it. That thread starts with the first sweep_replay_step (or
- * run), not at open, so a timing of the run sees all of its work.
+ * run), not at open, so a timing of the run sees all of its work. Pinned
+ * to one CPU, the replay reads the log into a few buffers used again
+ * instead of mapping it (sweep_record_open_stream).
  *
  *   char err[512];
  *   sweep_replay *r = sweep_replay_open("logs/arena-...-0000.sweeplog", NULL, err, sizeof err);
