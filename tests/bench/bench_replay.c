@@ -50,7 +50,7 @@
  *   BENCH name=replay map=<stem> moves=<n> moves_per_s=<x> ratio_to_core=<x>
  *         ratio_to_core_warm=<x> ratio_to_act=<x> cpu_ratio=<x>
  *         full_moves_per_s=<x> full_ratio_to_core=<x> full_ratio_to_act=<x>
- *         bytes_per_move=<x>
+ *         bytes_per_move=<x> cpus=<n>
  *
  * moves_per_s is the core depth's median (the replay that is "the core
  * plus reading", sweep-replay --core), ratio_to_core its moves/s over the
@@ -62,7 +62,10 @@
  * figure before the ticks were counted, on a map with movers the lower);
  * cpu_ratio the core depth's CPU time (the process's, every thread) over
  * its wall time, median: above 1 when a thread reads ahead; bytes_per_move
- * the log's size per move. A line before it gives both references in
+ * the log's size per move; cpus the CPUs the bench may run on (its
+ * affinity: run it under taskset -c N for one), where with one the replay
+ * streams the log and starts no thread, with two or more it maps the log
+ * and a thread reads ahead. A line before it gives both references in
  * nanoseconds a move.
  */
 #include <inttypes.h>
@@ -74,6 +77,7 @@
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
 #include "server/record/record.h"
+#include "server/record/record_window.h"
 
 #define MAX_RUNS 99
 
@@ -526,11 +530,11 @@ int main(int argc, char **argv)
     double cpu_ratio = median(cpu_s, runs);
     printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_core_warm=%.3f "
            "ratio_to_act=%.3f cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f "
-           "bytes_per_move=%.1f\n",
+           "bytes_per_move=%.1f cpus=%ld\n",
            stem, depth.moves, depth_mps, own_mps > 0.0 ? depth_mps / own_mps : 0.0,
            core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio,
            full_mps, own_mps > 0.0 ? full_mps / own_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
-           full.moves ? (double)full.bytes / (double)full.moves : 0.0);
+           full.moves ? (double)full.bytes / (double)full.moves : 0.0, sweep__record_cpus());
     sweep_replay_close(kept);
     free(own.ev);
     free(own.moves);

@@ -268,8 +268,11 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # ratio_to_act over sweep_act alone as run again beside the replay,
 # full_moves_per_s and full_ratio_to_core the same for the full depth
 # (against the core on its own), cpu_ratio the core depth's CPU time (every thread) over
-# its wall time, bytes_per_move the log's size per move; the lines before
-# it say how many core results equal the recorded ones. With the corpus, the same on its level with the
+# its wall time, bytes_per_move the log's size per move, cpus the CPUs it
+# may run on; the lines before it say how many core results equal the
+# recorded ones. Each log is replayed twice: with the CPUs the bench has
+# (two or more: the log mapped, a thread reading ahead) and pinned to one
+# (cpus=1: the log streamed into buffers, no thread, cpu_ratio 1). With the corpus, the same on its level with the
 # most movers, imported by sweep-import (the bots take its spawn points and
 # rules from --map); without it, that one is skipped with the reason.
 #
@@ -305,6 +308,10 @@ rec_start() {
     SWEEPD_EMPTY=""
     REC_PID=$SWEEPD_PID REC_TCP=$SWEEPD_TCP
 }
+# rec_one_cpu: the highest CPU this shell may run on (taskset -c takes it).
+rec_one_cpu() {
+    taskset -pc $$ | sed 's/.*: *//' | tr ',' '\n' | sed 's/.*-//' | sort -n | tail -n 1
+}
 # rec_replay MAP: records the honest players on MAP, then replays the log.
 rec_replay() {
     REC_LOGS="$REC_TMP/logs"
@@ -317,6 +324,9 @@ rec_replay() {
     fi
     rec_stop
     "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
+    # Again on one CPU (cpus=1): the replay then streams the log and starts
+    # no thread, the figure for a machine with no CPU to spare.
+    taskset -c "$(rec_one_cpu)" "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
     rm -rf "$REC_LOGS"
     REC_LOGS=""
 }
