@@ -97,6 +97,24 @@ $(BUILD)/tests/bench/bench_query: $(BUILD)/tests/bench/bench_query.o $(MAPS_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 
+# sweep's core against Bullet's kinematic character controller on a level
+# (Debian's libbullet-dev, installed for the benchmarks only; its C++ side
+# is tests/bench/bullet_walk.cpp).
+BULLET_DEB_PACKAGES := libbullet-dev
+$(BUILD)/.bullet-deps-ok:
+	@mkdir -p $(@D)
+	@SWEEP_DEB_PACKAGES="$(BULLET_DEB_PACKAGES)" sh tests/install-deps.sh
+	@touch $@
+BENCHES += $(BUILD)/tests/bench/bench_vs_bullet
+$(BUILD)/tests/bench/bullet_walk.o: tests/bench/bullet_walk.cpp tests/bench/bullet_walk.h | $(BUILD)/.bullet-deps-ok
+	@mkdir -p $(@D)
+	g++ -std=c++17 -O2 -Wall -Wextra -I. $$(pkg-config --cflags bullet) -c $< -o $@
+$(BUILD)/tests/bench/bench_vs_bullet.o: | $(BUILD)/.bullet-deps-ok
+$(BUILD)/tests/bench/bench_vs_bullet: $(BUILD)/tests/bench/bench_vs_bullet.o $(BUILD)/tests/bench/bullet_walk.o \
+		$(MAPS_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	g++ $^ $(MAPS_LDLIBS) $$(pkg-config --libs bullet) $(SWEEP_LDLIBS) -o $@
+
 # Players-as-obstacles benchmark.
 BENCHES += $(BUILD)/tests/bench/bench_crowd
 $(BUILD)/tests/bench/bench_crowd: $(BUILD)/tests/bench/bench_crowd.o $(MAPS_LIB) $(CORE_LIB)

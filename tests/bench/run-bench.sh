@@ -176,6 +176,24 @@ for cell in 48 16; do
         --level-bench | grep '^BENCH name=core.level'
 done
 
+# --- core: against Bullet's kinematic character controller ----------------
+# bench_vs_bullet (tests/bench/bench_vs_bullet.c says how): the same walk
+# through sweep's core and through Bullet's btKinematicCharacterController
+# (Debian's libbullet-dev, single precision), 64 walkers, 1,000 steps of
+# 1/60 s, the same starts and headings, 3 rounds; one core.vs_bullet line
+# per level (the sample arena, each corpus level imported above, the two
+# dense levels), then core.vs_bullet_gmean: the geometric mean of the
+# corpus levels' ratios (Bullet's mean cost of a character's update over
+# sweep's).
+VSB_OUT=$(mktemp)
+for db in "${BUILD:-build}/maps/arena.db" "$LEVEL_DIR"/*.db; do
+    [ -f "$db" ] || continue
+    "${BUILD:-build}/tests/bench/bench_vs_bullet" "$db" 64 1000 3 | tee -a "$VSB_OUT"
+done
+awk '/map=oacmp/ { for (i = 1; i <= NF; i++) if ($i ~ /^ratio=/) { split($i, kv, "="); s += log(kv[2]); n++ } }
+     END { if (n) printf "BENCH name=core.vs_bullet_gmean levels=%d ratio=%.1f\n", n, exp(s / n) }' "$VSB_OUT"
+rm -f "$VSB_OUT"
+
 # --- core: lag-compensated queries, and the history behind them ------------
 # bench_query (tests/bench/bench_query.c says how): 64 entities walking, each
 # kind of query (ray, sweep, overlap, line of sight) 20,000 times at 0, 100
