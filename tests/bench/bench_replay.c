@@ -78,6 +78,7 @@
 #include "client-sdk/replay_impl.h"
 #include "server/record/record.h"
 #include "server/record/record_window.h"
+#include "tests/bench/median.h"
 
 #define MAX_RUNS 99
 
@@ -94,18 +95,6 @@ static double cpu_now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void *xrealloc(void *p, size_t n)

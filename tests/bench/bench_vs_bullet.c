@@ -37,6 +37,7 @@
 #include "core/world.h"
 #include "maps/loader.h"
 #include "tests/bench/bullet_walk.h"
+#include "tests/bench/median.h"
 
 #define HEADING_EVERY 60u
 #define MAX_ROUNDS 15
@@ -46,18 +47,6 @@ static double now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Where the walkers ended: the mean distance across up (z) from each
