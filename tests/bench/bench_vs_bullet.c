@@ -4,7 +4,7 @@
  * starts (the level's spawn points, walker i at spawn i mod their count),
  * the same headings (sweep's walkers', core/walker.h, each kept for 60
  * steps), steps of 1/60 s at the level's walk speed, under its gravity,
- * step height and walkable slope. sweep moves its ellipsoid; Bullet a
+ * step height and walkable slope, falling no faster than its speed limit. sweep moves its ellipsoid; Bullet a
  * capsule of the ellipsoid's radius across up and its height along up.
  *
  * A round times every step of every walker, one engine after the other;
@@ -125,8 +125,8 @@ int main(int argc, char **argv)
     }
 
     bullet_walk_desc bd = {&lv.vertices[0].x, lv.vertex_count, lv.indices, lv.triangle_count, wp.radii.x,
-                           wp.radii.z, cfg.step_height, -cfg.gravity.z, acos(cfg.walkable_normal_up), starts,
-                           walkers};
+                           wp.radii.z, cfg.step_height, -cfg.gravity.z, cfg.max_speed, acos(cfg.walkable_normal_up),
+                           starts, walkers};
     /* The level's vertices are packed xyz doubles (sweep_vec3). */
     _Static_assert(sizeof(sweep_vec3) == 3 * sizeof(double), "sweep_vec3 is three doubles");
     bullet_walk *bw = bullet_walk_new(&bd);

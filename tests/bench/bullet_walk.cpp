@@ -72,6 +72,9 @@ extern "C" bullet_walk *bullet_walk_new(const bullet_walk_desc *d)
         btKinematicCharacterController *c =
             new btKinematicCharacterController(g, b->capsule, btScalar(d->step_height), btVector3(0, 0, 1));
         c->setGravity(btVector3(0, 0, btScalar(-d->gravity)));
+        /* Bullet's own cap (55, for metres) would let a character that
+         * walks off a ledge float down at 55 units a second. */
+        c->setFallSpeed(btScalar(d->fall_speed));
         c->setMaxSlope(btScalar(d->max_slope));
         b->world.addCollisionObject(g, btBroadphaseProxy::CharacterFilter,
                                     btBroadphaseProxy::StaticFilter | btBroadphaseProxy::DefaultFilter);

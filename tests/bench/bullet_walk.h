@@ -26,6 +26,7 @@ typedef struct bullet_walk_desc {
     double half_height; /* of the whole capsule along up, its caps included */
     double step_height;
     double gravity; /* units/s^2, down along -z */
+    double fall_speed; /* the fastest a character falls, units/s */
     double max_slope; /* radians */
     const double *starts; /* xyz of each walker's centre */
     uint32_t walkers;
