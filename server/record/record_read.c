@@ -27,7 +27,7 @@
 #include "server/record/record_results.h"
 #include "server/record/record_window.h"
 
-/* Streamed (sweep__record_open_stream): a run of the file's bytes held in
+/* Streamed (sweep_record_open_stream): a run of the file's bytes held in
  * memory, from file offset `start`; `len` of its `cap` bytes read. */
 typedef struct chunk {
     struct chunk *next;
@@ -51,7 +51,7 @@ struct sweep_record_reader {
     /* Streamed: the descriptor read from, the chunk being read into, the
      * older chunks whose records the caller may still hold (oldest first),
      * chunks to use again, and how far the caller let go of its records
-     * (sweep__record_release). */
+     * (sweep_record_release). */
     int fd;
     chunk *cur, *kept, *kept_last, *spare;
     unsigned spares;
@@ -253,8 +253,10 @@ static __attribute__((noinline)) void map_ahead(sweep_record_reader *r, size_t a
  * 1 to 3 us the first time it is touched, and a buffer used again has
  * none. 64 KB and 1 MB chunks were slower (2.4 and 4.0 ms). */
 #define STREAM_CHUNK (128u << 10)
-/* Chunks kept for use again: the current one, the one before it (a group
- * of records the caller holds may end there) and one more, made at open. */
+/* Chunks made at open: the current one and two spares, since the chunk
+ * before the current one may still hold records the caller keeps (a group
+ * that ended there) when the next one is needed. At most this many spares
+ * are kept afterwards. */
 #define STREAM_SPARES 3u
 
 /* A chunk of at least `cap` bytes, its pages in place (MAP_POPULATE): a
