@@ -122,12 +122,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fail("the streamed reader ends elsewhere or says another thing");
         if (got != 1)
             break;
-        sweep_record_release(s, UINT64_MAX);
         if (rec.type != rec2.type || rec.offset != rec2.offset ||
             ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
               rec.type == SWEEP_RECORD_RESULTS) &&
              (rec.bytes.len != rec2.bytes.len || memcmp(rec.bytes.ptr, rec2.bytes.ptr, rec.bytes.len) != 0)))
             fail("the streamed reader reads another record");
+        sweep_record_release(s, UINT64_MAX); /* done with rec2 */
         if (rec.offset >= file || (i > 0 && rec.offset <= last))
             fail("a record outside the file or before the one before it");
         last = rec.offset;
