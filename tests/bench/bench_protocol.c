@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/bench/median.h"
 #include "tests/protocol/samples.h"
 
 static uint8_t buf[1u << 17];
@@ -26,18 +27,6 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Iterations so one run lasts roughly 20 ms. */
