@@ -259,6 +259,7 @@ static void on_watch_world(sweep_server *s, sweep__peer *p, const sweep_message 
         sweep__owner_log(&ss->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_DEBUG, "watch_world",
                          "session=%llu every=%u", (unsigned long long)ss->id, every);
     ss->watch_every = every;
+    sweep__session_watch(ss);
     sweep__send_world_state(s, p, ss->world, m->sequence);
 }
 

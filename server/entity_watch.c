@@ -61,5 +61,6 @@ void sweep__watch_entities(sweep_server *s, sweep__peer *p, const sweep_message 
         sweep__owner_log(&ss->own, p->now ? p->now : uv_hrtime(), SWEEP_LOG_DEBUG, "watch_entities",
                          "session=%llu every=%u", (unsigned long long)ss->id, every);
     ss->watch_entities_every = every;
+    sweep__session_watch(ss);
     sweep__send_entity_states(s, p, ss->world, m->sequence);
 }

@@ -18,6 +18,7 @@ void sweep__check_invariants(const sweep_server *s)
     /* Sessions: a well-linked list of session_count. */
     uint32_t sessions = 0;
     uint64_t owned = 0;
+    uint32_t watching = 0, udp = 0;
     const sweep__session *prev = NULL;
     for (const sweep__session *ss = s->sessions; ss; ss = ss->next) {
         assert(ss->prev == prev);
@@ -25,10 +26,14 @@ void sweep__check_invariants(const sweep_server *s)
         assert(ss->own.world == ss->world->world);
         assert(ss->world->server == s && ss->world->started);
         owned += ss->own.entity_count;
+        assert(ss->watching == (ss->watch_every != 0 || ss->watch_entities_every != 0));
+        watching += ss->watching;
+        udp += ss->transport == SWEEP__UDP;
         prev = ss;
         sessions++;
     }
     assert(sessions == s->session_count);
+    assert(udp == s->sessions_by_transport[1] && sessions - udp == s->sessions_by_transport[0]);
     /* Every world's entities are owned by sessions of this server (the
      * world library checks that each is its owner's). */
     uint64_t listed = 0;
@@ -39,9 +44,17 @@ void sweep__check_invariants(const sweep_server *s)
         sweep__world_check(w->world);
         listed += w->world->ent_count;
         in_worlds += w->session_count;
+        /* Its watchers: a well-linked list of its own sessions. */
+        const sweep__session *wprev = NULL;
+        for (const sweep__session *ss = w->watchers; ss; ss = ss->watch_next) {
+            assert(ss->watch_prev == wprev && ss->world == w && ss->watching);
+            wprev = ss;
+            watching--;
+        }
     }
     /* Each session is in one of this thread's worlds, counted there. */
     assert(in_worlds == sessions);
+    assert(watching == 0); /* every watching session was in its world's list */
     assert(listed == owned);
     assert(s->entity_mem == (size_t)owned * SWEEP__ENTITY_BYTES);
     /* Connections: a well-linked list of conn_count; a session it carries

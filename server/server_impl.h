@@ -92,6 +92,9 @@ typedef struct sweep__served {
     /* Its figures for the metrics endpoint, published through its table entry. */
     sweep__histogram tick_time;    /* each tick's duration (world_clock.c) */
     sweep__histogram move_latency; /* Move and MoveBatch requests, arrival to answer queued (outcomes.c) */
+    /* Its sessions that watch it (watch_every or watch_entities_every set):
+     * the tick's pushes visit these, not every session of the thread. */
+    sweep__session *watchers;
 } sweep__served;
 
 /* One open world in the group's table (world_table.c): what any thread
@@ -152,6 +155,8 @@ struct sweep__session {
     int agones_listed;                 /* a player in the Agones List (agones.h) */
     sweep__session *prev, *next;       /* server list */
     sweep__session *addr_next;         /* UDP address table chain */
+    sweep__session *watch_prev, *watch_next; /* its world's watchers */
+    int watching;                      /* in that list */
 };
 
 typedef enum sweep__conn_state {
@@ -323,6 +328,14 @@ struct sweep_server {
     uint64_t refused_total;  /* connections refused at accept */
     sweep__session *sessions;
     uint32_t session_count;
+    uint32_t sessions_by_transport[2]; /* of session_count: TCP, UDP */
+    /* The housekeeping walks every session or connection only when one may
+     * be due (session.c, tcp.c): no UDP session goes idle before
+     * udp_idle_due_ns; no connection's drain or Hello deadline passes
+     * before conn_due_ns, nor its idle timeout before conn_idle_due_ms
+     * (loop time). Lowered where a new deadline is set. */
+    uint64_t udp_idle_due_ns;
+    uint64_t conn_due_ns, conn_idle_due_ms;
     sweep__session **addr_buckets; /* UDP sessions by address */
     uint32_t addr_bucket_count;
 
@@ -459,6 +472,9 @@ void sweep__session_own(sweep__session *ss, uint32_t role, const char *identity,
 /* Its Welcome is sent: a player's session joins the Agones List. */
 void sweep__session_welcomed(sweep__session *ss);
 void sweep__session_destroy(sweep__session *ss);
+/* Puts a session in its world's watchers, or takes it out, as its
+ * watch_every and watch_entities_every now say. */
+void sweep__session_watch(sweep__session *ss);
 /* Can the connections and entities hold `more` bytes more within
  * --max-memory? 1, or 0 with why. */
 int sweep__mem_fits(const sweep_server *s, size_t more, char *why, size_t whylen);

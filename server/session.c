@@ -130,6 +130,7 @@ sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__
         s->sessions->prev = ss;
     s->sessions = ss;
     s->session_count++;
+    s->sessions_by_transport[t == SWEEP__UDP]++;
     s->stats.sessions_total++;
     return ss;
 }
@@ -235,7 +236,12 @@ void sweep__session_destroy(sweep__session *ss)
         s->sessions = ss->next;
     if (ss->next)
         ss->next->prev = ss->prev;
+    if (ss->watching) {
+        ss->watch_every = ss->watch_entities_every = 0;
+        sweep__session_watch(ss);
+    }
     s->session_count--;
+    s->sessions_by_transport[ss->transport == SWEEP__UDP]--;
     sweep__session_slot_give(s);
     char rules[256];
     sweep__log(SWEEP_LOG_INFO, "session_close",
@@ -247,6 +253,30 @@ void sweep__session_destroy(sweep__session *ss)
                sweep__rules_summary(ss, rules, sizeof rules), (unsigned long long)ss->own.rule_log_suppressed,
                (unsigned long long)ss->own.line_log_suppressed, (unsigned long long)ss->rate_dropped);
     free(ss);
+}
+
+void sweep__session_watch(sweep__session *ss)
+{
+    sweep__served *w = ss->world;
+    int wants = ss->watch_every != 0 || ss->watch_entities_every != 0;
+    if (wants == ss->watching)
+        return;
+    if (wants) {
+        ss->watch_prev = NULL;
+        ss->watch_next = w->watchers;
+        if (w->watchers)
+            w->watchers->watch_prev = ss;
+        w->watchers = ss;
+    } else {
+        if (ss->watch_prev)
+            ss->watch_prev->watch_next = ss->watch_next;
+        else
+            w->watchers = ss->watch_next;
+        if (ss->watch_next)
+            ss->watch_next->watch_prev = ss->watch_prev;
+        ss->watch_prev = ss->watch_next = NULL;
+    }
+    ss->watching = wants;
 }
 
 const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t outlen)
@@ -270,10 +300,23 @@ const char *sweep__rules_summary(const sweep__session *ss, char *out, size_t out
 void sweep__sessions_expire(sweep_server *s, uint64_t now_ns)
 {
     uint64_t idle = (uint64_t)(s->opt.udp_idle_timeout * 1e9);
+    if (now_ns <= s->udp_idle_due_ns)
+        return;
+    /* A session's last_seen_ns only grows, and one opened after this walk
+     * has it later than now_ns: the earliest deadline found here holds
+     * until then. */
+    uint64_t due = now_ns + idle;
     sweep__session *ss = s->sessions;
     while (ss) {
         sweep__session *next = ss->next;
-        if (ss->transport == SWEEP__UDP && now_ns - ss->last_seen_ns > idle) {
+        if (ss->transport != SWEEP__UDP) {
+            ss = next;
+            continue;
+        }
+        if (now_ns - ss->last_seen_ns <= idle) {
+            if (ss->last_seen_ns + idle < due)
+                due = ss->last_seen_ns + idle;
+        } else {
             sweep__log(SWEEP_LOG_INFO, "session_idle", "session=%llu peer=%s", (unsigned long long)ss->id, ss->peer);
             sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
             sweep__send_bye(s, &p, "idle timeout");
@@ -282,4 +325,5 @@ void sweep__sessions_expire(sweep_server *s, uint64_t now_ns)
         }
         ss = next;
     }
+    s->udp_idle_due_ns = due;
 }

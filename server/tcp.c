@@ -423,6 +423,13 @@ static void ask_shutdown(sweep__conn *c)
         sweep__conn_close(c);
 }
 
+/* A connection's deadline the housekeeping must not sleep through. */
+static void conn_due(sweep_server *s, uint64_t deadline_ns)
+{
+    if (deadline_ns < s->conn_due_ns)
+        s->conn_due_ns = deadline_ns;
+}
+
 void sweep__conn_drain(sweep__conn *c)
 {
     if (c->state != SWEEP__CONN_OPEN)
@@ -433,6 +440,7 @@ void sweep__conn_drain(sweep__conn *c)
     uncount_handshake(c);
     c->state = SWEEP__CONN_DRAINING;
     c->drain_deadline_ns = uv_hrtime() + (uint64_t)(c->server->opt.drain_timeout * 1e9);
+    conn_due(c->server, c->drain_deadline_ns);
     uv_read_stop((uv_stream_t *)&c->handle);
     /* A shutdown waits for the writes issued, not for answers still in the
      * queue: with a queue, on_write asks for it once the queue is issued. */
@@ -446,6 +454,14 @@ void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns)
 {
     uint64_t now_ms = uv_now(&s->loop);
     uint64_t idle_ms = (uint64_t)(s->opt.idle_timeout * 1e3);
+    if (now_ns < s->conn_due_ns && now_ms < s->conn_idle_due_ms)
+        goto polling;
+    /* What this walk leaves is due no sooner than the deadlines it finds;
+     * a connection that is accepted or starts draining after it lowers
+     * conn_due_ns itself, and one that reads later has a later idle
+     * deadline than any found here. */
+    s->conn_due_ns = UINT64_MAX;
+    s->conn_idle_due_ms = idle_ms ? now_ms + idle_ms : UINT64_MAX;
     sweep__conn *next;
     for (sweep__conn *c = s->conns; c; c = next) {
         next = c->next;
@@ -472,8 +488,15 @@ void sweep__conns_check_drain(sweep_server *s, uint64_t now_ns)
             sweep__send_bye(s, &p, "idle timeout");
             ss->close_reason = "idle timeout";
             sweep__conn_drain(c);
+        } else if (c->state == SWEEP__CONN_DRAINING) {
+            conn_due(s, c->drain_deadline_ns);
+        } else if (c->state == SWEEP__CONN_OPEN && !c->session) {
+            conn_due(s, c->hello_deadline_ns);
+        } else if (c->state == SWEEP__CONN_OPEN && idle_ms && c->last_read_ms + idle_ms < s->conn_idle_due_ms) {
+            s->conn_idle_due_ms = c->last_read_ms + idle_ms;
         }
     }
+polling:
     /* Accepting paused for lack of memory or descriptors starts again. */
     if (s->tcp_polling == 2 && !s->stopping && uv_poll_start(&s->tcp, UV_READABLE, on_listen) == 0)
         s->tcp_polling = 1;
@@ -990,6 +1013,7 @@ static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const cha
     s->conn_count++;
     uint64_t now = uv_hrtime();
     c->hello_deadline_ns = now + (uint64_t)(s->opt.handshake_timeout * 1e9);
+    conn_due(s, c->hello_deadline_ns);
     c->last_read_ms = uv_now(&s->loop);
     sweep__bucket_init(&c->early, SWEEP__EARLY_RATE, now);
     if (uv_tcp_open(&c->handle, fd) != 0) {

@@ -339,8 +339,8 @@ void sweep__server_snapshot(const sweep_server *s, sweep__metrics_snapshot *snap
 {
     memset(snap, 0, sizeof *snap);
     snap->stats = s->stats;
-    for (const sweep__session *ss = s->sessions; ss; ss = ss->next)
-        snap->sessions[ss->transport == SWEEP__UDP]++;
+    snap->sessions[0] = s->sessions_by_transport[0];
+    snap->sessions[1] = s->sessions_by_transport[1];
     for (unsigned i = 0; i < s->world_count; i++) {
         /* What the worlds did is counted by them (server/world/world.h). */
         const sweep__world *w = s->worlds[i]->world;

@@ -179,9 +179,7 @@ static void push_watches(sweep__served *w, uint64_t before)
 {
     sweep_server *s = w->server;
     uint64_t tick = w->world->tick;
-    for (sweep__session *ss = s->sessions; ss; ss = ss->next) {
-        if (ss->world != w)
-            continue;
+    for (sweep__session *ss = w->watchers; ss; ss = ss->watch_next) {
         int world = came_round(ss->watch_every, before, tick);
         int entities = came_round(ss->watch_entities_every, before, tick);
         if (!world && !entities)

@@ -1055,6 +1055,67 @@ static void test_out_of_descriptors(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* A UDP session silent for --udp-idle-timeout gets Bye "idle timeout":
+ * the first, and one that joins while the others are being kept and falls
+ * silent later, each about its own timeout after its last datagram; one
+ * that keeps talking stays. */
+static void test_idle_udp_sessions_expire(void **state)
+{
+    (void)state;
+    fx_server srv;
+    const char *args[] = {"--udp-idle-timeout", "0.6", NULL};
+    assert_int_equal(fx_start(&srv, args), 0);
+    usleep(300000); /* the server looks for idle sessions while it has none */
+    int idle = fx_udp_socket(srv.port), busy = fx_udp_socket(srv.port), late = fx_udp_socket(srv.port);
+    assert_true(idle >= 0 && busy >= 0 && late >= 0);
+    assert_true(fx_udp_handshake(idle, rx) != 0);
+    assert_true(fx_udp_handshake(busy, rx) != 0);
+    uint64_t t0 = fx_now_ms(), idle_bye = 0, late_bye = 0, late_quiet = 0;
+    sweep_message m;
+    for (uint32_t i = 0; fx_now_ms() - t0 < 2500; i++) {
+        uint64_t now = fx_now_ms();
+        sweep_message p = fx_msg(SWEEP_MSG_PING, 100 + i);
+        assert_true(fx_udp_send(busy, &p) > 0);
+        assert_true(fx_udp_recv(busy, rx, &m, 2000) > 0);
+        assert_int_equal(m.kind, SWEEP_MSG_PONG);
+        /* The late one joins after the server has looked at the others,
+         * talks for a while, then falls silent. */
+        if (i == 3)
+            assert_true(fx_udp_handshake(late, rx) != 0);
+        if (i > 3 && now - t0 < 1000) {
+            assert_true(fx_udp_send(late, &p) > 0);
+            assert_true(fx_udp_recv(late, rx, &m, 2000) > 0);
+            assert_int_equal(m.kind, SWEEP_MSG_PONG);
+            late_quiet = fx_now_ms();
+        }
+        if (!idle_bye && fx_udp_recv(idle, rx, &m, 0) > 0) {
+            assert_int_equal(m.kind, SWEEP_MSG_BYE);
+            idle_bye = fx_now_ms();
+        }
+        if (!late_bye && late_quiet && fx_udp_recv(late, rx, &m, 0) > 0) {
+            assert_int_equal(m.kind, SWEEP_MSG_BYE);
+            char reason[64];
+            snprintf(reason, sizeof reason, "%.*s", (int)m.as.bye.reason.len, m.as.bye.reason.ptr);
+            assert_string_equal(reason, "idle timeout");
+            late_bye = fx_now_ms();
+        }
+        usleep(50000);
+    }
+    /* Each ends between its timeout and its timeout plus the server's
+     * housekeeping period and this loop's, with room for a slow machine. */
+    assert_true(idle_bye >= t0 + 600 && idle_bye < t0 + 1500);
+    assert_true(late_bye >= late_quiet + 500 && late_bye < late_quiet + 1400);
+    sweep_message g = fx_msg(SWEEP_MSG_GET_STATS, 1);
+    assert_true(fx_udp_send(busy, &g) > 0);
+    assert_true(fx_udp_recv(busy, rx, &m, 2000) > 0);
+    assert_int_equal(m.kind, SWEEP_MSG_STATS);
+    assert_int_equal(m.as.stats.sessions, 1);
+    close(idle);
+    close(busy);
+    close(late);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* A session that sends nothing for --idle-timeout gets Bye "idle timeout"
  * and is closed; one that keeps talking stays; the session log records the
  * close and replays. */
@@ -1166,6 +1227,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_accept_survives_failed_allocations),
         cmocka_unit_test(test_out_of_descriptors),
         cmocka_unit_test(test_idle_sessions_expire),
+        cmocka_unit_test(test_idle_udp_sessions_expire),
         cmocka_unit_test(test_requests_before_hello_are_rate_limited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -262,6 +262,69 @@ static void test_watch_world_tcp(void **state)
     close(fd);
 }
 
+/* The next push (sequence 0) on fd: its tick, after every earlier one. */
+static uint64_t next_push(int fd, uint64_t after)
+{
+    sweep_message m;
+    assert_int_equal(fx_recv(fd, rx, &m), 1);
+    assert_int_equal(m.kind, SWEEP_MSG_WORLD_STATE);
+    assert_int_equal(m.sequence, 0);
+    assert_true(m.as.world_state.tick > after);
+    return m.as.world_state.tick;
+}
+
+/* The ticks push to the sessions that watch, and only to them, as they
+ * start and stop watching or leave, whichever place they hold among the
+ * watchers (the first to watch, one in between, the latest). */
+static void test_watchers_come_and_go(void **state)
+{
+    (void)state;
+    int fd[4];
+    sweep_message m;
+    for (int i = 0; i < 3; i++) {
+        fd[i] = welcomed(NULL);
+        m = watch_msg(1, 2);
+        assert_int_equal(fx_send(fd[i], &m), 0);
+        recv_answer(fd[i], &m);
+        assert_int_equal(m.sequence, 1);
+    }
+    close(fd[1]); /* one in between leaves without a word */
+    m = watch_msg(2, 0); /* the first to watch stops */
+    assert_int_equal(fx_send(fd[0], &m), 0);
+    recv_answer(fd[0], &m);
+    assert_int_equal(m.sequence, 2);
+    fd[3] = welcomed(NULL); /* and one more starts */
+    m = watch_msg(3, 1);
+    assert_int_equal(fx_send(fd[3], &m), 0);
+    recv_answer(fd[3], &m);
+    assert_int_equal(m.sequence, 3);
+    uint64_t t2 = 0, t3 = 0;
+    for (int i = 0; i < 4; i++) {
+        t2 = next_push(fd[2], t2);
+        t3 = next_push(fd[3], t3);
+    }
+    assert_true(silent_for(fd[0], 200));
+    /* The latest to watch stops; the one left keeps its pushes. */
+    m = watch_msg(4, 0);
+    assert_int_equal(fx_send(fd[3], &m), 0);
+    recv_answer(fd[3], &m);
+    assert_int_equal(m.sequence, 4);
+    for (int i = 0; i < 3; i++)
+        t2 = next_push(fd[2], t2);
+    assert_true(silent_for(fd[3], 200));
+    close(fd[2]);
+    close(fd[3]);
+    /* The first watches again, alone now. */
+    m = watch_msg(5, 1);
+    assert_int_equal(fx_send(fd[0], &m), 0);
+    recv_answer(fd[0], &m);
+    assert_int_equal(m.sequence, 5);
+    uint64_t t0 = 0;
+    for (int i = 0; i < 3; i++)
+        t0 = next_push(fd[0], t0);
+    close(fd[0]);
+}
+
 /* WatchWorld over UDP: 23 movers need two datagrams per tick, each a
  * whole WorldState of the same tick within 1200 bytes. */
 static void test_watch_world_udp_split(void **state)
@@ -624,6 +687,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_watch_world_tcp),
         cmocka_unit_test(test_watch_world_udp_split),
+        cmocka_unit_test(test_watchers_come_and_go),
         cmocka_unit_test(test_command_needs_token),
         cmocka_unit_test(test_command_with_token),
         cmocka_unit_test(test_lift_carries_entity),
