@@ -28,6 +28,12 @@
  *      receive buffer), UDP Hello floods and UDP garbage. Each raw client
  *      opens again when the server drops it; hostile_closed counts the drops.
  *
+ * Over the measured seconds each run also says how many moves a second were
+ * sent (offered_per_s) and how much CPU sweepd, this client and the hostile
+ * processes used (server_cpu, client_cpu, hostile_cpu: 1.0 = a whole CPU).
+ * On a machine of two CPUs the default soak needs about one for the server
+ * and one for this client: near 1.0, the latencies are a queue's.
+ *
  * sweepd's resident memory (VmRSS) is read at its start, after the ramp and
  * the 3 s of play, and at the end (rss_max_mb: the most seen in between,
  * read once a second). An honest error is anything an honest session was
@@ -147,6 +153,26 @@ static double rss_mb(pid_t pid)
         }
     fclose(f);
     return mb;
+}
+
+/* CPU seconds pid has used (user and system, all its threads), or -1. */
+static double cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* Fields after the command's closing parenthesis (the name may hold
+     * spaces): state is field 3, utime 14, stime 15. */
+    char *p = strrchr(buf, ')');
+    unsigned long long ut, st;
+    if (p == NULL || sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* The machine's count of UDP datagrams dropped for a full receive buffer
@@ -751,9 +777,44 @@ static void hostiles_stop(hostiles *hs)
 
 typedef struct result {
     double moves_per_s, p50, p99, rss_start, rss_ramped, rss_end, rss_max, ramp_s;
+    /* Over the measured seconds: moves sent a second, and the CPUs (1 = one
+     * whole CPU) sweepd, this client (its own process) and the hostile
+     * processes used: a run whose server or client is near 1 measured a
+     * queue, not a move. */
+    double offered_per_s, server_cpu, client_cpu, hostile_cpu;
     uint64_t errors, unanswered, hostile_closed, hostile_msgs, udp_drops, latency_samples, late_answers;
     unsigned sessions;
 } result;
+
+/* What the CPU figures of a run are made of, read at the start and the end
+ * of its measured seconds. */
+typedef struct cpu_mark {
+    double server, client, hostile;
+    uint64_t sent;
+} cpu_mark;
+
+static double self_cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static cpu_mark cpu_mark_now(const run *r, const server *srv, const hostiles *hs)
+{
+    cpu_mark m = {cpu_s(srv->pid), self_cpu_s(), 0, 0};
+    pid_t hp[3] = {hs->bots[0], hs->bots[1], hs->raw_pid};
+    for (int k = 0; k < 3; k++)
+        if (hp[k] > 0) {
+            double c = cpu_s(hp[k]);
+            m.hostile += c > 0 ? c : 0;
+        }
+    for (unsigned i = 0; i < r->n; i++)
+        m.sent += r->h[i].sent;
+    return m;
+}
 
 static int soak(const options *o, unsigned hostile, int sched, result *res)
 {
@@ -846,6 +907,7 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
             fprintf(stderr, "bench_soak: the raw hostile clients could not be started\n");
     }
     uint64_t next_rss = measure_at + 1000000000u;
+    cpu_mark mark0 = {0, 0, 0, 0};
     struct epoll_event evs[512];
     uint64_t now = now_ns();
     while (now < end_at) {
@@ -863,6 +925,7 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
         if (!r.measuring && now >= measure_at) {
             r.measuring = 1;
             res->rss_ramped = res->rss_max = rss_mb(srv.pid);
+            mark0 = cpu_mark_now(&r, &srv, &hs);
         }
         if (r.measuring && now >= next_rss) {
             double m = rss_mb(srv.pid);
@@ -887,6 +950,11 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
     if (res->rss_end > res->rss_max)
         res->rss_max = res->rss_end;
     double measured_s = (double)(now - measure_at) / 1e9;
+    cpu_mark mark1 = cpu_mark_now(&r, &srv, &hs);
+    res->offered_per_s = (double)(mark1.sent - mark0.sent) / measured_s;
+    res->server_cpu = (mark1.server - mark0.server) / measured_s;
+    res->client_cpu = (mark1.client - mark0.client) / measured_s;
+    res->hostile_cpu = (mark1.hostile - mark0.hostile) / measured_s;
     r.measuring = 0;
     hostiles_stop(&hs);
     res->hostile_closed = hs.closed;
@@ -1010,10 +1078,10 @@ int main(int argc, char **argv)
     printf("BENCH name=server.soak sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f p99_us=%.0f "
            "rss_start_mb=%.1f rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " rss_max_mb=%.1f "
            "unanswered=%" PRIu64 " udp_drops=%" PRIu64 " ramp_s=%.1f latency_samples=%" PRIu64 " late_answers=%" PRIu64
-           "\n",
+           " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f\n",
            base.sessions, o.fast, o.seconds, base.moves_per_s, base.p50, base.p99, base.rss_start, base.rss_ramped,
            base.rss_end, base.errors, base.rss_max, base.unanswered, base.udp_drops, base.ramp_s, base.latency_samples,
-           base.late_answers);
+           base.late_answers, base.offered_per_s, base.server_cpu, base.client_cpu);
     fflush(stdout);
     if (o.hostile == 0)
         return base.errors ? 1 : 0;
@@ -1030,12 +1098,13 @@ int main(int argc, char **argv)
                "p50_us=%.0f honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f "
                "rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64
                " hostile_msgs=%" PRIu64 " unanswered=%" PRIu64 " udp_drops=%" PRIu64 " latency_samples=%" PRIu64
-               " late_answers=%" PRIu64 "\n",
+               " late_answers=%" PRIu64 " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f hostile_cpu=%.2f\n",
                sched == SCHED_HOSTILE_IDLE ? "" : "_shared", sched_names[sched], hostile.sessions, o.fast,
                o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
                base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
                hostile.errors, o.hostile, hostile.hostile_closed, hostile.hostile_msgs, hostile.unanswered,
-               hostile.udp_drops, hostile.latency_samples, hostile.late_answers);
+               hostile.udp_drops, hostile.latency_samples, hostile.late_answers, hostile.offered_per_s,
+               hostile.server_cpu, hostile.client_cpu, hostile.hostile_cpu);
         fflush(stdout);
     }
     return errors ? 1 : 0;

@@ -563,7 +563,11 @@ BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
 # processes at SCHED_IDLE (they take only CPU time the server and the
 # honest clients leave: the server's own part of the harm), and
 # server.soak_hostile_shared with them as equals on the shared cores (the
-# machine's part added). The full soak is SWEEP_SOAK_SECONDS=180 (three
+# machine's part added). Each line also gives offered_per_s (moves sent a
+# second) and the CPU sweepd, the soak's client and the hostile processes
+# used (server_cpu, client_cpu, hostile_cpu; 1.0 = a whole CPU): where the
+# server or the client is near 1.0, the p99 is a queue's. The full soak is
+# SWEEP_SOAK_SECONDS=180 (three
 # runs of 3 minutes); `make bench` runs 30 s of each by default. It raises
 # its descriptor limit to the hard limit and skips, saying so, below
 # 10,712. Honest errors fail the benchmark, with the end of sweepd's log.
