@@ -53,6 +53,15 @@
  * fast players' worth, a slice rather than a flood that would only
  * measure who gets the shared cores.
  *
+ * The hostile processes are forked before the honest sessions are made
+ * and wait to be told to start: forked after them, from a process holding
+ * about a gigabyte, every page this client then wrote faulted (copied for
+ * a child that never used it), which halved the moves it could send and
+ * was counted as the hostile clients' harm. udp_p99_us is the UDP
+ * sessions' p99 alone: a TCP read of several answers stamps them all with
+ * its newest segment's arrival, so where this client is late to read, the
+ * TCP latencies hold its own delay; a datagram's stamp is its own.
+ *
  * The client is one thread, one epoll loop: on a 2-core machine it shares
  * the cores with sweepd, so what a move costs here shows in the figures
  * too. Slow sessions cost one timer entry and a move now and then.
@@ -291,7 +300,7 @@ static int parse_addr(const char *hostport, struct sockaddr_in *sa)
 typedef struct honest {
     sweep_client *c;
     uint32_t entity;
-    int fast, alive;
+    int fast, alive, udp;
     uint64_t sent, answered;
     uint64_t period_ns, due;
     uint32_t step;
@@ -309,6 +318,11 @@ typedef struct run {
     unsigned heap_len;
     uint32_t *hist; /* [HIST_BINS] */
     uint64_t hist_n, late, measured_moves, errors;
+    /* The UDP sessions' own: a datagram's kernel time is its own, where a
+     * TCP read of several answers gives them all its newest segment's, so
+     * a client late to read counts its own delay in TCP's latencies. */
+    uint32_t *hist_udp;
+    uint64_t hist_udp_n;
     int measuring;
     unsigned notes;
 } run;
@@ -442,6 +456,10 @@ static void honest_read(run *r, unsigned i)
                     uint64_t us = ev.received_ns > sent ? (ev.received_ns - sent) / 1000u : 0;
                     r->hist[hist_bin(us)]++;
                     r->hist_n++;
+                    if (h->udp) {
+                        r->hist_udp[hist_bin(us)]++;
+                        r->hist_udp_n++;
+                    }
                 } else {
                     r->late++;
                 }
@@ -460,13 +478,13 @@ static void honest_read(run *r, unsigned i)
     }
 }
 
-static double percentile_us(const run *r, double q)
+static double percentile_us(const uint32_t *hist, uint64_t n, double q)
 {
-    if (r->hist_n == 0)
+    if (n == 0)
         return 0;
-    uint64_t want = (uint64_t)ceil(q * (double)r->hist_n), seen = 0;
+    uint64_t want = (uint64_t)ceil(q * (double)n), seen = 0;
     for (uint32_t b = 0; b < HIST_BINS; b++) {
-        seen += r->hist[b];
+        seen += hist[b];
         if (seen >= want && seen > 0)
             return (double)bin_us(b);
     }
@@ -492,7 +510,9 @@ typedef struct hostiles {
     uint64_t sent;   /* messages (frames, datagrams, bytes of an endless Hello) the sockets took */
     pid_t raw_pid;   /* the child that runs the raw clients; -1 none */
     int raw_fd;      /* its pipe: closed and sent, when it ends */
+    int raw_go;      /* the pipe that tells it when to end (0: at once, nothing done) */
     pid_t bots[2];
+    int bots_go[2];  /* their pipes until they are told to go (cheaters_go) */
     uint32_t rng;
 } hostiles;
 
@@ -529,6 +549,8 @@ static int hostiles_prepare(hostiles *hs, const server *s, unsigned nraw)
     hs->bots[0] = hs->bots[1] = -1;
     hs->raw_pid = -1;
     hs->raw_fd = -1;
+    hs->raw_go = -1;
+    hs->bots_go[0] = hs->bots_go[1] = -1;
     if (parse_addr(s->tcp, &hs->tcp) != 0 || parse_addr(s->udp, &hs->udp) != 0)
         return -1;
     sweep_message m = {.kind = SWEEP_MSG_HELLO, .sequence = 1};
@@ -683,22 +705,38 @@ static void raw_step(hostiles *hs, uint64_t now)
  * writes what it counted to its pipe. A process of their own, so the class
  * applies to them and not to the honest clients, and the honest loop is
  * not delayed by their sends either way. */
-static int raw_start(hostiles *hs, int sched, uint64_t end_at)
+/* The raw clients' child is forked before the honest sessions are made,
+ * while this process is small, and waits for raw_go: forked after them,
+ * every page of their gigabyte this process then wrote was first copied
+ * for the child, which made the honest client half as fast in the hostile
+ * runs and was no part of what the server does. */
+static int raw_fork(hostiles *hs, int sched)
 {
     if (hs->nraw == 0)
         return 0;
-    int fds[2];
-    if (pipe(fds) != 0)
+    int fds[2], go[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
+    if (pipe2(go, O_CLOEXEC) != 0) {
         close(fds[0]);
         close(fds[1]);
         return -1;
     }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        close(go[0]);
+        close(go[1]);
+        return -1;
+    }
     if (pid == 0) {
         close(fds[0]);
+        close(go[1]);
         hostile_demote(sched);
+        uint64_t end_at = 0;
+        if (read(go[0], &end_at, sizeof end_at) != (ssize_t)sizeof end_at || end_at == 0)
+            _exit(0);
         uint64_t now, next = now_ns();
         while ((now = now_ns()) < end_at) {
             if (now < next) {
@@ -719,22 +757,47 @@ static int raw_start(hostiles *hs, int sched, uint64_t end_at)
         _exit(write(fds[1], out, sizeof out) == (ssize_t)sizeof out ? 0 : 1);
     }
     close(fds[1]);
+    close(go[0]);
     hs->raw_pid = pid;
     hs->raw_fd = fds[0];
+    hs->raw_go = go[1];
     return 0;
 }
 
-/* sweep-bots with the cheating player modes, over TCP or UDP, for secs. */
-static pid_t cheaters_start(const options *o, const server *s, unsigned clients, int udp, double secs, int sched)
+/* Starts the forked raw clients until end_at (monotonic ns). */
+static int raw_go(hostiles *hs, uint64_t end_at)
 {
+    if (hs->raw_go < 0)
+        return 0;
+    int ok = write(hs->raw_go, &end_at, sizeof end_at) == (ssize_t)sizeof end_at;
+    close(hs->raw_go);
+    hs->raw_go = -1;
+    return ok ? 0 : -1;
+}
+
+/* sweep-bots with the cheating player modes, over TCP or UDP: forked
+ * before the honest sessions are made, as the raw clients' child is (a
+ * fork after them leaves every page of theirs to fault again on this
+ * process's next write), it waits for cheaters_go to say for how long, then
+ * runs it. *go is the pipe's end to say it on. */
+static pid_t cheaters_fork(const options *o, const server *s, unsigned clients, int udp, int sched, int *go)
+{
+    *go = -1;
     if (clients == 0)
         return -1;
-    char nclients[16], dur[32];
-    snprintf(nclients, sizeof nclients, "%u", clients);
-    snprintf(dur, sizeof dur, "%.0f", secs);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
     pid_t pid = fork();
     if (pid == 0) {
+        close(p[1]);
+        double secs = 0;
+        if (read(p[0], &secs, sizeof secs) != (ssize_t)sizeof secs || !(secs > 0))
+            _exit(0);
         hostile_demote(sched);
+        char nclients[16], dur[32];
+        snprintf(nclients, sizeof nclients, "%u", clients);
+        snprintf(dur, sizeof dur, "%.0f", secs);
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -747,13 +810,40 @@ static pid_t cheaters_start(const options *o, const server *s, unsigned clients,
                   "--duration", dur, "--warmup", "0", (char *)NULL);
         _exit(127);
     }
+    close(p[0]);
+    if (pid < 0)
+        close(p[1]);
+    else
+        *go = p[1];
     return pid;
+}
+
+/* Starts forked cheaters for secs; 0 ends them unstarted. */
+static void cheaters_go(int *go, double secs)
+{
+    if (*go < 0)
+        return;
+    if (write(*go, &secs, sizeof secs) != (ssize_t)sizeof secs && secs > 0)
+        fprintf(stderr, "bench_soak: the cheating bots could not be started\n");
+    close(*go);
+    *go = -1;
 }
 
 /* The raw clients' child ends by itself at the end of the run: its
  * figures are read, then the bots are ended. */
 static void hostiles_stop(hostiles *hs)
 {
+    /* Cheaters never told to go end first: until they exec, they hold the
+     * raw child's pipe too. */
+    for (int k = 0; k < 2; k++)
+        cheaters_go(&hs->bots_go[k], 0);
+    if (hs->raw_go >= 0) { /* never started: it ends at once */
+        close(hs->raw_go);
+        hs->raw_go = -1;
+        close(hs->raw_fd);
+        waitpid(hs->raw_pid, NULL, 0);
+        hs->raw_pid = -1;
+    }
     if (hs->raw_pid > 0) {
         uint64_t in[2];
         if (read(hs->raw_fd, in, sizeof in) == (ssize_t)sizeof in) {
@@ -782,6 +872,7 @@ typedef struct result {
      * processes used: a run whose server or client is near 1 measured a
      * queue, not a move. */
     double offered_per_s, server_cpu, client_cpu, hostile_cpu;
+    double udp_p99; /* the UDP sessions' p99 alone (run.hist_udp) */
     uint64_t errors, unanswered, hostile_closed, hostile_msgs, udp_drops, latency_samples, late_answers;
     unsigned sessions;
 } result;
@@ -828,10 +919,25 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
     r.h = calloc(r.n, sizeof *r.h);
     r.heap = calloc(r.n, sizeof *r.heap);
     r.hist = calloc(HIST_BINS, sizeof *r.hist);
+    r.hist_udp = calloc(HIST_BINS, sizeof *r.hist_udp);
     r.ep = epoll_create1(EPOLL_CLOEXEC);
-    if (r.h == NULL || r.heap == NULL || r.hist == NULL || r.ep < 0) {
+    if (r.h == NULL || r.heap == NULL || r.hist == NULL || r.hist_udp == NULL || r.ep < 0) {
         server_stop(&srv);
         return -1;
+    }
+
+    hostiles hs;
+    if (hostiles_prepare(&hs, &srv, hostile - hostile / 2) != 0) {
+        fprintf(stderr, "bench_soak: could not prepare the hostile clients\n");
+        server_stop(&srv);
+        return -1;
+    }
+    if (raw_fork(&hs, sched) != 0)
+        fprintf(stderr, "bench_soak: the raw hostile clients could not be started\n");
+    if (hostile) {
+        unsigned cheaters = hostile / 2;
+        hs.bots[0] = cheaters_fork(o, &srv, cheaters - cheaters / 2, 0, sched, &hs.bots_go[0]);
+        hs.bots[1] = cheaters_fork(o, &srv, cheaters / 2, 1, sched, &hs.bots_go[1]);
     }
 
     /* The ramp: one session after the other, each spawned; the fast ones
@@ -843,7 +949,8 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
         honest *h = &r.h[i];
         sweep_client_options co;
         sweep_client_options_init(&co);
-        co.transport = i % 2 ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
+        h->udp = i % 2;
+        co.transport = h->udp ? SWEEP_CLIENT_UDP : SWEEP_CLIENT_TCP;
         co.address = i % 2 ? srv.udp : srv.tcp;
         co.client_name = "soak";
         sweep_client_error e;
@@ -890,20 +997,13 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
         heap_push(&r, i);
     }
 
-    hostiles hs;
-    if (hostiles_prepare(&hs, &srv, hostile - hostile / 2) != 0) {
-        fprintf(stderr, "bench_soak: could not prepare the hostile clients\n");
-        server_stop(&srv);
-        return -1;
-    }
     uint64_t measure_at = t1 + (uint64_t)(WARMUP_S * 1e9);
     uint64_t end_at = measure_at + (uint64_t)(o->seconds * 1e9);
     if (hostile) {
-        unsigned cheaters = hostile / 2;
         double secs = WARMUP_S + o->seconds + 2;
-        hs.bots[0] = cheaters_start(o, &srv, cheaters - cheaters / 2, 0, secs, sched);
-        hs.bots[1] = cheaters_start(o, &srv, cheaters / 2, 1, secs, sched);
-        if (raw_start(&hs, sched, end_at) != 0)
+        cheaters_go(&hs.bots_go[0], secs);
+        cheaters_go(&hs.bots_go[1], secs);
+        if (raw_go(&hs, end_at) != 0)
             fprintf(stderr, "bench_soak: the raw hostile clients could not be started\n");
     }
     uint64_t next_rss = measure_at + 1000000000u;
@@ -979,8 +1079,9 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
     server_stop(&srv);
 
     res->moves_per_s = (double)r.measured_moves / measured_s;
-    res->p50 = percentile_us(&r, 0.50);
-    res->p99 = percentile_us(&r, 0.99);
+    res->p50 = percentile_us(r.hist, r.hist_n, 0.50);
+    res->p99 = percentile_us(r.hist, r.hist_n, 0.99);
+    res->udp_p99 = percentile_us(r.hist_udp, r.hist_udp_n, 0.99);
     res->errors = r.errors;
     res->latency_samples = r.hist_n;
     res->late_answers = r.late;
@@ -993,6 +1094,7 @@ static int soak(const options *o, unsigned hostile, int sched, result *res)
     free(r.h);
     free(r.heap);
     free(r.hist);
+    free(r.hist_udp);
     return 0;
 }
 
@@ -1078,10 +1180,10 @@ int main(int argc, char **argv)
     printf("BENCH name=server.soak sessions=%u fast=%u seconds=%.0f moves_per_s=%.0f p50_us=%.0f p99_us=%.0f "
            "rss_start_mb=%.1f rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " rss_max_mb=%.1f "
            "unanswered=%" PRIu64 " udp_drops=%" PRIu64 " ramp_s=%.1f latency_samples=%" PRIu64 " late_answers=%" PRIu64
-           " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f\n",
+           " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f udp_p99_us=%.0f\n",
            base.sessions, o.fast, o.seconds, base.moves_per_s, base.p50, base.p99, base.rss_start, base.rss_ramped,
            base.rss_end, base.errors, base.rss_max, base.unanswered, base.udp_drops, base.ramp_s, base.latency_samples,
-           base.late_answers, base.offered_per_s, base.server_cpu, base.client_cpu);
+           base.late_answers, base.offered_per_s, base.server_cpu, base.client_cpu, base.udp_p99);
     fflush(stdout);
     if (o.hostile == 0)
         return base.errors ? 1 : 0;
@@ -1098,13 +1200,15 @@ int main(int argc, char **argv)
                "p50_us=%.0f honest_p99_us=%.0f baseline_p99_us=%.0f p99_ratio=%.2f rss_start_mb=%.1f "
                "rss_ramped_mb=%.1f rss_end_mb=%.1f honest_errors=%" PRIu64 " hostile=%u hostile_closed=%" PRIu64
                " hostile_msgs=%" PRIu64 " unanswered=%" PRIu64 " udp_drops=%" PRIu64 " latency_samples=%" PRIu64
-               " late_answers=%" PRIu64 " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f hostile_cpu=%.2f\n",
+               " late_answers=%" PRIu64 " offered_per_s=%.0f server_cpu=%.2f client_cpu=%.2f hostile_cpu=%.2f"
+               " udp_p99_us=%.0f baseline_udp_p99_us=%.0f udp_p99_ratio=%.2f\n",
                sched == SCHED_HOSTILE_IDLE ? "" : "_shared", sched_names[sched], hostile.sessions, o.fast,
                o.seconds, hostile.moves_per_s, hostile.p50, hostile.p99, base.p99,
                base.p99 > 0 ? hostile.p99 / base.p99 : 0, hostile.rss_start, hostile.rss_ramped, hostile.rss_end,
                hostile.errors, o.hostile, hostile.hostile_closed, hostile.hostile_msgs, hostile.unanswered,
                hostile.udp_drops, hostile.latency_samples, hostile.late_answers, hostile.offered_per_s,
-               hostile.server_cpu, hostile.client_cpu, hostile.hostile_cpu);
+               hostile.server_cpu, hostile.client_cpu, hostile.hostile_cpu, hostile.udp_p99, base.udp_p99,
+               base.udp_p99 > 0 ? hostile.udp_p99 / base.udp_p99 : 0);
         fflush(stdout);
     }
     return errors ? 1 : 0;

@@ -566,7 +566,10 @@ BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
 # machine's part added). Each line also gives offered_per_s (moves sent a
 # second) and the CPU sweepd, the soak's client and the hostile processes
 # used (server_cpu, client_cpu, hostile_cpu; 1.0 = a whole CPU): where the
-# server or the client is near 1.0, the p99 is a queue's. The full soak is
+# server or the client is near 1.0, the p99 is a queue's. udp_p99_us is the
+# UDP sessions' alone (a TCP read stamps every answer it holds with its
+# newest segment's arrival, so a late client inflates TCP's), with
+# udp_p99_ratio on the hostile lines. The full soak is
 # SWEEP_SOAK_SECONDS=180 (three
 # runs of 3 minutes); `make bench` runs 30 s of each by default. It raises
 # its descriptor limit to the hard limit and skips, saying so, below
