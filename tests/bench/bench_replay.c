@@ -50,7 +50,8 @@
  *   BENCH name=replay map=<stem> moves=<n> moves_per_s=<x> ratio_to_core=<x>
  *         ratio_to_core_warm=<x> ratio_to_act=<x> cpu_ratio=<x>
  *         full_moves_per_s=<x> full_ratio_to_core=<x> full_ratio_to_act=<x>
- *         bytes_per_move=<x> cpus=<n>
+ *         bytes_per_move=<x> cpus=<n> ratio_to_core_min=<x> ratio_to_core_max=<x>
+ *         full_ratio_to_core_min=<x> full_ratio_to_core_max=<x>
  *
  * moves_per_s is the core depth's median (the replay that is "the core
  * plus reading", sweep-replay --core), ratio_to_core its moves/s over the
@@ -65,8 +66,9 @@
  * the log's size per move; cpus the CPUs the bench may run on (its
  * affinity: run it under taskset -c N for one), where with one the replay
  * streams the log and starts no thread, with two or more it maps the log
- * and a thread reads ahead. A line before it gives both references in
- * nanoseconds a move.
+ * and a thread reads ahead; the _min and _max the range of the rounds' own
+ * ratios (each round runs both depths and the core on its own). A line
+ * before it gives both references in nanoseconds a move.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -517,13 +519,22 @@ int main(int argc, char **argv)
            own.tick_count, own_mps, own_med * 1e3, own_mps > 0.0 ? 1e9 / own_mps : 0.0, own_act_mps,
            core_mps > 0.0 ? 1e9 / core_mps : 0.0);
     double cpu_ratio = median(cpu_s, runs);
+    /* The spread: each round's ratios, the core on its own and each depth
+     * having run in the same round. */
+    double lo = 0.0, hi = 0.0, full_lo = 0.0, full_hi = 0.0;
+    for (int i = 0; i < runs; i++) {
+        double r = depth_s[i] > 0.0 ? own_s[i] / depth_s[i] : 0.0, f = full_s[i] > 0.0 ? own_s[i] / full_s[i] : 0.0;
+        lo = i == 0 || r < lo ? r : lo, hi = i == 0 || r > hi ? r : hi;
+        full_lo = i == 0 || f < full_lo ? f : full_lo, full_hi = i == 0 || f > full_hi ? f : full_hi;
+    }
     printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_core_warm=%.3f "
            "ratio_to_act=%.3f cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f "
-           "bytes_per_move=%.1f cpus=%ld\n",
+           "bytes_per_move=%.1f cpus=%ld ratio_to_core_min=%.3f ratio_to_core_max=%.3f full_ratio_to_core_min=%.3f "
+           "full_ratio_to_core_max=%.3f\n",
            stem, depth.moves, depth_mps, own_mps > 0.0 ? depth_mps / own_mps : 0.0,
            core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio,
            full_mps, own_mps > 0.0 ? full_mps / own_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
-           full.moves ? (double)full.bytes / (double)full.moves : 0.0, sweep__record_cpus());
+           full.moves ? (double)full.bytes / (double)full.moves : 0.0, sweep__record_cpus(), lo, hi, full_lo, full_hi);
     sweep_replay_close(kept);
     free(own.ev);
     free(own.moves);

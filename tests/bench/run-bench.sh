@@ -298,7 +298,8 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # batches of 8, as fast as answered), a fresh sweepd for each run, with and
 # without --record into a temporary directory, 5 runs each, alternating (in
 # turn which goes first): moves_per_s is the recorded median,
-# ratio_to_unrecorded the recorded median over the unrecorded one. Bots and
+# ratio_to_unrecorded the recorded median over the unrecorded one,
+# ratio_min and ratio_max the range of each round's pair's ratio. Bots and
 # server share the machine's cores (2 on the machine this was written for),
 # so a move's cost on either side counts; the log (a few hundred MB per run, written through the page
 # cache) is removed after each run. sweepd is stopped by its pid (SIGTERM).
@@ -381,17 +382,20 @@ for round in 1 2 3 4 5; do
         rm -rf "$REC_TMP/load"
         REC_LOGS=""
         [ -n "$mps" ] || { echo "run-bench: sweep-bots measured nothing ($mode)" >&2; exit 1; }
-        rec_runs="$rec_runs $mode=$mps"
+        rec_runs="$rec_runs $mode=$mps:$round"
     done
 done
-echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F= '
+echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F'[=:]' '
     function median(v, n,    i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
         return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
-    $1 == "record" { r[++nr] = $2 } $1 == "plain" { p[++np] = $2 }
+    $1 == "record" { r[++nr] = $2; rr[$3] = $2 } $1 == "plain" { p[++np] = $2; pr[$3] = $2 }
     END { mr = median(r, nr); mp = median(p, np)
-          printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f\n", mr, (mp > 0 ? mr / mp : 0) }'
+          # The spread: each round, its recorded run over its unrecorded one.
+          for (k in rr) if (pr[k] > 0) { q = rr[k] / pr[k]; if (!nq++ || q < lo) lo = q; if (nq == 1 || q > hi) hi = q }
+          printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f ratio_min=%.3f ratio_max=%.3f\n",
+              mr, (mp > 0 ? mr / mp : 0), lo, hi }'
 rec_cleanup
 trap - EXIT
 
@@ -407,7 +411,8 @@ trap - EXIT
 # sweepd's moves_total (`sweep stats`) at both ends. moves_per_s,
 # server_cpu_us_per_move and bots_cpu_us_per_move come from those; p50_us,
 # p99_us and lost (moves unanswered for a second) from the bots, over their
-# own window, which covers it. Each figure is the median of the runs. Bots
+# own window, which covers it. Each figure is the median of the runs,
+# p99_us_min and p99_us_max the range of the runs' p99s. Bots
 # and server share the machine's cores, so the bots' CPU per move stands
 # beside the server's: were the bots the dearer of the two, the figures
 # would measure them. Latencies run from a move's send to the kernel's
@@ -468,9 +473,11 @@ for n in 500 1000 2000; do
         }
         $1 == n { k++; for (f = 2; f <= 7; f++) { col[f, k] = $f } }
         END {
+            lo = hi = col[5, 1]
+            for (i = 2; i <= k; i++) { if (col[5, i] < lo) lo = col[5, i]; if (col[5, i] > hi) hi = col[5, i] }
             for (f = 2; f <= 7; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-            printf "BENCH name=server.udp_60hz players=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f bots_cpu_us_per_move=%.2f p50_us=%.1f p99_us=%.1f lost=%d\n",
-                n, med[2], med[3], med[7], med[4], med[5], med[6]
+            printf "BENCH name=server.udp_60hz players=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f bots_cpu_us_per_move=%.2f p50_us=%.1f p99_us=%.1f lost=%d p99_us_min=%.1f p99_us_max=%.1f\n",
+                n, med[2], med[3], med[7], med[4], med[5], med[6], lo, hi
         }' "$U60_TMP/runs"
 done
 u60_cleanup
@@ -489,7 +496,7 @@ trap - EXIT
 # sweepd's behalf, most of it sending the answers, loopback delivery to the
 # bots included), moves_per_server_core_s what one core of sweepd's at that
 # cost would answer; moves_per_s is what the shared machine did. Medians of
-# the runs.
+# the runs; moves_per_server_core_s_min and _max the range of the runs'.
 UC_TMP=$(mktemp -d)
 UC_PID=""
 uc_stop() {
@@ -533,9 +540,11 @@ awk -v n="$UC_CLIENTS" '
     { k++; for (f = 1; f <= 4; f++) col[f, k] = $f }
     END {
         if (k == 0) { print "run-bench: server.udp_cost measured nothing" > "/dev/stderr"; exit 1 }
+        lo = hi = col[2, 1]
+        for (i = 2; i <= k; i++) { if (col[2, i] < lo) lo = col[2, i]; if (col[2, i] > hi) hi = col[2, i] }
         for (f = 1; f <= 4; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-        printf "BENCH name=server.udp_cost clients=%d window=4 moves_per_s=%.0f server_cpu_us_per_move=%.2f user_us=%.2f sys_us=%.2f moves_per_server_core_s=%.0f\n",
-            n, med[1], med[2], med[3], med[4], (med[2] > 0 ? 1e6 / med[2] : 0)
+        printf "BENCH name=server.udp_cost clients=%d window=4 moves_per_s=%.0f server_cpu_us_per_move=%.2f user_us=%.2f sys_us=%.2f moves_per_server_core_s=%.0f moves_per_server_core_s_min=%.0f moves_per_server_core_s_max=%.0f\n",
+            n, med[1], med[2], med[3], med[4], (med[2] > 0 ? 1e6 / med[2] : 0), (hi > 0 ? 1e6 / hi : 0), (lo > 0 ? 1e6 / lo : 0)
     }' "$UC_TMP/runs"
 uc_cleanup
 trap - EXIT
