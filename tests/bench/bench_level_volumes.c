@@ -17,6 +17,9 @@
  * another motion (a fall to a pool's floor against a swim), whose cost
  * says nothing of the volumes' tests; the others (`same`: the tests ran
  * and changed nothing, or only reported) are the like-for-like pairs.
+ * Those are split again: `quiet` ones, whose volume report is empty (the
+ * tests alone), and `reported` ones (a hurt volume's damage, a trigger
+ * entered, a kill: the volume's own work besides the tests).
  *
  * The whole walk is run ROUNDS times (default 5) from the same start, the
  * first second of each round not counted (caches and branch history warm
@@ -35,7 +38,9 @@
  *         same_ratio_min=<x> same_ratio_max=<x> acted_ratio=<x>
  *         far_ratio=<x> far_ratio_min=<x> far_ratio_max=<x>
  *         near_ratio_mid=<x> same_ratio_mid=<x> far_ratio_mid=<x>
- *         launched=<moves> failed=<moves>
+ *         launched=<moves> failed=<moves> quiet=<fraction of near>
+ *         quiet_ratio=<x> quiet_ratio_mid=<x> reported_ratio=<x>
+ *         reported_ratio_mid=<x>
  *
  * (near_* of every near move, same_ and acted_ of the two parts; *_mid
  * the median over rounds of the mean of each round's middle half of the
@@ -123,7 +128,20 @@ enum { SAME, ACTED, FAR, KINDS };
 /* A round's figures: each kind's median ratio (by kind), the near moves'
  * median ratio and times, each kind's middle mean (MID + kind), the near
  * moves' middle mean, the far moves' median times. */
-enum { NEAR = KINDS, NEAR_WITH, NEAR_PLAIN, MID, NEAR_MID = MID + KINDS, FAR_WITH, FAR_PLAIN, FIGS };
+enum {
+    NEAR = KINDS,
+    NEAR_WITH,
+    NEAR_PLAIN,
+    MID,
+    NEAR_MID = MID + KINDS,
+    FAR_WITH,
+    FAR_PLAIN,
+    QUIET,
+    QUIET_MID,
+    REPORTED,
+    REPORTED_MID,
+    FIGS
+};
 
 /* One kind's moves of one round: each move's ratio and its two times. */
 typedef struct kind_samples {
@@ -220,7 +238,9 @@ int main(int argc, char **argv)
         fig[k] = calloc(rounds, sizeof *fig[k]);
     double *near_all = calloc(cap, sizeof *near_all), *near_with = calloc(cap, sizeof *near_with),
            *near_plain = calloc(cap, sizeof *near_plain);
-    int ok = a && heading && near_all && near_with && near_plain;
+    /* The same moves' ratios, split by whether their report was empty. */
+    double *quiet = calloc(cap, sizeof *quiet), *reported = calloc(cap, sizeof *reported);
+    int ok = a && heading && near_all && near_with && near_plain && quiet && reported;
     for (int k = 0; k < KINDS; k++) {
         ks[k].ratio = calloc(cap, sizeof(double));
         ks[k].with = calloc(cap, sizeof(double));
@@ -235,7 +255,7 @@ int main(int argc, char **argv)
     }
     sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
     mv mw = {&sw, &lv.config, &lv.rules, radii}, mp = {&sp, &lv.config, &lv.rules, radii};
-    uint64_t launched = 0, failed = 0, counted = 0, near_count = 0, acted_count = 0;
+    uint64_t launched = 0, failed = 0, counted = 0, near_count = 0, acted_count = 0, quiet_count = 0;
     for (uint32_t round = 0; round < rounds; round++) {
         /* Every round walks the same walk from the same start. */
         uint64_t seed = 1;
@@ -246,7 +266,7 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < KINDS; k++)
             ks[k].n = 0;
-        size_t nn = 0;
+        size_t nn = 0, nq = 0, nr = 0;
         for (uint32_t t = 0; t < ticks; t++) {
             for (uint32_t i = 0; i < bodies; i++) {
                 if (t % TURN_EVERY == 0 && t > 0)
@@ -290,6 +310,12 @@ int main(int argc, char **argv)
                         near_count++;
                         acted_count += kind == ACTED;
                     }
+                    if (kind == SAME) {
+                        if (r.volumes.events == 0)
+                            quiet[nq++] = tw / tp, quiet_count++;
+                        else
+                            reported[nr++] = tw / tp;
+                    }
                     counted++;
                 }
                 /* A body that fell out of the level starts again at its volume. */
@@ -316,6 +342,10 @@ int main(int argc, char **argv)
         fig[NEAR_PLAIN][round] = median(near_plain, nn);
         fig[FAR_WITH][round] = median(ks[FAR].with, ks[FAR].n);
         fig[FAR_PLAIN][round] = median(ks[FAR].plain, ks[FAR].n);
+        fig[QUIET][round] = nq ? median(quiet, nq) : 0.0;
+        fig[QUIET_MID][round] = nq ? middle_mean(quiet, nq) : 0.0;
+        fig[REPORTED][round] = nr ? median(reported, nr) : 0.0;
+        fig[REPORTED_MID][round] = nr ? middle_mean(reported, nr) : 0.0;
     }
     /* The median of the rounds' figures and their range; a kind some
      * round had no moves of is taken over the rounds that had some. */
@@ -333,16 +363,18 @@ int main(int argc, char **argv)
            "near_ns_p50=%.0f near_plain_ns_p50=%.0f far_ns_p50=%.0f far_plain_ns_p50=%.0f near_ratio=%.3f near_ratio_min=%.3f near_ratio_max=%.3f "
            "same_ratio=%.3f same_ratio_min=%.3f same_ratio_max=%.3f acted_ratio=%.3f far_ratio=%.3f "
            "far_ratio_min=%.3f far_ratio_max=%.3f near_ratio_mid=%.3f same_ratio_mid=%.3f far_ratio_mid=%.3f "
-           "launched=%llu failed=%llu\n",
+           "launched=%llu failed=%llu quiet=%.2f quiet_ratio=%.3f quiet_ratio_mid=%.3f reported_ratio=%.3f "
+           "reported_ratio_mid=%.3f\n",
            lv.name, n, bodies, rounds, (double)near_count / (double)counted,
            (double)acted_count / (double)near_count, mid[NEAR_WITH], mid[NEAR_PLAIN], mid[FAR_WITH], mid[FAR_PLAIN], mid[NEAR], lo[NEAR],
            hi[NEAR], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR], mid[NEAR_MID],
-           mid[MID + SAME], mid[MID + FAR], (unsigned long long)launched, (unsigned long long)failed);
+           mid[MID + SAME], mid[MID + FAR], (unsigned long long)launched, (unsigned long long)failed,
+           (double)quiet_count / (double)near_count, mid[QUIET], mid[QUIET_MID], mid[REPORTED], mid[REPORTED_MID]);
     for (int k = 0; k < KINDS; k++)
         free(ks[k].ratio), free(ks[k].with), free(ks[k].plain);
     for (int k = 0; k < FIGS; k++)
         free(fig[k]);
-    free(a), free(heading), free(near_all), free(near_with), free(near_plain);
+    free(a), free(heading), free(near_all), free(near_with), free(near_plain), free(quiet), free(reported);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);
     sweep_level_free(&lv);
