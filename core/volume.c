@@ -226,7 +226,12 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         if (fill) {
             for (uint32_t c = 0; c < slots; c++)
                 first[c + 1] += first[c];
-            items = malloc((size_t)(first[slots] ? first[slots] : 1) * sizeof *items);
+            /* One more than listed: a step reads its cell's first entry
+             * before it knows the list is empty (volume_step.h), and the
+             * last list may be. It names volume 0, as any entry may. */
+            items = malloc(((size_t)first[slots] + 1) * sizeof *items);
+            if (items)
+                items[first[slots]] = 0;
             at = calloc(slots, sizeof *at);
             if (!items || !at) {
                 free(copy), free(boxes), free(first), free(items), free(at);
