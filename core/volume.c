@@ -227,8 +227,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
             for (uint32_t c = 0; c < slots; c++)
                 first[c + 1] += first[c];
             /* One more than listed: a step reads its cell's first entry
-             * before it knows the list is empty (volume_step.h), and the
-             * last list may be. It names volume 0, as any entry may. */
+             * before it knows whether the list is empty (volume_step.h),
+             * and the last list may be empty. It names volume 0, which
+             * exists wherever a step reads it. */
             items = malloc(((size_t)first[slots] + 1) * sizeof *items);
             if (items)
                 items[first[slots]] = 0;
