@@ -356,6 +356,55 @@ static void four_at_a_time_find_what_every_volume_says(void **state)
     every_volume_says(23);
 }
 
+/* Through the grid, a step in its last cell, which lists nothing and
+ * after which nothing is listed (no liquids, no ladders): a step reads
+ * its cell's first entry before it knows the list is empty, here the
+ * entry the items end with (core/volume.c). Nothing acts there, and the
+ * walk beside the row meets the row's volumes as a look at each says
+ * (under AddressSanitizer, a read past the items fails it). */
+static void the_grids_last_cell_may_be_empty(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    enum { N = SWEEP__VOLUME_SCAN_MAX + 8 };
+    sweep_volume v[N];
+    /* A row of hurt volumes along x near the origin, and two that stretch
+     * the grid's box along y and z away from the row's far end: the
+     * corner cell at the greatest x, y and z holds none of them. */
+    for (uint32_t i = 0; i < N - 2; i++)
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(i, 0, 0), sweep_v3(i + 0.5, 1, 1));
+    v[N - 2] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 20, 0), sweep_v3(1, 21, 1));
+    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 0, 10), sweep_v3(1, 1, 11));
+    set(&s, v, N);
+    const sweep_world *w = s.w;
+    assert_int_equal(w->volume_quad_count, 0);
+    uint32_t cells = w->volume_grid * w->volume_grid * w->volume_grid_z;
+    uint32_t slots = cells + w->volume_grid * w->volume_grid;
+    assert_int_equal(w->volume_cell_first[cells - 1], w->volume_cell_first[slots]);
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(N - 3.5, 20.5, 10.5);
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, 0);
+    assert_true(a.position.z < 10.5 && a.position.z > 10.0);
+    /* Along the row, inside its volumes' boxes of centres and between
+     * them: hurt exactly where a volume holds the step's end. */
+    sweep_actor b = standing(-2.0, 0.5);
+    b.position.z = 0.5;
+    int hurts = 0;
+    for (int i = 0; i < 240; i++) {
+        sweep_act_result q = act(&s, &b, sweep_v3(10, 0, 0), DT);
+        uint32_t hurt = 0;
+        for (uint32_t j = 0; j < N; j++)
+            hurt |= sweep_volume_contains(&v[j], b.position);
+        assert_int_equal((q.volumes.events & SWEEP_VOLUME_EV_HURT) != 0, hurt);
+        hurts += (int)hurt;
+    }
+    assert_true(hurts > 20 && hurts < 220);
+    scene_free(&s);
+}
+
 /* A box whose faces no float can hold, and steps that end inside it or
  * outside by less than a float's step there: the four-at-a-time test
  * compares floats, which may only let more boxes through, so each step
@@ -467,6 +516,7 @@ int main(void)
         cmocka_unit_test(four_at_a_time_find_what_every_volume_says),
         cmocka_unit_test(a_box_is_tested_to_the_bit),
         cmocka_unit_test(tall_volumes_are_not_cut_along_z),
+        cmocka_unit_test(the_grids_last_cell_may_be_empty),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
