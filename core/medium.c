@@ -24,7 +24,7 @@ void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *
         return;
     uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
     if (m->level) {
-        const sweep_volume *v = &w->volumes[m->liquid];
+        const sweep__volume_form *v = &w->volume_forms[m->liquid];
         if (!was_level) {
             ev |= SWEEP_VOLUME_EV_LIQUID_ENTERED;
             rep->liquid_entered = m->liquid;

@@ -54,21 +54,24 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
     p->upright = p->lo.x == p->hi.x && p->lo.y == p->hi.y;
 }
 
-/* 1 if p is on the inner side of every plane of v. */
-static inline int sweep__medium_within(const sweep_volume *v, sweep_vec3 p)
+/* 1 if p is on the inner side of every plane of volume i of w. */
+static inline int sweep__medium_within(const sweep_world *w, uint32_t i, sweep_vec3 p)
 {
-    for (uint32_t i = 0; i < v->plane_count; i++)
-        if (sweep_v3_dot(v->planes[i].normal, p) > v->planes[i].offset)
+    const sweep__volume_form *f = &w->volume_forms[i];
+    const sweep_volume_plane *pl = w->volume_planes + f->plane_first;
+    for (uint32_t k = 0; k < f->plane_count; k++)
+        if (sweep_v3_dot(pl[k].normal, p) > pl[k].offset)
             return 0;
     return 1;
 }
 
-/* 1 if p is in v, whose box is `box` (the world's copy of v's, read
- * beside the others'). */
-static inline int sweep__medium_holds(const sweep_volume *v, const sweep_vec3 *box, sweep_vec3 p)
+/* 1 if p is in volume i of w: its box (the world's copy, read beside the
+ * others') and its planes; sweep_volume_contains, the same bits. */
+static inline int sweep__medium_holds(const sweep_world *w, uint32_t i, sweep_vec3 p)
 {
+    const sweep_vec3 *box = w->volume_boxes[i];
     return p.x >= box[0].x && p.x <= box[1].x && p.y >= box[0].y && p.y <= box[1].y && p.z >= box[0].z &&
-           p.z <= box[1].z && sweep__medium_within(v, p);
+           p.z <= box[1].z && sweep__medium_within(w, i, p);
 }
 
 /* Which of the feet (1), the centre (2) and the eyes (4) liquid v holds,
@@ -77,24 +80,25 @@ static inline int sweep__medium_holds(const sweep_volume *v, const sweep_vec3 *b
  * put in the box's range: only z is left to compare there. Inline: as a
  * call (its three points passed on the stack) it was 38 of the 424
  * instructions a move of bench_liquids paid for its puddle and ladder. */
-static SWEEP__ALWAYS_INLINE unsigned sweep__medium_liquid(const sweep_volume *v, const sweep_vec3 *box,
-                                                          int upright, sweep_vec3 feet, sweep_vec3 c, sweep_vec3 eyes,
+static SWEEP__ALWAYS_INLINE unsigned sweep__medium_liquid(const sweep_world *w, uint32_t i, int upright,
+                                                          sweep_vec3 feet, sweep_vec3 c, sweep_vec3 eyes,
                                                           unsigned known)
 {
+    const sweep_vec3 *box = w->volume_boxes[i];
     unsigned in = 0;
     if (upright) {
         double lo = box[0].z, hi = box[1].z;
-        if (!(known & 1u) && feet.z >= lo && feet.z <= hi && sweep__medium_within(v, feet))
+        if (!(known & 1u) && feet.z >= lo && feet.z <= hi && sweep__medium_within(w, i, feet))
             in |= 1u;
-        if (!(known & 2u) && c.z >= lo && c.z <= hi && sweep__medium_within(v, c))
+        if (!(known & 2u) && c.z >= lo && c.z <= hi && sweep__medium_within(w, i, c))
             in |= 2u;
-        if (!(known & 4u) && eyes.z >= lo && eyes.z <= hi && sweep__medium_within(v, eyes))
+        if (!(known & 4u) && eyes.z >= lo && eyes.z <= hi && sweep__medium_within(w, i, eyes))
             in |= 4u;
         return in;
     }
     const sweep_vec3 pt[3] = {feet, c, eyes};
     for (unsigned k = 0; k < 3; k++)
-        if (!(known & (1u << k)) && sweep__medium_holds(v, box, pt[k]))
+        if (!(known & (1u << k)) && sweep__medium_holds(w, i, pt[k]))
             in |= 1u << k;
     return in;
 }
@@ -154,12 +158,12 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
         const sweep_vec3 *box = w->volume_boxes[i];
         if (!sweep__volume_box_meets(box, lo, hi))
             continue;
-        const sweep_volume *v = &w->volumes[i];
-        if (v->kind == SWEEP_VOLUME_LADDER) {
-            if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(v, box, c))
+        const uint8_t kind = w->volume_forms[i].kind;
+        if (kind == SWEEP_VOLUME_LADDER) {
+            if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(w, i, c))
                 m->ladder = i;
-        } else if (v->kind == SWEEP_VOLUME_LIQUID && in != 7u) {
-            unsigned now = sweep__medium_liquid(v, box, p->upright, sweep_v3_add(c, p->feet), c,
+        } else if (kind == SWEEP_VOLUME_LIQUID && in != 7u) {
+            unsigned now = sweep__medium_liquid(w, i, p->upright, sweep_v3_add(c, p->feet), c,
                                                 sweep_v3_add(c, p->eyes), in);
             if (now & 1u)
                 m->liquid = i;

@@ -282,8 +282,28 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         if (may[i] != SWEEP__MAY_NONE && quads)
             quad_put(quads, k, &v[i]), lane[k++] = i;
     }
+    /* What a step's tests read, compact (world_impl.h). */
+    uint32_t plane_total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        plane_total += v[i].plane_count;
+    sweep__volume_form *forms = malloc(n ? n * sizeof *forms : 1);
+    sweep_volume_plane *planes = malloc(plane_total ? plane_total * sizeof *planes : 1);
+    if (!forms || !planes) {
+        free(copy), free(boxes), free(first), free(items), free(may), free(quads), free(forms), free(planes);
+        return SWEEP_E_NOMEM;
+    }
+    for (uint32_t i = 0, at = 0; i < n; i++) {
+        forms[i] = (sweep__volume_form){(uint8_t)v[i].kind, (uint8_t)v[i].liquid, (uint16_t)v[i].plane_count, at,
+                                        v[i].damage};
+        memcpy(planes + at, v[i].planes, v[i].plane_count * sizeof *planes);
+        at += v[i].plane_count;
+    }
     free(w->volumes);
     free(w->volume_boxes);
+    free(w->volume_forms);
+    free(w->volume_planes);
+    w->volume_forms = forms;
+    w->volume_planes = planes;
     free(w->volume_cell_first);
     free(w->volume_cell_items);
     free(w->volume_may);
@@ -384,18 +404,19 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         /* Triggers come last; liquids and ladders are the motion's
          * (core/medium.c). The test is sweep_volume_contains's, inline,
          * on the world's copy of the box (medium.h). */
-        if (v->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(v, w->volume_boxes[i], a->position))
+        const sweep__volume_form *f = &w->volume_forms[i];
+        if (f->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(w, i, a->position))
             continue;
-        if (v->kind == SWEEP_VOLUME_PUSH) {
+        if (f->kind == SWEEP_VOLUME_PUSH) {
             a->velocity = v->velocity;
             a->grounded = 0;
             rep->events |= SWEEP_VOLUME_EV_LAUNCHED;
             rep->launched_by = i;
-        } else if (v->kind == SWEEP_VOLUME_HURT) {
-            rep->damage += v->damage * h;
+        } else if (f->kind == SWEEP_VOLUME_HURT) {
+            rep->damage += f->damage * h;
             rep->events |= SWEEP_VOLUME_EV_HURT;
             rep->hurt_by = i;
-        } else if (v->kind == SWEEP_VOLUME_KILL) {
+        } else if (f->kind == SWEEP_VOLUME_KILL) {
             rep->events |= SWEEP_VOLUME_EV_KILLED;
             rep->killed_by = i;
             return 1;
@@ -424,11 +445,9 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
     }
     for (uint32_t c = 0; c < n; c++) {
         uint32_t i = listed ? cand[c] : c;
-        const sweep_volume *v = &vs[i];
-        if (v->kind != SWEEP_VOLUME_TRIGGER)
+        if (w->volume_forms[i].kind != SWEEP_VOLUME_TRIGGER)
             continue;
-        const sweep_vec3 *box = w->volume_boxes[i];
-        int was = sweep__medium_holds(v, box, from), in = sweep__medium_holds(v, box, a->position);
+        int was = sweep__medium_holds(w, i, from), in = sweep__medium_holds(w, i, a->position);
         if (in && !was) {
             rep->events |= SWEEP_VOLUME_EV_ENTERED;
             rep->entered = i;

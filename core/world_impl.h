@@ -145,6 +145,21 @@ typedef struct sweep__volume_quad {
     float lo_x[4], lo_y[4], lo_z[4], hi_x[4], hi_y[4], hi_z[4];
 } sweep__volume_quad;
 
+/* What a step's tests read of a volume, beside its box (volume_boxes):
+ * the public sweep_volume has room for SWEEP_VOLUME_MAX_PLANES planes
+ * inline, 1.2 KB a volume, so its kind, its planes and its damage lay on
+ * three or four cache lines of their own, spread over the whole array (80
+ * KB on a level of 66 volumes), which the level's triangles had pushed
+ * out of the cache by the next step that read them. Here they are 16
+ * bytes a volume, and the planes of all of them side by side. */
+typedef struct sweep__volume_form {
+    uint8_t kind;         /* sweep_volume_kind */
+    uint8_t liquid;       /* sweep_liquid */
+    uint16_t plane_count; /* its planes: volume_planes[plane_first ..] */
+    uint32_t plane_first;
+    double damage; /* hurt and liquid */
+} sweep__volume_form;
+
 /* A world with at most this many volumes that act after a step tests a
  * step against all their boxes, four at a time, rather than through the
  * grid. */
@@ -194,6 +209,10 @@ struct sweep_world {
     sweep_vec3 (*volume_boxes)[2];
     uint32_t volume_count;
     uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
+    /* volumes[i]'s kind, liquid, damage and planes, as a step's tests read
+     * them (sweep__volume_form). */
+    sweep__volume_form *volume_forms;
+    struct sweep_volume_plane *volume_planes;
     sweep_vec3 volume_lo, volume_hi;
     /* The box of the volumes that act after a step, and that of the
      * liquids and ladders (each lo, hi; lo above hi, infinite, when there
