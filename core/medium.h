@@ -74,7 +74,7 @@ static inline int sweep__medium_holds(const sweep_world *w, uint32_t i, sweep_ve
            p.z <= box[1].z && sweep__medium_within(w, i, p);
 }
 
-/* Which of the feet (1), the centre (2) and the eyes (4) liquid v holds,
+/* Which of the feet (1), the centre (2) and the eyes (4) liquid i of w holds,
  * of those not yet known to be in a liquid (`known`). An upright probe's
  * three points share x and y, which the box meeting the span has already
  * put in the box's range: only z is left to compare there. Inline: as a
