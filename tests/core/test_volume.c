@@ -7,7 +7,8 @@
  * the box; a walk away from every volume gives the same bits as in a
  * world without any; the volumes' grid, and the test of a few volumes
  * four at a time, find what a look at every volume finds, to the bit at a
- * box's faces; bad volumes are refused with a reason.
+ * box's faces; volumes given again replace the old ones whole; bad
+ * volumes are refused with a reason.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -235,6 +236,58 @@ static void a_plane_cuts_the_box(void **state)
     v.planes[0].offset = 2.0;
     assert_false(sweep_volume_contains(&v, sweep_v3(1.5, 1.5, 1)));
     assert_true(sweep_volume_contains(&v, sweep_v3(0.5, 1.5, 1)));
+}
+
+/* Volumes given again replace the ones before: kinds, planes and damage
+ * are the new set's (the world keeps its own compact copy of each, made
+ * again), and a body standing where an old volume was meets nothing. */
+static void volumes_given_again_replace_the_old(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    /* First: a hurt volume cut by three planes, and a trigger. */
+    sweep_volume a[2];
+    a[0] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-1, -1, 0), sweep_v3(1, 1, 2));
+    a[0].plane_count = 3;
+    for (uint32_t k = 0; k < 3; k++) {
+        a[0].planes[k].normal = sweep_v3(k == 0, k == 1, k == 2);
+        a[0].planes[k].offset = 5.0; /* far outside the box: cuts nothing */
+    }
+    a[1] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(4, -1, 0), sweep_v3(5, 1, 2));
+    set(&s, a, 2);
+    sweep_actor p = standing(0.5, 0);
+    sweep_act_result r = act(&s, &p, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_HURT);
+    assert_true(fabs(r.volumes.damage - 1.0 * DT) < 1e-12);
+    /* Then: the trigger gone, a kill volume at 0 whose one plane
+     * (x <= 0) leaves out where the body stands, and a hurt volume of
+     * damage 7 where the trigger was. */
+    sweep_volume b[2];
+    b[0] = box_volume(SWEEP_VOLUME_KILL, sweep_v3(-1, -1, 0), sweep_v3(1, 1, 2));
+    b[0].plane_count = 1;
+    b[0].planes[0].normal = sweep_v3(1, 0, 0);
+    b[0].planes[0].offset = 0.0;
+    b[1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(4, -1, 0), sweep_v3(5, 1, 2));
+    b[1].damage = 7.0;
+    set(&s, b, 2);
+    assert_false(sweep_volume_contains(&b[0], p.position));
+    r = act(&s, &p, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, 0);
+    sweep_actor q = standing(-0.5, 0);
+    r = act(&s, &q, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_KILLED);
+    assert_int_equal(r.volumes.killed_by, 0);
+    sweep_actor t = standing(4.5, 0);
+    r = act(&s, &t, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, 1);
+    assert_true(fabs(r.volumes.damage - 7.0 * DT) < 1e-12);
+    /* And none: nothing acts anywhere. */
+    set(&s, NULL, 0);
+    r = act(&s, &t, sweep_v3(0, 0, 0), DT);
+    assert_int_equal(r.volumes.events, 0);
+    scene_free(&s);
 }
 
 /* Volumes change nothing of a walk that never enters one. */
@@ -512,6 +565,7 @@ int main(void)
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
+        cmocka_unit_test(volumes_given_again_replace_the_old),
         cmocka_unit_test(the_grid_finds_what_every_volume_says),
         cmocka_unit_test(four_at_a_time_find_what_every_volume_says),
         cmocka_unit_test(a_box_is_tested_to_the_bit),
