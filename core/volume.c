@@ -2,10 +2,11 @@
  * volume.c - volumes of a world and what they do to a walking body (the
  * rules are in volume.h).
  *
- * A step looks at the volumes listed in the cells of a grid its segment
- * touches (world_impl.h: columns across x and y, cut along z; the liquids
- * and ladders listed apart, by column, for core/medium.h), box first, then
- * in index order. A level holds tens of volumes, a few of them as large
+ * A step looks at the volumes listed in the cells of a grid that its two
+ * ends lie in (world_impl.h: columns across x and y, cut along z; the
+ * liquids and ladders listed apart, by column, for core/medium.h): a
+ * volume acts only on a step one of whose ends its box holds, so no other
+ * cell can list one that does. Box first, then in index order. A level holds tens of volumes, a few of them as large
  * as the level (a void's kill volume): the cut along z keeps those out of
  * the cells a step above them looks at. Nothing here allocates during a
  * move.
@@ -261,25 +262,26 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     }
     /* What each volume may do with a step's ends, and, where they are few,
      * the boxes of those that act after a step in quads (world_impl.h). */
-    uint8_t *may = malloc(n ? n : 1);
+    sweep__volume_ends *ends = aligned_alloc(64, (n ? n : 1) * sizeof *ends);
     sweep__volume_quad *quads = NULL;
     uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
     if (acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
         quad_count = (acting + 3) / 4;
         quads = malloc(quad_count * sizeof *quads);
     }
-    if (!may || (quad_count && !quads)) {
-        free(copy), free(boxes), free(first), free(items), free(may), free(quads);
+    if (!ends || (quad_count && !quads)) {
+        free(copy), free(boxes), free(first), free(items), free(ends), free(quads);
         return SWEEP_E_NOMEM;
     }
     quads_empty(quads, quad_count);
     for (uint32_t i = 0, k = 0; i < n; i++) {
         int trigger = v[i].kind == SWEEP_VOLUME_TRIGGER;
-        may[i] = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
-                 : !trigger                                                         ? SWEEP__MAY_AT_END
-                 : v[i].plane_count                                                 ? SWEEP__MAY_EITHER
-                                                                                    : SWEEP__MAY_ACROSS;
-        if (may[i] != SWEEP__MAY_NONE && quads)
+        uint32_t may = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
+                       : !trigger                                                         ? SWEEP__MAY_AT_END
+                       : v[i].plane_count                                                 ? SWEEP__MAY_EITHER
+                                                                                          : SWEEP__MAY_ACROSS;
+        ends[i] = (sweep__volume_ends){{v[i].lo.x, v[i].lo.y}, {v[i].hi.x, v[i].hi.y}, v[i].lo.z, v[i].hi.z, may};
+        if (may != SWEEP__MAY_NONE && quads)
             quad_put(quads, k, &v[i]), lane[k++] = i;
     }
     /* What a step's tests read, compact (world_impl.h). */
@@ -289,7 +291,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     sweep__volume_form *forms = malloc(n ? n * sizeof *forms : 1);
     sweep_volume_plane *planes = malloc(plane_total ? plane_total * sizeof *planes : 1);
     if (!forms || !planes) {
-        free(copy), free(boxes), free(first), free(items), free(may), free(quads), free(forms), free(planes);
+        free(copy), free(boxes), free(first), free(items), free(ends), free(quads), free(forms), free(planes);
         return SWEEP_E_NOMEM;
     }
     for (uint32_t i = 0, at = 0; i < n; i++) {
@@ -306,7 +308,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_planes = planes;
     free(w->volume_cell_first);
     free(w->volume_cell_items);
-    free(w->volume_may);
+    free(w->volume_ends);
     free(w->volume_quads);
     w->volumes = copy;
     w->volume_boxes = boxes;
@@ -315,15 +317,18 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_lo = lo;
     w->volume_hi = hi;
     w->volume_act_box[0] = act[0], w->volume_act_box[1] = act[1];
+    w->volume_act_inner = quad_count > 0 || !sweep_v3_same_bits(act[0], lo) || !sweep_v3_same_bits(act[1], hi);
     w->volume_mode_box[0] = mode_box[0], w->volume_mode_box[1] = mode_box[1];
     w->volume_grid = grid;
     w->volume_grid_z = grid_z;
     w->volume_cell_inv[0] = inv[0];
     w->volume_cell_inv[1] = inv[1];
     w->volume_cell_inv[2] = inv[2];
+    w->volume_cell_top[0] = w->volume_cell_top[1] = (double)(grid - 1);
+    w->volume_cell_top[2] = (double)(grid_z - 1);
     w->volume_cell_first = first;
     w->volume_cell_items = items;
-    w->volume_may = may;
+    w->volume_ends = ends;
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
     memcpy(w->volume_lane, lane, sizeof lane);
@@ -379,19 +384,13 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
 {
     const sweep_world *w = space->world;
     const sweep_volume *vs = w->volumes;
-    /* A listed segment came with its candidates (volume_step.h); through
-     * the grid, one across two cells along an axis looks at those of each
-     * (at most 8), one across more at every volume. */
-    const uint32_t *cell = sc->cell;
-    uint32_t grid = w->volume_grid, count = w->volume_count;
+    /* A listed step came with its candidates (volume_step.h); through the
+     * grid, one whose ends lie in two cells looks at the volumes of both. */
+    uint32_t count = w->volume_count;
     uint32_t *cand = sc->cand, n = sc->n;
-    if (!sc->listed && cell[3] - cell[0] <= 1 && cell[4] - cell[1] <= 1 && cell[5] - cell[2] <= 1) {
-        n = 0;
-        for (uint32_t z = cell[2]; z <= cell[5]; z++)
-            for (uint32_t y = cell[1]; y <= cell[4]; y++)
-                for (uint32_t x = cell[0]; x <= cell[3]; x++)
-                    n = sweep__volumes_collect(w, (z * grid + y) * grid + x, sc->lo, sc->hi, from, a->position,
-                                               cand, n);
+    if (!sc->listed) {
+        n = sweep__volumes_collect(w, sc->from_cell, from, a->position, cand, 0);
+        n = sweep__volumes_collect(w, sc->to_cell, from, a->position, cand, n);
         /* Two cells may list the same volume: back in index order, once. */
         n = sorted_once(cand, n);
     }

@@ -430,7 +430,7 @@ void sweep_world_destroy(sweep_world *w)
     free(w->volume_planes);
     free(w->volume_cell_first);
     free(w->volume_cell_items);
-    free(w->volume_may);
+    free(w->volume_ends);
     free(w->volume_quads);
     free(w);
 }

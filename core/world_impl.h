@@ -160,6 +160,18 @@ typedef struct sweep__volume_form {
     double damage; /* hurt and liquid */
 } sweep__volume_form;
 
+/* A volume's box as a step's two ends are tested against it, and its
+ * SWEEP__MAY_* (below): lo and hi across x and y side by side, so that one
+ * comparison of each tests both axes of an end, and all of it on one
+ * cache line, where sweep__volume_may read the box from one array (48
+ * bytes, across two lines one time in four) and the kind from another. */
+typedef struct sweep__volume_ends {
+    _Alignas(64) double lo_xy[2];
+    double hi_xy[2];
+    double lo_z, hi_z;
+    uint32_t may;
+} sweep__volume_ends;
+
 /* A world with at most this many volumes that act after a step tests a
  * step against all their boxes, four at a time, rather than through the
  * grid. */
@@ -219,11 +231,16 @@ struct sweep_world {
      * are none): a body away from one kind is turned away by one box
      * test, without the grid. */
     sweep_vec3 volume_act_box[2], volume_mode_box[2];
+    /* 1 when volume_act_box is not the grid's whole box (volume_lo ..
+     * volume_hi), or the volumes are in quads: a step tests it first. */
+    int volume_act_inner;
     uint32_t volume_grid, volume_grid_z;
     double volume_cell_inv[3]; /* cells per unit along x, y and z */
+    double volume_cell_top[3]; /* the last cell along x, y and z, as a double */
     uint32_t *volume_cell_first, *volume_cell_items;
-    /* SWEEP__MAY_* of each volume, by index. */
-    uint8_t *volume_may;
+    /* What sweep__volume_may reads of each volume, by index (64-byte
+     * aligned). */
+    sweep__volume_ends *volume_ends;
     /* With at most SWEEP__VOLUME_SCAN_MAX volumes that act after a step
      * (nearly every level), their boxes in volume_quad_count quads, in
      * index order, the lanes after the last one empty (lo above hi);
@@ -261,38 +278,34 @@ static inline int sweep__volume_box_meets(const sweep_vec3 *box, sweep_vec3 lo, 
            box[1].z >= lo.z;
 }
 
-/* Whether each of the points p and q is in the box (lo, hi): bit 0 p's
- * answer, bit 1 q's; the comparisons of sweep__medium_holds' box test,
- * without a branch. */
-static inline unsigned sweep__volume_box_holds2(const sweep_vec3 *box, sweep_vec3 p, sweep_vec3 q)
-{
-#ifdef __SSE2__
-    const __m128d lo = _mm_loadu_pd(&box[0].x), hi = _mm_loadu_pd(&box[1].x);
-    const __m128d pp = _mm_set_pd(p.y, p.x), qq = _mm_set_pd(q.y, q.x);
-    unsigned pin = (unsigned)(_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(pp, lo), _mm_cmple_pd(pp, hi))) == 3) &
-                   (p.z >= box[0].z) & (p.z <= box[1].z);
-    unsigned qin = (unsigned)(_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(qq, lo), _mm_cmple_pd(qq, hi))) == 3) &
-                   (q.z >= box[0].z) & (q.z <= box[1].z);
-#else
-    unsigned pin = (p.x >= box[0].x) & (p.x <= box[1].x) & (p.y >= box[0].y) & (p.y <= box[1].y) &
-                   (p.z >= box[0].z) & (p.z <= box[1].z);
-    unsigned qin = (q.x >= box[0].x) & (q.x <= box[1].x) & (q.y >= box[0].y) & (q.y <= box[1].y) &
-                   (q.z >= box[0].z) & (q.z <= box[1].z);
-#endif
-    return pin | qin << 1;
-}
-
 /* 1 when volume i may do something to a step from `from` to `to`, by its
  * SWEEP__MAY_* (a table of four bits a kind, indexed by which ends its box
  * holds: bit 0 from, bit 1 to). sweep__volumes_step acts on a volume only
  * when it holds the end (sweep__medium_holds), or, a trigger, when it
  * holds one end and not the other; so a volume this says no of does
- * nothing there, and leaving it out changes nothing the step does. */
+ * nothing there, and leaving it out changes nothing the step does. The
+ * box's comparisons are sweep__medium_holds', without a branch. */
 static inline unsigned sweep__volume_may(const struct sweep_world *w, uint32_t i, sweep_vec3 from, sweep_vec3 to)
 {
+    const sweep__volume_ends *b = &w->volume_ends[i];
+#ifdef __SSE2__
+    const __m128d lo = _mm_load_pd(b->lo_xy), hi = _mm_load_pd(b->hi_xy);
+    const __m128d p = _mm_set_pd(from.y, from.x), q = _mm_set_pd(to.y, to.x), z = _mm_set_pd(to.z, from.z);
+    const unsigned mp = (unsigned)_mm_movemask_pd(_mm_and_pd(_mm_cmple_pd(lo, p), _mm_cmple_pd(p, hi)));
+    const unsigned mq = (unsigned)_mm_movemask_pd(_mm_and_pd(_mm_cmple_pd(lo, q), _mm_cmple_pd(q, hi)));
+    const unsigned mz = (unsigned)_mm_movemask_pd(
+        _mm_and_pd(_mm_cmple_pd(_mm_load1_pd(&b->lo_z), z), _mm_cmple_pd(z, _mm_load1_pd(&b->hi_z))));
+    const unsigned in = (((unsigned)(mp == 3u) | (unsigned)(mq == 3u) << 1) & mz);
+#else
+    const unsigned pin = (from.x >= b->lo_xy[0]) & (from.x <= b->hi_xy[0]) & (from.y >= b->lo_xy[1]) &
+                         (from.y <= b->hi_xy[1]) & (from.z >= b->lo_z) & (from.z <= b->hi_z);
+    const unsigned qin = (to.x >= b->lo_xy[0]) & (to.x <= b->hi_xy[0]) & (to.y >= b->lo_xy[1]) &
+                         (to.y <= b->hi_xy[1]) & (to.z >= b->lo_z) & (to.z <= b->hi_z);
+    const unsigned in = pin | qin << 1;
+#endif
     /* kind:        EITHER  ACROSS  AT_END  NONE
      * in = 3 2 1 0: 1110    0110    1100    0000 */
-    return (0xE6C0u >> (w->volume_may[i] * 4u + sweep__volume_box_holds2(w->volume_boxes[i], from, to))) & 1u;
+    return (0xE6C0u >> (b->may * 4u + in)) & 1u;
 }
 
 /* Which lanes of the quads q[0 .. count) (at most 16) hold a box that
@@ -322,6 +335,51 @@ static inline uint64_t sweep__volume_quads_meet(const sweep__volume_quad *q, uin
                      << (4 * k + j);
 #endif
     return meets;
+}
+
+/* 1 if p is in the box (lo, hi): the comparisons of sweep__medium_holds'
+ * box test, each a branch, so a point inside the first bounds tested
+ * costs little more than those tests. */
+static inline int sweep__volume_box_holds(const sweep_vec3 *box, sweep_vec3 p)
+{
+    return p.x >= box[0].x && p.x <= box[1].x && p.y >= box[0].y && p.y <= box[1].y && p.z >= box[0].z &&
+           p.z <= box[1].z;
+}
+
+/* The grid cells (world_impl.h's c) of the two ends of a step, *cf and *ct:
+ * sweep__volume_cell along each axis, with SSE2 two at a time from the
+ * world's own doubles (its origin, cells per unit and last cells), so the
+ * same cells. */
+static inline void sweep__volume_cells_of(const struct sweep_world *w, sweep_vec3 from, sweep_vec3 to, uint32_t *cf,
+                                          uint32_t *ct)
+{
+    const uint32_t grid = w->volume_grid;
+    uint32_t fx, fy, fz, tx, ty, tz;
+#ifdef __SSE2__
+    const __m128d o = _mm_loadu_pd(&w->volume_lo.x), inv = _mm_loadu_pd(w->volume_cell_inv);
+    const __m128d top = _mm_loadu_pd(w->volume_cell_top), zero = _mm_setzero_pd();
+    __m128i f = _mm_cvttpd_epi32(
+        _mm_min_pd(_mm_max_pd(_mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(&from.x), o), inv), zero), top));
+    __m128i t = _mm_cvttpd_epi32(_mm_min_pd(_mm_max_pd(_mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(&to.x), o), inv), zero), top));
+    __m128i z = _mm_cvttpd_epi32(_mm_min_pd(
+        _mm_max_pd(_mm_mul_pd(_mm_sub_pd(_mm_set_pd(to.z, from.z), _mm_set1_pd(w->volume_lo.z)),
+                              _mm_set1_pd(w->volume_cell_inv[2])),
+                   zero),
+        _mm_set1_pd(w->volume_cell_top[2])));
+    fx = (uint32_t)_mm_cvtsi128_si32(f), fy = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(f, 1));
+    tx = (uint32_t)_mm_cvtsi128_si32(t), ty = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
+    fz = (uint32_t)_mm_cvtsi128_si32(z), tz = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(z, 1));
+#else
+    const sweep_vec3 o = w->volume_lo;
+    const double *inv = w->volume_cell_inv;
+    const uint32_t grid_z = w->volume_grid_z;
+    fx = sweep__volume_cell(from.x, o.x, inv[0], grid), fy = sweep__volume_cell(from.y, o.y, inv[1], grid);
+    fz = sweep__volume_cell(from.z, o.z, inv[2], grid_z);
+    tx = sweep__volume_cell(to.x, o.x, inv[0], grid), ty = sweep__volume_cell(to.y, o.y, inv[1], grid);
+    tz = sweep__volume_cell(to.z, o.z, inv[2], grid_z);
+#endif
+    *cf = (fz * grid + fy) * grid + fx;
+    *ct = (tz * grid + ty) * grid + tx;
 }
 
 /* sweep__volume_cell of a (along an axis from lo_a, inv_a, grid_a) and of

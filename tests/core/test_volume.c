@@ -458,6 +458,48 @@ static void the_grids_last_cell_may_be_empty(void **state)
     scene_free(&s);
 }
 
+/* Through the grid, a step long enough to cross several cells is judged
+ * by the volumes of the cells of its two ends (a volume acts only on a
+ * step one of whose ends its box holds): it leaves the trigger it began
+ * in, is hurt by the volume it ends in, and the volumes it flies over
+ * between (none holding an end) do nothing. */
+static void a_long_step_meets_the_volumes_at_both_ends(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.cfg.gravity = sweep_v3(0, 0, 0);
+    s.rules.max_step = 1.0; /* one step a move, however long */
+    enum { N = SWEEP__VOLUME_SCAN_MAX + 8 };
+    sweep_volume v[N];
+    /* A row of small hurt volumes along x at y = 20, under the flight. */
+    for (uint32_t i = 0; i < N - 2; i++)
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(2.0 * i, 19, 0), sweep_v3(2.0 * i + 1, 21, 30));
+    v[N - 2] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(0, 0, 20), sweep_v3(4, 4, 24));
+    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(40, 0, 20), sweep_v3(44, 4, 24));
+    v[N - 1].damage = 3.0;
+    set(&s, v, N);
+    assert_int_equal(s.w->volume_quad_count, 0);
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(2, 2, 22);
+    a.velocity = sweep_v3(40, 0, 0);
+    const sweep_vec3 from = a.position;
+    s.rules.air_accel = 0.0;
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), 1.0);
+    assert_int_equal(r.steps, 1);
+    assert_true(sweep_volume_contains(&v[N - 2], from) && sweep_volume_contains(&v[N - 1], a.position));
+    uint32_t cf, ct;
+    sweep__volume_cells_of(s.w, from, a.position, &cf, &ct);
+    const uint32_t g = s.w->volume_grid;
+    assert_true(ct % g > cf % g + 1); /* cells apart along x, not neighbours */
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_LEFT | SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.left, N - 2);
+    assert_int_equal(r.volumes.hurt_by, N - 1);
+    assert_true(r.volumes.damage == 3.0 * 1.0);
+    scene_free(&s);
+}
+
 /* A box whose faces no float can hold, and steps that end inside it or
  * outside by less than a float's step there: the four-at-a-time test
  * compares floats, which may only let more boxes through, so each step
@@ -571,6 +613,7 @@ int main(void)
         cmocka_unit_test(a_box_is_tested_to_the_bit),
         cmocka_unit_test(tall_volumes_are_not_cut_along_z),
         cmocka_unit_test(the_grids_last_cell_may_be_empty),
+        cmocka_unit_test(a_long_step_meets_the_volumes_at_both_ends),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
