@@ -10,10 +10,10 @@
 #include "core/medium.h"
 
 void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
-                               sweep__medium *m, sweep_volume_report *rep)
+                               const uint32_t *list, uint32_t len, sweep__medium *m, sweep_volume_report *rep)
 {
     uint32_t was_level = m->level, was_liquid = m->liquid, was_ladder = m->ladder;
-    sweep__medium_at(w, p, c, m);
+    sweep__medium_in(w, p, c, list, len, m);
     /* From nothing to nothing, with a report that says none already
      * (zeros, as sweep_act clears it, or as the last step wrote them): the
      * rest would write what is there. A body in a column that lists a

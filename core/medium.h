@@ -134,24 +134,15 @@ static SWEEP__ALWAYS_INLINE const uint32_t *sweep__medium_column(const sweep_wor
     return NULL;
 }
 
-/* The medium of a body centred at c in world w (which holds at least one
- * liquid or ladder), the liquids and ladders looked at narrowed by the
- * volumes' grid to the cell of the span feet .. eyes, whose list of them
- * holds no other kind, as the volumes' own step does. Inline: sweep_act asks it before and after
- * every step, and the call was a fifth of its cost. */
-static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
-                                                  sweep__medium *m)
+/* The medium of a body centred at c in world w among the liquids and
+ * ladders of list[0 .. len) (list NULL: every volume of w, len of them),
+ * as sweep__medium_column gave them. */
+static SWEEP__ALWAYS_INLINE void sweep__medium_in(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
+                                                  const uint32_t *list, uint32_t len, sweep__medium *m)
 {
     m->liquid = 0;
     m->ladder = SWEEP__NO_LADDER;
-    m->level = 0;
-    /* Away from every liquid and ladder (most moves of a level) one box
-     * test answers, before the grid's cells are worked out. */
-    if (!sweep__medium_near(w, p, c))
-        return;
-    sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
-    uint32_t len;
-    const uint32_t *list = sweep__medium_column(w, p, lo, hi, &len);
+    const sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
     unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
     for (uint32_t k = 0; k < len; k++) {
         uint32_t i = list ? list[k] : k;
@@ -175,8 +166,31 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
     m->level = level[in];
 }
 
+/* The medium of a body centred at c in world w (which holds at least one
+ * liquid or ladder), the liquids and ladders looked at narrowed by the
+ * volumes' grid to the cell of the span feet .. eyes, whose list of them
+ * holds no other kind, as the volumes' own step does. Inline: sweep_act
+ * asks it before the first step, and the call was a fifth of its cost. */
+static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
+                                                  sweep__medium *m)
+{
+    /* Away from every liquid and ladder (most moves of a level) one box
+     * test answers, before the grid's cells are worked out. */
+    if (!sweep__medium_near(w, p, c)) {
+        m->liquid = 0, m->ladder = SWEEP__NO_LADDER, m->level = 0;
+        return;
+    }
+    uint32_t len;
+    const uint32_t *list =
+        sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len);
+    sweep__medium_in(w, p, c, list, len, m);
+}
+
+/* After a step of h seconds that took a body to centre c, whose medium
+ * there is among list[0 .. len) (sweep__medium_in's): *m becomes it, and
+ * *rep gets what the step tells. */
 void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
-                               sweep__medium *m, sweep_volume_report *rep);
+                               const uint32_t *list, uint32_t len, sweep__medium *m, sweep_volume_report *rep);
 
 /* After a step of h seconds that took a body in medium *m to centre c:
  * *m becomes its medium there, and *rep gets what the step tells:
@@ -184,23 +198,25 @@ void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *
  * where the body is now. A body in nothing that is still out of reach of
  * every liquid and ladder changes neither: its report already says none
  * (zeros, as sweep_act clears it, or as the last step wrote them), so
- * most moves of a level end at one inline box test, without the call. */
+ * most moves of a level end at one inline box test, without the call.
+ * The column found here is the one the call looks in: it is not found
+ * twice. */
 static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, const sweep__medium_probe *p,
                                                           sweep_vec3 c, double h, sweep__medium *m,
                                                           sweep_volume_report *rep)
 {
-    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER) {
-        /* Out of every liquid's and ladder's reach, or in a column of the
-         * grid that lists none (the box round them all may span the level:
-         * a pool at one end, a ladder at the other), the report would find
-         * the body in none and write what it already holds. */
-        if (!sweep__medium_near(w, p, c))
-            return;
-        uint32_t len;
-        if (sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len) && len == 0)
-            return;
-    }
-    sweep__medium_step_report(w, p, c, h, m, rep);
+    static const uint32_t none[1] = {0};
+    const uint32_t *list = none;
+    uint32_t len = 0;
+    if (sweep__medium_near(w, p, c))
+        list = sweep__medium_column(w, p, sweep_v3_add(c, p->lo), sweep_v3_add(c, p->hi), &len);
+    /* Out of every liquid's and ladder's reach, or in a column of the
+     * grid that lists none (the box round them all may span the level: a
+     * pool at one end, a ladder at the other), the report would find the
+     * body in none and write what it already holds. */
+    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER && list && len == 0)
+        return;
+    sweep__medium_step_report(w, p, c, h, list, len, m, rep);
 }
 
 #endif
