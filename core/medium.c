@@ -25,6 +25,7 @@ void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *
     uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
     if (m->level) {
         const sweep__volume_form *v = &w->volume_forms[m->liquid];
+        const double damage = w->volume_damage[m->liquid];
         if (!was_level) {
             ev |= SWEEP_VOLUME_EV_LIQUID_ENTERED;
             rep->liquid_entered = m->liquid;
@@ -32,8 +33,8 @@ void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *
         ev |= SWEEP_VOLUME_EV_IN_LIQUID;
         rep->liquid = m->liquid;
         rep->liquid_type = (uint32_t)v->liquid;
-        if (v->damage > 0.0) {
-            rep->damage += v->damage * (double)m->level * h;
+        if (damage > 0.0) {
+            rep->damage += damage * (double)m->level * h;
             ev |= SWEEP_VOLUME_EV_HURT;
             rep->hurt_by = m->liquid;
         }

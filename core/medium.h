@@ -65,13 +65,13 @@ static inline int sweep__medium_within(const sweep_world *w, uint32_t i, sweep_v
     return 1;
 }
 
-/* 1 if p is in volume i of w: its box (the world's copy, read beside the
- * others') and its planes; sweep_volume_contains, the same bits. */
+/* 1 if p is in volume i of w: its box (its form's copy) and its planes;
+ * sweep_volume_contains, the same bits. */
 static inline int sweep__medium_holds(const sweep_world *w, uint32_t i, sweep_vec3 p)
 {
-    const sweep_vec3 *box = w->volume_boxes[i];
-    return p.x >= box[0].x && p.x <= box[1].x && p.y >= box[0].y && p.y <= box[1].y && p.z >= box[0].z &&
-           p.z <= box[1].z && sweep__medium_within(w, i, p);
+    const sweep__volume_form *f = &w->volume_forms[i];
+    return p.x >= f->lo_xy[0] && p.x <= f->hi_xy[0] && p.y >= f->lo_xy[1] && p.y <= f->hi_xy[1] && p.z >= f->lo_z &&
+           p.z <= f->hi_z && sweep__medium_within(w, i, p);
 }
 
 /* Which of the feet (1), the centre (2) and the eyes (4) liquid i of w holds,
@@ -84,10 +84,9 @@ static SWEEP__ALWAYS_INLINE unsigned sweep__medium_liquid(const sweep_world *w, 
                                                           sweep_vec3 feet, sweep_vec3 c, sweep_vec3 eyes,
                                                           unsigned known)
 {
-    const sweep_vec3 *box = w->volume_boxes[i];
     unsigned in = 0;
     if (upright) {
-        double lo = box[0].z, hi = box[1].z;
+        double lo = w->volume_forms[i].lo_z, hi = w->volume_forms[i].hi_z;
         if (!(known & 1u) && feet.z >= lo && feet.z <= hi && sweep__medium_within(w, i, feet))
             in |= 1u;
         if (!(known & 2u) && c.z >= lo && c.z <= hi && sweep__medium_within(w, i, c))
@@ -146,10 +145,10 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_in(const sweep_world *w, const sw
     unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
     for (uint32_t k = 0; k < len; k++) {
         uint32_t i = list ? list[k] : k;
-        const sweep_vec3 *box = w->volume_boxes[i];
-        if (!sweep__volume_box_meets(box, lo, hi))
+        const sweep__volume_form *f = &w->volume_forms[i];
+        if (!sweep__volume_form_meets(f, lo, hi))
             continue;
-        const uint8_t kind = w->volume_forms[i].kind;
+        const uint8_t kind = f->kind;
         if (kind == SWEEP_VOLUME_LADDER) {
             if (m->ladder == SWEEP__NO_LADDER && sweep__medium_holds(w, i, c))
                 m->ladder = i;

@@ -156,24 +156,23 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         }
     }
     sweep_volume *copy = NULL;
-    sweep_vec3 (*boxes)[2] = NULL;
+    double *damage = NULL;
     sweep_vec3 lo = sweep_v3(0, 0, 0), hi = sweep_v3(0, 0, 0);
     uint32_t modes = 0;
     for (uint32_t i = 0; i < n; i++)
         modes += v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER;
     if (n) {
         copy = malloc((size_t)n * sizeof *copy);
-        boxes = malloc((size_t)n * sizeof *boxes);
-        if (!copy || !boxes) {
+        damage = malloc((size_t)n * sizeof *damage);
+        if (!copy || !damage) {
             free(copy);
-            free(boxes);
+            free(damage);
             return SWEEP_E_NOMEM;
         }
         memcpy(copy, v, (size_t)n * sizeof *copy);
         lo = v[0].lo, hi = v[0].hi;
         for (uint32_t i = 0; i < n; i++) {
-            boxes[i][0] = v[i].lo;
-            boxes[i][1] = v[i].hi;
+            damage[i] = v[i].damage;
             lo = sweep_v3(fmin(lo.x, v[i].lo.x), fmin(lo.y, v[i].lo.y), fmin(lo.z, v[i].lo.z));
             hi = sweep_v3(fmax(hi.x, v[i].hi.x), fmax(hi.y, v[i].hi.y), fmax(hi.z, v[i].hi.z));
         }
@@ -218,7 +217,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     uint32_t *first = calloc((size_t)slots + 1, sizeof *first), *items = NULL;
     if (!first) {
         free(copy);
-        free(boxes);
+        free(damage);
         return SWEEP_E_NOMEM;
     }
     /* Counted first, then filled, each list in volume order. */
@@ -236,7 +235,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
                 items[first[slots]] = 0;
             at = calloc(slots, sizeof *at);
             if (!items || !at) {
-                free(copy), free(boxes), free(first), free(items), free(at);
+                free(copy), free(damage), free(first), free(items), free(at);
                 return SWEEP_E_NOMEM;
             }
         }
@@ -260,58 +259,53 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         }
         free(at);
     }
-    /* What each volume may do with a step's ends, and, where they are few,
-     * the boxes of those that act after a step in quads (world_impl.h). */
-    sweep__volume_ends *ends = aligned_alloc(64, (n ? n : 1) * sizeof *ends);
+    /* What a step's tests read of each volume, on a line of its own, its
+     * planes side by side, and, where they are few, the boxes of those
+     * that act after a step in quads (world_impl.h). */
+    uint32_t plane_total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        plane_total += v[i].plane_count;
+    sweep__volume_form *forms = aligned_alloc(64, (n ? n : 1) * sizeof *forms);
+    sweep_volume_plane *planes = malloc(plane_total ? plane_total * sizeof *planes : 1);
     sweep__volume_quad *quads = NULL;
     uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
     if (acting && acting <= SWEEP__VOLUME_SCAN_MAX) {
         quad_count = (acting + 3) / 4;
         quads = malloc(quad_count * sizeof *quads);
     }
-    if (!ends || (quad_count && !quads)) {
-        free(copy), free(boxes), free(first), free(items), free(ends), free(quads);
+    if (!forms || !planes || (quad_count && !quads)) {
+        free(copy), free(damage), free(first), free(items), free(forms), free(planes), free(quads);
         return SWEEP_E_NOMEM;
     }
     quads_empty(quads, quad_count);
-    for (uint32_t i = 0, k = 0; i < n; i++) {
+    for (uint32_t i = 0, k = 0, at = 0; i < n; i++) {
         int trigger = v[i].kind == SWEEP_VOLUME_TRIGGER;
         uint32_t may = v[i].kind == SWEEP_VOLUME_LIQUID || v[i].kind == SWEEP_VOLUME_LADDER ? SWEEP__MAY_NONE
                        : !trigger                                                         ? SWEEP__MAY_AT_END
                        : v[i].plane_count                                                 ? SWEEP__MAY_EITHER
                                                                                           : SWEEP__MAY_ACROSS;
-        ends[i] = (sweep__volume_ends){{v[i].lo.x, v[i].lo.y}, {v[i].hi.x, v[i].hi.y}, v[i].lo.z, v[i].hi.z, may};
+        memset(&forms[i], 0, sizeof forms[i]);
+        forms[i].lo_xy[0] = v[i].lo.x, forms[i].lo_xy[1] = v[i].lo.y;
+        forms[i].hi_xy[0] = v[i].hi.x, forms[i].hi_xy[1] = v[i].hi.y;
+        forms[i].lo_z = v[i].lo.z, forms[i].hi_z = v[i].hi.z;
+        forms[i].may = (uint8_t)may, forms[i].kind = (uint8_t)v[i].kind, forms[i].liquid = (uint8_t)v[i].liquid;
+        forms[i].plane_count = (uint16_t)v[i].plane_count, forms[i].plane_first = at;
+        memcpy(planes + at, v[i].planes, v[i].plane_count * sizeof *planes);
+        at += v[i].plane_count;
         if (may != SWEEP__MAY_NONE && quads)
             quad_put(quads, k, &v[i]), lane[k++] = i;
     }
-    /* What a step's tests read, compact (world_impl.h). */
-    uint32_t plane_total = 0;
-    for (uint32_t i = 0; i < n; i++)
-        plane_total += v[i].plane_count;
-    sweep__volume_form *forms = malloc(n ? n * sizeof *forms : 1);
-    sweep_volume_plane *planes = malloc(plane_total ? plane_total * sizeof *planes : 1);
-    if (!forms || !planes) {
-        free(copy), free(boxes), free(first), free(items), free(ends), free(quads), free(forms), free(planes);
-        return SWEEP_E_NOMEM;
-    }
-    for (uint32_t i = 0, at = 0; i < n; i++) {
-        forms[i] = (sweep__volume_form){(uint8_t)v[i].kind, (uint8_t)v[i].liquid, (uint16_t)v[i].plane_count, at,
-                                        v[i].damage};
-        memcpy(planes + at, v[i].planes, v[i].plane_count * sizeof *planes);
-        at += v[i].plane_count;
-    }
     free(w->volumes);
-    free(w->volume_boxes);
+    free(w->volume_damage);
     free(w->volume_forms);
     free(w->volume_planes);
     w->volume_forms = forms;
     w->volume_planes = planes;
     free(w->volume_cell_first);
     free(w->volume_cell_items);
-    free(w->volume_ends);
     free(w->volume_quads);
     w->volumes = copy;
-    w->volume_boxes = boxes;
+    w->volume_damage = damage;
     w->volume_count = n;
     w->volume_mode_count = modes;
     w->volume_lo = lo;
@@ -328,7 +322,6 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_cell_top[2] = (double)(grid_z - 1);
     w->volume_cell_first = first;
     w->volume_cell_items = items;
-    w->volume_ends = ends;
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
     memcpy(w->volume_lane, lane, sizeof lane);
@@ -412,7 +405,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
             rep->events |= SWEEP_VOLUME_EV_LAUNCHED;
             rep->launched_by = i;
         } else if (f->kind == SWEEP_VOLUME_HURT) {
-            rep->damage += f->damage * h;
+            rep->damage += w->volume_damage[i] * h;
             rep->events |= SWEEP_VOLUME_EV_HURT;
             rep->hurt_by = i;
         } else if (f->kind == SWEEP_VOLUME_KILL) {

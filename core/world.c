@@ -425,12 +425,11 @@ void sweep_world_destroy(sweep_world *w)
     free(w->nodes);
     free(w->prep);
     free(w->volumes);
-    free(w->volume_boxes);
+    free(w->volume_damage);
     free(w->volume_forms);
     free(w->volume_planes);
     free(w->volume_cell_first);
     free(w->volume_cell_items);
-    free(w->volume_ends);
     free(w->volume_quads);
     free(w);
 }

@@ -145,32 +145,27 @@ typedef struct sweep__volume_quad {
     float lo_x[4], lo_y[4], lo_z[4], hi_x[4], hi_y[4], hi_z[4];
 } sweep__volume_quad;
 
-/* What a step's tests read of a volume, beside its box (volume_boxes):
- * the public sweep_volume has room for SWEEP_VOLUME_MAX_PLANES planes
- * inline, 1.2 KB a volume, so its kind, its planes and its damage lay on
- * three or four cache lines of their own, spread over the whole array (80
- * KB on a level of 66 volumes), which the level's triangles had pushed
- * out of the cache by the next step that read them. Here they are 16
- * bytes a volume, and the planes of all of them side by side. */
+/* What a step's tests read of a volume, on one cache line: its box, with
+ * lo and hi across x and y side by side (one comparison of each tests both
+ * axes of a point, for sweep__volume_may), then along z; what it may do
+ * with a step's ends (SWEEP__MAY_*, below); its kind, its liquid and its
+ * planes (volume_planes[plane_first ..]). The public sweep_volume has room
+ * for SWEEP_VOLUME_MAX_PLANES planes inline, 1.2 KB a volume, so a test
+ * that read it met its box, kind and planes on three or four lines of
+ * their own, spread over the whole array (80 KB on a level of 66
+ * volumes); kept apart (a box of 48 bytes, across two lines one time in
+ * four, a kind and planes of 16 more), they were still two or three. The
+ * damage, read only by a volume that hurts, is apart (volume_damage). */
 typedef struct sweep__volume_form {
-    uint8_t kind;         /* sweep_volume_kind */
-    uint8_t liquid;       /* sweep_liquid */
-    uint16_t plane_count; /* its planes: volume_planes[plane_first ..] */
-    uint32_t plane_first;
-    double damage; /* hurt and liquid */
-} sweep__volume_form;
-
-/* A volume's box as a step's two ends are tested against it, and its
- * SWEEP__MAY_* (below): lo and hi across x and y side by side, so that one
- * comparison of each tests both axes of an end, and all of it on one
- * cache line, where sweep__volume_may read the box from one array (48
- * bytes, across two lines one time in four) and the kind from another. */
-typedef struct sweep__volume_ends {
     _Alignas(64) double lo_xy[2];
     double hi_xy[2];
     double lo_z, hi_z;
-    uint32_t may;
-} sweep__volume_ends;
+    uint8_t may;    /* SWEEP__MAY_* */
+    uint8_t kind;   /* sweep_volume_kind */
+    uint8_t liquid; /* sweep_liquid */
+    uint16_t plane_count;
+    uint32_t plane_first;
+} sweep__volume_form;
 
 /* A world with at most this many volumes that act after a step tests a
  * step against all their boxes, four at a time, rather than through the
@@ -202,9 +197,9 @@ struct sweep_world {
     sweep__tri_prep *prep;
     sweep_vec3 prep_inv_radii;
     /* What acts on walking bodies (core/volume.h): sweep_world_set_volumes.
-     * volume_boxes[i] is volumes[i]'s box (lo, hi), side by side so that a
-     * step's first test of every volume reads a few cache lines rather than
-     * one per volume; volume_lo .. volume_hi holds them all.
+     * volume_forms[i] is what a step's tests read of volumes[i] (its box,
+     * kind and planes: sweep__volume_form, 64-byte aligned);
+     * volume_lo .. volume_hi holds every volume's box.
      * A grid of volume_grid x volume_grid columns over that box across x
      * and y, each cut into volume_grid_z cells along z, lists cell by cell
      * the volumes that act after a step whose boxes reach into the cell,
@@ -218,12 +213,10 @@ struct sweep_world {
      * sweep__volume_cell, which never decreases as the coordinate grows,
      * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
-    sweep_vec3 (*volume_boxes)[2];
     uint32_t volume_count;
     uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
-    /* volumes[i]'s kind, liquid, damage and planes, as a step's tests read
-     * them (sweep__volume_form). */
     sweep__volume_form *volume_forms;
+    double *volume_damage; /* volumes[i]'s damage, by index */
     struct sweep_volume_plane *volume_planes;
     sweep_vec3 volume_lo, volume_hi;
     /* The box of the volumes that act after a step, and that of the
@@ -238,9 +231,6 @@ struct sweep_world {
     double volume_cell_inv[3]; /* cells per unit along x, y and z */
     double volume_cell_top[3]; /* the last cell along x, y and z, as a double */
     uint32_t *volume_cell_first, *volume_cell_items;
-    /* What sweep__volume_may reads of each volume, by index (64-byte
-     * aligned). */
-    sweep__volume_ends *volume_ends;
     /* With at most SWEEP__VOLUME_SCAN_MAX volumes that act after a step
      * (nearly every level), their boxes in volume_quad_count quads, in
      * index order, the lanes after the last one empty (lo above hi);
@@ -278,6 +268,14 @@ static inline int sweep__volume_box_meets(const sweep_vec3 *box, sweep_vec3 lo, 
            box[1].z >= lo.z;
 }
 
+/* 1 if the box lo .. hi meets form f's box (sweep__volume_box_meets'
+ * comparisons, in its order). */
+static inline int sweep__volume_form_meets(const sweep__volume_form *f, sweep_vec3 lo, sweep_vec3 hi)
+{
+    return f->lo_xy[0] <= hi.x && f->hi_xy[0] >= lo.x && f->lo_xy[1] <= hi.y && f->hi_xy[1] >= lo.y &&
+           f->lo_z <= hi.z && f->hi_z >= lo.z;
+}
+
 /* 1 when volume i may do something to a step from `from` to `to`, by its
  * SWEEP__MAY_* (a table of four bits a kind, indexed by which ends its box
  * holds: bit 0 from, bit 1 to). sweep__volumes_step acts on a volume only
@@ -287,7 +285,7 @@ static inline int sweep__volume_box_meets(const sweep_vec3 *box, sweep_vec3 lo, 
  * box's comparisons are sweep__medium_holds', without a branch. */
 static inline unsigned sweep__volume_may(const struct sweep_world *w, uint32_t i, sweep_vec3 from, sweep_vec3 to)
 {
-    const sweep__volume_ends *b = &w->volume_ends[i];
+    const sweep__volume_form *b = &w->volume_forms[i];
 #ifdef __SSE2__
     const __m128d lo = _mm_load_pd(b->lo_xy), hi = _mm_load_pd(b->hi_xy);
     const __m128d p = _mm_set_pd(from.y, from.x), q = _mm_set_pd(to.y, to.x), z = _mm_set_pd(to.z, from.z);
