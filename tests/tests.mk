@@ -57,6 +57,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CMOCKA_OBJ) $$(TEST_LIBS_$$(firstwor
 	$(LINK) $< $(TEST_LIBS_$(firstword $(subst /, ,$*))) $(TEST_CMOCKA) \
 		$(TEST_LDLIBS_$(firstword $(subst /, ,$*))) $(SWEEP_LDLIBS) -o $@
 
+# The host's own speed at the start and end of a bench run: libc only.
+BENCHES += $(BUILD)/tests/bench/bench_host
+$(BUILD)/tests/bench/bench_host: $(BUILD)/tests/bench/bench_host.o
+	@mkdir -p $(@D)
+	$(LINK) $^ -o $@
+
 # Movers benchmark: core plus the level arrays of maps/.
 BENCHES += $(BUILD)/tests/bench/bench_movers
 $(BUILD)/tests/bench/bench_movers: $(BUILD)/tests/bench/bench_movers.o $(MAPS_LIB) $(CORE_LIB)

@@ -51,6 +51,14 @@ sweepd_wait_moving() {
     done
 }
 
+# --- the host: what the machine itself gives, at the start (and the end, the
+# last section), so that a figure can be read against the host it was
+# taken on (tests/bench/bench_host.c): a chain of double arithmetic, loads
+# within a core's second-level cache and past it, a system call. These
+# virtual machines are shared; on one of them the same binary's figures
+# have moved by 1.4 times from one hour to the next.
+"${BUILD:-build}/tests/bench/bench_host" start
+
 # --- core: walkers on generated levels -------------------------------------
 for tris in 1000 10000 100000 1000000; do
     "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
@@ -592,3 +600,6 @@ if ! "${BUILD:-build}/tests/bench/bench_soak" --sweepd "$BIN/sweepd" --bots "$BI
     exit 1
 fi
 rm -f "$SOAK_LOG"
+
+# --- the host again, at the end (see the first section) ----------------------
+"${BUILD:-build}/tests/bench/bench_host" end
