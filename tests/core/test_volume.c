@@ -500,6 +500,44 @@ static void a_long_step_meets_the_volumes_at_both_ends(void **state)
     scene_free(&s);
 }
 
+/* Through the grid of a world with no liquid or ladder, whose acting
+ * volumes' box is the grid's own, a step tests no box round them all
+ * first (core/volume_step.h): one that starts and ends beyond every
+ * volume reads an edge cell and is turned away by its volumes' own
+ * tests, and one that ends in an edge volume from outside the grid's box
+ * is hurt by it. */
+static void a_step_beyond_the_grid_reads_its_edge_cells(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.cfg.gravity = sweep_v3(0, 0, 0);
+    enum { N = SWEEP__VOLUME_SCAN_MAX + 8 };
+    sweep_volume v[N];
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(2.0 * i, 0, 0), sweep_v3(2.0 * i + 1, 1, 1));
+    set(&s, v, N);
+    assert_int_equal(s.w->volume_quad_count, 0);
+    assert_int_equal(s.w->volume_act_inner, 0);
+    /* Above the last volume, beyond the grid's box in z and x: an edge
+     * cell lists that volume, which holds neither end. */
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(2.0 * N + 5, 0.5, 40);
+    sweep_act_result r = act(&s, &a, sweep_v3(-3, 0, 0), DT);
+    assert_int_equal(r.volumes.events, 0);
+    /* From beyond the grid's box along x into the last volume. */
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(2.0 * N - 0.5, 0.5, 0.95); /* above the floor by more than its 0.9 */
+    a.velocity = sweep_v3(-60, 0, 0);
+    s.rules.air_accel = 0.0;
+    r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_true(sweep_volume_contains(&v[N - 1], a.position));
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, N - 1);
+    scene_free(&s);
+}
+
 /* A box whose faces no float can hold, and steps that end inside it or
  * outside by less than a float's step there: the four-at-a-time test
  * compares floats, which may only let more boxes through, so each step
@@ -614,6 +652,7 @@ int main(void)
         cmocka_unit_test(tall_volumes_are_not_cut_along_z),
         cmocka_unit_test(the_grids_last_cell_may_be_empty),
         cmocka_unit_test(a_long_step_meets_the_volumes_at_both_ends),
+        cmocka_unit_test(a_step_beyond_the_grid_reads_its_edge_cells),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
