@@ -126,7 +126,10 @@ CLIENT_TEST_NEEDS := $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db $(BUILD)/maps/
 $(patsubst %.c,$(BUILD)/%,$(wildcard tests/client-sdk/test_*.c)): | $(CLIENT_TEST_NEEDS)
 
 # Benchmark: the libuv echo baseline for the end-to-end figures.
-BENCHES += $(BUILD)/tests/bench/bench_echo
+BENCHES += $(BUILD)/tests/bench/bench_echo $(BUILD)/tests/bench/bench_udp_floor
+$(BUILD)/tests/bench/bench_udp_floor: $(BUILD)/tests/bench/bench_udp_floor.o $(PROTOCOL_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(SWEEP_LDLIBS) -o $@
 $(BUILD)/tests/bench/bench_echo: $(BUILD)/tests/bench/bench_echo.o $(PROTOCOL_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ -luv $(SWEEP_LDLIBS) -o $@

@@ -557,6 +557,15 @@ awk -v n="$UC_CLIENTS" '
 uc_cleanup
 trap - EXIT
 
+# --- server: the kernel's floor under server.udp_cost -----------------------
+# The same traffic (200 sockets, 4 datagrams of a Move's size in flight
+# each, over loopback) answered by a server that does nothing but read it
+# with recvmmsg and answer each with a MoveResult's size in one sendmmsg
+# (tests/bench/bench_udp_floor.c): its CPU a datagram is what the kernel
+# charges the answering process before any of sweepd's work, the floor
+# under server_cpu_us_per_move above. Medians of 3 runs of 4 s.
+"${BUILD:-build}/tests/bench/bench_udp_floor" 200 4 4 3
+
 # --- server: a game server relaying 1,000 players at 60 Hz, watching them ---
 # tests/bench/bench_game_server.sh says how: a fresh sweepd a run, the
 # example relay_server as the game server over TCP and over UDP, its
