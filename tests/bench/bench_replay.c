@@ -52,6 +52,7 @@
  *         full_moves_per_s=<x> full_ratio_to_core=<x> full_ratio_to_act=<x>
  *         bytes_per_move=<x> cpus=<n> ratio_to_core_min=<x> ratio_to_core_max=<x>
  *         full_ratio_to_core_min=<x> full_ratio_to_core_max=<x>
+ *         read_ns_per_move=<x> ratio_ceiling=<x>
  *
  * moves_per_s is the core depth's median (the replay that is "the core
  * plus reading", sweep-replay --core), ratio_to_core its moves/s over the
@@ -67,14 +68,23 @@
  * affinity: run it under taskset -c N for one), where with one the replay
  * streams the log and starts no thread, with two or more it maps the log
  * and a thread reads ahead; the _min and _max the range of the rounds' own
- * ratios (each round runs both depths and the core on its own). A line
+ * ratios (each round runs both depths and the core on its own);
+ * read_ns_per_move what bringing the log's bytes into the process and
+ * summing them costs a move alone (read 128 KB at a time into one buffer
+ * and CRC-32'd, each round, median), and ratio_ceiling the core's time a
+ * move over the core's and that together: the ratio_to_core a core depth
+ * would reach if the reading were all it did besides the core. A line
  * before it gives both references in nanoseconds a move.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <libdeflate.h>
 
 #include "client-sdk/replay.h"
 #include "client-sdk/replay_impl.h"
@@ -397,6 +407,34 @@ static int run_replay(const char *log, unsigned flags, core_run *core, double *s
     return rc;
 }
 
+/* The log's bytes brought in and summed, nothing else: read 128 KB at a
+ * time into one buffer used again (as the replay streams a log on one
+ * CPU) and each chunk's CRC-32 taken (every byte of a frame's body is
+ * summed when it is read). The least any reading of this log costs on
+ * this machine, whatever the replay does with its records. Its seconds,
+ * or a negative number when the file cannot be read. */
+static volatile uint32_t read_sum; /* kept, so that no sum is thrown away */
+
+static double read_floor(const char *log)
+{
+    static uint8_t buf[128 * 1024];
+    int fd = open(log, O_RDONLY);
+    if (fd < 0)
+        return -1.0;
+    uint32_t crc = 0;
+    double t0 = now_s();
+    for (off_t at = 0;;) {
+        ssize_t n = pread(fd, buf, sizeof buf, at);
+        if (n <= 0) {
+            close(fd);
+            read_sum = crc;
+            return n < 0 ? -1.0 : now_s() - t0;
+        }
+        crc = libdeflate_crc32(crc, buf, (size_t)n);
+        at += n;
+    }
+}
+
 /* One run of the core depth that collects its work into *o; the replay is
  * left open (its world, config and rules are the own pass's), NULL when it
  * failed. */
@@ -467,7 +505,7 @@ int main(int argc, char **argv)
         tick_rate = 60.0;
 
     double full_s[MAX_RUNS], depth_s[MAX_RUNS], core_s[MAX_RUNS], act_s[MAX_RUNS], cpu_s[MAX_RUNS], cpu, unused;
-    double own_s[MAX_RUNS], own_act_s[MAX_RUNS], own_tick;
+    double own_s[MAX_RUNS], own_act_s[MAX_RUNS], own_tick, read_s[MAX_RUNS];
     sweep_replay_stats full, depth, seen;
     core_run core;
     memset(&core, 0, sizeof core);
@@ -477,6 +515,10 @@ int main(int argc, char **argv)
             run_replay(log, SWEEP_REPLAY_CORE, &core, &unused, &unused, &seen) != 0 ||
             own_pass(&own, lv, own.world, tick_rate, &own_s[i], &own_tick) != 0)
             return 1;
+        if ((read_s[i] = read_floor(log)) < 0.0) {
+            fprintf(stderr, "bench_replay: %s: cannot be read again\n", log);
+            return 1;
+        }
         own_act_s[i] = own_s[i] - own_tick;
         cpu_s[i] = depth_s[i] > 0.0 ? cpu / depth_s[i] : 0.0;
         core_s[i] = core.seconds + core.tick_seconds;
@@ -519,6 +561,10 @@ int main(int argc, char **argv)
            own.tick_count, own_mps, own_med * 1e3, own_mps > 0.0 ? 1e9 / own_mps : 0.0, own_act_mps,
            core_mps > 0.0 ? 1e9 / core_mps : 0.0);
     double cpu_ratio = median(cpu_s, runs);
+    /* The reading's floor a move, and the ratio the core depth would reach
+     * if reading were all it did besides the core (its ceiling). */
+    double read_ns = depth.moves ? median(read_s, runs) * 1e9 / (double)depth.moves : 0.0;
+    double own_ns = own_mps > 0.0 ? 1e9 / own_mps : 0.0;
     /* The spread: each round's ratios, the core on its own and each depth
      * having run in the same round. */
     double lo = 0.0, hi = 0.0, full_lo = 0.0, full_hi = 0.0;
@@ -530,11 +576,12 @@ int main(int argc, char **argv)
     printf("BENCH name=replay map=%s moves=%" PRIu64 " moves_per_s=%.0f ratio_to_core=%.3f ratio_to_core_warm=%.3f "
            "ratio_to_act=%.3f cpu_ratio=%.2f full_moves_per_s=%.0f full_ratio_to_core=%.3f full_ratio_to_act=%.3f "
            "bytes_per_move=%.1f cpus=%ld ratio_to_core_min=%.3f ratio_to_core_max=%.3f full_ratio_to_core_min=%.3f "
-           "full_ratio_to_core_max=%.3f\n",
+           "full_ratio_to_core_max=%.3f read_ns_per_move=%.1f ratio_ceiling=%.3f\n",
            stem, depth.moves, depth_mps, own_mps > 0.0 ? depth_mps / own_mps : 0.0,
            core_mps > 0.0 ? depth_mps / core_mps : 0.0, act_mps > 0.0 ? depth_mps / act_mps : 0.0, cpu_ratio,
            full_mps, own_mps > 0.0 ? full_mps / own_mps : 0.0, act_mps > 0.0 ? full_mps / act_mps : 0.0,
-           full.moves ? (double)full.bytes / (double)full.moves : 0.0, sweep__record_cpus(), lo, hi, full_lo, full_hi);
+           full.moves ? (double)full.bytes / (double)full.moves : 0.0, sweep__record_cpus(), lo, hi, full_lo, full_hi,
+           read_ns, own_ns + read_ns > 0.0 ? own_ns / (own_ns + read_ns) : 0.0);
     sweep_replay_close(kept);
     free(own.ev);
     free(own.moves);

@@ -295,7 +295,9 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # full_moves_per_s and full_ratio_to_core the same for the full depth
 # (against the core on its own), cpu_ratio the core depth's CPU time (every thread) over
 # its wall time, bytes_per_move the log's size per move, cpus the CPUs it
-# may run on; the lines before it say how many core results equal the
+# may run on, read_ns_per_move what reading the log's bytes and summing
+# them costs a move alone and ratio_ceiling the ratio_to_core a core depth
+# doing nothing else besides the core would reach; the lines before it say how many core results equal the
 # recorded ones. Each log is replayed twice: with the CPUs the bench has
 # (two or more: the log mapped, a thread reading ahead) and pinned to one
 # (cpus=1: the log streamed into buffers, no thread, cpu_ratio 1). With the corpus, the same on its level with the
