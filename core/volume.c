@@ -140,6 +140,17 @@ static void quad_put(sweep__volume_quad *q, uint32_t k, const sweep_volume *v)
     o->hi_x[j] = (float)v->hi.x, o->hi_y[j] = (float)v->hi.y, o->hi_z[j] = (float)v->hi.z;
 }
 
+/* n forms on whole 64-byte lines, as their type asks: malloc's 16 bytes
+ * are not enough, and C11's aligned_alloc is not everywhere the core is
+ * built (MinGW's C library has none). *block is what to free. */
+static sweep__volume_form *forms_alloc(uint32_t n, void **block)
+{
+    const uintptr_t line = _Alignof(sweep__volume_form);
+    uint8_t *b = malloc((size_t)n * sizeof(sweep__volume_form) + line - 1);
+    *block = b;
+    return b ? (sweep__volume_form *)(((uintptr_t)b + line - 1) & ~(line - 1)) : NULL;
+}
+
 sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint32_t n, double max_speed,
                                      double max_coordinate, uint32_t *bad_index, const char **why)
 {
@@ -265,7 +276,8 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     uint32_t plane_total = 0;
     for (uint32_t i = 0; i < n; i++)
         plane_total += v[i].plane_count;
-    sweep__volume_form *forms = aligned_alloc(64, (n ? n : 1) * sizeof *forms);
+    void *forms_block = NULL;
+    sweep__volume_form *forms = forms_alloc(n ? n : 1, &forms_block);
     sweep_volume_plane *planes = malloc(plane_total ? plane_total * sizeof *planes : 1);
     sweep__volume_quad *quads = NULL;
     uint32_t acting = n - modes, quad_count = 0, lane[SWEEP__VOLUME_SCAN_MAX] = {0};
@@ -274,7 +286,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         quads = malloc(quad_count * sizeof *quads);
     }
     if (!forms || !planes || (quad_count && !quads)) {
-        free(copy), free(damage), free(first), free(items), free(forms), free(planes), free(quads);
+        free(copy), free(damage), free(first), free(items), free(forms_block), free(planes), free(quads);
         return SWEEP_E_NOMEM;
     }
     quads_empty(quads, quad_count);
@@ -297,9 +309,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     }
     free(w->volumes);
     free(w->volume_damage);
-    free(w->volume_forms);
+    free(w->volume_forms_block);
     free(w->volume_planes);
-    w->volume_forms = forms;
+    w->volume_forms = forms, w->volume_forms_block = forms_block;
     w->volume_planes = planes;
     free(w->volume_cell_first);
     free(w->volume_cell_items);

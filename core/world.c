@@ -426,7 +426,7 @@ void sweep_world_destroy(sweep_world *w)
     free(w->prep);
     free(w->volumes);
     free(w->volume_damage);
-    free(w->volume_forms);
+    free(w->volume_forms_block);
     free(w->volume_planes);
     free(w->volume_cell_first);
     free(w->volume_cell_items);

@@ -215,7 +215,8 @@ struct sweep_world {
     struct sweep_volume *volumes;
     uint32_t volume_count;
     uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
-    sweep__volume_form *volume_forms;
+    sweep__volume_form *volume_forms; /* inside volume_forms_block, on whole lines */
+    void *volume_forms_block;
     double *volume_damage; /* volumes[i]'s damage, by index */
     struct sweep_volume_plane *volume_planes;
     sweep_vec3 volume_lo, volume_hi;
