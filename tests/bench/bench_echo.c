@@ -26,6 +26,7 @@
 #include "protocol/encode.h"
 #include "protocol/framing.h"
 #include "protocol/message.h"
+#include "tests/bench/wire_sizes.h"
 
 static size_t req_size, reply_size;
 static int use_udp;
@@ -257,36 +258,6 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Encoded sizes of a typical Move request and MoveResult answer. */
-static void message_sizes(int udp)
-{
-    static uint8_t buf[4096];
-    unsigned flags = udp ? 0 : SWEEP_WIRE_SIZE_PREFIXED;
-    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = 1000};
-    m.as.move = (sweep_msg_move){.entity = 1, .sequence = 1000, .velocity = {2, 0, 0}, .dt = 1.0 / 60};
-    const uint8_t *out;
-    if (sweep_encode(&m, flags, buf, sizeof buf, &out, &req_size) != SWEEP_PROTO_OK)
-        exit(1);
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_MOVE_RESULT;
-    m.sequence = 1000;
-    m.server_tick = 5000;
-    sweep_msg_move_result *r = &m.as.move_result;
-    r->entity = 1;
-    r->sequence = 1000;
-    r->server_tick = 5000;
-    r->position = (sweep_vec3){1.5, 2.5, 0.9009};
-    r->velocity = (sweep_vec3){2, 0, 0};
-    r->grounded = true;
-    r->ground_normal = (sweep_vec3){0, 0, 1};
-    r->ground_material = 1;
-    r->contact_count = 1;
-    r->contacts[0] = (sweep_contact){.point = {1.5, 2.5, 0.0009}, .normal = {0, 0, 1}, .triangle = 324, .material = 1,
-                                     .mover = UINT32_MAX, .body = UINT32_MAX}; /* static geometry, as sweepd says */
-    if (sweep_encode(&m, flags, buf, sizeof buf, &out, &reply_size) != SWEEP_PROTO_OK)
-        exit(1);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp")) || atoi(argv[2]) < 1 ||
@@ -297,7 +268,7 @@ int main(int argc, char **argv)
     use_udp = strcmp(argv[1], "udp") == 0;
     nclients = atoi(argv[2]);
     double seconds = atof(argv[3]);
-    message_sizes(use_udp);
+    sweep_bench_wire_sizes(use_udp ? 0 : SWEEP_WIRE_SIZE_PREFIXED, &req_size, &reply_size);
 
     /* Server on 127.0.0.1, a free port. */
     uv_loop_init(&server_loop);

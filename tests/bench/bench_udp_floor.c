@@ -40,43 +40,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "protocol/encode.h"
-#include "protocol/message.h"
 #include "tests/bench/median.h"
+#include "tests/bench/wire_sizes.h"
 
 #define BATCH 64
 #define MAX_BYTES 1024
 
 /* A Move and a MoveResult (one contact) as sweepd's UDP datagrams carry
- * them, the sizes server.echo_udp uses (bench_echo.c). */
+ * them, the sizes server.echo_udp uses (wire_sizes.h). */
 static size_t request_bytes, answer_bytes;
-
-static void message_sizes(void)
-{
-    static uint8_t buf[4096];
-    const uint8_t *out;
-    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = 1000};
-    m.as.move = (sweep_msg_move){.entity = 1, .sequence = 1000, .velocity = {2, 0, 0}, .dt = 1.0 / 60};
-    if (sweep_encode(&m, 0, buf, sizeof buf, &out, &request_bytes) != SWEEP_PROTO_OK)
-        exit(1);
-    memset(&m, 0, sizeof m);
-    m.kind = SWEEP_MSG_MOVE_RESULT;
-    m.sequence = 1000;
-    m.server_tick = 5000;
-    sweep_msg_move_result *r = &m.as.move_result;
-    r->entity = 1, r->sequence = 1000, r->server_tick = 5000;
-    r->position = (sweep_vec3){1.5, 2.5, 0.9009};
-    r->velocity = (sweep_vec3){2, 0, 0};
-    r->grounded = true;
-    r->ground_normal = (sweep_vec3){0, 0, 1};
-    r->ground_material = 1;
-    r->contact_count = 1;
-    r->contacts[0] = (sweep_contact){.point = {1.5, 2.5, 0.0009}, .normal = {0, 0, 1}, .triangle = 324, .material = 1,
-                                     .mover = UINT32_MAX, .body = UINT32_MAX};
-    if (sweep_encode(&m, 0, buf, sizeof buf, &out, &answer_bytes) != SWEEP_PROTO_OK ||
-        request_bytes > MAX_BYTES || answer_bytes > MAX_BYTES)
-        exit(1);
-}
 
 static double now_s(void)
 {
@@ -240,7 +212,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_udp_floor [CLIENTS (1..4096) [WINDOW (1..64) [SECONDS [ROUNDS (1..15)]]]]\n");
         return 2;
     }
-    message_sizes();
+    sweep_bench_wire_sizes(0, &request_bytes, &answer_bytes);
+    if (request_bytes > MAX_BYTES || answer_bytes > MAX_BYTES)
+        return 1;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)clients + 64) {
         rl.rlim_cur = rl.rlim_max < (rlim_t)clients + 64 ? rl.rlim_max : (rlim_t)clients + 64;
