@@ -5,9 +5,17 @@
  *
  *   BENCH name=core.crowd bodies=<n> ns_per_move_p50=<x> ns_per_move_p99=<x>
  *         alone_ns_per_move_p50=<x> ratio_to_alone=<x> contacts_per_move=<x>
+ *         rounds=<n> ratio_min=<x> ratio_max=<x>
  *
- * Usage: bench_crowd [BODIES [STEPS]] (default 256 bodies in a room whose
- * floor grows with them, 600 steps). A move finds the bodies near it by
+ * Each round walks the crowd and then the bodies alone, or the other way
+ * round (every other round), from the same start: the host these run on
+ * changes speed within a minute, so one pair of walks can say 1.38 and
+ * the next 1.51. The figures are medians over the rounds (the ratio the
+ * median of each round's own ratio), with its range.
+ *
+ * Usage: bench_crowd [BODIES [STEPS [ROUNDS]]] (default 256 bodies in a
+ * room whose floor grows with them, 600 steps, 3 rounds). A move finds
+ * the bodies near it by
  * the crowd's broad phase (core/crowd_impl.h), so the cost of a crowd is
  * mostly that of the bodies it touches: run it with several sizes to see
  * how it grows.
@@ -85,12 +93,27 @@ static double run(const sweep_world *w, sweep_crowd *crowd, const sweep_config *
     return samples[k / 2];
 }
 
+#define MAX_ROUNDS 15
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 256;
     uint32_t steps = argc > 2 ? (uint32_t)atoi(argv[2]) : 600;
-    if (n < 2 || n > 100000 || steps < 1 || steps > 100000) {
-        fprintf(stderr, "usage: bench_crowd [BODIES 2..100000 [STEPS]]\n");
+    int rounds = argc > 3 ? atoi(argv[3]) : 3;
+    if (n < 2 || n > 100000 || steps < 1 || steps > 100000 || rounds < 1 || rounds > MAX_ROUNDS) {
+        fprintf(stderr, "usage: bench_crowd [BODIES 2..100000 [STEPS 1..100000 [ROUNDS 1..%d]]]\n", MAX_ROUNDS);
         return 2;
     }
     double side = 3.0 + 2.5 * ceil(sqrt((double)n));
@@ -112,13 +135,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_crowd: set-up failed\n");
         return 1;
     }
-    double contacts, none;
-    double p50 = run(w, crowd, &lv.config, n, steps, side, samples, &contacts);
-    double p99 = samples[(size_t)n * steps * 99 / 100];
-    double alone = run(w, NULL, &lv.config, n, steps, side, samples, &none);
+    double contacts = 0.0, none, p50[MAX_ROUNDS], p99[MAX_ROUNDS], alone[MAX_ROUNDS], ratio[MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        if (r % 2)
+            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none);
+        p50[r] = run(w, crowd, &lv.config, n, steps, side, samples, &contacts);
+        p99[r] = samples[(size_t)n * steps * 99 / 100];
+        if (r % 2 == 0)
+            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none);
+        ratio[r] = p50[r] / alone[r];
+    }
+    double lo = ratio[0], hi = ratio[0];
+    for (int r = 1; r < rounds; r++)
+        lo = ratio[r] < lo ? ratio[r] : lo, hi = ratio[r] > hi ? ratio[r] : hi;
     printf("BENCH name=core.crowd bodies=%u ns_per_move_p50=%.0f ns_per_move_p99=%.0f alone_ns_per_move_p50=%.0f "
-           "ratio_to_alone=%.2f contacts_per_move=%.3f\n",
-           n, p50, p99, alone, p50 / alone, contacts);
+           "ratio_to_alone=%.2f contacts_per_move=%.3f rounds=%d ratio_min=%.2f ratio_max=%.2f\n",
+           n, median_of(p50, rounds), median_of(p99, rounds), median_of(alone, rounds), median_of(ratio, rounds),
+           contacts, rounds, lo, hi);
     sweep_crowd_destroy(crowd);
     sweep_world_destroy(w);
     sweep_level_free(&lv);
