@@ -317,7 +317,7 @@ static void a_walk_away_from_volumes_is_unchanged(void **state)
 }
 
 /* The volumes' grid (columns, cut along z, each step looking at the
- * cells its segment touches) finds what a look at every volume in index
+ * cells of its two ends) finds what a look at every volume in index
  * order finds: many small hurt and trigger volumes at several heights
  * and a large one under them all, walkers crossing cells on every axis
  * (jumping across the z cuts), each move one step, its damage (summed in
