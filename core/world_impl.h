@@ -173,7 +173,7 @@ typedef struct sweep__volume_form {
 #define SWEEP__VOLUME_SCAN_MAX 32u /* 8 quads: their lanes fit a 64-bit mask, their candidates sc.cand */
 
 /* What a volume that acts after a step does with the step's two ends
- * (volume_may): */
+ * (its form's may): */
 enum {
     SWEEP__MAY_NONE,   /* a liquid or a ladder: not this pass's */
     SWEEP__MAY_AT_END, /* acts when it holds the end (push, teleport, hurt, kill) */
