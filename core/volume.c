@@ -6,10 +6,10 @@
  * ends lie in (world_impl.h: columns across x and y, cut along z; the
  * liquids and ladders listed apart, by column, for core/medium.h): a
  * volume acts only on a step one of whose ends its box holds, so no other
- * cell can list one that does. Box first, then in index order. A level holds tens of volumes, a few of them as large
- * as the level (a void's kill volume): the cut along z keeps those out of
- * the cells a step above them looks at. Nothing here allocates during a
- * move.
+ * cell can list one that does. Box first, then in index order. A level
+ * holds tens of volumes, a few of them as large as the level (a void's
+ * kill volume): the cut along z keeps those out of the cells a step above
+ * them looks at. Nothing here allocates during a move.
  */
 #include "core/volume.h"
 
