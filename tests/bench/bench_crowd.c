@@ -27,6 +27,7 @@
 
 #include "core/crowd.h"
 #include "maps/level.h"
+#include "tests/bench/median.h"
 
 #define DT (1.0 / 60.0)
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
@@ -95,18 +96,6 @@ static double run(const sweep_world *w, sweep_crowd *crowd, const sweep_config *
 
 #define MAX_ROUNDS 15
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 256;
@@ -150,7 +139,7 @@ int main(int argc, char **argv)
         lo = ratio[r] < lo ? ratio[r] : lo, hi = ratio[r] > hi ? ratio[r] : hi;
     printf("BENCH name=core.crowd bodies=%u ns_per_move_p50=%.0f ns_per_move_p99=%.0f alone_ns_per_move_p50=%.0f "
            "ratio_to_alone=%.2f contacts_per_move=%.3f rounds=%d ratio_min=%.2f ratio_max=%.2f\n",
-           n, median_of(p50, rounds), median_of(p99, rounds), median_of(alone, rounds), median_of(ratio, rounds),
+           n, median(p50, rounds), median(p99, rounds), median(alone, rounds), median(ratio, rounds),
            contacts, rounds, lo, hi);
     sweep_crowd_destroy(crowd);
     sweep_world_destroy(w);
