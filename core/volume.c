@@ -323,7 +323,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_lo = lo;
     w->volume_hi = hi;
     w->volume_act_box[0] = act[0], w->volume_act_box[1] = act[1];
-    w->volume_act_inner = quad_count > 0 || !sweep_v3_same_bits(act[0], lo) || !sweep_v3_same_bits(act[1], hi);
+    w->volume_act_inner = !sweep_v3_same_bits(act[0], lo) || !sweep_v3_same_bits(act[1], hi);
     w->volume_mode_box[0] = mode_box[0], w->volume_mode_box[1] = mode_box[1];
     w->volume_grid = grid;
     w->volume_grid_z = grid_z;

@@ -92,21 +92,25 @@ static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *spa
         return 0;
     sweep__volume_step_cells sc;
     const sweep_vec3 to = a->position;
+    if (w->volume_quad_count) {
+        /* The segment's box, which the quads' test wants anyway, against
+         * the box round every acting volume first. */
+        const sweep_vec3 lo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y,
+                                       from.z < to.z ? from.z : to.z);
+        const sweep_vec3 hi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
+                                       from.z < to.z ? to.z : from.z);
+        if (!sweep__volume_box_meets(w->volume_act_box, lo, hi))
+            return 0;
+        sc.listed = 1;
+        sc.n = sweep__volumes_scan(w, lo, hi, from, to, sc.cand);
+        return sc.n ? sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc) : 0;
+    }
     /* Where the acting volumes' box is the grid's (no liquid or ladder
      * lies beyond it), the cells alone say as much as it would: a step
      * outside it reads an edge cell, whose volumes turn it away. */
     if (w->volume_act_inner && !sweep__volume_box_holds(w->volume_act_box, to) &&
         !sweep__volume_box_holds(w->volume_act_box, from))
         return 0;
-    if (w->volume_quad_count) {
-        const sweep_vec3 lo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y,
-                                       from.z < to.z ? from.z : to.z);
-        const sweep_vec3 hi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
-                                       from.z < to.z ? to.z : from.z);
-        sc.listed = 1;
-        sc.n = sweep__volumes_scan(w, lo, hi, from, to, sc.cand);
-        return sc.n ? sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc) : 0;
-    }
     uint32_t cf, ct;
     sweep__volume_cells_of(w, from, to, &cf, &ct);
     if (cf == ct) {

@@ -226,7 +226,7 @@ struct sweep_world {
      * test, without the grid. */
     sweep_vec3 volume_act_box[2], volume_mode_box[2];
     /* 1 when volume_act_box is not the grid's whole box (volume_lo ..
-     * volume_hi), or the volumes are in quads: a step tests it first. */
+     * volume_hi): a step through the grid tests it first. */
     int volume_act_inner;
     uint32_t volume_grid, volume_grid_z;
     double volume_cell_inv[3]; /* cells per unit along x, y and z */
