@@ -2,16 +2,21 @@
  * crowd.c - bodies as shells for other bodies' moves (see crowd.h).
  *
  * A shell is built from its body's position and radii by the move that
- * comes near it (sweep__crowd_shell): 16 vertices, 28 triangles, from
+ * comes near it (sweep__crowd_shell_of, sweep__crowd_shell_tris): 16
+ * vertices, 28 triangles (only those whose box meets the move's), from
  * + - * and one constant computed with sqrt, so every machine and every
  * move builds the same bits.
  */
 #include "core/crowd_impl.h"
 
 #include "core/check.h"
+#include "core/compiler.h"
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Buckets for n slots: the power of two at least n. */
 static uint32_t buckets_for(uint32_t n)
@@ -149,10 +154,10 @@ uint32_t sweep_crowd_slot_of_triangle(uint32_t tri)
     return slot < SWEEP_CROWD_MAX_SLOTS ? slot : SWEEP_NO_BODY;
 }
 
-/* The shell is built from the body's position and radii when a move
+/* The shell is made from the body's position and radii when a move
  * comes near it, not when the slot is set: most bodies move many times
  * between two moves that come near them. */
-void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out)
+void sweep__crowd_shell_of(const sweep_crowd *c, uint32_t slot, sweep__shell *s)
 {
     sweep_vec3 p = c->pos[slot], r = c->radii[slot];
     /* The octagon whose sides touch the unit circle every 45 degrees has its
@@ -160,29 +165,93 @@ void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out)
     const double t = sqrt(2.0) - 1.0;
     static const double ox[8] = {1, 0, -0, -1, -1, -0, 0, 1}, oy[8] = {0, 1, 1, 0, -0, -1, -1, -0};
     static const double tx[8] = {0, 1, -1, 0, 0, -1, 1, 0}, ty[8] = {1, 0, 0, 1, -1, 0, 0, -1};
-    sweep_vec3 v[16]; /* 0..7 bottom ring, 8..15 top ring, counter-clockwise seen from above */
     for (int k = 0; k < 8; k++) {
         double x = ox[k] + tx[k] * t, y = oy[k] + ty[k] * t;
-        v[k] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z - r.z);
-        v[k + 8] = sweep_v3(p.x + x * r.x, p.y + y * r.y, p.z + r.z);
+        s->x[k] = p.x + x * r.x, s->y[k] = p.y + y * r.y;
     }
-    uint32_t base = SWEEP_CROWD_FIRST_TRIANGLE + slot * SWEEP_CROWD_SHELL_TRIANGLES, n = 0;
-#define TRI(A, B, C)                                                                                                \
-    do {                                                                                                            \
-        out[n].a = v[A], out[n].b = v[B], out[n].c = v[C], out[n].index = base + n, out[n].material = 0;            \
-        n++;                                                                                                        \
-    } while (0)
-    for (int k = 0; k < 8; k++) {
-        int k1 = (k + 1) & 7;
-        TRI(k, k1, k1 + 8); /* side, outwards */
-        TRI(k, k1 + 8, k + 8);
+    s->zb = p.z - r.z, s->zt = p.z + r.z;
+    s->slot = slot;
+}
+
+/* Bit k of each: corner k's x below lo.x, x above hi.x, y below lo.y, y
+ * above hi.y. */
+static void corners_out(const sweep__shell *s, sweep_vec3 lo, sweep_vec3 hi, uint32_t out[4])
+{
+#ifdef __SSE2__
+    __m128d lx = _mm_set1_pd(lo.x), hx = _mm_set1_pd(hi.x), ly = _mm_set1_pd(lo.y), hy = _mm_set1_pd(hi.y);
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (int k = 0; k < 8; k += 2) {
+        __m128d x = _mm_loadu_pd(&s->x[k]), y = _mm_loadu_pd(&s->y[k]);
+        out[0] |= (uint32_t)_mm_movemask_pd(_mm_cmplt_pd(x, lx)) << k;
+        out[1] |= (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(x, hx)) << k;
+        out[2] |= (uint32_t)_mm_movemask_pd(_mm_cmplt_pd(y, ly)) << k;
+        out[3] |= (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(y, hy)) << k;
     }
-    SWEEP_CORE_CHECK(n == SWEEP__CROWD_SHELL_FLAT);
-    for (int k = 1; k < 7; k++) {
-        TRI(8, 8 + k, 8 + k + 1); /* top, facing up */
-        TRI(0, k + 1, k);         /* bottom, facing down */
+#else
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (uint32_t k = 0; k < 8; k++) {
+        out[0] |= (uint32_t)(s->x[k] < lo.x) << k, out[1] |= (uint32_t)(s->x[k] > hi.x) << k;
+        out[2] |= (uint32_t)(s->y[k] < lo.y) << k, out[3] |= (uint32_t)(s->y[k] > hi.y) << k;
     }
-#undef TRI
+#endif
+}
+
+/* Bit k of x (k < 8) to bit 2k. */
+static uint32_t spread(uint32_t x)
+{
+    x = (x | x << 4) & 0x0F0Fu;
+    x = (x | x << 2) & 0x3333u;
+    return (x | x << 1) & 0x5555u;
+}
+
+/*
+ * A triangle's box meets lo .. hi unless, along some axis, all its
+ * corners lie below lo or all above hi: the box test of its min and max,
+ * by the same comparisons of each corner. Side k's corners in x and y are
+ * ring corners k and k + 1; fan piece f's are 0, f + 1 and f + 2.
+ */
+uint32_t sweep__shell_meets(const sweep__shell *s, sweep_vec3 lo, sweep_vec3 hi)
+{
+    if (!(s->zb <= hi.z && s->zt >= lo.z))
+        return 0;
+    uint32_t out[4];
+    corners_out(s, lo, hi, out);
+    uint32_t side_out = 0, fan_out = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t both = out[i] & (out[i] >> 1 | out[i] << 7); /* bit k: corners k and k + 1 */
+        side_out |= both;
+        fan_out |= both & (0u - (out[i] & 1u)); /* and corner 0 */
+    }
+    uint32_t sides = spread(~side_out & 0xFFu), fans = spread(~fan_out >> 1 & 0x3Fu);
+    uint32_t top = s->zt <= hi.z, bottom = s->zb >= lo.z;
+    return (sides | sides << 1) | ((fans * top) | (fans << 1) * bottom) << SWEEP__CROWD_SHELL_FLAT;
+}
+
+/* Each triangle's corners, as indices of the 16 (0..7 the bottom ring,
+ * 8..15 the top, counter-clockwise seen from above): each side outwards
+ * (two triangles a side), then the top facing up and the bottom facing
+ * down in turn, each a fan. */
+static const uint8_t shell_corner[SWEEP_CROWD_SHELL_TRIANGLES][3] = {
+    {0, 1, 9},   {0, 9, 8},   {1, 2, 10},  {1, 10, 9},  {2, 3, 11},  {2, 11, 10}, {3, 4, 12},
+    {3, 12, 11}, {4, 5, 13},  {4, 13, 12}, {5, 6, 14},  {5, 14, 13}, {6, 7, 15},  {6, 15, 14},
+    {7, 0, 8},   {7, 8, 15},  {8, 9, 10},  {0, 2, 1},   {8, 10, 11}, {0, 3, 2},   {8, 11, 12},
+    {0, 4, 3},   {8, 12, 13}, {0, 5, 4},   {8, 13, 14}, {0, 6, 5},   {8, 14, 15}, {0, 7, 6}};
+
+static sweep_vec3 shell_corner_at(const sweep__shell *s, unsigned i)
+{
+    return sweep_v3(s->x[i & 7], s->y[i & 7], i < 8 ? s->zb : s->zt);
+}
+
+void sweep__crowd_shell_tris(const sweep__shell *s, uint32_t mask, sweep__tri *out)
+{
+    uint32_t base = SWEEP_CROWD_FIRST_TRIANGLE + s->slot * SWEEP_CROWD_SHELL_TRIANGLES;
+    while (mask) {
+        uint32_t j = SWEEP__CTZ(mask);
+        mask &= mask - 1;
+        const uint8_t *v = shell_corner[j];
+        out[j].a = shell_corner_at(s, v[0]), out[j].b = shell_corner_at(s, v[1]), out[j].c = shell_corner_at(s, v[2]);
+        out[j].index = base + j, out[j].material = 0;
+    }
 }
 
 sweep_status sweep_crowd_set(sweep_crowd *c, uint32_t slot, sweep_vec3 p, sweep_vec3 r)

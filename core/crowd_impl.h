@@ -3,7 +3,7 @@
  * and scene.c (sweeps against them). Not installed.
  *
  * Invariants: when used[slot], pos[slot] and radii[slot] are the body's
- * (sweep__crowd_shell builds its shell from them) and lo[slot] .. hi[slot]
+ * (sweep__crowd_shell_of makes its shell from them) and lo[slot] .. hi[slot]
  * its shell's exact box; a slot not used holds nothing a sweep may read.
  *
  * The broad phase (a uniform grid in x and y, hashed): each used slot sits
@@ -51,15 +51,49 @@ static inline void sweep__crowd_scan_up_to(sweep_crowd *c, uint32_t n)
     c->scan_max = n;
 }
 
-/* The shell of used slot `slot`, in world space, into out[0 ..
- * SWEEP_CROWD_SHELL_TRIANGLES). */
-void sweep__crowd_shell(const sweep_crowd *c, uint32_t slot, sweep__tri *out);
-
 /* A shell's triangles from this one on are its flat faces, alternately
  * the top (even offsets from it: facing up, its corners at p.z + r.z) and
  * the bottom (odd: facing down, at p.z - r.z), each corner's z the same
  * bits across a face; those before it are the sides. */
 #define SWEEP__CROWD_SHELL_FLAT 16u
+
+/* The tops' and the bottoms' triangles, as bits of a shell's 28 (bit j
+ * for triangle j). */
+#define SWEEP__CROWD_SHELL_TOPS (0x555u << SWEEP__CROWD_SHELL_FLAT)
+#define SWEEP__CROWD_SHELL_BOTTOMS (0xAAAu << SWEEP__CROWD_SHELL_FLAT)
+
+/*
+ * A body's shell, in world space: the x and y of its octagon's 8 corners
+ * (the top ring has the bottom ring's x and y bits) and its bottom and top.
+ * Side k's two triangles (2k and 2k + 1) have ring corners k and k + 1
+ * in x and y; the f-th piece of each fan (the top's triangle 16 + 2f and
+ * the bottom's 17 + 2f under it) ring corners 0, f + 1 and f + 2.
+ */
+typedef struct sweep__shell {
+    double x[8], y[8];
+    double zb, zt;
+    uint32_t slot;
+} sweep__shell;
+
+/* The shell of used slot `slot`. */
+void sweep__crowd_shell_of(const sweep_crowd *c, uint32_t slot, sweep__shell *s);
+
+/* The shell's triangles whose box meets lo .. hi: bit j for triangle j. */
+uint32_t sweep__shell_meets(const sweep__shell *s, sweep_vec3 lo, sweep_vec3 hi);
+
+/* The box of side k's triangles: the min and max of their corners, taken
+ * as min(a, min(b, c)) takes them. */
+static inline void sweep__shell_side_box(const sweep__shell *s, uint32_t k, sweep_vec3 *lo, sweep_vec3 *hi)
+{
+    uint32_t k1 = (k + 1) & 7u;
+    double x0 = s->x[k], x1 = s->x[k1], y0 = s->y[k], y1 = s->y[k1];
+    *lo = sweep_v3(x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, s->zb);
+    *hi = sweep_v3(x0 > x1 ? x0 : x1, y0 > y1 ? y0 : y1, s->zt);
+}
+
+/* The shell's triangles j of mask into out[j] (out holds
+ * SWEEP_CROWD_SHELL_TRIANGLES; the others are left as they were). */
+void sweep__crowd_shell_tris(const sweep__shell *s, uint32_t mask, sweep__tri *out);
 
 /* Keys beyond this many cells from the origin share the last one. */
 #define SWEEP__CROWD_KEY_MAX 1073741824.0

@@ -239,6 +239,47 @@ static void keep(sweep__candidate *cd, const sweep__tri *t, sweep_vec3 tlo, swee
     cd->prep = NULL;
 }
 
+/* What of a sweep__centre_box the flat faces are culled by: its centre's
+ * and half size's z, the radius along z and the margin. Copied, not
+ * pointed to, so that the box itself stays out of memory. */
+typedef struct flat_cull {
+    double cz, hz, rz, margin;
+} flat_cull;
+
+/*
+ * Can no sweep whose centre stays in cb touch a shell's flat face at
+ * height z, facing up (up) or down? sweep__culled() for the plane
+ * (0, 0, +-1), +-z, in double, and with no size test: that plane is exact
+ * in direction in eSpace too (every edge's z is exactly 0 there), so the
+ * narrow phase sees it up to the rounding of its offset. Which way it
+ * faces there is the orientation of the octagon's corners, which rounding
+ * cannot turn while the body's radii are far above the rounding of its
+ * position (shell_flat_culled). The margin grows by the shell's own distance from
+ * the origin, since a body may stand outside the world's box, which
+ * bounds the world's triangles only.
+ */
+static int flat_face_culled(const flat_cull *cb, double z, int up, double margin)
+{
+    double mid = up ? cb->cz - z : z - cb->cz;
+    double clear = mid - cb->hz - margin;
+    int behind = mid + cb->hz < -margin;
+    int beyond = (clear > 0.0) & (clear * clear > cb->rz * cb->rz * (1.0 + 1e-5));
+    return behind | beyond;
+}
+
+/* The triangles of shell b's flat faces that no sweep whose centre stays
+ * in cb can touch (bit j for triangle j). */
+static uint32_t shell_flat_culled(const flat_cull *cb, const sweep_crowd *c, uint32_t b, const sweep__shell *sh)
+{
+    sweep_vec3 p = c->pos[b], r = c->radii[b];
+    double size = 1.0 + fabs(p.x) + fabs(p.y) + fabs(p.z) + r.x + r.y + r.z;
+    if (!((r.x < r.y ? r.x : r.y) >= 1e-9 * size))
+        return 0;
+    double margin = cb->margin + 1e-6 * size;
+    return (flat_face_culled(cb, sh->zt, 1, margin) ? SWEEP__CROWD_SHELL_TOPS : 0u) |
+           (flat_face_culled(cb, sh->zb, 0, margin) ? SWEEP__CROWD_SHELL_BOTTOMS : 0u);
+}
+
 /*
  * The moving triangles of a source near a box: each mover's (in mover
  * order) then each other body's shell (in slot order), each in its own
@@ -260,10 +301,17 @@ typedef struct dyn_walk {
     uint32_t near[NEAR_MAX];
     /* Where shells are built: each in turn into shells (a scene's, whose
      * candidates point into it), or, if NULL, each over the last in local
-     * (a sweep that tests each triangle as it comes). */
+     * (a sweep that tests each triangle as it comes). Only the triangles
+     * whose box meets the walk's are built (left: those not yet given),
+     * and with cull set not those of the flat faces that no sweep whose
+     * centre stays in the scene's centre box can touch (shell_flat_culled). */
+    int cull;
+    flat_cull fc;
     sweep__tri *shells;
     uint32_t shells_n, shells_max;
     int full; /* a shell did not fit in shells: the walk stopped there */
+    uint32_t left;
+    sweep__shell shell;
     sweep__tri local[SWEEP_CROWD_SHELL_TRIANGLES];
 } dyn_walk;
 
@@ -313,13 +361,17 @@ static void dyn_near(dyn_walk *it, const sweep_crowd *c, uint32_t self)
 }
 
 static void dyn_begin(dyn_walk *it, const sweep__scene_src *src, sweep_vec3 lo, sweep_vec3 hi, sweep__tri *shells,
-                      uint32_t shells_max)
+                      uint32_t shells_max, const sweep__centre_box *cull)
 {
     it->src = src, it->lo = lo, it->hi = hi;
+    it->cull = cull != NULL;
+    if (cull)
+        it->fc.cz = cull->c.z, it->fc.hz = cull->h.z, it->fc.rz = cull->radii.z, it->fc.margin = cull->margin;
     it->shells = shells, it->shells_n = 0, it->shells_max = shells_max, it->full = 0;
     it->m = src->movers ? src->first : src->end;
     it->b = 0;
     it->k = it->n = 0;
+    it->left = 0;
     it->near_n = UINT32_MAX;
     if (src->crowd)
         dyn_near(it, src->crowd, src->self);
@@ -330,6 +382,16 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
 {
     const sweep__scene_src *src = it->src;
     for (;;) {
+        if (it->left) {
+            uint32_t j = SWEEP__CTZ(it->left);
+            it->left &= it->left - 1;
+            const sweep__tri *t = &it->tris[j];
+            if (j < SWEEP__CROWD_SHELL_FLAT)
+                sweep__shell_side_box(&it->shell, j >> 1, tlo, thi);
+            else
+                tri_box(t, tlo, thi);
+            return t;
+        }
         while (it->k < it->n) {
             const sweep__tri *t = &it->tris[it->k++];
             tri_box(t, tlo, thi);
@@ -368,6 +430,12 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
             }
             it->b = b + 1;
         }
+        sweep__crowd_shell_of(c, b, &it->shell);
+        uint32_t meets = sweep__shell_meets(&it->shell, it->lo, it->hi);
+        if (it->cull && meets >> SWEEP__CROWD_SHELL_FLAT)
+            meets &= ~shell_flat_culled(&it->fc, c, b, &it->shell);
+        if (!meets)
+            continue;
         sweep__tri *out = it->local;
         if (it->shells) {
             if (it->shells_n == it->shells_max) {
@@ -376,47 +444,11 @@ static inline const sweep__tri *dyn_next(dyn_walk *it, sweep_vec3 *tlo, sweep_ve
             }
             out = &it->shells[(size_t)it->shells_n++ * SWEEP_CROWD_SHELL_TRIANGLES];
         }
-        sweep__crowd_shell(c, b, out);
+        sweep__crowd_shell_tris(&it->shell, meets, out);
         it->tris = out;
-        it->n = SWEEP_CROWD_SHELL_TRIANGLES;
-        it->k = 0, it->mover = SWEEP_NO_MOVER, it->body = b;
+        it->left = meets;
+        it->k = it->n = 0, it->mover = SWEEP_NO_MOVER, it->body = b;
     }
-}
-
-/*
- * Can no sweep whose centre stays in cb touch a shell's flat face at
- * height z, facing up (up) or down? sweep__culled() for the plane
- * (0, 0, +-1), +-z, in double, and with no size test: that plane is exact
- * in direction in eSpace too (every edge's z is exactly 0 there), so the
- * narrow phase sees it up to the rounding of its offset. Which way it
- * faces there is the orientation of the octagon's corners, which rounding
- * cannot turn while the body's radii are far above the rounding of its
- * position (shell_flat_culled). The margin grows by the shell's own distance from
- * the origin, since a body may stand outside the world's box, which
- * bounds the world's triangles only.
- */
-static int flat_face_culled(const sweep__centre_box *cb, double z, int up, double margin)
-{
-    double mid = up ? cb->c.z - z : z - cb->c.z;
-    double clear = mid - cb->h.z - margin;
-    int behind = mid + cb->h.z < -margin;
-    int beyond = (clear > 0.0) & (clear * clear > cb->radii.z * cb->radii.z * (1.0 + 1e-5));
-    return behind | beyond;
-}
-
-/* Which of shell b's flat faces no sweep whose centre stays in cb can
- * touch: bit 0 the top, bit 1 the bottom. */
-static unsigned shell_flat_culled(const sweep__centre_box *cb, const sweep_crowd *c, uint32_t b,
-                                  const sweep__tri *tris)
-{
-    sweep_vec3 p = c->pos[b], r = c->radii[b];
-    double size = 1.0 + fabs(p.x) + fabs(p.y) + fabs(p.z) + r.x + r.y + r.z;
-    if (!((r.x < r.y ? r.x : r.y) >= 1e-9 * size))
-        return 0;
-    double margin = cb->margin + 1e-6 * size;
-    const sweep__tri *top = &tris[SWEEP__CROWD_SHELL_FLAT], *bottom = top + 1;
-    return (unsigned)flat_face_culled(cb, top->a.z, 1, margin) |
-           (unsigned)flat_face_culled(cb, bottom->a.z, 0, margin) << 1;
 }
 
 /* Keeps the moving triangles near [lo, hi] (dyn_walk order), but for the
@@ -430,19 +462,8 @@ static void begin_dynamic(sweep__scene *s, sweep_vec3 lo, sweep_vec3 hi, const s
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    uint32_t body = SWEEP_NO_BODY;
-    unsigned flat = 0; /* shell_flat_culled of `body`, the shell in hand */
-    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS);
+    dyn_begin(&it, &s->src, lo, hi, s->shells, SWEEP__MAX_SHELLS, cb);
     while ((t = dyn_next(&it, &tlo, &thi))) {
-        if (it.body != SWEEP_NO_BODY) {
-            if (it.body != body) {
-                body = it.body;
-                flat = shell_flat_culled(cb, s->src.crowd, body, it.tris);
-            }
-            uint32_t j = (uint32_t)(t - it.tris);
-            if (j >= SWEEP__CROWD_SHELL_FLAT && (flat >> ((j - SWEEP__CROWD_SHELL_FLAT) & 1) & 1))
-                continue;
-        }
         if (s->mover_count == SWEEP__MAX_MOVER_CANDIDATES) {
             s->movers_kept = 0;
             return;
@@ -789,7 +810,7 @@ static void sweep_dynamic(sweep__scene *s, const sweep__path *path, const sweep_
     dyn_walk it;
     sweep_vec3 tlo, thi;
     const sweep__tri *t;
-    dyn_begin(&it, src, lo, hi, NULL, 0);
+    dyn_begin(&it, src, lo, hi, NULL, 0, NULL);
     while ((t = dyn_next(&it, &tlo, &thi)))
         sweep_one(s, path, t, NULL, it.mover, it.body, r);
 }

@@ -304,6 +304,81 @@ static void order_decides_and_repeats(void **state)
     assert_true(a != c); /* the order of moves is part of the input */
 }
 
+/* A small generator of its own, so the cases are the same everywhere. */
+static double rnd(uint64_t *st)
+{
+    *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*st >> 11) / 9007199254740992.0;
+}
+
+/* One of the shell's corner values on an axis, or one near it, or any. */
+static double bound_near(uint64_t *st, const double *v, double lo, double hi)
+{
+    double r = rnd(st), c = v[(int)(rnd(st) * 8) & 7];
+    if (r < 0.3)
+        return c; /* exactly a corner: the box test's ties */
+    if (r < 0.5)
+        return nextafter(c, rnd(st) < 0.5 ? -INFINITY : INFINITY);
+    return lo + (hi - lo) * rnd(st);
+}
+
+/* Which of a shell's triangles meet a box is decided per corner, not
+ * from each triangle's box: it must say what the boxes of the triangles
+ * as built say, ties at the corners' own values included, and each
+ * side's box must be its triangles' box. Fails if a fan piece or a side
+ * is paired with the wrong corners, or a comparison turned round. */
+static void shell_meets_equals_its_triangles_boxes(void **state)
+{
+    (void)state;
+    sweep_crowd *c;
+    assert_int_equal(sweep_crowd_create(1, &c), SWEEP_OK);
+    uint64_t st = 12345;
+    uint32_t seen_some = 0, seen_all = 0, seen_none = 0;
+    for (int n = 0; n < 20000; n++) {
+        double far = n % 3 == 0 ? 1e5 : 10.0;
+        sweep_vec3 p = sweep_v3(far * (2 * rnd(&st) - 1), far * (2 * rnd(&st) - 1), far * (2 * rnd(&st) - 1));
+        sweep_vec3 r = sweep_v3(0.1 + rnd(&st), 0.1 + rnd(&st), 0.1 + 2 * rnd(&st));
+        assert_int_equal(sweep_crowd_set(c, 0, p, r), SWEEP_OK);
+        sweep__shell sh;
+        sweep__crowd_shell_of(c, 0, &sh);
+        sweep__tri t[SWEEP_CROWD_SHELL_TRIANGLES];
+        sweep__crowd_shell_tris(&sh, (1u << SWEEP_CROWD_SHELL_TRIANGLES) - 1, t);
+        double span = r.x + r.y + r.z;
+        double zs[2] = {sh.zb, sh.zt};
+        sweep_vec3 lo, hi;
+        lo.x = bound_near(&st, sh.x, p.x - 2 * span, p.x + 2 * span);
+        hi.x = bound_near(&st, sh.x, lo.x, p.x + 2 * span);
+        lo.y = bound_near(&st, sh.y, p.y - 2 * span, p.y + 2 * span);
+        hi.y = bound_near(&st, sh.y, lo.y, p.y + 2 * span);
+        lo.z = rnd(&st) < 0.3 ? zs[n & 1] : p.z - 2 * span + 3 * span * rnd(&st);
+        hi.z = rnd(&st) < 0.3 ? zs[(n >> 1) & 1] : lo.z + 2 * span * rnd(&st);
+        if (n % 10 == 0) /* round the whole shell */
+            lo = sweep_v3(p.x - span, p.y - span, p.z - span), hi = sweep_v3(p.x + span, p.y + span, p.z + span);
+        if (hi.x < lo.x || hi.y < lo.y || hi.z < lo.z)
+            continue;
+        uint32_t want = 0;
+        for (uint32_t j = 0; j < SWEEP_CROWD_SHELL_TRIANGLES; j++) {
+            sweep_vec3 tl = sweep_v3_min(t[j].a, sweep_v3_min(t[j].b, t[j].c));
+            sweep_vec3 th = sweep_v3_max(t[j].a, sweep_v3_max(t[j].b, t[j].c));
+            if (tl.x <= hi.x && th.x >= lo.x && tl.y <= hi.y && th.y >= lo.y && tl.z <= hi.z && th.z >= lo.z)
+                want |= 1u << j;
+            if (j < SWEEP__CROWD_SHELL_FLAT) {
+                sweep_vec3 sl, sh_hi;
+                sweep__shell_side_box(&sh, j >> 1, &sl, &sh_hi);
+                assert_true(sweep_v3_same_bits(sl, tl) && sweep_v3_same_bits(sh_hi, th));
+            }
+        }
+        uint32_t got = sweep__shell_meets(&sh, lo, hi);
+        if (got != want)
+            fail_msg("case %d: meets 0x%07x, the triangles' boxes 0x%07x", n, got, want);
+        seen_none += want == 0;
+        seen_all += want == (1u << SWEEP_CROWD_SHELL_TRIANGLES) - 1;
+        seen_some += want != 0 && want != (1u << SWEEP_CROWD_SHELL_TRIANGLES) - 1;
+    }
+    assert_true(seen_none > 100 && seen_all > 100 && seen_some > 1000);
+    sweep_crowd_destroy(c);
+}
+
 static void bad_slots_and_numbers(void **state)
 {
     (void)state;
@@ -343,6 +418,7 @@ int main(void)
         cmocka_unit_test(order_decides_and_repeats),
         cmocka_unit_test(broad_phase_equals_the_scan),
         cmocka_unit_test(crush_keeps_its_bits),
+        cmocka_unit_test(shell_meets_equals_its_triangles_boxes),
         cmocka_unit_test(bad_slots_and_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
