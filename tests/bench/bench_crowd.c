@@ -5,13 +5,16 @@
  *
  *   BENCH name=core.crowd bodies=<n> ns_per_move_p50=<x> ns_per_move_p99=<x>
  *         alone_ns_per_move_p50=<x> ratio_to_alone=<x> contacts_per_move=<x>
- *         rounds=<n> ratio_min=<x> ratio_max=<x>
+ *         rounds=<n> ratio_min=<x> ratio_max=<x> ns_per_move_mean=<x>
+ *         alone_ns_per_move_mean=<x> mean_ratio_to_alone=<x>
  *
  * Each round walks the crowd and then the bodies alone, or the other way
  * round (every other round), from the same start: the host these run on
  * changes speed within a minute, so one pair of walks can say 1.38 and
  * the next 1.51. The figures are medians over the rounds (the ratio the
- * median of each round's own ratio), with its range.
+ * median of each round's own ratio), with its range. ratio_to_alone
+ * compares the median moves, which meet no other body; the means take in
+ * the moves that do (mean_ratio_to_alone, each round's own, medians).
  *
  * Usage: bench_crowd [BODIES [STEPS [ROUNDS]]] (default 256 bodies in a
  * room whose floor grows with them, 600 steps, 3 rounds). A move finds
@@ -52,7 +55,7 @@ typedef struct guy {
 
 /* Bodies on a grid 2.5 m apart, walking to the room's far corners in turn. */
 static double run(const sweep_world *w, sweep_crowd *crowd, const sweep_config *cfg, uint32_t n, uint32_t steps,
-                  double side, float *samples, double *contacts)
+                  double side, float *samples, double *contacts, double *mean)
 {
     guy *g = calloc(n, sizeof *g);
     uint32_t per_row = (uint32_t)ceil(sqrt((double)n));
@@ -90,6 +93,10 @@ static double run(const sweep_world *w, sweep_crowd *crowd, const sweep_config *
         }
     free(g);
     *contacts = (double)touched / (double)k;
+    double sum = 0.0;
+    for (size_t i = 0; i < k; i++)
+        sum += samples[i];
+    *mean = sum / (double)k;
     qsort(samples, k, sizeof *samples, cmp_float);
     return samples[k / 2];
 }
@@ -125,22 +132,25 @@ int main(int argc, char **argv)
         return 1;
     }
     double contacts = 0.0, none, p50[MAX_ROUNDS], p99[MAX_ROUNDS], alone[MAX_ROUNDS], ratio[MAX_ROUNDS];
+    double mean[MAX_ROUNDS], alone_mean[MAX_ROUNDS], mean_ratio[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         if (r % 2)
-            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none);
-        p50[r] = run(w, crowd, &lv.config, n, steps, side, samples, &contacts);
+            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none, &alone_mean[r]);
+        p50[r] = run(w, crowd, &lv.config, n, steps, side, samples, &contacts, &mean[r]);
         p99[r] = samples[(size_t)n * steps * 99 / 100];
         if (r % 2 == 0)
-            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none);
+            alone[r] = run(w, NULL, &lv.config, n, steps, side, samples, &none, &alone_mean[r]);
         ratio[r] = p50[r] / alone[r];
+        mean_ratio[r] = mean[r] / alone_mean[r];
     }
     double lo = ratio[0], hi = ratio[0];
     for (int r = 1; r < rounds; r++)
         lo = ratio[r] < lo ? ratio[r] : lo, hi = ratio[r] > hi ? ratio[r] : hi;
     printf("BENCH name=core.crowd bodies=%u ns_per_move_p50=%.0f ns_per_move_p99=%.0f alone_ns_per_move_p50=%.0f "
-           "ratio_to_alone=%.2f contacts_per_move=%.3f rounds=%d ratio_min=%.2f ratio_max=%.2f\n",
+           "ratio_to_alone=%.2f contacts_per_move=%.3f rounds=%d ratio_min=%.2f ratio_max=%.2f "
+           "ns_per_move_mean=%.0f alone_ns_per_move_mean=%.0f mean_ratio_to_alone=%.2f\n",
            n, median(p50, rounds), median(p99, rounds), median(alone, rounds), median(ratio, rounds),
-           contacts, rounds, lo, hi);
+           contacts, rounds, lo, hi, median(mean, rounds), median(alone_mean, rounds), median(mean_ratio, rounds));
     sweep_crowd_destroy(crowd);
     sweep_world_destroy(w);
     sweep_level_free(&lv);
