@@ -40,13 +40,17 @@
  *         near_ratio_mid=<x> same_ratio_mid=<x> far_ratio_mid=<x>
  *         launched=<moves> failed=<moves> quiet=<fraction of near>
  *         quiet_ratio=<x> quiet_ratio_mid=<x> reported_ratio=<x>
- *         reported_ratio_mid=<x>
+ *         reported_ratio_mid=<x> same_mean_ratio=<x> far_mean_ratio=<x>
  *
  * (near_* of every near move, same_ and acted_ of the two parts; *_mid
  * the median over rounds of the mean of each round's middle half of the
  * per-move ratios, which the clock's steps of about 10 ns do not move in
  * steps of 3% as they move the medians of cheap moves; launched and
- * failed counted over all rounds.) The two calls are functions of
+ * failed counted over all rounds; same_mean_ratio and far_mean_ratio the
+ * mean time of those moves over their plain twins' mean, the pairs with a
+ * time past its 99th percentile left out: what the volumes cost the moves
+ * all told, where a per-move ratio weighs a fixed cost by how cheap the
+ * move it rides on is.) The two calls are functions of
  * their own (move_near_with, move_near_plain, move_far_with,
  * move_far_plain), never inlined nor merged, so that valgrind
  * --tool=callgrind counts each kind's instructions apart:
@@ -140,6 +144,8 @@ enum {
     QUIET_MID,
     REPORTED,
     REPORTED_MID,
+    SAME_MEAN,
+    FAR_MEAN,
     FIGS
 };
 
@@ -167,6 +173,29 @@ static double middle_mean(const double *x, size_t n)
     for (size_t i = a; i < b; i++)
         sum += x[i];
     return sum / (double)(b - a);
+}
+
+/* The mean time of the moves against their plain twins' over the pairs
+ * of x[0 .. n) and y[0 .. n) (unsorted, each pair one move), leaving out
+ * a pair either of whose times is past its own 99th percentile (a move
+ * another process preempted): what the volumes cost the moves all told,
+ * where a median of per-move ratios weighs a fixed cost by the cheapest
+ * moves it rides on. 0 when n is 0 or memory is short. */
+static double pair_mean_ratio(const double *x, const double *y, size_t n)
+{
+    double *sx = malloc(n * sizeof *sx), *sy = malloc(n * sizeof *sy);
+    double r = 0.0;
+    if (n > 0 && sx && sy) {
+        memcpy(sx, x, n * sizeof *sx), memcpy(sy, y, n * sizeof *sy);
+        qsort(sx, n, sizeof *sx, by_value), qsort(sy, n, sizeof *sy, by_value);
+        double cx = sx[n * 99 / 100], cy = sy[n * 99 / 100], sum_x = 0.0, sum_y = 0.0;
+        for (size_t i = 0; i < n; i++)
+            if (x[i] <= cx && y[i] <= cy)
+                sum_x += x[i], sum_y += y[i];
+        r = sum_y > 0.0 ? sum_x / sum_y : 0.0;
+    }
+    free(sx), free(sy);
+    return r;
 }
 
 /* 1 when the two moves ended in different states (compared field by
@@ -332,6 +361,9 @@ int main(int argc, char **argv)
         }
         /* A kind with no moves in a round (a level whose volumes never act)
          * has no figure: 0, left out below. */
+        /* Before any median below sorts the kinds' times. */
+        fig[SAME_MEAN][round] = pair_mean_ratio(ks[SAME].with, ks[SAME].plain, ks[SAME].n);
+        fig[FAR_MEAN][round] = pair_mean_ratio(ks[FAR].with, ks[FAR].plain, ks[FAR].n);
         for (int k = 0; k < KINDS; k++) {
             fig[k][round] = ks[k].n ? median(ks[k].ratio, ks[k].n) : 0.0;
             fig[MID + k][round] = ks[k].n ? middle_mean(ks[k].ratio, ks[k].n) : 0.0;
@@ -364,12 +396,13 @@ int main(int argc, char **argv)
            "same_ratio=%.3f same_ratio_min=%.3f same_ratio_max=%.3f acted_ratio=%.3f far_ratio=%.3f "
            "far_ratio_min=%.3f far_ratio_max=%.3f near_ratio_mid=%.3f same_ratio_mid=%.3f far_ratio_mid=%.3f "
            "launched=%llu failed=%llu quiet=%.2f quiet_ratio=%.3f quiet_ratio_mid=%.3f reported_ratio=%.3f "
-           "reported_ratio_mid=%.3f\n",
+           "reported_ratio_mid=%.3f same_mean_ratio=%.3f far_mean_ratio=%.3f\n",
            lv.name, n, bodies, rounds, (double)near_count / (double)counted,
            (double)acted_count / (double)near_count, mid[NEAR_WITH], mid[NEAR_PLAIN], mid[FAR_WITH], mid[FAR_PLAIN], mid[NEAR], lo[NEAR],
            hi[NEAR], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR], mid[NEAR_MID],
            mid[MID + SAME], mid[MID + FAR], (unsigned long long)launched, (unsigned long long)failed,
-           (double)quiet_count / (double)near_count, mid[QUIET], mid[QUIET_MID], mid[REPORTED], mid[REPORTED_MID]);
+           (double)quiet_count / (double)near_count, mid[QUIET], mid[QUIET_MID], mid[REPORTED], mid[REPORTED_MID],
+           mid[SAME_MEAN], mid[FAR_MEAN]);
     for (int k = 0; k < KINDS; k++)
         free(ks[k].ratio), free(ks[k].with), free(ks[k].plain);
     for (int k = 0; k < FIGS; k++)
