@@ -18,11 +18,16 @@
 #include <emmintrin.h>
 #endif
 
-/* Buckets for n slots: the power of two at least n. */
+/* Buckets for n slots: the power of two at least 4n. A move visits four
+ * to nine cells, most of them empty; with as many buckets as slots, most
+ * of those buckets still held a body of some other cell, whose record the
+ * move read only to turn it away (a crowd of 1,024 on a floor of 2,700
+ * cells: a move meeting no body cost 22% more than a lone one, 15% with
+ * four buckets a slot). At most SWEEP_CROWD_MAX_SLOTS, 4n fits. */
 static uint32_t buckets_for(uint32_t n)
 {
     uint32_t b = 1;
-    while (b < n)
+    while (b < 4 * n)
         b <<= 1;
     return b;
 }
