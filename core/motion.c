@@ -185,9 +185,15 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * (n >= 1, and it clears it first), and nearly all of its 600-odd
      * bytes are the contact list, which every move cleared twice. The
      * fields after it are, padding and all, so that *out holds the same
-     * bytes for the same move, as it did. */
+     * bytes for the same move, as it did. A move of one step (nearly
+     * every one) has sweep_move_in build its result in *out itself: that
+     * call is the only one after which nothing can fail, and it leaves
+     * *out untouched when it does, so *out is still untouched on an
+     * error; the copy of those 600-odd bytes was about 100 instructions a
+     * move. */
     sweep_act_result res;
     memset(&res.rules, 0, sizeof res - offsetof(sweep_act_result, rules));
+    sweep_move_result *const mv = out && n == 1 ? &out->move : &res.move;
     sweep_vec3 target = across(wish->velocity, up), crouch_target = target;
     double speed = sweep_v3_len(target);
     /* The stance the wish asks; its speed is what Speed is named against
@@ -278,13 +284,13 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             v = sweep_clamp_speed(v, rules->speed_limit);
         }
         sweep_move_input in = {a.position, *shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
-        st = sweep_move_in(space, cfg, &in, &res.move);
+        st = sweep_move_in(space, cfg, &in, mv);
         if (st != SWEEP_OK)
             return st;
-        a.position = res.move.position;
-        a.velocity = res.move.velocity;
-        a.grounded = (res.move.flags & SWEEP_MOVED_GROUNDED) != 0;
-        res.flags |= res.move.flags;
+        a.position = mv->position;
+        a.velocity = mv->velocity;
+        a.grounded = (mv->flags & SWEEP_MOVED_GROUNDED) != 0;
+        res.flags |= mv->flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
@@ -297,7 +303,10 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     }
     res.steps = n;
     *actor = a;
-    if (out)
-        *out = res;
+    if (out) {
+        if (mv != &out->move)
+            out->move = res.move;
+        memcpy(&out->rules, &res.rules, sizeof res - offsetof(sweep_act_result, rules));
+    }
     return SWEEP_OK;
 }

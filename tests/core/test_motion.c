@@ -374,29 +374,39 @@ static __attribute__((noinline)) void scribble_stack(int b)
 /* The same move writes the same bytes to its result, padding and unused
  * contacts included, whatever the caller's buffer and the stack held: a
  * log or a test may hash or compare it whole. And an error leaves it
- * untouched. */
+ * untouched. Both for a move of several steps and for one of one step,
+ * whose core move is built in the caller's result itself. */
 static void same_move_same_result_bytes(void **state)
 {
     (void)state;
-    scene s;
-    scene_init(&s);
-    sweep_actor one = standing(0, 0);
-    for (int i = 0; i < 5; i++)
-        act(&s, &one, sweep_v3(0, 0, 0), 0, DT);
-    sweep_actor two = one;
-    sweep_wish w = {sweep_v3(2, 1, 0), SWEEP_WISH_JUMP};
-    static sweep_act_result r1, r2, before;
-    memset(&r1, 0x00, sizeof r1);
-    memset(&r2, 0xa5, sizeof r2);
-    scribble_stack(0x00);
-    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &one, &w, 2.5 * DT, &r1), SWEEP_OK);
-    scribble_stack(0x5a);
-    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, 2.5 * DT, &r2), SWEEP_OK);
-    assert_memory_equal(&r1, &r2, sizeof r1);
-    before = r2;
-    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, 0.0, &r2), SWEEP_E_DT);
-    assert_memory_equal(&r2, &before, sizeof r2);
-    scene_free(&s);
+    static const double dts[2] = {2.5 * DT, DT};
+    for (int k = 0; k < 2; k++) {
+        scene s;
+        scene_init(&s);
+        sweep_actor one = standing(0, 0);
+        for (int i = 0; i < 5; i++)
+            act(&s, &one, sweep_v3(0, 0, 0), 0, DT);
+        sweep_actor two = one;
+        sweep_wish w = {sweep_v3(2, 1, 0), SWEEP_WISH_JUMP};
+        static sweep_act_result r1, r2, before;
+        memset(&r1, 0x00, sizeof r1);
+        memset(&r2, 0xa5, sizeof r2);
+        scribble_stack(0x00);
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &one, &w, dts[k], &r1), SWEEP_OK);
+        scribble_stack(0x5a);
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, dts[k], &r2), SWEEP_OK);
+        assert_true(k ? r1.steps == 1 : r1.steps > 1);
+        assert_memory_equal(&r1, &r2, sizeof r1);
+        before = r2;
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &two, &w, 0.0, &r2), SWEEP_E_DT);
+        assert_memory_equal(&r2, &before, sizeof r2);
+        /* Refused by the core move itself, its only step: still untouched. */
+        sweep_actor far = two;
+        far.position.x = 2.0 * s.cfg.max_coordinate;
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &far, &w, dts[k], &r2), SWEEP_E_POSITION);
+        assert_memory_equal(&r2, &before, sizeof r2);
+        scene_free(&s);
+    }
 }
 
 /* Stairs cost no speed: a player stepping up keeps walking at its wish,
