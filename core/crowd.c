@@ -9,7 +9,6 @@
  */
 #include "core/crowd_impl.h"
 
-#include "core/check.h"
 #include "core/compiler.h"
 
 #include <stdlib.h>

@@ -359,11 +359,11 @@ int main(int argc, char **argv)
                     ks[FAR].n);
             return 1;
         }
-        /* A kind with no moves in a round (a level whose volumes never act)
-         * has no figure: 0, left out below. */
         /* Before any median below sorts the kinds' times. */
         fig[SAME_MEAN][round] = pair_mean_ratio(ks[SAME].with, ks[SAME].plain, ks[SAME].n);
         fig[FAR_MEAN][round] = pair_mean_ratio(ks[FAR].with, ks[FAR].plain, ks[FAR].n);
+        /* A kind with no moves in a round (a level whose volumes never act)
+         * has no figure: 0, left out below. */
         for (int k = 0; k < KINDS; k++) {
             fig[k][round] = ks[k].n ? median(ks[k].ratio, ks[k].n) : 0.0;
             fig[MID + k][round] = ks[k].n ? middle_mean(ks[k].ratio, ks[k].n) : 0.0;
