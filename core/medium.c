@@ -9,6 +9,17 @@
  */
 #include "core/medium.h"
 
+_Thread_local sweep__medium_memo sweep__medium_memo_last;
+
+const sweep__medium_probe *sweep__medium_probe_remake(sweep_vec3 radii, sweep_vec3 up)
+{
+    sweep__medium_memo *m = &sweep__medium_memo_last;
+    memcpy(&m->key[0], &radii.x, 8), memcpy(&m->key[1], &radii.y, 8), memcpy(&m->key[2], &radii.z, 8);
+    memcpy(&m->key[3], &up.x, 8), memcpy(&m->key[4], &up.y, 8), memcpy(&m->key[5], &up.z, 8);
+    sweep__medium_probe_of(radii, up, &m->probe);
+    return &m->probe;
+}
+
 void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
                                const uint32_t *list, uint32_t len, sweep__medium *m, sweep_volume_report *rep)
 {

@@ -136,10 +136,10 @@ static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, swe
  * of line, so that sweep_act's code, which shares the instruction cache
  * with the move's own, holds one copy of the medium test, not two. */
 static SWEEP__NOINLINE void medium_of_stance(const sweep_world *w, sweep_vec3 radii, sweep_vec3 up, sweep_vec3 c,
-                                             sweep__medium_probe *p, sweep__medium *m)
+                                             const sweep__medium_probe **p, sweep__medium *m)
 {
-    sweep__medium_probe_of(radii, up, p);
-    sweep__medium_at(w, p, c, m);
+    *p = sweep__medium_probe_for(radii, up);
+    sweep__medium_at(w, *p, c, m);
 }
 
 sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const sweep_rules *rules,
@@ -220,12 +220,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * (motion.h); a world without them never looks. The probe is the
      * shape's: a stance turn makes it again. */
     sweep__medium md = {0, 0, SWEEP__NO_LADDER};
-    sweep__medium_probe probe;
+    const sweep__medium_probe *probe = NULL;
     const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     if (media) {
-        sweep__medium_probe_of(sweep_stance_radii(rules, radii, a.stance), probe_up, &probe);
-        sweep__medium_at(world, &probe, a.position, &md);
+        probe = sweep__medium_probe_for(sweep_stance_radii(rules, radii, a.stance), probe_up);
+        sweep__medium_at(world, probe, a.position, &md);
     }
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
@@ -295,7 +295,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
         if (media)
-            sweep__medium_after_step(world, &probe, a.position, h, &md, &res.volumes);
+            sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
         if (killed) {
             n = i + 1;
             break;

@@ -6,7 +6,9 @@
  * swimmer with no wish sinks (or rises, with a negative sink); lava hurts
  * by depth; a walk outside every liquid and ladder gives the same bits as
  * in a world without them; the medium found through the grid is the one
- * a look at every liquid and ladder finds; bad liquids,
+ * a look at every liquid and ladder finds; the probe a thread keeps is
+ * the one asked for, and bodies of two shapes moved in turn move as each
+ * does alone; bad liquids,
  * ladders and rules are refused,
  * bad swimming rules by a move that swims.
  */
@@ -447,6 +449,75 @@ static void the_grid_finds_every_medium(void **state)
     media_match(100);
 }
 
+/* The probe a thread keeps for the last shape and up it was asked for is
+ * the one made afresh, whichever component of the two changed (one at a
+ * time, each lane of the comparison), a zero's sign included. */
+static void the_kept_probe_is_the_shape_and_up_asked(void **state)
+{
+    (void)state;
+    const sweep_vec3 ups[4] = {sweep_v3(0, 0, 1), sweep_v3(-0.0, 0, 1), sweep_v3(0.6, 0, 0.8),
+                               sweep_v3(0, -0.6, 0.8)};
+    uint64_t x = 4242;
+    sweep_vec3 r = RADII, up = ups[0];
+    for (int k = 0; k < 20000; k++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        double v = 0.2 + (double)(x >> 40 & 1023) / 1023.0;
+        switch (x >> 20 & 7) {
+        case 0: r.x = v; break;
+        case 1: r.y = v; break;
+        case 2: r.z = v; break;
+        case 3: up = ups[x >> 30 & 3]; break;
+        case 4: up.x = -up.x; break;
+        case 5: up.y = -up.y; break;
+        case 6: up.z = -up.z; break;
+        default: break; /* the same again */
+        }
+        sweep__medium_probe want;
+        memset(&want, 0, sizeof want);
+        sweep__medium_probe_of(r, up, &want);
+        const sweep__medium_probe *got = sweep__medium_probe_for(r, up);
+        assert_memory_equal(&got->feet, &want.feet, sizeof want.feet);
+        assert_memory_equal(&got->eyes, &want.eyes, sizeof want.eyes);
+        assert_memory_equal(&got->lo, &want.lo, sizeof want.lo);
+        assert_memory_equal(&got->hi, &want.hi, sizeof want.hi);
+        assert_int_equal(got->upright, want.upright);
+    }
+}
+
+/* Bodies of two shapes moved in turn get the very results each gets moved
+ * alone: what a thread keeps of the last move's shape is never another
+ * body's. The shapes stand where their depth levels differ. */
+static void bodies_of_two_shapes_in_turn_move_as_alone(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s, 1);
+    const sweep_vec3 shapes[2] = {RADII, sweep_v3(0.4, 0.4, 0.5)};
+    enum { STEPS = 90 };
+    static sweep_act_result alone[2][STEPS], turns[2][STEPS];
+    sweep_actor a[2];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int b = 0; b < 2; b++) {
+            a[b] = standing(15, -2.0 + 4.0 * b);
+            a[b].position.z = -0.7;
+            a[b].grounded = 0;
+        }
+        for (int b0 = 0; b0 < (pass ? 1 : 2); b0++)
+            for (int i = 0; i < STEPS; i++)
+                for (int b = pass ? 0 : b0; b < (pass ? 2 : b0 + 1); b++) {
+                    sweep_wish w = {sweep_v3(0.5 * (b ? -1 : 1), 0.3, 0), 0};
+                    sweep_act_result *r = pass ? &turns[b][i] : &alone[b][i];
+                    memset(r, 0, sizeof *r);
+                    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, shapes[b], &a[b], &w, DT, r), SWEEP_OK);
+                }
+    }
+    assert_memory_equal(turns, alone, sizeof alone);
+    /* The two did differ: the tall one has its eyes out, the short one not. */
+    assert_int_equal(alone[0][0].volumes.liquid_level, 2);
+    assert_int_equal(alone[1][0].volumes.liquid_level, 3);
+    scene_free(&s);
+}
+
 static void bad_liquids_ladders_and_rules_are_refused(void **state)
 {
     (void)state;
@@ -532,6 +603,8 @@ int main(void)
         cmocka_unit_test(a_walk_away_from_liquids_is_unchanged),
         cmocka_unit_test(a_fast_swimmer_is_named),
         cmocka_unit_test(the_grid_finds_every_medium),
+        cmocka_unit_test(the_kept_probe_is_the_shape_and_up_asked),
+        cmocka_unit_test(bodies_of_two_shapes_in_turn_move_as_alone),
         cmocka_unit_test(bad_liquids_ladders_and_rules_are_refused),
         cmocka_unit_test(a_swim_under_bad_rules_is_refused),
     };
