@@ -7,6 +7,7 @@
 #include "core/motion.h"
 
 #include "core/medium.h"
+#include "core/move_impl.h"
 #include "core/stance.h"
 #include "core/volume_step.h"
 
@@ -146,7 +147,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                        sweep_vec3 radii, sweep_actor *actor, const sweep_wish *wish, double dt,
                        sweep_act_result *out)
 {
-    if (!space || !cfg || !rules || !actor || !wish)
+    if (!space || !space->world || !cfg || !rules || !actor || !wish)
         return SWEEP_E_ARG;
     const sweep_world *world = space->world;
     int media = world->volume_mode_count != 0;
@@ -284,7 +285,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             v = sweep_clamp_speed(v, rules->speed_limit);
         }
         sweep_move_input in = {a.position, *shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
-        st = sweep_move_in(space, cfg, &in, mv);
+        st = sweep__move_in_config_checked(space, cfg, &in, mv);
         if (st != SWEEP_OK)
             return st;
         a.position = mv->position;

@@ -49,6 +49,7 @@
 
 #include "core/check.h"
 #include "core/crowd.h"
+#include "core/move_impl.h"
 #include "core/mover_impl.h"
 #include "core/scene.h"
 #include "core/world_impl.h"
@@ -553,8 +554,15 @@ sweep_status sweep_move_in(const sweep_space *space, const sweep_config *cfg, co
     if (!space || !space->world || !cfg || !in || !out)
         return SWEEP_E_ARG;
     sweep_status st = sweep_config_check(cfg);
-    if (st == SWEEP_OK)
-        st = check_input(cfg, in);
+    if (st != SWEEP_OK)
+        return st;
+    return sweep__move_in_config_checked(space, cfg, in, out);
+}
+
+sweep_status sweep__move_in_config_checked(const sweep_space *space, const sweep_config *cfg,
+                                           const sweep_move_input *in, sweep_move_result *out)
+{
+    sweep_status st = check_input(cfg, in);
     if (st != SWEEP_OK)
         return st;
 

@@ -466,6 +466,9 @@ static void bad_rules_and_input_are_refused(void **state)
     assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, 0.0, NULL), SWEEP_E_DT);
     assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, 2.0, NULL), SWEEP_E_DT);
     assert_int_equal(sweep_act(NULL, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_ARG);
+    sweep_space no_world = s.sp;
+    no_world.world = NULL;
+    assert_int_equal(sweep_act(&no_world, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_E_ARG);
     assert_memory_equal(&a, &before, sizeof a);
     scene_free(&s);
 }
