@@ -5,11 +5,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "core/move.h"
+#include "core/same_bits.h"
 
 void sweep_config_default(sweep_config *cfg)
 {
@@ -36,37 +34,19 @@ static _Thread_local struct {
     int valid;
 } last_ok;
 
-#if defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64))
-/* The layout same_fields reads in 16-byte pieces: three before
- * max_iterations, three from min_radius to the end. */
-_Static_assert(offsetof(sweep_config, max_iterations) == 48 && offsetof(sweep_config, min_radius) == 56 &&
-                   sizeof(sweep_config) == 104,
-               "sweep_config's layout changed: same_fields' pieces with it");
+/* Compared in 16-byte pieces (same_bits.h): the doubles before
+ * max_iterations and those from min_radius on, then max_iterations. */
+_Static_assert(offsetof(sweep_config, max_iterations) % 16 == 0 &&
+                   (sizeof(sweep_config) - offsetof(sweep_config, min_radius)) % 16 == 0,
+               "sweep_config's doubles no longer fall in 16-byte pieces: same_fields with them");
 
-/* Compared in SSE2 pieces, without memcmp's two calls: those were most of
- * the 50 instructions a check cost, twice a step of sweep_act. */
 static int same_fields(const sweep_config *a, const sweep_config *b)
 {
-    const __m128i *pa = (const __m128i *)a, *pb = (const __m128i *)b;
-#define SWEEP__PIECE(k) _mm_cmpeq_epi32(_mm_loadu_si128(&pa[k]), _mm_loadu_si128(&pb[k]))
-    /* Pieces 0-2 and, past the padding, the 16-byte pieces from byte 56. */
-    const __m128i *qa = (const __m128i *)((const char *)a + 56), *qb = (const __m128i *)((const char *)b + 56);
-#define SWEEP__TAIL(k) _mm_cmpeq_epi32(_mm_loadu_si128(&qa[k]), _mm_loadu_si128(&qb[k]))
-    __m128i e = _mm_and_si128(_mm_and_si128(SWEEP__PIECE(0), SWEEP__PIECE(1)),
-                              _mm_and_si128(SWEEP__PIECE(2), SWEEP__TAIL(0)));
-    e = _mm_and_si128(e, _mm_and_si128(SWEEP__TAIL(1), SWEEP__TAIL(2)));
-#undef SWEEP__PIECE
-#undef SWEEP__TAIL
-    return _mm_movemask_epi8(e) == 0xffff && a->max_iterations == b->max_iterations;
+    const size_t head = offsetof(sweep_config, max_iterations), tail = offsetof(sweep_config, min_radius);
+    return sweep__same_bits(a, b, head) &&
+           sweep__same_bits((const char *)a + tail, (const char *)b + tail, sizeof *a - tail) &&
+           a->max_iterations == b->max_iterations;
 }
-#else
-static int same_fields(const sweep_config *a, const sweep_config *b)
-{
-    const size_t head = offsetof(sweep_config, max_iterations) + sizeof a->max_iterations;
-    const size_t tail = offsetof(sweep_config, min_radius);
-    return memcmp(a, b, head) == 0 && memcmp((const char *)a + tail, (const char *)b + tail, sizeof *a - tail) == 0;
-}
-#endif
 
 static sweep_status check_ranges(const sweep_config *c)
 {

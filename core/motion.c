@@ -8,6 +8,7 @@
 
 #include "core/medium.h"
 #include "core/move_impl.h"
+#include "core/same_bits.h"
 #include "core/stance.h"
 #include "core/volume_step.h"
 
@@ -61,6 +62,29 @@ static sweep_status walk_rules_check(const sweep_rules *r)
     if (r->crouch_speed > 0.0 ? !(c.x > 0.0 && c.y > 0.0 && c.z > 0.0) : (c.x != 0.0 || c.y != 0.0 || c.z != 0.0))
         return SWEEP_E_CONFIG;
     return SWEEP_OK;
+}
+
+/* The walking rules (every field before swim_speed) that last passed on
+ * this thread: a server moves every body under the same rules, and the
+ * same bits pass again without their twenty comparisons (64 instructions,
+ * against about 25 for the comparison of their bytes). */
+#define WALK_RULES_BYTES offsetof(sweep_rules, swim_speed)
+_Static_assert(WALK_RULES_BYTES % 16 == 0, "the walking rules no longer fall in 16-byte pieces");
+static _Thread_local struct {
+    sweep_rules rules;
+    int valid;
+} last_walk;
+
+static sweep_status walk_rules_check_kept(const sweep_rules *r)
+{
+    if (last_walk.valid && sweep__same_bits(r, &last_walk.rules, WALK_RULES_BYTES))
+        return SWEEP_OK;
+    sweep_status st = walk_rules_check(r);
+    if (st == SWEEP_OK) {
+        memcpy(&last_walk.rules, r, WALK_RULES_BYTES);
+        last_walk.valid = 1;
+    }
+    return st;
 }
 
 /* The swimming and climbing rules' ranges: speeds in walk_speed's and
@@ -153,7 +177,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     int media = world->volume_mode_count != 0;
     sweep_status st = sweep_config_check(cfg);
     if (st == SWEEP_OK)
-        st = walk_rules_check(rules);
+        st = walk_rules_check_kept(rules);
     if (st != SWEEP_OK)
         return st;
     if (!(rules->speed_limit <= cfg->max_speed))

@@ -441,6 +441,42 @@ static void stairs_at_walking_speed(void **state)
     }
 }
 
+/* Rules that passed and are then changed in place (the same object, as a
+ * server holds one) are checked again: each walking field's bad value is
+ * refused right after a move the good rules made, and the good rules
+ * move once more after each. */
+static void rules_changed_in_place_are_checked_again(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_rules good = s.rules;
+    sweep_actor a = standing(0, 0);
+    sweep_wish w = {sweep_v3(1, 0, 0), 0};
+    for (int i = 0; i < 11; i++) {
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_OK);
+        sweep_actor held = a;
+        switch (i) {
+        case 0: s.rules.walk_speed = -1.0; break;
+        case 1: s.rules.ground_accel = 0.0; break;
+        case 2: s.rules.air_accel = NAN; break;
+        case 3: s.rules.jump_speed = -1.0; break;
+        case 4: s.rules.max_step = 0.0; break;
+        case 5: s.rules.speed_limit = 1e8; break;
+        case 6: s.rules.crouch_radii.x = 0.3; break; /* a shape without a speed */
+        case 7: s.rules.crouch_radii.y = 0.3; break;
+        case 8: s.rules.crouch_radii.z = 0.3; break;
+        case 9: s.rules.crouch_speed = 1.0; break; /* a speed without a shape */
+        case 10: s.rules.crouch_speed = 1e7; break;
+        }
+        if (sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL) != SWEEP_E_CONFIG)
+            fail_msg("field case %d passed", i);
+        assert_memory_equal(&a, &held, sizeof a);
+        s.rules = good;
+    }
+    scene_free(&s);
+}
+
 static void bad_rules_and_input_are_refused(void **state)
 {
     (void)state;
@@ -488,6 +524,7 @@ int main(void)
         cmocka_unit_test(long_moves_are_split),
         cmocka_unit_test(same_move_same_result_bytes),
         cmocka_unit_test(stairs_at_walking_speed),
+        cmocka_unit_test(rules_changed_in_place_are_checked_again),
         cmocka_unit_test(bad_rules_and_input_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
