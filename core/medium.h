@@ -157,8 +157,8 @@ static SWEEP__ALWAYS_INLINE int sweep__medium_near(const sweep_world *w, const s
 
 /* The liquids and ladders a probe spanning lo .. hi may meet: its column's
  * list (*len of them, by index) when it lies in one column of the
- * volumes' grid, as an upright probe does; NULL and every volume
- * (*len = volume_count) when it spans several. */
+ * volumes' grid, as an upright probe does; else the list of every liquid
+ * and ladder. */
 static SWEEP__ALWAYS_INLINE const uint32_t *sweep__medium_column(const sweep_world *w, const sweep__medium_probe *p,
                                                                  sweep_vec3 lo, sweep_vec3 hi, uint32_t *len)
 {
@@ -168,19 +168,14 @@ static SWEEP__ALWAYS_INLINE const uint32_t *sweep__medium_column(const sweep_wor
     sweep__volume_cell2(lo.x, o.x, inv[0], grid, lo.y, o.y, inv[1], grid, &cx, &cy);
     if (!p->upright)
         sweep__volume_cell2(hi.x, o.x, inv[0], grid, hi.y, o.y, inv[1], grid, &hx, &hy);
-    if (p->upright || ((cx == hx) & (cy == hy))) {
-        /* The column's liquids and ladders, after every cell's list. */
-        uint32_t cell = grid * grid * w->volume_grid_z + cy * grid + cx;
-        *len = w->volume_cell_first[cell + 1] - w->volume_cell_first[cell];
-        return w->volume_cell_items + w->volume_cell_first[cell];
-    }
-    *len = w->volume_count;
-    return NULL;
+    const uint32_t *first = w->volume_column_first;
+    const uint32_t column = p->upright || ((cx == hx) & (cy == hy)) ? cy * grid + cx : grid * grid;
+    *len = first[column + 1] - first[column];
+    return w->volume_cell_items + first[column];
 }
 
 /* The medium of a body centred at c in world w among the liquids and
- * ladders of list[0 .. len) (list NULL: every volume of w, len of them),
- * as sweep__medium_column gave them. */
+ * ladders of list[0 .. len), as sweep__medium_column gave them. */
 static SWEEP__ALWAYS_INLINE void sweep__medium_in(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c,
                                                   const uint32_t *list, uint32_t len, sweep__medium *m)
 {
@@ -189,7 +184,7 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_in(const sweep_world *w, const sw
     const sweep_vec3 lo = sweep_v3_add(c, p->lo), hi = sweep_v3_add(c, p->hi);
     unsigned in = 0; /* feet 1, centre 2, eyes 4 in some liquid */
     for (uint32_t k = 0; k < len; k++) {
-        uint32_t i = list ? list[k] : k;
+        uint32_t i = list[k];
         const sweep__volume_form *f = &w->volume_forms[i];
         if (!sweep__volume_form_meets(f, lo, hi))
             continue;
@@ -232,9 +227,56 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_at(const sweep_world *w, const sw
 
 /* After a step of h seconds that took a body to centre c, whose medium
  * there is among list[0 .. len) (sweep__medium_in's): *m becomes it, and
- * *rep gets what the step tells. */
-void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p, sweep_vec3 c, double h,
-                               const uint32_t *list, uint32_t len, sweep__medium *m, sweep_volume_report *rep);
+ * *rep gets what the step tells. Inline (sweep_act's only): as a call,
+ * its frame and arguments were about 30 of the 400 instructions a move
+ * near a liquid and a ladder paid for them. */
+static SWEEP__ALWAYS_INLINE void sweep__medium_step_report(const sweep_world *w, const sweep__medium_probe *p,
+                                                           sweep_vec3 c, double h, const uint32_t *list,
+                                                           uint32_t len, sweep__medium *m, sweep_volume_report *rep)
+{
+    uint32_t was_level = m->level, was_liquid = m->liquid, was_ladder = m->ladder;
+    sweep__medium_in(w, p, c, list, len, m);
+    /* From nothing to nothing, with a report that says none already
+     * (zeros, as sweep_act clears it, or as the last step wrote them): the
+     * rest would write what is there. A body in a column that lists a
+     * liquid or a ladder whose boxes it is away from ends here. */
+    if ((was_level | m->level) == 0 && (was_ladder & m->ladder) == SWEEP__NO_LADDER &&
+        !(rep->events & (SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER)) &&
+        (rep->liquid | rep->liquid_level | rep->liquid_type | rep->ladder) == 0)
+        return;
+    uint32_t ev = rep->events & ~(uint32_t)(SWEEP_VOLUME_EV_IN_LIQUID | SWEEP_VOLUME_EV_ON_LADDER);
+    if (m->level) {
+        const sweep__volume_form *v = &w->volume_forms[m->liquid];
+        const double damage = w->volume_damage[m->liquid];
+        if (!was_level) {
+            ev |= SWEEP_VOLUME_EV_LIQUID_ENTERED;
+            rep->liquid_entered = m->liquid;
+        }
+        ev |= SWEEP_VOLUME_EV_IN_LIQUID;
+        rep->liquid = m->liquid;
+        rep->liquid_type = (uint32_t)v->liquid;
+        if (damage > 0.0) {
+            rep->damage += damage * (double)m->level * h;
+            ev |= SWEEP_VOLUME_EV_HURT;
+            rep->hurt_by = m->liquid;
+        }
+    } else {
+        if (was_level) {
+            ev |= SWEEP_VOLUME_EV_LIQUID_LEFT;
+            rep->liquid_left = was_liquid;
+        }
+        rep->liquid = 0;
+        rep->liquid_type = SWEEP_LIQUID_NONE;
+    }
+    rep->liquid_level = m->level;
+    if (m->ladder != SWEEP__NO_LADDER) {
+        ev |= SWEEP_VOLUME_EV_ON_LADDER;
+        rep->ladder = m->ladder;
+    } else {
+        rep->ladder = 0;
+    }
+    rep->events = ev;
+}
 
 /* After a step of h seconds that took a body in medium *m to centre c:
  * *m becomes its medium there, and *rep gets what the step tells:
@@ -258,7 +300,7 @@ static SWEEP__ALWAYS_INLINE void sweep__medium_after_step(const sweep_world *w, 
      * grid that lists none (the box round them all may span the level: a
      * pool at one end, a ladder at the other), the report would find the
      * body in none and write what it already holds. */
-    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER && list && len == 0)
+    if (m->level == 0 && m->ladder == SWEEP__NO_LADDER && len == 0)
         return;
     sweep__medium_step_report(w, p, c, h, list, len, m, rep);
 }

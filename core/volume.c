@@ -223,8 +223,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         inv[2] = hi.z > lo.z ? 1.0 / (hi.z - lo.z) : 0.0;
     }
     /* The cells' lists of volumes that act after a step, then the
-     * columns' lists of liquids and ladders (world_impl.h). */
-    uint32_t cells = grid * grid * grid_z, slots = cells + grid * grid;
+     * columns' lists of liquids and ladders, then the list of every
+     * liquid and ladder (world_impl.h). */
+    uint32_t cells = grid * grid * grid_z, slots = cells + grid * grid + 1;
     uint32_t *first = calloc((size_t)slots + 1, sizeof *first), *items = NULL;
     if (!first) {
         free(copy);
@@ -267,6 +268,13 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
                         else
                             first[c + 1]++;
                     }
+            if (mode) {
+                const uint32_t all = slots - 1;
+                if (fill)
+                    items[first[all] + at[all]++] = i;
+                else
+                    first[all + 1]++;
+            }
         }
         free(at);
     }
@@ -334,6 +342,7 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_cell_top[2] = (double)(grid_z - 1);
     w->volume_cell_first = first;
     w->volume_cell_items = items;
+    w->volume_column_first = first + cells;
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
     memcpy(w->volume_lane, lane, sizeof lane);

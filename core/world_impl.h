@@ -209,7 +209,9 @@ struct sweep_world {
      * by column (their test wants the span feet .. eyes whole, in index
      * order), after all the cells: column (x, y)'s list is slot
      * volume_grid^2 * volume_grid_z + y * volume_grid + x of the same two
-     * arrays. Neither pass reads the other's. A coordinate's cell is
+     * arrays (volume_column_first[y * volume_grid + x] is its first), and
+     * the slot after the columns' lists every liquid and ladder, for a
+     * probe across columns. Neither pass reads the other's. A coordinate's cell is
      * sweep__volume_cell, which never decreases as the coordinate grows,
      * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
@@ -232,6 +234,7 @@ struct sweep_world {
     double volume_cell_inv[3]; /* cells per unit along x, y and z */
     double volume_cell_top[3]; /* the last cell along x, y and z, as a double */
     uint32_t *volume_cell_first, *volume_cell_items;
+    const uint32_t *volume_column_first; /* volume_cell_first + volume_grid^2 * volume_grid_z */
     /* With at most SWEEP__VOLUME_SCAN_MAX volumes that act after a step
      * (nearly every level), their boxes in volume_quad_count quads, in
      * index order, the lanes after the last one empty (lo above hi);
