@@ -205,6 +205,17 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     double g = sweep_v3_len(cfg->gravity);
     if (g > 0.0)
         up = sweep_v3_scale(cfg->gravity, -1.0 / g);
+    /* Liquids and ladders: what the body is in is known before each step
+     * (motion.h); a world without them never looks. The probe is the
+     * shape's: a stance turn makes it again. Found here, before the
+     * wish's arithmetic, whose values would be live across its loop. */
+    sweep__medium md = {0, 0, SWEEP__NO_LADDER};
+    const sweep__medium_probe *probe = NULL;
+    const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
+    if (media) {
+        probe = sweep__medium_probe_for(sweep_stance_radii(rules, radii, actor->stance), probe_up);
+        sweep__medium_at(world, probe, actor->position, &md);
+    }
 
     /* Not cleared whole: res.move is made by sweep_move_in on each step
      * (n >= 1, and it clears it first), and nearly all of its 600-odd
@@ -241,17 +252,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
     sweep_actor a = *actor;
-    /* Liquids and ladders: what the body is in is known before each step
-     * (motion.h); a world without them never looks. The probe is the
-     * shape's: a stance turn makes it again. */
-    sweep__medium md = {0, 0, SWEEP__NO_LADDER};
-    const sweep__medium_probe *probe = NULL;
-    const sweep_vec3 probe_up = g > 0.0 ? up : sweep_v3(0, 0, 1);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
-    if (media) {
-        probe = sweep__medium_probe_for(sweep_stance_radii(rules, radii, a.stance), probe_up);
-        sweep__medium_at(world, probe, a.position, &md);
-    }
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
             int blocked;
