@@ -272,7 +272,8 @@ static sweep_status check_desc(const sweep_world_desc *d)
 {
     if (d->triangle_count > SWEEP_WORLD_MAX_TRIANGLES)
         return SWEEP_E_GEOMETRY;
-    if (d->triangle_count > 0 && (!d->indices || !d->vertices))
+    /* The vertices are read for their count even with no triangle. */
+    if ((d->triangle_count > 0 && !d->indices) || ((d->triangle_count > 0 || d->vertex_count > 0) && !d->vertices))
         return SWEEP_E_ARG;
     for (uint32_t i = 0; i < d->vertex_count; i++)
         if (!sweep_v3_isfinite(d->vertices[i]))

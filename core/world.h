@@ -67,7 +67,8 @@ typedef struct sweep_world_info {
  * finite, an index is out of range or there are more than
  * SWEEP_WORLD_MAX_TRIANGLES triangles; SWEEP_E_NOMEM if memory runs out.
  * Zero triangles is allowed (an empty world collides with nothing).
- * On failure *out is left untouched.
+ * SWEEP_E_ARG for NULL desc or out, or a NULL vertices or indices that
+ * the description counts entries of. On failure *out is left untouched.
  */
 sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out);
 

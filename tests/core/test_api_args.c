@@ -155,6 +155,9 @@ static void world_calls_refuse_null(void **state)
     sweep_world_desc no_indices = d;
     no_indices.indices = NULL;
     assert_int_equal(sweep_world_create(&no_indices, &w), SWEEP_E_ARG);
+    /* Vertices counted but not given, even with no triangle to use them. */
+    sweep_world_desc only_vertex_count = {NULL, 3, NULL, NULL, 0};
+    assert_int_equal(sweep_world_create(&only_vertex_count, &w), SWEEP_E_ARG);
     assert_ptr_equal(w, before);
     /* Zero triangles need neither array. */
     sweep_world_desc empty = {NULL, 0, NULL, NULL, 0};
