@@ -437,7 +437,12 @@ void sweep_world_destroy(sweep_world *w)
 
 void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
 {
+    /* No status to return: a caller's NULL gets nothing, or zeros. */
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
+    if (!w)
+        return;
     out->triangle_count = w->described_count;
     out->degenerate_count = w->degenerate_count;
     out->node_count = w->node_count;

@@ -74,6 +74,7 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
 
 void sweep_world_destroy(sweep_world *world);
 
+/* Fills *out (nothing if out is NULL; all zero if world is NULL). */
 void sweep_world_get_info(const sweep_world *world, sweep_world_info *out);
 
 /*

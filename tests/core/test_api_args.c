@@ -166,6 +166,15 @@ static void world_calls_refuse_null(void **state)
 
     sweep_world_destroy(NULL);
     assert_int_equal(sweep_world_prepare_radii(NULL, RADII), SWEEP_E_ARG);
+
+    /* No status to give: the info of no world is all zero. */
+    sweep_world_info info, zero;
+    memset(&info, PATTERN, sizeof info);
+    memset(&zero, 0, sizeof zero);
+    sweep_world_get_info(NULL, &info);
+    assert_memory_equal(&info, &zero, sizeof info);
+    sweep_world_get_info(s->w, NULL);
+    sweep_world_get_info(NULL, NULL);
 }
 
 /* ---- move.h ------------------------------------------------------------- */
