@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "core/move.h"
+#include "core/move_impl.h"
 #include "core/same_bits.h"
 
 void sweep_config_default(sweep_config *cfg)
 {
+    if (!cfg)
+        return; /* no status to return: nothing to fill */
     cfg->gravity = sweep_v3(0.0, 0.0, -9.81);
     cfg->walkable_normal_up = 0.70710678118654752440; /* cos 45 degrees */
     cfg->step_height = 0.35;
@@ -87,16 +90,22 @@ sweep_status sweep_config_check(const sweep_config *c)
     return st;
 }
 
-int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r)
+int sweep__config_radii_ok(const sweep_config *cfg, sweep_vec3 r)
 {
     double rmin = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
     double rmax = r.x > r.y ? (r.x > r.z ? r.x : r.z) : (r.y > r.z ? r.y : r.z);
     return rmin >= cfg->min_radius && rmax <= cfg->max_radius && rmax <= rmin * cfg->max_anisotropy;
 }
 
+/* A NULL config has no limits to fit: nothing fits it. */
+int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r)
+{
+    return cfg && sweep__config_radii_ok(cfg, r);
+}
+
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p)
 {
-    return sweep__config_contains_inline(cfg, p);
+    return cfg && sweep__config_contains_inline(cfg, p);
 }
 
 /* Taylor series of cos about 0 in r^2, evaluated by Horner's rule. On

@@ -183,7 +183,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     if (!(rules->speed_limit <= cfg->max_speed))
         return SWEEP_E_CONFIG;
     const int can_crouch = sweep_rules_crouch(rules);
-    if (can_crouch && !sweep_config_radii_ok(cfg, rules->crouch_radii))
+    if (can_crouch && !sweep__config_radii_ok(cfg, rules->crouch_radii))
         return SWEEP_E_CONFIG;
     /* Only a map with crouching has a crouched actor. */
     if (actor->stance > (uint32_t)can_crouch)

@@ -454,7 +454,7 @@ static sweep_status check_input(const sweep_config *cfg, const sweep_move_input 
     if (!sweep_v3_isfinite(in->position) || !sweep_v3_isfinite(in->radii) ||
         !sweep_v3_isfinite(in->velocity) || !isfinite(in->dt))
         return SWEEP_E_NONFINITE;
-    if (!sweep_config_radii_ok(cfg, in->radii))
+    if (!sweep__config_radii_ok(cfg, in->radii))
         return SWEEP_E_RADII;
     if (!(in->dt > 0.0 && in->dt <= cfg->max_dt))
         return SWEEP_E_DT;

@@ -67,7 +67,7 @@ typedef struct sweep_config {
 
 /* Fills cfg with the documented defaults: z up, 9.81 gravity, 45 degree
  * walkable slope, 0.35 step, skin 1e-3, 8 iterations, radii 0.01..100,
- * anisotropy 32, speed 1000, dt 1, coordinates 1e7. */
+ * anisotropy 32, speed 1000, dt 1, coordinates 1e7. A NULL cfg: nothing. */
 void sweep_config_default(sweep_config *cfg);
 
 /* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise.
@@ -78,11 +78,12 @@ sweep_status sweep_config_check(const sweep_config *cfg);
 /* The one rule for radii, shared by every move and every place that makes
  * a body (spawns, maps): each within [min_radius, max_radius] and the
  * largest at most max_anisotropy times the smallest. 1 if r fits (NaN
- * never does). */
+ * never does, nor anything a NULL cfg). */
 int sweep_config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
 
 /* The one rule for positions: every coordinate within [-max_coordinate,
- * max_coordinate]. 1 if p is inside (NaN never is). */
+ * max_coordinate]. 1 if p is inside (NaN never is, nor anything a NULL
+ * cfg). */
 int sweep_config_contains(const sweep_config *cfg, sweep_vec3 p);
 
 /* The same, inline where it is tested once a move beside the core

@@ -1,6 +1,6 @@
 /*
- * move_impl.h - internal: a move for the core's own callers that have
- * already checked its config. Not installed.
+ * move_impl.h - internal: a move, and the radii rule, for the core's own
+ * callers that have already checked the config. Not installed.
  */
 #ifndef SWEEP_CORE_MOVE_IMPL_H
 #define SWEEP_CORE_MOVE_IMPL_H
@@ -15,5 +15,10 @@
  * checks it. */
 sweep_status sweep__move_in_config_checked(const sweep_space *space, const sweep_config *cfg,
                                            const sweep_move_input *in, sweep_move_result *out);
+
+/* sweep_config_radii_ok for a config known not to be NULL: a move's
+ * input check and sweep_act test radii on every step, after their own
+ * test of cfg, and the public call's test again would be work a step. */
+int sweep__config_radii_ok(const sweep_config *cfg, sweep_vec3 r);
 
 #endif

@@ -181,8 +181,14 @@ static void world_calls_refuse_null(void **state)
 
 static void config_calls_refuse_null(void **state)
 {
-    (void)state;
+    scene *s = *state;
     assert_int_equal(sweep_config_check(NULL), SWEEP_E_ARG);
+    /* No status to give: nothing is filled, and no config fits anything. */
+    sweep_config_default(NULL);
+    assert_false(sweep_config_radii_ok(NULL, RADII));
+    assert_false(sweep_config_contains(NULL, sweep_v3(0, 0, 0)));
+    assert_true(sweep_config_radii_ok(&s->cfg, RADII));
+    assert_true(sweep_config_contains(&s->cfg, sweep_v3(0, 0, 0)));
 }
 
 static void moves_refuse_null(void **state)
