@@ -17,6 +17,8 @@
 
 void sweep_rules_default(sweep_rules *r)
 {
+    if (!r)
+        return; /* no status to return: nothing to fill */
     r->walk_speed = 5.0;
     r->ground_accel = 50.0;
     r->air_accel = 10.0;

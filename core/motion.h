@@ -108,7 +108,7 @@ typedef struct sweep_rules {
  * 1/30 s, 60 m/s at most; Quake 3's water rules scaled by its walk speed
  * (320 units/s to 5 m/s): swim 2.5 m/s, 10 m/s^2, drag 1, sinking at
  * 0.9375 m/s, jumping out at 6.5 m/s (Quake 3's 350 against its 270 of a
- * jump, rounded); climbing 2.5 m/s at 50 m/s^2. */
+ * jump, rounded); climbing 2.5 m/s at 50 m/s^2. A NULL r: nothing. */
 void sweep_rules_default(sweep_rules *r);
 
 /* SWEEP_OK if every field is finite and in range, SWEEP_E_CONFIG otherwise. */

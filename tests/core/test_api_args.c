@@ -337,6 +337,7 @@ static void crowd_calls_refuse_null_and_bad_slots(void **state)
 static void acts_refuse_null(void **state)
 {
     scene *s = *state;
+    sweep_rules_default(NULL); /* no status to give: nothing filled */
     assert_int_equal(sweep_rules_check(NULL), SWEEP_E_ARG);
     sweep_actor a = {sweep_v3(0, 0, 0.9005), sweep_v3(0, 0, 0), 1, SWEEP_STANCE_STAND};
     const sweep_actor before = a;
