@@ -14,6 +14,9 @@ double sweep_half_height(sweep_vec3 r, sweep_vec3 u)
 sweep_status sweep_room_at(const sweep_space *space, const sweep_config *cfg, sweep_vec3 q, sweep_vec3 r,
                            sweep_vec3 up, int *free, sweep_move_result *res)
 {
+    /* cfg is read before the move's own checks, and *free written after. */
+    if (!cfg || !free)
+        return SWEEP_E_ARG;
     double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
     sweep_move_input in = {q, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
     sweep_status st = sweep_move_in(space, cfg, &in, res);

@@ -57,7 +57,8 @@ double sweep_half_height(sweep_vec3 r, sweep_vec3 u);
  * started in when the ellipsoid overlaps a triangle's front (a centre
  * behind every face of a closed solid is not seen: the core collides with
  * front faces only). Returns SWEEP_OK and *free (1: room; 0: *res's first
- * contact says what is in the way), or why the move was refused.
+ * contact says what is in the way), or why the move was refused
+ * (SWEEP_E_ARG for a NULL pointer or a space without a world).
  */
 sweep_status sweep_room_at(const sweep_space *space, const sweep_config *cfg, sweep_vec3 q, sweep_vec3 r,
                            sweep_vec3 up, int *free, sweep_move_result *res);

@@ -379,6 +379,8 @@ static void room_tests_refuse_null(void **state)
     assert_int_equal(sweep_room_at(NULL, &s->cfg, q, RADII, up, &free_, &r), SWEEP_E_ARG);
     assert_int_equal(sweep_room_at(&no_world, &s->cfg, q, RADII, up, &free_, &r), SWEEP_E_ARG);
     assert_int_equal(sweep_room_at(&s->sp, &s->cfg, q, RADII, up, &free_, NULL), SWEEP_E_ARG);
+    assert_int_equal(sweep_room_at(&s->sp, NULL, q, RADII, up, &free_, &r), SWEEP_E_ARG);
+    assert_int_equal(sweep_room_at(&s->sp, &s->cfg, q, RADII, up, NULL, &r), SWEEP_E_ARG);
     assert_int_equal(free_, 7);
     assert_int_equal(sweep_room_at(&s->sp, &s->cfg, q, RADII, up, &free_, &r), SWEEP_OK);
     assert_int_equal(free_, 1);
