@@ -34,16 +34,20 @@
 extern "C" {
 #endif
 
-/* 1 when the rules allow crouching (crouch_speed > 0). */
+/* 1 when the rules allow crouching (crouch_speed > 0); NULL rules do not.
+ * Where r is known not to be NULL (sweep_act has tested it) the test
+ * folds away. */
 static inline int sweep_rules_crouch(const sweep_rules *r)
 {
-    return r->crouch_speed > 0.0;
+    return r && r->crouch_speed > 0.0;
 }
 
-/* The shape of an actor of standing radii `radii` in `stance`. */
+/* The shape of an actor of standing radii `radii` in `stance` (radii for
+ * NULL rules, which have no crouching). r is tested only for a crouched
+ * actor, so a standing one costs what it did. */
 static inline sweep_vec3 sweep_stance_radii(const sweep_rules *r, sweep_vec3 radii, uint32_t stance)
 {
-    return stance == SWEEP_STANCE_CROUCH ? r->crouch_radii : radii;
+    return stance == SWEEP_STANCE_CROUCH && r ? r->crouch_radii : radii;
 }
 
 /* Half the extent along unit u of the axis-aligned ellipsoid of radii r:

@@ -384,6 +384,10 @@ static void room_tests_refuse_null(void **state)
     assert_int_equal(free_, 7);
     assert_int_equal(sweep_room_at(&s->sp, &s->cfg, q, RADII, up, &free_, &r), SWEEP_OK);
     assert_int_equal(free_, 1);
+    /* No rules have no crouching: every stance keeps the standing shape. */
+    assert_false(sweep_rules_crouch(NULL));
+    sweep_vec3 shape = sweep_stance_radii(NULL, RADII, SWEEP_STANCE_CROUCH);
+    assert_memory_equal(&shape, &RADII, sizeof shape);
 }
 
 /* ---- history.h ---------------------------------------------------------- */
