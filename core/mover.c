@@ -100,6 +100,8 @@ sweep_mover_problem sweep_mover_desc_check(const sweep_mover_desc *d, uint32_t *
 {
     if (at)
         *at = 0;
+    if (!d)
+        return SWEEP_MOVER_NO_TRIANGLES; /* no description: nothing to collide with */
     if ((unsigned)d->mode >= SWEEP_MOVER_MODE_COUNT)
         return SWEEP_MOVER_BAD_MODE;
     if ((unsigned)d->trigger >= SWEEP_TRIGGER_COUNT)
@@ -115,7 +117,8 @@ sweep_mover_problem sweep_mover_desc_check(const sweep_mover_desc *d, uint32_t *
         return SWEEP_MOVER_BAD_VOLUME;
     if (d->triangle_count > SWEEP_MOVER_MAX_TRIANGLES)
         return SWEEP_MOVER_TOO_MANY_TRIANGLES;
-    if (d->triangle_count > 0 && (!d->vertices || !d->indices))
+    /* The vertices are read for their count even with no triangle. */
+    if ((d->triangle_count > 0 && !d->indices) || ((d->triangle_count > 0 || d->vertex_count > 0) && !d->vertices))
         return SWEEP_MOVER_NO_TRIANGLES;
     for (uint32_t i = 0; i < d->vertex_count; i++)
         if (!within(d->vertices[i]))

@@ -152,7 +152,9 @@ typedef enum sweep_mover_problem {
 const char *sweep_mover_problem_text(sweep_mover_problem p);
 
 /* Checks a description; on a problem *at (may be NULL) is the keyframe,
- * triangle or vertex it is about (0 when about the whole mover). */
+ * triangle or vertex it is about (0 when about the whole mover). A NULL
+ * description, or NULL vertices, indices or keys it counts entries of,
+ * is a problem too (NO_TRIANGLES, or FEW_KEYFRAMES for the keys). */
 sweep_mover_problem sweep_mover_desc_check(const sweep_mover_desc *d, uint32_t *at);
 
 /* Where a mover is on its path: enough, with the description and the tick

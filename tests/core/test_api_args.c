@@ -236,6 +236,14 @@ static void mover_descriptions_without_their_arrays_are_refused(void **state)
     sweep_mover_desc no_keys = d;
     no_keys.keys = NULL;
     assert_int_equal(sweep_mover_desc_check(&no_keys, &at), SWEEP_MOVER_FEW_KEYFRAMES);
+    /* No description at all has no triangles; nor has one whose counted
+     * vertices are not given, even with no triangle to use them. */
+    assert_int_equal(sweep_mover_desc_check(NULL, &at), SWEEP_MOVER_NO_TRIANGLES);
+    assert_int_equal(at, 0);
+    assert_int_equal(sweep_mover_desc_check(NULL, NULL), SWEEP_MOVER_NO_TRIANGLES);
+    sweep_mover_desc only_vertex_count = d;
+    only_vertex_count.vertices = NULL, only_vertex_count.indices = NULL, only_vertex_count.triangle_count = 0;
+    assert_int_equal(sweep_mover_desc_check(&only_vertex_count, &at), SWEEP_MOVER_NO_TRIANGLES);
     assert_string_equal(sweep_mover_problem_text(SWEEP_MOVER_PROBLEM_COUNT), "unknown mover problem");
     assert_null(sweep_mover_mode_name(SWEEP_MOVER_MODE_COUNT));
     assert_null(sweep_mover_trigger_name(SWEEP_TRIGGER_COUNT));
@@ -247,6 +255,7 @@ static void mover_descriptions_without_their_arrays_are_refused(void **state)
     assert_int_equal(sweep_movers_create(NULL, 1, 60.0, 0, &mv), SWEEP_E_ARG);
     assert_int_equal(sweep_movers_create(&no_vertices, 1, 60.0, 0, &mv), SWEEP_E_GEOMETRY);
     assert_int_equal(sweep_movers_create(&no_keys, 1, 60.0, 0, &mv), SWEEP_E_GEOMETRY);
+    assert_int_equal(sweep_movers_create(&only_vertex_count, 1, 60.0, 0, &mv), SWEEP_E_GEOMETRY);
     assert_ptr_equal(mv, before);
     assert_int_equal(sweep_movers_create(NULL, 0, 60.0, 0, &mv), SWEEP_OK);
     sweep_movers_destroy(mv);
