@@ -346,8 +346,10 @@ void sweep_movers_bounds(const sweep_movers *mv, uint32_t m, sweep_vec3 *lo, swe
 {
     if (!mv || m >= mv->count)
         return;
-    *lo = mv->m[m].cur_lo;
-    *hi = mv->m[m].cur_hi;
+    if (lo)
+        *lo = mv->m[m].cur_lo;
+    if (hi)
+        *hi = mv->m[m].cur_hi;
 }
 
 /* Makes the current placement the previous one (no copy when unchanged). */
@@ -434,14 +436,20 @@ static sweep_mover_pose path_pose(const sweep__mover *m, double tick_rate, uint3
     return p;
 }
 
+/* Neither has a status to return: a mover that does not exist has no
+ * path, so no ticks, and the pose of no placement (mover.h). */
 sweep_mover_pose sweep_movers_path_pose(const sweep_movers *mv, uint32_t m, uint32_t s)
 {
+    if (!mv || m >= mv->count) {
+        sweep_mover_pose none = {sweep_v3(0, 0, 0), sweep_quat_identity()};
+        return none;
+    }
     return path_pose(&mv->m[m], mv->tick_rate, s);
 }
 
 uint32_t sweep_movers_path_ticks(const sweep_movers *mv, uint32_t m)
 {
-    return mv->m[m].path_ticks;
+    return mv && m < mv->count ? mv->m[m].path_ticks : 0;
 }
 
 sweep_status sweep_movers_trigger(sweep_movers *mv, uint32_t m)

@@ -198,7 +198,8 @@ uint32_t sweep_movers_of_triangle(const sweep_movers *mv, uint32_t tri);
 /* The pose and state of mover m now (either pointer may be NULL). */
 void sweep_movers_get(const sweep_movers *mv, uint32_t m, sweep_mover_pose *pose, sweep_mover_state *state);
 
-/* World box of mover m at its current pose. */
+/* World box of mover m at its current pose (either pointer may be NULL;
+ * nothing is written for a bad index). */
 void sweep_movers_bounds(const sweep_movers *mv, uint32_t m, sweep_vec3 *lo, sweep_vec3 *hi);
 
 /*
@@ -226,10 +227,11 @@ int sweep_movers_state_valid(const sweep_movers *mv, uint32_t m, const sweep_mov
 /* The ticks per second mv was built for. */
 double sweep_movers_tick_rate(const sweep_movers *mv);
 
-/* The pose of mover m's path at path tick s (for tools and tests). */
+/* The pose of mover m's path at path tick s (for tools and tests); the
+ * origin and the identity rotation for a bad index. */
 sweep_mover_pose sweep_movers_path_pose(const sweep_movers *mv, uint32_t m, uint32_t s);
 
-/* Length of mover m's path in ticks. */
+/* Length of mover m's path in ticks; 0 for a bad index. */
 uint32_t sweep_movers_path_ticks(const sweep_movers *mv, uint32_t m);
 
 /* Fires mover m's trigger at the next tick (a COMMAND, or any mover forced

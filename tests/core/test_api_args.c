@@ -286,6 +286,25 @@ static void movers_calls_refuse_null_and_bad_indices(void **state)
     sweep_movers_bounds(NULL, 0, &lo, &hi);
     sweep_movers_bounds(s->mv, 1, &lo, &hi);
     assert_true(untouched(&lo, sizeof lo) && untouched(&hi, sizeof hi));
+    /* Either pointer may be NULL, as sweep_movers_get's. */
+    sweep_movers_bounds(s->mv, 0, NULL, &hi);
+    sweep_movers_bounds(s->mv, 0, &lo, NULL);
+    assert_false(untouched(&lo, sizeof lo) || untouched(&hi, sizeof hi));
+
+    /* The path of no mover: no ticks, and the pose of no placement. */
+    const sweep_mover_pose none = {{0, 0, 0}, {0, 0, 0, 1}};
+    assert_int_equal(sweep_movers_path_ticks(NULL, 0), 0);
+    assert_int_equal(sweep_movers_path_ticks(s->mv, 1), 0);
+    assert_int_equal(sweep_movers_path_ticks(s->mv, UINT32_MAX), 0);
+    assert_int_equal(sweep_movers_path_ticks(s->mv, 0), 60);
+    sweep_mover_pose pp = sweep_movers_path_pose(NULL, 0, 0);
+    assert_memory_equal(&pp, &none, sizeof pp);
+    pp = sweep_movers_path_pose(s->mv, 1, 0);
+    assert_memory_equal(&pp, &none, sizeof pp);
+    pp = sweep_movers_path_pose(s->mv, UINT32_MAX, 0);
+    assert_memory_equal(&pp, &none, sizeof pp);
+    pp = sweep_movers_path_pose(s->mv, 0, 60);
+    assert_memory_equal(&pp, &PLATFORM_KEYS[1].pose, sizeof pp);
 
     sweep_mover_pose p0;
     sweep_mover_state st0;
