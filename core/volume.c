@@ -111,6 +111,10 @@ sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double 
 
 int sweep_volume_contains(const sweep_volume *v, sweep_vec3 p)
 {
+    /* No status to return: no volume holds anything. Moves test the
+     * world's own copies inline (medium.h), never through this call. */
+    if (!v)
+        return 0;
     if (!(p.x >= v->lo.x && p.x <= v->hi.x && p.y >= v->lo.y && p.y <= v->hi.y && p.z >= v->lo.z &&
           p.z <= v->hi.z))
         return 0;

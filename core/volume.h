@@ -134,7 +134,7 @@ typedef struct sweep_volume {
  * otherwise; *why (may be NULL) gets a short English reason. */
 sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why);
 
-/* 1 if the point p is inside v (its box and every plane). */
+/* 1 if the point p is inside v (its box and every plane); 0 for NULL v. */
 int sweep_volume_contains(const sweep_volume *v, sweep_vec3 p);
 
 /* Gives the world these volumes (copied; index i is v[i]), replacing any

@@ -533,6 +533,7 @@ static void volume_calls_refuse_null(void **state)
     assert_int_equal(sweep_volume_check(NULL, 1000.0, 1e7, &why), SWEEP_E_ARG);
     assert_non_null(why);
     assert_int_equal(sweep_volume_check(NULL, 1000.0, 1e7, NULL), SWEEP_E_ARG);
+    assert_false(sweep_volume_contains(NULL, sweep_v3(0, 0, 0))); /* no volume holds anything */
     assert_string_equal(sweep_volume_kind_name(SWEEP_VOLUME_KIND_COUNT), "unknown");
     assert_string_equal(sweep_liquid_name(SWEEP_LIQUID_COUNT), "unknown");
     assert_int_equal(sweep_world_set_volumes(NULL, NULL, 0, 1000.0, 1e7, &bad, &why), SWEEP_E_ARG);
@@ -541,6 +542,7 @@ static void volume_calls_refuse_null(void **state)
     memset(&v, 0, sizeof v);
     v.kind = SWEEP_VOLUME_TRIGGER;
     v.hi = sweep_v3(1, 1, 1);
+    assert_true(sweep_volume_contains(&v, sweep_v3(0, 0, 0)));
     assert_int_equal(sweep_world_set_volumes(s->w, &v, SWEEP_VOLUME_MAX + 1, 1000.0, 1e7, NULL, NULL), SWEEP_E_ARG);
     v.plane_count = SWEEP_VOLUME_MAX_PLANES + 1;
     assert_int_equal(sweep_world_set_volumes(s->w, &v, 1, 1000.0, 1e7, &bad, NULL), SWEEP_E_CONFIG);
