@@ -465,6 +465,11 @@ static void history_calls_refuse_null_and_bad_counts(void **state)
     uint64_t oldest = 0, newest = 0;
     assert_int_equal(sweep_history_span(s->h, &oldest, &newest), 1);
     assert_int_equal(newest, 1);
+    /* A history of no movers takes NULL poses. */
+    sweep_history *still;
+    assert_int_equal(sweep_history_create(2, 1, 0, &still), SWEEP_OK);
+    assert_int_equal(sweep_history_push(still, 1, &e, 1, NULL, 0), SWEEP_OK);
+    sweep_history_destroy(still);
 
     sweep_vec3 p, r;
     assert_int_equal(sweep_history_entity_at(NULL, 7, 1, 0.0, &p, &r), SWEEP_E_ARG);
@@ -515,6 +520,13 @@ static void queries_refuse_null(void **state)
     assert_int_equal(count, 99);
     assert_int_equal(more, 7);
     assert_int_equal(clear, 7);
+    const sweep_query_filter unknown_flag = {1u << 31, NULL, 0};
+    assert_int_equal(sweep_query_ray(&s->qs, from, to, &unknown_flag, &hit), SWEEP_E_ARG);
+    assert_true(untouched(&hit, sizeof hit));
+    /* Without movers and history a query sees the level alone. */
+    const sweep_query_space level_only = {s->w, NULL, NULL, {0, 0.0}};
+    assert_int_equal(sweep_query_ray(&level_only, from, to, NULL, &hit), SWEEP_OK);
+    assert_int_equal(hit.kind, SWEEP_HIT_NONE);
     /* No room for hits needs no array; more may be NULL. */
     assert_int_equal(sweep_query_ray_all(&s->qs, from, to, NULL, NULL, 0, &count, NULL), SWEEP_OK);
     assert_int_equal(count, 0);
