@@ -14,8 +14,7 @@ _Thread_local sweep__medium_memo sweep__medium_memo_last;
 const sweep__medium_probe *sweep__medium_probe_remake(sweep_vec3 radii, sweep_vec3 up)
 {
     sweep__medium_memo *m = &sweep__medium_memo_last;
-    memcpy(&m->key[0], &radii.x, 8), memcpy(&m->key[1], &radii.y, 8), memcpy(&m->key[2], &radii.z, 8);
-    memcpy(&m->key[3], &up.x, 8), memcpy(&m->key[4], &up.y, 8), memcpy(&m->key[5], &up.z, 8);
+    m->key[0] = radii, m->key[1] = up;
     sweep__medium_probe_of(radii, up, &m->probe);
     return &m->probe;
 }

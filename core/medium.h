@@ -8,12 +8,9 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "core/compiler.h"
+#include "core/same_bits.h"
 #include "core/vec3.h"
 #include "core/volume.h"
 #include "core/world_impl.h"
@@ -64,7 +61,7 @@ static inline void sweep__medium_probe_of(sweep_vec3 radii, sweep_vec3 up, sweep
  * comparisons) was an eighth of what the liquids and ladders cost a move
  * near them. The zeroed memo matches no query: up is a unit vector. */
 typedef struct sweep__medium_memo {
-    _Alignas(16) uint64_t key[6]; /* radii, then up, as bits */
+    sweep_vec3 key[2]; /* radii, then up */
     sweep__medium_probe probe;
 } sweep__medium_memo;
 
@@ -78,24 +75,9 @@ const sweep__medium_probe *sweep__medium_probe_remake(sweep_vec3 radii, sweep_ve
  * this thread. */
 static SWEEP__ALWAYS_INLINE const sweep__medium_probe *sweep__medium_probe_for(sweep_vec3 radii, sweep_vec3 up)
 {
-    const sweep__medium_memo *m = &sweep__medium_memo_last;
-#ifdef __SSE2__
-    /* Bits compared as 32-bit lanes: equal exactly when every 64 are. */
-    const __m128i *key = (const __m128i *)m->key;
-    __m128i e = _mm_and_si128(
-        _mm_cmpeq_epi32(_mm_castpd_si128(_mm_set_pd(radii.y, radii.x)), _mm_load_si128(&key[0])),
-        _mm_and_si128(_mm_cmpeq_epi32(_mm_castpd_si128(_mm_set_pd(up.x, radii.z)), _mm_load_si128(&key[1])),
-                      _mm_cmpeq_epi32(_mm_castpd_si128(_mm_set_pd(up.z, up.y)), _mm_load_si128(&key[2]))));
-    if (_mm_movemask_epi8(e) == 0xffff)
-        return &m->probe;
-#else
-    uint64_t k[6];
-    memcpy(&k[0], &radii.x, 8), memcpy(&k[1], &radii.y, 8), memcpy(&k[2], &radii.z, 8);
-    memcpy(&k[3], &up.x, 8), memcpy(&k[4], &up.y, 8), memcpy(&k[5], &up.z, 8);
-    if (((k[0] ^ m->key[0]) | (k[1] ^ m->key[1]) | (k[2] ^ m->key[2]) | (k[3] ^ m->key[3]) |
-         (k[4] ^ m->key[4]) | (k[5] ^ m->key[5])) == 0)
-        return &m->probe;
-#endif
+    const sweep_vec3 key[2] = {radii, up};
+    if (sweep__same_bits(key, sweep__medium_memo_last.key, sizeof key))
+        return &sweep__medium_memo_last.probe;
     return sweep__medium_probe_remake(radii, up);
 }
 
