@@ -265,8 +265,10 @@ typedef struct sweep_tick_report {
  * Advances every mover by one tick, carrying and pushing the bodies (in
  * array order, which the caller keeps deterministic) through the static
  * world w under cfg (its skin and limits). Bodies already flagged crushed
- * on entry are ignored. rep may be NULL. SWEEP_E_ARG for NULL arguments,
- * SWEEP_E_CONFIG for a bad config; otherwise SWEEP_OK.
+ * on entry are ignored. w may be NULL (no static world: the movers meet
+ * only each other and the bodies), and rep too. SWEEP_E_ARG for a NULL
+ * mv or cfg, or NULL bodies when count > 0; SWEEP_E_CONFIG for a bad
+ * config; otherwise SWEEP_OK.
  */
 sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const sweep_config *cfg, sweep_body *bodies,
                                uint32_t count, sweep_tick_report *rep);
