@@ -332,6 +332,16 @@ static void movers_calls_refuse_null_and_bad_indices(void **state)
     assert_int_equal(sweep_movers_tick_count(s->mv), ticks);
     /* No bodies need no array, and the report may be NULL. */
     assert_int_equal(sweep_movers_tick(s->mv, s->w, &s->cfg, NULL, 0, NULL), SWEEP_OK);
+    /* Nor is a static world needed: the platform carries a body standing
+     * on it through nothing else. */
+    sweep_mover_state rising = st0;
+    rising.path_tick = 0;
+    assert_int_equal(sweep_movers_set_state(s->mv, 0, &rising), SWEEP_OK);
+    assert_int_equal(sweep_movers_set_pose(s->mv, 0, &PLATFORM_KEYS[0].pose), SWEEP_OK);
+    sweep_body on = {sweep_v3(5, 5, 1 + RADII.z + 0.0005), RADII, SWEEP_NO_MOVER, SWEEP_NO_MOVER, 0, SWEEP_NO_MOVER};
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(sweep_movers_tick(s->mv, NULL, &s->cfg, &on, 1, NULL), SWEEP_OK);
+    assert_true(on.position.z > 1 + RADII.z + 0.3);
 }
 
 /* ---- crowd.h ------------------------------------------------------------ */
