@@ -1,7 +1,8 @@
 /*
  * test_movers.c - doors, lifts and platforms: paths and their state
  * machine, riding, pushing, blocked rules, fast movers, and the same
- * session twice giving the same hash every tick.
+ * session twice giving the same hash every tick, and a pose without
+ * rotation placing points with the whole formula's bits.
  *
  * Scenes are z up with gravity 9.81, 60 ticks per second, the player
  * ellipsoid (0.4, 0.4, 0.9). A "session step" is what the server does each
@@ -27,6 +28,7 @@
 
 #include "core/hash.h"
 #include "core/mover.h"
+#include "core/mover_impl.h"
 #include "core/swept_sphere.h"
 #include "maps/level.h"
 
@@ -894,6 +896,48 @@ static void set_state_runs_on_as_the_original(void **state)
     scene_free(&c);
 }
 
+/* A pose without rotation places a mover's points by its position alone
+ * (mover.c), which must give the bits of the whole formula
+ * (sweep__pose_apply) for every point, zeros of either sign among the
+ * coordinates and the position included: there the sum is a zero whose
+ * sign the formula's own zeros decide. */
+static void a_translation_places_points_as_the_whole_formula(void **state)
+{
+    (void)state;
+    static const double coord[] = {0.0, -0.0, 1.5, -2.25, 3.0, 1e-300, -1e-300};
+    static const double at[] = {0.0, -0.0, 3.0, -1.5, 2.25};
+    const size_t nc = sizeof coord / sizeof coord[0], na = sizeof at / sizeof at[0];
+    enum { TRIS = 7 * 7 * 7 };
+    static sweep__tri local[TRIS], out[TRIS];
+    for (size_t i = 0; i < TRIS; i++) {
+        sweep_vec3 p = sweep_v3(coord[i % nc], coord[i / nc % nc], coord[i / (nc * nc) % nc]);
+        local[i].a = p;
+        local[i].b = sweep_v3(p.y, p.z, p.x);
+        local[i].c = sweep_v3(p.z, p.x, p.y);
+        local[i].index = (uint32_t)i;
+    }
+    sweep__mover m;
+    memset(&m, 0, sizeof m);
+    m.local = local, m.tri_count = TRIS;
+    const sweep_quat ids[2] = {{0.0, 0.0, 0.0, 1.0}, {-0.0, 0.0, -0.0, 1.0}};
+    unsigned zeros = 0;
+    for (size_t q = 0; q < 2; q++)
+        for (size_t k = 0; k < na * na * na; k++) {
+            sweep_mover_pose pose = {sweep_v3(at[k % na], at[k / na % na], at[k / (na * na)]), ids[q]};
+            sweep_vec3 lo, hi;
+            sweep__mover_place(&m, &pose, out, &lo, &hi);
+            for (size_t i = 0; i < TRIS; i++) {
+                const sweep_vec3 want[3] = {sweep__pose_apply(&pose, local[i].a), sweep__pose_apply(&pose, local[i].b),
+                                            sweep__pose_apply(&pose, local[i].c)};
+                assert_memory_equal(&out[i].a, &want[0], sizeof want[0]);
+                assert_memory_equal(&out[i].b, &want[1], sizeof want[1]);
+                assert_memory_equal(&out[i].c, &want[2], sizeof want[2]);
+                zeros += want[0].x == 0.0;
+            }
+        }
+    assert_true(zeros > 100); /* the signs of zero were tried */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -912,6 +956,7 @@ int main(void)
         cmocka_unit_test(same_session_same_hashes),
         cmocka_unit_test(set_pose_gives_same_move),
         cmocka_unit_test(set_state_runs_on_as_the_original),
+        cmocka_unit_test(a_translation_places_points_as_the_whole_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
