@@ -176,8 +176,8 @@ static uint32_t ticks_round(double seconds, double rate)
  * p + position has its bits wherever the sum is not zero; a zero's sign
  * may depend on those zeros, so a point placed on a coordinate plane
  * takes the whole formula. The rotation was most of what a tick of the
- * sample arena's movers cost (about 260 instructions a move of its
- * replayed sessions). */
+ * sample arena's movers cost (about 300 instructions a move of its
+ * replayed sessions, 215 after). */
 static inline sweep_vec3 place_point(const sweep_mover_pose *pose, int translation, sweep_vec3 p)
 {
     if (translation) {
