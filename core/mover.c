@@ -175,9 +175,9 @@ static uint32_t ticks_round(double seconds, double rate)
  * door's): sweep__pose_apply's rotation then only adds zeros to p, so
  * p + position has its bits wherever the sum is not zero; a zero's sign
  * may depend on those zeros, so a point placed on a coordinate plane
- * takes the whole formula. The rotation was most of what a tick of the
- * sample arena's movers cost (about 300 instructions a move of its
- * replayed sessions, 215 after). */
+ * takes the whole formula. Placing the sample arena's lifts and doors
+ * cost about 300 instructions a move of its replayed sessions with the
+ * rotation, 215 without. */
 static inline sweep_vec3 place_point(const sweep_mover_pose *pose, int translation, sweep_vec3 p)
 {
     if (translation) {
