@@ -8,7 +8,7 @@
 
 #include "core/move.h"
 #include "core/move_impl.h"
-#include "core/same_bits.h"
+#include "core/bytes.h"
 
 void sweep_config_default(sweep_config *cfg)
 {
@@ -37,7 +37,7 @@ static _Thread_local struct {
     int valid;
 } last_ok;
 
-/* Compared in 16-byte pieces (same_bits.h): the doubles before
+/* Compared in 16-byte pieces (bytes.h): the doubles before
  * max_iterations and those from min_radius on, then max_iterations. */
 _Static_assert(offsetof(sweep_config, max_iterations) % 16 == 0 &&
                    (sizeof(sweep_config) - offsetof(sweep_config, min_radius)) % 16 == 0,

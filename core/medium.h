@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/compiler.h"
-#include "core/same_bits.h"
+#include "core/bytes.h"
 #include "core/vec3.h"
 #include "core/volume.h"
 #include "core/world_impl.h"

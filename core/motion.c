@@ -8,7 +8,7 @@
 
 #include "core/medium.h"
 #include "core/move_impl.h"
-#include "core/same_bits.h"
+#include "core/bytes.h"
 #include "core/stance.h"
 #include "core/volume_step.h"
 
@@ -230,7 +230,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * error; the copy of those 600-odd bytes was about 100 instructions a
      * move. */
     sweep_act_result res;
-    memset(&res.rules, 0, sizeof res - offsetof(sweep_act_result, rules));
+    sweep__zero_bytes(&res.rules, sizeof res - offsetof(sweep_act_result, rules));
     sweep_move_result *const mv = out && n == 1 ? &out->move : &res.move;
     sweep_vec3 target = across(wish->velocity, up), crouch_target = target;
     double speed = sweep_v3_len(target);
@@ -253,7 +253,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     /* Past it by more than the tolerance, squared as the test is. */
     double named_limit = rules->speed_limit * (1.0 + SWEEP_RULE_TOLERANCE);
 
-    sweep_actor a = *actor;
+    sweep_actor a;
+    sweep__copy_bytes(&a, actor, sizeof a);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
@@ -330,11 +331,11 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         }
     }
     res.steps = n;
-    *actor = a;
+    sweep__copy_bytes(actor, &a, sizeof a);
     if (out) {
         if (mv != &out->move)
             out->move = res.move;
-        memcpy(&out->rules, &res.rules, sizeof res - offsetof(sweep_act_result, rules));
+        sweep__copy_bytes(&out->rules, &res.rules, sizeof res - offsetof(sweep_act_result, rules));
     }
     return SWEEP_OK;
 }
