@@ -419,7 +419,7 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         uint32_t i = listed ? cand[c] : c;
         const sweep_volume *v = &vs[i];
         /* Triggers come last; liquids and ladders are the motion's
-         * (core/medium.c). The test is sweep_volume_contains's, inline,
+         * (core/medium.h). The test is sweep_volume_contains's, inline,
          * on the world's copy of the box (medium.h). */
         const sweep__volume_form *f = &w->volume_forms[i];
         if (f->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(w, i, a->position))

@@ -30,7 +30,7 @@
  *             (entered), or starts inside and ends outside (left).
  * A step that leaves a trigger by a teleport leaves it. Two kinds decide
  * how the body moves rather than act after a step (core/motion.h says
- * how; core/medium.c finds them):
+ * how; core/medium.h finds them):
  *   liquid    (water, slime, lava) is the liquid itself, not grown by the
  *             radii: how deep a body is in it is sampled, as Quake 3's
  *             waterlevel is, at three points on the line along up through

@@ -216,7 +216,7 @@ struct sweep_world {
      * so a box meets a volume's box only in a cell listing it. */
     struct sweep_volume *volumes;
     uint32_t volume_count;
-    uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.c) */
+    uint32_t volume_mode_count; /* liquids and ladders among them (core/medium.h) */
     sweep__volume_form *volume_forms; /* inside volume_forms_block, on whole lines */
     void *volume_forms_block;
     double *volume_damage; /* volumes[i]'s damage, by index */
