@@ -7,6 +7,8 @@
 
 void sweep_smooth_init(sweep_smooth *s, double half_life, double snap)
 {
+    if (s == NULL)
+        return;
     s->offset = sweep_v3(0.0, 0.0, 0.0);
     s->half_life = isfinite(half_life) && half_life > 0.0 ? half_life : 0.1;
     s->snap = isfinite(snap) && snap > 0.0 ? snap : 0.0;
@@ -14,12 +16,14 @@ void sweep_smooth_init(sweep_smooth *s, double half_life, double snap)
 
 void sweep_smooth_reset(sweep_smooth *s)
 {
+    if (s == NULL)
+        return;
     s->offset = sweep_v3(0.0, 0.0, 0.0);
 }
 
 void sweep_smooth_correct(sweep_smooth *s, const sweep_predict_ack *ack)
 {
-    if (!ack || !(ack->shift_len > 0.0))
+    if (s == NULL || ack == NULL || !(ack->shift_len > 0.0))
         return;
     sweep_vec3 offset = sweep_v3_sub(s->offset, ack->shift);
     if (s->snap > 0.0 && (ack->shift_len > s->snap || !(sweep_v3_len(offset) <= s->snap)))
@@ -29,7 +33,8 @@ void sweep_smooth_correct(sweep_smooth *s, const sweep_predict_ack *ack)
 
 sweep_vec3 sweep_smooth_shown(sweep_smooth *s, sweep_vec3 predicted, double frame_dt)
 {
-    if (s->offset.x == 0.0 && s->offset.y == 0.0 && s->offset.z == 0.0)
+    /* No smoother has no offset: what is drawn is the prediction. */
+    if (s == NULL || (s->offset.x == 0.0 && s->offset.y == 0.0 && s->offset.z == 0.0))
         return predicted;
     if (isfinite(frame_dt) && frame_dt > 0.0) {
         /* exp(-k) with k = ln 2 * dt / half_life, as 1 / (1 + k + k^2/2 +

@@ -46,7 +46,10 @@ typedef struct sweep_smooth {
 } sweep_smooth;
 
 /* half_life > 0 seconds (not finite or not above 0: 0.1); snap >= 0
- * (0: never snap). The offset starts at zero. */
+ * (0: never snap). The offset starts at zero.
+ * These calls cannot report errors: given a NULL s, init, correct and
+ * reset do nothing and sweep_smooth_shown returns `predicted`; a NULL ack
+ * is no correction. */
 void sweep_smooth_init(sweep_smooth *s, double half_life, double snap);
 
 /* An answer moved the prediction by ack->shift: keep the drawn position
