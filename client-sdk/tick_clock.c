@@ -39,6 +39,8 @@ static double min_value(const sweep_tick_clock_min *m)
 
 void sweep_tick_clock_init(sweep_tick_clock *k, double tick_rate)
 {
+    if (k == NULL)
+        return;
     memset(k, 0, sizeof *k);
     if (isfinite(tick_rate) && tick_rate > 0.0) {
         k->tick_rate = tick_rate;
@@ -48,7 +50,7 @@ void sweep_tick_clock_init(sweep_tick_clock *k, double tick_rate)
 
 void sweep_tick_clock_heard(sweep_tick_clock *k, uint64_t tick, uint64_t received_ns)
 {
-    if (tick == 0 || k->tick_rate == 0.0)
+    if (k == NULL || tick == 0 || k->tick_rate == 0.0)
         return;
     min_add(&k->offset, (double)received_ns - (double)tick * k->period_ns, received_ns);
     if (tick >= k->newest_tick) {
@@ -60,18 +62,20 @@ void sweep_tick_clock_heard(sweep_tick_clock *k, uint64_t tick, uint64_t receive
 
 void sweep_tick_clock_round_trip(sweep_tick_clock *k, uint64_t rtt_ns, uint64_t now_ns)
 {
+    if (k == NULL)
+        return;
     min_add(&k->rtt, (double)rtt_ns, now_ns);
     k->rtts_heard++;
 }
 
 uint64_t sweep_tick_clock_rtt(const sweep_tick_clock *k)
 {
-    return k->rtt.have ? (uint64_t)min_value(&k->rtt) : 0;
+    return k && k->rtt.have ? (uint64_t)min_value(&k->rtt) : 0;
 }
 
 void sweep_tick_clock_met(sweep_tick_clock *k, uint64_t sent_ns, uint64_t tick)
 {
-    if (tick == 0 || k->tick_rate == 0.0)
+    if (k == NULL || tick == 0 || k->tick_rate == 0.0)
         return;
     k->met_sent[k->met_next] = sent_ns;
     k->met_tick[k->met_next] = tick;
@@ -116,6 +120,8 @@ static void learn(sweep_tick_clock *k, double offset)
 
 double sweep_tick_clock_lag(sweep_tick_clock *k)
 {
+    if (k == NULL)
+        return 0.0;
     if (k->met_count == 0 || !k->offset.have)
         return (double)sweep_tick_clock_rtt(k);
     double offset = min_value(&k->offset);
@@ -126,7 +132,7 @@ double sweep_tick_clock_lag(sweep_tick_clock *k)
 
 uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns)
 {
-    if (k->tick_rate == 0.0 || !k->offset.have)
+    if (k == NULL || k->tick_rate == 0.0 || !k->offset.have)
         return 0;
     double since = (double)send_ns - min_value(&k->offset) + sweep_tick_clock_lag(k);
     uint64_t e = since > 0.0 ? (uint64_t)floor(since / k->period_ns) : 0;
@@ -138,7 +144,7 @@ uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns)
 
 uint64_t sweep_tick_clock_next_due(const sweep_tick_clock *k, uint64_t after_ns)
 {
-    if (k->tick_rate == 0.0 || !k->offset.have)
+    if (k == NULL || k->tick_rate == 0.0 || !k->offset.have)
         return 0;
     double offset = min_value(&k->offset);
     double n = floor(((double)after_ns - offset) / k->period_ns) + 1.0;

@@ -94,7 +94,10 @@ typedef struct sweep_tick_clock {
 } sweep_tick_clock;
 
 /* A clock for a server of tick_rate ticks per second (a rate not finite or
- * not above 0: unknown, every estimate 0). Nothing heard yet. */
+ * not above 0: unknown, every estimate 0). Nothing heard yet.
+ * None of these calls can report an error: given a NULL clock, those that
+ * take a sample do nothing and those that answer say what a clock that
+ * heard nothing says (0). */
 void sweep_tick_clock_init(sweep_tick_clock *k, double tick_rate);
 
 /* A message naming server tick `tick` arrived at received_ns (the local
