@@ -289,8 +289,9 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
 
 sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r)
 {
-    sweep_predict_state s = *before;
-    if (r->has_start_position)
+    /* No state before: an entity as spawned at the origin (predict.h). */
+    sweep_predict_state s = before ? *before : sweep_predict_state_at(sweep_v3(0.0, 0.0, 0.0));
+    if (r && r->has_start_position)
         s.position = r->start_position;
     return s;
 }
@@ -302,6 +303,8 @@ static int same_bits(sweep_vec3 a, sweep_vec3 b)
 
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r)
 {
+    if (s == NULL || r == NULL)
+        return 0;
     return same_bits(s->position, r->position) && same_bits(s->velocity, r->velocity) &&
            (s->grounded != 0) == (r->grounded != 0) && (s->stance != 0) == (r->crouched != 0);
 }
@@ -546,6 +549,8 @@ static void last_state(const sweep_predictor *p, sweep_predict_state *s, sweep_p
 
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p)
 {
+    if (p == NULL)
+        return sweep_predict_state_at(sweep_v3(0.0, 0.0, 0.0));
     sweep_predict_state s;
     sweep_predict_anchor a;
     last_state(p, &s, &a);
@@ -691,29 +696,40 @@ static uint32_t first_touch(const sweep_move_result *r)
     return SWEEP_NO_MOVER;
 }
 
+/* The answers about no predictor (predict.h): an entity as spawned at the
+ * origin, nothing pending, no tick, no counts, and as its last error the
+ * one every call on it gives. */
 sweep_predict_state sweep_predictor_confirmed(const sweep_predictor *p)
 {
-    return p->confirmed;
+    return p ? p->confirmed : sweep_predict_state_at(sweep_v3(0.0, 0.0, 0.0));
 }
 
 uint32_t sweep_predictor_pending(const sweep_predictor *p)
 {
-    return p->count;
+    return p ? p->count : 0;
 }
 
 uint64_t sweep_predictor_tick(const sweep_predictor *p)
 {
-    return p->tick;
+    return p ? p->tick : 0;
 }
 
 void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counters *out)
 {
-    *out = p->counters;
+    if (out == NULL)
+        return;
+    if (p)
+        *out = p->counters;
+    else
+        memset(out, 0, sizeof *out);
 }
+
+static const sweep_client_error no_predictor = {
+    .status = SWEEP_CLIENT_E_ARG, .code = SWEEP_WIRE_NONE, .message = "no predictor"};
 
 const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p)
 {
-    return &p->last;
+    return p ? &p->last : &no_predictor;
 }
 
 /* --- prediction and reconciliation -------------------------------------------------- */

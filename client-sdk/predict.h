@@ -210,7 +210,12 @@ sweep_client_status sweep_predictor_reject(sweep_predictor *p, uint32_t sequence
 
 /* The current prediction: after every pending move, at the tick the last
  * one was predicted at, or (predicted against the newest poses, or none
- * pending) carried to the newest poses. */
+ * pending) carried to the newest poses.
+ * The calls from here to sweep_predictor_last_error cannot report an
+ * error: given a NULL predictor they answer as about an entity spawned at
+ * the origin with nothing pending, no tick and all counters 0 (a NULL out
+ * is left alone), and sweep_predictor_last_error gives an error of status
+ * SWEEP_CLIENT_E_ARG, as every call on a NULL predictor reports. */
 sweep_predict_state sweep_predictor_current(const sweep_predictor *p);
 
 /* The state the server last confirmed: its last answer taken (or where
@@ -247,7 +252,7 @@ void sweep_predictor_get_counters(const sweep_predictor *p, sweep_predict_counte
 const sweep_client_error *sweep_predictor_last_error(const sweep_predictor *p);
 
 /* 1 if the server result r equals the predicted state s bit for bit
- * (position, velocity, grounded, crouched). */
+ * (position, velocity, grounded, crouched); 0 if either is NULL. */
 int sweep_predict_state_equal(const sweep_predict_state *s, const sweep_msg_move_result *r);
 
 /*
@@ -271,7 +276,9 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
  * r->start_position when a mover carried or pushed the entity in between.
  * The velocity and the grounded flag stay the previous answer's: a tick
  * that carries or pushes an entity moves only its position on the server
- * too (server/world/world.c). */
+ * too (server/world/world.c). A NULL before is taken as
+ * sweep_predict_state_at the origin, a NULL r as an answer without
+ * start_position (no status to report them with). */
 sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before, const sweep_msg_move_result *r);
 
 /* --- movers of the map ------------------------------------------------------- */
