@@ -316,6 +316,9 @@ sweep_client_status sweep_predict_build_movers(const sweep_level *lv, double tic
 {
     if (lv == NULL || out == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no level or output");
+    if (lv->mover_count > 0 && lv->movers == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the level counts %u movers but holds none",
+                   lv->mover_count);
     if (tick_rate == 0.0)
         tick_rate = lv->tick_rate;
     if (!(tick_rate >= 1.0 && tick_rate <= 10000.0))
@@ -355,14 +358,15 @@ static uint32_t find_mover(const sweep_level *lv, uint32_t id, uint32_t hint)
     return SWEEP_NO_MOVER;
 }
 
+/* A level that counts movers it does not hold has none to find. */
 uint32_t sweep_predict_mover_index(const sweep_level *lv, uint32_t id)
 {
-    return lv ? find_mover(lv, id, id - 1) : SWEEP_NO_MOVER;
+    return lv && lv->movers ? find_mover(lv, id, id - 1) : SWEEP_NO_MOVER;
 }
 
 uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i)
 {
-    return lv && i < lv->mover_count ? lv->movers[i].id : 0;
+    return lv && lv->movers && i < lv->mover_count ? lv->movers[i].id : 0;
 }
 
 static sweep_mover_pose wire_pose(const sweep_wire_mover *w)
@@ -387,6 +391,9 @@ static sweep_client_status check_world_state(const sweep_movers *mv, const sweep
 {
     if (mv == NULL || lv == NULL || ws == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no movers, level or WorldState");
+    if (lv->mover_count > 0 && lv->movers == NULL)
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "the level counts %u movers but holds none",
+                   lv->mover_count);
     if (sweep_movers_count(mv) != lv->mover_count)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
                    "the movers (%u) were not built from this level (%u movers)", sweep_movers_count(mv),

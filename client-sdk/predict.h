@@ -288,15 +288,18 @@ sweep_predict_state sweep_predict_server_start(const sweep_predict_state *before
  * 0 = the map's), triangles numbered after the static ones as on the
  * server. Poses then come from WorldState; the tick rate only matters to
  * path queries. SWEEP_CLIENT_E_ARG for a tick rate out of [1, 10000] or a
- * level whose movers the core refuses (err says why), SWEEP_CLIENT_E_NOMEM. */
+ * level whose movers the core refuses, or that counts movers and has no
+ * array of them (err says why), SWEEP_CLIENT_E_NOMEM. */
 sweep_client_status sweep_predict_build_movers(const sweep_level *lv, double tick_rate, sweep_movers **out,
                                                sweep_client_error *err);
 
 /* The index in lv->movers (and in movers built from lv) of the mover whose
- * map id is `id`, or SWEEP_NO_MOVER (id 0, or not in the map). */
+ * map id is `id`, or SWEEP_NO_MOVER (id 0, not in the map, lv NULL or
+ * without its movers array). */
 uint32_t sweep_predict_mover_index(const sweep_level *lv, uint32_t id);
 
-/* The map id of mover index i of lv, 0 for SWEEP_NO_MOVER or out of range. */
+/* The map id of mover index i of lv, 0 for SWEEP_NO_MOVER or out of range
+ * (or lv NULL or without its movers array). */
 uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i);
 
 /*
@@ -305,7 +308,9 @@ uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i);
  * from). All or nothing: SWEEP_CLIENT_E_ARG for a mover id the map does
  * not have, a rotation that is not a unit quaternion (|q|^2 off 1 by more
  * than 1e-6), mv with another number of movers than lv, or a NaN or
- * infinite pose (err->code BadNumber); err says which mover.
+ * infinite pose (err->code BadNumber); err says which mover. Also
+ * SWEEP_CLIENT_E_ARG for NULL mv, lv or ws, a ws that counts movers and
+ * holds none, and an lv that counts movers and has no array of them.
  */
 sweep_client_status sweep_predict_apply_world_state(sweep_movers *mv, const sweep_level *lv,
                                                     const sweep_msg_world_state *ws, sweep_client_error *err);
