@@ -399,7 +399,10 @@ void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out
 uint32_t sweep_client_max_batch(const sweep_client *c)
 {
     uint32_t m = c->welcome.max_batch ? c->welcome.max_batch : 1;
-    if (c->transport == SWEEP_CLIENT_UDP && c->udp_max_batch < m)
+    /* Over UDP the datagram's room is known from the Welcome on: before
+     * it, 1 as over TCP (never 0, which sweep_client_batch_sequences
+     * divides by). */
+    if (c->transport == SWEEP_CLIENT_UDP && c->udp_max_batch && c->udp_max_batch < m)
         m = c->udp_max_batch;
     return m;
 }

@@ -618,7 +618,8 @@ void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_
 /* Most moves one MoveBatch may hold: Welcome.max_batch, and over UDP no
  * more than fit one datagram of the session's agreed size with every
  * field of every move present (claimed positions, buttons, mode included). sweep_client_send_batch
- * cuts a larger batch into MoveBatches of this size. */
+ * cuts a larger batch into MoveBatches of this size. 1 before the Welcome
+ * (a client still connecting). */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 
 /* --- receiving ------------------------------------------------------------ */
