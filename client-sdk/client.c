@@ -2318,7 +2318,7 @@ sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, co
     if (c == NULL)
         return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     if (map == NULL || map[0] == '\0')
-        return fail(err, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name");
+        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name"), err);
     sweep_message m = {.kind = SWEEP_MSG_OPEN_WORLD};
     m.as.open_world.map = sweep_str_of(map);
     m.as.open_world.name = sweep_str_of(name && name[0] ? name : NULL);
