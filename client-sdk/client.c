@@ -341,9 +341,13 @@ sweep_client_status sweep__client_keep_error(sweep_client *c, sweep_client_statu
     return done(c, s, NULL);
 }
 
+/* What every call on a NULL client reports (client.h). */
+static const sweep_client_error no_client = {
+    .status = SWEEP_CLIENT_E_ARG, .code = SWEEP_WIRE_NONE, .message = "NULL client"};
+
 const sweep_client_error *sweep_client_last_error(const sweep_client *c)
 {
-    return &c->last;
+    return c ? &c->last : &no_client;
 }
 
 /* A client that is not connected yet (or failed) sends nothing but its handshake. */
@@ -360,30 +364,34 @@ void sweep_client_options_init(sweep_client_options *opts)
         memset(opts, 0, sizeof *opts);
 }
 
+/* The answers about no client (client.h): nothing to read, no socket,
+ * no number, nothing waiting, no counts, no room for a move. */
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c)
 {
-    return &c->welcome;
+    return c ? &c->welcome : NULL;
 }
 
 int sweep_client_fd(const sweep_client *c)
 {
     /* A Windows SOCKET is a handle value, which fits an int in practice
      * (client.h). */
-    return (int)c->fd;
+    return c ? (int)c->fd : -1;
 }
 
 sweep_client_transport sweep_client_get_transport(const sweep_client *c)
 {
-    return c->transport;
+    return c ? c->transport : SWEEP_CLIENT_TCP;
 }
 
 uint32_t sweep_client_next_sequence(const sweep_client *c)
 {
-    return c->next_seq;
+    return c ? c->next_seq : 0;
 }
 
 size_t sweep_client_pending(const sweep_client *c)
 {
+    if (c == NULL)
+        return 0;
     /* The handshake's own events, which poll drops, are not counted. */
     size_t n = 0;
     for (size_t i = 0; i < c->qlen; i++)
@@ -393,11 +401,18 @@ size_t sweep_client_pending(const sweep_client *c)
 
 void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out)
 {
-    *out = c->counters;
+    if (out == NULL)
+        return;
+    if (c)
+        *out = c->counters;
+    else
+        memset(out, 0, sizeof *out);
 }
 
 uint32_t sweep_client_max_batch(const sweep_client *c)
 {
+    if (c == NULL)
+        return 0;
     uint32_t m = c->welcome.max_batch ? c->welcome.max_batch : 1;
     /* Over UDP the datagram's room is known from the Welcome on: before
      * it, 1 as over TCP (never 0, which sweep_client_batch_sequences
@@ -409,6 +424,13 @@ uint32_t sweep_client_max_batch(const sweep_client *c)
 
 void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences)
 {
+    if (sequences == NULL)
+        return;
+    if (c == NULL) {
+        /* 0 is no number: what sweep_client_send_batch leaves for a move not sent. */
+        memset(sequences, 0, (size_t)count * sizeof *sequences);
+        return;
+    }
     uint32_t per = sweep_client_max_batch(c), seq = c->next_seq;
     for (uint32_t i = 0; i < count; i++) {
         if (i % per == 0)
@@ -1804,6 +1826,12 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
 
 int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
 {
+    if (c == NULL) {
+        /* As a client that failed: nothing to wait for. */
+        if (timeout_ms)
+            *timeout_ms = 0;
+        return 0;
+    }
     uint64_t due = 0;
     int events = SWEEP__WAIT_IN;
     switch (c->state) {
@@ -2218,7 +2246,7 @@ uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns)
 
 const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
 {
-    return &c->clock;
+    return c ? &c->clock : NULL;
 }
 
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err)

@@ -37,6 +37,9 @@
  * that error, so a caller that passed NULL can still ask:
  * sweep_client_last_error(c), sweep_predictor_last_error(p). Calls that
  * cannot fail return their value (sweep_client_fd, _get_welcome, ...).
+ * A NULL client (or predictor) is SWEEP_CLIENT_E_ARG for every call that
+ * returns a status; those that cannot fail answer as about nothing (each
+ * says what) and never crash on it.
  * An Error message from the server comes back with its wire code, its text
  * and the sequence (and entity) it refers to, both as the result of a
  * blocking call and as a SWEEP_CLIENT_EV_ERROR event.
@@ -206,13 +209,15 @@ sweep_client_status sweep_client_connect_step(sweep_client *c, int timeout_ms, s
  * longest to wait, -1 for no limit, before calling sweep_client_connect_step
  * (connecting) or sweep_client_poll (connected) even if the socket stays
  * quiet: a UDP resend or a deadline is due by then. 0 events: the client
- * failed; close it.
+ * failed; close it (a NULL c too, with *timeout_ms 0).
  */
 int sweep_client_poll_events(const sweep_client *c, int *timeout_ms);
 
 /* The error of the last call on c that returns a sweep_client_status
  * (status SWEEP_CLIENT_OK after one that succeeded), whatever err that
- * call was given. Valid until the next call on c. */
+ * call was given. Valid until the next call on c. For a NULL c, an error
+ * of status SWEEP_CLIENT_E_ARG (what every call on it reports), never
+ * NULL. */
 const sweep_client_error *sweep_client_last_error(const sweep_client *c);
 
 /* Sends Bye (best effort), closes the socket and frees everything. NULL is ignored. */
@@ -240,20 +245,23 @@ typedef struct sweep_client_welcome {
                              offered, udp_keep_port, or a Ping there went unanswered) */
 } sweep_client_welcome;
 
+/* NULL for a NULL c. */
 const sweep_client_welcome *sweep_client_get_welcome(const sweep_client *c);
 
 /* The socket, for waiting on several clients at once (readable = call
  * sweep_client_poll). Do not read, write or close it. On Windows it is
  * the SOCKET's value (which fits an int), for WSAPoll or select, and
  * sweep_client_poll_events answers in WSAPoll's terms (POLLRDNORM,
- * POLLWRNORM). */
+ * POLLWRNORM). -1 for a NULL c. */
 int sweep_client_fd(const sweep_client *c);
 
+/* SWEEP_CLIENT_TCP (0) for a NULL c. */
 sweep_client_transport sweep_client_get_transport(const sweep_client *c);
 
 /* The sequence number the next request will carry (for a batch, the
  * message's; its moves take the numbers after it). Lets a caller key its
- * prediction before a blocking sweep_client_move. */
+ * prediction before a blocking sweep_client_move. 0 (no request's
+ * number) for a NULL c. */
 uint32_t sweep_client_next_sequence(const sweep_client *c);
 
 /* --- blocking requests --------------------------------------------------- */
@@ -300,20 +308,21 @@ sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collid
  * Estimated from Welcome.tick_rate, the tick every message names and the
  * round trips of moves and Pings (tick_clock.h says how, and how it
  * behaves under jitter and loss); never less than an estimate given
- * before; 0 before any message naming a tick came. Give it to
- * sweep_predictor_step_at (predict.h) with the move just sent.
+ * before; 0 before any message naming a tick came (and for a NULL c).
+ * Give it to sweep_predictor_step_at (predict.h) with the move just sent.
  */
 uint64_t sweep_client_estimate_tick(sweep_client *c);
 
 /* What the estimate stands on: the tick rate, the newest tick heard and
  * when, the smallest round trip (sweep_tick_clock_rtt) and the samples
- * taken. Valid while c is. */
+ * taken. Valid while c is; NULL for a NULL c. */
 const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c);
 
 /*
  * When the server's first tick after after_ns comes due, on this machine's
  * monotonic clock (sweep_client_now_ns), as the tick clock estimates it
- * (sweep_tick_clock_next_due); 0 before any message naming a tick came. A
+ * (sweep_tick_clock_next_due); 0 before any message naming a tick came
+ * (and for a NULL c). A
  * game server sending a batch every tick sends it a fixed time after this,
  * so that its moves do not wait behind the server's tick and its pushes
  * (client-sdk/README.md, "A batch a tick, in step with the server's").
@@ -612,14 +621,15 @@ sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_
 
 /* The numbers sweep_client_send_batch gives a batch of count moves sent
  * next (no other request in between), into sequences[0 .. count): a
- * predicting client keys its predictions on them before sending. */
+ * predicting client keys its predictions on them before sending. A NULL
+ * sequences is left alone; a NULL c fills it with 0 (no number). */
 void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_t *sequences);
 
 /* Most moves one MoveBatch may hold: Welcome.max_batch, and over UDP no
  * more than fit one datagram of the session's agreed size with every
  * field of every move present (claimed positions, buttons, mode included). sweep_client_send_batch
  * cuts a larger batch into MoveBatches of this size. 1 before the Welcome
- * (a client still connecting). */
+ * (a client still connecting), 0 for a NULL c. */
 uint32_t sweep_client_max_batch(const sweep_client *c);
 
 /* --- receiving ------------------------------------------------------------ */
@@ -724,7 +734,8 @@ sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_cli
  * sweep_client_poll once for a socket its poll(2) or epoll(7) found
  * readable (that reads what the socket holds, over UDP up to 8 datagrams
  * a system call), then again only while this is above 0: one read per
- * socket per wake, rather than one more that finds the socket empty. */
+ * socket per wake, rather than one more that finds the socket empty.
+ * 0 for a NULL c. */
 size_t sweep_client_pending(const sweep_client *c);
 
 typedef void (*sweep_client_event_cb)(void *user, const sweep_client_event *ev);
@@ -746,6 +757,7 @@ typedef struct sweep_client_counters {
                                    Spawn answered again), dropped */
 } sweep_client_counters;
 
+/* All 0 for a NULL c; a NULL out is left alone. */
 void sweep_client_get_counters(const sweep_client *c, sweep_client_counters *out);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC), as used in events. */
