@@ -1057,6 +1057,8 @@ static int next_segment(sweep_replay *r)
 
 int sweep_replay_step(sweep_replay *r)
 {
+    if (!r)
+        return -1;
     if (r->done)
         return r->diverged || r->error[0] ? -1 : 0;
     if (!r->ahead_started) {
@@ -1217,6 +1219,13 @@ static void recorded_map(sweep_replay *r, const sweep_record_head *h, const char
 
 sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned flags, char *err, size_t errlen)
 {
+    char no_room[1]; /* where what goes wrong is said when the caller gave nowhere */
+    if (!err || !errlen)
+        err = no_room, errlen = sizeof no_room;
+    if (!log) {
+        snprintf(err, errlen, "no log to replay (NULL path)");
+        return NULL;
+    }
     if (flags & ~SWEEP_REPLAY_CORE) {
         snprintf(err, errlen, "%s: unknown replay flags 0x%x", log, flags & ~SWEEP_REPLAY_CORE);
         return NULL;
@@ -1304,23 +1313,27 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     return r;
 }
 
+/* The calls below answer about a NULL replay as replay.h says: nothing
+ * diverged, no level, no tick, no mover; sweep_replay_error names it. */
 const sweep_replay_divergence *sweep_replay_divergence_of(const sweep_replay *r)
 {
-    return r->diverged ? &r->div : NULL;
+    return r && r->diverged ? &r->div : NULL;
 }
 
 const char *sweep_replay_error(const sweep_replay *r)
 {
-    return r->error;
+    return r ? r->error : "no replay (NULL)";
 }
 
 unsigned sweep_replay_flags(const sweep_replay *r)
 {
-    return r->flags;
+    return r ? r->flags : 0;
 }
 
 const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r)
 {
+    if (!r)
+        return NULL;
     sweep_replay *m = (sweep_replay *)r;
     if (r->core)
         sweep__replay_core_counts(r->core, &m->stats.moves, &m->stats.outputs, &m->stats.refused);
@@ -1332,11 +1345,13 @@ const sweep_replay_stats *sweep_replay_stats_of(const sweep_replay *r)
 
 uint64_t sweep_replay_tick(const sweep_replay *r)
 {
-    return world_tick(r);
+    return r ? world_tick(r) : 0;
 }
 
 const sweep_level *sweep_replay_level(const sweep_replay *r)
 {
+    if (!r)
+        return NULL;
     return r->core ? sweep__replay_core_level(r->core) : &r->world->level;
 }
 
@@ -1357,7 +1372,7 @@ int sweep_replay_entity_at(const sweep_replay *r, uint32_t entity, uint64_t tick
                            double position[3])
 {
     sweep_vec3 p;
-    if (!r || r->core || !r->world || !r->world->history ||
+    if (!r || !position || r->core || !r->world || !r->world->history ||
         sweep_history_entity_at(r->world->history, entity, tick, fraction, &p, NULL) != SWEEP_OK)
         return -1;
     position[0] = p.x, position[1] = p.y, position[2] = p.z;
@@ -1366,6 +1381,8 @@ int sweep_replay_entity_at(const sweep_replay *r, uint32_t entity, uint64_t tick
 
 int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double position[3])
 {
+    if (!r || !position)
+        return -1;
     if (r->core)
         return sweep__replay_core_mover_position(r->core, index, position);
     return sweep__world_mover_position(r->world, index, position);
@@ -1373,6 +1390,8 @@ int sweep_replay_mover_position(const sweep_replay *r, uint32_t index, double po
 
 void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx)
 {
+    if (!r)
+        return;
     r->watcher = fn;
     r->watcher_ctx = ctx;
     if (fn)

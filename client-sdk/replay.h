@@ -114,7 +114,8 @@ typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
  * log recorded, or where that is gone, <stem>.db beside the log or in a
  * directory of $SWEEP_MAPS, colon-separated). NULL with err naming the
  * file and what is wrong: not a log, corrupt, a later segment, another
- * map (content hash), another protocol version. */
+ * map (content hash), another protocol version, a NULL log (err may be
+ * NULL or errlen 0: nothing is said). */
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
 
 /* The depths of a replay (see the top of this file). */
@@ -131,7 +132,9 @@ unsigned sweep_replay_flags(const sweep_replay *r);
 
 /* Replays up to and including the next tick: 1 when a tick was replayed,
  * 0 at the end of the log (following later segments), -1 on a divergence
- * (sweep_replay_divergence_of) or a bad log (sweep_replay_error). */
+ * (sweep_replay_divergence_of) or a bad log (sweep_replay_error). Every
+ * call below takes a NULL replay: -1 here, and nothing (NULL, 0, -1) from
+ * the others but sweep_replay_error, which names it. */
 int sweep_replay_step(sweep_replay *r);
 
 /* Steps to the end: 0 when the whole log matched, -1 as above. */

@@ -3580,11 +3580,41 @@ static void the_picture_names_who_and_what_was_claimed(void **state)
     free(text);
 }
 
+/* Every call takes a NULL replay, and opening takes a NULL log and
+ * nowhere to say why: each answers as replay.h says instead of crashing. */
+static void null_replays_and_logs_are_answered(void **state)
+{
+    (void)state;
+    char err[256] = "untouched";
+    assert_null(sweep_replay_open(NULL, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "NULL"));
+    assert_null(sweep_replay_open_flags(NULL, NULL, SWEEP_REPLAY_CORE, NULL, 0));
+    assert_null(sweep_replay_open("/nonexistent/sweep.sweeplog", NULL, NULL, 0));
+    assert_int_equal(sweep_replay_step(NULL), -1);
+    assert_int_equal(sweep_replay_run(NULL), -1);
+    assert_null(sweep_replay_divergence_of(NULL));
+    assert_non_null(strstr(sweep_replay_error(NULL), "NULL"));
+    assert_int_equal(sweep_replay_flags(NULL), 0);
+    assert_null(sweep_replay_stats_of(NULL));
+    assert_int_equal(sweep_replay_tick(NULL), 0);
+    assert_null(sweep_replay_level(NULL));
+    double p[3] = {7, 7, 7};
+    assert_int_equal(sweep_replay_mover_position(NULL, 0, p), -1);
+    assert_int_equal(sweep_replay_entity_at(NULL, 1, 0, 0.0, p), -1);
+    assert_true(p[0] == 7 && p[1] == 7 && p[2] == 7);
+    unsigned role = 99;
+    assert_int_equal(sweep_replay_session_of(NULL, 1, &role, NULL, 0), -1);
+    assert_int_equal(role, 99);
+    sweep_replay_watch(NULL, NULL, NULL);
+    sweep_replay_close(NULL);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(null_replays_and_logs_are_answered),
         cmocka_unit_test(golden_walking),
         cmocka_unit_test(golden_jumping),
         cmocka_unit_test(golden_movers),
