@@ -21,12 +21,15 @@ void sweep_level_init(sweep_level *lv)
 
 void sweep_level_free(sweep_level *lv)
 {
+    if (!lv)
+        return;
     free(lv->vertices);
     free(lv->indices);
     free(lv->materials);
     free(lv->material_table);
     free(lv->spawns);
-    for (uint32_t i = 0; i < lv->mover_count; i++) {
+    /* A level put together by hand may count movers it has no array of. */
+    for (uint32_t i = 0; lv->movers && i < lv->mover_count; i++) {
         free(lv->movers[i].vertices);
         free(lv->movers[i].indices);
         free(lv->movers[i].materials);

@@ -88,6 +88,8 @@ typedef struct sweep_level {
  * sweep_rules_default), radii (0.4, 0.4, 0.9), a correction threshold of 0.25 and 60 ticks per
  * second. */
 void sweep_level_init(sweep_level *lv);
+/* Frees what lv holds and leaves it empty (as sweep_level_init); NULL, or
+ * movers counted without their array, are taken. */
 void sweep_level_free(sweep_level *lv);
 
 /* Each add returns SWEEP_OK or SWEEP_E_NOMEM (or SWEEP_E_GEOMETRY when a
