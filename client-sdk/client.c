@@ -2315,8 +2315,10 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
     if (s != SWEEP_CLIENT_OK)
         return s;
     if (ev.as.entity_states.count != 1 || ev.as.entity_states.entities[0].entity != entity)
-        return fail(err, SWEEP_CLIENT_E_PROTOCOL, "GetEntity %u answered with %u entities", entity,
-                    ev.as.entity_states.count);
+        return done(c,
+                    fail(&c->last, SWEEP_CLIENT_E_PROTOCOL, "GetEntity %u answered with %u entities", entity,
+                         ev.as.entity_states.count),
+                    err);
     if (out)
         *out = ev.as.entity_states.entities[0];
     if (tick)
