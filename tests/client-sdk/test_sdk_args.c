@@ -35,6 +35,7 @@
 #include "core/mover.h"
 #include "core/world.h"
 #include "maps/level.h"
+#include "tests/floor_platform.h"
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
 #define DT (1.0 / 60.0)
@@ -330,11 +331,6 @@ static void connecting_client_answers_without_crashing(void **state)
 
 /* ---- predict.h ----------------------------------------------------------- */
 
-/* The mover: a 2 x 2 platform in its own frame, carried 1 up over a second. */
-static const sweep_vec3 PLATFORM_VERTICES[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
-static const uint32_t PLATFORM_INDICES[6] = {0, 1, 2, 0, 2, 3};
-static const sweep_keyframe PLATFORM_KEYS[2] = {{0.0, {{5, 5, 1}, {0, 0, 0, 1}}}, {1.0, {{5, 5, 2}, {0, 0, 0, 1}}}};
-
 typedef struct scene {
     sweep_level lv;
     sweep_world *w;
@@ -348,21 +344,9 @@ static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    sweep_level_init(&s->lv);
     sweep_config_default(&s->cfg);
     sweep_rules_default(&s->rules);
-    assert_int_equal(sweep_level_add_quad(&s->lv, sweep_v3(-50, -50, 0), sweep_v3(50, -50, 0), sweep_v3(50, 50, 0),
-                                          sweep_v3(-50, 50, 0), 1),
-                     SWEEP_OK);
-    sweep_world_desc wd = sweep_level_world_desc(&s->lv);
-    assert_int_equal(sweep_world_create(&wd, &s->w), SWEEP_OK);
-    sweep_mover_desc md;
-    memset(&md, 0, sizeof md);
-    md.vertices = PLATFORM_VERTICES, md.vertex_count = 4;
-    md.indices = PLATFORM_INDICES, md.triangle_count = 2;
-    md.keys = PLATFORM_KEYS, md.key_count = 2;
-    md.mode = SWEEP_MOVER_PINGPONG, md.trigger = SWEEP_TRIGGER_ALWAYS, md.blocked = SWEEP_BLOCKED_STOP;
-    assert_int_equal(sweep_movers_create(&md, 1, 60.0, wd.triangle_count, &s->mv), SWEEP_OK);
+    floor_platform_build(&s->lv, &s->w, &s->mv);
     assert_int_equal(
         sweep_predictor_create(s->w, &s->cfg, &s->rules, sweep_v3(0, 0, 0.9005), RADII, &s->p, NULL),
         SWEEP_CLIENT_OK);

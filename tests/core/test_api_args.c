@@ -36,16 +36,12 @@
 #include "core/volume.h"
 #include "core/world.h"
 #include "maps/level.h"
+#include "tests/floor_platform.h"
 
 static const sweep_vec3 RADII = {0.4, 0.4, 0.9};
 #define DT (1.0 / 60.0)
 /* What an untouched output holds. */
 #define PATTERN 0xa5
-
-/* The mover: a 2 x 2 platform in its own frame, carried 1 up over a second. */
-static const sweep_vec3 PLATFORM_VERTICES[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
-static const uint32_t PLATFORM_INDICES[6] = {0, 1, 2, 0, 2, 3};
-static const sweep_keyframe PLATFORM_KEYS[2] = {{0.0, {{5, 5, 1}, {0, 0, 0, 1}}}, {1.0, {{5, 5, 2}, {0, 0, 0, 1}}}};
 
 typedef struct scene {
     sweep_level lv;
@@ -59,31 +55,13 @@ typedef struct scene {
     sweep_query_space qs;
 } scene;
 
-static sweep_mover_desc platform_desc(void)
-{
-    sweep_mover_desc d;
-    memset(&d, 0, sizeof d);
-    d.vertices = PLATFORM_VERTICES, d.vertex_count = 4;
-    d.indices = PLATFORM_INDICES, d.triangle_count = 2;
-    d.keys = PLATFORM_KEYS, d.key_count = 2;
-    d.mode = SWEEP_MOVER_PINGPONG, d.trigger = SWEEP_TRIGGER_ALWAYS, d.blocked = SWEEP_BLOCKED_STOP;
-    return d;
-}
-
 static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    sweep_level_init(&s->lv);
     sweep_config_default(&s->cfg);
     sweep_rules_default(&s->rules);
-    assert_int_equal(sweep_level_add_quad(&s->lv, sweep_v3(-50, -50, 0), sweep_v3(50, -50, 0), sweep_v3(50, 50, 0),
-                                          sweep_v3(-50, 50, 0), 1),
-                     SWEEP_OK);
-    sweep_world_desc wd = sweep_level_world_desc(&s->lv);
-    assert_int_equal(sweep_world_create(&wd, &s->w), SWEEP_OK);
-    sweep_mover_desc md = platform_desc();
-    assert_int_equal(sweep_movers_create(&md, 1, 60.0, wd.triangle_count, &s->mv), SWEEP_OK);
+    floor_platform_build(&s->lv, &s->w, &s->mv);
     assert_int_equal(sweep_crowd_create(2, &s->crowd), SWEEP_OK);
     assert_int_equal(sweep_history_create(4, 4, 1, &s->h), SWEEP_OK);
     sweep_history_entity e = {7, sweep_v3(0, 0, 0.9), RADII, NULL, 0};
