@@ -42,4 +42,12 @@ static inline void floor_platform_build(sweep_level *lv, sweep_world **w, sweep_
     assert_int_equal(sweep_movers_create(&md, 1, 60.0, wd.triangle_count, mv), SWEEP_OK);
 }
 
+/* Undoes floor_platform_build. */
+static inline void floor_platform_free(sweep_level *lv, sweep_world *w, sweep_movers *mv)
+{
+    sweep_movers_destroy(mv);
+    sweep_world_destroy(w);
+    sweep_level_free(lv);
+}
+
 #endif

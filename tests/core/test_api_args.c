@@ -81,9 +81,7 @@ static int scene_teardown(void **state)
     scene *s = *state;
     sweep_history_destroy(s->h);
     sweep_crowd_destroy(s->crowd);
-    sweep_movers_destroy(s->mv);
-    sweep_world_destroy(s->w);
-    sweep_level_free(&s->lv);
+    floor_platform_free(&s->lv, s->w, s->mv);
     free(s);
     return 0;
 }
