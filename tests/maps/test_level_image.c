@@ -201,6 +201,7 @@ static void arena_file_round_trip(void **state)
     assert_int_equal(sweep_level_image_load(path, &back, err, sizeof err), SWEEP_OK);
     assert_same_hash(&lv, &back);
     assert_int_equal(back.mover_count, lv.mover_count);
+    sweep_level_free(&back);
     remove(path);
     assert_int_equal(sweep_level_image_load(path, &back, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "cannot open"));

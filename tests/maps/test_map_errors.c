@@ -415,6 +415,7 @@ static void bad_rules(void **state)
     load(tiny_map(*state, "UPDATE map SET history_ms = 500, rewind_cap_ms = 100;"), &o);
     assert_int_equal(o.status, SWEEP_OK);
     assert_true(o.lv.history_ms == 500.0 && o.lv.rewind_cap_ms == 100.0);
+    sweep_level_free(&o.lv);
     load(tiny_map(*state, "ALTER TABLE map DROP COLUMN history_ms; ALTER TABLE map DROP COLUMN rewind_cap_ms; "
                           "PRAGMA user_version = 2;"),
          &o);
