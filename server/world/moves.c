@@ -277,9 +277,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         return -1;
     }
 
+    /* The rules named, and each one's amount; the amounts are gathered
+     * for the report only when a rule acted (most moves name none). */
     uint32_t rules = 0;
-    sweep__rule_amounts amounts;
-    sweep__rule_amounts_init(&amounts);
+    double vertical = 0.0, correction = 0.0;
     double granted = mv->dt, time_excess = 0.0, budget = e->budget;
     /* Ticks since its previous move (a governed entity's budget is
      * credited at each): what moves lost since can have taken. */
@@ -294,7 +295,6 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             budget -= granted;
             time_excess = mv->dt - granted;
             rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
-            amounts.v[SWEEP_WIRE_RULE_TIME_BUDGET_BIT] = time_excess;
         }
     }
 
@@ -305,10 +305,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     uint32_t walk_reads =
         SWEEP_WISH_JUMP | (sweep_rules_crouch(&w->level.rules) ? (uint32_t)SWEEP_WISH_CROUCH : 0u);
     uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~walk_reads : ~0u);
-    if (unused) {
+    if (unused)
         rules |= SWEEP_WIRE_RULE_BUTTONS;
-        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
-    }
     sweep__motion mo;
     sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
     if (mo.status != SWEEP_OK) {
@@ -335,7 +333,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
          * or climbed used it (core/motion.h): not named. */
         if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
             rules |= SWEEP_WIRE_RULE_VERTICAL;
-            amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
+            vertical = fabs(vu);
         }
     }
 
@@ -355,7 +353,6 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
     double speed_excess = mo.act.speed_excess;
-    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
     sweep_vec3 start = e->st.m.actor.position;
     e->st.m.actor = a;
     sweep__entity_take_stance(&e->st, &w->level.rules);
@@ -372,7 +369,9 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     out->server_tick = w->tick;
     /* What the motion and the movers give, the ticks' doings told once. */
     sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
-    sweep__entity_volumes(&w->level, &mo.act.volumes, out);
+    /* Without an event every volume field is the zero the clear left. */
+    if (mo.act.volumes.events)
+        sweep__entity_volumes(&w->level, &mo.act.volumes, out);
     sweep__entity_stance(&mo.act, out);
     sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
@@ -389,7 +388,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             !(w->tick < e->st.gap_grace_until && d <= w->level.correction_threshold + e->gap_reach)) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
-            amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;
+            correction = d;
         }
     }
     out->rules = rules;
@@ -402,8 +401,17 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (rq->sink->move)
         rq->sink->move(rq->sink->ctx, ss, mv, out);
     w->counts.moves_total++;
-    if (rules)
+    if (rules) {
+        /* Read only for the bits set: Jump and Limit have no amount. */
+        sweep__rule_amounts amounts;
+        sweep__rule_amounts_init(&amounts);
+        amounts.v[SWEEP_WIRE_RULE_TIME_BUDGET_BIT] = time_excess;
+        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
+        amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = vertical;
+        amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = speed_excess;
+        amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = correction;
         sweep__rules_report(rq, e->id, rules, &amounts);
+    }
     /* A kill volume ended the move: the entity goes now, so that no later
      * move of a batch runs it, and is told so after the answer. */
     if (mo.act.volumes.events & SWEEP_VOLUME_EV_KILLED) {
