@@ -261,7 +261,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         return -1;
     }
     /* Inside the limit, the claim's distance to any position is finite. */
-    if (mv->has_claimed_position && !sweep_config_contains(wcfg, mv->claimed_position)) {
+    if (mv->has_claimed_position && !sweep__config_contains_inline(wcfg, mv->claimed_position)) {
         sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;

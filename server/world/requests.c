@@ -45,14 +45,12 @@ sweep__entity *sweep__world_entity(const sweep__world *w, const sweep__owner *o,
     return e && e->owner == o ? e : NULL;
 }
 
-sweep__entity *sweep__own_entity(const sweep__world *w, const sweep__request *rq, uint32_t id, uint32_t sequence)
+sweep__entity *sweep__own_entity_refused(const sweep__request *rq, uint32_t id, uint32_t sequence)
 {
-    sweep__entity *e = sweep__world_entity(w, rq->owner, id);
-    if (!e)
-        /* One answer for both, word for word: another owner's ids are not
-         * to be found by trying. */
-        sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_ENTITY, sequence, id, "no entity %u in this session", id);
-    return e;
+    /* One answer for both, word for word: another owner's ids are not to
+     * be found by trying. */
+    sweep__refuse(rq, SWEEP_WIRE_UNKNOWN_ENTITY, sequence, id, "no entity %u in this session", id);
+    return NULL;
 }
 
 static void on_despawn(sweep__world *w, const sweep__request *rq, const sweep_message *m)

@@ -212,12 +212,6 @@ void sweep__world_place_entity(sweep__world *w, sweep__entity *e)
         sweep_crowd_set(w->crowd, e->crowd_slot, e->st.m.actor.position, e->st.m.radii);
 }
 
-sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
-{
-    sweep_space sp = {w->world, w->movers, w->crowd, e ? e->crowd_slot : SWEEP_NO_BODY};
-    return sp;
-}
-
 /* Keeps the others in spawn order: the tick's outcome depends on it. */
 void sweep__world_remove_entity(sweep__world *w, sweep__entity *e)
 {
