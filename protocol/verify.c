@@ -25,6 +25,10 @@
 #include "protocol/schema.h"
 #include "protocol/verify_internal.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef struct vstate {
     const uint8_t *b;
     size_t n;
@@ -261,6 +265,34 @@ static inline int fast_head(const vstate *v, size_t tpos, size_t *vt, unsigned *
         fo[id] = fo_;                                                                               \
     } while (0)
 
+#ifdef __SSE2__
+/* FAST_FIELD for the first `count` (at most 8) fields of a table at once,
+ * a 16-bit lane a field, sizes and alignments - 1 given as lanes: a
+ * Move's eight fields took some 120 instructions one at a time, 30 so.
+ * The 16 bytes past the vtable's two sizes are read whole: the caller
+ * makes sure they are inside the buffer. Entries past the vtable's own
+ * (or past count) are absent, as FAST_FIELD takes them. 1 if no present
+ * field is misplaced; the offsets (0: absent) in *fo. */
+static inline int fast_fields_sse2(const vstate *v, size_t tpos, size_t vt, unsigned entries, unsigned count,
+                                   unsigned tsize, __m128i size, __m128i align_mask, __m128i *fo)
+{
+    unsigned n = entries < count ? entries : count;
+    __m128i f = _mm_loadu_si128((const __m128i *)(v->b + vt + 4));
+    f = _mm_and_si128(f, _mm_cmpgt_epi16(_mm_set1_epi16((short)n), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7)));
+    /* Unsigned throughout: inside the soffset (fo < 4: 4 - fo saturates
+     * to 0 only when not), past the size (fo + size > tsize is fo above
+     * tsize - size; where that is below 0 every present field is past),
+     * misaligned (the low bits of tpos + fo survive the 16-bit wrap). */
+    __m128i over = _mm_subs_epu16(f, _mm_subs_epu16(_mm_set1_epi16((short)tsize), size));
+    __m128i x = _mm_or_si128(_mm_subs_epu16(_mm_set1_epi16(4), f), over);
+    x = _mm_or_si128(x, _mm_and_si128(_mm_add_epi16(f, _mm_set1_epi16((short)(tpos & 7u))), align_mask));
+    __m128i zero = _mm_setzero_si128();
+    __m128i fine = _mm_or_si128(_mm_cmpeq_epi16(f, zero), _mm_cmpeq_epi16(x, zero));
+    *fo = f;
+    return _mm_movemask_epi8(fine) == 0xffff;
+}
+#endif
+
 /* The uoffset at pos (inside the buffer and aligned, checked by the
  * caller) followed as follow() does: its target, or 0 where follow()
  * refuses (a target is never 0: the offset is not). */
@@ -277,6 +309,15 @@ static inline size_t fast_follow(const vstate *v, size_t pos)
 static inline int fast_move_fields(const vstate *v, size_t tpos, size_t vt, unsigned vsize, unsigned tsize)
 {
     unsigned entries = (vsize - 4u) / 2u, fo[8], bad = 0;
+#ifdef __SSE2__
+    if (vt + 20 <= v->n) {
+        __m128i f;
+        const __m128i size = _mm_setr_epi16(4, 4, 8, SWEEP__VEC3_SIZE, 8, SWEEP__VEC3_SIZE, 4, 1);
+        const __m128i align = _mm_setr_epi16(3, 3, 7, SWEEP__STRUCT_ALIGN - 1, 7, SWEEP__STRUCT_ALIGN - 1, 3, 0);
+        return fast_fields_sse2(v, tpos, vt, entries, 8, tsize, size, align, &f) &&
+               _mm_extract_epi16(f, SWEEP__MOVE_VELOCITY) != 0;
+    }
+#endif
     const uint8_t *vte = v->b + vt + 4;
     FAST_FIELD(SWEEP__MOVE_ENTITY, 4, 4);
     FAST_FIELD(SWEEP__MOVE_SEQUENCE, 4, 4);
@@ -346,12 +387,24 @@ static int fast_message(const vstate *v, size_t root)
     if (!fast_head(v, tpos, &vt, &vsize, &tsize))
         return 0;
     entries = (vsize - 4u) / 2u;
-    const uint8_t *vte = v->b + vt + 4;
     /* Message: sequence u32, server_tick u64, body_type u8, body (required). */
-    FAST_FIELD(SWEEP__MESSAGE_SEQUENCE, 4, 4);
-    FAST_FIELD(SWEEP__MESSAGE_SERVER_TICK, 8, 8);
-    FAST_FIELD(SWEEP__MESSAGE_BODY_TYPE, 1, 1);
-    FAST_FIELD(SWEEP__MESSAGE_BODY, 4, 4);
+#ifdef __SSE2__
+    if (vt + 20 <= v->n) {
+        __m128i f;
+        const __m128i size = _mm_setr_epi16(4, 8, 1, 4, 0, 0, 0, 0);
+        const __m128i align = _mm_setr_epi16(3, 7, 0, 3, 0, 0, 0, 0);
+        bad = !fast_fields_sse2(v, tpos, vt, entries, 4, tsize, size, align, &f);
+        fo[SWEEP__MESSAGE_BODY_TYPE] = (unsigned)_mm_extract_epi16(f, SWEEP__MESSAGE_BODY_TYPE);
+        fo[SWEEP__MESSAGE_BODY] = (unsigned)_mm_extract_epi16(f, SWEEP__MESSAGE_BODY);
+    } else
+#endif
+    {
+        const uint8_t *vte = v->b + vt + 4;
+        FAST_FIELD(SWEEP__MESSAGE_SEQUENCE, 4, 4);
+        FAST_FIELD(SWEEP__MESSAGE_SERVER_TICK, 8, 8);
+        FAST_FIELD(SWEEP__MESSAGE_BODY_TYPE, 1, 1);
+        FAST_FIELD(SWEEP__MESSAGE_BODY, 4, 4);
+    }
     if (bad || fo[SWEEP__MESSAGE_BODY_TYPE] == 0 || fo[SWEEP__MESSAGE_BODY] == 0)
         return 0;
     unsigned type = v->b[tpos + fo[SWEEP__MESSAGE_BODY_TYPE]];
