@@ -79,8 +79,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/bytes.h"
 #include "protocol/from_core.h"
+#include "protocol/unrolled.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
 
@@ -92,58 +92,23 @@
  * of which a move uses one or two: results are cleared and copied without
  * the contacts past contact_count, which nothing reads (the encoder writes
  * contact_count of them). Clearing and copying whole took two passes over
- * 704 bytes per move, kept and answered. */
+ * 704 bytes per move, kept and answered; the pieces are moved unrolled
+ * (protocol/unrolled.h). */
 #define RESULT_HEAD offsetof(sweep_msg_move_result, contacts)
 #define RESULT_TAIL (RESULT_HEAD + sizeof(((const sweep_msg_move_result *)0)->contacts))
 
-/* The pieces in 16-byte moves, unrolled: GCC made the fixed ones string
- * instructions (rep stos, rep movs: an instruction per 8 bytes after a
- * start-up of tens of cycles) and the other a call of memcpy, and
- * core/bytes.h's helpers stay loops at -O2 (three more instructions a
- * piece). n is a multiple of 8 known when compiling. */
-#if defined(__GNUC__) && defined(__SSE2__)
-#include <emmintrin.h>
-static SWEEP__ALWAYS_INLINE void zero_unrolled(void *dst, size_t n)
-{
-    uint8_t *d = dst;
-    __m128i z = _mm_setzero_si128();
-    SWEEP__OPAQUE(z);
-#pragma GCC unroll 16
-    for (size_t k = 0; k + 16 <= n; k += 16)
-        _mm_storeu_si128((__m128i *)(d + k), z);
-    if (n % 16)
-        _mm_storel_epi64((__m128i *)(d + n - 8), z);
-}
-static SWEEP__ALWAYS_INLINE void copy_unrolled(void *dst, const void *src, size_t n)
-{
-    uint8_t *d = dst;
-    const uint8_t *s = src;
-#pragma GCC unroll 16
-    for (size_t k = 0; k + 16 <= n; k += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + k));
-        SWEEP__OPAQUE(v);
-        _mm_storeu_si128((__m128i *)(d + k), v);
-    }
-    if (n % 16)
-        _mm_storel_epi64((__m128i *)(d + n - 8), _mm_loadl_epi64((const __m128i *)(s + n - 8)));
-}
-#else
-#define zero_unrolled(d, n) memset((d), 0, (n))
-#define copy_unrolled(d, s, n) memcpy((d), (s), (n))
-#endif
-
 static void result_clear(sweep_msg_move_result *r)
 {
-    zero_unrolled(r, RESULT_HEAD);
-    zero_unrolled((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
+    sweep__zero_unrolled(r, RESULT_HEAD);
+    sweep__zero_unrolled((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
 }
 
 static void result_copy(sweep_msg_move_result *to, const sweep_msg_move_result *from)
 {
-    copy_unrolled(to, from, RESULT_HEAD);
+    sweep__copy_unrolled(to, from, RESULT_HEAD);
     for (uint32_t i = 0; i < from->contact_count; i++)
-        copy_unrolled(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
-    copy_unrolled((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
+        sweep__copy_unrolled(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
+    sweep__copy_unrolled((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
 }
 
 static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
