@@ -273,7 +273,17 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (unused)
         rules |= SWEEP_WIRE_RULE_BUTTONS;
     sweep__motion mo;
-    sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    if (mv->mode == SWEEP_WIRE_MODE_WALK && granted > 0.0) {
+        /* Nearly every move: sweep__motion_run's Walk with time granted,
+         * its motion run in place as the core depth runs it (a refused one
+         * is answered below, its result never read). */
+        mo.actor = e->st.m.actor;
+        mo.status = sweep__motion_walk(&space, wcfg, &w->level.rules, e->st.m.stand_radii, &mo.actor, mv->velocity,
+                                       mv->buttons, granted, &mo.act, &mo.beyond_limit);
+        mo.ran = mo.status == SWEEP_OK;
+    } else {
+        sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    }
     if (mo.status != SWEEP_OK) {
         sweep__refuse(rq, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
                           e->id, sweep_status_message(mo.status));
@@ -285,7 +295,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
                           e->id, wcfg->max_coordinate);
         return -1;
     }
-    const sweep_actor a = mo.actor;
+    const sweep_actor *a = &mo.actor;
     const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
     if (mv->mode == SWEEP_WIRE_MODE_WALK &&
@@ -319,7 +329,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
     double speed_excess = mo.act.speed_excess;
     sweep_vec3 start = e->st.m.actor.position;
-    e->st.m.actor = a;
+    e->st.m.actor = *a;
     sweep__entity_take_stance(&e->st, &w->level.rules);
     sweep__world_place_entity(w, e);
     sweep__entity_keep(&e->st, res, mv->sequence, ran);
@@ -333,20 +343,20 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     out->sequence = mv->sequence;
     out->server_tick = w->tick;
     /* What the motion and the movers give, the ticks' doings told once. */
-    sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
+    sweep__entity_result(&e->st, &w->level, a, ran, res, start, out);
     /* Without an event every volume field is the zero the clear left. */
     if (mo.act.volumes.events)
         sweep__entity_volumes(&w->level, &mo.act.volumes, out);
     sweep__entity_stance(&mo.act, out);
     sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
-        double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
+        double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a->position));
         out->correction = d;
         /* A threshold of 0 asks for exact prediction: any bit off counts,
          * -0.0 claimed for +0.0 too, though its distance is 0. */
         int off = w->level.correction_threshold > 0.0
                       ? d > w->level.correction_threshold
-                      : memcmp(&mv->claimed_position, &a.position, sizeof a.position) != 0;
+                      : memcmp(&mv->claimed_position, &a->position, sizeof a->position) != 0;
         /* Forgiven after a mover or a command moved it, and within a
          * gap's grace and reach (entity_motion.h). */
         if (off && w->tick >= e->unflagged_until &&
