@@ -137,11 +137,13 @@ static void credit(sweep__entity *e, const sweep__world *w, double bank)
     }
 }
 
-/* The unit vector against gravity, or zero without gravity (the core's up). */
-static sweep_vec3 up_of(const sweep_config *cfg)
+void sweep__world_wish_up(sweep__world *w)
 {
+    /* The unit vector against gravity, or zero without gravity (the
+     * core's up). */
+    const sweep_config *cfg = &w->level.config;
     double g = sweep_v3_len(cfg->gravity);
-    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
+    w->wish_up = g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
 }
 
 static int refuse_mode(const sweep__request *rq, const sweep_msg_move *mv, const sweep__entity *e)
@@ -231,7 +233,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
                           "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;
     }
-    if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_len(mv->velocity))) {
+    /* Its length, the root of this sum, is finite exactly when the sum is. */
+    if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_dot(mv->velocity, mv->velocity))) {
         sweep__refuse(rq, SWEEP_WIRE_BAD_VELOCITY, mv->sequence, e->id,
                           "move of entity %u: the wish is too long to measure", e->id);
         return -1;
@@ -300,8 +303,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     int ran = mo.ran;
     if (mv->mode == SWEEP_WIRE_MODE_WALK &&
         !(mo.act.volumes.events & (SWEEP_VOLUME_EV_SWAM | SWEEP_VOLUME_EV_CLIMBED))) {
-        sweep_vec3 up = up_of(wcfg);
-        double vu = sweep_v3_dot(mv->velocity, up);
+        double vu = sweep_v3_dot(mv->velocity, w->wish_up);
         /* Ignored whatever it is; named beyond the rules' tolerance of the
          * walk speed, as Speed is: a wish turned by a tilted gravity may
          * keep the rounding of its arithmetic along up. A move that swam

@@ -104,6 +104,7 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
         snprintf(err, errlen, "%s: correction_threshold %g is not a distance", path, lv->correction_threshold);
         goto fail;
     }
+    sweep__world_wish_up(w);
     w->tick_rate = opt->tick_rate > 0.0 ? opt->tick_rate : w->level.tick_rate;
     if (!(w->tick_rate > 0.0) || w->tick_rate > 10000.0)
         w->tick_rate = 60.0;

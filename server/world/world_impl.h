@@ -50,6 +50,8 @@ void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
  * flagged: something its client could not foresee moved it (a lost move, a
  * mover), and the claims it sent before hearing are off by that. */
 void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
+/* moves.c: w->wish_up from the map's gravity, once the level is loaded. */
+void sweep__world_wish_up(sweep__world *w);
 /* Puts the entity's shell where the entity is now (players as obstacles). */
 void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
 /* What a move of entity e (NULL: a stateless Collide) meets. */
