@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "protocol/format.h"
 #include "protocol/message.h"
 #include "protocol/schema.h"
@@ -307,7 +308,7 @@ static inline size_t fast_follow(const vstate *v, size_t pos)
 /* The fields of a Move table at tpos whose head fast_head checked:
  * velocity is required, the rest optional. Their offsets into out (NULL:
  * not wanted) when they pass. */
-static inline int fast_move_fields(const vstate *v, size_t tpos, size_t vt, unsigned vsize, unsigned tsize,
+static SWEEP__ALWAYS_INLINE int fast_move_fields(const vstate *v, size_t tpos, size_t vt, unsigned vsize, unsigned tsize,
                                    uint16_t *out)
 {
     unsigned entries = (vsize - 4u) / 2u, fo[8], bad = 0;
