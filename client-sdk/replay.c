@@ -202,7 +202,7 @@ static int grow_bytes(uint8_t **p, size_t *cap, size_t need)
  * (compare() reads the bytes of a message that differs, and of the first
  * one past the log's, never of one that matched): 78 instructions a move
  * fewer at the full depth (callgrind, the arena's 20 s log of 16 bots). */
-static void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
+static SWEEP__ALWAYS_INLINE void on_sent_as(sweep_replay *r, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
 {
     if (grow((void **)&r->sent, &r->sent_cap, r->sent_count + 1, sizeof *r->sent) != 0) {
         r->arena_failed = 1;
