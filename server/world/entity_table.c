@@ -15,12 +15,6 @@
 #include "server/world/alloc.h"
 #include "server/world/world_impl.h"
 
-static uint32_t slot_of(uint32_t id, uint32_t cap)
-{
-    /* ids are sequential: a multiplicative hash spreads them */
-    return (uint32_t)((id * 2654435761u) & (cap - 1));
-}
-
 int sweep__entity_table_init(sweep__entity_table *t)
 {
     t->cap = 64;
@@ -36,19 +30,6 @@ void sweep__entity_table_free(sweep__entity_table *t)
     t->cap = t->count = 0;
 }
 
-sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id)
-{
-    if (id == 0 || !t->slots)
-        return NULL;
-    for (uint32_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
-        uint32_t at = t->slots[i].id;
-        if (at == id)
-            return t->slots[i].e;
-        if (at == 0)
-            return NULL;
-    }
-}
-
 /* Doubles the table and reinserts everything. */
 static int grow(sweep__entity_table *t)
 {
@@ -59,7 +40,7 @@ static int grow(sweep__entity_table *t)
     for (uint32_t i = 0; i < t->cap; i++) {
         if (t->slots[i].id == 0)
             continue;
-        uint32_t j = slot_of(t->slots[i].id, ncap);
+        uint32_t j = sweep__entity_slot_of(t->slots[i].id, ncap);
         while (ns[j].id)
             j = (j + 1) & (ncap - 1);
         ns[j] = t->slots[i];
@@ -74,7 +55,7 @@ int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e)
 {
     if ((t->count + 1) * 2 > t->cap && grow(t) != 0)
         return -1;
-    uint32_t i = slot_of(e->id, t->cap);
+    uint32_t i = sweep__entity_slot_of(e->id, t->cap);
     while (t->slots[i].id)
         i = (i + 1) & (t->cap - 1);
     t->slots[i] = (sweep__entity_slot){e->id, e};
@@ -84,7 +65,7 @@ int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e)
 
 void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id)
 {
-    uint32_t mask = t->cap - 1, i = slot_of(id, t->cap);
+    uint32_t mask = t->cap - 1, i = sweep__entity_slot_of(id, t->cap);
     while (t->slots[i].id && t->slots[i].id != id)
         i = (i + 1) & mask;
     if (!t->slots[i].id)
@@ -94,7 +75,7 @@ void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id)
     /* Backward shift: move later members of the probe run into the hole if
      * their home slot is not strictly between the hole and them. */
     for (uint32_t j = (i + 1) & mask; t->slots[j].id; j = (j + 1) & mask) {
-        uint32_t home = slot_of(t->slots[j].id, t->cap);
+        uint32_t home = sweep__entity_slot_of(t->slots[j].id, t->cap);
         int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!between) {
             t->slots[i] = t->slots[j];

@@ -80,6 +80,7 @@
 #include <string.h>
 
 #include "protocol/from_core.h"
+#include "protocol/unrolled.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
 
@@ -91,20 +92,23 @@
  * of which a move uses one or two: results are cleared and copied without
  * the contacts past contact_count, which nothing reads (the encoder writes
  * contact_count of them). Clearing and copying whole took two passes over
- * 704 bytes per move, kept and answered. */
+ * 704 bytes per move, kept and answered; the pieces are moved unrolled
+ * (protocol/unrolled.h). */
 #define RESULT_HEAD offsetof(sweep_msg_move_result, contacts)
 #define RESULT_TAIL (RESULT_HEAD + sizeof(((const sweep_msg_move_result *)0)->contacts))
 
 static void result_clear(sweep_msg_move_result *r)
 {
-    memset(r, 0, RESULT_HEAD);
-    memset((uint8_t *)r + RESULT_TAIL, 0, sizeof *r - RESULT_TAIL);
+    sweep__zero_unrolled(r, RESULT_HEAD);
+    sweep__zero_unrolled((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
 }
 
 static void result_copy(sweep_msg_move_result *to, const sweep_msg_move_result *from)
 {
-    memcpy(to, from, RESULT_HEAD + (size_t)from->contact_count * sizeof from->contacts[0]);
-    memcpy((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
+    sweep__copy_unrolled(to, from, RESULT_HEAD);
+    for (uint32_t i = 0; i < from->contact_count; i++)
+        sweep__copy_unrolled(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
+    sweep__copy_unrolled((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
 }
 
 static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
@@ -133,11 +137,13 @@ static void credit(sweep__entity *e, const sweep__world *w, double bank)
     }
 }
 
-/* The unit vector against gravity, or zero without gravity (the core's up). */
-static sweep_vec3 up_of(const sweep_config *cfg)
+void sweep__world_wish_up(sweep__world *w)
 {
+    /* The unit vector against gravity, or zero without gravity (the
+     * core's up). */
+    const sweep_config *cfg = &w->level.config;
     double g = sweep_v3_len(cfg->gravity);
-    return g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
+    w->wish_up = g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 0);
 }
 
 static int refuse_mode(const sweep__request *rq, const sweep_msg_move *mv, const sweep__entity *e)
@@ -222,12 +228,13 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         return -1;
     }
     /* Inside the limit, the claim's distance to any position is finite. */
-    if (mv->has_claimed_position && !sweep_config_contains(wcfg, mv->claimed_position)) {
+    if (mv->has_claimed_position && !sweep__config_contains_inline(wcfg, mv->claimed_position)) {
         sweep__refuse(rq, SWEEP_WIRE_BAD_POSITION, mv->sequence, e->id,
                           "claimed_position is beyond the world limit of %g", wcfg->max_coordinate);
         return -1;
     }
-    if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_len(mv->velocity))) {
+    /* Its length, the root of this sum, is finite exactly when the sum is. */
+    if (mv->mode == SWEEP_WIRE_MODE_WALK && !isfinite(sweep_v3_dot(mv->velocity, mv->velocity))) {
         sweep__refuse(rq, SWEEP_WIRE_BAD_VELOCITY, mv->sequence, e->id,
                           "move of entity %u: the wish is too long to measure", e->id);
         return -1;
@@ -238,9 +245,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         return -1;
     }
 
+    /* The rules named, and each one's amount; the amounts are gathered
+     * for the report only when a rule acted (most moves name none). */
     uint32_t rules = 0;
-    sweep__rule_amounts amounts;
-    sweep__rule_amounts_init(&amounts);
+    double vertical = 0.0, correction = 0.0;
     double granted = mv->dt, time_excess = 0.0, budget = e->budget;
     /* Ticks since its previous move (a governed entity's budget is
      * credited at each): what moves lost since can have taken. */
@@ -255,7 +263,6 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
             budget -= granted;
             time_excess = mv->dt - granted;
             rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
-            amounts.v[SWEEP_WIRE_RULE_TIME_BUDGET_BIT] = time_excess;
         }
     }
 
@@ -266,12 +273,20 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     uint32_t walk_reads =
         SWEEP_WISH_JUMP | (sweep_rules_crouch(&w->level.rules) ? (uint32_t)SWEEP_WISH_CROUCH : 0u);
     uint32_t unused = mv->buttons & (mv->mode == SWEEP_WIRE_MODE_WALK ? ~walk_reads : ~0u);
-    if (unused) {
+    if (unused)
         rules |= SWEEP_WIRE_RULE_BUTTONS;
-        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
-    }
     sweep__motion mo;
-    sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    if (mv->mode == SWEEP_WIRE_MODE_WALK && granted > 0.0) {
+        /* Nearly every move: sweep__motion_run's Walk with time granted,
+         * its motion run in place as the core depth runs it (a refused one
+         * is answered below, its result never read). */
+        mo.actor = e->st.m.actor;
+        mo.status = sweep__motion_walk(&space, wcfg, &w->level.rules, e->st.m.stand_radii, &mo.actor, mv->velocity,
+                                       mv->buttons, granted, &mo.act, &mo.beyond_limit);
+        mo.ran = mo.status == SWEEP_OK;
+    } else {
+        sweep__motion_run(&space, wcfg, &w->level.rules, &e->st.m, mv->mode, mv->velocity, mv->buttons, granted, &mo);
+    }
     if (mo.status != SWEEP_OK) {
         sweep__refuse(rq, sweep_wire_code_from_status(mo.status), mv->sequence, e->id, "move of entity %u: %s",
                           e->id, sweep_status_message(mo.status));
@@ -283,20 +298,19 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
                           e->id, wcfg->max_coordinate);
         return -1;
     }
-    const sweep_actor a = mo.actor;
+    const sweep_actor *a = &mo.actor;
     const sweep_move_result *res = &mo.act.move;
     int ran = mo.ran;
     if (mv->mode == SWEEP_WIRE_MODE_WALK &&
         !(mo.act.volumes.events & (SWEEP_VOLUME_EV_SWAM | SWEEP_VOLUME_EV_CLIMBED))) {
-        sweep_vec3 up = up_of(wcfg);
-        double vu = sweep_v3_dot(mv->velocity, up);
+        double vu = sweep_v3_dot(mv->velocity, w->wish_up);
         /* Ignored whatever it is; named beyond the rules' tolerance of the
          * walk speed, as Speed is: a wish turned by a tilted gravity may
          * keep the rounding of its arithmetic along up. A move that swam
          * or climbed used it (core/motion.h): not named. */
         if (fabs(vu) > SWEEP_RULE_TOLERANCE * w->level.rules.walk_speed) {
             rules |= SWEEP_WIRE_RULE_VERTICAL;
-            amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = fabs(vu);
+            vertical = fabs(vu);
         }
     }
 
@@ -316,9 +330,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
     double speed_excess = mo.act.speed_excess;
-    amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = mo.act.speed_excess;
     sweep_vec3 start = e->st.m.actor.position;
-    e->st.m.actor = a;
+    e->st.m.actor = *a;
     sweep__entity_take_stance(&e->st, &w->level.rules);
     sweep__world_place_entity(w, e);
     sweep__entity_keep(&e->st, res, mv->sequence, ran);
@@ -332,25 +345,27 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     out->sequence = mv->sequence;
     out->server_tick = w->tick;
     /* What the motion and the movers give, the ticks' doings told once. */
-    sweep__entity_result(&e->st, &w->level, &a, ran, res, start, out);
-    sweep__entity_volumes(&w->level, &mo.act.volumes, out);
+    sweep__entity_result(&e->st, &w->level, a, ran, res, start, out);
+    /* Without an event every volume field is the zero the clear left. */
+    if (mo.act.volumes.events)
+        sweep__entity_volumes(&w->level, &mo.act.volumes, out);
     sweep__entity_stance(&mo.act, out);
     sweep__entity_moved_told(&e->st);
     if (mv->has_claimed_position) {
-        double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a.position));
+        double d = sweep_v3_len(sweep_v3_sub(mv->claimed_position, a->position));
         out->correction = d;
         /* A threshold of 0 asks for exact prediction: any bit off counts,
          * -0.0 claimed for +0.0 too, though its distance is 0. */
         int off = w->level.correction_threshold > 0.0
                       ? d > w->level.correction_threshold
-                      : memcmp(&mv->claimed_position, &a.position, sizeof a.position) != 0;
+                      : memcmp(&mv->claimed_position, &a->position, sizeof a->position) != 0;
         /* Forgiven after a mover or a command moved it, and within a
          * gap's grace and reach (entity_motion.h). */
         if (off && w->tick >= e->unflagged_until &&
             !(w->tick < e->st.gap_grace_until && d <= w->level.correction_threshold + e->gap_reach)) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
-            amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = d;
+            correction = d;
         }
     }
     out->rules = rules;
@@ -363,8 +378,17 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (rq->sink->move)
         rq->sink->move(rq->sink->ctx, ss, mv, out);
     w->counts.moves_total++;
-    if (rules)
+    if (rules) {
+        /* Read only for the bits set: Jump and Limit have no amount. */
+        sweep__rule_amounts amounts;
+        sweep__rule_amounts_init(&amounts);
+        amounts.v[SWEEP_WIRE_RULE_TIME_BUDGET_BIT] = time_excess;
+        amounts.v[SWEEP_WIRE_RULE_BUTTONS_BIT] = unused;
+        amounts.v[SWEEP_WIRE_RULE_VERTICAL_BIT] = vertical;
+        amounts.v[SWEEP_WIRE_RULE_SPEED_BIT] = speed_excess;
+        amounts.v[SWEEP_WIRE_RULE_CORRECTION_BIT] = correction;
         sweep__rules_report(rq, e->id, rules, &amounts);
+    }
     /* A kill volume ended the move: the entity goes now, so that no later
      * move of a batch runs it, and is told so after the answer. */
     if (mo.act.volumes.events & SWEEP_VOLUME_EV_KILLED) {

@@ -104,6 +104,7 @@ sweep__world *sweep__world_open(const char *path, const sweep__world_options *op
         snprintf(err, errlen, "%s: correction_threshold %g is not a distance", path, lv->correction_threshold);
         goto fail;
     }
+    sweep__world_wish_up(w);
     w->tick_rate = opt->tick_rate > 0.0 ? opt->tick_rate : w->level.tick_rate;
     if (!(w->tick_rate > 0.0) || w->tick_rate > 10000.0)
         w->tick_rate = 60.0;
@@ -210,12 +211,6 @@ void sweep__world_place_entity(sweep__world *w, sweep__entity *e)
     /* Radii and positions were checked on the way in, so this cannot fail. */
     if (w->crowd && e->crowd_slot != SWEEP_NO_BODY)
         sweep_crowd_set(w->crowd, e->crowd_slot, e->st.m.actor.position, e->st.m.radii);
-}
-
-sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
-{
-    sweep_space sp = {w->world, w->movers, w->crowd, e ? e->crowd_slot : SWEEP_NO_BODY};
-    return sp;
 }
 
 /* Keeps the others in spawn order: the tick's outcome depends on it. */

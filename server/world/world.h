@@ -193,6 +193,8 @@ struct sweep__world {
     sweep_content_hash hash;
     double tick_rate;
     double period_s;           /* seconds per tick: what each tick credits to a time budget */
+    sweep_vec3 wish_up;        /* against the map's gravity, zero without: a Walk wish's part along it is
+                                * Vertical (moves.c); made once, not a square root and a division a move */
     uint64_t tick;             /* ticks completed */
     /* Movers (NULL when the map has none) and what their tick needs. */
     sweep_movers *movers;

@@ -15,7 +15,26 @@
 /* entity_table.c */
 int sweep__entity_table_init(sweep__entity_table *t);
 void sweep__entity_table_free(sweep__entity_table *t);
-sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id);
+/* The slot where the probe for id starts: ids are sequential, a
+ * multiplicative hash spreads them. */
+static inline uint32_t sweep__entity_slot_of(uint32_t id, uint32_t cap)
+{
+    return (uint32_t)((id * 2654435761u) & (cap - 1));
+}
+/* The entity of that id, or NULL. Inline: every move looks its entity up,
+ * and the call was a third of the lookup's cost. */
+static inline sweep__entity *sweep__entity_table_find(const sweep__entity_table *t, uint32_t id)
+{
+    if (id == 0 || !t->slots)
+        return NULL;
+    for (uint32_t i = sweep__entity_slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        uint32_t at = t->slots[i].id;
+        if (at == id)
+            return t->slots[i].e;
+        if (at == 0)
+            return NULL;
+    }
+}
 int sweep__entity_table_insert(sweep__entity_table *t, sweep__entity *e);
 void sweep__entity_table_remove(sweep__entity_table *t, uint32_t id);
 
@@ -31,10 +50,16 @@ void sweep__world_remove_entity(sweep__world *w, sweep__entity *e);
  * flagged: something its client could not foresee moved it (a lost move, a
  * mover), and the claims it sent before hearing are off by that. */
 void sweep__entity_unflag(const sweep__world *w, sweep__entity *e);
+/* moves.c: w->wish_up from the map's gravity, once the level is loaded. */
+void sweep__world_wish_up(sweep__world *w);
 /* Puts the entity's shell where the entity is now (players as obstacles). */
 void sweep__world_place_entity(sweep__world *w, sweep__entity *e);
 /* What a move of entity e (NULL: a stateless Collide) meets. */
-sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e);
+static inline sweep_space sweep__world_space(const sweep__world *w, const sweep__entity *e)
+{
+    sweep_space sp = {w->world, w->movers, w->crowd, e ? e->crowd_slot : SWEEP_NO_BODY};
+    return sp;
+}
 
 /* owner.c */
 /* A new entity of the owner, or NULL with *why saying what failed. */
@@ -42,9 +67,19 @@ sweep__entity *sweep__owner_spawn(const sweep__request *rq, const char **why);
 void sweep__owner_despawn(sweep__owner *o, sweep__entity *e, const sweep__world_sink *sink);
 
 /* requests.c */
+/* The Error UnknownEntity of sweep__own_entity; NULL. */
+sweep__entity *sweep__own_entity_refused(const sweep__request *rq, uint32_t id, uint32_t sequence);
 /* The owner's entity of that id, or NULL after an Error UnknownEntity
- * (the same for an id that exists elsewhere as for one that does not). */
-sweep__entity *sweep__own_entity(const sweep__world *w, const sweep__request *rq, uint32_t id, uint32_t sequence);
+ * (the same for an id that exists elsewhere as for one that does not).
+ * Inline, the refusal out of line: every move asks it. */
+static inline sweep__entity *sweep__own_entity(const sweep__world *w, const sweep__request *rq, uint32_t id,
+                                               uint32_t sequence)
+{
+    sweep__entity *e = sweep__entity_table_find(&w->entities, id);
+    if (e && e->owner == rq->owner)
+        return e;
+    return sweep__own_entity_refused(rq, id, sequence);
+}
 /* Sends the answer m (its sequence and tick filled by the caller). */
 void sweep__answer(const sweep__request *rq, const sweep_message *m);
 /* Answers an Error: the code, the sequence refused, the entity, why. */

@@ -13,6 +13,11 @@
  * two or three (a batch of n Moves is n + 2 tables at depth 3). The edits
  * hit vtable entries, sizes, soffsets and offsets, which is where the two
  * paths could disagree.
+ *
+ * A lone Move the fast path accepts is decoded through the field offsets
+ * it found (sweep__verify_at): each such buffer is also decoded by
+ * sweep_decode_motion, which looks every field up in the vtable, and the
+ * two must read the same values, bit for bit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "protocol/decode.h"
 #include "protocol/format.h"
 #include "protocol/verify_internal.h"
 #include "samples.h"
@@ -41,7 +47,37 @@ static uint32_t next(void)
 }
 
 static const sweep_verify_limits limits[] = {{0, 0}, {1, 0}, {0, 1}, {2, 2}, {2, 0}, {3, 0}, {0, 3}, {0, 4}};
-static unsigned long compared, accepted;
+static unsigned long compared, accepted, moves_read;
+
+#define SAME_BITS(a, b) (memcmp(&(a), &(b), sizeof(a)) == 0)
+
+/* A buffer the verifier accepts under lim: if it is a lone Move, the
+ * Move sweep_decode reads (through the fast path's offsets) is the one
+ * sweep_decode_motion reads (through the vtable). */
+static void same_move(const uint8_t *b, size_t len, unsigned flags, const sweep_verify_limits *lim)
+{
+    sweep_msg_move one;
+    sweep_decoder d;
+    memset(&d, 0, sizeof d);
+    d.limits = *lim;
+    d.moves = &one;
+    d.moves_cap = 1;
+    sweep_decoded_motion dm;
+    if (sweep_decode_motion(&d, b, len, flags, &dm) != SWEEP_PROTO_OK || dm.kind != SWEEP_MSG_MOVE)
+        return;
+    assert_int_equal(dm.move_count, 1);
+    sweep_message m;
+    memset(&m, 0xa5, sizeof m);
+    assert_int_equal(sweep_decode(&d, b, len, flags, &m), SWEEP_PROTO_OK);
+    const sweep_msg_move *x = &m.as.move, *y = dm.moves;
+    if (m.kind != dm.kind || m.sequence != dm.sequence || m.server_tick != dm.server_tick ||
+        x->entity != y->entity || x->sequence != y->sequence || x->client_tick != y->client_tick ||
+        !SAME_BITS(x->velocity, y->velocity) || !SAME_BITS(x->dt, y->dt) ||
+        x->has_claimed_position != y->has_claimed_position || !SAME_BITS(x->claimed_position, y->claimed_position) ||
+        x->buttons != y->buttons || x->mode != y->mode)
+        fail_msg("sweep_decode and sweep_decode_motion read different Moves (len %zu, flags %u)", len, flags);
+    moves_read++;
+}
 
 static void same(const uint8_t *b, size_t len, unsigned flags)
 {
@@ -53,6 +89,8 @@ static void same(const uint8_t *b, size_t len, unsigned flags)
                      sweep_proto_error_name(general), len, flags, l);
         compared++;
         accepted += fast == SWEEP_PROTO_OK;
+        if (fast == SWEEP_PROTO_OK)
+            same_move(b, len, flags, &limits[l]);
     }
 }
 
@@ -139,7 +177,7 @@ static void move_of(sweep_msg_move *mv, unsigned set, unsigned i)
 static void test_move_layouts(void **state)
 {
     (void)state;
-    unsigned long before = accepted;
+    unsigned long before = accepted, read_before = moves_read;
     for (unsigned set = 0; set < 512; set++) {
         sweep_message m;
         memset(&m, 0, sizeof m);
@@ -155,6 +193,7 @@ static void test_move_layouts(void **state)
         }
     }
     assert_true(accepted - before >= 512 * 2);
+    assert_true(moves_read - read_before >= 512 * 2);
 }
 
 /* MoveBatches of 0 to 5 Moves, each Move of its own subset of the
@@ -243,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_batch_shared_vtable),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
-    print_message("compared %lu verdicts, %lu of them valid\n", compared, accepted);
+    print_message("compared %lu verdicts, %lu of them valid, %lu Moves read both ways\n", compared, accepted,
+                  moves_read);
     return r;
 }
