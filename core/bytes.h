@@ -2,10 +2,12 @@
  * bytes.h - internal: small objects of a size known when compiling,
  * compared, copied and cleared in 16-byte pieces. For the checks a thread
  * remembers (a config, the walking rules, a probe's shape), whose match
- * skips range tests that cost more than the comparison; and for
- * sweep_act's copies of its actor and of its result's tail, which GCC
- * made string instructions (rep movs, rep stos: a 4-byte element at a
- * time after a start-up of tens of cycles). Not installed.
+ * skips range tests that cost more than the comparison; and for the
+ * copies and clears every move makes (sweep_act's actor and its result's
+ * tail, the server's decoded Move and the result it keeps for resends),
+ * which GCC made string instructions (rep movs, rep stos: an element at
+ * a time after a start-up of tens of cycles). The pieces are unrolled
+ * whole: n is known when compiling. Not installed.
  */
 #ifndef SWEEP_CORE_BYTES_H
 #define SWEEP_CORE_BYTES_H
@@ -52,6 +54,7 @@ static SWEEP__ALWAYS_INLINE void sweep__copy_bytes(void *dst, const void *src, s
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
     size_t k = 0;
+    SWEEP__UNROLL
     for (; k + 16 <= n; k += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(s + k));
         SWEEP__OPAQUE(v);
@@ -77,6 +80,7 @@ static SWEEP__ALWAYS_INLINE void sweep__zero_bytes(void *dst, size_t n)
     __m128i z = _mm_setzero_si128();
     SWEEP__OPAQUE(z);
     size_t k = 0;
+    SWEEP__UNROLL
     for (; k + 16 <= n; k += 16)
         _mm_storeu_si128((__m128i *)(d + k), z);
     for (; k + 8 <= n; k += 8)

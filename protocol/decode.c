@@ -14,12 +14,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "protocol/contact_image.h"
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/medium_image.h"
 #include "protocol/schema.h"
-#include "protocol/unrolled.h"
 #include "protocol/verify_internal.h"
 
 /* A table inside a verified buffer. */
@@ -837,7 +837,7 @@ static void move_verified(const uint8_t *b, const sweep__verified_move *at, swee
     out->sequence = f[SWEEP__MESSAGE_SEQUENCE] ? sweep__rd32(t + f[SWEEP__MESSAGE_SEQUENCE]) : 0;
     out->server_tick = f[SWEEP__MESSAGE_SERVER_TICK] ? sweep__rd64(t + f[SWEEP__MESSAGE_SERVER_TICK]) : 0;
     sweep_msg_move *m = &out->as.move;
-    sweep__zero_unrolled(m, sizeof *m);
+    sweep__zero_bytes(m, sizeof *m);
     m->entity = g[SWEEP__MOVE_ENTITY] ? sweep__rd32(mt + g[SWEEP__MOVE_ENTITY]) : 0;
     m->sequence = g[SWEEP__MOVE_SEQUENCE] ? sweep__rd32(mt + g[SWEEP__MOVE_SEQUENCE]) : 0;
     m->client_tick = g[SWEEP__MOVE_CLIENT_TICK] ? sweep__rd64(mt + g[SWEEP__MOVE_CLIENT_TICK]) : 0;

@@ -80,7 +80,7 @@
 #include <string.h>
 
 #include "protocol/from_core.h"
-#include "protocol/unrolled.h"
+#include "core/bytes.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
 
@@ -93,22 +93,22 @@
  * the contacts past contact_count, which nothing reads (the encoder writes
  * contact_count of them). Clearing and copying whole took two passes over
  * 704 bytes per move, kept and answered; the pieces are moved unrolled
- * (protocol/unrolled.h). */
+ * (core/bytes.h). */
 #define RESULT_HEAD offsetof(sweep_msg_move_result, contacts)
 #define RESULT_TAIL (RESULT_HEAD + sizeof(((const sweep_msg_move_result *)0)->contacts))
 
 static void result_clear(sweep_msg_move_result *r)
 {
-    sweep__zero_unrolled(r, RESULT_HEAD);
-    sweep__zero_unrolled((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
+    sweep__zero_bytes(r, RESULT_HEAD);
+    sweep__zero_bytes((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
 }
 
 static void result_copy(sweep_msg_move_result *to, const sweep_msg_move_result *from)
 {
-    sweep__copy_unrolled(to, from, RESULT_HEAD);
+    sweep__copy_bytes(to, from, RESULT_HEAD);
     for (uint32_t i = 0; i < from->contact_count; i++)
-        sweep__copy_unrolled(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
-    sweep__copy_unrolled((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
+        sweep__copy_bytes(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
+    sweep__copy_bytes((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
 }
 
 static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
