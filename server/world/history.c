@@ -106,8 +106,12 @@ static sweep_status push(sweep__world *w, int shapes)
 {
     uint32_t n = w->ent_count;
     if (w->hist_order_stale) {
-        memcpy(w->hist_order, w->ents, (size_t)n * sizeof *w->hist_order);
-        qsort(w->hist_order, n, sizeof *w->hist_order, by_id);
+        /* A world with no entity yet may have no arrays: memcpy and qsort
+         * want real pointers even for nothing. */
+        if (n) {
+            memcpy(w->hist_order, w->ents, (size_t)n * sizeof *w->hist_order);
+            qsort(w->hist_order, n, sizeof *w->hist_order, by_id);
+        }
         w->hist_order_stale = 0;
     }
     for (uint32_t i = 0; i < n; i++) {
