@@ -242,10 +242,14 @@ int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, 
         return refuse(code, SWEEP_WIRE_NOT_ALLOWED, why, whylen,
                       "OpenWorld.name %s: a world's name is at most %u bytes, without NUL",
                       sweep__log_quote(name_in.ptr, name_in.len, qn, sizeof qn), SWEEP__WORLD_NAME_MAX);
+    /* An absent string is a NULL pointer of length 0, which memcpy may
+     * not be given even for nothing. */
     char map[SWEEP_LEVEL_NAME_MAX], name[SWEEP__WORLD_NAME_MAX + 1];
-    memcpy(map, map_in.ptr, map_in.len);
+    if (map_in.len)
+        memcpy(map, map_in.ptr, map_in.len);
     map[map_in.len] = 0;
-    memcpy(name, name_in.ptr, name_in.len);
+    if (name_in.len)
+        memcpy(name, name_in.ptr, name_in.len);
     name[name_in.len] = 0;
     char path[SWEEP_SERVER_PATH_MAX];
     uint64_t dev, ino;
