@@ -244,4 +244,54 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
     return sweep__builder_vtable(b, so, table, vt, vsize);
 }
 
+/* Writes the identifier and the root offset (and the size prefix): the
+ * public sweep_builder_finish, inline so that the encoder's message, whose
+ * identifier and alignment are known there, pays no call for its last
+ * 12 bytes. */
+static inline sweep_proto_error sweep__builder_finish(sweep_builder *b, sweep_ref root, const char identifier[4],
+                                                      int size_prefixed, const uint8_t **out, size_t *out_len)
+{
+    assert(!b->in_table);
+    size_t align = b->minalign < 4 ? 4 : b->minalign, tail = 8 + (size_prefixed ? 4 : 0);
+    size_t pad = (align - ((b->used + tail) & (align - 1))) & (align - 1);
+    if (root != 0 && !b->failed && pad + tail <= b->cap - b->used - b->front) {
+        /* Room for all of it (every message that fits): one check instead
+         * of one per piece below, the same bytes. */
+        uint8_t *end = b->buf + b->cap;
+        size_t u = b->used;
+        sweep__builder_zeros(end - u - pad, pad);
+        u += pad + 4;
+        memcpy(end - u, identifier, 4);
+        u += 4;
+        sweep__wr32(end - u, (uint32_t)(u - root));
+        if (size_prefixed) {
+            u += 4;
+            sweep__wr32(end - u, (uint32_t)(u - 4));
+        }
+        b->used = u;
+        *out = end - u;
+        *out_len = u;
+        return SWEEP_PROTO_OK;
+    }
+    if (root == 0)
+        b->failed = 1;
+    sweep__builder_prep(b, align, tail);
+    uint8_t *p = sweep__builder_push(b, 4);
+    if (p)
+        memcpy(p, identifier, 4);
+    p = sweep__builder_push(b, 4);
+    if (p)
+        sweep__wr32(p, (uint32_t)(b->used - root));
+    if (size_prefixed) {
+        p = sweep__builder_push(b, 4);
+        if (p)
+            sweep__wr32(p, (uint32_t)(b->used - 4));
+    }
+    if (b->failed)
+        return SWEEP_PROTO_E_BUFFER_SPACE;
+    *out = b->buf + b->cap - b->used;
+    *out_len = b->used;
+    return SWEEP_PROTO_OK;
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include "protocol/encode.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,10 @@
 #include "protocol/kinds.h"
 #include "protocol/medium_image.h"
 #include "protocol/schema.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Scalars at their default are omitted, like the official builders do. */
 static void u8_if(sweep_builder *b, unsigned id, uint8_t v)
@@ -94,8 +99,9 @@ static sweep_ref contacts_slow(sweep_builder *b, const sweep_contact *c, uint32_
 /* The same bytes with one check of the room (a MoveResult has a contact or
  * two almost always): the vector's start aligns the count to 4 and then
  * the elements to 8, and elements of 56 bytes keep both, so the padding
- * is whatever brings `used` to a multiple of 8. */
-static sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
+ * is whatever brings `used` to a multiple of 8. Inline in its one caller:
+ * the call and its saved registers were a fifth of its cost. */
+static SWEEP__ALWAYS_INLINE sweep_ref contacts(sweep_builder *b, const sweep_contact *c, uint32_t count)
 {
     size_t pad = (0u - b->used) & 7u;
     size_t total = pad + SWEEP__CONTACT_SIZE * (size_t)count + 4;
@@ -209,7 +215,40 @@ typedef struct result_layout {
     size_t body, bytes;
 } result_layout;
 
-static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result *r, int contacts)
+/* Whether any of a MoveResult's rare fields may be written: the movers
+ * (ground_mover, pushed_by, carried, pushed, a start position), the
+ * volumes (their six ids, damage, a blocked teleport) and the medium. 0
+ * means none is (each is at its default); 1 leaves each to its own test.
+ * A player's answer has none of them almost always, so one test stands
+ * for some twenty in the layout and as many in the writing. */
+static SWEEP__ALWAYS_INLINE int any_rare(const sweep_msg_move_result *r)
+{
+    int flags = r->carried | r->pushed | r->has_start_position | r->teleport_blocked;
+#ifdef __SSE2__
+    /* The six volume ids and the six medium fields lie in a row each, as
+     * do the two mover ids: a few vector loads and ors, not fifteen. */
+    _Static_assert(offsetof(sweep_msg_move_result, left) == offsetof(sweep_msg_move_result, launched_by) + 20 &&
+                       offsetof(sweep_msg_move_result, ladder) == offsetof(sweep_msg_move_result, liquid) + 20 &&
+                       offsetof(sweep_msg_move_result, pushed_by) == offsetof(sweep_msg_move_result, ground_mover) + 4,
+                   "a result's volume ids, medium fields and mover ids lie in a row");
+    const uint8_t *vol = (const uint8_t *)&r->launched_by, *liq = (const uint8_t *)&r->liquid;
+    __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)vol), _mm_loadl_epi64((const __m128i *)(vol + 16)));
+    x = _mm_or_si128(x, _mm_loadu_si128((const __m128i *)liq));
+    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)(liq + 16)));
+    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)&r->damage));
+    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)&r->ground_mover));
+    return flags != 0 || _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) != 0xffff;
+#else
+    return flags != 0 || f64_nonzero(r->damage) ||
+           (r->ground_mover | r->pushed_by | r->launched_by | r->teleported_by | r->hurt_by | r->killed_by |
+            r->entered | r->left | r->liquid | r->liquid_type | r->liquid_level | r->entered_liquid |
+            r->left_liquid | r->ladder) != 0;
+#endif
+}
+
+/* The layout; with rare 0 (any_rare), the rare fields are taken as absent
+ * without a look. */
+static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result *r, int contacts, int rare)
 {
     result_layout l;
     l.normal = r->grounded || !vec3_is_zero(r->ground_normal);
@@ -217,23 +256,29 @@ static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result 
     l.speed = f64_nonzero(r->speed_excess);
     l.time = f64_nonzero(r->time_excess);
     l.applied = f64_nonzero(r->applied_dt);
-    l.damage = f64_nonzero(r->damage);
-    l.medium = sweep__medium_present(r);
-    l.body = 24 * (size_t)(2 + l.normal + r->has_start_position) +
-             8 * (size_t)((r->server_tick != 0) + l.correction + l.speed + l.time + l.applied + l.damage) +
+    l.body = 24 * (size_t)(2 + l.normal) +
+             8 * (size_t)((r->server_tick != 0) + l.correction + l.speed + l.time + l.applied) +
              4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (contacts != 0) +
-                          (r->ground_mover != 0) + (r->pushed_by != 0) + (r->rules != 0) + (r->launched_by != 0) +
-                          (r->teleported_by != 0) + (r->hurt_by != 0) + (r->killed_by != 0) + (r->entered != 0) +
-                          (r->left != 0)) +
-             SWEEP__MEDIUM_SIZE * (size_t)l.medium;
-    l.bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->carried != 0) + (r->pushed != 0) +
-                       (r->teleport_blocked != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
+                          (r->rules != 0));
+    l.bytes = (size_t)((r->grounded != 0) + (r->corrected != 0) + (r->crouched != 0) + (r->stance_blocked != 0));
+    l.damage = 0;
+    l.medium = 0;
+    if (rare) {
+        l.damage = f64_nonzero(r->damage);
+        l.medium = sweep__medium_present(r);
+        l.body += 24 * (size_t)r->has_start_position + 8 * (size_t)l.damage +
+                  4 * (size_t)((r->ground_mover != 0) + (r->pushed_by != 0) + (r->launched_by != 0) +
+                               (r->teleported_by != 0) + (r->hurt_by != 0) + (r->killed_by != 0) +
+                               (r->entered != 0) + (r->left != 0)) +
+                  SWEEP__MEDIUM_SIZE * (size_t)l.medium;
+        l.bytes += (size_t)((r->carried != 0) + (r->pushed != 0) + (r->teleport_blocked != 0));
+    }
     return l;
 }
 
 size_t sweep__move_result_least(const sweep_msg_move_result *r)
 {
-    result_layout l = layout_of(r, r->contact_count != 0);
+    result_layout l = layout_of(r, r->contact_count != 0, 1);
     /* The table (its fields, their last padding, its soffset), the
      * contacts' vector (count and elements) and the batch's offset to it. */
     size_t c = r->contact_count ? 4 + SWEEP__CONTACT_SIZE * (size_t)r->contact_count : 0;
@@ -261,8 +306,9 @@ size_t sweep__move_result_least(const sweep_msg_move_result *r)
 static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result *r)
 {
     sweep_ref c = r->contact_count ? contacts(b, r->contacts, r->contact_count) : 0;
-    const result_layout l = layout_of(r, c != 0);
-    const int normal = l.normal, start = r->has_start_position, correction = l.correction, speed = l.speed;
+    const int rare = any_rare(r);
+    const result_layout l = layout_of(r, c != 0, rare);
+    const int normal = l.normal, start = rare && r->has_start_position, correction = l.correction, speed = l.speed;
     const int time = l.time, applied = l.applied, damage = l.damage, medium = l.medium;
     const size_t body = l.body, bytes = l.bytes;
     size_t pad0 = (0u - b->used) & 7u, pad1 = (0u - bytes) & 3u;
@@ -312,36 +358,42 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
         uint8_t *p = FIELD(SWEEP__MR_CONTACTS, 4);
         sweep__wr32(p, (uint32_t)(u - c));
     }
-    if (r->ground_mover)
-        sweep__wr32(FIELD(SWEEP__MR_GROUND_MOVER, 4), r->ground_mover);
-    if (r->pushed_by)
-        sweep__wr32(FIELD(SWEEP__MR_PUSHED_BY, 4), r->pushed_by);
+    if (rare) {
+        if (r->ground_mover)
+            sweep__wr32(FIELD(SWEEP__MR_GROUND_MOVER, 4), r->ground_mover);
+        if (r->pushed_by)
+            sweep__wr32(FIELD(SWEEP__MR_PUSHED_BY, 4), r->pushed_by);
+    }
     if (r->rules)
         sweep__wr32(FIELD(SWEEP__MR_RULES, 4), r->rules);
-    if (r->launched_by)
-        sweep__wr32(FIELD(SWEEP__MR_LAUNCHED_BY, 4), r->launched_by);
-    if (r->teleported_by)
-        sweep__wr32(FIELD(SWEEP__MR_TELEPORTED_BY, 4), r->teleported_by);
-    if (r->hurt_by)
-        sweep__wr32(FIELD(SWEEP__MR_HURT_BY, 4), r->hurt_by);
-    if (r->killed_by)
-        sweep__wr32(FIELD(SWEEP__MR_KILLED_BY, 4), r->killed_by);
-    if (r->entered)
-        sweep__wr32(FIELD(SWEEP__MR_ENTERED, 4), r->entered);
-    if (r->left)
-        sweep__wr32(FIELD(SWEEP__MR_LEFT, 4), r->left);
-    if (medium)
-        sweep__medium_write(FIELD(SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE), r);
+    if (rare) {
+        if (r->launched_by)
+            sweep__wr32(FIELD(SWEEP__MR_LAUNCHED_BY, 4), r->launched_by);
+        if (r->teleported_by)
+            sweep__wr32(FIELD(SWEEP__MR_TELEPORTED_BY, 4), r->teleported_by);
+        if (r->hurt_by)
+            sweep__wr32(FIELD(SWEEP__MR_HURT_BY, 4), r->hurt_by);
+        if (r->killed_by)
+            sweep__wr32(FIELD(SWEEP__MR_KILLED_BY, 4), r->killed_by);
+        if (r->entered)
+            sweep__wr32(FIELD(SWEEP__MR_ENTERED, 4), r->entered);
+        if (r->left)
+            sweep__wr32(FIELD(SWEEP__MR_LEFT, 4), r->left);
+        if (medium)
+            sweep__medium_write(FIELD(SWEEP__MR_MEDIUM, SWEEP__MEDIUM_SIZE), r);
+    }
     if (r->grounded)
         *FIELD(SWEEP__MR_GROUNDED, 1) = r->grounded;
     if (r->corrected)
         *FIELD(SWEEP__MR_CORRECTED, 1) = r->corrected;
-    if (r->carried)
-        *FIELD(SWEEP__MR_CARRIED, 1) = r->carried;
-    if (r->pushed)
-        *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
-    if (r->teleport_blocked)
-        *FIELD(SWEEP__MR_TELEPORT_BLOCKED, 1) = r->teleport_blocked;
+    if (rare) {
+        if (r->carried)
+            *FIELD(SWEEP__MR_CARRIED, 1) = r->carried;
+        if (r->pushed)
+            *FIELD(SWEEP__MR_PUSHED, 1) = r->pushed;
+        if (r->teleport_blocked)
+            *FIELD(SWEEP__MR_TELEPORT_BLOCKED, 1) = r->teleport_blocked;
+    }
     if (r->crouched)
         *FIELD(SWEEP__MR_CROUCHED, 1) = r->crouched;
     if (r->stance_blocked)
@@ -1089,8 +1141,8 @@ sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *b
     if (encode_body == NULL || !encode_body(&b, msg, &r))
         return SWEEP_PROTO_E_ARG;
     sweep_ref root = message_table(&b, msg, r);
-    return sweep_builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER,
-                                (flags & SWEEP_WIRE_SIZE_PREFIXED) != 0, out, out_len);
+    return sweep__builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER, (flags & SWEEP_WIRE_SIZE_PREFIXED) != 0, out,
+                                 out_len);
 }
 
 /* Zeros for Hello.padding; a padded Hello never needs more than this. */

@@ -387,11 +387,12 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
      * recorded by the protocol that this world does not apply (yet) changes
      * nothing either, and a replay would call its IN a corrupt log. */
     sweep__served *w = p->session->world;
-    int recorded = sweep_msg_kind_is_recorded(m.kind) && sweep__world_handles(m.kind);
+    const int handled = sweep__world_handles(m.kind);
+    int recorded = handled && sweep_msg_kind_is_recorded(m.kind);
     if (recorded && w->rec)
         sweep__record_message(w, SWEEP_RECORD_IN, p->session->id, buf, len);
     p->record = recorded && w->rec;
-    if (sweep__world_handles(m.kind)) {
+    if (handled) {
         sweep__world_apply(s, p, &m);
         p->record = 0;
         return;

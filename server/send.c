@@ -29,8 +29,10 @@ static void capture(const sweep__peer *p, const uint8_t *out, size_t len)
         sweep__record_message(p->session->world, SWEEP_RECORD_OUT, p->session->id, out, len);
 }
 
-/* Hands an encoded message to the peer's transport. */
-static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, const uint8_t *out, size_t len)
+/* Hands an encoded message to the peer's transport; in_room: it was
+ * encoded in the UDP queue's next room (sweep__udp_room). */
+static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, const uint8_t *out, size_t len,
+                    int in_room)
 {
     capture(p, out, len);
     if (p->conn)
@@ -41,7 +43,10 @@ static int transmit(sweep_server *s, sweep__peer *p, const sweep_message *m, con
                    sweep_msg_kind_name(m->kind), len, p->budget);
         return -1;
     }
-    return sweep__udp_send(s, p->addr, out, len, p->session && p->session->udp_direct);
+    int direct = p->session && p->session->udp_direct;
+    if (in_room)
+        return sweep__udp_send_room(s, p->addr, out, len, direct);
+    return sweep__udp_send(s, p->addr, out, len, direct);
 }
 
 /* Every Error leaves through sweep__send: counted (Stats.errors_by_code)
@@ -70,6 +75,16 @@ int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
         count_error(s, p, m);
     const uint8_t *out;
     size_t len;
+    if (!p->tcp && !p->conn) {
+        /* A datagram that will wait in the send queue is encoded where it
+         * waits, not encoded here and copied there. What does not fit
+         * there (more than any session's datagram) or fails is encoded as
+         * before, to the same end. */
+        size_t cap;
+        uint8_t *room = sweep__udp_room(s, &cap);
+        if (room && sweep_encode(m, 0, room, cap, &out, &len) == SWEEP_PROTO_OK)
+            return transmit(s, p, m, out, len, 1);
+    }
     unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
     sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
     if (e != SWEEP_PROTO_OK) {
@@ -77,7 +92,7 @@ int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
                    sweep_proto_error_name(e));
         return -1;
     }
-    return transmit(s, p, m, out, len);
+    return transmit(s, p, m, out, len, 0);
 }
 
 int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, size_t limit)
@@ -94,7 +109,7 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
                    sweep_proto_error_name(e));
         return -1;
     }
-    return transmit(s, p, m, out, len) == 0 ? 0 : -1;
+    return transmit(s, p, m, out, len, 0) == 0 ? 0 : -1;
 }
 
 int sweep__send_parts(sweep_server *s, sweep__peer *p, uint32_t total, uint32_t per, sweep__part_fill fill, void *ctx,

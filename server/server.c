@@ -180,6 +180,7 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
     uint32_t states_cap = s->tcp_max_entity_states > s->udp_widest.entity_states ? s->tcp_max_entity_states
                                                                                  : s->udp_widest.entity_states;
     s->entity_wire = sweep__calloc(states_cap, sizeof *s->entity_wire);
+    /* A power of two: session.c takes a hash's bucket by a mask. */
     s->addr_bucket_count = pow2_at_least(s->opt.max_sessions * 2u);
     s->addr_buckets = sweep__calloc(s->addr_bucket_count, sizeof *s->addr_buckets);
     if (decoder != 0 || !s->out_buf || !s->entity_wire || !s->addr_buckets) {

@@ -579,6 +579,13 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
 /* Sends one datagram: at once, or inside a receive batch queued behind the
  * batch's earlier answers (0 either way; -1 when it is dropped at once). */
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct);
+/* Encoding an answer in place: the room of the next queued datagram (its
+ * size in *cap), NULL when answers are not being queued; and the answer
+ * encoded there (data, len: inside that room) queued for addr, as
+ * sweep__udp_send would queue a copy of it. Nothing may be sent between
+ * the two. */
+uint8_t *sweep__udp_room(sweep_server *s, size_t *cap);
+int sweep__udp_send_room(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct);
 
 /* What a datagram of `datagram` bytes holds (udp_fit.c): s's own two
  * when it is one of their sizes, found by trial encodings otherwise. */

@@ -36,26 +36,33 @@ void sweep__addr_text(const struct sockaddr *addr, char *out, size_t outlen)
 }
 
 /* Hash and equality of a UDP source address (family, address, port). */
-uint32_t sweep__sockaddr_hash(const struct sockaddr *a)
+static inline uint32_t addr_hash(const struct sockaddr *a)
 {
     uint32_t h = 2166136261u;
-    const uint8_t *p;
-    size_t n;
     uint16_t port;
     if (a->sa_family == AF_INET) {
-        p = (const uint8_t *)&((const struct sockaddr_in *)a)->sin_addr;
-        n = 4;
+        /* Every datagram's address is hashed: its four bytes are a fixed
+         * count, unrolled, not a loop of a count known only at run time. */
+        const uint8_t *p = (const uint8_t *)&((const struct sockaddr_in *)a)->sin_addr;
         port = ((const struct sockaddr_in *)a)->sin_port;
+        h = (h ^ p[0]) * 16777619u;
+        h = (h ^ p[1]) * 16777619u;
+        h = (h ^ p[2]) * 16777619u;
+        h = (h ^ p[3]) * 16777619u;
     } else {
-        p = (const uint8_t *)&((const struct sockaddr_in6 *)a)->sin6_addr;
-        n = 16;
+        const uint8_t *p = (const uint8_t *)&((const struct sockaddr_in6 *)a)->sin6_addr;
         port = ((const struct sockaddr_in6 *)a)->sin6_port;
+        for (size_t i = 0; i < 16; i++)
+            h = (h ^ p[i]) * 16777619u;
     }
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u;
     h = (h ^ (port & 0xff)) * 16777619u;
     h = (h ^ (port >> 8)) * 16777619u;
     return h;
+}
+
+uint32_t sweep__sockaddr_hash(const struct sockaddr *a)
+{
+    return addr_hash(a);
 }
 
 int sweep__sockaddr_equal(const struct sockaddr *a, const struct sockaddr *b)
@@ -77,7 +84,7 @@ sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *
 {
     if (!s->addr_buckets || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
         return NULL;
-    sweep__session *ss = s->addr_buckets[sweep__sockaddr_hash(addr) % s->addr_bucket_count];
+    sweep__session *ss = s->addr_buckets[addr_hash(addr) & (s->addr_bucket_count - 1)];
     while (ss && !sweep__sockaddr_equal((const struct sockaddr *)&ss->addr, addr))
         ss = ss->addr_next;
     return ss;
@@ -90,7 +97,7 @@ void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr, in
     memcpy(&ss->addr, addr, len);
     ss->udp_direct = direct;
     sweep__addr_text(addr, ss->peer, sizeof ss->peer);
-    uint32_t b = sweep__sockaddr_hash(addr) % s->addr_bucket_count;
+    uint32_t b = sweep__sockaddr_hash(addr) & (s->addr_bucket_count - 1);
     ss->addr_next = s->addr_buckets[b];
     s->addr_buckets[b] = ss;
     sweep__addr_sessions(s, addr, +1);
@@ -102,7 +109,7 @@ static void udp_unbind(sweep__session *ss)
     sweep_server *s = ss->server;
     sweep__addr_sessions(s, (const struct sockaddr *)&ss->addr, -1);
     sweep__route_remove(s, (const struct sockaddr *)&ss->addr);
-    uint32_t b = sweep__sockaddr_hash((const struct sockaddr *)&ss->addr) % s->addr_bucket_count;
+    uint32_t b = sweep__sockaddr_hash((const struct sockaddr *)&ss->addr) & (s->addr_bucket_count - 1);
     for (sweep__session **pp = &s->addr_buckets[b]; *pp; pp = &(*pp)->addr_next) {
         if (*pp == ss) {
             *pp = ss->addr_next;

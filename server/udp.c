@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "server/world/alloc.h"
 #include "server/server_impl.h"
 
@@ -135,11 +136,9 @@ static int send_now(sweep_server *s, const struct sockaddr *addr, const uint8_t 
 /* Sends what is queued, in order. A datagram the socket refuses is
  * dropped (and taken off bytes_out, which counted it when it was queued)
  * and the rest still go. */
-static void flush(sweep_server *s)
+static SWEEP__NOINLINE void flush_queued(sweep_server *s)
 {
     sweep__udp_out *q = s->udp_out;
-    if (!q || q->count == 0)
-        return;
     unsigned i = 0;
     while (i < q->count) {
         /* One sendmmsg per run of answers for the same socket. */
@@ -165,6 +164,43 @@ static void flush(sweep_server *s)
     q->count = 0;
 }
 
+/* Most calls (each loop iteration's check, each reading's end) find the
+ * queue empty: that test inline, without the sending's saved registers. */
+static inline void flush(sweep_server *s)
+{
+    if (s->udp_out && s->udp_out->count != 0)
+        flush_queued(s);
+}
+
+/* Queues the len bytes at data, which lie in the next slot's room, for
+ * addr. */
+static void queue(sweep_server *s, sweep__udp_out *q, const struct sockaddr *addr, const uint8_t *data, size_t len,
+                  int direct)
+{
+    unsigned k = q->count++;
+    q->direct[k] = direct != 0;
+    /* Of a constant size, so copied by a store or two rather than a call. */
+    socklen_t alen;
+    if (addr->sa_family == AF_INET6) {
+        memcpy(&q->addr[k], addr, sizeof(struct sockaddr_in6));
+        alen = sizeof(struct sockaddr_in6);
+    } else {
+        memcpy(&q->addr[k], addr, sizeof(struct sockaddr_in));
+        alen = sizeof(struct sockaddr_in);
+    }
+    q->iov[k].iov_base = (void *)data;
+    q->iov[k].iov_len = len;
+    struct msghdr *h = &q->msgs[k].msg_hdr;
+    memset(h, 0, sizeof *h);
+    h->msg_name = &q->addr[k];
+    h->msg_namelen = alen;
+    h->msg_iov = &q->iov[k];
+    h->msg_iovlen = 1;
+    /* Counted now, as a send at once would be: a Stats answered later in
+     * the same batch includes it. */
+    s->stats.bytes_out[SWEEP__UDP] += len;
+}
+
 int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep__udp_out *q = s->udp_out;
@@ -174,23 +210,26 @@ int sweep__udp_send(sweep_server *s, const struct sockaddr *addr, const uint8_t 
     }
     if (q->count == SWEEP__UDP_OUT_MAX)
         flush(s);
-    unsigned k = q->count++;
-    q->direct[k] = direct != 0;
-    size_t alen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    memcpy(&q->addr[k], addr, alen);
-    uint8_t *room = q->bytes + (size_t)k * q->slot;
+    uint8_t *room = q->bytes + (size_t)q->count * q->slot;
     memcpy(room, data, len);
-    q->iov[k].iov_base = room;
-    q->iov[k].iov_len = len;
-    struct msghdr *h = &q->msgs[k].msg_hdr;
-    memset(h, 0, sizeof *h);
-    h->msg_name = &q->addr[k];
-    h->msg_namelen = (socklen_t)alen;
-    h->msg_iov = &q->iov[k];
-    h->msg_iovlen = 1;
-    /* Counted now, as a send at once would be: a Stats answered later in
-     * the same batch includes it. */
-    s->stats.bytes_out[SWEEP__UDP] += len;
+    queue(s, q, addr, room, len, direct);
+    return 0;
+}
+
+uint8_t *sweep__udp_room(sweep_server *s, size_t *cap)
+{
+    sweep__udp_out *q = s->udp_out;
+    if (!s->udp_batching || !q)
+        return NULL;
+    if (q->count == SWEEP__UDP_OUT_MAX)
+        flush(s);
+    *cap = q->slot;
+    return q->bytes + (size_t)q->count * q->slot;
+}
+
+int sweep__udp_send_room(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
+{
+    queue(s, s->udp_out, addr, data, len, direct);
     return 0;
 }
 
