@@ -19,11 +19,8 @@
 #include "protocol/format.h"
 #include "protocol/kinds.h"
 #include "protocol/medium_image.h"
+#include "protocol/result_rare.h"
 #include "protocol/schema.h"
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* Scalars at their default are omitted, like the official builders do. */
 static void u8_if(sweep_builder *b, unsigned id, uint8_t v)
@@ -199,13 +196,6 @@ static sweep_ref move_result_fields(sweep_builder *b, const sweep_msg_move_resul
     return sweep__builder_table_end(b);
 }
 
-static int f64_nonzero(double v)
-{
-    uint8_t bits[8];
-    sweep__wrf64(bits, v);
-    return sweep__rd64(bits) != 0;
-}
-
 /* Which of a MoveResult's fields are written (those at their default are
  * not), and the bytes they take in its table: those of 4 bytes or more
  * (body; contacts, a vector when any, as the 4 bytes of its offset) and
@@ -223,27 +213,9 @@ typedef struct result_layout {
  * for some twenty in the layout and as many in the writing. */
 static SWEEP__ALWAYS_INLINE int any_rare(const sweep_msg_move_result *r)
 {
-    int flags = r->carried | r->pushed | r->has_start_position | r->teleport_blocked;
-#ifdef __SSE2__
-    /* The six volume ids and the six medium fields lie in a row each, as
-     * do the two mover ids: a few vector loads and ors, not fifteen. */
-    _Static_assert(offsetof(sweep_msg_move_result, left) == offsetof(sweep_msg_move_result, launched_by) + 20 &&
-                       offsetof(sweep_msg_move_result, ladder) == offsetof(sweep_msg_move_result, liquid) + 20 &&
-                       offsetof(sweep_msg_move_result, pushed_by) == offsetof(sweep_msg_move_result, ground_mover) + 4,
-                   "a result's volume ids, medium fields and mover ids lie in a row");
-    const uint8_t *vol = (const uint8_t *)&r->launched_by, *liq = (const uint8_t *)&r->liquid;
-    __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)vol), _mm_loadl_epi64((const __m128i *)(vol + 16)));
-    x = _mm_or_si128(x, _mm_loadu_si128((const __m128i *)liq));
-    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)(liq + 16)));
-    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)&r->damage));
-    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)&r->ground_mover));
-    return flags != 0 || _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) != 0xffff;
-#else
-    return flags != 0 || f64_nonzero(r->damage) ||
-           (r->ground_mover | r->pushed_by | r->launched_by | r->teleported_by | r->hurt_by | r->killed_by |
-            r->entered | r->left | r->liquid | r->liquid_type | r->liquid_level | r->entered_liquid |
-            r->left_liquid | r->ladder) != 0;
-#endif
+    uint64_t more = (uint64_t)(r->ground_mover | r->pushed_by) |
+                    (uint64_t)(r->carried | r->pushed | r->has_start_position | r->teleport_blocked);
+    return sweep__result_rare_any(r, more);
 }
 
 /* The layout; with rare 0 (any_rare), the rare fields are taken as absent
@@ -252,10 +224,10 @@ static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result 
 {
     result_layout l;
     l.normal = r->grounded || !vec3_is_zero(r->ground_normal);
-    l.correction = f64_nonzero(r->correction);
-    l.speed = f64_nonzero(r->speed_excess);
-    l.time = f64_nonzero(r->time_excess);
-    l.applied = f64_nonzero(r->applied_dt);
+    l.correction = sweep__f64_nonzero(r->correction);
+    l.speed = sweep__f64_nonzero(r->speed_excess);
+    l.time = sweep__f64_nonzero(r->time_excess);
+    l.applied = sweep__f64_nonzero(r->applied_dt);
     l.body = 24 * (size_t)(2 + l.normal) +
              8 * (size_t)((r->server_tick != 0) + l.correction + l.speed + l.time + l.applied) +
              4 * (size_t)((r->entity != 0) + (r->sequence != 0) + (r->ground_material != 0) + (contacts != 0) +
@@ -264,7 +236,7 @@ static SWEEP__ALWAYS_INLINE result_layout layout_of(const sweep_msg_move_result 
     l.damage = 0;
     l.medium = 0;
     if (rare) {
-        l.damage = f64_nonzero(r->damage);
+        l.damage = sweep__f64_nonzero(r->damage);
         l.medium = sweep__medium_present(r);
         l.body += 24 * (size_t)r->has_start_position + 8 * (size_t)l.damage +
                   4 * (size_t)((r->ground_mover != 0) + (r->pushed_by != 0) + (r->launched_by != 0) +

@@ -9,43 +9,16 @@
 #include <string.h>
 
 #include "protocol/format.h"
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "protocol/result_rare.h"
 
 _Static_assert(SWEEP__RESULTS_PER_RESULT_MAX <= 2048u,
                "a RESULTS record of a full batch fits the frame bound's room for its answer");
-
-static int nonzero_f64(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u != 0;
-}
 
 /* Whether any of a result's movers (movers: its contacts' or-ed), volume
  * ids, damage (any bit), liquid fields or ladder is set. */
 static inline int any_rare(const sweep_msg_move_result *r, uint32_t movers)
 {
-#ifdef __SSE2__
-    /* The six volume ids and the six liquid fields lie in a row each: two
-     * vectors and two halves rather than thirteen loads and ors. */
-    _Static_assert(offsetof(sweep_msg_move_result, left) == offsetof(sweep_msg_move_result, launched_by) + 20 &&
-                       offsetof(sweep_msg_move_result, ladder) == offsetof(sweep_msg_move_result, liquid) + 20,
-                   "a result's volume ids and liquid fields lie in a row");
-    const uint8_t *vol = (const uint8_t *)&r->launched_by, *liq = (const uint8_t *)&r->liquid;
-    __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)vol), _mm_loadl_epi64((const __m128i *)(vol + 16)));
-    x = _mm_or_si128(x, _mm_loadu_si128((const __m128i *)liq));
-    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)(liq + 16)));
-    x = _mm_or_si128(x, _mm_loadl_epi64((const __m128i *)&r->damage));
-    x = _mm_or_si128(x, _mm_cvtsi32_si128((int)movers));
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) != 0xffff;
-#else
-    return (movers | r->launched_by | r->teleported_by | r->hurt_by | r->killed_by | r->entered | r->left |
-            r->liquid | r->liquid_type | r->liquid_level | r->entered_liquid | r->left_liquid | r->ladder) != 0 ||
-           nonzero_f64(r->damage);
-#endif
+    return sweep__result_rare_any(r, movers);
 }
 
 /* The mask of a result's fields past the flags, as the fields hold
@@ -53,9 +26,9 @@ static inline int any_rare(const sweep_msg_move_result *r, uint32_t movers)
  * one by one only when any is set. */
 static inline uint32_t field_mask(const sweep_msg_move_result *r, uint64_t tick)
 {
-    uint32_t mask = (uint32_t)(r->server_tick != tick) << 1 | (uint32_t)nonzero_f64(r->correction) << 3 |
+    uint32_t mask = (uint32_t)(r->server_tick != tick) << 1 | (uint32_t)sweep__f64_nonzero(r->correction) << 3 |
                     (uint32_t)((r->rules & ~SWEEP__RECORD_MOVE_RULES) != 0) << 4 |
-                    (uint32_t)nonzero_f64(r->time_excess) << 5;
+                    (uint32_t)sweep__f64_nonzero(r->time_excess) << 5;
     uint32_t n = r->contact_count, movers = 0;
     for (uint32_t i = 0; i < n; i++)
         movers |= r->contacts[i].mover;
@@ -64,7 +37,7 @@ static inline uint32_t field_mask(const sweep_msg_move_result *r, uint64_t tick)
     return mask | (uint32_t)(movers != 0) << 6 | (uint32_t)(r->launched_by != 0) << 7 |
            (uint32_t)(r->teleported_by != 0) << 8 | (uint32_t)(r->hurt_by != 0) << 9 |
            (uint32_t)(r->killed_by != 0) << 10 | (uint32_t)(r->entered != 0) << 11 | (uint32_t)(r->left != 0) << 12 |
-           (uint32_t)nonzero_f64(r->damage) << 14 | (uint32_t)(r->liquid != 0) << 15 |
+           (uint32_t)sweep__f64_nonzero(r->damage) << 14 | (uint32_t)(r->liquid != 0) << 15 |
            (uint32_t)(r->liquid_type != 0) << 16 | (uint32_t)(r->liquid_level != 0) << 17 |
            (uint32_t)(r->entered_liquid != 0) << 18 | (uint32_t)(r->left_liquid != 0) << 19 |
            (uint32_t)(r->ladder != 0) << 20;
