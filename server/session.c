@@ -65,6 +65,13 @@ uint32_t sweep__sockaddr_hash(const struct sockaddr *a)
     return addr_hash(a);
 }
 
+/* A UDP source address's bucket among the server's: their count is a
+ * power of two (server.c), so a mask takes the place of a division. */
+static inline uint32_t addr_bucket(const sweep_server *s, const struct sockaddr *a)
+{
+    return addr_hash(a) & (s->addr_bucket_count - 1);
+}
+
 int sweep__sockaddr_equal(const struct sockaddr *a, const struct sockaddr *b)
 {
     if (a->sa_family != b->sa_family)
@@ -84,7 +91,7 @@ sweep__session *sweep__udp_session_find(sweep_server *s, const struct sockaddr *
 {
     if (!s->addr_buckets || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
         return NULL;
-    sweep__session *ss = s->addr_buckets[addr_hash(addr) & (s->addr_bucket_count - 1)];
+    sweep__session *ss = s->addr_buckets[addr_bucket(s, addr)];
     while (ss && !sweep__sockaddr_equal((const struct sockaddr *)&ss->addr, addr))
         ss = ss->addr_next;
     return ss;
@@ -97,7 +104,7 @@ void sweep__udp_session_bind(sweep__session *ss, const struct sockaddr *addr, in
     memcpy(&ss->addr, addr, len);
     ss->udp_direct = direct;
     sweep__addr_text(addr, ss->peer, sizeof ss->peer);
-    uint32_t b = sweep__sockaddr_hash(addr) & (s->addr_bucket_count - 1);
+    uint32_t b = addr_bucket(s, addr);
     ss->addr_next = s->addr_buckets[b];
     s->addr_buckets[b] = ss;
     sweep__addr_sessions(s, addr, +1);
@@ -109,7 +116,7 @@ static void udp_unbind(sweep__session *ss)
     sweep_server *s = ss->server;
     sweep__addr_sessions(s, (const struct sockaddr *)&ss->addr, -1);
     sweep__route_remove(s, (const struct sockaddr *)&ss->addr);
-    uint32_t b = sweep__sockaddr_hash((const struct sockaddr *)&ss->addr) & (s->addr_bucket_count - 1);
+    uint32_t b = addr_bucket(s, (const struct sockaddr *)&ss->addr);
     for (sweep__session **pp = &s->addr_buckets[b]; *pp; pp = &(*pp)->addr_next) {
         if (*pp == ss) {
             *pp = ss->addr_next;

@@ -79,8 +79,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "protocol/from_core.h"
 #include "core/bytes.h"
+#include "protocol/from_core.h"
 #include "server/world/entity_motion.h"
 #include "server/world/world_impl.h"
 
