@@ -76,6 +76,7 @@ struct sweep_replay {
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
     int results_recorded;     /* a version 5 log: move results are RESULTS records, compared as such */
+    int moves_compact;        /* a version 6 log: MOVE images are compact (record_move.h) */
     sweep__record_moved moved; /* the results the world's MOVEs of the group were made from */
     uint8_t *results_buf;     /* the world's answer as a RESULTS payload */
     size_t results_cap;
@@ -265,7 +266,7 @@ static void on_results(sweep_replay *r, uint64_t session, const sweep_message *m
         r->arena_failed = 1;
         return;
     }
-    size_t n = sweep__record_results_encode(r->results_buf, session, m, &r->moved);
+    size_t n = sweep__record_results_encode(r->results_buf, r->moves_compact, session, m, &r->moved);
     on_sent_as(r, SWEEP_RECORD_RESULTS, session, r->results_buf, n);
 }
 
@@ -290,7 +291,7 @@ static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, 
     if (!r->moves_recorded)
         return;
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode(image, o->id, mv->mode, mv->buttons, mv->velocity, res);
+    size_t n = sweep__record_move_encode(image, r->moves_compact, o->id, mv->mode, mv->buttons, mv->velocity, res);
     on_sent_as(r, SWEEP_RECORD_MOVE, o->id, image, n);
     if (r->results_recorded) {
         sweep__record_moved *mo = &r->moved;
@@ -761,7 +762,7 @@ static int compare(sweep_replay *r, uint64_t group_offset)
              * writer's own code): name the field. */
             sweep__move_record a, b;
             char why[160];
-            if (sweep__record_move_check(yb, y->len, why, sizeof why) == 0) {
+            if (sweep__record_move_check(yb, y->len, r->moves_compact, why, sizeof why) == 0) {
                 sweep__record_move_decode(x->bytes.ptr, x->bytes.len, &a);
                 sweep__record_move_decode(yb, y->len, &b);
                 diff_move(&d, &a, &b);
@@ -1190,6 +1191,7 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
         return -1;
     r->moves_recorded = h->version >= 2;
     r->results_recorded = h->version >= 5;
+    r->moves_compact = sweep__record_move_compact_in(h->version);
     r->udp_max_batch = sweep_udp_max_batch_claimed();
     r->out_cap = sweep__answer_buffer_size(h->max_batch);
     r->out_buf = malloc(r->out_cap);

@@ -147,7 +147,8 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     int compact; /* a version 2 log: moves checked on their MOVE records */
-    unsigned lean_results; /* a version 5 log: SWEEP__LEAN_RESULTS (a lean group may hold RESULTS), else 0 */
+    unsigned lean_results; /* SWEEP__LEAN_RESULTS from version 5 (a lean group may hold RESULTS) and
+                            * SWEEP__LEAN_COMPACT from version 6 (its images compact), else 0 */
     size_t prefetched; /* lean_prefetch's place in the log */
     sweep_record *group; /* the lean loop's group, read again to name a failure */
     uint32_t group_cap;
@@ -346,7 +347,8 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
     c->space = (sweep_space){c->world, c->movers, NULL, SWEEP_NO_BODY};
     c->tick = h->first_tick;
     c->compact = h->version >= 2;
-    c->lean_results = h->version >= 5 ? SWEEP__LEAN_RESULTS : 0;
+    c->lean_results = (h->version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
+                      (sweep__record_move_compact_in(h->version) ? SWEEP__LEAN_COMPACT : 0);
     /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
     uint32_t cap = h->max_frame / 4u + 1u;
     c->dec_in.moves = calloc(cap, sizeof *c->dec_in.moves);
@@ -936,7 +938,7 @@ typedef struct move_run {
  * matches. */
 static inline __attribute__((always_inline)) int run_checked(sweep__replay_core *c, core_session *own,
                                                             uint64_t session, uint32_t entity, const uint8_t *p,
-                                                            uint32_t len, move_run *m)
+                                                            uint32_t len, int compact, move_run *m)
 {
     /* A session mostly moves one entity: the one its last MOVE moved is
      * tried before the index (entities leave, so it is checked). */
@@ -990,7 +992,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         /* The image compared straight from the core's output, as
          * move_fields would make its fields (record_move.h). */
         uint32_t moved = e->st.moved_flags;
-        if (sweep__record_move_same_act(p, &e->st.m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
+        if (sweep__record_move_same_act_in(p, compact, &e->st.m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
                                         act->speed_excess, act->stance_blocked, mover_id(c, e->st.ground_mover), moved,
                                         moved ? mover_id(c, e->st.moved_by) : 0, &m->start)) {
             sweep__entity_moved_told(&e->st);
@@ -1066,7 +1068,8 @@ static int check_move(sweep_replay *r, sweep__replay_core *c, core_session *own,
                       const sweep_record *outs, uint32_t out_count)
 {
     move_run m;
-    int rc = run_checked(c, own, mo->session, mo->entity, mo->bytes.ptr, mo->bytes.len, &m);
+    int rc = run_checked(c, own, mo->session, mo->entity, mo->bytes.ptr, mo->bytes.len,
+                         (mo->bytes.ptr[55] & SWEEP__RECORD_MOVE_COMPACT) != 0, &m);
     return rc == MOVE_MATCHED ? 0 : move_failed(r, c, mo, outs, out_count, rc, &m);
 }
 
@@ -1292,8 +1295,11 @@ static inline void lean_prefetch_next(const uint8_t *d, size_t at)
         __builtin_prefetch(d + at + 64u * k, 0, 2);
 }
 
-int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
-                            uint64_t *requests, uint64_t *ticks, size_t *stop)
+/* sweep__replay_core_lean for one layout of MOVE images (compact: a
+ * version 6 log's), a constant in each of its two calls. */
+static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep__replay_core *c,
+                                                        sweep_record_reader *rd, size_t from, uint64_t *requests,
+                                                        uint64_t *ticks, size_t *stop, int compact)
 {
     size_t at, end;
     const uint8_t *d = sweep__record_window(rd, &at, &end);
@@ -1327,9 +1333,13 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
          * at moves_end: a pair's one MOVE is its first record, and its
          * RESULTS need not be stepped over. */
         unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
+        /* What the group may hold: RESULTS from version 5 (always in a
+         * version 6 log), and the images' layout, both constants where
+         * compact is. */
+        unsigned lean = compact ? SWEEP__LEAN_RESULTS | SWEEP__LEAN_COMPACT : c->lean_results & ~SWEEP__LEAN_COMPACT;
         uint32_t count;
         if (!plan || !sweep__record_planned(plan, at, &group_end, &ok)) {
-            ok = framing | c->lean_results;
+            ok = framing | lean;
             group_end = sweep__record_lean_pair(d, first, end, session, ok);
             moves_end = first + 1;
             if (!group_end)
@@ -1347,10 +1357,10 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
             uint32_t l = sweep__rd32(d + pos + 1);
             if (d[pos] == SWEEP_RECORD_MOVE) {
                 move_run m;
-                int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, &m);
+                int rc = run_checked(c, s, sweep__rd64(q), sweep__rd32(q + 8), q, l, compact, &m);
                 if (rc != MOVE_MATCHED) {
                     *requests += n_requests;
-                    sweep__record_lean_group(d, first, end, session, framing | c->lean_results, &ok, &count);
+                    sweep__record_lean_group(d, first, end, session, framing | lean, &ok, &count);
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
                     uint32_t k = 0;
@@ -1373,6 +1383,14 @@ int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record
     }
     *stop = at;
     return 0;
+}
+
+int sweep__replay_core_lean(sweep_replay *r, sweep__replay_core *c, sweep_record_reader *rd, size_t from,
+                            uint64_t *requests, uint64_t *ticks, size_t *stop)
+{
+    if (c->lean_results & SWEEP__LEAN_COMPACT)
+        return lean_in(r, c, rd, from, requests, ticks, stop, 1);
+    return lean_in(r, c, rd, from, requests, ticks, stop, 0);
 }
 
 int sweep__replay_core_on_request(sweep_replay *r, sweep__replay_core *c, const sweep_record *x,

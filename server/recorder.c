@@ -509,10 +509,15 @@ void sweep__record_id(sweep__served *w, uint32_t entity)
 
 void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move *mv, const sweep_msg_move_result *res)
 {
-    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, sweep__record_move_len(res->contact_count));
+    /* Room for the full image; the compact one it writes is known once
+     * written, as a RESULTS is. */
+    size_t bound = sweep__record_move_len(res->contact_count);
+    uint8_t *p = begin(w, SWEEP_RECORD_MOVE, bound);
     if (!p)
         return;
-    sweep__record_move_encode(p, session, mv->mode, mv->buttons, mv->velocity, res);
+    size_t n = sweep__record_move_encode(p, 1, session, mv->mode, mv->buttons, mv->velocity, res);
+    w->rec->len -= bound - n;
+    put_u32_at(p - 4, (uint32_t)n);
     sweep__record_moved *m = &w->rec->moved;
     if (m->count == m->cap) {
         uint32_t ncap = m->cap ? 2 * m->cap : 64;
@@ -539,7 +544,7 @@ void sweep__record_results(sweep__served *w, uint64_t session, const sweep_messa
     if (!p)
         return;
     /* Room for the longest; what it takes is known once written. */
-    size_t n = sweep__record_results_encode(p, session, m, &w->rec->moved);
+    size_t n = sweep__record_results_encode(p, 1, session, m, &w->rec->moved);
     w->rec->len -= bound - n;
     put_u32_at(p - 4, (uint32_t)n);
 }

@@ -82,7 +82,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                ground_mover pushed_by rules (the core's bits) contacts (dicts
                of point normal triangle material) crouched stance_blocked:
                the core's input and output of one applied move, before the
-               OUT answering it
+               OUT answering it (a version 6 log's compact images read
+               back alike: what a part leaves out is zero)
         Results: (version 5 logs) session kind ("MoveResult" or
                "MoveResultBatch") sequence server_tick results: a move
                answer held once, each result a dict of what the record
@@ -126,8 +127,9 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 5  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
-             # version 3 no query settings nor id_seed, version 4 no RESULTS records
+VERSION = 6  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
+             # version 3 no query settings nor id_seed, version 4 no RESULTS records, version 5
+             # full MOVE images only
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -155,6 +157,9 @@ RESULTS_FIXED = 28  # a RESULTS payload's fixed part (record.h)
 RESULTS_VOLUMES = ("launched_by", "teleported_by", "hurt_by", "killed_by", "entered", "left")  # bits 7-12
 RESULTS_LIQUIDS = ("liquid", "liquid_type", "liquid_level", "entered_liquid", "left_liquid", "ladder")  # 15-20
 MOVE_FIXED, MOVE_CONTACT = 176, 56  # a MOVE payload: the fixed part, then 56 bytes a contact (record.h)
+# The compact layout of version 6: the fixed part, the ground part when grounded, the rare part when
+# byte 55 says, then the contacts.
+MOVE_HEAD, MOVE_GROUND, MOVE_RARE = 104, 28, 44
 MOVE_MODES = 3  # Walk, Fly, Noclip
 
 
@@ -198,34 +203,66 @@ def _layout_check(path, at, name, p, fixed):
     return bad
 
 
-def _parse_move(path, at, p):
-    """A MOVE payload (version 2; layout in record.h), checked as the C
-    reader checks it."""
-    bad = _layout_check(path, at, "MOVE", p, MOVE_FIXED)
-    n = p[54]
+def _compact_len(flags, parts, n):
+    """The length of a compact MOVE image (version 6; record.h)."""
+    return (MOVE_HEAD + (MOVE_GROUND if flags & 1 else 0) + (MOVE_RARE if parts & 1 else 0) +
+            n * MOVE_CONTACT)
+
+
+def _parse_move(path, at, p, compact):
+    """A MOVE payload (version 2; layout in record.h: the full one, or from
+    version 6 the compact one), checked as the C reader checks it."""
+    fixed = MOVE_HEAD if compact else MOVE_FIXED
+    bad = _layout_check(path, at, "MOVE", p, fixed)
+    n, flags, parts = p[54], p[53], p[55]
     if n > 8:
         raise bad("%d contacts, more than a result holds (8)" % n)
-    if len(p) != MOVE_FIXED + n * MOVE_CONTACT:
-        raise bad("%d bytes, but %d contacts make %d" % (len(p), n, MOVE_FIXED + n * MOVE_CONTACT))
+    if (parts & ~1) != 0x80 if compact else parts != 0:
+        raise bad("byte 55 is 0x%02x, not the %s layout of this log's version"
+                  % (parts, "compact" if compact else "full"))
+    want = _compact_len(flags, parts, n) if compact else MOVE_FIXED + n * MOVE_CONTACT
+    if len(p) != want:
+        raise bad("%d bytes, but its flags, parts and %d contacts make %d" % (len(p), n, want))
     if p[52] >= MOVE_MODES:
         raise bad("mode %d is not a MoveMode (Walk 0, Fly 1, Noclip 2)" % p[52])
     session, entity, sequence = struct.unpack_from("<QII", p, 0)
     wish = struct.unpack_from("<3d", p, 16)
     (dt,) = struct.unpack_from("<d", p, 40)
     (buttons,) = struct.unpack_from("<I", p, 48)
-    mode, flags = p[52], p[53]
-    (rules,) = struct.unpack_from("<I", p, 172)
-    if flags & ~0x3F or p[55] or rules & ~0x7:  # only the core's Speed, Jump, Limit
+    mode = p[52]
+    position, velocity = struct.unpack_from("<3d", p, 56), struct.unpack_from("<3d", p, 80)
+    zero = (0.0, 0.0, 0.0)
+    if not compact:
+        ground_normal, start = struct.unpack_from("<3d", p, 104), struct.unpack_from("<3d", p, 128)
+        (speed_excess,) = struct.unpack_from("<d", p, 152)
+        material, ground_mover, pushed_by, rules = struct.unpack_from("<IIII", p, 160)
+        at_contacts = MOVE_FIXED
+    else:
+        # What a part leaves out is zero.
+        pos, ground_normal, material = MOVE_HEAD, zero, 0
+        start, speed_excess, ground_mover, pushed_by, rules = zero, 0.0, 0, 0, 0
+        if flags & 1:
+            ground_normal, material = struct.unpack_from("<3d", p, pos), struct.unpack_from("<I", p, pos + 24)[0]
+            pos += MOVE_GROUND
+        if parts & 1:
+            start = struct.unpack_from("<3d", p, pos)
+            (speed_excess,) = struct.unpack_from("<d", p, pos + 24)
+            ground_mover, pushed_by, rules = struct.unpack_from("<III", p, pos + 32)
+            raw = p[pos + 24:pos + 44]
+            pos += MOVE_RARE
+        at_contacts = pos
+    if flags & ~0x3F or rules & ~0x7:  # only the core's Speed, Jump, Limit
         raise bad("bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)" % (flags, rules))
-    vecs = struct.unpack_from("<12d", p, 56)
-    (speed_excess,) = struct.unpack_from("<d", p, 152)
-    material, ground_mover, pushed_by = struct.unpack_from("<III", p, 160)
+    if compact and not parts & 1 and flags & 8:
+        raise bad("a move that started elsewhere without its rare part")
+    if compact and parts & 1 and not flags & 8 and not any(raw):
+        raise bad("a rare part whose fields are all zero")
     contacts = []
     for i in range(n):
-        c = struct.unpack_from("<6dII", p, MOVE_FIXED + i * MOVE_CONTACT)
+        c = struct.unpack_from("<6dII", p, at_contacts + i * MOVE_CONTACT)
         contacts.append({"point": c[0:3], "normal": c[3:6], "triangle": c[6], "material": c[7]})
     return Move("MOVE", path, at, session, entity, sequence, wish, dt, buttons, mode, bool(flags & 1),
-                bool(flags & 2), bool(flags & 4), bool(flags & 8), vecs[0:3], vecs[3:6], vecs[6:9], vecs[9:12],
+                bool(flags & 2), bool(flags & 4), bool(flags & 8), position, velocity, ground_normal, start,
                 speed_excess, material, ground_mover, pushed_by, rules, contacts, bool(flags & 16), bool(flags & 32))
 
 
@@ -239,9 +276,9 @@ bits, time_excess, movers, damage, teleport_blocked and the volume and
 liquid ids), zero where the record leaves them out."""
 
 
-def _parse_results(path, at, p):
-    """A RESULTS payload (version 5; layout in record.h), checked as the C
-    reader checks it."""
+def _parse_results(path, at, p, compact):
+    """A RESULTS payload (version 5; layout in record.h, its images in the
+    log's MOVE layout), checked as the C reader checks it."""
     bad = _layout_check(path, at, "RESULTS", p, RESULTS_FIXED)
     session, kind, sequence, tick, count = struct.unpack_from("<QIIQI", p, 0)
     if kind > 1:
@@ -265,14 +302,14 @@ def _parse_results(path, at, p):
         r = {"image": None, "server_tick": tick, "corrected": bool(mask & 4), "correction": 0.0, "rules": 0,
              "time_excess": 0.0, "movers": [], "teleport_blocked": bool(mask & (1 << 13)), "damage": 0.0}
         if mask & 1:
-            if len(p) - pos < MOVE_FIXED:
+            if len(p) - pos < (MOVE_HEAD if compact else MOVE_FIXED):
                 raise bad("result %d: its image runs past the record's %d bytes" % (i, len(p)))
             n = p[pos + 54] if p[pos + 54] <= 8 else 0
-            size = MOVE_FIXED + n * MOVE_CONTACT
+            size = (_compact_len(p[pos + 53], p[pos + 55], n) if compact else MOVE_FIXED + n * MOVE_CONTACT)
             if len(p) - pos < size:
                 raise bad("result %d: its image runs past the record's %d bytes" % (i, len(p)))
             image = bytes(p[pos:pos + size])
-            r["image"] = _parse_move(path, at, image)
+            r["image"] = _parse_move(path, at, image, compact)
             if any(image[0:8]) or any(image[16:40]) or any(image[48:53]):
                 raise bad("result %d: its image has an input (session, wish, buttons, mode)" % i)
             pos += size
@@ -394,12 +431,12 @@ def _parse(kind, c, path, at, version):
     if kind == HASH:
         return Hash("HASH", path, at, c.u64(), c.u64())
     if kind == MOVE:
-        return _parse_move(path, at, c.rest())
+        return _parse_move(path, at, c.rest(), version >= 6)
     if kind == RESULTS:
         if version < 5:
             raise LogError(path, at, "record at byte %d: RESULTS in a version %d log, which has none (corrupt log)"
                            % (at, version))
-        return _parse_results(path, at, c.rest())
+        return _parse_results(path, at, c.rest(), version >= 6)
     return End("END", path, at, c.u64(), c.text())
 
 

@@ -6,7 +6,7 @@
  * File layout (all integers little-endian, doubles as their IEEE-754 bits):
  *
  *   file    = header frame*
- *   header  = "SWEEPLOG" u32 version(5) u32 zero                16 bytes
+ *   header  = "SWEEPLOG" u32 version(6) u32 zero                16 bytes
  *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
@@ -80,6 +80,15 @@
  *          as the MoveResult answering it carries them; the payload is
  *          176 + 56 * count bytes. A replay at the core depth re-runs the
  *          move from it and compares its own image byte for byte.
+ *          Version 6 writes the compact layout: bytes 0 to 104 as above
+ *          but byte 55, which is 0x80, or 0x81 when the rare part
+ *          follows; then the ground part, only when grounded (flag 1):
+ *          f64[3] ground normal, u32 ground material; then the rare part,
+ *          only when the move started elsewhere (flag 8) or one of its
+ *          fields is not zero (speed_excess by its bits): f64[3] start
+ *          position, f64 speed_excess, u32 ground mover, u32 pushed_by,
+ *          u32 rules; then the contacts. What a part leaves out is zero.
+ *          104 to 624 bytes; most moves are 104 (airborne) or 132.
  *   RESULTS (version 5) a MoveResult or MoveResultBatch the server sent
  *          (in place of its OUT records: one RESULTS for the whole
  *          message, however many datagrams carried it), each result held
@@ -107,12 +116,15 @@
  *              a field that is zero (every bit: -0.0 is stored) is
  *              left out. A replay at the full depth makes the same
  *              payload of the world's answer and compares the bytes.
+ *              An image here has the layout of the log's MOVEs.
  *
  * Version 1 logs have no MOVE records; version 2 logs no server role's
  * entity cap (it was the players' cap then); version 3 logs no query
  * settings (their worlds kept no history: replayed without one); version
  * 4 logs no RESULTS (a MoveResult or MoveResultBatch is an OUT, as sent,
- * beside its MOVE records); readers take all five.
+ * beside its MOVE records); version 5 logs hold every MOVE image in the
+ * full layout; readers take all six, each MOVE image in its version's
+ * layout only.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -129,7 +141,7 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 5u       /* written; 1 to 4 are read too */
+#define SWEEP_RECORD_VERSION 6u       /* written; 1 to 5 are read too */
 #define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u

@@ -13,9 +13,32 @@
 
 _Static_assert(SWEEP_RECORD_MOVE_CONTACT == SWEEP__CONTACT_SIZE, "a MOVE's contact is the wire's Contact image");
 
+/* The compact image's parts after its velocity (record.h): the ground
+ * part when grounded, the rare part when rare says; returns where the
+ * contacts go. */
+static uint8_t *put_parts(uint8_t *o, int grounded, uint32_t rare, sweep_vec3 ground_normal, uint32_t ground_material,
+                          sweep_vec3 start, double speed_excess, uint32_t ground_mover, uint32_t pushed_by,
+                          uint32_t rules)
+{
+    if (grounded) {
+        sweep__wrvec3(o, ground_normal);
+        sweep__wr32(o + 24, ground_material);
+        o += SWEEP__RECORD_MOVE_GROUND_LEN;
+    }
+    if (rare) {
+        sweep__wrvec3(o, start);
+        sweep__wrf64(o + 24, speed_excess);
+        sweep__wr32(o + 32, ground_mover);
+        sweep__wr32(o + 36, pushed_by);
+        sweep__wr32(o + 40, rules);
+        o += SWEEP__RECORD_MOVE_RARE_LEN;
+    }
+    return o;
+}
+
 #if !SWEEP__LE_HOST
-/* The image of f (record.h's layout); its length. */
-static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
+/* The image of f (record.h's layout, compact or full); its length. */
+static size_t encode_fields(uint8_t *out, int compact, const sweep__record_move_fields *f)
 {
     uint32_t n = f->contact_count;
     sweep__wr64(out + 0, f->session);
@@ -30,6 +53,16 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
     out[55] = 0;
     sweep__wrvec3(out + 56, f->position);
     sweep__wrvec3(out + 80, f->velocity);
+    if (compact) {
+        uint32_t rare =
+            sweep__record_move_rare(f->has_start_position, f->speed_excess, f->ground_mover, f->pushed_by, f->rules);
+        out[55] = (uint8_t)(SWEEP__RECORD_MOVE_COMPACT | rare);
+        uint8_t *c = put_parts(out + SWEEP__RECORD_MOVE_HEAD, f->grounded, rare, f->ground_normal, f->ground_material,
+                               f->start_position, f->speed_excess, f->ground_mover, f->pushed_by, f->rules);
+        for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+            sweep__contact_write(c, &f->contacts[i]);
+        return (size_t)(c - out);
+    }
     sweep__wrvec3(out + 104, f->ground_normal);
     sweep__wrvec3(out + 128, f->start_position);
     sweep__wrf64(out + 152, f->speed_excess);
@@ -53,8 +86,8 @@ static size_t encode_fields(uint8_t *out, const sweep__record_move_fields *f)
  * through the fields, fewer this way (callgrind; docs/performance.md,
  * Recording); tests/server/test_record_move.c holds the two to the same
  * bytes. */
-size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, uint32_t buttons, sweep_vec3 wish,
-                                 const sweep_msg_move_result *res)
+size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, uint32_t mode, uint32_t buttons,
+                                 sweep_vec3 wish, const sweep_msg_move_result *res)
 {
 #if SWEEP__LE_HOST
     _Static_assert(offsetof(sweep_msg_move_result, velocity) == offsetof(sweep_msg_move_result, position) + 24,
@@ -72,8 +105,21 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
     uint32_t flags = (uint32_t)res->grounded | (uint32_t)res->carried << 1 | (uint32_t)res->pushed << 2 |
                      (uint32_t)res->has_start_position << 3 | (uint32_t)res->crouched << 4 |
                      (uint32_t)res->stance_blocked << 5;
-    sweep__wr32(out + 52, (mode & 0xffu) | flags << 8 | (n & 0xffu) << 16);
     memcpy(out + 56, &res->position, 48);
+    if (compact) {
+        uint32_t core_rules = res->rules & SWEEP__RECORD_MOVE_RULES;
+        uint32_t rare = sweep__record_move_rare(res->has_start_position, res->speed_excess, res->ground_mover,
+                                                res->pushed_by, core_rules);
+        sweep__wr32(out + 52, (mode & 0xffu) | flags << 8 | (n & 0xffu) << 16 |
+                                  (uint32_t)(SWEEP__RECORD_MOVE_COMPACT | rare) << 24);
+        uint8_t *c = put_parts(out + SWEEP__RECORD_MOVE_HEAD, res->grounded, rare, res->ground_normal,
+                               res->ground_material, res->start_position, res->speed_excess, res->ground_mover,
+                               res->pushed_by, core_rules);
+        for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT)
+            memcpy(c, &res->contacts[i], SWEEP_RECORD_MOVE_CONTACT);
+        return (size_t)(c - out);
+    }
+    sweep__wr32(out + 52, (mode & 0xffu) | flags << 8 | (n & 0xffu) << 16);
     memcpy(out + 104, &res->ground_normal, 24);
     memcpy(out + 128, &res->start_position, 24);
     sweep__wrf64(out + 152, res->speed_excess);
@@ -112,33 +158,52 @@ size_t sweep__record_move_encode(uint8_t *out, uint64_t session, uint32_t mode, 
         .rules = res->rules & SWEEP__RECORD_MOVE_RULES,
         .contacts = res->contacts,
     };
-    return encode_fields(out, &f);
+    return encode_fields(out, compact, &f);
 #endif
 }
 
-int sweep__record_move_check(const uint8_t *p, size_t len, char *why, size_t whylen)
+int sweep__record_move_check(const uint8_t *p, size_t len, int compact, char *why, size_t whylen)
 {
-    if (len < SWEEP_RECORD_MOVE_FIXED) {
-        snprintf(why, whylen, "%zu bytes, shorter than its fixed %u", len, SWEEP_RECORD_MOVE_FIXED);
+    unsigned fixed = compact ? SWEEP__RECORD_MOVE_HEAD : SWEEP_RECORD_MOVE_FIXED;
+    if (len < fixed) {
+        snprintf(why, whylen, "%zu bytes, shorter than its fixed %u", len, fixed);
         return -1;
     }
-    uint32_t n = p[54];
+    uint32_t n = p[54], flags = p[53], parts = p[55];
     if (n > SWEEP_MAX_CONTACTS) {
         snprintf(why, whylen, "%u contacts, more than a result holds (%u)", n, SWEEP_MAX_CONTACTS);
         return -1;
     }
-    size_t want = sweep__record_move_len(n);
+    if (compact ? (parts & ~(unsigned)SWEEP__RECORD_MOVE_RARE) != SWEEP__RECORD_MOVE_COMPACT : parts != 0) {
+        snprintf(why, whylen, "byte 55 is 0x%02x, not the %s layout of this log's version", parts,
+                 compact ? "compact" : "full");
+        return -1;
+    }
+    size_t want = compact ? sweep__record_move_compact_len(flags, parts, n) : sweep__record_move_len(n);
     if (len != want) {
-        snprintf(why, whylen, "%zu bytes, but %u contacts make %zu", len, n, want);
+        snprintf(why, whylen, "%zu bytes, but its flags, parts and %u contacts make %zu", len, n, want);
         return -1;
     }
     if (p[52] >= SWEEP_WIRE_MODE_COUNT) {
         snprintf(why, whylen, "mode %u is not a MoveMode (Walk 0, Fly 1, Noclip 2)", p[52]);
         return -1;
     }
-    if ((p[53] & ~SWEEP__RECORD_MOVE_FLAGS) || p[55] != 0 || (sweep__rd32(p + 172) & ~SWEEP__RECORD_MOVE_RULES)) {
-        snprintf(why, whylen, "bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)", p[53],
-                 sweep__rd32(p + 172));
+    /* The compact image's rare part, where it has one. */
+    const uint8_t *rare = NULL;
+    if (compact && (parts & SWEEP__RECORD_MOVE_RARE))
+        rare = p + SWEEP__RECORD_MOVE_HEAD + (flags & SWEEP__RECORD_MOVE_GROUNDED ? SWEEP__RECORD_MOVE_GROUND_LEN : 0);
+    uint32_t rules = !compact ? sweep__rd32(p + 172) : rare ? sweep__rd32(rare + 40) : 0;
+    if ((flags & ~SWEEP__RECORD_MOVE_FLAGS) || (rules & ~SWEEP__RECORD_MOVE_RULES)) {
+        snprintf(why, whylen, "bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)", flags, rules);
+        return -1;
+    }
+    if (compact && !rare && (flags & SWEEP__RECORD_MOVE_START)) {
+        snprintf(why, whylen, "a move that started elsewhere without its rare part");
+        return -1;
+    }
+    if (compact && rare && !(flags & SWEEP__RECORD_MOVE_START) &&
+        (sweep__rd64(rare + 24) | sweep__rd64(rare + 32) | rules) == 0) {
+        snprintf(why, whylen, "a rare part whose fields are all zero");
         return -1;
     }
     return 0;
@@ -165,6 +230,25 @@ void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record 
     r->contact_count = p[54] <= SWEEP_MAX_CONTACTS ? p[54] : SWEEP_MAX_CONTACTS;
     r->position = sweep__rdvec3(p + 56);
     r->velocity = sweep__rdvec3(p + 80);
+    if (p[55] & SWEEP__RECORD_MOVE_COMPACT) {
+        const uint8_t *q = p + SWEEP__RECORD_MOVE_HEAD;
+        if (r->grounded) {
+            r->ground_normal = sweep__rdvec3(q);
+            r->ground_material = sweep__rd32(q + 24);
+            q += SWEEP__RECORD_MOVE_GROUND_LEN;
+        }
+        if (p[55] & SWEEP__RECORD_MOVE_RARE) {
+            r->start_position = sweep__rdvec3(q);
+            r->speed_excess = sweep__rdf64(q + 24);
+            r->ground_mover = sweep__rd32(q + 32);
+            r->pushed_by = sweep__rd32(q + 36);
+            r->rules = sweep__rd32(q + 40);
+            q += SWEEP__RECORD_MOVE_RARE_LEN;
+        }
+        for (uint32_t i = 0; i < r->contact_count; i++, q += SWEEP_RECORD_MOVE_CONTACT)
+            r->contacts[i] = sweep__contact_read(q);
+        return;
+    }
     r->ground_normal = sweep__rdvec3(p + 104);
     r->start_position = sweep__rdvec3(p + 128);
     r->speed_excess = sweep__rdf64(p + 152);

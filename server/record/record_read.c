@@ -488,7 +488,7 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         if (r->head.version < 2)
             return fail(err, errlen, "%s: record at byte %zu: MOVE in a version %u log, which has none (corrupt log)",
                         r->path, file_at(r, at), r->head.version);
-        if (sweep__record_move_check(c.p, len, why, sizeof why) != 0)
+        if (sweep__record_move_check(c.p, len, sweep__record_move_compact_in(r->head.version), why, sizeof why) != 0)
             return fail(err, errlen, "%s: record at byte %zu (MOVE): %s (corrupt log)", r->path, file_at(r, at), why);
         out->session = u64_at(c.p);
         out->entity = u32_at(c.p + 8);
@@ -501,7 +501,8 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
             return fail(err, errlen,
                         "%s: record at byte %zu: RESULTS in a version %u log, which has none (corrupt log)", r->path,
                         file_at(r, at), r->head.version);
-        if (sweep__record_results_check(c.p, len, why, sizeof why) != 0)
+        if (sweep__record_results_check(c.p, len, sweep__record_move_compact_in(r->head.version), why, sizeof why) !=
+            0)
             return fail(err, errlen, "%s: record at byte %zu (RESULTS): %s (corrupt log)", r->path, file_at(r, at), why);
         out->session = u64_at(c.p);
         out->bytes = get_rest(&c);
@@ -539,7 +540,7 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->bytes.len = len - 8;
         break;
     case SWEEP_RECORD_MOVE:
-        if (r->head.version < 2 || !sweep__record_move_ok(q, len))
+        if (r->head.version < 2 || !sweep__record_move_ok(q, len, sweep__record_move_compact_in(r->head.version)))
             return 0;
         out->session = u64_at(q);
         out->entity = u32_at(q + 8);
@@ -547,7 +548,7 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->bytes.len = len;
         break;
     case SWEEP_RECORD_RESULTS:
-        if (r->head.version < 5 || !sweep__record_results_ok(q, len))
+        if (r->head.version < 5 || !sweep__record_results_ok(q, len, sweep__record_move_compact_in(r->head.version)))
             return 0;
         out->session = u64_at(q);
         out->bytes.ptr = q;
@@ -763,11 +764,12 @@ void sweep_record_release(sweep_record_reader *r, uint64_t offset)
         r->released = offset;
 }
 
-/* What a lean group of this log may hold: both framings, and RESULTS in
- * a version 5 log. */
+/* What a lean group of this log may hold: both framings, RESULTS from
+ * version 5, compact MOVE images from version 6. */
 static unsigned lean_want(const sweep_record_reader *r)
 {
-    return SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (r->head.version >= 5 ? SWEEP__LEAN_RESULTS : 0);
+    return SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (r->head.version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
+           (sweep__record_move_compact_in(r->head.version) ? SWEEP__LEAN_COMPACT : 0);
 }
 
 /* Queues one lean group for the reader, waiting while the queue is full;

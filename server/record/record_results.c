@@ -73,7 +73,7 @@ static __attribute__((noinline)) uint8_t *put_rare(uint8_t *o, const sweep_msg_m
 }
 
 /* One result: its mask, then what the mask names. */
-static inline uint8_t *put_result(uint8_t *o, const sweep_msg_move_result *r, uint64_t tick, int whole)
+static inline uint8_t *put_result(uint8_t *o, int compact, const sweep_msg_move_result *r, uint64_t tick, int whole)
 {
     uint32_t fields = field_mask(r, tick);
     uint32_t mask = fields | (uint32_t)(whole != 0) | (uint32_t)(r->corrected != 0) << 2 |
@@ -81,7 +81,7 @@ static inline uint8_t *put_result(uint8_t *o, const sweep_msg_move_result *r, ui
     sweep__wr32(o, mask);
     o += 4;
     if (whole)
-        o += sweep__record_move_encode(o, 0, 0, 0, sweep_v3(0, 0, 0), r);
+        o += sweep__record_move_encode(o, compact, 0, 0, 0, sweep_v3(0, 0, 0), r);
     if (!fields)
         return o;
     if (mask & SWEEP__RESULTS_TICK)
@@ -97,7 +97,7 @@ static inline uint8_t *put_result(uint8_t *o, const sweep_msg_move_result *r, ui
     return o;
 }
 
-size_t sweep__record_results_encode(uint8_t *out, uint64_t session, const sweep_message *m,
+size_t sweep__record_results_encode(uint8_t *out, int compact, uint64_t session, const sweep_message *m,
                                     sweep__record_moved *moved)
 {
     int batch = m->kind == SWEEP_MSG_MOVE_RESULT_BATCH;
@@ -114,7 +114,7 @@ size_t sweep__record_results_encode(uint8_t *out, uint64_t session, const sweep_
         int has_move = moved && moved->taken < moved->count && moved->res[moved->taken] == r;
         if (has_move)
             moved->taken++;
-        o = put_result(o, r, m->server_tick, !has_move);
+        o = put_result(o, compact, r, m->server_tick, !has_move);
     }
     return (size_t)(o - out);
 }
@@ -145,7 +145,7 @@ static size_t fields_len(uint32_t mask, uint32_t movers)
     return n;
 }
 
-int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t whylen)
+int sweep__record_results_check(const uint8_t *p, size_t len, int compact, char *why, size_t whylen)
 {
     if (len < SWEEP__RESULTS_FIXED)
         return bad(why, whylen, "%zu bytes, shorter than its fixed %u", len, SWEEP__RESULTS_FIXED);
@@ -164,13 +164,16 @@ int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t 
             return bad(why, whylen, "result %u: mask bits set that the layout leaves zero (0x%x)", i, mask);
         if (mask & SWEEP__RESULTS_WHOLE) {
             char w[160];
-            if (len - at < SWEEP_RECORD_MOVE_FIXED)
+            if (len - at < (compact ? SWEEP__RECORD_MOVE_HEAD : SWEEP_RECORD_MOVE_FIXED))
                 return bad(why, whylen, "result %u: its image runs past the record's %zu bytes", i, len);
             const uint8_t *q = p + at;
-            size_t il = sweep__record_move_len(q[54] <= SWEEP_MAX_CONTACTS ? q[54] : 0);
+            /* Its length as its own bytes say in the log's layout (a
+             * count past the bound is the check's to name). */
+            uint32_t nc = q[54] <= SWEEP_MAX_CONTACTS ? q[54] : 0;
+            size_t il = compact ? sweep__record_move_compact_len(q[53], q[55], nc) : sweep__record_move_len(nc);
             if (len - at < il)
                 return bad(why, whylen, "result %u: its image runs past the record's %zu bytes", i, len);
-            if (sweep__record_move_check(q, il, w, sizeof w) != 0)
+            if (sweep__record_move_check(q, il, compact, w, sizeof w) != 0)
                 return bad(why, whylen, "result %u: its image: %s", i, w);
             static const uint8_t zero[24];
             if (memcmp(q, zero, 8) != 0 || memcmp(q + 16, zero, 24) != 0 || sweep__rd32(q + 48) != 0 || q[52] != 0)
@@ -216,7 +219,7 @@ int sweep__record_results_rebuild(const uint8_t *p, size_t len, const uint8_t *c
         q += 4;
         sweep__move_record mr;
         if (mask & SWEEP__RESULTS_WHOLE) {
-            size_t il = sweep__record_move_len(q[54]);
+            size_t il = sweep__record_move_image_len(q);
             sweep__record_move_decode(q, il, &mr);
             q += il;
         } else {

@@ -72,12 +72,15 @@ typedef struct sweep__record_moved {
  * out, which holds sweep__record_results_bound(count) bytes; its length.
  * A result is its MOVE's when it is the very result the next MOVE not yet
  * taken was made from (then taken): the same object, so the MOVE holds
- * its image. */
-size_t sweep__record_results_encode(uint8_t *out, uint64_t session, const sweep_message *m,
+ * its image. Any other result holds its image here, in the compact layout
+ * or the full one (record_move.h), as the log's MOVEs. */
+size_t sweep__record_results_encode(uint8_t *out, int compact, uint64_t session, const sweep_message *m,
                                     sweep__record_moved *moved);
 
-/* Checks a payload's layout: 0, or -1 with why (why may be NULL). */
-int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t whylen);
+/* Checks a payload's layout, its images in the compact layout or the
+ * full one as its log's version says: 0, or -1 with why (why may be
+ * NULL). */
+int sweep__record_results_check(const uint8_t *p, size_t len, int compact, char *why, size_t whylen);
 
 /* What sweep__record_results_check accepts, without saying why not (the
  * readers' and the lean loop's test, once a request). Inline for the
@@ -86,7 +89,7 @@ int sweep__record_results_check(const uint8_t *p, size_t len, char *why, size_t 
  * movers (a player on a lift: an eighth of the arena's results, which the
  * full check took 181 instructions each to pass). Any other is checked in
  * full. */
-static inline int sweep__record_results_ok(const uint8_t *p, size_t len)
+static inline int sweep__record_results_ok(const uint8_t *p, size_t len, int compact)
 {
     if (len < SWEEP__RESULTS_FIXED)
         return 0;
@@ -106,7 +109,7 @@ static inline int sweep__record_results_ok(const uint8_t *p, size_t len)
         if ((mask & ~flags) == SWEEP__RESULTS_MOVERS)
             return movers != 0 && movers <= SWEEP_MAX_CONTACTS && rest == 8 + 4 * (size_t)movers;
     }
-    return sweep__record_results_check(p, len, NULL, 0) == 0;
+    return sweep__record_results_check(p, len, compact, NULL, 0) == 0;
 }
 
 /* The message a checked payload holds: kind, sequence, server_tick and its

@@ -65,6 +65,9 @@ long sweep__record_cpus(void);
 /* Not a framing: a version 5 log, whose RESULTS records a lean group may
  * hold (record_results.h), in place of results sent as OUT records. */
 #define SWEEP__LEAN_RESULTS 4u
+/* Not a framing: a version 6 log, whose MOVE images (and those RESULTS
+ * hold) are in the compact layout (record_move.h). */
+#define SWEEP__LEAN_COMPACT 8u
 
 /* 1 when the answer at b (n bytes, framed as `flags`) names a MoveResult
  * or a MoveResultBatch. Always inlined: the lean loop peeks at every
@@ -100,11 +103,11 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
         if (end - pos - 5 < len)
             return 0;
         if (t == SWEEP_RECORD_MOVE) {
-            if (!sweep__record_move_ok(q, len))
+            if (!sweep__record_move_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0))
                 return 0;
         } else if (t == SWEEP_RECORD_RESULTS) {
             if (!(want & SWEEP__LEAN_RESULTS) || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
-                !sweep__record_results_ok(q, len))
+                !sweep__record_results_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0))
                 return 0;
         } else if (t == SWEEP_RECORD_OUT) {
             if (len <= 8 || sweep__rd64(q) != session)
@@ -141,7 +144,7 @@ static inline __attribute__((always_inline)) size_t sweep__record_lean_pair(cons
     if (!(want & SWEEP__LEAN_RESULTS) || end - pos < 5 || d[pos] != SWEEP_RECORD_MOVE)
         return 0;
     uint32_t len = sweep__rd32(d + pos + 1);
-    if (end - pos - 5 < len || !sweep__record_move_ok(d + pos + 5, len))
+    if (end - pos - 5 < len || !sweep__record_move_ok(d + pos + 5, len, (want & SWEEP__LEAN_COMPACT) != 0))
         return 0;
     pos += 5 + (size_t)len;
     if (end - pos < 5 || d[pos] != SWEEP_RECORD_RESULTS)
@@ -149,7 +152,7 @@ static inline __attribute__((always_inline)) size_t sweep__record_lean_pair(cons
     len = sweep__rd32(d + pos + 1);
     const uint8_t *q = d + pos + 5;
     if (end - pos - 5 < len || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
-        !sweep__record_results_ok(q, len))
+        !sweep__record_results_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0))
         return 0;
     pos += 5 + (size_t)len;
     if (end - pos < 5)

@@ -64,18 +64,18 @@ static void fix_checksums(uint8_t *b, size_t n)
     }
 }
 
-static void check_move(const uint8_t *p, size_t len)
+static void check_move(const uint8_t *p, size_t len, int compact)
 {
     char why[160];
-    int ok = sweep__record_move_ok(p, len);
-    if (ok != (sweep__record_move_check(p, len, why, sizeof why) == 0))
+    int ok = sweep__record_move_ok(p, len, compact);
+    if (ok != (sweep__record_move_check(p, len, compact, why, sizeof why) == 0))
         fail("sweep__record_move_ok and sweep__record_move_check disagree");
     if (!ok)
         return;
     sweep__move_record m;
     sweep__record_move_decode(p, len, &m);
     uint8_t again[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode(again, m.session, m.mode, m.buttons, m.wish, &m.result);
+    size_t n = sweep__record_move_encode(again, compact, m.session, m.mode, m.buttons, m.wish, &m.result);
     if (n != len || memcmp(again, p, len) != 0)
         fail("a MOVE image read back does not encode to its bytes");
 }
@@ -131,13 +131,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rec.offset >= file || (i > 0 && rec.offset <= last))
             fail("a record outside the file or before the one before it");
         last = rec.offset;
+        int compact = sweep__record_move_compact_in(sweep_record_head_of(r)->version);
         if (rec.type == SWEEP_RECORD_MOVE)
-            check_move(rec.bytes.ptr, rec.bytes.len);
+            check_move(rec.bytes.ptr, rec.bytes.len, compact);
         /* A RESULTS the reader took is one the full check and the inline
          * test both take. */
         if (rec.type == SWEEP_RECORD_RESULTS &&
-            (sweep__record_results_check(rec.bytes.ptr, rec.bytes.len, NULL, 0) != 0 ||
-             !sweep__record_results_ok(rec.bytes.ptr, rec.bytes.len)))
+            (sweep__record_results_check(rec.bytes.ptr, rec.bytes.len, compact, NULL, 0) != 0 ||
+             !sweep__record_results_ok(rec.bytes.ptr, rec.bytes.len, compact)))
             fail("a RESULTS record read that its checks refuse");
         if ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
              rec.type == SWEEP_RECORD_RESULTS) &&

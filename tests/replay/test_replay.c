@@ -2228,10 +2228,11 @@ static void raw_log(char *out, size_t n)
 }
 
 /* The n-th MOVE record of a log with at least `contacts` contacts (and,
- * walk set, of a Walk move): its offset (of the type byte), session and
- * entity. */
-static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned nth, uint64_t *offset,
-                         uint64_t *session, uint32_t *entity)
+ * walk set, of a Walk move; parts set, of a compact image with every part:
+ * on the ground, its rare part there): its offset (of the type byte),
+ * session and entity. */
+static void find_move_parts(const char *log, uint32_t contacts, int walk, int parts, unsigned nth, uint64_t *offset,
+                            uint64_t *session, uint32_t *entity)
 {
     char err[1400];
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
@@ -2242,7 +2243,10 @@ static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned 
     int found = 0;
     while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
         if (x.type == SWEEP_RECORD_MOVE && x.bytes.ptr[54] >= contacts &&
-            (!walk || x.bytes.ptr[52] == SWEEP_WIRE_MODE_WALK) && nth-- == 0) {
+            (!walk || x.bytes.ptr[52] == SWEEP_WIRE_MODE_WALK) &&
+            (!parts || ((x.bytes.ptr[53] & SWEEP__RECORD_MOVE_GROUNDED) &&
+                        x.bytes.ptr[55] == (SWEEP__RECORD_MOVE_COMPACT | SWEEP__RECORD_MOVE_RARE))) &&
+            nth-- == 0) {
             *offset = x.offset;
             *session = x.session;
             *entity = x.entity;
@@ -2251,6 +2255,12 @@ static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned 
     }
     sweep_record_close(r);
     assert_true(found);
+}
+
+static void find_move_of(const char *log, uint32_t contacts, int walk, unsigned nth, uint64_t *offset,
+                         uint64_t *session, uint32_t *entity)
+{
+    find_move_parts(log, contacts, walk, 0, nth, offset, session, entity);
 }
 
 static void find_move(const char *log, uint32_t contacts, unsigned nth, uint64_t *offset, uint64_t *session,
@@ -2322,7 +2332,13 @@ static void move_record_changed_is_a_divergence(void **state)
     scratch("move-bit.sweeplog", out, sizeof out);
     /* Every output field of the image, on a move of any mode and on a
      * Walk move (which the core depth compares straight from sweep_act's
-     * output: record_move.h's sweep__record_move_same_act). */
+     * output: record_move.h's sweep__record_move_same_act), each a move on
+     * the ground that started elsewhere (the door moved it), so that its
+     * compact image has every part: the ground part at 104, the rare part
+     * at 132, its contacts at 176. A change the layout's check refuses (a
+     * flag that says a part is there or not: the length no longer what
+     * it makes) is corruption at the record; any other a divergence on
+     * the field. */
     static const struct {
         size_t byte; /* in the payload */
         uint8_t bits;
@@ -2337,10 +2353,10 @@ static void move_record_changed_is_a_divergence(void **state)
         {53, 0x08, "MOVE.has_start_position"},
         {104 + 7, 0x01, "MOVE.ground_normal.x"},
         {104 + 16, 0x01, "MOVE.ground_normal.z"},
-        {128, 0x01, "MOVE.start_position.x"},
-        {128 + 16 + 7, 0x01, "MOVE.start_position.z"},
-        {152, 0x01, "MOVE.speed_excess"},
-        {160, 0x01, "MOVE.ground_material"},
+        {128, 0x01, "MOVE.ground_material"},
+        {132, 0x01, "MOVE.start_position.x"},
+        {132 + 16 + 7, 0x01, "MOVE.start_position.z"},
+        {156, 0x01, "MOVE.speed_excess"},
         {164, 0x01, "MOVE.ground_mover"},
         {168, 0x01, "MOVE.pushed_by"},
         {172, 0x02, "MOVE.rules"},
@@ -2348,14 +2364,36 @@ static void move_record_changed_is_a_divergence(void **state)
         {176 + 24 + 16, 0x01, "MOVE.contacts[0].normal.z"},
         {176 + 52, 0x01, "MOVE.contacts[0].material"},
     };
+    unsigned corrupt = 0;
     for (int walk = 0; walk < 2; walk++) {
-        find_move_of(log, 1, walk, 3, &at, &session, &entity);
+        find_move_parts(log, 1, walk, 1, 1, &at, &session, &entity);
+        size_t len;
+        uint8_t *bytes = read_all(log, &len);
+        assert_non_null(bytes);
+        uint32_t plen = sweep__rd32(bytes + at + 1);
+        uint8_t payload[SWEEP__RECORD_MOVE_MAX];
+        assert_true(plen <= sizeof payload && plen >= 176 + SWEEP_RECORD_MOVE_CONTACT);
+        memcpy(payload, bytes + at + 5, plen);
+        free(bytes);
         for (unsigned i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
             flip(log, (size_t)at + 5 + outputs[i].byte, outputs[i].bits, out);
+            payload[outputs[i].byte] ^= outputs[i].bits;
+            char why[160];
+            int refused = sweep__record_move_check(payload, plen, 1, why, sizeof why) != 0;
+            payload[outputs[i].byte] ^= outputs[i].bits;
+            corrupt += refused;
             for (int depth = 0; depth < 2; depth++) {
                 sweep_replay_divergence div;
                 const sweep_replay_divergence *d =
                     replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err);
+                if (refused) {
+                    char want[64];
+                    snprintf(want, sizeof want, "byte %" PRIu64, at);
+                    if (d || !strstr(err, want) || !strstr(err, "corrupt log"))
+                        fail_msg("walk %d, byte %zu, depth %d: not corruption at %s: %s", walk, outputs[i].byte,
+                                 depth, want, d ? d->text : err);
+                    continue;
+                }
                 if (!d)
                     fail_msg("walk %d, byte %zu, depth %d: no divergence: %s", walk, outputs[i].byte, depth, err);
                 if (strcmp(d->field, outputs[i].field) != 0)
@@ -2366,6 +2404,8 @@ static void move_record_changed_is_a_divergence(void **state)
             }
         }
     }
+    /* The ground flag always changes the length a compact image has. */
+    assert_true(corrupt >= 2);
     /* The wish: the core depth runs the move it says, whose result is not
      * the one the server answered: in a version 5 log that answer's core
      * fields are the MOVE's, so it is named there. */
@@ -2503,7 +2543,7 @@ static void results_record_changed_is_a_divergence(void **state)
     for (;;) { /* the MOVE before it */
         assert_true(move_at > start);
         move_at--;
-        if (buf[move_at] == SWEEP_RECORD_MOVE && sweep__rd32(buf + move_at + 1) >= SWEEP_RECORD_MOVE_FIXED &&
+        if (buf[move_at] == SWEEP_RECORD_MOVE && sweep__rd32(buf + move_at + 1) >= SWEEP__RECORD_MOVE_HEAD &&
             move_at + 5 + sweep__rd32(buf + move_at + 1) == at)
             break;
     }
@@ -2520,7 +2560,7 @@ static void results_record_changed_is_a_divergence(void **state)
     memcpy(whole + SWEEP__RESULTS_FIXED + 4 + mlen, payload + SWEEP__RESULTS_FIXED + 4,
            plen - SWEEP__RESULTS_FIXED - 4);
     size_t wlen = plen + mlen;
-    assert_int_equal(sweep__record_results_check(whole, wlen, err, sizeof err), 0);
+    assert_int_equal(sweep__record_results_check(whole, wlen, 1, err, sizeof err), 0);
     /* The frame rewritten with the longer record. */
     size_t nlen = len + mlen;
     uint8_t *nb = malloc(nlen);
@@ -2565,7 +2605,9 @@ static void bad_move_record_is_corruption(void **state)
         {5 + 54, 0x08, "contacts, more than"},     /* count 9 */
         {5 + 54, 0x02, "contacts make"},           /* another count than the record holds */
         {5 + 52, 0x04, "is not a MoveMode"},       /* mode 4 */
-        {5 + 55, 0x01, "bits set that the layout"},
+        {5 + 53, 0x40, "bits set that the layout"},
+        {5 + 55, 0x01, "bytes, but"},             /* the rare part said there or not: another length */
+        {5 + 55, 0x80, "byte 55"},                /* the full layout's in a version 6 log */
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         flip(log, (size_t)at + cases[i].byte, cases[i].bits, out);
@@ -3201,8 +3243,9 @@ static void planned_groups_cases(void)
             unsigned ok = 0, planned_ok = 99;
             uint32_t count;
             const uint8_t *d = sweep__record_window(rd, &at, &end);
-            unsigned kinds = SWEEP__LEAN_TCP | SWEEP__LEAN_UDP |
-                             (sweep_record_head_of(rd)->version >= 5 ? SWEEP__LEAN_RESULTS : 0);
+            uint32_t version = sweep_record_head_of(rd)->version;
+            unsigned kinds = SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
+                             (sweep__record_move_compact_in(version) ? SWEEP__LEAN_COMPACT : 0);
             size_t want = sweep__record_lean_group(d, at, end, x.session, kinds, &ok, &count);
             /* The straight-line test of a MOVE and its RESULTS says what
              * the scan says, wherever it says anything. */
@@ -3290,8 +3333,8 @@ static void results_ok_agrees_with_the_check(void **state)
                         }
                     }
                     for (size_t len = at - 4; len <= at + 4; len += 4) {
-                        int ok = sweep__record_results_ok(p, len) != 0;
-                        int full = sweep__record_results_check(p, len, NULL, 0) == 0;
+                        int ok = sweep__record_results_ok(p, len, 1) != 0;
+                        int full = sweep__record_results_check(p, len, 1, NULL, 0) == 0;
                         if (ok != full)
                             fail_msg("kind %u, %u results, mask 0x%x, %u movers, %zu bytes (%zu made): the inline "
                                      "test says %d, the full check %d", kind, count, masks[m], movers, len, at, ok,

@@ -6,6 +6,8 @@
  * agree on every byte of the output, and on the length. So must
  * sweep__record_move_same_act, which compares a Walk move's image straight
  * from the core's output, with the fields server/world/moves.c makes of it.
+ * Each in both layouts: the full one of versions 2 to 5 and the compact one
+ * of version 6.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,6 +67,21 @@ static void random_result(sweep_msg_move_result *r, uint32_t contacts)
         r->contacts[i].triangle = (uint32_t)next_u64();
         r->contacts[i].material = (uint32_t)next_u64();
     }
+    /* One move in three has no rare field: no compact rare part. */
+    if (next_u64() % 3 == 0) {
+        r->has_start_position = 0;
+        r->start_position = sweep_v3(0, 0, 0);
+        r->speed_excess = 0.0;
+        r->ground_mover = r->pushed_by = r->rules = 0;
+    }
+}
+
+/* The length of a compact image of r. */
+static size_t compact_len(const sweep_msg_move_result *r)
+{
+    int rare = r->has_start_position || r->speed_excess != 0.0 || r->ground_mover || r->pushed_by ||
+               (r->rules & SWEEP__RECORD_MOVE_RULES);
+    return 104u + (r->grounded ? 28u : 0u) + (rare ? 44u : 0u) + r->contact_count * SWEEP_RECORD_MOVE_CONTACT;
 }
 
 /* The fields as the core depth has them for the move. */
@@ -105,7 +122,8 @@ static void fields_of(const sweep_msg_move_result *r, uint64_t session, uint32_t
 static void same_output_agrees_with_the_image(void **state)
 {
     (void)state;
-    for (uint32_t round = 0; round < 200; round++) {
+    for (uint32_t round = 0; round < 400; round++) {
+        int compact = round & 1;
         uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
         sweep_msg_move_result r;
         random_result(&r, contacts);
@@ -113,9 +131,12 @@ static void same_output_agrees_with_the_image(void **state)
         uint32_t mode = round % SWEEP_WIRE_MODE_COUNT, buttons = (uint32_t)next_u64();
         sweep_vec3 wish = next_vec3();
         uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
-        size_t n = sweep__record_move_encode(image, session, mode, buttons, wish, &r);
-        assert_int_equal(n, SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
-        assert_int_equal(sweep__record_move_check(image, n, (char[160]){0}, 160), 0);
+        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, &r);
+        assert_int_equal(n, compact ? compact_len(&r) : SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
+        assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
+        /* The other layout's check refuses it. */
+        assert_int_equal(sweep__record_move_check(image, n, !compact, (char[160]){0}, 160), -1);
+        assert_int_equal(sweep__record_move_image_len(image), n);
         sweep__record_move_fields f;
         fields_of(&r, session, mode, buttons, wish, &f);
         assert_true(sweep__record_move_same_output(image, n, &f));
@@ -162,7 +183,8 @@ static void le_vec3(uint8_t *p, sweep_vec3 v)
 static void the_image_is_the_layout(void **state)
 {
     (void)state;
-    for (uint32_t round = 0; round < 300; round++) {
+    for (uint32_t round = 0; round < 600; round++) {
+        int compact = round & 1;
         uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
         sweep_msg_move_result r;
         random_result(&r, contacts);
@@ -194,15 +216,38 @@ static void the_image_is_the_layout(void **state)
         want[55] = 0;
         le_vec3(want + 56, r.position);
         le_vec3(want + 80, r.velocity);
-        le_vec3(want + 104, r.ground_normal);
-        le_vec3(want + 128, r.start_position);
-        le_f64(want + 152, r.speed_excess);
-        le_put(want + 160, r.ground_material, 4);
-        le_put(want + 164, r.ground_mover, 4);
-        le_put(want + 168, r.pushed_by, 4);
-        le_put(want + 172, r.rules & SWEEP__RECORD_MOVE_RULES, 4);
-        for (uint32_t i = 0; i < contacts; i++) {
-            uint8_t *c = want + SWEEP_RECORD_MOVE_FIXED + i * SWEEP_RECORD_MOVE_CONTACT;
+        uint8_t *c = want + SWEEP_RECORD_MOVE_FIXED;
+        if (!compact) {
+            le_vec3(want + 104, r.ground_normal);
+            le_vec3(want + 128, r.start_position);
+            le_f64(want + 152, r.speed_excess);
+            le_put(want + 160, r.ground_material, 4);
+            le_put(want + 164, r.ground_mover, 4);
+            le_put(want + 168, r.pushed_by, 4);
+            le_put(want + 172, r.rules & SWEEP__RECORD_MOVE_RULES, 4);
+        } else {
+            /* 0x80, 0x81 with the rare part; the ground part only on the
+             * ground; the rare part only when one of its fields is not
+             * zero or the move started elsewhere. */
+            int rare = r.has_start_position || r.speed_excess != 0.0 || r.ground_mover || r.pushed_by ||
+                       (r.rules & SWEEP__RECORD_MOVE_RULES);
+            want[55] = (uint8_t)(0x80u | (rare ? 1u : 0u));
+            c = want + 104;
+            if (r.grounded) {
+                le_vec3(c, r.ground_normal);
+                le_put(c + 24, r.ground_material, 4);
+                c += 28;
+            }
+            if (rare) {
+                le_vec3(c, r.start_position);
+                le_f64(c + 24, r.speed_excess);
+                le_put(c + 32, r.ground_mover, 4);
+                le_put(c + 36, r.pushed_by, 4);
+                le_put(c + 40, r.rules & SWEEP__RECORD_MOVE_RULES, 4);
+                c += 44;
+            }
+        }
+        for (uint32_t i = 0; i < contacts; i++, c += SWEEP_RECORD_MOVE_CONTACT) {
             le_vec3(c, r.contacts[i].point);
             le_vec3(c + 24, r.contacts[i].normal);
             le_put(c + 48, r.contacts[i].triangle, 4);
@@ -211,8 +256,8 @@ static void the_image_is_the_layout(void **state)
 
         uint8_t image[SWEEP__RECORD_MOVE_MAX + 16];
         memset(image, 0xa5, sizeof image);
-        size_t n = sweep__record_move_encode(image, session, mode, buttons, wish, &r);
-        assert_int_equal(n, SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
+        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, &r);
+        assert_int_equal(n, (size_t)(c - want));
         for (size_t at = 0; at < sizeof image; at++)
             if (image[at] != want[at])
                 fail_msg("round %u (%u contacts): byte %zu is 0x%02x, the layout's 0x%02x", round, contacts, at,
@@ -261,10 +306,14 @@ static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts
 static void same_act_agrees_with_the_image(void **state)
 {
     (void)state;
-    for (uint32_t round = 0; round < 400; round++) {
-        uint32_t contacts = round % (SWEEP_MAX_CONTACTS + 1);
-        uint32_t grounded = (round / 3) % 3; /* 0, 1, and a non-zero that is not 1 */
-        uint32_t moved = (round / 9) % 4;    /* SWEEP_BODY_CARRIED and SWEEP_BODY_PUSHED bits */
+    for (uint32_t round = 0; round < 1600; round++) {
+        int compact = round & 1;
+        uint32_t contacts = (round / 2) % (SWEEP_MAX_CONTACTS + 1);
+        uint32_t grounded = (round / 6) % 3; /* 0, 1, and a non-zero that is not 1 */
+        uint32_t moved = (round / 18) % 4;   /* SWEEP_BODY_CARRIED and SWEEP_BODY_PUSHED bits */
+        /* Every rare field zero in one round of two of those: a compact
+         * image then has no rare part but when the movers moved it. */
+        int plain = (round / 72) % 2;
         sweep_actor a;
         sweep_move_result res;
         random_act(&a, &res, contacts, grounded);
@@ -273,6 +322,8 @@ static void same_act_agrees_with_the_image(void **state)
         uint32_t blocked = (uint32_t)(next_u64() & 1);
         uint32_t ground_mover = (uint32_t)next_u64(), pushed_by = (uint32_t)next_u64();
         sweep_vec3 start = next_vec3();
+        if (plain)
+            rules = 0, speed_excess = 0.0, ground_mover = 0, pushed_by = 0;
 
         sweep_msg_move_result r;
         memset(&r, 0, sizeof r);
@@ -305,18 +356,21 @@ static void same_act_agrees_with_the_image(void **state)
         r.crouched = a.stance != 0;
         r.stance_blocked = blocked != 0;
         uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
-        size_t n = sweep__record_move_encode(image, next_u64(), SWEEP_WIRE_MODE_WALK, (uint32_t)next_u64(),
+        size_t n = sweep__record_move_encode(image, compact, next_u64(), SWEEP_WIRE_MODE_WALK, (uint32_t)next_u64(),
                                              next_vec3(), &r);
-        assert_int_equal(sweep__record_move_check(image, n, (char[160]){0}, 160), 0);
+        assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
 #define SAME()                                                                                                 \
     sweep__record_move_same_act(image, &a, &res, rules, speed_excess, blocked, ground_mover, moved, pushed_by, &start)
         if (!SAME())
-            fail_msg("round %u (grounded %u, moved %u, %u contacts): the image differs", round, grounded, moved,
-                     contacts);
+            fail_msg("round %u (%s, grounded %u, moved %u, %u contacts): the image differs", round,
+                     compact ? "compact" : "full", grounded, moved, contacts);
+        /* A changed image is refused by the layout check every reader
+         * makes first (the other layout's byte 55, say) or is not the
+         * same. */
         for (size_t at = 53; at < n; at++) {
             for (int bit = 0; bit < 8; bit++) {
                 image[at] ^= (uint8_t)(1u << bit);
-                if (SAME())
+                if (sweep__record_move_ok(image, n, compact) && SAME())
                     fail_msg("round %u: byte %zu bit %d changed, still the same", round, at, bit);
                 image[at] ^= (uint8_t)(1u << bit);
             }
@@ -333,12 +387,73 @@ static void same_act_agrees_with_the_image(void **state)
     }
 }
 
+/* The compact layout's check refuses what the writer never writes, each
+ * with its reason: an image whose byte 55 is another layout's, a rare part
+ * of zeros, a move that started elsewhere without its rare part, a length
+ * its flags do not make. */
+static void compact_check_refuses_what_no_writer_makes(void **state)
+{
+    (void)state;
+    sweep_msg_move_result r;
+    random_result(&r, 1);
+    r.grounded = 1;
+    r.has_start_position = 1;
+    uint8_t image[SWEEP__RECORD_MOVE_MAX];
+    char why[160];
+    size_t n = sweep__record_move_encode(image, 1, 7, SWEEP_WIRE_MODE_WALK, 0, sweep_v3(1, 0, 0), &r);
+    assert_int_equal(n, 104u + 28u + 44u + SWEEP_RECORD_MOVE_CONTACT);
+    assert_int_equal(sweep__record_move_check(image, n, 1, why, sizeof why), 0);
+    assert_true(sweep__record_move_ok(image, n, 1));
+
+    /* The rare part's fields all zero, and the move did not start
+     * elsewhere: the writer leaves that part out. */
+    uint8_t bad[SWEEP__RECORD_MOVE_MAX];
+    memcpy(bad, image, n);
+    bad[53] &= (uint8_t)~SWEEP__RECORD_MOVE_START;
+    memset(bad + 104 + 28, 0, 44);
+    assert_int_equal(sweep__record_move_check(bad, n, 1, why, sizeof why), -1);
+    assert_non_null(strstr(why, "rare part"));
+    assert_false(sweep__record_move_ok(bad, n, 1));
+
+    /* Started elsewhere, but no rare part: its length then says 132. */
+    memcpy(bad, image, n);
+    bad[55] = SWEEP__RECORD_MOVE_COMPACT;
+    memmove(bad + 132, bad + 176, SWEEP_RECORD_MOVE_CONTACT);
+    assert_int_equal(sweep__record_move_check(bad, n - 44, 1, why, sizeof why), -1);
+    assert_non_null(strstr(why, "started elsewhere"));
+    assert_false(sweep__record_move_ok(bad, n - 44, 1));
+
+    /* Byte 55 of the full layout in a compact log, and the other way. */
+    memcpy(bad, image, n);
+    bad[55] = 0;
+    assert_int_equal(sweep__record_move_check(bad, n, 1, why, sizeof why), -1);
+    assert_non_null(strstr(why, "byte 55"));
+    assert_false(sweep__record_move_ok(bad, n, 1));
+    assert_int_equal(sweep__record_move_check(image, n, 0, why, sizeof why), -1);
+    assert_false(sweep__record_move_ok(image, n, 0));
+
+    /* A length one contact short of what its bytes make. */
+    assert_int_equal(sweep__record_move_check(image, n - SWEEP_RECORD_MOVE_CONTACT, 1, why, sizeof why), -1);
+    assert_false(sweep__record_move_ok(image, n - SWEEP_RECORD_MOVE_CONTACT, 1));
+
+    /* What it holds reads back, and writes again to the same bytes. */
+    sweep__move_record m;
+    sweep__record_move_decode(image, n, &m);
+    assert_int_equal(m.session, 7);
+    assert_memory_equal(&m.result.start_position, &r.start_position, sizeof r.start_position);
+    assert_memory_equal(&m.result.ground_normal, &r.ground_normal, sizeof r.ground_normal);
+    uint8_t again[SWEEP__RECORD_MOVE_MAX];
+    assert_int_equal(sweep__record_move_encode(again, 1, m.session, m.mode, m.buttons, m.wish, &m.result), n);
+    assert_memory_equal(again, image, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_image_is_the_layout),
         cmocka_unit_test(same_output_agrees_with_the_image),
         cmocka_unit_test(same_act_agrees_with_the_image),
+        cmocka_unit_test(compact_check_refuses_what_no_writer_makes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,9 @@
 static uint8_t buf[1u << 14];
 
 /* The payload of a lone MoveResult r (no MOVE record: its image held
- * whole), checked and read back into *back; the result's mask. */
+ * whole), checked and read back into *back, in the compact layout of
+ * version 6 and in the full one before it (the two read back alike); the
+ * result's mask. */
 static uint32_t round_trip(const sweep_msg_move_result *r, sweep_msg_move_result *back)
 {
     sweep_message m;
@@ -29,14 +31,23 @@ static uint32_t round_trip(const sweep_msg_move_result *r, sweep_msg_move_result
     m.server_tick = r->server_tick;
     m.as.move_result = *r;
     assert_true(sweep__record_results_bound(1) <= sizeof buf);
-    size_t len = sweep__record_results_encode(buf, 3, &m, NULL);
-    char why[200] = "";
-    if (sweep__record_results_check(buf, len, why, sizeof why) != 0)
-        fail_msg("payload refused: %s", why);
-    sweep_message out;
-    uint32_t taken = 0;
-    assert_int_equal(sweep__record_results_rebuild(buf, len, NULL, NULL, 0, &taken, &out, back, why, sizeof why), 0);
-    assert_int_equal(out.kind, SWEEP_MSG_MOVE_RESULT);
+    sweep_msg_move_result full;
+    for (int compact = 0; compact < 2; compact++) {
+        size_t len = sweep__record_results_encode(buf, compact, 3, &m, NULL);
+        char why[200] = "";
+        if (sweep__record_results_check(buf, len, compact, why, sizeof why) != 0)
+            fail_msg("payload refused (%s layout): %s", compact ? "compact" : "full", why);
+        assert_true(sweep__record_results_ok(buf, len, compact));
+        assert_false(sweep__record_results_ok(buf, len, !compact));
+        sweep_message out;
+        uint32_t taken = 0;
+        assert_int_equal(
+            sweep__record_results_rebuild(buf, len, NULL, NULL, 0, &taken, &out, compact ? back : &full, why,
+                                          sizeof why),
+            0);
+        assert_int_equal(out.kind, SWEEP_MSG_MOVE_RESULT);
+    }
+    assert_memory_equal(back, &full, sizeof full);
     return sweep__rd32(buf + SWEEP__RESULTS_FIXED);
 }
 
