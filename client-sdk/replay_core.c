@@ -1314,7 +1314,10 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
      * compiler load again. */
     uint64_t n_requests = 0;
     size_t size = sweep__record_window_held(rd);
-    while (end - at >= 5 && d[at] == SWEEP_RECORD_IN) {
+    /* A version 6 log's request may be a patch of its session's base
+     * (record_patch.h): the core depth reads past it as past a whole one,
+     * and keeps each whole one that is a base, as the reader would. */
+    while (end - at >= 5 && (d[at] == SWEEP_RECORD_IN || (compact && d[at] == SWEEP_RECORD_IN_PATCH))) {
         /* Wraps to a large value when c->prefetched lies past the
          * farthest line (another segment's or buffer's places), so lean_prefetch
          * starts again here. */
@@ -1325,7 +1328,7 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
             break;
         uint64_t session = sweep__rd64(d + at + 5);
         core_session *s = find_session_cached(c, session);
-        if (!s)
+        if (!s || (compact && d[at] == SWEEP_RECORD_IN && sweep__record_keep_request(rd, session, d + at + 13, len - 8)))
             break;
         size_t first = at + 5 + len, group_end, moves_end;
         /* The group as the thread reading ahead found it, or as found

@@ -31,6 +31,7 @@
 #include "server/world/alloc.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_patch.h"
 #include "server/record/record_results.h"
 #include "server/record/record_writer.h"
 #include "server/server_impl.h"
@@ -54,6 +55,12 @@ struct sweep__recorder {
     size_t hard_max;   /* no frame may pass this (the readers' sweep_record_frame_bound) */
     sweep__record_writer *writer; /* writes the frames, in order, off the loop thread */
     sweep__record_moved moved;    /* the results of the MOVE records since the last IN or TICK */
+    /* Each session's base (record_patch.h), kept by the readers' rule: a
+     * request of its base's length is written as a patch when that is at
+     * most half its length. request_session: the session of the request
+     * being handled (a dropped one forgets its base). */
+    sweep__record_bases bases;
+    uint64_t request_session;
 };
 
 static int reserve(sweep__recorder *r, size_t more)
@@ -285,6 +292,7 @@ static int open_segment(sweep__served *w, const char *previous)
     r->segment_bytes = 0;
     r->segment_start_ns = uv_hrtime();
     r->len = SWEEP_RECORD_FRAME_HEADER;
+    sweep__record_bases_clear(&r->bases); /* a segment is read on its own */
     write_head(w, previous);
     flush_to(w, r->fd, header, sizeof header, 0);
     sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
@@ -424,6 +432,7 @@ void sweep__record_world_stop(sweep__served *w, const char *reason)
     }
     free(r->buf);
     free(r->moved.res);
+    sweep__record_bases_free(&r->bases);
     free(r);
     w->rec = NULL;
 }
@@ -465,16 +474,52 @@ void sweep__record_close(sweep__served *w, const sweep__session *ss, const char 
         put_str(&o, reason);
         size = o.n;
     }
+    if (w->rec)
+        sweep__record_base_forget(&w->rec->bases, ss->id);
+}
+
+/* A request as a patch of its session's base (record_patch.h), when it
+ * has the base's length and the patch is at most half of it: 1, or 0 for
+ * the caller to write it whole. */
+static int record_patch(sweep__served *w, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    sweep__recorder *r = w->rec;
+    const sweep__record_base *b = sweep__record_base_of(&r->bases, session);
+    if (!b || b->len != len)
+        return 0;
+    uint8_t patch[SWEEP__RECORD_BASE_MAX / 2];
+    size_t n = sweep__record_patch_make(b->bytes, bytes, len, patch, len / 2);
+    if (n == SIZE_MAX || n == 0) /* a patch has a run at least */
+        return 0;
+    uint8_t *p = begin(w, SWEEP_RECORD_IN_PATCH, 8 + n);
+    if (!p)
+        return 1;
+    r->request_at = (size_t)(p - r->buf) - 5;
+    out o = {p, 0};
+    put_u64(&o, session);
+    put(&o, patch, n);
+    return 1;
 }
 
 void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, const uint8_t *bytes, size_t len)
 {
+    if (type == SWEEP_RECORD_IN && w->rec) {
+        w->rec->moved.count = w->rec->moved.taken = 0;
+        w->rec->request_session = session;
+        if (!w->rec->failed && record_patch(w, session, bytes, len))
+            return;
+    }
     uint8_t *p = begin(w, type, 8 + len);
     if (!p)
         return;
     if (type == SWEEP_RECORD_IN) {
-        w->rec->request_at = (size_t)(p - w->rec->buf) - 5;
-        w->rec->moved.count = w->rec->moved.taken = 0;
+        sweep__recorder *r = w->rec;
+        r->request_at = (size_t)(p - r->buf) - 5;
+        /* The readers keep a short whole request as its session's base:
+         * so does the writer, or, out of memory, it has none (and writes
+         * the session's next request whole). */
+        if (len <= SWEEP__RECORD_BASE_MAX && sweep__record_base_set(&r->bases, session, bytes, (uint32_t)len) != 0)
+            sweep__record_base_forget(&r->bases, session);
     }
     out o = {p, 0};
     put_u64(&o, session);
@@ -489,6 +534,9 @@ void sweep__record_drop_request(sweep__served *w)
     if (r->request_at >= SWEEP_RECORD_FRAME_HEADER) {
         r->len = r->request_at;
         r->request_at = 0;
+        /* A whole request taken back was its session's base in the writer
+         * only: the session writes its next one whole. */
+        sweep__record_base_forget(&r->bases, r->request_session);
         return;
     }
     /* Its IN went out with a frame flushed in the middle of it: a replay

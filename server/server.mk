@@ -82,9 +82,11 @@ LOG_CORPUS := tests/fuzz/corpus/log
 LOG_FUZZ_SMOKE_RUNS ?= 20000
 $(LOG_FUZZ): tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c server/record/record.h \
 		server/record/record_move.h server/record/record_results.c server/record/record_results.h \
+		server/record/record_patch.c server/record/record_patch.h \
 		protocol/format.h protocol/contact_image.h protocol/schema.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c server/record/record_results.c -ldeflate -lpthread -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c \
+		server/record/record_results.c server/record/record_patch.c -ldeflate -lpthread -o $@
 
 .PHONY: fuzz-log
 fuzz-log: $(LOG_FUZZ)

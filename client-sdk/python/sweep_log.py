@@ -149,9 +149,12 @@ IDENTIFIER = b"SWP1"
 TCP, UDP = 0, 1
 TRANSPORT_NAMES = {TCP: "TCP", UDP: "UDP"}
 
-HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE, RESULTS = range(1, 12)
+HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE, RESULTS, IN_PATCH = range(1, 13)
 TYPE_NAMES = {HEAD: "HEAD", OPEN: "OPEN", CLOSE: "CLOSE", IN: "IN", ID: "ID", OUT: "OUT", TICK: "TICK",
-              HASH: "HASH", END: "END", MOVE: "MOVE", RESULTS: "RESULTS"}
+              HASH: "HASH", END: "END", MOVE: "MOVE", RESULTS: "RESULTS", IN_PATCH: "IN_PATCH"}
+# Version 6: a whole IN of at most this many bytes is its session's base, and an IN_PATCH is
+# a request of the base's length as runs (u8 skip, u8 n, n bytes) where it differs (record.h).
+BASE_MAX = 2048
 RESULTS_FIXED = 28  # a RESULTS payload's fixed part (record.h)
 # A RESULTS result's mask bits past the first six (record.h): u32 ids.
 RESULTS_VOLUMES = ("launched_by", "teleported_by", "hurt_by", "killed_by", "entered", "left")  # bits 7-12
@@ -398,7 +401,27 @@ class _Cursor:
         return bytes(self.take(self.end - self.pos))
 
 
-def _parse(kind, c, path, at, version):
+def _patched(base, runs, path, at):
+    """A request: its session's base with the patch's runs applied."""
+    out, pos, i = bytearray(base), 0, 0
+    while i < len(runs):
+        if len(runs) - i < 2:
+            break
+        skip, n = runs[i], runs[i + 1]
+        i += 2
+        if len(runs) - i < n or len(out) - pos < skip + n:
+            break
+        pos += skip
+        out[pos:pos + n] = runs[i:i + n]
+        pos += n
+        i += n
+    else:
+        return bytes(out)
+    raise LogError(path, at, "record at byte %d (IN_PATCH): its runs are cut short or reach past the %d bytes of "
+                   "its base (corrupt log)" % (at, len(base)))
+
+
+def _parse(kind, c, path, at, version, bases):
     """The record of type `kind` whose payload the cursor holds (not
     checked for leftovers here), of a log of format `version`."""
     if kind == HEAD:
@@ -417,13 +440,30 @@ def _parse(kind, c, path, at, version):
         fields.append(c.u32() if c.end - c.pos >= 4 else 1200)
         return Open("OPEN", path, at, *fields)
     if kind == CLOSE:
-        return Close("CLOSE", path, at, c.u64(), c.text())
+        rec = Close("CLOSE", path, at, c.u64(), c.text())
+        bases.pop(rec.session, None)
+        return rec
     if kind in (IN, OUT):
         session = c.u64()
         data = c.rest()
         if not data:
             raise _Short()
+        if kind == IN and version >= 6 and len(data) <= BASE_MAX:
+            bases[session] = bytes(data)
         return (In if kind == IN else Out)(TYPE_NAMES[kind], path, at, session, None, data)
+    if kind == IN_PATCH:
+        # Read as the IN it stands for.
+        if version < 6:
+            raise LogError(path, at, "record at byte %d: IN_PATCH in a version %d log, which has none (corrupt log)"
+                           % (at, version))
+        session = c.u64()
+        runs = c.rest()
+        if not runs:
+            raise _Short()
+        if session not in bases:
+            raise LogError(path, at, "record at byte %d (IN_PATCH): session %d has no whole request before it in "
+                           "this segment to patch (corrupt log)" % (at, session))
+        return In("IN", path, at, session, None, _patched(bases[session], runs, path, at))
     if kind == ID:
         return Id("ID", path, at, c.u32())
     if kind == TICK:
@@ -440,9 +480,10 @@ def _parse(kind, c, path, at, version):
     return End("END", path, at, c.u64(), c.text())
 
 
-def _frame_records(path, body, base, version):
+def _frame_records(path, body, base, version, bases):
     """The records of one frame whose body (checked) starts at file offset
-    base, in a log of format `version`."""
+    base, in a log of format `version` (bases: its sessions' bases so far,
+    kept up to date)."""
     out = []
     pos, n = 0, len(body)
     while pos < n:
@@ -460,7 +501,7 @@ def _frame_records(path, body, base, version):
                            % (at, kind))
         c = _Cursor(body, pos + 5, pos + 5 + length)
         try:
-            rec = _parse(kind, c, path, at, version)
+            rec = _parse(kind, c, path, at, version, bases)
             if c.pos != c.end:
                 raise _Short()
         except _Short:
@@ -523,6 +564,7 @@ class Segment:
                 self.size = size
                 self.truncated, self.truncated_at, self.end = False, None, None
             bound = 1 << 20  # the first frame holds only the HEAD
+            bases = {}  # a segment starts with none
             while at < size:
                 fh = f.read(FRAME_HEADER) if size - at >= FRAME_HEADER else b""
                 if len(fh) < FRAME_HEADER:
@@ -543,7 +585,7 @@ class Segment:
                 if got != crc:
                     raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
                                    "(corrupt log)" % (at, length, got, crc))
-                for rec in _frame_records(path, body, at + FRAME_HEADER, version):
+                for rec in _frame_records(path, body, at + FRAME_HEADER, version, bases):
                     if rec.type == "HEAD":
                         bound = frame_bound(rec)
                     yield rec

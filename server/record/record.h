@@ -47,6 +47,14 @@
  *          Despawn, Move, MoveBatch, MoverCommand, EntityCommands), or
  *          whose answer a replay checks (Query), as received, after the
  *          rate limit let it through (a TCP frame keeps its size prefix);
+ *          in a version 6 log a whole IN of at most 2048 bytes is its
+ *          session's base from there on (record_patch.h);
+ *   IN_PATCH (version 6) u64 session  runs: a request of its session's
+ *          base's length, as the runs where it differs from the base,
+ *          each u8 skip (bytes kept), u8 n, n bytes (record_patch.h); the
+ *          base's bytes past the last run are kept. Readers hand it out as
+ *          the IN it stands for. A segment starts with no base, a CLOSE
+ *          forgets its session's, and a patch with none is corruption;
  *   ID     u32 entity: the id the server drew for the entity a Spawn made;
  *   OUT    u64 session  bytes: a message the server sent because of the IN
  *          or TICK before it (answers, Errors, unasked Despawned), as sent;
@@ -123,8 +131,8 @@
  * settings (their worlds kept no history: replayed without one); version
  * 4 logs no RESULTS (a MoveResult or MoveResultBatch is an OUT, as sent,
  * beside its MOVE records); version 5 logs hold every MOVE image in the
- * full layout; readers take all six, each MOVE image in its version's
- * layout only.
+ * full layout and every request whole; readers take all six, each MOVE
+ * image in its version's layout only.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -160,7 +168,8 @@ typedef enum sweep_record_type {
     SWEEP_RECORD_HASH = 8,
     SWEEP_RECORD_END = 9,
     SWEEP_RECORD_MOVE = 10,   /* version 2 */
-    SWEEP_RECORD_RESULTS = 11 /* version 5 */
+    SWEEP_RECORD_RESULTS = 11, /* version 5 */
+    SWEEP_RECORD_IN_PATCH = 12 /* version 6; read as the IN it stands for */
 } sweep_record_type;
 
 /* A MOVE payload: the fixed part, then one contact per count. */
@@ -205,7 +214,10 @@ typedef struct sweep_record_head {
 /* One record, decoded. Pointers point into the reader's bytes and stay
  * valid until sweep_record_close (a streamed reader's: until the caller
  * lets go of them, sweep_record_release). Only type, offset and the fields its type
- * names below are set; the others keep whatever they held. */
+ * names below are set; the others keep whatever they held. An IN_PATCH
+ * is handed out as the IN it stands for (type IN, offset its own), its
+ * bytes made in the reader: they stay valid until three more patches have
+ * been read, whatever the reader. */
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* SCHED_IDLE, sched_getaffinity */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +25,7 @@
 #include "protocol/framing.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_patch.h"
 #include "server/record/record_results.h"
 #include "server/record/record_window.h"
 
@@ -77,12 +79,18 @@ struct sweep_record_reader {
      * page the system's page size; 0 when they are left to page faults
      * (while the HEAD is read at open, or madvise refused). */
     size_t mapped, page;
+    /* Version 6: each session's base (record_patch.h), and the requests
+     * made of patches, handed out in turn (record.h: valid until three
+     * more). */
+    sweep__record_bases bases;
+    unsigned made_next;
+    uint8_t made[4][SWEEP__RECORD_BASE_MAX];
 };
 
 #define PLAN_CAP 16384u
 
-static const char *const type_names[] = {"?",   "HEAD", "OPEN", "CLOSE", "IN",   "ID",
-                                         "OUT", "TICK", "HASH", "END",   "MOVE", "RESULTS"};
+static const char *const type_names[] = {"?",   "HEAD", "OPEN", "CLOSE", "IN",      "ID",      "OUT",
+                                         "TICK", "HASH", "END", "MOVE",  "RESULTS", "IN_PATCH"};
 
 const char *sweep_record_type_name(unsigned type)
 {
@@ -461,6 +469,8 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
     case SWEEP_RECORD_CLOSE:
         out->session = get_u64(&c);
         out->text = get_str(&c);
+        if (!c.bad)
+            sweep__record_base_forget(&r->bases, out->session);
         break;
     case SWEEP_RECORD_IN:
     case SWEEP_RECORD_OUT:
@@ -468,7 +478,28 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         out->bytes = get_rest(&c);
         if (out->bytes.len == 0)
             c.bad = 1;
+        else if (type == SWEEP_RECORD_IN && r->head.version >= 6 && out->bytes.len <= SWEEP__RECORD_BASE_MAX &&
+                 sweep__record_base_set(&r->bases, out->session, out->bytes.ptr, out->bytes.len) != 0)
+            return fail(err, errlen, "%s: record at byte %zu (IN): out of memory keeping session %" PRIu64
+                        "'s request", r->path, file_at(r, at), out->session);
         break;
+    case SWEEP_RECORD_IN_PATCH: {
+        /* read_fast takes every good one: this one is not. */
+        if (r->head.version < 6)
+            return fail(err, errlen, "%s: record at byte %zu: IN_PATCH in a version %u log, which has none "
+                        "(corrupt log)", r->path, file_at(r, at), r->head.version);
+        uint64_t session = get_u64(&c);
+        if (c.bad || len <= 8) { /* a patch has a run at least */
+            c.bad = 1;
+            break;
+        }
+        const sweep__record_base *b = sweep__record_base_of(&r->bases, session);
+        if (!b)
+            return fail(err, errlen, "%s: record at byte %zu (IN_PATCH): session %" PRIu64 " has no whole request "
+                        "before it in this segment to patch (corrupt log)", r->path, file_at(r, at), session);
+        return fail(err, errlen, "%s: record at byte %zu (IN_PATCH): its runs are cut short or reach past the "
+                    "%u bytes of its base (corrupt log)", r->path, file_at(r, at), b->len);
+    }
     case SWEEP_RECORD_ID:
         out->entity = get_u32(&c);
         break;
@@ -532,6 +563,15 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
     const uint8_t *q = p + 5;
     switch (type) {
     case SWEEP_RECORD_IN:
+        /* A version 6 log's short whole request is its session's base
+         * (out of memory: parse_slow says so). */
+        if (len <= 8 || (r->head.version >= 6 && len - 8 <= SWEEP__RECORD_BASE_MAX &&
+                         sweep__record_base_set(&r->bases, u64_at(q), q + 8, len - 8) != 0))
+            return 0;
+        out->session = u64_at(q);
+        out->bytes.ptr = q + 8;
+        out->bytes.len = len - 8;
+        break;
     case SWEEP_RECORD_OUT:
         if (len <= 8)
             return 0;
@@ -539,6 +579,21 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->bytes.ptr = q + 8;
         out->bytes.len = len - 8;
         break;
+    case SWEEP_RECORD_IN_PATCH: {
+        /* The IN it stands for, made in the reader's next place. */
+        if (len <= 8 || r->head.version < 6)
+            return 0;
+        const sweep__record_base *b = sweep__record_base_of(&r->bases, u64_at(q));
+        uint8_t *o = r->made[r->made_next & 3u];
+        if (!b || sweep__record_patch_apply(b->bytes, b->len, q + 8, len - 8, o) != 0)
+            return 0;
+        r->made_next++;
+        out->session = u64_at(q);
+        out->bytes.ptr = o;
+        out->bytes.len = b->len;
+        type = SWEEP_RECORD_IN;
+        break;
+    }
     case SWEEP_RECORD_MOVE:
         if (r->head.version < 2 || !sweep__record_move_ok(q, len, sweep__record_move_compact_in(r->head.version)))
             return 0;
@@ -804,7 +859,7 @@ static int plan_frame(sweep_record_reader *r, size_t pos, size_t end)
         if (end - pos - 5 < len)
             break; /* the reader names it */
         size_t next = pos + 5 + (size_t)len;
-        if (t == SWEEP_RECORD_IN && len > 8) {
+        if ((t == SWEEP_RECORD_IN || t == SWEEP_RECORD_IN_PATCH) && len > 8) {
             unsigned ok = 0;
             uint32_t count;
             size_t group_end = sweep__record_lean_group(d, next, end, u64_at(d + pos + 5), lean_want(r), &ok,
@@ -979,6 +1034,13 @@ uint64_t sweep_record_size(const sweep_record_reader *r)
     return r->size;
 }
 
+int sweep__record_keep_request(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    if (r->head.version < 6 || len > SWEEP__RECORD_BASE_MAX)
+        return 0;
+    return sweep__record_base_set(&r->bases, session, bytes, (uint32_t)len);
+}
+
 void sweep_record_close(sweep_record_reader *r)
 {
     if (!r)
@@ -996,5 +1058,6 @@ void sweep_record_close(sweep_record_reader *r)
     chunks_free(r->spare);
     free(r->head_text);
     free(r->plan.items);
+    sweep__record_bases_free(&r->bases);
     free(r);
 }

@@ -36,6 +36,14 @@ uint64_t sweep__record_window_base(const sweep_record_reader *r);
  * them). */
 size_t sweep__record_window_held(const sweep_record_reader *r);
 
+/* A whole IN record's request (bytes, len, of `session`) read past by a
+ * caller in the window, kept as the reader would keep it: in a version 6
+ * log one of at most SWEEP__RECORD_BASE_MAX bytes is its session's base
+ * (record_patch.h), which a patch read later needs. 0, or -1 when out of
+ * memory (the caller then leaves the record to sweep_record_next, which
+ * names it). */
+int sweep__record_keep_request(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len);
+
 /* The bytes a streamed reader's buffers take (0 mapped): a few chunks
  * while its caller lets go of what it read (sweep_record_release). */
 size_t sweep__record_buffered(const sweep_record_reader *r);
@@ -119,7 +127,7 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
             if (!(good & (SWEEP__LEAN_TCP | SWEEP__LEAN_UDP)))
                 return 0;
         } else {
-            if (!((t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))
+            if (!(((t == SWEEP_RECORD_IN || t == SWEEP_RECORD_IN_PATCH) && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))
                 return 0;
             *ok = good;
             *count = n;
@@ -159,7 +167,7 @@ static inline __attribute__((always_inline)) size_t sweep__record_lean_pair(cons
         return 0;
     uint8_t t = d[pos];
     len = sweep__rd32(d + pos + 1);
-    if (end - pos - 5 < len || !((t == SWEEP_RECORD_IN && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))
+    if (end - pos - 5 < len || !(((t == SWEEP_RECORD_IN || t == SWEEP_RECORD_IN_PATCH) && len > 8) || (t == SWEEP_RECORD_TICK && len == 8)))
         return 0;
     return pos;
 }

@@ -2630,6 +2630,97 @@ static void bad_move_record_is_corruption(void **state)
         fail_msg("'%s' does not say '%s'", err, want);
 }
 
+/* The n-th IN_PATCH record of a log (its offset, of the type byte, and its
+ * payload's length), found by walking its frames. */
+static void find_patch(const char *log, unsigned nth, size_t *at, uint32_t *plen)
+{
+    size_t len;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    size_t pos = SWEEP_RECORD_HEADER_SIZE;
+    int found = 0;
+    while (!found && pos + SWEEP_RECORD_FRAME_HEADER <= len) {
+        uint32_t n = le32(buf + pos);
+        size_t r = pos + SWEEP_RECORD_FRAME_HEADER, end = r + n;
+        while (r + 5 <= end) {
+            uint32_t l = le32(buf + r + 1);
+            if (buf[r] == SWEEP_RECORD_IN_PATCH && nth-- == 0) {
+                *at = r, *plen = l, found = 1;
+                break;
+            }
+            r += 5 + (size_t)l;
+        }
+        pos = end;
+    }
+    free(buf);
+    assert_true(found);
+}
+
+/* A version 6 log holds most requests as patches of their session's last
+ * whole one; the replays read them as the requests they stand for (the
+ * full depth verifies and decodes each). A patch whose session has no
+ * whole request before it in the segment is corruption at both depths,
+ * named at its byte; one whose runs reach past its base is corruption at
+ * the full depth, which makes the request (the core depth reads past a
+ * move's request, as it always did). */
+static void request_patches_read_back_or_are_corruption(void **state)
+{
+    (void)state;
+    char log[600], out[400], err[1400], want[160];
+    raw_log(log, sizeof log);
+    /* Patches there, and far more of them than whole requests. */
+    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
+    assert_non_null(rd);
+    sweep_record x;
+    unsigned ins = 0;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
+        ins += x.type == SWEEP_RECORD_IN;
+    sweep_record_close(rd);
+    size_t len, at = 0;
+    uint32_t plen = 0;
+    uint8_t *buf = read_all(log, &len);
+    unsigned patches = 0, whole = 0;
+    for (size_t pos = SWEEP_RECORD_HEADER_SIZE; pos + SWEEP_RECORD_FRAME_HEADER <= len;) {
+        uint32_t n = le32(buf + pos);
+        for (size_t r = pos + SWEEP_RECORD_FRAME_HEADER; r + 5 <= pos + SWEEP_RECORD_FRAME_HEADER + n;
+             r += 5 + (size_t)le32(buf + r + 1)) {
+            patches += buf[r] == SWEEP_RECORD_IN_PATCH;
+            whole += buf[r] == SWEEP_RECORD_IN;
+        }
+        pos += SWEEP_RECORD_FRAME_HEADER + n;
+    }
+    free(buf);
+    assert_int_equal(ins, patches + whole);
+    if (patches < 100 || patches < 3 * whole)
+        fail_msg("%u patches, %u whole requests", patches, whole);
+
+    find_patch(log, 20, &at, &plen);
+    scratch("patch-bad.sweeplog", out, sizeof out);
+    /* Its session's id changed: no base. */
+    flip(log, at + 5 + 6, 0x40, out);
+    for (int depth = 0; depth < 2; depth++) {
+        sweep_replay_divergence div;
+        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
+            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
+        snprintf(want, sizeof want, "byte %zu (IN_PATCH)", at);
+        if (!strstr(err, want) || !strstr(err, "no whole request") || !strstr(err, "corrupt log"))
+            fail_msg("depth %d: '%s' does not say '%s' and 'no whole request'", depth, err, want);
+    }
+    /* Its first run made longer than the record holds. */
+    buf = read_all(log, &len);
+    assert_non_null(buf);
+    uint8_t n0 = buf[at + 5 + 9];
+    free(buf);
+    assert_true(n0 < 0x80 && plen - 10u < n0 + 0x80u);
+    flip(log, at + 5 + 9, 0x80, out);
+    sweep_replay_divergence div;
+    if (replay_bad(out, 0, &div, err, sizeof err))
+        fail_msg("a divergence, not corruption: %s", div.text);
+    snprintf(want, sizeof want, "byte %zu (IN_PATCH)", at);
+    if (!strstr(err, want) || !strstr(err, "cut short or reach past") || !strstr(err, "corrupt log"))
+        fail_msg("'%s' does not say '%s' and 'cut short or reach past'", err, want);
+}
+
 /* sweep-replay --core: the depth in the text and the JSON, its exit
  * statuses, and a log it cannot take. */
 static void cli_core_depth(void **state)
@@ -3689,6 +3780,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(resent_answers_replay_at_both_depths),
         cmocka_unit_test(core_refused_move_is_a_divergence),
         cmocka_unit_test(bad_move_record_is_corruption),
+        cmocka_unit_test(request_patches_read_back_or_are_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(a_streamed_log_reads_as_a_mapped_one),
