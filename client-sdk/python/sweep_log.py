@@ -69,7 +69,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                datagram: the UDP datagram size agreed, 1200 unless more)
         Close: session reason
         In, Out: session transport data  (data: the message as received or
-               sent, TCP's 4-byte size prefix included; .message() decodes
+               sent, TCP's 4-byte size prefix included; a version 6
+               IN_PATCH is read as the In it stands for; .message() decodes
                it, without the prefix, into a sweep.wire.Message.Message;
                transport comes from the session's OPEN, or is guessed from
                where the "SWP1" identifier sits when the OPEN is in an

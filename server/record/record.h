@@ -216,8 +216,8 @@ typedef struct sweep_record_head {
  * lets go of them, sweep_record_release). Only type, offset and the fields its type
  * names below are set; the others keep whatever they held. An IN_PATCH
  * is handed out as the IN it stands for (type IN, offset its own), its
- * bytes made in the reader: they stay valid until three more patches have
- * been read, whatever the reader. */
+ * bytes made in the reader: they stay valid while up to three more
+ * patches are read (the fourth takes their place), whatever the reader. */
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */

@@ -80,8 +80,8 @@ struct sweep_record_reader {
      * (while the HEAD is read at open, or madvise refused). */
     size_t mapped, page;
     /* Version 6: each session's base (record_patch.h), and the requests
-     * made of patches, handed out in turn (record.h: valid until three
-     * more). */
+     * made of patches, handed out in turn (record.h: valid while three
+     * more are made). */
     sweep__record_bases bases;
     unsigned made_next;
     uint8_t made[4][SWEEP__RECORD_BASE_MAX];

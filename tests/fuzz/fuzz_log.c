@@ -10,7 +10,11 @@
  * records inside are what gets fuzzed.
  *
  * Beyond "no crash, no sanitizer report" it checks, on every input:
- * - every record returned lies inside the file, after the one before;
+ * - every record returned lies inside the file, after the one before, its
+ *   bytes too (but those of a request a patch stands for, made in the
+ *   reader: no longer than a base);
+ * - the mapped and the streamed reader read the same records, bytes and
+ *   errors (a patched request made alike by both);
  * - an error says which file and is not empty;
  * - for every MOVE record's bytes the readers' fast test
  *   (sweep__record_move_ok) and the full check (sweep__record_move_check)
@@ -35,6 +39,7 @@
 #include "protocol/format.h"
 #include "server/record/record.h"
 #include "server/record/record_move.h"
+#include "server/record/record_patch.h"
 #include "server/record/record_results.h"
 
 #define MAX_RECORDS 100000 /* a bound on the loop, far above what 64 KiB holds */
@@ -140,7 +145,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (sweep__record_results_check(rec.bytes.ptr, rec.bytes.len, compact, NULL, 0) != 0 ||
              !sweep__record_results_ok(rec.bytes.ptr, rec.bytes.len, compact)))
             fail("a RESULTS record read that its checks refuse");
-        if ((rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
+        /* An IN that a patch stands for is made in the reader, its
+         * base's length (record_patch.h); every other record's bytes are
+         * the file's. */
+        int patched = rec.type == SWEEP_RECORD_IN && fixed[rec.offset] == SWEEP_RECORD_IN_PATCH;
+        if (patched && rec.bytes.len > SWEEP__RECORD_BASE_MAX)
+            fail("a patched request longer than any base");
+        if (!patched &&
+            (rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
              rec.type == SWEEP_RECORD_RESULTS) &&
             rec.bytes.len > file - rec.offset)
             fail("a record's bytes run past the end of the file");
