@@ -273,7 +273,7 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
 /* sweep__record_move_contacts_xor from the contacts' own bytes, two words
  * at a time: on a little-endian host a contact's first 56 bytes are its
  * image (sweep__record_move_same_act asserts it). */
-static inline uint64_t sweep__record_move_contacts_raw(const uint8_t *c, const sweep_contact *cs, uint32_t n)
+static inline __attribute__((always_inline)) uint64_t sweep__record_move_contacts_raw(const uint8_t *c, const sweep_contact *cs, uint32_t n)
 {
     uint64_t d = 0;
     for (uint32_t i = 0; i < n; i++, c += SWEEP_RECORD_MOVE_CONTACT) {

@@ -89,7 +89,7 @@ int sweep__record_results_check(const uint8_t *p, size_t len, int compact, char 
  * movers (a player on a lift: an eighth of the arena's results, which the
  * full check took 181 instructions each to pass). Any other is checked in
  * full. */
-static inline int sweep__record_results_ok(const uint8_t *p, size_t len, int compact)
+static inline __attribute__((always_inline)) int sweep__record_results_ok(const uint8_t *p, size_t len, int compact)
 {
     if (len < SWEEP__RESULTS_FIXED)
         return 0;
