@@ -1213,12 +1213,16 @@ static int group_records(sweep_replay *r, sweep__replay_core *c, sweep_record_re
     return 0;
 }
 
-/* How far past the lean loop's place the log is fetched into the cache
- * when no thread reads ahead (lean_prefetch): a frame is a tick's
+/* How far past the lean loop's place a mapped log is fetched into the
+ * cache when no thread reads ahead (lean_prefetch): a frame is a tick's
  * records, 8 to 9 KB on the 16-bot logs, so about two frames, a few
- * hundred microseconds of moves. On oacmpdm7 on one CPU, 4 KB gained
- * nothing and 64 KB and 256 KB lost; 16 KB gained about 4%, the arena's
- * about 0. */
+ * hundred microseconds of moves. On oacmpdm7 on one CPU, with the log
+ * mapped, 4 KB gained nothing and 64 KB and 256 KB lost; 16 KB gained
+ * about 4%, the arena's about 0. A log streamed into buffers (one CPU
+ * since) is not fetched ahead: on the version 6 logs of bench_replay the
+ * prefetches cost 40 instructions a move and, left out, the core depth
+ * ran 2.4% (arena) and 3.7% (oacmpdm7) more moves a second (medians of 5
+ * and 4 alternating rounds). */
 #define LEAN_PREFETCH 16384u
 
 /* lean_prefetch is called once the lines to ask for make this many bytes,
@@ -1314,6 +1318,10 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
      * compiler load again. */
     uint64_t n_requests = 0;
     size_t size = sweep__record_window_held(rd);
+    /* Only a mapped log with no thread ahead of the loop is fetched ahead
+     * here (lean_prefetch): a streamed one's buffer was just filled by the
+     * kernel's copy. */
+    int prefetch = !plan && sweep__record_buffered(rd) == 0;
     /* A version 6 log's request may be a patch of its session's base
      * (record_patch.h): the core depth reads past it as past a whole one,
      * and keeps each whole one that is a base, as the reader would. */
@@ -1321,7 +1329,7 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
         /* Wraps to a large value when c->prefetched lies past the
          * farthest line (another segment's or buffer's places), so lean_prefetch
          * starts again here. */
-        if (!plan && at + LEAN_PREFETCH - c->prefetched >= LEAN_PREFETCH_STEP)
+        if (prefetch && at + LEAN_PREFETCH - c->prefetched >= LEAN_PREFETCH_STEP)
             lean_prefetch(c, d, at, size);
         uint32_t len = sweep__rd32(d + at + 1);
         if (end - at - 5 < len || len <= 8)
