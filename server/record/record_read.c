@@ -446,6 +446,16 @@ static __attribute__((noinline)) int next_frame(sweep_record_reader *r, char *er
     return 1;
 }
 
+/* The readers' one rule for bases (record_patch.h): in a version 6 log a
+ * whole request of at most SWEEP__RECORD_BASE_MAX bytes is its session's
+ * base. 0, or -1 when out of memory. */
+static inline int keep_base(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len)
+{
+    if (r->head.version < 6 || len > SWEEP__RECORD_BASE_MAX)
+        return 0;
+    return sweep__record_base_set(&r->bases, session, bytes, (uint32_t)len);
+}
+
 /* Any record the fast path of sweep_record_next does not take: the rare
  * ones, and every bad one, whose error is named here. Kept apart so the
  * fast path needs no stack for it. */
@@ -478,8 +488,7 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         out->bytes = get_rest(&c);
         if (out->bytes.len == 0)
             c.bad = 1;
-        else if (type == SWEEP_RECORD_IN && r->head.version >= 6 && out->bytes.len <= SWEEP__RECORD_BASE_MAX &&
-                 sweep__record_base_set(&r->bases, out->session, out->bytes.ptr, out->bytes.len) != 0)
+        else if (type == SWEEP_RECORD_IN && keep_base(r, out->session, out->bytes.ptr, out->bytes.len) != 0)
             return fail(err, errlen, "%s: record at byte %zu (IN): out of memory keeping session %" PRIu64
                         "'s request", r->path, file_at(r, at), out->session);
         break;
@@ -565,8 +574,7 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
     case SWEEP_RECORD_IN:
         /* A version 6 log's short whole request is its session's base
          * (out of memory: parse_slow says so). */
-        if (len <= 8 || (r->head.version >= 6 && len - 8 <= SWEEP__RECORD_BASE_MAX &&
-                         sweep__record_base_set(&r->bases, u64_at(q), q + 8, len - 8) != 0))
+        if (len <= 8 || keep_base(r, u64_at(q), q + 8, len - 8) != 0)
             return 0;
         out->session = u64_at(q);
         out->bytes.ptr = q + 8;
@@ -1036,9 +1044,7 @@ uint64_t sweep_record_size(const sweep_record_reader *r)
 
 int sweep__record_keep_request(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len)
 {
-    if (r->head.version < 6 || len > SWEEP__RECORD_BASE_MAX)
-        return 0;
-    return sweep__record_base_set(&r->bases, session, bytes, (uint32_t)len);
+    return keep_base(r, session, bytes, len);
 }
 
 void sweep_record_close(sweep_record_reader *r)
