@@ -12,7 +12,7 @@
  * here, so a replayed move matches its record exactly when the image the
  * writer would make of it is the record's bytes; only a mismatch is
  * decoded, to name the field. A Walk move's image is compared straight
- * from sweep_act's output (sweep__record_move_same_act), held to the
+ * from sweep_act's output (sweep__record_move_same_act_in), held to the
  * same answer by tests/server/test_record_move.c.
  */
 #ifndef SWEEP_SERVER_RECORD_MOVE_H
@@ -272,7 +272,7 @@ static inline __attribute__((always_inline)) int sweep__record_move_same_output(
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* sweep__record_move_contacts_xor from the contacts' own bytes, two words
  * at a time: on a little-endian host a contact's first 56 bytes are its
- * image (sweep__record_move_same_act asserts it). */
+ * image (sweep__record_move_same_act_in asserts it). */
 static inline __attribute__((always_inline)) uint64_t sweep__record_move_contacts_raw(const uint8_t *c, const sweep_contact *cs, uint32_t n)
 {
     uint64_t d = 0;
@@ -406,17 +406,6 @@ sweep__record_move_same_act_in(const uint8_t *p, int compact, const sweep_actor 
     };
     return sweep__record_move_same_output(p, sweep__record_move_image_len(p), &f);
 #endif
-}
-
-/* sweep__record_move_same_act_in for an image of either layout, as its
- * byte 55 says: where the caller does not know the log's. */
-static inline __attribute__((always_inline)) int
-sweep__record_move_same_act(const uint8_t *p, const sweep_actor *a, const sweep_move_result *res, uint32_t rules,
-                            double speed_excess, uint32_t stance_blocked, uint32_t ground_mover, uint32_t moved,
-                            uint32_t pushed_by, const sweep_vec3 *start)
-{
-    return sweep__record_move_same_act_in(p, (p[55] & SWEEP__RECORD_MOVE_COMPACT) != 0, a, res, rules, speed_excess,
-                                          stance_blocked, ground_mover, moved, pushed_by, start);
 }
 
 /* What sweep__record_move_check accepts, without saying why not: the

@@ -2332,7 +2332,7 @@ static void move_record_changed_is_a_divergence(void **state)
     scratch("move-bit.sweeplog", out, sizeof out);
     /* Every output field of the image, on a move of any mode and on a
      * Walk move (which the core depth compares straight from sweep_act's
-     * output: record_move.h's sweep__record_move_same_act), each a move on
+     * output: record_move.h's sweep__record_move_same_act_in), each a move on
      * the ground that started elsewhere (the door moved it), so that its
      * compact image has every part: the ground part at 104, the rare part
      * at 132, its contacts at 176. A change the layout's check refuses (a

@@ -4,7 +4,7 @@
  * record where it lies (sweep__record_move_same_output) instead of
  * building the image the writer would and comparing bytes; the two must
  * agree on every byte of the output, and on the length. So must
- * sweep__record_move_same_act, which compares a Walk move's image straight
+ * sweep__record_move_same_act_in, which compares a Walk move's image straight
  * from the core's output, with the fields server/world/moves.c makes of it.
  * Each in both layouts: the full one of versions 2 to 5 and the compact one
  * of version 6.
@@ -360,7 +360,8 @@ static void same_act_agrees_with_the_image(void **state)
                                              next_vec3(), &r);
         assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
 #define SAME()                                                                                                 \
-    sweep__record_move_same_act(image, &a, &res, rules, speed_excess, blocked, ground_mover, moved, pushed_by, &start)
+    sweep__record_move_same_act_in(image, compact, &a, &res, rules, speed_excess, blocked, ground_mover, moved, pushed_by, \
+                                   &start)
         if (!SAME())
             fail_msg("round %u (%s, grounded %u, moved %u, %u contacts): the image differs", round,
                      compact ? "compact" : "full", grounded, moved, contacts);
