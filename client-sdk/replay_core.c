@@ -147,8 +147,9 @@ struct sweep__replay_core {
     aligned_buf in_buf, out_buf;
     uint64_t moves, outputs, refused;
     int compact; /* a version 2 log: moves checked on their MOVE records */
-    unsigned lean_results; /* SWEEP__LEAN_RESULTS from version 5 (a lean group may hold RESULTS) and
-                            * SWEEP__LEAN_COMPACT from version 6 (its images compact), else 0 */
+    unsigned lean_results; /* SWEEP__LEAN_RESULTS from version 5 (a lean group may hold RESULTS),
+                            * SWEEP__LEAN_COMPACT from version 6 (its images compact) and
+                            * SWEEP__LEAN_ANSWER from version 7 (ANSWERs), else 0 */
     size_t prefetched; /* lean_prefetch's place in the log */
     sweep_record *group; /* the lean loop's group, read again to name a failure */
     uint32_t group_cap;
@@ -348,7 +349,8 @@ sweep__replay_core *sweep__replay_core_open(const sweep_record_head *h, const ch
     c->tick = h->first_tick;
     c->compact = h->version >= 2;
     c->lean_results = (h->version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
-                      (sweep__record_move_compact_in(h->version) ? SWEEP__LEAN_COMPACT : 0);
+                      (sweep__record_move_compact_in(h->version) ? SWEEP__LEAN_COMPACT : 0) |
+                      (h->version >= 7 ? SWEEP__LEAN_ANSWER : 0);
     /* As replay.c sizes its decoders: a move takes at least 4 bytes. */
     uint32_t cap = h->max_frame / 4u + 1u;
     c->dec_in.moves = calloc(cap, sizeof *c->dec_in.moves);
@@ -1280,7 +1282,22 @@ static __attribute__((noinline)) int lean_tick(sweep_replay *r, sweep__replay_co
         return sweep__replay_fail(r, "%s", err);
     sweep__record_window(rd, at, end);
     (*ticks)++;
+    sweep__record_passed(rd, x.tick, 0, 0);
     return sweep__replay_core_on_tick(r, c, &x, NULL, 0) == 0 ? 1 : -1;
+}
+
+/* The reader told where the lean loop left the log (an ANSWER after it
+ * leaves out what the reader then knows): the last group run, of
+ * `session`'s IN, the records [first, end) of d, waits for its answer
+ * when none of them is a RESULTS or an ANSWER. Out of line: once a call. */
+static __attribute__((noinline)) void lean_passed(sweep_record_reader *rd, uint64_t tick, const uint8_t *d,
+                                                  uint64_t session, size_t first, size_t end)
+{
+    int open = 1;
+    for (size_t pos = first; pos < end; pos += 5 + (size_t)sweep__rd32(d + pos + 1))
+        if (d[pos] == SWEEP_RECORD_RESULTS || d[pos] == SWEEP_RECORD_ANSWER)
+            open = 0;
+    sweep__record_passed(rd, tick, session, open);
 }
 
 /* With the thread, the bytes of the request after this one (its IN and
@@ -1317,6 +1334,10 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
      * request that the moves' stores (which might alias it) made the
      * compiler load again. */
     uint64_t n_requests = 0;
+    /* The last group run: its IN's session and records, for the reader's
+     * view of the log when the loop hands it back (lean_passed). */
+    uint64_t last_session = 0;
+    size_t last_first = 0, last_end = 0;
     size_t size = sweep__record_window_held(rd);
     /* Only a mapped log with no thread ahead of the loop is fetched ahead
      * here (lean_prefetch): a streamed one's buffer was just filled by the
@@ -1347,7 +1368,8 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
         /* What the group may hold: RESULTS from version 5 (always in a
          * version 6 log), and the images' layout, both constants where
          * compact is. */
-        unsigned lean = compact ? SWEEP__LEAN_RESULTS | SWEEP__LEAN_COMPACT : c->lean_results & ~SWEEP__LEAN_COMPACT;
+        unsigned lean = compact ? c->lean_results | SWEEP__LEAN_RESULTS | SWEEP__LEAN_COMPACT
+                                : c->lean_results & ~SWEEP__LEAN_COMPACT;
         uint32_t count;
         if (!plan || !sweep__record_planned(plan, at, &group_end, &ok)) {
             ok = framing | lean;
@@ -1361,6 +1383,7 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
         if (!group_end || !(ok & framing))
             break;
         n_requests++;
+        last_session = session, last_first = first, last_end = group_end;
         if (plan)
             lean_prefetch_next(d, group_end);
         for (size_t pos = first; pos < moves_end;) {
@@ -1372,6 +1395,7 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
                 if (rc != MOVE_MATCHED) {
                     *requests += n_requests;
                     sweep__record_lean_group(d, first, end, session, framing | lean, &ok, &count);
+                    sweep__record_passed(rd, c->tick, session, 1);
                     if (group_records(r, c, rd, first, count) != 0)
                         return -1;
                     uint32_t k = 0;
@@ -1385,6 +1409,8 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
         at = group_end;
     }
     *requests += n_requests;
+    if (n_requests)
+        lean_passed(rd, c->tick, d, last_session, last_first, last_end);
     if (end - at >= 5 && d[at] == SWEEP_RECORD_TICK) {
         int t = lean_tick(r, c, rd, d, &at, &end, ticks);
         if (t != 0) {

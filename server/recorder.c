@@ -61,6 +61,11 @@ struct sweep__recorder {
      * being handled (a dropped one forgets its base). */
     sweep__record_bases bases;
     uint64_t request_session;
+    /* What the readers know when a RESULTS comes (record.h's ANSWER): the
+     * world's tick as the log last said it, and whether the last IN is
+     * still waiting for its first RESULTS (request_session's). */
+    uint64_t answer_tick;
+    int answer_open;
 };
 
 static int reserve(sweep__recorder *r, size_t more)
@@ -293,6 +298,8 @@ static int open_segment(sweep__served *w, const char *previous)
     r->segment_start_ns = uv_hrtime();
     r->len = SWEEP_RECORD_FRAME_HEADER;
     sweep__record_bases_clear(&r->bases); /* a segment is read on its own */
+    r->answer_open = 0;
+    r->answer_tick = w->world->tick; /* the HEAD's first tick */
     write_head(w, previous);
     flush_to(w, r->fd, header, sizeof header, 0);
     sweep__log(SWEEP_LOG_INFO, "record_open", "world=%u file=%s segment=%u tick=%llu", w->index, r->path,
@@ -495,6 +502,7 @@ static int record_patch(sweep__served *w, uint64_t session, const uint8_t *bytes
     if (!p)
         return 1;
     r->request_at = (size_t)(p - r->buf) - 5;
+    r->answer_open = 1;
     out o = {p, 0};
     put_u64(&o, session);
     put(&o, patch, n);
@@ -515,6 +523,7 @@ void sweep__record_message(sweep__served *w, uint8_t type, uint64_t session, con
     if (type == SWEEP_RECORD_IN) {
         sweep__recorder *r = w->rec;
         r->request_at = (size_t)(p - r->buf) - 5;
+        r->answer_open = 1;
         /* The readers keep a short whole request as its session's base:
          * so does the writer, or, out of memory, it has none (and writes
          * the session's next request whole). */
@@ -534,6 +543,7 @@ void sweep__record_drop_request(sweep__served *w)
     if (r->request_at >= SWEEP_RECORD_FRAME_HEADER) {
         r->len = r->request_at;
         r->request_at = 0;
+        r->answer_open = 0;
         /* A whole request taken back was its session's base in the writer
          * only: the session writes its next one whole. */
         sweep__record_base_forget(&r->bases, r->request_session);
@@ -592,8 +602,16 @@ void sweep__record_results(sweep__served *w, uint64_t session, const sweep_messa
     if (!p)
         return;
     /* Room for the longest; what it takes is known once written. */
-    size_t n = sweep__record_results_encode(p, 1, session, m, &w->rec->moved);
-    w->rec->len -= bound - n;
+    sweep__recorder *r = w->rec;
+    size_t n = sweep__record_results_encode(p, 1, session, m, &r->moved);
+    /* The first answer to a request, to its session at the tick the log
+     * last named, as an ANSWER: the readers know the 24 bytes left out. */
+    if (r->answer_open && sweep__record_answer_fits(p, r->request_session, r->answer_tick)) {
+        n = sweep__record_answer_from(p, n);
+        p[-5] = SWEEP_RECORD_ANSWER;
+    }
+    r->answer_open = 0;
+    r->len -= bound - n;
     put_u32_at(p - 4, (uint32_t)n);
 }
 
@@ -603,6 +621,8 @@ void sweep__record_tick(sweep__served *w)
     if (!p)
         return;
     w->rec->moved.count = w->rec->moved.taken = 0;
+    w->rec->answer_open = 0;
+    w->rec->answer_tick = w->world->tick;
     out o = {p, 0};
     put_u64(&o, w->world->tick);
 }

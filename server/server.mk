@@ -69,9 +69,9 @@ bench: $(BUILD)/maps/arena.db
 # FUZZ_FLAGS from protocol.mk): the reader of server/record/record_read.c over any
 # bytes, the frames' checksums made right so that mutations reach the
 # records. Seeds: tests/fuzz/corpus/log/ (short version 2 and version 5
-# logs of the arena: two sessions walking and jumping; a version 6 one whose
-# sliding door pushes a player, so its compact MOVE images have every
-# part) and the golden logs of
+# logs of the arena: two sessions walking and jumping; version 6 and 7 ones
+# whose sliding door pushes a player, so their compact MOVE images have
+# every part, the version 7 one's answers as ANSWERs) and the golden logs of
 # tests/replay (version 1; longer than -max_len, so cut short: torn tails).
 # New inputs go to $(BUILD)/fuzz-corpus/log and a crashing input to
 # $(BUILD)/fuzz-crashes/, never into the source tree.

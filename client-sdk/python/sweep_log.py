@@ -93,7 +93,8 @@ As a module (the FlatBuffers code is only needed to decode messages):
                of its group no result took; and the server's fields:
                server_tick corrected correction rules time_excess movers
                damage teleport_blocked and the volume and liquid ids);
-               move_results and --moves rebuild the results
+               move_results and --moves rebuild the results; a version 7
+               ANSWER is read as the Results it stands for
   LogError(Exception): .path, .offset (None when not about a byte), .what;
       str() is "PATH: ... byte N ..." as the C reader says it.
   decode(data, transport=None) -> Message; body_of(message) -> (kind name,
@@ -128,9 +129,9 @@ import sys
 import zlib
 
 MAGIC = b"SWEEPLOG"
-VERSION = 6  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
+VERSION = 7  # the newest read; version 1 has no MOVE records, version 2 no max_entities_server,
              # version 3 no query settings nor id_seed, version 4 no RESULTS records, version 5
-             # full MOVE images only
+             # full MOVE images only, version 6 no ANSWER records
 VERSION_MIN = 1
 HEADER_SIZE = 16
 FRAME_HEADER = 8
@@ -150,13 +151,27 @@ IDENTIFIER = b"SWP1"
 TCP, UDP = 0, 1
 TRANSPORT_NAMES = {TCP: "TCP", UDP: "UDP"}
 
-HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE, RESULTS, IN_PATCH = range(1, 13)
+HEAD, OPEN, CLOSE, IN, ID, OUT, TICK, HASH, END, MOVE, RESULTS, IN_PATCH, ANSWER = range(1, 14)
 TYPE_NAMES = {HEAD: "HEAD", OPEN: "OPEN", CLOSE: "CLOSE", IN: "IN", ID: "ID", OUT: "OUT", TICK: "TICK",
-              HASH: "HASH", END: "END", MOVE: "MOVE", RESULTS: "RESULTS", IN_PATCH: "IN_PATCH"}
+              HASH: "HASH", END: "END", MOVE: "MOVE", RESULTS: "RESULTS", IN_PATCH: "IN_PATCH", ANSWER: "ANSWER"}
 # Version 6: a whole IN of at most this many bytes is its session's base, and an IN_PATCH is
 # a request of the base's length as runs (u8 skip, u8 n, n bytes) where it differs (record.h).
 BASE_MAX = 2048
 RESULTS_FIXED = 28  # a RESULTS payload's fixed part (record.h)
+ANSWER_FIXED = 4  # an ANSWER's bytes before its result: Message.sequence (record.h)
+
+
+class _Known:
+    """What a segment's records so far tell the ones after them (record.h):
+    each session's base (version 6), and for an ANSWER (version 7) the
+    session of the last IN, whether it still waits for its first RESULTS,
+    and the world's tick as the log last said it."""
+
+    def __init__(self):
+        self.bases = {}  # a segment starts with none
+        self.answer_session = 0
+        self.answer_open = False
+        self.tick = 0
 # A RESULTS result's mask bits past the first six (record.h): u32 ids.
 RESULTS_VOLUMES = ("launched_by", "teleported_by", "hurt_by", "killed_by", "entered", "left")  # bits 7-12
 RESULTS_LIQUIDS = ("liquid", "liquid_type", "liquid_level", "entered_liquid", "left_liquid", "ladder")  # 15-20
@@ -280,10 +295,11 @@ bits, time_excess, movers, damage, teleport_blocked and the volume and
 liquid ids), zero where the record leaves them out."""
 
 
-def _parse_results(path, at, p, compact):
+def _parse_results(path, at, p, compact, name="RESULTS"):
     """A RESULTS payload (version 5; layout in record.h, its images in the
-    log's MOVE layout), checked as the C reader checks it."""
-    bad = _layout_check(path, at, "RESULTS", p, RESULTS_FIXED)
+    log's MOVE layout), checked as the C reader checks it; name: the
+    record's type, for an ANSWER read as the RESULTS it stands for."""
+    bad = _layout_check(path, at, name, p, RESULTS_FIXED)
     session, kind, sequence, tick, count = struct.unpack_from("<QIIQI", p, 0)
     if kind > 1:
         raise bad("kind %d is neither MoveResult (0) nor MoveResultBatch (1)" % kind)
@@ -422,9 +438,10 @@ def _patched(base, runs, path, at):
                    "its base (corrupt log)" % (at, len(base)))
 
 
-def _parse(kind, c, path, at, version, bases):
+def _parse(kind, c, path, at, version, known):
     """The record of type `kind` whose payload the cursor holds (not
     checked for leftovers here), of a log of format `version`."""
+    bases = known.bases
     if kind == HEAD:
         fields = [c.u32(), c.u64(), c.text(), c.u32(), c.u32(), c.text(), c.text(), c.text(),
                   bytes(c.take(32)).hex(), c.f64(), c.f64(), c.u8(), c.u8(), c.u32(), c.u32(), c.u32(), c.u32(),
@@ -434,7 +451,9 @@ def _parse(kind, c, path, at, version, bases):
         # Version 4 adds the query settings (before, worlds kept no history)
         # and the seed of the entity ids (0: at random).
         fields += [c.u32(), c.u32(), c.u32(), c.f64(), c.u64()] if version >= 4 else [0, 0, 0, 0.0, 0]
-        return Head("HEAD", path, at, *fields)
+        head = Head("HEAD", path, at, *fields)
+        known.tick = head.first_tick
+        return head
     if kind == OPEN:
         fields = [c.u64(), c.u8(), c.u8(), c.text(), c.text()]
         # A UDP session that agreed datagrams above 1200 bytes names its size.
@@ -451,6 +470,8 @@ def _parse(kind, c, path, at, version, bases):
             raise _Short()
         if kind == IN and version >= 6 and len(data) <= BASE_MAX:
             bases[session] = bytes(data)
+        if kind == IN:
+            known.answer_session, known.answer_open = session, True
         return (In if kind == IN else Out)(TYPE_NAMES[kind], path, at, session, None, data)
     if kind == IN_PATCH:
         # Read as the IN it stands for.
@@ -464,11 +485,15 @@ def _parse(kind, c, path, at, version, bases):
         if session not in bases:
             raise LogError(path, at, "record at byte %d (IN_PATCH): session %d has no whole request before it in "
                            "this segment to patch (corrupt log)" % (at, session))
-        return In("IN", path, at, session, None, _patched(bases[session], runs, path, at))
+        data = _patched(bases[session], runs, path, at)
+        known.answer_session, known.answer_open = session, True
+        return In("IN", path, at, session, None, data)
     if kind == ID:
         return Id("ID", path, at, c.u32())
     if kind == TICK:
-        return Tick("TICK", path, at, c.u64())
+        rec = Tick("TICK", path, at, c.u64())
+        known.tick, known.answer_open = rec.tick, False
+        return rec
     if kind == HASH:
         return Hash("HASH", path, at, c.u64(), c.u64())
     if kind == MOVE:
@@ -477,14 +502,33 @@ def _parse(kind, c, path, at, version, bases):
         if version < 5:
             raise LogError(path, at, "record at byte %d: RESULTS in a version %d log, which has none (corrupt log)"
                            % (at, version))
-        return _parse_results(path, at, c.rest(), version >= 6)
+        rec = _parse_results(path, at, c.rest(), version >= 6)
+        known.answer_open = False
+        return rec
+    if kind == ANSWER:
+        # Read as the RESULTS it stands for: a MoveResult to the last IN's
+        # session at the log's tick, its one result as a RESULTS holds it.
+        if version < 7:
+            raise LogError(path, at, "record at byte %d: ANSWER in a version %d log, which has none (corrupt log)"
+                           % (at, version))
+        if not known.answer_open:
+            raise LogError(path, at, "record at byte %d (ANSWER): no request before it waits for its answer (an "
+                           "ANSWER is the first RESULTS after an IN, before any TICK) (corrupt log)" % at)
+        answer = c.rest()
+        if len(answer) < ANSWER_FIXED:
+            raise _Short()
+        payload = (struct.pack("<QI", known.answer_session, 0) + bytes(answer[:ANSWER_FIXED]) +
+                   struct.pack("<QI", known.tick, 1) + bytes(answer[ANSWER_FIXED:]))
+        rec = _parse_results(path, at, payload, True, "ANSWER")
+        known.answer_open = False
+        return rec
     return End("END", path, at, c.u64(), c.text())
 
 
-def _frame_records(path, body, base, version, bases):
+def _frame_records(path, body, base, version, known):
     """The records of one frame whose body (checked) starts at file offset
-    base, in a log of format `version` (bases: its sessions' bases so far,
-    kept up to date)."""
+    base, in a log of format `version` (known: what the segment's records
+    before it tell, kept up to date)."""
     out = []
     pos, n = 0, len(body)
     while pos < n:
@@ -502,7 +546,7 @@ def _frame_records(path, body, base, version, bases):
                            % (at, kind))
         c = _Cursor(body, pos + 5, pos + 5 + length)
         try:
-            rec = _parse(kind, c, path, at, version, bases)
+            rec = _parse(kind, c, path, at, version, known)
             if c.pos != c.end:
                 raise _Short()
         except _Short:
@@ -565,7 +609,7 @@ class Segment:
                 self.size = size
                 self.truncated, self.truncated_at, self.end = False, None, None
             bound = 1 << 20  # the first frame holds only the HEAD
-            bases = {}  # a segment starts with none
+            known = _Known()
             while at < size:
                 fh = f.read(FRAME_HEADER) if size - at >= FRAME_HEADER else b""
                 if len(fh) < FRAME_HEADER:
@@ -586,7 +630,7 @@ class Segment:
                 if got != crc:
                     raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
                                    "(corrupt log)" % (at, length, got, crc))
-                for rec in _frame_records(path, body, at + FRAME_HEADER, version, bases):
+                for rec in _frame_records(path, body, at + FRAME_HEADER, version, known):
                     if rec.type == "HEAD":
                         bound = frame_bound(rec)
                     yield rec

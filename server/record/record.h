@@ -6,7 +6,7 @@
  * File layout (all integers little-endian, doubles as their IEEE-754 bits):
  *
  *   file    = header frame*
- *   header  = "SWEEPLOG" u32 version(6) u32 zero                16 bytes
+ *   header  = "SWEEPLOG" u32 version(7) u32 zero                16 bytes
  *   frame   = u32 body_len  u32 crc32(body)  body               CRC-32 (zlib's)
  *   body    = record+
  *   record  = u8 type  u32 len  payload[len]
@@ -125,14 +125,23 @@
  *              left out. A replay at the full depth makes the same
  *              payload of the world's answer and compares the bytes.
  *              An image here has the layout of the log's MOVEs.
+ *   ANSWER (version 7) a RESULTS in fewer bytes, where the readers know
+ *          the rest: a MoveResult to the session of the IN (or IN_PATCH)
+ *          before it, whose server_tick is the world's tick as the log
+ *          last said it (the last TICK's, or the HEAD's first tick). u32
+ *          Message.sequence, then its one result as a RESULTS holds it
+ *          (u32 mask, then what it names). Only the first RESULTS or
+ *          ANSWER after an IN, before any TICK, may be one: anywhere else
+ *          it is corruption. Readers hand it out as the RESULTS it stands
+ *          for.
  *
  * Version 1 logs have no MOVE records; version 2 logs no server role's
  * entity cap (it was the players' cap then); version 3 logs no query
  * settings (their worlds kept no history: replayed without one); version
  * 4 logs no RESULTS (a MoveResult or MoveResultBatch is an OUT, as sent,
  * beside its MOVE records); version 5 logs hold every MOVE image in the
- * full layout and every request whole; readers take all six, each MOVE
- * image in its version's layout only.
+ * full layout and every request whole; version 6 logs no ANSWER; readers
+ * take all seven, each MOVE image in its version's layout only.
  *
  * Nothing else is needed to re-run a world: requests that change nothing
  * (Hello, Ping, Collide, GetStats, WatchWorld) are not recorded, and the
@@ -149,7 +158,7 @@ extern "C" {
 #endif
 
 #define SWEEP_RECORD_MAGIC "SWEEPLOG"
-#define SWEEP_RECORD_VERSION 6u       /* written; 1 to 5 are read too */
+#define SWEEP_RECORD_VERSION 7u       /* written; 1 to 6 are read too */
 #define SWEEP_RECORD_VERSION_MIN 1u
 #define SWEEP_RECORD_HEADER_SIZE 16u
 #define SWEEP_RECORD_FRAME_HEADER 8u
@@ -169,7 +178,8 @@ typedef enum sweep_record_type {
     SWEEP_RECORD_END = 9,
     SWEEP_RECORD_MOVE = 10,   /* version 2 */
     SWEEP_RECORD_RESULTS = 11, /* version 5 */
-    SWEEP_RECORD_IN_PATCH = 12 /* version 6; read as the IN it stands for */
+    SWEEP_RECORD_IN_PATCH = 12, /* version 6; read as the IN it stands for */
+    SWEEP_RECORD_ANSWER = 13    /* version 7; read as the RESULTS it stands for */
 } sweep_record_type;
 
 /* A MOVE payload: the fixed part, then one contact per count. */
@@ -217,7 +227,9 @@ typedef struct sweep_record_head {
  * names below are set; the others keep whatever they held. An IN_PATCH
  * is handed out as the IN it stands for (type IN, offset its own), its
  * bytes made in the reader: they stay valid while up to three more
- * patches are read (the fourth takes their place), whatever the reader. */
+ * patches are read (the fourth takes their place), whatever the reader.
+ * So is an ANSWER, as the RESULTS it stands for (type RESULTS), in a
+ * place of its own: valid while up to three more ANSWERs are read. */
 typedef struct sweep_record {
     uint8_t type;
     uint64_t offset; /* of the record's type byte in the file */

@@ -85,12 +85,20 @@ struct sweep_record_reader {
     sweep__record_bases bases;
     unsigned made_next;
     uint8_t made[4][SWEEP__RECORD_BASE_MAX];
+    /* Version 7: what an ANSWER leaves out (record.h): the session of the
+     * last IN and whether it still waits for its first RESULTS, and the
+     * world's tick as the log last said it; the RESULTS made of ANSWERs,
+     * handed out in turn. */
+    uint64_t answer_session, answer_tick;
+    int answer_open;
+    unsigned answered_next;
+    uint8_t answered[4][SWEEP__RECORD_ANSWER_MAX];
 };
 
 #define PLAN_CAP 16384u
 
 static const char *const type_names[] = {"?",   "HEAD", "OPEN", "CLOSE", "IN",      "ID",      "OUT",
-                                         "TICK", "HASH", "END", "MOVE",  "RESULTS", "IN_PATCH"};
+                                         "TICK", "HASH", "END", "MOVE",  "RESULTS", "IN_PATCH", "ANSWER"};
 
 const char *sweep_record_type_name(unsigned type)
 {
@@ -491,6 +499,8 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         else if (type == SWEEP_RECORD_IN && keep_base(r, out->session, out->bytes.ptr, out->bytes.len) != 0)
             return fail(err, errlen, "%s: record at byte %zu (IN): out of memory keeping session %" PRIu64
                         "'s request", r->path, file_at(r, at), out->session);
+        else if (type == SWEEP_RECORD_IN)
+            r->answer_session = out->session, r->answer_open = 1;
         break;
     case SWEEP_RECORD_IN_PATCH: {
         /* read_fast takes every good one: this one is not. */
@@ -514,6 +524,8 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
         break;
     case SWEEP_RECORD_TICK:
         out->tick = get_u64(&c);
+        if (!c.bad && !c.left)
+            r->answer_tick = out->tick, r->answer_open = 0;
         break;
     case SWEEP_RECORD_HASH:
         out->tick = get_u64(&c);
@@ -546,7 +558,29 @@ static __attribute__((noinline)) int parse_slow(sweep_record_reader *r, sweep_re
             return fail(err, errlen, "%s: record at byte %zu (RESULTS): %s (corrupt log)", r->path, file_at(r, at), why);
         out->session = u64_at(c.p);
         out->bytes = get_rest(&c);
+        r->answer_open = 0;
         break;
+    }
+    case SWEEP_RECORD_ANSWER: {
+        /* read_fast takes every good one: this one is not. */
+        char why[160];
+        if (r->head.version < 7)
+            return fail(err, errlen, "%s: record at byte %zu: ANSWER in a version %u log, which has none (corrupt log)",
+                        r->path, file_at(r, at), r->head.version);
+        if (!r->answer_open)
+            return fail(err, errlen, "%s: record at byte %zu (ANSWER): no request before it waits for its answer (an "
+                        "ANSWER is the first RESULTS after an IN, before any TICK) (corrupt log)", r->path,
+                        file_at(r, at));
+        if (len < SWEEP__RECORD_ANSWER_FIXED || len > SWEEP__RECORD_ANSWER_MAX - SWEEP__RECORD_ANSWER_GROWS) {
+            c.bad = 1;
+            break;
+        }
+        uint8_t *o = r->answered[r->answered_next & 3u];
+        size_t n = sweep__record_answer_expand(c.p, len, r->answer_session, r->answer_tick, o);
+        if (sweep__record_results_check(o, n, 1, why, sizeof why) != 0)
+            return fail(err, errlen, "%s: record at byte %zu (ANSWER): %s (corrupt log)", r->path, file_at(r, at), why);
+        return fail(err, errlen, "%s: record at byte %zu (ANSWER): not read (a reader's fault)", r->path,
+                    file_at(r, at));
     }
     default:
         return fail(err, errlen, "%s: record at byte %zu: unknown type %u (corrupt log, or a newer format)", r->path,
@@ -579,6 +613,7 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->session = u64_at(q);
         out->bytes.ptr = q + 8;
         out->bytes.len = len - 8;
+        r->answer_session = out->session, r->answer_open = 1;
         break;
     case SWEEP_RECORD_OUT:
         if (len <= 8)
@@ -599,6 +634,7 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->session = u64_at(q);
         out->bytes.ptr = o;
         out->bytes.len = b->len;
+        r->answer_session = out->session, r->answer_open = 1;
         type = SWEEP_RECORD_IN;
         break;
     }
@@ -616,11 +652,30 @@ static inline __attribute__((always_inline)) int read_fast(sweep_record_reader *
         out->session = u64_at(q);
         out->bytes.ptr = q;
         out->bytes.len = len;
+        r->answer_open = 0;
         break;
+    case SWEEP_RECORD_ANSWER: {
+        /* The RESULTS it stands for, made in the reader's next place. */
+        if (r->head.version < 7 || !r->answer_open || len < SWEEP__RECORD_ANSWER_FIXED ||
+            len > SWEEP__RECORD_ANSWER_MAX - SWEEP__RECORD_ANSWER_GROWS)
+            return 0;
+        uint8_t *o = r->answered[r->answered_next & 3u];
+        size_t n = sweep__record_answer_expand(q, len, r->answer_session, r->answer_tick, o);
+        if (!sweep__record_results_ok(o, n, 1))
+            return 0;
+        r->answered_next++;
+        r->answer_open = 0;
+        out->session = r->answer_session;
+        out->bytes.ptr = o;
+        out->bytes.len = (uint32_t)n;
+        type = SWEEP_RECORD_RESULTS;
+        break;
+    }
     case SWEEP_RECORD_TICK:
         if (len != 8)
             return 0;
         out->tick = u64_at(q);
+        r->answer_tick = out->tick, r->answer_open = 0;
         break;
     case SWEEP_RECORD_ID:
         if (len != 4)
@@ -791,6 +846,7 @@ static sweep_record_reader *open_log(const char *path, int streamed, char *err, 
                  sweep_record_type_name(first.type), (unsigned long long)first.offset);
         else {
             r->head = first.head;
+            r->answer_tick = r->head.first_tick;
             if (keep_head_text(r) != 0) {
                 fail(err, errlen, "%s: out of memory", path);
                 sweep_record_close(r);
@@ -828,11 +884,12 @@ void sweep_record_release(sweep_record_reader *r, uint64_t offset)
 }
 
 /* What a lean group of this log may hold: both framings, RESULTS from
- * version 5, compact MOVE images from version 6. */
+ * version 5, compact MOVE images from version 6, ANSWERs from version 7. */
 static unsigned lean_want(const sweep_record_reader *r)
 {
     return SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (r->head.version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
-           (sweep__record_move_compact_in(r->head.version) ? SWEEP__LEAN_COMPACT : 0);
+           (sweep__record_move_compact_in(r->head.version) ? SWEEP__LEAN_COMPACT : 0) |
+           (r->head.version >= 7 ? SWEEP__LEAN_ANSWER : 0);
 }
 
 /* Queues one lean group for the reader, waiting while the queue is full;
@@ -1045,6 +1102,13 @@ uint64_t sweep_record_size(const sweep_record_reader *r)
 int sweep__record_keep_request(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len)
 {
     return keep_base(r, session, bytes, len);
+}
+
+void sweep__record_passed(sweep_record_reader *r, uint64_t tick, uint64_t session, int open)
+{
+    r->answer_tick = tick;
+    r->answer_session = session;
+    r->answer_open = open;
 }
 
 void sweep_record_close(sweep_record_reader *r)

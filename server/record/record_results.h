@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "protocol/format.h"
 #include "protocol/message.h"
@@ -89,6 +90,23 @@ int sweep__record_results_check(const uint8_t *p, size_t len, int compact, char 
  * movers (a player on a lift: an eighth of the arena's results, which the
  * full check took 181 instructions each to pass). Any other is checked in
  * full. */
+/* What sweep__record_results_ok says of one result's bytes r[0..n) (its
+ * mask and the fields it names) in the two common forms: 1 when it is
+ * one of them, 0 when it is not (n 4 with any other bit is bad; the rest
+ * is for the full check). */
+static inline __attribute__((always_inline)) int sweep__record_result_common(const uint8_t *r, size_t n)
+{
+    const uint32_t flags = SWEEP__RESULTS_CORRECTED | SWEEP__RESULTS_TELEPORT_BLOCKED;
+    if (n == 4)
+        return (sweep__rd32(r) & ~flags) == 0;
+    if (n >= 8) {
+        uint32_t mask = sweep__rd32(r), movers = sweep__rd32(r + 4);
+        if ((mask & ~flags) == SWEEP__RESULTS_MOVERS)
+            return movers != 0 && movers <= SWEEP_MAX_CONTACTS && n == 8 + 4 * (size_t)movers;
+    }
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int sweep__record_results_ok(const uint8_t *p, size_t len, int compact)
 {
     if (len < SWEEP__RESULTS_FIXED)
@@ -104,12 +122,61 @@ static inline __attribute__((always_inline)) int sweep__record_results_ok(const 
             any |= sweep__rd32(p + SWEEP__RESULTS_FIXED + 4 * (size_t)i);
         return (any & ~flags) == 0;
     }
-    if (count == 1 && rest >= 8) {
-        uint32_t mask = sweep__rd32(p + SWEEP__RESULTS_FIXED), movers = sweep__rd32(p + SWEEP__RESULTS_FIXED + 4);
-        if ((mask & ~flags) == SWEEP__RESULTS_MOVERS)
-            return movers != 0 && movers <= SWEEP_MAX_CONTACTS && rest == 8 + 4 * (size_t)movers;
-    }
+    if (count == 1 && rest >= 8 && sweep__record_result_common(p + SWEEP__RESULTS_FIXED, rest))
+        return 1;
     return sweep__record_results_check(p, len, compact, NULL, 0) == 0;
+}
+
+/* ---- ANSWER records (record.h, version 7) ------------------------------ */
+
+/* An ANSWER's bytes before its result: u32 Message.sequence. Its RESULTS
+ * payload is SWEEP__RECORD_ANSWER_GROWS bytes longer. */
+#define SWEEP__RECORD_ANSWER_FIXED 4u
+#define SWEEP__RECORD_ANSWER_GROWS (SWEEP__RESULTS_FIXED - SWEEP__RECORD_ANSWER_FIXED)
+
+/* The longest RESULTS payload an ANSWER stands for. */
+#define SWEEP__RECORD_ANSWER_MAX (SWEEP__RESULTS_FIXED + SWEEP__RESULTS_PER_RESULT_MAX)
+
+/* 1 when the RESULTS payload p (as sweep__record_results_encode made it)
+ * may be written as an ANSWER, where the log allows one (record.h): a
+ * MoveResult to `session`, the session of the IN before it, at `tick`,
+ * the world's tick as the log last said it. */
+static inline int sweep__record_answer_fits(const uint8_t *p, uint64_t session, uint64_t tick)
+{
+    return sweep__rd32(p + 8) == 0 && sweep__rd64(p) == session && sweep__rd64(p + 16) == tick;
+}
+
+/* The RESULTS payload p[0..len) made an ANSWER in place: its new length. */
+static inline size_t sweep__record_answer_from(uint8_t *p, size_t len)
+{
+    memmove(p, p + 12, 4);
+    memmove(p + SWEEP__RECORD_ANSWER_FIXED, p + SWEEP__RESULTS_FIXED, len - SWEEP__RESULTS_FIXED);
+    return len - SWEEP__RECORD_ANSWER_GROWS;
+}
+
+/* The RESULTS payload the ANSWER a[0..len) (len at least
+ * SWEEP__RECORD_ANSWER_FIXED, at most SWEEP__RECORD_ANSWER_MAX less
+ * SWEEP__RECORD_ANSWER_GROWS) stands for, to `session` at `tick`, into
+ * out: its length. */
+static inline size_t sweep__record_answer_expand(const uint8_t *a, size_t len, uint64_t session, uint64_t tick,
+                                                 uint8_t *out)
+{
+    sweep__wr64(out, session);
+    sweep__wr32(out + 8, 0);
+    memcpy(out + 12, a, 4);
+    sweep__wr64(out + 16, tick);
+    sweep__wr32(out + 24, 1);
+    memcpy(out + SWEEP__RESULTS_FIXED, a + SWEEP__RECORD_ANSWER_FIXED, len - SWEEP__RECORD_ANSWER_FIXED);
+    return len + SWEEP__RECORD_ANSWER_GROWS;
+}
+
+/* 1 when the ANSWER q[0..len) holds its result in one of the common forms
+ * (the lean loop's test: any other goes to the readers, which check it
+ * in full). */
+static inline __attribute__((always_inline)) int sweep__record_answer_common(const uint8_t *q, size_t len)
+{
+    return len >= SWEEP__RECORD_ANSWER_FIXED + 4 &&
+           sweep__record_result_common(q + SWEEP__RECORD_ANSWER_FIXED, len - SWEEP__RECORD_ANSWER_FIXED);
 }
 
 /* The message a checked payload holds: kind, sequence, server_tick and its

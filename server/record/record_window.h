@@ -44,6 +44,12 @@ size_t sweep__record_window_held(const sweep_record_reader *r);
  * names it). */
 int sweep__record_keep_request(sweep_record_reader *r, uint64_t session, const uint8_t *bytes, size_t len);
 
+/* A caller that read past records in the window says where that left
+ * the log: the world's tick as the log last said it, the session of the
+ * last IN, and whether that IN still waits for its first RESULTS (open),
+ * as the reader would have kept them for an ANSWER (record.h). */
+void sweep__record_passed(sweep_record_reader *r, uint64_t tick, uint64_t session, int open);
+
 /* The bytes a streamed reader's buffers take (0 mapped): a few chunks
  * while its caller lets go of what it read (sweep_record_release). */
 size_t sweep__record_buffered(const sweep_record_reader *r);
@@ -76,6 +82,9 @@ long sweep__record_cpus(void);
 /* Not a framing: a version 6 log, whose MOVE images (and those RESULTS
  * hold) are in the compact layout (record_move.h). */
 #define SWEEP__LEAN_COMPACT 8u
+/* Not a framing: a version 7 log, whose first RESULTS after a request may
+ * be an ANSWER (record.h). */
+#define SWEEP__LEAN_ANSWER 16u
 
 /* 1 when the answer at b (n bytes, framed as `flags`) names a MoveResult
  * or a MoveResultBatch. Always inlined: the lean loop peeks at every
@@ -104,6 +113,7 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
 {
     uint32_t n = 0;
     unsigned good = want;
+    int answered = 0; /* a RESULTS or ANSWER came: no ANSWER may follow */
     while (end - pos >= 5) {
         uint8_t t = d[pos];
         uint32_t len = sweep__rd32(d + pos + 1);
@@ -117,6 +127,12 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
             if (!(want & SWEEP__LEAN_RESULTS) || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
                 !sweep__record_results_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0))
                 return 0;
+            answered = 1;
+        } else if (t == SWEEP_RECORD_ANSWER) {
+            /* Its session is the IN's: nothing to compare. */
+            if (!(want & SWEEP__LEAN_ANSWER) || answered || !sweep__record_answer_common(q, len))
+                return 0;
+            answered = 1;
         } else if (t == SWEEP_RECORD_OUT) {
             if (len <= 8 || sweep__rd64(q) != session)
                 return 0;
@@ -139,7 +155,7 @@ static inline size_t sweep__record_lean_group(const uint8_t *d, size_t pos, size
     return 0;
 }
 
-/* The group of one MOVE and the RESULTS answering it, then an IN or TICK:
+/* The group of one MOVE and the RESULTS (or ANSWER) answering it, then an IN or TICK:
  * nearly every group of a version 5 log (a Move request over TCP), tested
  * in one straight line. Where the group is that, what
  * sweep__record_lean_group returns for it (its framings are then all of
@@ -155,13 +171,19 @@ static inline __attribute__((always_inline)) size_t sweep__record_lean_pair(cons
     if (end - pos - 5 < len || !sweep__record_move_ok(d + pos + 5, len, (want & SWEEP__LEAN_COMPACT) != 0))
         return 0;
     pos += 5 + (size_t)len;
-    if (end - pos < 5 || d[pos] != SWEEP_RECORD_RESULTS)
+    if (end - pos < 5)
         return 0;
     len = sweep__rd32(d + pos + 1);
     const uint8_t *q = d + pos + 5;
-    if (end - pos - 5 < len || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
-        !sweep__record_results_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0))
+    if (end - pos - 5 < len)
         return 0;
+    if (d[pos] == SWEEP_RECORD_ANSWER) {
+        if (!(want & SWEEP__LEAN_ANSWER) || !sweep__record_answer_common(q, len))
+            return 0;
+    } else if (d[pos] != SWEEP_RECORD_RESULTS || len < SWEEP__RESULTS_FIXED || sweep__rd64(q) != session ||
+               !sweep__record_results_ok(q, len, (want & SWEEP__LEAN_COMPACT) != 0)) {
+        return 0;
+    }
     pos += 5 + (size_t)len;
     if (end - pos < 5)
         return 0;

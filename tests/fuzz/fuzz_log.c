@@ -12,7 +12,9 @@
  * Beyond "no crash, no sanitizer report" it checks, on every input:
  * - every record returned lies inside the file, after the one before, its
  *   bytes too (but those of a request a patch stands for, made in the
- *   reader: no longer than a base);
+ *   reader: no longer than a base; and those of the RESULTS an ANSWER
+ *   stands for, made there too: one MoveResult, no longer than an ANSWER
+ *   may make);
  * - the mapped and the streamed reader read the same records, bytes and
  *   errors (a patched request made alike by both);
  * - an error says which file and is not empty;
@@ -20,8 +22,9 @@
  *   (sweep__record_move_ok) and the full check (sweep__record_move_check)
  *   agree, and an image they accept reads back and encodes again to the
  *   same bytes (the writer and the replay share that layout);
- * - a RESULTS record the reader returns is one both its inline test
- *   (sweep__record_results_ok) and its full check take.
+ * - a RESULTS record the reader returns (or makes of an ANSWER) is one
+ *   both its inline test (sweep__record_results_ok) and its full check
+ *   take.
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (server.mk):
  * `make fuzz-log FUZZ_SECONDS=N`, and a bounded smoke run in `make test`.
@@ -151,7 +154,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int patched = rec.type == SWEEP_RECORD_IN && fixed[rec.offset] == SWEEP_RECORD_IN_PATCH;
         if (patched && rec.bytes.len > SWEEP__RECORD_BASE_MAX)
             fail("a patched request longer than any base");
-        if (!patched &&
+        /* So is the RESULTS an ANSWER stands for: one MoveResult. */
+        int answered = rec.type == SWEEP_RECORD_RESULTS && fixed[rec.offset] == SWEEP_RECORD_ANSWER;
+        if (answered && (rec.bytes.len > SWEEP__RECORD_ANSWER_MAX || sweep__rd32(rec.bytes.ptr + 8) != 0 ||
+                         sweep__record_results_count(rec.bytes.ptr) != 1))
+            fail("an ANSWER read as something other than one MoveResult");
+        if (!patched && !answered &&
             (rec.type == SWEEP_RECORD_IN || rec.type == SWEEP_RECORD_OUT || rec.type == SWEEP_RECORD_MOVE ||
              rec.type == SWEEP_RECORD_RESULTS) &&
             rec.bytes.len > file - rec.offset)

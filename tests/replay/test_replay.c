@@ -126,6 +126,20 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The type and length of the record at `offset` of the file, as written
+ * (a reader hands an IN_PATCH out as an IN and an ANSWER as a RESULTS). */
+static uint8_t type_in_file(const char *log, uint64_t offset, uint32_t *len)
+{
+    size_t n;
+    uint8_t *buf = read_all(log, &n);
+    assert_non_null(buf);
+    assert_true(offset + 5 <= n);
+    uint8_t type = buf[offset];
+    *len = sweep__rd32(buf + offset + 1);
+    free(buf);
+    return type;
+}
+
 /* The frame (start of its 8-byte header, and body length) holding byte
  * `at` of a log in memory, walking the frames from the file header. */
 static int frame_holding(const uint8_t *buf, size_t len, size_t at, size_t *start, uint32_t *body)
@@ -2509,8 +2523,16 @@ static void results_record_changed_is_a_divergence(void **state)
         {SWEEP__RESULTS_FIXED + 1, SWEEP__RESULTS_TELEPORT_BLOCKED >> 8, ".teleport_blocked"},
         {12, 0x01, ".sequence"},
     };
+    /* Written as an ANSWER (version 7: the first answer to a request),
+     * its sequence is its first 4 bytes and its result follows. */
+    uint32_t written_len;
+    int answer = type_in_file(log, at, &written_len) == SWEEP_RECORD_ANSWER;
+    assert_true(answer || SWEEP_RECORD_VERSION < 7);
     for (unsigned i = 0; i < sizeof changes / sizeof changes[0]; i++) {
-        flip(log, (size_t)at + 5 + changes[i].byte, changes[i].bits, out);
+        size_t byte = !answer                           ? changes[i].byte
+                      : changes[i].byte < SWEEP__RESULTS_FIXED ? changes[i].byte - 12
+                                                               : changes[i].byte - SWEEP__RECORD_ANSWER_GROWS;
+        flip(log, (size_t)at + 5 + byte, changes[i].bits, out);
         sweep_replay_divergence div;
         const sweep_replay_divergence *d = replay_bad(out, 0, &div, err, sizeof err);
         if (!d)
@@ -2533,7 +2555,10 @@ static void results_record_changed_is_a_divergence(void **state)
     uint8_t *buf = read_all(log, &len);
     assert_non_null(buf);
     assert_int_equal(frame_holding(buf, len, (size_t)at, &start, &body), 0);
-    assert_int_equal(buf[at], SWEEP_RECORD_RESULTS);
+    assert_int_equal(buf[at], answer ? SWEEP_RECORD_ANSWER : SWEEP_RECORD_RESULTS);
+    /* What comes before the result: a RESULTS's fixed part, an ANSWER's
+     * sequence. The record stays what it was. */
+    size_t fixed = answer ? SWEEP__RECORD_ANSWER_FIXED : SWEEP__RESULTS_FIXED;
     uint32_t plen = sweep__rd32(buf + at + 1);
     assert_true(plen < 200);
     /* The image of the result the record's MOVE holds, input zeroed. */
@@ -2554,19 +2579,25 @@ static void results_record_changed_is_a_divergence(void **state)
     memset(image + 16, 0, 24); /* wish */
     memset(image + 48, 0, 5);  /* buttons, mode */
     uint8_t whole[4096];
-    memcpy(whole, payload, SWEEP__RESULTS_FIXED);
-    sweep__wr32(whole + SWEEP__RESULTS_FIXED, sweep__rd32(payload + SWEEP__RESULTS_FIXED) | SWEEP__RESULTS_WHOLE);
-    memcpy(whole + SWEEP__RESULTS_FIXED + 4, image, mlen);
-    memcpy(whole + SWEEP__RESULTS_FIXED + 4 + mlen, payload + SWEEP__RESULTS_FIXED + 4,
-           plen - SWEEP__RESULTS_FIXED - 4);
+    memcpy(whole, payload, fixed);
+    sweep__wr32(whole + fixed, sweep__rd32(payload + fixed) | SWEEP__RESULTS_WHOLE);
+    memcpy(whole + fixed + 4, image, mlen);
+    memcpy(whole + fixed + 4 + mlen, payload + fixed + 4, plen - fixed - 4);
     size_t wlen = plen + mlen;
-    assert_int_equal(sweep__record_results_check(whole, wlen, 1, err, sizeof err), 0);
+    uint8_t expanded[4096];
+    const uint8_t *check = whole;
+    size_t check_len = wlen;
+    if (answer) {
+        check_len = sweep__record_answer_expand(whole, wlen, session, 0, expanded);
+        check = expanded;
+    }
+    assert_int_equal(sweep__record_results_check(check, check_len, 1, err, sizeof err), 0);
     /* The frame rewritten with the longer record. */
     size_t nlen = len + mlen;
     uint8_t *nb = malloc(nlen);
     assert_non_null(nb);
     memcpy(nb, buf, (size_t)at);
-    nb[at] = SWEEP_RECORD_RESULTS;
+    nb[at] = buf[at];
     sweep__wr32(nb + at + 1, (uint32_t)wlen);
     memcpy(nb + at + 5, whole, wlen);
     memcpy(nb + at + 5 + wlen, buf + at + 5 + plen, len - (at + 5 + plen));
@@ -2719,6 +2750,78 @@ static void request_patches_read_back_or_are_corruption(void **state)
     snprintf(want, sizeof want, "byte %zu (IN_PATCH)", at);
     if (!strstr(err, want) || !strstr(err, "cut short or reach past") || !strstr(err, "corrupt log"))
         fail_msg("'%s' does not say '%s' and 'cut short or reach past'", err, want);
+}
+
+/* A version 7 log holds the first answer to a request as an ANSWER, which
+ * leaves out what the readers know (its session, its tick); the replays
+ * read it as the RESULTS it stands for (the full depth compares the
+ * world's answer with it byte for byte). An ANSWER where no request waits
+ * for one (a second after the same request), or in a log of an older
+ * version, is corruption at both depths, named at its byte. */
+static void answers_read_back_or_are_corruption(void **state)
+{
+    (void)state;
+    char log[600], out[400], err[1400], want[200];
+    raw_log(log, sizeof log);
+    size_t len;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    unsigned answers = 0, results = 0;
+    size_t at = 0, start = 0;
+    uint32_t alen = 0, body = 0;
+    for (size_t pos = SWEEP_RECORD_HEADER_SIZE; pos + SWEEP_RECORD_FRAME_HEADER <= len;) {
+        uint32_t n = le32(buf + pos);
+        for (size_t r = pos + SWEEP_RECORD_FRAME_HEADER; r + 5 <= pos + SWEEP_RECORD_FRAME_HEADER + n;
+             r += 5 + (size_t)le32(buf + r + 1)) {
+            results += buf[r] == SWEEP_RECORD_RESULTS;
+            if (buf[r] == SWEEP_RECORD_ANSWER && answers++ == 20)
+                at = r, alen = le32(buf + r + 1), start = pos, body = n;
+        }
+        pos += SWEEP_RECORD_FRAME_HEADER + n;
+    }
+    if (answers < 100 || answers < 3 * results)
+        fail_msg("%u ANSWERs, %u RESULTS", answers, results);
+    /* Read back as RESULTS, all of them. */
+    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
+    assert_non_null(rd);
+    sweep_record x;
+    unsigned read = 0;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
+        read += x.type == SWEEP_RECORD_RESULTS;
+    sweep_record_close(rd);
+    assert_int_equal(read, answers + results);
+
+    /* The ANSWER twice: no request waits for the second. */
+    size_t nlen = len + 5 + alen;
+    uint8_t *nb = malloc(nlen);
+    assert_non_null(nb);
+    memcpy(nb, buf, at + 5 + alen);
+    memcpy(nb + at + 5 + alen, buf + at, 5 + alen);
+    memcpy(nb + at + 10 + 2 * (size_t)alen, buf + at + 5 + alen, len - (at + 5 + alen));
+    sweep__wr32(nb + start, body + 5 + alen);
+    fix_crc(nb, start, body + 5 + alen);
+    scratch("answer-bad.sweeplog", out, sizeof out);
+    write_all(out, nb, nlen);
+    free(nb);
+    for (int depth = 0; depth < 2; depth++) {
+        sweep_replay_divergence div;
+        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
+            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
+        snprintf(want, sizeof want, "byte %zu (ANSWER)", at + 5 + alen);
+        if (!strstr(err, want) || !strstr(err, "no request before it waits") || !strstr(err, "corrupt log"))
+            fail_msg("depth %d: '%s' does not say '%s' and 'no request before it waits'", depth, err, want);
+    }
+    /* The same log said to be of version 6, which has none. */
+    buf[8] = 6;
+    write_all(out, buf, len);
+    free(buf);
+    for (int depth = 0; depth < 2; depth++) {
+        sweep_replay_divergence div;
+        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
+            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
+        if (!strstr(err, "ANSWER in a version 6 log") || !strstr(err, "corrupt log"))
+            fail_msg("depth %d: '%s' does not say 'ANSWER in a version 6 log'", depth, err);
+    }
 }
 
 /* sweep-replay --core: the depth in the text and the JSON, its exit
@@ -3178,10 +3281,9 @@ static void find_answer(const char *log, unsigned nth, uint64_t *move_at, uint64
         if (x.type == SWEEP_RECORD_MOVE && moves++ == (int)nth)
             *move_at = x.offset;
         else if ((x.type == SWEEP_RECORD_OUT || x.type == SWEEP_RECORD_RESULTS) && moves > (int)nth) {
-            /* an OUT's bytes are its message, a RESULTS's its payload */
+            /* as written: an OUT, a RESULTS or an ANSWER */
             *out_at = x.offset;
-            *out_len = x.bytes.len + (x.type == SWEEP_RECORD_OUT ? 8 : 0);
-            *out_type = x.type;
+            *out_type = type_in_file(log, x.offset, out_len);
             found = 1;
         }
     }
@@ -3259,14 +3361,19 @@ static void lean_loop_cases(const char *rotated)
             uint8_t *buf = read_all(logs[l], &len);
             assert_non_null(buf);
             assert_int_equal(frame_holding(buf, len, (size_t)out_at, &start, &body), 0);
-            memset(buf + out_at + 5 + 8, 0xff, out_len - 8);
+            /* From an OUT's message or a RESULTS's kind, an ANSWER's mask. */
+            size_t from = out_type == SWEEP_RECORD_ANSWER ? 4 : 8;
+            assert_true(out_len > from);
+            memset(buf + out_at + 5 + from, 0xff, out_len - from);
             fix_crc(buf, start, body);
             write_all(out, buf, len);
             snprintf(what, sizeof what, "%s: the answer to MOVE %u garbled", logs[l], nth);
             lean_matches_general(out, what, &o);
             assert_false(o.diverged);
             /* A RESULTS record's layout is the reader's to check. */
-            assert_non_null(strstr(o.err, out_type == SWEEP_RECORD_RESULTS ? "(RESULTS)" : "does not decode"));
+            assert_non_null(strstr(o.err, out_type == SWEEP_RECORD_RESULTS  ? "(RESULTS)"
+                                          : out_type == SWEEP_RECORD_ANSWER ? "(ANSWER)"
+                                                                            : "does not decode"));
             /* Cut there: a torn last frame. */
             write_all(out, buf, (size_t)out_at);
             free(buf);
@@ -3336,7 +3443,8 @@ static void planned_groups_cases(void)
             const uint8_t *d = sweep__record_window(rd, &at, &end);
             uint32_t version = sweep_record_head_of(rd)->version;
             unsigned kinds = SWEEP__LEAN_TCP | SWEEP__LEAN_UDP | (version >= 5 ? SWEEP__LEAN_RESULTS : 0) |
-                             (sweep__record_move_compact_in(version) ? SWEEP__LEAN_COMPACT : 0);
+                             (sweep__record_move_compact_in(version) ? SWEEP__LEAN_COMPACT : 0) |
+                             (version >= 7 ? SWEEP__LEAN_ANSWER : 0);
             size_t want = sweep__record_lean_group(d, at, end, x.session, kinds, &ok, &count);
             /* The straight-line test of a MOVE and its RESULTS says what
              * the scan says, wherever it says anything. */
@@ -3781,6 +3889,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(core_refused_move_is_a_divergence),
         cmocka_unit_test(bad_move_record_is_corruption),
         cmocka_unit_test(request_patches_read_back_or_are_corruption),
+        cmocka_unit_test(answers_read_back_or_are_corruption),
         cmocka_unit_test(cli_core_depth),
         cmocka_unit_test(replays_stop_where_the_log_goes_bad),
         cmocka_unit_test(a_streamed_log_reads_as_a_mapped_one),

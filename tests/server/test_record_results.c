@@ -5,7 +5,7 @@
  * set, and the test of "any of them set" reads them together rather than
  * one by one. Each of them set alone, in every bit of its value, must be
  * written under its own mask bit and read back as it was; none set, none
- * written.
+ * written. Each payload also goes through an ANSWER (version 7) and back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,28 @@
 
 #include "server/record/record_results.h"
 
-static uint8_t buf[1u << 14];
+static uint8_t buf[1u << 14], answer[1u << 14], again[1u << 14];
+
+/* The payload p (len bytes) of a MoveResult to session 3 at `tick`, as an
+ * ANSWER and back: the same bytes; only that session and tick fit. */
+static void answer_round_trip(const uint8_t *p, size_t len, uint32_t sequence, uint64_t tick)
+{
+    assert_true(sweep__record_answer_fits(p, 3, tick));
+    assert_false(sweep__record_answer_fits(p, 4, tick));
+    assert_false(sweep__record_answer_fits(p, 3, tick + 1));
+    assert_false(sweep__record_answer_fits(p, 3, tick ^ (1ull << 40)));
+    memcpy(answer, p, len);
+    size_t alen = sweep__record_answer_from(answer, len);
+    assert_int_equal(alen + SWEEP__RECORD_ANSWER_GROWS, len);
+    assert_int_equal(sweep__rd32(answer), sequence);
+    assert_memory_equal(answer + SWEEP__RECORD_ANSWER_FIXED, p + SWEEP__RESULTS_FIXED, len - SWEEP__RESULTS_FIXED);
+    memset(again, 0xa5, len);
+    assert_int_equal(sweep__record_answer_expand(answer, alen, 3, tick, again), len);
+    assert_memory_equal(again, p, len);
+    /* The lean loop's test passes only what the readers' does. */
+    if (sweep__record_answer_common(answer, alen))
+        assert_true(sweep__record_results_ok(p, len, 1));
+}
 
 /* The payload of a lone MoveResult r (no MOVE record: its image held
  * whole), checked and read back into *back, in the compact layout of
@@ -39,6 +60,8 @@ static uint32_t round_trip(const sweep_msg_move_result *r, sweep_msg_move_result
             fail_msg("payload refused (%s layout): %s", compact ? "compact" : "full", why);
         assert_true(sweep__record_results_ok(buf, len, compact));
         assert_false(sweep__record_results_ok(buf, len, !compact));
+        if (compact)
+            answer_round_trip(buf, len, m.sequence, m.server_tick);
         sweep_message out;
         uint32_t taken = 0;
         assert_int_equal(
@@ -150,6 +173,53 @@ static void a_mover_alone(void **state)
     }
 }
 
+/* Only a lone MoveResult may be an ANSWER, and the lean loop's test takes
+ * the two common forms of its result (nothing but flags; the movers of its
+ * contacts, as many as they say) and nothing else. */
+static void an_answer_is_a_lone_move_result(void **state)
+{
+    (void)state;
+    sweep_msg_move_result rs[2];
+    base_result(&rs[0]);
+    base_result(&rs[1]);
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
+    m.server_tick = 99;
+    m.as.move_result_batch.results = rs;
+    for (uint32_t n = 1; n <= 2; n++) {
+        m.as.move_result_batch.count = n;
+        size_t len = sweep__record_results_encode(buf, 1, 3, &m, NULL);
+        assert_int_equal(sweep__record_results_check(buf, len, 1, NULL, 0), 0);
+        assert_false(sweep__record_answer_fits(buf, 3, 99));
+    }
+    static const struct {
+        uint32_t mask, movers, words; /* words: u32s after the mask */
+        int common;
+    } forms[] = {
+        {0, 0, 0, 1},
+        {SWEEP__RESULTS_CORRECTED | SWEEP__RESULTS_TELEPORT_BLOCKED, 0, 0, 1},
+        {SWEEP__RESULTS_MOVERS, 2, 3, 1},
+        {SWEEP__RESULTS_MOVERS | SWEEP__RESULTS_CORRECTED, SWEEP_MAX_CONTACTS, 1 + SWEEP_MAX_CONTACTS, 1},
+        {SWEEP__RESULTS_MOVERS, 2, 2, 0},  /* cut short */
+        {SWEEP__RESULTS_MOVERS, 0, 1, 0},  /* no mover */
+        {SWEEP__RESULTS_MOVERS, SWEEP_MAX_CONTACTS + 1, 2 + SWEEP_MAX_CONTACTS, 0},
+        {SWEEP__RESULTS_RULES, 0, 1, 0},   /* for the full check */
+        {SWEEP__RESULTS_CORRECTED | SWEEP__RESULTS_RULES, 0, 0, 0},
+    };
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        memset(answer, 0, sizeof answer);
+        sweep__wr32(answer, 5); /* Message.sequence */
+        sweep__wr32(answer + 4, forms[f].mask);
+        if (forms[f].words)
+            sweep__wr32(answer + 8, forms[f].movers);
+        size_t alen = 8 + 4 * (size_t)forms[f].words;
+        if (sweep__record_answer_common(answer, alen) != forms[f].common)
+            fail_msg("form %zu: the lean test says %d", f, !forms[f].common);
+    }
+    assert_false(sweep__record_answer_common(answer, 7)); /* no whole mask */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +227,7 @@ int main(void)
         cmocka_unit_test(each_u32_alone),
         cmocka_unit_test(damage_alone),
         cmocka_unit_test(a_mover_alone),
+        cmocka_unit_test(an_answer_is_a_lone_move_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
