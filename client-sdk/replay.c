@@ -76,7 +76,7 @@ struct sweep_replay {
     size_t out_cap;
     int moves_recorded;       /* a version 2 log: MOVE records are compared too */
     int results_recorded;     /* a version 5 log: move results are RESULTS records, compared as such */
-    int moves_compact;        /* a version 6 log: MOVE images are compact (record_move.h) */
+    int moves_compact;        /* a log of version 6 on: MOVE images are compact (record_move.h) */
     sweep__record_moved moved; /* the results the world's MOVEs of the group were made from */
     uint8_t *results_buf;     /* the world's answer as a RESULTS payload */
     size_t results_cap;

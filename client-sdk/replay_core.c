@@ -1316,8 +1316,8 @@ static inline void lean_prefetch_next(const uint8_t *d, size_t at)
         __builtin_prefetch(d + at + 64u * k, 0, 2);
 }
 
-/* sweep__replay_core_lean for one layout of MOVE images (compact: a
- * version 6 log's), a constant in each of its two calls. */
+/* sweep__replay_core_lean for one layout of MOVE images (compact: a log's
+ * of version 6 on), a constant in each of its two calls. */
 static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep__replay_core *c,
                                                         sweep_record_reader *rd, size_t from, uint64_t *requests,
                                                         uint64_t *ticks, size_t *stop, int compact)
@@ -1343,7 +1343,7 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
      * here (lean_prefetch): a streamed one's buffer was just filled by the
      * kernel's copy. */
     int prefetch = !plan && sweep__record_buffered(rd) == 0;
-    /* A version 6 log's request may be a patch of its session's base
+    /* From version 6 a log's request may be a patch of its session's base
      * (record_patch.h): the core depth reads past it as past a whole one,
      * and keeps each whole one that is a base, as the reader would. */
     while (end - at >= 5 && (d[at] == SWEEP_RECORD_IN || (compact && d[at] == SWEEP_RECORD_IN_PATCH))) {
@@ -1366,8 +1366,8 @@ static inline __attribute__((always_inline)) int lean_in(sweep_replay *r, sweep_
          * RESULTS need not be stepped over. */
         unsigned framing = s->tcp ? SWEEP__LEAN_TCP : SWEEP__LEAN_UDP, ok = 0;
         /* What the group may hold: RESULTS from version 5 (always in a
-         * version 6 log), and the images' layout, both constants where
-         * compact is. */
+         * log of version 6 on), and the images' layout, both constants
+         * where compact is; ANSWERs from version 7. */
         unsigned lean = compact ? c->lean_results | SWEEP__LEAN_RESULTS | SWEEP__LEAN_COMPACT
                                 : c->lean_results & ~SWEEP__LEAN_COMPACT;
         uint32_t count;
