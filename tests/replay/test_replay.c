@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,6 +125,21 @@ static void rm_tree(const char *dir)
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* How many records of the log a reader hands out as `type` (to its end). */
+static unsigned records_read_as(const char *log, uint8_t type)
+{
+    char err[1400];
+    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    sweep_record x;
+    unsigned n = 0;
+    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
+        n += x.type == type;
+    sweep_record_close(rd);
+    return n;
 }
 
 /* The type and length of the record at `offset` of the file, as written
@@ -2328,13 +2344,7 @@ static void move_record_changed_is_a_divergence(void **state)
     char log[600], out[400], err[1400];
     raw_log(log, sizeof log);
     /* As many MOVE records as moves the core depth checked. */
-    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
-    assert_non_null(rd);
-    sweep_record x;
-    uint64_t n_moves = 0;
-    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
-        n_moves += x.type == SWEEP_RECORD_MOVE;
-    sweep_record_close(rd);
+    uint64_t n_moves = records_read_as(log, SWEEP_RECORD_MOVE);
     sweep_replay_stats core;
     tally tc;
     replay_at(log, g_map, SWEEP_REPLAY_CORE, &core, &tc);
@@ -2661,30 +2671,56 @@ static void bad_move_record_is_corruption(void **state)
         fail_msg("'%s' does not say '%s'", err, want);
 }
 
+/* The log at `out` is corrupt, not divergent, at both depths, and the
+ * error says both things and "corrupt log". */
+static void corrupt_at_both_depths(const char *out, const char *says, const char *and_says)
+{
+    char err[1400];
+    for (int depth = 0; depth < 2; depth++) {
+        sweep_replay_divergence div;
+        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
+            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
+        if (!strstr(err, says) || !strstr(err, and_says) || !strstr(err, "corrupt log"))
+            fail_msg("depth %d: '%s' does not say '%s' and '%s'", depth, err, says, and_says);
+    }
+}
+
+/* Where a record lies as written: its offset (of its type byte), its
+ * payload's length, and its frame's offset and body length. */
+typedef struct written {
+    size_t at, frame;
+    uint32_t len, body;
+} written;
+
+/* How many records of `type` a log's bytes hold as written (its frames
+ * walked, not read: a reader hands an IN_PATCH out as an IN and an ANSWER
+ * as a RESULTS); where the nth lies into *w (w may be NULL). */
+static unsigned written_records(const uint8_t *buf, size_t len, uint8_t type, unsigned nth, written *w)
+{
+    unsigned count = 0;
+    for (size_t pos = SWEEP_RECORD_HEADER_SIZE; pos + SWEEP_RECORD_FRAME_HEADER <= len;) {
+        uint32_t n = le32(buf + pos);
+        for (size_t r = pos + SWEEP_RECORD_FRAME_HEADER; r + 5 <= pos + SWEEP_RECORD_FRAME_HEADER + n;
+             r += 5 + (size_t)le32(buf + r + 1)) {
+            if (buf[r] == type && count++ == nth && w)
+                *w = (written){r, pos, le32(buf + r + 1), n};
+        }
+        pos += SWEEP_RECORD_FRAME_HEADER + n;
+    }
+    return count;
+}
+
 /* The n-th IN_PATCH record of a log (its offset, of the type byte, and its
- * payload's length), found by walking its frames. */
+ * payload's length). */
 static void find_patch(const char *log, unsigned nth, size_t *at, uint32_t *plen)
 {
     size_t len;
     uint8_t *buf = read_all(log, &len);
     assert_non_null(buf);
-    size_t pos = SWEEP_RECORD_HEADER_SIZE;
-    int found = 0;
-    while (!found && pos + SWEEP_RECORD_FRAME_HEADER <= len) {
-        uint32_t n = le32(buf + pos);
-        size_t r = pos + SWEEP_RECORD_FRAME_HEADER, end = r + n;
-        while (r + 5 <= end) {
-            uint32_t l = le32(buf + r + 1);
-            if (buf[r] == SWEEP_RECORD_IN_PATCH && nth-- == 0) {
-                *at = r, *plen = l, found = 1;
-                break;
-            }
-            r += 5 + (size_t)l;
-        }
-        pos = end;
-    }
+    written w;
+    assert_true(written_records(buf, len, SWEEP_RECORD_IN_PATCH, nth, &w) > nth);
     free(buf);
-    assert_true(found);
+    *at = w.at, *plen = w.len;
 }
 
 /* A version 6 log holds most requests as patches of their session's last
@@ -2700,26 +2736,13 @@ static void request_patches_read_back_or_are_corruption(void **state)
     char log[600], out[400], err[1400], want[160];
     raw_log(log, sizeof log);
     /* Patches there, and far more of them than whole requests. */
-    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
-    assert_non_null(rd);
-    sweep_record x;
-    unsigned ins = 0;
-    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
-        ins += x.type == SWEEP_RECORD_IN;
-    sweep_record_close(rd);
+    unsigned ins = records_read_as(log, SWEEP_RECORD_IN);
     size_t len, at = 0;
     uint32_t plen = 0;
     uint8_t *buf = read_all(log, &len);
-    unsigned patches = 0, whole = 0;
-    for (size_t pos = SWEEP_RECORD_HEADER_SIZE; pos + SWEEP_RECORD_FRAME_HEADER <= len;) {
-        uint32_t n = le32(buf + pos);
-        for (size_t r = pos + SWEEP_RECORD_FRAME_HEADER; r + 5 <= pos + SWEEP_RECORD_FRAME_HEADER + n;
-             r += 5 + (size_t)le32(buf + r + 1)) {
-            patches += buf[r] == SWEEP_RECORD_IN_PATCH;
-            whole += buf[r] == SWEEP_RECORD_IN;
-        }
-        pos += SWEEP_RECORD_FRAME_HEADER + n;
-    }
+    assert_non_null(buf);
+    unsigned patches = written_records(buf, len, SWEEP_RECORD_IN_PATCH, UINT_MAX, NULL);
+    unsigned whole = written_records(buf, len, SWEEP_RECORD_IN, UINT_MAX, NULL);
     free(buf);
     assert_int_equal(ins, patches + whole);
     if (patches < 100 || patches < 3 * whole)
@@ -2729,14 +2752,8 @@ static void request_patches_read_back_or_are_corruption(void **state)
     scratch("patch-bad.sweeplog", out, sizeof out);
     /* Its session's id changed: no base. */
     flip(log, at + 5 + 6, 0x40, out);
-    for (int depth = 0; depth < 2; depth++) {
-        sweep_replay_divergence div;
-        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
-            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
-        snprintf(want, sizeof want, "byte %zu (IN_PATCH)", at);
-        if (!strstr(err, want) || !strstr(err, "no whole request") || !strstr(err, "corrupt log"))
-            fail_msg("depth %d: '%s' does not say '%s' and 'no whole request'", depth, err, want);
-    }
+    snprintf(want, sizeof want, "byte %zu (IN_PATCH)", at);
+    corrupt_at_both_depths(out, want, "no whole request");
     /* Its first run made longer than the record holds. */
     buf = read_all(log, &len);
     assert_non_null(buf);
@@ -2761,35 +2778,20 @@ static void request_patches_read_back_or_are_corruption(void **state)
 static void answers_read_back_or_are_corruption(void **state)
 {
     (void)state;
-    char log[600], out[400], err[1400], want[200];
+    char log[600], out[400], want[200];
     raw_log(log, sizeof log);
     size_t len;
     uint8_t *buf = read_all(log, &len);
     assert_non_null(buf);
-    unsigned answers = 0, results = 0;
-    size_t at = 0, start = 0;
-    uint32_t alen = 0, body = 0;
-    for (size_t pos = SWEEP_RECORD_HEADER_SIZE; pos + SWEEP_RECORD_FRAME_HEADER <= len;) {
-        uint32_t n = le32(buf + pos);
-        for (size_t r = pos + SWEEP_RECORD_FRAME_HEADER; r + 5 <= pos + SWEEP_RECORD_FRAME_HEADER + n;
-             r += 5 + (size_t)le32(buf + r + 1)) {
-            results += buf[r] == SWEEP_RECORD_RESULTS;
-            if (buf[r] == SWEEP_RECORD_ANSWER && answers++ == 20)
-                at = r, alen = le32(buf + r + 1), start = pos, body = n;
-        }
-        pos += SWEEP_RECORD_FRAME_HEADER + n;
-    }
+    written w;
+    unsigned answers = written_records(buf, len, SWEEP_RECORD_ANSWER, 20, &w);
+    unsigned results = written_records(buf, len, SWEEP_RECORD_RESULTS, UINT_MAX, NULL);
+    size_t at = w.at, start = w.frame;
+    uint32_t alen = w.len, body = w.body;
     if (answers < 100 || answers < 3 * results)
         fail_msg("%u ANSWERs, %u RESULTS", answers, results);
     /* Read back as RESULTS, all of them. */
-    sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
-    assert_non_null(rd);
-    sweep_record x;
-    unsigned read = 0;
-    while (sweep_record_next(rd, &x, err, sizeof err) == 1)
-        read += x.type == SWEEP_RECORD_RESULTS;
-    sweep_record_close(rd);
-    assert_int_equal(read, answers + results);
+    assert_int_equal(records_read_as(log, SWEEP_RECORD_RESULTS), answers + results);
 
     /* The ANSWER twice: no request waits for the second. */
     size_t nlen = len + 5 + alen;
@@ -2803,25 +2805,13 @@ static void answers_read_back_or_are_corruption(void **state)
     scratch("answer-bad.sweeplog", out, sizeof out);
     write_all(out, nb, nlen);
     free(nb);
-    for (int depth = 0; depth < 2; depth++) {
-        sweep_replay_divergence div;
-        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
-            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
-        snprintf(want, sizeof want, "byte %zu (ANSWER)", at + 5 + alen);
-        if (!strstr(err, want) || !strstr(err, "no request before it waits") || !strstr(err, "corrupt log"))
-            fail_msg("depth %d: '%s' does not say '%s' and 'no request before it waits'", depth, err, want);
-    }
+    snprintf(want, sizeof want, "byte %zu (ANSWER)", at + 5 + alen);
+    corrupt_at_both_depths(out, want, "no request before it waits");
     /* The same log said to be of version 6, which has none. */
     buf[8] = 6;
     write_all(out, buf, len);
     free(buf);
-    for (int depth = 0; depth < 2; depth++) {
-        sweep_replay_divergence div;
-        if (replay_bad(out, depth ? SWEEP_REPLAY_CORE : 0, &div, err, sizeof err))
-            fail_msg("depth %d: a divergence, not corruption: %s", depth, div.text);
-        if (!strstr(err, "ANSWER in a version 6 log") || !strstr(err, "corrupt log"))
-            fail_msg("depth %d: '%s' does not say 'ANSWER in a version 6 log'", depth, err);
-    }
+    corrupt_at_both_depths(out, "ANSWER in a version 6 log", "ANSWER in a version 6 log");
 }
 
 /* sweep-replay --core: the depth in the text and the JSON, its exit
