@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "client-sdk/tick_clock.h"
+#include "tests/test_rng.h"
 
 #define RATE 64.0
 #define PERIOD_NS (1e9 / RATE)
@@ -36,10 +37,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 /* Uniform in [0, 1), from a fixed seed. */
 static double uniform(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
+    return (double)(test_rng_next(&rng) >> 11) / 9007199254740992.0;
 }
 
 /* The link: a message's extra delay, 0 for one in ten (the fastest), up to

@@ -17,15 +17,13 @@
 #include <cmocka.h>
 
 #include "server/record/record_move.h"
+#include "tests/test_rng.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next_u64(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_rng_next(&rng);
 }
 
 static double next_f64(void)

@@ -14,15 +14,13 @@
 #include <cmocka.h>
 
 #include "server/record/record_patch.h"
+#include "tests/test_rng.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t next_u64(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_rng_next(&rng);
 }
 
 /* now: base with `changes` runs of 1 to `longest` bytes changed at random
