@@ -83,13 +83,6 @@ size_t sweep__record_results_encode(uint8_t *out, int compact, uint64_t session,
  * NULL). */
 int sweep__record_results_check(const uint8_t *p, size_t len, int compact, char *why, size_t whylen);
 
-/* What sweep__record_results_check accepts, without saying why not (the
- * readers' and the lean loop's test, once a request). Inline for the
- * common payloads: every result its MOVE with nothing the server decided
- * but flags (4 bytes a result), or one such result whose contacts name
- * movers (a player on a lift: an eighth of the arena's results, which the
- * full check took 181 instructions each to pass). Any other is checked in
- * full. */
 /* What sweep__record_results_ok says of one result's bytes r[0..n) (its
  * mask and the fields it names) in the two common forms: 1 when it is
  * one of them, 0 when it is not (n 4 with any other bit is bad; the rest
@@ -107,6 +100,13 @@ static inline __attribute__((always_inline)) int sweep__record_result_common(con
     return 0;
 }
 
+/* What sweep__record_results_check accepts, without saying why not (the
+ * readers' and the lean loop's test, once a request). Inline for the
+ * common payloads: every result its MOVE with nothing the server decided
+ * but flags (4 bytes a result), or one such result whose contacts name
+ * movers (a player on a lift: an eighth of the arena's results, which the
+ * full check took 181 instructions each to pass). Any other is checked in
+ * full. */
 static inline __attribute__((always_inline)) int sweep__record_results_ok(const uint8_t *p, size_t len, int compact)
 {
     if (len < SWEEP__RESULTS_FIXED)
