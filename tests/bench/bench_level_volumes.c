@@ -19,7 +19,12 @@
  * and changed nothing, or only reported) are the like-for-like pairs.
  * Those are split again: `quiet` ones, whose volume report is empty (the
  * tests alone), and `reported` ones (a hurt volume's damage, a trigger
- * entered, a kill: the volume's own work besides the tests).
+ * entered, a kill: the volume's own work besides the tests). Of the
+ * reported ones, the kills and the hurts (a kill volume's and a hurt
+ * volume's moves, which on the corpus are most of them) are given apart
+ * too: a body that starts in a kill volume is killed at its first step,
+ * starts there again, and is killed at every tick, so each kill volume
+ * adds two kills to every tick's near moves (a quarter of dm7's).
  *
  * The whole walk is run ROUNDS times (default 5) from the same start, the
  * first second of each round not counted (caches and branch history warm
@@ -41,6 +46,8 @@
  *         launched=<moves> failed=<moves> quiet=<fraction of near>
  *         quiet_ratio=<x> quiet_ratio_mid=<x> reported_ratio=<x>
  *         reported_ratio_mid=<x> same_mean_ratio=<x> far_mean_ratio=<x>
+ *         killed=<fraction of near> killed_ratio=<x>
+ *         hurt=<fraction of near> hurt_ratio=<x>
  *
  * (near_* of every near move, same_ and acted_ of the two parts; *_mid
  * the median over rounds of the mean of each round's middle half of the
@@ -144,6 +151,8 @@ enum {
     QUIET_MID,
     REPORTED,
     REPORTED_MID,
+    KILLED,
+    HURT,
     SAME_MEAN,
     FAR_MEAN,
     FIGS
@@ -269,7 +278,10 @@ int main(int argc, char **argv)
            *near_plain = calloc(cap, sizeof *near_plain);
     /* The same moves' ratios, split by whether their report was empty. */
     double *quiet = calloc(cap, sizeof *quiet), *reported = calloc(cap, sizeof *reported);
-    int ok = a && heading && near_all && near_with && near_plain && quiet && reported;
+    /* Of the reported ones, those a kill ended, and those a hurt volume
+     * hurt (and no kill ended). */
+    double *killed = calloc(cap, sizeof *killed), *hurt = calloc(cap, sizeof *hurt);
+    int ok = a && heading && near_all && near_with && near_plain && quiet && reported && killed && hurt;
     for (int k = 0; k < KINDS; k++) {
         ks[k].ratio = calloc(cap, sizeof(double));
         ks[k].with = calloc(cap, sizeof(double));
@@ -285,6 +297,7 @@ int main(int argc, char **argv)
     sweep_space sw = {with, NULL, NULL, SWEEP_NO_BODY}, sp = {plain, NULL, NULL, SWEEP_NO_BODY};
     mv mw = {&sw, &lv.config, &lv.rules, radii}, mp = {&sp, &lv.config, &lv.rules, radii};
     uint64_t launched = 0, failed = 0, counted = 0, near_count = 0, acted_count = 0, quiet_count = 0;
+    uint64_t killed_count = 0, hurt_count = 0;
     for (uint32_t round = 0; round < rounds; round++) {
         /* Every round walks the same walk from the same start. */
         uint64_t seed = 1;
@@ -295,7 +308,7 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < KINDS; k++)
             ks[k].n = 0;
-        size_t nn = 0, nq = 0, nr = 0;
+        size_t nn = 0, nq = 0, nr = 0, nk = 0, nh = 0;
         for (uint32_t t = 0; t < ticks; t++) {
             for (uint32_t i = 0; i < bodies; i++) {
                 if (t % TURN_EVERY == 0 && t > 0)
@@ -344,6 +357,10 @@ int main(int argc, char **argv)
                             quiet[nq++] = tw / tp, quiet_count++;
                         else
                             reported[nr++] = tw / tp;
+                        if (r.volumes.events & SWEEP_VOLUME_EV_KILLED)
+                            killed[nk++] = tw / tp, killed_count++;
+                        else if (r.volumes.events & SWEEP_VOLUME_EV_HURT)
+                            hurt[nh++] = tw / tp, hurt_count++;
                     }
                     counted++;
                 }
@@ -378,6 +395,8 @@ int main(int argc, char **argv)
         fig[QUIET_MID][round] = nq ? middle_mean(quiet, nq) : 0.0;
         fig[REPORTED][round] = nr ? median(reported, nr) : 0.0;
         fig[REPORTED_MID][round] = nr ? middle_mean(reported, nr) : 0.0;
+        fig[KILLED][round] = nk ? median(killed, nk) : 0.0;
+        fig[HURT][round] = nh ? median(hurt, nh) : 0.0;
     }
     /* The median of the rounds' figures and their range; a kind some
      * round had no moves of is taken over the rounds that had some. */
@@ -396,18 +415,21 @@ int main(int argc, char **argv)
            "same_ratio=%.3f same_ratio_min=%.3f same_ratio_max=%.3f acted_ratio=%.3f far_ratio=%.3f "
            "far_ratio_min=%.3f far_ratio_max=%.3f near_ratio_mid=%.3f same_ratio_mid=%.3f far_ratio_mid=%.3f "
            "launched=%llu failed=%llu quiet=%.2f quiet_ratio=%.3f quiet_ratio_mid=%.3f reported_ratio=%.3f "
-           "reported_ratio_mid=%.3f same_mean_ratio=%.3f far_mean_ratio=%.3f\n",
+           "reported_ratio_mid=%.3f same_mean_ratio=%.3f far_mean_ratio=%.3f killed=%.2f killed_ratio=%.3f hurt=%.2f "
+           "hurt_ratio=%.3f\n",
            lv.name, n, bodies, rounds, (double)near_count / (double)counted,
            (double)acted_count / (double)near_count, mid[NEAR_WITH], mid[NEAR_PLAIN], mid[FAR_WITH], mid[FAR_PLAIN], mid[NEAR], lo[NEAR],
            hi[NEAR], mid[SAME], lo[SAME], hi[SAME], mid[ACTED], mid[FAR], lo[FAR], hi[FAR], mid[NEAR_MID],
            mid[MID + SAME], mid[MID + FAR], (unsigned long long)launched, (unsigned long long)failed,
            (double)quiet_count / (double)near_count, mid[QUIET], mid[QUIET_MID], mid[REPORTED], mid[REPORTED_MID],
-           mid[SAME_MEAN], mid[FAR_MEAN]);
+           mid[SAME_MEAN], mid[FAR_MEAN], (double)killed_count / (double)near_count, mid[KILLED],
+           (double)hurt_count / (double)near_count, mid[HURT]);
     for (int k = 0; k < KINDS; k++)
         free(ks[k].ratio), free(ks[k].with), free(ks[k].plain);
     for (int k = 0; k < FIGS; k++)
         free(fig[k]);
     free(a), free(heading), free(near_all), free(near_with), free(near_plain), free(quiet), free(reported);
+    free(killed), free(hurt);
     sweep_world_destroy(with);
     sweep_world_destroy(plain);
     sweep_level_free(&lv);
