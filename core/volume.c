@@ -424,19 +424,9 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
         const sweep__volume_form *f = &w->volume_forms[i];
         if (f->kind >= SWEEP_VOLUME_TRIGGER || !sweep__medium_holds(w, i, a->position))
             continue;
-        if (f->kind == SWEEP_VOLUME_PUSH) {
-            a->velocity = v->velocity;
-            a->grounded = 0;
-            rep->events |= SWEEP_VOLUME_EV_LAUNCHED;
-            rep->launched_by = i;
-        } else if (f->kind == SWEEP_VOLUME_HURT) {
-            rep->damage += w->volume_damage[i] * h;
-            rep->events |= SWEEP_VOLUME_EV_HURT;
-            rep->hurt_by = i;
-        } else if (f->kind == SWEEP_VOLUME_KILL) {
-            rep->events |= SWEEP_VOLUME_EV_KILLED;
-            rep->killed_by = i;
-            return 1;
+        if (f->kind != SWEEP_VOLUME_TELEPORT) {
+            if (sweep__volume_at_end(w, i, f->kind, a, h, rep))
+                return 1;
         } else {
             rep->teleported_by = i;
             if (fits(space, cfg, radii, v->destination)) {

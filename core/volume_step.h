@@ -8,6 +8,7 @@
 
 #include "core/compiler.h"
 #include "core/crowd.h"
+#include "core/medium.h"
 #include "core/motion.h"
 #include "core/volume.h"
 #include "core/world_impl.h"
@@ -70,6 +71,30 @@ static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, s
     return n;
 }
 
+/* What volume i of w, a push, hurt or kill volume (its kind) that holds
+ * where the step of h seconds ended, does to *a, added to *rep (volume.h
+ * says the rule): 1 when it ends the move (a kill). */
+static SWEEP__ALWAYS_INLINE int sweep__volume_at_end(const sweep_world *w, uint32_t i, uint32_t kind, sweep_actor *a,
+                                                     double h, sweep_volume_report *rep)
+{
+    if (kind == SWEEP_VOLUME_PUSH) {
+        a->velocity = w->volumes[i].velocity;
+        a->grounded = 0;
+        rep->events |= SWEEP_VOLUME_EV_LAUNCHED;
+        rep->launched_by = i;
+        return 0;
+    }
+    if (kind == SWEEP_VOLUME_HURT) {
+        rep->damage += w->volume_damage[i] * h;
+        rep->events |= SWEEP_VOLUME_EV_HURT;
+        rep->hurt_by = i;
+        return 0;
+    }
+    rep->events |= SWEEP_VOLUME_EV_KILLED;
+    rep->killed_by = i;
+    return 1;
+}
+
 /* Applies the volumes of space->world to *a, which a step of h seconds
  * took from `from` to where it is now, and adds what they did to *rep:
  * the volumes looked at are those *sc (of this step) lists, or finds.
@@ -77,12 +102,31 @@ static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, s
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
                         sweep_actor *a, double h, sweep_volume_report *rep, sweep__volume_step_cells *sc);
 
+/* A step with one candidate, cand: when it is a push, hurt or kill volume,
+ * what sweep__volumes_step would do, without the call; -1 for the call (a
+ * teleport, a trigger). Its box holds the step's end, as the candidate's
+ * test found, so the volume holds it when its planes do (medium.h), and
+ * no trigger is among the candidates. A body standing in a hurt volume,
+ * or falling into a kill volume, meets this at every step, where the call
+ * was most of what the volume cost the move. */
+static SWEEP__ALWAYS_INLINE int sweep__volume_lone(const sweep_world *w, uint32_t cand, sweep_actor *a, double h,
+                                                   sweep_volume_report *rep)
+{
+    const sweep__volume_form *f = &w->volume_forms[cand];
+    if (f->kind == SWEEP_VOLUME_TELEPORT || f->kind >= SWEEP_VOLUME_TRIGGER)
+        return -1;
+    if (!sweep__medium_within(w, cand, a->position))
+        return 0;
+    return sweep__volume_at_end(w, cand, f->kind, a, h, rep);
+}
+
 /* The same, with what settles most steps inline, before the call: a
  * world without volumes that act after a step (liquids and ladders are
  * not this pass's, core/medium.h), a step neither of whose ends lies in
- * the box round them all, and a step no volume may do anything to: of a
+ * the box round them all, a step no volume may do anything to (of a
  * world whose volumes are in quads, or with both ends in one cell of the
- * grid (nearly every step). */
+ * grid: nearly every step), and one whose only candidate is a push, hurt
+ * or kill volume (sweep__volume_lone). */
 static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg,
                                                           sweep_vec3 radii, sweep_vec3 from, sweep_actor *a,
                                                           double h, sweep_volume_report *rep)
@@ -103,7 +147,14 @@ static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *spa
             return 0;
         sc.listed = 1;
         sc.n = sweep__volumes_scan(w, lo, hi, from, to, sc.cand);
-        return sc.n ? sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc) : 0;
+        if (sc.n == 0)
+            return 0;
+        if (sc.n == 1) {
+            const int done = sweep__volume_lone(w, sc.cand[0], a, h, rep);
+            if (done >= 0)
+                return done;
+        }
+        return sweep__volumes_step(space, cfg, radii, from, a, h, rep, &sc);
     }
     /* Where the acting volumes' box is the grid's (no liquid or ladder
      * lies beyond it), the cells alone say as much as it would: a step
@@ -117,6 +168,11 @@ static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *spa
         const uint32_t n = sweep__volumes_collect(w, ct, from, to, sc.cand, 0);
         if (n == 0)
             return 0;
+        if (n == 1) {
+            const int done = sweep__volume_lone(w, sc.cand[0], a, h, rep);
+            if (done >= 0)
+                return done;
+        }
         sc.n = n, sc.listed = 1;
     } else {
         sc.n = SWEEP__VOLUME_CANDIDATES + 1, sc.listed = 0;
