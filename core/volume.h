@@ -25,9 +25,12 @@
  *             elsewhere). A body that does not fit stays where it is and
  *             the result says the teleport was blocked;
  *   hurt      adds damage per second * the step's seconds to the result;
- *   kill      ends the move where the step ended: no later step runs;
+ *   kill      ends the move where the step ended: no later step runs,
+ *             and no volume after it in index order, nor any trigger,
+ *             acts on this one;
  *   trigger   is reported when a step starts outside it and ends inside
- *             (entered), or starts inside and ends outside (left).
+ *             (entered), or starts inside and ends outside (left); the
+ *             triggers are looked at after the other kinds.
  * A step that leaves a trigger by a teleport leaves it. Two kinds decide
  * how the body moves rather than act after a step (core/motion.h says
  * how; core/medium.h finds them):

@@ -323,10 +323,12 @@ static void a_walk_away_from_volumes_is_unchanged(void **state)
  * (jumping across the z cuts), each move one step, its damage (summed in
  * index order, to the bit), last hurting volume and entered and left
  * triggers against those of every volume. */
-/* N random volumes (hurt and triggers, a third of them cut by a plane)
- * over a square the size that keeps about as many in a body's way
- * whatever N is, and 8 bodies walking across them: every step's damage,
- * events and volumes are those a look at every volume finds. */
+/* N random volumes (hurt volumes and triggers, a few kill and push
+ * volumes, a third of them cut by a plane) over a square the size that
+ * keeps about as many in a body's way whatever N is, and 8 bodies walking
+ * across them: every step's damage, events, volumes and launch are those
+ * a look at every volume in index order finds, the triggers after the
+ * others and none on a step a kill ends. */
 static void every_volume_says(uint32_t N)
 {
     scene s;
@@ -338,9 +340,13 @@ static void every_volume_says(uint32_t N)
     for (uint32_t i = 0; i < N; i++) {
         double cx, cy, cz, r;
         scatter_next(&x, half, 0.0, 3.0, &cx, &cy, &cz, &r);
-        v[i] = box_volume(i % 3 ? SWEEP_VOLUME_HURT : SWEEP_VOLUME_TRIGGER, sweep_v3(cx - r, cy - r, cz),
-                          sweep_v3(cx + r, cy + r, cz + 0.7 * r));
+        sweep_volume_kind kind = i % 13 == 5   ? SWEEP_VOLUME_KILL
+                                 : i % 13 == 8 ? SWEEP_VOLUME_PUSH
+                                 : i % 3       ? SWEEP_VOLUME_HURT
+                                               : SWEEP_VOLUME_TRIGGER;
+        v[i] = box_volume(kind, sweep_v3(cx - r, cy - r, cz), sweep_v3(cx + r, cy + r, cz + 0.7 * r));
         v[i].damage = 1.0 + (double)(i % 7) * 0.37;
+        v[i].velocity = sweep_v3(0.5 * cos((double)i), 0.5 * sin((double)i), 1.0);
         if (i % 3 == (i / 3) % 3) {
             /* x + y <= cx + cy: the half of the box towards -x, -y */
             v[i].plane_count = 1;
@@ -355,7 +361,7 @@ static void every_volume_says(uint32_t N)
     sweep_actor a[8];
     for (int k = 0; k < 8; k++)
         a[k] = standing((-28.0 + 7.0 * k) * half / 30.0, (-25.0 + 3.0 * k) * half / 30.0);
-    int hurts = 0, entries = 0, leaves = 0;
+    int hurts = 0, entries = 0, leaves = 0, kills = 0, launches = 0;
     for (int i = 0; i < 600; i++)
         for (int k = 0; k < 8; k++) {
             double t = 0.013 * i + k;
@@ -366,29 +372,46 @@ static void every_volume_says(uint32_t N)
             assert_int_equal(r.steps, 1);
             sweep_vec3 to = a[k].position;
             double damage = 0.0;
-            uint32_t events = 0, hurt_by = 0, entered = 0, left = 0;
-            for (uint32_t j = 0; j < N; j++) {
-                int in = sweep_volume_contains(&v[j], to), was = sweep_volume_contains(&v[j], from);
-                if (v[j].kind == SWEEP_VOLUME_HURT && in) {
+            uint32_t events = 0, hurt_by = 0, entered = 0, left = 0, killed_by = 0, launched_by = 0;
+            for (uint32_t j = 0; j < N && !(events & SWEEP_VOLUME_EV_KILLED); j++) {
+                if (!sweep_volume_contains(&v[j], to))
+                    continue;
+                if (v[j].kind == SWEEP_VOLUME_HURT) {
                     damage += v[j].damage * DT;
                     events |= SWEEP_VOLUME_EV_HURT, hurt_by = j;
-                } else if (v[j].kind == SWEEP_VOLUME_TRIGGER && in && !was) {
-                    events |= SWEEP_VOLUME_EV_ENTERED, entered = j;
-                } else if (v[j].kind == SWEEP_VOLUME_TRIGGER && was && !in) {
-                    events |= SWEEP_VOLUME_EV_LEFT, left = j;
+                } else if (v[j].kind == SWEEP_VOLUME_PUSH) {
+                    events |= SWEEP_VOLUME_EV_LAUNCHED, launched_by = j;
+                } else if (v[j].kind == SWEEP_VOLUME_KILL) {
+                    events |= SWEEP_VOLUME_EV_KILLED, killed_by = j;
                 }
+            }
+            for (uint32_t j = 0; j < N && !(events & SWEEP_VOLUME_EV_KILLED); j++) {
+                int in = sweep_volume_contains(&v[j], to), was = sweep_volume_contains(&v[j], from);
+                if (v[j].kind == SWEEP_VOLUME_TRIGGER && in && !was)
+                    events |= SWEEP_VOLUME_EV_ENTERED, entered = j;
+                else if (v[j].kind == SWEEP_VOLUME_TRIGGER && was && !in)
+                    events |= SWEEP_VOLUME_EV_LEFT, left = j;
             }
             assert_int_equal(r.volumes.events, events);
             assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
             if (events & SWEEP_VOLUME_EV_HURT)
                 assert_int_equal(r.volumes.hurt_by, hurt_by), hurts++;
+            if (events & SWEEP_VOLUME_EV_KILLED)
+                assert_int_equal(r.volumes.killed_by, killed_by), kills++;
+            if (events & SWEEP_VOLUME_EV_LAUNCHED) {
+                assert_int_equal(r.volumes.launched_by, launched_by), launches++;
+                assert_memory_equal(&a[k].velocity, &v[launched_by].velocity, sizeof a[k].velocity);
+                assert_int_equal(a[k].grounded, 0);
+            }
             if (events & SWEEP_VOLUME_EV_ENTERED)
                 assert_int_equal(r.volumes.entered, entered), entries++;
             if (events & SWEEP_VOLUME_EV_LEFT)
                 assert_int_equal(r.volumes.left, left), leaves++;
         }
     /* The walk did meet them. */
-    assert_true(hurts > 100 && entries > 10 && leaves > 10);
+    print_message("every_volume_says(%u): %d hurts, %d entries, %d leaves, %d kills, %d launches\n", N, hurts, entries,
+                  leaves, kills, launches);
+    assert_true(hurts > 100 && entries > 10 && leaves > 10 && kills > 5 && launches > 5);
     scene_free(&s);
 }
 
