@@ -26,8 +26,8 @@
  *             the result says the teleport was blocked;
  *   hurt      adds damage per second * the step's seconds to the result;
  *   kill      ends the move where the step ended: no later step runs,
- *             and no volume after it in index order, nor any trigger,
- *             acts on this one;
+ *             and neither the volumes after it in index order nor any
+ *             trigger act on that step;
  *   trigger   is reported when a step starts outside it and ends inside
  *             (entered), or starts inside and ends outside (left); the
  *             triggers are looked at after the other kinds.
