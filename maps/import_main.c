@@ -193,7 +193,8 @@ static const char usage[] =
     "  spawn-floating  a spawn point with no floor below it, or more than a\n"
     "                  player's height above the floor\n"
     "  inside-out      a closed shell wound inside-out (negative volume): players\n"
-    "                  walk into it from outside\n"
+    "                  walk into it from outside (one sealed inside a solid, a\n"
+    "                  hollow in brushwork, is only counted: nobody reaches it)\n"
     "  open-mesh       a nearly closed mesh with edges of one triangle that touch\n"
     "                  nothing else: a hole in something meant to be solid (edges\n"
     "                  of one triangle elsewhere, as at a level's sky, are counted)\n"
@@ -326,10 +327,14 @@ static long check_level(const sweep_level *lv, const char *label, int as_warning
         if (sum.one_sided_edges)
             snprintf(open, sizeof open, ", the first at (%g, %g, %g)", sum.one_sided_at.x, sum.one_sided_at.y,
                      sum.one_sided_at.z);
+        char pockets[96] = "";
+        if (sum.pockets)
+            snprintf(pockets, sizeof pockets, ", %u of them pocket%s sealed inside solids", sum.pockets,
+                     sum.pockets == 1 ? "" : "s");
         printf("sweep-import: checked %s: %u triangles, %u spawns, %u movers: %u finding%s%s; %u meshes (%u closed "
-               "shells), %u edges of one triangle (open surfaces: floors, a sky)%s\n",
+               "shells%s), %u edges of one triangle (open surfaces: floors, a sky)%s\n",
                label, lv->triangle_count, lv->spawn_count, lv->mover_count, sum.findings,
-               sum.findings == 1 ? "" : "s", kinds, sum.meshes, sum.shells, sum.one_sided_edges, open);
+               sum.findings == 1 ? "" : "s", kinds, sum.meshes, sum.shells, pockets, sum.one_sided_edges, open);
     }
     return sum.findings;
 }

@@ -121,16 +121,15 @@ static int segment_triangle(sweep_vec3 a, sweep_vec3 b, sweep_vec3 p, sweep_vec3
     return segment_triangle_in(a, b, p, q, r, t, 0.0);
 }
 
-/* 1 if the front of the nearest level face along five or six of the
- * axis directions from p looks away from p (*backs says how many): p is
- * behind the faces of a solid, which the core's move test misses (it
- * collides with front faces only). Five: a solid standing on a floor
- * that faces up into it. *tri is the first face met upwards. */
-static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri, int *backs)
+/* What the six axis directions out of p meet first: *backs of them the
+ * back of a level face (its front looks away from p), *open nothing at
+ * all; the others a front. *tri is the first face met upwards. */
+static void ways_out(const checker *c, sweep_vec3 p, int *backs, int *open, uint32_t *tri)
 {
     static const double dirs[6][3] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     const sweep_level *lv = c->lv;
-    *backs = 0;
+    *backs = *open = 0;
+    *tri = 0;
     for (int d = 0; d < 6; d++) {
         sweep_vec3 dir = sweep_v3(dirs[d][0], dirs[d][1], dirs[d][2]);
         sweep_vec3 to = sweep_v3_madd(p, dir, 2.0 * c->size);
@@ -151,13 +150,24 @@ static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri, int *back
             }
         }
         if (best == INFINITY)
-            return 0; /* a way out into the open */
-        if (!front)
+            ++*open;
+        else if (!front)
             ++*backs;
         if (d == 0)
             *tri = first;
     }
-    return *backs >= 5;
+}
+
+/* 1 if p is behind the faces of a solid, which the core's move test
+ * misses (it collides with front faces only): no way out along the axes
+ * is open, and five or six meet the back of a face first (*backs says how
+ * many; five: a solid standing on a floor that faces up into it). *tri is
+ * the first face met upwards. */
+static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri, int *backs)
+{
+    int open;
+    ways_out(c, p, backs, &open, tri);
+    return open == 0 && *backs >= 5;
 }
 
 /* The first level triangle a player of radii r meets moving from p by
@@ -432,6 +442,39 @@ static int holds_a_spawn(const checker *c, uint32_t k, const uint32_t *piece_ix,
     return 0;
 }
 
+/* 1 if closed piece k, wound inside-out, is a pocket sealed inside a
+ * solid: just behind its largest face (its outside), every way out along
+ * the axes meets the back of a face first, or nothing (the void beyond a
+ * compiled level's hull, towards which it keeps no face). No player
+ * reaches such a pocket, nor the outside of its faces; a level compiled
+ * from brushes keeps one wherever its brushes enclose a space, as a
+ * hollow wall does. */
+static int sealed_pocket(const checker *c, uint32_t k, const uint32_t *piece_ix, uint32_t *parent)
+{
+    const sweep_level *lv = c->lv;
+    double best = 0.0;
+    uint32_t face = UINT32_MAX;
+    for (uint32_t t = 0; t < lv->triangle_count; t++) {
+        if (c->skip[t] || piece_ix[find(parent, t)] != k)
+            continue;
+        sweep_vec3 a = tri_vertex(lv, t, 0), b = tri_vertex(lv, t, 1), d = tri_vertex(lv, t, 2);
+        double area2 = sweep_v3_len(sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(d, a)));
+        if (area2 > best)
+            best = area2, face = t;
+    }
+    if (face == UINT32_MAX)
+        return 0;
+    sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, face, 0), tri_vertex(lv, face, 1));
+    sweep_vec3 centre = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, face, 2)), 1.0 / 3.0);
+    /* Behind the face by far more than rounding, far less than a wall. */
+    sweep_vec3 n = tri_normal(lv, face);
+    sweep_vec3 behind = sweep_v3_madd(centre, n, -1e3 * c->tol / sweep_v3_len(n));
+    uint32_t above;
+    int backs, open;
+    ways_out(c, behind, &backs, &open, &above);
+    return backs > 0 && backs + open == 6;
+}
+
 /* A piece that looks meant to be solid: no triangles wound against each
  * other, and at most a quarter of its edges open above its base. */
 static int mostly_closed(const piece *p)
@@ -597,12 +640,17 @@ static sweep_status check_shells(checker *c)
         if (p->one_sided == 0 && p->bad == 0) {
             p->solid = 1;
             c->sum->shells++;
-            if (p->volume6 < -1e-9 * diag * diag * diag && !holds_a_spawn(c, k, piece_ix, parent, p))
-                found(c, SWEEP_CHECK_INSIDE_OUT, centre,
-                      "a closed shell of %u triangles around (%g, %g, %g) is wound inside-out (volume %.6g) and "
-                      "holds no spawn point: its faces point inward, so a player walks into it from outside and "
-                      "is held inside; unless it is a room of its own, reverse its triangles' winding",
-                      p->triangles, centre.x, centre.y, centre.z, p->volume6 / 6.0);
+            if (!(p->volume6 < -1e-9 * diag * diag * diag) || holds_a_spawn(c, k, piece_ix, parent, p))
+                continue;
+            if (sealed_pocket(c, k, piece_ix, parent)) {
+                c->sum->pockets++;
+                continue;
+            }
+            found(c, SWEEP_CHECK_INSIDE_OUT, centre,
+                  "a closed shell of %u triangles around (%g, %g, %g) is wound inside-out (volume %.6g) and "
+                  "holds no spawn point: its faces point inward, so a player walks into it from outside and "
+                  "is held inside; unless it is a room of its own, reverse its triangles' winding",
+                  p->triangles, centre.x, centre.y, centre.z, p->volume6 / 6.0);
             continue;
         }
         if (!mostly_closed(p))

@@ -18,7 +18,12 @@
  *   - inside-out: a closed shell (below) whose signed volume is negative
  *     and inside which no spawn point lies: its faces point inward, so
  *     players walk into it from outside and are held inside. One around a
- *     spawn point is a room.
+ *     spawn point is a room. One whose outside, just behind its largest
+ *     face, is enclosed by faces looking away (each of the six axis
+ *     directions out of there meets the back of a face first, or nothing:
+ *     the void beyond a compiled level's hull) is a pocket sealed inside
+ *     a solid, which no player reaches: a hollow in brushwork. It is
+ *     counted (pockets), not reported.
  *   - open-mesh: a piece that looks meant to be solid (no triangles wound
  *     against each other, at most a quarter of its edges of one triangle
  *     once those at its base are left out: a box standing on the floor is
@@ -88,6 +93,7 @@ typedef struct sweep_check_summary {
     uint32_t by_kind[SWEEP_CHECK_KIND_COUNT];
     uint32_t meshes;          /* pieces of one-sided static triangles */
     uint32_t shells;          /* of which closed shells */
+    uint32_t pockets;         /* of which inside-out ones sealed inside a solid (no finding) */
     uint32_t one_sided_edges; /* edges of one triangle only, in every piece */
     sweep_vec3 one_sided_at;  /* the middle of the first of them */
 } sweep_check_summary;

@@ -152,6 +152,48 @@ static void an_inside_out_pillar_is_found(void **state)
     sweep_level_free(&lv);
 }
 
+/* A closed shell wound inside-out: every triangle of box lo .. hi turned. */
+static void add_hollow(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi)
+{
+    uint32_t first = lv->triangle_count;
+    add_box(lv, lo, hi, -1);
+    for (uint32_t t = first; t < lv->triangle_count; t++) {
+        uint32_t b = lv->indices[3 * t + 1];
+        lv->indices[3 * t + 1] = lv->indices[3 * t + 2];
+        lv->indices[3 * t + 2] = b;
+    }
+}
+
+/* A hollow inside a solid block (as brushes enclosing a space leave one)
+ * is out of every player's reach: counted, not reported. Made of the
+ * block with a wall cut away beside it, it is reachable and reported. */
+static void a_pocket_sealed_in_a_solid_is_no_finding(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_box(&lv, sweep_v3(-9, -9, 0.5), sweep_v3(-1, -1, 4.5), -1); /* a block raised off the floor */
+    add_hollow(&lv, sweep_v3(-6, -7, 1.5), sweep_v3(-4, -2, 3));    /* its largest faces at z = 1.5 and 3 */
+    seen s = {0};
+    sweep_check_summary sum;
+    char err[256];
+    assert_int_equal(sweep_level_check(&lv, keep, &s, &sum, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sum.findings, 0);
+    assert_int_equal(sum.shells, 2);
+    assert_int_equal(sum.pockets, 1);
+    sweep_level_free(&lv);
+
+    /* The same hollow beside a block that ends short of it: the room's
+     * air, behind its largest face, is reached by players. */
+    base(&lv);
+    add_box(&lv, sweep_v3(-9, -9, 0.5), sweep_v3(-6.5, -1, 4.5), -1);
+    add_hollow(&lv, sweep_v3(-6, -7, 1.5), sweep_v3(-4, -2, 3));
+    found_one(&lv, SWEEP_CHECK_INSIDE_OUT, sweep_v3(-5, -4.5, 2.25), 1e-12, "wound inside-out");
+    assert_int_equal(sweep_level_check(&lv, NULL, NULL, &sum, err, sizeof err), SWEEP_OK);
+    assert_int_equal(sum.pockets, 0);
+    sweep_level_free(&lv);
+}
+
 static void a_solid_with_a_missing_face_is_open(void **state)
 {
     (void)state;
@@ -288,6 +330,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_clean_level_has_no_finding),
         cmocka_unit_test(spawns_in_the_floor_in_a_solid_and_in_the_air),
         cmocka_unit_test(an_inside_out_pillar_is_found),
+        cmocka_unit_test(a_pocket_sealed_in_a_solid_is_no_finding),
         cmocka_unit_test(a_solid_with_a_missing_face_is_open),
         cmocka_unit_test(a_mover_through_the_floor_is_found),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
