@@ -51,9 +51,17 @@ typedef struct checker {
     sweep_vec3 lo, hi;
     sweep_vec3 up; /* against gravity; +z without it */
     const uint8_t *skip; /* per level triangle: in no piece (check_shells) */
-    uint8_t *solid; /* per level triangle: 1 if its piece is a solid (closed, or open only where closed by
-                       other geometry or at its base) */
+    uint8_t *solid; /* per level triangle, enum triangle_solid */
 } checker;
+
+/* What a level triangle bounds, as the movers' test needs it. */
+enum triangle_solid {
+    SOLID_UNKNOWN = 0, /* its piece is no solid; what lies behind it not yet looked at */
+    SOLID_PIECE,       /* its piece is a solid (closed, or open only where closed by other
+                          geometry or at its base) */
+    SOLID_BEHIND,      /* just behind its middle lies the inside of a solid (enters_a_solid) */
+    SOLID_NONE         /* neither */
+};
 
 static void found(checker *c, sweep_check_kind kind, sweep_vec3 at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -666,7 +674,7 @@ static sweep_status check_shells(checker *c)
         }
     }
     for (uint32_t t = 0; t < nt; t++)
-        c->solid[t] = !skip[t] && pieces[piece_ix[find(parent, t)]].solid;
+        c->solid[t] = !skip[t] && pieces[piece_ix[find(parent, t)]].solid ? SOLID_PIECE : SOLID_UNKNOWN;
     free(piece_ix);
     st = SWEEP_OK;
 done:
@@ -713,6 +721,27 @@ static uint32_t key_tick(const sweep_level *lv, const sweep_level_mover *mv, uin
     return t < (double)ticks ? (uint32_t)t : ticks;
 }
 
+/* 1 if a mover's part that passes through level triangle t enters a
+ * solid, a pocket: t belongs to a solid piece, or just behind its middle
+ * lies the inside of a solid (behind_faces). The second is brushwork's
+ * case: faces cut where brushes meet no longer share their corners and so
+ * form no closed pieces, though each bounds the solid behind it. Looked
+ * at once per triangle, the answer kept in c->solid. */
+static int enters_a_solid(checker *c, uint32_t t)
+{
+    if (c->solid[t] == SOLID_UNKNOWN) {
+        const sweep_level *lv = c->lv;
+        sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, t, 0), tri_vertex(lv, t, 1));
+        sweep_vec3 middle = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, t, 2)), 1.0 / 3.0);
+        sweep_vec3 n = tri_normal(lv, t);
+        uint32_t above;
+        int backs;
+        int inside = behind_faces(c, sweep_v3_madd(middle, n, -1e3 * c->tol / sweep_v3_len(n)), &above, &backs);
+        c->solid[t] = inside ? SOLID_BEHIND : SOLID_NONE;
+    }
+    return c->solid[t] == SOLID_PIECE || c->solid[t] == SOLID_BEHIND;
+}
+
 static sweep_status check_movers(checker *c)
 {
     const sweep_level *lv = c->lv;
@@ -745,7 +774,7 @@ static sweep_status check_movers(checker *c)
             uint32_t nn = 0;
             for (uint32_t t = 0; t < lv->triangle_count; t++) {
                 sweep_vec3 p = tri_vertex(lv, t, 0), q = tri_vertex(lv, t, 1), r = tri_vertex(lv, t, 2);
-                if (!c->solid[t] &&
+                if (c->solid[t] != SOLID_PIECE && c->solid[t] != SOLID_BEHIND &&
                     boxes_meet(sweep_v3_min(p, sweep_v3_min(q, r)), sweep_v3_max(p, sweep_v3_max(q, r)), lo, hi) &&
                     !sweep_triangle_is_degenerate(p, q, r))
                     near[nn++] = t;
@@ -764,7 +793,7 @@ static sweep_status check_movers(checker *c)
                                        tri_vertex(lv, near[i], 2)};
                     if (boxes_meet(alo, ahi, sweep_v3_min(b[0], sweep_v3_min(b[1], b[2])),
                                    sweep_v3_max(b[0], sweep_v3_max(b[1], b[2]))) &&
-                        triangles_cross(c, a, b, &where))
+                        triangles_cross(c, a, b, &where) && !enters_a_solid(c, near[i]))
                         crossed = 1, tri = near[i];
                 }
             }

@@ -206,6 +206,28 @@ static void a_solid_with_a_missing_face_is_open(void **state)
     sweep_level_free(&lv);
 }
 
+/* Mover 1, 'door': a slab 0.1 x 1 x 2 m, its bottom at its origin, from
+ * `from` at 0 s to `to` at 1 s and back. */
+static sweep_level_mover *add_door(sweep_level *lv, sweep_vec3 from, sweep_vec3 to)
+{
+    uint32_t mi;
+    assert_int_equal(sweep_level_add_mover(lv, 1, "door", &mi), SWEEP_OK);
+    sweep_level_mover *m = &lv->movers[mi];
+    m->mode = SWEEP_MOVER_PINGPONG;
+    for (int k = 0; k < 8; k++) {
+        sweep_vec3 c = sweep_v3(k & 1 ? 0.05 : -0.05, k & 2 ? 0.5 : -0.5, k & 4 ? 2.0 : 0.0);
+        assert_int_equal(sweep_level_mover_add_vertex(m, c, NULL), SWEEP_OK);
+    }
+    const int (*face)[4] = box_face;
+    for (int f = 0; f < 6; f++) {
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][1], face[f][2], 1), SWEEP_OK);
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][3], 1), SWEEP_OK);
+    }
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, from, sweep_quat_identity()), SWEEP_OK);
+    assert_int_equal(sweep_level_mover_add_keyframe(m, 1.0, to, sweep_quat_identity()), SWEEP_OK);
+    return m;
+}
+
 /* A platform going down through the floor crosses it; a door sliding
  * into the solid pillar (a pocket) does not count. */
 static void a_mover_through_the_floor_is_found(void **state)
@@ -213,27 +235,59 @@ static void a_mover_through_the_floor_is_found(void **state)
     (void)state;
     sweep_level lv;
     base(&lv);
-    uint32_t mi;
-    assert_int_equal(sweep_level_add_mover(&lv, 1, "door", &mi), SWEEP_OK);
-    sweep_level_mover *m = &lv.movers[mi];
-    m->mode = SWEEP_MOVER_PINGPONG;
-    sweep_vec3 c[8];
-    for (int k = 0; k < 8; k++) {
-        c[k] = sweep_v3(k & 1 ? 0.05 : -0.05, k & 2 ? 0.5 : -0.5, k & 4 ? 2.0 : 0.0);
-        assert_int_equal(sweep_level_mover_add_vertex(m, c[k], NULL), SWEEP_OK);
-    }
-    const int (*face)[4] = box_face;
-    for (int f = 0; f < 6; f++) {
-        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][1], face[f][2], 1), SWEEP_OK);
-        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][3], 1), SWEEP_OK);
-    }
     /* Along +y from in front of the pillar into it, at floor level. */
-    assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, sweep_v3(4, 2, 0), sweep_quat_identity()), SWEEP_OK);
-    assert_int_equal(sweep_level_mover_add_keyframe(m, 1.0, sweep_v3(4, 3.8, 0), sweep_quat_identity()), SWEEP_OK);
+    sweep_level_mover *m = add_door(&lv, sweep_v3(4, 2, 0), sweep_v3(4, 3.8, 0));
     assert_int_equal(check(&lv).n, 0);
     /* Now down by 1 m from where it starts: through the floor. */
     m->keys[1].pose.position = sweep_v3(4, 2, -1);
     found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(4, 2, 0), 0.6, "mover 1 'door' crosses the level's geometry");
+    sweep_level_free(&lv);
+}
+
+/* Faces of box lo .. hi, faces first .. last (as box_face) of the box
+ * each made alone and `over` larger than it beyond its edges, so that no
+ * two share a corner: brush faces cut where brushes meet, which form no
+ * closed piece though they bound a solid. */
+static void add_loose_faces(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, double over, int first, int last)
+{
+    sweep_vec3 mid = sweep_v3_scale(sweep_v3_add(lo, hi), 0.5);
+    for (int f = first; f <= last; f++) {
+        sweep_vec3 q[4];
+        for (int i = 0; i < 4; i++) {
+            int k = box_face[f][i];
+            sweep_vec3 p = sweep_v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
+            /* Out from the middle along the face's own two axes. */
+            int axis = f / 2;
+            sweep_vec3 d = sweep_v3_sub(p, mid);
+            q[i] = sweep_v3(p.x + (axis != 0 ? copysign(over, d.x) : 0.0),
+                            p.y + (axis != 1 ? copysign(over, d.y) : 0.0),
+                            p.z + (axis != 2 ? copysign(over, d.z) : 0.0));
+        }
+        add_quad(lv, q[0], q[1], q[2], q[3]);
+    }
+}
+
+/* A door sliding into brushwork whose faces form no closed piece is in a
+ * pocket all the same: behind the face it passes through lies the inside
+ * of a solid. Into a lone face with the room behind it, it is found. */
+static void a_mover_into_loose_brush_faces_is_in_a_pocket(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    /* Standing on the floor, its faces but the bottom, 5 cm past their edges. */
+    add_loose_faces(&lv, sweep_v3(3, -2, 0), sweep_v3(5, 1, 3), 0.05, 0, 3);
+    add_loose_faces(&lv, sweep_v3(3, -2, 0), sweep_v3(5, 1, 3), 0.05, 5, 5);
+    /* Along -y from in front of the block into it. */
+    add_door(&lv, sweep_v3(4, 2, 0), sweep_v3(4, 0.2, 0));
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
+
+    /* The block's face towards the door alone: a sheet with air behind it. */
+    base(&lv);
+    add_loose_faces(&lv, sweep_v3(3, -2, 0), sweep_v3(5, 1, 3), 0.05, 3, 3);
+    add_door(&lv, sweep_v3(4, 2, 0), sweep_v3(4, 0.2, 0));
+    found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(4, 1, 1), 1.5, "passes through level triangle");
     sweep_level_free(&lv);
 }
 
@@ -333,6 +387,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_pocket_sealed_in_a_solid_is_no_finding),
         cmocka_unit_test(a_solid_with_a_missing_face_is_open),
         cmocka_unit_test(a_mover_through_the_floor_is_found),
+        cmocka_unit_test(a_mover_into_loose_brush_faces_is_in_a_pocket),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
