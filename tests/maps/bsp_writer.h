@@ -270,4 +270,43 @@ static inline uint8_t *make_level(const char *ents, int variant, size_t *size)
     return bspw_finish(&w, size);
 }
 
+/* make_level's entities for its volumes: a jump pad aimed at a
+ * target_position, a teleporter and its destination, hurt volumes (one a
+ * kill), and a pad whose target is missing. */
+static const char volume_entities[] =
+    "{ \"classname\" \"worldspawn\" \"gravity\" \"800\" }\n"
+    "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+    "{ \"classname\" \"trigger_push\" \"model\" \"*6\" \"target\" \"t1\" }\n"
+    "{ \"classname\" \"target_position\" \"targetname\" \"t1\" \"origin\" \"-150 650 432\" }\n"
+    "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" }\n"
+    "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 24\" \"angle\" \"90\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*2\" \"dmg\" \"10\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*3\" \"dmg\" \"20\" \"spawnflags\" \"16\" }\n"
+    "{ \"classname\" \"trigger_hurt\" \"model\" \"*8\" \"dmg\" \"1000\" }\n"
+    "{ \"classname\" \"trigger_push\" \"model\" \"*4\" \"target\" \"nowhere\" }\n";
+
+/* A floor with a pool of water, one of lava and one of slime standing on
+ * it, and a solid box whose -x side is a ladder. */
+static inline uint8_t *make_liquids_level(size_t *size)
+{
+    bspw w;
+    memset(&w, 0, sizeof w);
+    int32_t solid = shader(&w, "textures/test/solid", 0, 0x1), water = shader(&w, "textures/liquids/water", 0, 0x20),
+            lava = shader(&w, "textures/liquids/lava", 0, 0x8), slime = shader(&w, "textures/liquids/slime", 0, 0x30),
+            ladder = shader(&w, "textures/test/ladder", 0x8, 0x1);
+    box(&w, -512, -512, -16, 512, 512, 0, solid);
+    box(&w, 100, 100, 0, 200, 200, 64, water);
+    box(&w, -200, 100, 0, -100, 200, 64, lava);
+    box(&w, -200, -200, 0, -100, -100, 64, slime);
+    const double lo[3] = {300, -32, 0}, hi[3] = {364, 32, 256};
+    const int32_t sides[6] = {ladder, -1, -1, -1, -1, -1};
+    brush_begin(&w);
+    box_sides(&w, lo, hi, solid, sides, -1);
+    brush_end(&w, solid);
+    model(&w, -512, -512, -16, 512, 512, 256, 0, 0, 0, 5);
+    const char *ents = "{ \"classname\" \"worldspawn\" }\n";
+    put(&w.l[L_ENT], ents, strlen(ents) + 1);
+    return bspw_finish(&w, size);
+}
+
 #endif

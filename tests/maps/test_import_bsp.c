@@ -1828,24 +1828,13 @@ static void hidden_faces_do_not_change_a_walk(void **state)
  * Volumes: trigger_push, trigger_teleport, trigger_hurt
  */
 
-/* The test level's brush models as triggers: *6 a jump pad aimed at a
- * target_position 400 above and 500 north of its centre (-150, 150, 32),
- * *7 a teleporter to a misc_teleporter_dest facing north, *2 and *3
- * hurting (every 100 ms, and once a second), *8 killing, and *4 a pad
- * whose target does not exist. */
-static const char volume_entities[] =
-    "{ \"classname\" \"worldspawn\" \"gravity\" \"800\" }\n"
-    "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
-    "{ \"classname\" \"trigger_push\" \"model\" \"*6\" \"target\" \"t1\" }\n"
-    "{ \"classname\" \"target_position\" \"targetname\" \"t1\" \"origin\" \"-150 650 432\" }\n"
-    "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" }\n"
-    "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 24\" \"angle\" \"90\" }\n"
-    "{ \"classname\" \"trigger_hurt\" \"model\" \"*2\" \"dmg\" \"10\" }\n"
-    "{ \"classname\" \"trigger_hurt\" \"model\" \"*3\" \"dmg\" \"20\" \"spawnflags\" \"16\" }\n"
-    "{ \"classname\" \"trigger_hurt\" \"model\" \"*8\" \"dmg\" \"1000\" }\n"
-    "{ \"classname\" \"trigger_push\" \"model\" \"*4\" \"target\" \"nowhere\" }\n";
-
-/* Quake 3's arithmetic for the pad: time = sqrt(400 / (800 / 2)) = 1 s,
+/* The test level's brush models as triggers (volume_entities,
+ * bsp_writer.h): *6 a jump pad aimed at a target_position 400 above and
+ * 500 north of its centre (-150, 150, 32), *7 a teleporter to a
+ * misc_teleporter_dest facing north, *2 and *3 hurting (every 100 ms, and
+ * once a second), *8 killing, and *4 a pad whose target does not exist.
+ *
+ * Quake 3's arithmetic for the pad: time = sqrt(400 / (800 / 2)) = 1 s,
  * so the launch is (0, 500, 800) to the bit; a walker on it rises 400
  * above where it was last launched, 500 further north, within a step and
  * a half of travel (the top is sampled once a step); the teleporter, the hurt and kill volumes carry Quake 3's
@@ -1935,25 +1924,8 @@ static void imports_trigger_volumes(void **state)
 static void imports_liquids_and_ladders(void **state)
 {
     (void)state;
-    bspw w;
-    memset(&w, 0, sizeof w);
-    int32_t solid = shader(&w, "textures/test/solid", 0, 0x1), water = shader(&w, "textures/liquids/water", 0, 0x20),
-            lava = shader(&w, "textures/liquids/lava", 0, 0x8), slime = shader(&w, "textures/liquids/slime", 0, 0x30),
-            ladder = shader(&w, "textures/test/ladder", 0x8, 0x1);
-    box(&w, -512, -512, -16, 512, 512, 0, solid);
-    box(&w, 100, 100, 0, 200, 200, 64, water);
-    box(&w, -200, 100, 0, -100, 200, 64, lava);
-    box(&w, -200, -200, 0, -100, -100, 64, slime);
-    const double lo[3] = {300, -32, 0}, hi[3] = {364, 32, 256};
-    const int32_t sides[6] = {ladder, -1, -1, -1, -1, -1};
-    brush_begin(&w);
-    box_sides(&w, lo, hi, solid, sides, -1);
-    brush_end(&w, solid);
-    model(&w, -512, -512, -16, 512, 512, 256, 0, 0, 0, 5);
-    const char *ents = "{ \"classname\" \"worldspawn\" }\n";
-    put(&w.l[L_ENT], ents, strlen(ents) + 1);
     size_t size;
-    uint8_t *data = bspw_finish(&w, &size);
+    uint8_t *data = make_liquids_level(&size);
     sweep_level lv;
     sweep_bsp_stats st;
     char err[1024];
