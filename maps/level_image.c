@@ -10,8 +10,10 @@
  * announces, it checks that the bytes left can hold them, so a damaged
  * image cannot make it allocate more than the image's own size warrants.
  * Invariants on success are the loader's (loader.c): every index in range,
- * every material in the table, every number finite, each mover passes
- * sweep_mover_desc_check, and the map row passes sweep_map_check_values.
+ * every material in the table, every number finite, every vertex, spawn
+ * point and keyframe position within the map row's coordinate limit, each
+ * mover passes sweep_mover_desc_check, and the map row passes
+ * sweep_map_check_values.
  */
 #include "maps/level_image.h"
 
@@ -248,6 +250,17 @@ static sweep_vec3 get_vec(in_buf *in, const char *what)
     return v;
 }
 
+/* A point of the level (a vertex, a spawn point, a keyframe's position):
+ * within the map row's coordinate limit, as the loader takes it. */
+static sweep_vec3 get_point(in_buf *in, const sweep_level *lv, const char *what)
+{
+    sweep_vec3 v = get_vec(in, what);
+    if (in->status == SWEEP_OK && !sweep_config_contains(&lv->config, v))
+        failf(in, SWEEP_E_GEOMETRY, "level image: %s at (%g, %g, %g) is beyond the coordinate limit %g", what, v.x,
+              v.y, v.z, lv->config.max_coordinate);
+    return v;
+}
+
 static void get_str(in_buf *in, char out[SWEEP_LEVEL_NAME_MAX], const char *what)
 {
     out[0] = '\0';
@@ -323,7 +336,7 @@ static uint32_t get_vertices(in_buf *in, sweep_level *lv, sweep_level_mover *m, 
 {
     uint32_t n = get_count(in, 24, many);
     for (uint32_t i = 0; i < n && in->status == SWEEP_OK; i++) {
-        sweep_vec3 v = get_vec(in, one);
+        sweep_vec3 v = get_point(in, lv, one);
         if (in->status == SWEEP_OK)
             nomem(in, m ? sweep_level_mover_add_vertex(m, v, NULL) : sweep_level_add_vertex(lv, v, NULL));
     }
@@ -363,7 +376,7 @@ static void get_mover(in_buf *in, sweep_level *lv)
     uint32_t nk = get_count(in, 64, "mover keyframes");
     for (uint32_t k = 0; k < nk && in->status == SWEEP_OK; k++) {
         double time = get_f64(in, "keyframe time");
-        sweep_vec3 pos = get_vec(in, "keyframe position");
+        sweep_vec3 pos = get_point(in, lv, "keyframe position");
         sweep_quat q;
         q.x = get_f64(in, "keyframe rotation");
         q.y = get_f64(in, "keyframe rotation");
@@ -506,7 +519,7 @@ static void read_image(in_buf *in, sweep_level *lv)
     check_materials(in, lv, lv->materials, lv->triangle_count, "triangle");
     uint32_t ns = get_count(in, 24, "spawn points");
     for (uint32_t i = 0; i < ns && in->status == SWEEP_OK; i++) {
-        sweep_vec3 p = get_vec(in, "a spawn point");
+        sweep_vec3 p = get_point(in, lv, "a spawn point");
         if (in->status == SWEEP_OK)
             nomem(in, sweep_level_add_spawn(lv, p));
     }

@@ -330,6 +330,43 @@ static void damaged_refused(void **state)
     sweep_level_free(&lv);
 }
 
+/* A point past the map row's coordinate limit, which a map's loader
+ * refuses, is refused by the reader too, naming what it is. */
+static sweep_status read_moved(sweep_level *lv, sweep_vec3 *p, char *err, size_t errlen)
+{
+    const sweep_vec3 was = *p;
+    p->y = 2.0 * lv->config.max_coordinate;
+    unsigned char *bytes;
+    size_t len;
+    image_of(lv, &bytes, &len);
+    *p = was;
+    sweep_level back;
+    sweep_status st = sweep_level_image_read(bytes, len, &back, err, errlen);
+    assert_int_equal(back.triangle_count, 0);
+    sweep_level_free(&back);
+    free(bytes);
+    return st;
+}
+
+static void points_beyond_the_limit_refused(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    make_level(&lv);
+    assert_true(lv.spawn_count > 0 && lv.movers[0].key_count > 0);
+    char err[256];
+    assert_int_equal(read_moved(&lv, &lv.spawns[0], err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "a spawn point at"));
+    assert_non_null(strstr(err, "is beyond the coordinate limit"));
+    assert_int_equal(read_moved(&lv, &lv.vertices[1], err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "a vertex at"));
+    assert_int_equal(read_moved(&lv, &lv.movers[0].vertices[0], err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "a mover vertex at"));
+    assert_int_equal(read_moved(&lv, &lv.movers[0].keys[0].pose.position, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "keyframe position at"));
+    sweep_level_free(&lv);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -341,6 +378,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(arena_file_round_trip),
         cmocka_unit_test(volumes_round_trip),
         cmocka_unit_test(truncated_refused),
+        cmocka_unit_test(points_beyond_the_limit_refused),
         cmocka_unit_test(damaged_refused),
     };
     return cmocka_run_group_tests_name("level_image", tests, NULL, NULL);

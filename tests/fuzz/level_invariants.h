@@ -1,0 +1,77 @@
+/*
+ * level_invariants.h - what the fuzzers hold a level to when a reader
+ * accepted their bytes (tests/fuzz/fuzz_bsp.c, fuzz_level_image.c): one
+ * the map format and the core take. Every index within its vertices,
+ * every vertex, spawn point and keyframe finite and within the map
+ * format's limit, every triangle's material in the level's table, each
+ * mover's keyframes in time order with rotations of unit length. A broken
+ * one aborts, which libFuzzer reports as a crash with its input.
+ */
+#ifndef SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
+#define SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "maps/level.h"
+
+/* The map format's coordinate limit (maps/schema.sql). */
+#define FUZZ_COORD_LIMIT 1e7
+
+static inline void fuzz_fail(const char *what, uint32_t at)
+{
+    fprintf(stderr, "fuzz: %s (%u)\n", what, at);
+    abort();
+}
+
+static inline void fuzz_check_point(sweep_vec3 v, const char *what, uint32_t at)
+{
+    if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || fabs(v.x) > FUZZ_COORD_LIMIT ||
+        fabs(v.y) > FUZZ_COORD_LIMIT || fabs(v.z) > FUZZ_COORD_LIMIT)
+        fuzz_fail(what, at);
+}
+
+static inline int fuzz_has_material(const sweep_level *lv, uint32_t id)
+{
+    for (uint32_t m = 0; m < lv->material_count; m++)
+        if (lv->material_table[m].id == id)
+            return 1;
+    return 0;
+}
+
+static inline void fuzz_check_level(const sweep_level *lv)
+{
+    for (uint32_t i = 0; i < lv->vertex_count; i++)
+        fuzz_check_point(lv->vertices[i], "a vertex beyond the limit", i);
+    for (uint32_t t = 0; t < lv->triangle_count; t++) {
+        for (int k = 0; k < 3; k++)
+            if (lv->indices[3 * t + k] >= lv->vertex_count)
+                fuzz_fail("a triangle's index past the vertices", t);
+        if (!fuzz_has_material(lv, lv->materials[t]))
+            fuzz_fail("a triangle's material not in the table", t);
+    }
+    for (uint32_t i = 0; i < lv->spawn_count; i++)
+        fuzz_check_point(lv->spawns[i], "a spawn point beyond the limit", i);
+    for (uint32_t m = 0; m < lv->mover_count; m++) {
+        const sweep_level_mover *mv = &lv->movers[m];
+        for (uint32_t i = 0; i < mv->vertex_count; i++)
+            fuzz_check_point(mv->vertices[i], "a mover's vertex beyond the limit", m);
+        for (uint32_t t = 0; t < mv->triangle_count; t++)
+            for (int k = 0; k < 3; k++)
+                if (mv->indices[3 * t + k] >= mv->vertex_count)
+                    fuzz_fail("a mover's index past its vertices", m);
+        for (uint32_t k = 0; k < mv->key_count; k++) {
+            const sweep_keyframe *key = &mv->keys[k];
+            fuzz_check_point(key->pose.position, "a keyframe beyond the limit", m);
+            if (!isfinite(key->time) || (k > 0 && !(key->time > mv->keys[k - 1].time)))
+                fuzz_fail("keyframes out of time order", m);
+            const sweep_quat q = key->pose.rotation;
+            if (!(fabs(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w - 1.0) < 1e-6))
+                fuzz_fail("a keyframe's rotation not of unit length", m);
+        }
+    }
+}
+
+#endif
