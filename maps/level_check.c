@@ -450,6 +450,17 @@ static int holds_a_spawn(const checker *c, uint32_t k, const uint32_t *piece_ix,
     return 0;
 }
 
+/* A point just behind the middle of level triangle t (not degenerate): by
+ * far more than rounding, far less than a wall is thick. */
+static sweep_vec3 behind_middle(const checker *c, uint32_t t)
+{
+    const sweep_level *lv = c->lv;
+    sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, t, 0), tri_vertex(lv, t, 1));
+    sweep_vec3 middle = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, t, 2)), 1.0 / 3.0);
+    sweep_vec3 n = tri_normal(lv, t);
+    return sweep_v3_madd(middle, n, -1e3 * c->tol / sweep_v3_len(n));
+}
+
 /* 1 if closed piece k, wound inside-out, is a pocket sealed inside a
  * solid: just behind its largest face (its outside), every way out along
  * the axes meets the back of a face first, or nothing (the void beyond a
@@ -472,14 +483,9 @@ static int sealed_pocket(const checker *c, uint32_t k, const uint32_t *piece_ix,
     }
     if (face == UINT32_MAX)
         return 0;
-    sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, face, 0), tri_vertex(lv, face, 1));
-    sweep_vec3 centre = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, face, 2)), 1.0 / 3.0);
-    /* Behind the face by far more than rounding, far less than a wall. */
-    sweep_vec3 n = tri_normal(lv, face);
-    sweep_vec3 behind = sweep_v3_madd(centre, n, -1e3 * c->tol / sweep_v3_len(n));
     uint32_t above;
     int backs, open;
-    ways_out(c, behind, &backs, &open, &above);
+    ways_out(c, behind_middle(c, face), &backs, &open, &above);
     return backs > 0 && backs + open == 6;
 }
 
@@ -730,14 +736,9 @@ static uint32_t key_tick(const sweep_level *lv, const sweep_level_mover *mv, uin
 static int enters_a_solid(checker *c, uint32_t t)
 {
     if (c->solid[t] == SOLID_UNKNOWN) {
-        const sweep_level *lv = c->lv;
-        sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, t, 0), tri_vertex(lv, t, 1));
-        sweep_vec3 middle = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, t, 2)), 1.0 / 3.0);
-        sweep_vec3 n = tri_normal(lv, t);
         uint32_t above;
         int backs;
-        int inside = behind_faces(c, sweep_v3_madd(middle, n, -1e3 * c->tol / sweep_v3_len(n)), &above, &backs);
-        c->solid[t] = inside ? SOLID_BEHIND : SOLID_NONE;
+        c->solid[t] = behind_faces(c, behind_middle(c, t), &above, &backs) ? SOLID_BEHIND : SOLID_NONE;
     }
     return c->solid[t] == SOLID_PIECE || c->solid[t] == SOLID_BEHIND;
 }
