@@ -13,7 +13,7 @@
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (maps.mk): `make
  * fuzz-image FUZZ_SECONDS=N`, and a bounded smoke run in `make test`. The
- * seeds are the sample maps' images ($(BUILD)/maps/ *.swl).
+ * seeds are the level images make builds of the sample maps.
  */
 #include <stdint.h>
 #include <string.h>
