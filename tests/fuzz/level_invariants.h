@@ -2,8 +2,8 @@
  * level_invariants.h - what the fuzzers hold a level to when a reader
  * accepted their bytes (tests/fuzz/fuzz_bsp.c, fuzz_level_image.c): one
  * the map format and the core take. Every index within its vertices,
- * every vertex, spawn point and keyframe finite and within the map
- * format's limit, every triangle's material in the level's table, each
+ * every vertex, spawn point and keyframe finite and within the level's
+ * coordinate limit, every triangle's material in the level's table, each
  * mover's keyframes in time order with rotations of unit length. A broken
  * one aborts, which libFuzzer reports as a crash with its input.
  */
@@ -17,19 +17,17 @@
 
 #include "maps/level.h"
 
-/* The map format's coordinate limit (maps/schema.sql). */
-#define FUZZ_COORD_LIMIT 1e7
-
 static inline void fuzz_fail(const char *what, uint32_t at)
 {
     fprintf(stderr, "fuzz: %s (%u)\n", what, at);
     abort();
 }
 
-static inline void fuzz_check_point(sweep_vec3 v, const char *what, uint32_t at)
+/* Finite and within the level's own coordinate limit (its map row's
+ * max_coordinate, at most the map format's 1e7). */
+static inline void fuzz_check_point(const sweep_level *lv, sweep_vec3 v, const char *what, uint32_t at)
 {
-    if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z) || fabs(v.x) > FUZZ_COORD_LIMIT ||
-        fabs(v.y) > FUZZ_COORD_LIMIT || fabs(v.z) > FUZZ_COORD_LIMIT)
+    if (!(lv->config.max_coordinate <= 1e7) || !sweep_config_contains(&lv->config, v))
         fuzz_fail(what, at);
 }
 
@@ -44,7 +42,7 @@ static inline int fuzz_has_material(const sweep_level *lv, uint32_t id)
 static inline void fuzz_check_level(const sweep_level *lv)
 {
     for (uint32_t i = 0; i < lv->vertex_count; i++)
-        fuzz_check_point(lv->vertices[i], "a vertex beyond the limit", i);
+        fuzz_check_point(lv, lv->vertices[i], "a vertex beyond the limit", i);
     for (uint32_t t = 0; t < lv->triangle_count; t++) {
         for (int k = 0; k < 3; k++)
             if (lv->indices[3 * t + k] >= lv->vertex_count)
@@ -53,18 +51,18 @@ static inline void fuzz_check_level(const sweep_level *lv)
             fuzz_fail("a triangle's material not in the table", t);
     }
     for (uint32_t i = 0; i < lv->spawn_count; i++)
-        fuzz_check_point(lv->spawns[i], "a spawn point beyond the limit", i);
+        fuzz_check_point(lv, lv->spawns[i], "a spawn point beyond the limit", i);
     for (uint32_t m = 0; m < lv->mover_count; m++) {
         const sweep_level_mover *mv = &lv->movers[m];
         for (uint32_t i = 0; i < mv->vertex_count; i++)
-            fuzz_check_point(mv->vertices[i], "a mover's vertex beyond the limit", m);
+            fuzz_check_point(lv, mv->vertices[i], "a mover's vertex beyond the limit", m);
         for (uint32_t t = 0; t < mv->triangle_count; t++)
             for (int k = 0; k < 3; k++)
                 if (mv->indices[3 * t + k] >= mv->vertex_count)
                     fuzz_fail("a mover's index past its vertices", m);
         for (uint32_t k = 0; k < mv->key_count; k++) {
             const sweep_keyframe *key = &mv->keys[k];
-            fuzz_check_point(key->pose.position, "a keyframe beyond the limit", m);
+            fuzz_check_point(lv, key->pose.position, "a keyframe beyond the limit", m);
             if (!isfinite(key->time) || (k > 0 && !(key->time > mv->keys[k - 1].time)))
                 fuzz_fail("keyframes out of time order", m);
             const sweep_quat q = key->pose.rotation;
