@@ -91,6 +91,12 @@ static sweep_vec3 tri_normal(const sweep_level *lv, uint32_t t)
     return sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
 }
 
+static sweep_vec3 tri_middle(const sweep_level *lv, uint32_t t)
+{
+    sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, t, 0), tri_vertex(lv, t, 1));
+    return sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, t, 2)), 1.0 / 3.0);
+}
+
 /* ---- spawns --------------------------------------------------------------- */
 
 /* Barycentric slack: a segment through a triangle's edge or corner only
@@ -408,6 +414,29 @@ static int sealed(const checker *c, const edge *e, const uint32_t *first_vertex)
     return 0;
 }
 
+/* 1 if just beyond edge e, past its triangle and in front of it, lies
+ * the inside of another solid (behind_faces): a gap along e opens into
+ * that solid, not into space a player is in, as where a beam runs into a
+ * wall and the level compiler dropped its end face. */
+static int beyond_is_solid(const checker *c, const edge *e, const uint32_t *first_vertex)
+{
+    const sweep_level *lv = c->lv;
+    sweep_vec3 m = edge_middle(lv, e, first_vertex);
+    sweep_vec3 n = tri_normal(lv, e->tri);
+    n = sweep_v3_scale(n, 1.0 / sweep_v3_len(n));
+    /* Away from the triangle's middle, along its plane. */
+    sweep_vec3 out = sweep_v3_sub(m, tri_middle(lv, e->tri));
+    out = sweep_v3_sub(out, sweep_v3_scale(n, sweep_v3_dot(out, n)));
+    double len = sweep_v3_len(out);
+    if (!(len > 0.0))
+        return 0;
+    double eps = 1e3 * c->tol;
+    sweep_vec3 q = sweep_v3_madd(sweep_v3_madd(m, out, eps / len), n, eps);
+    uint32_t above;
+    int backs;
+    return behind_faces(c, q, &above, &backs);
+}
+
 /* 1 if edge e lies at the lowest height of its piece (along up): a solid
  * open at its base stands on something, as generated boxes on terrain
  * do, and nobody reaches below it. */
@@ -454,11 +483,8 @@ static int holds_a_spawn(const checker *c, uint32_t k, const uint32_t *piece_ix,
  * far more than rounding, far less than a wall is thick. */
 static sweep_vec3 behind_middle(const checker *c, uint32_t t)
 {
-    const sweep_level *lv = c->lv;
-    sweep_vec3 corners = sweep_v3_add(tri_vertex(lv, t, 0), tri_vertex(lv, t, 1));
-    sweep_vec3 middle = sweep_v3_scale(sweep_v3_add(corners, tri_vertex(lv, t, 2)), 1.0 / 3.0);
-    sweep_vec3 n = tri_normal(lv, t);
-    return sweep_v3_madd(middle, n, -1e3 * c->tol / sweep_v3_len(n));
+    sweep_vec3 n = tri_normal(c->lv, t);
+    return sweep_v3_madd(tri_middle(c->lv, t), n, -1e3 * c->tol / sweep_v3_len(n));
 }
 
 /* 1 if closed piece k, wound inside-out, is a pocket sealed inside a
@@ -638,7 +664,7 @@ static sweep_status check_shells(checker *c)
         j = edge_group(edges, ne, i, &fw, &bw);
         piece *p = &pieces[piece_ix[find(parent, edges[i].tri)]];
         if (fw + bw == 1 && mostly_closed(p) && p->open_above_base && !at_base(c, p, &edges[i], first_vertex) &&
-            !sealed(c, &edges[i], first_vertex)) {
+            !sealed(c, &edges[i], first_vertex) && !beyond_is_solid(c, &edges[i], first_vertex)) {
             if (p->first_one_sided == UINT32_MAX)
                 p->first_one_sided = i;
             p->unsealed++;

@@ -28,8 +28,11 @@
  *     against each other, at most a quarter of its edges of one triangle
  *     once those at its base are left out: a box standing on the floor is
  *     open there) with edges of one triangle above its base whose middle
- *     touches no other level triangle (a face missing, a hole): one
- *     finding per piece, its place one such edge. A level is usually open
+ *     touches no other level triangle and beyond which lies no other
+ *     solid (a point just past the edge, in front of its triangle, inside
+ *     a solid as for spawn-inside: a beam run into a wall, its end face
+ *     gone): a face missing, a hole. One finding per piece, its place one
+ *     such edge. A level is usually open
  *     at its sky and its floors are open sheets, so edges of one triangle
  *     elsewhere are only counted (the summary).
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
