@@ -32,9 +32,9 @@
  *     solid (a point just past the edge, in front of its triangle, inside
  *     a solid as for spawn-inside: a beam run into a wall, its end face
  *     gone): a face missing, a hole. One finding per piece, its place one
- *     such edge. A level is usually open
- *     at its sky and its floors are open sheets, so edges of one triangle
- *     elsewhere are only counted (the summary).
+ *     such edge. A level is usually open at its sky and its floors are
+ *     open sheets, so edges of one triangle elsewhere are only counted
+ *     (the summary).
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
  *     poses along its path, its last and one at each keyframe, cross a
  *     level triangle that is not part of a solid (a closed piece, or one
