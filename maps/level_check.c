@@ -57,8 +57,8 @@ typedef struct checker {
 /* What a level triangle bounds, as the movers' test needs it. */
 enum triangle_solid {
     SOLID_UNKNOWN = 0, /* its piece is no solid; what lies behind it not yet looked at */
-    SOLID_PIECE,       /* its piece is a solid (closed, or open only where closed by other
-                          geometry or at its base) */
+    SOLID_PIECE,       /* its piece is a solid (closed, or open only at its base, where other
+                          geometry closes it, or where a gap leads into another solid) */
     SOLID_BEHIND,      /* just behind its middle lies the inside of a solid (enters_a_solid) */
     SOLID_NONE         /* neither */
 };
