@@ -38,13 +38,14 @@
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
  *     poses along its path, its last and one at each keyframe, cross a
  *     level triangle that is not part of a solid (a closed piece, or one
- *     whose edges of one triangle are all at its base or touch other
- *     triangles), nor one just behind whose middle lies the inside of a
- *     solid (as for spawn-inside: brushwork, whose faces cut where brushes
- *     meet form no closed pieces though each bounds a solid): an edge of
- *     one passes through the inside of the other, away from its ends. A
- *     door sliding into its wall is a pocket, not a finding; one moving
- *     through a floor sheet presses what it carries into the level.
+ *     whose edges of one triangle are all at its base, touch other
+ *     triangles or lead into another solid), nor one just behind whose
+ *     middle lies the inside of a solid (as for spawn-inside: brushwork,
+ *     whose faces cut where brushes meet form no closed pieces though each
+ *     bounds a solid): an edge of one passes through the inside of the
+ *     other, away from its ends. A door sliding into its wall is a pocket,
+ *     not a finding; one moving through a floor sheet presses what it
+ *     carries into the level.
  * Pieces are the level's static triangles after welding vertices at
  * exactly the same position, joined by their shared edges; a triangle with
  * a reversed twin (a two-sided surface) and a degenerate one belong to
