@@ -16,6 +16,8 @@ TESTS += tests/core/cross_build.sh
 TESTS += tests/core/cross_build_queries.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
+# The performance targets' judge, on made-up benchmark lines.
+TESTS += tests/bench/test_targets.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
 # built on the installed headers through the installed pkg-config files (a
 # client against a real sweepd, the replay of the golden logs).
