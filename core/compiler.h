@@ -28,6 +28,8 @@
 /* The number of trailing zero bits of x, which is not 0. */
 #define SWEEP__CTZ(x) ((unsigned)__builtin_ctz(x))
 #define SWEEP__CTZ64(x) ((unsigned)__builtin_ctzll(x))
+/* The number of leading zero bits of x (32 bits), which is not 0. */
+#define SWEEP__CLZ(x) ((unsigned)__builtin_clz(x))
 #else
 #define SWEEP__ALWAYS_INLINE inline
 #define SWEEP__NOINLINE
@@ -50,6 +52,14 @@ static inline unsigned sweep__ctz64(unsigned long long x)
     return n;
 }
 #define SWEEP__CTZ64(x) sweep__ctz64(x)
+static inline unsigned sweep__clz(unsigned x)
+{
+    unsigned n = 0;
+    while (!(x & 0x80000000u))
+        x <<= 1, n++;
+    return n;
+}
+#define SWEEP__CLZ(x) sweep__clz(x)
 #endif
 
 #endif

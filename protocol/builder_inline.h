@@ -187,30 +187,107 @@ static inline void sweep__builder_add_ref(sweep_builder *b, unsigned id, sweep_r
         sweep__wr32(p, (uint32_t)(b->used - r));
 }
 
-/* Ends a table whose soffset is at `so` and whose start is at ref `table`:
- * points the soffset at an identical vtable among the last few written,
- * or writes `vt` (vsize bytes) as a new one and remembers it. */
-static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
-                                              size_t vsize)
+/* The first 4 bytes of a vtable (its size, then its table's), as one
+ * number: what sweep__rd32 reads there. */
+static inline uint32_t sweep__vtable_head(size_t vsize, size_t tsize)
+{
+    return (uint32_t)vsize | (uint32_t)tsize << 16;
+}
+
+/* Where among the last few vtables written one equal to the vsize bytes
+ * at vt lies (its ref), whose head is `head`; 0 when none is. The head is
+ * given, not read at vt: just written there as two 16-bit sizes, it
+ * would be read back before the processor can forward it. */
+static inline size_t sweep__builder_vtable_find(const sweep_builder *b, uint32_t head, const uint8_t *vt,
+                                                size_t vsize)
 {
     /* The first 4 bytes (both sizes) settle most comparisons at once. */
-    uint32_t head = sweep__rd32(vt);
     for (unsigned i = 0; i < b->vtable_count; i++) {
         const uint8_t *old = b->buf + b->cap - b->vtables[i];
-        if (sweep__rd32(old) == head && memcmp(old + 4, vt + 4, vsize - 4) == 0) {
-            sweep__wr32(so, (uint32_t)((int64_t)b->vtables[i] - (int64_t)table));
-            return (sweep_ref)table;
-        }
+        if (sweep__rd32(old) == head && memcmp(old + 4, vt + 4, vsize - 4) == 0)
+            return b->vtables[i];
+    }
+    return 0;
+}
+
+/* Remembers the vtable just written in front of everything else. */
+static inline void sweep__builder_vtable_keep(sweep_builder *b)
+{
+    b->vtables[b->vtable_next] = (uint32_t)b->used;
+    b->vtable_next = (b->vtable_next + 1) % SWEEP_BUILDER_VTABLE_CACHE;
+    if (b->vtable_count < SWEEP_BUILDER_VTABLE_CACHE)
+        b->vtable_count++;
+}
+
+/* Ends a table whose soffset is at `so` and whose start is at ref `table`:
+ * points the soffset at an identical vtable among the last few written,
+ * or writes `vt` (vsize bytes, whose head is `head`) as a new one and
+ * remembers it. */
+static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
+                                              size_t vsize, uint32_t head)
+{
+    size_t old = sweep__builder_vtable_find(b, head, vt, vsize);
+    if (old) {
+        sweep__wr32(so, (uint32_t)((int64_t)old - (int64_t)table));
+        return (sweep_ref)table;
     }
     uint8_t *p = sweep__builder_push(b, vsize);
     if (p == NULL)
         return 0;
     memcpy(p, vt, vsize);
     sweep__wr32(so, (uint32_t)(b->used - table));
-    b->vtables[b->vtable_next] = (uint32_t)b->used;
-    b->vtable_next = (b->vtable_next + 1) % SWEEP_BUILDER_VTABLE_CACHE;
-    if (b->vtable_count < SWEEP_BUILDER_VTABLE_CACHE)
-        b->vtable_count++;
+    sweep__builder_vtable_keep(b);
+    return (sweep_ref)table;
+}
+
+/*
+ * A vtable written in place, for a table that knows the size of its
+ * vtable before its fields: where the vtable of vsize bytes (even, at
+ * least 4) goes, in front of the table that ends everything written (at
+ * ref `table` = b->used), with its head written and every entry cleared,
+ * so that the table's fields write their entries there as they are
+ * stored; NULL when there is no room for it (then the table builds its
+ * vtable in an array for sweep__builder_vtable, which may share an older
+ * one without room for a new one). sweep__builder_vtable_placed ends it.
+ *
+ * Why not an array copied in: its 16-bit entries were read back by wider
+ * loads (the copy, the head's comparison), which the processor cannot
+ * forward from the narrow stores just made and must wait for, and the
+ * copy of a size known only at run time was a `rep movs`, slow to start.
+ * In sweepd's answer to a UDP move that was most of the MoveResult's
+ * encoding time (perf).
+ */
+static inline uint8_t *sweep__builder_vtable_at(sweep_builder *b, size_t table, size_t vsize, size_t tsize)
+{
+    if (b->failed || vsize > b->cap - table - b->front)
+        return NULL;
+    uint8_t *p = b->buf + b->cap - table - vsize;
+    size_t k = vsize;
+    for (; k >= 8; k -= 8)
+        sweep__wr64(p + k - 8, 0);
+    if (k & 4)
+        sweep__wr32(p + (k & 2), 0);
+    if (k & 2)
+        sweep__wr16(p, 0);
+    sweep__wr32(p, sweep__vtable_head(vsize, tsize));
+    return p;
+}
+
+/* Ends a table whose vtable sweep__builder_vtable_at wrote at vt (vsize
+ * bytes, head `head`): shared with an identical one among the last few
+ * written (this one is then left in the free space, written over by what
+ * comes next), or kept. */
+static inline sweep_ref sweep__builder_vtable_placed(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
+                                                     size_t vsize, uint32_t head)
+{
+    size_t old = sweep__builder_vtable_find(b, head, vt, vsize);
+    if (old) {
+        sweep__wr32(so, (uint32_t)((int64_t)old - (int64_t)table));
+        return (sweep_ref)table;
+    }
+    b->used = table + vsize;
+    sweep__wr32(so, (uint32_t)vsize);
+    sweep__builder_vtable_keep(b);
     return (sweep_ref)table;
 }
 
@@ -230,9 +307,20 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
         b->failed = 1;
         return 0;
     }
+    const uint32_t head = sweep__vtable_head(vsize, tsize);
+    /* In place (sweep__builder_vtable_at) when no older vtable may be
+     * shared: a table of a batch, most often sharing the last one, was
+     * 4% slower so (a MoveBatch of 64). */
+    uint8_t *at = b->vtable_count == 0 ? sweep__builder_vtable_at(b, table, vsize, tsize) : NULL;
+    if (at) {
+        for (uint32_t left = b->present; left != 0; left &= left - 1) {
+            unsigned i = SWEEP__CTZ(left);
+            sweep__wr16(at + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
+        }
+        return sweep__builder_vtable_placed(b, so, table, at, vsize, head);
+    }
     uint8_t vt[4 + 2 * SWEEP_BUILDER_MAX_FIELDS];
-    sweep__wr16(vt, (uint16_t)vsize);
-    sweep__wr16(vt + 2, (uint16_t)tsize);
+    sweep__wr32(vt, head);
     /* Absent entries are 0: clear them all (a constant size, so a few
      * stores), then visit only the fields present. */
     memset(vt + 4, 0, sizeof vt - 4);
@@ -241,7 +329,7 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
         sweep__wr16(vt + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
     }
 
-    return sweep__builder_vtable(b, so, table, vt, vsize);
+    return sweep__builder_vtable(b, so, table, vt, vsize, head);
 }
 
 /* Writes the identifier and the root offset (and the size prefix): the

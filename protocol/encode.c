@@ -291,15 +291,41 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    uint8_t vt[4 + 2 * (SWEEP__MR_MEDIUM + 1)];
-    memset(vt, 0, sizeof vt);
-    unsigned limit = SWEEP__MR_VELOCITY + 1;
+    /* The vtable's size, from the last field present, so that it can be
+     * written in place as the fields are (sweep__builder_vtable_at). */
+    uint32_t ids = 1u << SWEEP__MR_VELOCITY | (uint32_t)(r->grounded != 0) << SWEEP__MR_GROUNDED |
+                   (uint32_t)normal << SWEEP__MR_GROUND_NORMAL |
+                   (uint32_t)(r->ground_material != 0) << SWEEP__MR_GROUND_MATERIAL |
+                   (uint32_t)(c != 0) << SWEEP__MR_CONTACTS | (uint32_t)(r->corrected != 0) << SWEEP__MR_CORRECTED |
+                   (uint32_t)correction << SWEEP__MR_CORRECTION | (uint32_t)(r->rules != 0) << SWEEP__MR_RULES |
+                   (uint32_t)speed << SWEEP__MR_SPEED_EXCESS | (uint32_t)time << SWEEP__MR_TIME_EXCESS |
+                   (uint32_t)applied << SWEEP__MR_APPLIED_DT | (uint32_t)(r->crouched != 0) << SWEEP__MR_CROUCHED |
+                   (uint32_t)(r->stance_blocked != 0) << SWEEP__MR_STANCE_BLOCKED;
+    if (rare)
+        ids |= (uint32_t)(r->ground_mover != 0) << SWEEP__MR_GROUND_MOVER |
+               (uint32_t)(r->pushed_by != 0) << SWEEP__MR_PUSHED_BY |
+               (uint32_t)(r->carried != 0) << SWEEP__MR_CARRIED | (uint32_t)(r->pushed != 0) << SWEEP__MR_PUSHED |
+               (uint32_t)start << SWEEP__MR_START_POSITION |
+               (uint32_t)(r->launched_by != 0) << SWEEP__MR_LAUNCHED_BY |
+               (uint32_t)(r->teleported_by != 0) << SWEEP__MR_TELEPORTED_BY |
+               (uint32_t)(r->teleport_blocked != 0) << SWEEP__MR_TELEPORT_BLOCKED |
+               (uint32_t)(r->hurt_by != 0) << SWEEP__MR_HURT_BY | (uint32_t)damage << SWEEP__MR_DAMAGE |
+               (uint32_t)(r->killed_by != 0) << SWEEP__MR_KILLED_BY |
+               (uint32_t)(r->entered != 0) << SWEEP__MR_ENTERED | (uint32_t)(r->left != 0) << SWEEP__MR_LEFT |
+               (uint32_t)medium << SWEEP__MR_MEDIUM;
+    const size_t vsize = 4 + 2 * (size_t)(32u - SWEEP__CLZ(ids));
+    const uint32_t head = sweep__vtable_head(vsize, total);
+    uint8_t spare[4 + 2 * (SWEEP__MR_MEDIUM + 1)];
+    uint8_t *vt = sweep__builder_vtable_at(b, table, vsize, total);
+    if (vt == NULL) {
+        vt = spare;
+        memset(spare, 0, sizeof spare);
+        sweep__wr32(spare, head);
+    }
     b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
     /* Reserves the n bytes of field id at p; its vtable entry is its
      * distance from the table's start. */
-#define FIELD(id, n)                                                   \
-    (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), \
-     limit = (id) + 1u > limit ? (id) + 1u : limit, end - u)
+#define FIELD(id, n) (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), end - u)
     sweep__builder_zeros(end - u - pad0, pad0);
     u += pad0;
     sweep__wrvec3(FIELD(SWEEP__MR_POSITION, 24), r->position);
@@ -374,10 +400,9 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;
     b->used = u;
-    size_t vsize = 4 + 2 * (size_t)limit;
-    sweep__wr16(vt, (uint16_t)vsize);
-    sweep__wr16(vt + 2, (uint16_t)total);
-    return sweep__builder_vtable(b, end - table, table, vt, vsize);
+    if (vt == spare)
+        return sweep__builder_vtable(b, end - table, table, spare, vsize, head);
+    return sweep__builder_vtable_placed(b, end - table, table, vt, vsize, head);
 }
 
 /* A batch writes its items' tables first, keeping their refs in scratch
@@ -1077,8 +1102,15 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    uint8_t vt[4 + 2 * (SWEEP__MESSAGE_BODY + 1)];
-    memset(vt, 0, sizeof vt);
+    const size_t vsize = 4 + 2 * (SWEEP__MESSAGE_BODY + 1);
+    const uint32_t head = sweep__vtable_head(vsize, total);
+    uint8_t spare[4 + 2 * (SWEEP__MESSAGE_BODY + 1)];
+    uint8_t *vt = sweep__builder_vtable_at(b, table, vsize, total);
+    if (vt == NULL) {
+        vt = spare;
+        memset(spare, 0, sizeof spare);
+        sweep__wr32(spare, head);
+    }
     size_t align = tick ? 8 : 4;
     b->minalign = b->minalign > align ? b->minalign : align;
 #define FIELD(id, n) (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), end - u)
@@ -1096,9 +1128,9 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
 #undef FIELD
     sweep__builder_zeros(end - u - 3, 3);
     b->used = table;
-    sweep__wr16(vt, (uint16_t)sizeof vt);
-    sweep__wr16(vt + 2, (uint16_t)total);
-    return sweep__builder_vtable(b, end - table, table, vt, sizeof vt);
+    if (vt == spare)
+        return sweep__builder_vtable(b, end - table, table, spare, vsize, head);
+    return sweep__builder_vtable_placed(b, end - table, table, vt, vsize, head);
 }
 
 sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,

@@ -1,7 +1,8 @@
 /*
  * bench_protocol.c - cost of the wire codec per message: encode, and
  * verify + decode (the server's path for every request), for a single
- * Move, a 64-move MoveBatch and a 64-result MoveResultBatch.
+ * Move, a lone move's MoveResult (its common fields only), a 64-move
+ * MoveBatch and a 64-result MoveResultBatch.
  *
  * Each figure is the median over several runs of the mean time per
  * operation within a run (machines are shared and noisy). Prints one line
@@ -89,7 +90,9 @@ int main(int argc, char **argv)
     sweep_message move = sample_message(7);
     sweep_message batch = sample_message(11);
     sweep_message results_batch = sample_message(13);
+    sweep_message result = sample_message(10); /* a lone move's answer, no rare field */
     bench("Move", &move, runs);
+    bench("MoveResult", &result, runs);
     bench("MoveBatch64", &batch, runs);
     bench("MoveResultBatch64", &results_batch, runs);
     return 0;
