@@ -243,8 +243,9 @@ static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, siz
 /*
  * A vtable written in place, for a table that knows the size of its
  * vtable before its fields: where the vtable of vsize bytes (even, at
- * least 4) goes, in front of the table that ends everything written (at
- * ref `table` = b->used), with its head written and every entry cleared,
+ * least 4) goes, in front of the table that ends everything written once
+ * the table is (at ref `table`: b->used then, whether or not it is yet),
+ * with its head written and every entry cleared,
  * so that the table's fields write their entries there as they are
  * stored; NULL when there is no room for it (then the table builds its
  * vtable in an array for sweep__builder_vtable, which may share an older
@@ -259,7 +260,7 @@ static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, siz
  */
 static inline uint8_t *sweep__builder_vtable_at(sweep_builder *b, size_t table, size_t vsize, size_t tsize)
 {
-    if (b->failed || vsize > b->cap - table - b->front)
+    if (b->failed || table > b->cap - b->front || vsize > b->cap - table - b->front)
         return NULL;
     uint8_t *p = b->buf + b->cap - table - vsize;
     size_t k = vsize;
@@ -275,8 +276,10 @@ static inline uint8_t *sweep__builder_vtable_at(sweep_builder *b, size_t table, 
 
 /* Ends a table whose vtable sweep__builder_vtable_at wrote at vt (vsize
  * bytes, head `head`): shared with an identical one among the last few
- * written (this one is then left in the free space, written over by what
- * comes next), or kept. */
+ * written, or kept. A shared one is left in the free space: never part
+ * of the message, but some of its bytes may stay in the caller's buffer
+ * before the message's first byte, which the encoder's output never
+ * promised to leave alone. */
 static inline sweep_ref sweep__builder_vtable_placed(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
                                                      size_t vsize, uint32_t head)
 {

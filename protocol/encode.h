@@ -2,7 +2,9 @@
  * encode.h - turns a sweep_message into the bytes of one FlatBuffer.
  *
  * The output is built back to front in the caller's buffer and ends at its
- * last byte: *out points inside buf, no copy is made. With
+ * last byte: *out points inside buf, no copy is made, and the bytes of buf
+ * before *out are the encoder's scratch (their contents after a call are
+ * unspecified). With
  * SWEEP_WIRE_SIZE_PREFIXED the bytes are a complete TCP frame. Scalars equal
  * to their schema default (zero, false) are left out, as official builders
  * do; a bool is written as 0 or 1.
