@@ -221,8 +221,13 @@ static inline void sweep__builder_vtable_keep(sweep_builder *b)
 
 /* Ends a table whose soffset is at `so` and whose start is at ref `table`:
  * points the soffset at an identical vtable among the last few written,
- * or writes `vt` (vsize bytes, whose head is `head`) as a new one and
- * remembers it. */
+ * or keeps `vt` (vsize bytes, whose head is `head`) as a new one and
+ * remembers it: where sweep__builder_vtable_begin wrote it in place, as it
+ * is; from an array, copied in front of everything written. A vtable
+ * written in place and shared is left in the free space: never part of
+ * the message, but some of its bytes may stay in the caller's buffer
+ * before the message's first byte, which the encoder never promised to
+ * leave alone. */
 static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
                                               size_t vsize, uint32_t head)
 {
@@ -231,10 +236,14 @@ static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, siz
         sweep__wr32(so, (uint32_t)((int64_t)old - (int64_t)table));
         return (sweep_ref)table;
     }
-    uint8_t *p = sweep__builder_push(b, vsize);
-    if (p == NULL)
-        return 0;
-    memcpy(p, vt, vsize);
+    if (table + vsize <= b->cap && vt == b->buf + (b->cap - table - vsize)) {
+        b->used = table + vsize;
+    } else {
+        uint8_t *p = sweep__builder_push(b, vsize);
+        if (p == NULL)
+            return 0;
+        memcpy(p, vt, vsize);
+    }
     sweep__wr32(so, (uint32_t)(b->used - table));
     sweep__builder_vtable_keep(b);
     return (sweep_ref)table;
@@ -249,7 +258,7 @@ static inline sweep_ref sweep__builder_vtable(sweep_builder *b, uint8_t *so, siz
  * so that the table's fields write their entries there as they are
  * stored; NULL when there is no room for it (then the table builds its
  * vtable in an array for sweep__builder_vtable, which may share an older
- * one without room for a new one). sweep__builder_vtable_placed ends it.
+ * one without room for a new one). sweep__builder_vtable ends it.
  *
  * Why not an array copied in: its 16-bit entries were read back by wider
  * loads (the copy, the head's comparison), which the processor cannot
@@ -274,24 +283,19 @@ static inline uint8_t *sweep__builder_vtable_at(sweep_builder *b, size_t table, 
     return p;
 }
 
-/* Ends a table whose vtable sweep__builder_vtable_at wrote at vt (vsize
- * bytes, head `head`): shared with an identical one among the last few
- * written, or kept. A shared one is left in the free space: never part
- * of the message, but some of its bytes may stay in the caller's buffer
- * before the message's first byte, which the encoder's output never
- * promised to leave alone. */
-static inline sweep_ref sweep__builder_vtable_placed(sweep_builder *b, uint8_t *so, size_t table, const uint8_t *vt,
-                                                     size_t vsize, uint32_t head)
+/* The vtable of a table that knows its size first (vsize bytes, the
+ * table's tsize), its head written and its entries cleared: in place
+ * (sweep__builder_vtable_at), or else in `spare`, an array of at least
+ * vsize bytes, for sweep__builder_vtable to copy in. */
+static inline uint8_t *sweep__builder_vtable_begin(sweep_builder *b, size_t table, size_t vsize, size_t tsize,
+                                                   uint8_t *spare)
 {
-    size_t old = sweep__builder_vtable_find(b, head, vt, vsize);
-    if (old) {
-        sweep__wr32(so, (uint32_t)((int64_t)old - (int64_t)table));
-        return (sweep_ref)table;
-    }
-    b->used = table + vsize;
-    sweep__wr32(so, (uint32_t)vsize);
-    sweep__builder_vtable_keep(b);
-    return (sweep_ref)table;
+    uint8_t *vt = sweep__builder_vtable_at(b, table, vsize, tsize);
+    if (vt)
+        return vt;
+    memset(spare, 0, vsize);
+    sweep__wr32(spare, sweep__vtable_head(vsize, tsize));
+    return spare;
 }
 
 static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
@@ -310,29 +314,22 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
         b->failed = 1;
         return 0;
     }
-    const uint32_t head = sweep__vtable_head(vsize, tsize);
     /* In place (sweep__builder_vtable_at) when no older vtable may be
      * shared: a table of a batch, most often sharing the last one, was
-     * 4% slower so (a MoveBatch of 64). */
-    uint8_t *at = b->vtable_count == 0 ? sweep__builder_vtable_at(b, table, vsize, tsize) : NULL;
-    if (at) {
-        for (uint32_t left = b->present; left != 0; left &= left - 1) {
-            unsigned i = SWEEP__CTZ(left);
-            sweep__wr16(at + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
-        }
-        return sweep__builder_vtable_placed(b, so, table, at, vsize, head);
+     * 4% slower so (a MoveBatch of 64). In an array, absent entries are
+     * cleared all at once (a constant size, so a few stores). */
+    uint8_t array[4 + 2 * SWEEP_BUILDER_MAX_FIELDS];
+    uint8_t *vt = b->vtable_count == 0 ? sweep__builder_vtable_at(b, table, vsize, tsize) : NULL;
+    if (!vt) {
+        vt = array;
+        memset(array, 0, sizeof array);
+        sweep__wr32(array, sweep__vtable_head(vsize, tsize));
     }
-    uint8_t vt[4 + 2 * SWEEP_BUILDER_MAX_FIELDS];
-    sweep__wr32(vt, head);
-    /* Absent entries are 0: clear them all (a constant size, so a few
-     * stores), then visit only the fields present. */
-    memset(vt + 4, 0, sizeof vt - 4);
     for (uint32_t left = b->present; left != 0; left &= left - 1) {
         unsigned i = SWEEP__CTZ(left);
         sweep__wr16(vt + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
     }
-
-    return sweep__builder_vtable(b, so, table, vt, vsize, head);
+    return sweep__builder_vtable(b, so, table, vt, vsize, sweep__vtable_head(vsize, tsize));
 }
 
 /* Writes the identifier and the root offset (and the size prefix): the

@@ -316,12 +316,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     const size_t vsize = 4 + 2 * (size_t)(32u - SWEEP__CLZ(ids));
     const uint32_t head = sweep__vtable_head(vsize, total);
     uint8_t spare[4 + 2 * (SWEEP__MR_MEDIUM + 1)];
-    uint8_t *vt = sweep__builder_vtable_at(b, table, vsize, total);
-    if (vt == NULL) {
-        vt = spare;
-        memset(spare, 0, sizeof spare);
-        sweep__wr32(spare, head);
-    }
+    uint8_t *vt = sweep__builder_vtable_begin(b, table, vsize, total, spare);
     b->minalign = b->minalign > SWEEP__STRUCT_ALIGN ? b->minalign : SWEEP__STRUCT_ALIGN;
     /* Reserves the n bytes of field id at p; its vtable entry is its
      * distance from the table's start. */
@@ -400,9 +395,7 @@ static sweep_ref move_result_table(sweep_builder *b, const sweep_msg_move_result
     sweep__builder_zeros(end - u - pad1, pad1);
     u += pad1 + 4;
     b->used = u;
-    if (vt == spare)
-        return sweep__builder_vtable(b, end - table, table, spare, vsize, head);
-    return sweep__builder_vtable_placed(b, end - table, table, vt, vsize, head);
+    return sweep__builder_vtable(b, end - table, table, vt, vsize, head);
 }
 
 /* A batch writes its items' tables first, keeping their refs in scratch
@@ -1105,12 +1098,7 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
     const size_t vsize = 4 + 2 * (SWEEP__MESSAGE_BODY + 1);
     const uint32_t head = sweep__vtable_head(vsize, total);
     uint8_t spare[4 + 2 * (SWEEP__MESSAGE_BODY + 1)];
-    uint8_t *vt = sweep__builder_vtable_at(b, table, vsize, total);
-    if (vt == NULL) {
-        vt = spare;
-        memset(spare, 0, sizeof spare);
-        sweep__wr32(spare, head);
-    }
+    uint8_t *vt = sweep__builder_vtable_begin(b, table, vsize, total, spare);
     size_t align = tick ? 8 : 4;
     b->minalign = b->minalign > align ? b->minalign : align;
 #define FIELD(id, n) (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), end - u)
@@ -1128,9 +1116,7 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
 #undef FIELD
     sweep__builder_zeros(end - u - 3, 3);
     b->used = table;
-    if (vt == spare)
-        return sweep__builder_vtable(b, end - table, table, spare, vsize, head);
-    return sweep__builder_vtable_placed(b, end - table, table, vt, vsize, head);
+    return sweep__builder_vtable(b, end - table, table, vt, vsize, head);
 }
 
 sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,
