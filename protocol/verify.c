@@ -22,6 +22,7 @@
 
 #include "core/compiler.h"
 #include "protocol/format.h"
+#include "protocol/medium_image.h"
 #include "protocol/message.h"
 #include "protocol/schema.h"
 #include "protocol/verify_internal.h"
@@ -267,18 +268,19 @@ static inline int fast_head(const vstate *v, size_t tpos, size_t *vt, unsigned *
     } while (0)
 
 #ifdef __SSE2__
-/* FAST_FIELD for the first `count` (at most 8) fields of a table at once,
- * a 16-bit lane a field, sizes and alignments - 1 given as lanes: a
- * Move's eight fields took some 120 instructions one at a time, 30 so.
- * The 16 bytes past the vtable's two sizes are read whole: the caller
- * makes sure they are inside the buffer. Entries past the vtable's own
- * (or past count) are absent, as FAST_FIELD takes them. 1 if no present
- * field is misplaced; the offsets (0: absent) in *fo. */
-static inline int fast_fields_sse2(const vstate *v, size_t tpos, size_t vt, unsigned entries, unsigned count,
-                                   unsigned tsize, __m128i size, __m128i align_mask, __m128i *fo)
+/* FAST_FIELD for fields first .. first + count - 1 (count at most 8) of
+ * a table at once, a 16-bit lane a field, sizes and alignments - 1 given
+ * as lanes: a Move's eight fields took some 120 instructions one at a
+ * time, 30 so. The 16 bytes of their vtable entries are read whole: the
+ * caller makes sure they are inside the buffer. Entries past the
+ * vtable's own (or past count) are absent, as FAST_FIELD takes them. 1 if
+ * no present field is misplaced; the offsets (0: absent) in *fo. */
+static inline int fast_group_sse2(const vstate *v, size_t tpos, size_t vt, unsigned entries, unsigned first,
+                                  unsigned count, unsigned tsize, __m128i size, __m128i align_mask, __m128i *fo)
 {
-    unsigned n = entries < count ? entries : count;
-    __m128i f = _mm_loadu_si128((const __m128i *)(v->b + vt + 4));
+    unsigned n = entries > first ? entries - first : 0u;
+    n = n < count ? n : count;
+    __m128i f = _mm_loadu_si128((const __m128i *)(v->b + vt + 4 + 2 * (size_t)first));
     f = _mm_and_si128(f, _mm_cmpgt_epi16(_mm_set1_epi16((short)n), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7)));
     /* Unsigned throughout: inside the soffset (fo < 4: 4 - fo saturates
      * to 0 only when not), past the size (fo + size > tsize is fo above
@@ -292,6 +294,7 @@ static inline int fast_fields_sse2(const vstate *v, size_t tpos, size_t vt, unsi
     *fo = f;
     return _mm_movemask_epi8(fine) == 0xffff;
 }
+
 #endif
 
 /* The uoffset at pos (inside the buffer and aligned, checked by the
@@ -317,7 +320,7 @@ static SWEEP__ALWAYS_INLINE int fast_move_fields(const vstate *v, size_t tpos, s
         __m128i f;
         const __m128i size = _mm_setr_epi16(4, 4, 8, SWEEP__VEC3_SIZE, 8, SWEEP__VEC3_SIZE, 4, 1);
         const __m128i align = _mm_setr_epi16(3, 3, 7, SWEEP__STRUCT_ALIGN - 1, 7, SWEEP__STRUCT_ALIGN - 1, 3, 0);
-        if (!fast_fields_sse2(v, tpos, vt, entries, 8, tsize, size, align, &f) ||
+        if (!fast_group_sse2(v, tpos, vt, entries, 0, 8, tsize, size, align, &f) ||
             _mm_extract_epi16(f, SWEEP__MOVE_VELOCITY) == 0)
             return 0;
         if (out)
@@ -389,7 +392,135 @@ static int fast_move_batch(const vstate *v, size_t tpos)
     return 1;
 }
 
-/* The Message at root, its body a Move or a MoveBatch. For a Move it
+/* A MoveResult's fields by id (schema.c, move_result): inline size and
+ * alignment; its contacts (a vector of structs) are an offset, placed as
+ * a 4-byte field. Position and velocity are required. Checked against
+ * the schema by sweep__verify_fast_layout_ok. */
+#define MR_FIELDS (SWEEP__MR_MEDIUM + 1)
+static const uint16_t mr_size[32] = {
+    4, 4, 8, SWEEP__VEC3_SIZE, SWEEP__VEC3_SIZE, 1, SWEEP__VEC3_SIZE, 4,
+    4, 1, 8, 4, 4, 1, 1, SWEEP__VEC3_SIZE,
+    4, 8, 8, 8, 4, 4, 1, 4,
+    8, 4, 4, 4, 1, 1, SWEEP__MEDIUM_SIZE, 0,
+};
+/* Alignment - 1. */
+static const uint16_t mr_align[32] = {
+    3, 3, 7, SWEEP__STRUCT_ALIGN - 1, SWEEP__STRUCT_ALIGN - 1, 0, SWEEP__STRUCT_ALIGN - 1, 3,
+    3, 0, 7, 3, 3, 0, 0, SWEEP__STRUCT_ALIGN - 1,
+    3, 7, 7, 7, 3, 3, 0, 3,
+    7, 3, 3, 3, 0, 0, SWEEP__MEDIUM_ALIGN - 1, 0,
+};
+
+int sweep__verify_fast_layout_ok(void)
+{
+    const sweep__table *t = sweep__table_message.fields[SWEEP__MESSAGE_BODY].members[SWEEP_MSG_MOVE_RESULT];
+    if (t->field_count != MR_FIELDS)
+        return 0;
+    for (unsigned id = 0; id < MR_FIELDS; id++) {
+        const sweep__field *f = &t->fields[id];
+        int offset = f->kind == SWEEP__F_VECTOR;
+        if ((offset ? 4u : f->size) != mr_size[id] || (offset ? 4u : f->align) - 1u != mr_align[id] ||
+            f->required != (id == SWEEP__MR_POSITION || id == SWEEP__MR_VELOCITY) ||
+            !(offset ? id == SWEEP__MR_CONTACTS : ((1u << f->kind) & INLINE_KINDS) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* The fields of a MoveResult table at tpos whose head fast_head checked,
+ * all but the contacts' vector: every present field placed as check_table
+ * wants it, the two required ones present. Its contacts' offset (0:
+ * none) in *contacts when they pass. */
+static SWEEP__ALWAYS_INLINE int fast_result_fields(const vstate *v, size_t tpos, size_t vt, unsigned vsize,
+                                                   unsigned tsize, unsigned *contacts)
+{
+    unsigned entries = (vsize - 4u) / 2u, bad = 0;
+#ifdef __SSE2__
+    if (vt + 4 + 2 * 32 <= v->n) {
+        __m128i f[4];
+        int ok = 1;
+        for (unsigned g = 0; g < 4; g++)
+            ok &= fast_group_sse2(v, tpos, vt, entries, 8 * g, g < 3 ? 8 : MR_FIELDS - 24, tsize,
+                                  _mm_loadu_si128((const __m128i *)(mr_size + 8 * g)),
+                                  _mm_loadu_si128((const __m128i *)(mr_align + 8 * g)), &f[g]);
+        if (!ok || _mm_extract_epi16(f[0], SWEEP__MR_POSITION) == 0 ||
+            _mm_extract_epi16(f[0], SWEEP__MR_VELOCITY) == 0)
+            return 0;
+        *contacts = (unsigned)_mm_extract_epi16(f[1], SWEEP__MR_CONTACTS - 8);
+        return 1;
+    }
+#endif
+    const uint8_t *vte = v->b + vt + 4;
+    unsigned fo[32];
+    for (unsigned id = 0; id < MR_FIELDS; id++) {
+        unsigned o = id < entries ? sweep__rd16(vte + 2 * id) : 0u;
+        bad |= (o != 0) & ((o < 4) | (o + mr_size[id] > tsize) | (((tpos + o) & mr_align[id]) != 0));
+        fo[id] = o;
+    }
+    if (bad || fo[SWEEP__MR_POSITION] == 0 || fo[SWEEP__MR_VELOCITY] == 0)
+        return 0;
+    *contacts = fo[SWEEP__MR_CONTACTS];
+    return 1;
+}
+
+/* A MoveResult's contacts: the vector its offset field at pos (placed as
+ * check_table wants) points to, checked as check_vector checks a vector
+ * of structs of SWEEP__CONTACT_SIZE bytes aligned to 8. */
+static inline int fast_contacts(const vstate *v, size_t pos)
+{
+    size_t vec = fast_follow(v, pos);
+    if (vec == 0 || vec % 4 || (vec + 4) % SWEEP__STRUCT_ALIGN || !inside(v, vec, 4))
+        return 0;
+    return (size_t)sweep__rd32(v->b + vec) <= (v->n - vec - 4) / SWEEP__CONTACT_SIZE;
+}
+
+static inline int fast_result(const vstate *v, size_t tpos)
+{
+    size_t vt;
+    unsigned vsize, tsize, contacts;
+    return fast_head(v, tpos, &vt, &vsize, &tsize) && fast_result_fields(v, tpos, vt, vsize, tsize, &contacts) &&
+           (contacts == 0 || fast_contacts(v, tpos + contacts));
+}
+
+/* A MoveResultBatch table at tpos, as fast_move_batch takes a MoveBatch:
+ * a MoveResult that shares the previous one's vtable and place modulo 8
+ * has its fields placed as those were, and only its head and its own
+ * contacts are checked. */
+static int fast_result_batch(const vstate *v, size_t tpos)
+{
+    size_t vt;
+    unsigned vsize, tsize;
+    if (v->max_depth < 3 || !fast_head(v, tpos, &vt, &vsize, &tsize) || vsize < 6)
+        return 0;
+    size_t fo = sweep__rd16(v->b + vt + 4);
+    if (fo < 4 || fo + 4 > tsize || (tpos + fo) % 4)
+        return 0;
+    size_t vec = fast_follow(v, tpos + fo);
+    if (vec == 0 || vec % 4 || !inside(v, vec, 4))
+        return 0;
+    uint32_t count = sweep__rd32(v->b + vec);
+    if ((size_t)count > (v->n - vec - 4) / 4 || (uint64_t)count + 2 > v->max_tables)
+        return 0;
+    size_t seen_vt = SIZE_MAX, seen_mod = 0;
+    unsigned contacts = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t m = fast_follow(v, vec + 4 + 4 * (size_t)i);
+        if (m == 0 || !fast_head(v, m, &vt, &vsize, &tsize))
+            return 0;
+        if (vt != seen_vt || m % 8 != seen_mod) {
+            if (!fast_result_fields(v, m, vt, vsize, tsize, &contacts))
+                return 0;
+            seen_vt = vt;
+            seen_mod = m % 8;
+        }
+        if (contacts && !fast_contacts(v, m + contacts))
+            return 0;
+    }
+    return 1;
+}
+
+/* The Message at root, its body a Move, a MoveBatch, a MoveResult or a
+ * MoveResultBatch (what a client reads all day). For a Move it
  * accepts, where its tables and fields are into *at (NULL: not wanted). */
 static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
 {
@@ -408,7 +539,7 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
         __m128i f;
         const __m128i size = _mm_setr_epi16(4, 8, 1, 4, 0, 0, 0, 0);
         const __m128i align = _mm_setr_epi16(3, 7, 0, 3, 0, 0, 0, 0);
-        bad = !fast_fields_sse2(v, tpos, vt, entries, 4, tsize, size, align, &f);
+        bad = !fast_group_sse2(v, tpos, vt, entries, 0, 4, tsize, size, align, &f);
         _mm_storeu_si128((__m128i *)fo, f);
     } else
 #endif
@@ -422,13 +553,18 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
     if (bad || fo[SWEEP__MESSAGE_BODY_TYPE] == 0 || fo[SWEEP__MESSAGE_BODY] == 0)
         return 0;
     unsigned type = v->b[tpos + fo[SWEEP__MESSAGE_BODY_TYPE]];
-    if (type != SWEEP_MSG_MOVE && type != SWEEP_MSG_MOVE_BATCH)
+    if (type != SWEEP_MSG_MOVE && type != SWEEP_MSG_MOVE_BATCH && type != SWEEP_MSG_MOVE_RESULT &&
+        type != SWEEP_MSG_MOVE_RESULT_BATCH)
         return 0;
     size_t body = fast_follow(v, tpos + fo[SWEEP__MESSAGE_BODY]);
     if (body == 0)
         return 0;
-    if (type != SWEEP_MSG_MOVE)
+    if (type == SWEEP_MSG_MOVE_BATCH)
         return fast_move_batch(v, body);
+    if (type == SWEEP_MSG_MOVE_RESULT)
+        return fast_result(v, body);
+    if (type == SWEEP_MSG_MOVE_RESULT_BATCH)
+        return fast_result_batch(v, body);
     if (!fast_move(v, body, at ? at->move_fo : NULL))
         return 0;
     if (at) {
@@ -439,15 +575,15 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
 }
 #undef FAST_FIELD
 
-/* The fast path restates schema.c's Message, Move and MoveBatch: a field
- * added to any of them must be added there too (and the test will say
- * so). */
+/* The fast path restates schema.c's Message, Move, MoveBatch, MoveResult
+ * and MoveResultBatch: a field added to any of them must be added there
+ * too (and the test will say so). */
 _Static_assert(SWEEP__MESSAGE_BODY == 3 && SWEEP__MOVE_MODE == 7 && SWEEP__BATCH_ITEMS == 0 &&
-                   SWEEP__STRUCT_ALIGN <= 8,
+                   SWEEP__MR_MEDIUM == 30 && SWEEP__STRUCT_ALIGN <= 8,
                "verify.c: fast path fields");
 
 static sweep_proto_error verify(const void *buf, size_t len, unsigned flags, const sweep_verify_limits *limits,
-                                int fast, sweep__verified_move *at)
+                                int fast, sweep__verified_move *at, int *fast_took)
 {
     if (buf == NULL)
         return SWEEP_PROTO_E_ARG;
@@ -478,28 +614,37 @@ static sweep_proto_error verify(const void *buf, size_t len, unsigned flags, con
     size_t root;
     if (follow(&v, base, &root) != SWEEP_PROTO_OK)
         return SWEEP_PROTO_E_ROOT_OFFSET;
-    if (fast && fast_message(&v, root, at))
+    if (fast && fast_message(&v, root, at)) {
+        if (fast_took)
+            *fast_took = 1;
         return SWEEP_PROTO_OK;
+    }
     return check_table(&v, root, &sweep__table_message);
 }
 
 sweep_proto_error sweep__verify_general(const void *buf, size_t len, unsigned flags,
                                         const sweep_verify_limits *limits, int fast)
 {
-    return verify(buf, len, flags, limits, fast, NULL);
+    return verify(buf, len, flags, limits, fast, NULL, NULL);
+}
+
+int sweep__verify_fast_takes(const void *buf, size_t len, unsigned flags)
+{
+    int took = 0;
+    return verify(buf, len, flags, NULL, 1, NULL, &took) == SWEEP_PROTO_OK && took;
 }
 
 sweep_proto_error sweep__verify_at(const void *buf, size_t len, unsigned flags, const sweep_verify_limits *limits,
                                    sweep__verified_move *at)
 {
     at->move = 0;
-    return verify(buf, len, flags, limits, 1, at);
+    return verify(buf, len, flags, limits, 1, at, NULL);
 }
 
 sweep_proto_error sweep_verify_with(const void *buf, size_t len, unsigned flags,
                                     const sweep_verify_limits *limits)
 {
-    return verify(buf, len, flags, limits, 1, NULL);
+    return verify(buf, len, flags, limits, 1, NULL, NULL);
 }
 
 sweep_proto_error sweep_verify(const void *buf, size_t len, unsigned flags)

@@ -1,7 +1,8 @@
 /*
  * verify_internal.h - internal: the verifier with its fast path for a
- * Move and a MoveBatch (verify.c) switchable, so tests can hold the fast
- * path to the general walk's answer on any bytes.
+ * Move, a MoveBatch, a MoveResult and a MoveResultBatch (verify.c)
+ * switchable, so tests can hold the fast path to the general walk's
+ * answer on any bytes.
  */
 #ifndef SWEEP_PROTOCOL_VERIFY_INTERNAL_H
 #define SWEEP_PROTOCOL_VERIFY_INTERNAL_H
@@ -12,10 +13,18 @@
 #include "protocol/verify.h"
 
 /* sweep_verify_with, taking the fast path for a Message whose body is a
- * Move or a MoveBatch only when `fast` is nonzero (sweep_verify_with
- * passes 1). */
+ * Move, a MoveBatch, a MoveResult or a MoveResultBatch only when `fast`
+ * is nonzero (sweep_verify_with passes 1). */
 sweep_proto_error sweep__verify_general(const void *buf, size_t len, unsigned flags,
                                         const sweep_verify_limits *limits, int fast);
+
+/* 1 when the fast path alone accepts the buffer (under the default
+ * limits), without the general walk. */
+int sweep__verify_fast_takes(const void *buf, size_t len, unsigned flags);
+
+/* 1 when the fast path's table of a MoveResult's fields (their sizes,
+ * alignments, which are offsets and which are required) is schema.c's. */
+int sweep__verify_fast_layout_ok(void);
 
 /* Where the fast path found the fields of a lone Move it accepted: the
  * Message's and the Move's tables (positions in the buffer) and each one's

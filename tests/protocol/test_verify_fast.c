@@ -1,12 +1,14 @@
 /*
- * test_verify_fast.c - the verifier's fast path for a Move and a
- * MoveBatch (verify.c) against its general walk, on the same bytes: both
+ * test_verify_fast.c - the verifier's fast path for a Move, a
+ * MoveBatch, a MoveResult and a MoveResultBatch (verify.c) against its
+ * general walk, on the same bytes: both
  * must accept the same buffers and refuse the same ones with the same
  * error.
  *
  * The buffers: every sample of samples.h, Moves with every subset of
  * their optional fields present, and MoveBatches of 0 to 5 Moves of mixed
- * layouts, with and without size prefix; then each of them cut at every
+ * layouts, MoveResults of many layouts (contacts, rare fields, the medium)
+ * and MoveResultBatches of 0 to 5 of them, with and without size prefix; then each of them cut at every
  * length, every byte of it flipped in several ways, and many random
  * multi-byte edits (a fixed seed, so a failure repeats), under the
  * default limits and under limits of one to four tables and a depth of
@@ -220,6 +222,86 @@ static void test_batch_layouts(void **state)
     assert_true(accepted - before >= 6 * 4 * 2);
 }
 
+/* The fast path's sizes and alignments of a MoveResult's fields are
+ * the schema's. */
+static void test_result_layout_is_the_schemas(void **state)
+{
+    (void)state;
+    assert_true(sweep__verify_fast_layout_ok());
+}
+
+/* A MoveResult whose optional fields are those of `set` (the bits of
+ * sample_move_result's i): every common field present or absent in turn,
+ * the rare ones as sample_move_result mixes them, and 0 to
+ * SWEEP_MAX_CONTACTS contacts. */
+static void result_of(sweep_msg_move_result *r, unsigned set)
+{
+    *r = sample_move_result(set % 41u);
+    if (set & 64)
+        r->entity = 0, r->sequence = 0, r->server_tick = 0;
+    if (set & 128)
+        r->rules = 0, r->speed_excess = 0.0, r->time_excess = 0.0, r->applied_dt = 0.0;
+    if (set & 256) {
+        r->crouched = false, r->stance_blocked = false, r->corrected = false, r->correction = 0.0;
+        r->ground_mover = 0, r->pushed_by = 0, r->carried = false, r->pushed = false;
+        r->has_start_position = false, r->launched_by = 0, r->teleported_by = 0, r->teleport_blocked = false;
+        r->hurt_by = 0, r->damage = 0.0, r->killed_by = 0, r->entered = 0, r->left = 0;
+        r->liquid = 0, r->liquid_type = 0, r->liquid_level = 0, r->entered_liquid = 0, r->left_liquid = 0;
+        r->ladder = 0;
+    }
+}
+
+/* Lone MoveResults of many layouts, each one the fast path takes whole,
+ * then cut and edited as every buffer here is. */
+static void test_result_layouts(void **state)
+{
+    (void)state;
+    unsigned long before = accepted;
+    for (unsigned set = 0; set < 512; set += 5) {
+        sweep_message m;
+        memset(&m, 0, sizeof m);
+        m.kind = SWEEP_MSG_MOVE_RESULT;
+        result_of(&m.as.move_result, set);
+        m.sequence = set & 1 ? 11 : 0;
+        m.server_tick = set & 2 ? 12 : 0;
+        for (unsigned flags = 0; flags <= SWEEP_WIRE_SIZE_PREFIXED; flags++) {
+            const uint8_t *out;
+            size_t len;
+            assert_int_equal(sweep_encode(&m, flags, enc, sizeof enc, &out, &len), SWEEP_PROTO_OK);
+            if (!sweep__verify_fast_takes(out, len, flags))
+                fail_msg("the fast path does not take a MoveResult of layout %u (flags %u)", set, flags);
+            mutate(out, len, flags);
+        }
+    }
+    assert_true(accepted - before >= 103 * 2);
+}
+
+/* MoveResultBatches of 0 to 5 results of mixed layouts (some sharing a
+ * vtable, some not, with and without contacts). */
+static void test_result_batch_layouts(void **state)
+{
+    (void)state;
+    static sweep_msg_move_result results[5];
+    for (unsigned count = 0; count <= 5; count++) {
+        for (unsigned seed = 0; seed < 4; seed++) {
+            for (unsigned i = 0; i < count; i++)
+                result_of(&results[i], (i * 37u + seed * 11u) % 512u);
+            sweep_message m;
+            memset(&m, 0, sizeof m);
+            m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
+            m.sequence = seed & 1 ? 11 : 0;
+            m.as.move_result_batch.results = results;
+            m.as.move_result_batch.count = count;
+            const uint8_t *out;
+            size_t len;
+            assert_int_equal(sweep_encode(&m, 0, enc, sizeof enc, &out, &len), SWEEP_PROTO_OK);
+            if (!sweep__verify_fast_takes(out, len, 0))
+                fail_msg("the fast path does not take a MoveResultBatch of %u (seed %u)", count, seed);
+            encode_and_mutate(&m);
+        }
+    }
+}
+
 /* A MoveBatch of two Moves written by hand, sharing one vtable (velocity
  * at 8 and dt at 32 of a 40-byte table), the second placed `shift` bytes
  * after the first's end: at 4 its velocity and dt are 4 bytes off their
@@ -280,6 +362,9 @@ int main(void)
         cmocka_unit_test(test_move_layouts),
         cmocka_unit_test(test_batch_layouts),
         cmocka_unit_test(test_batch_shared_vtable),
+        cmocka_unit_test(test_result_layout_is_the_schemas),
+        cmocka_unit_test(test_result_layouts),
+        cmocka_unit_test(test_result_batch_layouts),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     print_message("compared %lu verdicts, %lu of them valid, %lu Moves read both ways\n", compared, accepted,
