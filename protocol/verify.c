@@ -351,47 +351,6 @@ static inline int fast_move(const vstate *v, size_t tpos, uint16_t *out)
     return fast_head(v, tpos, &vt, &vsize, &tsize) && fast_move_fields(v, tpos, vt, vsize, tsize, out);
 }
 
-/* A MoveBatch table at tpos (depth 2 of the walk, the Message's table
- * counted): its required vector of Moves, each a table at depth 3 that
- * counts against the table limit, so the general walk decides when the
- * limits would cut it. The builder writes one vtable for Moves of the
- * same fields, so most Moves of a batch share their vtable: a Move whose
- * vtable and place modulo 8 (the largest alignment of its fields) are the
- * previous one's has fields that pass as those did, and only its head is
- * checked (its own bounds against its size). */
-static int fast_move_batch(const vstate *v, size_t tpos)
-{
-    size_t vt;
-    unsigned vsize, tsize;
-    if (v->max_depth < 3 || !fast_head(v, tpos, &vt, &vsize, &tsize) || vsize < 6)
-        return 0;
-    /* moves: an offset field, so as check_table takes one: past the
-     * soffset, inside the table, aligned to 4. */
-    size_t fo = sweep__rd16(v->b + vt + 4);
-    if (fo < 4 || fo + 4 > tsize || (tpos + fo) % 4)
-        return 0;
-    size_t vec = fast_follow(v, tpos + fo);
-    /* check_vector's: aligned, its count inside, the count's offsets too. */
-    if (vec == 0 || vec % 4 || !inside(v, vec, 4))
-        return 0;
-    uint32_t count = sweep__rd32(v->b + vec);
-    if ((size_t)count > (v->n - vec - 4) / 4 || (uint64_t)count + 2 > v->max_tables)
-        return 0;
-    size_t seen_vt = SIZE_MAX, seen_mod = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t m = fast_follow(v, vec + 4 + 4 * (size_t)i);
-        if (m == 0 || !fast_head(v, m, &vt, &vsize, &tsize))
-            return 0;
-        if (vt == seen_vt && m % 8 == seen_mod)
-            continue;
-        if (!fast_move_fields(v, m, vt, vsize, tsize, NULL))
-            return 0;
-        seen_vt = vt;
-        seen_mod = m % 8;
-    }
-    return 1;
-}
-
 /* A MoveResult's fields by id (schema.c, move_result): inline size and
  * alignment; its contacts (a vector of structs) are an offset, placed as
  * a 4-byte field. Position and velocity are required. Checked against
@@ -482,33 +441,52 @@ static inline int fast_result(const vstate *v, size_t tpos)
            (contacts == 0 || fast_contacts(v, tpos + contacts));
 }
 
-/* A MoveResultBatch table at tpos, as fast_move_batch takes a MoveBatch:
- * a MoveResult that shares the previous one's vtable and place modulo 8
- * has its fields placed as those were, and only its head and its own
- * contacts are checked. */
-static int fast_result_batch(const vstate *v, size_t tpos)
+/* The table of a batch (a MoveBatch or a MoveResultBatch) at tpos, at
+ * depth 2: its required vector of tables, each at depth 3 and counting
+ * against the table limit. The vector's position and count when its
+ * items may be checked. */
+static int fast_batch_vector(const vstate *v, size_t tpos, size_t *vec, uint32_t *count)
 {
     size_t vt;
     unsigned vsize, tsize;
     if (v->max_depth < 3 || !fast_head(v, tpos, &vt, &vsize, &tsize) || vsize < 6)
         return 0;
+    /* items: an offset field, so as check_table takes one: past the
+     * soffset, inside the table, aligned to 4. */
     size_t fo = sweep__rd16(v->b + vt + 4);
     if (fo < 4 || fo + 4 > tsize || (tpos + fo) % 4)
         return 0;
-    size_t vec = fast_follow(v, tpos + fo);
-    if (vec == 0 || vec % 4 || !inside(v, vec, 4))
+    *vec = fast_follow(v, tpos + fo);
+    /* check_vector's: aligned, its count inside, the count's offsets too. */
+    if (*vec == 0 || *vec % 4 || !inside(v, *vec, 4))
         return 0;
-    uint32_t count = sweep__rd32(v->b + vec);
-    if ((size_t)count > (v->n - vec - 4) / 4 || (uint64_t)count + 2 > v->max_tables)
+    *count = sweep__rd32(v->b + *vec);
+    return (size_t)*count <= (v->n - *vec - 4) / 4 && (uint64_t)*count + 2 <= v->max_tables;
+}
+
+/* A MoveBatch (results 0) or a MoveResultBatch (results 1) table at tpos
+ * (depth 2 of the walk, the Message's table counted; fast_batch_vector
+ * leaves to the general walk a batch the limits would cut). The builder
+ * writes one vtable for items of the same fields, so most items of a
+ * batch share their vtable: an item whose vtable and place modulo 8 (the
+ * largest alignment of its fields) are the previous one's has fields
+ * placed as those were, and only its head (its own bounds against its
+ * size) and a MoveResult's own contacts are checked. */
+static int fast_batch(const vstate *v, size_t tpos, int results)
+{
+    size_t vt, vec;
+    unsigned vsize, tsize, contacts = 0;
+    uint32_t count;
+    if (!fast_batch_vector(v, tpos, &vec, &count))
         return 0;
     size_t seen_vt = SIZE_MAX, seen_mod = 0;
-    unsigned contacts = 0;
     for (uint32_t i = 0; i < count; i++) {
         size_t m = fast_follow(v, vec + 4 + 4 * (size_t)i);
         if (m == 0 || !fast_head(v, m, &vt, &vsize, &tsize))
             return 0;
         if (vt != seen_vt || m % 8 != seen_mod) {
-            if (!fast_result_fields(v, m, vt, vsize, tsize, &contacts))
+            if (!(results ? fast_result_fields(v, m, vt, vsize, tsize, &contacts)
+                          : fast_move_fields(v, m, vt, vsize, tsize, NULL)))
                 return 0;
             seen_vt = vt;
             seen_mod = m % 8;
@@ -559,12 +537,10 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
     size_t body = fast_follow(v, tpos + fo[SWEEP__MESSAGE_BODY]);
     if (body == 0)
         return 0;
-    if (type == SWEEP_MSG_MOVE_BATCH)
-        return fast_move_batch(v, body);
+    if (type == SWEEP_MSG_MOVE_BATCH || type == SWEEP_MSG_MOVE_RESULT_BATCH)
+        return fast_batch(v, body, type == SWEEP_MSG_MOVE_RESULT_BATCH);
     if (type == SWEEP_MSG_MOVE_RESULT)
         return fast_result(v, body);
-    if (type == SWEEP_MSG_MOVE_RESULT_BATCH)
-        return fast_result_batch(v, body);
     if (!fast_move(v, body, at ? at->move_fo : NULL))
         return 0;
     if (at) {
