@@ -318,18 +318,19 @@ static inline sweep_ref sweep__builder_table_end(sweep_builder *b)
      * shared: a table of a batch, most often sharing the last one, was
      * 4% slower so (a MoveBatch of 64). In an array, absent entries are
      * cleared all at once (a constant size, so a few stores). */
+    const uint32_t head = sweep__vtable_head(vsize, tsize);
     uint8_t array[4 + 2 * SWEEP_BUILDER_MAX_FIELDS];
     uint8_t *vt = b->vtable_count == 0 ? sweep__builder_vtable_at(b, table, vsize, tsize) : NULL;
     if (!vt) {
         vt = array;
         memset(array, 0, sizeof array);
-        sweep__wr32(array, sweep__vtable_head(vsize, tsize));
+        sweep__wr32(array, head);
     }
     for (uint32_t left = b->present; left != 0; left &= left - 1) {
         unsigned i = SWEEP__CTZ(left);
         sweep__wr16(vt + 4 + 2 * i, (uint16_t)(table - b->fields[i]));
     }
-    return sweep__builder_vtable(b, so, table, vt, vsize, sweep__vtable_head(vsize, tsize));
+    return sweep__builder_vtable(b, so, table, vt, vsize, head);
 }
 
 /* Writes the identifier and the root offset (and the size prefix): the

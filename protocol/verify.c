@@ -294,7 +294,6 @@ static inline int fast_group_sse2(const vstate *v, size_t tpos, size_t vt, unsig
     *fo = f;
     return _mm_movemask_epi8(fine) == 0xffff;
 }
-
 #endif
 
 /* The uoffset at pos (inside the buffer and aligned, checked by the
