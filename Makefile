@@ -125,6 +125,11 @@ test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 run: $(RUN_DEPS)
 	$(RUN_CMD)
 
+# bench-build: what `make bench` runs, built and not run (tests/bench/ab.sh
+# runs sections of two such builds in turn).
+.PHONY: bench-build
+bench-build: $(BENCHES) $(PROGRAMS)
+
 # The figures go to the terminal and to $(BUILD)/bench.log; then each target
 # of docs/performance.md is held against them (tests/bench/targets.sh, which
 # also takes several such logs). The exit status is run-bench.sh's.

@@ -18,6 +18,8 @@ TESTS += tests/core/cross_build_queries.sh
 TESTS += tests/docker/test_docker_files.sh
 # The performance targets' judge, on made-up benchmark lines.
 TESTS += tests/bench/test_targets.sh
+# The side-by-side runs of two builds (tests/bench/ab.sh), on stand-ins.
+TESTS += tests/bench/test_ab.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
 # built on the installed headers through the installed pkg-config files (a
 # client against a real sweepd, the replay of the golden logs).

@@ -51,93 +51,141 @@ sweepd_wait_moving() {
     done
 }
 
+# SWEEP_BENCH_ONLY: the sections to run, by name, separated by spaces (each
+# section below starts with "if bench_section NAME", most named as the BENCH
+# lines they print: core.level, server.udp_cost, server.record, ...); unset
+# or empty, all of them, in this file's order. A name no section has stops
+# the run before anything starts, listing the names. `make bench
+# SWEEP_BENCH_ONLY="core.level server.udp_cost"` runs those two, and
+# tests/bench/ab.sh runs sections of two builds in turn.
+BENCH_ONLY=" $(echo ${SWEEP_BENCH_ONLY:-}) "
+if [ "$BENCH_ONLY" != "  " ]; then
+    bench_names=$(sed -n 's/^if bench_section \([a-z0-9_.]*\); then$/\1/p' "$0" | sort -u)
+    for s in $BENCH_ONLY; do
+        if ! echo "$bench_names" | grep -qxF "$s"; then
+            echo "run-bench: SWEEP_BENCH_ONLY names no section $s; the sections:" $bench_names >&2
+            exit 2
+        fi
+    done
+fi
+# bench_section NAME: whether the section NAME runs.
+bench_section() {
+    [ "$BENCH_ONLY" = "  " ] && return 0
+    case "$BENCH_ONLY" in *" $1 "*) return 0 ;; esac
+    return 1
+}
+# Shared by several sections: where the corpus levels are imported (by
+# core.level, then walked by core.vs_bullet and core.query when there), and
+# the client counts and seconds of the server sections over sweepd.
+LEVEL_DIR=${BUILD:-build}/bench-corpus
+SDK_CLIENTS=${SWEEP_BENCH_CLIENTS:-4}
+SDK_SECONDS=${SWEEP_BENCH_SECONDS:-3}
+
 # --- the host: what the machine itself gives, at the start (and the end, the
 # last section), so that a figure can be read against the host it was
 # taken on (tests/bench/bench_host.c): a chain of double arithmetic, loads
 # within a core's second-level cache and past it, a system call. These
 # virtual machines are shared; on one of them the same binary's figures
 # have moved by 1.4 times from one hour to the next.
-"${BUILD:-build}/tests/bench/bench_host" start
+if bench_section host; then
+    "${BUILD:-build}/tests/bench/bench_host" start
+fi
 
 # --- core: walkers on generated levels -------------------------------------
-for tris in 1000 10000 100000 1000000; do
-    "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
-done
+if bench_section core.walk; then
+    for tris in 1000 10000 100000 1000000; do
+        "$BIN/sweep-walk" --tris "$tris" --walkers 64 --steps 1000 --seed 1 --bench-only
+    done
+fi
 
 # --- core: moves among 120 movers (doors, lifts, turntables) with riders,
 # against the same moves with the movers frozen into static geometry -------
-"${BUILD:-build}/tests/bench/bench_movers" 120
+if bench_section core.movers; then
+    "${BUILD:-build}/tests/bench/bench_movers" 120
+fi
 
 # --- core: players as obstacles, against the same moves passing through ------
-for bodies in 64 256 1024; do
-    "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
-done
+if bench_section core.crowd; then
+    for bodies in 64 256 1024; do
+        "${BUILD:-build}/tests/bench/bench_crowd" "$bodies" 300
+    done
+fi
 
 # --- core: volumes (jump pads, teleporters, triggers), against the same walks
 # in the same world without them: 4, 24 (more than the 19 pads of the
 # busiest corpus level) and 96 volumes -----------------------------------------
-for volumes in 4 24 96; do
-    "${BUILD:-build}/tests/bench/bench_volumes" "$volumes" 2000
-done
+if bench_section core.volumes; then
+    for volumes in 4 24 96; do
+        "${BUILD:-build}/tests/bench/bench_volumes" "$volumes" 2000
+    done
+fi
 
 # --- core: liquids and ladders, against the same walks in the same world
 # without them: each walker's feet in a puddle half the time, a ladder
 # beside its row; 4, 24 and 96 cells (a puddle and a ladder each) -----------
-for cells in 4 24 96; do
-    "${BUILD:-build}/tests/bench/bench_liquids" "$cells" 2000
-done
+if bench_section core.liquids; then
+    for cells in 4 24 96; do
+        "${BUILD:-build}/tests/bench/bench_liquids" "$cells" 2000
+    done
+fi
 
 # --- authority: honest bots with natural wishes (walk_speed * (cos a, sin a))
 # through 5% loss, 0-30 ms jitter, 5% reordering and 3-move redundancy,
 # against the world library in simulated time: 200,000 moves, and the rules
 # the server named on them, which must be none (flagged=0) ---------------
-"${BUILD:-build}/tests/bench/bench_authority" "${BUILD:-build}/maps/arena.db" 50 4000
+if bench_section authority; then
+    "${BUILD:-build}/tests/bench/bench_authority" "${BUILD:-build}/maps/arena.db" 50 4000
+fi
 
 # --- maps: loading a map, read + validate + BVH build -----------------------
 # Maps come from sweep-mapgen into the build directory, regenerated when the
 # generator is newer than them; one fresh process per size, so rss_mb is
 # the peak of loading that map alone; load_ms is the median of 5 loads.
-MAPS_DIR=${BUILD:-build}/bench-maps
-mkdir -p "$MAPS_DIR"
-for tris in 1000 10000 100000 1000000; do
-    map="$MAPS_DIR/generated-$tris.db"
-    if ! [ "$map" -nt "$BIN/sweep-mapgen" ]; then
-        "$BIN/sweep-mapgen" --tris "$tris" --seed 1 --quiet -o "$map"
-    fi
-    "${BUILD:-build}/tests/bench/bench_maps_load" "$map" 5
-done
+if bench_section maps.load; then
+    MAPS_DIR=${BUILD:-build}/bench-maps
+    mkdir -p "$MAPS_DIR"
+    for tris in 1000 10000 100000 1000000; do
+        map="$MAPS_DIR/generated-$tris.db"
+        if ! [ "$map" -nt "$BIN/sweep-mapgen" ]; then
+            "$BIN/sweep-mapgen" --tris "$tris" --seed 1 --quiet -o "$map"
+        fi
+        "${BUILD:-build}/tests/bench/bench_maps_load" "$map" 5
+    done
+fi
 
 # --- maps: importing a Quake 3 level (the corpus, tests/install-corpus.sh) ---
 # The corpus level with the most triangles, imported by sweep-import 5 times
 # into the build directory: import_ms is the median time to read and convert
 # the level (not to write the map), bytes_per_tri the written map's size per
 # triangle. Without the corpus (not root, no package) it says why and skips.
-BSP_DIR=${BUILD:-build}/bench-maps
-BSP_ERR=$(mktemp)
-if BSP_PK3=$(sh tests/install-corpus.sh 2>"$BSP_ERR"); then
-    mkdir -p "$BSP_DIR"
-    bsp_best="" bsp_best_tris=0
-    for m in $("$BIN/sweep-import" "$BSP_PK3" --list); do
-        t=$("$BIN/sweep-import" "$BSP_PK3" --bsp "$m" -o "$BSP_DIR/bsp.db" |
-            sed -n 's/^sweep-import: imported .*: \([0-9]*\) triangles (.*/\1/p')
-        if [ -n "$t" ] && [ "$t" -gt "$bsp_best_tris" ]; then bsp_best=$m bsp_best_tris=$t; fi
-    done
-    [ -n "$bsp_best" ] || { echo "run-bench: no level of $BSP_PK3 imported" >&2; exit 1; }
-    bsp_ms=""
-    for _ in 1 2 3 4 5; do
-        bsp_ms="$bsp_ms $("$BIN/sweep-import" "$BSP_PK3" --bsp "$bsp_best" -o "$BSP_DIR/bsp.db" |
-            sed -n 's/.*; import \([0-9.]*\) ms.*/\1/p')"
-    done
-    bsp_bytes=$(wc -c <"$BSP_DIR/bsp.db")
-    bsp_name=$(basename "$bsp_best" .bsp)
-    echo "$bsp_ms" | tr ' ' '\n' | grep . | sort -n | awk -v n="$bsp_name" -v t="$bsp_best_tris" -v b="$bsp_bytes" \
-        '{ v[NR] = $1 } END { printf "BENCH name=maps.import_bsp map=%s tris=%d import_ms=%.1f bytes_per_tri=%.1f\n",
-            n, t, v[int((NR + 1) / 2)], b / t }'
-    rm -f "$BSP_DIR/bsp.db"
-else
-    echo "run-bench: maps.import_bsp skipped: $(head -n 1 "$BSP_ERR")"
+if bench_section maps.import_bsp; then
+    BSP_DIR=${BUILD:-build}/bench-maps
+    BSP_ERR=$(mktemp)
+    if BSP_PK3=$(sh tests/install-corpus.sh 2>"$BSP_ERR"); then
+        mkdir -p "$BSP_DIR"
+        bsp_best="" bsp_best_tris=0
+        for m in $("$BIN/sweep-import" "$BSP_PK3" --list); do
+            t=$("$BIN/sweep-import" "$BSP_PK3" --bsp "$m" -o "$BSP_DIR/bsp.db" |
+                sed -n 's/^sweep-import: imported .*: \([0-9]*\) triangles (.*/\1/p')
+            if [ -n "$t" ] && [ "$t" -gt "$bsp_best_tris" ]; then bsp_best=$m bsp_best_tris=$t; fi
+        done
+        [ -n "$bsp_best" ] || { echo "run-bench: no level of $BSP_PK3 imported" >&2; exit 1; }
+        bsp_ms=""
+        for _ in 1 2 3 4 5; do
+            bsp_ms="$bsp_ms $("$BIN/sweep-import" "$BSP_PK3" --bsp "$bsp_best" -o "$BSP_DIR/bsp.db" |
+                sed -n 's/.*; import \([0-9.]*\) ms.*/\1/p')"
+        done
+        bsp_bytes=$(wc -c <"$BSP_DIR/bsp.db")
+        bsp_name=$(basename "$bsp_best" .bsp)
+        echo "$bsp_ms" | tr ' ' '\n' | grep . | sort -n | awk -v n="$bsp_name" -v t="$bsp_best_tris" -v b="$bsp_bytes" \
+            '{ v[NR] = $1 } END { printf "BENCH name=maps.import_bsp map=%s tris=%d import_ms=%.1f bytes_per_tri=%.1f\n",
+                n, t, v[int((NR + 1) / 2)], b / t }'
+        rm -f "$BSP_DIR/bsp.db"
+    else
+        echo "run-bench: maps.import_bsp skipped: $(head -n 1 "$BSP_ERR")"
+    fi
+    rm -f "$BSP_ERR"
 fi
-rm -f "$BSP_ERR"
 
 # --- core: every corpus level walked (the real-level workload) -------------
 # Each Quake 3 level of the corpus, imported once into the build directory
@@ -150,39 +198,40 @@ rm -f "$BSP_ERR"
 # own mean, clock reads and all, as ns_per_move_mean_clocked).
 # SWEEP_BENCH_LEVEL_STEPS shortens the walk. Skipped, with the reason,
 # without the corpus.
-LEVEL_DIR=${BUILD:-build}/bench-corpus
-LEVEL_ERR=$(mktemp)
-if LEVEL_PK3=$(sh tests/install-corpus.sh 2>"$LEVEL_ERR"); then
+if bench_section core.level; then
+    LEVEL_ERR=$(mktemp)
+    if LEVEL_PK3=$(sh tests/install-corpus.sh 2>"$LEVEL_ERR"); then
+        mkdir -p "$LEVEL_DIR"
+        for m in $("$BIN/sweep-import" "$LEVEL_PK3" --list); do
+            db="$LEVEL_DIR/$(basename "$m" .bsp).db"
+            if ! [ "$db" -nt "$BIN/sweep-import" ]; then
+                "$BIN/sweep-import" "$LEVEL_PK3" --bsp "$m" -o "$db" --quiet || exit 1
+            fi
+            "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
+                --level-bench | grep '^BENCH name=core.level'
+            # What the level's own volumes cost a move near them and away
+            # (bench_level_volumes.c says how), on the levels that have some.
+            "${BUILD:-build}/tests/bench/bench_level_volumes" "$db" 2000 2>/dev/null || true
+        done
+    else
+        echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"
+    fi
+    rm -f "$LEVEL_ERR"
+    # The same walk on two generated dense levels (sweep-mapgen --dense,
+    # maps/levelgen_dense.h; no corpus needed), of about 15,000 triangles in
+    # Quake units: floors cut into 48-unit cells, about as fine near a body as
+    # the corpus's finest, and into 16-unit cells, finer than any of it, each
+    # room with kerbs, a steep wedge, faceted columns, a curved hump and a fence.
     mkdir -p "$LEVEL_DIR"
-    for m in $("$BIN/sweep-import" "$LEVEL_PK3" --list); do
-        db="$LEVEL_DIR/$(basename "$m" .bsp).db"
-        if ! [ "$db" -nt "$BIN/sweep-import" ]; then
-            "$BIN/sweep-import" "$LEVEL_PK3" --bsp "$m" -o "$db" --quiet || exit 1
+    for cell in 48 16; do
+        db="$LEVEL_DIR/dense-$cell.db"
+        if ! [ "$db" -nt "$BIN/sweep-mapgen" ]; then
+            "$BIN/sweep-mapgen" --dense --cell "$cell" --tris 15000 -o "$db" --quiet || exit 1
         fi
         "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
             --level-bench | grep '^BENCH name=core.level'
-        # What the level's own volumes cost a move near them and away
-        # (bench_level_volumes.c says how), on the levels that have some.
-        "${BUILD:-build}/tests/bench/bench_level_volumes" "$db" 2000 2>/dev/null || true
     done
-else
-    echo "run-bench: core.level skipped: $(head -n 1 "$LEVEL_ERR")"
 fi
-rm -f "$LEVEL_ERR"
-# The same walk on two generated dense levels (sweep-mapgen --dense,
-# maps/levelgen_dense.h; no corpus needed), of about 15,000 triangles in
-# Quake units: floors cut into 48-unit cells, about as fine near a body as
-# the corpus's finest, and into 16-unit cells, finer than any of it, each
-# room with kerbs, a steep wedge, faceted columns, a curved hump and a fence.
-mkdir -p "$LEVEL_DIR"
-for cell in 48 16; do
-    db="$LEVEL_DIR/dense-$cell.db"
-    if ! [ "$db" -nt "$BIN/sweep-mapgen" ]; then
-        "$BIN/sweep-mapgen" --dense --cell "$cell" --tris 15000 -o "$db" --quiet || exit 1
-    fi
-    "$BIN/sweep-walk" --map "$db" --walkers 64 --steps "${SWEEP_BENCH_LEVEL_STEPS:-10000}" --speed 320 \
-        --level-bench | grep '^BENCH name=core.level'
-done
 
 # --- core: against Bullet's kinematic character controller ----------------
 # bench_vs_bullet (tests/bench/bench_vs_bullet.c says how): the same walk
@@ -193,14 +242,16 @@ done
 # dense levels), then core.vs_bullet_gmean: the geometric mean of the
 # corpus levels' ratios (Bullet's mean cost of a character's update over
 # sweep's).
-VSB_OUT=$(mktemp)
-for db in "${BUILD:-build}/maps/arena.db" "$LEVEL_DIR"/*.db; do
-    [ -f "$db" ] || continue
-    "${BUILD:-build}/tests/bench/bench_vs_bullet" "$db" 64 1000 3 | tee -a "$VSB_OUT"
-done
-awk '/map=oacmp/ { for (i = 1; i <= NF; i++) if ($i ~ /^ratio=/) { split($i, kv, "="); s += log(kv[2]); n++ } }
-     END { if (n) printf "BENCH name=core.vs_bullet_gmean levels=%d ratio=%.1f\n", n, exp(s / n) }' "$VSB_OUT"
-rm -f "$VSB_OUT"
+if bench_section core.vs_bullet; then
+    VSB_OUT=$(mktemp)
+    for db in "${BUILD:-build}/maps/arena.db" "$LEVEL_DIR"/*.db; do
+        [ -f "$db" ] || continue
+        "${BUILD:-build}/tests/bench/bench_vs_bullet" "$db" 64 1000 3 | tee -a "$VSB_OUT"
+    done
+    awk '/map=oacmp/ { for (i = 1; i <= NF; i++) if ($i ~ /^ratio=/) { split($i, kv, "="); s += log(kv[2]); n++ } }
+         END { if (n) printf "BENCH name=core.vs_bullet_gmean levels=%d ratio=%.1f\n", n, exp(s / n) }' "$VSB_OUT"
+    rm -f "$VSB_OUT"
+fi
 
 # --- core: lag-compensated queries, and the history behind them ------------
 # bench_query (tests/bench/bench_query.c says how): 64 entities walking, each
@@ -210,24 +261,28 @@ rm -f "$VSB_OUT"
 # frame adds to a tick of moving N entities, and its bytes an entity a
 # second. The queries in thread CPU time, so a busy machine only slows
 # them; the history tick by tick on the monotonic clock, medians; read ratios.
-for tris in 10000 100000; do
-    "${BUILD:-build}/tests/bench/bench_query" --tris "$tris"
-done
-for n in 64 256 1024; do
-    "${BUILD:-build}/tests/bench/bench_query" --history "$n"
-done
-if ls "$LEVEL_DIR"/*.db >/dev/null 2>&1; then
-    for db in "$LEVEL_DIR"/*.db; do
-        "${BUILD:-build}/tests/bench/bench_query" --map "$db" --name "$(basename "$db" .db)" --speed 320
+if bench_section core.query; then
+    for tris in 10000 100000; do
+        "${BUILD:-build}/tests/bench/bench_query" --tris "$tris"
     done
-    "${BUILD:-build}/tests/bench/bench_query" --map "$LEVEL_DIR/oacmpdm5.db" --speed 320 --history 64
-else
-    echo "run-bench: core.query on the corpus skipped: no corpus levels in $LEVEL_DIR"
+    for n in 64 256 1024; do
+        "${BUILD:-build}/tests/bench/bench_query" --history "$n"
+    done
+    if ls "$LEVEL_DIR"/*.db >/dev/null 2>&1; then
+        for db in "$LEVEL_DIR"/*.db; do
+            "${BUILD:-build}/tests/bench/bench_query" --map "$db" --name "$(basename "$db" .db)" --speed 320
+        done
+        "${BUILD:-build}/tests/bench/bench_query" --map "$LEVEL_DIR/oacmpdm5.db" --speed 320 --history 64
+    else
+        echo "run-bench: core.query on the corpus skipped: no corpus levels in $LEVEL_DIR"
+    fi
 fi
 
 # --- protocol: the wire codec, encode and verify+decode --------------------
 # Per message, the median of 9 runs; frames are size-prefixed as over TCP.
-"${BUILD:-build}/tests/bench/bench_protocol" 9
+if bench_section protocol.codec; then
+    "${BUILD:-build}/tests/bench/bench_protocol" 9
+fi
 
 # --- client SDK: end to end over loopback ----------------------------------
 # sweepd on the arena on a free port of 127.0.0.1 (no rate limit: the
@@ -235,43 +290,47 @@ fi
 # in flight per bot (batches of 16 moves for tcp_batch), and the libuv echo
 # baseline of the same message sizes: the machine's ceiling for the same
 # traffic. Then sweepd is stopped (SIGTERM).
-SDK_CLIENTS=${SWEEP_BENCH_CLIENTS:-4}
-SDK_SECONDS=${SWEEP_BENCH_SECONDS:-3}
-SDK_TMP=$(mktemp -d)
-SDK_PID=""
-sdk_stop() { [ -z "$SDK_PID" ] || { kill "$SDK_PID" 2>/dev/null; wait "$SDK_PID" 2>/dev/null; }; rm -rf "$SDK_TMP"; }
-trap sdk_stop EXIT
-sweepd_start "$SDK_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0
-SDK_PID=$SWEEPD_PID SDK_TCP=$SWEEPD_TCP SDK_UDP=$SWEEPD_UDP
-"$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" --batch 16 \
-    --duration "$SDK_SECONDS" --bench-line tcp_batch
-"$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" \
-    --duration "$SDK_SECONDS" --bench-line tcp_single
-"$BIN/sweep-bots" --connect "$SDK_UDP" --udp --clients "$SDK_CLIENTS" \
-    --duration "$SDK_SECONDS" --bench-line udp_single
-sdk_stop
-trap - EXIT
-"${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
-"${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"
+if bench_section server.sdk; then
+    SDK_TMP=$(mktemp -d)
+    SDK_PID=""
+    sdk_stop() { [ -z "$SDK_PID" ] || { kill "$SDK_PID" 2>/dev/null; wait "$SDK_PID" 2>/dev/null; }; rm -rf "$SDK_TMP"; }
+    trap sdk_stop EXIT
+    sweepd_start "$SDK_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0
+    SDK_PID=$SWEEPD_PID SDK_TCP=$SWEEPD_TCP SDK_UDP=$SWEEPD_UDP
+    "$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" --batch 16 \
+        --duration "$SDK_SECONDS" --bench-line tcp_batch
+    "$BIN/sweep-bots" --connect "$SDK_TCP" --clients "$SDK_CLIENTS" \
+        --duration "$SDK_SECONDS" --bench-line tcp_single
+    "$BIN/sweep-bots" --connect "$SDK_UDP" --udp --clients "$SDK_CLIENTS" \
+        --duration "$SDK_SECONDS" --bench-line udp_single
+    sdk_stop
+    trap - EXIT
+    "${BUILD:-build}/tests/bench/bench_echo" tcp "$SDK_CLIENTS" "$SDK_SECONDS"
+    "${BUILD:-build}/tests/bench/bench_echo" udp "$SDK_CLIENTS" "$SDK_SECONDS"
+fi
 
 # --- server: lag-compensated queries through sweepd -------------------------
 # sweepd on the arena without a query rate (the benchmark is the limit);
 # tests/bench/bench_queries.c: 32 targets with hit shapes, SDK_CLIENTS
 # player sessions asking Queries of 16 rays each at a past fractional
 # tick, one in flight each, over TCP then UDP.
-Q_TMP=$(mktemp -d)
-sweepd_start "$Q_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0 --query-rate 0 \
-    --command-token bench-query-token
-Q_PID=$SWEEPD_PID
-"${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_TCP" bench-query-token tcp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
-"${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_UDP" bench-query-token udp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
-kill "$Q_PID" 2>/dev/null || true
-wait "$Q_PID" 2>/dev/null || true
-rm -rf "$Q_TMP"
+if bench_section server.query; then
+    Q_TMP=$(mktemp -d)
+    sweepd_start "$Q_TMP" --map "${BUILD:-build}/maps/arena.db" --rate-limit 0 --query-rate 0 \
+        --command-token bench-query-token
+    Q_PID=$SWEEPD_PID
+    "${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_TCP" bench-query-token tcp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
+    "${BUILD:-build}/tests/bench/bench_queries" "$SWEEPD_UDP" bench-query-token udp "$SDK_CLIENTS" 16 "$SDK_SECONDS" 32
+    kill "$Q_PID" 2>/dev/null || true
+    wait "$Q_PID" 2>/dev/null || true
+    rm -rf "$Q_TMP"
+fi
 
 # --- server: two worlds on one thread and on two (sweepd --threads) --------
 # tests/bench/bench_threads.sh says how: medians of alternating runs, ratio.
-BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
+if bench_section server.threads; then
+    BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
+fi
 
 # --- server: recording sessions, and replaying them (sweepd --record) -------
 # replay: sweepd --record on the arena with 16 honest players (sweep-bots
@@ -313,101 +372,103 @@ BUILD=${BUILD:-build} sh tests/bench/bench_threads.sh 3 "$SDK_SECONDS" 8
 # server share the machine's cores (2 on the machine this was written for),
 # so a move's cost on either side counts; the log (a few hundred MB per run, written through the page
 # cache) is removed after each run. sweepd is stopped by its pid (SIGTERM).
-REC_TMP=$(mktemp -d)
-REC_PID=""
-REC_TCP=""
-REC_LOGS=""
-rec_stop() {
-    if [ -n "$REC_PID" ]; then
-        kill "$REC_PID" 2>/dev/null || true
-        wait "$REC_PID" 2>/dev/null || true
-    fi
+if bench_section server.record; then
+    REC_TMP=$(mktemp -d)
     REC_PID=""
-}
-rec_cleanup() { rec_stop; rm -rf "$REC_TMP"; }
-trap rec_cleanup EXIT
-# rec_start MAP [OPTION...]: sweepd on MAP (sweepd_start); its TCP address
-# in REC_TCP. REC_LOGS, when set, is the directory its --record option
-# names, made empty before each start.
-rec_start() {
-    rec_map=$1
-    shift
-    SWEEPD_EMPTY=$REC_LOGS
-    sweepd_start "$REC_TMP" --map "$rec_map" "$@"
-    SWEEPD_EMPTY=""
-    REC_PID=$SWEEPD_PID REC_TCP=$SWEEPD_TCP
-}
-# rec_one_cpu: the highest CPU this shell may run on (taskset -c takes it).
-rec_one_cpu() {
-    taskset -pc $$ | sed 's/.*: *//' | tr ',' '\n' | sed 's/.*-//' | sort -n | tail -n 1
-}
-# rec_replay MAP: records the honest players on MAP, then replays the log.
-rec_replay() {
-    REC_LOGS="$REC_TMP/logs"
-    rec_start "$1" --record "$REC_LOGS"
-    if ! "$BIN/sweep-bots" --connect "$REC_TCP" --mode honest --map "$1" --clients 16 \
-        --duration "${SWEEP_BENCH_REPLAY_SECONDS:-20}" >"$REC_TMP/bots"; then
-        # The log is still a session to replay; say what the players saw.
-        echo "run-bench: honest players on $1 saw errors or corrections:" >&2
-        cat "$REC_TMP/bots" >&2
-    fi
-    rec_stop
-    "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
-    # Again on one CPU (cpus=1): the replay then streams the log and starts
-    # no thread, the figure for a machine with no CPU to spare.
-    taskset -c "$(rec_one_cpu)" "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
-    rm -rf "$REC_LOGS"
+    REC_TCP=""
     REC_LOGS=""
-}
-rec_replay "${BUILD:-build}/maps/arena.db"
-if REC_PK3=$(sh tests/install-corpus.sh 2>"$REC_TMP/corpus"); then
-    rec_best="" rec_best_movers=-1
-    for m in $("$BIN/sweep-import" "$REC_PK3" --list); do
-        n=$("$BIN/sweep-import" "$REC_PK3" --bsp "$m" -o "$REC_TMP/level.db" |
-            sed -n 's/.* \([0-9]*\) movers (.*/\1/p')
-        if [ -n "$n" ] && [ "$n" -gt "$rec_best_movers" ]; then rec_best=$m rec_best_movers=$n; fi
-    done
-    [ -n "$rec_best" ] || { echo "run-bench: no level of $REC_PK3 imported" >&2; exit 1; }
-    rec_level="$REC_TMP/$(basename "$rec_best" .bsp).db"
-    "$BIN/sweep-import" "$REC_PK3" --bsp "$rec_best" -o "$rec_level" --quiet
-    rec_replay "$rec_level"
-else
-    echo "run-bench: replay on a corpus level skipped: $(head -n 1 "$REC_TMP/corpus")"
-fi
-
-rec_runs=""
-for round in 1 2 3 4 5; do
-    if [ $((round % 2)) = 1 ]; then rec_order="plain record"; else rec_order="record plain"; fi
-    for mode in $rec_order; do
-        if [ "$mode" = record ]; then
-            REC_LOGS="$REC_TMP/load"
-            rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0 --record "$REC_LOGS"
-        else
-            REC_LOGS=""
-            rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0
+    rec_stop() {
+        if [ -n "$REC_PID" ]; then
+            kill "$REC_PID" 2>/dev/null || true
+            wait "$REC_PID" 2>/dev/null || true
         fi
-        mps=$("$BIN/sweep-bots" --connect "$REC_TCP" --clients 4 --rate 0 --batch 8 --duration 3 --warmup 0.5 |
-            sed -n 's/^throughput: *\([0-9.]*\) moves\/s.*/\1/p')
-        rec_stop
-        rm -rf "$REC_TMP/load"
-        REC_LOGS=""
-        [ -n "$mps" ] || { echo "run-bench: sweep-bots measured nothing ($mode)" >&2; exit 1; }
-        rec_runs="$rec_runs $mode=$mps:$round"
-    done
-done
-echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F'[=:]' '
-    function median(v, n,    i, j, t) {
-        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        REC_PID=""
     }
-    $1 == "record" { r[++nr] = $2; rr[$3] = $2 } $1 == "plain" { p[++np] = $2; pr[$3] = $2 }
-    END { mr = median(r, nr); mp = median(p, np)
-          # The spread: each round, its recorded run over its unrecorded one.
-          for (k in rr) if (pr[k] > 0) { q = rr[k] / pr[k]; if (!nq++ || q < lo) lo = q; if (nq == 1 || q > hi) hi = q }
-          printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f ratio_min=%.3f ratio_max=%.3f\n",
-              mr, (mp > 0 ? mr / mp : 0), lo, hi }'
-rec_cleanup
-trap - EXIT
+    rec_cleanup() { rec_stop; rm -rf "$REC_TMP"; }
+    trap rec_cleanup EXIT
+    # rec_start MAP [OPTION...]: sweepd on MAP (sweepd_start); its TCP address
+    # in REC_TCP. REC_LOGS, when set, is the directory its --record option
+    # names, made empty before each start.
+    rec_start() {
+        rec_map=$1
+        shift
+        SWEEPD_EMPTY=$REC_LOGS
+        sweepd_start "$REC_TMP" --map "$rec_map" "$@"
+        SWEEPD_EMPTY=""
+        REC_PID=$SWEEPD_PID REC_TCP=$SWEEPD_TCP
+    }
+    # rec_one_cpu: the highest CPU this shell may run on (taskset -c takes it).
+    rec_one_cpu() {
+        taskset -pc $$ | sed 's/.*: *//' | tr ',' '\n' | sed 's/.*-//' | sort -n | tail -n 1
+    }
+    # rec_replay MAP: records the honest players on MAP, then replays the log.
+    rec_replay() {
+        REC_LOGS="$REC_TMP/logs"
+        rec_start "$1" --record "$REC_LOGS"
+        if ! "$BIN/sweep-bots" --connect "$REC_TCP" --mode honest --map "$1" --clients 16 \
+            --duration "${SWEEP_BENCH_REPLAY_SECONDS:-20}" >"$REC_TMP/bots"; then
+            # The log is still a session to replay; say what the players saw.
+            echo "run-bench: honest players on $1 saw errors or corrections:" >&2
+            cat "$REC_TMP/bots" >&2
+        fi
+        rec_stop
+        "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
+        # Again on one CPU (cpus=1): the replay then streams the log and starts
+        # no thread, the figure for a machine with no CPU to spare.
+        taskset -c "$(rec_one_cpu)" "${BUILD:-build}/tests/bench/bench_replay" "$REC_LOGS"/*.sweeplog 21
+        rm -rf "$REC_LOGS"
+        REC_LOGS=""
+    }
+    rec_replay "${BUILD:-build}/maps/arena.db"
+    if REC_PK3=$(sh tests/install-corpus.sh 2>"$REC_TMP/corpus"); then
+        rec_best="" rec_best_movers=-1
+        for m in $("$BIN/sweep-import" "$REC_PK3" --list); do
+            n=$("$BIN/sweep-import" "$REC_PK3" --bsp "$m" -o "$REC_TMP/level.db" |
+                sed -n 's/.* \([0-9]*\) movers (.*/\1/p')
+            if [ -n "$n" ] && [ "$n" -gt "$rec_best_movers" ]; then rec_best=$m rec_best_movers=$n; fi
+        done
+        [ -n "$rec_best" ] || { echo "run-bench: no level of $REC_PK3 imported" >&2; exit 1; }
+        rec_level="$REC_TMP/$(basename "$rec_best" .bsp).db"
+        "$BIN/sweep-import" "$REC_PK3" --bsp "$rec_best" -o "$rec_level" --quiet
+        rec_replay "$rec_level"
+    else
+        echo "run-bench: replay on a corpus level skipped: $(head -n 1 "$REC_TMP/corpus")"
+    fi
+
+    rec_runs=""
+    for round in 1 2 3 4 5; do
+        if [ $((round % 2)) = 1 ]; then rec_order="plain record"; else rec_order="record plain"; fi
+        for mode in $rec_order; do
+            if [ "$mode" = record ]; then
+                REC_LOGS="$REC_TMP/load"
+                rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0 --record "$REC_LOGS"
+            else
+                REC_LOGS=""
+                rec_start "${BUILD:-build}/maps/arena.db" --rate-limit 0
+            fi
+            mps=$("$BIN/sweep-bots" --connect "$REC_TCP" --clients 4 --rate 0 --batch 8 --duration 3 --warmup 0.5 |
+                sed -n 's/^throughput: *\([0-9.]*\) moves\/s.*/\1/p')
+            rec_stop
+            rm -rf "$REC_TMP/load"
+            REC_LOGS=""
+            [ -n "$mps" ] || { echo "run-bench: sweep-bots measured nothing ($mode)" >&2; exit 1; }
+            rec_runs="$rec_runs $mode=$mps:$round"
+        done
+    done
+    echo "$rec_runs" | tr ' ' '\n' | grep . | awk -F'[=:]' '
+        function median(v, n,    i, j, t) {
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        }
+        $1 == "record" { r[++nr] = $2; rr[$3] = $2 } $1 == "plain" { p[++np] = $2; pr[$3] = $2 }
+        END { mr = median(r, nr); mp = median(p, np)
+              # The spread: each round, its recorded run over its unrecorded one.
+              for (k in rr) if (pr[k] > 0) { q = rr[k] / pr[k]; if (!nq++ || q < lo) lo = q; if (nq == 1 || q > hi) hi = q }
+              printf "BENCH name=server.record moves_per_s=%.0f ratio_to_unrecorded=%.3f ratio_min=%.3f ratio_max=%.3f\n",
+                  mr, (mp > 0 ? mr / mp : 0), lo, hi }'
+    rec_cleanup
+    trap - EXIT
+fi
 
 # --- server: players at 60 Hz over UDP, and sweepd's CPU time per move -----
 # sweepd on the arena on a free port of 127.0.0.1 (per-address limits raised:
@@ -428,70 +489,72 @@ trap - EXIT
 # would measure them. Latencies run from a move's send to the kernel's
 # arrival time of its answer (libsweep's received_ns), so the bots' own
 # delay in coming to read is not counted as the server's.
-U60_TMP=$(mktemp -d)
-U60_PID=""
-u60_stop() {
-    if [ -n "$U60_PID" ]; then
-        kill "$U60_PID" 2>/dev/null || true
-        wait "$U60_PID" 2>/dev/null || true
-    fi
+if bench_section server.udp_60hz; then
+    U60_TMP=$(mktemp -d)
     U60_PID=""
-}
-u60_cleanup() { u60_stop; rm -rf "$U60_TMP"; }
-trap u60_cleanup EXIT
-U60_SECONDS=${SWEEP_BENCH_UDP60_SECONDS:-5}
-U60_HZ=$(getconf CLK_TCK)
-# The CPU ticks process $1 has used: utime + stime, the 14th and 15th fields
-# after its name (which holds no space: "(sweepd)", "(sweep-bots)").
-u60_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-u60_run() {
-    n=$1
-    sweepd_start "$U60_TMP" --map "${BUILD:-build}/maps/arena.db" \
-        --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64 \
-        --history-entities $((n + 64))
-    U60_PID=$SWEEPD_PID U60_TCP=$SWEEPD_TCP U60_UDP=$SWEEPD_UDP
-    "$BIN/sweep-bots" --connect "$U60_UDP" --udp --rate 60 --clients "$n" --warmup 1 \
-        --duration $((U60_SECONDS + 2)) >"$U60_TMP/bots" 2>"$U60_TMP/bots.err" &
-    u60_bots=$!
-    # The bots move once all have their session and player: then a second
-    # of warmup, and the window.
-    sweepd_wait_moving "$U60_TCP"
-    sleep 1
-    c0=$(u60_cpu "$U60_PID") b0=$(u60_cpu "$u60_bots") m0=$(sweepd_moves "$U60_TCP")
-    sleep "$U60_SECONDS"
-    c1=$(u60_cpu "$U60_PID") b1=$(u60_cpu "$u60_bots") m1=$(sweepd_moves "$U60_TCP")
-    wait "$u60_bots" || { echo "run-bench: sweep-bots failed ($n clients):" >&2; cat "$U60_TMP/bots.err" >&2; }
-    u60_stop
-    awk -v n="$n" -v c="$((c1 - c0))" -v b="$((b1 - b0))" -v m="$((m1 - m0))" -v hz="$U60_HZ" -v s="$U60_SECONDS" '
-        /^moves:/ { lost = $(NF - 1) }
-        /^latency us:/ { p50 = $4; p99 = $8 }
-        END { printf "%d %.0f %.2f %s %s %s %.2f\n", n, m / s, (m > 0 ? c * 1e6 / hz / m : 0), p50, p99, lost,
-                     (m > 0 ? b * 1e6 / hz / m : 0) }' \
-        "$U60_TMP/bots" >>"$U60_TMP/runs"
-}
-: >"$U60_TMP/runs"
-for round in $(seq "${SWEEP_BENCH_UDP60_RUNS:-3}"); do
-    for n in 500 1000 2000; do
-        u60_run "$n"
+    u60_stop() {
+        if [ -n "$U60_PID" ]; then
+            kill "$U60_PID" 2>/dev/null || true
+            wait "$U60_PID" 2>/dev/null || true
+        fi
+        U60_PID=""
+    }
+    u60_cleanup() { u60_stop; rm -rf "$U60_TMP"; }
+    trap u60_cleanup EXIT
+    U60_SECONDS=${SWEEP_BENCH_UDP60_SECONDS:-5}
+    U60_HZ=$(getconf CLK_TCK)
+    # The CPU ticks process $1 has used: utime + stime, the 14th and 15th fields
+    # after its name (which holds no space: "(sweepd)", "(sweep-bots)").
+    u60_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+    u60_run() {
+        n=$1
+        sweepd_start "$U60_TMP" --map "${BUILD:-build}/maps/arena.db" \
+            --max-sessions $((n + 64)) --max-sessions-per-address $((n + 64)) --max-conns-per-address 64 \
+            --history-entities $((n + 64))
+        U60_PID=$SWEEPD_PID U60_TCP=$SWEEPD_TCP U60_UDP=$SWEEPD_UDP
+        "$BIN/sweep-bots" --connect "$U60_UDP" --udp --rate 60 --clients "$n" --warmup 1 \
+            --duration $((U60_SECONDS + 2)) >"$U60_TMP/bots" 2>"$U60_TMP/bots.err" &
+        u60_bots=$!
+        # The bots move once all have their session and player: then a second
+        # of warmup, and the window.
+        sweepd_wait_moving "$U60_TCP"
+        sleep 1
+        c0=$(u60_cpu "$U60_PID") b0=$(u60_cpu "$u60_bots") m0=$(sweepd_moves "$U60_TCP")
+        sleep "$U60_SECONDS"
+        c1=$(u60_cpu "$U60_PID") b1=$(u60_cpu "$u60_bots") m1=$(sweepd_moves "$U60_TCP")
+        wait "$u60_bots" || { echo "run-bench: sweep-bots failed ($n clients):" >&2; cat "$U60_TMP/bots.err" >&2; }
+        u60_stop
+        awk -v n="$n" -v c="$((c1 - c0))" -v b="$((b1 - b0))" -v m="$((m1 - m0))" -v hz="$U60_HZ" -v s="$U60_SECONDS" '
+            /^moves:/ { lost = $(NF - 1) }
+            /^latency us:/ { p50 = $4; p99 = $8 }
+            END { printf "%d %.0f %.2f %s %s %s %.2f\n", n, m / s, (m > 0 ? c * 1e6 / hz / m : 0), p50, p99, lost,
+                         (m > 0 ? b * 1e6 / hz / m : 0) }' \
+            "$U60_TMP/bots" >>"$U60_TMP/runs"
+    }
+    : >"$U60_TMP/runs"
+    for round in $(seq "${SWEEP_BENCH_UDP60_RUNS:-3}"); do
+        for n in 500 1000 2000; do
+            u60_run "$n"
+        done
     done
-done
-for n in 500 1000 2000; do
-    awk -v n="$n" '
-        function median(v, k,    i, j, t) {
-            for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-            return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-        }
-        $1 == n { k++; for (f = 2; f <= 7; f++) { col[f, k] = $f } }
-        END {
-            lo = hi = col[5, 1]
-            for (i = 2; i <= k; i++) { if (col[5, i] < lo) lo = col[5, i]; if (col[5, i] > hi) hi = col[5, i] }
-            for (f = 2; f <= 7; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-            printf "BENCH name=server.udp_60hz players=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f bots_cpu_us_per_move=%.2f p50_us=%.1f p99_us=%.1f lost=%d p99_us_min=%.1f p99_us_max=%.1f\n",
-                n, med[2], med[3], med[7], med[4], med[5], med[6], lo, hi
-        }' "$U60_TMP/runs"
-done
-u60_cleanup
-trap - EXIT
+    for n in 500 1000 2000; do
+        awk -v n="$n" '
+            function median(v, k,    i, j, t) {
+                for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+                return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+            }
+            $1 == n { k++; for (f = 2; f <= 7; f++) { col[f, k] = $f } }
+            END {
+                lo = hi = col[5, 1]
+                for (i = 2; i <= k; i++) { if (col[5, i] < lo) lo = col[5, i]; if (col[5, i] > hi) hi = col[5, i] }
+                for (f = 2; f <= 7; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
+                printf "BENCH name=server.udp_60hz players=%d moves_per_s=%.0f server_cpu_us_per_move=%.2f bots_cpu_us_per_move=%.2f p50_us=%.1f p99_us=%.1f lost=%d p99_us_min=%.1f p99_us_max=%.1f\n",
+                    n, med[2], med[3], med[7], med[4], med[5], med[6], lo, hi
+            }' "$U60_TMP/runs"
+    done
+    u60_cleanup
+    trap - EXIT
+fi
 
 # --- server: sweepd's own CPU time per UDP move, kept busy ------------------
 # sweepd on the arena on a free port of 127.0.0.1 (per-address limits raised),
@@ -507,57 +570,59 @@ trap - EXIT
 # bots included), moves_per_server_core_s what one core of sweepd's at that
 # cost would answer; moves_per_s is what the shared machine did. Medians of
 # the runs; moves_per_server_core_s_min and _max the range of the runs'.
-UC_TMP=$(mktemp -d)
-UC_PID=""
-uc_stop() {
-    if [ -n "$UC_PID" ]; then
-        kill "$UC_PID" 2>/dev/null || true
-        wait "$UC_PID" 2>/dev/null || true
-    fi
+if bench_section server.udp_cost; then
+    UC_TMP=$(mktemp -d)
     UC_PID=""
-}
-uc_cleanup() { uc_stop; rm -rf "$UC_TMP"; }
-trap uc_cleanup EXIT
-UC_SECONDS=${SWEEP_BENCH_UDPCOST_SECONDS:-5}
-UC_CLIENTS=200
-UC_HZ=$(getconf CLK_TCK)
-# utime and stime: the 14th and 15th fields after the name "(sweepd)".
-uc_cpu() { awk '{ print $14, $15 }' "/proc/$UC_PID/stat"; }
-: >"$UC_TMP/runs"
-for round in $(seq "${SWEEP_BENCH_UDPCOST_RUNS:-3}"); do
-    sweepd_start "$UC_TMP" --map "${BUILD:-build}/maps/arena.db" \
-        --max-sessions $((UC_CLIENTS + 64)) --max-sessions-per-address $((UC_CLIENTS + 64))
-    UC_PID=$SWEEPD_PID UC_TCP=$SWEEPD_TCP UC_UDP=$SWEEPD_UDP
-    "$BIN/sweep-bots" --connect "$UC_UDP" --udp --rate 0 --window 4 --clients "$UC_CLIENTS" --warmup 1 \
-        --duration $((UC_SECONDS + 2)) >"$UC_TMP/bots" 2>"$UC_TMP/bots.err" &
-    uc_bots=$!
-    sweepd_wait_moving "$UC_TCP"
-    sleep 1
-    c0=$(uc_cpu) m0=$(sweepd_moves "$UC_TCP")
-    sleep "$UC_SECONDS"
-    c1=$(uc_cpu) m1=$(sweepd_moves "$UC_TCP")
-    wait "$uc_bots" || { echo "run-bench: sweep-bots failed (udp_cost):" >&2; cat "$UC_TMP/bots.err" >&2; }
-    uc_stop
-    echo "$c0 $c1 $m0 $m1" | awk -v hz="$UC_HZ" -v s="$UC_SECONDS" '{
-        m = $6 - $5; u = ($3 - $1) * 1e6 / hz; k = ($4 - $2) * 1e6 / hz
-        if (m > 0) printf "%.0f %.3f %.3f %.3f\n", m / s, (u + k) / m, u / m, k / m }' >>"$UC_TMP/runs"
-done
-awk -v n="$UC_CLIENTS" '
-    function median(v, k,    i, j, t) {
-        for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+    uc_stop() {
+        if [ -n "$UC_PID" ]; then
+            kill "$UC_PID" 2>/dev/null || true
+            wait "$UC_PID" 2>/dev/null || true
+        fi
+        UC_PID=""
     }
-    { k++; for (f = 1; f <= 4; f++) col[f, k] = $f }
-    END {
-        if (k == 0) { print "run-bench: server.udp_cost measured nothing" > "/dev/stderr"; exit 1 }
-        lo = hi = col[2, 1]
-        for (i = 2; i <= k; i++) { if (col[2, i] < lo) lo = col[2, i]; if (col[2, i] > hi) hi = col[2, i] }
-        for (f = 1; f <= 4; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
-        printf "BENCH name=server.udp_cost clients=%d window=4 moves_per_s=%.0f server_cpu_us_per_move=%.2f user_us=%.2f sys_us=%.2f moves_per_server_core_s=%.0f moves_per_server_core_s_min=%.0f moves_per_server_core_s_max=%.0f\n",
-            n, med[1], med[2], med[3], med[4], (med[2] > 0 ? 1e6 / med[2] : 0), (hi > 0 ? 1e6 / hi : 0), (lo > 0 ? 1e6 / lo : 0)
-    }' "$UC_TMP/runs"
-uc_cleanup
-trap - EXIT
+    uc_cleanup() { uc_stop; rm -rf "$UC_TMP"; }
+    trap uc_cleanup EXIT
+    UC_SECONDS=${SWEEP_BENCH_UDPCOST_SECONDS:-5}
+    UC_CLIENTS=200
+    UC_HZ=$(getconf CLK_TCK)
+    # utime and stime: the 14th and 15th fields after the name "(sweepd)".
+    uc_cpu() { awk '{ print $14, $15 }' "/proc/$UC_PID/stat"; }
+    : >"$UC_TMP/runs"
+    for round in $(seq "${SWEEP_BENCH_UDPCOST_RUNS:-3}"); do
+        sweepd_start "$UC_TMP" --map "${BUILD:-build}/maps/arena.db" \
+            --max-sessions $((UC_CLIENTS + 64)) --max-sessions-per-address $((UC_CLIENTS + 64))
+        UC_PID=$SWEEPD_PID UC_TCP=$SWEEPD_TCP UC_UDP=$SWEEPD_UDP
+        "$BIN/sweep-bots" --connect "$UC_UDP" --udp --rate 0 --window 4 --clients "$UC_CLIENTS" --warmup 1 \
+            --duration $((UC_SECONDS + 2)) >"$UC_TMP/bots" 2>"$UC_TMP/bots.err" &
+        uc_bots=$!
+        sweepd_wait_moving "$UC_TCP"
+        sleep 1
+        c0=$(uc_cpu) m0=$(sweepd_moves "$UC_TCP")
+        sleep "$UC_SECONDS"
+        c1=$(uc_cpu) m1=$(sweepd_moves "$UC_TCP")
+        wait "$uc_bots" || { echo "run-bench: sweep-bots failed (udp_cost):" >&2; cat "$UC_TMP/bots.err" >&2; }
+        uc_stop
+        echo "$c0 $c1 $m0 $m1" | awk -v hz="$UC_HZ" -v s="$UC_SECONDS" '{
+            m = $6 - $5; u = ($3 - $1) * 1e6 / hz; k = ($4 - $2) * 1e6 / hz
+            if (m > 0) printf "%.0f %.3f %.3f %.3f\n", m / s, (u + k) / m, u / m, k / m }' >>"$UC_TMP/runs"
+    done
+    awk -v n="$UC_CLIENTS" '
+        function median(v, k,    i, j, t) {
+            for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+        }
+        { k++; for (f = 1; f <= 4; f++) col[f, k] = $f }
+        END {
+            if (k == 0) { print "run-bench: server.udp_cost measured nothing" > "/dev/stderr"; exit 1 }
+            lo = hi = col[2, 1]
+            for (i = 2; i <= k; i++) { if (col[2, i] < lo) lo = col[2, i]; if (col[2, i] > hi) hi = col[2, i] }
+            for (f = 1; f <= 4; f++) { for (i = 1; i <= k; i++) v[i] = col[f, i]; med[f] = median(v, k) }
+            printf "BENCH name=server.udp_cost clients=%d window=4 moves_per_s=%.0f server_cpu_us_per_move=%.2f user_us=%.2f sys_us=%.2f moves_per_server_core_s=%.0f moves_per_server_core_s_min=%.0f moves_per_server_core_s_max=%.0f\n",
+                n, med[1], med[2], med[3], med[4], (med[2] > 0 ? 1e6 / med[2] : 0), (hi > 0 ? 1e6 / hi : 0), (lo > 0 ? 1e6 / lo : 0)
+        }' "$UC_TMP/runs"
+    uc_cleanup
+    trap - EXIT
+fi
 
 # --- server: the kernel's floor under server.udp_cost -----------------------
 # The same traffic (200 sockets, 4 datagrams of a Move's size in flight
@@ -566,14 +631,18 @@ trap - EXIT
 # (tests/bench/bench_udp_floor.c): its CPU a datagram is what the kernel
 # charges the answering process before any of sweepd's work, the floor
 # under server_cpu_us_per_move above. Medians of 3 runs of 4 s.
-"${BUILD:-build}/tests/bench/bench_udp_floor" 200 4 4 3
+if bench_section server.udp_floor; then
+    "${BUILD:-build}/tests/bench/bench_udp_floor" 200 4 4 3
+fi
 
 # --- server: a game server relaying 1,000 players at 60 Hz, watching them ---
 # tests/bench/bench_game_server.sh says how: a fresh sweepd a run, the
 # example relay_server as the game server over TCP and over UDP, its
 # batches in step with sweepd's ticks (SWEEP_BENCH_GAME_ALIGN), medians of
 # SWEEP_BENCH_GAME_RUNS runs (3) of SWEEP_BENCH_GAME_SECONDS (10) each.
-BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
+if bench_section server.game_server; then
+    BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
+fi
 
 # --- server: a soak, 10,000 sessions for minutes, alone and under attack ----
 # bench_soak starts sweepd on the arena (per-address limits raised: every
@@ -602,15 +671,19 @@ BUILD=${BUILD:-build} sh tests/bench/bench_game_server.sh
 # runs of 3 minutes); `make bench` runs 30 s of each by default. It raises
 # its descriptor limit to the hard limit and skips, saying so, below
 # 10,712. Honest errors fail the benchmark, with the end of sweepd's log.
-SOAK_LOG=$(mktemp)
-if ! "${BUILD:-build}/tests/bench/bench_soak" --sweepd "$BIN/sweepd" --bots "$BIN/sweep-bots" \
-    --map "${BUILD:-build}/maps/arena.db" --seconds "${SWEEP_SOAK_SECONDS:-30}" --server-log "$SOAK_LOG"; then
-    echo "run-bench: server.soak failed or honest sessions saw errors; sweepd's log ends:" >&2
-    tail -n 20 "$SOAK_LOG" >&2
+if bench_section server.soak; then
+    SOAK_LOG=$(mktemp)
+    if ! "${BUILD:-build}/tests/bench/bench_soak" --sweepd "$BIN/sweepd" --bots "$BIN/sweep-bots" \
+        --map "${BUILD:-build}/maps/arena.db" --seconds "${SWEEP_SOAK_SECONDS:-30}" --server-log "$SOAK_LOG"; then
+        echo "run-bench: server.soak failed or honest sessions saw errors; sweepd's log ends:" >&2
+        tail -n 20 "$SOAK_LOG" >&2
+        rm -f "$SOAK_LOG"
+        exit 1
+    fi
     rm -f "$SOAK_LOG"
-    exit 1
 fi
-rm -f "$SOAK_LOG"
 
 # --- the host again, at the end (see the first section) ----------------------
-"${BUILD:-build}/tests/bench/bench_host" end
+if bench_section host; then
+    "${BUILD:-build}/tests/bench/bench_host" end
+fi
