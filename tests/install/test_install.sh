@@ -40,13 +40,18 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
-# A sanitizer build (build-address, build-undefined, either with -debug or
-# -faults after it) is installed with its own SANITIZER, and programs
-# linking its libraries need the flag too; build-debug and build-faults
-# are no sanitizer's.
-case $BUILD in
-build-address*) sanitizer=address ;;
-build-undefined*) sanitizer=undefined ;;
+# A sanitizer build (the Makefile's build-SANITIZER, with -debug or -faults
+# after it: build-address, build-address,undefined-debug, ...) is installed
+# with its own SANITIZER, every one of the list, and programs linking its
+# libraries need the same flag; build-debug and build-faults are no
+# sanitizer's.
+case $(basename "$BUILD") in
+build-address* | build-undefined*)
+    sanitizer=$(basename "$BUILD")
+    sanitizer=${sanitizer#build-}
+    sanitizer=${sanitizer%-faults}
+    sanitizer=${sanitizer%-debug}
+    ;;
 *) sanitizer= ;;
 esac
 san_flags=${sanitizer:+-fsanitize=$sanitizer}
