@@ -58,6 +58,7 @@ sweepd_wait_moving() {
 # the run before anything starts, listing the names. `make bench
 # SWEEP_BENCH_ONLY="core.level server.udp_cost"` runs those two, and
 # tests/bench/ab.sh runs sections of two builds in turn.
+set -f # the names are words, never file patterns
 BENCH_ONLY=" $(echo ${SWEEP_BENCH_ONLY:-}) "
 if [ "$BENCH_ONLY" != "  " ]; then
     bench_names=$(sed -n 's/^if bench_section \([a-z0-9_.]*\); then$/\1/p' "$0" | sort -u)
@@ -68,6 +69,7 @@ if [ "$BENCH_ONLY" != "  " ]; then
         fi
     done
 fi
+set +f
 # bench_section NAME: whether the section NAME runs.
 bench_section() {
     [ "$BENCH_ONLY" = "  " ] && return 0
