@@ -79,6 +79,21 @@ int sweep_triangle_is_degenerate(sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
     return !(cross > DEGENERATE_RATIO * longest);
 }
 
+/* The bin, 0 .. BINS - 1, of a centroid at c along an axis whose centroids
+ * start at cmin, BINS / scale of them a bin. Centroids a few units in the
+ * last place of a subnormal apart (a map's input may be so) make scale
+ * infinite, and the first centroid's 0 * inf a NaN, which no conversion
+ * to int may meet: what is not a number from 0 up goes to bin 0, as
+ * everything past the last bin goes to it. Any other centroid gets the
+ * bin it always had, so every tree is built as before. */
+static int bin_of(double c, double cmin, double scale)
+{
+    double t = (c - cmin) * scale;
+    if (!(t >= 0.0))
+        return 0;
+    return t < (double)BINS ? (int)t : BINS - 1;
+}
+
 /* Finds the cheapest binned SAH split of prims[begin, end). Returns 1 and the
  * split (axis, bin boundary) if splitting beats keeping a leaf. */
 static int find_split(const prim *prims, uint32_t begin, uint32_t end, sweep_vec3 lo, sweep_vec3 hi,
@@ -98,9 +113,7 @@ static int find_split(const prim *prims, uint32_t begin, uint32_t end, sweep_vec
             bhi[i] = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
         }
         for (uint32_t i = begin; i < end; i++) {
-            int b = (int)((axis_of(prims[i].c, axis) - cmin) * scale);
-            if (b >= BINS)
-                b = BINS - 1;
+            int b = bin_of(axis_of(prims[i].c, axis), cmin, scale);
             count[b]++;
             blo[b] = sweep_v3_min(blo[b], prims[i].lo);
             bhi[b] = sweep_v3_max(bhi[b], prims[i].hi);
@@ -143,10 +156,7 @@ static uint32_t partition(prim *prims, uint32_t begin, uint32_t end, int axis, i
     double scale = (double)BINS / extent;
     uint32_t i = begin, j = end;
     while (i < j) {
-        int b = (int)((axis_of(prims[i].c, axis) - cmin) * scale);
-        if (b >= BINS)
-            b = BINS - 1;
-        if (b < bin) {
+        if (bin_of(axis_of(prims[i].c, axis), cmin, scale) < bin) {
             i++;
         } else {
             j--;

@@ -285,6 +285,43 @@ static void tiny_worlds(void **state)
     }
 }
 
+/* Centroids a few units in the last place of a subnormal apart along an
+ * axis (a map may give corners such as 8e-320): the split search's scale
+ * of that axis is infinite. The tree is built, and walks as any other. */
+static void subnormal_spread(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    static sweep_vec3 v[3 * N];
+    static uint32_t ix[3 * N];
+    lcg_state = 14;
+    for (uint32_t t = 0; t < N; t++) {
+        double x = 2.0 * (t % 8), y = 2.0 * (t / 8);
+        /* Every third triangle lifts one corner by a subnormal on z, every
+         * fifth on all three axes. */
+        double dz = t % 3 == 0 ? 8e-320 : 0.0, dxy = t % 5 == 0 ? 5e-324 : 0.0;
+        v[3 * t] = sweep_v3(x + dxy, y + dxy, dz);
+        v[3 * t + 1] = sweep_v3(x + 1, y, 0);
+        v[3 * t + 2] = sweep_v3(x, y + 1, 0);
+        for (int k = 0; k < 3; k++)
+            ix[3 * t + k] = 3 * t + k;
+    }
+    sweep_world *w = world_of(v, 3 * N, ix, N);
+    assert_int_equal(w->tri_count, N);
+    walks_match(w, sweep_v3(-1, -1, -1), sweep_v3(17, 17, 1), 3.0);
+    sweep_world_destroy(w);
+    /* The same on a column: centroids apart on z by subnormals alone. */
+    for (uint32_t t = 0; t < N; t++) {
+        double z = t * 1e-321;
+        v[3 * t] = sweep_v3(0, 0, z);
+        v[3 * t + 1] = sweep_v3(1, 0, z);
+        v[3 * t + 2] = sweep_v3(0, 1, z);
+    }
+    w = world_of(v, 3 * N, ix, N);
+    assert_int_equal(w->tri_count, N);
+    sweep_world_destroy(w);
+}
+
 /* An empty world has no nodes, and a walk through it finds nothing. */
 static void empty_world(void **state)
 {
@@ -303,6 +340,7 @@ int main(void)
         cmocka_unit_test(soup),
         cmocka_unit_test(floor_grid),
         cmocka_unit_test(tiny_worlds),
+        cmocka_unit_test(subnormal_spread),
         cmocka_unit_test(empty_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
