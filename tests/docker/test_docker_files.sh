@@ -11,9 +11,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
 # The install must come from the build directory under test, already built:
-# build[-<sanitizer>][-debug] says which make variables made it.
-rest=${BUILD#build}
-debug=
+# build[-<sanitizer>][-debug][-faults] says which make variables made it.
+rest=$(basename "$BUILD")
+rest=${rest#build}
+debug= faults=
+case $rest in
+*-faults) faults=1 rest=${rest%-faults} ;;
+esac
 case $rest in
 *-debug) debug=1 rest=${rest%-debug} ;;
 esac
@@ -24,7 +28,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 echo "[ RUN      ] make install DESTDIR=<tmp> PREFIX=/usr/local"
 # MAKEFLAGS cleared: this runs under `make test`, whose jobserver is not ours.
 if ! (cd "$root" && MAKEFLAGS='' MFLAGS='' MAKELEVEL='' make -s install DESTDIR="$work/root" PREFIX=/usr/local \
-        ${san:+SANITIZER=$san} ${debug:+DEBUG=$debug}) >"$work/install.log" 2>&1; then
+        ${san:+SANITIZER=$san} ${debug:+DEBUG=$debug} ${faults:+FAULTS=$faults}) >"$work/install.log" 2>&1; then
     echo "[  FAILED  ] make install:"
     cat "$work/install.log"
     echo "[==========] 1 test(s) run."
