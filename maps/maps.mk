@@ -146,18 +146,20 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),mov
 # --- fuzzing the level image reader -------------------------------------------
 # tests/fuzz/fuzz_level_image.c with clang's libFuzzer, ASan and UBSan: any
 # bytes read as a level image (what libsweep loads without SQLite), and a
-# level that comes out built into a world and movers. The reader is compiled
-# into the harness (with coverage); the rest comes from the gcc build. Seeds:
-# the sample maps' images above. New inputs go to $(BUILD)/fuzz-corpus/image,
-# a crashing input to $(BUILD)/fuzz-crashes/.
+# level that comes out built into a world and movers, and walked by players.
+# The reader and the core are compiled into the harness (with coverage, the
+# sanitizers and the core's own checks, SWEEP_CHECKS); the rest of maps/
+# comes from the gcc build. Seeds: the sample maps' images above. New inputs
+# go to $(BUILD)/fuzz-corpus/image, a crashing input to $(BUILD)/fuzz-crashes/.
 #   make fuzz-image FUZZ_SECONDS=N   fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 IMAGE_FUZZ := $(BUILD)/tests/fuzz/fuzz_level_image
 IMAGE_FUZZ_SMOKE_RUNS ?= 20000
-$(IMAGE_FUZZ): tests/fuzz/fuzz_level_image.c tests/fuzz/level_invariants.h maps/level_image.c $(MAPS_LIB) $(CORE_LIB)
+$(IMAGE_FUZZ): tests/fuzz/fuzz_level_image.c tests/fuzz/level_invariants.h maps/level_image.c $(CORE_SRC) \
+		$(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_level_image.c maps/level_image.c $(MAPS_LIB) $(CORE_LIB) \
-		$(MAPS_LDLIBS) -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_level_image.c maps/level_image.c $(CORE_SRC) \
+		$(MAPS_LIB) $(MAPS_LDLIBS) -lm -o $@
 
 .PHONY: fuzz-image
 fuzz-image: $(IMAGE_FUZZ) $(MAPS_IMAGES)
