@@ -10,8 +10,7 @@ function fmt(v,    a) {
     a = v < 0 ? -v : v
     if (a >= 100) return sprintf("%.0f", v)
     if (a >= 10) return sprintf("%.1f", v)
-    if (a >= 1) return sprintf("%.2f", v)
-    return sprintf("%.3f", v)
+    return sprintf("%.3f", v) # ratios: 1.135 is not 1.14
 }
 function median(s, id, k,    n, i, j, t, v) {
     n = count[s, id, k]

@@ -77,9 +77,9 @@ check_not "and not printed" 'fallback_moves' "$work/out"
 check "what was run is part of the instance" '^server\.udp_60hz players=2000 p99_us: ' "$work/out"
 check "a second line of the same instance is its own" '^maps\.hash tris=10 #2: 1 figure the same in every run$' \
     "$work/out"
-check "the first is not mixed with it" '^maps\.hash tris=10 hash_ms: A 2\.00 \(1\.00 to 3\.00\); B 1\.00; B/A 0\.500$' \
+check "the first is not mixed with it" '^maps\.hash tris=10 hash_ms: A 2\.000 \(1\.000 to 3\.000\); B 1\.000; B/A 0\.500$' \
     "$work/out"
-check "a figure of one build only" '^core\.only_a figure: A 3\.00; B none$' "$work/out"
+check "a figure of one build only" '^core\.only_a figure: A 3\.000; B none$' "$work/out"
 cp "$work/logs/A.1.log" "$work/logs/C.1.log"
 awk -f "$here/ab.awk" "$work/logs/C.1.log" >"$work/out.bad" 2>&1
 check_rc "a log of neither side is refused" 2 $?
