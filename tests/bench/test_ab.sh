@@ -9,42 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-# check NAME PATTERN FILE: passes when a line of FILE matches PATTERN (an
-# extended regular expression).
-check() {
-    if grep -Eq -- "$2" "$3"; then
-        echo "[       OK ] $1"
-        passed=$((passed + 1))
-    else
-        echo "[  FAILED  ] $1: no line matches /$2/ in:"
-        sed 's/^/    /' "$3"
-        failed=$((failed + 1))
-    fi
-}
-# check_not NAME PATTERN FILE: passes when no line of FILE matches PATTERN.
-check_not() {
-    if grep -Eq -- "$2" "$3"; then
-        echo "[  FAILED  ] $1: a line matches /$2/ in:"
-        sed 's/^/    /' "$3"
-        failed=$((failed + 1))
-    else
-        echo "[       OK ] $1"
-        passed=$((passed + 1))
-    fi
-}
-# check_rc NAME WANT GOT
-check_rc() {
-    if [ "$2" = "$3" ]; then
-        echo "[       OK ] $1"
-        passed=$((passed + 1))
-    else
-        echo "[  FAILED  ] $1: exit status $3, not $2"
-        failed=$((failed + 1))
-    fi
-}
+. "$here/checks.sh"
 
 # --- the comparison -----------------------------------------------------
 mkdir "$work/logs"
@@ -113,11 +78,4 @@ sh "$here/ab.sh" -o "$work/ab2" "$work/A" "$work/B" core.lvl >"$work/out.sec" 2>
 check_rc "a section run-bench.sh lacks fails the run" 1 $?
 check "and run-bench.sh names the sections" 'names no section core\.lvl; the sections: .*core\.level' "$work/ab2/A.1.err"
 
-total=$((passed + failed))
-if [ "$failed" -eq 0 ]; then
-    echo "[  PASSED  ] $total test(s)."
-else
-    echo "[  PASSED  ] $passed test(s)."
-    echo "[  FAILED  ] $failed test(s)."
-    exit 1
-fi
+checks_end

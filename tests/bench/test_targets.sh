@@ -7,21 +7,7 @@ set -u
 here=$(dirname "$0")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-# check NAME PATTERN FILE: the test passes when a line of FILE matches
-# PATTERN (an extended regular expression).
-check() {
-    if grep -Eq -- "$2" "$3"; then
-        echo "[       OK ] $1"
-        passed=$((passed + 1))
-    else
-        echo "[  FAILED  ] $1: no line matches /$2/ in:"
-        sed 's/^/    /' "$3"
-        failed=$((failed + 1))
-    fi
-}
+. "$here/checks.sh"
 
 # A log where every target is met.
 cat >"$work/good" <<'EOF'
@@ -95,8 +81,4 @@ echo "exit $rc" >>"$work/out.missing"
 check "an unreadable log is named and refused" 'cannot read .*/missing' "$work/out.missing"
 check "an unreadable log exits 2" '^exit 2$' "$work/out.missing"
 
-echo "[  PASSED  ] $passed test(s)."
-if [ "$failed" -gt 0 ]; then
-    echo "[  FAILED  ] $failed test(s)."
-    exit 1
-fi
+checks_end
