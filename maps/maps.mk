@@ -67,9 +67,11 @@ $(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_BSP_O
 # --- fuzzing the Quake 3 importer ---------------------------------------------
 # tests/fuzz/fuzz_bsp.c with clang's libFuzzer, ASan and UBSan (FUZZ_CC and
 # FUZZ_FLAGS from protocol.mk): any bytes imported as a .bsp, and a level
-# that comes out checked as every import checks it. The importer, its face
-# merge and the level check are compiled into the harness (with coverage),
-# the rest of the maps library and the core taken from the gcc build. Seeds:
+# that comes out checked as every import checks it, and walked by players
+# (tests/fuzz/level_walk.h). The importer, its face merge, the level check
+# and the core are compiled into the harness (with coverage, and the core's
+# own checks, SWEEP_CHECKS), the rest of the maps library taken from the gcc
+# build. Seeds:
 # the importer tests' levels, written at run time by
 # tests/fuzz/make_bsp_seeds.c (nothing committed: they follow the tests'
 # writer). New inputs go to $(BUILD)/fuzz-corpus/bsp and a crashing input
@@ -80,9 +82,10 @@ BSP_FUZZ := $(BUILD)/tests/fuzz/fuzz_bsp
 BSP_FUZZ_SRC := maps/import_bsp.c maps/face_merge.c maps/level_check.c
 BSP_SEEDS := $(BUILD)/tests/fuzz/make_bsp_seeds
 BSP_FUZZ_SMOKE_RUNS ?= 3000
-$(BSP_FUZZ): tests/fuzz/fuzz_bsp.c tests/fuzz/level_invariants.h $(BSP_FUZZ_SRC) $(MAPS_LIB) $(CORE_LIB)
+$(BSP_FUZZ): tests/fuzz/fuzz_bsp.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(BSP_FUZZ_SRC) \
+		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_bsp.c $(BSP_FUZZ_SRC) $(MAPS_LIB) $(CORE_LIB) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_bsp.c $(BSP_FUZZ_SRC) $(CORE_SRC) $(MAPS_LIB) \
 		$(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) -lm -o $@
 $(BSP_SEEDS): $(BUILD)/tests/fuzz/make_bsp_seeds.o
 	@mkdir -p $(@D)
@@ -155,8 +158,8 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),mov
 #   make test                        includes a bounded smoke run
 IMAGE_FUZZ := $(BUILD)/tests/fuzz/fuzz_level_image
 IMAGE_FUZZ_SMOKE_RUNS ?= 20000
-$(IMAGE_FUZZ): tests/fuzz/fuzz_level_image.c tests/fuzz/level_invariants.h maps/level_image.c $(CORE_SRC) \
-		$(wildcard core/*.h) $(MAPS_LIB)
+$(IMAGE_FUZZ): tests/fuzz/fuzz_level_image.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h maps/level_image.c \
+		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_level_image.c maps/level_image.c $(CORE_SRC) \
 		$(MAPS_LIB) $(MAPS_LDLIBS) -lm -o $@

@@ -10,7 +10,9 @@
  * - an imported level is one the map format and the core take
  *   (tests/fuzz/level_invariants.h);
  * - the level check runs on it to the end (SWEEP_OK, or a refusal with a
- *   message).
+ *   message);
+ * - its world and movers, when built, are walked by players as a game's
+ *   would (tests/fuzz/level_walk.h).
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (maps.mk): `make
  * fuzz-bsp FUZZ_SECONDS=N`, and a bounded smoke run in `make test`. The
@@ -24,7 +26,9 @@
 #include "maps/import_bsp.h"
 #include "maps/level.h"
 #include "maps/level_check.h"
+#include "maps/loader.h"
 #include "tests/fuzz/level_invariants.h"
+#include "tests/fuzz/level_walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,6 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = sweep_level_check(&lv, NULL, NULL, &sum, err, sizeof err);
     if (s != SWEEP_OK && err[0] == '\0')
         fuzz_fail("a check refused without a message", (uint32_t)s);
+    sweep_world *w = NULL;
+    sweep_movers *mv = NULL;
+    if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) == SWEEP_OK) {
+        if (sweep_level_build_movers(&lv, &mv) != SWEEP_OK)
+            mv = NULL;
+        fuzz_walk_players(&lv, w, mv);
+    }
+    sweep_movers_destroy(mv);
+    sweep_world_destroy(w);
     sweep_level_free(&lv);
     return 0;
 }
