@@ -51,6 +51,15 @@ sweepd_wait_moving() {
     done
 }
 
+# sweepd_stop PID: stops that sweepd (SIGTERM) and waits for it; nothing
+# for an empty PID.
+sweepd_stop() {
+    if [ -n "$1" ]; then
+        kill "$1" 2>/dev/null || true
+        wait "$1" 2>/dev/null || true
+    fi
+}
+
 # SWEEP_BENCH_ONLY: the sections to run, by name, separated by spaces (each
 # section below starts with "if bench_section NAME", most named as the BENCH
 # lines they print: core.level, server.udp_cost, server.record, ...); unset
@@ -380,10 +389,7 @@ if bench_section server.record; then
     REC_TCP=""
     REC_LOGS=""
     rec_stop() {
-        if [ -n "$REC_PID" ]; then
-            kill "$REC_PID" 2>/dev/null || true
-            wait "$REC_PID" 2>/dev/null || true
-        fi
+        sweepd_stop "$REC_PID"
         REC_PID=""
     }
     rec_cleanup() { rec_stop; rm -rf "$REC_TMP"; }
@@ -495,10 +501,7 @@ if bench_section server.udp_60hz; then
     U60_TMP=$(mktemp -d)
     U60_PID=""
     u60_stop() {
-        if [ -n "$U60_PID" ]; then
-            kill "$U60_PID" 2>/dev/null || true
-            wait "$U60_PID" 2>/dev/null || true
-        fi
+        sweepd_stop "$U60_PID"
         U60_PID=""
     }
     u60_cleanup() { u60_stop; rm -rf "$U60_TMP"; }
@@ -576,10 +579,7 @@ if bench_section server.udp_cost; then
     UC_TMP=$(mktemp -d)
     UC_PID=""
     uc_stop() {
-        if [ -n "$UC_PID" ]; then
-            kill "$UC_PID" 2>/dev/null || true
-            wait "$UC_PID" 2>/dev/null || true
-        fi
+        sweepd_stop "$UC_PID"
         UC_PID=""
     }
     uc_cleanup() { uc_stop; rm -rf "$UC_TMP"; }
