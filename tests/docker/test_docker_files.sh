@@ -10,18 +10,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
-# The install must come from the build directory under test, already built:
-# build[-<sanitizer>][-debug][-faults] says which make variables made it.
-rest=$(basename "$BUILD")
-rest=${rest#build}
-debug= faults=
-case $rest in
-*-faults) faults=1 rest=${rest%-faults} ;;
-esac
-case $rest in
-*-debug) debug=1 rest=${rest%-debug} ;;
-esac
-san=${rest#-}
+# The install must come from the build directory under test, already built
+# with the make variables its name says (tests/build_name.sh).
+. "$root/tests/build_name.sh"
+build_name_vars "$BUILD"
+san=$build_san debug=$build_debug faults=$build_faults
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM

@@ -40,20 +40,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
-# A sanitizer build (the Makefile's build-SANITIZER, with -debug or -faults
-# after it: build-address, build-address,undefined-debug, ...) is installed
-# with its own SANITIZER, every one of the list, and programs linking its
-# libraries need the same flag; build-debug and build-faults are no
-# sanitizer's.
-case $(basename "$BUILD") in
-build-address* | build-undefined*)
-    sanitizer=$(basename "$BUILD")
-    sanitizer=${sanitizer#build-}
-    sanitizer=${sanitizer%-faults}
-    sanitizer=${sanitizer%-debug}
-    ;;
-*) sanitizer= ;;
-esac
+# A sanitizer build is installed with its own SANITIZER (every one of its
+# list), and programs linking its libraries need the same flag.
+. "$root/tests/build_name.sh"
+build_name_vars "$BUILD"
+sanitizer=$build_san
 san_flags=${sanitizer:+-fsanitize=$sanitizer}
 
 tmp=$(mktemp -d)
