@@ -96,6 +96,40 @@ fuzz-log: $(LOG_FUZZ)
 
 $(eval $(call SWEEP_FUZZ_SMOKE,$(LOG_FUZZ),$(wildcard $(LOG_CORPUS)/*),log $(LOG_FUZZ_SMOKE_RUNS) 16384 "$(BUILD)/fuzz-crashes" "$(LOG_CORPUS)" tests/replay/golden))
 
+# --- fuzzing the world's requests ---------------------------------------------
+# tests/fuzz/fuzz_world.c with clang's libFuzzer, ASan and UBSan: scripts of
+# sessions of both roles sending well-formed requests with any values in
+# them (tests/fuzz/world_script.h), between ticks, on the sample maps, each
+# script run twice on two worlds that must agree byte for byte. The world
+# library, the protocol and the core are compiled into the harness (with
+# coverage, the sanitizers and the world's and core's own checks,
+# SWEEP_CHECKS); the rest of maps/ comes from the gcc build. Seeds: written
+# by tests/fuzz/make_world_seeds.c (nothing committed: they follow the
+# script's layout). New inputs go to $(BUILD)/fuzz-corpus/world, a crashing
+# input to $(BUILD)/fuzz-crashes/.
+#   make fuzz-world FUZZ_SECONDS=N   fuzz for N seconds (default 60)
+#   make test                        includes a bounded smoke run
+WORLD_FUZZ := $(BUILD)/tests/fuzz/fuzz_world
+WORLD_SEEDS := $(BUILD)/tests/fuzz/make_world_seeds
+WORLD_FUZZ_SMOKE_RUNS ?= 400
+$(WORLD_FUZZ): tests/fuzz/fuzz_world.c tests/fuzz/world_script.h $(WORLD_SRC) $(wildcard server/world/*.h) \
+		$(PROTOCOL_SRC) $(wildcard protocol/*.h) $(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB) | $(MAPS_SAMPLES)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_world.c $(WORLD_SRC) $(PROTOCOL_SRC) $(CORE_SRC) \
+		$(MAPS_LIB) $(MAPS_LDLIBS) -lm -o $@
+$(WORLD_SEEDS): $(BUILD)/tests/fuzz/make_world_seeds.o
+	@mkdir -p $(@D)
+	$(LINK) $^ -lm -o $@
+
+.PHONY: fuzz-world
+fuzz-world: $(WORLD_FUZZ) $(WORLD_SEEDS)
+	@mkdir -p $(BUILD)/fuzz-corpus/world $(BUILD)/fuzz-corpus/world-seeds $(BUILD)/fuzz-crashes
+	$(WORLD_SEEDS) $(BUILD)/fuzz-corpus/world-seeds
+	$(WORLD_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/world- -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-print_final_stats=1 $(BUILD)/fuzz-corpus/world $(BUILD)/fuzz-corpus/world-seeds
+
+$(eval $(call SWEEP_FUZZ_SMOKE,$(WORLD_FUZZ),$(WORLD_SEEDS),world $(WORLD_FUZZ_SMOKE_RUNS) 8192 "$(BUILD)/fuzz-crashes" --seeds-by "$(WORLD_SEEDS)"))
+
 # The man page, installed with the programs.
 install: install-server-man
 .PHONY: install-server-man
