@@ -22,6 +22,9 @@
  * - every velocity a MoveResult, CollideResult or EntityState holds is
  *   finite, and every entity's position is within the map's coordinate
  *   limit;
+ * - a player session's move takes its entity no farther than the rules
+ *   let it (speed_limit for the time granted, a step up or down a step,
+ *   the change of stance), unless a teleporter moved it;
  * - every entity made is freed when its owners are released;
  * - the script run twice, on two worlds opened apart, gives the same
  *   messages byte for byte, the same moves and ids in the same order and
@@ -75,6 +78,12 @@ typedef struct run {
     uint32_t draws;     /* ids drawn */
     uint8_t *enc;       /* where messages are encoded */
     size_t enc_cap;
+    /* Where each entity of a player session was last said to be (ids
+     * are drawn from 1 to 24: on_draw_id). */
+    struct {
+        int known;
+        sweep_vec3 position;
+    } players[25];
 } run;
 
 /* A client's decoder, with room for every list an answer may hold. */
@@ -121,6 +130,8 @@ static void check_vec(sweep_vec3 v, const char *what, uint64_t at)
 
 /* Where an entity can be: finite, and within the map's coordinate limit. */
 static const sweep_config *place_limit;
+static const sweep_rules *player_rules;
+static sweep_vec3 player_radii;
 static void check_place(sweep_vec3 v, const char *what, uint64_t at)
 {
     check_vec(v, what, at);
@@ -207,6 +218,41 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
     mix_u64(r, 'M' ^ (to->id << 8));
     check_message(m);
     encode_hashed(r, m);
+    if (to->role != SWEEP_WIRE_ROLE_PLAYER)
+        return;
+    if (m->kind == SWEEP_MSG_SPAWNED && m->as.spawned.entity < 25) {
+        r->players[m->as.spawned.entity].known = 1;
+        r->players[m->as.spawned.entity].position = m->as.spawned.position;
+    } else if (m->kind == SWEEP_MSG_DESPAWNED && m->as.despawned.entity < 25) {
+        r->players[m->as.despawned.entity].known = 0;
+    }
+}
+
+/* A player's move goes no farther than its rules let it: speed_limit for
+ * the time granted, a step up or down each step, and the change of
+ * stance; unless a teleporter moved it (a mover's push is told as
+ * the move's start). */
+static void check_player_reach(run *r, const sweep_msg_move_result *res)
+{
+    if (res->entity >= 25)
+        fail("a player's entity with an id never drawn", res->entity);
+    if (r->players[res->entity].known && !res->teleported_by) {
+        sweep_vec3 from = res->has_start_position ? res->start_position : r->players[res->entity].position;
+        double dx = res->position.x - from.x, dy = res->position.y - from.y, dz = res->position.z - from.z;
+        double d = sqrt(dx * dx + dy * dy + dz * dz);
+        const sweep_rules *ru = player_rules;
+        double steps = ceil(res->applied_dt / ru->max_step) + 1.0;
+        double stance = fabs(ru->crouch_radii.z - player_radii.z);
+        double reach = ru->speed_limit * res->applied_dt + steps * place_limit->step_height + stance +
+                       1e-6 * (1.0 + fabs(from.x) + fabs(from.y) + fabs(from.z));
+        if (!(res->applied_dt >= 0.0) || !(d <= reach)) {
+            fprintf(stderr, "fuzz_world: entity %u moved %g in %g s (reach %g)\n", res->entity, d, res->applied_dt,
+                    reach);
+            fail("a player's move went farther than its rules allow", res->sequence);
+        }
+    }
+    r->players[res->entity].known = 1;
+    r->players[res->entity].position = res->position;
 }
 
 static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, const sweep_msg_move_result *res)
@@ -221,6 +267,8 @@ static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, 
     m.as.move_result = *res;
     check_message(&m);
     encode_hashed(r, &m);
+    if (o->role == SWEEP_WIRE_ROLE_PLAYER)
+        check_player_reach(r, res);
 }
 
 static void on_entity_id(void *ctx, uint32_t id)
@@ -307,6 +355,8 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
         return -1;
     }
     place_limit = &w->level.config;
+    player_rules = &w->level.rules;
+    player_radii = w->level.default_radii;
     sweep__world_sink sink = sink_proto;
     sink.ctx = r;
     static const char *const idents[OWNERS] = {"player-tcp", "player-udp", "server-tcp", "server-udp"};
