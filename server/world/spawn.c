@@ -108,6 +108,11 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     }
     char why_full[200];
     if (rq->sink->mem_fits && !rq->sink->mem_fits(rq->sink->ctx, SWEEP__ENTITY_BYTES, why_full, sizeof why_full)) {
+        /* The process's room (every world's entities, every connection's
+         * buffers) is no part of the world a log keeps: a replay would
+         * spawn it. Nothing changed, so the log forgets the request. */
+        if (rq->sink->dropped)
+            rq->sink->dropped(rq->sink->ctx);
         sweep__refuse(rq, SWEEP_WIRE_TOO_MANY_ENTITIES, seq, 0, "%s: no room for another entity", why_full);
         return;
     }

@@ -1953,6 +1953,43 @@ static void entity_caps_by_role_replay(void **state)
     assert_int_equal(t.error_codes[SWEEP_WIRE_TOO_MANY_ENTITIES], 2);
 }
 
+/* A Spawn refused because the entities would pass --max-memory is refused
+ * for the process's room (every world's entities, every connection's
+ * buffers), which no log holds: the log forgets the request, as it does
+ * one refused for want of memory, and the session replays whole. */
+static void memory_refusal_replays(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("memory", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    static const char token[] = "memory-test-command-token";
+    const char *extra[] = {"--record", rec, "--command-token", token, "--max-memory", "1", "--max-entities-server",
+                           "1000", "--record-hash-every", "1", NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int relay = fx_tcp_connect(d.port);
+    assert_true(relay >= 0);
+    assert_true(fx_hello_token(relay, rx, token) != 0);
+    uint32_t seq = 2;
+    uint32_t made = spawn_until_full(relay, rx, &seq, 8, 8);
+    assert_true(made >= 10 && made < 100);
+    /* Refused again: still nothing of it in the log. */
+    assert_int_equal(spawn_until_full(relay, rx, &seq, 8, 8), 0);
+    close(relay);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    char logs[4][512];
+    assert_int_equal(logs_in(rec, logs, 4), 1);
+    sweep_replay_stats st;
+    tally t;
+    replay_ok(logs[0], g_map, &st, &t);
+    assert_int_equal(t.spawned, made);
+    assert_int_equal(t.error_codes[SWEEP_WIRE_TOO_MANY_ENTITIES], 0);
+    assert_int_equal(st.requests, made);
+}
+
 /* A game server relaying a player (Spawn.player): its cheats cut and
  * named by the player rules, recorded, replay bit for bit at both depths. */
 static void relayed_player_replays(void **state)
@@ -3869,6 +3906,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
+        cmocka_unit_test(memory_refusal_replays),
         cmocka_unit_test(relayed_player_replays),
         cmocka_unit_test(volumes_replay_at_both_depths),
         cmocka_unit_test(liquids_replay_at_both_depths),
