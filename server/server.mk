@@ -100,10 +100,10 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(LOG_FUZZ),$(wildcard $(LOG_CORPUS)/*),log $(LOG
 # tests/fuzz/fuzz_world.c with clang's libFuzzer, ASan and UBSan: scripts of
 # sessions of both roles sending well-formed requests with any values in
 # them (tests/fuzz/world_script.h), between ticks, on the sample maps, each
-# script run twice on two worlds that must agree byte for byte. The world
-# library, the protocol and the core are compiled into the harness (with
-# coverage, the sanitizers and the world's and core's own checks,
-# SWEEP_CHECKS); the rest of maps/ comes from the gcc build. Seeds: written
+# script run again as a replay runs a log, which must agree byte for byte.
+# The world library, the protocol and the core are compiled into the
+# harness (with coverage, the sanitizers and the world's and core's own
+# checks, SWEEP_CHECKS); the rest of maps/ comes from the gcc build. Seeds: written
 # by tests/fuzz/make_world_seeds.c (nothing committed: they follow the
 # script's layout). New inputs go to $(BUILD)/fuzz-corpus/world, a crashing
 # input to $(BUILD)/fuzz-crashes/.

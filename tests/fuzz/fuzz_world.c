@@ -26,10 +26,13 @@
  *   let it (speed_limit for the time granted, a step up or down a step,
  *   the change of stance), unless a teleporter moved it;
  * - every entity made is freed when its owners are released;
- * - the script run twice, on two worlds opened apart, gives the same
- *   messages byte for byte, the same moves and ids in the same order and
- *   the same state hash: nothing read depends on memory left over, on
- *   where the worlds lie, or on anything but the requests and ticks.
+ * - the script replays: run again on a world opened apart, as a replay
+ *   runs a log (the ids each Spawn was given instead of draws, no memory
+ *   limit, the requests the first run dropped left out), it gives the
+ *   same messages byte for byte, the same moves and ids in the same
+ *   order and the same state hash. So nothing the world does depends on
+ *   memory left over, on where the worlds lie, or on anything a log does
+ *   not keep.
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (server.mk): `make
  * fuzz-world FUZZ_SECONDS=N`, and a bounded smoke run in `make test`. The
@@ -84,7 +87,23 @@ typedef struct run {
         int known;
         sweep_vec3 position;
     } players[25];
+    uint32_t requests; /* requests applied (or, replaying, passed over) */
+    int replaying; /* the second run: ids and drops from the plan, no draws, no memory limit */
+    int dropped;   /* the request being applied was dropped */
 } run;
+
+/* What the first run of a script did that a log keeps apart from its
+ * requests, for the second run to replay: the ids each request's Spawns
+ * were given, and which requests were dropped (refused for the process's
+ * room, changing nothing: a log never holds them). */
+#define PLAN_REQUESTS 8192u
+static struct {
+    uint32_t count;                    /* requests the first run applied */
+    uint8_t dropped[PLAN_REQUESTS];
+    uint32_t first[PLAN_REQUESTS + 1]; /* request i's ids: ids[first[i] .. first[i + 1]) */
+    uint32_t ids[PLAN_REQUESTS];
+    uint32_t id_count;
+} plan;
 
 /* A client's decoder, with room for every list an answer may hold. */
 #define BACK 256u
@@ -275,6 +294,8 @@ static void on_entity_id(void *ctx, uint32_t id)
 {
     run *r = ctx;
     r->calls++;
+    if (r->replaying == 0 && plan.id_count < PLAN_REQUESTS)
+        plan.ids[plan.id_count++] = id;
     mix_u64(r, 'i' ^ ((uint64_t)id << 8));
 }
 
@@ -282,6 +303,11 @@ static void on_dropped(void *ctx)
 {
     run *r = ctx;
     r->calls++;
+    if (trace)
+        fprintf(stderr, "dropped: request %u\n", r->requests - 1);
+    if (r->replaying)
+        fail("a request dropped in the replay", 0);
+    r->dropped = 1;
     mix_u64(r, 'd');
 }
 
@@ -308,7 +334,6 @@ static int on_mem_fits(void *ctx, size_t more, char *why, size_t whylen)
     run *r = ctx;
     if (more == 0)
         fail("mem_fits asked for nothing", 0);
-    mix_u64(r, 'f');
     if (r->mem_left == 0) {
         snprintf(why, whylen, "the fuzzer's memory limit (entities)");
         return 0;
@@ -359,6 +384,15 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
     player_radii = w->level.default_radii;
     sweep__world_sink sink = sink_proto;
     sink.ctx = r;
+    if (!r->replaying) {
+        plan.count = 0;
+        plan.id_count = 0;
+    } else {
+        /* As a replay runs a log: no draws (the ids are the log's), no
+         * process beside the world to run out of room. */
+        sink.draw_id = NULL;
+        sink.mem_fits = NULL;
+    }
     static const char *const idents[OWNERS] = {"player-tcp", "player-udp", "server-tcp", "server-udp"};
     sweep__owner own[OWNERS];
     for (uint32_t i = 0; i < OWNERS; i++)
@@ -391,9 +425,34 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
         memcpy(copy, out, len);
         sweep_message in;
         if (sweep_decode(&b.dec.dec, copy, len, 0, &in) == SWEEP_PROTO_OK && sweep__world_handles(in.kind)) {
-            mix_u64(r, 'R' ^ ((uint64_t)in.kind << 8));
+            uint32_t i = r->requests++;
+            if (trace)
+                fprintf(stderr, "%s request %u: %s of session %llu\n", r->replaying ? "replay" : "run", i,
+                        sweep_msg_kind_name(in.kind), (unsigned long long)o->id);
+            if (i >= PLAN_REQUESTS)
+                fail("more requests than the plan holds", i);
             sweep__request rq = {o, &sink, 0, NULL, 0};
-            sweep__world_request(w, &rq, &in);
+            if (!r->replaying) {
+                plan.first[i] = plan.id_count;
+                uint64_t hash = r->hash, calls = r->calls;
+                r->dropped = 0;
+                mix_u64(r, 'R' ^ ((uint64_t)in.kind << 8));
+                sweep__world_request(w, &rq, &in);
+                /* What a dropped request sent is not the log's. */
+                plan.dropped[i] = (uint8_t)r->dropped;
+                if (r->dropped) {
+                    r->hash = hash;
+                    r->calls = calls;
+                    plan.id_count = plan.first[i];
+                }
+                plan.first[i + 1] = plan.id_count;
+                plan.count = i + 1;
+            } else if (!plan.dropped[i]) {
+                rq.ids = plan.ids + plan.first[i];
+                rq.id_count = plan.first[i + 1] - plan.first[i];
+                mix_u64(r, 'R' ^ ((uint64_t)in.kind << 8));
+                sweep__world_request(w, &rq, &in);
+            }
             sweep__world_check(w);
         }
         free(copy);
@@ -455,11 +514,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("out of memory", 0);
     uint64_t state_a = 0, state_b = 0;
     int ra = run_script(data, size, &a, &state_a);
+    b.replaying = 1;
     int rb = run_script(data, size, &b, &state_b);
     if (ra != rb)
         fail("a map opened once and not the other time", 0);
     if (ra == 0 && (a.hash != b.hash || a.calls != b.calls || state_a != state_b))
-        fail("the same script gave two runs apart", a.calls);
+        fail("the replay of a script differs from its run", a.calls);
     run_free(&a);
     run_free(&b);
     return 0;
