@@ -28,9 +28,9 @@
  * - every entity made is freed when its owners are released;
  * - the script replays: run again on a world opened apart, as a replay
  *   runs a log (the ids each Spawn was given instead of draws, no memory
- *   limit, the requests the first run dropped left out), it gives the
- *   same messages byte for byte, the same moves and ids in the same
- *   order and the same state hash. So nothing the world does depends on
+ *   limit, no clock, the requests the first run dropped left out), it
+ *   gives the same messages byte for byte, the same moves and ids in the
+ *   same order and the same state hash. So nothing the world does depends on
  *   memory left over, on where the worlds lie, or on anything a log does
  *   not keep.
  *
@@ -433,6 +433,9 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
                 fail("more requests than the plan holds", i);
             sweep__request rq = {o, &sink, 0, NULL, 0};
             if (!r->replaying) {
+                /* sweepd's clock, a millisecond a request: only the rule
+                 * log's rate may read it (a replay has none). */
+                rq.now = 1000000000ull + (uint64_t)i * 1000000ull;
                 plan.first[i] = plan.id_count;
                 uint64_t hash = r->hash, calls = r->calls;
                 r->dropped = 0;
