@@ -849,6 +849,35 @@ static void measure_shift(const sweep_predictor *p, sweep_vec3 before, sweep_pre
     a->shift_len = sweep_v3_len(a->shift);
 }
 
+/* Is r an answer a server of this map could give? Its numbers become the
+ * confirmed state every later prediction starts from, so one NaN or a
+ * place past the map's limit (a corrupted or hostile peer) would spoil
+ * them all: refused by name instead, and nothing changes. */
+static sweep_client_status check_answer(sweep_predictor *p, const sweep_msg_move_result *r)
+{
+    const char *what = NULL;
+    sweep_vec3 v = {0, 0, 0};
+    if (!sweep_v3_isfinite(r->position) || !sweep_config_contains(&p->config, r->position))
+        what = "position", v = r->position;
+    else if (!sweep_v3_isfinite(r->velocity))
+        what = "velocity", v = r->velocity;
+    else if (r->has_start_position &&
+             (!sweep_v3_isfinite(r->start_position) || !sweep_config_contains(&p->config, r->start_position)))
+        what = "start_position", v = r->start_position;
+    if (what)
+        return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
+                   "answer to move %u: %s (%g, %g, %g) is no %s a server of this map gives", r->sequence, what, v.x,
+                   v.y, v.z, what[0] == 'v' ? "velocity" : "place");
+    if (r->contact_count > SWEEP_MAX_CONTACTS)
+        return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
+                   "answer to move %u: %u contacts, more than the %u an answer holds", r->sequence, r->contact_count,
+                   SWEEP_MAX_CONTACTS);
+    if ((r->rules & SWEEP_WIRE_RULE_TIME_BUDGET) && !(r->applied_dt >= 0.0 && r->applied_dt <= 1.0))
+        return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
+                   "answer to move %u: applied_dt %g is outside [0, 1], the longest move", r->sequence, r->applied_dt);
+    return SWEEP_CLIENT_OK;
+}
+
 sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info,
                                         sweep_client_error *err)
 {
@@ -856,6 +885,12 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
     if (p == NULL || r == NULL) {
         sweep_client_status s = say(p ? &p->last : err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "no predictor or answer");
         return p ? done(p, s, err) : s;
+    }
+    sweep_client_status bad = check_answer(p, r);
+    if (bad != SWEEP_CLIENT_OK) {
+        if (info)
+            *info = a;
+        return done(p, bad, err);
     }
     sweep_vec3 before = sweep_predictor_current(p).position;
     uint32_t i = find(p, r->sequence);

@@ -199,7 +199,11 @@ typedef struct sweep_predict_ack {
  * server's and the later moves are replayed (see the file comment for
  * movers). An answer to no pending move (a duplicate, or one overtaken by
  * a later answer) changes nothing (info->found is 0). SWEEP_CLIENT_E_ARG
- * for NULL arguments. */
+ * for NULL arguments; SWEEP_CLIENT_E_PROTOCOL, naming the field, for an
+ * answer no server of the map gives (a position, start or velocity not
+ * finite, a place past the map's coordinate limit, more contacts than an
+ * answer holds, an applied_dt outside [0, 1]), which changes nothing
+ * either. */
 sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move_result *r, sweep_predict_ack *info,
                                         sweep_client_error *err);
 

@@ -212,6 +212,55 @@ static void a_different_answer_rewinds_and_replays(void **state)
     sweep_predictor_destroy(p);
 }
 
+/* An answer no server of the map could give (a NaN, an infinity, a
+ * place past the map's coordinate limit, more time than a move has, more
+ * contacts than an answer holds: a corrupted or hostile peer) is
+ * refused by name and changes nothing: the prediction and the moves
+ * pending stay, and the next true answer confirms them. */
+static void an_impossible_answer_is_refused(void **state)
+{
+    (void)state;
+    sweep_vec3 start = sweep_v3(0, 0, 1);
+    sweep_predictor *p = new_predictor(start, LV.default_radii);
+    sweep_predict_state server = sweep_predict_state_at(start);
+    for (int i = 0; i < 4; i++) {
+        sweep_wish w = script_wish(i);
+        assert_int_equal(sweep_predictor_step(p, (uint32_t)i + 1, &w, 1.0 / 60, NULL, NULL), SWEEP_CLIENT_OK);
+    }
+    sweep_predict_state before = sweep_predictor_current(p);
+    sweep_msg_move_result good = answer(&server, 1, script_wish(0), 1.0 / 60);
+    const double huge = LV.config.max_coordinate * 2;
+    sweep_msg_move_result bad[8];
+    for (int k = 0; k < 8; k++)
+        bad[k] = good;
+    bad[0].position.x = NAN;
+    bad[1].position.z = INFINITY;
+    bad[2].velocity.y = NAN;
+    bad[3].velocity.x = -INFINITY;
+    bad[4].position.y = huge;
+    bad[5].start_position.x = NAN;
+    bad[5].has_start_position = true;
+    bad[6].rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
+    bad[6].applied_dt = 5.0;
+    bad[7].contact_count = SWEEP_MAX_CONTACTS + 1;
+    for (int k = 0; k < 8; k++) {
+        sweep_predict_ack a = {.found = 7};
+        sweep_client_error e;
+        assert_int_equal(sweep_predictor_ack(p, &bad[k], &a, &e), SWEEP_CLIENT_E_PROTOCOL);
+        assert_non_null(strstr(e.message, "answer to move 1"));
+        assert_int_equal(a.found, 0);
+        assert_int_equal(sweep_predictor_pending(p), 4);
+        sweep_predict_state now = sweep_predictor_current(p);
+        assert_true(same_vec(now.position, before.position) && same_vec(now.velocity, before.velocity));
+    }
+    sweep_predict_ack a;
+    assert_int_equal(sweep_predictor_ack(p, &good, &a, NULL), SWEEP_CLIENT_OK);
+    assert_true(a.found);
+    assert_false(a.mismatch);
+    assert_int_equal(sweep_predictor_pending(p), 3);
+    sweep_predictor_destroy(p);
+}
+
 static void lost_and_refused_moves(void **state)
 {
     (void)state;
@@ -737,6 +786,7 @@ int main(int argc, char **argv)
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matching_answers_confirm),
+        cmocka_unit_test(an_impossible_answer_is_refused),
         cmocka_unit_test(a_different_answer_rewinds_and_replays),
         cmocka_unit_test(lost_and_refused_moves),
         cmocka_unit_test(a_move_cut_by_the_time_budget_is_checked_exactly),
