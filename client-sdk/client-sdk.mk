@@ -164,5 +164,37 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 	$(LINK) $< $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) $(CLIENT_LDLIBS) -pthread \
 		$(SWEEP_LDLIBS) -o $@
 
+# --- fuzzing the predictor ----------------------------------------------------
+# tests/fuzz/fuzz_predict.c with clang's libFuzzer, ASan and UBSan: a game
+# client's predictor (client-sdk/predict.c) stepping its player while
+# answers, refusals and WorldStates with any values in them come in, on the
+# sample arena (with its movers) and pool. The predictor and the core are
+# compiled into the harness (with coverage, the sanitizers and the core's
+# own checks, SWEEP_CHECKS); the rest comes from the gcc build. Seeds:
+# written by tests/fuzz/make_predict_seeds.c. New inputs go to
+# $(BUILD)/fuzz-corpus/predict, a crashing input to $(BUILD)/fuzz-crashes/.
+#   make fuzz-predict FUZZ_SECONDS=N   fuzz for N seconds (default 60)
+#   make test                          includes a bounded smoke run
+PREDICT_FUZZ := $(BUILD)/tests/fuzz/fuzz_predict
+PREDICT_SEEDS := $(BUILD)/tests/fuzz/make_predict_seeds
+PREDICT_FUZZ_SMOKE_RUNS ?= 3000
+$(PREDICT_FUZZ): tests/fuzz/fuzz_predict.c tests/fuzz/world_script.h client-sdk/predict.c client-sdk/predict.h \
+		$(CORE_SRC) $(wildcard core/*.h) $(CLIENT_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) | $(MAPS_SAMPLES)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_predict.c client-sdk/predict.c $(CORE_SRC) \
+		$(CLIENT_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(MAPS_LDLIBS) -lm -o $@
+$(PREDICT_SEEDS): $(BUILD)/tests/fuzz/make_predict_seeds.o
+	@mkdir -p $(@D)
+	$(LINK) $^ -lm -o $@
+
+.PHONY: fuzz-predict
+fuzz-predict: $(PREDICT_FUZZ) $(PREDICT_SEEDS)
+	@mkdir -p $(BUILD)/fuzz-corpus/predict $(BUILD)/fuzz-corpus/predict-seeds $(BUILD)/fuzz-crashes
+	$(PREDICT_SEEDS) $(BUILD)/fuzz-corpus/predict-seeds
+	$(PREDICT_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/predict- -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-print_final_stats=1 $(BUILD)/fuzz-corpus/predict $(BUILD)/fuzz-corpus/predict-seeds
+
+$(eval $(call SWEEP_FUZZ_SMOKE,$(PREDICT_FUZZ),$(PREDICT_SEEDS),predict $(PREDICT_FUZZ_SMOKE_RUNS) 8192 "$(BUILD)/fuzz-crashes" --seeds-by "$(PREDICT_SEEDS)"))
+
 # libsweep for Windows, cross-built (make windows).
 include client-sdk/windows.mk

@@ -418,6 +418,12 @@ static sweep_client_status check_world_state(const sweep_movers *mv, const sweep
             return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_BAD_NUMBER,
                        "WorldState of tick %llu: mover id %u has a non-finite pose", (unsigned long long)ws->tick,
                        w->id);
+        /* Its riders go where it goes: no server puts it past the map. */
+        if (!sweep_config_contains(&lv->config, pose.position))
+            return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
+                       "WorldState of tick %llu: mover id %u is at (%g, %g, %g), past the map's coordinate limit %g",
+                       (unsigned long long)ws->tick, w->id, pose.position.x, pose.position.y, pose.position.z,
+                       lv->config.max_coordinate);
         if (fabs(sweep_quat_dot(pose.rotation, pose.rotation) - 1.0) > 1e-6)
             return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE,
                        "WorldState of tick %llu: mover id %u has a rotation that is not a unit quaternion",

@@ -311,8 +311,9 @@ uint32_t sweep_predict_mover_id(const sweep_level *lv, uint32_t i);
  * mapping MoverTransform.id to its index through lv (the map mv was built
  * from). All or nothing: SWEEP_CLIENT_E_ARG for a mover id the map does
  * not have, a rotation that is not a unit quaternion (|q|^2 off 1 by more
- * than 1e-6), mv with another number of movers than lv, or a NaN or
- * infinite pose (err->code BadNumber); err says which mover. Also
+ * than 1e-6), a position past the map's coordinate limit, mv with
+ * another number of movers than lv, or a NaN or infinite pose (err->code
+ * BadNumber); err says which mover. Also
  * SWEEP_CLIENT_E_ARG for NULL mv, lv or ws, a ws that counts movers and
  * holds none, and an lv that counts movers and has no array of them.
  */

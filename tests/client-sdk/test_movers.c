@@ -240,6 +240,10 @@ static void world_state_is_checked_before_it_is_applied(void **state)
     ms[1] = wire(DOOR, sweep_v3(NAN, 0, 0));
     assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
     assert_int_equal(e.code, SWEEP_WIRE_BAD_NUMBER);
+    /* Finite, but past the map: it would carry its riders there. */
+    ms[1] = wire(DOOR, sweep_v3(0, 2 * LV.config.max_coordinate, 0));
+    assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);
+    assert_non_null(strstr(e.message, "past the map's coordinate limit"));
     ms[1] = wire(DOOR, sweep_v3(-5, 0, 0));
     ms[1].rotation[3] = 0.5; /* not unit */
     assert_int_equal(sweep_predict_apply_world_state(mv, &LV, &ws, &e), SWEEP_CLIENT_E_ARG);

@@ -15,38 +15,11 @@
  *
  * Usage: make_world_seeds DIR
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "tests/fuzz/world_script.h"
-
-typedef struct script {
-    uint8_t b[4096];
-    size_t n;
-} script;
-
-static void put(script *s, uint8_t v)
-{
-    if (s->n < sizeof s->b)
-        s->b[s->n++] = v;
-}
-
-/* A number in sixteenths (mode WS_FINE). */
-static void num(script *s, double v)
-{
-    int16_t i = (int16_t)(v * 16.0);
-    put(s, WS_FINE);
-    put(s, (uint8_t)(i & 0xFF));
-    put(s, (uint8_t)((uint16_t)i >> 8));
-}
-
-static void vec(script *s, double x, double y, double z)
-{
-    num(s, x);
-    num(s, y);
-    num(s, z);
-}
+#include "tests/fuzz/script_writer.h"
 
 static void op(script *s, unsigned owner, sweep_msg_kind kind)
 {
@@ -92,19 +65,6 @@ static void move(script *s, unsigned owner, uint32_t id, double vx, double vy, d
 {
     op(s, owner, SWEEP_MSG_MOVE);
     move_fields(s, id, vx, vy, vz, buttons);
-}
-
-static int save(const char *dir, const char *name, const script *s)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(s->b, 1, s->n, f) == s->n;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (!ok)
-        perror(path);
-    return ok;
 }
 
 static void walk(script *s, uint8_t head)
