@@ -20,7 +20,8 @@
  * - the current and the confirmed state are finite and within the map's
  *   coordinate limit, whatever was refused;
  * - no more moves are pending than were stepped and not yet answered or
- *   refused, and an answer to the prediction itself matches it.
+ *   refused, and, without movers, the newest move answered with the
+ *   prediction itself matches it.
  *
  * Built with clang -fsanitize=fuzzer,address,undefined
  * (client-sdk.mk): `make fuzz-predict FUZZ_SECONDS=N`, and a bounded smoke
@@ -118,12 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sweep_predictor_create(maps[mi].world, &lv->config, &lv->rules, start, lv->default_radii, &p, &e) !=
         SWEEP_CLIENT_OK)
         fail("no predictor at the map's first spawn", 0);
-    if ((head & 2) && maps[mi].movers) {
+    int movers_on = (head & 2) && maps[mi].movers;
+    if (movers_on) {
         sweep_client_status st = sweep_predictor_set_movers(p, maps[mi].movers, lv, &e);
         if (st != SWEEP_CLIENT_OK)
             fail("the map's own movers refused", (uint64_t)st);
     }
     uint32_t sequence = 0;
+    int newest_open = 0;  /* the move numbered `sequence` is pending, and the newest */
     uint32_t pending = 0; /* an upper bound: steps kept less answers and refusals found */
     static sweep_wire_mover movers[16];
     while (s.n) {
@@ -144,10 +147,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 st = sweep_predictor_step_at(p, seq, &w, dt, ws_u8(&s), &out, &e);
             else
                 st = sweep_predictor_step(p, seq, &w, dt, &out, &e);
-            if (st == SWEEP_CLIENT_OK)
+            if (st == SWEEP_CLIENT_OK) {
                 pending++;
-            else if (sweep_predictor_pending(p) != before)
-                fail("a refused step kept", before);
+                newest_open = !(how & 8);
+            } else {
+                if (sweep_predictor_pending(p) != before)
+                    fail("a refused step kept", before);
+                if (!(how & 8))
+                    newest_open = 0; /* its number was taken, and nothing kept */
+            }
             break;
         }
         case 1:
@@ -185,18 +193,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             sweep_predict_ack a;
             call = "ack";
+            int newest = newest_open && r.sequence == sequence;
             st = sweep_predictor_ack(p, &r, &a, &e);
+            if (st == SWEEP_CLIENT_OK && a.found && r.sequence == sequence)
+                newest_open = 0;
             if (st == SWEEP_CLIENT_OK && a.found) {
                 uint32_t gone = a.dropped + 1;
                 pending = pending > gone ? pending - gone : 0;
             }
+            /* Without movers the prediction is the newest pending move's
+             * own state: answered with it, nothing differs. */
+            if (op % 5u == 2 && newest && !movers_on && (st != SWEEP_CLIENT_OK || !a.found || a.mismatch))
+                fail("the prediction itself, answered, differs from it", r.sequence);
             break;
         }
         case 3: {
             sweep_predict_ack a;
             uint8_t how = ws_u8(&s);
             call = "reject";
-            st = sweep_predictor_reject(p, how & 1 ? ws_u32(&s) : sequence - (how >> 4), &a, &e);
+            uint32_t seq = how & 1 ? ws_u32(&s) : sequence - (how >> 4);
+            st = sweep_predictor_reject(p, seq, &a, &e);
+            if (st == SWEEP_CLIENT_OK && a.found && seq == sequence)
+                newest_open = 0;
             if (st == SWEEP_CLIENT_OK && a.found && pending)
                 pending--;
             break;
