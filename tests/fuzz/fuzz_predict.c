@@ -27,7 +27,6 @@
  * (client-sdk.mk): `make fuzz-predict FUZZ_SECONDS=N`, and a bounded smoke
  * run in `make test`. Seeds are written by make_predict_seeds.c.
  */
-#include <libgen.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +36,7 @@
 
 #include "client-sdk/predict.h"
 #include "maps/loader.h"
+#include "tests/fuzz/sample_maps.h"
 #include "tests/fuzz/world_script.h"
 
 #define MAPS 2u
@@ -127,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint32_t sequence = 0;
     int newest_open = 0;  /* the move numbered `sequence` is pending, and the newest */
+    int numbered_once = 1; /* every move kept so far took the next number */
     uint32_t pending = 0; /* an upper bound: steps kept less answers and refusals found */
     static sweep_wire_mover movers[16];
     while (s.n) {
@@ -149,7 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 st = sweep_predictor_step(p, seq, &w, dt, &out, &e);
             if (st == SWEEP_CLIENT_OK) {
                 pending++;
-                newest_open = !(how & 8);
+                /* A number of its own choosing may repeat one pending:
+                 * which move an answer names is then the game's muddle. */
+                numbered_once &= !(how & 8);
+                newest_open = numbered_once;
             } else {
                 if (sweep_predictor_pending(p) != before)
                     fail("a refused step kept", before);
@@ -244,16 +248,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    /* The sample maps beside the build, as fuzz_world.c finds them. */
     char dir[4096];
-    const char *env = getenv("SWEEP_BUILD_DIR");
-    if (env && *env) {
-        snprintf(dir, sizeof dir, "%s/maps", env);
-    } else {
-        char self[4096];
-        snprintf(self, sizeof self, "%s", (*argc > 0 && (*argv)[0]) ? (*argv)[0] : ".");
-        snprintf(dir, sizeof dir, "%s/../../maps", dirname(self));
-    }
+    fuzz_sample_maps_dir(*argc, *argv, dir, sizeof dir);
     for (unsigned i = 0; i < MAPS; i++) {
         char path[4200], err[1024];
         snprintf(path, sizeof path, "%s/%s", dir, map_names[i]);

@@ -46,7 +46,6 @@
  *                 its kind (op >> 2) % 9, its fields read from what follows
  *                 (tests/fuzz/world_script.h says how).
  */
-#include <libgen.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +58,7 @@
 #include "server/world/log.h"
 #include "server/world/request_decoder.h"
 #include "server/world/world.h"
+#include "tests/fuzz/sample_maps.h"
 #include "tests/fuzz/world_script.h"
 
 #define OWNERS 4u
@@ -486,17 +486,8 @@ static void run_free(run *r)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    /* The sample maps beside the build: $SWEEP_BUILD_DIR/maps, else two
-     * levels above the harness ($(BUILD)/tests/fuzz/). */
     char dir[4096];
-    const char *env = getenv("SWEEP_BUILD_DIR");
-    if (env && *env) {
-        snprintf(dir, sizeof dir, "%s/maps", env);
-    } else {
-        char self[4096];
-        snprintf(self, sizeof self, "%s", (*argc > 0 && (*argv)[0]) ? (*argv)[0] : ".");
-        snprintf(dir, sizeof dir, "%s/../../maps", dirname(self));
-    }
+    fuzz_sample_maps_dir(*argc, *argv, dir, sizeof dir);
     for (unsigned i = 0; i < MAPS; i++) {
         snprintf(map_paths[i], sizeof map_paths[i], "%s/%s", dir, map_names[i]);
         if (access(map_paths[i], R_OK) != 0) {
