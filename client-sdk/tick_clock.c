@@ -37,12 +37,22 @@ static double min_value(const sweep_tick_clock_min *m)
     return m->have_prev && m->prev < m->cur ? m->prev : m->cur;
 }
 
+/* x as a uint64_t: 0 below 1 (or not a number), UINT64_MAX past it. Ticks
+ * and times heard from a peer may be anything, and a double past the
+ * type's range has no value as one. */
+static uint64_t whole(double x)
+{
+    if (!(x >= 1.0))
+        return 0;
+    return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
+}
+
 void sweep_tick_clock_init(sweep_tick_clock *k, double tick_rate)
 {
     if (k == NULL)
         return;
     memset(k, 0, sizeof *k);
-    if (isfinite(tick_rate) && tick_rate > 0.0) {
+    if (tick_rate >= SWEEP_TICK_CLOCK_MIN_RATE && tick_rate <= SWEEP_TICK_CLOCK_MAX_RATE) {
         k->tick_rate = tick_rate;
         k->period_ns = 1e9 / tick_rate;
     }
@@ -135,7 +145,7 @@ uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns)
     if (k == NULL || k->tick_rate == 0.0 || !k->offset.have)
         return 0;
     double since = (double)send_ns - min_value(&k->offset) + sweep_tick_clock_lag(k);
-    uint64_t e = since > 0.0 ? (uint64_t)floor(since / k->period_ns) : 0;
+    uint64_t e = whole(floor(since / k->period_ns));
     if (e < k->given)
         e = k->given;
     k->given = e;
@@ -149,5 +159,5 @@ uint64_t sweep_tick_clock_next_due(const sweep_tick_clock *k, uint64_t after_ns)
     double offset = min_value(&k->offset);
     double n = floor(((double)after_ns - offset) / k->period_ns) + 1.0;
     double due = offset + n * k->period_ns;
-    return due > 0.0 ? (uint64_t)ceil(due) : 0;
+    return whole(ceil(due));
 }

@@ -93,8 +93,16 @@ typedef struct sweep_tick_clock {
     uint64_t mets_heard;
 } sweep_tick_clock;
 
-/* A clock for a server of tick_rate ticks per second (a rate not finite or
- * not above 0: unknown, every estimate 0). Nothing heard yet.
+/* The tick rates a clock takes (Welcome.tick_rate): a map's are 1 to
+ * 1,000 a second and sweepd's --tick-rate at most 10,000; below a tick
+ * every 1,000 s no clock is kept either, so that a period and a tick
+ * times it stay finite numbers whatever ticks a peer names. */
+#define SWEEP_TICK_CLOCK_MIN_RATE 1e-3
+#define SWEEP_TICK_CLOCK_MAX_RATE 10000.0
+
+/* A clock for a server of tick_rate ticks per second (a rate outside
+ * [SWEEP_TICK_CLOCK_MIN_RATE, SWEEP_TICK_CLOCK_MAX_RATE], or not a number:
+ * unknown, every estimate 0). Nothing heard yet.
  * None of these calls can report an error: given a NULL clock, those that
  * take a sample do nothing and those that answer say what a clock that
  * heard nothing says (0). */

@@ -127,6 +127,20 @@ static void unknown_until_heard(void **state)
     sweep_tick_clock_init(&k, NAN);
     sweep_tick_clock_heard(&k, 10, 1000);
     assert_int_equal(sweep_tick_clock_estimate(&k, 2000), 0);
+    /* Rates no server announces, whose period overflows or vanishes. */
+    const double absurd[] = {1e-300, 1e-4, 1e5, 1e300, INFINITY, -60.0};
+    for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
+        sweep_tick_clock_init(&k, absurd[i]);
+        sweep_tick_clock_heard(&k, 10, 1000);
+        assert_int_equal(sweep_tick_clock_estimate(&k, 2000), 0);
+        assert_int_equal(sweep_tick_clock_next_due(&k, 2000), 0);
+    }
+    /* Ticks a peer names past any server's life: estimates saturate, never
+     * wrap or leave the type. */
+    sweep_tick_clock_init(&k, 10000.0);
+    sweep_tick_clock_heard(&k, UINT64_MAX, 1000);
+    assert_int_equal(sweep_tick_clock_estimate(&k, UINT64_MAX), UINT64_MAX);
+    assert_true(sweep_tick_clock_next_due(&k, UINT64_MAX) == UINT64_MAX);
 }
 
 /* The round trip reaches a tick ahead: a move sent just before a boundary
