@@ -178,7 +178,7 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 PREDICT_FUZZ := $(BUILD)/tests/fuzz/fuzz_predict
 PREDICT_SEEDS := $(BUILD)/tests/fuzz/make_predict_seeds
 PREDICT_FUZZ_SMOKE_RUNS ?= 3000
-$(PREDICT_FUZZ): tests/fuzz/fuzz_predict.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h client-sdk/predict.c client-sdk/predict.h \
+$(PREDICT_FUZZ): tests/fuzz/fuzz_predict.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h tests/fuzz/level_invariants.h client-sdk/predict.c client-sdk/predict.h \
 		$(CORE_SRC) $(wildcard core/*.h) $(CLIENT_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) | $(MAPS_SAMPLES)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_predict.c client-sdk/predict.c $(CORE_SRC) \

@@ -21,7 +21,7 @@
  * - an Error names a code and says why;
  * - every velocity a MoveResult, CollideResult or EntityState holds is
  *   finite, and every entity's position is within the map's coordinate
- *   limit;
+ *   limit or one move past it;
  * - a player session's move takes its entity no farther than the rules
  *   let it (speed_limit for the time granted, a step up or down a step,
  *   the change of stance), unless a teleporter moved it;
@@ -58,6 +58,7 @@
 #include "server/world/log.h"
 #include "server/world/request_decoder.h"
 #include "server/world/world.h"
+#include "tests/fuzz/level_invariants.h"
 #include "tests/fuzz/sample_maps.h"
 #include "tests/fuzz/world_script.h"
 
@@ -147,14 +148,15 @@ static void check_vec(sweep_vec3 v, const char *what, uint64_t at)
         fail(what, at);
 }
 
-/* Where an entity can be: finite, and within the map's coordinate limit. */
+/* Where an entity can be: finite, and within the map's coordinate limit
+ * or one move past it (tests/fuzz/level_invariants.h). */
 static const sweep_config *place_limit;
 static const sweep_rules *player_rules;
 static sweep_vec3 player_radii;
 static void check_place(sweep_vec3 v, const char *what, uint64_t at)
 {
     check_vec(v, what, at);
-    if (!sweep_config_contains(place_limit, v))
+    if (!fuzz_within_reach(place_limit, v))
         fail(what, at);
 }
 
