@@ -18,6 +18,8 @@
  * tick), it checks on every input:
  * - every message the world hands its sink encodes, and decodes back:
  *   the server never makes an answer it cannot send;
+ * - every request is answered once, by a message of its sequence (a
+ *   move too old to have a kept result may go unanswered);
  * - an Error names a code and says why;
  * - every velocity a MoveResult, CollideResult or EntityState holds is
  *   finite, and every entity's position is within the map's coordinate
@@ -89,6 +91,9 @@ typedef struct run {
         sweep_vec3 position;
     } players[25];
     uint32_t requests; /* requests applied (or, replaying, passed over) */
+    const sweep__owner *asker; /* the request being applied: its owner, */
+    uint32_t asked;            /* its sequence */
+    uint32_t answers;          /* and the messages that answered it */
     int replaying; /* the second run: ids and drops from the plan, no draws, no memory limit */
     int dropped;   /* the request being applied was dropped */
 } run;
@@ -232,6 +237,8 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
 {
     run *r = ctx;
     r->calls++;
+    if (to == r->asker && m->sequence == r->asked)
+        r->answers++;
     if (trace)
         fprintf(stderr, "to %llu: %s %u %.*s\n", (unsigned long long)to->id, sweep_msg_kind_name(m->kind),
                 m->sequence, m->kind == SWEEP_MSG_ERROR ? (int)m->as.error.message.len : 0,
@@ -434,6 +441,9 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
             if (i >= PLAN_REQUESTS)
                 fail("more requests than the plan holds", i);
             sweep__request rq = {o, &sink, 0, NULL, 0};
+            r->asker = o;
+            r->asked = in.sequence;
+            r->answers = 0;
             if (!r->replaying) {
                 /* sweepd's clock, a millisecond a request: only the rule
                  * log's rate may read it (a replay has none). */
@@ -458,6 +468,12 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
                 mix_u64(r, 'R' ^ ((uint64_t)in.kind << 8));
                 sweep__world_request(w, &rq, &in);
             }
+            /* One answer a request, named by its sequence; a move too old
+             * to have a kept result may go unanswered. */
+            int moves = in.kind == SWEEP_MSG_MOVE || in.kind == SWEEP_MSG_MOVE_BATCH;
+            if (r->answers > 1 || (r->answers == 0 && !moves && !(r->replaying && plan.dropped[i])))
+                fail("a request answered other than once", r->answers);
+            r->asker = NULL;
             sweep__world_check(w);
         }
         free(copy);
