@@ -478,6 +478,8 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
         }
         free(copy);
     }
+    if (r->replaying && r->requests != plan.count)
+        fail("the replay read other requests than the run", r->requests);
     *state = sweep__world_state_hash(w);
     for (uint32_t i = 0; i < OWNERS; i++)
         sweep__owner_release(&own[i], &sink);
