@@ -277,6 +277,12 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
     sweep_status st = sweep_act(&space, cfg, rules, radii, &a, wish, dt, &r);
     if (st != SWEEP_OK)
         return core_error(err, st, "the move");
+    /* The server refuses a move that would end beyond the coordinate
+     * limit (from there every later move would be refused), and the
+     * entity stays: so does the prediction. */
+    if (!sweep_config_contains(cfg, a.position))
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_BAD_POSITION,
+                   "the move would end beyond the world limit of %g (the server refuses it)", cfg->max_coordinate);
     s->position = a.position;
     s->velocity = a.velocity;
     s->grounded = a.grounded != 0;

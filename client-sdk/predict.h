@@ -158,8 +158,9 @@ sweep_client_status sweep_predictor_world_state(sweep_predictor *p, const sweep_
  * will report for the move. SWEEP_CLIENT_OK; SWEEP_CLIENT_E_NOMEM;
  * SWEEP_CLIENT_E_ARG for a NULL wish, or for input the core refuses,
  * err->code then naming what the server answers it with (BadNumber,
- * BadDt, BadVelocity, ...): nothing is kept, since the server will refuse
- * the move as well. */
+ * BadDt, BadVelocity, ...; BadPosition for a move that would end beyond
+ * the map's coordinate limit): nothing is kept, since the server will
+ * refuse the move as well. */
 sweep_client_status sweep_predictor_step(sweep_predictor *p, uint32_t sequence, const sweep_wish *wish, double dt,
                                          sweep_act_result *out, sweep_client_error *err);
 

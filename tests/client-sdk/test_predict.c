@@ -261,6 +261,39 @@ static void an_impossible_answer_is_refused(void **state)
     sweep_predictor_destroy(p);
 }
 
+/* The server refuses a move that would end beyond the map's coordinate
+ * limit, and the entity stays where it was: the prediction refuses it in
+ * the same words (BadPosition), keeps nothing, and does not move. */
+static void a_move_past_the_coordinate_limit_is_refused_as_the_server_does(void **state)
+{
+    (void)state;
+    const double edge = LV.config.max_coordinate - 0.05;
+    sweep_predict_state s = sweep_predict_state_at(sweep_v3(edge, 0, 1));
+    s.velocity = sweep_v3(5, 0, 0);
+    sweep_predict_state before = s;
+    sweep_wish w = wish(5, 0, 0);
+    sweep_client_error e;
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &w, 1.0 / 60, NULL, &e),
+                     SWEEP_CLIENT_E_ARG);
+    assert_int_equal(e.code, SWEEP_WIRE_BAD_POSITION);
+    assert_true(same_vec(s.position, before.position));
+    /* Away from the edge the same move is taken. */
+    s = sweep_predict_state_at(sweep_v3(edge - 1.0, 0, 1));
+    s.velocity = sweep_v3(5, 0, 0);
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &w, 1.0 / 60, NULL, &e),
+                     SWEEP_CLIENT_OK);
+    /* Through a predictor: nothing kept. */
+    sweep_predictor *p = new_predictor(sweep_v3(edge, 0, 1), LV.default_radii);
+    sweep_wish far = wish(5, 0, 0);
+    sweep_predict_state cur = sweep_predictor_current(p);
+    for (uint32_t i = 1; i < 40 && sweep_predictor_step(p, i, &far, 1.0 / 60, NULL, &e) == SWEEP_CLIENT_OK; i++)
+        cur = sweep_predictor_current(p);
+    assert_int_equal(e.code, SWEEP_WIRE_BAD_POSITION);
+    assert_true(sweep_config_contains(&LV.config, sweep_predictor_current(p).position));
+    assert_true(same_vec(sweep_predictor_current(p).position, cur.position));
+    sweep_predictor_destroy(p);
+}
+
 static void lost_and_refused_moves(void **state)
 {
     (void)state;
@@ -787,6 +820,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matching_answers_confirm),
         cmocka_unit_test(an_impossible_answer_is_refused),
+        cmocka_unit_test(a_move_past_the_coordinate_limit_is_refused_as_the_server_does),
         cmocka_unit_test(a_different_answer_rewinds_and_replays),
         cmocka_unit_test(lost_and_refused_moves),
         cmocka_unit_test(a_move_cut_by_the_time_budget_is_checked_exactly),

@@ -23,7 +23,7 @@
  * - an Error names a code and says why;
  * - every velocity a MoveResult, CollideResult or EntityState holds is
  *   finite, and every entity's position is within the map's coordinate
- *   limit or one move past it;
+ *   limit;
  * - a player session's move takes its entity no farther than the rules
  *   let it (speed_limit for the time granted, a step up or down a step,
  *   the change of stance), unless a teleporter moved it;
@@ -60,7 +60,6 @@
 #include "server/world/log.h"
 #include "server/world/request_decoder.h"
 #include "server/world/world.h"
-#include "tests/fuzz/level_invariants.h"
 #include "tests/fuzz/sample_maps.h"
 #include "tests/fuzz/world_script.h"
 
@@ -153,15 +152,14 @@ static void check_vec(sweep_vec3 v, const char *what, uint64_t at)
         fail(what, at);
 }
 
-/* Where an entity can be: finite, and within the map's coordinate limit
- * or one move past it (tests/fuzz/level_invariants.h). */
+/* Where an entity can be: finite, and within the map's coordinate limit. */
 static const sweep_config *place_limit;
 static const sweep_rules *player_rules;
 static sweep_vec3 player_radii;
 static void check_place(sweep_vec3 v, const char *what, uint64_t at)
 {
     check_vec(v, what, at);
-    if (!fuzz_within_reach(place_limit, v))
+    if (!sweep_config_contains(place_limit, v))
         fail(what, at);
 }
 

@@ -5,9 +5,7 @@
  * every vertex, spawn point and keyframe finite and within the level's
  * coordinate limit, every triangle's material in the level's table, each
  * mover's keyframes in time order with rotations of unit length. A broken
- * one aborts, which libFuzzer reports as a crash with its input. And
- * where a body may be after a move (fuzz_within_reach), for the
- * harnesses that move bodies (fuzz_world.c, fuzz_predict.c).
+ * one aborts, which libFuzzer reports as a crash with its input.
  */
 #ifndef SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
 #define SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
@@ -31,15 +29,6 @@ static inline void fuzz_check_point(const sweep_level *lv, sweep_vec3 v, const c
 {
     if (!(lv->config.max_coordinate <= 1e7) || !sweep_config_contains(&lv->config, v))
         fuzz_fail(what, at);
-}
-
-/* Finite, and within the coordinate limit or one move past it: the core
- * takes no move that starts outside the limit, but does not stop one that
- * ends outside (from a place on the limit itself). */
-static inline int fuzz_within_reach(const sweep_config *c, sweep_vec3 p)
-{
-    double l = c->max_coordinate + c->max_speed * c->max_dt;
-    return fabs(p.x) <= l && fabs(p.y) <= l && fabs(p.z) <= l;
 }
 
 static inline int fuzz_has_material(const sweep_level *lv, uint32_t id)
