@@ -178,7 +178,7 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 PREDICT_FUZZ := $(BUILD)/tests/fuzz/fuzz_predict
 PREDICT_SEEDS := $(BUILD)/tests/fuzz/make_predict_seeds
 PREDICT_FUZZ_SMOKE_RUNS ?= 3000
-$(PREDICT_FUZZ): tests/fuzz/fuzz_predict.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h tests/fuzz/level_invariants.h client-sdk/predict.c client-sdk/predict.h \
+$(PREDICT_FUZZ): tests/fuzz/fuzz_predict.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h client-sdk/predict.c client-sdk/predict.h \
 		$(CORE_SRC) $(wildcard core/*.h) $(CLIENT_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) | $(MAPS_SAMPLES)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_predict.c client-sdk/predict.c $(CORE_SRC) \
@@ -195,6 +195,34 @@ fuzz-predict: $(PREDICT_FUZZ) $(PREDICT_SEEDS)
 		-print_final_stats=1 $(BUILD)/fuzz-corpus/predict $(BUILD)/fuzz-corpus/predict-seeds
 
 $(eval $(call SWEEP_FUZZ_SMOKE,$(PREDICT_FUZZ),$(PREDICT_SEEDS),predict $(PREDICT_FUZZ_SMOKE_RUNS) 8192 "$(BUILD)/fuzz-crashes" --seeds-by "$(PREDICT_SEEDS)"))
+
+# --- fuzzing the replay ---------------------------------------------------------
+# tests/fuzz/fuzz_replay.c with clang's libFuzzer, ASan and UBSan: any bytes,
+# their frames' checksums made right, replayed at both depths on the sample
+# arena. The replay, the session log, the world library, the protocol and
+# the core are compiled into the harness (with coverage, the sanitizers and
+# SWEEP_CHECKS); maps/ comes from the gcc build. Seeds: the session-log
+# fuzzer's and the golden logs of tests/replay. New inputs go to
+# $(BUILD)/fuzz-corpus/replay, a crashing input to $(BUILD)/fuzz-crashes/.
+#   make fuzz-replay FUZZ_SECONDS=N   fuzz for N seconds (default 60)
+#   make test                         includes a bounded smoke run
+REPLAY_FUZZ := $(BUILD)/tests/fuzz/fuzz_replay
+REPLAY_FUZZ_SMOKE_RUNS ?= 300
+$(REPLAY_FUZZ): tests/fuzz/fuzz_replay.c tests/fuzz/log_frames.h tests/fuzz/sample_maps.h $(REPLAY_SRC) \
+		$(wildcard client-sdk/replay*.h) $(RECORD_SRC) $(wildcard server/record/*.h) $(WORLD_SRC) \
+		$(wildcard server/world/*.h) $(PROTOCOL_SRC) $(wildcard protocol/*.h) $(CORE_SRC) $(wildcard core/*.h) \
+		$(MAPS_LIB) | $(MAPS_SAMPLES)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_replay.c $(REPLAY_SRC) $(RECORD_SRC) $(WORLD_SRC) \
+		$(PROTOCOL_SRC) $(CORE_SRC) $(MAPS_LIB) $(MAPS_LDLIBS) -ldeflate -lpthread -lm -o $@
+
+.PHONY: fuzz-replay
+fuzz-replay: $(REPLAY_FUZZ)
+	@mkdir -p $(BUILD)/fuzz-corpus/replay $(BUILD)/fuzz-crashes
+	$(REPLAY_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/replay- -max_total_time=$(FUZZ_SECONDS) -max_len=131072 \
+		-print_final_stats=1 $(BUILD)/fuzz-corpus/replay $(LOG_CORPUS) tests/replay/golden
+
+$(eval $(call SWEEP_FUZZ_SMOKE,$(REPLAY_FUZZ),$(wildcard $(LOG_CORPUS)/*),replay $(REPLAY_FUZZ_SMOKE_RUNS) 131072 "$(BUILD)/fuzz-crashes" "$(LOG_CORPUS)" tests/replay/golden))
 
 # libsweep for Windows, cross-built (make windows).
 include client-sdk/windows.mk

@@ -727,7 +727,9 @@ static int compare(sweep_replay *r, uint64_t group_offset)
     for (uint32_t i = 0; i < n; i++) {
         const sweep_record *x = &r->expect[i];
         const sent *y = &r->sent[i];
-        const uint8_t *yb = r->arena + y->at;
+        /* A message marked same was never copied to the arena (which may
+         * then hold nothing at all: no pointer into it). */
+        const uint8_t *yb = y->same ? NULL : r->arena + y->at;
         if (y->same || (x->type == y->type && x->session == y->session && x->bytes.len == y->len &&
                         memcmp(x->bytes.ptr, yb, y->len) == 0)) {
             if (x->type == SWEEP_RECORD_MOVE)
@@ -992,6 +994,11 @@ static int on_close(sweep_replay *r, const sweep_record *x)
 /* Checks a segment's HEAD against the world the replay runs. */
 static int check_head(sweep_replay *r, const sweep_record_head *h, char *err, size_t errlen)
 {
+    char why[200];
+    if (sweep_record_head_check(h, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: its HEAD says %s, which no sweepd records (corrupt log)", r->path, why);
+        return -1;
+    }
     if (h->protocol_version != SWEEP_PROTOCOL_VERSION) {
         snprintf(err, errlen, "%s: recorded with protocol version %u; this build speaks %u", r->path,
                  h->protocol_version, SWEEP_PROTOCOL_VERSION);
@@ -1261,6 +1268,13 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
     if (h->segment != 0) {
         snprintf(err, errlen, "%s: segment %u of a log; a replay starts at segment 0 (this one continues %.*s)", log,
                  h->segment, (int)h->previous.len, (const char *)h->previous.ptr);
+        sweep_replay_close(r);
+        return NULL;
+    }
+    /* Its settings size the decoders and the world: checked before. */
+    char why[200];
+    if (sweep_record_head_check(h, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: its HEAD says %s, which no sweepd records (corrupt log)", log, why);
         sweep_replay_close(r);
         return NULL;
     }

@@ -9,6 +9,7 @@
 #include "server/options.h"
 
 #include "protocol/framing.h"
+#include "server/record/record.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -229,7 +230,7 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
     if (strcmp(key, "health-stall") == 0)
         return parse_double(key, value, 0.2, 3600.0, &opt->health_stall, err, errlen);
     if (strcmp(key, "tick-rate") == 0)
-        return parse_double(key, value, 0.0, 10000.0, &opt->tick_rate, err, errlen);
+        return parse_double(key, value, 0.0, SWEEP_RECORD_TICK_RATE_LIMIT, &opt->tick_rate, err, errlen);
     if (strcmp(key, "max-sessions") == 0)
         return parse_u32(key, value, 1, 1000000, &opt->max_sessions, err, errlen);
     if (strcmp(key, "threads") == 0)
@@ -239,11 +240,11 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
     if (strcmp(key, "max-entities") == 0)
         return parse_u32(key, value, 1, 100000, &opt->max_entities, err, errlen);
     if (strcmp(key, "max-entities-server") == 0)
-        return parse_u32(key, value, 1, 1000000, &opt->max_entities_server, err, errlen);
+        return parse_u32(key, value, 1, SWEEP_RECORD_COUNT_LIMIT, &opt->max_entities_server, err, errlen);
     if (strcmp(key, "max-batch") == 0)
-        return parse_u32(key, value, 1, 4096, &opt->max_batch, err, errlen);
+        return parse_u32(key, value, 1, SWEEP_RECORD_MAX_BATCH_LIMIT, &opt->max_batch, err, errlen);
     if (strcmp(key, "max-frame") == 0)
-        return parse_u32(key, value, 256, 1024u * 1024u, &opt->max_frame, err, errlen);
+        return parse_u32(key, value, 256, SWEEP_RECORD_MAX_FRAME_LIMIT, &opt->max_frame, err, errlen);
     if (strcmp(key, "udp-max-datagram") == 0) {
         if (parse_u32(key, value, SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM, &opt->udp_max_datagram, err,
                       errlen) == SWEEP_OPTIONS_OK)
@@ -307,13 +308,13 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
     if (strcmp(key, "allow-free-move") == 0)
         return parse_on_off(key, value, &opt->allow_free_move, err, errlen);
     if (strcmp(key, "time-bank") == 0)
-        return parse_double(key, value, 0.001, 60.0, &opt->time_bank, err, errlen);
+        return parse_double(key, value, 0.001, SWEEP_RECORD_TIME_BANK_LIMIT, &opt->time_bank, err, errlen);
     if (strcmp(key, "history-ms") == 0)
-        return parse_u32(key, value, 1, 60000, &opt->history_ms, err, errlen);
+        return parse_u32(key, value, 1, SWEEP_RECORD_HISTORY_MS_LIMIT, &opt->history_ms, err, errlen);
     if (strcmp(key, "rewind-cap-ms") == 0)
-        return parse_u32(key, value, 1, 60000, &opt->rewind_cap_ms, err, errlen);
+        return parse_u32(key, value, 1, SWEEP_RECORD_HISTORY_MS_LIMIT, &opt->rewind_cap_ms, err, errlen);
     if (strcmp(key, "history-entities") == 0)
-        return parse_u32(key, value, 1, 1000000, &opt->history_entities, err, errlen);
+        return parse_u32(key, value, 1, SWEEP_RECORD_COUNT_LIMIT, &opt->history_entities, err, errlen);
     if (strcmp(key, "history-memory") == 0)
         return parse_u32(key, value, 0, 1024u * 1024u, &opt->history_memory_mb, err, errlen);
     if (strcmp(key, "query-rate") == 0)

@@ -80,7 +80,7 @@ bench: $(BUILD)/maps/arena.db
 LOG_FUZZ := $(BUILD)/tests/fuzz/fuzz_log
 LOG_CORPUS := tests/fuzz/corpus/log
 LOG_FUZZ_SMOKE_RUNS ?= 20000
-$(LOG_FUZZ): tests/fuzz/fuzz_log.c server/record/record_read.c server/record/record_move.c server/record/record.h \
+$(LOG_FUZZ): tests/fuzz/fuzz_log.c tests/fuzz/log_frames.h server/record/record_read.c server/record/record_move.c server/record/record.h \
 		server/record/record_move.h server/record/record_results.c server/record/record_results.h \
 		server/record/record_patch.c server/record/record_patch.h \
 		protocol/format.h protocol/contact_image.h protocol/schema.h
@@ -112,7 +112,7 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(LOG_FUZZ),$(wildcard $(LOG_CORPUS)/*),log $(LOG
 WORLD_FUZZ := $(BUILD)/tests/fuzz/fuzz_world
 WORLD_SEEDS := $(BUILD)/tests/fuzz/make_world_seeds
 WORLD_FUZZ_SMOKE_RUNS ?= 400
-$(WORLD_FUZZ): tests/fuzz/fuzz_world.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h tests/fuzz/level_invariants.h $(WORLD_SRC) $(wildcard server/world/*.h) \
+$(WORLD_FUZZ): tests/fuzz/fuzz_world.c tests/fuzz/world_script.h tests/fuzz/sample_maps.h $(WORLD_SRC) $(wildcard server/world/*.h) \
 		$(PROTOCOL_SRC) $(wildcard protocol/*.h) $(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB) | $(MAPS_SAMPLES)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_world.c $(WORLD_SRC) $(PROTOCOL_SRC) $(CORE_SRC) \

@@ -221,6 +221,21 @@ typedef struct sweep_record_head {
     uint32_t version;            /* of the file's header, not of the HEAD record */
 } sweep_record_head;
 
+/* The settings a HEAD may hold: sweepd's options take no others
+ * (server/options.c uses these), and a replay sizes its decoders and its
+ * world by them. */
+#define SWEEP_RECORD_MAX_FRAME_LIMIT (1024u * 1024u) /* --max-frame */
+#define SWEEP_RECORD_MAX_BATCH_LIMIT 4096u           /* --max-batch */
+#define SWEEP_RECORD_TICK_RATE_LIMIT 10000.0         /* --tick-rate; a map's is at most 1,000 */
+#define SWEEP_RECORD_HISTORY_MS_LIMIT 60000u         /* --history-ms, --rewind-cap-ms */
+#define SWEEP_RECORD_COUNT_LIMIT 1000000u            /* --max-entities-server, --history-entities */
+#define SWEEP_RECORD_TIME_BANK_LIMIT 60.0            /* --time-bank */
+
+/* Are h's settings ones sweepd records (within the limits above, tick
+ * rate and time bank finite, the query rate finite and not negative)?
+ * 0, or -1 with why (naming the setting and its value). */
+int sweep_record_head_check(const sweep_record_head *h, char *why, size_t whylen);
+
 /* One record, decoded. Pointers point into the reader's bytes and stay
  * valid until sweep_record_close (a streamed reader's: until the caller
  * lets go of them, sweep_record_release). Only type, offset and the fields its type

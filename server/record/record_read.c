@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -229,6 +230,28 @@ static void parse_head(cursor *c, sweep_record_head *h, uint32_t version)
     h->history_entities = version >= 4 ? get_u32(c) : 0;
     h->query_rate = version >= 4 ? get_f64(c) : 0.0;
     h->id_seed = version >= 4 ? get_u64(c) : 0;
+}
+
+int sweep_record_head_check(const sweep_record_head *h, char *why, size_t whylen)
+{
+    if (h->max_frame < 1 || h->max_frame > SWEEP_RECORD_MAX_FRAME_LIMIT)
+        return fail(why, whylen, "max_frame %u is outside 1 to %u", h->max_frame, SWEEP_RECORD_MAX_FRAME_LIMIT);
+    if (h->max_batch < 1 || h->max_batch > SWEEP_RECORD_MAX_BATCH_LIMIT)
+        return fail(why, whylen, "max_batch %u is outside 1 to %u", h->max_batch, SWEEP_RECORD_MAX_BATCH_LIMIT);
+    if (!(h->tick_rate > 0.0 && h->tick_rate <= SWEEP_RECORD_TICK_RATE_LIMIT))
+        return fail(why, whylen, "tick_rate %g is outside (0, %g]", h->tick_rate, SWEEP_RECORD_TICK_RATE_LIMIT);
+    if (!(h->time_bank >= 0.0 && h->time_bank <= SWEEP_RECORD_TIME_BANK_LIMIT))
+        return fail(why, whylen, "time_bank %g is outside 0 to %g", h->time_bank, SWEEP_RECORD_TIME_BANK_LIMIT);
+    if (!(h->query_rate >= 0.0 && h->query_rate < INFINITY))
+        return fail(why, whylen, "query_rate %g is not a rate", h->query_rate);
+    if (h->history_ms > SWEEP_RECORD_HISTORY_MS_LIMIT || h->rewind_cap_ms > SWEEP_RECORD_HISTORY_MS_LIMIT)
+        return fail(why, whylen, "history_ms %u or rewind_cap_ms %u is above %u", h->history_ms, h->rewind_cap_ms,
+                    SWEEP_RECORD_HISTORY_MS_LIMIT);
+    if (h->max_entities > SWEEP_RECORD_COUNT_LIMIT || h->max_entities_server > SWEEP_RECORD_COUNT_LIMIT ||
+        h->history_entities > SWEEP_RECORD_COUNT_LIMIT)
+        return fail(why, whylen, "max_entities %u, max_entities_server %u or history_entities %u is above %u",
+                    h->max_entities, h->max_entities_server, h->history_entities, SWEEP_RECORD_COUNT_LIMIT);
+    return 0;
 }
 
 /* How far past the frame being read the log's pages are put in the page

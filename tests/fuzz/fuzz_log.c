@@ -44,6 +44,7 @@
 #include "server/record/record_move.h"
 #include "server/record/record_patch.h"
 #include "server/record/record_results.h"
+#include "tests/fuzz/log_frames.h"
 
 #define MAX_RECORDS 100000 /* a bound on the loop, far above what 64 KiB holds */
 
@@ -56,20 +57,6 @@ static void fail(const char *what)
 {
     fprintf(stderr, "fuzz_log: %s\n", what);
     abort();
-}
-
-/* The bytes with each whole frame's checksum made right. */
-static void fix_checksums(uint8_t *b, size_t n)
-{
-    size_t at = SWEEP_RECORD_HEADER_SIZE;
-    while (at + SWEEP_RECORD_FRAME_HEADER <= n) {
-        uint32_t len = sweep__rd32(b + at);
-        if (len > n - at - SWEEP_RECORD_FRAME_HEADER)
-            return;
-        const uint8_t *body = b + at + SWEEP_RECORD_FRAME_HEADER;
-        sweep__wr32(b + at + 4, (uint32_t)libdeflate_crc32(0, body, len));
-        at += SWEEP_RECORD_FRAME_HEADER + (size_t)len;
-    }
 }
 
 static void check_move(const uint8_t *p, size_t len, int compact)
@@ -105,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size)
         memcpy(fixed, data, size);
-    fix_checksums(fixed, size);
+    fuzz_fix_checksums(fixed, size);
     if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, fixed, size, 0) != (ssize_t)size))
         fail("cannot write the log");
 

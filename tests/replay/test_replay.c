@@ -1953,6 +1953,41 @@ static void entity_caps_by_role_replay(void **state)
     assert_int_equal(t.error_codes[SWEEP_WIRE_TOO_MANY_ENTITIES], 2);
 }
 
+/* A HEAD whose settings no sweepd records (a crafted or corrupted log)
+ * is refused by name before the replay sizes anything by them: a
+ * max_batch of two billion once asked for 600 GB. */
+static void head_settings_beyond_sweepd_are_refused(void **state)
+{
+    (void)state;
+    char path[1200], err[1400];
+    golden("walking", path, sizeof path);
+    sweep_record_reader *rd = sweep_record_open(path, err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    const sweep_record_head good = *sweep_record_head_of(rd);
+    char why[200];
+    assert_int_equal(sweep_record_head_check(&good, why, sizeof why), 0);
+    struct {
+        const char *name;
+        sweep_record_head h;
+    } bad[8];
+    for (int i = 0; i < 8; i++)
+        bad[i].h = good;
+    bad[0].name = "max_batch", bad[0].h.max_batch = 0x7fffffffu;
+    bad[1].name = "max_batch", bad[1].h.max_batch = 0;
+    bad[2].name = "max_frame", bad[2].h.max_frame = 0xffffffffu;
+    bad[3].name = "tick_rate", bad[3].h.tick_rate = NAN;
+    bad[4].name = "time_bank", bad[4].h.time_bank = -1.0;
+    bad[5].name = "query_rate", bad[5].h.query_rate = INFINITY;
+    bad[6].name = "history_ms", bad[6].h.history_ms = 4000000000u;
+    bad[7].name = "history_entities", bad[7].h.history_entities = 4000000000u;
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(sweep_record_head_check(&bad[i].h, why, sizeof why), -1);
+        assert_non_null(strstr(why, bad[i].name));
+    }
+    sweep_record_close(rd);
+}
+
 /* A Spawn refused because the entities would pass --max-memory is refused
  * for the process's room (every world's entities, every connection's
  * buffers), which no log holds: the log forgets the request, as it does
@@ -3907,6 +3942,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(memory_refusal_replays),
+        cmocka_unit_test(head_settings_beyond_sweepd_are_refused),
         cmocka_unit_test(relayed_player_replays),
         cmocka_unit_test(volumes_replay_at_both_depths),
         cmocka_unit_test(liquids_replay_at_both_depths),
