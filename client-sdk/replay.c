@@ -991,14 +991,22 @@ static int on_close(sweep_replay *r, const sweep_record *x)
     return 0;
 }
 
+/* Are the settings of the HEAD of the segment at path ones sweepd
+ * records? They size the decoders and the world. */
+static int check_settings(const char *path, const sweep_record_head *h, char *err, size_t errlen)
+{
+    char why[200];
+    if (sweep_record_head_check(h, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: its HEAD says %s, which no sweepd records (corrupt log)", path, why);
+    return -1;
+}
+
 /* Checks a segment's HEAD against the world the replay runs. */
 static int check_head(sweep_replay *r, const sweep_record_head *h, char *err, size_t errlen)
 {
-    char why[200];
-    if (sweep_record_head_check(h, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: its HEAD says %s, which no sweepd records (corrupt log)", r->path, why);
+    if (check_settings(r->path, h, err, errlen) != 0)
         return -1;
-    }
     if (h->protocol_version != SWEEP_PROTOCOL_VERSION) {
         snprintf(err, errlen, "%s: recorded with protocol version %u; this build speaks %u", r->path,
                  h->protocol_version, SWEEP_PROTOCOL_VERSION);
@@ -1271,10 +1279,8 @@ sweep_replay *sweep_replay_open_flags(const char *log, const char *map, unsigned
         sweep_replay_close(r);
         return NULL;
     }
-    /* Its settings size the decoders and the world: checked before. */
-    char why[200];
-    if (sweep_record_head_check(h, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: its HEAD says %s, which no sweepd records (corrupt log)", log, why);
+    /* Before the world and the decoders are sized by them. */
+    if (check_settings(log, h, err, errlen) != 0) {
         sweep_replay_close(r);
         return NULL;
     }
