@@ -1193,6 +1193,11 @@ static int open_world(sweep_replay *r, const sweep_record_head *h, char *err, si
         .history_ms = h->history_ms,
         .rewind_cap_ms = h->rewind_cap_ms,
         .history_entities = h->history_entities,
+        /* The log does not say what --history-memory was: a HEAD may ask
+         * for any history its settings allow (terabytes), so the replay
+         * holds at most SWEEP_REPLAY_HISTORY_MAX_BYTES, four times
+         * sweepd's default limit. */
+        .history_max_bytes = SWEEP_REPLAY_HISTORY_MAX_BYTES,
         .query_rate = h->query_rate,
         /* Older logs come from worlds without a history, so none of their
          * Spawns was refused for its room. */

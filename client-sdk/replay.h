@@ -118,6 +118,11 @@ typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
  * NULL or errlen 0: nothing is said). */
 sweep_replay *sweep_replay_open(const char *log, const char *map, char *err, size_t errlen);
 
+/* The largest pose history a full replay keeps (sweepd's default
+ * --history-memory is 256 MiB): a log whose world kept more is refused at
+ * open, saying how much it needs. */
+#define SWEEP_REPLAY_HISTORY_MAX_BYTES (1024ull * 1024u * 1024u)
+
 /* The depths of a replay (see the top of this file). */
 #define SWEEP_REPLAY_CORE 1u /* the core's motion alone, against the recorded results */
 

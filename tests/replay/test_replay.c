@@ -40,6 +40,7 @@
 #include <libdeflate.h>
 
 #include "client-sdk/replay.h"
+#include "core/history.h"
 #include "client-sdk/replay_impl.h"
 #include "client-sdk/replay_plot.h"
 #include "protocol/decode.h"
@@ -1986,6 +1987,99 @@ static void head_settings_beyond_sweepd_are_refused(void **state)
         assert_non_null(strstr(why, bad[i].name));
     }
     sweep_record_close(rd);
+}
+
+/* A log of one HEAD, written as sweepd writes one (record.h): the golden
+ * walking log's, with a pose history of `entities` entities over 60 s. */
+static void write_head_only(const char *path, uint32_t entities)
+{
+    char golden_path[1200], err[1400];
+    golden("walking", golden_path, sizeof golden_path);
+    sweep_record_reader *rd = sweep_record_open(golden_path, err, sizeof err);
+    if (!rd)
+        fail_msg("%s", err);
+    const sweep_record_head *g = sweep_record_head_of(rd);
+    uint8_t b[2048];
+    size_t n = 16 + 8 + 5; /* header, frame header, record header */
+#define PUT(v) (memcpy(b + n, &(v), sizeof(v)), n += sizeof(v))
+#define PUT_STR(bytes)                                                                                                \
+    do {                                                                                                              \
+        uint32_t len_ = (bytes).len;                                                                                  \
+        PUT(len_);                                                                                                    \
+        memcpy(b + n, (bytes).ptr, len_);                                                                             \
+        n += len_;                                                                                                    \
+    } while (0)
+    uint32_t u32 = 0, ms = 60000;
+    uint64_t u64 = 0;
+    double rate = 60.0, none = 0.0;
+    uint8_t u8 = 0;
+    PUT(u32);                                  /* segment */
+    PUT(u64);                                  /* started */
+    PUT_STR(g->server_version);
+    uint32_t protocol = g->protocol_version;
+    PUT(protocol);
+    PUT(u32);                                  /* world index */
+    PUT_STR(g->map_name);
+    PUT_STR(g->map_stem);
+    PUT_STR(g->map_path);
+    memcpy(b + n, g->content_hash, 32), n += 32;
+    PUT(rate);                                 /* tick rate */
+    double bank = g->time_bank;
+    PUT(bank);
+    PUT(u8);                                   /* free moves */
+    PUT(u8);                                   /* players block */
+    uint32_t cap = 8, batch = g->max_batch, frame = g->max_frame, every = 10;
+    PUT(cap);                                  /* max entities */
+    PUT(batch);
+    PUT(frame);
+    PUT(every);
+    PUT(u64);                                  /* first tick */
+    PUT(u32);                                  /* previous: empty */
+    PUT(cap);                                  /* max entities, server role */
+    PUT(ms);                                   /* history_ms */
+    PUT(ms);                                   /* rewind_cap_ms */
+    PUT(entities);                             /* history_entities */
+    PUT(none);                                 /* query rate */
+    PUT(u64);                                  /* id seed */
+#undef PUT
+#undef PUT_STR
+    sweep_record_close(rd);
+    uint32_t version = SWEEP_RECORD_VERSION, zero = 0, body = (uint32_t)(n - 24), payload = body - 5;
+    memcpy(b, SWEEP_RECORD_MAGIC, 8);
+    memcpy(b + 8, &version, 4);
+    memcpy(b + 12, &zero, 4);
+    memcpy(b + 16, &body, 4);
+    b[24] = SWEEP_RECORD_HEAD;
+    memcpy(b + 25, &payload, 4);
+    uint32_t crc = (uint32_t)libdeflate_crc32(0, b + 24, body);
+    memcpy(b + 20, &crc, 4);
+    write_all(path, b, n);
+}
+
+/* The log does not say what sweepd's --history-memory was, and a HEAD's
+ * settings allow a history of terabytes: the replay keeps at most
+ * SWEEP_REPLAY_HISTORY_MAX_BYTES and refuses a log that needs more,
+ * saying so, where it once asked for all of it. */
+static void a_history_past_the_replays_limit_is_refused(void **state)
+{
+    (void)state;
+    char path[400], err[1400];
+    scratch("history-head.sweeplog", path, sizeof path);
+    /* A history that fits: the log opens (and holds nothing to replay). */
+    write_head_only(path, 64);
+    sweep_replay *r = sweep_replay_open(path, g_map, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_replay_close(r);
+    /* Half again the limit, at 60 ticks a second over 60 s. */
+    uint32_t entities = 64;
+    while (sweep_history_bytes(3601, entities, 4) < SWEEP_REPLAY_HISTORY_MAX_BYTES / 2 * 3)
+        entities *= 2;
+    assert_true(entities <= SWEEP_RECORD_COUNT_LIMIT);
+    write_head_only(path, entities);
+    assert_null(sweep_replay_open(path, g_map, err, sizeof err));
+    assert_non_null(strstr(err, "pose history"));
+    assert_non_null(strstr(err, "above the limit"));
 }
 
 /* A Spawn refused because the entities would pass --max-memory is refused
@@ -3943,6 +4037,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(memory_refusal_replays),
         cmocka_unit_test(head_settings_beyond_sweepd_are_refused),
+        cmocka_unit_test(a_history_past_the_replays_limit_is_refused),
         cmocka_unit_test(relayed_player_replays),
         cmocka_unit_test(volumes_replay_at_both_depths),
         cmocka_unit_test(liquids_replay_at_both_depths),
