@@ -45,7 +45,6 @@ static const char *const map_names[MAPS] = {"arena.db", "pool.db"};
 static struct {
     sweep_level level;
     sweep_world *world;
-    sweep_movers *movers;
 } maps[MAPS];
 
 static void fail(const char *what, uint64_t at)
@@ -119,9 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sweep_predictor_create(maps[mi].world, &lv->config, &lv->rules, start, lv->default_radii, &p, &e) !=
         SWEEP_CLIENT_OK)
         fail("no predictor at the map's first spawn", 0);
-    int movers_on = (head & 2) && maps[mi].movers;
+    /* Built for each script: WorldStates move them, and a script must not
+     * start where the one before left them. */
+    sweep_movers *mv = NULL;
+    int movers_on = (head & 2) && lv->mover_count;
     if (movers_on) {
-        sweep_client_status st = sweep_predictor_set_movers(p, maps[mi].movers, lv, &e);
+        if (sweep_predict_build_movers(lv, 0, &mv, &e) != SWEEP_CLIENT_OK)
+            fail("the map's own movers not built", 0);
+        sweep_client_status st = sweep_predictor_set_movers(p, mv, lv, &e);
         if (st != SWEEP_CLIENT_OK)
             fail("the map's own movers refused", (uint64_t)st);
     }
@@ -243,6 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fail("more moves pending than were stepped", sweep_predictor_pending(p));
     }
     sweep_predictor_destroy(p);
+    sweep_movers_destroy(mv);
     return 0;
 }
 
@@ -256,12 +261,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (sweep_map_load(path, &maps[i].level, NULL, err, sizeof err) != SWEEP_OK ||
             sweep_map_build_world(&maps[i].level, &maps[i].world, NULL, err, sizeof err) != SWEEP_OK) {
             fprintf(stderr, "fuzz_predict: %s (make builds it; or set SWEEP_BUILD_DIR)\n", err);
-            exit(1);
-        }
-        sweep_client_error e;
-        if (maps[i].level.mover_count &&
-            sweep_predict_build_movers(&maps[i].level, 0, &maps[i].movers, &e) != SWEEP_CLIENT_OK) {
-            fprintf(stderr, "fuzz_predict: %s: %s\n", path, e.message);
             exit(1);
         }
     }
