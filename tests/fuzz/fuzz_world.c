@@ -40,8 +40,8 @@
  * fuzz-world FUZZ_SECONDS=N`, and a bounded smoke run in `make test`. The
  * seeds are scripts written by tests/fuzz/make_world_seeds.c.
  *
- * The script: byte 0 picks the map (arena, pads, pool) and the world's
- * options; then, to its end, an op byte each:
+ * The script: byte 0 picks the map (arena, pads, pool, the arena with
+ * crouching) and the world's options; then, to its end, an op byte each:
  *   0xF0 | n      n + 1 ticks
  *   else          a request of owner (op & 3) (a TCP player, a UDP player,
  *                 the server role over TCP, the server role over UDP),
@@ -64,9 +64,17 @@
 #include "tests/fuzz/world_script.h"
 
 #define OWNERS 4u
-#define MAPS 3u
-static const char *const map_names[MAPS] = {"arena.db", "pads.db", "pool.db"};
+/* The sample maps, and the arena with crouching (fuzz_crouching_copy). */
+#define MAPS 4u
+static const char *const map_names[MAPS - 1] = {"arena.db", "pads.db", "pool.db"};
 static char map_paths[MAPS][4096];
+static char scratch[64];
+
+static void remove_scratch(void)
+{
+    unlink(map_paths[MAPS - 1]);
+    rmdir(scratch);
+}
 
 static void fail(const char *what, uint64_t at)
 {
@@ -368,7 +376,9 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
     uint8_t head = ws_u8(&s);
     sweep__world_options opt = {
         .tick_rate = 0,
-        .time_bank = (head & 0x08) ? 0.25 : 0.0,
+        /* sweepd's default, or its least (0.001 to 60 s: with none, a
+         * player's moves are granted nothing at all). */
+        .time_bank = (head & 0x08) ? 0.001 : 0.25,
         .allow_free_move = (head & 0x10) != 0,
         .players_block = (head & 0x20) != 0,
         .max_entities = 6,
@@ -381,7 +391,7 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
     };
     r->mem_left = (head & 0x04) ? 5 : UINT32_MAX;
     char err[1024];
-    sweep__world *w = sweep__world_open(map_paths[(head & 3u) % MAPS], &opt, 0, err, sizeof err);
+    sweep__world *w = sweep__world_open(map_paths[head & 3u], &opt, 0, err, sizeof err);
     if (!w) {
         fprintf(stderr, "fuzz_world: %s\n", err);
         return -1;
@@ -506,13 +516,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     char dir[4096];
     fuzz_sample_maps_dir(*argc, *argv, dir, sizeof dir);
-    for (unsigned i = 0; i < MAPS; i++) {
+    for (unsigned i = 0; i < MAPS - 1; i++) {
         snprintf(map_paths[i], sizeof map_paths[i], "%s/%s", dir, map_names[i]);
         if (access(map_paths[i], R_OK) != 0) {
             fprintf(stderr, "fuzz_world: no %s (make builds it; or set SWEEP_BUILD_DIR)\n", map_paths[i]);
             exit(1);
         }
     }
+    snprintf(scratch, sizeof scratch, "/tmp/fuzz-world-XXXXXX");
+    if (!mkdtemp(scratch))
+        fail("cannot make a scratch directory", 0);
+    snprintf(map_paths[MAPS - 1], sizeof map_paths[MAPS - 1], "%s/arena-crouch.db", scratch);
+    atexit(remove_scratch);
+    if (fuzz_crouching_copy(map_paths[0], map_paths[MAPS - 1]) != 0)
+        exit(1);
     /* The rule lines a hostile script causes would bury the fuzzer's own. */
     sweep__log_set_level(SWEEP_LOG_ERROR);
     trace = getenv("FUZZ_WORLD_TRACE") != NULL;

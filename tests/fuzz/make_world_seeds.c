@@ -194,9 +194,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: make_world_seeds DIR\n");
         return 2;
     }
-    static const char *const maps[] = {"arena", "pads", "pool"};
+    static const char *const maps[] = {"arena", "pads", "pool", "arena-crouch"};
     int ok = 1;
-    for (uint8_t m = 0; m < 3; m++) {
+    for (uint8_t m = 0; m < 4; m++) {
         char name[64];
         script s = {{0}, 0};
         walk(&s, m);
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "server-%s", maps[m]);
         ok &= save(argv[1], name, &s);
         s.n = 0;
-        /* entities block, a memory limit, a time bank */
+        /* entities block, a memory limit, the least time bank */
         crowd(&s, (uint8_t)(m | 0x20 | 0x04 | 0x08 | 0x40));
         snprintf(name, sizeof name, "crowd-%s", maps[m]);
         ok &= save(argv[1], name, &s);
