@@ -6,8 +6,9 @@
  *
  * The input is a script read field by field (numbers and ids as
  * tests/fuzz/world_script.h reads them): byte 0 picks the map (arena, with
- * its movers; pool, with its liquids and ladder) and whether the
- * predictor has movers; then, to its end, an op byte each:
+ * its movers; pool, with its liquids and ladder; the arena with
+ * crouching) and whether the predictor has movers; then, to its end, an
+ * op byte each:
  *   0  a step (a wish, its buttons, dt), at a tick or against the newest poses
  *   1  an answer to a pending move, or to any sequence, with any numbers
  *   2  the same answer a faithful server gives: the prediction itself
@@ -40,8 +41,10 @@
 #include "tests/fuzz/sample_maps.h"
 #include "tests/fuzz/world_script.h"
 
-#define MAPS 2u
-static const char *const map_names[MAPS] = {"arena.db", "pool.db"};
+/* The arena, the pool, and the arena with crouching (loaded from a
+ * copy made at start: fuzz_crouching_copy). */
+#define MAPS 3u
+static const char *const map_names[MAPS - 1] = {"arena.db", "pool.db"};
 static struct {
     sweep_level level;
     sweep_world *world;
@@ -255,15 +258,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     char dir[4096];
     fuzz_sample_maps_dir(*argc, *argv, dir, sizeof dir);
+    char scratch[64] = "/tmp/fuzz-predict-XXXXXX", copy[128];
+    if (!mkdtemp(scratch))
+        fail("cannot make a scratch directory", 0);
+    snprintf(copy, sizeof copy, "%s/arena-crouch.db", scratch);
     for (unsigned i = 0; i < MAPS; i++) {
         char path[4200], err[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, map_names[i]);
+        if (i < MAPS - 1)
+            snprintf(path, sizeof path, "%s/%s", dir, map_names[i]);
+        else if (snprintf(path, sizeof path, "%s/%s", dir, map_names[0]) < 0 || fuzz_crouching_copy(path, copy) != 0)
+            exit(1);
+        else
+            snprintf(path, sizeof path, "%s", copy);
         if (sweep_map_load(path, &maps[i].level, NULL, err, sizeof err) != SWEEP_OK ||
             sweep_map_build_world(&maps[i].level, &maps[i].world, NULL, err, sizeof err) != SWEEP_OK) {
             fprintf(stderr, "fuzz_predict: %s (make builds it; or set SWEEP_BUILD_DIR)\n", err);
             exit(1);
         }
     }
+    /* Loaded: the copy is not needed again. */
+    unlink(copy);
+    rmdir(scratch);
     trace = getenv("FUZZ_PREDICT_TRACE") != NULL;
     return 0;
 }

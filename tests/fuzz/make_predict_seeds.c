@@ -113,9 +113,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: make_predict_seeds DIR\n");
         return 2;
     }
-    static const char *const maps[] = {"arena", "pool"};
+    static const char *const maps[] = {"arena", "pool", "arena-crouch"};
     int ok = 1;
-    for (uint8_t m = 0; m < 2; m++) {
+    for (uint8_t m = 0; m < 3; m++) {
         char name[64];
         script s = {{0}, 0};
         faithful_walk(&s, (uint8_t)(m | 2));
