@@ -867,19 +867,19 @@ static void measure_shift(const sweep_predictor *p, sweep_vec3 before, sweep_pre
  * them all: refused by name instead, and nothing changes. */
 static sweep_client_status check_answer(sweep_predictor *p, const sweep_msg_move_result *r)
 {
-    const char *what = NULL;
+    const char *field = NULL, *kind = "place";
     sweep_vec3 v = {0, 0, 0};
     if (!sweep_v3_isfinite(r->position) || !sweep_config_contains(&p->config, r->position))
-        what = "position", v = r->position;
+        field = "position", v = r->position;
     else if (!sweep_v3_isfinite(r->velocity))
-        what = "velocity", v = r->velocity;
+        field = "velocity", kind = "velocity", v = r->velocity;
     else if (r->has_start_position &&
              (!sweep_v3_isfinite(r->start_position) || !sweep_config_contains(&p->config, r->start_position)))
-        what = "start_position", v = r->start_position;
-    if (what)
+        field = "start_position", v = r->start_position;
+    if (field)
         return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
-                   "answer to move %u: %s (%g, %g, %g) is no %s a server of this map gives", r->sequence, what, v.x,
-                   v.y, v.z, what[0] == 'v' ? "velocity" : "place");
+                   "answer to move %u: %s (%g, %g, %g) is no %s a server of this map gives", r->sequence, field, v.x,
+                   v.y, v.z, kind);
     if (r->contact_count > SWEEP_MAX_CONTACTS)
         return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
                    "answer to move %u: %u contacts, more than the %u an answer holds", r->sequence, r->contact_count,
