@@ -121,6 +121,18 @@ static int fail(load *L, sweep_map_error code, const char *table, int64_t row, c
     return 0;
 }
 
+/* Rows keyed by id are read sorted by id, so an id met twice is met twice
+ * in a row. The schema's PRIMARY KEY forbids it, but a table written
+ * without it can hold it: a triangle's material, a command's mover or a
+ * report's volume would then name two rows. prev is the id of the row
+ * before, if any. */
+static int unique_id(load *L, sweep_map_error code, const char *table, int64_t id, int has_prev, int64_t prev)
+{
+    if (has_prev && id == prev)
+        return fail(L, code, table, id, "id %lld is also the id of another row: ids must be unique", (long long)id);
+    return 1;
+}
+
 /* fail() about a row that belongs to mover `mover` (a movers row, or a row
  * of a mover_* table). */
 static int fail_mover(load *L, sweep_map_error code, const char *table, int64_t mover, int64_t row,
@@ -582,6 +594,9 @@ static int read_materials(load *L)
             ok = fail(L, SWEEP_MAP_E_MATERIAL, T, id, "id must be a whole number from 1 to %u", UINT32_MAX);
             break;
         }
+        if (!(ok = unique_id(L, SWEEP_MAP_E_MATERIAL, T, id, lv->material_count > 0,
+                             lv->material_count ? lv->material_table[lv->material_count - 1].id : 0)))
+            break;
         m->id = (uint32_t)id;
         ok = get_text(L, st, 1, T, id, "name", SWEEP_MAP_E_MATERIAL, m->name, sizeof m->name) &&
              get_number(L, st, 2, T, id, "friction", &m->friction) &&
@@ -924,6 +939,9 @@ static int read_movers(load *L)
             ok = fail(L, SWEEP_MAP_E_MOVER, T, id, "id must be a whole number from 1 to %u", UINT32_MAX);
             break;
         }
+        if (!(ok = unique_id(L, SWEEP_MAP_E_MOVER, T, id, lv->mover_count > 0,
+                             lv->mover_count ? lv->movers[lv->mover_count - 1].id : 0)))
+            break;
         char name[SWEEP_LEVEL_NAME_MAX];
         int mode = 0, trigger = 0, blocked = 0;
         double wait[2], vol[6] = {0, 0, 0, 0, 0, 0};
@@ -1315,6 +1333,9 @@ static int read_volume_rows(load *L)
             ok = fail(L, SWEEP_MAP_E_VOLUME, T, id, "id must be a whole number from 1 to %u", UINT32_MAX);
             break;
         }
+        if (!(ok = unique_id(L, SWEEP_MAP_E_VOLUME, T, id, lv->volume_count > 0,
+                             lv->volume_count ? lv->volumes[lv->volume_count - 1].id : 0)))
+            break;
         char name[SWEEP_LEVEL_NAME_MAX];
         sweep_volume v;
         memset(&v, 0, sizeof v);

@@ -315,6 +315,19 @@ static void duplicate_material_name(void **state)
     expect(&o, SWEEP_MAP_E_MATERIAL, "materials", 9, "'floor'", NULL);
 }
 
+/* A table written without the schema's PRIMARY KEY can hold one id twice:
+ * a triangle's material, or a command's mover, would then name two rows.
+ * (Sorted by id, the second of the two is the one refused.) */
+static void repeated_material_id(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE TABLE m2 AS SELECT * FROM materials; DROP TABLE materials;"
+                          "ALTER TABLE m2 RENAME TO materials;"
+                          "INSERT INTO materials VALUES (1, 'ice', 0.1, 0);"),
+         &o);
+    expect(&o, SWEEP_MAP_E_MATERIAL, "materials", 1, "materials row id=1", "id 1 is also the id of another row");
+}
+
 static void zero_triangles(void **state)
 {
     outcome o;
@@ -586,6 +599,18 @@ static void mover_names(void **state)
     expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "name 'box' is also the name of mover 3", NULL);
 }
 
+static void repeated_mover_id(void **state)
+{
+    outcome o;
+    load(mover_map(*state, "CREATE TABLE m2 AS SELECT * FROM movers; DROP TABLE movers;"
+                           "ALTER TABLE m2 RENAME TO movers;"
+                           "INSERT INTO movers SELECT 3, 'box2', mode, trigger, blocked, wait_start, wait_end,"
+                           " volume_min_x, volume_min_y, volume_min_z, volume_max_x, volume_max_y, volume_max_z"
+                           " FROM movers WHERE id = 3;"),
+         &o);
+    expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 3, 3, "movers row id=3", "id 3 is also the id of another row");
+}
+
 static void mover_bad_id(void **state)
 {
     outcome o;
@@ -848,6 +873,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(text_index, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_material, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicate_material_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(repeated_material_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(repeated_mover_id, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_triangles, setup, teardown),
         cmocka_unit_test_setup_teardown(vertex_id_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_metadata, setup, teardown),

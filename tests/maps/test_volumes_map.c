@@ -293,6 +293,15 @@ static void bad_volumes_are_refused(void **state)
             "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
             "INSERT INTO volume_planes VALUES (2, 0, 0, 0, 0, 0.5);",
             SWEEP_MAP_E_VOLUME, "a plane's normal is zero");
+    /* Without the schema's PRIMARY KEY (and the planes' reference to it)
+     * one id can stand twice; a move's report would name two volumes by it. */
+    refused(f,
+            "CREATE TABLE p2 AS SELECT * FROM volume_planes; DROP TABLE volume_planes;"
+            "ALTER TABLE p2 RENAME TO volume_planes;"
+            "CREATE TABLE v2 AS SELECT * FROM volumes; DROP TABLE volumes; ALTER TABLE v2 RENAME TO volumes;"
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
+            "VALUES (4, 'k', 'kill', 0, 0, 0, 1, 1, 1), (4, 'k2', 'kill', 2, 2, 2, 3, 3, 3);",
+            SWEEP_MAP_E_VOLUME, "volumes row id=4: id 4 is also the id of another row");
 }
 
 static void pool_loads_liquids_ladder_and_rules(void **state)
