@@ -173,6 +173,36 @@ fuzz-image: $(IMAGE_FUZZ) $(MAPS_IMAGES)
 
 $(eval $(call SWEEP_FUZZ_SMOKE,$(IMAGE_FUZZ),$(MAPS_IMAGES),image $(IMAGE_FUZZ_SMOKE_RUNS) 65536 "$(BUILD)/fuzz-crashes" $(MAPS_IMAGES)))
 
+# --- fuzzing the SQLite map loader --------------------------------------------
+# tests/fuzz/fuzz_map.c with clang's libFuzzer, ASan and UBSan: a sample map
+# edited by a script of SQL changes (cells, columns, rows, the header, the
+# schema), written out and loaded as sweepd loads a map, then its image read
+# back, its world built and players walked. The loader, the map row's checks
+# and the core are compiled into the harness (with coverage, and the core's
+# own checks, SWEEP_CHECKS); the rest of maps/ comes from the gcc build. The
+# base maps are the build's sample maps, beside the harness; seeds in
+# tests/fuzz/corpus/map/. New inputs go to $(BUILD)/fuzz-corpus/map, a
+# crashing input to $(BUILD)/fuzz-crashes/.
+#   make fuzz-map FUZZ_SECONDS=N     fuzz for N seconds (default 60)
+#   make test                        includes a bounded smoke run
+MAP_FUZZ := $(BUILD)/tests/fuzz/fuzz_map
+MAP_FUZZ_SRC := maps/loader.c maps/map_values.c
+MAP_CORPUS := tests/fuzz/corpus/map
+MAP_FUZZ_SMOKE_RUNS ?= 1000
+$(MAP_FUZZ): tests/fuzz/fuzz_map.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(MAP_FUZZ_SRC) \
+		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_map.c $(MAP_FUZZ_SRC) $(CORE_SRC) \
+		$(MAPS_LIB) $(MAPS_LDLIBS) -lm -o $@
+
+.PHONY: fuzz-map
+fuzz-map: $(MAP_FUZZ) $(MAPS_SAMPLES)
+	@mkdir -p $(BUILD)/fuzz-corpus/map $(BUILD)/fuzz-crashes
+	$(MAP_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/map- \
+		-max_total_time=$(FUZZ_SECONDS) -max_len=1024 -print_final_stats=1 $(BUILD)/fuzz-corpus/map $(MAP_CORPUS)
+
+$(eval $(call SWEEP_FUZZ_SMOKE,$(MAP_FUZZ),$(MAPS_SAMPLES) $(wildcard $(MAP_CORPUS)/*),map $(MAP_FUZZ_SMOKE_RUNS) 1024 "$(BUILD)/fuzz-crashes" "$(MAP_CORPUS)"))
+
 # Tests that need the built arena or the programs (make test also brings
 # the sample maps up to date).
 test: $(MAPS_SAMPLES)
