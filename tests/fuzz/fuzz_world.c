@@ -101,6 +101,7 @@ typedef struct run {
     const sweep__owner *asker; /* the request being applied: its owner, */
     uint32_t asked;            /* its sequence */
     uint32_t answers;          /* and the messages that answered it */
+    const sweep_msg_move_batch *batch; /* the request, when a MoveBatch */
     int replaying; /* the second run: ids and drops from the plan, no draws, no memory limit */
     int dropped;   /* the request being applied was dropped */
 } run;
@@ -235,6 +236,13 @@ static void encode_hashed(run *r, const sweep_message *m)
     mix(r, out, len);
 }
 
+/* The refusals of a MoveBatch as a whole; any other Error while one runs
+ * refuses one of its moves (server/world/requests.c, moves.c). */
+static int batch_refused(sweep_wire_code code)
+{
+    return code == SWEEP_WIRE_BATCH_TOO_LARGE || code == SWEEP_WIRE_AUTH_FAILED;
+}
+
 /* FUZZ_WORLD_TRACE=1: each message the world hands out, on stderr (to
  * read what a crashing script did). */
 static int trace;
@@ -243,7 +251,16 @@ static void on_message(void *ctx, sweep__owner *to, const sweep_message *m)
 {
     run *r = ctx;
     r->calls++;
-    if (to == r->asker && m->sequence == r->asked)
+    if (to == r->asker && r->batch && m->kind == SWEEP_MSG_ERROR && !batch_refused(m->as.error.code)) {
+        /* One move of the batch refused: the Error carries that move's
+         * sequence (in Message.sequence too), not the batch's, and is no
+         * answer to the batch. */
+        int named = 0;
+        for (uint32_t k = 0; k < r->batch->count && !named; k++)
+            named = r->batch->moves[k].sequence == m->as.error.sequence;
+        if (!named || m->sequence != m->as.error.sequence)
+            fail("a batch's Error that names none of its moves", m->as.error.sequence);
+    } else if (to == r->asker && m->sequence == r->asked)
         r->answers++;
     if (trace)
         fprintf(stderr, "to %llu: %s %u %.*s\n", (unsigned long long)to->id, sweep_msg_kind_name(m->kind),
@@ -452,6 +469,7 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
             r->asker = o;
             r->asked = in.sequence;
             r->answers = 0;
+            r->batch = in.kind == SWEEP_MSG_MOVE_BATCH ? &in.as.move_batch : NULL;
             if (!r->replaying) {
                 /* sweepd's clock, a millisecond a request: only the rule
                  * log's rate may read it (a replay has none). */
@@ -482,6 +500,7 @@ static int run_script(const uint8_t *data, size_t size, run *r, uint64_t *state)
             if (r->answers > 1 || (r->answers == 0 && !moves && !(r->replaying && plan.dropped[i])))
                 fail("a request answered other than once", r->answers);
             r->asker = NULL;
+            r->batch = NULL;
             sweep__world_check(w);
         }
         free(copy);
