@@ -124,8 +124,8 @@ static int fail(load *L, sweep_map_error code, const char *table, int64_t row, c
 /* Rows keyed by id are read sorted by id, so an id met twice is met twice
  * in a row. The schema's PRIMARY KEY forbids it, but a table written
  * without it can hold it: a triangle's material, a command's mover or a
- * report's volume would then name two rows. prev is the id of the row
- * before, if any. */
+ * report's volume would then name two rows, and two spawn points' order
+ * would be the sort's. prev is the id of the row before, if any. */
 static int unique_id(load *L, sweep_map_error code, const char *table, int64_t id, int has_prev, int64_t prev)
 {
     if (has_prev && id == prev)
@@ -804,12 +804,23 @@ static int read_spawns(load *L)
     if (!st)
         return 0;
     int rc, ok = 1;
+    int64_t prev = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (lv->spawn_count >= lv->spawn_cap) {
             ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
             break;
         }
+        /* Spawn points are numbered in id order: two of one id, or one
+         * that is not a whole number, would leave the order to the sort. */
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+            ok = fail(L, SWEEP_MAP_E_VALUE, T, id, "id must be a whole number, got %s",
+                      type_name(sqlite3_column_type(st, 0)));
+            break;
+        }
+        if (!(ok = unique_id(L, SWEEP_MAP_E_VALUE, T, id, lv->spawn_count > 0, prev)))
+            break;
+        prev = id;
         double v[3];
         ok = get_number(L, st, 1, T, id, "x", &v[0]) && get_number(L, st, 2, T, id, "y", &v[1]) &&
              get_number(L, st, 3, T, id, "z", &v[2]);

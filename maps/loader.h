@@ -5,10 +5,9 @@
  * The map is external input: the loader opens it read-only, refuses
  * anything it cannot fully trust (wrong file type, truncated or damaged
  * file, unknown schema version, missing tables, a NaN or out-of-range
- * number, an index out of range, an unknown material, a material, mover or
- * volume id that stands twice, no triangles, a mover that the core would
- * refuse) and says exactly what and where: the
- * message names the table and the row id ("triangles row id=12: vertex
+ * number, an index out of range, an unknown material, a material, mover,
+ * volume or spawn id that stands twice, no triangles, a mover that the
+ * core would refuse) and says exactly what and where: the message names the table and the row id ("triangles row id=12: vertex
  * b=900 is out of range ..."); rows of the mover tables, keyed by mover and
  * id, are named "mover_keyframes row mover=3 id=2: ...". The message does
  * not repeat the path; the caller prints it.

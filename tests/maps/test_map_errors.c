@@ -599,6 +599,21 @@ static void mover_names(void **state)
     expect_mover(&o, SWEEP_MAP_E_MOVER, "movers", 5, 5, "name 'box' is also the name of mover 3", NULL);
 }
 
+/* Spawn points are numbered in id order; two of one id (or an id that is
+ * not a whole number) would leave that order to SQLite's sort. */
+static void spawn_ids(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE TABLE s2 AS SELECT * FROM spawns; DROP TABLE spawns;"
+                          "ALTER TABLE s2 RENAME TO spawns; INSERT INTO spawns VALUES (0, 6, 6, 1);"),
+         &o);
+    expect(&o, SWEEP_MAP_E_VALUE, "spawns", 0, "spawns row id=0", "id 0 is also the id of another row");
+    load(tiny_map(*state, "CREATE TABLE s2 AS SELECT * FROM spawns; DROP TABLE spawns;"
+                          "ALTER TABLE s2 RENAME TO spawns; INSERT INTO spawns VALUES ('two', 6, 6, 1);"),
+         &o);
+    expect(&o, SWEEP_MAP_E_VALUE, "spawns", 0, "spawns row", "id must be a whole number");
+}
+
 static void repeated_mover_id(void **state)
 {
     outcome o;
@@ -875,6 +890,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(duplicate_material_name, setup, teardown),
         cmocka_unit_test_setup_teardown(repeated_material_id, setup, teardown),
         cmocka_unit_test_setup_teardown(repeated_mover_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(spawn_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_triangles, setup, teardown),
         cmocka_unit_test_setup_teardown(vertex_id_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_metadata, setup, teardown),
