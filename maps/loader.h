@@ -7,10 +7,11 @@
  * file, unknown schema version, missing tables, a NaN or out-of-range
  * number, an index out of range, an unknown material, a material, mover,
  * volume or spawn id that stands twice, no triangles, a mover that the
- * core would refuse) and says exactly what and where: the message names the table and the row id ("triangles row id=12: vertex
- * b=900 is out of range ..."); rows of the mover tables, keyed by mover and
- * id, are named "mover_keyframes row mover=3 id=2: ...". The message does
- * not repeat the path; the caller prints it.
+ * core would refuse) and says exactly what and where: the message names
+ * the table and the row id ("triangles row id=12: vertex b=900 is out of
+ * range ..."); rows of the mover tables, keyed by mover and id, are named
+ * "mover_keyframes row mover=3 id=2: ...". The message does not repeat the
+ * path; the caller prints it.
  *
  * Maps of schema version 1 (before movers and movement rules) load as
  * levels without movers under the default rules (sweep_level_init);
