@@ -32,7 +32,8 @@
  * Built with clang -fsanitize=fuzzer,address,undefined (maps.mk): `make
  * fuzz-map FUZZ_SECONDS=N`, and a bounded smoke run in `make test`. The
  * base maps are the build's sample maps (BUILD/maps beside the harness, or
- * FUZZ_MAP_DIR); the seeds are in tests/fuzz/corpus/map/.
+ * FUZZ_MAP_DIR); the seeds are in tests/fuzz/corpus/map/. FUZZ_MAP_TRACE=1
+ * prints what the loader said of each input.
  */
 #include <float.h>
 #include <math.h>
@@ -62,6 +63,8 @@ typedef struct base_map {
 } base_map;
 
 static base_map bases[BASES];
+/* FUZZ_MAP_TRACE=1: what the loader said of each input, on stderr. */
+static int trace;
 static char map_path[4096];
 
 /* The input, read a field at a time; past its end every field is 0. */
@@ -138,6 +141,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *tmp = getenv("TMPDIR");
     snprintf(map_path, sizeof map_path, "%s/sweep-fuzz-map-%ld.db", tmp && *tmp ? tmp : "/tmp", (long)getpid());
     atexit(remove_map);
+    trace = getenv("FUZZ_MAP_TRACE") != NULL;
     return 0;
 }
 
@@ -423,6 +427,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sweep_status st = sweep_map_load(map_path, &lv, &info, err, sizeof err);
     char name[SWEEP_LEVEL_NAME_MAX + 1];
     (void)sweep_map_read_name(map_path, name, sizeof name);
+    if (trace)
+        fprintf(stderr, "map: %s\n", st == SWEEP_OK ? "loaded" : err);
     if (st != SWEEP_OK) {
         check_refusal(st, &info, err, &lv);
         sweep_level_free(&lv);
