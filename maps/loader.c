@@ -124,8 +124,8 @@ static int fail(load *L, sweep_map_error code, const char *table, int64_t row, c
 /* Rows keyed by id are read sorted by id, so an id met twice is met twice
  * in a row. The schema's PRIMARY KEY forbids it, but a table written
  * without it can hold it: a triangle's material, a command's mover or a
- * report's volume would then name two rows, and two spawn points' order
- * would be the sort's. prev is the id of the row before, if any. */
+ * report's volume would then name two rows, and two triangles' or spawn
+ * points' order would be the sort's. prev is the id of the row before, if any. */
 static int unique_id(load *L, sweep_map_error code, const char *table, int64_t id, int has_prev, int64_t prev)
 {
     if (has_prev && id == prev)
@@ -719,7 +719,7 @@ static int read_triangles(load *L)
         return 0;
     static const char *const names[3] = {"a", "b", "c"};
     uint32_t rows = 0, dropped = 0;
-    int64_t first_dropped = -1, last_mat = -1, last_mat_at = -1;
+    int64_t first_dropped = -1, last_mat = -1, last_mat_at = -1, prev_id = 0;
     int rc, ok = 1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
@@ -727,6 +727,16 @@ static int read_triangles(load *L)
             ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
             break;
         }
+        /* A triangle's number is its place in id order (what a contact
+         * reports, and what breaks ties between contacts). */
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+            ok = fail(L, SWEEP_MAP_E_VALUE, T, id, "id must be a whole number, got %s",
+                      type_name(sqlite3_column_type(st, 0)));
+            break;
+        }
+        if (!(ok = unique_id(L, SWEEP_MAP_E_VALUE, T, id, rows > 0, prev_id)))
+            break;
+        prev_id = id;
         rows++;
         uint32_t ix[3];
         for (int k = 0; k < 3; k++) {
@@ -811,8 +821,7 @@ static int read_spawns(load *L)
             ok = fail(L, SWEEP_MAP_E_IO, T, id, "the table changed while it was read");
             break;
         }
-        /* Spawn points are numbered in id order: two of one id, or one
-         * that is not a whole number, would leave the order to the sort. */
+        /* Spawn points are numbered in id order (as triangles are). */
         if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
             ok = fail(L, SWEEP_MAP_E_VALUE, T, id, "id must be a whole number, got %s",
                       type_name(sqlite3_column_type(st, 0)));

@@ -614,6 +614,21 @@ static void spawn_ids(void **state)
     expect(&o, SWEEP_MAP_E_VALUE, "spawns", 0, "spawns row", "id must be a whole number");
 }
 
+/* Triangles are numbered in id order (the number a contact reports, and
+ * the one that breaks ties between contacts): the same as spawn points. */
+static void triangle_ids(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE TABLE t2 AS SELECT * FROM triangles; DROP TABLE triangles;"
+                          "ALTER TABLE t2 RENAME TO triangles; INSERT INTO triangles VALUES (1, 0, 1, 3, 1);"),
+         &o);
+    expect(&o, SWEEP_MAP_E_VALUE, "triangles", 1, "triangles row id=1", "id 1 is also the id of another row");
+    load(tiny_map(*state, "CREATE TABLE t2 AS SELECT * FROM triangles; DROP TABLE triangles;"
+                          "ALTER TABLE t2 RENAME TO triangles; INSERT INTO triangles VALUES (2.5, 0, 1, 3, 1);"),
+         &o);
+    expect(&o, SWEEP_MAP_E_VALUE, "triangles", 2, "triangles row", "id must be a whole number");
+}
+
 static void repeated_mover_id(void **state)
 {
     outcome o;
@@ -891,6 +906,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(repeated_material_id, setup, teardown),
         cmocka_unit_test_setup_teardown(repeated_mover_id, setup, teardown),
         cmocka_unit_test_setup_teardown(spawn_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(triangle_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_triangles, setup, teardown),
         cmocka_unit_test_setup_teardown(vertex_id_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_metadata, setup, teardown),
