@@ -46,15 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = sweep_level_check(&lv, NULL, NULL, &sum, err, sizeof err);
     if (s != SWEEP_OK && err[0] == '\0')
         fuzz_fail("a check refused without a message", (uint32_t)s);
-    sweep_world *w = NULL;
-    sweep_movers *mv = NULL;
-    if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) == SWEEP_OK) {
-        if (sweep_level_build_movers(&lv, &mv) != SWEEP_OK)
-            mv = NULL;
-        fuzz_walk_players(&lv, w, mv);
-    }
-    sweep_movers_destroy(mv);
-    sweep_world_destroy(w);
+    fuzz_build_and_walk(&lv);
     sweep_level_free(&lv);
     return 0;
 }

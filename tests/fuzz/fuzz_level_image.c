@@ -19,8 +19,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/mover.h"
-#include "core/world.h"
 #include "maps/level.h"
 #include "maps/level_image.h"
 #include "maps/loader.h"
@@ -41,18 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     fuzz_check_level(&lv);
-    sweep_world *w = NULL;
-    err[0] = '\0';
-    s = sweep_map_build_world(&lv, &w, NULL, err, sizeof err);
-    if (s != SWEEP_OK && err[0] == '\0')
-        fuzz_fail("a world refused without a message", (uint32_t)s);
-    sweep_movers *mv = NULL;
-    if (sweep_level_build_movers(&lv, &mv) != SWEEP_OK)
-        mv = NULL;
-    if (w)
-        fuzz_walk_players(&lv, w, mv);
-    sweep_movers_destroy(mv);
-    sweep_world_destroy(w);
+    fuzz_build_and_walk(&lv);
     sweep_level_free(&lv);
     return 0;
 }

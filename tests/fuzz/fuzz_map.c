@@ -44,8 +44,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/mover.h"
-#include "core/world.h"
 #include "maps/content_hash.h"
 #include "maps/level.h"
 #include "maps/level_image.h"
@@ -436,18 +434,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_check_level(&lv);
     check_image(&lv, &info);
-    sweep_world *w = NULL;
-    err[0] = '\0';
-    st = sweep_map_build_world(&lv, &w, NULL, err, sizeof err);
-    if (st != SWEEP_OK && err[0] == '\0')
-        fuzz_fail("a world refused without a message", (uint32_t)st);
-    sweep_movers *mv = NULL;
-    if (sweep_level_build_movers(&lv, &mv) != SWEEP_OK)
-        mv = NULL;
-    if (w)
-        fuzz_walk_players(&lv, w, mv);
-    sweep_movers_destroy(mv);
-    sweep_world_destroy(w);
+    fuzz_build_and_walk(&lv);
     sweep_level_free(&lv);
     return 0;
 }

@@ -7,7 +7,7 @@
  * headings with jumps and crouches. Each step is taken, or refused with a
  * status (and the player left where it was); a player taken is at a
  * finite place, and so is one a mover carried. A level without spawns is
- * not walked.
+ * not walked. fuzz_build_and_walk builds what the walk needs first.
  */
 #ifndef SWEEP_TESTS_FUZZ_LEVEL_WALK_H
 #define SWEEP_TESTS_FUZZ_LEVEL_WALK_H
@@ -21,6 +21,7 @@
 #include "core/mover.h"
 #include "core/world.h"
 #include "maps/level.h"
+#include "maps/loader.h"
 #include "tests/fuzz/level_invariants.h"
 
 enum { FUZZ_WALKERS = 4, FUZZ_STEPS = 60 };
@@ -66,6 +67,25 @@ static inline void fuzz_walk_players(const sweep_level *lv, const sweep_world *w
             a[i].position = b[i].position;
         }
     }
+}
+
+/* What a game makes of a level a reader accepted: its world, built or
+ * refused with a message, and its movers, built or left out; then players
+ * walk it (above), and everything is freed. */
+static inline void fuzz_build_and_walk(const sweep_level *lv)
+{
+    char err[1024] = "";
+    sweep_world *w = NULL;
+    sweep_status s = sweep_map_build_world(lv, &w, NULL, err, sizeof err);
+    if (s != SWEEP_OK && err[0] == '\0')
+        fuzz_fail("a world refused without a message", (uint32_t)s);
+    sweep_movers *mv = NULL;
+    if (sweep_level_build_movers(lv, &mv) != SWEEP_OK)
+        mv = NULL;
+    if (w)
+        fuzz_walk_players(lv, w, mv);
+    sweep_movers_destroy(mv);
+    sweep_world_destroy(w);
 }
 
 #endif
