@@ -19,7 +19,8 @@
  *     Sweeping the relative path is what catches a mover fast enough to
  *     cross the whole body in one tick.
  * Either way the body then slides from p towards its target through the
- * static world and every other mover, so it is never pushed into them.
+ * static world and every other mover, so it is never pushed into them, nor
+ * past the coordinate limit (it stays, as against a wall).
  * Whether it got clear is checked in the mover's frame again: the path from
  * a place known to be outside the mover (p for a rider, q for a pushed
  * body) to X^-1(where it ended) must not enter the mover. A body that did
@@ -199,6 +200,11 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
      * client carrying its own player computes. */
     if (!blocked_on_way)
         end = target;
+    /* The world ends at the coordinate limit: a body sent past it (from
+     * where every later move is refused) stays and blocks the mover, as a
+     * wall would. */
+    if (!sweep__config_contains_inline(cfg, end))
+        return 0;
     b->position = end;
     /* Where it was sent is clear of the mover by construction. */
     if (memcmp(&end, &target, sizeof end) == 0)

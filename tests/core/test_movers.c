@@ -569,6 +569,54 @@ static void door_blocked_rules(void **state)
     }
 }
 
+/* The world ends at the coordinate limit: a lift that would carry its rider
+ * past it is blocked by the rider as by a wall (a position past the limit
+ * is one every later move is refused from), under each rule. */
+static void the_coordinate_limit_blocks_a_mover(void **state)
+{
+    (void)state;
+    for (int rule = 0; rule < SWEEP_BLOCKED_COUNT; rule++) {
+        scene s;
+        scene_init(&s);
+        s.cfg.max_coordinate = 3.5; /* the rider's centre would pass it with the lift's top at 2.6 */
+        sweep_level_mover *m = add_mover(&s, "lift", sweep_v3(-1.5, -1.5, -0.2), sweep_v3(1.5, 1.5, 0),
+                                         SWEEP_MOVER_ONCE, SWEEP_TRIGGER_ALWAYS, (sweep_mover_blocked)rule);
+        key(m, 0, 0, 0, 0, sweep_quat_identity());
+        key(m, 1, 0, 0, 3, sweep_quat_identity());
+        floor_quad(&s, 10, 10, 20, 20, 0);
+        scene_build(&s);
+        walker w[1] = {at(0.3, -0.2, 0.9 + 0.0005)};
+        move(&s, &w[0], sweep_v3(0, 0, 0));
+        assert_int_equal(w[0].last.ground_mover, 0);
+        int blocked_ticks = 0, crushed = 0;
+        double top = 0.0;
+        for (int t = 0; t < 90; t++) {
+            sweep_tick_report rep;
+            tick(&s, w, 1, &rep);
+            blocked_ticks += rep.blocked;
+            if (!sweep_config_contains(&s.cfg, w[0].b.position))
+                fail_msg("rule %d, tick %d: the rider was carried to z = %.17g, past the limit", rule, t,
+                         w[0].b.position.z);
+            sweep_mover_pose p;
+            sweep_movers_get(s.mv, 0, &p, NULL);
+            top = p.position.z > top ? p.position.z : top;
+            if (w[0].b.flags & SWEEP_BODY_CRUSHED)
+                crushed = 1;
+            else
+                move(&s, &w[0], sweep_v3(0, 0, 0));
+        }
+        assert_true(blocked_ticks > 0);
+        if (rule == SWEEP_BLOCKED_CRUSH) {
+            assert_true(crushed); /* the rider leaves the world, reported as crushed */
+            assert_true(top == 3.0);
+        } else {
+            assert_false(crushed);
+            assert_true(top < 2.6 + 0.05); /* held below the limit by its rider */
+        }
+        scene_free(&s);
+    }
+}
+
 /* A thin door moving 3 units a tick crosses the whole player in one tick:
  * it is still caught and the player pushed, not tunnelled through. */
 static void fast_mover_is_caught(void **state)
@@ -949,6 +997,7 @@ int main(void)
         cmocka_unit_test(rotating_platform_carries),
         cmocka_unit_test(door_pushes_idle_player),
         cmocka_unit_test(door_blocked_rules),
+        cmocka_unit_test(the_coordinate_limit_blocks_a_mover),
         cmocka_unit_test(fast_mover_is_caught),
         cmocka_unit_test(walk_onto_and_off_platform),
         cmocka_unit_test(swinging_door_sweeps_player),
