@@ -550,7 +550,12 @@ static int carry(const sweep_predictor *p, sweep_predict_state *s, const sweep_p
     if (memcmp(&now, &a->pose, sizeof now) == 0)
         return 0;
     sweep_vec3 local = sweep_quat_rotate(sweep_quat_conj(a->pose.rotation), sweep_v3_sub(s->position, a->pose.position));
-    s->position = sweep_v3_add(sweep_quat_rotate(now.rotation, local), now.position);
+    sweep_vec3 to = sweep_v3_add(sweep_quat_rotate(now.rotation, local), now.position);
+    /* Past the coordinate limit the server's tick does not carry a rider
+     * (it blocks the mover, core/push.c): nor does the prediction. */
+    if (!sweep_config_contains(&p->config, to))
+        return 0;
+    s->position = to;
     return 1;
 }
 
