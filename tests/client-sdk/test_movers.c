@@ -288,6 +288,37 @@ static void world_state_is_checked_before_it_is_applied(void **state)
     sweep_movers_destroy(mv);
 }
 
+/* A WorldState that puts the rider's lift at the edge of the world: the
+ * server's tick would not carry the rider past the coordinate limit (its
+ * body blocks the mover, core/push.c), and the prediction does not either. */
+static void a_rider_is_not_carried_past_the_limit(void **state)
+{
+    (void)state;
+    sweep_movers *mv = new_movers();
+    sweep_predictor *p = new_predictor(sweep_v3(6, 0, 0.2 + LV.default_radii.z + 0.01), LV.default_radii);
+    sweep_client_error e;
+    assert_int_equal(sweep_predictor_set_movers(p, mv, &LV, &e), SWEEP_CLIENT_OK);
+    sweep_wire_mover ms[MOVERS] = {wire(LIFT, sweep_v3(6, 0, 0.2)), wire(DOOR, sweep_v3(-4, 0, 0)),
+                                   wire(GATE, sweep_v3(15, 10, 0)), wire(PRESS, sweep_v3(-15, 0, 3))};
+    sweep_msg_world_state ws = {.tick = 1, .movers = ms, .count = MOVERS, .mover_count = MOVERS};
+    assert_int_equal(sweep_predictor_world_state(p, &ws, &e), SWEEP_CLIENT_OK);
+    for (uint32_t seq = 1; seq <= 3; seq++)
+        assert_int_equal(sweep_predictor_step(p, seq, &STILL, DT, NULL, &e), SWEEP_CLIENT_OK);
+    sweep_predict_state on = sweep_predictor_current(p);
+    assert_true(on.grounded);
+    assert_int_equal(on.ground_mover, 0);
+    double limit = LV.config.max_coordinate;
+    ms[0] = wire(LIFT, sweep_v3(6, 0, limit - 0.5)); /* its rider's centre would be past the limit */
+    ws.tick = 2;
+    assert_int_equal(sweep_predictor_world_state(p, &ws, &e), SWEEP_CLIENT_OK);
+    (void)sweep_predictor_step(p, 4, &STILL, DT, NULL, &e);
+    sweep_predict_state now = sweep_predictor_current(p);
+    if (!sweep_config_contains(&LV.config, now.position))
+        fail_msg("the prediction was carried to z = %.17g, past the limit %g", now.position.z, limit);
+    sweep_predictor_destroy(p);
+    sweep_movers_destroy(mv);
+}
+
 /* --- a server simulated in-process ------------------------------------------------------ */
 
 /* One entity as sweepd keeps it (server/world/moves.c, server/world/world.c). */
@@ -1088,6 +1119,7 @@ int main(int argc, char **argv)
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(world_state_is_checked_before_it_is_applied),
+        cmocka_unit_test(a_rider_is_not_carried_past_the_limit),
         cmocka_unit_test(predictor_follows_a_simulated_lift),
         cmocka_unit_test(watch_gives_increasing_ticks),
         cmocka_unit_test(riding_and_pushed_predicted_exactly),
