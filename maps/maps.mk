@@ -146,6 +146,35 @@ fuzz-movers: $(MOVERS_FUZZ)
 
 $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),movers $(MOVERS_FUZZ_SMOKE_RUNS) 4096 "$(BUILD)/fuzz-crashes" "$(MOVERS_CORPUS)"))
 
+# --- fuzzing the scene importer -------------------------------------------------
+# tests/fuzz/fuzz_scene.c with clang's libFuzzer, ASan and UBSan: any bytes
+# as an OBJ scene (libassimp reads it, not instrumented), imported with
+# options the first byte picks, then checked, built and walked. The scene
+# importer, its shell volumes, the level check and the core are compiled
+# into the harness (with coverage, and the core's own checks,
+# SWEEP_CHECKS). Seeds: tests/fuzz/corpus/scene/, the format's words and
+# sweep's name prefixes in tests/fuzz/obj.dict. About 13 runs a second: each
+# import has libassimp clear some megabytes, so the smoke run is short.
+#   make fuzz-scene FUZZ_SECONDS=N   fuzz for N seconds (default 60)
+#   make test                        includes a bounded smoke run
+SCENE_FUZZ := $(BUILD)/tests/fuzz/fuzz_scene
+SCENE_FUZZ_SRC := maps/import_scene.c maps/shell_volume.c maps/level_check.c
+SCENE_CORPUS := tests/fuzz/corpus/scene
+SCENE_FUZZ_SMOKE_RUNS ?= 300
+$(SCENE_FUZZ): tests/fuzz/fuzz_scene.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(SCENE_FUZZ_SRC) \
+		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_scene.c $(SCENE_FUZZ_SRC) $(CORE_SRC) $(MAPS_LIB) \
+		-lassimp $(MAPS_LDLIBS) -lm -o $@
+
+.PHONY: fuzz-scene
+fuzz-scene: $(SCENE_FUZZ)
+	@mkdir -p $(BUILD)/fuzz-corpus/scene $(BUILD)/fuzz-crashes
+	$(SCENE_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/scene- -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-dict=tests/fuzz/obj.dict -print_final_stats=1 $(BUILD)/fuzz-corpus/scene $(SCENE_CORPUS)
+
+$(eval $(call SWEEP_FUZZ_SMOKE,$(SCENE_FUZZ),$(wildcard $(SCENE_CORPUS)/*),scene $(SCENE_FUZZ_SMOKE_RUNS) 4096 "$(BUILD)/fuzz-crashes" "$(SCENE_CORPUS)"))
+
 # --- fuzzing the level image reader -------------------------------------------
 # tests/fuzz/fuzz_level_image.c with clang's libFuzzer, ASan and UBSan: any
 # bytes read as a level image (what libsweep loads without SQLite), and a
