@@ -264,8 +264,9 @@ typedef struct sweep_tick_report {
 /*
  * Advances every mover by one tick, carrying and pushing the bodies (in
  * array order, which the caller keeps deterministic) through the static
- * world w under cfg (its skin and limits). Bodies already flagged crushed
- * on entry are ignored. w may be NULL (no static world: the movers meet
+ * world w under cfg (its skin and limits: a body the mover would send
+ * past the coordinate limit stays and blocks it, as a wall would). Bodies
+ * already flagged crushed on entry are ignored. w may be NULL (no static world: the movers meet
  * only each other and the bodies), and rep too. SWEEP_E_ARG for a NULL
  * mv or cfg, or NULL bodies when count > 0; SWEEP_E_CONFIG for a bad
  * config; otherwise SWEEP_OK.
