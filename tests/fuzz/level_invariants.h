@@ -1,11 +1,13 @@
 /*
  * level_invariants.h - what the fuzzers hold a level to when a reader
- * accepted their bytes (tests/fuzz/fuzz_bsp.c, fuzz_level_image.c): one
- * the map format and the core take. Every index within its vertices,
- * every vertex, spawn point and keyframe finite and within the level's
- * coordinate limit, every triangle's material in the level's table, each
- * mover's keyframes in time order with rotations of unit length. A broken
- * one aborts, which libFuzzer reports as a crash with its input.
+ * accepted their bytes (tests/fuzz/fuzz_bsp.c, fuzz_scene.c,
+ * fuzz_level_image.c, fuzz_map.c): one the map format and the core take.
+ * Every index within its vertices, every vertex, spawn point and keyframe
+ * finite and within the level's coordinate limit, every triangle's
+ * material in the level's table, each mover's keyframes in time order
+ * with rotations of unit length; and the level check judges it or says
+ * why not. A broken one aborts, which libFuzzer reports as a crash with
+ * its input.
  */
 #ifndef SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
 #define SWEEP_TESTS_FUZZ_LEVEL_INVARIANTS_H
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 
 #include "maps/level.h"
+#include "maps/level_check.h"
 
 static inline void fuzz_fail(const char *what, uint32_t at)
 {
@@ -70,6 +73,17 @@ static inline void fuzz_check_level(const sweep_level *lv)
                 fuzz_fail("a keyframe's rotation not of unit length", m);
         }
     }
+}
+
+/* The level check (maps/level_check.h) judges the level, or says why it
+ * cannot (fuzz_bsp.c, fuzz_scene.c). */
+static inline void fuzz_level_check(const sweep_level *lv)
+{
+    sweep_check_summary sum;
+    char err[1024] = "";
+    sweep_status s = sweep_level_check(lv, NULL, NULL, &sum, err, sizeof err);
+    if (s != SWEEP_OK && err[0] == '\0')
+        fuzz_fail("a check refused without a message", (uint32_t)s);
 }
 
 #endif
