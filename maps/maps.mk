@@ -210,8 +210,9 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(IMAGE_FUZZ),$(MAPS_IMAGES),image $(IMAGE_FUZZ_S
 # and the core are compiled into the harness (with coverage, and the core's
 # own checks, SWEEP_CHECKS); the rest of maps/ comes from the gcc build. The
 # base maps are the build's sample maps, beside the harness; seeds in
-# tests/fuzz/corpus/map/. New inputs go to $(BUILD)/fuzz-corpus/map, a
-# crashing input to $(BUILD)/fuzz-crashes/.
+# tests/fuzz/corpus/map/. Inputs of any length up to 512 bytes from the
+# start (-len_control=0): a script of a few edits finds little. New inputs
+# go to $(BUILD)/fuzz-corpus/map, a crashing input to $(BUILD)/fuzz-crashes/.
 #   make fuzz-map FUZZ_SECONDS=N     fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 MAP_FUZZ := $(BUILD)/tests/fuzz/fuzz_map
@@ -228,7 +229,8 @@ $(MAP_FUZZ): tests/fuzz/fuzz_map.c tests/fuzz/level_invariants.h tests/fuzz/leve
 fuzz-map: $(MAP_FUZZ) $(MAPS_SAMPLES)
 	@mkdir -p $(BUILD)/fuzz-corpus/map $(BUILD)/fuzz-crashes
 	$(MAP_FUZZ) -artifact_prefix=$(BUILD)/fuzz-crashes/map- \
-		-max_total_time=$(FUZZ_SECONDS) -max_len=1024 -print_final_stats=1 $(BUILD)/fuzz-corpus/map $(MAP_CORPUS)
+		-max_total_time=$(FUZZ_SECONDS) -max_len=512 -len_control=0 -print_final_stats=1 \
+		$(BUILD)/fuzz-corpus/map $(MAP_CORPUS)
 
 $(eval $(call SWEEP_FUZZ_SMOKE,$(MAP_FUZZ),$(MAPS_SAMPLES) $(wildcard $(MAP_CORPUS)/*),map $(MAP_FUZZ_SMOKE_RUNS) 1024 "$(BUILD)/fuzz-crashes" "$(MAP_CORPUS)"))
 
