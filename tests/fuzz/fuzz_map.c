@@ -143,16 +143,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* The n-th table of the base map's schema (by name, so in a fixed order),
- * or 0 when it has none left. */
-static int table_name(sqlite3 *db, uint32_t n, char *out)
+/* The n-th (modulo their count) of the names a query lists, in its
+ * order, into out; 0 when it lists none. */
+static int nth_name(sqlite3 *db, const char *sql, uint32_t n, char *out)
 {
     sqlite3_stmt *st = NULL;
-    int ok = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                           "ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return 0;
     int count = 0;
     char names[32][NAME_MAX_LEN];
@@ -161,11 +157,18 @@ static int table_name(sqlite3 *db, uint32_t n, char *out)
         snprintf(names[count++], NAME_MAX_LEN, "%s", t ? (const char *)t : "");
     }
     sqlite3_finalize(st);
-    if (count) {
-        snprintf(out, NAME_MAX_LEN, "%s", names[n % (uint32_t)count]);
-        ok = 1;
-    }
-    return ok;
+    if (!count)
+        return 0;
+    snprintf(out, NAME_MAX_LEN, "%s", names[n % (uint32_t)count]);
+    return 1;
+}
+
+/* The n-th table of the map's schema (by name, so in a fixed order). */
+static int table_name(sqlite3 *db, uint32_t n, char *out)
+{
+    return nth_name(db,
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+                    n, out);
 }
 
 /* The n-th column of table t. */
@@ -173,20 +176,7 @@ static int column_name(sqlite3 *db, const char *t, uint32_t n, char *out)
 {
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s') ORDER BY cid", t);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    int count = 0;
-    char names[32][NAME_MAX_LEN];
-    while (count < 32 && sqlite3_step(st) == SQLITE_ROW) {
-        const unsigned char *c = sqlite3_column_text(st, 0);
-        snprintf(names[count++], NAME_MAX_LEN, "%s", c ? (const char *)c : "");
-    }
-    sqlite3_finalize(st);
-    if (!count)
-        return 0;
-    snprintf(out, NAME_MAX_LEN, "%s", names[n % (uint32_t)count]);
-    return 1;
+    return nth_name(db, sql, n, out);
 }
 
 static const double hard_reals[] = {
