@@ -75,6 +75,14 @@ static inline void fuzz_check_level(const sweep_level *lv)
     }
 }
 
+/* A reader's refusal leaves an empty level (fuzz_level_image.c,
+ * fuzz_map.c, fuzz_scene.c). */
+static inline void fuzz_check_refused_empty(const sweep_level *lv, sweep_status s)
+{
+    if (lv->triangle_count || lv->vertex_count || lv->mover_count || lv->volume_count || lv->spawn_count)
+        fuzz_fail("a refusal that leaves a level behind", (uint32_t)s);
+}
+
 /* The level check (maps/level_check.h) judges the level, or says why it
  * cannot (fuzz_bsp.c, fuzz_scene.c). */
 static inline void fuzz_level_check(const sweep_level *lv)
