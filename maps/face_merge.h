@@ -2,7 +2,7 @@
  * face_merge.h - coplanar convex polygons merged into fewer, larger ones,
  * then cut into triangles: what level compilers do to the faces they keep
  * (id Software's qbsp and q3map, "MergeFaces" / "TryMergeWinding"), here
- * for the collision hull the Quake 3 importer builds (maps/import_bsp.c).
+ * for the collision hull the Quake 3 importer builds (maps/import_bsp_brush.c).
  *
  * The polygons come in with their plane (normal and distance, compared
  * exactly: pieces of one face, or faces of brushes that share a plane,

@@ -55,11 +55,12 @@ $(BIN)/sweep-mapgen: $(BUILD)/maps/mapgen_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
 # The importer is the only program linked with libassimp, and with libzip
-# for the Quake 3 reader (import_bsp.c, kept out of MAPS_IMPORT_OBJ so that
+# for the Quake 3 reader (import_bsp*.c, kept out of MAPS_IMPORT_OBJ so that
 # what links the assimp importer alone does not need libzip).
-MAPS_BSP_OBJ := $(BUILD)/maps/import_bsp.o
+MAPS_BSP_SRC := $(wildcard maps/import_bsp*.c)
+MAPS_BSP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(MAPS_BSP_SRC))
 MAPS_BSP_LDLIBS := -lzip
-MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c maps/import_bsp.c,$(wildcard maps/import*.c)))
+MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c $(MAPS_BSP_SRC),$(wildcard maps/import*.c)))
 $(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ -lassimp $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
@@ -79,11 +80,11 @@ $(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_BSP_O
 #   make fuzz-bsp FUZZ_SECONDS=N     fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 BSP_FUZZ := $(BUILD)/tests/fuzz/fuzz_bsp
-BSP_FUZZ_SRC := maps/import_bsp.c maps/face_merge.c maps/level_check.c
+BSP_FUZZ_SRC := $(MAPS_BSP_SRC) maps/face_merge.c maps/level_check.c
 BSP_SEEDS := $(BUILD)/tests/fuzz/make_bsp_seeds
 BSP_FUZZ_SMOKE_RUNS ?= 3000
 $(BSP_FUZZ): tests/fuzz/fuzz_bsp.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(BSP_FUZZ_SRC) \
-		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
+		maps/import_bsp_impl.h $(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_bsp.c $(BSP_FUZZ_SRC) $(CORE_SRC) $(MAPS_LIB) \
 		$(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) -lm -o $@
