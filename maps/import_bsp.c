@@ -58,7 +58,7 @@ static int warn_skipped(bsp *b)
         char list[400];
         sweep__tally_format(&t, list, sizeof list);
         sweep__bsp_warn(b, "skipped: %s (%u entit%s the importer does not turn into anything)", list, t.total,
-             t.total == 1 ? "y" : "ies");
+                        t.total == 1 ? "y" : "ies");
     }
     b->st->entities_skipped = t.total;
     sweep__tally_free(&t);

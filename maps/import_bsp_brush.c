@@ -225,7 +225,8 @@ static int clip_sides(bsp *b, uint32_t br, uint32_t first, uint32_t n, const uin
                 reach = fmax(reach, fabs(cur[k][c]));
         if (!(reach < BASE_WINDING / 2))
             return sweep__bsp_fail(b, LUMP_FMT ": record %u: the brush is not closed (side %u, plane %lld, reaches %g)",
-                        LUMP_ARG(L_BRUSHES), br, i, (long long)i32_at(record(b, L_BRUSHSIDES, first + i)), reach);
+                                   LUMP_ARG(L_BRUSHES), br, i, (long long)i32_at(record(b, L_BRUSHSIDES, first + i)),
+                                   reach);
         memcpy(b->pts + (size_t)i * cap, cur, m * sizeof cur[0]);
         counts[i] = m;
     }

@@ -99,7 +99,7 @@ static int mover_begin(bsp *b, const entity *e, uint32_t m, const double pivot[3
         free(mv->vertices), free(mv->indices), free(mv->materials), free(mv->keys);
         b->lv->mover_count--;
         sweep__bsp_warn(b, "entity %u (%s, model *%u): nothing player-solid, no mover made", (uint32_t)(e - b->ents),
-             e->classname, m);
+                        e->classname, m);
         return 1;
     }
     b->next_mover_id++;

@@ -279,7 +279,7 @@ int sweep__bsp_patch_face(bsp *b, uint32_t f, sink *s)
             LUMP_ARG(L_FACES), f, (long long)w, (long long)h, MAX_PATCH_SIDE);
     if (nv != w * h)
         return sweep__bsp_fail(b, LUMP_FMT ": record %u: a patch of %lld x %lld control points has %lld vertices",
-                    LUMP_ARG(L_FACES), f, (long long)w, (long long)h, (long long)nv);
+                               LUMP_ARG(L_FACES), f, (long long)w, (long long)h, (long long)nv);
     if (!sweep__bsp_check_range(b, L_FACES, f, "vertices", first, nv, L_VERTEXES))
         return 0;
     double *cp = malloc((size_t)nv * 3 * sizeof *cp);

@@ -31,7 +31,7 @@
 #define MAX_TOKEN 4096
 
 const char *const sweep__bsp_lump_names[LUMP_COUNT] = {
-    "entities",  "shaders", "planes",    "nodes",  "leafs", "leaffaces", "leafbrushes", "models",  "brushes",
+    "entities",   "shaders",  "planes",    "nodes",   "leafs", "leaffaces", "leafbrushes", "models", "brushes",
     "brushsides", "vertexes", "meshverts", "effects", "faces", "lightmaps", "lightvols",   "visdata"};
 const uint32_t sweep__bsp_lump_record[LUMP_COUNT] = {1, 72, 16, 36, 48, 4, 4, 40, 12, 8, 44, 4, 72, 104, 49152, 8, 1};
 
@@ -91,14 +91,14 @@ static int read_header(bsp *b)
         int64_t off = i32_at(b->data + 8 + 8 * l), len = i32_at(b->data + 12 + 8 * l);
         if (off < 0 || len < 0)
             return sweep__bsp_fail(b, LUMP_FMT ": negative offset %lld or length %lld", LUMP_ARG(l), (long long)off,
-                        (long long)len);
+                                   (long long)len);
         if ((uint64_t)off + (uint64_t)len > b->size)
             return sweep__bsp_fail(b,
                                    LUMP_FMT ": bytes %lld..%lld run past the end of the file (%zu bytes; truncated?)",
                                    LUMP_ARG(l), (long long)off, (long long)(off + len), b->size);
         if ((uint64_t)len % sweep__bsp_lump_record[l] != 0)
             return sweep__bsp_fail(b, LUMP_FMT ": length %lld is not a whole number of %u-byte records", LUMP_ARG(l),
-                        (long long)len, sweep__bsp_lump_record[l]);
+                                   (long long)len, sweep__bsp_lump_record[l]);
         if (len > 0 && off < HEADER_BYTES)
             return sweep__bsp_fail(b, LUMP_FMT ": offset %lld lies inside the header", LUMP_ARG(l), (long long)off);
         b->lump[l] = b->data + off;
@@ -121,7 +121,8 @@ int sweep__bsp_check_range(bsp *b, int lump, uint32_t rec, const char *what, int
 {
     if (first < 0 || n < 0 || first + n > (int64_t)b->count[target])
         return sweep__bsp_fail(b, LUMP_FMT ": record %u: %s %lld + %lld runs past the %u records of " LUMP_FMT,
-                    LUMP_ARG(lump), rec, what, (long long)first, (long long)n, b->count[target], LUMP_ARG(target));
+                               LUMP_ARG(lump), rec, what, (long long)first, (long long)n, b->count[target],
+                               LUMP_ARG(target));
     return 1;
 }
 
@@ -290,7 +291,7 @@ static int next_token(bsp *b, const char *src, uint32_t len, uint32_t *pos, uint
             i++;
         if (i >= len) {
             sweep__bsp_fail(b, LUMP_FMT ": entity %u: the quoted string at byte %u is not closed", LUMP_ARG(L_ENTITIES),
-                 entity_no, start - 1);
+                            entity_no, start - 1);
             return TOK_ERROR;
         }
         end = i++;
@@ -303,7 +304,7 @@ static int next_token(bsp *b, const char *src, uint32_t len, uint32_t *pos, uint
     }
     if (end - start > MAX_TOKEN) {
         sweep__bsp_fail(b, LUMP_FMT ": entity %u: the string at byte %u is longer than %d bytes", LUMP_ARG(L_ENTITIES),
-             entity_no, start, MAX_TOKEN);
+                        entity_no, start, MAX_TOKEN);
         return TOK_ERROR;
     }
     memcpy(b->text + *out, src + start, end - start);
@@ -342,7 +343,7 @@ static int read_entities(bsp *b)
                 return 0;
             if (t == TOK_END)
                 return sweep__bsp_fail(b, LUMP_FMT ": entity %u: not closed by '}' before the end of the text",
-                            LUMP_ARG(L_ENTITIES), no);
+                                       LUMP_ARG(L_ENTITIES), no);
             if (t == TOK_CLOSE)
                 break;
             if (t == TOK_OPEN)
@@ -406,7 +407,7 @@ int sweep__bsp_ent_numbers(bsp *b, const entity *e, const char *key, double *v, 
     }
     if (!sweep__bsp_parse_numbers(s, v, n))
         return sweep__bsp_fail(b, ENT_FMT ": \"%s\" \"%s\" is not %s", ENT_ARG(b, e), key, s,
-                    n == 1 ? "a finite number" : "three finite numbers");
+                               n == 1 ? "a finite number" : "three finite numbers");
     return 1;
 }
 

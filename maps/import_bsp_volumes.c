@@ -143,7 +143,7 @@ static int add_trigger_volumes(bsp *b, const entity *e, uint32_t m, const sweep_
     }
     if (!made)
         sweep__bsp_warn(b, "entity %u (%s, model *%u): no brush with volume; no volume made", (uint32_t)(e - b->ents),
-             e->classname, m);
+                        e->classname, m);
     return 1;
 }
 

@@ -2,7 +2,7 @@
  * import_main.c - sweep-import: a 3D scene file (OBJ, glTF, FBX, ... via
  * libassimp) to a sweep map.
  *
- * The scene is converted by import_scene.c (with its movers: animated
+ * The scene is converted by import_scene*.c (with its movers: animated
  * nodes marked by name or glTF extras, and those of a --movers file),
  * spawn points from a text file are added, the physics and movement rules
  * of a --rules file (read before the scene, so a bad one costs nothing)

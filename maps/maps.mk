@@ -54,13 +54,15 @@ $(BIN)/sweep-map-image: $(BUILD)/maps/map_image_main.o $(MAPS_LIB) $(CORE_LIB)
 $(BIN)/sweep-mapgen: $(BUILD)/maps/mapgen_main.o $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
-# The importer is the only program linked with libassimp, and with libzip
-# for the Quake 3 reader (import_bsp*.c, kept out of MAPS_IMPORT_OBJ so that
-# what links the assimp importer alone does not need libzip).
+# The importer is the only program linked with libassimp (the scene reader,
+# import_scene*.c: MAPS_IMPORT_OBJ), and with libzip for the Quake 3 reader
+# (import_bsp*.c, kept apart so that what links the scene reader alone does
+# not need libzip).
 MAPS_BSP_SRC := $(wildcard maps/import_bsp*.c)
 MAPS_BSP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(MAPS_BSP_SRC))
 MAPS_BSP_LDLIBS := -lzip
-MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out maps/import_main.c $(MAPS_BSP_SRC),$(wildcard maps/import*.c)))
+MAPS_SCENE_SRC := $(filter-out maps/import_main.c $(MAPS_BSP_SRC),$(wildcard maps/import*.c))
+MAPS_IMPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(MAPS_SCENE_SRC))
 $(BIN)/sweep-import: $(BUILD)/maps/import_main.o $(MAPS_IMPORT_OBJ) $(MAPS_BSP_OBJ) $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(LINK) $^ -lassimp $(MAPS_BSP_LDLIBS) $(MAPS_LDLIBS) $(SWEEP_LDLIBS) -o $@
@@ -133,10 +135,10 @@ $(BUILD)/maps/%.swl: $(BUILD)/maps/%.db $(BIN)/sweep-map-image
 MOVERS_FUZZ := $(BUILD)/tests/fuzz/fuzz_movers_file
 MOVERS_CORPUS := tests/fuzz/corpus/movers
 MOVERS_FUZZ_SMOKE_RUNS ?= 5000
-$(MOVERS_FUZZ): tests/fuzz/fuzz_movers_file.c tests/fuzz/level_invariants.h maps/import_scene.c $(MAPS_LIB) \
-		$(CORE_LIB)
+$(MOVERS_FUZZ): tests/fuzz/fuzz_movers_file.c tests/fuzz/level_invariants.h $(MAPS_SCENE_SRC) \
+		maps/import_scene_impl.h $(MAPS_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_movers_file.c maps/import_scene.c $(MAPS_LIB) $(CORE_LIB) -lassimp \
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_movers_file.c $(MAPS_SCENE_SRC) $(MAPS_LIB) $(CORE_LIB) -lassimp \
 		$(MAPS_LDLIBS) -lm -o $@
 
 .PHONY: fuzz-movers
@@ -159,11 +161,11 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),mov
 #   make fuzz-scene FUZZ_SECONDS=N   fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 SCENE_FUZZ := $(BUILD)/tests/fuzz/fuzz_scene
-SCENE_FUZZ_SRC := maps/import_scene.c maps/shell_volume.c maps/level_check.c
+SCENE_FUZZ_SRC := $(MAPS_SCENE_SRC) maps/shell_volume.c maps/level_check.c
 SCENE_CORPUS := tests/fuzz/corpus/scene
 SCENE_FUZZ_SMOKE_RUNS ?= 300
 $(SCENE_FUZZ): tests/fuzz/fuzz_scene.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(SCENE_FUZZ_SRC) \
-		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
+		maps/import_scene_impl.h $(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_scene.c $(SCENE_FUZZ_SRC) $(CORE_SRC) $(MAPS_LIB) \
 		-lassimp $(MAPS_LDLIBS) -lm -o $@

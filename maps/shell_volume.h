@@ -1,7 +1,7 @@
 /*
  * shell_volume.h - internal: a volume (core/volume.h) from a closed convex
  * triangle shell, as a scene importer finds one in a node's meshes
- * (maps/import_scene.c). Not installed.
+ * (maps/import_scene_nodes.c). Not installed.
  *
  * The shell is the region of player centres the volume acts in (nothing
  * is grown by a player's radii: a designer draws where the centre

@@ -1,8 +1,8 @@
 /*
  * fuzz_movers_file.c - libFuzzer harness over the movers side file
- * (sweep-import --movers, maps/import_scene.c): any bytes as the side file
- * of a small scene (a floor, a door panel and a lift platform, the
- * importer tests' OBJ), imported whole.
+ * (sweep-import --movers, maps/import_scene_side_file.c): any bytes as
+ * the side file of a small scene (a floor, a door panel and a lift
+ * platform, the importer tests' OBJ), imported whole.
  *
  * Beyond "no crash, no sanitizer report" it checks, on every input:
  * - a refusal is SWEEP_E_GEOMETRY (or SWEEP_E_NOMEM) and names the side
