@@ -1,6 +1,7 @@
 /*
  * client.c - libsweep's connection: sockets, the handshake, requests and
- * the queue of received events (client.h).
+ * the queue of received events (client.h). The client's structure, and
+ * what it remembers for the answers to come, is in client_internal.h.
  *
  * Everything runs on one non-blocking socket driven by poll(2) (or what
  * the system has instead: the platform layer, platform.h, holds every
@@ -30,47 +31,14 @@
  * in flight is kept in `hs` to be resent. sweep_client_connect runs it to
  * the end.
  *
- * Spawns sent without waiting are remembered in `spawns` until answered,
- * so that over UDP the newest can be resent and any can be given up after
- * the timeout with an error event of their own. MoveBatches sent are
- * remembered in `batches` (a ring of the last SWEEP__BATCHES: message
- * number, and each move's number and entity), so that an Error about a
- * whole batch becomes one Error per move. EntityCommands sent are
- * remembered in `commands` (a ring of the last SWEEP__COMMANDS: number,
- * and the entity and op of each command), so that the runs of results an
- * answer comes in over UDP are put in their places (place_results).
- *
- * The server's tick is estimated in `clock` (tick_clock.h): every message
- * that names a tick feeds it, and so does every round trip measured, from
- * a move's send (`move_sent`, a ring of the last SWEEP__MOVES_TIMED moves'
- * numbers and send times) to its answer, and from a Ping to its Pong.
- *
  * Every public call on a client keeps its outcome in `last`
  * (sweep_client_last_error): it runs with err = &c->last inside and copies
  * that to the caller's err on the way out (done()).
- *
- * Redundancy (UDP): `unanswered` keeps, oldest first, the last moves sent
- * whose answer has not come; sweep_client_send_move puts the newest
- * `redundancy` of them in a MoveBatch beside the new move. Every answer
- * or Error naming a move takes it (and the older moves of its entity,
- * which the server can no longer apply) out. Answers to moves are handed
- * out once: over UDP `seen` remembers the sequences of the last
- * SWEEP__SEEN answers queued (slot seq % SWEEP__SEEN), and an answer
- * already there is a repeat of a resent move and is dropped.
- *
- * Invariants: q[qhead .. qhead+qlen) are the pending events in arrival
- * order; after a fatal connection error (fatal.status != OK) no more bytes
- * are read or written and every call returns that error; every queued
- * WORLD_STATE (ENTITY_STATES) event with count > 0 owns its movers
- * (entities) array; unanswered[0 .. nunanswered) are in increasing
- * sequence order; spawns[0 .. nspawns) are the Spawns sent and neither
- * answered nor given up, oldest first; only a client in state SWEEP__READY
- * sends requests other than the handshake's.
  */
 /* POSIX names (getaddrinfo) without the GNU ones: the platform layer
  * alone asks for more. Nothing on Windows. */
 #define _POSIX_C_SOURCE 200809L
-#include "client-sdk/client.h"
+#include "client-sdk/client_internal.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -78,19 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client-sdk/platform.h"
-
-#include "protocol/decode.h"
 #include "protocol/encode.h"
-#include "protocol/framing.h"
 
-#include "client-sdk/client_impl.h"
-
-/* Frames the server sends us may be larger than what it accepts (a batch of
- * results with contacts); this bounds what we buffer. */
-#define SWEEP__RX_MAX_FRAME (1u << 20)
 #define SWEEP__TX_CAP (SWEEP_FRAME_PREFIX + SWEEP_FRAME_DEFAULT_MAX)
-#define SWEEP__COOKIE_MAX 256
 /* Bytes a MoverTransform (a struct of sweep.fbs) takes in a buffer: a
  * buffer of n bytes holds at most n / this many. */
 #define SWEEP__WIRE_MOVER_BYTES 64u
@@ -100,158 +58,12 @@
  * its table's offset to a vtable another may share). */
 #define SWEEP__WIRE_COMMAND_RESULT_BYTES 8u
 
-/* Answers to moves remembered for dropping repeats (UDP): far more than
- * the moves in flight, as a window of sequence numbers. */
-#define SWEEP__SEEN 4096u
-
-/* Bytes taken by one read (TCP): a game server's tick of a thousand
- * answers is some 180 KB, three reads of this rather than a dozen. */
-#define SWEEP__RX_READ (64u * 1024u)
-
-/* Datagrams taken by one read (UDP). A player's socket rarely holds more
- * than a few answers at a time, but a game server relaying a thousand
- * players finds a couple of hundred a tick, and each read is a system
- * call; a read which returns fewer than this knows the socket is empty,
- * with no second call to hear EAGAIN. 32 buffers of a datagram each are
- * 38 KB. */
-#define SWEEP__RX_BATCH 32u
-
-/* Event kinds only the handshake waits for; never handed to the caller. */
-enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
-
-/* MoveBatches remembered for turning an Error about a whole batch into
- * one per move: a batch's Error comes with its answers, so the last few
- * dozen are plenty. */
-#define SWEEP__BATCHES 64u
-
 /* MoveBatch datagrams sent together by one sweep_client_send_batch call
  * (UDP): a game server's tick of a thousand moves is 84 datagrams (12
- * moves each), sent by three system calls. Half the ring above, so a
- * group never overwrites a batch of its own that a failed send forgets. */
+ * moves each), sent by three system calls. Half the ring of
+ * SWEEP__BATCHES, so a group never overwrites a batch of its own that a
+ * failed send forgets. */
 #define SWEEP__TX_DGRAMS 32u
-
-/* Moves whose send time is kept for measuring round trips: more than a
- * game has in flight. */
-#define SWEEP__MOVES_TIMED 128u
-
-/* EntityCommands remembered for placing their answers' pieces: a blocking
- * call has one in flight, a game server a few per frame. */
-#define SWEEP__COMMANDS 64u
-
-/* An EntityCommands sent: what each command names, which its result
- * echoes, and how far the answer being gathered (of one server_tick: one
- * application of the request) has come. */
-typedef struct sweep__commands_sent {
-    uint32_t sequence, count, cap;
-    uint32_t *entities; /* [count] */
-    uint8_t *ops;       /* [count] */
-    uint64_t tick;      /* server_tick of the answer being gathered */
-    uint32_t next;      /* where its last run ended */
-    uint32_t placed;    /* results of it placed */
-    int closed;         /* answered whole, or given up: more pieces are repeats */
-} sweep__commands_sent;
-
-/* Where connecting is (sweep_client_connect_step). */
-enum sweep__state {
-    SWEEP__TCP_CONNECTING, /* a TCP connect under way: waiting to be writable */
-    SWEEP__HELLO,          /* the Hello sent (UDP: without cookie, a Challenge awaited) */
-    SWEEP__COOKIE,         /* UDP: the Hello with the cookie sent, the Welcome awaited */
-    SWEEP__PORT,           /* UDP: a Ping sent to the session's own port (Welcome.udp_port) */
-    SWEEP__READY,
-    SWEEP__FAILED          /* `fatal` says why */
-};
-
-/* A Spawn sent without waiting, not answered yet. */
-typedef struct sweep__spawn_wait {
-    uint32_t sequence;
-    sweep_msg_spawn spawn;
-    uint64_t expire_ns, resend_ns;
-} sweep__spawn_wait;
-
-/* A MoveBatch sent: its message number and its moves'. */
-typedef struct sweep__batch_sent {
-    uint32_t sequence, count, cap;
-    uint32_t *moves;    /* [count] move numbers */
-    uint32_t *entities; /* [count] */
-} sweep__batch_sent;
-
-struct sweep_client {
-    sweep__sock fd;
-    int net_started; /* sweep__net_start succeeded: sweep__net_stop at the end */
-    sweep_client_transport transport;
-    int timeout_ms, retry_ms;
-    uint32_t next_seq;
-    sweep_client_welcome welcome;
-    uint32_t udp_max_batch;
-    uint32_t udp_asked;    /* UDP: the largest datagram it takes (Hello.max_datagram) */
-    uint32_t udp_datagram; /* UDP: the largest it sends: 1200, then what the Welcome agreed */
-
-    /* Receiving. */
-    uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */
-    size_t rx_cap;
-    uint8_t *rx_read; /* TCP: one read's bytes, SWEEP__RX_READ of them */
-    sweep__rx_batch *rx_batch; /* UDP: one read's datagrams, into rx */
-    sweep__datagram rx_got[SWEEP__RX_BATCH];
-    sweep_framer framer;
-    sweep_decoder dec;
-    uint8_t cookie[SWEEP__COOKIE_MAX];
-    uint32_t cookie_len;
-
-    /* Sending. */
-    uint8_t *tx;
-    size_t tx_cap;
-    sweep_msg_move *batch; /* encoder input for MoveBatch */
-    uint32_t batch_cap;
-
-    /* Events not yet handed out. */
-    sweep_client_event *q;
-    size_t qhead, qlen, qcap;
-    void *handed; /* movers of the WorldState (entities of the EntityStates) handed out last */
-
-    /* Redundancy (UDP). */
-    uint32_t redundancy;
-    sweep_msg_move unanswered[SWEEP_CLIENT_REDUNDANCY_MAX];
-    uint32_t nunanswered;
-    sweep_msg_move red_batch[SWEEP_CLIENT_REDUNDANCY_MAX + 1];
-    uint32_t *seen; /* [SWEEP__SEEN], UDP only */
-
-    /* Connecting. */
-    enum sweep__state state;
-    struct addrinfo *ai, *ai_at; /* the resolved addresses, the one being tried */
-    int ai_sys;                  /* why the last address failed: the system's code */
-    char *strings;               /* copies of the options' strings, in one allocation: */
-    const char *address, *client_name, *auth_token, *world;
-    int keep_port;
-    uint64_t connect_deadline;
-    sweep_message hs;      /* the handshake's request in flight (Hello, Ping), resent over UDP */
-    int hs_kind;           /* the answer it waits for */
-    uint64_t hs_resend_at, port_deadline;
-    uint32_t hs_round;     /* UDP: handshakes started again after BadCookie */
-    uint8_t hs_cookie[SWEEP__COOKIE_MAX];
-    uint16_t shared_port;  /* UDP: the port the Hello went to */
-
-    /* Spawns sent without waiting (sweep_client_send_spawn). */
-    sweep__spawn_wait *spawns;
-    uint32_t nspawns, spawns_cap;
-    uint32_t newest_spawn;
-
-    /* MoveBatches sent (ring). */
-    sweep__batch_sent batches[SWEEP__BATCHES];
-    uint32_t batch_next;
-
-    /* EntityCommands sent (ring). */
-    sweep__commands_sent commands[SWEEP__COMMANDS];
-    uint32_t commands_next;
-
-    /* The server's tick (tick_clock.h) and the moves' send times. */
-    sweep_tick_clock clock;
-    uint32_t move_sent_seq[SWEEP__MOVES_TIMED];
-    uint64_t move_sent_ns[SWEEP__MOVES_TIMED];
-
-    sweep_client_counters counters;
-    sweep_client_error fatal;
-    sweep_client_error last; /* the last public call's outcome */
-};
 
 static const char *const status_names[SWEEP_CLIENT_STATUS_COUNT] = {
     "OK",      "ARG",      "ADDRESS", "CONNECT", "IO",        "CLOSED",
