@@ -1,7 +1,9 @@
 /*
  * client.c - libsweep's connection: sockets, the handshake, requests and
- * the queue of received events (client.h). The client's structure, and
- * what it remembers for the answers to come, is in client_internal.h.
+ * the queue of received events (client.h). EntityCommands and Query,
+ * whose answers come in pieces, are in client_commands.c. The client's
+ * structure, and what it remembers for the answers to come, is in
+ * client_internal.h.
  *
  * Everything runs on one non-blocking socket driven by poll(2) (or what
  * the system has instead: the platform layer, platform.h, holds every
@@ -33,7 +35,7 @@
  *
  * Every public call on a client keeps its outcome in `last`
  * (sweep_client_last_error): it runs with err = &c->last inside and copies
- * that to the caller's err on the way out (done()).
+ * that to the caller's err on the way out (sweep__client_done).
  */
 /* POSIX names (getaddrinfo) without the GNU ones: the platform layer
  * alone asks for more. Nothing on Windows. */
@@ -92,10 +94,7 @@ uint64_t sweep_client_now_ns(void)
 /* The system's words for its code sys. */
 #define NET_TEXT(sys) sweep__net_text((sys), (char[160]){0}, 160)
 
-/* Fills err (if any) and returns its status, so failures are one line. */
-static sweep_client_status fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
-    SWEEP__PRINTF(3, 4);
-static sweep_client_status fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
+sweep_client_status sweep__client_fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
 {
     if (err) {
         memset(err, 0, sizeof *err);
@@ -126,16 +125,14 @@ static sweep_client_status fatal(sweep_client *c, sweep_client_error *err, sweep
     return c->fatal.status;
 }
 
-static sweep_client_status ok(sweep_client_error *err)
+sweep_client_status sweep__client_ok(sweep_client_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
     return SWEEP_CLIENT_OK;
 }
 
-/* The end of every public call on a client that ran with err = &c->last:
- * clears it after a success and hands the caller its copy. */
-static sweep_client_status done(sweep_client *c, sweep_client_status s, sweep_client_error *err)
+sweep_client_status sweep__client_done(sweep_client *c, sweep_client_status s, sweep_client_error *err)
 {
     if (s == SWEEP_CLIENT_OK)
         memset(&c->last, 0, sizeof c->last);
@@ -150,7 +147,7 @@ sweep_client_status sweep__client_keep_error(sweep_client *c, sweep_client_statu
         return s;
     if (err && s != SWEEP_CLIENT_OK)
         c->last = *err;
-    return done(c, s, NULL);
+    return sweep__client_done(c, s, NULL);
 }
 
 /* What every call on a NULL client reports (client.h). */
@@ -162,12 +159,11 @@ const sweep_client_error *sweep_client_last_error(const sweep_client *c)
     return c ? &c->last : &no_client;
 }
 
-/* A client that is not connected yet (or failed) sends nothing but its handshake. */
-static sweep_client_status not_ready(sweep_client *c, sweep_client_error *err)
+sweep_client_status sweep__client_not_ready(sweep_client *c, sweep_client_error *err)
 {
     if (c->state == SWEEP__FAILED || c->fatal.status != SWEEP_CLIENT_OK)
         return fatal(c, err, c->fatal.status ? c->fatal.status : SWEEP_CLIENT_E_CLOSED, "%s", c->fatal.message);
-    return fail(err, SWEEP_CLIENT_E_ARG, "the client is still connecting (sweep_client_connect_step)");
+    return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "the client is still connecting (sweep_client_connect_step)");
 }
 
 void sweep_client_options_init(sweep_client_options *opts)
@@ -273,8 +269,7 @@ static sweep_client_event *queue_push(sweep_client *c)
     return ev;
 }
 
-/* Removes the i-th pending event (0 = oldest) into *out. */
-static void queue_take(sweep_client *c, size_t i, sweep_client_event *out)
+void sweep__client_queue_take(sweep_client *c, size_t i, sweep_client_event *out)
 {
     assert(i < c->qlen);
     *out = c->q[c->qhead + i];
@@ -287,17 +282,13 @@ static void queue_take(sweep_client *c, size_t i, sweep_client_event *out)
         c->qhead = 0;
 }
 
-/* Frees the movers of the WorldState (the entities of the EntityStates)
- * handed out last: the caller was told they live until its next receiving
- * call, which this is. */
-static void release_handed(sweep_client *c)
+void sweep__client_release_handed(sweep_client *c)
 {
     free(c->handed);
     c->handed = NULL;
 }
 
-/* The array an event owns (NULL: none). */
-static void *owned_array(const sweep_client_event *ev)
+void *sweep__client_owned_array(const sweep_client_event *ev)
 {
     if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE)
         return (void *)ev->as.world_state.movers;
@@ -315,8 +306,8 @@ static void hand_out(sweep_client *c, const sweep_client_event *ev)
 {
     if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES ||
         ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS || ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS) {
-        release_handed(c);
-        c->handed = owned_array(ev);
+        sweep__client_release_handed(c);
+        c->handed = sweep__client_owned_array(ev);
     }
 }
 
@@ -324,11 +315,11 @@ static void hand_out(sweep_client *c, const sweep_client_event *ev)
 static void free_queue(sweep_client *c)
 {
     for (size_t i = 0; i < c->qlen; i++)
-        free(owned_array(&c->q[c->qhead + i]));
+        free(sweep__client_owned_array(&c->q[c->qhead + i]));
     free(c->q);
     c->q = NULL;
     c->qhead = c->qlen = c->qcap = 0;
-    release_handed(c);
+    sweep__client_release_handed(c);
 }
 
 /* The moves an answer (or Error) about `seq` of `entity` settles: itself
@@ -446,8 +437,7 @@ static int batch_error(sweep_client *c, const sweep_message *m, sweep__batch_sen
     return 0;
 }
 
-/* The remembered EntityCommands numbered seq, or NULL. */
-static sweep__commands_sent *commands_sent(sweep_client *c, uint32_t seq)
+sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq)
 {
     if (seq == 0)
         return NULL;
@@ -524,7 +514,7 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
 {
     const sweep_msg_entity_commands_result *er = &m->as.entity_commands_result;
     uint32_t first = 0, total = er->count;
-    sweep__commands_sent *s = commands_sent(c, m->sequence);
+    sweep__commands_sent *s = sweep__client_commands_sent(c, m->sequence);
     if (s) {
         if (s->closed) {
             c->counters.duplicates++;
@@ -562,10 +552,7 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
     return 0;
 }
 
-/* A copy of answers a[0 .. n) with their hits and messages' texts in the
- * same allocation (the next message's decoding would overwrite them):
- * NULL when out of memory. */
-static sweep_msg_query_answer *copy_answers(const sweep_msg_query_answer *a, uint32_t n)
+sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer *a, uint32_t n)
 {
     size_t hits = 0, text = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -612,7 +599,7 @@ static int query_results(sweep_client *c, const sweep_message *m, uint64_t now, 
     ev->as.query_results.count = qr->count;
     ev->as.query_results.first = qr->first;
     ev->as.query_results.answers = NULL;
-    if (qr->count > 0 && (ev->as.query_results.answers = copy_answers(qr->answers, qr->count)) == NULL) {
+    if (qr->count > 0 && (ev->as.query_results.answers = sweep__client_copy_answers(qr->answers, qr->count)) == NULL) {
         c->qlen--;
         return -1;
     }
@@ -957,7 +944,7 @@ static int ms_left(uint64_t deadline_ns)
     return ms > 1000000 ? 1000000 : (int)ms;
 }
 
-static uint64_t deadline_after(int ms)
+uint64_t sweep__client_deadline_after(int ms)
 {
     return ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)ms * 1000000u;
 }
@@ -1054,17 +1041,18 @@ static sweep_client_status encode_from(sweep_client *c, size_t from, const sweep
     if (pe == SWEEP_PROTO_E_BUFFER_SPACE && from > 0)
         return SWEEP_CLIENT_E_AGAIN;
     if (pe == SWEEP_PROTO_E_BUFFER_SPACE)
-        return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s does not fit a frame", sweep_msg_kind_name(m->kind));
+        return sweep__client_fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s does not fit a frame",
+                                  sweep_msg_kind_name(m->kind));
     if (pe != SWEEP_PROTO_OK)
-        return fail(err, SWEEP_CLIENT_E_ARG, "cannot encode %s: %s", sweep_msg_kind_name(m->kind),
-                    sweep_proto_error_name(pe));
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "cannot encode %s: %s", sweep_msg_kind_name(m->kind),
+                                  sweep_proto_error_name(pe));
     if (c->transport == SWEEP_CLIENT_UDP && *len > c->udp_datagram)
-        return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the %u of a datagram",
-                    sweep_msg_kind_name(m->kind), *len, c->udp_datagram);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the %u of a datagram",
+                                  sweep_msg_kind_name(m->kind), *len, c->udp_datagram);
     if (c->transport == SWEEP_CLIENT_TCP && c->welcome.max_frame_size &&
         *len - SWEEP_FRAME_PREFIX > c->welcome.max_frame_size)
-        return fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the server's frame limit %u",
-                    sweep_msg_kind_name(m->kind), *len - SWEEP_FRAME_PREFIX, c->welcome.max_frame_size);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_TOO_LARGE, "%s is %zu bytes, above the server's frame limit %u",
+                                  sweep_msg_kind_name(m->kind), *len - SWEEP_FRAME_PREFIX, c->welcome.max_frame_size);
     return SWEEP_CLIENT_OK;
 }
 
@@ -1075,16 +1063,16 @@ static sweep_client_status encode(sweep_client *c, const sweep_message *m, const
     return encode_from(c, 0, m, out, len, err);
 }
 
-static sweep_client_status send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err)
+sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err)
 {
     if (c->state != SWEEP__READY)
-        return not_ready(c, err);
+        return sweep__client_not_ready(c, err);
     const uint8_t *bytes;
     size_t len;
     sweep_client_status s = encode(c, m, &bytes, &len, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
-    return send_bytes(c, bytes, len, deadline_after(c->timeout_ms), err);
+    return send_bytes(c, bytes, len, sweep__client_deadline_after(c->timeout_ms), err);
 }
 
 /* Waits until the socket is readable or deadline; reads what came. */
@@ -1099,8 +1087,7 @@ static sweep_client_status pump(sweep_client *c, uint64_t deadline_ns, sweep_cli
     return SWEEP_CLIENT_OK;
 }
 
-/* Does ev answer the request numbered seq with `kind` (or an Error)? */
-static int answers(const sweep_client_event *ev, int kind, uint32_t seq)
+int sweep__client_answers(const sweep_client_event *ev, int kind, uint32_t seq)
 {
     if (ev->kind == SWEEP_CLIENT_EV_ERROR)
         return ev->sequence == seq || ev->as.error.sequence == seq;
@@ -1112,7 +1099,7 @@ static int answers(const sweep_client_event *ev, int kind, uint32_t seq)
     return kind >= SWEEP__EV_WELCOME || ev->sequence == seq;
 }
 
-/* When service_spawns next has something to do; 0 = never. */
+/* When sweep__client_service_spawns next has something to do; 0 = never. */
 static uint64_t spawns_due(const sweep_client *c)
 {
     uint64_t due = 0;
@@ -1127,12 +1114,7 @@ static uint64_t spawns_due(const sweep_client *c)
     return due;
 }
 
-/* The Spawns sent without waiting: over UDP the newest is sent again when
- * its resend is due (the server answers a repeat of a session's newest
- * Spawn with the entity it made; a repeat of an older one would make a
- * second entity); one unanswered past its time is given up with an Error
- * event of its own, status TIMEOUT. Returns OK or a fatal status. */
-static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *err)
+sweep_client_status sweep__client_service_spawns(sweep_client *c, sweep_client_error *err)
 {
     if (c->nspawns == 0)
         return SWEEP_CLIENT_OK;
@@ -1156,7 +1138,7 @@ static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *e
         if (c->transport == SWEEP_CLIENT_UDP && w->sequence == c->newest_spawn && now >= w->resend_ns) {
             sweep_message m = {.kind = SWEEP_MSG_SPAWN, .sequence = w->sequence};
             m.as.spawn = w->spawn;
-            sweep_client_status s = send_message(c, &m, err);
+            sweep_client_status s = sweep__client_send_message(c, &m, err);
             if (s != SWEEP_CLIENT_OK)
                 return s;
             c->counters.resends++;
@@ -1167,13 +1149,8 @@ static sweep_client_status service_spawns(sweep_client *c, sweep_client_error *e
     return SWEEP_CLIENT_OK;
 }
 
-/* One wait of a blocking call for its answer, after it looked at the
- * queue: over UDP request `resend` (may be NULL) is sent again if
- * *resend_at is due (then the next is retry_ms later); then the socket is
- * read once something came, or by the next resend, Spawn to service or
- * the deadline. */
-static sweep_client_status wait_more(sweep_client *c, const sweep_message *resend, uint64_t now, uint64_t deadline,
-                                     uint64_t *resend_at, sweep_client_error *err)
+sweep_client_status sweep__client_wait_more(sweep_client *c, const sweep_message *resend, uint64_t now,
+                                            uint64_t deadline, uint64_t *resend_at, sweep_client_error *err)
 {
     sweep_client_status s;
     uint64_t wait_until = deadline;
@@ -1211,25 +1188,25 @@ static sweep_client_status await_answer(sweep_client *c, const sweep_message *re
     uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
     sweep_client_status s;
     for (;;) {
-        if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
+        if ((s = sweep__client_service_spawns(c, err)) != SWEEP_CLIENT_OK)
             return s;
         for (size_t i = 0; i < c->qlen; i++) {
-            if (answers(&c->q[c->qhead + i], kind, seq)) {
-                queue_take(c, i, out);
+            if (sweep__client_answers(&c->q[c->qhead + i], kind, seq)) {
+                sweep__client_queue_take(c, i, out);
                 hand_out(c, out);
                 if (out->kind == SWEEP_CLIENT_EV_ERROR) {
                     if (err)
                         *err = out->as.error;
                     return out->as.error.status;
                 }
-                return ok(err);
+                return sweep__client_ok(err);
             }
         }
         uint64_t now = sweep_client_now_ns();
         if (now >= deadline)
-            return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what, seq,
-                        c->timeout_ms);
-        if ((s = wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
+            return sweep__client_fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what,
+                                      seq, c->timeout_ms);
+        if ((s = sweep__client_wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
             return s;
     }
 }
@@ -1240,14 +1217,14 @@ static sweep_client_status request(sweep_client *c, const sweep_message *m, int 
                                    sweep_client_error *err)
 {
     if (c->state != SWEEP__READY)
-        return not_ready(c, err);
+        return sweep__client_not_ready(c, err);
     const uint8_t *bytes;
     size_t len;
-    release_handed(c);
+    sweep__client_release_handed(c);
     sweep_client_status s = encode(c, m, &bytes, &len, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
-    uint64_t deadline = deadline_after(c->timeout_ms);
+    uint64_t deadline = sweep__client_deadline_after(c->timeout_ms);
     if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
         return s;
     return await_answer(c, m, sweep_msg_kind_name(m->kind), kind, m->sequence, deadline, out, err);
@@ -1261,7 +1238,7 @@ static sweep_client_status resolve(const char *address, int socktype, struct add
     char host[256];
     const char *colon = address ? strrchr(address, ':') : NULL;
     if (colon == NULL || colon == address || colon[1] == '\0' || (size_t)(colon - address) >= sizeof host)
-        return fail(err, SWEEP_CLIENT_E_ADDRESS, "'%s' is not HOST:PORT", address ? address : "(null)");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "'%s' is not HOST:PORT", address ? address : "(null)");
     size_t hl = (size_t)(colon - address);
     memcpy(host, address, hl);
     host[hl] = '\0';
@@ -1275,12 +1252,12 @@ static sweep_client_status resolve(const char *address, int socktype, struct add
     if (strspn(port, "0123456789") == strlen(port)) {
         unsigned long p = strlen(port) > 5 ? 65536ul : strtoul(port, NULL, 10);
         if (p == 0 || p > 65535)
-            return fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: port %s is not in 1..65535", address, port);
+            return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: port %s is not in 1..65535", address, port);
     }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype};
     int rc = getaddrinfo(host, port, &hints, res);
     if (rc != 0)
-        return fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: %s", address, gai_strerror(rc));
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: %s", address, gai_strerror(rc));
     return SWEEP_CLIENT_OK;
 }
 
@@ -1328,7 +1305,7 @@ static sweep_client_status udp_hello(sweep_client *c, sweep_message *m, sweep_cl
         if (pad > sizeof zeros)
             pad = sizeof zeros;
     }
-    return fail(err, SWEEP_CLIENT_E_ARG, "cannot pad the Hello to %u bytes", SWEEP_UDP_HELLO_MIN);
+    return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "cannot pad the Hello to %u bytes", SWEEP_UDP_HELLO_MIN);
 }
 
 static void set_port(struct sockaddr_storage *sa, uint16_t port)
@@ -1458,7 +1435,7 @@ static sweep_client_status keep_shared_port(sweep_client *c, sweep_client_error 
         return connect_fail(c, err, SWEEP_CLIENT_E_CONNECT, "connecting back to port %u: %s", c->shared_port,
                             NET_TEXT(sys));
     c->state = SWEEP__READY;
-    return ok(err);
+    return sweep__client_ok(err);
 }
 
 static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_client_error *err)
@@ -1470,7 +1447,7 @@ static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_cl
     if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) {
         c->welcome.udp_port = 0;
         c->state = SWEEP__READY;
-        return ok(err);
+        return sweep__client_ok(err);
     }
     set_port(&sa, port);
     int sys = 0;
@@ -1483,7 +1460,7 @@ static sweep_client_status use_udp_port(sweep_client *c, uint16_t port, sweep_cl
     c->hs_kind = SWEEP_CLIENT_EV_PONG;
     c->state = SWEEP__PORT;
     int wait = 2 * c->retry_ms < c->timeout_ms ? 2 * c->retry_ms : c->timeout_ms;
-    c->port_deadline = deadline_after(wait);
+    c->port_deadline = sweep__client_deadline_after(wait);
     return send_hs(c, err);
 }
 
@@ -1537,7 +1514,7 @@ static sweep_client_status welcomed(sweep_client *c, sweep_client_error *err)
     if (c->welcome.udp_port)
         return use_udp_port(c, c->welcome.udp_port, err);
     c->state = SWEEP__READY;
-    return ok(err);
+    return sweep__client_ok(err);
 }
 
 /* One look at a TCP connect under way: on to the handshake once it is
@@ -1551,7 +1528,7 @@ static sweep_client_status advance_connecting(sweep_client *c, sweep_client_erro
     if (r == 0) {
         if (sweep_client_now_ns() >= c->connect_deadline)
             return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "connecting to %s timed out", c->address);
-        return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
     }
     int soerr = sweep__sock_connect_result(c->fd);
     if (soerr != 0) {
@@ -1578,11 +1555,11 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
             return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
         sweep_client_event ev;
         size_t i = 0;
-        while (i < c->qlen && !answers(&c->q[c->qhead + i], c->hs_kind, c->hs.sequence))
+        while (i < c->qlen && !sweep__client_answers(&c->q[c->qhead + i], c->hs_kind, c->hs.sequence))
             i++;
         if (i == c->qlen)
             break;
-        queue_take(c, i, &ev);
+        sweep__client_queue_take(c, i, &ev);
         if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
             if (c->state == SWEEP__PORT)
                 return keep_shared_port(c, err);
@@ -1604,7 +1581,7 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
             s = send_hello(c, c->cookie, c->cookie_len, err);
         } else if (ev.kind == SWEEP_CLIENT_EV_PONG) {
             c->state = SWEEP__READY;
-            s = ok(err);
+            s = sweep__client_ok(err);
         } else {
             s = welcomed(c, err);
         }
@@ -1614,11 +1591,11 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
                                               : connect_failed(c, err, err);
     }
     if (c->state == SWEEP__READY)
-        return ok(err);
+        return sweep__client_ok(err);
     if (c->state == SWEEP__FAILED)
         return connect_failed(c, &c->fatal, err);
     if (c->state == SWEEP__TCP_CONNECTING)
-        return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s", c->address);
     uint64_t now = sweep_client_now_ns();
     /* The session exists once welcomed: the port check has a deadline of
      * its own, and missing it only keeps the shared port. */
@@ -1632,8 +1609,9 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
             return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
         c->counters.resends++;
     }
-    return fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s: %s", c->address,
-                c->state == SWEEP__PORT ? "checking the session's own UDP port" : "waiting for the server's answer");
+    return sweep__client_fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s: %s", c->address,
+                              c->state == SWEEP__PORT ? "checking the session's own UDP port"
+                                                      : "waiting for the server's answer");
 }
 
 int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
@@ -1673,7 +1651,7 @@ int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
 
 static sweep_client_status connect_step(sweep_client *c, int timeout_ms, sweep_client_error *err)
 {
-    uint64_t until = deadline_after(timeout_ms);
+    uint64_t until = sweep__client_deadline_after(timeout_ms);
     for (;;) {
         sweep_client_status s = advance(c, err);
         if (s != SWEEP_CLIENT_E_AGAIN)
@@ -1694,8 +1672,8 @@ static sweep_client_status connect_step(sweep_client *c, int timeout_ms, sweep_c
 sweep_client_status sweep_client_connect_step(sweep_client *c, int timeout_ms, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, connect_step(c, timeout_ms, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return sweep__client_done(c, connect_step(c, timeout_ms, &c->last), err);
 }
 
 /* Frees everything the client holds but the socket. */
@@ -1764,10 +1742,10 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
         *out = NULL;
     if (opts == NULL || out == NULL || opts->address == NULL ||
         (opts->transport != SWEEP_CLIENT_TCP && opts->transport != SWEEP_CLIENT_UDP))
-        return fail(err, SWEEP_CLIENT_E_ARG, "sweep_client_connect: missing options, address or output");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "sweep_client_connect: missing options, address or output");
     sweep_client *c = calloc(1, sizeof *c);
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
     c->fd = SWEEP__NO_SOCK;
     c->transport = opts->transport;
     c->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 5000;
@@ -1780,8 +1758,8 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
         (c->udp_asked < SWEEP_UDP_MAX_DATAGRAM || c->udp_asked > SWEEP_UDP_LARGEST_DATAGRAM)) {
         uint32_t asked = c->udp_asked;
         free(c);
-        return fail(err, SWEEP_CLIENT_E_ARG, "udp_max_datagram %u is outside %u to %u (0: %u)", asked,
-                    SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM, SWEEP_UDP_MAX_DATAGRAM);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "udp_max_datagram %u is outside %u to %u (0: %u)", asked,
+                                  SWEEP_UDP_MAX_DATAGRAM, SWEEP_UDP_LARGEST_DATAGRAM, SWEEP_UDP_MAX_DATAGRAM);
     }
     /* Room for a batch of the largest datagram too (the encoder borrows 4
      * bytes an item beside the output). */
@@ -1801,12 +1779,12 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
     if (c->tx == NULL || c->rx == NULL || (c->transport == SWEEP_CLIENT_TCP && c->rx_read == NULL) || size_decoder(c, 64) < 0 || copy_strings(c, opts) < 0 ||
         (c->transport == SWEEP_CLIENT_UDP && (size_movers(c, c->rx_cap) < 0 || c->seen == NULL ||
                                               c->rx_batch == NULL))) {
-        s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+        s = sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         goto failed;
     }
     int sys = 0;
     if (sweep__net_start(&sys) != 0) {
-        s = fail(err, SWEEP_CLIENT_E_IO, "cannot start the system's sockets: %s", NET_TEXT(sys));
+        s = sweep__client_fail(err, SWEEP_CLIENT_E_IO, "cannot start the system's sockets: %s", NET_TEXT(sys));
         goto failed;
     }
     c->net_started = 1;
@@ -1816,11 +1794,11 @@ sweep_client_status sweep_client_connect_start(const sweep_client_options *opts,
         SWEEP_CLIENT_OK)
         goto failed;
     c->ai_at = c->ai;
-    c->connect_deadline = deadline_after(c->timeout_ms);
+    c->connect_deadline = sweep__client_deadline_after(c->timeout_ms);
     if ((s = open_next(c, err)) != SWEEP_CLIENT_OK)
         goto failed;
     *out = c;
-    return done(c, SWEEP_CLIENT_OK, err);
+    return sweep__client_done(c, SWEEP_CLIENT_OK, err);
 failed:
     sweep__sock_close(c->fd);
     free_client(c);
@@ -1833,7 +1811,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
     if (out)
         *out = NULL;
     if (out == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "sweep_client_connect: missing output");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "sweep_client_connect: missing output");
     sweep_client *c;
     sweep_client_status s = sweep_client_connect_start(opts, &c, err);
     if (s != SWEEP_CLIENT_OK)
@@ -1845,7 +1823,7 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
         return s;
     }
     *out = c;
-    return done(c, s, err);
+    return sweep__client_done(c, s, err);
 }
 
 void sweep_client_close(sweep_client *c)
@@ -1871,17 +1849,17 @@ void sweep_client_close(sweep_client *c)
 
 /* --- requests ------------------------------------------------------------------ */
 
-/* Sends one Spawn and remembers it until answered (service_spawns). */
+/* Sends one Spawn and remembers it until answered (sweep__client_service_spawns). */
 static sweep_client_status send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
                                       sweep_client_error *err)
 {
     if (r == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL spawn");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL spawn");
     if (c->nspawns == c->spawns_cap) {
         uint32_t cap = c->spawns_cap ? 2 * c->spawns_cap : 16;
         sweep__spawn_wait *n = realloc(c->spawns, (size_t)cap * sizeof *n);
         if (n == NULL)
-            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+            return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         c->spawns = n;
         c->spawns_cap = cap;
     }
@@ -1892,7 +1870,7 @@ static sweep_client_status send_spawn(sweep_client *c, const sweep_client_spawn_
     m.as.spawn.max_speed = r->max_speed;
     m.as.spawn.step_height = r->step_height;
     m.as.spawn.player = r->player;
-    sweep_client_status s = send_message(c, &m, err);
+    sweep_client_status s = sweep__client_send_message(c, &m, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
     c->next_seq++;
@@ -1906,15 +1884,15 @@ static sweep_client_status send_spawn(sweep_client *c, const sweep_client_spawn_
     c->newest_spawn = m.sequence;
     if (sequence)
         *sequence = m.sequence;
-    return ok(err);
+    return sweep__client_ok(err);
 }
 
 sweep_client_status sweep_client_send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
                                             sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, send_spawn(c, r, sequence, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return sweep__client_done(c, send_spawn(c, r, sequence, &c->last), err);
 }
 
 /* The blocking spawns: one sent without waiting, then waited for. */
@@ -1922,14 +1900,15 @@ static sweep_client_status spawn(sweep_client *c, const sweep_client_spawn_req *
                                  sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     err = &c->last;
-    release_handed(c);
+    sweep__client_release_handed(c);
     uint32_t seq;
     sweep_client_status s = send_spawn(c, r, &seq, err);
     if (s == SWEEP_CLIENT_OK) {
         sweep_client_event ev;
-        s = await_answer(c, NULL, "Spawn", SWEEP_CLIENT_EV_SPAWNED, seq, deadline_after(c->timeout_ms), &ev, err);
+        s = await_answer(c, NULL, "Spawn", SWEEP_CLIENT_EV_SPAWNED, seq, sweep__client_deadline_after(c->timeout_ms),
+                         &ev, err);
         /* Given up here: no TIMEOUT event for it later. */
         settle_spawn(c, seq);
         if (s == SWEEP_CLIENT_OK && out)
@@ -1943,16 +1922,16 @@ sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, swe
 {
     sweep_client_spawn_req r = {.position = position, .radii = radii};
     sweep_client_status s = spawn(c, &r, out, err);
-    return c ? done(c, s, err) : s;
+    return c ? sweep__client_done(c, s, err) : s;
 }
 
 sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
                                                 sweep_msg_spawned *out, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_client_spawn_req r = {.radii = radii, .spawn_point = point};
-    return done(c, spawn(c, &r, out, err), err);
+    return sweep__client_done(c, spawn(c, &r, out, err), err);
 }
 
 sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, sweep_msg_spawned *out,
@@ -1960,7 +1939,7 @@ sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, s
 {
     sweep_client_spawn_req r = {.spawn_point = point};
     sweep_client_status s = spawn(c, &r, out, err);
-    return c ? done(c, s, err) : s;
+    return c ? sweep__client_done(c, s, err) : s;
 }
 
 /* A blocking request on a client: its answer into *ev. */
@@ -1968,13 +1947,13 @@ static sweep_client_status ask(sweep_client *c, sweep_message *m, int kind, swee
                                sweep_client_error *err)
 {
     m->sequence = c->next_seq++;
-    return done(c, request(c, m, kind, ev, &c->last), err);
+    return sweep__client_done(c, request(c, m, kind, ev, &c->last), err);
 }
 
 sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_DESPAWN};
     m.as.despawn.entity = entity;
     sweep_client_event ev;
@@ -2006,11 +1985,14 @@ sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_clien
                                               sweep_client_error *err)
 {
     if (c == NULL || r == NULL) {
-        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or move");
-        return c ? done(c, s, err) : s;
+        sweep_client_status s = sweep__client_fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or move");
+        return c ? sweep__client_done(c, s, err) : s;
     }
     if (!mode_ok(r))
-        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode), err);
+        return sweep__client_done(c,
+                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode",
+                                                     r->mode),
+                                  err);
     sweep_message m = {.kind = SWEEP_MSG_MOVE};
     fill_move(&m.as.move, r, c->next_seq);
     if (sequence)
@@ -2034,8 +2016,8 @@ sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collid
                                          sweep_msg_collide_result *out, sweep_client_error *err)
 {
     if (c == NULL || q == NULL) {
-        sweep_client_status s = fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or query");
-        return c ? done(c, s, err) : s;
+        sweep_client_status s = sweep__client_fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or query");
+        return c ? sweep__client_done(c, s, err) : s;
     }
     sweep_message m = {.kind = SWEEP_MSG_COLLIDE};
     m.as.collide = *q;
@@ -2064,7 +2046,7 @@ const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     uint64_t t0 = sweep_client_now_ns();
     sweep_message m = {.kind = SWEEP_MSG_PING};
     m.as.ping.client_time = t0;
@@ -2078,7 +2060,7 @@ sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_c
 sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_GET_STATS};
     sweep_client_event ev;
     sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_STATS, &ev, err);
@@ -2091,7 +2073,7 @@ sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sw
                                              sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_WATCH_WORLD};
     m.as.watch_world.every = every;
     sweep_client_event ev;
@@ -2105,7 +2087,7 @@ sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every,
                                                 sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_WATCH_ENTITIES};
     m.as.watch_entities.every = every;
     sweep_client_event ev;
@@ -2119,7 +2101,7 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
                                             uint64_t *tick, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_GET_ENTITY};
     m.as.get_entity.entity = entity;
     sweep_client_event ev;
@@ -2127,10 +2109,11 @@ sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sw
     if (s != SWEEP_CLIENT_OK)
         return s;
     if (ev.as.entity_states.count != 1 || ev.as.entity_states.entities[0].entity != entity)
-        return done(c,
-                    fail(&c->last, SWEEP_CLIENT_E_PROTOCOL, "GetEntity %u answered with %u entities", entity,
-                         ev.as.entity_states.count),
-                    err);
+        return sweep__client_done(c,
+                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_PROTOCOL,
+                                                     "GetEntity %u answered with %u entities", entity,
+                                                     ev.as.entity_states.count),
+                                  err);
     if (out)
         *out = ev.as.entity_states.entities[0];
     if (tick)
@@ -2142,9 +2125,12 @@ sweep_client_status sweep_client_mover_command(sweep_client *c, const char *move
                                                sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     if (mover == NULL || mover[0] == '\0')
-        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "a mover command needs the mover's name"), err);
+        return sweep__client_done(c,
+                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG,
+                                                     "a mover command needs the mover's name"),
+                                  err);
     sweep_message m = {.kind = SWEEP_MSG_MOVER_COMMAND};
     m.as.mover_command.mover = sweep_str_of(mover);
     sweep_client_event ev;
@@ -2158,9 +2144,10 @@ sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, co
                                             sweep_client_world *out, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     if (map == NULL || map[0] == '\0')
-        return done(c, fail(&c->last, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name"), err);
+        return sweep__client_done(c, sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name"),
+                                  err);
     sweep_message m = {.kind = SWEEP_MSG_OPEN_WORLD};
     m.as.open_world.map = sweep_str_of(map);
     m.as.open_world.name = sweep_str_of(name && name[0] ? name : NULL);
@@ -2174,467 +2161,31 @@ sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, co
 sweep_client_status sweep_client_close_world(sweep_client *c, uint32_t world, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     sweep_message m = {.kind = SWEEP_MSG_CLOSE_WORLD};
     m.as.close_world.world = world;
     sweep_client_event ev;
     return ask(c, &m, SWEEP_CLIENT_EV_WORLD_CLOSED, &ev, err);
 }
 
-/* --- EntityCommands ------------------------------------------------------------ */
-
-/* Remembers EntityCommands `seq` of cmds[0 .. n) for placing its answer's
- * pieces (command_results). Returns 0, or -1 when memory runs out (then
- * nothing is remembered). */
-static int remember_commands(sweep_client *c, uint32_t seq, const sweep_msg_entity_command *cmds, uint32_t n)
-{
-    sweep__commands_sent *r = &c->commands[c->commands_next];
-    if (n > r->cap) {
-        uint32_t *e = realloc(r->entities, (size_t)n * sizeof *e);
-        if (e == NULL)
-            return -1;
-        r->entities = e;
-        uint8_t *o = realloc(r->ops, n);
-        if (o == NULL)
-            return -1;
-        r->ops = o;
-        r->cap = n;
-    }
-    *r = (sweep__commands_sent){.sequence = seq, .count = n, .cap = r->cap, .entities = r->entities, .ops = r->ops};
-    for (uint32_t i = 0; i < n; i++) {
-        r->entities[i] = cmds[i].entity;
-        r->ops[i] = cmds[i].op;
-    }
-    c->commands_next = (c->commands_next + 1) % SWEEP__COMMANDS;
-    return 0;
-}
-
-/* Sends cmds[0 .. n) as one EntityCommands, *m, numbered next and
- * remembered. */
-static sweep_client_status send_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
-                                         sweep_message *m, sweep_client_error *err)
-{
-    memset(m, 0, sizeof *m);
-    m->kind = SWEEP_MSG_ENTITY_COMMANDS;
-    m->sequence = c->next_seq;
-    m->as.entity_commands.commands = cmds;
-    m->as.entity_commands.count = n;
-    if (remember_commands(c, m->sequence, cmds, n) < 0)
-        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-    sweep_client_status s = send_message(c, m, err);
-    if (s != SWEEP_CLIENT_OK) {
-        commands_sent(c, m->sequence)->count = 0;
-        return s;
-    }
-    c->next_seq++;
-    return SWEEP_CLIENT_OK;
-}
-
-static sweep_client_status commands_args(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
-                                         sweep_client_error *err)
-{
-    if (cmds == NULL || n == 0)
-        return fail(err, SWEEP_CLIENT_E_ARG, "EntityCommands needs at least one command");
-    if (c->state != SWEEP__READY)
-        return not_ready(c, err);
-    return SWEEP_CLIENT_OK;
-}
-
-/* The arrays of the pieces a blocking EntityCommands took out of the
- * queue: out[] points to their texts until the call copies them. */
-typedef struct sweep__held {
-    void **a;
-    uint32_t n, cap;
-} sweep__held;
-
-static int hold(sweep__held *h, void *p)
-{
-    if (h->n == h->cap) {
-        uint32_t cap = h->cap ? 2 * h->cap : 8;
-        void **a = realloc(h->a, (size_t)cap * sizeof *a);
-        if (a == NULL)
-            return -1;
-        h->a = a;
-        h->cap = cap;
-    }
-    h->a[h->n++] = p;
-    return 0;
-}
-
-/* Frees the arrays held from `from` on. */
-static void unhold(sweep__held *h, uint32_t from)
-{
-    for (uint32_t i = from; i < h->n; i++)
-        free(h->a[i]);
-    h->n = from;
-}
-
-/* Drops the events of `kind` answering `seq` still queued: repeats of an
- * answer already taken whole (over UDP, to the request sent again). */
-static void drop_pieces(sweep_client *c, int kind, uint32_t seq)
-{
-    for (size_t i = 0; i < c->qlen;) {
-        const sweep_client_event *q = &c->q[c->qhead + i];
-        if ((int)q->kind != kind || q->sequence != seq) {
-            i++;
-            continue;
-        }
-        sweep_client_event ev;
-        queue_take(c, i, &ev);
-        free(owned_array(&ev));
-        c->counters.duplicates++;
-    }
-}
-
-/* One answer of n items (results, answers) being gathered from its
- * pieces by a blocking call: which have come (have, got), the arrays they
- * point into (held in h from `from` on), and how a piece is placed. */
-typedef struct gathering {
-    uint32_t n, got, from;
-    uint8_t *have;
-    sweep__held *h;
-    void *out;
-    /* Places the run of one event (its array already held): 0, or 1 to
-     * drop it (the rest of an answer given up). */
-    int (*place)(struct gathering *g, const sweep_client_event *ev);
-    uint64_t tick; /* EntityCommands: the server tick of the answer being gathered */
-    int have_tick;
-} gathering;
-
-/* Waits until deadline for every piece of the answer of `kind` to request
- * m, `what` naming it in a timeout, each placed by g->place. Over UDP the
- * request is sent again every retry_ms while the answer is not whole. */
-static sweep_client_status await_pieces(sweep_client *c, const sweep_message *m, int kind, const char *what,
-                                        gathering *g, uint64_t deadline, sweep_client_error *err)
-{
-    uint32_t seq = m->sequence;
-    uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
-    sweep_client_status s;
-    if ((g->have = calloc(g->n, 1)) == NULL)
-        return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-    for (;;) {
-        if ((s = service_spawns(c, err)) != SWEEP_CLIENT_OK)
-            break;
-        for (size_t i = 0; i < c->qlen && g->got < g->n;) {
-            if (!answers(&c->q[c->qhead + i], kind, seq)) {
-                i++;
-                continue;
-            }
-            sweep_client_event ev;
-            queue_take(c, i, &ev);
-            if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
-                if (err)
-                    *err = ev.as.error;
-                s = ev.as.error.status;
-                goto out;
-            }
-            void *array = owned_array(&ev);
-            if (g->place(g, &ev)) {
-                free(array);
-                continue;
-            }
-            if (array && hold(g->h, array) < 0) {
-                free(array);
-                s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-                goto out;
-            }
-        }
-        if (g->got == g->n) {
-            drop_pieces(c, kind, seq);
-            s = ok(err);
-            break;
-        }
-        uint64_t now = sweep_client_now_ns();
-        if (now >= deadline) {
-            s = fail(err, SWEEP_CLIENT_E_TIMEOUT, "no whole answer to %s (sequence %u) within %d ms: %u of its %u "
-                     "items came", what, seq, c->timeout_ms, g->got, g->n);
-            if (err)
-                err->sequence = seq;
-            break;
-        }
-        if ((s = wait_more(c, m, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
-            break;
-    }
-out:
-    free(g->have);
-    return s;
-}
-
-/* A piece of an EntityCommandsResult: the pieces of one answer are those
- * of one server_tick (one application of the request), and a first piece
- * of another tick starts over (the request sent again was applied again). */
-static int place_commands(gathering *g, const sweep_client_event *ev)
-{
-    const sweep_client_command_results *r = &ev->as.command_results;
-    sweep_msg_entity_command_result *out = g->out;
-    if (g->have_tick && ev->server_tick != g->tick && r->first != 0)
-        return 1;
-    if (!g->have_tick || ev->server_tick != g->tick) {
-        unhold(g->h, g->from);
-        memset(g->have, 0, g->n);
-        g->got = 0;
-        g->tick = ev->server_tick;
-        g->have_tick = 1;
-    }
-    for (uint32_t k = 0; k < r->count; k++) {
-        uint32_t at = r->first + k;
-        if (at < g->n && !g->have[at]) {
-            g->have[at] = 1;
-            out[at] = r->results[k];
-            g->got++;
-        }
-    }
-    return 0;
-}
-
-/* Waits until deadline for the whole answer to EntityCommands m: its
- * results into out[0 .. count), the arrays they point into held in h. */
-static sweep_client_status await_commands(sweep_client *c, const sweep_message *m,
-                                          sweep_msg_entity_command_result *out, sweep__held *h, uint64_t deadline,
-                                          sweep_client_error *err)
-{
-    gathering g = {.n = m->as.entity_commands.count, .from = h->n, .h = h, .out = out, .place = place_commands};
-    sweep_client_status s = await_pieces(c, m, SWEEP_CLIENT_EV_COMMAND_RESULTS, "EntityCommands", &g, deadline, err);
-    sweep__commands_sent *sent = commands_sent(c, m->sequence);
-    if (sent)
-        sent->closed = 1; /* taken, or given up: what comes now is not waited for */
-    return s;
-}
-
-/* Copies the texts out[0 .. n) point to into one allocation the client
- * hands out (valid until the next receiving call). Returns 0, or -1 when
- * memory runs out (then the texts are cut off). */
-static int keep_texts(sweep_client *c, sweep_msg_entity_command_result *out, uint32_t n)
-{
-    size_t text = 0;
-    for (uint32_t i = 0; i < n; i++)
-        text += out[i].message.ptr ? (size_t)out[i].message.len + 1 : 0;
-    if (text == 0)
-        return 0;
-    char *t = malloc(text);
-    if (t == NULL) {
-        for (uint32_t i = 0; i < n; i++)
-            out[i].message = (sweep_str){NULL, 0};
-        return -1;
-    }
-    release_handed(c);
-    c->handed = t;
-    for (uint32_t i = 0; i < n; i++) {
-        if (out[i].message.ptr == NULL)
-            continue;
-        memcpy(t, out[i].message.ptr, (size_t)out[i].message.len + 1);
-        out[i].message.ptr = t;
-        t += out[i].message.len + 1;
-    }
-    return 0;
-}
-
-/* The blocking EntityCommands (client.h): messages of at most max_batch
- * commands, each waited for before the next is sent. */
-static sweep_client_status entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
-                                           sweep_msg_entity_command_result *out, sweep_client_error *err)
-{
-    sweep_client_status s = commands_args(c, cmds, n, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    if (out == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "EntityCommands needs room for its results");
-    release_handed(c);
-    uint32_t per = sweep_client_max_batch(c), answered = 0;
-    sweep__held h = {0};
-    while (answered < n) {
-        uint32_t k = n - answered < per ? n - answered : per;
-        sweep_message m;
-        s = send_commands(c, cmds + answered, k, &m, err);
-        if (s == SWEEP_CLIENT_OK)
-            s = await_commands(c, &m, out + answered, &h, deadline_after(c->timeout_ms), err);
-        if (s != SWEEP_CLIENT_OK) {
-            memset(out + answered, 0, (size_t)k * sizeof *out);
-            break;
-        }
-        answered += k;
-    }
-    if (keep_texts(c, out, answered) < 0 && s == SWEEP_CLIENT_OK)
-        s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory keeping the results' messages");
-    unhold(&h, 0);
-    free(h.a);
-    return s;
-}
-
-sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
-                                                 sweep_msg_entity_command_result *out, sweep_client_error *err)
-{
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, entity_commands(c, cmds, n, out, &c->last), err);
-}
-
-static sweep_client_status send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds, uint32_t n,
-                                                uint32_t *sequence, sweep_client_error *err)
-{
-    sweep_client_status s = commands_args(c, cmds, n, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    uint32_t per = sweep_client_max_batch(c);
-    if (n > per)
-        return fail(err, SWEEP_CLIENT_E_ARG, "%u commands; one EntityCommands holds at most %u (sweep_client_max_batch)",
-                    n, per);
-    sweep_message m;
-    if ((s = send_commands(c, cmds, n, &m, err)) != SWEEP_CLIENT_OK)
-        return s;
-    if (sequence)
-        *sequence = m.sequence;
-    return ok(err);
-}
-
-sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds,
-                                                      uint32_t n, uint32_t *sequence, sweep_client_error *err)
-{
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, send_entity_commands(c, cmds, n, sequence, &c->last), err);
-}
-
-/* --- Query ------------------------------------------------------------------- */
-
-static sweep_client_status query_args(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                      sweep_client_error *err)
-{
-    if (items == NULL || n == 0)
-        return fail(err, SWEEP_CLIENT_E_ARG, "Query needs at least one item");
-    if (c->state != SWEEP__READY)
-        return not_ready(c, err);
-    return SWEEP_CLIENT_OK;
-}
-
-static sweep_client_status send_query_msg(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                          sweep_message *m, sweep_client_error *err)
-{
-    memset(m, 0, sizeof *m);
-    m->kind = SWEEP_MSG_QUERY;
-    m->sequence = c->next_seq;
-    m->as.query.items = items;
-    m->as.query.count = n;
-    sweep_client_status s = send_message(c, m, err);
-    if (s == SWEEP_CLIENT_OK)
-        c->next_seq++;
-    return s;
-}
-
-/* A piece of a QueryResult: each item's first answer to come is taken
- * (over UDP the request sent again is answered again). */
-static int place_answers(gathering *g, const sweep_client_event *ev)
-{
-    const sweep_client_query_results *r = &ev->as.query_results;
-    sweep_msg_query_answer *out = g->out;
-    for (uint32_t k = 0; k < r->count; k++) {
-        uint32_t at = r->first + k;
-        if (at < g->n && !g->have[at]) {
-            g->have[at] = 1;
-            out[at] = r->answers[k];
-            g->got++;
-        }
-    }
-    return 0;
-}
-
-/* The blocking Query (client.h): messages of at most max_batch items, each
- * waited for before the next is sent; the answers' hits and texts copied
- * into one allocation handed out. */
-static sweep_client_status query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                 sweep_msg_query_answer *out, sweep_client_error *err)
-{
-    sweep_client_status s = query_args(c, items, n, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    if (out == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "Query needs room for its answers");
-    release_handed(c);
-    uint32_t per = sweep_client_max_batch(c), answered = 0;
-    sweep__held h = {0};
-    while (answered < n) {
-        uint32_t k = n - answered < per ? n - answered : per;
-        sweep_message m;
-        /* Over UDP items with long ignore lists may not fit a datagram
-         * by the dozen: fewer a message then. */
-        while ((s = send_query_msg(c, items + answered, k, &m, err)) == SWEEP_CLIENT_E_TOO_LARGE && k > 1)
-            k = (k + 1) / 2;
-        gathering g = {.n = k, .from = h.n, .h = &h, .out = out + answered, .place = place_answers};
-        if (s == SWEEP_CLIENT_OK)
-            s = await_pieces(c, &m, SWEEP_CLIENT_EV_QUERY_RESULTS, "Query", &g, deadline_after(c->timeout_ms), err);
-        if (s != SWEEP_CLIENT_OK) {
-            memset(out + answered, 0, (size_t)k * sizeof *out);
-            break;
-        }
-        answered += k;
-    }
-    if (answered > 0) {
-        sweep_msg_query_answer *copy = copy_answers(out, answered);
-        if (copy == NULL) {
-            memset(out, 0, (size_t)answered * sizeof *out);
-            if (s == SWEEP_CLIENT_OK)
-                s = fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory keeping the answers");
-        } else {
-            memcpy(out, copy, (size_t)answered * sizeof *out);
-            c->handed = copy; /* the copy's own answers are not read: its hits and texts are */
-        }
-    }
-    unhold(&h, 0);
-    free(h.a);
-    return s;
-}
-
-sweep_client_status sweep_client_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                       sweep_msg_query_answer *out, sweep_client_error *err)
-{
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, query(c, items, n, out, &c->last), err);
-}
-
-static sweep_client_status send_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                      uint32_t *sequence, sweep_client_error *err)
-{
-    sweep_client_status s = query_args(c, items, n, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    uint32_t per = sweep_client_max_batch(c);
-    if (n > per)
-        return fail(err, SWEEP_CLIENT_E_ARG, "%u items; one Query holds at most %u (sweep_client_max_batch)", n, per);
-    sweep_message m;
-    if ((s = send_query_msg(c, items, n, &m, err)) != SWEEP_CLIENT_OK)
-        return s;
-    if (sequence)
-        *sequence = m.sequence;
-    return ok(err);
-}
-
-sweep_client_status sweep_client_send_query(sweep_client *c, const sweep_msg_query_item *items, uint32_t n,
-                                            uint32_t *sequence, sweep_client_error *err)
-{
-    if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, send_query(c, items, n, sequence, &c->last), err);
-}
-
 static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
 {
     if (n > 0 && c->transport != SWEEP_CLIENT_UDP)
-        return fail(err, SWEEP_CLIENT_E_ARG, "redundancy is for UDP: TCP loses nothing");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "redundancy is for UDP: TCP loses nothing");
     if (n > SWEEP_CLIENT_REDUNDANCY_MAX)
-        return fail(err, SWEEP_CLIENT_E_ARG, "redundancy %u is above %u moves per datagram", n,
-                    SWEEP_CLIENT_REDUNDANCY_MAX);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "redundancy %u is above %u moves per datagram", n,
+                                  SWEEP_CLIENT_REDUNDANCY_MAX);
     c->redundancy = n;
     if (n == 0)
         c->nunanswered = 0;
-    return ok(err);
+    return sweep__client_ok(err);
 }
 
 sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, set_redundancy(c, n, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return sweep__client_done(c, set_redundancy(c, n, &c->last), err);
 }
 
 /* Remembers a move just sent for redundancy, dropping the oldest when full. */
@@ -2663,7 +2214,7 @@ static sweep_client_status send_redundant(sweep_client *c, const sweep_msg_move 
             m.as.move = *mv;
         }
         sweep_client_error e;
-        sweep_client_status s = send_message(c, &m, &e);
+        sweep_client_status s = sweep__client_send_message(c, &m, &e);
         if (s == SWEEP_CLIENT_E_TOO_LARGE && n > 0)
             continue; /* long claims: fewer old moves */
         if (s != SWEEP_CLIENT_OK) {
@@ -2672,7 +2223,7 @@ static sweep_client_status send_redundant(sweep_client *c, const sweep_msg_move 
             return s;
         }
         c->counters.redundant_moves += n;
-        return ok(err);
+        return sweep__client_ok(err);
     }
 }
 
@@ -2680,9 +2231,9 @@ static sweep_client_status send_move(sweep_client *c, const sweep_client_move_re
                                      sweep_client_error *err)
 {
     if (r == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL move");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL move");
     if (!mode_ok(r))
-        return fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
     sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq};
     fill_move(&m.as.move, r, m.sequence);
     sweep_client_status s;
@@ -2691,7 +2242,7 @@ static sweep_client_status send_move(sweep_client *c, const sweep_client_move_re
         if (s == SWEEP_CLIENT_OK)
             keep_unanswered(c, &m.as.move);
     } else {
-        s = send_message(c, &m, err);
+        s = sweep__client_send_message(c, &m, err);
     }
     if (s != SWEEP_CLIENT_OK)
         return s;
@@ -2706,8 +2257,8 @@ sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_m
                                            sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, send_move(c, r, sequence, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return sweep__client_done(c, send_move(c, r, sequence, &c->last), err);
 }
 
 /* Remembers MoveBatch `seq` of moves b[0 .. n) for batch_error. Returns 0,
@@ -2756,7 +2307,7 @@ static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uin
 {
     if (p->bytes == 0)
         return SWEEP_CLIENT_OK;
-    uint64_t deadline = deadline_after(c->timeout_ms);
+    uint64_t deadline = sweep__client_deadline_after(c->timeout_ms);
     unsigned went = 0; /* batches sent, on a failure */
     sweep_client_status s = c->transport == SWEEP_CLIENT_UDP
                                 ? send_datagrams(c, c->tx, p->lens, p->dgrams, deadline, &went, err)
@@ -2799,18 +2350,18 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
                                       uint32_t *sequences, sweep_client_error *err)
 {
     if (moves == NULL && count > 0)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL moves");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL moves");
     for (uint32_t i = 0; i < count; i++)
         if (!mode_ok(&moves[i]))
-            return fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
+            return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
     if (c->state != SWEEP__READY)
-        return not_ready(c, err);
+        return sweep__client_not_ready(c, err);
     uint32_t per = sweep_client_max_batch(c);
     uint32_t chunk = count < per ? count : per;
     if (chunk > c->batch_cap) {
         sweep_msg_move *b = realloc(c->batch, (size_t)chunk * sizeof *b);
         if (b == NULL)
-            return fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+            return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         c->batch = b;
         c->batch_cap = chunk;
     }
@@ -2839,7 +2390,7 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
         }
         if (remember_batch(c, m.sequence, c->batch, n) < 0) {
             sweep_client_status sp = send_pending(c, &p, per, sequences, err);
-            return sp != SWEEP_CLIENT_OK ? sp : fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
+            return sp != SWEEP_CLIENT_OK ? sp : sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
         }
         memmove(c->tx + p.bytes, bytes, len);
         p.bytes += len;
@@ -2855,15 +2406,15 @@ static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_r
         }
     }
     sweep_client_status s = send_pending(c, &p, per, sequences, err);
-    return s != SWEEP_CLIENT_OK ? s : ok(err);
+    return s != SWEEP_CLIENT_OK ? s : sweep__client_ok(err);
 }
 
 sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
                                             uint32_t *sequences, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return done(c, send_batch(c, moves, count, sequences, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    return sweep__client_done(c, send_batch(c, moves, count, sequences, &c->last), err);
 }
 
 /* --- receiving ------------------------------------------------------------------ */
@@ -2872,21 +2423,21 @@ static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_cli
                                       sweep_client_error *err)
 {
     if (ev == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL event");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL event");
     if (c->state != SWEEP__READY)
-        return not_ready(c, err);
-    release_handed(c);
+        return sweep__client_not_ready(c, err);
+    sweep__client_release_handed(c);
     uint64_t deadline = timeout_ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
-        sweep_client_status s = service_spawns(c, err);
+        sweep_client_status s = sweep__client_service_spawns(c, err);
         if (s != SWEEP_CLIENT_OK)
             return s;
         /* Events left by the handshake are internal; drop them on the way. */
         while (c->qlen > 0) {
-            queue_take(c, 0, ev);
+            sweep__client_queue_take(c, 0, ev);
             if ((int)ev->kind < SWEEP__EV_WELCOME) {
                 hand_out(c, ev);
-                return ok(err);
+                return sweep__client_ok(err);
             }
         }
         if (c->fatal.status != SWEEP_CLIENT_OK)
@@ -2899,7 +2450,7 @@ static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_cli
                 return s;
             if (c->qlen > 0)
                 continue;
-            return fail(err, SWEEP_CLIENT_E_TIMEOUT, "no event within %d ms", timeout_ms);
+            return sweep__client_fail(err, SWEEP_CLIENT_E_TIMEOUT, "no event within %d ms", timeout_ms);
         }
         uint64_t wait_until = deadline, due = spawns_due(c);
         if (due && (wait_until == 0 || due < wait_until))
@@ -2914,15 +2465,15 @@ sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_cli
                                       sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client or event");
-    return done(c, poll_event(c, timeout_ms, ev, &c->last), err);
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client or event");
+    return sweep__client_done(c, poll_event(c, timeout_ms, ev, &c->last), err);
 }
 
 sweep_client_status sweep_client_dispatch(sweep_client *c, int timeout_ms, sweep_client_event_cb cb, void *user,
                                           unsigned *handled, sweep_client_error *err)
 {
     if (c == NULL)
-        return fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
     unsigned n = 0;
     sweep_client_event ev;
     sweep_client_status s = poll_event(c, timeout_ms, &ev, &c->last);
@@ -2934,7 +2485,7 @@ sweep_client_status sweep_client_dispatch(sweep_client *c, int timeout_ms, sweep
     }
     if (handled)
         *handled = n;
-    return done(c, s == SWEEP_CLIENT_E_TIMEOUT ? SWEEP_CLIENT_OK : s, err);
+    return sweep__client_done(c, s == SWEEP_CLIENT_E_TIMEOUT ? SWEEP_CLIENT_OK : s, err);
 }
 
 const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap)

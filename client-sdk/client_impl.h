@@ -7,6 +7,9 @@
 
 #include "client-sdk/client.h"
 
+/* With mingw-w64, SWEEP__PRINTF names a format stdio.h defines. */
+#include <stdio.h>
+
 /* printf-style checking where the compiler has it, nothing elsewhere; with
  * mingw-w64, of the C99 printf its stdio gives (windows.mk asks for it:
  * __USE_MINGW_ANSI_STDIO), not of Microsoft's older one. */

@@ -1,7 +1,7 @@
 /*
- * client_internal.h - internal: the client's structure, in a header of
- * its own so that the connection can be split into files that share it.
- * Not installed, and included by those files alone: the rest of libsweep
+ * client_internal.h - internal: the client's structure, and the calls the
+ * files of libsweep's connection (client*.c) make to one another. Not
+ * installed, and included by those files alone: the rest of libsweep
  * (predict.c) reaches a client through client.h and client_impl.h, never
  * into its structure.
  *
@@ -199,5 +199,64 @@ struct sweep_client {
     sweep_client_error fatal;
     sweep_client_error last; /* the last public call's outcome */
 };
+
+/* ---- client.c: errors, the socket, a blocking call's wait ------------------ */
+
+/* Fills err (if any) and returns its status, so failures are one line. */
+sweep_client_status sweep__client_fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
+    SWEEP__PRINTF(3, 4);
+
+/* Clears err (if any); returns OK. */
+sweep_client_status sweep__client_ok(sweep_client_error *err);
+
+/* The end of every public call on a client that ran with err = &c->last:
+ * clears it after a success and hands the caller its copy. */
+sweep_client_status sweep__client_done(sweep_client *c, sweep_client_status s, sweep_client_error *err);
+
+/* A client that is not connected yet (or failed) sends nothing but its handshake. */
+sweep_client_status sweep__client_not_ready(sweep_client *c, sweep_client_error *err);
+
+/* Removes the i-th pending event (0 = oldest) into *out. */
+void sweep__client_queue_take(sweep_client *c, size_t i, sweep_client_event *out);
+
+/* Frees the movers of the WorldState (the entities of the EntityStates)
+ * handed out last: the caller was told they live until its next receiving
+ * call, which this is. */
+void sweep__client_release_handed(sweep_client *c);
+
+/* The array an event owns (NULL: none). */
+void *sweep__client_owned_array(const sweep_client_event *ev);
+
+/* The remembered EntityCommands numbered seq, or NULL. */
+sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq);
+
+/* A copy of answers a[0 .. n) with their hits and messages' texts in the
+ * same allocation (the next message's decoding would overwrite them):
+ * NULL when out of memory. */
+sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer *a, uint32_t n);
+
+/* The deadline ms from now (0, none, when ms is negative). */
+uint64_t sweep__client_deadline_after(int ms);
+
+/* Encodes m and sends it within the timeout; a client not READY sends nothing. */
+sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err);
+
+/* Does ev answer the request numbered seq with `kind` (or an Error)? */
+int sweep__client_answers(const sweep_client_event *ev, int kind, uint32_t seq);
+
+/* The Spawns sent without waiting: over UDP the newest is sent again when
+ * its resend is due (the server answers a repeat of a session's newest
+ * Spawn with the entity it made; a repeat of an older one would make a
+ * second entity); one unanswered past its time is given up with an Error
+ * event of its own, status TIMEOUT. Returns OK or a fatal status. */
+sweep_client_status sweep__client_service_spawns(sweep_client *c, sweep_client_error *err);
+
+/* One wait of a blocking call for its answer, after it looked at the
+ * queue: over UDP request `resend` (may be NULL) is sent again if
+ * *resend_at is due (then the next is retry_ms later); then the socket is
+ * read once something came, or by the next resend, Spawn to service or
+ * the deadline. */
+sweep_client_status sweep__client_wait_more(sweep_client *c, const sweep_message *resend, uint64_t now,
+                                            uint64_t deadline, uint64_t *resend_at, sweep_client_error *err);
 
 #endif
