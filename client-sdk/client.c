@@ -1,7 +1,7 @@
 /*
- * client.c - libsweep's connection: sockets, the handshake, requests and
- * the queue of received events (client.h). EntityCommands and Query,
- * whose answers come in pieces, are in client_commands.c. The client's
+ * client.c - libsweep's connection: sockets, the handshake and the queue
+ * of received events (client.h). The requests are in client_requests.c,
+ * and in client_commands.c those answered in pieces. The client's
  * structure, and what it remembers for the answers to come, is in
  * client_internal.h.
  *
@@ -59,13 +59,6 @@
 /* ... and an EntityCommandResult at least (its offset in the vector and
  * its table's offset to a vtable another may share). */
 #define SWEEP__WIRE_COMMAND_RESULT_BYTES 8u
-
-/* MoveBatch datagrams sent together by one sweep_client_send_batch call
- * (UDP): a game server's tick of a thousand moves is 84 datagrams (12
- * moves each), sent by three system calls. Half the ring of
- * SWEEP__BATCHES, so a group never overwrites a batch of its own that a
- * failed send forgets. */
-#define SWEEP__TX_DGRAMS 32u
 
 static const char *const status_names[SWEEP_CLIENT_STATUS_COUNT] = {
     "OK",      "ARG",      "ADDRESS", "CONNECT", "IO",        "CLOSED",
@@ -247,6 +240,21 @@ void sweep_client_batch_sequences(const sweep_client *c, uint32_t count, uint32_
     }
 }
 
+uint64_t sweep_client_estimate_tick(sweep_client *c)
+{
+    return c ? sweep_tick_clock_estimate(&c->clock, sweep_client_now_ns()) : 0;
+}
+
+uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns)
+{
+    return c ? sweep_tick_clock_next_due(&c->clock, after_ns) : 0;
+}
+
+const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
+{
+    return c ? &c->clock : NULL;
+}
+
 /* --- event queue ------------------------------------------------------------ */
 
 static sweep_client_event *queue_push(sweep_client *c)
@@ -336,8 +344,7 @@ static void settle_unanswered(sweep_client *c, uint32_t entity, uint32_t seq)
     c->nunanswered = k;
 }
 
-/* Forgets the Spawn numbered seq (answered, or given up); 1 if it was waiting. */
-static int settle_spawn(sweep_client *c, uint32_t seq)
+int sweep__client_settle_spawn(sweep_client *c, uint32_t seq)
 {
     for (uint32_t i = 0; i < c->nspawns; i++) {
         if (c->spawns[i].sequence != seq)
@@ -349,8 +356,7 @@ static int settle_spawn(sweep_client *c, uint32_t seq)
     return 0;
 }
 
-/* The remembered MoveBatch whose message number is seq, or NULL. */
-static sweep__batch_sent *batch_sent(sweep_client *c, uint32_t seq)
+sweep__batch_sent *sweep__client_batch_sent(sweep_client *c, uint32_t seq)
 {
     if (seq == 0)
         return NULL;
@@ -606,13 +612,6 @@ static int query_results(sweep_client *c, const sweep_message *m, uint64_t now, 
     return 0;
 }
 
-/* Keeps the send time of move `seq` for its round trip. */
-static void time_move(sweep_client *c, uint32_t seq, uint64_t now)
-{
-    c->move_sent_seq[seq % SWEEP__MOVES_TIMED] = seq;
-    c->move_sent_ns[seq % SWEEP__MOVES_TIMED] = now;
-}
-
 /* The answer to move `seq` arrived at now, naming the tick the move met:
  * a round trip, and the tick a move sent then met, once. */
 static void time_answer(sweep_client *c, uint32_t seq, uint64_t tick, uint64_t now)
@@ -659,16 +658,16 @@ static int handle_message(sweep_client *c, const sweep_message *m, uint64_t now,
         if (repeated_answer(c, m->as.move_result.sequence))
             return 0;
     } else if (m->kind == SWEEP_MSG_SPAWNED) {
-        settle_spawn(c, m->sequence);
+        sweep__client_settle_spawn(c, m->sequence);
         if (repeated_answer(c, m->sequence))
             return 0;
     } else if (m->kind == SWEEP_MSG_ERROR && m->as.error.sequence != 0) {
         uint32_t about = m->as.error.sequence;
-        sweep__batch_sent *b = batch_sent(c, about);
+        sweep__batch_sent *b = sweep__client_batch_sent(c, about);
         if (b)
             return batch_error(c, m, b, now, &bytes);
         settle_unanswered(c, m->as.error.entity, about);
-        settle_spawn(c, about);
+        sweep__client_settle_spawn(c, about);
         if (repeated_answer(c, about))
             return 0;
     }
@@ -974,9 +973,8 @@ static sweep_client_status send_failed(sweep_client *c, sweep__net_kind kind, in
     return SWEEP_CLIENT_OK;
 }
 
-/* Writes one whole frame or datagram before deadline_ns. */
-static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size_t len, uint64_t deadline_ns,
-                                      sweep_client_error *err)
+sweep_client_status sweep__client_send_bytes(sweep_client *c, const uint8_t *data, size_t len, uint64_t deadline_ns,
+                                             sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
         return fatal(c, err, c->fatal.status, "%s", c->fatal.message);
@@ -1000,12 +998,9 @@ static sweep_client_status send_bytes(sweep_client *c, const uint8_t *data, size
     return SWEEP_CLIENT_OK;
 }
 
-/* Sends count datagrams side by side in data (datagram i lens[i] bytes)
- * in as few system calls as the platform allows, each whole, before
- * deadline_ns. *sent is how many went (all of them on OK; on a failure
- * the first *sent did). */
-static sweep_client_status send_datagrams(sweep_client *c, const uint8_t *data, const size_t *lens, unsigned count,
-                                          uint64_t deadline_ns, unsigned *sent, sweep_client_error *err)
+sweep_client_status sweep__client_send_datagrams(sweep_client *c, const uint8_t *data, const size_t *lens,
+                                                 unsigned count, uint64_t deadline_ns, unsigned *sent,
+                                                 sweep_client_error *err)
 {
     *sent = 0;
     if (c->fatal.status != SWEEP_CLIENT_OK)
@@ -1030,11 +1025,8 @@ static sweep_client_status send_datagrams(sweep_client *c, const uint8_t *data, 
     return SWEEP_CLIENT_OK;
 }
 
-/* Encodes m into the transmit buffer past its first `from` bytes (with
- * the size prefix over TCP); SWEEP_CLIENT_E_AGAIN when it does not fit
- * there but would in the whole buffer. */
-static sweep_client_status encode_from(sweep_client *c, size_t from, const sweep_message *m, const uint8_t **out,
-                                       size_t *len, sweep_client_error *err)
+sweep_client_status sweep__client_encode_from(sweep_client *c, size_t from, const sweep_message *m, const uint8_t **out,
+                                              size_t *len, sweep_client_error *err)
 {
     unsigned flags = c->transport == SWEEP_CLIENT_TCP ? SWEEP_WIRE_SIZE_PREFIXED : 0;
     sweep_proto_error pe = sweep_encode(m, flags, c->tx + from, c->tx_cap - from, out, len);
@@ -1056,11 +1048,10 @@ static sweep_client_status encode_from(sweep_client *c, size_t from, const sweep
     return SWEEP_CLIENT_OK;
 }
 
-/* Encodes m into the transmit buffer (with the size prefix over TCP). */
-static sweep_client_status encode(sweep_client *c, const sweep_message *m, const uint8_t **out, size_t *len,
-                                  sweep_client_error *err)
+sweep_client_status sweep__client_encode(sweep_client *c, const sweep_message *m, const uint8_t **out, size_t *len,
+                                         sweep_client_error *err)
 {
-    return encode_from(c, 0, m, out, len, err);
+    return sweep__client_encode_from(c, 0, m, out, len, err);
 }
 
 sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err)
@@ -1069,10 +1060,10 @@ sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_mess
         return sweep__client_not_ready(c, err);
     const uint8_t *bytes;
     size_t len;
-    sweep_client_status s = encode(c, m, &bytes, &len, err);
+    sweep_client_status s = sweep__client_encode(c, m, &bytes, &len, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
-    return send_bytes(c, bytes, len, sweep__client_deadline_after(c->timeout_ms), err);
+    return sweep__client_send_bytes(c, bytes, len, sweep__client_deadline_after(c->timeout_ms), err);
 }
 
 /* Waits until the socket is readable or deadline; reads what came. */
@@ -1132,7 +1123,7 @@ sweep_client_status sweep__client_service_spawns(sweep_client *c, sweep_client_e
             ev->as.error.sequence = w->sequence;
             snprintf(ev->as.error.message, sizeof ev->as.error.message,
                      "no answer to Spawn (sequence %u) within %d ms", w->sequence, c->timeout_ms);
-            settle_spawn(c, w->sequence); /* spawns[i] is the next one now */
+            sweep__client_settle_spawn(c, w->sequence); /* spawns[i] is the next one now */
             continue;
         }
         if (c->transport == SWEEP_CLIENT_UDP && w->sequence == c->newest_spawn && now >= w->resend_ns) {
@@ -1159,9 +1150,9 @@ sweep_client_status sweep__client_wait_more(sweep_client *c, const sweep_message
             /* The transmit buffer may have been reused: encode again. */
             const uint8_t *bytes;
             size_t len;
-            if ((s = encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+            if ((s = sweep__client_encode(c, resend, &bytes, &len, err)) != SWEEP_CLIENT_OK)
                 return s;
-            if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
+            if ((s = sweep__client_send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
                 return s;
             c->counters.resends++;
             *resend_at = now + (uint64_t)c->retry_ms * 1000000u;
@@ -1175,15 +1166,9 @@ sweep_client_status sweep__client_wait_more(sweep_client *c, const sweep_message
     return pump(c, wait_until, err);
 }
 
-/* Waits until deadline_ns for the answer of `kind` (or an Error) to the
- * request numbered seq, taking it out of the queue into *out; everything
- * else stays queued. Over UDP `resend` (may be NULL) is sent again every
- * retry_ms; the Spawns sent without waiting are serviced meanwhile. An
- * Error answer returns its status (SERVER, or TIMEOUT for a Spawn given up)
- * with err = the error. `what` names the request in a timeout's message. */
-static sweep_client_status await_answer(sweep_client *c, const sweep_message *resend, const char *what, int kind,
-                                        uint32_t seq, uint64_t deadline, sweep_client_event *out,
-                                        sweep_client_error *err)
+sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_message *resend, const char *what, int kind,
+                                               uint32_t seq, uint64_t deadline, sweep_client_event *out,
+                                               sweep_client_error *err)
 {
     uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
     sweep_client_status s;
@@ -1211,23 +1196,21 @@ static sweep_client_status await_answer(sweep_client *c, const sweep_message *re
     }
 }
 
-/* Sends request m and waits for its answer of `kind` or an Error about
- * its sequence; over UDP resends it every retry_ms. */
-static sweep_client_status request(sweep_client *c, const sweep_message *m, int kind, sweep_client_event *out,
-                                   sweep_client_error *err)
+sweep_client_status sweep__client_request(sweep_client *c, const sweep_message *m, int kind, sweep_client_event *out,
+                                          sweep_client_error *err)
 {
     if (c->state != SWEEP__READY)
         return sweep__client_not_ready(c, err);
     const uint8_t *bytes;
     size_t len;
     sweep__client_release_handed(c);
-    sweep_client_status s = encode(c, m, &bytes, &len, err);
+    sweep_client_status s = sweep__client_encode(c, m, &bytes, &len, err);
     if (s != SWEEP_CLIENT_OK)
         return s;
     uint64_t deadline = sweep__client_deadline_after(c->timeout_ms);
-    if ((s = send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
+    if ((s = sweep__client_send_bytes(c, bytes, len, deadline, err)) != SWEEP_CLIENT_OK)
         return s;
-    return await_answer(c, m, sweep_msg_kind_name(m->kind), kind, m->sequence, deadline, out, err);
+    return sweep__client_await_answer(c, m, sweep_msg_kind_name(m->kind), kind, m->sequence, deadline, out, err);
 }
 
 /* --- connecting --------------------------------------------------------------- */
@@ -1296,7 +1279,7 @@ static sweep_client_status udp_hello(sweep_client *c, sweep_message *m, sweep_cl
         m->as.hello.padding.len = pad;
         const uint8_t *out;
         size_t len;
-        sweep_client_status s = encode(c, m, &out, &len, err);
+        sweep_client_status s = sweep__client_encode(c, m, &out, &len, err);
         if (s != SWEEP_CLIENT_OK)
             return s;
         if (len >= SWEEP_UDP_HELLO_MIN)
@@ -1326,10 +1309,10 @@ static sweep_client_status send_hs(sweep_client *c, sweep_client_error *err)
         return s;
     const uint8_t *bytes;
     size_t len;
-    if ((s = encode(c, &c->hs, &bytes, &len, err)) != SWEEP_CLIENT_OK)
+    if ((s = sweep__client_encode(c, &c->hs, &bytes, &len, err)) != SWEEP_CLIENT_OK)
         return s;
     c->hs_resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
-    return send_bytes(c, bytes, len, c->connect_deadline, err);
+    return sweep__client_send_bytes(c, bytes, len, c->connect_deadline, err);
 }
 
 /* Sends a Hello (cookie: the Challenge's, or none) and awaits its answer:
@@ -1836,8 +1819,7 @@ void sweep_client_close(sweep_client *c)
         m.as.bye.reason = sweep_str_of("client closing");
         const uint8_t *bytes;
         size_t len;
-        if (encode(c, &m, &bytes, &len, NULL) == SWEEP_CLIENT_OK)
-        {
+        if (sweep__client_encode(c, &m, &bytes, &len, NULL) == SWEEP_CLIENT_OK) {
             sweep__net_kind kind;
             int sys;
             (void)sweep__sock_send(c->fd, bytes, len, &kind, &sys);
@@ -1845,576 +1827,6 @@ void sweep_client_close(sweep_client *c)
     }
     sweep__sock_close(c->fd);
     free_client(c);
-}
-
-/* --- requests ------------------------------------------------------------------ */
-
-/* Sends one Spawn and remembers it until answered (sweep__client_service_spawns). */
-static sweep_client_status send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
-                                      sweep_client_error *err)
-{
-    if (r == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL spawn");
-    if (c->nspawns == c->spawns_cap) {
-        uint32_t cap = c->spawns_cap ? 2 * c->spawns_cap : 16;
-        sweep__spawn_wait *n = realloc(c->spawns, (size_t)cap * sizeof *n);
-        if (n == NULL)
-            return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        c->spawns = n;
-        c->spawns_cap = cap;
-    }
-    sweep_message m = {.kind = SWEEP_MSG_SPAWN, .sequence = c->next_seq};
-    m.as.spawn.position = r->position;
-    m.as.spawn.radii = r->radii;
-    m.as.spawn.spawn_point = r->spawn_point;
-    m.as.spawn.max_speed = r->max_speed;
-    m.as.spawn.step_height = r->step_height;
-    m.as.spawn.player = r->player;
-    sweep_client_status s = sweep__client_send_message(c, &m, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    c->next_seq++;
-    uint64_t now = sweep_client_now_ns();
-    c->spawns[c->nspawns++] = (sweep__spawn_wait){
-        .sequence = m.sequence,
-        .spawn = m.as.spawn,
-        .expire_ns = now + (uint64_t)c->timeout_ms * 1000000u,
-        .resend_ns = now + (uint64_t)c->retry_ms * 1000000u,
-    };
-    c->newest_spawn = m.sequence;
-    if (sequence)
-        *sequence = m.sequence;
-    return sweep__client_ok(err);
-}
-
-sweep_client_status sweep_client_send_spawn(sweep_client *c, const sweep_client_spawn_req *r, uint32_t *sequence,
-                                            sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return sweep__client_done(c, send_spawn(c, r, sequence, &c->last), err);
-}
-
-/* The blocking spawns: one sent without waiting, then waited for. */
-static sweep_client_status spawn(sweep_client *c, const sweep_client_spawn_req *r, sweep_msg_spawned *out,
-                                 sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    err = &c->last;
-    sweep__client_release_handed(c);
-    uint32_t seq;
-    sweep_client_status s = send_spawn(c, r, &seq, err);
-    if (s == SWEEP_CLIENT_OK) {
-        sweep_client_event ev;
-        s = await_answer(c, NULL, "Spawn", SWEEP_CLIENT_EV_SPAWNED, seq, sweep__client_deadline_after(c->timeout_ms),
-                         &ev, err);
-        /* Given up here: no TIMEOUT event for it later. */
-        settle_spawn(c, seq);
-        if (s == SWEEP_CLIENT_OK && out)
-            *out = ev.as.spawned;
-    }
-    return s;
-}
-
-sweep_client_status sweep_client_spawn(sweep_client *c, sweep_vec3 position, sweep_vec3 radii,
-                                       sweep_msg_spawned *out, sweep_client_error *err)
-{
-    sweep_client_spawn_req r = {.position = position, .radii = radii};
-    sweep_client_status s = spawn(c, &r, out, err);
-    return c ? sweep__client_done(c, s, err) : s;
-}
-
-sweep_client_status sweep_client_spawn_at_point(sweep_client *c, uint32_t point, sweep_vec3 radii,
-                                                sweep_msg_spawned *out, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_client_spawn_req r = {.radii = radii, .spawn_point = point};
-    return sweep__client_done(c, spawn(c, &r, out, err), err);
-}
-
-sweep_client_status sweep_client_spawn_player(sweep_client *c, uint32_t point, sweep_msg_spawned *out,
-                                              sweep_client_error *err)
-{
-    sweep_client_spawn_req r = {.spawn_point = point};
-    sweep_client_status s = spawn(c, &r, out, err);
-    return c ? sweep__client_done(c, s, err) : s;
-}
-
-/* A blocking request on a client: its answer into *ev. */
-static sweep_client_status ask(sweep_client *c, sweep_message *m, int kind, sweep_client_event *ev,
-                               sweep_client_error *err)
-{
-    m->sequence = c->next_seq++;
-    return sweep__client_done(c, request(c, m, kind, ev, &c->last), err);
-}
-
-sweep_client_status sweep_client_despawn(sweep_client *c, uint32_t entity, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_DESPAWN};
-    m.as.despawn.entity = entity;
-    sweep_client_event ev;
-    return ask(c, &m, SWEEP_CLIENT_EV_DESPAWNED, &ev, err);
-}
-
-static void fill_move(sweep_msg_move *mv, const sweep_client_move_req *r, uint32_t seq)
-{
-    memset(mv, 0, sizeof *mv);
-    mv->entity = r->entity;
-    mv->sequence = seq;
-    mv->client_tick = r->client_tick;
-    mv->velocity = r->velocity;
-    mv->dt = r->dt;
-    mv->has_claimed_position = r->has_claimed_position != 0;
-    mv->claimed_position = r->claimed_position;
-    mv->buttons = r->buttons;
-    mv->mode = (uint8_t)r->mode;
-}
-
-/* A mode the wire cannot carry would be sent as another one: refuse it. */
-static int mode_ok(const sweep_client_move_req *r)
-{
-    return r->mode <= UINT8_MAX;
-}
-
-sweep_client_status sweep_client_move_request(sweep_client *c, const sweep_client_move_req *r,
-                                              sweep_msg_move_result *out, uint32_t *sequence,
-                                              sweep_client_error *err)
-{
-    if (c == NULL || r == NULL) {
-        sweep_client_status s = sweep__client_fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or move");
-        return c ? sweep__client_done(c, s, err) : s;
-    }
-    if (!mode_ok(r))
-        return sweep__client_done(c,
-                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode",
-                                                     r->mode),
-                                  err);
-    sweep_message m = {.kind = SWEEP_MSG_MOVE};
-    fill_move(&m.as.move, r, c->next_seq);
-    if (sequence)
-        *sequence = c->next_seq;
-    time_move(c, c->next_seq, sweep_client_now_ns());
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_MOVE_RESULT, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.move_result;
-    return s;
-}
-
-sweep_client_status sweep_client_move(sweep_client *c, uint32_t entity, sweep_vec3 velocity, double dt,
-                                      sweep_msg_move_result *out, sweep_client_error *err)
-{
-    sweep_client_move_req r = {.entity = entity, .velocity = velocity, .dt = dt};
-    return sweep_client_move_request(c, &r, out, NULL, err);
-}
-
-sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collide *q,
-                                         sweep_msg_collide_result *out, sweep_client_error *err)
-{
-    if (c == NULL || q == NULL) {
-        sweep_client_status s = sweep__client_fail(c ? &c->last : err, SWEEP_CLIENT_E_ARG, "NULL client or query");
-        return c ? sweep__client_done(c, s, err) : s;
-    }
-    sweep_message m = {.kind = SWEEP_MSG_COLLIDE};
-    m.as.collide = *q;
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_COLLIDE_RESULT, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.collide_result;
-    return s;
-}
-
-uint64_t sweep_client_estimate_tick(sweep_client *c)
-{
-    return c ? sweep_tick_clock_estimate(&c->clock, sweep_client_now_ns()) : 0;
-}
-
-uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns)
-{
-    return c ? sweep_tick_clock_next_due(&c->clock, after_ns) : 0;
-}
-
-const sweep_tick_clock *sweep_client_tick_clock(const sweep_client *c)
-{
-    return c ? &c->clock : NULL;
-}
-
-sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    uint64_t t0 = sweep_client_now_ns();
-    sweep_message m = {.kind = SWEEP_MSG_PING};
-    m.as.ping.client_time = t0;
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_PONG, &ev, err);
-    if (s == SWEEP_CLIENT_OK && rtt_ns)
-        *rtt_ns = ev.received_ns - t0;
-    return s;
-}
-
-sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_GET_STATS};
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_STATS, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.stats;
-    return s;
-}
-
-sweep_client_status sweep_client_watch_world(sweep_client *c, uint32_t every, sweep_msg_world_state *out,
-                                             sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_WATCH_WORLD};
-    m.as.watch_world.every = every;
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_WORLD_STATE, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.world_state;
-    return s;
-}
-
-sweep_client_status sweep_client_watch_entities(sweep_client *c, uint32_t every, sweep_msg_entity_states *out,
-                                                sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_WATCH_ENTITIES};
-    m.as.watch_entities.every = every;
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.entity_states;
-    return s;
-}
-
-sweep_client_status sweep_client_get_entity(sweep_client *c, uint32_t entity, sweep_wire_entity_state *out,
-                                            uint64_t *tick, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_GET_ENTITY};
-    m.as.get_entity.entity = entity;
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_ENTITY_STATES, &ev, err);
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    if (ev.as.entity_states.count != 1 || ev.as.entity_states.entities[0].entity != entity)
-        return sweep__client_done(c,
-                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_PROTOCOL,
-                                                     "GetEntity %u answered with %u entities", entity,
-                                                     ev.as.entity_states.count),
-                                  err);
-    if (out)
-        *out = ev.as.entity_states.entities[0];
-    if (tick)
-        *tick = ev.as.entity_states.tick;
-    return s;
-}
-
-sweep_client_status sweep_client_mover_command(sweep_client *c, const char *mover, sweep_msg_mover_commanded *out,
-                                               sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    if (mover == NULL || mover[0] == '\0')
-        return sweep__client_done(c,
-                                  sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG,
-                                                     "a mover command needs the mover's name"),
-                                  err);
-    sweep_message m = {.kind = SWEEP_MSG_MOVER_COMMAND};
-    m.as.mover_command.mover = sweep_str_of(mover);
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_MOVER_COMMANDED, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.mover_commanded;
-    return s;
-}
-
-sweep_client_status sweep_client_open_world(sweep_client *c, const char *map, const char *name,
-                                            sweep_client_world *out, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    if (map == NULL || map[0] == '\0')
-        return sweep__client_done(c, sweep__client_fail(&c->last, SWEEP_CLIENT_E_ARG, "OpenWorld needs a map's name"),
-                                  err);
-    sweep_message m = {.kind = SWEEP_MSG_OPEN_WORLD};
-    m.as.open_world.map = sweep_str_of(map);
-    m.as.open_world.name = sweep_str_of(name && name[0] ? name : NULL);
-    sweep_client_event ev;
-    sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_WORLD_OPENED, &ev, err);
-    if (s == SWEEP_CLIENT_OK && out)
-        *out = ev.as.world_opened;
-    return s;
-}
-
-sweep_client_status sweep_client_close_world(sweep_client *c, uint32_t world, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    sweep_message m = {.kind = SWEEP_MSG_CLOSE_WORLD};
-    m.as.close_world.world = world;
-    sweep_client_event ev;
-    return ask(c, &m, SWEEP_CLIENT_EV_WORLD_CLOSED, &ev, err);
-}
-
-static sweep_client_status set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
-{
-    if (n > 0 && c->transport != SWEEP_CLIENT_UDP)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "redundancy is for UDP: TCP loses nothing");
-    if (n > SWEEP_CLIENT_REDUNDANCY_MAX)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "redundancy %u is above %u moves per datagram", n,
-                                  SWEEP_CLIENT_REDUNDANCY_MAX);
-    c->redundancy = n;
-    if (n == 0)
-        c->nunanswered = 0;
-    return sweep__client_ok(err);
-}
-
-sweep_client_status sweep_client_set_redundancy(sweep_client *c, uint32_t n, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return sweep__client_done(c, set_redundancy(c, n, &c->last), err);
-}
-
-/* Remembers a move just sent for redundancy, dropping the oldest when full. */
-static void keep_unanswered(sweep_client *c, const sweep_msg_move *mv)
-{
-    if (c->nunanswered == SWEEP_CLIENT_REDUNDANCY_MAX) {
-        memmove(c->unanswered, c->unanswered + 1, (SWEEP_CLIENT_REDUNDANCY_MAX - 1) * sizeof *c->unanswered);
-        c->nunanswered--;
-    }
-    c->unanswered[c->nunanswered++] = *mv;
-}
-
-/* Sends mv with the newest unanswered moves before it in one MoveBatch
- * (Message.sequence is mv's own), as many as fit the datagram. */
-static sweep_client_status send_redundant(sweep_client *c, const sweep_msg_move *mv, sweep_client_error *err)
-{
-    uint32_t n = c->nunanswered < c->redundancy ? c->nunanswered : c->redundancy;
-    for (;; n--) {
-        memcpy(c->red_batch, c->unanswered + (c->nunanswered - n), (size_t)n * sizeof *c->red_batch);
-        c->red_batch[n] = *mv;
-        sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = mv->sequence};
-        m.as.move_batch.moves = c->red_batch;
-        m.as.move_batch.count = n + 1;
-        if (n == 0) {
-            m.kind = SWEEP_MSG_MOVE;
-            m.as.move = *mv;
-        }
-        sweep_client_error e;
-        sweep_client_status s = sweep__client_send_message(c, &m, &e);
-        if (s == SWEEP_CLIENT_E_TOO_LARGE && n > 0)
-            continue; /* long claims: fewer old moves */
-        if (s != SWEEP_CLIENT_OK) {
-            if (err)
-                *err = e;
-            return s;
-        }
-        c->counters.redundant_moves += n;
-        return sweep__client_ok(err);
-    }
-}
-
-static sweep_client_status send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
-                                     sweep_client_error *err)
-{
-    if (r == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL move");
-    if (!mode_ok(r))
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "move mode %u is not a MoveMode", r->mode);
-    sweep_message m = {.kind = SWEEP_MSG_MOVE, .sequence = c->next_seq};
-    fill_move(&m.as.move, r, m.sequence);
-    sweep_client_status s;
-    if (c->redundancy > 0) {
-        s = send_redundant(c, &m.as.move, err);
-        if (s == SWEEP_CLIENT_OK)
-            keep_unanswered(c, &m.as.move);
-    } else {
-        s = sweep__client_send_message(c, &m, err);
-    }
-    if (s != SWEEP_CLIENT_OK)
-        return s;
-    time_move(c, m.sequence, sweep_client_now_ns());
-    c->next_seq++;
-    if (sequence)
-        *sequence = m.sequence;
-    return SWEEP_CLIENT_OK;
-}
-
-sweep_client_status sweep_client_send_move(sweep_client *c, const sweep_client_move_req *r, uint32_t *sequence,
-                                           sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return sweep__client_done(c, send_move(c, r, sequence, &c->last), err);
-}
-
-/* Remembers MoveBatch `seq` of moves b[0 .. n) for batch_error. Returns 0,
- * or -1 when memory runs out (then nothing is remembered). */
-static int remember_batch(sweep_client *c, uint32_t seq, const sweep_msg_move *b, uint32_t n)
-{
-    sweep__batch_sent *r = &c->batches[c->batch_next];
-    if (n > r->cap) {
-        uint32_t *m = realloc(r->moves, (size_t)n * sizeof *m);
-        if (m == NULL)
-            return -1;
-        r->moves = m;
-        uint32_t *e = realloc(r->entities, (size_t)n * sizeof *e);
-        if (e == NULL)
-            return -1;
-        r->entities = e;
-        r->cap = n;
-    }
-    r->sequence = seq;
-    r->count = n;
-    for (uint32_t i = 0; i < n; i++) {
-        r->moves[i] = b[i].sequence;
-        r->entities[i] = b[i].entity;
-    }
-    c->batch_next = (c->batch_next + 1) % SWEEP__BATCHES;
-    return 0;
-}
-
-/* MoveBatches encoded but not sent yet: their frames (UDP: datagrams, of
- * lens[0..dgrams) bytes) side by side in c->tx, the first one's number,
- * and where their moves start in the caller's array. */
-typedef struct pending_batches {
-    size_t bytes;
-    uint32_t first_seq, first_move, moves;
-    unsigned dgrams;
-    size_t lens[SWEEP__TX_DGRAMS];
-} pending_batches;
-
-/* Sends the pending frames in one write (UDP: datagrams in as few calls
- * as the platform allows), then what a sent batch gets: its moves' send
- * times and numbers. On failure the batches that did not go are
- * forgotten, their numbers left 0, and the next batch takes the first
- * one's number. */
-static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uint32_t per, uint32_t *sequences,
-                                        sweep_client_error *err)
-{
-    if (p->bytes == 0)
-        return SWEEP_CLIENT_OK;
-    uint64_t deadline = sweep__client_deadline_after(c->timeout_ms);
-    unsigned went = 0; /* batches sent, on a failure */
-    sweep_client_status s = c->transport == SWEEP_CLIENT_UDP
-                                ? send_datagrams(c, c->tx, p->lens, p->dgrams, deadline, &went, err)
-                                : send_bytes(c, c->tx, p->bytes, deadline, err);
-    uint64_t sent = sweep_client_now_ns();
-    uint32_t seq = p->first_seq, at = p->first_move, resume = 0;
-    for (uint32_t left = p->moves, b = 0; left > 0; b++) {
-        uint32_t n = left < per ? left : per;
-        int ok = s == SWEEP_CLIENT_OK || b < went;
-        if (!ok) {
-            batch_sent(c, seq)->count = 0;
-            if (resume == 0)
-                resume = seq;
-        }
-        for (uint32_t i = 1; ok && i <= n; i++) {
-            time_move(c, seq + i, sent);
-            if (sequences)
-                sequences[at + i - 1] = seq + i;
-        }
-        seq += 1 + n;
-        at += n;
-        left -= n;
-    }
-    if (s != SWEEP_CLIENT_OK)
-        c->next_seq = resume;
-    p->bytes = 0;
-    p->first_seq = c->next_seq;
-    p->first_move = at;
-    p->moves = 0;
-    p->dgrams = 0;
-    return s;
-}
-
-/* Sends moves in MoveBatches of at most max_batch moves (see client.h).
- * The batches' frames go out together, as many as the transmit buffer
- * holds in one write over TCP (a game server's tick of a thousand moves
- * is two writes, and two wakes of the server, rather than sixteen), up
- * to SWEEP__TX_DGRAMS datagrams a sendmmsg over UDP. */
-static sweep_client_status send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
-                                      uint32_t *sequences, sweep_client_error *err)
-{
-    if (moves == NULL && count > 0)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL moves");
-    for (uint32_t i = 0; i < count; i++)
-        if (!mode_ok(&moves[i]))
-            return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "move %u: mode %u is not a MoveMode", i, moves[i].mode);
-    if (c->state != SWEEP__READY)
-        return sweep__client_not_ready(c, err);
-    uint32_t per = sweep_client_max_batch(c);
-    uint32_t chunk = count < per ? count : per;
-    if (chunk > c->batch_cap) {
-        sweep_msg_move *b = realloc(c->batch, (size_t)chunk * sizeof *b);
-        if (b == NULL)
-            return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        c->batch = b;
-        c->batch_cap = chunk;
-    }
-    if (sequences)
-        memset(sequences, 0, (size_t)count * sizeof *sequences);
-    pending_batches p = {0, c->next_seq, 0, 0, 0, {0}};
-    for (uint32_t done_moves = 0; done_moves < count;) {
-        uint32_t n = count - done_moves < per ? count - done_moves : per;
-        sweep_message m = {.kind = SWEEP_MSG_MOVE_BATCH, .sequence = c->next_seq};
-        for (uint32_t i = 0; i < n; i++)
-            fill_move(&c->batch[i], &moves[done_moves + i], c->next_seq + 1 + i);
-        m.as.move_batch.moves = c->batch;
-        m.as.move_batch.count = n;
-        const uint8_t *bytes;
-        size_t len;
-        sweep_client_status s = encode_from(c, p.bytes, &m, &bytes, &len, err);
-        if (s == SWEEP_CLIENT_E_AGAIN) {
-            /* No room beside the pending frames: they go first. */
-            if ((s = send_pending(c, &p, per, sequences, err)) != SWEEP_CLIENT_OK)
-                return s;
-            s = encode(c, &m, &bytes, &len, err);
-        }
-        if (s != SWEEP_CLIENT_OK) {
-            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
-            return sp != SWEEP_CLIENT_OK ? sp : s;
-        }
-        if (remember_batch(c, m.sequence, c->batch, n) < 0) {
-            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
-            return sp != SWEEP_CLIENT_OK ? sp : sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "out of memory");
-        }
-        memmove(c->tx + p.bytes, bytes, len);
-        p.bytes += len;
-        p.moves += n;
-        if (c->transport == SWEEP_CLIENT_UDP)
-            p.lens[p.dgrams++] = len;
-        c->next_seq += 1 + n;
-        done_moves += n;
-        if (p.dgrams == SWEEP__TX_DGRAMS) {
-            sweep_client_status sp = send_pending(c, &p, per, sequences, err);
-            if (sp != SWEEP_CLIENT_OK)
-                return sp;
-        }
-    }
-    sweep_client_status s = send_pending(c, &p, per, sequences, err);
-    return s != SWEEP_CLIENT_OK ? s : sweep__client_ok(err);
-}
-
-sweep_client_status sweep_client_send_batch(sweep_client *c, const sweep_client_move_req *moves, uint32_t count,
-                                            uint32_t *sequences, sweep_client_error *err)
-{
-    if (c == NULL)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
-    return sweep__client_done(c, send_batch(c, moves, count, sequences, &c->last), err);
 }
 
 /* --- receiving ------------------------------------------------------------------ */

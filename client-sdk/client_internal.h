@@ -227,6 +227,12 @@ void sweep__client_release_handed(sweep_client *c);
 /* The array an event owns (NULL: none). */
 void *sweep__client_owned_array(const sweep_client_event *ev);
 
+/* Forgets the Spawn numbered seq (answered, or given up); 1 if it was waiting. */
+int sweep__client_settle_spawn(sweep_client *c, uint32_t seq);
+
+/* The remembered MoveBatch whose message number is seq, or NULL. */
+sweep__batch_sent *sweep__client_batch_sent(sweep_client *c, uint32_t seq);
+
 /* The remembered EntityCommands numbered seq, or NULL. */
 sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq);
 
@@ -237,6 +243,28 @@ sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer 
 
 /* The deadline ms from now (0, none, when ms is negative). */
 uint64_t sweep__client_deadline_after(int ms);
+
+/* Writes one whole frame or datagram before deadline_ns. */
+sweep_client_status sweep__client_send_bytes(sweep_client *c, const uint8_t *data, size_t len, uint64_t deadline_ns,
+                                             sweep_client_error *err);
+
+/* Sends count datagrams side by side in data (datagram i lens[i] bytes)
+ * in as few system calls as the platform allows, each whole, before
+ * deadline_ns. *sent is how many went (all of them on OK; on a failure
+ * the first *sent did). */
+sweep_client_status sweep__client_send_datagrams(sweep_client *c, const uint8_t *data, const size_t *lens,
+                                                 unsigned count, uint64_t deadline_ns, unsigned *sent,
+                                                 sweep_client_error *err);
+
+/* Encodes m into the transmit buffer past its first `from` bytes (with
+ * the size prefix over TCP); SWEEP_CLIENT_E_AGAIN when it does not fit
+ * there but would in the whole buffer. */
+sweep_client_status sweep__client_encode_from(sweep_client *c, size_t from, const sweep_message *m, const uint8_t **out,
+                                              size_t *len, sweep_client_error *err);
+
+/* Encodes m into the transmit buffer (with the size prefix over TCP). */
+sweep_client_status sweep__client_encode(sweep_client *c, const sweep_message *m, const uint8_t **out, size_t *len,
+                                         sweep_client_error *err);
 
 /* Encodes m and sends it within the timeout; a client not READY sends nothing. */
 sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err);
@@ -258,5 +286,20 @@ sweep_client_status sweep__client_service_spawns(sweep_client *c, sweep_client_e
  * the deadline. */
 sweep_client_status sweep__client_wait_more(sweep_client *c, const sweep_message *resend, uint64_t now,
                                             uint64_t deadline, uint64_t *resend_at, sweep_client_error *err);
+
+/* Waits until deadline_ns for the answer of `kind` (or an Error) to the
+ * request numbered seq, taking it out of the queue into *out; everything
+ * else stays queued. Over UDP `resend` (may be NULL) is sent again every
+ * retry_ms; the Spawns sent without waiting are serviced meanwhile. An
+ * Error answer returns its status (SERVER, or TIMEOUT for a Spawn given up)
+ * with err = the error. `what` names the request in a timeout's message. */
+sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_message *resend, const char *what, int kind,
+                                               uint32_t seq, uint64_t deadline, sweep_client_event *out,
+                                               sweep_client_error *err);
+
+/* Sends request m and waits for its answer of `kind` or an Error about
+ * its sequence; over UDP resends it every retry_ms. */
+sweep_client_status sweep__client_request(sweep_client *c, const sweep_message *m, int kind, sweep_client_event *out,
+                                          sweep_client_error *err);
 
 #endif
