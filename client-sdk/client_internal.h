@@ -200,6 +200,9 @@ struct sweep_client {
     sweep_client_error last; /* the last public call's outcome */
 };
 
+/* The system's words for its code sys. */
+#define NET_TEXT(sys) sweep__net_text((sys), (char[160]){0}, 160)
+
 /* ---- client.c: errors, the socket, a blocking call's wait ------------------ */
 
 /* Fills err (if any) and returns its status, so failures are one line. */
@@ -241,6 +244,21 @@ sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq)
  * NULL when out of memory. */
 sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer *a, uint32_t n);
 
+/* Result storage for decoding batches and EntityCommandsResults; sized
+ * by what the server allows in one message (n), and over UDP for as many
+ * command results as a datagram can hold, since the server cuts its
+ * answers to datagrams, not to its limit. */
+int sweep__client_size_decoder(sweep_client *c, uint32_t n);
+
+/* Reads what the socket has without waiting and queues the events.
+ * Returns OK (also when there was nothing), or a fatal status. Each event's
+ * received_ns is the kernel's arrival time of its bytes, so the time a
+ * busy caller took to come and read is not counted as the network's. */
+sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error *err);
+
+/* Milliseconds left until deadline_ns (0 = none: -1), for poll. */
+int sweep__client_ms_left(uint64_t deadline_ns);
+
 /* The deadline ms from now (0, none, when ms is negative). */
 uint64_t sweep__client_deadline_after(int ms);
 
@@ -272,6 +290,9 @@ sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_mess
 /* Does ev answer the request numbered seq with `kind` (or an Error)? */
 int sweep__client_answers(const sweep_client_event *ev, int kind, uint32_t seq);
 
+/* When sweep__client_service_spawns next has something to do; 0 = never. */
+uint64_t sweep__client_spawns_due(const sweep_client *c);
+
 /* The Spawns sent without waiting: over UDP the newest is sent again when
  * its resend is due (the server answers a repeat of a session's newest
  * Spawn with the entity it made; a repeat of an older one would make a
@@ -301,5 +322,16 @@ sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_mess
  * its sequence; over UDP resends it every retry_ms. */
 sweep_client_status sweep__client_request(sweep_client *c, const sweep_message *m, int kind, sweep_client_event *out,
                                           sweep_client_error *err);
+
+/* ---- client_connect.c: for sweep_client_connect_start ---------------------- */
+
+/* HOST:PORT (the host may be [IPv6]) into the addresses of socktype. */
+sweep_client_status sweep__client_resolve(const char *address, int socktype, struct addrinfo **res,
+                                          sweep_client_error *err);
+
+/* Opens a socket to the addresses from ai_at on, in turn, until one
+ * connects or has its TCP connect under way (then the handshake begins or
+ * waits for it); a failure names the last address's error. */
+sweep_client_status sweep__client_open_next(sweep_client *c, sweep_client_error *err);
 
 #endif
