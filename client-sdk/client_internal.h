@@ -209,6 +209,10 @@ struct sweep_client {
 sweep_client_status sweep__client_fail(sweep_client_error *err, sweep_client_status s, const char *fmt, ...)
     SWEEP__PRINTF(3, 4);
 
+/* Records a connection-ending error once; later calls report the same. */
+sweep_client_status sweep__client_fatal(sweep_client *c, sweep_client_error *err, sweep_client_status s,
+                                        const char *fmt, ...) SWEEP__PRINTF(4, 5);
+
 /* Clears err (if any); returns OK. */
 sweep_client_status sweep__client_ok(sweep_client_error *err);
 
@@ -218,31 +222,6 @@ sweep_client_status sweep__client_done(sweep_client *c, sweep_client_status s, s
 
 /* A client that is not connected yet (or failed) sends nothing but its handshake. */
 sweep_client_status sweep__client_not_ready(sweep_client *c, sweep_client_error *err);
-
-/* Removes the i-th pending event (0 = oldest) into *out. */
-void sweep__client_queue_take(sweep_client *c, size_t i, sweep_client_event *out);
-
-/* Frees the movers of the WorldState (the entities of the EntityStates)
- * handed out last: the caller was told they live until its next receiving
- * call, which this is. */
-void sweep__client_release_handed(sweep_client *c);
-
-/* The array an event owns (NULL: none). */
-void *sweep__client_owned_array(const sweep_client_event *ev);
-
-/* Forgets the Spawn numbered seq (answered, or given up); 1 if it was waiting. */
-int sweep__client_settle_spawn(sweep_client *c, uint32_t seq);
-
-/* The remembered MoveBatch whose message number is seq, or NULL. */
-sweep__batch_sent *sweep__client_batch_sent(sweep_client *c, uint32_t seq);
-
-/* The remembered EntityCommands numbered seq, or NULL. */
-sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq);
-
-/* A copy of answers a[0 .. n) with their hits and messages' texts in the
- * same allocation (the next message's decoding would overwrite them):
- * NULL when out of memory. */
-sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer *a, uint32_t n);
 
 /* Result storage for decoding batches and EntityCommandsResults; sized
  * by what the server allows in one message (n), and over UDP for as many
@@ -286,6 +265,9 @@ sweep_client_status sweep__client_encode(sweep_client *c, const sweep_message *m
 
 /* Encodes m and sends it within the timeout; a client not READY sends nothing. */
 sweep_client_status sweep__client_send_message(sweep_client *c, const sweep_message *m, sweep_client_error *err);
+
+/* Waits until the socket is readable or deadline; reads what came. */
+sweep_client_status sweep__client_pump(sweep_client *c, uint64_t deadline_ns, sweep_client_error *err);
 
 /* Does ev answer the request numbered seq with `kind` (or an Error)? */
 int sweep__client_answers(const sweep_client_event *ev, int kind, uint32_t seq);
@@ -333,5 +315,46 @@ sweep_client_status sweep__client_resolve(const char *address, int socktype, str
  * connects or has its TCP connect under way (then the handshake begins or
  * waits for it); a failure names the last address's error. */
 sweep_client_status sweep__client_open_next(sweep_client *c, sweep_client_error *err);
+
+/* ---- client_receive.c: the queue of events -------------------------------- */
+
+/* A new event, zeroed, at the end of the queue; NULL when out of memory. */
+sweep_client_event *sweep__client_queue_push(sweep_client *c);
+
+/* Removes the i-th pending event (0 = oldest) into *out. */
+void sweep__client_queue_take(sweep_client *c, size_t i, sweep_client_event *out);
+
+/* Frees the movers of the WorldState (the entities of the EntityStates)
+ * handed out last: the caller was told they live until its next receiving
+ * call, which this is. */
+void sweep__client_release_handed(sweep_client *c);
+
+/* The array an event owns (NULL: none). */
+void *sweep__client_owned_array(const sweep_client_event *ev);
+
+/* Takes the array of an event being handed out into `handed`. */
+void sweep__client_hand_out(sweep_client *c, const sweep_client_event *ev);
+
+/* Frees the queue with the arrays its events own. */
+void sweep__client_free_queue(sweep_client *c);
+
+/* Forgets the Spawn numbered seq (answered, or given up); 1 if it was waiting. */
+int sweep__client_settle_spawn(sweep_client *c, uint32_t seq);
+
+/* The remembered MoveBatch whose message number is seq, or NULL. */
+sweep__batch_sent *sweep__client_batch_sent(sweep_client *c, uint32_t seq);
+
+/* The remembered EntityCommands numbered seq, or NULL. */
+sweep__commands_sent *sweep__client_commands_sent(sweep_client *c, uint32_t seq);
+
+/* A copy of answers a[0 .. n) with their hits and messages' texts in the
+ * same allocation (the next message's decoding would overwrite them):
+ * NULL when out of memory. */
+sweep_msg_query_answer *sweep__client_copy_answers(const sweep_msg_query_answer *a, uint32_t n);
+
+/* Turns one decoded message, of `bytes` on the wire, into queued events
+ * (a result batch into one event per result). Returns 0, or -1 when
+ * memory runs out. */
+int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t bytes);
 
 #endif
