@@ -68,6 +68,29 @@ const char *sweep_client_error_name(const sweep_client_error *e)
     return sweep_client_status_name(e->status);
 }
 
+const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap)
+{
+    if (buf == NULL || cap == 0)
+        return buf;
+    buf[0] = '\0';
+    size_t len = 0;
+    for (unsigned bit = 0; bit < 32; bit++) {
+        if (!(rules & (1u << bit)))
+            continue;
+        const char *name = sweep_wire_rule_name(bit);
+        char unknown[16];
+        if (strcmp(name, "Unknown") == 0) {
+            snprintf(unknown, sizeof unknown, "Bit%u", bit);
+            name = unknown;
+        }
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? (sep ? sep : ",") : "", name);
+        if (w < 0 || (size_t)w >= cap - len)
+            break; /* truncated: snprintf kept it terminated */
+        len += (size_t)w;
+    }
+    return buf;
+}
+
 uint64_t sweep_client_now_ns(void)
 {
     return sweep__clock_ns();
@@ -528,6 +551,8 @@ sweep_client_status sweep__client_pump(sweep_client *c, uint64_t deadline_ns, sw
     return SWEEP_CLIENT_OK;
 }
 
+/* --- a blocking call's wait ----------------------------------------------------- */
+
 int sweep__client_answers(const sweep_client_event *ev, int kind, uint32_t seq)
 {
     if (ev->kind == SWEEP_CLIENT_EV_ERROR)
@@ -661,6 +686,8 @@ sweep_client_status sweep__client_request(sweep_client *c, const sweep_message *
         return s;
     return sweep__client_await_answer(c, m, sweep_msg_kind_name(m->kind), kind, m->sequence, deadline, out, err);
 }
+
+/* --- a client's life ------------------------------------------------------------ */
 
 /* Frees everything the client holds but the socket. */
 static void free_client(sweep_client *c)
@@ -810,27 +837,4 @@ void sweep_client_close(sweep_client *c)
     }
     sweep__sock_close(c->fd);
     free_client(c);
-}
-
-const char *sweep_client_rules_string(uint32_t rules, const char *sep, char *buf, size_t cap)
-{
-    if (buf == NULL || cap == 0)
-        return buf;
-    buf[0] = '\0';
-    size_t len = 0;
-    for (unsigned bit = 0; bit < 32; bit++) {
-        if (!(rules & (1u << bit)))
-            continue;
-        const char *name = sweep_wire_rule_name(bit);
-        char unknown[16];
-        if (strcmp(name, "Unknown") == 0) {
-            snprintf(unknown, sizeof unknown, "Bit%u", bit);
-            name = unknown;
-        }
-        int w = snprintf(buf + len, cap - len, "%s%s", len ? (sep ? sep : ",") : "", name);
-        if (w < 0 || (size_t)w >= cap - len)
-            break; /* truncated: snprintf kept it terminated */
-        len += (size_t)w;
-    }
-    return buf;
 }
