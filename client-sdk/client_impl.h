@@ -21,7 +21,7 @@
 #define SWEEP__PRINTF(fmt, args)
 #endif
 
-/* Keeps the outcome of a call made on c outside client.c (status s, and
+/* Keeps the outcome of a call made on c outside client*.c (status s, and
  * *err when s is not OK) as sweep_client_last_error(c) reports it;
  * returns s. */
 sweep_client_status sweep__client_keep_error(sweep_client *c, sweep_client_status s, const sweep_client_error *err);

@@ -1,7 +1,7 @@
 /*
  * platform.h - internal: the little libsweep's connection needs from the
- * operating system, so that client.c is plain C11 over BSD-style sockets
- * and builds wherever a game client runs. Not installed.
+ * operating system, so that the connection (client*.c) is plain C11 over
+ * BSD-style sockets and builds wherever a game client runs. Not installed.
  *
  * Two implementations: platform_posix.c (Linux, and any POSIX system:
  * batch send and receive with sendmmsg and recvmmsg, and kernel receive times with
@@ -11,7 +11,7 @@
  * (a console, a phone) is one more file of these functions;
  * client-sdk/README.md, "Platforms", says what each must do.
  *
- * What stays in client.c is what every such system spells the same:
+ * What stays in client*.c is what every such system spells the same:
  * getaddrinfo, connect, getpeername, struct sockaddr_in/_in6, htons. Every
  * other socket call goes through here, and failures come back as a
  * sweep__net_kind (what the client does about them) with the system's own
@@ -63,7 +63,7 @@ int sweep__net_start(int *sys);
 void sweep__net_stop(void);
 
 /* The system's code of the last socket call's failure on this thread
- * (errno, WSAGetLastError), for the calls client.c makes itself. */
+ * (errno, WSAGetLastError), for the calls client*.c make themselves. */
 int sweep__net_last(void);
 
 /* The system's words for its code sys, in buf (returned). */

@@ -24,7 +24,7 @@
  * read it, plus the fastest trip down that offset_min holds: the newest
  * tick seen, plus the local time since, plus the age of what was seen,
  * plus the move's trip. Until moves are answered, lag is the smallest
- * round trip measured (client.c: from each move's send to its answer, and
+ * round trip measured (client*.c: from each move's send to its answer, and
  * each Ping to its Pong). Then each answer says which tick its move met,
  * k, which bounds that move's lag to [k * period - (send - offset_min),
  * that + period): lag is taken as the middle of the span that the most of
