@@ -180,7 +180,10 @@ static __attribute__((unused)) void fixture_base64(const uint8_t *in, size_t n, 
 static __attribute__((unused)) int fixture_run(const char *prog, const char *args, char *out, size_t cap)
 {
     char cmd[10000];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fixture_build(prog), args);
+    out[0] = '\0';
+    int w = snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fixture_build(prog), args);
+    if (w < 0 || (size_t)w >= sizeof cmd)
+        return -1; /* a command cut short would run something else */
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;

@@ -211,7 +211,7 @@ static void liquids_are_found_and_swum(void **state)
                 continue;
             deep++;
             sweep_vec3 c = centre_of(v);
-            sweep_actor a = {sweep_v3(c.x, c.y, v->hi.z + lv.default_radii.z + 1.0), sweep_v3(0, 0, 0), 0};
+            sweep_actor a = {.position = sweep_v3(c.x, c.y, v->hi.z + lv.default_radii.z + 1.0)};
             uint32_t seen = 0;
             for (int s = 0; s < 120 && !(seen & SWEEP_VOLUME_EV_SWAM); s++) {
                 sweep_act_result r = step(&sp, &lv, &a);

@@ -619,7 +619,7 @@ static void test_bad_new_messages(void **state)
     sweep_msg_kind kinds[] = {SWEEP_MSG_WORLD_STATE, SWEEP_MSG_MOVER_COMMANDED, SWEEP_MSG_DESPAWNED};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         m = fx_msg(kinds[i], 40 + (uint32_t)i);
-        sweep_wire_mover one = {LIFT_ID, 0, {0, 0, 0}, {0, 0, 0, 1}};
+        sweep_wire_mover one = {.id = LIFT_ID, .rotation = {0, 0, 0, 1}};
         if (kinds[i] == SWEEP_MSG_WORLD_STATE) {
             m.as.world_state.movers = &one;
             m.as.world_state.count = 1;
