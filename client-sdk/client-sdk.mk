@@ -44,7 +44,9 @@ $(BIN)/sweep: $(BUILD)/client-sdk/sweep_main.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) $(SWEEP_LDLIBS) -o $@
 # sweep-bots alone has the in-process bad network (netem.c), on a thread.
-$(BIN)/sweep-bots: $(BUILD)/client-sdk/bots_main.o $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
+# Its own files are in client-sdk/bots/, where libsweep's wildcard (CLIENT_SRC) does not reach.
+$(BIN)/sweep-bots: $(patsubst %.c,$(BUILD)/%.o,$(wildcard client-sdk/bots/*.c)) $(BUILD)/client-sdk/netem.o \
+		$(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) -pthread $(SWEEP_LDLIBS) -o $@
 

@@ -1,5 +1,5 @@
 /*
- * bots_main.c - `sweep-bots`: the load generator, and players honest and
+ * main.c - `sweep-bots`: the load generator, and players honest and
  * cheating, to show what the server's rules prevent.
  *
  * N bot connections (TCP or UDP) each spawn one player and move it. All
