@@ -5,7 +5,7 @@
  * the benchmark (tests/bench/bench_authority.c) can report it.
  *
  * Each bot is a player of the world as sweep-bots' honest mode plays
- * (client-sdk/bots/main.c): a move every 1/60 s asking 1/60 s, its wish
+ * (client-sdk/bots/run.c): a move every 1/60 s asking 1/60 s, its wish
  * computed the natural way, walk_speed * (cos a, sin a), along a heading
  * that turns a little every move, and jump about once a second while its
  * prediction has stood for six moves; every move predicted with libsweep's
