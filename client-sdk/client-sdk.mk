@@ -40,7 +40,8 @@ $(REPLAY_LIB): $(patsubst %.c,$(BUILD)/%.o,$(REPLAY_SRC)) client-sdk/client-sdk.
 	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 PROGRAMS += $(BIN)/sweep $(BIN)/sweep-bots
-$(BIN)/sweep: $(BUILD)/client-sdk/sweep_main.o $(CLIENT_LIB) $(CLIENT_DEPLIBS)
+# sweep's files: a folder of their own, which libsweep's wildcard does not reach.
+$(BIN)/sweep: $(patsubst %.c,$(BUILD)/%.o,$(wildcard client-sdk/sweep-cli/*.c)) $(CLIENT_LIB) $(CLIENT_DEPLIBS)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(CLIENT_LDLIBS) $(SWEEP_LDLIBS) -o $@
 # sweep-bots alone has the in-process bad network (netem.c), on a thread.

@@ -1,5 +1,5 @@
 /*
- * sweep_main.c - `sweep`, the command-line client.
+ * main.c - `sweep`, the command-line client.
  *
  * `sweep move` moves one player, either locally against a map with the same
  * core and movement rules the server runs (--map without --connect; movers
