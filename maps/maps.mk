@@ -219,10 +219,10 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(IMAGE_FUZZ),$(MAPS_IMAGES),image $(IMAGE_FUZZ_S
 #   make fuzz-map FUZZ_SECONDS=N     fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 MAP_FUZZ := $(BUILD)/tests/fuzz/fuzz_map
-MAP_FUZZ_SRC := maps/loader.c maps/map_values.c
+MAP_FUZZ_SRC := $(wildcard maps/loader*.c) maps/map_values.c
 MAP_CORPUS := tests/fuzz/corpus/map
 MAP_FUZZ_SMOKE_RUNS ?= 1000
-$(MAP_FUZZ): tests/fuzz/fuzz_map.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(MAP_FUZZ_SRC) \
+$(MAP_FUZZ): tests/fuzz/fuzz_map.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(MAP_FUZZ_SRC) maps/loader_impl.h \
 		$(CORE_SRC) $(wildcard core/*.h) $(MAPS_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSWEEP_CHECKS=1 tests/fuzz/fuzz_map.c $(MAP_FUZZ_SRC) $(CORE_SRC) \
