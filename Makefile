@@ -5,6 +5,9 @@
 #                   TESTS_FILTER=PATTERN runs only the tests of that name
 #   make bench      run the benchmarks, one BENCH line per figure, then
 #                   one TARGET line per performance target, met or not
+#   make coverage   run the tests on a build that counts the lines they run
+#                   (build-coverage/), then say what share of each source
+#                   file's lines ran, least first (tests/coverage/coverage.py)
 #   make run        run the main job (see README.md)
 #   make install    install programs, libraries and headers under $(DESTDIR)$(PREFIX)
 #   make uninstall  remove what make install put under $(DESTDIR)$(PREFIX)
@@ -14,8 +17,8 @@
 # SANITIZER=address|undefined (builds into build-<sanitizer>/), DEBUG=1 (the
 # server's and the core's invariant checks, into build-debug/; sanitizer
 # builds have them too), FAULTS=1 (allocation failures injected on demand,
-# server/alloc.h, into build-faults/; with the invariant checks), PREFIX,
-# DESTDIR.
+# server/alloc.h, into build-faults/; with the invariant checks), COVERAGE=1
+# (gcc's line counts, into build-coverage/: make coverage), PREFIX, DESTDIR.
 #
 # Each folder adds its own rules in <folder>/<folder>.mk; this file holds what
 # they share: flags, the object rule, Debian dependencies and the top targets.
@@ -27,8 +30,11 @@ LDFLAGS ?=
 SANITIZER ?=
 DEBUG ?=
 FAULTS ?=
+COVERAGE ?=
 
-BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)$(if $(FAULTS),-faults)
+# -faults last: a build without FAULTS makes its fault-injection sweepd in
+# $(BUILD)-faults (tests/tests.mk).
+BUILD := build$(if $(SANITIZER),-$(SANITIZER))$(if $(DEBUG),-debug)$(if $(COVERAGE),-coverage)$(if $(FAULTS),-faults)
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 
@@ -57,6 +63,11 @@ endif
 ifneq ($(FAULTS),)
 SWEEP_SANFLAGS += -DSWEEP_FAULTS=1
 endif
+# Line counts for make coverage: each object's .gcda beside it, summed over
+# every process that ran it (the tests' servers too, when they exit).
+ifneq ($(COVERAGE),)
+SWEEP_SANFLAGS += --coverage
+endif
 
 COMPILE = $(CC) $(SWEEP_CFLAGS) $(CFLAGS) $(SWEEP_SANFLAGS) $(SWEEP_FPFLAGS)
 LINK = $(CC) $(CFLAGS) $(SWEEP_SANFLAGS) $(LDFLAGS)
@@ -80,7 +91,7 @@ TESTS :=
 BENCHES :=
 INSTALL_HEADERS :=
 
-.PHONY: all test bench run install uninstall clean deps
+.PHONY: all test bench coverage run install uninstall clean deps
 all:
 
 include core/core.mk
@@ -119,6 +130,14 @@ test: export SWEEP_TEST_FILTER := $(TESTS_FILTER)
 endif
 test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
+
+# What share of each file's lines the tests run: the tests on a build with
+# COVERAGE=1 (earlier counts cleared first), then tests/coverage/coverage.py on its
+# objects, with Debian's python3. Its exit status is the tests'; the report
+# comes either way.
+coverage:
+	@find build-coverage -name '*.gcda' -delete 2>/dev/null || true
+	@$(MAKE) --no-print-directory COVERAGE=1 test; rc=$$?; /usr/bin/python3 tests/coverage/coverage.py build-coverage; exit $$rc
 
 # The main job. A fragment sets RUN_DEPS and RUN_CMD; the last one included
 # wins, so the server's (server/server.mk) replaces the core demo of maps.mk.

@@ -50,6 +50,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 200000
 FUZZ_FLAGS := -std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(SWEEP_FPFLAGS)
+# A coverage build's libraries call gcc's counting runtime, which clang does
+# not link: the harnesses that link them take it whole (whatever the order).
+ifneq ($(COVERAGE),)
+FUZZ_FLAGS += -Wl,--whole-archive $(shell $(CC) -print-file-name=libgcov.a) -Wl,--no-whole-archive
+endif
 PROTOCOL_FUZZ := $(BUILD)/tests/fuzz/fuzz_protocol
 PROTOCOL_CORPUS := tests/fuzz/corpus/protocol
 

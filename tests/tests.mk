@@ -20,6 +20,8 @@ TESTS += tests/docker/test_docker_files.sh
 TESTS += tests/bench/test_targets.sh
 # The side-by-side runs of two builds (tests/bench/ab.sh), on stand-ins.
 TESTS += tests/bench/test_ab.sh
+# make coverage's report (tests/coverage/coverage.py), on a made-up project.
+TESTS += tests/coverage/test_coverage.sh
 # make install and uninstall into a temporary DESTDIR, and C++ and C programs
 # built on the installed headers through the installed pkg-config files (a
 # client against a real sweepd, the replay of the golden logs).

@@ -1,5 +1,5 @@
 # checks.sh - the checks of the shell tests of tests/bench (test_targets.sh,
-# test_ab.sh), sourced: each prints a cmocka-style line and counts, and
+# test_ab.sh) and of tests/coverage/test_coverage.sh, sourced: each prints a cmocka-style line and counts, and
 # checks_end prints the summary tests/run-tests.sh reads and exits.
 passed=0
 failed=0

@@ -14,14 +14,15 @@ BUILD=${BUILD:-build}
 # with the make variables its name says (tests/build_name.sh).
 . "$root/tests/build_name.sh"
 build_name_vars "$BUILD"
-san=$build_san debug=$build_debug faults=$build_faults
+san=$build_san debug=$build_debug faults=$build_faults coverage=$build_coverage
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 echo "[ RUN      ] make install DESTDIR=<tmp> PREFIX=/usr/local"
 # MAKEFLAGS cleared: this runs under `make test`, whose jobserver is not ours.
 if ! (cd "$root" && MAKEFLAGS='' MFLAGS='' MAKELEVEL='' make -s install DESTDIR="$work/root" PREFIX=/usr/local \
-        ${san:+SANITIZER=$san} ${debug:+DEBUG=$debug} ${faults:+FAULTS=$faults}) >"$work/install.log" 2>&1; then
+        ${san:+SANITIZER=$san} ${debug:+DEBUG=$debug} ${faults:+FAULTS=$faults} \
+        ${coverage:+COVERAGE=$coverage}) >"$work/install.log" 2>&1; then
     echo "[  FAILED  ] make install:"
     cat "$work/install.log"
     echo "[==========] 1 test(s) run."

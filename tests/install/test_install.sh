@@ -41,11 +41,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
 # A sanitizer build is installed with its own SANITIZER (every one of its
-# list), and programs linking its libraries need the same flag.
+# list), and programs linking its libraries need the same flag; so does a
+# coverage build's (its objects call gcc's counting runtime).
 . "$root/tests/build_name.sh"
 build_name_vars "$BUILD"
 sanitizer=$build_san
-san_flags=${sanitizer:+-fsanitize=$sanitizer}
+san_flags="${sanitizer:+-fsanitize=$sanitizer}${build_coverage:+ --coverage}"
 
 tmp=$(mktemp -d)
 sweepd_pid=
