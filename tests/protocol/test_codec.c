@@ -343,6 +343,78 @@ static void test_encode_refuses_bad_messages(void **state)
     assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_E_ARG);
 }
 
+/* Three lists inside the items of a message share one pool of the decoder
+ * each: the commands' hit shapes, the query items' ignored ids and the
+ * answers' hits. Each is counted over the whole message: two items of
+ * three fill a pool of six, and a pool of five refuses the message as too
+ * large, whichever item it runs out in. */
+static void test_decode_pools_counted_over_the_message(void **state)
+{
+    (void)state;
+    sweep_wire_hit_shape shapes[3];
+    memset(shapes, 0, sizeof shapes);
+    uint32_t ignore[3] = {7, 8, 9};
+    sweep_wire_query_hit hits[3];
+    memset(hits, 0, sizeof hits);
+    for (uint32_t i = 0; i < 3; i++) {
+        shapes[i].id = 10 + i, shapes[i].kind = SWEEP_WIRE_SHAPE_SPHERE, shapes[i].radii = sweep_v3(1, 1, 1);
+        hits[i].entity = 20 + i;
+    }
+    sweep_msg_entity_command cmds[2];
+    memset(cmds, 0, sizeof cmds);
+    sweep_msg_query_item items[2];
+    memset(items, 0, sizeof items);
+    sweep_msg_query_answer answers[2];
+    memset(answers, 0, sizeof answers);
+    for (uint32_t i = 0; i < 2; i++) {
+        cmds[i].entity = 1 + i, cmds[i].op = SWEEP_WIRE_OP_SET_HIT_SHAPES;
+        cmds[i].shapes = shapes, cmds[i].shape_count = 3;
+        items[i].kind = SWEEP_WIRE_QUERY_RAY, items[i].to = sweep_v3(1, 0, 0);
+        items[i].ignore = ignore, items[i].ignore_count = 3;
+        answers[i].hits = hits, answers[i].hit_count = 3;
+    }
+    sweep_message msgs[3];
+    memset(msgs, 0, sizeof msgs);
+    msgs[0].kind = SWEEP_MSG_ENTITY_COMMANDS;
+    msgs[0].as.entity_commands.commands = cmds, msgs[0].as.entity_commands.count = 2;
+    msgs[1].kind = SWEEP_MSG_QUERY;
+    msgs[1].as.query.items = items, msgs[1].as.query.count = 2;
+    msgs[2].kind = SWEEP_MSG_QUERY_RESULT;
+    msgs[2].as.query_result.answers = answers, msgs[2].as.query_result.count = 2;
+    for (int k = 0; k < 3; k++) {
+        const uint8_t *out;
+        size_t len;
+        msgs[k].sequence = 40u + (uint32_t)k;
+        assert_int_equal(sweep_encode(&msgs[k], 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+        for (uint32_t cap = 5; cap <= 6; cap++) {
+            sweep_decoder d = decoder();
+            d.hit_shapes_cap = d.query_ignore_cap = d.query_hits_cap = cap;
+            sweep_message back;
+            back.kind = SWEEP_MSG_NONE;
+            sweep_proto_error e = sweep_decode(&d, out, len, 0, &back);
+            if (cap == 5) {
+                assert_int_equal(e, SWEEP_PROTO_E_CAPACITY);
+                assert_int_equal(back.kind, SWEEP_MSG_NONE); /* untouched on failure */
+                assert_int_equal(sweep_wire_code_from_proto(e), SWEEP_WIRE_BATCH_TOO_LARGE);
+                continue;
+            }
+            assert_int_equal(e, SWEEP_PROTO_OK);
+            assert_int_equal(back.kind, msgs[k].kind);
+            /* The second item's list follows the first's in the pool. */
+            if (k == 0) {
+                assert_ptr_equal(back.as.entity_commands.commands[1].shapes, d.hit_shapes + 3);
+                assert_int_equal(back.as.entity_commands.commands[1].shapes[2].id, 12);
+            } else if (k == 1) {
+                assert_ptr_equal(back.as.query.items[1].ignore, d.query_ignore + 3);
+                assert_int_equal(back.as.query.items[1].ignore[2], 9);
+            } else {
+                assert_ptr_equal(back.as.query_result.answers[1].hits, d.query_hits + 3);
+                assert_int_equal(back.as.query_result.answers[1].hits[2].entity, 22);
+            }
+        }
+    }
+}
+
 /* Batches longer than the decoder's storage are refused, not truncated. */
 static void test_decode_capacity(void **state)
 {
@@ -1165,6 +1237,7 @@ int main(void)
         cmocka_unit_test(test_encode_buffer_too_small),
         cmocka_unit_test(test_encode_refuses_bad_messages),
         cmocka_unit_test(test_decode_capacity),
+        cmocka_unit_test(test_decode_pools_counted_over_the_message),
         cmocka_unit_test(test_decode_motion_equals_decode),
         cmocka_unit_test(test_decode_motion_checked),
         cmocka_unit_test(test_decode_kind_checked),
