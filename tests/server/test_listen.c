@@ -41,16 +41,23 @@ static int sweepd_listening(const char *listen, char **out)
     return fx_run_program(fx.bin, out, "--map '%s' --listen '%s'", fx.arena, listen);
 }
 
+/* Starts sweepd with --listen `listen`; its ready line must name host (as
+ * it writes addresses) and the port it got, for TCP and UDP alike. */
+static void start_listening(fx_server *srv, const char *listen, const char *host)
+{
+    const char *extra[] = {"--listen", listen, NULL};
+    assert_int_equal(fx_start(srv, extra), 0);
+    char want[96];
+    snprintf(want, sizeof want, "%s:%d", host, srv->port);
+    assert_string_equal(srv->tcp, want);
+    assert_string_equal(srv->udp, want);
+}
+
 static void test_localhost_is_the_loopback(void **state)
 {
     (void)state;
     fx_server srv;
-    const char *extra[] = {"--listen", "localhost:0", NULL};
-    assert_int_equal(fx_start(&srv, extra), 0);
-    char want[64];
-    snprintf(want, sizeof want, "127.0.0.1:%d", srv.port);
-    assert_string_equal(srv.tcp, want);
-    assert_string_equal(srv.udp, want);
+    start_listening(&srv, "localhost:0", "127.0.0.1");
     fx_rx *rx = fx_rx_new();
     int fd = fx_tcp_connect(srv.port);
     assert_true(fd >= 0);
@@ -85,12 +92,7 @@ static void test_ipv6_loopback_serves_both_handshakes(void **state)
     if (!have_v6)
         skip_because("this machine cannot bind the IPv6 loopback address ::1");
     fx_server srv;
-    const char *extra[] = {"--listen", "[::1]:0", NULL};
-    assert_int_equal(fx_start(&srv, extra), 0);
-    char want[64];
-    snprintf(want, sizeof want, "[::1]:%d", srv.port);
-    assert_string_equal(srv.tcp, want);
-    assert_string_equal(srv.udp, want);
+    start_listening(&srv, "[::1]:0", "[::1]");
     fx_rx *rx = fx_rx_new();
     int tcp = v6_connected(SOCK_STREAM, srv.port);
     assert_true(tcp >= 0);
