@@ -428,8 +428,9 @@ static void releasing_an_owner_frees_all_it_owns(void **state)
 }
 
 /* "Occupied" is said only of another entity: a spawn point sunk into the
- * floor is named as inside the level's geometry, and one a player stands
- * on (with players blocking) as occupied by that player's entity. */
+ * floor is named as inside the level's geometry, one inside a mover as
+ * blocked by that mover, and one a player stands on (with players
+ * blocking) as occupied by that player's entity. */
 static void a_refused_spawn_point_names_what_is_there(void **state)
 {
     (void)state;
@@ -449,6 +450,25 @@ static void a_refused_spawn_point_names_what_is_there(void **state)
              first.z - 0.5);
     if (!strstr(text, want) || strstr(text, "occupied"))
         fail_msg("'%s' does not say '%s'", text, want);
+
+    /* Against the sliding door (the arena's mover 1: a slab 0.1 thick
+     * across x, 1.5 wide and 2.5 tall above its position, in a doorway),
+     * half a radius from its face: blocked by that mover, by its number and
+     * name. (A centre inside a closed mesh is behind all its faces and
+     * touches none, so the point is beside the door, not in it.) */
+    sweep_mover_pose door;
+    sweep_movers_get(s.w->movers, 0, &door, NULL);
+    sweep_vec3 in_door = sweep_v3(door.position.x + 0.05 + 0.5 * s.w->level.default_radii.x, door.position.y,
+                                  door.position.z + 1.25);
+    s.w->level.spawns[0] = in_door;
+    m = wf_spawn_msg(4);
+    m.as.spawn.spawn_point = 1;
+    wf_clear(s.r);
+    wf_request(s.w, &s.o, s.r, &m);
+    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 4);
+    snprintf(want, sizeof want, "spawn point 1 at (%g, %g, %g) is blocked by mover 1 ", in_door.x, in_door.y, in_door.z);
+    if (!strstr(text, want) || !strstr(text, "sliding door") || strstr(text, "occupied"))
+        fail_msg("'%s' does not say '%s' and the door's name", text, want);
 
     s.w->level.spawns[0] = first;
     sweep_msg_spawned sp = wf_spawn_point(s.w, &s.o, s.r, 2, 1);
