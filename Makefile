@@ -25,7 +25,9 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-CFLAGS ?= -O2 -g
+# A coverage build is not optimised, as gcov's manual advises: optimised code
+# combines lines, and a line's count then stands for others' too.
+CFLAGS ?= $(if $(COVERAGE),-O0 -g,-O2 -g)
 LDFLAGS ?=
 SANITIZER ?=
 DEBUG ?=
