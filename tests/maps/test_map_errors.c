@@ -297,6 +297,35 @@ static void text_index(void **state)
     expect(&o, SWEEP_MAP_E_INDEX, "triangles", 1, "a is not a whole number", NULL);
 }
 
+/* An index SQLite hands back as a whole REAL (a column without INTEGER
+ * affinity keeps 1.0 as 1.0) is the index; a fraction in an integer
+ * column (whose affinity keeps 2.5 as it is) is refused by name. */
+static void whole_real_index_is_an_index(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE TABLE t2 (id INTEGER PRIMARY KEY, a, b, c, material);"
+                          "INSERT INTO t2 SELECT id, a * 1.0, b * 1.0, c * 1.0, material FROM triangles;"
+                          "DROP TABLE triangles; ALTER TABLE t2 RENAME TO triangles;"),
+         &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_int_equal(o.lv.triangle_count, 2);
+    sweep_level_free(&o.lv);
+}
+
+static void fractional_flags(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "UPDATE materials SET flags = 2.5 WHERE id = 1;"), &o);
+    expect(&o, SWEEP_MAP_E_MATERIAL, "materials", 1, "flags is not a whole number (2.5)", NULL);
+}
+
+static void no_materials(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "DELETE FROM materials;"), &o);
+    expect(&o, SWEEP_MAP_E_MATERIAL, "materials", -1, "no rows: every triangle needs a material", NULL);
+}
+
 static void unknown_material(void **state)
 {
     outcome o;
@@ -901,6 +930,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(index_out_of_range, setup, teardown),
         cmocka_unit_test_setup_teardown(negative_index, setup, teardown),
         cmocka_unit_test_setup_teardown(text_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(whole_real_index_is_an_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(fractional_flags, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_materials, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_material, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicate_material_name, setup, teardown),
         cmocka_unit_test_setup_teardown(repeated_material_id, setup, teardown),
