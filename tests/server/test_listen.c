@@ -106,22 +106,29 @@ static void test_ipv6_loopback_serves_both_handshakes(void **state)
     assert_int_equal(fx_stop(&srv), 0);
 }
 
+/* sweepd asked to listen on 127.0.0.1:port stops, naming the socket
+ * (proto: "tcp" or "udp") it could not bind there and why. */
+static void stops_on_taken_port(const char *proto, int port)
+{
+    char listen[64], want[96];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+    snprintf(want, sizeof want, "%s bind 127.0.0.1:%d: %s", proto, port, strerror(EADDRINUSE));
+    char *out = NULL;
+    int rc = sweepd_listening(listen, &out);
+    assert_non_null(out);
+    if (rc == 0 || !strstr(out, want))
+        fail_msg("exit status %d, output '%s', wanted '%s'", rc, out, want);
+    free(out);
+}
+
 static void test_a_taken_tcp_port_is_named(void **state)
 {
     (void)state;
     int port = 0;
     int fd = taken(SOCK_STREAM, 0, &port);
     assert_true(fd >= 0);
-    char listen[64], want[96];
-    snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
-    snprintf(want, sizeof want, "tcp bind 127.0.0.1:%d: %s", port, strerror(EADDRINUSE));
-    char *out = NULL;
-    int rc = sweepd_listening(listen, &out);
+    stops_on_taken_port("tcp", port);
     close(fd);
-    assert_non_null(out);
-    if (rc == 0 || !strstr(out, want))
-        fail_msg("exit status %d, output '%s', wanted '%s'", rc, out, want);
-    free(out);
 }
 
 /* The UDP socket is bound after the TCP one, on the port TCP got: a port
@@ -143,15 +150,7 @@ static void test_a_taken_udp_port_is_named(void **state)
         }
     }
     assert_true(fd >= 0);
-    char listen[64], want[96];
-    snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
-    snprintf(want, sizeof want, "udp bind 127.0.0.1:%d: %s", port, strerror(EADDRINUSE));
-    char *out = NULL;
-    int rc = sweepd_listening(listen, &out);
-    assert_non_null(out);
-    if (rc == 0 || !strstr(out, want))
-        fail_msg("exit status %d, output '%s', wanted '%s'", rc, out, want);
-    free(out);
+    stops_on_taken_port("udp", port);
     /* The TCP port it bound first was given back. */
     int again;
     int tcp = taken(SOCK_STREAM, port, &again);
