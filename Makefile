@@ -134,9 +134,9 @@ test: $(filter $(BUILD)/%,$(TESTS)) $(PROGRAMS)
 	@BUILD=$(BUILD) sh tests/run-tests.sh $(TESTS)
 
 # What share of each file's lines the tests run: the tests on a build with
-# COVERAGE=1 (earlier counts cleared first), then tests/coverage/coverage.py on its
-# objects, with Debian's python3. Its exit status is the tests'; the report
-# comes either way.
+# COVERAGE=1 (earlier counts cleared first), then tests/coverage/coverage.py
+# on its objects, with Debian's python3. Its exit status is the tests'; the
+# report comes either way.
 coverage:
 	@find build-coverage -name '*.gcda' -delete 2>/dev/null || true
 	@$(MAKE) --no-print-directory COVERAGE=1 test; rc=$$?; /usr/bin/python3 tests/coverage/coverage.py build-coverage; exit $$rc
