@@ -189,7 +189,7 @@ static const char usage[] =
     "The level check, run on every imported level (its findings are warnings)\n"
     "and by --check, prints one line a finding: its kind, where, and what is wrong:\n"
     "  spawn-inside    a spawn point where a player (the map's radii) overlaps the\n"
-    "                  level or a mover, or stands inside a solid\n"
+    "                  level or a mover, or stands inside a mover or a solid\n"
     "  spawn-floating  a spawn point with no floor below it, or more than a\n"
     "                  player's height above the floor\n"
     "  inside-out      a closed shell wound inside-out (negative volume): players\n"

@@ -216,6 +216,60 @@ static int sweep_level_triangles(const checker *c, sweep_vec3 p, sweep_vec3 disp
     return hit;
 }
 
+/* Vertex v of a mover at pose. */
+static sweep_vec3 posed(sweep_mover_pose pose, sweep_vec3 v)
+{
+    return sweep_v3_add(pose.position, sweep_quat_rotate(pose.rotation, v));
+}
+
+/* 1 with *mover if p lies inside a mover as it starts: behind every face
+ * of it, where the core sees none of them (its embedded test looks at
+ * fronts), so a player placed there is not found in the way of the
+ * mover and is carried about inside it. Inside when a ray from p crosses
+ * the posed mover an odd number of times and the first face it meets
+ * looks away from p: a closed mover facing inward (a cabin) around p is
+ * a room. */
+static int inside_a_mover(const checker *c, sweep_vec3 p, uint32_t *mover)
+{
+    const sweep_level *lv = c->lv;
+    /* The direction holds_a_spawn casts along: no level is built along it. */
+    sweep_vec3 dir = sweep_v3(0.5773, 0.5779, 0.5768);
+    for (uint32_t m = 0; m < lv->mover_count; m++) {
+        const sweep_level_mover *mv = &lv->movers[m];
+        sweep_mover_pose pose;
+        sweep_movers_get(c->movers, m, &pose, NULL);
+        sweep_vec3 lo = sweep_v3(INFINITY, INFINITY, INFINITY), hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
+        for (uint32_t v = 0; v < mv->vertex_count; v++) {
+            sweep_vec3 w = posed(pose, mv->vertices[v]);
+            lo = sweep_v3_min(lo, w), hi = sweep_v3_max(hi, w);
+        }
+        if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y || p.z < lo.z || p.z > hi.z)
+            continue;
+        sweep_vec3 to = sweep_v3_madd(p, dir, 4.0 * c->size);
+        uint32_t crossings = 0;
+        double nearest = INFINITY;
+        int away = 0;
+        for (uint32_t t = 0; t < mv->triangle_count; t++) {
+            sweep_vec3 a[3];
+            for (int k = 0; k < 3; k++)
+                a[k] = posed(pose, mv->vertices[mv->indices[3 * t + k]]);
+            double f;
+            if (!segment_triangle(p, to, a[0], a[1], a[2], &f))
+                continue;
+            crossings++;
+            if (f < nearest) {
+                nearest = f;
+                away = sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(a[1], a[0]), sweep_v3_sub(a[2], a[0])), dir) > 0.0;
+            }
+        }
+        if ((crossings & 1) && away) {
+            *mover = m;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void check_spawns(checker *c)
 {
     const sweep_level *lv = c->lv;
@@ -255,6 +309,14 @@ static void check_spawns(checker *c)
                       "spawn point %u at (%g, %g, %g) is inside the level's geometry (triangle %u): a player of "
                       "radii (%g, %g, %g) cannot be placed there",
                       n, p.x, p.y, p.z, ct ? ct->triangle : 0u, r.x, r.y, r.z);
+            continue;
+        }
+        uint32_t m;
+        if (inside_a_mover(c, p, &m)) {
+            found(c, SWEEP_CHECK_SPAWN_INSIDE, p,
+                  "spawn point %u at (%g, %g, %g) is inside mover %u '%s' where it starts, behind all its faces: "
+                  "a player placed there is carried inside it",
+                  n, p.x, p.y, p.z, lv->movers[m].id, lv->movers[m].name);
             continue;
         }
         uint32_t tri = 0;
@@ -779,8 +841,8 @@ static sweep_status check_movers(checker *c)
         const sweep_level_mover *mv = &lv->movers[m];
         uint32_t ticks = sweep_movers_path_ticks(c->movers, m);
         uint32_t samples = ticks < SWEEP_CHECK_MOVER_SAMPLES ? ticks : SWEEP_CHECK_MOVER_SAMPLES;
-        sweep_vec3 *posed = malloc((mv->vertex_count ? mv->vertex_count : 1) * sizeof *posed);
-        if (!posed) {
+        sweep_vec3 *at_pose = malloc((mv->vertex_count ? mv->vertex_count : 1) * sizeof *at_pose);
+        if (!at_pose) {
             free(near);
             return SWEEP_E_NOMEM;
         }
@@ -794,8 +856,8 @@ static sweep_status check_movers(checker *c)
             sweep_mover_pose pose = sweep_movers_path_pose(c->movers, m, at);
             sweep_vec3 lo = sweep_v3(INFINITY, INFINITY, INFINITY), hi = sweep_v3(-INFINITY, -INFINITY, -INFINITY);
             for (uint32_t v = 0; v < mv->vertex_count; v++) {
-                posed[v] = sweep_v3_add(pose.position, sweep_quat_rotate(pose.rotation, mv->vertices[v]));
-                lo = sweep_v3_min(lo, posed[v]), hi = sweep_v3_max(hi, posed[v]);
+                at_pose[v] = posed(pose, mv->vertices[v]);
+                lo = sweep_v3_min(lo, at_pose[v]), hi = sweep_v3_max(hi, at_pose[v]);
             }
             /* The level triangles near the mover at this pose. */
             uint32_t nn = 0;
@@ -809,8 +871,8 @@ static sweep_status check_movers(checker *c)
             sweep_vec3 where = sweep_v3(0, 0, 0);
             uint32_t tri = 0;
             for (uint32_t t = 0; t < mv->triangle_count && !crossed; t++) {
-                sweep_vec3 a[3] = {posed[mv->indices[3 * t]], posed[mv->indices[3 * t + 1]],
-                                   posed[mv->indices[3 * t + 2]]};
+                sweep_vec3 a[3] = {at_pose[mv->indices[3 * t]], at_pose[mv->indices[3 * t + 1]],
+                                   at_pose[mv->indices[3 * t + 2]]};
                 if (sweep_triangle_is_degenerate(a[0], a[1], a[2]))
                     continue;
                 sweep_vec3 alo = sweep_v3_min(a[0], sweep_v3_min(a[1], a[2]));
@@ -833,7 +895,7 @@ static sweep_status check_movers(checker *c)
                       mv->id, mv->name, secs, where.x, where.y, where.z, tri);
             }
         }
-        free(posed);
+        free(at_pose);
     }
     free(near);
     return SWEEP_OK;

@@ -8,9 +8,12 @@
  *   - spawn-inside: a spawn point whose player (the level's default radii)
  *     overlaps the level or a mover at its first pose (the server's own
  *     test, place.c: a move of a millionth of a unit that starts
- *     embedded), or stands inside a solid: five or six of the six axis
- *     directions out of it meet the back of a level face first (five: a
- *     solid standing on a floor that faces up into it).
+ *     embedded), or stands inside a mover at its first pose, behind all
+ *     its faces (which that test does not see: a ray out crosses the mover
+ *     an odd number of times and first meets the back of a face), or
+ *     stands inside a solid: five or six of the six axis directions out of
+ *     it meet the back of a level face first (five: a solid standing on a
+ *     floor that faces up into it).
  *   - spawn-floating: the same player swept down along gravity from the
  *     spawn point meets no level triangle, or meets one farther below
  *     than its height (twice its radius along up) plus the height its

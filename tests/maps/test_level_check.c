@@ -209,26 +209,63 @@ static void a_solid_with_a_missing_face_is_open_unless_into_a_solid(void **state
     sweep_level_free(&lv);
 }
 
-/* Mover 1, 'door': a slab 0.1 x 1 x 2 m, its bottom at its origin, from
- * `from` at 0 s to `to` at 1 s and back. */
-static sweep_level_mover *add_door(sweep_level *lv, sweep_vec3 from, sweep_vec3 to)
+/* Mover 1, `name`: a box half.x by half.y either side of its origin and
+ * height tall above it, its faces out (inward: in, a cabin), from `from`
+ * at 0 s to `to` at 1 s and back. */
+static sweep_level_mover *add_box_mover(sweep_level *lv, const char *name, sweep_vec3 half, double height, int inward,
+                                        sweep_vec3 from, sweep_vec3 to)
 {
     uint32_t mi;
-    assert_int_equal(sweep_level_add_mover(lv, 1, "door", &mi), SWEEP_OK);
+    assert_int_equal(sweep_level_add_mover(lv, 1, name, &mi), SWEEP_OK);
     sweep_level_mover *m = &lv->movers[mi];
     m->mode = SWEEP_MOVER_PINGPONG;
     for (int k = 0; k < 8; k++) {
-        sweep_vec3 c = sweep_v3(k & 1 ? 0.05 : -0.05, k & 2 ? 0.5 : -0.5, k & 4 ? 2.0 : 0.0);
+        sweep_vec3 c = sweep_v3(k & 1 ? half.x : -half.x, k & 2 ? half.y : -half.y, k & 4 ? height : 0.0);
         assert_int_equal(sweep_level_mover_add_vertex(m, c, NULL), SWEEP_OK);
     }
     const int (*face)[4] = box_face;
     for (int f = 0; f < 6; f++) {
-        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][1], face[f][2], 1), SWEEP_OK);
-        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][3], 1), SWEEP_OK);
+        int b = inward ? 3 : 1, d = inward ? 1 : 3; /* the quad's second and fourth corners, swapped inward */
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][b], face[f][2], 1), SWEEP_OK);
+        assert_int_equal(sweep_level_mover_add_triangle(m, face[f][0], face[f][2], face[f][d], 1), SWEEP_OK);
     }
     assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, from, sweep_quat_identity()), SWEEP_OK);
     assert_int_equal(sweep_level_mover_add_keyframe(m, 1.0, to, sweep_quat_identity()), SWEEP_OK);
     return m;
+}
+
+/* Mover 1, 'door': a slab 0.1 x 1 x 2 m, its bottom at its origin. */
+static sweep_level_mover *add_door(sweep_level *lv, sweep_vec3 from, sweep_vec3 to)
+{
+    return add_box_mover(lv, "door", sweep_v3(0.05, 0.5, 0.0), 2.0, 0, from, to);
+}
+
+/* A spawn point a player would overlap a mover at is found, and so is one
+ * whose player a closed mover holds whole, behind all its faces (the core
+ * sees neither it nor the mover in the way); inside a cabin facing in it
+ * is a room. */
+static void spawns_in_and_at_movers(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_door(&lv, sweep_v3(-4, -4, 0), sweep_v3(-4, -6, 0));
+    lv.spawns[0] = sweep_v3(-3.8, -4, 1); /* 0.15 m from the door's face: the player overlaps it */
+    found_one(&lv, SWEEP_CHECK_SPAWN_INSIDE, lv.spawns[0], 0.0, "overlaps mover 1 'door' where it starts");
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_box_mover(&lv, "crate", sweep_v3(1.5, 1.5, 0.0), 3.0, 0, sweep_v3(-4, -4, 0), sweep_v3(-4, -8, 0));
+    lv.spawns[0] = sweep_v3(-4, -4, 1.5); /* the player (0.4 x 0.4 x 0.9) wholly inside the 3 m crate */
+    found_one(&lv, SWEEP_CHECK_SPAWN_INSIDE, lv.spawns[0], 0.0,
+              "spawn point 1 at (-4, -4, 1.5) is inside mover 1 'crate' where it starts, behind all its faces");
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_box_mover(&lv, "cabin", sweep_v3(1.5, 1.5, 0.0), 3.0, 1, sweep_v3(-4, -4, 0), sweep_v3(-4, -8, 0));
+    lv.spawns[0] = sweep_v3(-4, -4, 1.5);
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
 }
 
 /* A platform going down through the floor crosses it; a door sliding
@@ -389,6 +426,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_inside_out_pillar_is_found),
         cmocka_unit_test(a_pocket_sealed_in_a_solid_is_no_finding),
         cmocka_unit_test(a_solid_with_a_missing_face_is_open_unless_into_a_solid),
+        cmocka_unit_test(spawns_in_and_at_movers),
         cmocka_unit_test(a_mover_through_the_floor_is_found),
         cmocka_unit_test(a_mover_into_loose_brush_faces_is_in_a_pocket),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
