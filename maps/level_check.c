@@ -216,6 +216,11 @@ static int sweep_level_triangles(const checker *c, sweep_vec3 p, sweep_vec3 disp
     return hit;
 }
 
+/* The direction a ray from a spawn point is cast along to tell inside from
+ * outside by its crossings: none a level is built along, so the ray meets
+ * no edge of it. */
+static const sweep_vec3 SPAWN_RAY = {0.5773, 0.5779, 0.5768};
+
 /* Vertex v of a mover at pose. */
 static sweep_vec3 posed(sweep_mover_pose pose, sweep_vec3 v)
 {
@@ -232,8 +237,7 @@ static sweep_vec3 posed(sweep_mover_pose pose, sweep_vec3 v)
 static int inside_a_mover(const checker *c, sweep_vec3 p, uint32_t *mover)
 {
     const sweep_level *lv = c->lv;
-    /* The direction holds_a_spawn casts along: no level is built along it. */
-    sweep_vec3 dir = sweep_v3(0.5773, 0.5779, 0.5768);
+    const sweep_vec3 dir = SPAWN_RAY;
     for (uint32_t m = 0; m < lv->mover_count; m++) {
         const sweep_level_mover *mv = &lv->movers[m];
         sweep_mover_pose pose;
@@ -526,8 +530,7 @@ static int holds_a_spawn(const checker *c, uint32_t k, const uint32_t *piece_ix,
         sweep_vec3 s = lv->spawns[i];
         if (s.x < p->lo.x || s.x > p->hi.x || s.y < p->lo.y || s.y > p->hi.y || s.z < p->lo.z || s.z > p->hi.z)
             continue;
-        /* A direction no level is built along, so the ray meets no edge. */
-        sweep_vec3 to = sweep_v3_madd(s, sweep_v3(0.5773, 0.5779, 0.5768), 4.0 * c->size);
+        sweep_vec3 to = sweep_v3_madd(s, SPAWN_RAY, 4.0 * c->size);
         uint32_t crossings = 0;
         for (uint32_t t = 0; t < lv->triangle_count; t++) {
             double f;
