@@ -9,8 +9,11 @@
  * The level and the movers are checked with the core's room test
  * (sweep_room_at, core/stance.h: its embedded-start test, which a player
  * standing up from a crouch is checked with too), and the contact it
- * started in names what is there. Other entities are checked by their
- * boxes (position +- radii), which contain their shells' sides: a
+ * started in names what is there. That test collides with front faces
+ * only, so a centre inside a closed solid (a pillar, a crate), behind all
+ * its faces, overlaps none of them: such a place is found by the rays
+ * out of it instead (behind_faces, below). Other entities are checked by
+ * their boxes (position +- radii), which contain their shells' sides: a
  * centre inside another's shell would meet only back faces too. The
  * entity being placed (an existing one, moved or reshaped) is no obstacle
  * to itself: neither its box nor its shell is counted.
@@ -19,8 +22,69 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/query.h"
 #include "core/stance.h"
 #include "server/world/world_impl.h"
+
+/* The ways out of a place: up first, so that a solid of the level is
+ * named by the face above the place. */
+static const sweep_vec3 WAYS_OUT[6] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+
+/*
+ * 1 if q lies behind the faces of a closed solid of the level or of a
+ * mover where it is now: no way out of q along the six axes is open, and
+ * five or six of them meet the back of a face before any front (five: a
+ * solid standing on a floor, whose face up into it is the floor's). The
+ * ways are cast to beyond the world limit twice, once meeting both sides
+ * of a face and once fronts only; a back and a front at the same distance
+ * (a face and its twin) count as a front. A closed mover facing in (a
+ * cabin) is a room around q: its faces are fronts. *ob names the solid: a
+ * mover when five of the backs met are its own, else the level, by the
+ * first back face met (upwards when that one is). 0 if q is not inside,
+ * -1 with *st if the queries refuse q.
+ */
+static int behind_faces(const sweep__world *w, sweep_vec3 q, sweep__obstacle *ob, sweep_status *st)
+{
+    sweep_query_space space = {w->world, w->movers, NULL, {0, 0.0}};
+    sweep_query_filter both = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_BACK_FACES, NULL, 0};
+    sweep_query_filter fronts = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS, NULL, 0};
+    double reach = 2.5 * w->level.config.max_coordinate;
+    int backs = 0, mine = 0;
+    uint32_t mover = SWEEP_NO_MOVER, triangle = SWEEP_NO_TRIANGLE;
+    for (int k = 0; k < 6; k++) {
+        if (k - backs >= 2)
+            return 0; /* two ways not behind a face: not inside */
+        sweep_vec3 to = sweep_v3_madd(q, WAYS_OUT[k], reach);
+        sweep_query_hit any, front;
+        *st = sweep_query_ray(&space, q, to, &both, &any);
+        if (*st == SWEEP_OK)
+            *st = sweep_query_ray(&space, q, to, &fronts, &front);
+        if (*st != SWEEP_OK)
+            return -1;
+        if (any.kind == SWEEP_HIT_NONE)
+            return 0; /* open: a way out */
+        if (front.kind != SWEEP_HIT_NONE && !(any.fraction < front.fraction))
+            continue; /* a front first */
+        backs++;
+        if (any.kind == SWEEP_HIT_MOVER && mover == SWEEP_NO_MOVER)
+            mover = any.mover;
+        mine += any.kind == SWEEP_HIT_MOVER && any.mover == mover;
+        if (any.kind == SWEEP_HIT_LEVEL && triangle == SWEEP_NO_TRIANGLE)
+            triangle = any.triangle;
+    }
+    if (backs < 5)
+        return 0;
+    memset(ob, 0, sizeof *ob);
+    ob->inside = 1;
+    if (mine >= 5) {
+        ob->kind = SWEEP__OBSTACLE_MOVER;
+        ob->mover = mover;
+    } else {
+        ob->kind = SWEEP__OBSTACLE_LEVEL;
+        ob->triangle = triangle == SWEEP_NO_TRIANGLE ? 0u : triangle;
+    }
+    return 1;
+}
 
 int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r,
                           sweep__obstacle *ob, sweep_status *st)
@@ -45,7 +109,7 @@ int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, swee
     if (*st != SWEEP_OK)
         return -1;
     if (free)
-        return 0;
+        return behind_faces(w, q, ob, st);
     const sweep_contact *c = res.contact_count ? &res.contacts[0] : NULL;
     if (c && c->mover != SWEEP_NO_MOVER) {
         ob->kind = SWEEP__OBSTACLE_MOVER;
@@ -74,11 +138,15 @@ void sweep__obstacle_name(const sweep__world *w, const sweep__obstacle *ob, char
     case SWEEP__OBSTACLE_MOVER: {
         char qn[96];
         const char *n = w->level.movers[ob->mover].name;
-        snprintf(what, whatlen, "mover %u %s", w->level.movers[ob->mover].id, sweep__log_quote(n, strlen(n), qn, sizeof qn));
+        snprintf(what, whatlen, "%smover %u %s%s", ob->inside ? "the inside of " : "", w->level.movers[ob->mover].id,
+                 sweep__log_quote(n, strlen(n), qn, sizeof qn), ob->inside ? " (behind all its faces)" : "");
         break;
     }
     default:
-        snprintf(what, whatlen, "the level (triangle %u)", ob->triangle);
+        if (ob->inside)
+            snprintf(what, whatlen, "the inside of a solid of the level (behind triangle %u)", ob->triangle);
+        else
+            snprintf(what, whatlen, "the level (triangle %u)", ob->triangle);
         break;
     }
 }

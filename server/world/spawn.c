@@ -201,11 +201,13 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
         sweep__obstacle_name(w, &ob, what, sizeof what);
         if (ob.kind == SWEEP__OBSTACLE_ENTITY)
             snprintf(why, sizeof why, "spawn point %u is occupied by %s", point, what);
+        else if (ob.kind == SWEEP__OBSTACLE_MOVER && ob.inside)
+            snprintf(why, sizeof why, "spawn point %u at (%g, %g, %g) lies in %s", point, q.x, q.y, q.z, what);
         else if (ob.kind == SWEEP__OBSTACLE_MOVER)
             snprintf(why, sizeof why, "spawn point %u at (%g, %g, %g) is blocked by %s", point, q.x, q.y, q.z, what);
         else
-            snprintf(why, sizeof why, "spawn point %u is inside the level's geometry at (%g, %g, %g) (triangle %u)",
-                     point, q.x, q.y, q.z, ob.triangle);
+            snprintf(why, sizeof why, "spawn point %u is inside the level's geometry at (%g, %g, %g) (%striangle %u)",
+                     point, q.x, q.y, q.z, ob.inside ? "behind all the faces of a solid, " : "", ob.triangle);
         if (tries > 1)
             sweep__refuse(rq, SWEEP_WIRE_SPAWN_REFUSED, seq, 0,
                               "no spawn point of the map (%u) is free; the last tried: %s", tries, why);

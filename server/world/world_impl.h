@@ -110,11 +110,14 @@ typedef struct sweep__obstacle {
     uint64_t entity;   /* its id (ENTITY) */
     uint32_t mover;    /* its index in the level (MOVER) */
     uint32_t triangle; /* the level triangle met (LEVEL) */
+    int inside;        /* 1: the centre is behind all the faces of a closed solid of it, touching none */
 } sweep__obstacle;
 /* sweep__world_overlaps with what is in the way as data. */
 int sweep__world_obstacle(const sweep__world *w, const sweep__entity *self, sweep_vec3 q, sweep_vec3 r,
                           sweep__obstacle *ob, sweep_status *st);
-/* "entity 7", "mover 2 \"door\"", "the level (triangle 12)". */
+/* "entity 7", "mover 2 \"door\"", "the level (triangle 12)"; inside a
+ * solid, "the inside of mover 2 \"crate\" (behind all its faces)", "the
+ * inside of a solid of the level (behind triangle 12)". */
 void sweep__obstacle_name(const sweep__world *w, const sweep__obstacle *ob, char *what, size_t whatlen);
 
 /* commands.c */
