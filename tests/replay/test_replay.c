@@ -2423,6 +2423,89 @@ static void raw_log(char *out, size_t n)
     snprintf(out, n, "%s", logs[0]);
 }
 
+/* The offset (of its type byte) of the first record of `type` in log. */
+static uint64_t first_record(const char *log, uint8_t type)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_record x;
+    uint64_t at = 0;
+    while (!at && sweep_record_next(r, &x, err, sizeof err) == 1)
+        if (x.type == type)
+            at = x.offset;
+    sweep_record_close(r);
+    assert_true(at > 0);
+    return at;
+}
+
+/* A copy of log at out whose record at `offset` says it is of `type`,
+ * its frame's checksum made right: only the reader's own checks of
+ * records can find it. Then read to the end: the reader's error. */
+static void read_retyped(const char *log, uint64_t offset, uint8_t type, const char *out, char *err, size_t errlen)
+{
+    size_t len, frame = 0;
+    uint32_t body = 0;
+    uint8_t *buf = read_all(log, &len);
+    assert_non_null(buf);
+    assert_int_equal(frame_holding(buf, len, (size_t)offset, &frame, &body), 0);
+    buf[offset] = type;
+    fix_crc(buf, frame, body);
+    write_all(out, buf, len);
+    free(buf);
+    err[0] = 0;
+    sweep_record_reader *r = sweep_record_open(out, err, errlen);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_record x;
+    int got;
+    while ((got = sweep_record_next(r, &x, err, errlen)) == 1)
+        ;
+    sweep_record_close(r);
+    if (got != -1)
+        fail_msg("a record of type %u at byte %" PRIu64 " was read to the end (%d)", type, offset, got);
+}
+
+/* A record of a kind its log's version has none of, of no kind at all, or
+ * shorter than its kind's fields, under a right checksum: each is named as
+ * corrupt, at the record's byte. */
+static void corrupt_records_are_named(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t type;
+        const char *says;
+    } version_1[] = {
+        {SWEEP_RECORD_MOVE, ": MOVE in a version 1 log, which has none (corrupt log)"},
+        {SWEEP_RECORD_RESULTS, ": RESULTS in a version 1 log, which has none (corrupt log)"},
+        {SWEEP_RECORD_IN_PATCH, ": IN_PATCH in a version 1 log, which has none (corrupt log)"},
+        {SWEEP_RECORD_ANSWER, ": ANSWER in a version 1 log, which has none (corrupt log)"},
+        {0xee, ": unknown type 238 (corrupt log, or a newer format)"},
+        {SWEEP_RECORD_ID, " (ID): its 8 bytes do not hold its fields (corrupt log)"},
+    };
+    char log[1200], out[400], err[1400], want[200];
+    golden("walking", log, sizeof log);
+    scratch("retyped.sweeplog", out, sizeof out);
+    uint64_t tick = first_record(log, SWEEP_RECORD_TICK); /* 8 bytes: the tick */
+    for (size_t i = 0; i < sizeof version_1 / sizeof version_1[0]; i++) {
+        read_retyped(log, tick, version_1[i].type, out, err, sizeof err);
+        snprintf(want, sizeof want, "record at byte %" PRIu64 "%s", tick, version_1[i].says);
+        if (!strstr(err, want) || !strstr(err, out))
+            fail_msg("error '%s' does not name the file and say '%s'", err, want);
+    }
+
+    /* In a log of this build's version, an ANSWER stands for the first
+     * RESULTS after a request: one after a TICK has none to answer. */
+    needs("raw", core_depth_movers_and_raw_moves);
+    raw_log(log, sizeof log);
+    tick = first_record(log, SWEEP_RECORD_TICK);
+    read_retyped(log, tick, SWEEP_RECORD_ANSWER, out, err, sizeof err);
+    snprintf(want, sizeof want, "record at byte %" PRIu64 " (ANSWER): no request before it waits for its answer", tick);
+    if (!strstr(err, want))
+        fail_msg("error '%s' does not say '%s'", err, want);
+}
+
 /* The n-th MOVE record of a log with at least `contacts` contacts (and,
  * walk set, of a Walk move; parts set, of a compact image with every part:
  * on the ground, its rare part there): its offset (of the type byte),
@@ -4042,6 +4125,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(volumes_replay_at_both_depths),
         cmocka_unit_test(liquids_replay_at_both_depths),
         cmocka_unit_test(core_depth_movers_and_raw_moves),
+        cmocka_unit_test(corrupt_records_are_named),
         cmocka_unit_test(move_record_changed_is_a_divergence),
         cmocka_unit_test(results_record_changed_is_a_divergence),
         cmocka_unit_test(resent_answers_replay_at_both_depths),
