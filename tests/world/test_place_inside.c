@@ -10,8 +10,10 @@
  * The level is built here and written to a temporary map: a floor, a
  * 3 m pillar and a 2.2 m block standing on it (no bottom faces), a closed
  * crate mover and a cabin mover (its faces inward) that stay where they
- * start until commanded.
+ * start until commanded. Last, no place a walker reaches on the sample
+ * arena is said to be inside a solid.
  */
+#include "core/walker.h"
 #include "maps/level.h"
 #include "maps/writer.h"
 #include "tests/world/world_fixture.h"
@@ -216,11 +218,62 @@ static void a_place_inside_a_solid_has_no_room(void **state)
     wf_one_close(&s);
 }
 
+/* No place a player walks to is inside a solid: walkers on the sample
+ * arena (every way its static level meets them) are followed, and every
+ * 20th step of each a Spawn of the server role is asked where it stands.
+ * One refused must name a face it touches, never the inside of a solid. */
+static void places_walkers_reach_are_never_inside(void **state)
+{
+    (void)state;
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_SERVER, 0);
+    const sweep_level *lv = &s.w->level;
+    sweep_walk_params p = {.walkers = 64,
+                           .steps = 2000,
+                           .heading_every = 60,
+                           .dt = 1.0 / 60,
+                           .speed = lv->rules.walk_speed,
+                           .radii = lv->default_radii,
+                           .seed = 7};
+    sweep_walker *wk = calloc(p.walkers, sizeof *wk);
+    assert_non_null(wk);
+    sweep_walk_place(&p, lv->spawns, lv->spawn_count, wk);
+    uint32_t seq = 1, spawned = 0;
+    for (uint32_t step = 0; step < p.steps; step++) {
+        for (uint32_t i = 0; i < p.walkers; i++) {
+            sweep_move_result res;
+            assert_int_equal(sweep_walk_step(s.w->world, &lv->config, &p, i, step, &wk[i], &res), SWEEP_OK);
+            if (step % 20)
+                continue;
+            sweep_vec3 q = wk[i].position;
+            sweep_message m = wf_spawn_at(seq++, q.x, q.y, q.z);
+            wf_clear(s.r);
+            wf_request(s.w, &s.o, s.r, &m);
+            assert_int_equal(s.r->nmsgs, 1);
+            const sweep_message *out = &s.r->msgs[0].m;
+            if (out->kind == SWEEP_MSG_ERROR && strstr(s.r->msgs[0].text, "inside"))
+                fail_msg("walker %u at step %u, (%g, %g, %g): %s", i, step, q.x, q.y, q.z, s.r->msgs[0].text);
+            if (out->kind != SWEEP_MSG_SPAWNED)
+                continue;
+            spawned++;
+            m = wf_despawn_msg(out->as.spawned.entity, seq++);
+            wf_clear(s.r);
+            wf_request(s.w, &s.o, s.r, &m);
+        }
+    }
+    /* Nearly all of them free: the walk is not one refused for other reasons. */
+    assert_true(spawned >= p.walkers * p.steps / 20 * 9 / 10);
+    free(wk);
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spawn_points_inside_solids_are_refused_by_name),
         cmocka_unit_test(a_place_inside_a_solid_has_no_room),
+        cmocka_unit_test(places_walkers_reach_are_never_inside),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
