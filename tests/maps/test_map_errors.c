@@ -386,6 +386,26 @@ static void bad_metadata(void **state)
     expect(&o, SWEEP_MAP_E_METADATA, "map", 1, "name", NULL);
 }
 
+/* The metadata's one row and what its columns hold, a coordinate that is
+ * bytes, and a path that is a directory: each refused by name. */
+static void rows_types_and_paths(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE TEMP TABLE m2 AS SELECT * FROM map; UPDATE m2 SET id = 2;"
+                          "INSERT INTO map SELECT * FROM m2;"),
+         &o);
+    expect(&o, SWEEP_MAP_E_METADATA, "map", 2, "a second row: a map has exactly one row of metadata", NULL);
+    load(tiny_map(*state, "UPDATE map SET name = x'00ff';"), &o);
+    expect(&o, SWEEP_MAP_E_METADATA, "map", 1, "name is not text (blob)", NULL);
+    load(tiny_map(*state, "UPDATE vertices SET y = x'01' WHERE id = 2;"), &o);
+    expect(&o, SWEEP_MAP_E_VALUE, "vertices", 2, "y is not a finite number (blob)", NULL);
+    const char *dir = fixture_path(*state, "a-directory.db");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    load(dir, &o);
+    expect(&o, SWEEP_MAP_E_OPEN, "", -1, "not a regular file", NULL);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* Each movement rule out of range, not a number, or missing, refused
  * with a message naming its column. */
 static void bad_rules(void **state)
@@ -933,6 +953,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(whole_real_index_is_an_index, setup, teardown),
         cmocka_unit_test_setup_teardown(fractional_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(no_materials, setup, teardown),
+        cmocka_unit_test_setup_teardown(rows_types_and_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_material, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicate_material_name, setup, teardown),
         cmocka_unit_test_setup_teardown(repeated_material_id, setup, teardown),
