@@ -9,8 +9,10 @@
  * Then what a replay must say about a log that is not right: a MoveResult
  * changed under a valid checksum is a divergence naming the field and both
  * values, and so is any bit changed in any answer; a byte changed under
- * the old checksum is corruption at the frame's byte offset; a file cut
- * inside its last frame replays to there and says it was truncated;
+ * the old checksum is corruption at the frame's byte offset, and a
+ * record no log of its version could hold is corruption at the record's
+ * under a right one; a file cut inside its last frame replays to there
+ * and says it was truncated;
  * another map, a file that is not a log, an empty one, a later segment
  * given first and a chain with a segment missing are refused, saying why.
  * Then logs a real sweepd writes: killed with SIGKILL at different moments
@@ -2467,9 +2469,10 @@ static void read_retyped(const char *log, uint64_t offset, uint8_t type, const c
         fail_msg("a record of type %u at byte %" PRIu64 " was read to the end (%d)", type, offset, got);
 }
 
-/* A record of a kind its log's version has none of, of no kind at all, or
- * shorter than its kind's fields, under a right checksum: each is named as
- * corrupt, at the record's byte. */
+/* A record of a kind its log's version has none of, of no kind at all,
+ * shorter than its kind's fields, an answer no request waits for, or a
+ * patch with nothing before it to patch, under a right checksum: each is
+ * named as corrupt, at the record's byte. */
 static void corrupt_records_are_named(void **state)
 {
     (void)state;
@@ -2504,6 +2507,12 @@ static void corrupt_records_are_named(void **state)
     snprintf(want, sizeof want, "record at byte %" PRIu64 " (ANSWER): no request before it waits for its answer", tick);
     if (!strstr(err, want))
         fail_msg("error '%s' does not say '%s'", err, want);
+    /* A session's first request made a patch: nothing before it to patch. */
+    uint64_t in = first_record(log, SWEEP_RECORD_IN);
+    read_retyped(log, in, SWEEP_RECORD_IN_PATCH, out, err, sizeof err);
+    snprintf(want, sizeof want, "record at byte %" PRIu64 " (IN_PATCH): session ", in);
+    if (!strstr(err, want) || !strstr(err, "has no whole request before it in this segment to patch (corrupt log)"))
+        fail_msg("error '%s' does not say '%s' and that nothing is there to patch", err, want);
 }
 
 /* The n-th MOVE record of a log with at least `contacts` contacts (and,
