@@ -60,6 +60,8 @@ TEST_LIBS_world = $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_world = $(WORLD_LDLIBS)
 WORLD_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/world/test_*.c))
 $(WORLD_TESTS): | $(BUILD)/maps/arena.db $(BUILD)/maps/pads.db
+# The shipped levels' places, imported by the real importer.
+$(BUILD)/tests/world/test_place_corpus: | $(BIN)/sweep-import
 test: $(BUILD)/maps/arena.db
 # make bench runs sweepd on the sample arena too (run-bench.sh).
 bench: $(BUILD)/maps/arena.db
