@@ -235,6 +235,8 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return parse_u32(key, value, 1, 1000000, &opt->max_sessions, err, errlen);
     if (strcmp(key, "threads") == 0)
         return parse_u32(key, value, 1, SWEEP_SERVER_MAX_MAPS, &opt->threads, err, errlen);
+    if (strcmp(key, "realtime") == 0)
+        return parse_u32(key, value, 0, 99, &opt->realtime, err, errlen);
     if (strcmp(key, "udp-thread-ports") == 0)
         return parse_u32(key, value, 0, 65535, &opt->udp_thread_ports, err, errlen);
     if (strcmp(key, "max-entities") == 0)
@@ -447,6 +449,13 @@ void sweep_server_options_usage(FILE *out)
           "                          --maps-dir is given: a world opened at run time\n"
           "                          goes to the thread with the fewest entities (then\n"
           "                          the fewest worlds)\n"
+          "  --realtime PRIO         run the event-loop threads at real-time priority\n"
+          "                          PRIO (SCHED_FIFO, 1 to 99; 0, the default, leaves\n"
+          "                          them at normal priority), so that nothing else on\n"
+          "                          the machine, its own kernel threads included, holds\n"
+          "                          a tick or an answer up; other threads stay normal.\n"
+          "                          Needs CAP_SYS_NICE or an RLIMIT_RTPRIO of PRIO:\n"
+          "                          refused at start otherwise\n"
           "  --udp-thread-ports P    with --threads N > 1, thread i's own UDP port (named\n"
           "                          in UDP Welcomes) is P + i, for a firewall or a\n"
           "                          container to publish; 0 = ports the kernel picks\n"

@@ -85,6 +85,9 @@ typedef struct sweep_server_options {
     double health_stall;       /* seconds without a loop turn before GET /healthz answers 503 */
     /* Event-loop threads; world i runs on thread i mod threads (threads.c). */
     uint32_t threads;          /* 1 = everything on the thread that runs the server */
+    /* The event-loop threads' real-time priority (SCHED_FIFO, 1 to 99);
+     * 0 = the default scheduling (threads.c). */
+    uint32_t realtime;
     uint32_t udp_thread_ports; /* thread i's own UDP port is this + i; 0 = the kernel picks */
     /* Worlds opened at run time (OpenWorld, server/world_open.c). */
     char maps_dir[SWEEP_SERVER_PATH_MAX]; /* the maps an OpenWorld may name; "" = none */

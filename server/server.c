@@ -268,6 +268,12 @@ int sweep_server_run(sweep_server *s)
     sweep__group *g = s->group;
     /* A peer that resets while we write must not kill the process. */
     signal(SIGPIPE, SIG_IGN);
+    /* Before anything listens: a priority the loops cannot have stops the
+     * start, named, rather than serve without it. */
+    if (sweep__realtime_check(s->opt.realtime, err, sizeof err) != 0) {
+        sweep__log(SWEEP_LOG_ERROR, "start_failed", "error=\"%s\"", err);
+        return 1;
+    }
     /* Every loop is set up here, before any thread runs one: nothing is
      * served until all of them listen. */
     for (unsigned i = 0; i < g->count; i++) {
@@ -305,11 +311,11 @@ int sweep_server_run(sweep_server *s)
         at += (unsigned)snprintf(own + at, sizeof own - at, "%s%d", i ? "," : "", g->servers[i]->direct_port);
     sweep__log(SWEEP_LOG_INFO, "ready",
                "tcp=%s:%d udp=%s:%d worlds=%u threads=%u max_sessions=%u max_frame=%u tokens=%s command_token=%s "
-               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s agones=%s",
+               "guests=%s free_move=%s time_bank=%g metrics=%s udp_own_ports=%s agones=%s realtime=%u",
                s->host_text, s->port, s->host_text, s->port, sweep__world_table_open(s), g->count, s->opt.max_sessions,
                s->opt.max_frame, s->opt.auth_secret_len ? "on" : "off", s->opt.command_token[0] ? "on" : "off",
                s->allow_guests ? "on" : "off", s->opt.allow_free_move ? "on" : "off", s->opt.time_bank, metrics,
-               own, g->agones ? "on" : "off");
+               own, g->agones ? "on" : "off", s->opt.realtime);
     /* Fault-injection builds count allocations from here: what a test
      * fails is the requests' and the ticks', never the start-up's. */
     sweep__faults_arm();
@@ -327,6 +333,9 @@ int sweep_server_run(sweep_server *s)
         shutdown_server(s, "thread_failed");
         rc = 1;
     }
+    /* The other loops' threads took their priority themselves. */
+    if (sweep__thread_realtime(s->opt.realtime) != 0)
+        sweep__log(SWEEP_LOG_WARN, "realtime_refused", "thread=0 priority=%u", s->opt.realtime);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     sweep__group_join_threads(g, started);
     sweep__metrics_snapshot *all = sweep__calloc(g->count + 1, sizeof *all);

@@ -41,7 +41,10 @@
  * route is kept, and the only costs are uncontended locks around the
  * per-address table (at accept, Hello and close) and atomic counters.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -396,9 +399,40 @@ void sweep__group_figures(sweep_server *s, sweep__metrics_snapshot *out)
 
 /* --- Running ------------------------------------------------------------ */
 
+int sweep__thread_realtime(uint32_t prio)
+{
+    if (prio == 0)
+        return 0;
+    struct sched_param p = {.sched_priority = (int)prio};
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+}
+
+int sweep__realtime_check(uint32_t prio, char *err, size_t errlen)
+{
+    if (prio == 0)
+        return 0;
+    int e = sweep__thread_realtime(prio);
+    if (e != 0) {
+        snprintf(err, errlen,
+                 "--realtime %u: the event loops cannot run at real-time priority: %s (it needs CAP_SYS_NICE, or an "
+                 "RLIMIT_RTPRIO of at least %u)",
+                 prio, strerror(e), prio);
+        return -1;
+    }
+    /* Back to normal until the loops run: the threads made meanwhile
+     * (Agones' calls) are not the loops'. */
+    struct sched_param normal = {.sched_priority = 0};
+    pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+    return 0;
+}
+
 static void *thread_main(void *arg)
 {
     sweep_server *s = arg;
+    /* The caller's check found the priority allowed; a loop that still
+     * cannot have it runs at normal priority rather than not at all. */
+    if (sweep__thread_realtime(s->opt.realtime) != 0)
+        sweep__log(SWEEP_LOG_WARN, "realtime_refused", "thread=%u priority=%u", s->thread, s->opt.realtime);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     return NULL;
 }

@@ -164,6 +164,12 @@ $(BUILD)/tests/server/test_worlds: $(BUILD)/tests/server/test_worlds.o $(TEST_CM
 		| $(BIN)/sweep-mapgen
 	@mkdir -p $(@D)
 	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) $(TEST_CMOCKA) $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
+# Real-time loops (tests/server/test_realtime.c): libsweep opens a world at
+# run time.
+$(BUILD)/tests/server/test_realtime: $(BUILD)/tests/server/test_realtime.o $(TEST_CMOCKA_OBJ) $$(CLIENT_LIB) \
+		$$(TEST_LIBS_server)
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(TEST_LIBS_server) $(TEST_CMOCKA) $(TEST_LDLIBS_server) $(SWEEP_LDLIBS) -o $@
 ifeq ($(FAULTS),)
 $(BUILD)/tests/server/test_faults: | faults-sweepd
 .PHONY: faults-sweepd

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,20 @@ sweep__record_writer *sweep__record_writer_start(size_t max_queued)
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->room, NULL);
-    if (pthread_create(&w->thread, NULL, run, w) != 0) {
+    /* At normal priority whatever the thread that starts it runs at: a
+     * world opened at run time starts its writer from an event-loop
+     * thread, which --realtime runs at a real-time priority the disk's
+     * work must not take. */
+    pthread_attr_t attr;
+    struct sched_param normal = {.sched_priority = 0};
+    int ok = pthread_attr_init(&attr) == 0;
+    if (ok) {
+        ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
+             pthread_attr_setschedpolicy(&attr, SCHED_OTHER) == 0 &&
+             pthread_attr_setschedparam(&attr, &normal) == 0 && pthread_create(&w->thread, &attr, run, w) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!ok) {
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->work);
         pthread_cond_destroy(&w->room);

@@ -55,6 +55,11 @@ static void test_defaults_and_cli(void **state)
     sweep_server_options_default(&o);
     assert_string_equal(o.host, "127.0.0.1");
     assert_int_equal(o.port, 7878);
+    assert_int_equal(o.realtime, 0); /* normal priority unless asked */
+    const char *rt[] = {"sweepd", "--realtime", "99"};
+    assert_int_equal(parse(&o, err, sizeof err, 3, rt), SWEEP_OPTIONS_OK);
+    assert_int_equal(o.realtime, 99);
+    sweep_server_options_default(&o);
     assert_int_equal(sweep_server_options_check(&o, err, sizeof err), SWEEP_OPTIONS_ERROR);
     assert_non_null(strstr(err, "--map"));
 
@@ -199,6 +204,7 @@ static void test_bad_options(void **state)
         {"--max-world-triangles", "-1", "max-world-triangles"},
         {"--record-name", "../up", "record-name"}, {"--record-name", ".hidden", "record-name"},
         {"--seed", "-1", "seed"}, {"--seed", "18446744073709551616", "seed"}, {"--seed", "7x", "seed"},
+        {"--realtime", "100", "realtime"}, {"--realtime", "-1", "realtime"}, {"--realtime", "high", "realtime"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"sweepd", bad[i].a, bad[i].b};
