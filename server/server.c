@@ -334,8 +334,7 @@ int sweep_server_run(sweep_server *s)
         rc = 1;
     }
     /* The other loops' threads took their priority themselves. */
-    if (sweep__thread_realtime(s->opt.realtime) != 0)
-        sweep__log(SWEEP_LOG_WARN, "realtime_refused", "thread=0 priority=%u", s->opt.realtime);
+    sweep__loop_realtime(s);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     sweep__group_join_threads(g, started);
     sweep__metrics_snapshot *all = sweep__calloc(g->count + 1, sizeof *all);

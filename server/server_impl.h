@@ -711,12 +711,12 @@ void sweep__group_figures(sweep_server *s, sweep__metrics_snapshot *out);
 void sweep__server_publish(sweep_server *s);
 /* Starts threads 1..count-1 on their servers' loops: how many run,
  * counting the caller's (count when all started). */
-/* --realtime: the calling thread to SCHED_FIFO at prio (0: nothing); 0, or
- * the error number. */
-int sweep__thread_realtime(uint32_t prio);
 /* Whether the event loops may run at prio: 0, or -1 with err saying why
  * not. Leaves the calling thread at normal priority. */
 int sweep__realtime_check(uint32_t prio, char *err, size_t errlen);
+/* --realtime: the calling thread, which runs s's loop, to its priority;
+ * a warning if it may not. */
+void sweep__loop_realtime(const sweep_server *s);
 int sweep__group_run_threads(sweep__group *g);
 void sweep__group_join_threads(sweep__group *g, unsigned started);
 

@@ -399,7 +399,9 @@ void sweep__group_figures(sweep_server *s, sweep__metrics_snapshot *out)
 
 /* --- Running ------------------------------------------------------------ */
 
-int sweep__thread_realtime(uint32_t prio)
+/* The calling thread to SCHED_FIFO at prio (0: nothing); 0, or the error
+ * number. */
+static int thread_realtime(uint32_t prio)
 {
     if (prio == 0)
         return 0;
@@ -411,7 +413,7 @@ int sweep__realtime_check(uint32_t prio, char *err, size_t errlen)
 {
     if (prio == 0)
         return 0;
-    int e = sweep__thread_realtime(prio);
+    int e = thread_realtime(prio);
     if (e != 0) {
         snprintf(err, errlen,
                  "--realtime %u: the event loops cannot run at real-time priority: %s (it needs CAP_SYS_NICE, or an "
@@ -426,13 +428,18 @@ int sweep__realtime_check(uint32_t prio, char *err, size_t errlen)
     return 0;
 }
 
+void sweep__loop_realtime(const sweep_server *s)
+{
+    /* sweep__realtime_check found the priority allowed; a loop that still
+     * cannot have it runs at normal priority rather than not at all. */
+    if (thread_realtime(s->opt.realtime) != 0)
+        sweep__log(SWEEP_LOG_WARN, "realtime_refused", "thread=%u priority=%u", s->thread, s->opt.realtime);
+}
+
 static void *thread_main(void *arg)
 {
     sweep_server *s = arg;
-    /* The caller's check found the priority allowed; a loop that still
-     * cannot have it runs at normal priority rather than not at all. */
-    if (sweep__thread_realtime(s->opt.realtime) != 0)
-        sweep__log(SWEEP_LOG_WARN, "realtime_refused", "thread=%u priority=%u", s->thread, s->opt.realtime);
+    sweep__loop_realtime(s);
     uv_run(&s->loop, UV_RUN_DEFAULT);
     return NULL;
 }
