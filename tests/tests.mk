@@ -16,6 +16,8 @@ TESTS += tests/core/cross_build.sh
 TESTS += tests/core/cross_build_queries.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
+# sweepd(8) against sweepd --help and the log format version it writes.
+TESTS += tests/server/test_manual.sh
 # The performance targets' judge, on made-up benchmark lines.
 TESTS += tests/bench/test_targets.sh
 # The side-by-side runs of two builds (tests/bench/ab.sh), on stand-ins.
