@@ -39,9 +39,12 @@ static const sweep_vec3 WAYS_OUT[6] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0,
  * of a face and once fronts only; a back and a front at the same distance
  * (a face and its twin) count as a front. A closed mover facing in (a
  * cabin) is a room around q: its faces are fronts. *ob names the solid: a
- * mover when five of the backs met are its own, else the level, by the
- * first back face met (upwards when that one is). 0 if q is not inside,
- * -1 with *st if the queries refuse q.
+ * mover when five of the backs met are its own (another mover's face may
+ * be met first on one way, as a lift's floor above a closed bin is), else
+ * the level, by the first back face of it met (upwards when that one is),
+ * else (backs of movers alone, none five of one) the mover met most,
+ * first met on a tie. 0 if q is not inside, -1 with *st if the queries
+ * refuse q.
  */
 static int behind_faces(const sweep__world *w, sweep_vec3 q, sweep__obstacle *ob, sweep_status *st)
 {
@@ -49,8 +52,8 @@ static int behind_faces(const sweep__world *w, sweep_vec3 q, sweep__obstacle *ob
     sweep_query_filter both = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_BACK_FACES, NULL, 0};
     sweep_query_filter fronts = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS, NULL, 0};
     double reach = 2.5 * w->level.config.max_coordinate;
-    int backs = 0, mine = 0;
-    uint32_t mover = SWEEP_NO_MOVER, triangle = SWEEP_NO_TRIANGLE;
+    int backs = 0, movers = 0, met[6] = {0};
+    uint32_t mover[6], triangle = SWEEP_NO_TRIANGLE;
     for (int k = 0; k < 6; k++) {
         if (k - backs >= 2)
             return 0; /* two ways not behind a face: not inside */
@@ -66,22 +69,31 @@ static int behind_faces(const sweep__world *w, sweep_vec3 q, sweep__obstacle *ob
         if (front.kind != SWEEP_HIT_NONE && !(any.fraction < front.fraction))
             continue; /* a front first */
         backs++;
-        if (any.kind == SWEEP_HIT_MOVER && mover == SWEEP_NO_MOVER)
-            mover = any.mover;
-        mine += any.kind == SWEEP_HIT_MOVER && any.mover == mover;
+        if (any.kind == SWEEP_HIT_MOVER) {
+            int m = 0;
+            while (m < movers && mover[m] != any.mover)
+                m++;
+            if (m == movers)
+                mover[movers++] = any.mover;
+            met[m]++;
+        }
         if (any.kind == SWEEP_HIT_LEVEL && triangle == SWEEP_NO_TRIANGLE)
             triangle = any.triangle;
     }
     if (backs < 5)
         return 0;
+    int most = 0;
+    for (int m = 1; m < movers; m++)
+        if (met[m] > met[most])
+            most = m;
     memset(ob, 0, sizeof *ob);
     ob->inside = 1;
-    if (mine >= 5) {
+    if (movers > 0 && (met[most] >= 5 || triangle == SWEEP_NO_TRIANGLE)) {
         ob->kind = SWEEP__OBSTACLE_MOVER;
-        ob->mover = mover;
+        ob->mover = mover[most];
     } else {
         ob->kind = SWEEP__OBSTACLE_LEVEL;
-        ob->triangle = triangle == SWEEP_NO_TRIANGLE ? 0u : triangle;
+        ob->triangle = triangle;
     }
     return 1;
 }

@@ -9,9 +9,10 @@
  *
  * The level is built here and written to a temporary map: a floor, a
  * 3 m pillar and a 2.2 m block standing on it (no bottom faces), a closed
- * crate mover and a cabin mover (its faces inward) that stay where they
- * start until commanded. Last, no place a walker reaches on the sample
- * arena is said to be inside a solid.
+ * crate mover, a cabin mover (its faces inward) and a bin mover (a crate
+ * without a top) under a lift's platform, all staying where they start
+ * until commanded. Last, no place a walker reaches on the sample arena is
+ * said to be inside a solid.
  */
 #include "core/walker.h"
 #include "maps/level.h"
@@ -22,15 +23,16 @@
 #define BLOCK_X -5.0 /* x in [-6, -4], y in [-1, 1], z in [0, 2.2] */
 #define CRATE_Y 8.0  /* the crate: x in [-1.5, 1.5], y in [6.5, 9.5], z in [0, 3] */
 #define CABIN_Y -8.0 /* the cabin: the same size around y = -8 */
+#define BIN_Y 16.0   /* the bin: the same size around y = 16, 1 cm up, no top; the lift's platform above it */
 
 /* Spawn points, numbered as on the wire. */
-enum { IN_PILLAR = 1, IN_CRATE = 2, IN_CABIN = 3, OPEN = 4 };
+enum { IN_PILLAR = 1, IN_CRATE = 2, IN_CABIN = 3, OPEN = 4, IN_BIN = 5 };
 
 static char DIR_[64], MAP[128];
 
 /* A closed box of mover triangles, its faces outward, or inward (a room
- * seen from inside). */
-static void mover_box(sweep_level_mover *m, sweep_vec3 lo, sweep_vec3 hi, int inward)
+ * seen from inside); open_top leaves its top out. */
+static void mover_box(sweep_level_mover *m, sweep_vec3 lo, sweep_vec3 hi, int inward, int open_top)
 {
     static const uint32_t tri[12][3] = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}, {0, 1, 5}, {0, 5, 4},
                                         {2, 6, 7}, {2, 7, 3}, {0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5}};
@@ -38,13 +40,14 @@ static void mover_box(sweep_level_mover *m, sweep_vec3 lo, sweep_vec3 hi, int in
         assert_int_equal(sweep_level_mover_add_vertex(
                              m, sweep_v3(i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 4 ? hi.z : lo.z), NULL),
                          SWEEP_OK);
-    for (int t = 0; t < 12; t++)
+    for (int t = open_top ? 4 : 0; t < 12; t++)
         assert_int_equal(
             sweep_level_mover_add_triangle(m, tri[t][0], tri[t][inward ? 2 : 1], tri[t][inward ? 1 : 2], 1), SWEEP_OK);
 }
 
-/* A mover that stays at `at` until a command moves it. */
-static void still_mover(sweep_level *lv, uint32_t id, const char *name, sweep_vec3 at, int inward)
+/* A mover that stays at `at` until a command moves it: a 3 m box, or
+ * (shape 2) a 4 m square platform facing up. */
+static void still_mover(sweep_level *lv, uint32_t id, const char *name, sweep_vec3 at, int shape)
 {
     uint32_t i;
     assert_int_equal(sweep_level_add_mover(lv, id, name, &i), SWEEP_OK);
@@ -52,7 +55,16 @@ static void still_mover(sweep_level *lv, uint32_t id, const char *name, sweep_ve
     m->mode = SWEEP_MOVER_ONCE;
     m->trigger = SWEEP_TRIGGER_COMMAND;
     m->blocked = SWEEP_BLOCKED_STOP;
-    mover_box(m, sweep_v3(-1.5, -1.5, 0), sweep_v3(1.5, 1.5, 3), inward);
+    if (shape == 2) {
+        for (int k = 0; k < 4; k++)
+            assert_int_equal(
+                sweep_level_mover_add_vertex(m, sweep_v3(k == 1 || k == 2 ? 2 : -2, k >= 2 ? 2 : -2, 0), NULL),
+                SWEEP_OK);
+        assert_int_equal(sweep_level_mover_add_triangle(m, 0, 1, 2, 1), SWEEP_OK);
+        assert_int_equal(sweep_level_mover_add_triangle(m, 0, 2, 3, 1), SWEEP_OK);
+    } else {
+        mover_box(m, sweep_v3(-1.5, -1.5, 0), sweep_v3(1.5, 1.5, 3), shape == 1, shape == 3);
+    }
     assert_int_equal(sweep_level_mover_add_keyframe(m, 0, at, sweep_quat_identity()), SWEEP_OK);
     assert_int_equal(sweep_level_mover_add_keyframe(m, 1, sweep_v3_add(at, sweep_v3(0, 0, 4)), sweep_quat_identity()),
                      SWEEP_OK);
@@ -78,10 +90,13 @@ static int setup(void **state)
                      SWEEP_OK);
     still_mover(&lv, 1, "crate", sweep_v3(0, CRATE_Y, 0), 0);
     still_mover(&lv, 2, "cabin", sweep_v3(0, CABIN_Y, 0), 1);
+    still_mover(&lv, 3, "bin", sweep_v3(0, BIN_Y, 0.01), 3);
+    still_mover(&lv, 4, "lift", sweep_v3(0, BIN_Y, 4), 2);
     assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(PILLAR_X, 0, 1.2)), SWEEP_OK);
     assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, CRATE_Y, 1.5)), SWEEP_OK);
     assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, CABIN_Y, 1.5)), SWEEP_OK);
     assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(10, 10, 1)), SWEEP_OK);
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, BIN_Y, 1.5)), SWEEP_OK);
     char err[256] = "";
     sweep_status st = sweep_map_write(MAP, &lv, NULL, NULL, err, sizeof err);
     sweep_level_free(&lv);
@@ -140,6 +155,15 @@ static void spawn_points_inside_solids_are_refused_by_name(void **state)
     expect_in(text, "spawn point 2 at (0, 8, 1.5) lies in the inside of mover 1 \"crate\" (behind all its faces)");
     assert_null(strstr(text, "occupied"));
 
+    /* Inside the bin: its own faces are five of the six backs met, the
+     * lift's platform above its open top the sixth, and met first. */
+    m = wf_spawn_msg(5);
+    m.as.spawn.spawn_point = IN_BIN;
+    wf_clear(s.r);
+    wf_request(s.w, &s.o, s.r, &m);
+    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 5);
+    expect_in(text, "spawn point 5 at (0, 16, 1.5) lies in the inside of mover 3 \"bin\" (behind all its faces)");
+
     /* Inside the cabin, whose faces look in: a room. */
     sweep_msg_spawned sp = wf_spawn_point(s.w, &s.o, s.r, 3, IN_CABIN);
     assert_true(sp.position.x == 0 && sp.position.y == CABIN_Y && sp.position.z == 1.5);
@@ -160,6 +184,7 @@ static void spawn_points_inside_solids_are_refused_by_name(void **state)
             sweep_vec3 at = out->as.spawned.position;
             assert_false(at.x == PILLAR_X && at.y == 0);
             assert_false(at.x == 0 && at.y == CRATE_Y);
+            assert_false(at.x == 0 && at.y == BIN_Y);
         }
     }
     sweep__owner_release(&player, NULL);
