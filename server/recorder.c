@@ -343,7 +343,7 @@ int sweep__record_world_start(sweep__served *w, char *err, size_t errlen)
     w->rec->hard_max = (size_t)sweep_record_frame_bound(&h);
     w->rec->writer = sweep__record_writer_start(SWEEP__RECORD_QUEUE_MAX);
     if (!w->rec->writer) {
-        snprintf(err, errlen, "--record: cannot start the writer thread");
+        snprintf(err, errlen, "--record: cannot start the writer thread: %s", strerror(errno));
         sweep__record_world_stop(w, "failed");
         return -1;
     }

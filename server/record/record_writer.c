@@ -144,30 +144,43 @@ static void *run(void *arg)
 sweep__record_writer *sweep__record_writer_start(size_t max_queued)
 {
     sweep__record_writer *w = sweep__calloc(1, sizeof *w);
-    if (!w)
+    if (!w) {
+        errno = ENOMEM;
         return NULL;
+    }
     w->max_queued = max_queued;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->room, NULL);
-    /* At normal priority whatever the thread that starts it runs at: a
-     * world opened at run time starts its writer from an event-loop
-     * thread, which --realtime runs at a real-time priority the disk's
-     * work must not take. */
-    pthread_attr_t attr;
-    struct sched_param normal = {.sched_priority = 0};
-    int ok = pthread_attr_init(&attr) == 0;
-    if (ok) {
-        ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
-             pthread_attr_setschedpolicy(&attr, SCHED_OTHER) == 0 &&
-             pthread_attr_setschedparam(&attr, &normal) == 0 && pthread_create(&w->thread, &attr, run, w) == 0;
-        pthread_attr_destroy(&attr);
+    /* At normal priority when the thread that starts it runs at a
+     * real-time one: a world opened at run time starts its writer from an
+     * event-loop thread, which --realtime runs at a priority the disk's
+     * work must not take. Otherwise the writer inherits the starter's
+     * scheduling: asking for SCHED_OTHER explicitly from a process run at
+     * SCHED_IDLE or SCHED_BATCH is a change the kernel refuses without
+     * CAP_SYS_NICE, and the writer did not start. */
+    int policy = SCHED_OTHER, rc;
+    struct sched_param now;
+    if (pthread_getschedparam(pthread_self(), &policy, &now) == 0 && (policy == SCHED_FIFO || policy == SCHED_RR)) {
+        pthread_attr_t attr;
+        struct sched_param normal = {.sched_priority = 0};
+        rc = pthread_attr_init(&attr);
+        if (rc == 0) {
+            if ((rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) == 0 &&
+                (rc = pthread_attr_setschedpolicy(&attr, SCHED_OTHER)) == 0 &&
+                (rc = pthread_attr_setschedparam(&attr, &normal)) == 0)
+                rc = pthread_create(&w->thread, &attr, run, w);
+            pthread_attr_destroy(&attr);
+        }
+    } else {
+        rc = pthread_create(&w->thread, NULL, run, w);
     }
-    if (!ok) {
+    if (rc != 0) {
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->work);
         pthread_cond_destroy(&w->room);
         free(w);
+        errno = rc;
         return NULL;
     }
     return w;

@@ -11,7 +11,7 @@
 typedef struct sweep__record_writer sweep__record_writer;
 
 /* Starts the thread; the queue holds at most max_queued bytes before
- * sweep__record_writer_put waits. NULL if it cannot start. */
+ * sweep__record_writer_put waits. NULL with errno if it cannot start. */
 sweep__record_writer *sweep__record_writer_start(size_t max_queued);
 
 /* Queues a frame for fd: *buf[0..len) with its first 8 bytes left for the

@@ -4,7 +4,9 @@
  * thread (a recording's writer, even one a real-time loop started for a
  * world opened at run time) at normal priority; and a priority the
  * process may not have stops the start, named, before anything listens.
- * Threads' policies are read from /proc/PID/task/TID/stat (proc(5):
+ * Without --realtime a recording's writer keeps the policy sweepd was
+ * started with: at SCHED_IDLE, without the right to change it, sweepd
+ * still records. Threads' policies are read from /proc/PID/task/TID/stat (proc(5):
  * rt_priority and policy are its 40th and 41st fields).
  */
 #include <sched.h>
@@ -154,11 +156,37 @@ static void a_priority_it_may_not_have_stops_the_start(void **state)
     free(out);
 }
 
+/* sweepd started at SCHED_IDLE by a process without CAP_SYS_NICE (a batch
+ * job's, a test machine's background run): its recording's writer starts
+ * at the policy it inherits. Asking for SCHED_OTHER there, as a writer
+ * started from a real-time loop must, is refused by the kernel, and sweepd
+ * did not start. Run for a second and a half, then SIGTERM (exit 0). */
+static void a_recording_starts_at_the_policy_sweepd_inherits(void **state)
+{
+    (void)state;
+    fx_server fx;
+    fx_paths(&fx);
+    char dir[] = "/tmp/sweep-idle-record-XXXXXX", cmd[2600];
+    assert_non_null(mkdtemp(dir));
+    const char *drop = geteuid() == 0 ? "/usr/bin/setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice " : "";
+    snprintf(cmd, sizeof cmd,
+             "timeout --preserve-status -s TERM 1.5 chrt -i 0 %s'%s' --map '%s' --listen 127.0.0.1:0 --record '%s'",
+             drop, fx.bin, fx.arena, dir);
+    char *out = NULL;
+    int rc = fx_run(cmd, &out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    if (rc != 0 || !out || !strstr(out, "sweepd ready") || !strstr(out, "event=record_open"))
+        fail_msg("exit %d, output: %s", rc, out ? out : "(none)");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loops_run_at_the_priority_and_the_writers_do_not),
         cmocka_unit_test(a_priority_it_may_not_have_stops_the_start),
+        cmocka_unit_test(a_recording_starts_at_the_policy_sweepd_inherits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
