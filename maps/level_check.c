@@ -233,7 +233,9 @@ static sweep_vec3 posed(sweep_mover_pose pose, sweep_vec3 v)
  * mover and is carried about inside it. Inside when a ray from p crosses
  * the posed mover an odd number of times and the first face it meets
  * looks away from p: a closed mover facing inward (a cabin) around p is
- * a room. */
+ * a room. The ray runs twice the diagonal of the posed mover's box, which
+ * holds p: past every face of it, however large the mover is beside the
+ * static level. */
 static int inside_a_mover(const checker *c, sweep_vec3 p, uint32_t *mover)
 {
     const sweep_level *lv = c->lv;
@@ -249,7 +251,7 @@ static int inside_a_mover(const checker *c, sweep_vec3 p, uint32_t *mover)
         }
         if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y || p.z < lo.z || p.z > hi.z)
             continue;
-        sweep_vec3 to = sweep_v3_madd(p, dir, 4.0 * c->size);
+        sweep_vec3 to = sweep_v3_madd(p, dir, 2.0 * sweep_v3_len(sweep_v3_sub(hi, lo)));
         uint32_t crossings = 0;
         double nearest = INFINITY;
         int away = 0;

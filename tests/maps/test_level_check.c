@@ -266,6 +266,14 @@ static void spawns_in_and_at_movers(void **state)
     lv.spawns[0] = sweep_v3(-4, -4, 1.5);
     assert_int_equal(check(&lv).n, 0);
     sweep_level_free(&lv);
+
+    /* A mover far larger than the static level (a ship's hull round the
+     * whole of it): the ray out of the spawn point reaches its faces. */
+    base(&lv);
+    add_box_mover(&lv, "hull", sweep_v3(100, 100, 0.0), 200.0, 0, sweep_v3(0, 0, -100), sweep_v3(0, 0, -99));
+    found_one(&lv, SWEEP_CHECK_SPAWN_INSIDE, lv.spawns[0], 0.0,
+              "spawn point 1 at (0, 0, 0.95) is inside mover 1 'hull' where it starts, behind all its faces");
+    sweep_level_free(&lv);
 }
 
 /* A platform going down through the floor crosses it; a door sliding
