@@ -35,8 +35,10 @@ static const sweep_vec3 WAYS_OUT[6] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0,
  * mover where it is now: no way out of q along the six axes is open, and
  * five or six of them meet the back of a face before any front (five: a
  * solid standing on a floor, whose face up into it is the floor's). The
- * ways are cast to beyond the world limit twice, once meeting both sides
- * of a face and once fronts only; a back and a front at the same distance
+ * ways are cast twice, once meeting both sides of a face and once fronts
+ * only, 4 times the world limit far: a mover's vertex and its position
+ * each lie within the limit on every axis, so a rotated one reaches
+ * 1 + sqrt(3) times it at most, and q lies within it too; a back and a front at the same distance
  * (a face and its twin) count as a front. A closed mover facing in (a
  * cabin) is a room around q: its faces are fronts. *ob names the solid: a
  * mover when five of the backs met are its own (another mover's face may
@@ -51,7 +53,7 @@ static int behind_faces(const sweep__world *w, sweep_vec3 q, sweep__obstacle *ob
     sweep_query_space space = {w->world, w->movers, NULL, {0, 0.0}};
     sweep_query_filter both = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS | SWEEP_QUERY_BACK_FACES, NULL, 0};
     sweep_query_filter fronts = {SWEEP_QUERY_LEVEL | SWEEP_QUERY_MOVERS, NULL, 0};
-    double reach = 2.5 * w->level.config.max_coordinate;
+    double reach = 4.0 * w->level.config.max_coordinate;
     int backs = 0, movers = 0, met[6] = {0};
     uint32_t mover[6], triangle = SWEEP_NO_TRIANGLE;
     for (int k = 0; k < 6; k++) {
