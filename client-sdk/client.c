@@ -702,6 +702,7 @@ static void free_client(sweep_client *c)
     free(c->dec.entity_states);
     free(c->dec.query_answers);
     free(c->dec.query_hits);
+    free(c->dec.worlds);
     free(c->batch);
     free(c->seen);
     sweep__rx_batch_destroy(c->rx_batch);

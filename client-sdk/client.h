@@ -332,6 +332,10 @@ uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns);
 /* Round trip; *rtt_ns is the time from send to Pong on this machine's monotonic clock. */
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err);
 
+/* The server's counters and its open worlds. out->worlds (the first
+ * 1,024 worlds; out->worlds_open counts them all) and their names point
+ * into memory the client owns, valid until the next call that receives
+ * on this client or sweep_client_close. */
 sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err);
 
 /* --- movers ------------------------------------------------------------------ */

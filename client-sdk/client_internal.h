@@ -81,6 +81,11 @@ enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
  * game has in flight. */
 #define SWEEP__MOVES_TIMED 128u
 
+/* Stats.worlds read at most (Stats.worlds_open counts them all): room is
+ * made the first time stats are asked, so a client that never asks (each
+ * of thousands of bots) pays nothing for it. */
+#define SWEEP__STATS_WORLDS 1024u
+
 /* EntityCommands remembered for placing their answers' pieces: a blocking
  * call has one in flight, a game server a few per frame. */
 #define SWEEP__COMMANDS 64u

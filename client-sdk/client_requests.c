@@ -227,6 +227,12 @@ sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out
 {
     if (c == NULL)
         return sweep__client_fail(err, SWEEP_CLIENT_E_ARG, "NULL client");
+    if (c->dec.worlds == NULL) {
+        c->dec.worlds = calloc(SWEEP__STATS_WORLDS, sizeof *c->dec.worlds);
+        if (c->dec.worlds == NULL)
+            return sweep__client_fail(err, SWEEP_CLIENT_E_NOMEM, "no memory for the stats' worlds");
+        c->dec.worlds_cap = SWEEP__STATS_WORLDS;
+    }
     sweep_message m = {.kind = SWEEP_MSG_GET_STATS};
     sweep_client_event ev;
     sweep_client_status s = ask(c, &m, SWEEP_CLIENT_EV_STATS, &ev, err);

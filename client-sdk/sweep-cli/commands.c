@@ -189,6 +189,37 @@ static void print_error_counts(const options *o, const uint64_t *v, uint32_t n)
     printf(o->json ? "}" : any ? "" : "none");
 }
 
+/* A string of the message as sweep__cli_print_str prints it. */
+static void print_wire_str(const options *o, sweep_str s)
+{
+    char text[1024];
+    uint32_t n = s.ptr ? (s.len < sizeof text ? s.len : (uint32_t)sizeof text - 1) : 0;
+    if (n)
+        memcpy(text, s.ptr, n);
+    text[n] = '\0';
+    sweep__cli_print_str(o, text);
+}
+
+/* Stats.worlds: in JSON a "worlds" array after "worlds_open"; as text a
+ * line a world after the counters' line. */
+static void print_worlds(const options *o, const sweep_msg_stats *st)
+{
+    printf(o->json ? ",\"worlds_open\":%" PRIu32 ",\"worlds\":[" : "", st->worlds_open);
+    for (uint32_t i = 0; i < st->worlds_count; i++) {
+        const sweep_wire_world_info *w = &st->worlds[i];
+        printf(o->json ? "%s{\"world\":%" PRIu32 ",\"name\":" : "%sworld=%" PRIu32 " name=", o->json && i ? "," : "",
+               w->world);
+        print_wire_str(o, w->name);
+        printf(o->json ? ",\"map\":" : " map=");
+        print_wire_str(o, w->map);
+        printf(o->json ? ",\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"triangles\":%" PRIu32
+                         ",\"tick\":%" PRIu64 "}"
+                       : " sessions=%" PRIu32 " entities=%" PRIu32 " triangles=%" PRIu32 " tick=%" PRIu64 "\n",
+               w->sessions, w->entities, w->triangles, w->tick);
+    }
+    printf(o->json ? "]}\n" : "");
+}
+
 void sweep__cli_print_stats(const options *o, const sweep_msg_stats *st)
 {
     printf(o->json ? "{\"sessions\":%" PRIu32 ",\"entities\":%" PRIu32 ",\"moves_total\":%" PRIu64
@@ -206,12 +237,13 @@ void sweep__cli_print_stats(const options *o, const sweep_msg_stats *st)
     print_error_counts(o, st->errors_by_code, st->errors_by_code_count);
     printf(o->json ? ",\"tcp_bytes_in\":%" PRIu64 ",\"tcp_bytes_out\":%" PRIu64 ",\"udp_bytes_in\":%" PRIu64
                      ",\"udp_bytes_out\":%" PRIu64 ",\"udp_dropped\":%" PRIu64 ",\"ticks_total\":%" PRIu64
-                     ",\"tick_ns_total\":%" PRIu64 ",\"move_ns_total\":%" PRIu64 "}\n"
+                     ",\"tick_ns_total\":%" PRIu64 ",\"move_ns_total\":%" PRIu64
                    : " tcp_bytes_in=%" PRIu64 " tcp_bytes_out=%" PRIu64 " udp_bytes_in=%" PRIu64
                      " udp_bytes_out=%" PRIu64 " udp_dropped=%" PRIu64 " ticks_total=%" PRIu64
-                     " tick_ns_total=%" PRIu64 " move_ns_total=%" PRIu64 "\n",
+                     " tick_ns_total=%" PRIu64 " move_ns_total=%" PRIu64 " worlds_open=%" PRIu32 "\n",
            st->tcp_bytes_in, st->tcp_bytes_out, st->udp_bytes_in, st->udp_bytes_out, st->udp_dropped,
-           st->ticks_total, st->tick_ns_total, st->move_ns_total);
+           st->ticks_total, st->tick_ns_total, st->move_ns_total, st->worlds_open);
+    print_worlds(o, st);
 }
 
 /* `sweep token`: mints a token with the secret of --secret-file. */

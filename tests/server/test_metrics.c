@@ -526,7 +526,8 @@ static void test_other_paths_are_not_found(void **state)
     free(a.body);
 }
 
-/* `sweep stats` prints the new counters, as text and as JSON. */
+/* `sweep stats` prints the new counters and the open worlds, as text and
+ * as JSON. */
 static void test_sweep_stats_prints_them(void **state)
 {
     (void)state;
@@ -549,14 +550,20 @@ static void test_sweep_stats_prints_them(void **state)
             assert_non_null(strstr(out, "\"UnknownEntity\":1,"));
             assert_non_null(strstr(out, "\"udp_dropped\":1,"));
             assert_non_null(strstr(out, "\"move_ns_total\":"));
-            assert_null(strstr(out, "\"move_ns_total\":0}"));
+            assert_null(strstr(out, "\"move_ns_total\":0,"));
+            assert_non_null(strstr(out, "\"worlds_open\":"));
+            assert_non_null(strstr(out, "\"worlds\":[{\"world\":1,\"name\":\""));
+            assert_non_null(strstr(out, ",\"triangles\":"));
         } else {
             assert_non_null(strstr(out, " errors_by_code=UnknownEntity:1,BadDt:3 ")); /* in code order */
             assert_non_null(strstr(out, " udp_dropped=1 "));
             assert_non_null(strstr(out, " tcp_bytes_in="));
             assert_null(strstr(out, " tcp_bytes_in=0 "));
             assert_non_null(strstr(out, " ticks_total="));
-            assert_null(strstr(out, " move_ns_total=0\n"));
+            assert_null(strstr(out, " move_ns_total=0 "));
+            assert_non_null(strstr(out, " worlds_open="));
+            assert_non_null(strstr(out, "\nworld=1 name="));
+            assert_non_null(strstr(out, " triangles="));
         }
     }
 }
