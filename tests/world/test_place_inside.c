@@ -134,35 +134,32 @@ static void expect_in(const char *text, const char *want)
         fail_msg("'%s' does not say '%s'", text, want);
 }
 
+/* The server role's Spawn (sequence seq) at spawn point `point`: the
+ * words of its refusal. */
+static const char *refused_at(wf_one *s, uint32_t seq, uint32_t point)
+{
+    sweep_message m = wf_spawn_msg(seq);
+    m.as.spawn.spawn_point = point;
+    wf_clear(s->r);
+    wf_request(s->w, &s->o, s->r, &m);
+    return wf_error(s->r, SWEEP_WIRE_SPAWN_REFUSED, seq);
+}
+
 static void spawn_points_inside_solids_are_refused_by_name(void **state)
 {
     (void)state;
     wf_one s;
     open_solids(&s);
-    sweep_message m = wf_spawn_msg(1);
-    m.as.spawn.spawn_point = IN_PILLAR;
-    wf_clear(s.r);
-    wf_request(s.w, &s.o, s.r, &m);
-    const char *text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 1);
-    expect_in(text, "spawn point 1 is inside the level's geometry at (5, 0, 1.2) (behind all the faces of a solid, "
-                    "triangle ");
-
-    m = wf_spawn_msg(2);
-    m.as.spawn.spawn_point = IN_CRATE;
-    wf_clear(s.r);
-    wf_request(s.w, &s.o, s.r, &m);
-    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 2);
+    expect_in(refused_at(&s, 1, IN_PILLAR),
+              "spawn point 1 is inside the level's geometry at (5, 0, 1.2) (behind all the faces of a solid, "
+              "triangle ");
+    const char *text = refused_at(&s, 2, IN_CRATE);
     expect_in(text, "spawn point 2 at (0, 8, 1.5) lies in the inside of mover 1 \"crate\" (behind all its faces)");
     assert_null(strstr(text, "occupied"));
-
     /* Inside the bin: its own faces are five of the six backs met, the
      * lift's platform above its open top the sixth, and met first. */
-    m = wf_spawn_msg(5);
-    m.as.spawn.spawn_point = IN_BIN;
-    wf_clear(s.r);
-    wf_request(s.w, &s.o, s.r, &m);
-    text = wf_error(s.r, SWEEP_WIRE_SPAWN_REFUSED, 5);
-    expect_in(text, "spawn point 5 at (0, 16, 1.5) lies in the inside of mover 3 \"bin\" (behind all its faces)");
+    expect_in(refused_at(&s, 5, IN_BIN),
+              "spawn point 5 at (0, 16, 1.5) lies in the inside of mover 3 \"bin\" (behind all its faces)");
 
     /* Inside the cabin, whose faces look in: a room. */
     sweep_msg_spawned sp = wf_spawn_point(s.w, &s.o, s.r, 3, IN_CABIN);
