@@ -435,12 +435,16 @@ static sweep_client_status send_failed(sweep_client *c, sweep__net_kind kind, in
     if (kind != SWEEP__NET_AGAIN)
         return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "send: %s", NET_TEXT(sys));
     /* No room (or a signal): read meanwhile, so a server blocked
-     * writing to us can go on. */
+     * writing to us can go on. The deadline holds whether or not the
+     * server keeps sending: one that writes and never reads would
+     * otherwise keep the send going for ever. */
     int t = sweep__client_ms_left(deadline_ns), revents;
+    if (t == 0)
+        return sweep__client_fatal(c, err, SWEEP_CLIENT_E_TIMEOUT, "timed out writing to the server");
     int r = sweep__sock_wait(c->fd, SWEEP__WAIT_OUT | SWEEP__WAIT_IN, t, &revents, &sys);
     if (r < 0)
         return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "poll: %s", NET_TEXT(sys));
-    if (r == 0 && t == 0)
+    if (r == 0 && sweep__client_ms_left(deadline_ns) == 0)
         return sweep__client_fatal(c, err, SWEEP_CLIENT_E_TIMEOUT, "timed out writing to the server");
     if (r > 0 && (revents & (SWEEP__WAIT_IN | SWEEP__WAIT_ERR)))
         return sweep__client_read_some(c, err);
@@ -662,9 +666,13 @@ sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_mess
             }
         }
         uint64_t now = sweep_client_now_ns();
-        if (now >= deadline)
-            return sweep__client_fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what,
-                                      seq, c->timeout_ms);
+        if (now >= deadline) {
+            s = sweep__client_fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what,
+                                   seq, c->timeout_ms);
+            if (err)
+                err->sequence = seq; /* the request given up on (client.h) */
+            return s;
+        }
         if ((s = sweep__client_wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
             return s;
     }

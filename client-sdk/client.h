@@ -333,9 +333,9 @@ uint64_t sweep_client_next_tick_ns(const sweep_client *c, uint64_t after_ns);
 sweep_client_status sweep_client_ping(sweep_client *c, uint64_t *rtt_ns, sweep_client_error *err);
 
 /* The server's counters and its open worlds. out->worlds (the first
- * 1,024 worlds; out->worlds_open counts them all) and their names point
- * into memory the client owns, valid until the next call that receives
- * on this client or sweep_client_close. */
+ * 1,024 worlds; out->worlds_open counts them all) and their names live
+ * as a WorldState's movers do (sweep_client_watch_world): until the next
+ * call that receives on this client or sweep_client_close. */
 sweep_client_status sweep_client_get_stats(sweep_client *c, sweep_msg_stats *out, sweep_client_error *err);
 
 /* --- movers ------------------------------------------------------------------ */

@@ -74,13 +74,16 @@ void *sweep__client_owned_array(const sweep_client_event *ev)
         return (void *)ev->as.command_results.results;
     if (ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS)
         return (void *)ev->as.query_results.answers;
+    if (ev->kind == SWEEP_CLIENT_EV_STATS)
+        return (void *)ev->as.stats.worlds;
     return NULL;
 }
 
 void sweep__client_hand_out(sweep_client *c, const sweep_client_event *ev)
 {
     if (ev->kind == SWEEP_CLIENT_EV_WORLD_STATE || ev->kind == SWEEP_CLIENT_EV_ENTITY_STATES ||
-        ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS || ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS) {
+        ev->kind == SWEEP_CLIENT_EV_COMMAND_RESULTS || ev->kind == SWEEP_CLIENT_EV_QUERY_RESULTS ||
+        ev->kind == SWEEP_CLIENT_EV_STATS) {
         sweep__client_release_handed(c);
         c->handed = sweep__client_owned_array(ev);
     }
@@ -164,6 +167,33 @@ static void *copy_out(const void *items, uint32_t n, size_t size)
     void *copy = malloc((size_t)n * size);
     if (copy != NULL)
         memcpy(copy, items, (size_t)n * size);
+    return copy;
+}
+
+/* Stats.worlds[0 .. n) and their names in one block the event owns (the
+ * decoded ones point into the receive buffer and the decoder's storage,
+ * which the next read reuses); NULL when out of memory. */
+static sweep_wire_world_info *copy_worlds(const sweep_wire_world_info *w, uint32_t n)
+{
+    size_t bytes = (size_t)n * sizeof *w;
+    for (uint32_t i = 0; i < n; i++)
+        bytes += (size_t)w[i].name.len + 1 + (size_t)w[i].map.len + 1;
+    sweep_wire_world_info *copy = malloc(bytes);
+    if (copy == NULL)
+        return NULL;
+    char *text = (char *)(copy + n);
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = w[i];
+        const sweep_str *from[2] = {&w[i].name, &w[i].map};
+        sweep_str *to[2] = {&copy[i].name, &copy[i].map};
+        for (int k = 0; k < 2; k++) {
+            if (from[k]->len)
+                memcpy(text, from[k]->ptr, from[k]->len);
+            text[from[k]->len] = '\0';
+            to[k]->ptr = from[k]->ptr ? text : NULL;
+            text += from[k]->len + 1;
+        }
+    }
     return copy;
 }
 
@@ -508,10 +538,17 @@ int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64
         if (m->as.pong.client_time > 0 && m->as.pong.client_time <= now)
             sweep_tick_clock_round_trip(&c->clock, now - m->as.pong.client_time, now);
         break;
-    case SWEEP_MSG_STATS:
+    case SWEEP_MSG_STATS: {
+        const sweep_msg_stats *st = &m->as.stats;
         ev->kind = SWEEP_CLIENT_EV_STATS;
-        ev->as.stats = m->as.stats;
+        ev->as.stats = *st;
+        ev->as.stats.worlds = NULL; /* owned by the event: none, or the copy */
+        if (st->worlds_count > 0 && (ev->as.stats.worlds = copy_worlds(st->worlds, st->worlds_count)) == NULL) {
+            c->qlen--;
+            return -1;
+        }
         break;
+    }
     case SWEEP_MSG_WORLD_STATE: {
         const sweep_msg_world_state *ws = &m->as.world_state;
         ev->kind = SWEEP_CLIENT_EV_WORLD_STATE;

@@ -490,7 +490,12 @@ static sweep_client_status send_pending(sweep_client *c, pending_batches *p, uin
         uint32_t n = left < per ? left : per;
         int ok = s == SWEEP_CLIENT_OK || b < went;
         if (!ok) {
-            sweep__client_batch_sent(c, seq)->count = 0;
+            /* Forgotten, if still remembered: over TCP more batches may be
+             * pending than the ring of SWEEP__BATCHES keeps, and an Error
+             * about a whole batch may have settled it already. */
+            sweep__batch_sent *forgotten = sweep__client_batch_sent(c, seq);
+            if (forgotten)
+                forgotten->count = 0;
             if (resume == 0)
                 resume = seq;
         }

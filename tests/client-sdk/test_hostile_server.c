@@ -1,0 +1,264 @@
+/*
+ * test_hostile_server.c - libsweep against servers that do not behave as
+ * sweepd does: a child process on 127.0.0.1 says Welcome to the client's
+ * Hello and then, by the test,
+ * - writes Pings without end and never reads (a send must still time out
+ *   when its time is up: it used to read them for ever);
+ * - says nothing more (a blocking call's timeout names its request, as
+ *   client.h says);
+ * - answers GetStats and sends 256 KiB more at once (the worlds' names the
+ *   answer hands out must outlive the reads after it in the same call);
+ * - says Welcome with a max_batch of 2 and hangs up (a batch of 2,000 moves
+ *   then fails by name: more batches are pending than the client keeps in
+ *   its ring of sent batches, where it once dereferenced NULL).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "client-sdk/client.h"
+#include "protocol/encode.h"
+#include "protocol/protocol.h"
+
+typedef enum { FLOOD, SILENT, STATS, HANG_UP } behaviour;
+
+/* The fake server's child and its address. */
+typedef struct fake {
+    pid_t pid;
+    char address[64];
+} fake;
+
+/* Appends message m, size-prefixed, to out[*len ..); exits the child on
+ * failure (the parent sees the connection end). */
+static void put(const sweep_message *m, uint8_t *out, size_t cap, size_t *len)
+{
+    static uint8_t scratch[1 << 16];
+    const uint8_t *bytes;
+    size_t n;
+    if (sweep_encode(m, SWEEP_WIRE_SIZE_PREFIXED, scratch, sizeof scratch, &bytes, &n) != SWEEP_PROTO_OK ||
+        *len + n > cap)
+        _exit(2);
+    memcpy(out + *len, bytes, n);
+    *len += n;
+}
+
+static void send_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            _exit(0);
+        p += w, n -= (size_t)w;
+    }
+}
+
+/* The child: one connection, then as b says; it ends within 20 s. */
+static void serve(int listener, behaviour b)
+{
+    alarm(20);
+    int fd = accept(listener, NULL, NULL);
+    if (fd < 0)
+        _exit(2);
+    uint8_t in[4096];
+    if (recv(fd, in, sizeof in, 0) <= 0) /* the Hello */
+        _exit(0);
+    static uint8_t out[1 << 19];
+    static const uint8_t hash[32];
+    size_t len = 0;
+    sweep_message w = {.kind = SWEEP_MSG_WELCOME, .sequence = 1};
+    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+    w.as.welcome.tick_rate = 60;
+    w.as.welcome.map_name = sweep_str_of("fake");
+    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
+    w.as.welcome.max_batch = b == HANG_UP ? 2 : 64;
+    w.as.welcome.max_frame_size = 65536;
+    w.as.welcome.max_entities = 100;
+    w.as.welcome.identity = sweep_str_of("#guest");
+    put(&w, out, sizeof out, &len);
+    send_all(fd, out, len);
+    if (b == HANG_UP)
+        _exit(0);
+    /* 64 KiB of Pings, which a client takes and drops. */
+    static uint8_t pings[1 << 16];
+    size_t np = 0;
+    sweep_message p = {.kind = SWEEP_MSG_PING};
+    p.as.ping.client_time = 1;
+    uint8_t one[128];
+    size_t ol = 0;
+    put(&p, one, sizeof one, &ol);
+    while (np + ol <= sizeof pings) {
+        memcpy(pings + np, one, ol);
+        np += ol;
+    }
+    if (b == FLOOD) {
+        for (;;)
+            send_all(fd, pings, np);
+    }
+    if (b == STATS) {
+        if (recv(fd, in, sizeof in, 0) <= 0) /* the GetStats, sequence 2 */
+            _exit(0);
+        sweep_wire_world_info world = {.world = 7,
+                                       .name = sweep_str_of("world-name-AAAA"),
+                                       .map = sweep_str_of("map-name-BBBB"),
+                                       .sessions = 3,
+                                       .triangles = 454};
+        sweep_message s = {.kind = SWEEP_MSG_STATS, .sequence = 2};
+        s.as.stats.worlds = &world;
+        s.as.stats.worlds_count = 1;
+        s.as.stats.worlds_open = 1;
+        len = 0;
+        put(&s, out, sizeof out, &len);
+        for (int k = 0; k < 4; k++) {
+            memcpy(out + len, pings, np);
+            len += np;
+        }
+        send_all(fd, out, len);
+    }
+    pause(); /* silent: until the parent ends it */
+    _exit(0);
+}
+
+static void start(fake *f, behaviour b)
+{
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(ls >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(ls, 1), 0);
+    assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0)
+        serve(ls, b);
+    close(ls);
+}
+
+static void stop(fake *f)
+{
+    kill(f->pid, SIGKILL);
+    waitpid(f->pid, NULL, 0);
+}
+
+static sweep_client *connect_to(const fake *f, int timeout_ms)
+{
+    sweep_client_options o;
+    sweep_client_options_init(&o);
+    o.address = f->address;
+    o.timeout_ms = timeout_ms;
+    sweep_client *c = NULL;
+    sweep_client_error e;
+    if (sweep_client_connect(&o, &c, &e) != SWEEP_CLIENT_OK)
+        fail_msg("connect to %s: %s", f->address, e.message);
+    return c;
+}
+
+static void a_send_times_out_while_the_server_floods(void **state)
+{
+    (void)state;
+    fake f;
+    start(&f, FLOOD);
+    sweep_client *c = connect_to(&f, 500);
+    static sweep_client_move_req moves[1000];
+    for (int i = 0; i < 1000; i++)
+        moves[i].entity = 1, moves[i].dt = 1.0 / 60.0;
+    sweep_client_status s = SWEEP_CLIENT_OK;
+    sweep_client_error e;
+    uint64_t longest = 0;
+    /* The server never reads: the socket's buffers fill within a few
+     * calls, and the call that finds them full gives up at its time. */
+    for (int i = 0; i < 500 && s == SWEEP_CLIENT_OK; i++) {
+        uint64_t t0 = sweep_client_now_ns();
+        s = sweep_client_send_batch(c, moves, 1000, NULL, &e);
+        uint64_t ms = (sweep_client_now_ns() - t0) / 1000000u;
+        longest = ms > longest ? ms : longest;
+    }
+    sweep_client_close(c);
+    stop(&f);
+    if (s != SWEEP_CLIENT_E_TIMEOUT || longest > 5000)
+        fail_msg("the sends ended %s (%s), the longest call %llu ms (timeout 500 ms)", sweep_client_status_name(s),
+                 e.message, (unsigned long long)longest);
+}
+
+static void a_timeout_names_its_request(void **state)
+{
+    (void)state;
+    fake f;
+    start(&f, SILENT);
+    sweep_client *c = connect_to(&f, 300);
+    uint64_t rtt = 0;
+    sweep_client_error e;
+    assert_int_equal(sweep_client_ping(c, &rtt, &e), SWEEP_CLIENT_E_TIMEOUT);
+    assert_int_equal(e.sequence, 2); /* the Hello was 1 */
+    assert_int_equal(sweep_client_last_error(c)->sequence, 2);
+    assert_non_null(strstr(e.message, "(sequence 2)"));
+    sweep_client_close(c);
+    stop(&f);
+}
+
+static void stats_worlds_outlive_the_reads_after_them(void **state)
+{
+    (void)state;
+    fake f;
+    start(&f, STATS);
+    sweep_client *c = connect_to(&f, 2000);
+    sweep_msg_stats st;
+    sweep_client_error e;
+    if (sweep_client_get_stats(c, &st, &e) != SWEEP_CLIENT_OK)
+        fail_msg("GetStats: %s", e.message);
+    assert_int_equal(st.worlds_open, 1);
+    assert_int_equal(st.worlds_count, 1);
+    assert_int_equal(st.worlds[0].world, 7);
+    assert_int_equal(st.worlds[0].triangles, 454);
+    assert_int_equal(st.worlds[0].name.len, 15);
+    assert_memory_equal(st.worlds[0].name.ptr, "world-name-AAAA", 16);
+    assert_int_equal(st.worlds[0].map.len, 13);
+    assert_memory_equal(st.worlds[0].map.ptr, "map-name-BBBB", 14);
+    sweep_client_close(c);
+    stop(&f);
+}
+
+static void a_batch_to_a_server_gone_fails_by_name(void **state)
+{
+    (void)state;
+    fake f;
+    start(&f, HANG_UP);
+    sweep_client *c = connect_to(&f, 2000);
+    waitpid(f.pid, NULL, 0); /* it has hung up */
+    enum { N = 2000 };
+    static sweep_client_move_req moves[N];
+    static uint32_t seqs[N];
+    for (int i = 0; i < N; i++)
+        moves[i].entity = 1, moves[i].dt = 1.0 / 60.0;
+    sweep_client_error e;
+    sweep_client_status s = sweep_client_send_batch(c, moves, N, seqs, &e);
+    if (s != SWEEP_CLIENT_E_CLOSED && s != SWEEP_CLIENT_E_IO)
+        fail_msg("a batch to a server gone: %s (%s)", sweep_client_status_name(s), e.message);
+    sweep_client_close(c);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_send_times_out_while_the_server_floods),
+        cmocka_unit_test(a_timeout_names_its_request),
+        cmocka_unit_test(stats_worlds_outlive_the_reads_after_them),
+        cmocka_unit_test(a_batch_to_a_server_gone_fails_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
