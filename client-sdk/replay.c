@@ -1110,7 +1110,9 @@ int sweep_replay_step(sweep_replay *r)
                                                &stop);
             if (lean < 0)
                 return -1;
-            if (stop != from) {
+            /* After a tick, stop is in the next frame, whose buffer may
+             * start where the peek's did: the peek was run all the same. */
+            if (lean == 1 || stop != from) {
                 r->has_peek = 0;
                 sweep__record_seek(r->reader, stop);
             }

@@ -1522,6 +1522,58 @@ static void recording_server(const char *name, char *rec, size_t n, fx_server *d
     snprintf(bots_out, bn, "%s.bots.out", rec);
 }
 
+/* Frames of 100 KB and more (bots sending batches of 200 moves without
+ * pause) replayed at the core depth on one CPU, where the log is streamed
+ * into buffers and a frame that does not fit the rest of one starts a
+ * fresh one: after a frame that began with a request, the next frame's
+ * first record lay at the same offset in its buffer as that request in
+ * the last one, and the replay kept the request as the group it still had
+ * to run, reading before its buffer (it crashed). */
+static void big_frames_replay_at_the_core_depth_on_one_cpu(void **state)
+{
+    (void)state;
+    char rec[400], bots_out[480], cmd[4000];
+    fx_server d;
+    scratch("bigframes", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {"--record", rec, "--max-batch", "256", NULL};
+    assert_int_equal(fx_start(&d, extra), 0);
+    snprintf(bots_out, sizeof bots_out, "%s.bots.out", rec);
+    snprintf(cmd, sizeof cmd,
+             "'%s/sweep-bots' --connect %s --map '%s' --clients 4 --rate 0 --batch 200 --duration 1.5 --warmup 0 "
+             ">'%s' 2>&1",
+             g_bin, d.tcp, g_map, bots_out);
+    /* Its exit status is 1: beyond the rate limit some batches are
+     * refused, which only the log's size here is about. */
+    int bots = system(cmd);
+    assert_int_equal(fx_stop(&d), 0);
+    static char logs[8][512];
+    assert_int_equal(logs_in(rec, logs, 8), 1);
+    struct stat sb;
+    assert_int_equal(stat(logs[0], &sb), 0);
+    if (bots == -1 || sb.st_size < 4 * 1024 * 1024)
+        fail_msg("the bots (exit status %d, their words in %s) left a log of %lld bytes, where 4 MB of large "
+                 "frames were wanted",
+                 bots, bots_out, (long long)sb.st_size);
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int k = 0; k < CPU_SETSIZE; k++)
+        if (CPU_ISSET(k, &all)) {
+            CPU_SET(k, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    sweep_replay_stats core, full;
+    replay_at(logs[0], g_map, SWEEP_REPLAY_CORE, &core, NULL);
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    replay_ok(logs[0], g_map, &full, NULL);
+    assert_int_equal(core.moves, full.moves);
+    assert_int_equal(core.ticks, full.ticks);
+    assert_true(core.moves > 10000);
+    rm_tree(rec);
+}
+
 /* SIGHUP (a log rotation tool's signal) starts a new segment at the next
  * tick: the chain replays whole across it, and the server serves on. */
 static void sighup_starts_a_new_segment(void **state)
@@ -4151,6 +4203,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(jumps_forgiven_after_gaps_replay),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
         cmocka_unit_test(results_ok_agrees_with_the_check),
+        cmocka_unit_test(big_frames_replay_at_the_core_depth_on_one_cpu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
