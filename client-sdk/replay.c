@@ -1051,16 +1051,21 @@ static sweep_record_reader *open_reader(const char *path, char *err, size_t errl
 }
 
 /* After an END "rotated": the next segment, named like this one with the
- * segment number after, whose HEAD names this one as the previous. */
+ * segment number after (sweepd writes it with at least four digits:
+ * -0009, -0010, ..., -10000), whose HEAD names this one as the previous
+ * and says that number. */
 static int next_segment(sweep_replay *r)
 {
     const sweep_record_head *old = sweep_record_head_of(r->reader);
     char next[sizeof r->path];
-    size_t n = strlen(r->path), sl = strlen(SWEEP_RECORD_SUFFIX);
-    if (n < sl + 5 || strcmp(r->path + n - sl, SWEEP_RECORD_SUFFIX) != 0)
+    size_t n = strlen(r->path), sl = strlen(SWEEP_RECORD_SUFFIX), digits = n >= sl ? n - sl : 0;
+    while (digits > 0 && r->path[digits - 1] >= '0' && r->path[digits - 1] <= '9')
+        digits--;
+    if (n < sl + 5 || strcmp(r->path + n - sl, SWEEP_RECORD_SUFFIX) != 0 || n - sl - digits < 4 || digits == 0 ||
+        r->path[digits - 1] != '-')
         return set_error(r, "%s: rotated, but the name does not end in -NNNN%s, so the next segment cannot be found",
                          r->path, SWEEP_RECORD_SUFFIX);
-    snprintf(next, sizeof next, "%.*s%04u%s", (int)(n - sl - 4), r->path, old->segment + 1, SWEEP_RECORD_SUFFIX);
+    snprintf(next, sizeof next, "%.*s%04u%s", (int)digits, r->path, old->segment + 1, SWEEP_RECORD_SUFFIX);
     const char *base = strrchr(r->path, '/');
     base = base ? base + 1 : r->path;
     char err[1200];
@@ -1069,10 +1074,13 @@ static int next_segment(sweep_replay *r)
         return set_error(r, "the log continues in a next segment: %s", err);
     const sweep_record_head *h = sweep_record_head_of(nr);
     if (h->previous.len != strlen(base) || memcmp(h->previous.ptr, base, h->previous.len) != 0 ||
-        h->first_tick != world_tick(r)) {
+        h->first_tick != world_tick(r) || h->segment != old->segment + 1) {
+        unsigned said = h->segment;
         sweep_record_close(nr);
-        return set_error(r, "%s does not continue %s (its HEAD names another previous segment or tick)", next,
-                         r->path);
+        return set_error(r,
+                         "%s does not continue %s (its HEAD names another previous segment or tick, or is segment "
+                         "%u where %u follows)",
+                         next, r->path, said, old->segment + 1);
     }
     read_ahead(r, nr);
     r->bytes_before += sweep_record_size(r->reader);
@@ -1238,6 +1246,14 @@ static void recorded_map(sweep_replay *r, const sweep_record_head *h, const char
 {
     snprintf(r->map, sizeof r->map, "%.*s", (int)h->map_path.len, (const char *)h->map_path.ptr);
     if (access(r->map, R_OK) == 0 || h->map_stem.len == 0)
+        return;
+    /* The stem is a file name's start, as sweepd writes it: one that
+     * names a directory ("../x", "/x", ".x") is not looked for, so a log
+     * from elsewhere cannot send the replay to open files outside the
+     * folders searched. */
+    const char *stem = (const char *)h->map_stem.ptr;
+    if (stem[0] == '.' || memchr(stem, '/', h->map_stem.len) || memchr(stem, '\\', h->map_stem.len) ||
+        memchr(stem, '\0', h->map_stem.len))
         return;
     char dirs[4096], candidate[sizeof r->map];
     const char *slash = strrchr(log, '/');

@@ -497,6 +497,9 @@ def _parse(kind, c, path, at, version, known):
     if kind == HASH:
         return Hash("HASH", path, at, c.u64(), c.u64())
     if kind == MOVE:
+        if version < 2:
+            raise LogError(path, at, "record at byte %d: MOVE in a version %d log, which has none (corrupt log)"
+                           % (at, version))
         return _parse_move(path, at, c.rest(), version >= 6)
     if kind == RESULTS:
         if version < 5:
@@ -653,11 +656,13 @@ def open_segment(path):
 
 
 def next_segment_path(path, segment):
-    """The file a segment named `path` (number `segment`) continues in."""
-    if not path.endswith(SUFFIX) or len(path) < len(SUFFIX) + 5:
+    """The file a segment named `path` (number `segment`) continues in:
+    sweepd numbers them with at least four digits (-0009, -10000)."""
+    if not path.endswith(SUFFIX):
         return None
-    stem = path[:-len(SUFFIX) - 4]
-    if not path[len(stem):-len(SUFFIX)].isdigit():
+    digits = path[:-len(SUFFIX)]
+    stem = digits.rstrip("0123456789")
+    if len(digits) - len(stem) < 4 or not stem.endswith("-"):
         return None
     return "%s%04d%s" % (stem, segment + 1, SUFFIX)
 

@@ -1574,6 +1574,190 @@ static void big_frames_replay_at_the_core_depth_on_one_cpu(void **state)
     rm_tree(rec);
 }
 
+static void rotated_log_follows_its_segments(void **state);
+
+/* The Python log reader (client-sdk/python/sweep_log.py) as a command
+ * line for Debian's python3, in cmd; 0 where either is missing. */
+static int python_reader(char *cmd, size_t cap)
+{
+    char script[1200];
+    const char *src = getenv("SWEEP_SRCDIR");
+    if (src && *src)
+        snprintf(script, sizeof script, "%s/client-sdk/python/sweep_log.py", src);
+    else
+        fx_build("../client-sdk/python/sweep_log.py", script, sizeof script);
+    if (access(script, R_OK) != 0 || access("/usr/bin/python3", X_OK) != 0)
+        return 0;
+    snprintf(cmd, cap, "/usr/bin/python3 '%s'", script);
+    return 1;
+}
+
+/* What a bare segment's HEAD says that segment 0 of the rotated log's
+ * does not (NULL: as there). */
+typedef struct bare_head {
+    uint32_t segment;
+    const char *previous, *stem, *path;
+} bare_head;
+
+/* Appends string v (u32 length, bytes) to out[*n ..). */
+static void put_string(uint8_t *out, size_t *n, const void *v, size_t len)
+{
+    sweep__wr32(out + *n, (uint32_t)len);
+    memcpy(out + *n + 4, v, len);
+    *n += 4 + len;
+}
+
+/* A segment of no ticks made from the HEAD of segment 0 of the rotated log
+ * (rotated_log_follows_its_segments), with what *h says in its HEAD, then
+ * END with `reason` at the tick the HEAD starts at. Written to dir/name. */
+static void write_bare_segment(const char *dir, const char *name, const bare_head *h, const char *reason)
+{
+    char rot[400];
+    static char logs[64][512];
+    scratch("rotated", rot, sizeof rot);
+    assert_true(logs_in(rot, logs, 64) >= 1);
+    size_t len;
+    uint8_t *buf = read_all(logs[0], &len);
+    assert_non_null(buf);
+    const uint8_t *head = buf + SWEEP_RECORD_HEADER_SIZE + SWEEP_RECORD_FRAME_HEADER;
+    assert_int_equal(head[0], SWEEP_RECORD_HEAD);
+    const uint8_t *pay = head + 5, *end = pay + le32(head + 1);
+    static uint8_t out[4096];
+    memcpy(out, buf, SWEEP_RECORD_HEADER_SIZE);
+    size_t frame = SWEEP_RECORD_HEADER_SIZE, n = frame + SWEEP_RECORD_FRAME_HEADER, rec = n;
+    n += 5;
+    /* The fields in order (record.h), strings replaced where h says. */
+    const uint8_t *at = pay;
+    sweep__wr32(out + n, h->segment), n += 4, at += 4;
+    memcpy(out + n, at, 8), n += 8, at += 8;                 /* start */
+    const char *strings[4] = {NULL, NULL, h->stem, h->path}; /* version; name, stem, path */
+    for (int k = 0; k < 4; k++) {
+        size_t l = le32(at);
+        if (k == 1) { /* protocol version and world index come before the name */
+            memcpy(out + n, at, 8), n += 8, at += 8;
+            l = le32(at);
+        }
+        put_string(out, &n, strings[k] ? strings[k] : (const char *)at + 4, strings[k] ? strlen(strings[k]) : l);
+        at += 4 + l;
+    }
+    size_t fixed = 32 + 8 + 8 + 1 + 1 + 4 * 4; /* hash, tick rate, time bank, flags, limits */
+    memcpy(out + n, at, fixed), n += fixed, at += fixed;
+    uint64_t tick = sweep__rd64(at);
+    memcpy(out + n, at, 8), n += 8, at += 8;
+    size_t l = le32(at);
+    put_string(out, &n, h->previous ? h->previous : (const char *)at + 4, h->previous ? strlen(h->previous) : l);
+    at += 4 + l;
+    memcpy(out + n, at, (size_t)(end - at)), n += (size_t)(end - at);
+    out[rec] = SWEEP_RECORD_HEAD;
+    sweep__wr32(out + rec + 1, (uint32_t)(n - rec - 5));
+    sweep__wr32(out + frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    fix_crc(out, frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    frame = n;
+    n += SWEEP_RECORD_FRAME_HEADER;
+    out[n] = SWEEP_RECORD_END;
+    sweep__wr32(out + n + 1, (uint32_t)(8 + 4 + strlen(reason)));
+    sweep__wr64(out + n + 5, tick);
+    n += 13;
+    put_string(out, &n, reason, strlen(reason));
+    sweep__wr32(out + frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    fix_crc(out, frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    char path[900];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    write_all(path, out, n);
+    free(buf);
+}
+
+/* Without --map a log's map is looked for by its stem beside the log (and
+ * in $SWEEP_MAPS): a stem that names a directory is not followed there. */
+static void a_log_names_no_map_outside_the_folders_searched(void **state)
+{
+    (void)state;
+    needs("rotated", rotated_log_follows_its_segments);
+    char dir[400], logs[500], path[900], cmd[5000], err[1400];
+    scratch("stems", dir, sizeof dir);
+    snprintf(logs, sizeof logs, "%s/logs", dir);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' '%s/elsewhere' && cp '%s' '%s/elsewhere/arena.db' && cp '%s' '%s/arena.db'", logs, dir,
+             g_map, dir, g_map, logs);
+    assert_int_equal(system(cmd), 0);
+    const char *maps_env = getenv("SWEEP_MAPS");
+    char *maps = maps_env ? strdup(maps_env) : NULL;
+    unsetenv("SWEEP_MAPS");
+    /* The control: a plain stem finds arena.db beside the log. */
+    write_bare_segment(logs, "plain-0000.sweeplog", &(bare_head){0, "", "arena", "/nonexistent/arena.db"}, "shutdown");
+    snprintf(path, sizeof path, "%s/plain-0000.sweeplog", logs);
+    sweep_replay *r = sweep_replay_open(path, NULL, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_replay_close(r);
+    static const char *const stems[] = {"../elsewhere/arena", "/tmp/arena", ".hidden"};
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
+        write_bare_segment(logs, "away-0000.sweeplog", &(bare_head){0, "", stems[i], "/nonexistent/arena.db"},
+                           "shutdown");
+        snprintf(path, sizeof path, "%s/away-0000.sweeplog", logs);
+        r = sweep_replay_open(path, NULL, err, sizeof err);
+        if (r)
+            fail_msg("stem '%s': the replay found a map outside the folders searched", stems[i]);
+        if (!strstr(err, "cannot load the map"))
+            fail_msg("stem '%s': error '%s'", stems[i], err);
+    }
+    if (maps)
+        setenv("SWEEP_MAPS", maps, 1);
+    free(maps);
+    rm_tree(dir);
+}
+
+/* A chain is followed by its segments' numbers: a segment whose HEAD
+ * names it as its own successor is refused (the replay reopened it for
+ * ever), and names go on past -9999 as sweepd writes them (-10000: the
+ * replay looked for -110001). */
+static void segment_chains_go_by_number(void **state)
+{
+    (void)state;
+    needs("rotated", rotated_log_follows_its_segments);
+    char dir[400], name[64], prev[64], err[1400];
+    scratch("chains", dir, sizeof dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    write_bare_segment(dir, "self-0001.sweeplog", &(bare_head){0, "self-0001.sweeplog", NULL, NULL}, "rotated");
+    char path[900];
+    snprintf(path, sizeof path, "%s/self-0001.sweeplog", dir);
+    for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
+        sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_replay_run(r), -1);
+        if (!strstr(sweep_replay_error(r), "is segment 0 where 1 follows"))
+            fail_msg("error '%s'", sweep_replay_error(r));
+        sweep_replay_close(r);
+    }
+    /* 0000 to 10001, the last one closed: 10,002 segments. */
+    for (uint32_t k = 0; k <= 10001; k++) {
+        snprintf(name, sizeof name, "long-%04u.sweeplog", k);
+        snprintf(prev, sizeof prev, "long-%04u.sweeplog", k - 1);
+        write_bare_segment(dir, name, &(bare_head){k, k ? prev : "", NULL, NULL}, k < 10001 ? "rotated" : "shutdown");
+    }
+    snprintf(path, sizeof path, "%s/long-0000.sweeplog", dir);
+    sweep_replay_stats st;
+    replay_ok(path, g_map, &st, NULL);
+    assert_int_equal(st.segments, 10002);
+    /* The Python reader follows the same chain, and refuses the same
+     * self-successor. */
+    char py[1300], cmd[3000], *out = NULL;
+    if (python_reader(py, sizeof py)) {
+        snprintf(cmd, sizeof cmd, "%s '%s'", py, path);
+        int rc = fx_run(cmd, &out);
+        if (rc != 0 || !out || !strstr(out, "10002 segments (from segment 0)"))
+            fail_msg("sweep_log.py: exit %d: %s", rc, out ? out : "");
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s '%s/self-0001.sweeplog'", py, dir);
+        rc = fx_run(cmd, &out);
+        if (rc != 2)
+            fail_msg("sweep_log.py on a self-successor: exit %d: %s", rc, out ? out : "");
+        free(out);
+    }
+    rm_tree(dir);
+}
+
 /* SIGHUP (a log rotation tool's signal) starts a new segment at the next
  * tick: the chain replays whole across it, and the server serves on. */
 static void sighup_starts_a_new_segment(void **state)
@@ -2539,15 +2723,23 @@ static void corrupt_records_are_named(void **state)
         {0xee, ": unknown type 238 (corrupt log, or a newer format)"},
         {SWEEP_RECORD_ID, " (ID): its 8 bytes do not hold its fields (corrupt log)"},
     };
-    char log[1200], out[400], err[1400], want[200];
+    char log[1200], out[400], err[1400], want[200], py[1300], cmd[3000];
     golden("walking", log, sizeof log);
     scratch("retyped.sweeplog", out, sizeof out);
     uint64_t tick = first_record(log, SWEEP_RECORD_TICK); /* 8 bytes: the tick */
+    int python = python_reader(py, sizeof py);
     for (size_t i = 0; i < sizeof version_1 / sizeof version_1[0]; i++) {
         read_retyped(log, tick, version_1[i].type, out, err, sizeof err);
         snprintf(want, sizeof want, "record at byte %" PRIu64 "%s", tick, version_1[i].says);
         if (!strstr(err, want) || !strstr(err, out))
             fail_msg("error '%s' does not name the file and say '%s'", err, want);
+        /* The Python reader refuses each too (a MOVE there it once read). */
+        char *said = NULL;
+        snprintf(cmd, sizeof cmd, "%s '%s'", py, out);
+        int rc = python ? fx_run(cmd, &said) : 2;
+        if (rc != 2 || (python && i < 4 && !strstr(said ? said : "", want)))
+            fail_msg("sweep_log.py: exit %d, not 2 with '%s': %s", rc, want, said ? said : "");
+        free(said);
     }
 
     /* In a log of this build's version, an ANSWER stands for the first
@@ -4204,6 +4396,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(planned_groups_match_the_lean_scan),
         cmocka_unit_test(results_ok_agrees_with_the_check),
         cmocka_unit_test(big_frames_replay_at_the_core_depth_on_one_cpu),
+        cmocka_unit_test(segment_chains_go_by_number),
+        cmocka_unit_test(a_log_names_no_map_outside_the_folders_searched),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
