@@ -1093,6 +1093,27 @@ static int next_segment(sweep_replay *r)
     return 0;
 }
 
+/* 0 if the END x is the last thing in its segment, as sweepd writes it:
+ * a record, a frame or a torn frame after it is corruption, named. */
+static int nothing_after_end(sweep_replay *r, const sweep_record *x)
+{
+    uint64_t end_at = x->offset;
+    uint8_t end_type = x->type;
+    sweep_record more;
+    const sweep_record *y;
+    int got = next_record(r, &more, &y);
+    if (got < 0)
+        return -1;
+    if (got > 0)
+        return set_error(r, "%s: byte %" PRIu64 ": %s record after the %s at byte %" PRIu64 " (corrupt log)", r->path,
+                         y->offset, sweep_record_type_name(y->type), sweep_record_type_name(end_type), end_at);
+    uint64_t at;
+    if (sweep_record_truncated(r->reader, &at))
+        return set_error(r, "%s: byte %" PRIu64 ": a frame after the %s at byte %" PRIu64 " (corrupt log)", r->path,
+                         at, sweep_record_type_name(end_type), end_at);
+    return 0;
+}
+
 int sweep_replay_step(sweep_replay *r)
 {
     if (!r)
@@ -1140,6 +1161,8 @@ int sweep_replay_step(sweep_replay *r)
         int rc = 0;
         switch (x->type) {
         case SWEEP_RECORD_HEAD:
+            /* A segment's HEAD is read when it is opened: this is another. */
+            rc = set_error(r, "%s: byte %" PRIu64 ": a second HEAD in one segment (corrupt log)", r->path, x->offset);
             break;
         case SWEEP_RECORD_OPEN:
             rc = on_open(r, x);
@@ -1158,6 +1181,8 @@ int sweep_replay_step(sweep_replay *r)
             rc = on_hash(r, x);
             break;
         case SWEEP_RECORD_END:
+            if (nothing_after_end(r, x) != 0)
+                return -1;
             if (x->text.len == 7 && memcmp(x->text.ptr, "rotated", 7) == 0) {
                 rc = next_segment(r);
             } else {

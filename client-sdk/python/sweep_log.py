@@ -613,7 +613,12 @@ class Segment:
                 self.truncated, self.truncated_at, self.end = False, None, None
             bound = 1 << 20  # the first frame holds only the HEAD
             known = _Known()
+            heads, ended = 0, None
             while at < size:
+                if ended is not None:
+                    # sweepd writes nothing after an END, as the C replay reads it.
+                    raise LogError(path, at, "frame at byte %d after the END at byte %d (corrupt log)"
+                                   % (at, ended.offset))
                 fh = f.read(FRAME_HEADER) if size - at >= FRAME_HEADER else b""
                 if len(fh) < FRAME_HEADER:
                     self._torn(at, stop_after_first)
@@ -634,15 +639,21 @@ class Segment:
                     raise LogError(path, at, "frame at byte %d (%d bytes): checksum %08x, the frame says %08x "
                                    "(corrupt log)" % (at, length, got, crc))
                 for rec in _frame_records(path, body, at + FRAME_HEADER, version, known):
+                    if ended is not None:
+                        raise LogError(path, rec.offset, "record at byte %d: %s after the END at byte %d "
+                                       "(corrupt log)" % (rec.offset, rec.type, ended.offset))
                     if rec.type == "HEAD":
+                        heads += 1
+                        if heads > 1:
+                            raise LogError(path, rec.offset, "record at byte %d: a second HEAD in one segment "
+                                           "(corrupt log)" % rec.offset)
                         bound = frame_bound(rec)
                     yield rec
                     if stop_after_first:
                         return
                     if rec.type == "END":
                         # A segment ends at its END, as the C replay reads it.
-                        self.end = rec
-                        return
+                        self.end = ended = rec
                 at += FRAME_HEADER + length
 
     def _torn(self, at, stop_after_first):

@@ -1597,6 +1597,7 @@ static int python_reader(char *cmd, size_t cap)
 typedef struct bare_head {
     uint32_t segment;
     const char *previous, *stem, *path;
+    int flaw; /* 1: the HEAD's frame twice; 2: a frame (a TICK) after the END */
 } bare_head;
 
 /* Appends string v (u32 length, bytes) to out[*n ..). */
@@ -1652,6 +1653,10 @@ static void write_bare_segment(const char *dir, const char *name, const bare_hea
     sweep__wr32(out + rec + 1, (uint32_t)(n - rec - 5));
     sweep__wr32(out + frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
     fix_crc(out, frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    if (h->flaw == 1) {
+        memcpy(out + n, out + frame, n - frame);
+        n += n - frame;
+    }
     frame = n;
     n += SWEEP_RECORD_FRAME_HEADER;
     out[n] = SWEEP_RECORD_END;
@@ -1661,6 +1666,15 @@ static void write_bare_segment(const char *dir, const char *name, const bare_hea
     put_string(out, &n, reason, strlen(reason));
     sweep__wr32(out + frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
     fix_crc(out, frame, (uint32_t)(n - frame - SWEEP_RECORD_FRAME_HEADER));
+    if (h->flaw == 2) {
+        frame = n;
+        out[n + SWEEP_RECORD_FRAME_HEADER] = SWEEP_RECORD_TICK;
+        sweep__wr32(out + n + SWEEP_RECORD_FRAME_HEADER + 1, 8);
+        sweep__wr64(out + n + SWEEP_RECORD_FRAME_HEADER + 5, tick + 1);
+        n += SWEEP_RECORD_FRAME_HEADER + 13;
+        sweep__wr32(out + frame, 13);
+        fix_crc(out, frame, 13);
+    }
     char path[900];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     write_all(path, out, n);
@@ -1684,7 +1698,8 @@ static void a_log_names_no_map_outside_the_folders_searched(void **state)
     char *maps = maps_env ? strdup(maps_env) : NULL;
     unsetenv("SWEEP_MAPS");
     /* The control: a plain stem finds arena.db beside the log. */
-    write_bare_segment(logs, "plain-0000.sweeplog", &(bare_head){0, "", "arena", "/nonexistent/arena.db"}, "shutdown");
+    write_bare_segment(logs, "plain-0000.sweeplog", &(bare_head){0, "", "arena", "/nonexistent/arena.db", 0},
+                       "shutdown");
     snprintf(path, sizeof path, "%s/plain-0000.sweeplog", logs);
     sweep_replay *r = sweep_replay_open(path, NULL, err, sizeof err);
     if (!r)
@@ -1692,7 +1707,7 @@ static void a_log_names_no_map_outside_the_folders_searched(void **state)
     sweep_replay_close(r);
     static const char *const stems[] = {"../elsewhere/arena", "/tmp/arena", ".hidden"};
     for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
-        write_bare_segment(logs, "away-0000.sweeplog", &(bare_head){0, "", stems[i], "/nonexistent/arena.db"},
+        write_bare_segment(logs, "away-0000.sweeplog", &(bare_head){0, "", stems[i], "/nonexistent/arena.db", 0},
                            "shutdown");
         snprintf(path, sizeof path, "%s/away-0000.sweeplog", logs);
         r = sweep_replay_open(path, NULL, err, sizeof err);
@@ -1707,6 +1722,48 @@ static void a_log_names_no_map_outside_the_folders_searched(void **state)
     rm_tree(dir);
 }
 
+/* A segment holds one HEAD, first, and nothing after its END: both readers
+ * name a second HEAD (it was skipped, and the Python reader took its tick)
+ * and a frame after the END (never read). */
+static void nothing_but_one_head_and_nothing_after_the_end(void **state)
+{
+    (void)state;
+    needs("rotated", rotated_log_follows_its_segments);
+    char dir[400], path[900], err[1400], py[1300], cmd[3000];
+    scratch("flaws", dir, sizeof dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    static const struct {
+        int flaw;
+        const char *says;
+    } flaws[] = {{1, "a second HEAD in one segment (corrupt log)"}, {2, "after the END at byte"}};
+    int python = python_reader(py, sizeof py);
+    for (size_t i = 0; i < 2; i++) {
+        write_bare_segment(dir, "flaw-0000.sweeplog", &(bare_head){0, "", NULL, NULL, flaws[i].flaw}, "shutdown");
+        snprintf(path, sizeof path, "%s/flaw-0000.sweeplog", dir);
+        for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
+            sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, err, sizeof err);
+            if (!r)
+                fail_msg("%s", err);
+            assert_int_equal(sweep_replay_run(r), -1);
+            if (!strstr(sweep_replay_error(r), flaws[i].says))
+                fail_msg("flaw %d: error '%s' does not say '%s'", flaws[i].flaw, sweep_replay_error(r), flaws[i].says);
+            sweep_replay_close(r);
+        }
+        char *said = NULL;
+        snprintf(cmd, sizeof cmd, "%s '%s'", py, path);
+        int rc = python ? fx_run(cmd, &said) : 2;
+        if (rc != 2 || (python && !strstr(said ? said : "", flaws[i].says)))
+            fail_msg("sweep_log.py, flaw %d: exit %d: %s", flaws[i].flaw, rc, said ? said : "");
+        free(said);
+    }
+    /* Without a flaw both read it whole. */
+    write_bare_segment(dir, "flaw-0000.sweeplog", &(bare_head){0, "", NULL, NULL, 0}, "shutdown");
+    sweep_replay_stats st;
+    replay_ok(path, g_map, &st, NULL);
+    assert_true(st.ended);
+    rm_tree(dir);
+}
+
 /* A chain is followed by its segments' numbers: a segment whose HEAD
  * names it as its own successor is refused (the replay reopened it for
  * ever), and names go on past -9999 as sweepd writes them (-10000: the
@@ -1718,7 +1775,7 @@ static void segment_chains_go_by_number(void **state)
     char dir[400], name[64], prev[64], err[1400];
     scratch("chains", dir, sizeof dir);
     assert_int_equal(mkdir(dir, 0700), 0);
-    write_bare_segment(dir, "self-0001.sweeplog", &(bare_head){0, "self-0001.sweeplog", NULL, NULL}, "rotated");
+    write_bare_segment(dir, "self-0001.sweeplog", &(bare_head){0, "self-0001.sweeplog", NULL, NULL, 0}, "rotated");
     char path[900];
     snprintf(path, sizeof path, "%s/self-0001.sweeplog", dir);
     for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
@@ -1734,7 +1791,8 @@ static void segment_chains_go_by_number(void **state)
     for (uint32_t k = 0; k <= 10001; k++) {
         snprintf(name, sizeof name, "long-%04u.sweeplog", k);
         snprintf(prev, sizeof prev, "long-%04u.sweeplog", k - 1);
-        write_bare_segment(dir, name, &(bare_head){k, k ? prev : "", NULL, NULL}, k < 10001 ? "rotated" : "shutdown");
+        write_bare_segment(dir, name, &(bare_head){k, k ? prev : "", NULL, NULL, 0},
+                           k < 10001 ? "rotated" : "shutdown");
     }
     snprintf(path, sizeof path, "%s/long-0000.sweeplog", dir);
     sweep_replay_stats st;
@@ -4398,6 +4456,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(big_frames_replay_at_the_core_depth_on_one_cpu),
         cmocka_unit_test(segment_chains_go_by_number),
         cmocka_unit_test(a_log_names_no_map_outside_the_folders_searched),
+        cmocka_unit_test(nothing_but_one_head_and_nothing_after_the_end),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
