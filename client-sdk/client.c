@@ -722,6 +722,7 @@ static void free_client(sweep_client *c)
     for (uint32_t i = 0; i < SWEEP__COMMANDS; i++) {
         free(c->commands[i].entities);
         free(c->commands[i].ops);
+        free(c->commands[i].got);
     }
     if (c->ai)
         freeaddrinfo(c->ai);

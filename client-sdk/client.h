@@ -438,7 +438,12 @@ sweep_client_status sweep_client_entity_commands(sweep_client *c, const sweep_ms
  * event with all n; over UDP one per datagram), or one
  * SWEEP_CLIENT_EV_ERROR naming it (AuthFailed, BatchTooLarge). Nothing is
  * sent again: over UDP a lost request or piece of the answer is not
- * heard of (the results that came say which commands were answered).
+ * heard of (the results that came say which commands were answered). A
+ * piece that overtakes the ones before it, or follows a lost first one, is
+ * placed by the entities and ops its results echo when those fit only one
+ * place among the commands not yet answered (else it is dropped,
+ * counters.datagrams_dropped); a piece come twice is counted in
+ * counters.duplicates and not handed out again.
  */
 sweep_client_status sweep_client_send_entity_commands(sweep_client *c, const sweep_msg_entity_command *cmds,
                                                       uint32_t n, uint32_t *sequence, sweep_client_error *err);

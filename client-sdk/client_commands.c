@@ -30,12 +30,18 @@ static int remember_commands(sweep_client *c, uint32_t seq, const sweep_msg_enti
         if (o == NULL)
             return -1;
         r->ops = o;
+        uint8_t *g = realloc(r->got, n);
+        if (g == NULL)
+            return -1;
+        r->got = g;
         r->cap = n;
     }
-    *r = (sweep__commands_sent){.sequence = seq, .count = n, .cap = r->cap, .entities = r->entities, .ops = r->ops};
+    *r = (sweep__commands_sent){
+        .sequence = seq, .count = n, .cap = r->cap, .entities = r->entities, .ops = r->ops, .got = r->got};
     for (uint32_t i = 0; i < n; i++) {
         r->entities[i] = cmds[i].entity;
         r->ops[i] = cmds[i].op;
+        r->got[i] = 0;
     }
     c->commands_next = (c->commands_next + 1) % SWEEP__COMMANDS;
     return 0;
@@ -194,15 +200,17 @@ out:
 }
 
 /* A piece of an EntityCommandsResult: the pieces of one answer are those
- * of one server_tick (one application of the request), and a first piece
- * of another tick starts over (the request sent again was applied again). */
+ * of one server_tick (one application of the request). A piece of a later
+ * tick starts over (the request sent again was applied again; the client
+ * places a piece whose first pieces were lost only where its commands say
+ * so without doubt), and a late piece of an earlier one is left. */
 static int place_commands(gathering *g, const sweep_client_event *ev)
 {
     const sweep_client_command_results *r = &ev->as.command_results;
     sweep_msg_entity_command_result *out = g->out;
-    if (g->have_tick && ev->server_tick != g->tick && r->first != 0)
-        return 1;
-    if (!g->have_tick || ev->server_tick != g->tick) {
+    if (g->have_tick && ev->server_tick < g->tick)
+        return 1; /* of an application before the one gathered */
+    if (!g->have_tick || ev->server_tick > g->tick) {
         unhold(g->h, g->from);
         memset(g->have, 0, g->n);
         g->got = 0;

@@ -97,9 +97,10 @@ typedef struct sweep__commands_sent {
     uint32_t sequence, count, cap;
     uint32_t *entities; /* [count] */
     uint8_t *ops;       /* [count] */
+    uint8_t *got;       /* [count]: 1 where the answer being gathered placed a result */
     uint64_t tick;      /* server_tick of the answer being gathered */
     uint32_t next;      /* where its last run ended */
-    uint32_t placed;    /* results of it placed */
+    uint32_t placed;    /* results of it placed (the 1s of got) */
     int closed;         /* answered whole, or given up: more pieces are repeats */
 } sweep__commands_sent;
 

@@ -261,27 +261,53 @@ static int results_fit(const sweep__commands_sent *s, const sweep_msg_entity_com
     return 1;
 }
 
+/* Whether results [at, at + n) of the answer being gathered are all
+ * placed already. */
+static int all_got(const sweep__commands_sent *s, uint32_t at, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!s->got[at + i])
+            return 0;
+    return 1;
+}
+
 /* Where a run of results (a piece of an answer) of server_tick `tick`
  * belongs among the commands of s, or -1 for nowhere. A run carries no
  * offset, but the server sends an answer's runs in order, each result
- * echoing its command's entity and op: the run goes on from where the
- * answer's last run ended; else it starts an answer (a first piece, or
- * over UDP the answer to the request sent again, of a later tick); else,
- * of the same answer, it is the first place after that where it fits (a
- * piece between them was lost). */
+ * echoing its command's entity and op. Of the answer being gathered (the
+ * same tick), the run goes on from where its last run ended, or else is
+ * the first place after that where it fits (a piece between them was
+ * lost). Of another answer (the first piece to come, or over UDP the
+ * answer to the request sent again, of a later tick) it starts at the
+ * first command. Else, the one place where it fits that is not placed
+ * yet: a piece whose first pieces were lost, or that overtook them, is
+ * placed only when its commands say where without doubt (a short run of
+ * commands that repeat fits in several places). -2 for a run that fits
+ * only where the answer is placed already (a datagram come twice). */
 static int64_t place_run(const sweep__commands_sent *s, const sweep_msg_entity_command_result *r, uint32_t n,
                          uint64_t tick)
 {
     int gathering = s->placed > 0 && tick == s->tick;
-    if (gathering && results_fit(s, r, n, s->next))
-        return s->next;
-    if (results_fit(s, r, n, 0))
-        return 0;
-    if (gathering)
-        for (uint32_t at = s->next + 1; at < s->count; at++)
-            if (results_fit(s, r, n, at))
+    if (gathering) {
+        for (uint32_t at = s->next; at < s->count; at++)
+            if (results_fit(s, r, n, at) && !all_got(s, at, n))
                 return at;
-    return -1;
+    } else if (results_fit(s, r, n, 0)) {
+        return 0;
+    }
+    int64_t only = -1;
+    int fits = 0, repeat = 0;
+    for (uint32_t at = 0; at < s->count; at++) {
+        if (!results_fit(s, r, n, at))
+            continue;
+        if (gathering && all_got(s, at, n)) {
+            repeat = 1;
+            continue;
+        }
+        only = at;
+        fits++;
+    }
+    return fits == 1 ? only : repeat && fits == 0 ? -2 : -1;
 }
 
 /* A copy of results r[0 .. n) with their messages' texts in the same
@@ -322,18 +348,32 @@ static int command_results(sweep_client *c, const sweep_message *m, uint64_t now
             c->counters.duplicates++;
             return 0;
         }
-        int64_t at = place_run(s, er->results, er->count, m->server_tick);
-        if (at < 0) {
-            c->counters.datagrams_dropped++;
+        if (s->placed > 0 && m->server_tick < s->tick) {
+            /* A late piece of an application before the one being
+             * gathered (the request was sent again): superseded. */
+            c->counters.duplicates++;
             return 0;
         }
-        if (at == 0 || m->server_tick != s->tick || s->placed == 0)
+        int64_t at = place_run(s, er->results, er->count, m->server_tick);
+        if (at < 0) {
+            if (at == -2)
+                c->counters.duplicates++;
+            else
+                c->counters.datagrams_dropped++;
+            return 0;
+        }
+        if (m->server_tick != s->tick || s->placed == 0) {
             s->placed = 0; /* another answer begins */
+            memset(s->got, 0, s->count);
+        }
         first = (uint32_t)at;
         total = s->count;
         s->tick = m->server_tick;
         s->next = first + er->count;
-        s->placed += er->count;
+        for (uint32_t i = first; i < first + er->count; i++) {
+            s->placed += !s->got[i];
+            s->got[i] = 1;
+        }
         if (s->placed >= s->count)
             s->closed = 1;
     }

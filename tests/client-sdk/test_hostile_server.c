@@ -10,7 +10,11 @@
  *   answer hands out must outlive the reads after it in the same call);
  * - says Welcome with a max_batch of 2 and hangs up (a batch of 2,000 moves
  *   then fails by name: more batches are pending than the client keeps in
- *   its ring of sent batches, where it once dereferenced NULL).
+ *   its ring of sent batches, where it once dereferenced NULL);
+ * and over UDP (its challenge and cookie first) answers EntityCommands in
+ * two pieces, the second first and then twice: the client places the
+ * overtaking piece where its commands say (it dropped it, and with it
+ * every piece after a lost first one) and counts the repeat.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +34,7 @@
 #include <cmocka.h>
 
 #include "client-sdk/client.h"
+#include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/protocol.h"
 
@@ -129,6 +134,79 @@ static void serve(int listener, behaviour b)
     }
     pause(); /* silent: until the parent ends it */
     _exit(0);
+}
+
+/* The UDP child: the handshake, then each EntityCommands of n commands
+ * answered as results[1 .. n), results[0 .. 1), results[1 .. n). */
+static void serve_udp(int fd)
+{
+    alarm(20);
+    static sweep_msg_entity_command cmds[64];
+    static sweep_msg_entity_command_result res[64];
+    static const uint8_t hash[32];
+    sweep_decoder d = {0};
+    d.commands = cmds;
+    d.commands_cap = 64;
+    for (;;) {
+        uint8_t in[2048], buf[4096];
+        struct sockaddr_in peer;
+        socklen_t pl = sizeof peer;
+        ssize_t n = recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)&peer, &pl);
+        sweep_message m, out[3];
+        int nout = 0;
+        if (n <= 0 || sweep_decode(&d, in, (size_t)n, 0, &m) != SWEEP_PROTO_OK)
+            continue;
+        if (m.kind == SWEEP_MSG_HELLO && m.as.hello.cookie.ptr == NULL) {
+            out[nout] = (sweep_message){.kind = SWEEP_MSG_CHALLENGE, .sequence = m.sequence};
+            out[nout++].as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
+        } else if (m.kind == SWEEP_MSG_HELLO) {
+            sweep_message w = {.kind = SWEEP_MSG_WELCOME, .sequence = m.sequence};
+            w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+            w.as.welcome.tick_rate = 60;
+            w.as.welcome.map_name = sweep_str_of("fake");
+            w.as.welcome.map_hash = (sweep_bytes){hash, 32};
+            w.as.welcome.max_batch = 12;
+            w.as.welcome.max_frame_size = 1200;
+            w.as.welcome.max_entities = 100;
+            w.as.welcome.role = SWEEP_WIRE_ROLE_SERVER;
+            w.as.welcome.identity = sweep_str_of("#command-token");
+            out[nout++] = w;
+        } else if (m.kind == SWEEP_MSG_ENTITY_COMMANDS) {
+            uint32_t count = m.as.entity_commands.count;
+            for (uint32_t i = 0; i < count; i++)
+                res[i] = (sweep_msg_entity_command_result){.entity = cmds[i].entity, .op = cmds[i].op};
+            sweep_message p0 = {.kind = SWEEP_MSG_ENTITY_COMMANDS_RESULT, .sequence = m.sequence, .server_tick = 100};
+            p0.as.entity_commands_result.results = res;
+            p0.as.entity_commands_result.count = 1;
+            sweep_message p1 = p0;
+            p1.as.entity_commands_result.results = res + 1;
+            p1.as.entity_commands_result.count = count - 1;
+            out[nout++] = p1, out[nout++] = p0, out[nout++] = p1;
+        }
+        for (int k = 0; k < nout; k++) {
+            const uint8_t *bytes;
+            size_t len;
+            if (sweep_encode(&out[k], 0, buf, sizeof buf, &bytes, &len) != SWEEP_PROTO_OK)
+                _exit(2);
+            sendto(fd, bytes, len, 0, (struct sockaddr *)&peer, pl);
+        }
+    }
+}
+
+static void start_udp(fake *f)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0)
+        serve_udp(fd);
+    close(fd);
 }
 
 static void start(fake *f, behaviour b)
@@ -251,6 +329,52 @@ static void a_batch_to_a_server_gone_fails_by_name(void **state)
     sweep_client_close(c);
 }
 
+static void pieces_of_an_answer_are_placed_as_they_come(void **state)
+{
+    (void)state;
+    fake f;
+    start_udp(&f);
+    sweep_client_options o;
+    sweep_client_options_init(&o);
+    o.address = f.address;
+    o.timeout_ms = 2000;
+    o.transport = SWEEP_CLIENT_UDP;
+    sweep_client *c = NULL;
+    sweep_client_error e;
+    if (sweep_client_connect(&o, &c, &e) != SWEEP_CLIENT_OK)
+        fail_msg("connect: %s", e.message);
+    sweep_msg_entity_command cmds[4];
+    for (int i = 0; i < 4; i++)
+        cmds[i] = (sweep_msg_entity_command){.entity = 11u + (uint32_t)i, .op = SWEEP_WIRE_OP_SET_VELOCITY};
+    uint32_t seq;
+    assert_int_equal(sweep_client_send_entity_commands(c, cmds, 4, &seq, &e), SWEEP_CLIENT_OK);
+    /* The overtaking piece first, where it belongs; then the first. */
+    static const uint32_t firsts[2] = {1, 0}, counts[2] = {3, 1};
+    for (int k = 0; k < 2; k++) {
+        sweep_client_event ev;
+        assert_int_equal(sweep_client_poll(c, 2000, &ev, &e), SWEEP_CLIENT_OK);
+        assert_int_equal(ev.kind, SWEEP_CLIENT_EV_COMMAND_RESULTS);
+        assert_int_equal(ev.sequence, seq);
+        assert_int_equal(ev.as.command_results.first, firsts[k]);
+        assert_int_equal(ev.as.command_results.count, counts[k]);
+        for (uint32_t i = 0; i < counts[k]; i++)
+            assert_int_equal(ev.as.command_results.results[i].entity, 11u + firsts[k] + i);
+    }
+    sweep_client_event ev;
+    assert_int_equal(sweep_client_poll(c, 300, &ev, &e), SWEEP_CLIENT_E_TIMEOUT);
+    sweep_client_counters k;
+    sweep_client_get_counters(c, &k);
+    assert_int_equal(k.duplicates, 1);
+    assert_int_equal(k.datagrams_dropped, 0);
+    /* The blocking call gathers the same pieces into one answer, in order. */
+    sweep_msg_entity_command_result r[4];
+    assert_int_equal(sweep_client_entity_commands(c, cmds, 4, r, &e), SWEEP_CLIENT_OK);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(r[i].entity, 11u + i);
+    sweep_client_close(c);
+    stop(&f);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -259,6 +383,7 @@ int main(void)
         cmocka_unit_test(a_timeout_names_its_request),
         cmocka_unit_test(stats_worlds_outlive_the_reads_after_them),
         cmocka_unit_test(a_batch_to_a_server_gone_fails_by_name),
+        cmocka_unit_test(pieces_of_an_answer_are_placed_as_they_come),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
