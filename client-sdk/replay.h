@@ -112,7 +112,8 @@ typedef void (*sweep_replay_watcher)(void *ctx, const sweep_replay_event *ev);
 
 /* Opens the first segment of a log and loads `map` (NULL: the path the
  * log recorded, or where that is gone, <stem>.db beside the log or in a
- * directory of $SWEEP_MAPS, colon-separated). NULL with err naming the
+ * directory of $SWEEP_MAPS, colon-separated; a stem that names a
+ * directory, such as "../x", is not looked for). NULL with err naming the
  * file and what is wrong: not a log, corrupt, a later segment, another
  * map (content hash), another protocol version, a NULL log (err may be
  * NULL or errlen 0: nothing is said). */
