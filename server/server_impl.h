@@ -233,6 +233,10 @@ typedef struct sweep__handoff {
     struct sockaddr_storage addr;  /* UDP: the sender; TCP: the peer */
     int partial;                   /* UDP: the datagram was cut short by the buffer */
     size_t len;                    /* bytes: the datagram, or what the connection sent from its Hello on */
+    /* TCP: the connection's handshake as it stood, kept by the new owner
+     * (a Hello bounced between threads' worlds must not renew them). */
+    uint64_t hello_deadline_ns;    /* its Hello's deadline (uv_hrtime: one clock for every thread) */
+    sweep__bucket early;           /* what is left of its requests before a session */
     uint8_t bytes[];
 } sweep__handoff;
 
@@ -687,13 +691,15 @@ uint32_t sweep__sessions_open(const sweep_server *s); /* of every thread */
 void sweep__route_add(sweep_server *s, const struct sockaddr *addr);
 void sweep__route_remove(sweep_server *s, const struct sockaddr *addr);
 int sweep__route_find(sweep_server *s, const struct sockaddr *addr); /* the thread, or -1 */
-/* Queue a datagram, or a connection (its socket fd, already dup'ed, and
- * the bytes a then b it sent from its Hello on), for thread `to`: 0, or
- * -1 when out of memory (the fd is not closed then). */
+/* Queue a datagram, or a connection (its socket fd, already dup'ed, the
+ * bytes a then b it sent from its Hello on, its Hello's deadline and its
+ * pre-Hello bucket), for thread `to`: 0, or -1 when out of memory (the fd
+ * is not closed then). */
 int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr *addr, const uint8_t *data, size_t len,
                             int partial);
 int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct sockaddr *addr, const uint8_t *a,
-                        size_t alen, const uint8_t *b, size_t blen);
+                        size_t alen, const uint8_t *b, size_t blen, uint64_t hello_deadline_ns,
+                        const sweep__bucket *early);
 /* A world for another thread: SWEEP__WORLD_ADOPT (by id: entered in
  * the table, to be adopted there) or SWEEP__WORLD_END (taken out of the
  * table, to be ended there). Made (NULL when out of memory) before

@@ -821,7 +821,8 @@ static void hand_over(sweep__conn *c, const uint8_t *a, size_t alen, const uint8
              uv_fileno((const uv_handle_t *)&c->handle, &fd) == 0 &&
              uv_tcp_getpeername(&c->handle, (struct sockaddr *)&sa, &sl) == 0 &&
              (nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0;
-    if (ok && sweep__handoff_conn(s, to, nfd, (const struct sockaddr *)&sa, a, alen, b, blen) == 0) {
+    if (ok && sweep__handoff_conn(s, to, nfd, (const struct sockaddr *)&sa, a, alen, b, blen, c->hello_deadline_ns,
+                                  &c->early) == 0) {
         sweep__log(SWEEP_LOG_DEBUG, "conn_handover", "peer=%s thread=%u", c->peer, to);
         c->handed_over = 1;
         c->counted_handshake = 0; /* the new owner's now */
@@ -983,9 +984,10 @@ static void refuse(sweep_server *s, int fd, const char *peer, const char *reason
 
 /* Serves an accepted socket whose counts (its address's conns and
  * handshakes, the group's conns) are taken already: `bytes` are what it
- * sent that another thread read (a handover), NULL for a new one. */
+ * sent that another thread read, and `from` the handover with its Hello's
+ * deadline and pre-Hello bucket, which it keeps; both NULL for a new one. */
 static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const char *peer, const uint8_t *bytes,
-                  size_t len)
+                  size_t len, const sweep__handoff *from)
 {
     sweep__conn *c = sweep__calloc(1, sizeof *c);
     if (!c) {
@@ -1012,10 +1014,13 @@ static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const cha
     s->conns = c;
     s->conn_count++;
     uint64_t now = uv_hrtime();
-    c->hello_deadline_ns = now + (uint64_t)(s->opt.handshake_timeout * 1e9);
+    c->hello_deadline_ns = from ? from->hello_deadline_ns : now + (uint64_t)(s->opt.handshake_timeout * 1e9);
     conn_due(s, c->hello_deadline_ns);
     c->last_read_ms = uv_now(&s->loop);
-    sweep__bucket_init(&c->early, SWEEP__EARLY_RATE, now);
+    if (from)
+        c->early = from->early;
+    else
+        sweep__bucket_init(&c->early, SWEEP__EARLY_RATE, now);
     if (uv_tcp_open(&c->handle, fd) != 0) {
         close(fd);
         sweep__conn_close(c);
@@ -1079,7 +1084,7 @@ static void admit(sweep_server *s, int fd, const struct sockaddr *sa)
     }
     sweep__group_unlock(s);
     if (!reason) {
-        serve(s, fd, &key, peer, NULL, 0);
+        serve(s, fd, &key, peer, NULL, 0, NULL);
         return;
     }
     if (strcmp(reason, "conns_per_address") == 0)
@@ -1142,7 +1147,7 @@ void sweep__conn_adopt(sweep_server *s, const sweep__handoff *h)
     }
     char peer[64];
     sweep__addr_text((const struct sockaddr *)&h->addr, peer, sizeof peer);
-    serve(s, h->fd, &key, peer, h->bytes, h->len);
+    serve(s, h->fd, &key, peer, h->bytes, h->len, h);
 }
 
 /* Stops polling the listener until the next housekeeping tick: an error

@@ -244,7 +244,8 @@ int sweep__handoff_datagram(sweep_server *s, unsigned to, const struct sockaddr 
 }
 
 int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct sockaddr *addr, const uint8_t *a,
-                        size_t alen, const uint8_t *b, size_t blen)
+                        size_t alen, const uint8_t *b, size_t blen, uint64_t hello_deadline_ns,
+                        const sweep__bucket *early)
 {
     sweep__handoff *h = sweep__malloc(sizeof *h + alen + blen);
     if (!h)
@@ -257,6 +258,8 @@ int sweep__handoff_conn(sweep_server *s, unsigned to, int fd, const struct socka
     memcpy(h->bytes, a, alen);
     if (blen)
         memcpy(h->bytes + alen, b, blen);
+    h->hello_deadline_ns = hello_deadline_ns;
+    h->early = *early;
     sweep__handoff_push(s, to, h);
     s->stats.handoffs[SWEEP__TCP]++;
     return 0;

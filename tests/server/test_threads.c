@@ -25,6 +25,7 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -275,6 +276,73 @@ static void test_handover_keeps_pipelined_bytes(void **state)
      * counted once however it travelled. */
     assert_int_equal(scrape_settled("sweep_requests_total"), 2 + 4 * CLIENTS);
     assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* A connection whose Hellos name the two threads' worlds in turn is
+ * handed over at each, and keeps its handshake as it stood: its deadline
+ * (--handshake-timeout 1 closes it about a second after it connected,
+ * where each handover once gave it a new one) and its rate before a
+ * session (8 a second, where each handover once gave it a full bucket).
+ * A wrong token is refused with AuthFailed and leaves it without one. */
+static void test_bounced_hellos_keep_their_handshake(void **state)
+{
+    (void)state;
+    const char *more[] = {"--handshake-timeout", "1", NULL};
+    start(2, more);
+    learn_hashes();
+    /* 40 Hellos in one write: each answered only while the bucket lasts. */
+    int fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    uint8_t all[16384];
+    size_t len = 0;
+    for (int k = 0; k < 40; k++) {
+        sweep_message h = hello_msg(k % 2 ? "w1" : "w0", "not-the-token");
+        h.sequence = (uint32_t)k + 1;
+        const uint8_t *out;
+        size_t n;
+        assert_int_equal(sweep_encode(&h, SWEEP_WIRE_SIZE_PREFIXED, all + len, sizeof all - len, &out, &n),
+                         SWEEP_PROTO_OK);
+        memmove(all + len, out, n);
+        len += n;
+    }
+    assert_int_equal(fx_write_all(fd, all, len), 0);
+    int refused = 0, limited = 0;
+    sweep_message m;
+    while (fx_recv(fd, rx, &m) == 1) {
+        if (m.kind == SWEEP_MSG_ERROR && m.as.error.code == SWEEP_WIRE_AUTH_FAILED)
+            refused++;
+        if (m.kind == SWEEP_MSG_ERROR && m.as.error.code == SWEEP_WIRE_RATE_LIMITED)
+            limited++;
+    }
+    close(fd);
+    if (refused > 9 || limited < 1)
+        fail_msg("40 Hellos in one write: %d answered AuthFailed (at most 9 wanted), %d RateLimited", refused, limited);
+    /* One Hello every 0.3 s: closed by the deadline, about 1 s in. */
+    fd = fx_tcp_connect(srv.port);
+    assert_true(fd >= 0);
+    uint64_t t0 = fx_now_ms();
+    int closed = 0;
+    for (int k = 0; k < 20 && !closed; k++) {
+        sweep_message h = hello_msg(k % 2 ? "w1" : "w0", "not-the-token");
+        h.sequence = (uint32_t)k + 1;
+        if (fx_send(fd, &h) != 0)
+            break;
+        uint64_t until = fx_now_ms() + 300;
+        while (!closed && fx_now_ms() < until) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            if (poll(&p, 1, (int)(until - fx_now_ms())) > 0) {
+                int r = fx_recv(fd, rx, &m);
+                closed = r == 0 || (r == 1 && m.kind == SWEEP_MSG_ERROR && m.as.error.code == SWEEP_WIRE_NOT_WELCOMED);
+            }
+        }
+    }
+    uint64_t held = fx_now_ms() - t0;
+    close(fd);
+    assert_int_equal(fx_stop(&srv), 0);
+    if (!closed || held > 2500)
+        fail_msg("a connection bouncing its Hellos between the threads was held %llu ms (closed: %d) under "
+                 "--handshake-timeout 1",
+                 (unsigned long long)held, closed);
 }
 
 /* UDP sessions of both worlds work wherever the kernel sends their
@@ -829,6 +897,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_both_worlds_answer),
         cmocka_unit_test(test_handover_keeps_pipelined_bytes),
+        cmocka_unit_test(test_bounced_hellos_keep_their_handshake),
         cmocka_unit_test(test_udp_forwarded),
         cmocka_unit_test(test_udp_direct_port),
         cmocka_unit_test(test_udp_direct_port_rules),
