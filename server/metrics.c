@@ -29,6 +29,7 @@
 
 #include "server/process_figures.h"
 #include "server/server_impl.h"
+#include "server/utf8.h"
 
 #define SWEEP__METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define SWEEP__TEXT_TYPE "text/plain; charset=utf-8"
@@ -96,16 +97,26 @@ static void put_le(FILE *f, uint64_t ns)
 }
 
 /* A label value in the exposition format's escapes (a world's name is a
- * client's text). */
+ * client's text, or a map's): a byte that starts no UTF-8 sequence is
+ * written as U+FFFD, since one value that is not UTF-8 fails the whole
+ * scrape. */
 static void put_label_value(FILE *f, const char *v)
 {
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
+    size_t n = strlen(v);
+    for (size_t at = 0, len; at < n; at += len) {
+        const char c = v[at];
+        len = sweep__utf8_next((const uint8_t *)v + at, n - at);
+        if (len == 0) {
+            fputs("\xEF\xBF\xBD", f);
+            len = 1;
+        } else if (c == '\\' || c == '"') {
             fputc('\\', f);
-        if (*v == '\n')
+            fputc(c, f);
+        } else if (c == '\n') {
             fputs("\\n", f);
-        else
-            fputc(*v, f);
+        } else {
+            fwrite(v + at, 1, len, f);
+        }
     }
 }
 

@@ -34,6 +34,7 @@
 #include "maps/loader.h"
 #include "server/world/alloc.h"
 #include "server/server_impl.h"
+#include "server/utf8.h"
 
 /* --- joining a thread, and ending ----------------------------------------- */
 
@@ -238,9 +239,10 @@ int sweep__world_open_map(sweep_server *s, sweep_str map_in, sweep_str name_in, 
                       "OpenWorld.map %s is not a map's name: a map name or file stem of the server's maps "
                       "directory, without '/', '..' or NUL",
                       qm);
-    if (name_in.len > SWEEP__WORLD_NAME_MAX || (name_in.len && memchr(name_in.ptr, 0, name_in.len)))
+    if (name_in.len > SWEEP__WORLD_NAME_MAX || (name_in.len && memchr(name_in.ptr, 0, name_in.len)) ||
+        (name_in.len && !sweep__utf8_valid((const uint8_t *)name_in.ptr, name_in.len)))
         return refuse(code, SWEEP_WIRE_NOT_ALLOWED, why, whylen,
-                      "OpenWorld.name %s: a world's name is at most %u bytes, without NUL",
+                      "OpenWorld.name %s: a world's name is at most %u bytes of UTF-8, without NUL",
                       sweep__log_quote(name_in.ptr, name_in.len, qn, sizeof qn), SWEEP__WORLD_NAME_MAX);
     /* An absent string is a NULL pointer of length 0, which memcpy may
      * not be given even for nothing. */

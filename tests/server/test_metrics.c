@@ -54,8 +54,16 @@ static int setup(void **state)
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", arena, maps_link);
     if (fx_run(cmd, NULL) != 0)
         return -1;
-    const char *extra[] = {"--metrics", "127.0.0.1:0", "--log-level", "info", "--maps-dir", maps_dir, FX_SERVER_ARGS,
-                           NULL};
+    /* And one whose level name is not UTF-8 (SQLite keeps TEXT as given):
+     * "odd\xffname". */
+    snprintf(cmd, sizeof cmd,
+             "cp '%s' '%s/odd.db' && /usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('%s/odd.db'); "
+             "c.execute('UPDATE map SET name = CAST(X\\'6F6464FF6E616D65\\' AS TEXT)'); c.commit()\"",
+             arena, maps_dir, maps_dir);
+    if (fx_run(cmd, NULL) != 0)
+        return -1;
+    const char *extra[] = {"--metrics",  "127.0.0.1:0", "--log-level",  "info",
+                           "--maps-dir", maps_dir,      FX_SERVER_ARGS, NULL};
     char line[256];
     int tport = -1, uport = -1;
     if (fx_launch(&srv, NULL, NULL, extra, log_path, line, sizeof line) != 0)
@@ -78,6 +86,9 @@ static int teardown(void **state)
     free(rx);
     unlink(log_path);
     unlink(maps_link);
+    char odd[128];
+    snprintf(odd, sizeof odd, "%s/odd.db", maps_dir);
+    unlink(odd);
     rmdir(maps_dir);
     return rc == 0 ? 0 : -1;
 }
@@ -568,6 +579,40 @@ static void test_sweep_stats_prints_them(void **state)
     }
 }
 
+/* A world named after a level whose name is not UTF-8 (a map's TEXT is
+ * whatever bytes it holds) is labelled with U+FFFD in their place: the
+ * whole scrape stays UTF-8, which Prometheus requires of every value. */
+static void test_labels_stay_utf8(void **state)
+{
+    (void)state;
+    int gs = fx_tcp_connect(srv.port);
+    assert_true(gs >= 0);
+    sweep_message m = fx_hello_msg("metrics-odd"), r;
+    m.as.hello.auth_token = sweep_str_of(FX_TOKEN);
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
+    m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
+    m.as.open_world.map = sweep_str_of("odd");
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WORLD_OPENED);
+    uint32_t opened = r.as.world_opened.world;
+    http_answer a;
+    const char *series = "sweep_world_entities{world=\"odd\xEF\xBF\xBDname\"}";
+    scrape_until(&a, series, 0);
+    assert_true(sample(a.body, series) == 0);
+    for (const unsigned char *p = (const unsigned char *)a.body; *p; p++)
+        assert_true(*p != 0xFF && *p != 0xFE);
+    free(a.body);
+    m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 3);
+    m.as.close_world.world = opened;
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WORLD_CLOSED);
+    close(gs);
+}
+
 /* Each open world has its own series, labelled with its name: a world
  * opened at run time appears; moves in one world show in its move
  * latency histogram (one observation a Move or MoveBatch answered) and
@@ -583,6 +628,15 @@ static void test_per_world_series_and_histograms(void **state)
     assert_int_equal(fx_send(gs, &m), 0);
     assert_int_equal(fx_recv(gs, rx, &r), 1);
     assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
+    /* A name that is not UTF-8 is refused: a metrics label must be. */
+    m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
+    m.as.open_world.map = sweep_str_of("field");
+    m.as.open_world.name = sweep_str_of("bad\xff\xfename");
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_NOT_ALLOWED);
+    assert_non_null(strstr(r.as.error.message.ptr, "bytes of UTF-8"));
     m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
     m.as.open_world.map = sweep_str_of("field");
     m.as.open_world.name = sweep_str_of("second \"match\"");
@@ -814,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_other_paths_are_not_found),
         cmocka_unit_test(test_sweep_stats_prints_them),
         cmocka_unit_test(test_per_world_series_and_histograms),
+        cmocka_unit_test(test_labels_stay_utf8),
         cmocka_unit_test(test_process_series),
         cmocka_unit_test(test_log_lines_start_with_utc_time),
         cmocka_unit_test(test_busy_metrics_port_stops_sweepd),
