@@ -277,11 +277,7 @@ static void on_ping(sweep_server *s, sweep__peer *p, const sweep_message *m)
 
 static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
 
-/* Pays n tokens of the session's rate limit for a request (sequence seq):
- * 1, or 0 when it is over its rate: the request is dropped unanswered,
- * with one RateLimited a second, so a client over its rate does not get
- * an answer per request. */
-static int paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq)
+int sweep__request_paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq)
 {
     /* The clock only when there is a limit: reading it per request is a
      * measurable part of a move otherwise. A UDP request brings the
@@ -338,7 +334,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         /* A session pays for what the verifier refuses as for a request:
          * garbage at any speed got an Error each, more of the server's work
          * than the session's rate allows it. */
-        if (p->session && !paid(s, p, 1, 0))
+        if (p->session && !sweep__request_paid(s, p, 1, 0))
             return;
         sweep__send_error(s, p, sweep_wire_code_from_proto(e), 0, 0, "message refused by the verifier: %s",
                           sweep_proto_error_name(e));
@@ -355,7 +351,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
                      : m.kind == SWEEP_MSG_QUERY           ? m.as.query.count
                                                            : 1;
         n = n < 1 ? 1 : n > s->opt.max_batch ? s->opt.max_batch : n;
-        if (!paid(s, p, n, m.sequence))
+        if (!sweep__request_paid(s, p, n, m.sequence))
             return;
     }
     switch (m.kind) {

@@ -527,6 +527,12 @@ void sweep__watch_entities(sweep_server *s, sweep__peer *p, const sweep_message 
 
 /* dispatch.c */
 void sweep__dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t len, unsigned flags);
+/* Pays n tokens of p's session's rate limit for a request (sequence seq):
+ * 1, or 0 when it is over its rate: the request is dropped unanswered,
+ * with one RateLimited a second, so a client over its rate does not get
+ * an answer per request. Whatever the server answers a session's request
+ * with, an Error included, is paid for. */
+int sweep__request_paid(sweep_server *s, sweep__peer *p, uint32_t n, uint32_t seq);
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m);
 
 /* auth.c */

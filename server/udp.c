@@ -431,10 +431,12 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
     size_t limit = ss ? ss->udp_fit.datagram : SWEEP_UDP_MAX_DATAGRAM;
     if (partial || len > limit) {
         if (ss) {
-            sweep__peer p = {.addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX};
-            sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0,
-                              "a datagram of %zu bytes; at most %zu (the session's, Welcome.max_frame_size)", len,
-                              limit);
+            sweep__peer p = {
+                .addr = (const struct sockaddr *)&ss->addr, .session = ss, .budget = SIZE_MAX, .now = now};
+            if (sweep__request_paid(s, &p, 1, 0))
+                sweep__send_error(s, &p, SWEEP_WIRE_DATAGRAM_TOO_LARGE, 0, 0,
+                                  "a datagram of %zu bytes; at most %zu (the session's, Welcome.max_frame_size)", len,
+                                  limit);
         } else {
             s->stats.udp_dropped++;
         }

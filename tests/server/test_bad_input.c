@@ -536,7 +536,8 @@ static void test_rate_and_session_limits(void **state)
 /* The same over UDP, where a request is charged at the clock reading of
  * its receive batch: 40 Pings at once against 5 per second get one
  * RateLimited; 1.2 s later the bucket has refilled and a Ping is answered
- * (a reading that did not move on would leave it empty). */
+ * (a reading that did not move on would leave it empty). Datagrams too
+ * large for the session are charged too (each was answered). */
 static void test_udp_rate_limit(void **state)
 {
     (void)state;
@@ -571,6 +572,28 @@ static void test_udp_rate_limit(void **state)
         assert_int_equal(limited, 1);
         assert_true(answered >= 1 && answered < 39);
     }
+    /* Datagrams too large pay as requests do: each was answered. */
+    usleep(1200 * 1000);
+    uint8_t big[1500];
+    memset(big, 0x41, sizeof big);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(send(fd, big, sizeof big, 0), (ssize_t)sizeof big);
+    sweep_message ping = fx_msg(SWEEP_MSG_PING, 999);
+    usleep(300 * 1000);
+    assert_true(fx_udp_send(fd, &ping) > 0);
+    int too_large = 0, limited = 0;
+    for (;;) {
+        sweep_message r;
+        if (fx_udp_recv(fd, rx, &r, 1500) <= 0)
+            break; /* the Ping itself is over the rate now */
+        if (r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_DATAGRAM_TOO_LARGE)
+            too_large++;
+        else if (r.kind == SWEEP_MSG_ERROR && r.as.error.code == SWEEP_WIRE_RATE_LIMITED)
+            limited++;
+    }
+    if (too_large < 1 || too_large > 8 || limited != 1)
+        fail_msg("40 datagrams too large: %d answered DatagramTooLarge (1 to 8 wanted), %d RateLimited (1 wanted)",
+                 too_large, limited);
     close(fd);
     assert_int_equal(fx_stop(&small), 0);
 }
