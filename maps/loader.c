@@ -339,27 +339,50 @@ static int check_header(load *L)
                                          "spawns", "movers",         "mover_vertices",  "mover_triangles",
                                          "mover_keyframes", "volumes", "volume_planes"};
     size_t table_count = version >= 3 ? 11 : version >= 2 ? 9 : 5;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
+    /* Each a plain table, as the writer makes them: what a read of it runs
+     * is then a walk of its rows. A virtual table (its module's code runs
+     * on every read, and its content may be a view of any query: an
+     * endless recursive one hung the load while SQLite filled a temporary
+     * file) or a generated column (an expression computed on every read)
+     * is refused by name, never run. */
+    sqlite3_stmt *st, *gen;
+    int rc = sqlite3_prepare_v2(L->db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
                                 NULL);
     if (rc != SQLITE_OK)
         return sweep__load_fail_sqlite(L, rc, NULL, -1);
-    for (size_t i = 0; i < table_count; i++) {
+    rc = sqlite3_prepare_v2(L->db, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden <> 0", -1, &gen, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return sweep__load_fail_sqlite(L, rc, NULL, -1);
+    }
+    int ok = 1;
+    for (size_t i = 0; ok && i < table_count; i++) {
         sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
         rc = sqlite3_step(st);
-        sqlite3_reset(st);
+        const char *sql = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         if (rc == SQLITE_DONE) {
-            sqlite3_finalize(st);
-            return sweep__load_fail(L, SWEEP_MAP_E_SCHEMA, tables[i], -1,
-                                    "the table is missing (the map is incomplete)");
+            ok = sweep__load_fail(L, SWEEP_MAP_E_SCHEMA, tables[i], -1, "the table is missing (the map is incomplete)");
+        } else if (rc != SQLITE_ROW) {
+            ok = sweep__load_fail_sqlite(L, rc, NULL, -1);
+        } else if (!sql || sqlite3_strnicmp(sql, "CREATE TABLE", 12) != 0) {
+            ok = sweep__load_fail(L, SWEEP_MAP_E_SCHEMA, tables[i], -1,
+                                  "not a plain table (a virtual table: a map's tables hold their rows themselves)");
+        } else {
+            sqlite3_bind_text(gen, 1, tables[i], -1, SQLITE_STATIC);
+            rc = sqlite3_step(gen);
+            if (rc == SQLITE_ROW)
+                ok = sweep__load_fail(L, SWEEP_MAP_E_SCHEMA, tables[i], -1,
+                                      "column %s is generated or hidden (a map's columns hold their values)",
+                                      (const char *)sqlite3_column_text(gen, 0));
+            else if (rc != SQLITE_DONE)
+                ok = sweep__load_fail_sqlite(L, rc, NULL, -1);
+            sqlite3_reset(gen);
         }
-        if (rc != SQLITE_ROW) {
-            sqlite3_finalize(st);
-            return sweep__load_fail_sqlite(L, rc, NULL, -1);
-        }
+        sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    return 1;
+    sqlite3_finalize(gen);
+    return ok;
 }
 
 /* Prepares a SELECT over `table`; a missing column becomes a schema error. */
@@ -882,23 +905,13 @@ int sweep_map_read_name(const char *path, char *out, size_t outlen)
     if (!path || !out || outlen == 0)
         return -1;
     out[0] = 0;
-    /* The same plain-file rule as a load: never a URI. */
-    char *name = NULL;
-    const char *use = path;
-    if (strncmp(path, "file:", 5) == 0) {
-        name = malloc(strlen(path) + 3);
-        if (!name)
-            return -1;
-        strcpy(name, "./");
-        strcat(name, path);
-        use = name;
-    }
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(use, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    free(name);
-    sqlite3_stmt *st = NULL;
+    /* Opened and checked as a load is (a plain file, a sweep map's header
+     * and plain tables), so no query of the file's own making runs. */
+    load L = {path, NULL, NULL, NULL, NULL, 0, SWEEP_MAP_OK, 0, -1};
     int ok = -1;
-    if (rc == SQLITE_OK && sqlite3_prepare_v2(db, "SELECT name FROM map", -1, &st, NULL) == SQLITE_OK &&
+    sqlite3_stmt *st = NULL;
+    if (check_file(&L) && open_db(&L) && check_header(&L) &&
+        sqlite3_prepare_v2(L.db, "SELECT name FROM map", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW) {
         const unsigned char *t = sqlite3_column_text(st, 0);
         int n = sqlite3_column_bytes(st, 0);
@@ -909,6 +922,7 @@ int sweep_map_read_name(const char *path, char *out, size_t outlen)
         }
     }
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    if (L.db)
+        sqlite3_close(L.db);
     return ok;
 }

@@ -406,6 +406,37 @@ static void rows_types_and_paths(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* A table that runs code when it is read is refused before it is read: a
+ * virtual table whose content is an endless recursive view (the load hung
+ * while SQLite filled a temporary file), a generated column, a view in a
+ * table's place. sweep_map_read_name (a name looked up by sweepd's
+ * OpenWorld) checks the same before it reads. */
+static void tables_that_run_code_are_refused(void **state)
+{
+    outcome o;
+    load(tiny_map(*state, "CREATE VIEW endless AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                          "SELECT i AS id, 0.0 AS x, 0.0 AS y, 0.0 AS z FROM n;"
+                          "CREATE TABLE v2 AS SELECT * FROM vertices; DROP TABLE vertices;"
+                          "CREATE VIRTUAL TABLE vertices USING fts5(id, x, y, z, content='endless', "
+                          "content_rowid='id');"),
+         &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "vertices", -1, "not a plain table (a virtual table", NULL);
+    load(tiny_map(*state, "CREATE TABLE v2 AS SELECT * FROM vertices; DROP TABLE vertices;"
+                          "CREATE TABLE vertices (id INTEGER PRIMARY KEY, x REAL, y REAL, "
+                          "zz REAL, z REAL GENERATED ALWAYS AS (zz + 0 * length(zeroblob(100000000))));"
+                          "INSERT INTO vertices (id, x, y, zz) SELECT id, x, y, z FROM v2;"),
+         &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "vertices", -1, "column z is generated or hidden", NULL);
+    const char *path = tiny_map(*state, "CREATE TABLE m2 AS SELECT * FROM map; DROP TABLE map;"
+                                        "CREATE VIEW map AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+                                        "FROM n) SELECT m2.* FROM m2, n WHERE i < 0;");
+    load(path, &o);
+    expect(&o, SWEEP_MAP_E_SCHEMA, "map", -1, "the table is missing", NULL);
+    char name[64] = "unchanged";
+    assert_int_equal(sweep_map_read_name(path, name, sizeof name), -1);
+    assert_string_equal(name, "");
+}
+
 /* Each movement rule out of range, not a number, or missing, refused
  * with a message naming its column. */
 static void bad_rules(void **state)
@@ -442,8 +473,8 @@ static void bad_rules(void **state)
         {"rewind_cap_ms = -250", SWEEP_MAP_E_METADATA, "rewind_cap_ms=-250 must be between 1 and 60000 ms"},
         {"rewind_cap_ms = 'long'", SWEEP_MAP_E_VALUE, "rewind_cap_ms is not a finite number (text 'long')"},
         {"crouch_speed = -1", SWEEP_MAP_E_METADATA, "crouch_speed=-1 must be in [0, walk_speed] units/s"},
-        {"crouch_speed = 6, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.5",
-         SWEEP_MAP_E_METADATA, "crouch_speed=6 must be at most walk_speed=5"},
+        {"crouch_speed = 6, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.5", SWEEP_MAP_E_METADATA,
+         "crouch_speed=6 must be at most walk_speed=5"},
         {"crouch_speed = 2", SWEEP_MAP_E_METADATA, "crouch radii (0, 0, 0) outside [0.01, 100]"},
         {"crouch_speed = 2, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.001",
          SWEEP_MAP_E_METADATA, "crouch radii (0.4, 0.4, 0.001) outside"},
@@ -953,6 +984,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(whole_real_index_is_an_index, setup, teardown),
         cmocka_unit_test_setup_teardown(fractional_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(no_materials, setup, teardown),
+        cmocka_unit_test_setup_teardown(tables_that_run_code_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(rows_types_and_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_material, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicate_material_name, setup, teardown),
