@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/stat.h>
 #include <zip.h>
 
 #include "core/world.h"
@@ -23,6 +24,10 @@
 
 /* IBSP offsets are signed 32-bit: no valid file is larger. */
 #define MAX_FILE_BYTES 0x7fffffffu
+/* What the importer reads into memory at most: far above any level Quake 3
+ * ships (tens of MB), far below what a small .pk3 member can claim to
+ * expand to (a 2 MB zip held a 2 GB member, all of it read first). */
+#define MAX_READ_BYTES (512u << 20)
 /* Quake 3 raises a spawned player this far above the spawn point. */
 #define SPAWN_RAISE 9.0
 
@@ -381,9 +386,9 @@ static sweep_status read_member(const char *path, const char *member, uint8_t **
         zip_discard(z);
         return SWEEP_E_GEOMETRY;
     }
-    if (zs.size > MAX_FILE_BYTES) {
-        snprintf(err, errlen, "%s: %llu bytes is larger than any IBSP file can be", label,
-                 (unsigned long long)zs.size);
+    if (zs.size > MAX_FILE_BYTES || zs.size > MAX_READ_BYTES) {
+        snprintf(err, errlen, "%s: %llu bytes is larger than %s", label, (unsigned long long)zs.size,
+                 zs.size > MAX_FILE_BYTES ? "any IBSP file can be" : "sweep-import reads (512 MiB)");
         zip_discard(z);
         return SWEEP_E_GEOMETRY;
     }
@@ -427,6 +432,11 @@ sweep_status sweep_import_bsp(const char *path, const sweep_bsp_options *opt, sw
     sweep_level_init(out);
     if (stats)
         memset(stats, 0, sizeof *stats);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return SWEEP_E_GEOMETRY;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -457,8 +467,11 @@ sweep_status sweep_import_bsp(const char *path, const sweep_bsp_options *opt, sw
         return SWEEP_E_GEOMETRY;
     }
     long len = ftell(f);
-    if (len < 0 || (unsigned long)len > MAX_FILE_BYTES) {
-        snprintf(err, errlen, "%s: %s", path, len < 0 ? strerror(errno) : "larger than any IBSP file can be");
+    if (len < 0 || (unsigned long)len > MAX_FILE_BYTES || (unsigned long)len > MAX_READ_BYTES) {
+        snprintf(err, errlen, "%s: %s", path,
+                 len < 0                                ? strerror(errno)
+                 : (unsigned long)len > MAX_FILE_BYTES ? "larger than any IBSP file can be"
+                                                        : "larger than sweep-import reads (512 MiB)");
         fclose(f);
         return SWEEP_E_GEOMETRY;
     }

@@ -687,6 +687,38 @@ static void imports_from_a_pk3(void **state)
     assert_int_equal(sweep_import_bsp(one, NULL, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "one.pk3:maps/test.bsp: IBSP version 47"));
 
+    /* A member that says it expands to 600 MB (a zip bomb's small pack):
+     * refused from its size, before anything is read. */
+    size_t zlen = 0;
+    uint8_t *zip = (uint8_t *)fixture_read(one, &zlen);
+    assert_non_null(zip);
+    int patched = 0;
+    for (size_t i = 0; i + 28 <= zlen; i++) {
+        uint32_t sig =
+            (uint32_t)zip[i] | (uint32_t)zip[i + 1] << 8 | (uint32_t)zip[i + 2] << 16 | (uint32_t)zip[i + 3] << 24;
+        size_t at = sig == 0x04034b50u ? i + 22 : sig == 0x02014b50u ? i + 24 : 0; /* local, central */
+        if (at) {
+            zip[at] = 0x00, zip[at + 1] = 0x46, zip[at + 2] = 0xC3, zip[at + 3] = 0x23; /* 600,000,000 */
+            patched++;
+        }
+    }
+    assert_true(patched >= 2);
+    char bomb[4200];
+    snprintf(bomb, sizeof bomb, "%s", fixture_path(f, "bomb.pk3"));
+    assert_true(fixture_write(bomb, zip, zlen));
+    free(zip);
+    o.member = "maps/test.bsp";
+    assert_int_equal(sweep_import_bsp(bomb, &o, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    if (!strstr(err, "600000000 bytes is larger than sweep-import reads (512 MiB)"))
+        fail_msg("error '%s'", err);
+    /* A directory is not a level file. */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", fixture_path(f, "folder.bsp"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(sweep_import_bsp(dir, NULL, &lv, &st, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "folder.bsp: not a regular file"));
+    assert_int_equal(rmdir(dir), 0);
+
     /* --bsp on a plain .bsp, and a file that is not there. */
     char bsp[4200];
     snprintf(bsp, sizeof bsp, "%s", fixture_path(f, "plain.bsp"));
