@@ -459,6 +459,13 @@ sweep_status sweep_map_write(const char *path, const sweep_level *lv, const swee
         wfail(&w, "no path or no level to write");
         return SWEEP_E_ARG;
     }
+    /* The map replaces a file at path by a rename: a device, a pipe or a
+     * directory there (-o /dev/null) would be replaced, not written to. */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        wfail(&w, "%s is not a regular file (a map is written beside it and renamed over it)", path);
+        return SWEEP_E_ARG;
+    }
 
     /* The temporary name: beside the destination (so rename is atomic),
      * and prefixed with "./" if relative and starting with "file:" (see

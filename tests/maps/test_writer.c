@@ -9,6 +9,7 @@
  */
 #include "tests/maps/map_fixture.h"
 
+#include <sys/stat.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,6 +106,18 @@ static void failed_write_leaves_nothing(void **state)
     assert_int_equal(len, 3);
     free(old);
     assert_int_equal(fixture_count_files(f), 1);
+
+    /* A pipe at the destination is left as it is: a map is written by a
+     * rename over its path, which would replace it (-o /dev/null). */
+    const char *pipe_path = fixture_path(f, "pipe.db");
+    assert_int_equal(mkfifo(pipe_path, 0600), 0);
+    lv.materials[1] = 1;
+    assert_int_equal(sweep_map_write(pipe_path, &lv, NULL, NULL, err, sizeof err), SWEEP_E_ARG);
+    assert_non_null(strstr(err, "pipe.db is not a regular file"));
+    struct stat sb;
+    assert_int_equal(lstat(pipe_path, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    assert_int_equal(unlink(pipe_path), 0);
 
     /* A directory that does not exist. */
     lv.materials[1] = 1;
