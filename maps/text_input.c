@@ -40,6 +40,14 @@ int sweep_read_points(const char *path, double max_abs, sweep_vec3 **out, uint32
     int ok = 1;
     while (ok && fgets(line, sizeof line, f)) {
         lineno++;
+        /* A line longer than the buffer would be read as two: its rest
+         * taken for a line of its own (a long comment's tail for a point). */
+        size_t got = strlen(line);
+        if (got == sizeof line - 1 && line[got - 1] != '\n' && !feof(f)) {
+            snprintf(err, errlen, "%s line %u: longer than %zu bytes", path, lineno, sizeof line - 2);
+            ok = 0;
+            break;
+        }
         const char *p = line + strspn(line, " \t\r\n");
         if (*p == '#' || *p == '\0')
             continue;

@@ -86,6 +86,17 @@ static void point_files(void **state)
         assert_non_null(strstr(err, bad[i].says));
         assert_non_null(strstr(err, path));
     }
+    /* A comment longer than a line may be, ending in three numbers: named,
+     * not read as a point from its tail. */
+    char longer[700];
+    memset(longer, 'x', sizeof longer);
+    memcpy(longer, "# ", 2);
+    memcpy(longer + sizeof longer - 8, " 7 8 9\n", 7);
+    assert_true(fixture_write(path, longer, sizeof longer - 1));
+    pts = NULL;
+    assert_false(sweep_read_points(path, 100, &pts, &n, err, sizeof err));
+    if (!strstr(err, "line 1: longer than 510 bytes"))
+        fail_msg("error '%s'", err);
     assert_false(sweep_read_points(fixture_path(f, "missing.txt"), 100, &pts, &n, err, sizeof err));
     assert_non_null(strstr(err, "missing.txt"));
     fixture_cleanup(f);
