@@ -330,6 +330,48 @@ static void damaged_refused(void **state)
     sweep_level_free(&lv);
 }
 
+/* Materials as a map's loader takes them: at most 65,536 (an image held
+ * any number, each triangle's looked up one by one: 200,000 of each read
+ * in 76 s), each triangle's known. */
+static void materials_as_a_map_has_them(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    sweep_level_init(&lv);
+    snprintf(lv.name, sizeof lv.name, "many");
+    for (uint32_t i = 0; i < 65537; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "m%u", i);
+        assert_int_equal(sweep_level_add_material(&lv, 65537 - i, name, 1.0, 0), SWEEP_OK);
+    }
+    assert_int_equal(sweep_level_add_quad(&lv, sweep_v3(0, 0, 0), sweep_v3(1, 0, 0), sweep_v3(1, 1, 0),
+                                          sweep_v3(0, 1, 0), 65537),
+                     SWEEP_OK);
+    unsigned char *bytes;
+    size_t len;
+    char err[256];
+    sweep_level back;
+    image_of(&lv, &bytes, &len);
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "65537 materials, at most 65536 (as in a map)"));
+    free(bytes);
+    /* 65,536 of them read, the triangles' found among them... */
+    lv.material_count = 65536; /* ids 65537 down to 2 */
+    image_of(&lv, &bytes, &len);
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_OK);
+    assert_int_equal(back.material_count, 65536);
+    sweep_level_free(&back);
+    free(bytes);
+    /* ...and one not among them named. */
+    lv.materials[0] = 1;
+    image_of(&lv, &bytes, &len);
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "triangle 0 has material 1, not in the materials"));
+    free(bytes);
+    lv.material_count = 65537;
+    sweep_level_free(&lv);
+}
+
 /* A point past the map row's coordinate limit, which a map's loader
  * refuses, is refused by the reader too, naming what it is. */
 static sweep_status read_moved(sweep_level *lv, sweep_vec3 *p, char *err, size_t errlen)
@@ -380,6 +422,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(truncated_refused),
         cmocka_unit_test(points_beyond_the_limit_refused),
         cmocka_unit_test(damaged_refused),
+        cmocka_unit_test(materials_as_a_map_has_them),
     };
     return cmocka_run_group_tests_name("level_image", tests, NULL, NULL);
 }
