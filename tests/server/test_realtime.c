@@ -114,9 +114,11 @@ static void loops_run_at_the_priority_and_the_writers_do_not(void **state)
         fail_msg("OpenWorld: %s: %s", sweep_client_error_name(&e), e.message);
     sweep_client_close(gs);
     /* The ready line comes before the loops run: each takes its priority
-     * as it starts, so look until both have (two seconds at most). */
+     * as it starts, and the run-time world's writer starts with its
+     * recording, after its answer; so look until both loops have theirs
+     * and both writers are there (four seconds at most: a loaded machine). */
     int fifo = 0, normal = 0, other = 0;
-    for (int tries = 0; tries < 40 && fifo != 2; tries++) {
+    for (int tries = 0; tries < 80 && (fifo != 2 || normal < 2); tries++) {
         if (tries)
             usleep(50000);
         count_policies(srv.pid, &fifo, &normal, &other);
