@@ -193,15 +193,22 @@ static void serve_udp(int fd)
     }
 }
 
-static void start_udp(fake *f)
+/* A socket of `type` bound to a free port of 127.0.0.1, named in f. */
+static int bound(fake *f, int type)
 {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int fd = socket(AF_INET, type, 0);
     assert_true(fd >= 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
     assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
     assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
     snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    return fd;
+}
+
+static void start_udp(fake *f)
+{
+    int fd = bound(f, SOCK_DGRAM);
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0)
@@ -211,14 +218,8 @@ static void start_udp(fake *f)
 
 static void start(fake *f, behaviour b)
 {
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(ls >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+    int ls = bound(f, SOCK_STREAM);
     assert_int_equal(listen(ls, 1), 0);
-    assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &al), 0);
-    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0)

@@ -1681,6 +1681,22 @@ static void write_bare_segment(const char *dir, const char *name, const bare_hea
     free(buf);
 }
 
+/* A log that opens at both depths and stops as it is run, its error
+ * saying `says`. */
+static void stops_at_both_depths(const char *path, const char *says)
+{
+    char err[1400];
+    for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
+        sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        assert_int_equal(sweep_replay_run(r), -1);
+        if (!strstr(sweep_replay_error(r), says))
+            fail_msg("%s (flags %u): error '%s' does not say '%s'", path, flags, sweep_replay_error(r), says);
+        sweep_replay_close(r);
+    }
+}
+
 /* Without --map a log's map is looked for by its stem beside the log (and
  * in $SWEEP_MAPS): a stem that names a directory is not followed there. */
 static void a_log_names_no_map_outside_the_folders_searched(void **state)
@@ -1729,7 +1745,7 @@ static void nothing_but_one_head_and_nothing_after_the_end(void **state)
 {
     (void)state;
     needs("rotated", rotated_log_follows_its_segments);
-    char dir[400], path[900], err[1400], py[1300], cmd[3000];
+    char dir[400], path[900], py[1300], cmd[3000];
     scratch("flaws", dir, sizeof dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     static const struct {
@@ -1740,15 +1756,7 @@ static void nothing_but_one_head_and_nothing_after_the_end(void **state)
     for (size_t i = 0; i < 2; i++) {
         write_bare_segment(dir, "flaw-0000.sweeplog", &(bare_head){0, "", NULL, NULL, flaws[i].flaw}, "shutdown");
         snprintf(path, sizeof path, "%s/flaw-0000.sweeplog", dir);
-        for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
-            sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, err, sizeof err);
-            if (!r)
-                fail_msg("%s", err);
-            assert_int_equal(sweep_replay_run(r), -1);
-            if (!strstr(sweep_replay_error(r), flaws[i].says))
-                fail_msg("flaw %d: error '%s' does not say '%s'", flaws[i].flaw, sweep_replay_error(r), flaws[i].says);
-            sweep_replay_close(r);
-        }
+        stops_at_both_depths(path, flaws[i].says);
         char *said = NULL;
         snprintf(cmd, sizeof cmd, "%s '%s'", py, path);
         int rc = python ? fx_run(cmd, &said) : 2;
@@ -1772,21 +1780,13 @@ static void segment_chains_go_by_number(void **state)
 {
     (void)state;
     needs("rotated", rotated_log_follows_its_segments);
-    char dir[400], name[64], prev[64], err[1400];
+    char dir[400], name[64], prev[64];
     scratch("chains", dir, sizeof dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     write_bare_segment(dir, "self-0001.sweeplog", &(bare_head){0, "self-0001.sweeplog", NULL, NULL, 0}, "rotated");
     char path[900];
     snprintf(path, sizeof path, "%s/self-0001.sweeplog", dir);
-    for (unsigned flags = 0; flags <= SWEEP_REPLAY_CORE; flags += SWEEP_REPLAY_CORE) {
-        sweep_replay *r = sweep_replay_open_flags(path, g_map, flags, err, sizeof err);
-        if (!r)
-            fail_msg("%s", err);
-        assert_int_equal(sweep_replay_run(r), -1);
-        if (!strstr(sweep_replay_error(r), "is segment 0 where 1 follows"))
-            fail_msg("error '%s'", sweep_replay_error(r));
-        sweep_replay_close(r);
-    }
+    stops_at_both_depths(path, "is segment 0 where 1 follows");
     /* 0000 to 10001, the last one closed: 10,002 segments. */
     for (uint32_t k = 0; k <= 10001; k++) {
         snprintf(name, sizeof name, "long-%04u.sweeplog", k);

@@ -579,6 +579,17 @@ static void test_sweep_stats_prints_them(void **state)
     }
 }
 
+/* CloseWorld of world `id` (sequence 3) by the server-role session gs,
+ * answered WorldClosed. */
+static void close_world(int gs, uint32_t id)
+{
+    sweep_message m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 3), r;
+    m.as.close_world.world = id;
+    assert_int_equal(fx_send(gs, &m), 0);
+    assert_int_equal(fx_recv(gs, rx, &r), 1);
+    assert_int_equal(r.kind, SWEEP_MSG_WORLD_CLOSED);
+}
+
 /* A world named after a level whose name is not UTF-8 (a map's TEXT is
  * whatever bytes it holds) is labelled with U+FFFD in their place: the
  * whole scrape stays UTF-8, which Prometheus requires of every value. */
@@ -587,12 +598,8 @@ static void test_labels_stay_utf8(void **state)
     (void)state;
     int gs = fx_tcp_connect(srv.port);
     assert_true(gs >= 0);
-    sweep_message m = fx_hello_msg("metrics-odd"), r;
-    m.as.hello.auth_token = sweep_str_of(FX_TOKEN);
-    assert_int_equal(fx_send(gs, &m), 0);
-    assert_int_equal(fx_recv(gs, rx, &r), 1);
-    assert_int_equal(r.kind, SWEEP_MSG_WELCOME);
-    m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
+    assert_true(fx_hello_token(gs, rx, FX_TOKEN) != 0); /* the server role */
+    sweep_message r, m = fx_msg(SWEEP_MSG_OPEN_WORLD, 2);
     m.as.open_world.map = sweep_str_of("odd");
     assert_int_equal(fx_send(gs, &m), 0);
     assert_int_equal(fx_recv(gs, rx, &r), 1);
@@ -605,11 +612,7 @@ static void test_labels_stay_utf8(void **state)
     for (const unsigned char *p = (const unsigned char *)a.body; *p; p++)
         assert_true(*p != 0xFF && *p != 0xFE);
     free(a.body);
-    m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 3);
-    m.as.close_world.world = opened;
-    assert_int_equal(fx_send(gs, &m), 0);
-    assert_int_equal(fx_recv(gs, rx, &r), 1);
-    assert_int_equal(r.kind, SWEEP_MSG_WORLD_CLOSED);
+    close_world(gs, opened);
     close(gs);
 }
 
@@ -704,11 +707,7 @@ static void test_per_world_series_and_histograms(void **state)
     free(a.body);
 
     /* Closed, the world's series go. */
-    m = fx_msg(SWEEP_MSG_CLOSE_WORLD, 3);
-    m.as.close_world.world = opened;
-    assert_int_equal(fx_send(gs, &m), 0);
-    assert_int_equal(fx_recv(gs, rx, &r), 1);
-    assert_int_equal(r.kind, SWEEP_MSG_WORLD_CLOSED);
+    close_world(gs, opened);
     scrape_until(&a, "sweep_worlds", 1);
     snprintf(series, sizeof series, "sweep_world_entities{world=\"%s\"}", second);
     assert_true(sample(a.body, series) == -1);
