@@ -169,7 +169,15 @@ static int read_volume_planes(load *L)
     uint32_t cur = 0;
     int rc, ok = 1;
     while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t vol = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+        /* Whole numbers, as every other table's ids (a volume of 1.5 was
+         * read as volume 1); the row is named by both, since each volume
+         * numbers its planes from 0. */
+        int64_t vol = 0, id = 0;
+        if (!sweep__load_integer(L, st, 0, T, -1, "volume", SWEEP_MAP_E_VOLUME, &vol) ||
+            !sweep__load_integer(L, st, 1, T, -1, "id", SWEEP_MAP_E_VOLUME, &id)) {
+            ok = 0;
+            break;
+        }
         while (cur < lv->volume_count && lv->volumes[cur].id < vol)
             cur++;
         if (cur == lv->volume_count || lv->volumes[cur].id != vol) {
@@ -191,8 +199,11 @@ static int read_volume_planes(load *L)
             break;
         }
         double x[4];
-        for (int i = 0; ok && i < 4; i++)
-            ok = sweep__load_number(L, st, 2 + i, T, id, cn[i], &x[i]);
+        char col[48];
+        for (int i = 0; ok && i < 4; i++) {
+            snprintf(col, sizeof col, "volume %lld's %s", (long long)vol, cn[i]);
+            ok = sweep__load_number(L, st, 2 + i, T, id, col, &x[i]);
+        }
         if (!ok)
             break;
         v->planes[v->plane_count].normal = sweep_v3(x[0], x[1], x[2]);

@@ -293,6 +293,31 @@ static void bad_volumes_are_refused(void **state)
             "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
             "INSERT INTO volume_planes VALUES (2, 0, 0, 0, 0, 0.5);",
             SWEEP_MAP_E_VOLUME, "a plane's normal is zero");
+    /* Ids are whole numbers, as in every table (1.5 was read as volume 1),
+     * and a bad value names its volume as well as its plane: each on a
+     * table without the schema's types and checks, as a hand-made map
+     * may have it. */
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
+            "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
+            "CREATE TABLE p2 AS SELECT * FROM volume_planes; DROP TABLE volume_planes;"
+            "ALTER TABLE p2 RENAME TO volume_planes;"
+            "INSERT INTO volume_planes VALUES (1.5, 0, 1, 0, 0, 0.5);",
+            SWEEP_MAP_E_VOLUME, "volume_planes: volume is not a whole number (1.5)");
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
+            "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
+            "CREATE TABLE p2 AS SELECT * FROM volume_planes; DROP TABLE volume_planes;"
+            "ALTER TABLE p2 RENAME TO volume_planes;"
+            "INSERT INTO volume_planes VALUES (2, 0.25, 1, 0, 0, 0.5);",
+            SWEEP_MAP_E_VOLUME, "volume_planes: id is not a whole number (0.25)");
+    refused(f,
+            "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
+            "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
+            "CREATE TABLE p2 AS SELECT * FROM volume_planes; DROP TABLE volume_planes;"
+            "ALTER TABLE p2 RENAME TO volume_planes;"
+            "INSERT INTO volume_planes VALUES (2, 0, 'abc', 0, 0, 0.5);",
+            SWEEP_MAP_E_VALUE, "volume_planes row id=0: volume 2's nx is not a finite number (text 'abc')");
     /* Without the schema's PRIMARY KEY (and the planes' reference to it)
      * one id can stand twice; a move's report would name two volumes by it. */
     refused(f,
