@@ -117,6 +117,7 @@ typedef struct bsp {
     sweep_level *lv;
     sweep_bsp_stats *st;
     double patch_tolerance; /* units; 0: the fixed SWEEP_BSP_PATCH_LEVEL */
+    uint64_t patch_triangles; /* the patches' triangles so far (SWEEP_BSP_PATCH_TRIANGLES_MAX) */
     char *err;
     size_t errlen;
     int nomem;

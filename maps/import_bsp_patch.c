@@ -28,6 +28,13 @@
 
 /* Patch control grids wider than this are refused (q3map stays at 65). */
 #define MAX_PATCH_SIDE 257
+/* The patches of one level make at most this many triangles: 10 times the
+ * most of any shipped level of the corpus cut to the fixed grid (52,032),
+ * and about half a gigabyte of the import's memory, far below what a small
+ * file could otherwise ask for, since any number of face records may name
+ * one control grid (one 104-byte record of a 257 x 257 grid is 16.7 million
+ * triangles). */
+#define SWEEP_BSP_PATCH_TRIANGLES_MAX (1u << 19)
 /* A face's type in the faces lump: a patch. */
 #define FACE_PATCH 2
 
@@ -306,6 +313,16 @@ int sweep__bsp_patch_face(bsp *b, uint32_t f, sink *s)
         gw += su[j];
     for (uint32_t j = 0; j < by; j++)
         gh += sv[j];
+    b->patch_triangles += 2 * (uint64_t)(gw - 1) * (gh - 1);
+    if (b->patch_triangles > SWEEP_BSP_PATCH_TRIANGLES_MAX) {
+        free(cp);
+        free(su);
+        return sweep__bsp_fail(b,
+                               LUMP_FMT ": record %u: the patches so far make %llu triangles, more than a level's "
+                                        "patches may (%u)",
+                               LUMP_ARG(L_FACES), f, (unsigned long long)b->patch_triangles,
+                               SWEEP_BSP_PATCH_TRIANGLES_MAX);
+    }
     uint32_t *grid = malloc((size_t)gw * gh * sizeof *grid);
     double (*gp)[3] = malloc((size_t)gw * gh * sizeof *gp);
     uint32_t *colblk = malloc(((size_t)gw + gh) * sizeof *colblk);

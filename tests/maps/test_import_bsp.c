@@ -1178,6 +1178,37 @@ static void patch_blocks_share_their_seams(void **state)
     sweep_level_free(&lv);
 }
 
+/* Any number of face records may name one control grid: the patches of a
+ * level make at most 524,288 triangles, so a small file cannot ask for
+ * millions. A grid of 65 x 65 control points on the fixed grid (4 x 4
+ * quads a block) is 32,768 triangles: 20 faces of it pass the limit at
+ * the 17th. */
+static void refuses_patches_past_their_budget(void **state)
+{
+    (void)state;
+    bspw w;
+    memset(&w, 0, sizeof w);
+    int32_t s = shader(&w, "textures/test/curve", 0, 0x1);
+    for (int j = 0; j < 65; j++)
+        for (int i = 0; i < 65; i++)
+            vertex(&w, 8.0 * i - 256.0, 8.0 * j - 256.0, (i + j) % 2 ? 4.0 : 0.0);
+    for (int k = 0; k < 20; k++)
+        face(&w, s, 2, 0, 65 * 65, 65, 65);
+    model(&w, -1000, -1000, -1000, 1000, 1000, 1000, 0, 20, 0, 0);
+    static const char ents[] = "{ \"classname\" \"worldspawn\" }\n";
+    put(&w.l[L_ENT], ents, sizeof ents);
+    size_t size;
+    uint8_t *data = bspw_finish(&w, &size);
+    sweep_bsp_options o = {NULL, NULL, NULL, 0, SWEEP_BSP_PATCH_FIXED, 0};
+    sweep_level lv;
+    char err[1024];
+    assert_int_equal(sweep_import_bsp_memory(data, size, "many.bsp", &o, &lv, NULL, err, sizeof err), SWEEP_E_GEOMETRY);
+    if (!strstr(err, "record 16: the patches so far make 557056 triangles, more than a level's patches may (524288)"))
+        fail_msg("error '%s'", err);
+    assert_int_equal(lv.triangle_count, 0);
+    free(data);
+}
+
 /* A tolerance that is no positive number (other than the fixed one's) is
  * refused by name. */
 static void refuses_bad_patch_tolerances(void **state)
@@ -2022,6 +2053,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(tessellates_patches_within_tolerance),
         cmocka_unit_test(patch_blocks_share_their_seams),
         cmocka_unit_test(refuses_bad_patch_tolerances),
+        cmocka_unit_test(refuses_patches_past_their_budget),
         cmocka_unit_test(warns_about_movers_that_cannot_move),
         cmocka_unit_test(survives_truncation_and_corruption),
         cmocka_unit_test_setup_teardown(sweep_import_takes_bsp_and_pk3, setup, teardown),
