@@ -182,7 +182,7 @@ int sweep_bsp_is_input(const char *path)
 
 static void free_bsp(bsp *b)
 {
-    free(b->shaders), free(b->planes), free(b->models), free(b->text), free(b->kv), free(b->ents);
+    free(b->shaders), free(b->planes), free(b->models), free(b->text), free(b->kv), free(b->ents), free(b->bases);
     free(b->pts), free(b->verts), free(b->ring), free(b->tris);
     free(b->cut_brush), free(b->cut_lo), free(b->cut_hi), free(b->work), free(b->tree_scratch);
     free(b->face_pts);

@@ -134,6 +134,14 @@ typedef struct bsp {
     entity *ents;
     uint32_t ent_count, ent_cap;
     uint32_t next_mover_id;
+    /* Per material name's base (a shader's name, sanitised): the suffix to
+     * try first for the next material of that base (1: the base itself),
+     * since names are only ever added (sweep__bsp_material_of). */
+    struct bsp_name_base {
+        char base[64];
+        uint32_t next;
+    } *bases;
+    uint32_t base_count, base_cap;
 
     /* Scratch for one brush, grown as needed. */
     double (*pts)[3];    /* polygon points, one block per side */

@@ -479,20 +479,46 @@ int sweep__bsp_material_of(bsp *b, uint32_t s, uint32_t *out)
     base[n] = '\0';
     if (n == 0)
         snprintf(base, sizeof base, "shader%u", s);
+    /* The first of base, base~2, base~3, ... that no material has: tried
+     * from where the last material of this base left off (no name is ever
+     * taken back, so nothing before it is free), which spares each new one
+     * the tries of all before it (4,000 shaders of one name and different
+     * flags took 33 s). */
+    struct bsp_name_base *nb = NULL;
+    for (uint32_t i = 0; i < b->base_count && !nb; i++)
+        if (strcmp(b->bases[i].base, base) == 0)
+            nb = &b->bases[i];
+    if (!nb) {
+        if (b->base_count == b->base_cap) {
+            uint32_t cap = b->base_cap ? 2 * b->base_cap : 16;
+            struct bsp_name_base *nbs = realloc(b->bases, (size_t)cap * sizeof *nbs);
+            if (!nbs)
+                return sweep__bsp_nomem(b);
+            b->bases = nbs, b->base_cap = cap;
+        }
+        nb = &b->bases[b->base_count++];
+        snprintf(nb->base, sizeof nb->base, "%s", base);
+        nb->next = 1;
+    }
     char name[64];
-    snprintf(name, sizeof name, "%s", base);
-    for (uint32_t k = 2;; k++) {
+    for (uint32_t k = nb->next;; k++) {
+        if (k == 1) {
+            snprintf(name, sizeof name, "%s", base);
+        } else {
+            char suffix[16];
+            int sl = snprintf(suffix, sizeof suffix, "~%u", k);
+            size_t keep = strlen(base);
+            if (keep + (size_t)sl > 63)
+                keep = 63 - (size_t)sl;
+            snprintf(name, sizeof name, "%.*s%s", (int)keep, base, suffix);
+        }
         int taken = 0;
         for (uint32_t i = 0; i < b->lv->material_count && !taken; i++)
             taken = strcmp(b->lv->material_table[i].name, name) == 0;
-        if (!taken)
+        if (!taken) {
+            nb->next = k + 1;
             break;
-        char suffix[16];
-        int sl = snprintf(suffix, sizeof suffix, "~%u", k);
-        size_t keep = strlen(base);
-        if (keep + (size_t)sl > 63)
-            keep = 63 - (size_t)sl;
-        snprintf(name, sizeof name, "%.*s%s", (int)keep, base, suffix);
+        }
     }
     uint32_t id = b->lv->material_count + 1;
     sweep_status r = sweep_level_add_material(b->lv, id, name, (sh->flags & SURF_SLICK) ? 0.0 : 1.0, sh->flags);
