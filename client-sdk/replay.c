@@ -1180,10 +1180,13 @@ int sweep_replay_step(sweep_replay *r)
         case SWEEP_RECORD_HASH:
             rc = on_hash(r, x);
             break;
-        case SWEEP_RECORD_END:
+        case SWEEP_RECORD_END: {
+            /* Its reason read first: looking past it may move the reader's
+             * buffer, which the record's text points into. */
+            const int rotated = x->text.len == 7 && memcmp(x->text.ptr, "rotated", 7) == 0;
             if (nothing_after_end(r, x) != 0)
                 return -1;
-            if (x->text.len == 7 && memcmp(x->text.ptr, "rotated", 7) == 0) {
+            if (rotated) {
                 rc = next_segment(r);
             } else {
                 r->stats.ended = 1;
@@ -1191,6 +1194,7 @@ int sweep_replay_step(sweep_replay *r)
                 return 0;
             }
             break;
+        }
         default:
             rc = set_error(r, "%s: byte %" PRIu64 ": %s record where a request, tick or session was due (corrupt log)",
                            r->path, x->offset, sweep_record_type_name(x->type));
