@@ -983,16 +983,16 @@ static void refuse(sweep_server *s, int fd, const char *peer, const char *reason
 }
 
 /* Serves an accepted socket whose counts (its address's conns and
- * handshakes, the group's conns) are taken already: `bytes` are what it
- * sent that another thread read, and `from` the handover with its Hello's
- * deadline and pre-Hello bucket, which it keeps; both NULL for a new one. */
-static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const char *peer, const uint8_t *bytes,
-                  size_t len, const sweep__handoff *from)
+ * handshakes, the group's conns) are taken already: `from` is the
+ * handover that brought it (what it sent that another thread read, its
+ * Hello's deadline and its pre-Hello bucket, which it keeps), NULL for a
+ * new one. */
+static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const char *peer, const sweep__handoff *from)
 {
     sweep__conn *c = sweep__calloc(1, sizeof *c);
     if (!c) {
         sweep__conn_uncount(s, key);
-        if (bytes) {
+        if (from) {
             sweep__log(SWEEP_LOG_ERROR, "conn_out_of_memory", "peer=%s", peer);
             close(fd);
         } else {
@@ -1028,8 +1028,8 @@ static void serve(sweep_server *s, int fd, const sweep__addr_key *key, const cha
     }
     uv_tcp_nodelay(&c->handle, 1);
     sweep__log(SWEEP_LOG_DEBUG, "conn_open", "peer=%s", c->peer);
-    if (bytes)
-        consume(c, bytes, len);
+    if (from)
+        consume(c, from->bytes, from->len);
     /* Bytes handed over past a turn's share are held: reading starts when
      * they are served (on_turn_resume), not before, or what comes next
      * would be handled ahead of them. */
@@ -1084,7 +1084,7 @@ static void admit(sweep_server *s, int fd, const struct sockaddr *sa)
     }
     sweep__group_unlock(s);
     if (!reason) {
-        serve(s, fd, &key, peer, NULL, 0, NULL);
+        serve(s, fd, &key, peer, NULL);
         return;
     }
     if (strcmp(reason, "conns_per_address") == 0)
@@ -1147,7 +1147,7 @@ void sweep__conn_adopt(sweep_server *s, const sweep__handoff *h)
     }
     char peer[64];
     sweep__addr_text((const struct sockaddr *)&h->addr, peer, sizeof peer);
-    serve(s, h->fd, &key, peer, h->bytes, h->len, h);
+    serve(s, h->fd, &key, peer, h);
 }
 
 /* Stops polling the listener until the next housekeeping tick: an error
