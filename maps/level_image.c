@@ -301,9 +301,6 @@ static int nomem(in_buf *in, sweep_status st)
                                              : "level image: more triangles than the core accepts");
 }
 
-/* As many materials as a map may have (the loader's limit). */
-#define MAX_MATERIALS 65536u
-
 static int by_id(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -530,8 +527,8 @@ static void read_image(in_buf *in, sweep_level *lv)
     uint32_t nv = get_vertices(in, lv, NULL, "vertices", "a vertex");
     get_triangles(in, lv, NULL, nv, "triangle");
     uint32_t nm = get_count(in, 20, "materials");
-    if (in->status == SWEEP_OK && nm > MAX_MATERIALS) {
-        failf(in, SWEEP_E_GEOMETRY, "level image: %u materials, at most %u (as in a map)", nm, MAX_MATERIALS);
+    if (in->status == SWEEP_OK && nm > SWEEP_MAP_MAX_MATERIALS) {
+        failf(in, SWEEP_E_GEOMETRY, "level image: %u materials, at most %u (as in a map)", nm, SWEEP_MAP_MAX_MATERIALS);
         return;
     }
     for (uint32_t i = 0; i < nm && in->status == SWEEP_OK; i++) {

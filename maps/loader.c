@@ -36,7 +36,6 @@
 #include "core/move.h"
 #include "core/world.h"
 
-#define MAX_MATERIALS 65536u
 #define MAX_SPAWNS 1000000u
 
 static const char *const error_names[SWEEP_MAP_ERROR_COUNT] = {
@@ -575,9 +574,9 @@ static int read_materials(load *L)
     int64_t n = 0;
     if (!sweep__load_count_rows(L, T, "SELECT count(*) FROM materials", &n))
         return 0;
-    if (n > MAX_MATERIALS)
+    if (n > SWEEP_MAP_MAX_MATERIALS)
         return sweep__load_fail(L, SWEEP_MAP_E_TOO_BIG, T, -1, "%lld rows, at most %u are allowed", (long long)n,
-                                MAX_MATERIALS);
+                                SWEEP_MAP_MAX_MATERIALS);
     if (n == 0)
         return sweep__load_fail(L, SWEEP_MAP_E_MATERIAL, T, -1, "no rows: every triangle needs a material");
     lv->material_table = calloc((size_t)n, sizeof *lv->material_table);

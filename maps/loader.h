@@ -58,6 +58,8 @@ extern "C" {
 #define SWEEP_MAP_SCHEMA_VERSION_MIN 1
 /* PRAGMA application_id of every sweep map: "SWMP". */
 #define SWEEP_MAP_APPLICATION_ID 0x53574D50
+/* A map has at most this many materials (a level image too). */
+#define SWEEP_MAP_MAX_MATERIALS 65536u
 
 /* Why a load failed, finer than sweep_status. Names and values are stable
  * (new codes are added at the end). Mover rows reuse the general codes
