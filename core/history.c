@@ -514,7 +514,8 @@ sweep_status sweep__history_at(const sweep_history *h, uint64_t tick, double fra
         return SWEEP_E_TIME;
     uint64_t k = tick - h->oldest_tick;
     int two = fraction > 0.0;
-    if (k + (uint64_t)two >= h->count)
+    /* k >= count first: k + 1 wraps for the last tick a uint64_t holds. */
+    if (k >= h->count || k + (uint64_t)two >= h->count)
         return SWEEP_E_TIME;
     at->h = h, at->f = fraction, at->two = two;
     const float *unused;

@@ -53,8 +53,9 @@ extern "C" {
 #endif
 /* Most hit shapes one entity may have (head, torso, legs, arms ...). */
 #define SWEEP_HIT_SHAPES_MAX 8u
-/* Most ticks one history may keep (a minute at 128 Hz). */
-#define SWEEP_HISTORY_MAX_TICKS 7680u
+/* Most ticks one history may keep: the newest and a minute before it at
+ * 128 Hz. */
+#define SWEEP_HISTORY_MAX_TICKS 7681u
 
 typedef enum sweep_hit_shape_kind {
     SWEEP_SHAPE_SPHERE = 0,    /* centre a, radius radii.x */

@@ -281,12 +281,38 @@ static void run_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const swe
 }
 
 /* The checks of a path's ends, then the query's own. */
+static double vmaxabs(sweep_vec3 v)
+{
+    return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+}
+
+static sweep_status point_ok(sweep_vec3 p)
+{
+    if (!vfinite(p))
+        return SWEEP_E_NONFINITE;
+    return vmaxabs(p) <= SWEEP_QUERY_MAX_COORDINATE ? SWEEP_OK : SWEEP_E_POSITION;
+}
+
 static sweep_status path_begin(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
                                const sweep_query_filter *f, sweep__qctx *q)
 {
-    if (!vfinite(from) || !vfinite(to))
-        return SWEEP_E_NONFINITE;
+    sweep_status st = point_ok(from);
+    if (st == SWEEP_OK)
+        st = point_ok(to);
+    if (st != SWEEP_OK)
+        return st;
     return sweep__qctx_init(s, f, q);
+}
+
+/* The radii a sweep from -> to may have (query.h): the contact is found in
+ * the level scaled by their inverse, where a ball far smaller than the
+ * path's coordinates leaves too few bits to place it, and a huge one
+ * makes the scaled level underflow. */
+static int sweep_radii_ok(sweep_vec3 from, sweep_vec3 to, sweep_vec3 r)
+{
+    double lo = fmax(1.0, fmax(vmaxabs(from), vmaxabs(to))) * SWEEP_QUERY_RADIUS_SCALE;
+    double hi = SWEEP_QUERY_MAX_RADIUS;
+    return r.x >= lo && r.y >= lo && r.z >= lo && r.x <= hi && r.y <= hi && r.z <= hi;
 }
 
 static void no_hit(sweep_query_hit *hit, sweep_vec3 to, double len)
@@ -307,7 +333,7 @@ static sweep_status first_hit(const sweep_query_space *s, sweep_vec3 from, sweep
     sweep_status st = path_begin(s, from, to, f, &q);
     if (st != SWEEP_OK)
         return st;
-    if (radii && !(radii->x > 0.0 && radii->y > 0.0 && radii->z > 0.0))
+    if (radii && !sweep_radii_ok(from, to, *radii))
         return SWEEP_E_RADII;
     sweep_vec3 d = sweep_v3_sub(to, from);
     sweep_query_hit best;
@@ -452,12 +478,15 @@ sweep_status sweep_query_overlap(const sweep_query_space *s, sweep_vec3 center, 
 {
     if (count == NULL || (found == NULL && max > 0))
         return SWEEP_E_ARG;
-    if (!vfinite(center) || isnan(radius) || isinf(radius))
+    if (isnan(radius) || isinf(radius))
         return SWEEP_E_NONFINITE;
+    sweep_status st = point_ok(center);
+    if (st != SWEEP_OK)
+        return st;
     if (!(radius >= 0.0))
-        return SWEEP_E_ARG;
+        return SWEEP_E_RADII;
     sweep__qctx q;
-    sweep_status st = sweep__qctx_init(s, f, &q);
+    st = sweep__qctx_init(s, f, &q);
     if (st != SWEEP_OK)
         return st;
     uint32_t n = 0;

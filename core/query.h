@@ -96,7 +96,22 @@ enum {
     SWEEP_QUERY_ELLIPSOIDS = 1u << 4  /* entities as their ellipsoid even when they have hit shapes */
 };
 
-#define SWEEP_QUERY_IGNORE_MAX 16u
+/* Most ids one filter may ignore: room for a caller's 16 and the two
+ * endpoints a server adds (the shooter, a line of sight's target). */
+#define SWEEP_QUERY_IGNORE_MAX 32u
+
+/* The largest |coordinate| of a query's endpoints or an overlap's centre
+ * (beyond: SWEEP_E_POSITION): the largest world a sweep_config allows, and
+ * far enough inside a double's range that a path's length and its products
+ * with the level's normals stay finite. */
+#define SWEEP_QUERY_MAX_COORDINATE 1e12
+
+/* A sweep's radii lie within [m * SWEEP_QUERY_RADIUS_SCALE,
+ * SWEEP_QUERY_MAX_RADIUS], m the largest |coordinate| of its endpoints
+ * (at least 1): within 2^40 of the path's scale, a contact is placed to
+ * the last bits as a move's is; a smaller ball is a ray. */
+#define SWEEP_QUERY_RADIUS_SCALE 0x1p-40
+#define SWEEP_QUERY_MAX_RADIUS 1e6
 
 /* With none of LEVEL, MOVERS and ENTITIES among the flags (0, or only
  * BACK_FACES or ELLIPSOIDS), a query meets all three; an unknown flag is
@@ -131,7 +146,9 @@ typedef struct sweep_query_hit {
 /*
  * First hit of the segment from -> to. Returns SWEEP_OK with *hit filled
  * (kind SWEEP_HIT_NONE when nothing is in the way); SWEEP_E_NONFINITE,
- * SWEEP_E_ARG (NULL, more ignores than the maximum), SWEEP_E_TIME.
+ * SWEEP_E_POSITION (an endpoint beyond SWEEP_QUERY_MAX_COORDINATE; the
+ * same for every query), SWEEP_E_ARG (NULL, more ignores than the
+ * maximum, an unknown flag), SWEEP_E_TIME.
  */
 sweep_status sweep_query_ray(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
                              const sweep_query_filter *f, sweep_query_hit *hit);
@@ -151,7 +168,7 @@ sweep_status sweep_query_line_of_sight(const sweep_query_space *s, sweep_vec3 fr
  * First hit of an ellipsoid of these radii (a sphere when they are equal)
  * moving from -> to: a projectile, a melee swing. A shape that starts
  * overlapping something hits it at fraction 0. SWEEP_E_RADII for radii
- * not above zero.
+ * outside the range SWEEP_QUERY_RADIUS_SCALE gives.
  */
 sweep_status sweep_query_sweep(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to, sweep_vec3 radii,
                                const sweep_query_filter *f, sweep_query_hit *hit);
@@ -168,7 +185,7 @@ typedef struct sweep_query_found {
  * (ties by id), at most max (*count written, *more if some left out). With
  * SWEEP_QUERY_LEVEL (and _MOVERS) in the filter an entity counts only if a
  * ray from the centre to its nearest point is not blocked by them (an
- * explosion behind a wall); the ENTITIES flag is implied. SWEEP_E_ARG for a
+ * explosion behind a wall); the ENTITIES flag is implied. SWEEP_E_RADII for a
  * radius below zero, SWEEP_E_NONFINITE for one not finite; more may be
  * NULL. Without a history there are no entities to find.
  */

@@ -538,7 +538,8 @@ enum {
     SWEEP_WIRE_QUERY_MORE = 1u << 1   /* RayAll, Overlap: more hits than max_hits */
 };
 
-/* Most entities one QueryItem may ignore (core/query.h SWEEP_QUERY_IGNORE_MAX). */
+/* Most entities one QueryItem may ignore (core/query.h SWEEP_QUERY_IGNORE_MAX
+ * holds them and the item's two endpoints). */
 #define SWEEP_WIRE_QUERY_IGNORE_MAX 16u
 /* Most hits one QueryAnswer holds: ten fit a UDP datagram with room to spare. */
 #define SWEEP_WIRE_QUERY_HITS_MAX 10u

@@ -519,7 +519,7 @@ void sweep_server_options_usage(FILE *out)
           "  --history-ms MS         how far back each world keeps every entity's and\n"
           "                          mover's pose for lag-compensated Queries (default:\n"
           "                          the map's history_ms, 1000 unless it says; at most\n"
-          "                          a minute of ticks)\n"
+          "                          7680 ticks, a minute at 128 Hz)\n"
           "  --rewind-cap-ms MS      how far back of the newest tick a player's Query may\n"
           "                          ask; older is refused with TooOld (default: the\n"
           "                          map's rewind_cap_ms, 250 unless it says; the server\n"

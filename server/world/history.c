@@ -24,11 +24,12 @@
 #include "server/world/alloc.h"
 #include "server/world/world_impl.h"
 
-/* Ticks in `ms` milliseconds at the world's rate, rounded up, at least 1. */
+/* Ticks in `ms` milliseconds at the world's rate, rounded up, at least 1
+ * (a minute at the options' 10,000 Hz is 600,000: it fits). */
 static uint32_t ticks_of(const sweep__world *w, uint32_t ms)
 {
     double t = ceil((double)ms * w->tick_rate / 1000.0);
-    return t < 1.0 ? 1u : t > (double)SWEEP_HISTORY_MAX_TICKS ? SWEEP_HISTORY_MAX_TICKS : (uint32_t)t;
+    return t < 1.0 ? 1u : (uint32_t)t;
 }
 
 int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
@@ -54,6 +55,13 @@ int sweep__world_history_open(sweep__world *w, char *err, size_t errlen)
     w->rewind_cap_ms = cap_ms;
     w->history_ticks = ticks_of(w, ms) + 1; /* the newest frame and ms of frames before it */
     w->rewind_cap_ticks = ticks_of(w, cap_ms);
+    if (w->history_ticks > SWEEP_HISTORY_MAX_TICKS) {
+        snprintf(err, errlen,
+                 "a pose history of %u ms at %g ticks a second is %u frames; at most %u are kept (a minute at "
+                 "128 Hz: lower --history-ms or the map's history_ms)",
+                 ms, w->tick_rate, w->history_ticks, SWEEP_HISTORY_MAX_TICKS);
+        return -1;
+    }
     w->history_entities = o->history_entities ? o->history_entities : SWEEP__HISTORY_ENTITIES;
     size_t bytes = sweep_history_bytes(w->history_ticks, w->history_entities, w->mover_count);
     if (bytes == 0) {

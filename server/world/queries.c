@@ -15,7 +15,7 @@
  *                 second's worth at most): ticks, not a clock, so a
  *                 replay refuses the same items;
  *   NotAllowed    an unknown kind, more than SWEEP_WIRE_QUERY_IGNORE_MAX
- *                 ignored entities;
+ *                 ignored entities, a filter bit that is no QueryFilter;
  *   BadNumber     a fraction outside [0, 1), a NaN or infinite number;
  *   InFuture      a time after the newest frame;
  *   TooOld        a time before the oldest frame, or a player's more than
@@ -24,7 +24,10 @@
  *   UnknownEntity an entity endpoint that does not exist now (a player's
  *                 must be its own, answered as for any unknown id, so
  *                 other owners' ids are not probed);
- *   the core's    BadRadii for a Sweep's radii or an Overlap's radius.
+ *   the core's    BadPosition for an endpoint (or an Overlap's centre)
+ *                 beyond SWEEP_QUERY_MAX_COORDINATE; BadRadii for a
+ *                 Sweep's radii outside the range core/query.h gives or
+ *                 an Overlap's radius below zero.
  *
  * Time: tick 0 asks the newest frame (its fraction is not read); else a
  * kept tick plus a fraction of the way to the next one. Entity endpoints
@@ -45,7 +48,8 @@
 _Static_assert(SWEEP_QUERY_LEVEL == 1 && SWEEP_QUERY_MOVERS == 2 && SWEEP_QUERY_ENTITIES == 4 &&
                    SWEEP_QUERY_BACK_FACES == 8 && SWEEP_QUERY_ELLIPSOIDS == 16,
                "QueryFilter in sweep.fbs must equal the core's SWEEP_QUERY_* bits");
-_Static_assert(SWEEP_WIRE_QUERY_IGNORE_MAX == SWEEP_QUERY_IGNORE_MAX, "ignored entities: the wire's and the core's");
+_Static_assert(SWEEP_WIRE_QUERY_IGNORE_MAX + 2 <= SWEEP_QUERY_IGNORE_MAX,
+               "the core must take a wire item's ignored entities and its two endpoints");
 
 #define FILTER_BITS (SWEEP_QUERY_ALL | SWEEP_QUERY_BACK_FACES | SWEEP_QUERY_ELLIPSOIDS)
 
@@ -201,6 +205,13 @@ static void answer_one(item *it, const sweep_msg_query_item *q)
                SWEEP_WIRE_QUERY_IGNORE_MAX);
         return;
     }
+    if (q->filter & ~(uint32_t)FILTER_BITS) {
+        refuse(it, SWEEP_WIRE_NOT_ALLOWED,
+               "filter 0x%x holds bits that are not a QueryFilter (Level 1, Movers 2, Entities 4, BackFaces 8, "
+               "Ellipsoids 16)",
+               q->filter);
+        return;
+    }
     sweep_query_space space = {w->world, w->movers, w->history, {0, 0.0}};
     if (time_of(it, q, &space.at) != 0)
         return;
@@ -218,9 +229,7 @@ static void answer_one(item *it, const sweep_msg_query_item *q)
         ignore[n++] = q->from_entity;
     if (q->to_entity && q->kind == SWEEP_WIRE_QUERY_LINE_OF_SIGHT)
         ignore[n++] = q->to_entity;
-    /* The two endpoints may take the core's list past its maximum; the
-     * wire's own limit was checked above, so this is room, not a refusal. */
-    sweep_query_filter f = {q->filter & FILTER_BITS, ignore, n < SWEEP_QUERY_IGNORE_MAX ? n : SWEEP_QUERY_IGNORE_MAX};
+    sweep_query_filter f = {q->filter, ignore, n};
     uint32_t max = q->max_hits && q->max_hits < SWEEP_WIRE_QUERY_HITS_MAX ? q->max_hits : SWEEP_WIRE_QUERY_HITS_MAX;
     sweep_query_hit hits[SWEEP_WIRE_QUERY_HITS_MAX];
     sweep_query_found found[SWEEP_WIRE_QUERY_HITS_MAX];

@@ -285,6 +285,26 @@ static void sets_outlive_their_tick_and_come_back_whole(void **state)
     sweep_history_destroy(h);
 }
 
+/* A history from tick 0: the last tick a uint64_t holds, with a fraction,
+ * is after the newest frame, not (its distance from the oldest wrapping
+ * round) between the newest and the oldest. */
+static void the_last_tick_is_never_inside(void **state)
+{
+    (void)state;
+    sweep_history *h = make(4, 1, 0);
+    for (uint64_t t = 0; t <= 3; t++) {
+        sweep_history_entity e = ent(7, 0, (double)t, 1);
+        assert_int_equal(sweep_history_push(h, t, &e, 1, NULL, 0), SWEEP_OK);
+    }
+    sweep__hist_at at;
+    assert_int_equal(sweep__history_at(h, UINT64_MAX, 0.5, &at), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, UINT64_MAX, 0.0, &at), SWEEP_E_TIME);
+    sweep_vec3 p;
+    assert_int_equal(sweep_history_entity_at(h, 7, UINT64_MAX, 0.5, &p, NULL), SWEEP_E_TIME);
+    assert_int_equal(sweep__history_at(h, 2, 0.5, &at), SWEEP_OK);
+    sweep_history_destroy(h);
+}
+
 static void full_ring_forgets_the_oldest(void **state)
 {
     (void)state;
@@ -493,6 +513,7 @@ int main(void)
         cmocka_unit_test(shape_pool_holds_what_it_was_made_for),
         cmocka_unit_test(sets_outlive_their_tick_and_come_back_whole),
         cmocka_unit_test(full_ring_forgets_the_oldest),
+        cmocka_unit_test(the_last_tick_is_never_inside),
         cmocka_unit_test(sorted_interpolated_despawned_spawned),
         cmocka_unit_test(mover_rotation_is_nlerped),
         cmocka_unit_test(boxes_hold_interpolated_poses),

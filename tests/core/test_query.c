@@ -356,6 +356,21 @@ static void sweeps_and_overlaps(void **state)
     assert_true(h.kind == SWEEP_HIT_ENTITY && h.fraction == 0.0);
     sweep_vec3 bad = {0.5, 0, 0.5};
     assert_int_equal(sweep_query_sweep(&q, sweep_v3(2, 4, 1), sweep_v3(22, 4, 1), bad, NULL, &h), SWEEP_E_RADII);
+    /* The smallest ball the path's scale allows meets the wall where the
+     * ray does; a smaller one, or one past the largest, is refused rather
+     * than answered by arithmetic that has run out of bits. */
+    sweep_vec3 from = sweep_v3(-5, 3.5, 1), to = sweep_v3(5, 3.5, 1);
+    double least = 5.0 * SWEEP_QUERY_RADIUS_SCALE;
+    sweep_query_hit ray_hit;
+    assert_int_equal(sweep_query_ray(&q, from, to, NULL, &ray_hit), SWEEP_OK);
+    assert_int_equal(sweep_query_sweep(&q, from, to, sweep_v3(least, least, least), NULL, &h), SWEEP_OK);
+    assert_true(h.kind == SWEEP_HIT_LEVEL && h.triangle == ray_hit.triangle);
+    assert_true(fabs(h.fraction - ray_hit.fraction) < 1e-9);
+    double less = nextafter(least, 0.0), huge = nextafter(SWEEP_QUERY_MAX_RADIUS, INFINITY);
+    assert_int_equal(sweep_query_sweep(&q, from, to, sweep_v3(0.5, less, 0.5), NULL, &h), SWEEP_E_RADII);
+    assert_int_equal(sweep_query_sweep(&q, from, to, sweep_v3(1e-80, 1e-80, 1e-80), NULL, &h), SWEEP_E_RADII);
+    assert_int_equal(sweep_query_sweep(&q, from, to, sweep_v3(0.5, 0.5, huge), NULL, &h), SWEEP_E_RADII);
+    assert_int_equal(sweep_query_sweep(&q, from, to, sweep_v3(1e100, 1e100, 1e100), NULL, &h), SWEEP_E_RADII);
 
     /* Overlaps: at 100 both entities, 7 (at (10, 0, 1)) the nearer to
      * (10, -1, 1), 9 (at (10, -3, 1)) the farther. */
@@ -436,7 +451,20 @@ static void refusals(void **state)
     uint32_t n;
     int more, clear;
     sweep_query_found fnd[1];
-    assert_int_equal(sweep_query_overlap(&q, a, -1.0, NULL, fnd, 1, &n, &more), SWEEP_E_ARG);
+    assert_int_equal(sweep_query_overlap(&q, a, -1.0, NULL, fnd, 1, &n, &more), SWEEP_E_RADII);
+    /* Beyond the largest world, every query: a path that long would have
+     * no finite length (nor its products with the normals a finite sign). */
+    sweep_vec3 far = sweep_v3(1e308, 0, -1e308), edge = sweep_v3(SWEEP_QUERY_MAX_COORDINATE, 0, 0);
+    sweep_vec3 past = sweep_v3(0, 0, -nextafter(SWEEP_QUERY_MAX_COORDINATE, INFINITY));
+    sweep_vec3 ball = {0.5, 0.5, 0.5};
+    assert_int_equal(sweep_query_ray(&q, a, far, NULL, &h), SWEEP_E_POSITION);
+    assert_int_equal(sweep_query_ray(&q, past, b, NULL, &h), SWEEP_E_POSITION);
+    assert_int_equal(sweep_query_ray(&q, a, edge, NULL, &h), SWEEP_OK);
+    assert_true(isfinite(h.distance));
+    assert_int_equal(sweep_query_ray_all(&q, a, far, NULL, &h, 1, &n, &more), SWEEP_E_POSITION);
+    assert_int_equal(sweep_query_line_of_sight(&q, far, b, NULL, &clear), SWEEP_E_POSITION);
+    assert_int_equal(sweep_query_sweep(&q, a, past, ball, NULL, &h), SWEEP_E_POSITION);
+    assert_int_equal(sweep_query_overlap(&q, past, 1.0, NULL, fnd, 1, &n, &more), SWEEP_E_POSITION);
     assert_int_equal(sweep_query_overlap(&q, a, NAN, NULL, fnd, 1, &n, &more), SWEEP_E_NONFINITE);
     assert_int_equal(sweep_query_overlap(&q, a, 1.0, NULL, NULL, 1, &n, &more), SWEEP_E_ARG);
     assert_int_equal(sweep_query_line_of_sight(&q, a, b, NULL, NULL), SWEEP_E_ARG);

@@ -515,7 +515,83 @@ static void ray_all_sweep_and_overlap(void **state)
     assert_int_equal(a->hits[0].kind, SWEEP_HIT_ENTITY);
     o.radius = 0.3;
     assert_int_equal(query1(&t, &t.game, o)->hit_count, 0);
+    /* Radii too small for the path's scale, a negative radius, endpoints
+     * beyond any world: refused by name, not answered by arithmetic that
+     * has run out of bits (a tiny ball went through walls, a path of 1e308
+     * hit a triangle at its start). */
+    s.radii = sweep_v3(1e-80, 1e-80, 1e-80);
+    expect_code(query1(&t, &t.game, s), SWEEP_WIRE_BAD_RADII, NULL);
+    o.radius = -1.0;
+    expect_code(query1(&t, &t.game, o), SWEEP_WIRE_BAD_RADII, NULL);
+    sweep_msg_query_item far = ray(0, 0, 1, 1e308, 0, -1e308);
+    expect_code(query1(&t, &t.game, far), SWEEP_WIRE_BAD_POSITION, NULL);
+    far.kind = SWEEP_WIRE_QUERY_LINE_OF_SIGHT;
+    expect_code(query1(&t, &t.game, far), SWEEP_WIRE_BAD_POSITION, NULL);
     qw_close(&t);
+}
+
+/* The shooter and a line of sight's target are never hit, whatever the
+ * caller's own ignore list holds (its full 16 included); a filter bit
+ * that is no QueryFilter is refused, not dropped. */
+static void the_endpoints_are_ignored_beside_a_full_list(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    qw t;
+    qw_open(&t, &opt);
+    teleport(&t, t.target, 4.0, -6.0, 1.0);
+    uint32_t shooter = wf_spawn_at_id(t.w, &t.game, t.r, t.seq++, 0.0, -6.0, 1.0, 0);
+    wf_ticks(t.w, t.r, 2);
+    uint32_t ids[SWEEP_WIRE_QUERY_IGNORE_MAX];
+    for (uint32_t n = 0; n <= SWEEP_WIRE_QUERY_IGNORE_MAX; n++) {
+        for (uint32_t k = 0; k < n; k++)
+            ids[k] = 100000 + k;
+        /* Along +x from the shooter's centre: the target, never itself. */
+        sweep_msg_query_item q = ray(0, 0, 0, 8, -6, 1);
+        q.kind = SWEEP_WIRE_QUERY_RAY_ALL;
+        q.filter = SWEEP_QUERY_ENTITIES;
+        q.from_entity = shooter;
+        q.ignore = ids;
+        q.ignore_count = n;
+        const sweep_msg_query_answer *a = query1(&t, &t.game, q);
+        expect_code(a, SWEEP_WIRE_NONE, NULL);
+        assert_int_equal(a->hit_count, 1);
+        assert_int_equal(a->hits[0].entity, t.target);
+        sweep_msg_query_item los = ray(0, 0, 0, 0, 0, 0);
+        los.kind = SWEEP_WIRE_QUERY_LINE_OF_SIGHT;
+        los.from_entity = shooter;
+        los.to_entity = t.target;
+        los.ignore = ids;
+        los.ignore_count = n;
+        a = query1(&t, &t.game, los);
+        expect_code(a, SWEEP_WIRE_NONE, NULL);
+        assert_int_equal(a->flags, SWEEP_WIRE_QUERY_CLEAR);
+    }
+    sweep_msg_query_item q = ray(0, -10, 1, 0, -2, 1);
+    q.filter = 32;
+    expect_code(query1(&t, &t.game, q), SWEEP_WIRE_NOT_ALLOWED, "filter 0x20");
+    qw_close(&t);
+}
+
+/* A minute of history is what a world may keep at 128 Hz (the newest
+ * frame and 7,680 before it); at 129 Hz the world is refused, naming the
+ * frames it would need and the limit. */
+static void a_minute_of_history_at_128_hz(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.history_ms = 60000;
+    opt.history_entities = 1;
+    opt.tick_rate = 128.0;
+    char err[600] = "";
+    sweep__world *w = sweep__world_open(wf_arena(), &opt, 0, err, sizeof err);
+    if (!w)
+        fail_msg("a minute at 128 Hz refused: %s", err);
+    assert_int_equal(w->history_ticks, 7681);
+    sweep__world_close(w);
+    opt.tick_rate = 129.0;
+    assert_null(sweep__world_open(wf_arena(), &opt, 0, err, sizeof err));
+    assert_non_null(strstr(err, "7741 frames; at most 7681 are kept"));
 }
 
 /* Spawns past the history's room are refused by name; every entity of
@@ -553,6 +629,8 @@ int main(void)
         cmocka_unit_test(a_shooter_fires_from_where_it_was),
         cmocka_unit_test(entity_endpoints_and_their_refusals),
         cmocka_unit_test(ray_all_sweep_and_overlap),
+        cmocka_unit_test(the_endpoints_are_ignored_beside_a_full_list),
+        cmocka_unit_test(a_minute_of_history_at_128_hz),
         cmocka_unit_test(the_history_holds_every_entity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
