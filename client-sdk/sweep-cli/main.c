@@ -263,12 +263,12 @@ static int parse_at(const char *s, options *o)
         return 0;
     memcpy(tick, s, n);
     tick[n] = 0;
-    char *end;
-    unsigned long long t = strtoull(tick, &end, 10);
-    if (*end || t == 0)
+    uint64_t t;
+    if (!sweep_parse_u64(tick, 1, UINT64_MAX, &t))
         return 0;
     o->at_tick = t;
     o->at_fraction = 0.0;
+    char *end;
     if (plus) {
         o->at_fraction = strtod(plus + 1, &end);
         if (*end || end == plus + 1 || !(o->at_fraction >= 0.0 && o->at_fraction < 1.0))

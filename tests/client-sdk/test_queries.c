@@ -246,6 +246,10 @@ static void cli(void **state)
     free(out);
     assert_int_equal(sweep(&out, "query --connect %s --at 5+1.5 ray 0,0,0 1,1,1", D.tcp), 2);
     free(out);
+    /* A negative tick is not the largest one (strtoull's wrap). */
+    assert_int_equal(sweep(&out, "query --connect %s --at -1 ray 0,0,0 1,1,1", D.tcp), 2);
+    assert_non_null(strstr(out, "--at wants TICK"));
+    free(out);
     for (int t = 0; t < 2; t++) {
         const char *addr = t ? D.udp : D.tcp, *udp = t ? "--udp" : "";
         assert_int_equal(sweep(&out, "query --connect %s %s ray 0,0,1 0,0,-5 los 0,0,1 5,0,1 overlap 30,0,1 0.5", addr,
