@@ -162,6 +162,20 @@ static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, swe
 /* The probe and the medium of a body whose stance turned: rare, and out
  * of line, so that sweep_act's code, which shares the instruction cache
  * with the move's own, holds one copy of the medium test, not two. */
+/* A step's result once its volumes took the body off the ground it ended
+ * on (a teleport, a pad's launch): no ground, so no mover carries the
+ * body from where it stood and the answer names none. Its contacts stay:
+ * the move did touch them. */
+static SWEEP__NOINLINE void left_the_ground(sweep_move_result *mv)
+{
+    mv->flags &= ~(uint32_t)SWEEP_MOVED_GROUNDED;
+    mv->ground_normal = sweep_v3(0, 0, 0);
+    mv->ground_triangle = SWEEP_NO_TRIANGLE;
+    mv->ground_material = 0;
+    mv->ground_mover = SWEEP_NO_MOVER;
+    mv->ground_body = SWEEP_NO_BODY;
+}
+
 static SWEEP__NOINLINE void medium_of_stance(const sweep_world *w, sweep_vec3 radii, sweep_vec3 up, sweep_vec3 c,
                                              const sweep__medium_probe **p, sweep__medium *m)
 {
@@ -326,6 +340,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
         int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
+        if (!a.grounded && (mv->flags & SWEEP_MOVED_GROUNDED))
+            left_the_ground(mv);
         if (media)
             sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
         if (killed) {

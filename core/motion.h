@@ -160,7 +160,8 @@ enum {
 };
 
 typedef struct sweep_act_result {
-    sweep_move_result move; /* the last step's result (its contacts, ground, flags) */
+    sweep_move_result move; /* the last step's result (its contacts, ground, flags; no ground once a
+                             * teleport or a pad took the body off it) */
     uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
