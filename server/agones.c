@@ -32,12 +32,15 @@
 #define SWEEP__AGONES_REPLY_MAX (1u << 20)
 #define SWEEP__AGONES_BACKOFF_MAX_MS 5000
 #define SWEEP__AGONES_LOG_EVERY 20
+#define SWEEP__AGONES_STREAM_RAN_MS 10000 /* a watch stream this long ended as streams do */
 
 typedef struct player {
     char value[SWEEP_TOKEN_IDENTITY_MAX + 32];
     int refs;   /* sessions of this value now */
     int listed; /* in the Agones List, as far as sweepd knows */
+    int busy;   /* the calls thread is adding or removing it: kept until it is done */
 } player;
+
 
 typedef struct allocation {
     struct allocation *next;
@@ -77,8 +80,7 @@ struct sweep__agones {
     int health_withheld;
     retry r_ready, r_health, r_counter, r_list, r_shutdown;
     /* The watch thread's own. */
-    char last_allocated[128];
-    int seen_allocated;
+    char *last_allocated; /* the whole stamp (NULL: none seen), so that a long one is the same one again */
     char last_state[32];
 };
 
@@ -312,10 +314,13 @@ static void sync_health(sweep__agones *a, CURL *c, uint64_t now)
 
 static void sync_worlds(sweep__agones *a, CURL *c, uint64_t now)
 {
-    uint32_t open = sweep__world_table_open(a->server);
+    uint64_t ever;
+    uint32_t open = sweep__world_table_open_ever(a->server, &ever);
     if (__atomic_exchange_n(&a->resync, 0, __ATOMIC_RELAXED))
         a->worlds_synced = -1;
-    if (open > 0)
+    /* Counted where worlds open: a match opened and closed between two
+     * looks of this thread (100 ms, or a slow call's 2 s) still had one. */
+    if (ever > 0)
         a->had_world = 1;
     if ((int64_t)open != a->worlds_synced && due(&a->r_counter, now)) {
         char err[200] = "", path[128], n[24], cap[24];
@@ -349,6 +354,17 @@ static void sync_worlds(sweep__agones *a, CURL *c, uint64_t now)
     }
 }
 
+/* Player i of a (under the lock) forgotten once nothing is left to do for
+ * it: no session, not in the List, no call under way. Players that left
+ * before they were ever listed would otherwise stay for good, one per
+ * guest session. */
+static void player_settled(sweep__agones *a, unsigned i)
+{
+    player *p = &a->players[i];
+    if (p->refs == 0 && !p->listed && !p->busy)
+        a->players[i] = a->players[--a->player_count];
+}
+
 /* One player whose place in the List is not what it should be: added or
  * removed. 1 when one was seen to (done or failed), 0 when none is left. */
 static int sync_one_player(sweep__agones *a, CURL *c)
@@ -362,6 +378,7 @@ static int sync_one_player(sweep__agones *a, CURL *c)
             memcpy(value, p->value, sizeof value);
             add = p->refs > 0;
             found = 1;
+            p->busy = 1;
             break;
         }
     }
@@ -375,19 +392,19 @@ static int sync_one_player(sweep__agones *a, CURL *c)
     json_decref(body);
     /* Already there (409) or already gone (404) is where it should be. */
     int done = st == 200 || (add && st == 409) || (!add && st == 404);
-    if (!done) {
+    if (done)
+        succeeded(&a->r_list, "UpdateList");
+    else
         failed(a, &a->r_list, add ? "AddListValue" : "RemoveListValue", err);
-        return 1;
-    }
-    succeeded(&a->r_list, "UpdateList");
     pthread_mutex_lock(&a->lock);
     for (unsigned i = 0; i < a->player_count; i++) {
         player *p = &a->players[i];
         if (strcmp(p->value, value) != 0)
             continue;
-        p->listed = add;
-        if (p->refs == 0 && !p->listed)
-            a->players[i] = a->players[--a->player_count];
+        p->busy = 0;
+        if (done)
+            p->listed = add;
+        player_settled(a, i);
         break;
     }
     pthread_mutex_unlock(&a->lock);
@@ -443,10 +460,16 @@ static void on_allocated(sweep__agones *a, json_t *gs)
     const char *stamp = meta(gs, "agones.dev/last-allocated");
     if (!stamp)
         stamp = "";
-    if (a->seen_allocated && strcmp(stamp, a->last_allocated) == 0)
+    if (a->last_allocated && strcmp(stamp, a->last_allocated) == 0)
         return; /* the same allocation, seen again */
-    a->seen_allocated = 1;
-    snprintf(a->last_allocated, sizeof a->last_allocated, "%s", stamp);
+    char *keep = strdup(stamp);
+    if (!keep) {
+        /* Not remembered, it would open its world again each time seen. */
+        sweep__log(SWEEP_LOG_ERROR, "agones_world_refused", "error=\"out of memory\"");
+        return;
+    }
+    free(a->last_allocated);
+    a->last_allocated = keep;
     __atomic_store_n(&a->resync, 1, __ATOMIC_RELAXED);
     const char *map = meta(gs, SWEEP__AGONES_MAP_KEY), *world = meta(gs, SWEEP__AGONES_WORLD_KEY);
     char qm[2 * SWEEP_LEVEL_NAME_MAX + 8], qw[2 * SWEEP__WORLD_NAME_MAX + 8], qs[300];
@@ -479,21 +502,28 @@ static void on_watch_line(sweep__agones *a, const char *line, size_t len)
     json_error_t jerr;
     json_t *msg = json_loadb(line, len, 0, &jerr);
     if (!msg) {
+        char qe[2 * JSON_ERROR_TEXT_LENGTH + 8];
         if (len)
-            sweep__log(SWEEP_LOG_WARN, "agones_watch_bad", "error=\"%s\": line skipped", jerr.text);
+            sweep__log(SWEEP_LOG_WARN, "agones_watch_bad", "error=%s: line skipped",
+                       sweep__log_quote(jerr.text, strlen(jerr.text), qe, sizeof qe));
         return;
     }
     json_t *gs = json_object_get(msg, "result");
     if (!json_is_object(gs)) {
         json_t *e = json_object_get(msg, "error");
         const char *m = json_string_value(json_object_get(e, "message"));
-        sweep__log(SWEEP_LOG_WARN, "agones_watch_error", "message=\"%s\"", m ? m : "no result");
+        char qm[300];
+        if (!m)
+            m = "no result";
+        sweep__log(SWEEP_LOG_WARN, "agones_watch_error", "message=%s", sweep__log_quote(m, strlen(m), qm, sizeof qm));
         json_decref(msg);
         return;
     }
     const char *state = gs_state(gs);
-    if (strcmp(state, a->last_state) != 0) {
-        sweep__log(SWEEP_LOG_INFO, "agones_state", "state=%s", *state ? state : "unknown");
+    if (strncmp(state, a->last_state, sizeof a->last_state - 1) != 0) {
+        char qs[2 * sizeof a->last_state + 8];
+        sweep__log(SWEEP_LOG_INFO, "agones_state", "state=%s",
+                   *state ? sweep__log_quote(state, strlen(state), qs, sizeof qs) : "unknown");
         snprintf(a->last_state, sizeof a->last_state, "%s", state);
     }
     if (strcmp(state, "Allocated") == 0)
@@ -530,6 +560,7 @@ static void *watch_main(void *arg)
         curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(c, CURLOPT_XFERINFODATA, a);
+        uint64_t began = now_ns();
         CURLcode rc = curl_easy_perform(c);
         long status = 0;
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -542,8 +573,12 @@ static void *watch_main(void *arg)
         else
             snprintf(err, sizeof err, "stream ended (HTTP %ld)", status);
         failed(a, &r, "WatchGameServer", err);
-        if (rc == CURLE_OK && status == 200)
-            r.failures = 0; /* a stream that ran: the next one starts soon */
+        /* A stream that ran a while is the sidecar's ordinary end of one:
+         * the next starts soon. One that ends as soon as it began is a
+         * failure like any other (its pause grows, its warnings thin out),
+         * or a sidecar answering at once would be asked ten times a second. */
+        if (rc == CURLE_OK && status == 200 && now_ns() - began >= SWEEP__AGONES_STREAM_RAN_MS * 1000000u)
+            r.failures = 0;
     }
     curl_easy_cleanup(c);
     return NULL;
@@ -672,8 +707,10 @@ void sweep__agones_player(sweep__agones *a, const char *value, int delta)
         memset(p, 0, sizeof *p);
         snprintf(p->value, sizeof p->value, "%s", value);
     }
-    if (p)
+    if (p) {
         p->refs += delta;
+        player_settled(a, (unsigned)(p - a->players));
+    }
     pthread_cond_broadcast(&a->wake);
     pthread_mutex_unlock(&a->lock);
 }
@@ -721,6 +758,7 @@ void sweep__agones_free(sweep__agones *a)
     pthread_mutex_destroy(&a->lock);
     free(a->players);
     free(a->beats_seen);
+    free(a->last_allocated);
     free(a);
     curl_global_cleanup();
 }

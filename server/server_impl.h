@@ -262,9 +262,10 @@ typedef struct sweep__group {
     int locks_open;
     pthread_t *threads;       /* [count]; [0] unused: the caller's thread runs server 0 */
     /* The open worlds of every thread (world_table.c), in id order. */
-    pthread_mutex_t worlds_lock; /* guards the next five */
+    pthread_mutex_t worlds_lock; /* guards the next six */
     sweep__world_entry *table;
     uint32_t table_count, table_cap;
+    uint64_t table_ever; /* worlds ever put in the table: an open and a close between two looks still counts */
     uint32_t next_world_id;   /* the id the next OpenWorld gets */
     uint64_t table_triangles; /* of the worlds in the table */
     uint32_t hangups;         /* SIGHUPs so far (atomic): each recording starts a new segment at its next tick */
@@ -651,6 +652,8 @@ uint32_t sweep__world_table_copy(sweep__group *g, sweep__world_entry *out, uint3
 /* This thread's worlds' figures into the table (housekeeping). */
 void sweep__world_table_publish(sweep_server *s);
 uint32_t sweep__world_table_open(sweep_server *s); /* worlds open, all threads */
+/* The same, and in *ever how many were ever opened. */
+uint32_t sweep__world_table_open_ever(sweep_server *s, uint64_t *ever);
 
 /* world_open.c: OpenWorld and CloseWorld, and a world's end. */
 /* What an OpenWorld answers: the world's id, name and map hash. */

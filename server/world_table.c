@@ -40,6 +40,7 @@ void sweep__world_table_free(sweep__group *g)
     free(g->table);
     g->table = NULL;
     g->table_count = g->table_cap = 0;
+    g->table_ever = 0;
 }
 
 /* Room for one more entry (under the lock): 0, or -1. */
@@ -80,6 +81,7 @@ static void insert(sweep__group *g, const sweep__world_entry *e)
     memmove(&g->table[at + 1], &g->table[at], (g->table_count - at) * sizeof *g->table);
     g->table[at] = *e;
     g->table_count++;
+    g->table_ever++;
     g->table_triangles += e->triangles;
 }
 
@@ -297,8 +299,15 @@ void sweep__world_table_publish(sweep_server *s)
 
 uint32_t sweep__world_table_open(sweep_server *s)
 {
+    uint64_t ever;
+    return sweep__world_table_open_ever(s, &ever);
+}
+
+uint32_t sweep__world_table_open_ever(sweep_server *s, uint64_t *ever)
+{
     pthread_mutex_lock(&s->group->worlds_lock);
     uint32_t n = s->group->table_count;
+    *ever = s->group->table_ever;
     pthread_mutex_unlock(&s->group->worlds_lock);
     return n;
 }

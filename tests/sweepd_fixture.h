@@ -175,7 +175,7 @@ static inline void fx_show_log(const fx_server *fx)
     fclose(f);
 }
 
-/* Starts bin (NULL: the build's sweepd) with --map MAP (NULL: the arena)
+/* Starts bin (NULL: the build's sweepd) with --map MAP (NULL: the arena; "": none)
  * --listen 127.0.0.1:0, the log level and the extra arguments (a
  * NULL-terminated list; a later --listen or --log-level wins), its
  * standard error into the file log (NULL: sweepd.log in fx->dir). Its
@@ -213,8 +213,10 @@ static inline int fx_launch(fx_server *fx, const char *bin, const char *map, con
     const char *argv[64];
     int n = 0;
     argv[n++] = fx->bin;
-    argv[n++] = "--map";
-    argv[n++] = map ? map : fx->arena;
+    if (!map || *map) { /* "": no map at start (worlds only from --maps-dir) */
+        argv[n++] = "--map";
+        argv[n++] = map ? map : fx->arena;
+    }
     argv[n++] = "--listen";
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "--log-level";

@@ -65,6 +65,9 @@ typedef struct ad_double {
     long long list_capacity;
     unsigned health;
     int fail_ready; /* POST /ready answered 503 this many more times */
+    int hold_health;      /* POST /health waits, unanswered, while this is set */
+    unsigned health_held; /* POST /health calls that waited so */
+    int watch_once;       /* the watch stream sends the GameServer once and ends */
     ad_call *calls;
     unsigned call_count, call_cap;
     /* Called in POST /ready before it is answered (the listener check). */
@@ -110,9 +113,9 @@ static ssize_t ad_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
         w->pending = NULL;
         w->off = w->len = 0;
         pthread_mutex_lock(&d->lock);
-        while (!d->stopping && w->sent == d->version)
+        while (!d->stopping && w->sent == d->version && !(w->sent && d->watch_once))
             pthread_cond_wait(&d->changed, &d->lock);
-        if (d->stopping) {
+        if (d->stopping || (w->sent && d->watch_once)) {
             pthread_mutex_unlock(&d->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
@@ -225,6 +228,10 @@ static enum MHD_Result ad_handle(ad_double *d, struct MHD_Connection *c, const c
         ad_change(d);
         ok = ad_json(c, 200, json_object());
     } else if (post && strcmp(url, "/health") == 0) {
+        if (d->hold_health && !d->stopping)
+            d->health_held++;
+        while (d->hold_health && !d->stopping)
+            pthread_cond_wait(&d->changed, &d->lock);
         d->health++;
         ok = ad_json(c, 200, json_object());
     } else if (strcmp(method, "GET") == 0 && strcmp(url, "/gameserver") == 0) {
@@ -394,17 +401,25 @@ static inline void ad_stop(ad_double *d)
  * allocation's counters action asks (docker/k8s/agones-allocation.yaml).
  * 0, or -1 when the GameServer is neither Ready nor Allocated (packing:
  * an Allocated one is allocated again) or its Counter is full. */
+static inline int ad_allocate_stamped(ad_double *d, const char *map, const char *world, const char *stamp);
+
 static inline int ad_allocate(ad_double *d, const char *map, const char *world)
+{
+    return ad_allocate_stamped(d, map, world, NULL);
+}
+
+/* The same with this agones.dev/last-allocated (NULL: a new one made up). */
+static inline int ad_allocate_stamped(ad_double *d, const char *map, const char *world, const char *stamp)
 {
     pthread_mutex_lock(&d->lock);
     int ok = (strcmp(d->state, "Ready") == 0 || strcmp(d->state, "Allocated") == 0) &&
              d->counter_count < d->counter_capacity;
     if (ok) {
         d->counter_count++;
-        char stamp[64];
-        snprintf(stamp, sizeof stamp, "2026-11-29T10:00:%02u.%06uZ", d->allocations % 60, d->allocations);
+        char made[64];
+        snprintf(made, sizeof made, "2026-11-29T10:00:%02u.%06uZ", d->allocations % 60, d->allocations);
         d->allocations++;
-        json_object_set_new(d->annotations, "agones.dev/last-allocated", json_string(stamp));
+        json_object_set_new(d->annotations, "agones.dev/last-allocated", json_string(stamp ? stamp : made));
         if (map)
             json_object_set_new(d->annotations, "sweep.dev/map", json_string(map));
         else

@@ -21,7 +21,11 @@
  *   - a stalled event loop stops the Health pings (the loop blocked
  *     writing its log into a full pipe, the fixture's fx_fifo_*), and
  *     they resume once it runs again;
- *   - with --agones-shutdown-when-empty off, no Shutdown.
+ *   - with --agones-shutdown-when-empty off, no Shutdown;
+ *   - a fleet's sweepd (no map at start) whose one match opens and closes
+ *     while its calls thread is busy still calls Shutdown; a watch stream
+ *     that ends at once is asked again after a growing pause; an
+ *     allocation with a long stamp, seen again, opens one world.
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include <fcntl.h>
@@ -63,7 +67,16 @@ static int group_teardown(void **state)
 /* sweepd on the arena (world 1) speaking to the double d, with the maps
  * directory of the build, the fixture's command token, Health every
  * 250 ms and the extra arguments (NULL-terminated, may be NULL). */
+static int start_map(fx_server *srv, ad_double *d, const char *map, const char *const *more, const char *log);
+
 static int start(fx_server *srv, ad_double *d, const char *const *more, const char *log)
+{
+    return start_map(srv, d, NULL, more, log);
+}
+
+/* The same on map (NULL: the arena; "": none, the fleet's way: worlds come
+ * with allocations). */
+static int start_map(fx_server *srv, ad_double *d, const char *map, const char *const *more, const char *log)
 {
     char port[16];
     snprintf(port, sizeof port, "%d", d->port);
@@ -75,7 +88,7 @@ static int start(fx_server *srv, ad_double *d, const char *const *more, const ch
     for (int i = 0; more && more[i] && n < 38; i++)
         extra[n++] = more[i];
     extra[n] = NULL;
-    int rc = fx_start_map_log(srv, NULL, extra, log);
+    int rc = fx_start_map_log(srv, map, extra, log);
     unsetenv("AGONES_SDK_HTTP_PORT");
     return rc;
 }
@@ -135,18 +148,24 @@ static uint32_t wait_world(int fd, uint32_t *seq, const char *name)
     return id;
 }
 
-/* Does the server's log hold text? */
-static int log_has(const fx_server *srv, const char *text)
+/* How many lines of the server's log hold text. */
+static int log_count(const fx_server *srv, const char *text)
 {
     FILE *f = fopen(srv->log, "r");
     if (!f)
         return 0;
     char line[2048];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, text) != NULL;
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
     fclose(f);
-    return found;
+    return n;
+}
+
+/* Does the server's log hold text? */
+static int log_has(const fx_server *srv, const char *text)
+{
+    return log_count(srv, text) > 0;
 }
 
 static int list_has(ad_double *d, const char *value)
@@ -432,6 +451,115 @@ static void test_sdk_late_and_failing(void **state)
     ad_stop(&d);
 }
 
+/* --- a match between two looks, a stream that ends at once, a long stamp ----------- */
+
+/* A fleet's sweepd (no map at start) whose one match opens and closes
+ * while its calls thread is held in a Health call: it had a world, so the
+ * last one closing still calls Shutdown (it once looked only at how many
+ * were open whenever it came round). */
+static void test_a_match_between_two_looks_shuts_down(void **state)
+{
+    (void)state;
+    ad_double d;
+    assert_int_equal(ad_reserve(&d), 0);
+    assert_int_equal(ad_start(&d), 0);
+    fx_server srv;
+    assert_int_equal(start_map(&srv, &d, "", NULL, NULL), 0);
+    assert_true(ad_wait(&d, ad_state_is, "Ready", FX_TIMEOUT_MS));
+    pthread_mutex_lock(&d.lock);
+    d.hold_health = 1;
+    pthread_mutex_unlock(&d.lock);
+    uint64_t end = fx_now_ms() + FX_TIMEOUT_MS;
+    unsigned held = 0;
+    while (!held && fx_now_ms() < end) {
+        usleep(5 * 1000);
+        pthread_mutex_lock(&d.lock);
+        held = d.health_held;
+        pthread_mutex_unlock(&d.lock);
+    }
+    assert_true(held > 0);
+    assert_int_equal(ad_allocate(&d, "arena", "quick"), 0);
+    int game = -1;
+    while ((game = session(&srv, "quick", FX_TOKEN, NULL)) < 0 && fx_now_ms() < end)
+        usleep(5 * 1000);
+    assert_true(game >= 0);
+    uint32_t seq = 10;
+    uint32_t id = world_id(game, seq++, "quick");
+    assert_true(id > 0);
+    close_world(game, seq++, id);
+    close(game);
+    pthread_mutex_lock(&d.lock);
+    d.hold_health = 0;
+    pthread_cond_broadcast(&d.changed);
+    pthread_mutex_unlock(&d.lock);
+    assert_true(ad_wait(&d, ad_state_is, "Shutdown", 10000));
+    assert_int_equal(fx_stop(&srv), 0);
+    fx_cleanup(&srv);
+    ad_stop(&d);
+}
+
+/* A watch stream that ends as soon as it has sent the GameServer is a
+ * failure like any other: asked again after a growing pause, its warning
+ * said once in twenty, not ten times a second for as long as it lasts. */
+static void test_a_watch_that_ends_at_once_backs_off(void **state)
+{
+    (void)state;
+    ad_double d;
+    assert_int_equal(ad_reserve(&d), 0);
+    d.watch_once = 1;
+    assert_int_equal(ad_start(&d), 0);
+    fx_server srv;
+    const char *more[] = {"--log-level", "info", NULL};
+    assert_int_equal(start(&srv, &d, more, NULL), 0);
+    assert_true(ad_wait(&d, ad_state_is, "Ready", FX_TIMEOUT_MS));
+    unsigned before = ad_count(&d, "GET", "/watch/gameserver");
+    usleep(3000 * 1000);
+    unsigned streams = ad_count(&d, "GET", "/watch/gameserver") - before;
+    int warned = log_count(&srv, "call=WatchGameServer");
+    /* Pauses of 0.1, 0.2, 0.4, 0.8 and 1.6 s: five or six streams in 3 s
+     * (thirty when each began 0.1 s after the last ended). */
+    if (streams > 8 || warned > 2)
+        fail_msg("%u watch streams in 3 s, %d warnings", streams, warned);
+    assert_true(fx_alive(&srv));
+    assert_int_equal(fx_stop(&srv), 0);
+    fx_cleanup(&srv);
+    ad_stop(&d);
+}
+
+/* An allocation seen again is the same allocation however long its
+ * agones.dev/last-allocated: it opens one world (a stamp of 200 bytes was
+ * cut to 127 and never equal to itself again, each event a new world). */
+static void test_a_long_stamp_opens_one_world(void **state)
+{
+    (void)state;
+    ad_double d;
+    assert_int_equal(ad_reserve(&d), 0);
+    assert_int_equal(ad_start(&d), 0);
+    fx_server srv;
+    const char *more[] = {"--log-level", "info", NULL};
+    assert_int_equal(start(&srv, &d, more, NULL), 0);
+    assert_true(ad_wait(&d, ad_state_is, "Ready", FX_TIMEOUT_MS));
+    char stamp[201];
+    memset(stamp, 'x', 200);
+    stamp[200] = 0;
+    assert_int_equal(ad_allocate_stamped(&d, "arena", NULL, stamp), 0);
+    uint64_t end = fx_now_ms() + FX_TIMEOUT_MS;
+    while (log_count(&srv, "event=world_opened") < 1 && fx_now_ms() < end)
+        usleep(20 * 1000);
+    /* The Counter sweepd sets changes the GameServer: the watch brings the
+     * same allocation again, more than once. */
+    long long n = 2;
+    assert_true(ad_wait(&d, ad_counter_is, &n, FX_TIMEOUT_MS));
+    pthread_mutex_lock(&d.lock);
+    ad_change(&d);
+    pthread_mutex_unlock(&d.lock);
+    usleep(800 * 1000);
+    assert_int_equal(log_count(&srv, "event=world_opened"), 1);
+    assert_int_equal(fx_stop(&srv), 0);
+    fx_cleanup(&srv);
+    ad_stop(&d);
+}
+
 /* --- Health stops while a loop is stalled ------------------------------------------ */
 
 static char logged[1 << 16];
@@ -577,6 +705,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_no_shutdown_when_off),
         cmocka_unit_test(test_players_list),
         cmocka_unit_test(test_sdk_late_and_failing),
+        cmocka_unit_test(test_a_match_between_two_looks_shuts_down),
+        cmocka_unit_test(test_a_watch_that_ends_at_once_backs_off),
+        cmocka_unit_test(test_a_long_stamp_opens_one_world),
         cmocka_unit_test(test_health_stops_when_stalled),
         cmocka_unit_test(test_bad_sdk_port_is_refused),
     };
