@@ -187,6 +187,12 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* The probes answer from before the maps load (/healthz 200, /readyz
+     * 503 "starting"), as an orchestrator waiting on a large map expects. */
+    if (thread == 0 && opt->metrics && !(s->metrics = sweep__metrics_start(s, uv_hrtime(), err, errlen)))
+        goto fail;
+    if (thread > 0)
+        s->metrics = g->servers[0]->metrics;
     if (sweep__worlds_load(s, err, errlen) != 0)
         goto fail;
     /* The others share the port the first one got (SO_REUSEPORT). */
@@ -194,10 +200,6 @@ static sweep_server *create_one(const sweep_server_options *opt, sweep__group *g
         s->opt.port = g->servers[0]->port;
     if (sweep__listen_bind(s, err, errlen) != 0)
         goto fail;
-    if (thread == 0 && opt->metrics && !(s->metrics = sweep__metrics_start(s, uv_hrtime(), err, errlen)))
-        goto fail;
-    if (thread > 0)
-        s->metrics = g->servers[0]->metrics;
     if (sweep__record_start(s, err, errlen) != 0)
         goto fail;
     uv_async_init(&s->loop, &s->stop_async, on_stop_async);

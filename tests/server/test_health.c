@@ -5,7 +5,8 @@
  * turns 503 while an event loop is stalled and 200 again when it runs;
  * and one host that holds many connections trickling half-sent requests
  * does not keep a scrape from another address from being answered, and a
- * request left half sent is closed after the listener's timeout.
+ * request left half sent is closed after the listener's timeout; while
+ * the maps load, /healthz is 200 and /readyz 503 "starting".
  *
  * The stall is made, not waited for, as in test_stall.c: the server's
  * stderr is a FIFO of one page that this test stops reading; a burst of
@@ -211,6 +212,97 @@ static void test_healthz_sees_a_stalled_loop(void **state)
     rmdir(dir);
 }
 
+/* A port of 127.0.0.1 free for TCP now: the probes below must know the
+ * metrics port before sweepd's ready line, which a loading server has not
+ * written. */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* While the maps load, the probes answer: /healthz 200 (alive: do not
+ * restart it), /readyz 503 "starting" (send nobody yet). The load is held
+ * still, not raced: sweepd's stderr is a FIFO this test filled before it
+ * started, so the server blocks writing the line that says its map is
+ * loaded, and goes on when the FIFO is read. */
+static void test_probes_answer_while_maps_load(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sweep-health-XXXXXX", fifo[64], bin[1100], arena[1100], mport[16];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/sweepd.log", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int lfd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(lfd >= 0);
+    int wfd = open(fifo, O_WRONLY | O_NONBLOCK);
+    assert_true(wfd >= 0);
+    assert_true(fcntl(lfd, F_SETPIPE_SZ, 4096) >= 4096);
+    char fill[512];
+    memset(fill, '#', sizeof fill);
+    while (write(wfd, fill, sizeof fill) > 0)
+        ;
+    assert_int_equal(errno, EAGAIN);
+    int port = free_port();
+    assert_true(port > 0);
+    snprintf(mport, sizeof mport, "127.0.0.1:%d", port);
+    fx_build("bin/sweepd", bin, sizeof bin);
+    fx_build("maps/arena.db", arena, sizeof arena);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_WRONLY);
+        int blocking = open(fifo, O_WRONLY);
+        dup2(null, 1);
+        dup2(blocking, 2);
+        execl(bin, bin, "--map", arena, "--listen", "127.0.0.1:0", "--metrics", mport, "--log-level", "info",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(wfd);
+    /* Listening, while the map's line waits in write(2). */
+    fx_http_answer a;
+    uint64_t deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    int answered;
+    while ((answered = fx_http(port, NULL, "GET", "/healthz", 1000, &a)) != 0 && fx_now_ms() < deadline)
+        usleep(20000);
+    if (answered != 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        fail_msg("no answer on the metrics port while the map loads");
+    }
+    free(a.body);
+    assert_int_equal(probe(port, NULL, "/healthz", "ok\n"), 200);
+    assert_int_equal(probe(port, NULL, "/readyz", "starting: "), 503);
+    /* Read, it goes on and becomes ready. */
+    int status;
+    deadline = fx_now_ms() + FX_TIMEOUT_MS;
+    do {
+        fx_fifo_drain(lfd);
+        usleep(20000);
+        status = fx_http(port, NULL, "GET", "/readyz", 1000, &a) == 0 ? a.status : -1;
+        if (status != -1)
+            free(a.body);
+    } while (status != 200 && fx_now_ms() < deadline);
+    assert_int_equal(status, 200);
+    fx_fifo_release(lfd, fifo);
+    kill(pid, SIGTERM);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    close(lfd);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 /* A connection from 127.0.0.1 to the port, begun and not waited for (the
  * listener's backlog may hold it a while). */
 static int connect_pending(int port)
@@ -319,6 +411,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_probes_are_silent),
         cmocka_unit_test(test_readyz_while_draining),
         cmocka_unit_test(test_healthz_sees_a_stalled_loop),
+        cmocka_unit_test(test_probes_answer_while_maps_load),
         cmocka_unit_test(test_one_host_cannot_starve_the_listener),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
