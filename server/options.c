@@ -8,6 +8,7 @@
  */
 #include "server/options.h"
 
+#include "core/parse.h"
 #include "protocol/framing.h"
 #include "server/record/record.h"
 
@@ -353,12 +354,10 @@ int sweep_server_options_set(sweep_server_options *opt, const char *key, const c
         return SWEEP_OPTIONS_OK;
     }
     if (strcmp(key, "seed") == 0) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(value, &end, 10);
-        if (errno || end == value || *end || value[0] == '-')
+        uint64_t v;
+        if (!sweep_parse_u64(value, 0, UINT64_MAX, &v))
             return fail(err, errlen, "--seed: '%s' is not a whole number from 0 to 2^64-1", value);
-        opt->seed = (uint64_t)v;
+        opt->seed = v;
         return SWEEP_OPTIONS_OK;
     }
     if (strcmp(key, "config") == 0)

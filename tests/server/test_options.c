@@ -204,6 +204,7 @@ static void test_bad_options(void **state)
         {"--max-world-triangles", "-1", "max-world-triangles"},
         {"--record-name", "../up", "record-name"}, {"--record-name", ".hidden", "record-name"},
         {"--seed", "-1", "seed"}, {"--seed", "18446744073709551616", "seed"}, {"--seed", "7x", "seed"},
+        {"--seed", " -5", "seed"}, {"--seed", "+5", "seed"},
         {"--realtime", "100", "realtime"}, {"--realtime", "-1", "realtime"}, {"--realtime", "high", "realtime"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
