@@ -126,7 +126,8 @@ int sweep__cli_watch(const options *o, sweep_client *c, const local_map *m)
         rc = sweep__cli_report_msg(o, SWEEP_CLIENT_E_NOMEM, "%s", "out of memory");
     /* A silent client is dropped by the server after its idle timeout
      * (--udp-idle-timeout, --idle-timeout over TCP): a ping now and then
-     * keeps the session. */
+     * keeps the session, and a ping unanswered within --timeout is a
+     * server gone silent (its WorldStates may be rare, --every). */
     uint64_t next_ping = sweep_client_now_ns() + 5000000000u;
     while (rc == 0 && v.printed < limit) {
         sweep_client_event ev;
@@ -141,7 +142,7 @@ int sweep__cli_watch(const options *o, sweep_client *c, const local_map *m)
         }
         if (rc == 0 && sweep_client_now_ns() >= next_ping) {
             uint64_t rtt;
-            if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK && e.status != SWEEP_CLIENT_E_TIMEOUT)
+            if (sweep_client_ping(c, &rtt, &e) != SWEEP_CLIENT_OK)
                 rc = sweep__cli_report(o, &e);
             next_ping = sweep_client_now_ns() + 5000000000u;
         }

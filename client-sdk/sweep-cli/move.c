@@ -347,10 +347,22 @@ int sweep__cli_move_remote(const options *o, sweep_client *c, local_map *m, swee
             break;
         }
         /* Collect the n answers, in order with everything else; an Error
-         * about one of them ends the run. */
+         * about one of them ends the run. --timeout is the whole batch's:
+         * the WorldStates of --map must not keep a lost answer waiting. */
+        uint64_t deadline = sweep_client_now_ns() + (uint64_t)o->timeout_ms * 1000000u;
         for (uint32_t got = 0; got < n && rc == 0;) {
             sweep_client_event ev;
-            if (sweep_client_poll(c, o->timeout_ms, &ev, &e) != SWEEP_CLIENT_OK) {
+            uint64_t now = sweep_client_now_ns();
+            if (now >= deadline) {
+                char why[120];
+                snprintf(why, sizeof why, "%u of the batch's %u answers within %d ms", got, n, o->timeout_ms);
+                rc = sweep__cli_report_msg(o, SWEEP_CLIENT_E_TIMEOUT, "%s", why);
+                break;
+            }
+            sweep_client_status st = sweep_client_poll(c, (int)((deadline - now + 999999) / 1000000), &ev, &e);
+            if (st == SWEEP_CLIENT_E_TIMEOUT)
+                continue; /* the deadline's, said above */
+            if (st != SWEEP_CLIENT_OK) {
                 rc = sweep__cli_report(o, &e);
                 break;
             }

@@ -1000,6 +1000,126 @@ static void cli_watch(void **state)
     free(out);
 }
 
+/* `sweep watch` of a server that goes silent (stopped) ends with TIMEOUT
+ * within its --timeout of the next keep-alive ping, over TCP and UDP; it
+ * used to poll for ever. A server of its own: this one is stopped. */
+static void cli_watch_of_a_silent_server_times_out(void **state)
+{
+    (void)state;
+    fx_server srv;
+    assert_int_equal(fx_start_map(&srv, MAP, NULL), 0);
+    for (int udp = 0; udp < 2; udp++) {
+        char out_path[300], cmd[5000];
+        snprintf(out_path, sizeof out_path, "%s/watch-%d.out", DIR_, udp);
+        snprintf(cmd, sizeof cmd, "'%s' watch --connect %s %s --count 100000 --timeout 1000 >'%s' 2>&1", SWEEP,
+                 udp ? srv.udp : srv.tcp, udp ? "--udp" : "", out_path);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+            _exit(127);
+        }
+        usleep(500 * 1000); /* watching */
+        assert_int_equal(kill(srv.pid, SIGSTOP), 0);
+        /* The first ping 5 s after the start, answered or not within 1 s. */
+        uint64_t end = fx_now_ms() + 20000;
+        int ws = 0;
+        pid_t got;
+        while ((got = waitpid(pid, &ws, WNOHANG)) == 0 && fx_now_ms() < end)
+            usleep(50 * 1000);
+        kill(srv.pid, SIGCONT);
+        if (got == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            fail_msg("sweep watch %s still running 20 s after the server stopped", udp ? "--udp" : "");
+        }
+        assert_true(WIFEXITED(ws));
+        assert_int_equal(WEXITSTATUS(ws), 1);
+        char *text = NULL;
+        assert_int_equal(fx_run_program("/bin/cat", &text, "'%s'", out_path), 0);
+        assert_non_null(strstr(text, "TIMEOUT"));
+        free(text);
+    }
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
+/* A UDP relay on 127.0.0.1 (its port into *port) to the server at
+ * server_port, in a child, that drops every MoveResultBatch the server
+ * sends back and passes the rest. */
+static pid_t drop_batch_answers(int server_port, int *port)
+{
+    int front = socket(AF_INET, SOCK_DGRAM, 0), back = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(front >= 0 && back >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(front, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(front, (struct sockaddr *)&a, &al), 0);
+    *port = ntohs(a.sin_port);
+    struct sockaddr_in to = fx_addr(server_port);
+    assert_int_equal(connect(back, (struct sockaddr *)&to, sizeof to), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid > 0) {
+        close(front);
+        close(back);
+        return pid;
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    static sweep_msg_move_result results[256];
+    static sweep_wire_mover movers[64];
+    sweep_decoder d = {0};
+    d.results = results, d.results_cap = 256, d.movers = movers, d.movers_cap = 64;
+    struct sockaddr_in client;
+    socklen_t cl = 0;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = front, .events = POLLIN}, {.fd = back, .events = POLLIN}};
+        if (poll(p, 2, -1) <= 0)
+            continue;
+        uint8_t buf[65536];
+        if (p[0].revents & POLLIN) {
+            socklen_t l = sizeof client;
+            ssize_t n = recvfrom(front, buf, sizeof buf, 0, (struct sockaddr *)&client, &l);
+            if (n > 0) {
+                cl = l;
+                send(back, buf, (size_t)n, 0);
+            }
+        }
+        if (p[1].revents & POLLIN) {
+            ssize_t n = recv(back, buf, sizeof buf, 0);
+            sweep_message m;
+            if (n <= 0 || cl == 0)
+                continue;
+            if (sweep_decode(&d, buf, (size_t)n, 0, &m) == SWEEP_PROTO_OK && m.kind == SWEEP_MSG_MOVE_RESULT_BATCH)
+                continue;
+            sendto(front, buf, (size_t)n, 0, (struct sockaddr *)&client, cl);
+        }
+    }
+}
+
+/* `sweep move --batch --map` whose batch answer is lost while the movers'
+ * WorldStates keep coming: TIMEOUT after --timeout, the whole batch's (each
+ * WorldState once started the wait again, until the server's idle timeout
+ * closed the session). */
+static void cli_batch_answers_lost_time_out(void **state)
+{
+    (void)state;
+    int port;
+    pid_t relay = drop_batch_answers(D.port, &port);
+    char *out;
+    uint64_t t0 = fx_now_ms();
+    int rc = sweep(&out, "move --connect 127.0.0.1:%d --udp --map '%s' --velocity 1,0,0 --count 4 --batch --timeout 1500",
+                   port, MAP);
+    uint64_t took = fx_now_ms() - t0;
+    kill(relay, SIGKILL);
+    waitpid(relay, NULL, 0);
+    assert_int_equal(rc, 1);
+    if (!strstr(out, "TIMEOUT") || took > 10000)
+        fail_msg("%llu ms: %s", (unsigned long long)took, out);
+    if (!strstr(out, "0 of the batch's 4 answers within 1500 ms"))
+        fail_msg("%s", out);
+    free(out);
+}
+
 static void cli_command(void **state)
 {
     (void)state;
@@ -1126,6 +1246,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(crushed_entity_is_despawned_unasked),
         cmocka_unit_test(mover_command_needs_the_server_role),
         cmocka_unit_test(cli_watch),
+        cmocka_unit_test(cli_watch_of_a_silent_server_times_out),
+        cmocka_unit_test(cli_batch_answers_lost_time_out),
         cmocka_unit_test(cli_command),
         cmocka_unit_test(cli_move_on_the_lift),
         cmocka_unit_test(python_watch),
