@@ -269,6 +269,12 @@ sweep_client_status sweep_predict_run(const sweep_world *world, const sweep_move
 {
     if (world == NULL || cfg == NULL || rules == NULL || s == NULL || wish == NULL)
         return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_NONE, "a move needs a world, config, rules, state and wish");
+    /* The server refuses a wish too long to measure before the rules see
+     * it (its length would be infinite): so does the prediction, with the
+     * code the server gives. One with a NaN or infinity is the core's. */
+    if (sweep_v3_isfinite(wish->velocity) && !isfinite(sweep_v3_dot(wish->velocity, wish->velocity)))
+        return say(err, SWEEP_CLIENT_E_ARG, SWEEP_WIRE_BAD_VELOCITY,
+                   "the wish is too long to measure (the server refuses it)");
     /* No crowd: other players are not predicted (see the file comment). */
     sweep_space space = {.world = world, .movers = mv, .crowd = NULL, .self = SWEEP_NO_BODY};
     sweep_actor a = {

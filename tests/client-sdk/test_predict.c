@@ -294,6 +294,26 @@ static void a_move_past_the_coordinate_limit_is_refused_as_the_server_does(void 
     sweep_predictor_destroy(p);
 }
 
+/* A wish whose length overflows is BadVelocity, as the server says, not a
+ * move with an infinite speed_excess. */
+static void a_wish_too_long_to_measure_is_refused_as_the_server_does(void **state)
+{
+    (void)state;
+    sweep_predict_state s = sweep_predict_state_at(sweep_v3(0, 0, 1));
+    sweep_predict_state before = s;
+    sweep_wish w = wish(1e308, 1e308, 0);
+    sweep_client_error e;
+    sweep_act_result r;
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &w, 1.0 / 60, &r, &e),
+                     SWEEP_CLIENT_E_ARG);
+    assert_int_equal(e.code, SWEEP_WIRE_BAD_VELOCITY);
+    assert_true(same_vec(s.position, before.position));
+    w = wish(1e150, 0, 0); /* long, but measured: the rules clamp it and name it */
+    assert_int_equal(sweep_predict_run(W, NULL, &LV.config, &LV.rules, LV.default_radii, &s, &w, 1.0 / 60, &r, &e),
+                     SWEEP_CLIENT_OK);
+    assert_true(r.rules & SWEEP_RULE_SPEED);
+}
+
 static void lost_and_refused_moves(void **state)
 {
     (void)state;
@@ -821,6 +841,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(matching_answers_confirm),
         cmocka_unit_test(an_impossible_answer_is_refused),
         cmocka_unit_test(a_move_past_the_coordinate_limit_is_refused_as_the_server_does),
+        cmocka_unit_test(a_wish_too_long_to_measure_is_refused_as_the_server_does),
         cmocka_unit_test(a_different_answer_rewinds_and_replays),
         cmocka_unit_test(lost_and_refused_moves),
         cmocka_unit_test(a_move_cut_by_the_time_budget_is_checked_exactly),
