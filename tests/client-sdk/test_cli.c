@@ -126,9 +126,10 @@ static void help_and_usage(void **state)
         assert_non_null(strstr(out, "no-such-option"));
         free(out);
     }
-    /* A port out of range is named as such, not refused by the port it wraps to. */
-    assert_int_equal(sweep(&out, "ping --connect 127.0.0.1:99999"), 1);
-    assert_non_null(strstr(out, "not in 1..65535"));
+    /* A port out of range is named as such, not refused by the port it
+     * wraps to; the command line's fault, found before any connection. */
+    assert_int_equal(sweep(&out, "ping --connect 127.0.0.1:99999"), 2);
+    assert_non_null(strstr(out, "a port in 1..65535"));
     free(out);
 }
 
@@ -360,6 +361,10 @@ static void errors_exit_non_zero_with_their_name(void **state)
     assert_non_null(strstr(out, "error CONNECT"));
     free(out);
     assert_int_equal(sweep(&out, "move --map /nonexistent/map.db --velocity 1,0,0"), 1);
+    free(out);
+    /* An address of the wrong form is the command line's fault. */
+    assert_int_equal(sweep(&out, "ping --connect 127.0.0.1"), 2);
+    assert_non_null(strstr(out, "--connect wants HOST:PORT"));
     free(out);
     /* A map that differs from the server's (another step height). */
     char cmd[8192];
