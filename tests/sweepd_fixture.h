@@ -468,6 +468,21 @@ static inline int fx_run(const char *cmd, char **out)
     return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* A port of 127.0.0.1 free for TCP now, for a sweepd port the test must
+ * know before the server's ready line: -1 if none was found. */
+static inline int fx_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
 /* Runs the program at `bin` with the printf-formatted ARGS (already
  * quoted as the shell needs), as fx_run does. */
 static inline int fx_run_program(const char *bin, char **out, const char *fmt, ...)

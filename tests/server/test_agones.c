@@ -184,21 +184,6 @@ static int list_has(ad_double *d, const char *value)
 static int listener_port;      /* where sweepd listens, chosen before it starts */
 static int listener_answered;  /* the hook's finding: 1 Pong, -1 no answer */
 
-/* A port of 127.0.0.1 free for TCP now (sweepd is given it: the hook must
- * not wait for the ready line to learn it). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
-
 /* In POST /ready, before the double answers: sweepd must accept a
  * connection and answer a Hello and a Ping already. A listener not up yet
  * refuses the connection at once. */
@@ -226,7 +211,7 @@ static void test_ready_after_listeners(void **state)
     d.on_ready = ready_hook;
     assert_int_equal(ad_start(&d), 0);
     fx_server srv;
-    listener_port = free_port();
+    listener_port = fx_free_port(); /* the hook must not wait for the ready line to learn it */
     assert_true(listener_port > 0);
     listener_answered = 0;
     char listen[32];

@@ -212,22 +212,6 @@ static void test_healthz_sees_a_stalled_loop(void **state)
     rmdir(dir);
 }
 
-/* A port of 127.0.0.1 free for TCP now: the probes below must know the
- * metrics port before sweepd's ready line, which a loading server has not
- * written. */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
-
 /* While the maps load, the probes answer: /healthz 200 (alive: do not
  * restart it), /readyz 503 "starting" (send nobody yet). The load is held
  * still, not raced: sweepd's stderr is a FIFO this test filled before it
@@ -250,7 +234,7 @@ static void test_probes_answer_while_maps_load(void **state)
     while (write(wfd, fill, sizeof fill) > 0)
         ;
     assert_int_equal(errno, EAGAIN);
-    int port = free_port();
+    int port = fx_free_port(); /* known before the ready line, which a loading server has not written */
     assert_true(port > 0);
     snprintf(mport, sizeof mport, "127.0.0.1:%d", port);
     fx_build("bin/sweepd", bin, sizeof bin);
