@@ -36,7 +36,8 @@ one); --spawn-point N asks for the N-th.
 
 A player's moves go out in real time (one every --dt, a batch once its
 moves' time has passed: the server grants a player no more time than
-passes); the server role's at once, or every --interval ms. A batch holds
+passes), and after a stall of the process it catches up at most half its
+time bank; the server role's go at once, or every --interval ms. A batch holds
 at most what the Welcome allows (max_batch; over UDP what one datagram
 holds, max_frame_size 1200) and, for a paced player, half the time bank.
 
@@ -941,11 +942,22 @@ def run_moves(c, a, w, sp):
         print("batch size=%d asked=%d max_batch=%d max_frame=%d%s" % (
             size, a.batch, w["max_batch"], w["max_frame_size"], (" (within %s)" % ", ".join(why)) if why else ""))
     next_at = time.monotonic()
+    # Woken from a stall (the machine starved this process), a paced player
+    # owes the moves of the time it slept. Sending them all would ask more
+    # than the bank holds, and the server would cut them as a lag switch's;
+    # so, as a game drops a hitch's frames, it makes up at most half the
+    # bank and lets the rest go, leaving the other half for the server's
+    # own lateness.
+    catch_up = 0.5 * w["time_bank"] if pace and w["time_bank"] > 0 else 0.0
     grounded = False
     done = 0
     while done < a.count:
         n = min(size, a.count - done) if a.batch else 1
         asked = n * a.dt
+        if pace:
+            now = time.monotonic()
+            if now > next_at + catch_up:
+                next_at = now - catch_up
         if pace and a.batch and 0 < asked <= 3600:
             next_at += asked  # a batch waits for its time to pass
         if a.interval:

@@ -23,6 +23,8 @@
  *   clear line of sight, a past time beyond the history refused by name.
  * - --help names every option the script defines, each with its help, and
  *   shows examples.
+ * - A paced player whose process was stopped for 1.5 s catches up at most
+ *   half its time bank: no move is cut.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -350,6 +352,109 @@ static void a_games_own_test_with_sweep_testing(void **state)
     assert_int_equal(sscanf(strstr(out, "ids "), "ids %lu %lu", &a, &b), 2);
     assert_true(a == b && a != 0);
     free(out);
+}
+
+/* --- a client of its own, under the test's hand ----------------------------------- */
+
+/* Starts sweep_client.py ARGS as py() runs it, its output into outfile,
+ * as a child of this test: the shell execs the interpreter, so the pid
+ * returned is the client's own and a signal sent to it stops the client. */
+static pid_t py_start(const char *outfile, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static pid_t py_start(const char *outfile, const char *fmt, ...)
+{
+    char args[4096], cmd[4 * PATH_MAX + 4096 + 128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd,
+             "cd / && exec env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' /usr/bin/python3 '%s' %s "
+             ">'%s' 2>&1",
+             BUILD, SCRIPT, args, outfile);
+    if (fx_verbose())
+        fprintf(stderr, "$ %s &\n", cmd);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The child's exit status within ms (killed and -1 past it). */
+static int py_wait(pid_t pid, int ms)
+{
+    for (uint64_t end = fx_now_ms() + (uint64_t)ms;;) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (fx_now_ms() >= end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            return -1;
+        }
+        usleep(20000);
+    }
+}
+
+/* The whole of a file, malloc'd ("" when it cannot be read). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 1 << 16, len = 0, r;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    while (f && (r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += r;
+        if (cap - len < 2) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+    }
+    buf[len] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* A player's moves go out in real time. Its process stopped for 1.5 s
+ * (what a starved machine does to it, made certain here with SIGSTOP)
+ * owes some 94 moves of 16 ms when it wakes; sent at once they would ask
+ * six times the time bank of a quarter second, and the server would cut
+ * them as a lag switch's. It catches up at most half the bank and lets the
+ * rest go, so every move is granted its whole dt: one by one over TCP, in
+ * batches of 4 over UDP. */
+static void a_stalled_player_catches_up_half_a_bank(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        char outfile[300];
+        snprintf(outfile, sizeof outfile, "%s/stall%d.out", TMP, t);
+        pid_t pid = py_start(outfile, "--connect %s %s --velocity 1,0,0 --count 150", t ? D4.udp : D4.tcp,
+                             t ? "--udp --batch 4" : "");
+        int moving = 0;
+        for (int i = 0; i < 750 && !moving; i++) {
+            usleep(20000);
+            char *out = slurp(outfile);
+            moving = count_of(out, "move seq=") >= 20;
+            free(out);
+        }
+        if (!moving)
+            kill(pid, SIGKILL);
+        assert_true(moving);
+        assert_int_equal(kill(pid, SIGSTOP), 0);
+        usleep(1500000);
+        assert_int_equal(kill(pid, SIGCONT), 0);
+        int rc = py_wait(pid, 60000);
+        char *out = slurp(outfile);
+        if (rc != 0 || count_of(out, "move seq=") != 150 || count_of(out, "TimeBudget") != 0 ||
+            count_of(out, " applied_dt=0.016") != 150)
+            fail_msg("exit %d, %d moves, %d cut (TimeBudget), %d granted in full:\n%s", rc,
+                     count_of(out, "move seq="), count_of(out, "TimeBudget"), count_of(out, " applied_dt=0.016"),
+                     out);
+        free(out);
+    }
 }
 
 /* --- IPv6 ---------------------------------------------------------------------- */
@@ -705,6 +810,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_log_reader_and_importers_find_the_runtime_too),
         cmocka_unit_test(bye_is_reported),
         cmocka_unit_test(a_games_own_test_with_sweep_testing),
+        cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
