@@ -15,7 +15,10 @@ record=True each world's session log goes to a temporary directory under a
 known name (--record-name), and with seed=N entity ids are drawn from N
 (--seed), so two runs of the same script give the same ids and logs that
 compare. replay() runs `sweep-replay --strict --json` on the log and returns
-its JSON answer; a torn or unterminated log fails it.
+its JSON answer; a torn or unterminated log fails it. A sweepd that does
+not start (it exits, cannot be run, or stays silent) raises SweepdError
+with what it wrote to stderr, and leaves no process, file or directory
+behind.
 
 Where the programs are: $SWEEP_BIN (a directory), else the repository's
 build/bin when this file is in a source tree, else PATH. The sample arena:
@@ -92,6 +95,17 @@ class Sweepd:
         self._stderr_file = None
 
     def start(self):
+        """Starts sweepd and reads its ready line; SweepdError if it does
+        not come (sweepd exits, cannot be run, or is silent for
+        start_timeout seconds). A start that fails leaves nothing behind:
+        used as `with Sweepd() as d`, no __exit__ would clean up after it."""
+        try:
+            return self._start()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _start(self):
         self.dir = tempfile.mkdtemp(prefix="sweepd-test-")
         argv = [find_program("sweepd"), "--map", self.map_path, "--listen", "127.0.0.1:0"]
         if self.record:
@@ -101,7 +115,10 @@ class Sweepd:
             argv += ["--seed", str(self.seed)]
         argv += self.extra
         self._stderr_file = open(os.path.join(self.dir, "sweepd.stderr"), "w+")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._stderr_file, text=True)
+        try:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._stderr_file, text=True)
+        except OSError as e:
+            raise SweepdError("sweepd did not start: %s: %s" % (argv[0], e))
         deadline = time.monotonic() + self.start_timeout
         # The ready line, or "" when it exits first; a sweepd that neither
         # answers nor exits in time is killed.
@@ -111,10 +128,24 @@ class Sweepd:
             self.proc.kill()
         m = READY.match(line)
         if not m:
-            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            try:
+                self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass  # it said something else and lives on: _abandon kills it
             raise SweepdError("sweepd did not start (exit %s): %s" % (self.proc.returncode, self._read_stderr()))
         self.tcp, self.udp = m.group(1), m.group(2)
         return self
+
+    def _abandon(self):
+        """After a failed start: no process, pipe, file or directory left
+        (what sweepd wrote to stderr stays in stderr_text)."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc.stdout.close()
+            self.proc = None
+        self.cleanup()
 
     def _read_stderr(self):
         self._stderr_file.flush()

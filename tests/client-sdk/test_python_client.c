@@ -25,6 +25,9 @@
  *   shows examples.
  * - A paced player whose process was stopped for 1.5 s catches up at most
  *   half its time bank: no move is cut.
+ * - sweep_testing.Sweepd whose sweepd does not start (a map that is not
+ *   there, no program to run) raises SweepdError and leaves no temporary
+ *   directory or open file behind.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -457,6 +460,51 @@ static void a_stalled_player_catches_up_half_a_bank(void **state)
     }
 }
 
+/* A sweepd that does not start leaves nothing behind: Sweepd.start()
+ * raises SweepdError before the with statement could call __exit__, so it
+ * removes its temporary directory and closes its files and pipe itself.
+ * Once on a map that is not there (sweepd exits), once with no sweepd
+ * where SWEEP_BIN says (nothing to run). TMPDIR is a directory of the
+ * test's own, empty before; ResourceWarning names an unclosed file. */
+static void sweep_testing_cleans_up_a_failed_start(void **state)
+{
+    (void)state;
+    char script[PATH_MAX + 32], pydir[PATH_MAX], tmpdir[PATH_MAX + 32], cmd[6 * PATH_MAX + 512], *out;
+    snprintf(script, sizeof script, "%s/failed_start.py", TMP);
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmpdir", TMP);
+    snprintf(pydir, sizeof pydir, "%s", SCRIPT);
+    *strrchr(pydir, '/') = '\0';
+    assert_int_equal(mkdir(tmpdir, 0700), 0);
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs("import gc, os, sys, tempfile\n"
+          "sys.path.insert(0, sys.argv[1])\n"
+          "from sweep_testing import Sweepd, SweepdError\n"
+          "try:\n"
+          "    with Sweepd(map_path=sys.argv[2]):\n"
+          "        print('started')\n"
+          "except SweepdError as e:\n"
+          "    print('refused:', e)\n"
+          "gc.collect()\n"
+          "print('left', sorted(os.listdir(tempfile.gettempdir())))\n",
+          f);
+    fclose(f);
+    for (int t = 0; t < 2; t++) {
+        char bin[PATH_MAX + 32], map[PATH_MAX + 32];
+        snprintf(bin, sizeof bin, "%s%s", t ? tmpdir : BUILD, t ? "" : "/bin");
+        snprintf(map, sizeof map, "%s%s", t ? MAP : TMP, t ? "" : "/no-such-map.db");
+        snprintf(cmd, sizeof cmd,
+                 "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED TMPDIR='%s' SWEEP_BUILD_DIR='%s' SWEEP_BIN='%s' "
+                 "/usr/bin/python3 -W always::ResourceWarning '%s' '%s' '%s'",
+                 tmpdir, BUILD, bin, script, pydir, map);
+        assert_int_equal(fx_run(cmd, &out), 0);
+        if (!strstr(out, "refused: ") || !strstr(out, "left []") || strstr(out, "ResourceWarning") ||
+            strstr(out, "Traceback"))
+            fail_msg("%s:\n%s", t ? "no sweepd to run" : "a map that is not there", out);
+        free(out);
+    }
+}
+
 /* --- IPv6 ---------------------------------------------------------------------- */
 
 static void ipv6_tcp_and_udp(void **state)
@@ -811,6 +859,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bye_is_reported),
         cmocka_unit_test(a_games_own_test_with_sweep_testing),
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
+        cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
