@@ -64,6 +64,10 @@ them with the C core exactly. Exits 1 with the error's name (e.g. "error
 BadDt: ...") when the server refuses a request, or when it runs another
 map than --map; 2 for a bad command line, a map file that cannot be read,
 or a Python without what it needs.
+
+Each request waits 20 s at most for its answer (Client's timeout), however
+much else the server sends meanwhile; then it ends in "error TimeoutError:
+no answer to Spawn (sequence 2) within 20 s", exit 1.
 """
 
 import argparse
@@ -155,15 +159,18 @@ class Client:
     """One connection to sweepd, TCP (size-prefixed frames) or UDP (one
     buffer per datagram), over IPv4 or IPv6. Requests are answered in
     order, so each call sends one request and reads until the answer to its
-    sequence."""
+    sequence. Each call has one deadline, `timeout` seconds after it
+    starts, whatever else the server sends meanwhile: past it the call
+    raises socket.timeout naming its request."""
 
     def __init__(self, address, udp=False, timeout=20.0, name="sweep-python", token=None):
         """address: "HOST:PORT", "[IPV6]:PORT" or (host, port). Every
         address the name has is tried in turn until one answers the
         handshake (a server may listen on 127.0.0.1 where "localhost" is
-        ::1 first)."""
+        ::1 first). timeout: seconds a call may take (None: no limit)."""
         host, port = split_address(address) if isinstance(address, str) else address
         self.udp = udp
+        self.timeout = timeout
         self.seq = 0
         kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
         infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, kind)
@@ -244,20 +251,57 @@ class Client:
         e.Init(tab.Bytes, tab.Pos)
         return ServerError(e.Code(), e.Message().decode(), e.Sequence()), m.Sequence()
 
-    def _answer(self, seq, want):
-        """Reads until the answer of kind `want` to `seq` (raising the
-        server's Error about it) and returns its body table."""
-        while True:
-            m = self._recv()
-            kind = m.BodyType()
-            tab = m.Body()
+    def _exchange(self, data, awaited, take, resend=None):
+        """Sends data (None: nothing) and hands each message that comes to
+        take(m) until it returns True. The whole exchange has one deadline,
+        self.timeout from now: a server that keeps sending other things
+        (Pongs, pushes) never holds a call longer than that, and past it
+        socket.timeout says what was awaited. Over UDP with
+        `resend` (seconds) the same bytes go again whenever that long
+        passed since they last went."""
+        now = time.monotonic()
+        deadline = None if self.timeout is None else now + self.timeout
+        resend_at = now + resend if self.udp and resend and data is not None else None
+        if data is not None:
+            self._send(data)
+        try:
+            while True:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    raise socket.timeout("no %s within %g s" % (awaited, self.timeout))
+                if resend_at is not None and now >= resend_at:
+                    self._send(data)
+                    resend_at = now + resend
+                ends = [t for t in (deadline, resend_at) if t is not None]
+                self.sock.settimeout(min(ends) - now if ends else None)
+                try:
+                    m = self._recv()
+                except socket.timeout:
+                    continue  # the loop's top says whether to resend or give up
+                if take(m):
+                    return
+        finally:
+            self.sock.settimeout(self.timeout)
+
+    def _request(self, data, what, seq, want, resend=None):
+        """Sends data (request `what` of sequence seq) and returns the body
+        table of the answer of kind `want` to seq, raising the server's
+        Error about it; as _exchange waits."""
+        got = []
+
+        def take(m):
+            kind, tab = m.BodyType(), m.Body()
             if kind == Body.Body.Error:
                 err, about = self._error(m, tab)
                 if about == seq or err.sequence == seq:
                     raise err
-                continue
-            if kind == want and m.Sequence() == seq:
-                return tab
+            elif kind == want and m.Sequence() == seq:
+                got.append(tab)
+                return True
+            return False
+
+        self._exchange(data, "answer to %s (sequence %d)" % (what, seq), take, resend)
+        return got[0]
 
     # --- requests ------------------------------------------------------------
 
@@ -289,25 +333,8 @@ class Client:
         """Sends a Hello and returns the answer of kind `want` to `seq`. Over
         UDP a lost datagram (the Hello or its answer) is made up for by
         sending the same bytes again every HELLO_RESEND seconds, until the
-        socket's timeout."""
-        if not self.udp:
-            self._send(data)
-            return self._answer(seq, want)
-        timeout = self.sock.gettimeout()
-        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise socket.timeout("no answer to the Hello (sequence %d)" % seq)
-                self._send(data)
-                self.sock.settimeout(min(HELLO_RESEND, left))
-                try:
-                    return self._answer(seq, want)
-                except socket.timeout:
-                    continue
-        finally:
-            self.sock.settimeout(timeout)
+        timeout."""
+        return self._request(data, "Hello", seq, want, resend=HELLO_RESEND)
 
     def _hello(self, name, token):
         cookie = None
@@ -369,8 +396,7 @@ class Client:
         Spawn.AddPosition(b, Vec3.CreateVec3(b, *(position or (0.0, 0.0, 0.0))))
         if spawn_point:
             Spawn.AddSpawnPoint(b, spawn_point)
-        self._send(self._finish(b, seq, Body.Body.Spawn, Spawn.End(b)))
-        tab = self._answer(seq, Body.Body.Spawned)
+        tab = self._request(self._finish(b, seq, Body.Body.Spawn, Spawn.End(b)), "Spawn", seq, Body.Body.Spawned)
         s = Spawned.Spawned()
         s.Init(tab.Bytes, tab.Pos)
         p, r = s.Position(), s.Radii()
@@ -416,47 +442,38 @@ class Client:
     def _results(self, data, seq, move_seqs):
         """Sends data (a Move or MoveBatch of sequence seq) and returns the
         results of move_seqs, in that order. Over UDP the same bytes go
-        again after MOVE_RESEND seconds without an answer, until the
-        socket's timeout: the server answers a move it already applied with
-        the result it kept, so a resend never moves the entity twice. Over
-        UDP a batch's results may come in several MoveResultBatches."""
+        again every MOVE_RESEND seconds until they are all answered, or the
+        timeout: the server answers a move it already applied with the
+        result it kept, so a resend never moves the entity twice. Over UDP
+        a batch's results may come in several MoveResultBatches."""
         got = {}
-        timeout = self.sock.gettimeout()
-        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
-        self._send(data)
-        try:
-            while len(got) < len(move_seqs):
-                if self.udp:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise socket.timeout("no answer to moves %d-%d" % (move_seqs[0], move_seqs[-1]))
-                    self.sock.settimeout(min(MOVE_RESEND, left))
-                try:
-                    m = self._recv()
-                except socket.timeout:
-                    if not self.udp:
-                        raise
-                    self._send(data)
-                    continue
-                kind, tab = m.BodyType(), m.Body()
-                if kind == Body.Body.Error:
-                    err, about = self._error(m, tab)
-                    if about == seq or err.sequence == seq or err.sequence in move_seqs:
-                        raise err
-                elif kind == Body.Body.MoveResult:
-                    r = MoveResult.MoveResult()
-                    r.Init(tab.Bytes, tab.Pos)
-                    if r.Sequence() in move_seqs:
+        wanted = set(move_seqs)
+
+        def take(m):
+            kind, tab = m.BodyType(), m.Body()
+            if kind == Body.Body.Error:
+                err, about = self._error(m, tab)
+                if about == seq or err.sequence == seq or err.sequence in wanted:
+                    raise err
+            elif kind == Body.Body.MoveResult:
+                r = MoveResult.MoveResult()
+                r.Init(tab.Bytes, tab.Pos)
+                if r.Sequence() in wanted:
+                    got[r.Sequence()] = self._result(r)
+            elif kind == Body.Body.MoveResultBatch and m.Sequence() == seq:
+                rb = MoveResultBatch.MoveResultBatch()
+                rb.Init(tab.Bytes, tab.Pos)
+                for i in range(rb.ResultsLength()):
+                    r = rb.Results(i)
+                    if r.Sequence() in wanted:
                         got[r.Sequence()] = self._result(r)
-                elif kind == Body.Body.MoveResultBatch and m.Sequence() == seq:
-                    rb = MoveResultBatch.MoveResultBatch()
-                    rb.Init(tab.Bytes, tab.Pos)
-                    for i in range(rb.ResultsLength()):
-                        r = rb.Results(i)
-                        if r.Sequence() in move_seqs:
-                            got[r.Sequence()] = self._result(r)
-        finally:
-            self.sock.settimeout(timeout)
+            return len(got) == len(wanted)
+
+        if len(move_seqs) == 1:
+            awaited = "answer to Move (sequence %d)" % seq
+        else:
+            awaited = "answer to MoveBatch (sequence %d, moves %d-%d)" % (seq, move_seqs[0], move_seqs[-1])
+        self._exchange(data, awaited, take, resend=MOVE_RESEND)
         return [got[s] for s in move_seqs]
 
     def move(self, entity, velocity, dt, buttons=0, mode=0):
@@ -517,8 +534,8 @@ class Client:
         b = flatbuffers.Builder(64)
         WatchWorld.Start(b)
         WatchWorld.AddEvery(b, every)
-        self._send(self._finish(b, seq, Body.Body.WatchWorld, WatchWorld.End(b)))
-        return self._world_state(self._answer(seq, Body.Body.WorldState))
+        data = self._finish(b, seq, Body.Body.WatchWorld, WatchWorld.End(b))
+        return self._world_state(self._request(data, "WatchWorld", seq, Body.Body.WorldState))
 
     def query(self, items):
         """Asks the world items (dicts: kind "Ray", "RayAll", "LineOfSight",
@@ -564,16 +581,25 @@ class Client:
         vec_ref = b.EndVector()
         Query.Start(b)
         Query.AddItems(b, vec_ref)
-        self._send(self._finish(b, seq, Body.Body.Query, Query.End(b)))
         answers = [None] * len(items)
-        while any(a is None for a in answers):
-            tab = self._answer(seq, Body.Body.QueryResult)
-            qr = QueryResult.QueryResult()
-            qr.Init(tab.Bytes, tab.Pos)
-            for k in range(qr.AnswersLength()):
-                at = qr.First() + k
-                if at < len(answers) and answers[at] is None:
-                    answers[at] = self._query_answer(qr.Answers(k))
+
+        def take(m):
+            kind, tab = m.BodyType(), m.Body()
+            if kind == Body.Body.Error:
+                err, about = self._error(m, tab)
+                if about == seq or err.sequence == seq:
+                    raise err
+            elif kind == Body.Body.QueryResult and m.Sequence() == seq:
+                qr = QueryResult.QueryResult()
+                qr.Init(tab.Bytes, tab.Pos)
+                for k in range(qr.AnswersLength()):
+                    at = qr.First() + k
+                    if at < len(answers) and answers[at] is None:
+                        answers[at] = self._query_answer(qr.Answers(k))
+            return all(a is not None for a in answers)
+
+        data = self._finish(b, seq, Body.Body.Query, Query.End(b))
+        self._exchange(data, "answer to Query (sequence %d)" % seq, take)
         return answers
 
     @staticmethod
@@ -603,14 +629,20 @@ class Client:
 
     def next_world_state(self):
         """The next WorldState the server pushes (other messages are
-        skipped; an Error is raised)."""
-        while True:
-            m = self._recv()
+        skipped; an Error is raised), within the timeout."""
+        got = []
+
+        def take(m):
             kind, tab = m.BodyType(), m.Body()
             if kind == Body.Body.Error:
                 raise self._error(m, tab)[0]
             if kind == Body.Body.WorldState:
-                return self._world_state(tab)
+                got.append(self._world_state(tab))
+                return True
+            return False
+
+        self._exchange(None, "WorldState pushed", take)
+        return got[0]
 
     @staticmethod
     def _world_state(tab):

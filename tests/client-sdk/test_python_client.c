@@ -28,6 +28,9 @@
  * - sweep_testing.Sweepd whose sweepd does not start (a map that is not
  *   there, no program to run) raises SweepdError and leaves no temporary
  *   directory or open file behind.
+ * - Against fake servers (a child process on 127.0.0.1 that answers as
+ *   sweepd never would): a call that other messages keep coming to still
+ *   times out when its time is up, naming its request.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -505,6 +508,162 @@ static void sweep_testing_cleans_up_a_failed_start(void **state)
     }
 }
 
+/* --- servers that do not behave as sweepd does ----------------------------------- */
+
+/* A child process on 127.0.0.1 takes one TCP connection, reads the Hello
+ * and then, by its mode, says what sweepd never would. */
+typedef enum {
+    FAKE_PONGS, /* Welcome; then to the Spawn only a Pong every 100 ms, never the answer */
+} fake_mode;
+
+typedef struct fake {
+    pid_t pid;
+    char address[64];
+} fake;
+
+/* Appends m as a TCP frame to out[*len ..); the child exits on failure. */
+static void fake_put(const sweep_message *m, uint8_t *out, size_t cap, size_t *len)
+{
+    static uint8_t scratch[1 << 16];
+    const uint8_t *bytes;
+    size_t n;
+    if (sweep_encode(m, SWEEP_WIRE_SIZE_PREFIXED, scratch, sizeof scratch, &bytes, &n) != SWEEP_PROTO_OK ||
+        *len + n > cap)
+        _exit(2);
+    memcpy(out + *len, bytes, n);
+    *len += n;
+}
+
+/* Writes it all, or ends the child (the client went away). */
+static void fake_send(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            _exit(0);
+        p += w, n -= (size_t)w;
+    }
+}
+
+static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq)
+{
+    static const uint8_t hash[32];
+    sweep_message w = fx_msg(SWEEP_MSG_WELCOME, seq);
+    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+    w.as.welcome.session_id = 1;
+    w.as.welcome.tick_rate = 60;
+    w.as.welcome.map_name = sweep_str_of("fake");
+    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
+    w.as.welcome.max_batch = 64;
+    w.as.welcome.max_frame_size = 65536;
+    w.as.welcome.max_entities = 100;
+    w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
+    w.as.welcome.identity = sweep_str_of("#guest");
+    w.as.welcome.time_bank = 0.25;
+    fake_put(&w, out, cap, len);
+}
+
+/* The child: one connection, as mode says; it ends within 30 s, or when
+ * the client hangs up. */
+static void fake_serve(int listener, fake_mode mode)
+{
+    alarm(30);
+    int fd = accept(listener, NULL, NULL);
+    if (fd < 0)
+        _exit(2);
+    fx_rx *rx = fx_rx_new();
+    sweep_message in;
+    if (fx_recv(fd, rx, &in) != 1 || in.kind != SWEEP_MSG_HELLO)
+        _exit(2);
+    static uint8_t out[1 << 16];
+    size_t len = 0;
+    fake_welcome(out, sizeof out, &len, in.sequence);
+    fake_send(fd, out, len);
+    if (fx_recv(fd, rx, &in) != 1)
+        _exit(0);
+    switch (mode) {
+    case FAKE_PONGS:
+        for (;;) {
+            sweep_message p = fx_msg(SWEEP_MSG_PONG, 0);
+            len = 0;
+            fake_put(&p, out, sizeof out, &len);
+            fake_send(fd, out, len);
+            usleep(100000);
+        }
+    }
+    _exit(0);
+}
+
+static void fake_start(fake *f, fake_mode mode)
+{
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(ls >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+    assert_int_equal(listen(ls, 1), 0);
+    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0)
+        fake_serve(ls, mode);
+    close(ls);
+}
+
+static void fake_stop(fake *f)
+{
+    kill(f->pid, SIGKILL);
+    waitpid(f->pid, NULL, 0);
+}
+
+/* Runs the Python lines `body` with sweep_client imported and ADDRESS the
+ * fake's, under a 60 s cap; returns the exit status and the output. */
+static int py_lines(char **out, const fake *f, const char *body)
+{
+    char script[PATH_MAX + 32], pydir[PATH_MAX], cmd[4 * PATH_MAX + 512];
+    snprintf(script, sizeof script, "%s/lines.py", TMP);
+    snprintf(pydir, sizeof pydir, "%s", SCRIPT);
+    *strrchr(pydir, '/') = '\0';
+    FILE *s = fopen(script, "w");
+    assert_non_null(s);
+    fprintf(s, "import socket, sys, time\nsys.path.insert(0, %s)\nimport sweep_client\nADDRESS = %s\n%s", "sys.argv[1]",
+            "sys.argv[2]", body);
+    fclose(s);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' timeout 60 /usr/bin/python3 "
+             "'%s' '%s' '%s'",
+             BUILD, script, pydir, f->address);
+    return fx_run(cmd, out);
+}
+
+/* A blocking call has one deadline, the client's timeout, however many
+ * other messages keep coming meanwhile: a Pong every 100 ms does not hold
+ * a Spawn of a 1 s timeout for longer, and the timeout names the request
+ * (the Hello was sequence 1). */
+static void a_call_times_out_while_other_messages_come(void **state)
+{
+    (void)state;
+    fake f;
+    fake_start(&f, FAKE_PONGS);
+    char *out;
+    int rc = py_lines(&out, &f,
+                      "c = sweep_client.Client(ADDRESS, timeout=1.0)\n"
+                      "t0 = time.monotonic()\n"
+                      "try:\n"
+                      "    c.spawn()\n"
+                      "    print('spawned')\n"
+                      "except socket.timeout as e:\n"
+                      "    print('timeout after %.1f s: %s' % (time.monotonic() - t0, e))\n");
+    fake_stop(&f);
+    double after = 99;
+    const char *t = strstr(out, "timeout after ");
+    if (rc != 0 || !t || sscanf(t, "timeout after %lf", &after) != 1 || after > 5 ||
+        !strstr(t, "Spawn (sequence 2)"))
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
 /* --- IPv6 ---------------------------------------------------------------------- */
 
 static void ipv6_tcp_and_udp(void **state)
@@ -860,6 +1019,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_games_own_test_with_sweep_testing),
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
+        cmocka_unit_test(a_call_times_out_while_other_messages_come),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
