@@ -67,7 +67,9 @@ or a Python without what it needs.
 
 Each request waits 20 s at most for its answer (Client's timeout), however
 much else the server sends meanwhile; then it ends in "error TimeoutError:
-no answer to Spawn (sequence 2) within 20 s", exit 1.
+no answer to Spawn (sequence 2) within 20 s", exit 1. A TCP frame above
+MAX_FRAME (1 MiB) is refused at its size prefix: "error ProtocolError:
+...", exit 1.
 """
 
 import argparse
@@ -96,6 +98,12 @@ UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
 HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
 MOVE_RESEND = 0.5    # seconds without an answer before UDP moves are sent again
+# The largest TCP frame taken from the server, prefix excluded: libsweep's
+# bound. Not the Welcome's max_frame_size, which is what the server takes (a
+# batch of results with contacts may be longer); a prefix above it is
+# refused before a byte of the frame is waited for or kept.
+MAX_FRAME = 1 << 20
+RECV_BYTES = 65536   # bytes asked of one TCP read
 MAP_APPLICATION_ID = 0x53574D50  # "SWMP", maps/schema.sql
 MAP_VERSIONS = (1, 2, 3, 4)      # the map layouts whose spawns and radii this reads
 
@@ -150,6 +158,11 @@ class ServerError(Exception):
         self.sequence = sequence
 
 
+class ProtocolError(ConnectionError):
+    """The server sent what the protocol does not allow (a frame above
+    MAX_FRAME, ...); nothing more can be read from the connection."""
+
+
 class ServerBye(ConnectionError):
     """The server said Bye (it is shutting down or closing this session);
     the reason is the exception's text."""
@@ -172,6 +185,7 @@ class Client:
         self.udp = udp
         self.timeout = timeout
         self.seq = 0
+        self._rx = bytearray()  # TCP bytes read and not yet taken as a frame
         kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
         infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, kind)
         for i, (family, type_, proto, _, addr) in enumerate(infos):
@@ -187,8 +201,9 @@ class Client:
             except OSError as e:
                 self.sock.close()
                 # A refused or unreachable address gives way to the next;
-                # one that only stays silent is the answer.
-                if i == len(infos) - 1 or isinstance(e, socket.timeout):
+                # one that only stays silent, or answers what the protocol
+                # does not allow, is the answer.
+                if i == len(infos) - 1 or isinstance(e, (socket.timeout, ProtocolError)):
                     raise
 
     def close(self):
@@ -218,22 +233,27 @@ class Client:
         else:
             self.sock.sendall(data)
 
-    def _recv_exact(self, n):
-        out = b""
-        while len(out) < n:
-            chunk = self.sock.recv(n - len(out))
+    def _frame(self):
+        """The next TCP frame, its prefix taken off. What was read stays in
+        self._rx until a whole frame is there, so a read that times out
+        part way loses nothing."""
+        while True:
+            if len(self._rx) >= 4:
+                (size,) = struct.unpack_from("<I", self._rx)
+                if size > MAX_FRAME:
+                    raise ProtocolError("the server announced a frame of %d bytes, above %d" % (size, MAX_FRAME))
+                if len(self._rx) >= 4 + size:
+                    frame = bytes(self._rx[4:4 + size])
+                    del self._rx[:4 + size]
+                    return frame
+            chunk = self.sock.recv(RECV_BYTES)
             if not chunk:
                 raise ConnectionError("the server closed the connection")
-            out += chunk
-        return out
+            self._rx += chunk
 
     def _recv(self):
         """The next Message from the server (the official runtime reads it)."""
-        if self.udp:
-            buf = self.sock.recv(65536)
-        else:
-            (size,) = struct.unpack("<I", self._recv_exact(4))
-            buf = self._recv_exact(size)
+        buf = self.sock.recv(65536) if self.udp else self._frame()
         if not Message.Message.MessageBufferHasIdentifier(buf, 0):
             raise ConnectionError("the server sent a buffer without the SWP1 identifier")
         m = Message.Message.GetRootAs(buf, 0)

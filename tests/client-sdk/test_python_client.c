@@ -30,7 +30,8 @@
  *   directory or open file behind.
  * - Against fake servers (a child process on 127.0.0.1 that answers as
  *   sweepd never would): a call that other messages keep coming to still
- *   times out when its time is up, naming its request.
+ *   times out when its time is up, naming its request; a frame longer
+ *   than 1 MiB is refused at its size prefix.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -513,7 +514,9 @@ static void sweep_testing_cleans_up_a_failed_start(void **state)
 /* A child process on 127.0.0.1 takes one TCP connection, reads the Hello
  * and then, by its mode, says what sweepd never would. */
 typedef enum {
-    FAKE_PONGS, /* Welcome; then to the Spawn only a Pong every 100 ms, never the answer */
+    FAKE_PONGS,      /* Welcome; then to the Spawn only a Pong every 100 ms, never the answer */
+    FAKE_HUGE_FRAME, /* to the Hello a size prefix of 0xFFFFFFF0 bytes, and nothing after it */
+    FAKE_BIG_FRAME,  /* to the Hello a frame of 1 MiB and a byte, all of it sent */
 } fake_mode;
 
 typedef struct fake {
@@ -577,12 +580,23 @@ static void fake_serve(int listener, fake_mode mode)
         _exit(2);
     static uint8_t out[1 << 16];
     size_t len = 0;
+    if (mode == FAKE_HUGE_FRAME || mode == FAKE_BIG_FRAME) {
+        uint32_t size = mode == FAKE_HUGE_FRAME ? 0xFFFFFFF0u : (1u << 20) + 1;
+        uint8_t prefix[4] = {(uint8_t)size, (uint8_t)(size >> 8), (uint8_t)(size >> 16), (uint8_t)(size >> 24)};
+        fake_send(fd, prefix, 4);
+        memset(out, 0, sizeof out);
+        for (uint32_t sent = 0; mode == FAKE_BIG_FRAME && sent < size; sent += sizeof out)
+            fake_send(fd, out, size - sent < sizeof out ? size - sent : sizeof out);
+        while (recv(fd, out, sizeof out, 0) > 0) /* until the client hangs up */
+            ;
+        _exit(0);
+    }
     fake_welcome(out, sizeof out, &len, in.sequence);
     fake_send(fd, out, len);
     if (fx_recv(fd, rx, &in) != 1)
         _exit(0);
     switch (mode) {
-    case FAKE_PONGS:
+    default:
         for (;;) {
             sweep_message p = fx_msg(SWEEP_MSG_PONG, 0);
             len = 0;
@@ -662,6 +676,26 @@ static void a_call_times_out_while_other_messages_come(void **state)
         !strstr(t, "Spawn (sequence 2)"))
         fail_msg("exit %d:\n%s", rc, out);
     free(out);
+}
+
+/* A frame longer than any the client takes (1 MiB, libsweep's bound) is
+ * refused at its size prefix, by name: not waited for, nor buffered. */
+static void a_frame_above_the_limit_is_refused(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        fake f;
+        fake_start(&f, t ? FAKE_BIG_FRAME : FAKE_HUGE_FRAME);
+        char *out;
+        int rc = py(&out, "--connect %s --velocity 1,0,0", f.address);
+        fake_stop(&f);
+        char want[128];
+        snprintf(want, sizeof want, "error ProtocolError: the server announced a frame of %u bytes, above 1048576",
+                 t ? (1u << 20) + 1 : 0xFFFFFFF0u);
+        if (rc != 1 || !strstr(out, want) || strstr(out, "Traceback"))
+            fail_msg("exit %d:\n%s", rc, out);
+        free(out);
+    }
 }
 
 /* --- IPv6 ---------------------------------------------------------------------- */
@@ -1020,6 +1054,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
+        cmocka_unit_test(a_frame_above_the_limit_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
