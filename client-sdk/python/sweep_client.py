@@ -67,9 +67,10 @@ or a Python without what it needs.
 
 Each request waits 20 s at most for its answer (Client's timeout), however
 much else the server sends meanwhile; then it ends in "error TimeoutError:
-no answer to Spawn (sequence 2) within 20 s", exit 1. A TCP frame above
-MAX_FRAME (1 MiB) is refused at its size prefix: "error ProtocolError:
-...", exit 1.
+no answer to Spawn (sequence 2) within 20 s", exit 1. What the server
+sends is checked before it is read (bounds, required fields, UTF-8; a TCP
+frame at most MAX_FRAME, 1 MiB): anything else ends it in "error
+ProtocolError: ...", exit 1.
 """
 
 import argparse
@@ -159,8 +160,135 @@ class ServerError(Exception):
 
 
 class ProtocolError(ConnectionError):
-    """The server sent what the protocol does not allow (a frame above
-    MAX_FRAME, ...); nothing more can be read from the connection."""
+    """The server sent what the protocol does not allow: a frame above
+    MAX_FRAME, or a buffer that does not decode (an offset or length past
+    its end, a required field missing, a string that is not UTF-8).
+    Nothing more can be read from the connection."""
+
+
+# What the client reads of each message it is sent, checked before the
+# official runtime reads it: that runtime trusts the buffer, so an offset
+# past the end raises struct.error and one before it (unpack_from takes a
+# negative offset from the end) reads garbage without a word. Per table,
+# field -> (its vtable offset, as the generated code's Offset(N); what it
+# is: a scalar's or struct's bytes, "str", ("vector", element bytes) or
+# ("tables", table); required). Fields the client never reads are left
+# out, as are tables it only skips, which are checked as tables alone.
+_STR, _REQUIRED = "str", True
+_READS = {
+    # body is a union: its type, then an offset to a table of that type.
+    "Message": {"sequence": (4, 4), "server_tick": (6, 8), "body_type": (8, 1), "body": (10, 4, _REQUIRED)},
+    "Bye": {"reason": (4, _STR)},
+    "Error": {"code": (4, 2), "message": (6, _STR, _REQUIRED), "sequence": (8, 4)},
+    "Challenge": {"cookie": (4, ("vector", 1), _REQUIRED)},
+    "Welcome": {"protocol_version": (4, 4), "session_id": (6, 8), "tick_rate": (8, 8),
+                "map_name": (10, _STR, _REQUIRED), "map_hash": (12, ("vector", 1), _REQUIRED),
+                "max_batch": (14, 4), "max_frame_size": (16, 4), "max_entities": (18, 4), "role": (20, 1),
+                "identity": (22, _STR), "time_bank": (24, 8)},
+    "Spawned": {"entity": (4, 4), "position": (6, 24, _REQUIRED), "radii": (8, 24, _REQUIRED), "rules": (10, 4),
+                "spawn_point": (12, 4)},
+    "MoveResult": {"sequence": (6, 4), "position": (10, 24, _REQUIRED), "velocity": (12, 24, _REQUIRED),
+                   "grounded": (14, 1), "contacts": (20, ("vector", 56)), "corrected": (22, 1), "rules": (36, 4),
+                   "speed_excess": (38, 8), "time_excess": (40, 8), "applied_dt": (42, 8), "crouched": (60, 1),
+                   "stance_blocked": (62, 1)},
+    "MoveResultBatch": {"results": (4, ("tables", "MoveResult"), _REQUIRED)},
+    "WorldState": {"tick": (4, 8), "movers": (6, ("vector", 64), _REQUIRED), "mover_count": (8, 4),
+                   "paths": (10, ("vector", 12))},
+    "QueryResult": {"answers": (4, ("tables", "QueryAnswer"), _REQUIRED), "first": (6, 4)},
+    "QueryAnswer": {"code": (4, 2), "message": (6, _STR), "tick": (8, 8), "fraction": (10, 8), "flags": (12, 4),
+                    "hits": (14, ("vector", 88))},
+}
+_BODY_NAMES = {v: k for k, v in vars(Body.Body).items() if not k.startswith("_")}
+_MAX_TABLES = 100000  # as the C verifier (protocol/verify.h): a bound on the work a buffer asks
+
+
+class _Check:
+    """Bounds and required fields of one buffer, as _READS says."""
+
+    def __init__(self, buf):
+        self.buf = buf
+        self.tables = 0
+
+    def _fail(self, name, why):
+        raise ProtocolError("malformed %s from the server: %s" % (name, why))
+
+    def _within(self, name, at, size, what):
+        if at < 0 or at + size > len(self.buf):
+            self._fail(name, "%s at %d (%d bytes) is past the end of the %d-byte buffer"
+                       % (what, at, size, len(self.buf)))
+
+    def _u32(self, at):
+        return struct.unpack_from("<I", self.buf, at)[0]
+
+    def _target(self, name, at, field):
+        """Where the offset at `at` points: a table, string or vector."""
+        to = at + self._u32(at)
+        self._within(name, to, 4, field)
+        return to
+
+    def table(self, name, pos):
+        """Checks the table `name` at pos and what _READS lists of it;
+        returns a function giving a field's offset in it (0: absent)."""
+        self.tables += 1
+        if self.tables > _MAX_TABLES:
+            self._fail(name, "more than %d tables in one buffer" % _MAX_TABLES)
+        self._within(name, pos, 4, "the table")
+        vt = pos - struct.unpack_from("<i", self.buf, pos)[0]
+        self._within(name, vt, 4, "its vtable")
+        vsize, tsize = struct.unpack_from("<HH", self.buf, vt)
+        if vsize < 4 or vsize % 2 or tsize < 4:
+            self._fail(name, "a vtable of %d bytes for a table of %d" % (vsize, tsize))
+        self._within(name, vt, vsize, "its vtable")
+        self._within(name, pos, tsize, "the table")
+
+        def offset(slot):
+            return struct.unpack_from("<H", self.buf, vt + slot)[0] if slot + 2 <= vsize else 0
+
+        for field, spec in _READS.get(name, {}).items():
+            slot, kind, required = spec[0], spec[1], len(spec) > 2
+            o = offset(slot)
+            if not o:
+                if required:
+                    raise ProtocolError("%s from the server without its required %s" % (name, field))
+                continue
+            size = kind if isinstance(kind, int) else 4
+            if o + size > tsize:
+                self._fail(name, "%s at byte %d (%d bytes) of a %d-byte table" % (field, o, size, tsize))
+            if isinstance(kind, int):
+                continue
+            to = self._target(name, pos + o, field)
+            count = self._u32(to)
+            if kind == _STR:
+                # Its bytes and the 0 after them, as FlatBuffers writes a string.
+                self._within(name, to + 4, count + 1, field)
+                try:
+                    self.buf[to + 4:to + 4 + count].decode()
+                except UnicodeDecodeError:
+                    self._fail(name, "%s is not UTF-8" % field)
+            elif kind[0] == "vector":
+                self._within(name, to + 4, count * kind[1], "%s (%d items)" % (field, count))
+            else:
+                self._within(name, to + 4, count * 4, "%s (%d items)" % (field, count))
+                for i in range(count):
+                    at = to + 4 + 4 * i
+                    self.table(kind[1], self._target(name, at, field))
+        return offset
+
+    def message(self):
+        """Checks the Message at the buffer's root and its body."""
+        if len(self.buf) < 8:
+            raise ProtocolError("the server sent a buffer of %d bytes, too short for a message" % len(self.buf))
+        if self.buf[4:8] != IDENTIFIER:
+            raise ProtocolError("the server sent a buffer without the SWP1 identifier")
+        root = self._u32(0)
+        offset = self.table("Message", root)
+        kind = self.buf[root + offset(8)] if offset(8) else 0
+        if kind == 0:
+            raise ProtocolError("Message from the server without its required body")
+        # A kind this client does not know (a newer server's) is checked as
+        # a table and then skipped by the readers.
+        body = self._target("Message", root + offset(10), "body")
+        self.table(_BODY_NAMES.get(kind, "message of kind %d" % kind), body)
 
 
 class ServerBye(ConnectionError):
@@ -254,8 +382,7 @@ class Client:
     def _recv(self):
         """The next Message from the server (the official runtime reads it)."""
         buf = self.sock.recv(65536) if self.udp else self._frame()
-        if not Message.Message.MessageBufferHasIdentifier(buf, 0):
-            raise ConnectionError("the server sent a buffer without the SWP1 identifier")
+        _Check(buf).message()
         m = Message.Message.GetRootAs(buf, 0)
         if m.BodyType() == Body.Body.Bye:
             # Nothing more comes: over UDP the next read would only see the

@@ -31,7 +31,9 @@
  * - Against fake servers (a child process on 127.0.0.1 that answers as
  *   sweepd never would): a call that other messages keep coming to still
  *   times out when its time is up, naming its request; a frame longer
- *   than 1 MiB is refused at its size prefix.
+ *   than 1 MiB is refused at its size prefix; a message that does not
+ *   decode (a root past the end, a required field missing, a list longer
+ *   than its buffer) is refused by name, exit 1, without a traceback.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -517,7 +519,52 @@ typedef enum {
     FAKE_PONGS,      /* Welcome; then to the Spawn only a Pong every 100 ms, never the answer */
     FAKE_HUGE_FRAME, /* to the Hello a size prefix of 0xFFFFFFF0 bytes, and nothing after it */
     FAKE_BIG_FRAME,  /* to the Hello a frame of 1 MiB and a byte, all of it sent */
+    FAKE_BAD_ROOT,   /* to the Hello a Welcome whose root offset points past the buffer */
+    FAKE_NO_MAP,     /* to the Hello a Welcome without its required map_name */
+    FAKE_NO_MESSAGE, /* Welcome; to the Spawn an Error without its required message */
+    FAKE_LONG_LIST,  /* Welcome; to the Query a QueryResult that claims 2^24 answers */
 } fake_mode;
+
+/* Little-endian fields of a FlatBuffer, to break one on purpose. */
+static uint32_t fb_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void fb_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+/* Where the vtable entry of field `index` of the table at t is (its
+ * vtable has room for the fields the encoder wrote). */
+static uint8_t *fb_slot(uint8_t *b, uint32_t t, unsigned index)
+{
+    uint32_t vt = t - fb_u32(b + t); /* the table's soffset, subtracted mod 2^32 */
+    assert_true(4 + 2 * index < (unsigned)(b[vt] | b[vt + 1] << 8));
+    return b + vt + 4 + 2 * index;
+}
+
+/* Where the offset field `index` of the table at t points. */
+static uint32_t fb_follow(uint8_t *b, uint32_t t, unsigned index)
+{
+    uint8_t *slot = fb_slot(b, t, index);
+    uint32_t at = t + (uint32_t)(slot[0] | slot[1] << 8);
+    return at + fb_u32(b + at);
+}
+
+/* The body table of the message b (the root's field 3, after its type). */
+static uint32_t fb_body(uint8_t *b)
+{
+    return fb_follow(b, fb_u32(b), 3);
+}
+
+/* Field `index` of the table at t, gone: its vtable entry says absent. */
+static void fb_drop(uint8_t *b, uint32_t t, unsigned index)
+{
+    uint8_t *slot = fb_slot(b, t, index);
+    slot[0] = slot[1] = 0;
+}
 
 typedef struct fake {
     pid_t pid;
@@ -592,10 +639,40 @@ static void fake_serve(int listener, fake_mode mode)
         _exit(0);
     }
     fake_welcome(out, sizeof out, &len, in.sequence);
+    if (mode == FAKE_BAD_ROOT)
+        fb_put32(out + 4, 0xFFFF0000u); /* out + 4: the buffer after the size prefix */
+    if (mode == FAKE_NO_MAP)
+        fb_drop(out + 4, fb_body(out + 4), 3);
     fake_send(fd, out, len);
+    /* Room for the Query's items. */
+    static sweep_msg_query_item items[64];
+    static uint32_t ignore[64 * 16];
+    rx->dec.query_items = items;
+    rx->dec.query_items_cap = 64;
+    rx->dec.query_ignore = ignore;
+    rx->dec.query_ignore_cap = 64 * 16;
     if (fx_recv(fd, rx, &in) != 1)
         _exit(0);
+    len = 0;
     switch (mode) {
+    case FAKE_NO_MESSAGE: {
+        sweep_message e = fx_msg(SWEEP_MSG_ERROR, in.sequence);
+        e.as.error.code = SWEEP_WIRE_BAD_POSITION;
+        e.as.error.message = sweep_str_of("not there");
+        e.as.error.sequence = in.sequence;
+        fake_put(&e, out, sizeof out, &len);
+        fb_drop(out + 4, fb_body(out + 4), 1);
+        break;
+    }
+    case FAKE_LONG_LIST: {
+        sweep_msg_query_answer a = {.tick = 5};
+        sweep_message q = fx_msg(SWEEP_MSG_QUERY_RESULT, in.sequence);
+        q.as.query_result.answers = &a;
+        q.as.query_result.count = 1;
+        fake_put(&q, out, sizeof out, &len);
+        fb_put32(out + 4 + fb_follow(out + 4, fb_body(out + 4), 0), 1u << 24);
+        break;
+    }
     default:
         for (;;) {
             sweep_message p = fx_msg(SWEEP_MSG_PONG, 0);
@@ -605,6 +682,9 @@ static void fake_serve(int listener, fake_mode mode)
             usleep(100000);
         }
     }
+    fake_send(fd, out, len);
+    while (recv(fd, out, sizeof out, 0) > 0) /* until the client hangs up */
+        ;
     _exit(0);
 }
 
@@ -694,6 +774,36 @@ static void a_frame_above_the_limit_is_refused(void **state)
                  t ? (1u << 20) + 1 : 0xFFFFFFF0u);
         if (rc != 1 || !strstr(out, want) || strstr(out, "Traceback"))
             fail_msg("exit %d:\n%s", rc, out);
+        free(out);
+    }
+}
+
+/* A message that does not decode is refused by name (ProtocolError, exit
+ * 1), not read: an offset past the end, a required field missing, a list
+ * longer than its buffer. The official runtime trusts what it reads, and
+ * gave struct.error and AttributeError tracebacks, or took 2^24 answers
+ * one at a time. */
+static void a_message_that_does_not_decode_is_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        fake_mode mode;
+        const char *args, *want;
+    } cases[] = {
+        {FAKE_BAD_ROOT, "--velocity 1,0,0", "error ProtocolError: malformed Message from the server: the table at "},
+        {FAKE_NO_MAP, "--velocity 1,0,0", "error ProtocolError: Welcome from the server without its required map_name"},
+        {FAKE_NO_MESSAGE, "--velocity 1,0,0", "error ProtocolError: Error from the server without its required message"},
+        {FAKE_LONG_LIST, "--query 'ray 0,0,1 0,0,-5'",
+         "error ProtocolError: malformed QueryResult from the server: answers (16777216 items) at "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake f;
+        fake_start(&f, cases[i].mode);
+        char *out;
+        int rc = py(&out, "--connect %s %s", f.address, cases[i].args);
+        fake_stop(&f);
+        if (rc != 1 || !strstr(out, cases[i].want) || strstr(out, "Traceback"))
+            fail_msg("case %zu: exit %d, wanted %s:\n%s", i, rc, cases[i].want, out);
         free(out);
     }
 }
@@ -1055,6 +1165,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
         cmocka_unit_test(a_frame_above_the_limit_is_refused),
+        cmocka_unit_test(a_message_that_does_not_decode_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
