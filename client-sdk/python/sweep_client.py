@@ -41,11 +41,12 @@ time bank; the server role's go at once, or every --interval ms. A batch holds
 at most what the Welcome allows (max_batch; over UDP what one datagram
 holds, max_frame_size 1200) and, for a paced player, half the time bank.
 
-With --query ITEM (again for more items) it asks the world questions in
-one Query instead of spawning: "ray X,Y,Z X,Y,Z", "rayall ...", "los ...",
-"sweep X,Y,Z X,Y,Z RX,RY,RZ" or "overlap X,Y,Z R", at the newest tick or
-(--at TICK[+FRACTION]) as the world was then, and prints a line per answer
-and one per hit:
+With --query ITEM (again for more items) it asks the world questions
+instead of spawning: "ray X,Y,Z X,Y,Z", "rayall ...", "los ...", "sweep
+X,Y,Z X,Y,Z RX,RY,RZ" or "overlap X,Y,Z R", at the newest tick or (--at
+TICK[+FRACTION]) as the world was then, in one Query or, for more items
+than one holds (max_batch, a datagram), in several, one after another;
+and prints a line per answer and one per hit:
 
     answer item=0 kind=Ray result=None tick=1234 fraction=0.0 flags=0 hits=1
       hit kind=3 entity=77 shape=1 triangle=4294967295 material=0 mover=0 fraction=0.25 distance=2.0 point=(x, y, z) normal=(x, y, z)
@@ -98,7 +99,11 @@ IDENTIFIER = b"SWP1"
 UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
 HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
-MOVE_RESEND = 0.5    # seconds without an answer before UDP moves are sent again
+# Seconds without a whole answer before a UDP request (moves, Spawn, Query)
+# is sent again, the same bytes: the server answers a move it applied from
+# the results it kept, the repeat of a session's newest Spawn with the
+# entity it made, and a Query (which changes nothing) afresh.
+RESEND = 0.5
 # The largest TCP frame taken from the server, prefix excluded: libsweep's
 # bound. Not the Welcome's max_frame_size, which is what the server takes (a
 # batch of results with contacts may be longer); a prefix above it is
@@ -535,7 +540,9 @@ class Client:
         """Spawns at the map's spawn point `spawn_point` (1 = the first; 0
         = the one the server picks) or, for the server role, at position.
         A player sends zeros, or what the map says: asking another place
-        or other radii is only named."""
+        or other radii is only named. Over UDP a Spawn without an answer is
+        sent again every RESEND seconds: the server answers the repeat with
+        the entity it made, so it makes one."""
         seq = self._next_seq()
         b = flatbuffers.Builder(128)
         Spawn.Start(b)
@@ -543,7 +550,8 @@ class Client:
         Spawn.AddPosition(b, Vec3.CreateVec3(b, *(position or (0.0, 0.0, 0.0))))
         if spawn_point:
             Spawn.AddSpawnPoint(b, spawn_point)
-        tab = self._request(self._finish(b, seq, Body.Body.Spawn, Spawn.End(b)), "Spawn", seq, Body.Body.Spawned)
+        data = self._finish(b, seq, Body.Body.Spawn, Spawn.End(b))
+        tab = self._request(data, "Spawn", seq, Body.Body.Spawned, resend=RESEND)
         s = Spawned.Spawned()
         s.Init(tab.Bytes, tab.Pos)
         p, r = s.Position(), s.Radii()
@@ -589,7 +597,7 @@ class Client:
     def _results(self, data, seq, move_seqs):
         """Sends data (a Move or MoveBatch of sequence seq) and returns the
         results of move_seqs, in that order. Over UDP the same bytes go
-        again every MOVE_RESEND seconds until they are all answered, or the
+        again every RESEND seconds until they are all answered, or the
         timeout: the server answers a move it already applied with the
         result it kept, so a resend never moves the entity twice. Over UDP
         a batch's results may come in several MoveResultBatches."""
@@ -620,7 +628,7 @@ class Client:
             awaited = "answer to Move (sequence %d)" % seq
         else:
             awaited = "answer to MoveBatch (sequence %d, moves %d-%d)" % (seq, move_seqs[0], move_seqs[-1])
-        self._exchange(data, awaited, take, resend=MOVE_RESEND)
+        self._exchange(data, awaited, take, resend=RESEND)
         return [got[s] for s in move_seqs]
 
     def move(self, entity, velocity, dt, buttons=0, mode=0):
@@ -688,12 +696,34 @@ class Client:
         """Asks the world items (dicts: kind "Ray", "RayAll", "LineOfSight",
         "Sweep" or "Overlap"; from and to points, or from_entity / to_entity
         with from / to as offsets; radii (Sweep), radius (Overlap); tick and
-        fraction (0: the newest tick); filter, ignore (ids), max_hits) in one
-        Query, and returns one answer dict per item, in order: code (0 or
-        the refusal's ErrorCode), code_name, message, tick, fraction, flags
-        and hits (dicts of kind, triangle, material, mover, entity, shape,
-        fraction, distance, point, normal). Over UDP the answers may come in
-        several QueryResults, each placed by its first."""
+        fraction (0: the newest tick); filter, ignore (ids), max_hits) and
+        returns one answer dict per item, in order: code (0 or the
+        refusal's ErrorCode), code_name, message, tick, fraction, flags and
+        hits (dicts of kind, triangle, material, mover, entity, shape,
+        fraction, distance, point, normal). The items go in Queries of at
+        most batch_limit() items each, fewer when their bytes would not fit
+        the Welcome's max_frame_size (over UDP a datagram: long ignore
+        lists), each answered before the next goes. Over UDP a Query's
+        answers may come in several QueryResults, each placed by its first,
+        and a Query not wholly answered is sent again every RESEND seconds
+        (a player's repeat is paid again from its query rate)."""
+        limit = self.welcome["max_frame_size"] or (UDP_MAX_DATAGRAM if self.udp else 0)
+        answers = []
+        while len(answers) < len(items):
+            k = min(self.batch_limit(), len(items) - len(answers))
+            while True:
+                start = self.seq
+                data, seq = self._query_bytes(items[len(answers):len(answers) + k])
+                # TCP's max_frame_size counts the bytes after the 4-byte prefix.
+                if k == 1 or not limit or len(data) - (0 if self.udp else 4) <= limit:
+                    break
+                self.seq = start  # nothing was sent: its sequence is free again
+                k = (k + 1) // 2
+            answers += self._query_answers(data, seq, k)
+        return answers
+
+    def _query_bytes(self, items):
+        """A Query of items, and its sequence."""
         seq = self._next_seq()
         b = flatbuffers.Builder(256 + 160 * len(items))
         refs = []
@@ -728,7 +758,12 @@ class Client:
         vec_ref = b.EndVector()
         Query.Start(b)
         Query.AddItems(b, vec_ref)
-        answers = [None] * len(items)
+        return self._finish(b, seq, Body.Body.Query, Query.End(b)), seq
+
+    def _query_answers(self, data, seq, count):
+        """Sends the Query data of sequence seq and returns its count
+        answers."""
+        answers = [None] * count
 
         def take(m):
             kind, tab = m.BodyType(), m.Body()
@@ -745,8 +780,7 @@ class Client:
                         answers[at] = self._query_answer(qr.Answers(k))
             return all(a is not None for a in answers)
 
-        data = self._finish(b, seq, Body.Body.Query, Query.End(b))
-        self._exchange(data, "answer to Query (sequence %d)" % seq, take)
+        self._exchange(data, "answer to Query (sequence %d)" % seq, take, resend=RESEND)
         return answers
 
     @staticmethod
@@ -1054,7 +1088,8 @@ def build_parser():
     ap.add_argument("--query", type=query_item, action="append", metavar="ITEM",
                     help="ask the world instead of moving: \"ray X,Y,Z X,Y,Z\" (first hit), \"rayall ...\" "
                     "(every hit), \"los ...\" (line of sight), \"sweep X,Y,Z X,Y,Z RX,RY,RZ\", \"overlap "
-                    "X,Y,Z R\"; again for more items, sent in one Query")
+                    "X,Y,Z R\"; again for more items, sent in one Query, or in several when the Welcome "
+                    "allows fewer")
     ap.add_argument("--at", type=at_time, metavar="TICK[+F]",
                     help="--query: ask the world as it was at TICK plus the fraction F of a tick (a player "
                     "only within the server's --rewind-cap-ms)")

@@ -34,6 +34,11 @@
  *   than 1 MiB is refused at its size prefix; a message that does not
  *   decode (a root past the end, a required field missing, a list longer
  *   than its buffer) is refused by name, exit 1, without a traceback.
+ * - Over UDP through a relay that loses the first Spawned (or QueryResult)
+ *   sweepd sends: the client sends the request again and the server makes
+ *   one entity. A Query of more items than the Welcome's max_batch, or
+ *   of items too long for a dozen to fit a datagram, goes in several and
+ *   every answer comes back in order.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -711,9 +716,10 @@ static void fake_stop(fake *f)
     waitpid(f->pid, NULL, 0);
 }
 
-/* Runs the Python lines `body` with sweep_client imported and ADDRESS the
- * fake's, under a 60 s cap; returns the exit status and the output. */
-static int py_lines(char **out, const fake *f, const char *body)
+/* Runs the Python lines `body` with sweep_client imported, ADDRESS the
+ * address given and TOKEN the servers' command token, under a 60 s cap;
+ * returns the exit status and the output. */
+static int py_lines(char **out, const char *address, const char *body)
 {
     char script[PATH_MAX + 32], pydir[PATH_MAX], cmd[4 * PATH_MAX + 512];
     snprintf(script, sizeof script, "%s/lines.py", TMP);
@@ -721,13 +727,13 @@ static int py_lines(char **out, const fake *f, const char *body)
     *strrchr(pydir, '/') = '\0';
     FILE *s = fopen(script, "w");
     assert_non_null(s);
-    fprintf(s, "import socket, sys, time\nsys.path.insert(0, %s)\nimport sweep_client\nADDRESS = %s\n%s", "sys.argv[1]",
-            "sys.argv[2]", body);
+    fprintf(s, "import socket, sys, time\nsys.path.insert(0, %s)\nimport sweep_client\nADDRESS = %s\nTOKEN = '%s'\n%s",
+            "sys.argv[1]", "sys.argv[2]", TOKEN, body);
     fclose(s);
     snprintf(cmd, sizeof cmd,
              "cd / && env -u PYTHONPATH -u SWEEP_PY_GENERATED SWEEP_BUILD_DIR='%s' timeout 60 /usr/bin/python3 "
              "'%s' '%s' '%s'",
-             BUILD, script, pydir, f->address);
+             BUILD, script, pydir, address);
     return fx_run(cmd, out);
 }
 
@@ -741,7 +747,7 @@ static void a_call_times_out_while_other_messages_come(void **state)
     fake f;
     fake_start(&f, FAKE_PONGS);
     char *out;
-    int rc = py_lines(&out, &f,
+    int rc = py_lines(&out, f.address,
                       "c = sweep_client.Client(ADDRESS, timeout=1.0)\n"
                       "t0 = time.monotonic()\n"
                       "try:\n"
@@ -806,6 +812,180 @@ static void a_message_that_does_not_decode_is_refused(void **state)
             fail_msg("case %zu: exit %d, wanted %s:\n%s", i, rc, cases[i].want, out);
         free(out);
     }
+}
+
+/* --- UDP that loses what it is unlucky with ------------------------------------------ */
+
+/* A UDP relay between the client and sweepd D4 in a child process: the
+ * first n datagrams of kind `drop` the server sends are lost. Each Spawned
+ * and each message of that kind is written to `log`, one line each:
+ * "drop|pass KIND entity=E" (E the Spawned's entity, else 0). */
+typedef struct relay {
+    pid_t pid;
+    char address[64];
+    char log[300];
+} relay;
+
+static void relay_serve(int front, int back, sweep_msg_kind drop, int n, const char *logpath)
+{
+    alarm(60);
+    FILE *log = fopen(logpath, "w");
+    if (!log)
+        _exit(2);
+    setvbuf(log, NULL, _IOLBF, 0);
+    fx_rx *rx = fx_rx_new();
+    struct sockaddr_storage client;
+    socklen_t cl = 0;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = front, .events = POLLIN}, {.fd = back, .events = POLLIN}};
+        if (poll(p, 2, -1) <= 0)
+            continue;
+        if (p[0].revents & POLLIN) {
+            socklen_t len = sizeof client;
+            ssize_t r = recvfrom(front, rx->buf, sizeof rx->buf, 0, (struct sockaddr *)&client, &len);
+            if (r > 0) {
+                cl = len;
+                send(back, rx->buf, (size_t)r, 0);
+            }
+        }
+        if (p[1].revents & POLLIN) {
+            ssize_t r = recv(back, rx->buf, sizeof rx->buf, 0);
+            if (r <= 0 || cl == 0)
+                continue;
+            sweep_message m;
+            int known = sweep_decode(&rx->dec, rx->buf, (size_t)r, 0, &m) == SWEEP_PROTO_OK;
+            int lost = known && m.kind == drop && n > 0;
+            if (known && (m.kind == drop || m.kind == SWEEP_MSG_SPAWNED))
+                fprintf(log, "%s %s entity=%u\n", lost ? "drop" : "pass", sweep_msg_kind_name(m.kind),
+                        m.kind == SWEEP_MSG_SPAWNED ? m.as.spawned.entity : 0);
+            if (lost) {
+                n--;
+                continue;
+            }
+            sendto(front, rx->buf, (size_t)r, 0, (struct sockaddr *)&client, cl);
+        }
+    }
+}
+
+static void relay_start(relay *r, sweep_msg_kind drop, int n)
+{
+    int front = socket(AF_INET, SOCK_DGRAM, 0), back = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(front >= 0 && back >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(front, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(front, (struct sockaddr *)&a, &al), 0);
+    snprintf(r->address, sizeof r->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    struct sockaddr_in server = fx_addr(D4.port);
+    assert_int_equal(connect(back, (struct sockaddr *)&server, sizeof server), 0);
+    snprintf(r->log, sizeof r->log, "%s/relay.log", TMP);
+    unlink(r->log);
+    r->pid = fork();
+    assert_true(r->pid >= 0);
+    if (r->pid == 0)
+        relay_serve(front, back, drop, n, r->log);
+    close(front);
+    close(back);
+}
+
+static void relay_stop(relay *r)
+{
+    kill(r->pid, SIGKILL);
+    waitpid(r->pid, NULL, 0);
+}
+
+/* Over UDP a Spawn whose Spawned is lost is sent again (the same bytes,
+ * after half a second), and the server answers the repeat of a session's
+ * newest Spawn with the entity it made: one entity, the one the client
+ * prints. It used to wait out its 20 s. */
+static void a_lost_spawned_is_asked_again(void **state)
+{
+    (void)state;
+    relay r;
+    relay_start(&r, SWEEP_MSG_SPAWNED, 1);
+    char *out;
+    int rc = py(&out, "--connect %s --udp --velocity 1,0,0 --count 2", r.address);
+    relay_stop(&r);
+    char *log = slurp(r.log);
+    unsigned entity = 0, dropped = 0, passed = 0;
+    const char *line = strstr(out, "spawned entity=");
+    if (rc != 0 || !line || sscanf(line, "spawned entity=%u", &entity) != 1 || count_of(out, "move seq=") != 2)
+        fail_msg("exit %d:\n%s\nrelay:\n%s", rc, out, log);
+    /* Every Spawned the server sent named that entity, lost or not. */
+    for (const char *p = log; (p = strstr(p, "Spawned entity=")) != NULL; p++) {
+        unsigned e;
+        assert_int_equal(sscanf(p, "Spawned entity=%u", &e), 1);
+        if (e != entity)
+            fail_msg("the server made entity %u too, the client got %u:\n%s", e, entity, log);
+        if (p - log >= 5 && strncmp(p - 5, "drop ", 5) == 0)
+            dropped++;
+        else
+            passed++;
+    }
+    assert_int_equal(dropped, 1);
+    assert_true(passed >= 1);
+    free(log);
+    free(out);
+}
+
+/* Over UDP a Query whose answer is lost is sent again until every item has
+ * its answer. */
+static void a_lost_query_result_is_asked_again(void **state)
+{
+    (void)state;
+    relay r;
+    relay_start(&r, SWEEP_MSG_QUERY_RESULT, 1);
+    char *out;
+    int rc = py(&out, "--connect %s --udp --query 'ray 0,0,1 0,0,-5' --query 'los 0,0,1 5,0,1'", r.address);
+    relay_stop(&r);
+    char *log = slurp(r.log);
+    if (rc != 0 || !strstr(out, "answer item=0 kind=Ray result=None ") ||
+        !strstr(out, "answer item=1 kind=LineOfSight result=None ") || !strstr(log, "drop QueryResult") ||
+        !strstr(log, "pass QueryResult"))
+        fail_msg("exit %d:\n%s\nrelay:\n%s", rc, out, log);
+    free(log);
+    free(out);
+}
+
+/* A Query of more items than one message may hold goes in several, each
+ * answered in turn, and the answers come back in the items' order: more
+ * than the Welcome's max_batch (64 over TCP, 12 over UDP), and over UDP
+ * items too large for a dozen to fit a datagram (16 ignored ids each). It
+ * was sent whole: BatchTooLarge over TCP, no answer at all over UDP. */
+static void a_query_of_many_items_is_split(void **state)
+{
+    (void)state;
+    char args[4096] = "", *out;
+    size_t len = 0;
+    /* Rays down onto open floor where no player goes, each from a height
+     * of its own. */
+    for (int i = 0; i < 70; i++)
+        len += (size_t)snprintf(args + len, sizeof args - len, " --query 'ray -2,-6,%d -2,-6,-5'", i + 1);
+    for (int t = 0; t < 2; t++) {
+        int rc = py(&out, "--connect %s %s --token %s%s", t ? D4.udp : D4.tcp, t ? "--udp" : "", TOKEN, args);
+        int ok = rc == 0 && count_of(out, "answer item=") == 70 && count_of(out, " result=None ") == 70;
+        for (int i = 0; ok && i < 70; i++) {
+            char want[96];
+            snprintf(want, sizeof want, "answer item=%d kind=Ray result=None ", i);
+            const char *a = strstr(out, want);
+            /* Each ray meets the floor its own height below. */
+            snprintf(want, sizeof want, " distance=%d.0 point=(-2.0, -6.0, 0.0)", i + 1);
+            const char *hit = a ? strstr(a, "\n  hit ") : NULL;
+            ok = hit && strstr(hit, want) && strstr(hit, want) < strchr(hit + 1, '\n');
+        }
+        if (!ok)
+            fail_msg("%s: exit %d:\n%s", t ? "udp" : "tcp", rc, out);
+        free(out);
+    }
+    int rc = py_lines(&out, D4.udp,
+                      "c = sweep_client.Client(ADDRESS, udp=True, timeout=5.0, token=TOKEN)\n"
+                      "items = [{'kind': 'Ray', 'from': (-2.0, -6.0, 1.0 + i), 'to': (-2.0, -6.0, -5.0),\n"
+                      "          'ignore': list(range(1000, 1016))} for i in range(12)]\n"
+                      "answers = c.query(items)\n"
+                      "print('answers', len(answers), [round(a['hits'][0]['distance']) for a in answers])\n");
+    if (rc != 0 || !strstr(out, "answers 12 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"))
+        fail_msg("long ignore lists: exit %d:\n%s", rc, out);
+    free(out);
 }
 
 /* --- IPv6 ---------------------------------------------------------------------- */
@@ -1166,6 +1346,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
         cmocka_unit_test(a_frame_above_the_limit_is_refused),
         cmocka_unit_test(a_message_that_does_not_decode_is_refused),
+        cmocka_unit_test(a_lost_spawned_is_asked_again),
+        cmocka_unit_test(a_lost_query_result_is_asked_again),
+        cmocka_unit_test(a_query_of_many_items_is_split),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
