@@ -686,22 +686,24 @@ class Client:
         and returns [(batch sequence, [results])], one item per batch:
         one, unless moves holds more than batch_limit() or its bytes do not
         fit the Welcome's max_frame_size (a UDP datagram, 1200 bytes), when
-        it is cut in halves until each part fits."""
-        if not moves:
-            return []
+        they go in several, one after another, each of at most
+        batch_limit() moves and halved until its bytes fit."""
         limit = self.welcome["max_frame_size"] or (UDP_MAX_DATAGRAM if self.udp else 0)
-        if len(moves) > self.batch_limit():
-            half = self.batch_limit()
-            return self.move_batch(entity, moves[:half]) + self.move_batch(entity, moves[half:])
-        start = self.seq
-        data, seq, move_seqs = self._batch_bytes(entity, moves)
-        # TCP's max_frame_size counts the bytes after the 4-byte prefix.
-        size = len(data) - (0 if self.udp else 4)
-        if limit and size > limit and len(moves) > 1:
-            self.seq = start  # nothing was sent: its sequences are free again
-            half = (len(moves) + 1) // 2
-            return self.move_batch(entity, moves[:half]) + self.move_batch(entity, moves[half:])
-        return [(seq, self._results(data, seq, move_seqs))]
+        batches = []
+        done = 0
+        while done < len(moves):
+            k = min(self.batch_limit(), len(moves) - done)
+            while True:
+                start = self.seq
+                data, seq, move_seqs = self._batch_bytes(entity, moves[done:done + k])
+                # TCP's max_frame_size counts the bytes after the 4-byte prefix.
+                if k == 1 or not limit or len(data) - (0 if self.udp else 4) <= limit:
+                    break
+                self.seq = start  # nothing was sent: its sequences are free again
+                k = (k + 1) // 2
+            batches.append((seq, self._results(data, seq, move_seqs)))
+            done += k
+        return batches
 
     def watch(self, every):
         """Subscribes to WorldState every `every` ticks (0 stops); returns

@@ -38,7 +38,8 @@
  *   sweepd sends, or breaks it: the client sends the request again and the
  *   server makes one entity. A Query of more items than the Welcome's max_batch, or
  *   of items too long for a dozen to fit a datagram, goes in several and
- *   every answer comes back in order.
+ *   every answer comes back in order; Client.move_batch of 15,000 moves
+ *   goes in 1,250 batches.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -1005,6 +1006,30 @@ static void a_query_of_many_items_is_split(void **state)
     free(out);
 }
 
+/* Client.move_batch takes any number of moves: 15,000 over UDP are 1,250
+ * MoveBatches of 12, sent one after another. It split them by recursion,
+ * a level for each batch, and ran out of Python's stack. */
+static void a_long_move_batch_goes_in_many(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = py_lines(&out, D4.udp,
+                      "c = sweep_client.Client(ADDRESS, udp=True, token=TOKEN)\n"
+                      "sp = c.spawn(position=(-2.0, -6.0, 0.95))\n"
+                      "moves = [{'velocity': (0.0, 0.0, 0.0), 'dt': 0.001} for _ in range(15000)]\n"
+                      "batches = c.move_batch(sp['entity'], moves)\n"
+                      "results = [r for _, rs in batches for r in rs]\n"
+                      "seqs = [r['sequence'] for r in results]\n"
+                      "print('batches', len(batches), 'results', len(results), 'largest',\n"
+                      "      max(len(rs) for _, rs in batches), 'increasing', seqs == sorted(set(seqs)))\n");
+    char want[128];
+    snprintf(want, sizeof want, "batches %u results 15000 largest %u increasing True",
+             (15000 + sweep_udp_max_batch_claimed() - 1) / sweep_udp_max_batch_claimed(), sweep_udp_max_batch_claimed());
+    if (rc != 0 || !strstr(out, want))
+        fail_msg("exit %d, wanted %s:\n%s", rc, want, out);
+    free(out);
+}
+
 /* --- IPv6 ---------------------------------------------------------------------- */
 
 static void ipv6_tcp_and_udp(void **state)
@@ -1366,6 +1391,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_lost_spawned_is_asked_again),
         cmocka_unit_test(a_lost_query_result_is_asked_again),
         cmocka_unit_test(a_query_of_many_items_is_split),
+        cmocka_unit_test(a_long_move_batch_goes_in_many),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
