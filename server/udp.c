@@ -294,13 +294,23 @@ static void log_dropped(const struct sockaddr *addr, size_t len, const char *eve
 static void handshake(sweep_server *s, const struct sockaddr *addr, const uint8_t *data, size_t len, int direct)
 {
     sweep_message m;
-    if (len < SWEEP_UDP_HELLO_MIN || sweep_decode(&s->requests.dec, data, len, 0, &m) != SWEEP_PROTO_OK ||
-        m.kind != SWEEP_MSG_HELLO) {
+    int decoded = sweep_decode(&s->requests.dec, data, len, 0, &m) == SWEEP_PROTO_OK;
+    sweep__peer p = {.addr = addr, .budget = len, .received = len, .datagram = data, .datagram_len = len, .direct = direct};
+    if (decoded && m.kind != SWEEP_MSG_HELLO && m.kind != SWEEP_MSG_BYE) {
+        /* A request of no session (one the idle timeout ended, a client
+         * that never said Hello) is told so, as over TCP, when the answer
+         * is no larger than the request: never more bytes to an
+         * unverified address than it sent (a Ping's is, and goes
+         * unanswered). */
+        s->stats.udp_dropped++;
+        sweep__send_error(s, &p, SWEEP_WIRE_NOT_WELCOMED, m.sequence, 0, "%s", "no session: send Hello");
+        return;
+    }
+    if (len < SWEEP_UDP_HELLO_MIN || !decoded || m.kind != SWEEP_MSG_HELLO) {
         s->stats.udp_dropped++;
         log_dropped(addr, len, "udp_unverified_dropped");
         return;
     }
-    sweep__peer p = {.addr = addr, .budget = len, .received = len, .datagram = data, .datagram_len = len, .direct = direct};
     if (!cookie_valid(s, &p, &m, uv_hrtime()))
         return;
     /* The cookie proves the sender receives at this address: from here on

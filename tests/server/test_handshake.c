@@ -191,16 +191,22 @@ static void test_udp_unverified_gets_nothing_bigger(void **state)
     (void)state;
     int fd = fx_udp_socket(srv.port);
     assert_true(fd >= 0);
-    /* A Ping, a Move, a tiny Hello and garbage from an address without a session. */
+    /* A Ping, a Move, a tiny Hello and garbage from an address without a
+     * session: the Ping's NotWelcomed would be larger than the Ping. */
     sweep_message p = fx_msg(SWEEP_MSG_PING, 1);
     ssize_t sent = fx_udp_send(fd, &p);
     assert_true(sent > 0);
     ssize_t got = fx_udp_recv(fd, rx, NULL, 500);
     assert_true(got <= sent);
-    sweep_message mv = fx_move_msg(1, 1, sweep_v3(1, 0, 0), 0.016);
+    /* A Move of no session is told NotWelcomed (a client whose session
+     * the idle timeout ended learns to say Hello again), in fewer bytes. */
+    sweep_message mv = fx_move_msg(1, 7, sweep_v3(1, 0, 0), 0.016), r;
     sent = fx_udp_send(fd, &mv);
-    got = fx_udp_recv(fd, rx, NULL, 500);
-    assert_true(got <= sent);
+    got = fx_udp_recv(fd, rx, &r, 2000);
+    assert_true(got > 0 && got <= sent);
+    assert_int_equal(r.kind, SWEEP_MSG_ERROR);
+    assert_int_equal(r.as.error.code, SWEEP_WIRE_NOT_WELCOMED);
+    assert_int_equal(r.sequence, 7);
     sweep_message h = fx_hello_msg("small");
     const uint8_t *out;
     size_t len;
