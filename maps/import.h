@@ -11,6 +11,9 @@
  *     front) and multiplied by scale;
  *   - points and lines are skipped and counted; degenerate triangles (see
  *     sweep_triangle_is_degenerate in core/world.h) are dropped and counted;
+ *   - a vertex that is not a finite number, in a mesh that is imported
+ *     (not excluded), is refused, naming the mesh, its node and the
+ *     vertex's index in the file's mesh;
  *   - each source material used becomes a map material, named after it
  *     (an unnamed one becomes "material<N>"); ids 1, 2, ... in order of
  *     first use; materials with the same name share an id;

@@ -94,6 +94,51 @@ int sweep__scene_excluded(importer *im, const struct aiString *name)
     return 0;
 }
 
+/* 0 (failed) when mesh `index` of the file has a vertex that is not a
+ * finite number. */
+int sweep__scene_mesh_finite(importer *im, unsigned index, const char *node_name)
+{
+    if (!im->bad_vertex[index])
+        return 1;
+    return sweep__scene_fail(im, SWEEP_E_GEOMETRY, "mesh '%s' (node '%s'): vertex %u is not a finite number",
+                             im->scene->mMeshes[index]->mName.data, node_name, im->bad_vertex[index] - 1);
+}
+
+/* Finds each mesh's first vertex that is not finite, before the welding
+ * of vertices sees them: a NaN equals nothing, and the welding took it
+ * for another vertex, a triangle through it then made where the file put
+ * none. */
+static int find_bad_vertices(importer *im)
+{
+    const struct aiScene *sc = im->scene;
+    im->bad_vertex = calloc(sc->mNumMeshes + 1u, sizeof *im->bad_vertex);
+    if (!im->bad_vertex)
+        return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        for (unsigned i = 0; i < mesh->mNumVertices; i++) {
+            const struct aiVector3D *p = &mesh->mVertices[i];
+            if (!(isfinite(p->x) && isfinite(p->y) && isfinite(p->z))) {
+                im->bad_vertex[m] = i + 1;
+                break;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Welds identical vertices, now that they are known to be numbers. */
+static int join_vertices(importer *im)
+{
+    /* NULL, the scene released, when a step fails. */
+    im->scene = aiApplyPostProcessing(im->scene, aiProcess_JoinIdenticalVertices);
+    if (im->scene)
+        return 1;
+    const char *why = aiGetErrorString();
+    return sweep__scene_fail(im, SWEEP_E_GEOMETRY, "cannot import: %s",
+                             why && *why ? why : "joining identical vertices failed");
+}
+
 /* The map id of assimp material `index`, adding it on first use. */
 static int material_id(importer *im, unsigned index, uint32_t *out)
 {
@@ -259,12 +304,13 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
     return 1;
 }
 
-static int add_mesh(importer *im, const struct aiMesh *mesh, const xform *x, const char *node_name, const sink *s)
+static int add_mesh(importer *im, unsigned index, const xform *x, const char *node_name, const sink *s)
 {
+    const struct aiMesh *mesh = im->scene->mMeshes[index];
     if (mesh->mNumFaces == 0)
         return 1;
     uint32_t mat = 0;
-    if (!material_id(im, mesh->mMaterialIndex, &mat))
+    if (!sweep__scene_mesh_finite(im, index, node_name) || !material_id(im, mesh->mMaterialIndex, &mat))
         return 0;
     if (s->mover == SWEEP_NO_MOVER)
         return add_static_mesh(im, mesh, x, node_name, mat);
@@ -462,7 +508,7 @@ static int walk(importer *im, const struct aiNode *n, const xform *parent, const
             }
             if (mesh->mNumFaces && !sweep__scene_sides_track(im, i, ms.mover))
                 return 0;
-            if (!add_mesh(im, mesh, mx, n->mName.data, &ms))
+            if (!add_mesh(im, n->mMeshes[i], mx, n->mName.data, &ms))
                 return 0;
             im->stats->meshes++;
         }
@@ -593,11 +639,12 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
         return im.status;
     }
 
-    /* Triangulate polygons; join identical vertices so the map shares them;
-     * SortByPType splits points and lines off into their own meshes;
-     * ValidateDataStructure makes assimp refuse scenes with bad indices. */
-    im.scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType |
-                                      aiProcess_ValidateDataStructure);
+    /* Triangulate polygons; SortByPType splits points and lines off into
+     * their own meshes; ValidateDataStructure makes assimp refuse scenes
+     * with bad indices. Identical vertices are joined afterwards, so that
+     * the map shares them, once every vertex is known to be a number
+     * (find_bad_vertices); assimp would have joined them last anyway. */
+    im.scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
     if (!im.scene) {
         const char *why = aiGetErrorString();
         sweep__scene_fail(&im, SWEEP_E_GEOMETRY, "cannot import: %s",
@@ -607,7 +654,7 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
                           "cannot import: the file holds an incomplete scene (no usable geometry)");
     } else if (!im.scene->mRootNode) {
         sweep__scene_fail(&im, SWEEP_E_GEOMETRY, "cannot import: the scene has no nodes");
-    } else {
+    } else if (find_bad_vertices(&im) && join_vertices(&im)) {
         im.material_ids = calloc(im.scene->mNumMaterials + 1u, sizeof *im.material_ids);
         im.open_head = malloc((im.scene->mNumMeshes + 1u) * sizeof *im.open_head);
         if (im.open_head)
@@ -637,6 +684,7 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
     sweep__tally_free(&im.spawn_with_meshes);
     sweep__scene_sides_free(&im);
     free(im.material_ids);
+    free(im.bad_vertex);
     free(im.channels);
     free(im.origins);
     sweep__scene_side_free(&im.side);

@@ -147,6 +147,9 @@ typedef struct importer {
     open_mesh *open;
     uint32_t open_count, open_cap;
     uint32_t *open_head; /* per assimp mesh: its first open_mesh record, or UINT32_MAX */
+    /* Per assimp mesh: 1 + its first vertex that is not finite, numbered
+     * as before vertices were welded, or 0. */
+    uint32_t *bad_vertex;
     /* What the designer is told about after the walk: leaf nodes that
      * become nothing, by kind; spawn nodes at the file's origin and
      * spawn-named nodes holding meshes, by name. */
@@ -163,6 +166,7 @@ int sweep__scene_fail(importer *im, sweep_status st, const char *fmt, ...) __att
 int sweep__scene_side_fail(importer *im, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int sweep__scene_grow(void **p, uint32_t *cap, uint32_t count, size_t size);
 int sweep__scene_excluded(importer *im, const struct aiString *name);
+int sweep__scene_mesh_finite(importer *im, unsigned index, const char *node_name);
 
 /* import_scene_xform.c */
 xform sweep__scene_xform_of(const struct aiMatrix4x4 *a);

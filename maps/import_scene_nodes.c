@@ -378,6 +378,10 @@ int sweep__scene_make_volume(importer *im, const struct aiNode *n, const xform *
         const struct aiMesh *mesh = im->scene->mMeshes[n->mMeshes[i]];
         if (sweep__scene_excluded(im, &mesh->mName))
             continue;
+        if (!sweep__scene_mesh_finite(im, n->mMeshes[i], n->mName.data)) {
+            ok = 0;
+            break;
+        }
         uint32_t base = np;
         if (!room((void **)&pts, &pcap, (size_t)np + mesh->mNumVertices, sizeof *pts)) {
             ok = sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
