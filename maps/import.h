@@ -8,7 +8,10 @@
  *   - every triangle of every mesh instance in the node tree, transformed
  *     by its node's global transform, then turned to z up (with
  *     up_axis_y: (x, y, z) -> (x, -z, y), a rotation, so faces keep their
- *     front) and multiplied by scale;
+ *     front) and multiplied by scale; where the transform mirrors (its
+ *     linear part has a negative determinant: a negative scale) the
+ *     triangle's winding is reversed, as glTF says, so that it keeps its
+ *     front (volume shells and movers' meshes too);
  *   - points and lines are skipped and counted; degenerate triangles (see
  *     sweep_triangle_is_degenerate in core/world.h) are dropped and counted;
  *   - a vertex that is not a finite number, in a mesh that is imported
@@ -78,8 +81,9 @@
  * in map coordinates (z up, after scale), like the side file's, and is kept
  * only with trigger volume (a map stores no box for the others).
  *   - Its mesh is the meshes of the node and of its subtree in the node's
- *     own frame (the node's scale baked in), turned z up and scaled; the
- *     pose carries where the node is.
+ *     own frame (the node's scale baked in: a negative one mirrors the
+ *     mesh, rewound as above), turned z up and scaled; the pose carries
+ *     where the node is.
  *   - Its path is the first animation channel that targets the node
  *     (animations in file order, channels in assimp's order; later ones
  *     are counted in stats->channels_ignored): its position and rotation

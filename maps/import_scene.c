@@ -248,6 +248,7 @@ static int add_static_mesh(importer *im, const struct aiMesh *mesh, const xform 
         if (sweep_level_add_vertex(lv, v, NULL) != SWEEP_OK)
             return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
     }
+    const int flip = sweep__scene_mirrors(im, x);
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
         uint32_t ix[3];
         int k = face_of(im, mesh, f, base, lv->vertices, ix);
@@ -256,7 +257,7 @@ static int add_static_mesh(importer *im, const struct aiMesh *mesh, const xform 
                 return 0;
             continue;
         }
-        sweep_status st = sweep_level_add_triangle(lv, ix[0], ix[1], ix[2], mat);
+        sweep_status st = sweep_level_add_triangle(lv, ix[0], ix[1 + flip], ix[2 - flip], mat);
         if (st != SWEEP_OK)
             return sweep__scene_fail(im, st,
                                      st == SWEEP_E_NOMEM ? "out of memory" : "more triangles than the core accepts");
@@ -286,6 +287,7 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
         if (sweep_level_mover_add_vertex(m, v, NULL) != SWEEP_OK)
             return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
     }
+    const int flip = sweep__scene_mirrors(im, x);
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
         uint32_t ix[3];
         int k = face_of(im, mesh, f, base, m->vertices, ix);
@@ -294,7 +296,7 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
                 return 0;
             continue;
         }
-        sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[1], ix[2], mat);
+        sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[1 + flip], ix[2 - flip], mat);
         if (st != SWEEP_OK)
             return sweep__scene_fail(im, st,
                                      st == SWEEP_E_NOMEM ? "out of memory" : "mover '%s' has more than %u triangles",

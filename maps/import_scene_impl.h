@@ -179,6 +179,7 @@ sweep_quat sweep__scene_quat_plus_zero(sweep_quat q);
 int sweep__scene_within_limit(const importer *im, sweep_vec3 v);
 sweep_quat sweep__scene_quat_of_matrix(const double r[3][3]);
 void sweep__scene_axis_turn(const importer *im, double c[3][3]);
+int sweep__scene_mirrors(const importer *im, const xform *x);
 int sweep__scene_split_linear(const xform *x, double scale[3], double rot[3][3]);
 
 /* import_scene_sides.c */

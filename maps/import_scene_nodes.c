@@ -396,6 +396,7 @@ int sweep__scene_make_volume(importer *im, const struct aiNode *n, const xform *
                 break;
             }
         }
+        const int flip = sweep__scene_mirrors(im, x);
         for (unsigned f = 0; ok && f < mesh->mNumFaces; f++) {
             const struct aiFace *fc = &mesh->mFaces[f];
             if (fc->mNumIndices != 3)
@@ -404,8 +405,9 @@ int sweep__scene_make_volume(importer *im, const struct aiNode *n, const xform *
                 ok = sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
                 break;
             }
-            for (int c = 0; c < 3; c++)
-                tri[3 * nt + c] = base + fc->mIndices[c];
+            tri[3 * nt] = base + fc->mIndices[0];
+            tri[3 * nt + 1] = base + fc->mIndices[1 + flip];
+            tri[3 * nt + 2] = base + fc->mIndices[2 - flip];
             nt++;
         }
     }

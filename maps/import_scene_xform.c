@@ -105,6 +105,26 @@ void sweep__scene_axis_turn(const importer *im, double c[3][3])
     memcpy(c, im->opt->up_axis_y ? y_up : z_up, sizeof y_up);
 }
 
+static double det3(const double a[3][3])
+{
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+/* Whether points through x, then to map axes, are mirrored: a triangle
+ * must then be wound the other way to keep its front (glTF says as much
+ * of a node whose transform has a negative determinant). The axis turn
+ * is a rotation and the scale positive, but they are counted anyway. */
+int sweep__scene_mirrors(const importer *im, const xform *x)
+{
+    double c[3][3], l[3][3];
+    sweep__scene_axis_turn(im, c);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            l[i][j] = x->m[i][j];
+    return det3((const double(*)[3])l) * det3((const double(*)[3])c) < 0.0;
+}
+
 /*
  * Splits the linear part of x into scale and rotation: column j of x is
  * scale[j] times column j of rot. 0 when that is not possible: a zero or
@@ -123,8 +143,5 @@ int sweep__scene_split_linear(const xform *x, double scale[3], double rot[3][3])
         for (int b = a + 1; b < 3; b++)
             if (!(fabs(rot[0][a] * rot[0][b] + rot[1][a] * rot[1][b] + rot[2][a] * rot[2][b]) <= FLOAT_SLACK))
                 return 0;
-    double det = rot[0][0] * (rot[1][1] * rot[2][2] - rot[1][2] * rot[2][1]) -
-                 rot[0][1] * (rot[1][0] * rot[2][2] - rot[1][2] * rot[2][0]) +
-                 rot[0][2] * (rot[1][0] * rot[2][1] - rot[1][1] * rot[2][0]);
-    return det > 0.0;
+    return det3((const double(*)[3])rot) > 0.0;
 }

@@ -5,7 +5,8 @@
  * expected geometry; names can be excluded; empty nodes named spawn* and a
  * spawn file give spawn points; a --rules file sets the map's physics and
  * movement rules; broken input is refused with a clear message (a bad
- * --rules line by its number) and leaves no output file.
+ * --rules line by its number, a vertex that is not a number by its mesh)
+ * and leaves no output file.
  */
 #include "tests/maps/map_fixture.h"
 

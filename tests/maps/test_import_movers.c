@@ -8,9 +8,11 @@
  * poses put every vertex where the file's animation does, turned z up;
  * the core must accept them. An OBJ with a --movers side file makes the
  * same kinds of movers; broken side files and broken mover nodes are
- * refused with the file, line or node named. The sweep-import program
- * prints the count and leaves nothing behind on an error; a map it (or
- * sweep_map_write) writes loads back with the same movers, bit for bit.
+ * refused with the file, line or node named. A mover mirrored by its node
+ * (from the scene or the side file) keeps its faces' fronts. The
+ * sweep-import program prints the count and leaves nothing behind on an
+ * error; a map it (or sweep_map_write) writes loads back with the same
+ * movers, bit for bit.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -546,6 +548,54 @@ static void bad_mover_nodes_are_refused(void **state)
                   "0, 1, 2", lift_ch, "both make a mover named 'lift'");
 }
 
+/* Every triangle of mover m faces up (+z) in the mover's frame. */
+static void faces_up(const sweep_level_mover *m)
+{
+    const sweep_vec3 *v = m->vertices;
+    assert_true(m->triangle_count > 0);
+    for (uint32_t t = 0; t < m->triangle_count; t++) {
+        const uint32_t *ix = &m->indices[3 * t];
+        if (!(sweep_v3_cross(sweep_v3_sub(v[ix[1]], v[ix[0]]), sweep_v3_sub(v[ix[2]], v[ix[0]])).z > 0.0))
+            fail_msg("mover '%s': triangle %u faces down", m->name, t);
+    }
+}
+
+/* A mover node mirrored at rest (its x scaled by -1; assimp hands glTF's
+ * rest scale over as the channel's scale keys) keeps its mesh mirrored in
+ * its own frame, and the fronts of its faces: glTF flips the winding of a
+ * mirrored node's triangles. So does a side-file mover made of a mirrored
+ * node. */
+static void mirrored_movers_keep_their_fronts(void **state)
+{
+    fixture *f = *state;
+    char path[4200], side[4200];
+    snprintf(path, sizeof path, "%s", fixture_path(f, "mirrored.gltf"));
+    write_scene(path,
+                "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1, \"scale\": [-1, 1, 1]},"
+                "{\"name\": \"Flipped\", \"mesh\": 1, \"translation\": [5, 0, 0], \"scale\": [1, 1, -1]}",
+                "0, 1, 2", "{\"sampler\": 0, \"target\": {\"node\": 1, \"path\": \"translation\"}}");
+    snprintf(side, sizeof side, "%s", fixture_path(f, "flip.txt"));
+    const char text[] = "mover flip\nmesh Flipped\nkey 0 0 0 0 0 0 0 1\nkey 1 0 0 1 0 0 0 1\n";
+    assert_true(fixture_write(side, text, strlen(text)));
+    sweep_import_options o = options();
+    o.movers_path = side;
+    sweep_level lv;
+    char err[1024];
+    if (sweep_import_scene(path, &o, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    /* The platform, file (x, 0, -z) mirrored to (-x, 0, -z), is map
+     * (-x, z, 0). */
+    const sweep_level_mover *lift = mover_named(&lv, "lift");
+    local_vertex(lift, 0, 0, 0), local_vertex(lift, -2, 0, 0), local_vertex(lift, -2, 2, 0);
+    local_vertex(lift, 0, 2, 0);
+    faces_up(lift);
+    /* File (x, 0, -z) mirrored to (x, 0, z) and moved by 5 along x. */
+    const sweep_level_mover *flip = mover_named(&lv, "flip");
+    local_vertex(flip, 5, 0, 0), local_vertex(flip, 7, -2, 0);
+    faces_up(flip);
+    sweep_level_free(&lv);
+}
+
 /* --- the side file, on an OBJ --------------------------------------------- */
 
 static const char obj_text[] =
@@ -903,6 +953,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(gltf_movers_z_up, setup, teardown),
         cmocka_unit_test_setup_teardown(merged_time_line_and_parent_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_mover_nodes_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(mirrored_movers_keep_their_fronts, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_movers, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_turntable_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_sets_scene_rules, setup, teardown),

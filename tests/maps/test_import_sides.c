@@ -16,6 +16,8 @@
  *     silences its warning); a name in both is refused;
  *   - a mesh used by two nodes is warned about once; movers' meshes follow
  *     the same rule;
+ *   - a cube under a mirroring node still faces out (its winding turned
+ *     over) and stays a closed shell;
  *   - the same input gives the same map bytes every time;
  *   - in the core, a body moving up from below the imported floor is
  *     stopped by it under the default and passes through under --sides one.
@@ -432,6 +434,76 @@ static void instanced_mesh_warned_once(void **state)
     sweep_level_free(&lv);
 }
 
+/* --- mirrored nodes ------------------------------------------------------- */
+
+/* A closed unit cube used by two nodes, one of them mirrored (scale x by
+ * -1), as a glTF (y up). glTF says a node whose transform has a negative
+ * determinant flips the winding of its triangles: the mirrored crate's
+ * faces must point out of it too, not into it, and both stay closed
+ * shells, one-sided. */
+static void mirrored_node_keeps_its_fronts(void **state)
+{
+    fixture *f = *state;
+    static const float corners[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                        {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    uint8_t buf[96 + 72];
+    size_t o = 0;
+    for (int i = 0; i < 8; i++)
+        for (int c = 0; c < 3; c++, o += 4) {
+            uint32_t v;
+            memcpy(&v, &corners[i][c], 4);
+            for (int k = 0; k < 4; k++)
+                buf[o + k] = (uint8_t)(v >> (8 * k)); /* glTF is little-endian */
+        }
+    for (int q = 0; q < 6; q++) {
+        const int *c = cube_faces[q];
+        const int tri[6] = {c[0], c[1], c[2], c[0], c[2], c[3]};
+        for (int k = 0; k < 6; k++, o += 2)
+            buf[o] = (uint8_t)(tri[k] - 1), buf[o + 1] = 0;
+    }
+    assert_int_equal(o, sizeof buf);
+    char b64[300], json[4096], path[4200];
+    fixture_base64(buf, sizeof buf, b64);
+    int n = snprintf(
+        json, sizeof json,
+        "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
+        " \"nodes\": [{\"name\": \"Crate\", \"mesh\": 0, \"translation\": [3, 0, 0]},\n"
+        "           {\"name\": \"Mirrored\", \"mesh\": 0, \"translation\": [-3, 0, 0], \"scale\": [-1, 1, 1]}],\n"
+        " \"meshes\": [{\"name\": \"Cube\", \"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1}]}],\n"
+        " \"buffers\": [{\"byteLength\": 168, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
+        " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 96},\n"
+        "                 {\"buffer\": 0, \"byteOffset\": 96, \"byteLength\": 72}],\n"
+        " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 8, \"type\": \"VEC3\", "
+        "\"min\": [0, 0, 0], \"max\": [1, 1, 1]},\n"
+        "               {\"bufferView\": 1, \"componentType\": 5123, \"count\": 36, \"type\": \"SCALAR\"}]}\n",
+        b64);
+    assert_true(n > 0 && (size_t)n < sizeof json);
+    snprintf(path, sizeof path, "%s", fixture_path(f, "crates.gltf"));
+    assert_true(fixture_write(path, json, (size_t)n));
+    warnings w;
+    sweep_import_options opt = options(&w);
+    sweep_level lv;
+    sweep_import_stats st;
+    import_ok(path, &opt, &lv, &st);
+    assert_int_equal(lv.triangle_count, 24);
+    assert_int_equal(st.meshes_open, 0);
+    assert_int_equal(st.twins, 0);
+    /* Map x 3..4 and, mirrored, -4..-3; y -1..0 and z 0..1 both. */
+    int mirrored = 0;
+    for (uint32_t t = 0; t < lv.triangle_count; t++) {
+        const uint32_t *ix = &lv.indices[3 * t];
+        const sweep_vec3 *v = lv.vertices;
+        sweep_vec3 mid = sweep_v3_scale(sweep_v3_add(sweep_v3_add(v[ix[0]], v[ix[1]]), v[ix[2]]), 1.0 / 3.0);
+        sweep_vec3 centre = sweep_v3(mid.x > 0.0 ? 3.5 : -3.5, -0.5, 0.5);
+        mirrored += mid.x < 0.0;
+        sweep_vec3 nrm = sweep_v3_cross(sweep_v3_sub(v[ix[1]], v[ix[0]]), sweep_v3_sub(v[ix[2]], v[ix[0]]));
+        if (!(sweep_v3_dot(nrm, sweep_v3_sub(mid, centre)) > 0.0))
+            fail_msg("triangle %u of the crate at x %g faces into it", t, centre.x);
+    }
+    assert_int_equal(mirrored, 12);
+    sweep_level_free(&lv);
+}
+
 /* --- the program and the core --------------------------------------------- */
 
 /* Runs sweep-import with args (already quoted): exit status, and the
@@ -564,6 +636,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(material_options_override, setup, teardown),
         cmocka_unit_test_setup_teardown(movers_follow_the_rule, setup, teardown),
         cmocka_unit_test_setup_teardown(instanced_mesh_warned_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(mirrored_node_keeps_its_fronts, setup, teardown),
         cmocka_unit_test_setup_teardown(program_and_core, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

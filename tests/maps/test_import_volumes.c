@@ -8,9 +8,10 @@
  * shell turned z up (the slanted face a plane, the rest the box), and no
  * geometry of them; a player walking onto the pad is launched by the core
  * with the pad's velocity; the map written and loaded back holds the same
- * volumes, bit for bit, and sweep-import says how many it made. An open,
- * concave or inside-out shell is refused saying so, as are a push without
- * its velocity, a volume of no kind and a node both mover and volume.
+ * volumes, bit for bit, and sweep-import says how many it made. A shell
+ * under a mirroring node is still wound outward. An open, concave or
+ * inside-out shell is refused saying so, as are a push without its
+ * velocity, a volume of no kind and a node both mover and volume.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -333,6 +334,26 @@ static void program_reports_volumes(void **state)
         fail_msg("no '4 volumes' in: %s", out);
 }
 
+/* A shell under a mirroring node (its x scaled by -1) is still wound
+ * outward: glTF flips the winding of a mirrored node's triangles. The pad
+ * lands mirrored, at map x -4..-2. */
+static void mirrored_shell_is_a_volume(void **state)
+{
+    fixture *f = *state;
+    char path[4200];
+    snprintf(path, sizeof path, "%s", fixture_path(f, "mirrored.gltf"));
+    mesh ms[2] = {box(FLOOR_LO, FLOOR_HI, -1, 0), box(PAD_LO, PAD_HI, -1, 0)};
+    const char *names[2] = {"Floor", "sweep_volume_push_pad"}, *extras[2] = {"", "\"scale\": [-1, 1, 1], " PAD_EXTRAS};
+    write_gltf(path, ms, 2, names, extras);
+    sweep_level lv;
+    import_ok(path, &lv, NULL);
+    assert_int_equal(lv.volume_count, 1);
+    const float lo[3] = {-PAD_HI[0], PAD_LO[1], PAD_LO[2]}, hi[3] = {-PAD_LO[0], PAD_HI[1], PAD_HI[2]};
+    box_is(&lv.volumes[0].v, lo, hi);
+    assert_true(sweep_volume_contains(&lv.volumes[0].v, sweep_v3(-3, 0, 1)));
+    sweep_level_free(&lv);
+}
+
 static void refused(fixture *f, const mesh *m, const char *name, const char *extras, const char *expect)
 {
     char path[4200];
@@ -384,6 +405,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(volumes_from_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(program_reports_volumes, setup, teardown),
+        cmocka_unit_test_setup_teardown(mirrored_shell_is_a_volume, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_shells_and_extras_are_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
