@@ -149,9 +149,13 @@
  * they must be one closed convex shell wound outward (maps/shell_volume.h
  * says the test; what is wrong is named), and bound the player's centre
  * (nothing is grown by the radii). Its children are walked as any node's.
- * Refused: a volume node inside a mover, or marked a mover too; a volume
- * the core refuses (sweep_volume_check, under the level's limits). Volume
- * ids (1, 2, ...) follow the walk's order; stats->volumes counts them.
+ * Refused: a volume node inside a mover, or marked a mover too; a push
+ * whose launch speed or a teleporter whose exit speed is above the speed
+ * limit the map will have (speed_limit in the options, else the level's
+ * default rules'), both speeds named; a volume the core refuses
+ * (sweep_volume_check, under that speed limit and the level's coordinate
+ * limit). Volume ids (1, 2, ...) follow the walk's order; stats->volumes
+ * counts them.
  */
 #ifndef SWEEP_MAPS_IMPORT_H
 #define SWEEP_MAPS_IMPORT_H
@@ -193,6 +197,10 @@ typedef struct sweep_import_options {
     void (*warning)(void *ctx, const char *msg);
     void *warning_ctx;
     const char *volume_prefix;  /* NULL or "": no volumes by name (sweep-import uses "sweep_volume_") */
+    /* The speed limit the map will have (its rules' speed_limit), which a
+     * push volume's launch and a teleporter's exit keep to; 0: that of the
+     * level's default rules. */
+    double speed_limit;
 } sweep_import_options;
 
 typedef struct sweep_import_stats {

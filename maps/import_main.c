@@ -167,8 +167,10 @@ static const char usage[] =
     "kind (over the name's), name, velocity (push: the launch velocity, required),\n"
     "destination (teleport: the new centre, required), facing (a unit vector,\n"
     "default [1, 0, 0]), exit_speed (default 0), keep_velocity (true or false,\n"
-    "default false), damage (hurt: per second, required). A volume node inside a\n"
-    "mover, or one that is also a mover, is refused.\n"
+    "default false), damage (hurt: per second, required). A launch velocity and an\n"
+    "exit speed must keep to the map's speed limit (60 under the default rules,\n"
+    "or the speed_limit of --rules). A volume node inside a mover, or one that is\n"
+    "also a mover, is refused.\n"
     "\n"
     "The --movers file: one statement a line, '#' comments, \"quoted\" names; all\n"
     "coordinates in map units and axes (after --up and --scale), as in --spawns:\n"
@@ -546,6 +548,7 @@ int main(int argc, char **argv)
     sweep_map_values_of(&lv, slope_deg, &values);
     if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
         return fail("%s", err);
+    io.speed_limit = values.rules.speed_limit;
 
     double t0 = now_s();
     if (progress)

@@ -9,9 +9,10 @@
  * geometry of them; a player walking onto the pad is launched by the core
  * with the pad's velocity; the map written and loaded back holds the same
  * volumes, bit for bit, and sweep-import says how many it made. A shell
- * under a mirroring node is still wound outward. An open, concave or
- * inside-out shell is refused saying so, as are a push without its
- * velocity, a volume of no kind and a node both mover and volume.
+ * under a mirroring node is still wound outward. Pads and teleporters
+ * keep to the map's speed limit, the rules' and not the core's. An open,
+ * concave or inside-out shell is refused saying so, as are a push without
+ * its velocity, a volume of no kind and a node both mover and volume.
  */
 #include "tests/maps/map_fixture.h"
 
@@ -210,6 +211,13 @@ static sweep_import_options options(void)
     return o;
 }
 
+static void import_ok_with(const char *path, const sweep_import_options *o, sweep_level *lv)
+{
+    char err[1024];
+    if (sweep_import_scene(path, o, lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+}
+
 static void import_ok(const char *path, sweep_level *lv, sweep_import_stats *st)
 {
     sweep_import_options o = options();
@@ -354,6 +362,62 @@ static void mirrored_shell_is_a_volume(void **state)
     sweep_level_free(&lv);
 }
 
+/* Writes the floor and one volume node `name` with `extras` to path. */
+static void write_one_volume(const char *path, const char *name, const char *extras)
+{
+    mesh ms[2] = {box(FLOOR_LO, FLOOR_HI, -1, 0), box(PAD_LO, PAD_HI, -1, 0)};
+    const char *names[2] = {"Floor", name}, *ex[2] = {"", extras};
+    write_gltf(path, ms, 2, names, ex);
+}
+
+/* Pads and teleporters are checked against the speed limit the map will
+ * have: the default rules' 60 units/s, or the speed_limit a --rules file
+ * gives, not the core's own bound of 1000 (which let a pad of 900 through
+ * to a map that then did not load, and refused one of 1001 for a map
+ * whose limit was 2400). The error names both speeds. */
+static void volume_speeds_keep_to_the_map_limit(void **state)
+{
+    fixture *f = *state;
+    char path[4200], db[4200], rules[4200], args[13000], out[4096], err[1024];
+    snprintf(path, sizeof path, "%s", fixture_path(f, "fast.gltf"));
+    sweep_import_options o = options();
+    sweep_level lv;
+    write_one_volume(path, "sweep_volume_push_pad", "\"extras\": {\"sweep_volume\": {\"velocity\": [0, 0, 61]}}");
+    assert_int_equal(sweep_import_scene(path, &o, &lv, NULL, err, sizeof err), SWEEP_E_GEOMETRY);
+    if (!strstr(err, "volume 'push_pad' (node 'sweep_volume_push_pad'): its launch speed 61 is above the map's "
+                     "speed limit 60"))
+        fail_msg("error '%s'", err);
+    write_one_volume(path, "sweep_volume_teleport_tp",
+                     "\"extras\": {\"sweep_volume\": {\"destination\": [0, 0, 1], \"exit_speed\": 70}}");
+    assert_int_equal(sweep_import_scene(path, &o, &lv, NULL, err, sizeof err), SWEEP_E_GEOMETRY);
+    if (!strstr(err, "its exit speed 70 is above the map's speed limit 60"))
+        fail_msg("error '%s'", err);
+    o.speed_limit = 2400.0;
+    write_one_volume(path, "sweep_volume_push_pad", "\"extras\": {\"sweep_volume\": {\"velocity\": [0, 0, 1001]}}");
+    import_ok_with(path, &o, &lv);
+    assert_true(lv.volume_count == 1 && lv.volumes[0].v.velocity.z == 1001.0);
+    sweep_level_free(&lv);
+
+    /* The program: the limit of its --rules file, or the default rules'. */
+    snprintf(db, sizeof db, "%s", fixture_path(f, "fast.db"));
+    snprintf(rules, sizeof rules, "%s", fixture_path(f, "fast.rules"));
+    assert_true(fixture_write(rules, "speed_limit = 2400\n", 19));
+    snprintf(args, sizeof args, "'%s' -o '%s' --no-check --rules '%s'", path, db, rules);
+    int rc = fixture_run("bin/sweep-import", args, out, sizeof out);
+    if (rc != 0)
+        fail_msg("sweep-import: %d: %s", rc, out);
+    assert_int_equal(sweep_map_load(db, &lv, NULL, err, sizeof err), SWEEP_OK);
+    assert_true(lv.volume_count == 1 && lv.volumes[0].v.velocity.z == 1001.0);
+    sweep_level_free(&lv);
+    assert_int_equal(remove(db), 0);
+    write_one_volume(path, "sweep_volume_push_pad", "\"extras\": {\"sweep_volume\": {\"velocity\": [0, 0, 900]}}");
+    snprintf(args, sizeof args, "'%s' -o '%s' --no-check", path, db);
+    assert_int_equal(fixture_run("bin/sweep-import", args, out, sizeof out), 1);
+    if (!strstr(out, "its launch speed 900 is above the map's speed limit 60"))
+        fail_msg("output '%s'", out);
+    assert_int_equal(access(db, F_OK), -1);
+}
+
 static void refused(fixture *f, const mesh *m, const char *name, const char *extras, const char *expect)
 {
     char path[4200];
@@ -406,6 +470,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(volumes_from_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(program_reports_volumes, setup, teardown),
         cmocka_unit_test_setup_teardown(mirrored_shell_is_a_volume, setup, teardown),
+        cmocka_unit_test_setup_teardown(volume_speeds_keep_to_the_map_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_shells_and_extras_are_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
