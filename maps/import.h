@@ -128,8 +128,11 @@
  *     key T X Y Z axis AX AY AZ deg D and the mover turned by the unit
  *                            quaternion Q, or by D degrees about the axis
  *                            (computed here, at import; Q is normalised)
- * Keys start at time 0 and increase; successive keys turn less than 180
- * degrees (nlerp takes the shorter way). A block with `mesh` needs two
+ * Keys start at time 0 and increase; successive keys must turn less than
+ * 180 degrees (nlerp takes the shorter way), else the later one is
+ * refused: two axis-form keys about one axis turn by the difference of
+ * their degrees (so a whole turn is not taken for none), other keys by the
+ * angle between their quaternions as written. A block with `mesh` needs two
  * keys or more; a block with neither `mesh` nor `key` sets the rules of
  * the scene mover of that NAME. Mover ids (1, 2, ...) follow the side
  * file's order, then the scene's. Every error names the file and line.

@@ -60,6 +60,10 @@ typedef struct side_mover {
     sweep_vec3 pivot;
     sweep_keyframe *keys;
     uint32_t key_count, key_cap;
+    /* Its last key as written in the axis form (unit axis, degrees), if it
+     * was: a turn about one axis is measured in the file's degrees. */
+    int axis_form;
+    double axis[3], deg;
     uint32_t mover; /* index in lv->movers once made, else SWEEP_NO_MOVER */
 } side_mover;
 

@@ -26,6 +26,9 @@
 /* How far from unit length a quaternion written in the side file may be:
  * four-digit rounding passes, a typo does not. */
 #define SIDE_QUAT_SLACK 1e-2
+/* Degrees short of a half turn that still count as one: the rounding of
+ * a half turn taken through sines and cosines. */
+#define SIDE_TURN_SLACK 1e-6
 #define PI 3.14159265358979323846
 
 /* --- rules (shared by the side file and node extras) ---------------------- */
@@ -209,6 +212,7 @@ static int side_key(importer *im, unsigned line, char **w, int n, side_mover *sm
         return sweep__scene_side_fail(im, line, "mover '%s' has more than %u keys", sm->name,
                                       SWEEP_MOVER_MAX_KEYFRAMES);
     sweep_quat q;
+    double axis[3] = {0.0, 0.0, 0.0}, deg = 0.0;
     if (quat_form) {
         double c[4];
         for (int k = 0; k < 4; k++)
@@ -224,7 +228,7 @@ static int side_key(importer *im, unsigned line, char **w, int n, side_mover *sm
                 q.x, q.y, q.z, q.w, len);
         q = sweep_quat_normalize(q);
     } else {
-        double a[3], deg;
+        double a[3];
         for (int k = 0; k < 3; k++)
             if (!side_number(im, line, w[6 + k], -1e6, 1e6, "axis", &a[k]))
                 return 0;
@@ -236,7 +240,33 @@ static int side_key(importer *im, unsigned line, char **w, int n, side_mover *sm
         double h = deg * (PI / 360.0), s = sin(h) / len;
         q.x = a[0] * s, q.y = a[1] * s, q.z = a[2] * s, q.w = cos(h);
         q = sweep_quat_normalize(q);
+        for (int k = 0; k < 3; k++)
+            axis[k] = a[k] / len;
     }
+    if (sm->key_count > 0) {
+        /* The map keeps only where each key points, and the core's nlerp
+         * takes the shorter way between two: half a turn or more would be
+         * run the other way, or not at all. About one axis (either way
+         * along it) the turn is the difference of the degrees, so that a
+         * whole turn is not taken for none; else it is the angle between
+         * the quaternions as written. */
+        double turn;
+        double along = sm->axis[0] * axis[0] + sm->axis[1] * axis[1] + sm->axis[2] * axis[2];
+        if (axis_form && sm->axis_form && fabs(along) >= 1.0 - 1e-12)
+            turn = fabs(deg - (along > 0.0 ? sm->deg : -sm->deg));
+        else
+            turn = 2.0 * acos(fmax(-1.0, fmin(1.0, sweep_quat_dot(sm->keys[sm->key_count - 1].pose.rotation, q)))) *
+                   (180.0 / PI);
+        if (!(turn < 180.0 - SIDE_TURN_SLACK))
+            return sweep__scene_side_fail(im, line,
+                                          "the mover turns %g degrees from the key on line %u; a turn between two "
+                                          "keys must be under 180 degrees (the mover takes the shorter way between "
+                                          "two keys): add keys in between",
+                                          turn, sm->key_line);
+    }
+    sm->axis_form = axis_form;
+    memcpy(sm->axis, axis, sizeof axis);
+    sm->deg = deg;
     if (!sweep__scene_grow((void **)&sm->keys, &sm->key_cap, sm->key_count, sizeof *sm->keys))
         return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
     sweep_keyframe *k = &sm->keys[sm->key_count++];

@@ -712,6 +712,29 @@ static void side_file_turntable_loop(void **state)
     sweep_level_free(&lv);
 }
 
+/* Turns just under half a turn between keys, either way and about one
+ * axis or two, are what the side file takes. */
+static void side_file_turns_under_half_a_turn(void **state)
+{
+    fixture *f = *state;
+    char obj[4200], side[4200];
+    write_obj(f, obj, sizeof obj);
+    snprintf(side, sizeof side, "%s", fixture_path(f, "turns.txt"));
+    const char text[] = "mover door\nmesh Door\npivot 4 0 0\n"
+                        "key 0 4 0 0 axis 0 0 1 deg 0\nkey 1 4 0 0 axis 0 0 1 deg 179\n"
+                        "key 2 4 0 0 axis 0 0 1 deg 358\nkey 3 4 0 0 axis 0 0 -1 deg -190\n"
+                        "key 4 4 0 0 axis 0 0 1 deg 20\nkey 5 4 0 0 0 0 0 1\nkey 6 4 0 0 axis 1 0 0 deg 179.5\n";
+    assert_true(fixture_write(side, text, strlen(text)));
+    sweep_import_options o = options();
+    o.movers_path = side;
+    sweep_level lv;
+    char err[1024];
+    if (sweep_import_scene(obj, &o, &lv, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(mover_named(&lv, "door")->key_count, 7);
+    sweep_level_free(&lv);
+}
+
 /* A side-file block without mesh or keys gives its rules to a scene mover. */
 static void side_file_sets_scene_rules(void **state)
 {
@@ -795,6 +818,22 @@ static void bad_side_files_are_refused(void **state)
                  "line 1: mover 'door': a loop path must end at the pose it starts from");
     side_refused(f, "mover door\nmesh Door\nkey 0 0 0 0 0 0 0 1\nkey 1 0 0 1 0 0 0 1\nkey 2 0 0 1e300 0 0 0 1\n",
                  "line 5: key position: '1e300' is not a number in");
+    /* Half a turn or more between two keys: the map keeps where each key
+     * points, and the mover would take the shorter way between them. */
+    side_refused(f, DOOR "key 0 0 0 0 axis 0 0 1 deg 0\nkey 1 0 0 0 axis 0 0 1 deg 190\n",
+                 "line 4: the mover turns 190 degrees from the key on line 3; a turn between two keys must be under "
+                 "180 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 axis 0 0 1 deg 0\nkey 1 0 0 0 axis 0 0 1 deg 180\n",
+                 "line 4: the mover turns 180 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 axis 0 0 1 deg 10\nkey 1 0 0 0 axis 0 0 1 deg -260\n",
+                 "line 4: the mover turns 270 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 axis 0 0 1 deg 0\nkey 1 0 0 0 axis 0 0 1 deg 720\n",
+                 "line 4: the mover turns 720 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 axis 0 0 1 deg 100\nkey 1 0 0 0 axis 0 0 -1 deg 100\n",
+                 "line 4: the mover turns 200 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 0 0 0 1\nkey 1 0 0 0 0 0 0 -1\n", "line 4: the mover turns 360 degrees");
+    side_refused(f, DOOR "key 0 0 0 0 0 0 0 1\nkey 1 0 0 0 axis 1 0 0 deg 200\n",
+                 "line 4: the mover turns 200 degrees");
 
     /* A missing side file names itself. */
     char obj[4200], missing[4200], err[1024];
@@ -956,6 +995,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(mirrored_movers_keep_their_fronts, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_movers, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_turntable_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(side_file_turns_under_half_a_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(side_file_sets_scene_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_side_files_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(program_reports_movers, setup, teardown),
