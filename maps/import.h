@@ -33,6 +33,11 @@
  *     node with its whole subtree);
  *   - a mover node (below) becomes a mover instead of static geometry,
  *     with its whole subtree.
+ * The files a scene names (a glTF's buffers, an OBJ's .mtl) are read only
+ * when they are regular files in the scene's folder or below it, symbolic
+ * links resolved (a buffer naming a FIFO would hang the import, one naming
+ * ../x or an absolute path would read any file); a scene naming any other
+ * is refused, the file named, as is a scene that is not a regular file.
  * The level gets the default rules of sweep_level_init (z up, gravity
  * 9.81, radii 0.4/0.4/0.9, step 0.35, 45 degrees, 60 ticks/s).
  *
@@ -233,12 +238,13 @@ typedef struct sweep_import_stats {
 
 /*
  * Reads the scene at path into *out (initialised here). On failure *out is
- * empty, err says why (the file cannot be read, assimp refused it, the
- * scene is incomplete, a coordinate is not finite or out of range, nothing
- * is left to import, a mover or the side file is wrong) and the status is SWEEP_E_GEOMETRY (SWEEP_E_ARG for
- * bad options, such as a material both one- and two-sided; SWEEP_E_NOMEM
- * when out of memory). Warnings are only given for an import that
- * succeeds.
+ * empty, err says why (the file cannot be read, assimp refused it, a file
+ * it names lies outside its folder or is not a regular file, the scene is
+ * incomplete, a coordinate is not finite or out of range, nothing is left
+ * to import, a mover or the side file is wrong) and the status is
+ * SWEEP_E_GEOMETRY (SWEEP_E_ARG for bad options, such as a material both
+ * one- and two-sided; SWEEP_E_NOMEM when out of memory). Warnings are
+ * only given for an import that succeeds.
  */
 sweep_status sweep_import_scene(const char *path, const sweep_import_options *opt, sweep_level *out,
                                 sweep_import_stats *stats, char *err, size_t errlen);

@@ -646,17 +646,14 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
      * with bad indices. Identical vertices are joined afterwards, so that
      * the map shares them, once every vertex is known to be a number
      * (find_bad_vertices); assimp would have joined them last anyway. */
-    im.scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
-    if (!im.scene) {
-        const char *why = aiGetErrorString();
-        sweep__scene_fail(&im, SWEEP_E_GEOMETRY, "cannot import: %s",
-                          why && *why ? why : "unknown or unsupported format");
-    } else if (im.scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) {
+    im.scene =
+        sweep__scene_read(&im, path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
+    if (im.scene && (im.scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
         sweep__scene_fail(&im, SWEEP_E_GEOMETRY,
                           "cannot import: the file holds an incomplete scene (no usable geometry)");
-    } else if (!im.scene->mRootNode) {
+    } else if (im.scene && !im.scene->mRootNode) {
         sweep__scene_fail(&im, SWEEP_E_GEOMETRY, "cannot import: the scene has no nodes");
-    } else if (find_bad_vertices(&im) && join_vertices(&im)) {
+    } else if (im.scene && find_bad_vertices(&im) && join_vertices(&im)) {
         im.material_ids = calloc(im.scene->mNumMaterials + 1u, sizeof *im.material_ids);
         im.open_head = malloc((im.scene->mNumMeshes + 1u) * sizeof *im.open_head);
         if (im.open_head)

@@ -16,6 +16,8 @@
  *   import_scene_anim.c      animation channels into a mover's keyframes
  *   import_scene_nodes.c     which nodes are movers and volumes (by name
  *                            or extras), and the volumes' shells
+ *   import_scene_files.c     the files assimp may read: regular ones in
+ *                            the scene's folder
  * A stage that fails says why with sweep__scene_fail and returns 0 (the
  * first failure is kept); sweep_import_scene frees what was built.
  */
@@ -171,6 +173,11 @@ int sweep__scene_side_fail(importer *im, unsigned line, const char *fmt, ...) __
 int sweep__scene_grow(void **p, uint32_t *cap, uint32_t count, size_t size);
 int sweep__scene_excluded(importer *im, const struct aiString *name);
 int sweep__scene_mesh_finite(importer *im, unsigned index, const char *node_name);
+
+/* import_scene_files.c */
+/* assimp's scene at path, read with post-processing `flags`; NULL after
+ * a failure. */
+const struct aiScene *sweep__scene_read(importer *im, const char *path, unsigned flags);
 
 /* import_scene_xform.c */
 xform sweep__scene_xform_of(const struct aiMatrix4x4 *a);

@@ -6,15 +6,18 @@
  * spawn file give spawn points; a --rules file sets the map's physics and
  * movement rules; broken input is refused with a clear message (a bad
  * --rules line by its number, a vertex that is not a number by its mesh)
- * and leaves no output file.
+ * and leaves no output file; a glTF buffer is read only from a regular
+ * file in the scene's folder.
  */
 #include "tests/maps/map_fixture.h"
 
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -494,6 +497,114 @@ static void non_finite_vertices_are_refused(void **state)
     refused(f, "shard.obj", obj, strlen(obj), "", "vertex 1 is not a finite number");
 }
 
+/* A glTF whose one mesh, a floor quad, is in the buffer file `uri`; the
+ * 60 bytes of that buffer go to bin_path when it is not NULL. */
+static void write_external_gltf(const char *path, const char *uri, const char *bin_path)
+{
+    const float pos[12] = {0, 0, 0, 10, 0, 0, 10, 0, -10, 0, 0, -10};
+    const uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
+    uint8_t buf[60];
+    size_t o = 0;
+    for (int i = 0; i < 12; i++, o += 4) {
+        uint32_t v;
+        memcpy(&v, &pos[i], 4);
+        for (int k = 0; k < 4; k++)
+            buf[o + k] = (uint8_t)(v >> (8 * k));
+    }
+    for (int i = 0; i < 6; i++, o += 2)
+        buf[o] = (uint8_t)idx[i], buf[o + 1] = (uint8_t)(idx[i] >> 8);
+    if (bin_path)
+        assert_true(fixture_write(bin_path, buf, sizeof buf));
+    char json[8192];
+    int n =
+        snprintf(json, sizeof json,
+                 "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+                 " \"nodes\": [{\"name\": \"Floor\", \"mesh\": 0}],\n"
+                 " \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1}]}],\n"
+                 " \"buffers\": [{\"byteLength\": 60, \"uri\": \"%s\"}],\n"
+                 " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48},\n"
+                 "                 {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 12}],\n"
+                 " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\"},\n"
+                 "               {\"bufferView\": 1, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n",
+                 uri);
+    assert_true(n > 0 && (size_t)n < sizeof json);
+    assert_true(fixture_write(path, json, (size_t)n));
+}
+
+/* sweep-import run in folder dir on the scene `name` there, writing out;
+ * its exit status (124 if it ran for 20 s: waiting on a FIFO). */
+static int import_in(const char *dir, const char *name, const char *out, char *text, size_t len)
+{
+    char bin[PATH_MAX], cmd[13000];
+    if (!realpath(fixture_build("bin/sweep-import"), bin))
+        fail_msg("%s is missing: build it with make", fixture_build("bin/sweep-import"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout 20 '%s' '%s' -o '%s' --no-check 2>&1", dir, bin, name, out);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(text, 1, len - 1, p);
+    text[n] = '\0';
+    int rc = pclose(p);
+    if (getenv("SWEEP_TEST_VERBOSE"))
+        printf("%s", text);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A scene is outside input, and assimp opens whatever it names: a glTF
+ * buffer naming a FIFO hung the import forever, and one naming a file
+ * outside the scene's folder (../x.bin, an absolute path, a link out of
+ * it) was read. Only regular files in the scene's folder or below it are
+ * read now; anything else fails the import, naming the file and why. */
+static void files_the_scene_names_stay_in_its_folder(void **state)
+{
+    fixture *f = *state;
+    char dir[4200], sub[4200], outside[4200], in[4300], out[4200], uri[4300], text[4096];
+    snprintf(dir, sizeof dir, "%s", fixture_path(f, "scene"));
+    snprintf(sub, sizeof sub, "%s", fixture_path(f, "scene/bin"));
+    snprintf(outside, sizeof outside, "%s", fixture_path(f, "outside.bin"));
+    snprintf(out, sizeof out, "%s", fixture_path(f, "out.db"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(in, sizeof in, "%s/in.gltf", dir);
+    write_external_gltf(in, "floor.bin", fixture_path(f, "scene/floor.bin"));
+    write_external_gltf(in, "bin/floor.bin", fixture_path(f, "scene/bin/floor.bin"));
+    write_external_gltf(in, "../outside.bin", outside);
+
+    /* Beside the scene, or below it: read, as given or by its full path. */
+    write_external_gltf(in, "floor.bin", NULL);
+    assert_int_equal(import_in(dir, "in.gltf", out, text, sizeof text), 0);
+    assert_int_equal(remove(out), 0);
+    write_external_gltf(in, "bin/floor.bin", NULL);
+    assert_int_equal(import_in(dir, in, out, text, sizeof text), 0);
+    assert_int_equal(remove(out), 0);
+
+    /* Outside it: refused, by name. */
+    write_external_gltf(in, "../outside.bin", NULL);
+    assert_int_equal(import_in(dir, "in.gltf", out, text, sizeof text), 1);
+    if (!strstr(text, "cannot import: the scene names '../outside.bin', which lies outside the scene's folder"))
+        fail_msg("output '%s'", text);
+    snprintf(uri, sizeof uri, "%s", outside);
+    write_external_gltf(in, uri, NULL);
+    assert_int_equal(import_in(dir, "in.gltf", out, text, sizeof text), 1);
+    if (!strstr(text, "which lies outside the scene's folder"))
+        fail_msg("output '%s'", text);
+    assert_int_equal(symlink(outside, fixture_path(f, "scene/link.bin")), 0);
+    write_external_gltf(in, "link.bin", NULL);
+    assert_int_equal(import_in(dir, "in.gltf", out, text, sizeof text), 1);
+    if (!strstr(text, "the scene names 'link.bin', which lies outside the scene's folder"))
+        fail_msg("output '%s'", text);
+
+    /* A FIFO: refused at once, not waited on. */
+    assert_int_equal(mkfifo(fixture_path(f, "scene/fifo.bin"), 0600), 0);
+    write_external_gltf(in, "fifo.bin", NULL);
+    assert_int_equal(import_in(dir, "in.gltf", out, text, sizeof text), 1);
+    if (!strstr(text, "the scene names 'fifo.bin', which is not a regular file"))
+        fail_msg("output '%s'", text);
+    assert_int_equal(import_in(dir, "fifo.bin", out, text, sizeof text), 1);
+    if (!strstr(text, "fifo.bin: cannot import: not a regular file"))
+        fail_msg("output '%s'", text);
+    assert_int_equal(access(out, F_OK), -1);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -506,6 +617,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(broken_files_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_spawns_and_skipped_nodes_are_named, setup, teardown),
         cmocka_unit_test_setup_teardown(non_finite_vertices_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(files_the_scene_names_stay_in_its_folder, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.import", tests, NULL, NULL);
 }
