@@ -241,7 +241,8 @@ typedef struct sweep_import_stats {
  * empty, err says why (the file cannot be read, assimp refused it, a file
  * it names lies outside its folder or is not a regular file, the scene is
  * incomplete, a coordinate is not finite or out of range, nothing is left
- * to import, a mover or the side file is wrong) and the status is
+ * to import, every triangle went to movers (a map needs static ones; the
+ * movers are named), a mover or the side file is wrong) and the status is
  * SWEEP_E_GEOMETRY (SWEEP_E_ARG for bad options, such as a material both
  * one- and two-sided; SWEEP_E_NOMEM when out of memory). Warnings are
  * only given for an import that succeeds.

@@ -603,6 +603,39 @@ static int finish_movers(importer *im)
     return 1;
 }
 
+/* A level without static triangles: a map needs some (the loader refuses
+ * one without), so this is said here, before anything is written. */
+static void nothing_static(importer *im)
+{
+    const sweep_level *lv = im->lv;
+    if (lv->mover_count == 0) {
+        sweep__scene_fail(im, SWEEP_E_GEOMETRY,
+                          "nothing to import: no triangles left (%u meshes, %u excluded, %u degenerate triangles, "
+                          "%u points or lines)",
+                          im->stats->meshes, im->stats->meshes_excluded, im->stats->degenerate_dropped,
+                          im->stats->other_faces_skipped);
+        return;
+    }
+    /* Each mover with where it came from: a node, or a side-file line. */
+    char names[600];
+    size_t n = 0;
+    for (uint32_t i = 0; i < lv->mover_count && n < sizeof names; i++) {
+        const mover_origin *o = &im->origins[i];
+        if (o->node)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s' (node '%.100s')", i ? ", " : "",
+                                  lv->movers[i].name, o->node->mName.data);
+        else
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s' (%.200s line %u)", i ? ", " : "",
+                                  lv->movers[i].name, im->side.path, im->side.movers[o->side].line);
+    }
+    if (n >= sizeof names)
+        memcpy(names + sizeof names - 4, "...", 4);
+    sweep__scene_fail(im, SWEEP_E_GEOMETRY,
+                      "no static triangles: all %u triangles of the scene went to mover%s %s; a map needs static "
+                      "geometry, a floor at least",
+                      im->stats->mover_triangles, lv->mover_count == 1 ? "" : "s", names);
+}
+
 sweep_status sweep_import_scene(const char *path, const sweep_import_options *opt, sweep_level *out,
                                 sweep_import_stats *stats, char *err, size_t errlen)
 {
@@ -665,13 +698,8 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
             xform identity = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
             sink level = {SWEEP_NO_MOVER, SWEEP_NO_MOVER, {0.0, 0.0, 0.0}};
             if (walk(&im, im.scene->mRootNode, &identity, &identity, level, 0) && finish_movers(&im) &&
-                out->triangle_count == 0 && out->mover_count == 0)
-                sweep__scene_fail(
-                    &im, SWEEP_E_GEOMETRY,
-                    "nothing to import: no triangles left (%u meshes, %u excluded, %u degenerate triangles, "
-                    "%u points or lines)",
-                    im.stats->meshes, im.stats->meshes_excluded, im.stats->degenerate_dropped,
-                    im.stats->other_faces_skipped);
+                out->triangle_count == 0)
+                nothing_static(&im);
         }
     }
     if (im.status == SWEEP_OK) {

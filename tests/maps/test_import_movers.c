@@ -541,6 +541,15 @@ static void bad_mover_nodes_are_refused(void **state)
                   "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1, "
                   "\"extras\": {\"sweep_mover\": {\"mode\": \"loop\"}}}",
                   "0, 1", lift_ch, "a loop path must end at the pose it starts from");
+    /* Nothing left for the static level: a map needs static triangles. */
+    const char *lift0_ch = "{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}";
+    scene_refused(f, "{\"name\": \"mover_lift\", \"mesh\": 1}", "0", lift0_ch,
+                  "no static triangles: all 2 triangles of the scene went to mover 'lift' (node 'mover_lift')");
+    scene_refused(f, "{\"name\": \"mover_lift\", \"mesh\": 1}, {\"name\": \"mover_gate\", \"mesh\": 2}", "0, 1",
+                  "{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}},"
+                  "{\"sampler\": 0, \"target\": {\"node\": 1, \"path\": \"translation\"}}",
+                  "all 4 triangles of the scene went to movers 'lift' (node 'mover_lift'), 'gate' (node "
+                  "'mover_gate')");
     /* Two nodes making movers of one name. */
     scene_refused(f,
                   "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1},"
@@ -810,6 +819,8 @@ static void bad_side_files_are_refused(void **state)
     side_refused(f, "mover door\nmover door\n", "line 2: mover 'door' is already defined on line 1");
     side_refused(f, "mover a\nmesh Door\nmover b\nmesh Door\n", "line 4: 'Door' is already given to mover 'a' on line 2");
     side_refused(f, "mover \"door\nmesh Door\n", "line 1: a \"quoted name\" is not closed");
+    side_refused(f, "mover all\nmesh Floor Door LiftPlatform\nkey 0 0 0 0 0 0 0 1\nkey 1 0 0 1 0 0 0 1\n",
+                 "no static triangles: all 6 triangles of the scene went to mover 'all' (");
     side_refused(f, "mover\n", "line 1: 'mover' wants a NAME");
     side_refused(f, "mover ghost trigger touch\n", "line 1: mover 'ghost' has no 'mesh' or 'key' lines, and the scene has no mover");
     side_refused(f, "mover door trigger volume\nmesh Door\nkey 0 0 0 0 0 0 0 1\nkey 1 0 0 1 0 0 0 1\n",
