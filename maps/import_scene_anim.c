@@ -86,21 +86,24 @@ int sweep__scene_channel_moves(const struct aiNodeAnim *ch)
     return ch->mNumPositionKeys > 1 || ch->mNumRotationKeys > 1 || ch->mNumScalingKeys > 1;
 }
 
-/* Checks a channel's key times: finite, not negative, strictly increasing. */
-static int check_times(importer *im, const char *mover, const char *what, const double *t0, size_t stride,
-                       unsigned n)
+/* Checks a channel's key times (ticks, tps a second): finite, not
+ * negative, strictly increasing. They are told in seconds, as the file
+ * gives them: assimp's ticks are its own (a glTF's are milliseconds). */
+static int check_times(importer *im, const char *mover, const char *what, const double *t0, size_t stride, unsigned n,
+                       double tps)
 {
     double prev = 0.0;
     for (unsigned i = 0; i < n; i++) {
         double t = *(const double *)((const char *)t0 + i * stride);
         if (!isfinite(t) || t < 0.0)
             return sweep__scene_fail(im, SWEEP_E_GEOMETRY,
-                                     "mover '%s': %s key %u has time %g (negative or not a number)", mover, what, i, t);
+                                     "mover '%s': %s key %u is at %g s (before 0, or not a number)", mover, what, i,
+                                     t / tps);
         if (i > 0 && !(t > prev))
             return sweep__scene_fail(im, SWEEP_E_GEOMETRY,
-                                     "mover '%s': %s keys %u and %u are not in increasing time order (%g, %g); a step "
-                                     "animation cannot be a mover",
-                                     mover, what, i - 1, i, prev, t);
+                                     "mover '%s': %s keys %u and %u are not in increasing time order (%g s, %g s); a "
+                                     "step animation cannot be a mover",
+                                     mover, what, i - 1, i, prev / tps, t / tps);
         prev = t;
     }
     return 1;
@@ -167,11 +170,11 @@ int sweep__scene_keys(importer *im, uint32_t mi, const struct aiNode *n, const c
     if (!(isfinite(tps) && tps > 0.0))
         tps = DEFAULT_TICKS_PER_SECOND;
     if (!check_times(im, name, "position", ch->mNumPositionKeys ? &ch->mPositionKeys[0].mTime : NULL,
-                     sizeof *ch->mPositionKeys, ch->mNumPositionKeys) ||
+                     sizeof *ch->mPositionKeys, ch->mNumPositionKeys, tps) ||
         !check_times(im, name, "rotation", ch->mNumRotationKeys ? &ch->mRotationKeys[0].mTime : NULL,
-                     sizeof *ch->mRotationKeys, ch->mNumRotationKeys) ||
+                     sizeof *ch->mRotationKeys, ch->mNumRotationKeys, tps) ||
         !check_times(im, name, "scaling", ch->mNumScalingKeys ? &ch->mScalingKeys[0].mTime : NULL,
-                     sizeof *ch->mScalingKeys, ch->mNumScalingKeys))
+                     sizeof *ch->mScalingKeys, ch->mNumScalingKeys, tps))
         return 0;
     for (unsigned i = 0; i < ch->mNumRotationKeys; i++) {
         const struct aiQuaternion *q = &ch->mRotationKeys[i].mValue;

@@ -144,9 +144,11 @@ static int acc_indices(gltf_data *g, const uint16_t *v, int count)
  *   8, 9: spinner times 0 and 1 s, rotations identity and 90 degrees about y
  *   10: scales (1, 1, 1) and (2, 2, 2) at the lift's times
  *   11: translations (0, 0, 0) and (0, 1, 0) at the spinner's times
+ *   12: times 1.5 and 1.5 s    13: times -0.5 and 1 s
  * Meshes: 0 floor, 1 lift, 2 door. Samplers: 0 lift translation, 1 door
- * rotation, 2 spinner rotation, 3 scale, 4 a rise of 1 in 1 s. The nodes, the scene's root nodes
- * and the channels are the caller's JSON.
+ * rotation, 2 spinner rotation, 3 scale, 4 a rise of 1 in 1 s, 5 and 6
+ * the lift's translations at the times of 12 and 13. The nodes, the
+ * scene's root nodes and the channels are the caller's JSON.
  */
 static void write_scene(const char *path, const char *nodes, const char *roots, const char *channels)
 {
@@ -168,27 +170,36 @@ static void write_scene(const char *path, const char *nodes, const char *roots, 
     acc_float(g, spin_t, 2, 1), acc_float(g, turn, 2, 4);
     assert_int_equal(acc_float(g, scales, 2, 3), 10);
     assert_int_equal(acc_float(g, rise, 2, 3), 11);
+    const float same_t[] = {1.5f, 1.5f}, before_t[] = {-0.5f, 1};
+    assert_int_equal(acc_float(g, same_t, 2, 1), 12);
+    assert_int_equal(acc_float(g, before_t, 2, 1), 13);
     char *b64 = malloc(4 * g->len / 3 + 8);
     assert_non_null(b64);
     fixture_base64(g->buf, g->len, b64);
     size_t cap = 32768;
     char *json = malloc(cap);
     assert_non_null(json);
-    int n = snprintf(json, cap,
-        "{\"asset\": {\"version\": \"2.0\"},\n"
-        " \"scene\": 0, \"scenes\": [{\"nodes\": [%s]}],\n"
-        " \"nodes\": [%s],\n"
-        " \"meshes\": [{\"name\": \"FloorMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 0}]},\n"
-        "  {\"name\": \"LiftMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 2}, \"indices\": 1, \"material\": 1}]},\n"
-        "  {\"name\": \"DoorMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 3}, \"indices\": 1, \"material\": 1}]}],\n"
-        " \"materials\": [{\"name\": \"Ground\"}, {\"name\": \"Metal\"}],\n"
-        " \"animations\": [{\"name\": \"run\", \"samplers\": [{\"input\": 4, \"output\": 5}, {\"input\": 6, \"output\": 7},\n"
-        "   {\"input\": 8, \"output\": 9}, {\"input\": 4, \"output\": 10}, {\"input\": 8, \"output\": 11}],\n"
-        "   \"channels\": [%s]}],\n"
-        " \"buffers\": [{\"byteLength\": %zu, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
-        " \"bufferViews\": [%s],\n"
-        " \"accessors\": [%s]}\n",
-        roots, nodes, channels, g->len, b64, g->views, g->accessors);
+    int n =
+        snprintf(json, cap,
+                 "{\"asset\": {\"version\": \"2.0\"},\n"
+                 " \"scene\": 0, \"scenes\": [{\"nodes\": [%s]}],\n"
+                 " \"nodes\": [%s],\n"
+                 " \"meshes\": [{\"name\": \"FloorMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 0}, "
+                 "\"indices\": 1, \"material\": 0}]},\n"
+                 "  {\"name\": \"LiftMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 2}, \"indices\": 1, "
+                 "\"material\": 1}]},\n"
+                 "  {\"name\": \"DoorMesh\", \"primitives\": [{\"attributes\": {\"POSITION\": 3}, \"indices\": 1, "
+                 "\"material\": 1}]}],\n"
+                 " \"materials\": [{\"name\": \"Ground\"}, {\"name\": \"Metal\"}],\n"
+                 " \"animations\": [{\"name\": \"run\", \"samplers\": [{\"input\": 4, \"output\": 5}, {\"input\": 6, "
+                 "\"output\": 7},\n"
+                 "   {\"input\": 8, \"output\": 9}, {\"input\": 4, \"output\": 10}, {\"input\": 8, \"output\": 11},\n"
+                 "   {\"input\": 12, \"output\": 5}, {\"input\": 13, \"output\": 5}],\n"
+                 "   \"channels\": [%s]}],\n"
+                 " \"buffers\": [{\"byteLength\": %zu, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
+                 " \"bufferViews\": [%s],\n"
+                 " \"accessors\": [%s]}\n",
+                 roots, nodes, channels, g->len, b64, g->views, g->accessors);
     assert_true(n > 0 && (size_t)n < cap);
     assert_true(fixture_write(path, json, (size_t)n));
     free(json);
@@ -541,6 +552,14 @@ static void bad_mover_nodes_are_refused(void **state)
                   "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1, "
                   "\"extras\": {\"sweep_mover\": {\"mode\": \"loop\"}}}",
                   "0, 1", lift_ch, "a loop path must end at the pose it starts from");
+    /* Key times that are not a path, told in seconds (assimp counts glTF
+     * times in milliseconds). */
+    scene_refused(f, "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1}", "0, 1",
+                  "{\"sampler\": 5, \"target\": {\"node\": 1, \"path\": \"translation\"}}",
+                  "mover 'lift': position keys 0 and 1 are not in increasing time order (1.5 s, 1.5 s)");
+    scene_refused(f, "{\"name\": \"Floor\", \"mesh\": 0}, {\"name\": \"mover_lift\", \"mesh\": 1}", "0, 1",
+                  "{\"sampler\": 6, \"target\": {\"node\": 1, \"path\": \"translation\"}}",
+                  "mover 'lift': position key 0 is at -0.5 s (before 0, or not a number)");
     /* Nothing left for the static level: a map needs static triangles. */
     const char *lift0_ch = "{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}";
     scene_refused(f, "{\"name\": \"mover_lift\", \"mesh\": 1}", "0", lift0_ch,
