@@ -11,7 +11,7 @@
 
 #include "core/parse.h"
 
-/* Three numbers and nothing else on the line; 1 if so. */
+/* Three numbers and nothing else on the line but a '#' comment; 1 if so. */
 static int scan_point(const char *p, double v[3])
 {
     char *end = (char *)p;
@@ -22,7 +22,8 @@ static int scan_point(const char *p, double v[3])
         if (end == start || errno)
             return 0;
     }
-    return end[strspn(end, " \t\r\n")] == '\0';
+    const char *rest = end + strspn(end, " \t\r\n");
+    return *rest == '\0' || *rest == '#';
 }
 
 int sweep_read_points(const char *path, double max_abs, sweep_vec3 **out, uint32_t *count, char *err,

@@ -16,8 +16,9 @@ extern "C" {
 #endif
 
 /*
- * Reads a file of points, one "x y z" per line (blank lines and lines
- * starting with '#' are skipped), each coordinate finite and at most
+ * Reads a file of points, one "x y z" per line ('#' starts a comment,
+ * at the start of a line or after its numbers; blank lines and comment
+ * lines are skipped), each coordinate finite and at most
  * max_abs in size. On success returns 1 with a malloc'ed array in *out
  * (NULL when the file holds no point) and its length in *count; on failure
  * returns 0 and err says which file and line, and why.

@@ -66,16 +66,21 @@ static void point_files(void **state)
     sweep_vec3 *pts = NULL;
     uint32_t n = 0;
     snprintf(path, sizeof path, "%s", fixture_path(f, "ok.txt"));
-    const char ok[] = "# spawns\n\n1 2 3\n  -4.5\t5 6  \n";
+    const char ok[] = "# spawns\n\n1 2 3\n  -4.5\t5 6  \n7 8 9 # the hall, as --help allows\n0 0 1# tight\n";
     assert_true(fixture_write(path, ok, sizeof ok - 1));
-    assert_true(sweep_read_points(path, 100, &pts, &n, err, sizeof err));
-    assert_int_equal(n, 2);
+    if (!sweep_read_points(path, 100, &pts, &n, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(n, 4);
     assert_true(pts[1].x == -4.5 && pts[1].y == 5.0 && pts[1].z == 6.0);
+    assert_true(pts[2].x == 7.0 && pts[2].y == 8.0 && pts[2].z == 9.0);
+    assert_true(pts[3].x == 0.0 && pts[3].y == 0.0 && pts[3].z == 1.0);
     free(pts);
 
     struct {
         const char *text, *says;
     } bad[] = {{"1 2\n", "line 1: expected three numbers"},
+               {"1 2 # 3\n", "line 1: expected three numbers"},
+               {"1 2 3 x # four\n", "line 1: expected three numbers"},
                {"1 2 3\n1 2 3 4\n", "line 2: expected three numbers"},
                {"1 2 nan\n", "line 1: coordinates must be finite"},
                {"1 2 1000\n", "at most 100"}};
