@@ -43,7 +43,7 @@ static const char usage[] =
     "                the first ones are above the lifts and turntables\n"
     "  --movers M    replace the first M features by movers, in turn a lift, a turntable,\n"
     "                a sliding door and a swinging door (default 0; at most one per\n"
-    "                16 x 16 block)\n"
+    "                16 x 16 block: fewer, with a warning, when the level is too small)\n"
     "  --dense       a dense level instead (maps/levelgen_dense.h): rooms in Quake units\n"
     "                (radii 15,15,28, gravity 800, steps of 18, walking at 320 units/s)\n"
     "                whose floors and walls are cut into cells, with kerbs, a steep\n"
@@ -168,6 +168,14 @@ int main(int argc, char **argv)
     sweep_status st = dense ? sweep_levelgen_dense((uint32_t)tris, (uint32_t)cell, seed, &lv) : sweep_levelgen(&gp, &lv);
     if (st != SWEEP_OK)
         return fail("generating the level failed: %s", sweep_status_message(st));
+    /* Fewer movers than asked is still a level, but not the one asked for. */
+    if (movers > lv.mover_count && dense)
+        fprintf(stderr, "sweep-mapgen: warning: --movers %" PRIu64 ": a dense level has no movers; made 0\n", movers);
+    else if (movers > lv.mover_count)
+        fprintf(stderr,
+                "sweep-mapgen: warning: --movers %" PRIu64 ": the level has room for %u (one a 16 x 16 block of "
+                "terrain; more --tris make more blocks); made %u\n",
+                movers, lv.mover_count, lv.mover_count);
     if (dense) {
         sweep_map_values_of(&lv, default_slope_deg, &values);
         if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err)) {

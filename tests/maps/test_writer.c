@@ -505,6 +505,37 @@ static void mapgen_rules_file(void **state)
     assert_true(atoi(out1) >= 3);
 }
 
+/* sweep-mapgen --movers M makes at most one mover a 16 x 16 block of
+ * terrain; asked for more than a level has room for, it says how many it
+ * made instead of making fewer without a word. */
+static void mapgen_says_when_movers_do_not_fit(void **state)
+{
+    fixture *f = *state;
+    char a[4200], args[9000], out[4096], err[512];
+    snprintf(a, sizeof a, "%s", fixture_path(f, "a.db"));
+    snprintf(args, sizeof args, "--tris 2000 --movers 5 -o '%s'", a);
+    assert_int_equal(fixture_run("bin/sweep-mapgen", args, out, sizeof out), 0);
+    sweep_level lv;
+    assert_int_equal(sweep_map_load(a, &lv, NULL, err, sizeof err), SWEEP_OK);
+    uint32_t made = lv.mover_count;
+    sweep_level_free(&lv);
+    assert_true(made >= 1 && made < 5);
+    char want[200];
+    snprintf(want, sizeof want, "sweep-mapgen: warning: --movers 5: the level has room for %u", made);
+    if (!strstr(out, want))
+        fail_msg("output '%s' lacks '%s'", out, want);
+    /* As many as fit: nothing to say. */
+    snprintf(args, sizeof args, "--tris 2000 --movers %u -o '%s'", made, a);
+    assert_int_equal(fixture_run("bin/sweep-mapgen", args, out, sizeof out), 0);
+    if (strstr(out, "warning"))
+        fail_msg("output '%s'", out);
+    /* A dense level has none. */
+    snprintf(args, sizeof args, "--tris 2000 --dense --movers 2 -o '%s'", a);
+    assert_int_equal(fixture_run("bin/sweep-mapgen", args, out, sizeof out), 0);
+    if (!strstr(out, "sweep-mapgen: warning: --movers 2: a dense level has no movers; made 0"))
+        fail_msg("output '%s'", out);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -519,6 +550,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(rules_file_values, setup, teardown),
         cmocka_unit_test_setup_teardown(rules_file_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(mapgen_rules_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(mapgen_says_when_movers_do_not_fit, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.writer", tests, NULL, NULL);
 }
