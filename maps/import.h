@@ -149,21 +149,23 @@
  *     "extras": {"sweep_volume": {"kind": "teleport", "name": "tp",
  *         "destination": [x, y, z], "facing": [1, 0, 0],
  *         "exit_speed": 4, "keep_velocity": false}}
- * The extras' kind wins over the name's; a push needs "velocity", a
- * teleport "destination", a hurt "damage" (per second); every vector is
- * in map coordinates and units (z up, after scale); facing defaults to
- * (1, 0, 0), exit_speed to 0, keep_velocity to false; unknown keys are
- * refused. The node's own meshes are the volume's shell and no geometry:
- * they must be one closed convex shell wound outward (maps/shell_volume.h
- * says the test; what is wrong is named), and bound the player's centre
- * (nothing is grown by the radii). Its children are walked as any node's.
- * Refused: a volume node inside a mover, or marked a mover too; a push
- * whose launch speed or a teleporter whose exit speed is above the speed
- * limit the map will have (speed_limit in the options, else the level's
- * default rules'), both speeds named; a volume the core refuses
- * (sweep_volume_check, under that speed limit and the level's coordinate
- * limit). Volume ids (1, 2, ...) follow the walk's order; stats->volumes
- * counts them.
+ * The extras' kind wins over the name's, and must be push, teleport, hurt,
+ * kill or trigger: the core's liquid and ladder are refused by name (a
+ * scene does not give what they need, a liquid's kind or a ladder's
+ * normal); a push needs "velocity", a teleport "destination", a hurt
+ * "damage" (per second); every vector is in map coordinates and units (z
+ * up, after scale); facing defaults to (1, 0, 0), exit_speed to 0,
+ * keep_velocity to false; unknown keys are refused. The node's own meshes
+ * are the volume's shell and no geometry: they must be one closed convex
+ * shell wound outward (maps/shell_volume.h says the test; what is wrong is
+ * named), and bound the player's centre (nothing is grown by the radii).
+ * Its children are walked as any node's. Refused: a volume node inside a
+ * mover, or marked a mover too; a push whose launch speed or a teleporter
+ * whose exit speed is above the speed limit the map will have (speed_limit
+ * in the options, else the level's default rules'), both speeds named; a
+ * volume the core refuses (sweep_volume_check, under that speed limit and
+ * the level's coordinate limit). Volume ids (1, 2, ...) follow the walk's
+ * order; stats->volumes counts them.
  */
 #ifndef SWEEP_MAPS_IMPORT_H
 #define SWEEP_MAPS_IMPORT_H

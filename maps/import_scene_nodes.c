@@ -315,6 +315,17 @@ int sweep__scene_volume_of(importer *im, const struct aiNode *n, sweep_volume *v
     if (md && !parse_volume_extras(im, n, md, v, name, &set))
         return -1;
     const char *node = n->mName.data;
+    /* The core's other kinds need what neither a shell nor these extras
+     * give (a liquid's kind, a ladder's normal): said here, by name,
+     * rather than as the core's complaint about the field left out. */
+    if ((set & VOL_KIND) && v->kind != SWEEP_VOLUME_PUSH && v->kind != SWEEP_VOLUME_TELEPORT &&
+        v->kind != SWEEP_VOLUME_HURT && v->kind != SWEEP_VOLUME_KILL && v->kind != SWEEP_VOLUME_TRIGGER) {
+        sweep__scene_fail(im, SWEEP_E_GEOMETRY,
+                          "volume node '%s': kind '%s' is not one a scene's volume may have (push, teleport, hurt, "
+                          "kill or trigger; liquids and ladders come from Quake 3 levels or a map's own rows)",
+                          node, sweep_volume_kind_name(v->kind));
+        return -1;
+    }
     if (!(set & VOL_KIND)) {
         sweep__scene_fail(
             im, SWEEP_E_GEOMETRY,

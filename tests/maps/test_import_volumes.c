@@ -451,6 +451,13 @@ static void bad_shells_and_extras_are_refused(void **state)
     refused(f, &dent, "sweep_volume_trigger_dent", "", "not convex");
     refused(f, &fine, "sweep_volume_push_x", "", "a push volume needs its velocity");
     refused(f, &fine, "sweep_volume_bounce", "", "no kind");
+    /* Kinds of the core a scene cannot give all they need (a liquid's
+     * kind, a ladder's normal): named, with the kinds a scene may use. */
+    refused(f, &fine, "sweep_volume_liquid_pool", "",
+            "volume node 'sweep_volume_liquid_pool': kind 'liquid' is not one a scene's volume may have (push, "
+            "teleport, hurt, kill or trigger");
+    refused(f, &fine, "Thing", "\"extras\": {\"sweep_volume\": {\"kind\": \"ladder\"}}",
+            "volume node 'Thing': kind 'ladder' is not one a scene's volume may have");
     refused(f, &fine, "Thing", "\"extras\": {\"sweep_volume\": {\"kind\": \"hurt\", \"damage\": \"much\"}}",
             "sweep_volume damage must be a number");
     refused(f, &fine, "Thing", "\"extras\": {\"sweep_volume\": {\"kind\": \"trigger\", \"colour\": 1}}",
