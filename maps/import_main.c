@@ -571,6 +571,21 @@ int main(int argc, char **argv)
     if (!bsp && sweep_import_scene(in, &io, &lv, &stats, err, sizeof err) != SWEEP_OK)
         return fail("%s: %s", in, err);
     sweep_map_apply_values(&values, &lv);
+    /* A Quake 3 level's pads are set below its own speed limit; a --rules
+     * limit under one of them is said here, naming the pad and both
+     * speeds, not by the loader once the map is written. */
+    for (uint32_t i = 0; bsp && i < lv.volume_count; i++) {
+        const sweep_volume *v = &lv.volumes[i].v;
+        const double limit = lv.rules.speed_limit;
+        const double speed = v->kind == SWEEP_VOLUME_PUSH       ? sweep_v3_len(v->velocity)
+                             : v->kind == SWEEP_VOLUME_TELEPORT ? v->exit_speed
+                                                                : 0.0;
+        if (!(speed <= limit))
+            return fail("%s: volume %u '%s' (%s): its %s speed %g is above the map's speed limit %g (speed_limit of "
+                        "--rules)",
+                        in, lv.volumes[i].id, lv.volumes[i].name, sweep_volume_kind_name(v->kind),
+                        v->kind == SWEEP_VOLUME_PUSH ? "launch" : "exit", speed, limit);
+    }
     for (size_t i = 0; i < io.exclude_count && i < 64; i++)
         if (!(stats.exclude_matched >> i & 1))
             warnf("--exclude '%s' matched no node or mesh", exclude[i]);

@@ -1560,6 +1560,18 @@ static void sweep_import_takes_bsp_and_pk3(void **state)
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, pk3, db);
     assert_int_equal(run(cmd, out, sizeof out), 1);
     assert_non_null(strstr(out, "more than one"));
+    /* A --rules speed limit below a pad's launch (0, 500, 800): named with
+     * both speeds before the map is written (the loader found it after). */
+    size_t pads_size;
+    uint8_t *pads = make_level(volume_entities, 0, &pads_size);
+    assert_true(fixture_write(bsp, pads, pads_size));
+    free(pads);
+    assert_true(fixture_write(rules, "speed_limit = 500\n", 18));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --rules '%s' 2>&1", bin, bsp, db, rules);
+    assert_int_equal(run(cmd, out, sizeof out), 1);
+    if (!strstr(out, "volume 1 'trigger_push_6' (push): its launch speed 943.398 is above the map's speed limit 500"))
+        fail_msg("%s", out);
+    assert_int_equal(access(db, F_OK), -1);
     data[8 + 8 * L_PLANES] = 0xff, data[11 + 8 * L_PLANES] = 0x7f;
     assert_true(fixture_write(bsp, data, size));
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>&1", bin, bsp, db);
