@@ -139,18 +139,34 @@ case $v in
 *) fail "installed sweepd runs" "sweepd --version said '$v'" ;;
 esac
 
-run "pkg-config files name PREFIX"
+# sweep_testing.py away from the source tree, the installed sweepd on PATH
+# and no SWEEP_MAP: the arena of that install.
+run "sweep_testing finds the installed arena beside sweepd"
+mkdir -p "$tmp/py"
+cp "$root/client-sdk/python/sweep_testing.py" "$tmp/py/"
+found=$(cd "$tmp/py" && env -u SWEEP_MAP -u SWEEP_BIN PATH="$inst/bin:/usr/bin:/bin" /usr/bin/python3 -c \
+    'import sweep_testing; print(sweep_testing.find_arena())' 2>&1)
+if [ "$found" = "$inst/share/sweep/maps/arena.db" ]; then
+    pass "sweep_testing finds the installed arena beside sweepd"
+else
+    fail "sweep_testing finds the installed arena beside sweepd" "found '$found'"
+fi
+
+run "pkg-config files name PREFIX and the release"
+release=$(sed -n 's/^#define SWEEP_VERSION "\(.*\)"/\1/p' "$root/core/version.h")
 bad=
 for pkg in sweep sweep-replay; do
     pc_prefix=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/$pkg.pc")
     cflags=$(pc "$dest" "$prefix" $pkg --cflags)
-    [ "$pc_prefix" = "$prefix" ] && [ "$cflags" = "-I$inst/include" ] ||
-        bad="$bad $pkg.pc: prefix=$pc_prefix, --cflags '$cflags';"
+    version=$(pc "$dest" "$prefix" $pkg --modversion)
+    [ "$pc_prefix" = "$prefix" ] && [ "$cflags" = "-I$inst/include" ] && [ -n "$release" ] &&
+        [ "$version" = "$release" ] ||
+        bad="$bad $pkg.pc: prefix=$pc_prefix, --cflags '$cflags', --modversion '$version' (release '$release');"
 done
 if [ -z "$bad" ]; then
-    pass "pkg-config files name PREFIX"
+    pass "pkg-config files name PREFIX and the release"
 else
-    fail "pkg-config files name PREFIX" "$bad"
+    fail "pkg-config files name PREFIX and the release" "$bad"
 fi
 
 # --- headers -------------------------------------------------------------------
@@ -389,6 +405,7 @@ cat >"$tmp/cmake_game/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.13)
 project(game C)
 find_package(sweep \${WANT} REQUIRED)
+message(STATUS "the game's minimum after find_package: \${CMAKE_MINIMUM_REQUIRED_VERSION}")
 add_executable(use_sdk_cmake \${SRC})
 set_property(TARGET use_sdk_cmake PROPERTY C_STANDARD 11)
 target_compile_options(use_sdk_cmake PRIVATE -Wall -Wextra -pedantic-errors -Werror)
@@ -408,6 +425,9 @@ elif ! command -v cmake >/dev/null 2>&1; then
 elif ! cmake_game 0.1 "$tmp/cmake_build"; then
     fail "$name" "configure or build failed:"
     cat "$tmp/cmake_build.log"
+elif ! grep -q "the game's minimum after find_package: 3.13" "$tmp/cmake_build.log"; then
+    fail "$name" "find_package(sweep) changed the game's CMAKE_MINIMUM_REQUIRED_VERSION:"
+    grep "the game's minimum" "$tmp/cmake_build.log"
 else
     cp "$tmp/cmake_build/use_sdk_cmake" "$tmp/use_sdk_cmake"
     if check "$tmp/expect_c" use_sdk_cmake "$arena" "$sweepd_tcp" "$token"; then
