@@ -84,11 +84,11 @@ CLIENT_PCS := $(BUILD)/client-sdk/sweep.pc $(BUILD)/client-sdk/sweep-replay.pc
 all: $(CLIENT_PCS)
 .SECONDARY: $(CLIENT_PCS:=.vars)
 $(BUILD)/client-sdk/%.pc: client-sdk/%.pc.in $(BUILD)/client-sdk/%.pc.vars
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBS@|$(PC_LIBS_$*)|g' $< >$@.tmp && mv $@.tmp $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBS@|$(PC_LIBS_$*)|g' -e 's|@VERSION@|$(SWEEP_RELEASE)|g' $< >$@.tmp && mv $@.tmp $@
 .PHONY: client-pc-vars-check
 $(BUILD)/client-sdk/%.pc.vars: client-pc-vars-check
 	@mkdir -p $(@D)
-	@if [ "$$(cat $@ 2>/dev/null)" != '$(PREFIX) $(PC_LIBS_$*)' ]; then printf '%s\n' '$(PREFIX) $(PC_LIBS_$*)' >$@; fi
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(PREFIX) $(SWEEP_RELEASE) $(PC_LIBS_$*)' ]; then printf '%s\n' '$(PREFIX) $(SWEEP_RELEASE) $(PC_LIBS_$*)' >$@; fi
 .PHONY: install-client-pc
 install: install-client-pc
 install-client-pc: $(CLIENT_PCS) $(CLIENT_CMAKE)
