@@ -23,7 +23,8 @@ behind.
 Where the programs are: $SWEEP_BIN (a directory), else the repository's
 build/bin when this file is in a source tree, else PATH. The sample arena:
 $SWEEP_MAP, else build/maps/arena.db in a source tree, else
-/usr/local/share/sweep/maps/arena.db or /usr/share/sweep/maps/arena.db.
+share/sweep/maps/arena.db of the prefix whose bin holds the sweepd on
+PATH, /usr/local/share/sweep/maps/arena.db or /usr/share/sweep/maps/arena.db.
 Only the standard library is used: a test may import this module from any
 Python 3.
 """
@@ -68,8 +69,14 @@ def find_arena():
     """The sample arena's map file (see the module's docstring)."""
     env = os.environ.get("SWEEP_MAP")
     candidates = [env] if env else []
-    candidates += [os.path.join(_repo_root(), "build", "maps", "arena.db"),
-                   "/usr/local/share/sweep/maps/arena.db", "/usr/share/sweep/maps/arena.db"]
+    candidates += [os.path.join(_repo_root(), "build", "maps", "arena.db")]
+    # Beside the sweepd on PATH, as make install lays a prefix out
+    # (PREFIX/bin/sweepd, PREFIX/share/sweep/maps/arena.db).
+    on_path = shutil.which("sweepd")
+    if on_path:
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(on_path)))
+        candidates.append(os.path.join(prefix, "share", "sweep", "maps", "arena.db"))
+    candidates += ["/usr/local/share/sweep/maps/arena.db", "/usr/share/sweep/maps/arena.db"]
     for c in candidates:
         if c and os.path.isfile(c):
             return c
