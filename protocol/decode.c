@@ -247,6 +247,7 @@ static sweep_proto_error decode_welcome(const sweep_decoder *d, const tab *t, sw
     w->identity = get_str(t, SWEEP__WELCOME_IDENTITY);
     w->time_bank = get_f64(t, SWEEP__WELCOME_TIME_BANK);
     w->udp_port = get_u16(t, SWEEP__WELCOME_UDP_PORT);
+    w->udp_key = get_u64(t, SWEEP__WELCOME_UDP_KEY);
     return SWEEP_PROTO_OK;
 }
 
@@ -836,6 +837,7 @@ static void move_verified(const uint8_t *b, const sweep__verified_move *at, swee
     out->kind = SWEEP_MSG_MOVE;
     out->sequence = f[SWEEP__MESSAGE_SEQUENCE] ? sweep__rd32(t + f[SWEEP__MESSAGE_SEQUENCE]) : 0;
     out->server_tick = f[SWEEP__MESSAGE_SERVER_TICK] ? sweep__rd64(t + f[SWEEP__MESSAGE_SERVER_TICK]) : 0;
+    out->key = f[SWEEP__MESSAGE_KEY] ? sweep__rd64(t + f[SWEEP__MESSAGE_KEY]) : 0;
     sweep_msg_move *m = &out->as.move;
     sweep__zero_bytes(m, sizeof *m);
     m->entity = g[SWEEP__MOVE_ENTITY] ? sweep__rd32(mt + g[SWEEP__MOVE_ENTITY]) : 0;
@@ -873,6 +875,7 @@ sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t l
     sweep_message m;
     m.sequence = get_u32(&root, SWEEP__MESSAGE_SEQUENCE);
     m.server_tick = get_u64(&root, SWEEP__MESSAGE_SERVER_TICK);
+    m.key = get_u64(&root, SWEEP__MESSAGE_KEY);
     m.kind = (sweep_msg_kind)get_u8(&root, SWEEP__MESSAGE_BODY_TYPE);
     const body_row *row = (unsigned)m.kind < SWEEP_MSG_KIND_COUNT ? &decoders[m.kind] : NULL;
     if (row == NULL || row->decode == NULL) {
@@ -933,4 +936,32 @@ sweep_proto_error sweep_decode_motion(const sweep_decoder *d, const void *buf, s
     m.results = m.result_count ? results : NULL;
     *out = m;
     return SWEEP_PROTO_OK;
+}
+
+bool sweep_peek_key(const void *buf, size_t len, sweep_msg_kind *kind, uint64_t *key)
+{
+    const uint8_t *b = buf;
+    if (b == NULL || len < 12 || len > SWEEP__MAX_BUFFER)
+        return false;
+    /* Not verified: every read is bounds-checked here, and in 64 bits
+     * nothing below overflows (len and each offset are under 2^31). */
+    int64_t root = sweep__rd32(b);
+    if (root % 4 || root > (int64_t)len - 4)
+        return false;
+    int64_t vt = root - (int32_t)sweep__rd32(b + root);
+    if (vt < 0 || vt % 2 || vt > (int64_t)len - 4)
+        return false;
+    int64_t vsize = sweep__rd16(b + vt), tsize = sweep__rd16(b + vt + 2);
+    if (vsize < 4 || vt + vsize > (int64_t)len || tsize < 4 || root + tsize > (int64_t)len)
+        return false;
+    int64_t entry = 4 + 2 * SWEEP__MESSAGE_KEY, at = entry + 2 <= vsize ? sweep__rd16(b + vt + entry) : 0;
+    if (at && (at < 4 || at + 8 > tsize))
+        return false;
+    *key = at ? sweep__rd64(b + root + at) : 0;
+    entry = 4 + 2 * SWEEP__MESSAGE_BODY_TYPE;
+    at = entry + 2 <= vsize ? sweep__rd16(b + vt + entry) : 0;
+    if (at && (at < 4 || at + 1 > tsize))
+        return false;
+    *kind = at ? (sweep_msg_kind)b[root + at] : SWEEP_MSG_NONE;
+    return true;
 }

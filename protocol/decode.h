@@ -65,7 +65,7 @@ typedef struct sweep_decoder {
  * contacts (Stats.worlds excepted: read as far as the storage goes, see
  * sweep_msg_stats); SWEEP_PROTO_E_ARG
  * for NULL buf or out. *out is only written on success, and then only its
- * kind, sequence, server_tick and the member of `as` its kind names (the
+ * kind, sequence, server_tick, key and the member of `as` its kind names (the
  * other members keep whatever they held: read only the kind's). */
 sweep_proto_error sweep_decode(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                sweep_message *out);
@@ -97,6 +97,15 @@ typedef struct sweep_decoded_motion {
  * gives; errors are sweep_decode's. *out is only written on success. */
 sweep_proto_error sweep_decode_motion(const sweep_decoder *d, const void *buf, size_t len, unsigned flags,
                                       sweep_decoded_motion *out);
+
+/* The body's kind and Message.key of an unprefixed buffer (a datagram)
+ * that nothing has verified yet, each read only where it lies inside
+ * buf[0..len): a server tells a session's datagram from a forged one by
+ * them before it spends anything on it, and the full verification waits
+ * for sweep_decode. False when the root table or its vtable is out of
+ * bounds or misplaced (such a buffer never verifies). An absent key reads
+ * 0, an absent kind SWEEP_MSG_NONE. */
+bool sweep_peek_key(const void *buf, size_t len, sweep_msg_kind *kind, uint64_t *key);
 
 #ifdef __cplusplus
 }

@@ -468,6 +468,7 @@ static bool encode_welcome(sweep_builder *b, const sweep_message *msg, sweep_ref
     sweep_ref identity = str_opt(b, w->identity);
     sweep__builder_table_start(b);
     u64_if(b, SWEEP__WELCOME_SESSION_ID, w->session_id);
+    u64_if(b, SWEEP__WELCOME_UDP_KEY, w->udp_key);
     f64_if(b, SWEEP__WELCOME_TICK_RATE, w->tick_rate);
     f64_if(b, SWEEP__WELCOME_TIME_BANK, w->time_bank);
     ref_if(b, SWEEP__WELCOME_IDENTITY, identity);
@@ -1073,6 +1074,7 @@ static sweep_ref message_fields(sweep_builder *b, const sweep_message *msg, swee
 {
     sweep__builder_table_start(b);
     u64_if(b, SWEEP__MESSAGE_SERVER_TICK, msg->server_tick);
+    u64_if(b, SWEEP__MESSAGE_KEY, msg->key);
     sweep__builder_add_ref(b, SWEEP__MESSAGE_BODY, body);
     u32_if(b, SWEEP__MESSAGE_SEQUENCE, msg->sequence);
     sweep__builder_add_u8(b, SWEEP__MESSAGE_BODY_TYPE, (uint8_t)msg->kind);
@@ -1081,31 +1083,35 @@ static sweep_ref message_fields(sweep_builder *b, const sweep_message *msg, swee
 
 /* The root table, every message's: the same bytes as message_fields,
  * written as move_result_table writes its table (see there). Its layout:
- * [pad to 8, server_tick] [pad to 4, body offset] [sequence] body_type,
- * 3 bytes of padding, the soffset; a vtable of all four entries. */
+ * [pad to 8, server_tick, key] [pad to 4, body offset] [sequence]
+ * body_type, 3 bytes of padding, the soffset; a vtable of four entries, or
+ * five with a key (only a client's UDP datagrams have one). */
 static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep_ref body)
 {
-    const int tick = msg->server_tick != 0, seq = msg->sequence != 0;
-    size_t pad_tick = tick ? (0u - b->used) & 7u : 0;
+    const int tick = msg->server_tick != 0, key = msg->key != 0, seq = msg->sequence != 0;
+    const int wide = tick | key;
+    size_t pad_tick = wide ? (0u - b->used) & 7u : 0;
     size_t pad_body = (0u - (b->used + pad_tick)) & 3u;
-    size_t total = pad_tick + 8 * (size_t)tick + pad_body + 4 + 4 * (size_t)seq + 1 + 3 + 4;
+    size_t total = pad_tick + 8 * (size_t)tick + 8 * (size_t)key + pad_body + 4 + 4 * (size_t)seq + 1 + 3 + 4;
     if (b->failed || total > b->cap - b->used - b->front)
         return message_fields(b, msg, body);
 
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
     const size_t table = u + total;
-    const size_t vsize = 4 + 2 * (SWEEP__MESSAGE_BODY + 1);
+    const size_t vsize = 4 + 2 * (key ? SWEEP__MESSAGE_KEY + 1 : SWEEP__MESSAGE_BODY + 1);
     const uint32_t head = sweep__vtable_head(vsize, total);
-    uint8_t spare[4 + 2 * (SWEEP__MESSAGE_BODY + 1)];
+    uint8_t spare[4 + 2 * (SWEEP__MESSAGE_KEY + 1)];
     uint8_t *vt = sweep__builder_vtable_begin(b, table, vsize, total, spare);
-    size_t align = tick ? 8 : 4;
+    size_t align = wide ? 8 : 4;
     b->minalign = b->minalign > align ? b->minalign : align;
 #define FIELD(id, n) (u += (n), sweep__wr16(vt + 4 + 2 * (id), (uint16_t)(table - u)), end - u)
     sweep__builder_zeros(end - u - pad_tick, pad_tick);
     u += pad_tick;
     if (tick)
         sweep__wr64(FIELD(SWEEP__MESSAGE_SERVER_TICK, 8), msg->server_tick);
+    if (key)
+        sweep__wr64(FIELD(SWEEP__MESSAGE_KEY, 8), msg->key);
     sweep__builder_zeros(end - u - pad_body, pad_body);
     u += pad_body;
     uint8_t *p = FIELD(SWEEP__MESSAGE_BODY, 4);
@@ -1245,6 +1251,11 @@ static uint32_t udp_batch_fit(int claims, size_t datagram)
         moves[i].mode = UINT8_MAX;
     }
     sweep_message m = largest(SWEEP_MSG_MOVE_BATCH);
+    /* A client's request: no server_tick, and over UDP its session's key,
+     * of the same size and alignment (so the counts are those of before
+     * the key). */
+    m.server_tick = 0;
+    m.key = UINT64_MAX;
     m.as.move_batch.moves = moves;
     uint32_t n = udp_fit(&m, &m.as.move_batch.count, NULL, datagram, most);
     free(moves);

@@ -223,6 +223,7 @@ typedef struct sweep_msg_welcome {
     sweep_str identity; /* the token's identity, "#guest", "#command-token"; absent from older servers */
     double time_bank;   /* seconds a player's entity may bank */
     uint16_t udp_port;  /* UDP: the session's own port from here on; 0 = the Hello's */
+    uint64_t udp_key;   /* UDP: what every later datagram of the session carries (sweep_message.key); 0 over TCP */
 } sweep_msg_welcome;
 
 typedef struct sweep_msg_spawn {
@@ -658,6 +659,9 @@ typedef struct sweep_message {
     sweep_msg_kind kind;
     uint32_t sequence;
     uint64_t server_tick;
+    /* UDP, a client's datagrams after its Welcome: Welcome.udp_key, without
+     * which the server drops them. 0 (absent) otherwise. */
+    uint64_t key;
     union {
         sweep_msg_hello hello;
         sweep_msg_welcome welcome;

@@ -75,7 +75,8 @@ sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t da
     size_t len;
     list l;
     if (tcp || !list_of(m, &l)) {
-        sweep_proto_error e = sweep_encode(m, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, buf, cap, &out, &len);
+        /* Results are the server's, which sends no key. */
+        sweep_proto_error e = sweep_encode_keyed(m, 0, tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0, buf, cap, &out, &len);
         if (e != SWEEP_PROTO_OK)
             return e;
         return piece(ctx, out, len) ? SWEEP_PROTO_E_ARG : SWEEP_PROTO_OK;
@@ -95,7 +96,7 @@ sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t da
                 continue;
             }
             sweep_message r = run_of(m, &l, start, k);
-            sweep_proto_error e = sweep_encode(&r, 0, buf, cap, &out, &len);
+            sweep_proto_error e = sweep_encode_keyed(&r, 0, 0, buf, cap, &out, &len);
             if (e == SWEEP_PROTO_OK && len <= datagram)
                 break;
             if (k <= 1)

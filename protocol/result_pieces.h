@@ -29,7 +29,8 @@ typedef int (*sweep_result_piece_fn)(void *ctx, const uint8_t *bytes, size_t len
  * SWEEP_UDP_MAX_DATAGRAM), halving the count until they do; any
  * other kind whole. SWEEP_PROTO_OK; the encoder's error;
  * SWEEP_PROTO_E_DATAGRAM_TOO_LARGE when one result alone does not fit a
- * datagram; SWEEP_PROTO_E_ARG when piece stopped it. */
+ * datagram; SWEEP_PROTO_E_ARG when piece stopped it. Whatever m->key
+ * holds, the pieces carry no key: they are the server's. */
 sweep_proto_error sweep_encode_pieces(const sweep_message *m, int tcp, size_t datagram, void *buf, size_t cap,
                                       sweep_result_piece_fn piece, void *ctx);
 

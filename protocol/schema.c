@@ -27,7 +27,7 @@
 
 static const sweep__field hello[] = {U32, STR_REQ, STR, STR, BYTES, BYTES, U32};
 static const sweep__field welcome[] = {
-    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64, U16,
+    U32, U64, F64, STR_REQ, BYTES_REQ, U32, U32, U32, U8, STR, F64, U16, U64,
 };
 static const sweep__field spawn[] = {VEC3_REQ, VEC3_REQ, F64, F64, U32, U8};
 static const sweep__field spawned[] = {U32, VEC3_REQ, VEC3_REQ, U32, U32, U8};
@@ -136,6 +136,6 @@ static const sweep__table *const body[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(
 
 static const sweep__field message[] = {
     U32, U64, {SWEEP__F_UNION_TYPE, 1, 1, 0, NULL, NULL, 0},
-    {SWEEP__F_UNION, 4, 4, 1, NULL, body, SWEEP_MSG_KIND_COUNT},
+    {SWEEP__F_UNION, 4, 4, 1, NULL, body, SWEEP_MSG_KIND_COUNT}, U64,
 };
 TABLE(sweep__table_message, "Message", message);

@@ -510,13 +510,14 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
     if (!fast_head(v, tpos, &vt, &vsize, &tsize))
         return 0;
     entries = (vsize - 4u) / 2u;
-    /* Message: sequence u32, server_tick u64, body_type u8, body (required). */
+    /* Message: sequence u32, server_tick u64, body_type u8, body (required),
+     * key u64. */
 #ifdef __SSE2__
     if (vt + 20 <= v->n) {
         __m128i f;
-        const __m128i size = _mm_setr_epi16(4, 8, 1, 4, 0, 0, 0, 0);
-        const __m128i align = _mm_setr_epi16(3, 7, 0, 3, 0, 0, 0, 0);
-        bad = !fast_group_sse2(v, tpos, vt, entries, 0, 4, tsize, size, align, &f);
+        const __m128i size = _mm_setr_epi16(4, 8, 1, 4, 8, 0, 0, 0);
+        const __m128i align = _mm_setr_epi16(3, 7, 0, 3, 7, 0, 0, 0);
+        bad = !fast_group_sse2(v, tpos, vt, entries, 0, 5, tsize, size, align, &f);
         _mm_storeu_si128((__m128i *)fo, f);
     } else
 #endif
@@ -526,6 +527,7 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
         FAST_FIELD(SWEEP__MESSAGE_SERVER_TICK, 8, 8);
         FAST_FIELD(SWEEP__MESSAGE_BODY_TYPE, 1, 1);
         FAST_FIELD(SWEEP__MESSAGE_BODY, 4, 4);
+        FAST_FIELD(SWEEP__MESSAGE_KEY, 8, 8);
     }
     if (bad || fo[SWEEP__MESSAGE_BODY_TYPE] == 0 || fo[SWEEP__MESSAGE_BODY] == 0)
         return 0;
@@ -553,8 +555,8 @@ static int fast_message(const vstate *v, size_t root, sweep__verified_move *at)
 /* The fast path restates schema.c's Message, Move, MoveBatch, MoveResult
  * and MoveResultBatch: a field added to any of them must be added there
  * too (and the test will say so). */
-_Static_assert(SWEEP__MESSAGE_BODY == 3 && SWEEP__MOVE_MODE == 7 && SWEEP__BATCH_ITEMS == 0 &&
-                   SWEEP__MR_MEDIUM == 30 && SWEEP__STRUCT_ALIGN <= 8,
+_Static_assert(SWEEP__MESSAGE_BODY == 3 && SWEEP__MESSAGE_KEY == 4 && SWEEP__MOVE_MODE == 7 &&
+                   SWEEP__BATCH_ITEMS == 0 && SWEEP__MR_MEDIUM == 30 && SWEEP__STRUCT_ALIGN <= 8,
                "verify.c: fast path fields");
 
 static sweep_proto_error verify(const void *buf, size_t len, unsigned flags, const sweep_verify_limits *limits,

@@ -34,7 +34,7 @@ int sweep__verify_fast_layout_ok(void);
 typedef struct sweep__verified_move {
     size_t move;    /* 0: not a lone Move the fast path accepted; the rest unset */
     size_t message;
-    uint16_t message_fo[8]; /* the first 4 */
+    uint16_t message_fo[8]; /* the first 5 */
     uint16_t move_fo[8];
 } sweep__verified_move;
 

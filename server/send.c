@@ -82,11 +82,13 @@ int sweep__send(sweep_server *s, sweep__peer *p, const sweep_message *m)
          * before, to the same end. */
         size_t cap;
         uint8_t *room = sweep__udp_room(s, &cap);
-        if (room && sweep_encode(m, 0, room, cap, &out, &len) == SWEEP_PROTO_OK)
+        if (room && sweep_encode_keyed(m, 0, 0, room, cap, &out, &len) == SWEEP_PROTO_OK)
             return transmit(s, p, m, out, len, 1);
     }
     unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
-    sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
+    /* The key is the client's to send, never the server's (a message
+     * built field by field may hold anything there): encoded without. */
+    sweep_proto_error e = sweep_encode_keyed(m, 0, flags, s->out_buf, s->out_cap, &out, &len);
     if (e != SWEEP_PROTO_OK) {
         sweep__log(SWEEP_LOG_ERROR, "encode_failed", "kind=%s error=%s", sweep_msg_kind_name(m->kind),
                    sweep_proto_error_name(e));
@@ -101,7 +103,7 @@ int sweep__send_sized(sweep_server *s, sweep__peer *p, const sweep_message *m, s
     size_t len;
     unsigned flags = p->tcp ? SWEEP_WIRE_SIZE_PREFIXED : 0;
     size_t prefix = p->tcp ? SWEEP_FRAME_PREFIX : 0;
-    sweep_proto_error e = sweep_encode(m, flags, s->out_buf, s->out_cap, &out, &len);
+    sweep_proto_error e = sweep_encode_keyed(m, 0, flags, s->out_buf, s->out_cap, &out, &len);
     if (e == SWEEP_PROTO_E_BUFFER_SPACE || (e == SWEEP_PROTO_OK && len - prefix > limit))
         return 1;
     if (e != SWEEP_PROTO_OK) {

@@ -77,6 +77,7 @@ static void on_move(sweep__world *w, const sweep__request *rq, const sweep_messa
     out.kind = SWEEP_MSG_MOVE_RESULT;
     out.sequence = m->sequence;
     out.server_tick = out.as.move_result.server_tick;
+    out.key = 0; /* what the server sends carries no key */
     sweep__answer(rq, &out);
     if (w->killed_count) /* a kill volume ended it: seldom */
         sweep__world_tell_killed(w, rq);

@@ -32,7 +32,7 @@ SPEC = {
     'Welcome': [('protocol_version', 'u32'), ('session_id', 'u64'), ('tick_rate', 'f64'),
                 ('map_name', 'str'), ('map_hash', 'bytes'), ('max_batch', 'u32'),
                 ('max_frame_size', 'u32'), ('max_entities', 'u32'), ('role', 'u8'),
-                ('identity', 'str'), ('time_bank', 'f64')],
+                ('identity', 'str'), ('time_bank', 'f64'), ('udp_key', 'u64')],
     'Spawn': [('radii', 'vec3'), ('position', 'vec3'), ('max_speed', 'f64'), ('step_height', 'f64'),
               ('spawn_point', 'u32'), ('player', 'bool')],
     'Spawned': [('entity', 'u32'), ('position', 'vec3'), ('radii', 'vec3'), ('rules', 'u32'),
@@ -185,7 +185,7 @@ def canon_table(table, d):
 
 def canon(msg):
     return {'kind': msg['kind'], 'sequence': msg.get('sequence', 0),
-            'server_tick': msg.get('server_tick', 0),
+            'server_tick': msg.get('server_tick', 0), 'key': msg.get('key', 0),
             'body': canon_table(msg['kind'], msg['body'])}
 
 
@@ -281,6 +281,7 @@ def build(msg, size_prefixed):
     M.MessageAddServerTick(b, msg.get('server_tick', 0))
     M.MessageAddBodyType(b, KINDS.index(msg['kind']) + 1)
     M.MessageAddBody(b, body)
+    M.MessageAddKey(b, msg.get('key', 0))
     root = M.MessageEnd(b)
     if size_prefixed:
         b.FinishSizePrefixed(root, file_identifier=b'SWP1')
@@ -378,7 +379,7 @@ def read(buf, size_prefixed):
     u = root.Body()
     t = getattr(mod(kind), kind)()
     t.Init(u.Bytes, u.Pos)
-    return {'kind': kind, 'sequence': root.Sequence(), 'server_tick': root.ServerTick(),
+    return {'kind': kind, 'sequence': root.Sequence(), 'server_tick': root.ServerTick(), 'key': root.Key(),
             'body': read_table(kind, t)}
 
 
@@ -424,7 +425,7 @@ def samples():
          'body': {'protocol_version': 1, 'session_id': 2**63 + 5, 'tick_rate': 128.0,
                   'map_name': 'dm_test', 'map_hash': bytes(range(32)), 'max_batch': 64,
                   'max_frame_size': 65536, 'max_entities': 8, 'role': 1, 'identity': 'bot-7',
-                  'time_bank': 0.5}},
+                  'time_bank': 0.5, 'udp_key': 2**64 - 3}},
         {'kind': 'Welcome', 'sequence': 1,
          'body': {'protocol_version': 1, 'map_name': 'old server', 'map_hash': b''}},
         {'kind': 'Spawn', 'sequence': 2, 'body': {'radii': (0.5, 0.5, 1.8), 'position': (0.0, 0.0, 10.0),
@@ -439,7 +440,7 @@ def samples():
         {'kind': 'Despawned', 'sequence': 3, 'server_tick': 10, 'body': {'entity': 1}},
         {'kind': 'Despawned', 'server_tick': 10, 'body': {'entity': 2**32 - 1, 'crushed_by': 7}},
         {'kind': 'Despawned', 'server_tick': 11, 'body': {'entity': 5, 'killed_by': 2, 'reason': 'lava'}},
-        {'kind': 'Move', 'sequence': 4, 'body': move(0)},
+        {'kind': 'Move', 'sequence': 4, 'key': 2**64 - 1, 'body': move(0)},
         {'kind': 'Move', 'sequence': 4, 'body': dict(move(1), velocity=(inf, -inf, 1e-310))},
         {'kind': 'MoveResult', 'sequence': 4, 'server_tick': 11, 'body': result(8)},
         {'kind': 'MoveResult', 'sequence': 4, 'server_tick': 11, 'body': result(1)},

@@ -186,7 +186,7 @@ static void dump(FILE *o, const sweep_message *m)
         dbl(o, w->tick_rate);
         fputs(",\"time_bank\":", o);
         dbl(o, w->time_bank);
-        fputc('}', o);
+        fprintf(o, ",\"udp_key\":%llu}", (unsigned long long)w->udp_key);
         break;
     }
     case SWEEP_MSG_SPAWN:
@@ -497,8 +497,8 @@ static void dump(FILE *o, const sweep_message *m)
         fputs("null", o);
         break;
     }
-    fprintf(o, ",\"kind\":\"%s\",\"sequence\":%u,\"server_tick\":%llu}\n", sweep_msg_kind_name(m->kind),
-            m->sequence, (unsigned long long)m->server_tick);
+    fprintf(o, ",\"key\":%llu,\"kind\":\"%s\",\"sequence\":%u,\"server_tick\":%llu}\n", (unsigned long long)m->key,
+            sweep_msg_kind_name(m->kind), m->sequence, (unsigned long long)m->server_tick);
 }
 
 static int write_file(const char *path, const void *p, size_t n)

@@ -144,6 +144,8 @@ static inline sweep_message sample_message(unsigned which)
     memset(&m, 0, sizeof m);
     m.sequence = 42 + which;
     m.server_tick = which % 2 ? 0xfedcba9876543210ull : 0;
+    /* Every pairing of the two u64 header fields, each present or not. */
+    m.key = which % 3 == 1 ? 0x8877665544332211ull : 0;
     switch (which) {
     case 0:
         m.kind = SWEEP_MSG_HELLO;
@@ -176,6 +178,7 @@ static inline sweep_message sample_message(unsigned which)
         m.as.welcome.role = SWEEP_WIRE_ROLE_SERVER;
         m.as.welcome.identity = sweep_str_of("game-server.eu-1@example");
         m.as.welcome.time_bank = 0.25;
+        m.as.welcome.udp_key = 0xfffffffffffffffdull;
         break;
     case 3:
         m.kind = SWEEP_MSG_SPAWN;
@@ -670,7 +673,7 @@ static inline int sample__result_eq(const sweep_msg_move_result *a, const sweep_
  * batch equals an empty batch whatever its pointer. */
 static inline int sample_equal(const sweep_message *a, const sweep_message *b)
 {
-    if (a->kind != b->kind || a->sequence != b->sequence || a->server_tick != b->server_tick)
+    if (a->kind != b->kind || a->sequence != b->sequence || a->server_tick != b->server_tick || a->key != b->key)
         return 0;
     switch (a->kind) {
     case SWEEP_MSG_HELLO:
@@ -686,9 +689,9 @@ static inline int sample_equal(const sweep_message *a, const sweep_message *b)
         return x->protocol_version == y->protocol_version && x->session_id == y->session_id &&
                sample__deq(x->tick_rate, y->tick_rate) && sample__streq(x->map_name, y->map_name) &&
                sample__byteseq(x->map_hash, y->map_hash) && x->max_batch == y->max_batch &&
-               x->max_frame_size == y->max_frame_size && x->max_entities == y->max_entities &&
-               x->role == y->role && sample__streq(x->identity, y->identity) &&
-               sample__deq(x->time_bank, y->time_bank);
+               x->max_frame_size == y->max_frame_size && x->max_entities == y->max_entities && x->role == y->role &&
+               sample__streq(x->identity, y->identity) && sample__deq(x->time_bank, y->time_bank) &&
+               x->udp_key == y->udp_key;
     }
     case SWEEP_MSG_SPAWN:
         return sample__veq(a->as.spawn.radii, b->as.spawn.radii) &&

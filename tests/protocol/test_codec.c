@@ -18,6 +18,7 @@
 #include "core/mover.h"
 #include "protocol/builder.h"
 #include "protocol/decode_checked.h"
+#include "protocol/format.h"
 #include "protocol/result_pieces.h"
 #include "samples.h"
 
@@ -989,8 +990,68 @@ static void test_udp_max_batch(void **state)
     memset(&m, 0, sizeof m);
     m.kind = SWEEP_MSG_MOVE_BATCH;
     m.sequence = UINT32_MAX;
+    m.key = UINT64_MAX; /* a client's datagram after its Welcome */
     m.as.move_batch.moves = moves;
     fits_exactly(&m, &m.as.move_batch.count, n);
+    /* What a UDP Welcome announces: every move with a claimed position. */
+    for (uint32_t i = 0; i < 64; i++) {
+        moves[i].has_claimed_position = true;
+        moves[i].claimed_position = sweep_v3(1e300, -2.5, 3.5);
+    }
+    fits_exactly(&m, &m.as.move_batch.count, sweep_udp_max_batch_claimed());
+}
+
+/* Message.key and Welcome.udp_key go on the wire only when set, so what
+ * the server sends (never a key but a UDP Welcome's) and anything over TCP
+ * keeps its bytes; set, they come back, through the decoder's general way
+ * and through its Move fast path, and sweep_peek_key reads the key before
+ * any verification. */
+static void test_udp_key_fields(void **state)
+{
+    (void)state;
+    for (unsigned which = 0; which < sample_count(); which++) {
+        sweep_message m = sample_message(which), back;
+        const uint8_t *out;
+        size_t plain, keyed;
+        m.key = 0;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &plain), SWEEP_PROTO_OK);
+        /* The root's vtable still ends at the body: no entry for the key. */
+        size_t root = sweep__rd32(out), vt = root - (int32_t)sweep__rd32(out + root);
+        assert_int_equal(sweep__rd16(out + vt), 4 + 2 * 4);
+        sweep_msg_kind kind;
+        uint64_t key = 1;
+        assert_true(sweep_peek_key(out, plain, &kind, &key));
+        assert_int_equal(key, 0);
+        assert_int_equal(kind, m.kind);
+        m.key = 0xa5a5a5a55a5a5a5aull;
+        assert_int_equal(sweep_encode(&m, 0, out_buf, sizeof out_buf, &out, &keyed), SWEEP_PROTO_OK);
+        assert_true(keyed > plain);
+        assert_true(sweep_peek_key(out, keyed, &kind, &key));
+        assert_true(key == m.key);
+        assert_int_equal(kind, m.kind);
+        memset(&back, 0, sizeof back);
+        sweep_decoder d = decoder();
+        assert_int_equal(sweep_decode(&d, out, keyed, 0, &back), SWEEP_PROTO_OK);
+        assert_true(back.key == m.key);
+        assert_true(sample_equal(&m, &back));
+        /* Cut anywhere, the peek never reads past the end: it refuses, or
+         * finds the root's fields inside what is left. */
+        for (size_t cut = 0; cut < keyed; cut++) {
+            uint8_t *copy = malloc(cut ? cut : 1);
+            assert_non_null(copy);
+            memcpy(copy, out, cut);
+            if (sweep_peek_key(copy, cut, &kind, &key))
+                assert_true(key == m.key || key == 0);
+            free(copy);
+        }
+    }
+    sweep_message w = sample_message(2), back;
+    const uint8_t *out;
+    size_t len;
+    assert_true(w.as.welcome.udp_key != 0);
+    assert_int_equal(sweep_encode(&w, 0, out_buf, sizeof out_buf, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sweep_decode(NULL, out, len, 0, &back), SWEEP_PROTO_OK);
+    assert_true(back.as.welcome.udp_key == w.as.welcome.udp_key);
 }
 
 /* sweep_udp_max_entity_states entities fit one datagram, one more does
@@ -1247,6 +1308,7 @@ int main(void)
         cmocka_unit_test(test_udp_hello_padding_and_challenge),
         cmocka_unit_test(test_enum_numbers_match_schema),
         cmocka_unit_test(test_udp_max_batch),
+        cmocka_unit_test(test_udp_key_fields),
         cmocka_unit_test(test_udp_max_movers),
         cmocka_unit_test(test_udp_max_entity_states),
         cmocka_unit_test(test_stats_worlds_past_storage),

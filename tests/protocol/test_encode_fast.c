@@ -21,7 +21,7 @@
 #include "samples.h"
 
 /* Field ids of sweep.fbs (the reference must not borrow the encoder's). */
-enum { M_SEQUENCE, M_SERVER_TICK, M_BODY_TYPE, M_BODY };
+enum { M_SEQUENCE, M_SERVER_TICK, M_BODY_TYPE, M_BODY, M_KEY };
 enum {
     R_ENTITY, R_SEQUENCE, R_SERVER_TICK, R_POSITION, R_VELOCITY, R_GROUNDED, R_GROUND_NORMAL,
     R_GROUND_MATERIAL, R_CONTACTS, R_CORRECTED, R_CORRECTION, R_GROUND_MOVER, R_PUSHED_BY, R_CARRIED,
@@ -144,6 +144,8 @@ static sweep_proto_error ref_encode(const sweep_message *m, unsigned flags, uint
     sweep_builder_table_start(&b);
     if (m->server_tick)
         sweep_builder_add_u64(&b, M_SERVER_TICK, m->server_tick);
+    if (m->key)
+        sweep_builder_add_u64(&b, M_KEY, m->key);
     sweep_builder_add_ref(&b, M_BODY, body);
     u32_if(&b, M_SEQUENCE, m->sequence);
     sweep_builder_add_u8(&b, M_BODY_TYPE, (uint8_t)m->kind);
@@ -260,6 +262,7 @@ static void test_move_results(void **state)
         m.kind = SWEEP_MSG_MOVE_RESULT;
         m.sequence = any_u32();
         m.server_tick = next() % 2 ? 0 : next();
+        m.key = next() % 2 ? 0 : (uint64_t)next() << 32 | next();
         any_result(&m.as.move_result);
         unsigned flags = next() % 2;
         same_bytes(&m, flags, sizeof buf_new);
@@ -284,6 +287,7 @@ static void test_move_results_one_rare(void **state)
         m.kind = SWEEP_MSG_MOVE_RESULT;
         m.sequence = any_u32();
         m.server_tick = next() % 2 ? 0 : next();
+        m.key = next() % 2 ? 0 : (uint64_t)next() << 32 | next();
         sweep_msg_move_result *r = &m.as.move_result;
         any_result(r);
         r->ground_mover = r->pushed_by = 0;
@@ -347,6 +351,7 @@ static void test_move_result_batches(void **state)
         m.kind = SWEEP_MSG_MOVE_RESULT_BATCH;
         m.sequence = any_u32();
         m.server_tick = next() % 2 ? 0 : next();
+        m.key = next() % 2 ? 0 : (uint64_t)next() << 32 | next();
         uint32_t n = 1 + next() % 64;
         for (uint32_t i = 0; i < n; i++)
             any_result(&results[i]);

@@ -72,6 +72,14 @@ static void same_move(const uint8_t *b, size_t len, unsigned flags, const sweep_
     memset(&m, 0xa5, sizeof m);
     assert_int_equal(sweep_decode(&d, b, len, flags, &m), SWEEP_PROTO_OK);
     const sweep_msg_move *x = &m.as.move, *y = dm.moves;
+    /* The server's unverified look at a datagram must read what the
+     * verified decode reads, or it would let through or drop the wrong
+     * ones. */
+    sweep_msg_kind peeked_kind;
+    uint64_t peeked_key;
+    if (!(flags & SWEEP_WIRE_SIZE_PREFIXED) &&
+        (!sweep_peek_key(b, len, &peeked_kind, &peeked_key) || peeked_key != m.key || peeked_kind != m.kind))
+        fail_msg("sweep_peek_key disagrees with sweep_decode (len %zu)", len);
     if (m.kind != dm.kind || m.sequence != dm.sequence || m.server_tick != dm.server_tick ||
         x->entity != y->entity || x->sequence != y->sequence || x->client_tick != y->client_tick ||
         !SAME_BITS(x->velocity, y->velocity) || !SAME_BITS(x->dt, y->dt) ||
@@ -91,6 +99,10 @@ static void same(const uint8_t *b, size_t len, unsigned flags)
                      sweep_proto_error_name(general), len, flags, l);
         compared++;
         accepted += fast == SWEEP_PROTO_OK;
+        sweep_msg_kind kind;
+        uint64_t key;
+        if (fast == SWEEP_PROTO_OK && !(flags & SWEEP_WIRE_SIZE_PREFIXED) && !sweep_peek_key(b, len, &kind, &key))
+            fail_msg("sweep_peek_key refuses a buffer the verifier accepts (len %zu)", len);
         if (fast == SWEEP_PROTO_OK)
             same_move(b, len, flags, &limits[l]);
     }
@@ -180,13 +192,14 @@ static void test_move_layouts(void **state)
 {
     (void)state;
     unsigned long before = accepted, read_before = moves_read;
-    for (unsigned set = 0; set < 512; set++) {
+    for (unsigned set = 0; set < 1024; set++) {
         sweep_message m;
         memset(&m, 0, sizeof m);
         m.kind = SWEEP_MSG_MOVE;
         move_of(&m.as.move, set, 0);
         m.sequence = set & 128 ? 11 : 0;
         m.server_tick = set & 256 ? 12 : 0;
+        m.key = set & 512 ? 0x0102030405060708ull : 0;
         const uint8_t *out;
         size_t len;
         for (unsigned flags = 0; flags <= SWEEP_WIRE_SIZE_PREFIXED; flags++) {
@@ -194,8 +207,8 @@ static void test_move_layouts(void **state)
             mutate(out, len, flags);
         }
     }
-    assert_true(accepted - before >= 512 * 2);
-    assert_true(moves_read - read_before >= 512 * 2);
+    assert_true(accepted - before >= 1024 * 2);
+    assert_true(moves_read - read_before >= 1024 * 2);
 }
 
 /* MoveBatches of 0 to 5 Moves, each Move of its own subset of the
