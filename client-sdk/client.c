@@ -507,7 +507,10 @@ sweep_client_status sweep__client_encode_from(sweep_client *c, size_t from, cons
                                               size_t *len, sweep_client_error *err)
 {
     unsigned flags = c->transport == SWEEP_CLIENT_TCP ? SWEEP_WIRE_SIZE_PREFIXED : 0;
-    sweep_proto_error pe = sweep_encode(m, flags, c->tx + from, c->tx_cap - from, out, len);
+    /* The server takes a datagram from the session's address as the
+     * session's only with its key; a Hello answers to its cookie instead. */
+    uint64_t key = c->transport == SWEEP_CLIENT_UDP && m->kind != SWEEP_MSG_HELLO ? c->udp_key : 0;
+    sweep_proto_error pe = sweep_encode_keyed(m, key, flags, c->tx + from, c->tx_cap - from, out, len);
     if (pe == SWEEP_PROTO_E_BUFFER_SPACE && from > 0)
         return SWEEP_CLIENT_E_AGAIN;
     if (pe == SWEEP_PROTO_E_BUFFER_SPACE)

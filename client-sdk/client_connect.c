@@ -134,6 +134,7 @@ static sweep_client_status send_hello(sweep_client *c, const uint8_t *cookie, ui
 {
     sweep_message *m = &c->hs;
     memset(m, 0, sizeof *m);
+    c->udp_key = 0; /* a new handshake, a new session: the last one's key is nobody's */
     m->kind = SWEEP_MSG_HELLO;
     m->sequence = c->next_seq++;
     m->as.hello.protocol_version = SWEEP_PROTOCOL_VERSION;

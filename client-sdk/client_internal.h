@@ -138,6 +138,7 @@ struct sweep_client {
     uint32_t udp_max_batch;
     uint32_t udp_asked;    /* UDP: the largest datagram it takes (Hello.max_datagram) */
     uint32_t udp_datagram; /* UDP: the largest it sends: 1200, then what the Welcome agreed */
+    uint64_t udp_key;      /* UDP: Welcome.udp_key, on every datagram after the Welcome; 0 before */
 
     /* Receiving. */
     uint8_t *rx;  /* TCP: framer storage; UDP: SWEEP__RX_BATCH datagrams of rx_cap bytes each */

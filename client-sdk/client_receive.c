@@ -533,6 +533,7 @@ int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64
         c->welcome.has_roles = w->identity.ptr != NULL;
         c->welcome.time_bank = w->time_bank;
         c->welcome.udp_port = c->transport == SWEEP_CLIENT_UDP ? w->udp_port : 0;
+        c->udp_key = c->transport == SWEEP_CLIENT_UDP ? w->udp_key : 0;
         break;
     }
     case SWEEP_MSG_CHALLENGE:

@@ -1070,11 +1070,11 @@ static const body_encoder encoders[SWEEP_MSG_KIND_COUNT] = {SWEEP__MSG_KINDS(ENC
 
 /* The root table through the builder's calls: the definition of its
  * layout, and what message_table does when room is short. */
-static sweep_ref message_fields(sweep_builder *b, const sweep_message *msg, sweep_ref body)
+static sweep_ref message_fields(sweep_builder *b, const sweep_message *msg, uint64_t key, sweep_ref body)
 {
     sweep__builder_table_start(b);
     u64_if(b, SWEEP__MESSAGE_SERVER_TICK, msg->server_tick);
-    u64_if(b, SWEEP__MESSAGE_KEY, msg->key);
+    u64_if(b, SWEEP__MESSAGE_KEY, key);
     sweep__builder_add_ref(b, SWEEP__MESSAGE_BODY, body);
     u32_if(b, SWEEP__MESSAGE_SEQUENCE, msg->sequence);
     sweep__builder_add_u8(b, SWEEP__MESSAGE_BODY_TYPE, (uint8_t)msg->kind);
@@ -1086,15 +1086,15 @@ static sweep_ref message_fields(sweep_builder *b, const sweep_message *msg, swee
  * [pad to 8, server_tick, key] [pad to 4, body offset] [sequence]
  * body_type, 3 bytes of padding, the soffset; a vtable of four entries, or
  * five with a key (only a client's UDP datagrams have one). */
-static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep_ref body)
+static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, uint64_t the_key, sweep_ref body)
 {
-    const int tick = msg->server_tick != 0, key = msg->key != 0, seq = msg->sequence != 0;
+    const int tick = msg->server_tick != 0, key = the_key != 0, seq = msg->sequence != 0;
     const int wide = tick | key;
     size_t pad_tick = wide ? (0u - b->used) & 7u : 0;
     size_t pad_body = (0u - (b->used + pad_tick)) & 3u;
     size_t total = pad_tick + 8 * (size_t)tick + 8 * (size_t)key + pad_body + 4 + 4 * (size_t)seq + 1 + 3 + 4;
     if (b->failed || total > b->cap - b->used - b->front)
-        return message_fields(b, msg, body);
+        return message_fields(b, msg, the_key, body);
 
     uint8_t *const end = b->buf + b->cap;
     size_t u = b->used;
@@ -1111,7 +1111,7 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
     if (tick)
         sweep__wr64(FIELD(SWEEP__MESSAGE_SERVER_TICK, 8), msg->server_tick);
     if (key)
-        sweep__wr64(FIELD(SWEEP__MESSAGE_KEY, 8), msg->key);
+        sweep__wr64(FIELD(SWEEP__MESSAGE_KEY, 8), the_key);
     sweep__builder_zeros(end - u - pad_body, pad_body);
     u += pad_body;
     uint8_t *p = FIELD(SWEEP__MESSAGE_BODY, 4);
@@ -1128,6 +1128,12 @@ static sweep_ref message_table(sweep_builder *b, const sweep_message *msg, sweep
 sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,
                                const uint8_t **out, size_t *out_len)
 {
+    return msg ? sweep_encode_keyed(msg, msg->key, flags, buf, cap, out, out_len) : SWEEP_PROTO_E_ARG;
+}
+
+sweep_proto_error sweep_encode_keyed(const sweep_message *msg, uint64_t key, unsigned flags, void *buf, size_t cap,
+                                     const uint8_t **out, size_t *out_len)
+{
     if (msg == NULL || buf == NULL || out == NULL || out_len == NULL)
         return SWEEP_PROTO_E_ARG;
     body_encoder encode_body = (unsigned)msg->kind < SWEEP_MSG_KIND_COUNT ? encoders[msg->kind] : NULL;
@@ -1136,7 +1142,7 @@ sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *b
     sweep_ref r;
     if (encode_body == NULL || !encode_body(&b, msg, &r))
         return SWEEP_PROTO_E_ARG;
-    sweep_ref root = message_table(&b, msg, r);
+    sweep_ref root = message_table(&b, msg, key, r);
     return sweep__builder_finish(&b, root, SWEEP_WIRE_IDENTIFIER, (flags & SWEEP_WIRE_SIZE_PREFIXED) != 0, out,
                                  out_len);
 }

@@ -33,6 +33,12 @@ extern "C" {
 sweep_proto_error sweep_encode(const sweep_message *msg, unsigned flags, void *buf, size_t cap,
                                const uint8_t **out, size_t *out_len);
 
+/* sweep_encode with Message.key set to key whatever msg->key holds (0:
+ * absent): what a UDP client puts on each datagram after its Welcome
+ * (Welcome.udp_key), without copying the message to set it. */
+sweep_proto_error sweep_encode_keyed(const sweep_message *msg, uint64_t key, unsigned flags, void *buf, size_t cap,
+                                     const uint8_t **out, size_t *out_len);
+
 /* UDP handshake helper: encodes a Hello (msg->as.hello.padding must be
  * absent) and, if it comes out shorter than min_size bytes (at most
  * SWEEP_UDP_HELLO_MIN; pass SWEEP_UDP_HELLO_MIN), adds zero padding so it is

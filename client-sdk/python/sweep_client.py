@@ -192,7 +192,7 @@ _READS = {
     "Welcome": {"protocol_version": (4, 4), "session_id": (6, 8), "tick_rate": (8, 8),
                 "map_name": (10, _STR, _REQUIRED), "map_hash": (12, ("vector", 1), _REQUIRED),
                 "max_batch": (14, 4), "max_frame_size": (16, 4), "max_entities": (18, 4), "role": (20, 1),
-                "identity": (22, _STR), "time_bank": (24, 8)},
+                "identity": (22, _STR), "time_bank": (24, 8), "udp_key": (28, 8)},
     "Spawned": {"entity": (4, 4), "position": (6, 24, _REQUIRED), "radii": (8, 24, _REQUIRED), "rules": (10, 4),
                 "spawn_point": (12, 4)},
     "MoveResult": {"sequence": (6, 4), "position": (10, 24, _REQUIRED), "velocity": (12, 24, _REQUIRED),
@@ -323,6 +323,10 @@ class Client:
         self.seq = 0
         self._rx = bytearray()  # TCP bytes read and not yet taken as a frame
         self.datagrams_dropped = 0  # UDP datagrams that did not decode
+        # UDP: the session's key (Welcome.udp_key), on every datagram after
+        # the Welcome; the server drops a datagram without it, since anyone
+        # can send from this client's address. 0 until then.
+        self._udp_key = 0
         kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
         infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, kind)
         for i, (family, type_, proto, _, addr) in enumerate(infos):
@@ -357,6 +361,8 @@ class Client:
         Message.AddSequence(b, seq)
         Message.AddBodyType(b, body_type)
         Message.AddBody(b, body)
+        if self._udp_key and body_type != Body.Body.Hello:
+            Message.AddKey(b, self._udp_key)
         root = Message.End(b)
         if self.udp:
             b.Finish(root, file_identifier=IDENTIFIER)
@@ -535,6 +541,7 @@ class Client:
                     raise
         w = Welcome.Welcome()
         w.Init(tab.Bytes, tab.Pos)
+        self._udp_key = w.UdpKey() if self.udp else 0
         # udp_port (a sweepd with --threads: the session's own port) is
         # ignored: this client stays on the port it was given, which serves
         # the session too, with a hop between the server's threads.
