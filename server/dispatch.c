@@ -55,6 +55,7 @@ static void fill_welcome(sweep_server *s, const sweep__session *ss, const sweep_
     /* The thread's own port (--threads N > 1; 0, so absent, with one):
      * where the session's datagrams reach its world's thread directly. */
     w->udp_port = p->tcp ? 0 : (uint16_t)s->direct_port;
+    w->udp_key = ss->udp_key;
 }
 
 int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)

@@ -259,6 +259,10 @@ char *sweep__metrics_render(const sweep__metrics_snapshot *snap, const sweep__wo
            "UDP datagrams dropped: received unverified and not a Hello, too large, or not sent (over the "
            "address's byte budget, socket buffer full).",
            st->udp_dropped);
+    metric(f, "sweep_udp_bad_key_total", "counter",
+           "UDP datagrams dropped because they came from a session's address without its key (forged, or "
+           "from a client that does not send Message.key).",
+           st->udp_bad_key);
     head(f, "sweep_udp_reads_total", "counter",
          "System calls that read a UDP socket, by what they found: datagrams (one or a batch) or none.");
     fprintf(f, "sweep_udp_reads_total{result=\"datagrams\"} %" PRIu64 "\nsweep_udp_reads_total{result=\"empty\"} %" PRIu64
@@ -507,6 +511,7 @@ void sweep__metrics_snapshot_sum(sweep__metrics_snapshot *out, const sweep__metr
         st->requests_total += a->requests_total;
         st->sessions_total += a->sessions_total;
         st->udp_dropped += a->udp_dropped;
+        st->udp_bad_key += a->udp_bad_key;
         st->udp_reads[0] += a->udp_reads[0];
         st->udp_reads[1] += a->udp_reads[1];
         st->udp_sends[0] += a->udp_sends[0];

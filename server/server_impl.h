@@ -135,6 +135,8 @@ struct sweep__session {
     sweep__conn *conn;                 /* TCP */
     struct sockaddr_storage addr;      /* UDP: the verified source address */
     uint8_t cookie[SWEEP__COOKIE_SIZE]; /* UDP: the cookie of the Hello that created it */
+    uint64_t udp_key;                   /* UDP: Welcome.udp_key, which its every later datagram carries
+                                         * (the address alone can be forged); 0 over TCP */
     uint64_t last_seen_ns;             /* UDP idle timeout */
     uint64_t opened_ns;                /* when it was created: its duration in the close line */
     int udp_direct;                    /* UDP: its last datagram came to the thread's own port

@@ -9,9 +9,11 @@
  * Destroying a session releases its owner, which despawns everything it
  * owns (server/world/owner.c).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "server/world/alloc.h"
 #include "server/server_impl.h"
@@ -125,11 +127,30 @@ static void udp_unbind(sweep__session *ss)
     }
 }
 
+/* A UDP session's key: 64 random bits, never 0 (0 is a datagram without
+ * one). Only the session's client ever sees it, in its Welcome; guessing
+ * it takes some 2^63 datagrams. -1 if the kernel gives no randomness. */
+static int udp_key_make(uint64_t *key)
+{
+    do {
+        ssize_t n = getrandom(key, sizeof *key, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof *key)
+            return -1;
+    } while (*key == 0);
+    return 0;
+}
+
 sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__transport t)
 {
     sweep__session *ss = sweep__calloc(1, sizeof *ss);
     if (!ss)
         return NULL;
+    if (t == SWEEP__UDP && udp_key_make(&ss->udp_key) != 0) {
+        free(ss);
+        return NULL;
+    }
     ss->id = __atomic_add_fetch(&s->group->next_session_id, 1, __ATOMIC_RELAXED);
     ss->server = s;
     ss->world = w;

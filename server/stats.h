@@ -28,6 +28,7 @@ typedef struct sweep__stats {
     uint64_t requests_total;
     uint64_t sessions_total;
     uint64_t udp_dropped;     /* datagrams dropped: received unverified or too large, or not sent (budget, full socket) */
+    uint64_t udp_bad_key;     /* of those, received from a session's address without its key */
     uint64_t udp_reads[2];    /* system calls that read a UDP socket: [0] found datagrams, [1] found it empty */
     uint64_t udp_sends[2];    /* system calls that wrote a UDP socket: [0] sendmmsg (a queue's run), [1] one datagram */
     uint64_t crushed_total;   /* entities removed because a mover crushed them */

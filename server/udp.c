@@ -4,7 +4,11 @@
  * before it gets a session.
  *
  * A datagram from an address with a session is dispatched like a TCP
- * frame (without the size prefix). From any other address only a Hello of
+ * frame (without the size prefix) when it carries the session's key
+ * (Message.key = Welcome.udp_key): a source address is easily forged, the
+ * key is known to the session's client alone, so anything else is dropped
+ * unanswered before it touches the session (from_client), Hellos aside,
+ * which answer to their cookie as below. From any other address only a Hello of
  * at least SWEEP_UDP_HELLO_MIN bytes is looked at: without a cookie it gets
  * a Challenge, with a wrong or expired cookie an Error BadCookie, with a
  * good one a Welcome (or the Hello's own refusal: the address is verified
@@ -404,6 +408,58 @@ static void hold(sweep_server *s, sweep__session *ss, const uint8_t *data, size_
         uv_idle_start(&s->udp_resume, on_resume);
 }
 
+/* A Hello from ss's address without ss's key: its client's again, whose
+ * Welcome (and key with it) was lost, only with the cookie that created
+ * the session (1: take it as the session's). Any other is the stateless
+ * handshake's, judged without touching the session: a new client on a
+ * reused address and port gets its own session (sweep__udp_rehello). */
+static int hello_of_stranger(sweep_server *s, sweep__session *ss, const uint8_t *data, size_t len,
+                             const struct sockaddr *addr, uint64_t now, int direct)
+{
+    sweep_message m;
+    if (sweep_decode(&s->requests.dec, data, len, 0, &m) != SWEEP_PROTO_OK || m.kind != SWEEP_MSG_HELLO) {
+        s->stats.udp_dropped++;
+        log_dropped(addr, len, "udp_hello_dropped");
+        return 0;
+    }
+    const sweep_bytes *cookie = &m.as.hello.cookie;
+    if (cookie->ptr && cookie->len == SWEEP__COOKIE_SIZE && sweep__cookie_equal(cookie->ptr, ss->cookie))
+        return 1;
+    sweep__peer p = {.addr = addr,
+                     .session = ss,
+                     .budget = SIZE_MAX,
+                     .received = len,
+                     .now = now,
+                     .datagram = data,
+                     .datagram_len = len,
+                     .direct = direct};
+    sweep__hello(s, &p, &m);
+    sweep__check_invariants(s);
+    return 0;
+}
+
+/* Is this datagram from ss's address its client's? Only the client knows
+ * the session's key (its Welcome's), and an address is easily forged: a
+ * datagram without the key is refused before it touches the session (no
+ * idle time, no rate, no turn, nothing dispatched), and is not answered
+ * either, which would put the server's words about a forger's datagram into
+ * the client's stream. A Hello needs no key (hello_of_stranger). */
+static SWEEP__ALWAYS_INLINE int from_client(sweep_server *s, sweep__session *ss, const uint8_t *data, size_t len,
+                                            const struct sockaddr *addr, int partial, uint64_t now, int direct)
+{
+    sweep_msg_kind kind;
+    uint64_t key;
+    int peeked = sweep_peek_key(data, len, &kind, &key);
+    if (peeked && key == ss->udp_key)
+        return 1;
+    if (peeked && kind == SWEEP_MSG_HELLO && !partial)
+        return hello_of_stranger(s, ss, data, len, addr, now, direct);
+    s->stats.udp_dropped++;
+    s->stats.udp_bad_key++;
+    log_dropped(addr, len, "udp_bad_key_dropped");
+    return 0;
+}
+
 /* One datagram of len bytes from addr, seen at now; partial: cut short
  * by the buffer; held: it was held for its turn and has it now. */
 static void deliver(sweep_server *s, const uint8_t *data, size_t len, const struct sockaddr *addr, int partial,
@@ -430,6 +486,8 @@ static void deliver(sweep_server *s, const uint8_t *data, size_t len, const stru
     }
     if (!held) /* counted when it was read */
         s->stats.bytes_in[SWEEP__UDP] += len;
+    if (ss && !from_client(s, ss, data, len, addr, partial, now, direct))
+        return;
     if (ss) {
         ss->last_seen_ns = now;
         /* Answered where it was sent: a client that moved to the own port

@@ -739,12 +739,30 @@ static inline int fx_expect_error(int fd, fx_rx *rx, const sweep_message *req, u
 
 /* --- a raw client: UDP ------------------------------------------------------------------ */
 
+/* The key of the session each socket holds (Welcome.udp_key, by fd), as a
+ * client keeps it: fx_udp_recv learns it from a Welcome and fx_udp_send
+ * puts it on every message but a Hello. */
+#define FX_UDP_KEYS 4096
+static uint64_t fx__udp_keys[FX_UDP_KEYS];
+
+static inline uint64_t fx_udp_key(int fd)
+{
+    return fd >= 0 && fd < FX_UDP_KEYS ? fx__udp_keys[fd] : 0;
+}
+
+static inline void fx_udp_set_key(int fd, uint64_t key)
+{
+    if (fd >= 0 && fd < FX_UDP_KEYS)
+        fx__udp_keys[fd] = key;
+}
+
 /* A UDP socket connected to the server (so it only hears the server). */
 static inline int fx_udp_socket(int port)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0)
         return -1;
+    fx_udp_set_key(fd, 0); /* an fd number closed before held another session */
     struct sockaddr_in a = fx_addr(port);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         close(fd);
@@ -753,12 +771,20 @@ static inline int fx_udp_socket(int port)
     return fd;
 }
 
-/* Encodes m (a Hello is padded to SWEEP_UDP_HELLO_MIN) and sends it as
- * one datagram; returns its size or -1. */
-static inline ssize_t fx_udp_send(int fd, const sweep_message *m)
+/* Encodes m (a Hello is padded to SWEEP_UDP_HELLO_MIN; anything else
+ * carries the fd's session key unless m has one of its own) and sends it
+ * as one datagram; returns its size or -1. */
+static inline ssize_t fx_udp_send(int fd, const sweep_message *msg)
 {
     const uint8_t *out;
     size_t len;
+    sweep_message keyed;
+    const sweep_message *m = msg;
+    if (msg->kind != SWEEP_MSG_HELLO && msg->key == 0 && fx_udp_key(fd) != 0) {
+        keyed = *msg;
+        keyed.key = fx_udp_key(fd);
+        m = &keyed;
+    }
     sweep_proto_error e = m->kind == SWEEP_MSG_HELLO
                               ? sweep_encode_padded(m, 0, SWEEP_UDP_HELLO_MIN, fx_out, sizeof fx_out, &out, &len)
                               : sweep_encode(m, 0, fx_out, sizeof fx_out, &out, &len);
@@ -779,7 +805,31 @@ static inline ssize_t fx_udp_recv(int fd, fx_rx *rx, sweep_message *m, int timeo
         return -1;
     if (m && sweep_decode(&rx->dec, rx->buf, (size_t)r, 0, m) != SWEEP_PROTO_OK)
         return -1;
+    if (m && m->kind == SWEEP_MSG_WELCOME && m->as.welcome.udp_key)
+        fx_udp_set_key(fd, m->as.welcome.udp_key);
     return r;
+}
+
+/* len bytes (at least 64) that start with a Ping carrying fd's session
+ * key, the rest 0x41: a datagram the server takes as the session's
+ * (checked before its size and its verification), which fails as it is
+ * made to (too large; with `broken`, a wrong file identifier). */
+static inline int fx_udp_keyed_bytes(int fd, uint8_t *buf, size_t len, int broken)
+{
+    sweep_message m;
+    memset(&m, 0, sizeof m);
+    m.kind = SWEEP_MSG_PING;
+    m.sequence = 1;
+    m.key = fx_udp_key(fd);
+    const uint8_t *out;
+    size_t n;
+    if (sweep_encode(&m, 0, fx_out, sizeof fx_out, &out, &n) != SWEEP_PROTO_OK || n > len)
+        return -1;
+    memcpy(buf, out, n);
+    memset(buf + n, 0x41, len - n);
+    if (broken)
+        memcpy(buf + 4, "XXXX", 4);
+    return 0;
 }
 
 /* Full UDP handshake with the Hello `hello` (padded here; its cookie is

@@ -473,13 +473,14 @@ static void test_udp_datagram_too_large(void **state)
     assert_true(fd >= 0);
     assert_true(fx_udp_handshake(fd, rx) != 0);
     uint8_t big[1500];
-    memset(big, 0x41, sizeof big);
+    assert_int_equal(fx_udp_keyed_bytes(fd, big, sizeof big, 0), 0);
     assert_int_equal(send(fd, big, sizeof big, 0), (ssize_t)sizeof big);
     sweep_message r;
     assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
     assert_int_equal(r.kind, SWEEP_MSG_ERROR);
     assert_int_equal(r.as.error.code, SWEEP_WIRE_DATAGRAM_TOO_LARGE);
-    /* Garbage from a verified address gets an Error too. */
+    /* Garbage with the session's key gets an Error too. */
+    assert_int_equal(fx_udp_keyed_bytes(fd, big, 100, 1), 0);
     assert_int_equal(send(fd, big, 100, 0), 100);
     assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
     assert_int_equal(r.kind, SWEEP_MSG_ERROR);
@@ -575,7 +576,7 @@ static void test_udp_rate_limit(void **state)
     /* Datagrams too large pay as requests do: each was answered. */
     usleep(1200 * 1000);
     uint8_t big[1500];
-    memset(big, 0x41, sizeof big);
+    assert_int_equal(fx_udp_keyed_bytes(fd, big, sizeof big, 0), 0);
     for (int i = 0; i < 40; i++)
         assert_int_equal(send(fd, big, sizeof big, 0), (ssize_t)sizeof big);
     sweep_message ping = fx_msg(SWEEP_MSG_PING, 999);

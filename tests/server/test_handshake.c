@@ -608,6 +608,111 @@ static void test_udp_share_grows_with_entities(void **state)
     assert_true(udp_burst_before_other(0, 50) <= 16);
 }
 
+/* --- the session key ------------------------------------------------------- */
+
+/* m sent from fd, so from the session's own address and port, as anyone
+ * who forges that address can: with `key` (0: none) rather than the one
+ * the session was given. */
+static void send_forged(int fd, const sweep_message *m, uint64_t key)
+{
+    const uint8_t *out;
+    size_t len;
+    assert_int_equal(sweep_encode_keyed(m, key, 0, fx_out, sizeof fx_out, &out, &len), SWEEP_PROTO_OK);
+    assert_int_equal(send(fd, out, len, 0), (ssize_t)len);
+}
+
+/* A UDP Welcome carries a key, random and so different for each session;
+ * a TCP Welcome none. */
+static void test_udp_welcome_keys(void **state)
+{
+    (void)state;
+    int a = fx_udp_socket(srv.port), b = fx_udp_socket(srv.port), t = fx_tcp_connect(srv.port);
+    assert_true(a >= 0 && b >= 0 && t >= 0);
+    sweep_message wa, wb, wt;
+    memset(&wa, 0, sizeof wa);
+    memset(&wb, 0, sizeof wb);
+    assert_true(fx_udp_handshake_token(a, rx, NULL, &wa) != 0);
+    assert_true(fx_udp_handshake_token(b, rx, NULL, &wb) != 0);
+    assert_int_equal(wa.kind, SWEEP_MSG_WELCOME);
+    assert_int_equal(wb.kind, SWEEP_MSG_WELCOME);
+    assert_true(wa.as.welcome.udp_key != 0 && wb.as.welcome.udp_key != 0);
+    assert_true(wa.as.welcome.udp_key != wb.as.welcome.udp_key);
+    assert_true(wa.key == 0 && wb.key == 0); /* the server puts no key on what it sends */
+    sweep_message h = fx_hello_msg("tcp-key");
+    assert_int_equal(fx_send(t, &h), 0);
+    assert_int_equal(fx_recv(t, rx, &wt), 1);
+    assert_int_equal(wt.kind, SWEEP_MSG_WELCOME);
+    assert_true(wt.as.welcome.udp_key == 0);
+    /* Each key is its own session's: a's key from b's address is no key. */
+    sweep_message p = fx_msg(SWEEP_MSG_PING, 5);
+    send_forged(b, &p, wa.as.welcome.udp_key);
+    assert_int_equal(fx_udp_recv(b, rx, NULL, 400), 0);
+    assert_true(fx_udp_send(b, &p) > 0);
+    sweep_message r;
+    assert_true(fx_udp_recv(b, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    close(a);
+    close(b);
+    close(t);
+}
+
+/* Datagrams from a session's address without its key (a forged Bye, a
+ * forged WatchWorld that would stream WorldStates at the client, junk, a
+ * wrong key) change nothing: the session stays, is sent nothing it did not
+ * ask for, and is not kept alive by them, so it idles out at
+ * --udp-idle-timeout however long the forger goes on. The client, with
+ * its key, is served throughout. */
+static void test_udp_forged_datagrams_change_nothing(void **state)
+{
+    (void)state;
+    fx_server own;
+    const char *args[] = {"--udp-idle-timeout", "0.8", NULL};
+    assert_int_equal(fx_start(&own, args), 0);
+    int fd = fx_udp_socket(own.port);
+    assert_true(fd >= 0);
+    sweep_message w, r;
+    assert_true(fx_udp_handshake_token(fd, rx, NULL, &w) != 0);
+    uint64_t key = w.as.welcome.udp_key;
+    assert_true(key != 0);
+
+    sweep_message bye = fx_msg(SWEEP_MSG_BYE, 0), watch = fx_msg(SWEEP_MSG_WATCH_WORLD, 3);
+    watch.as.watch_world.every = 1;
+    sweep_message ping = fx_msg(SWEEP_MSG_PING, 4);
+    for (int round = 0; round < 2; round++) {
+        uint64_t forged = round == 0 ? 0 : key ^ 1;
+        send_forged(fd, &watch, forged);
+        send_forged(fd, &bye, forged);
+        send_forged(fd, &ping, forged);
+        assert_int_equal(send(fd, "x", 1, 0), 1);
+    }
+    /* Nothing came of them: no WorldState, no Pong, no Error. */
+    assert_int_equal(fx_udp_recv(fd, rx, NULL, 500), 0);
+    /* The session is still there, and its client is answered. */
+    ping.sequence = 9;
+    assert_true(fx_udp_send(fd, &ping) > 0);
+    assert_true(fx_udp_recv(fd, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    assert_int_equal(r.sequence, 9);
+
+    /* The client falls silent; the forger goes on. */
+    uint64_t quiet = fx_now_ms(), ended = 0;
+    while (fx_now_ms() - quiet < 3000 && !ended) {
+        send_forged(fd, &ping, 0);
+        send_forged(fd, &watch, key + 1);
+        assert_int_equal(send(fd, "x", 1, 0), 1);
+        if (fx_udp_recv(fd, rx, &r, 100) > 0) {
+            assert_int_equal(r.kind, SWEEP_MSG_BYE); /* and nothing else before it */
+            char reason[64];
+            snprintf(reason, sizeof reason, "%.*s", (int)r.as.bye.reason.len, r.as.bye.reason.ptr);
+            assert_string_equal(reason, "idle timeout");
+            ended = fx_now_ms();
+        }
+    }
+    assert_true(ended >= quiet + 700 && ended < quiet + 2500);
+    close(fd);
+    assert_int_equal(fx_stop(&own), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_udp_waiting_datagrams_read_together),
         cmocka_unit_test(test_udp_burst_waits_its_turn),
         cmocka_unit_test(test_udp_share_grows_with_entities),
+        cmocka_unit_test(test_udp_welcome_keys),
+        cmocka_unit_test(test_udp_forged_datagrams_change_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

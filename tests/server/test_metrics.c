@@ -333,9 +333,12 @@ static void test_metrics_count_what_clients_did(void **state)
     int stray = fx_udp_socket(srv.port);
     assert_true(stray >= 0);
     assert_int_equal(send(stray, "not a hello", 11, 0), 11);
+    /* From the session's address, one without its key is dropped too, and
+     * counted as that. */
+    assert_int_equal(send(ufd, "no key", 6, 0), 6);
 
     http_answer a;
-    scrape_until_seen(&a, MOVES, BAD_DTS, 1);
+    scrape_until_seen(&a, MOVES, BAD_DTS, 2);
     assert_int_equal(a.status, 200);
     assert_true(strncmp(a.content_type, "text/plain; version=0.0.4", 25) == 0);
     assert_true(check_format(a.body) > 40);
@@ -343,7 +346,8 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_true(sample(a.body, "sweep_errors_total{code=\"BadDt\"}") == BAD_DTS);
     assert_true(sample(a.body, "sweep_errors_total{code=\"UnknownEntity\"}") == 1);
     assert_true(sample(a.body, "sweep_errors_total{code=\"RateLimited\"}") == 0);
-    assert_true(sample(a.body, "sweep_udp_dropped_total") == 1);
+    assert_true(sample(a.body, "sweep_udp_dropped_total") == 2);
+    assert_true(sample(a.body, "sweep_udp_bad_key_total") == 1);
     assert_true(sample(a.body, "sweep_sessions{transport=\"tcp\"}") == 1);
     assert_true(sample(a.body, "sweep_sessions{transport=\"udp\"}") == 1);
     assert_true(sample(a.body, "sweep_sessions_opened_total") == 2);
@@ -351,7 +355,7 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_true(sample(a.body, "sweep_worlds") == 1);
     assert_true(sample(a.body, "sweep_requests_total") >= 2 + MOVES + BAD_DTS + 1);
     assert_true(sample(a.body, "sweep_received_bytes_total{transport=\"tcp\"}") > 0);
-    assert_true(sample(a.body, "sweep_received_bytes_total{transport=\"udp\"}") >= SWEEP_UDP_HELLO_MIN * 2 + 11);
+    assert_true(sample(a.body, "sweep_received_bytes_total{transport=\"udp\"}") >= SWEEP_UDP_HELLO_MIN * 2 + 11 + 6);
     assert_true(sample(a.body, "sweep_sent_bytes_total{transport=\"tcp\"}") > 0);
     assert_true(sample(a.body, "sweep_sent_bytes_total{transport=\"udp\"}") > 0);
     assert_true(sample(a.body, "sweep_move_seconds_total") > 0);
@@ -380,7 +384,7 @@ static void test_metrics_count_what_clients_did(void **state)
     assert_true(st.errors_by_code[SWEEP_WIRE_BAD_DT] == BAD_DTS);
     assert_true(st.errors_by_code[SWEEP_WIRE_UNKNOWN_ENTITY] == 1);
     assert_true(st.errors_total == BAD_DTS + 1);
-    assert_true(st.udp_dropped == 1);
+    assert_true(st.udp_dropped == 2);
     assert_true(sample(a.body, "sweep_movers") == st.movers);
     for (unsigned i = 0; i < SWEEP_WIRE_RULE_COUNT; i++) {
         char series[96];
@@ -559,7 +563,7 @@ static void test_sweep_stats_prints_them(void **state)
             assert_non_null(strstr(out, "\"errors_by_code\":{\"None\":0,"));
             assert_non_null(strstr(out, "\"BadDt\":3,"));
             assert_non_null(strstr(out, "\"UnknownEntity\":1,"));
-            assert_non_null(strstr(out, "\"udp_dropped\":1,"));
+            assert_non_null(strstr(out, "\"udp_dropped\":2,"));
             assert_non_null(strstr(out, "\"move_ns_total\":"));
             assert_null(strstr(out, "\"move_ns_total\":0,"));
             assert_non_null(strstr(out, "\"worlds_open\":"));
@@ -567,7 +571,7 @@ static void test_sweep_stats_prints_them(void **state)
             assert_non_null(strstr(out, ",\"triangles\":"));
         } else {
             assert_non_null(strstr(out, " errors_by_code=UnknownEntity:1,BadDt:3 ")); /* in code order */
-            assert_non_null(strstr(out, " udp_dropped=1 "));
+            assert_non_null(strstr(out, " udp_dropped=2 "));
             assert_non_null(strstr(out, " tcp_bytes_in="));
             assert_null(strstr(out, " tcp_bytes_in=0 "));
             assert_non_null(strstr(out, " ticks_total="));
