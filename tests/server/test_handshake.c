@@ -651,6 +651,17 @@ static void test_udp_welcome_keys(void **state)
     sweep_message r;
     assert_true(fx_udp_recv(b, rx, &r, FX_TIMEOUT_MS) > 0);
     assert_int_equal(r.kind, SWEEP_MSG_PONG);
+    /* Nor does a MoveResult, the answer the server makes most. */
+    sweep_message sp = fx_spawn_msg(6, sweep_v3(0, 0, 2), sweep_v3(0.4, 0.4, 0.9));
+    assert_true(fx_udp_send(b, &sp) > 0);
+    assert_true(fx_udp_recv(b, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_SPAWNED);
+    assert_true(r.key == 0);
+    sweep_message mv = fx_move_msg(r.as.spawned.entity, 7, sweep_v3(1, 0, 0), 1.0 / 60.0);
+    assert_true(fx_udp_send(b, &mv) > 0);
+    assert_true(fx_udp_recv(b, rx, &r, FX_TIMEOUT_MS) > 0);
+    assert_int_equal(r.kind, SWEEP_MSG_MOVE_RESULT);
+    assert_true(r.key == 0);
     close(a);
     close(b);
     close(t);
