@@ -577,7 +577,7 @@ static void *watch_main(void *arg)
          * the next starts soon. One that ends as soon as it began is a
          * failure like any other (its pause grows, its warnings thin out),
          * or a sidecar answering at once would be asked ten times a second. */
-        if (rc == CURLE_OK && status == 200 && now_ns() - began >= SWEEP__AGONES_STREAM_RAN_MS * 1000000u)
+        if (rc == CURLE_OK && status == 200 && now_ns() - began >= (uint64_t)SWEEP__AGONES_STREAM_RAN_MS * 1000000u)
             r.failures = 0;
     }
     curl_easy_cleanup(c);

@@ -68,6 +68,7 @@ typedef struct ad_double {
     int hold_health;      /* POST /health waits, unanswered, while this is set */
     unsigned health_held; /* POST /health calls that waited so */
     int watch_once;       /* the watch stream sends the GameServer once and ends */
+    int watch_hold_ms;    /* with watch_once: ends this long after it began */
     ad_call *calls;
     unsigned call_count, call_cap;
     /* Called in POST /ready before it is answered (the listener check). */
@@ -98,6 +99,7 @@ static inline void ad_change(ad_double *d) /* under the lock */
 
 typedef struct ad_watch {
     ad_double *d;
+    struct timespec began; /* CLOCK_REALTIME, for the condition's timed wait */
     unsigned sent; /* version last sent; 0 = none */
     char *pending;
     size_t len, off;
@@ -115,6 +117,15 @@ static ssize_t ad_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
         pthread_mutex_lock(&d->lock);
         while (!d->stopping && w->sent == d->version && !(w->sent && d->watch_once))
             pthread_cond_wait(&d->changed, &d->lock);
+        if (w->sent && d->watch_once && d->watch_hold_ms > 0) {
+            struct timespec until = w->began;
+            until.tv_sec += d->watch_hold_ms / 1000;
+            until.tv_nsec += (long)(d->watch_hold_ms % 1000) * 1000000L;
+            if (until.tv_nsec >= 1000000000L)
+                until.tv_sec++, until.tv_nsec -= 1000000000L;
+            while (!d->stopping && pthread_cond_timedwait(&d->changed, &d->lock, &until) == 0)
+                ;
+        }
         if (d->stopping || (w->sent && d->watch_once)) {
             pthread_mutex_unlock(&d->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
@@ -307,6 +318,7 @@ static enum MHD_Result ad_request(void *cls, struct MHD_Connection *c, const cha
         pthread_mutex_unlock(&d->lock);
         ad_watch *w = calloc(1, sizeof *w);
         w->d = d;
+        clock_gettime(CLOCK_REALTIME, &w->began);
         struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, ad_watch_read, w,
                                                                    ad_watch_free);
         MHD_add_response_header(r, "Content-Type", "application/json");

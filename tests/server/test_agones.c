@@ -511,6 +511,31 @@ static void test_a_watch_that_ends_at_once_backs_off(void **state)
     ad_stop(&d);
 }
 
+/* A watch stream that ends 1.6 s after it began is still a failure (only
+ * one of 10 s counts as a stream's ordinary end): one warning in 4.5 s.
+ * The bound once wrapped round 32 bits to 1.41 s, and every such stream
+ * was warned of anew. */
+static void test_a_watch_of_under_ten_seconds_backs_off(void **state)
+{
+    (void)state;
+    ad_double d;
+    assert_int_equal(ad_reserve(&d), 0);
+    d.watch_once = 1;
+    d.watch_hold_ms = 1600;
+    assert_int_equal(ad_start(&d), 0);
+    fx_server srv;
+    const char *more[] = {"--log-level", "info", NULL};
+    assert_int_equal(start(&srv, &d, more, NULL), 0);
+    usleep(4500 * 1000);
+    unsigned streams = ad_count(&d, "GET", "/watch/gameserver");
+    int warned = log_count(&srv, "call=WatchGameServer");
+    if (streams < 2 || warned != 1)
+        fail_msg("%u watch streams in 4.5 s, %d warnings", streams, warned);
+    assert_int_equal(fx_stop(&srv), 0);
+    fx_cleanup(&srv);
+    ad_stop(&d);
+}
+
 /* An allocation seen again is the same allocation however long its
  * agones.dev/last-allocated: it opens one world (a stamp of 200 bytes was
  * cut to 127 and never equal to itself again, each event a new world). */
@@ -692,6 +717,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sdk_late_and_failing),
         cmocka_unit_test(test_a_match_between_two_looks_shuts_down),
         cmocka_unit_test(test_a_watch_that_ends_at_once_backs_off),
+        cmocka_unit_test(test_a_watch_of_under_ten_seconds_backs_off),
         cmocka_unit_test(test_a_long_stamp_opens_one_world),
         cmocka_unit_test(test_health_stops_when_stalled),
         cmocka_unit_test(test_bad_sdk_port_is_refused),
