@@ -538,6 +538,10 @@ int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64
     }
     case SWEEP_MSG_CHALLENGE:
         ev->kind = (sweep_client_event_kind)SWEEP__EV_CHALLENGE;
+        /* Only the handshake's: once welcomed, a Challenge is another
+         * socket's on this address (a forger's Hello answered), not ours. */
+        if (c->state != SWEEP__HELLO)
+            break;
         c->cookie_len = m->as.challenge.cookie.len < SWEEP__COOKIE_MAX ? m->as.challenge.cookie.len
                                                                          : SWEEP__COOKIE_MAX;
         if (c->cookie_len)

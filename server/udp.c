@@ -349,7 +349,18 @@ sweep__rehello sweep__udp_rehello(sweep_server *s, sweep__peer *p, const sweep_m
         log_dropped(p->addr, p->received, "udp_hello_dropped");
         return SWEEP__REHELLO_DONE;
     }
-    if (!cookie_valid(s, &q, m, uv_hrtime()))
+    uint64_t now = uv_hrtime();
+    if (cookie->ptr && !sweep__cookie_check(s->cookie, p->addr, now, cookie->ptr, cookie->len)) {
+        /* Neither the session's client (whose Hello brings the session's
+         * cookie) nor a new one on its port (a fresh cookie): a forger's,
+         * or a stale one. Its BadCookie, naming the forger's sequence,
+         * would land in the session's client's stream as an answer to one
+         * of its own requests: dropped. */
+        s->stats.udp_dropped++;
+        log_dropped(p->addr, p->received, "udp_bad_cookie_dropped");
+        return SWEEP__REHELLO_DONE;
+    }
+    if (!cookie_valid(s, &q, m, now))
         return SWEEP__REHELLO_DONE;
     if (sweep__cookie_nonce(cookie->ptr) < sweep__cookie_nonce(ss->cookie)) {
         /* Made before the session's own cookie: a late duplicate from an

@@ -461,14 +461,13 @@ static void test_udp_bad_cookie_leaves_session(void **state)
     forged[0].bytes[c.len - 1] ^= 0x01; /* the MAC */
     forged[1].bytes[0] ^= 0x80;         /* the nonce: a "later" cookie, unsigned */
     forged[2].len = c.len - 1;          /* a cut one */
+    /* Dropped unanswered: from a session's address a bad cookie is a
+     * forger's (its BadCookie, naming the forger's sequence, would reach
+     * the session's client as an answer to one of its own requests). */
     for (int i = 0; i < 3; i++) {
         sweep_message r;
         ssize_t sent = 0;
-        ssize_t got = udp_hello(fd, &forged[i], 10 + (uint32_t)i, &r, &sent, FX_TIMEOUT_MS);
-        assert_true(got > 0 && got <= sent);
-        assert_int_equal(r.kind, SWEEP_MSG_ERROR);
-        assert_int_equal(r.as.error.code, SWEEP_WIRE_BAD_COOKIE);
-        assert_int_equal(r.as.error.sequence, 10 + (uint32_t)i);
+        assert_int_equal(udp_hello(fd, &forged[i], 10 + (uint32_t)i, &r, &sent, 500), 0);
     }
     udp_ping(fd, 20);
     assert_int_equal(udp_moves(fd, e, 21), 1);
