@@ -89,6 +89,21 @@ static void refuse(scene_files *sf, const char *path, const char *why)
         snprintf(sf->refused, sizeof sf->refused, "the scene names '%.300s', %s", path, why);
 }
 
+/* Is what fd opened in the scene's folder (or the scene)? Asked of the
+ * open file, where the kernel found it (/proc/self/fd), not of the path:
+ * the path was resolved before the open, and a link swapped in between
+ * would be followed by it. */
+static int opened_inside(const scene_files *sf, int fd)
+{
+    char link[64], at[PATH_MAX + 1];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, at, sizeof at - 1);
+    if (n <= 0 || (size_t)n >= sizeof at - 1)
+        return 0;
+    at[n] = '\0';
+    return strncmp(at, sf->folder, strlen(sf->folder)) == 0 || (sf->input_real && strcmp(at, sf->input_real) == 0);
+}
+
 static struct aiFile *files_open(struct aiFileIO *io, const char *path, const char *mode)
 {
     scene_files *sf = (scene_files *)(void *)io->UserData;
@@ -102,10 +117,10 @@ static struct aiFile *files_open(struct aiFileIO *io, const char *path, const ch
     struct stat st;
     int fd = -1;
     FILE *fp = NULL;
+    char why[PATH_MAX + 100];
+    snprintf(why, sizeof why, "which lies outside the scene's folder %.300s; only files in it or below it are read",
+             sf->folder);
     if (!inside) {
-        char why[PATH_MAX + 100];
-        snprintf(why, sizeof why, "which lies outside the scene's folder %.300s; only files in it or below it are read",
-                 sf->folder);
         refuse(sf, path, why);
     } else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
         /* Not opened at all: a FIFO would wait for a writer, a device
@@ -116,6 +131,9 @@ static struct aiFile *files_open(struct aiFileIO *io, const char *path, const ch
     } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         /* swapped for something else since the stat */
         refuse(sf, path, strcmp(path, sf->input) == 0 ? NOT_REGULAR : "which is " NOT_REGULAR);
+    } else if (!opened_inside(sf, fd)) {
+        /* swapped for a link out of the folder since realpath */
+        refuse(sf, path, why);
     } else if (fcntl(fd, F_SETFL, 0) == 0) {
         fp = fdopen(fd, "rb");
     }

@@ -593,6 +593,42 @@ static void files_the_scene_names_stay_in_its_folder(void **state)
     if (!strstr(text, "the scene names 'link.bin', which lies outside the scene's folder"))
         fail_msg("output '%s'", text);
 
+    /* A file swapped for a link out of the folder between the check of
+     * its path and its open (what a writer in the folder could do while
+     * the import runs), made certain by a shim that swaps it right after
+     * realpath: refused, as the link itself is. */
+    char shim_c[4200], shim_so[4200], cmd[24000], bin[PATH_MAX];
+    snprintf(shim_c, sizeof shim_c, "%s", fixture_path(f, "shim.c"));
+    snprintf(shim_so, sizeof shim_so, "%s", fixture_path(f, "shim.so"));
+    const char *shim = "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                       "#include <string.h>\n#include <unistd.h>\n"
+                       "char *realpath(const char *p, char *r) {\n"
+                       "  static char *(*f)(const char *, char *); static int done;\n"
+                       "  if (!f) f = (char *(*)(const char *, char *))dlsym(RTLD_NEXT, \"realpath\");\n"
+                       "  char *x = f(p, r); const char *t = getenv(\"SWAP_TO\");\n"
+                       "  if (x && t && !done && strstr(p, \"floor.bin\")) {\n"
+                       "    done = 1; unlink(p); if (symlink(t, p) != 0) abort(); }\n"
+                       "  return x; }\n";
+    assert_true(fixture_write(shim_c, shim, strlen(shim)));
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o '%s' '%s' -ldl 2>&1", shim_so, shim_c);
+    assert_int_equal(system(cmd), 0);
+    write_external_gltf(in, "floor.bin", fixture_path(f, "scene/floor.bin"));
+    write_external_gltf(in, "floor.bin", NULL);
+    assert_non_null(realpath(fixture_build("bin/sweep-import"), bin));
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && SWAP_TO='%s' LD_PRELOAD='%s' ASAN_OPTIONS=verify_asan_link_order=0 timeout 20 '%s' in.gltf "
+             "-o '%s' --no-check 2>&1",
+             dir, outside, shim_so, bin, out);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(text, 1, sizeof text - 1, p);
+    text[got] = '\0';
+    int rc = pclose(p);
+    assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+    if (!strstr(text, "the scene names 'floor.bin', which lies outside the scene's folder"))
+        fail_msg("output '%s'", text);
+    assert_int_equal(access(out, F_OK), -1);
+
     /* A FIFO: refused at once, not waited on. */
     assert_int_equal(mkfifo(fixture_path(f, "scene/fifo.bin"), 0600), 0);
     write_external_gltf(in, "fifo.bin", NULL);
