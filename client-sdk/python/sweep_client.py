@@ -376,10 +376,13 @@ class Client:
         else:
             self.sock.sendall(data)
 
-    def _frame(self):
-        """The next TCP frame, its prefix taken off. What was read stays in
+    def _frame(self, until):
+        """The next TCP frame, its prefix taken off, or socket.timeout at
+        `until` (time.monotonic(); None: no limit). What was read stays in
         self._rx until a whole frame is there, so a read that times out
-        part way loses nothing."""
+        part way loses nothing; and each read waits only for what is left
+        of the time, so a server sending a byte now and then cannot hold a
+        call past its deadline."""
         while True:
             if len(self._rx) >= 4:
                 (size,) = struct.unpack_from("<I", self._rx)
@@ -389,31 +392,48 @@ class Client:
                     frame = bytes(self._rx[4:4 + size])
                     del self._rx[:4 + size]
                     return frame
+            self._wait_until(until)
             chunk = self.sock.recv(RECV_BYTES)
             if not chunk:
                 raise ConnectionError("the server closed the connection")
             self._rx += chunk
 
-    def _datagram(self):
-        """The next UDP datagram that decodes."""
-        while True:
-            buf = self.sock.recv(65536)
-            try:
-                _Check(buf).message()
-                return buf
-            except ProtocolError:
-                # A datagram may be forged or stray: as libsweep does, one
-                # bad datagram is taken for a lost one (which the resends
-                # make up for), not for the server.
-                self.datagrams_dropped += 1
+    def _wait_until(self, until):
+        """Sets the socket's timeout to what is left until `until`."""
+        if until is None:
+            self.sock.settimeout(None)
+            return
+        left = until - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("timed out")
+        self.sock.settimeout(left)
 
-    def _recv(self):
+    def _datagram(self, until):
+        """The next UDP datagram if it decodes, else None."""
+        self._wait_until(until)
+        buf = self.sock.recv(65536)
+        try:
+            _Check(buf).message()
+            return buf
+        except ProtocolError:
+            # A datagram may be forged or stray: as libsweep does, one
+            # bad datagram is taken for a lost one (which the resends
+            # make up for), not for the server. The caller looks at its
+            # clock again, so a stream of them holds neither the deadline
+            # nor the resends back.
+            self.datagrams_dropped += 1
+            return None
+
+    def _recv(self, until):
         """The next Message from the server (the official runtime reads it,
-        once _Check has found it sound)."""
+        once _Check has found it sound), None for a UDP datagram dropped,
+        or socket.timeout at `until`."""
         if self.udp:
-            buf = self._datagram()
+            buf = self._datagram(until)
+            if buf is None:
+                return None
         else:
-            buf = self._frame()
+            buf = self._frame(until)
             _Check(buf).message()
         m = Message.Message.GetRootAs(buf, 0)
         if m.BodyType() == Body.Body.Bye:
@@ -430,16 +450,22 @@ class Client:
         e.Init(tab.Bytes, tab.Pos)
         return ServerError(e.Code(), e.Message().decode(), e.Sequence()), m.Sequence()
 
-    def _exchange(self, data, awaited, take, resend=None):
+    def _deadline(self):
+        """A call's deadline from now (time.monotonic()), None without a
+        timeout."""
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def _exchange(self, data, awaited, take, resend=None, deadline=None):
         """Sends data (None: nothing) and hands each message that comes to
         take(m) until it returns True. The whole exchange has one deadline,
-        self.timeout from now: a server that keeps sending other things
-        (Pongs, pushes) never holds a call longer than that, and past it
-        socket.timeout says what was awaited. Over UDP with
-        `resend` (seconds) the same bytes go again whenever that long
+        `deadline` or else self.timeout from now: a server that keeps
+        sending other things (Pongs, pushes) never holds a call longer than
+        that, and past it socket.timeout says what was awaited. Over UDP
+        with `resend` (seconds) the same bytes go again whenever that long
         passed since they last went."""
         now = time.monotonic()
-        deadline = None if self.timeout is None else now + self.timeout
+        if deadline is None:
+            deadline = self._deadline()
         resend_at = now + resend if self.udp and resend and data is not None else None
         if data is not None:
             self._send(data)
@@ -452,20 +478,20 @@ class Client:
                     self._send(data)
                     resend_at = now + resend
                 ends = [t for t in (deadline, resend_at) if t is not None]
-                self.sock.settimeout(min(ends) - now if ends else None)
                 try:
-                    m = self._recv()
+                    m = self._recv(min(ends) if ends else None)
                 except socket.timeout:
                     continue  # the loop's top says whether to resend or give up
-                if take(m):
+                if m is not None and take(m):
                     return
         finally:
             self.sock.settimeout(self.timeout)
 
-    def _request(self, data, what, seq, want, resend=None):
+    def _request(self, data, what, seq, want, resend=None, deadline=None):
         """Sends data (request `what` of sequence seq) and returns the body
         table of the answer of kind `want` to seq, raising the server's
-        Error about it; as _exchange waits."""
+        Error about it; as _exchange waits (until `deadline`, or
+        self.timeout from now)."""
         got = []
 
         def take(m):

@@ -523,6 +523,7 @@ static void sweep_testing_cleans_up_a_failed_start(void **state)
  * and then, by its mode, says what sweepd never would. */
 typedef enum {
     FAKE_PONGS,      /* Welcome; then to the Spawn only a Pong every 100 ms, never the answer */
+    FAKE_TRICKLE,    /* Welcome; then to the Spawn its Spawned, one byte every 100 ms */
     FAKE_HUGE_FRAME, /* to the Hello a size prefix of 0xFFFFFFF0 bytes, and nothing after it */
     FAKE_BIG_FRAME,  /* to the Hello a frame of 1 MiB and a byte, all of it sent */
     FAKE_BAD_ROOT,   /* to the Hello a Welcome whose root offset points past the buffer */
@@ -681,6 +682,18 @@ static void fake_serve(int listener, fake_mode mode)
         fb_put32(out + 4 + fb_follow(out + 4, fb_body(out + 4), 0), 1u << 24);
         break;
     }
+    case FAKE_TRICKLE: {
+        sweep_message sp = fx_msg(SWEEP_MSG_SPAWNED, in.sequence);
+        sp.as.spawned.entity = 7;
+        sp.as.spawned.radii = (sweep_vec3){0.4, 0.4, 0.9};
+        fake_put(&sp, out, sizeof out, &len);
+        for (size_t i = 0; i < len; i++) {
+            fake_send(fd, out + i, 1);
+            usleep(100000);
+        }
+        len = 0;
+        break;
+    }
     default:
         for (;;) {
             sweep_message p = fx_msg(SWEEP_MSG_PONG, 0);
@@ -740,31 +753,47 @@ static int py_lines(char **out, const char *address, const char *body)
     return fx_run(cmd, out);
 }
 
-/* A blocking call has one deadline, the client's timeout, however many
- * other messages keep coming meanwhile: a Pong every 100 ms does not hold
- * a Spawn of a 1 s timeout for longer, and the timeout names the request
- * (the Hello was sequence 1). */
-static void a_call_times_out_while_other_messages_come(void **state)
+/* The fake server of `mode` is asked for a Spawn with a 1 s timeout: the
+ * call must give up by its deadline, naming its request (the Hello was
+ * sequence 1). */
+static void spawn_times_out(fake_mode mode)
 {
-    (void)state;
     fake f;
-    fake_start(&f, FAKE_PONGS);
+    fake_start(&f, mode);
     char *out;
     int rc = py_lines(&out, f.address,
                       "c = sweep_client.Client(ADDRESS, timeout=1.0)\n"
                       "t0 = time.monotonic()\n"
                       "try:\n"
                       "    c.spawn()\n"
-                      "    print('spawned')\n"
+                      "    print('spawned after %.1f s' % (time.monotonic() - t0))\n"
                       "except socket.timeout as e:\n"
                       "    print('timeout after %.1f s: %s' % (time.monotonic() - t0, e))\n");
     fake_stop(&f);
     double after = 99;
     const char *t = strstr(out, "timeout after ");
-    if (rc != 0 || !t || sscanf(t, "timeout after %lf", &after) != 1 || after > 5 ||
+    if (rc != 0 || !t || sscanf(t, "timeout after %lf", &after) != 1 || after > 2 ||
         !strstr(t, "Spawn (sequence 2)"))
         fail_msg("exit %d:\n%s", rc, out);
     free(out);
+}
+
+/* A blocking call has one deadline, the client's timeout, however many
+ * other messages keep coming meanwhile: a Pong every 100 ms does not hold
+ * a Spawn of a 1 s timeout for longer. */
+static void a_call_times_out_while_other_messages_come(void **state)
+{
+    (void)state;
+    spawn_times_out(FAKE_PONGS);
+}
+
+/* Nor does an answer sent a byte at a time: each read waits for what is
+ * left of the time, not for the whole timeout again. A Spawned trickled
+ * at ten bytes a second held a call of a 1 s timeout for ten seconds. */
+static void a_trickled_frame_keeps_the_deadline(void **state)
+{
+    (void)state;
+    spawn_times_out(FAKE_TRICKLE);
 }
 
 /* A frame longer than any the client takes (1 MiB, libsweep's bound) is
@@ -815,6 +844,139 @@ static void a_message_that_does_not_decode_is_refused(void **state)
             fail_msg("case %zu: exit %d, wanted %s:\n%s", i, rc, cases[i].want, out);
         free(out);
     }
+}
+
+/* A child process on a UDP port of 127.0.0.1 that does the cookie
+ * handshake (or, by its mode, drags it out) and then says what sweepd
+ * never would. */
+typedef enum {
+    UFAKE_JUNK,       /* to the first Spawn junk every 100 ms for 3 s, no answer; to a resend its Spawned */
+    UFAKE_SLOW_HELLO, /* each Hello answered after 400 ms: a Challenge, or BadCookie to one with a cookie */
+} ufake_mode;
+
+static void ufake_send(int fd, const sweep_message *m, const struct sockaddr_storage *to, socklen_t tl)
+{
+    static uint8_t scratch[1 << 16];
+    const uint8_t *bytes;
+    size_t n;
+    if (sweep_encode(m, 0, scratch, sizeof scratch, &bytes, &n) != SWEEP_PROTO_OK)
+        _exit(2);
+    sendto(fd, bytes, n, 0, (const struct sockaddr *)to, tl);
+}
+
+static void ufake_serve(int fd, ufake_mode mode)
+{
+    alarm(30);
+    static const uint8_t hash[32], cookie[8] = "cookie!!";
+    fx_rx *rx = fx_rx_new();
+    struct sockaddr_storage peer;
+    socklen_t pl = 0;
+    uint32_t answered = 0; /* the newest Hello answered: its resends are not */
+    int spawns = 0;
+    uint64_t junk_until = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, junk_until ? 100 : -1) > 0) {
+            socklen_t len = sizeof peer;
+            ssize_t r = recvfrom(fd, rx->buf, sizeof rx->buf, 0, (struct sockaddr *)&peer, &len);
+            sweep_message in;
+            if (r <= 0 || sweep_decode(&rx->dec, rx->buf, (size_t)r, 0, &in) != SWEEP_PROTO_OK)
+                continue;
+            pl = len;
+            if (in.kind == SWEEP_MSG_HELLO && mode == UFAKE_SLOW_HELLO) {
+                if (in.sequence == answered)
+                    continue;
+                answered = in.sequence;
+                usleep(400000);
+                sweep_message a = fx_msg(in.as.hello.cookie.len ? SWEEP_MSG_ERROR : SWEEP_MSG_CHALLENGE, in.sequence);
+                a.as.challenge.cookie = (sweep_bytes){cookie, sizeof cookie};
+                if (in.as.hello.cookie.len) {
+                    a.as.error.code = SWEEP_WIRE_BAD_COOKIE;
+                    a.as.error.message = sweep_str_of("stale");
+                    a.as.error.sequence = in.sequence;
+                }
+                ufake_send(fd, &a, &peer, pl);
+            } else if (in.kind == SWEEP_MSG_HELLO && !in.as.hello.cookie.len) {
+                sweep_message a = fx_msg(SWEEP_MSG_CHALLENGE, in.sequence);
+                a.as.challenge.cookie = (sweep_bytes){cookie, sizeof cookie};
+                ufake_send(fd, &a, &peer, pl);
+            } else if (in.kind == SWEEP_MSG_HELLO) {
+                sweep_message w = fx_msg(SWEEP_MSG_WELCOME, in.sequence);
+                w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+                w.as.welcome.session_id = 1;
+                w.as.welcome.tick_rate = 60;
+                w.as.welcome.map_name = sweep_str_of("fake");
+                w.as.welcome.map_hash = (sweep_bytes){hash, 32};
+                w.as.welcome.max_batch = 12;
+                w.as.welcome.max_frame_size = 1200;
+                w.as.welcome.max_entities = 100;
+                w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
+                w.as.welcome.identity = sweep_str_of("#guest");
+                w.as.welcome.time_bank = 0.25;
+                w.as.welcome.udp_key = 5;
+                ufake_send(fd, &w, &peer, pl);
+            } else if (in.kind == SWEEP_MSG_SPAWN && mode == UFAKE_JUNK) {
+                if (spawns++ == 0) {
+                    junk_until = fx_now_ms() + 3000;
+                } else {
+                    sweep_message sp = fx_msg(SWEEP_MSG_SPAWNED, in.sequence);
+                    sp.as.spawned.entity = 7;
+                    sp.as.spawned.radii = (sweep_vec3){0.4, 0.4, 0.9};
+                    ufake_send(fd, &sp, &peer, pl);
+                }
+            }
+        }
+        if (junk_until && fx_now_ms() < junk_until)
+            sendto(fd, "junkjunkjunk", 12, 0, (struct sockaddr *)&peer, pl);
+        else
+            junk_until = 0;
+    }
+}
+
+static void ufake_start(fake *f, ufake_mode mode)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0)
+        ufake_serve(fd, mode);
+    close(fd);
+}
+
+/* Datagrams that do not decode are dropped one at a time, each as a lost
+ * one: the call still looks at its clock between them, resends its
+ * request when the answer is late and keeps its deadline. A stream of
+ * junk used to keep it in its read, with no resend, until the junk
+ * stopped. */
+static void junk_holds_back_neither_resends_nor_the_deadline(void **state)
+{
+    (void)state;
+    fake f;
+    ufake_start(&f, UFAKE_JUNK);
+    char *out;
+    int rc = py_lines(&out, f.address,
+                      "c = sweep_client.Client(ADDRESS, udp=True, timeout=1.5)\n"
+                      "t0 = time.monotonic()\n"
+                      "try:\n"
+                      "    sp = c.spawn()\n"
+                      "    print('spawned %d after %.1f s, %d dropped' % (sp['entity'], time.monotonic() - t0,\n"
+                      "          c.datagrams_dropped))\n"
+                      "except socket.timeout as e:\n"
+                      "    print('timeout after %.1f s: %s' % (time.monotonic() - t0, e))\n");
+    fake_stop(&f);
+    double after = 99;
+    int dropped = 0;
+    const char *t = strstr(out, "spawned 7 after ");
+    if (rc != 0 || !t || sscanf(t, "spawned 7 after %lf s, %d dropped", &after, &dropped) != 2 || after > 1.2 ||
+        dropped < 1)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
 }
 
 /* --- UDP that loses what it is unlucky with ------------------------------------------ */
@@ -1386,6 +1548,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
+        cmocka_unit_test(a_trickled_frame_keeps_the_deadline),
+        cmocka_unit_test(junk_holds_back_neither_resends_nor_the_deadline),
         cmocka_unit_test(a_frame_above_the_limit_is_refused),
         cmocka_unit_test(a_message_that_does_not_decode_is_refused),
         cmocka_unit_test(a_lost_spawned_is_asked_again),
