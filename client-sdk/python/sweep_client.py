@@ -316,7 +316,9 @@ class Client:
         """address: "HOST:PORT", "[IPV6]:PORT" or (host, port). Every
         address the name has is tried in turn until one answers the
         handshake (a server may listen on 127.0.0.1 where "localhost" is
-        ::1 first). timeout: seconds a call may take (None: no limit)."""
+        ::1 first). timeout: seconds a call may take (None: no limit);
+        the constructor's is the whole handshake, every address tried and
+        every round of it, as libsweep's connect timeout is."""
         host, port = split_address(address) if isinstance(address, str) else address
         self.udp = udp
         self.timeout = timeout
@@ -329,15 +331,20 @@ class Client:
         self._udp_key = 0
         kind = socket.SOCK_DGRAM if udp else socket.SOCK_STREAM
         infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, kind)
+        # As libsweep's, the timeout bounds the whole handshake, connects,
+        # rounds and BadCookie restarts on every address alike: a server
+        # answering each step just in time must not hold the caller for a
+        # multiple of it.
+        deadline = self._deadline()
         for i, (family, type_, proto, _, addr) in enumerate(infos):
             self.sock = socket.socket(family, type_, proto)
             try:
-                self.sock.settimeout(timeout)
+                self._wait_until(deadline)
                 self.sock.connect(addr)
                 if not udp:
                     self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self.peer = join_address(addr[0], addr[1])
-                self.welcome = self._hello(name, token)
+                self.welcome = self._hello(name, token, deadline)
                 return
             except OSError as e:
                 self.sock.close()
@@ -505,7 +512,7 @@ class Client:
                 return True
             return False
 
-        self._exchange(data, "answer to %s (sequence %d)" % (what, seq), take, resend)
+        self._exchange(data, "answer to %s (sequence %d)" % (what, seq), take, resend, deadline)
         return got[0]
 
     # --- requests ------------------------------------------------------------
@@ -534,14 +541,14 @@ class Client:
                 return data
             pad += UDP_HELLO_MIN - len(data)
 
-    def _ask_hello(self, data, seq, want):
+    def _ask_hello(self, data, seq, want, deadline):
         """Sends a Hello and returns the answer of kind `want` to `seq`. Over
         UDP a lost datagram (the Hello or its answer) is made up for by
         sending the same bytes again every HELLO_RESEND seconds, until the
-        timeout."""
-        return self._request(data, "Hello", seq, want, resend=HELLO_RESEND)
+        handshake's deadline."""
+        return self._request(data, "Hello", seq, want, resend=HELLO_RESEND, deadline=deadline)
 
-    def _hello(self, name, token):
+    def _hello(self, name, token, deadline):
         cookie = None
         for attempt in range(3):
             if self.udp:
@@ -549,7 +556,8 @@ class Client:
                 # cookie of its own, and the session the server makes is
                 # bound to the cookie of the Hello that made it.
                 seq = self._next_seq()
-                tab = self._ask_hello(self._hello_bytes(seq, name, token, None), seq, Body.Body.Challenge)
+                tab = self._ask_hello(self._hello_bytes(seq, name, token, None), seq, Body.Body.Challenge,
+                                      deadline)
                 ch = Challenge.Challenge()
                 ch.Init(tab.Bytes, tab.Pos)
                 cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))
@@ -560,7 +568,8 @@ class Client:
             # over.
             seq = self._next_seq()
             try:
-                tab = self._ask_hello(self._hello_bytes(seq, name, token, cookie), seq, Body.Body.Welcome)
+                tab = self._ask_hello(self._hello_bytes(seq, name, token, cookie), seq, Body.Body.Welcome,
+                                      deadline)
                 break
             except ServerError as e:
                 if not self.udp or e.code != ErrorCode.ErrorCode.BadCookie or attempt == 2:

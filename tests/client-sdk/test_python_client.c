@@ -979,6 +979,33 @@ static void junk_holds_back_neither_resends_nor_the_deadline(void **state)
     free(out);
 }
 
+/* The timeout bounds the whole handshake, as libsweep's does: a server
+ * that answers each Hello just within it (a Challenge, then BadCookie to
+ * start over) must not hold the constructor for every round. A timeout of
+ * 0.6 s with 0.4 s a round took six rounds, 2.4 s, and ended in BadCookie. */
+static void the_handshake_has_one_deadline(void **state)
+{
+    (void)state;
+    fake f;
+    ufake_start(&f, UFAKE_SLOW_HELLO);
+    char *out;
+    int rc = py_lines(&out, f.address,
+                      "t0 = time.monotonic()\n"
+                      "try:\n"
+                      "    sweep_client.Client(ADDRESS, udp=True, timeout=0.6)\n"
+                      "    print('welcome after %.1f s' % (time.monotonic() - t0))\n"
+                      "except socket.timeout as e:\n"
+                      "    print('timeout after %.1f s: %s' % (time.monotonic() - t0, e))\n"
+                      "except sweep_client.ServerError as e:\n"
+                      "    print('refused after %.1f s: %s' % (time.monotonic() - t0, e))\n");
+    fake_stop(&f);
+    double after = 99;
+    const char *t = strstr(out, "timeout after ");
+    if (rc != 0 || !t || sscanf(t, "timeout after %lf", &after) != 1 || after > 1.0 || !strstr(t, "Hello"))
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
 /* --- UDP that loses what it is unlucky with ------------------------------------------ */
 
 /* A UDP relay between the client and sweepd D4 in a child process: the
@@ -1550,6 +1577,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
         cmocka_unit_test(a_trickled_frame_keeps_the_deadline),
         cmocka_unit_test(junk_holds_back_neither_resends_nor_the_deadline),
+        cmocka_unit_test(the_handshake_has_one_deadline),
         cmocka_unit_test(a_frame_above_the_limit_is_refused),
         cmocka_unit_test(a_message_that_does_not_decode_is_refused),
         cmocka_unit_test(a_lost_spawned_is_asked_again),
