@@ -353,6 +353,11 @@ class Client:
                 # does not allow, is the answer.
                 if i == len(infos) - 1 or isinstance(e, (socket.timeout, ProtocolError)):
                     raise
+            except BaseException:
+                # A refusal (ServerError), or an interrupt: no Client is
+                # made to close it later.
+                self.sock.close()
+                raise
 
     def close(self):
         self.sock.close()

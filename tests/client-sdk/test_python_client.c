@@ -846,6 +846,35 @@ static void a_message_that_does_not_decode_is_refused(void **state)
     }
 }
 
+/* A handshake the server refuses (AuthFailed, here) leaves no socket
+ * open: ten refused over TCP and UDP, and the process has the descriptors
+ * it had. */
+static void a_refused_handshake_closes_its_socket(void **state)
+{
+    (void)state;
+    char address[sizeof D4.tcp + sizeof D4.udp + 1], *out;
+    snprintf(address, sizeof address, "%s %s", D4.tcp, D4.udp);
+    int rc = py_lines(&out, address,
+                      "import os\n"
+                      "tcp, udp = ADDRESS.split()\n"
+                      "before = len(os.listdir('/proc/self/fd'))\n"
+                      "refused = 0\n"
+                      "for _ in range(5):\n"
+                      "    for a, u in ((tcp, False), (udp, True)):\n"
+                      "        try:\n"
+                      "            sweep_client.Client(a, udp=u, timeout=5.0, token='not-a-token')\n"
+                      "        except sweep_client.ServerError as e:\n"
+                      "            refused += 1\n"
+                      "            name = e.name\n"
+                      "print('refused', refused, name, 'descriptors', before, len(os.listdir('/proc/self/fd')))\n");
+    const char *t = strstr(out, "refused 10 AuthFailed descriptors ");
+    int before = -1, after = -2;
+    if (rc != 0 || !t || sscanf(t, "refused 10 AuthFailed descriptors %d %d", &before, &after) != 2 ||
+        before != after)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
 /* A child process on a UDP port of 127.0.0.1 that does the cookie
  * handshake (or, by its mode, drags it out) and then says what sweepd
  * never would. */
@@ -1571,6 +1600,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_names_every_option),
         cmocka_unit_test(the_log_reader_and_importers_find_the_runtime_too),
         cmocka_unit_test(bye_is_reported),
+        cmocka_unit_test(a_refused_handshake_closes_its_socket),
         cmocka_unit_test(a_games_own_test_with_sweep_testing),
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
