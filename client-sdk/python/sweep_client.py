@@ -100,10 +100,11 @@ IDENTIFIER = b"SWP1"
 UDP_HELLO_MIN = 256
 UDP_MAX_DATAGRAM = 1200
 HELLO_RESEND = 0.25  # seconds between resends of a UDP handshake datagram
-# Seconds without a whole answer before a UDP request (moves, Spawn, Query)
-# is sent again, the same bytes: the server answers a move it applied from
-# the results it kept, the repeat of a session's newest Spawn with the
-# entity it made, and a Query (which changes nothing) afresh.
+# Seconds without a whole answer before a UDP request (moves, Spawn, Query,
+# WatchWorld) is sent again, the same bytes: the server answers a move it
+# applied from the results it kept, the repeat of a session's newest Spawn
+# with the entity it made, and a Query or WatchWorld (which only sets the
+# subscription again) afresh.
 RESEND = 0.5
 # The largest TCP frame taken from the server, prefix excluded: libsweep's
 # bound. Not the Welcome's max_frame_size, which is what the server takes (a
@@ -754,13 +755,16 @@ class Client:
 
     def watch(self, every):
         """Subscribes to WorldState every `every` ticks (0 stops); returns
-        the server's answer, the poses now."""
+        the server's answer, the poses now. Over UDP a WatchWorld without
+        an answer is sent again every RESEND seconds, as libsweep's
+        blocking watch does: the server answers a repeat afresh and keeps
+        one subscription."""
         seq = self._next_seq()
         b = flatbuffers.Builder(64)
         WatchWorld.Start(b)
         WatchWorld.AddEvery(b, every)
         data = self._finish(b, seq, Body.Body.WatchWorld, WatchWorld.End(b))
-        return self._world_state(self._request(data, "WatchWorld", seq, Body.Body.WorldState))
+        return self._world_state(self._request(data, "WatchWorld", seq, Body.Body.WorldState, resend=RESEND))
 
     def query(self, items):
         """Asks the world items (dicts: kind "Ray", "RayAll", "LineOfSight",

@@ -1183,6 +1183,28 @@ static void a_lost_query_result_is_asked_again(void **state)
     free(out);
 }
 
+/* Over UDP a WatchWorld whose answer is lost is sent again, as libsweep's
+ * blocking watch is: WatchWorld only sets the subscription, so a repeat is
+ * safe. It waited out its timeout. */
+static void a_lost_watch_answer_is_asked_again(void **state)
+{
+    (void)state;
+    relay r;
+    relay_start(&r, SWEEP_MSG_WORLD_STATE, 1, 0);
+    char *out;
+    int rc = py_lines(&out, r.address,
+                      "c = sweep_client.Client(ADDRESS, udp=True, timeout=2.0)\n"
+                      "ws = c.watch(1)\n"
+                      "c.watch(0)\n"
+                      "print('watched tick', ws['tick'] > 0)\n");
+    relay_stop(&r);
+    char *log = slurp(r.log);
+    if (rc != 0 || !strstr(out, "watched tick True") || !strstr(log, "drop WorldState"))
+        fail_msg("exit %d:\n%s\nrelay:\n%s", rc, out, log);
+    free(log);
+    free(out);
+}
+
 /* A Query of more items than one message may hold goes in several, each
  * answered in turn, and the answers come back in the items' order: more
  * than the Welcome's max_batch (64 over TCP, 12 over UDP), and over UDP
@@ -1612,6 +1634,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_message_that_does_not_decode_is_refused),
         cmocka_unit_test(a_lost_spawned_is_asked_again),
         cmocka_unit_test(a_lost_query_result_is_asked_again),
+        cmocka_unit_test(a_lost_watch_answer_is_asked_again),
         cmocka_unit_test(a_query_of_many_items_is_split),
         cmocka_unit_test(a_long_move_batch_goes_in_many),
     };
