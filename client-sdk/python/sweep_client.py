@@ -180,10 +180,18 @@ class ProtocolError(ConnectionError):
 # past the end raises struct.error and one before it (unpack_from takes a
 # negative offset from the end) reads garbage without a word. Per table,
 # field -> (its vtable offset, as the generated code's Offset(N); what it
-# is: a scalar's or struct's bytes, "str", ("vector", element bytes) or
-# ("tables", table); required). Fields the client never reads are left
-# out, as are tables it only skips, which are checked as tables alone.
+# is: a scalar's or struct's bytes, "str", ("vector", element bytes[, most
+# items the protocol allows]) or ("tables", table); required). Fields the
+# client never reads are left out, as are tables it only skips, which are
+# checked as tables alone.
+#
+# Bounds alone do not bound the work: every answer of a QueryResult may
+# point at one long vector of hits, so a 1 MiB frame would hand the reader
+# millions of hits to copy. Where the protocol caps a list, a longer one is
+# refused.
 _STR, _REQUIRED = "str", True
+QUERY_HITS_MAX = 10  # protocol/message.h SWEEP_WIRE_QUERY_HITS_MAX: hits of one QueryAnswer
+MAX_CONTACTS = 8     # core/move.h SWEEP_MAX_CONTACTS: contacts of one MoveResult
 _READS = {
     # body is a union: its type, then an offset to a table of that type.
     "Message": {"sequence": (4, 4), "server_tick": (6, 8), "body_type": (8, 1), "body": (10, 4, _REQUIRED)},
@@ -197,7 +205,7 @@ _READS = {
     "Spawned": {"entity": (4, 4), "position": (6, 24, _REQUIRED), "radii": (8, 24, _REQUIRED), "rules": (10, 4),
                 "spawn_point": (12, 4)},
     "MoveResult": {"sequence": (6, 4), "position": (10, 24, _REQUIRED), "velocity": (12, 24, _REQUIRED),
-                   "grounded": (14, 1), "contacts": (20, ("vector", 56)), "corrected": (22, 1), "rules": (36, 4),
+                   "grounded": (14, 1), "contacts": (20, ("vector", 56, MAX_CONTACTS)), "corrected": (22, 1), "rules": (36, 4),
                    "speed_excess": (38, 8), "time_excess": (40, 8), "applied_dt": (42, 8), "crouched": (60, 1),
                    "stance_blocked": (62, 1)},
     "MoveResultBatch": {"results": (4, ("tables", "MoveResult"), _REQUIRED)},
@@ -205,7 +213,7 @@ _READS = {
                    "paths": (10, ("vector", 12))},
     "QueryResult": {"answers": (4, ("tables", "QueryAnswer"), _REQUIRED), "first": (6, 4)},
     "QueryAnswer": {"code": (4, 2), "message": (6, _STR), "tick": (8, 8), "fraction": (10, 8), "flags": (12, 4),
-                    "hits": (14, ("vector", 88))},
+                    "hits": (14, ("vector", 88, QUERY_HITS_MAX))},
 }
 _BODY_NAMES = {v: k for k, v in vars(Body.Body).items() if not k.startswith("_")}
 _MAX_TABLES = 100000  # as the C verifier (protocol/verify.h): a bound on the work a buffer asks
@@ -275,6 +283,8 @@ class _Check:
                 except UnicodeDecodeError:
                     self._fail(name, "%s is not UTF-8" % field)
             elif kind[0] == "vector":
+                if len(kind) > 2 and count > kind[2]:
+                    self._fail(name, "%s holds %d items, the protocol allows at most %d" % (field, count, kind[2]))
                 self._within(name, to + 4, count * kind[1], "%s (%d items)" % (field, count))
             else:
                 self._within(name, to + 4, count * 4, "%s (%d items)" % (field, count))

@@ -530,6 +530,7 @@ typedef enum {
     FAKE_NO_MAP,     /* to the Hello a Welcome without its required map_name */
     FAKE_NO_MESSAGE, /* Welcome; to the Spawn an Error without its required message */
     FAKE_LONG_LIST,  /* Welcome; to the Query a QueryResult that claims 2^24 answers */
+    FAKE_MANY_HITS,  /* Welcome; to the Query a QueryResult with an answer of 11 hits, one more than allowed */
 } fake_mode;
 
 /* Little-endian fields of a FlatBuffer, to break one on purpose. */
@@ -694,6 +695,15 @@ static void fake_serve(int listener, fake_mode mode)
         len = 0;
         break;
     }
+    case FAKE_MANY_HITS: {
+        static sweep_wire_query_hit hits[SWEEP_WIRE_QUERY_HITS_MAX + 1];
+        sweep_msg_query_answer a = {.tick = 5, .hits = hits, .hit_count = SWEEP_WIRE_QUERY_HITS_MAX + 1};
+        sweep_message q = fx_msg(SWEEP_MSG_QUERY_RESULT, in.sequence);
+        q.as.query_result.answers = &a;
+        q.as.query_result.count = 1;
+        fake_put(&q, out, sizeof out, &len);
+        break;
+    }
     default:
         for (;;) {
             sweep_message p = fx_msg(SWEEP_MSG_PONG, 0);
@@ -818,9 +828,11 @@ static void a_frame_above_the_limit_is_refused(void **state)
 
 /* A message that does not decode is refused by name (ProtocolError, exit
  * 1), not read: an offset past the end, a required field missing, a list
- * longer than its buffer. The official runtime trusts what it reads, and
- * gave struct.error and AttributeError tracebacks, or took 2^24 answers
- * one at a time. */
+ * longer than its buffer, or longer than the protocol allows (more hits
+ * than a QueryAnswer holds: answers sharing one long vector made a 1 MiB
+ * frame ten seconds of decoding). The official runtime trusts what it
+ * reads, and gave struct.error and AttributeError tracebacks, or took
+ * 2^24 answers one at a time. */
 static void a_message_that_does_not_decode_is_refused(void **state)
 {
     (void)state;
@@ -833,6 +845,9 @@ static void a_message_that_does_not_decode_is_refused(void **state)
         {FAKE_NO_MESSAGE, "--velocity 1,0,0", "error ProtocolError: Error from the server without its required message"},
         {FAKE_LONG_LIST, "--query 'ray 0,0,1 0,0,-5'",
          "error ProtocolError: malformed QueryResult from the server: answers (16777216 items) at "},
+        {FAKE_MANY_HITS, "--query 'ray 0,0,1 0,0,-5'",
+         "error ProtocolError: malformed QueryAnswer from the server: hits holds 11 items, the protocol allows at "
+         "most 10"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake f;
