@@ -336,6 +336,7 @@ class Client:
         self.seq = 0
         self._rx = bytearray()  # TCP bytes read and not yet taken as a frame
         self.datagrams_dropped = 0  # UDP datagrams that did not decode
+        self._closed = False
         # UDP: the session's key (Welcome.udp_key), on every datagram after
         # the Welcome; the server drops a datagram without it, since anyone
         # can send from this client's address. 0 until then.
@@ -371,7 +372,26 @@ class Client:
                 raise
 
     def close(self):
-        self.sock.close()
+        """Says Bye and closes the socket; again, does nothing. Over UDP
+        the server has no other word that the client is gone and would
+        keep its session and entities until its idle timeout, so the Bye
+        goes as libsweep's sweep_client_close sends it: keyed, once, best
+        effort and without waiting."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            b = flatbuffers.Builder(64)
+            reason = b.CreateString("client closing")
+            Bye.Start(b)
+            Bye.AddReason(b, reason)
+            data = self._finish(b, self._next_seq(), Body.Body.Bye, Bye.End(b))
+            self.sock.setblocking(False)
+            self.sock.send(data)
+        except OSError:
+            pass  # a server gone, or a full buffer: it cleans up anyway
+        finally:
+            self.sock.close()
 
     # --- framing -----------------------------------------------------------
 

@@ -1220,6 +1220,33 @@ static void a_lost_watch_answer_is_asked_again(void **state)
     free(out);
 }
 
+/* Client.close() says Bye, as libsweep's sweep_client_close does: over
+ * UDP the server has no other word that the client went, and kept its
+ * session and entity until the idle timeout (30 s). Another client looks
+ * where the entity was, within two seconds of the close. */
+static void close_says_bye(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = py_lines(&out, D4.udp,
+                      "a = sweep_client.Client(ADDRESS, udp=True, timeout=5.0)\n"
+                      "sp = a.spawn()\n"
+                      "a.close()\n"
+                      "a.close()\n"
+                      "b = sweep_client.Client(ADDRESS, udp=True, timeout=5.0, token=TOKEN)\n"
+                      "item = {'kind': 'Overlap', 'from': sp['position'], 'radius': 0.5, 'filter': 4}\n"
+                      "for _ in range(20):\n"
+                      "    there = any(h['entity'] == sp['entity'] for h in b.query([item])[0]['hits'])\n"
+                      "    if not there:\n"
+                      "        break\n"
+                      "    time.sleep(0.1)\n"
+                      "b.close()\n"
+                      "print('entity', sp['entity'], 'still there' if there else 'gone')\n");
+    if (rc != 0 || !strstr(out, " gone"))
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
 /* A Query of more items than one message may hold goes in several, each
  * answered in turn, and the answers come back in the items' order: more
  * than the Welcome's max_batch (64 over TCP, 12 over UDP), and over UDP
@@ -1650,6 +1677,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_lost_spawned_is_asked_again),
         cmocka_unit_test(a_lost_query_result_is_asked_again),
         cmocka_unit_test(a_lost_watch_answer_is_asked_again),
+        cmocka_unit_test(close_says_bye),
         cmocka_unit_test(a_query_of_many_items_is_split),
         cmocka_unit_test(a_long_move_batch_goes_in_many),
     };
