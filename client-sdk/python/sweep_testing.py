@@ -22,7 +22,8 @@ behind.
 
 Where the programs are: $SWEEP_BIN (a directory), else the repository's
 build/bin when this file is in a source tree, else PATH. The sample arena:
-$SWEEP_MAP, else build/maps/arena.db in a source tree, else
+$SWEEP_MAP, else share/sweep/maps/arena.db of the prefix whose bin holds
+the sweepd found as above, else build/maps/arena.db in a source tree, else
 share/sweep/maps/arena.db of the prefix whose bin holds the sweepd on
 PATH, /usr/local/share/sweep/maps/arena.db or /usr/share/sweep/maps/arena.db.
 Only the standard library is used: a test may import this module from any
@@ -65,18 +66,30 @@ def find_program(name):
     raise SweepdError("%s not found: build it (make) or set SWEEP_BIN to the directory holding it" % name)
 
 
+def _beside(program):
+    """The arena make install puts beside PREFIX/bin/PROGRAM
+    (PREFIX/share/sweep/maps/arena.db), for the program's path and for its
+    real place (a sweepd linked into a bin from its prefix)."""
+    return [os.path.join(os.path.dirname(os.path.dirname(p)), "share", "sweep", "maps", "arena.db")
+            for p in (os.path.abspath(program), os.path.realpath(program))]
+
+
 def find_arena():
     """The sample arena's map file (see the module's docstring)."""
     env = os.environ.get("SWEEP_MAP")
     candidates = [env] if env else []
-    candidates += [os.path.join(_repo_root(), "build", "maps", "arena.db")]
-    # Beside the sweepd on PATH, as make install lays a prefix out
-    # (PREFIX/bin/sweepd, PREFIX/share/sweep/maps/arena.db).
+    # First beside the sweepd that will run ($SWEEP_BIN's, else the
+    # source tree's or PATH's): the map installed with that server.
+    try:
+        candidates += _beside(find_program("sweepd"))
+    except SweepdError:
+        pass
+    candidates.append(os.path.join(_repo_root(), "build", "maps", "arena.db"))
     on_path = shutil.which("sweepd")
     if on_path:
-        prefix = os.path.dirname(os.path.dirname(os.path.realpath(on_path)))
-        candidates.append(os.path.join(prefix, "share", "sweep", "maps", "arena.db"))
+        candidates += _beside(on_path)
     candidates += ["/usr/local/share/sweep/maps/arena.db", "/usr/share/sweep/maps/arena.db"]
+    candidates = [c for i, c in enumerate(candidates) if c and c not in candidates[:i]]
     for c in candidates:
         if c and os.path.isfile(c):
             return c

@@ -517,6 +517,34 @@ static void sweep_testing_cleans_up_a_failed_start(void **state)
     }
 }
 
+/* sweep_testing outside a source tree, with SWEEP_BIN naming an installed
+ * prefix's bin that PATH does not hold, finds the arena installed beside
+ * that sweepd (PREFIX/share/sweep/maps/arena.db). It looked only beside
+ * the sweepd on PATH. */
+static void sweep_testing_finds_the_arena_beside_sweep_bin(void **state)
+{
+    (void)state;
+    char pre[PATH_MAX], mod[PATH_MAX], cmd[10 * PATH_MAX + 512], *out;
+    snprintf(pre, sizeof pre, "%s/prefix", TMP);
+    snprintf(mod, sizeof mod, "%s/module", TMP);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/bin' '%s/share/sweep/maps' '%s' && ln -sf '%s/bin/sweepd' '%s/bin/sweepd' && "
+             "cp '%s' '%s/share/sweep/maps/arena.db' && cp \"$(dirname '%s')/sweep_testing.py\" '%s/'",
+             pre, pre, mod, BUILD, pre, MAP, pre, SCRIPT, mod);
+    assert_int_equal(fx_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -u SWEEP_MAP PATH=/usr/bin:/bin SWEEP_BIN='%s/bin' /usr/bin/python3 -c "
+             "'import sys; sys.path.insert(0, sys.argv[1]); import sweep_testing; print(\"arena\", "
+             "sweep_testing.find_arena())' '%s'",
+             pre, mod);
+    int rc = fx_run(cmd, &out);
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "arena %s/share/sweep/maps/arena.db\n", pre);
+    if (rc != 0 || !strstr(out, want))
+        fail_msg("exit %d, wanted %s:\n%s", rc, want, out);
+    free(out);
+}
+
 /* --- servers that do not behave as sweepd does ----------------------------------- */
 
 /* A child process on 127.0.0.1 takes one TCP connection, reads the Hello
@@ -1668,6 +1696,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_games_own_test_with_sweep_testing),
         cmocka_unit_test(a_stalled_player_catches_up_half_a_bank),
         cmocka_unit_test(sweep_testing_cleans_up_a_failed_start),
+        cmocka_unit_test(sweep_testing_finds_the_arena_beside_sweep_bin),
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
         cmocka_unit_test(a_trickled_frame_keeps_the_deadline),
         cmocka_unit_test(junk_holds_back_neither_resends_nor_the_deadline),
