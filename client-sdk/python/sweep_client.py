@@ -319,9 +319,12 @@ class Client:
     """One connection to sweepd, TCP (size-prefixed frames) or UDP (one
     buffer per datagram), over IPv4 or IPv6. Requests are answered in
     order, so each call sends one request and reads until the answer to its
-    sequence. Each call has one deadline, `timeout` seconds after it
-    starts, whatever else the server sends meanwhile: past it the call
-    raises socket.timeout naming its request."""
+    sequence. Each request has one deadline, `timeout` seconds after it
+    goes, whatever else the server sends meanwhile: past it the call
+    raises socket.timeout naming its request. A call is one request, but
+    for query() and move_batch() of more than one message holds: as
+    libsweep's blocking sweep_client_query, they send one message after
+    another, and each message has the whole timeout for its answer."""
 
     def __init__(self, address, udp=False, timeout=20.0, name="sweep-python", token=None):
         """address: "HOST:PORT", "[IPV6]:PORT" or (host, port). Every
@@ -765,7 +768,8 @@ class Client:
         one, unless moves holds more than batch_limit() or its bytes do not
         fit the Welcome's max_frame_size (a UDP datagram, 1200 bytes), when
         they go in several, one after another, each of at most
-        batch_limit() moves and halved until its bytes fit."""
+        batch_limit() moves and halved until its bytes fit, and each with
+        the whole timeout for its results."""
         limit = self.welcome["max_frame_size"] or (UDP_MAX_DATAGRAM if self.udp else 0)
         batches = []
         done = 0
@@ -807,7 +811,8 @@ class Client:
         fraction, distance, point, normal). The items go in Queries of at
         most batch_limit() items each, fewer when their bytes would not fit
         the Welcome's max_frame_size (over UDP a datagram: long ignore
-        lists), each answered before the next goes. Over UDP a Query's
+        lists), each answered (within the whole timeout of its own, as
+        libsweep's messages are) before the next goes. Over UDP a Query's
         answers may come in several QueryResults, each placed by its first,
         and a Query not wholly answered is sent again every RESEND seconds
         (a player's repeat is paid again from its query rate)."""

@@ -559,6 +559,7 @@ typedef enum {
     FAKE_NO_MESSAGE, /* Welcome; to the Spawn an Error without its required message */
     FAKE_LONG_LIST,  /* Welcome; to the Query a QueryResult that claims 2^24 answers */
     FAKE_MANY_HITS,  /* Welcome; to the Query a QueryResult with an answer of 11 hits, one more than allowed */
+    FAKE_SLOW_PIECES, /* Welcome of max_batch 2; each Query answered after 300 ms */
 } fake_mode;
 
 /* Little-endian fields of a FlatBuffer, to break one on purpose. */
@@ -633,7 +634,7 @@ static void fake_send(int fd, const uint8_t *p, size_t n)
     }
 }
 
-static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq)
+static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq, uint32_t max_batch)
 {
     static const uint8_t hash[32];
     sweep_message w = fx_msg(SWEEP_MSG_WELCOME, seq);
@@ -642,7 +643,7 @@ static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq)
     w.as.welcome.tick_rate = 60;
     w.as.welcome.map_name = sweep_str_of("fake");
     w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-    w.as.welcome.max_batch = 64;
+    w.as.welcome.max_batch = max_batch;
     w.as.welcome.max_frame_size = 65536;
     w.as.welcome.max_entities = 100;
     w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
@@ -676,7 +677,7 @@ static void fake_serve(int listener, fake_mode mode)
             ;
         _exit(0);
     }
-    fake_welcome(out, sizeof out, &len, in.sequence);
+    fake_welcome(out, sizeof out, &len, in.sequence, mode == FAKE_SLOW_PIECES ? 2 : 64);
     if (mode == FAKE_BAD_ROOT)
         fb_put32(out + 4, 0xFFFF0000u); /* out + 4: the buffer after the size prefix */
     if (mode == FAKE_NO_MAP)
@@ -692,6 +693,17 @@ static void fake_serve(int listener, fake_mode mode)
     if (fx_recv(fd, rx, &in) != 1)
         _exit(0);
     len = 0;
+    for (; mode == FAKE_SLOW_PIECES; len = 0) {
+        static sweep_msg_query_answer answers[64];
+        usleep(300000);
+        sweep_message q = fx_msg(SWEEP_MSG_QUERY_RESULT, in.sequence);
+        q.as.query_result.answers = answers;
+        q.as.query_result.count = in.as.query.count;
+        fake_put(&q, out, sizeof out, &len);
+        fake_send(fd, out, len);
+        if (fx_recv(fd, rx, &in) != 1)
+            _exit(0);
+    }
     switch (mode) {
     case FAKE_NO_MESSAGE: {
         sweep_message e = fx_msg(SWEEP_MSG_ERROR, in.sequence);
@@ -832,6 +844,30 @@ static void a_trickled_frame_keeps_the_deadline(void **state)
 {
     (void)state;
     spawn_times_out(FAKE_TRICKLE);
+}
+
+/* A Query of more items than one message holds goes in several, and
+ * each message waits up to the timeout for its answer, as libsweep's
+ * blocking query gives each of its messages the whole timeout: four items
+ * at two a message, each answered after 300 ms, take longer than a
+ * timeout of 0.5 s and still all come back. */
+static void each_message_of_a_query_has_its_deadline(void **state)
+{
+    (void)state;
+    fake f;
+    fake_start(&f, FAKE_SLOW_PIECES);
+    char *out;
+    int rc = py_lines(&out, f.address,
+                      "c = sweep_client.Client(ADDRESS, timeout=0.5)\n"
+                      "t0 = time.monotonic()\n"
+                      "answers = c.query([{'kind': 'Ray', 'from': (0.0, 0.0, 1.0), 'to': (0.0, 0.0, -1.0)}] * 4)\n"
+                      "print('answers %d after %.1f s' % (len(answers), time.monotonic() - t0))\n");
+    fake_stop(&f);
+    double after = 0;
+    const char *t = strstr(out, "answers 4 after ");
+    if (rc != 0 || !t || sscanf(t, "answers 4 after %lf", &after) != 1 || after < 0.5)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
 }
 
 /* A frame longer than any the client takes (1 MiB, libsweep's bound) is
@@ -1699,6 +1735,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(sweep_testing_finds_the_arena_beside_sweep_bin),
         cmocka_unit_test(a_call_times_out_while_other_messages_come),
         cmocka_unit_test(a_trickled_frame_keeps_the_deadline),
+        cmocka_unit_test(each_message_of_a_query_has_its_deadline),
         cmocka_unit_test(junk_holds_back_neither_resends_nor_the_deadline),
         cmocka_unit_test(the_handshake_has_one_deadline),
         cmocka_unit_test(a_frame_above_the_limit_is_refused),
