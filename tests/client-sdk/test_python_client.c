@@ -29,15 +29,23 @@
  *   there, no program to run) raises SweepdError and leaves no temporary
  *   directory or open file behind.
  * - Against fake servers (a child process on 127.0.0.1 that answers as
- *   sweepd never would): a call that other messages keep coming to still
- *   times out when its time is up, naming its request; a frame longer
- *   than 1 MiB is refused at its size prefix; a message that does not
- *   decode (a root past the end, a required field missing, a list longer
- *   than its buffer) is refused by name, exit 1, without a traceback.
- * - Over UDP through a relay that loses the first Spawned (or QueryResult)
- *   sweepd sends, or breaks it: the client sends the request again and the
- *   server makes one entity. A Query of more items than the Welcome's max_batch, or
- *   of items too long for a dozen to fit a datagram, goes in several and
+ *   sweepd never would): a call that other messages keep coming to, or
+ *   whose answer trickles in, still times out when its time is up, naming
+ *   its request; junk datagrams hold back neither the deadline nor the
+ *   resends; a handshake of slow rounds ends at its one deadline; each
+ *   message of a split Query has the whole timeout; a frame longer than 1
+ *   MiB is refused at its size prefix; a message that does not decode (a
+ *   root past the end, a required field missing, a list longer than its
+ *   buffer or than the protocol allows) is refused by name, exit 1,
+ *   without a traceback.
+ * - A refused handshake leaves no socket open; close() says Bye, so a UDP
+ *   player is gone at once; sweep_testing finds the arena beside the
+ *   sweepd SWEEP_BIN names.
+ * - Over UDP through a relay that loses the first Spawned (or QueryResult,
+ *   or WorldState) sweepd sends, or breaks it: the client sends the
+ *   request again and the server makes one entity. A Query of more items
+ *   than the Welcome's max_batch, or of items too long for a dozen to fit
+ *   a datagram, goes in several and
  *   every answer comes back in order; Client.move_batch of 15,000 moves
  *   goes in 1,250 batches.
  *
