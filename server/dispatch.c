@@ -94,8 +94,10 @@ int sweep__hello(sweep_server *s, sweep__peer *p, const sweep_message *m)
     if (owner != s->thread) {
         /* Another thread's world (threads.c): the connection, or this
          * datagram, goes there and is answered there, and counted there:
-         * the owner dispatches this Hello again. */
-        s->stats.requests_total--;
+         * the owner dispatches this Hello again (a UDP handshake's Hello
+         * was not counted here: that would wrap the counter round). */
+        if (p->counted)
+            s->stats.requests_total--;
         if (p->conn) {
             p->conn->handover_to = owner + 1;
             return 0;
@@ -342,6 +344,7 @@ static void dispatch(sweep_server *s, sweep__peer *p, const uint8_t *buf, size_t
         return;
     }
     s->stats.requests_total++;
+    p->counted = 1;
     /* Everything a session sends is paid for, Pings and repeated Hellos
      * too, a batch by its moves, EntityCommands by its commands and a
      * Query by its items (at most max_batch: an oversized one is refused

@@ -221,6 +221,7 @@ typedef struct sweep__peer {
     size_t datagram_len;
     int direct;      /* UDP: it came to the thread's own port (udp_direct) */
     int record;      /* what is sent to the session goes into its world's log too (OUT records) */
+    int counted;     /* its request is in requests_total (dispatched; not the UDP handshake's) */
 } sweep__peer;
 
 /* A datagram or a TCP connection passed to the thread that owns its world
