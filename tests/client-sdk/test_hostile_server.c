@@ -37,38 +37,10 @@
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/protocol.h"
+#include "tests/client-sdk/fake_server.h"
 
 typedef enum { FLOOD, SILENT, STATS, HANG_UP } behaviour;
 
-/* The fake server's child and its address. */
-typedef struct fake {
-    pid_t pid;
-    char address[64];
-} fake;
-
-/* Appends message m, size-prefixed, to out[*len ..); exits the child on
- * failure (the parent sees the connection end). */
-static void put(const sweep_message *m, uint8_t *out, size_t cap, size_t *len)
-{
-    static uint8_t scratch[1 << 16];
-    const uint8_t *bytes;
-    size_t n;
-    if (sweep_encode(m, SWEEP_WIRE_SIZE_PREFIXED, scratch, sizeof scratch, &bytes, &n) != SWEEP_PROTO_OK ||
-        *len + n > cap)
-        _exit(2);
-    memcpy(out + *len, bytes, n);
-    *len += n;
-}
-
-static void send_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            _exit(0);
-        p += w, n -= (size_t)w;
-    }
-}
 
 /* The child: one connection, then as b says; it ends within 20 s. */
 static void serve(int listener, behaviour b)
@@ -92,8 +64,8 @@ static void serve(int listener, behaviour b)
     w.as.welcome.max_frame_size = 65536;
     w.as.welcome.max_entities = 100;
     w.as.welcome.identity = sweep_str_of("#guest");
-    put(&w, out, sizeof out, &len);
-    send_all(fd, out, len);
+    fake_put(&w, out, sizeof out, &len);
+    fake_send(fd, out, len);
     if (b == HANG_UP)
         _exit(0);
     /* 64 KiB of Pings, which a client takes and drops. */
@@ -103,14 +75,14 @@ static void serve(int listener, behaviour b)
     p.as.ping.client_time = 1;
     uint8_t one[128];
     size_t ol = 0;
-    put(&p, one, sizeof one, &ol);
+    fake_put(&p, one, sizeof one, &ol);
     while (np + ol <= sizeof pings) {
         memcpy(pings + np, one, ol);
         np += ol;
     }
     if (b == FLOOD) {
         for (;;)
-            send_all(fd, pings, np);
+            fake_send(fd, pings, np);
     }
     if (b == STATS) {
         if (recv(fd, in, sizeof in, 0) <= 0) /* the GetStats, sequence 2 */
@@ -125,12 +97,12 @@ static void serve(int listener, behaviour b)
         s.as.stats.worlds_count = 1;
         s.as.stats.worlds_open = 1;
         len = 0;
-        put(&s, out, sizeof out, &len);
+        fake_put(&s, out, sizeof out, &len);
         for (int k = 0; k < 4; k++) {
             memcpy(out + len, pings, np);
             len += np;
         }
-        send_all(fd, out, len);
+        fake_send(fd, out, len);
     }
     pause(); /* silent: until the parent ends it */
     _exit(0);
@@ -193,22 +165,10 @@ static void serve_udp(int fd)
     }
 }
 
-/* A socket of `type` bound to a free port of 127.0.0.1, named in f. */
-static int bound(fake *f, int type)
-{
-    int fd = socket(AF_INET, type, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
-    return fd;
-}
 
 static void start_udp(fake *f)
 {
-    int fd = bound(f, SOCK_DGRAM);
+    int fd = fake_bound(f, SOCK_DGRAM);
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0)
@@ -218,7 +178,7 @@ static void start_udp(fake *f)
 
 static void start(fake *f, behaviour b)
 {
-    int ls = bound(f, SOCK_STREAM);
+    int ls = fake_bound(f, SOCK_STREAM);
     assert_int_equal(listen(ls, 1), 0);
     f->pid = fork();
     assert_true(f->pid >= 0);
@@ -227,11 +187,6 @@ static void start(fake *f, behaviour b)
     close(ls);
 }
 
-static void stop(fake *f)
-{
-    kill(f->pid, SIGKILL);
-    waitpid(f->pid, NULL, 0);
-}
 
 static sweep_client *connect_to(const fake *f, int timeout_ms)
 {
@@ -267,7 +222,7 @@ static void a_send_times_out_while_the_server_floods(void **state)
         longest = ms > longest ? ms : longest;
     }
     sweep_client_close(c);
-    stop(&f);
+    fake_stop(&f);
     if (s != SWEEP_CLIENT_E_TIMEOUT || longest > 5000)
         fail_msg("the sends ended %s (%s), the longest call %llu ms (timeout 500 ms)", sweep_client_status_name(s),
                  e.message, (unsigned long long)longest);
@@ -286,7 +241,7 @@ static void a_timeout_names_its_request(void **state)
     assert_int_equal(sweep_client_last_error(c)->sequence, 2);
     assert_non_null(strstr(e.message, "(sequence 2)"));
     sweep_client_close(c);
-    stop(&f);
+    fake_stop(&f);
 }
 
 static void stats_worlds_outlive_the_reads_after_them(void **state)
@@ -308,7 +263,7 @@ static void stats_worlds_outlive_the_reads_after_them(void **state)
     assert_int_equal(st.worlds[0].map.len, 13);
     assert_memory_equal(st.worlds[0].map.ptr, "map-name-BBBB", 14);
     sweep_client_close(c);
-    stop(&f);
+    fake_stop(&f);
 }
 
 static void a_batch_to_a_server_gone_fails_by_name(void **state)
@@ -373,7 +328,7 @@ static void pieces_of_an_answer_are_placed_as_they_come(void **state)
     for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(r[i].entity, 11u + i);
     sweep_client_close(c);
-    stop(&f);
+    fake_stop(&f);
 }
 
 int main(void)

@@ -73,6 +73,7 @@
 #include "maps/loader.h"
 #include "protocol/encode.h"
 #include "protocol/framing.h"
+#include "tests/client-sdk/fake_server.h"
 
 #define TOKEN "python-client-test-token"
 
@@ -613,34 +614,6 @@ static void fb_drop(uint8_t *b, uint32_t t, unsigned index)
     slot[0] = slot[1] = 0;
 }
 
-typedef struct fake {
-    pid_t pid;
-    char address[64];
-} fake;
-
-/* Appends m as a TCP frame to out[*len ..); the child exits on failure. */
-static void fake_put(const sweep_message *m, uint8_t *out, size_t cap, size_t *len)
-{
-    static uint8_t scratch[1 << 16];
-    const uint8_t *bytes;
-    size_t n;
-    if (sweep_encode(m, SWEEP_WIRE_SIZE_PREFIXED, scratch, sizeof scratch, &bytes, &n) != SWEEP_PROTO_OK ||
-        *len + n > cap)
-        _exit(2);
-    memcpy(out + *len, bytes, n);
-    *len += n;
-}
-
-/* Writes it all, or ends the child (the client went away). */
-static void fake_send(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            _exit(0);
-        p += w, n -= (size_t)w;
-    }
-}
 
 static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq, uint32_t max_batch)
 {
@@ -769,14 +742,8 @@ static void fake_serve(int listener, fake_mode mode)
 
 static void fake_start(fake *f, fake_mode mode)
 {
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(ls >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+    int ls = fake_bound(f, SOCK_STREAM);
     assert_int_equal(listen(ls, 1), 0);
-    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0)
@@ -784,11 +751,6 @@ static void fake_start(fake *f, fake_mode mode)
     close(ls);
 }
 
-static void fake_stop(fake *f)
-{
-    kill(f->pid, SIGKILL);
-    waitpid(f->pid, NULL, 0);
-}
 
 /* Runs the Python lines `body` with sweep_client imported, ADDRESS the
  * address given and TOKEN the servers' command token, under a 60 s cap;
@@ -1051,13 +1013,7 @@ static void ufake_serve(int fd, ufake_mode mode)
 
 static void ufake_start(fake *f, ufake_mode mode)
 {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-    snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
+    int fd = fake_bound(f, SOCK_DGRAM);
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0)
