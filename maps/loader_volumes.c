@@ -225,9 +225,20 @@ int sweep__load_volumes(load *L)
     const sweep_level *lv = L->lv;
     for (uint32_t i = 0; i < lv->volume_count; i++) {
         const char *why = "";
-        if (sweep_volume_check(&lv->volumes[i].v, lv->config.max_speed, lv->config.max_coordinate, &why) != SWEEP_OK)
-            return sweep__load_fail(L, SWEEP_MAP_E_VOLUME, "volumes", lv->volumes[i].id, "volume '%s' (%s): %s",
-                                    lv->volumes[i].name, sweep_volume_kind_name(lv->volumes[i].v.kind), why);
+        const sweep_volume *v = &lv->volumes[i].v;
+        if (sweep_volume_check(v, lv->config.max_speed, lv->config.max_coordinate, &why) == SWEEP_OK)
+            continue;
+        /* A speed above the limit is named with both numbers: which of
+         * the two to change is the map maker's call. */
+        const double speed = v->kind == SWEEP_VOLUME_PUSH       ? sweep_v3_len(v->velocity)
+                             : v->kind == SWEEP_VOLUME_TELEPORT ? v->exit_speed
+                                                                : 0.0;
+        if (speed > lv->config.max_speed)
+            return sweep__load_fail(L, SWEEP_MAP_E_VOLUME, "volumes", lv->volumes[i].id,
+                                    "volume '%s' (%s): %s (%g, the map's speed_limit %g)", lv->volumes[i].name,
+                                    sweep_volume_kind_name(v->kind), why, speed, lv->config.max_speed);
+        return sweep__load_fail(L, SWEEP_MAP_E_VOLUME, "volumes", lv->volumes[i].id, "volume '%s' (%s): %s",
+                                lv->volumes[i].name, sweep_volume_kind_name(v->kind), why);
     }
     return 1;
 }

@@ -282,7 +282,7 @@ static void bad_volumes_are_refused(void **state)
     refused(f,
             "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z, velocity_x, velocity_y, "
             "velocity_z) VALUES (3, 'p', 'push', 0, 0, 0, 1, 1, 1, 0, 0, 500);",
-            SWEEP_MAP_E_VOLUME, "launch velocity is faster than the speed limit");
+            SWEEP_MAP_E_VOLUME, "volume 'p' (push): launch velocity is faster than the speed limit (500, the map's speed_limit 60)");
     refused(f,
             "INSERT INTO volumes (id, name, kind, min_x, min_y, min_z, max_x, max_y, max_z) "
             "VALUES (2, 'k', 'kill', 0, 0, 0, 1, 1, 1);"
