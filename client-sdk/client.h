@@ -168,6 +168,12 @@ typedef struct sweep_client_options {
 /* Zeroes opts (TCP, defaults everywhere). */
 void sweep_client_options_init(sweep_client_options *opts);
 
+/* Whether address has the form connecting takes, "HOST:PORT" ("[ADDR]:PORT"
+ * for IPv6), its port a number in 1..65535 or a service name, without
+ * resolving it: SWEEP_CLIENT_OK, or SWEEP_CLIENT_E_ADDRESS with err
+ * saying what is wrong (a command line can refuse it before any I/O). */
+sweep_client_status sweep_client_check_address(const char *address, sweep_client_error *err);
+
 /* Connects and completes the handshake, waiting up to options.timeout_ms;
  * *out is the new client. On failure *out is NULL and err (if not NULL)
  * says why: a server that answered the Hello with an Error gives

@@ -26,20 +26,14 @@
 
 #include "protocol/encode.h"
 
-sweep_client_status sweep__client_resolve(const char *address, int socktype, struct addrinfo **res,
-                                          sweep_client_error *err)
+/* The longest host part of an address (a name or a numeric address). */
+#define SWEEP__HOST_MAX 255u
+
+sweep_client_status sweep_client_check_address(const char *address, sweep_client_error *err)
 {
-    char host[256];
     const char *colon = address ? strrchr(address, ':') : NULL;
-    if (colon == NULL || colon == address || colon[1] == '\0' || (size_t)(colon - address) >= sizeof host)
+    if (colon == NULL || colon == address || colon[1] == '\0' || (size_t)(colon - address) > SWEEP__HOST_MAX)
         return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "'%s' is not HOST:PORT", address ? address : "(null)");
-    size_t hl = (size_t)(colon - address);
-    memcpy(host, address, hl);
-    host[hl] = '\0';
-    if (host[0] == '[' && hl >= 2 && host[hl - 1] == ']') {
-        memmove(host, host + 1, hl - 2);
-        host[hl - 2] = '\0';
-    }
     /* getaddrinfo takes a numeric port modulo 65536: 99999 would connect
      * to 34463 and report that port's refusal. */
     const char *port = colon + 1;
@@ -47,6 +41,24 @@ sweep_client_status sweep__client_resolve(const char *address, int socktype, str
         unsigned long p = strlen(port) > 5 ? 65536ul : strtoul(port, NULL, 10);
         if (p == 0 || p > 65535)
             return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: port %s is not in 1..65535", address, port);
+    }
+    return SWEEP_CLIENT_OK;
+}
+
+sweep_client_status sweep__client_resolve(const char *address, int socktype, struct addrinfo **res,
+                                          sweep_client_error *err)
+{
+    sweep_client_status s = sweep_client_check_address(address, err);
+    if (s != SWEEP_CLIENT_OK)
+        return s;
+    char host[SWEEP__HOST_MAX + 1];
+    const char *colon = strrchr(address, ':'), *port = colon + 1;
+    size_t hl = (size_t)(colon - address);
+    memcpy(host, address, hl);
+    host[hl] = '\0';
+    if (host[0] == '[' && hl >= 2 && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
     }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype};
     int rc = getaddrinfo(host, port, &hints, res);

@@ -169,20 +169,6 @@ static const struct {
     {"despawn", SWEEP_WIRE_OP_DESPAWN, 0},
 };
 
-/* HOST:PORT as the client resolves it, the port a number in 1..65535 or a
- * service name: whether it resolves is the run's to find, its form the
- * command line's. */
-static int address_form(const char *a)
-{
-    const char *colon = strrchr(a, ':');
-    if (colon == NULL || colon == a || colon[1] == '\0')
-        return 0;
-    const char *port = colon + 1;
-    if (strspn(port, "0123456789") != strlen(port))
-        return 1;
-    return strlen(port) <= 5 && strtoul(port, NULL, 10) >= 1 && strtoul(port, NULL, 10) <= 65535;
-}
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "sweep: ");
@@ -479,7 +465,8 @@ static int parse_args(int argc, char **argv, options *o)
     } else if (!o->connect) {
         return usage_error("%s needs --connect HOST:PORT", o->command);
     }
-    if (o->connect && !address_form(o->connect))
+    /* Its form is the command line's; whether it resolves, the run's. */
+    if (o->connect && sweep_client_check_address(o->connect, NULL) != SWEEP_CLIENT_OK)
         return usage_error("--connect wants HOST:PORT (a port in 1..65535; [ADDR]:PORT for IPv6), not '%s'",
                            o->connect);
     return 0;

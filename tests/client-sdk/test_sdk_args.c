@@ -217,6 +217,32 @@ static void connect_refuses_missing_options(void **state)
     assert_null(c);
 }
 
+/* An address's form, checked without resolving it: what connecting takes
+ * and refuses, by the same rule. */
+static void addresses_are_checked_by_form(void **state)
+{
+    (void)state;
+    sweep_client_error e;
+    const char *good[] = {"127.0.0.1:1", "[::1]:65535", "localhost:http", "no-such-host.invalid:7878"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(sweep_client_check_address(good[i], &e), SWEEP_CLIENT_OK);
+    const char *bad[] = {NULL, "", "127.0.0.1", ":7878", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+                         "127.0.0.1:000007878"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sweep_client_check_address(bad[i], &e), SWEEP_CLIENT_E_ADDRESS);
+        assert_int_equal(e.status, SWEEP_CLIENT_E_ADDRESS);
+    }
+    assert_non_null(strstr(e.message, "is not in 1..65535"));
+    assert_int_equal(sweep_client_check_address("127.0.0.1", NULL), SWEEP_CLIENT_E_ADDRESS);
+    /* Connecting refuses the same, by the same words. */
+    sweep_client_options o;
+    sweep_client_options_init(&o);
+    o.address = "127.0.0.1:65536";
+    sweep_client *c;
+    assert_int_equal(sweep_client_connect(&o, &c, &e), SWEEP_CLIENT_E_ADDRESS);
+    assert_non_null(strstr(e.message, "127.0.0.1:65536: port 65536 is not in 1..65535"));
+}
+
 /* ---- client.h: a client still connecting --------------------------------- */
 
 typedef struct connecting {
@@ -585,6 +611,7 @@ int main(void)
         cmocka_unit_test(client_answers_about_a_null_client),
         cmocka_unit_test(client_names_take_any_value),
         cmocka_unit_test(connect_refuses_missing_options),
+        cmocka_unit_test(addresses_are_checked_by_form),
         cmocka_unit_test_setup_teardown(connecting_client_refuses_bad_arguments, connecting_setup,
                                         connecting_teardown),
         cmocka_unit_test_setup_teardown(connecting_client_answers_without_crashing, connecting_setup,
