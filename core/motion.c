@@ -159,9 +159,6 @@ static sweep_vec3 climb(const sweep_rules *r, sweep_vec3 vel, sweep_vec3 w3, swe
     return accelerate(vel, clamped(target, sweep_v3_len(target), r->climb_speed), r->climb_accel * h);
 }
 
-/* The probe and the medium of a body whose stance turned: rare, and out
- * of line, so that sweep_act's code, which shares the instruction cache
- * with the move's own, holds one copy of the medium test, not two. */
 /* A step's result once its volumes took the body off the ground it ended
  * on (a teleport, a pad's launch): no ground, so no mover carries the
  * body from where it stood and the answer names none. Its contacts stay:
@@ -176,6 +173,9 @@ static SWEEP__NOINLINE void left_the_ground(sweep_move_result *mv)
     mv->ground_body = SWEEP_NO_BODY;
 }
 
+/* The probe and the medium of a body whose stance turned: rare, and out
+ * of line, so that sweep_act's code, which shares the instruction cache
+ * with the move's own, holds one copy of the medium test, not two. */
 static SWEEP__NOINLINE void medium_of_stance(const sweep_world *w, sweep_vec3 radii, sweep_vec3 up, sweep_vec3 c,
                                              const sweep__medium_probe **p, sweep__medium *m)
 {

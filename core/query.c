@@ -280,7 +280,6 @@ static void run_path(const sweep__qctx *q, sweep_vec3 o, sweep_vec3 d, const swe
         entities_path(q, o, d, radii ? sweep__sweep_grow(*radii) : 0.0, k);
 }
 
-/* The checks of a path's ends, then the query's own. */
 static double vmaxabs(sweep_vec3 v)
 {
     return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
@@ -293,6 +292,7 @@ static sweep_status point_ok(sweep_vec3 p)
     return vmaxabs(p) <= SWEEP_QUERY_MAX_COORDINATE ? SWEEP_OK : SWEEP_E_POSITION;
 }
 
+/* The checks of a path's ends, then the query's own. */
 static sweep_status path_begin(const sweep_query_space *s, sweep_vec3 from, sweep_vec3 to,
                                const sweep_query_filter *f, sweep__qctx *q)
 {
