@@ -41,7 +41,6 @@ typedef struct player {
     int busy;   /* the calls thread is adding or removing it: kept until it is done */
 } player;
 
-
 typedef struct allocation {
     struct allocation *next;
     char map[SWEEP_LEVEL_NAME_MAX];
@@ -73,7 +72,7 @@ struct sweep__agones {
      * nothing) changed it behind sweepd's back. Atomic. */
     int resync;
     /* The calls thread's own (no lock). */
-    int ready_done, shutdown_sent, had_world;
+    int ready_done, shutdown_sent;
     int64_t worlds_synced; /* -1: never */
     uint64_t *beats_seen;
     uint64_t next_health_ns;
@@ -318,10 +317,6 @@ static void sync_worlds(sweep__agones *a, CURL *c, uint64_t now)
     uint32_t open = sweep__world_table_open_ever(a->server, &ever);
     if (__atomic_exchange_n(&a->resync, 0, __ATOMIC_RELAXED))
         a->worlds_synced = -1;
-    /* Counted where worlds open: a match opened and closed between two
-     * looks of this thread (100 ms, or a slow call's 2 s) still had one. */
-    if (ever > 0)
-        a->had_world = 1;
     if ((int64_t)open != a->worlds_synced && due(&a->r_counter, now)) {
         char err[200] = "", path[128], n[24], cap[24];
         snprintf(path, sizeof path, "/v1beta1/counters/%s", SWEEP__AGONES_COUNTER);
@@ -338,7 +333,9 @@ static void sync_worlds(sweep__agones *a, CURL *c, uint64_t now)
             failed(a, &a->r_counter, "UpdateCounter", err);
         }
     }
-    if (open == 0 && a->had_world && a->server->opt.agones_shutdown_empty && !a->shutdown_sent &&
+    /* ever, counted where worlds open: a match opened and closed between
+     * two looks of this thread (100 ms, or a slow call's 2 s) was one. */
+    if (open == 0 && ever > 0 && a->server->opt.agones_shutdown_empty && !a->shutdown_sent &&
         a->ready_done && due(&a->r_shutdown, now)) {
         char err[200] = "";
         json_t *body = json_object();

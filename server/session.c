@@ -132,14 +132,15 @@ static void udp_unbind(sweep__session *ss)
  * it takes some 2^63 datagrams. -1 if the kernel gives no randomness. */
 static int udp_key_make(uint64_t *key)
 {
-    do {
+    for (;;) {
         ssize_t n = getrandom(key, sizeof *key, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n != (ssize_t)sizeof *key)
             return -1;
-    } while (*key == 0);
-    return 0;
+        if (*key != 0)
+            return 0;
+    }
 }
 
 sweep__session *sweep__session_create(sweep_server *s, sweep__served *w, sweep__transport t)
