@@ -43,6 +43,13 @@ static sweep_status bad(const char **why, const char *text, sweep_status st)
     return st;
 }
 
+double sweep_volume_speed(const sweep_volume *v)
+{
+    return v->kind == SWEEP_VOLUME_PUSH       ? sweep_v3_len(v->velocity)
+           : v->kind == SWEEP_VOLUME_TELEPORT ? v->exit_speed
+                                              : 0.0;
+}
+
 sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why)
 {
     if (!v)

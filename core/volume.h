@@ -137,6 +137,11 @@ typedef struct sweep_volume {
  * otherwise; *why (may be NULL) gets a short English reason. */
 sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why);
 
+/* The speed a volume gives a body it acts on: a push's launch speed, a
+ * teleport's exit speed, 0 for the other kinds. What a map's speed limit
+ * bounds (sweep_volume_check), for a tool to name beside the limit. */
+double sweep_volume_speed(const sweep_volume *v);
+
 /* 1 if the point p is inside v (its box and every plane); 0 for NULL v. */
 int sweep_volume_contains(const sweep_volume *v, sweep_vec3 p);
 

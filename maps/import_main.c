@@ -576,10 +576,7 @@ int main(int argc, char **argv)
      * speeds, not by the loader once the map is written. */
     for (uint32_t i = 0; bsp && i < lv.volume_count; i++) {
         const sweep_volume *v = &lv.volumes[i].v;
-        const double limit = lv.rules.speed_limit;
-        const double speed = v->kind == SWEEP_VOLUME_PUSH       ? sweep_v3_len(v->velocity)
-                             : v->kind == SWEEP_VOLUME_TELEPORT ? v->exit_speed
-                                                                : 0.0;
+        const double limit = lv.rules.speed_limit, speed = sweep_volume_speed(v);
         if (!(speed <= limit))
             return fail("%s: volume %u '%s' (%s): its %s speed %g is above the map's speed limit %g (speed_limit of "
                         "--rules)",

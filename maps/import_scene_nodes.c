@@ -449,17 +449,12 @@ int sweep__scene_make_volume(importer *im, const struct aiNode *n, const xform *
     /* The limit the map will have, which the loader checks volumes
      * against: the rules' speed_limit, not the level's core bound. */
     const double limit = im->opt->speed_limit > 0.0 ? im->opt->speed_limit : lv->rules.speed_limit;
-    const double launch = sweep_v3_len(v->velocity);
-    if (ok && v->kind == SWEEP_VOLUME_PUSH && !(launch <= limit))
+    const double speed = sweep_volume_speed(v);
+    if (ok && !(speed <= limit))
         ok = sweep__scene_fail(im, SWEEP_E_GEOMETRY,
-                               "volume '%s' (node '%s'): its launch speed %g is above the map's speed limit %g "
+                               "volume '%s' (node '%s'): its %s speed %g is above the map's speed limit %g "
                                "(speed_limit in the rules)",
-                               name, n->mName.data, launch, limit);
-    if (ok && v->kind == SWEEP_VOLUME_TELEPORT && !(v->exit_speed <= limit))
-        ok = sweep__scene_fail(im, SWEEP_E_GEOMETRY,
-                               "volume '%s' (node '%s'): its exit speed %g is above the map's speed limit %g "
-                               "(speed_limit in the rules)",
-                               name, n->mName.data, v->exit_speed, limit);
+                               name, n->mName.data, v->kind == SWEEP_VOLUME_PUSH ? "launch" : "exit", speed, limit);
     if (ok && sweep_volume_check(v, limit, lv->config.max_coordinate, &cwhy) != SWEEP_OK)
         ok = sweep__scene_fail(im, SWEEP_E_GEOMETRY, "volume '%s' (node '%s'): %s", name, n->mName.data,
                                cwhy ? cwhy : "out of range");

@@ -230,9 +230,7 @@ int sweep__load_volumes(load *L)
             continue;
         /* A speed above the limit is named with both numbers: which of
          * the two to change is the map maker's call. */
-        const double speed = v->kind == SWEEP_VOLUME_PUSH       ? sweep_v3_len(v->velocity)
-                             : v->kind == SWEEP_VOLUME_TELEPORT ? v->exit_speed
-                                                                : 0.0;
+        const double speed = sweep_volume_speed(v);
         if (speed > lv->config.max_speed)
             return sweep__load_fail(L, SWEEP_MAP_E_VOLUME, "volumes", lv->volumes[i].id,
                                     "volume '%s' (%s): %s (%g, the map's speed_limit %g)", lv->volumes[i].name,
