@@ -197,11 +197,13 @@ static int material_id(importer *im, unsigned index, uint32_t *out)
 
 /*
  * Face f of mesh as three indices into `vertices` (the mesh's first vertex
- * at base): 1 for a usable triangle; 0 for a face skipped and counted
- * (points, lines, degenerate triangles); -1 after an error (ifail).
+ * at base), wound as the map keeps it (flip: under a mirroring node,
+ * sweep__scene_mirrors, the other way round): 1 for a usable triangle; 0
+ * for a face skipped and counted (points, lines, degenerate triangles);
+ * -1 after an error (ifail).
  */
 static int face_of(importer *im, const struct aiMesh *mesh, unsigned f, uint32_t base, const sweep_vec3 *vertices,
-                   uint32_t ix[3])
+                   int flip, uint32_t ix[3])
 {
     const struct aiFace *face = &mesh->mFaces[f];
     if (face->mNumIndices != 3) {
@@ -214,7 +216,7 @@ static int face_of(importer *im, const struct aiMesh *mesh, unsigned f, uint32_t
                               face->mIndices[k], mesh->mNumVertices);
             return -1;
         }
-        ix[k] = base + face->mIndices[k];
+        ix[k == 0 || !flip ? k : 3 - k] = base + face->mIndices[k];
     }
     if (sweep_triangle_is_degenerate(vertices[ix[0]], vertices[ix[1]], vertices[ix[2]])) {
         im->stats->degenerate_dropped++;
@@ -251,13 +253,13 @@ static int add_static_mesh(importer *im, const struct aiMesh *mesh, const xform 
     const int flip = sweep__scene_mirrors(im, x);
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
         uint32_t ix[3];
-        int k = face_of(im, mesh, f, base, lv->vertices, ix);
+        int k = face_of(im, mesh, f, base, lv->vertices, flip, ix);
         if (k <= 0) {
             if (k < 0)
                 return 0;
             continue;
         }
-        sweep_status st = sweep_level_add_triangle(lv, ix[0], ix[1 + flip], ix[2 - flip], mat);
+        sweep_status st = sweep_level_add_triangle(lv, ix[0], ix[1], ix[2], mat);
         if (st != SWEEP_OK)
             return sweep__scene_fail(im, st,
                                      st == SWEEP_E_NOMEM ? "out of memory" : "more triangles than the core accepts");
@@ -290,13 +292,13 @@ static int add_mover_mesh(importer *im, const struct aiMesh *mesh, const xform *
     const int flip = sweep__scene_mirrors(im, x);
     for (unsigned f = 0; f < mesh->mNumFaces; f++) {
         uint32_t ix[3];
-        int k = face_of(im, mesh, f, base, m->vertices, ix);
+        int k = face_of(im, mesh, f, base, m->vertices, flip, ix);
         if (k <= 0) {
             if (k < 0)
                 return 0;
             continue;
         }
-        sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[1 + flip], ix[2 - flip], mat);
+        sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[1], ix[2], mat);
         if (st != SWEEP_OK)
             return sweep__scene_fail(im, st,
                                      st == SWEEP_E_NOMEM ? "out of memory" : "mover '%s' has more than %u triangles",
