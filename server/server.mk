@@ -25,8 +25,11 @@ SERVER_DEPLIBS = $(SERVER_LIB) $(RECORD_LIB) $(WORLD_LIB) $(PROTOCOL_LIB) $(MAPS
 SERVER_LDLIBS = -luv -lmicrohttpd -lcurl -ljansson $(RECORD_LDLIBS) $(WORLD_LDLIBS)
 
 # No server header is installed: a game links libsweep, never the server,
-# and the replay (client-sdk/replay.h) declares what its users need.
-LIBRARIES += $(WORLD_LIB) $(RECORD_LIB) $(SERVER_LIB)
+# and the replay (client-sdk/replay.h) declares what its users need. So the
+# world and record libraries are installed (sweep-replay.pc links them) and
+# libsweep-server.a, which only sweepd and the tests link, is built but not.
+LIBRARIES += $(WORLD_LIB) $(RECORD_LIB)
+all: $(SERVER_LIB)
 
 $(WORLD_LIB): $(patsubst %.c,$(BUILD)/%.o,$(WORLD_SRC))
 	@mkdir -p $(@D)

@@ -112,7 +112,7 @@ nheaders=$(printf '%s\n' "$headers" | grep -c .)
 run "installed files"
 missing=
 for f in bin/sweepd bin/sweep bin/sweep-walk bin/sweep-mapgen bin/sweep-import bin/sweep-bots bin/sweep-replay \
-    lib/libsweep-core.a lib/libsweep-maps.a lib/libsweep-protocol.a lib/libsweep-server.a \
+    lib/libsweep-core.a lib/libsweep-maps.a lib/libsweep-protocol.a \
     lib/libsweep-world.a lib/libsweep-record.a \
     lib/libsweep-client.a lib/libsweep-replay.a lib/pkgconfig/sweep.pc lib/pkgconfig/sweep-replay.pc \
     lib/cmake/sweep/sweepConfig.cmake lib/cmake/sweep/sweepConfigVersion.cmake \
@@ -122,10 +122,12 @@ for f in bin/sweepd bin/sweep bin/sweep-walk bin/sweep-mapgen bin/sweep-import b
     [ -s "$inst/$f" ] || missing="$missing $f"
 done
 [ -x "$inst/bin/sweepd" ] || missing="$missing bin/sweepd(not executable)"
-# Nothing of the server's own API, nor the client SDK's folder name.
+# Nothing of the server's own API, nor the client SDK's folder name, nor
+# the library only sweepd links.
 for d in server client-sdk; do
     [ ! -e "$incl/$d" ] || missing="$missing include/sweep/$d(should not be installed)"
 done
+[ ! -e "$inst/lib/libsweep-server.a" ] || missing="$missing lib/libsweep-server.a(should not be installed)"
 if [ -z "$missing" ]; then
     pass "installed files"
 else
@@ -295,10 +297,11 @@ fi
 # sweep.pc names or the system's, never in the server's or the replay's.
 run "nothing in libsweep-client.a needs the server"
 l=$inst/lib
+build_lib=$root/$BUILD/lib
 nm -u "$l/libsweep-client.a" | awk 'NF == 2 { print $2 }' | LC_ALL=C sort -u >"$tmp/undefined"
 defined() { nm --defined-only -g "$@" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u; }
 defined "$l/libsweep-client.a" "$l/libsweep-protocol.a" "$l/libsweep-maps.a" "$l/libsweep-core.a" >"$tmp/mine"
-defined "$l/libsweep-server.a" "$l/libsweep-replay.a" "$l/libsweep-world.a" "$l/libsweep-record.a" >"$tmp/other"
+defined "$build_lib/libsweep-server.a" "$l/libsweep-replay.a" "$l/libsweep-world.a" "$l/libsweep-record.a" >"$tmp/other"
 from_other=$(LC_ALL=C comm -12 "$tmp/undefined" "$tmp/other" | tr '\n' ' ')
 unresolved=$(grep '^sweep' "$tmp/undefined" | LC_ALL=C comm -23 - "$tmp/mine" | tr '\n' ' ')
 if [ -z "$from_other" ] && [ -z "$unresolved" ] && [ -s "$tmp/undefined" ]; then
