@@ -800,6 +800,11 @@ static void frame(sweep__conn *c, const uint8_t *data, size_t len)
     sweep__dispatch(s, &p, data, len, SWEEP_WIRE_SIZE_PREFIXED);
     if (c->session)
         count_session(c);
+    /* Another thread's world: its thread takes this Hello again, and its
+     * token from the bucket the handover carries; paid here too, it would
+     * cost twice what the rate before a session says. */
+    if (c->handover_to)
+        sweep__bucket_give_back(&c->early, 1.0);
 }
 
 /* The connection's Hello named another thread's world (sweep__hello set

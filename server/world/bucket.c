@@ -29,3 +29,10 @@ int sweep__bucket_take(sweep__bucket *b, double cost, uint64_t now_ns)
     }
     return 0;
 }
+
+void sweep__bucket_give_back(sweep__bucket *b, double cost)
+{
+    b->tokens += cost;
+    if (b->tokens > b->burst)
+        b->tokens = b->burst;
+}

@@ -25,4 +25,9 @@ void sweep__bucket_init(sweep__bucket *b, double rate, uint64_t now_ns);
  * taken then). */
 int sweep__bucket_take(sweep__bucket *b, double cost, uint64_t now_ns);
 
+/* Gives back `cost` tokens taken for a request another bucket's owner
+ * takes them for again (a Hello handed to another thread), up to the
+ * burst. */
+void sweep__bucket_give_back(sweep__bucket *b, double cost);
+
 #endif

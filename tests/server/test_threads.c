@@ -345,6 +345,51 @@ static void test_bounced_hellos_keep_their_handshake(void **state)
                  (unsigned long long)held, closed);
 }
 
+/* Seven requests and then a Hello, in one write, are within the rate
+ * before a session (8 a second, a burst of 8) on whichever thread the
+ * kernel puts the connection: one handed over for its Hello is welcomed
+ * too. Its Hello once paid that rate twice, once on each thread, and was
+ * refused RateLimited. */
+static void test_handover_charges_a_hello_once(void **state)
+{
+    (void)state;
+    start(2, NULL);
+    learn_hashes();
+    for (int i = 0; i < CLIENTS; i++) {
+        int fd = fx_tcp_connect(srv.port);
+        assert_true(fd >= 0);
+        uint8_t all[4096];
+        size_t len = 0;
+        for (uint32_t k = 1; k <= 8; k++) {
+            sweep_message m = k < 8 ? fx_msg(SWEEP_MSG_PING, k) : hello_msg(i % 2 ? "w1" : "w0", NULL);
+            m.sequence = k;
+            const uint8_t *out;
+            size_t n;
+            assert_int_equal(sweep_encode(&m, SWEEP_WIRE_SIZE_PREFIXED, all + len, sizeof all - len, &out, &n),
+                             SWEEP_PROTO_OK);
+            memmove(all + len, out, n);
+            len += n;
+        }
+        assert_int_equal(fx_write_all(fd, all, len), 0);
+        int pongs = 0, welcomed = 0;
+        sweep_message m;
+        while (!welcomed && fx_recv(fd, rx, &m) == 1) {
+            if (m.kind == SWEEP_MSG_PONG)
+                pongs++;
+            else if (m.kind == SWEEP_MSG_WELCOME)
+                welcomed = 1;
+            else
+                fail_msg("client %d (world w%d): %s (code %d) where 7 Pongs and a Welcome were due", i, i % 2,
+                         sweep_msg_kind_name(m.kind), m.kind == SWEEP_MSG_ERROR ? (int)m.as.error.code : 0);
+        }
+        close(fd);
+        if (pongs != 7 || !welcomed)
+            fail_msg("client %d: %d Pongs, welcomed %d", i, pongs, welcomed);
+    }
+    assert_true(scrape_until("sweep_thread_handoffs_total{transport=\"tcp\"}", 1) >= 1);
+    assert_int_equal(fx_stop(&srv), 0);
+}
+
 /* UDP sessions of both worlds work wherever the kernel sends their
  * datagrams: a Spawn and a Move each, answered. */
 static void test_udp_forwarded(void **state)
@@ -520,7 +565,7 @@ static void test_udp_direct_port_rules(void **state)
  * socket, answers back to whoever sent last. Runs until stop is set. */
 typedef struct relay {
     int front, back;
-    volatile int stop;
+    int stop; /* set by the test, read by the relay: atomic both sides */
 } relay;
 
 static void *relay_main(void *arg)
@@ -529,7 +574,7 @@ static void *relay_main(void *arg)
     struct sockaddr_storage client;
     socklen_t cl = 0;
     uint8_t buf[2048];
-    while (!r->stop) {
+    while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
         struct pollfd p[2] = {{.fd = r->front, .events = POLLIN}, {.fd = r->back, .events = POLLIN}};
         if (poll(p, 2, 50) <= 0)
             continue;
@@ -588,7 +633,7 @@ static void test_udp_direct_port_unreachable(void **state)
         assert_int_equal(mr.entity, sp.entity);
         sweep_client_close(c);
     }
-    r.stop = 1;
+    __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
     pthread_join(t, NULL);
     close(r.front);
     close(r.back);
@@ -905,6 +950,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_both_worlds_answer),
         cmocka_unit_test(test_handover_keeps_pipelined_bytes),
         cmocka_unit_test(test_bounced_hellos_keep_their_handshake),
+        cmocka_unit_test(test_handover_charges_a_hello_once),
         cmocka_unit_test(test_udp_forwarded),
         cmocka_unit_test(test_udp_direct_port),
         cmocka_unit_test(test_udp_direct_port_rules),
