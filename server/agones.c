@@ -132,12 +132,18 @@ static size_t on_bytes(char *data, size_t size, size_t n, void *ctx)
     return len;
 }
 
+/* Whether sweepd is stopping. The flag is stored outside the lock
+ * (sweep__agones_stop), so every read is atomic, under the lock or not. */
+static int stopping(const sweep__agones *a)
+{
+    return __atomic_load_n(&a->stop, __ATOMIC_RELAXED);
+}
+
 /* A transfer ends when sweepd stops. */
 static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
-    sweep__agones *a = ctx;
-    return __atomic_load_n(&a->stop, __ATOMIC_RELAXED);
+    return stopping(ctx);
 }
 
 /* method path with the JSON body (NULL: none, "{}" for a POST): the HTTP
@@ -418,7 +424,7 @@ static void *calls_main(void *arg)
     }
     for (;;) {
         pthread_mutex_lock(&a->lock);
-        int stop = a->stop;
+        int stop = stopping(a);
         pthread_mutex_unlock(&a->lock);
         if (stop)
             break;
@@ -430,7 +436,7 @@ static void *calls_main(void *arg)
         for (int n = 0; n < 16 && due(&a->r_list, now_ns()) && sync_one_player(a, c); n++)
             ;
         pthread_mutex_lock(&a->lock);
-        if (!a->stop)
+        if (!stopping(a))
             wait_tick(a);
         pthread_mutex_unlock(&a->lock);
     }
@@ -541,9 +547,9 @@ static void *watch_main(void *arg)
     retry r = {0};
     for (;;) {
         pthread_mutex_lock(&a->lock);
-        while (!a->stop && now_ns() < r.next_ns)
+        while (!stopping(a) && now_ns() < r.next_ns)
             wait_tick(a);
-        int stop = a->stop;
+        int stop = stopping(a);
         pthread_mutex_unlock(&a->lock);
         if (stop)
             break;
@@ -562,7 +568,7 @@ static void *watch_main(void *arg)
         long status = 0;
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
         free(rp.bytes);
-        if (__atomic_load_n(&a->stop, __ATOMIC_RELAXED))
+        if (stopping(a))
             break;
         char err[200];
         if (rc != CURLE_OK)
