@@ -51,6 +51,9 @@ static void shutdown_server(sweep_server *s, const char *reason)
     sweep__log(SWEEP_LOG_INFO, "shutdown", "reason=%s sessions=%u connections=%u", reason, s->session_count,
                s->conn_count);
     sweep__tcp_stop(s);
+    /* What was read but held for a later turn is answered before the Byes. */
+    sweep__tcp_serve_held(s);
+    sweep__udp_serve_held(s);
     sweep__worlds_stop(s);
     sweep__session *ss = s->sessions;
     while (ss) {

@@ -550,6 +550,9 @@ int sweep__server_role_possible(const sweep_server *s);
 /* tcp.c */
 int sweep__tcp_start(sweep_server *s, char *err, size_t errlen);
 void sweep__tcp_stop(sweep_server *s); /* closes the listening socket: nothing more is accepted */
+/* After sweep__tcp_stop: every request a connection read past its turn's
+ * share is served now, whole, so a shutdown answers all that was read. */
+void sweep__tcp_serve_held(sweep_server *s);
 void sweep__tcp_free(sweep_server *s); /* after every session is gone */
 void sweep__conn_drain(sweep__conn *c);
 /* A connection handed over by another thread (threads.c): served here from
@@ -612,6 +615,9 @@ static inline const sweep__udp_fit *sweep__peer_udp_fit(const sweep_server *s, c
 {
     return p->session && p->session->transport == SWEEP__UDP ? &p->session->udp_fit : &s->udp_plain;
 }
+/* At shutdown, before the sessions' Byes: every datagram held for a later
+ * turn is served now, as sweep__tcp_serve_held does a connection's. */
+void sweep__udp_serve_held(sweep_server *s);
 /* Sends what is queued and closes the socket's handles (a no-op once closed). */
 void sweep__udp_close(sweep_server *s);
 void sweep__udp_free(sweep_server *s); /* the batch buffers, after the handle is closed */

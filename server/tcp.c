@@ -342,6 +342,23 @@ static void on_turn_resume(uv_idle_t *h)
         uv_idle_stop(&s->turn_resume);
 }
 
+void sweep__tcp_serve_held(sweep_server *s)
+{
+    /* With the turns closed no share is spent (turn_spent), so consume
+     * holds nothing again and the list only shrinks. */
+    while (s->held_first) {
+        sweep__conn *c = s->held_first;
+        unwait(c);
+        if (c->state == SWEEP__CONN_OPEN && c->held_len) {
+            size_t n = c->held_len;
+            c->held_len = 0;
+            consume(c, c->held, n);
+        }
+        c->held_len = 0;
+        buf_resize(c, &c->held, &c->held_cap, 0);
+    }
+}
+
 /* --- Closing ----------------------------------------------------------- */
 
 static void on_close(uv_handle_t *h)

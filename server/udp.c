@@ -706,6 +706,27 @@ static void on_resume(uv_idle_t *h)
         uv_idle_stop(&s->udp_resume);
 }
 
+void sweep__udp_serve_held(sweep_server *s)
+{
+    sweep__udp_held *q = s->udp_held;
+    if (!q || q->count == 0)
+        return;
+    sweep__udp_batch_begin(s);
+    uint64_t now = uv_hrtime();
+    for (unsigned i = 0; i < q->count; i++) {
+        struct sweep__udp_held_one *o = &q->one[i];
+        const struct sockaddr *addr = (const struct sockaddr *)&o->addr;
+        sweep__session *ss = sweep__udp_session_find(s, addr);
+        if (ss && ss->held)
+            ss->held--;
+        deliver(s, o->bytes, o->len, addr, 0, now, o->direct, 1);
+    }
+    q->count = 0;
+    sweep__udp_batch_end(s);
+    if (s->udp_resume_open)
+        uv_idle_stop(&s->udp_resume);
+}
+
 /* After the I/O of each loop iteration: libuv can stop reading after its
  * 32 datagrams without a last callback, so what is still queued leaves
  * here. */
