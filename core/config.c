@@ -119,6 +119,16 @@ static double cos_small(double r)
     return s;
 }
 
+/* Taylor series of sin about 0, as cos_small's: within rounding of the
+ * true value on [0, pi/4], from + - * / only. */
+static double sin_small(double r)
+{
+    double r2 = r * r, s = 1.0;
+    for (int k = 11; k >= 1; k--)
+        s = 1.0 - s * r2 / (double)((2 * k) * (2 * k + 1));
+    return r * s;
+}
+
 double sweep_cos_degrees(double degrees)
 {
     if (!isfinite(degrees))
@@ -133,13 +143,30 @@ double sweep_cos_degrees(double degrees)
     }
     /* Near 90 degrees use cos x = sin(90 - x) = sin y with y small, so the
      * answer keeps full relative precision; sin by its own series. */
-    if (x > 45.0) {
-        double y = (90.0 - x) * (3.14159265358979323846 / 180.0), y2 = y * y, s = 1.0;
-        for (int k = 11; k >= 1; k--)
-            s = 1.0 - s * y2 / (double)((2 * k) * (2 * k + 1));
-        return sign * y * s;
-    }
+    if (x > 45.0)
+        return sign * sin_small((90.0 - x) * (3.14159265358979323846 / 180.0));
     return sign * cos_small(x * (3.14159265358979323846 / 180.0));
+}
+
+double sweep_sin_degrees(double degrees)
+{
+    if (!isfinite(degrees))
+        return NAN;
+    double sign = degrees < 0.0 ? -1.0 : 1.0;
+    double x = fmod(fabs(degrees), 360.0);
+    /* Each step below is exact (Sterbenz: x and what it is taken from lie
+     * within a factor of two), so only the series rounds. */
+    if (x >= 180.0) {
+        x -= 180.0;
+        sign = -sign;
+    }
+    if (x > 90.0)
+        x = 180.0 - x;
+    if (x == 0.0)
+        return 0.0; /* +0 at every multiple of 180 degrees, whichever side */
+    if (x > 45.0)
+        return sign * cos_small((90.0 - x) * (3.14159265358979323846 / 180.0));
+    return sign * sin_small(x * (3.14159265358979323846 / 180.0));
 }
 
 sweep_vec3 sweep_clamp_speed(sweep_vec3 v, double limit)

@@ -111,6 +111,9 @@ sweep_vec3 sweep_clamp_speed(sweep_vec3 v, double limit);
  * the same walkable_normal_up on every machine. Within 1e-15 of the true
  * value; any finite argument is accepted (NaN for NaN or infinity). */
 double sweep_cos_degrees(double degrees);
+/* sin(degrees) likewise (the importers' angles and turns: a libm's sin may
+ * differ in its last bit from one CPU to the next, and so would a map). */
+double sweep_sin_degrees(double degrees);
 
 enum {
     SWEEP_INPUT_GROUNDED = 1u << 0 /* the previous move ended grounded */

@@ -45,9 +45,12 @@ static int ent_movedir(bsp *b, const entity *e, double dir[3])
     } else if (ang[0] == 0 && ang[1] == -2 && ang[2] == 0) {
         dir[0] = 0, dir[1] = 0, dir[2] = -1;
     } else {
-        double p = ang[0] * (PI / 180.0), y = ang[1] * (PI / 180.0);
-        dir[0] = cos(p) * cos(y), dir[1] = cos(p) * sin(y), dir[2] = -sin(p);
-        /* cos(90 degrees) is 6e-17, not 0: keep axis-aligned doors exact */
+        /* In degrees, by the core's series: libm's sin and cos may differ in
+         * their last bit from one CPU to another, and the map with them. */
+        double p = ang[0], y = ang[1];
+        dir[0] = sweep_cos_degrees(p) * sweep_cos_degrees(y), dir[1] = sweep_cos_degrees(p) * sweep_sin_degrees(y),
+        dir[2] = -sweep_sin_degrees(p);
+        /* Keep axis-aligned doors exact whatever their angles' rounding. */
         for (int k = 0; k < 3; k++)
             if (fabs(dir[k]) < 1e-12)
                 dir[k] = 0.0;
@@ -316,7 +319,7 @@ int sweep__bsp_make_bobbing(bsp *b, const entity *e, uint32_t m)
         double p[3];
         for (int k = 0; k < 3; k++)
             p[k] = origin[k] + c[k];
-        p[axis] += height * sin(2.0 * PI * ((double)i / SWEEP_BSP_BOB_SAMPLES - phase));
+        p[axis] += height * sweep_sin_degrees(360.0 * ((double)i / SWEEP_BSP_BOB_SAMPLES - phase));
         if (i == 0)
             memcpy(p0, p, sizeof p0);
         if (i == SWEEP_BSP_BOB_SAMPLES)
@@ -356,9 +359,9 @@ int sweep__bsp_make_rotating(bsp *b, const entity *e, uint32_t m)
     int axis = (flags & 4) ? 0 : (flags & 8) ? 1 : 2;
     double sign = speed < 0 ? -1.0 : 1.0;
     for (int i = 0; i <= steps; i++) {
-        double half = 0.5 * sign * i * step * (PI / 180.0), v[3] = {0, 0, 0};
-        v[axis] = sin(half);
-        sweep_quat q = {v[0], v[1], v[2], cos(half)};
+        double half = 0.5 * sign * i * step, v[3] = {0, 0, 0}; /* degrees */
+        v[axis] = sweep_sin_degrees(half);
+        sweep_quat q = {v[0], v[1], v[2], sweep_cos_degrees(half)};
         if (i == steps)
             q = (sweep_quat){0, 0, 0, -1}; /* a whole turn, exactly */
         if (!add_key(b, mv, dt * i, origin, q))

@@ -201,12 +201,11 @@ static int make_teleport(bsp *b, const entity *e, uint32_t m)
         return 0;
     if (sweep__bsp_ent_get(b, t, "angles"))
         yaw = angles[1];
-    double r = yaw * (PI / 180.0);
     sweep_volume v;
     memset(&v, 0, sizeof v);
     v.kind = SWEEP_VOLUME_TELEPORT;
     v.destination = sweep_v3(to[0], to[1], to[2] + TELEPORT_RAISE + PLAYER_CENTRE_UP);
-    v.facing = sweep_v3(cos(r), sin(r), 0.0);
+    v.facing = sweep_v3(sweep_cos_degrees(yaw), sweep_sin_degrees(yaw), 0.0);
     v.exit_speed = TELEPORT_SPEED;
     v.keep_velocity = 0;
     char name[SWEEP_LEVEL_NAME_MAX];

@@ -237,8 +237,8 @@ static int side_key(importer *im, unsigned line, char **w, int n, side_mover *sm
         double len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
         if (!(len > 1e-12))
             return sweep__scene_side_fail(im, line, "the rotation axis (%g %g %g) has no direction", a[0], a[1], a[2]);
-        double h = deg * (PI / 360.0), s = sin(h) / len;
-        q.x = a[0] * s, q.y = a[1] * s, q.z = a[2] * s, q.w = cos(h);
+        double s = sweep_sin_degrees(0.5 * deg) / len;
+        q.x = a[0] * s, q.y = a[1] * s, q.z = a[2] * s, q.w = sweep_cos_degrees(0.5 * deg);
         q = sweep_quat_normalize(q);
         for (int k = 0; k < 3; k++)
             axis[k] = a[k] / len;

@@ -1678,6 +1678,42 @@ static double box_area(double dx, double dy, double dz)
     return 2 * (dx * dy + dy * dz + dz * dx);
 }
 
+/* The same file makes the same map whatever the CPU offers: the angles of
+ * doors, bobbing and rotating movers go through the core's own sin and
+ * cos, not libm's, whose last bit glibc lets follow the CPU (with and
+ * without FMA here; the import once wrote two content hashes). On a CPU
+ * without FMA both runs take the same path and this proves nothing. */
+static void imports_alike_whatever_the_cpu_offers(void **state)
+{
+    fixture *f = *state;
+    static const char ents[] =
+        "{\n\"classname\" \"worldspawn\"\n\"gravity\" \"800\"\n}\n"
+        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+        "{ \"classname\" \"func_door\" \"model\" \"*1\" \"angles\" \"33 71 0\" \"speed\" \"100\" }\n"
+        "{ \"classname\" \"func_bobbing\" \"model\" \"*3\" \"origin\" \"0 300 64\" \"height\" \"16\" "
+        "\"speed\" \"2\" \"phase\" \"0.05\" }\n"
+        "{ \"classname\" \"func_rotating\" \"model\" \"*4\" \"origin\" \"-300 0 64\" \"speed\" \"-37\" }\n";
+    char bin[4200], bsp[4200], db[4200], cmd[20000], out[2][8192];
+    snprintf(bin, sizeof bin, "%s", fixture_build("bin/sweep-import"));
+    snprintf(bsp, sizeof bsp, "%s", fixture_path(f, "angles.bsp"));
+    snprintf(db, sizeof db, "%s", fixture_path(f, "angles.db"));
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    assert_true(fixture_write(bsp, data, size));
+    free(data);
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "%s'%s' '%s' -o '%s' 2>&1",
+                 k ? "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4 " : "", bin, bsp, db);
+        if (run(cmd, out[k], sizeof out[k]) != 0)
+            fail_msg("%s", out[k]);
+        assert_non_null(strstr(out[k], "3 movers"));
+    }
+    const char *a = strstr(out[0], "content hash "), *b = strstr(out[1], "content hash ");
+    assert_true(a && b);
+    if (strncmp(a, b, 13 + 64) != 0)
+        fail_msg("one file, two maps: %.77s with every CPU feature, %.77s without AVX2 and FMA", a, b);
+}
+
 static void drops_the_wall_between_two_boxes(void **state)
 {
     (void)state;
@@ -2110,6 +2146,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(warns_about_movers_that_cannot_move),
         cmocka_unit_test(survives_truncation_and_corruption),
         cmocka_unit_test_setup_teardown(sweep_import_takes_bsp_and_pk3, setup, teardown),
+        cmocka_unit_test_setup_teardown(imports_alike_whatever_the_cpu_offers, setup, teardown),
         cmocka_unit_test(drops_the_wall_between_two_boxes),
         cmocka_unit_test(drops_what_lies_inside_another_brush),
         cmocka_unit_test(keeps_coplanar_floors_and_edge_contacts),
