@@ -515,7 +515,11 @@ static int at_base(const checker *c, const piece *p, const edge *e, const uint32
     sweep_vec3 corner[8];
     for (int k = 0; k < 8; k++) {
         corner[k] = sweep_v3(k & 1 ? p->hi.x : p->lo.x, k & 2 ? p->hi.y : p->lo.y, k & 4 ? p->hi.z : p->lo.z);
-        base = fmin(base, sweep_v3_dot(corner[k], c->up));
+        /* A comparison, not fmin: Debian 12's aarch64 gcc crashes
+         * vectorising an fmin reduction here at -O2. */
+        double h = sweep_v3_dot(corner[k], c->up);
+        if (h < base)
+            base = h;
     }
     double ha = sweep_v3_dot(lv->vertices[first_vertex[e->lo]], c->up);
     double hb = sweep_v3_dot(lv->vertices[first_vertex[e->hi]], c->up);
