@@ -9,7 +9,8 @@
 # pads, teleporters (one without room), hurt, trigger and kill volumes
 # (tests/core/volume_walk.c, built from the core alone the same ways), and
 # walk_liquids.hash for walkers swimming in water, slime and lava and
-# climbing a ladder (the same program's `liquids` walk). A
+# climbing a ladder (the same program's `liquids` walk). Every source of
+# libsweep is also compiled for aarch64, which a game there builds. A
 # mismatch means a change broke replay determinism (or, if intended, the
 # golden file must be updated in the same commit, saying why). The
 # variant with __SSE2__ undefined builds the core's plain C paths (the
@@ -134,6 +135,28 @@ else
     if [ $built -eq 1 ]; then
         check "aarch64 -O2 (qemu), volumes" "$(hash_of "" qemu-aarch64 "$aout")" "$golden_volumes"
         check "aarch64 -O2 (qemu), liquids" "$(hash_of "liquids" qemu-aarch64 "$aout")" "$golden_liquids"
+    fi
+    # Every source of libsweep (what a game on an arm64 machine builds:
+    # the core, the maps library, the protocol, the client), compiled (not
+    # linked: no arm64 SQLite here, so its header is the host's) with the
+    # project's flags: Debian 12's aarch64 gcc once crashed on one of them.
+    echo "[ RUN      ] aarch64 -O2, libsweep compiles"
+    lsrcs="$(ls core/*.c protocol/*.c) $(ls maps/*.c | grep -v '_main\.c$' | grep -v '^maps/import')
+        $(ls client-sdk/*.c | grep -v -e '_main\.c$' -e '^client-sdk/replay' -e 'win32' -e 'netem')"
+    bad=
+    for f in $lsrcs; do
+        if ! "$acc" -std=gnu11 -I. -idirafter /usr/include -O2 -g -ffp-contract=off -fno-fast-math -fno-math-errno \
+            -c "$f" -o /dev/null 2>"$cross/a64-compile.log"; then
+            bad="$bad $f"
+            head -n 5 "$cross/a64-compile.log"
+        fi
+    done
+    if [ -z "$bad" ]; then
+        echo "[       OK ] aarch64 -O2, libsweep compiles"
+        passed=$((passed + 1))
+    else
+        echo "[  FAILED  ] aarch64 -O2, libsweep compiles: failed:$bad"
+        failed=$((failed + 1))
     fi
 fi
 
