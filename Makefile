@@ -49,6 +49,13 @@ SWEEP_FPFLAGS := -ffp-contract=off -fno-fast-math -fno-math-errno
 ifneq ($(findstring fast-math,$(CFLAGS))$(findstring -Ofast,$(CFLAGS)),)
 $(error sweep: -ffast-math/-Ofast break bit-identical replay; remove them from CFLAGS)
 endif
+# What the flags above do not undo: single-precision constants, and the x87
+# unit's 80-bit registers (-mfpmath=387, or -m32, whose default it is on
+# x86), which round doubles twice. Each changed the walks' hashes, and the
+# x87 build crashed building a world's tree.
+ifneq ($(findstring single-precision-constant,$(CFLAGS))$(findstring 387,$(filter -mfpmath=%,$(CFLAGS)))$(findstring both,$(filter -mfpmath=%,$(CFLAGS)))$(filter -m32,$(CFLAGS)),)
+$(error sweep: -fsingle-precision-constant, -mfpmath=387 (or sse+387) and -m32 break bit-identical replay; remove them from CFLAGS)
+endif
 
 SWEEP_CFLAGS := -std=gnu11 -Wall -Wextra -I. -MMD -MP
 SWEEP_LDLIBS := -lm

@@ -14,6 +14,8 @@ TESTS += $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 TESTS += tests/core/cross_build.sh
 # The same for the answers of lag-compensated queries (rebuilds test_query).
 TESTS += tests/core/cross_build_queries.sh
+# The CFLAGS the Makefile refuses for determinism's sake.
+TESTS += tests/core/test_flags.sh
 # docker/ against `make install`: Dockerfile, compose, Kubernetes, Agones.
 TESTS += tests/docker/test_docker_files.sh
 # sweepd(8) against sweepd --help and the log format version it writes.
