@@ -2,8 +2,11 @@
  * test_invariants.c - the promise the server makes, checked as a property
  * over many random moves on generated levels (fixed seeds):
  *
- *   1. after every move the ellipsoid overlaps no triangle, and
- *   2. no walker ever ends below the terrain surface (falls through).
+ *   1. after every move the ellipsoid overlaps no triangle,
+ *   2. no walker ever ends below the terrain surface (falls through), and
+ *   3. no move's centre goes from the front of a triangle to its back
+ *      through the triangle (tunnels through a wall and lands clear
+ *      beyond it, which 1 cannot see).
  *
  * The overlap check is deliberately independent of the core: it projects
  * onto the triangle's plane, tests inside-ness with edge cross products and
@@ -49,6 +52,30 @@ static double tri_dist(sweep_vec3 p, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c)
         return fabs(h);
     double d = seg_dist(p, a, b), e = seg_dist(p, b, c), f = seg_dist(p, c, a);
     return d < e ? (d < f ? d : f) : (e < f ? e : f);
+}
+
+/* The first triangle whose front face the segment p0 -> p1 crosses inside
+ * the triangle (front to back), or -1. Every move's centre path is a
+ * polyline of slides, but each move is shorter than the body's radii, and
+ * a body a radius clear of every face at both ends cannot have passed
+ * through one in between without the straight chord passing through too. */
+static long crossed(const sweep_level *lv, sweep_vec3 p0, sweep_vec3 p1)
+{
+    for (uint32_t t = 0; t < lv->triangle_count; t++) {
+        const uint32_t *ix = &lv->indices[3 * t];
+        sweep_vec3 a = lv->vertices[ix[0]], b = lv->vertices[ix[1]], c = lv->vertices[ix[2]];
+        sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a));
+        double h0 = sweep_v3_dot(sweep_v3_sub(p0, a), n), h1 = sweep_v3_dot(sweep_v3_sub(p1, a), n);
+        if (!(h0 > 0 && h1 < 0))
+            continue;
+        sweep_vec3 q = sweep_v3_add(p0, sweep_v3_scale(sweep_v3_sub(p1, p0), h0 / (h0 - h1)));
+        double s0 = sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(q, a)), n);
+        double s1 = sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(c, b), sweep_v3_sub(q, b)), n);
+        double s2 = sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(a, c), sweep_v3_sub(q, c)), n);
+        if (s0 >= 0 && s1 >= 0 && s2 >= 0)
+            return (long)t;
+    }
+    return -1;
 }
 
 /* Smallest eSpace distance from the ellipsoid centre to any triangle near it
@@ -111,7 +138,14 @@ static void run_level(uint64_t level_seed, uint32_t tris, uint32_t steps)
         for (uint32_t s = 0; s < steps; s++)
             for (uint32_t i = 0; i < wp.walkers; i++) {
                 sweep_move_result r;
+                sweep_vec3 was = walkers[i].position;
                 assert_int_equal(sweep_walk_step(w, &lv.config, &wp, i, s, &walkers[i], &r), SWEEP_OK);
+                long through = crossed(&lv, was, walkers[i].position);
+                if (through >= 0)
+                    fail_msg("level %llu group %zu walker %u step %u: went through triangle %ld, from (%.9g %.9g "
+                             "%.9g) to (%.9g %.9g %.9g)",
+                             (unsigned long long)level_seed, g, i, s, through, was.x, was.y, was.z,
+                             walkers[i].position.x, walkers[i].position.y, walkers[i].position.z);
                 moves++;
                 embedded += (r.flags & SWEEP_MOVED_STARTED_EMBEDDED) != 0;
                 double dist, terrain;
