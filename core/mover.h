@@ -35,12 +35,18 @@
  * placement, the slide result is mapped back into the world by the mover's
  * motion, and the body then slides there through everything else. Because
  * the relative motion is swept, a mover that crosses the whole body in one
- * tick still catches it. A body that cannot be carried or pushed clear
- * (a door pressing it against a wall) blocks the mover, which then follows
- * its blocked rule: STOP (the mover stays where it was this tick, and so do
- * the bodies it moved), REVERSE (the same, and it turns round), or CRUSH
- * (the mover keeps going and reports the body crushed; the caller must take
- * a crushed body out of the world, since the mover now overlaps it).
+ * tick still catches it. A body's ellipsoid stays aligned with the world,
+ * so in the frame of a mover that turns it turns too, which that sweep does
+ * not see unless the body is round about the turn (a turn about z and
+ * rx == ry); any other body (one in front of a flap swinging up about a
+ * horizontal hinge) is then tested against the mover where it now stands
+ * and pushed out of it through everything else. A body that cannot be
+ * carried or pushed clear (a door pressing it against a wall) blocks the
+ * mover, which then follows its blocked rule: STOP (the mover stays where
+ * it was this tick, and so do the bodies it moved), REVERSE (the same, and
+ * it turns round), or CRUSH (the mover keeps going and reports the body
+ * crushed; the caller must take a crushed body out of the world, since the
+ * mover now overlaps it).
  *
  * Triangles: a mover triangle is named, in contacts and in the ground of a
  * move, by first_triangle + its running number over all movers' triangles

@@ -26,6 +26,24 @@
  * body) to X^-1(where it ended) must not enter the mover. A body that did
  * not get clear blocks the mover (its rule decides what happens).
  *
+ * All of that takes the body's ellipsoid, which stays aligned with the
+ * world's axes, as the same shape in the mover's frame at both ends of the
+ * tick. Seen from a mover that turns, though, the ellipsoid turns the other
+ * way, so the frame's sweep is exact only when the body is round about the
+ * tick's turn: any translation, and a turn about z of a body with rx == ry
+ * (every turn the level generator makes). Otherwise (a flap or drawbridge
+ * swinging about a horizontal hinge, Quake 3's func_rotating about x or y)
+ * a body the frame's sweep leaves touching the mover can end well inside
+ * it. So for such a body the end is tested against the mover as it now
+ * stands with the body's real shape: an overlap is pushed out along the
+ * separating direction (the deepest contact's normal, as an embedded move
+ * is, "Collision Detection and Response", chapter 12) by a slide through
+ * everything else, a few times at most, and a body still inside blocks the
+ * mover. The path check from the place outside uses the ball inscribed in
+ * the ellipsoid, shrunk by the skin: a ball turns into itself, so the
+ * frame's sweep of it is exact, and it still catches a mover that crossed
+ * the body's middle.
+ *
  * Bodies are visited in array order and movers in index order, so the
  * whole tick is a function of its inputs. Scratch memory (the positions to
  * restore when a mover is stopped) grows with the body count and is kept.
@@ -43,11 +61,16 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/compiler.h"
 #include "core/mover_impl.h"
 
 /* Slack on the relative check: a contact this close to the end of the path
  * is the skin gap the slide left, not an overlap. */
 #define CLEAR_T 1.0
+
+/* Push-outs a body turned into a mover gets before it counts as caught: a
+ * convex mover needs one, a corner of two faces two. */
+#define SETTLE_TRIES 4
 
 typedef struct sweep__saved_body {
     uint32_t index;
@@ -86,6 +109,67 @@ static int enters(const sweep_movers *mv, uint32_t m, sweep_vec3 radii, sweep_ve
     if (!sweep__scene_sweep(&sc, ea, ed, &r))
         return 0;
     return r.t_min < CLEAR_T;
+}
+
+/* Pairs of world axes a mover's turn this tick mixes: a body keeps its
+ * shape in the mover's frame if its radii along each pair are equal. */
+enum { MIX_XY = 1u << 0, MIX_YZ = 1u << 1, MIX_XZ = 1u << 2 };
+
+/*
+ * The pairs mover m's turn over the tick (its rotation now times the
+ * inverse of the one before) mixes. When both rotations are about one
+ * world axis their product keeps the other two components exactly zero,
+ * so a turntable or a door turning about z mixes x and y only, as it
+ * should; a turn that rounding puts off its axis mixes every pair and
+ * takes the slower, sound way (and one it puts onto an axis is off by
+ * rounding, far inside the skin). The same rotation at both ends mixes
+ * nothing: compared as bits, since the product of a tilted rotation and
+ * its inverse rounds off zero.
+ */
+static unsigned turn_mixes(const sweep__mover *m)
+{
+    if (memcmp(&m->pose.rotation, &m->prev_pose.rotation, sizeof m->pose.rotation) == 0)
+        return 0;
+    sweep_quat turn = sweep_quat_mul(m->pose.rotation, sweep_quat_conj(m->prev_pose.rotation));
+    int ox = turn.x == 0.0, oy = turn.y == 0.0, oz = turn.z == 0.0;
+    if (ox && oy && oz)
+        return 0;
+    if (ox && oy)
+        return MIX_XY;
+    if (oy && oz)
+        return MIX_YZ;
+    if (ox && oz)
+        return MIX_XZ;
+    return MIX_XY | MIX_YZ | MIX_XZ;
+}
+
+/* Is an ellipsoid of radii r round about a turn that mixes these pairs? */
+static int keeps_shape(unsigned mixes, sweep_vec3 r)
+{
+    return (!(mixes & MIX_XY) || r.x == r.y) && (!(mixes & MIX_YZ) || r.y == r.z) && (!(mixes & MIX_XZ) || r.x == r.z);
+}
+
+/*
+ * Does the body of the given radii at world point p overlap mover m as it
+ * now stands? If so, *out is the world displacement that takes it a skin
+ * clear of the deepest triangle, along the direction from that triangle's
+ * closest point (the embedded answer of the swept sphere, swept_sphere.h).
+ * Kept out of line: its scene is large, and act_on's slides have their own.
+ */
+static SWEEP__NOINLINE int overlaps(const sweep_movers *mv, uint32_t m, const sweep_config *cfg, sweep_vec3 radii,
+                                    sweep_vec3 p, sweep_vec3 *out)
+{
+    sweep__scene_src src = {.movers = mv, .first = m, .end = m + 1, .skip = SWEEP_NO_MOVER, .prev = 0,
+                            .self = SWEEP_NO_BODY};
+    sweep_vec3 inv = sweep__inverse_radii(radii);
+    sweep_vec3 pad = sweep_v3_scale(radii, 1.01);
+    sweep__scene sc;
+    sweep__scene_begin(&sc, &src, radii, inv, sweep_v3_sub(p, pad), sweep_v3_add(p, pad));
+    sweep__scene_result r;
+    if (!sweep__scene_sweep(&sc, sweep_v3_mul(p, inv), sweep_v3(0, 0, 0), &r) || !(r.t_min < 0.0))
+        return 0;
+    *out = sweep_v3_mul(sweep_v3_scale(r.hits[0].normal, -r.t_min + cfg->skin), radii);
+    return 1;
 }
 
 /* Is body b's centre inside mover m's trigger box? */
@@ -165,13 +249,41 @@ static int within_reach(const sweep_body *b, uint32_t mi, sweep_vec3 swept_lo, s
 }
 
 /*
+ * The end of a body that mover mi's turn changes the shape of (keeps_shape
+ * says no), at b->position: pushed out of the mover as it now stands, each
+ * time by a slide through everything else, so that it never ends inside
+ * the level or another mover; then the inscribed ball's path from outside,
+ * a place known to be clear of the mover, to the end, in the mover's frame,
+ * must not enter the mover. Returns 1 if the body got clear.
+ */
+static int settle(const sweep_movers *mv, uint32_t mi, const sweep_world *w, const sweep_config *cfg, sweep_body *b,
+                  sweep_vec3 outside)
+{
+    sweep__scene_src rest = {.world = w, .movers = mv, .end = mv->count, .skip = mi, .self = SWEEP_NO_BODY};
+    sweep_vec3 end = b->position, out;
+    for (int k = 0; overlaps(mv, mi, cfg, b->radii, end, &out); k++) {
+        if (k == SETTLE_TRIES)
+            return 0;
+        end = sweep__slide(&rest, cfg, b->radii, end, out, NULL);
+        if (!sweep__config_contains_inline(cfg, end))
+            return 0;
+        b->position = end;
+    }
+    sweep_vec3 r = b->radii;
+    double least = r.x < r.y ? (r.x < r.z ? r.x : r.z) : (r.y < r.z ? r.y : r.z);
+    double ball = least * (1.0 - cfg->skin);
+    return !enters(mv, mi, sweep_v3(ball, ball, ball), outside, motion_inverse(&mv->m[mi], end));
+}
+
+/*
  * Carries or pushes body b for mover index mi, which has just moved and
- * can reach it (within_reach).
+ * can reach it (within_reach). mixes is what the mover's turn this tick
+ * mixes (turn_mixes).
  * Returns 1 if the body got clear, 0 if it blocks the mover. Fills
  * *touched when the mover acted on it at all.
  */
-static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, const sweep_config *cfg, sweep_body *b,
-                  int *touched)
+static int act_on(const sweep_movers *mv, uint32_t mi, unsigned mixes, const sweep_world *w,
+                  const sweep_config *cfg, sweep_body *b, int *touched)
 {
     const sweep__mover *m = &mv->m[mi];
     sweep_vec3 p = b->position, outside, target;
@@ -185,9 +297,18 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
                                  .self = SWEEP_NO_BODY};
         int hit = 0;
         outside = sweep__slide(&only, cfg, b->radii, p, sweep_v3_sub(motion_inverse(m, p), p), &hit);
-        if (!hit)
-            return 1;
-        target = motion(m, outside);
+        if (hit) {
+            target = motion(m, outside);
+        } else {
+            /* Missed in the mover's frame, where a turned body's shape is
+             * wrong: the mover may still have turned into it. Then it
+             * stays, and settle pushes it out. */
+            sweep_vec3 unused;
+            if (keeps_shape(mixes, b->radii) || !overlaps(mv, mi, cfg, b->radii, p, &unused))
+                return 1;
+            outside = p;
+            target = p;
+        }
         b->flags |= SWEEP_BODY_PUSHED;
     }
     *touched = 1;
@@ -206,6 +327,8 @@ static int act_on(const sweep_movers *mv, uint32_t mi, const sweep_world *w, con
     if (!sweep__config_contains_inline(cfg, end))
         return 0;
     b->position = end;
+    if (!keeps_shape(mixes, b->radii))
+        return settle(mv, mi, w, cfg, b, outside);
     /* Where it was sent is clear of the mover by construction. */
     if (memcmp(&end, &target, sizeof end) == 0)
         return 1;
@@ -244,6 +367,7 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
         m->state.flags |= SWEEP_MOVER_MOVED;
         r.moved++;
 
+        unsigned mixes = turn_mixes(m);
         uint32_t nsaved = 0, blocked = 0;
         sweep_vec3 swept_lo = sweep_v3_min(m->prev_lo, m->cur_lo), swept_hi = sweep_v3_max(m->prev_hi, m->cur_hi);
         double grow = 1.0 + 4.0 * cfg->skin;
@@ -253,7 +377,7 @@ sweep_status sweep_movers_tick(sweep_movers *mv, const sweep_world *w, const swe
                 continue;
             sweep__saved_body sv = {i, b->position, b->flags, b->mover};
             int touched;
-            int clear = act_on(mv, mi, w, cfg, b, &touched);
+            int clear = act_on(mv, mi, mixes, w, cfg, b, &touched);
             if (touched) {
                 SWEEP_CORE_CHECK(nsaved < mv->scratch_cap);
                 saved[nsaved++] = sv;

@@ -94,6 +94,13 @@ static sweep_quat about_z(double degrees)
     return q;
 }
 
+static sweep_quat about_y(double degrees)
+{
+    double h = degrees * 3.14159265358979323846 / 360.0;
+    sweep_quat q = {0.0, sin(h), 0.0, cos(h)};
+    return q;
+}
+
 /* Adds a box mover; returns it for keyframes. */
 static sweep_level_mover *add_mover(scene *s, const char *name, sweep_vec3 lo, sweep_vec3 hi, sweep_mover_mode mode,
                                     sweep_mover_trigger trigger, sweep_mover_blocked blocked)
@@ -197,6 +204,24 @@ static double clearance(const scene *s, uint32_t m, sweep_vec3 centre, sweep_vec
     return best - 1.0;
 }
 
+/* eSpace distance from a body's centre to the static level, less 1:
+ * negative when the body overlaps a triangle (either side). */
+static double level_clearance(const scene *s, sweep_vec3 centre, sweep_vec3 radii)
+{
+    sweep_vec3 inv = sweep_v3(1.0 / radii.x, 1.0 / radii.y, 1.0 / radii.z), e = sweep_v3_mul(centre, inv);
+    double best = INFINITY;
+    for (uint32_t t = 0; t < s->lv.triangle_count; t++) {
+        const uint32_t *ix = &s->lv.indices[3 * t];
+        sweep_vec3 c = sweep_closest_point_on_triangle(e, sweep_v3_mul(s->lv.vertices[ix[0]], inv),
+                                                       sweep_v3_mul(s->lv.vertices[ix[1]], inv),
+                                                       sweep_v3_mul(s->lv.vertices[ix[2]], inv));
+        double d = sweep_v3_len(sweep_v3_sub(e, c));
+        if (d < best)
+            best = d;
+    }
+    return best - 1.0;
+}
+
 static void never_inside(const scene *s, const walker *w)
 {
     if (w->b.flags & SWEEP_BODY_CRUSHED)
@@ -207,6 +232,18 @@ static void never_inside(const scene *s, const walker *w)
             fail_msg("body at (%.9g, %.9g, %.9g) is %.3g inside mover %u (tick %llu)", w->b.position.x,
                      w->b.position.y, w->b.position.z, -c, m, (unsigned long long)sweep_movers_tick_count(s->mv));
     }
+}
+
+/* Neither inside a mover nor inside the static level. */
+static void never_inside_anything(const scene *s, const walker *w)
+{
+    if (w->b.flags & SWEEP_BODY_CRUSHED)
+        return;
+    never_inside(s, w);
+    double c = level_clearance(s, w->b.position, w->b.radii);
+    if (c < -INSIDE_TOL)
+        fail_msg("body at (%.9g, %.9g, %.9g) is %.3g inside the level (tick %llu)", w->b.position.x,
+                 w->b.position.y, w->b.position.z, -c, (unsigned long long)sweep_movers_tick_count(s->mv));
 }
 
 /* ------------------------------------------------------------------ */
@@ -702,6 +739,100 @@ static void swinging_door_sweeps_player(void **state)
     scene_free(&s);
 }
 
+/*
+ * Movers that turn about a horizontal axis: a flap hanging from a hinge
+ * along y swings up towards a player standing in front of it, and a
+ * drawbridge lifts a thinner, taller player standing on it. Seen from a
+ * mover that turns about y, an ellipsoid that is not round about y turns
+ * too, so the push in the mover's frame alone left these bodies up to a
+ * third of a radius inside the flap. After every tick and every move,
+ * each body must be clear of both movers and of the floor.
+ */
+static void hinged_movers_keep_tall_bodies_out(void **state)
+{
+    (void)state;
+    for (int fast = 0; fast < 2; fast++) {
+        scene s;
+        scene_init(&s);
+        double swing = fast ? 0.05 : 1.0;
+        sweep_level_mover *flap = add_mover(&s, "flap", sweep_v3(0, -2, -1.95), sweep_v3(0.1, 2, 0),
+                                            SWEEP_MOVER_PINGPONG, SWEEP_TRIGGER_ALWAYS, SWEEP_BLOCKED_STOP);
+        key(flap, 0, 0, 0, 2, sweep_quat_identity());
+        key(flap, swing, 0, 0, 2, about_y(90));
+        flap->wait_end = 1.0;
+        flap->wait_start = 1.0;
+        sweep_level_mover *bridge = add_mover(&s, "bridge", sweep_v3(0, -1.5, -0.2), sweep_v3(4, 1.5, 0),
+                                              SWEEP_MOVER_PINGPONG, SWEEP_TRIGGER_ALWAYS, SWEEP_BLOCKED_STOP);
+        key(bridge, 0, 10, 0, 1, sweep_quat_identity());
+        key(bridge, 3.0 * swing, 10, 0, 1, about_y(-40));
+        bridge->wait_end = 0.5;
+        floor_quad(&s, -20, -20, 20, 20, 0);
+        scene_build(&s);
+        walker w[2] = {at(-0.45, 0, 0.9 + 0.001), at(12, 0, 1 + 1 + 0.001)};
+        w[1].b.radii = sweep_v3(0.25, 0.25, 1);
+        move(&s, &w[1], sweep_v3(0, 0, 0));
+        assert_int_equal(w[1].b.ground_mover, 1);
+        int pushed = 0, carried = 0;
+        for (int t = 0; t < 600; t++) {
+            tick(&s, w, 2, NULL);
+            for (int i = 0; i < 2; i++) {
+                assert_false(w[i].b.flags & SWEEP_BODY_CRUSHED);
+                pushed += (w[i].b.flags & SWEEP_BODY_PUSHED) != 0;
+                carried += (w[i].b.flags & SWEEP_BODY_CARRIED) != 0;
+                never_inside_anything(&s, &w[i]);
+                move(&s, &w[i], sweep_v3(0, 0, 0));
+                never_inside_anything(&s, &w[i]);
+            }
+        }
+        assert_true(pushed > 3 && carried > 30);
+        scene_free(&s);
+    }
+}
+
+/* A flap swinging up presses a tall player against a wall: the player,
+ * who cannot be pushed out of it, blocks the flap under each rule, and is
+ * never left inside it. */
+static void hinged_flap_blocked_rules(void **state)
+{
+    (void)state;
+    for (int rule = 0; rule < SWEEP_BLOCKED_COUNT; rule++) {
+        scene s;
+        scene_init(&s);
+        sweep_level_mover *flap = add_mover(&s, "flap", sweep_v3(0, -2, -1.95), sweep_v3(0.1, 2, 0),
+                                            SWEEP_MOVER_ONCE, SWEEP_TRIGGER_ALWAYS, (sweep_mover_blocked)rule);
+        key(flap, 0, 0, 0, 2, sweep_quat_identity());
+        key(flap, 1, 0, 0, 2, about_y(90));
+        floor_quad(&s, -20, -20, 20, 20, 0);
+        assert_int_equal(sweep_level_add_box(&s.lv, sweep_v3(-1.3, -5, 0), sweep_v3(-1, 5, 4), 2, 1), SWEEP_OK);
+        scene_build(&s);
+        walker w[1] = {at(-0.45, 0, 0.9 + 0.001)};
+        int blocked_ticks = 0, crushed = 0;
+        for (int t = 0; t < 120 && !crushed; t++) {
+            sweep_tick_report rep;
+            tick(&s, w, 1, &rep);
+            blocked_ticks += rep.blocked;
+            crushed = (w[0].b.flags & SWEEP_BODY_CRUSHED) != 0;
+            never_inside_anything(&s, &w[0]);
+            if (!crushed)
+                move(&s, &w[0], sweep_v3(0, 0, 0));
+            never_inside_anything(&s, &w[0]);
+        }
+        sweep_mover_pose p;
+        sweep_movers_get(s.mv, 0, &p, NULL);
+        if (rule == SWEEP_BLOCKED_CRUSH) {
+            assert_true(crushed);
+            assert_int_equal(w[0].b.mover, 0);
+        } else {
+            assert_false(crushed);
+            assert_true(blocked_ticks >= 1);
+            assert_true(p.rotation.y < 0.4); /* held well short of 90 degrees (0.707) */
+        }
+        if (rule == SWEEP_BLOCKED_STOP)
+            assert_true(blocked_ticks > 60);
+        scene_free(&s);
+    }
+}
+
 /* A small deterministic random source for the property test. */
 static uint64_t rng_next(uint64_t *x)
 {
@@ -1001,6 +1132,8 @@ int main(void)
         cmocka_unit_test(fast_mover_is_caught),
         cmocka_unit_test(walk_onto_and_off_platform),
         cmocka_unit_test(swinging_door_sweeps_player),
+        cmocka_unit_test(hinged_movers_keep_tall_bodies_out),
+        cmocka_unit_test(hinged_flap_blocked_rules),
         cmocka_unit_test(random_movers_never_overlap),
         cmocka_unit_test(same_session_same_hashes),
         cmocka_unit_test(set_pose_gives_same_move),
