@@ -338,7 +338,7 @@ sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error 
         /* Datagrams SWEEP__RX_BATCH at a time: a read that returns fewer
          * has emptied the socket. At most 64 a call, as the caller waits. */
         for (int round = 0; round < 64 / (int)SWEEP__RX_BATCH; round++) {
-            int n = sweep__sock_recv_batch(c->fd, c->rx_batch, c->rx_got, &kind, &sys);
+            int n = sweep__sock_recv_batch(c->fd, c->rx_batch, &c->rx_clock, c->rx_got, &kind, &sys);
             if (n < 0) {
                 if (kind == SWEEP__NET_REFUSED)
                     return sweep__client_fatal(c, err, SWEEP_CLIENT_E_CONNECT,
@@ -369,7 +369,7 @@ sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error 
         /* The stamp is the newest segment's: the frames this read completes
          * were whole by then (the earlier ones sooner, so never too early). */
         uint64_t arrived;
-        long r = sweep__sock_recv(c->fd, tmp, SWEEP__RX_READ, &arrived, &kind, &sys);
+        long r = sweep__sock_recv(c->fd, tmp, SWEEP__RX_READ, &c->rx_clock, &arrived, &kind, &sys);
         if (r < 0) {
             if (kind == SWEEP__NET_AGAIN)
                 return SWEEP_CLIENT_OK;

@@ -709,7 +709,9 @@ typedef struct sweep_client_event {
                              kernel's receive time of its datagram (UDP) or of the newest TCP
                              segment read with it (SO_TIMESTAMPNS), so a caller that came late
                              to read does not count its own delay as the server's; the time
-                             it was read where the kernel gives no stamp */
+                             it was read where the kernel gives no stamp, or when the real-time
+                             clock it stamps on was stepped since the read before; never
+                             earlier than an event received before it */
     uint32_t wire_bytes;  /* the size of the frame (its size prefix included) or datagram it came
                              in, counted once: the first event made of a message carries it, the
                              others of the same message (a MoveBatchResult's further results, a

@@ -146,6 +146,7 @@ struct sweep_client {
     uint8_t *rx_read; /* TCP: one read's bytes, SWEEP__RX_READ of them */
     sweep__rx_batch *rx_batch; /* UDP: one read's datagrams, into rx */
     sweep__datagram rx_got[SWEEP__RX_BATCH];
+    sweep__rx_clock rx_clock; /* arrivals of every read, whatever the socket */
     sweep_framer framer;
     sweep_decoder dec;
     uint8_t cookie[SWEEP__COOKIE_MAX];

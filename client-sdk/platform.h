@@ -123,12 +123,34 @@ static inline int sweep__sock_send_each(sweep__sock s, const uint8_t *data, cons
  * signal came, -1 on failure with *sys. */
 int sweep__sock_wait(sweep__sock s, int events, int timeout_ms, int *revents, int *sys);
 
+/* What one connection's reads keep from one read to the next, so that
+ * the arrival times they give stay true when the system's real-time clock
+ * is stepped (NTP, a user setting the time, a virtual machine resumed):
+ * kernels stamp arrivals on that clock, and a stamp taken before a step
+ * but moved to the monotonic clock after it would be off by the whole
+ * step. Zeroed before the first read; the client keeps one for its life,
+ * whatever socket it reads. */
+typedef struct sweep__rx_clock {
+    int64_t offset; /* the monotonic clock less the real-time one, measured after the last read */
+    uint64_t last;  /* the latest arrival given */
+    int have;       /* offset was measured */
+} sweep__rx_clock;
+
+/* The most the two clocks may move apart between two reads for the
+ * stamps of the second to be moved by the offset measured after it: an
+ * NTP slew moves them 0.5 ms a second at most, a step by far more. */
+#define SWEEP__RX_STEP_NS 1000000
+
 /* Reads what a stream socket has, at most len bytes, without waiting: the
  * count (0: the peer closed), or -1 with *kind and *sys. *arrived is when
  * the bytes came, on sweep__clock_ns's clock: the kernel's time of the
  * newest segment where the system gives it, else the time of the read;
- * never later than the read. */
-long sweep__sock_recv(sweep__sock s, void *buf, size_t len, uint64_t *arrived, sweep__net_kind *kind, int *sys);
+ * never later than the read, never earlier than the arrival clk gave
+ * before, and the time of the read when the real-time clock was stepped
+ * since clk's last read (the stamps' clock is no longer the one the
+ * offset was measured on). */
+long sweep__sock_recv(sweep__sock s, void *buf, size_t len, sweep__rx_clock *clk, uint64_t *arrived,
+                      sweep__net_kind *kind, int *sys);
 
 /* One datagram of a batch receive. */
 typedef struct sweep__datagram {
@@ -146,8 +168,8 @@ void sweep__rx_batch_destroy(sweep__rx_batch *b);
 
 /* Reads the datagrams waiting, at most the batch's count, without
  * waiting: their number (0: none waiting) with each in out[i], or -1 with
- * *kind and *sys. */
-int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *out, sweep__net_kind *kind,
-                           int *sys);
+ * *kind and *sys. Arrivals as sweep__sock_recv's, through clk. */
+int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *clk, sweep__datagram *out,
+                           sweep__net_kind *kind, int *sys);
 
 #endif

@@ -246,11 +246,9 @@ static int64_t mono_minus_real(void)
 }
 #endif
 
-/* When the kernel received what a recvmsg returned (SCM_TIMESTAMPNS in its
- * control bytes), on the monotonic clock; `now` (when it was read) if it
- * carries no stamp. Never later than now: a real-time clock stepped since
- * the arrival must not make an answer come before its read. */
-static uint64_t arrival_ns(struct msghdr *mh, uint64_t now, int64_t offset)
+/* The kernel's receive time of what a recvmsg returned (SCM_TIMESTAMPNS
+ * in its control bytes), on the real-time clock; 0 if it carries none. */
+static int64_t stamp_ns(struct msghdr *mh)
 {
 #if SWEEP__STAMPS
     for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
@@ -259,27 +257,54 @@ static uint64_t arrival_ns(struct msghdr *mh, uint64_t now, int64_t offset)
             continue;
         struct timespec ts;
         memcpy(&ts, CMSG_DATA(cm), sizeof ts);
-        if (ts.tv_sec == 0 && ts.tv_nsec == 0)
-            return now;
-        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + offset;
-        return t > 0 && (uint64_t)t < now ? (uint64_t)t : now;
+        return ts_ns(&ts);
     }
 #else
-    (void)mh, (void)offset;
+    (void)mh;
 #endif
-    return now;
+    return 0;
 }
 
-static int64_t clock_offset(void)
+/* Begins one read's arrivals, once the read returned: whether its stamps
+ * may be moved to the monotonic clock by the offset measured now. Not when
+ * the offset moved since clk's last read: the real-time clock was stepped
+ * meanwhile, and stamps taken before the step are off by it (a forward
+ * step would put an answer seconds before its request went). */
+static int stamps_hold(sweep__rx_clock *clk)
 {
 #if SWEEP__STAMPS
-    return mono_minus_real();
+    int64_t offset = mono_minus_real(), moved = offset - clk->offset;
+    int hold = !clk->have || (moved <= SWEEP__RX_STEP_NS && moved >= -SWEEP__RX_STEP_NS);
+    clk->offset = offset;
+    clk->have = 1;
+    return hold;
 #else
+    (void)clk;
     return 0;
 #endif
 }
 
-long sweep__sock_recv(sweep__sock s, void *buf, size_t len, uint64_t *arrived, sweep__net_kind *kind, int *sys)
+/* An arrival of the read at `now` whose stamp (stamp_ns) is stamp: the
+ * stamp on the monotonic clock if it holds, else now; never later than
+ * now, nor earlier than the arrival clk gave before (a socket hands out
+ * what it received in order, and stamps of before a step that a read
+ * left in the socket meet the offset of after it). */
+static uint64_t arrival_ns(sweep__rx_clock *clk, int hold, int64_t stamp, uint64_t now)
+{
+    uint64_t t = now;
+    if (hold && stamp != 0) {
+        int64_t m = stamp + clk->offset;
+        if (m > 0 && (uint64_t)m < now)
+            t = (uint64_t)m;
+    }
+    if (t < clk->last)
+        t = clk->last;
+    clk->last = t;
+    return t;
+}
+
+long sweep__sock_recv(sweep__sock s, void *buf, size_t len, sweep__rx_clock *clk, uint64_t *arrived,
+                      sweep__net_kind *kind, int *sys)
 {
     union {
         struct cmsghdr align;
@@ -296,7 +321,8 @@ long sweep__sock_recv(sweep__sock s, void *buf, size_t len, uint64_t *arrived, s
         *kind = sweep__net_classify(errno);
         return -1;
     }
-    *arrived = arrival_ns(&mh, now, clock_offset());
+    int hold = stamps_hold(clk);
+    *arrived = arrival_ns(clk, hold, stamp_ns(&mh), now);
     return (long)r;
 }
 
@@ -351,10 +377,9 @@ void sweep__rx_batch_destroy(sweep__rx_batch *b)
     free(b);
 }
 
-int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *out, sweep__net_kind *kind,
-                           int *sys)
+int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *clk, sweep__datagram *out,
+                           sweep__net_kind *kind, int *sys)
 {
-    int64_t offset = clock_offset();
 #if SWEEP__MMSG
     for (unsigned k = 0; k < b->count; k++) {
         b->msgs[k].msg_hdr.msg_controllen = SWEEP__CMSG_BYTES;
@@ -367,12 +392,13 @@ int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *o
         *kind = sweep__net_classify(errno);
         return *kind == SWEEP__NET_AGAIN ? 0 : -1;
     }
+    int hold = n > 0 && stamps_hold(clk);
     for (int k = 0; k < n; k++) {
         struct msghdr *h = &b->msgs[k].msg_hdr;
         out[k].data = b->bufs + (size_t)k * b->size;
         out[k].len = b->msgs[k].msg_len;
         out[k].truncated = (h->msg_flags & MSG_TRUNC) != 0;
-        out[k].arrived = arrival_ns(h, now, offset);
+        out[k].arrived = arrival_ns(clk, hold, stamp_ns(h), now);
     }
     return n;
 #else
@@ -394,7 +420,7 @@ int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *o
         out[n].data = b->bufs + (size_t)k * b->size;
         out[n].len = (size_t)r;
         out[n].truncated = (h->msg_flags & MSG_TRUNC) != 0;
-        out[n].arrived = arrival_ns(h, now, offset);
+        out[n].arrived = arrival_ns(clk, stamps_hold(clk), stamp_ns(h), now);
         n++;
     }
     return n;

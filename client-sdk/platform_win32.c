@@ -191,11 +191,13 @@ int sweep__sock_wait(sweep__sock s, int events, int timeout_ms, int *revents, in
     return 1;
 }
 
-long sweep__sock_recv(sweep__sock s, void *buf, size_t len, uint64_t *arrived, sweep__net_kind *kind, int *sys)
+long sweep__sock_recv(sweep__sock s, void *buf, size_t len, sweep__rx_clock *clk, uint64_t *arrived,
+                      sweep__net_kind *kind, int *sys)
 {
     int n = len > INT_MAX ? INT_MAX : (int)len;
     int r = recv((SOCKET)s, (char *)buf, n, 0);
-    *arrived = sweep__clock_ns();
+    /* Times of the read, on a clock that never steps: nothing to correct. */
+    *arrived = clk->last = sweep__clock_ns();
     if (r == SOCKET_ERROR) {
         *sys = WSAGetLastError();
         *kind = sweep__net_classify(*sys);
@@ -223,8 +225,8 @@ void sweep__rx_batch_destroy(sweep__rx_batch *b)
     free(b);
 }
 
-int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *out, sweep__net_kind *kind,
-                           int *sys)
+int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *clk, sweep__datagram *out,
+                           sweep__net_kind *kind, int *sys)
 {
     int n = 0;
     for (unsigned k = 0; k < b->count; k++) {
@@ -250,7 +252,7 @@ int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__datagram *o
         out[n].data = buf;
         out[n].len = (size_t)r;
         out[n].truncated = truncated;
-        out[n].arrived = now;
+        out[n].arrived = clk->last = now;
         n++;
     }
     return n;
