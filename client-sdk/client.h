@@ -314,7 +314,9 @@ sweep_client_status sweep_client_collide(sweep_client *c, const sweep_msg_collid
  * Estimated from Welcome.tick_rate, the tick every message names and the
  * round trips of moves and Pings (tick_clock.h says how, and how it
  * behaves under jitter and loss); never less than an estimate given
- * before; 0 before any message naming a tick came (and for a NULL c).
+ * before while the server is heard (after seconds of silence it starts
+ * afresh, so as to follow a server that re-anchored its ticks); 0 before
+ * any message naming a tick came (and for a NULL c).
  * Give it to sweep_predictor_step_at (predict.h) with the move just sent.
  */
 uint64_t sweep_client_estimate_tick(sweep_client *c);

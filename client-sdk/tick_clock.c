@@ -13,10 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether a sample at now starts m afresh: none yet, or none within the
+ * window's whole span. */
+static int min_stale(const sweep_tick_clock_min *m, uint64_t now)
+{
+    return !m->have || (now > m->cur_start && now - m->cur_start >= 2 * SWEEP_TICK_CLOCK_WINDOW_NS);
+}
+
 static void min_add(sweep_tick_clock_min *m, double v, uint64_t now)
 {
     uint64_t age = m->have && now > m->cur_start ? now - m->cur_start : 0;
-    if (!m->have || age >= 2 * SWEEP_TICK_CLOCK_WINDOW_NS) {
+    if (min_stale(m, now)) {
         /* Nothing, or nothing recent: both halves start afresh. */
         m->cur = v;
         m->cur_start = now;
@@ -62,6 +69,21 @@ void sweep_tick_clock_heard(sweep_tick_clock *k, uint64_t tick, uint64_t receive
 {
     if (k == NULL || tick == 0 || k->tick_rate == 0.0)
         return;
+    /* Messages are taken in the order they arrived, so one that says it
+     * arrived before the newest tick did has a time gone wrong (a clock
+     * stepped under its stamp): its offset would be low by as much, and
+     * every estimate that far ahead until the window forgot it. */
+    if (received_ns < k->newest_ns)
+        return;
+    if (k->offset.have && min_stale(&k->offset, received_ns)) {
+        /* Nothing heard for the window's span: the server may have stalled
+         * and re-anchored its ticks (sweepd skips what it cannot catch up),
+         * so the estimates given and the ticks answered moves met stand on
+         * a clock it no longer keeps. The offset starts afresh below. */
+        k->given = 0;
+        k->met_count = k->met_next = 0;
+        k->lag_offset = NAN;
+    }
     min_add(&k->offset, (double)received_ns - (double)tick * k->period_ns, received_ns);
     if (tick >= k->newest_tick) {
         k->newest_tick = tick;

@@ -33,9 +33,17 @@
  * that came late (a lost first copy, a stall) is outvoted. The minima are
  * over a sliding window of two to four seconds
  * (SWEEP_TICK_CLOCK_WINDOW_NS), so the estimate follows the two clocks'
- * drift and a server that re-anchored its ticks after a stall. An
- * estimate never goes below one given before (ticks only increase on the
- * server).
+ * drift. An estimate never goes below one given before (ticks only
+ * increase on the server) while the server is heard. When no message
+ * named a tick for the window's whole span, the next one starts the clock
+ * afresh, the estimates given and the answered moves forgotten with the
+ * minima: a server stalled longer than it catches up on re-anchors its
+ * ticks (sweepd runs at most 1,000 due ticks at once and numbers on from
+ * a start as much later as it skipped), and what was learnt before would
+ * put every estimate that many ticks ahead, held there until the server
+ * caught up. At up to 250 ticks a second such a stall is always that long;
+ * a faster server's shorter one is followed by the window within four
+ * seconds, and the estimate then stands still for the ticks it skipped.
  *
  * How it behaves:
  *   - jitter: only the fastest messages set offset_min, so late ones
@@ -47,6 +55,10 @@
  *   - loss: fewer samples, the same minima; with none at all for a whole
  *     window the estimate runs on the last ones (the clocks drift apart by
  *     parts per million: nothing in a window);
+ *   - times: each message's is when it arrived (the kernel's stamp of it,
+ *     client.h's received_ns), so messages are heard in the order they
+ *     came, and one timed before the newest tick's arrival has a time gone
+ *     wrong and is not taken;
  *   - a move sent within the timing noise (tens of microseconds on one
  *     machine) of a tick boundary can fall either side of it;
  *   - before the first message with a tick, and without a tick rate, the
@@ -110,7 +122,9 @@ void sweep_tick_clock_init(sweep_tick_clock *k, double tick_rate);
 
 /* A message naming server tick `tick` arrived at received_ns (the local
  * monotonic clock, sweep_client_now_ns). Tick 0 (a message sent before
- * the world's first tick, or by no world) teaches nothing and is ignored. */
+ * the world's first tick, or by no world) teaches nothing and is ignored;
+ * so is a message said to arrive before the newest tick heard did
+ * (messages are heard in the order they arrived). */
 void sweep_tick_clock_heard(sweep_tick_clock *k, uint64_t tick, uint64_t received_ns);
 
 /* A round trip of rtt_ns measured at now_ns. */
@@ -122,7 +136,8 @@ void sweep_tick_clock_met(sweep_tick_clock *k, uint64_t sent_ns, uint64_t tick);
 
 /* The tick at which the server will apply a move sent at send_ns (see the
  * file comment); 0 before anything was heard. Never less than an estimate
- * given before. */
+ * given before, unless the clock started afresh since (a window's span
+ * without a tick heard). */
 uint64_t sweep_tick_clock_estimate(sweep_tick_clock *k, uint64_t send_ns);
 
 /*

@@ -278,6 +278,88 @@ static void learns_the_servers_lag(void **state)
     assert_int_equal(exact, moves);
 }
 
+/* A message whose arrival time went back before the newest tick's (its
+ * kernel stamp moved to the monotonic clock across a step of the real-time
+ * clock, 5 s forward) teaches nothing: taken, its offset would be 5 s low
+ * and every estimate 320 ticks ahead, held there. */
+static void ignores_an_arrival_before_the_newest(void **state)
+{
+    (void)state;
+    sweep_tick_clock k;
+    sweep_tick_clock_init(&k, RATE);
+    double got = 0;
+    uint64_t n;
+    for (n = 1; n <= 64 * 3; n++) {
+        got = START_NS + (double)n * PERIOD_NS + DOWN_NS;
+        sweep_tick_clock_heard(&k, n, (uint64_t)got);
+        sweep_tick_clock_round_trip(&k, (uint64_t)(DOWN_NS + UP_NS), (uint64_t)got);
+    }
+    double t = got + PERIOD_NS / 2;
+    assert_int_equal(sweep_tick_clock_estimate(&k, (uint64_t)t), true_tick(t, 1.0));
+    uint64_t heard = k.ticks_heard;
+    sweep_tick_clock_heard(&k, n, (uint64_t)(got + PERIOD_NS - 5e9));
+    for (int i = 1; i <= 64; i++) {
+        t = got + i * PERIOD_NS / 4;
+        uint64_t e = sweep_tick_clock_estimate(&k, (uint64_t)t);
+        assert_true(e <= true_tick(t, 1.0) + 1);
+    }
+    assert_int_equal(k.ticks_heard, heard);
+    assert_int_equal(k.newest_tick, n - 1);
+    /* The messages after it arrive as they should and are taken. */
+    got = START_NS + (double)(n + 1) * PERIOD_NS + DOWN_NS;
+    sweep_tick_clock_heard(&k, n + 1, (uint64_t)got);
+    assert_int_equal(k.ticks_heard, heard + 1);
+    assert_int_equal(k.newest_tick, n + 1);
+}
+
+/* sweepd runs at most 1,000 due ticks at once: a server stalled 20 s at
+ * 64 ticks a second runs 1,000 and skips the other 280, numbering on from
+ * a start 280 periods later (server/world_clock.c). The client heard
+ * nothing meanwhile, so its window starts afresh with the next message,
+ * and so do the estimates: the first one after is the server's new tick,
+ * not one 280 ahead held until the server caught up with it, nor one
+ * learnt from moves answered on the old clock. */
+static void follows_a_server_that_re_anchored(void **state)
+{
+    (void)state;
+    const double read = 4e6; /* the server reads each move 4 ms late */
+    sweep_tick_clock k;
+    sweep_tick_clock_init(&k, RATE);
+    double start = START_NS, last = 0;
+    uint64_t n, tick = 0;
+    for (n = 1; n <= 64 * 10; n++) {
+        double got = start + (double)n * PERIOD_NS + DOWN_NS;
+        sweep_tick_clock_heard(&k, n, (uint64_t)got);
+        sweep_tick_clock_round_trip(&k, (uint64_t)(DOWN_NS + UP_NS), (uint64_t)got);
+        double t = got + PERIOD_NS / 2;
+        sweep_tick_clock_estimate(&k, (uint64_t)t);
+        sweep_tick_clock_met(&k, (uint64_t)t, (uint64_t)floor((t + UP_NS + read - start) / PERIOD_NS));
+        last = got;
+        tick = n;
+    }
+    /* The stall: the game goes on estimating for 20 s, hearing nothing. */
+    double stall = 20e9;
+    for (double t = last; t < last + stall; t += PERIOD_NS)
+        sweep_tick_clock_estimate(&k, (uint64_t)t);
+    assert_true(k.given > tick + 1200);
+    /* The server's loop comes back: 1,000 ticks run, the rest skipped. */
+    double resumed = last - DOWN_NS + stall;
+    tick += 1000;
+    start = resumed - (double)tick * PERIOD_NS;
+    for (int j = 0; j < 64 * 2; j++, tick++) {
+        double got = start + (double)tick * PERIOD_NS + DOWN_NS;
+        sweep_tick_clock_heard(&k, tick, (uint64_t)got);
+        double t = got + PERIOD_NS / 4;
+        uint64_t want = (uint64_t)floor((t + UP_NS + read - start) / PERIOD_NS);
+        uint64_t e = sweep_tick_clock_estimate(&k, (uint64_t)t);
+        if (getenv("SWEEP_TEST_VERBOSE") && j < 4)
+            fprintf(stderr, "after the stall, message %d: estimate %llu, the server's %llu\n", j,
+                    (unsigned long long)e, (unsigned long long)want);
+        assert_true(e + 1 >= want && e <= want + 1);
+        sweep_tick_clock_met(&k, (uint64_t)t, want);
+    }
+}
+
 /* The next tick's due time: unknown before anything is heard; then, with
  * jitter and loss, the time the fastest message of the first tick due
  * after the asked time arrives, to the nanosecond's rounding, so a batch
@@ -319,6 +401,8 @@ int main(void)
         cmocka_unit_test(never_goes_back),
         cmocka_unit_test(learns_the_servers_lag),
         cmocka_unit_test(next_due_is_the_ticks_fastest_arrival),
+        cmocka_unit_test(ignores_an_arrival_before_the_newest),
+        cmocka_unit_test(follows_a_server_that_re_anchored),
     };
     return cmocka_run_group_tests_name("tick clock", tests, NULL, NULL);
 }
