@@ -327,6 +327,14 @@ int sweep__client_size_decoder(sweep_client *c, uint32_t n)
     return 0;
 }
 
+/* A UDP receive that failed with kind (sys): the fatal status it means. */
+static sweep_client_status udp_receive_failed(sweep_client *c, sweep__net_kind kind, int sys, sweep_client_error *err)
+{
+    if (kind == SWEEP__NET_REFUSED)
+        return sweep__client_fatal(c, err, SWEEP_CLIENT_E_CONNECT, "udp: nobody listening (connection refused)");
+    return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
+}
+
 sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
@@ -338,13 +346,10 @@ sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error 
         /* Datagrams SWEEP__RX_BATCH at a time: a read that returns fewer
          * has emptied the socket. At most 64 a call, as the caller waits. */
         for (int round = 0; round < 64 / (int)SWEEP__RX_BATCH; round++) {
+            kind = SWEEP__NET_OK;
             int n = sweep__sock_recv_batch(c->fd, c->rx_batch, &c->rx_clock, c->rx_got, &kind, &sys);
-            if (n < 0) {
-                if (kind == SWEEP__NET_REFUSED)
-                    return sweep__client_fatal(c, err, SWEEP_CLIENT_E_CONNECT,
-                                               "udp: nobody listening (connection refused)");
-                return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
-            }
+            if (n < 0)
+                return udp_receive_failed(c, kind, sys, err);
             for (int k = 0; k < n; k++) {
                 const sweep__datagram *dg = &c->rx_got[k];
                 size_t len = dg->len;
@@ -359,6 +364,10 @@ sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error 
                 if (sweep__client_handle_message(c, &m, dg->arrived, (uint32_t)len) < 0)
                     return sweep__client_fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
             }
+            /* A failure after datagrams: they are queued (polls still hand
+             * them out), and it is told now, as the system may not again. */
+            if (kind != SWEEP__NET_OK && kind != SWEEP__NET_AGAIN)
+                return udp_receive_failed(c, kind, sys, err);
             if ((unsigned)n < SWEEP__RX_BATCH)
                 return SWEEP_CLIENT_OK;
         }

@@ -101,7 +101,8 @@ typedef enum sweep_client_status {
     SWEEP_CLIENT_OK = 0,
     SWEEP_CLIENT_E_ARG,          /* NULL or out-of-range argument */
     SWEEP_CLIENT_E_ADDRESS,      /* the host:port could not be parsed or resolved */
-    SWEEP_CLIENT_E_CONNECT,      /* connecting failed (refused, unreachable) */
+    SWEEP_CLIENT_E_CONNECT,      /* connecting failed (refused, unreachable), or over UDP the server's port
+                                    refused a datagram later (nobody listens there any more) */
     SWEEP_CLIENT_E_IO,           /* a socket call failed */
     SWEEP_CLIENT_E_CLOSED,       /* the server closed the connection (or said Bye) */
     SWEEP_CLIENT_E_TIMEOUT,      /* no answer within the time allowed */

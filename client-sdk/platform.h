@@ -168,7 +168,10 @@ void sweep__rx_batch_destroy(sweep__rx_batch *b);
 
 /* Reads the datagrams waiting, at most the batch's count, without
  * waiting: their number (0: none waiting) with each in out[i], or -1 with
- * *kind and *sys. Arrivals as sweep__sock_recv's, through clk. */
+ * *kind and *sys. A failure met after some were read comes with them:
+ * their number, and *kind and *sys say it (else they are left as they
+ * were, or say SWEEP__NET_AGAIN), as a system may tell it only once (a
+ * UDP peer's ICMP refusal). Arrivals as sweep__sock_recv's, through clk. */
 int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *clk, sweep__datagram *out,
                            sweep__net_kind *kind, int *sys);
 

@@ -411,11 +411,11 @@ int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *c
         uint64_t now = sweep__clock_ns();
         if (r < 0) {
             sweep__net_kind k2 = sweep__net_classify(errno);
-            if (k2 == SWEEP__NET_AGAIN || n > 0)
+            if (k2 == SWEEP__NET_AGAIN)
                 return n;
             *sys = errno;
             *kind = k2;
-            return -1;
+            return n > 0 ? n : -1;
         }
         out[n].data = b->bufs + (size_t)k * b->size;
         out[n].len = (size_t)r;

@@ -9,8 +9,15 @@
  * connect, in its exception set. The monotonic clock is
  * QueryPerformanceCounter. Winsock gives no receive times and no batch
  * receive: a batch is a loop of recv, and an arrival the time of its read.
- * Winsock's WSAECONNRESET on a UDP socket is the peer port's ICMP
- * refusal, taken as the POSIX layer takes ECONNREFUSED.
+ *
+ * A UDP peer's ICMP refusal (port unreachable: the server is gone) is
+ * taken as the POSIX layer takes ECONNREFUSED, however Winsock tells it:
+ * Windows fails the next recv with WSAECONNRESET, once; wine only
+ * flags the socket (select's exception set, SO_ERROR WSAECONNREFUSED) and
+ * its recv says it would block. So a batch that finds nothing asks
+ * SO_ERROR, and a refusal met after some datagrams comes with them rather
+ * than being lost: told once, it would never be told again, and the
+ * client would wait for a server that is not there.
  */
 #include "client-sdk/platform.h"
 
@@ -225,6 +232,16 @@ void sweep__rx_batch_destroy(sweep__rx_batch *b)
     free(b);
 }
 
+/* The refusal a UDP socket was flagged with and its recv did not tell
+ * (wine): WSAECONNREFUSED or WSAECONNRESET, else 0. */
+static int flagged_refusal(SOCKET s)
+{
+    int soerr = 0, sl = sizeof soerr;
+    if (getsockopt(s, SOL_SOCKET, SO_ERROR, (char *)&soerr, &sl) != 0)
+        return 0;
+    return soerr == WSAECONNREFUSED || soerr == WSAECONNRESET ? soerr : 0;
+}
+
 int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *clk, sweep__datagram *out,
                            sweep__net_kind *kind, int *sys)
 {
@@ -241,12 +258,13 @@ int sweep__sock_recv_batch(sweep__sock s, sweep__rx_batch *b, sweep__rx_clock *c
             if (e == WSAEMSGSIZE) {
                 r = (int)b->size, truncated = 1;
             } else {
-                sweep__net_kind k2 = e == WSAECONNRESET ? SWEEP__NET_REFUSED : sweep__net_classify(e);
-                if (k2 == SWEEP__NET_AGAIN || n > 0)
+                if (e == WSAEWOULDBLOCK && n == 0)
+                    e = flagged_refusal((SOCKET)s);
+                if (e == 0 || sweep__net_classify(e) == SWEEP__NET_AGAIN)
                     return n;
                 *sys = e;
-                *kind = k2;
-                return -1;
+                *kind = e == WSAECONNRESET ? SWEEP__NET_REFUSED : sweep__net_classify(e);
+                return n > 0 ? n : -1;
             }
         }
         out[n].data = buf;

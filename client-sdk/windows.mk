@@ -82,10 +82,14 @@ $(WIN_SDK)/share/sweep/maps/%: $(BUILD)/maps/%
 
 # The test programs (tests/windows/): portable_check prints the walk
 # hashes and a prediction run, the same source built for Linux beside the
-# cmocka test; use_sdk is tests/install/use_sdk.c, the installed SDK's own
-# client, built on build-win/sdk as a Windows game would build it.
-WIN_TEST_EXES := $(WIN_BUILD)/tests/portable_check.exe $(WIN_BUILD)/tests/use_sdk.exe
-$(WIN_BUILD)/tests/portable_check.exe: $(WIN_BUILD)/tests/windows/portable_check.o $(WIN_LIBS)
+# cmocka test; net_check, Windows only, what the client makes of a UDP
+# server that is not there; use_sdk is tests/install/use_sdk.c, the
+# installed SDK's own client, built on build-win/sdk as a Windows game
+# would build it.
+WIN_TEST_EXES := $(WIN_BUILD)/tests/portable_check.exe $(WIN_BUILD)/tests/net_check.exe \
+	$(WIN_BUILD)/tests/use_sdk.exe
+$(WIN_BUILD)/tests/portable_check.exe $(WIN_BUILD)/tests/net_check.exe: $(WIN_BUILD)/tests/%.exe: \
+		$(WIN_BUILD)/tests/windows/%.o $(WIN_LIBS)
 	@mkdir -p $(@D)
 	$(WIN_CC) $^ $(WIN_LDLIBS) -o $@
 $(WIN_BUILD)/tests/use_sdk.exe: tests/install/use_sdk.c $(WIN_LIBS) $(WIN_SDK)/include/.stamp

@@ -8,7 +8,9 @@
  * 127.0.0.1 over TCP and over UDP, checks the map's content hash, and has
  * every one of its predictions confirmed bit for bit; built once more by
  * CMake for Windows through the SDK's find_package(sweep), it does the
- * same.
+ * same. A UDP server that is not there (a closed port, a sweepd killed)
+ * ends a session with CONNECT, as on Linux, whichever way Winsock tells
+ * the refusal (tests/windows/net_check.c).
  *
  * wine runs in a prefix of its own under a temporary directory, made once
  * by the group's setup (its first start takes tens of seconds), without a
@@ -210,6 +212,101 @@ static void client_udp(void **state)
     client_against_sweepd(fx_build("../build-win/tests/use_sdk.exe", exe, sizeof exe), "udp");
 }
 
+/* A port of 127.0.0.1 nobody listens on for UDP: one free a moment ago. */
+static int closed_udp_port(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* What `net_check MODE ADDRESS` (tests/windows/net_check.c) prints under
+ * wine; its exit status must be 0. */
+static char *net_check(const char *mode, const char *address)
+{
+    char exe[1200], cmd[1600];
+    snprintf(cmd, sizeof cmd, "%s %s %s", fx_build("../build-win/tests/net_check.exe", exe, sizeof exe), mode,
+             address);
+    char *out;
+    int rc = run_wine(cmd, &out);
+    if (rc != 0)
+        fprintf(stderr, "net_check.exe %s: exit %d:\n%s", mode, rc, out ? out : "");
+    assert_int_equal(rc, 0);
+    return out;
+}
+
+/* A UDP connect to a port nobody listens on: refused (CONNECT) as soon as
+ * the ICMP refusal comes, as on Linux, not TIMEOUT after the whole
+ * timeout (wine tells the refusal only in select's exception set and
+ * SO_ERROR, its recv saying it would block). */
+static void udp_connect_refused(void **state)
+{
+    (void)state;
+    NEED_WINE();
+    char address[64];
+    snprintf(address, sizeof address, "127.0.0.1:%d", closed_udp_port());
+    char *out = net_check("refused", address);
+    assert_string_equal(out, "connect=CONNECT\n");
+    free(out);
+}
+
+/* A UDP session whose server was killed (no Bye): the refusal of the
+ * next move ends it with CONNECT, rather than every send OK and every
+ * poll TIMEOUT for ever. */
+static void udp_server_gone(void **state)
+{
+    (void)state;
+    NEED_WINE();
+    fx_server fx;
+    assert_int_equal(fx_start(&fx, NULL), 0);
+    char exe[1200], args[1600], inner[3000], cmd[3500];
+    snprintf(args, sizeof args, "%s gone %s", fx_build("../build-win/tests/net_check.exe", exe, sizeof exe), fx.udp);
+    wine_cmd(inner, sizeof inner, args);
+    snprintf(cmd, sizeof cmd, "%s 2>>%s/wine.log", inner, prefix);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[512] = "", line[256];
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r")] = '\0';
+        if (strlen(out) + strlen(line) + 2 < sizeof out)
+            strcat(strcat(out, line), "\n");
+        if (strcmp(line, "connected") == 0 && fx.pid > 0) {
+            kill(fx.pid, SIGKILL);
+            waitpid(fx.pid, NULL, 0);
+            fx.pid = 0;
+        }
+    }
+    int st = pclose(p);
+    if (fx.pid > 0)
+        fx_stop(&fx);
+    else
+        fx_wait(&fx);
+    if (st != 0)
+        fprintf(stderr, "net_check.exe gone: status %d:\n%s", st, out);
+    assert_int_equal(st, 0);
+    assert_string_equal(out, "connected\ngone=CONNECT\n");
+}
+
+/* Windows tells a refusal once, failing a recv: one that came after a
+ * datagram of the same batch is told with it (the datagram still handed
+ * out), not dropped for a session that then waits for ever. */
+static void udp_refusal_after_a_datagram(void **state)
+{
+    (void)state;
+    NEED_WINE();
+    fx_server fx;
+    assert_int_equal(fx_start(&fx, NULL), 0);
+    char *out = net_check("told-once", fx.udp);
+    assert_string_equal(out, "gone=CONNECT kept=1\n");
+    free(out);
+    assert_int_equal(fx_stop(&fx), 0);
+}
+
 /* A Windows game built by CMake on build-win/sdk alone: find_package(sweep)
  * and sweep::client, cross-compiled with mingw-w64. */
 static void cmake_game_for_windows(void **state)
@@ -271,6 +368,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(prediction_same_bits),
         cmocka_unit_test(client_tcp),
         cmocka_unit_test(client_udp),
+        cmocka_unit_test(udp_connect_refused),
+        cmocka_unit_test(udp_server_gone),
+        cmocka_unit_test(udp_refusal_after_a_datagram),
         cmocka_unit_test(cmake_game_for_windows),
     };
     return cmocka_run_group_tests_name("windows", tests, group_setup, group_teardown);
