@@ -12,7 +12,7 @@
  *
  * A UDP peer's ICMP refusal (port unreachable: the server is gone) is
  * taken as the POSIX layer takes ECONNREFUSED, however Winsock tells it:
- * Windows fails the next recv with WSAECONNRESET, once; wine only
+ * Windows fails the next recv or send with WSAECONNRESET, once; wine only
  * flags the socket (select's exception set, SO_ERROR WSAECONNREFUSED) and
  * its recv says it would block. So a batch that finds nothing asks
  * SO_ERROR, and a refusal met after some datagrams comes with them rather
@@ -143,13 +143,20 @@ int sweep__sock_connect_result(sweep__sock s)
     return soerr;
 }
 
+/* Whether s is a datagram socket, whose WSAECONNRESET is a refusal. */
+static int is_datagram(SOCKET s)
+{
+    int type = 0, tl = sizeof type;
+    return getsockopt(s, SOL_SOCKET, SO_TYPE, (char *)&type, &tl) == 0 && type == SOCK_DGRAM;
+}
+
 long sweep__sock_send(sweep__sock s, const void *data, size_t len, sweep__net_kind *kind, int *sys)
 {
     int n = len > INT_MAX ? INT_MAX : (int)len;
     int w = send((SOCKET)s, (const char *)data, n, 0);
     if (w == SOCKET_ERROR) {
         *sys = WSAGetLastError();
-        *kind = sweep__net_classify(*sys);
+        *kind = *sys == WSAECONNRESET && is_datagram((SOCKET)s) ? SWEEP__NET_REFUSED : sweep__net_classify(*sys);
         return -1;
     }
     return w;

@@ -17,12 +17,17 @@
  *       fails the next recv with WSAECONNRESET once, as Windows does
  *       after a refusal and wine does not: "gone=STATUS kept=N", N the
  *       WorldStates read before the failure and handed out after it
+ *   net_check send-reset HOST:PORT
+ *       spawns on a sweepd and fails the next send with WSAECONNRESET
+ *       once, as Windows does on a UDP socket after a refusal:
+ *       "send=STATUS"
  *
- * For the last, this program stands in for Windows between libsweep and
- * Winsock: libsweep calls recv through the pointer a Windows program
- * imports it by (__imp_recv), which is defined here and calls Winsock's
- * own, looked up by name, but for the failure armed. Nothing is armed in
- * the first two, which see wine's Winsock as it is.
+ * For the last two, this program stands in for Windows between libsweep
+ * and Winsock: libsweep calls recv and send through the pointers a
+ * Windows program imports them by (__imp_recv, __imp_send), which are
+ * defined here and call Winsock's own, looked up by name, but for the
+ * failure armed. Nothing is armed in the first two, which see wine's
+ * Winsock as it is.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,10 +38,13 @@
 #include "client-sdk/client.h"
 
 typedef int(WSAAPI *recv_fn)(SOCKET, char *, int, int);
+typedef int(WSAAPI *send_fn)(SOCKET, const char *, int, int);
 
 static recv_fn winsock_recv;
+static send_fn winsock_send;
 static int fail_recv_after_data; /* armed: fail the recv after the next that reads something */
 static int fail_recv_next;
+static int fail_send_next;
 
 static void find_winsock(void)
 {
@@ -44,6 +52,7 @@ static void find_winsock(void)
         return;
     HMODULE ws = GetModuleHandleA("ws2_32.dll");
     winsock_recv = (recv_fn)(void (*)(void))GetProcAddress(ws, "recv");
+    winsock_send = (send_fn)(void (*)(void))GetProcAddress(ws, "send");
 }
 
 static int WSAAPI stand_in_recv(SOCKET s, char *buf, int len, int flags)
@@ -62,7 +71,19 @@ static int WSAAPI stand_in_recv(SOCKET s, char *buf, int len, int flags)
     return r;
 }
 
+static int WSAAPI stand_in_send(SOCKET s, const char *buf, int len, int flags)
+{
+    find_winsock();
+    if (fail_send_next) {
+        fail_send_next = 0;
+        WSASetLastError(WSAECONNRESET);
+        return SOCKET_ERROR;
+    }
+    return winsock_send(s, buf, len, flags);
+}
+
 recv_fn __imp_recv = stand_in_recv;
+send_fn __imp_send = stand_in_send;
 
 static sweep_client *connect_udp(const char *address, int timeout_ms, sweep_client_status *s)
 {
@@ -115,7 +136,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc != 3) {
-        fprintf(stderr, "usage: net_check refused|gone|told-once HOST:PORT\n");
+        fprintf(stderr, "usage: net_check refused|gone|told-once|send-reset HOST:PORT\n");
         return 2;
     }
     const char *mode = argv[1], *address = argv[2];
@@ -131,14 +152,20 @@ int main(int argc, char **argv)
     if (c == NULL)
         return 1;
     int rc = 0;
-    if (strcmp(mode, "gone") == 0) {
+    if (strcmp(mode, "gone") == 0 || strcmp(mode, "send-reset") == 0) {
         sweep_msg_spawned me;
         if (sweep_client_spawn_player(c, 0, &me, &e) != SWEEP_CLIENT_OK) {
             sweep_client_close(c);
             return fail("spawn", &e);
         }
-        printf("connected\n");
-        printf("gone=%s\n", outcome(until_gone(c, me.entity)));
+        if (strcmp(mode, "gone") == 0) {
+            printf("connected\n");
+            printf("gone=%s\n", outcome(until_gone(c, me.entity)));
+        } else {
+            fail_send_next = 1;
+            sweep_client_move_req m = {.entity = me.entity, .dt = 1.0 / 60};
+            printf("send=%s\n", sweep_client_status_name(sweep_client_send_move(c, &m, NULL, &e)));
+        }
     } else if (strcmp(mode, "told-once") == 0) {
         sweep_msg_world_state ws;
         if (sweep_client_watch_world(c, 1, &ws, &e) != SWEEP_CLIENT_OK) {

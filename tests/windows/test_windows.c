@@ -307,6 +307,21 @@ static void udp_refusal_after_a_datagram(void **state)
     assert_int_equal(fx_stop(&fx), 0);
 }
 
+/* A send on a UDP socket that Windows fails with WSAECONNRESET (a refusal
+ * of an earlier datagram) is CONNECT, as ECONNREFUSED is on Linux, not
+ * CLOSED as a TCP reset is. */
+static void udp_send_refused(void **state)
+{
+    (void)state;
+    NEED_WINE();
+    fx_server fx;
+    assert_int_equal(fx_start(&fx, NULL), 0);
+    char *out = net_check("send-reset", fx.udp);
+    assert_string_equal(out, "send=CONNECT\n");
+    free(out);
+    assert_int_equal(fx_stop(&fx), 0);
+}
+
 /* A Windows game built by CMake on build-win/sdk alone: find_package(sweep)
  * and sweep::client, cross-compiled with mingw-w64. */
 static void cmake_game_for_windows(void **state)
@@ -371,6 +386,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(udp_connect_refused),
         cmocka_unit_test(udp_server_gone),
         cmocka_unit_test(udp_refusal_after_a_datagram),
+        cmocka_unit_test(udp_send_refused),
         cmocka_unit_test(cmake_game_for_windows),
     };
     return cmocka_run_group_tests_name("windows", tests, group_setup, group_teardown);
