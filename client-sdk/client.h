@@ -752,10 +752,10 @@ sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_cli
 /* Events already received and waiting, which sweep_client_poll hands out
  * without a system call. A program driving many sockets calls
  * sweep_client_poll once for a socket its poll(2) or epoll(7) found
- * readable (that reads what the socket holds, over UDP up to 8 datagrams
- * a system call), then again only while this is above 0: one read per
- * socket per wake, rather than one more that finds the socket empty.
- * 0 for a NULL c. */
+ * readable (that reads what the socket holds, over UDP up to 32 datagrams
+ * a system call where it has recvmmsg(2)), then again only while this is
+ * above 0: one read per socket per wake, rather than one more that finds
+ * the socket empty. 0 for a NULL c. */
 size_t sweep_client_pending(const sweep_client *c);
 
 typedef void (*sweep_client_event_cb)(void *user, const sweep_client_event *ev);
