@@ -167,6 +167,15 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 	$(LINK) $< $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) $(CLIENT_LDLIBS) -pthread \
 		$(SWEEP_LDLIBS) -o $@
 
+# test_addresses gives libsweep the words of Windows' resolver: its own
+# getaddrinfo (for names under .invalid) and gai_strerror wrap the
+# system's (-Wl,--wrap), in this program alone.
+$(BUILD)/tests/client-sdk/test_addresses: $(BUILD)/tests/client-sdk/test_addresses.o $(TEST_CMOCKA_OBJ) $(CLIENT_LIB) \
+		$(CLIENT_DEPLIBS)
+	@mkdir -p $(@D)
+	$(LINK) $< $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) -Wl,--wrap=getaddrinfo,--wrap=gai_strerror \
+		$(CLIENT_LDLIBS) $(SWEEP_LDLIBS) -o $@
+
 # --- fuzzing the predictor ----------------------------------------------------
 # tests/fuzz/fuzz_predict.c with clang's libFuzzer, ASan and UBSan: a game
 # client's predictor (client-sdk/predict.c) stepping its player while

@@ -62,8 +62,17 @@ sweep_client_status sweep__client_resolve(const char *address, int socktype, str
     }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype};
     int rc = getaddrinfo(host, port, &hints, res);
-    if (rc != 0)
-        return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: %s", address, gai_strerror(rc));
+    if (rc != 0) {
+        /* Winsock's words end in ". " (its line break made a space), as
+         * its socket errors' end in ".\r\n" (sweep__net_text): a message
+         * may go on after them. */
+        char why[160];
+        snprintf(why, sizeof why, "%s", gai_strerror(rc));
+        size_t n = strlen(why);
+        while (n > 0 && strchr(" .\r\n", why[n - 1]))
+            why[--n] = '\0';
+        return sweep__client_fail(err, SWEEP_CLIENT_E_ADDRESS, "%s: %s", address, why);
+    }
     return SWEEP_CLIENT_OK;
 }
 
