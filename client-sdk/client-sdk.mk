@@ -167,8 +167,8 @@ $(BUILD)/tests/client-sdk/test_entity_commands: $(BUILD)/tests/client-sdk/test_e
 	$(LINK) $< $(BUILD)/client-sdk/netem.o $(CLIENT_LIB) $(CLIENT_DEPLIBS) $(TEST_CMOCKA) $(CLIENT_LDLIBS) -pthread \
 		$(SWEEP_LDLIBS) -o $@
 
-# test_addresses gives libsweep the words of Windows' resolver: its own
-# getaddrinfo (for names under .invalid) and gai_strerror wrap the
+# test_addresses gives libsweep names of several addresses and the words
+# of Windows' resolver: its own getaddrinfo and gai_strerror wrap the
 # system's (-Wl,--wrap), in this program alone.
 $(BUILD)/tests/client-sdk/test_addresses: $(BUILD)/tests/client-sdk/test_addresses.o $(TEST_CMOCKA_OBJ) $(CLIENT_LIB) \
 		$(CLIENT_DEPLIBS)

@@ -191,6 +191,16 @@ sweep_client_status sweep_client_connect(const sweep_client_options *opts, sweep
  * *out a client still connecting. opts and its strings may be freed once
  * it returns. The handshake must end within opts->timeout_ms from now.
  * On failure (a bad address, no socket) *out is NULL.
+ *
+ * A name of several addresses ("localhost": often ::1, then 127.0.0.1)
+ * has them tried in turn, each with a socket of its own. One that refuses
+ * (nobody listening there; over UDP, the port unreachable the system
+ * reports) gives way to the next at once. Over UDP, where a dropped or
+ * ignored datagram says nothing, one that has not answered within its
+ * share of the time (the time left, split evenly between it and the
+ * addresses after it) gives way too; the first that answers keeps the
+ * rest of the time. An Error in answer to a Hello ends the connect; so
+ * does the last address's refusal or silence.
  */
 sweep_client_status sweep_client_connect_start(const sweep_client_options *opts, sweep_client **out,
                                                sweep_client_error *err);

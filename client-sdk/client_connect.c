@@ -177,6 +177,23 @@ static sweep_client_status send_hello(sweep_client *c, const uint8_t *cookie, ui
     return send_hs(c, err);
 }
 
+/* UDP: when the address being tried, if it has not answered by then,
+ * gives way to the next: an equal share of the time left for it and each
+ * address after it. Nothing refuses a datagram that a firewall drops or a
+ * host ignores, so silence is all a dead address may say, and it must not
+ * hold the others' time; a live one answers long before its share ends
+ * (a round trip, a few resends on a lossy path). 0 for the last address,
+ * which has all that is left. */
+static uint64_t address_share(const sweep_client *c)
+{
+    uint64_t n = 0, now = sweep_client_now_ns();
+    for (const struct addrinfo *a = c->ai_at; a; a = a->ai_next)
+        n++;
+    if (n < 2 || c->connect_deadline <= now)
+        return 0;
+    return now + (c->connect_deadline - now) / n;
+}
+
 sweep_client_status sweep__client_open_next(sweep_client *c, sweep_client_error *err)
 {
     for (; c->ai_at; c->ai_at = c->ai_at->ai_next) {
@@ -198,6 +215,7 @@ sweep_client_status sweep__client_open_next(sweep_client *c, sweep_client_error 
         }
         c->fd = fd;
         if (c->transport == SWEEP_CLIENT_UDP) {
+            c->ai_deadline = address_share(c);
             struct sockaddr_storage sa;
             socklen_t len = sizeof sa;
             if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 &&
@@ -328,6 +346,41 @@ static sweep_client_status advance_connecting(sweep_client *c, sweep_client_erro
     return send_hello(c, NULL, 0, err);
 }
 
+/* UDP, before the Welcome: on to the next address the name has, with a
+ * socket and a handshake of its own. Whatever the last one left queued
+ * (a Challenge to a resent Hello) belongs to its handshake, not this one. */
+static sweep_client_status next_address(sweep_client *c, sweep_client_error *err)
+{
+    while (c->qlen > 0) {
+        sweep_client_event ev;
+        sweep__client_queue_take(c, 0, &ev);
+        free(sweep__client_owned_array(&ev));
+    }
+    memset(&c->fatal, 0, sizeof c->fatal);
+    sweep__sock_close(c->fd);
+    c->fd = SWEEP__NO_SOCK;
+    c->hs_round = 0;
+    c->ai_at = c->ai_at->ai_next;
+    return sweep__client_open_next(c, err);
+}
+
+/* The handshake's request or read failed (c->fatal, or else err, says
+ * why). A refusal before the Welcome (an ICMP port unreachable: nobody
+ * listens at this address) fails this address only, as a refused TCP
+ * connect does: "localhost" is often ::1 first and the server on
+ * 127.0.0.1 alone. Anything else fails the handshake. OK when it goes on:
+ * on the next address, or (the session's own port failing) on the shared
+ * one, ready. */
+static sweep_client_status step_failed(sweep_client *c, sweep_client_error *err)
+{
+    if (c->state == SWEEP__PORT)
+        return keep_shared_port(c, err);
+    if (c->transport == SWEEP_CLIENT_UDP && c->fatal.status == SWEEP_CLIENT_E_CONNECT &&
+        (c->state == SWEEP__HELLO || c->state == SWEEP__COOKIE) && c->ai_at && c->ai_at->ai_next)
+        return next_address(c, err);
+    return connect_failed(c, err, err);
+}
+
 /* Advances the handshake without waiting: takes the answer to the request
  * in flight if it came, resends over UDP what is due, gives up past the
  * deadline. OK once connected, AGAIN while not, or the failure. */
@@ -338,8 +391,11 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
         return s;
     while (c->state != SWEEP__READY && c->state != SWEEP__FAILED && c->state != SWEEP__TCP_CONNECTING) {
         s = sweep__client_read_some(c, err);
-        if (s != SWEEP_CLIENT_OK)
-            return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
+        if (s != SWEEP_CLIENT_OK) {
+            if ((s = step_failed(c, err)) != SWEEP_CLIENT_OK)
+                return s;
+            continue;
+        }
         sweep_client_event ev;
         size_t i = 0;
         while (i < c->qlen && !sweep__client_answers(&c->q[c->qhead + i], c->hs_kind, c->hs.sequence))
@@ -347,6 +403,7 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
         if (i == c->qlen)
             break;
         sweep__client_queue_take(c, i, &ev);
+        c->ai_deadline = 0; /* the address answered: it keeps the rest of the time */
         if (ev.kind == SWEEP_CLIENT_EV_ERROR) {
             if (c->state == SWEEP__PORT)
                 return keep_shared_port(c, err);
@@ -372,10 +429,8 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
         } else {
             s = welcomed(c, err);
         }
-        if (s != SWEEP_CLIENT_OK)
-            return c->state == SWEEP__FAILED ? s
-                   : c->state == SWEEP__PORT ? keep_shared_port(c, err)
-                                              : connect_failed(c, err, err);
+        if (s != SWEEP_CLIENT_OK && (c->state == SWEEP__FAILED || (s = step_failed(c, err)) != SWEEP_CLIENT_OK))
+            return s;
     }
     if (c->state == SWEEP__READY)
         return sweep__client_ok(err);
@@ -391,10 +446,13 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
     if (c->state != SWEEP__PORT && now >= c->connect_deadline)
         return connect_fail(c, err, SWEEP_CLIENT_E_TIMEOUT, "no answer to Hello (sequence %u) from %s within %d ms",
                             c->hs.sequence, c->address, c->timeout_ms);
+    if (c->ai_deadline && now >= c->ai_deadline && (s = next_address(c, err)) != SWEEP_CLIENT_OK)
+        return s;
     if (c->transport == SWEEP_CLIENT_UDP && now >= c->hs_resend_at) {
-        if ((s = send_hs(c, err)) != SWEEP_CLIENT_OK)
-            return c->state == SWEEP__PORT ? keep_shared_port(c, err) : connect_failed(c, err, err);
-        c->counters.resends++;
+        if ((s = send_hs(c, err)) == SWEEP_CLIENT_OK)
+            c->counters.resends++;
+        else if ((s = step_failed(c, err)) != SWEEP_CLIENT_OK || c->state == SWEEP__READY)
+            return s;
     }
     return sweep__client_fail(err, SWEEP_CLIENT_E_AGAIN, "connecting to %s: %s", c->address,
                               c->state == SWEEP__PORT ? "checking the session's own UDP port"
@@ -429,6 +487,8 @@ int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
         due = c->state == SWEEP__PORT ? c->port_deadline : c->connect_deadline;
         if (c->transport == SWEEP_CLIENT_UDP && c->hs_resend_at < due)
             due = c->hs_resend_at;
+        if (c->ai_deadline && c->ai_deadline < due)
+            due = c->ai_deadline;
         break;
     }
     if (timeout_ms)

@@ -174,6 +174,8 @@ struct sweep_client {
     enum sweep__state state;
     struct addrinfo *ai, *ai_at; /* the resolved addresses, the one being tried */
     int ai_sys;                  /* why the last address failed: the system's code */
+    uint64_t ai_deadline;        /* UDP: when the address being tried gives way to the next unless it
+                                    answered first (0: it answered, or it is the last) */
     char *strings;               /* copies of the options' strings, in one allocation: */
     const char *address, *client_name, *auth_token, *world;
     int keep_port;
