@@ -677,6 +677,10 @@ sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_mess
                 return sweep__client_ok(err);
             }
         }
+        /* A read that brought no answer may have ended the session (a
+         * Bye): no answer comes after that. */
+        if (c->fatal.status != SWEEP_CLIENT_OK)
+            return sweep__client_fatal(c, err, c->fatal.status, "%s", c->fatal.message);
         uint64_t now = sweep_client_now_ns();
         if (now >= deadline) {
             s = sweep__client_fail(err, SWEEP_CLIENT_E_TIMEOUT, "no answer to %s (sequence %u) within %d ms", what,

@@ -678,7 +678,9 @@ typedef enum sweep_client_event_kind {
     SWEEP_CLIENT_EV_STATS,         /* as.stats */
     SWEEP_CLIENT_EV_WORLD_STATE,   /* as.world_state: movers' poses after a tick (sequence 0 when
                                       pushed; see sweep_client_watch_world for how long movers lives) */
-    SWEEP_CLIENT_EV_BYE,           /* the server is closing; as.error.message holds the reason */
+    SWEEP_CLIENT_EV_BYE,           /* the server is closing; as.error.message holds the reason. The
+                                      session is over: every call after it fails
+                                      SWEEP_CLIENT_E_CLOSED, "the server said Bye: REASON" */
     SWEEP_CLIENT_EV_MOVER_COMMANDED, /* as.mover_commanded */
     SWEEP_CLIENT_EV_ENTITY_STATES,  /* as.entity_states: entities after a tick (sequence 0 when
                                        pushed; see sweep_client_watch_entities for how long

@@ -249,8 +249,9 @@ sweep_client_status sweep__client_open_next(sweep_client *c, sweep_client_error 
  * Hello went to, which serves the session as well. */
 static sweep_client_status keep_shared_port(sweep_client *c, sweep_client_error *err)
 {
-    /* Out of memory is the client's own failure, not the port's: it stays fatal. */
-    if (c->fatal.status == SWEEP_CLIENT_E_NOMEM)
+    /* Out of memory is the client's own failure, and a Bye the session's
+     * end, not the port's: they stay fatal. */
+    if (c->fatal.status == SWEEP_CLIENT_E_NOMEM || c->said_bye)
         return connect_failed(c, &c->fatal, err);
     /* What failed was that port alone (a refusal there, say): the session
      * is still good on the other. */
@@ -400,8 +401,12 @@ static sweep_client_status advance(sweep_client *c, sweep_client_error *err)
         size_t i = 0;
         while (i < c->qlen && !sweep__client_answers(&c->q[c->qhead + i], c->hs_kind, c->hs.sequence))
             i++;
-        if (i == c->qlen)
+        if (i == c->qlen) {
+            /* Read without an answer, but the session may have ended (a Bye). */
+            if (c->fatal.status != SWEEP_CLIENT_OK && (s = step_failed(c, err)) != SWEEP_CLIENT_OK)
+                return s;
             break;
+        }
         sweep__client_queue_take(c, i, &ev);
         c->ai_deadline = 0; /* the address answered: it keeps the rest of the time */
         if (ev.kind == SWEEP_CLIENT_EV_ERROR) {

@@ -207,6 +207,7 @@ struct sweep_client {
 
     sweep_client_counters counters;
     sweep_client_error fatal;
+    int said_bye; /* the server said Bye: the session is over (over UDP, on whichever of its ports) */
     sweep_client_error last; /* the last public call's outcome */
 };
 

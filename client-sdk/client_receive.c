@@ -641,6 +641,17 @@ int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64
         ev->kind = SWEEP_CLIENT_EV_BYE;
         ev->as.error.status = SWEEP_CLIENT_E_CLOSED;
         copy_str(ev->as.error.message, sizeof ev->as.error.message, m->as.bye.reason);
+        /* The Bye ends the session, once its event is handed out
+         * (poll_event hands out what is queued before the end): nothing
+         * follows it but the close of the connection (TCP, maybe a while
+         * later) or silence, and a refusal once the server is gone (UDP).
+         * Over UDP, before a Hello with a cookie there is no session of
+         * ours to end: a Bye then is for an earlier one from this address. */
+        if (c->transport == SWEEP_CLIENT_TCP || c->state != SWEEP__HELLO) {
+            c->said_bye = 1;
+            sweep__client_fatal(c, NULL, SWEEP_CLIENT_E_CLOSED, "the server said Bye: %s",
+                                ev->as.error.message[0] ? ev->as.error.message : "no reason given");
+        }
         break;
     default:
         /* A request kind sent to a client: nothing to do with it. */
@@ -663,8 +674,8 @@ static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_cli
     sweep__client_release_handed(c);
     uint64_t deadline = timeout_ms < 0 ? 0 : sweep_client_now_ns() + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
-        sweep_client_status s = sweep__client_service_spawns(c, err);
-        if (s != SWEEP_CLIENT_OK)
+        sweep_client_status s;
+        if (c->fatal.status == SWEEP_CLIENT_OK && (s = sweep__client_service_spawns(c, err)) != SWEEP_CLIENT_OK)
             return s;
         /* Events left by the handshake are internal; drop them on the way. */
         while (c->qlen > 0) {

@@ -1,0 +1,122 @@
+/*
+ * test_session_end.c - how a session's end reaches libsweep, against real
+ * sweepd processes on the sample arena, one a test: the server's Bye (its
+ * idle timeout) is handed out as an event, then every call fails CLOSED
+ * with the Bye's reason, over UDP as over TCP (where the server also
+ * closes the connection), whether the program was polling or in a
+ * blocking call.
+ */
+#include "tests/sweepd_fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "client-sdk/client.h"
+
+static sweep_client *connect_to(const fx_server *d, sweep_client_transport t)
+{
+    sweep_client_options o;
+    sweep_client_options_init(&o);
+    o.transport = t;
+    o.address = t == SWEEP_CLIENT_TCP ? d->tcp : d->udp;
+    o.client_name = "test_session_end";
+    o.timeout_ms = 20000;
+    sweep_client *c = NULL;
+    sweep_client_error e;
+    sweep_client_status s = sweep_client_connect(&o, &c, &e);
+    if (s != SWEEP_CLIENT_OK)
+        fail_msg("connect %s: %s: %s", o.address, sweep_client_error_name(&e), e.message);
+    return c;
+}
+
+static uint32_t spawned(sweep_client *c)
+{
+    sweep_msg_spawned sp;
+    sweep_client_error e;
+    if (sweep_client_spawn_player(c, 0, &sp, &e) != SWEEP_CLIENT_OK)
+        fail_msg("spawn: %s: %s", sweep_client_error_name(&e), e.message);
+    return sp.entity;
+}
+
+/* The next event within 10 s must be the Bye, saying why. */
+static void expect_bye(sweep_client *c, const char *reason)
+{
+    sweep_client_event ev;
+    sweep_client_error e;
+    sweep_client_status s = sweep_client_poll(c, 10000, &ev, &e);
+    if (s != SWEEP_CLIENT_OK)
+        fail_msg("no Bye (\"%s\") but %s: %s", reason, sweep_client_error_name(&e), e.message);
+    assert_int_equal(ev.kind, SWEEP_CLIENT_EV_BYE);
+    assert_string_equal(ev.as.error.message, reason);
+}
+
+/* Every call on a client whose session ended fails CLOSED, at once, and
+ * says the Bye's reason. */
+static void expect_closed(sweep_client *c, uint32_t entity, const char *reason)
+{
+    sweep_client_event ev;
+    sweep_client_error e;
+    char says[128];
+    snprintf(says, sizeof says, "the server said Bye: %s", reason);
+    uint64_t t0 = fx_now_ms();
+    assert_int_equal(sweep_client_pending(c), 0);
+    assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_CLOSED);
+    assert_string_equal(e.message, says);
+    assert_int_equal(sweep_client_poll(c, 5000, &ev, &e), SWEEP_CLIENT_E_CLOSED);
+    sweep_msg_move_result r;
+    assert_int_equal(sweep_client_move(c, entity, sweep_v3(1, 0, 0), 1.0 / 60, &r, &e), SWEEP_CLIENT_E_CLOSED);
+    assert_string_equal(e.message, says);
+    assert_int_equal(sweep_client_ping(c, NULL, &e), SWEEP_CLIENT_E_CLOSED);
+    sweep_client_move_req m = {.entity = entity, .dt = 1.0 / 60};
+    assert_int_equal(sweep_client_send_move(c, &m, NULL, &e), SWEEP_CLIENT_E_CLOSED);
+    assert_int_equal(sweep_client_last_error(c)->status, SWEEP_CLIENT_E_CLOSED);
+    assert_true(fx_now_ms() - t0 < 5000); /* none of them waited */
+    int ms;
+    assert_int_equal(sweep_client_poll_events(c, &ms), 0);
+}
+
+/* The server ends a silent session with Bye "idle timeout". Over UDP the
+ * client stayed ready: the next poll timed out, a move came back SERVER
+ * (NotWelcomed: no session) and a ping timed out. Over TCP the calls said
+ * CLOSED only once the server had closed the connection too. */
+static void a_bye_ends_the_session(void **state)
+{
+    (void)state;
+    fx_server d;
+    const char *args[] = {"--udp-idle-timeout", "0.5", "--idle-timeout", "0.5", NULL};
+    assert_int_equal(fx_start(&d, args), 0);
+    for (int t = 0; t < 2; t++) {
+        /* Polling when the Bye comes. */
+        sweep_client *c = connect_to(&d, (sweep_client_transport)t);
+        uint32_t entity = spawned(c);
+        expect_bye(c, "idle timeout");
+        expect_closed(c, entity, "idle timeout");
+        sweep_client_close(c);
+        /* In a blocking call when it comes: the call says CLOSED, and the
+         * Bye it read is handed out after. */
+        c = connect_to(&d, (sweep_client_transport)t);
+        entity = spawned(c);
+        usleep(1500000);
+        sweep_msg_move_result r;
+        sweep_client_error e;
+        assert_int_equal(sweep_client_move(c, entity, sweep_v3(1, 0, 0), 1.0 / 60, &r, &e), SWEEP_CLIENT_E_CLOSED);
+        expect_bye(c, "idle timeout");
+        expect_closed(c, entity, "idle timeout");
+        sweep_client_close(c);
+    }
+    assert_int_equal(fx_stop(&d), 0);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    fx_init(argv[0]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_bye_ends_the_session),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
