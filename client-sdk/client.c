@@ -327,52 +327,76 @@ int sweep__client_size_decoder(sweep_client *c, uint32_t n)
     return 0;
 }
 
-/* A UDP receive that failed with kind (sys): the fatal status it means. */
-static sweep_client_status udp_receive_failed(sweep_client *c, sweep__net_kind kind, int sys, sweep_client_error *err)
+/* Reads the datagrams the socket holds, SWEEP__RX_BATCH at a time (a
+ * read that returns fewer has emptied it), and queues their events: at
+ * most 64 a call, as the caller waits. After a refusal (refused: one a
+ * send was told of), it reads on until the socket is empty, then ends the
+ * client with it. */
+static sweep_client_status read_datagrams(sweep_client *c, int refused, sweep_client_error *err)
 {
-    if (kind == SWEEP__NET_REFUSED)
+    sweep_message m;
+    int rounds = refused ? (int)(SWEEP__RX_DRAIN / SWEEP__RX_BATCH) : 64 / (int)SWEEP__RX_BATCH;
+    for (int round = 0; round < rounds; round++) {
+        sweep__net_kind kind = SWEEP__NET_OK;
+        int sys = 0;
+        int n = sweep__sock_recv_batch(c->fd, c->rx_batch, &c->rx_clock, c->rx_got, &kind, &sys);
+        if (n < 0 && kind == SWEEP__NET_REFUSED && !refused) {
+            /* The server's port closed (an ICMP port unreachable), which
+             * the system reports once and ahead of the datagrams still
+             * queued: what the server sent before it went, its Bye among
+             * them. Those come first. */
+            refused = 1;
+            rounds = round + 1 + (int)(SWEEP__RX_DRAIN / SWEEP__RX_BATCH);
+            continue;
+        }
+        if (n < 0 && kind == SWEEP__NET_REFUSED)
+            break;
+        if (n < 0)
+            return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
+        for (int k = 0; k < n; k++) {
+            const sweep__datagram *dg = &c->rx_got[k];
+            size_t len = dg->len;
+            c->counters.bytes_received += len;
+            if (dg->truncated || len > c->udp_asked || sweep_decode(&c->dec, dg->data, len, 0, &m) != SWEEP_PROTO_OK) {
+                /* Datagrams can be forged or stray; one bad one is not the server. */
+                c->counters.datagrams_dropped++;
+                continue;
+            }
+            c->counters.frames_received++;
+            if (sweep__client_handle_message(c, &m, dg->arrived, (uint32_t)len) < 0)
+                return sweep__client_fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
+        }
+        /* A failure told with datagrams (Windows reports a refusal after
+         * what it read): they are queued, and it is dealt with now, as the
+         * system may not tell it again. */
+        if (kind == SWEEP__NET_REFUSED) {
+            if (refused)
+                break;
+            refused = 1;
+            rounds = round + 1 + (int)(SWEEP__RX_DRAIN / SWEEP__RX_BATCH);
+            continue;
+        }
+        if (kind != SWEEP__NET_OK && kind != SWEEP__NET_AGAIN)
+            return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
+        if ((unsigned)n < SWEEP__RX_BATCH)
+            break;
+    }
+    /* After a Bye the refusal is only the server gone as it said: the
+     * session ends CLOSED, with the Bye's reason. */
+    if (refused)
         return sweep__client_fatal(c, err, SWEEP_CLIENT_E_CONNECT, "udp: nobody listening (connection refused)");
-    return sweep__client_fatal(c, err, SWEEP_CLIENT_E_IO, "udp receive: %s", NET_TEXT(sys));
+    return SWEEP_CLIENT_OK;
 }
 
 sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error *err)
 {
     if (c->fatal.status != SWEEP_CLIENT_OK)
         return sweep__client_fatal(c, err, c->fatal.status, "%s", c->fatal.message);
+    if (c->transport == SWEEP_CLIENT_UDP)
+        return read_datagrams(c, 0, err);
     sweep_message m;
     sweep__net_kind kind = SWEEP__NET_OK;
     int sys = 0;
-    if (c->transport == SWEEP_CLIENT_UDP) {
-        /* Datagrams SWEEP__RX_BATCH at a time: a read that returns fewer
-         * has emptied the socket. At most 64 a call, as the caller waits. */
-        for (int round = 0; round < 64 / (int)SWEEP__RX_BATCH; round++) {
-            kind = SWEEP__NET_OK;
-            int n = sweep__sock_recv_batch(c->fd, c->rx_batch, &c->rx_clock, c->rx_got, &kind, &sys);
-            if (n < 0)
-                return udp_receive_failed(c, kind, sys, err);
-            for (int k = 0; k < n; k++) {
-                const sweep__datagram *dg = &c->rx_got[k];
-                size_t len = dg->len;
-                c->counters.bytes_received += len;
-                if (dg->truncated || len > c->udp_asked ||
-                    sweep_decode(&c->dec, dg->data, len, 0, &m) != SWEEP_PROTO_OK) {
-                    /* Datagrams can be forged or stray; one bad one is not the server. */
-                    c->counters.datagrams_dropped++;
-                    continue;
-                }
-                c->counters.frames_received++;
-                if (sweep__client_handle_message(c, &m, dg->arrived, (uint32_t)len) < 0)
-                    return sweep__client_fatal(c, err, SWEEP_CLIENT_E_NOMEM, "out of memory queueing events");
-            }
-            /* A failure after datagrams: they are queued (polls still hand
-             * them out), and it is told now, as the system may not again. */
-            if (kind != SWEEP__NET_OK && kind != SWEEP__NET_AGAIN)
-                return udp_receive_failed(c, kind, sys, err);
-            if ((unsigned)n < SWEEP__RX_BATCH)
-                return SWEEP_CLIENT_OK;
-        }
-        return SWEEP_CLIENT_OK;
-    }
     uint8_t *tmp = c->rx_read;
     for (int n = 0; n < 64; n++) {
         /* The stamp is the newest segment's: the frames this read completes
@@ -437,6 +461,10 @@ uint64_t sweep__client_deadline_after(int ms)
 static sweep_client_status send_failed(sweep_client *c, sweep__net_kind kind, int sys, uint64_t deadline_ns,
                                        sweep_client_error *err)
 {
+    /* Over UDP the refusal, reported once, goes ahead of the datagrams
+     * the server sent before its port closed: they are read first. */
+    if (kind == SWEEP__NET_REFUSED && c->transport == SWEEP_CLIENT_UDP)
+        return read_datagrams(c, 1, err);
     if (kind == SWEEP__NET_REFUSED)
         return sweep__client_fatal(c, err, SWEEP_CLIENT_E_CONNECT, "nobody listening (connection refused)");
     if (kind == SWEEP__NET_CLOSED)

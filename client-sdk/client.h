@@ -755,9 +755,12 @@ typedef struct sweep_client_event {
 
 /* The next event, waiting at most timeout_ms (0 = do not wait, -1 = no
  * limit). SWEEP_CLIENT_OK with *ev filled, or SWEEP_CLIENT_E_TIMEOUT when
- * nothing came, or an error of the connection itself (CLOSED, IO,
- * PROTOCOL). Over UDP a datagram that does not decode is dropped and
- * counted, not fatal. */
+ * nothing came, or an error of the connection itself (CLOSED, after the
+ * server's Bye or close; IO; PROTOCOL; over UDP CONNECT, the server's port
+ * refusing: nobody listens there any more), which every later call
+ * reports too, once the events that arrived before it are handed out
+ * (the Bye among them). Over UDP a datagram that does not decode is
+ * dropped and counted, not fatal. */
 sweep_client_status sweep_client_poll(sweep_client *c, int timeout_ms, sweep_client_event *ev,
                                       sweep_client_error *err);
 

@@ -69,6 +69,11 @@
  * 38 KB. */
 #define SWEEP__RX_BATCH 32u
 
+/* Datagrams read at most, after the server's port refused, to find what
+ * it sent before it went (UDP): more than a socket's receive buffer holds
+ * at the system's default size. */
+#define SWEEP__RX_DRAIN 1024u
+
 /* Event kinds only the handshake waits for; never handed to the caller. */
 enum { SWEEP__EV_WELCOME = 100, SWEEP__EV_CHALLENGE = 101 };
 
@@ -241,7 +246,8 @@ sweep_client_status sweep__client_not_ready(sweep_client *c, sweep_client_error 
 int sweep__client_size_decoder(sweep_client *c, uint32_t n);
 
 /* Reads what the socket has without waiting and queues the events.
- * Returns OK (also when there was nothing), or a fatal status. Each event's
+ * Returns OK (also when there was nothing), or a fatal status, with the
+ * events of what came before the end queued all the same. Each event's
  * received_ns is the kernel's arrival time of its bytes, so the time a
  * busy caller took to come and read is not counted as the network's. */
 sweep_client_status sweep__client_read_some(sweep_client *c, sweep_client_error *err);

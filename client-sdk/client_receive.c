@@ -689,9 +689,11 @@ static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_cli
             return sweep__client_fatal(c, err, c->fatal.status, "%s", c->fatal.message);
         int left = sweep__client_ms_left(deadline);
         if (timeout_ms >= 0 && left == 0) {
-            /* One look without waiting, so a zero timeout still reads. */
+            /* One look without waiting, so a zero timeout still reads. A
+             * read that ended the connection may have queued what came
+             * before the end (a Bye), which the loop's top hands out first. */
             s = sweep__client_read_some(c, err);
-            if (s != SWEEP_CLIENT_OK)
+            if (s != SWEEP_CLIENT_OK && c->qlen == 0)
                 return s;
             if (c->qlen > 0)
                 continue;
@@ -701,7 +703,7 @@ static sweep_client_status poll_event(sweep_client *c, int timeout_ms, sweep_cli
         if (due && (wait_until == 0 || due < wait_until))
             wait_until = due;
         s = sweep__client_pump(c, wait_until, err);
-        if (s != SWEEP_CLIENT_OK)
+        if (s != SWEEP_CLIENT_OK && c->qlen == 0)
             return s;
     }
 }

@@ -1,10 +1,11 @@
 /*
  * test_session_end.c - how a session's end reaches libsweep, against real
  * sweepd processes on the sample arena, one a test: the server's Bye (its
- * idle timeout) is handed out as an event, then every call fails CLOSED
- * with the Bye's reason, over UDP as over TCP (where the server also
- * closes the connection), whether the program was polling or in a
- * blocking call.
+ * idle timeout, its shutdown) is handed out as an event, then every call
+ * fails CLOSED with the Bye's reason, over UDP as over TCP (where the
+ * server also closes the connection), whether the program was polling or
+ * in a blocking call; and over UDP, once the server is gone, the refusal
+ * its closed port sends back does not hide the Bye it sent before going.
  */
 #include "tests/sweepd_fixture.h"
 
@@ -111,12 +112,71 @@ static void a_bye_ends_the_session(void **state)
     assert_int_equal(fx_stop(&d), 0);
 }
 
+/* The server says Bye "server shutting down" and its port closes; the
+ * client's next datagram there brings back a refusal (an ICMP port
+ * unreachable), which Linux reports ahead of the datagrams still queued.
+ * The client ended CONNECT ("nobody listening") on it, the Bye unread,
+ * whether a poll's read met the refusal or a send did. */
+static void the_bye_comes_before_the_refusal(void **state)
+{
+    (void)state;
+    for (int by_send = 0; by_send < 2; by_send++) {
+        fx_server d;
+        assert_int_equal(fx_start(&d, NULL), 0);
+        sweep_client *c = connect_to(&d, SWEEP_CLIENT_UDP);
+        uint32_t entity = spawned(c);
+        assert_int_equal(fx_stop(&d), 0);
+        sweep_client_move_req m = {.entity = entity, .dt = 1.0 / 60};
+        sweep_client_error e;
+        assert_int_equal(sweep_client_send_move(c, &m, NULL, &e), SWEEP_CLIENT_OK);
+        /* The refusal is there once the socket reports an error. */
+        struct pollfd p = {.fd = sweep_client_fd(c), .events = POLLIN};
+        for (int i = 0; i < 200 && (poll(&p, 1, 10) < 1 || !(p.revents & POLLERR)); i++)
+            ;
+        assert_true(p.revents & POLLERR);
+        if (by_send) {
+            sweep_client_status s = sweep_client_send_move(c, &m, NULL, &e);
+            if (s != SWEEP_CLIENT_E_CLOSED)
+                fail_msg("send after the refusal: %s: %s", sweep_client_error_name(&e), e.message);
+            assert_string_equal(e.message, "the server said Bye: server shutting down");
+        }
+        expect_bye(c, "server shutting down");
+        expect_closed(c, entity, "server shutting down");
+        sweep_client_close(c);
+    }
+}
+
+/* Without a Bye (the server killed), the refusal ends the client as
+ * before: CONNECT, nobody listening, after nothing. */
+static void a_refusal_alone_still_ends_the_client(void **state)
+{
+    (void)state;
+    fx_server d;
+    assert_int_equal(fx_start(&d, NULL), 0);
+    sweep_client *c = connect_to(&d, SWEEP_CLIENT_UDP);
+    uint32_t entity = spawned(c);
+    kill(d.pid, SIGKILL);
+    waitpid(d.pid, NULL, 0);
+    d.pid = 0; /* ended here: fx_wait only cleans up */
+    fx_wait(&d);
+    sweep_client_move_req m = {.entity = entity, .dt = 1.0 / 60};
+    sweep_client_error e;
+    assert_int_equal(sweep_client_send_move(c, &m, NULL, &e), SWEEP_CLIENT_OK);
+    sweep_client_event ev;
+    assert_int_equal(sweep_client_poll(c, 5000, &ev, &e), SWEEP_CLIENT_E_CONNECT);
+    assert_non_null(strstr(e.message, "nobody listening"));
+    assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_CONNECT);
+    sweep_client_close(c);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_bye_ends_the_session),
+        cmocka_unit_test(the_bye_comes_before_the_refusal),
+        cmocka_unit_test(a_refusal_alone_still_ends_the_client),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
