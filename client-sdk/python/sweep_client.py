@@ -312,7 +312,8 @@ class _Check:
 
 class ServerBye(ConnectionError):
     """The server said Bye (it is shutting down or closing this session);
-    the reason is the exception's text."""
+    the reason is the exception's text. The session is over: every call
+    after it raises it again."""
 
 
 class Client:
@@ -330,8 +331,12 @@ class Client:
         """address: "HOST:PORT", "[IPV6]:PORT" or (host, port). Every
         address the name has is tried in turn until one answers the
         handshake (a server may listen on 127.0.0.1 where "localhost" is
-        ::1 first). timeout: seconds a call may take (None: no limit);
-        the constructor's is the whole handshake, every address tried and
+        ::1 first): one that refuses gives way to the next at once, and
+        over UDP, as libsweep does, one that has not answered within its
+        share of the time left (split evenly between it and the addresses
+        after it) gives way too; the first that answers keeps the rest.
+        timeout: seconds a call may take (None: no limit); the
+        constructor's is the whole handshake, every address tried and
         every round of it, as libsweep's connect timeout is."""
         host, port = split_address(address) if isinstance(address, str) else address
         self.udp = udp
@@ -353,20 +358,33 @@ class Client:
         deadline = self._deadline()
         for i, (family, type_, proto, _, addr) in enumerate(infos):
             self.sock = socket.socket(family, type_, proto)
+            # What ended the last address's session is not this one's.
+            self._ended = None
+            self._pending = []
+            # Over UDP nothing refuses a datagram a firewall drops or a host
+            # ignores: an address that stays silent must not hold the time
+            # of the addresses after it.
+            share = None
+            left = len(infos) - i
+            if udp and deadline is not None and left > 1:
+                share = time.monotonic() + (deadline - time.monotonic()) / left
             try:
                 self._wait_until(deadline)
                 self.sock.connect(addr)
                 if not udp:
                     self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self.peer = join_address(addr[0], addr[1])
-                self.welcome = self._hello(name, token, deadline)
+                self.welcome = self._hello(name, token, deadline, share)
                 return
             except OSError as e:
                 self.sock.close()
-                # A refused or unreachable address gives way to the next;
-                # one that only stays silent, or answers what the protocol
-                # does not allow, is the answer.
-                if i == len(infos) - 1 or isinstance(e, (socket.timeout, ProtocolError)):
+                # A refused or unreachable address gives way to the next,
+                # and so does one silent past its share of the time; one
+                # silent past the deadline, or that answers what the
+                # protocol does not allow, is the answer.
+                silent_share = isinstance(e, socket.timeout) and share is not None and time.monotonic() < deadline
+                if i == len(infos) - 1 or isinstance(e, ProtocolError) or \
+                        (isinstance(e, socket.timeout) and not silent_share):
                     raise
             except BaseException:
                 # A refusal (ServerError), or an interrupt: no Client is
@@ -383,6 +401,10 @@ class Client:
         if self._closed:
             return
         self._closed = True
+        if self._ended is not None:
+            # The server ended the session (its Bye) or is gone: nobody to tell.
+            self.sock.close()
+            return
         try:
             b = flatbuffers.Builder(64)
             reason = b.CreateString("client closing")
@@ -417,10 +439,54 @@ class Client:
         return bytes(b.Output())
 
     def _send(self, data):
-        if self.udp:
-            self.sock.send(data)
-        else:
+        if self._ended is not None:
+            if self._pending:
+                return  # what came before the end is read first, and nothing goes to a server gone
+            raise self._ended
+        if not self.udp:
             self.sock.sendall(data)
+            return
+        try:
+            self.sock.send(data)
+        except (ConnectionRefusedError, ConnectionResetError) as e:
+            self._refused(e)
+            raise self._ended
+
+    def _refused(self, refusal):
+        """Over UDP the server's port refused a datagram (an ICMP port
+        unreachable: nobody listens there any more; Windows says reset).
+        The system reports it once, ahead of the datagrams still queued:
+        what the server sent before it went, its Bye among them. They are
+        kept to be read first (a call's answer may be there), and the
+        session ends after them, with the Bye if there was one."""
+        self.sock.setblocking(False)
+        try:
+            while True:
+                self._pending.append(self.sock.recv(65536))
+        except OSError:
+            pass  # empty (or a second refusal): all that came is read
+        finally:
+            self.sock.settimeout(self.timeout)
+        self._ended = refusal
+        for buf in self._pending:
+            reason = self._bye_reason(buf)
+            if reason is not None:
+                self._ended = ServerBye(reason)
+                break
+
+    @staticmethod
+    def _bye_reason(buf):
+        """The reason of a Bye in buf (a whole message), else None."""
+        try:
+            _Check(buf).message()
+        except ProtocolError:
+            return None
+        m = Message.Message.GetRootAs(buf, 0)
+        if m.BodyType() != Body.Body.Bye:
+            return None
+        bye = Bye.Bye()
+        bye.Init(m.Body().Bytes, m.Body().Pos)
+        return (bye.Reason() or b"").decode() or "no reason given"
 
     def _frame(self, until):
         """The next TCP frame, its prefix taken off, or socket.timeout at
@@ -430,6 +496,8 @@ class Client:
         of the time, so a server sending a byte now and then cannot hold a
         call past its deadline."""
         while True:
+            if self._ended is not None:
+                raise self._ended
             if len(self._rx) >= 4:
                 (size,) = struct.unpack_from("<I", self._rx)
                 if size > MAX_FRAME:
@@ -456,8 +524,17 @@ class Client:
 
     def _datagram(self, until):
         """The next UDP datagram if it decodes, else None."""
-        self._wait_until(until)
-        buf = self.sock.recv(65536)
+        if self._pending:
+            buf = self._pending.pop(0)
+        else:
+            if self._ended is not None:
+                raise self._ended
+            self._wait_until(until)
+            try:
+                buf = self.sock.recv(65536)
+            except (ConnectionRefusedError, ConnectionResetError) as e:
+                self._refused(e)
+                return None  # what came before the refusal, then the refusal
         try:
             _Check(buf).message()
             return buf
@@ -484,10 +561,9 @@ class Client:
         m = Message.Message.GetRootAs(buf, 0)
         if m.BodyType() == Body.Body.Bye:
             # Nothing more comes: over UDP the next read would only see the
-            # closed port's refusal.
-            bye = Bye.Bye()
-            bye.Init(m.Body().Bytes, m.Body().Pos)
-            raise ServerBye((bye.Reason() or b"").decode() or "no reason given")
+            # closed port's refusal. Every call from now on says so.
+            self._ended = ServerBye(self._bye_reason(buf))
+            raise self._ended
         return m
 
     @staticmethod
@@ -587,7 +663,10 @@ class Client:
         handshake's deadline."""
         return self._request(data, "Hello", seq, want, resend=HELLO_RESEND, deadline=deadline)
 
-    def _hello(self, name, token, deadline):
+    def _hello(self, name, token, deadline, share=None):
+        """The handshake; over UDP the first Hello is answered by `share`
+        (time.monotonic(); None: by the deadline), and an address that
+        answered keeps the rest of the time."""
         cookie = None
         for attempt in range(3):
             if self.udp:
@@ -596,7 +675,7 @@ class Client:
                 # bound to the cookie of the Hello that made it.
                 seq = self._next_seq()
                 tab = self._ask_hello(self._hello_bytes(seq, name, token, None), seq, Body.Body.Challenge,
-                                      deadline)
+                                      share if attempt == 0 and share is not None else deadline)
                 ch = Challenge.Challenge()
                 ch.Init(tab.Bytes, tab.Pos)
                 cookie = bytes(ch.Cookie(i) for i in range(ch.CookieLength()))

@@ -48,6 +48,12 @@
  *   a datagram, goes in several and
  *   every answer comes back in order; Client.move_batch of 15,000 moves
  *   goes in 1,250 batches.
+ * - A name of several addresses over UDP (socket.getaddrinfo replaced in
+ *   the script): one that refuses gives way at once, one that stays
+ *   silent after its share of the timeout.
+ * - A Bye ends the session: every call after it raises ServerBye, over TCP
+ *   and UDP; over UDP a sweepd that stopped is heard saying Bye although
+ *   its closed port's refusal comes first, by a read or by a send.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -1275,6 +1281,136 @@ static void close_says_bye(void **state)
     free(out);
 }
 
+/* A name of several addresses, over UDP: one that refuses (127.0.0.2,
+ * where sweepd does not listen) gives way at once, and one that stays
+ * silent (127.0.0.3, a socket of the test's that answers nothing) after
+ * its share of the timeout, half of 3 s here, as libsweep's do. The
+ * silent one held the whole timeout and the constructor raised
+ * socket.timeout, though the next address answers. */
+static void a_silent_address_gives_way_to_the_next(void **state)
+{
+    (void)state;
+    int quiet = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    assert_true(quiet >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)D4.port)};
+    inet_pton(AF_INET, "127.0.0.3", &a.sin_addr);
+    assert_int_equal(bind(quiet, (struct sockaddr *)&a, sizeof a), 0);
+    char *out;
+    int rc = py_lines(&out, D4.udp,
+                      "port = ADDRESS.rsplit(':', 1)[1]\n"
+                      "NAMES = {'refused.test': '127.0.0.2', 'silent.test': '127.0.0.3'}\n"
+                      "real = socket.getaddrinfo\n"
+                      "def two(host, *args, **kw):\n"
+                      "    if host not in NAMES:\n"
+                      "        return real(host, *args, **kw)\n"
+                      "    return real(NAMES[host], *args, **kw) + real('127.0.0.1', *args, **kw)\n"
+                      "socket.getaddrinfo = two\n"
+                      "for name in ('refused.test', 'silent.test'):\n"
+                      "    t0 = time.monotonic()\n"
+                      "    try:\n"
+                      "        c = sweep_client.Client(name + ':' + port, udp=True, timeout=3.0)\n"
+                      "        c.spawn()\n"
+                      "        print(name, 'welcomed by', c.peer, 'after %.2f s' % (time.monotonic() - t0))\n"
+                      "        c.close()\n"
+                      "    except OSError as e:\n"
+                      "        print(name, type(e).__name__, e, 'after %.2f s' % (time.monotonic() - t0))\n");
+    char want[128];
+    double refused = 99, silent = 0;
+    snprintf(want, sizeof want, "refused.test welcomed by 127.0.0.1:%d after ", D4.port);
+    const char *r = strstr(out, want);
+    if (rc != 0 || !r || sscanf(r + strlen(want), "%lf", &refused) != 1 || refused > 1.4)
+        fail_msg("exit %d:\n%s", rc, out);
+    snprintf(want, sizeof want, "silent.test welcomed by 127.0.0.1:%d after ", D4.port);
+    const char *t = strstr(out, want);
+    if (!t || sscanf(t + strlen(want), "%lf", &silent) != 1 || silent < 1.4 || silent >= 3.0)
+        fail_msg("exit %d:\n%s", rc, out);
+    /* The silent one was tried first: the Hellos came to its socket. */
+    uint8_t buf[2048];
+    assert_true(recv(quiet, buf, sizeof buf, MSG_DONTWAIT) > 0);
+    close(quiet);
+    free(out);
+}
+
+/* A Bye ends the session: every call after it raises ServerBye again, with
+ * the reason, over UDP as over TCP. Over UDP the calls after the first
+ * raised ServerError (NotWelcomed: no session), over TCP whatever the
+ * closed connection made of them. */
+static void every_call_after_a_bye_says_so(void **state)
+{
+    (void)state;
+    fx_server d;
+    const char *args[] = {"--udp-idle-timeout", "0.5", "--idle-timeout", "0.5", NULL};
+    assert_int_equal(fx_start(&d, args), 0);
+    char *out;
+    int rc = py_lines(&out, d.udp,
+                      "for udp in (False, True):\n"
+                      "    c = sweep_client.Client(ADDRESS, udp=udp, timeout=5.0)\n"
+                      "    c.spawn()\n"
+                      "    time.sleep(1.5)\n"
+                      "    for _ in range(3):\n"
+                      "        try:\n"
+                      "            c.spawn()\n"
+                      "            print('udp' if udp else 'tcp', 'spawned')\n"
+                      "        except Exception as e:\n"
+                      "            print('udp' if udp else 'tcp', type(e).__name__, e)\n"
+                      "    c.close()\n");
+    assert_int_equal(fx_stop(&d), 0);
+    if (rc != 0 || count_of(out, "tcp ServerBye idle timeout\n") != 3 ||
+        count_of(out, "udp ServerBye idle timeout\n") != 3)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
+/* sweepd stopped says Bye "server shutting down" to every session, then
+ * its port closes, and a datagram sent there brings back a refusal, which
+ * Linux reports ahead of the datagrams still queued. The client raised
+ * ConnectionRefusedError, the Bye unread, whether its read met the
+ * refusal (a Spawn sent after the port closed) or its send did (a Spawn
+ * sent after a Ping's refusal came back). */
+static void the_bye_comes_before_the_refusal(void **state)
+{
+    (void)state;
+    fx_server d;
+    assert_int_equal(fx_start(&d, NULL), 0);
+    char body[2048], *out;
+    snprintf(body, sizeof body,
+             "import os, signal\n"
+             "reads = sweep_client.Client(ADDRESS, udp=True, timeout=5.0)\n"
+             "sends = sweep_client.Client(ADDRESS, udp=True, timeout=5.0)\n"
+             "reads.spawn()\n"
+             "sends.spawn()\n"
+             "os.kill(%d, signal.SIGTERM)\n"
+             "# Gone once a probe of its own to the port is refused.\n"
+             "host, port = ADDRESS.rsplit(':', 1)\n"
+             "probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+             "probe.connect((host, int(port)))\n"
+             "probe.settimeout(0.05)\n"
+             "for _ in range(400):\n"
+             "    try:\n"
+             "        probe.send(b'x')\n"
+             "        probe.recv(64)\n"
+             "    except ConnectionRefusedError:\n"
+             "        break\n"
+             "    except socket.timeout:\n"
+             "        pass\n"
+             "sends.ping()\n"
+             "time.sleep(0.2)\n"
+             "for name, c in (('reads', reads), ('sends', sends)):\n"
+             "    for _ in range(2):\n"
+             "        try:\n"
+             "            c.spawn()\n"
+             "            print(name, 'spawned')\n"
+             "        except Exception as e:\n"
+             "            print(name, type(e).__name__, e)\n",
+             (int)d.pid);
+    int rc = py_lines(&out, d.udp, body);
+    assert_int_equal(fx_wait(&d), 0);
+    if (rc != 0 || count_of(out, "reads ServerBye server shutting down\n") != 2 ||
+        count_of(out, "sends ServerBye server shutting down\n") != 2)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
 /* A Query of more items than one message may hold goes in several, each
  * answered in turn, and the answers come back in the items' order: more
  * than the Welcome's max_batch (64 over TCP, 12 over UDP), and over UDP
@@ -1708,6 +1844,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_lost_query_result_is_asked_again),
         cmocka_unit_test(a_lost_watch_answer_is_asked_again),
         cmocka_unit_test(close_says_bye),
+        cmocka_unit_test(a_silent_address_gives_way_to_the_next),
+        cmocka_unit_test(every_call_after_a_bye_says_so),
+        cmocka_unit_test(the_bye_comes_before_the_refusal),
         cmocka_unit_test(a_query_of_many_items_is_split),
         cmocka_unit_test(a_long_move_batch_goes_in_many),
     };
