@@ -638,20 +638,24 @@ int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64
         copy_str(ev->as.world_closed.reason, sizeof ev->as.world_closed.reason, m->as.world_closed.reason);
         break;
     case SWEEP_MSG_BYE:
+        /* Over UDP a Bye before the Welcome may be for an earlier session
+         * from this address and port (its idle timeout), which this
+         * handshake replaces: nothing of ours, and no event. */
+        if (c->transport == SWEEP_CLIENT_UDP && c->state != SWEEP__READY && c->state != SWEEP__PORT) {
+            c->qlen--;
+            c->counters.datagrams_dropped++;
+            break;
+        }
         ev->kind = SWEEP_CLIENT_EV_BYE;
         ev->as.error.status = SWEEP_CLIENT_E_CLOSED;
         copy_str(ev->as.error.message, sizeof ev->as.error.message, m->as.bye.reason);
         /* The Bye ends the session, once its event is handed out
          * (poll_event hands out what is queued before the end): nothing
          * follows it but the close of the connection (TCP, maybe a while
-         * later) or silence, and a refusal once the server is gone (UDP).
-         * Over UDP, before a Hello with a cookie there is no session of
-         * ours to end: a Bye then is for an earlier one from this address. */
-        if (c->transport == SWEEP_CLIENT_TCP || c->state != SWEEP__HELLO) {
-            c->said_bye = 1;
-            sweep__client_fatal(c, NULL, SWEEP_CLIENT_E_CLOSED, "the server said Bye: %s",
-                                ev->as.error.message[0] ? ev->as.error.message : "no reason given");
-        }
+         * later) or silence, and a refusal once the server is gone (UDP). */
+        c->said_bye = 1;
+        sweep__client_fatal(c, NULL, SWEEP_CLIENT_E_CLOSED, "the server said Bye: %s",
+                            ev->as.error.message[0] ? ev->as.error.message : "no reason given");
         break;
     default:
         /* A request kind sent to a client: nothing to do with it. */

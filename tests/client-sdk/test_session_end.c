@@ -4,8 +4,9 @@
  * idle timeout, its shutdown) is handed out as an event, then every call
  * fails CLOSED with the Bye's reason, over UDP as over TCP (where the
  * server also closes the connection), whether the program was polling or
- * in a blocking call; and over UDP, once the server is gone, the refusal
- * its closed port sends back does not hide the Bye it sent before going.
+ * in a blocking call; over UDP, once the server is gone, the refusal its
+ * closed port sends back does not hide the Bye it sent before going; and a
+ * Bye before the Welcome, an earlier session's, ends nothing.
  */
 #include "tests/sweepd_fixture.h"
 
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "client-sdk/client.h"
+#include "protocol/encode.h"
 
 static sweep_client *connect_to(const fx_server *d, sweep_client_transport t)
 {
@@ -169,6 +171,103 @@ static void a_refusal_alone_still_ends_the_client(void **state)
     sweep_client_close(c);
 }
 
+/* Sends m from fd to `to`. */
+static void answer(int fd, const sweep_message *m, const struct sockaddr_in *to)
+{
+    static uint8_t buf[4096];
+    const uint8_t *bytes;
+    size_t len;
+    assert_int_equal(sweep_encode(m, 0, buf, sizeof buf, &bytes, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sendto(fd, bytes, len, 0, (const struct sockaddr *)to, sizeof *to), (ssize_t)len);
+}
+
+/* The next Hello to fd (within 5 s), and where it came from. */
+static sweep_message next_hello(int fd, struct sockaddr_in *from)
+{
+    static uint8_t in[2048];
+    sweep_decoder d = {0};
+    sweep_message m;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    socklen_t fl = sizeof *from;
+    ssize_t n = recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)from, &fl);
+    assert_true(n > 0);
+    assert_int_equal(sweep_decode(&d, in, (size_t)n, 0, &m), SWEEP_PROTO_OK);
+    assert_int_equal(m.kind, SWEEP_MSG_HELLO);
+    return m;
+}
+
+/* Over UDP a Bye that comes before the Welcome is for an earlier session
+ * of this address and port, which the handshake replaces (its idle
+ * timeout came as a new client took the port): the handshake goes on,
+ * and no Bye is handed out. The test answers as the server, step by
+ * step. */
+static void a_bye_before_the_welcome_is_not_ours(void **state)
+{
+    (void)state;
+    static const uint8_t hash[32];
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%u", ntohs(a.sin_port));
+    sweep_client_options o;
+    sweep_client_options_init(&o);
+    o.transport = SWEEP_CLIENT_UDP;
+    o.address = addr;
+    o.timeout_ms = 5000;
+    o.udp_retry_ms = 60000; /* one Hello of each round, no resend */
+    sweep_client *c = NULL;
+    sweep_client_error e;
+    assert_int_equal(sweep_client_connect_start(&o, &c, &e), SWEEP_CLIENT_OK);
+    struct sockaddr_in from;
+    sweep_message hello = next_hello(fd, &from);
+    sweep_message bye = {.kind = SWEEP_MSG_BYE};
+    bye.as.bye.reason = sweep_str_of("idle timeout");
+    for (int round = 0; round < 2; round++) {
+        /* Before the Challenge and before the Welcome. */
+        answer(fd, &bye, &from);
+        sweep_message reply = {.kind = round ? SWEEP_MSG_WELCOME : SWEEP_MSG_CHALLENGE, .sequence = hello.sequence};
+        if (round == 0) {
+            reply.as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
+        } else {
+            reply.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+            reply.as.welcome.tick_rate = 60;
+            reply.as.welcome.map_name = sweep_str_of("fake");
+            reply.as.welcome.map_hash = (sweep_bytes){hash, 32};
+            reply.as.welcome.max_batch = 12;
+            reply.as.welcome.max_frame_size = 1200;
+            reply.as.welcome.max_entities = 100;
+            reply.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
+            reply.as.welcome.identity = sweep_str_of("#guest");
+        }
+        answer(fd, &reply, &from);
+        if (round == 0) {
+            /* Stepped until the Hello with the cookie goes. */
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            for (int i = 0; i < 500 && poll(&p, 1, 10) == 0; i++)
+                assert_int_equal(sweep_client_connect_step(c, 0, &e), SWEEP_CLIENT_E_AGAIN);
+            hello = next_hello(fd, &from);
+            assert_non_null(hello.as.hello.cookie.ptr);
+        }
+    }
+    sweep_client_status s = sweep_client_connect_step(c, 2000, &e);
+    if (s != SWEEP_CLIENT_OK)
+        fail_msg("connect: %s: %s", sweep_client_error_name(&e), e.message);
+    assert_string_equal(sweep_client_get_welcome(c)->map_name, "fake");
+    assert_int_equal(sweep_client_pending(c), 0);
+    sweep_client_event ev;
+    assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_TIMEOUT);
+    sweep_client_counters cc;
+    sweep_client_get_counters(c, &cc);
+    assert_int_equal(cc.datagrams_dropped, 2);
+    sweep_client_close(c);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -177,6 +276,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_bye_ends_the_session),
         cmocka_unit_test(the_bye_comes_before_the_refusal),
         cmocka_unit_test(a_refusal_alone_still_ends_the_client),
+        cmocka_unit_test(a_bye_before_the_welcome_is_not_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
