@@ -356,6 +356,7 @@ class Client:
         # answering each step just in time must not hold the caller for a
         # multiple of it.
         deadline = self._deadline()
+        self._welcomed = False
         for i, (family, type_, proto, _, addr) in enumerate(infos):
             self.sock = socket.socket(family, type_, proto)
             # What ended the last address's session is not this one's.
@@ -375,6 +376,7 @@ class Client:
                     self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self.peer = join_address(addr[0], addr[1])
                 self.welcome = self._hello(name, token, deadline, share)
+                self._welcomed = True
                 return
             except OSError as e:
                 self.sock.close()
@@ -470,7 +472,7 @@ class Client:
         self._ended = refusal
         for buf in self._pending:
             reason = self._bye_reason(buf)
-            if reason is not None:
+            if reason is not None and self._welcomed:
                 self._ended = ServerBye(reason)
                 break
 
@@ -559,6 +561,12 @@ class Client:
             buf = self._frame(until)
             _Check(buf).message()
         m = Message.Message.GetRootAs(buf, 0)
+        if m.BodyType() == Body.Body.Bye and self.udp and not self._welcomed:
+            # Before the Welcome a Bye can only be for an earlier session of
+            # this address and port (its idle timeout), which the handshake
+            # replaces: nothing of ours.
+            self.datagrams_dropped += 1
+            return None
         if m.BodyType() == Body.Body.Bye:
             # Nothing more comes: over UDP the next read would only see the
             # closed port's refusal. Every call from now on says so.

@@ -53,7 +53,8 @@
  *   silent after its share of the timeout.
  * - A Bye ends the session: every call after it raises ServerBye, over TCP
  *   and UDP; over UDP a sweepd that stopped is heard saying Bye although
- *   its closed port's refusal comes first, by a read or by a send.
+ *   its closed port's refusal comes first, by a read or by a send, and a
+ *   Bye before the Welcome (an earlier session's) ends nothing.
  *
  * Every run but the first group uses /usr/bin/python3 (Debian's
  * python3-flatbuffers) from the root directory, without PYTHONPATH: the
@@ -936,6 +937,7 @@ static void a_refused_handshake_closes_its_socket(void **state)
 typedef enum {
     UFAKE_JUNK,       /* to the first Spawn junk every 100 ms for 3 s, no answer; to a resend its Spawned */
     UFAKE_SLOW_HELLO, /* each Hello answered after 400 ms: a Challenge, or BadCookie to one with a cookie */
+    UFAKE_STALE_BYE,  /* each Hello answered with a Bye (an earlier session's on the port) before its answer */
 } ufake_mode;
 
 static void ufake_send(int fd, const sweep_message *m, const struct sockaddr_storage *to, socklen_t tl)
@@ -981,10 +983,20 @@ static void ufake_serve(int fd, ufake_mode mode)
                 }
                 ufake_send(fd, &a, &peer, pl);
             } else if (in.kind == SWEEP_MSG_HELLO && !in.as.hello.cookie.len) {
+                if (mode == UFAKE_STALE_BYE) {
+                    sweep_message b = fx_msg(SWEEP_MSG_BYE, 0);
+                    b.as.bye.reason = sweep_str_of("idle timeout");
+                    ufake_send(fd, &b, &peer, pl);
+                }
                 sweep_message a = fx_msg(SWEEP_MSG_CHALLENGE, in.sequence);
                 a.as.challenge.cookie = (sweep_bytes){cookie, sizeof cookie};
                 ufake_send(fd, &a, &peer, pl);
             } else if (in.kind == SWEEP_MSG_HELLO) {
+                if (mode == UFAKE_STALE_BYE) {
+                    sweep_message b = fx_msg(SWEEP_MSG_BYE, 0);
+                    b.as.bye.reason = sweep_str_of("idle timeout");
+                    ufake_send(fd, &b, &peer, pl);
+                }
                 sweep_message w = fx_msg(SWEEP_MSG_WELCOME, in.sequence);
                 w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
                 w.as.welcome.session_id = 1;
@@ -1357,6 +1369,26 @@ static void every_call_after_a_bye_says_so(void **state)
     assert_int_equal(fx_stop(&d), 0);
     if (rc != 0 || count_of(out, "tcp ServerBye idle timeout\n") != 3 ||
         count_of(out, "udp ServerBye idle timeout\n") != 3)
+        fail_msg("exit %d:\n%s", rc, out);
+    free(out);
+}
+
+/* Over UDP a Bye before the Welcome is for an earlier session of the
+ * client's address and port (its idle timeout, as a new client took the
+ * port), which the handshake replaces: the handshake goes on. The
+ * constructor raised ServerBye. */
+static void a_bye_before_the_welcome_is_not_ours(void **state)
+{
+    (void)state;
+    fake f;
+    ufake_start(&f, UFAKE_STALE_BYE);
+    char *out;
+    int rc = py_lines(&out, f.address,
+                      "c = sweep_client.Client(ADDRESS, udp=True, timeout=5.0)\n"
+                      "print('welcomed by', c.welcome['map_name'], 'dropped', c.datagrams_dropped)\n"
+                      "c.close()\n");
+    fake_stop(&f);
+    if (rc != 0 || !strstr(out, "welcomed by fake dropped 2"))
         fail_msg("exit %d:\n%s", rc, out);
     free(out);
 }
@@ -1847,6 +1879,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_silent_address_gives_way_to_the_next),
         cmocka_unit_test(every_call_after_a_bye_says_so),
         cmocka_unit_test(the_bye_comes_before_the_refusal),
+        cmocka_unit_test(a_bye_before_the_welcome_is_not_ours),
         cmocka_unit_test(a_query_of_many_items_is_split),
         cmocka_unit_test(a_long_move_batch_goes_in_many),
     };
