@@ -24,8 +24,16 @@
  * triangle; a contact with a shell names its slot in `body`.
  *
  * The movers' tick (mover.h) does not see the crowd: a door may push one
- * body into another's shell. Nothing is lost: the next move of either
- * starts embedded and is pushed out by the embedded-start rule (move.h).
+ * body into another's shell (and an owner may put a body back where
+ * another now stands). A shell is soft: a move that starts inside one is
+ * not pushed out of it, as it would be out of the level, since that push
+ * follows the shell's normal however deep, into a wall or the door behind
+ * (and back out every other move). The shell only stops a sweep that
+ * runs deeper into it, judged by its nearest triangle (scene.h). So such
+ * bodies stay overlapping until they walk apart, which nothing stops,
+ * never press deeper, and never leave the level's or a mover's side. The
+ * move still reports SWEEP_MOVED_STARTED_EMBEDDED and the shell as a
+ * contact, which is what a room test (stance.h) asks.
  *
  * Cost: a move finds the bodies near it in a grid in x and y (each body in
  * the cell of its box's lowest corner, cells one to two times the widest

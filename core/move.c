@@ -10,7 +10,10 @@
  * repeat, at most max_iterations times. The jitter filter ends a pass when
  * the slide would turn against the pass's input displacement; when the
  * iterations run out the pass falls back to the first contact along the
- * original displacement, which is always a safe place.
+ * original displacement, where its first sweep stopped: a straight sweep
+ * crosses nothing (a start inside the level or a mover is pushed out
+ * along its deepest contact, as that first sweep did; another body's
+ * shell never pushes, scene.h).
  *
  * Positions are carried in eSpace and turned back into world space once, as
  * start + (eSpace displacement) * radii, so a body that does not move keeps
@@ -48,6 +51,7 @@
 #include <string.h>
 
 #include "core/check.h"
+#include "core/compiler.h"
 #include "core/crowd.h"
 #include "core/move_impl.h"
 #include "core/mover_impl.h"
@@ -170,35 +174,53 @@ static const sweep__scene_hit *support_of(const ctx *c, const sweep__scene_resul
     return NULL;
 }
 
-/* Appends the contacts of one sweep (new triangles only) and grows the
- * extents box; e_at is the eSpace centre at the contact, nw the contacts'
- * world normals. */
-static void record(ctx *c, const sweep__scene_result *sr, const sweep_vec3 *nw, sweep_vec3 e_at)
+/* Appends one contact (a new triangle only) and grows the extents box;
+ * e_at is the eSpace centre at the contact, nw its world normal. */
+static inline void record_hit(ctx *c, const sweep__scene_hit *h, sweep_vec3 nw, sweep_vec3 e_at)
 {
     sweep_move_result *res = c->res;
-    res->flags |= SWEEP_MOVED_HIT;
-    for (uint32_t i = 0; i < sr->count; i++) {
-        const sweep__scene_hit *h = &sr->hits[i];
-        sweep_vec3 rel = sweep_v3_mul(sweep_v3_scale(h->normal, -1.0), c->radii);
-        res->extents_min = sweep_v3_min(res->extents_min, rel);
-        res->extents_max = sweep_v3_max(res->extents_max, rel);
-        uint32_t k = 0;
-        while (k < res->contact_count && res->contacts[k].triangle != h->index)
-            k++;
-        if (k < res->contact_count || k == SWEEP_MAX_CONTACTS)
-            continue;
-        sweep_contact *ct = &res->contacts[res->contact_count++];
-        ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
-        ct->normal = nw[i];
-        ct->triangle = h->index;
-        ct->material = h->tri.material;
-        ct->mover = h->mover;
-        ct->body = h->body;
-    }
+    sweep_vec3 rel = sweep_v3_mul(sweep_v3_scale(h->normal, -1.0), c->radii);
+    res->extents_min = sweep_v3_min(res->extents_min, rel);
+    res->extents_max = sweep_v3_max(res->extents_max, rel);
+    uint32_t k = 0;
+    while (k < res->contact_count && res->contacts[k].triangle != h->index)
+        k++;
+    if (k < res->contact_count || k == SWEEP_MAX_CONTACTS)
+        return;
+    sweep_contact *ct = &res->contacts[res->contact_count++];
+    ct->point = sweep_v3_mul(sweep_v3_sub(e_at, h->normal), c->radii);
+    ct->normal = nw;
+    ct->triangle = h->index;
+    ct->material = h->tri.material;
+    ct->mover = h->mover;
+    ct->body = h->body;
+}
+
+/* Appends the contacts of one sweep; nw holds their world normals. */
+static void record(ctx *c, const sweep__scene_result *sr, const sweep_vec3 *nw, sweep_vec3 e_at)
+{
+    c->res->flags |= SWEEP_MOVED_HIT;
+    for (uint32_t i = 0; i < sr->count; i++)
+        record_hit(c, &sr->hits[i], nw[i], e_at);
+}
+
+/*
+ * The shells a sweep from e_from started inside of are touched, whether
+ * or not they stopped it (scene.h: a shell is soft); the move's first
+ * sweep starting inside one started embedded, as it would have in the
+ * level, which is what a room test (stance.h) asks.
+ */
+static SWEEP__NOINLINE void record_soft(ctx *c, const sweep__scene_result *sr, sweep_vec3 e_from, int first)
+{
+    c->res->flags |= SWEEP_MOVED_HIT | (first ? SWEEP_MOVED_STARTED_EMBEDDED : 0u);
+    for (uint32_t i = 0; i < sr->soft_count; i++)
+        record_hit(c, &sr->soft[i], to_world_normal(c, sr->soft[i].normal), e_from);
 }
 
 /* Where the sphere may stop for a sweep result: `skin` short of the contact
- * along the path, or pushed out along the normal when it started embedded. */
+ * along the path, or pushed out along the normal when it started embedded
+ * (in the level or a mover: another body's shell never gives a contact
+ * before t = 0, scene.h, so it never pushes). */
 static sweep_vec3 stop_point(const ctx *c, sweep_vec3 from, sweep_vec3 disp, const sweep__scene_result *sr)
 {
     double skin = c->cfg->skin;
@@ -280,7 +302,10 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
         sweep__scene_result sr;
         int first = c->res->iterations == 0;
         c->res->iterations++;
-        if (!sweep__scene_sweep(&c->scene, from, disp, &sr)) {
+        int touched = sweep__scene_sweep(&c->scene, from, disp, &sr);
+        if (sr.soft_count)
+            record_soft(c, &sr, from, first);
+        if (!touched) {
             from = target;
             break;
         }
@@ -349,7 +374,8 @@ static void run_pass(ctx *c, enum mode mode, sweep_vec3 *e_pos, sweep_vec3 e_dis
             break; /* the jitter filter: the slide turned back */
     }
     if (i == c->cfg->max_iterations) {
-        /* Out of iterations: settle for the first contact along the input. */
+        /* Out of iterations: settle for the first contact along the input,
+         * where the pass's own first sweep stopped. */
         c->res->flags |= SWEEP_MOVED_ITERATION_LIMIT;
         sweep__scene_result sr;
         from = *e_pos;

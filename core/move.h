@@ -27,6 +27,11 @@
  * Without gravity (zero vector) there is no up axis: the whole displacement
  * is one slide and there is no ground logic.
  *
+ * A move that starts overlapping the level or a mover is pushed out along
+ * its deepest contact's normal, a skin clear of it (that chapter's
+ * embedded-sphere correction). Another body's shell never pushes
+ * (crowd.h): it only stops a sweep that runs deeper into it.
+ *
  * The call is a pure function of (world, config, input): no allocation,
  * bit-identical on every machine (see vec3.h conventions). Its state is
  * per thread and changes no answer: the inverse radii and up axis made for
@@ -130,7 +135,9 @@ typedef struct sweep_move_input {
 enum {
     SWEEP_MOVED_HIT = 1u << 0,             /* touched at least one surface */
     SWEEP_MOVED_GROUNDED = 1u << 1,        /* ends standing on walkable ground */
-    SWEEP_MOVED_STARTED_EMBEDDED = 1u << 2, /* began overlapping geometry and was pushed out */
+    SWEEP_MOVED_STARTED_EMBEDDED = 1u << 2, /* began overlapping geometry: pushed out of the level or a
+                                             * mover; another body's shell only keeps it from going deeper
+                                             * (crowd.h) */
     SWEEP_MOVED_ITERATION_LIMIT = 1u << 3, /* a pass ran out of iterations; fallback used */
     SWEEP_MOVED_STEPPED = 1u << 4,         /* climbed a step */
     SWEEP_MOVED_SNAPPED = 1u << 5          /* snapped down onto ground */

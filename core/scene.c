@@ -47,11 +47,19 @@
 #define BOX_MARGIN 1e-3
 
 
-/* Adds one narrow-phase contact to the running set of earliest contacts. */
+static void note_soft(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t body,
+                      const sweep__path *path);
+
+/* Adds one narrow-phase contact to the running set of earliest contacts;
+ * a start inside another body's shell goes to the soft notes instead. */
 static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t mover,
-                     uint32_t body)
+                     uint32_t body, const sweep__path *path)
 {
     SWEEP_CORE_CHECK(h->t >= -1.0 && h->t <= 1.0);
+    if (h->t < 0.0 && body != SWEEP_NO_BODY) {
+        note_soft(r, h, tri, body, path);
+        return;
+    }
     uint32_t index = tri->index;
     sweep__scene_hit sh = {h->t, h->normal, *tri, index, mover, body};
     if (r->count == 0 || h->t < r->t_min - SWEEP__TIE_EPS) {
@@ -75,6 +83,75 @@ static void consider(sweep__scene_result *r, const sweep_sphere_hit *h, const sw
             worst = i;
     if (index < r->hits[worst].index)
         r->hits[worst] = sh;
+}
+
+/*
+ * Does a sweep along path run deeper into a shell whose nearest point
+ * lies along -n? The distance from a point to a convex solid is a convex
+ * function along a line, whose slope where the point is outside is the
+ * displacement along the unit direction from the nearest point (n): a
+ * sweep that does not close in at its start never comes closer, and one
+ * that does is stopped where it is.
+ */
+static int runs_into(const sweep__path *path, sweep_vec3 n)
+{
+    return sweep_v3_dot(path->disp, n) < -SWEEP__SOFT_INTO * path->disp_len;
+}
+
+/* The contact at t = 0 that stops a sweep running deeper into a shell
+ * (it keeps the normal it was found with, and so the slide along it). */
+static void stop_soft(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t body,
+                      const sweep__path *path)
+{
+    sweep_sphere_hit at0 = *h;
+    at0.t = 0.0;
+    at0.embedded = 0;
+    consider(r, &at0, tri, SWEEP_NO_MOVER, body, path);
+}
+
+/*
+ * A start inside another body's shell, which the level's embedded-sphere
+ * correction would push out along the contact's normal, however deep,
+ * into whatever lies behind: a wall, a door. A shell gives way instead:
+ * bodies may overlap (a mover's push, which does not see the crowd,
+ * leaves them so), and what decides whether a sweep may go on is whether
+ * it runs deeper into the shell as a whole. That is told by the shell's
+ * deepest contact, its nearest triangle, on which the nearest point of
+ * the convex shell lies (runs_into); one of its other triangles may be
+ * closed in on by a sweep that goes no deeper, as a slide along a side
+ * nears the far edge of that side's other triangle. So each shell is
+ * noted here with its deepest contact, and decided once the sweep has met
+ * all its triangles (resolve_soft). Past SWEEP__MAX_SOFT shells at once,
+ * each further contact decides for itself: stricter, never deeper.
+ */
+static void note_soft(sweep__scene_result *r, const sweep_sphere_hit *h, const sweep__tri *tri, uint32_t body,
+                      const sweep__path *path)
+{
+    sweep__scene_hit sh = {h->t, h->normal, *tri, tri->index, SWEEP_NO_MOVER, body};
+    for (uint32_t k = 0; k < r->soft_count; k++)
+        if (r->soft[k].body == body) {
+            if (h->t < r->soft[k].t)
+                r->soft[k] = sh;
+            return;
+        }
+    if (r->soft_count < SWEEP__MAX_SOFT) {
+        r->soft[r->soft_count++] = sh;
+        return;
+    }
+    if (runs_into(path, h->normal))
+        stop_soft(r, h, tri, body, path);
+}
+
+/* Stops the sweep at each shell it started inside of and runs deeper into. */
+static void resolve_soft(sweep__scene_result *r, const sweep__path *path)
+{
+    for (uint32_t k = 0; k < r->soft_count; k++) {
+        const sweep__scene_hit *sh = &r->soft[k];
+        if (!runs_into(path, sh->normal))
+            continue;
+        sweep_sphere_hit h = {.t = 0.0, .normal = sh->normal};
+        stop_soft(r, &h, &sh->tri, sh->body, path);
+    }
 }
 
 /* Checked builds: is a finished set of contacts as scene.c's invariants
@@ -752,7 +829,7 @@ static SWEEP__ALWAYS_INLINE void sweep_kept_in(sweep__scene *s, sweep__candidate
         if (!c)
             continue;
         if (sweep__sphere_sweep_case(path, p, tmax, c, dist, nv, &h)) {
-            consider(r, &h, cd->tri, cd->mover, cd->body);
+            consider(r, &h, cd->tri, cd->mover, cd->body, path);
             tmax = limit(r);
             if (use_ball)
                 reach_ball_set(&ball, s, path, tmax);
@@ -791,7 +868,7 @@ static void sweep_one(const sweep__scene *s, const sweep__path *path, const swee
         ready = &p;
     }
     if (sweep__sphere_sweep_prepared(path, ready, limit(r), &h))
-        consider(r, &h, tr, mover, body);
+        consider(r, &h, tr, mover, body, path);
 }
 
 /* The moving part of a sweep (movers, then other bodies' shells): kept
@@ -836,6 +913,7 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
     /* Built in place: *out is scratch until the answer is 1. */
     sweep__scene_result *r = out;
     r->count = 0;
+    r->soft_count = 0;
     r->t_min = 1.0;
     r->disp_len = path.disp_len;
     if (!w || w->tri_count == 0) {
@@ -853,6 +931,8 @@ int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sw
                       r);
     }
     sweep_dynamic(s, &path, &f, lo, hi, r);
+    if (r->soft_count)
+        resolve_soft(r, &path);
     if (r->count == 0)
         return 0;
     finish(r);

@@ -30,11 +30,30 @@ typedef struct sweep__scene_hit {
     uint32_t body;         /* the crowd slot whose shell it is, or SWEEP_NO_BODY */
 } sweep__scene_hit;
 
+/* Most shells one sweep keeps its start inside of, each by its deepest
+ * contact; a sweep inside more decides for the others triangle by
+ * triangle (scene.c). */
+#define SWEEP__MAX_SOFT 4
+
+/* A shell's contact counts only while the sweep runs deeper into it than
+ * this (a fraction of the displacement): a slide along a shell's face,
+ * projected onto its normal, is left that far off the plane by rounding,
+ * and the normal of a start inside, taken from the nearest point, by far
+ * more when the centre lies close to the face. */
+#define SWEEP__SOFT_INTO 1e-6
+
 typedef struct sweep__scene_result {
     double t_min;   /* earliest t over all contacts: where the sphere may go */
     uint32_t count; /* simultaneous contacts, sorted by index; hits[0] is the primary */
+    /* The shells the sweep starts inside of (t < 0), in slot order, each
+     * by its deepest contact: the move reports them as touched, whether or
+     * not they are among hits (at t = 0, when the sweep runs deeper in:
+     * scene.c). Set by every sweep, touching or not; beside count, so that
+     * the two are cleared by one store. */
+    uint32_t soft_count;
     double disp_len; /* |e_disp| (sweep_v3_len), which the sweep needed too */
     sweep__scene_hit hits[SWEEP__MAX_SIMULTANEOUS];
+    sweep__scene_hit soft[SWEEP__MAX_SOFT];
 } sweep__scene_result;
 
 /* Most static triangles one move keeps at hand, and most mover and shell
@@ -127,10 +146,16 @@ void sweep__scene_begin(sweep__scene *s, const sweep__scene_src *src, sweep_vec3
 /*
  * Sweeps the unit sphere from e_from by e_disp (eSpace) against the world
  * of s. Returns 1 and fills *out on contact (or embedded start), 0 if the
- * path is clear (then *out holds nothing useful). The primary contact is
- * the lowest triangle index among those within SWEEP__TIE_EPS of the
- * earliest, so the answer depends on nothing but the inputs. s is
+ * path is clear (then *out holds only soft_count and soft). The primary
+ * contact is the lowest triangle index among those within SWEEP__TIE_EPS
+ * of the earliest, so the answer depends on nothing but the inputs. s is
  * written only to remember the triangles it prepared.
+ *
+ * Another body's shell is soft: a sweep that starts inside it (t < 0) is
+ * never given the contact to be pushed out along, which could push it
+ * into the level or a mover behind; the shell only stops it, at t = 0,
+ * when the sweep runs deeper in (scene.c). The level and the movers keep
+ * their embedded answers.
  */
 int sweep__scene_sweep(sweep__scene *s, sweep_vec3 e_from, sweep_vec3 e_disp, sweep__scene_result *out);
 
