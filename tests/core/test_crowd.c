@@ -552,6 +552,73 @@ static void overlapping_bodies_part_and_meet_again(void **state)
     scene_free(&s);
 }
 
+/* A door's triangles: a slab 0.1 thick across y, its face at local x = 0. */
+static const sweep_vec3 DOOR_V[8] = {{-0.1, -1, 0.05}, {0, -1, 0.05}, {-0.1, 1, 0.05}, {0, 1, 0.05},
+                                     {-0.1, -1, 2.5},  {0, -1, 2.5},  {-0.1, 1, 2.5},  {0, 1, 2.5}};
+static const uint32_t DOOR_I[36] = {4, 5, 7, 4, 7, 6, 0, 2, 3, 0, 3, 1, 1, 3, 7, 1, 7, 5,
+                                    0, 4, 6, 0, 6, 2, 2, 6, 7, 2, 7, 3, 0, 1, 5, 0, 5, 4};
+
+/*
+ * The same through the movers: a sliding door that stops when blocked
+ * closes from -x on A, standing 0.2 from B, who stands against the wall,
+ * and pushes A into B's shell (the movers' tick does not see the crowd).
+ * Standing still or pressing towards each other, neither ever ends inside
+ * the wall or the door.
+ */
+static void door_push_into_a_shell_never_enters_the_level(void **state)
+{
+    (void)state;
+    for (int press = 0; press < 2; press++) {
+        scene s;
+        scene_init_with(&s, 2, 1);
+        sweep_keyframe keys[2] = {{0, {{-1.5, 0, 0}, {0, 0, 0, 1}}}, {0.5, {{-0.3, 0, 0}, {0, 0, 0, 1}}}};
+        sweep_mover_desc d = {DOOR_V, 8, DOOR_I, NULL, 12, keys, 2, SWEEP_MOVER_ONCE, SWEEP_TRIGGER_ALWAYS,
+                              SWEEP_BLOCKED_STOP, 0, 0, {0, 0, 0}, {0, 0, 0}};
+        sweep_movers *mv;
+        assert_int_equal(sweep_movers_create(&d, 1, 60, s.lv.triangle_count, &mv), SWEEP_OK);
+        guy g[2];
+        put(&s, &g[0], 0, -0.4, 0, 0.9004);
+        put(&s, &g[1], 1, 1.0 - 0.4 - 0.0004, 0, 0.9004);
+        int overlapped = 0;
+        for (int t = 0; t < 90; t++) {
+            sweep_body bodies[2];
+            for (int i = 0; i < 2; i++) {
+                sweep_body bd = {g[i].pos, RADII, g[i].grounded ? g[i].last.ground_mover : SWEEP_NO_MOVER,
+                                 SWEEP_NO_MOVER, 0, SWEEP_NO_MOVER};
+                bodies[i] = bd;
+            }
+            assert_int_equal(sweep_movers_tick(mv, s.w, &s.cfg, bodies, 2, NULL), SWEEP_OK);
+            for (int i = 0; i < 2; i++) {
+                g[i].pos = bodies[i].position;
+                assert_int_equal(sweep_crowd_set(s.crowd, (uint32_t)i, g[i].pos, RADII), SWEEP_OK);
+            }
+            overlapped |= g[1].pos.x - g[0].pos.x < 0.8 - 0.1;
+            for (int i = 0; i < 2; i++) {
+                sweep_space sp = {s.w, mv, s.crowd, (uint32_t)i};
+                double lateral = press ? (i == 0 ? 3 : -3) : 0;
+                sweep_move_input in = {g[i].pos, RADII, sweep_v3(lateral, 0, g[i].vel.z - 9.81 * DT), DT,
+                                       g[i].grounded ? SWEEP_INPUT_GROUNDED : 0};
+                assert_int_equal(sweep_move_in(&sp, &s.cfg, &in, &g[i].last), SWEEP_OK);
+                g[i].pos = g[i].last.position;
+                g[i].vel = g[i].last.velocity;
+                g[i].grounded = (g[i].last.flags & SWEEP_MOVED_GROUNDED) != 0;
+                assert_int_equal(sweep_crowd_set(s.crowd, (uint32_t)i, g[i].pos, RADII), SWEEP_OK);
+                sweep_mover_pose pose;
+                sweep_movers_get(mv, 0, &pose, NULL);
+                double dl = level_distance(&s, g[i].pos);
+                double dd = espace_distance(g[i].pos, DOOR_V, DOOR_I, 12, pose.position);
+                if (!(dl >= TOUCHING && dd >= TOUCHING))
+                    fail_msg("press %d tick %d: body %d at x %.6f, %.4f from the level, %.4f from the door", press, t,
+                             i, g[i].pos.x, dl, dd);
+            }
+        }
+        assert_true(overlapped); /* the door did push A into B's shell */
+        sweep_movers_destroy(mv);
+        scene_free(&s);
+    }
+}
+
+
 /* The room test (stance.h: standing up, a teleporter's target) still
  * finds a place inside another body's shell taken, from the side, above
  * or below, and names the body, though the shell no longer pushes. */
@@ -599,6 +666,7 @@ int main(void)
         cmocka_unit_test(bad_slots_and_numbers),
         cmocka_unit_test(embedded_start_never_enters_the_wall),
         cmocka_unit_test(overlapping_bodies_part_and_meet_again),
+        cmocka_unit_test(door_push_into_a_shell_never_enters_the_level),
         cmocka_unit_test(room_test_sees_another_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
