@@ -463,6 +463,14 @@ static void time_answer(sweep_client *c, uint32_t seq, uint64_t tick, uint64_t n
 int sweep__client_handle_message(sweep_client *c, const sweep_message *m, uint64_t now, uint32_t bytes)
 {
     sweep_client_event *ev;
+    /* After the Bye nothing is the session's: a request's answer read in
+     * the same batch (a NotWelcomed of a move sent as the session ended)
+     * must not end a blocking call as if the session went on. */
+    if (c->said_bye) {
+        if (c->transport == SWEEP_CLIENT_UDP)
+            c->counters.datagrams_dropped++;
+        return 0;
+    }
     sweep_tick_clock_heard(&c->clock, m->server_tick, now);
     if (m->kind == SWEEP_MSG_ENTITY_COMMANDS_RESULT)
         return command_results(c, m, now, &bytes);

@@ -39,7 +39,7 @@
 #include "protocol/protocol.h"
 #include "tests/client-sdk/fake_server.h"
 
-typedef enum { FLOOD, SILENT, STATS, HANG_UP } behaviour;
+typedef enum { FLOOD, SILENT, STATS, HANG_UP, BYE_THEN_ANSWER } behaviour;
 
 
 /* The child: one connection, then as b says; it ends within 20 s. */
@@ -68,6 +68,22 @@ static void serve(int listener, behaviour b)
     fake_send(fd, out, len);
     if (b == HANG_UP)
         _exit(0);
+    if (b == BYE_THEN_ANSWER) {
+        /* The next request (a Ping, sequence 2) gets a Bye and then its
+         * answer, in one write: read together, as a session's end and a
+         * late answer can be. */
+        if (recv(fd, in, sizeof in, 0) <= 0)
+            _exit(0);
+        len = 0;
+        sweep_message bye = {.kind = SWEEP_MSG_BYE};
+        bye.as.bye.reason = sweep_str_of("going away");
+        sweep_message pong = {.kind = SWEEP_MSG_PONG, .sequence = 2};
+        fake_put(&bye, out, sizeof out, &len);
+        fake_put(&pong, out, sizeof out, &len);
+        fake_send(fd, out, len);
+        pause();
+        _exit(0);
+    }
     /* 64 KiB of Pings, which a client takes and drops. */
     static uint8_t pings[1 << 16];
     size_t np = 0;
@@ -228,6 +244,28 @@ static void a_send_times_out_while_the_server_floods(void **state)
                  e.message, (unsigned long long)longest);
 }
 
+/* A Bye ends the session whatever follows it in the same read: a ping
+ * whose Pong came right behind the Bye says CLOSED, with the Bye's reason
+ * (it once took the Pong and said OK, on a session already over). */
+static void nothing_after_a_bye_is_the_sessions(void **state)
+{
+    (void)state;
+    fake f;
+    start(&f, BYE_THEN_ANSWER);
+    sweep_client *c = connect_to(&f, 2000);
+    sweep_client_error e;
+    sweep_client_status st = sweep_client_ping(c, NULL, &e);
+    if (st != SWEEP_CLIENT_E_CLOSED)
+        fail_msg("a ping answered behind a Bye: %s (%s)", sweep_client_status_name(st), e.message);
+    assert_string_equal(e.message, "the server said Bye: going away");
+    sweep_client_event ev;
+    assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_OK);
+    assert_int_equal(ev.kind, SWEEP_CLIENT_EV_BYE);
+    assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_CLOSED);
+    sweep_client_close(c);
+    fake_stop(&f);
+}
+
 static void a_timeout_names_its_request(void **state)
 {
     (void)state;
@@ -337,6 +375,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_send_times_out_while_the_server_floods),
         cmocka_unit_test(a_timeout_names_its_request),
+        cmocka_unit_test(nothing_after_a_bye_is_the_sessions),
         cmocka_unit_test(stats_worlds_outlive_the_reads_after_them),
         cmocka_unit_test(a_batch_to_a_server_gone_fails_by_name),
         cmocka_unit_test(pieces_of_an_answer_are_placed_as_they_come),
