@@ -16,8 +16,9 @@
  *      Walk wish of finite length (BadVelocity), 0 < dt <= max_dt (BadDt);
  *   5. time (players' entities, and the server role's spawned with
  *      Spawn.player: a game server relaying its players): the budget is
- *      credited with the tick period
- *      for each tick since it was last credited, up to --time-bank; a dt
+ *      credited with the tick period and the clocks' drift allowance
+ *      (SWEEP__CLOCK_DRIFT, 0.5% of it) for each tick since it was last
+ *      credited, up to --time-bank; a dt
  *      within it (1 us of slack for rounding, paid back from the next
  *      credit) is granted whole, a larger one gets what the budget holds
  *      (TimeBudget, time_excess); the server role's own are granted dt;
@@ -127,11 +128,13 @@ static void keep(sweep__entity *e, const sweep_msg_move_result *r)
         e->kept_count++;
 }
 
-/* The budget credited up to the world's current tick, capped at the bank. */
+/* The budget credited up to the world's current tick, capped at the bank:
+ * each tick its period and the clocks' drift allowance (world.h), so that
+ * an honest client whose clock runs a little fast never meets the bottom. */
 static void credit(sweep__entity *e, const sweep__world *w, double bank)
 {
     if (w->tick > e->budget_tick) {
-        double b = e->budget + (double)(w->tick - e->budget_tick) * w->period_s;
+        double b = e->budget + (double)(w->tick - e->budget_tick) * w->period_s * (1.0 + SWEEP__CLOCK_DRIFT);
         e->budget = b < bank ? b : bank;
         e->budget_tick = w->tick;
     }

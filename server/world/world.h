@@ -104,6 +104,22 @@ typedef struct sweep__world_counts {
     uint64_t rules_total[SWEEP_WIRE_RULE_COUNT];
 } sweep__world_counts;
 
+/* What each tick credits a time budget beyond its period, as a fraction
+ * of it (moves.c): a client measures dt and paces its moves by its own
+ * clock, which runs fast or slow against the server's. Without it a
+ * clock fast by f asks f more than the ticks credit, the bank absorbs
+ * that for bank / f seconds, and from then on every move is cut and named
+ * TimeBudget: a clock 0.1% fast after four minutes, one 100 ppm fast (a
+ * machine without NTP) after forty. A quartz crystal is within 100 ppm,
+ * and the server's own clock may be off the other way by as much: 0.5%
+ * covers both 25 times over. Asking more is no use to a cheater: it buys
+ * moves 0.5% longer (5.025 m/s for 5), far below what a speed cheat is
+ * for, and asking the time that passed at any rate beyond it is cut as
+ * before. A clock fast by more than 0.5% is cut as a cheater's is, once
+ * its drift passes the bank. A constant of the rules, not an option: a
+ * replay runs the same world library and grants the same. */
+#define SWEEP__CLOCK_DRIFT 0.005
+
 struct sweep__entity {
     uint32_t id;
     sweep__owner *owner;
@@ -192,7 +208,8 @@ struct sweep__world {
     sweep_world *world;
     sweep_content_hash hash;
     double tick_rate;
-    double period_s;           /* seconds per tick: what each tick credits to a time budget */
+    double period_s;           /* seconds per tick: what each tick credits to a time budget, with
+                                * SWEEP__CLOCK_DRIFT */
     sweep_vec3 wish_up;        /* against the map's gravity, zero without: a Walk wish's part along it is
                                 * Vertical (moves.c); made once, not a square root and a division a move */
     uint64_t tick;             /* ticks completed */

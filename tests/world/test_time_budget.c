@@ -61,11 +61,12 @@ static void a_move_past_the_bank_is_cut_and_ticks_credit_it_back(void **state)
     assert_true(r.time_excess == 0.0);
     assert_false(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
 
-    /* Three ticks do not pay for five. */
+    /* Three ticks do not pay for five: each tick pays its period and the
+     * clocks' drift allowance, which the five left over too. */
     wf_ticks(s.w, s.r, 3);
     r = walk(&s, 4, n * period);
     assert_true(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET);
-    assert_true(fabs(r.applied_dt - 3 * period) < 1e-9);
+    assert_true(fabs(r.applied_dt - (n + 3) * period * (1.0 + SWEEP__CLOCK_DRIFT) + n * period) < 1e-9);
 
     /* However long the wait, the bank holds at most BANK. */
     wf_ticks(s.w, s.r, 600);
@@ -94,11 +95,90 @@ static void the_server_role_is_granted_what_it_asks(void **state)
     wf_one_close(&s);
 }
 
+/* What a client playing `seconds` of the server's time got: it sends a
+ * move every 1/60 s of its own clock, whose seconds are 1 / (1 + fast) of
+ * the server's, asking `ask` times the 1/60 s its clock measured; each
+ * arrives 0 to 30 ms after it was sent (in order, as over TCP) and meets
+ * the ticks due by then, as sweepd runs them. */
+typedef struct drift_run {
+    unsigned moves, cut;   /* moves applied, and named TimeBudget */
+    double first_cut_s;    /* the server's time of the first cut, -1: none */
+    double asked, granted; /* seconds */
+} drift_run;
+
+static drift_run play_drifting(double fast, double ask, double seconds)
+{
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const double frame = 1.0 / 60.0, period = s.w->period_s;
+    drift_run run = {0, 0, -1.0, 0.0, 0.0};
+    uint64_t rng = 2026;
+    double arrived = 0.0;
+    for (uint32_t k = 1;; k++) {
+        double sent = k * frame / (1.0 + fast);
+        if (sent > seconds)
+            break;
+        rng = rng * 6364136223846793005u + 1442695040888963407u;
+        double at = sent + 0.030 * (double)(rng >> 11) / 9007199254740992.0;
+        arrived = at > arrived ? at : arrived;
+        while ((double)(s.w->tick + 1) * period <= arrived)
+            wf_ticks(s.w, s.r, 1);
+        sweep_msg_move_result r = walk(&s, k, ask * frame);
+        run.moves++;
+        run.asked += ask * frame;
+        run.granted += r.applied_dt;
+        if (r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) {
+            run.cut++;
+            if (run.first_cut_s < 0.0)
+                run.first_cut_s = arrived;
+        }
+    }
+    wf_one_close(&s);
+    return run;
+}
+
+/* Five minutes of a clock 0.1% and 0.3% fast: 0.3 s and 0.9 s more asked
+ * than the ticks' periods hold, past the bank of 0.25 s, all granted. */
+static void a_client_clock_running_fast_is_never_cut(void **state)
+{
+    (void)state;
+    const double fast[] = {0.001, 0.003};
+    for (unsigned i = 0; i < sizeof fast / sizeof fast[0]; i++) {
+        drift_run run = play_drifting(fast[i], 1.0, 300.0);
+        if (run.cut)
+            fail_msg("a clock %g%% fast: %u of %u moves cut, the first at %.1f s", 100.0 * fast[i], run.cut,
+                     run.moves, run.first_cut_s);
+        assert_true(run.moves > 300 * 60);
+        assert_true(run.granted == run.asked);
+        assert_true(run.asked - 300.0 > 0.25); /* the drift passed the bank */
+    }
+}
+
+/* Asking twice the time that passed: cut once the bank is spent, named
+ * on most moves (one that arrives late finds two ticks' credit and is
+ * granted whole), and granted no more than the ticks credit (the server's
+ * time and the drift allowance) and the bank it started with. */
+static void asking_twice_the_time_is_still_cut(void **state)
+{
+    (void)state;
+    const double seconds = 60.0;
+    drift_run run = play_drifting(0.0, 2.0, seconds);
+    fprintf(stderr, "twice: %u moves, %u cut, first at %.3f s; asked %.3f s, granted %.3f s\n", run.moves, run.cut,
+            run.first_cut_s, run.asked, run.granted);
+    assert_true(run.first_cut_s >= 0.0 && run.first_cut_s < 0.5);
+    assert_true(run.cut > run.moves / 2);
+    assert_true(run.granted <= (seconds + 0.04) * (1.0 + SWEEP__CLOCK_DRIFT) + 0.25 + 1e-6 * run.moves);
+    assert_true(run.granted < 0.51 * run.asked);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_move_past_the_bank_is_cut_and_ticks_credit_it_back),
         cmocka_unit_test(the_server_role_is_granted_what_it_asks),
+        cmocka_unit_test(a_client_clock_running_fast_is_never_cut),
+        cmocka_unit_test(asking_twice_the_time_is_still_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
