@@ -44,8 +44,10 @@
  *      (a threshold of 0: when the claim differs from the position in any
  *      bit, the sign of a zero included),
  *      except for half a second of ticks after a mover carried or pushed
- *      it or its move met one, or an EntityCommand moved it (a client
- *      claims where its last WorldState had it; sweep__entity_unflag),
+ *      it or its move met one, its move met another entity's shell (with
+ *      --players-block: a client is not told where the others are), or
+ *      an EntityCommand moved it (a client claims where its last
+ *      WorldState had it; sweep__entity_unflag),
  *      and for half a second after moves of the entity were lost (its
  *      sequence skipped some) a claim within that gap's reach: the
  *      threshold and what speed_limit covers in the time the lost moves
@@ -138,6 +140,17 @@ static void credit(sweep__entity *e, const sweep__world *w, double bank)
         e->budget = b < bank ? b : bank;
         e->budget_tick = w->tick;
     }
+}
+
+/* Whether a move stood on or touched another entity's shell. */
+static int meets_body(const sweep_move_result *res)
+{
+    if (res->ground_body != SWEEP_NO_BODY)
+        return 1;
+    for (uint32_t i = 0; i < res->contact_count; i++)
+        if (res->contacts[i].body != SWEEP_NO_BODY)
+            return 1;
+    return 0;
 }
 
 void sweep__world_wish_up(sweep__world *w)
@@ -339,8 +352,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     sweep__world_place_entity(w, e);
     sweep__entity_keep(&e->st, res, mv->sequence, ran);
     /* Against a mover a client is only as exact as the poses it has: a
-     * door that closed since its last WorldState is no cheat. */
-    if (ran && (e->st.ground_mover != SWEEP_NO_MOVER || e->st.touch_mover != SWEEP_NO_MOVER))
+     * door that closed since its last WorldState is no cheat. Nor is
+     * another player's shell (--players-block): a client is never told
+     * where the others are, so it predicts through them until it hears. */
+    if (ran && (e->st.ground_mover != SWEEP_NO_MOVER || e->st.touch_mover != SWEEP_NO_MOVER || meets_body(res)))
         sweep__entity_unflag(w, e);
 
     result_clear(out);

@@ -8,11 +8,15 @@
  * the world names no rule at all: no Speed for rounding, no Jump after a
  * lost landing, no Correction after a lost move, no TimeBudget for
  * jitter. The network is checked to have been as bad as asked, and some
- * moves lost altogether, so the gaps' grace was met.
+ * moves lost altogether, so the gaps' grace was met. With players
+ * blocking each other, a player pressing into another, whom its client
+ * cannot predict, is not named Correction either.
  */
 #include "tests/world/world_fixture.h"
 
 #include "tests/world/honest_sim.h"
+
+#include "core/crowd.h"
 
 /* Runs the bots of o into *r, saying which rules were named, if any. */
 static void run_honest(const hs_options *o, hs_report *r)
@@ -61,11 +65,131 @@ static void honest_players_losing_moves_are_never_flagged(void **state)
     assert_int_equal(r.flagged, 0);
 }
 
+/* Answers on their way back to a client: a move's result reaches it
+ * `lag` ticks after the move. */
+#define CROWD_LAG 6u
+#define CROWD_MOVES 600u
+
+typedef struct crowd_client {
+    sweep__owner o;
+    sweep_msg_spawned sp;
+    sweep_predictor *p;
+    sweep_msg_move_result sent[CROWD_MOVES + 1]; /* by sequence: its answer, when it arrives */
+} crowd_client;
+
+/* One move of c at the current tick: the answers due by now taken, the
+ * move predicted with libsweep and claimed (off by `off` along x), its
+ * answer kept for CROWD_LAG ticks later. Returns the answer. */
+static sweep_msg_move_result crowd_move(sweep__world *w, wf_rec *r, crowd_client *c, uint32_t seq, sweep_vec3 wish,
+                                        double off)
+{
+    for (uint32_t k = 1; k < seq; k++)
+        if (k + CROWD_LAG == seq)
+            assert_int_equal(sweep_predictor_ack(c->p, &c->sent[k], NULL, NULL), SWEEP_CLIENT_OK);
+    sweep_wish ws = {wish, 0};
+    sweep_client_error err;
+    assert_int_equal(sweep_predictor_step(c->p, seq, &ws, 1.0 / 60.0, NULL, &err), SWEEP_CLIENT_OK);
+    sweep_message m = wf_move_msg(c->sp.entity, seq, wish, 1.0 / 60.0);
+    m.as.move.has_claimed_position = true;
+    m.as.move.claimed_position = sweep_predictor_current(c->p).position;
+    m.as.move.claimed_position.x += off;
+    sweep_msg_move_result res = wf_move(w, &c->o, r, &m);
+    c->sent[seq] = res;
+    return res;
+}
+
+/* Whether a move's answer has another body's shell among its contacts
+ * (the wire says which by the shell's triangle number). */
+static int touches_a_body(const sweep_msg_move_result *res)
+{
+    for (uint32_t i = 0; i < res->contact_count; i++)
+        if (sweep_crowd_slot_of_triangle(res->contacts[i].triangle) != SWEEP_NO_BODY)
+            return 1;
+    return 0;
+}
+
+/* Players block each other (--players-block on), and a client cannot
+ * predict another player: walking into one, its claims run through it
+ * until the answers come back, a tenth of a second here. That is no
+ * cheat, as a door's push is none: never named Correction, neither the
+ * pusher nor the one pushed against. A claim off without any contact is
+ * still named once the contact's half second is over. */
+static void pushing_into_another_player_is_not_corrected(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.players_block = 1;
+    sweep__world *w = wf_open(&opt);
+    wf_rec *r = wf_rec_new();
+    static crowd_client a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    wf_owner(&a.o, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_owner(&b.o, w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    a.sp = wf_spawn_point(w, &a.o, r, 1, 2); /* (4, 0, 1) */
+    b.sp = wf_spawn_point(w, &b.o, r, 1, 1); /* (0, 0, 1): 4 m from a along -x */
+    sweep_client_error err;
+    assert_int_equal(sweep_predictor_create(w->world, &w->level.config, &w->level.rules, a.sp.position, a.sp.radii,
+                                            &a.p, &err), SWEEP_CLIENT_OK);
+    assert_int_equal(sweep_predictor_create(w->world, &w->level.config, &w->level.rules, b.sp.position, b.sp.radii,
+                                            &b.p, &err), SWEEP_CLIENT_OK);
+    const double ws = w->level.rules.walk_speed;
+    uint32_t seq = 1, touching = 0, last_touch = 0;
+    double worst = 0.0;
+    /* b walks into a for six seconds, pressing on; a stands. */
+    for (; seq <= 360; seq++) {
+        wf_ticks(w, r, 1);
+        sweep_msg_move_result ra = crowd_move(w, r, &a, seq, sweep_v3(0, 0, 0), 0.0);
+        sweep_msg_move_result rb = crowd_move(w, r, &b, seq, sweep_v3(ws, 0, 0), 0.0);
+        assert_false(ra.rules & SWEEP_WIRE_RULE_CORRECTION);
+        if (rb.rules & SWEEP_WIRE_RULE_CORRECTION)
+            fail_msg("move %u pushing into another player: corrected, the claim %.3f m off", seq, rb.correction);
+        if (touches_a_body(&rb)) {
+            touching++;
+            last_touch = seq;
+        }
+        worst = rb.correction > worst ? rb.correction : worst;
+    }
+    /* It did press against a for seconds, its claims well past the
+     * threshold, and was held at a's side (the radii of both apart). */
+    assert_true(touching > 200);
+    assert_true(worst > 1.5 * w->level.correction_threshold);
+    const sweep__entity *eb = sweep__world_entity(w, &b.o, b.sp.entity);
+    assert_non_null(eb);
+    assert_true(eb->st.m.actor.position.x < a.sp.position.x - a.sp.radii.x - b.sp.radii.x + 1e-3);
+    /* Then it walks away, still honest, and stands a second. */
+    for (; seq <= 480; seq++) {
+        wf_ticks(w, r, 1);
+        crowd_move(w, r, &a, seq, sweep_v3(0, 0, 0), 0.0);
+        sweep_msg_move_result rb = crowd_move(w, r, &b, seq, sweep_v3(seq <= 400 ? -ws : 0.0, 0, 0), 0.0);
+        assert_false(rb.rules & SWEEP_WIRE_RULE_CORRECTION);
+        if (touches_a_body(&rb))
+            last_touch = seq;
+    }
+    assert_true(seq - last_touch > 60);
+    /* Away from anyone, a claim half a metre off is named. */
+    wf_ticks(w, r, 1);
+    crowd_move(w, r, &a, seq, sweep_v3(0, 0, 0), 0.0);
+    sweep_msg_move_result rb = crowd_move(w, r, &b, seq, sweep_v3(0, 0, 0), 0.5);
+    assert_false(touches_a_body(&rb));
+    assert_true(rb.corrected);
+    assert_true(rb.rules & SWEEP_WIRE_RULE_CORRECTION);
+    assert_int_equal(b.o.rule_counts[SWEEP_WIRE_RULE_CORRECTION_BIT], 1);
+    assert_int_equal(a.o.rule_counts[SWEEP_WIRE_RULE_CORRECTION_BIT], 0);
+    sweep_predictor_destroy(a.p);
+    sweep_predictor_destroy(b.p);
+    sweep__owner_release(&a.o, NULL);
+    sweep__owner_release(&b.o, NULL);
+    sweep__world_close(w);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(honest_players_are_never_flagged),
         cmocka_unit_test(honest_players_losing_moves_are_never_flagged),
+        cmocka_unit_test(pushing_into_another_player_is_not_corrected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
