@@ -96,6 +96,7 @@ typedef struct core_entity {
 typedef struct core_session {
     uint64_t id;
     int tcp;
+    unsigned role;        /* sweep_wire_role, as its OPEN said */
     uint32_t last_entity; /* index in ents of the entity its last MOVE moved: a guess, checked before use */
     /* UDP: the sequence of its last EntityCommands applied, whose repeat the
      * world answers again without applying (server/world/commands.c). */
@@ -553,7 +554,7 @@ int sweep__replay_core_on_open(sweep_replay *r, sweep__replay_core *c, const swe
                                   "log)", sweep__replay_path(r), x->offset, x->transport);
     if (sweep__replay_grow((void **)&c->sessions, &c->session_cap, c->session_count + 1, sizeof *c->sessions) != 0)
         return sweep__replay_fail(r, "out of memory");
-    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0, UINT32_MAX, 0, 0};
+    c->sessions[c->session_count++] = (core_session){x->session, x->transport == 0, x->role, UINT32_MAX, 0, 0};
     if (c->session_index.cap < 2 * c->session_count + 2)
         return rebuild_sessions(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->session_index, x->session, c->session_count - 1);
@@ -601,6 +602,11 @@ static int on_spawned(sweep_replay *r, sweep__replay_core *c, uint64_t session, 
     }
     sweep__entity_state_init(&e->st, sp->position, sp->radii, sweep__spawn_limit(max_speed, cfg->max_speed),
                              sweep__spawn_limit(step_height, cfg->step_height));
+    /* A player's own Spawn is where its lost moves count from, as in the
+     * world (spawn.c), for the Jumps a gap's grace leaves unnamed. */
+    const core_session *own = find_session(c, session);
+    if (own && own->role != SWEEP_WIRE_ROLE_SERVER && req && req->kind == SWEEP_MSG_SPAWN)
+        sweep__entity_spawned_at(&e->st, req->sequence);
     if (c->ent_index.cap < 2 * c->ent_count + 2)
         return rebuild_entities(c) == 0 ? 0 : sweep__replay_fail(r, "out of memory");
     map_put(&c->ent_index, e->id, c->ent_count - 1);
@@ -980,6 +986,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
         e->st.has_last = 1;
         e->st.last_sequence = sequence;
+        e->st.spawn_based = 0;
         sweep_status st = sweep__motion_walk(&c->space, &c->level.config, &c->level.rules, e->st.m.stand_radii,
                                              &e->st.m.actor, wish, buttons, granted, act, &beyond);
         if (st != SWEEP_OK || beyond) {

@@ -45,7 +45,8 @@ typedef struct sweep__entity_state {
     uint32_t moved_flags;      /* SWEEP_BODY_CARRIED | PUSHED | SWEEP__ENTITY_PLACED since its last move */
     uint32_t moved_by;         /* the last mover that carried or pushed it since then */
     int has_last;              /* a move was applied */
-    uint32_t last_sequence;
+    uint32_t last_sequence;    /* the last applied move's; before one, its player Spawn's when spawn_based */
+    int spawn_based;           /* no move yet: lost moves are counted from last_sequence (sweep__entity_gap) */
     uint64_t gap_grace_until;  /* moves were lost: their grace holds before this tick (sweep__entity_gap) */
     uint64_t jump_next;        /* the pace of Jumps forgiven in it: when the next is due, GCRA */
 } sweep__entity_state;
@@ -91,6 +92,7 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
     s->moved_flags = 0;
     s->has_last = 0;
     s->last_sequence = 0;
+    s->spawn_based = 0;
     s->gap_grace_until = 0;
     s->jump_next = 0;
 }
@@ -144,12 +146,29 @@ static inline uint64_t sweep__ticks_of(double s, double tick_rate)
     return n ? n : 1;
 }
 
+/* An entity a player's own Spawn of `sequence` (Message.sequence) made.
+ * A player's client numbers its requests and its moves from one counter
+ * (libsweep, the Python client), so its first move follows the Spawn and
+ * moves lost before it are a gap as any other. Without this the first
+ * move to arrive had nothing to count from: the claims after the first
+ * moves of a session lost were named Correction. It decides no more than
+ * a gap: which moves are applied again still waits for one applied
+ * (has_last), so a client numbering its moves from 1 whatever its Spawn's
+ * sequence is served as ever (no gap then, as before). Not for the server
+ * role's Spawns: a game server relaying a player forwards the player's
+ * own move sequences, which its Spawn's says nothing of. */
+static inline void sweep__entity_spawned_at(sweep__entity_state *s, uint32_t sequence)
+{
+    s->last_sequence = sequence;
+    s->spawn_based = 1;
+}
+
 /* A move of `sequence` about to be applied at world tick `tick`: the
  * number of moves it skips (0: none), a grace opened for them. Before
  * sweep__entity_keep, which takes the sequence. */
 static inline uint32_t sweep__entity_gap(sweep__entity_state *s, uint32_t sequence, uint64_t tick, double tick_rate)
 {
-    if (!s->has_last || sequence <= s->last_sequence + 1u)
+    if (!(s->has_last || s->spawn_based) || sequence <= s->last_sequence + 1u)
         return 0;
     s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, tick_rate);
     return sequence - s->last_sequence - 1u;
@@ -200,6 +219,7 @@ static inline void sweep__entity_keep(sweep__entity_state *s, const sweep_move_r
 {
     s->has_last = 1;
     s->last_sequence = sequence;
+    s->spawn_based = 0;
     if (ran)
         sweep__entity_keep_ground(s, res);
 }

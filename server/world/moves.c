@@ -49,7 +49,9 @@
  *      an EntityCommand moved it (a client claims where its last
  *      WorldState had it; sweep__entity_unflag),
  *      and for half a second after moves of the entity were lost (its
- *      sequence skipped some) a claim within that gap's reach: the
+ *      sequence skipped some; before its first move, counted from its
+ *      player Spawn's, sweep__entity_spawned_at) a claim within that
+ *      gap's reach: the
  *      threshold and what speed_limit covers in the time the lost moves
  *      can have taken (their number times dt, at most the ticks since
  *      the entity's previous move and 0.1 s, and at most 0.5 s), and the

@@ -242,6 +242,8 @@ void sweep__spawn(sweep__world *w, const sweep__request *rq, const sweep_message
     if (player && sp->spawn_point == 0)
         w->next_spawn = point % lv->spawn_count; /* the point after the one given */
     sweep__entity_state_init(&e->st, q, r, max_speed, step_height);
+    if (player)
+        sweep__entity_spawned_at(&e->st, seq);
     e->player = governed;
     e->budget = w->opt.time_bank;
     e->budget_tick = w->tick;

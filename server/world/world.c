@@ -397,6 +397,10 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
          * server role hashes as it did before they existed. */
         if (e->player && e->owner->role == SWEEP_WIRE_ROLE_SERVER)
             h = sweep_hash_u32(h, 0x706c6179u);
+        /* Likewise lost moves counted from a player's Spawn, until its
+         * first move. */
+        if (e->st.spawn_based)
+            h = sweep_hash_u32(h, 0x73706e62u);
         /* Likewise a gap's grace: an entity that never lost a move hashes
          * as before lost moves had a grace of their own. */
         if (e->st.gap_grace_until) {

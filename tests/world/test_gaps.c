@@ -7,6 +7,7 @@
  * sequences at any rate has its claims 5 m or 100 m off all flagged, a
  * jump held in the air is refused every time and named nearly every
  * time, and speed, flying and time dilation are named on every move.
+ * The first moves after a player's Spawn, lost, are a gap too.
  */
 #include "tests/world/world_fixture.h"
 
@@ -229,6 +230,66 @@ static void other_cheats_with_gaps_are_named(void **state)
     wf_one_close(&s);
 }
 
+/* libsweep numbers every request from one counter: a player's Spawn
+ * takes a sequence and its first move the next. The first moves after a
+ * spawn lost, the first that arrives follows a gap as any other: its
+ * claim, eleven moves of walking ahead of the server's (0.3 m, past the
+ * threshold), is not named Correction, nor the claims after it. */
+static void moves_lost_right_after_a_spawn_are_a_gap(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    const uint32_t spawn_seq = 7;
+    s.sp = wf_spawn_point(s.w, &s.o, s.r, spawn_seq, 1);
+    const sweep_vec3 wish = sweep_v3(s.w->level.rules.walk_speed, 0, 0);
+    sweep_actor client = {s.sp.position, sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
+    uint32_t seq = spawn_seq + 1;
+    for (int i = 0; i < 11; i++, seq++) { /* sent, predicted, lost */
+        wf_ticks(s.w, s.r, 1);
+        predict(&s, &client, wish, 0);
+    }
+    for (int i = 0; i < 20; i++, seq++) {
+        predict(&s, &client, wish, 0);
+        sweep_msg_move_result r = step(&s, seq, wish, 0, &client.position);
+        if (i == 0)
+            assert_true(r.correction > s.w->level.correction_threshold);
+        if (r.rules)
+            fail_msg("move %u, the %d-th after 11 lost: rules %#x, claim %.3f m off", seq, i + 1, (unsigned)r.rules,
+                     r.correction);
+    }
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_CORRECTION_BIT], 0);
+    wf_one_close(&s);
+}
+
+/* What a gap after a spawn forgives is what any gap does: no more than
+ * the clock since the spawn explains, however many sequences are
+ * skipped. And moves numbered apart from the requests (the first move 1
+ * after a Spawn of sequence 7) are applied as ever. */
+static void a_gap_after_a_spawn_forgives_no_more(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_open(&s, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    s.sp = wf_spawn_point(s.w, &s.o, s.r, 7, 1);
+    sweep_vec3 far = sweep_v3(s.sp.position.x + 100.0, s.sp.position.y, s.sp.position.z);
+    sweep_msg_move_result r = step(&s, 5000, sweep_v3(0, 0, 0), 0, &far);
+    assert_true(r.corrected);
+
+    wf_one t;
+    wf_one_open(&t, &opt, SWEEP_WIRE_ROLE_PLAYER, 0);
+    t.sp = wf_spawn_point(t.w, &t.o, t.r, 7, 1);
+    for (uint32_t seq = 1; seq <= 3; seq++) {
+        r = step(&t, seq, sweep_v3(1, 0, 0), 0, NULL);
+        assert_int_equal(r.sequence, seq);
+    }
+    assert_int_equal(t.w->counts.moves_total, 3);
+    wf_one_close(&s);
+    wf_one_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +298,8 @@ int main(void)
         cmocka_unit_test(gaps_at_any_rate_hide_no_far_claim),
         cmocka_unit_test(jump_cheat_with_gaps_is_named),
         cmocka_unit_test(other_cheats_with_gaps_are_named),
+        cmocka_unit_test(moves_lost_right_after_a_spawn_are_a_gap),
+        cmocka_unit_test(a_gap_after_a_spawn_forgives_no_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
