@@ -132,6 +132,19 @@ static sweep_vec3 clamped(sweep_vec3 w, double len, double limit)
     return len > limit ? sweep_v3_scale(w, limit / len) : w;
 }
 
+/* v capped at speed_limit (motion.h, 4), naming the cap in *rules when v
+ * was past it by more than the tolerance (named_limit). */
+static SWEEP__ALWAYS_INLINE sweep_vec3 limited(sweep_vec3 v, double limit, double named_limit, uint32_t *rules)
+{
+    double v2 = sweep_v3_len2(v);
+    if (v2 > limit * limit) {
+        if (v2 > named_limit * named_limit)
+            *rules |= SWEEP_RULE_LIMIT;
+        v = sweep_clamp_speed(v, limit);
+    }
+    return v;
+}
+
 /* A swimmer's velocity for one step of h seconds at this depth (motion.h,
  * swim): drag, then the turn towards the wish (w3, of length len3) or,
  * with none, towards sinking. */
@@ -285,7 +298,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 medium_of_stance(world, sweep_stance_radii(rules, radii, a.stance), probe_up, a.position, &probe, &md);
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
-        int grounded = g > 0.0 && a.grounded;
+        int grounded = g > 0.0 && a.grounded, air = 0;
         sweep_vec3 v;
         if (md.level >= 2 || md.ladder != SWEEP__NO_LADDER) {
             int swimming = md.level >= 2;
@@ -321,21 +334,37 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             }
             double accel = grounded ? rules->ground_accel : rules->air_accel;
             sweep_vec3 hv = accelerate(across(a.velocity, up), a.stance ? crouch_target : target, accel * h);
-            v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, h);
+            /* In flight the step moves by its mean velocity under constant
+             * gravity, the one at its middle, and the other half of the
+             * gravity is added after the move: a free flight lands on the
+             * parabola at every step's end however the time is chopped
+             * (moving by the end velocity, a jump rose v h / 2 less, the
+             * shorter the steps the higher: a client chopping its time
+             * finer jumped higher). Walking keeps the whole step's gravity
+             * in the move: it is what holds a walker to the ground. */
+            air = !grounded && g > 0.0;
+            v = sweep_v3_madd(sweep_v3_madd(hv, up, vu), cfg->gravity, air ? 0.5 * h : h);
         }
-        double v2 = sweep_v3_len2(v);
-        if (v2 > rules->speed_limit * rules->speed_limit) {
-            if (v2 > named_limit * named_limit)
-                res.rules |= SWEEP_RULE_LIMIT;
-            v = sweep_clamp_speed(v, rules->speed_limit);
-        }
+        v = limited(v, rules->speed_limit, named_limit, &res.rules);
         sweep_move_input in = {a.position, *shape, v, h, grounded ? SWEEP_INPUT_GROUNDED : 0};
         st = sweep__move_in_config_checked(space, cfg, &in, mv);
         if (st != SWEEP_OK)
             return st;
         a.position = mv->position;
-        a.velocity = mv->velocity;
         a.grounded = (mv->flags & SWEEP_MOVED_GROUNDED) != 0;
+        /* The flight's end velocity: what the surfaces left of the mean
+         * one, plus the other half step of gravity. A landing took the
+         * part along up, which stays none. Against a ceiling or down a
+         * steep face the half step runs into the surface and the next
+         * step's sweep takes it away again: each step's mean velocity is
+         * the last one as the surfaces left it plus one step of gravity,
+         * so a body held under a ceiling or sliding down a face moves as
+         * one moved by its end velocity does. The result reports what the
+         * next step starts from. */
+        if (air && !a.grounded)
+            mv->velocity = limited(sweep_v3_madd(mv->velocity, cfg->gravity, 0.5 * h), rules->speed_limit,
+                                   named_limit, &res.rules);
+        a.velocity = mv->velocity;
         res.flags |= mv->flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */

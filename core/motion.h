@@ -18,11 +18,20 @@
  *   3. a jump starts only from walkable ground: the velocity along up
  *      becomes jump_speed (a jump asked in the air: SWEEP_RULE_JUMP,
  *      refused); on the ground the velocity along up is zero;
- *   4. gravity * dt is added, and the velocity is capped at speed_limit
+ *   4. gravity is added, and the velocity is capped at speed_limit
  *      (SWEEP_RULE_LIMIT, beyond the tolerance: terminal velocity, a law
- *      of the world rather than a cheat);
+ *      of the world rather than a cheat): on walkable ground gravity * dt,
+ *      which holds the body to the ground (stepping down stairs, following
+ *      a ramp); in the air (a jump's first step too) gravity * dt / 2, so
+ *      that the step moves by its mean velocity under constant gravity;
  *   5. one collide-and-slide (sweep_move_in) with that velocity; the
- *      integration velocity it returns is the actor's new velocity;
+ *      integration velocity it returns is the actor's new velocity. In
+ *      the air, unless the step landed, the other half step of gravity is
+ *      added to it (and capped again): the velocity at the step's end.
+ *      A ceiling or a steep face met in the air takes its part of the
+ *      mean velocity; the half step added after it runs into the surface
+ *      again, and the next step's slide takes that away, as it took a
+ *      whole step's gravity when the step moved by its end velocity;
  *   6. the world's volumes act on where the step ended (core/volume.h):
  *      a pad launches, a teleporter moves, a kill volume ends the move
  *      (steps then counts the steps that ran).
@@ -53,9 +62,28 @@
  * Speed, as a walker's across the ground is; the clamp to the mode's
  * speed is the mode's law, not a cheat, and not named.
  * A move longer than max_step is split into equal steps no longer than it
- * (as Quake 3 splits a long user command), so the outcome does not depend
- * on how a client chops its time, only on how long it is; the jump is
- * tried on the first step only.
+ * (as Quake 3 splits a long user command); the jump is tried on the first
+ * step only. A move of k equal steps is k moves of one step, bit for bit,
+ * but steps of other lengths make other paths; how much the chopping of
+ * a client's time can change:
+ *   - a flight below speed_limit, from its first step to the one that
+ *     touches anything (after walking off an edge, a jump, a pad's
+ *     launch, a teleport's exit): along up, nothing but the rounding.
+ *     Each step's end lies on the parabola of constant gravity, so a
+ *     jump rises to jump_speed^2 / 2g whatever the rate, and its highest
+ *     step end falls short of that by at most g h^2 / 8 (h the step),
+ *     the drop half a step from the top;
+ *   - across the ground, the turn towards the wish: it is made at the
+ *     step's start and held for the step, so a body speeding up (or
+ *     slowing down) covers up to accel * h / 2 per second of it more than
+ *     under a steady acceleration, and one in the air likewise;
+ *   - walking and contacts: a walker's step keeps the whole step's
+ *     gravity, so one walking off an edge starts its fall up to
+ *     g h^2 / 2 lower; steps up and down, snapping to the ground,
+ *     slides along walls and landings are resolved once a step, at the
+ *     step's velocity, and volumes act on where a step ends;
+ *   - swimming and climbing: their drag and turns are made once a step,
+ *     as the turn across the ground is.
  *
  * Everything is in the map's units and seconds (sweep_rules_default gives
  * values for metres). The actor is the whole state a server keeps for an
