@@ -1,15 +1,17 @@
 /*
  * fake_server.h - the pieces of the fake servers the client tests run on
- * 127.0.0.1 (test_hostile_server.c, test_python_client.c): each is a child
- * process that answers as the test says, with bytes sweepd would never
- * send or at times it would never send them. The child exits rather than
- * assert: cmocka's failures belong to the parent.
+ * 127.0.0.1 (test_hostile_server.c, test_python_client.c, test_addresses.c,
+ * test_session_end.c), which answer as the test says, with bytes sweepd
+ * would never send or at times it would never send them. A fake in a
+ * child process exits rather than assert: cmocka's failures belong to the
+ * parent; a UDP fake the test drives step by step answers from the test.
  */
 #ifndef SWEEP_TESTS_CLIENT_SDK_FAKE_SERVER_H
 #define SWEEP_TESTS_CLIENT_SDK_FAKE_SERVER_H
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/protocol.h"
 
@@ -62,6 +65,32 @@ static inline int fake_bound(fake *f, int type)
     assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
     snprintf(f->address, sizeof f->address, "127.0.0.1:%u", ntohs(a.sin_port));
     return fd;
+}
+
+/* Sends m, a datagram, from fd to `to` (a fake UDP server's answer). */
+static inline void fake_answer(int fd, const sweep_message *m, const struct sockaddr_in *to)
+{
+    static uint8_t buf[4096];
+    const uint8_t *bytes;
+    size_t len;
+    assert_int_equal(sweep_encode(m, 0, buf, sizeof buf, &bytes, &len), SWEEP_PROTO_OK);
+    assert_int_equal(sendto(fd, bytes, len, 0, (const struct sockaddr *)to, sizeof *to), (ssize_t)len);
+}
+
+/* The next Hello datagram to fd (within 5 s), and where it came from. */
+static inline sweep_message fake_next_hello(int fd, struct sockaddr_in *from)
+{
+    static uint8_t in[2048];
+    sweep_decoder d = {0};
+    sweep_message m;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    socklen_t fl = sizeof *from;
+    ssize_t n = recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)from, &fl);
+    assert_true(n > 0);
+    assert_int_equal(sweep_decode(&d, in, (size_t)n, 0, &m), SWEEP_PROTO_OK);
+    assert_int_equal(m.kind, SWEEP_MSG_HELLO);
+    return m;
 }
 
 static inline void fake_stop(fake *f)

@@ -29,6 +29,7 @@
 
 #include "client-sdk/client.h"
 #include "protocol/encode.h"
+#include "tests/client-sdk/fake_server.h"
 
 static fx_server D;
 static int HAVE_V6;
@@ -273,32 +274,6 @@ static void a_silent_address_has_its_share_of_the_time(void **state)
     }
 }
 
-/* Sends m from fd to `to`. */
-static void answer(int fd, const sweep_message *m, const struct sockaddr_in *to)
-{
-    static uint8_t buf[4096];
-    const uint8_t *bytes;
-    size_t len;
-    assert_int_equal(sweep_encode(m, 0, buf, sizeof buf, &bytes, &len), SWEEP_PROTO_OK);
-    assert_int_equal(sendto(fd, bytes, len, 0, (const struct sockaddr *)to, sizeof *to), (ssize_t)len);
-}
-
-/* The next Hello to fd (within 5 s), and where it came from. */
-static sweep_message next_hello(int fd, struct sockaddr_in *from)
-{
-    static uint8_t in[2048];
-    sweep_decoder d = {0};
-    sweep_message m;
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    assert_int_equal(poll(&p, 1, 5000), 1);
-    socklen_t fl = sizeof *from;
-    ssize_t n = recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)from, &fl);
-    assert_true(n > 0);
-    assert_int_equal(sweep_decode(&d, in, (size_t)n, 0, &m), SWEEP_PROTO_OK);
-    assert_int_equal(m.kind, SWEEP_MSG_HELLO);
-    return m;
-}
-
 /* An address that answered keeps the rest of the timeout: a server that
  * sent its Challenge and is slow with the Welcome is not left for the
  * next address when its share ends. The test answers for 127.0.0.3. */
@@ -316,15 +291,15 @@ static void an_address_that_answered_keeps_the_time(void **state)
     uint64_t t0 = fx_now_ms();
     assert_int_equal(sweep_client_connect_start(&o, &c, &e), SWEEP_CLIENT_OK);
     struct sockaddr_in from;
-    sweep_message hello = next_hello(fake, &from);
+    sweep_message hello = fake_next_hello(fake, &from);
     assert_null(hello.as.hello.cookie.ptr);
     sweep_message ch = {.kind = SWEEP_MSG_CHALLENGE, .sequence = hello.sequence};
     ch.as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
-    answer(fake, &ch, &from);
+    fake_answer(fake, &ch, &from);
     struct pollfd p = {.fd = sweep_client_fd(c), .events = POLLIN};
     assert_int_equal(poll(&p, 1, 5000), 1);
     assert_int_equal(sweep_client_connect_step(c, 0, &e), SWEEP_CLIENT_E_AGAIN);
-    hello = next_hello(fake, &from);
+    hello = fake_next_hello(fake, &from);
     assert_non_null(hello.as.hello.cookie.ptr);
     /* Past the address's share (2 s of 4): still on it, still waiting. */
     while (fx_now_ms() < t0 + 2500)
@@ -341,7 +316,7 @@ static void an_address_that_answered_keeps_the_time(void **state)
     w.as.welcome.max_entities = 100;
     w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
     w.as.welcome.identity = sweep_str_of("#guest");
-    answer(fake, &w, &from);
+    fake_answer(fake, &w, &from);
     assert_int_equal(sweep_client_connect_step(c, 1000, &e), SWEEP_CLIENT_OK);
     assert_string_equal(sweep_client_get_welcome(c)->map_name, "fake");
     assert_string_equal(peer_of(c, peer, sizeof peer), "127.0.0.3");

@@ -19,6 +19,7 @@
 
 #include "client-sdk/client.h"
 #include "protocol/encode.h"
+#include "tests/client-sdk/fake_server.h"
 
 static sweep_client *connect_to(const fx_server *d, sweep_client_transport t)
 {
@@ -171,32 +172,6 @@ static void a_refusal_alone_still_ends_the_client(void **state)
     sweep_client_close(c);
 }
 
-/* Sends m from fd to `to`. */
-static void answer(int fd, const sweep_message *m, const struct sockaddr_in *to)
-{
-    static uint8_t buf[4096];
-    const uint8_t *bytes;
-    size_t len;
-    assert_int_equal(sweep_encode(m, 0, buf, sizeof buf, &bytes, &len), SWEEP_PROTO_OK);
-    assert_int_equal(sendto(fd, bytes, len, 0, (const struct sockaddr *)to, sizeof *to), (ssize_t)len);
-}
-
-/* The next Hello to fd (within 5 s), and where it came from. */
-static sweep_message next_hello(int fd, struct sockaddr_in *from)
-{
-    static uint8_t in[2048];
-    sweep_decoder d = {0};
-    sweep_message m;
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    assert_int_equal(poll(&p, 1, 5000), 1);
-    socklen_t fl = sizeof *from;
-    ssize_t n = recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)from, &fl);
-    assert_true(n > 0);
-    assert_int_equal(sweep_decode(&d, in, (size_t)n, 0, &m), SWEEP_PROTO_OK);
-    assert_int_equal(m.kind, SWEEP_MSG_HELLO);
-    return m;
-}
-
 /* Over UDP a Bye that comes before the Welcome is for an earlier session
  * of this address and port, which the handshake replaces (its idle
  * timeout came as a new client took the port): the handshake goes on,
@@ -224,12 +199,12 @@ static void a_bye_before_the_welcome_is_not_ours(void **state)
     sweep_client_error e;
     assert_int_equal(sweep_client_connect_start(&o, &c, &e), SWEEP_CLIENT_OK);
     struct sockaddr_in from;
-    sweep_message hello = next_hello(fd, &from);
+    sweep_message hello = fake_next_hello(fd, &from);
     sweep_message bye = {.kind = SWEEP_MSG_BYE};
     bye.as.bye.reason = sweep_str_of("idle timeout");
     for (int round = 0; round < 2; round++) {
         /* Before the Challenge and before the Welcome. */
-        answer(fd, &bye, &from);
+        fake_answer(fd, &bye, &from);
         sweep_message reply = {.kind = round ? SWEEP_MSG_WELCOME : SWEEP_MSG_CHALLENGE, .sequence = hello.sequence};
         if (round == 0) {
             reply.as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
@@ -244,13 +219,13 @@ static void a_bye_before_the_welcome_is_not_ours(void **state)
             reply.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
             reply.as.welcome.identity = sweep_str_of("#guest");
         }
-        answer(fd, &reply, &from);
+        fake_answer(fd, &reply, &from);
         if (round == 0) {
             /* Stepped until the Hello with the cookie goes. */
             struct pollfd p = {.fd = fd, .events = POLLIN};
             for (int i = 0; i < 500 && poll(&p, 1, 10) == 0; i++)
                 assert_int_equal(sweep_client_connect_step(c, 0, &e), SWEEP_CLIENT_E_AGAIN);
-            hello = next_hello(fd, &from);
+            hello = fake_next_hello(fd, &from);
             assert_non_null(hello.as.hello.cookie.ptr);
         }
     }
