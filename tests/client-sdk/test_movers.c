@@ -446,7 +446,10 @@ static double ride_simulated_lift(int latency, int ticks, sweep_predictor **pp, 
             }
             if (r->has_start_position) {
                 (*carried_answers)++;
-                assert_true(r->carried);
+                /* Carried once it stands on the lift; the rider starts a
+                 * little above it, and the rising lift may meet it before
+                 * its fall lands (pushed, as a body in the air is). */
+                assert_true(r->carried || (r->pushed && t - latency < 20));
                 assert_int_equal(r->pushed_by, LIFT);
                 double d = sweep_v3_len(sweep_v3_sub(pr->position, r->position));
                 if (d > worst)
