@@ -10,6 +10,14 @@
 #include "core/move_impl.h"
 #include "core/bytes.h"
 
+/* Every double rounded once, to a double: the x87 unit's 80-bit registers
+ * (-m32 on x86, -mfpmath=387, an i386 compiler's default) round twice and
+ * give other bits than every other build. The Makefile refuses the flags;
+ * this refuses the compiler however it was asked. */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ != 0 && __FLT_EVAL_METHOD__ != -1
+#error "sweep's core needs each double operation rounded to double (FLT_EVAL_METHOD 0): on x86 build with SSE2 math (-mfpmath=sse -msse2), never the x87 unit"
+#endif
+
 void sweep_config_default(sweep_config *cfg)
 {
     if (!cfg)
