@@ -137,7 +137,10 @@ static int do_entities(bsp *b)
 
 double sweep_bsp_rules(sweep_level *lv, double g, double h)
 {
-    const double slope = acos(0.7) * (180.0 / PI);
+    /* acos(0.7) in degrees, written out: a libm's acos may round its
+     * last bit by the CPU (as glibc's sin and cos do), and this number
+     * goes into the map and its content hash. */
+    const double slope = 0x1.6c957eed2a3a1p+5; /* 45.572995999194298 */
     lv->config.gravity = sweep_v3(0.0, 0.0, -g);
     lv->config.step_height = 18.0;
     lv->config.walkable_normal_up = sweep_cos_degrees(slope); /* what the loader will compute */
