@@ -691,7 +691,7 @@ sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_mess
     uint64_t resend_at = sweep_client_now_ns() + (uint64_t)c->retry_ms * 1000000u;
     sweep_client_status s;
     for (;;) {
-        if ((s = sweep__client_service_spawns(c, err)) != SWEEP_CLIENT_OK)
+        if (c->fatal.status == SWEEP_CLIENT_OK && (s = sweep__client_service_spawns(c, err)) != SWEEP_CLIENT_OK)
             return s;
         for (size_t i = 0; i < c->qlen; i++) {
             if (sweep__client_answers(&c->q[c->qhead + i], kind, seq)) {
@@ -717,7 +717,11 @@ sweep_client_status sweep__client_await_answer(sweep_client *c, const sweep_mess
                 err->sequence = seq; /* the request given up on (client.h) */
             return s;
         }
-        if ((s = sweep__client_wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK)
+        /* A wait that ended the session (a refusal read past to a Bye) may
+         * have queued the answer before the end: the queue is looked at
+         * once more, then the end is told. */
+        if ((s = sweep__client_wait_more(c, resend, now, deadline, &resend_at, err)) != SWEEP_CLIENT_OK &&
+            c->fatal.status == SWEEP_CLIENT_OK)
             return s;
     }
 }

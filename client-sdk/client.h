@@ -225,8 +225,11 @@ sweep_client_status sweep_client_connect_step(sweep_client *c, int timeout_ms, s
  * while a TCP connect is under way), and in *timeout_ms (may be NULL) the
  * longest to wait, -1 for no limit, before calling sweep_client_connect_step
  * (connecting) or sweep_client_poll (connected) even if the socket stays
- * quiet: a UDP resend or a deadline is due by then. 0 events: the client
- * failed; close it (a NULL c too, with *timeout_ms 0).
+ * quiet: a UDP resend or a deadline is due by then. Once the session has
+ * ended (a Bye, a refusal) while events are still kept, POLLIN with
+ * *timeout_ms 0: sweep_client_poll hands them out first. 0 events: the
+ * client failed and nothing is left to hand out; close it (a NULL c too,
+ * with *timeout_ms 0).
  */
 int sweep_client_poll_events(const sweep_client *c, int *timeout_ms);
 

@@ -483,10 +483,14 @@ int sweep_client_poll_events(const sweep_client *c, int *timeout_ms)
         due = c->connect_deadline;
         break;
     case SWEEP__READY:
-        if (c->fatal.status != SWEEP_CLIENT_OK)
-            events = 0;
-        else
+        if (c->fatal.status != SWEEP_CLIENT_OK) {
+            /* Events kept from before the end (a Bye and what came before
+             * it) are still handed out: poll at once, then nothing. */
+            events = c->qlen > 0 ? SWEEP__WAIT_IN : 0;
+            due = 1;
+        } else {
             due = sweep__client_spawns_due(c);
+        }
         break;
     default:
         due = c->state == SWEEP__PORT ? c->port_deadline : c->connect_deadline;

@@ -26,6 +26,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -258,9 +259,15 @@ static void nothing_after_a_bye_is_the_sessions(void **state)
     if (st != SWEEP_CLIENT_E_CLOSED)
         fail_msg("a ping answered behind a Bye: %s (%s)", sweep_client_status_name(st), e.message);
     assert_string_equal(e.message, "the server said Bye: going away");
+    /* The Bye is still to be handed out: a program's own loop is told to
+     * poll at once, and to close only once it has it. */
+    int ms = -1;
+    assert_true(sweep_client_poll_events(c, &ms) & POLLIN);
+    assert_int_equal(ms, 0);
     sweep_client_event ev;
     assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_OK);
     assert_int_equal(ev.kind, SWEEP_CLIENT_EV_BYE);
+    assert_int_equal(sweep_client_poll_events(c, &ms), 0);
     assert_int_equal(sweep_client_poll(c, 0, &ev, &e), SWEEP_CLIENT_E_CLOSED);
     sweep_client_close(c);
     fake_stop(&f);
