@@ -14,7 +14,8 @@
 #include <string.h>
 
 /* Whether a sample at now starts m afresh: none yet, or none within the
- * window's whole span. */
+ * window's whole span (two windows since the newer half began, so two to
+ * four seconds after the last sample). */
 static int min_stale(const sweep_tick_clock_min *m, uint64_t now)
 {
     return !m->have || (now > m->cur_start && now - m->cur_start >= 2 * SWEEP_TICK_CLOCK_WINDOW_NS);

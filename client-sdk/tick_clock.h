@@ -35,7 +35,8 @@
  * (SWEEP_TICK_CLOCK_WINDOW_NS), so the estimate follows the two clocks'
  * drift. An estimate never goes below one given before (ticks only
  * increase on the server) while the server is heard. When no message
- * named a tick for the window's whole span, the next one starts the clock
+ * named a tick for the window's whole span (four seconds since its newer
+ * half began: two to four seconds of silence), the next one starts the clock
  * afresh, the estimates given and the answered moves forgotten with the
  * minima: a server stalled longer than it catches up on re-anchors its
  * ticks (sweepd runs at most 1,000 due ticks at once and numbers on from
