@@ -67,6 +67,28 @@ static inline int fake_bound(fake *f, int type)
     return fd;
 }
 
+/* The Welcome of a fake server: the map "fake" (an all-zero hash), 60
+ * ticks a second, 100 entities, a guest player's session, and the batch
+ * and frame sizes given; a test sets whatever else it needs. */
+static inline sweep_message fake_welcome_msg(uint32_t sequence, uint32_t max_batch, uint32_t max_frame)
+{
+    static const uint8_t hash[32];
+    sweep_message w;
+    memset(&w, 0, sizeof w);
+    w.kind = SWEEP_MSG_WELCOME;
+    w.sequence = sequence;
+    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+    w.as.welcome.tick_rate = 60;
+    w.as.welcome.map_name = sweep_str_of("fake");
+    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
+    w.as.welcome.max_batch = max_batch;
+    w.as.welcome.max_frame_size = max_frame;
+    w.as.welcome.max_entities = 100;
+    w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
+    w.as.welcome.identity = sweep_str_of("#guest");
+    return w;
+}
+
 /* Sends m, a datagram, from fd to `to` (a fake UDP server's answer). */
 static inline void fake_answer(int fd, const sweep_message *m, const struct sockaddr_in *to)
 {

@@ -280,7 +280,6 @@ static void a_silent_address_has_its_share_of_the_time(void **state)
 static void an_address_that_answered_keeps_the_time(void **state)
 {
     (void)state;
-    static const uint8_t hash[32];
     int fake = silent_socket();
     char addr[128], peer[64];
     sweep_client_options o;
@@ -306,16 +305,7 @@ static void an_address_that_answered_keeps_the_time(void **state)
         usleep(10000);
     assert_int_equal(sweep_client_connect_step(c, 0, &e), SWEEP_CLIENT_E_AGAIN);
     assert_string_equal(peer_of(c, peer, sizeof peer), "127.0.0.3");
-    sweep_message w = {.kind = SWEEP_MSG_WELCOME, .sequence = hello.sequence};
-    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
-    w.as.welcome.tick_rate = 60;
-    w.as.welcome.map_name = sweep_str_of("fake");
-    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-    w.as.welcome.max_batch = 12;
-    w.as.welcome.max_frame_size = 1200;
-    w.as.welcome.max_entities = 100;
-    w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
-    w.as.welcome.identity = sweep_str_of("#guest");
+    sweep_message w = fake_welcome_msg(hello.sequence, 12, 1200);
     fake_answer(fake, &w, &from);
     assert_int_equal(sweep_client_connect_step(c, 1000, &e), SWEEP_CLIENT_OK);
     assert_string_equal(sweep_client_get_welcome(c)->map_name, "fake");

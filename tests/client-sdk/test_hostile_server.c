@@ -54,17 +54,8 @@ static void serve(int listener, behaviour b)
     if (recv(fd, in, sizeof in, 0) <= 0) /* the Hello */
         _exit(0);
     static uint8_t out[1 << 19];
-    static const uint8_t hash[32];
     size_t len = 0;
-    sweep_message w = {.kind = SWEEP_MSG_WELCOME, .sequence = 1};
-    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
-    w.as.welcome.tick_rate = 60;
-    w.as.welcome.map_name = sweep_str_of("fake");
-    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-    w.as.welcome.max_batch = b == HANG_UP ? 2 : 64;
-    w.as.welcome.max_frame_size = 65536;
-    w.as.welcome.max_entities = 100;
-    w.as.welcome.identity = sweep_str_of("#guest");
+    sweep_message w = fake_welcome_msg(1, b == HANG_UP ? 2 : 64, 65536);
     fake_put(&w, out, sizeof out, &len);
     fake_send(fd, out, len);
     if (b == HANG_UP)
@@ -132,7 +123,6 @@ static void serve_udp(int fd)
     alarm(20);
     static sweep_msg_entity_command cmds[64];
     static sweep_msg_entity_command_result res[64];
-    static const uint8_t hash[32];
     sweep_decoder d = {0};
     d.commands = cmds;
     d.commands_cap = 64;
@@ -149,14 +139,7 @@ static void serve_udp(int fd)
             out[nout] = (sweep_message){.kind = SWEEP_MSG_CHALLENGE, .sequence = m.sequence};
             out[nout++].as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
         } else if (m.kind == SWEEP_MSG_HELLO) {
-            sweep_message w = {.kind = SWEEP_MSG_WELCOME, .sequence = m.sequence};
-            w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
-            w.as.welcome.tick_rate = 60;
-            w.as.welcome.map_name = sweep_str_of("fake");
-            w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-            w.as.welcome.max_batch = 12;
-            w.as.welcome.max_frame_size = 1200;
-            w.as.welcome.max_entities = 100;
+            sweep_message w = fake_welcome_msg(m.sequence, 12, 1200);
             w.as.welcome.role = SWEEP_WIRE_ROLE_SERVER;
             w.as.welcome.identity = sweep_str_of("#command-token");
             out[nout++] = w;

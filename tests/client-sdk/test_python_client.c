@@ -624,18 +624,8 @@ static void fb_drop(uint8_t *b, uint32_t t, unsigned index)
 
 static void fake_welcome(uint8_t *out, size_t cap, size_t *len, uint32_t seq, uint32_t max_batch)
 {
-    static const uint8_t hash[32];
-    sweep_message w = fx_msg(SWEEP_MSG_WELCOME, seq);
-    w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+    sweep_message w = fake_welcome_msg(seq, max_batch, 65536);
     w.as.welcome.session_id = 1;
-    w.as.welcome.tick_rate = 60;
-    w.as.welcome.map_name = sweep_str_of("fake");
-    w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-    w.as.welcome.max_batch = max_batch;
-    w.as.welcome.max_frame_size = 65536;
-    w.as.welcome.max_entities = 100;
-    w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
-    w.as.welcome.identity = sweep_str_of("#guest");
     w.as.welcome.time_bank = 0.25;
     fake_put(&w, out, cap, len);
 }
@@ -953,7 +943,7 @@ static void ufake_send(int fd, const sweep_message *m, const struct sockaddr_sto
 static void ufake_serve(int fd, ufake_mode mode)
 {
     alarm(30);
-    static const uint8_t hash[32], cookie[8] = "cookie!!";
+    static const uint8_t cookie[8] = "cookie!!";
     fx_rx *rx = fx_rx_new();
     struct sockaddr_storage peer;
     socklen_t pl = 0;
@@ -997,17 +987,8 @@ static void ufake_serve(int fd, ufake_mode mode)
                     b.as.bye.reason = sweep_str_of("idle timeout");
                     ufake_send(fd, &b, &peer, pl);
                 }
-                sweep_message w = fx_msg(SWEEP_MSG_WELCOME, in.sequence);
-                w.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
+                sweep_message w = fake_welcome_msg(in.sequence, 12, 1200);
                 w.as.welcome.session_id = 1;
-                w.as.welcome.tick_rate = 60;
-                w.as.welcome.map_name = sweep_str_of("fake");
-                w.as.welcome.map_hash = (sweep_bytes){hash, 32};
-                w.as.welcome.max_batch = 12;
-                w.as.welcome.max_frame_size = 1200;
-                w.as.welcome.max_entities = 100;
-                w.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
-                w.as.welcome.identity = sweep_str_of("#guest");
                 w.as.welcome.time_bank = 0.25;
                 w.as.welcome.udp_key = 5;
                 ufake_send(fd, &w, &peer, pl);

@@ -180,7 +180,6 @@ static void a_refusal_alone_still_ends_the_client(void **state)
 static void a_bye_before_the_welcome_is_not_ours(void **state)
 {
     (void)state;
-    static const uint8_t hash[32];
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     assert_true(fd >= 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -205,20 +204,11 @@ static void a_bye_before_the_welcome_is_not_ours(void **state)
     for (int round = 0; round < 2; round++) {
         /* Before the Challenge and before the Welcome. */
         fake_answer(fd, &bye, &from);
-        sweep_message reply = {.kind = round ? SWEEP_MSG_WELCOME : SWEEP_MSG_CHALLENGE, .sequence = hello.sequence};
-        if (round == 0) {
+        sweep_message reply = {.kind = SWEEP_MSG_CHALLENGE, .sequence = hello.sequence};
+        if (round == 0)
             reply.as.challenge.cookie = (sweep_bytes){(const uint8_t *)"cookie01", 8};
-        } else {
-            reply.as.welcome.protocol_version = SWEEP_PROTOCOL_VERSION;
-            reply.as.welcome.tick_rate = 60;
-            reply.as.welcome.map_name = sweep_str_of("fake");
-            reply.as.welcome.map_hash = (sweep_bytes){hash, 32};
-            reply.as.welcome.max_batch = 12;
-            reply.as.welcome.max_frame_size = 1200;
-            reply.as.welcome.max_entities = 100;
-            reply.as.welcome.role = SWEEP_WIRE_ROLE_PLAYER;
-            reply.as.welcome.identity = sweep_str_of("#guest");
-        }
+        else
+            reply = fake_welcome_msg(hello.sequence, 12, 1200);
         fake_answer(fd, &reply, &from);
         if (round == 0) {
             /* Stepped until the Hello with the cookie goes. */
