@@ -136,6 +136,8 @@ struct sweep_replay {
     sweep_replay_watcher watcher;
     const sweep_message *request; /* the request being replayed (watchers' events), NULL between */
     void *watcher_ctx;
+    sweep__replay_rewriter rewriter; /* re-answering (replay_reanswer.c): differences handed to it */
+    void *rewriter_ctx;
     sweep_replay_stats stats;
     sweep_replay_divergence div;
     int diverged;
@@ -759,6 +761,12 @@ static int compare(sweep_replay *r, uint64_t group_offset)
         }
         if (diff_u64(&d, "message to session", x->session, y->session))
             return diverge(r, x->session, 0, x->offset, &d);
+        if (r->rewriter && x->type == SWEEP_RECORD_OUT) {
+            if (r->rewriter(r->rewriter_ctx, x->offset, y->session, yb, y->len, 0) != 0)
+                return set_error(r, "out of memory");
+            r->stats.outputs++;
+            continue;
+        }
         if (x->type == SWEEP_RECORD_MOVE) {
             /* Both images have the layout (the world's is made by the
              * writer's own code): name the field. */
@@ -932,6 +940,8 @@ static int on_hash(sweep_replay *r, const sweep_record *x)
     r->stats.hashes++;
     if (h == x->hash)
         return 0;
+    if (r->rewriter)
+        return r->rewriter(r->rewriter_ctx, x->offset, 0, NULL, 0, h) == 0 ? 0 : set_error(r, "out of memory");
     differ d;
     memset(&d, 0, sizeof d);
     snprintf(d.field, sizeof d.field, "state hash (every entity and mover)");
@@ -1484,6 +1494,12 @@ void sweep_replay_watch(sweep_replay *r, sweep_replay_watcher fn, void *ctx)
     r->watcher_ctx = ctx;
     if (fn)
         sweep__record_plan_stop(r->reader); /* a watched replay takes the general path */
+}
+
+void sweep__replay_rewrite(sweep_replay *r, sweep__replay_rewriter fn, void *ctx)
+{
+    r->rewriter = fn;
+    r->rewriter_ctx = ctx;
 }
 
 void sweep_replay_close(sweep_replay *r)

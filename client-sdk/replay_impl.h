@@ -58,6 +58,31 @@ int sweep__replay_watched(const sweep_replay *r);
 int sweep__replay_results_message(sweep_replay *r, const sweep_record *group, uint32_t i, sweep_message *m);
 void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m);
 
+/* Re-answering (replay_reanswer.c): with a rewriter, an OUT record whose
+ * message differs from what the world sends now (to the same session) and
+ * a HASH that differs are handed to fn (offset: the record's byte in its
+ * segment; an OUT's bytes, or a HASH's new hash with bytes NULL), and the
+ * replay goes on as though they had matched. Every other difference still
+ * stops it. fn returns 0, or -1 when out of memory. The full depth only. */
+typedef int (*sweep__replay_rewriter)(void *ctx, uint64_t offset, uint64_t session, const uint8_t *bytes, size_t len,
+                                      uint64_t hash);
+void sweep__replay_rewrite(sweep_replay *r, sweep__replay_rewriter fn, void *ctx);
+
+/* What sweep__replay_reanswer rewrote. */
+typedef struct sweep__reanswer_counts {
+    uint64_t outs, hashes;            /* records given new contents */
+    uint64_t bytes_before, bytes_after;
+    int diverged; /* refused: the replay differs in more than OUT and HASH records */
+} sweep__reanswer_counts;
+
+/* Writes to `out` (which may be `log`) a copy of a one-segment log whose
+ * OUT records and state hashes are what this build sends and computes
+ * (replay_reanswer.c says why), once the copy replays with every bit
+ * matching: 0, or -1 with err (nothing written) when the log cannot be
+ * replayed or differs in more than those records. */
+int sweep__replay_reanswer(const char *log, const char *map, const char *out, sweep__reanswer_counts *counts,
+                           char *err, size_t errlen);
+
 /* ---- replay_core.c ------------------------------------------------------ */
 
 /* Loads `map` for a log whose first HEAD is h, or refuses a log the core

@@ -13,11 +13,13 @@
 
 #include "core/version.h"
 #include "client-sdk/replay.h"
+#include "client-sdk/replay_impl.h"
 #include "client-sdk/replay_plot.h"
 
 static void usage(FILE *out)
 {
     fputs("usage: sweep-replay LOG [--core] [--strict] [--map FILE] [--json] [--svg OUT.svg [--axis x|y|z]]\n"
+          "       sweep-replay LOG --reanswer OUT [--map FILE]\n"
           "\n"
           "Re-runs a session log that sweepd --record wrote: loads the map (by default the\n"
           "path the log recorded; its content hash must match), replays every request and\n"
@@ -49,6 +51,14 @@ static void usage(FILE *out)
           "                with their hits and their targets where they were then\n"
           "                (the full depth)\n"
           "  --axis A      the axis the picture looks along (default z: from above)\n"
+          "  --reanswer OUT  write a copy of LOG (one whole segment) to OUT (which may\n"
+          "                be LOG) whose answers (OUT records) and state hashes are what\n"
+          "                this build sends and computes, every request, tick and id\n"
+          "                kept: for golden logs whose answers a change alters on\n"
+          "                purpose. Refused, nothing written, where the replay differs\n"
+          "                otherwise (how many messages, their kinds or sessions, the\n"
+          "                MOVE or RESULTS records of a newer log) or the copy would\n"
+          "                not replay bit for bit\n"
           "  --help        this text\n"
           "  --version     the release of sweep this tool belongs to\n"
           "\n"
@@ -56,7 +66,8 @@ static void usage(FILE *out)
           "one-line summary with moves per second, each naming the depth that ran. Exit\n"
           "status: 0 when every bit matched, 1 on a divergence (or, with --strict, a log\n"
           "that is not whole), 2 when the log or map cannot be used (or the core depth\n"
-          "cannot re-run it).\n",
+          "cannot re-run it). With --reanswer: 0 when the copy was written, 1 when the\n"
+          "log differs in more than its answers and hashes, 2 when it cannot be used.\n",
           out);
 }
 
@@ -83,7 +94,7 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    const char *map = NULL, *svg = NULL;
+    const char *map = NULL, *svg = NULL, *reanswer = NULL;
     char axis = 'z';
     int json = 0, strict = 0;
     unsigned flags = 0;
@@ -91,13 +102,14 @@ int main(int argc, char **argv)
                                           {"svg", required_argument, 0, 's'}, {"axis", required_argument, 0, 'a'},
                                           {"core", no_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
                                           {"version", no_argument, 0, 'V'}, {"strict", no_argument, 0, 'S'},
-                                          {0, 0, 0, 0}};
+                                          {"reanswer", required_argument, 0, 'R'}, {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
         switch (c) {
         case 'm': map = optarg; break;
         case 'c': flags |= SWEEP_REPLAY_CORE; break;
         case 'S': strict = 1; break;
+        case 'R': reanswer = optarg; break;
         case 'j': json = 1; break;
         case 's': svg = optarg; break;
         case 'a':
@@ -117,6 +129,22 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *log = argv[optind];
+    if (reanswer) {
+        if (flags || svg || json || strict) {
+            fprintf(stderr, "sweep-replay: --reanswer takes only --map (the full depth re-answers)\n");
+            return 2;
+        }
+        char why[4400];
+        sweep__reanswer_counts n;
+        if (sweep__replay_reanswer(log, map, reanswer, &n, why, sizeof why) != 0) {
+            fprintf(stderr, "sweep-replay: %s\n", why);
+            return n.diverged ? 1 : 2;
+        }
+        printf("re-answered %s into %s: %" PRIu64 " OUT and %" PRIu64 " HASH records rewritten (%" PRIu64
+               " -> %" PRIu64 " bytes); the copy replays bit for bit\n",
+               log, reanswer, n.outs, n.hashes, n.bytes_before, n.bytes_after);
+        return 0;
+    }
     const char *depth = flags & SWEEP_REPLAY_CORE ? "core" : "full";
     char err[1400];
     sweep_replay *r = sweep_replay_open_flags(log, map, flags, err, sizeof err);

@@ -2142,6 +2142,98 @@ static void cli_exit_statuses(void **state)
     free(out);
 }
 
+/* The offset of the last HASH record of a log. */
+static uint64_t last_hash_record(const char *log)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    sweep_record x;
+    uint64_t at = 0;
+    while (sweep_record_next(r, &x, err, sizeof err) == 1)
+        if (x.type == SWEEP_RECORD_HASH)
+            at = x.offset;
+    sweep_record_close(r);
+    assert_true(at > 0);
+    return at;
+}
+
+/* Flips one bit at byte `at` of a log file and sums its frame again. */
+static void flip_under_valid_crc(const char *path, size_t at)
+{
+    size_t len, start;
+    uint32_t body;
+    uint8_t *buf = read_all(path, &len);
+    assert_non_null(buf);
+    assert_int_equal(frame_holding(buf, len, at, &start, &body), 0);
+    buf[at] ^= 0x01;
+    fix_crc(buf, start, body);
+    write_all(path, buf, len);
+    free(buf);
+}
+
+/* sweep-replay --reanswer: a log whose answer and state hash were changed
+ * under valid checksums is given back what this build answers, which is
+ * the log as recorded, byte for byte (into another file, and in place). A
+ * log whose difference is not an answer's contents (a message recorded to
+ * another session) is refused with the divergence named, nothing
+ * written. */
+static void reanswer_gives_back_what_the_build_answers(void **state)
+{
+    (void)state;
+    char log[1200], changed[400], out_path[400], cmd[8192], *out = NULL;
+    target t;
+    size_t frame_at = 0, want_len, got_len;
+    find_result(golden("movers", log, sizeof log), &t);
+    tamper(log, &t, 1, scratch("re-changed.sweeplog", changed, sizeof changed), &frame_at);
+    flip_under_valid_crc(changed, (size_t)last_hash_record(changed) + 5 + 8);
+    uint8_t *want = read_all(log, &want_len);
+    assert_non_null(want);
+
+    scratch("re-answered.sweeplog", out_path, sizeof out_path);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, changed, g_map, out_path);
+    int rc = fx_run(cmd, &out);
+    if (rc != 0 || !strstr(out, "1 OUT and 1 HASH records rewritten"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    uint8_t *got = read_all(out_path, &got_len);
+    assert_non_null(got);
+    assert_int_equal(got_len, want_len);
+    assert_memory_equal(got, want, want_len);
+    free(got);
+
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, changed, g_map, changed);
+    rc = fx_run(cmd, &out);
+    if (rc != 0)
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    got = read_all(changed, &got_len);
+    assert_int_equal(got_len, want_len);
+    assert_memory_equal(got, want, want_len);
+    free(got);
+
+    /* A message recorded to another session: not an answer to rewrite. */
+    write_all(changed, want, want_len);
+    flip_under_valid_crc(changed, (size_t)t.record + 5);
+    unlink(out_path);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, changed, g_map, out_path);
+    rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "cannot mend") || !strstr(out, "message to session"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* Not a log: exit 2, nothing written. */
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, g_map, g_map, out_path);
+    rc = fx_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "not a sweep log"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    assert_int_equal(access(out_path, F_OK), -1);
+    free(want);
+}
+
 /* ---- the core depth on movers and raw moves ----------------------------------- */
 
 /* The moves a log's requests hold, by mode (Walk, Fly, Noclip), and the
@@ -4428,6 +4520,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_picture_names_who_and_what_was_claimed),
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
+        cmocka_unit_test(reanswer_gives_back_what_the_build_answers),
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(memory_refusal_replays),
         cmocka_unit_test(head_settings_beyond_sweepd_are_refused),
