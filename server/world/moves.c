@@ -344,6 +344,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         t = t < clock ? t : clock;
         e->gap_reach = w->level.rules.speed_limit * (t < SWEEP__GAP_GRACE_S ? t : SWEEP__GAP_GRACE_S) +
                        sweep__jump_rise(&w->level.rules, wcfg);
+        e->gap_tick = w->tick;
+        e->claim_grace_until = e->st.gap_grace_until;
     }
     mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);
@@ -380,12 +382,17 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
                       ? d > w->level.correction_threshold
                       : memcmp(&mv->claimed_position, &a->position, sizeof a->position) != 0;
         /* Forgiven after a mover or a command moved it, and within a
-         * gap's grace and reach (entity_motion.h). */
-        if (off && w->tick >= e->unflagged_until &&
-            !(w->tick < e->st.gap_grace_until && d <= w->level.correction_threshold + e->gap_reach)) {
+         * gap's grace and reach (entity_motion.h), which a claim forgiven
+         * so keeps open while its client has not heard. */
+        int gap_forgives = w->tick < e->claim_grace_until && d <= w->level.correction_threshold + e->gap_reach;
+        if (off && w->tick >= e->unflagged_until && !gap_forgives) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             correction = d;
+        } else if (off && gap_forgives) {
+            uint64_t until = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
+            uint64_t most = e->gap_tick + sweep__ticks_of(SWEEP__GAP_CLAIM_MAX_S, w->tick_rate);
+            e->claim_grace_until = until < most ? until : most;
         }
     }
     out->rules = rules;

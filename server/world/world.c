@@ -407,6 +407,7 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
             h = sweep_hash_u64(h, e->st.gap_grace_until);
             h = sweep_hash_u64(h, e->st.jump_next);
             h = sweep_hash_double(h, e->gap_reach);
+            h = sweep_hash_u64(h, e->claim_grace_until);
         }
     }
     return h;

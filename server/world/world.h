@@ -131,6 +131,8 @@ struct sweep__entity {
     uint64_t unflagged_until;  /* a mover or a command moved it: claims are not flagged until this tick
                                   (lost moves have a grace of their own: st.gap_grace_until) */
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
+    uint64_t gap_tick;         /* the tick its last gap was found (moves.c) */
+    uint64_t claim_grace_until; /* claims within gap_reach are forgiven before this tick (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;
     /* The ring itself (SWEEP__KEPT_RESULTS), allocated apart: some 25 KB

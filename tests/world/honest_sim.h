@@ -13,8 +13,8 @@
  * every answer taken by the predictor. Each datagram carries the move and
  * the bot's last `redundancy` unanswered ones as one MoveBatch, as
  * libsweep's redundancy does. The network is sweep-bots' (netem.h), both
- * ways: a datagram is lost with probability `loss`, else delayed by a
- * uniform [0, jitter_ms], and with probability `reorder` 20 to 40 ms more,
+ * ways: a datagram is lost with probability `loss`, else delayed by
+ * latency_ms and a uniform [0, jitter_ms], and with probability `reorder` 20 to 40 ms more,
  * so that later ones overtake it. The world ticks at its rate; a datagram
  * arriving meets the ticks due by then, as sweepd runs them.
  *
@@ -44,6 +44,7 @@ typedef struct hs_options {
     uint32_t moves;      /* each bot sends this many */
     double loss;         /* per datagram, each way */
     double jitter_ms;
+    double latency_ms;   /* each way, before the jitter: a round trip of twice this */
     double reorder;
     uint32_t redundancy; /* earlier unanswered moves each datagram carries too, < HS_MAX_CARRY */
     uint64_t seed;
@@ -162,7 +163,7 @@ static inline double hs_network(hs_sim *s, double at)
         s->rep->dropped++;
         return -1.0;
     }
-    double ms = hs_draw(s) * s->o.jitter_ms;
+    double ms = s->o.latency_ms + hs_draw(s) * s->o.jitter_ms;
     if (hs_draw(s) < s->o.reorder) {
         ms += 20.0 + 20.0 * hs_draw(s);
         s->rep->reordered++;
