@@ -876,6 +876,14 @@ static void measure_shift(const sweep_predictor *p, sweep_vec3 before, sweep_pre
  * confirmed state every later prediction starts from, so one NaN or a
  * place past the map's limit (a corrupted or hostile peer) would spoil
  * them all: refused by name instead, and nothing changes. */
+/* Whether the server granted the move less time than it asked: named
+ * TimeBudget, or not where a stall of the network explains the cut (then
+ * only time_excess says so). */
+static int cut_by_budget(const sweep_msg_move_result *r)
+{
+    return (r->rules & SWEEP_WIRE_RULE_TIME_BUDGET) || r->time_excess > 0.0;
+}
+
 static sweep_client_status check_answer(sweep_predictor *p, const sweep_msg_move_result *r)
 {
     const char *field = NULL, *kind = "place";
@@ -895,7 +903,7 @@ static sweep_client_status check_answer(sweep_predictor *p, const sweep_msg_move
         return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
                    "answer to move %u: %u contacts, more than the %u an answer holds", r->sequence, r->contact_count,
                    SWEEP_MAX_CONTACTS);
-    if ((r->rules & SWEEP_WIRE_RULE_TIME_BUDGET) && !(r->applied_dt >= 0.0 && r->applied_dt <= 1.0))
+    if (cut_by_budget(r) && !(r->applied_dt >= 0.0 && r->applied_dt <= 1.0))
         return say(&p->last, SWEEP_CLIENT_E_PROTOCOL, SWEEP_WIRE_NONE,
                    "answer to move %u: applied_dt %g is outside [0, 1], the longest move", r->sequence, r->applied_dt);
     return SWEEP_CLIENT_OK;
@@ -932,12 +940,12 @@ sweep_client_status sweep_predictor_ack(sweep_predictor *p, const sweep_msg_move
         a.mismatch = !sweep_predict_state_equal(&p->pending[i].predicted, r);
         if (a.mismatch && holds_tick(p, r->server_tick)) {
             /* The same move from where the server started it, among the
-             * poses it met, for the time it granted (under TimeBudget
-             * applied_dt, and no step at all for none): a different
-             * answer here is a real desync. */
+             * poses it met, for the time it granted (when cut applied_dt,
+             * and no step at all for none): a different answer here is a
+             * real desync. */
             sweep_predict_state s = sweep_predict_server_start(&p->confirmed, r);
             double dt = p->pending[i].dt;
-            int cut = (r->rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+            int cut = cut_by_budget(r);
             if (cut)
                 dt = r->applied_dt;
             a.rerun = 1;

@@ -182,7 +182,7 @@ typedef struct sweep_predict_ack {
     int moved;         /* a mover carried or pushed the entity before this move (start_position) */
     int rerun;         /* the answer differed and the predictor held the poses of its tick, so it
                           ran the move again from where the server started it, for the time
-                          the server granted (applied_dt under TimeBudget) ... */
+                          the server granted (applied_dt when time_excess says it was cut) ... */
     int rerun_match;   /* ... and got the server's answer bit for bit: the difference was only
                           where the move started or which poses it met, not the computation */
     uint64_t predicted_tick; /* the tick the move was predicted at (0: against the newest poses);

@@ -143,6 +143,7 @@ typedef struct mode_totals {
     uint32_t bots;
     uint64_t sent, answered, errors, corrections, rule_moves, lost, mismatches;
     uint64_t mismatches_after_loss; /* of the mismatches, those whose answer gave up earlier moves */
+    uint64_t cut;                   /* moves granted less time than they asked (TimeBudget, named or not) */
     double stalled;                 /* bot-seconds of moves dropped after stalls of this process (pace_player) */
     uint64_t error_codes[SWEEP_WIRE_CODE_COUNT + 1]; /* the last slot: codes newer than this build */
     uint64_t rules[32], spawn_rules[32], stats_rules[32];

@@ -98,11 +98,11 @@ static void print_mode(const options *o, int mode, const mode_totals *mt)
     print_counts("stats_rules", mt->stats_rules, 32, rule_name);
     printf(" distance_per_s=%.3f peak_speed=%.3f max_height=%.3f reach=%.3f dt_asked_per_s=%.3f "
            "dt_granted_per_s=%.3f granted_ratio=%.3f spawn_offset=%.3f radii_ratio=%.4f role=%s mismatches=%" PRIu64
-           " mismatches_after_loss=%" PRIu64 " lost=%" PRIu64 " stalled_s=%.3f\n",
+           " mismatches_after_loss=%" PRIu64 " lost=%" PRIu64 " stalled_s=%.3f cut=%" PRIu64 "\n",
            f.distance_per_s, f.peak_speed, mt->max_height, mt->reach, f.dt_asked_per_s, f.dt_granted_per_s,
            f.granted_ratio, mt->spawn_offset, mt->radii_ratio,
            !mt->roles_seen ? "none" : mt->role_server ? "Server" : "Player", mt->mismatches,
-           mt->mismatches_after_loss, mt->lost, mt->stalled);
+           mt->mismatches_after_loss, mt->lost, mt->stalled, mt->cut);
 }
 
 static void print_advantage(const options *o, int mode, const mode_totals *mt, const mode_totals *honest)

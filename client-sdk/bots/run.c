@@ -411,6 +411,7 @@ static void take_result(const options *o, const map_info *mi, bot *b, totals *t,
         mt->dt_asked += asked;
         mt->dt_granted += granted;
     }
+    mt->cut += granted < asked;
     double height;
     along(sweep_v3_sub(r->position, b->origin), mi->up, &height);
     if (height > mt->max_height)

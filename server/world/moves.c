@@ -274,13 +274,21 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (!server) {
         credit(e, w, w->opt.time_bank);
         budget = e->budget;
+        if (since && (double)since * w->period_s >= w->opt.time_bank) {
+            e->stall_until = w->tick + sweep__ticks_of(SWEEP__STALL_WINDOW_S, w->tick_rate);
+            e->stall_forgive = w->opt.time_bank;
+        }
         if (mv->dt <= budget + SWEEP__TIME_SLACK) {
             budget -= mv->dt; /* may dip below 0 by the slack: the next credit pays it */
         } else {
             granted = budget > 0.0 ? budget : 0.0;
             budget -= granted;
             time_excess = mv->dt - granted;
-            rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
+            /* Cut, but named only past what a network's stall explains
+             * (world.h); the amount forgiven is spent only once the
+             * move is applied, as the budget is. */
+            if (!(w->tick < e->stall_until && time_excess <= e->stall_forgive))
+                rules |= SWEEP_WIRE_RULE_TIME_BUDGET;
         }
     }
 
@@ -333,8 +341,11 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     }
 
     /* Applied: from here on nothing can fail. */
-    if (!server)
+    if (!server) {
         e->budget = budget;
+        if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET))
+            e->stall_forgive -= time_excess;
+    }
     uint32_t lost = sweep__entity_gap(&e->st, mv->sequence, w->tick, w->tick_rate);
     if (lost) {
         /* How far the lost moves can have taken its prediction: their

@@ -120,6 +120,18 @@ typedef struct sweep__world_counts {
  * replay runs the same world library and grants the same. */
 #define SWEEP__CLOCK_DRIFT 0.005
 
+/* A player's network may hold its moves and hand them over at once (a TCP
+ * retransmission, a Wi-Fi hiccup: a few hundred ms): the moves it paced
+ * honestly then ask more than the bank the ticks filled during the
+ * silence, and are cut. They are cut all the same (a lag switch does
+ * exactly this, and the bank bounds what it gains), but not named
+ * TimeBudget, up to a bank's worth of cut time among the moves that
+ * arrive within this long after a silence at least the bank's length:
+ * honest stalls up to about twice the bank go unnamed, a lag switch held
+ * longer is named for the rest. A silence no longer than the bank was
+ * never cut at all. */
+#define SWEEP__STALL_WINDOW_S 0.1
+
 struct sweep__entity {
     uint32_t id;
     sweep__owner *owner;
@@ -132,6 +144,8 @@ struct sweep__entity {
                                   (lost moves have a grace of their own: st.gap_grace_until) */
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint64_t gap_tick;         /* the tick its last gap was found (moves.c) */
+    uint64_t stall_until;      /* moves cut before this tick go unnamed, up to stall_forgive s (SWEEP__STALL_WINDOW_S) */
+    double stall_forgive;
     uint64_t claim_grace_until; /* claims within gap_reach are forgiven before this tick (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */
     uint32_t kept_count;

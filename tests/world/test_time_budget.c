@@ -138,6 +138,67 @@ static drift_run play_drifting(double fast, double ask, double seconds)
     return run;
 }
 
+/* A client pacing a move every 1/60 s of the server's time for
+ * `seconds`, each asking 1/60 s and arriving 0 to 30 ms after it was sent,
+ * but those sent in [stall_at, stall_at + stall) held by its network and
+ * handed over at its end (with the same jitter), in order. */
+typedef struct stall_run {
+    unsigned cut, named; /* moves granted less than they asked; named TimeBudget */
+    double granted_after; /* seconds granted to the moves from stall_at on */
+} stall_run;
+
+static stall_run play_stalled(double stall_at, double stall, double seconds)
+{
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const double frame = 1.0 / 60.0, period = s.w->period_s;
+    stall_run run = {0, 0, 0.0};
+    uint64_t rng = 7;
+    double arrived = 0.0;
+    for (uint32_t k = 1;; k++) {
+        double sent = k * frame;
+        if (sent > seconds)
+            break;
+        rng = rng * 6364136223846793005u + 1442695040888963407u;
+        double jitter = 0.030 * (double)(rng >> 11) / 9007199254740992.0;
+        double at = (sent >= stall_at && sent < stall_at + stall ? stall_at + stall : sent) + jitter;
+        arrived = at > arrived ? at : arrived;
+        while ((double)(s.w->tick + 1) * period <= arrived)
+            wf_ticks(s.w, s.r, 1);
+        sweep_msg_move_result r = walk(&s, k, frame);
+        run.cut += r.applied_dt < frame;
+        run.named += (r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+        if (sent >= stall_at)
+            run.granted_after += r.applied_dt;
+    }
+    wf_one_close(&s);
+    return run;
+}
+
+/* A stall of the client's network of 0.3 and 0.45 s (a TCP
+ * retransmission; the default bank is 0.25 s): its moves arrive at once,
+ * and what the bank cannot hold is cut, but not named TimeBudget (before
+ * the stall's allowance they were named 4 and 13 times). One of a second
+ * (a lag switch) is named, beyond the bank's worth of cut time the stall
+ * explains; none of them gains a moment beyond the bank. */
+static void a_network_stall_is_cut_but_not_named(void **state)
+{
+    (void)state;
+    const double bank = 0.25, credit = 1.0 / 60.0 * (1.0 + SWEEP__CLOCK_DRIFT);
+    const double stalls[] = {0.3, 0.45, 1.0};
+    for (unsigned i = 0; i < 3; i++) {
+        stall_run r = play_stalled(5.0, stalls[i], 8.0);
+        /* From the stall to the end, at most the bank and the ticks' credit. */
+        double most = bank + (8.0 - 5.0 + 0.05) * 60.0 * credit;
+        if (r.cut == 0 || r.granted_after > most + 1e-9)
+            fail_msg("a stall of %g s: %u moves cut, %.6f s granted after it (at most %.6f)", stalls[i], r.cut,
+                     r.granted_after, most);
+        if (stalls[i] < 2.0 * bank ? r.named != 0 : r.named == 0)
+            fail_msg("a stall of %g s: %u moves cut, %u named TimeBudget", stalls[i], r.cut, r.named);
+    }
+}
+
 /* Five minutes of a clock 0.1% and 0.3% fast: 0.3 s and 0.9 s more asked
  * than the ticks' periods hold, past the bank of 0.25 s, all granted. */
 static void a_client_clock_running_fast_is_never_cut(void **state)
@@ -178,6 +239,7 @@ int main(void)
         cmocka_unit_test(a_move_past_the_bank_is_cut_and_ticks_credit_it_back),
         cmocka_unit_test(the_server_role_is_granted_what_it_asks),
         cmocka_unit_test(a_client_clock_running_fast_is_never_cut),
+        cmocka_unit_test(a_network_stall_is_cut_but_not_named),
         cmocka_unit_test(asking_twice_the_time_is_still_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
