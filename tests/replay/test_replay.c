@@ -130,8 +130,9 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* How many records of the log a reader hands out as `type` (to its end). */
-static unsigned records_read_as(const char *log, uint8_t type)
+/* How many records of the log a reader hands out as `type` (to its end),
+ * and where the last of them starts (*last: 0 for none; may be NULL). */
+static unsigned records_of_type(const char *log, uint8_t type, uint64_t *last)
 {
     char err[1400];
     sweep_record_reader *rd = sweep_record_open(log, err, sizeof err);
@@ -139,10 +140,21 @@ static unsigned records_read_as(const char *log, uint8_t type)
         fail_msg("%s", err);
     sweep_record x;
     unsigned n = 0;
+    uint64_t at = 0;
     while (sweep_record_next(rd, &x, err, sizeof err) == 1)
-        n += x.type == type;
+        if (x.type == type) {
+            n++;
+            at = x.offset;
+        }
     sweep_record_close(rd);
+    if (last)
+        *last = at;
     return n;
+}
+
+static unsigned records_read_as(const char *log, uint8_t type)
+{
+    return records_of_type(log, type, NULL);
 }
 
 /* The type and length of the record at `offset` of the file, as written
@@ -2145,17 +2157,8 @@ static void cli_exit_statuses(void **state)
 /* The offset of the last HASH record of a log. */
 static uint64_t last_hash_record(const char *log)
 {
-    char err[1400];
-    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
-    if (!r)
-        fail_msg("%s", err);
-    sweep_record x;
     uint64_t at = 0;
-    while (sweep_record_next(r, &x, err, sizeof err) == 1)
-        if (x.type == SWEEP_RECORD_HASH)
-            at = x.offset;
-    sweep_record_close(r);
-    assert_true(at > 0);
+    assert_true(records_of_type(log, SWEEP_RECORD_HASH, &at) > 0);
     return at;
 }
 
