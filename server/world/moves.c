@@ -202,9 +202,24 @@ void sweep__move_prefetch(const sweep__world *w, const sweep_msg_move *mv, int k
 
 void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
 {
-    /* Enough for the answer that shows the change to reach the client. */
+    /* Enough for the answer that shows the change to reach the client,
+     * and longer while its claims are still off (keep_open). */
     uint64_t grace = (uint64_t)(w->tick_rate * 0.5 + 0.5);
     e->unflagged_until = w->tick + (grace ? grace : 1);
+    e->unflag_tick = w->tick;
+}
+
+/* A claim's grace opened at tick `opened` has just forgiven a claim that
+ * is off: its client has not heard of what put it off yet (a round trip
+ * after the server), so the grace stays open another half second from
+ * now, up to SWEEP__CLAIM_GRACE_MAX_S after it opened. */
+static void keep_open(uint64_t *until, const sweep__world *w, uint64_t opened)
+{
+    uint64_t later = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
+    uint64_t most = opened + sweep__ticks_of(SWEEP__CLAIM_GRACE_MAX_S, w->tick_rate);
+    later = later < most ? later : most;
+    if (later > *until)
+        *until = later;
 }
 
 int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg_move *mv, sweep_msg_move_result *out)
@@ -392,18 +407,21 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         int off = w->level.correction_threshold > 0.0
                       ? d > w->level.correction_threshold
                       : memcmp(&mv->claimed_position, &a->position, sizeof a->position) != 0;
-        /* Forgiven after a mover or a command moved it, and within a
-         * gap's grace and reach (entity_motion.h), which a claim forgiven
-         * so keeps open while its client has not heard. */
+        /* Forgiven after a mover, another body or a command moved it,
+         * and within a gap's grace and reach (entity_motion.h); a grace
+         * that forgives a claim stays open while its client has not
+         * heard. */
+        int unflagged = w->tick < e->unflagged_until;
         int gap_forgives = w->tick < e->claim_grace_until && d <= w->level.correction_threshold + e->gap_reach;
-        if (off && w->tick >= e->unflagged_until && !gap_forgives) {
+        if (off && !unflagged && !gap_forgives) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             correction = d;
-        } else if (off && gap_forgives) {
-            uint64_t until = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
-            uint64_t most = e->gap_tick + sweep__ticks_of(SWEEP__GAP_CLAIM_MAX_S, w->tick_rate);
-            e->claim_grace_until = until < most ? until : most;
+        } else if (off) {
+            if (unflagged)
+                keep_open(&e->unflagged_until, w, e->unflag_tick);
+            if (gap_forgives)
+                keep_open(&e->claim_grace_until, w, e->gap_tick);
         }
     }
     out->rules = rules;

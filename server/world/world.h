@@ -142,6 +142,7 @@ struct sweep__entity {
     uint64_t budget_tick;      /* the world tick the budget was credited up to */
     uint64_t unflagged_until;  /* a mover or a command moved it: claims are not flagged until this tick
                                   (lost moves have a grace of their own: st.gap_grace_until) */
+    uint64_t unflag_tick;      /* the tick that grace last opened (sweep__entity_unflag) */
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint64_t gap_tick;         /* the tick its last gap was found (moves.c) */
     uint64_t stall_until;      /* moves cut before this tick go unnamed, up to stall_forgive s (SWEEP__STALL_WINDOW_S) */
