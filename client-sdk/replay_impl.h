@@ -59,8 +59,8 @@ int sweep__replay_results_message(sweep_replay *r, const sweep_record *group, ui
 void sweep__replay_notify(sweep_replay *r, uint64_t session, const sweep_message *m);
 
 /* Re-answering (replay_reanswer.c): with a rewriter, an OUT record whose
- * message differs from what the world sends now (to the same session) and
- * a HASH that differs are handed to fn (offset: the record's byte in its
+ * message differs from what the world sends now (to the same session, of
+ * the same kind, both decoded) and a HASH that differs are handed to fn (offset: the record's byte in its
  * segment; an OUT's bytes, or a HASH's new hash with bytes NULL), and the
  * replay goes on as though they had matched. Every other difference still
  * stops it. fn returns 0, or -1 when out of memory. The full depth only. */

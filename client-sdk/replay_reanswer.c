@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client-sdk/replay_impl.h"
@@ -227,12 +228,23 @@ int sweep__replay_reanswer(const char *log, const char *map, const char *out, sw
     }
     counts->bytes_before = n;
     counts->bytes_after = len;
-    /* Written beside the target and renamed over it: OUT may be LOG. */
-    snprintf(tmp, sizeof tmp, "%s.reanswer-%ld", out, (long)getpid());
-    FILE *w = fopen(tmp, "wb");
+    /* Written beside the target and renamed over it: OUT may be LOG. A
+     * name of its own (mkstemp: created, never an existing file or a
+     * link followed), since the directory may be shared. */
+    snprintf(tmp, sizeof tmp, "%s.reanswer-XXXXXX", out);
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        mode_t mask = umask(0); /* mkstemp's 0600, widened as a new file's would be */
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    }
+    FILE *w = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!w) {
         snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        tmp[0] = 0;
+        if (fd >= 0)
+            close(fd);
+        else
+            tmp[0] = 0;
         goto out;
     }
     int bad = fwrite(buf, 1, len, w) != len;

@@ -191,6 +191,8 @@ if [ "$1" = --reanswer ]; then
         *" $s "*) ;;
         *) echo "record-golden: unknown scenario '$s' (known: $all)" >&2; exit 2 ;;
         esac
+    done
+    for s in "$@"; do
         "$bin/sweep-replay" "$golden/$s.sweeplog" --map "$map" --reanswer "$golden/$s.sweeplog" ||
             { echo "record-golden: $s: not re-answered (record it instead)" >&2; exit 1; }
     done

@@ -2176,6 +2176,137 @@ static void flip_under_valid_crc(const char *path, size_t at)
     free(buf);
 }
 
+/* One OUT record of a log: where, to whom, what kind, how long. */
+typedef struct out_rec {
+    uint64_t offset, session;
+    sweep_msg_kind kind;
+    uint32_t len;
+} out_rec;
+
+/* The OUT records of a log that decode, in order, at most cap of them. */
+static unsigned outs_of(const char *log, out_rec *out, unsigned cap)
+{
+    char err[1400];
+    sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    uint64_t tcp_sessions[64], aligned[8192];
+    unsigned ntcp = 0, n = 0;
+    sweep_record x;
+    while (n < cap && sweep_record_next(r, &x, err, sizeof err) == 1) {
+        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
+            tcp_sessions[ntcp++] = x.session;
+        if (x.type != SWEEP_RECORD_OUT || x.bytes.len > sizeof aligned)
+            continue;
+        unsigned flags = 0;
+        for (unsigned i = 0; i < ntcp; i++)
+            if (tcp_sessions[i] == x.session)
+                flags = SWEEP_WIRE_SIZE_PREFIXED;
+        memcpy(aligned, x.bytes.ptr, x.bytes.len);
+        sweep_message m;
+        if (sweep_decode(NULL, aligned, x.bytes.len, flags, &m) != SWEEP_PROTO_OK)
+            continue;
+        out[n++] = (out_rec){x.offset, x.session, m.kind, x.bytes.len};
+    }
+    sweep_record_close(r);
+    return n;
+}
+
+/* A copy of `log` at `out` whose record at byte `at` holds the payload of
+ * the record at byte `from` instead of its own (so it may grow or
+ * shrink), every frame's length and checksum made again. */
+static void put_record(const char *log, const char *out, uint64_t at, uint64_t from)
+{
+    size_t len;
+    uint8_t *in = read_all(log, &len);
+    assert_non_null(in);
+    uint32_t from_len = le32(in + from + 1);
+    uint8_t *o = malloc(len + from_len + 5);
+    assert_non_null(o);
+    size_t w = SWEEP_RECORD_HEADER_SIZE;
+    memcpy(o, in, w);
+    int placed = 0;
+    for (size_t p = SWEEP_RECORD_HEADER_SIZE; p + SWEEP_RECORD_FRAME_HEADER <= len;) {
+        uint32_t body = le32(in + p);
+        size_t frame = w;
+        w += SWEEP_RECORD_FRAME_HEADER;
+        for (size_t q = p + SWEEP_RECORD_FRAME_HEADER; q < p + SWEEP_RECORD_FRAME_HEADER + body;) {
+            uint32_t rl = le32(in + q + 1);
+            const uint8_t *rec = q == at ? in + from : in + q;
+            uint32_t n = q == at ? from_len : rl;
+            o[w] = in[q];
+            memcpy(o + w + 1, rec + 1, 4 + (size_t)n);
+            w += 5 + (size_t)n;
+            placed += q == at;
+            q += 5 + (size_t)rl;
+        }
+        uint32_t nb = (uint32_t)(w - frame - SWEEP_RECORD_FRAME_HEADER);
+        for (int i = 0; i < 4; i++)
+            o[frame + i] = (uint8_t)(nb >> (8 * i));
+        fix_crc(o, frame, nb);
+        p += SWEEP_RECORD_FRAME_HEADER + body;
+    }
+    assert_int_equal(placed, 1);
+    write_all(out, o, w);
+    free(o);
+    free(in);
+}
+
+/* --reanswer on answers of another length, and of another kind: a
+ * MoveResult recorded in the place of a longer or shorter one of the same
+ * session comes back as the log was, byte for byte (every frame after it
+ * moved); a Spawned recorded where the replay answers a MoveResult is not
+ * an answer's contents but what it is: refused, naming the kind, nothing
+ * written. */
+static void reanswer_takes_any_length_but_not_another_kind(void **state)
+{
+    (void)state;
+    char log[1200], changed[400], out_path[400], cmd[8192], *out = NULL;
+    static out_rec outs[4096];
+    unsigned n = outs_of(golden("walking", log, sizeof log), outs, 4096);
+    const out_rec *spawned = NULL, *a = NULL, *b = NULL;
+    for (unsigned i = 0; i < n && !(spawned && b); i++) {
+        if (outs[i].kind == SWEEP_MSG_SPAWNED && !spawned)
+            spawned = &outs[i];
+        if (outs[i].kind != SWEEP_MSG_MOVE_RESULT || !spawned || outs[i].session != spawned->session)
+            continue;
+        if (!a)
+            a = &outs[i];
+        else if (outs[i].len != a->len)
+            b = &outs[i];
+    }
+    assert_non_null(spawned);
+    assert_non_null(a);
+    assert_non_null(b); /* two MoveResults of one session, of different lengths */
+    size_t want_len, got_len;
+    uint8_t *want = read_all(log, &want_len);
+    assert_non_null(want);
+    scratch("re-length.sweeplog", changed, sizeof changed);
+    scratch("re-length-answered.sweeplog", out_path, sizeof out_path);
+    const out_rec *swaps[2][2] = {{b, a}, {a, b}}; /* b's place holds a's message, then the other way */
+    for (int k = 0; k < 2; k++) {
+        put_record(log, changed, swaps[k][0]->offset, swaps[k][1]->offset);
+        snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, changed, g_map, out_path);
+        int rc = fx_run(cmd, &out);
+        if (rc != 0 || !strstr(out, "1 OUT and 0 HASH records rewritten"))
+            fail_msg("%s: exit %d: %s", cmd, rc, out);
+        free(out);
+        uint8_t *got = read_all(out_path, &got_len);
+        assert_int_equal(got_len, want_len);
+        assert_memory_equal(got, want, want_len);
+        free(got);
+    }
+    unlink(out_path);
+    put_record(log, changed, a->offset, spawned->offset);
+    snprintf(cmd, sizeof cmd, "%s/sweep-replay %s --map %s --reanswer %s", g_bin, changed, g_map, out_path);
+    int rc = fx_run(cmd, &out);
+    if (rc != 1 || !strstr(out, "cannot mend") || !strstr(out, "Spawned"))
+        fail_msg("%s: exit %d: %s", cmd, rc, out);
+    free(out);
+    assert_int_equal(access(out_path, F_OK), -1);
+    free(want);
+}
+
 /* sweep-replay --reanswer: a log whose answer and state hash were changed
  * under valid checksums is given back what this build answers, which is
  * the log as recorded, byte for byte (into another file, and in place). A
@@ -4524,6 +4655,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(run_time_worlds_replay),
         cmocka_unit_test(cli_exit_statuses),
         cmocka_unit_test(reanswer_gives_back_what_the_build_answers),
+        cmocka_unit_test(reanswer_takes_any_length_but_not_another_kind),
         cmocka_unit_test(entity_caps_by_role_replay),
         cmocka_unit_test(memory_refusal_replays),
         cmocka_unit_test(head_settings_beyond_sweepd_are_refused),
