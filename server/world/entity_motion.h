@@ -129,15 +129,17 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
  * what put them off (lost moves, a mover, another body, a command) a
  * round trip after the server does, and claims its old prediction until
  * then, so each claim a grace forgives keeps it open another half second,
- * up to this long after it opened (moves.c, keep_open). A gap's reach is
- * the same throughout; skipping a sequence or touching a mover opens a
- * new grace anyway, so a longer one is worth little to a cheater. The
- * world's alone: a Jump's naming, which the core depth of a replay keeps
- * too, has the fixed grace. What a refused jump's prediction does in a
- * long round trip can still run past a gap's reach: honest clients
- * without redundancy are named now and then from about 0.8 s
- * (docs/performance.md, "Authority: false flags"). */
-#define SWEEP__CLAIM_GRACE_MAX_S 2.0
+ * up to this long after it opened (moves.c, keep_open): round trips up
+ * to about a second, which covers the games that play at all. The price:
+ * a cheater who pauses (a gap) or touches a mover or another player has
+ * claims hidden for this long after each, not half a second (a gap's
+ * only within its reach; skipping sequences or touching more often
+ * hid them anyway). The world's alone: a Jump's naming, which the core
+ * depth of a replay keeps too, has the fixed grace. What a refused jump's
+ * prediction does in a long round trip can still run past a gap's reach:
+ * honest clients without redundancy are named now and then from about
+ * 0.8 s (docs/performance.md, "Authority: false flags"). */
+#define SWEEP__CLAIM_GRACE_MAX_S 1.0
 #define SWEEP__GAP_SLACK_S 0.1
 #define SWEEP__GAP_EVERY_S 2.0
 #define SWEEP__GAP_BURST 2u

@@ -289,8 +289,9 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (!server) {
         credit(e, w, w->opt.time_bank);
         budget = e->budget;
-        if (since && (double)since * w->period_s >= w->opt.time_bank) {
+        if (since && (double)since * w->period_s >= w->opt.time_bank && w->tick >= e->stall_next) {
             e->stall_until = w->tick + sweep__ticks_of(SWEEP__STALL_WINDOW_S, w->tick_rate);
+            e->stall_next = w->tick + sweep__ticks_of(SWEEP__STALL_EVERY_S, w->tick_rate);
             e->stall_forgive = w->opt.time_bank;
         }
         if (mv->dt <= budget + SWEEP__TIME_SLACK) {

@@ -415,6 +415,7 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
         /* Likewise a network's stall after a silence. */
         if (e->stall_until) {
             h = sweep_hash_u64(h, e->stall_until);
+            h = sweep_hash_u64(h, e->stall_next);
             h = sweep_hash_double(h, e->stall_forgive);
         }
     }

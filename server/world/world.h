@@ -128,9 +128,13 @@ typedef struct sweep__world_counts {
  * TimeBudget, up to a bank's worth of cut time among the moves that
  * arrive within this long after a silence at least the bank's length:
  * honest stalls up to about twice the bank go unnamed, a lag switch held
- * longer is named for the rest. A silence no longer than the bank was
- * never cut at all. */
+ * longer is named for the rest. At most one silence in
+ * SWEEP__STALL_EVERY_S is forgiven so: a network stalls now and then, a
+ * lag switch or a client asking twice the time at a few moves a second
+ * over and over is named on the others. A silence no longer than the bank
+ * was never cut at all. */
 #define SWEEP__STALL_WINDOW_S 0.1
+#define SWEEP__STALL_EVERY_S 10.0
 
 struct sweep__entity {
     uint32_t id;
@@ -146,6 +150,7 @@ struct sweep__entity {
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint64_t gap_tick;         /* the tick its last gap was found (moves.c) */
     uint64_t stall_until;      /* moves cut before this tick go unnamed, up to stall_forgive s (SWEEP__STALL_WINDOW_S) */
+    uint64_t stall_next;       /* no silence opens that window before this tick (SWEEP__STALL_EVERY_S) */
     double stall_forgive;
     uint64_t claim_grace_until; /* claims within gap_reach are forgiven before this tick (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */

@@ -290,6 +290,42 @@ static void a_gap_after_a_spawn_forgives_no_more(void **state)
     wf_one_close(&t);
 }
 
+/* A gap's claims grace is kept open by the claims it forgives, a second
+ * at most: after a pause of half a second (a gap of 30 moves, whose reach
+ * is 31 m), claims 29 m off on every move are forgiven for the first
+ * second after the gap (60 moves: the half second of a fixed grace and as
+ * much again) and named on every move after it. The grace is in the
+ * state hash: the same world with it a tick shorter hashes otherwise. */
+static void a_gap_grace_is_kept_open_a_second_at_most(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const sweep_vec3 still = sweep_v3(0, 0, 0);
+    uint32_t seq = 1;
+    sweep_msg_move_result r = step(&s, seq, still, 0, NULL);
+    wf_ticks(s.w, s.r, 30);
+    seq += 30; /* the paused moves, never sent */
+    for (unsigned k = 1; k <= 120; k++) {
+        sweep_vec3 claim = sweep_v3(r.position.x + 29.0, r.position.y, r.position.z);
+        r = step(&s, ++seq, still, 0, &claim);
+        int named = (r.rules & SWEEP_WIRE_RULE_CORRECTION) != 0;
+        if (named != (k > 60))
+            fail_msg("claim %u after the gap, 29 m off: named %d", k, named);
+        if (k == 30) {
+            sweep__entity *e = (sweep__entity *)sweep__world_entity(s.w, &s.o, s.sp.entity);
+            assert_non_null(e);
+            uint64_t h = sweep__world_state_hash(s.w);
+            e->claim_grace_until--;
+            assert_int_not_equal(sweep__world_state_hash(s.w), h);
+            e->claim_grace_until++;
+            assert_int_equal(sweep__world_state_hash(s.w), h);
+        }
+    }
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +336,7 @@ int main(void)
         cmocka_unit_test(other_cheats_with_gaps_are_named),
         cmocka_unit_test(moves_lost_right_after_a_spawn_are_a_gap),
         cmocka_unit_test(a_gap_after_a_spawn_forgives_no_more),
+        cmocka_unit_test(a_gap_grace_is_kept_open_a_second_at_most),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,15 +209,71 @@ static void push_into_another_player(unsigned lag)
     free(r);
 }
 
-/* An answer a tenth of a second away, and 0.8 s away (before each claim
- * the contact's grace forgave kept it open, the walk away from the other
- * player was named Correction from 0.5 s on), and 1.5 s. */
+/* An answer a tenth of a second away, and 0.8 and 0.9 s away (before
+ * each claim the contact's grace forgave kept it open, the walk away from
+ * the other player was named Correction from 0.5 s on). At 1.5 s it is
+ * named again: the grace is kept open a second at most. */
 static void pushing_into_another_player_is_not_corrected(void **state)
 {
     (void)state;
-    const unsigned lags[] = {6, 48, 90};
+    const unsigned lags[] = {6, 48, 54};
     for (unsigned i = 0; i < sizeof lags / sizeof lags[0]; i++)
         push_into_another_player(lags[i]);
+}
+
+/* The grace after another player's shell is kept open by the claims it
+ * forgives, a second at most: a player that touches another once, then
+ * walks away claiming a place 100 m off on every move, is not named for
+ * the first second after the touch (60 moves) and is on every move after
+ * it. The tick the grace opened is in the state hash. */
+static void one_touch_hides_claims_a_second_at_most(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    opt.players_block = 1;
+    sweep__world *w = wf_open(&opt);
+    wf_rec *r = wf_rec_new();
+    static sweep__owner a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    wf_owner(&a, w, 1, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_owner(&b, w, 2, SWEEP_WIRE_ROLE_PLAYER, 0);
+    wf_spawn_point(w, &a, r, 1, 2);                              /* (4, 0, 1) */
+    sweep_msg_spawned sb = wf_spawn_point(w, &b, r, 1, 1); /* (0, 0, 1) */
+    const double ws = w->level.rules.walk_speed;
+    uint32_t seq = 1;
+    sweep_msg_move_result rb;
+    memset(&rb, 0, sizeof rb);
+    for (int touched = 0; !touched; seq++) {
+        assert_true(seq < 400);
+        wf_ticks(w, r, 1);
+        sweep_message m = wf_move_msg(sb.entity, seq, sweep_v3(ws, 0, 0), 1.0 / 60.0);
+        rb = wf_move(w, &b, r, &m);
+        touched = touches_a_body(&rb);
+    }
+    for (unsigned k = 1; k <= 120; k++, seq++) {
+        wf_ticks(w, r, 1);
+        sweep_message m = wf_move_msg(sb.entity, seq, sweep_v3(-ws, 0, 0), 1.0 / 60.0);
+        m.as.move.has_claimed_position = true;
+        m.as.move.claimed_position = sweep_v3(rb.position.x + 100.0, rb.position.y, rb.position.z);
+        rb = wf_move(w, &b, r, &m);
+        assert_false(touches_a_body(&rb));
+        int named = (rb.rules & SWEEP_WIRE_RULE_CORRECTION) != 0;
+        if (named != (k >= 60))
+            fail_msg("claim %u after the touch, 100 m off: named %d", k, named);
+        if (k == 30) {
+            sweep__entity *e = (sweep__entity *)sweep__world_entity(w, &b, sb.entity);
+            assert_non_null(e);
+            uint64_t h = sweep__world_state_hash(w);
+            e->unflag_tick--;
+            assert_int_not_equal(sweep__world_state_hash(w), h);
+            e->unflag_tick++;
+        }
+    }
+    sweep__owner_release(&a, NULL);
+    sweep__owner_release(&b, NULL);
+    sweep__world_close(w);
+    free(r);
 }
 
 int main(void)
@@ -227,6 +283,7 @@ int main(void)
         cmocka_unit_test(honest_players_losing_moves_are_never_flagged),
         cmocka_unit_test(honest_players_far_away_are_never_flagged),
         cmocka_unit_test(pushing_into_another_player_is_not_corrected),
+        cmocka_unit_test(one_touch_hides_claims_a_second_at_most),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

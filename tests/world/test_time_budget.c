@@ -208,6 +208,64 @@ static void asking_twice_the_time_is_still_cut(void **state)
     assert_true(run.granted < 0.51 * run.asked);
 }
 
+/* A stall is forgiven once in ten seconds: a lag switch held 0.45 s (under
+ * twice the bank, so each hold alone would go unnamed) forty times over
+ * 18 s is named on all but the holds of two windows; a client asking
+ * 0.5 s with each move four times a second (twice the time that passes,
+ * each move after a silence of the bank) is named on all but one move in
+ * ten seconds. The stall's state is in the state hash. */
+static void a_repeated_stall_is_named(void **state)
+{
+    (void)state;
+    wf_one s;
+    sweep__world_options opt = wf_options();
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const double frame = 1.0 / 60.0;
+    uint32_t seq = 1;
+    unsigned unnamed_holds = 0;
+    for (int c = 0; c < 40; c++) {
+        wf_ticks(s.w, s.r, 27);
+        unsigned cut = 0, named = 0;
+        for (unsigned k = 0; k < 27; k++) {
+            sweep_msg_move_result r = walk(&s, seq++, frame);
+            cut += r.applied_dt < frame;
+            named += (r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+        }
+        assert_true(cut > 0);
+        unnamed_holds += named == 0;
+        assert_true(named == 0 || named == cut);
+    }
+    if (unnamed_holds > 2)
+        fail_msg("%u of 40 holds of a lag switch went unnamed", unnamed_holds);
+    sweep__entity *e = (sweep__entity *)sweep__world_entity(s.w, &s.o, s.sp.entity);
+    assert_non_null(e);
+    assert_true(e->stall_until != 0);
+    uint64_t h = sweep__world_state_hash(s.w);
+    uint64_t *ticks[] = {&e->stall_until, &e->stall_next};
+    for (int i = 0; i < 2; i++) {
+        (*ticks[i])++;
+        assert_int_not_equal(sweep__world_state_hash(s.w), h);
+        (*ticks[i])--;
+    }
+    e->stall_forgive += 0.001;
+    assert_int_not_equal(sweep__world_state_hash(s.w), h);
+    e->stall_forgive -= 0.001;
+    wf_one_close(&s);
+
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    unsigned named = 0;
+    for (uint32_t k = 1; k <= 200; k++) {
+        wf_ticks(s.w, s.r, 15);
+        sweep_msg_move_result r = walk(&s, k, 0.5);
+        assert_true(r.applied_dt < 0.5);
+        named += (r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+    }
+    /* 3,000 ticks, 50 s: five or six windows. */
+    if (named < 194)
+        fail_msg("asking twice the time at four moves a second: %u of 200 cut moves named", named);
+    wf_one_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +273,7 @@ int main(void)
         cmocka_unit_test(the_server_role_is_granted_what_it_asks),
         cmocka_unit_test(a_client_clock_running_fast_is_never_cut),
         cmocka_unit_test(a_network_stall_is_cut_but_not_named),
+        cmocka_unit_test(a_repeated_stall_is_named),
         cmocka_unit_test(asking_twice_the_time_is_still_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
