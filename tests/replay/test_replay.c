@@ -570,6 +570,24 @@ static void golden_players_block_refused_at_core_depth(void **state)
 /* ---- a log that is not right ------------------------------------------------- */
 
 /* Where a MoveResult's position.x lies in a log. */
+/* The TCP sessions a reader has met so far, whose messages keep their
+ * size prefix: fed every record, it says how to decode a message of x's
+ * session. */
+typedef struct tcp_sessions {
+    uint64_t id[64];
+    unsigned n;
+} tcp_sessions;
+
+static unsigned wire_flags(tcp_sessions *t, const sweep_record *x)
+{
+    if (x->type == SWEEP_RECORD_OPEN && x->transport == 0 && t->n < 64)
+        t->id[t->n++] = x->session;
+    for (unsigned i = 0; i < t->n; i++)
+        if (t->id[i] == x->session)
+            return SWEEP_WIRE_SIZE_PREFIXED;
+    return 0;
+}
+
 typedef struct target {
     uint64_t record;  /* offset of the OUT record */
     size_t x_at;      /* file offset of position.x's lowest byte */
@@ -586,20 +604,14 @@ static void find_result(const char *log, target *t)
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
     if (!r)
         fail_msg("%s", err);
-    uint64_t tcp_sessions[64];
-    unsigned ntcp = 0;
+    tcp_sessions tcp = {.n = 0};
     uint64_t aligned[8192];
     sweep_record x;
     int found = 0;
     while (!found && sweep_record_next(r, &x, err, sizeof err) == 1) {
-        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
-            tcp_sessions[ntcp++] = x.session;
+        unsigned flags = wire_flags(&tcp, &x);
         if (x.type != SWEEP_RECORD_OUT || x.bytes.len > sizeof aligned)
             continue;
-        unsigned flags = 0;
-        for (unsigned i = 0; i < ntcp; i++)
-            if (tcp_sessions[i] == x.session)
-                flags = SWEEP_WIRE_SIZE_PREFIXED;
         memcpy(aligned, x.bytes.ptr, x.bytes.len);
         sweep_message m;
         if (sweep_decode(NULL, aligned, x.bytes.len, flags, &m) != SWEEP_PROTO_OK || m.kind != SWEEP_MSG_MOVE_RESULT)
@@ -2190,18 +2202,14 @@ static unsigned outs_of(const char *log, out_rec *out, unsigned cap)
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
     if (!r)
         fail_msg("%s", err);
-    uint64_t tcp_sessions[64], aligned[8192];
-    unsigned ntcp = 0, n = 0;
+    tcp_sessions tcp = {.n = 0};
+    uint64_t aligned[8192];
+    unsigned n = 0;
     sweep_record x;
     while (n < cap && sweep_record_next(r, &x, err, sizeof err) == 1) {
-        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
-            tcp_sessions[ntcp++] = x.session;
+        unsigned flags = wire_flags(&tcp, &x);
         if (x.type != SWEEP_RECORD_OUT || x.bytes.len > sizeof aligned)
             continue;
-        unsigned flags = 0;
-        for (unsigned i = 0; i < ntcp; i++)
-            if (tcp_sessions[i] == x.session)
-                flags = SWEEP_WIRE_SIZE_PREFIXED;
         memcpy(aligned, x.bytes.ptr, x.bytes.len);
         sweep_message m;
         if (sweep_decode(NULL, aligned, x.bytes.len, flags, &m) != SWEEP_PROTO_OK)
@@ -2378,22 +2386,16 @@ static void count_modes(const char *log, uint64_t modes[3], uint64_t *batches)
     sweep_record_reader *r = sweep_record_open(log, err, sizeof err);
     if (!r)
         fail_msg("%s", err);
-    uint64_t tcp_sessions[64];
-    unsigned ntcp = 0;
+    tcp_sessions tcp = {.n = 0};
     static uint64_t aligned[16384];
     static sweep_msg_move moves[1024];
     sweep_decoder dec = {.moves = moves, .moves_cap = 1024};
     sweep_record x;
     modes[0] = modes[1] = modes[2] = *batches = 0;
     while (sweep_record_next(r, &x, err, sizeof err) == 1) {
-        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
-            tcp_sessions[ntcp++] = x.session;
+        unsigned flags = wire_flags(&tcp, &x);
         if (x.type != SWEEP_RECORD_IN || x.bytes.len > sizeof aligned)
             continue;
-        unsigned flags = 0;
-        for (unsigned i = 0; i < ntcp; i++)
-            if (tcp_sessions[i] == x.session)
-                flags = SWEEP_WIRE_SIZE_PREFIXED;
         memcpy(aligned, x.bytes.ptr, x.bytes.len);
         sweep_message m;
         assert_int_equal(sweep_decode(&dec, aligned, x.bytes.len, flags, &m), SWEEP_PROTO_OK);
@@ -3280,11 +3282,9 @@ static void results_record_changed_is_a_divergence(void **state)
     sweep_record x;
     uint64_t at = 0, session = 0;
     uint32_t results = 0, moves = 0, nth = 0;
-    unsigned ntcp = 0;
-    uint64_t tcp_sessions[64];
+    tcp_sessions tcp = {.n = 0};
     while (sweep_record_next(rd, &x, err, sizeof err) == 1) {
-        if (x.type == SWEEP_RECORD_OPEN && x.transport == 0 && ntcp < 64)
-            tcp_sessions[ntcp++] = x.session;
+        unsigned flags = wire_flags(&tcp, &x);
         if (x.type == SWEEP_RECORD_MOVE)
             moves++;
         if (x.type == SWEEP_RECORD_RESULTS) {
@@ -3297,9 +3297,6 @@ static void results_record_changed_is_a_divergence(void **state)
             }
         }
         if (x.type == SWEEP_RECORD_OUT) {
-            unsigned flags = 0;
-            for (unsigned i = 0; i < ntcp; i++)
-                flags |= tcp_sessions[i] == x.session ? SWEEP_WIRE_SIZE_PREFIXED : 0;
             sweep_msg_kind kind;
             uint32_t seq;
             if (sweep_decode_kind(x.bytes.ptr, x.bytes.len, flags, &kind, &seq) == SWEEP_PROTO_OK)
