@@ -47,7 +47,7 @@ typedef struct sweep__entity_state {
     int has_last;              /* a move was applied */
     uint32_t last_sequence;    /* the last applied move's; before one, its player Spawn's when spawn_based */
     int spawn_based;           /* no move yet: lost moves are counted from last_sequence (sweep__entity_gap) */
-    uint64_t gap_grace_until;  /* moves were lost: their grace holds before this tick (sweep__entity_gap) */
+    uint64_t gap_grace_until;  /* moves were lost: a refused Jump's grace holds before this tick (sweep__entity_gap) */
     uint64_t jump_next;        /* the pace of Jumps forgiven in it: when the next is due, GCRA */
 } sweep__entity_state;
 
@@ -116,15 +116,20 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
  *     under the default rules), and the height of a jump, since a lost
  *     move may have jumped and the client rises on in its prediction
  *     until it hears (sweep__jump_rise; the world's rule, moves.c);
- *   - a jump refused off the ground is not named Jump, at most
- *     SWEEP__GAP_BURST at once and one per SWEEP__GAP_EVERY_S on average
- *     (a generic cell rate: jump_next is when the next is due), so a
- *     cheater skipping a sequence before every jump held in the air is
- *     still named nearly every time; an honest client loses its landing
- *     and jumps on the next move far less often.
+ *   - a jump refused off the ground within SWEEP__GAP_JUMP_S of the gap
+ *     (gap_grace_until) is not named Jump, at most SWEEP__GAP_BURST at
+ *     once and one per SWEEP__GAP_EVERY_S on average (a generic cell
+ *     rate: jump_next is when the next is due), so a cheater skipping a
+ *     sequence before every jump held in the air is still named nearly
+ *     every time; an honest client loses its landing and jumps on the
+ *     next move far less often. A second, not half of one: the client
+ *     presses jump on its predicted ground until it hears, a round trip
+ *     after the gap, and the pace, not the window, is what holds a
+ *     cheater.
  * The jump is refused all the same: only its naming waits.
  */
 #define SWEEP__GAP_GRACE_S 0.5
+#define SWEEP__GAP_JUMP_S 1.0
 /* A claims' grace is longer where they are still off: a client hears of
  * what put them off (lost moves, a mover, another body, a command) a
  * round trip after the server does, and claims its old prediction until
@@ -185,7 +190,7 @@ static inline uint32_t sweep__entity_gap(sweep__entity_state *s, uint32_t sequen
 {
     if (!(s->has_last || s->spawn_based) || sequence <= s->last_sequence + 1u)
         return 0;
-    s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, tick_rate);
+    s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_JUMP_S, tick_rate);
     return sequence - s->last_sequence - 1u;
 }
 

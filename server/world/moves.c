@@ -372,7 +372,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         e->gap_reach = w->level.rules.speed_limit * (t < SWEEP__GAP_GRACE_S ? t : SWEEP__GAP_GRACE_S) +
                        sweep__jump_rise(&w->level.rules, wcfg);
         e->gap_tick = w->tick;
-        e->claim_grace_until = e->st.gap_grace_until;
+        e->claim_grace_until = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
     }
     mo.act.rules = sweep__entity_named_rules(&e->st, w->tick, w->tick_rate, mo.act.rules);
     rules |= mo.act.rules & (SWEEP_WIRE_RULE_SPEED | SWEEP_WIRE_RULE_JUMP | SWEEP_WIRE_RULE_LIMIT);

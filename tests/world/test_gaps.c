@@ -290,6 +290,38 @@ static void a_gap_after_a_spawn_forgives_no_more(void **state)
     wf_one_close(&t);
 }
 
+/* A client hears of a lost move a round trip after the server, and may
+ * press jump on the ground its prediction has until then: a jump refused
+ * in the air 0.8 s after a gap (a client 0.8 s away) is not named Jump. It
+ * was, while that grace was half a second. */
+static void a_jump_a_round_trip_after_a_gap_is_not_named(void **state)
+{
+    (void)state;
+    sweep__world_options opt = wf_options();
+    wf_one s;
+    wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
+    const sweep_vec3 still = sweep_v3(0, 0, 0);
+    uint32_t seq = 1;
+    sweep_msg_move_result r;
+    for (int i = 0; i < 30; i++)
+        r = step(&s, seq++, still, 0, NULL);
+    assert_true(r.grounded);
+    r = step(&s, seq++, still, SWEEP_WISH_JUMP, NULL); /* off the ground: granted */
+    assert_false(r.grounded);
+    assert_int_equal(r.rules, 0);
+    seq++; /* a move lost */
+    r = step(&s, seq++, still, 0, NULL);
+    for (int i = 0; i < 47; i++)
+        r = step(&s, seq++, still, 0, NULL);
+    assert_false(r.grounded); /* 0.83 s after the take-off, of about a second's flight */
+    double vz = r.velocity.z;
+    r = step(&s, seq++, still, SWEEP_WISH_JUMP, NULL);
+    assert_true(r.velocity.z < vz); /* refused: still falling */
+    assert_int_equal(r.rules, 0);
+    assert_int_equal(s.o.rule_counts[SWEEP_WIRE_RULE_JUMP_BIT], 0);
+    wf_one_close(&s);
+}
+
 /* A gap's claims grace is kept open by the claims it forgives, a second
  * at most: after a pause of half a second (a gap of 30 moves, whose reach
  * is 31 m), claims 29 m off on every move are forgiven for the first
@@ -337,6 +369,7 @@ int main(void)
         cmocka_unit_test(moves_lost_right_after_a_spawn_are_a_gap),
         cmocka_unit_test(a_gap_after_a_spawn_forgives_no_more),
         cmocka_unit_test(a_gap_grace_is_kept_open_a_second_at_most),
+        cmocka_unit_test(a_jump_a_round_trip_after_a_gap_is_not_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
