@@ -206,7 +206,28 @@ void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
      * and longer while its claims are still off (keep_open). */
     uint64_t grace = (uint64_t)(w->tick_rate * 0.5 + 0.5);
     e->unflagged_until = w->tick + (grace ? grace : 1);
+    e->unflag_kept_until = e->unflagged_until;
     e->unflag_tick = w->tick;
+}
+
+/* A cut of `cut` seconds went unnamed after a stall of the network
+ * (world.h). The first starts the pace of one such stall in
+ * SWEEP__STALL_EVERY_S. Its client predicted the whole move and claims
+ * that until it hears, so the cut opens a claims' grace as lost moves do,
+ * reaching what speed_limit covers in the time cut (added up over the
+ * stall's cuts, at most a bank's worth) and a jump's height. */
+static void forgive_cut(sweep__entity *e, const sweep__world *w, double cut, double rise)
+{
+    e->stall_forgive -= cut;
+    if (w->tick >= e->stall_next)
+        e->stall_next = w->tick + sweep__ticks_of(SWEEP__STALL_EVERY_S, w->tick_rate);
+    double reach = w->level.rules.speed_limit * cut, most = w->level.rules.speed_limit * SWEEP__GAP_GRACE_S;
+    if (w->tick < e->claim_grace_until)
+        reach += e->gap_reach - rise;
+    e->gap_reach = (reach < most ? reach : most) + rise;
+    e->gap_tick = w->tick;
+    uint64_t until = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
+    e->claim_grace_until = until > e->claim_grace_until ? until : e->claim_grace_until;
 }
 
 /* A claim's grace opened at tick `opened` has just forgiven a claim that
@@ -290,8 +311,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         credit(e, w, w->opt.time_bank);
         budget = e->budget;
         if (since && (double)since * w->period_s >= w->opt.time_bank && w->tick >= e->stall_next) {
-            e->stall_until = w->tick + sweep__ticks_of(SWEEP__STALL_WINDOW_S, w->tick_rate);
-            e->stall_next = w->tick + sweep__ticks_of(SWEEP__STALL_EVERY_S, w->tick_rate);
+            e->stall_until = w->tick + sweep__ticks_of(SWEEP__STALL_EVERY_S, w->tick_rate);
             e->stall_forgive = w->opt.time_bank;
         }
         if (mv->dt <= budget + SWEEP__TIME_SLACK) {
@@ -360,7 +380,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (!server) {
         e->budget = budget;
         if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET))
-            e->stall_forgive -= time_excess;
+            forgive_cut(e, w, time_excess, sweep__jump_rise(&w->level.rules, wcfg));
     }
     uint32_t lost = sweep__entity_gap(&e->st, mv->sequence, w->tick, w->tick_rate);
     if (lost) {
@@ -408,19 +428,26 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
         int off = w->level.correction_threshold > 0.0
                       ? d > w->level.correction_threshold
                       : memcmp(&mv->claimed_position, &a->position, sizeof a->position) != 0;
-        /* Forgiven after a mover, another body or a command moved it,
-         * and within a gap's grace and reach (entity_motion.h); a grace
-         * that forgives a claim stays open while its client has not
-         * heard. */
+        /* Forgiven for half a second after a mover, another body or a
+         * command moved it, and within a gap's grace and reach
+         * (entity_motion.h); a grace that forgives a claim stays open
+         * while its client has not heard, the first one past its half
+         * second only as far as walking since it opened and a jump
+         * explain (whatever the claims, a touch a second would hide them
+         * all). */
+        const double threshold = w->level.correction_threshold;
         int unflagged = w->tick < e->unflagged_until;
-        int gap_forgives = w->tick < e->claim_grace_until && d <= w->level.correction_threshold + e->gap_reach;
-        if (off && !unflagged && !gap_forgives) {
+        int unflag_kept = !unflagged && w->tick < e->unflag_kept_until &&
+                          d <= threshold + sweep__jump_rise(&w->level.rules, wcfg) +
+                                   w->level.rules.walk_speed * (double)(w->tick - e->unflag_tick) * w->period_s;
+        int gap_forgives = w->tick < e->claim_grace_until && d <= threshold + e->gap_reach;
+        if (off && !unflagged && !unflag_kept && !gap_forgives) {
             out->corrected = true;
             rules |= SWEEP_WIRE_RULE_CORRECTION;
             correction = d;
         } else if (off) {
-            if (unflagged)
-                keep_open(&e->unflagged_until, w, e->unflag_tick);
+            if (unflagged || unflag_kept)
+                keep_open(&e->unflag_kept_until, w, e->unflag_tick);
             if (gap_forgives)
                 keep_open(&e->claim_grace_until, w, e->gap_tick);
         }

@@ -410,8 +410,10 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
             h = sweep_hash_u64(h, e->claim_grace_until);
         }
         /* Likewise the tick a mover, a body or a command last moved it. */
-        if (e->unflag_tick)
+        if (e->unflag_tick) {
             h = sweep_hash_u64(h, e->unflag_tick);
+            h = sweep_hash_u64(h, e->unflag_kept_until);
+        }
         /* Likewise a network's stall after a silence. */
         if (e->stall_until) {
             h = sweep_hash_u64(h, e->stall_until);

@@ -123,17 +123,19 @@ typedef struct sweep__world_counts {
 /* A player's network may hold its moves and hand them over at once (a TCP
  * retransmission, a Wi-Fi hiccup: a few hundred ms): the moves it paced
  * honestly then ask more than the bank the ticks filled during the
- * silence, and are cut. They are cut all the same (a lag switch does
- * exactly this, and the bank bounds what it gains), but not named
- * TimeBudget, up to a bank's worth of cut time among the moves that
- * arrive within this long after a silence at least the bank's length:
- * honest stalls up to about twice the bank go unnamed, a lag switch held
- * longer is named for the rest. At most one silence in
- * SWEEP__STALL_EVERY_S is forgiven so: a network stalls now and then, a
- * lag switch or a client asking twice the time at a few moves a second
- * over and over is named on the others. A silence no longer than the bank
- * was never cut at all. */
-#define SWEEP__STALL_WINDOW_S 0.1
+ * silence, and are cut; and the bank, emptied, fills again only by the
+ * clocks' allowance, so for seconds after it a move that arrives a little
+ * early is cut by a part of a frame. They are cut all the same (a lag
+ * switch does exactly this, and the bank bounds what it gains), but not
+ * named TimeBudget, up to a bank's worth of cut time in all in the
+ * SWEEP__STALL_EVERY_S after a silence at least the bank's length: honest
+ * stalls up to about twice the bank go unnamed, a lag switch held longer
+ * is named for the rest. The first cut forgiven so starts a pace: no
+ * other silence is forgiven for SWEEP__STALL_EVERY_S (a silence that
+ * needed nothing forgiven, a spawn's wait, spends none), so a network
+ * stalls now and then, and a lag switch or a client asking twice the
+ * time at a few moves a second over and over is named on the others. A
+ * silence no longer than the bank was never cut at all. */
 #define SWEEP__STALL_EVERY_S 10.0
 
 struct sweep__entity {
@@ -147,10 +149,11 @@ struct sweep__entity {
     uint64_t unflagged_until;  /* a mover or a command moved it: claims are not flagged until this tick
                                   (lost moves have a grace of their own: st.gap_grace_until) */
     uint64_t unflag_tick;      /* the tick that grace last opened (sweep__entity_unflag) */
+    uint64_t unflag_kept_until; /* ... and kept open by claims it forgave, within a walk's reach (moves.c) */
     double gap_reach;          /* how far its last gap's lost moves can have taken a claim (moves.c) */
     uint64_t gap_tick;         /* the tick its last gap was found (moves.c) */
-    uint64_t stall_until;      /* moves cut before this tick go unnamed, up to stall_forgive s (SWEEP__STALL_WINDOW_S) */
-    uint64_t stall_next;       /* no silence opens that window before this tick (SWEEP__STALL_EVERY_S) */
+    uint64_t stall_until;      /* moves cut before this tick go unnamed, up to stall_forgive s (SWEEP__STALL_EVERY_S) */
+    uint64_t stall_next;       /* no silence opens that window before this tick: the pace of forgiven stalls */
     double stall_forgive;
     uint64_t claim_grace_until; /* claims within gap_reach are forgiven before this tick (moves.c) */
     uint32_t kept_next;        /* ring of the last results, for resends */

@@ -15,7 +15,9 @@
  * libsweep's redundancy does. The network is sweep-bots' (netem.h), both
  * ways: a datagram is lost with probability `loss`, else delayed by
  * latency_ms and a uniform [0, jitter_ms], and with probability `reorder` 20 to 40 ms more,
- * so that later ones overtake it. The world ticks at its rate; a datagram
+ * so that later ones overtake it; with a stall, what is sent during it
+ * (either way) is held until its end, as a network that stalls does (a
+ * TCP retransmission, a Wi-Fi hiccup). The world ticks at its rate; a datagram
  * arriving meets the ticks due by then, as sweepd runs them.
  *
  * What the server flagged is read from the world itself: every rule it
@@ -47,6 +49,8 @@ typedef struct hs_options {
     double latency_ms;   /* each way, before the jitter: a round trip of twice this */
     double reorder;
     uint32_t redundancy; /* earlier unanswered moves each datagram carries too, < HS_MAX_CARRY */
+    double stall_at, stall; /* seconds: what is sent in [stall_at, stall_at + stall) is held until its end */
+    int in_order;        /* each bot's datagrams arrive in the order sent, either way (as over TCP) */
     uint64_t seed;
 } hs_options;
 
@@ -85,6 +89,7 @@ typedef struct hs_bot {
     uint8_t answered[HS_RING];
     double heading, turn;          /* degrees, and degrees a move */
     uint32_t grounded_run, last_jump;
+    double last_up, last_down;     /* when its last datagram arrived, each way (in_order) */
 } hs_bot;
 
 typedef struct hs_sim {
@@ -156,7 +161,7 @@ static inline hs_event *hs_pop(hs_sim *s)
 
 /* The network: a datagram sent at `at` arrives when this says, or never
  * (-1), by netem.h's model. */
-static inline double hs_network(hs_sim *s, double at)
+static inline double hs_network(hs_sim *s, double at, double *last)
 {
     s->rep->datagrams++;
     if (hs_draw(s) < s->o.loss) {
@@ -168,7 +173,14 @@ static inline double hs_network(hs_sim *s, double at)
         ms += 20.0 + 20.0 * hs_draw(s);
         s->rep->reordered++;
     }
-    return at + ms / 1000.0;
+    if (at >= s->o.stall_at && at < s->o.stall_at + s->o.stall)
+        at = s->o.stall_at + s->o.stall;
+    at += ms / 1000.0;
+    if (s->o.in_order) {
+        at = at > *last ? at : *last;
+        *last = at;
+    }
+    return at;
 }
 
 /* The world's answer to a bot's datagram goes back over the network. */
@@ -192,7 +204,7 @@ static inline void hs_on_message(void *ctx, sweep__owner *to, const sweep_messag
     }
     if (n == 0)
         return;
-    double at = hs_network(s, s->now);
+    double at = hs_network(s, s->now, &s->bots[s->reply_bot].last_down);
     if (at < 0.0)
         return;
     hs_event *e = calloc(1, sizeof *e);
@@ -272,7 +284,7 @@ static inline void hs_send(hs_sim *s, uint32_t b)
     while (nc > 0)
         e->moves[e->count++] = bot->ring[carry[--nc]];
     e->moves[e->count++] = *mv;
-    e->at = hs_network(s, s->now);
+    e->at = hs_network(s, s->now, &bot->last_up);
     e->bot = b;
     e->kind = HS_UP;
     if (e->at < 0.0) {

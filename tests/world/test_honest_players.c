@@ -90,6 +90,31 @@ static void honest_players_far_away_are_never_flagged(void **state)
         }
 }
 
+/* A network that holds everything for 0.3 or 0.45 s (under twice the
+ * time bank) once, 5 s into 20 s of play, and hands it over at once in
+ * order (as over TCP; without loss, 10 ms of jitter): the moves that
+ * waited ask more than the bank, and are cut, unnamed; the claims
+ * predicted for the whole moves are forgiven as lost moves' are, and so
+ * are the moves just after, which find the bank empty and arrive a little
+ * early. Before that (20 bots, 24,000 moves) 1 and 2 cuts were named
+ * TimeBudget and 38 and 218 claims Correction. Still named: a Jump
+ * pressed where a cut move's prediction landed and the server's did not
+ * (none at 0.3 s, 9 at 0.45 s): the core depth of a replay, which names
+ * Jumps as the world does, cannot tell a forgiven cut from a named one. */
+static void honest_players_through_a_stalled_network_are_not_flagged(void **state)
+{
+    (void)state;
+    const double stalls[] = {0.3, 0.45};
+    for (unsigned i = 0; i < 2; i++) {
+        hs_options o = {.bots = 20, .moves = 1200, .loss = 0.0, .jitter_ms = 10, .reorder = 0.0, .redundancy = 0,
+                        .seed = 11, .stall_at = 5.0, .stall = stalls[i], .in_order = 1};
+        hs_report r;
+        run_honest(&o, &r);
+        if (r.flagged != r.rules[SWEEP_WIRE_RULE_JUMP_BIT] || r.rules[SWEEP_WIRE_RULE_JUMP_BIT] > 20)
+            fail_msg("a stall of %g s: %llu rules named", stalls[i], (unsigned long long)r.flagged);
+    }
+}
+
 #define CROWD_MOVES 600u
 
 typedef struct crowd_client {
@@ -221,14 +246,16 @@ static void pushing_into_another_player_is_not_corrected(void **state)
         push_into_another_player(lags[i]);
 }
 
-/* The grace after another player's shell is kept open by the claims it
- * forgives, a second at most: a player that touches another once, then
- * walks away claiming a place 100 m off on every move, is not named for
- * the first second after the touch (60 moves) and is on every move after
- * it. The tick the grace opened is in the state hash. */
-static void one_touch_hides_claims_a_second_at_most(void **state)
+/* The grace after another player's shell forgives any claim for half a
+ * second, and is kept open by the claims it forgives after that only as
+ * far as walking since the touch and a jump explain, a second at most: a
+ * player that touches another once, then walks away claiming a place
+ * `off` m from where it is on every move, is named from the 30th move on
+ * when that is 100 m, from the 60th when it is 3 m (what an honest
+ * client's walk away from a push can show: test above). The tick the
+ * grace opened and how long it is kept are in the state hash. */
+static void touch_then_claim(double off, unsigned first_named)
 {
-    (void)state;
     sweep__world_options opt = wf_options();
     opt.players_block = 1;
     sweep__world *w = wf_open(&opt);
@@ -255,19 +282,22 @@ static void one_touch_hides_claims_a_second_at_most(void **state)
         wf_ticks(w, r, 1);
         sweep_message m = wf_move_msg(sb.entity, seq, sweep_v3(-ws, 0, 0), 1.0 / 60.0);
         m.as.move.has_claimed_position = true;
-        m.as.move.claimed_position = sweep_v3(rb.position.x + 100.0, rb.position.y, rb.position.z);
+        m.as.move.claimed_position = sweep_v3(rb.position.x + off, rb.position.y, rb.position.z);
         rb = wf_move(w, &b, r, &m);
         assert_false(touches_a_body(&rb));
         int named = (rb.rules & SWEEP_WIRE_RULE_CORRECTION) != 0;
-        if (named != (k >= 60))
-            fail_msg("claim %u after the touch, 100 m off: named %d", k, named);
-        if (k == 30) {
+        if (named != (k >= first_named))
+            fail_msg("claim %u after the touch, %g m off: named %d", k, off, named);
+        if (k == 20) {
             sweep__entity *e = (sweep__entity *)sweep__world_entity(w, &b, sb.entity);
             assert_non_null(e);
             uint64_t h = sweep__world_state_hash(w);
-            e->unflag_tick--;
-            assert_int_not_equal(sweep__world_state_hash(w), h);
-            e->unflag_tick++;
+            uint64_t *ticks[] = {&e->unflag_tick, &e->unflag_kept_until};
+            for (int i = 0; i < 2; i++) {
+                (*ticks[i])++;
+                assert_int_not_equal(sweep__world_state_hash(w), h);
+                (*ticks[i])--;
+            }
         }
     }
     sweep__owner_release(&a, NULL);
@@ -276,12 +306,20 @@ static void one_touch_hides_claims_a_second_at_most(void **state)
     free(r);
 }
 
+static void one_touch_hides_claims_a_second_at_most(void **state)
+{
+    (void)state;
+    touch_then_claim(100.0, 30);
+    touch_then_claim(3.0, 60);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(honest_players_are_never_flagged),
         cmocka_unit_test(honest_players_losing_moves_are_never_flagged),
         cmocka_unit_test(honest_players_far_away_are_never_flagged),
+        cmocka_unit_test(honest_players_through_a_stalled_network_are_not_flagged),
         cmocka_unit_test(pushing_into_another_player_is_not_corrected),
         cmocka_unit_test(one_touch_hides_claims_a_second_at_most),
     };
