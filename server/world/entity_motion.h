@@ -138,9 +138,11 @@ static inline void sweep__entity_state_init(sweep__entity_state *s, sweep_vec3 p
  * to about a second, which covers the games that play at all. The price:
  * a cheater who pauses (a gap) or touches a mover or another player has
  * claims hidden for this long after each, not half a second (a gap's
- * only within its reach; skipping sequences or touching more often
- * hid them anyway). The world's alone: a Jump's naming, which the core
- * depth of a replay keeps too, has the fixed grace. What a refused jump's
+ * only within its reach, a touch's past its first half second only
+ * within what walking since and a jump explain; skipping sequences or
+ * touching more often hid them anyway). The world's alone: a Jump's
+ * window (SWEEP__GAP_JUMP_S), which the core depth of a replay keeps
+ * too, is fixed. What a refused jump's
  * prediction does in a long round trip can still run past a gap's reach:
  * honest clients without redundancy are named now and then from about
  * 0.8 s (docs/performance.md, "Authority: false flags"). */
