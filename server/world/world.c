@@ -406,8 +406,13 @@ uint64_t sweep__world_state_hash(const sweep__world *w)
         if (e->st.gap_grace_until) {
             h = sweep_hash_u64(h, e->st.gap_grace_until);
             h = sweep_hash_u64(h, e->st.jump_next);
-            h = sweep_hash_double(h, e->gap_reach);
+        }
+        /* Likewise a claims' grace, which lost moves or a forgiven cut
+         * open (the latter without a gap: on its own). */
+        if (e->claim_grace_until) {
             h = sweep_hash_u64(h, e->claim_grace_until);
+            h = sweep_hash_u64(h, e->gap_tick);
+            h = sweep_hash_double(h, e->gap_reach);
         }
         /* Likewise the tick a mover, a body or a command last moved it. */
         if (e->unflag_tick) {

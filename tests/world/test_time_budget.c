@@ -247,16 +247,23 @@ static void a_repeated_stall_is_named(void **state)
     sweep__entity *e = (sweep__entity *)sweep__world_entity(s.w, &s.o, s.sp.entity);
     assert_non_null(e);
     assert_true(e->stall_until != 0);
+    /* Its cuts were forgiven without a gap: the claims' grace they opened
+     * is hashed on its own. */
+    assert_int_equal(e->st.gap_grace_until, 0);
+    assert_true(e->claim_grace_until != 0);
     uint64_t h = sweep__world_state_hash(s.w);
-    uint64_t *ticks[] = {&e->stall_until, &e->stall_next};
-    for (int i = 0; i < 2; i++) {
+    uint64_t *ticks[] = {&e->stall_until, &e->stall_next, &e->claim_grace_until, &e->gap_tick};
+    for (int i = 0; i < 4; i++) {
         (*ticks[i])++;
         assert_int_not_equal(sweep__world_state_hash(s.w), h);
         (*ticks[i])--;
     }
-    e->stall_forgive += 0.001;
-    assert_int_not_equal(sweep__world_state_hash(s.w), h);
-    e->stall_forgive -= 0.001;
+    double *reals[] = {&e->stall_forgive, &e->gap_reach};
+    for (int i = 0; i < 2; i++) {
+        *reals[i] += 0.001;
+        assert_int_not_equal(sweep__world_state_hash(s.w), h);
+        *reals[i] -= 0.001;
+    }
     wf_one_close(&s);
 
     wf_one_spawned(&s, &opt, SWEEP_WIRE_ROLE_PLAYER);
