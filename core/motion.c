@@ -285,6 +285,9 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
      * instructions, a tenth of a move's time. */
     sweep_actor a;
     sweep__copy_bytes(&a, actor, sizeof a);
+    /* How far the volumes that act after a step lie from where the move
+     * starts: its steps that stay nearer than that do not look for them. */
+    const double clear = sweep__volume_clearance(world, actor->position);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     for (uint32_t i = 0; i < n; i++) {
         if (a.stance != want) {
@@ -368,7 +371,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         res.flags |= mv->flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
-        int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes);
+        int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes,
+                                               actor->position, clear);
         if (!a.grounded && (mv->flags & SWEEP_MOVED_GROUNDED))
             left_the_ground(mv);
         if (media)

@@ -9,7 +9,9 @@
  * cell can list one that does. Box first, then in index order. A level
  * holds tens of volumes, a few of them as large as the level (a void's
  * kill volume): the cut along z keeps those out of the cells a step above
- * them looks at. Nothing here allocates during a move.
+ * them looks at. A move that starts away from every volume skips even
+ * that while it stays within what its start's cell says
+ * (core/volume_clear.c). Nothing here allocates during a move.
  */
 #include "core/volume.h"
 
@@ -304,7 +306,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
         quad_count = (acting + 3) / 4;
         quads = malloc(quad_count * sizeof *quads);
     }
-    if (!forms || !planes || (quad_count && !quads)) {
+    sweep__volume_clear clear;
+    if (!forms || !planes || (quad_count && !quads) ||
+        sweep__volume_clear_make(v, n, lo, inv, grid, grid_z, &clear) != SWEEP_OK) {
         free(copy), free(damage), free(first), free(items), free(forms_block), free(planes), free(quads);
         return SWEEP_E_NOMEM;
     }
@@ -356,6 +360,9 @@ sweep_status sweep_world_set_volumes(sweep_world *w, const sweep_volume *v, uint
     w->volume_column_first = first + cells;
     w->volume_quads = quads;
     w->volume_quad_count = quad_count;
+    free(w->volume_clear.first);
+    free(w->volume_clear.items);
+    w->volume_clear = clear;
     memcpy(w->volume_lane, lane, sizeof lane);
     return SWEEP_OK;
 }

@@ -57,7 +57,9 @@
  * Deterministic: + - * / and comparisons only, in a fixed order; no
  * allocation during a move. A world lists its volumes in a grid and a
  * step tests the boxes of those in its cells first (core/volume.c); a
- * level has tens of volumes, not thousands.
+ * move told at its start that no volume lies within its reach skips even
+ * that for the steps that stay within it (core/volume_clear.c). A level
+ * has tens of volumes, not thousands.
  */
 #ifndef SWEEP_CORE_VOLUME_H
 #define SWEEP_CORE_VOLUME_H

@@ -6,6 +6,8 @@
 #ifndef SWEEP_CORE_VOLUME_STEP_H
 #define SWEEP_CORE_VOLUME_STEP_H
 
+#include <math.h>
+
 #include "core/compiler.h"
 #include "core/crowd.h"
 #include "core/medium.h"
@@ -71,6 +73,86 @@ static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, s
     return n;
 }
 
+/* Makes *out, the lists of which volumes of v[0 .. n) that act after a
+ * step lie near each cell of a grid of grid x grid x grid_z cells from
+ * lo, inv cells a unit along each axis (world_impl.h); none (first NULL)
+ * where none acts. SWEEP_E_NOMEM when they cannot be held. */
+sweep_status sweep__volume_clear_make(const sweep_volume *v, uint32_t n, sweep_vec3 lo, const double inv[3],
+                                      uint32_t grid, uint32_t grid_z, sweep__volume_clear *out);
+
+/* How far every volume that acts after a step lies from p at least, along
+ * the axis on which it lies farthest, or, for a trigger of a box alone
+ * that holds p, how far its nearest face lies: the least of the
+ * volume_clear's reach and the distances of the volumes p's cell lists;
+ * 0 or less where no step may go unlooked at (in another volume's box,
+ * on a trigger's face, or no volume acts). */
+static SWEEP__ALWAYS_INLINE double sweep__volume_clearance(const sweep_world *w, sweep_vec3 p)
+{
+    const sweep__volume_clear *c = &w->volume_clear;
+    if (!c->first)
+        return 0.0;
+    const uint32_t x = sweep__volume_cell(p.x, w->volume_lo.x, w->volume_cell_inv[0], w->volume_grid);
+    const uint32_t y = sweep__volume_cell(p.y, w->volume_lo.y, w->volume_cell_inv[1], w->volume_grid);
+    const uint32_t z = sweep__volume_cell(p.z, w->volume_lo.z, w->volume_cell_inv[2], w->volume_grid_z);
+    const uint32_t cell = (z * w->volume_grid + y) * w->volume_grid + x;
+    double clear = c->reach;
+    /* Each listed box's distance along each axis, the largest (below 0
+     * inside): each a subtraction of p's coordinate, rounded as a step's
+     * end's distance from p is, so an end in the box is never found
+     * nearer p than this. With SSE2 two axes at a time, (lo - p, p - hi)
+     * along x and y, then along z (hi - p negated: p - hi to the bit).
+     * From inside a trigger of a box alone, which a step sets off only by
+     * crossing its faces, the distance to the nearest face, which is that
+     * negated (p - lo is lo - p negated, to the bit). */
+#ifdef __SSE2__
+    const __m128d pxy = _mm_loadu_pd(&p.x), pz = _mm_set1_pd(p.z), flip = _mm_set_pd(-0.0, 0.0);
+    __m128d least = _mm_set1_pd(clear);
+    for (uint32_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
+        const sweep__volume_form *f = &w->volume_forms[c->items[k]];
+        const __m128d xy = _mm_max_pd(_mm_sub_pd(_mm_load_pd(f->lo_xy), pxy), _mm_sub_pd(pxy, _mm_load_pd(f->hi_xy)));
+        const __m128d z = _mm_xor_pd(_mm_sub_pd(_mm_load_pd(&f->lo_z), pz), flip);
+        __m128d g = _mm_max_pd(xy, z);
+        g = _mm_max_sd(g, _mm_unpackhi_pd(g, g));
+        if (f->may == SWEEP__MAY_ACROSS)
+            g = _mm_andnot_pd(_mm_set_sd(-0.0), g);
+        least = _mm_min_sd(least, g);
+    }
+    clear = _mm_cvtsd_f64(least);
+#else
+    for (uint32_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
+        const sweep__volume_form *f = &w->volume_forms[c->items[k]];
+        double g = f->lo_xy[0] - p.x, e = p.x - f->hi_xy[0];
+        g = g > e ? g : e;
+        e = f->lo_xy[1] - p.y, g = g > e ? g : e;
+        e = p.y - f->hi_xy[1], g = g > e ? g : e;
+        e = f->lo_z - p.z, g = g > e ? g : e;
+        e = p.z - f->hi_z, g = g > e ? g : e;
+        if (f->may == SWEEP__MAY_ACROSS)
+            g = fabs(g);
+        clear = clear < g ? clear : g;
+    }
+#endif
+    return clear;
+}
+
+/* 1 when p and q both lie nearer `start` than `clear` along every axis
+ * (with SSE2 the six distances at once, without a branch: the same
+ * subtractions, so the same answer). */
+static SWEEP__ALWAYS_INLINE int sweep__volume_near_start(sweep_vec3 p, sweep_vec3 q, sweep_vec3 start, double clear)
+{
+#ifdef __SSE2__
+    const __m128d sign = _mm_set1_pd(-0.0), s = _mm_loadu_pd(&start.x);
+    const __m128d dp = _mm_andnot_pd(sign, _mm_sub_pd(_mm_loadu_pd(&p.x), s));
+    const __m128d dq = _mm_andnot_pd(sign, _mm_sub_pd(_mm_loadu_pd(&q.x), s));
+    const __m128d dz = _mm_andnot_pd(sign, _mm_sub_pd(_mm_set_pd(q.z, p.z), _mm_set1_pd(start.z)));
+    const __m128d far = _mm_max_pd(_mm_max_pd(dp, dq), dz);
+    return _mm_movemask_pd(_mm_cmplt_pd(far, _mm_set1_pd(clear))) == 3;
+#else
+    return fabs(p.x - start.x) < clear && fabs(p.y - start.y) < clear && fabs(p.z - start.z) < clear &&
+           fabs(q.x - start.x) < clear && fabs(q.y - start.y) < clear && fabs(q.z - start.z) < clear;
+#endif
+}
+
 /* What volume i of w, a push, hurt or kill volume (its kind) that holds
  * where the step of h seconds ended, does to *a, added to *rep (volume.h
  * says the rule): 1 when it ends the move (a kill). */
@@ -122,27 +204,32 @@ static SWEEP__ALWAYS_INLINE int sweep__volume_lone(const sweep_world *w, uint32_
 
 /* The same, with what settles most steps inline, before the call: a
  * world without volumes that act after a step (liquids and ladders are
- * not this pass's, core/medium.h), a step neither of whose ends lies in
+ * not this pass's, core/medium.h), a step of a move that started
+ * `clear` away from every such volume (sweep__volume_clearance of
+ * `start`, its first step's from) and has not gone that far from where
+ * it started, a step neither of whose ends lies in
  * the box round them all, a step no volume may do anything to (of a
  * world whose volumes are in quads, or with both ends in one cell of the
  * grid: nearly every step), and one whose only candidate is a push, hurt
  * or kill volume (sweep__volume_lone). */
 static SWEEP__ALWAYS_INLINE int sweep__volumes_after_step(const sweep_space *space, const sweep_config *cfg,
-                                                          sweep_vec3 radii, sweep_vec3 from, sweep_actor *a,
-                                                          double h, sweep_volume_report *rep)
+                                                          sweep_vec3 radii, sweep_vec3 from, sweep_actor *a, double h,
+                                                          sweep_volume_report *rep, sweep_vec3 start, double clear)
 {
     const sweep_world *w = space->world;
     if (w->volume_count == w->volume_mode_count)
         return 0;
     sweep__volume_step_cells sc;
     const sweep_vec3 to = a->position;
+    if (sweep__volume_near_start(to, from, start, clear))
+        return 0;
     if (w->volume_quad_count) {
         /* The segment's box, which the quads' test wants anyway, against
          * the box round every acting volume first. */
-        const sweep_vec3 lo = sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y,
-                                       from.z < to.z ? from.z : to.z);
-        const sweep_vec3 hi = sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y,
-                                       from.z < to.z ? to.z : from.z);
+        const sweep_vec3 lo =
+            sweep_v3(from.x < to.x ? from.x : to.x, from.y < to.y ? from.y : to.y, from.z < to.z ? from.z : to.z);
+        const sweep_vec3 hi =
+            sweep_v3(from.x < to.x ? to.x : from.x, from.y < to.y ? to.y : from.y, from.z < to.z ? to.z : from.z);
         if (!sweep__volume_box_meets(w->volume_act_box, lo, hi))
             return 0;
         sc.listed = 1;

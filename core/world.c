@@ -442,6 +442,8 @@ void sweep_world_destroy(sweep_world *w)
     free(w->volume_cell_first);
     free(w->volume_cell_items);
     free(w->volume_quads);
+    free(w->volume_clear.first);
+    free(w->volume_clear.items);
     free(w);
 }
 

@@ -181,6 +181,21 @@ enum {
     SWEEP__MAY_EITHER  /* a trigger cut by planes: when its box holds either end */
 };
 
+/* How near the volumes that act after a step (pushes, teleports, hurt and
+ * kill volumes, triggers) lie to a place, for a move to know at its start
+ * whether any of its steps can end in one (volume_step.h): cell c of the
+ * volumes' grid (sweep_world's volume_grid) lists, in items[first[c] ..
+ * first[c + 1]), every such volume whose box grown by 2 reach along each
+ * axis reaches into the cell. A volume a place's cell does not list lies
+ * farther than reach from it along some axis; a listed one is as far as
+ * its box says (from inside a trigger of a box alone, which acts only on
+ * a step across its faces, as far as its nearest face). Made by
+ * sweep__volume_clear_make (core/volume_clear.c). */
+typedef struct sweep__volume_clear {
+    uint32_t *first, *items; /* NULL: no volume acts after a step */
+    double reach;
+} sweep__volume_clear;
+
 struct sweep_world {
     sweep__tri *tris;
     sweep__tri_box *boxes;
@@ -247,6 +262,9 @@ struct sweep_world {
     sweep__volume_quad *volume_quads;
     uint32_t volume_quad_count;
     uint32_t volume_lane[SWEEP__VOLUME_SCAN_MAX];
+    /* How near the volumes that act after a step lie to a place
+     * (sweep__volume_clear). */
+    sweep__volume_clear volume_clear;
 };
 
 /* The grid column (row) of coordinate x along an axis whose volumes

@@ -7,8 +7,10 @@
  * the box; a walk away from every volume gives the same bits as in a
  * world without any; the volumes' grid, and the test of a few volumes
  * four at a time, find what a look at every volume finds, to the bit at a
- * box's faces; volumes given again replace the old ones whole; bad
- * volumes are refused with a reason.
+ * box's faces; what a move is told at its start of how far the volumes
+ * lie is never more than they do, and a move told it acts to the bit as
+ * one whose every step looks; volumes given again replace the old ones
+ * whole; bad volumes are refused with a reason.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -329,12 +331,9 @@ static void a_walk_away_from_volumes_is_unchanged(void **state)
  * across them: every step's damage, events, volumes and launch are those
  * a look at every volume in index order finds, the triggers after the
  * others and none on a step a kill ends. */
-static void every_volume_says(uint32_t N)
+/* N such volumes in v; the half side of their square. */
+static double scattered(sweep_volume *v, uint32_t N)
 {
-    scene s;
-    scene_init(&s);
-    static sweep_volume v[300];
-    assert_true(N <= 300);
     double half = 30.0 * sqrt((double)N / 300.0);
     uint64_t x = 12345;
     for (uint32_t i = 0; i < N; i++) {
@@ -356,6 +355,16 @@ static void every_volume_says(uint32_t N)
     }
     v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(-half - 10, -half - 10, -1), sweep_v3(half + 10, half + 10, 1.0));
     v[N - 1].damage = 0.5;
+    return half;
+}
+
+static void every_volume_says(uint32_t N)
+{
+    scene s;
+    scene_init(&s);
+    static sweep_volume v[300];
+    assert_true(N <= 300);
+    const double half = scattered(v, N);
     set(&s, v, N);
     assert_int_equal(s.w->volume_quad_count != 0, N <= SWEEP__VOLUME_SCAN_MAX);
     sweep_actor a[8];
@@ -430,6 +439,121 @@ static void four_at_a_time_find_what_every_volume_says(void **state)
     (void)state;
     every_volume_says(SWEEP__VOLUME_SCAN_MAX);
     every_volume_says(23);
+}
+
+/* A volume's box's distance from p along the axis on which it is
+ * farthest (below 0 inside), each axis's a subtraction as a step's end's
+ * distance from p is. */
+static double box_apart(const sweep_volume *v, sweep_vec3 p)
+{
+    const double d[6] = {v->lo.x - p.x, p.x - v->hi.x, v->lo.y - p.y, p.y - v->hi.y, v->lo.z - p.z, p.z - v->hi.z};
+    double g = d[0];
+    for (int k = 1; k < 6; k++)
+        g = d[k] > g ? d[k] : g;
+    return g;
+}
+
+/* What a move is told at its start (sweep__volume_clearance), when it is
+ * told anything, is never more than the distance of any volume that acts
+ * after a step (from inside a trigger of a box alone, of its nearest
+ * face), at places strewn over the volumes, round them and far beyond
+ * the grid, through the grid and with the volumes in quads; and most
+ * places are told something, some of them inside triggers, so that their
+ * steps do not look. */
+static void a_place_is_never_told_more_than_a_volumes_distance(void **state)
+{
+    (void)state;
+    const uint32_t counts[] = {300, SWEEP__VOLUME_SCAN_MAX + 1, SWEEP__VOLUME_SCAN_MAX, 5};
+    for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        const uint32_t N = counts[c];
+        scene s;
+        scene_init(&s);
+        static sweep_volume v[300];
+        const double half = scattered(v, N);
+        set(&s, v, N);
+        assert_non_null(s.w->volume_clear.first);
+        uint64_t x = 777;
+        uint32_t told = 0, places = 20000, inside_trigger = 0;
+        for (uint32_t k = 0; k < places; k++) {
+            double px, py, pz, r;
+            /* Over the volumes and their surroundings, and, one in ten, far beyond. */
+            scatter_next(&x, k % 10 ? 1.5 * half : 50.0 * half, -3.0, k % 10 ? 12.0 : 400.0, &px, &py, &pz, &r);
+            const sweep_vec3 p = sweep_v3(px + r, py - r, pz);
+            const double clear = sweep__volume_clearance(s.w, p);
+            for (uint32_t j = 0; j < N; j++) {
+                /* A trigger of a box alone: as far as its nearest face, from either side. */
+                const int across = v[j].kind == SWEEP_VOLUME_TRIGGER && v[j].plane_count == 0;
+                const double apart = across ? fabs(box_apart(&v[j], p)) : box_apart(&v[j], p);
+                if (v[j].kind != SWEEP_VOLUME_LIQUID && v[j].kind != SWEEP_VOLUME_LADDER && clear > 0.0 &&
+                    !(clear <= apart))
+                    fail_msg("%u volumes: place (%.17g, %.17g, %.17g) told %.17g, volume %u is %.17g away", N, p.x, p.y,
+                             p.z, clear, j, apart);
+                inside_trigger += across && clear > 0.0 && box_apart(&v[j], p) < 0.0;
+            }
+            told += clear > 0.0;
+        }
+        print_message("%u volumes: %u of %u places told a clearance (reach %g), %u of them inside a trigger\n", N, told,
+                      places, s.w->volume_clear.reach, inside_trigger);
+        assert_true(told > places / 4);
+        assert_true(N < 30 || inside_trigger > 20);
+        scene_free(&s);
+    }
+}
+
+/* Moves of several steps (a tenth of a second, and launched by pads far
+ * further) over a few and many volumes, with the clearance a move is told
+ * and with none (every step looking, as before it): the same actor and
+ * the same result, to the bit, move after move. */
+static void a_move_told_its_clearance_acts_as_one_that_looks(void **state)
+{
+    (void)state;
+    const uint32_t counts[] = {300, SWEEP__VOLUME_SCAN_MAX};
+    for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        const uint32_t N = counts[c];
+        scene s;
+        scene_init(&s);
+        static sweep_volume v[300];
+        const double half = scattered(v, N);
+        /* Not the hurt volume under every place: a kill box in a corner. */
+        v[N - 1] = box_volume(SWEEP_VOLUME_KILL, sweep_v3(half - 2, half - 2, -1), sweep_v3(half, half, 1));
+        set(&s, v, N);
+        const sweep__volume_clear kept = s.w->volume_clear;
+        sweep_actor a[8], b[8];
+        for (int k = 0; k < 8; k++)
+            a[k] = b[k] = standing((-28.0 + 7.0 * k) * half / 30.0, (-25.0 + 3.0 * k) * half / 30.0);
+        uint32_t events = 0, steps = 0, unlooked = 0;
+        for (int i = 0; i < 400; i++)
+            for (int k = 0; k < 8; k++) {
+                /* Half of them slow enough that many moves stay within. */
+                double t = 0.013 * i + k, speed = k % 2 ? 8.0 : 0.2;
+                sweep_wish w = {sweep_v3(speed * cos(t), speed * sin(1.3 * t), 0), i % 40 == k ? SWEEP_WISH_JUMP : 0u};
+                const double dt = i % 3 ? 0.1 : DT;
+                sweep_act_result ra, rb;
+                memset(&ra, 0xA5, sizeof ra);
+                memset(&rb, 0xA5, sizeof rb);
+                s.w->volume_clear = kept;
+                const sweep_vec3 start = a[k].position;
+                const double clear = sweep__volume_clearance(s.w, start);
+                assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a[k], &w, dt, &ra), SWEEP_OK);
+                /* A move that stayed within (its steps' ends lie on the
+                 * way from start to where it ended, near enough). */
+                unlooked += sweep__volume_near_start(a[k].position, a[k].position, start, clear);
+                s.w->volume_clear.first = NULL; /* told nothing: every step looks */
+                assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &b[k], &w, dt, &rb), SWEEP_OK);
+                assert_memory_equal(&a[k], &b[k], sizeof a[k]);
+                assert_memory_equal(&ra, &rb, sizeof ra);
+                events += ra.volumes.events != 0;
+                steps += ra.steps;
+                /* Killed: both start again where they began. */
+                if (ra.volumes.events & SWEEP_VOLUME_EV_KILLED)
+                    a[k] = b[k] = standing((-28.0 + 7.0 * k) * half / 30.0, (-25.0 + 3.0 * k) * half / 30.0);
+            }
+        s.w->volume_clear = kept;
+        print_message("%u volumes: %u moves with events, %u steps, %u that stayed within their clearance\n", N, events,
+                      steps, unlooked);
+        assert_true(events > 100 && steps > 3 * 3200 / 2 && unlooked > 400);
+        scene_free(&s);
+    }
 }
 
 /* Through the grid, a step in its last cell, which lists nothing and
@@ -587,14 +711,15 @@ static void a_box_is_tested_to_the_bit(void **state)
             sweep_volume_report rep;
             memset(&rep, 0, sizeof rep);
             const sweep_vec3 from = sweep_v3(99.0, 0, 0);
-            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, from, &a, DT, &rep), 0);
+            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, from, &a, DT, &rep, from, 0.0), 0);
             int inside = ends[e] >= lo;
             assert_int_equal((rep.events & SWEEP_VOLUME_EV_HURT) != 0, inside);
             assert_int_equal((rep.events & SWEEP_VOLUME_EV_ENTERED) != 0, inside);
             /* and from inside to those ends: left where outside */
             memset(&rep, 0, sizeof rep);
             a.position = sweep_v3(ends[e], 0, 0);
-            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, sweep_v3(lo + 0.5, 0, 0), &a, DT, &rep),
+            assert_int_equal(sweep__volumes_after_step(&s.sp, &s.cfg, RADII, sweep_v3(lo + 0.5, 0, 0), &a, DT, &rep,
+                                                       sweep_v3(lo + 0.5, 0, 0), 0.0),
                              0);
             assert_int_equal((rep.events & SWEEP_VOLUME_EV_LEFT) != 0, !inside);
         }
@@ -676,6 +801,8 @@ int main(void)
         cmocka_unit_test(the_grids_last_cell_may_be_empty),
         cmocka_unit_test(a_long_step_meets_the_volumes_at_both_ends),
         cmocka_unit_test(a_step_beyond_the_grid_reads_its_edge_cells),
+        cmocka_unit_test(a_place_is_never_told_more_than_a_volumes_distance),
+        cmocka_unit_test(a_move_told_its_clearance_acts_as_one_that_looks),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
