@@ -727,10 +727,11 @@ static const char *result_name(char *buf, size_t n, int batch, uint32_t i)
  * entity keeps, but for what the ticks did to it since its last move
  * (moved_flags, moved_by), which result_of reads and
  * sweep__entity_moved_told then clears; *start is where the move started. SWEEP_OK, or the status the
- * server would have refused the move with (nothing changed then). */
+ * server would have refused the move with (nothing changed then). cut_forgiven: the server cut the move's
+ * time and forgave it (its MOVE's flag, or its recorded answer). */
 static inline __attribute__((always_inline)) sweep_status
 apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish, uint32_t buttons, double granted,
-           uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
+           int cut_forgiven, uint32_t sequence, sweep__motion *mo, sweep__replay_core_move *om, sweep_vec3 *start)
 {
     const sweep_config *wcfg = &c->level.config;
     *start = e->st.m.actor.position;
@@ -740,7 +741,10 @@ apply_move(sweep__replay_core *c, core_entity *e, uint32_t mode, sweep_vec3 wish
     sweep_status st = mo->beyond_limit ? SWEEP_E_POSITION : mo->status;
     if (st != SWEEP_OK)
         return st;
-    /* A gap's grace, as the world keeps it: its Jump is not named. */
+    /* A forgiven cut's and a gap's grace, as the world keeps them: its
+     * Jump is not named. */
+    if (cut_forgiven)
+        sweep__entity_cut_forgiven(&e->st, c->tick, c->tick_rate);
     sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
     mo->act.rules = sweep__entity_named_rules(&e->st, c->tick, c->tick_rate, mo->act.rules);
     const sweep_move_result *res = &mo->act.move;
@@ -779,8 +783,8 @@ static void result_of(const sweep__replay_core *c, const core_entity *e, const s
  * its input, and the core's contacts as the core made them (the image
  * converts them as the wire does). */
 static void move_fields(const sweep__replay_core *c, const core_entity *e, const sweep__motion *mo, sweep_vec3 start,
-                        sweep_vec3 wish, double granted, uint32_t buttons, uint32_t mode, uint32_t sequence,
-                        sweep__record_move_fields *f)
+                        sweep_vec3 wish, double granted, int cut_forgiven, uint32_t buttons, uint32_t mode,
+                        uint32_t sequence, sweep__record_move_fields *f)
 {
     sweep_msg_move_result r;
     r.rules = 0;
@@ -805,6 +809,7 @@ static void move_fields(const sweep__replay_core *c, const core_entity *e, const
     f->has_start_position = r.has_start_position;
     f->crouched = r.crouched;
     f->stance_blocked = r.stance_blocked;
+    f->cut_forgiven = cut_forgiven;
     f->start_position = r.start_position;
     f->rules = r.rules;
     f->speed_excess = r.speed_excess;
@@ -842,7 +847,8 @@ static int check_result(sweep_replay *r, sweep__replay_core *c, const sweep_reco
     sweep__replay_core_move om;
     sweep__motion mo;
     sweep_vec3 start;
-    sweep_status st = apply_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt, rec->sequence, &mo, &om,
+    sweep_status st = apply_move(c, e, mv->mode, mv->velocity, mv->buttons, rec->applied_dt,
+                                 sweep__record_move_cut_forgiven(rec), rec->sequence, &mo, &om,
                                  &start);
     if (st != SWEEP_OK) {
         char what[160];
@@ -971,6 +977,9 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
     uint32_t mode = p[52], buttons = sweep__rd32(p + 48);
     sweep_vec3 wish = sweep__rdvec3(p + 16);
     double granted = sweep__rdf64(p + 40);
+    /* Whether the server forgave a cut of its time: the move's input, as
+     * the granted time is (the time asked is not in the log). */
+    const uint32_t cut_forgiven = (p[53] & SWEEP__RECORD_MOVE_CUT_FORGIVEN) != 0;
     sweep_vec3 start;
     if (mode == SWEEP_WIRE_MODE_WALK && granted > 0.0 && !c->observer) {
         /* Nearly every move: apply_move's Walk, sweep_act run on the
@@ -983,6 +992,8 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
          * the sequence applied before (a refused move ends the replay),
          * and the input read again from p when the images differ. */
         m->start = e->st.m.actor.position;
+        if (cut_forgiven)
+            sweep__entity_cut_forgiven(&e->st, c->tick, c->tick_rate);
         sweep__entity_gap(&e->st, sequence, c->tick, c->tick_rate);
         e->st.has_last = 1;
         e->st.last_sequence = sequence;
@@ -1002,8 +1013,9 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
          * move_fields would make its fields (record_move.h). */
         uint32_t moved = e->st.moved_flags;
         if (sweep__record_move_same_act_in(p, compact, &e->st.m.actor, &act->move, act->rules & SWEEP__RECORD_MOVE_RULES,
-                                        act->speed_excess, act->stance_blocked, mover_id(c, e->st.ground_mover), moved,
-                                        moved ? mover_id(c, e->st.moved_by) : 0, &m->start)) {
+                                           act->speed_excess, act->stance_blocked, cut_forgiven,
+                                           mover_id(c, e->st.ground_mover), moved,
+                                           moved ? mover_id(c, e->st.moved_by) : 0, &m->start)) {
             sweep__entity_moved_told(&e->st);
             return MOVE_MATCHED;
         }
@@ -1018,7 +1030,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
         m->mode = p[52];
         return MOVE_DIFFERS;
     }
-    m->st = apply_move(c, e, mode, wish, buttons, granted, sequence, &m->motion, &m->om, &start);
+    m->st = apply_move(c, e, mode, wish, buttons, granted, (int)cut_forgiven, sequence, &m->motion, &m->om, &start);
     if (m->st != SWEEP_OK)
         return MOVE_REFUSED;
     c->moves++;
@@ -1026,7 +1038,7 @@ static inline __attribute__((always_inline)) int run_checked(sweep__replay_core 
     /* The fields in a local the compiler keeps in registers; on a
      * difference move_failed makes them again from *m, to name it. */
     sweep__record_move_fields f;
-    move_fields(c, e, &m->motion, start, wish, granted, buttons, mode, sequence, &f);
+    move_fields(c, e, &m->motion, start, wish, granted, (int)cut_forgiven, buttons, mode, sequence, &f);
     f.session = session;
     if (!sweep__record_move_same_output(p, len, &f)) {
         m->start = start;

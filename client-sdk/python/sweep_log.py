@@ -81,7 +81,9 @@ As a module (the FlatBuffers code is only needed to decode messages):
                grounded carried pushed has_start_position position velocity
                ground_normal start_position speed_excess ground_material
                ground_mover pushed_by rules (the core's bits) contacts (dicts
-               of point normal triangle material) crouched stance_blocked:
+               of point normal triangle material) crouched stance_blocked
+               cut_forgiven (the server cut the move's time and did not
+               name it):
                the core's input and output of one applied move, before the
                OUT answering it (a version 6 log's compact images read
                back alike: what a part leaves out is zero)
@@ -209,7 +211,7 @@ End = collections.namedtuple("End", _BASE + "tick reason")
 Move = collections.namedtuple("Move", _BASE + (
     "session entity sequence wish dt buttons mode grounded carried pushed has_start_position position velocity "
     "ground_normal start_position speed_excess ground_material ground_mover pushed_by rules contacts crouched "
-    "stance_blocked"))
+    "stance_blocked cut_forgiven"))
 
 
 def _layout_check(path, at, name, p, fixed):
@@ -270,7 +272,7 @@ def _parse_move(path, at, p, compact):
             raw = p[pos + 24:pos + 44]
             pos += MOVE_RARE
         at_contacts = pos
-    if flags & ~0x3F or rules & ~0x7:  # only the core's Speed, Jump, Limit
+    if flags & ~0x7F or rules & ~0x7:  # only the core's Speed, Jump, Limit
         raise bad("bits set that the layout leaves zero (flags 0x%02x, rules 0x%x)" % (flags, rules))
     if compact and not parts & 1 and flags & 8:
         raise bad("a move that started elsewhere without its rare part")
@@ -282,7 +284,8 @@ def _parse_move(path, at, p, compact):
         contacts.append({"point": c[0:3], "normal": c[3:6], "triangle": c[6], "material": c[7]})
     return Move("MOVE", path, at, session, entity, sequence, wish, dt, buttons, mode, bool(flags & 1),
                 bool(flags & 2), bool(flags & 4), bool(flags & 8), position, velocity, ground_normal, start,
-                speed_excess, material, ground_mover, pushed_by, rules, contacts, bool(flags & 16), bool(flags & 32))
+                speed_excess, material, ground_mover, pushed_by, rules, contacts, bool(flags & 16), bool(flags & 32),
+                bool(flags & 64))
 
 
 Results = collections.namedtuple("Results", _BASE + "session kind sequence server_tick results")

@@ -75,7 +75,11 @@
  *           53 u8 flags: grounded 1, carried 2, pushed 4, started
  *              elsewhere (has_start_position) 8, crouched 16, stance
  *              blocked 32 (both only on a map with crouching, so a log
- *              without crouching holds the bytes it held before them)
+ *              without crouching holds the bytes it held before them),
+ *              cut forgiven 64 (the server cut the move's time and did
+ *              not name it, after a stall of the network: the core
+ *              depth's input, as the granted dt is; set only then, so a
+ *              log without such a cut holds the bytes it held before)
  *           54 u8 contact count (at most 8)          55 u8 zero
  *           56 f64[3] position   80 f64[3] velocity
  *          104 f64[3] ground normal (zero when not grounded)

@@ -104,7 +104,7 @@ size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, ui
     sweep__wr32(out + 48, buttons);
     uint32_t flags = (uint32_t)res->grounded | (uint32_t)res->carried << 1 | (uint32_t)res->pushed << 2 |
                      (uint32_t)res->has_start_position << 3 | (uint32_t)res->crouched << 4 |
-                     (uint32_t)res->stance_blocked << 5;
+                     (uint32_t)res->stance_blocked << 5 | (uint32_t)sweep__record_move_cut_forgiven(res) << 6;
     memcpy(out + 56, &res->position, 48);
     if (compact) {
         uint32_t core_rules = res->rules & SWEEP__RECORD_MOVE_RULES;
@@ -146,6 +146,7 @@ size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, ui
         .has_start_position = res->has_start_position,
         .crouched = res->crouched,
         .stance_blocked = res->stance_blocked,
+        .cut_forgiven = sweep__record_move_cut_forgiven(res),
         .contact_count = res->contact_count,
         .position = res->position,
         .velocity = res->velocity,
@@ -227,6 +228,7 @@ void sweep__record_move_decode(const uint8_t *p, size_t len, sweep__move_record 
     r->has_start_position = (p[53] & SWEEP__RECORD_MOVE_START) != 0;
     r->crouched = (p[53] & SWEEP__RECORD_MOVE_CROUCHED) != 0;
     r->stance_blocked = (p[53] & SWEEP__RECORD_MOVE_STANCE_BLOCKED) != 0;
+    out->cut_forgiven = (p[53] & SWEEP__RECORD_MOVE_CUT_FORGIVEN) != 0;
     r->contact_count = p[54] <= SWEEP_MAX_CONTACTS ? p[54] : SWEEP_MAX_CONTACTS;
     r->position = sweep__rdvec3(p + 56);
     r->velocity = sweep__rdvec3(p + 80);

@@ -57,16 +57,18 @@ static inline int sweep__record_move_compact_in(uint32_t version)
     return version >= 6u;
 }
 
-/* A MOVE read back: the move as the core was given it, and the result
- * fields the record holds (entity, sequence, applied_dt, position,
- * velocity, grounded, ground normal and material, contacts, ground_mover,
- * carried, pushed, pushed_by, start position, the core's rules,
- * speed_excess, crouched, stance_blocked); the others are zero. */
+/* A MOVE read back: the move as the core was given it (with whether the
+ * server forgave a cut of its time), and the result fields the record
+ * holds (entity, sequence, applied_dt, position, velocity, grounded,
+ * ground normal and material, contacts, ground_mover, carried, pushed,
+ * pushed_by, start position, the core's rules, speed_excess, crouched,
+ * stance_blocked); the others are zero. */
 typedef struct sweep__move_record {
     uint64_t session;
     uint32_t mode;    /* SWEEP_WIRE_MODE_* */
     uint32_t buttons; /* Move.buttons */
     sweep_vec3 wish;  /* Move.velocity */
+    int cut_forgiven; /* flag 64 */
     sweep_msg_move_result result;
 } sweep__move_record;
 
@@ -80,6 +82,7 @@ typedef struct sweep__record_move_fields {
     double granted;
     uint32_t buttons, mode;
     int grounded, carried, pushed, has_start_position, crouched, stance_blocked;
+    int cut_forgiven; /* the server cut the move's time and forgave it (sweep__record_move_cut_forgiven) */
     uint32_t contact_count; /* at most SWEEP_MAX_CONTACTS */
     sweep_vec3 position, velocity, ground_normal, start_position;
     double speed_excess;
@@ -95,8 +98,18 @@ enum {
     SWEEP__RECORD_MOVE_START = 1u << 3,
     SWEEP__RECORD_MOVE_CROUCHED = 1u << 4,
     SWEEP__RECORD_MOVE_STANCE_BLOCKED = 1u << 5,
-    SWEEP__RECORD_MOVE_FLAGS = 0x3fu
+    SWEEP__RECORD_MOVE_CUT_FORGIVEN = 1u << 6,
+    SWEEP__RECORD_MOVE_FLAGS = 0x7fu
 };
+
+/* Whether the server cut the time of the move r answers and forgave the
+ * cut (a stall of the network: server/world/moves.c): a refused Jump is
+ * then not named for a while, which the core depth of a replay learns
+ * from the MOVE's flag, since the time asked is not in the log. */
+static inline int sweep__record_move_cut_forgiven(const sweep_msg_move_result *r)
+{
+    return r->time_excess > 0.0 && !(r->rules & SWEEP_WIRE_RULE_TIME_BUDGET);
+}
 
 /* Writes the image of a move of `session` (mode, buttons and wish from
  * its Move; granted dt and every output from res) into out, which holds
@@ -142,7 +155,8 @@ static inline uint32_t sweep__record_move_flags(const sweep__record_move_fields 
 {
     return (f->grounded ? SWEEP__RECORD_MOVE_GROUNDED : 0) | (f->carried ? SWEEP__RECORD_MOVE_CARRIED : 0) |
            (f->pushed ? SWEEP__RECORD_MOVE_PUSHED : 0) | (f->has_start_position ? SWEEP__RECORD_MOVE_START : 0) |
-           (f->crouched ? SWEEP__RECORD_MOVE_CROUCHED : 0) | (f->stance_blocked ? SWEEP__RECORD_MOVE_STANCE_BLOCKED : 0);
+           (f->crouched ? SWEEP__RECORD_MOVE_CROUCHED : 0) | (f->stance_blocked ? SWEEP__RECORD_MOVE_STANCE_BLOCKED : 0) |
+           (f->cut_forgiven ? SWEEP__RECORD_MOVE_CUT_FORGIVEN : 0);
 }
 
 /* The bits of v that differ from the f64 or vec3 at p (0: none). */
@@ -292,7 +306,8 @@ static inline __attribute__((always_inline)) uint64_t sweep__record_move_contact
  * it (client-sdk/replay_core.c's motion_fields): compared straight from
  * the core's output, the actor after the move *a (its stance too) and
  * sweep_act's result *res (its contacts), rules (only the core's bits),
- * speed_excess and stance_blocked,
+ * speed_excess and stance_blocked, whether the server forgave a cut of
+ * its time (cut_forgiven: the image's own flag, the move's input),
  * with the ground mover's id, what the movers did to the entity since its
  * last move (moved: the entity's moved_flags, SWEEP_BODY_CARRIED and
  * PUSHED and a Teleport's SWEEP__ENTITY_PLACED) and, when any is set, the
@@ -310,8 +325,8 @@ static inline __attribute__((always_inline)) uint64_t sweep__record_move_contact
  * made once for each, so that the other layout's code goes). */
 static inline __attribute__((always_inline)) int
 sweep__record_move_same_act_in(const uint8_t *p, int compact, const sweep_actor *a, const sweep_move_result *res,
-                               uint32_t rules, double speed_excess, uint32_t stance_blocked, uint32_t ground_mover,
-                               uint32_t moved, uint32_t pushed_by, const sweep_vec3 *start)
+                               uint32_t rules, double speed_excess, uint32_t stance_blocked, uint32_t cut_forgiven,
+                               uint32_t ground_mover, uint32_t moved, uint32_t pushed_by, const sweep_vec3 *start)
 {
     uint32_t n = res->contact_count, g = a->grounded != 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -326,7 +341,8 @@ sweep__record_move_same_act_in(const uint8_t *p, int compact, const sweep_actor 
      * SWEEP__ENTITY_PLACED): any of them gives the start, those two alone
      * their flags. */
     uint32_t flags = g | (moved & (SWEEP_BODY_CARRIED | SWEEP_BODY_PUSHED)) << 1 | (uint32_t)(moved != 0) << 3 |
-                     (uint32_t)(a->stance != 0) << 4 | (uint32_t)(stance_blocked != 0) << 5;
+                     (uint32_t)(a->stance != 0) << 4 | (uint32_t)(stance_blocked != 0) << 5 |
+                     (uint32_t)(cut_forgiven != 0) << 6;
     const uint8_t *ac = (const uint8_t *)a;
     if (compact) {
         /* Bytes 53 and 54 (flags, count), then position and velocity;
@@ -392,6 +408,7 @@ sweep__record_move_same_act_in(const uint8_t *p, int compact, const sweep_actor 
         .has_start_position = moved != 0,
         .crouched = a->stance != 0,
         .stance_blocked = stance_blocked != 0,
+        .cut_forgiven = cut_forgiven != 0,
         .contact_count = n,
         .position = a->position,
         .velocity = a->velocity,

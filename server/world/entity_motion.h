@@ -47,7 +47,8 @@ typedef struct sweep__entity_state {
     int has_last;              /* a move was applied */
     uint32_t last_sequence;    /* the last applied move's; before one, its player Spawn's when spawn_based */
     int spawn_based;           /* no move yet: lost moves are counted from last_sequence (sweep__entity_gap) */
-    uint64_t gap_grace_until;  /* moves were lost: a refused Jump's grace holds before this tick (sweep__entity_gap) */
+    uint64_t gap_grace_until;  /* moves were lost (sweep__entity_gap) or a cut forgiven (sweep__entity_cut_forgiven):
+                                  a refused Jump's grace holds before this tick */
     uint64_t jump_next;        /* the pace of Jumps forgiven in it: when the next is due, GCRA */
 } sweep__entity_state;
 
@@ -194,6 +195,18 @@ static inline uint32_t sweep__entity_gap(sweep__entity_state *s, uint32_t sequen
         return 0;
     s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_JUMP_S, tick_rate);
     return sequence - s->last_sequence - 1u;
+}
+
+/* A move whose time the world cut and forgave at `tick`, after a stall
+ * of the network (moves.c, forgive_cut): its client predicted the whole
+ * move, as it predicts moves the server lost, and may press jump where
+ * that prediction landed until it hears; so a refused Jump is not named
+ * in the same window as after a gap, at the same pace. The world and the
+ * core depth of a replay (which reads it from the MOVE record) keep it
+ * alike. */
+static inline void sweep__entity_cut_forgiven(sweep__entity_state *s, uint64_t tick, double tick_rate)
+{
+    s->gap_grace_until = tick + sweep__ticks_of(SWEEP__GAP_JUMP_S, tick_rate);
 }
 
 /* The core's rules of a move applied at `tick` as the answer names them:

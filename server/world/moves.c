@@ -379,8 +379,10 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     /* Applied: from here on nothing can fail. */
     if (!server) {
         e->budget = budget;
-        if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET))
+        if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET)) {
             forgive_cut(e, w, time_excess, sweep__jump_rise(&w->level.rules, wcfg));
+            sweep__entity_cut_forgiven(&e->st, w->tick, w->tick_rate);
+        }
     }
     uint32_t lost = sweep__entity_gap(&e->st, mv->sequence, w->tick, w->tick_rate);
     if (lost) {

@@ -1405,6 +1405,65 @@ static void jumps_forgiven_after_gaps_replay(void **state)
     assert_int_equal(full.moves, 240);
 }
 
+/* A stall of the network mid-jump: the moves held back arrive at once,
+ * those past the time bank are cut and the cut forgiven, and a jump
+ * pressed in the air on them (where the client's prediction, which ran
+ * the whole time, has it landed) is refused but not named, as after lost
+ * moves, at the same pace. The core depth, which does not know the time
+ * asked, learns of the forgiven cut from the MOVE record's flag and
+ * follows at both depths. */
+static void jumps_after_a_forgiven_cut_replay(void **state)
+{
+    (void)state;
+    char rec[400];
+    scratch("stall", rec, sizeof rec);
+    assert_int_equal(mkdir(rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, NULL};
+    fx_server d;
+    assert_int_equal(fx_start(&d, extra), 0);
+    fx_rx *rx = fx_rx_new();
+    int fd = fx_tcp_connect(d.port);
+    assert_true(fd >= 0);
+    assert_true(fx_hello(fd, rx) != 0);
+    uint32_t e = fx_spawn(fd, rx, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    assert_true(e != 0);
+    uint32_t seq = 2;
+    for (int i = 0; i < 20; i++, usleep(16000))
+        moved(fd, rx, fx_move_msg(e, seq++, sweep_v3(0, 0, 0), 1.0 / 60.0));
+    sweep_message m = fx_move_msg(e, seq++, sweep_v3(0, 0, 0), 1.0 / 60.0);
+    m.as.move.buttons = SWEEP_WISH_JUMP;
+    assert_false(moved(fd, rx, m).grounded);
+    usleep(400000); /* the stall: longer than the bank of 0.25 s */
+    int forgiven_cuts = 0, named_cuts = 0, unnamed = 0, named = 0;
+    for (int i = 0; i < 30; i++, usleep(4000)) {
+        m = fx_move_msg(e, seq++, sweep_v3(0, 0, 0), 1.0 / 60.0);
+        m.as.move.buttons = SWEEP_WISH_JUMP;
+        sweep_msg_move_result r = moved(fd, rx, m);
+        named_cuts += (r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) != 0;
+        if (r.time_excess > 0.0 && !(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET))
+            forgiven_cuts++;
+        /* Ran, in the air, and not this move's own jump: a refused one. */
+        if (forgiven_cuts && r.applied_dt > 0.0 && !r.grounded && r.velocity.z < 4.0) {
+            named += (r.rules & SWEEP_WIRE_RULE_JUMP) != 0;
+            unnamed += (r.rules & SWEEP_WIRE_RULE_JUMP) == 0;
+        }
+    }
+    close(fd);
+    free(rx);
+    assert_int_equal(fx_stop(&d), 0);
+    print_message("after the stall: %d cuts forgiven, %d named; refused jumps since the first: %d unnamed, %d named\n",
+                  forgiven_cuts, named_cuts, unnamed, named);
+    assert_true(forgiven_cuts >= 1);
+    assert_int_equal(named_cuts, 0);
+    assert_true(unnamed >= 1);
+    char logs[2][512];
+    assert_int_equal(logs_in(rec, logs, 2), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    both_depths(logs[0], &full, &tf, &core, &tc);
+    assert_int_equal(full.moves, 51);
+}
+
 /* ---- worlds opened at run time --------------------------------------------------- */
 
 /* A guest in world `world` over TCP: the socket, its Spawned entity in
@@ -3429,7 +3488,7 @@ static void bad_move_record_is_corruption(void **state)
         {5 + 54, 0x08, "contacts, more than"},     /* count 9 */
         {5 + 54, 0x02, "contacts make"},           /* another count than the record holds */
         {5 + 52, 0x04, "is not a MoveMode"},       /* mode 4 */
-        {5 + 53, 0x40, "bits set that the layout"},
+        {5 + 53, 0x80, "bits set that the layout"}, /* flag 128, which no move has */
         {5 + 55, 0x01, "bytes, but"},             /* the rare part said there or not: another length */
         {5 + 55, 0x80, "byte 55"},                /* the full layout's in a version 6 log */
     };
@@ -4676,6 +4735,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(entity_commands_replay_at_both_depths),
         cmocka_unit_test(wide_datagrams_replay),
         cmocka_unit_test(jumps_forgiven_after_gaps_replay),
+        cmocka_unit_test(jumps_after_a_forgiven_cut_replay),
         cmocka_unit_test(planned_groups_match_the_lean_scan),
         cmocka_unit_test(results_ok_agrees_with_the_check),
         cmocka_unit_test(big_frames_replay_at_the_core_depth_on_one_cpu),

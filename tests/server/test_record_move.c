@@ -100,6 +100,7 @@ static void fields_of(const sweep_msg_move_result *r, uint64_t session, uint32_t
         .has_start_position = r->has_start_position,
         .crouched = r->crouched,
         .stance_blocked = r->stance_blocked,
+        .cut_forgiven = sweep__record_move_cut_forgiven(r),
         .contact_count = r->contact_count,
         .position = r->position,
         .velocity = r->velocity,
@@ -209,7 +210,8 @@ static void the_image_is_the_layout(void **state)
         want[52] = (uint8_t)mode;
         want[53] = (uint8_t)((r.grounded ? 1u : 0u) | (r.carried ? 2u : 0u) | (r.pushed ? 4u : 0u) |
                              (r.has_start_position ? 8u : 0u) | (r.crouched ? 16u : 0u) |
-                             (r.stance_blocked ? 32u : 0u));
+                             (r.stance_blocked ? 32u : 0u) |
+                             (r.time_excess > 0.0 && !(r.rules & SWEEP_WIRE_RULE_TIME_BUDGET) ? 64u : 0u));
         want[54] = (uint8_t)contacts;
         want[55] = 0;
         le_vec3(want + 56, r.position);
@@ -297,10 +299,10 @@ static void random_act(sweep_actor *a, sweep_move_result *res, uint32_t contacts
  * velocity and ground; the ground normal and material only on the
  * ground; the start, carried, pushed and pushed_by only when the movers
  * moved the entity since its last move; the core's rules), in every
- * combination of ground and movers; one bit changed anywhere from byte 53
- * on is not. Its length is not its to check: every reader checks a
- * MOVE's layout first (bad_move_record_is_corruption in
- * tests/replay/test_replay.c). */
+ * combination of ground and movers, a cut forgiven or not; one bit
+ * changed anywhere from byte 53 on is not. Its length is not its to
+ * check: every reader checks a MOVE's layout first
+ * (bad_move_record_is_corruption in tests/replay/test_replay.c). */
 static void same_act_agrees_with_the_image(void **state)
 {
     (void)state;
@@ -318,6 +320,8 @@ static void same_act_agrees_with_the_image(void **state)
         uint32_t rules = (uint32_t)next_u64() & SWEEP__RECORD_MOVE_RULES;
         double speed_excess = next_f64();
         uint32_t blocked = (uint32_t)(next_u64() & 1);
+        /* A cut forgiven: time cut, TimeBudget not named (the server's). */
+        uint32_t cut = (uint32_t)(next_u64() & 1);
         uint32_t ground_mover = (uint32_t)next_u64(), pushed_by = (uint32_t)next_u64();
         sweep_vec3 start = next_vec3();
         if (plain)
@@ -350,6 +354,9 @@ static void same_act_agrees_with_the_image(void **state)
             r.start_position = start;
         }
         r.rules = rules | SWEEP_WIRE_RULE_CORRECTION; /* the server's own bits are not in the image */
+        r.time_excess = cut || (round & 4) ? 0.25 : 0.0;
+        if (!cut && (round & 4))
+            r.rules |= SWEEP_WIRE_RULE_TIME_BUDGET; /* cut and named: not forgiven */
         r.speed_excess = speed_excess;
         r.crouched = a.stance != 0;
         r.stance_blocked = blocked != 0;
@@ -358,8 +365,8 @@ static void same_act_agrees_with_the_image(void **state)
                                              next_vec3(), &r);
         assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
 #define SAME()                                                                                                 \
-    sweep__record_move_same_act_in(image, compact, &a, &res, rules, speed_excess, blocked, ground_mover, moved, pushed_by, \
-                                   &start)
+    sweep__record_move_same_act_in(image, compact, &a, &res, rules, speed_excess, blocked, cut, ground_mover, moved, \
+                                   pushed_by, &start)
         if (!SAME())
             fail_msg("round %u (%s, grounded %u, moved %u, %u contacts): the image differs", round,
                      compact ? "compact" : "full", grounded, moved, contacts);
