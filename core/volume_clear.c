@@ -35,6 +35,18 @@ static int acts(const sweep_volume *v)
     return v->kind != SWEEP_VOLUME_LIQUID && v->kind != SWEEP_VOLUME_LADDER;
 }
 
+/* The cells [c0, c1] along each axis that v's box grown by twice the
+ * reach reaches into. */
+static void grown_cells(const sweep_volume *v, double reach, const double o[3], const double inv[3],
+                        const uint32_t dim[3], uint32_t c0[3], uint32_t c1[3])
+{
+    const double vl[3] = {v->lo.x, v->lo.y, v->lo.z}, vh[3] = {v->hi.x, v->hi.y, v->hi.z};
+    for (int a = 0; a < 3; a++) {
+        c0[a] = sweep__volume_cell(vl[a] - 2.0 * reach, o[a], inv[a], dim[a]);
+        c1[a] = sweep__volume_cell(vh[a] + 2.0 * reach, o[a], inv[a], dim[a]);
+    }
+}
+
 sweep_status sweep__volume_clear_make(const sweep_volume *v, uint32_t n, sweep_vec3 lo, const double inv[3],
                                       uint32_t grid, uint32_t grid_z, sweep__volume_clear *out)
 {
@@ -66,6 +78,22 @@ sweep_status sweep__volume_clear_make(const sweep_volume *v, uint32_t n, sweep_v
     const double o[3] = {lo.x, lo.y, lo.z};
     const uint32_t dim[3] = {grid, grid, grid_z};
     const uint32_t cells = grid * grid * grid_z;
+    /* Grown, a volume may be listed in three times the cells along each
+     * axis the grid lists it in. Past a million entries (thousands of
+     * volumes as large as the level: a map's, which is outside input;
+     * a level of tens of volumes lists a few hundred) there are none,
+     * and every step looks, as with the grid alone: most of those cells
+     * would list more than a start is told of anyway. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c0[3], c1[3];
+        if (acts(&v[i])) {
+            grown_cells(&v[i], reach, o, inv, dim, c0, c1);
+            total += (uint64_t)(c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+        }
+    }
+    if (total > ((uint64_t)1 << 20))
+        return SWEEP_OK;
     uint32_t *first = calloc((size_t)cells + 1, sizeof *first), *items = NULL, *at = NULL;
     if (!first)
         return SWEEP_E_NOMEM;
@@ -84,12 +112,8 @@ sweep_status sweep__volume_clear_make(const sweep_volume *v, uint32_t n, sweep_v
         for (uint32_t i = 0; i < n; i++) {
             if (!acts(&v[i]))
                 continue;
-            const double vl[3] = {v[i].lo.x, v[i].lo.y, v[i].lo.z}, vh[3] = {v[i].hi.x, v[i].hi.y, v[i].hi.z};
             uint32_t c0[3], c1[3];
-            for (int a = 0; a < 3; a++) {
-                c0[a] = sweep__volume_cell(vl[a] - 2.0 * reach, o[a], inv[a], dim[a]);
-                c1[a] = sweep__volume_cell(vh[a] + 2.0 * reach, o[a], inv[a], dim[a]);
-            }
+            grown_cells(&v[i], reach, o, inv, dim, c0, c1);
             for (uint32_t z = c0[2]; z <= c1[2]; z++)
                 for (uint32_t y = c0[1]; y <= c1[1]; y++)
                     for (uint32_t x = c0[0]; x <= c1[0]; x++) {

@@ -76,9 +76,14 @@ static SWEEP__ALWAYS_INLINE uint32_t sweep__volumes_scan(const sweep_world *w, s
 /* Makes *out, the lists of which volumes of v[0 .. n) that act after a
  * step lie near each cell of a grid of grid x grid x grid_z cells from
  * lo, inv cells a unit along each axis (world_impl.h); none (first NULL)
- * where none acts. SWEEP_E_NOMEM when they cannot be held. */
+ * where none acts, or where they would hold more than a million entries.
+ * SWEEP_E_NOMEM when they cannot be held. */
 sweep_status sweep__volume_clear_make(const sweep_volume *v, uint32_t n, sweep_vec3 lo, const double inv[3],
                                       uint32_t grid, uint32_t grid_z, sweep__volume_clear *out);
+
+/* A start whose cell lists more volumes than this is told nothing:
+ * measuring them all would cost it more than its steps' looks do. */
+#define SWEEP__VOLUME_CLEAR_LIST_MAX 64u
 
 /* How far every volume that acts after a step lies from p at least, along
  * the axis on which it lies farthest, or, for a trigger of a box alone
@@ -95,6 +100,8 @@ static SWEEP__ALWAYS_INLINE double sweep__volume_clearance(const sweep_world *w,
     const uint32_t y = sweep__volume_cell(p.y, w->volume_lo.y, w->volume_cell_inv[1], w->volume_grid);
     const uint32_t z = sweep__volume_cell(p.z, w->volume_lo.z, w->volume_cell_inv[2], w->volume_grid_z);
     const uint32_t cell = (z * w->volume_grid + y) * w->volume_grid + x;
+    if (c->first[cell + 1] - c->first[cell] > SWEEP__VOLUME_CLEAR_LIST_MAX)
+        return 0.0;
     double clear = c->reach;
     /* Each listed box's distance along each axis, the largest (below 0
      * inside): each a subtraction of p's coordinate, rounded as a step's
@@ -137,7 +144,8 @@ static SWEEP__ALWAYS_INLINE double sweep__volume_clearance(const sweep_world *w,
 
 /* 1 when p and q both lie nearer `start` than `clear` along every axis
  * (with SSE2 the six distances at once, without a branch: the same
- * subtractions, so the same answer). */
+ * subtractions, so the same answer for finite coordinates, which are all
+ * a move has). */
 static SWEEP__ALWAYS_INLINE int sweep__volume_near_start(sweep_vec3 p, sweep_vec3 q, sweep_vec3 start, double clear)
 {
 #ifdef __SSE2__

@@ -728,8 +728,9 @@ static void a_box_is_tested_to_the_bit(void **state)
 }
 
 /* Volumes as tall as the level, many of them: the grid is not cut along
- * z (that would list each in every cell of its columns), and the step
- * still finds them all. */
+ * z (that would list each in every cell of its columns), no move is told
+ * how far they lie (those lists would be as large), and the step still
+ * finds them all. */
 static void tall_volumes_are_not_cut_along_z(void **state)
 {
     (void)state;
@@ -743,9 +744,13 @@ static void tall_volumes_are_not_cut_along_z(void **state)
     }
     set(&s, v, N);
     assert_int_equal(s.w->volume_grid_z, 1);
+    /* Nor does a move learn how far they lie: those lists would be as
+     * large as the grid's, and every start is in them. */
+    assert_null(s.w->volume_clear.first);
     /* Fewer of them cost the cut little: it is kept. */
     set(&s, v, 64);
     assert_int_equal(s.w->volume_grid_z, 8);
+    assert_non_null(s.w->volume_clear.first);
     set(&s, v, N);
     sweep_actor a = standing(0, 0);
     sweep_act_result r = act(&s, &a, sweep_v3(1, 0, 0), DT);
@@ -753,6 +758,40 @@ static void tall_volumes_are_not_cut_along_z(void **state)
     assert_int_equal(r.volumes.hurt_by, N - 1);
     double damage = 0.0;
     for (int i = 0; i < N; i++)
+        damage += v[i].damage * DT;
+    assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
+    scene_free(&s);
+}
+
+/* A start whose cell lists more volumes than a move measures
+ * (SWEEP__VOLUME_CLEAR_LIST_MAX: a hundred on one spot) is told nothing,
+ * and its steps look; one in a cell of few is told their distance. */
+static void a_crowded_cell_is_not_measured(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    enum { N = 101 };
+    sweep_volume v[N];
+    for (uint32_t i = 0; i < N - 1; i++)
+        v[i] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
+    v[N - 1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(99, 99, 9), sweep_v3(100, 100, 10));
+    set(&s, v, N);
+    assert_non_null(s.w->volume_clear.first);
+    assert_true(sweep__volume_clearance(s.w, sweep_v3(1.5, 0.5, 0.5)) == 0.0);
+    const double far = sweep__volume_clearance(s.w, sweep_v3(99.5, 99.5, 8.5));
+    assert_true(far > 0.0 && far <= 0.5);
+    /* Walking in from there, hurt by all hundred on the step that enters. */
+    sweep_actor a = standing(1.5, 0.5);
+    sweep_act_result r;
+    int moves = 0;
+    do
+        r = act(&s, &a, sweep_v3(-4, 0, 0), DT);
+    while (!r.volumes.events && ++moves < 60);
+    assert_int_equal(r.volumes.events, SWEEP_VOLUME_EV_HURT);
+    assert_int_equal(r.volumes.hurt_by, N - 2);
+    double damage = 0.0;
+    for (int i = 0; i < N - 1; i++)
         damage += v[i].damage * DT;
     assert_memory_equal(&r.volumes.damage, &damage, sizeof damage);
     scene_free(&s);
@@ -803,6 +842,7 @@ int main(void)
         cmocka_unit_test(a_step_beyond_the_grid_reads_its_edge_cells),
         cmocka_unit_test(a_place_is_never_told_more_than_a_volumes_distance),
         cmocka_unit_test(a_move_told_its_clearance_acts_as_one_that_looks),
+        cmocka_unit_test(a_crowded_cell_is_not_measured),
         cmocka_unit_test(bad_volumes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
