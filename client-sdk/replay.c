@@ -446,6 +446,7 @@ static void diff_move(differ *d, const sweep__move_record *a, const sweep__move_
     diff_u64(d, "MOVE.mode", a->mode, b->mode);
     diff_u64(d, "MOVE.buttons", a->buttons, b->buttons);
     diff_vec(d, "MOVE.wish", a->wish, b->wish);
+    diff_u64(d, "MOVE.cut_forgiven", (uint64_t)a->cut_forgiven, (uint64_t)b->cut_forgiven);
     diff_result(d, "MOVE", &a->result, &b->result);
 }
 

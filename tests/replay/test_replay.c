@@ -3277,6 +3277,18 @@ static void move_record_changed_is_a_divergence(void **state)
     }
     /* The ground flag always changes the length a compact image has. */
     assert_true(corrupt >= 2);
+    /* The forgiven cut's flag is the move's input, as its granted time:
+     * the core depth takes it as it is (a Jump it then names or not is
+     * what it can tell), the full depth, which makes the image again from
+     * the world's own answer, names it. */
+    flip(log, (size_t)at + 5 + 53, SWEEP__RECORD_MOVE_CUT_FORGIVEN, out);
+    {
+        sweep_replay_divergence div;
+        const sweep_replay_divergence *d = replay_bad(out, 0, &div, err, sizeof err);
+        if (!d || strcmp(d->field, "MOVE.cut_forgiven") != 0)
+            fail_msg("cut_forgiven flipped: %s", d ? d->text : err);
+        assert_int_equal(d->offset, at);
+    }
     /* The wish: the core depth runs the move it says, whose result is not
      * the one the server answered: in a version 5 log that answer's core
      * fields are the MOVE's, so it is named there. */
