@@ -1363,6 +1363,44 @@ static void wide_datagrams_replay(void **state)
     assert_int_equal(core.moves, full.moves);
 }
 
+/* A player of a recording sweepd over TCP, spawned at the arena's
+ * origin, for the jump tests below. */
+typedef struct jumper {
+    char rec[400];
+    fx_server d;
+    fx_rx *rx;
+    int fd;
+    uint32_t e;
+} jumper;
+
+static void jumper_start(jumper *j, const char *name)
+{
+    scratch(name, j->rec, sizeof j->rec);
+    assert_int_equal(mkdir(j->rec, 0700), 0);
+    const char *extra[] = {FX_SERVER_ARGS, "--record", j->rec, NULL};
+    assert_int_equal(fx_start(&j->d, extra), 0);
+    j->rx = fx_rx_new();
+    j->fd = fx_tcp_connect(j->d.port);
+    assert_true(j->fd >= 0);
+    assert_true(fx_hello(j->fd, j->rx) != 0);
+    j->e = fx_spawn(j->fd, j->rx, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
+    assert_true(j->e != 0);
+}
+
+/* Stops the server and replays its one log at both depths; the moves. */
+static uint64_t jumper_replay(jumper *j)
+{
+    close(j->fd);
+    free(j->rx);
+    assert_int_equal(fx_stop(&j->d), 0);
+    char logs[2][512];
+    assert_int_equal(logs_in(j->rec, logs, 2), 1);
+    sweep_replay_stats full, core;
+    tally tf, tc;
+    both_depths(logs[0], &full, &tf, &core, &tc);
+    return full.moves;
+}
+
 /* A jump held in the air with a sequence skipped before every move: the
  * world forgives a few refused jumps in the graces of those gaps (its
  * pace) and names the rest; the core depth, which runs sweep_act and
@@ -1370,18 +1408,11 @@ static void wide_datagrams_replay(void **state)
 static void jumps_forgiven_after_gaps_replay(void **state)
 {
     (void)state;
-    char rec[400];
-    scratch("gaps", rec, sizeof rec);
-    assert_int_equal(mkdir(rec, 0700), 0);
-    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, NULL};
-    fx_server d;
-    assert_int_equal(fx_start(&d, extra), 0);
-    fx_rx *rx = fx_rx_new();
-    int fd = fx_tcp_connect(d.port);
-    assert_true(fd >= 0);
-    assert_true(fx_hello(fd, rx) != 0);
-    uint32_t e = fx_spawn(fd, rx, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
-    assert_true(e != 0);
+    jumper j;
+    jumper_start(&j, "gaps");
+    const int fd = j.fd;
+    fx_rx *rx = j.rx;
+    const uint32_t e = j.e;
     int forgiven = 0, named = 0;
     for (uint32_t i = 0; i < 240; i++, usleep(16000)) {
         sweep_message m = fx_move_msg(e, 2 + 2 * i, sweep_v3(0, 0, 0), 1.0 / 60.0);
@@ -1392,17 +1423,9 @@ static void jumps_forgiven_after_gaps_replay(void **state)
             forgiven += (r.rules & SWEEP_WIRE_RULE_JUMP) == 0;
         }
     }
-    close(fd);
-    free(rx);
-    assert_int_equal(fx_stop(&d), 0);
     assert_true(forgiven >= 1);
     assert_true(named > 2 * forgiven);
-    char logs[2][512];
-    assert_int_equal(logs_in(rec, logs, 2), 1);
-    sweep_replay_stats full, core;
-    tally tf, tc;
-    both_depths(logs[0], &full, &tf, &core, &tc);
-    assert_int_equal(full.moves, 240);
+    assert_int_equal(jumper_replay(&j), 240);
 }
 
 /* A stall of the network mid-jump: the moves held back arrive at once,
@@ -1415,18 +1438,11 @@ static void jumps_forgiven_after_gaps_replay(void **state)
 static void jumps_after_a_forgiven_cut_replay(void **state)
 {
     (void)state;
-    char rec[400];
-    scratch("stall", rec, sizeof rec);
-    assert_int_equal(mkdir(rec, 0700), 0);
-    const char *extra[] = {FX_SERVER_ARGS, "--record", rec, NULL};
-    fx_server d;
-    assert_int_equal(fx_start(&d, extra), 0);
-    fx_rx *rx = fx_rx_new();
-    int fd = fx_tcp_connect(d.port);
-    assert_true(fd >= 0);
-    assert_true(fx_hello(fd, rx) != 0);
-    uint32_t e = fx_spawn(fd, rx, 1, sweep_v3(0, 0, 0), sweep_v3(0, 0, 0));
-    assert_true(e != 0);
+    jumper j;
+    jumper_start(&j, "stall");
+    const int fd = j.fd;
+    fx_rx *rx = j.rx;
+    const uint32_t e = j.e;
     uint32_t seq = 2;
     for (int i = 0; i < 20; i++, usleep(16000))
         moved(fd, rx, fx_move_msg(e, seq++, sweep_v3(0, 0, 0), 1.0 / 60.0));
@@ -1448,20 +1464,12 @@ static void jumps_after_a_forgiven_cut_replay(void **state)
             unnamed += (r.rules & SWEEP_WIRE_RULE_JUMP) == 0;
         }
     }
-    close(fd);
-    free(rx);
-    assert_int_equal(fx_stop(&d), 0);
     print_message("after the stall: %d cuts forgiven, %d named; refused jumps since the first: %d unnamed, %d named\n",
                   forgiven_cuts, named_cuts, unnamed, named);
     assert_true(forgiven_cuts >= 1);
     assert_int_equal(named_cuts, 0);
     assert_true(unnamed >= 1);
-    char logs[2][512];
-    assert_int_equal(logs_in(rec, logs, 2), 1);
-    sweep_replay_stats full, core;
-    tally tf, tc;
-    both_depths(logs[0], &full, &tf, &core, &tc);
-    assert_int_equal(full.moves, 51);
+    assert_int_equal(jumper_replay(&j), 51);
 }
 
 /* ---- worlds opened at run time --------------------------------------------------- */
