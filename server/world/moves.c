@@ -215,7 +215,8 @@ void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
  * SWEEP__STALL_EVERY_S. Its client predicted the whole move and claims
  * that until it hears, so the cut opens a claims' grace as lost moves do,
  * reaching what speed_limit covers in the time cut (added up over the
- * stall's cuts, at most a bank's worth) and a jump's height. */
+ * stall's cuts, at most a bank's worth) and a jump's height, and a
+ * refused Jump's window (sweep__entity_cut_forgiven). */
 static void forgive_cut(sweep__entity *e, const sweep__world *w, double cut, double rise)
 {
     e->stall_forgive -= cut;
@@ -228,6 +229,7 @@ static void forgive_cut(sweep__entity *e, const sweep__world *w, double cut, dou
     e->gap_tick = w->tick;
     uint64_t until = w->tick + sweep__ticks_of(SWEEP__GAP_GRACE_S, w->tick_rate);
     e->claim_grace_until = until > e->claim_grace_until ? until : e->claim_grace_until;
+    sweep__entity_cut_forgiven(&e->st, w->tick, w->tick_rate);
 }
 
 /* A claim's grace opened at tick `opened` has just forgiven a claim that
@@ -379,10 +381,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     /* Applied: from here on nothing can fail. */
     if (!server) {
         e->budget = budget;
-        if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET)) {
+        if (time_excess > 0.0 && !(rules & SWEEP_WIRE_RULE_TIME_BUDGET))
             forgive_cut(e, w, time_excess, sweep__jump_rise(&w->level.rules, wcfg));
-            sweep__entity_cut_forgiven(&e->st, w->tick, w->tick_rate);
-        }
     }
     uint32_t lost = sweep__entity_gap(&e->st, mv->sequence, w->tick, w->tick_rate);
     if (lost) {
