@@ -96,10 +96,8 @@ static SWEEP__ALWAYS_INLINE double sweep__volume_clearance(const sweep_world *w,
     const sweep__volume_clear *c = &w->volume_clear;
     if (!c->first)
         return 0.0;
-    const uint32_t x = sweep__volume_cell(p.x, w->volume_lo.x, w->volume_cell_inv[0], w->volume_grid);
-    const uint32_t y = sweep__volume_cell(p.y, w->volume_lo.y, w->volume_cell_inv[1], w->volume_grid);
-    const uint32_t z = sweep__volume_cell(p.z, w->volume_lo.z, w->volume_cell_inv[2], w->volume_grid_z);
-    const uint32_t cell = (z * w->volume_grid + y) * w->volume_grid + x;
+    uint32_t cell, same;
+    sweep__volume_cells_of(w, p, p, &cell, &same);
     if (c->first[cell + 1] - c->first[cell] > SWEEP__VOLUME_CLEAR_LIST_MAX)
         return 0.0;
     double clear = c->reach;
