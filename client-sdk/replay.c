@@ -293,7 +293,8 @@ static void on_move(void *ctx, const sweep__owner *o, const sweep_msg_move *mv, 
     if (!r->moves_recorded)
         return;
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode(image, r->moves_compact, o->id, mv->mode, mv->buttons, mv->velocity, res);
+    size_t n = sweep__record_move_encode(image, r->moves_compact, o->id, mv->mode, mv->buttons, mv->velocity,
+                                         sweep__record_move_cut_forgiven(res), res);
     on_sent_as(r, SWEEP_RECORD_MOVE, o->id, image, n);
     if (r->results_recorded) {
         sweep__record_moved *mo = &r->moved;

@@ -573,7 +573,8 @@ void sweep__record_move(sweep__served *w, uint64_t session, const sweep_msg_move
     uint8_t *p = begin(w, SWEEP_RECORD_MOVE, bound);
     if (!p)
         return;
-    size_t n = sweep__record_move_encode(p, 1, session, mv->mode, mv->buttons, mv->velocity, res);
+    size_t n = sweep__record_move_encode(p, 1, session, mv->mode, mv->buttons, mv->velocity,
+                                         sweep__record_move_cut_forgiven(res), res);
     w->rec->len -= bound - n;
     put_u32_at(p - 4, (uint32_t)n);
     sweep__record_moved *m = &w->rec->moved;

@@ -87,7 +87,7 @@ static size_t encode_fields(uint8_t *out, int compact, const sweep__record_move_
  * Recording); tests/server/test_record_move.c holds the two to the same
  * bytes. */
 size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, uint32_t mode, uint32_t buttons,
-                                 sweep_vec3 wish, const sweep_msg_move_result *res)
+                                 sweep_vec3 wish, int cut_forgiven, const sweep_msg_move_result *res)
 {
 #if SWEEP__LE_HOST
     _Static_assert(offsetof(sweep_msg_move_result, velocity) == offsetof(sweep_msg_move_result, position) + 24,
@@ -104,7 +104,7 @@ size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, ui
     sweep__wr32(out + 48, buttons);
     uint32_t flags = (uint32_t)res->grounded | (uint32_t)res->carried << 1 | (uint32_t)res->pushed << 2 |
                      (uint32_t)res->has_start_position << 3 | (uint32_t)res->crouched << 4 |
-                     (uint32_t)res->stance_blocked << 5 | (uint32_t)sweep__record_move_cut_forgiven(res) << 6;
+                     (uint32_t)res->stance_blocked << 5 | (uint32_t)(cut_forgiven != 0) << 6;
     memcpy(out + 56, &res->position, 48);
     if (compact) {
         uint32_t core_rules = res->rules & SWEEP__RECORD_MOVE_RULES;
@@ -146,7 +146,7 @@ size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, ui
         .has_start_position = res->has_start_position,
         .crouched = res->crouched,
         .stance_blocked = res->stance_blocked,
-        .cut_forgiven = sweep__record_move_cut_forgiven(res),
+        .cut_forgiven = cut_forgiven != 0,
         .contact_count = res->contact_count,
         .position = res->position,
         .velocity = res->velocity,

@@ -112,13 +112,15 @@ static inline int sweep__record_move_cut_forgiven(const sweep_msg_move_result *r
 }
 
 /* Writes the image of a move of `session` (mode, buttons and wish from
- * its Move; granted dt and every output from res) into out, which holds
+ * its Move, whether the server forgave a cut of its time: the move's
+ * input, as sweep__record_move_cut_forgiven says of the world's answer;
+ * granted dt and every output from res) into out, which holds
  * SWEEP__RECORD_MOVE_MAX bytes, in the compact layout or the full one;
  * returns its length (the writer's). Its contact_count is at most
  * SWEEP_MAX_CONTACTS, as its array holds: the server's is the core's own
  * count (from_core.h), never above it. */
 size_t sweep__record_move_encode(uint8_t *out, int compact, uint64_t session, uint32_t mode, uint32_t buttons,
-                                 sweep_vec3 wish, const sweep_msg_move_result *res);
+                                 sweep_vec3 wish, int cut_forgiven, const sweep_msg_move_result *res);
 
 /* Checks an image's length and fields against the layout a log of its
  * kind holds (compact or full): 0, or -1 with why (the other layout, a

@@ -81,7 +81,7 @@ static inline uint8_t *put_result(uint8_t *o, int compact, const sweep_msg_move_
     sweep__wr32(o, mask);
     o += 4;
     if (whole)
-        o += sweep__record_move_encode(o, compact, 0, 0, 0, sweep_v3(0, 0, 0), r);
+        o += sweep__record_move_encode(o, compact, 0, 0, 0, sweep_v3(0, 0, 0), sweep__record_move_cut_forgiven(r), r);
     if (!fields)
         return o;
     if (mask & SWEEP__RESULTS_TICK)

@@ -70,7 +70,8 @@ static void check_move(const uint8_t *p, size_t len, int compact)
     sweep__move_record m;
     sweep__record_move_decode(p, len, &m);
     uint8_t again[SWEEP__RECORD_MOVE_MAX];
-    size_t n = sweep__record_move_encode(again, compact, m.session, m.mode, m.buttons, m.wish, &m.result);
+    size_t n =
+        sweep__record_move_encode(again, compact, m.session, m.mode, m.buttons, m.wish, m.cut_forgiven, &m.result);
     if (n != len || memcmp(again, p, len) != 0)
         fail("a MOVE image read back does not encode to its bytes");
 }

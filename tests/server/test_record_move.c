@@ -130,7 +130,7 @@ static void same_output_agrees_with_the_image(void **state)
         uint32_t mode = round % SWEEP_WIRE_MODE_COUNT, buttons = (uint32_t)next_u64();
         sweep_vec3 wish = next_vec3();
         uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
-        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, &r);
+        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, sweep__record_move_cut_forgiven(&r), &r);
         assert_int_equal(n, compact ? compact_len(&r) : SWEEP_RECORD_MOVE_FIXED + contacts * SWEEP_RECORD_MOVE_CONTACT);
         assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
         /* The other layout's check refuses it. */
@@ -178,7 +178,8 @@ static void le_vec3(uint8_t *p, sweep_vec3 v)
 /* The writer's image is record.h's MOVE layout byte for byte, every
  * field of it (the input's too), with only the core's rules kept and
  * nothing of a contact but its point, normal, triangle and material; it
- * writes nothing past its length. */
+ * writes nothing past its length; read back, it writes the same bytes
+ * again. */
 static void the_image_is_the_layout(void **state)
 {
     (void)state;
@@ -256,12 +257,23 @@ static void the_image_is_the_layout(void **state)
 
         uint8_t image[SWEEP__RECORD_MOVE_MAX + 16];
         memset(image, 0xa5, sizeof image);
-        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, &r);
+        const int cut = sweep__record_move_cut_forgiven(&r);
+        size_t n = sweep__record_move_encode(image, compact, session, mode, buttons, wish, cut, &r);
         assert_int_equal(n, (size_t)(c - want));
         for (size_t at = 0; at < sizeof image; at++)
             if (image[at] != want[at])
                 fail_msg("round %u (%u contacts): byte %zu is 0x%02x, the layout's 0x%02x", round, contacts, at,
                          image[at], want[at]);
+        /* Read back, it writes again to the same bytes: the forgiven
+         * cut's flag is the record's own, not made of the answer. */
+        sweep__move_record m;
+        sweep__record_move_decode(image, n, &m);
+        assert_int_equal(m.cut_forgiven, cut);
+        uint8_t again[SWEEP__RECORD_MOVE_MAX];
+        assert_int_equal(
+            sweep__record_move_encode(again, compact, m.session, m.mode, m.buttons, m.wish, m.cut_forgiven, &m.result),
+            n);
+        assert_memory_equal(again, image, n);
     }
 }
 
@@ -362,7 +374,7 @@ static void same_act_agrees_with_the_image(void **state)
         r.stance_blocked = blocked != 0;
         uint8_t image[SWEEP__RECORD_MOVE_MAX + SWEEP_RECORD_MOVE_CONTACT];
         size_t n = sweep__record_move_encode(image, compact, next_u64(), SWEEP_WIRE_MODE_WALK, (uint32_t)next_u64(),
-                                             next_vec3(), &r);
+                                             next_vec3(), (int)cut, &r);
         assert_int_equal(sweep__record_move_check(image, n, compact, (char[160]){0}, 160), 0);
 #define SAME()                                                                                                 \
     sweep__record_move_same_act_in(image, compact, &a, &res, rules, speed_excess, blocked, cut, ground_mover, moved, \
@@ -406,7 +418,7 @@ static void compact_check_refuses_what_no_writer_makes(void **state)
     r.has_start_position = 1;
     uint8_t image[SWEEP__RECORD_MOVE_MAX];
     char why[160];
-    size_t n = sweep__record_move_encode(image, 1, 7, SWEEP_WIRE_MODE_WALK, 0, sweep_v3(1, 0, 0), &r);
+    size_t n = sweep__record_move_encode(image, 1, 7, SWEEP_WIRE_MODE_WALK, 0, sweep_v3(1, 0, 0), 0, &r);
     assert_int_equal(n, 104u + 28u + 44u + SWEEP_RECORD_MOVE_CONTACT);
     assert_int_equal(sweep__record_move_check(image, n, 1, why, sizeof why), 0);
     assert_true(sweep__record_move_ok(image, n, 1));
@@ -449,7 +461,8 @@ static void compact_check_refuses_what_no_writer_makes(void **state)
     assert_memory_equal(&m.result.start_position, &r.start_position, sizeof r.start_position);
     assert_memory_equal(&m.result.ground_normal, &r.ground_normal, sizeof r.ground_normal);
     uint8_t again[SWEEP__RECORD_MOVE_MAX];
-    assert_int_equal(sweep__record_move_encode(again, 1, m.session, m.mode, m.buttons, m.wish, &m.result), n);
+    assert_int_equal(sweep__record_move_encode(again, 1, m.session, m.mode, m.buttons, m.wish, m.cut_forgiven, &m.result),
+                     n);
     assert_memory_equal(again, image, n);
 }
 
