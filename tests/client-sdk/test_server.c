@@ -478,11 +478,61 @@ static void pending_counts_what_one_read_queued(void **state)
     }
 }
 
+/*
+ * Linux stamps what arrives only while some socket of the machine asks for
+ * stamps, and it switches that on a moment after the first one asks: a
+ * deferred task of the kernel, which a busy machine runs tens of
+ * milliseconds late. Until then a read is stamped with its own time. So a
+ * test of arrival times first holds a stamping socket of its own and waits
+ * until a datagram sent to itself 20 ms before it is read carries the time
+ * it arrived. Returns that socket, to be closed after the test, or -1 when
+ * the kernel does not start stamping arrivals within 5 s.
+ */
+static int arrivals_stamped(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(fd, (struct sockaddr *)&a, &alen) != 0 ||
+        connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    for (int tries = 0; tries < 250; tries++) {
+        char byte = 0, ctl[CMSG_SPACE(sizeof(struct timespec))];
+        struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+        if (send(fd, &byte, 1, 0) != 1)
+            break;
+        usleep(20000);
+        if (recvmsg(fd, &mh, 0) != 1)
+            break;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+            struct timespec st;
+            if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+                continue;
+            memcpy(&st, CMSG_DATA(cm), sizeof st);
+            double waited = (double)(now.tv_sec - st.tv_sec) + 1e-9 * (double)(now.tv_nsec - st.tv_nsec);
+            if (waited >= 0.010)
+                return fd;
+        }
+    }
+    close(fd);
+    return -1;
+}
+
 /* received_ns is when the answer arrived, not when it was read: an answer
  * left waiting in the socket keeps its arrival time. */
 static void answers_carry_their_arrival_time(void **state)
 {
     (void)state;
+    int stamping = arrivals_stamped();
+    if (stamping < 0)
+        fail_msg("the kernel did not stamp a datagram's arrival within 5 s (SO_TIMESTAMPNS)");
     for (int t = 0; t < 2; t++) {
         sweep_client *c = connect_to((sweep_client_transport)t);
         sweep_client_error e;
@@ -502,6 +552,7 @@ static void answers_carry_their_arrival_time(void **state)
         assert_true(ev.received_ns <= readable);
         sweep_client_close(c);
     }
+    close(stamping);
 }
 
 static void connecting_nowhere_is_an_error(void **state)
