@@ -294,12 +294,6 @@ static sweep_status check_desc(const sweep_world_desc *d)
     return SWEEP_OK;
 }
 
-/*
- * Memory for the large arrays of a big world. Touching hundreds of MB page
- * by page costs more than building the tree on a virtual machine, so on
- * Linux they are 2 MiB aligned and marked for transparent huge pages; only
- * speed depends on the hint being taken. Freed with free().
- */
 /* The float plane of a triangle (world_impl.h), or zero for a needle or a
  * tiny triangle. The offset is taken along the float normal itself. */
 static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
@@ -316,11 +310,23 @@ static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
     pl->d = (float)(pl->n[0] * t->a.x + pl->n[1] * t->a.y + pl->n[2] * t->a.z);
 }
 
-static void *big_alloc(size_t bytes)
+/*
+ * Memory for a world's large arrays. On Linux an array of 1 MiB or more is
+ * 2 MiB aligned, rounded up to whole 2 MiB and marked for transparent huge
+ * pages, for two reasons. Touching hundreds of MB page by page costs more
+ * than building the tree on a virtual machine. And a move reads a few
+ * lines here and there all over the arrays, each of which, on 4 KiB pages,
+ * may also cost a walk of the page tables, dear on a virtual machine:
+ * huge pages took 3 to 9% off a move on corpus levels of 7,000 to 12,000
+ * triangles (docs/performance.md, "The world's arrays on huge pages").
+ * Below 1 MiB the rounding would waste more than it is worth. Only speed
+ * depends on the hint being taken. Freed with free().
+ */
+void *sweep__world_alloc(size_t bytes)
 {
 #ifdef __linux__
     const size_t huge = (size_t)2 << 20;
-    if (bytes >= 4 * huge) {
+    if (bytes >= huge / 2) {
         size_t rounded = (bytes + huge - 1) / huge * huge;
         void *p = aligned_alloc(huge, rounded);
         if (p)
@@ -357,11 +363,11 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         goto done;
 
     builder bd = {0};
-    bd.prims = big_alloc((size_t)n * sizeof *bd.prims);
-    bd.nodes = big_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
-    w->tris = big_alloc((size_t)n * sizeof *w->tris);
-    w->boxes = big_alloc((size_t)(n + 1) * sizeof *w->boxes);
-    w->planes = big_alloc((size_t)n * sizeof *w->planes);
+    bd.prims = sweep__world_alloc((size_t)n * sizeof *bd.prims);
+    bd.nodes = sweep__world_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
+    w->tris = sweep__world_alloc((size_t)n * sizeof *w->tris);
+    w->boxes = sweep__world_alloc((size_t)(n + 1) * sizeof *w->boxes);
+    w->planes = sweep__world_alloc((size_t)n * sizeof *w->planes);
     if (!bd.prims || !bd.nodes || !w->tris || !w->boxes || !w->planes) {
         free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
         return SWEEP_E_NOMEM;
@@ -409,8 +415,9 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
     /* A wide node takes the place of at least one inner binary node (or of
      * the root leaf): at most as many as the binary tree has inner nodes,
      * plus one. Not shrunk with realloc: that would copy it out of its
-     * huge pages. The unused tail was never touched, so it holds no memory. */
-    collapser cl = {bd.nodes, big_alloc((size_t)(bd.node_count / 2 + 1) * sizeof *cl.nodes), 0, 0};
+     * huge pages. The unused tail was never touched, so past the last page
+     * the nodes reach it holds no memory. */
+    collapser cl = {bd.nodes, sweep__world_alloc((size_t)(bd.node_count / 2 + 1) * sizeof *cl.nodes), 0, 0};
     if (!cl.nodes) {
         free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
         return SWEEP_E_NOMEM;

@@ -120,6 +120,11 @@ static inline float sweep__widen_up(double x)
     return (float)(x + (fabs(x) * SWEEP__WIDEN_REL + SWEEP__WIDEN_ABS));
 }
 
+/* Memory for one of a world's large arrays (tris, boxes, planes, nodes,
+ * prep), on huge pages where it is large enough (world.c says why);
+ * freed with free(). */
+void *sweep__world_alloc(size_t bytes);
+
 /* The inverse radii every eSpace transform multiplies by: one expression
  * for the move's context and a world's preparation, whose bits a scene
  * compares to take the world's prepared triangles. */

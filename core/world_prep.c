@@ -23,7 +23,7 @@ sweep_status sweep_world_prepare_radii(sweep_world *w, sweep_vec3 radii)
     sweep_vec3 inv = sweep__inverse_radii(radii);
     sweep__tri_prep *prep = NULL;
     if (w->tri_count > 0) {
-        prep = malloc((size_t)w->tri_count * sizeof *prep);
+        prep = sweep__world_alloc((size_t)w->tri_count * sizeof *prep);
         if (!prep)
             return SWEEP_E_NOMEM;
         for (uint32_t i = 0; i < w->tri_count; i++)
