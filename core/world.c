@@ -322,15 +322,31 @@ static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
  * Below 1 MiB the rounding would waste more than it is worth. Only speed
  * depends on the hint being taken. Freed with free().
  */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int on_huge_pages(size_t bytes)
+{
+#ifdef __linux__
+    return bytes >= HUGE_PAGE / 2;
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+
+size_t sweep__world_held(size_t bytes)
+{
+    return on_huge_pages(bytes) ? (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : bytes;
+}
+
 void *sweep__world_alloc(size_t bytes)
 {
 #ifdef __linux__
-    const size_t huge = (size_t)2 << 20;
-    if (bytes >= huge / 2) {
-        size_t rounded = (bytes + huge - 1) / huge * huge;
-        void *p = aligned_alloc(huge, rounded);
+    if (on_huge_pages(bytes)) {
+        size_t held = sweep__world_held(bytes);
+        void *p = aligned_alloc(HUGE_PAGE, held);
         if (p)
-            madvise(p, rounded, MADV_HUGEPAGE);
+            madvise(p, held, MADV_HUGEPAGE);
         return p;
     }
 #endif
@@ -466,8 +482,12 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     out->degenerate_count = w->degenerate_count;
     out->node_count = w->node_count;
     out->bvh_depth = w->depth;
-    out->bytes = sizeof *w + (size_t)w->tri_count * (sizeof *w->tris + sizeof *w->boxes + sizeof *w->planes) +
-                 (size_t)w->node_count * sizeof *w->nodes + (w->prep ? (size_t)w->tri_count * sizeof *w->prep : 0);
+    /* Each array as sweep__world_alloc holds it: on huge pages, its whole
+     * 2 MiB pages; the tree's nodes as far as they reach. */
+    size_t n = w->tri_count;
+    out->bytes = sizeof *w + sweep__world_held(n * sizeof *w->tris) + sweep__world_held((n + 1) * sizeof *w->boxes) +
+                 sweep__world_held(n * sizeof *w->planes) + sweep__world_held((size_t)w->node_count * sizeof *w->nodes) +
+                 (w->prep ? sweep__world_held(n * sizeof *w->prep) : 0);
     out->bounds_min = w->lo;
     out->bounds_max = w->hi;
 }

@@ -122,8 +122,10 @@ static inline float sweep__widen_up(double x)
 
 /* Memory for one of a world's large arrays (tris, boxes, planes, nodes,
  * prep), on huge pages where it is large enough (world.c says why);
- * freed with free(). */
+ * freed with free(). sweep__world_held: how much memory an array of that
+ * many bytes holds so (sweep_world_info.bytes). */
 void *sweep__world_alloc(size_t bytes);
+size_t sweep__world_held(size_t bytes);
 
 /* The inverse radii every eSpace transform multiplies by: one expression
  * for the move's context and a world's preparation, whose bits a scene

@@ -97,6 +97,13 @@ static void large_arrays_start_on_huge_pages(void **state)
 #ifdef __linux__
     assert_int_equal((uintptr_t)w->tris % HUGE_PAGE, 0);
     assert_int_equal((uintptr_t)w->prep % HUGE_PAGE, 0);
+    /* The world's count of its memory takes in the whole huge pages. */
+    sweep_world_info info;
+    sweep_world_get_info(w, &info);
+    size_t n = w->tri_count, tris = n * sizeof *w->tris, prep = n * sizeof *w->prep;
+    assert_true(info.bytes >= (tris + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
+                                   (prep + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
+                                   n * (sizeof *w->boxes + sizeof *w->planes));
     if (strcmp(thp_mode(), "[never]") == 0) {
         print_message("transparent huge pages are off on this machine: the hint is not checked\n");
     } else {
