@@ -312,26 +312,26 @@ static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
 
 /*
  * Memory for a world's large arrays. On Linux an array of 1 MiB or more is
- * 2 MiB aligned, rounded up to whole 2 MiB and marked for transparent huge
- * pages, for two reasons. Touching hundreds of MB page by page costs more
- * than building the tree on a virtual machine. And a move reads a few
- * lines here and there all over the arrays, each of which, on 4 KiB pages,
- * may also cost a walk of the page tables, dear on a virtual machine:
- * huge pages took 3 to 9% off a move on corpus levels of 7,000 to 12,000
- * triangles (docs/performance.md, "The world's arrays on huge pages").
- * Below 1 MiB the rounding would waste more than it is worth. Only speed
- * depends on the hint being taken. Freed with free().
+ * mapped on its own, 2 MiB aligned, rounded up to whole 2 MiB and marked
+ * for transparent huge pages: a map's arrays are written whole as it
+ * loads, and on a virtual machine a fault a 4 KiB page costs more than
+ * building the tree. A load takes 35 to 55% less time so (docs/
+ * performance.md, "The world's arrays on huge pages"); a move is no
+ * faster. Below 1 MiB the rounding would waste more than it is worth.
+ * Only speed depends on the kernel taking the hint.
+ *
+ * Mapped, not taken from the heap: a heap range once marked for huge
+ * pages stays marked for whatever the heap puts there after the array is
+ * freed. So an array is given back with sweep__world_free and its size.
+ * AddressSanitizer's builds take them from the heap as any array, so that
+ * it still watches their bounds (SWEEP__WORLD_MAPPED, world_impl.h).
  */
 #define HUGE_PAGE ((size_t)2 << 20)
+#define MAPPED_ARRAYS SWEEP__WORLD_MAPPED
 
 static int on_huge_pages(size_t bytes)
 {
-#ifdef __linux__
-    return bytes >= HUGE_PAGE / 2;
-#else
-    (void)bytes;
-    return 0;
-#endif
+    return MAPPED_ARRAYS && bytes >= HUGE_PAGE / 2;
 }
 
 size_t sweep__world_held(size_t bytes)
@@ -341,16 +341,36 @@ size_t sweep__world_held(size_t bytes)
 
 void *sweep__world_alloc(size_t bytes)
 {
-#ifdef __linux__
+#if MAPPED_ARRAYS
     if (on_huge_pages(bytes)) {
+        /* A huge page more than asked, then the parts before the first
+         * 2 MiB boundary and after the array given back. */
         size_t held = sweep__world_held(bytes);
-        void *p = aligned_alloc(HUGE_PAGE, held);
-        if (p)
-            madvise(p, held, MADV_HUGEPAGE);
-        return p;
+        uint8_t *m = mmap(NULL, held + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        size_t lead = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
+        if (lead)
+            munmap(m, lead);
+        munmap(m + lead + held, HUGE_PAGE - lead);
+        madvise(m + lead, held, MADV_HUGEPAGE);
+        return m + lead;
     }
 #endif
     return malloc(bytes ? bytes : 1);
+}
+
+void sweep__world_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+#if MAPPED_ARRAYS
+    if (on_huge_pages(bytes)) {
+        munmap(p, sweep__world_held(bytes));
+        return;
+    }
+#endif
+    free(p);
 }
 
 sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
@@ -379,13 +399,15 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         goto done;
 
     builder bd = {0};
-    bd.prims = sweep__world_alloc((size_t)n * sizeof *bd.prims);
-    bd.nodes = sweep__world_alloc((size_t)(2 * (size_t)n) * sizeof *bd.nodes);
+    const size_t prims_bytes = (size_t)n * sizeof *bd.prims, bnodes_bytes = 2 * (size_t)n * sizeof *bd.nodes;
+    bd.prims = sweep__world_alloc(prims_bytes);
+    bd.nodes = sweep__world_alloc(bnodes_bytes);
     w->tris = sweep__world_alloc((size_t)n * sizeof *w->tris);
     w->boxes = sweep__world_alloc((size_t)(n + 1) * sizeof *w->boxes);
     w->planes = sweep__world_alloc((size_t)n * sizeof *w->planes);
     if (!bd.prims || !bd.nodes || !w->tris || !w->boxes || !w->planes) {
-        free(bd.prims), free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
+        sweep__world_free(bd.prims, prims_bytes), sweep__world_free(bd.nodes, bnodes_bytes);
+        sweep_world_destroy(w);
         return SWEEP_E_NOMEM;
     }
 
@@ -427,20 +449,22 @@ sweep_status sweep_world_create(const sweep_world_desc *desc, sweep_world **out)
         w->lo = sweep_v3_min(w->lo, bd.prims[i].lo);
         w->hi = sweep_v3_max(w->hi, bd.prims[i].hi);
     }
-    free(bd.prims);
+    sweep__world_free(bd.prims, prims_bytes);
     /* A wide node takes the place of at least one inner binary node (or of
      * the root leaf): at most as many as the binary tree has inner nodes,
      * plus one. Not shrunk with realloc: that would copy it out of its
      * huge pages. The unused tail was never touched, so past the last page
      * the nodes reach it holds no memory. */
-    collapser cl = {bd.nodes, sweep__world_alloc((size_t)(bd.node_count / 2 + 1) * sizeof *cl.nodes), 0, 0};
+    w->node_room = bd.node_count / 2 + 1;
+    collapser cl = {bd.nodes, sweep__world_alloc((size_t)w->node_room * sizeof *cl.nodes), 0, 0};
     if (!cl.nodes) {
-        free(bd.nodes), free(w->tris), free(w->boxes), free(w->planes), free(w);
+        sweep__world_free(bd.nodes, bnodes_bytes);
+        sweep_world_destroy(w);
         return SWEEP_E_NOMEM;
     }
     collapse(&cl, 0, 1);
-    assert(cl.count <= bd.node_count / 2 + 1 && cl.depth <= bd.depth);
-    free(bd.nodes);
+    assert(cl.count <= w->node_room && cl.depth <= bd.depth);
+    sweep__world_free(bd.nodes, bnodes_bytes);
     w->nodes = cl.nodes;
     w->node_count = cl.count;
     w->depth = cl.depth;
@@ -453,11 +477,12 @@ void sweep_world_destroy(sweep_world *w)
 {
     if (!w)
         return;
-    free(w->tris);
-    free(w->boxes);
-    free(w->planes);
-    free(w->nodes);
-    free(w->prep);
+    size_t n = w->tri_count;
+    sweep__world_free(w->tris, n * sizeof *w->tris);
+    sweep__world_free(w->boxes, (n + 1) * sizeof *w->boxes);
+    sweep__world_free(w->planes, n * sizeof *w->planes);
+    sweep__world_free(w->nodes, (size_t)w->node_room * sizeof *w->nodes);
+    sweep__world_free(w->prep, n * sizeof *w->prep);
     free(w->volumes);
     free(w->volume_damage);
     free(w->volume_forms_block);
@@ -483,11 +508,14 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     out->node_count = w->node_count;
     out->bvh_depth = w->depth;
     /* Each array as sweep__world_alloc holds it: on huge pages, its whole
-     * 2 MiB pages; the tree's nodes as far as they reach. */
-    size_t n = w->tri_count;
+     * 2 MiB pages. Of the tree's room only the pages its nodes reach hold
+     * memory: the rest was never touched. */
+    size_t n = w->tri_count, room = (size_t)w->node_room * sizeof *w->nodes;
+    size_t nodes = (size_t)w->node_count * sizeof *w->nodes;
+    if (on_huge_pages(room))
+        nodes = (nodes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     out->bytes = sizeof *w + sweep__world_held(n * sizeof *w->tris) + sweep__world_held((n + 1) * sizeof *w->boxes) +
-                 sweep__world_held(n * sizeof *w->planes) + sweep__world_held((size_t)w->node_count * sizeof *w->nodes) +
-                 (w->prep ? sweep__world_held(n * sizeof *w->prep) : 0);
+                 sweep__world_held(n * sizeof *w->planes) + nodes + (w->prep ? sweep__world_held(n * sizeof *w->prep) : 0);
     out->bounds_min = w->lo;
     out->bounds_max = w->hi;
 }

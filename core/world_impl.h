@@ -120,11 +120,28 @@ static inline float sweep__widen_up(double x)
     return (float)(x + (fabs(x) * SWEEP__WIDEN_REL + SWEEP__WIDEN_ABS));
 }
 
+/* Whether a world's large arrays are mapped on their own, on huge pages
+ * (world.c): on Linux, but not under AddressSanitizer, which watches the
+ * bounds of heap arrays only. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SWEEP__WORLD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWEEP__WORLD_ASAN 1
+#endif
+#endif
+#if defined(__linux__) && !defined(SWEEP__WORLD_ASAN)
+#define SWEEP__WORLD_MAPPED 1
+#else
+#define SWEEP__WORLD_MAPPED 0
+#endif
+
 /* Memory for one of a world's large arrays (tris, boxes, planes, nodes,
- * prep), on huge pages where it is large enough (world.c says why);
- * freed with free(). sweep__world_held: how much memory an array of that
- * many bytes holds so (sweep_world_info.bytes). */
+ * prep), on huge pages where it is large enough (world.c says why), and
+ * given back with sweep__world_free and the same size. sweep__world_held:
+ * how much memory an array of that many bytes holds so, all of it used. */
 void *sweep__world_alloc(size_t bytes);
+void sweep__world_free(void *p, size_t bytes);
 size_t sweep__world_held(size_t bytes);
 
 /* The inverse radii every eSpace transform multiplies by: one expression
@@ -210,6 +227,7 @@ struct sweep_world {
     uint32_t tri_count;
     sweep__node *nodes;
     uint32_t node_count;
+    uint32_t node_room; /* nodes allocated, node_count of them used */
     uint32_t depth;
     uint32_t described_count;
     uint32_t degenerate_count;

@@ -29,7 +29,7 @@ sweep_status sweep_world_prepare_radii(sweep_world *w, sweep_vec3 radii)
         for (uint32_t i = 0; i < w->tri_count; i++)
             sweep__tri_prepare_espace(&w->tris[i], inv, &prep[i]);
     }
-    free(w->prep);
+    sweep__world_free(w->prep, (size_t)w->tri_count * sizeof *w->prep);
     w->prep = prep;
     w->prep_inv_radii = inv;
     return SWEEP_OK;
