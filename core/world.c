@@ -369,6 +369,8 @@ void sweep__world_free(void *p, size_t bytes)
         munmap(p, sweep__world_held(bytes));
         return;
     }
+#else
+    (void)bytes;
 #endif
     free(p);
 }
