@@ -314,10 +314,10 @@ static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
  * Memory for a world's large arrays. On Linux an array of 1 MiB or more is
  * mapped on its own, 2 MiB aligned, rounded up to whole 2 MiB and marked
  * for transparent huge pages: a map's arrays are written whole as it
- * loads, and on a virtual machine a fault a 4 KiB page costs more than
- * building the tree. A load takes 28 to 53% less time so (docs/
- * performance.md, "The world's arrays on huge pages"); a move is no
- * faster. Below 1 MiB the rounding would waste more than it is worth.
+ * loads, and on a virtual machine faulting them in 4 KiB at a time costs
+ * more than building the tree. A load takes 28 to 53% less time so
+ * (docs/performance.md, "The world's arrays on huge pages"); a move is
+ * no faster. Below 1 MiB the rounding would waste more than it is worth.
  * Only speed depends on the kernel taking the hint.
  *
  * Mapped, not taken from the heap: a heap range once marked for huge
