@@ -13,6 +13,18 @@
 #ifndef SWEEP_CORE_COMPILER_H
 #define SWEEP_CORE_COMPILER_H
 
+/* SWEEP__ASAN is defined in AddressSanitizer's builds (GCC names them by
+ * __SANITIZE_ADDRESS__, Clang by a feature), where some memory is kept
+ * the sanitizer's way: the heap rather than a mapping of its own, a free
+ * slot of a pool poisoned. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SWEEP__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWEEP__ASAN 1
+#endif
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 /* Inlined even where the compiler's own measure would not (hot paths). */
 #define SWEEP__ALWAYS_INLINE inline __attribute__((always_inline))

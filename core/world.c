@@ -327,21 +327,26 @@ static void plane_of(const sweep__tri *t, sweep__tri_plane *pl)
  * it still watches their bounds (SWEEP__WORLD_MAPPED, world_impl.h).
  */
 #define HUGE_PAGE ((size_t)2 << 20)
-#define MAPPED_ARRAYS SWEEP__WORLD_MAPPED
 
 static int on_huge_pages(size_t bytes)
 {
-    return MAPPED_ARRAYS && bytes >= HUGE_PAGE / 2;
+    return SWEEP__WORLD_MAPPED && bytes >= HUGE_PAGE / 2;
+}
+
+/* bytes rounded up to whole huge pages. */
+static size_t whole_pages(size_t bytes)
+{
+    return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
 }
 
 size_t sweep__world_held(size_t bytes)
 {
-    return on_huge_pages(bytes) ? (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : bytes;
+    return on_huge_pages(bytes) ? whole_pages(bytes) : bytes;
 }
 
 void *sweep__world_alloc(size_t bytes)
 {
-#if MAPPED_ARRAYS
+#if SWEEP__WORLD_MAPPED
     if (on_huge_pages(bytes)) {
         /* A huge page more than asked, then the parts before the first
          * 2 MiB boundary and after the array given back. */
@@ -364,7 +369,7 @@ void sweep__world_free(void *p, size_t bytes)
 {
     if (!p)
         return;
-#if MAPPED_ARRAYS
+#if SWEEP__WORLD_MAPPED
     if (on_huge_pages(bytes)) {
         munmap(p, sweep__world_held(bytes));
         return;
@@ -515,7 +520,7 @@ void sweep_world_get_info(const sweep_world *w, sweep_world_info *out)
     size_t n = w->tri_count, room = (size_t)w->node_room * sizeof *w->nodes;
     size_t nodes = (size_t)w->node_count * sizeof *w->nodes;
     if (on_huge_pages(room))
-        nodes = (nodes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        nodes = whole_pages(nodes);
     out->bytes = sizeof *w + sweep__world_held(n * sizeof *w->tris) + sweep__world_held((n + 1) * sizeof *w->boxes) +
                  sweep__world_held(n * sizeof *w->planes) + nodes + (w->prep ? sweep__world_held(n * sizeof *w->prep) : 0);
     out->bounds_min = w->lo;

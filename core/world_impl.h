@@ -43,6 +43,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/compiler.h"
 #include "core/swept_sphere.h"
 #include "core/vec3.h"
 #include "core/world.h"
@@ -123,14 +124,7 @@ static inline float sweep__widen_up(double x)
 /* Whether a world's large arrays are mapped on their own, on huge pages
  * (world.c): on Linux, but not under AddressSanitizer, which watches the
  * bounds of heap arrays only. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SWEEP__WORLD_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SWEEP__WORLD_ASAN 1
-#endif
-#endif
-#if defined(__linux__) && !defined(SWEEP__WORLD_ASAN)
+#if defined(__linux__) && !defined(SWEEP__ASAN)
 #define SWEEP__WORLD_MAPPED 1
 #else
 #define SWEEP__WORLD_MAPPED 0

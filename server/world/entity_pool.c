@@ -21,15 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SWEEP__POOL_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SWEEP__POOL_ASAN 1
-#endif
-#ifdef SWEEP__POOL_ASAN
+#include "core/compiler.h"
+
+#ifdef SWEEP__ASAN
 #include <sanitizer/asan_interface.h>
 #define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))

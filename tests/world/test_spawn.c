@@ -346,15 +346,9 @@ static void despawn_answers_despawned(void **state)
     wf_one_close(&s);
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define POOL_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define POOL_ASAN 1
-#endif
-#ifdef POOL_ASAN
+#include "core/compiler.h"
+
+#ifdef SWEEP__ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -370,20 +364,20 @@ static void a_despawned_slot_is_poisoned_until_reused(void **state)
     sweep_msg_spawned a = wf_spawn(s.w, &s.o, s.r, 1);
     sweep__entity *slot = sweep__world_entity(s.w, &s.o, a.entity);
     assert_non_null(slot);
-#ifdef POOL_ASAN
+#ifdef SWEEP__ASAN
     assert_false(__asan_address_is_poisoned(slot));
 #endif
     wf_clear(s.r);
     sweep_message m = wf_despawn_msg(a.entity, 2);
     wf_request(s.w, &s.o, s.r, &m);
     wf_only(s.r, SWEEP_MSG_DESPAWNED);
-#ifdef POOL_ASAN
+#ifdef SWEEP__ASAN
     assert_true(__asan_address_is_poisoned(slot));
     assert_true(__asan_address_is_poisoned((char *)slot + sizeof *slot - 1));
 #endif
     sweep_msg_spawned b = wf_spawn(s.w, &s.o, s.r, 3);
     assert_ptr_equal(sweep__world_entity(s.w, &s.o, b.entity), slot);
-#ifdef POOL_ASAN
+#ifdef SWEEP__ASAN
     assert_false(__asan_address_is_poisoned(slot));
 #endif
     wf_one_close(&s);
