@@ -29,6 +29,9 @@
 /* Nor does a merge that would leave an outline of more corners than this
  * (collinear ones included): a real level's are far smaller. */
 #define MAX_OUTLINE 1024
+/* Rounds of keeping the corners another polygon keeps (keep_shared)
+ * before every corner on two outlines is kept. */
+#define SHARED_ROUNDS 8
 
 int sweep__face_add(sweep__face_set *s, const double (*p)[3], uint32_t n, const double normal[3], double d,
                     uint32_t key)
@@ -46,14 +49,22 @@ int sweep__face_add(sweep__face_set *s, const double (*p)[3], uint32_t n, const 
     return 1;
 }
 
+int sweep__face_pin(sweep__face_set *s, const double p[3])
+{
+    if (!sweep__grow((void **)&s->pin, &s->pin_cap, (uint64_t)s->pins + 1, sizeof s->pin[0]))
+        return 0;
+    memcpy(s->pin[s->pins++], p, sizeof s->pin[0]);
+    return 1;
+}
+
 void sweep__face_set_clear(sweep__face_set *s)
 {
-    s->points = s->count = 0;
+    s->points = s->count = s->pins = 0;
 }
 
 void sweep__face_set_free(sweep__face_set *s)
 {
-    free(s->p), free(s->f);
+    free(s->p), free(s->f), free(s->pin);
     memset(s, 0, sizeof *s);
 }
 
@@ -101,9 +112,9 @@ static uint32_t cell_slot(const welder *w, int64_t x, int64_t y, int64_t z)
     return (uint32_t)h & w->mask;
 }
 
-static int weld_point(welder *w, sweep__face_mesh *m, const double x[3], uint32_t *out)
+/* The lowest numbered vertex within eps of x, or NONE; its cell in c. */
+static uint32_t weld_find(const welder *w, const sweep__face_mesh *m, const double x[3], int64_t c[3])
 {
-    int64_t c[3];
     for (int i = 0; i < 3; i++)
         c[i] = (int64_t)floor(x[i] / w->cell);
     uint32_t best = NONE;
@@ -117,6 +128,13 @@ static int weld_point(welder *w, sweep__face_mesh *m, const double x[3], uint32_
                     if (v < best && dot3(d, d) <= w->eps2)
                         best = v;
                 }
+    return best;
+}
+
+static int weld_point(welder *w, sweep__face_mesh *m, const double x[3], uint32_t *out)
+{
+    int64_t c[3];
+    uint32_t best = weld_find(w, m, x, c);
     if (best != NONE) {
         *out = best;
         return 1;
@@ -260,8 +278,10 @@ static int on_segment(const double a[3], const double b[3], const double x[3], d
 /* The corners of r[0..k) that are not within eps of the segment between
  * the corners kept on either side, into o; their number (< 3: no area).
  * Greedy from a corner that is surely one: each next corner kept is the
- * farthest ahead with every point skipped within eps of the chord. */
-static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t k, double eps, uint32_t *o)
+ * farthest ahead with every point skipped within eps of the chord and not
+ * pinned (pinned: NULL, or a mark per vertex). */
+static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t k, double eps,
+                               const uint8_t *pinned, uint32_t *o)
 {
     uint32_t s = k;
     for (uint32_t i = 0; i < k && s == k; i++)
@@ -276,7 +296,8 @@ static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t
         while (t < k) {
             int fits = 1;
             for (uint32_t j = cur + 1; j <= t && fits; j++)
-                fits = on_segment(v[r[(s + cur) % k]], v[r[(s + t + 1) % k]], v[r[(s + j) % k]], eps);
+                fits = !(pinned && pinned[r[(s + j) % k]]) &&
+                       on_segment(v[r[(s + cur) % k]], v[r[(s + t + 1) % k]], v[r[(s + j) % k]], eps);
             if (!fits)
                 break;
             t++;
@@ -526,6 +547,7 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
     rings g = {0};
     order *ord = NULL;
     uint32_t *scratch = NULL, scratch_cap = 0, *faces = NULL;
+    uint8_t *pinned = NULL, *kept = NULL;
     int ok = 0;
     uint32_t slots = 64;
     while (slots < 2 * (uint64_t)s->points && slots < (1u << 30))
@@ -567,6 +589,16 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
     }
     if (!(g.stamp = calloc(out->vertices ? out->vertices : 1, sizeof *g.stamp)))
         goto done;
+    if (s->pins) {
+        if (!(pinned = calloc(out->vertices ? out->vertices : 1, 1)))
+            goto done;
+        for (uint32_t i = 0; i < s->pins; i++) {
+            int64_t c[3];
+            uint32_t v = weld_find(&w, out, s->pin[i], c);
+            if (v != NONE)
+                pinned[v] = 1;
+        }
+    }
     /* Groups of one plane and key, each in input order. */
     qsort(ord, nf, sizeof *ord, order_cmp);
     for (uint32_t g0 = 0, g1; g0 < nf; g0 = g1) {
@@ -579,6 +611,46 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
         if (!merge_group(s, out, &g, faces, g1 - g0, eps, &scratch, &scratch_cap))
             goto done;
     }
+    /* Where one polygon keeps a corner that another drops as collinear,
+     * the other keeps it too, until none differ (pins only grow); after
+     * SHARED_ROUNDS, every corner on two outlines is pinned, which ends
+     * it. */
+    if (s->keep_shared) {
+        const uint32_t nv = out->vertices ? out->vertices : 1;
+        if ((!pinned && !(pinned = calloc(nv, 1))) || !(kept = malloc(nv)))
+            goto done;
+        for (int more = 1, round = 0; more; round++) {
+            more = 0;
+            if (round == SHARED_ROUNDS) {
+                memset(kept, 0, nv);
+                for (uint32_t f = 0; f < nf; f++)
+                    for (uint32_t i = 0; g.alive[f] && i < g.len[f]; i++) {
+                        uint32_t v = g.pool[g.at[f] + i];
+                        pinned[v] |= kept[v];
+                        kept[v] = 1;
+                    }
+                break;
+            }
+            memset(kept, 0, nv);
+            for (int pass = 0; pass < 2; pass++)
+                for (uint32_t f = 0; f < nf; f++) {
+                    if (!g.alive[f])
+                        continue;
+                    if (!sweep__grow((void **)&scratch, &scratch_cap, g.len[f], sizeof *scratch))
+                        goto done;
+                    uint32_t k =
+                        drop_collinear((const double(*)[3])out->v, g.pool + g.at[f], g.len[f], eps, pinned, scratch);
+                    ++g.gen;
+                    for (uint32_t i = 0; i < k; i++)
+                        kept[scratch[i]] = 1, g.stamp[scratch[i]] = g.gen;
+                    for (uint32_t i = 0; pass == 1 && i < g.len[f]; i++) {
+                        uint32_t v = g.pool[g.at[f] + i];
+                        if (g.stamp[v] != g.gen && kept[v] && !pinned[v])
+                            pinned[v] = 1, more = 1;
+                    }
+                }
+        }
+    }
     /* Each polygon left, in input order (a merged one where its first
      * piece was), without its collinear corners, fanned. */
     for (uint32_t f = 0; f < nf; f++) {
@@ -586,7 +658,7 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
             continue;
         if (!sweep__grow((void **)&scratch, &scratch_cap, g.len[f], sizeof *scratch))
             goto done;
-        uint32_t k = drop_collinear((const double(*)[3])out->v, g.pool + g.at[f], g.len[f], eps, scratch);
+        uint32_t k = drop_collinear((const double(*)[3])out->v, g.pool + g.at[f], g.len[f], eps, pinned, scratch);
         if (k < 3) {
             out->dropped++;
             continue;
@@ -598,6 +670,6 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
 done:
     free(w.head), free(w.next);
     free(g.pool), free(g.at), free(g.len), free(g.alive), free(g.simple), free(g.lo), free(g.hi), free(g.stamp);
-    free(ord), free(faces), free(scratch);
+    free(ord), free(faces), free(scratch), free(pinned), free(kept);
     return ok;
 }

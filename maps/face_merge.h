@@ -33,7 +33,13 @@
  * fan has the best worst triangle (the largest smallest area / sum of squared
  * sides), so no needle is made where a better fan exists; a polygon that
  * no corner fans without a backward triangle is fanned from a new vertex
- * at its centroid. Everything runs in input order, with no hash table's
+ * at its centroid. A pinned point (sweep__face_pin) is never dropped as
+ * collinear: a corner that triangles outside the set also use (the edge
+ * of a closed shell where another plane meets this one) stays a corner of
+ * every outline it lies on, so those triangles still share whole edges
+ * with the ones made here. With keep_shared, the same holds among the
+ * polygons left: a corner one of them keeps, none whose outline holds it
+ * drops. Everything runs in input order, with no hash table's
  * order in the result: the same polygons give the same triangles.
  */
 #ifndef SWEEP_MAPS_FACE_MERGE_H
@@ -53,6 +59,12 @@ typedef struct sweep__face_set {
     uint32_t points, point_cap;
     sweep__face *f;
     uint32_t count, cap;
+    double (*pin)[3]; /* points no outline drops as collinear */
+    uint32_t pins, pin_cap;
+    /* 1: a corner that one polygon left keeps, no other polygon whose
+     * outline holds it drops (no T-junction among the set's own
+     * triangles); 0: each polygon drops its collinear corners alone. */
+    int keep_shared;
 } sweep__face_set;
 
 /* What merging made: vertices, and triangles as 4 numbers each (three
@@ -69,7 +81,11 @@ typedef struct sweep__face_mesh {
 /* Appends polygon p[0..n) (n >= 3); 0 when out of memory. */
 int sweep__face_add(sweep__face_set *s, const double (*p)[3], uint32_t n, const double normal[3], double d,
                     uint32_t key);
-/* Empties s, keeping its memory. */
+/* Pins the corner at p (welded as every corner is): no outline drops it
+ * as collinear. A point that no polygon's corner welds to pins nothing.
+ * 0 when out of memory. */
+int sweep__face_pin(sweep__face_set *s, const double p[3]);
+/* Empties s, pins too, keeping its memory. */
 void sweep__face_set_clear(sweep__face_set *s);
 void sweep__face_set_free(sweep__face_set *s);
 

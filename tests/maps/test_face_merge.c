@@ -10,8 +10,11 @@
  * quad, pieces along another piece's edge (a T-junction) merge once they
  * span it, corners a hair apart are welded; a union that is not convex,
  * polygons of different keys, planes or facings do not merge; a strip of
- * collinear corners is cut without needles; the same input gives the same
- * output; groups and outlines too large to merge cheaply are left alone.
+ * collinear corners is cut without needles; a pinned corner is kept where
+ * it would be dropped as collinear, and with keep_shared a corner one
+ * polygon keeps is kept by the polygon whose side it lies on; the same
+ * input gives the same output; groups and outlines too large to merge
+ * cheaply are left alone.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -292,6 +295,71 @@ static void a_strip_is_cut_without_needles(void **state)
     sweep__face_mesh_free(&m);
 }
 
+/* 1 if vertex v is a corner of some triangle of m. */
+static int used(const sweep__face_mesh *m, uint32_t v)
+{
+    for (uint32_t t = 0; t < m->triangles; t++)
+        for (int k = 0; k < 3; k++)
+            if (m->tri[4 * t + k] == v)
+                return 1;
+    return 0;
+}
+
+/* The vertex of m at (x, y, 0), or UINT32_MAX. */
+static uint32_t vertex_at(const sweep__face_mesh *m, double x, double y)
+{
+    for (uint32_t v = 0; v < m->vertices; v++)
+        if (m->v[v][0] == x && m->v[v][1] == y && m->v[v][2] == 0)
+            return v;
+    return UINT32_MAX;
+}
+
+static void pinned_and_shared_corners_stay(void **state)
+{
+    (void)state;
+    sweep__face_set s = {0};
+    sweep__face_mesh m = {0};
+    /* Three squares in a row: one quad, its two middle corners on each
+     * long side dropped... */
+    for (int i = 0; i < 3; i++)
+        add_rect(&s, 16.0 * i, 0, 16.0 * (i + 1), 16, 0, up, 1);
+    assert_int_equal(merge_and_check(&s, up, &m), 2);
+    assert_false(used(&m, vertex_at(&m, 16, 0)));
+    /* ...unless pinned: a pin keeps its corner, and one at no corner pins
+     * nothing. */
+    const double pin[3] = {16, 0, 0}, nowhere[3] = {5, 5, 0};
+    assert_true(sweep__face_pin(&s, pin));
+    assert_true(sweep__face_pin(&s, nowhere));
+    assert_int_equal(merge_and_check(&s, up, &m), 3);
+    assert_true(used(&m, vertex_at(&m, 16, 0)));
+    assert_false(used(&m, vertex_at(&m, 32, 0)));
+    sweep__face_set_clear(&s);
+    assert_int_equal(s.pins, 0);
+
+    /* Two squares on the bottom row and one above the left: the bottom
+     * pair merge into one rectangle, the third cannot join it (an L is
+     * not convex), and its corner (16, 16) lies on the rectangle's top
+     * side. Alone, the rectangle drops it; with keep_shared, it keeps the
+     * corner the square keeps. */
+    add_rect(&s, 0, 0, 16, 16, 0, up, 1);
+    add_rect(&s, 16, 0, 32, 16, 0, up, 1);
+    add_rect(&s, 0, 16, 16, 32, 0, up, 1);
+    for (int keep = 0; keep < 2; keep++) {
+        s.keep_shared = keep;
+        assert_int_equal(merge_and_check(&s, up, &m), keep ? 5 : 4);
+        uint32_t v = vertex_at(&m, 16, 16), rectangle_uses = 0;
+        for (uint32_t t = 0; t < m.triangles; t++) {
+            int low = 1, has = 0;
+            for (int k = 0; k < 3; k++)
+                low &= m.v[m.tri[4 * t + k]][1] <= 16, has |= m.tri[4 * t + k] == v;
+            rectangle_uses += low && has;
+        }
+        assert_true(keep ? rectangle_uses > 0 : rectangle_uses == 0);
+    }
+    sweep__face_set_free(&s);
+    sweep__face_mesh_free(&m);
+}
+
 static void the_same_input_gives_the_same_output(void **state)
 {
     (void)state;
@@ -349,6 +417,7 @@ int main(void)
         cmocka_unit_test(what_must_not_merge_does_not),
         cmocka_unit_test(corners_a_hair_apart_are_one),
         cmocka_unit_test(a_strip_is_cut_without_needles),
+        cmocka_unit_test(pinned_and_shared_corners_stay),
         cmocka_unit_test(the_same_input_gives_the_same_output),
         cmocka_unit_test(huge_groups_are_left_alone),
     };
