@@ -72,6 +72,21 @@
  * Twins count in stats->triangles or stats->mover_triangles, and in
  * stats->twins.
  *
+ * Merged faces (unless no_merge_faces). Once a node's static triangles are
+ * in and found closed or open, and before their twins are made, they are
+ * merged as the Quake 3 importer merges brush faces (maps/face_merge.h):
+ * per plane, facing and material, pieces that share an edge become larger
+ * convex polygons, cut again into triangles, so a subdivided floor is a
+ * few triangles, not hundreds (parts of at most 1,024 triangles, cut
+ * across the floor's wider side). A plane is one when every corner lies
+ * within a millionth of the node's size of the first triangle's plane, so
+ * floors at an angle merge too. A corner that the node's other triangles
+ * still use stays a corner (no T-junction is made), so a closed shell
+ * stays closed edge for edge; a part that would not come out in fewer
+ * triangles keeps its own; the node's vertices no triangle uses any more
+ * go. Other nodes' triangles are not merged. The static triangles fewer
+ * are stats->merge_dropped (triangles counts what is kept).
+ *
  * Movers from the scene (glTF node animations, or any format assimp reads
  * animations from). A node is a mover when its name starts with
  * mover_prefix (any case; the mover is named after the rest: "mover_lift"
@@ -211,6 +226,9 @@ typedef struct sweep_import_options {
      * push volume's launch and a teleporter's exit keep to; 0: that of the
      * level's default rules. */
     double speed_limit;
+    /* 1: every triangle as the file has it; 0 (the default): a node's
+     * coplanar triangles merged first (below). */
+    int no_merge_faces;
 } sweep_import_options;
 
 typedef struct sweep_import_stats {
@@ -236,6 +254,7 @@ typedef struct sweep_import_stats {
     uint64_t two_sided_matched;  /* bit i set if two_sided_materials[i] named a material used (first 64) */
     uint64_t one_sided_matched;  /* the same for one_sided_materials */
     uint32_t volumes;            /* volume nodes made volumes */
+    uint32_t merge_dropped;      /* static triangles fewer for merged faces (before twins) */
 } sweep_import_stats;
 
 /*

@@ -42,10 +42,13 @@ static const char usage[] =
     "\n"
     "Converts a 3D scene (Wavefront OBJ, glTF 2.0 .gltf/.glb, FBX, COLLADA and\n"
     "the other formats libassimp reads) into a sweep map. Every triangle of\n"
-    "every mesh becomes map geometry, each source material a map material\n"
-    "(by name), and empty nodes named spawn* become spawn points. The files a\n"
-    "scene names (a glTF's buffers, an OBJ's .mtl) are read only when they are\n"
-    "regular files in the scene's folder or below it (links resolved); a scene\n"
+    "every mesh becomes map geometry (a node's triangles on one plane, of one\n"
+    "material and sharing edges merged into fewer that cover the same: a\n"
+    "floor subdivided into a grid comes in as two; --no-merge-faces keeps\n"
+    "them as they are), each source material a map material (by name), and\n"
+    "empty nodes named spawn* become spawn points. The files a scene names\n"
+    "(a glTF's buffers, an OBJ's .mtl) are read only when they are regular\n"
+    "files in the scene's folder or below it (links resolved); a scene\n"
     "naming any other is refused.\n"
     "\n"
     "Triangles are one-sided: a player collides with the face their winding\n"
@@ -97,11 +100,13 @@ static const char usage[] =
     "  --bsp MEMBER        a .pk3 INPUT's Quake 3 level to import (maps/NAME.bsp)\n"
     "  --list              list a .pk3 INPUT's Quake 3 levels, one a line, and stop\n"
     "  --keep-hidden-faces keep a Quake 3 level's brush faces that no one can touch\n"
-    "  --no-merge-faces    triangulate a Quake 3 level's brush faces piece by piece, as\n"
-    "                      cut by the brushes around them; by default pieces on one\n"
-    "                      plane, facing one way, of one shader and sharing an edge\n"
-    "                      are first merged into larger convex polygons (fewer\n"
-    "                      triangles, the same surface)\n"
+    "  --no-merge-faces    keep every triangle as cut: a Quake 3 level's brush faces\n"
+    "                      piece by piece, a scene's triangles as the file has them;\n"
+    "                      by default pieces on one plane, facing one way, of one\n"
+    "                      shader or material and sharing an edge are first merged\n"
+    "                      into larger convex polygons (fewer triangles, the same\n"
+    "                      surface); in a scene, those of one node (a subdivided\n"
+    "                      floor or wall)\n"
     "  --patch-tolerance U how far (map units) a Quake 3 level's curved patches may be\n"
     "                      cut from their true surface (default 4; 0: the old fixed grid);\n"
     "                      a level's patches make at most 524288 triangles\n"
@@ -528,6 +533,7 @@ int main(int argc, char **argv)
         return usage_fail("-o OUTPUT.db is required (see --help)");
     const char *in = argv[optind];
     io.exclude = exclude;
+    io.no_merge_faces = no_merge;
     io.two_sided_materials = two_sided;
     io.one_sided_materials = one_sided;
     io.warning = scene_warning;
@@ -550,8 +556,6 @@ int main(int argc, char **argv)
                         "keeps its own rule (brushes one-sided, patches two-sided)\n");
     if (!bsp && keep_hidden)
         fprintf(stderr, "sweep-import: warning: --keep-hidden-faces is for Quake 3 levels; a scene's faces are all kept\n");
-    if (!bsp && no_merge)
-        fprintf(stderr, "sweep-import: warning: --no-merge-faces is for Quake 3 levels; a scene's faces are never merged\n");
     double slope_deg = bsp ? sweep_bsp_rules(&lv, 800.0, 0.0) : default_slope_deg;
     sweep_map_values_of(&lv, slope_deg, &values);
     if (rules && !sweep_map_read_rules(rules, &values, err, sizeof err))
@@ -686,7 +690,8 @@ int main(int argc, char **argv)
                stats.movers);
         if (io.movers_path)
             printf("%u from %s, ", stats.movers_from_file, io.movers_path);
-        printf("%u triangles); ", stats.mover_triangles);
+        printf("%u triangles); %u triangles fewer for merged faces%s; ", stats.mover_triangles, stats.merge_dropped,
+               no_merge ? " (off)" : "");
         /* The twins are counted in the triangles above. */
         if (io.sides == SWEEP_SIDES_TWO)
             printf("sides two: ");

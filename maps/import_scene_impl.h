@@ -11,6 +11,8 @@
  *   import_scene_xform.c     transforms, in double, and the turn to z up
  *   import_scene_sides.c     one-sided and two-sided meshes: closed shells
  *                            found, open ones given reversed twins
+ *   import_scene_merge.c     a node's coplanar triangles merged, before
+ *                            its twins are made
  *   import_scene_side_file.c the --movers side file, and the mover rules
  *                            it shares with node extras
  *   import_scene_anim.c      animation channels into a mover's keyframes
@@ -197,6 +199,10 @@ int sweep__scene_split_linear(const xform *x, double scale[3], double rot[3][3])
 int sweep__scene_sides_begin(importer *im, const struct aiNode *n);
 int sweep__scene_sides_track(importer *im, unsigned i, uint32_t mover);
 int sweep__scene_sides_end(importer *im, const struct aiNode *n);
+
+/* import_scene_merge.c: the node's static triangles [t0, ..) (its
+ * vertices from v0) on one axis-aligned plane merged into fewer. */
+int sweep__scene_merge_faces(importer *im, uint32_t v0, uint32_t t0);
 void sweep__scene_sides_warn(importer *im);
 void sweep__scene_sides_free(importer *im);
 

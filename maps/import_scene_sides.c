@@ -216,6 +216,13 @@ static int sides_group(importer *im, const struct aiNode *n, const side_group *g
         return 0;
     const int open = boundary || bad;
     const int mesh_two = sides == SWEEP_SIDES_TWO || (sides == SWEEP_SIDES_AUTO && open);
+    /* Merged once closed or open is known, so that the twins are made of
+     * the merged triangles. */
+    if (!m && !im->opt->no_merge_faces) {
+        if (!sweep__scene_merge_faces(im, g->v0, g->t0))
+            return 0;
+        dest_counts(im, g->mover, &vc, &tc);
+    }
     /* The arrays grow as twins are added: read them afresh each time. */
     for (uint32_t t = g->t0; t < tc; t++) {
         const uint32_t *ix = (m ? m->indices : lv->indices) + 3 * (size_t)t;

@@ -153,7 +153,7 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),mov
 # tests/fuzz/fuzz_scene.c with clang's libFuzzer, ASan and UBSan: any bytes
 # as an OBJ scene (libassimp reads it, not instrumented), imported with
 # options the first byte picks, then checked, built and walked. The scene
-# importer, its shell volumes, the level check and the core are compiled
+# importer, its shell volumes, its face merge, the level check and the core are compiled
 # into the harness (with coverage, and the core's own checks,
 # SWEEP_CHECKS). Seeds: tests/fuzz/corpus/scene/, the format's words and
 # sweep's name prefixes in tests/fuzz/obj.dict. About 13 runs a second: each
@@ -161,7 +161,7 @@ $(eval $(call SWEEP_FUZZ_SMOKE,$(MOVERS_FUZZ),$(wildcard $(MOVERS_CORPUS)/*),mov
 #   make fuzz-scene FUZZ_SECONDS=N   fuzz for N seconds (default 60)
 #   make test                        includes a bounded smoke run
 SCENE_FUZZ := $(BUILD)/tests/fuzz/fuzz_scene
-SCENE_FUZZ_SRC := $(MAPS_SCENE_SRC) maps/shell_volume.c maps/level_check.c
+SCENE_FUZZ_SRC := $(MAPS_SCENE_SRC) maps/shell_volume.c maps/face_merge.c maps/level_check.c
 SCENE_CORPUS := tests/fuzz/corpus/scene
 SCENE_FUZZ_SMOKE_RUNS ?= 300
 $(SCENE_FUZZ): tests/fuzz/fuzz_scene.c tests/fuzz/level_invariants.h tests/fuzz/level_walk.h $(SCENE_FUZZ_SRC) \

@@ -36,10 +36,10 @@ TEST_LIBS_core = $(MAPS_LIB) $(CORE_LIB)
 TEST_LDLIBS_core = $(MAPS_LDLIBS)
 
 # The importer's tests of scenes (movers, sides: which meshes become
-# two-sided, volumes) call sweep_import_scene in-process, so they link the
+# two-sided, volumes, merged faces) call sweep_import_scene in-process, so they link the
 # importer's objects and libassimp, as sweep-import does (this explicit
 # rule wins over the pattern below); they also run the program.
-SCENE_IMPORT_TESTS := $(patsubst %,$(BUILD)/tests/maps/test_import_%,movers sides volumes)
+SCENE_IMPORT_TESTS := $(patsubst %,$(BUILD)/tests/maps/test_import_%,movers sides volumes merge)
 $(SCENE_IMPORT_TESTS): $(BUILD)/tests/maps/%: $(BUILD)/tests/maps/%.o $(TEST_CMOCKA_OBJ) $(MAPS_IMPORT_OBJ) \
 		$(MAPS_LIB) $(CORE_LIB) | $(BIN)/sweep-import
 	@mkdir -p $(@D)

@@ -7,9 +7,10 @@
  * world built and players walked.
  *
  * Byte 0 picks the options (which prefixes are on, the sides rule, y or z
- * up, the scale); the rest is the .obj file. The seeds in
- * tests/fuzz/corpus/scene/ are small scenes with a spawn, a mover, push
- * and kill volumes, an open sheet and a closed box; tests/fuzz/obj.dict
+ * up, the scale, whether coplanar faces are merged); the rest is the .obj
+ * file. The seeds in tests/fuzz/corpus/scene/ are small scenes with a
+ * spawn, a mover, push and kill volumes, an open sheet, a closed box and
+ * a floor cut into squares of two materials; tests/fuzz/obj.dict
  * holds the format's words and sweep's name prefixes.
  *
  * Beyond "no crash, no sanitizer report, no leak" it checks, on every
@@ -90,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .mover_prefix = how & 16 ? "mover_" : NULL,
         .volume_prefix = how & 32 ? "sweep_volume_" : NULL,
         .sides = (sweep_import_sides)((how >> 6) % 3),
+        .no_merge_faces = (how >> 6) == 3,
     };
     sweep_level lv;
     char err[1024] = "";
