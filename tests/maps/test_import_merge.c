@@ -152,6 +152,18 @@ static void import_ok(const char *path, int no_merge, sweep_level *lv, sweep_imp
         fail_msg("%s: %s", path, err);
 }
 
+/* Writes o as NAME (freeing its text) and imports it as written (plain)
+ * and merged. */
+static void import_both(fixture *f, obj *o, const char *name, sweep_level *plain, sweep_import_stats *sp,
+                        sweep_level *merged, sweep_import_stats *sm)
+{
+    char path[4200];
+    write_obj(f, o, name, path, sizeof path);
+    free(o->text);
+    import_ok(path, 1, plain, sp);
+    import_ok(path, 0, merged, sm);
+}
+
 /* Triangle t's normal (not unit). */
 static sweep_vec3 normal_of(const sweep_level *lv, uint32_t t)
 {
@@ -243,14 +255,9 @@ static void a_subdivided_floor_becomes_two_triangles(void **state)
     obj o = {0};
     put(&o, "o floor\n");
     grid(&o, origin, along_x, along_y, 8, stone, 1, all_first);
-    char path[4200];
-    write_obj(f, &o, "floor.obj", path, sizeof path);
-    free(o.text);
-
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
-    import_ok(path, 1, &plain, &sp);
-    import_ok(path, 0, &merged, &sm);
+    import_both(f, &o, "floor.obj", &plain, &sp, &merged, &sm);
     /* An open sheet: two-sided either way, its twins after it. */
     assert_int_equal(plain.triangle_count, 256);
     assert_int_equal(sp.merge_dropped, 0);
@@ -281,13 +288,9 @@ static void a_subdivided_slope_merges_too(void **state)
     obj o = {0};
     put(&o, "o ramp\n");
     grid(&o, org, du, dv, 6, stone, 1, all_first);
-    char path[4200];
-    write_obj(f, &o, "ramp.obj", path, sizeof path);
-    free(o.text);
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
-    import_ok(path, 1, &plain, &sp);
-    import_ok(path, 0, &merged, &sm);
+    import_both(f, &o, "ramp.obj", &plain, &sp, &merged, &sm);
     assert_int_equal(plain.triangle_count, 144);
     assert_true(merged.triangle_count <= 8);
     same_cover(&plain, &merged, -4, -4, 4, 4, 1e-5);
@@ -307,13 +310,9 @@ static void a_closed_box_stays_closed(void **state)
     put(&o, "o box\n");
     for (int k = 0; k < 6; k++)
         grid(&o, faces[k][0], faces[k][1], faces[k][2], 4, stone, 1, all_first);
-    char path[4200];
-    write_obj(f, &o, "box.obj", path, sizeof path);
-    free(o.text);
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
-    import_ok(path, 1, &plain, &sp);
-    import_ok(path, 0, &merged, &sm);
+    import_both(f, &o, "box.obj", &plain, &sp, &merged, &sm);
     assert_int_equal(plain.triangle_count, 192);
     assert_int_equal(sp.meshes_open, 0);
     assert_int_equal(merged.triangle_count, 12);
@@ -342,13 +341,9 @@ static uint32_t floor_of_materials(fixture *f, const char *const *mats, int nmat
     obj o = {0};
     put(&o, "o floor\n");
     grid(&o, origin, along_x, along_y, n, mats, nmats, which);
-    char path[4200];
-    write_obj(f, &o, "mats.obj", path, sizeof path);
-    free(o.text);
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
-    import_ok(path, 1, &plain, &sp);
-    import_ok(path, 0, &merged, &sm);
+    import_both(f, &o, "mats.obj", &plain, &sp, &merged, &sm);
     assert_int_equal(plain.triangle_count, 4 * n * n);
     no_t_junctions(&plain);
     no_t_junctions(&merged);
@@ -389,13 +384,9 @@ static void a_floor_larger_than_one_merge_is_cut_into_parts(void **state)
     put(&o, "o floor\n");
     /* 48 x 48 squares: 4,608 triangles, over two parts' worth. */
     grid(&o, origin, along_x, along_y, 48, stone, 1, all_first);
-    char path[4200];
-    write_obj(f, &o, "big.obj", path, sizeof path);
-    free(o.text);
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
-    import_ok(path, 1, &plain, &sp);
-    import_ok(path, 0, &merged, &sm);
+    import_both(f, &o, "big.obj", &plain, &sp, &merged, &sm);
     assert_int_equal(plain.triangle_count, 2 * 4608);
     assert_true(merged.triangle_count < 2 * 4608 / 10);
     no_t_junctions(&merged);
