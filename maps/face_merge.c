@@ -29,6 +29,10 @@
 /* Nor does a merge that would leave an outline of more corners than this
  * (collinear ones included): a real level's are far smaller. */
 #define MAX_OUTLINE 1024
+/* The worst fan triangle (2 area / sum of squared sides; 0.29 for an
+ * equilateral one) taken where corners may lie on a straight side: one
+ * about 5,000 times as long as it is high. */
+#define NEEDLE 1e-4
 /* Rounds of keeping the corners another polygon keeps (keep_shared)
  * before every corner on two outlines is kept. */
 #define SHARED_ROUNDS 8
@@ -106,8 +110,8 @@ typedef struct welder {
 
 static uint32_t cell_slot(const welder *w, int64_t x, int64_t y, int64_t z)
 {
-    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)z * 0x165667B19E3779F9ull;
+    uint64_t h =
+        (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)z * 0x165667B19E3779F9ull;
     h ^= h >> 31;
     return (uint32_t)h & w->mask;
 }
@@ -121,8 +125,7 @@ static uint32_t weld_find(const welder *w, const sweep__face_mesh *m, const doub
     for (int dx = -1; dx <= 1; dx++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dz = -1; dz <= 1; dz++)
-                for (uint32_t v = w->head[cell_slot(w, c[0] + dx, c[1] + dy, c[2] + dz)]; v != NONE;
-                     v = w->next[v]) {
+                for (uint32_t v = w->head[cell_slot(w, c[0] + dx, c[1] + dy, c[2] + dz)]; v != NONE; v = w->next[v]) {
                     double d[3];
                     sub3(m->v[v], x, d);
                     if (v < best && dot3(d, d) <= w->eps2)
@@ -186,26 +189,35 @@ static uint32_t cancel_spikes(uint32_t *r, uint32_t k)
     return k;
 }
 
-/* P and Q joined along the first edge of P (in P's order) that Q has run
- * the other way, into r (room for np + nq); the outline's length, 0 if
- * they share no edge or nothing is left. */
-static uint32_t join(const uint32_t *P, uint32_t np, const uint32_t *Q, uint32_t nq, uint32_t *r)
+/* P and Q (both simple: no vertex twice) joined along the first edge of P
+ * (in P's order) that Q has run the other way, into r (room for np + nq);
+ * the outline's length, 0 if they share no edge or nothing is left. where
+ * holds each vertex's place in P, for the vertices whose mark is gen:
+ * each edge of Q is looked up there, not searched for along P (a polygon
+ * grown to hundreds of corners meets hundreds of candidates). In a simple
+ * Q an edge of P is run back at most once, so the smallest place found is
+ * the first edge of P that a search along it would find. */
+static uint32_t join(const uint32_t *P, uint32_t np, const uint32_t *Q, uint32_t nq, uint32_t *r, const uint32_t *where,
+                     const uint64_t *mark, uint64_t gen)
 {
-    for (uint32_t e = 0; e < np; e++) {
-        uint32_t a = P[e], b = P[(e + 1) % np];
-        for (uint32_t q = 0; q < nq; q++) {
-            if (Q[q] != b || Q[(q + 1) % nq] != a)
-                continue;
-            uint32_t k = 0;
-            for (uint32_t t = 0; t < np; t++)
-                r[k++] = P[(e + 1 + t) % np]; /* b round to a */
-            for (uint32_t t = 2; t < nq; t++)
-                r[k++] = Q[(q + t) % nq]; /* after a round to before b */
-            k = cancel_spikes(r, k);
-            return k >= 3 ? k : 0;
-        }
+    uint32_t e = NONE, at_q = 0;
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t b = Q[q], a = Q[(q + 1) % nq]; /* Q runs b -> a: P must run a -> b */
+        if (mark[a] != gen)
+            continue;
+        uint32_t pe = where[a];
+        if (P[(pe + 1) % np] == b && pe < e)
+            e = pe, at_q = q;
     }
-    return 0;
+    if (e == NONE)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < np; t++)
+        r[k++] = P[(e + 1 + t) % np]; /* b round to a */
+    for (uint32_t t = 2; t < nq; t++)
+        r[k++] = Q[(at_q + t) % nq]; /* after a round to before b */
+    k = cancel_spikes(r, k);
+    return k >= 3 ? k : 0;
 }
 
 /* 1 if the outline r[0..k) is a convex polygon counter-clockwise about n,
@@ -280,8 +292,8 @@ static int on_segment(const double a[3], const double b[3], const double x[3], d
  * Greedy from a corner that is surely one: each next corner kept is the
  * farthest ahead with every point skipped within eps of the chord and not
  * pinned (pinned: NULL, or a mark per vertex). */
-static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t k, double eps,
-                               const uint8_t *pinned, uint32_t *o)
+static uint32_t drop_collinear(const double (*v)[3], const uint32_t *r, uint32_t k, double eps, const uint8_t *pinned,
+                               uint32_t *o)
 {
     uint32_t s = k;
     for (uint32_t i = 0; i < k && s == k; i++)
@@ -320,12 +332,16 @@ static int push_triangle(sweep__face_mesh *m, uint32_t a, uint32_t b, uint32_t c
 }
 
 /* Fans the convex polygon o[0..k) from its best corner: the one whose
- * worst triangle (2 area / sum of squared sides) is best, every triangle
- * turning the right way; from a new vertex at the centroid if none. */
-static int triangulate(sweep__face_mesh *m, const uint32_t *o, uint32_t k, const double n[3], uint32_t key)
+ * worst triangle (2 area / sum of squared sides) is best, and better than
+ * least; from a new vertex at the centroid if none. least 0 asks only that
+ * every triangle turn the right way; a polygon with corners kept on a
+ * straight side (pinned) needs more, or a fan along that side would make
+ * needles whose normal rounding chose. */
+static int triangulate(sweep__face_mesh *m, const uint32_t *o, uint32_t k, const double n[3], uint32_t key,
+                       double least)
 {
     uint32_t apex = NONE;
-    double best = 0.0;
+    double best = least;
     for (uint32_t a = 0; a < k; a++) {
         double worst = INFINITY;
         for (uint32_t j = 1; j + 1 < k && worst > 0.0; j++) {
@@ -395,6 +411,8 @@ typedef struct rings {
     uint8_t *alive, *simple;
     double (*lo)[3], (*hi)[3];
     uint64_t *stamp, gen; /* a mark per vertex, for is_convex */
+    uint32_t *where;      /* per vertex: its place in the outline join meets */
+    uint64_t *mark, mark_gen;
 } rings;
 
 static void ring_box(const sweep__face_mesh *m, rings *g, uint32_t f)
@@ -414,8 +432,8 @@ static void ring_box(const sweep__face_mesh *m, rings *g, uint32_t f)
  * shares that part as an edge of its own, and pieces that together span
  * the neighbour's edge can merge with it once they have merged. The
  * points lie on the edges (within eps), so no outline changes shape. */
-static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uint32_t n, double eps,
-                       uint32_t **scratch, uint32_t *scratch_cap)
+static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uint32_t n, double eps, uint32_t **scratch,
+                       uint32_t *scratch_cap)
 {
     for (uint32_t a = 0; a < n; a++) {
         uint32_t i = faces[a];
@@ -498,6 +516,7 @@ static int merge_group(const sweep__face_set *s, sweep__face_mesh *m, rings *g, 
 {
     if (!split_edges(m, g, faces, n, eps, scratch, scratch_cap))
         return 0;
+    uint32_t marked_at = NONE; /* the outline whose vertices g->where places */
     for (int again = 1; again;) {
         again = 0;
         for (uint32_t a = 0; a < n; a++) {
@@ -517,7 +536,14 @@ static int merge_group(const sweep__face_set *s, sweep__face_mesh *m, rings *g, 
                     return 0;
                 if (g->len[i] + g->len[j] > MAX_OUTLINE + 2)
                     continue;
-                uint32_t k = join(g->pool + g->at[i], g->len[i], g->pool + g->at[j], g->len[j], *scratch);
+                if (marked_at != g->at[i]) { /* polygon i's outline, placed */
+                    ++g->mark_gen;
+                    for (uint32_t e = 0; e < g->len[i]; e++)
+                        g->where[g->pool[g->at[i] + e]] = e, g->mark[g->pool[g->at[i] + e]] = g->mark_gen;
+                    marked_at = g->at[i];
+                }
+                uint32_t k = join(g->pool + g->at[i], g->len[i], g->pool + g->at[j], g->len[j], *scratch, g->where,
+                                  g->mark, g->mark_gen);
                 if (k == 0 || !is_convex((const double(*)[3])m->v, *scratch, k, s->f[i].n, eps, g->stamp, &g->gen))
                     continue;
                 if (!sweep__grow((void **)&g->pool, &g->pool_cap, (uint64_t)g->pool_len + k, sizeof *g->pool))
@@ -587,7 +613,9 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
         ord[f].key = fc->key, ord[f].d = fc->d, ord[f].face = f;
         memcpy(ord[f].n, fc->n, sizeof ord[f].n);
     }
-    if (!(g.stamp = calloc(out->vertices ? out->vertices : 1, sizeof *g.stamp)))
+    if (!(g.stamp = calloc(out->vertices ? out->vertices : 1, sizeof *g.stamp)) ||
+        !(g.mark = calloc(out->vertices ? out->vertices : 1, sizeof *g.mark)) ||
+        !(g.where = malloc((out->vertices ? out->vertices : 1) * sizeof *g.where)))
         goto done;
     if (s->pins) {
         if (!(pinned = calloc(out->vertices ? out->vertices : 1, 1)))
@@ -663,13 +691,14 @@ int sweep__face_merge(const sweep__face_set *s, double eps, sweep__face_mesh *ou
             out->dropped++;
             continue;
         }
-        if (!triangulate(out, scratch, k, s->f[f].n, s->f[f].key))
+        if (!triangulate(out, scratch, k, s->f[f].n, s->f[f].key, s->keep_shared || s->pins ? NEEDLE : 0.0))
             goto done;
     }
     ok = 1;
 done:
     free(w.head), free(w.next);
     free(g.pool), free(g.at), free(g.len), free(g.alive), free(g.simple), free(g.lo), free(g.hi), free(g.stamp);
+    free(g.mark), free(g.where);
     free(ord), free(faces), free(scratch), free(pinned), free(kept);
     return ok;
 }

@@ -699,7 +699,8 @@ sweep_status sweep_import_scene(const char *path, const sweep_import_options *op
             im.instances_total = count_instances(im.scene->mRootNode, 0);
             xform identity = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
             sink level = {SWEEP_NO_MOVER, SWEEP_NO_MOVER, {0.0, 0.0, 0.0}};
-            if (walk(&im, im.scene->mRootNode, &identity, &identity, level, 0) && finish_movers(&im) &&
+            if (walk(&im, im.scene->mRootNode, &identity, &identity, level, 0) && sweep__scene_sides_finish(&im) &&
+                finish_movers(&im) &&
                 out->triangle_count == 0)
                 nothing_static(&im);
         }

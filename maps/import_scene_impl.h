@@ -11,8 +11,8 @@
  *   import_scene_xform.c     transforms, in double, and the turn to z up
  *   import_scene_sides.c     one-sided and two-sided meshes: closed shells
  *                            found, open ones given reversed twins
- *   import_scene_merge.c     a node's coplanar triangles merged, before
- *                            its twins are made
+ *   import_scene_merge.c     each node's coplanar triangles merged, before
+ *                            the static level's twins are made
  *   import_scene_side_file.c the --movers side file, and the mover rules
  *                            it shares with node extras
  *   import_scene_anim.c      animation channels into a mover's keyframes
@@ -115,6 +115,14 @@ typedef struct side_group {
     uint32_t v0, t0;
 } side_group;
 
+/* A node's share of the static level: its triangles [t0, t1), and whether
+ * its mesh rule makes them two-sided. Its twins are made once every node
+ * is in and the coplanar triangles are merged (sweep__scene_sides_finish). */
+typedef struct static_group {
+    uint32_t t0, t1;
+    int mesh_two;
+} static_group;
+
 /* An open mesh found, for its warning: the assimp meshes it is made of
  * (a node's meshes with one destination) and how it was found. */
 typedef struct open_mesh {
@@ -152,6 +160,8 @@ typedef struct importer {
     uint32_t mesh_dest_cap;
     side_group *groups;
     uint32_t group_count, group_cap;
+    static_group *statics; /* every node's share of the static level, in order */
+    uint32_t static_count, static_cap;
     open_mesh *open;
     uint32_t open_count, open_cap;
     uint32_t *open_head; /* per assimp mesh: its first open_mesh record, or UINT32_MAX */
@@ -199,10 +209,13 @@ int sweep__scene_split_linear(const xform *x, double scale[3], double rot[3][3])
 int sweep__scene_sides_begin(importer *im, const struct aiNode *n);
 int sweep__scene_sides_track(importer *im, unsigned i, uint32_t mover);
 int sweep__scene_sides_end(importer *im, const struct aiNode *n);
+/* Once every node is in: the static triangles merged (unless
+ * no_merge_faces), then each node's twins made after its triangles. */
+int sweep__scene_sides_finish(importer *im);
 
-/* import_scene_merge.c: the node's static triangles [t0, ..) (its
- * vertices from v0) on one axis-aligned plane merged into fewer. */
-int sweep__scene_merge_faces(importer *im, uint32_t v0, uint32_t t0);
+/* import_scene_merge.c: each node's coplanar static triangles merged into
+ * fewer (im->statics updated to where each node's triangles now are). */
+int sweep__scene_merge_faces(importer *im);
 void sweep__scene_sides_warn(importer *im);
 void sweep__scene_sides_free(importer *im);
 

@@ -60,6 +60,11 @@
 #define SAME_FACING 0.99
 /* The most triangles on one edge that a group is grown across. */
 #define EDGE_USES 16
+/* A merged triangle faces the plane's way: its normal within 2.6 degrees
+ * of the plane's (cosine). */
+#define SAME_PLANE 0.999
+/* A merge covers the area its triangles covered, to rounding. */
+#define AREA_SLACK 1e-9
 
 #define NONE UINT32_MAX
 
@@ -165,18 +170,19 @@ static void cut(cand *c, uint32_t n, uint32_t *parts)
 }
 
 typedef struct merge_work {
-    uint32_t v0, t0, nv, nt;
-    double eps;
-    spot *spots;        /* the node's vertices, sorted by position */
-    uint32_t *run;      /* per triangle corner (3 t + k): its first spot */
-    edge *edges;        /* 3 per triangle, sorted */
-    double (*plane)[4]; /* per triangle: unit normal and distance; normal 0 if it has none */
-    uint32_t *group;    /* per triangle: its group, NONE until grown */
-    uint32_t *seed;     /* per group: its first triangle, whose plane it is merged on */
+    uint32_t v0, t0, nv, nt; /* v0 = t0 = 0: the whole static level */
+    uint32_t *node;          /* per triangle: its node's static group */
+    double *node_eps;        /* per static group: its eps */
+    spot *spots;             /* the node's vertices, sorted by position */
+    uint32_t *run;           /* per triangle corner (3 t + k): its first spot */
+    edge *edges;             /* 3 per triangle, sorted */
+    double (*plane)[4];      /* per triangle: unit normal and distance; normal 0 if it has none */
+    uint32_t *group;         /* per triangle: its group, NONE until grown */
+    uint32_t *seed;          /* per group: its first triangle, whose plane it is merged on */
     uint32_t *queue;
     cand *cand;        /* every triangle, by group, then by part */
     uint32_t *part_of; /* per triangle: its part */
-    uint8_t *pinned;   /* per spot: no merge drops it */
+    uint8_t *pinned;   /* per spot: no merge drops it (2: pinned since the last round) */
     uint32_t *use;     /* per spot: 1 + the first part using it, 0 if none */
     uint8_t *twice;    /* per spot: more than one part uses it */
     uint32_t *stamp;   /* per spot: 1 + the part last marked using it */
@@ -185,9 +191,11 @@ typedef struct merge_work {
     uint32_t *part_at, *part_len; /* per part: its triangles in out; len NONE: it keeps its own */
     uint32_t *mesh_vertex;        /* per vertex of a merge's result: its spot, or FRESH + i */
     uint32_t mesh_vertex_cap;
-    double (*fresh)[3]; /* fans' new centres */
+    double (*fresh)[3];     /* fans' new centres */
+    uint32_t *fresh_vertex; /* per centre: its level vertex once made, or NONE */
     uint32_t fresh_len, fresh_cap;
-    uint32_t *new_ix, *new_mat; /* the node's triangles as they end */
+    uint32_t *new_ix, *new_mat; /* the static triangles as they end */
+    uint32_t *pos;              /* per triangle (and one past): where it went */
     uint32_t *renumber;
     sweep__face_set set;
     sweep__face_mesh mesh;
@@ -199,7 +207,7 @@ static void work_free(merge_work *w)
     free(w->queue), free(w->cand), free(w->part_of), free(w->pinned), free(w->use), free(w->twice);
     free(w->stamp), free(w->fresh), free(w->out);
     free(w->part_at), free(w->part_len), free(w->mesh_vertex), free(w->new_ix), free(w->new_mat);
-    free(w->renumber);
+    free(w->renumber), free(w->pos), free(w->node), free(w->node_eps), free(w->fresh_vertex);
     sweep__face_set_free(&w->set);
     sweep__face_mesh_free(&w->mesh);
 }
@@ -213,14 +221,47 @@ static const sweep_vec3 *corner(const sweep_level *lv, const merge_work *w, uint
 static int joins(const sweep_level *lv, const merge_work *w, uint32_t s, uint32_t t)
 {
     const double *ps = w->plane[s], *pt = w->plane[t];
-    if (lv->materials[w->t0 + s] != lv->materials[w->t0 + t] ||
+    const double eps = w->node_eps[w->node[s]];
+    if (w->node[s] != w->node[t] || lv->materials[w->t0 + s] != lv->materials[w->t0 + t] ||
         ps[0] * pt[0] + ps[1] * pt[1] + ps[2] * pt[2] < SAME_FACING)
         return 0;
     for (int k = 0; k < 3; k++) {
         const sweep_vec3 *p = corner(lv, w, t, k);
-        if (!(fabs(ps[0] * p->x + ps[1] * p->y + ps[2] * p->z - ps[3]) <= w->eps))
+        if (!(fabs(ps[0] * p->x + ps[1] * p->y + ps[2] * p->z - ps[3]) <= eps))
             return 0;
     }
+    return 1;
+}
+
+/* The first of the sorted edges with this key (or past them all). */
+static uint32_t first_edge(const merge_work *w, uint64_t key)
+{
+    uint32_t lo = 0, hi = 3 * w->nt;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->edges[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static uint64_t edge_key(const merge_work *w, uint32_t t, int k)
+{
+    uint32_t a = w->run[3 * t + k], b = w->run[3 * t + (k + 1) % 3];
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+/* 1 if edge k of triangle t is no other triangle's of its part: on the
+ * part's outline (an edge of more than EDGE_USES counts as inside). */
+static int on_outline(const merge_work *w, uint32_t t, int k)
+{
+    uint64_t key = edge_key(w, t, k);
+    uint32_t e = first_edge(w, key);
+    for (uint32_t n = 0; e < 3 * w->nt && w->edges[e].key == key; e++, n++)
+        if (n >= EDGE_USES || (w->edges[e].t != t && w->part_of[w->edges[e].t] == w->part_of[t]))
+            return 0;
     return 1;
 }
 
@@ -247,18 +288,8 @@ static uint32_t grow_groups(const sweep_level *lv, merge_work *w)
         while (head < tail) {
             uint32_t t = w->queue[head++];
             for (int k = 0; k < 3; k++) {
-                uint32_t a = w->run[3 * t + k], b = w->run[3 * t + (k + 1) % 3];
-                uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-                /* the first edge of this key */
-                uint32_t lo = 0, hi = 3 * w->nt;
-                while (lo < hi) {
-                    uint32_t mid = lo + (hi - lo) / 2;
-                    if (w->edges[mid].key < key)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                uint32_t end = lo;
+                uint64_t key = edge_key(w, t, k);
+                uint32_t lo = first_edge(w, key), end = lo;
                 while (end < 3 * w->nt && end - lo <= EDGE_USES && w->edges[end].key == key)
                     end++;
                 if (end - lo > EDGE_USES)
@@ -277,6 +308,15 @@ static uint32_t grow_groups(const sweep_level *lv, merge_work *w)
     return groups;
 }
 
+/* The area of triangle (a, b, c) seen along the unit normal pl (negative
+ * if it faces away). */
+static double area_along(const double a[3], const double b[3], const double c[3], const double pl[4])
+{
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    return 0.5 * ((e1[1] * e2[2] - e1[2] * e2[1]) * pl[0] + (e1[2] * e2[0] - e1[0] * e2[2]) * pl[1] +
+                  (e1[0] * e2[1] - e1[1] * e2[0]) * pl[2]);
+}
+
 /* A corner of a merged triangle in w->out: a spot (< nv), or FRESH + the
  * index of a new position in w->fresh (a fan's centre). */
 #define FRESH 0x80000000u
@@ -290,6 +330,8 @@ static int merge_part(const sweep_level *lv, merge_work *w, uint32_t part, uint3
     if (b - a < 2)
         return 1;
     const double *pl = w->plane[w->seed[w->group[w->cand[a].t]]];
+    const double eps = w->node_eps[w->node[w->cand[a].t]];
+    double area_in = 0.0, edges = 0.0; /* the part's outline's length */
     sweep__face_set_clear(&w->set);
     w->set.keep_shared = 1;
     for (uint32_t i = a; i < b; i++) {
@@ -301,23 +343,43 @@ static int merge_part(const sweep_level *lv, merge_work *w, uint32_t part, uint3
         }
         if (!sweep__face_add(&w->set, (const double(*)[3])p, 3, pl, pl[3], lv->materials[w->t0 + t]))
             return 0;
+        area_in += area_along(p[0], p[1], p[2], pl);
+        for (int k = 0; k < 3; k++) {
+            const double *q = p[k], *r = p[(k + 1) % 3];
+            if (on_outline(w, t, k))
+                edges +=
+                    sqrt((r[0] - q[0]) * (r[0] - q[0]) + (r[1] - q[1]) * (r[1] - q[1]) + (r[2] - q[2]) * (r[2] - q[2]));
+        }
         for (int k = 0; k < 3; k++)
             if (w->pinned[w->run[3 * t + k]] && !sweep__face_pin(&w->set, p[k]))
                 return 0;
     }
-    if (!sweep__face_merge(&w->set, w->eps, &w->mesh))
+    if (!sweep__face_merge(&w->set, eps, &w->mesh))
         return 0;
     const sweep__face_mesh *m = &w->mesh;
-    if (m->triangles >= b - a)
+    /* Kept only if it is fewer and loses nothing: no polygon dropped as a
+     * sliver, the same area, every triangle one the core keeps and facing
+     * the plane's way (no needle whose normal rounding chose). */
+    if (m->triangles >= b - a || m->dropped)
         return 1;
+    double area_out = 0.0;
     for (uint32_t t = 0; t < m->triangles; t++) {
         const uint32_t *x = &m->tri[4 * t];
         sweep_vec3 p[3];
         for (int k = 0; k < 3; k++)
             p[k] = (sweep_vec3){m->v[x[k]][0], m->v[x[k]][1], m->v[x[k]][2]};
         if (sweep_triangle_is_degenerate(p[0], p[1], p[2]))
-            return 1; /* a sliver the core would drop: the part keeps its own */
+            return 1;
+        double along = area_along(m->v[x[0]], m->v[x[1]], m->v[x[2]], pl);
+        sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(p[1], p[0]), sweep_v3_sub(p[2], p[0]));
+        if (!(along >= SAME_PLANE * 0.5 * sweep_v3_len(n)))
+            return 1;
+        area_out += along;
     }
+    /* a corner dropped within eps of its neighbours' line moves the
+     * outline by at most eps */
+    if (!(fabs(area_out - area_in) <= AREA_SLACK * area_in + eps * edges))
+        return 1;
     /* Each corner is one of the node's vertices (a welded corner keeps the
      * first position met), or a fan's new centre. */
     if (!sweep__grow((void **)&w->mesh_vertex, &w->mesh_vertex_cap, m->vertices, sizeof *w->mesh_vertex) ||
@@ -354,15 +416,21 @@ static void note_use(merge_work *w, uint32_t s, uint32_t part)
  * while another part's triangles still use it (which would leave a corner
  * on one side of an edge and not the other). The number of corners newly
  * pinned; NONE when out of memory. */
-static uint32_t merge_round(const sweep_level *lv, merge_work *w)
+static uint32_t merge_round(const sweep_level *lv, merge_work *w, int first)
 {
-    w->out_len = w->fresh_len = 0;
+    /* The first round merges every part; a later one only those with a
+     * corner pinned since (pinned 2), the others' results standing. A
+     * part merged again adds its triangles after the rest of w->out. */
     for (uint32_t a = 0, b; a < w->nt; a = b) {
-        for (b = a + 1; b < w->nt && w->cand[b].part == w->cand[a].part; b++)
-            ;
-        if (!merge_part(lv, w, w->cand[a].part, a, b))
+        int again = first;
+        for (b = a; b < w->nt && w->cand[b].part == w->cand[a].part; b++)
+            for (int k = 0; k < 3; k++)
+                again |= w->pinned[w->run[3 * w->cand[b].t + k]] == 2;
+        if (again && !merge_part(lv, w, w->cand[a].part, a, b))
             return NONE;
     }
+    for (uint32_t s = 0; s < w->nv; s++)
+        w->pinned[s] = w->pinned[s] != 0;
     /* Which parts' final triangles (merged, or their own) use each spot. */
     memset(w->use, 0, (size_t)w->nv * sizeof *w->use);
     memset(w->twice, 0, w->nv);
@@ -397,7 +465,7 @@ static uint32_t merge_round(const sweep_level *lv, merge_work *w)
                 uint32_t s = w->run[3 * w->cand[i].t + k];
                 /* dropped here, used by another part */
                 if (w->stamp[s] != p + 1 && w->use[s] != 0 && !w->pinned[s]) {
-                    w->pinned[s] = 1;
+                    w->pinned[s] = 2;
                     pinned++;
                 }
             }
@@ -405,19 +473,24 @@ static uint32_t merge_round(const sweep_level *lv, merge_work *w)
     return pinned;
 }
 
-/* The node's triangles again, in their order (a merged part's where its
- * first triangle was), then only the vertices they use; 0 when out of
- * memory. */
+/* The static triangles again, in their order (a merged part's where its
+ * first triangle was), each node's range moved with them, then only the
+ * vertices they use; 0 when out of memory. */
 static int rewrite(importer *im, merge_work *w)
 {
     sweep_level *lv = im->lv;
     const uint32_t t0 = w->t0, v0 = w->v0, nt = w->nt;
     w->new_ix = malloc((size_t)nt * 3 * sizeof *w->new_ix);
     w->new_mat = malloc((size_t)nt * sizeof *w->new_mat);
-    if (!w->new_ix || !w->new_mat)
+    w->pos = malloc(((size_t)nt + 1) * sizeof *w->pos);
+    w->fresh_vertex = malloc(((size_t)w->fresh_len + 1) * sizeof *w->fresh_vertex);
+    if (!w->new_ix || !w->new_mat || !w->pos || !w->fresh_vertex)
         return 0;
+    for (uint32_t i = 0; i < w->fresh_len; i++)
+        w->fresh_vertex[i] = NONE;
     uint32_t k = 0;
     for (uint32_t t = 0; t < nt; t++) {
+        w->pos[t] = k;
         uint32_t p = w->part_of[t];
         if (w->part_len[p] == NONE) {
             memcpy(w->new_ix + 3 * (size_t)k, lv->indices + 3 * (size_t)(t0 + t), 3 * sizeof *w->new_ix);
@@ -428,9 +501,12 @@ static int rewrite(importer *im, merge_work *w)
                 for (int c = 0; c < 3; c++) {
                     uint32_t v = x[c];
                     if (v >= FRESH) {
+                        uint32_t *made = &w->fresh_vertex[v - FRESH];
                         const double *f = w->fresh[v - FRESH];
-                        if (sweep_level_add_vertex(lv, (sweep_vec3){f[0], f[1], f[2]}, &v) != SWEEP_OK)
+                        if (*made == NONE &&
+                            sweep_level_add_vertex(lv, (sweep_vec3){f[0], f[1], f[2]}, made) != SWEEP_OK)
                             return 0;
+                        v = *made;
                     } else {
                         v = w->spots[v].v;
                     }
@@ -441,8 +517,13 @@ static int rewrite(importer *im, merge_work *w)
             w->part_at[p] = NONE; /* written */
         }
     }
+    w->pos[nt] = k;
     if (k == nt)
         return 1;
+    for (uint32_t g = 0; g < im->static_count; g++) {
+        static_group *sg = &im->statics[g];
+        sg->t0 = t0 + w->pos[sg->t0 - t0], sg->t1 = t0 + w->pos[sg->t1 - t0];
+    }
     memcpy(lv->indices + 3 * (size_t)t0, w->new_ix, 3 * (size_t)k * sizeof *w->new_ix);
     memcpy(lv->materials + t0, w->new_mat, (size_t)k * sizeof *w->new_mat);
     lv->triangle_count = t0 + k;
@@ -471,9 +552,11 @@ static int rewrite(importer *im, merge_work *w)
 }
 
 /* Everything but the rewrite; 0 when out of memory. */
-static int merge_node(sweep_level *lv, merge_work *w)
+static int merge_level(const importer *im, sweep_level *lv, merge_work *w)
 {
     const uint32_t nt = w->nt, nv = w->nv;
+    w->node = malloc((size_t)nt * sizeof *w->node);
+    w->node_eps = malloc(((size_t)im->static_count + 1) * sizeof *w->node_eps);
     w->spots = malloc((size_t)nv * sizeof *w->spots);
     w->run = malloc((size_t)nt * 3 * sizeof *w->run);
     w->edges = malloc((size_t)nt * 3 * sizeof *w->edges);
@@ -490,15 +573,33 @@ static int merge_node(sweep_level *lv, merge_work *w)
     w->part_at = malloc((size_t)nt * sizeof *w->part_at);
     w->part_len = malloc((size_t)nt * sizeof *w->part_len);
     if (!w->spots || !w->run || !w->edges || !w->plane || !w->group || !w->seed || !w->queue || !w->cand ||
-        !w->part_of || !w->pinned || !w->use || !w->twice || !w->stamp || !w->part_at || !w->part_len)
+        !w->part_of || !w->pinned || !w->use || !w->twice || !w->stamp || !w->part_at || !w->part_len || !w->node ||
+        !w->node_eps)
         return 0;
-    double big = 1.0;
+    /* Each node's triangles, and its eps from its own size: the largest
+     * side of its box, not its distance from the origin. A triangle in no
+     * node (none is) would be a node of its own, never merged. */
+    for (uint32_t t = 0; t < nt; t++)
+        w->node[t] = im->static_count;
+    w->node_eps[im->static_count] = 0.0;
+    for (uint32_t g = 0; g < im->static_count; g++) {
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (uint32_t t = im->statics[g].t0; t < im->statics[g].t1; t++) {
+            w->node[t - w->t0] = g;
+            for (int k = 0; k < 3; k++) {
+                const sweep_vec3 *v = corner(lv, w, t - w->t0, k);
+                double c[3] = {v->x, v->y, v->z};
+                for (int i = 0; i < 3; i++)
+                    lo[i] = fmin(lo[i], c[i]), hi[i] = fmax(hi[i], c[i]);
+            }
+        }
+        double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+        w->node_eps[g] = size > 0.0 ? MERGE_EPS_REL * size : 0.0;
+    }
     for (uint32_t v = 0; v < nv; v++) {
         const sweep_vec3 *p = &lv->vertices[w->v0 + v];
         w->spots[v] = (spot){{p->x, p->y, p->z}, w->v0 + v};
-        big = fmax(big, fmax(fabs(p->x), fmax(fabs(p->y), fabs(p->z))));
     }
-    w->eps = MERGE_EPS_REL * big;
     qsort(w->spots, nv, sizeof *w->spots, spot_cmp);
     for (uint32_t t = 0; t < nt; t++) {
         double p[3][3];
@@ -507,7 +608,7 @@ static int merge_node(sweep_level *lv, merge_work *w)
             p[k][0] = v->x, p[k][1] = v->y, p[k][2] = v->z;
             uint32_t s = spot_find(w->spots, nv, p[k]);
             if (s == NONE)
-                return -1; /* a corner not among the node's vertices */
+                return -1; /* a corner not among the level's vertices: leave it all */
             w->run[3 * t + k] = s;
         }
         for (int k = 0; k < 3; k++) {
@@ -562,7 +663,7 @@ static int merge_node(sweep_level *lv, merge_work *w)
      * PIN_ROUNDS, every corner that two parts share. */
     uint32_t found = 1;
     for (int round = 0; round < PIN_ROUNDS && found; round++)
-        if ((found = merge_round(lv, w)) == NONE)
+        if ((found = merge_round(lv, w, round == 0)) == NONE)
             return 0;
     if (found) {
         memset(w->use, 0, (size_t)nv * sizeof *w->use);
@@ -571,22 +672,24 @@ static int merge_node(sweep_level *lv, merge_work *w)
             for (int k = 0; k < 3; k++)
                 note_use(w, w->run[3 * t + k], w->part_of[t]);
         for (uint32_t s = 0; s < nv; s++)
-            w->pinned[s] |= w->twice[s];
-        if (merge_round(lv, w) == NONE)
+            if (w->twice[s] && !w->pinned[s])
+                w->pinned[s] = 2;
+        if (merge_round(lv, w, 0) == NONE)
             return 0;
     }
     return 1;
 }
 
-int sweep__scene_merge_faces(importer *im, uint32_t v0, uint32_t t0)
+int sweep__scene_merge_faces(importer *im)
 {
     sweep_level *lv = im->lv;
-    if (lv->triangle_count < t0 + 2 || lv->vertex_count <= v0)
+    /* FRESH marks a fan's centre: the spots' numbers must stay below it */
+    if (lv->triangle_count < 2 || lv->vertex_count == 0 || lv->vertex_count >= FRESH)
         return 1;
     merge_work w;
     memset(&w, 0, sizeof w);
-    w.v0 = v0, w.t0 = t0, w.nv = lv->vertex_count - v0, w.nt = lv->triangle_count - t0;
-    int r = merge_node(lv, &w);
+    w.nv = lv->vertex_count, w.nt = lv->triangle_count;
+    int r = merge_level(im, lv, &w);
     if (r > 0)
         r = rewrite(im, &w);
     work_free(&w);

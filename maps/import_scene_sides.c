@@ -216,15 +216,15 @@ static int sides_group(importer *im, const struct aiNode *n, const side_group *g
         return 0;
     const int open = boundary || bad;
     const int mesh_two = sides == SWEEP_SIDES_TWO || (sides == SWEEP_SIDES_AUTO && open);
-    /* Merged once closed or open is known, so that the twins are made of
-     * the merged triangles. */
-    if (!m && !im->opt->no_merge_faces) {
-        if (!sweep__scene_merge_faces(im, g->v0, g->t0))
-            return 0;
-        dest_counts(im, g->mover, &vc, &tc);
+    /* The static level's twins wait until its triangles are merged, which
+     * needs every node's: which corners other nodes use. */
+    if (!m) {
+        if (!sweep__scene_grow((void **)&im->statics, &im->static_cap, im->static_count, sizeof *im->statics))
+            return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
+        im->statics[im->static_count++] = (static_group){g->t0, tc, mesh_two};
     }
     /* The arrays grow as twins are added: read them afresh each time. */
-    for (uint32_t t = g->t0; t < tc; t++) {
+    for (uint32_t t = g->t0; m && t < tc; t++) {
         const uint32_t *ix = (m ? m->indices : lv->indices) + 3 * (size_t)t;
         uint32_t mt = (m ? m->materials : lv->materials)[t], rule = im->material_sides[mt];
         if (!(rule == SIDES_TWO_MAT || (rule == SIDES_MESH && mesh_two)))
@@ -264,6 +264,63 @@ int sweep__scene_sides_end(importer *im, const struct aiNode *n)
     return 1;
 }
 
+/* Triangle t of the static level gets a twin: its material says so, or
+ * its node's mesh rule does and its material leaves it to the rule. */
+static int wants_twin(const importer *im, const static_group *g, uint32_t t)
+{
+    uint32_t rule = im->material_sides[im->lv->materials[t]];
+    return rule == SIDES_TWO_MAT || (rule == SIDES_MESH && g->mesh_two);
+}
+
+int sweep__scene_sides_finish(importer *im)
+{
+    if (!im->opt->no_merge_faces && !sweep__scene_merge_faces(im))
+        return 0;
+    sweep_level *lv = im->lv;
+    uint64_t twins = 0;
+    for (uint32_t g = 0; g < im->static_count; g++)
+        for (uint32_t t = im->statics[g].t0; t < im->statics[g].t1; t++)
+            twins += wants_twin(im, &im->statics[g], t);
+    if (twins == 0)
+        return 1;
+    const uint64_t total = (uint64_t)lv->triangle_count + twins;
+    if (total > SWEEP_WORLD_MAX_TRIANGLES)
+        return sweep__scene_fail(im, SWEEP_E_GEOMETRY, "more triangles than the core accepts once two-sided");
+    uint32_t *ix = malloc((size_t)total * 3 * sizeof *ix), *mat = malloc((size_t)total * sizeof *mat);
+    if (!ix || !mat) {
+        free(ix), free(mat);
+        return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
+    }
+    /* Each node's triangles, then the reversed twins (a, c, b) of those
+     * that want one, in order: where they were made node by node before
+     * the merge waited for them. */
+    uint32_t k = 0, next = 0;
+    for (uint32_t g = 0; g < im->static_count; g++) {
+        const static_group *sg = &im->statics[g];
+        for (; next < sg->t1; next++, k++) {
+            memcpy(ix + 3 * (size_t)k, lv->indices + 3 * (size_t)next, 3 * sizeof *ix);
+            mat[k] = lv->materials[next];
+        }
+        for (uint32_t t = sg->t0; t < sg->t1; t++) {
+            if (!wants_twin(im, sg, t))
+                continue;
+            const uint32_t *a = lv->indices + 3 * (size_t)t;
+            ix[3 * (size_t)k] = a[0], ix[3 * (size_t)k + 1] = a[2], ix[3 * (size_t)k + 2] = a[1];
+            mat[k++] = lv->materials[t];
+        }
+    }
+    for (; next < lv->triangle_count; next++, k++) {
+        memcpy(ix + 3 * (size_t)k, lv->indices + 3 * (size_t)next, 3 * sizeof *ix);
+        mat[k] = lv->materials[next];
+    }
+    free(lv->indices), free(lv->materials);
+    lv->indices = ix, lv->materials = mat;
+    lv->triangle_count = lv->triangle_cap = (uint32_t)total;
+    im->stats->triangles += (uint32_t)twins;
+    im->stats->twins += (uint32_t)twins;
+    return 1;
+}
+
 /* The open meshes' warnings, in the order the meshes came. */
 void sweep__scene_sides_warn(importer *im)
 {
@@ -292,6 +349,7 @@ void sweep__scene_sides_free(importer *im)
     free(im->open);
     free(im->open_head);
     free(im->groups);
+    free(im->statics);
     free(im->mesh_dest);
     free(im->material_sides);
 }

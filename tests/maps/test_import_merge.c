@@ -18,6 +18,15 @@
  *   - a grid of more triangles than one merge takes is cut into parts and
  *     still comes in as far fewer, covering the same, with no T-junction
  *     where the parts meet;
+ *   - a closed box of two nodes (its lid one, the rest another, one side
+ *     in columns of two materials) stays a closed shell with no
+ *     T-junction: corners another node uses stay corners;
+ *   - finely cut discs far from the origin keep their area (the tolerance
+ *     follows a node's size, not its distance out; a merge that would lose
+ *     a polygon is refused), and a gentle bump far out is not flattened;
+ *   - a tilted floor whose middle strip keeps corners on both long sides
+ *     is fanned from the strip's centre: no needle, no triangle facing off
+ *     the floor's plane;
  *   - the same scene gives the same level, array for array.
  */
 #include "tests/maps/map_fixture.h"
@@ -35,8 +44,12 @@
 #include "maps/level.h"
 #include "maps/level_check.h"
 
+/* The sides rule of the imports (the default, auto, unless a test says). */
+static sweep_import_sides sides_rule;
+
 static int setup(void **state)
 {
+    sides_rule = SWEEP_SIDES_AUTO;
     *state = fixture_new();
     return *state ? 0 : -1;
 }
@@ -129,6 +142,12 @@ static void grid(obj *o, const double org[3], const double du[3], const double d
     }
 }
 
+static int columns(int i, int j, int n)
+{
+    (void)j, (void)n;
+    return i % 2;
+}
+
 static const char *const stone[] = {"Stone"}, *const stone_wood[] = {"Stone", "Wood"},
                          *const three[] = {"Stone", "Wood", "Glass"};
 
@@ -146,7 +165,7 @@ static void write_obj(fixture *f, obj *o, const char *name, char *path, size_t l
 
 static void import_ok(const char *path, int no_merge, sweep_level *lv, sweep_import_stats *st)
 {
-    sweep_import_options o = {.up_axis_y = 1, .scale = 1.0, .no_merge_faces = no_merge};
+    sweep_import_options o = {.up_axis_y = 1, .scale = 1.0, .no_merge_faces = no_merge, .sides = sides_rule};
     char err[1024];
     if (sweep_import_scene(path, &o, lv, st, err, sizeof err) != SWEEP_OK)
         fail_msg("%s: %s", path, err);
@@ -396,6 +415,159 @@ static void a_floor_larger_than_one_merge_is_cut_into_parts(void **state)
     sweep_level_free(&merged);
 }
 
+/* A box 2 x 2 x 2 cut 4 x 4 a face, wound outward: origin and the two
+ * sides of each face. */
+static const double box_faces[6][3][3] = {{{0, 0, 0}, {0, 2, 0}, {2, 0, 0}}, {{0, 0, 2}, {2, 0, 0}, {0, 2, 0}},
+                                          {{0, 0, 0}, {2, 0, 0}, {0, 0, 2}}, {{0, 2, 0}, {0, 0, 2}, {2, 0, 0}},
+                                          {{0, 0, 0}, {0, 0, 2}, {0, 2, 0}}, {{2, 0, 0}, {0, 2, 0}, {0, 0, 2}}};
+
+static void a_closed_shell_of_two_nodes_stays_closed(void **state)
+{
+    /* The lid one node, the rest another, one side in columns of two
+     * materials: the lid's edge along that side must keep the corners the
+     * columns keep, though they are another node's. */
+    obj o = {0};
+    put(&o, "o lid\n");
+    grid(&o, box_faces[1][0], box_faces[1][1], box_faces[1][2], 4, stone, 1, all_first);
+    put(&o, "o body\n");
+    for (int k = 0; k < 6; k++)
+        if (k != 1)
+            grid(&o, box_faces[k][0], box_faces[k][1], box_faces[k][2], 4, stone_wood, 2, k == 2 ? columns : all_first);
+    /* each node is open alone: one-sided, or twins would hide the shell */
+    sides_rule = SWEEP_SIDES_ONE;
+    sweep_level plain, merged;
+    sweep_import_stats sp, sm;
+    import_both(*state, &o, "two-nodes.obj", &plain, &sp, &merged, &sm);
+    assert_true(merged.triangle_count < plain.triangle_count);
+    for (int which = 0; which < 2; which++) {
+        sweep_check_summary sum;
+        char err[256];
+        assert_int_equal(sweep_level_check(which ? &merged : &plain, NULL, NULL, &sum, err, sizeof err), SWEEP_OK);
+        assert_int_equal(sum.shells, 1);
+        assert_int_equal(sum.one_sided_edges, 0);
+    }
+    no_t_junctions(&merged);
+    sweep_level_free(&plain);
+    sweep_level_free(&merged);
+}
+
+/* Writes a disc of `sides` corners, radius r, at (x, 0, 0) facing up,
+ * fanned from its first corner as an exporter fans a polygon. */
+static void disc(obj *o, int sides, double r, double x)
+{
+    int base = o->vertices;
+    for (int k = 0; k < sides; k++) {
+        double a = 2 * M_PI * k / sides, p[3] = {x + r * cos(a), r * sin(a), 0};
+        put(o, "v %.17g %.17g %.17g\n", p[0], p[2], -p[1]);
+        o->vertices++;
+    }
+    for (int k = 1; k + 1 < sides; k++)
+        put(o, "f %d %d %d\n", base + 1, base + 1 + k, base + 2 + k);
+}
+
+static void fine_curves_far_out_lose_nothing(void **state)
+{
+    /* A 256-gon of radius 2 far out: its corners lie 6e-4 off their
+     * neighbours' line, under a millionth of the coordinate (which the
+     * tolerance once followed) but far above one of the disc's size
+     * (4e-6). A 4096-gon's lie 2.4e-6 off, under that too: its outline
+     * may lose such corners (moving by less than the tolerance), but the
+     * disc must not go. */
+    static const int sides[2] = {256, 4096};
+    for (int i = 0; i < 2; i++) {
+        obj o = {0};
+        put(&o, "o disc\n");
+        disc(&o, sides[i], 2.0, 1000.0);
+        sweep_level plain, merged;
+        sweep_import_stats sp, sm;
+        import_both(*state, &o, "disc.obj", &plain, &sp, &merged, &sm);
+        /* covered to within the tolerance times the rim (4e-6 x 12.6) */
+        assert_true(merged.triangle_count > 0);
+        assert_true(fabs(up_area(&merged) - up_area(&plain)) <= 5.1e-5);
+        sweep_level_free(&plain);
+        sweep_level_free(&merged);
+    }
+    /* A gentle bump (0.5 over 20 units) at x = 1,000,000 is not flattened:
+     * the tolerance follows the node's size, not its distance out. */
+    obj o = {0};
+    put(&o, "o bump\n");
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            put(&o, "v %.17g %.17g %.17g\n", 999990.0 + 10 * i, i == 1 && j == 1 ? 0.5 : 0.0, -(-10.0 + 10 * j));
+            o.vertices++;
+        }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            int a = 1 + 3 * i + j, b = a + 3;
+            put(&o, "f %d %d %d\nf %d %d %d\n", a, b, b + 1, a, b + 1, a + 1);
+        }
+    sweep_level plain, merged;
+    sweep_import_stats sp, sm;
+    import_both(*state, &o, "bump.obj", &plain, &sp, &merged, &sm);
+    double top = -INFINITY;
+    for (uint32_t t = 0; t < merged.triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            top = fmax(top, merged.vertices[merged.indices[3 * t + k]].z);
+    assert_true(top == 0.5);
+    sweep_level_free(&plain);
+    sweep_level_free(&merged);
+}
+
+static void no_needles_on_a_tilted_floor(void **state)
+{
+    /* A floor of 4 x 3 unit squares turned 5 degrees about z and 30 about
+     * y (a plane at an angle to every axis), written to 9 digits: its
+     * middle two columns one material, the outer ones two others square by
+     * square, so the middle rectangle keeps corners on both long sides.
+     * Every fan from a corner would run along a side; rounding makes those
+     * triangles a hair from flat, with any normal. */
+    const double a = 5 * M_PI / 180, b = 30 * M_PI / 180;
+    obj o = {0};
+    put(&o, "o floor\n");
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++) {
+            double x = i, y = 0, z = j, x1 = x * cos(a) - y * sin(a), y1 = x * sin(a) + y * cos(a);
+            double x2 = x1 * cos(b) + z * sin(b), z2 = -x1 * sin(b) + z * cos(b);
+            put(&o, "v %.9g %.9g %.9g\n", x2 + 10, y1 + 1, z2 + 10);
+        }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++) {
+            int p = 1 + 4 * i + j, q = 1 + 4 * (i + 1) + j;
+            put(&o, "usemtl %s\nf %d %d %d\nf %d %d %d\n",
+                i == 1 || i == 2 ? "Stone"
+                : (i + j) % 2    ? "Wood"
+                                 : "Glass",
+                p, p + 1, q + 1, p, q + 1, q);
+        }
+    sides_rule = SWEEP_SIDES_ONE;
+    sweep_level plain, merged;
+    sweep_import_stats sp, sm;
+    import_both(*state, &o, "tilted.obj", &plain, &sp, &merged, &sm);
+    /* the middle rectangle (12 triangles), its 8 corners fanned from its
+     * centre: 8 */
+    assert_int_equal(plain.triangle_count, 24);
+    assert_int_equal(merged.triangle_count, 20);
+    sweep_vec3 up = normal_of(&plain, 0);
+    up = sweep_v3_scale(up, 1.0 / sqrt(sweep_v3_dot(up, up)));
+    for (uint32_t t = 0; t < merged.triangle_count; t++) {
+        sweep_vec3 n = normal_of(&merged, t);
+        const uint32_t *ix = &merged.indices[3 * t];
+        double len = sqrt(sweep_v3_dot(n, n)), sides = 0;
+        for (int k = 0; k < 3; k++) {
+            sweep_vec3 e = sweep_v3_sub(merged.vertices[ix[(k + 1) % 3]], merged.vertices[ix[k]]);
+            sides += sweep_v3_dot(e, e);
+        }
+        if (!(sweep_v3_dot(n, up) >= 0.9998 * len) || !(len / sides >= 1e-4))
+            fail_msg("triangle %u: normal %.3g of the floor's, shape %.3g", t, sweep_v3_dot(n, up) / len, len / sides);
+    }
+    /* to within the tolerance (a millionth of its 4.7-unit size) times
+     * its outline */
+    assert_true(fabs(up_area(&merged) - up_area(&plain)) <= 1e-4);
+    no_t_junctions(&merged);
+    sweep_level_free(&plain);
+    sweep_level_free(&merged);
+}
+
 static void the_same_scene_gives_the_same_level(void **state)
 {
     fixture *f = *state;
@@ -426,6 +598,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_closed_box_stays_closed, setup, teardown),
         cmocka_unit_test_setup_teardown(corners_the_other_material_uses_stay, setup, teardown),
         cmocka_unit_test_setup_teardown(a_floor_larger_than_one_merge_is_cut_into_parts, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_closed_shell_of_two_nodes_stays_closed, setup, teardown),
+        cmocka_unit_test_setup_teardown(fine_curves_far_out_lose_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_needles_on_a_tilted_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(the_same_scene_gives_the_same_level, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
