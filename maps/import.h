@@ -72,19 +72,23 @@
  * Twins count in stats->triangles or stats->mover_triangles, and in
  * stats->twins.
  *
- * Merged faces (unless no_merge_faces). Once a node's static triangles are
- * in and found closed or open, and before their twins are made, they are
- * merged as the Quake 3 importer merges brush faces (maps/face_merge.h):
+ * Merged faces (unless no_merge_faces). Once every node's static
+ * triangles are in and each node is found closed or open, and before any
+ * twins are made, they are merged as the Quake 3 importer merges brush
+ * faces (maps/face_merge.h):
  * per plane, facing and material, pieces that share an edge become larger
  * convex polygons, cut again into triangles, so a subdivided floor is a
  * few triangles, not hundreds (parts of at most 1,024 triangles, cut
  * across the floor's wider side). A plane is one when every corner lies
  * within a millionth of the node's size of the first triangle's plane, so
- * floors at an angle merge too. A corner that the node's other triangles
- * still use stays a corner (no T-junction is made), so a closed shell
- * stays closed edge for edge; a part that would not come out in fewer
- * triangles keeps its own; the node's vertices no triangle uses any more
- * go. Other nodes' triangles are not merged. The static triangles fewer
+ * floors at an angle merge too. A corner that other triangles still use
+ * (the node's or another node's) stays a corner (no T-junction is made),
+ * so a closed shell stays closed edge for edge; a part keeps its own
+ * triangles unless its merge comes out in fewer, covering the same area
+ * (to within the tolerance times its outline), each facing the plane's
+ * way; vertices no triangle uses any more go. Triangles of two nodes are
+ * never merged together. Each node's twins then follow its triangles, as
+ * they would unmerged. The static triangles fewer
  * are stats->merge_dropped (triangles counts what is kept).
  *
  * Movers from the scene (glTF node animations, or any format assimp reads

@@ -44,7 +44,7 @@ static const char usage[] =
     "the other formats libassimp reads) into a sweep map. Every triangle of\n"
     "every mesh becomes map geometry (a node's triangles on one plane, of one\n"
     "material and sharing edges merged into fewer that cover the same: a\n"
-    "floor subdivided into a grid comes in as two; --no-merge-faces keeps\n"
+    "floor subdivided into a grid comes in as a few; --no-merge-faces keeps\n"
     "them as they are), each source material a map material (by name), and\n"
     "empty nodes named spawn* become spawn points. The files a scene names\n"
     "(a glTF's buffers, an OBJ's .mtl) are read only when they are regular\n"

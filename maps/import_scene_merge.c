@@ -7,17 +7,19 @@
  * the pieces its box touches, and their inner edges are contacts a sweep
  * must test. The Quake 3 importer merges brush faces the way level
  * compilers do (maps/face_merge.h); this applies the same merge to the
- * triangles a node put into the static level, once its sides are decided
- * and before its twins are made, so that twins are made of the merged
- * triangles and stay exact twins.
+ * triangles each node put into the static level, once every node is in
+ * (so that corners other nodes use are known) and before the twins are
+ * made (so that they are made of the merged triangles and stay exact
+ * twins; import_scene_sides.c).
  *
  * The merge wants one exact plane per group, which a mesh's triangles do
  * not give (each one's normal is rounded its own way), so groups are
  * grown: from each triangle not yet in one, in order, across edges shared
  * exactly (corners at the same position), to neighbours of the same
- * material that face the same way and whose three corners all lie within
- * eps of the first one's plane (each compared with the first, so the
- * plane does not drift along a curve). The group's triangles are then
+ * material and node that face the same way and whose three corners all
+ * lie within eps (a millionth of the node's size) of the first one's
+ * plane (each compared with the first, so the plane does not drift along
+ * a curve). The group's triangles are then
  * merged on the first one's plane. A group of more than CHUNK is cut in
  * two across its wider side until each part has at most CHUNK (the merge
  * compares pairs), along a line of the mesh where it has one. A corner
@@ -27,8 +29,10 @@
  * PIN_ROUNDS, then with every corner two parts share pinned); within a
  * part, the merge's keep_shared does the same among its polygons. So no
  * T-junction is made: a closed shell stays closed edge for edge, and the
- * level check reads it as before. A part whose merge does not come out
- * in fewer triangles keeps its own, untouched. Every corner of a merged
+ * level check reads it as before. A part keeps its own triangles,
+ * untouched, unless its merge comes out in fewer, drops no polygon as a
+ * sliver, covers the same area to within eps times its outline, and
+ * faces the plane's way in every triangle. Every corner of a merged
  * triangle is one of the node's vertices, or the centre of a fan the
  * merge adds; so the surface moves by at most eps. Everything runs in a
  * fixed order (sorts with an index as the last key): the same scene gives
@@ -49,11 +53,12 @@
 /* Rounds of merging with the corners found wanting pinned, before every
  * shared corner is. */
 #define PIN_ROUNDS 4
-/* eps: this times the node's largest coordinate (at least one unit).
+/* eps: this times the node's size (the longest side of its box), not its
+ * distance from the origin, which would flatten real shapes far out.
  * Corners this close are one, a corner this close to its neighbours' line
- * is on it, a triangle this close to a plane is on it: far above the
- * rounding of single-precision files, far below what a player's shape can
- * tell. */
+ * is on it, a triangle this close to a plane is on it: far below what a
+ * player's shape can tell. Where a single-precision file rounds its
+ * coordinates by more (a small node far out), fewer triangles merge. */
 #define MERGE_EPS_REL 1e-6
 /* Facing the same way: normals within about 8 degrees. The distance test
  * is what decides; this only keeps a back face off a front one. */
