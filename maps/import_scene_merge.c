@@ -176,7 +176,8 @@ static void cut(cand *c, uint32_t n, uint32_t *parts)
 
 typedef struct merge_work {
     uint32_t v0, t0, nv, nt; /* v0 = t0 = 0: the whole static level */
-    uint32_t *node;          /* per triangle: its node's static group */
+    uint32_t *node;          /* per triangle: its node's static group, or nodes if none */
+    uint32_t nodes;          /* how many static groups */
     double *node_eps;        /* per static group: its eps */
     spot *spots;             /* the node's vertices, sorted by position */
     uint32_t *run;           /* per triangle corner (3 t + k): its first spot */
@@ -227,7 +228,7 @@ static int joins(const sweep_level *lv, const merge_work *w, uint32_t s, uint32_
 {
     const double *ps = w->plane[s], *pt = w->plane[t];
     const double eps = w->node_eps[w->node[s]];
-    if (w->node[s] != w->node[t] || lv->materials[w->t0 + s] != lv->materials[w->t0 + t] ||
+    if (w->node[s] != w->node[t] || w->node[s] == w->nodes || lv->materials[w->t0 + s] != lv->materials[w->t0 + t] ||
         ps[0] * pt[0] + ps[1] * pt[1] + ps[2] * pt[2] < SAME_FACING)
         return 0;
     for (int k = 0; k < 3; k++) {
@@ -583,7 +584,10 @@ static int merge_level(const importer *im, sweep_level *lv, merge_work *w)
         return 0;
     /* Each node's triangles, and its eps from its own size: the largest
      * side of its box, not its distance from the origin. A triangle in no
-     * node (none is) would be a node of its own, never merged. */
+     * node (none is: every static mesh is tracked before it is added)
+     * joins no group (joins), so a merged part never leaves its node's
+     * range. */
+    w->nodes = im->static_count;
     for (uint32_t t = 0; t < nt; t++)
         w->node[t] = im->static_count;
     w->node_eps[im->static_count] = 0.0;
