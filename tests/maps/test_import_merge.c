@@ -317,18 +317,33 @@ static void a_subdivided_slope_merges_too(void **state)
     sweep_level_free(&merged);
 }
 
+/* A box 2 x 2 x 2 cut 4 x 4 a face, wound outward: origin and the two
+ * sides of each face. */
+static const double box_faces[6][3][3] = {{{0, 0, 0}, {0, 2, 0}, {2, 0, 0}}, {{0, 0, 2}, {2, 0, 0}, {0, 2, 0}},
+                                          {{0, 0, 0}, {2, 0, 0}, {0, 0, 2}}, {{0, 2, 0}, {0, 0, 2}, {2, 0, 0}},
+                                          {{0, 0, 0}, {0, 0, 2}, {0, 2, 0}}, {{2, 0, 0}, {0, 2, 0}, {0, 0, 2}}};
+
+/* The level check finds plain and merged one closed shell with no edge of
+ * one triangle. */
+static void both_one_closed_shell(const sweep_level *plain, const sweep_level *merged)
+{
+    for (int which = 0; which < 2; which++) {
+        sweep_check_summary sum;
+        char err[256];
+        assert_int_equal(sweep_level_check(which ? merged : plain, NULL, NULL, &sum, err, sizeof err), SWEEP_OK);
+        assert_int_equal(sum.shells, 1);
+        assert_int_equal(sum.one_sided_edges, 0);
+        assert_int_equal(sum.findings, 0);
+    }
+}
+
 static void a_closed_box_stays_closed(void **state)
 {
     fixture *f = *state;
-    /* A 2-unit box, each face cut 4 x 4, wound outward. */
-    const double s = 2;
-    const double faces[6][3][3] = {{{0, 0, 0}, {0, s, 0}, {s, 0, 0}}, {{0, 0, s}, {s, 0, 0}, {0, s, 0}},
-                                   {{0, 0, 0}, {s, 0, 0}, {0, 0, s}}, {{0, s, 0}, {0, 0, s}, {s, 0, 0}},
-                                   {{0, 0, 0}, {0, 0, s}, {0, s, 0}}, {{s, 0, 0}, {0, s, 0}, {0, 0, s}}};
     obj o = {0};
     put(&o, "o box\n");
     for (int k = 0; k < 6; k++)
-        grid(&o, faces[k][0], faces[k][1], faces[k][2], 4, stone, 1, all_first);
+        grid(&o, box_faces[k][0], box_faces[k][1], box_faces[k][2], 4, stone, 1, all_first);
     sweep_level plain, merged;
     sweep_import_stats sp, sm;
     import_both(f, &o, "box.obj", &plain, &sp, &merged, &sm);
@@ -337,15 +352,7 @@ static void a_closed_box_stays_closed(void **state)
     assert_int_equal(merged.triangle_count, 12);
     assert_int_equal(sm.meshes_open, 0);
     assert_int_equal(sm.twins, 0);
-    for (int which = 0; which < 2; which++) {
-        sweep_check_summary sum;
-        char err[256];
-        assert_int_equal(sweep_level_check(which ? &merged : &plain, NULL, NULL, &sum, err, sizeof err), SWEEP_OK);
-        assert_int_equal(sum.meshes, 1);
-        assert_int_equal(sum.shells, 1);
-        assert_int_equal(sum.one_sided_edges, 0);
-        assert_int_equal(sum.findings, 0);
-    }
+    both_one_closed_shell(&plain, &merged);
     no_t_junctions(&merged);
     sweep_level_free(&plain);
     sweep_level_free(&merged);
@@ -415,12 +422,6 @@ static void a_floor_larger_than_one_merge_is_cut_into_parts(void **state)
     sweep_level_free(&merged);
 }
 
-/* A box 2 x 2 x 2 cut 4 x 4 a face, wound outward: origin and the two
- * sides of each face. */
-static const double box_faces[6][3][3] = {{{0, 0, 0}, {0, 2, 0}, {2, 0, 0}}, {{0, 0, 2}, {2, 0, 0}, {0, 2, 0}},
-                                          {{0, 0, 0}, {2, 0, 0}, {0, 0, 2}}, {{0, 2, 0}, {0, 0, 2}, {2, 0, 0}},
-                                          {{0, 0, 0}, {0, 0, 2}, {0, 2, 0}}, {{2, 0, 0}, {0, 2, 0}, {0, 0, 2}}};
-
 static void a_closed_shell_of_two_nodes_stays_closed(void **state)
 {
     /* The lid one node, the rest another, one side in columns of two
@@ -439,13 +440,7 @@ static void a_closed_shell_of_two_nodes_stays_closed(void **state)
     sweep_import_stats sp, sm;
     import_both(*state, &o, "two-nodes.obj", &plain, &sp, &merged, &sm);
     assert_true(merged.triangle_count < plain.triangle_count);
-    for (int which = 0; which < 2; which++) {
-        sweep_check_summary sum;
-        char err[256];
-        assert_int_equal(sweep_level_check(which ? &merged : &plain, NULL, NULL, &sum, err, sizeof err), SWEEP_OK);
-        assert_int_equal(sum.shells, 1);
-        assert_int_equal(sum.one_sided_edges, 0);
-    }
+    both_one_closed_shell(&plain, &merged);
     no_t_junctions(&merged);
     sweep_level_free(&plain);
     sweep_level_free(&merged);
