@@ -196,6 +196,14 @@ static int sides_record(importer *im, const struct aiNode *n, const side_group *
     return 1;
 }
 
+/* A triangle of material mt gets a twin: its material says so, or its
+ * mesh rule does (mesh_two) and its material leaves it to the rule. */
+static int wants_twin(const importer *im, uint32_t mt, int mesh_two)
+{
+    uint32_t rule = im->material_sides[mt];
+    return rule == SIDES_TWO_MAT || (rule == SIDES_MESH && mesh_two);
+}
+
 /* Decides the sides of group g of node n, adds the twins it needs after
  * its last triangle and notes it if it is open. */
 static int sides_group(importer *im, const struct aiNode *n, const side_group *g)
@@ -223,27 +231,20 @@ static int sides_group(importer *im, const struct aiNode *n, const side_group *g
             return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
         im->statics[im->static_count++] = (static_group){g->t0, tc, mesh_two};
     }
-    /* The arrays grow as twins are added: read them afresh each time. */
+    /* A mover's twins now (its arrays grow as they are added: read them
+     * afresh each time). */
     for (uint32_t t = g->t0; m && t < tc; t++) {
-        const uint32_t *ix = (m ? m->indices : lv->indices) + 3 * (size_t)t;
-        uint32_t mt = (m ? m->materials : lv->materials)[t], rule = im->material_sides[mt];
-        if (!(rule == SIDES_TWO_MAT || (rule == SIDES_MESH && mesh_two)))
+        const uint32_t *ix = m->indices + 3 * (size_t)t;
+        uint32_t mt = m->materials[t];
+        if (!wants_twin(im, mt, mesh_two))
             continue;
-        uint32_t a = ix[0], b = ix[1], c = ix[2];
-        sweep_status st =
-            m ? sweep_level_mover_add_triangle(m, a, c, b, mt) : sweep_level_add_triangle(lv, a, c, b, mt);
-        if (st != SWEEP_OK) {
-            if (st == SWEEP_E_NOMEM)
-                return sweep__scene_fail(im, st, "out of memory");
-            if (m)
-                return sweep__scene_fail(im, st, "mover '%s' has more than %u triangles once two-sided", m->name,
-                                         SWEEP_MOVER_MAX_TRIANGLES);
-            return sweep__scene_fail(im, st, "more triangles than the core accepts once two-sided");
-        }
-        if (m)
-            im->stats->mover_triangles++;
-        else
-            im->stats->triangles++;
+        sweep_status st = sweep_level_mover_add_triangle(m, ix[0], ix[2], ix[1], mt);
+        if (st == SWEEP_E_NOMEM)
+            return sweep__scene_fail(im, st, "out of memory");
+        if (st != SWEEP_OK)
+            return sweep__scene_fail(im, st, "mover '%s' has more than %u triangles once two-sided", m->name,
+                                     SWEEP_MOVER_MAX_TRIANGLES);
+        im->stats->mover_triangles++;
         im->stats->twins++;
     }
     if (open && ruled) {
@@ -264,14 +265,6 @@ int sweep__scene_sides_end(importer *im, const struct aiNode *n)
     return 1;
 }
 
-/* Triangle t of the static level gets a twin: its material says so, or
- * its node's mesh rule does and its material leaves it to the rule. */
-static int wants_twin(const importer *im, const static_group *g, uint32_t t)
-{
-    uint32_t rule = im->material_sides[im->lv->materials[t]];
-    return rule == SIDES_TWO_MAT || (rule == SIDES_MESH && g->mesh_two);
-}
-
 int sweep__scene_sides_finish(importer *im)
 {
     if (!im->opt->no_merge_faces && !sweep__scene_merge_faces(im))
@@ -280,7 +273,7 @@ int sweep__scene_sides_finish(importer *im)
     uint64_t twins = 0;
     for (uint32_t g = 0; g < im->static_count; g++)
         for (uint32_t t = im->statics[g].t0; t < im->statics[g].t1; t++)
-            twins += wants_twin(im, &im->statics[g], t);
+            twins += wants_twin(im, lv->materials[t], im->statics[g].mesh_two);
     if (twins == 0)
         return 1;
     const uint64_t total = (uint64_t)lv->triangle_count + twins;
@@ -302,7 +295,7 @@ int sweep__scene_sides_finish(importer *im)
             mat[k] = lv->materials[next];
         }
         for (uint32_t t = sg->t0; t < sg->t1; t++) {
-            if (!wants_twin(im, sg, t))
+            if (!wants_twin(im, lv->materials[t], sg->mesh_two))
                 continue;
             const uint32_t *a = lv->indices + 3 * (size_t)t;
             ix[3 * (size_t)k] = a[0], ix[3 * (size_t)k + 1] = a[2], ix[3 * (size_t)k + 2] = a[1];
