@@ -80,13 +80,20 @@ typedef struct spot {
     uint32_t v;
 } spot;
 
+/* Positions by x, then y, then z (-0 equal to +0). */
+static int pos_cmp(const double a[3], const double b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 static int spot_cmp(const void *pa, const void *pb)
 {
     const spot *a = pa, *b = pb;
-    for (int i = 0; i < 3; i++)
-        if (a->p[i] != b->p[i])
-            return a->p[i] < b->p[i] ? -1 : 1;
-    return a->v < b->v ? -1 : a->v > b->v;
+    int c = pos_cmp(a->p, b->p);
+    return c ? c : a->v < b->v ? -1 : a->v > b->v;
 }
 
 /* The first spot at exactly p, or NONE. */
@@ -95,19 +102,16 @@ static uint32_t spot_find(const spot *s, uint32_t n, const double p[3])
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        int c = 0;
-        for (int i = 0; i < 3 && !c; i++)
-            c = s[mid].p[i] != p[i] ? (s[mid].p[i] < p[i] ? -1 : 1) : 0;
-        if (c < 0)
+        if (pos_cmp(s[mid].p, p) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && s[lo].p[0] == p[0] && s[lo].p[1] == p[1] && s[lo].p[2] == p[2] ? lo : NONE;
+    return lo < n && pos_cmp(s[lo].p, p) == 0 ? lo : NONE;
 }
 
 /* An edge between two welded corners (their first spots, lo < hi) of
- * triangle t (the node's numbering). */
+ * triangle t (the level's numbering). */
 typedef struct edge {
     uint64_t key;
     uint32_t t;
@@ -125,7 +129,7 @@ static int edge_cmp(const void *pa, const void *pb)
  * coordinate on each of the two axes other than its plane's normal's
  * largest. */
 typedef struct cand {
-    uint32_t t; /* the node's numbering */
+    uint32_t t; /* the level's numbering */
     uint32_t part;
     double c[2];
 } cand;
@@ -175,16 +179,16 @@ static void cut(cand *c, uint32_t n, uint32_t *parts)
 }
 
 typedef struct merge_work {
-    uint32_t v0, t0, nv, nt; /* v0 = t0 = 0: the whole static level */
-    uint32_t *node;          /* per triangle: its node's static group, or nodes if none */
-    uint32_t nodes;          /* how many static groups */
-    double *node_eps;        /* per static group: its eps */
-    spot *spots;             /* the node's vertices, sorted by position */
-    uint32_t *run;           /* per triangle corner (3 t + k): its first spot */
-    edge *edges;             /* 3 per triangle, sorted */
-    double (*plane)[4];      /* per triangle: unit normal and distance; normal 0 if it has none */
-    uint32_t *group;         /* per triangle: its group, NONE until grown */
-    uint32_t *seed;          /* per group: its first triangle, whose plane it is merged on */
+    uint32_t nv, nt;    /* the whole static level's vertices and triangles */
+    uint32_t *node;     /* per triangle: its node's static group, or nodes if none */
+    uint32_t nodes;     /* how many static groups */
+    double *node_eps;   /* per static group: its eps */
+    spot *spots;        /* the level's vertices, sorted by position */
+    uint32_t *run;      /* per triangle corner (3 t + k): its first spot */
+    edge *edges;        /* 3 per triangle, sorted */
+    double (*plane)[4]; /* per triangle: unit normal and distance; normal 0 if it has none */
+    uint32_t *group;    /* per triangle: its group, NONE until grown */
+    uint32_t *seed;     /* per group: its first triangle, whose plane it is merged on */
     uint32_t *queue;
     cand *cand;        /* every triangle, by group, then by part */
     uint32_t *part_of; /* per triangle: its part */
@@ -218,9 +222,9 @@ static void work_free(merge_work *w)
     sweep__face_mesh_free(&w->mesh);
 }
 
-static const sweep_vec3 *corner(const sweep_level *lv, const merge_work *w, uint32_t t, int k)
+static const sweep_vec3 *corner(const sweep_level *lv, uint32_t t, int k)
 {
-    return &lv->vertices[lv->indices[3 * (size_t)(w->t0 + t) + k]];
+    return &lv->vertices[lv->indices[3 * (size_t)t + k]];
 }
 
 /* Triangle t may join the group grown from triangle s. */
@@ -228,11 +232,11 @@ static int joins(const sweep_level *lv, const merge_work *w, uint32_t s, uint32_
 {
     const double *ps = w->plane[s], *pt = w->plane[t];
     const double eps = w->node_eps[w->node[s]];
-    if (w->node[s] != w->node[t] || w->node[s] == w->nodes || lv->materials[w->t0 + s] != lv->materials[w->t0 + t] ||
+    if (w->node[s] != w->node[t] || w->node[s] == w->nodes || lv->materials[s] != lv->materials[t] ||
         ps[0] * pt[0] + ps[1] * pt[1] + ps[2] * pt[2] < SAME_FACING)
         return 0;
     for (int k = 0; k < 3; k++) {
-        const sweep_vec3 *p = corner(lv, w, t, k);
+        const sweep_vec3 *p = corner(lv, t, k);
         if (!(fabs(ps[0] * p->x + ps[1] * p->y + ps[2] * p->z - ps[3]) <= eps))
             return 0;
     }
@@ -344,10 +348,10 @@ static int merge_part(const sweep_level *lv, merge_work *w, uint32_t part, uint3
         uint32_t t = w->cand[i].t;
         double p[3][3];
         for (int k = 0; k < 3; k++) {
-            const sweep_vec3 *v = corner(lv, w, t, k);
+            const sweep_vec3 *v = corner(lv, t, k);
             p[k][0] = v->x, p[k][1] = v->y, p[k][2] = v->z;
         }
-        if (!sweep__face_add(&w->set, (const double(*)[3])p, 3, pl, pl[3], lv->materials[w->t0 + t]))
+        if (!sweep__face_add(&w->set, (const double(*)[3])p, 3, pl, pl[3], lv->materials[t]))
             return 0;
         area_in += area_along(p[0], p[1], p[2], pl);
         for (int k = 0; k < 3; k++) {
@@ -386,7 +390,7 @@ static int merge_part(const sweep_level *lv, merge_work *w, uint32_t part, uint3
      * outline by at most eps */
     if (!(fabs(area_out - area_in) <= AREA_SLACK * area_in + eps * edges))
         return 1;
-    /* Each corner is one of the node's vertices (a welded corner keeps the
+    /* Each corner is one of the level's vertices (a welded corner keeps the
      * first position met), or a fan's new centre. */
     if (!sweep__grow((void **)&w->mesh_vertex, &w->mesh_vertex_cap, m->vertices, sizeof *w->mesh_vertex) ||
         !sweep__grow((void **)&w->out, &w->out_cap, (uint64_t)w->out_len + 4 * m->triangles, sizeof *w->out))
@@ -439,7 +443,6 @@ static uint32_t merge_round(const sweep_level *lv, merge_work *w, int first)
         w->pinned[s] = w->pinned[s] != 0;
     /* Which parts' final triangles (merged, or their own) use each spot. */
     memset(w->use, 0, (size_t)w->nv * sizeof *w->use);
-    memset(w->twice, 0, w->nv);
     memset(w->stamp, 0, (size_t)w->nv * sizeof *w->stamp);
     for (uint32_t i = 0; i < w->nt; i++) {
         uint32_t t = w->cand[i].t, p = w->cand[i].part;
@@ -485,7 +488,7 @@ static uint32_t merge_round(const sweep_level *lv, merge_work *w, int first)
 static int rewrite(importer *im, merge_work *w)
 {
     sweep_level *lv = im->lv;
-    const uint32_t t0 = w->t0, v0 = w->v0, nt = w->nt;
+    const uint32_t nt = w->nt;
     w->new_ix = malloc((size_t)nt * 3 * sizeof *w->new_ix);
     w->new_mat = malloc((size_t)nt * sizeof *w->new_mat);
     w->pos = malloc(((size_t)nt + 1) * sizeof *w->pos);
@@ -499,8 +502,8 @@ static int rewrite(importer *im, merge_work *w)
         w->pos[t] = k;
         uint32_t p = w->part_of[t];
         if (w->part_len[p] == NONE) {
-            memcpy(w->new_ix + 3 * (size_t)k, lv->indices + 3 * (size_t)(t0 + t), 3 * sizeof *w->new_ix);
-            w->new_mat[k++] = lv->materials[t0 + t];
+            memcpy(w->new_ix + 3 * (size_t)k, lv->indices + 3 * (size_t)t, 3 * sizeof *w->new_ix);
+            w->new_mat[k++] = lv->materials[t];
         } else if (w->part_at[p] != NONE) {
             for (uint32_t i = 0; i < w->part_len[p]; i++, k++) {
                 const uint32_t *x = &w->out[w->part_at[p] + 4 * i];
@@ -528,32 +531,29 @@ static int rewrite(importer *im, merge_work *w)
         return 1;
     for (uint32_t g = 0; g < im->static_count; g++) {
         static_group *sg = &im->statics[g];
-        sg->t0 = t0 + w->pos[sg->t0 - t0], sg->t1 = t0 + w->pos[sg->t1 - t0];
+        sg->t0 = w->pos[sg->t0], sg->t1 = w->pos[sg->t1];
     }
-    memcpy(lv->indices + 3 * (size_t)t0, w->new_ix, 3 * (size_t)k * sizeof *w->new_ix);
-    memcpy(lv->materials + t0, w->new_mat, (size_t)k * sizeof *w->new_mat);
-    lv->triangle_count = t0 + k;
+    memcpy(lv->indices, w->new_ix, 3 * (size_t)k * sizeof *w->new_ix);
+    memcpy(lv->materials, w->new_mat, (size_t)k * sizeof *w->new_mat);
+    lv->triangle_count = k;
     im->stats->triangles -= nt - k;
     im->stats->merge_dropped += nt - k;
-    const uint32_t vn = lv->vertex_count - v0;
+    const uint32_t vn = lv->vertex_count; /* with the fans' centres */
     if (!(w->renumber = malloc((size_t)(vn ? vn : 1) * sizeof *w->renumber)))
         return 0;
     for (uint32_t v = 0; v < vn; v++)
         w->renumber[v] = NONE;
-    for (size_t i = 0; i < 3 * (size_t)k; i++) {
-        if (w->new_ix[i] < v0)
-            return 1; /* a vertex not the node's own: leave them all */
-        w->renumber[w->new_ix[i] - v0] = 0;
-    }
+    for (size_t i = 0; i < 3 * (size_t)k; i++)
+        w->renumber[w->new_ix[i]] = 0;
     uint32_t kept = 0;
     for (uint32_t v = 0; v < vn; v++)
         if (w->renumber[v] != NONE) {
-            lv->vertices[v0 + kept] = lv->vertices[v0 + v];
-            w->renumber[v] = v0 + kept++;
+            lv->vertices[kept] = lv->vertices[v];
+            w->renumber[v] = kept++;
         }
-    lv->vertex_count = v0 + kept;
+    lv->vertex_count = kept;
     for (size_t i = 0; i < 3 * (size_t)k; i++)
-        lv->indices[3 * (size_t)t0 + i] = w->renumber[w->new_ix[i] - v0];
+        lv->indices[i] = w->renumber[w->new_ix[i]];
     return 1;
 }
 
@@ -594,9 +594,9 @@ static int merge_level(const importer *im, sweep_level *lv, merge_work *w)
     for (uint32_t g = 0; g < im->static_count; g++) {
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (uint32_t t = im->statics[g].t0; t < im->statics[g].t1; t++) {
-            w->node[t - w->t0] = g;
+            w->node[t] = g;
             for (int k = 0; k < 3; k++) {
-                const sweep_vec3 *v = corner(lv, w, t - w->t0, k);
+                const sweep_vec3 *v = corner(lv, t, k);
                 double c[3] = {v->x, v->y, v->z};
                 for (int i = 0; i < 3; i++)
                     lo[i] = fmin(lo[i], c[i]), hi[i] = fmax(hi[i], c[i]);
@@ -606,33 +606,27 @@ static int merge_level(const importer *im, sweep_level *lv, merge_work *w)
         w->node_eps[g] = size > 0.0 ? MERGE_EPS_REL * size : 0.0;
     }
     for (uint32_t v = 0; v < nv; v++) {
-        const sweep_vec3 *p = &lv->vertices[w->v0 + v];
-        w->spots[v] = (spot){{p->x, p->y, p->z}, w->v0 + v};
+        const sweep_vec3 *p = &lv->vertices[v];
+        w->spots[v] = (spot){{p->x, p->y, p->z}, v};
     }
     qsort(w->spots, nv, sizeof *w->spots, spot_cmp);
     for (uint32_t t = 0; t < nt; t++) {
-        double p[3][3];
         for (int k = 0; k < 3; k++) {
-            const sweep_vec3 *v = corner(lv, w, t, k);
-            p[k][0] = v->x, p[k][1] = v->y, p[k][2] = v->z;
-            uint32_t s = spot_find(w->spots, nv, p[k]);
+            const sweep_vec3 *v = corner(lv, t, k);
+            uint32_t s = spot_find(w->spots, nv, (const double[3]){v->x, v->y, v->z});
             if (s == NONE)
                 return -1; /* a corner not among the level's vertices: leave it all */
             w->run[3 * t + k] = s;
         }
-        for (int k = 0; k < 3; k++) {
-            uint32_t a = w->run[3 * t + k], b = w->run[3 * t + (k + 1) % 3];
-            w->edges[3 * t + k] = (edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, t};
-        }
-        double e1[3], e2[3];
-        for (int i = 0; i < 3; i++)
-            e1[i] = p[1][i] - p[0][i], e2[i] = p[2][i] - p[0][i];
-        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; k++)
+            w->edges[3 * t + k] = (edge){edge_key(w, t, k), t};
+        const sweep_vec3 *a = corner(lv, t, 0);
+        sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(*corner(lv, t, 1), *a), sweep_v3_sub(*corner(lv, t, 2), *a));
+        double len = sweep_v3_len(n);
         double *pl = w->plane[t];
         if (len > 0.0 && isfinite(len)) {
-            pl[0] = n[0] / len, pl[1] = n[1] / len, pl[2] = n[2] / len;
-            pl[3] = pl[0] * p[0][0] + pl[1] * p[0][1] + pl[2] * p[0][2];
+            pl[0] = n.x / len, pl[1] = n.y / len, pl[2] = n.z / len;
+            pl[3] = pl[0] * a->x + pl[1] * a->y + pl[2] * a->z;
         } else {
             pl[0] = pl[1] = pl[2] = pl[3] = 0.0;
         }
@@ -654,7 +648,7 @@ static int merge_level(const importer *im, sweep_level *lv, merge_work *w)
         int ax = fabs(pl[0]) >= fabs(pl[1]) && fabs(pl[0]) >= fabs(pl[2]) ? 0 : fabs(pl[1]) >= fabs(pl[2]) ? 1 : 2;
         double c[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (int k = 0; k < 3; k++) {
-            const sweep_vec3 *v = corner(lv, w, t, k);
+            const sweep_vec3 *v = corner(lv, t, k);
             c[0] = fmax(c[0], v->x), c[1] = fmax(c[1], v->y), c[2] = fmax(c[2], v->z);
         }
         w->cand[at[w->group[t]]++] = (cand){t, 0, {c[(ax + 1) % 3], c[(ax + 2) % 3]}};
