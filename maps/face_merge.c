@@ -110,8 +110,8 @@ typedef struct welder {
 
 static uint32_t cell_slot(const welder *w, int64_t x, int64_t y, int64_t z)
 {
-    uint64_t h =
-        (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)z * 0x165667B19E3779F9ull;
+    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)z * 0x165667B19E3779F9ull;
     h ^= h >> 31;
     return (uint32_t)h & w->mask;
 }
@@ -125,7 +125,8 @@ static uint32_t weld_find(const welder *w, const sweep__face_mesh *m, const doub
     for (int dx = -1; dx <= 1; dx++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dz = -1; dz <= 1; dz++)
-                for (uint32_t v = w->head[cell_slot(w, c[0] + dx, c[1] + dy, c[2] + dz)]; v != NONE; v = w->next[v]) {
+                for (uint32_t v = w->head[cell_slot(w, c[0] + dx, c[1] + dy, c[2] + dz)]; v != NONE;
+                     v = w->next[v]) {
                     double d[3];
                     sub3(m->v[v], x, d);
                     if (v < best && dot3(d, d) <= w->eps2)
@@ -432,8 +433,8 @@ static void ring_box(const sweep__face_mesh *m, rings *g, uint32_t f)
  * shares that part as an edge of its own, and pieces that together span
  * the neighbour's edge can merge with it once they have merged. The
  * points lie on the edges (within eps), so no outline changes shape. */
-static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uint32_t n, double eps, uint32_t **scratch,
-                       uint32_t *scratch_cap)
+static int split_edges(sweep__face_mesh *m, rings *g, const uint32_t *faces, uint32_t n, double eps,
+                       uint32_t **scratch, uint32_t *scratch_cap)
 {
     for (uint32_t a = 0; a < n; a++) {
         uint32_t i = faces[a];
