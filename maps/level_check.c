@@ -453,8 +453,10 @@ typedef struct piece {
     uint32_t unsealed;
     uint32_t open_above_base; /* one-sided edges not at its base */
     int solid;
+    int folds;                /* a face turned 90 degrees or more from the piece's mean facing */
     double volume6;           /* six times the signed volume, about `ref` */
     sweep_vec3 ref, lo, hi;
+    sweep_vec3 facing;        /* the sum of its faces' cross products: their mean facing, by area */
 } piece;
 
 /* 1 if the middle of edge e lies on a level triangle other than its own:
@@ -587,10 +589,20 @@ static int sealed_pocket(const checker *c, uint32_t k, const uint32_t *piece_ix,
 }
 
 /* A piece that looks meant to be solid: no triangles wound against each
- * other, and at most a quarter of its edges open above its base. */
-static int mostly_closed(const piece *p)
+ * other, at most a quarter of its edges open above its base, and either
+ * faces turned against each other (a box's sides, open at its top or
+ * bottom) or, when every face looks one way, a rim all at its base and
+ * some height above it (a dome, a hill standing on the ground). A sheet
+ * is no solid however finely it is cut: a floor of many pieces (all its
+ * edges at its base, no height) or a terrain, whose rim is a small share
+ * of its edges. */
+static int mostly_closed(const checker *c, const piece *p)
 {
-    return p->triangles >= 4 && p->bad == 0 && 4 * p->open_above_base <= p->edges;
+    if (p->triangles < 4 || p->bad != 0 || 4 * p->open_above_base > p->edges)
+        return 0;
+    if (p->folds)
+        return 1;
+    return p->open_above_base == 0 && sweep_v3_dot(sweep_v3_sub(p->hi, p->lo), c->up) > 1e3 * c->tol;
 }
 
 static sweep_status check_shells(checker *c)
@@ -700,10 +712,21 @@ static sweep_status check_shells(checker *c)
         sweep_vec3 a = sweep_v3_sub(tri_vertex(lv, t, 0), p->ref), b = sweep_v3_sub(tri_vertex(lv, t, 1), p->ref),
                    d = sweep_v3_sub(tri_vertex(lv, t, 2), p->ref);
         p->volume6 += sweep_v3_dot(a, sweep_v3_cross(b, d));
+        p->facing = sweep_v3_add(p->facing, tri_normal(lv, t));
         for (int k = 0; k < 3; k++) {
             p->lo = sweep_v3_min(p->lo, tri_vertex(lv, t, k));
             p->hi = sweep_v3_max(p->hi, tri_vertex(lv, t, k));
         }
+    }
+    /* A face within a thousandth of a right angle of the mean facing
+     * counts as turned: a wall beside a floor. */
+    for (uint32_t t = 0; t < nt; t++) {
+        if (skip[t])
+            continue;
+        piece *p = &pieces[piece_ix[find(parent, t)]];
+        sweep_vec3 n = tri_normal(lv, t);
+        if (sweep_v3_dot(n, p->facing) <= 1e-3 * sweep_v3_len(n) * sweep_v3_len(p->facing))
+            p->folds = 1;
     }
     for (uint32_t i = 0, j; i < ne; i = j) {
         int fw, bw;
@@ -734,7 +757,7 @@ static sweep_status check_shells(checker *c)
         int fw, bw;
         j = edge_group(edges, ne, i, &fw, &bw);
         piece *p = &pieces[piece_ix[find(parent, edges[i].tri)]];
-        if (fw + bw == 1 && mostly_closed(p) && p->open_above_base && !at_base(c, p, &edges[i], first_vertex) &&
+        if (fw + bw == 1 && mostly_closed(c, p) && p->open_above_base && !at_base(c, p, &edges[i], first_vertex) &&
             !sealed(c, &edges[i], first_vertex) && !beyond_is_solid(c, &edges[i], first_vertex)) {
             if (p->first_one_sided == UINT32_MAX)
                 p->first_one_sided = i;
@@ -764,7 +787,7 @@ static sweep_status check_shells(checker *c)
                   p->triangles, centre.x, centre.y, centre.z, p->volume6 / 6.0);
             continue;
         }
-        if (!mostly_closed(p))
+        if (!mostly_closed(c, p))
             continue;
         p->solid = p->unsealed == 0;
         if (p->unsealed) {

@@ -30,7 +30,11 @@
  *   - open-mesh: a piece that looks meant to be solid (no triangles wound
  *     against each other, at most a quarter of its edges of one triangle
  *     once those at its base are left out: a box standing on the floor is
- *     open there) with edges of one triangle above its base whose middle
+ *     open there; and faces turned 90 degrees or more from its mean
+ *     facing, as a box's sides are, unless every edge of one triangle
+ *     lies at its base and it rises above them, as a dome does: a floor
+ *     cut into pieces or a terrain is a sheet, however finely it is cut)
+ *     with edges of one triangle above its base whose middle
  *     touches no other level triangle and beyond which lies no other
  *     solid (a point just past the edge, in front of its triangle, inside
  *     a solid as for spawn-inside: a beam run into a wall, its end face

@@ -81,21 +81,34 @@ static void add_box(sweep_level *lv, sweep_vec3 lo, sweep_vec3 hi, int missing)
             add_quad(lv, p[face[f][0]], p[face[f][1]], p[face[f][2]], p[face[f][3]]);
 }
 
-/* The clean level: a floor 20 x 20 at z = 0, a solid pillar on it, a
- * two-sided panel, and a spawn point standing on the floor. Metres, the
- * default rules (radii 0.4, 0.4, 0.9). */
-static void base(sweep_level *lv)
+/* The clean level: a floor 20 x 20 at z = 0 cut into square cells of
+ * `cell` metres (20: one quad; finer, as a modelling tool's subdivided
+ * plane comes in), a solid pillar on it, a two-sided panel, and a spawn
+ * point standing on the floor. Metres, the default rules (radii 0.4, 0.4,
+ * 0.9). */
+static void base_cut(sweep_level *lv, double cell)
 {
     sweep_level_init(lv);
     snprintf(lv->name, sizeof lv->name, "planted");
     assert_int_equal(sweep_level_add_material(lv, 1, "stone", 1.0, 0), SWEEP_OK);
-    add_quad(lv, sweep_v3(-10, -10, 0), sweep_v3(10, -10, 0), sweep_v3(10, 10, 0), sweep_v3(-10, 10, 0));
+    int n = (int)(20.0 / cell + 0.5);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double x = -10 + 20.0 * i / n, y = -10 + 20.0 * j / n, x1 = -10 + 20.0 * (i + 1) / n,
+                   y1 = -10 + 20.0 * (j + 1) / n;
+            add_quad(lv, sweep_v3(x, y, 0), sweep_v3(x1, y, 0), sweep_v3(x1, y1, 0), sweep_v3(x, y1, 0));
+        }
     add_box(lv, sweep_v3(3, 3, 0), sweep_v3(5, 5, 3), 4); /* standing on the floor: no bottom */
     /* A panel seen from both sides: a quad and its reversed twin. */
     sweep_vec3 a = sweep_v3(-6, 2, 0), b = sweep_v3(-6, 4, 0), c = sweep_v3(-6, 4, 2), d = sweep_v3(-6, 2, 2);
     add_quad(lv, a, b, c, d);
     add_quad(lv, a, d, c, b);
     assert_int_equal(sweep_level_add_spawn(lv, sweep_v3(0, 0, 0.95)), SWEEP_OK);
+}
+
+static void base(sweep_level *lv)
+{
+    base_cut(lv, 20.0);
 }
 
 static void the_clean_level_has_no_finding(void **state)
@@ -339,6 +352,79 @@ static void a_mover_into_loose_brush_faces_is_in_a_pocket(void **state)
     sweep_level_free(&lv);
 }
 
+
+/* A floor cut into many pieces is a sheet, not a solid standing on its
+ * base (every edge of it lies at its lowest height): a platform going down
+ * through it is found, as through the floor of one quad, and a door
+ * sliding into the pillar is still in a pocket. */
+static void a_mover_through_a_finely_cut_floor_is_found(void **state)
+{
+    (void)state;
+    const double cells[] = {1.0, 0.5};
+    for (int k = 0; k < 2; k++) {
+        sweep_level lv;
+        base_cut(&lv, cells[k]);
+        assert_int_equal(check(&lv).n, 0);
+        sweep_level_mover *m = add_door(&lv, sweep_v3(4.3, 2, 0), sweep_v3(4.3, 3.8, 0));
+        assert_int_equal(check(&lv).n, 0);
+        m->keys[1].pose.position = sweep_v3(4.3, 2, -1);
+        found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(4.3, 2, 0), 0.6,
+                  "mover 1 'door' crosses the level's geometry");
+        sweep_level_free(&lv);
+    }
+}
+
+/* A terrain (heights over a grid, every face looking up) is no solid
+ * however finely it is cut, though its open rim is a small share of its
+ * edges; a box whose every face is cut as finely and whose top is missing
+ * is still found open. */
+static void a_terrain_is_no_open_solid(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    sweep_level_init(&lv);
+    snprintf(lv.name, sizeof lv.name, "terrain");
+    assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+    const int n = 16;
+    const double cell = 20.0 / n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double x = -10 + i * cell, y = -10 + j * cell;
+#define HEIGHT(i, j) (0.3 * sin(1.7 * (i)) * cos(1.3 * (j)) + 0.05 * (i))
+            add_quad(&lv, sweep_v3(x, y, HEIGHT(i, j)), sweep_v3(x + cell, y, HEIGHT(i + 1, j)),
+                     sweep_v3(x + cell, y + cell, HEIGHT(i + 1, j + 1)), sweep_v3(x, y + cell, HEIGHT(i, j + 1)));
+#undef HEIGHT
+        }
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, 0, 1.95)), SWEEP_OK);
+    assert_int_equal(check(&lv).n, 0);
+
+    /* A box 2 x 2 x 2 on the ground beside it, each side cut 4 x 4, its
+     * top left out: 16 of its edges open above its base. */
+    const double lo[3] = {12, -1, 0}, step = 0.5;
+    for (int f = 0; f < 5; f++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                double u0 = i * step, u1 = u0 + step, v0 = j * step, v1 = v0 + step;
+                sweep_vec3 q[4];
+                for (int k = 0; k < 4; k++) {
+                    double u = k == 0 || k == 3 ? u0 : u1, v = k < 2 ? v0 : v1;
+                    /* -x, +x, -y, +y walls (u along the wall, v up), then the bottom. */
+                    q[k] = f == 0   ? sweep_v3(lo[0], lo[1] + u, lo[2] + v)
+                           : f == 1 ? sweep_v3(lo[0] + 2, lo[1] + u, lo[2] + v)
+                           : f == 2 ? sweep_v3(lo[0] + u, lo[1], lo[2] + v)
+                           : f == 3 ? sweep_v3(lo[0] + u, lo[1] + 2, lo[2] + v)
+                                    : sweep_v3(lo[0] + u, lo[1] + v, lo[2]);
+                }
+                /* Outward: -x, +y and the bottom wound one way, the others the other. */
+                if (f == 0 || f == 3 || f == 4)
+                    add_quad(&lv, q[0], q[3], q[2], q[1]);
+                else
+                    add_quad(&lv, q[0], q[1], q[2], q[3]);
+            }
+    found_one(&lv, SWEEP_CHECK_OPEN_MESH, sweep_v3(13, 0, 2), 1.5, "16 of its");
+    sweep_level_free(&lv);
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -437,6 +523,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(spawns_in_and_at_movers),
         cmocka_unit_test(a_mover_through_the_floor_is_found),
         cmocka_unit_test(a_mover_into_loose_brush_faces_is_in_a_pocket),
+        cmocka_unit_test(a_mover_through_a_finely_cut_floor_is_found),
+        cmocka_unit_test(a_terrain_is_no_open_solid),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
