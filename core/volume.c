@@ -451,10 +451,11 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
                     a->velocity = sweep_v3_scale(v->facing, v->exit_speed);
                 rep->events |= SWEEP_VOLUME_EV_TELEPORTED;
                 rep->facing = v->facing;
-            } else {
-                rep->events |= SWEEP_VOLUME_EV_TELEPORT_BLOCKED;
+                break; /* the body is elsewhere */
             }
-            break;
+            /* Blocked: the body stayed, so the volumes after this one
+             * act on it as if the teleporter were not there. */
+            rep->events |= SWEEP_VOLUME_EV_TELEPORT_BLOCKED;
         }
     }
     /* Triggers last, from where the step began to where the body is now

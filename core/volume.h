@@ -22,8 +22,10 @@
  *             the movers at their poses and the crowd), airborne, with
  *             its velocity kept or replaced by facing * exit_speed; the
  *             remaining volumes are not tested for this step (the body is
- *             elsewhere). A body that does not fit stays where it is and
- *             the result says the teleport was blocked;
+ *             elsewhere). A body that does not fit stays where it is, the
+ *             result says the teleport was blocked, and the volumes after
+ *             it act as if it were not there (a hurt volume on the same
+ *             spot still hurts, a later teleport may still take the body);
  *   hurt      adds damage per second * the step's seconds to the result;
  *   kill      ends the move where the step ended: no later step runs,
  *             and neither the volumes after it in index order nor any
@@ -183,7 +185,7 @@ enum {
 typedef struct sweep_volume_report {
     uint32_t events;      /* SWEEP_VOLUME_EV_* of every step, or-ed */
     uint32_t launched_by; /* LAUNCHED */
-    uint32_t teleported_by; /* TELEPORTED or TELEPORT_BLOCKED */
+    uint32_t teleported_by; /* TELEPORTED or TELEPORT_BLOCKED: the last that acted or was blocked */
     uint32_t hurt_by;     /* HURT */
     uint32_t killed_by;   /* KILLED */
     uint32_t entered;     /* ENTERED */

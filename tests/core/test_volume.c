@@ -186,6 +186,52 @@ static void teleporter_moves_when_there_is_room(void **state)
     scene_free(&s);
 }
 
+/* A blocked teleporter leaves the body where it was, so the volumes after
+ * it in index order act as they would without it: the same hurt, the same
+ * kill, whichever comes first; and a later teleporter with room takes the
+ * body. */
+static void volumes_after_a_blocked_teleporter_act(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_volume tp = box_volume(SWEEP_VOLUME_TELEPORT, sweep_v3(4, -1, 0), sweep_v3(6, 1, 2));
+    tp.destination = sweep_v3(19.8, 0, 2); /* in the pillar: no room */
+    sweep_volume hurt = box_volume(SWEEP_VOLUME_HURT, sweep_v3(4, -1, 0), sweep_v3(6, 1, 2));
+    hurt.damage = 50.0;
+    double damage[2];
+    for (int order = 0; order < 2; order++) {
+        sweep_volume v[2] = {order ? hurt : tp, order ? tp : hurt};
+        set(&s, v, 2);
+        sweep_actor a = standing(5, 0);
+        sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+        assert_true(r.volumes.events & SWEEP_VOLUME_EV_TELEPORT_BLOCKED);
+        assert_true(r.volumes.events & SWEEP_VOLUME_EV_HURT);
+        assert_int_equal(r.volumes.hurt_by, order ? 0 : 1);
+        damage[order] = r.volumes.damage;
+    }
+    assert_true(damage[0] > 0.0 && damage[0] == damage[1]);
+
+    sweep_volume kill = box_volume(SWEEP_VOLUME_KILL, sweep_v3(4, -1, 0), sweep_v3(6, 1, 2));
+    sweep_volume v[2] = {tp, kill};
+    set(&s, v, 2);
+    sweep_actor a = standing(5, 0);
+    sweep_act_result r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_KILLED);
+    assert_int_equal(r.volumes.killed_by, 1);
+
+    sweep_volume open = tp;
+    open.destination = sweep_v3(-30, 10, 0.9005);
+    sweep_volume both[2] = {tp, open};
+    set(&s, both, 2);
+    a = standing(5, 0);
+    r = act(&s, &a, sweep_v3(0, 0, 0), DT);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_TELEPORTED);
+    assert_int_equal(r.volumes.teleported_by, 1);
+    assert_true(same(a.position, open.destination));
+    scene_free(&s);
+}
+
 static void hurt_kill_and_triggers(void **state)
 {
     (void)state;
@@ -829,6 +875,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pad_launches_to_the_height_of_its_speed),
         cmocka_unit_test(teleporter_moves_when_there_is_room),
+        cmocka_unit_test(volumes_after_a_blocked_teleporter_act),
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
