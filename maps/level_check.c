@@ -457,6 +457,7 @@ typedef struct piece {
     double volume6;           /* six times the signed volume, about `ref` */
     sweep_vec3 ref, lo, hi;
     sweep_vec3 facing;        /* the sum of its faces' cross products: their mean facing, by area */
+    sweep_vec3 rim;           /* the sum of its edges of one triangle's middles */
 } piece;
 
 /* 1 if the middle of edge e lies on a level triangle other than its own:
@@ -585,20 +586,32 @@ static int sealed_pocket(const checker *c, uint32_t k, const uint32_t *piece_ix,
     uint32_t above;
     int backs, open;
     ways_out(c, behind_middle(c, face), &backs, &open, &above);
-    return backs > 0 && backs + open == 6;
+    /* One way out, back through the face, always meets the shell's own
+     * back: a shell over the void (nothing anywhere else) is no pocket. */
+    return backs >= 2 && backs + open == 6;
 }
 
 /* A piece that looks meant to be solid: no triangles wound against each
- * other, at most a quarter of its edges open above its base, and either
- * faces turned against each other (a box's sides, open at its top or
- * bottom) or, when every face looks one way, a rim all at its base and
- * some height above it (a dome, a hill standing on the ground). A sheet
- * is no solid however finely it is cut: a floor of many pieces (all its
- * edges at its base, no height) or a terrain, whose rim is a small share
- * of its edges. */
+ * other; at most a quarter of its edges open above its base; closed with
+ * a fan from the middle of its edges of one triangle, a volume on the
+ * side its faces look away from (a room, a yard or a shaft facing inward,
+ * a floor with a pit in it, close on one their faces look into); and
+ * faces turned a right angle or more from the way the piece faces as a
+ * whole (a box's sides), unless it rises from a rim all at its base, as a
+ * dome does. So a sheet is no solid however finely it is cut: a floor of
+ * many pieces, a terrain. */
 static int mostly_closed(const checker *c, const piece *p)
 {
     if (p->triangles < 4 || p->bad != 0 || 4 * p->open_above_base > p->edges)
+        return 0;
+    if (p->one_sided == 0)
+        return 1;
+    /* Six times the volume about the rim's middle m: each triangle's
+     * determinant about m is the one about ref less (m - ref) . its cross
+     * product, and the fan's own triangles, which have m as a corner, add
+     * nothing. */
+    sweep_vec3 m = sweep_v3_scale(p->rim, 1.0 / p->one_sided);
+    if (!(p->volume6 - sweep_v3_dot(sweep_v3_sub(m, p->ref), p->facing) > 0.0))
         return 0;
     if (p->folds)
         return 1;
@@ -740,6 +753,7 @@ static sweep_status check_shells(checker *c)
             p->matched++;
         } else if (fw - bw == 1 || bw - fw == 1) {
             p->one_sided++;
+            p->rim = sweep_v3_add(p->rim, edge_middle(lv, &edges[i], first_vertex));
             if (!at_base(c, p, &edges[i], first_vertex))
                 p->open_above_base++;
             c->sum->one_sided_edges++;
@@ -811,12 +825,18 @@ done:
 /* ---- movers --------------------------------------------------------------- */
 
 /* 1 with *where if segment a -> b passes through triangle (p, q, r)
- * deeper than a rounding's margin from its ends. */
+ * deeper than a rounding's margin from its ends, from one side of its
+ * plane to the other: a segment lying in the plane (a crate's edge on a
+ * ramp it slides along) is off it only by rounding, and crosses nothing. */
 static int crosses(const checker *c, sweep_vec3 a, sweep_vec3 b, sweep_vec3 p, sweep_vec3 q, sweep_vec3 r,
                    sweep_vec3 *where)
 {
     double len = sweep_v3_len(sweep_v3_sub(b, a)), margin = 1e3 * c->tol, f;
     if (!(len > 2.0 * margin) || !segment_triangle_in(a, b, p, q, r, &f, INSIDE_SLACK))
+        return 0;
+    sweep_vec3 n = sweep_v3_cross(sweep_v3_sub(q, p), sweep_v3_sub(r, p));
+    double nl = sweep_v3_len(n);
+    if (!(fabs(sweep_v3_dot(sweep_v3_sub(a, p), n)) > c->tol * nl && fabs(sweep_v3_dot(sweep_v3_sub(b, p), n)) > c->tol * nl))
         return 0;
     if (!(f * len > margin && f * len < len - margin))
         return 0;

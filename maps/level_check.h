@@ -24,13 +24,17 @@
  *     spawn point is a room. One whose outside, just behind its largest
  *     face, is enclosed by faces looking away (each of the six axis
  *     directions out of there meets the back of a face first, or nothing:
- *     the void beyond a compiled level's hull) is a pocket sealed inside
- *     a solid, which no player reaches: a hollow in brushwork. It is
- *     counted (pockets), not reported.
+ *     the void beyond a compiled level's hull; at least two of them a
+ *     back, since the way back through the face always meets the shell's
+ *     own) is a pocket sealed inside a solid, which no player reaches: a
+ *     hollow in brushwork. It is counted (pockets), not reported.
  *   - open-mesh: a piece that looks meant to be solid (no triangles wound
  *     against each other, at most a quarter of its edges of one triangle
  *     once those at its base are left out: a box standing on the floor is
- *     open there; and faces turned 90 degrees or more from its mean
+ *     open there; closed with a fan from the middle of its edges of one
+ *     triangle, a volume on the side its faces look away from: a yard,
+ *     a shaft facing inward, a floor with a pit close on a space they
+ *     look into; and faces turned 90 degrees or more from its mean
  *     facing, as a box's sides are, unless every edge of one triangle
  *     lies at its base and it rises above them, as a dome does: a floor
  *     cut into pieces or a terrain is a sheet, however finely it is cut)

@@ -425,6 +425,120 @@ static void a_terrain_is_no_open_solid(void **state)
     sweep_level_free(&lv);
 }
 
+
+/* A yard (a floor and walls facing inward, open at the top) around the
+ * spawn point, and a floor with a pit in it, close on a space their faces
+ * look into: rooms, not solids with a hole. */
+static void a_yard_and_a_pit_are_no_open_solids(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    sweep_level_init(&lv);
+    snprintf(lv.name, sizeof lv.name, "yard");
+    assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+    add_box(&lv, sweep_v3(-10, -10, 0), sweep_v3(10, 10, 4), 5); /* no top */
+    uint32_t first = 0;
+    for (uint32_t t = first; t < lv.triangle_count; t++) { /* facing in */
+        uint32_t b = lv.indices[3 * t + 1];
+        lv.indices[3 * t + 1] = lv.indices[3 * t + 2];
+        lv.indices[3 * t + 2] = b;
+    }
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, 0, 0.95)), SWEEP_OK);
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
+
+    /* A floor 12 x 12 around a pit 4 x 4, 1 m deep. */
+    sweep_level_init(&lv);
+    snprintf(lv.name, sizeof lv.name, "pit");
+    assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+    const double r[4][2] = {{-6, -6}, {6, -6}, {6, 6}, {-6, 6}}, h[4][2] = {{-2, -2}, {2, -2}, {2, 2}, {-2, 2}};
+    for (int k = 0; k < 4; k++) {
+        int l = (k + 1) % 4;
+        add_quad(&lv, sweep_v3(r[k][0], r[k][1], 0), sweep_v3(r[l][0], r[l][1], 0), sweep_v3(h[l][0], h[l][1], 0),
+                 sweep_v3(h[k][0], h[k][1], 0));
+        /* the pit's wall under edge k, facing into the pit */
+        add_quad(&lv, sweep_v3(h[k][0], h[k][1], 0), sweep_v3(h[l][0], h[l][1], 0), sweep_v3(h[l][0], h[l][1], -1),
+                 sweep_v3(h[k][0], h[k][1], -1));
+    }
+    add_quad(&lv, sweep_v3(-2, -2, -1), sweep_v3(2, -2, -1), sweep_v3(2, 2, -1), sweep_v3(-2, 2, -1));
+    assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(4, 4, 0.95)), SWEEP_OK);
+    assert_int_equal(check(&lv).n, 0);
+    /* A box with a side missing on the same floor is still found. */
+    add_box(&lv, sweep_v3(-5, 3, 0), sweep_v3(-3, 5, 2), 1);
+    found_one(&lv, SWEEP_CHECK_OPEN_MESH, sweep_v3(-3, 4, 1), 1.5, "belong to one triangle");
+    sweep_level_free(&lv);
+}
+
+/* A crate resting on a ramp and sliding up it lies in the ramp's plane
+ * (off it by rounding): it crosses nothing; sunk into the ramp it does. */
+static void a_crate_sliding_up_a_ramp_crosses_nothing(void **state)
+{
+    (void)state;
+    const double angles[] = {10, 20, 45}, cells[] = {20, 1};
+    for (int ai = 0; ai < 3; ai++)
+        for (int ci = 0; ci < 2; ci++)
+            for (int sunk = 0; sunk < 2; sunk++) {
+                double an = angles[ai] * M_PI / 180.0, cs = cos(an), sn = sin(an);
+                sweep_level lv;
+                sweep_level_init(&lv);
+                snprintf(lv.name, sizeof lv.name, "ramp");
+                assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+                int n = (int)(20.0 / cells[ci]);
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < n; j++) {
+                        double x = -10 + 20.0 * i / n, x1 = -10 + 20.0 * (i + 1) / n, u = -10 + 20.0 * j / n,
+                               u1 = -10 + 20.0 * (j + 1) / n;
+                        add_quad(&lv, sweep_v3(x, u * cs, u * sn), sweep_v3(x1, u * cs, u * sn),
+                                 sweep_v3(x1, u1 * cs, u1 * sn), sweep_v3(x, u1 * cs, u1 * sn));
+                    }
+                assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(-5, 0, 0.95 / cs + 0.1)), SWEEP_OK);
+                uint32_t mi;
+                assert_int_equal(sweep_level_add_mover(&lv, 1, "crate", &mi), SWEEP_OK);
+                sweep_level_mover *m = &lv.movers[mi];
+                m->mode = SWEEP_MOVER_PINGPONG;
+                /* A 1 m box in the ramp's frame: u up the slope, w off it. */
+                double w0 = sunk ? -0.3 : 0.0;
+                for (int k = 0; k < 8; k++) {
+                    double x = k & 1 ? 0.5 : -0.5, u = k & 2 ? 0.5 : -0.5, w = k & 4 ? 1.0 + w0 : w0;
+                    assert_int_equal(sweep_level_mover_add_vertex(m, sweep_v3(x, u * cs - w * sn, u * sn + w * cs), NULL),
+                                     SWEEP_OK);
+                }
+                for (int f = 0; f < 6; f++) {
+                    assert_int_equal(
+                        sweep_level_mover_add_triangle(m, box_face[f][0], box_face[f][1], box_face[f][2], 1), SWEEP_OK);
+                    assert_int_equal(
+                        sweep_level_mover_add_triangle(m, box_face[f][0], box_face[f][2], box_face[f][3], 1), SWEEP_OK);
+                }
+                assert_int_equal(sweep_level_mover_add_keyframe(m, 0.0, sweep_v3(3.1, 0.3 * cs, 0.3 * sn),
+                                                                sweep_quat_identity()),
+                                 SWEEP_OK);
+                assert_int_equal(sweep_level_mover_add_keyframe(m, 1.0, sweep_v3(3.1, 3.3 * cs, 3.3 * sn),
+                                                                sweep_quat_identity()),
+                                 SWEEP_OK);
+                seen s = check(&lv);
+                if (sunk) {
+                    assert_int_equal(s.n, 1);
+                    assert_int_equal(s.f[0].kind, SWEEP_CHECK_MOVER_CROSSES);
+                } else {
+                    assert_int_equal(s.n, 0);
+                }
+                sweep_level_free(&lv);
+            }
+}
+
+/* A shell wound inside-out over the void beyond the floor's edge: the way
+ * back through its face meets its own back, the five others nothing. No
+ * pocket in a solid: found. */
+static void an_inside_out_slab_over_the_void_is_found(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_hollow(&lv, sweep_v3(13, -2, -0.5), sweep_v3(17, 2, 0));
+    found_one(&lv, SWEEP_CHECK_INSIDE_OUT, sweep_v3(15, 0, -0.25), 1e-12, "wound inside-out");
+    sweep_level_free(&lv);
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -525,6 +639,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_mover_into_loose_brush_faces_is_in_a_pocket),
         cmocka_unit_test(a_mover_through_a_finely_cut_floor_is_found),
         cmocka_unit_test(a_terrain_is_no_open_solid),
+        cmocka_unit_test(a_yard_and_a_pit_are_no_open_solids),
+        cmocka_unit_test(a_crate_sliding_up_a_ramp_crosses_nothing),
+        cmocka_unit_test(an_inside_out_slab_over_the_void_is_found),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
