@@ -290,6 +290,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
     const double clear = sweep__volume_clearance(world, actor->position);
     double len3 = -1.0; /* the wish's length in three dimensions, once a step swims or climbs */
     for (uint32_t i = 0; i < n; i++) {
+        /* Where the step begins, for its reports: a stance turned at its
+         * start moves the centre (the feet stay), and a trigger or liquid
+         * that turn takes the body into or out of is entered or left on
+         * this step, as if it had walked there. */
+        const sweep_vec3 step_from = a.position;
+        sweep__medium md_from = md;
         if (a.stance != want) {
             int blocked;
             const uint32_t was = a.stance;
@@ -371,12 +377,16 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         res.flags |= mv->flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
-        int killed = sweep__volumes_after_step(space, cfg, in.radii, in.position, &a, h, &res.volumes,
-                                               actor->position, clear);
+        int killed =
+            sweep__volumes_after_step(space, cfg, in.radii, step_from, &a, h, &res.volumes, actor->position, clear);
         if (!a.grounded && (mv->flags & SWEEP_MOVED_GROUNDED))
             left_the_ground(mv);
-        if (media)
+        if (media) {
+            /* The step's motion took the turned shape's medium; its report
+             * compares the end with where the step began. */
+            md = md_from;
             sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
+        }
         if (killed) {
             n = i + 1;
             break;

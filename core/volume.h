@@ -33,7 +33,9 @@
  *   trigger   is reported when a step starts outside it and ends inside
  *             (entered), or starts inside and ends outside (left); the
  *             triggers are looked at after the other kinds.
- * A step that leaves a trigger by a teleport leaves it. Two kinds decide
+ * A step that leaves a trigger by a teleport leaves it; one whose stance
+ * turned at its start (core/stance.h: the centre moves, the feet stay)
+ * enters or leaves a trigger or a liquid by that turn as by a walk. Two kinds decide
  * how the body moves rather than act after a step (core/motion.h says
  * how; core/medium.h finds them):
  *   liquid    (water, slime, lava) is the liquid itself, not grown by the

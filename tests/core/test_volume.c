@@ -232,6 +232,51 @@ static void volumes_after_a_blocked_teleporter_act(void **state)
     scene_free(&s);
 }
 
+/* A stance turned at a step's start moves the centre (the feet stay): a
+ * trigger the turn takes the centre out of is left, and entered again
+ * when it stands; a puddle the crouched feet reach is entered and left
+ * the same way, as if the body had walked there. */
+static void a_stance_turn_enters_and_leaves(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
+    s.rules.crouch_speed = 2.0;
+    sweep_volume v[2];
+    v[0] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-1, -1, 0.8), sweep_v3(1, 1, 2));
+    v[1] = box_volume(SWEEP_VOLUME_LIQUID, sweep_v3(-5, -5, -1), sweep_v3(5, 5, 0.04));
+    v[1].liquid = SWEEP_LIQUID_WATER;
+    v[1].damage = 0.0;
+    set(&s, v, 2);
+    sweep_actor a = standing(0, 0);
+    sweep_wish still = {{0, 0, 0}, 0}, crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH};
+    sweep_act_result r;
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &still, DT, &r), SWEEP_OK);
+    assert_int_equal(r.volumes.events & (SWEEP_VOLUME_EV_ENTERED | SWEEP_VOLUME_EV_LEFT), 0);
+    assert_int_equal(r.volumes.liquid_level, 0);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &crouch, DT, &r), SWEEP_OK);
+    assert_int_equal(a.stance, SWEEP_STANCE_CROUCH);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_LEFT);
+    assert_int_equal(r.volumes.left, 0);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_LIQUID_ENTERED);
+    assert_int_equal(r.volumes.liquid_entered, 1);
+    assert_int_equal(r.volumes.liquid_level, 1);
+    /* Held crouched: nothing new. */
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &crouch, DT, &r), SWEEP_OK);
+    assert_int_equal(r.volumes.events & (SWEEP_VOLUME_EV_ENTERED | SWEEP_VOLUME_EV_LEFT |
+                                         SWEEP_VOLUME_EV_LIQUID_ENTERED | SWEEP_VOLUME_EV_LIQUID_LEFT),
+                     0);
+    assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &still, DT, &r), SWEEP_OK);
+    assert_int_equal(a.stance, SWEEP_STANCE_STAND);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_ENTERED);
+    assert_int_equal(r.volumes.entered, 0);
+    assert_true(r.volumes.events & SWEEP_VOLUME_EV_LIQUID_LEFT);
+    assert_int_equal(r.volumes.liquid_left, 1);
+    assert_int_equal(r.volumes.liquid_level, 0);
+    scene_free(&s);
+}
+
 static void hurt_kill_and_triggers(void **state)
 {
     (void)state;
@@ -876,6 +921,7 @@ int main(void)
         cmocka_unit_test(pad_launches_to_the_height_of_its_speed),
         cmocka_unit_test(teleporter_moves_when_there_is_room),
         cmocka_unit_test(volumes_after_a_blocked_teleporter_act),
+        cmocka_unit_test(a_stance_turn_enters_and_leaves),
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
