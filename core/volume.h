@@ -35,9 +35,9 @@
  *             triggers are looked at after the other kinds.
  * A step that leaves a trigger by a teleport leaves it; one whose stance
  * turned at its start (core/stance.h: the centre moves, the feet stay)
- * enters or leaves a trigger or a liquid by that turn as by a walk. Two kinds decide
- * how the body moves rather than act after a step (core/motion.h says
- * how; core/medium.h finds them):
+ * enters or leaves a trigger or a liquid by that turn as by a walk. Two
+ * kinds decide how the body moves rather than act after a step
+ * (core/motion.h says how; core/medium.h finds them):
  *   liquid    (water, slime, lava) is the liquid itself, not grown by the
  *             radii: how deep a body is in it is sampled, as Quake 3's
  *             waterlevel is, at three points on the line along up through
