@@ -21,11 +21,13 @@
  * destination's and leaves at 400 units/s along its facing. */
 #define TELEPORT_RAISE 1.0
 #define TELEPORT_SPEED 400.0
+#define TELEPORT_SPECTATOR 1 /* spawnflags: spectators only */
 /* trigger_hurt: "dmg" (default 5) every server frame of 100 ms it is
  * touched, or once a second with spawnflag 16 (SLOW); one touch of at
  * least 200 (the most health a Quake 3 player can have) kills. */
 #define HURT_DEFAULT 5.0
 #define HURT_PERIOD 0.1
+#define HURT_START_OFF 1
 #define HURT_SLOW 16
 #define HURT_KILLS 200.0
 
@@ -188,9 +190,18 @@ static int make_push(bsp *b, const entity *e, uint32_t m, double g)
 /* trigger_teleport to its misc_teleporter_dest (or any entity its target
  * names): the player box's centre 1 + 4 above the destination's origin,
  * facing its "angle" (yaw, degrees) or "angles" (pitch yaw roll), leaving
- * at 400 units/s along the horizontal facing, as Quake 3 sends it out. */
+ * at 400 units/s along the horizontal facing, as Quake 3 sends it out.
+ * One with spawnflags 1 takes spectators only: no volume. */
 static int make_teleport(bsp *b, const entity *e, uint32_t m)
 {
+    long flags;
+    if (!sweep__bsp_ent_int(b, e, "spawnflags", 0, &flags))
+        return 0;
+    if (flags & TELEPORT_SPECTATOR) {
+        sweep__bsp_warn(b, "entity %u (trigger_teleport, model *%u): for spectators only (spawnflags 1); no teleporter made",
+                        (uint32_t)(e - b->ents), m);
+        return 1;
+    }
     const entity *t = target_of(b, e, m, "teleporter");
     if (!t)
         return 1;
@@ -215,13 +226,22 @@ static int make_teleport(bsp *b, const entity *e, uint32_t m)
 }
 
 /* trigger_hurt: damage per second from "dmg" and its period; a touch
- * that takes more than any player's health is a kill volume. */
+ * that takes more than any player's health is a kill volume. One with
+ * spawnflags 1 starts off until what targets it switches it on, which a
+ * volume cannot follow: none is made. */
 static int make_hurt(bsp *b, const entity *e, uint32_t m)
 {
     double dmg;
     long flags;
     if (!sweep__bsp_ent_number(b, e, "dmg", HURT_DEFAULT, &dmg) || !sweep__bsp_ent_int(b, e, "spawnflags", 0, &flags))
         return 0;
+    if (flags & HURT_START_OFF) {
+        sweep__bsp_warn(b,
+                        "entity %u (trigger_hurt, model *%u): starts off (spawnflags 1) until something switches it "
+                        "on, which a volume cannot follow; no volume made",
+                        (uint32_t)(e - b->ents), m);
+        return 1;
+    }
     sweep_volume v;
     memset(&v, 0, sizeof v);
     v.facing = sweep_v3(1, 0, 0);

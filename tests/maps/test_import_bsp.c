@@ -2066,6 +2066,47 @@ static void imports_trigger_volumes(void **state)
     sweep_level_free(&lv);
 }
 
+/* A spectators' teleporter and hurt volumes that start off (spawnflags 1
+ * on both, as Quake 3 reads them) make no volume, each with a warning
+ * naming it; the teleporter's destination, aimed at by nothing, is named
+ * among the entities skipped. */
+static void skips_spectator_teleporters_and_hurts_that_start_off(void **state)
+{
+    (void)state;
+    static const char ents[] =
+        "{ \"classname\" \"worldspawn\" \"gravity\" \"800\" }\n"
+        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+        "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" \"spawnflags\" \"1\" }\n"
+        "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 24\" }\n"
+        "{ \"classname\" \"trigger_hurt\" \"model\" \"*2\" \"dmg\" \"10\" \"spawnflags\" \"17\" }\n"
+        "{ \"classname\" \"trigger_hurt\" \"model\" \"*8\" \"dmg\" \"1000\" \"spawnflags\" \"1\" }\n"
+        "{ \"classname\" \"trigger_hurt\" \"model\" \"*3\" \"dmg\" \"20\" \"spawnflags\" \"16\" }\n";
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "flags.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(warnings, 4);
+    assert_int_equal(st.teleporters, 0);
+    assert_int_equal(st.kills, 0);
+    assert_int_equal(st.hurts, 1); /* the last, SLOW alone */
+    assert_string_equal(last_warning, "skipped: 1 x misc_teleporter_dest (1 entity the importer does not turn into "
+                                      "anything)");
+    uint32_t hurts = 0;
+    for (uint32_t i = 0; i < lv.volume_count; i++) {
+        assert_int_not_equal(lv.volumes[i].v.kind, SWEEP_VOLUME_TELEPORT);
+        assert_int_not_equal(lv.volumes[i].v.kind, SWEEP_VOLUME_KILL);
+        hurts += lv.volumes[i].v.kind == SWEEP_VOLUME_HURT;
+    }
+    assert_int_equal(hurts, 1);
+    sweep_level_free(&lv);
+}
+
 /* World brushes of water, lava and slime-and-water contents become liquid
  * volumes, the brushes themselves, hurting with Quake 3's numbers (the
  * slime of a brush of both, as Quake 3's point contents name it); a solid
@@ -2153,6 +2194,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(merges_coplanar_faces_across_brushes),
         cmocka_unit_test(drops_faces_towards_opaque_leaves),
         cmocka_unit_test(imports_trigger_volumes),
+        cmocka_unit_test(skips_spectator_teleporters_and_hurts_that_start_off),
         cmocka_unit_test(imports_liquids_and_ladders),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
