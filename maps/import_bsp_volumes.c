@@ -269,11 +269,42 @@ static int make_hurt(bsp *b, const entity *e, uint32_t m)
  * P_WorldEffects does (lava 30, slime 10 a second at each depth level);
  * a brush with a side whose shader has SURF_LADDER is a ladder volume,
  * grown by the player's half sizes and LADDER_REACH (the unit ahead that
- * the ladder move of Quake 3's descendants traces), its normal that
- * side's across up. Volumes follow the triggers', in brush order. */
+ * the ladder move of Quake 3's descendants traces) and cut at that side's
+ * plane (only a centre in front of it climbs), its normal that side's
+ * across up. Volumes follow the triggers', in brush order. */
 #define LADDER_REACH 1.0
 #define LAVA_DAMAGE 30.0
 #define SLIME_DAMAGE 10.0
+
+/* Cuts v down to the centres on or in front of side plane p: a ladder is
+ * climbed from its face, not from behind the brush or over its top. 0 if
+ * nothing is left. */
+static int in_front_of(bsp *b, const plane *p, const char *what, sweep_volume *v)
+{
+    double lo[3] = {v->lo.x, v->lo.y, v->lo.z}, hi[3] = {v->hi.x, v->hi.y, v->hi.z};
+    int axis = -1;
+    for (int a = 0; a < 3; a++)
+        if (fabs(p->n[a]) >= PARALLEL_DOT)
+            axis = a;
+    if (axis >= 0) {
+        /* n . c >= d along an axis: c >= d, or c <= -d facing down it. */
+        if (p->n[axis] > 0 && p->d > lo[axis])
+            lo[axis] = p->d;
+        else if (p->n[axis] < 0 && -p->d < hi[axis])
+            hi[axis] = -p->d;
+    } else if (v->plane_count < SWEEP_VOLUME_MAX_PLANES) {
+        v->planes[v->plane_count].normal = sweep_v3(-p->n[0], -p->n[1], -p->n[2]);
+        v->planes[v->plane_count].offset = -p->d;
+        v->plane_count++;
+    } else {
+        sweep__bsp_warn(b, "%s: no room for its ladder side's plane: it may be climbed from behind", what);
+    }
+    if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+        return 0;
+    v->lo = sweep_v3(lo[0], lo[1], lo[2]);
+    v->hi = sweep_v3(hi[0], hi[1], hi[2]);
+    return 1;
+}
 
 int sweep__bsp_liquids_and_ladders(bsp *b)
 {
@@ -319,7 +350,7 @@ int sweep__bsp_liquids_and_ladders(bsp *b)
             memset(&v, 0, sizeof v);
             v.kind = SWEEP_VOLUME_LADDER;
             v.normal = sweep_v3(p->n[0] / h, p->n[1] / h, 0.0);
-            if (brush_region(b, md, k, ladder_half, none, what, &v)) {
+            if (brush_region(b, md, k, ladder_half, none, what, &v) && in_front_of(b, p, what, &v)) {
                 if (!add_volume(b, "ladder", &v))
                     return 0;
                 b->st->ladders++;

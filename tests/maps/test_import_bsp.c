@@ -2142,8 +2142,9 @@ static void imports_liquids_and_ladders(void **state)
     const sweep_volume *lad = &lv.volumes[3].v;
     assert_int_equal(lad->kind, SWEEP_VOLUME_LADDER);
     assert_v3(lad->normal, -1, 0, 0);
+    /* The tower (300 .. 364 along x) grown, and cut at its ladder side. */
     assert_v3(lad->lo, 284, -48, -29);
-    assert_v3(lad->hi, 380, 48, 285);
+    assert_v3(lad->hi, 300, 48, 285);
     assert_true(lv.rules.swim_speed == 160.0 && lv.rules.swim_sink == 60.0 && lv.rules.swim_jump == 350.0);
     assert_true(lv.rules.swim_accel == 640.0 && lv.rules.swim_drag == 1.0);
 
@@ -2166,6 +2167,25 @@ static void imports_liquids_and_ladders(void **state)
      * ground contact distance. */
     if (!(fabs(a.position.z - 284.0) < 0.1))
         fail_msg("ended at (%g, %g, %g) after %d moves", a.position.x, a.position.y, a.position.z, i);
+    /* Behind the tower, pressing into its back or walking away from the
+     * ladder: a walk on the floor, never rising. */
+    for (int way = -1; way <= 1; way += 2) {
+        sweep_actor back = {sweep_v3(380, 0, 28.0005), sweep_v3(0, 0, 0), 1, SWEEP_STANCE_STAND};
+        double top = back.position.z;
+        seen = 0;
+        for (i = 0; i < 20; i++) {
+            sweep_wish wish = {sweep_v3(320.0 * way, 0, 0), 0};
+            sweep_act_result r;
+            assert_int_equal(
+                sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &back, &wish, 1.0 / 60.0, &r), SWEEP_OK);
+            seen |= r.volumes.events;
+            top = fmax(top, back.position.z);
+        }
+        assert_false(seen & SWEEP_VOLUME_EV_CLIMBED);
+        if (!(back.grounded && top < 28.1))
+            fail_msg("way %d: at (%g, %g, %g), grounded %u, highest %g", way, back.position.x, back.position.y,
+                     back.position.z, back.grounded, top);
+    }
     sweep_world_destroy(wd);
     sweep_level_free(&lv);
 }
