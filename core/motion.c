@@ -295,6 +295,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
          * that turn takes the body into or out of is entered or left on
          * this step, as if it had walked there. */
         const sweep_vec3 step_from = a.position;
+        const uint32_t stance_from = a.stance;
         sweep__medium md_from = md;
         if (a.stance != want) {
             int blocked;
@@ -377,8 +378,17 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         res.flags |= mv->flags;
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
-        int killed =
-            sweep__volumes_after_step(space, cfg, in.radii, step_from, &a, h, &res.volumes, actor->position, clear);
+        int killed;
+        if (a.stance == SWEEP_STANCE_CROUCH && world->volume_count != world->volume_mode_count) {
+            /* A crouched body is tested for the standing shape's volumes
+             * as the shorter body it is (volume.h). */
+            const double lift = sweep_half_height(radii, probe_up) - sweep_half_height(rules->crouch_radii, probe_up);
+            killed = sweep__volumes_crouched(space, cfg, in.radii, step_from, stance_from == SWEEP_STANCE_CROUCH, &a,
+                                             h, &res.volumes, sweep_v3_scale(probe_up, lift > 0.0 ? lift : 0.0));
+        } else {
+            killed = sweep__volumes_after_step(space, cfg, in.radii, step_from, &a, h, &res.volumes, actor->position,
+                                               clear);
+        }
         if (!a.grounded && (mv->flags & SWEEP_MOVED_GROUNDED))
             left_the_ground(mv);
         if (media) {

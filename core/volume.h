@@ -35,9 +35,16 @@
  *             triggers are looked at after the other kinds.
  * A step that leaves a trigger by a teleport leaves it; one whose stance
  * turned at its start (core/stance.h: the centre moves, the feet stay)
- * enters or leaves a trigger or a liquid by that turn as by a walk. Two
- * kinds decide how the body moves rather than act after a step
- * (core/motion.h says how; core/medium.h finds them):
+ * enters or leaves a trigger or a liquid by that turn as by a walk.
+ * A crouched body: the regions are the standing shape's centres, and a
+ * crouched body (its feet where a standing one's would be, its centre
+ * lift lower, lift the difference of the two shapes' half heights along
+ * up) is in one when the standing centre over its feet (its centre +
+ * lift up) and the point 2 lift below that both are: for a brush grown by
+ * the standing radii, when the crouched shape itself touches the brush
+ * (a kill brush just under the floor does not reach it; a pad at its
+ * feet does). Two kinds decide how the body moves rather than act after
+ * a step (core/motion.h says how; core/medium.h finds them):
  *   liquid    (water, slime, lava) is the liquid itself, not grown by the
  *             radii: how deep a body is in it is sampled, as Quake 3's
  *             waterlevel is, at three points on the line along up through

@@ -277,6 +277,62 @@ static void a_stance_turn_enters_and_leaves(void **state)
     scene_free(&s);
 }
 
+/* Volumes are regions of the standing shape's centres (brushes grown by
+ * its radii); a crouched body, its feet where they were, is in one when
+ * its own shorter shape touches the brush: over a kill brush a little
+ * under the floor it lives (its centre is lower than a standing one's,
+ * which once put it 0.4 m into the grown region), under a hurting brush
+ * above its head it is not hurt, and on a pad at its feet it is still
+ * launched. */
+static void a_crouched_body_touches_what_its_shape_touches(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
+    s.rules.crouch_speed = 2.0;
+    const double R = 0.9; /* the standing radius along up the volumes are grown by */
+    sweep_volume v[3];
+    /* A kill brush 0.2 below the floor's top, under x in [-1, 1]. */
+    v[0] = box_volume(SWEEP_VOLUME_KILL, sweep_v3(-1 - 0.4, -1 - 0.4, -5 - R), sweep_v3(1 + 0.4, 1 + 0.4, -0.2 + R));
+    /* A hurting brush 1.5 to 2 above the floor, over x in [4, 6]. */
+    v[1] = box_volume(SWEEP_VOLUME_HURT, sweep_v3(4 - 0.4, -1 - 0.4, 1.5 - R), sweep_v3(6 + 0.4, 1 + 0.4, 2 + R));
+    v[1].damage = 10.0;
+    /* A pad brush at the floor, its top 0.01 up, over x in [8, 10]. */
+    v[2] = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(8 - 0.4, -1 - 0.4, -0.1 - R), sweep_v3(10 + 0.4, 1 + 0.4, 0.01 + R));
+    v[2].velocity = sweep_v3(0, 0, 3);
+    set(&s, v, 3);
+    sweep_wish crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH}, stand = {{0, 0, 0}, 0};
+    const double xs[3] = {0, 5, 9};
+    for (int k = 0; k < 3; k++) {
+        uint32_t events[2];
+        for (int crouched = 0; crouched < 2; crouched++) {
+            sweep_actor a = standing(xs[k], 0);
+            events[crouched] = 0;
+            for (int i = 0; i < 3; i++) {
+                sweep_act_result r;
+                assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, crouched ? &crouch : &stand, DT, &r),
+                                 SWEEP_OK);
+                events[crouched] |= r.volumes.events;
+                if (r.volumes.events & SWEEP_VOLUME_EV_KILLED)
+                    break;
+            }
+            assert_int_equal(a.stance, crouched ? SWEEP_STANCE_CROUCH : SWEEP_STANCE_STAND);
+        }
+        if (k == 0) {
+            assert_false(events[0] & SWEEP_VOLUME_EV_KILLED);
+            assert_false(events[1] & SWEEP_VOLUME_EV_KILLED);
+        } else if (k == 1) {
+            assert_true(events[0] & SWEEP_VOLUME_EV_HURT);
+            assert_false(events[1] & SWEEP_VOLUME_EV_HURT);
+        } else {
+            assert_true(events[0] & SWEEP_VOLUME_EV_LAUNCHED);
+            assert_true(events[1] & SWEEP_VOLUME_EV_LAUNCHED);
+        }
+    }
+    scene_free(&s);
+}
+
 static void hurt_kill_and_triggers(void **state)
 {
     (void)state;
@@ -922,6 +978,7 @@ int main(void)
         cmocka_unit_test(teleporter_moves_when_there_is_room),
         cmocka_unit_test(volumes_after_a_blocked_teleporter_act),
         cmocka_unit_test(a_stance_turn_enters_and_leaves),
+        cmocka_unit_test(a_crouched_body_touches_what_its_shape_touches),
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
