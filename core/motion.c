@@ -379,12 +379,13 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         /* The volumes the step ended in (core/volume.h); a kill ends the
          * move, after the liquid it ended in has had its say. */
         int killed;
-        if (a.stance == SWEEP_STANCE_CROUCH && world->volume_count != world->volume_mode_count) {
+        if ((a.stance | stance_from) == SWEEP_STANCE_CROUCH && world->volume_count != world->volume_mode_count) {
             /* A crouched body is tested for the standing shape's volumes
              * as the shorter body it is (volume.h). */
             const double lift = sweep_half_height(radii, probe_up) - sweep_half_height(rules->crouch_radii, probe_up);
-            killed = sweep__volumes_crouched(space, cfg, in.radii, step_from, stance_from == SWEEP_STANCE_CROUCH, &a,
-                                             h, &res.volumes, sweep_v3_scale(probe_up, lift > 0.0 ? lift : 0.0));
+            killed = sweep__volumes_crouched(space, cfg, in.radii, step_from, stance_from == SWEEP_STANCE_CROUCH,
+                                             a.stance == SWEEP_STANCE_CROUCH, &a, h, &res.volumes,
+                                             sweep_v3_scale(probe_up, lift > 0.0 ? lift : 0.0));
         } else {
             killed = sweep__volumes_after_step(space, cfg, in.radii, step_from, &a, h, &res.volumes, actor->position,
                                                clear);

@@ -502,7 +502,8 @@ int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep
 }
 
 int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
-                            int from_crouched, sweep_actor *a, double h, sweep_volume_report *rep, sweep_vec3 lift)
+                            int from_crouched, int to_crouched, sweep_actor *a, double h, sweep_volume_report *rep,
+                            sweep_vec3 lift)
 {
     const sweep_world *w = space->world;
     if (w->volume_count == w->volume_mode_count)
@@ -514,9 +515,11 @@ int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, s
     const sweep_vec3 below = sweep_v3_scale(lift, 2.0), centre = a->position;
     if (from_crouched)
         from = sweep_v3_add(from, lift);
-    a->position = sweep_v3_add(centre, lift);
+    if (to_crouched)
+        a->position = sweep_v3_add(centre, lift);
     int moved = 0;
-    const int r = volumes_step_in(space, cfg, radii, from, a, h, rep, &sc, from_crouched ? &below : NULL, &below, &moved);
+    const int r = volumes_step_in(space, cfg, radii, from, a, h, rep, &sc, from_crouched ? &below : NULL,
+                                  to_crouched ? &below : NULL, &moved);
     if (!moved)
         a->position = centre;
     return r;
