@@ -220,6 +220,8 @@ static const char usage[] =
     "                  something meant to be solid (edges of one triangle\n"
     "                  elsewhere, as at a level's sky, are counted)\n"
     "  mover-crosses   a mover whose path takes it through the level's geometry\n"
+    "  teleport-blocked  a teleporter whose destination has no room for a player,\n"
+    "                  lies inside a solid or a mover, or inside a teleporter\n"
     "The importer also warns of what it does not turn into anything (\"skipped:\n"
     "3 x target_speaker, 1 x shooter_rocket\"), of spawn nodes without a position\n"
     "of their own (an OBJ object) and of spawn-named nodes holding meshes.\n"

@@ -31,8 +31,8 @@
 #include "maps/loader.h"
 
 
-static const char *const kind_names[SWEEP_CHECK_KIND_COUNT] = {"spawn-inside", "spawn-floating", "inside-out",
-                                                               "open-mesh", "mover-crosses"};
+static const char *const kind_names[SWEEP_CHECK_KIND_COUNT] = {
+    "spawn-inside", "spawn-floating", "inside-out", "open-mesh", "mover-crosses", "teleport-blocked"};
 
 const char *sweep_check_kind_name(sweep_check_kind k)
 {
@@ -953,6 +953,80 @@ static sweep_status check_movers(checker *c)
     return SWEEP_OK;
 }
 
+/* ---- teleporters ---------------------------------------------------------- */
+
+/* Each teleporter's destination as a spawn point's place is checked: room
+ * for a player there (the level, the movers where they start), not inside
+ * a mover or a solid; and not inside a teleporter, its own or another,
+ * which would send the body on the next step, and back again if that one
+ * leads here. */
+static void check_teleports(checker *c)
+{
+    const sweep_level *lv = c->lv;
+    const sweep_config *cfg = &lv->config;
+    const sweep_vec3 r = lv->default_radii;
+    double glen = sweep_v3_len(cfg->gravity);
+    sweep_vec3 up = glen > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / glen) : sweep_v3(0.0, 0.0, 1.0);
+    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0;
+    sweep_space space = {c->world, c->movers, NULL, SWEEP_NO_BODY};
+    for (uint32_t i = 0; i < lv->volume_count; i++) {
+        const sweep_level_volume *tv = &lv->volumes[i];
+        if (tv->v.kind != SWEEP_VOLUME_TELEPORT)
+            continue;
+        const sweep_vec3 p = tv->v.destination;
+        sweep_move_input in = {p, r, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
+        sweep_move_result res;
+        uint32_t m = 0, tri = 0;
+        int backs = 0;
+        if (sweep_move_in(&space, cfg, &in, &res) != SWEEP_OK) {
+            found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                  "teleporter %u '%s' sends players to (%g, %g, %g), where the core refuses a player (beyond the "
+                  "world limit?)",
+                  tv->id, tv->name, p.x, p.y, p.z);
+        } else if (res.flags & SWEEP_MOVED_STARTED_EMBEDDED) {
+            const sweep_contact *ct = res.contact_count ? &res.contacts[0] : NULL;
+            if (ct && ct->mover != SWEEP_NO_MOVER)
+                found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                      "teleporter %u '%s' sends players to (%g, %g, %g), which overlaps mover %u '%s' where it "
+                      "starts: it is blocked while the mover is there",
+                      tv->id, tv->name, p.x, p.y, p.z, lv->movers[ct->mover].id, lv->movers[ct->mover].name);
+            else
+                found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                      "teleporter %u '%s' sends players to (%g, %g, %g), inside the level's geometry (triangle "
+                      "%u): a player of radii (%g, %g, %g) has no room there, so it never sends anyone",
+                      tv->id, tv->name, p.x, p.y, p.z, ct ? ct->triangle : 0u, r.x, r.y, r.z);
+        } else if (inside_a_mover(c, p, &m)) {
+            found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                  "teleporter %u '%s' sends players to (%g, %g, %g), inside mover %u '%s' where it starts, behind "
+                  "all its faces",
+                  tv->id, tv->name, p.x, p.y, p.z, lv->movers[m].id, lv->movers[m].name);
+        } else if (behind_faces(c, p, &tri, &backs)) {
+            found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                  "teleporter %u '%s' sends players to (%g, %g, %g), inside a solid: %d of the 6 ways out along "
+                  "the axes meet the back of a face first (triangle %u above it)",
+                  tv->id, tv->name, p.x, p.y, p.z, backs, tri);
+        } else {
+            for (uint32_t j = 0; j < lv->volume_count; j++) {
+                const sweep_level_volume *o = &lv->volumes[j];
+                if (o->v.kind != SWEEP_VOLUME_TELEPORT || !sweep_volume_contains(&o->v, p))
+                    continue;
+                if (j == i)
+                    found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                          "teleporter %u '%s' sends players to (%g, %g, %g), inside itself: a body there is sent "
+                          "again every step",
+                          tv->id, tv->name, p.x, p.y, p.z);
+                else
+                    found(c, SWEEP_CHECK_TELEPORT_BLOCKED, p,
+                          "teleporter %u '%s' sends players to (%g, %g, %g), inside teleporter %u '%s': a body is "
+                          "sent on at once%s",
+                          tv->id, tv->name, p.x, p.y, p.z, o->id, o->name,
+                          sweep_volume_contains(&tv->v, o->v.destination) ? ", and back again, for ever" : "");
+                break;
+            }
+        }
+    }
+}
+
 sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report, void *ctx,
                                sweep_check_summary *sum, char *err, size_t errlen)
 {
@@ -993,6 +1067,8 @@ sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report,
     st = check_shells(&c);
     if (st == SWEEP_OK)
         st = check_movers(&c);
+    if (st == SWEEP_OK)
+        check_teleports(&c);
     if (st != SWEEP_OK && err && errlen)
         snprintf(err, errlen, "checking the level failed: %s", sweep_status_message(st));
     free(c.solid);

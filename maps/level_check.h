@@ -65,8 +65,15 @@
  * edge); one left over makes an edge of one triangle, more make the piece
  * wound against itself. A piece is a closed shell when nothing is left
  * over.
+ *   - teleport-blocked: a teleport volume whose destination has no room
+ *     for a player of the map's radii (the level or a mover where it
+ *     starts overlaps one there: the teleporter never sends anyone), lies
+ *     inside a mover or a solid as for spawn-inside, or lies inside a
+ *     teleport volume (its own, or another: the body is sent on at once,
+ *     and back again when that one leads here).
  * Everything is deterministic: findings come in a fixed order (spawns in
- * order, then shells, then movers), whatever the machine.
+ * order, then shells, then movers, then teleporters), whatever the
+ * machine.
  */
 #ifndef SWEEP_MAPS_LEVEL_CHECK_H
 #define SWEEP_MAPS_LEVEL_CHECK_H
@@ -92,11 +99,12 @@ typedef enum sweep_check_kind {
     SWEEP_CHECK_INSIDE_OUT,
     SWEEP_CHECK_OPEN_MESH,
     SWEEP_CHECK_MOVER_CROSSES,
+    SWEEP_CHECK_TELEPORT_BLOCKED,
     SWEEP_CHECK_KIND_COUNT
 } sweep_check_kind;
 
 /* "spawn-inside", "spawn-floating", "inside-out", "open-mesh",
- * "mover-crosses"; NULL when out of range. */
+ * "mover-crosses", "teleport-blocked"; NULL when out of range. */
 const char *sweep_check_kind_name(sweep_check_kind k);
 
 typedef struct sweep_check_finding {

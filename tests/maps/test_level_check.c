@@ -539,6 +539,61 @@ static void an_inside_out_slab_over_the_void_is_found(void **state)
     sweep_level_free(&lv);
 }
 
+
+/* A teleport volume (a box around `at`, 1 m across) to `to`. */
+static void add_teleporter(sweep_level *lv, const char *name, sweep_vec3 at, sweep_vec3 to)
+{
+    sweep_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = SWEEP_VOLUME_TELEPORT;
+    v.lo = sweep_v3(at.x - 0.5, at.y - 0.5, at.z - 0.5);
+    v.hi = sweep_v3(at.x + 0.5, at.y + 0.5, at.z + 0.5);
+    v.destination = to;
+    v.facing = sweep_v3(1, 0, 0);
+    assert_int_equal(sweep_level_add_volume(lv, lv->volume_count + 1, name, &v), SWEEP_OK);
+}
+
+/* A teleporter to where a player has room is fine; one into the floor,
+ * into the solid pillar, into itself, or into another that sends players
+ * back is found. */
+static void teleporters_with_no_room_or_in_a_loop_are_found(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_teleporter(&lv, "fine", sweep_v3(-8, 8, 1), sweep_v3(8, -8, 0.95));
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_teleporter(&lv, "sunk", sweep_v3(-8, 8, 1), sweep_v3(8, -8, 0.5));
+    found_one(&lv, SWEEP_CHECK_TELEPORT_BLOCKED, sweep_v3(8, -8, 0.5), 0.0, "inside the level's geometry");
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_teleporter(&lv, "walled", sweep_v3(-8, 8, 1), sweep_v3(4, 4, 1.5)); /* the pillar's middle */
+    found_one(&lv, SWEEP_CHECK_TELEPORT_BLOCKED, sweep_v3(4, 4, 1.5), 0.0, "inside a solid");
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_teleporter(&lv, "self", sweep_v3(-8, 8, 1), sweep_v3(-8, 8, 0.95));
+    found_one(&lv, SWEEP_CHECK_TELEPORT_BLOCKED, sweep_v3(-8, 8, 0.95), 0.0, "inside itself");
+    sweep_level_free(&lv);
+
+    base(&lv);
+    add_teleporter(&lv, "there", sweep_v3(-8, 8, 1), sweep_v3(8, -8, 0.95));
+    add_teleporter(&lv, "back", sweep_v3(8, -8, 1), sweep_v3(-8, 8, 0.95));
+    seen s = check(&lv);
+    assert_int_equal(s.n, 2);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(s.f[k].kind, SWEEP_CHECK_TELEPORT_BLOCKED);
+        assert_non_null(strstr(s.f[k].text, "and back again, for ever"));
+    }
+    assert_non_null(strstr(s.f[0].text, "teleporter 1 'there'"));
+    assert_non_null(strstr(s.f[0].text, "inside teleporter 2 'back'"));
+    sweep_level_free(&lv);
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -642,6 +697,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_yard_and_a_pit_are_no_open_solids),
         cmocka_unit_test(a_crate_sliding_up_a_ramp_crosses_nothing),
         cmocka_unit_test(an_inside_out_slab_over_the_void_is_found),
+        cmocka_unit_test(teleporters_with_no_room_or_in_a_loop_are_found),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
