@@ -246,6 +246,9 @@ sweep_status sweep_import_bsp_memory(const void *data, size_t size, const char *
     if (ok) {
         double h = b.models[0].maxs[2] - b.models[0].mins[2];
         stats->walkable_slope_deg = sweep_bsp_rules(out, g, h);
+        ok = sweep__bsp_lift_teleports(&b);
+    }
+    if (ok) {
         stats->hidden_dropped =
             b.hidden_net > 0 ? (uint32_t)(b.hidden_net < UINT32_MAX ? b.hidden_net : UINT32_MAX) : 0;
         stats->merge_dropped = b.merge_net > 0 ? (uint32_t)(b.merge_net < UINT32_MAX ? b.merge_net : UINT32_MAX) : 0;

@@ -268,6 +268,9 @@ int sweep__bsp_make_train(bsp *b, const entity *e, uint32_t m);
 
 /* import_bsp_volumes.c */
 int sweep__bsp_liquids_and_ladders(bsp *b);
+/* Once the level's rules are set: teleport destinations sunk less than a
+ * step into the floor lifted onto it (import_bsp_volumes.c says why). */
+int sweep__bsp_lift_teleports(bsp *b);
 int sweep__bsp_volumes(bsp *b, double g);
 
 #endif

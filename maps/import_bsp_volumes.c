@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/move.h"
+#include "maps/loader.h"
+
 /* Quake 3's TeleportPlayer: the player's origin goes 1 unit above the
  * destination's and leaves at 400 units/s along its facing. */
 #define TELEPORT_RAISE 1.0
@@ -406,5 +409,62 @@ int sweep__bsp_volumes(bsp *b, double g)
         if (!ok)
             return 0;
     }
+    return 1;
+}
+
+/* Quake 3 puts a teleported player at its destination whether its box
+ * fits there or not; the core blocks a teleporter whose destination has
+ * no room for the player, for good. So a destination that overlaps the
+ * level's static geometry, and is clear a step height higher, is lowered
+ * from there onto what it was sunk into, with a warning, and the
+ * teleporter works. Movers are not looked at (they move); anything else
+ * is left for the level check to name. */
+static int room_at(const sweep_space *sp, const sweep_level *lv, sweep_vec3 p, sweep_vec3 up, double dt)
+{
+    sweep_move_input in = {p, lv->default_radii, sweep_v3_scale(up, 1e-6 / dt), dt, 0};
+    sweep_move_result res;
+    return sweep_move_in(sp, &lv->config, &in, &res) == SWEEP_OK && !(res.flags & SWEEP_MOVED_STARTED_EMBEDDED);
+}
+
+int sweep__bsp_lift_teleports(bsp *b)
+{
+    sweep_level *lv = b->lv;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lv->volume_count; i++)
+        n += lv->volumes[i].v.kind == SWEEP_VOLUME_TELEPORT;
+    if (n == 0)
+        return 1;
+    sweep_world *w;
+    char err[256];
+    sweep_status st = sweep_map_build_world(lv, &w, NULL, err, sizeof err);
+    if (st == SWEEP_E_NOMEM)
+        return sweep__bsp_nomem(b);
+    if (st != SWEEP_OK)
+        return 1; /* the level is refused later, saying why */
+    const sweep_config *cfg = &lv->config;
+    double g = sweep_v3_len(cfg->gravity);
+    sweep_vec3 up = g > 0.0 ? sweep_v3_scale(cfg->gravity, -1.0 / g) : sweep_v3(0, 0, 1);
+    double dt = cfg->max_dt < 1.0 ? cfg->max_dt : 1.0, step = cfg->step_height;
+    sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
+    for (uint32_t i = 0; i < lv->volume_count; i++) {
+        sweep_level_volume *tv = &lv->volumes[i];
+        sweep_vec3 d = tv->v.destination;
+        if (tv->v.kind != SWEEP_VOLUME_TELEPORT || room_at(&sp, lv, d, up, dt))
+            continue;
+        sweep_vec3 high = sweep_v3_madd(d, up, step);
+        if (!(step > 0.0) || !room_at(&sp, lv, high, up, dt))
+            continue;
+        sweep_move_input in = {high, lv->default_radii, sweep_v3_scale(up, -step / dt), dt, 0};
+        sweep_move_result res;
+        if (sweep_move_in(&sp, cfg, &in, &res) != SWEEP_OK || !room_at(&sp, lv, res.position, up, dt))
+            continue;
+        tv->v.destination = res.position;
+        sweep__bsp_warn(b,
+                        "%s: its destination (%g, %g, %g) has no room for a player (sunk %.3g into the floor), "
+                        "which would block it for good; lifted onto the floor, to (%g, %g, %g)",
+                        tv->name, d.x, d.y, d.z, sweep_v3_dot(sweep_v3_sub(res.position, d), up), res.position.x,
+                        res.position.y, res.position.z);
+    }
+    sweep_world_destroy(w);
     return 1;
 }

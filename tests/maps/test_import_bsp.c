@@ -2107,6 +2107,50 @@ static void skips_spectator_teleporters_and_hurts_that_start_off(void **state)
     sweep_level_free(&lv);
 }
 
+/* A teleporter whose destination is sunk into the floor (Quake 3 puts a
+ * player there all the same; the core would block it for good) has it
+ * lifted onto the floor, with a warning: a player fits there, and the
+ * lift is what it was sunk by, to a skin. */
+static void lifts_a_teleport_destination_out_of_the_floor(void **state)
+{
+    (void)state;
+    static const char ents[] =
+        "{ \"classname\" \"worldspawn\" \"gravity\" \"800\" }\n"
+        "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
+        "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" }\n"
+        "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 20\" }\n";
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "sunk.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(last_warning, "trigger_teleport_7: its destination (0, -100, 25) has no room"));
+    const sweep_volume *tp = NULL;
+    for (uint32_t i = 0; i < lv.volume_count; i++)
+        if (lv.volumes[i].v.kind == SWEEP_VOLUME_TELEPORT)
+            tp = &lv.volumes[i].v;
+    assert_non_null(tp);
+    /* The floor's top at 0, the player 28 under its centre. */
+    assert_true(tp->destination.x == 0.0 && tp->destination.y == -100.0);
+    assert_true(tp->destination.z >= 28.0 && tp->destination.z < 28.1);
+    sweep_world *w;
+    if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
+    sweep_move_input in = {tp->destination, lv.default_radii, sweep_v3(0, 0, 1e-3), 1.0 / 60.0, 0};
+    sweep_move_result res;
+    assert_int_equal(sweep_move_in(&sp, &lv.config, &in, &res), SWEEP_OK);
+    assert_false(res.flags & SWEEP_MOVED_STARTED_EMBEDDED);
+    sweep_world_destroy(w);
+    sweep_level_free(&lv);
+}
+
 /* World brushes of water, lava and slime-and-water contents become liquid
  * volumes, the brushes themselves, hurting with Quake 3's numbers (the
  * slime of a brush of both, as Quake 3's point contents name it); a solid
@@ -2215,6 +2259,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(drops_faces_towards_opaque_leaves),
         cmocka_unit_test(imports_trigger_volumes),
         cmocka_unit_test(skips_spectator_teleporters_and_hurts_that_start_off),
+        cmocka_unit_test(lifts_a_teleport_destination_out_of_the_floor),
         cmocka_unit_test(imports_liquids_and_ladders),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),
