@@ -184,10 +184,33 @@ static int behind_faces(const checker *c, sweep_vec3 p, uint32_t *tri, int *back
     return open == 0 && *backs >= 5;
 }
 
-/* The first level triangle a player of radii r meets moving from p by
- * disp (front faces, as a move meets them): 1 with the fraction of the way
- * in *t and the point met in *at; 0 if none. Embedded starts are the
- * spawn test's. */
+/* Sweeps the player (eSpace centre ec moving by ed; inv its inverse
+ * radii) against triangle (a, b, d) when its box meets lo .. hi, keeping
+ * the earliest front contact in *best and its point in *at. */
+static int sweep_one(sweep_vec3 ec, sweep_vec3 ed, sweep_vec3 inv, sweep_vec3 r, sweep_vec3 lo, sweep_vec3 hi,
+                     sweep_vec3 a, sweep_vec3 b, sweep_vec3 d, double *best, sweep_vec3 *at)
+{
+    sweep_vec3 tlo = sweep_v3_min(a, sweep_v3_min(b, d)), thi = sweep_v3_max(a, sweep_v3_max(b, d));
+    if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y || tlo.z > hi.z || thi.z < lo.z ||
+        sweep_triangle_is_degenerate(a, b, d))
+        return 0;
+    sweep_sphere_hit h;
+    if (sweep_sphere_sweep_triangle(ec, ed, sweep_v3_mul(a, inv), sweep_v3_mul(b, inv), sweep_v3_mul(d, inv), *best,
+                                    &h) &&
+        !h.embedded && h.t <= *best) {
+        *best = h.t;
+        *at = sweep_v3_mul(h.point, r);
+        return 1;
+    }
+    return 0;
+}
+
+static sweep_vec3 posed(sweep_mover_pose pose, sweep_vec3 v);
+
+/* The first level triangle, or mover triangle where the mover starts, a
+ * player of radii r meets moving from p by disp (front faces, as a move
+ * meets them): 1 with the fraction of the way in *t and the point met in
+ * *at; 0 if none. Embedded starts are the spawn test's. */
 static int sweep_level_triangles(const checker *c, sweep_vec3 p, sweep_vec3 disp, sweep_vec3 r, double *t,
                                  sweep_vec3 *at)
 {
@@ -198,18 +221,16 @@ static int sweep_level_triangles(const checker *c, sweep_vec3 p, sweep_vec3 disp
     sweep_vec3 ec = sweep_v3_mul(p, inv), ed = sweep_v3_mul(disp, inv);
     int hit = 0;
     double best = 1.0;
-    for (uint32_t k = 0; k < lv->triangle_count; k++) {
-        sweep_vec3 a = tri_vertex(lv, k, 0), b = tri_vertex(lv, k, 1), d = tri_vertex(lv, k, 2);
-        sweep_vec3 tlo = sweep_v3_min(a, sweep_v3_min(b, d)), thi = sweep_v3_max(a, sweep_v3_max(b, d));
-        if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y || tlo.z > hi.z || thi.z < lo.z ||
-            sweep_triangle_is_degenerate(a, b, d))
-            continue;
-        sweep_sphere_hit h;
-        if (sweep_sphere_sweep_triangle(ec, ed, sweep_v3_mul(a, inv), sweep_v3_mul(b, inv), sweep_v3_mul(d, inv),
-                                        best, &h) &&
-            !h.embedded && h.t <= best) {
-            best = h.t, hit = 1;
-            *at = sweep_v3_mul(h.point, r);
+    for (uint32_t k = 0; k < lv->triangle_count; k++)
+        hit |= sweep_one(ec, ed, inv, r, lo, hi, tri_vertex(lv, k, 0), tri_vertex(lv, k, 1), tri_vertex(lv, k, 2),
+                         &best, at);
+    for (uint32_t m = 0; m < lv->mover_count; m++) {
+        const sweep_level_mover *mv = &lv->movers[m];
+        sweep_mover_pose pose = sweep_movers_path_pose(c->movers, m, 0);
+        for (uint32_t k = 0; k < mv->triangle_count; k++) {
+            const uint32_t *ix = &mv->indices[3 * (size_t)k];
+            hit |= sweep_one(ec, ed, inv, r, lo, hi, posed(pose, mv->vertices[ix[0]]), posed(pose, mv->vertices[ix[1]]),
+                             posed(pose, mv->vertices[ix[2]]), &best, at);
         }
     }
     *t = best;

@@ -594,6 +594,22 @@ static void teleporters_with_no_room_or_in_a_loop_are_found(void **state)
     sweep_level_free(&lv);
 }
 
+
+/* A spawn point standing on a platform (a mover) high above the floor
+ * stands on it where the mover starts: no finding; without the platform
+ * it floats. */
+static void a_spawn_on_a_mover_does_not_float(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    lv.spawns[0] = sweep_v3(-4, -4, 11.15);
+    found_one(&lv, SWEEP_CHECK_SPAWN_FLOATING, lv.spawns[0], 0.0, "floats");
+    add_box_mover(&lv, "platform", sweep_v3(2, 2, 0), 0.2, 0, sweep_v3(-4, -4, 10), sweep_v3(4, -4, 10));
+    assert_int_equal(check(&lv).n, 0);
+    sweep_level_free(&lv);
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -698,6 +714,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_crate_sliding_up_a_ramp_crosses_nothing),
         cmocka_unit_test(an_inside_out_slab_over_the_void_is_found),
         cmocka_unit_test(teleporters_with_no_room_or_in_a_loop_are_found),
+        cmocka_unit_test(a_spawn_on_a_mover_does_not_float),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
