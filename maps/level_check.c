@@ -52,6 +52,7 @@ typedef struct checker {
     sweep_vec3 up; /* against gravity; +z without it */
     const uint8_t *skip; /* per level triangle: in no piece (check_shells) */
     uint8_t *solid; /* per level triangle, enum triangle_solid */
+    uint32_t *piece_of; /* per level triangle of a SOLID_PIECE: its piece; else UINT32_MAX */
 } checker;
 
 /* What a level triangle bounds, as the movers' test needs it. */
@@ -834,8 +835,11 @@ static sweep_status check_shells(checker *c)
                   p->triangles, centre.x, centre.y, centre.z, p->unsealed, p->edges, m.x, m.y, m.z);
         }
     }
-    for (uint32_t t = 0; t < nt; t++)
-        c->solid[t] = !skip[t] && pieces[piece_ix[find(parent, t)]].solid ? SOLID_PIECE : SOLID_UNKNOWN;
+    for (uint32_t t = 0; t < nt; t++) {
+        int in_solid = !skip[t] && pieces[piece_ix[find(parent, t)]].solid;
+        c->solid[t] = in_solid ? SOLID_PIECE : SOLID_UNKNOWN;
+        c->piece_of[t] = in_solid ? piece_ix[find(parent, t)] : UINT32_MAX;
+    }
     free(piece_ix);
     st = SWEEP_OK;
 done:
@@ -904,12 +908,23 @@ static int enters_a_solid(checker *c, uint32_t t)
     return c->solid[t] == SOLID_PIECE || c->solid[t] == SOLID_BEHIND;
 }
 
+/* A mover's crossings with faces of solid pieces along its path, kept to
+ * find two of one piece facing opposite ways: in at one side, out at the
+ * other, at one pose or two. */
+#define SOLID_CROSSINGS 32
+
+typedef struct solid_crossing {
+    uint32_t tri;
+    sweep_vec3 n; /* the face's cross product */
+} solid_crossing;
+
 static sweep_status check_movers(checker *c)
 {
     const sweep_level *lv = c->lv;
     uint32_t *near = malloc((lv->triangle_count ? lv->triangle_count : 1) * sizeof *near);
     if (!near)
         return SWEEP_E_NOMEM;
+    solid_crossing into[SOLID_CROSSINGS];
     for (uint32_t m = 0; m < lv->mover_count; m++) {
         const sweep_level_mover *mv = &lv->movers[m];
         uint32_t ticks = sweep_movers_path_ticks(c->movers, m);
@@ -920,6 +935,7 @@ static sweep_status check_movers(checker *c)
             return SWEEP_E_NOMEM;
         }
         int crossed = 0;
+        uint32_t n_into = 0;
         /* Evenly along the path, then at each keyframe (a corner of a
          * train's path may fall between two samples). */
         for (uint32_t k = 0; k <= samples + mv->key_count && !crossed; k++) {
@@ -936,13 +952,13 @@ static sweep_status check_movers(checker *c)
             uint32_t nn = 0;
             for (uint32_t t = 0; t < lv->triangle_count; t++) {
                 sweep_vec3 p = tri_vertex(lv, t, 0), q = tri_vertex(lv, t, 1), r = tri_vertex(lv, t, 2);
-                if (c->solid[t] != SOLID_PIECE && c->solid[t] != SOLID_BEHIND &&
+                if (c->solid[t] != SOLID_BEHIND &&
                     boxes_meet(sweep_v3_min(p, sweep_v3_min(q, r)), sweep_v3_max(p, sweep_v3_max(q, r)), lo, hi) &&
                     !sweep_triangle_is_degenerate(p, q, r))
                     near[nn++] = t;
             }
             sweep_vec3 where = sweep_v3(0, 0, 0);
-            uint32_t tri = 0;
+            uint32_t tri = 0, out_tri = UINT32_MAX;
             for (uint32_t t = 0; t < mv->triangle_count && !crossed; t++) {
                 sweep_vec3 a[3] = {at_pose[mv->indices[3 * t]], at_pose[mv->indices[3 * t + 1]],
                                    at_pose[mv->indices[3 * t + 2]]};
@@ -953,13 +969,34 @@ static sweep_status check_movers(checker *c)
                 for (uint32_t i = 0; i < nn && !crossed; i++) {
                     sweep_vec3 b[3] = {tri_vertex(lv, near[i], 0), tri_vertex(lv, near[i], 1),
                                        tri_vertex(lv, near[i], 2)};
-                    if (boxes_meet(alo, ahi, sweep_v3_min(b[0], sweep_v3_min(b[1], b[2])),
-                                   sweep_v3_max(b[0], sweep_v3_max(b[1], b[2]))) &&
-                        triangles_cross(c, a, b, &where) && !enters_a_solid(c, near[i]))
-                        crossed = 1, tri = near[i];
+                    if (!boxes_meet(alo, ahi, sweep_v3_min(b[0], sweep_v3_min(b[1], b[2])),
+                                    sweep_v3_max(b[0], sweep_v3_max(b[1], b[2]))) ||
+                        !triangles_cross(c, a, b, &where))
+                        continue;
+                    if (c->solid[near[i]] != SOLID_PIECE) {
+                        if (!enters_a_solid(c, near[i]))
+                            crossed = 1, tri = near[i];
+                        continue;
+                    }
+                    /* Into a solid piece is a pocket (a door into its
+                     * wall); through it, in at one face and out at one
+                     * facing the other way, is a crossing. */
+                    sweep_vec3 n = tri_normal(lv, near[i]);
+                    for (uint32_t k = 0; k < n_into && !crossed; k++)
+                        if (c->piece_of[into[k].tri] == c->piece_of[near[i]] && sweep_v3_dot(into[k].n, n) < 0.0)
+                            crossed = 1, tri = into[k].tri, out_tri = near[i];
+                    if (!crossed && n_into < SOLID_CROSSINGS)
+                        into[n_into++] = (solid_crossing){near[i], n};
                 }
             }
-            if (crossed) {
+            if (crossed && out_tri != UINT32_MAX) {
+                double secs = lv->tick_rate > 0 ? at / lv->tick_rate : 0.0;
+                found(c, SWEEP_CHECK_MOVER_CROSSES, where,
+                      "mover %u '%s' passes through a solid along its path: %.6g s into it, at (%g, %g, %g), it "
+                      "crosses level triangles %u and %u, faces of one closed piece looking opposite ways; what it "
+                      "carries or pushes there is pressed into the level",
+                      mv->id, mv->name, secs, where.x, where.y, where.z, tri, out_tri);
+            } else if (crossed) {
                 double secs = lv->tick_rate > 0 ? at / lv->tick_rate : 0.0;
                 found(c, SWEEP_CHECK_MOVER_CROSSES, where,
                       "mover %u '%s' crosses the level's geometry along its path: %.6g s into it, at (%g, %g, %g), "
@@ -1079,7 +1116,9 @@ sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report,
     double glen = sweep_v3_len(lv->config.gravity);
     c.up = glen > 0.0 ? sweep_v3_scale(lv->config.gravity, -1.0 / glen) : sweep_v3(0.0, 0.0, 1.0);
     c.solid = calloc(lv->triangle_count ? lv->triangle_count : 1, 1);
-    if (!c.solid) {
+    c.piece_of = malloc((lv->triangle_count ? lv->triangle_count : 1) * sizeof *c.piece_of);
+    if (!c.solid || !c.piece_of) {
+        free(c.solid), free(c.piece_of);
         sweep_movers_destroy(c.movers);
         sweep_world_destroy(c.world);
         return SWEEP_E_NOMEM;
@@ -1092,7 +1131,7 @@ sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report,
         check_teleports(&c);
     if (st != SWEEP_OK && err && errlen)
         snprintf(err, errlen, "checking the level failed: %s", sweep_status_message(st));
-    free(c.solid);
+    free(c.solid), free(c.piece_of);
     sweep_movers_destroy(c.movers);
     sweep_world_destroy(c.world);
     return st;

@@ -56,7 +56,9 @@
  *     bounds a solid): an edge of one passes through the inside of the
  *     other, away from its ends. A door sliding into its wall is a pocket,
  *     not a finding; one moving through a floor sheet presses what it
- *     carries into the level.
+ *     carries into the level, and so does one going through a solid
+ *     piece: crossing, at one pose or two, two of its faces that look
+ *     opposite ways (in at one side, out at the other).
  * Pieces are the level's static triangles after welding vertices at
  * exactly the same position, joined by their shared edges; a triangle with
  * a reversed twin (a two-sided surface) and a degenerate one belong to

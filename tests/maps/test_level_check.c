@@ -610,6 +610,31 @@ static void a_spawn_on_a_mover_does_not_float(void **state)
     sweep_level_free(&lv);
 }
 
+
+/* A lift going down through a floor slab (a closed solid) to a floor
+ * below crosses it, in at its top and out at its bottom; one stopping
+ * inside the slab is in a pocket. */
+static void a_mover_through_a_closed_solid_is_found(void **state)
+{
+    (void)state;
+    for (int through = 0; through < 2; through++) {
+        sweep_level lv;
+        sweep_level_init(&lv);
+        snprintf(lv.name, sizeof lv.name, "slab");
+        assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+        add_box(&lv, sweep_v3(-10, -10, -1), sweep_v3(10, 10, 0), -1);
+        add_quad(&lv, sweep_v3(-10, -10, -4), sweep_v3(10, -10, -4), sweep_v3(10, 10, -4), sweep_v3(-10, 10, -4));
+        assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(5, 5, 0.95)), SWEEP_OK);
+        add_box_mover(&lv, "lift", sweep_v3(1, 1, 0), 0.2, 0, sweep_v3(0, 0, 0),
+                      sweep_v3(0, 0, through ? -3.5 : -0.6));
+        if (through)
+            found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(0, 0, -0.5), 1.5, "passes through a solid");
+        else
+            assert_int_equal(check(&lv).n, 0);
+        sweep_level_free(&lv);
+    }
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -715,6 +740,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_inside_out_slab_over_the_void_is_found),
         cmocka_unit_test(teleporters_with_no_room_or_in_a_loop_are_found),
         cmocka_unit_test(a_spawn_on_a_mover_does_not_float),
+        cmocka_unit_test(a_mover_through_a_closed_solid_is_found),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
