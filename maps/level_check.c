@@ -918,6 +918,47 @@ typedef struct solid_crossing {
     sweep_vec3 n; /* the face's cross product */
 } solid_crossing;
 
+/* How many poses, evenly along mover m's path of `ticks` ticks, keep every
+ * vertex's move from one to the next under half the mover's thinnest
+ * side, so that it cannot pass a sheet between two of them: at least
+ * SWEEP_CHECK_MOVER_SAMPLES, at most one a tick and SWEEP_CHECK_MOVER_MAX_SAMPLES.
+ * A vertex moves by at most what the pivot does plus the turn (its angle
+ * times the vertex's distance from the pivot), measured between the
+ * SWEEP_CHECK_MOVER_SAMPLES poses and the keyframes' ticks in order. */
+static uint32_t mover_samples(const checker *c, uint32_t m, uint32_t ticks)
+{
+    const sweep_level_mover *mv = &c->lv->movers[m];
+    if (ticks <= SWEEP_CHECK_MOVER_SAMPLES || mv->vertex_count == 0)
+        return ticks < SWEEP_CHECK_MOVER_SAMPLES ? ticks : SWEEP_CHECK_MOVER_SAMPLES;
+    sweep_vec3 lo = mv->vertices[0], hi = mv->vertices[0];
+    double reach = 0.0;
+    for (uint32_t v = 0; v < mv->vertex_count; v++) {
+        lo = sweep_v3_min(lo, mv->vertices[v]), hi = sweep_v3_max(hi, mv->vertices[v]);
+        reach = fmax(reach, sweep_v3_len(mv->vertices[v]));
+    }
+    sweep_vec3 ext = sweep_v3_sub(hi, lo);
+    double thin = fmin(ext.x, fmin(ext.y, ext.z));
+    if (!(thin > 0.0))
+        thin = fmax(ext.x, fmax(ext.y, ext.z)); /* a flat mover: its own size */
+    if (!(thin > 0.0))
+        return SWEEP_CHECK_MOVER_SAMPLES;
+    double travel = 0.0;
+    sweep_mover_pose last = sweep_movers_path_pose(c->movers, m, 0);
+    for (uint32_t k = 1; k <= SWEEP_CHECK_MOVER_SAMPLES; k++) {
+        sweep_mover_pose p =
+            sweep_movers_path_pose(c->movers, m, (uint32_t)((uint64_t)ticks * k / SWEEP_CHECK_MOVER_SAMPLES));
+        double d = fabs(sweep_quat_dot(last.rotation, p.rotation));
+        double turn = 2.0 * acos(d < 1.0 ? d : 1.0);
+        travel += sweep_v3_len(sweep_v3_sub(p.position, last.position)) + turn * reach;
+        last = p;
+    }
+    /* The coarse poses may cut a corner of the path: twice the length
+     * they measure, a pose each half-thinnest-side of it. */
+    double want = ceil(4.0 * travel / thin);
+    double most = ticks < SWEEP_CHECK_MOVER_MAX_SAMPLES ? ticks : SWEEP_CHECK_MOVER_MAX_SAMPLES;
+    return want < SWEEP_CHECK_MOVER_SAMPLES ? SWEEP_CHECK_MOVER_SAMPLES : want > most ? (uint32_t)most : (uint32_t)want;
+}
+
 static sweep_status check_movers(checker *c)
 {
     const sweep_level *lv = c->lv;
@@ -928,7 +969,7 @@ static sweep_status check_movers(checker *c)
     for (uint32_t m = 0; m < lv->mover_count; m++) {
         const sweep_level_mover *mv = &lv->movers[m];
         uint32_t ticks = sweep_movers_path_ticks(c->movers, m);
-        uint32_t samples = ticks < SWEEP_CHECK_MOVER_SAMPLES ? ticks : SWEEP_CHECK_MOVER_SAMPLES;
+        uint32_t samples = mover_samples(c, m, ticks);
         sweep_vec3 *at_pose = malloc((mv->vertex_count ? mv->vertex_count : 1) * sizeof *at_pose);
         if (!at_pose) {
             free(near);

@@ -47,8 +47,9 @@
  *     open sheets, so edges of one triangle elsewhere are only counted
  *     (the summary).
  *   - mover-crosses: a mover whose triangles, at SWEEP_CHECK_MOVER_SAMPLES
- *     poses along its path, its last and one at each keyframe, cross a
- *     level triangle that is not part of a solid (a closed piece, or one
+ *     or more poses along its path (below), its last and one at each
+ *     keyframe, cross a level triangle that is not part of a solid (a
+ *     closed piece, or one
  *     whose edges of one triangle are all at its base, touch other
  *     triangles or lead into another solid), nor one just behind whose
  *     middle lies the inside of a solid (as for spawn-inside: brushwork,
@@ -92,8 +93,11 @@ extern "C" {
 #endif
 
 /* Poses tested along a mover's path (evenly by path tick, from its first),
- * besides its last. */
+ * besides its last: at least this many, more for a thin mover on a long
+ * path (no vertex moves half its thinnest side from one to the next), up
+ * to one a tick and SWEEP_CHECK_MOVER_MAX_SAMPLES. */
 #define SWEEP_CHECK_MOVER_SAMPLES 64u
+#define SWEEP_CHECK_MOVER_MAX_SAMPLES 4096u
 
 typedef enum sweep_check_kind {
     SWEEP_CHECK_SPAWN_INSIDE = 0,

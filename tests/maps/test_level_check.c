@@ -635,6 +635,30 @@ static void a_mover_through_a_closed_solid_is_found(void **state)
     }
 }
 
+
+/* A lift 0.3 m thick rising 40 m in 8 s through an upper floor: 64 poses
+ * would be 1.25 m apart and could all miss the floor; it is found from
+ * wherever it starts. */
+static void a_thin_mover_on_a_long_path_is_found(void **state)
+{
+    (void)state;
+    const double starts[] = {-20.0, -20.1, -20.2, -20.3, -20.37};
+    for (int k = 0; k < 5; k++) {
+        sweep_level lv;
+        sweep_level_init(&lv);
+        snprintf(lv.name, sizeof lv.name, "shaft");
+        assert_int_equal(sweep_level_add_material(&lv, 1, "stone", 1.0, 0), SWEEP_OK);
+        add_quad(&lv, sweep_v3(-10, -10, 0), sweep_v3(10, -10, 0), sweep_v3(10, 10, 0), sweep_v3(-10, 10, 0));
+        add_quad(&lv, sweep_v3(-10, -10, -21), sweep_v3(10, -10, -21), sweep_v3(10, 10, -21), sweep_v3(-10, 10, -21));
+        assert_int_equal(sweep_level_add_spawn(&lv, sweep_v3(0, 0, 0.95)), SWEEP_OK);
+        sweep_level_mover *m = add_box_mover(&lv, "lift", sweep_v3(1, 1, 0), 0.3, 0, sweep_v3(4, 4, starts[k]),
+                                             sweep_v3(4, 4, starts[k] + 40));
+        m->keys[1].time = 8.0;
+        found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(4, 4, 0), 1.5, "mover 1 'lift' crosses");
+        sweep_level_free(&lv);
+    }
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -741,6 +765,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(teleporters_with_no_room_or_in_a_loop_are_found),
         cmocka_unit_test(a_spawn_on_a_mover_does_not_float),
         cmocka_unit_test(a_mover_through_a_closed_solid_is_found),
+        cmocka_unit_test(a_thin_mover_on_a_long_path_is_found),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
