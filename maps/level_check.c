@@ -29,6 +29,7 @@
 #include "core/mover.h"
 #include "core/swept_sphere.h"
 #include "maps/loader.h"
+#include "maps/tri_grid.h"
 
 
 static const char *const kind_names[SWEEP_CHECK_KIND_COUNT] = {
@@ -53,6 +54,7 @@ typedef struct checker {
     const uint8_t *skip; /* per level triangle: in no piece (check_shells) */
     uint8_t *solid; /* per level triangle, enum triangle_solid */
     uint32_t *piece_of; /* per level triangle of a SOLID_PIECE: its piece; else UINT32_MAX */
+    sweep__tri_grid *grid; /* the level's triangles by cell: what a point or a ray may meet */
 } checker;
 
 /* What a level triangle bounds, as the movers' test needs it. */
@@ -150,8 +152,11 @@ static void ways_out(const checker *c, sweep_vec3 p, int *backs, int *open, uint
         sweep_vec3 to = sweep_v3_madd(p, dir, 2.0 * c->size);
         double best = INFINITY;
         int front = 0;
-        uint32_t first = 0;
-        for (uint32_t t = 0; t < lv->triangle_count; t++) {
+        uint32_t first = 0, n;
+        /* Those the ray's box reaches, in the order of them all. */
+        const uint32_t *near = sweep__tri_grid_query(c->grid, sweep_v3_min(p, to), sweep_v3_max(p, to), &n);
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t t = near[k];
             double f;
             if (!segment_triangle(p, to, tri_vertex(lv, t, 0), tri_vertex(lv, t, 1), tri_vertex(lv, t, 2), &f))
                 continue;
@@ -490,7 +495,11 @@ static int sealed(const checker *c, const edge *e, const uint32_t *first_vertex)
     const sweep_level *lv = c->lv;
     sweep_vec3 m = edge_middle(lv, e, first_vertex);
     double eps = 1e3 * c->tol;
-    for (uint32_t t = 0; t < lv->triangle_count; t++) {
+    uint32_t n;
+    const uint32_t *near =
+        sweep__tri_grid_query(c->grid, sweep_v3_sub(m, sweep_v3(eps, eps, eps)), sweep_v3_add(m, sweep_v3(eps, eps, eps)), &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t t = near[k];
         if (t == e->tri)
             continue;
         sweep_vec3 p = tri_vertex(lv, t, 0), q = tri_vertex(lv, t, 1), r = tri_vertex(lv, t, 2);
@@ -990,8 +999,10 @@ static sweep_status check_movers(checker *c)
                 lo = sweep_v3_min(lo, at_pose[v]), hi = sweep_v3_max(hi, at_pose[v]);
             }
             /* The level triangles near the mover at this pose. */
-            uint32_t nn = 0;
-            for (uint32_t t = 0; t < lv->triangle_count; t++) {
+            uint32_t nn = 0, nc;
+            const uint32_t *cells = sweep__tri_grid_query(c->grid, lo, hi, &nc);
+            for (uint32_t k2 = 0; k2 < nc; k2++) {
+                const uint32_t t = cells[k2];
                 sweep_vec3 p = tri_vertex(lv, t, 0), q = tri_vertex(lv, t, 1), r = tri_vertex(lv, t, 2);
                 if (c->solid[t] != SOLID_BEHIND &&
                     boxes_meet(sweep_v3_min(p, sweep_v3_min(q, r)), sweep_v3_max(p, sweep_v3_max(q, r)), lo, hi) &&
@@ -1158,7 +1169,9 @@ sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report,
     c.up = glen > 0.0 ? sweep_v3_scale(lv->config.gravity, -1.0 / glen) : sweep_v3(0.0, 0.0, 1.0);
     c.solid = calloc(lv->triangle_count ? lv->triangle_count : 1, 1);
     c.piece_of = malloc((lv->triangle_count ? lv->triangle_count : 1) * sizeof *c.piece_of);
-    if (!c.solid || !c.piece_of) {
+    sweep__tri_grid grid;
+    c.grid = &grid;
+    if (!c.solid || !c.piece_of || sweep__tri_grid_build(&grid, lv) != SWEEP_OK) {
         free(c.solid), free(c.piece_of);
         sweep_movers_destroy(c.movers);
         sweep_world_destroy(c.world);
@@ -1173,6 +1186,7 @@ sweep_status sweep_level_check(const sweep_level *lv, sweep_check_report report,
     if (st != SWEEP_OK && err && errlen)
         snprintf(err, errlen, "checking the level failed: %s", sweep_status_message(st));
     free(c.solid), free(c.piece_of);
+    sweep__tri_grid_free(&grid);
     sweep_movers_destroy(c.movers);
     sweep_world_destroy(c.world);
     return st;
