@@ -188,8 +188,10 @@ enum {
 };
 
 typedef struct sweep_act_result {
-    sweep_move_result move; /* the last step's result (its contacts, ground, flags; no ground once a
-                             * teleport or a pad took the body off it) */
+    sweep_move_result move; /* the last step's sweep (its contacts, ground, flags; no ground once a
+                             * teleport or a pad took the body off it): where the sweep left the
+                             * body, before a teleport or a pad acted on that step; *actor holds
+                             * where the move left it */
     uint32_t rules;         /* SWEEP_RULE_* that acted, any step */
     uint32_t steps;         /* core steps the move was split into */
     uint32_t flags;         /* SWEEP_MOVED_* of every step, or-ed */
