@@ -411,20 +411,22 @@ static uint32_t sorted_once(uint32_t *cand, uint32_t n)
     return m;
 }
 
-/* Whether volume i holds a body whose test point is p: p itself, and for
- * a crouched body also p - below (volume.h, "A crouched body"). */
-static SWEEP__ALWAYS_INLINE int holds_body(const sweep_world *w, uint32_t i, sweep_vec3 p, const sweep_vec3 *below)
+/* Whether volume i holds a body centred at p: p itself, or for a crouched
+ * body (lift not NULL) both p + lift and p - lift (volume.h, "A crouched
+ * body"). */
+static SWEEP__ALWAYS_INLINE int holds_body(const sweep_world *w, uint32_t i, sweep_vec3 p, const sweep_vec3 *lift)
 {
-    return sweep__medium_holds(w, i, p) && (!below || sweep__medium_holds(w, i, sweep_v3_sub(p, *below)));
+    if (!lift)
+        return sweep__medium_holds(w, i, p);
+    return sweep__medium_holds(w, i, sweep_v3_add(p, *lift)) && sweep__medium_holds(w, i, sweep_v3_sub(p, *lift));
 }
 
-/* sweep__volumes_step, with the test points' second ends: below_from for
- * the step's start, below_to for its end (NULL: a standing body's). *moved
- * says whether a teleport moved the body. */
+/* sweep__volumes_step, with the body crouched or not at each end of the
+ * step: lift_from for its start, lift_to for its end (NULL: standing). */
 static SWEEP__ALWAYS_INLINE int volumes_step_in(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii,
                                                 sweep_vec3 from, sweep_actor *a, double h, sweep_volume_report *rep,
-                                                sweep__volume_step_cells *sc, const sweep_vec3 *below_from,
-                                                const sweep_vec3 *below_to, int *moved)
+                                                sweep__volume_step_cells *sc, const sweep_vec3 *lift_from,
+                                                const sweep_vec3 *lift_to)
 {
     const sweep_world *w = space->world;
     const sweep_volume *vs = w->volumes;
@@ -448,7 +450,7 @@ static SWEEP__ALWAYS_INLINE int volumes_step_in(const sweep_space *space, const 
          * (core/medium.h). The test is sweep_volume_contains's, inline,
          * on the world's copy of the box (medium.h). */
         const sweep__volume_form *f = &w->volume_forms[i];
-        if (f->kind >= SWEEP_VOLUME_TRIGGER || !holds_body(w, i, a->position, below_to))
+        if (f->kind >= SWEEP_VOLUME_TRIGGER || !holds_body(w, i, a->position, lift_to))
             continue;
         if (f->kind != SWEEP_VOLUME_TELEPORT) {
             if (sweep__volume_at_end(w, i, f->kind, a, h, rep))
@@ -481,7 +483,7 @@ static SWEEP__ALWAYS_INLINE int volumes_step_in(const sweep_space *space, const 
         uint32_t i = listed ? cand[c] : c;
         if (w->volume_forms[i].kind != SWEEP_VOLUME_TRIGGER)
             continue;
-        int was = holds_body(w, i, from, below_from), in = holds_body(w, i, a->position, below_to);
+        int was = holds_body(w, i, from, lift_from), in = holds_body(w, i, a->position, lift_to);
         if (in && !was) {
             rep->events |= SWEEP_VOLUME_EV_ENTERED;
             rep->entered = i;
@@ -490,15 +492,13 @@ static SWEEP__ALWAYS_INLINE int volumes_step_in(const sweep_space *space, const 
             rep->left = i;
         }
     }
-    *moved = teleported;
     return 0;
 }
 
 int sweep__volumes_step(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
                         sweep_actor *a, double h, sweep_volume_report *rep, sweep__volume_step_cells *sc)
 {
-    int moved;
-    return volumes_step_in(space, cfg, radii, from, a, h, rep, sc, NULL, NULL, &moved);
+    return volumes_step_in(space, cfg, radii, from, a, h, rep, sc, NULL, NULL);
 }
 
 int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
@@ -512,15 +512,6 @@ int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, s
     sweep__volume_step_cells sc;
     sc.listed = 1;
     sc.n = SWEEP__VOLUME_CANDIDATES + 1;
-    const sweep_vec3 below = sweep_v3_scale(lift, 2.0), centre = a->position;
-    if (from_crouched)
-        from = sweep_v3_add(from, lift);
-    if (to_crouched)
-        a->position = sweep_v3_add(centre, lift);
-    int moved = 0;
-    const int r = volumes_step_in(space, cfg, radii, from, a, h, rep, &sc, from_crouched ? &below : NULL,
-                                  to_crouched ? &below : NULL, &moved);
-    if (!moved)
-        a->position = centre;
-    return r;
+    return volumes_step_in(space, cfg, radii, from, a, h, rep, &sc, from_crouched ? &lift : NULL,
+                           to_crouched ? &lift : NULL);
 }

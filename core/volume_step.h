@@ -188,13 +188,12 @@ static SWEEP__ALWAYS_INLINE int sweep__volume_at_end(const sweep_world *w, uint3
  * the volumes looked at are those *sc (of this step) lists, or finds.
  * Returns 1 when the move ends here (a kill volume), 0 to go on. */
 /* The same for a step that ends or begins crouched (volume.h, "A crouched
- * body"): a crouched body's test points are its centre moved by lift (up,
- * by how much shorter along it the crouched shape is) and that point less
- * twice lift; from_crouched and to_crouched say which ends of the step
- * were crouched (a stance turned at its start), the other's centre is
- * tested alone. A body a teleport moved keeps its destination; otherwise
- * *a's centre is left as it was. Looks at every acting volume: such steps
- * are few. */
+ * body"): a crouched body's test points are its centre moved up and down
+ * by lift (up, by how much shorter along it the crouched shape is), its
+ * destination's too when a teleport sends it; from_crouched and
+ * to_crouched say which ends of the step were crouched (a stance turned
+ * at its start), the other's centre is tested alone. Looks at every
+ * acting volume: such steps are few. */
 int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, sweep_vec3 radii, sweep_vec3 from,
                             int from_crouched, int to_crouched, sweep_actor *a, double h, sweep_volume_report *rep,
                             sweep_vec3 lift);

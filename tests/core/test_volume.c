@@ -338,6 +338,44 @@ static void a_crouched_body_touches_what_its_shape_touches(void **state)
     scene_free(&s);
 }
 
+/* A body sent by a teleporter into a trigger enters it on that step,
+ * crouched as standing, and leaves it once it has fallen out of it: its
+ * test points at the destination are its own. */
+static void a_crouched_body_sent_into_a_trigger_enters_it(void **state)
+{
+    (void)state;
+    for (int crouched = 0; crouched < 2; crouched++) {
+        scene s;
+        scene_init(&s);
+        s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
+        s.rules.crouch_speed = 2.0;
+        sweep_volume v[2];
+        v[0] = box_volume(SWEEP_VOLUME_TELEPORT, sweep_v3(4, -1, -1), sweep_v3(6, 1, 2));
+        v[0].destination = sweep_v3(-30, 10, 3.0);
+        v[0].keep_velocity = 1;
+        v[1] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-31, 9, 2.5), sweep_v3(-29, 11, 4.0));
+        set(&s, v, 2);
+        sweep_actor a = standing(2, 0);
+        sweep_wish w = {{0, 0, 0}, crouched ? SWEEP_WISH_CROUCH : 0};
+        sweep_act_result r;
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, &r), SWEEP_OK);
+        assert_int_equal(a.stance, crouched ? SWEEP_STANCE_CROUCH : SWEEP_STANCE_STAND);
+        a.position.x = 5; /* placed in the teleporter */
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, &r), SWEEP_OK);
+        assert_true(r.volumes.events & SWEEP_VOLUME_EV_TELEPORTED);
+        assert_true(r.volumes.events & SWEEP_VOLUME_EV_ENTERED);
+        assert_int_equal(r.volumes.entered, 1);
+        uint32_t ev = 0;
+        for (int i = 0; i < 60; i++) {
+            assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, &r), SWEEP_OK);
+            ev |= r.volumes.events;
+        }
+        assert_false(ev & SWEEP_VOLUME_EV_ENTERED);
+        assert_true(ev & SWEEP_VOLUME_EV_LEFT);
+        scene_free(&s);
+    }
+}
+
 static void hurt_kill_and_triggers(void **state)
 {
     (void)state;
@@ -984,6 +1022,7 @@ int main(void)
         cmocka_unit_test(volumes_after_a_blocked_teleporter_act),
         cmocka_unit_test(a_stance_turn_enters_and_leaves),
         cmocka_unit_test(a_crouched_body_touches_what_its_shape_touches),
+        cmocka_unit_test(a_crouched_body_sent_into_a_trigger_enters_it),
         cmocka_unit_test(hurt_kill_and_triggers),
         cmocka_unit_test(a_plane_cuts_the_box),
         cmocka_unit_test(a_walk_away_from_volumes_is_unchanged),
