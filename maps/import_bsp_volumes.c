@@ -270,11 +270,11 @@ static int make_hurt(bsp *b, const entity *e, uint32_t m)
  * contents hold lava, slime or water is a liquid volume, the brush itself
  * (core/volume.h: a liquid is not grown), hurting as Quake 3's
  * P_WorldEffects does (lava 30, slime 10 a second at each depth level);
- * a brush with a side whose shader has SURF_LADDER is a ladder volume,
- * grown by the player's half sizes and LADDER_REACH (the unit ahead that
- * the ladder move of Quake 3's descendants traces) and cut at that side's
- * plane (only a centre in front of it climbs), its normal that side's
- * across up. Volumes follow the triggers', in brush order. */
+ * each side of a brush whose shader has SURF_LADDER and that faces across
+ * up is a ladder volume: the brush grown by the player's half sizes and
+ * LADDER_REACH (the unit ahead that the ladder move of Quake 3's
+ * descendants traces) and cut at that side's plane (only a centre in
+ * front of it climbs), its normal that side's across up. Volumes follow the triggers', in brush order. */
 #define LADDER_REACH 1.0
 #define LAVA_DAMAGE 30.0
 #define SLIME_DAMAGE 10.0
@@ -340,6 +340,10 @@ int sweep__bsp_liquids_and_ladders(bsp *b)
                 b->st->liquids++;
             }
         }
+        /* One ladder a side that has the flag and faces across up: a
+         * ladder brush whose shader is on every side (a ladder clip) is
+         * climbed from whichever side a player meets. */
+        uint32_t ladder_sides = 0, flat_sides = 0;
         for (uint32_t i = 0; i < n; i++) {
             const uint8_t *side = record(b, L_BRUSHSIDES, first + i);
             if (!(b->shaders[i32_at(side + 4)].flags & SURF_LADDER))
@@ -347,9 +351,10 @@ int sweep__bsp_liquids_and_ladders(bsp *b)
             const plane *p = sweep__bsp_side_plane(b, first, i);
             double h = sqrt(p->n[0] * p->n[0] + p->n[1] * p->n[1]);
             if (!(h > 1e-6)) {
-                sweep__bsp_warn(b, "%s: its ladder side faces up or down; no ladder made", what);
-                break;
+                flat_sides++;
+                continue;
             }
+            ladder_sides++;
             memset(&v, 0, sizeof v);
             v.kind = SWEEP_VOLUME_LADDER;
             v.normal = sweep_v3(p->n[0] / h, p->n[1] / h, 0.0);
@@ -358,8 +363,9 @@ int sweep__bsp_liquids_and_ladders(bsp *b)
                     return 0;
                 b->st->ladders++;
             }
-            break;
         }
+        if (flat_sides && !ladder_sides)
+            sweep__bsp_warn(b, "%s: its ladder sides face up or down; no ladder made", what);
     }
     return 1;
 }

@@ -924,8 +924,37 @@ static int enters_a_solid(checker *c, uint32_t t)
 
 typedef struct solid_crossing {
     uint32_t tri;
-    sweep_vec3 n; /* the face's cross product */
+    sweep_vec3 n;  /* the face's cross product */
+    sweep_vec3 at; /* where the mover crossed it */
 } solid_crossing;
+
+/* 1 if crossings x (earlier) and y, of faces of one piece, are in at one
+ * side of a solid and out at the other: the faces look opposite ways,
+ * each crossing lies behind the other's face (the solid is between them,
+ * not a gap, as two jambs of a doorway face each other), and just outside
+ * each face is air: at most one of the six ways out along the axes meets
+ * the back of a face first (out of a thin plate into the wall behind it
+ * is a pocket still; a wall against the plate's back ties with it, so the
+ * stricter test of a solid, five backs, would not see it). */
+static int through(checker *c, const solid_crossing *x, const solid_crossing *y)
+{
+    const sweep_level *lv = c->lv;
+    if (!(sweep_v3_dot(x->n, y->n) < 0.0))
+        return 0;
+    if (!(sweep_v3_dot(y->n, sweep_v3_sub(x->at, tri_vertex(lv, y->tri, 0))) < 0.0) ||
+        !(sweep_v3_dot(x->n, sweep_v3_sub(y->at, tri_vertex(lv, x->tri, 0))) < 0.0))
+        return 0;
+    double eps = 1e3 * c->tol;
+    uint32_t above;
+    int backs, open;
+    for (int k = 0; k < 2; k++) {
+        const solid_crossing *s = k ? y : x;
+        ways_out(c, sweep_v3_madd(s->at, s->n, eps / sweep_v3_len(s->n)), &backs, &open, &above);
+        if (backs > 1)
+            return 0;
+    }
+    return 1;
+}
 
 /* How many poses, evenly along mover m's path of `ticks` ticks, keep every
  * vertex's move from one to the next under half the mover's thinnest
@@ -1033,12 +1062,12 @@ static sweep_status check_movers(checker *c)
                     /* Into a solid piece is a pocket (a door into its
                      * wall); through it, in at one face and out at one
                      * facing the other way, is a crossing. */
-                    sweep_vec3 n = tri_normal(lv, near[i]);
+                    solid_crossing y = {near[i], tri_normal(lv, near[i]), where};
                     for (uint32_t k = 0; k < n_into && !crossed; k++)
-                        if (c->piece_of[into[k].tri] == c->piece_of[near[i]] && sweep_v3_dot(into[k].n, n) < 0.0)
+                        if (c->piece_of[into[k].tri] == c->piece_of[near[i]] && through(c, &into[k], &y))
                             crossed = 1, tri = into[k].tri, out_tri = near[i];
                     if (!crossed && n_into < SOLID_CROSSINGS)
-                        into[n_into++] = (solid_crossing){near[i], n};
+                        into[n_into++] = y;
                 }
             }
             if (crossed && out_tri != UINT32_MAX) {

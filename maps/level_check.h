@@ -59,7 +59,10 @@
  *     not a finding; one moving through a floor sheet presses what it
  *     carries into the level, and so does one going through a solid
  *     piece: crossing, at one pose or two, two of its faces that look
- *     opposite ways (in at one side, out at the other).
+ *     opposite ways, each crossing behind the other face, with air just
+ *     outside both (in at one side, out at the other; the two jambs of a
+ *     doorway face each other across a gap, a plate's back may rest on a
+ *     wall).
  * Pieces are the level's static triangles after welding vertices at
  * exactly the same position, joined by their shared edges; a triangle with
  * a reversed twin (a two-sided surface) and a degenerate one belong to

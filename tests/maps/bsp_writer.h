@@ -287,7 +287,7 @@ static const char volume_entities[] =
 
 /* A floor with a pool of water, one of lava and one of slime standing on
  * it, and a solid box whose -x side is a ladder. */
-static inline uint8_t *make_liquids_level(size_t *size)
+static inline uint8_t *make_liquids_level_sides(size_t *size, int ladder_everywhere)
 {
     bspw w;
     memset(&w, 0, sizeof w);
@@ -301,12 +301,17 @@ static inline uint8_t *make_liquids_level(size_t *size)
     const double lo[3] = {300, -32, 0}, hi[3] = {364, 32, 256};
     const int32_t sides[6] = {ladder, -1, -1, -1, -1, -1};
     brush_begin(&w);
-    box_sides(&w, lo, hi, solid, sides, -1);
-    brush_end(&w, solid);
+    box_sides(&w, lo, hi, ladder_everywhere ? ladder : solid, ladder_everywhere ? NULL : sides, -1);
+    brush_end(&w, ladder_everywhere ? ladder : solid);
     model(&w, -512, -512, -16, 512, 512, 256, 0, 0, 0, 5);
     const char *ents = "{ \"classname\" \"worldspawn\" }\n";
     put(&w.l[L_ENT], ents, strlen(ents) + 1);
     return bspw_finish(&w, size);
+}
+
+static inline uint8_t *make_liquids_level(size_t *size)
+{
+    return make_liquids_level_sides(size, 0);
 }
 
 #endif

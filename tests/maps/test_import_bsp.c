@@ -2151,6 +2151,53 @@ static void lifts_a_teleport_destination_out_of_the_floor(void **state)
     sweep_level_free(&lv);
 }
 
+/* A ladder brush whose shader is on every side (a ladder clip) is a
+ * ladder from each of its four sides that face across up, each cut at its
+ * side: a walker pushing into the side that faces +x, the one away from
+ * the first side, climbs it onto the tower. */
+static void a_ladder_flagged_on_every_side_is_climbed_from_any(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = make_liquids_level_sides(&size, 1);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "ladders.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+    assert_int_equal(warnings, 0);
+    assert_int_equal(st.ladders, 4);
+    uint32_t ladders = 0;
+    for (uint32_t i = 0; i < lv.volume_count; i++)
+        if (lv.volumes[i].v.kind == SWEEP_VOLUME_LADDER) {
+            const sweep_volume *l = &lv.volumes[i].v;
+            assert_true(fabs(sweep_v3_len(l->normal) - 1.0) < 1e-12 && l->normal.z == 0.0);
+            ladders++;
+        }
+    assert_int_equal(ladders, 4);
+    sweep_world *wd;
+    if (sweep_map_build_world(&lv, &wd, NULL, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    sweep_space sp = {wd, NULL, NULL, SWEEP_NO_BODY};
+    sweep_actor a = {sweep_v3(420, 0, 28.0005), sweep_v3(0, 0, 0), 1, SWEEP_STANCE_STAND};
+    uint32_t seen = 0;
+    int i = 0;
+    for (; i < 600 && !(a.grounded && a.position.x < 354); i++) {
+        sweep_wish wish = {sweep_v3(-320, 0, 0), 0};
+        sweep_act_result r;
+        assert_int_equal(sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &a, &wish, 1.0 / 60.0, &r), SWEEP_OK);
+        seen |= r.volumes.events;
+    }
+    assert_true(seen & SWEEP_VOLUME_EV_CLIMBED);
+    if (!(i < 600 && fabs(a.position.z - 284.0) < 0.1))
+        fail_msg("ended at (%g, %g, %g) after %d moves", a.position.x, a.position.y, a.position.z, i);
+    sweep_world_destroy(wd);
+    sweep_level_free(&lv);
+}
+
 /* World brushes of water, lava and slime-and-water contents become liquid
  * volumes, the brushes themselves, hurting with Quake 3's numbers (the
  * slime of a brush of both, as Quake 3's point contents name it); a solid
@@ -2260,6 +2307,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(imports_trigger_volumes),
         cmocka_unit_test(skips_spectator_teleporters_and_hurts_that_start_off),
         cmocka_unit_test(lifts_a_teleport_destination_out_of_the_floor),
+        cmocka_unit_test(a_ladder_flagged_on_every_side_is_climbed_from_any),
         cmocka_unit_test(imports_liquids_and_ladders),
         cmocka_unit_test_setup_teardown(hidden_faces_do_not_change_a_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(corpus_levels_import_load_and_walk, setup, teardown),

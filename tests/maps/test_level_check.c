@@ -659,6 +659,77 @@ static void a_thin_mover_on_a_long_path_is_found(void **state)
     }
 }
 
+
+/* A quad or a triangle wound so that its front looks along `out`. */
+static void add_quad_facing(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep_vec3 d, sweep_vec3 out)
+{
+    if (sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a)), out) < 0)
+        add_quad(lv, d, c, b, a);
+    else
+        add_quad(lv, a, b, c, d);
+}
+
+static void add_triangle_facing(sweep_level *lv, sweep_vec3 a, sweep_vec3 b, sweep_vec3 c, sweep_vec3 out)
+{
+    if (sweep_v3_dot(sweep_v3_cross(sweep_v3_sub(b, a), sweep_v3_sub(c, a)), out) < 0) {
+        sweep_vec3 t = b;
+        b = c, c = t;
+    }
+    uint32_t i[3];
+    assert_int_equal(sweep_level_add_vertex(lv, a, &i[0]), SWEEP_OK);
+    assert_int_equal(sweep_level_add_vertex(lv, b, &i[1]), SWEEP_OK);
+    assert_int_equal(sweep_level_add_vertex(lv, c, &i[2]), SWEEP_OK);
+    assert_int_equal(sweep_level_add_triangle(lv, i[0], i[1], i[2], 1), SWEEP_OK);
+}
+
+/* A wall 6 x 0.4 x 3 m standing on the floor at y = 6, one closed piece
+ * (but its base) with a doorway 1.2 m wide and 2.2 m high. */
+static void add_doorway_wall(sweep_level *lv)
+{
+    const double px[10] = {-3, -0.6, -0.6, 0.6, 0.6, 3, 3, 3, -3, -3};
+    const double pz[10] = {0, 0, 2.2, 2.2, 0, 0, 2.2, 3, 3, 2.2};
+    const sweep_vec3 out[10] = {sweep_v3(0, 0, -1), sweep_v3(1, 0, 0),  sweep_v3(0, 0, -1), sweep_v3(-1, 0, 0),
+                                sweep_v3(0, 0, -1), sweep_v3(1, 0, 0),  sweep_v3(1, 0, 0),  sweep_v3(0, 0, 1),
+                                sweep_v3(-1, 0, 0), sweep_v3(-1, 0, 0)};
+    for (int k = 0; k < 10; k++) {
+        int j = (k + 1) % 10;
+        if (pz[k] == 0 && pz[j] == 0)
+            continue; /* its base */
+        add_quad_facing(lv, sweep_v3(px[k], 5.8, pz[k]), sweep_v3(px[j], 5.8, pz[j]), sweep_v3(px[j], 6.2, pz[j]),
+                        sweep_v3(px[k], 6.2, pz[k]), out[k]);
+    }
+    for (int s = 0; s < 2; s++) {
+        double y = s ? 6.2 : 5.8;
+        sweep_vec3 o = sweep_v3(0, s ? 1 : -1, 0);
+#define P(i) sweep_v3(px[i], y, pz[i])
+        add_quad_facing(lv, P(0), P(1), P(2), P(9), o);
+        add_quad_facing(lv, P(4), P(5), P(6), P(3), o);
+        add_triangle_facing(lv, P(9), P(2), P(8), o);
+        add_triangle_facing(lv, P(2), P(3), P(7), o);
+        add_triangle_facing(lv, P(2), P(7), P(8), o);
+        add_triangle_facing(lv, P(3), P(6), P(7), o);
+#undef P
+    }
+}
+
+/* A door wider than its doorway, tucked into both jambs of one closed
+ * wall and sliding into the wall: two faces of one solid looking
+ * opposite ways, but facing each other across the gap: pockets, no
+ * crossing. Sliding on through the wall's end, it is found. */
+static void a_door_in_both_jambs_of_a_wall_is_in_pockets(void **state)
+{
+    (void)state;
+    sweep_level lv;
+    base(&lv);
+    add_doorway_wall(&lv);
+    assert_int_equal(check(&lv).n, 0);
+    add_box_mover(&lv, "door", sweep_v3(0.8, 0.05, 0.0), 2.0, 0, sweep_v3(0, 6, 0.05), sweep_v3(-1.7, 6, 0.05));
+    assert_int_equal(check(&lv).n, 0);
+    lv.movers[0].keys[1].pose.position = sweep_v3(-4.5, 6, 0.05);
+    found_one(&lv, SWEEP_CHECK_MOVER_CROSSES, sweep_v3(-3, 6, 1), 1.5, "passes through a solid");
+    sweep_level_free(&lv);
+}
+
 /* --- the program ------------------------------------------------------- */
 
 static int setup(void **state)
@@ -766,6 +837,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_spawn_on_a_mover_does_not_float),
         cmocka_unit_test(a_mover_through_a_closed_solid_is_found),
         cmocka_unit_test(a_thin_mover_on_a_long_path_is_found),
+        cmocka_unit_test(a_door_in_both_jambs_of_a_wall_is_in_pockets),
         cmocka_unit_test_setup_teardown(check_program_exit_status, setup, teardown),
         cmocka_unit_test_setup_teardown(import_warns_and_strict_refuses, setup, teardown),
     };
