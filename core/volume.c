@@ -508,10 +508,26 @@ int sweep__volumes_crouched(const sweep_space *space, const sweep_config *cfg, s
     const sweep_world *w = space->world;
     if (w->volume_count == w->volume_mode_count)
         return 0;
-    /* Rare: every acting volume is looked at, none of the shortcuts. */
+    /* None of the shortcuts: the volumes of a few quads are all looked at;
+     * on a grid, those listed in the cells of the points a volume must
+     * hold to act or to have held the body where the step began (the
+     * upper test point of a crouched body), unfiltered. */
     sweep__volume_step_cells sc;
     sc.listed = 1;
     sc.n = SWEEP__VOLUME_CANDIDATES + 1;
+    if (w->volume_quad_count == 0) {
+        const sweep_vec3 fp = from_crouched ? sweep_v3_add(from, lift) : from;
+        const sweep_vec3 tp = to_crouched ? sweep_v3_add(a->position, lift) : a->position;
+        uint32_t cells[2], n = 0;
+        sweep__volume_cells_of(w, fp, tp, &cells[0], &cells[1]);
+        for (int k = 0; k < 2 && n <= SWEEP__VOLUME_CANDIDATES; k++) {
+            const uint32_t *list = w->volume_cell_items + w->volume_cell_first[cells[k]];
+            const uint32_t len = w->volume_cell_first[cells[k] + 1] - w->volume_cell_first[cells[k]];
+            for (uint32_t j = 0; j < len && n <= SWEEP__VOLUME_CANDIDATES; j++)
+                sc.cand[n++] = list[j];
+        }
+        sc.n = sorted_once(sc.cand, n);
+    }
     return volumes_step_in(space, cfg, radii, from, a, h, rep, &sc, from_crouched ? &lift : NULL,
                            to_crouched ? &lift : NULL);
 }

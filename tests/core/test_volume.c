@@ -238,20 +238,21 @@ static void volumes_after_a_blocked_teleporter_act(void **state)
  * the same way, as if the body had walked there. A trigger grown from a
  * brush under the floor is reached by neither shape: neither turn enters
  * or leaves it. */
-static void a_stance_turn_enters_and_leaves(void **state)
+static void stance_turn(int far)
 {
-    (void)state;
     scene s;
     scene_init(&s);
     s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
     s.rules.crouch_speed = 2.0;
-    sweep_volume v[3];
+    sweep_volume v[3 + 40];
     v[0] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-1, -1, 0.8), sweep_v3(1, 1, 2));
     v[1] = box_volume(SWEEP_VOLUME_LIQUID, sweep_v3(-5, -5, -1), sweep_v3(5, 5, 0.04));
     v[1].liquid = SWEEP_LIQUID_WATER;
     v[1].damage = 0.0;
     v[2] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-1, -1, -1), sweep_v3(1, 1, 0.6));
-    set(&s, v, 3);
+    for (int k = 0; k < far; k++) /* triggers far away, in a row */
+        v[3 + k] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(100 + 3 * k, 50, 0), sweep_v3(101 + 3 * k, 51, 2));
+    set(&s, v, 3 + (uint32_t)far);
     sweep_actor a = standing(0, 0);
     sweep_wish still = {{0, 0, 0}, 0}, crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH};
     sweep_act_result r;
@@ -282,6 +283,13 @@ static void a_stance_turn_enters_and_leaves(void **state)
     scene_free(&s);
 }
 
+static void a_stance_turn_enters_and_leaves(void **state)
+{
+    (void)state;
+    stance_turn(0);
+    stance_turn(40); /* more than a few quads: the volumes' grid */
+}
+
 /* Volumes are regions of the standing shape's centres (brushes grown by
  * its radii); a crouched body, its feet where they were, is in one when
  * its own shorter shape touches the brush: over a kill brush a little
@@ -289,15 +297,14 @@ static void a_stance_turn_enters_and_leaves(void **state)
  * which once put it 0.4 m into the grown region), under a hurting brush
  * above its head it is not hurt, and on a pad at its feet it is still
  * launched. */
-static void a_crouched_body_touches_what_its_shape_touches(void **state)
+static void crouched_touches(int far)
 {
-    (void)state;
     scene s;
     scene_init(&s);
     s.rules.crouch_radii = sweep_v3(0.4, 0.4, 0.5);
     s.rules.crouch_speed = 2.0;
     const double R = 0.9; /* the standing radius along up the volumes are grown by */
-    sweep_volume v[3];
+    sweep_volume v[3 + 40];
     /* A kill brush 0.2 below the floor's top, under x in [-1, 1]. */
     v[0] = box_volume(SWEEP_VOLUME_KILL, sweep_v3(-1 - 0.4, -1 - 0.4, -5 - R), sweep_v3(1 + 0.4, 1 + 0.4, -0.2 + R));
     /* A hurting brush 1.5 to 2 above the floor, over x in [4, 6]. */
@@ -306,7 +313,10 @@ static void a_crouched_body_touches_what_its_shape_touches(void **state)
     /* A pad brush at the floor, its top 0.01 up, over x in [8, 10]. */
     v[2] = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(8 - 0.4, -1 - 0.4, -0.1 - R), sweep_v3(10 + 0.4, 1 + 0.4, 0.01 + R));
     v[2].velocity = sweep_v3(0, 0, 3);
-    set(&s, v, 3);
+    for (int k = 0; k < far; k++) /* triggers far away, in a row */
+        v[3 + k] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(100 + 3 * k, 50, 0), sweep_v3(101 + 3 * k, 51, 2));
+    set(&s, v, 3 + (uint32_t)far);
+    assert_int_equal(s.w->volume_quad_count == 0, far > 0);
     sweep_wish crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH}, stand = {{0, 0, 0}, 0};
     const double xs[3] = {0, 5, 9};
     for (int k = 0; k < 3; k++) {
@@ -336,6 +346,13 @@ static void a_crouched_body_touches_what_its_shape_touches(void **state)
         }
     }
     scene_free(&s);
+}
+
+static void a_crouched_body_touches_what_its_shape_touches(void **state)
+{
+    (void)state;
+    crouched_touches(0);
+    crouched_touches(40); /* more than a few quads: the volumes' grid */
 }
 
 /* A body sent by a teleporter into a trigger enters it on that step,
