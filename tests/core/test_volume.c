@@ -238,6 +238,14 @@ static void volumes_after_a_blocked_teleporter_act(void **state)
  * the same way, as if the body had walked there. A trigger grown from a
  * brush under the floor is reached by neither shape: neither turn enters
  * or leaves it. */
+/* n triggers far from everything, in a row: with the few volumes of a
+ * test, more than a few quads hold, so the world lists them in a grid. */
+static void far_triggers(sweep_volume *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        v[k] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(100 + 3 * k, 50, 0), sweep_v3(101 + 3 * k, 51, 2));
+}
+
 static void stance_turn(int far)
 {
     scene s;
@@ -250,8 +258,7 @@ static void stance_turn(int far)
     v[1].liquid = SWEEP_LIQUID_WATER;
     v[1].damage = 0.0;
     v[2] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(-1, -1, -1), sweep_v3(1, 1, 0.6));
-    for (int k = 0; k < far; k++) /* triggers far away, in a row */
-        v[3 + k] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(100 + 3 * k, 50, 0), sweep_v3(101 + 3 * k, 51, 2));
+    far_triggers(v + 3, far);
     set(&s, v, 3 + (uint32_t)far);
     sweep_actor a = standing(0, 0);
     sweep_wish still = {{0, 0, 0}, 0}, crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH};
@@ -313,8 +320,7 @@ static void crouched_touches(int far)
     /* A pad brush at the floor, its top 0.01 up, over x in [8, 10]. */
     v[2] = box_volume(SWEEP_VOLUME_PUSH, sweep_v3(8 - 0.4, -1 - 0.4, -0.1 - R), sweep_v3(10 + 0.4, 1 + 0.4, 0.01 + R));
     v[2].velocity = sweep_v3(0, 0, 3);
-    for (int k = 0; k < far; k++) /* triggers far away, in a row */
-        v[3 + k] = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(100 + 3 * k, 50, 0), sweep_v3(101 + 3 * k, 51, 2));
+    far_triggers(v + 3, far);
     set(&s, v, 3 + (uint32_t)far);
     assert_int_equal(s.w->volume_quad_count == 0, far > 0);
     sweep_wish crouch = {{0, 0, 0}, SWEEP_WISH_CROUCH}, stand = {{0, 0, 0}, 0};

@@ -2066,6 +2066,20 @@ static void imports_trigger_volumes(void **state)
     sweep_level_free(&lv);
 }
 
+/* The test level with these entities, imported with the warnings
+ * counted (warnings, last_warning). */
+static void import_with_entities(const char *ents, const char *label, sweep_level *lv, sweep_bsp_stats *st)
+{
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    char err[1024];
+    warnings = 0;
+    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, label, &o, lv, st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    free(data);
+}
+
 /* A spectators' teleporter and hurt volumes that start off (spawnflags 1
  * on both, as Quake 3 reads them) make no volume, each with a warning
  * naming it; the teleporter's destination, aimed at by nothing, is named
@@ -2081,16 +2095,9 @@ static void skips_spectator_teleporters_and_hurts_that_start_off(void **state)
         "{ \"classname\" \"trigger_hurt\" \"model\" \"*2\" \"dmg\" \"10\" \"spawnflags\" \"17\" }\n"
         "{ \"classname\" \"trigger_hurt\" \"model\" \"*8\" \"dmg\" \"1000\" \"spawnflags\" \"1\" }\n"
         "{ \"classname\" \"trigger_hurt\" \"model\" \"*3\" \"dmg\" \"20\" \"spawnflags\" \"16\" }\n";
-    size_t size;
-    uint8_t *data = make_level(ents, 0, &size);
     sweep_level lv;
     sweep_bsp_stats st;
-    char err[1024];
-    warnings = 0;
-    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
-    if (sweep_import_bsp_memory(data, size, "flags.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
-        fail_msg("%s", err);
-    free(data);
+    import_with_entities(ents, "flags.bsp", &lv, &st);
     assert_int_equal(warnings, 4);
     assert_int_equal(st.teleporters, 0);
     assert_int_equal(st.kills, 0);
@@ -2119,16 +2126,10 @@ static void lifts_a_teleport_destination_out_of_the_floor(void **state)
         "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n"
         "{ \"classname\" \"trigger_teleport\" \"model\" \"*7\" \"target\" \"d1\" }\n"
         "{ \"classname\" \"misc_teleporter_dest\" \"targetname\" \"d1\" \"origin\" \"0 -100 20\" }\n";
-    size_t size;
-    uint8_t *data = make_level(ents, 0, &size);
     sweep_level lv;
     sweep_bsp_stats st;
     char err[1024];
-    warnings = 0;
-    sweep_bsp_options o = {NULL, count_warning, NULL, 0, 0.0, 0};
-    if (sweep_import_bsp_memory(data, size, "sunk.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
-        fail_msg("%s", err);
-    free(data);
+    import_with_entities(ents, "sunk.bsp", &lv, &st);
     assert_int_equal(warnings, 1);
     assert_non_null(strstr(last_warning, "trigger_teleport_7: its destination (0, -100, 25) has no room"));
     const sweep_volume *tp = NULL;
