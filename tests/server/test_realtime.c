@@ -162,9 +162,11 @@ static void a_priority_it_may_not_have_stops_the_start(void **state)
  * job's, a test machine's background run): its recording's writer starts
  * at the policy it inherits. Asking for SCHED_OTHER there, as a writer
  * started from a real-time loop must, is refused by the kernel, and sweepd
- * did not start. Run until its recording opens (at most 10 s: at
- * SCHED_IDLE it runs only when nothing else wants the CPUs, which a
- * loaded test run may not leave it for a while), then SIGTERM (exit 0). */
+ * did not start. Run until its recording opens and it says it is ready
+ * (at most 10 s: at SCHED_IDLE it runs only when nothing else wants the
+ * CPUs, which a loaded test run may not leave it for a while), then
+ * SIGTERM (exit 0). The recording opens before sweepd takes its signals:
+ * a SIGTERM sent then, on a loaded machine, killed it (exit 143). */
 static void a_recording_starts_at_the_policy_sweepd_inherits(void **state)
 {
     (void)state;
@@ -175,9 +177,10 @@ static void a_recording_starts_at_the_policy_sweepd_inherits(void **state)
     const char *drop = geteuid() == 0 ? "/usr/bin/setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice " : "";
     snprintf(cmd, sizeof cmd,
              "chrt -i 0 %s'%s' --map '%s' --listen 127.0.0.1:0 --record '%s' >'%s.out' 2>&1 & p=$!; i=0; "
-             "while [ $i -lt 200 ] && ! grep -q event=record_open '%s.out'; do sleep 0.05; i=$((i + 1)); done; "
+             "while [ $i -lt 200 ] && ! { grep -q event=record_open '%s.out' && grep -q 'sweepd ready' '%s.out'; }; "
+             "do sleep 0.05; i=$((i + 1)); done; "
              "kill -TERM $p; wait $p; rc=$?; cat '%s.out'; rm -f '%s.out'; exit $rc",
-             drop, fx.bin, fx.arena, dir, dir, dir, dir, dir);
+             drop, fx.bin, fx.arena, dir, dir, dir, dir, dir, dir);
     char *out = NULL;
     int rc = fx_run(cmd, &out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
