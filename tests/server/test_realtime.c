@@ -163,10 +163,11 @@ static void a_priority_it_may_not_have_stops_the_start(void **state)
  * at the policy it inherits. Asking for SCHED_OTHER there, as a writer
  * started from a real-time loop must, is refused by the kernel, and sweepd
  * did not start. Run until its recording opens and it says it is ready
- * (at most 10 s: at SCHED_IDLE it runs only when nothing else wants the
- * CPUs, which a loaded test run may not leave it for a while), then
- * SIGTERM (exit 0). The recording opens before sweepd takes its signals:
- * a SIGTERM sent then, on a loaded machine, killed it (exit 143). */
+ * (at most 60 s: at SCHED_IDLE it runs only when nothing else wants the
+ * CPUs, which a test run three at a time on two may not leave it for
+ * several seconds), then SIGTERM (exit 0). The recording opens before
+ * sweepd takes its signals: a SIGTERM sent then, on a loaded machine,
+ * killed it (exit 143). */
 static void a_recording_starts_at_the_policy_sweepd_inherits(void **state)
 {
     (void)state;
@@ -177,7 +178,7 @@ static void a_recording_starts_at_the_policy_sweepd_inherits(void **state)
     const char *drop = geteuid() == 0 ? "/usr/bin/setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice " : "";
     snprintf(cmd, sizeof cmd,
              "chrt -i 0 %s'%s' --map '%s' --listen 127.0.0.1:0 --record '%s' >'%s.out' 2>&1 & p=$!; i=0; "
-             "while [ $i -lt 200 ] && ! { grep -q event=record_open '%s.out' && grep -q 'sweepd ready' '%s.out'; }; "
+             "while [ $i -lt 1200 ] && ! { grep -q event=record_open '%s.out' && grep -q 'sweepd ready' '%s.out'; }; "
              "do sleep 0.05; i=$((i + 1)); done; "
              "kill -TERM $p; wait $p; rc=$?; cat '%s.out'; rm -f '%s.out'; exit $rc",
              drop, fx.bin, fx.arena, dir, dir, dir, dir, dir, dir);
