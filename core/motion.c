@@ -296,7 +296,10 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
          * this step, as if it had walked there. */
         const sweep_vec3 step_from = a.position;
         const uint32_t stance_from = a.stance;
-        sweep__medium md_from = md;
+        /* The medium the step moves in: a turned shape's own, while md
+         * stays where the step began for its report. */
+        sweep__medium turned;
+        const sweep__medium *mode = &md;
         if (a.stance != want) {
             int blocked;
             const uint32_t was = a.stance;
@@ -304,14 +307,17 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             if (st != SWEEP_OK)
                 return st;
             res.stance_blocked = (uint32_t)blocked;
-            if (media && a.stance != was)
-                medium_of_stance(world, sweep_stance_radii(rules, radii, a.stance), probe_up, a.position, &probe, &md);
+            if (media && a.stance != was) {
+                medium_of_stance(world, sweep_stance_radii(rules, radii, a.stance), probe_up, a.position, &probe,
+                                 &turned);
+                mode = &turned;
+            }
         }
         const sweep_vec3 *shape = a.stance ? &rules->crouch_radii : &radii;
         int grounded = g > 0.0 && a.grounded, air = 0;
         sweep_vec3 v;
-        if (md.level >= 2 || md.ladder != SWEEP__NO_LADDER) {
-            int swimming = md.level >= 2;
+        if (mode->level >= 2 || mode->ladder != SWEEP__NO_LADDER) {
+            int swimming = mode->level >= 2;
             /* The first step that reads the swimming and climbing rules
              * checks them (motion.h); *actor is not yet touched. */
             if (len3 < 0.0) {
@@ -324,12 +330,12 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 res.speed_excess = len3 - rules->walk_speed;
             }
             if (swimming) {
-                v = swim(rules, a.velocity, wish->velocity, len3, up, md.level, h);
-                if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP) && md.level == 2 && g > 0.0)
+                v = swim(rules, a.velocity, wish->velocity, len3, up, mode->level, h);
+                if (i == 0 && (wish->buttons & SWEEP_WISH_JUMP) && mode->level == 2 && g > 0.0)
                     v = sweep_v3_madd(across(v, up), up, rules->swim_jump);
                 res.volumes.events |= SWEEP_VOLUME_EV_SWAM;
             } else {
-                v = climb(rules, a.velocity, wish->velocity, up, world->volumes[md.ladder].normal, h);
+                v = climb(rules, a.velocity, wish->velocity, up, world->volumes[mode->ladder].normal, h);
                 res.volumes.events |= SWEEP_VOLUME_EV_CLIMBED;
             }
         } else {
@@ -338,7 +344,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 if (grounded && rules->jump_speed > 0.0) {
                     vu = rules->jump_speed;
                     grounded = 0;
-                } else if (!md.level) {
+                } else if (!mode->level) {
                     res.rules |= SWEEP_RULE_JUMP;
                 }
             }
@@ -392,12 +398,8 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
         }
         if (!a.grounded && (mv->flags & SWEEP_MOVED_GROUNDED))
             left_the_ground(mv);
-        if (media) {
-            /* The step's motion took the turned shape's medium; its report
-             * compares the end with where the step began. */
-            md = md_from;
+        if (media)
             sweep__medium_after_step(world, probe, a.position, h, &md, &res.volumes);
-        }
         if (killed) {
             n = i + 1;
             break;
