@@ -227,9 +227,11 @@ static int sweep_level_triangles(const checker *c, sweep_vec3 p, sweep_vec3 disp
     sweep_vec3 ec = sweep_v3_mul(p, inv), ed = sweep_v3_mul(disp, inv);
     int hit = 0;
     double best = 1.0;
-    for (uint32_t k = 0; k < lv->triangle_count; k++)
-        hit |= sweep_one(ec, ed, inv, r, lo, hi, tri_vertex(lv, k, 0), tri_vertex(lv, k, 1), tri_vertex(lv, k, 2),
-                         &best, at);
+    uint32_t n;
+    const uint32_t *near = sweep__tri_grid_query(c->grid, lo, hi, &n);
+    for (uint32_t i = 0; i < n; i++)
+        hit |= sweep_one(ec, ed, inv, r, lo, hi, tri_vertex(lv, near[i], 0), tri_vertex(lv, near[i], 1),
+                         tri_vertex(lv, near[i], 2), &best, at);
     for (uint32_t m = 0; m < lv->mover_count; m++) {
         const sweep_level_mover *mv = &lv->movers[m];
         sweep_mover_pose pose = sweep_movers_path_pose(c->movers, m, 0);
