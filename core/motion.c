@@ -34,6 +34,7 @@ void sweep_rules_default(sweep_rules *r)
     r->swim_jump = 6.5;
     r->climb_speed = 2.5;
     r->climb_accel = 50.0;
+    r->air_move = SWEEP_AIR_TOWARDS;
 }
 
 /* 1 if x is in [0, hi] (NaN is not). */
@@ -42,9 +43,17 @@ static int in_range(double x, double hi)
     return x >= 0.0 && x <= hi;
 }
 
+/* 1 if air_move names one of SWEEP_AIR_* (a NaN does not). */
+static int air_move_ok(const sweep_rules *r)
+{
+    return r->air_move == SWEEP_AIR_TOWARDS || r->air_move == SWEEP_AIR_ALONG;
+}
+
 /* The walking rules' ranges. */
 static sweep_status walk_rules_check(const sweep_rules *r)
 {
+    if (!air_move_ok(r))
+        return SWEEP_E_CONFIG;
     if (!(r->walk_speed > 0.0 && r->walk_speed <= 1e6))
         return SWEEP_E_CONFIG;
     if (!(r->ground_accel > 0.0 && r->ground_accel <= 1e9) || !(r->air_accel >= 0.0 && r->air_accel <= 1e9))
@@ -79,8 +88,10 @@ static _Thread_local struct {
 
 static sweep_status walk_rules_check_kept(const sweep_rules *r)
 {
+    /* air_move lies past the kept bytes: the walk reads it, so it is
+     * checked on every move. */
     if (last_walk.valid && sweep__same_bits(r, &last_walk.rules, WALK_RULES_BYTES))
-        return SWEEP_OK;
+        return air_move_ok(r) ? SWEEP_OK : SWEEP_E_CONFIG;
     sweep_status st = walk_rules_check(r);
     if (st == SWEEP_OK) {
         memcpy(&last_walk.rules, r, WALK_RULES_BYTES);
@@ -124,6 +135,22 @@ static SWEEP__ALWAYS_INLINE sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 targe
     if (l2 <= max_change * max_change)
         return target;
     return sweep_v3_madd(h, d, max_change / sqrt(l2));
+}
+
+/* Quake 3's air acceleration (SWEEP_AIR_ALONG): velocity h gains along
+ * the wish t (already across up and clamped) at most max_change, and only
+ * while its part along t is short of t's length; what h has across t, or
+ * beyond t's speed along it, stays. */
+static SWEEP__NOINLINE sweep_vec3 add_along(sweep_vec3 h, sweep_vec3 t, double max_change)
+{
+    double t2 = sweep_v3_len2(t);
+    if (!(t2 > 0.0))
+        return h;
+    double speed = sqrt(t2);
+    double add = speed - sweep_v3_dot(h, t) / speed;
+    if (!(add > 0.0))
+        return h;
+    return sweep_v3_madd(h, t, (add < max_change ? add : max_change) / speed);
 }
 
 /* w clamped to the length `limit`. */
@@ -349,7 +376,9 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
                 }
             }
             double accel = grounded ? rules->ground_accel : rules->air_accel;
-            sweep_vec3 hv = accelerate(across(a.velocity, up), a.stance ? crouch_target : target, accel * h);
+            const sweep_vec3 aim = a.stance ? crouch_target : target, h0 = across(a.velocity, up);
+            sweep_vec3 hv = grounded || rules->air_move == SWEEP_AIR_TOWARDS ? accelerate(h0, aim, accel * h)
+                                                                             : add_along(h0, aim, accel * h);
             /* In flight the step moves by its mean velocity under constant
              * gravity, the one at its middle, and the other half of the
              * gravity is added after the move: a free flight lands on the

@@ -15,6 +15,8 @@
  *   2. the horizontal velocity turns towards the wish by at most
  *      ground_accel * dt on walkable ground, air_accel * dt in the air
  *      (Quake's friction-free acceleration towards a target velocity);
+ *      in the air under SWEEP_AIR_ALONG, the wish only adds speed along
+ *      itself (Quake 3's air move, see sweep_rules.air_move);
  *   3. a jump starts only from walkable ground: the velocity along up
  *      becomes jump_speed (a jump asked in the air: SWEEP_RULE_JUMP,
  *      refused); on the ground the velocity along up is zero;
@@ -129,10 +131,28 @@ typedef struct sweep_rules {
     double swim_jump;   /* speed along up of a jump from the surface, units/s, in [0, 1e6] */
     double climb_speed; /* fastest climbing, units/s, in [0, 1e6] */
     double climb_accel; /* how fast a climber's velocity turns towards the wish, units/s^2, in [0, 1e9] */
+    /* What the air acceleration does (SWEEP_AIR_*): a number, exactly 0
+     * or 1, as every other rule and map column is. */
+    double air_move;
 } sweep_rules;
 
+/* sweep_rules.air_move */
+enum {
+    /* The horizontal velocity turns towards the wish by at most
+     * air_accel * dt a step, as it does on the ground: a body in the air
+     * that wishes nothing slows down. */
+    SWEEP_AIR_TOWARDS = 0,
+    /* Quake 3's air move (PM_AirMove, Id Software 1999): the wish adds
+     * speed along its own direction, at most air_accel * dt a step, and
+     * only until the velocity's part along it reaches the wish's speed.
+     * Nothing is taken away: a body launched faster than it may walk,
+     * or wishing nothing, keeps its horizontal velocity, so a jump pad's
+     * flight lands where Quake 3's arithmetic says. */
+    SWEEP_AIR_ALONG = 1
+};
+
 /* Rules for a level in metres: walk 5 m/s, 50 m/s^2 on the ground, 10 in
- * the air, jumps of 5 m/s (about 1.3 m high under 9.81), steps of at most
+ * the air (turning towards the wish, SWEEP_AIR_TOWARDS), jumps of 5 m/s (about 1.3 m high under 9.81), steps of at most
  * 1/30 s, 60 m/s at most; Quake 3's water rules scaled by its walk speed
  * (320 units/s to 5 m/s): swim 2.5 m/s, 10 m/s^2, drag 1, sinking at
  * 0.9375 m/s, jumping out at 6.5 m/s (Quake 3's 350 against its 270 of a

@@ -262,6 +262,13 @@ sweep_status sweep_level_content_hash(const sweep_level *lv, sweep_content_hash 
         put_vec3(w, lv->rules.crouch_radii);
         put_f64(w, lv->rules.crouch_speed);
     }
+    if (lv->rules.air_move != SWEEP_AIR_TOWARDS) {
+        /* Hashed only when it is not the default, so that every map of
+         * before keeps its hash, and a build that does not know the rule
+         * sees another hash for a level where it matters. */
+        put_tag(w, "AIRMOVE\0");
+        put_f64(w, lv->rules.air_move);
+    }
 
     flush(w);
     sweep_sha256_final(&w->sha, out->bytes);

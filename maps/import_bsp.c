@@ -148,7 +148,12 @@ double sweep_bsp_rules(sweep_level *lv, double g, double h)
     lv->tick_rate = 60.0;
     lv->rules.walk_speed = 320.0;
     lv->rules.ground_accel = 10.0 * 320.0;
+    /* pm_airaccelerate 1, times the wished speed a second as its
+     * PM_Accelerate adds it; and its way of adding (SWEEP_AIR_ALONG):
+     * without it a jump pad's flight would lose speed to a walker's wish
+     * and fall short of where the pad aims. */
     lv->rules.air_accel = 1.0 * 320.0;
+    lv->rules.air_move = SWEEP_AIR_ALONG;
     lv->rules.jump_speed = 270.0;
     lv->rules.max_step = 1.0 / 30.0;
     /* Quake 3's duck: the box's top comes down from 32 to 16 above the

@@ -120,6 +120,7 @@ sweep_status sweep_level_image_make(const sweep_level *lv, double walkable_slope
     put_f64(&o, v.rules.climb_speed), put_f64(&o, v.rules.climb_accel);
     put_vec(&o, v.rules.crouch_radii);
     put_f64(&o, v.rules.crouch_speed);
+    put_f64(&o, v.rules.air_move);
     put_u32(&o, lv->vertex_count);
     for (uint32_t i = 0; i < lv->vertex_count; i++)
         put_vec(&o, lv->vertices[i]);
@@ -515,6 +516,7 @@ static void read_image(in_buf *in, sweep_level *lv)
         v.rules.crouch_radii = get_vec(in, "crouch radii");
         v.rules.crouch_speed = get_f64(in, "crouch_speed");
     }
+    v.rules.air_move = version >= 4 ? get_f64(in, "air_move") : defaults.air_move;
     if (in->status != SWEEP_OK)
         return;
     char why[256];

@@ -13,24 +13,26 @@
  * back has the same content hash (maps/content_hash.h) and moves to the
  * same bits as the map it came from.
  *
- * Format (version 3; version 1 had neither crouching nor the swimming and
+ * Format (version 4; version 1 had neither crouching nor the swimming and
  * climbing rules nor the liquid and normal of a volume, version 2 had
- * crouching alone; both still read, what they lack is the core's default).
+ * crouching alone, version 3 no air_move; all still read, what they lack
+ * is the core's default).
  * u32 = 4 bytes little-endian; f64 = the 8 bytes of
  * the IEEE-754 binary64 value, little-endian, every bit kept (-0.0 too);
  * str = u32 length (< SWEEP_LEVEL_NAME_MAX) then that many bytes, no NUL:
  *
  *   8 bytes  "SWEEPLVL"
- *   u32      3 (the version)
+ *   u32      4 (the version)
  *   str      level name
- *   f64 x25  the map row: gravity x, y, z; tick_rate; radii x, y, z;
+ *   f64 x18  the map row: gravity x, y, z; tick_rate; radii x, y, z;
  *            walkable_slope_deg; step_height; walk_speed; ground_accel;
  *            air_accel; jump_speed; max_step; speed_limit;
  *            correction_threshold; history_ms; rewind_cap_ms
  *   f64 x7   version 3: swim_speed; swim_accel; swim_drag; swim_sink;
  *            swim_jump; climb_speed; climb_accel
- *   f64 x4   versions 2 and 3: crouch radii x, y, z; crouch_speed
+ *   f64 x4   versions 2 to 4: crouch radii x, y, z; crouch_speed
  *            (core/stance.h; all 0: no crouching)
+ *   f64      version 4: air_move (core/motion.h, SWEEP_AIR_*)
  *   u32 V, then V times f64 x, y, z                       (vertices)
  *   u32 T, then T times u32 a, b, c, material id           (triangles)
  *   u32 M, then M times u32 id, str name, f64 friction, u32 flags
@@ -45,7 +47,7 @@
  *            u32 id, str name, u32 kind; f64 box lo x, y, z, hi x, y, z;
  *            u32 P, P times f64 normal x, y, z, offset; f64 velocity
  *            x, y, z, destination x, y, z, facing x, y, z, exit_speed;
- *            u32 keep_velocity; f64 damage; version 3: u32 liquid; f64 normal x, y, z
+ *            u32 keep_velocity; f64 damage; versions 3 and 4: u32 liquid; f64 normal x, y, z
  *
  * and nothing after. An image is external input: the reader checks every
  * count against the bytes left and the core's limits, every number is
@@ -66,7 +68,7 @@
 extern "C" {
 #endif
 
-#define SWEEP_LEVEL_IMAGE_VERSION 3
+#define SWEEP_LEVEL_IMAGE_VERSION 4
 
 /*
  * The image of lv, whose map row said walkable_slope_deg (a level keeps

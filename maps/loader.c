@@ -441,14 +441,15 @@ static const char *const map_columns[] = {
 #define MAP_COLUMNS_V3 18u
 #define MAP_COLUMNS (sizeof map_columns / sizeof map_columns[0])
 
-/* The swimming and climbing rules (version 4), each optional: a map
- * without the column keeps the default sweep_level_init gave. */
+/* The swimming and climbing rules and air_move (version 4), each
+ * optional: a map without the column keeps the default sweep_level_init
+ * gave. */
 #define MODE_RULE(field) {#field, offsetof(sweep_rules, field)}
 static const struct mode_rule {
     const char *column;
     size_t offset;
 } mode_rules[] = {MODE_RULE(swim_speed), MODE_RULE(swim_accel),  MODE_RULE(swim_drag),  MODE_RULE(swim_sink),
-                  MODE_RULE(swim_jump),  MODE_RULE(climb_speed), MODE_RULE(climb_accel)};
+                  MODE_RULE(swim_jump),  MODE_RULE(climb_speed), MODE_RULE(climb_accel), MODE_RULE(air_move)};
 #undef MODE_RULE
 #define MODE_RULES (sizeof mode_rules / sizeof mode_rules[0])
 

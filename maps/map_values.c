@@ -128,6 +128,13 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
             return bad_value(key, vr->column, err, errlen, "%s=%g %s", vr->column, x, vr->range);
     }
 
+    /* A choice, not a quantity: no range says it. */
+    if (!(v->rules.air_move == SWEEP_AIR_TOWARDS || v->rules.air_move == SWEEP_AIR_ALONG))
+        return bad_value(key, "air_move", err, errlen,
+                         "air_move=%g must be 0 (the velocity turns towards the wish) or 1 (Quake 3's air move: "
+                         "the wish only adds along itself)",
+                         v->rules.air_move);
+
     /* The rules that tie several values together. */
     double rmin = fmin(r.x, fmin(r.y, r.z)), rmax = fmax(r.x, fmax(r.y, r.z));
     if (!(rmax <= c.max_anisotropy * rmin))

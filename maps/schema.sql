@@ -46,7 +46,7 @@
 -- crouch columns of map (crouch_radius_x to crouch_speed), the 'liquid'
 -- and 'ladder' volumes (their columns liquid and normal_x .. normal_z)
 -- and the swimming and climbing rules of the map row (swim_speed to
--- climb_accel). Those columns are optional: a map of any version without
+-- climb_accel, and air_move). Those columns are optional: a map of any version without
 -- them loads with their DEFAULTs (no crouching; swimming and climbing in
 -- metres), so a version 4 map made by a tool that knows some version 4
 -- columns but not others still loads.
@@ -211,6 +211,13 @@ CREATE TABLE map (
     -- Fastest climbing on a ladder, units/s, and how fast it turns, units/s^2.
     climb_speed REAL NOT NULL DEFAULT 2.5 CHECK (climb_speed >= 0 AND climb_speed <= 1e6),
     climb_accel REAL NOT NULL DEFAULT 50.0 CHECK (climb_accel >= 0 AND climb_accel <= 1e9),
+    -- What air_accel does (version 4, optional; core/motion.h): 0 (the
+    -- DEFAULT) turns the horizontal velocity towards the wish, as on the
+    -- ground, so a body in the air that wishes nothing slows down; 1 is
+    -- Quake 3's air move: the wish only adds speed along itself, up to its
+    -- own speed, and nothing is taken away (a jump pad's flight keeps its
+    -- speed). Part of the content hash only when 1.
+    air_move REAL NOT NULL DEFAULT 0 CHECK (air_move IN (0, 1)),
     CHECK (speed_limit >= walk_speed AND speed_limit >= jump_speed)
 );
 

@@ -342,9 +342,9 @@ static int write_rows(wctx *w, const sweep_level *lv)
                                "ground_accel, air_accel, jump_speed, max_step, speed_limit, correction_threshold, "
                                "history_ms, rewind_cap_ms, crouch_radius_x, crouch_radius_y, crouch_radius_z, "
                                "crouch_speed, swim_speed, swim_accel, swim_drag, swim_sink, swim_jump, "
-                               "climb_speed, climb_accel) "
+                               "climb_speed, climb_accel, air_move) "
                                "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                               "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, lv->name, -1, SQLITE_STATIC);
@@ -382,6 +382,7 @@ static int write_rows(wctx *w, const sweep_level *lv)
     sqlite3_bind_double(st, 29, r->swim_jump);
     sqlite3_bind_double(st, 30, r->climb_speed);
     sqlite3_bind_double(st, 31, r->climb_accel);
+    sqlite3_bind_double(st, 32, r->air_move);
     int ok = insert(w, st, "map", 1);
     sqlite3_finalize(st);
 
@@ -578,6 +579,7 @@ static const rules_key rules_keys[] = {
     {"swim_jump", RULE_AT(rules.swim_jump), 0},
     {"climb_speed", RULE_AT(rules.climb_speed), 0},
     {"climb_accel", RULE_AT(rules.climb_accel), 0},
+    {"air_move", RULE_AT(rules.air_move), 0},
 };
 #undef RULE_AT
 #define RULES_KEYS (sizeof rules_keys / sizeof rules_keys[0])
@@ -647,7 +649,7 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
                      "%s line %u: unknown key '%.40s' (known: gravity, radii, tick_rate, walkable_slope_deg, "
                      "step_height, walk_speed, ground_accel, air_accel, jump_speed, max_step, speed_limit, "
                      "correction_threshold, history_ms, rewind_cap_ms, crouch_radii, crouch_speed, swim_speed, "
-                     "swim_accel, swim_drag, swim_sink, swim_jump, climb_speed, climb_accel)",
+                     "swim_accel, swim_drag, swim_sink, swim_jump, climb_speed, climb_accel, air_move)",
                      path, lineno, key);
             ok = 0;
             break;

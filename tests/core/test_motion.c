@@ -4,7 +4,8 @@
  * a wish to fly, terminal velocity, and splitting long moves so that the
  * result depends on how long a move is, not on how a client chops it; and
  * the speed clamp (sweep_clamp_speed), whose result the move's own input
- * check must never refuse.
+ * check must never refuse; and the two ways air control acts
+ * (sweep_rules.air_move).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -500,6 +501,111 @@ static void stairs_at_walking_speed(void **state)
     }
 }
 
+/* A body put in the air at (0, 0, 20) moving at v, then moved with the
+ * wish w for n moves (no floor within reach: it only falls). */
+static sweep_actor flying(scene *s, sweep_vec3 v, sweep_vec3 w, int n)
+{
+    sweep_actor a;
+    memset(&a, 0, sizeof a);
+    a.position = sweep_v3(0, 0, 20);
+    a.velocity = v;
+    for (int i = 0; i < n; i++)
+        act(s, &a, w, 0, DT);
+    assert_false(a.grounded);
+    return a;
+}
+
+/* Quake 3's air move (SWEEP_AIR_ALONG): nothing the wish does takes
+ * speed away; it adds along itself, at most air_accel * dt a step, up to
+ * its own speed along it. sweep's own (SWEEP_AIR_TOWARDS) slows a body
+ * that wishes nothing. */
+static void quake_air_move_only_adds_along_the_wish(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    const sweep_vec3 fast = sweep_v3(12, -3, 0); /* faster than walk_speed 5 */
+    const sweep_vec3 still = sweep_v3(0, 0, 0);
+
+    /* Towards the wish (the default): a zero wish brakes at air_accel. */
+    sweep_actor a = flying(&s, fast, still, 6);
+    assert_true(horizontal(a.velocity) < horizontal(fast) - 5 * s.rules.air_accel * DT);
+
+    s.rules.air_move = SWEEP_AIR_ALONG;
+    /* No wish: the horizontal velocity stays, every bit. */
+    a = flying(&s, fast, still, 6);
+    assert_true(a.velocity.x == fast.x && a.velocity.y == fast.y);
+    /* Already faster along the wish than the wish: nothing taken, nothing added. */
+    a = flying(&s, fast, sweep_v3(5, 0, 0), 6);
+    assert_true(a.velocity.x == fast.x && a.velocity.y == fast.y);
+    /* Against the velocity: one step adds air_accel * dt along the wish and
+     * leaves the rest. */
+    a = flying(&s, fast, sweep_v3(-5, 0, 0), 1);
+    assert_true(fabs(a.velocity.x - (fast.x - s.rules.air_accel * DT)) < 1e-12);
+    assert_true(a.velocity.y == fast.y);
+    /* Across it: the part along the wish grows to the wish's speed and
+     * stops there; the part across the wish is kept. */
+    a = flying(&s, fast, sweep_v3(0, 5, 0), 60);
+    assert_true(a.velocity.x == fast.x);
+    assert_true(a.velocity.y == 5.0);
+    /* A wish slower than walk_speed caps the part along it at its own speed. */
+    a = flying(&s, still, sweep_v3(0, -2, 0), 60);
+    assert_true(a.velocity.x == 0.0 && a.velocity.y == -2.0);
+    /* Too fast a wish is clamped first, and named. */
+    sweep_actor b;
+    memset(&b, 0, sizeof b);
+    b.position = sweep_v3(0, 0, 20);
+    sweep_act_result r = act(&s, &b, sweep_v3(0, 9, 0), 0, DT);
+    assert_true(r.rules & SWEEP_RULE_SPEED);
+    for (int i = 0; i < 60; i++)
+        act(&s, &b, sweep_v3(0, 9, 0), 0, DT);
+    assert_true(b.velocity.y == s.rules.walk_speed);
+    scene_free(&s);
+}
+
+/* On the ground the air rule changes nothing: the same walk, the same bits. */
+static void the_air_rule_leaves_the_ground_alone(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor t = standing(0, 0), q = standing(0, 0);
+    for (int i = 0; i < 120; i++) {
+        sweep_vec3 w = sweep_v3(5 * cos(i * 0.1), 5 * sin(i * 0.1), 0);
+        s.rules.air_move = SWEEP_AIR_TOWARDS;
+        act(&s, &t, w, 0, DT);
+        s.rules.air_move = SWEEP_AIR_ALONG;
+        act(&s, &q, w, 0, DT);
+        assert_true(t.grounded && q.grounded);
+    }
+    assert_memory_equal(&t, &q, sizeof t);
+    scene_free(&s);
+}
+
+/* air_move is a choice of two: anything else is refused, also on rules
+ * that passed before (it lies past the walking rules kept as checked). */
+static void air_move_is_zero_or_one(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sweep_actor a = standing(0, 0), held;
+    sweep_wish w = {sweep_v3(1, 0, 0), 0};
+    const double bad[] = {0.5, 2.0, -1.0, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s.rules.air_move = SWEEP_AIR_ALONG;
+        assert_int_equal(sweep_rules_check(&s.rules), SWEEP_OK);
+        assert_int_equal(sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL), SWEEP_OK);
+        held = a;
+        s.rules.air_move = bad[i];
+        assert_int_equal(sweep_rules_check(&s.rules), SWEEP_E_CONFIG);
+        if (sweep_act(&s.sp, &s.cfg, &s.rules, RADII, &a, &w, DT, NULL) != SWEEP_E_CONFIG)
+            fail_msg("air_move %g passed", bad[i]);
+        assert_memory_equal(&a, &held, sizeof a);
+    }
+    scene_free(&s);
+}
+
 /* Rules that passed and are then changed in place (the same object, as a
  * server holds one) are checked again: each walking field's bad value is
  * refused right after a move the good rules made, and the good rules
@@ -584,6 +690,9 @@ int main(void)
         cmocka_unit_test(long_moves_are_split),
         cmocka_unit_test(same_move_same_result_bytes),
         cmocka_unit_test(stairs_at_walking_speed),
+        cmocka_unit_test(quake_air_move_only_adds_along_the_wish),
+        cmocka_unit_test(the_air_rule_leaves_the_ground_alone),
+        cmocka_unit_test(air_move_is_zero_or_one),
         cmocka_unit_test(rules_changed_in_place_are_checked_again),
         cmocka_unit_test(bad_rules_and_input_are_refused),
     };

@@ -397,6 +397,15 @@ static void content_hash_covers_rules(void **state)
     assert_memory_equal(h, zero, 32);
     lv.rules.air_accel = 10.0;
 
+    /* Quake 3's air move changes how the level moves: another hash; sweep's
+     * own is not hashed, so every map of before keeps its hash. */
+    lv.rules.air_move = SWEEP_AIR_ALONG;
+    hash_of(&lv, h);
+    assert_memory_not_equal(h, base, 32);
+    lv.rules.air_move = SWEEP_AIR_TOWARDS;
+    hash_of(&lv, h);
+    assert_memory_equal(h, base, 32);
+
     /* config.max_speed is not in the stream: the loader makes it the
      * speed_limit, which is. */
     lv.config.max_speed = 1234.0;

@@ -95,9 +95,9 @@ static void pads_launch_and_kill_volumes_kill(void **state)
         sweep_level lv;
         sweep_world *w;
         import_level(f, pk3, levels[l].member, &lv, &w);
-        /* Ballistic flights: sweep's air control turns the velocity towards
-         * the wish (a zero wish too), Quake 3's only adds along it. */
-        lv.rules.air_accel = 0.0;
+        /* The import's own rules: Quake 3's air move (air_move) takes no
+         * speed from a flight, so it is the ballistic one Quake 3 aims. */
+        assert_true(lv.rules.air_move == SWEEP_AIR_ALONG && lv.rules.air_accel > 0.0);
         sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
         double g = -lv.config.gravity.z;
         uint32_t pads = 0, launched = 0, checked = 0, obstructed = 0, kills = 0, killed = 0;
@@ -156,6 +156,18 @@ static void pads_launch_and_kill_volumes_kill(void **state)
             if (fabs(top.z - last.z - rise) > 1.5 * by->velocity.z * DT)
                 fail_msg("%s volume %u: rose %g above its last launch, Quake 3's apex rule says %g",
                          levels[l].member, lv.volumes[i].id, top.z - last.z, rise);
+            /* Across up it flew at the pad's speed all the way: at the top
+             * it is as far out as that speed for the rise's time carries
+             * it, within the step and a half the top is sampled to. */
+            if (a.velocity.x != by->velocity.x || a.velocity.y != by->velocity.y)
+                fail_msg("%s volume %u: the flight's velocity across up went from (%g, %g) to (%g, %g)",
+                         levels[l].member, lv.volumes[i].id, by->velocity.x, by->velocity.y, a.velocity.x,
+                         a.velocity.y);
+            const double t_up = by->velocity.z / g, across = hypot(by->velocity.x, by->velocity.y);
+            const double out = hypot(top.x - last.x, top.y - last.y);
+            if (fabs(out - across * t_up) > 1.5 * across * DT)
+                fail_msg("%s volume %u: %g out from its last launch at the top, Quake 3's flight says %g",
+                         levels[l].member, lv.volumes[i].id, out, across * t_up);
             checked++;
         }
         print_message("%s: %u jump pads, %u launched, %u flights to the top checked (%u met something on the "

@@ -361,6 +361,7 @@ static void check_level(const sweep_level *lv, const sweep_bsp_stats *st)
     assert_v3(lv->default_radii, 15, 15, 28);
     assert_true(lv->tick_rate == 60);
     assert_true(lv->rules.walk_speed == 320 && lv->rules.ground_accel == 3200 && lv->rules.air_accel == 320);
+    assert_true(lv->rules.air_move == SWEEP_AIR_ALONG);
     assert_true(lv->rules.jump_speed == 270 && lv->rules.speed_limit == 3000);
     assert_true(fabs(lv->rules.max_step - 1.0 / 30) < 1e-15);
     assert_true(lv->config.max_speed >= lv->rules.speed_limit);
@@ -2035,33 +2036,35 @@ static void imports_trigger_volumes(void **state)
     if (sweep_map_build_world(&lv, &w, NULL, err, sizeof err) != SWEEP_OK)
         fail_msg("%s", err);
     sweep_space sp = {w, NULL, NULL, SWEEP_NO_BODY};
-    /* Without air control: sweep's turns the velocity towards the wish in
-     * the air, a zero wish too, where Quake 3's only adds along the wish;
-     * the flight is then the ballistic one both compute. */
-    lv.rules.air_accel = 0.0;
-    sweep_actor a = {sweep_v3(-150, 150, 28.5), sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
-    sweep_vec3 last = a.position, top = a.position;
-    int launches = 0;
-    const double dt = 1.0 / 60.0;
-    for (int i = 0; i < 120; i++) {
-        sweep_wish wish = {sweep_v3(0, 0, 0), 0};
-        sweep_act_result r;
-        assert_int_equal(sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &a, &wish, dt, &r), SWEEP_OK);
-        if (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) {
-            launches++;
-            last = a.position;
+    /* Quake 3's air move (the import's air_move): a walker that lets go of
+     * the keys, or keeps running the way the pad throws it (slower than
+     * the throw), flies the ballistic flight Quake 3 aims. */
+    assert_true(lv.rules.air_move == SWEEP_AIR_ALONG);
+    for (int run = 0; run < 2; run++) {
+        sweep_actor a = {sweep_v3(-150, 150, 28.5), sweep_v3(0, 0, 0), 0, SWEEP_STANCE_STAND};
+        sweep_vec3 last = a.position, top = a.position;
+        int launches = 0;
+        const double dt = 1.0 / 60.0;
+        for (int i = 0; i < 120; i++) {
+            sweep_wish wish = {sweep_v3(0, run ? lv.rules.walk_speed : 0.0, 0), 0};
+            sweep_act_result r;
+            assert_int_equal(sweep_act(&sp, &lv.config, &lv.rules, lv.default_radii, &a, &wish, dt, &r), SWEEP_OK);
+            if (r.volumes.events & SWEEP_VOLUME_EV_LAUNCHED) {
+                launches++;
+                last = a.position;
+            }
+            if (a.position.z > top.z)
+                top = a.position;
         }
-        if (a.position.z > top.z)
-            top = a.position;
+        assert_true(launches >= 1);
+        if (getenv("SWEEP_TEST_VERBOSE"))
+            print_message("launches %d, last at (%g, %g, %g), top (%g, %g, %g)\n", launches, last.x, last.y, last.z,
+                          top.x, top.y, top.z);
+        /* The top sampled once a step: within a step and a half of travel. */
+        assert_true(fabs(top.z - (last.z + 400.0)) <= 1.5 * 800.0 * dt);
+        assert_true(fabs(top.y - (last.y + 500.0)) <= 1.5 * 500.0 * dt);
+        assert_true(top.x == -150.0);
     }
-    assert_true(launches >= 1);
-    if (getenv("SWEEP_TEST_VERBOSE"))
-        print_message("launches %d, last at (%g, %g, %g), top (%g, %g, %g)\n", launches, last.x, last.y, last.z,
-                      top.x, top.y, top.z);
-    /* The top sampled once a step: within a step and a half of travel. */
-    assert_true(fabs(top.z - (last.z + 400.0)) <= 1.5 * 800.0 * dt);
-    assert_true(fabs(top.y - (last.y + 500.0)) <= 1.5 * 500.0 * dt);
-    assert_true(top.x == -150.0);
     sweep_world_destroy(w);
     sweep_level_free(&lv);
 }

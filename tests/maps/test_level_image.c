@@ -147,11 +147,41 @@ static void crouch_rules_round_trip(void **state)
     sweep_level_free(&lv);
 }
 
-/* Images of the two earlier versions still read: version 1 without the
- * crouch and swimming rules, version 2 with crouching alone (made here
- * from today's image of a level with neither, by cutting those values
- * out), to the same level and hash, with the core's defaults for what
- * they lack. */
+/* Quake 3's air move comes back as written, hashed apart from sweep's own,
+ * and a value that is neither is refused as a map's would be. */
+static void air_move_round_trips(void **state)
+{
+    (void)state;
+    sweep_level lv, back;
+    unsigned char *bytes;
+    size_t len;
+    level_and_image(&lv, &bytes, &len);
+    sweep_content_hash towards;
+    assert_int_equal(sweep_level_content_hash(&lv, &towards), SWEEP_OK);
+    free(bytes);
+    lv.rules.air_move = SWEEP_AIR_ALONG;
+    image_of(&lv, &bytes, &len);
+    char err[256];
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_OK);
+    assert_true(back.rules.air_move == SWEEP_AIR_ALONG);
+    assert_same_hash(&lv, &back);
+    sweep_content_hash along;
+    assert_int_equal(sweep_level_content_hash(&back, &along), SWEEP_OK);
+    assert_memory_not_equal(&along, &towards, sizeof along);
+    sweep_level_free(&back);
+    double bad = 0.5;
+    memcpy(bytes + rules_end(&lv) + 7 * 8 + 4 * 8, &bad, 8); /* after the swimming rules and crouching */
+    assert_int_equal(sweep_level_image_read(bytes, len, &back, err, sizeof err), SWEEP_E_CONFIG);
+    assert_non_null(strstr(err, "air_move=0.5 must be 0"));
+    free(bytes);
+    sweep_level_free(&lv);
+}
+
+/* Images of the three earlier versions still read: version 1 without
+ * the crouch and swimming rules, version 2 with crouching alone, version
+ * 3 without air_move (made here from today's image of a level with none
+ * of them, by cutting those values out), to the same level and hash,
+ * with the core's defaults for what they lack. */
 static void earlier_versions_read(void **state)
 {
     (void)state;
@@ -160,16 +190,27 @@ static void earlier_versions_read(void **state)
     size_t len;
     level_and_image(&lv, &bytes, &len);
     assert_int_equal(lv.volume_count, 0);
-    const size_t at = rules_end(&lv), swim = 7 * 8, crouch = 4 * 8;
-    for (unsigned version = 1; version <= 2; version++) {
-        size_t cut = version == 1 ? swim + crouch : swim;
+    assert_true(lv.rules.air_move == SWEEP_AIR_TOWARDS);
+    const size_t at = rules_end(&lv), swim = 7 * 8, crouch = 4 * 8, air = 8;
+    for (unsigned version = 1; version <= 3; version++) {
+        /* After the rules: swim, crouch, air_move; each version keeps a
+         * part of them. */
+        const int keep_swim = version >= 3, keep_crouch = version >= 2;
         unsigned char *old = malloc(len);
         assert_non_null(old);
+        size_t n = at;
         memcpy(old, bytes, at);
-        memcpy(old + at, bytes + at + cut, len - at - cut);
+        if (keep_swim)
+            memcpy(old + n, bytes + at, swim), n += swim;
+        if (keep_crouch)
+            memcpy(old + n, bytes + at + swim, crouch), n += crouch;
+        const size_t tail = at + swim + crouch + air, cut = len - tail;
+        memcpy(old + n, bytes + tail, cut);
+        n += cut;
+        const size_t len_old = n;
         old[8] = (unsigned char)version;
         char err[256];
-        assert_int_equal(sweep_level_image_read(old, len - cut, &back, err, sizeof err), SWEEP_OK);
+        assert_int_equal(sweep_level_image_read(old, len_old, &back, err, sizeof err), SWEEP_OK);
         assert_same_hash(&lv, &back);
         assert_memory_equal(&back.rules, &lv.rules, sizeof lv.rules);
         sweep_level_free(&back);
@@ -285,7 +326,7 @@ static sweep_status read_patched(const unsigned char *bytes, size_t len, size_t 
 #define AT_VERSION 8
 #define AT_VALUES 16
 #define AT_TICK_RATE (AT_VALUES + 24)
-#define AT_VERTEX_COUNT (AT_VALUES + 29 * 8)
+#define AT_VERTEX_COUNT (AT_VALUES + 30 * 8)
 #define AT_FIRST_TRIANGLE(v) (AT_VERTEX_COUNT + 4 + (v) * 24 + 4)
 
 static void damaged_refused(void **state)
@@ -298,9 +339,9 @@ static void damaged_refused(void **state)
     size_t len;
     image_of(&lv, &bytes, &len);
     char err[256];
-    const unsigned char four[4] = {4, 0, 0, 0};
-    assert_int_equal(read_patched(bytes, len, AT_VERSION, four, 4, err, sizeof err), SWEEP_E_GEOMETRY);
-    assert_non_null(strstr(err, "version 4"));
+    const unsigned char next[4] = {SWEEP_LEVEL_IMAGE_VERSION + 1, 0, 0, 0};
+    assert_int_equal(read_patched(bytes, len, AT_VERSION, next, 4, err, sizeof err), SWEEP_E_GEOMETRY);
+    assert_non_null(strstr(err, "version 5"));
     assert_int_equal(read_patched(bytes, len, 0, "SWEEPMAP", 8, err, sizeof err), SWEEP_E_GEOMETRY);
     assert_non_null(strstr(err, "not a sweep level image"));
     double nan = NAN, zero = 0.0;
@@ -416,6 +457,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_same_level),
         cmocka_unit_test(crouch_rules_round_trip),
+        cmocka_unit_test(air_move_round_trips),
         cmocka_unit_test(earlier_versions_read),
         cmocka_unit_test(arena_file_round_trip),
         cmocka_unit_test(volumes_round_trip),

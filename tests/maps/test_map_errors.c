@@ -480,6 +480,9 @@ static void bad_rules(void **state)
          SWEEP_MAP_E_METADATA, "crouch radii (0.4, 0.4, 0.001) outside"},
         {"crouch_radius_z = 0.5", SWEEP_MAP_E_METADATA, "without a crouch_speed: set crouch_speed, or all to 0"},
         {"crouch_speed = 'slow'", SWEEP_MAP_E_VALUE, "crouch_speed is not a finite number (text 'slow')"},
+        {"air_move = 0.5", SWEEP_MAP_E_METADATA, "air_move=0.5 must be 0 (the velocity turns towards the wish) or 1"},
+        {"air_move = -1", SWEEP_MAP_E_METADATA, "air_move=-1 must be 0"},
+        {"air_move = 'quake'", SWEEP_MAP_E_VALUE, "air_move is not a finite number (text 'quake')"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char sql[256];
@@ -542,6 +545,18 @@ static void bad_rules(void **state)
     sweep_level_free(&o.lv);
     load(tiny_map(*state, "ALTER TABLE map DROP COLUMN crouch_speed;"), &o);
     expect(&o, SWEEP_MAP_E_METADATA, "map", -1, "3 of the four crouch columns", "all or none");
+
+    /* air_move (version 4) is optional too: 1 is Quake 3's air move, and
+     * a map without the column has sweep's own. */
+    load(tiny_map(*state, "UPDATE map SET air_move = 1;"), &o);
+    if (o.status != SWEEP_OK)
+        fail_msg("%s", o.err);
+    assert_true(o.lv.rules.air_move == SWEEP_AIR_ALONG);
+    sweep_level_free(&o.lv);
+    load(tiny_map(*state, "ALTER TABLE map DROP COLUMN air_move;"), &o);
+    assert_int_equal(o.status, SWEEP_OK);
+    assert_true(o.lv.rules.air_move == SWEEP_AIR_TOWARDS);
+    sweep_level_free(&o.lv);
 
     /* The boundaries themselves are fine. */
     load(tiny_map(*state, "UPDATE map SET walk_speed = 1e6, ground_accel = 1e9, air_accel = 0, jump_speed = 0,"

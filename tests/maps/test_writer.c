@@ -245,7 +245,8 @@ static void rules_round_trip(void **state)
          .climb_speed = 1e6, .climb_accel = 1e9},
         {.walk_speed = 200.0, .ground_accel = 2000.0, .air_accel = 400.0, .jump_speed = 200.0,
          .max_step = 1.0 / 60.0, .speed_limit = 2400.0, .swim_speed = 100.0, .swim_accel = 1.0 / 3.0,
-         .swim_drag = 1.0, .swim_sink = 30.0, .swim_jump = 260.0, .climb_speed = 100.0, .climb_accel = 2000.0},
+         .swim_drag = 1.0, .swim_sink = 30.0, .swim_jump = 260.0, .climb_speed = 100.0, .climb_accel = 2000.0,
+         .air_move = SWEEP_AIR_ALONG},
     };
     const double thresholds[3] = {0.0, DBL_MAX, 10.0 / 3.0};
     for (int i = 0; i < 3; i++) {
@@ -336,6 +337,7 @@ static void rules_file_values(void **state)
                                "correction_threshold = 10\r\n"
                                "swim_sink = -2.5\n"
                                "climb_accel = 1e9\n"
+                               "air_move = 1\n"
                                "   # done";
     if (!read_rules_text(f, good, &v, err, sizeof err))
         fail_msg("%s", err);
@@ -346,6 +348,7 @@ static void rules_file_values(void **state)
     sweep_rules_default(&want);
     want.walk_speed = 200.0, want.ground_accel = 2000.0, want.air_accel = 0.0, want.jump_speed = 200.0;
     want.max_step = 0.01, want.speed_limit = 2400.0, want.swim_sink = -2.5, want.climb_accel = 1e9;
+    want.air_move = SWEEP_AIR_ALONG;
     assert_memory_equal(&v.rules, &want, sizeof want);
     assert_true(v.correction_threshold == 10.0);
 
@@ -399,6 +402,7 @@ static void rules_file_errors(void **state)
         {"walk_speed = 0\n", 1, "walk_speed=0 must be in (0, 1e6] units/s"},
         {"ground_accel = 0\n", 1, "ground_accel=0 must be in (0, 1e9]"},
         {"air_accel = -1\n", 1, "air_accel=-1 must be in [0, 1e9]"},
+        {"air_move = 0.5\n", 1, "air_move=0.5 must be 0 (the velocity turns towards the wish) or 1"},
         {"jump_speed = 2e6\n", 1, "jump_speed=2e+06 must be in [0, 1e6]"},
         {"max_step = 0.0001\n", 1, "max_step=0.0001 must be in [0.001, 1] s"},
         {"max_step = 2\n", 1, "max_step=2 must be in [0.001, 1] s"},
