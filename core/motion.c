@@ -138,10 +138,11 @@ static SWEEP__ALWAYS_INLINE sweep_vec3 accelerate(sweep_vec3 h, sweep_vec3 targe
 }
 
 /* Quake 3's air acceleration (SWEEP_AIR_ALONG): velocity h gains along
- * the wish t (already across up and clamped) at most max_change, and only
- * while its part along t is short of t's length; what h has across t, or
- * beyond t's speed along it, stays. */
-static SWEEP__NOINLINE sweep_vec3 add_along(sweep_vec3 h, sweep_vec3 t, double max_change)
+ * the wish t (already across up and clamped) at most full_change times
+ * the wish's share of walk_speed (Quake 3 scales it by the wished speed),
+ * and only while its part along t is short of t's length; what h has
+ * across t, or beyond t's speed along it, stays. */
+static SWEEP__NOINLINE sweep_vec3 add_along(sweep_vec3 h, sweep_vec3 t, double full_change, double walk_speed)
 {
     double t2 = sweep_v3_len2(t);
     if (!(t2 > 0.0))
@@ -150,7 +151,8 @@ static SWEEP__NOINLINE sweep_vec3 add_along(sweep_vec3 h, sweep_vec3 t, double m
     double add = speed - sweep_v3_dot(h, t) / speed;
     if (!(add > 0.0))
         return h;
-    return sweep_v3_madd(h, t, (add < max_change ? add : max_change) / speed);
+    double most = full_change * (speed / walk_speed);
+    return sweep_v3_madd(h, t, (add < most ? add : most) / speed);
 }
 
 /* w clamped to the length `limit`. */
@@ -378,7 +380,7 @@ sweep_status sweep_act(const sweep_space *space, const sweep_config *cfg, const 
             double accel = grounded ? rules->ground_accel : rules->air_accel;
             const sweep_vec3 aim = a.stance ? crouch_target : target, h0 = across(a.velocity, up);
             sweep_vec3 hv = grounded || rules->air_move == SWEEP_AIR_TOWARDS ? accelerate(h0, aim, accel * h)
-                                                                             : add_along(h0, aim, accel * h);
+                                                                             : add_along(h0, aim, accel * h, rules->walk_speed);
             /* In flight the step moves by its mean velocity under constant
              * gravity, the one at its middle, and the other half of the
              * gravity is added after the move: a free flight lands on the

@@ -143,8 +143,10 @@ enum {
      * that wishes nothing slows down. */
     SWEEP_AIR_TOWARDS = 0,
     /* Quake 3's air move (PM_AirMove, Id Software 1999): the wish adds
-     * speed along its own direction, at most air_accel * dt a step, and
-     * only until the velocity's part along it reaches the wish's speed.
+     * speed along its own direction, at most air_accel * dt a step at a
+     * wish of walk_speed (a slower wish adds in proportion, as Quake 3
+     * scales by the wished speed), and only until the velocity's part
+     * along it reaches the wish's speed.
      * Nothing is taken away: a body launched faster than it may walk,
      * or wishing nothing, keeps its horizontal velocity, so a jump pad's
      * flight lands where Quake 3's arithmetic says. */

@@ -548,7 +548,10 @@ static void quake_air_move_only_adds_along_the_wish(void **state)
     a = flying(&s, fast, sweep_v3(0, 5, 0), 60);
     assert_true(a.velocity.x == fast.x);
     assert_true(a.velocity.y == 5.0);
-    /* A wish slower than walk_speed caps the part along it at its own speed. */
+    /* A wish slower than walk_speed adds in proportion to its speed, and
+     * caps the part along it at that speed. */
+    a = flying(&s, still, sweep_v3(0, -2, 0), 1);
+    assert_true(fabs(a.velocity.y - (-2.0 / s.rules.walk_speed * s.rules.air_accel * DT)) < 1e-15);
     a = flying(&s, still, sweep_v3(0, -2, 0), 60);
     assert_true(a.velocity.x == 0.0 && a.velocity.y == -2.0);
     /* Too fast a wish is clamped first, and named. */
