@@ -213,7 +213,7 @@ void sweep__entity_mem_count(sweep_server *s, int delta)
 }
 
 /* An entity is most of what a player costs the server (its kept results
- * for resent moves above all, about 23 KiB): entities count against
+ * for resent moves above all, about 9 KiB in all): entities count against
  * --max-memory with the connections' buffers, so a server full of players
  * refuses the next Spawn rather than run out of memory. Every thread's
  * connections and entities together. */

@@ -7,7 +7,7 @@
  * world three times (the movers' bodies, what the movers did, the pose
  * history's frame), and so do the watch pushes. Allocated one by one,
  * between the other allocations of a session's life (its ring of kept
- * results alone is 25 KB), entities lay a page or more apart, and on this
+ * results alone is 8 KB), entities lay a page or more apart, and on this
  * kind of machine a pass over 10,000 of them waited on a TLB miss for
  * each. Chunked, the heads of entities spawned together are neighbours.
  * An entity's address reaches no result (the world orders entities by
@@ -61,11 +61,12 @@ sweep__entity *sweep__entity_alloc(sweep__world *w)
     sweep__entity *e = p->free[p->free_count - 1];
     UNPOISON(e, sizeof *e);
     memset(e, 0, sizeof *e);
-    e->kept = sweep__calloc(SWEEP__KEPT_RESULTS, sizeof *e->kept);
+    e->kept = sweep__malloc(sizeof *e->kept);
     if (!e->kept) {
         POISON(e, sizeof *e);
         return NULL;
     }
+    sweep__kept_init(e->kept);
     p->free_count--;
     return e;
 }

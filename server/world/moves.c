@@ -4,7 +4,8 @@
  *
  *   1. the entity must be the session's own (else UnknownEntity);
  *   2. a sequence not above the last applied one is not applied again:
- *      its kept result is answered (the last SWEEP__KEPT_RESULTS), or,
+ *      its kept result is answered (the last SWEEP__KEPT_RESULTS, or as
+ *      many of them as fit: kept.h), or,
  *      kept no longer or never applied, it is dropped without an answer;
  *   3. the mode: Walk for anyone; Fly and Noclip only for the server role's
  *      own entities on a server with --allow-free-move on (else NotAllowed,
@@ -87,50 +88,12 @@
 #include "core/bytes.h"
 #include "protocol/from_core.h"
 #include "server/world/entity_motion.h"
+#include "server/world/kept.h"
 #include "server/world/world_impl.h"
 
 /* Rounding slack of the time budget, seconds: a move asking its whole
  * budget must not be cut by the last bits of a sum of tick periods. */
 #define SWEEP__TIME_SLACK 1e-6
-
-/* A result is 704 bytes, most of it room for SWEEP_MAX_CONTACTS contacts
- * of which a move uses one or two: results are cleared and copied without
- * the contacts past contact_count, which nothing reads (the encoder writes
- * contact_count of them). Clearing and copying whole took two passes over
- * 704 bytes per move, kept and answered; the pieces are moved unrolled
- * (core/bytes.h). */
-#define RESULT_HEAD offsetof(sweep_msg_move_result, contacts)
-#define RESULT_TAIL (RESULT_HEAD + sizeof(((const sweep_msg_move_result *)0)->contacts))
-
-static void result_clear(sweep_msg_move_result *r)
-{
-    sweep__zero_bytes(r, RESULT_HEAD);
-    sweep__zero_bytes((uint8_t *)r + RESULT_TAIL, sizeof *r - RESULT_TAIL);
-}
-
-static void result_copy(sweep_msg_move_result *to, const sweep_msg_move_result *from)
-{
-    sweep__copy_bytes(to, from, RESULT_HEAD);
-    for (uint32_t i = 0; i < from->contact_count; i++)
-        sweep__copy_bytes(&to->contacts[i], &from->contacts[i], sizeof from->contacts[i]);
-    sweep__copy_bytes((uint8_t *)to + RESULT_TAIL, (const uint8_t *)from + RESULT_TAIL, sizeof *to - RESULT_TAIL);
-}
-
-static const sweep_msg_move_result *kept_find(const sweep__entity *e, uint32_t sequence)
-{
-    for (uint32_t i = 0; i < e->kept_count; i++)
-        if (e->kept[i].sequence == sequence)
-            return &e->kept[i];
-    return NULL;
-}
-
-static void keep(sweep__entity *e, const sweep_msg_move_result *r)
-{
-    result_copy(&e->kept[e->kept_next], r);
-    e->kept_next = (e->kept_next + 1) % SWEEP__KEPT_RESULTS;
-    if (e->kept_count < SWEEP__KEPT_RESULTS)
-        e->kept_count++;
-}
 
 /* The budget credited up to the world's current tick, capped at the bank:
  * each tick its period and the clocks' drift allowance (world.h), so that
@@ -194,10 +157,8 @@ void sweep__move_prefetch(const sweep__world *w, const sweep_msg_move *mv, int k
         sweep__entity_prefetch(e);
         return;
     }
-    /* Its head was asked for a move earlier, so kept_next is at hand. */
-    const sweep_msg_move_result *k = &e->kept[e->kept_next];
-    for (size_t off = 0; off < RESULT_HEAD; off += 64)
-        SWEEP__PREFETCH((const char *)k + off);
+    /* Its head was asked for a move earlier, so the ring's place is at hand. */
+    sweep__kept_prefetch(e->kept);
 }
 
 void sweep__entity_unflag(const sweep__world *w, sweep__entity *e)
@@ -252,11 +213,8 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (!e)
         return -1;
     if (e->st.has_last && mv->sequence <= e->st.last_sequence) {
-        const sweep_msg_move_result *k = kept_find(e, mv->sequence);
-        if (k) {
-            result_copy(out, k); /* a resend: the answer it already had */
-            return 0;
-        }
+        if (sweep__kept_get(e->kept, mv->sequence, out))
+            return 0; /* a resend: the answer it already had */
         w->counts.moves_ignored++;
         sweep__owner_log(ss, rq->now, SWEEP_LOG_DEBUG, "move_ignored", "session=%llu entity=%u sequence=%u last=%u",
                          (unsigned long long)ss->id, e->id, mv->sequence, e->st.last_sequence);
@@ -411,7 +369,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     if (ran && (e->st.ground_mover != SWEEP_NO_MOVER || e->st.touch_mover != SWEEP_NO_MOVER || meets_body(res)))
         sweep__entity_unflag(w, e);
 
-    result_clear(out);
+    sweep__result_clear(out);
     out->entity = e->id;
     out->sequence = mv->sequence;
     out->server_tick = w->tick;
@@ -458,7 +416,7 @@ int sweep__apply_move(sweep__world *w, const sweep__request *rq, const sweep_msg
     out->speed_excess = speed_excess;
     out->time_excess = time_excess;
     out->applied_dt = granted;
-    keep(e, out);
+    sweep__kept_put(e->kept, out);
     /* The core's input and output, for a replay that re-runs the core
      * alone (a MOVE record): before the answer. */
     if (rq->sink->move)

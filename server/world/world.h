@@ -56,6 +56,7 @@
 #include "protocol/token.h"
 #include "server/world/bucket.h"
 #include "server/world/entity_motion.h"
+#include "server/world/kept.h"
 #include "server/world/log.h"
 
 #ifdef __cplusplus
@@ -69,8 +70,6 @@ typedef struct sweep__owner sweep__owner;
 /* The longest message of one EntityCommandResult, its NUL included. */
 #define SWEEP__COMMAND_TEXT 200u
 
-/* Results an entity keeps for resent moves. */
-#define SWEEP__KEPT_RESULTS 32u
 
 /* What a world is run with besides its map. */
 typedef struct sweep__world_options {
@@ -156,13 +155,10 @@ struct sweep__entity {
     uint64_t stall_next;       /* no silence opens that window before this tick: the pace of forgiven stalls */
     double stall_forgive;
     uint64_t claim_grace_until; /* claims within gap_reach are forgiven before this tick (moves.c) */
-    uint32_t kept_next;        /* ring of the last results, for resends */
-    uint32_t kept_count;
-    /* The ring itself (SWEEP__KEPT_RESULTS), allocated apart: some 25 KB
-     * inside the entity put every entity's head on a page of its own, and
-     * a tick's passes over 10,000 entities paid a TLB and a cache miss for
-     * each, two or three times over. */
-    sweep_msg_move_result *kept;
+    /* Its last results, for resends (kept.h), allocated apart: 8 KB
+     * inside the entity would spread the heads a tick's passes over
+     * 10,000 entities read over as many pages. */
+    sweep__kept *kept;
     uint32_t crowd_slot;       /* its shell's slot in the world's crowd, SWEEP_NO_BODY if none */
     uint32_t shape_count;      /* hit shapes a Query meets (EntityCommand SetHitShapes); 0: its ellipsoid */
     sweep_hit_shape shapes[SWEEP_HIT_SHAPES_MAX];
@@ -170,7 +166,7 @@ struct sweep__entity {
 
 /* The memory an entity holds: itself and its ring of kept results (the
  * chunks it lives in hold up to SWEEP__ENTITY_CHUNK - 1 free slots more). */
-#define SWEEP__ENTITY_BYTES (sizeof(sweep__entity) + SWEEP__KEPT_RESULTS * sizeof(sweep_msg_move_result))
+#define SWEEP__ENTITY_BYTES (sizeof(sweep__entity) + sizeof(sweep__kept))
 
 /* Who owns entities: what a session is to the world. */
 struct sweep__owner {

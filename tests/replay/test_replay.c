@@ -2498,7 +2498,7 @@ static uint32_t spawn_until_full(int fd, fx_rx *rx, uint32_t *seq, double x, dou
             return made;
         }
         assert_int_equal(m.kind, SWEEP_MSG_SPAWNED);
-        assert_true(made < 64);
+        assert_true(made < 400);
     }
 }
 
@@ -2694,7 +2694,7 @@ static void memory_refusal_replays(void **state)
     assert_true(fx_hello_token(relay, rx, token) != 0);
     uint32_t seq = 2;
     uint32_t made = spawn_until_full(relay, rx, &seq, 8, 8);
-    assert_true(made >= 10 && made < 100);
+    assert_true(made >= 30 && made < 300); /* about 9 KiB an entity: some 100 */
     /* Refused again: still nothing of it in the log. */
     assert_int_equal(spawn_until_full(relay, rx, &seq, 8, 8), 0);
     close(relay);

@@ -742,9 +742,9 @@ static void test_sessions_per_address_tcp_and_udp(void **state)
 /* Entities count against --max-memory with the connections: a session of
  * the server role (which may own many) spawns until the next would pass
  * 1 MiB, and that Spawn gets TooManyEntities naming the option, not an
- * allocation; a despawn gives the room back. An entity is about 23 KiB
- * (its last 32 results kept for resends), so some 40 fit, far fewer than
- * --max-entities allows. */
+ * allocation; a despawn gives the room back. An entity is about 9 KiB
+ * (most of it its last results kept for resends, server/world/kept.h), so
+ * some 100 fit, far fewer than --max-entities allows. */
 static void test_entities_count_against_max_memory(void **state)
 {
     (void)state;
@@ -770,9 +770,9 @@ static void test_entities_count_against_max_memory(void **state)
     assert_int_equal(m.kind, SWEEP_MSG_ERROR);
     assert_int_equal(m.as.error.code, SWEEP_WIRE_TOO_MANY_ENTITIES);
     assert_non_null(strstr(m.as.error.message.ptr, "--max-memory"));
-    /* 1 MiB over ~23 KiB each, less the connection's buffers (46 when
+    /* 1 MiB over ~9 KiB each, less the connection's buffers (111 when
      * written; the bounds leave room for the entity to change size). */
-    assert_true(spawned >= 10 && spawned < 100);
+    assert_true(spawned >= 30 && spawned < 300);
     /* Room again after a despawn. */
     m = fx_msg(SWEEP_MSG_DESPAWN, seq++);
     m.as.despawn.entity = last;
