@@ -14,9 +14,10 @@
  * (-m32 on x86, -mfpmath=387, an i386 compiler's default) round twice and
  * give other bits than every other build. The Makefile refuses the flags;
  * this refuses the compiler however it was asked. ISO/IEC TS 18661-3's
- * methods 16 and 32 widen only _Float16 (GCC says 16 for a CPU with
- * AVX512-FP16, under -march=native) and leave float and double to their
- * own types, as 0 does; 64 and above widen float, as 1 does. */
+ * methods 16 and 32 leave float and double to their own types, as 0 does
+ * (16 widens nothing, 32 only _Float16; GCC says 16 for a CPU with
+ * AVX512-FP16, under -march=native); 64 and above widen float, as 1
+ * does. */
 #if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ != 0 && __FLT_EVAL_METHOD__ != -1 && \
     __FLT_EVAL_METHOD__ != 16 && __FLT_EVAL_METHOD__ != 32
 #error "sweep's core needs each double operation rounded to double (FLT_EVAL_METHOD 0): on x86 build with SSE2 math (-mfpmath=sse -msse2), never the x87 unit"

@@ -146,10 +146,14 @@ enum {
      * speed along its own direction, at most air_accel * dt a step at a
      * wish of walk_speed (a slower wish adds in proportion, as Quake 3
      * scales by the wished speed), and only until the velocity's part
-     * along it reaches the wish's speed.
-     * Nothing is taken away: a body launched faster than it may walk,
-     * or wishing nothing, keeps its horizontal velocity, so a jump pad's
-     * flight lands where Quake 3's arithmetic says. */
+     * along it reaches the wish's speed. A crouched body's wish is held
+     * to crouch_speed in the air too, as everywhere in sweep (Quake 3
+     * scales a crouched walk on the ground only): its gain is a quarter
+     * under Quake 3's numbers. Speed the wish does not work against is kept:
+     * a body launched faster than it may walk, or wishing nothing, keeps
+     * its horizontal velocity, so a jump pad's flight lands where Quake
+     * 3's arithmetic says. Without gravity every step is in the air, so
+     * a body that wishes nothing never slows down. */
     SWEEP_AIR_ALONG = 1
 };
 

@@ -72,6 +72,11 @@
  * it was):
  *   8 bytes  the ASCII text "CROUCH" and two zero bytes
  *   f64      crouch radii x, y, z, crouch_speed
+ * and last, only when the level's air_move is not 0 (core/motion.h; a
+ * level of sweep's own air control has no such part, and its hash is
+ * what it was):
+ *   8 bytes  the ASCII text "AIRMOVE" and one zero byte
+ *   f64      air_move
  *
  * Left out on purpose: the level's name, units, material names and spawn
  * points (labels and server-side choices that cannot change a move), and

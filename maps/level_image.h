@@ -28,7 +28,7 @@
  *            walkable_slope_deg; step_height; walk_speed; ground_accel;
  *            air_accel; jump_speed; max_step; speed_limit;
  *            correction_threshold; history_ms; rewind_cap_ms
- *   f64 x7   version 3: swim_speed; swim_accel; swim_drag; swim_sink;
+ *   f64 x7   versions 3 and 4: swim_speed; swim_accel; swim_drag; swim_sink;
  *            swim_jump; climb_speed; climb_accel
  *   f64 x4   versions 2 to 4: crouch radii x, y, z; crouch_speed
  *            (core/stance.h; all 0: no crouching)

@@ -131,8 +131,8 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
     /* A choice, not a quantity: no range says it. */
     if (!(v->rules.air_move == SWEEP_AIR_TOWARDS || v->rules.air_move == SWEEP_AIR_ALONG))
         return bad_value(key, "air_move", err, errlen,
-                         "air_move=%g must be 0 (the velocity turns towards the wish) or 1 (Quake 3's air move: "
-                         "the wish only adds along itself)",
+                         "air_move=%.17g must be 0 (the velocity turns towards the wish) or 1 (Quake 3's air "
+                         "move: the wish only adds along itself)",
                          v->rules.air_move);
 
     /* The rules that tie several values together. */

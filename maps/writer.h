@@ -101,6 +101,10 @@ int sweep_map_read_rules(const char *path, sweep_map_values *v, char *err, size_
     "  walk_speed               fastest speed a player may wish for, units/s (5)\n"                           \
     "  ground_accel, air_accel  how fast it gets there on the ground, in the air,\n"                          \
     "                           units/s^2 (50, 10)\n"                                                          \
+    "  air_move                 0: in the air the velocity turns towards the wish\n"                            \
+    "                           as on the ground; 1: Quake 3's air move, the wish\n"                            \
+    "                           only adds along itself, air_accel at a wish of\n"                               \
+    "                           walk_speed, and nothing wished slows a flight (0)\n"                            \
     "  jump_speed               upward speed of a jump, 0 = no jumping (5)\n"                                 \
     "  max_step                 longest step a move is split into, 0.001 to 1 s (1/30)\n"                     \
     "  speed_limit              no velocity is longer, and no move may ask for more,\n"                       \

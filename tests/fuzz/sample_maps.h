@@ -26,9 +26,10 @@ static inline void fuzz_sample_maps_dir(int argc, char **argv, char *dir, size_t
     snprintf(dir, len, "%s/../../maps", dirname(self));
 }
 
-/* No sample map has crouching: a copy of one with a crouch shape of
- * half its height and a crouch speed of 2 units/s, written to `out` (a
- * path of the caller's, removed first). 0, or -1 (said on stderr). */
+/* No sample map has crouching, nor Quake 3's air move: a copy of one
+ * with a crouch shape of half its height, a crouch speed of 2 units/s and
+ * air_move 1, written to `out` (a path of the caller's, removed first).
+ * 0, or -1 (said on stderr). */
 static inline int fuzz_crouching_copy(const char *src, const char *out)
 {
     FILE *in = fopen(src, "rb"), *to = NULL;
@@ -49,7 +50,7 @@ static inline int fuzz_crouching_copy(const char *src, const char *out)
         ok = sqlite3_open(out, &db) == SQLITE_OK &&
              sqlite3_exec(db,
                           "UPDATE map SET crouch_radius_x = radius_x, crouch_radius_y = radius_y, "
-                          "crouch_radius_z = radius_z / 2, crouch_speed = 2",
+                          "crouch_radius_z = radius_z / 2, crouch_speed = 2, air_move = 1",
                           NULL, NULL, NULL) == SQLITE_OK;
     if (!ok)
         fprintf(stderr, "fuzz: cannot make a crouching copy of %s at %s%s%s\n", src, out, db ? ": " : "",

@@ -166,6 +166,14 @@ static void content_hash_is_the_documented_serialization(void **state)
     sweep_content_hash_hex(&h, hex);
     /* Pinned, so a change of the serialization cannot go unnoticed. */
     assert_string_equal(hex, "205533aba3e13103c9dad7fecf96b25949c6d62d2724e187b9b5ee3a6dfd6de4");
+
+    /* Quake 3's air move: the same stream and its last part. */
+    lv.rules.air_move = SWEEP_AIR_ALONG;
+    memcpy(p, "AIRMOVE", 8), p += 8;
+    p = put_f64(p, 1.0);
+    sweep_sha256_digest(buf, (size_t)(p - buf), want);
+    assert_int_equal(sweep_level_content_hash(&lv, &h), SWEEP_OK);
+    assert_memory_equal(h.bytes, want, 32);
     sweep_level_free(&lv);
 }
 
