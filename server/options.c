@@ -481,7 +481,7 @@ void sweep_server_options_usage(FILE *out)
           "                          is disconnected as a slow reader (default 1048576)\n"
           "  --max-memory MB         MiB all TCP connections and entities may hold\n"
           "                          together (structures, partial frames, queued\n"
-          "                          answers; about 23 KiB an entity): a Spawn past it\n"
+          "                          answers; about 9 KiB an entity): a Spawn past it\n"
           "                          gets TooManyEntities, new connections are refused\n"
           "                          past 7/8 of it (default 0: a quarter of the\n"
           "                          machine's or cgroup's memory)\n"

@@ -26,7 +26,11 @@
  * contacts; the tail whole or its common fields. */
 #define RECORD_MOST (1 + HEAD + SWEEP_MAX_CONTACTS * CONTACT + TAIL_BYTES)
 _Static_assert(RECORD_MOST <= UINT16_MAX && SWEEP__KEPT_BYTES <= UINT16_MAX, "offsets and lengths fit 16 bits");
-_Static_assert((SWEEP__KEPT_BYTES - (RECORD_MOST - 1)) / RECORD_MOST >= SWEEP__KEPT_LEAST,
+/* Free bytes lie in two gaps at most, each shorter than a record: at the
+ * end, where one did not fit, and before the oldest record left, whose
+ * elder was overwritten in part. So the records kept fill more than the
+ * rest. */
+_Static_assert((SWEEP__KEPT_BYTES - 2 * (RECORD_MOST - 1) + RECORD_MOST - 1) / RECORD_MOST >= SWEEP__KEPT_LEAST,
                "the ring holds SWEEP__KEPT_LEAST records of the most bytes");
 
 void sweep__result_clear(sweep_msg_move_result *r)

@@ -7,7 +7,8 @@
  * keeps its last SWEEP__KEPT_RESULTS results, or as many of the last as
  * fit in SWEEP__KEPT_BYTES when they are large: at least
  * SWEEP__KEPT_LEAST, each with every field and SWEEP_MAX_CONTACTS
- * contacts; about 30 of a walk's usual one or two contacts.
+ * contacts; all 32 of answers with at most one contact, 30 with two, 24
+ * with three.
  *
  * A result is a 776-byte struct, most of it room for contacts a move
  * does not use and fields a player's answer almost never has; kept whole,
