@@ -132,16 +132,29 @@ sweep_status sweep_walk_tick(sweep_movers *mv, const sweep_world *w, const sweep
         walkers[i].position = bodies[i].position;
         if (bodies[i].flags & SWEEP_BODY_CRUSHED) {
             /* A game would kill and respawn the player: so does the walk. */
-            walkers[i].position = spawn_count ? spawns[i % spawn_count] : sweep_v3(0, 0, 0);
-            walkers[i].velocity = sweep_v3(0, 0, 0);
-            walkers[i].grounded = 0;
-            walkers[i].ground_mover = SWEEP_NO_MOVER;
+            sweep_walk_respawn(spawns, spawn_count, i, &walkers[i]);
             if (crushed)
                 (*crushed)++;
         }
     }
     free(bodies);
     return st;
+}
+
+void sweep_walk_respawn(const sweep_vec3 *spawns, uint32_t spawn_count, uint32_t id, sweep_walker *walker)
+{
+    walker->position = spawn_count ? spawns[id % spawn_count] : sweep_v3(0, 0, 0);
+    walker->velocity = sweep_v3(0, 0, 0);
+    walker->grounded = 0;
+    walker->ground_mover = SWEEP_NO_MOVER;
+}
+
+uint32_t sweep_walk_kill_volume(const sweep_volume *v, uint32_t n, sweep_vec3 position)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].kind == SWEEP_VOLUME_KILL && sweep_volume_contains(&v[i], position))
+            return i;
+    return SWEEP_WALK_NOT_KILLED;
 }
 
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count)

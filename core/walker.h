@@ -19,6 +19,7 @@
 
 #include "core/move.h"
 #include "core/mover.h"
+#include "core/volume.h"
 #include "core/world.h"
 
 #ifdef __cplusplus
@@ -67,6 +68,26 @@ sweep_status sweep_walk_step_among(const sweep_world *w, const sweep_movers *mv,
 sweep_status sweep_walk_tick(sweep_movers *mv, const sweep_world *w, const sweep_config *cfg,
                              const sweep_walk_params *p, const sweep_vec3 *spawns, uint32_t spawn_count,
                              sweep_walker *walkers, uint64_t *crushed);
+
+/* Puts walker `id` back at its spawn point (spawns as for
+ * sweep_walk_place), at rest, not grounded, on no mover: as a game
+ * respawns a player that was crushed or killed. Its heading is kept
+ * until the next change. */
+void sweep_walk_respawn(const sweep_vec3 *spawns, uint32_t spawn_count, uint32_t id, sweep_walker *walker);
+
+/* No kill volume holds the walker (sweep_walk_kill_volume). */
+#define SWEEP_WALK_NOT_KILLED UINT32_MAX
+
+/*
+ * The first of the n volumes v, in index order, that is a kill volume
+ * holding `position`, a standing walker's centre (core/volume.h: a volume
+ * is a region of body centres); SWEEP_WALK_NOT_KILLED if none. The walk's
+ * moves are the core's, not the movement rules', so no other kind of
+ * volume acts on a walker (pads, teleporters, liquids, ladders); a kill
+ * volume ends a player however it moves, and so ends a walker, where a
+ * game would respawn it. Deterministic: comparisons and + - * only.
+ */
+uint32_t sweep_walk_kill_volume(const sweep_volume *v, uint32_t n, sweep_vec3 position);
 
 /* State hash of all walkers (positions, velocities, grounded flags). */
 uint64_t sweep_walk_hash(const sweep_walker *walkers, uint32_t count);

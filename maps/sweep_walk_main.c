@@ -84,9 +84,14 @@ static const char usage[] =
     "radii in any direction); the rest only met a corner with unlucky headings.\n"
     "inside= counts every walker that ends overlapping geometry (in stuck= too).\n"
     "fell= counts the walkers that fell out of the level: below its lowest point\n"
-    "by more than their height, or falling longer than a fall from its top to its\n"
-    "bottom takes; each is named with the place and step where it last stood\n"
-    "(\"walker 7 left at (x, y, z) step 812\") and --svg marks that place.\n"
+    "by more than their height, falling longer than a fall from its top to its\n"
+    "bottom takes, or into one of its kill volumes; each is named with the place\n"
+    "and step where it last stood (\"walker 7 left at (x, y, z) step 812\", and\n"
+    "\"into kill volume 5 'void'\" for a kill) and --svg marks that place. A walker\n"
+    "killed is respawned at its spawn point, as a crushed one is (killed= counts\n"
+    "those moves). The walkers move as the core moves a body, not by the movement\n"
+    "rules: no other kind of volume (pads, teleporters, liquids, ladders) acts on\n"
+    "them; sweep move --map walks a player through those.\n"
     "Without --speed, --gravity and --radii the walkers take the level's rules (its\n"
     "walk speed, gravity and player radii, in its units); a line says which.\n";
 
@@ -127,7 +132,7 @@ static double now_ns(void)
  */
 static double mean_by_step(const sweep_world *world, const sweep_level *lv, const sweep_config *cfg,
                            const sweep_walk_params *wp, const sweep_vec3 *spawns, uint32_t spawn_count,
-                           uint64_t want_hash)
+                           const sweep_volume *vols, uint64_t want_hash)
 {
     sweep_movers *movers = NULL;
     sweep_walker *walkers = calloc(wp->walkers, sizeof *walkers);
@@ -144,6 +149,11 @@ static double mean_by_step(const sweep_world *world, const sweep_level *lv, cons
         for (uint32_t i = 0; i < wp->walkers; i++)
             sweep_walk_step_among(world, movers, cfg, wp, i, s, &walkers[i], &res);
         sum_ns += now_ns() - a;
+        /* Off the clock, as in the walk: a walker's move does not see the
+         * others, so killing them after the step's moves is the same. */
+        for (uint32_t i = 0; vols && i < wp->walkers; i++)
+            if (sweep_walk_kill_volume(vols, lv->volume_count, walkers[i].position) != SWEEP_WALK_NOT_KILLED)
+                sweep_walk_respawn(spawns, spawn_count, i, &walkers[i]);
     }
     uint64_t hash = sweep_walk_hash(walkers, wp->walkers);
     if (movers)
@@ -166,14 +176,16 @@ static int cmp_float(const void *a, const void *b)
  * Walkers that fell out of the level: lower than its lowest point along
  * up by more than their height, or in the air longer than a fall from the
  * level's top to its bottom (and their height) takes: nothing is under
- * them. Each is remembered with where and when it last stood, the place
- * it left the level.
+ * them; or into a kill volume, which ends a player wherever it is (the
+ * walk then respawns it). Each is remembered with where and when it last
+ * stood, the place it left the level, the first time it did.
  */
 typedef struct fall_track {
     sweep_vec3 left_at;  /* where it last stood (its start if it never did) */
     uint32_t left_step;  /* the step after it last stood */
     uint32_t airborne;   /* steps in the air since */
     int fell;
+    uint32_t killed_by;  /* the level's volume index + 1 of the kill that ended it, or 0 */
 } fall_track;
 
 typedef struct fall_watch {
@@ -215,6 +227,8 @@ static int fall_watch_start(fall_watch *f, const sweep_world_info *info, const s
 static int fall_watch_step(fall_watch *f, uint32_t i, uint32_t step, const sweep_walker *w)
 {
     fall_track *t = &f->w[i];
+    if (t->fell)
+        return 0; /* the first fall is the one told (a killed walker walks on) */
     if (w->grounded) {
         t->left_at = w->position;
         t->left_step = step + 1;
@@ -222,15 +236,30 @@ static int fall_watch_step(fall_watch *f, uint32_t i, uint32_t step, const sweep
         return 0;
     }
     t->airborne++;
-    if (t->fell || !(sweep_v3_dot(w->position, f->up) < f->lowest || t->airborne > f->max_airborne))
+    if (!(sweep_v3_dot(w->position, f->up) < f->lowest || t->airborne > f->max_airborne))
         return 0;
     t->fell = 1;
     f->fell++;
     return 1;
 }
 
-/* "fell=2: walker 7 left at (x, y, z) step 812, ..." (the first 16). */
-static void fall_watch_report(const fall_watch *f, uint32_t n)
+/* After walker i's move ended in the level's kill volume k (its index):
+ * a fall, counted once a walker, the first one remembered (the walk then
+ * respawns it). 1 if this is its first fall. */
+static int fall_watch_killed(fall_watch *f, uint32_t i, uint32_t k)
+{
+    fall_track *t = &f->w[i];
+    if (t->fell)
+        return 0;
+    t->fell = 1;
+    t->killed_by = k + 1;
+    f->fell++;
+    return 1;
+}
+
+/* "fell=2: walker 7 left at (x, y, z) step 812, ..." (the first 16); a
+ * kill names its volume: "... step 812 into kill volume 5 'lava'". */
+static void fall_watch_report(const fall_watch *f, uint32_t n, const sweep_level *lv)
 {
     if (!f->fell)
         return;
@@ -242,6 +271,8 @@ static void fall_watch_report(const fall_watch *f, uint32_t n)
             continue;
         printf("%s walker %u left at (%.6g, %.6g, %.6g) step %u", shown ? "," : "", i, t->left_at.x, t->left_at.y,
                t->left_at.z, t->left_step);
+        if (t->killed_by)
+            printf(" into kill volume %u '%s'", lv->volumes[t->killed_by - 1].id, lv->volumes[t->killed_by - 1].name);
         shown++;
     }
     if (f->fell > shown)
@@ -602,7 +633,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "sweep-walk: out of memory\n");
         return 1;
     }
-    uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, k = 0;
+    /* The level's volumes in its index order, for its kill volumes: the
+     * only kind that acts on the walk's moves (walker.h). */
+    sweep_volume *vols = NULL;
+    for (uint32_t v = 0; v < lv.volume_count && !vols; v++)
+        if (lv.volumes[v].v.kind == SWEEP_VOLUME_KILL && !(vols = malloc(lv.volume_count * sizeof *vols))) {
+            fprintf(stderr, "sweep-walk: out of memory\n");
+            return 1;
+        }
+    for (uint32_t v = 0; vols && v < lv.volume_count; v++)
+        vols[v] = lv.volumes[v].v;
+    uint64_t embedded = 0, limits = 0, errors = 0, crushed = 0, killed = 0, k = 0;
     sweep_move_result res;
     /* Where each walker was `window` steps before the end: one that has not
      * gone a radius since, through several heading changes, is still. */
@@ -641,7 +682,20 @@ int main(int argc, char **argv)
                 demo_note(&track[i], &res);
             if (plot.plot)
                 sweep_plot_point(plot.plot, (int)i, walkers[i].position);
-            if (fall_watch_step(&falls, i, s, &walkers[i]) && plot.plot) {
+            /* A kill first: a step that ends in a kill volume and below
+             * the level is told as the kill. */
+            uint32_t kv = vols ? sweep_walk_kill_volume(vols, lv.volume_count, walkers[i].position)
+                               : SWEEP_WALK_NOT_KILLED;
+            if (kv != SWEEP_WALK_NOT_KILLED) {
+                if (fall_watch_killed(&falls, i, kv) && plot.plot) {
+                    char label[128];
+                    snprintf(label, sizeof label, "walker %u killed by volume %u '%s'", i, lv.volumes[kv].id,
+                             lv.volumes[kv].name);
+                    sweep_plot_mark(plot.plot, SWEEP_PLOT_FELL, falls.w[i].left_at, label);
+                }
+                killed++;
+                sweep_walk_respawn(spawns, spawn_count, i, &walkers[i]);
+            } else if (fall_watch_step(&falls, i, s, &walkers[i]) && plot.plot) {
                 char label[48];
                 snprintf(label, sizeof label, "walker %u fell out of the level", i);
                 sweep_plot_mark(plot.plot, SWEEP_PLOT_FELL, falls.w[i].left_at, label);
@@ -700,7 +754,7 @@ int main(int argc, char **argv)
            hash, o.walkers, o.steps, grounded, embedded, limits, errors, left, still, stuck, trapped, inside,
            falls.fell);
     if (o.level_bench) {
-        double mean = mean_by_step(world, &lv, &cfg, &wp, spawns, spawn_count, hash);
+        double mean = mean_by_step(world, &lv, &cfg, &wp, spawns, spawn_count, vols, hash);
         if (!(mean > 0.0)) {
             fprintf(stderr, "sweep-walk: the walk run again for the mean did not end as the first did\n");
             return 1;
@@ -715,7 +769,11 @@ int main(int argc, char **argv)
     if (movers)
         printf("movers=%u crushed=%" PRIu64 "\n", sweep_movers_count(movers), crushed);
     if (!o.bench_only) {
-        fall_watch_report(&falls, o.walkers);
+        fall_watch_report(&falls, o.walkers, &lv);
+        if (killed)
+            printf("killed=%" PRIu64 ": moves that ended in a kill volume (each walker respawned at its spawn "
+                   "point)\n",
+                   killed);
         printf("walkers: speed %g units/s (%s), gravity (%g, %g, %g) (%s), radii (%g, %g, %g) (%s)\n", o.speed,
                o.has_speed ? "--speed" : "the level's walk speed", cfg.gravity.x, cfg.gravity.y, cfg.gravity.z,
                o.has_gravity ? "--gravity" : "the level's", wp.radii.x, wp.radii.y, wp.radii.z,
@@ -759,6 +817,7 @@ int main(int argc, char **argv)
         }
     }
     free(samples);
+    free(vols);
     free(walkers);
     free(file_spawns);
     sweep_movers_destroy(movers);

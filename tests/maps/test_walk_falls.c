@@ -1,8 +1,9 @@
 /*
  * test_walk_falls.c - sweep-walk names the walkers that fall out of a
- * level, with where they last stood, counts them in fell= and marks the
- * place in its SVG; and it walks at the level's own walk speed unless
- * --speed says otherwise, saying which it used.
+ * level, below it or into a kill volume, with where they last stood,
+ * counts them in fell= and marks the place in its SVG; and it walks at
+ * the level's own walk speed unless --speed says otherwise, saying which
+ * it used.
  */
 #include "map_fixture.h" /* first: it sets _GNU_SOURCE */
 
@@ -120,6 +121,71 @@ static void walkers_through_a_hole_are_named(void **state)
     free(text);
 }
 
+/* The same level with a kill volume under the whole of it, as a level's
+ * void has: the walkers that fall through the hole are ended there, named
+ * with the volume, and come back at their spawn points, so none is left
+ * below the level. */
+static void walkers_into_a_kill_volume_are_named(void **state)
+{
+    fixture *f = *state;
+    sweep_level lv;
+    holed_level(&lv, 1.0);
+    sweep_volume pit;
+    memset(&pit, 0, sizeof pit);
+    pit.kind = SWEEP_VOLUME_KILL;
+    pit.lo = sweep_v3(-12, -12, -3);
+    pit.hi = sweep_v3(12, 12, -1);
+    assert_int_equal(sweep_level_add_volume(&lv, 1, "the pit", &pit), SWEEP_OK);
+    char map[4200], svg[4200], args[9000], out[16384];
+    snprintf(map, sizeof map, "%s", fixture_path(f, "pit.db"));
+    write_map(&lv, map, "m");
+    sweep_level_free(&lv);
+    snprintf(svg, sizeof svg, "%s", fixture_path(f, "pit.svg"));
+    snprintf(args, sizeof args, "--map '%s' --walkers 16 --steps 1200 --svg '%s'", map, svg);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    const char *state_line = strstr(out, "state_hash=");
+    assert_non_null(state_line);
+    unsigned fell = 0, left = 0, killed = 0;
+    assert_int_equal(sscanf(strstr(state_line, " left=") + 6, "%u", &left), 1);
+    assert_int_equal(sscanf(strstr(state_line, " fell=") + 6, "%u", &fell), 1);
+    if (fell == 0)
+        fail_msg("nobody fell into the pit:\n%s", out);
+    /* Killed a unit under the floor, before they could leave the level
+     * (-1.8: its lowest point less their height). */
+    if (left != 0)
+        fail_msg("%u walkers out of the level at the end:\n%s", left, out);
+    const char *k_at = strstr(out, "\nkilled=");
+    if (!k_at)
+        fail_msg("no killed= line:\n%s", out);
+    assert_int_equal(sscanf(k_at + 8, "%u", &killed), 1);
+    assert_true(killed >= fell);
+    char head[32];
+    snprintf(head, sizeof head, "\nfell=%u:", fell);
+    const char *list = strstr(out, head);
+    if (!list)
+        fail_msg("no '%s' line:\n%s", head + 1, out);
+    const char *end = strchr(list + 1, '\n');
+    unsigned named = 0;
+    for (const char *at = list; (at = strstr(at + 1, " walker ")) && at < end; named++) {
+        unsigned id, step, vol;
+        double x, y, z;
+        char name[16];
+        assert_int_equal(sscanf(at, " walker %u left at (%lf, %lf, %lf) step %u into kill volume %u '%7[^']'", &id,
+                                &x, &y, &z, &step, &vol, name),
+                         7);
+        assert_int_equal(vol, 1);
+        assert_string_equal(name, "the pit");
+        if (!(fabs(x) <= 5.5 && fabs(y) <= 5.5 && z > 0.0 && z < 0.91))
+            fail_msg("walker %u left at (%g, %g, %g), not on the pit's rim", id, x, y, z);
+    }
+    assert_int_equal(named, fell < 16 ? fell : 16);
+    size_t len = 0;
+    char *text = fixture_read(svg, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "killed by volume 1 &apos;the pit&apos;</title>"));
+    free(text);
+}
+
 /* A level in inches with its own walk speed: taken without --speed, and
  * said so; --speed still wins. */
 static void the_level_s_walk_speed_is_the_default(void **state)
@@ -158,6 +224,7 @@ int main(int argc, char **argv)
     fixture_argv0 = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(walkers_through_a_hole_are_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(walkers_into_a_kill_volume_are_named, setup, teardown),
         cmocka_unit_test_setup_teardown(the_level_s_walk_speed_is_the_default, setup, teardown),
     };
     return cmocka_run_group_tests_name("maps.walk_falls", tests, NULL, NULL);
