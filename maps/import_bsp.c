@@ -60,10 +60,17 @@ static int warn_skipped(bsp *b)
         }
     }
     if (t.total) {
+        /* One warning; a list longer than a line goes on in lines of its
+         * own, each named so, so that every class is told. */
         char list[400];
-        sweep__tally_format(&t, list, sizeof list);
-        sweep__bsp_warn(b, "skipped: %s (%u entit%s the importer does not turn into anything)", list, t.total,
-                        t.total == 1 ? "y" : "ies");
+        uint32_t next = sweep__tally_format_part(&t, 0, list, sizeof list);
+        sweep__bsp_warn(b, "skipped: %s (%u entit%s of %u class%s the importer does not turn into anything%s)", list,
+                        t.total, t.total == 1 ? "y" : "ies", t.count, t.count == 1 ? "" : "es",
+                        next < t.count ? "; the rest below" : "");
+        while (next < t.count) {
+            next = sweep__tally_format_part(&t, next, list, sizeof list);
+            sweep__bsp_note(b, "skipped, continued: %s", list);
+        }
     }
     b->st->entities_skipped = t.total;
     sweep__tally_free(&t);

@@ -184,10 +184,12 @@ typedef struct bsp {
 /* Messages: sweep__bsp_fail keeps the first reason an import stops and
  * returns 0; sweep__bsp_nomem says it ran out of memory (the import's
  * status is then SWEEP_E_NOMEM); sweep__bsp_warn counts a warning and
- * hands it to the caller's callback. */
+ * hands it to the caller's callback; sweep__bsp_note hands on a line that
+ * goes on with the last warning, not counted again. */
 int sweep__bsp_fail(bsp *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sweep__bsp_nomem(bsp *b);
 void sweep__bsp_warn(bsp *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sweep__bsp_note(bsp *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Little-endian reads (the file need not be aligned, nor the host little). */
 static inline uint32_t u32_at(const uint8_t *p)

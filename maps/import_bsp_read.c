@@ -56,16 +56,29 @@ int sweep__bsp_nomem(bsp *b)
     return sweep__bsp_fail(b, "out of memory");
 }
 
-void sweep__bsp_warn(bsp *b, const char *fmt, ...)
+static void hand_on(bsp *b, const char *fmt, va_list ap)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    b->st->warnings++;
     if (b->opt && b->opt->warn)
         b->opt->warn(b->opt->warn_ctx, msg);
+}
+
+void sweep__bsp_warn(bsp *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    b->st->warnings++;
+    hand_on(b, fmt, ap);
+    va_end(ap);
+}
+
+void sweep__bsp_note(bsp *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hand_on(b, fmt, ap);
+    va_end(ap);
 }
 
 /* ------------------------------------------------------------------------

@@ -359,10 +359,16 @@ static void spawns_and_skipped_warn(importer *im)
                 "point was made (a spawn is an empty node, or a line of --spawns FILE)",
                 im->spawn_with_meshes.rows[i].name);
     if (im->skipped.total) {
+        /* By kind and name, so that a misspelt spawn or volume stands out;
+         * a list longer than a line goes on in lines of its own. */
         char list[400];
-        sweep__tally_format(&im->skipped, list, sizeof list);
-        warn_of(im, "skipped: %s (node%s without meshes the importer does not turn into anything)", list,
-                im->skipped.total == 1 ? "" : "s");
+        uint32_t next = sweep__tally_format_part(&im->skipped, 0, list, sizeof list);
+        warn_of(im, "skipped: %s (node%s without meshes the importer does not turn into anything%s)", list,
+                im->skipped.total == 1 ? "" : "s", next < im->skipped.count ? "; the rest below" : "");
+        while (next < im->skipped.count) {
+            next = sweep__tally_format_part(&im->skipped, next, list, sizeof list);
+            warn_of(im, "skipped, continued: %s", list);
+        }
     }
 }
 
@@ -371,6 +377,17 @@ static void spawns_and_skipped_warn(importer *im)
 
 /* What a node without meshes or children is: a light or a camera of the
  * scene (they name their node), else an empty node. */
+static const char *leaf_kind(const importer *im, const struct aiString *name);
+
+/* Counts a node that becomes nothing, as "empty node 'lamp'"; 0 when
+ * memory runs out. */
+static int skip_leaf(importer *im, const struct aiString *name)
+{
+    char key[sizeof name->data + 32];
+    snprintf(key, sizeof key, "%s '%s'", leaf_kind(im, name), name->data);
+    return sweep__tally_add(&im->skipped, key);
+}
+
 static const char *leaf_kind(const importer *im, const struct aiString *name)
 {
     for (unsigned i = 0; i < im->scene->mNumLights; i++)
@@ -480,7 +497,7 @@ static int walk(importer *im, const struct aiNode *n, const xform *parent, const
     }
 
     if (depth > 0 && n->mNumMeshes == 0 && n->mNumChildren == 0 && !spawn_named && !marked && !cl &&
-        !sweep__tally_add(&im->skipped, leaf_kind(im, &n->mName)))
+        !skip_leaf(im, &n->mName))
         return sweep__scene_fail(im, SWEEP_E_NOMEM, "out of memory");
     if (!sweep__scene_sides_begin(im, n))
         return 0;

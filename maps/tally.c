@@ -35,26 +35,41 @@ static int by_count_then_name(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-void sweep__tally_format(sweep__tally *t, char *out, size_t outlen)
+uint32_t sweep__tally_format_part(sweep__tally *t, uint32_t from, char *out, size_t outlen)
 {
     if (!outlen)
-        return;
+        return from;
     out[0] = '\0';
-    if (t->count > 1)
+    if (from == 0 && t->count > 1)
         qsort(t->rows, t->count, sizeof *t->rows, by_count_then_name);
     size_t len = 0;
-    for (uint32_t i = 0; i < t->count; i++) {
-        int n = snprintf(out + len, outlen - len, "%s%u x %s", i ? ", " : "", t->rows[i].count, t->rows[i].name);
+    uint32_t i = from;
+    for (; i < t->count; i++) {
+        int n = snprintf(out + len, outlen - len, "%s%u x %s", i > from ? ", " : "", t->rows[i].count,
+                         t->rows[i].name);
         if (n < 0 || (size_t)n >= outlen - len) {
-            /* Cut at the last whole item, leaving room for the mark. */
             out[len] = '\0';
-            if (len + 5 < outlen)
-                strcpy(out + len, ", ...");
-            else if (outlen > 4)
+            if (i > from)
+                return i; /* the last whole row */
+            /* A row too long for a line alone is cut, and passed. */
+            if (outlen > 4)
                 strcpy(out + outlen - 4, "...");
-            return;
+            return i + 1;
         }
         len += (size_t)n;
+    }
+    return i;
+}
+
+void sweep__tally_format(sweep__tally *t, char *out, size_t outlen)
+{
+    if (outlen && sweep__tally_format_part(t, 0, out, outlen) < t->count) {
+        /* Cut at the last whole item, leaving room for the mark. */
+        size_t len = strlen(out);
+        if (len + 5 < outlen)
+            strcpy(out + len, ", ...");
+        else if (outlen > 4)
+            strcpy(out + outlen - 4, "...");
     }
 }
 

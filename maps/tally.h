@@ -29,6 +29,12 @@ int sweep__tally_add(sweep__tally *t, const char *name);
  * "..." when out is too short. */
 void sweep__tally_format(sweep__tally *t, char *out, size_t outlen);
 
+/* The rows from `from` on (in that order; sorted when from is 0) that fit
+ * whole in out, at least one (cut with "..." if it alone does not fit);
+ * returns the row after the last written, t->count when all are. For a
+ * list told over several lines. */
+uint32_t sweep__tally_format_part(sweep__tally *t, uint32_t from, char *out, size_t outlen);
+
 void sweep__tally_free(sweep__tally *t);
 
 #endif

@@ -413,7 +413,7 @@ static void lost_spawns_and_skipped_nodes_are_named(void **state)
     assert_int_equal(import(args, text, sizeof text), 0);
     if (!strstr(text, "warning: spawn node 'spawn_1' is at the file's origin (0, 0, 0)") ||
         !strstr(text, "warning: node 'spawn_2' is named as a spawn point but holds meshes") ||
-        !strstr(text, "warning: skipped: 1 x empty node (node without meshes") || strstr(text, "'spawned.obj'") ||
+        !strstr(text, "warning: skipped: 1 x empty node 'lamp' (node without meshes") || strstr(text, "'spawned.obj'") ||
         !strstr(text, "1 spawns (1 from nodes)"))
         fail_msg("output '%s'", text);
 }

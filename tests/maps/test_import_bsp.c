@@ -513,7 +513,7 @@ static void imports_the_test_level(void **state)
     assert_int_equal(warnings, 1);
     assert_int_equal(st.warnings, 1);
     assert_int_equal(st.entities_skipped, 1);
-    assert_string_equal(last_warning, "skipped: 1 x light (1 entity the importer does not turn into anything)");
+    assert_string_equal(last_warning, "skipped: 1 x light (1 entity of 1 class the importer does not turn into anything)");
     check_level(&lv, &st);
 
     /* The same from memory, bit for bit. */
@@ -586,6 +586,54 @@ static void write_pk3(const char *path, int n, const char *const *names, uint8_t
     assert_int_equal(zip_close(z), 0);
 }
 
+/* Every message an import hands on, one after the other. */
+static char all_warnings[16384];
+static void keep_warning(void *ctx, const char *msg)
+{
+    (void)ctx;
+    size_t len = strlen(all_warnings);
+    snprintf(all_warnings + len, sizeof all_warnings - len, "%s\n", msg);
+}
+
+/* A level with more kinds of entity than a line holds: the one warning
+ * goes on in lines of its own until every class is named, once. */
+static void names_every_class_it_skips_however_many(void **state)
+{
+    (void)state;
+    char ents[8192];
+    size_t len = (size_t)snprintf(ents, sizeof ents,
+                                  "{ \"classname\" \"worldspawn\" }\n"
+                                  "{ \"classname\" \"info_player_deathmatch\" \"origin\" \"0 0 24\" }\n");
+    for (int k = 0; k < 60; k++)
+        len += (size_t)snprintf(ents + len, sizeof ents - len,
+                                "{ \"classname\" \"item_of_a_rather_long_name_%02d\" \"origin\" \"0 0 64\" }\n", k);
+    size_t size;
+    uint8_t *data = make_level(ents, 0, &size);
+    sweep_level lv;
+    sweep_bsp_stats st;
+    char err[1024];
+    all_warnings[0] = '\0';
+    sweep_bsp_options o = {NULL, keep_warning, NULL, 0, 0.0, 0};
+    if (sweep_import_bsp_memory(data, size, "many.bsp", &o, &lv, &st, err, sizeof err) != SWEEP_OK)
+        fail_msg("%s", err);
+    assert_int_equal(st.warnings, 1);
+    assert_int_equal(st.entities_skipped, 60);
+    if (!strstr(all_warnings, "(60 entities of 60 classes the importer does not turn into anything; the rest below)"))
+        fail_msg("%s", all_warnings);
+    assert_non_null(strstr(all_warnings, "\nskipped, continued: 1 x item_of_a_rather_long_name_"));
+    for (int k = 0; k < 60; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "1 x item_of_a_rather_long_name_%02d", k);
+        const char *at = strstr(all_warnings, name);
+        if (!at || strstr(at + 1, name))
+            fail_msg("'%s' not named once:\n%s", name, all_warnings);
+    }
+    for (const char *line = all_warnings; *line; line = strchr(line, '\n') + 1)
+        assert_true(strchr(line, '\n') - line < 512);
+    sweep_level_free(&lv);
+    free(data);
+}
+
 /* Every entity the importer does not turn into something is named by
  * class with its count, most first; a trigger_multiple that opens nothing
  * is a trigger volume, not one of them. */
@@ -614,7 +662,7 @@ static void names_the_entities_it_skips(void **state)
     assert_int_equal(st.entities, 8);
     assert_int_equal(st.entities_skipped, 5);
     assert_string_equal(last_warning, "skipped: 3 x target_speaker, 1 x (no classname), 1 x shooter_rocket "
-                                      "(5 entities the importer does not turn into anything)");
+                                      "(5 entities of 3 classes the importer does not turn into anything)");
     /* The trigger that opens nothing is a trigger volume named by its
      * target. */
     assert_int_equal(st.triggers, 1);
@@ -2105,8 +2153,8 @@ static void skips_spectator_teleporters_and_hurts_that_start_off(void **state)
     assert_int_equal(st.teleporters, 0);
     assert_int_equal(st.kills, 0);
     assert_int_equal(st.hurts, 1); /* the last, SLOW alone */
-    assert_string_equal(last_warning, "skipped: 1 x misc_teleporter_dest (1 entity the importer does not turn into "
-                                      "anything)");
+    assert_string_equal(last_warning, "skipped: 1 x misc_teleporter_dest (1 entity of 1 class the importer does "
+                                      "not turn into anything)");
     uint32_t hurts = 0;
     for (uint32_t i = 0; i < lv.volume_count; i++) {
         assert_int_not_equal(lv.volumes[i].v.kind, SWEEP_VOLUME_TELEPORT);
@@ -2292,6 +2340,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(imports_the_test_level, setup, teardown),
         cmocka_unit_test(names_the_entities_it_skips),
+        cmocka_unit_test(names_every_class_it_skips_however_many),
         cmocka_unit_test_setup_teardown(imports_from_a_pk3, setup, teardown),
         cmocka_unit_test(refuses_every_malformed_lump),
         cmocka_unit_test(tessellates_patches_within_tolerance),
