@@ -97,6 +97,9 @@ sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double 
             return bad(why, "damage is not finite", SWEEP_E_NONFINITE);
         if (!(v->damage > 0.0))
             return bad(why, "damage per second is not above 0", SWEEP_E_CONFIG);
+        if (!(v->damage <= SWEEP_VOLUME_MAX_DAMAGE))
+            return bad(why, "damage per second is above 1e6 (a kill volume ends a player whatever its health)",
+                       SWEEP_E_CONFIG);
         break;
     case SWEEP_VOLUME_LIQUID:
         if (v->liquid == SWEEP_LIQUID_NONE || (unsigned)v->liquid >= SWEEP_LIQUID_COUNT)
@@ -105,6 +108,8 @@ sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double 
             return bad(why, "damage is not finite", SWEEP_E_NONFINITE);
         if (!(v->damage >= 0.0))
             return bad(why, "damage per second is below 0", SWEEP_E_CONFIG);
+        if (!(v->damage <= SWEEP_VOLUME_MAX_DAMAGE))
+            return bad(why, "damage per second is above 1e6", SWEEP_E_CONFIG);
         break;
     case SWEEP_VOLUME_LADDER:
         if (!sweep_v3_isfinite(v->normal))

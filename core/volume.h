@@ -89,6 +89,11 @@ extern "C" {
 #define SWEEP_VOLUME_MAX_PLANES 32u
 /* Most volumes one world holds. */
 #define SWEEP_VOLUME_MAX 4096u
+/* The most damage per second a hurt volume or a liquid may do: far above
+ * any player's health a tick (a kill volume ends a player whatever it
+ * has), and low enough that a move's summed damage, over every step and
+ * every volume, stays a finite number a game can add up. */
+#define SWEEP_VOLUME_MAX_DAMAGE 1e6
 
 typedef enum sweep_volume_kind {
     SWEEP_VOLUME_PUSH = 0,
@@ -144,8 +149,9 @@ typedef struct sweep_volume {
  * a launch velocity within the speed limit, a destination within the
  * coordinate limit, a unit facing (|f|^2 within 1e-6 of 1), an exit speed
  * in [0, max_speed], keep_velocity 0 or 1, damage above 0 for hurt, a
- * known liquid and damage at least 0 for a liquid, a unit normal (as the
- * facing) for a ladder.
+ * known liquid and damage at least 0 for a liquid (at most
+ * SWEEP_VOLUME_MAX_DAMAGE for both), a unit normal (as the facing) for a
+ * ladder.
  * SWEEP_E_NONFINITE, SWEEP_E_VELOCITY, SWEEP_E_POSITION, SWEEP_E_CONFIG
  * otherwise; *why (may be NULL) gets a short English reason. */
 sweep_status sweep_volume_check(const sweep_volume *v, double max_speed, double max_coordinate, const char **why);

@@ -1031,6 +1031,22 @@ static void bad_volumes_are_refused(void **state)
     v = box_volume(SWEEP_VOLUME_HURT, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
     v.damage = 0.0;
     assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    /* Damage is bounded, so that a move's sum of it stays finite: at the
+     * bound, a hurt volume and a liquid pass; an ulp over, neither. */
+    v.damage = SWEEP_VOLUME_MAX_DAMAGE;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_OK);
+    v.damage = nextafter(SWEEP_VOLUME_MAX_DAMAGE, INFINITY);
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    assert_string_equal(why, "damage per second is above 1e6 (a kill volume ends a player whatever its health)");
+    v.damage = 1e308;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    v.kind = SWEEP_VOLUME_LIQUID;
+    v.liquid = SWEEP_LIQUID_LAVA;
+    v.damage = SWEEP_VOLUME_MAX_DAMAGE;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_OK);
+    v.damage = 1e308;
+    assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
+    assert_string_equal(why, "damage per second is above 1e6");
     v = box_volume(SWEEP_VOLUME_TRIGGER, sweep_v3(0, 0, 0), sweep_v3(1, 1, 1));
     v.plane_count = 1;
     assert_int_equal(sweep_volume_check(&v, cfg.max_speed, cfg.max_coordinate, &why), SWEEP_E_CONFIG);
