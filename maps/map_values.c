@@ -149,6 +149,14 @@ sweep_status sweep_map_check_values(const sweep_map_values *v, const char **key,
         return bad_value(key, "crouch_radii", err, errlen,
                          "crouch radii (%g, %g, %g) outside [%g, %g] or more anisotropic than %g", cr.x, cr.y, cr.z,
                          c.min_radius, c.max_radius, c.max_anisotropy);
+    /* Crouching makes a body smaller: a crouch shape larger than the
+     * standing one on any axis would grow it into whatever it crouched
+     * beside (its centre lowered by the difference of the half heights). */
+    if (ru->crouch_speed > 0.0 && !(cr.x <= r.x && cr.y <= r.y && cr.z <= r.z))
+        return bad_value(key, "crouch_radii", err, errlen,
+                         "crouch radii (%g, %g, %g) must fit inside the standing radii (%g, %g, %g): at most as "
+                         "large on every axis",
+                         cr.x, cr.y, cr.z, r.x, r.y, r.z);
     if (!(ru->crouch_speed > 0.0) && !(cr.x == 0.0 && cr.y == 0.0 && cr.z == 0.0))
         return bad_value(key, "crouch_radii", err, errlen,
                          "crouch radii (%g, %g, %g) without a crouch_speed: set crouch_speed, or all to 0", cr.x,

@@ -479,6 +479,11 @@ static void bad_rules(void **state)
         {"crouch_speed = 2, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 0.001",
          SWEEP_MAP_E_METADATA, "crouch radii (0.4, 0.4, 0.001) outside"},
         {"crouch_radius_z = 0.5", SWEEP_MAP_E_METADATA, "without a crouch_speed: set crouch_speed, or all to 0"},
+        /* Taller or wider when crouched than standing (0.4, 0.4, 0.9). */
+        {"crouch_speed = 2, crouch_radius_x = 0.4, crouch_radius_y = 0.4, crouch_radius_z = 2", SWEEP_MAP_E_METADATA,
+         "crouch radii (0.4, 0.4, 2) must fit inside the standing radii (0.4, 0.4, 0.9)"},
+        {"crouch_speed = 2, crouch_radius_x = 0.8, crouch_radius_y = 0.4, crouch_radius_z = 0.5", SWEEP_MAP_E_METADATA,
+         "crouch radii (0.8, 0.4, 0.5) must fit inside the standing radii"},
         {"crouch_speed = 'slow'", SWEEP_MAP_E_VALUE, "crouch_speed is not a finite number (text 'slow')"},
         {"air_move = 0.5", SWEEP_MAP_E_METADATA, "air_move=0.5 must be 0 (the velocity turns towards the wish) or 1"},
         {"air_move = -1", SWEEP_MAP_E_METADATA, "air_move=-1 must be 0"},
