@@ -47,6 +47,21 @@ static sweep_wish wish_for(const options *o, int grounded)
     return w;
 }
 
+/* The end of a player taken out unasked, as a server tells it (Despawned)
+ * and as a local run ends at a kill: the line, then the named error. */
+static int report_despawned(const options *o, uint32_t entity, int killed, uint32_t by)
+{
+    const char *field = killed ? "killed_by" : "crushed_by";
+    char msg[128];
+    snprintf(msg, sizeof msg, "entity %" PRIu32 " was %s %" PRIu32, entity,
+             killed ? "killed by volume" : "crushed by mover", by);
+    if (o->json)
+        printf("{\"despawned\":%" PRIu32 ",\"%s\":%" PRIu32 "}\n", entity, field, by);
+    else
+        printf("despawned entity=%" PRIu32 " %s=%" PRIu32 "\n", entity, field, by);
+    return sweep__cli_report_named(o, killed ? "Killed" : "Crushed", msg, 0, 0);
+}
+
 /* Moves locally with the core and the map's rules, exactly as the server
  * would walk a player before its first tick (movers at the start of their
  * paths). The rules shown are the core's (Speed, Jump, Limit): the time
@@ -70,9 +85,12 @@ int sweep__cli_move_local(const options *o, local_map *m, sweep_vec3 start, swee
             snprintf(e.message, sizeof e.message, "move %u refused by the core: %.200s", i + 1, ce.message);
             return sweep__cli_report(o, &e);
         }
+        /* Where the player is after the volumes acted (a teleporter, a
+         * pad), as the server answers: the actor's state, not the last
+         * step's sweep. */
         const sweep_move_result r = ar.move;
         shown_result sr = {
-            .index = i + 1, .sequence = i + 1, .position = r.position, .velocity = r.velocity,
+            .index = i + 1, .sequence = i + 1, .position = s.position, .velocity = s.velocity,
             .ground_normal = r.ground_normal, .grounded = s.grounded,
             .ground_material = r.ground_material, .contact_count = r.contact_count, .contacts = r.contacts,
             .ground_mover = sweep_predict_mover_id(&m->lv, r.ground_mover), .rules = ar.rules,
@@ -83,6 +101,9 @@ int sweep__cli_move_local(const options *o, local_map *m, sweep_vec3 start, swee
         sweep__entity_volumes(&m->lv, &ar.volumes, &vr);
         sweep__cli_show_volumes(&sr, &vr);
         sweep__cli_print_result(o, &sr);
+        /* A kill volume ends the player, as the server despawns it. */
+        if (ar.volumes.events & SWEEP_VOLUME_EV_KILLED)
+            return report_despawned(o, 0, 1, vr.killed_by);
     }
     return 0;
 }
@@ -170,16 +191,7 @@ static int other_event(run *rn, const sweep_client_event *ev)
         /* Taken out unasked: a mover crushed it, or a kill volume took it. */
         const sweep_msg_despawned *d = &ev->as.despawned;
         int killed = d->killed_by != 0;
-        const char *field = killed ? "killed_by" : "crushed_by";
-        uint32_t by = killed ? d->killed_by : d->crushed_by;
-        char msg[128];
-        snprintf(msg, sizeof msg, "entity %" PRIu32 " was %s %" PRIu32, d->entity,
-                 killed ? "killed by volume" : "crushed by mover", by);
-        if (o->json)
-            printf("{\"despawned\":%" PRIu32 ",\"%s\":%" PRIu32 "}\n", d->entity, field, by);
-        else
-            printf("despawned entity=%" PRIu32 " %s=%" PRIu32 "\n", d->entity, field, by);
-        return sweep__cli_report_named(o, killed ? "Killed" : "Crushed", msg, 0, 0);
+        return report_despawned(o, d->entity, killed, killed ? d->killed_by : d->crushed_by);
     } else if (ev->kind == SWEEP_CLIENT_EV_ERROR) {
         return sweep__cli_report(o, &ev->as.error);
     } else if (ev->kind == SWEEP_CLIENT_EV_BYE) {
@@ -211,7 +223,9 @@ static int settle_single(run *rn, const sweep_msg_move_result *r, uint32_t index
     sweep_client_status s;
     int shown = 0;
     while ((s = sweep_client_poll(rn->c, 0, &ev, &e)) == SWEEP_CLIENT_OK) {
-        if (!shown && ev.kind == SWEEP_CLIENT_EV_WORLD_STATE && ev.as.world_state.tick > r->server_tick) {
+        /* Anything else came after the answer: a Despawned of the player
+         * by the kill volume this very move ended in, an Error, a Bye. */
+        if (!shown && (ev.kind != SWEEP_CLIENT_EV_WORLD_STATE || ev.as.world_state.tick > r->server_tick)) {
             show_remote(rn, r, index);
             shown = 1;
         }

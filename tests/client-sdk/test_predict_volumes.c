@@ -275,12 +275,71 @@ static void liquids_and_ladders_are_predicted_exactly(void **state)
     }
 }
 
+/* The moves of a `sweep move --json` run, one "position ... velocity"
+ * span and the volume it named (if any) a line, joined. */
+static void moves_of(const char *out, char *list, size_t cap)
+{
+    size_t len = 0;
+    list[0] = '\0';
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, "{\"move\":", 8) != 0)
+            continue;
+        const char *a = strstr(l, "\"position\":"), *b = strstr(l, ",\"grounded\"");
+        const char *eol = strchr(l, '\n');
+        assert_true(a && b && a < b && (!eol || b < eol));
+        const char *k = strstr(l, "\"killed_by\":"), *t = strstr(l, "\"teleported_by\":");
+        len += (size_t)snprintf(list + len, cap - len, "%.*s%s%s|", (int)(b - a), a,
+                                k && (!eol || k < eol) ? " killed" : "", t && (!eol || t < eol) ? " teleported" : "");
+        assert_true(len < cap);
+    }
+}
+
+/* `sweep move` with --map alone runs the moves locally: it tells where
+ * the player is after a teleporter as the server does, and ends at a kill
+ * volume as the server's Despawned ends a remote run, after the move that
+ * ended in it. */
+static void the_cli_tells_teleports_and_kills_as_the_server_does(void **state)
+{
+    (void)state;
+    char bin[4096];
+    fx_build("bin/sweep", bin, sizeof bin);
+    static const char *const runs[] = {"--velocity -5,0,0 --count 53", "--velocity 5,0,0 --count 500"};
+    static char remote_moves[1 << 17], local_moves[1 << 17];
+    for (int k = 0; k < 2; k++) {
+        char *remote = NULL, *local = NULL;
+        int rc_remote = fx_run_program(bin, &remote, "move --connect %s --map '%s' --spawn 2 %s --json", D.tcp, MAP,
+                                       runs[k]);
+        int rc_local = fx_run_program(bin, &local, "move --map '%s' --spawn 2 %s --json", MAP, runs[k]);
+        moves_of(remote, remote_moves, sizeof remote_moves);
+        moves_of(local, local_moves, sizeof local_moves);
+        if (strcmp(remote_moves, local_moves) != 0)
+            fail_msg("run '%s': the local moves differ from the server's\nremote:\n%s\nlocal:\n%s", runs[k], remote,
+                     local);
+        if (k == 0) {
+            assert_int_equal(rc_remote, 0);
+            assert_int_equal(rc_local, 0);
+            assert_non_null(strstr(local_moves, "\"position\":[25,3,4.9005],\"velocity\":[0,4,0] teleported|"));
+        } else {
+            assert_int_not_equal(rc_remote, 0);
+            assert_int_not_equal(rc_local, 0);
+            /* The last move told is the one the kill ended. */
+            size_t n = strlen(local_moves);
+            assert_true(n > 8 && strcmp(local_moves + n - 8, " killed|") == 0);
+            assert_non_null(strstr(remote, ",\"killed_by\":5}"));
+            assert_non_null(strstr(local, "{\"despawned\":0,\"killed_by\":5}"));
+        }
+        free(remote);
+        free(local);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     fx_init(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_volume_is_predicted_exactly, on_pads, stop),
+        cmocka_unit_test_setup_teardown(the_cli_tells_teleports_and_kills_as_the_server_does, on_pads, stop),
         cmocka_unit_test_setup_teardown(liquids_and_ladders_are_predicted_exactly, on_pool, stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
